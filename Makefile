@@ -1,0 +1,120 @@
+# rknn-trace — plain Makefile. Everything is built into $(BUILD)/.
+#   make            build librknnrt.so, the rknn-trace CLI and the test programs
+#   make deps       install build and test dependencies (Debian packages, npm oracle)
+#   make demo       build and run the main job on a bundled real model
+#   make test       all tests, then again under AddressSanitizer + UBSan
+#   make bench      benchmarks (vs onnxruntime-node)
+#   make install PREFIX=/usr/local
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+CC      ?= cc
+OPT     ?= -O2
+SAN     ?= 0
+CFLAGS  ?= $(OPT) -g
+PROTO   ?= /usr/include/onnx/onnx.proto
+
+WARN     = -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
+ifeq ($(SAN),1)
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread -D_GNU_SOURCE -I. -Iinclude -I$(BUILD)/gen
+LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS) -pthread
+LIBS     = -lprotobuf-c -lopenblas -lm
+DBLIBS   = -lsqlite3
+
+GEN_C    = $(BUILD)/gen/onnx/onnx.pb-c.c
+GEN_H    = $(BUILD)/gen/onnx/onnx.pb-c.h
+
+# Module sources (folders as in DESIGN.md). The runtime core goes into librknnrt.so
+# and into every program; analyze/ (SQLite) only into the CLI and tests.
+CORE_SRC    = $(wildcard util/*.c runtime/model/*.c runtime/passes/*.c runtime/exec/*.c \
+                         runtime/npu/*.c dump/*.c)
+API_SRC     = $(wildcard runtime/api/*.c)
+ANALYZE_SRC = $(wildcard analyze/*.c)
+CLI_SRC     = $(wildcard cli/*.c)
+UNIT_SRC    = $(wildcard tests/unit/test_*.c)
+FUZZ_SRC    = $(wildcard tests/fuzz/fuzz_*.c)
+TOOL_SRC    = $(wildcard tests/tools/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+CORE_OBJ    = $(call obj,$(CORE_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
+API_OBJ     = $(call obj,$(API_SRC))
+ANALYZE_OBJ = $(call obj,$(ANALYZE_SRC))
+CLI_OBJ     = $(call obj,$(CLI_SRC))
+
+CORE_LIB  = $(BUILD)/libcore.a
+UNIT_BIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+FUZZ_BIN  = $(patsubst tests/fuzz/%.c,$(BUILD)/tests/%,$(FUZZ_SRC))
+TOOL_BIN  = $(patsubst tests/tools/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
+
+.PHONY: all deps demo test test-fast test-asan bench install clean fuzz
+all: $(BUILD)/librknnrt.so $(BUILD)/rknn-trace $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
+
+$(GEN_C) $(GEN_H): $(PROTO)
+	@mkdir -p $(BUILD)/gen
+	protoc-c --c_out=$(BUILD)/gen -I$(dir $(PROTO)).. onnx/onnx.proto
+
+$(BUILD)/obj/gen/onnx.pb-c.o: $(GEN_C)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -Werror,$(ALL_CFLAGS)) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c | $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(CORE_LIB): $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/librknnrt.so: $(API_OBJ) $(CORE_LIB)
+	$(CC) -shared -Wl,-soname,librknnrt.so -o $@ $(API_OBJ) -Wl,--whole-archive $(CORE_LIB) \
+	    -Wl,--no-whole-archive $(LDFLAGS_ALL) $(LIBS)
+
+$(BUILD)/rknn-trace: $(CLI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB)
+	$(CC) -o $@ $(CLI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+
+$(BUILD)/tests/%: tests/tools/%.c $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+
+# Fuzz targets built with a plain main() that replays files (tests/fuzz/replay.c);
+# `make fuzz` builds them with clang's libFuzzer instead.
+$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay.c $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+
+deps:
+	bash scripts/deps.sh
+
+demo: all
+	bash scripts/demo.sh
+
+test: all
+	bash tests/run.sh
+
+test-fast: all
+	RT_SKIP_ASAN=1 bash tests/run.sh
+
+bench: all
+	bash bench/run.sh
+
+fuzz:
+	bash tests/fuzz/run_libfuzzer.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/rknn-trace \
+	    $(DESTDIR)$(PREFIX)/include/rknn-trace $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(BUILD)/rknn-trace $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/librknnrt.so $(DESTDIR)$(PREFIX)/lib/rknn-trace/
+	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/rknn-trace/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/rknn-trace.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rknn-trace.pc
+
+clean:
+	rm -rf $(BUILD) build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,88 @@
+/* runtime/exec/exec.h — the executor: operator table, memory plan, threads,
+ * and the layer event emitted once per executed node.
+ *
+ * The layer event is a contract between the runtime and its sinks (log printer,
+ * dump writer, store): keep it small and only ever add fields at the end. */
+#ifndef RT_EXEC_H
+#define RT_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "runtime/model/model.h"
+
+/* ---- operators --------------------------------------------------------- */
+
+typedef struct op_ctx op_ctx;
+typedef void (*range_fn)(void *arg, int64_t begin, int64_t end);
+
+struct op_ctx {
+    int nthreads;
+    struct threadpool *pool;
+    char *err;
+    size_t errlen;
+};
+
+/* Splits [0, n) into chunks run on the pool; returns when all are done.
+ * Runs inline when n is small or there is one thread. */
+void op_parallel_for(op_ctx *c, int64_t n, range_fn fn, void *arg);
+
+typedef struct op_def {
+    const char *name;   /* ONNX op_type */
+    const char *domain; /* "" for ai.onnx */
+    /* Sets dtype/ndim/dims of every output from the inputs (whose shapes are
+     * known; constant inputs have data). May read constant input values
+     * (e.g. Reshape's shape). Returns 0 or RT_E* with a message. */
+    int (*infer)(graph_t *g, node_t *n, char *err, size_t errlen);
+    /* Optional: once per graph after shapes are known (pack weights into n->priv). */
+    int (*prepare)(graph_t *g, node_t *n, char *err, size_t errlen);
+    /* Computes outputs; input and output buffers are in g->t[...].data. */
+    int (*run)(op_ctx *c, graph_t *g, node_t *n);
+    /* Optional: frees n->priv. */
+    void (*release)(node_t *n);
+} op_def;
+
+/* NULL if the op is not supported. An empty or "ai.onnx" domain both mean ONNX. */
+const op_def *exec_find_op(const char *domain, const char *name);
+/* NULL-terminated list of every supported op name (for `rknn-trace info`). */
+const char *const *exec_op_names(void);
+
+/* ---- layer events ------------------------------------------------------ */
+
+typedef struct layer_event {
+    int index;             /* executed-layer index in this run, 0-based */
+    int node;              /* node index in the graph */
+    const char *name;      /* node name */
+    const char *op;        /* op type */
+    int n_in, n_out;
+    const tensor_t *const *in;  /* NULL entries for omitted optional inputs */
+    const tensor_t *const *out; /* output tensors with their data for this run */
+    double host_us;        /* wall time of the kernel on this host */
+} layer_event_t;
+
+/* Return non-zero to stop the run (that value is returned by exec_run). */
+typedef int (*layer_hook)(const layer_event_t *ev, void *user);
+
+/* ---- executor ---------------------------------------------------------- */
+
+typedef struct exec_opts {
+    int nthreads;          /* 0: one per online CPU */
+} exec_opts;
+
+typedef struct exec exec_t;
+
+/* The graph must have gone through passes_prepare() (shapes known, ops resolved).
+ * The executor does not own the graph. */
+int exec_create(graph_t *g, const exec_opts *o, exec_t **out, char *err, size_t errlen);
+void exec_free(exec_t *x);
+
+/* Copies nbytes into graph input i; nbytes must equal the tensor's size. */
+int exec_set_input(exec_t *x, int i, const void *data, size_t nbytes, char *err, size_t errlen);
+/* Runs every non-folded node in order, calling hook (may be NULL) after each. */
+int exec_run(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen);
+/* Graph output i after a run (data valid until the next run or exec_free). */
+const tensor_t *exec_output(const exec_t *x, int i);
+
+/* Peak bytes of the activation arena (memory plan). */
+size_t exec_arena_bytes(const exec_t *x);
+
+#endif

@@ -1,0 +1,137 @@
+/* runtime/model/model.h — the graph IR and model loading.
+ *
+ * A graph is a list of tensors and a topologically sorted list of nodes that refer
+ * to tensors by index. Tensor indices are stable once the graph is built; pointers
+ * into g->t are not while tensors are still being added.
+ *
+ * Data types use ONNX TensorProto numbering so that the importer needs no table. */
+#ifndef RT_MODEL_H
+#define RT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MODEL_MAX_DIMS 8
+
+enum dtype {
+    DT_UNDEFINED = 0,
+    DT_FLOAT = 1,
+    DT_UINT8 = 2,
+    DT_INT8 = 3,
+    DT_UINT16 = 4,
+    DT_INT16 = 5,
+    DT_INT32 = 6,
+    DT_INT64 = 7,
+    DT_STRING = 8,
+    DT_BOOL = 9, /* stored as one byte, 0 or 1 */
+    DT_FLOAT16 = 10,
+    DT_DOUBLE = 11,
+    DT_UINT32 = 12,
+    DT_UINT64 = 13,
+    DT_BFLOAT16 = 16,
+};
+
+size_t dtype_size(int dt);          /* 0 for unknown/string */
+const char *dtype_name(int dt);     /* "float32", "int64", ... (numpy names) */
+
+enum tensor_kind {
+    TK_ACT = 0,    /* produced by a node at run time */
+    TK_INPUT = 1,  /* graph input fed by the caller */
+    TK_CONST = 2,  /* initializer, Constant output or folded: data is owned */
+};
+
+typedef struct tensor {
+    char *name;
+    int dtype;
+    int ndim;                        /* -1 while unknown */
+    int64_t dims[MODEL_MAX_DIMS];    /* -1 for a dynamic dimension */
+    char *dim_param[MODEL_MAX_DIMS]; /* symbolic name of a dynamic dim, or NULL */
+    int kind;                        /* enum tensor_kind */
+    int is_output;                   /* a graph output */
+    int producer;                    /* node index, -1 for inputs/constants */
+    void *data;                      /* TK_CONST: owned values; else set by the executor */
+} tensor_t;
+
+enum attr_type { /* ONNX AttributeProto numbering */
+    ATTR_UNDEFINED = 0,
+    ATTR_FLOAT = 1,
+    ATTR_INT = 2,
+    ATTR_STRING = 3,
+    ATTR_TENSOR = 4,
+    ATTR_GRAPH = 5,
+    ATTR_FLOATS = 6,
+    ATTR_INTS = 7,
+    ATTR_STRINGS = 8,
+};
+
+typedef struct attr {
+    char *name;
+    int type;
+    float f;
+    int64_t i;
+    char *s;          /* ATTR_STRING (NUL-terminated copy) */
+    int n;            /* element count for FLOATS / INTS / STRINGS */
+    float *floats;
+    int64_t *ints;
+    char **strings;
+    tensor_t *t;      /* ATTR_TENSOR: a standalone tensor with owned data */
+} attr_t;
+
+typedef struct node {
+    char *name;        /* never NULL: the importer invents "<op>_<index>" if empty */
+    char *op;
+    char *domain;      /* "" for the default ONNX domain */
+    int n_in, n_out;
+    int *in;           /* tensor indices; -1 for an omitted optional input */
+    int *out;
+    int n_attr;
+    attr_t *attrs;
+    const struct op_def *def; /* resolved by passes; NULL until then */
+    void *priv;               /* op-private prepared state (e.g. packed weights) */
+    int folded;               /* computed at load time; not executed at run time */
+} node_t;
+
+typedef struct graph {
+    tensor_t *t;
+    int n_t, cap_t;
+    node_t *nodes;
+    int n_nodes, cap_nodes;
+    int *inputs, n_inputs;     /* real graph inputs (initializers excluded) */
+    int *outputs, n_outputs;
+    int64_t opset;             /* default-domain opset version */
+    char *producer;            /* producer name and version, may be "" */
+} graph_t;
+
+/* Loading. The format is detected from the content. */
+int model_load_file(const char *path, graph_t **out, char *err, size_t errlen);
+int model_load_onnx(const void *buf, size_t len, graph_t **out, char *err, size_t errlen);
+
+/* Building and querying. */
+graph_t *graph_new(void);
+void graph_free(graph_t *g);
+int graph_find_tensor(const graph_t *g, const char *name);  /* -1 if absent */
+int graph_add_tensor(graph_t *g, const char *name);         /* returns index */
+int graph_add_node(graph_t *g, const char *name, const char *op, const char *domain,
+                   int n_in, const int *in, int n_out, const int *out); /* returns index */
+/* Re-sorts nodes topologically; fails on a cycle or a dangling input. */
+int graph_toposort(graph_t *g, char *err, size_t errlen);
+
+int64_t tensor_numel(const tensor_t *t);  /* -1 if the shape is not fully known */
+size_t tensor_nbytes(const tensor_t *t);  /* 0 if unknown */
+void tensor_free_data(tensor_t *t);
+/* "1x3x224x224" style text into buf. */
+const char *tensor_shape_str(const tensor_t *t, char *buf, size_t len);
+
+const attr_t *node_attr(const node_t *n, const char *name);
+int64_t node_attr_int(const node_t *n, const char *name, int64_t def);
+float node_attr_float(const node_t *n, const char *name, float def);
+const char *node_attr_str(const node_t *n, const char *name, const char *def);
+/* Returns the count and sets *v, or -1 if the attribute is absent. */
+int node_attr_ints(const node_t *n, const char *name, const int64_t **v);
+int node_attr_floats(const node_t *n, const char *name, const float **v);
+
+/* Input i of node n as a tensor, or NULL when absent/omitted. */
+tensor_t *node_input(graph_t *g, const node_t *n, int i);
+tensor_t *node_output(graph_t *g, const node_t *n, int i);
+
+#endif

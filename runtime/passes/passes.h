@@ -1,0 +1,25 @@
+/* runtime/passes/passes.h — graph transformations between import and execution.
+ *
+ * passes_prepare() is what every caller runs after loading:
+ *   1. fix dynamic input dims from the caller's shapes,
+ *   2. resolve each node's op (unsupported op => error naming op and node),
+ *   3. infer shapes in topological order, folding every node whose inputs are
+ *      all constant (this folds PyTorch's Shape->Gather->Concat->Reshape chains),
+ *   4. let ops prepare (weight packing). */
+#ifndef RT_PASSES_H
+#define RT_PASSES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "runtime/model/model.h"
+
+typedef struct input_shape {
+    const char *name;               /* graph input name */
+    int ndim;
+    int64_t dims[MODEL_MAX_DIMS];
+} input_shape_t;
+
+int passes_prepare(graph_t *g, const input_shape_t *shapes, int n_shapes,
+                   char *err, size_t errlen);
+
+#endif

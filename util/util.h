@@ -1,0 +1,76 @@
+/* util/util.h — small helpers shared by every module: status codes, allocation
+ * wrappers that fail loudly, error formatting, timing, hashing, JSON output.
+ *
+ * Status convention (DESIGN.md): functions return 0 or a negative RT_E* code and
+ * write a one-line message into a caller-supplied buffer (err, errlen). */
+#ifndef RT_UTIL_H
+#define RT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum rt_status {
+    RT_OK = 0,
+    RT_EIO = -1,          /* cannot open/read/write a file */
+    RT_EFORMAT = -2,      /* malformed input (model, .npy, log, ...) */
+    RT_EUNSUPPORTED = -3, /* valid input we do not handle (op, dtype, ...) */
+    RT_ESHAPE = -4,       /* shapes that do not fit */
+    RT_ENOMEM = -5,
+    RT_EINVAL = -6,       /* bad argument from the caller */
+    RT_EINTERNAL = -7,    /* a broken invariant */
+};
+
+const char *rt_status_str(int status);
+
+/* Writes a printf-style message into err (if non-NULL) and returns status,
+ * so that callers can write `return rt_err(err, errlen, RT_EFORMAT, "...", ...)`. */
+int rt_err(char *err, size_t errlen, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Allocation that aborts with a message on failure: out-of-memory in a
+ * simulator is not a recoverable condition worth threading through every call. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+void *xaligned_alloc(size_t n); /* 64-byte aligned, free with free() */
+
+/* Aborts with file:line for what must not happen. */
+#define RT_ASSERT(cond) \
+    do { if (!(cond)) rt_assert_fail(#cond, __FILE__, __LINE__); } while (0)
+void rt_assert_fail(const char *cond, const char *file, int line) __attribute__((noreturn));
+
+/* Monotonic clock in microseconds. */
+double rt_now_us(void);
+/* Wall clock as "YYYY-MM-DDTHH:MM:SSZ" (UTC) into buf (>= 21 bytes). */
+void rt_iso_time(char *buf, size_t len);
+
+/* Reads a whole file into a malloc'd buffer (NUL-terminated for convenience). */
+int rt_read_file(const char *path, void **data, size_t *len, char *err, size_t errlen);
+
+/* SHA-256 of a buffer, as 64 lowercase hex characters + NUL. */
+void rt_sha256_hex(const void *data, size_t len, char out[65]);
+
+/* Minimal JSON writer: handles commas and string escaping. */
+typedef struct json_writer {
+    FILE *f;
+    int depth;
+    int need_comma[64];
+    int after_key;
+} json_writer;
+
+void json_begin(json_writer *w, FILE *f);
+void json_obj_open(json_writer *w);
+void json_obj_close(json_writer *w);
+void json_arr_open(json_writer *w);
+void json_arr_close(json_writer *w);
+void json_key(json_writer *w, const char *key);
+void json_str(json_writer *w, const char *s); /* NULL writes null */
+void json_int(json_writer *w, int64_t v);
+void json_num(json_writer *w, double v);      /* non-finite writes null */
+void json_bool(json_writer *w, int v);
+void json_null(json_writer *w);
+void json_end(json_writer *w);                /* newline */
+
+#endif
