@@ -105,6 +105,9 @@ typedef struct graph {
 /* Loading. The format is detected from the content. */
 int model_load_file(const char *path, graph_t **out, char *err, size_t errlen);
 int model_load_onnx(const void *buf, size_t len, graph_t **out, char *err, size_t errlen);
+/* One serialized onnx.TensorProto (the conformance suite's input_N.pb files) into
+ * *out, whose name, dtype, shape and owned data are filled; kind is TK_CONST. */
+int model_load_tensor_pb(const void *buf, size_t len, tensor_t *out, char *err, size_t errlen);
 
 /* Building and querying. */
 graph_t *graph_new(void);
