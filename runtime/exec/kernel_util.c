@@ -1,0 +1,101 @@
+/* runtime/exec/kernel_util.c — helpers shared by the kernel files (kernels.h). */
+#include "runtime/exec/kernels.h"
+
+#include <string.h>
+
+void tensor_set_shape(tensor_t *t, int dtype, int ndim, const int64_t *dims)
+{
+    RT_ASSERT(ndim >= 0 && ndim <= MODEL_MAX_DIMS);
+    t->dtype = dtype;
+    t->ndim = ndim;
+    for (int i = 0; i < ndim; i++)
+        t->dims[i] = dims[i];
+}
+
+int64_t tensor_get_int(const tensor_t *t, int64_t i)
+{
+    const void *p = t->data;
+    switch (t->dtype) {
+    case DT_INT64: return ((const int64_t *)p)[i];
+    case DT_INT32: return ((const int32_t *)p)[i];
+    case DT_INT16: return ((const int16_t *)p)[i];
+    case DT_INT8: return ((const int8_t *)p)[i];
+    case DT_UINT8: case DT_BOOL: return ((const uint8_t *)p)[i];
+    case DT_UINT16: return ((const uint16_t *)p)[i];
+    case DT_UINT32: return ((const uint32_t *)p)[i];
+    case DT_UINT64: return (int64_t)((const uint64_t *)p)[i];
+    case DT_FLOAT: return (int64_t)((const float *)p)[i];
+    case DT_DOUBLE: return (int64_t)((const double *)p)[i];
+    }
+    return 0;
+}
+
+double tensor_get_f64(const tensor_t *t, int64_t i)
+{
+    switch (t->dtype) {
+    case DT_FLOAT: return ((const float *)t->data)[i];
+    case DT_DOUBLE: return ((const double *)t->data)[i];
+    case DT_UINT64: return (double)((const uint64_t *)t->data)[i];
+    }
+    return (double)tensor_get_int(t, i);
+}
+
+int broadcast_shape(int na, const int64_t *a, int nb, const int64_t *b, int64_t *out)
+{
+    int n = na > nb ? na : nb;
+    if (n > MODEL_MAX_DIMS)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        int64_t da = i < n - na ? 1 : a[i - (n - na)];
+        int64_t db = i < n - nb ? 1 : b[i - (n - nb)];
+        if (da == db || db == 1)
+            out[i] = da;
+        else if (da == 1)
+            out[i] = db;
+        else
+            return -1;
+    }
+    return n;
+}
+
+void broadcast_strides(int nd_in, const int64_t *dims_in, int nd_out, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int i = nd_out - 1; i >= 0; i--) {
+        int j = i - (nd_out - nd_in);
+        if (j < 0 || dims_in[j] == 1) {
+            strides[i] = 0;
+        } else {
+            strides[i] = s;
+        }
+        if (j >= 0)
+            s *= dims_in[j];
+    }
+}
+
+int norm_axis(int64_t axis, int ndim)
+{
+    if (axis < 0)
+        axis += ndim;
+    if (axis < 0 || axis >= ndim)
+        return -1;
+    return (int)axis;
+}
+
+int check_arity(const node_t *n, int min_in, int max_in, int min_out, char *err, size_t errlen)
+{
+    int have = n->n_in;
+    while (have > 0 && n->in[have - 1] < 0)
+        have--;
+    if (have < min_in || (max_in >= 0 && have > max_in))
+        return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s): %d inputs, expected %d..%d",
+                      n->name, n->op, have, min_in, max_in);
+    for (int i = 0; i < min_in; i++)
+        if (n->in[i] < 0)
+            return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s): required input %d is missing",
+                          n->name, n->op, i);
+    if (n->n_out < min_out)
+        return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s): %d outputs, expected at least %d",
+                      n->name, n->op, n->n_out, min_out);
+    return RT_OK;
+}
