@@ -1,0 +1,270 @@
+/* runtime/exec/exec.c — runs a prepared graph node by node.
+ *
+ * Memory plan: every run-time tensor (graph inputs and node outputs) gets a
+ * fixed offset in one arena, computed once from lifetimes (first producer,
+ * last consumer) by greedy best-offset placement, largest tensors first.
+ * Graph inputs and outputs live for the whole run, so that a second run may
+ * reuse the inputs and outputs stay readable after it. */
+#include "runtime/exec/exec.h"
+#include "runtime/exec/threadpool.h"
+#include "util/util.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct exec {
+    graph_t *g;
+    struct threadpool *pool;
+    op_ctx ctx;
+    char ctx_err[512];
+    int *order;        /* node indices executed, in order */
+    int n_order;
+    uint8_t *arena;
+    size_t arena_bytes;
+    int *arena_tensors; /* tensors whose data points into the arena */
+    int n_arena;
+    const tensor_t **ev_in, **ev_out;
+    int ev_cap;
+};
+
+void op_parallel_for(op_ctx *c, int64_t n, range_fn fn, void *arg)
+{
+    if (n <= 0)
+        return;
+    if (!c || c->nthreads <= 1 || !c->pool || n == 1) {
+        fn(arg, 0, n);
+        return;
+    }
+    threadpool_run(c->pool, n, fn, arg);
+}
+
+typedef struct span {
+    int t;
+    int first, last; /* positions in the execution order, inclusive */
+    size_t size, off;
+} span;
+
+static int by_size_desc(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    if (x->size != y->size)
+        return x->size < y->size ? 1 : -1;
+    return x->t - y->t;
+}
+
+static size_t align64(size_t n)
+{
+    return (n + 63) & ~(size_t)63;
+}
+
+/* Places every span at the lowest offset that does not collide with an
+ * already-placed span alive at the same time. */
+static size_t place_spans(span *s, int n)
+{
+    size_t peak = 0;
+    int *live = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+
+    qsort(s, (size_t)n, sizeof(*s), by_size_desc);
+    for (int i = 0; i < n; i++) {
+        int nl = 0;
+        for (int j = 0; j < i; j++)
+            if (s[j].first <= s[i].last && s[i].first <= s[j].last)
+                live[nl++] = j;
+        size_t off = 0;
+        for (int moved = 1; moved;) {
+            moved = 0;
+            for (int k = 0; k < nl; k++) {
+                span *o = &s[live[k]];
+                if (off < o->off + o->size && o->off < off + s[i].size) {
+                    off = align64(o->off + o->size);
+                    moved = 1;
+                }
+            }
+        }
+        s[i].off = off;
+        if (off + s[i].size > peak)
+            peak = off + s[i].size;
+    }
+    free(live);
+    return peak;
+}
+
+static int plan_memory(exec_t *x, char *err, size_t errlen)
+{
+    graph_t *g = x->g;
+    int *first = xmalloc(sizeof(int) * (size_t)g->n_t);
+    int *last = xmalloc(sizeof(int) * (size_t)g->n_t);
+    span *s = xcalloc((size_t)g->n_t, sizeof(span));
+    int ns = 0, end = x->n_order, rc = RT_OK;
+
+    for (int i = 0; i < g->n_t; i++)
+        first[i] = last[i] = -2;
+    for (int i = 0; i < g->n_inputs; i++)
+        first[g->inputs[i]] = 0, last[g->inputs[i]] = end;
+    for (int p = 0; p < x->n_order; p++) {
+        const node_t *n = &g->nodes[x->order[p]];
+        for (int k = 0; k < n->n_in; k++) {
+            int t = n->in[k];
+            if (t >= 0 && g->t[t].kind != TK_CONST && last[t] < p)
+                last[t] = p;
+        }
+        for (int k = 0; k < n->n_out; k++) {
+            int t = n->out[k];
+            if (t < 0 || g->t[t].kind == TK_CONST)
+                continue;
+            first[t] = p;
+            if (last[t] < p)
+                last[t] = p;
+        }
+    }
+    for (int i = 0; i < g->n_outputs; i++)
+        if (first[g->outputs[i]] != -2)
+            last[g->outputs[i]] = end;
+    for (int t = 0; t < g->n_t; t++) {
+        if (first[t] == -2)
+            continue;
+        if (tensor_numel(&g->t[t]) < 0) {
+            rc = rt_err(err, errlen, RT_EINTERNAL, "tensor '%s' has no known shape at plan time",
+                        g->t[t].name);
+            goto out;
+        }
+        s[ns].t = t;
+        s[ns].first = first[t];
+        s[ns].last = last[t];
+        s[ns].size = align64(tensor_nbytes(&g->t[t]));
+        ns++;
+    }
+    x->arena_bytes = place_spans(s, ns);
+    x->arena = xaligned_alloc(x->arena_bytes ? x->arena_bytes : 64);
+    x->arena_tensors = xmalloc(sizeof(int) * (size_t)(ns ? ns : 1));
+    x->n_arena = ns;
+    for (int i = 0; i < ns; i++) {
+        x->arena_tensors[i] = s[i].t;
+        g->t[s[i].t].data = x->arena + s[i].off;
+    }
+out:
+    free(first);
+    free(last);
+    free(s);
+    return rc;
+}
+
+int exec_create(graph_t *g, const exec_opts *o, exec_t **out, char *err, size_t errlen)
+{
+    exec_t *x = xcalloc(1, sizeof(*x));
+    int nthreads = o && o->nthreads > 0 ? o->nthreads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int rc;
+
+    *out = NULL;
+    if (nthreads < 1)
+        nthreads = 1;
+    x->g = g;
+    x->order = xmalloc(sizeof(int) * (size_t)(g->n_nodes ? g->n_nodes : 1));
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (g->nodes[i].folded)
+            continue;
+        if (!g->nodes[i].def) {
+            rc = rt_err(err, errlen, RT_EINTERNAL, "node '%s' was not prepared", g->nodes[i].name);
+            goto fail;
+        }
+        x->order[x->n_order++] = i;
+        if (g->nodes[i].n_in > x->ev_cap)
+            x->ev_cap = g->nodes[i].n_in;
+        if (g->nodes[i].n_out > x->ev_cap)
+            x->ev_cap = g->nodes[i].n_out;
+    }
+    x->ev_in = xcalloc((size_t)x->ev_cap + 1, sizeof(*x->ev_in));
+    x->ev_out = xcalloc((size_t)x->ev_cap + 1, sizeof(*x->ev_out));
+    rc = plan_memory(x, err, errlen);
+    if (rc)
+        goto fail;
+    /* Kernels split work on our pool and call BLAS single-threaded inside it. */
+    openblas_set_num_threads(1);
+    x->pool = nthreads > 1 ? threadpool_new(nthreads) : NULL;
+    x->ctx.nthreads = threadpool_size(x->pool);
+    x->ctx.pool = x->pool;
+    x->ctx.err = x->ctx_err;
+    x->ctx.errlen = sizeof(x->ctx_err);
+    *out = x;
+    return RT_OK;
+fail:
+    exec_free(x);
+    return rc;
+}
+
+void exec_free(exec_t *x)
+{
+    if (!x)
+        return;
+    for (int i = 0; i < x->n_arena; i++)
+        x->g->t[x->arena_tensors[i]].data = NULL;
+    threadpool_free(x->pool);
+    free(x->arena);
+    free(x->arena_tensors);
+    free(x->order);
+    free(x->ev_in);
+    free(x->ev_out);
+    free(x);
+}
+
+int exec_set_input(exec_t *x, int i, const void *data, size_t nbytes, char *err, size_t errlen)
+{
+    if (i < 0 || i >= x->g->n_inputs)
+        return rt_err(err, errlen, RT_EINVAL, "input index %d out of range (model has %d inputs)",
+                      i, x->g->n_inputs);
+    tensor_t *t = &x->g->t[x->g->inputs[i]];
+    size_t want = tensor_nbytes(t);
+    if (nbytes != want) {
+        char shape[128];
+        return rt_err(err, errlen, RT_ESHAPE,
+                      "input '%s': got %zu bytes, expected %zu (%s %s)", t->name, nbytes, want,
+                      dtype_name(t->dtype), tensor_shape_str(t, shape, sizeof(shape)));
+    }
+    memcpy(t->data, data, nbytes);
+    return RT_OK;
+}
+
+int exec_run(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen)
+{
+    graph_t *g = x->g;
+
+    for (int p = 0; p < x->n_order; p++) {
+        node_t *n = &g->nodes[x->order[p]];
+        double t0 = rt_now_us();
+        x->ctx_err[0] = '\0';
+        int rc = n->def->run(&x->ctx, g, n);
+        double t1 = rt_now_us();
+        if (rc)
+            return rt_err(err, errlen, rc, "node '%s' (%s): %s", n->name, n->op,
+                          x->ctx_err[0] ? x->ctx_err : rt_status_str(rc));
+        if (!hook)
+            continue;
+        for (int k = 0; k < n->n_in; k++)
+            x->ev_in[k] = n->in[k] >= 0 ? &g->t[n->in[k]] : NULL;
+        for (int k = 0; k < n->n_out; k++)
+            x->ev_out[k] = n->out[k] >= 0 ? &g->t[n->out[k]] : NULL;
+        layer_event_t ev = {
+            .index = p, .node = x->order[p], .name = n->name, .op = n->op,
+            .n_in = n->n_in, .n_out = n->n_out, .in = x->ev_in, .out = x->ev_out,
+            .host_us = t1 - t0,
+        };
+        rc = hook(&ev, user);
+        if (rc)
+            return rc;
+    }
+    return RT_OK;
+}
+
+const tensor_t *exec_output(const exec_t *x, int i)
+{
+    if (i < 0 || i >= x->g->n_outputs)
+        return NULL;
+    return &x->g->t[x->g->outputs[i]];
+}
+
+size_t exec_arena_bytes(const exec_t *x)
+{
+    return x->arena_bytes;
+}
