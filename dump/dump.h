@@ -1,0 +1,87 @@
+/* dump/dump.h — .npy files and per-layer dump folders.
+ *
+ * .npy (numpy's NEP-1 format): versions 1.0, 2.0 and 3.0 are read, 1.0 is written
+ * unless the header needs 2.0. Arrays in memory are always C order, little-endian
+ * (the host order), with dtypes in ONNX numbering (enum dtype, runtime/model/model.h).
+ * Files in Fortran order are transposed and big-endian files byte-swapped on read.
+ * Supported dtypes: float16/32/64, int8/16/32/64, uint8/16/32/64, bool.
+ *
+ * The reader parses outside input: every length is bounds-checked, every size
+ * product overflow-checked, and a broken file gets a one-line error (RT_EFORMAT,
+ * RT_EUNSUPPORTED for valid files we do not handle, RT_EIO for I/O). */
+#ifndef RT_DUMP_H
+#define RT_DUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NPY_MAX_DIMS 32 /* numpy's own limit (NPY_MAXDIMS in numpy 1.x) */
+
+typedef struct npy_array {
+    int dtype;                  /* enum dtype */
+    int ndim;                   /* 0 for a scalar */
+    int64_t dims[NPY_MAX_DIMS];
+    size_t count;               /* number of elements (1 for a scalar) */
+    size_t nbytes;              /* count * element size */
+    void *data;                 /* malloc'd (64-byte aligned), C order, host order */
+} npy_array;
+
+/* Writes one array. dims[ndim] must be >= 0; data holds count * size bytes. */
+int npy_write(const char *path, int dtype, int ndim, const int64_t *dims, const void *data,
+              char *err, size_t errlen);
+
+/* Encodes into a malloc'd buffer. version: 0 = automatic (1.0 unless the header
+ * does not fit in 64 KiB), or 1, 2, 3 to force one. min_header pads the header
+ * dictionary with spaces to at least that many bytes (0 for none; tests use it to
+ * make files whose header needs version 2.0). */
+int npy_encode(int dtype, int ndim, const int64_t *dims, const void *data, int version,
+               size_t min_header, void **out, size_t *outlen, char *err, size_t errlen);
+
+/* Reads a file / a buffer. On success *a is filled and owns its data (npy_free);
+ * on failure *a is zeroed. Messages of npy_read start with the path. */
+int npy_read(const char *path, npy_array *a, char *err, size_t errlen);
+int npy_read_buffer(const void *buf, size_t len, npy_array *a, char *err, size_t errlen);
+void npy_free(npy_array *a);
+
+/* numpy's descr for a dtype ("<f4", "|u1", "|b1") and its name ("float32",
+ * "bool"); NULL if the dtype has no .npy form. */
+const char *npy_descr(int dtype);
+const char *npy_dtype_name(int dtype);
+/* dtype (enum dtype) from a numpy name as npy_dtype_name prints it; 0 if unknown. */
+int npy_dtype_from_name(const char *name);
+
+/* ---- Dump folders (CLI contract, DESIGN.md "--dump DIR") ----
+ *
+ * dump_dir_open creates DIR (and its parents). Each dump_dir_add writes one .npy
+ * named "<layer, 4 digits>_<op>_<tensor name>.npy" (unsafe characters replaced by
+ * '_', made unique; layer < 0 means a graph input: "input_<name>.npy").
+ * dump_dir_close writes DIR/index.json — a list of
+ *   {"layer", "node", "op", "name", "file", "shape", "dtype"}
+ * (name: the source model's tensor name; file: relative to DIR; dtype: the numpy
+ * name) — and frees d whether or not that worked. bfloat16 data is dumped as
+ * float32 (numpy has no bfloat16). */
+typedef struct dump_dir dump_dir;
+
+int dump_dir_open(const char *dir, dump_dir **out, char *err, size_t errlen);
+int dump_dir_add(dump_dir *d, int layer, const char *node_name, const char *op,
+                 const char *tensor_name, int dtype, int ndim, const int64_t *dims,
+                 const void *data, char *err, size_t errlen);
+int dump_dir_close(dump_dir *d, char *err, size_t errlen);
+/* Closes without writing the index (error paths). */
+void dump_dir_discard(dump_dir *d);
+
+/* One entry of index.json, as read back. */
+typedef struct dump_entry {
+    int layer;
+    char *node, *op, *name, *file; /* node/op may be NULL (JSON null) */
+    int ndim;
+    int64_t dims[NPY_MAX_DIMS];
+    int dtype;                     /* enum dtype */
+} dump_entry;
+
+/* Reads DIR/index.json. *entries is a malloc'd array (dump_entries_free). */
+int dump_dir_load_index(const char *dir, dump_entry **entries, int *n, char *err,
+                        size_t errlen);
+void dump_entries_free(dump_entry *e, int n);
+
+#endif
