@@ -1,0 +1,109 @@
+#!/bin/bash
+# tests/e2e/run.sh [BUILD_DIR] — real-model end-to-end test.
+#
+# For every model in tests/e2e/models.txt: a seeded random input in the model's
+# realistic range (numpy), the reference outputs from onnxruntime-node
+# (tests/oracle/ort_run.js), our outputs from `rknn-trace run ... --dump DIR`, and
+# tests/e2e/compare.py on every graph output. Prints a table and the closing line
+# "N passed, N failed"; exits 1 on any failure.
+#
+# Environment: E2E_SEED (default 0), E2E_MODELS (space-separated file names to run
+# a subset), E2E_RUNNER=cli|tool (default: the CLI if built, else
+# BUILD_DIR/tests/run_model), E2E_KEEP=1 keeps the work folder.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${1:-$ROOT/build}
+BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "e2e: no build folder '${1:-build}'" >&2; exit 2; }
+PY=/usr/bin/python3
+MODELS_DIR=$ROOT/tests/data/models
+ORACLE=$ROOT/tests/oracle/ort_run.js
+SEED=${E2E_SEED:-0}
+
+if [ ! -d "$ROOT/tests/oracle/node_modules/onnxruntime-node" ]; then
+    echo "e2e: onnxruntime-node is not installed; run 'make deps'" >&2
+    exit 2
+fi
+runner=${E2E_RUNNER:-}
+if [ -z "$runner" ]; then
+    if [ -x "$BUILD/rknn-trace" ]; then runner=cli; else runner=tool; fi
+fi
+case $runner in
+cli) [ -x "$BUILD/rknn-trace" ] || { echo "e2e: $BUILD/rknn-trace not built" >&2; exit 2; } ;;
+tool) [ -x "$BUILD/tests/run_model" ] || { echo "e2e: $BUILD/tests/run_model not built" >&2; exit 2; } ;;
+*) echo "e2e: E2E_RUNNER must be cli or tool" >&2; exit 2 ;;
+esac
+
+WORK=$(mktemp -d /tmp/rknn-e2e.XXXXXX)
+[ "${E2E_KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+echo "e2e: runner=$runner build=$BUILD seed=$SEED work=$WORK"
+
+ROWS=$WORK/rows.txt
+: > "$ROWS"
+$PY "$ROOT/tests/e2e/compare.py" --header
+
+while read -r file shapes range rest; do
+    case $file in ''|'#'*) continue ;; esac
+    if [ -n "${E2E_MODELS:-}" ] && ! [[ " $E2E_MODELS " == *" $file "* ]]; then
+        continue
+    fi
+    model=$MODELS_DIR/$file
+    w=$WORK/${file%.onnx}
+    mkdir -p "$w/ref" "$w/in"
+
+    # inputs: NAME=D0,D1,..[;NAME=...] -> one .npy each
+    inputs=() shape_args=()
+    IFS=';' read -r -a specs <<< "$shapes"
+    k=0
+    for s in "${specs[@]}"; do
+        name=${s%%=*} dims=${s#*=}
+        f=$w/in/input$k.npy
+        if ! $PY - "$f" "$dims" "$range" "$((SEED + k))" <<'EOF'
+import sys
+import numpy as np
+path, dims, rng, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+lo, hi = (float(v) for v in rng.split(","))
+shape = tuple(int(d) for d in dims.split(","))
+x = np.random.default_rng(seed).uniform(lo, hi, shape).astype(np.float32)
+np.save(path, x)
+EOF
+        then
+            $PY "$ROOT/tests/e2e/compare.py" --fail "$file" "cannot make input" | tee -a "$ROWS"
+            continue 2
+        fi
+        inputs+=("$name=$f")
+        shape_args+=(--shape "$name=$dims")
+        k=$((k + 1))
+    done
+
+    if ! node "$ORACLE" "$model" "$w/ref" "${inputs[@]}" 2> "$w/oracle.err"; then
+        $PY "$ROOT/tests/e2e/compare.py" --fail "$file" \
+            "oracle: $(head -c 200 "$w/oracle.err" | tr '\n' ' ')" | tee -a "$ROWS"
+        continue
+    fi
+
+    iargs=()
+    for i in "${inputs[@]}"; do iargs+=(-i "$i"); done
+    if [ "$runner" = cli ]; then
+        cmd=("$BUILD/rknn-trace" run "$model" "${iargs[@]}" "${shape_args[@]}"
+             --dump "$w/ours" --db "$w/run.db" --json)
+    else
+        cmd=("$BUILD/tests/run_model" "$model" "${iargs[@]}" --dump "$w/ours")
+    fi
+    t0=$(date +%s%N)
+    timeout 600 "${cmd[@]}" > "$w/ours.out" 2> "$w/ours.err"
+    rc=$?
+    t1=$(date +%s%N)
+    if [ $rc -ne 0 ]; then
+        msg=$(grep -v '^\s*$' "$w/ours.err" | tail -n 1 | head -c 160)
+        $PY "$ROOT/tests/e2e/compare.py" --fail "$file" "run exit $rc: $msg" | tee -a "$ROWS"
+        continue
+    fi
+    $PY "$ROOT/tests/e2e/compare.py" "$file" "$w/ref" "$w/ours" | tee -a "$ROWS"
+    echo "    ($file: our run $(( (t1 - t0) / 1000000 )) ms)" >&2
+done < "$ROOT/tests/e2e/models.txt"
+
+passed=$(grep -cE '  PASS$' "$ROWS")
+failed=$(grep -cE '  FAIL( |$)' "$ROWS")
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
