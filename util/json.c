@@ -108,6 +108,12 @@ void json_null(json_writer *w)
     fputs("null", w->f);
 }
 
+void json_raw(json_writer *w, const char *text)
+{
+    sep(w);
+    fputs(text, w->f);
+}
+
 void json_end(json_writer *w)
 {
     fputc('\n', w->f);

@@ -1,0 +1,75 @@
+/* cli/args.c — small argument helpers shared by the commands. */
+#include "cli/cli.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_exit_code(int status)
+{
+    switch (status) {
+    case RT_OK: return EXIT_OK;
+    case RT_EINVAL: return EXIT_USAGE;
+    case RT_EIO: case RT_EFORMAT: case RT_EUNSUPPORTED: case RT_ESHAPE: return EXIT_INPUT;
+    }
+    return EXIT_INTERNAL;
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("rknn-trace: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+long long cli_parse_count(const char *s)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < 0)
+        return -1;
+    return v;
+}
+
+int cli_parse_shape(char *arg, const char **name, int *ndim, int64_t *dims)
+{
+    char *eq = strrchr(arg, '=');
+    if (!eq || eq == arg || !eq[1])
+        return -1;
+    *eq = '\0';
+    *name = arg;
+    *ndim = 0;
+    for (char *p = eq + 1;;) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (errno || end == p || v <= 0 || *ndim >= MODEL_MAX_DIMS)
+            return -1;
+        dims[(*ndim)++] = v;
+        if (*end == '\0')
+            break;
+        if (*end != ',' && *end != 'x')
+            return -1;
+        p = end + 1;
+    }
+    return 0;
+}
+
+const char *cli_opt_value(int argc, char **argv, int *i)
+{
+    char *eq = strchr(argv[*i], '=');
+    if (argv[*i][0] == '-' && argv[*i][1] == '-' && eq)
+        return eq + 1;
+    if (*i + 1 >= argc) {
+        cli_error("option '%s' needs a value (see --help)", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}

@@ -1,0 +1,30 @@
+/* cli/cli.h — private to cli/: one function per command, and argument helpers.
+ * Commands return the process exit code (DESIGN.md): 0 ok, 1 usage error,
+ * 2 bad input, 3 a gate failed, 4 internal error. */
+#ifndef RT_CLI_H
+#define RT_CLI_H
+
+#include <stdint.h>
+#include "runtime/model/model.h"
+
+enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_GATE = 3, EXIT_INTERNAL = 4 };
+
+int cmd_run(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* Exit code for a runtime status (RT_E*). */
+int cli_exit_code(int status);
+/* Prints "rknn-trace: <msg>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "NAME=D0,D1,..." -> name (pointing into arg, '=' replaced by NUL) and dims. */
+int cli_parse_shape(char *arg, const char **name, int *ndim, int64_t *dims);
+/* Value of an option that takes an argument: "--opt VALUE" or "--opt=VALUE".
+ * Advances *i; returns NULL (after printing a usage error) if missing. */
+const char *cli_opt_value(int argc, char **argv, int *i);
+/* Parses a non-negative integer; -1 on error. */
+long long cli_parse_count(const char *s);
+
+#endif

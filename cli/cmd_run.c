@@ -1,0 +1,398 @@
+/* cli/cmd_run.c — `rknn-trace run MODEL`: load, prepare, feed inputs, execute
+ * layer by layer, dump and record the run. */
+#include "cli/cli.h"
+#include "cli/run_record.h"
+#include "dump/dump.h"
+#include "runtime/exec/exec.h"
+#include "runtime/passes/passes.h"
+#include "util/util.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ARGS 64
+
+static const char *const platforms[] = {"rk3588", "rk3576", "rk3566", "rk3568",
+                                        "rk3562", "rv1106", "rv1103", NULL};
+
+static void usage(FILE *f)
+{
+    fputs("usage: rknn-trace run MODEL [options]\n"
+          "Runs MODEL (ONNX) on the simulated runtime layer by layer and records the run.\n"
+          "\n"
+          "  -t, --target PLATFORM   rk3588 (default), rk3576, rk3566, rk3568, rk3562, rv1106, rv1103\n"
+          "  -q, --quant TYPE        fp32 (default)\n"
+          "  -i NAME=FILE.npy        input data for model input NAME (repeatable)\n"
+          "      --shape NAME=D0,D1,...  fix the dynamic dimensions of input NAME\n"
+          "      --seed N            seed of the random inputs used when -i is absent (default 0)\n"
+          "  -n, --iters N           run N times; layer times are averaged (default 1)\n"
+          "      --threads N         CPU threads (default: all cores)\n"
+          "      --dump DIR          write every layer's output as .npy and DIR/index.json\n"
+          "      --label TEXT        a name for the run (unique), usable instead of its id\n"
+          "      --backend B         auto (default), sim, board\n"
+          "      --db PATH           database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
+          "      --no-db             do not record the run\n"
+          "      --json              print one JSON document on stdout\n",
+          f);
+}
+
+static int opt_is(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || (arg[1] == '-' && arg[n] == '='));
+}
+
+/* splitmix64: a tiny, well-known generator, so that a seed means the same
+ * input on every machine. */
+static uint64_t next_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform [0,1) for floats, [0,10) for integers, {0,1} for bool. */
+static int fill_random(tensor_t *t, uint64_t seed, void *buf, char *err, size_t errlen)
+{
+    int64_t n = tensor_numel(t);
+    uint64_t s = seed;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = next_rand(&s);
+        double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);
+        switch (t->dtype) {
+        case DT_FLOAT: ((float *)buf)[i] = (float)u; break;
+        case DT_DOUBLE: ((double *)buf)[i] = u; break;
+        case DT_INT64: ((int64_t *)buf)[i] = (int64_t)(u * 10); break;
+        case DT_INT32: ((int32_t *)buf)[i] = (int32_t)(u * 10); break;
+        case DT_UINT8: ((uint8_t *)buf)[i] = (uint8_t)(u * 256); break;
+        case DT_INT8: ((int8_t *)buf)[i] = (int8_t)(u * 256 - 128); break;
+        case DT_BOOL: ((uint8_t *)buf)[i] = (uint8_t)(r & 1); break;
+        default:
+            return rt_err(err, errlen, RT_EUNSUPPORTED,
+                          "input '%s': no random generator for dtype %s; give -i %s=FILE.npy",
+                          t->name, dtype_name(t->dtype), t->name);
+        }
+    }
+    return RT_OK;
+}
+
+typedef struct run_state {
+    graph_t *g;
+    dump_dir *dump;
+    double *layer_us;   /* per executed layer, summed over iterations */
+    int n_layers;
+    int last_iter;
+    char err[512];
+} run_state;
+
+static int on_layer(const layer_event_t *ev, void *user)
+{
+    run_state *s = user;
+    if (ev->index >= s->n_layers)
+        return RT_EINTERNAL;
+    s->layer_us[ev->index] += ev->host_us;
+    if (!s->last_iter || !s->dump)
+        return RT_OK;
+    for (int k = 0; k < ev->n_out; k++) {
+        const tensor_t *t = ev->out[k];
+        if (!t)
+            continue;
+        int rc = dump_dir_add(s->dump, ev->index, ev->name, ev->op, t->name, t->dtype, t->ndim,
+                              t->dims, t->data, s->err, sizeof(s->err));
+        if (rc)
+            return rc;
+    }
+    return RT_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    const char *model = NULL, *target = "rk3588", *quant = "fp32", *dump = NULL, *label = NULL;
+    const char *backend = "auto", *db = NULL;
+    const char *in_name[MAX_ARGS], *in_file[MAX_ARGS];
+    input_shape_t shapes[MAX_ARGS];
+    int n_in = 0, n_shapes = 0, json = 0, no_db = 0, ret = EXIT_INTERNAL, rc;
+    long long seed = 0, iters = 1, threads = 0;
+    char err[1024] = "";
+    graph_t *g = NULL;
+    exec_t *x = NULL;
+    npy_array *given = NULL;
+    void **bufs = NULL;
+    double *iter_us = NULL;
+    run_state st = {0};
+    run_record rec = {0};
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return EXIT_OK;
+        } else if (!strcmp(a, "-t") || opt_is(a, "--target")) {
+            if (!(target = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (!strcmp(a, "-q") || opt_is(a, "--quant")) {
+            if (!(quant = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (!strcmp(a, "-i") || opt_is(a, "--input")) {
+            char *arg;
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            arg = (char *)v;
+            char *eq = strchr(arg, '=');
+            if (!eq || eq == arg || !eq[1] || n_in >= MAX_ARGS) {
+                cli_error("-i takes NAME=FILE.npy, got '%s'", v);
+                return EXIT_USAGE;
+            }
+            *eq = '\0';
+            in_name[n_in] = arg;
+            in_file[n_in++] = eq + 1;
+        } else if (opt_is(a, "--shape")) {
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            if (n_shapes >= MAX_ARGS ||
+                cli_parse_shape((char *)v, &shapes[n_shapes].name, &shapes[n_shapes].ndim,
+                                shapes[n_shapes].dims)) {
+                cli_error("--shape takes NAME=D0,D1,... with positive sizes, got '%s'", v);
+                return EXIT_USAGE;
+            }
+            n_shapes++;
+        } else if (opt_is(a, "--seed") || opt_is(a, "--threads") || !strcmp(a, "-n") ||
+                   opt_is(a, "--iters")) {
+            long long *dst = opt_is(a, "--seed") ? &seed : opt_is(a, "--threads") ? &threads : &iters;
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            if ((*dst = cli_parse_count(v)) < 0 || (dst == &iters && *dst == 0) ||
+                (dst == &threads && *dst > 256)) {
+                cli_error("%s: bad number '%s'", a, v);
+                return EXIT_USAGE;
+            }
+        } else if (opt_is(a, "--dump")) {
+            if (!(dump = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (opt_is(a, "--label")) {
+            if (!(label = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (opt_is(a, "--backend")) {
+            if (!(backend = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (opt_is(a, "--db")) {
+            if (!(db = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (!strcmp(a, "--no-db")) {
+            no_db = 1;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (a[0] == '-' && a[1]) {
+            cli_error("run: unknown option '%s' (see rknn-trace run --help)", a);
+            return EXIT_USAGE;
+        } else if (!model) {
+            model = a;
+        } else {
+            cli_error("run: more than one model given ('%s', '%s')", model, a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!model) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    int known = 0;
+    for (int k = 0; platforms[k]; k++)
+        known |= !strcmp(platforms[k], target);
+    if (!known) {
+        cli_error("unknown platform '%s' (known: rk3588 rk3576 rk3566 rk3568 rk3562 rv1106 rv1103)",
+                  target);
+        return EXIT_USAGE;
+    }
+    if (strcmp(quant, "fp32") != 0) {
+        cli_error("-q %s: only fp32 simulation is available in this version", quant);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(backend, "board")) {
+        cli_error("--backend board needs Rockchip's librknnrt.so and an NPU; this host has "
+                  "neither (use --backend sim)");
+        return EXIT_INPUT;
+    } else if (strcmp(backend, "auto") && strcmp(backend, "sim")) {
+        cli_error("--backend takes auto, sim or board, got '%s'", backend);
+        return EXIT_USAGE;
+    }
+
+    rc = model_load_file(model, &g, err, sizeof(err));
+    if (rc)
+        goto fail;
+
+    /* Given inputs: read them first, so that their shapes fix dynamic dims. */
+    given = xcalloc((size_t)(n_in ? n_in : 1), sizeof(*given));
+    for (int k = 0; k < n_in; k++) {
+        int idx = -1;
+        for (int j = 0; j < g->n_inputs; j++)
+            if (!strcmp(g->t[g->inputs[j]].name, in_name[k]))
+                idx = j;
+        if (idx < 0) {
+            rc = rt_err(err, sizeof(err), RT_EINVAL, "-i %s: the model has no input named '%s'",
+                        in_name[k], in_name[k]);
+            goto fail;
+        }
+        rc = npy_read(in_file[k], &given[k], err, sizeof(err));
+        if (rc)
+            goto fail;
+        if (given[k].ndim > MODEL_MAX_DIMS || n_shapes >= MAX_ARGS) {
+            rc = rt_err(err, sizeof(err), RT_ESHAPE, "%s: too many dimensions", in_file[k]);
+            goto fail;
+        }
+        shapes[n_shapes].name = in_name[k];
+        shapes[n_shapes].ndim = given[k].ndim;
+        memcpy(shapes[n_shapes].dims, given[k].dims, sizeof(int64_t) * (size_t)given[k].ndim);
+        n_shapes++;
+    }
+    rc = passes_prepare(g, shapes, n_shapes, err, sizeof(err));
+    if (rc)
+        goto fail;
+    exec_opts eo = {.nthreads = (int)threads};
+    rc = exec_create(g, &eo, &x, err, sizeof(err));
+    if (rc)
+        goto fail;
+
+    if (dump) {
+        rc = dump_dir_open(dump, &st.dump, err, sizeof(err));
+        if (rc)
+            goto fail;
+    }
+    bufs = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*bufs));
+    rec.inputs = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*rec.inputs));
+    for (int j = 0; j < g->n_inputs; j++) {
+        tensor_t *t = &g->t[g->inputs[j]];
+        const char *file = NULL;
+        size_t nbytes = tensor_nbytes(t);
+        char shape[128];
+        for (int k = 0; k < n_in; k++) {
+            if (strcmp(in_name[k], t->name))
+                continue;
+            if (given[k].dtype != t->dtype) {
+                rc = rt_err(err, sizeof(err), RT_EFORMAT,
+                            "%s: dtype %s, but input '%s' is %s (convert it, e.g. "
+                            "a.astype(np.%s))", in_file[k], dtype_name(given[k].dtype),
+                            t->name, dtype_name(t->dtype), dtype_name(t->dtype));
+                goto fail;
+            }
+            if (given[k].nbytes != nbytes) {
+                rc = rt_err(err, sizeof(err), RT_ESHAPE, "%s: %zu bytes, input '%s' needs %s %s",
+                            in_file[k], given[k].nbytes, t->name, dtype_name(t->dtype),
+                            tensor_shape_str(t, shape, sizeof(shape)));
+                goto fail;
+            }
+            bufs[j] = given[k].data;
+            file = in_file[k];
+        }
+        if (!bufs[j]) {
+            bufs[j] = xaligned_alloc(nbytes);
+            rc = fill_random(t, (uint64_t)seed + (uint64_t)j, bufs[j], err, sizeof(err));
+            if (rc)
+                goto fail;
+        }
+        rec.inputs[j].name = t->name;
+        rec.inputs[j].file = file;
+        rc = exec_set_input(x, j, bufs[j], nbytes, err, sizeof(err));
+        if (rc)
+            goto fail;
+        if (st.dump) {
+            rc = dump_dir_add(st.dump, -1, NULL, NULL, t->name, t->dtype, t->ndim, t->dims,
+                              bufs[j], err, sizeof(err));
+            if (rc)
+                goto fail;
+        }
+    }
+
+    st.g = g;
+    for (int i = 0; i < g->n_nodes; i++)
+        st.n_layers += !g->nodes[i].folded;
+    st.layer_us = xcalloc((size_t)(st.n_layers ? st.n_layers : 1), sizeof(double));
+    iter_us = xcalloc((size_t)iters, sizeof(double));
+    for (long long it = 0; it < iters; it++) {
+        st.last_iter = it == iters - 1;
+        double t0 = rt_now_us();
+        rc = exec_run(x, on_layer, &st, err, sizeof(err));
+        iter_us[it] = rt_now_us() - t0;
+        if (rc) {
+            if (st.err[0])
+                snprintf(err, sizeof(err), "%s", st.err);
+            goto fail;
+        }
+        if (!json && iters > 1)
+            fprintf(stderr, "\rrun %lld/%lld", it + 1, iters);
+    }
+    if (!json && iters > 1)
+        fputc('\n', stderr);
+    if (st.dump) {
+        rc = dump_dir_close(st.dump, err, sizeof(err));
+        st.dump = NULL;
+        if (rc)
+            goto fail;
+    }
+    for (int l = 0; l < st.n_layers; l++)
+        st.layer_us[l] /= (double)iters;
+    qsort(iter_us, (size_t)iters, sizeof(double), cmp_double);
+
+    rec.model = model;
+    rec.platform = target;
+    rec.backend = "sim";
+    rec.quant = quant;
+    rec.label = label;
+    rec.seed = seed;
+    rec.iters = iters;
+    rec.threads = eo.nthreads ? eo.nthreads : 0;
+    rec.median_us = iter_us[iters / 2];
+    rec.min_us = iter_us[0];
+    rec.layer_us = st.layer_us;
+    rec.n_layers = st.n_layers;
+    rec.dump_dir = dump;
+    rec.g = g;
+    rec.x = x;
+    if (!no_db) {
+        rc = run_record_store(&rec, db, err, sizeof(err));
+        if (rc)
+            goto fail;
+    }
+    if (json)
+        run_record_print_json(&rec, stdout);
+    else
+        run_record_print_text(&rec, stdout);
+    ret = EXIT_OK;
+    goto out;
+
+fail:
+    cli_error("%s", err[0] ? err : rt_status_str(rc));
+    ret = cli_exit_code(rc);
+out:
+    if (st.dump)
+        dump_dir_discard(st.dump);
+    if (bufs) {
+        for (int j = 0; j < g->n_inputs; j++) {
+            int owned = 1;
+            for (int k = 0; k < n_in; k++)
+                owned &= bufs[j] != given[k].data;
+            if (owned)
+                free(bufs[j]);
+        }
+    }
+    for (int k = 0; given && k < n_in; k++)
+        npy_free(&given[k]);
+    free(given);
+    free(bufs);
+    free(rec.inputs);
+    free(st.layer_us);
+    free(iter_us);
+    exec_free(x);
+    graph_free(g);
+    return ret;
+}

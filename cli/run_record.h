@@ -1,0 +1,33 @@
+/* cli/run_record.h — private to cli/: what `run` learned, and how it is stored
+ * and printed (human text or the --json document). */
+#ifndef RT_RUN_RECORD_H
+#define RT_RUN_RECORD_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "runtime/exec/exec.h"
+
+typedef struct run_input {
+    const char *name;
+    const char *file; /* NULL: seeded random */
+} run_input;
+
+typedef struct run_record {
+    const char *model, *platform, *backend, *quant, *label, *dump_dir;
+    long long seed, iters;
+    int threads;            /* 0: all cores */
+    double median_us, min_us;
+    const double *layer_us; /* per executed layer, mean over iterations */
+    int n_layers;
+    run_input *inputs;      /* one per graph input */
+    graph_t *g;
+    exec_t *x;
+    int64_t run_id;         /* set by run_record_store, 0 when not stored */
+    char sha256[65];
+} run_record;
+
+int run_record_store(run_record *r, const char *db, char *err, size_t errlen);
+void run_record_print_text(const run_record *r, FILE *f);
+void run_record_print_json(const run_record *r, FILE *f);
+
+#endif

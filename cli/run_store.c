@@ -1,0 +1,139 @@
+/* cli/run_store.c — records a finished `run` in the store: one transaction. */
+#include "analyze/analyze.h"
+#include "cli/run_record.h"
+#include "util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* JSON list of the shapes of n tensor indices ("null" for an omitted one). */
+static char *shapes_json(const graph_t *g, int n, const int *idx)
+{
+    size_t cap = 64 + (size_t)n * 24 * MODEL_MAX_DIMS, len = 0;
+    char *s = xmalloc(cap);
+    s[len++] = '[';
+    for (int k = 0; k < n; k++) {
+        char one[24 * MODEL_MAX_DIMS];
+        if (idx[k] >= 0)
+            store_format_shape(one, sizeof(one), g->t[idx[k]].ndim, g->t[idx[k]].dims);
+        else
+            strcpy(one, "null");
+        len += (size_t)snprintf(s + len, cap - len, "%s%s", k ? "," : "", one);
+    }
+    snprintf(s + len, cap - len, "]");
+    return s;
+}
+
+static char *inputs_json(const run_record *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    json_writer w;
+    json_begin(&w, f);
+    json_arr_open(&w);
+    for (int j = 0; j < r->g->n_inputs; j++) {
+        const tensor_t *t = &r->g->t[r->g->inputs[j]];
+        char shape[24 * MODEL_MAX_DIMS];
+        json_obj_open(&w);
+        json_key(&w, "name");
+        json_str(&w, t->name);
+        json_key(&w, "dtype");
+        json_str(&w, dtype_name(t->dtype));
+        json_key(&w, "shape");
+        json_raw(&w, store_format_shape(shape, sizeof(shape), t->ndim, t->dims));
+        json_key(&w, "source");
+        if (r->inputs[j].file) {
+            json_str(&w, r->inputs[j].file);
+        } else {
+            char src[64];
+            snprintf(src, sizeof(src), "random:uniform01:splitmix64:seed=%lld", r->seed + j);
+            json_str(&w, src);
+        }
+        json_obj_close(&w);
+    }
+    json_arr_close(&w);
+    fclose(f);
+    return buf;
+}
+
+int run_record_store(run_record *r, const char *db, char *err, size_t errlen)
+{
+    store *st = NULL;
+    store_run info;
+    int64_t id = 0;
+    char *inj = NULL;
+    void *model_bytes = NULL;
+    size_t model_len = 0;
+    int rc;
+
+    rc = rt_read_file(r->model, &model_bytes, &model_len, err, errlen);
+    if (rc)
+        return rc;
+    rt_sha256_hex(model_bytes, model_len, r->sha256);
+    free(model_bytes);
+
+    rc = store_open(store_default_path(db), &st, err, errlen);
+    if (rc)
+        return rc;
+    store_run_init(&info);
+    inj = inputs_json(r);
+    info.label = r->label;
+    info.model_path = r->model;
+    info.model_sha256 = r->sha256;
+    info.model_format = "onnx";
+    info.platform = r->platform;
+    info.backend = r->backend;
+    info.quant = r->quant;
+    info.threads = r->threads;
+    info.iterations = r->iters;
+    info.seed = r->seed;
+    info.inputs_json = inj;
+    rc = store_run_begin(st, &info, &id, err, errlen);
+    if (rc)
+        goto out;
+
+    const graph_t *g = r->g;
+    for (int i = 0, l = 0; i < g->n_nodes && !rc; i++) {
+        const node_t *n = &g->nodes[i];
+        if (n->folded)
+            continue;
+        store_layer row;
+        store_layer_init(&row);
+        char *ins = shapes_json(g, n->n_in, n->in), *outs = shapes_json(g, n->n_out, n->out);
+        const tensor_t *o = n->n_out && n->out[0] >= 0 ? &g->t[n->out[0]] : NULL;
+        row.idx = l;
+        row.node = n->name;
+        row.op = n->op;
+        row.name = o ? o->name : NULL;
+        row.in_shapes = ins;
+        row.out_shapes = outs;
+        row.dtype = o ? dtype_name(o->dtype) : NULL;
+        row.host_us = r->layer_us[l];
+        rc = store_layer_add(st, id, &row, err, errlen);
+        free(ins);
+        free(outs);
+        l++;
+    }
+    for (int j = 0; j < g->n_outputs && !rc; j++) {
+        const tensor_t *t = exec_output(r->x, j);
+        store_output row;
+        char shape[24 * MODEL_MAX_DIMS];
+        store_output_init(&row);
+        row.idx = j;
+        row.name = t->name;
+        row.shape = store_format_shape(shape, sizeof(shape), t->ndim, t->dims);
+        row.dtype = dtype_name(t->dtype);
+        rc = store_output_add(st, id, &row, err, errlen);
+    }
+    if (!rc)
+        rc = store_run_commit(st, id, r->median_us, err, errlen);
+    if (rc)
+        store_run_abort(st, id);
+    else
+        r->run_id = id;
+out:
+    free(inj);
+    store_close(st);
+    return rc;
+}
