@@ -8,8 +8,7 @@
 # "N passed, N failed"; exits 1 on any failure.
 #
 # Environment: E2E_SEED (default 0), E2E_MODELS (space-separated file names to run
-# a subset), E2E_RUNNER=cli|tool (default: the CLI if built, else
-# BUILD_DIR/tests/run_model), E2E_KEEP=1 keeps the work folder.
+# a subset), E2E_KEEP=1 keeps the work folder.
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,19 +23,12 @@ if [ ! -d "$ROOT/tests/oracle/node_modules/onnxruntime-node" ]; then
     echo "e2e: onnxruntime-node is not installed; run 'make deps'" >&2
     exit 2
 fi
-runner=${E2E_RUNNER:-}
-if [ -z "$runner" ]; then
-    if [ -x "$BUILD/rknn-trace" ]; then runner=cli; else runner=tool; fi
-fi
-case $runner in
-cli) [ -x "$BUILD/rknn-trace" ] || { echo "e2e: $BUILD/rknn-trace not built" >&2; exit 2; } ;;
-tool) [ -x "$BUILD/tests/run_model" ] || { echo "e2e: $BUILD/tests/run_model not built" >&2; exit 2; } ;;
-*) echo "e2e: E2E_RUNNER must be cli or tool" >&2; exit 2 ;;
-esac
+CLI=$BUILD/rknn-trace
+[ -x "$CLI" ] || { echo "e2e: $CLI not built (make)" >&2; exit 2; }
 
 WORK=$(mktemp -d /tmp/rknn-e2e.XXXXXX)
 [ "${E2E_KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
-echo "e2e: runner=$runner build=$BUILD seed=$SEED work=$WORK"
+echo "e2e: cli=$CLI seed=$SEED work=$WORK"
 
 ROWS=$WORK/rows.txt
 : > "$ROWS"
@@ -84,12 +76,8 @@ EOF
 
     iargs=()
     for i in "${inputs[@]}"; do iargs+=(-i "$i"); done
-    if [ "$runner" = cli ]; then
-        cmd=("$BUILD/rknn-trace" run "$model" "${iargs[@]}" "${shape_args[@]}"
-             --dump "$w/ours" --db "$w/run.db" --json)
-    else
-        cmd=("$BUILD/tests/run_model" "$model" "${iargs[@]}" --dump "$w/ours")
-    fi
+    cmd=("$CLI" run "$model" "${iargs[@]}" "${shape_args[@]}"
+         --dump "$w/ours" --db "$w/run.db" --json)
     t0=$(date +%s%N)
     timeout 600 "${cmd[@]}" > "$w/ours.out" 2> "$w/ours.err"
     rc=$?

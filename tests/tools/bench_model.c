@@ -1,0 +1,289 @@
+/* tests/tools/bench_model.c — times our runtime on one model (bench/run.sh).
+ *
+ *   bench_model MODEL THREADS RUNS [--shape NAME=D0,D1,...]... [--warmup N]
+ *               [--range LO,HI] [--profile]
+ *
+ * Loads and prepares the model, fills every input with seeded uniform random values
+ * in [LO,HI] (default 0,1), does N warm-up runs (default 3) and RUNS timed exec_run
+ * calls. Prints one JSON line on stdout:
+ *   {"median_ms", "min_ms", "peak_rss_kb", "runs", "threads", "arena_bytes"}
+ * peak_rss_kb is getrusage()'s ru_maxrss of this process (model, weights, arena).
+ * --profile adds a per-op-type and slowest-layer breakdown on stderr, from the
+ * layer hook's host_us over the timed runs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "runtime/exec/exec.h"
+#include "runtime/model/model.h"
+#include "runtime/passes/passes.h"
+#include "util/util.h"
+
+#define MAX_SHAPES 16
+
+typedef struct prof {
+    int n_nodes;
+    double *node_us;   /* per graph node, summed over timed runs */
+    int *node_layer;   /* executed-layer index of each node, -1 if never run */
+} prof_t;
+
+typedef struct op_sum {
+    const char *op;
+    double us;
+    int count;
+} op_sum;
+
+static int parse_dims(const char *s, input_shape_t *sh)
+{
+    char *end;
+
+    sh->ndim = 0;
+    while (*s) {
+        if (sh->ndim == MODEL_MAX_DIMS)
+            return -1;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || v < 0)
+            return -1;
+        sh->dims[sh->ndim++] = v;
+        s = end;
+        if (*s == ',')
+            s++;
+        else if (*s)
+            return -1;
+    }
+    return sh->ndim > 0 ? 0 : -1;
+}
+
+static uint32_t rnd_next(uint32_t *s)
+{
+    uint32_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *s = x;
+}
+
+/* Uniform values in [lo, hi] for the input dtypes real models use. */
+static int fill_random(void *buf, const tensor_t *t, double lo, double hi, uint32_t *seed)
+{
+    int64_t n = tensor_numel(t);
+
+    for (int64_t i = 0; i < n; i++) {
+        double u = rnd_next(seed) / 4294967296.0, v = lo + (hi - lo) * u;
+        switch (t->dtype) {
+        case DT_FLOAT: ((float *)buf)[i] = (float)v; break;
+        case DT_DOUBLE: ((double *)buf)[i] = v; break;
+        case DT_UINT8: ((uint8_t *)buf)[i] = (uint8_t)(rnd_next(seed) & 0xff); break;
+        case DT_INT8: ((int8_t *)buf)[i] = (int8_t)(rnd_next(seed) & 0xff); break;
+        case DT_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
+        case DT_INT64: ((int64_t *)buf)[i] = (int64_t)v; break;
+        default: return -1;
+        }
+    }
+    return 0;
+}
+
+static int prof_hook(const layer_event_t *ev, void *user)
+{
+    prof_t *p = user;
+
+    if (ev->node >= 0 && ev->node < p->n_nodes) {
+        p->node_us[ev->node] += ev->host_us;
+        p->node_layer[ev->node] = ev->index;
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_op_sum(const void *a, const void *b)
+{
+    double x = ((const op_sum *)a)->us, y = ((const op_sum *)b)->us;
+    return x > y ? -1 : x < y;
+}
+
+static const prof_t *sort_prof; /* qsort has no user pointer */
+
+static int cmp_node_time(const void *a, const void *b)
+{
+    double x = sort_prof->node_us[*(const int *)a], y = sort_prof->node_us[*(const int *)b];
+    return x > y ? -1 : x < y;
+}
+
+static void prof_print(const graph_t *g, const prof_t *p, int runs, double median_ms)
+{
+    op_sum *ops = xcalloc((size_t)g->n_nodes + 1, sizeof(*ops));
+    int *order = xmalloc(sizeof(int) * ((size_t)g->n_nodes + 1));
+    int n_ops = 0, n_run = 0;
+    double total = 0;
+
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (p->node_layer[i] < 0)
+            continue;
+        order[n_run++] = i;
+        total += p->node_us[i];
+        int k = 0;
+        while (k < n_ops && strcmp(ops[k].op, g->nodes[i].op))
+            k++;
+        if (k == n_ops)
+            ops[n_ops++].op = g->nodes[i].op;
+        ops[k].us += p->node_us[i];
+        ops[k].count++;
+    }
+    qsort(ops, (size_t)n_ops, sizeof(*ops), cmp_op_sum);
+    total /= runs;
+    fprintf(stderr, "profile: %d layers, %.3f ms/run in kernels (median run %.3f ms)\n",
+            n_run, total / 1000.0, median_ms);
+    fprintf(stderr, "  %-22s %6s %10s %6s\n", "op", "layers", "ms/run", "%");
+    for (int k = 0; k < n_ops; k++)
+        fprintf(stderr, "  %-22s %6d %10.3f %5.1f%%\n", ops[k].op, ops[k].count,
+                ops[k].us / runs / 1000.0, total > 0 ? 100.0 * ops[k].us / runs / total : 0.0);
+    sort_prof = p;
+    qsort(order, (size_t)n_run, sizeof(int), cmp_node_time);
+    fprintf(stderr, "  slowest layers:\n");
+    for (int k = 0; k < n_run && k < 10; k++) {
+        const node_t *n = &g->nodes[order[k]];
+        const tensor_t *o = n->n_out > 0 && n->out[0] >= 0 ? &g->t[n->out[0]] : NULL;
+        const tensor_t *in = n->n_in > 0 && n->in[0] >= 0 ? &g->t[n->in[0]] : NULL;
+        char si[128] = "-", so[128] = "-";
+        if (in)
+            tensor_shape_str(in, si, sizeof(si));
+        if (o)
+            tensor_shape_str(o, so, sizeof(so));
+        fprintf(stderr, "  %4d %-16s %-28.28s %9.3f ms  %s -> %s\n", p->node_layer[order[k]],
+                n->op, n->name, p->node_us[order[k]] / runs / 1000.0, si, so);
+    }
+    free(ops);
+    free(order);
+}
+
+int main(int argc, char **argv)
+{
+    char err[512] = "";
+    input_shape_t shapes[MAX_SHAPES];
+    int n_shapes = 0, warmup = 3, profile = 0, rc = 0;
+    double lo = 0, hi = 1;
+    graph_t *g = NULL;
+    exec_t *x = NULL;
+    double *times = NULL;
+    prof_t p = { 0 };
+
+    if (argc < 4)
+        goto usage;
+    const char *model = argv[1];
+    int threads = atoi(argv[2]), runs = atoi(argv[3]);
+    if (threads < 1 || runs < 1)
+        goto usage;
+    for (int i = 4; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--shape") && i + 1 < argc) {
+            char *v = argv[++i], *eq = strchr(v, '=');
+            if (!eq || eq == v || n_shapes == MAX_SHAPES)
+                goto usage;
+            *eq = '\0';
+            shapes[n_shapes].name = v;
+            if (parse_dims(eq + 1, &shapes[n_shapes++]))
+                goto usage;
+        } else if (!strcmp(a, "--warmup") && i + 1 < argc) {
+            warmup = atoi(argv[++i]);
+        } else if (!strcmp(a, "--range") && i + 1 < argc) {
+            if (sscanf(argv[++i], "%lf,%lf", &lo, &hi) != 2)
+                goto usage;
+        } else if (!strcmp(a, "--profile")) {
+            profile = 1;
+        } else {
+            goto usage;
+        }
+    }
+
+    rc = model_load_file(model, &g, err, sizeof(err));
+    if (rc)
+        goto out;
+    rc = passes_prepare(g, shapes, n_shapes, err, sizeof(err));
+    if (rc)
+        goto out;
+    exec_opts o = { .nthreads = threads };
+    rc = exec_create(g, &o, &x, err, sizeof(err));
+    if (rc)
+        goto out;
+    uint32_t seed = 12345;
+    for (int k = 0; k < g->n_inputs; k++) {
+        tensor_t *t = &g->t[g->inputs[k]];
+        size_t nb = tensor_nbytes(t);
+        void *buf = xmalloc(nb + 1);
+        if (fill_random(buf, t, lo, hi, &seed)) {
+            free(buf);
+            rc = rt_err(err, sizeof(err), RT_EUNSUPPORTED, "input '%s': dtype %s not supported",
+                        t->name, dtype_name(t->dtype));
+            goto out;
+        }
+        rc = exec_set_input(x, k, buf, nb, err, sizeof(err));
+        free(buf);
+        if (rc)
+            goto out;
+    }
+    for (int i = 0; i < warmup; i++) {
+        rc = exec_run(x, NULL, NULL, err, sizeof(err));
+        if (rc)
+            goto out;
+    }
+    if (profile) {
+        p.n_nodes = g->n_nodes;
+        p.node_us = xcalloc((size_t)g->n_nodes + 1, sizeof(double));
+        p.node_layer = xmalloc(sizeof(int) * ((size_t)g->n_nodes + 1));
+        for (int i = 0; i < g->n_nodes; i++)
+            p.node_layer[i] = -1;
+    }
+    times = xmalloc(sizeof(double) * (size_t)runs);
+    for (int i = 0; i < runs; i++) {
+        double t0 = rt_now_us();
+        rc = exec_run(x, profile ? prof_hook : NULL, &p, err, sizeof(err));
+        times[i] = (rt_now_us() - t0) / 1000.0;
+        if (rc)
+            goto out;
+    }
+    qsort(times, (size_t)runs, sizeof(double), cmp_double);
+    double median = runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
+
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    json_writer w;
+    json_begin(&w, stdout);
+    json_obj_open(&w);
+    json_key(&w, "median_ms");
+    json_num(&w, median);
+    json_key(&w, "min_ms");
+    json_num(&w, times[0]);
+    json_key(&w, "peak_rss_kb");
+    json_int(&w, ru.ru_maxrss);
+    json_key(&w, "runs");
+    json_int(&w, runs);
+    json_key(&w, "threads");
+    json_int(&w, threads);
+    json_key(&w, "arena_bytes");
+    json_int(&w, (int64_t)exec_arena_bytes(x));
+    json_obj_close(&w);
+    json_end(&w);
+    if (profile)
+        prof_print(g, &p, runs, median);
+out:
+    free(times);
+    free(p.node_us);
+    free(p.node_layer);
+    exec_free(x);
+    graph_free(g);
+    if (rc) {
+        fprintf(stderr, "bench_model: %s\n", err);
+        return 2;
+    }
+    return 0;
+usage:
+    fprintf(stderr, "usage: bench_model MODEL THREADS RUNS [--shape NAME=D0,D1,...]... "
+                    "[--warmup N] [--range LO,HI] [--profile]\n");
+    return 1;
+}
