@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Command-line tests: exit codes and one-line errors on bad input, the dump
+# folder, the store (ls/show, --json) checked with Python's json and numpy.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+RT=$B/rknn-trace
+PY=/usr/bin/python3
+SHARED=${RT_SHARED:-../shared}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+MNIST=tests/data/models/mnist.onnx
+
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# expect EXIT_CODE STDERR_REGEX -- command...: exit code, and a single clear line on stderr
+expect() {
+    local code=$1 re=$2; shift 3
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ "$rc" -ne "$code" ]; then bad "$* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; return; fi
+    if [ -n "$re" ] && ! grep -Eq "$re" "$T/err"; then bad "$* -> stderr '$(head -c 300 "$T/err")' lacks /$re/"; return; fi
+    if [ "$code" -ne 0 ] && [ "$(grep -c . "$T/err")" -ne 1 ]; then bad "$* -> stderr is not one line: $(cat "$T/err")"; return; fi
+    if grep -q "AddressSanitizer\|runtime error" "$T/err"; then bad "$* -> sanitizer report"; return; fi
+    ok
+}
+
+# --- usage and bad input -------------------------------------------------------
+expect 1 "usage" -- "$RT"
+expect 1 "unknown command" -- "$RT" frobnicate
+expect 1 "unknown option" -- "$RT" run "$MNIST" --bogus
+expect 1 "unknown platform 'rk9999'" -- "$RT" run "$MNIST" -t rk9999 --no-db
+expect 2 "nope.onnx" -- "$RT" run "$T/nope.onnx" --no-db
+head -c 2000 "$MNIST" >"$T/trunc.onnx"
+expect 2 "trunc.onnx" -- "$RT" run "$T/trunc.onnx" --no-db
+head -c 4096 /dev/urandom >"$T/noise.onnx"
+expect 2 "noise.onnx" -- "$RT" run "$T/noise.onnx" --no-db
+: >"$T/empty.onnx"
+expect 2 "empty.onnx" -- "$RT" run "$T/empty.onnx" --no-db
+if [ -f "$SHARED/data/models/rknn/multiple_input_demo.rk3588.rknn" ]; then
+    expect 2 "vendor-compiled" -- "$RT" run "$SHARED/data/models/rknn/multiple_input_demo.rk3588.rknn" --no-db
+fi
+# An op outside the supported set names the op and the node.
+NZ=/usr/share/libonnx-testdata/data/node/test_nonzero_example/model.onnx
+[ -f "$NZ" ] && expect 2 "unsupported op 'NonZero'" -- "$RT" run "$NZ" --no-db
+# Dynamic dims need --shape; the message says so.
+expect 2 "--shape" -- "$RT" run tests/data/models/ppocr_mobile_v2.0_cls.onnx --no-db
+# Inputs of the wrong shape, dtype or name.
+$PY -c "import numpy as np; np.save('$T/in_bad_shape.npy', np.zeros((1,1,27,28), np.float32)); np.save('$T/in_f64.npy', np.zeros((1,1,28,28))); np.save('$T/in.npy', np.random.default_rng(1).random((1,1,28,28), dtype=np.float32))"
+expect 2 "Input3" -- "$RT" run "$MNIST" -i Input3="$T/in_bad_shape.npy" --no-db
+expect 2 "float64" -- "$RT" run "$MNIST" -i Input3="$T/in_f64.npy" --no-db
+expect 1 "no input named 'nosuch'" -- "$RT" run "$MNIST" -i nosuch="$T/in.npy" --no-db
+printf 'not an npy' >"$T/junk.npy"
+expect 2 "junk.npy" -- "$RT" run "$MNIST" -i Input3="$T/junk.npy" --no-db
+
+# --- a run with dumps, recorded in the store -------------------------------------
+DB=$T/runs.db
+expect 0 "" -- "$RT" run "$MNIST" -i Input3="$T/in.npy" --dump "$T/dump" --db "$DB" --label first --json
+cp "$T/out" "$T/run.json"
+$PY - "$T" "$MNIST" <<'PYEOF' && ok || bad "dump folder / run json"
+import hashlib, json, os, sys
+import numpy as np
+t, model = sys.argv[1], sys.argv[2]
+run = json.load(open(f"{t}/run.json"))
+for k in ("run_id", "model", "platform", "backend", "layers", "median_us"):
+    assert k in run, k
+assert run["platform"] == "rk3588" and run["backend"] == "sim"
+assert run["model_sha256"] == hashlib.sha256(open(model, "rb").read()).hexdigest()
+idx = json.load(open(f"{t}/dump/index.json"))
+for e in idx:
+    for k in ("layer", "node", "op", "name", "file", "shape", "dtype"):
+        assert k in e, (k, e)
+    a = np.load(os.path.join(f"{t}/dump", e["file"]))
+    assert list(a.shape) == e["shape"] and str(a.dtype) == e["dtype"], e
+layers = [e for e in idx if e["layer"] >= 0]
+assert len({e["layer"] for e in layers}) == len(run["layers"]), (len(layers), len(run["layers"]))
+names = {e["name"] for e in idx}
+assert "Plus214_Output_0" in names  # the graph output
+inp = [e for e in idx if e["layer"] < 0]
+assert len(inp) == 1 and np.array_equal(np.load(os.path.join(f"{t}/dump", inp[0]["file"])), np.load(f"{t}/in.npy"))
+PYEOF
+
+# The same label twice is refused, and the first run is kept.
+expect 2 "first" -- "$RT" run "$MNIST" --db "$DB" --label first
+RKNN_TRACE_DB=$DB expect 0 "" -- "$RT" run "$MNIST" --seed 7 --label second
+expect 0 "" -- "$RT" ls --db "$DB" --json
+$PY - "$T/out" <<'PYEOF' && ok || bad "ls --json"
+import json, sys
+runs = json.load(open(sys.argv[1]))
+assert [r["label"] for r in runs] == ["first", "second"] or sorted(r["label"] for r in runs) == ["first", "second"], runs
+for r in runs:
+    for k in ("id", "label", "time", "model", "platform", "backend"):
+        assert k in r, k
+PYEOF
+expect 0 "" -- "$RT" show first --db "$DB" --json
+$PY - "$T/out" "$T/run.json" <<'PYEOF' && ok || bad "show --json"
+import json, sys
+show, run = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert show["id"] == run["run_id"] and show["label"] == "first"
+assert [l["op"] for l in show["layers"]] == [l["op"] for l in run["layers"]]
+assert [l["node"] for l in show["layers"]] == [l["node"] for l in run["layers"]]
+assert all(l["host_us"] >= 0 for l in show["layers"])
+PYEOF
+RUNID=$($PY -c "import json;print(json.load(open('$T/run.json'))['run_id'])")
+expect 0 "" -- "$RT" show "$RUNID" --db "$DB"
+grep -q "Plus214_Output_0" "$T/out" && ok || bad "show text lacks the output"
+expect 1 "no run" -- "$RT" show nosuchrun --db "$DB"
+# A database that is not ours, and a text file, are refused; neither is modified.
+$PY -c "import sqlite3; c=sqlite3.connect('$T/other.db'); c.execute('create table t(x)'); c.commit()"
+cp "$T/other.db" "$T/other.orig"
+expect 2 "not an rknn-trace database" -- "$RT" run "$MNIST" --db "$T/other.db"
+cmp -s "$T/other.db" "$T/other.orig" && ok || bad "foreign database was modified"
+echo "hello" >"$T/text.db"
+expect 2 "text.db" -- "$RT" ls --db "$T/text.db"
+
+# --- info -------------------------------------------------------------------------
+expect 0 "" -- "$RT" info
+grep -q "Conv" "$T/out" && grep -q "LD_LIBRARY_PATH" "$T/out" && ok || bad "info output"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

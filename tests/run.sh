@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs every test suite, then the sanitizer build of the fast ones; sums the
+# "N passed, N failed" lines of each suite into one closing line.
+#   RT_SKIP_ASAN=1  skip the AddressSanitizer + UBSan pass
+set -uo pipefail
+cd "$(dirname "$0")/.."
+B=${BUILD:-build}
+BA=${BUILD_ASAN:-build-asan}
+export RT_SHARED=${RT_SHARED:-../shared}
+
+passed=0; failed=0; suites_failed=()
+log=$(mktemp -d)
+
+suite() { # name, command...
+    local name=$1; shift
+    printf '== %s\n' "$name"
+    "$@" >"$log/out" 2>"$log/err"
+    local rc=$?
+    local line
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log/out" | tail -1)
+    if [ -n "$line" ]; then
+        passed=$((passed + $(echo "$line" | awk '{print $1}')))
+        failed=$((failed + $(echo "$line" | awk '{print $3}')))
+    fi
+    if [ $rc -ne 0 ] || [ -z "$line" ]; then
+        suites_failed+=("$name")
+        [ -z "$line" ] && failed=$((failed + 1))
+        tail -n 40 "$log/out"; tail -n 40 "$log/err"
+        printf '   FAILED (exit %d)\n' "$rc"
+    else
+        printf '   %s\n' "$line"
+    fi
+}
+
+run_suites() { # build dir, full (1) or fast (0)
+    local b=$1 full=$2
+    for t in "$b"/tests/test_*; do
+        [ -x "$t" ] && suite "unit $(basename "$t") [$b]" "$t"
+    done
+    [ -x "$b/tests/conformance" ] && suite "onnx conformance [$b]" "$b/tests/conformance"
+    for f in "$b"/tests/fuzz_*; do
+        local n=${f##*/fuzz_}
+        [ -d "tests/fuzz/corpus/$n" ] && suite "fuzz corpus $n [$b]" "$f" "tests/fuzz/corpus/$n"
+    done
+    suite "cli [$b]" bash tests/cli/run.sh "$b"
+    if [ "$full" = 1 ]; then
+        [ -f tests/numpy/run.sh ] && suite "npy vs numpy [$b]" bash tests/numpy/run.sh "$b"
+        suite "real models vs onnxruntime [$b]" bash tests/e2e/run.sh "$b"
+    fi
+}
+
+run_suites "$B" 1
+if [ "${RT_SKIP_ASAN:-0}" != 1 ]; then
+    echo "== building with AddressSanitizer + UndefinedBehaviorSanitizer into $BA"
+    if make -s -j"$(nproc)" BUILD="$BA" SAN=1 OPT=-O1 all >"$log/asan-build" 2>&1; then
+        export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+        run_suites "$BA" 0
+    else
+        tail -n 40 "$log/asan-build"; suites_failed+=("asan build"); failed=$((failed + 1))
+    fi
+fi
+rm -rf "$log"
+echo
+if [ ${#suites_failed[@]} -gt 0 ]; then
+    printf 'failed suites:\n'; printf '  %s\n' "${suites_failed[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ] && [ ${#suites_failed[@]} -eq 0 ]
