@@ -1,0 +1,126 @@
+/* analyze/analyze.h — the run store (SQLite) and, later, error metrics and run
+ * comparison.
+ *
+ * The store is the one place that knows SQL. A database is ours when its
+ * PRAGMA application_id is STORE_APPLICATION_ID; PRAGMA user_version is its schema
+ * version, upgraded in place by ordered migration steps when an older file is
+ * opened for writing. A database from a newer rknn-trace, an SQLite file of some
+ * other application and a file that is not SQLite at all are refused with a
+ * one-line error (RT_EFORMAT, or RT_EUNSUPPORTED for a newer schema).
+ *
+ * Writing a run: store_run_begin opens ONE transaction; store_layer_add and
+ * store_output_add add rows to it; store_run_commit makes the run visible,
+ * store_run_abort (or store_close, or a crash) leaves nothing of it.
+ *
+ * Missing is not zero: numeric fields equal to STORE_NULL_INT (integers) or NaN
+ * (reals) and NULL strings are stored as SQL NULL and read back the same way. Use
+ * store_run_init / store_layer_init to start from an all-missing row.
+ *
+ * Strings in rows passed to the store are borrowed (copied by SQLite); rows
+ * returned by the store own their strings (free with the matching *_free). */
+#ifndef RT_ANALYZE_H
+#define RT_ANALYZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_APPLICATION_ID 0x524b5452 /* "RKTR" */
+#define STORE_SCHEMA_VERSION 1
+#define STORE_NULL_INT INT64_MIN
+
+typedef struct store store;
+
+typedef struct store_run {
+    int64_t id;                /* set by the store */
+    const char *label;         /* unique, not all digits; NULL: none */
+    const char *time;          /* ISO 8601 UTC; NULL on write: now */
+    const char *model_path;
+    const char *model_sha256;
+    const char *model_format;  /* "onnx", "rknn-sim", "rknn", ... */
+    const char *platform;      /* "rk3588", ... */
+    const char *backend;       /* "sim" or "board" (or NULL) */
+    const char *quant;         /* "fp32", "fp16", "i8", ... */
+    const char *quant_algo;    /* "normal", "kl_divergence", "mmse" */
+    const char *quant_method;  /* "channel", "layer" */
+    int64_t threads, iterations, seed;
+    const char *inputs_json;   /* JSON text describing the inputs used */
+    double total_us;           /* set by store_run_commit */
+    const char *status;        /* NULL on write: "ok" */
+    const char *tool_version;
+    const char *extra_json;    /* anything else, as a JSON object */
+    int64_t n_layers;          /* read only: number of layer rows */
+} store_run;
+
+typedef struct store_layer {
+    int64_t idx;               /* execution order, unique within a run */
+    const char *node, *op;
+    const char *name;          /* source model's tensor name of the (first) output */
+    const char *in_shapes;     /* JSON list of shapes, e.g. "[[1,3,224,224],[64,3,7,7]]" */
+    const char *out_shapes;
+    const char *dtype;         /* numpy name of the output dtype */
+    double host_us;            /* CPU time of the simulator/runtime */
+    /* From the NPU model or the board; missing = NULL. */
+    int64_t npu_cycles, ddr_cycles, total_cycles;
+    double time_us;
+    double mac_usage;          /* percent */
+    const char *target;        /* "NPU" or "CPU" */
+    const char *cpu_reason;    /* why a layer falls back to the CPU */
+    double sram_hit;           /* fraction 0..1 of traffic served from SRAM */
+    double rw_kb;
+    const char *bound;         /* "compute" or "memory" */
+    const char *workload;      /* per-core split as the vendor prints it */
+    int64_t tasks;             /* NPU task count */
+} store_layer;
+
+typedef struct store_output {
+    int64_t idx;               /* graph output index */
+    const char *name;
+    const char *shape;         /* JSON list, e.g. "[1,1000]" */
+    const char *dtype;         /* numpy name */
+    const char *dump_file;     /* .npy path, or NULL */
+} store_output;
+
+/* --db value, else $RKNN_TRACE_DB (if non-empty), else "./rknn-trace.db". */
+const char *store_default_path(const char *cli_db);
+
+/* Opens (creating file and schema if new, migrating if older). */
+int store_open(const char *path, store **out, char *err, size_t errlen);
+/* Opens an existing database for reading only: never creates or migrates. */
+int store_open_readonly(const char *path, store **out, char *err, size_t errlen);
+/* Rolls back a run still open. NULL is fine. */
+void store_close(store *st);
+
+void store_run_init(store_run *r);
+void store_layer_init(store_layer *l);
+void store_output_init(store_output *o);
+
+/* Writing one run (see above). Only one run may be open per store handle. */
+int store_run_begin(store *st, const store_run *info, int64_t *run_id, char *err,
+                    size_t errlen);
+int store_layer_add(store *st, int64_t run_id, const store_layer *row, char *err,
+                    size_t errlen);
+int store_output_add(store *st, int64_t run_id, const store_output *row, char *err,
+                     size_t errlen);
+int store_run_commit(store *st, int64_t run_id, double total_us, char *err, size_t errlen);
+void store_run_abort(store *st, int64_t run_id);
+
+/* Removes a committed run with its layers and outputs. */
+int store_delete_run(store *st, int64_t run_id, char *err, size_t errlen);
+
+/* Reading. Returned rows own their strings. */
+int store_list_runs(store *st, store_run **runs, int *n, char *err, size_t errlen);
+void store_runs_free(store_run *runs, int n);
+/* ref: a run id or a unique label. Unknown -> RT_EINVAL "no run 'x'". */
+int store_get_run(store *st, const char *ref, store_run *out, char *err, size_t errlen);
+void store_run_clear(store_run *r);
+int store_get_layers(store *st, int64_t run_id, store_layer **rows, int *n, char *err,
+                     size_t errlen);
+void store_layers_free(store_layer *rows, int n);
+int store_get_outputs(store *st, int64_t run_id, store_output **rows, int *n, char *err,
+                      size_t errlen);
+void store_outputs_free(store_output *rows, int n);
+
+/* Helpers for callers building rows: "[1,3,224,224]" ("[]" for a scalar). */
+const char *store_format_shape(char *buf, size_t len, int ndim, const int64_t *dims);
+
+#endif

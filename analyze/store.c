@@ -1,0 +1,895 @@
+/* analyze/store.c — the SQLite run store: schema, migrations, writes and queries. */
+#include "analyze/analyze.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/util.h"
+
+/* Migration steps: migrations[i] takes schema version i to i + 1. Never edit a
+ * step that has shipped; append a new one and bump STORE_SCHEMA_VERSION. */
+static const char *const migrations[] = {
+    /* v1 */
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO meta (key, value) VALUES ('created_by', 'rknn-trace');"
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  label TEXT UNIQUE,"
+    "  time TEXT NOT NULL,"
+    "  model_path TEXT, model_sha256 TEXT, model_format TEXT,"
+    "  platform TEXT, backend TEXT,"
+    "  quant TEXT, quant_algo TEXT, quant_method TEXT,"
+    "  threads INTEGER, iterations INTEGER, seed INTEGER,"
+    "  inputs_json TEXT, total_us REAL,"
+    "  status TEXT NOT NULL DEFAULT 'ok',"
+    "  tool_version TEXT, extra_json TEXT);"
+    "CREATE TABLE layers ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  node TEXT, op TEXT, name TEXT, in_shapes TEXT, out_shapes TEXT, dtype TEXT,"
+    "  host_us REAL,"
+    "  npu_cycles INTEGER, ddr_cycles INTEGER, total_cycles INTEGER,"
+    "  time_us REAL, mac_usage REAL, target TEXT, cpu_reason TEXT,"
+    "  sram_hit REAL, rw_kb REAL, bound TEXT, workload TEXT, tasks INTEGER,"
+    "  PRIMARY KEY (run_id, idx));"
+    "CREATE TABLE outputs ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  name TEXT NOT NULL, shape TEXT, dtype TEXT, dump_file TEXT,"
+    "  PRIMARY KEY (run_id, idx));"
+    "CREATE INDEX runs_time ON runs(time);",
+};
+#define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+_Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration step per schema version");
+
+/* Tables of schema v1 and later that may exist in a database of ours. */
+static const char *const known_tables[] = { "meta", "runs", "layers", "outputs",
+                                            "sqlite_sequence" };
+
+struct store {
+    sqlite3 *db;
+    char *path;
+    int readonly;
+    int64_t open_run; /* run whose transaction is open, 0 if none */
+};
+
+#define RUN_COLS                                                                           \
+    "id, label, time, model_path, model_sha256, model_format, platform, backend, quant, " \
+    "quant_algo, quant_method, threads, iterations, seed, inputs_json, total_us, status, " \
+    "tool_version, extra_json, (SELECT COUNT(*) FROM layers WHERE run_id = runs.id)"
+
+#define LAYER_COLS                                                                         \
+    "idx, node, op, name, in_shapes, out_shapes, dtype, host_us, npu_cycles, ddr_cycles, " \
+    "total_cycles, time_us, mac_usage, target, cpu_reason, sram_hit, rw_kb, bound, "      \
+    "workload, tasks"
+
+const char *store_default_path(const char *cli_db)
+{
+    const char *env;
+
+    if (cli_db && *cli_db)
+        return cli_db;
+    env = getenv("RKNN_TRACE_DB");
+    if (env && *env)
+        return env;
+    return "./rknn-trace.db";
+}
+
+static int db_status(int code)
+{
+    switch (code & 0xff) {
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+        return RT_EFORMAT;
+    case SQLITE_NOMEM:
+        return RT_ENOMEM;
+    case SQLITE_MISUSE:
+    case SQLITE_RANGE:
+        return RT_EINTERNAL;
+    default:
+        return RT_EIO;
+    }
+}
+
+static int db_fail(store *st, char *err, size_t errlen, const char *what)
+{
+    int code = sqlite3_extended_errcode(st->db);
+    if ((code & 0xff) == SQLITE_NOTADB || (code & 0xff) == SQLITE_CORRUPT)
+        return rt_err(err, errlen, RT_EFORMAT, "%s: not an rknn-trace database (%s)", st->path,
+                      sqlite3_errmsg(st->db));
+    return rt_err(err, errlen, db_status(code), "%s: %s: %s", st->path, what,
+                  sqlite3_errmsg(st->db));
+}
+
+static int db_exec(store *st, const char *sql, char *err, size_t errlen)
+{
+    if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return db_fail(st, err, errlen, "database error");
+    return 0;
+}
+
+static int db_prepare(store *st, const char *sql, sqlite3_stmt **s, char *err, size_t errlen)
+{
+    if (sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK) {
+        *s = NULL;
+        return db_fail(st, err, errlen, "database error");
+    }
+    return 0;
+}
+
+static int pragma_int(store *st, const char *name, int64_t *v, char *err, size_t errlen)
+{
+    char sql[64];
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    snprintf(sql, sizeof sql, "PRAGMA %s", name);
+    if ((rc = db_prepare(st, sql, &s, err, errlen)))
+        return rc;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        *v = sqlite3_column_int64(s, 0);
+        rc = 0;
+    } else {
+        rc = db_fail(st, err, errlen, "database error");
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* Counts tables that are not ours (and all tables, into *total). */
+static int count_tables(store *st, int *total, int *unknown, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc, step;
+
+    *total = *unknown = 0;
+    if ((rc = db_prepare(st, "SELECT name FROM sqlite_master WHERE type = 'table'", &s, err,
+                         errlen)))
+        return rc;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(s, 0);
+        int known = 0;
+        for (size_t i = 0; name && i < sizeof known_tables / sizeof known_tables[0]; i++)
+            known |= strcmp(name, known_tables[i]) == 0;
+        (*total)++;
+        *unknown += !known;
+    }
+    if (step != SQLITE_DONE)
+        rc = db_fail(st, err, errlen, "database error");
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static int migrate(store *st, char *err, size_t errlen)
+{
+    char sql[160], now[32];
+    int64_t ver;
+    int rc;
+
+    for (;;) {
+        /* IMMEDIATE: take the write lock before looking, so that two processes
+         * creating the same new file do not both run a step */
+        if ((rc = db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
+            return rc;
+        if ((rc = pragma_int(st, "user_version", &ver, err, errlen)))
+            goto fail;
+        if (ver >= STORE_SCHEMA_VERSION) {
+            db_exec(st, "COMMIT", NULL, 0);
+            return 0;
+        }
+        if ((rc = db_exec(st, migrations[ver], err, errlen)))
+            goto fail;
+        rt_iso_time(now, sizeof now);
+        snprintf(sql, sizeof sql,
+                 "PRAGMA application_id = %d; PRAGMA user_version = %d;"
+                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', '%d');",
+                 STORE_APPLICATION_ID, (int)ver + 1, (int)ver + 1);
+        if ((rc = db_exec(st, sql, err, errlen)))
+            goto fail;
+        if (ver == 0) {
+            snprintf(sql, sizeof sql,
+                     "INSERT INTO meta (key, value) VALUES ('created_at', '%s')", now);
+            if ((rc = db_exec(st, sql, err, errlen)))
+                goto fail;
+        }
+        if ((rc = db_exec(st, "COMMIT", err, errlen)))
+            goto fail;
+    }
+fail:
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+/* A non-empty file that does not start with SQLite's magic is refused before
+ * SQLite sees it (SQLite would only complain at the first query). */
+static int check_file(const char *path, int readonly, char *err, size_t errlen)
+{
+    static const char magic[16] = "SQLite format 3";
+    char head[16];
+    struct stat sb;
+    FILE *f;
+    size_t n;
+
+    if (stat(path, &sb) != 0) {
+        if (errno == ENOENT && !readonly)
+            return 0;
+        return rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+    }
+    if (S_ISDIR(sb.st_mode))
+        return rt_err(err, errlen, RT_EIO, "%s: is a directory", path);
+    if (sb.st_size == 0)
+        return 0;
+    f = fopen(path, "rb");
+    if (!f)
+        return rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+    n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (n < sizeof head || memcmp(head, magic, sizeof magic) != 0)
+        return rt_err(err, errlen, RT_EFORMAT,
+                      "%s: not an rknn-trace database (not an SQLite file)", path);
+    return 0;
+}
+
+static int store_open_mode(const char *path, int readonly, store **out, char *err,
+                           size_t errlen)
+{
+    store *st = NULL;
+    int64_t app, ver;
+    int rc, total, unknown;
+    int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+
+    *out = NULL;
+    if (!path || !*path)
+        return rt_err(err, errlen, RT_EINVAL, "no database path");
+    if ((rc = check_file(path, readonly, err, errlen)))
+        return rc;
+    st = xcalloc(1, sizeof *st);
+    st->path = xstrdup(path);
+    st->readonly = readonly;
+    if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+        rc = rt_err(err, errlen, RT_EIO, "%s: cannot open database: %s", path,
+                    st->db ? sqlite3_errmsg(st->db) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(st->db, 10000);
+    sqlite3_extended_result_codes(st->db, 1);
+    if ((rc = db_exec(st, "PRAGMA foreign_keys = ON", err, errlen)))
+        goto fail;
+    if ((rc = pragma_int(st, "application_id", &app, err, errlen)) ||
+        (rc = pragma_int(st, "user_version", &ver, err, errlen)) ||
+        (rc = count_tables(st, &total, &unknown, err, errlen)))
+        goto fail;
+
+    if (app == 0 && ver == 0 && total == 0) {
+        /* a new (or empty) file */
+        if (readonly) {
+            rc = rt_err(err, errlen, RT_EFORMAT, "%s: empty database (no runs yet)", path);
+            goto fail;
+        }
+    } else if (app != STORE_APPLICATION_ID || unknown) {
+        rc = rt_err(err, errlen, RT_EFORMAT, "%s: not an rknn-trace database", path);
+        goto fail;
+    } else if (ver > STORE_SCHEMA_VERSION) {
+        rc = rt_err(err, errlen, RT_EUNSUPPORTED,
+                    "%s: created by a newer rknn-trace (schema %lld > %d)", path,
+                    (long long)ver, STORE_SCHEMA_VERSION);
+        goto fail;
+    } else if (ver < 1) {
+        rc = rt_err(err, errlen, RT_EFORMAT, "%s: not an rknn-trace database (schema %lld)",
+                    path, (long long)ver);
+        goto fail;
+    }
+    if (ver < STORE_SCHEMA_VERSION) {
+        if (readonly) {
+            rc = rt_err(err, errlen, RT_EUNSUPPORTED,
+                        "%s: schema %lld is older than %d; open it for writing to upgrade",
+                        path, (long long)ver, STORE_SCHEMA_VERSION);
+            goto fail;
+        }
+        if ((rc = migrate(st, err, errlen)))
+            goto fail;
+    }
+    *out = st;
+    return 0;
+fail:
+    store_close(st);
+    return rc;
+}
+
+int store_open(const char *path, store **out, char *err, size_t errlen)
+{
+    return store_open_mode(path, 0, out, err, errlen);
+}
+
+int store_open_readonly(const char *path, store **out, char *err, size_t errlen)
+{
+    return store_open_mode(path, 1, out, err, errlen);
+}
+
+void store_close(store *st)
+{
+    if (!st)
+        return;
+    if (st->open_run)
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(st->db);
+    free(st->path);
+    free(st);
+}
+
+void store_run_init(store_run *r)
+{
+    memset(r, 0, sizeof *r);
+    r->threads = r->iterations = r->seed = STORE_NULL_INT;
+    r->total_us = NAN;
+    r->n_layers = 0;
+}
+
+void store_layer_init(store_layer *l)
+{
+    memset(l, 0, sizeof *l);
+    l->npu_cycles = l->ddr_cycles = l->total_cycles = l->tasks = STORE_NULL_INT;
+    l->host_us = l->time_us = l->mac_usage = l->sram_hit = l->rw_kb = NAN;
+}
+
+void store_output_init(store_output *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+/* ---------------------------------------------------------------- binding */
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+static void bind_i64(sqlite3_stmt *s, int i, int64_t v)
+{
+    if (v == STORE_NULL_INT)
+        sqlite3_bind_null(s, i);
+    else
+        sqlite3_bind_int64(s, i, v);
+}
+
+static void bind_dbl(sqlite3_stmt *s, int i, double v)
+{
+    if (isfinite(v))
+        sqlite3_bind_double(s, i, v);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return t ? xstrdup((const char *)t) : NULL;
+}
+
+static int64_t col_i64(sqlite3_stmt *s, int i)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? STORE_NULL_INT
+                                                    : sqlite3_column_int64(s, i);
+}
+
+static double col_dbl(sqlite3_stmt *s, int i)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+static int all_digits(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static int check_writable(store *st, char *err, size_t errlen)
+{
+    if (!st)
+        return rt_err(err, errlen, RT_EINVAL, "no store");
+    if (st->readonly)
+        return rt_err(err, errlen, RT_EINVAL, "%s: opened read-only", st->path);
+    return 0;
+}
+
+int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    char now[32];
+    int rc;
+
+    *run_id = 0;
+    if ((rc = check_writable(st, err, errlen)))
+        return rc;
+    if (st->open_run)
+        return rt_err(err, errlen, RT_EINVAL, "run %lld is still open", (long long)st->open_run);
+    if (r->label && (!*r->label || all_digits(r->label)))
+        return rt_err(err, errlen, RT_EINVAL,
+                      "bad label '%s': a label must not be empty or a number", r->label);
+    if (r->backend && strcmp(r->backend, "sim") != 0 && strcmp(r->backend, "board") != 0)
+        return rt_err(err, errlen, RT_EINVAL, "bad backend '%s' (sim or board)", r->backend);
+    if ((rc = db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
+        return rc;
+
+    if (r->label) {
+        if ((rc = db_prepare(st, "SELECT id FROM runs WHERE label = ?", &s, err, errlen)))
+            goto fail;
+        bind_text(s, 1, r->label);
+        if (sqlite3_step(s) == SQLITE_ROW) {
+            rc = rt_err(err, errlen, RT_EINVAL, "label '%s' is already used by run %lld",
+                        r->label, (long long)sqlite3_column_int64(s, 0));
+            goto fail;
+        }
+        sqlite3_finalize(s);
+        s = NULL;
+    }
+    if ((rc = db_prepare(st,
+                         "INSERT INTO runs (label, time, model_path, model_sha256, "
+                         "model_format, platform, backend, quant, quant_algo, quant_method, "
+                         "threads, iterations, seed, inputs_json, total_us, status, "
+                         "tool_version, extra_json) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         &s, err, errlen)))
+        goto fail;
+    if (!r->time)
+        rt_iso_time(now, sizeof now);
+    bind_text(s, 1, r->label);
+    bind_text(s, 2, r->time ? r->time : now);
+    bind_text(s, 3, r->model_path);
+    bind_text(s, 4, r->model_sha256);
+    bind_text(s, 5, r->model_format);
+    bind_text(s, 6, r->platform);
+    bind_text(s, 7, r->backend);
+    bind_text(s, 8, r->quant);
+    bind_text(s, 9, r->quant_algo);
+    bind_text(s, 10, r->quant_method);
+    bind_i64(s, 11, r->threads);
+    bind_i64(s, 12, r->iterations);
+    bind_i64(s, 13, r->seed);
+    bind_text(s, 14, r->inputs_json);
+    bind_dbl(s, 15, r->total_us);
+    bind_text(s, 16, r->status ? r->status : "ok");
+    bind_text(s, 17, r->tool_version);
+    bind_text(s, 18, r->extra_json);
+    if (sqlite3_step(s) != SQLITE_DONE) {
+        rc = db_fail(st, err, errlen, "cannot add the run");
+        goto fail;
+    }
+    sqlite3_finalize(s);
+    *run_id = sqlite3_last_insert_rowid(st->db);
+    st->open_run = *run_id;
+    return 0;
+fail:
+    sqlite3_finalize(s);
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+static int check_open(store *st, int64_t run_id, char *err, size_t errlen)
+{
+    int rc = check_writable(st, err, errlen);
+    if (rc)
+        return rc;
+    if (!st->open_run || st->open_run != run_id)
+        return rt_err(err, errlen, RT_EINVAL, "run %lld is not open for writing",
+                      (long long)run_id);
+    return 0;
+}
+
+int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if ((rc = check_open(st, run_id, err, errlen)))
+        return rc;
+    if (l->target && strcmp(l->target, "NPU") != 0 && strcmp(l->target, "CPU") != 0)
+        return rt_err(err, errlen, RT_EINVAL, "layer %lld: bad target '%s' (NPU or CPU)",
+                      (long long)l->idx, l->target);
+    if ((rc = db_prepare(st,
+                         "INSERT INTO layers (run_id, " LAYER_COLS ") VALUES "
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    sqlite3_bind_int64(s, 2, l->idx);
+    bind_text(s, 3, l->node);
+    bind_text(s, 4, l->op);
+    bind_text(s, 5, l->name);
+    bind_text(s, 6, l->in_shapes);
+    bind_text(s, 7, l->out_shapes);
+    bind_text(s, 8, l->dtype);
+    bind_dbl(s, 9, l->host_us);
+    bind_i64(s, 10, l->npu_cycles);
+    bind_i64(s, 11, l->ddr_cycles);
+    bind_i64(s, 12, l->total_cycles);
+    bind_dbl(s, 13, l->time_us);
+    bind_dbl(s, 14, l->mac_usage);
+    bind_text(s, 15, l->target);
+    bind_text(s, 16, l->cpu_reason);
+    bind_dbl(s, 17, l->sram_hit);
+    bind_dbl(s, 18, l->rw_kb);
+    bind_text(s, 19, l->bound);
+    bind_text(s, 20, l->workload);
+    bind_i64(s, 21, l->tasks);
+    if (sqlite3_step(s) != SQLITE_DONE) {
+        if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_CONSTRAINT)
+            rc = rt_err(err, errlen, RT_EINVAL, "layer %lld added twice", (long long)l->idx);
+        else
+            rc = db_fail(st, err, errlen, "cannot add a layer");
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int store_output_add(store *st, int64_t run_id, const store_output *o, char *err,
+                     size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if ((rc = check_open(st, run_id, err, errlen)))
+        return rc;
+    if (!o->name)
+        return rt_err(err, errlen, RT_EINVAL, "output %lld has no name", (long long)o->idx);
+    if ((rc = db_prepare(st,
+                         "INSERT INTO outputs (run_id, idx, name, shape, dtype, dump_file) "
+                         "VALUES (?,?,?,?,?,?)",
+                         &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    sqlite3_bind_int64(s, 2, o->idx);
+    bind_text(s, 3, o->name);
+    bind_text(s, 4, o->shape);
+    bind_text(s, 5, o->dtype);
+    bind_text(s, 6, o->dump_file);
+    if (sqlite3_step(s) != SQLITE_DONE) {
+        if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_CONSTRAINT)
+            rc = rt_err(err, errlen, RT_EINVAL, "output %lld added twice", (long long)o->idx);
+        else
+            rc = db_fail(st, err, errlen, "cannot add an output");
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int store_run_commit(store *st, int64_t run_id, double total_us, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if ((rc = check_open(st, run_id, err, errlen)))
+        return rc;
+    if ((rc = db_prepare(st, "UPDATE runs SET total_us = ? WHERE id = ?", &s, err, errlen)))
+        goto fail;
+    bind_dbl(s, 1, total_us);
+    sqlite3_bind_int64(s, 2, run_id);
+    if (sqlite3_step(s) != SQLITE_DONE) {
+        rc = db_fail(st, err, errlen, "cannot finish the run");
+        goto fail;
+    }
+    if ((rc = db_exec(st, "COMMIT", err, errlen)))
+        goto fail;
+    sqlite3_finalize(s);
+    st->open_run = 0;
+    return 0;
+fail:
+    sqlite3_finalize(s);
+    store_run_abort(st, run_id);
+    return rc;
+}
+
+void store_run_abort(store *st, int64_t run_id)
+{
+    if (!st || !st->open_run || st->open_run != run_id)
+        return;
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    st->open_run = 0;
+}
+
+int store_delete_run(store *st, int64_t run_id, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if ((rc = check_writable(st, err, errlen)))
+        return rc;
+    if (st->open_run)
+        return rt_err(err, errlen, RT_EINVAL, "run %lld is still open", (long long)st->open_run);
+    if ((rc = db_prepare(st, "DELETE FROM runs WHERE id = ?", &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    if (sqlite3_step(s) != SQLITE_DONE)
+        rc = db_fail(st, err, errlen, "cannot delete the run");
+    else if (sqlite3_changes(st->db) == 0)
+        rc = rt_err(err, errlen, RT_EINVAL, "no run with id %lld", (long long)run_id);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+static void read_run(sqlite3_stmt *s, store_run *r)
+{
+    store_run_init(r);
+    r->id = sqlite3_column_int64(s, 0);
+    r->label = col_text(s, 1);
+    r->time = col_text(s, 2);
+    r->model_path = col_text(s, 3);
+    r->model_sha256 = col_text(s, 4);
+    r->model_format = col_text(s, 5);
+    r->platform = col_text(s, 6);
+    r->backend = col_text(s, 7);
+    r->quant = col_text(s, 8);
+    r->quant_algo = col_text(s, 9);
+    r->quant_method = col_text(s, 10);
+    r->threads = col_i64(s, 11);
+    r->iterations = col_i64(s, 12);
+    r->seed = col_i64(s, 13);
+    r->inputs_json = col_text(s, 14);
+    r->total_us = col_dbl(s, 15);
+    r->status = col_text(s, 16);
+    r->tool_version = col_text(s, 17);
+    r->extra_json = col_text(s, 18);
+    r->n_layers = sqlite3_column_int64(s, 19);
+}
+
+void store_run_clear(store_run *r)
+{
+    if (!r)
+        return;
+    const char *strs[] = { r->label, r->time, r->model_path, r->model_sha256,
+                           r->model_format, r->platform, r->backend, r->quant,
+                           r->quant_algo, r->quant_method, r->inputs_json, r->status,
+                           r->tool_version, r->extra_json };
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        free((void *)strs[i]);
+    store_run_init(r);
+}
+
+void store_runs_free(store_run *runs, int n)
+{
+    for (int i = 0; runs && i < n; i++)
+        store_run_clear(&runs[i]);
+    free(runs);
+}
+
+int store_list_runs(store *st, store_run **runs, int *n, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    store_run *v = NULL;
+    int cnt = 0, cap = 0, rc, step;
+
+    *runs = NULL;
+    *n = 0;
+    if ((rc = db_prepare(st, "SELECT " RUN_COLS " FROM runs ORDER BY id", &s, err, errlen)))
+        return rc;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 16;
+            v = xrealloc(v, sizeof *v * (size_t)cap);
+        }
+        read_run(s, &v[cnt++]);
+    }
+    if (step != SQLITE_DONE) {
+        rc = db_fail(st, err, errlen, "cannot list runs");
+        store_runs_free(v, cnt);
+    } else {
+        *runs = v;
+        *n = cnt;
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* Runs matching "id = ?" or "label = ?": the count, and the first into *r. */
+static int find_runs(store *st, const char *where, const char *ref, store_run *r, int *count,
+                     char *err, size_t errlen)
+{
+    char sql[512];
+    sqlite3_stmt *s = NULL;
+    int rc, step;
+
+    *count = 0;
+    snprintf(sql, sizeof sql, "SELECT " RUN_COLS " FROM runs WHERE %s ORDER BY id", where);
+    if ((rc = db_prepare(st, sql, &s, err, errlen)))
+        return rc;
+    if (strcmp(where, "id = ?") == 0)
+        sqlite3_bind_int64(s, 1, strtoll(ref, NULL, 10));
+    else
+        bind_text(s, 1, ref);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW)
+        if ((*count)++ == 0)
+            read_run(s, r);
+    if (step != SQLITE_DONE) {
+        rc = db_fail(st, err, errlen, "cannot read runs");
+        if (*count)
+            store_run_clear(r);
+        *count = 0;
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int store_get_run(store *st, const char *ref, store_run *out, char *err, size_t errlen)
+{
+    store_run by_label;
+    int n_id = 0, n_label = 0, rc;
+
+    store_run_init(out);
+    if (!ref || !*ref)
+        return rt_err(err, errlen, RT_EINVAL, "no run given");
+    if (all_digits(ref) && strlen(ref) <= 18) {
+        if ((rc = find_runs(st, "id = ?", ref, out, &n_id, err, errlen)))
+            return rc;
+    }
+    if ((rc = find_runs(st, "label = ?", ref, &by_label, &n_label, err, errlen))) {
+        if (n_id)
+            store_run_clear(out);
+        return rc;
+    }
+    if (n_id && n_label && by_label.id != out->id) {
+        rc = rt_err(err, errlen, RT_EINVAL,
+                    "run '%s' is ambiguous: run id %lld and the label of run %lld", ref,
+                    (long long)out->id, (long long)by_label.id);
+        store_run_clear(out);
+        store_run_clear(&by_label);
+        return rc;
+    }
+    if (n_id) {
+        if (n_label)
+            store_run_clear(&by_label);
+        return 0;
+    }
+    if (n_label) {
+        *out = by_label;
+        return 0;
+    }
+    return rt_err(err, errlen, RT_EINVAL, "%s: no run '%s'", st->path, ref);
+}
+
+static void read_layer(sqlite3_stmt *s, store_layer *l)
+{
+    store_layer_init(l);
+    l->idx = sqlite3_column_int64(s, 0);
+    l->node = col_text(s, 1);
+    l->op = col_text(s, 2);
+    l->name = col_text(s, 3);
+    l->in_shapes = col_text(s, 4);
+    l->out_shapes = col_text(s, 5);
+    l->dtype = col_text(s, 6);
+    l->host_us = col_dbl(s, 7);
+    l->npu_cycles = col_i64(s, 8);
+    l->ddr_cycles = col_i64(s, 9);
+    l->total_cycles = col_i64(s, 10);
+    l->time_us = col_dbl(s, 11);
+    l->mac_usage = col_dbl(s, 12);
+    l->target = col_text(s, 13);
+    l->cpu_reason = col_text(s, 14);
+    l->sram_hit = col_dbl(s, 15);
+    l->rw_kb = col_dbl(s, 16);
+    l->bound = col_text(s, 17);
+    l->workload = col_text(s, 18);
+    l->tasks = col_i64(s, 19);
+}
+
+void store_layers_free(store_layer *rows, int n)
+{
+    for (int i = 0; rows && i < n; i++) {
+        store_layer *l = &rows[i];
+        const char *strs[] = { l->node, l->op, l->name, l->in_shapes, l->out_shapes,
+                               l->dtype, l->target, l->cpu_reason, l->bound, l->workload };
+        for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
+            free((void *)strs[k]);
+    }
+    free(rows);
+}
+
+int store_get_layers(store *st, int64_t run_id, store_layer **rows, int *n, char *err,
+                     size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    store_layer *v = NULL;
+    int cnt = 0, cap = 0, rc, step;
+
+    *rows = NULL;
+    *n = 0;
+    if ((rc = db_prepare(st, "SELECT " LAYER_COLS " FROM layers WHERE run_id = ? ORDER BY idx",
+                         &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 64;
+            v = xrealloc(v, sizeof *v * (size_t)cap);
+        }
+        read_layer(s, &v[cnt++]);
+    }
+    if (step != SQLITE_DONE) {
+        rc = db_fail(st, err, errlen, "cannot read layers");
+        store_layers_free(v, cnt);
+    } else {
+        *rows = v;
+        *n = cnt;
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+void store_outputs_free(store_output *rows, int n)
+{
+    for (int i = 0; rows && i < n; i++) {
+        free((void *)rows[i].name);
+        free((void *)rows[i].shape);
+        free((void *)rows[i].dtype);
+        free((void *)rows[i].dump_file);
+    }
+    free(rows);
+}
+
+int store_get_outputs(store *st, int64_t run_id, store_output **rows, int *n, char *err,
+                      size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    store_output *v = NULL;
+    int cnt = 0, cap = 0, rc, step;
+
+    *rows = NULL;
+    *n = 0;
+    if ((rc = db_prepare(st,
+                         "SELECT idx, name, shape, dtype, dump_file FROM outputs "
+                         "WHERE run_id = ? ORDER BY idx",
+                         &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 8;
+            v = xrealloc(v, sizeof *v * (size_t)cap);
+        }
+        store_output *o = &v[cnt++];
+        o->idx = sqlite3_column_int64(s, 0);
+        o->name = col_text(s, 1);
+        o->shape = col_text(s, 2);
+        o->dtype = col_text(s, 3);
+        o->dump_file = col_text(s, 4);
+    }
+    if (step != SQLITE_DONE) {
+        rc = db_fail(st, err, errlen, "cannot read outputs");
+        store_outputs_free(v, cnt);
+    } else {
+        *rows = v;
+        *n = cnt;
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+const char *store_format_shape(char *buf, size_t len, int ndim, const int64_t *dims)
+{
+    size_t n = 0;
+
+    if (!len)
+        return buf;
+    buf[0] = 0;
+    n += (size_t)snprintf(buf, len, "[");
+    for (int i = 0; i < ndim && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%lld", i ? "," : "", (long long)dims[i]);
+    if (n < len)
+        snprintf(buf + n, len - n, "]");
+    return buf;
+}

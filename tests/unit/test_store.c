@@ -1,0 +1,443 @@
+/* tests/unit/test_store.c — the SQLite store: create, insert, list, reopen, label
+ * lookup, rollback leaves nothing, foreign/future/non-SQLite files refused, NULL
+ * metrics read back as NULL. Checks against the database with sqlite3 directly
+ * where the store's own readers could hide a mistake. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analyze/analyze.h"
+#include "tests/test.h"
+#include "util/util.h"
+
+static char dir[] = "/tmp/test_store_XXXXXX";
+
+static const char *path_of(const char *name)
+{
+    static char buf[4][256];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+    return buf[k];
+}
+
+/* One integer from raw SQL, bypassing the store. */
+static long long sql_int(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    long long v = -999;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return v;
+}
+
+static void sql_exec(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open(path, &db);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    CHECK(rc == SQLITE_OK, "raw sql %s: %s", sql, sqlite3_errmsg(db));
+    sqlite3_close(db);
+}
+
+static int add_run(store *st, const char *label, int n_layers, int64_t *id, char *err,
+                   size_t errlen)
+{
+    store_run r;
+    store_run_init(&r);
+    r.label = label;
+    r.model_path = "models/m.onnx";
+    r.model_sha256 = "ab12";
+    r.model_format = "onnx";
+    r.platform = "rk3588";
+    r.backend = "sim";
+    r.quant = "fp32";
+    r.threads = 2;
+    r.iterations = 10;
+    r.seed = 0;
+    r.inputs_json = "[{\"name\":\"x\",\"file\":null}]";
+    int rc = store_run_begin(st, &r, id, err, errlen);
+    if (rc)
+        return rc;
+    for (int i = 0; i < n_layers; i++) {
+        store_layer l;
+        char name[32];
+        store_layer_init(&l);
+        snprintf(name, sizeof name, "t/%d", i);
+        l.idx = i;
+        l.node = "conv_node";
+        l.op = i % 2 ? "Relu" : "Conv";
+        l.name = name;
+        l.in_shapes = "[[1,3,8,8]]";
+        l.out_shapes = "[[1,4,8,8]]";
+        l.dtype = "float32";
+        l.host_us = 10.0 + i;
+        if (i == 0) { /* only the first layer has NPU figures */
+            l.npu_cycles = 1234;
+            l.ddr_cycles = 0; /* a real zero, not missing */
+            l.total_cycles = 1234;
+            l.time_us = 1.5;
+            l.mac_usage = 42.5;
+            l.target = "NPU";
+            l.sram_hit = 0.0;
+            l.rw_kb = 12.25;
+            l.bound = "compute";
+            l.tasks = 3;
+        }
+        rc = store_layer_add(st, *id, &l, err, errlen);
+        if (rc) {
+            store_run_abort(st, *id);
+            return rc;
+        }
+    }
+    store_output o;
+    store_output_init(&o);
+    o.idx = 0;
+    o.name = "y";
+    o.shape = "[1,4,8,8]";
+    o.dtype = "float32";
+    rc = store_output_add(st, *id, &o, err, errlen);
+    if (rc) {
+        store_run_abort(st, *id);
+        return rc;
+    }
+    return store_run_commit(st, *id, 99.5, err, errlen);
+}
+
+static void test_create_insert_list(void)
+{
+    const char *db = path_of("a.db");
+    char err[512] = "";
+    store *st = NULL;
+    int64_t id1 = 0, id2 = 0;
+    int rc;
+
+    rc = store_open(db, &st, err, sizeof err);
+    CHECK(rc == 0, "open new: %s", err);
+    CHECK(sql_int(db, "PRAGMA application_id") == STORE_APPLICATION_ID, "application_id");
+    CHECK(sql_int(db, "PRAGMA user_version") == STORE_SCHEMA_VERSION, "user_version");
+    CHECK(sql_int(db, "SELECT value FROM meta WHERE key = 'schema_version'") ==
+              STORE_SCHEMA_VERSION,
+          "meta schema_version");
+
+    rc = add_run(st, "base", 3, &id1, err, sizeof err);
+    CHECK(rc == 0 && id1 == 1, "run 1: %s", err);
+    rc = add_run(st, NULL, 2, &id2, err, sizeof err);
+    CHECK(rc == 0 && id2 == 2, "run 2: %s", err);
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM layers") == 5, "5 layer rows");
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM layers WHERE npu_cycles IS NULL") == 3,
+          "missing cycles stored as NULL");
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM layers WHERE ddr_cycles = 0") == 2,
+          "real zeros stored as 0");
+
+    /* duplicate label, numeric label, bad backend */
+    int64_t id3 = 0;
+    rc = add_run(st, "base", 1, &id3, err, sizeof err);
+    CHECK(rc == RT_EINVAL && strstr(err, "already used by run 1"), "dup label: %s", err);
+    rc = add_run(st, "42", 1, &id3, err, sizeof err);
+    CHECK(rc == RT_EINVAL && strstr(err, "number"), "numeric label: %s", err);
+    store_run bad;
+    store_run_init(&bad);
+    bad.backend = "gpu";
+    rc = store_run_begin(st, &bad, &id3, err, sizeof err);
+    CHECK(rc == RT_EINVAL, "bad backend: %s", err);
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM runs") == 2, "refused runs left nothing");
+
+    /* list */
+    store_run *runs = NULL;
+    int n = 0;
+    rc = store_list_runs(st, &runs, &n, err, sizeof err);
+    CHECK(rc == 0 && n == 2, "list: %d %s", n, err);
+    if (n == 2) {
+        CHECK(runs[0].id == 1 && strcmp(runs[0].label, "base") == 0, "run 1 label");
+        CHECK(runs[1].label == NULL, "run 2 has no label");
+        CHECK(runs[0].n_layers == 3 && runs[1].n_layers == 2, "layer counts");
+        CHECK(runs[0].total_us == 99.5 && runs[0].threads == 2 && runs[0].seed == 0,
+              "numbers");
+        CHECK(strcmp(runs[0].backend, "sim") == 0 && strcmp(runs[0].status, "ok") == 0,
+              "backend/status");
+        CHECK(runs[0].time && strlen(runs[0].time) == 20 && runs[0].time[10] == 'T',
+              "time %s", runs[0].time ? runs[0].time : "(null)");
+        CHECK(runs[0].quant_algo == NULL, "unset string is NULL");
+    }
+    store_runs_free(runs, n);
+    store_close(st);
+
+    /* reopen, lookups */
+    rc = store_open(db, &st, err, sizeof err);
+    CHECK(rc == 0, "reopen: %s", err);
+    store_run r;
+    rc = store_get_run(st, "base", &r, err, sizeof err);
+    CHECK(rc == 0 && r.id == 1, "by label: %s", err);
+    store_run_clear(&r);
+    rc = store_get_run(st, "2", &r, err, sizeof err);
+    CHECK(rc == 0 && r.id == 2, "by id: %s", err);
+    store_run_clear(&r);
+    rc = store_get_run(st, "7", &r, err, sizeof err);
+    CHECK(rc == RT_EINVAL && strstr(err, "no run '7'"), "unknown id: %s", err);
+    rc = store_get_run(st, "nope", &r, err, sizeof err);
+    CHECK(rc == RT_EINVAL && strstr(err, "no run 'nope'"), "unknown label: %s", err);
+    rc = store_get_run(st, "99999999999999999999999", &r, err, sizeof err);
+    CHECK(rc == RT_EINVAL, "huge id: %s", err);
+
+    /* a label that looks like another run's id, put there by hand: ambiguous */
+    sql_exec(db, "UPDATE runs SET label = '1' WHERE id = 2");
+    rc = store_get_run(st, "1", &r, err, sizeof err);
+    CHECK(rc == RT_EINVAL && strstr(err, "ambiguous"), "ambiguous: %s", err);
+    sql_exec(db, "UPDATE runs SET label = NULL WHERE id = 2");
+
+    /* layers: NULL metrics read back as missing, real values exactly */
+    store_layer *ls = NULL;
+    rc = store_get_layers(st, 1, &ls, &n, err, sizeof err);
+    CHECK(rc == 0 && n == 3, "layers: %d %s", n, err);
+    if (n == 3) {
+        CHECK(ls[0].npu_cycles == 1234 && ls[0].ddr_cycles == 0 && ls[0].tasks == 3,
+              "layer 0 ints");
+        CHECK(ls[0].mac_usage == 42.5 && ls[0].sram_hit == 0.0 && ls[0].rw_kb == 12.25,
+              "layer 0 reals");
+        CHECK(strcmp(ls[0].target, "NPU") == 0 && strcmp(ls[0].bound, "compute") == 0,
+              "layer 0 strings");
+        CHECK(ls[1].npu_cycles == STORE_NULL_INT && ls[1].tasks == STORE_NULL_INT,
+              "layer 1 ints NULL");
+        CHECK(isnan(ls[1].time_us) && isnan(ls[1].mac_usage) && isnan(ls[1].sram_hit),
+              "layer 1 reals NULL");
+        CHECK(ls[1].target == NULL && ls[1].cpu_reason == NULL, "layer 1 strings NULL");
+        CHECK(strcmp(ls[2].name, "t/2") == 0 && strcmp(ls[1].op, "Relu") == 0 &&
+                  ls[2].host_us == 12.0,
+              "layer 2");
+    }
+    store_layers_free(ls, n);
+    store_output *os = NULL;
+    rc = store_get_outputs(st, 1, &os, &n, err, sizeof err);
+    CHECK(rc == 0 && n == 1 && strcmp(os[0].name, "y") == 0 && os[0].dump_file == NULL,
+          "outputs: %s", err);
+    store_outputs_free(os, n);
+
+    /* delete cascades */
+    rc = store_delete_run(st, 2, err, sizeof err);
+    CHECK(rc == 0, "delete: %s", err);
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM layers WHERE run_id = 2") == 0, "cascade layers");
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM outputs WHERE run_id = 2") == 0, "cascade outputs");
+    rc = store_delete_run(st, 2, err, sizeof err);
+    CHECK(rc == RT_EINVAL, "delete twice");
+    /* ids are not reused after a delete */
+    rc = add_run(st, "after", 1, &id3, err, sizeof err);
+    CHECK(rc == 0 && id3 == 3, "new id %lld after delete: %s", (long long)id3, err);
+    store_close(st);
+
+    /* read-only open sees the same and refuses writes */
+    rc = store_open_readonly(db, &st, err, sizeof err);
+    CHECK(rc == 0, "open ro: %s", err);
+    rc = store_get_run(st, "after", &r, err, sizeof err);
+    CHECK(rc == 0 && r.id == 3, "ro lookup");
+    store_run_clear(&r);
+    rc = add_run(st, "x", 1, &id3, err, sizeof err);
+    CHECK(rc == RT_EINVAL && strstr(err, "read-only"), "ro write: %s", err);
+    store_close(st);
+    rc = store_open_readonly(path_of("missing.db"), &st, err, sizeof err);
+    CHECK(rc == RT_EIO && access(path_of("missing.db"), F_OK) != 0, "ro missing: %s", err);
+}
+
+static void test_rollback(void)
+{
+    const char *db = path_of("rb.db");
+    char err[512] = "";
+    store *st = NULL;
+    int64_t id = 0;
+    int rc;
+
+    rc = store_open(db, &st, err, sizeof err);
+    CHECK(rc == 0, "open: %s", err);
+    rc = add_run(st, "kept", 2, &id, err, sizeof err);
+    CHECK(rc == 0, "first run: %s", err);
+
+    /* abort */
+    store_run r;
+    store_run_init(&r);
+    r.label = "dropped";
+    rc = store_run_begin(st, &r, &id, err, sizeof err);
+    CHECK(rc == 0 && id == 2, "begin: %s", err);
+    store_layer l;
+    store_layer_init(&l);
+    l.idx = 0;
+    rc = store_layer_add(st, id, &l, err, sizeof err);
+    CHECK(rc == 0, "layer: %s", err);
+    rc = store_layer_add(st, id, &l, err, sizeof err);
+    CHECK(rc == RT_EINVAL && strstr(err, "twice"), "duplicate layer: %s", err);
+    int64_t other;
+    rc = store_run_begin(st, &r, &other, err, sizeof err);
+    CHECK(rc == RT_EINVAL && strstr(err, "still open"), "nested begin: %s", err);
+    l.idx = 1;
+    l.target = "GPU";
+    rc = store_layer_add(st, id, &l, err, sizeof err);
+    CHECK(rc == RT_EINVAL, "bad target: %s", err);
+    store_run_abort(st, id);
+    rc = store_layer_add(st, id, &l, err, sizeof err);
+    CHECK(rc == RT_EINVAL && strstr(err, "not open"), "add after abort: %s", err);
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM runs") == 1, "aborted run left no run row");
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM layers") == 2, "aborted run left no layers");
+
+    /* close with a run open */
+    rc = store_run_begin(st, &r, &id, err, sizeof err);
+    CHECK(rc == 0, "begin again: %s", err);
+    store_close(st);
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM runs") == 1, "close rolled back");
+
+    /* a process killed mid-ingest leaves nothing */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        store *cs = NULL;
+        int64_t cid;
+        char e[256];
+        if (store_open(db, &cs, e, sizeof e) || store_run_begin(cs, &r, &cid, e, sizeof e))
+            _exit(3);
+        for (int i = 0; i < 1000; i++) {
+            store_layer cl;
+            store_layer_init(&cl);
+            cl.idx = i;
+            if (store_layer_add(cs, cid, &cl, e, sizeof e))
+                _exit(4);
+        }
+        _exit(0); /* no commit, no close: like kill -9 */
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM runs") == 1, "crash left no run");
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM layers") == 2, "crash left no layers");
+    rc = store_open(db, &st, err, sizeof err);
+    CHECK(rc == 0, "open after crash: %s", err);
+    rc = store_run_begin(st, &r, &id, err, sizeof err);
+    CHECK(rc == 0, "label free again after crash: %s", err);
+    rc = store_run_commit(st, id, NAN, err, sizeof err);
+    CHECK(rc == 0, "commit: %s", err);
+    rc = store_get_run(st, "dropped", &r, err, sizeof err);
+    CHECK(rc == 0 && isnan(r.total_us) && r.threads == STORE_NULL_INT, "NULL run figures");
+    store_run_clear(&r);
+    store_close(st);
+}
+
+static void test_refused(void)
+{
+    char err[512] = "";
+    store *st = NULL;
+    int rc;
+
+    /* another application's SQLite database */
+    const char *other = path_of("other.db");
+    sql_exec(other, "CREATE TABLE photos (id INTEGER, path TEXT)");
+    rc = store_open(other, &st, err, sizeof err);
+    CHECK(rc == RT_EFORMAT && strstr(err, "not an rknn-trace database") && strstr(err, other),
+          "foreign db: %s", err);
+    CHECK(sql_int(other, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs'") == 0,
+          "foreign db untouched");
+
+    /* another application id, even with our table names */
+    const char *app = path_of("app.db");
+    sql_exec(app, "PRAGMA application_id = 1234; CREATE TABLE runs (id INTEGER);");
+    rc = store_open(app, &st, err, sizeof err);
+    CHECK(rc == RT_EFORMAT && strstr(err, "not an rknn-trace database"), "other app id: %s",
+          err);
+
+    /* ours, plus an unknown table */
+    const char *extra = path_of("extra.db");
+    rc = store_open(extra, &st, err, sizeof err);
+    CHECK(rc == 0, "create: %s", err);
+    store_close(st);
+    sql_exec(extra, "CREATE TABLE stranger (x)");
+    rc = store_open(extra, &st, err, sizeof err);
+    CHECK(rc == RT_EFORMAT && strstr(err, "not an rknn-trace database"), "unknown table: %s",
+          err);
+
+    /* from the future */
+    const char *future = path_of("future.db");
+    rc = store_open(future, &st, err, sizeof err);
+    CHECK(rc == 0, "create: %s", err);
+    store_close(st);
+    sql_exec(future, "PRAGMA user_version = 7");
+    rc = store_open(future, &st, err, sizeof err);
+    CHECK(rc == RT_EUNSUPPORTED && strstr(err, "newer rknn-trace (schema 7 > 1)"),
+          "future: %s", err);
+    rc = store_open_readonly(future, &st, err, sizeof err);
+    CHECK(rc == RT_EUNSUPPORTED, "future ro: %s", err);
+
+    /* text file, short file, directory */
+    const char *txt = path_of("notes.txt");
+    FILE *f = fopen(txt, "w");
+    fputs("this is not a database, it is a long enough text file\n", f);
+    fclose(f);
+    rc = store_open(txt, &st, err, sizeof err);
+    CHECK(rc == RT_EFORMAT && strstr(err, "not an SQLite file") && strchr(err, '\n') == NULL,
+          "text: %s", err);
+    f = fopen(txt, "w");
+    fputs("SQLite", f);
+    fclose(f);
+    rc = store_open(txt, &st, err, sizeof err);
+    CHECK(rc == RT_EFORMAT, "short: %s", err);
+    rc = store_open(dir, &st, err, sizeof err);
+    CHECK(rc == RT_EIO && strstr(err, "directory"), "dir: %s", err);
+
+    /* SQLite magic but garbage after: SQLite's own check */
+    f = fopen(txt, "wb");
+    fwrite("SQLite format 3", 1, 16, f);
+    for (int i = 0; i < 4096; i++)
+        fputc(0x5a, f);
+    fclose(f);
+    rc = store_open(txt, &st, err, sizeof err);
+    CHECK(rc == RT_EFORMAT && strstr(err, "not an rknn-trace database"), "garbage: %s", err);
+
+    /* an empty file becomes a database */
+    const char *empty = path_of("empty.db");
+    f = fopen(empty, "w");
+    fclose(f);
+    rc = store_open_readonly(empty, &st, err, sizeof err);
+    CHECK(rc == RT_EFORMAT && strstr(err, "empty"), "ro empty: %s", err);
+    rc = store_open(empty, &st, err, sizeof err);
+    CHECK(rc == 0, "empty file: %s", err);
+    store_close(st);
+    CHECK(sql_int(empty, "PRAGMA application_id") == STORE_APPLICATION_ID, "empty -> ours");
+}
+
+static void test_helpers(void)
+{
+    char buf[64];
+    int64_t d[4] = { 1, 3, 224, 224 };
+    CHECK(strcmp(store_format_shape(buf, sizeof buf, 4, d), "[1,3,224,224]") == 0, "shape");
+    CHECK(strcmp(store_format_shape(buf, sizeof buf, 0, d), "[]") == 0, "scalar shape");
+    CHECK(strcmp(store_format_shape(buf, 6, 4, d), "[1,3,") == 0, "truncated shape '%s'", buf);
+
+    unsetenv("RKNN_TRACE_DB");
+    CHECK(strcmp(store_default_path(NULL), "./rknn-trace.db") == 0, "default");
+    setenv("RKNN_TRACE_DB", "/tmp/x.db", 1);
+    CHECK(strcmp(store_default_path(NULL), "/tmp/x.db") == 0, "env");
+    CHECK(strcmp(store_default_path("cli.db"), "cli.db") == 0, "cli wins");
+    setenv("RKNN_TRACE_DB", "", 1);
+    CHECK(strcmp(store_default_path(""), "./rknn-trace.db") == 0, "empty env");
+    unsetenv("RKNN_TRACE_DB");
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_create_insert_list();
+    test_rollback();
+    test_refused();
+    test_helpers();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "warning: could not remove %s\n", dir);
+    TEST_END();
+}
