@@ -1,13 +1,14 @@
 #!/bin/bash
 # tests/e2e/run.sh [BUILD_DIR] — real-model end-to-end test.
 #
-# For every model in tests/e2e/models.txt: a seeded random input in the model's
-# realistic range (numpy), the reference outputs from onnxruntime-node
-# (tests/oracle/ort_run.js), our outputs from `rknn-trace run ... --dump DIR`, and
+# For every model in tests/e2e/models.txt: an input in the model's realistic
+# range (a real photo or seeded noise, tests/e2e/make_input.py), the reference
+# outputs from onnxruntime-node (tests/oracle/ort_run.js), our outputs from `rknn-trace run ... --dump DIR`, and
 # tests/e2e/compare.py on every graph output. Prints a table and the closing line
 # "N passed, N failed"; exits 1 on any failure.
 #
-# Environment: E2E_SEED (default 0), E2E_MODELS (space-separated file names to run
+# Environment: E2E_SEED (default 0), E2E_INPUT=random (noise for every model,
+# not the photos of models.txt), E2E_MODELS (space-separated file names to run
 # a subset), E2E_KEEP=1 keeps the work folder.
 set -u
 
@@ -34,7 +35,7 @@ ROWS=$WORK/rows.txt
 : > "$ROWS"
 $PY "$ROOT/tests/e2e/compare.py" --header
 
-while read -r file shapes range rest; do
+while read -r file shapes range source rest; do
     case $file in ''|'#'*) continue ;; esac
     if [ -n "${E2E_MODELS:-}" ] && ! [[ " $E2E_MODELS " == *" $file "* ]]; then
         continue
@@ -50,15 +51,9 @@ while read -r file shapes range rest; do
     for s in "${specs[@]}"; do
         name=${s%%=*} dims=${s#*=}
         f=$w/in/input$k.npy
-        if ! $PY - "$f" "$dims" "$range" "$((SEED + k))" <<'EOF'
-import sys
-import numpy as np
-path, dims, rng, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-lo, hi = (float(v) for v in rng.split(","))
-shape = tuple(int(d) for d in dims.split(","))
-x = np.random.default_rng(seed).uniform(lo, hi, shape).astype(np.float32)
-np.save(path, x)
-EOF
+        src=$source
+        [ "${E2E_INPUT:-}" = random ] && src=random
+        if ! $PY "$ROOT/tests/e2e/make_input.py" "$f" "$dims" "$range" "$src" "$((SEED + k))"
         then
             $PY "$ROOT/tests/e2e/compare.py" --fail "$file" "cannot make input" | tee -a "$ROWS"
             continue 2
