@@ -1,0 +1,708 @@
+/* runtime/exec/ops_conv.c — Conv and ConvTranspose, fp32, 1 to 3 spatial dims.
+ *
+ * Conv: per (batch, group, column block) one sgemm of the group's weights
+ * (already row-major Mg x Cg*k) by an im2col block; pointwise convs read the
+ * input directly. Depthwise convs (one input channel per group) use a direct
+ * row-wise kernel instead, since their gemm would be a 1 x k product.
+ * ConvTranspose: sgemm W^T * X into a column buffer, then col2im with adds.
+ *
+ * Geometry is kept in 3-D form (D, H, W): lower ranks get leading unit axes. */
+#include "runtime/exec/kernels.h"
+
+#include <cblas.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Hot loops: vectorised here whatever the global -O level, with an AVX2 clone. */
+#define HOT __attribute__((optimize("O3"), target_clones("avx2", "default")))
+
+/* Floats of im2col scratch per task: keeps a block within L2. */
+#define COL_BLOCK_FLOATS (160 * 1024)
+
+typedef struct conv_p {
+    int nsp;                 /* spatial rank as given (1..3) */
+    int transposed;
+    int64_t N, C, M, G, Cg, Mg;
+    int64_t in[3], out[3], k[3], s[3], d[3], pb[3], pe[3];
+    int64_t K;               /* Cg * kernel volume (Conv) or Mg * kernel volume (ConvT) */
+    int64_t kvol, Pin, Pout;
+    int pointwise, depthwise;
+    int64_t cols;            /* Conv: output columns per task */
+    int64_t nblk;            /* Conv: column blocks; ConvT: channel blocks per group */
+    int64_t mb;              /* ConvT: output channels per task */
+} conv_p;
+
+/* ---- per-thread scratch ------------------------------------------------ */
+
+typedef struct scratch {
+    float *p;
+    size_t cap;
+} scratch_t;
+
+static _Thread_local scratch_t tl_scratch;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_dtor(void *v)
+{
+    scratch_t *s = v;
+    free(s->p);
+    s->p = NULL;
+    s->cap = 0;
+}
+
+static void scratch_init(void)
+{
+    pthread_key_create(&scratch_key, scratch_dtor);
+}
+
+/* Grows and reuses one buffer per thread; freed when a pool thread exits. */
+static float *scratch_get(size_t n)
+{
+    scratch_t *s = &tl_scratch;
+    if (s->cap >= n)
+        return s->p;
+    pthread_once(&scratch_once, scratch_init);
+    free(s->p);
+    s->p = xaligned_alloc(n * sizeof(float));
+    s->cap = n;
+    pthread_setspecific(scratch_key, s);
+    return s->p;
+}
+
+/* ---- geometry ---------------------------------------------------------- */
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static int dims_known(const tensor_t *t)
+{
+    if (t->ndim < 0)
+        return 0;
+    for (int i = 0; i < t->ndim; i++)
+        if (t->dims[i] < 0)
+            return 0;
+    return 1;
+}
+
+/* Reads strides/dilations/pads/kernel_shape into p (3-D form) and checks them. */
+static int conv_attrs(const node_t *n, conv_p *p, const int64_t *wk, char *err, size_t errlen)
+{
+    int nsp = p->nsp, off = 3 - nsp;
+    const int64_t *v;
+    int cnt;
+
+    for (int i = 0; i < 3; i++) {
+        p->k[i] = 1;
+        p->s[i] = 1;
+        p->d[i] = 1;
+        p->pb[i] = p->pe[i] = 0;
+        p->in[i] = p->out[i] = 1;
+    }
+    for (int i = 0; i < nsp; i++)
+        p->k[off + i] = wk[i];
+    cnt = node_attr_ints(n, "kernel_shape", &v);
+    if (cnt >= 0) {
+        if (cnt != nsp)
+            goto bad_rank;
+        for (int i = 0; i < nsp; i++)
+            if (v[i] != wk[i])
+                return rt_err(err, errlen, RT_ESHAPE,
+                              "node '%s' (%s): kernel_shape does not match the weights",
+                              n->name, n->op);
+    }
+    cnt = node_attr_ints(n, "strides", &v);
+    if (cnt >= 0) {
+        if (cnt != nsp)
+            goto bad_rank;
+        for (int i = 0; i < nsp; i++)
+            p->s[off + i] = v[i];
+    }
+    cnt = node_attr_ints(n, "dilations", &v);
+    if (cnt >= 0) {
+        if (cnt != nsp)
+            goto bad_rank;
+        for (int i = 0; i < nsp; i++)
+            p->d[off + i] = v[i];
+    }
+    cnt = node_attr_ints(n, "pads", &v);
+    if (cnt >= 0) {
+        if (cnt != 2 * nsp)
+            goto bad_rank;
+        for (int i = 0; i < nsp; i++) {
+            p->pb[off + i] = v[i];
+            p->pe[off + i] = v[nsp + i];
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        if (p->k[i] < 1 || p->s[i] < 1 || p->d[i] < 1 || p->pb[i] < 0 || p->pe[i] < 0)
+            return rt_err(err, errlen, RT_ESHAPE,
+                          "node '%s' (%s): kernel, strides and dilations must be >= 1 and pads >= 0",
+                          n->name, n->op);
+    return RT_OK;
+bad_rank:
+    return rt_err(err, errlen, RT_ESHAPE,
+                  "node '%s' (%s): attribute length does not match %d spatial dims",
+                  n->name, n->op, nsp);
+}
+
+/* Common input checks: X and W float, ranks 3..5, shapes known. */
+static int conv_inputs(graph_t *g, const node_t *n, conv_p *p, tensor_t **xo, tensor_t **wo,
+                       char *err, size_t errlen)
+{
+    int rc = check_arity(n, 2, 3, 1, err, errlen);
+    if (rc)
+        return rc;
+    tensor_t *x = node_input(g, n, 0), *w = node_input(g, n, 1), *b = node_input(g, n, 2);
+    if (x->dtype != DT_FLOAT || w->dtype != DT_FLOAT || (b && b->dtype != DT_FLOAT))
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): dtype %s not supported (fp32 only)",
+                      n->name, n->op, dtype_name(x->dtype != DT_FLOAT ? x->dtype : w->dtype));
+    if (!dims_known(x) || !dims_known(w))
+        return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): input shapes unknown", n->name, n->op);
+    if (x->ndim < 3 || x->ndim > 5 || w->ndim != x->ndim)
+        return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): X rank %d / W rank %d not supported",
+                      n->name, n->op, x->ndim, w->ndim);
+    memset(p, 0, sizeof *p);
+    p->nsp = x->ndim - 2;
+    p->N = x->dims[0];
+    p->C = x->dims[1];
+    p->G = node_attr_int(n, "group", 1);
+    if (p->G < 1 || p->C % p->G)
+        return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): %lld channels not divisible by group %lld",
+                      n->name, n->op, (long long)p->C, (long long)p->G);
+    p->Cg = p->C / p->G;
+    rc = conv_attrs(n, p, w->dims + 2, err, errlen);
+    if (rc)
+        return rc;
+    for (int i = 0; i < p->nsp; i++)
+        p->in[3 - p->nsp + i] = x->dims[2 + i];
+    p->kvol = p->k[0] * p->k[1] * p->k[2];
+    p->Pin = p->in[0] * p->in[1] * p->in[2];
+    *xo = x;
+    *wo = w;
+    return RT_OK;
+}
+
+static int conv_geom(graph_t *g, const node_t *n, conv_p *p, char *err, size_t errlen)
+{
+    tensor_t *x = NULL, *w = NULL, *b;
+    int rc = conv_inputs(g, n, p, &x, &w, err, errlen);
+    if (rc)
+        return rc;
+    p->M = w->dims[0];
+    if (w->dims[1] != p->Cg || p->M % p->G)
+        return rt_err(err, errlen, RT_ESHAPE,
+                      "node '%s' (Conv): W is %lldx%lld, needs %lld input channels per group and output channels divisible by group %lld",
+                      n->name, (long long)w->dims[0], (long long)w->dims[1], (long long)p->Cg,
+                      (long long)p->G);
+    p->Mg = p->M / p->G;
+    b = node_input(g, n, 2);
+    if (b && (b->ndim != 1 || b->dims[0] != p->M))
+        return rt_err(err, errlen, RT_ESHAPE, "node '%s' (Conv): bias must have %lld elements",
+                      n->name, (long long)p->M);
+    const char *ap = node_attr_str(n, "auto_pad", "NOTSET");
+    for (int i = 0; i < 3; i++) {
+        int64_t ext = (p->k[i] - 1) * p->d[i] + 1;
+        if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+            p->out[i] = ceil_div(p->in[i], p->s[i]);
+            int64_t tot = (p->out[i] - 1) * p->s[i] + ext - p->in[i];
+            if (tot < 0)
+                tot = 0;
+            if (!strcmp(ap, "SAME_UPPER")) {
+                p->pb[i] = tot / 2;
+                p->pe[i] = tot - tot / 2;
+            } else {
+                p->pe[i] = tot / 2;
+                p->pb[i] = tot - tot / 2;
+            }
+        } else {
+            if (!strcmp(ap, "VALID"))
+                p->pb[i] = p->pe[i] = 0;
+            else if (strcmp(ap, "NOTSET"))
+                return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (Conv): auto_pad '%s'",
+                              n->name, ap);
+            int64_t span = p->in[i] + p->pb[i] + p->pe[i] - ext;
+            if (span < 0)
+                return rt_err(err, errlen, RT_ESHAPE,
+                              "node '%s' (Conv): kernel larger than the padded input", n->name);
+            p->out[i] = span / p->s[i] + 1;
+        }
+    }
+    p->K = p->Cg * p->kvol;
+    p->Pout = p->out[0] * p->out[1] * p->out[2];
+    p->pointwise = p->kvol == 1 && p->s[0] == 1 && p->s[1] == 1 && p->s[2] == 1 &&
+                   !p->pb[0] && !p->pb[1] && !p->pb[2] && !p->pe[0] && !p->pe[1] && !p->pe[2];
+    p->depthwise = p->Cg == 1 && p->G > 1 && p->nsp <= 2 && p->kvol > 1;
+    return RT_OK;
+}
+
+/* Column blocking: enough tasks for the threads, blocks that fit in cache. */
+static void conv_plan(conv_p *p, int nthreads)
+{
+    int64_t cols = p->Pout;
+    if (!p->pointwise) {
+        int64_t lim = COL_BLOCK_FLOATS / (p->K > 0 ? p->K : 1);
+        if (lim < 64)
+            lim = 64;
+        if (cols > lim)
+            cols = lim;
+    }
+    int64_t want = nthreads > 1 ? 2 * nthreads : 1;
+    int64_t have = p->N * p->G * ceil_div(p->Pout, cols);
+    if (have < want) {
+        int64_t per = ceil_div(want, p->N * p->G);
+        int64_t c2 = ceil_div(p->Pout, per);
+        if (c2 >= 16)
+            cols = c2;
+    }
+    if (cols < p->Pout)
+        cols = (cols + 15) / 16 * 16;
+    if (cols > p->Pout)
+        cols = p->Pout;
+    p->cols = cols;
+    p->nblk = ceil_div(p->Pout, cols);
+}
+
+static int conv_infer(graph_t *g, node_t *n, char *err, size_t errlen)
+{
+    conv_p p;
+    int rc = conv_geom(g, n, &p, err, errlen);
+    if (rc)
+        return rc;
+    int64_t dims[5] = {p.N, p.M};
+    for (int i = 0; i < p.nsp; i++)
+        dims[2 + i] = p.out[3 - p.nsp + i];
+    tensor_set_shape(node_output(g, n, 0), DT_FLOAT, p.nsp + 2, dims);
+    return RT_OK;
+}
+
+static int conv_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
+{
+    conv_p *p = xcalloc(1, sizeof *p);
+    int rc = conv_geom(g, n, p, err, errlen);
+    if (rc) {
+        free(p);
+        return rc;
+    }
+    free(n->priv);
+    n->priv = p;
+    return RT_OK;
+}
+
+static void conv_release(node_t *n)
+{
+    free(n->priv);
+    n->priv = NULL;
+}
+
+/* ---- im2col ------------------------------------------------------------ */
+
+/* Fills col (K rows x ncol) for output positions [p0, p0 + ncol) of one group. */
+static void im2col(const conv_p *p, const float *x, float *col, int64_t p0, int64_t ncol)
+{
+    const int64_t OH = p->out[1], OW = p->out[2];
+    const int64_t ID = p->in[0], IH = p->in[1], IW = p->in[2];
+    int64_t row = 0;
+
+    for (int64_t c = 0; c < p->Cg; c++) {
+        const float *xc = x + c * p->Pin;
+        for (int64_t kz = 0; kz < p->k[0]; kz++)
+        for (int64_t ky = 0; ky < p->k[1]; ky++)
+        for (int64_t kx = 0; kx < p->k[2]; kx++, row++) {
+            float *dst = col + row * ncol;
+            int64_t offx = kx * p->d[2] - p->pb[2];
+            /* valid ox: 0 <= ox*s + offx < IW */
+            int64_t lo = offx >= 0 ? 0 : ceil_div(-offx, p->s[2]);
+            int64_t hi = IW - offx <= 0 ? 0 : ceil_div(IW - offx, p->s[2]);
+            if (hi > OW)
+                hi = OW;
+            if (lo > hi)
+                lo = hi;
+            int64_t pos = p0, end = p0 + ncol;
+            while (pos < end) {
+                int64_t oz = pos / (OH * OW), rem = pos % (OH * OW);
+                int64_t oy = rem / OW, ox = rem % OW;
+                int64_t seg = OW - ox;
+                if (seg > end - pos)
+                    seg = end - pos;
+                int64_t iz = oz * p->s[0] - p->pb[0] + kz * p->d[0];
+                int64_t iy = oy * p->s[1] - p->pb[1] + ky * p->d[1];
+                if (iz < 0 || iz >= ID || iy < 0 || iy >= IH) {
+                    memset(dst, 0, seg * sizeof(float));
+                } else {
+                    const float *src = xc + (iz * IH + iy) * IW + offx;
+                    int64_t a = ox, b = ox + seg;
+                    int64_t vlo = lo > a ? lo : a, vhi = hi < b ? hi : b;
+                    if (vlo >= vhi) {
+                        memset(dst, 0, seg * sizeof(float));
+                    } else {
+                        if (vlo > a)
+                            memset(dst, 0, (vlo - a) * sizeof(float));
+                        if (p->s[2] == 1) {
+                            memcpy(dst + (vlo - a), src + vlo, (vhi - vlo) * sizeof(float));
+                        } else {
+                            int64_t s = p->s[2];
+                            for (int64_t q = vlo; q < vhi; q++)
+                                dst[q - a] = src[q * s];
+                        }
+                        if (b > vhi)
+                            memset(dst + (vhi - a), 0, (b - vhi) * sizeof(float));
+                    }
+                }
+                dst += seg;
+                pos += seg;
+            }
+        }
+    }
+}
+
+/* ---- Conv run ---------------------------------------------------------- */
+
+typedef struct conv_job {
+    const conv_p *p;
+    const float *x, *w, *b;
+    float *y;
+} conv_job;
+
+static void conv_gemm_range(void *arg, int64_t t0, int64_t t1)
+{
+    const conv_job *j = arg;
+    const conv_p *p = j->p;
+
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t blk = t % p->nblk, ng = t / p->nblk;
+        int64_t gi = ng % p->G, ni = ng / p->G;
+        int64_t c0 = blk * p->cols, nc = p->Pout - c0 < p->cols ? p->Pout - c0 : p->cols;
+        const float *x = j->x + (ni * p->C + gi * p->Cg) * p->Pin;
+        const float *w = j->w + gi * p->Mg * p->K;
+        float *y = j->y + (ni * p->M + gi * p->Mg) * p->Pout + c0;
+        const float *bm;
+        int64_t ldb;
+
+        if (p->pointwise) {
+            bm = x + c0;
+            ldb = p->Pin;
+        } else {
+            float *col = scratch_get((size_t)(p->K * nc));
+            im2col(p, x, col, c0, nc);
+            bm = col;
+            ldb = nc;
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)p->Mg, (int)nc, (int)p->K,
+                    1.0f, w, (int)p->K, bm, (int)ldb, 0.0f, y, (int)p->Pout);
+        if (j->b) {
+            const float *bias = j->b + gi * p->Mg;
+            for (int64_t m = 0; m < p->Mg; m++) {
+                float bv = bias[m];
+                float *yr = y + m * p->Pout;
+                for (int64_t q = 0; q < nc; q++)
+                    yr[q] += bv;
+            }
+        }
+    }
+}
+
+/* One output row of a depthwise conv: yrow = bias + sum over taps. The valid
+ * ox range of each tap is computed once so the inner loops have no bounds. */
+HOT static void dw_row(const conv_p *p, const float *restrict xc, const float *restrict wk,
+                       float bias, int64_t oy, float *restrict yrow)
+{
+    const int64_t IH = p->in[1], IW = p->in[2], OW = p->out[2];
+    const int64_t KH = p->k[1], KW = p->k[2], sx = p->s[2];
+
+    for (int64_t ox = 0; ox < OW; ox++)
+        yrow[ox] = bias;
+    for (int64_t ky = 0; ky < KH; ky++) {
+        int64_t iy = oy * p->s[1] - p->pb[1] + ky * p->d[1];
+        if (iy < 0 || iy >= IH)
+            continue;
+        const float *xr = xc + iy * IW;
+        for (int64_t kx = 0; kx < KW; kx++) {
+            int64_t off = kx * p->d[2] - p->pb[2];
+            int64_t lo = off >= 0 ? 0 : (-off + sx - 1) / sx;
+            int64_t hi = IW - off <= 0 ? 0 : (IW - off + sx - 1) / sx;
+            if (hi > OW)
+                hi = OW;
+            float w = wk[ky * KW + kx];
+            const float *src = xr + off;
+            if (sx == 1) {
+                for (int64_t ox = lo; ox < hi; ox++)
+                    yrow[ox] += w * src[ox];
+            } else if (sx == 2) {
+                for (int64_t ox = lo; ox < hi; ox++)
+                    yrow[ox] += w * src[2 * ox];
+            } else {
+                for (int64_t ox = lo; ox < hi; ox++)
+                    yrow[ox] += w * src[ox * sx];
+            }
+        }
+    }
+}
+
+static void conv_dw_range(void *arg, int64_t t0, int64_t t1)
+{
+    const conv_job *j = arg;
+    const conv_p *p = j->p;
+    const int64_t OH = p->out[1], OW = p->out[2];
+
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t m = t % p->M, ni = t / p->M;
+        int64_t c = m / p->Mg;
+        const float *xc = j->x + (ni * p->C + c) * p->Pin;
+        const float *wk = j->w + m * p->kvol;
+        float bias = j->b ? j->b[m] : 0.0f;
+        float *y = j->y + (ni * p->M + m) * p->Pout;
+        for (int64_t oy = 0; oy < OH; oy++)
+            dw_row(p, xc, wk, bias, oy, y + oy * OW);
+    }
+}
+
+static int conv_run(op_ctx *c, graph_t *g, node_t *n)
+{
+    conv_p local, *p = n->priv;
+    if (!p) {
+        int rc = conv_geom(g, n, &local, c->err, c->errlen);
+        if (rc)
+            return rc;
+        p = &local;
+    }
+    conv_p plan = *p;
+    tensor_t *b = node_input(g, n, 2);
+    conv_job j = {
+        .p = &plan,
+        .x = node_input(g, n, 0)->data,
+        .w = node_input(g, n, 1)->data,
+        .b = b ? b->data : NULL,
+        .y = node_output(g, n, 0)->data,
+    };
+    if (plan.N == 0 || plan.M == 0 || plan.Pout == 0)
+        return RT_OK;
+    if (plan.depthwise) {
+        op_parallel_for(c, plan.N * plan.M, conv_dw_range, &j);
+        return RT_OK;
+    }
+    conv_plan(&plan, c->nthreads);
+    op_parallel_for(c, plan.N * plan.G * plan.nblk, conv_gemm_range, &j);
+    return RT_OK;
+}
+
+/* ---- ConvTranspose ----------------------------------------------------- */
+
+static int convt_geom(graph_t *g, const node_t *n, conv_p *p, char *err, size_t errlen)
+{
+    tensor_t *x = NULL, *w = NULL, *b;
+    int rc = conv_inputs(g, n, p, &x, &w, err, errlen);
+    if (rc)
+        return rc;
+    int nsp = p->nsp, off = 3 - nsp;
+    p->transposed = 1;
+    if (w->dims[0] != p->C)
+        return rt_err(err, errlen, RT_ESHAPE,
+                      "node '%s' (ConvTranspose): W has %lld input channels, X has %lld",
+                      n->name, (long long)w->dims[0], (long long)p->C);
+    p->Mg = w->dims[1];
+    p->M = p->Mg * p->G;
+    b = node_input(g, n, 2);
+    if (b && (b->ndim != 1 || b->dims[0] != p->M))
+        return rt_err(err, errlen, RT_ESHAPE, "node '%s' (ConvTranspose): bias must have %lld elements",
+                      n->name, (long long)p->M);
+
+    int64_t opad[3] = {0, 0, 0}, oshape[3] = {0, 0, 0};
+    const int64_t *v;
+    int cnt = node_attr_ints(n, "output_padding", &v);
+    if (cnt >= 0) {
+        if (cnt != nsp)
+            return rt_err(err, errlen, RT_ESHAPE, "node '%s' (ConvTranspose): output_padding length",
+                          n->name);
+        for (int i = 0; i < nsp; i++)
+            opad[off + i] = v[i];
+    }
+    int have_os = 0;
+    cnt = node_attr_ints(n, "output_shape", &v);
+    if (cnt >= 0) {
+        if (cnt != nsp && cnt != nsp + 2)
+            return rt_err(err, errlen, RT_ESHAPE, "node '%s' (ConvTranspose): output_shape length",
+                          n->name);
+        for (int i = 0; i < nsp; i++)
+            oshape[off + i] = v[cnt - nsp + i];
+        have_os = 1;
+    }
+    const char *ap = node_attr_str(n, "auto_pad", "NOTSET");
+    int same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
+    if (!same && strcmp(ap, "NOTSET") && strcmp(ap, "VALID"))
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (ConvTranspose): auto_pad '%s'",
+                      n->name, ap);
+    for (int i = 0; i < 3; i++) {
+        int64_t ext = (p->k[i] - 1) * p->d[i] + 1;
+        int64_t full = p->s[i] * (p->in[i] - 1) + opad[i] + ext;
+        if (i < off) {
+            p->out[i] = 1;
+            continue;
+        }
+        if (have_os || same) {
+            int64_t want = have_os ? oshape[i] : p->in[i] * p->s[i];
+            int64_t tot = full - want;
+            if (tot < 0)
+                tot = 0; /* the extra output is never written: zero-padded at the end */
+            if (!strcmp(ap, "SAME_UPPER")) {
+                p->pb[i] = tot / 2;
+                p->pe[i] = tot - tot / 2;
+            } else {
+                p->pb[i] = tot - tot / 2;
+                p->pe[i] = tot / 2;
+            }
+            p->out[i] = want;
+        } else {
+            if (!strcmp(ap, "VALID"))
+                p->pb[i] = p->pe[i] = 0;
+            p->out[i] = full - p->pb[i] - p->pe[i];
+        }
+        if (p->out[i] < 1)
+            return rt_err(err, errlen, RT_ESHAPE, "node '%s' (ConvTranspose): empty output",
+                          n->name);
+    }
+    p->K = p->Mg * p->kvol;
+    p->Pout = p->out[0] * p->out[1] * p->out[2];
+    return RT_OK;
+}
+
+static int convt_infer(graph_t *g, node_t *n, char *err, size_t errlen)
+{
+    conv_p p;
+    int rc = convt_geom(g, n, &p, err, errlen);
+    if (rc)
+        return rc;
+    int64_t dims[5] = {p.N, p.M};
+    for (int i = 0; i < p.nsp; i++)
+        dims[2 + i] = p.out[3 - p.nsp + i];
+    tensor_set_shape(node_output(g, n, 0), DT_FLOAT, p.nsp + 2, dims);
+    return RT_OK;
+}
+
+static int convt_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
+{
+    conv_p *p = xcalloc(1, sizeof *p);
+    int rc = convt_geom(g, n, p, err, errlen);
+    if (rc) {
+        free(p);
+        return rc;
+    }
+    free(n->priv);
+    n->priv = p;
+    return RT_OK;
+}
+
+/* Adds col (rows for output channels [0, mcount) of this block) into y. */
+static void col2im(const conv_p *p, const float *col, int64_t mcount, float *y)
+{
+    const int64_t ID = p->in[0], IH = p->in[1], IW = p->in[2];
+    const int64_t OD = p->out[0], OH = p->out[1], OW = p->out[2];
+    const int64_t sx = p->s[2];
+    int64_t row = 0;
+
+    for (int64_t m = 0; m < mcount; m++) {
+        float *ym = y + m * p->Pout;
+        for (int64_t kz = 0; kz < p->k[0]; kz++)
+        for (int64_t ky = 0; ky < p->k[1]; ky++)
+        for (int64_t kx = 0; kx < p->k[2]; kx++, row++) {
+            const float *cr = col + row * p->Pin;
+            int64_t offx = kx * p->d[2] - p->pb[2];
+            /* valid ix: 0 <= ix*s + offx < OW */
+            int64_t lo = offx >= 0 ? 0 : ceil_div(-offx, sx);
+            int64_t hi = OW - offx <= 0 ? 0 : ceil_div(OW - offx, sx);
+            if (hi > IW)
+                hi = IW;
+            if (lo >= hi)
+                continue;
+            for (int64_t iz = 0; iz < ID; iz++) {
+                int64_t oz = iz * p->s[0] - p->pb[0] + kz * p->d[0];
+                if (oz < 0 || oz >= OD)
+                    continue;
+                for (int64_t iy = 0; iy < IH; iy++) {
+                    int64_t oy = iy * p->s[1] - p->pb[1] + ky * p->d[1];
+                    if (oy < 0 || oy >= OH)
+                        continue;
+                    const float *src = cr + (iz * IH + iy) * IW;
+                    float *dst = ym + (oz * OH + oy) * OW + offx;
+                    for (int64_t ix = lo; ix < hi; ix++)
+                        dst[ix * sx] += src[ix];
+                }
+            }
+        }
+    }
+}
+
+static void convt_range(void *arg, int64_t t0, int64_t t1)
+{
+    const conv_job *j = arg;
+    const conv_p *p = j->p;
+
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t blk = t % p->nblk, ng = t / p->nblk;
+        int64_t gi = ng % p->G, ni = ng / p->G;
+        int64_t m0 = blk * p->mb, mc = p->Mg - m0 < p->mb ? p->Mg - m0 : p->mb;
+        const float *x = j->x + (ni * p->C + gi * p->Cg) * p->Pin;
+        /* W is C x (Mg*kvol); this block is columns [m0*kvol, (m0+mc)*kvol) of the group's rows */
+        const float *w = j->w + gi * p->Cg * p->K + m0 * p->kvol;
+        float *y = j->y + (ni * p->M + gi * p->Mg + m0) * p->Pout;
+        int64_t rows = mc * p->kvol;
+        float *col = scratch_get((size_t)(rows * p->Pin));
+
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)rows, (int)p->Pin, (int)p->Cg,
+                    1.0f, w, (int)p->K, x, (int)p->Pin, 0.0f, col, (int)p->Pin);
+        for (int64_t m = 0; m < mc; m++) {
+            float bv = j->b ? j->b[gi * p->Mg + m0 + m] : 0.0f;
+            float *ym = y + m * p->Pout;
+            for (int64_t q = 0; q < p->Pout; q++)
+                ym[q] = bv;
+        }
+        col2im(p, col, mc, y);
+    }
+}
+
+static int convt_run(op_ctx *c, graph_t *g, node_t *n)
+{
+    conv_p local, *p = n->priv;
+    if (!p) {
+        int rc = convt_geom(g, n, &local, c->err, c->errlen);
+        if (rc)
+            return rc;
+        p = &local;
+    }
+    conv_p plan = *p;
+    tensor_t *b = node_input(g, n, 2);
+    conv_job j = {
+        .p = &plan,
+        .x = node_input(g, n, 0)->data,
+        .w = node_input(g, n, 1)->data,
+        .b = b ? b->data : NULL,
+        .y = node_output(g, n, 0)->data,
+    };
+    if (plan.N == 0 || plan.M == 0)
+        return RT_OK;
+    /* Channel blocks: bounded scratch, and work for every thread. */
+    int64_t mb = plan.Mg;
+    int64_t lim = (4 * COL_BLOCK_FLOATS) / (plan.kvol * (plan.Pin > 0 ? plan.Pin : 1));
+    if (lim < 1)
+        lim = 1;
+    if (mb > lim)
+        mb = lim;
+    int64_t want = c->nthreads > 1 ? 2 * c->nthreads : 1;
+    if (plan.N * plan.G * ceil_div(plan.Mg, mb) < want) {
+        int64_t per = ceil_div(want, plan.N * plan.G);
+        mb = ceil_div(plan.Mg, per);
+    }
+    plan.mb = mb;
+    plan.nblk = ceil_div(plan.Mg, mb);
+    op_parallel_for(c, plan.N * plan.G * plan.nblk, convt_range, &j);
+    return RT_OK;
+}
+
+const op_def exec_ops_conv[] = {
+    {"Conv", "", conv_infer, conv_prepare, conv_run, conv_release},
+    {"ConvTranspose", "", convt_infer, convt_prepare, convt_run, conv_release},
+    {0},
+};

@@ -1,0 +1,374 @@
+/* runtime/exec/ops_pool.c — MaxPool, AveragePool, GlobalAveragePool,
+ * GlobalMaxPool; fp32, 1 to 3 spatial dims, one (batch, channel) plane per task.
+ *
+ * Geometry is kept in 3-D form (D, H, W): lower ranks get leading unit axes. */
+#include "runtime/exec/kernels.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pool_p {
+    int nsp, is_max, count_pad, col_major, want_idx;
+    int64_t N, C;
+    int64_t in[3], out[3], k[3], s[3], d[3], pb[3], pe[3];
+    int64_t Pin, Pout;
+} pool_p;
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static int input_check(graph_t *g, const node_t *n, tensor_t **xo, char *err, size_t errlen)
+{
+    int rc = check_arity(n, 1, 1, 1, err, errlen);
+    if (rc)
+        return rc;
+    tensor_t *x = node_input(g, n, 0);
+    if (x->dtype != DT_FLOAT)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): dtype %s not supported (fp32 only)",
+                      n->name, n->op, dtype_name(x->dtype));
+    if (x->ndim < 3 || x->ndim > 5)
+        return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): input rank %d not supported (3..5)",
+                      n->name, n->op, x->ndim);
+    for (int i = 0; i < x->ndim; i++)
+        if (x->dims[i] < 0)
+            return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): input shape unknown", n->name, n->op);
+    *xo = x;
+    return RT_OK;
+}
+
+static int pool_geom(graph_t *g, const node_t *n, int is_max, pool_p *p, char *err, size_t errlen)
+{
+    tensor_t *x = NULL;
+    int rc = input_check(g, n, &x, err, errlen);
+    if (rc)
+        return rc;
+    memset(p, 0, sizeof *p);
+    int nsp = x->ndim - 2, off = 3 - nsp;
+    p->nsp = nsp;
+    p->is_max = is_max;
+    p->N = x->dims[0];
+    p->C = x->dims[1];
+    for (int i = 0; i < 3; i++) {
+        p->in[i] = p->k[i] = p->s[i] = p->d[i] = 1;
+        p->pb[i] = p->pe[i] = 0;
+    }
+    for (int i = 0; i < nsp; i++)
+        p->in[off + i] = x->dims[2 + i];
+
+    const int64_t *v;
+    int cnt = node_attr_ints(n, "kernel_shape", &v);
+    if (cnt != nsp)
+        return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): kernel_shape must have %d values",
+                      n->name, n->op, nsp);
+    for (int i = 0; i < nsp; i++)
+        p->k[off + i] = v[i];
+    if ((cnt = node_attr_ints(n, "strides", &v)) >= 0) {
+        if (cnt != nsp)
+            goto bad_len;
+        for (int i = 0; i < nsp; i++)
+            p->s[off + i] = v[i];
+    }
+    if ((cnt = node_attr_ints(n, "dilations", &v)) >= 0) {
+        if (cnt != nsp)
+            goto bad_len;
+        for (int i = 0; i < nsp; i++)
+            p->d[off + i] = v[i];
+    }
+    if ((cnt = node_attr_ints(n, "pads", &v)) >= 0) {
+        if (cnt != 2 * nsp)
+            goto bad_len;
+        for (int i = 0; i < nsp; i++) {
+            p->pb[off + i] = v[i];
+            p->pe[off + i] = v[nsp + i];
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        if (p->k[i] < 1 || p->s[i] < 1 || p->d[i] < 1 || p->pb[i] < 0 || p->pe[i] < 0)
+            return rt_err(err, errlen, RT_ESHAPE,
+                          "node '%s' (%s): kernel, strides and dilations must be >= 1 and pads >= 0",
+                          n->name, n->op);
+    p->count_pad = node_attr_int(n, "count_include_pad", 0) != 0;
+    p->col_major = node_attr_int(n, "storage_order", 0) != 0;
+    int ceil_mode = node_attr_int(n, "ceil_mode", 0) != 0;
+    const char *ap = node_attr_str(n, "auto_pad", "NOTSET");
+
+    for (int i = 0; i < 3; i++) {
+        int64_t ext = (p->k[i] - 1) * p->d[i] + 1;
+        if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+            p->out[i] = ceil_div(p->in[i], p->s[i]);
+            int64_t tot = (p->out[i] - 1) * p->s[i] + ext - p->in[i];
+            if (tot < 0)
+                tot = 0;
+            if (!strcmp(ap, "SAME_UPPER")) {
+                p->pb[i] = tot / 2;
+                p->pe[i] = tot - tot / 2;
+            } else {
+                p->pe[i] = tot / 2;
+                p->pb[i] = tot - tot / 2;
+            }
+        } else if (!strcmp(ap, "VALID")) {
+            p->pb[i] = p->pe[i] = 0;
+            if (p->in[i] < ext)
+                goto too_big;
+            p->out[i] = (p->in[i] - ext) / p->s[i] + 1;
+        } else if (!strcmp(ap, "NOTSET")) {
+            int64_t span = p->in[i] + p->pb[i] + p->pe[i] - ext;
+            if (span < 0)
+                goto too_big;
+            p->out[i] = (ceil_mode ? ceil_div(span, p->s[i]) : span / p->s[i]) + 1;
+            /* the last window must start inside the input or the left padding */
+            if (ceil_mode && (p->out[i] - 1) * p->s[i] >= p->in[i] + p->pb[i])
+                p->out[i]--;
+        } else {
+            return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): auto_pad '%s'",
+                          n->name, n->op, ap);
+        }
+    }
+    p->Pin = p->in[0] * p->in[1] * p->in[2];
+    p->Pout = p->out[0] * p->out[1] * p->out[2];
+    return RT_OK;
+bad_len:
+    return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): attribute length does not match %d spatial dims",
+                  n->name, n->op, nsp);
+too_big:
+    return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): kernel larger than the padded input",
+                  n->name, n->op);
+}
+
+static int pool_infer_common(graph_t *g, node_t *n, int is_max, char *err, size_t errlen)
+{
+    pool_p p;
+    int rc = pool_geom(g, n, is_max, &p, err, errlen);
+    if (rc)
+        return rc;
+    int64_t dims[5] = {p.N, p.C};
+    for (int i = 0; i < p.nsp; i++)
+        dims[2 + i] = p.out[3 - p.nsp + i];
+    tensor_set_shape(node_output(g, n, 0), DT_FLOAT, p.nsp + 2, dims);
+    if (n->n_out > 1 && n->out[1] >= 0) {
+        if (!is_max)
+            return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s): too many outputs", n->name, n->op);
+        tensor_set_shape(node_output(g, n, 1), DT_INT64, p.nsp + 2, dims);
+    }
+    return RT_OK;
+}
+
+static int maxpool_infer(graph_t *g, node_t *n, char *err, size_t errlen)
+{
+    return pool_infer_common(g, n, 1, err, errlen);
+}
+
+static int avgpool_infer(graph_t *g, node_t *n, char *err, size_t errlen)
+{
+    return pool_infer_common(g, n, 0, err, errlen);
+}
+
+typedef struct pool_job {
+    const pool_p *p;
+    const float *x;
+    float *y;
+    int64_t *idx;
+} pool_job;
+
+/* Window start and clipped range [lo, hi) on one axis, in kernel taps. */
+static void taps(const pool_p *p, int a, int64_t o, int64_t *start, int64_t *lo, int64_t *hi)
+{
+    int64_t st = o * p->s[a] - p->pb[a];
+    int64_t l = 0, h = p->k[a];
+    while (l < h && st + l * p->d[a] < 0)
+        l++;
+    while (h > l && st + (h - 1) * p->d[a] >= p->in[a])
+        h--;
+    *start = st;
+    *lo = l;
+    *hi = h;
+}
+
+static void pool_range(void *arg, int64_t t0, int64_t t1)
+{
+    const pool_job *j = arg;
+    const pool_p *p = j->p;
+    const int64_t IH = p->in[1], IW = p->in[2];
+
+    for (int64_t t = t0; t < t1; t++) {
+        const float *x = j->x + t * p->Pin;
+        float *y = j->y + t * p->Pout;
+        int64_t *ix = j->idx ? j->idx + t * p->Pout : NULL;
+        int64_t q = 0;
+        for (int64_t oz = 0; oz < p->out[0]; oz++) {
+            int64_t sz, z0, z1;
+            taps(p, 0, oz, &sz, &z0, &z1);
+            for (int64_t oy = 0; oy < p->out[1]; oy++) {
+                int64_t sy, y0, y1;
+                taps(p, 1, oy, &sy, &y0, &y1);
+                for (int64_t ox = 0; ox < p->out[2]; ox++, q++) {
+                    int64_t sx, x0, x1;
+                    taps(p, 2, ox, &sx, &x0, &x1);
+                    if (p->is_max) {
+                        float m = -FLT_MAX;
+                        int64_t best = -1;
+                        for (int64_t kz = z0; kz < z1; kz++)
+                        for (int64_t ky = y0; ky < y1; ky++) {
+                            int64_t iz = sz + kz * p->d[0], iy = sy + ky * p->d[1];
+                            const float *row = x + (iz * IH + iy) * IW;
+                            for (int64_t kx = x0; kx < x1; kx++) {
+                                int64_t xx = sx + kx * p->d[2];
+                                if (row[xx] > m || best < 0) {
+                                    m = row[xx];
+                                    best = (iz * IH + iy) * IW + xx;
+                                }
+                            }
+                        }
+                        y[q] = m;
+                        if (ix) {
+                            int64_t bz = best / (IH * IW), by = best / IW % IH, bx = best % IW;
+                            int64_t flat = p->col_major ? (bx * IH + by) * p->in[0] + bz : best;
+                            ix[q] = t * p->Pin + flat;
+                        }
+                    } else {
+                        float s = 0.0f;
+                        for (int64_t kz = z0; kz < z1; kz++)
+                        for (int64_t ky = y0; ky < y1; ky++) {
+                            int64_t iz = sz + kz * p->d[0], iy = sy + ky * p->d[1];
+                            const float *row = x + (iz * IH + iy) * IW;
+                            for (int64_t kx = x0; kx < x1; kx++)
+                                s += row[sx + kx * p->d[2]];
+                        }
+                        int64_t cnt;
+                        if (p->count_pad) {
+                            /* taps inside input + pads; windows may run past the end pad in ceil mode */
+                            cnt = 1;
+                            for (int a = 0; a < 3; a++) {
+                                int64_t o = a == 0 ? oz : a == 1 ? oy : ox;
+                                int64_t st = o * p->s[a] - p->pb[a];
+                                int64_t c = 0;
+                                for (int64_t k = 0; k < p->k[a]; k++) {
+                                    int64_t pos = st + k * p->d[a];
+                                    if (pos >= -p->pb[a] && pos < p->in[a] + p->pe[a])
+                                        c++;
+                                }
+                                cnt *= c;
+                            }
+                        } else {
+                            cnt = (z1 - z0) * (y1 - y0) * (x1 - x0);
+                        }
+                        y[q] = cnt > 0 ? s / (float)cnt : 0.0f;
+                    }
+                }
+            }
+        }
+    }
+}
+
+static int pool_run_common(op_ctx *c, graph_t *g, node_t *n, int is_max)
+{
+    pool_p p;
+    int rc = pool_geom(g, n, is_max, &p, c->err, c->errlen);
+    if (rc)
+        return rc;
+    pool_job j = {.p = &p, .x = node_input(g, n, 0)->data, .y = node_output(g, n, 0)->data};
+    if (is_max && n->n_out > 1 && n->out[1] >= 0)
+        j.idx = node_output(g, n, 1)->data;
+    op_parallel_for(c, p.N * p.C, pool_range, &j);
+    return RT_OK;
+}
+
+static int maxpool_run(op_ctx *c, graph_t *g, node_t *n)
+{
+    return pool_run_common(c, g, n, 1);
+}
+
+static int avgpool_run(op_ctx *c, graph_t *g, node_t *n)
+{
+    return pool_run_common(c, g, n, 0);
+}
+
+/* ---- global pools ------------------------------------------------------ */
+
+static int global_infer(graph_t *g, node_t *n, char *err, size_t errlen)
+{
+    tensor_t *x;
+    int rc = check_arity(n, 1, 1, 1, err, errlen);
+    if (rc)
+        return rc;
+    x = node_input(g, n, 0);
+    if (x->dtype != DT_FLOAT)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): dtype %s not supported (fp32 only)",
+                      n->name, n->op, dtype_name(x->dtype));
+    if (x->ndim < 2)
+        return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): input rank %d, needs N x C x ...",
+                      n->name, n->op, x->ndim);
+    int64_t dims[MODEL_MAX_DIMS];
+    for (int i = 0; i < x->ndim; i++) {
+        if (x->dims[i] < 0)
+            return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): input shape unknown", n->name, n->op);
+        dims[i] = i < 2 ? x->dims[i] : 1;
+    }
+    tensor_set_shape(node_output(g, n, 0), DT_FLOAT, x->ndim, dims);
+    return RT_OK;
+}
+
+typedef struct gpool_job {
+    const float *x;
+    float *y;
+    int64_t plane;
+    int is_max;
+} gpool_job;
+
+static void gpool_range(void *arg, int64_t t0, int64_t t1)
+{
+    const gpool_job *j = arg;
+    for (int64_t t = t0; t < t1; t++) {
+        const float *x = j->x + t * j->plane;
+        if (j->is_max) {
+            float m = j->plane > 0 ? x[0] : 0.0f;
+            for (int64_t i = 1; i < j->plane; i++)
+                m = x[i] > m ? x[i] : m;
+            j->y[t] = m;
+        } else {
+            /* four partial sums: better accuracy and independent adds */
+            float s[4] = {0, 0, 0, 0};
+            int64_t i = 0;
+            for (; i + 4 <= j->plane; i += 4) {
+                s[0] += x[i];
+                s[1] += x[i + 1];
+                s[2] += x[i + 2];
+                s[3] += x[i + 3];
+            }
+            for (; i < j->plane; i++)
+                s[0] += x[i];
+            j->y[t] = j->plane > 0 ? ((s[0] + s[1]) + (s[2] + s[3])) / (float)j->plane : 0.0f;
+        }
+    }
+}
+
+static int global_run(op_ctx *c, graph_t *g, node_t *n, int is_max)
+{
+    tensor_t *x = node_input(g, n, 0);
+    gpool_job j = {.x = x->data, .y = node_output(g, n, 0)->data, .plane = 1, .is_max = is_max};
+    for (int i = 2; i < x->ndim; i++)
+        j.plane *= x->dims[i];
+    op_parallel_for(c, x->dims[0] * x->dims[1], gpool_range, &j);
+    return RT_OK;
+}
+
+static int gavg_run(op_ctx *c, graph_t *g, node_t *n)
+{
+    return global_run(c, g, n, 0);
+}
+
+static int gmax_run(op_ctx *c, graph_t *g, node_t *n)
+{
+    return global_run(c, g, n, 1);
+}
+
+const op_def exec_ops_pool[] = {
+    {"MaxPool", "", maxpool_infer, NULL, maxpool_run, NULL},
+    {"AveragePool", "", avgpool_infer, NULL, avgpool_run, NULL},
+    {"GlobalAveragePool", "", global_infer, NULL, gavg_run, NULL},
+    {"GlobalMaxPool", "", global_infer, NULL, gmax_run, NULL},
+    {0},
+};

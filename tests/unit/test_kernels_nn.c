@@ -1,0 +1,1134 @@
+/* tests/unit/test_kernels_nn.c — Conv, ConvTranspose, Gemm, MatMul, pools and
+ * BatchNormalization against plain reference loops written here (a direct
+ * convolution is independent of the im2col/sgemm and depthwise paths), over
+ * many parameter combinations, with one and two threads, plus hand values. */
+#include "runtime/exec/kernels.h"
+#include "runtime/exec/threadpool.h"
+#include "runtime/model/model.h"
+#include "tests/test.h"
+#include "util/util.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct threadpool *g_pool;
+
+/* ---- graph building ---------------------------------------------------- */
+
+static uint64_t rng = 88172645463325252ull;
+
+static float frand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (float)((rng >> 40) & 0xffff) / 32768.0f - 1.0f;
+}
+
+static int add_tensor(graph_t *g, const char *name, int ndim, const int64_t *dims, const float *data)
+{
+    int t = graph_add_tensor(g, name);
+    tensor_set_shape(&g->t[t], DT_FLOAT, ndim, dims);
+    if (data) {
+        size_t nb = tensor_nbytes(&g->t[t]);
+        g->t[t].data = xmalloc(nb + 4);
+        memcpy(g->t[t].data, data, nb);
+        g->t[t].kind = TK_CONST;
+    }
+    return t;
+}
+
+static void set_ints(node_t *n, const char *name, int cnt, const int64_t *v)
+{
+    n->attrs = xrealloc(n->attrs, (n->n_attr + 1) * sizeof(attr_t));
+    attr_t *a = &n->attrs[n->n_attr++];
+    memset(a, 0, sizeof *a);
+    a->name = xstrdup(name);
+    a->type = ATTR_INTS;
+    a->n = cnt;
+    a->ints = xmalloc((cnt + 1) * sizeof(int64_t));
+    memcpy(a->ints, v, cnt * sizeof(int64_t));
+}
+
+static void set_int(node_t *n, const char *name, int64_t v)
+{
+    n->attrs = xrealloc(n->attrs, (n->n_attr + 1) * sizeof(attr_t));
+    attr_t *a = &n->attrs[n->n_attr++];
+    memset(a, 0, sizeof *a);
+    a->name = xstrdup(name);
+    a->type = ATTR_INT;
+    a->i = v;
+}
+
+static void set_float(node_t *n, const char *name, float v)
+{
+    n->attrs = xrealloc(n->attrs, (n->n_attr + 1) * sizeof(attr_t));
+    attr_t *a = &n->attrs[n->n_attr++];
+    memset(a, 0, sizeof *a);
+    a->name = xstrdup(name);
+    a->type = ATTR_FLOAT;
+    a->f = v;
+}
+
+static void set_str(node_t *n, const char *name, const char *v)
+{
+    n->attrs = xrealloc(n->attrs, (n->n_attr + 1) * sizeof(attr_t));
+    attr_t *a = &n->attrs[n->n_attr++];
+    memset(a, 0, sizeof *a);
+    a->name = xstrdup(name);
+    a->type = ATTR_STRING;
+    a->s = xstrdup(v);
+}
+
+/* Infers, prepares and runs the graph's only node; output 0 data is returned
+ * in *out (caller frees) with its tensor in *ot. Returns the first failing status. */
+static int run_node(graph_t *g, int nthreads, float **out, tensor_t **ot, char *err, size_t errlen)
+{
+    node_t *n = &g->nodes[0];
+    int rc;
+    *out = NULL;
+    n->def = exec_find_op(n->domain, n->op);
+    if (!n->def)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "no op %s", n->op);
+    if ((rc = n->def->infer(g, n, err, errlen)))
+        return rc;
+    for (int i = 0; i < n->n_out; i++) {
+        tensor_t *t = node_output(g, n, i);
+        if (t)
+            t->data = xcalloc(1, tensor_nbytes(t) + 8);
+    }
+    if (n->def->prepare && (rc = n->def->prepare(g, n, err, errlen)))
+        goto out;
+    op_ctx c = {.nthreads = nthreads, .pool = nthreads > 1 ? g_pool : NULL, .err = err,
+                .errlen = errlen};
+    rc = n->def->run(&c, g, n);
+out:
+    *ot = node_output(g, n, 0);
+    *out = (*ot)->data;
+    for (int i = 1; i < n->n_out; i++) {
+        tensor_t *t = node_output(g, n, i);
+        if (t) {
+            free(t->data);
+            t->data = NULL;
+        }
+    }
+    (*ot)->data = NULL;
+    return rc;
+}
+
+static float *rand_buf(int64_t n)
+{
+    float *p = xmalloc((n + 1) * sizeof(float));
+    for (int64_t i = 0; i < n; i++)
+        p[i] = frand();
+    return p;
+}
+
+static double max_diff(const float *a, const float *b, int64_t n)
+{
+    double m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (!(d <= m))
+            m = d; /* NaN sticks */
+    }
+    return m;
+}
+
+/* ---- conv geometry for the references (ONNX spec formulas) ------------- */
+
+typedef struct cg {
+    int nsp;
+    int64_t in[3], k[3], s[3], d[3], pb[3], pe[3], out[3];
+    const char *autopad;
+} cg;
+
+/* Fills pads and out for Conv / pools (ceil only for pools). */
+static void ref_conv_out(cg *p, int ceil_mode)
+{
+    for (int i = 0; i < p->nsp; i++) {
+        int64_t ext = (p->k[i] - 1) * p->d[i] + 1;
+        if (!strcmp(p->autopad, "SAME_UPPER") || !strcmp(p->autopad, "SAME_LOWER")) {
+            p->out[i] = (p->in[i] + p->s[i] - 1) / p->s[i];
+            int64_t tot = (p->out[i] - 1) * p->s[i] + ext - p->in[i];
+            if (tot < 0)
+                tot = 0;
+            int64_t small = tot / 2, big = tot - tot / 2;
+            p->pb[i] = !strcmp(p->autopad, "SAME_UPPER") ? small : big;
+            p->pe[i] = tot - p->pb[i];
+        } else {
+            if (!strcmp(p->autopad, "VALID"))
+                p->pb[i] = p->pe[i] = 0;
+            int64_t span = p->in[i] + p->pb[i] + p->pe[i] - ext;
+            if (ceil_mode) {
+                p->out[i] = (span + p->s[i] - 1) / p->s[i] + 1;
+                if ((p->out[i] - 1) * p->s[i] >= p->in[i] + p->pb[i])
+                    p->out[i]--;
+            } else {
+                p->out[i] = span / p->s[i] + 1;
+            }
+        }
+    }
+}
+
+/* Direct convolution: for every output element, sum over channel and taps. */
+static void ref_conv(const cg *p, int64_t N, int64_t C, int64_t M, int64_t G, const float *x,
+                     const float *w, const float *b, float *y)
+{
+    int64_t I[3] = {1, 1, 1}, O[3] = {1, 1, 1}, K[3] = {1, 1, 1}, S[3] = {1, 1, 1}, D[3] = {1, 1, 1},
+            P[3] = {0, 0, 0};
+    int off = 3 - p->nsp;
+    for (int i = 0; i < p->nsp; i++) {
+        I[off + i] = p->in[i];
+        O[off + i] = p->out[i];
+        K[off + i] = p->k[i];
+        S[off + i] = p->s[i];
+        D[off + i] = p->d[i];
+        P[off + i] = p->pb[i];
+    }
+    int64_t Cg = C / G, Mg = M / G;
+    for (int64_t n = 0; n < N; n++)
+    for (int64_t m = 0; m < M; m++)
+    for (int64_t oz = 0; oz < O[0]; oz++)
+    for (int64_t oy = 0; oy < O[1]; oy++)
+    for (int64_t ox = 0; ox < O[2]; ox++) {
+        double acc = b ? b[m] : 0.0;
+        int64_t gi = m / Mg;
+        for (int64_t c = 0; c < Cg; c++)
+        for (int64_t kz = 0; kz < K[0]; kz++)
+        for (int64_t ky = 0; ky < K[1]; ky++)
+        for (int64_t kx = 0; kx < K[2]; kx++) {
+            int64_t iz = oz * S[0] - P[0] + kz * D[0];
+            int64_t iy = oy * S[1] - P[1] + ky * D[1];
+            int64_t ix = ox * S[2] - P[2] + kx * D[2];
+            if (iz < 0 || iz >= I[0] || iy < 0 || iy >= I[1] || ix < 0 || ix >= I[2])
+                continue;
+            double xv = x[((((n * C) + gi * Cg + c) * I[0] + iz) * I[1] + iy) * I[2] + ix];
+            double wv = w[(((m * Cg + c) * K[0] + kz) * K[1] + ky) * K[2] + kx];
+            acc += xv * wv;
+        }
+        y[(((n * M + m) * O[0] + oz) * O[1] + oy) * O[2] + ox] = (float)acc;
+    }
+}
+
+typedef struct conv_case {
+    int nsp;
+    int64_t N, C, M, G;
+    int64_t in[3], k[3], s[3], d[3], pads[6];
+    const char *autopad;
+    int bias, set_kshape;
+} conv_case;
+
+static void check_conv(const conv_case *cc, int nthreads)
+{
+    graph_t *g = graph_new();
+    char err[256] = "";
+    int nsp = cc->nsp;
+    int64_t xd[5] = {cc->N, cc->C}, wd[5] = {cc->M, cc->C / cc->G};
+    for (int i = 0; i < nsp; i++) {
+        xd[2 + i] = cc->in[i];
+        wd[2 + i] = cc->k[i];
+    }
+    int64_t xn = 1, wn = 1;
+    for (int i = 0; i < nsp + 2; i++) {
+        xn *= xd[i];
+        wn *= wd[i];
+    }
+    float *x = rand_buf(xn), *w = rand_buf(wn), *b = rand_buf(cc->M);
+    int in[3];
+    in[0] = add_tensor(g, "x", nsp + 2, xd, x);
+    in[1] = add_tensor(g, "w", nsp + 2, wd, w);
+    in[2] = add_tensor(g, "b", 1, &cc->M, b);
+    int out = graph_add_tensor(g, "y");
+    graph_add_node(g, "conv0", "Conv", "", cc->bias ? 3 : 2, in, 1, &out);
+    node_t *n = &g->nodes[0];
+    set_ints(n, "strides", nsp, cc->s);
+    set_ints(n, "dilations", nsp, cc->d);
+    if (cc->set_kshape)
+        set_ints(n, "kernel_shape", nsp, cc->k);
+    if (cc->G != 1)
+        set_int(n, "group", cc->G);
+    if (strcmp(cc->autopad, "NOTSET"))
+        set_str(n, "auto_pad", cc->autopad);
+    else
+        set_ints(n, "pads", 2 * nsp, cc->pads);
+
+    cg p = {.nsp = nsp, .autopad = cc->autopad};
+    for (int i = 0; i < nsp; i++) {
+        p.in[i] = cc->in[i];
+        p.k[i] = cc->k[i];
+        p.s[i] = cc->s[i];
+        p.d[i] = cc->d[i];
+        p.pb[i] = cc->pads[i];
+        p.pe[i] = cc->pads[nsp + i];
+    }
+    ref_conv_out(&p, 0);
+    int64_t yn = cc->N * cc->M;
+    for (int i = 0; i < nsp; i++)
+        yn *= p.out[i];
+    float *ref = xmalloc((yn + 1) * sizeof(float));
+    ref_conv(&p, cc->N, cc->C, cc->M, cc->G, x, w, cc->bias ? b : NULL, ref);
+
+    float *y;
+    tensor_t *yt;
+    int rc = run_node(g, nthreads, &y, &yt, err, sizeof err);
+    CHECK(rc == 0, "conv run: %s", err);
+    int shape_ok = yt->ndim == nsp + 2 && yt->dims[1] == cc->M;
+    for (int i = 0; i < nsp && shape_ok; i++)
+        shape_ok = yt->dims[2 + i] == p.out[i];
+    CHECK(shape_ok, "conv shape nsp=%d out %lld", nsp, (long long)p.out[nsp - 1]);
+    if (rc == 0 && shape_ok) {
+        double md = max_diff(y, ref, yn);
+        CHECK(md < 1e-4 * (1 + wd[1] * wd[2]), "conv nsp=%d C=%lld M=%lld G=%lld k=%lld s=%lld d=%lld pad=%s/%lld th=%d: max diff %g",
+              nsp, (long long)cc->C, (long long)cc->M, (long long)cc->G, (long long)cc->k[nsp - 1],
+              (long long)cc->s[nsp - 1], (long long)cc->d[nsp - 1], cc->autopad,
+              (long long)cc->pads[0], nthreads, md);
+    }
+    free(y);
+    free(ref);
+    free(x);
+    free(w);
+    free(b);
+    graph_free(g);
+}
+
+static void test_conv_sweep(void)
+{
+    static const char *modes[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+    int count = 0;
+    /* 2-D sweep */
+    for (int gk = 0; gk < 4; gk++)          /* 0: G=1, 1: G=2, 2: depthwise, 3: depthwise x2 */
+    for (int k = 1; k <= 5; k += 2)
+    for (int s = 1; s <= 3; s++)
+    for (int d = 1; d <= 2; d++)
+    for (int pm = 0; pm < 6; pm++) {
+        conv_case cc = {.nsp = 2, .N = 1 + (count % 3 == 0), .bias = count % 2};
+        int64_t C = gk == 0 ? 3 : gk == 1 ? 4 : 5;
+        cc.C = C;
+        cc.G = gk == 0 ? 1 : gk == 1 ? 2 : C;
+        cc.M = gk == 0 ? 6 : gk == 1 ? 6 : gk == 2 ? C : 2 * C;
+        cc.in[0] = 7 + (count % 4);
+        cc.in[1] = 9 + (count % 5);
+        cc.k[0] = k;
+        cc.k[1] = k == 1 ? 1 : k - 1 + (count % 2) * 2; /* non-square kernels too */
+        cc.s[0] = s;
+        cc.s[1] = s == 3 ? 1 : s;
+        cc.d[0] = cc.d[1] = d;
+        cc.set_kshape = count % 3 == 1;
+        cc.autopad = pm < 4 ? modes[pm] : "NOTSET";
+        int64_t pv = pm == 4 ? 1 : pm == 5 ? 2 : 0;
+        cc.pads[0] = pv;
+        cc.pads[1] = pv + (pm == 5);
+        cc.pads[2] = pm == 5 ? 0 : pv;
+        cc.pads[3] = pv;
+        int bad = 0;
+        for (int i = 0; i < 2; i++)
+            if (cc.in[i] + cc.pads[i] + cc.pads[2 + i] < (cc.k[i] - 1) * d + 1)
+                bad = 1;
+        if (bad)
+            continue;
+        check_conv(&cc, 1 + (count % 2));
+        count++;
+    }
+    /* 1-D and 3-D */
+    for (int i = 0; i < 12; i++) {
+        conv_case cc = {.nsp = 1, .N = 2, .C = 4, .M = 6, .G = i % 2 ? 2 : 1, .bias = 1,
+                        .autopad = modes[i % 4]};
+        cc.in[0] = 17 + i;
+        cc.k[0] = 1 + i % 4;
+        cc.s[0] = 1 + i % 3;
+        cc.d[0] = 1 + (i / 6);
+        cc.pads[0] = i % 3;
+        cc.pads[1] = i % 2;
+        check_conv(&cc, 1 + i % 2);
+        cc.nsp = 3;
+        cc.N = 1;
+        cc.in[0] = 5;
+        cc.in[1] = 6;
+        cc.in[2] = 7;
+        cc.k[0] = cc.k[1] = cc.k[2] = 1 + i % 3;
+        cc.s[0] = cc.s[1] = cc.s[2] = 1 + i % 2;
+        cc.d[0] = cc.d[1] = cc.d[2] = 1;
+        for (int j = 0; j < 6; j++)
+            cc.pads[j] = (i + j) % 2;
+        check_conv(&cc, 2 - i % 2);
+    }
+    /* shapes as in real mobile nets, 1x1 pointwise with many channels */
+    conv_case big[] = {
+        {2, 1, 32, 64, 1, {40, 40}, {1, 1}, {1, 1}, {1, 1}, {0}, "NOTSET", 1, 0},
+        {2, 1, 64, 64, 64, {40, 40}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
+        {2, 1, 64, 64, 64, {41, 39}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
+        {2, 1, 24, 24, 24, {33, 35}, {5, 5}, {2, 2}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 0, 0},
+        {2, 1, 3, 16, 1, {64, 64}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 1},
+        {2, 2, 12, 16, 1, {20, 20}, {6, 6}, {2, 2}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
+    };
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        check_conv(&big[i], 1);
+        check_conv(&big[i], 2);
+    }
+}
+
+/* Hand-computed: 1x1x3x3 input 1..9, 2x2 kernel of ones, stride 1, no pad. */
+static void test_conv_hand(void)
+{
+    graph_t *g = graph_new();
+    char err[256] = "";
+    float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w[4] = {1, 1, 1, 1}, b[1] = {0.5f};
+    int64_t xd[4] = {1, 1, 3, 3}, wd[4] = {1, 1, 2, 2}, bd[1] = {1};
+    int in[3] = {add_tensor(g, "x", 4, xd, x), add_tensor(g, "w", 4, wd, w),
+                 add_tensor(g, "b", 1, bd, b)};
+    int out = graph_add_tensor(g, "y");
+    graph_add_node(g, "c", "Conv", "", 3, in, 1, &out);
+    float *y;
+    tensor_t *yt;
+    int rc = run_node(g, 1, &y, &yt, err, sizeof err);
+    CHECK(rc == 0, "%s", err);
+    CHECK(yt->ndim == 4 && yt->dims[2] == 2 && yt->dims[3] == 2, "hand conv shape");
+    if (rc == 0) {
+        CHECK_NEAR(y[0], 12.5, 1e-6, "y00");
+        CHECK_NEAR(y[1], 16.5, 1e-6, "y01");
+        CHECK_NEAR(y[2], 24.5, 1e-6, "y10");
+        CHECK_NEAR(y[3], 28.5, 1e-6, "y11");
+    }
+    free(y);
+    graph_free(g);
+}
+
+static void test_conv_errors(void)
+{
+    char err[256] = "";
+    float *y;
+    tensor_t *yt;
+    /* channel mismatch: W wants 4 input channels, X has 3 */
+    graph_t *g = graph_new();
+    int64_t xd[4] = {1, 3, 5, 5}, wd[4] = {2, 4, 3, 3};
+    float buf[200] = {0};
+    int in[2] = {add_tensor(g, "x", 4, xd, buf), add_tensor(g, "w", 4, wd, buf)};
+    int out = graph_add_tensor(g, "y");
+    graph_add_node(g, "badconv", "Conv", "", 2, in, 1, &out);
+    int rc = run_node(g, 1, &y, &yt, err, sizeof err);
+    CHECK(rc == RT_ESHAPE && strstr(err, "badconv"), "channel mismatch: rc %d '%s'", rc, err);
+    free(y);
+    graph_free(g);
+    /* groups that do not divide the channels */
+    g = graph_new();
+    int64_t wd2[4] = {2, 1, 3, 3};
+    in[0] = add_tensor(g, "x", 4, xd, buf);
+    in[1] = add_tensor(g, "w", 4, wd2, buf);
+    out = graph_add_tensor(g, "y");
+    graph_add_node(g, "grp", "Conv", "", 2, in, 1, &out);
+    set_int(&g->nodes[0], "group", 2);
+    rc = run_node(g, 1, &y, &yt, err, sizeof err);
+    CHECK(rc == RT_ESHAPE && strstr(err, "grp"), "group mismatch: rc %d '%s'", rc, err);
+    free(y);
+    graph_free(g);
+    /* kernel larger than input */
+    g = graph_new();
+    int64_t xd3[4] = {1, 1, 2, 2}, wd3[4] = {1, 1, 3, 3};
+    in[0] = add_tensor(g, "x", 4, xd3, buf);
+    in[1] = add_tensor(g, "w", 4, wd3, buf);
+    out = graph_add_tensor(g, "y");
+    graph_add_node(g, "big", "Conv", "", 2, in, 1, &out);
+    rc = run_node(g, 1, &y, &yt, err, sizeof err);
+    CHECK(rc == RT_ESHAPE && strstr(err, "big"), "kernel too big: rc %d '%s'", rc, err);
+    free(y);
+    graph_free(g);
+    /* non-float input */
+    g = graph_new();
+    in[0] = add_tensor(g, "x", 4, xd, buf);
+    g->t[in[0]].dtype = DT_INT8;
+    in[1] = add_tensor(g, "w", 4, wd, buf);
+    out = graph_add_tensor(g, "y");
+    graph_add_node(g, "i8conv", "Conv", "", 2, in, 1, &out);
+    rc = run_node(g, 1, &y, &yt, err, sizeof err);
+    CHECK(rc == RT_EUNSUPPORTED && strstr(err, "i8conv"), "int8: rc %d '%s'", rc, err);
+    free(y);
+    graph_free(g);
+}
+
+/* ---- ConvTranspose ----------------------------------------------------- */
+
+typedef struct convt_case {
+    int nsp;
+    int64_t N, C, Mg, G;
+    int64_t in[3], k[3], s[3], d[3], pads[6], opad[3], oshape[3];
+    const char *autopad;
+    int use_oshape, bias;
+} convt_case;
+
+static void check_convt(const convt_case *cc, int nthreads)
+{
+    graph_t *g = graph_new();
+    char err[256] = "";
+    int nsp = cc->nsp;
+    int64_t M = cc->Mg * cc->G;
+    int64_t xd[5] = {cc->N, cc->C}, wd[5] = {cc->C, cc->Mg};
+    int64_t pb[3], pe[3], od[3];
+    for (int i = 0; i < nsp; i++) {
+        xd[2 + i] = cc->in[i];
+        wd[2 + i] = cc->k[i];
+        int64_t full = cc->s[i] * (cc->in[i] - 1) + cc->opad[i] + (cc->k[i] - 1) * cc->d[i] + 1;
+        if (cc->use_oshape || strcmp(cc->autopad, "NOTSET")) {
+            od[i] = cc->use_oshape ? cc->oshape[i] : cc->in[i] * cc->s[i];
+            int64_t tot = full - od[i];
+            if (tot < 0)
+                tot = 0; /* as onnxruntime: the output's tail is bias only */
+            if (!strcmp(cc->autopad, "SAME_UPPER")) {
+                pb[i] = tot / 2;
+                pe[i] = tot - tot / 2;
+            } else {
+                pb[i] = tot - tot / 2;
+                pe[i] = tot / 2;
+            }
+        } else {
+            pb[i] = cc->pads[i];
+            pe[i] = cc->pads[nsp + i];
+            od[i] = full - pb[i] - pe[i];
+        }
+    }
+    int64_t xn = 1, wn = 1, yn = cc->N * M;
+    for (int i = 0; i < nsp + 2; i++) {
+        xn *= xd[i];
+        wn *= wd[i];
+    }
+    for (int i = 0; i < nsp; i++)
+        yn *= od[i];
+    float *x = rand_buf(xn), *w = rand_buf(wn), *b = rand_buf(M);
+    int in[3] = {add_tensor(g, "x", nsp + 2, xd, x), add_tensor(g, "w", nsp + 2, wd, w),
+                 add_tensor(g, "b", 1, &M, b)};
+    int out = graph_add_tensor(g, "y");
+    graph_add_node(g, "convt", "ConvTranspose", "", cc->bias ? 3 : 2, in, 1, &out);
+    node_t *n = &g->nodes[0];
+    set_ints(n, "strides", nsp, cc->s);
+    set_ints(n, "dilations", nsp, cc->d);
+    set_ints(n, "output_padding", nsp, cc->opad);
+    if (cc->G != 1)
+        set_int(n, "group", cc->G);
+    if (cc->use_oshape)
+        set_ints(n, "output_shape", nsp, cc->oshape);
+    if (strcmp(cc->autopad, "NOTSET"))
+        set_str(n, "auto_pad", cc->autopad);
+    else if (!cc->use_oshape)
+        set_ints(n, "pads", 2 * nsp, cc->pads);
+
+    /* reference: scatter every input element through the kernel */
+    int64_t I[3] = {1, 1, 1}, O[3] = {1, 1, 1}, K[3] = {1, 1, 1}, S[3] = {1, 1, 1},
+            D[3] = {1, 1, 1}, P[3] = {0, 0, 0};
+    int off = 3 - nsp;
+    for (int i = 0; i < nsp; i++) {
+        I[off + i] = cc->in[i];
+        O[off + i] = od[i];
+        K[off + i] = cc->k[i];
+        S[off + i] = cc->s[i];
+        D[off + i] = cc->d[i];
+        P[off + i] = pb[i];
+    }
+    double *acc = xcalloc(yn + 1, sizeof(double));
+    int64_t Cg = cc->C / cc->G, Ov = O[0] * O[1] * O[2];
+    for (int64_t nn = 0; nn < cc->N; nn++)
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t q = 0; q < Ov; q++)
+            acc[(nn * M + m) * Ov + q] = cc->bias ? b[m] : 0.0;
+    for (int64_t nn = 0; nn < cc->N; nn++)
+    for (int64_t c = 0; c < cc->C; c++)
+    for (int64_t iz = 0; iz < I[0]; iz++)
+    for (int64_t iy = 0; iy < I[1]; iy++)
+    for (int64_t ix = 0; ix < I[2]; ix++) {
+        double xv = x[(((nn * cc->C + c) * I[0] + iz) * I[1] + iy) * I[2] + ix];
+        int64_t gi = c / Cg;
+        for (int64_t m = 0; m < cc->Mg; m++)
+        for (int64_t kz = 0; kz < K[0]; kz++)
+        for (int64_t ky = 0; ky < K[1]; ky++)
+        for (int64_t kx = 0; kx < K[2]; kx++) {
+            int64_t oz = iz * S[0] - P[0] + kz * D[0], oy = iy * S[1] - P[1] + ky * D[1],
+                    ox = ix * S[2] - P[2] + kx * D[2];
+            if (oz < 0 || oz >= O[0] || oy < 0 || oy >= O[1] || ox < 0 || ox >= O[2])
+                continue;
+            double wv = w[(((c * cc->Mg + m) * K[0] + kz) * K[1] + ky) * K[2] + kx];
+            acc[(((nn * M + gi * cc->Mg + m) * O[0] + oz) * O[1] + oy) * O[2] + ox] += xv * wv;
+        }
+    }
+    float *ref = xmalloc((yn + 1) * sizeof(float));
+    for (int64_t i = 0; i < yn; i++)
+        ref[i] = (float)acc[i];
+
+    float *y;
+    tensor_t *yt;
+    int rc = run_node(g, nthreads, &y, &yt, err, sizeof err);
+    CHECK(rc == 0, "convT run: %s", err);
+    int shape_ok = yt->ndim == nsp + 2 && yt->dims[1] == M;
+    for (int i = 0; i < nsp && shape_ok; i++)
+        shape_ok = yt->dims[2 + i] == od[i];
+    CHECK(shape_ok, "convT shape");
+    if (rc == 0 && shape_ok) {
+        double md = max_diff(y, ref, yn);
+        CHECK(md < 1e-4 * (1 + Cg * wn / wd[0] / wd[1]), "convT nsp=%d G=%lld k=%lld s=%lld d=%lld %s os=%d th=%d: max diff %g",
+              nsp, (long long)cc->G, (long long)cc->k[0], (long long)cc->s[0], (long long)cc->d[0],
+              cc->autopad, cc->use_oshape, nthreads, md);
+    }
+    free(y);
+    free(ref);
+    free(acc);
+    free(x);
+    free(w);
+    free(b);
+    graph_free(g);
+}
+
+static void test_convt_sweep(void)
+{
+    int count = 0;
+    for (int G = 1; G <= 2; G++)
+    for (int k = 1; k <= 4; k++)
+    for (int s = 1; s <= 3; s++)
+    for (int d = 1; d <= 2; d++)
+    for (int mode = 0; mode < 5; mode++) {
+        convt_case cc = {.nsp = 2, .N = 1 + count % 2, .C = 2 * G, .Mg = 3, .G = G,
+                         .bias = count % 3 != 0, .autopad = "NOTSET"};
+        cc.in[0] = 4 + count % 3;
+        cc.in[1] = 5;
+        cc.k[0] = k;
+        cc.k[1] = k == 1 ? 2 : k - 1;
+        cc.s[0] = s;
+        cc.s[1] = s > 1 ? s - 1 : 1;
+        cc.d[0] = cc.d[1] = d;
+        if (mode == 1) {
+            cc.pads[0] = cc.pads[1] = cc.pads[2] = cc.pads[3] = (k - 1) / 2;
+        } else if (mode == 2) {
+            cc.opad[0] = s > 1 ? 1 : 0;
+            cc.pads[1] = k > 1 ? 1 : 0;
+        } else if (mode == 3) {
+            cc.autopad = count % 2 ? "SAME_UPPER" : "SAME_LOWER";
+        } else if (mode == 4) {
+            cc.use_oshape = 1;
+            cc.oshape[0] = cc.s[0] * (cc.in[0] - 1) + (k - 1) * d + 1 - 1 + (s > 1);
+            cc.oshape[1] = cc.s[1] * (cc.in[1] - 1) + (cc.k[1] - 1) * d + 1;
+            if (cc.oshape[0] < 1)
+                cc.oshape[0] = 1;
+        }
+        check_convt(&cc, 1 + count % 2);
+        count++;
+    }
+    convt_case c1 = {.nsp = 1, .N = 1, .C = 3, .Mg = 2, .G = 1, .in = {9}, .k = {3}, .s = {2},
+                     .d = {1}, .pads = {1, 0}, .autopad = "NOTSET", .bias = 1};
+    check_convt(&c1, 1);
+    convt_case c3 = {.nsp = 3, .N = 1, .C = 2, .Mg = 2, .G = 1, .in = {3, 4, 3}, .k = {2, 2, 3},
+                     .s = {2, 1, 2}, .d = {1, 1, 1}, .pads = {0, 1, 0, 1, 0, 0},
+                     .autopad = "NOTSET", .bias = 1};
+    check_convt(&c3, 2);
+    /* DB head upsampling: 2x2 stride 2 over a larger map */
+    convt_case c4 = {.nsp = 2, .N = 1, .C = 16, .Mg = 16, .G = 1, .in = {20, 20}, .k = {2, 2},
+                     .s = {2, 2}, .d = {1, 1}, .autopad = "NOTSET", .bias = 1};
+    check_convt(&c4, 2);
+}
+
+/* ---- Gemm / MatMul ----------------------------------------------------- */
+
+static void check_gemm(int64_t M, int64_t N, int64_t K, int ta, int tb, float alpha, float beta,
+                       int cmode, int nthreads)
+{
+    graph_t *g = graph_new();
+    char err[256] = "";
+    int64_t ad[2] = {ta ? K : M, ta ? M : K}, bd[2] = {tb ? N : K, tb ? K : N};
+    int64_t cd[2];
+    int cnd = 0;
+    switch (cmode) { /* 0 none, 1 (M,N), 2 (N), 3 (M,1), 4 scalar-ish (1) */
+    case 1: cd[0] = M; cd[1] = N; cnd = 2; break;
+    case 2: cd[0] = N; cnd = 1; break;
+    case 3: cd[0] = M; cd[1] = 1; cnd = 2; break;
+    case 4: cd[0] = 1; cnd = 1; break;
+    }
+    int64_t cn = cnd == 2 ? cd[0] * cd[1] : cnd == 1 ? cd[0] : 0;
+    float *a = rand_buf(M * K), *b = rand_buf(K * N), *c = rand_buf(cn + 1);
+    int in[3] = {add_tensor(g, "a", 2, ad, a), add_tensor(g, "b", 2, bd, b), -1};
+    if (cmode)
+        in[2] = add_tensor(g, "c", cnd, cd, c);
+    int out = graph_add_tensor(g, "y");
+    graph_add_node(g, "gemm", "Gemm", "", cmode ? 3 : 2, in, 1, &out);
+    node_t *n = &g->nodes[0];
+    set_int(n, "transA", ta);
+    set_int(n, "transB", tb);
+    set_float(n, "alpha", alpha);
+    set_float(n, "beta", beta);
+    float *ref = xmalloc((M * N + 1) * sizeof(float));
+    for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) {
+        double s = 0;
+        for (int64_t k = 0; k < K; k++) {
+            double av = ta ? a[k * M + i] : a[i * K + k];
+            double bv = tb ? b[j * K + k] : b[k * N + j];
+            s += av * bv;
+        }
+        double cv = 0;
+        if (cmode == 1) cv = c[i * N + j];
+        if (cmode == 2) cv = c[j];
+        if (cmode == 3) cv = c[i];
+        if (cmode == 4) cv = c[0];
+        ref[i * N + j] = (float)(alpha * s + beta * cv);
+    }
+    float *y;
+    tensor_t *yt;
+    int rc = run_node(g, nthreads, &y, &yt, err, sizeof err);
+    CHECK(rc == 0 && yt->dims[0] == M && yt->dims[1] == N, "gemm: %s", err);
+    if (rc == 0)
+        CHECK(max_diff(y, ref, M * N) < 1e-4 * (1 + K), "gemm M=%lld N=%lld K=%lld ta=%d tb=%d c=%d: %g",
+              (long long)M, (long long)N, (long long)K, ta, tb, cmode, max_diff(y, ref, M * N));
+    free(y);
+    free(ref);
+    free(a);
+    free(b);
+    free(c);
+    graph_free(g);
+}
+
+static void check_matmul(int na, const int64_t *ad, int nb, const int64_t *bd, int nthreads)
+{
+    graph_t *g = graph_new();
+    char err[256] = "";
+    int64_t an = 1, bn = 1;
+    for (int i = 0; i < na; i++)
+        an *= ad[i];
+    for (int i = 0; i < nb; i++)
+        bn *= bd[i];
+    float *a = rand_buf(an), *b = rand_buf(bn);
+    int in[2] = {add_tensor(g, "a", na, ad, a), add_tensor(g, "b", nb, bd, b)};
+    int out = graph_add_tensor(g, "y");
+    graph_add_node(g, "mm", "MatMul", "", 2, in, 1, &out);
+
+    /* reference: promote to >= 2-D, broadcast batch dims by index arithmetic */
+    int64_t A[8], B[8];
+    int ra = na, rb = nb;
+    if (na == 1) { A[0] = 1; A[1] = ad[0]; ra = 2; } else memcpy(A, ad, na * sizeof(int64_t));
+    if (nb == 1) { B[0] = bd[0]; B[1] = 1; rb = 2; } else memcpy(B, bd, nb * sizeof(int64_t));
+    int nbat = (ra > rb ? ra : rb) - 2;
+    int64_t bat[8], M = A[ra - 2], K = A[ra - 1], N = B[rb - 1];
+    int64_t tot = 1;
+    for (int i = 0; i < nbat; i++) {
+        int ia = i - (nbat - (ra - 2)), ib = i - (nbat - (rb - 2));
+        int64_t da = ia >= 0 ? A[ia] : 1, db = ib >= 0 ? B[ib] : 1;
+        bat[i] = da > db ? da : db;
+        tot *= bat[i];
+    }
+    float *ref = xmalloc((tot * M * N + 1) * sizeof(float));
+    for (int64_t t = 0; t < tot; t++) {
+        int64_t rem = t, oa = 0, ob = 0, sa = 1, sb = 1;
+        for (int i = nbat - 1; i >= 0; i--) {
+            int64_t idx = rem % bat[i];
+            rem /= bat[i];
+            int ia = i - (nbat - (ra - 2)), ib = i - (nbat - (rb - 2));
+            if (ia >= 0) {
+                oa += (A[ia] == 1 ? 0 : idx) * sa;
+                sa *= A[ia];
+            }
+            if (ib >= 0) {
+                ob += (B[ib] == 1 ? 0 : idx) * sb;
+                sb *= B[ib];
+            }
+        }
+        for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+            double s = 0;
+            for (int64_t k = 0; k < K; k++)
+                s += (double)a[oa * M * K + i * K + k] * b[ob * K * N + k * N + j];
+            ref[(t * M + i) * N + j] = (float)s;
+        }
+    }
+    float *y;
+    tensor_t *yt;
+    int rc = run_node(g, nthreads, &y, &yt, err, sizeof err);
+    CHECK(rc == 0, "matmul: %s", err);
+    int exp_nd = nbat + (na > 1) + (nb > 1);
+    CHECK(yt->ndim == exp_nd, "matmul rank %d vs %d", yt->ndim, exp_nd);
+    if (rc == 0 && yt->ndim == exp_nd)
+        CHECK(max_diff(y, ref, tot * M * N) < 1e-4 * (1 + K), "matmul na=%d nb=%d: %g", na, nb,
+              max_diff(y, ref, tot * M * N));
+    free(y);
+    free(ref);
+    free(a);
+    free(b);
+    graph_free(g);
+}
+
+static void test_gemm_matmul(void)
+{
+    int count = 0;
+    for (int ta = 0; ta < 2; ta++)
+    for (int tb = 0; tb < 2; tb++)
+    for (int cm = 0; cm < 5; cm++) {
+        check_gemm(5 + count % 3, 7, 9, ta, tb, cm % 2 ? 0.5f : 1.0f, cm == 3 ? 2.0f : 1.0f, cm,
+                   1 + count % 2);
+        count++;
+    }
+    check_gemm(64, 300, 128, 0, 1, 1.0f, 1.0f, 2, 2);
+    check_gemm(1, 1000, 1280, 0, 1, 1.0f, 1.0f, 2, 2);
+    check_gemm(200, 3, 50, 1, 0, 1.5f, 0.0f, 1, 2);
+
+    int64_t a2[] = {4, 5}, b2[] = {5, 3};
+    check_matmul(2, a2, 2, b2, 1);
+    int64_t a3[] = {2, 3, 4, 5}, b3[] = {5, 6};
+    check_matmul(4, a3, 2, b3, 2);            /* B shared: one tall product */
+    int64_t a4[] = {3, 1, 4, 5}, b4[] = {2, 5, 6};
+    check_matmul(4, a4, 3, b4, 2);            /* both broadcast */
+    int64_t a5[] = {5}, b5[] = {2, 5, 3};
+    check_matmul(1, a5, 3, b5, 1);            /* 1-D A */
+    int64_t a6[] = {2, 4, 5}, b6[] = {5};
+    check_matmul(3, a6, 1, b6, 2);            /* 1-D B */
+    int64_t a7[] = {7}, b7[] = {7};
+    check_matmul(1, a7, 1, b7, 1);            /* dot product -> scalar */
+    int64_t a8[] = {4, 5}, b8[] = {3, 5, 70};
+    check_matmul(2, a8, 3, b8, 2);            /* A broadcast over B's batch */
+    int64_t a9[] = {1, 200, 64}, b9[] = {64, 96};
+    check_matmul(3, a9, 2, b9, 2);
+
+    /* hand value: [1 2; 3 4] x [5; 6] = [17; 39] */
+    graph_t *g = graph_new();
+    char err[256] = "";
+    float av[4] = {1, 2, 3, 4}, bv[2] = {5, 6};
+    int64_t ad[2] = {2, 2}, bd[1] = {2};
+    int in[2] = {add_tensor(g, "a", 2, ad, av), add_tensor(g, "b", 1, bd, bv)};
+    int out = graph_add_tensor(g, "y");
+    graph_add_node(g, "mm", "MatMul", "", 2, in, 1, &out);
+    float *y;
+    tensor_t *yt;
+    int rc = run_node(g, 1, &y, &yt, err, sizeof err);
+    CHECK(rc == 0 && yt->ndim == 1 && yt->dims[0] == 2, "hand matmul: %s", err);
+    if (rc == 0) {
+        CHECK_NEAR(y[0], 17, 1e-6, "mm0");
+        CHECK_NEAR(y[1], 39, 1e-6, "mm1");
+    }
+    free(y);
+    graph_free(g);
+    /* inner dimension mismatch */
+    g = graph_new();
+    int64_t bd2[2] = {3, 2};
+    float bz[6] = {0};
+    in[0] = add_tensor(g, "a", 2, ad, av);
+    in[1] = add_tensor(g, "b", 2, bd2, bz);
+    out = graph_add_tensor(g, "y");
+    graph_add_node(g, "mmbad", "MatMul", "", 2, in, 1, &out);
+    rc = run_node(g, 1, &y, &yt, err, sizeof err);
+    CHECK(rc == RT_ESHAPE && strstr(err, "mmbad"), "matmul mismatch rc %d '%s'", rc, err);
+    free(y);
+    graph_free(g);
+}
+
+/* ---- pools ------------------------------------------------------------- */
+
+typedef struct pool_case {
+    int nsp, is_max, ceil_mode, count_pad;
+    int64_t N, C, in[3], k[3], s[3], d[3], pads[6];
+    const char *autopad;
+} pool_case;
+
+static void check_pool(const pool_case *pc, int nthreads)
+{
+    graph_t *g = graph_new();
+    char err[256] = "";
+    int nsp = pc->nsp;
+    int64_t xd[5] = {pc->N, pc->C}, xn = pc->N * pc->C;
+    for (int i = 0; i < nsp; i++) {
+        xd[2 + i] = pc->in[i];
+        xn *= pc->in[i];
+    }
+    float *x = rand_buf(xn);
+    int in = add_tensor(g, "x", nsp + 2, xd, x);
+    int out = graph_add_tensor(g, "y");
+    graph_add_node(g, "pool", pc->is_max ? "MaxPool" : "AveragePool", "", 1, &in, 1, &out);
+    node_t *n = &g->nodes[0];
+    set_ints(n, "kernel_shape", nsp, pc->k);
+    set_ints(n, "strides", nsp, pc->s);
+    if (pc->is_max)
+        set_ints(n, "dilations", nsp, pc->d);
+    if (pc->ceil_mode)
+        set_int(n, "ceil_mode", 1);
+    if (pc->count_pad)
+        set_int(n, "count_include_pad", 1);
+    if (strcmp(pc->autopad, "NOTSET"))
+        set_str(n, "auto_pad", pc->autopad);
+    else
+        set_ints(n, "pads", 2 * nsp, pc->pads);
+
+    cg p = {.nsp = nsp, .autopad = pc->autopad};
+    int64_t I[3] = {1, 1, 1}, O[3] = {1, 1, 1}, K[3] = {1, 1, 1}, S[3] = {1, 1, 1},
+            D[3] = {1, 1, 1}, PB[3] = {0, 0, 0}, PE[3] = {0, 0, 0};
+    for (int i = 0; i < nsp; i++) {
+        p.in[i] = pc->in[i];
+        p.k[i] = pc->k[i];
+        p.s[i] = pc->s[i];
+        p.d[i] = pc->is_max ? pc->d[i] : 1;
+        p.pb[i] = pc->pads[i];
+        p.pe[i] = pc->pads[nsp + i];
+    }
+    if (!strcmp(pc->autopad, "VALID")) {
+        /* pools: out = ceil((in - ext + 1) / s) */
+        for (int i = 0; i < nsp; i++) {
+            p.pb[i] = p.pe[i] = 0;
+            p.out[i] = (p.in[i] - ((p.k[i] - 1) * p.d[i] + 1) + p.s[i]) / p.s[i];
+        }
+    } else {
+        ref_conv_out(&p, pc->ceil_mode);
+    }
+    int off = 3 - nsp;
+    for (int i = 0; i < nsp; i++) {
+        I[off + i] = p.in[i];
+        O[off + i] = p.out[i];
+        K[off + i] = p.k[i];
+        S[off + i] = p.s[i];
+        D[off + i] = p.d[i];
+        PB[off + i] = p.pb[i];
+        PE[off + i] = p.pe[i];
+    }
+    int64_t yn = pc->N * pc->C * O[0] * O[1] * O[2];
+    float *ref = xmalloc((yn + 1) * sizeof(float));
+    int64_t q = 0;
+    for (int64_t pl = 0; pl < pc->N * pc->C; pl++)
+    for (int64_t oz = 0; oz < O[0]; oz++)
+    for (int64_t oy = 0; oy < O[1]; oy++)
+    for (int64_t ox = 0; ox < O[2]; ox++, q++) {
+        double mx = -1e30, sum = 0;
+        int64_t valid = 0, padded = 0;
+        for (int64_t kz = 0; kz < K[0]; kz++)
+        for (int64_t ky = 0; ky < K[1]; ky++)
+        for (int64_t kx = 0; kx < K[2]; kx++) {
+            int64_t iz = oz * S[0] - PB[0] + kz * D[0], iy = oy * S[1] - PB[1] + ky * D[1],
+                    ix = ox * S[2] - PB[2] + kx * D[2];
+            if (iz >= -PB[0] && iz < I[0] + PE[0] && iy >= -PB[1] && iy < I[1] + PE[1] &&
+                ix >= -PB[2] && ix < I[2] + PE[2])
+                padded++;
+            if (iz < 0 || iz >= I[0] || iy < 0 || iy >= I[1] || ix < 0 || ix >= I[2])
+                continue;
+            double v = x[((pl * I[0] + iz) * I[1] + iy) * I[2] + ix];
+            valid++;
+            sum += v;
+            if (v > mx)
+                mx = v;
+        }
+        ref[q] = pc->is_max ? (float)mx : (float)(sum / (pc->count_pad ? padded : valid));
+    }
+    float *y;
+    tensor_t *yt;
+    int rc = run_node(g, nthreads, &y, &yt, err, sizeof err);
+    CHECK(rc == 0, "pool: %s", err);
+    int shape_ok = yt->ndim == nsp + 2;
+    for (int i = 0; i < nsp && shape_ok; i++)
+        shape_ok = yt->dims[2 + i] == p.out[i];
+    CHECK(shape_ok, "pool shape (%s k=%lld s=%lld ceil=%d)", pc->autopad, (long long)pc->k[0],
+          (long long)pc->s[0], pc->ceil_mode);
+    if (rc == 0 && shape_ok)
+        CHECK(max_diff(y, ref, yn) < 1e-5, "%s nsp=%d k=%lld s=%lld d=%lld pads=%lld,%lld %s ceil=%d cip=%d: %g",
+              pc->is_max ? "max" : "avg", nsp, (long long)pc->k[0], (long long)pc->s[0],
+              (long long)pc->d[0], (long long)pc->pads[0], (long long)pc->pads[nsp], pc->autopad,
+              pc->ceil_mode, pc->count_pad, max_diff(y, ref, yn));
+    free(y);
+    free(ref);
+    free(x);
+    graph_free(g);
+}
+
+static void test_pools(void)
+{
+    static const char *modes[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+    int count = 0;
+    for (int is_max = 0; is_max < 2; is_max++)
+    for (int k = 1; k <= 4; k++)
+    for (int s = 1; s <= 3; s++)
+    for (int m = 0; m < 6; m++) {
+        pool_case pc = {.nsp = 2, .is_max = is_max, .N = 1 + count % 2, .C = 3,
+                        .in = {7 + count % 3, 8}, .k = {k, k == 1 ? 2 : k - 1}, .s = {s, s},
+                        .d = {1, 1}};
+        pc.autopad = m < 4 ? modes[m] : "NOTSET";
+        if (m >= 4) {
+            int64_t pv = (k - 1) / 2 + (k > 2);
+            pc.pads[0] = pv;
+            pc.pads[1] = pv > 0 ? pv - 1 : 0;
+            pc.pads[2] = pv;
+            pc.pads[3] = pv;
+            pc.ceil_mode = m == 5;
+            pc.count_pad = !is_max && count % 2;
+        }
+        if (is_max && count % 4 == 3)
+            pc.d[0] = pc.d[1] = 2;
+        /* pads must stay below the kernel extent */
+        if (pc.pads[0] >= pc.k[0] || pc.pads[1] >= pc.k[1] || pc.pads[2] >= pc.k[0] ||
+            pc.pads[3] >= pc.k[1])
+            continue;
+        check_pool(&pc, 1 + count % 2);
+        count++;
+    }
+    pool_case p1 = {.nsp = 1, .is_max = 1, .N = 2, .C = 2, .in = {11}, .k = {3}, .s = {2},
+                    .d = {1}, .pads = {1, 1}, .autopad = "NOTSET", .ceil_mode = 1};
+    check_pool(&p1, 1);
+    p1.is_max = 0;
+    p1.count_pad = 1;
+    check_pool(&p1, 2);
+    pool_case p3 = {.nsp = 3, .is_max = 0, .N = 1, .C = 2, .in = {4, 5, 6}, .k = {2, 2, 3},
+                    .s = {1, 2, 2}, .d = {1, 1, 1}, .pads = {0, 1, 1, 1, 0, 1},
+                    .autopad = "NOTSET"};
+    check_pool(&p3, 2);
+    p3.is_max = 1;
+    check_pool(&p3, 1);
+    /* SPP-style: stride 1, same size */
+    pool_case spp = {.nsp = 2, .is_max = 1, .N = 1, .C = 8, .in = {13, 13}, .k = {9, 9},
+                     .s = {1, 1}, .d = {1, 1}, .pads = {4, 4, 4, 4}, .autopad = "NOTSET"};
+    check_pool(&spp, 2);
+
+    /* hand values: 1x1x2x2 input */
+    float x[4] = {1, 5, 3, 2};
+    int64_t xd[4] = {1, 1, 2, 2};
+    const char *ops[2] = {"GlobalAveragePool", "GlobalMaxPool"};
+    float want[2] = {2.75f, 5.0f};
+    for (int i = 0; i < 2; i++) {
+        graph_t *g = graph_new();
+        char err[256] = "";
+        int in = add_tensor(g, "x", 4, xd, x);
+        int out = graph_add_tensor(g, "y");
+        graph_add_node(g, "gp", ops[i], "", 1, &in, 1, &out);
+        float *y;
+        tensor_t *yt;
+        int rc = run_node(g, 1, &y, &yt, err, sizeof err);
+        CHECK(rc == 0 && yt->ndim == 4 && yt->dims[2] == 1 && yt->dims[3] == 1, "%s: %s", ops[i], err);
+        if (rc == 0)
+            CHECK_NEAR(y[0], want[i], 1e-6, ops[i]);
+        free(y);
+        graph_free(g);
+    }
+    /* global pools on a larger tensor vs a plain loop */
+    int64_t gd[4] = {2, 5, 9, 11};
+    float *gx = rand_buf(2 * 5 * 99);
+    for (int i = 0; i < 2; i++) {
+        graph_t *g = graph_new();
+        char err[256] = "";
+        int in = add_tensor(g, "x", 4, gd, gx);
+        int out = graph_add_tensor(g, "y");
+        graph_add_node(g, "gp", ops[i], "", 1, &in, 1, &out);
+        float *y;
+        tensor_t *yt;
+        int rc = run_node(g, 2, &y, &yt, err, sizeof err);
+        CHECK(rc == 0, "%s: %s", ops[i], err);
+        for (int pl = 0; rc == 0 && pl < 10; pl++) {
+            double s = 0, m = -1e30;
+            for (int j = 0; j < 99; j++) {
+                s += gx[pl * 99 + j];
+                m = gx[pl * 99 + j] > m ? gx[pl * 99 + j] : m;
+            }
+            CHECK_NEAR(y[pl], i ? m : s / 99, 1e-5, ops[i]);
+        }
+        free(y);
+        graph_free(g);
+    }
+    free(gx);
+
+    /* MaxPool with Indices: [[1 5][3 2]] k=2 -> max 5 at flat index 1 */
+    graph_t *g = graph_new();
+    char err[256] = "";
+    int in = add_tensor(g, "x", 4, xd, x);
+    int outs[2] = {graph_add_tensor(g, "y"), graph_add_tensor(g, "i")};
+    graph_add_node(g, "mpi", "MaxPool", "", 1, &in, 2, outs);
+    int64_t k2[2] = {2, 2};
+    set_ints(&g->nodes[0], "kernel_shape", 2, k2);
+    node_t *n = &g->nodes[0];
+    n->def = exec_find_op("", "MaxPool");
+    int rc = n->def->infer(g, n, err, sizeof err);
+    CHECK(rc == 0 && g->t[outs[1]].dtype == DT_INT64, "maxpool indices infer: %s", err);
+    float yv[1];
+    int64_t iv[1] = {-1};
+    g->t[outs[0]].data = yv;
+    g->t[outs[1]].data = iv;
+    op_ctx c = {.nthreads = 1, .err = err, .errlen = sizeof err};
+    rc = n->def->run(&c, g, n);
+    CHECK(rc == 0 && yv[0] == 5.0f && iv[0] == 1, "maxpool indices: %g %lld", yv[0], (long long)iv[0]);
+    set_int(n, "storage_order", 1);
+    rc = n->def->run(&c, g, n);
+    CHECK(rc == 0 && iv[0] == 2, "maxpool indices column-major: %lld", (long long)iv[0]);
+    g->t[outs[0]].data = g->t[outs[1]].data = NULL;
+    graph_free(g);
+}
+
+/* ---- BatchNormalization ------------------------------------------------ */
+
+static void test_batchnorm(void)
+{
+    for (int variant = 0; variant < 3; variant++) {
+        graph_t *g = graph_new();
+        char err[256] = "";
+        int64_t xd[4] = {2, 3, 4, 5}, C = 3, inner = 20;
+        int64_t pn = variant == 2 ? C * inner : C;
+        int64_t pd[3] = {3, 4, 5};
+        float *x = rand_buf(2 * 3 * 20), *sc = rand_buf(pn), *bi = rand_buf(pn),
+              *mu = rand_buf(pn), *va = rand_buf(pn);
+        for (int64_t i = 0; i < pn; i++)
+            va[i] = va[i] * va[i] + 0.1f;
+        int in[5] = {add_tensor(g, "x", 4, xd, x), 0, 0, 0, 0};
+        const char *names[4] = {"s", "b", "m", "v"};
+        float *pv[4] = {sc, bi, mu, va};
+        for (int i = 0; i < 4; i++)
+            in[1 + i] = variant == 2 ? add_tensor(g, names[i], 3, pd, pv[i])
+                                     : add_tensor(g, names[i], 1, &C, pv[i]);
+        if (variant == 1)
+            g->t[in[4]].kind = TK_INPUT; /* not constant: folded at run time */
+        int out = graph_add_tensor(g, "y");
+        graph_add_node(g, "bn", "BatchNormalization", "", 5, in, 1, &out);
+        float eps = variant == 0 ? 1e-5f : 1e-3f;
+        if (variant)
+            set_float(&g->nodes[0], "epsilon", eps);
+        if (variant == 2)
+            set_int(&g->nodes[0], "spatial", 0);
+        float *y;
+        tensor_t *yt;
+        int rc = run_node(g, 1 + variant % 2, &y, &yt, err, sizeof err);
+        CHECK(rc == 0, "bn: %s", err);
+        double md = 0;
+        for (int64_t nn = 0; rc == 0 && nn < 2; nn++)
+        for (int64_t c = 0; c < C; c++)
+        for (int64_t i = 0; i < inner; i++) {
+            int64_t pi = variant == 2 ? c * inner + i : c;
+            double xv = x[(nn * C + c) * inner + i];
+            double r = (xv - mu[pi]) / sqrt((double)va[pi] + eps) * sc[pi] + bi[pi];
+            double d = fabs(r - y[(nn * C + c) * inner + i]);
+            md = d > md ? d : md;
+        }
+        CHECK(rc == 0 && md < 1e-4, "bn variant %d: %g", variant, md);
+        g->t[in[4]].kind = TK_CONST; /* so that graph_free frees it */
+        free(y);
+        free(x);
+        free(sc);
+        free(bi);
+        free(mu);
+        free(va);
+        graph_free(g);
+    }
+    /* hand value: x=3, mean 1, var 4 (eps 0), scale 2, bias 1 -> 2*(3-1)/2+1 = 3 */
+    graph_t *g = graph_new();
+    char err[256] = "";
+    int64_t xd[3] = {1, 1, 1}, one = 1;
+    float xv = 3, s = 2, b = 1, m = 1, v = 4;
+    int in[5] = {add_tensor(g, "x", 3, xd, &xv), add_tensor(g, "s", 1, &one, &s),
+                 add_tensor(g, "b", 1, &one, &b), add_tensor(g, "m", 1, &one, &m),
+                 add_tensor(g, "v", 1, &one, &v)};
+    int out = graph_add_tensor(g, "y");
+    graph_add_node(g, "bn1", "BatchNormalization", "", 5, in, 1, &out);
+    set_float(&g->nodes[0], "epsilon", 0.0f);
+    float *y;
+    tensor_t *yt;
+    int rc = run_node(g, 1, &y, &yt, err, sizeof err);
+    CHECK(rc == 0, "bn hand: %s", err);
+    if (rc == 0)
+        CHECK_NEAR(y[0], 3.0, 1e-6, "bn hand");
+    free(y);
+    graph_free(g);
+}
+
+int main(void)
+{
+    g_pool = threadpool_new(2);
+    test_conv_hand();
+    test_conv_errors();
+    test_conv_sweep();
+    test_convt_sweep();
+    test_gemm_matmul();
+    test_pools();
+    test_batchnorm();
+    threadpool_free(g_pool);
+    TEST_END();
+}
