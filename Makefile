@@ -74,6 +74,11 @@ $(BUILD)/librknnrt.so: $(API_OBJ) $(CORE_LIB)
 $(BUILD)/rknn-trace: $(CLI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB)
 	$(CC) -o $@ $(CLI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
 
+# API tests are applications of the C API: they also link the API layer.
+$(BUILD)/tests/test_api_%: tests/unit/test_api_%.c $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+
 $(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
