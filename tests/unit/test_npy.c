@@ -343,11 +343,156 @@ static void test_broken(void)
         d24, 24, RT_EUNSUPPORTED, "dimensions");
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void test_dump_dir(void)
+{
+    char root[] = "/tmp/test_dump_XXXXXX", dir[256], path[512], err[256];
+    dump_dir *d = NULL;
+    int rc;
+
+    CHECK(mkdtemp(root) != NULL, "mkdtemp");
+    snprintf(dir, sizeof dir, "%s/a/b/c", root);
+    rc = dump_dir_open(dir, &d, err, sizeof err);
+    CHECK(rc == 0 && access(dir, W_OK) == 0, "mkdir -p: %s", err);
+
+    int64_t dims[2] = { 2, 3 };
+    float v[6] = { 1, 2, 3, 4, 5, 6 };
+    uint16_t bf[2] = { 0x3f80, 0xc040 }; /* bfloat16 1.0, -3.0 */
+    int64_t d2 = 2;
+    rc = dump_dir_add(d, -1, NULL, NULL, "x", DT_FLOAT, 2, dims, v, err, sizeof err);
+    CHECK(rc == 0, "input: %s", err);
+    rc = dump_dir_add(d, 0, "conv1", "Conv", "conv1/out:0", DT_FLOAT, 2, dims, v, err,
+                      sizeof err);
+    CHECK(rc == 0, "layer 0: %s", err);
+    rc = dump_dir_add(d, 0, "conv1", "Conv", "conv1/out:0", DT_FLOAT, 2, dims, v, err,
+                      sizeof err);
+    CHECK(rc == 0, "same name again: %s", err);
+    rc = dump_dir_add(d, 7, "n7", "Cast", "../../etc/passwd", DT_BFLOAT16, 1, &d2, bf, err,
+                      sizeof err);
+    CHECK(rc == 0, "bf16: %s", err);
+    rc = dump_dir_add(d, 8, "n8", "Weird", "", DT_STRING, 1, &d2, bf, err, sizeof err);
+    CHECK(rc == RT_EUNSUPPORTED, "string dtype refused: %s", err);
+    rc = dump_dir_add(d, 9, "n\"9", "Op", "t\xc3\xa9\n", DT_INT8, 1, &d2, "\x01\xff", err,
+                      sizeof err);
+    CHECK(rc == 0, "odd names: %s", err);
+    rc = dump_dir_close(d, err, sizeof err);
+    CHECK(rc == 0, "close: %s", err);
+
+    dump_entry *e = NULL;
+    int n = 0;
+    rc = dump_dir_load_index(dir, &e, &n, err, sizeof err);
+    CHECK(rc == 0 && n == 5, "index back: %d %s", n, err);
+    if (n == 5) {
+        CHECK(e[0].layer == -1 && e[0].node == NULL && e[0].op == NULL &&
+                  strcmp(e[0].file, "input_x.npy") == 0,
+              "input entry %s", e[0].file);
+        CHECK(strcmp(e[1].file, "0000_Conv_conv1_out_0.npy") == 0, "file 1 %s", e[1].file);
+        CHECK(strcmp(e[2].file, "0000_Conv_conv1_out_0_2.npy") == 0, "file 2 %s", e[2].file);
+        CHECK(strcmp(e[1].name, "conv1/out:0") == 0 && strcmp(e[1].node, "conv1") == 0 &&
+                  strcmp(e[1].op, "Conv") == 0,
+              "names kept in the index");
+        CHECK(e[1].ndim == 2 && e[1].dims[0] == 2 && e[1].dims[1] == 3 &&
+                  e[1].dtype == DT_FLOAT,
+              "shape/dtype");
+        CHECK(strcmp(e[3].file, "0007_Cast_.._.._etc_passwd.npy") == 0 &&
+                  e[3].dtype == DT_FLOAT,
+              "sanitized %s", e[3].file);
+        CHECK(strcmp(e[4].node, "n\"9") == 0 && strcmp(e[4].name, "t\xc3\xa9\n") == 0,
+              "escaped strings round trip");
+        npy_array a;
+        snprintf(path, sizeof path, "%s/%s", dir, e[3].file);
+        rc = npy_read(path, &a, err, sizeof err);
+        CHECK(rc == 0 && a.dtype == DT_FLOAT && ((float *)a.data)[0] == 1.0f &&
+                  ((float *)a.data)[1] == -3.0f,
+              "bf16 dumped as float32: %s", err);
+        npy_free(&a);
+    }
+    dump_entries_free(e, n);
+
+    /* hand-written indexes: unknown members skipped, escapes decoded, errors caught */
+    snprintf(dir, sizeof dir, "%s/h", root);
+    rc = dump_dir_open(dir, &d, err, sizeof err);
+    dump_dir_discard(d);
+    snprintf(path, sizeof path, "%s/index.json", dir);
+    write_text(path, " [ {\"layer\": 3, \"extra\": {\"a\": [1, 2.5e3, {\"b\": null}], "
+                     "\"c\": true}, \"node\": \"\\u00e9\\ud83d\\ude00\", \"op\": null, "
+                     "\"name\": \"a\\/b\\\\c\", \"file\": \"f.npy\", \"shape\": [], "
+                     "\"dtype\": \"uint64\"} ]\n");
+    rc = dump_dir_load_index(dir, &e, &n, err, sizeof err);
+    CHECK(rc == 0 && n == 1, "hand index: %s", err);
+    if (rc == 0 && n == 1) {
+        CHECK(strcmp(e[0].node, "\xc3\xa9\xf0\x9f\x98\x80") == 0, "unicode escapes");
+        CHECK(strcmp(e[0].name, "a/b\\c") == 0 && e[0].ndim == 0 && e[0].dtype == DT_UINT64 &&
+                  e[0].layer == 3,
+              "hand entry");
+    }
+    dump_entries_free(e, n);
+    write_text(path, "[]");
+    rc = dump_dir_load_index(dir, &e, &n, err, sizeof err);
+    CHECK(rc == 0 && n == 0, "empty list: %s", err);
+
+    static const char *broken[] = {
+        "",
+        "{}",
+        "[",
+        "[{\"layer\": 1}]",
+        "[{\"layer\": 1, \"name\": \"a\", \"file\": \"../x.npy\", \"shape\": [1], "
+        "\"dtype\": \"float32\"}]",
+        "[{\"layer\": 1, \"name\": \"a\", \"file\": \"x.npy\", \"shape\": [1], "
+        "\"dtype\": \"complex64\"}]",
+        "[{\"layer\": 1, \"name\": \"a\\q\", \"file\": \"x.npy\", \"shape\": [1], "
+        "\"dtype\": \"float32\"}]",
+        "[{\"layer\": 1, \"name\": \"a\", \"file\": \"x.npy\", \"shape\": [-1], "
+        "\"dtype\": \"float32\"}]",
+        "[{\"layer\": 1.5, \"name\": \"a\", \"file\": \"x.npy\", \"shape\": [1], "
+        "\"dtype\": \"float32\"}]",
+        "[{\"layer\": 1, \"name\": \"\\ud800\", \"file\": \"x.npy\", \"shape\": [1], "
+        "\"dtype\": \"float32\"}]",
+        "[{\"layer\": 1, \"name\": \"a\", \"file\": \"x.npy\", \"shape\": [1], "
+        "\"dtype\": \"float32\"}] x",
+        "[{\"layer\": 1, \"name\": \"a\", \"file\": \"x.npy\", \"shape\": [1], "
+        "\"dtype\": \"float32\", \"z\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+        "[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}]",
+        "[{\"layer\": 1, \"name\": \"a\", \"name\": \"b\", \"file\": \"x.npy\", \"shape\": [1], "
+        "\"dtype\": \"float32\"}]",
+    };
+    for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+        write_text(path, broken[i]);
+        rc = dump_dir_load_index(dir, &e, &n, err, sizeof err);
+        CHECK(rc == RT_EFORMAT && e == NULL && n == 0 && one_line(err), "broken index %zu: %d %s",
+              i, rc, err);
+        if (rc == 0)
+            dump_entries_free(e, n);
+    }
+    unlink(path);
+    rc = dump_dir_load_index(dir, &e, &n, err, sizeof err);
+    CHECK(rc == RT_EIO, "missing index: %s", err);
+
+    /* a dump folder where a file is in the way */
+    snprintf(path, sizeof path, "%s/file", root);
+    write_text(path, "x");
+    snprintf(dir, sizeof dir, "%s/file/sub", root);
+    rc = dump_dir_open(dir, &d, err, sizeof err);
+    CHECK(rc == RT_EIO && d == NULL, "dir under a file: %s", err);
+
+    snprintf(path, sizeof path, "rm -rf '%s'", root);
+    CHECK(system(path) == 0, "cleanup");
+}
+
 int main(void)
 {
     test_roundtrip();
     test_file_io();
     test_hand_built();
     test_broken();
+    test_dump_dir();
     TEST_END();
 }
