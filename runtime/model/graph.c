@@ -397,7 +397,8 @@ int graph_toposort(graph_t *g, char *err, size_t errlen)
     sorted = xmalloc(sizeof(node_t) * (size_t)(nn + 1));
     for (i = 0; i < nn; i++)
         sorted[i] = g->nodes[order[i]];
-    memcpy(g->nodes, sorted, sizeof(node_t) * (size_t)nn);
+    if (nn)
+        memcpy(g->nodes, sorted, sizeof(node_t) * (size_t)nn);
     for (i = 0; i < nt; i++)
         g->t[i].producer = -1;
     for (i = 0; i < nn; i++)

@@ -14,6 +14,8 @@
 /* Upper bounds that no real model reaches; they keep products overflow-free. */
 #define MAX_ELEMS   (INT64_C(1) << 34)
 #define MAX_DIM     (INT64_C(1) << 34)
+#define OPSET_MIN   7
+#define OPSET_MAX   18
 
 static const char *str_or(const char *s, const char *def)
 {
@@ -571,6 +573,14 @@ int model_load_onnx(const void *buf, size_t len, graph_t **out, char *err, size_
         g->opset = 1;
     if (g->opset < 1 || g->opset > 10000) {
         ret = rt_err(err, errlen, RT_EFORMAT, "invalid ONNX opset %lld", (long long)g->opset);
+        goto out;
+    }
+    /* Kernels implement opsets 7..18. Older ones differ in ways that would give silently
+     * wrong results (pre-numpy broadcast attributes, Reshape's shape attribute). */
+    if (g->opset < OPSET_MIN || g->opset > OPSET_MAX) {
+        ret = rt_err(err, errlen, RT_EUNSUPPORTED,
+                     "ONNX opset %lld is not supported (%d..%d); convert the model with "
+                     "onnx.version_converter", (long long)g->opset, OPSET_MIN, OPSET_MAX);
         goto out;
     }
     free(g->producer);

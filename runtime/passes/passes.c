@@ -118,6 +118,10 @@ static int apply_shapes(graph_t *g, const input_shape_t *shapes, int n_shapes, c
             return rt_err(err, errlen, RT_ESHAPE,
                           "input '%s' has no shape in the model; give it with --shape %s=D0,D1,...",
                           t->name, t->name);
+        for (j = 0; j < t->ndim && t->dims[j] >= 0; j++)
+            ;
+        if (j == t->ndim && tensor_numel(t) < 0)
+            return rt_err(err, errlen, RT_ESHAPE, "input '%s' is too large", t->name);
         if (tensor_numel(t) < 0) {
             dyn_dims_text(t, buf, sizeof(buf), hint, sizeof(hint));
             return rt_err(err, errlen, RT_ESHAPE, "input '%s' has dynamic dims %s; give --shape "

@@ -475,6 +475,15 @@ static void test_synthetic(void)
     CHECK(ret == RT_EFORMAT && strstr(err, "'y'"), "double producer: %s", err);
     free(b.nodes[--b.g.n_node]);
 
+    /* opsets outside 7..18 */
+    b.os.version = 6;
+    ret = load_mb(&b, &g, err, sizeof(err));
+    CHECK(ret == RT_EUNSUPPORTED && strstr(err, "opset 6"), "opset 6: %s", err);
+    b.os.version = 19;
+    ret = load_mb(&b, &g, err, sizeof(err));
+    CHECK(ret == RT_EUNSUPPORTED && strstr(err, "opset 19"), "opset 19: %s", err);
+    b.os.version = 7;
+
     /* still loads after all that */
     ret = load_mb(&b, &g, err, sizeof(err));
     CHECK(ret == 0, "restored model: %s", err);
