@@ -1,0 +1,438 @@
+/* runtime/exec/ops_resize.c — Resize (opsets 10, 11, 13, 18) and Upsample (7, 9).
+ *
+ * Every mode is separable, so the op runs one 1-D pass per axis whose mapping is not
+ * the identity. For each axis a table gives, per output position, up to four input
+ * taps and their weights (nearest: 1, linear: 2, cubic: 4) or "extrapolate"
+ * (tf_crop_and_resize outside the ROI). */
+#include "runtime/exec/kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#pragma GCC optimize("vect-cost-model=dynamic")
+
+static tensor_t *in_t(graph_t *g, const node_t *n, int i)
+{
+    return (i < n->n_in && n->in[i] >= 0) ? &g->t[n->in[i]] : NULL;
+}
+
+enum { M_NEAREST, M_LINEAR, M_CUBIC };
+enum { CT_HALF_PIXEL, CT_PYTORCH_HALF_PIXEL, CT_ALIGN_CORNERS, CT_ASYMMETRIC,
+       CT_TF_HALF_PIXEL_NN, CT_TF_CROP_AND_RESIZE, CT_HALF_PIXEL_SYMMETRIC };
+enum { NM_ROUND_PREFER_FLOOR, NM_ROUND_PREFER_CEIL, NM_FLOOR, NM_CEIL };
+
+typedef struct rz_plan {
+    int mode, ct, nm, exclude_outside;
+    float cubic_a, extrap;
+    int r;
+    int64_t out[MODEL_MAX_DIMS];
+    double scale[MODEL_MAX_DIMS];
+    double roi_s[MODEL_MAX_DIMS], roi_e[MODEL_MAX_DIMS];
+} rz_plan;
+
+static int is_const_or_empty(const tensor_t *t)
+{
+    return !t || tensor_numel(t) == 0 || (t->kind == TK_CONST && t->data);
+}
+
+static int parse_str(const char *s, const char *const *names, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    return -1;
+}
+
+static int rz_plan_make(graph_t *g, const node_t *n, const tensor_t *x, rz_plan *p, char *err,
+                        size_t errlen)
+{
+    static const char *const modes[] = { "nearest", "linear", "cubic" };
+    static const char *const cts[] = { "half_pixel", "pytorch_half_pixel", "align_corners",
+                                       "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize",
+                                       "half_pixel_symmetric" };
+    static const char *const nms[] = { "round_prefer_floor", "round_prefer_ceil", "floor", "ceil" };
+    int r = x->ndim, legacy = !strcmp(n->op, "Upsample") || (g->opset > 0 && g->opset < 11);
+    const char *ms = node_attr_str(n, "mode", "nearest");
+    tensor_t *roi = NULL, *sc = NULL, *sz = NULL;
+    int64_t axes[MODEL_MAX_DIMS];
+    int na = r;
+
+    memset(p, 0, sizeof(*p));
+    p->r = r;
+    if (!strcmp(ms, "bilinear") || !strcmp(ms, "trilinear"))
+        ms = "linear";
+    p->mode = parse_str(ms, modes, 3);
+    if (p->mode < 0)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): mode '%s'", n->name, n->op, ms);
+    if (legacy) {
+        p->ct = CT_ASYMMETRIC;
+        p->nm = NM_FLOOR;
+        if (p->mode == M_CUBIC)
+            return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): cubic", n->name, n->op);
+        sc = in_t(g, n, 1);
+    } else {
+        const char *c = node_attr_str(n, "coordinate_transformation_mode", "half_pixel");
+        const char *m = node_attr_str(n, "nearest_mode", "round_prefer_floor");
+        p->ct = parse_str(c, cts, 7);
+        p->nm = parse_str(m, nms, 4);
+        if (p->ct < 0 || p->nm < 0)
+            return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (Resize): mode '%s'/'%s'",
+                          n->name, c, m);
+        if (node_attr_int(n, "antialias", 0) && p->mode != M_NEAREST)
+            return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (Resize): antialias", n->name);
+        roi = in_t(g, n, 1);
+        sc = in_t(g, n, 2);
+        sz = in_t(g, n, 3);
+    }
+    p->cubic_a = node_attr_float(n, "cubic_coeff_a", -0.75f);
+    p->exclude_outside = (int)node_attr_int(n, "exclude_outside", 0);
+    p->extrap = node_attr_float(n, "extrapolation_value", 0.0f);
+
+    const int64_t *av;
+    int k = node_attr_ints(n, "axes", &av);
+    if (k >= 0 && !legacy) {
+        if (k > r)
+            return rt_err(err, errlen, RT_ESHAPE, "node '%s' (Resize): too many axes", n->name);
+        for (int i = 0; i < k; i++) {
+            int a = norm_axis(av[i], r);
+            if (a < 0)
+                return rt_err(err, errlen, RT_ESHAPE, "node '%s' (Resize): bad axis", n->name);
+            axes[i] = a;
+        }
+        na = k;
+    } else {
+        for (int i = 0; i < r; i++)
+            axes[i] = i;
+    }
+
+    for (int i = 0; i < r; i++) {
+        p->out[i] = x->dims[i];
+        p->scale[i] = 1.0;
+        p->roi_s[i] = 0.0;
+        p->roi_e[i] = 1.0;
+    }
+    if (!is_const_or_empty(roi) || !is_const_or_empty(sc) || !is_const_or_empty(sz))
+        return rt_err(err, errlen, RT_EUNSUPPORTED,
+                      "node '%s' (%s): roi/scales/sizes are not constant; dynamic shapes are not "
+                      "supported", n->name, n->op);
+    if (roi && tensor_numel(roi) > 0 && p->ct == CT_TF_CROP_AND_RESIZE) {
+        if (tensor_numel(roi) != 2 * na)
+            return rt_err(err, errlen, RT_ESHAPE, "node '%s' (Resize): roi has %lld values",
+                          n->name, (long long)tensor_numel(roi));
+        for (int i = 0; i < na; i++) {
+            p->roi_s[axes[i]] = tensor_get_f64(roi, i);
+            p->roi_e[axes[i]] = tensor_get_f64(roi, i + na);
+        }
+    }
+    if (sz && tensor_numel(sz) > 0) {
+        const char *pol = node_attr_str(n, "keep_aspect_ratio_policy", "stretch");
+        if (tensor_numel(sz) != na)
+            return rt_err(err, errlen, RT_ESHAPE, "node '%s' (Resize): sizes has %lld values for %d axes",
+                          n->name, (long long)tensor_numel(sz), na);
+        if (!strcmp(pol, "stretch")) {
+            for (int i = 0; i < na; i++) {
+                int a = (int)axes[i];
+                p->out[a] = tensor_get_int(sz, i);
+                p->scale[a] = x->dims[a] ? (double)p->out[a] / (double)x->dims[a] : 1.0;
+            }
+        } else {
+            int larger = !strcmp(pol, "not_smaller");
+            double s = larger ? 0 : INFINITY;
+            for (int i = 0; i < na; i++) {
+                double v = (double)tensor_get_int(sz, i) / (double)x->dims[axes[i]];
+                s = larger ? (v > s ? v : s) : (v < s ? v : s);
+            }
+            for (int i = 0; i < na; i++) {
+                int a = (int)axes[i];
+                p->scale[a] = s;
+                p->out[a] = (int64_t)floor(s * (double)x->dims[a] + 0.5);
+            }
+        }
+    } else if (sc && tensor_numel(sc) > 0) {
+        if (tensor_numel(sc) != na)
+            return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): scales has %lld values for %d axes",
+                          n->name, n->op, (long long)tensor_numel(sc), na);
+        for (int i = 0; i < na; i++) {
+            int a = (int)axes[i];
+            double s = tensor_get_f64(sc, i);
+            if (!(s > 0))
+                return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): scale %g", n->name, n->op, s);
+            p->scale[a] = s;
+            double len = (double)x->dims[a];
+            if (p->ct == CT_TF_CROP_AND_RESIZE)
+                len *= p->roi_e[a] - p->roi_s[a];
+            /* floor, with a little slack for scales like 1/3 * 3 */
+            p->out[a] = (int64_t)floor(len * s + 1e-6);
+        }
+    } else if (legacy && node_attr(n, "scales")) {
+        const float *fv;
+        int m = node_attr_floats(n, "scales", &fv);
+        if (m != r)
+            return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): %d scales for rank %d",
+                          n->name, n->op, m, r);
+        for (int i = 0; i < r; i++) {
+            p->scale[i] = fv[i];
+            p->out[i] = (int64_t)floor((double)x->dims[i] * fv[i] + 1e-6);
+        }
+    } else {
+        return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s): neither scales nor sizes", n->name,
+                      n->op);
+    }
+    return RT_OK;
+}
+
+static int resize_infer(graph_t *g, node_t *n, char *err, size_t errlen)
+{
+    int rc = check_arity(n, 1, 4, 1, err, errlen);
+    rz_plan p;
+    tensor_t *x;
+    if (rc)
+        return rc;
+    x = in_t(g, n, 0);
+    rc = rz_plan_make(g, n, x, &p, err, errlen);
+    if (rc)
+        return rc;
+    if (p.mode != M_NEAREST && x->dtype != DT_FLOAT)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): %s interpolation on %s",
+                      n->name, n->op, p.mode == M_LINEAR ? "linear" : "cubic", dtype_name(x->dtype));
+    tensor_set_shape(node_output(g, n, 0), x->dtype, x->ndim, p.out);
+    return RT_OK;
+}
+
+/* ---- per-axis tables ----------------------------------------------------- */
+
+typedef struct axis_tab {
+    int taps;
+    int64_t *idx;  /* out * taps; -1 marks "extrapolate" in idx[o * taps] */
+    float *w;
+} axis_tab;
+
+static double orig_coord(const rz_plan *p, int a, int64_t o, int64_t in)
+{
+    double s = p->scale[a], x = (double)o, out = (double)p->out[a];
+    switch (p->ct) {
+    case CT_HALF_PIXEL: return (x + 0.5) / s - 0.5;
+    case CT_PYTORCH_HALF_PIXEL: return out > 1 ? (x + 0.5) / s - 0.5 : 0.0;
+    case CT_ALIGN_CORNERS: return out == 1 ? 0.0 : x * (double)(in - 1) / (out - 1);
+    case CT_ASYMMETRIC: return x / s;
+    case CT_TF_HALF_PIXEL_NN: return (x + 0.5) / s;
+    case CT_TF_CROP_AND_RESIZE: {
+        double st = p->roi_s[a], en = p->roi_e[a];
+        if (out > 1)
+            return st * (double)(in - 1) + x * (en - st) * (double)(in - 1) / (out - 1);
+        return 0.5 * (st + en) * (double)(in - 1);
+    }
+    case CT_HALF_PIXEL_SYMMETRIC: {
+        double adj = out / (s * (double)in), center = (double)in / 2;
+        double off = center * (1 - adj);
+        return off + (x + 0.5) / s - 0.5;
+    }
+    }
+    return x;
+}
+
+static int64_t clampi(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+static void cubic_w(double t, double A, double *w)
+{
+    double x0 = t + 1, x1 = t, x2 = 1 - t, x3 = 2 - t;
+    w[0] = ((A * x0 - 5 * A) * x0 + 8 * A) * x0 - 4 * A;
+    w[1] = ((A + 2) * x1 - (A + 3)) * x1 * x1 + 1;
+    w[2] = ((A + 2) * x2 - (A + 3)) * x2 * x2 + 1;
+    w[3] = ((A * x3 - 5 * A) * x3 + 8 * A) * x3 - 4 * A;
+}
+
+/* Returns 1 when the axis maps every output to the same input position. */
+static int axis_tab_make(const rz_plan *p, int a, int64_t in, axis_tab *t)
+{
+    int64_t out = p->out[a];
+    int K = p->mode == M_NEAREST ? 1 : p->mode == M_LINEAR ? 2 : 4, ident = out == in;
+
+    t->taps = K;
+    t->idx = xmalloc((size_t)(out * K + 1) * sizeof(int64_t));
+    t->w = xmalloc((size_t)(out * K + 1) * sizeof(float));
+    for (int64_t o = 0; o < out; o++) {
+        double x = orig_coord(p, a, o, in);
+        int64_t *ix = t->idx + o * K;
+        float *w = t->w + o * K;
+        if (p->ct == CT_TF_CROP_AND_RESIZE && (x < 0 || x > (double)(in - 1))) {
+            for (int k = 0; k < K; k++) {
+                ix[k] = -1;
+                w[k] = 0;
+            }
+            ident = 0;
+            continue;
+        }
+        if (p->mode == M_NEAREST) {
+            double f = floor(x), v;
+            switch (p->nm) {
+            case NM_ROUND_PREFER_FLOOR: v = (x - f == 0.5) ? f : floor(x + 0.5); break;
+            case NM_ROUND_PREFER_CEIL: v = floor(x + 0.5); break;
+            case NM_FLOOR: v = f; break;
+            default: v = ceil(x); break;
+            }
+            ix[0] = clampi((int64_t)v, 0, in - 1);
+            w[0] = 1;
+            if (ix[0] != o)
+                ident = 0;
+        } else if (p->mode == M_LINEAR) {
+            double xc = x < 0 ? 0 : (x > (double)(in - 1) ? (double)(in - 1) : x);
+            int64_t i0 = (int64_t)floor(xc);
+            double f = xc - (double)i0;
+            ix[0] = clampi(i0, 0, in - 1);
+            ix[1] = clampi(i0 + 1, 0, in - 1);
+            w[0] = (float)(1 - f);
+            w[1] = (float)f;
+            if (ix[0] != o || f != 0)
+                ident = 0;
+        } else {
+            int64_t i0 = (int64_t)floor(x);
+            double f = x - (double)i0, cw[4], sum = 0;
+            cubic_w(f, p->cubic_a, cw);
+            for (int k = 0; k < 4; k++) {
+                int64_t j = i0 - 1 + k;
+                if (p->exclude_outside && (j < 0 || j >= in))
+                    cw[k] = 0;
+                sum += cw[k];
+                ix[k] = clampi(j, 0, in - 1);
+            }
+            for (int k = 0; k < 4; k++)
+                w[k] = (float)(p->exclude_outside && sum != 0 ? cw[k] / sum : cw[k]);
+            if (i0 != o || f != 0)
+                ident = 0;
+        }
+    }
+    return ident;
+}
+
+/* One pass along an axis: src [outer, in, inner] -> dst [outer, out, inner]. */
+typedef struct pass_job {
+    const axis_tab *t;
+    const char *src;
+    char *dst;
+    int64_t in, out, inner;
+    size_t es;
+    float extrap;
+} pass_job;
+
+static void pass_range(void *arg, int64_t b, int64_t e)
+{
+    const pass_job *j = arg;
+    int K = j->t->taps;
+    int64_t inner = j->inner;
+    for (int64_t r = b; r < e; r++) {
+        int64_t a = r / j->out, o = r % j->out;
+        const int64_t *ix = j->t->idx + o * K;
+        const float *w = j->t->w + o * K;
+        char *d = j->dst + (size_t)(r * inner) * j->es;
+        if (ix[0] < 0) {
+            float *df = (float *)d;
+            if (j->es == 4) {
+                for (int64_t i = 0; i < inner; i++)
+                    df[i] = j->extrap;
+            } else {
+                memset(d, 0, (size_t)inner * j->es);
+            }
+            continue;
+        }
+        if (K == 1) {
+            memcpy(d, j->src + (size_t)((a * j->in + ix[0]) * inner) * j->es, (size_t)inner * j->es);
+            continue;
+        }
+        const float *s = (const float *)j->src + a * j->in * inner;
+        float *df = (float *)d;
+        if (inner == 1) {
+            float acc = 0;
+            for (int k = 0; k < K; k++)
+                acc += w[k] * s[ix[k]];
+            df[0] = acc;
+            continue;
+        }
+        const float *s0 = s + ix[0] * inner, *s1 = s + ix[1] * inner;
+        float w0 = w[0], w1 = w[1];
+        for (int64_t i = 0; i < inner; i++)
+            df[i] = w0 * s0[i] + w1 * s1[i];
+        for (int k = 2; k < K; k++) {
+            const float *sk = s + ix[k] * inner;
+            float wk = w[k];
+            for (int64_t i = 0; i < inner; i++)
+                df[i] += wk * sk[i];
+        }
+    }
+}
+
+static int resize_run(op_ctx *c, graph_t *g, node_t *n)
+{
+    tensor_t *x = in_t(g, n, 0), *y = node_output(g, n, 0);
+    rz_plan p;
+    int rc = rz_plan_make(g, n, x, &p, c->err, c->errlen), r = x->ndim, npass = 0, todo[MODEL_MAX_DIMS];
+    axis_tab tabs[MODEL_MAX_DIMS];
+    size_t es = dtype_size(x->dtype);
+    int64_t cur[MODEL_MAX_DIMS];
+    char *bufs[2] = { NULL, NULL };
+    const char *src = x->data;
+
+    if (rc)
+        return rc;
+    if (tensor_numel(y) <= 0)
+        return RT_OK;
+    for (int a = 0; a < r; a++) {
+        todo[a] = !axis_tab_make(&p, a, x->dims[a], &tabs[a]);
+        npass += todo[a];
+        cur[a] = x->dims[a];
+    }
+    if (npass == 0) {
+        memcpy(y->data, x->data, tensor_nbytes(y));
+        goto out;
+    }
+    /* Cheapest order is not critical here: outermost axes first. */
+    for (int a = 0, done = 0; a < r; a++) {
+        if (!todo[a])
+            continue;
+        pass_job j;
+        int64_t outer = 1, inner = 1;
+        for (int i = 0; i < a; i++)
+            outer *= cur[i];
+        for (int i = a + 1; i < r; i++)
+            inner *= cur[i];
+        char *dst;
+        done++;
+        if (done == npass) {
+            dst = y->data;
+        } else {
+            int slot = done & 1;
+            free(bufs[slot]);
+            bufs[slot] = xmalloc((size_t)(outer * p.out[a] * inner) * es + 1);
+            dst = bufs[slot];
+        }
+        j.t = &tabs[a];
+        j.src = src;
+        j.dst = dst;
+        j.in = cur[a];
+        j.out = p.out[a];
+        j.inner = inner;
+        j.es = es;
+        j.extrap = p.extrap;
+        op_parallel_for(c, outer * p.out[a], pass_range, &j);
+        cur[a] = p.out[a];
+        src = dst;
+    }
+out:
+    for (int a = 0; a < r; a++) {
+        free(tabs[a].idx);
+        free(tabs[a].w);
+    }
+    free(bufs[0]);
+    free(bufs[1]);
+    return RT_OK;
+}
+
+const op_def exec_ops_resize[] = {
+    { "Resize", "", resize_infer, NULL, resize_run, NULL },
+    { "Upsample", "", resize_infer, NULL, resize_run, NULL },
+    { NULL, NULL, NULL, NULL, NULL, NULL },
+};
