@@ -476,6 +476,8 @@ static int npy_parse(const void *buf, size_t len, const char *what, npy_array *a
             h.p++;
             break;
         }
+        if (h.p >= h.end)
+            return hdr_fail(&h, "unterminated dictionary");
         if ((rc = hdr_string(&h, key, sizeof key, "bad key")))
             return rc;
         if ((rc = hdr_expect(&h, ':', "missing ':'")))

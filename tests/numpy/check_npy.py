@@ -6,6 +6,8 @@
   check_npy.py write DIR   write files with numpy (C and Fortran order, big-endian,
                            format 1.0/2.0/3.0, and some that must be refused) plus
                            DIR/manifest.txt for `npy_tool read DIR`
+  check_npy.py corpus DIR  (re)write the fuzz seed corpus tests/fuzz/corpus/npy:
+                           small numpy-written files and broken variants of them
 
 Contents follow the rule of npy_tool.c: element i (C order) holds the low bytes of
 mix(i); bool holds mix(i) >> 63. Prints "N passed, N failed"."""
@@ -162,7 +164,77 @@ def write_np(d):
     check(len(lines) > 100, "manifest has %d entries" % len(lines))
 
 
+def write_corpus(d):
+    os.makedirs(d, exist_ok=True)
+    good = {}
+
+    def save(name, arr, **kw):
+        path = os.path.join(d, name)
+        with open(path, "wb") as fh:
+            np.lib.format.write_array(fh, arr, **kw)
+        with open(path, "rb") as fh:
+            good[name] = fh.read()
+
+    save("f32_2x3.npy", expected("float32", (2, 3)))
+    save("f16_7.npy", expected("float16", (7,)))
+    save("f64_scalar.npy", expected("float64", ()))
+    save("i8_1x1x5x1x2.npy", expected("int8", (1, 1, 5, 1, 2)))
+    save("i64_empty_3x0x2.npy", expected("int64", (3, 0, 2)))
+    save("u16_fortran_3x4.npy", np.asfortranarray(expected("uint16", (3, 4))))
+    save("i32_bigendian_4.npy", expected("int32", (4,)).astype(">i4"))
+    save("u64_bigendian_fortran_2x2x2.npy",
+         np.asfortranarray(expected("uint64", (2, 2, 2)).astype(">u8")))
+    save("bool_9.npy", expected("bool", (9,)))
+    save("u8_v2_2x2.npy", expected("uint8", (2, 2)), version=(2, 0))
+    save("u32_v3_3.npy", expected("uint32", (3,)), version=(3, 0))
+    save("c64_refused.npy", np.zeros(2, np.complex64))
+    save("struct_refused.npy", np.zeros(2, dtype=[("a", "<f4")]))
+    src = good["f32_2x3.npy"]
+    hdr_end = src.index(b"\n") + 1
+    header = src[10:hdr_end].decode("latin1")
+
+    def broken(name, data):
+        with open(os.path.join(d, "broken_" + name + ".npy"), "wb") as fh:
+            fh.write(data)
+
+    def with_header(text, data=src[hdr_end:], major=1):
+        text = text.encode("latin1")
+        ln = len(text).to_bytes(2 if major == 1 else 4, "little")
+        return b"\x93NUMPY" + bytes([major, 0]) + ln + text + data
+
+    broken("empty", b"")
+    broken("magic_only", src[:6])
+    broken("cut_header", src[:50])
+    broken("cut_data", src[:-3])
+    broken("extra_data", src + b"\0\0\0\0")
+    broken("bad_magic", b"\x93NUMPZ" + src[6:])
+    broken("version_9", src[:6] + b"\x09\x00" + src[8:])
+    broken("hlen_huge", src[:8] + b"\xff\xff" + src[10:])
+    broken("v2_hlen_huge", b"\x93NUMPY\x02\x00\xff\xff\xff\x7f" + src[10:])
+    broken("shape_list", with_header(header.replace("(2, 3)", "[2, 3]")))
+    broken("shape_negative", with_header(header.replace("(2, 3)", "(-2, 3)")))
+    broken("shape_overflow", with_header(header.replace("(2, 3)", "(4294967296, 4294967296, 4)")))
+    broken("shape_int", with_header(header.replace("(2, 3)", "(6)")))
+    broken("shape_33dims", with_header(header.replace("(2, 3)", "(" + "1, " * 32 + "6)")))
+    broken("descr_bad", with_header(header.replace("<f4", "<f3")))
+    broken("descr_pipe_f4", with_header(header.replace("<f4", "|f4")))
+    broken("fortran_int", with_header(header.replace("False", "0")))
+    broken("missing_key", with_header(header.replace("'fortran_order': False, ", "")))
+    broken("extra_key", with_header(header.replace("}", "'x': 1, }")))
+    broken("dup_key", with_header(header.replace("{", "{'descr': '<f4', ")))
+    broken("unterminated", with_header(header.replace("}", " ")))
+    broken("nul_in_header", with_header(header.replace("'descr'", "'de\0cr'")))
+    broken("fortran_cut", good["u16_fortran_3x4.npy"][:-1])
+    broken("bigendian_cut", good["i32_bigendian_4.npy"][:-2])
+    broken("v2_cut", good["u8_v2_2x2.npy"][:11])
+    check(len(os.listdir(d)) >= 30, "corpus files")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "corpus":
+        write_corpus(sys.argv[2])
+        print("%d passed, %d failed" % (passed, failed))
+        return 1 if failed else 0
     if len(sys.argv) != 3 or sys.argv[1] not in ("check", "write"):
         print(__doc__, file=sys.stderr)
         return 2
