@@ -770,13 +770,12 @@ static int pad_plan_make(graph_t *g, const node_t *n, const tensor_t *x, const t
             return k;
         tensor_t *cv = in_t(g, n, 2);
         if (cv && tensor_numel(cv) > 0) {
-            if (!cv->data)
-                return rt_err(err, errlen, RT_EUNSUPPORTED,
-                              "node '%s' (Pad): constant_value is not available", n->name);
             if (cv->dtype != x->dtype)
                 return rt_err(err, errlen, RT_EFORMAT, "node '%s' (Pad): constant_value dtype",
                               n->name);
-            memcpy(p->fill, cv->data, es <= 16 ? es : 16);
+            /* At inference time the value may still be unknown; run() has it. */
+            if (cv->data)
+                memcpy(p->fill, cv->data, es <= 16 ? es : 16);
         }
         if (in_t(g, n, 3)) {
             na = const_ints(g, n, 3, "axes", ax, MODEL_MAX_DIMS, err, errlen);

@@ -210,7 +210,9 @@ typedef struct axis_tab {
 
 static double orig_coord(const rz_plan *p, int a, int64_t o, int64_t in)
 {
-    double s = p->scale[a], x = (double)o, out = (double)p->out[a];
+    /* The resized length is in * scale, not the floored output size: they differ
+     * when scales are given (the ONNX reference uses the former). */
+    double s = p->scale[a], x = (double)o, out = s * (double)in;
     switch (p->ct) {
     case CT_HALF_PIXEL: return (x + 0.5) / s - 0.5;
     case CT_PYTORCH_HALF_PIXEL: return out > 1 ? (x + 0.5) / s - 0.5 : 0.0;
@@ -219,6 +221,7 @@ static double orig_coord(const rz_plan *p, int a, int64_t o, int64_t in)
     case CT_TF_HALF_PIXEL_NN: return (x + 0.5) / s;
     case CT_TF_CROP_AND_RESIZE: {
         double st = p->roi_s[a], en = p->roi_e[a];
+        out = (double)p->out[a];
         if (out > 1)
             return st * (double)(in - 1) + x * (en - st) * (double)(in - 1) / (out - 1);
         return 0.5 * (st + en) * (double)(in - 1);
