@@ -1,0 +1,654 @@
+/* runtime/api/api_core.c — rknn_context handles, logging, the simulated platform,
+ * and rknn_init / rknn_dup_context / rknn_destroy / rknn_query.
+ *
+ * A handle is a counter that is never reused, so a destroyed or made-up context is
+ * recognised and refused with RKNN_ERR_CTX_INVALID instead of being dereferenced. */
+#include "runtime/api/api_internal.h"
+#include "runtime/passes/passes.h"
+#include "util/util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+/* ---- logging ---------------------------------------------------------------- */
+
+int api_log_level(void)
+{
+    const char *s = getenv("RKNN_LOG_LEVEL");
+    return s && *s ? atoi(s) : 0;
+}
+
+void api_log(char level, const char *fmt, ...)
+{
+    int need = level == 'E' ? 0 : level == 'W' ? 1 : level == 'I' ? 2 : 3;
+    char ts[32], msg[1024];
+    struct timeval tv;
+    struct tm tm;
+    va_list ap;
+
+    if (api_log_level() < need)
+        return;
+    gettimeofday(&tv, NULL);
+    localtime_r(&tv.tv_sec, &tm);
+    snprintf(ts, sizeof(ts), "[%02d:%02d:%02d.%03d] ", tm.tm_hour, tm.tm_min, tm.tm_sec,
+             (int)(tv.tv_usec / 1000));
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    /* one write per line so that lines of concurrent contexts do not interleave */
+    fprintf(stderr, "%c RKNN: %s%s\n", level, ts, msg);
+}
+
+/* ---- platforms ---------------------------------------------------------------- */
+
+static const api_platform platforms[] = {
+    /* name      cores stroke align  (npu-hw.md §1.1, §2.1 Table 5-1, §2.4 Table 5-2) */
+    {"rk3588", 3, 16, 16},
+    {"rk3576", 2, 16, 16},
+    {"rk3566", 1, 8, 8},
+    {"rk3568", 1, 8, 8},
+    {"rk3562", 1, 16, 16},
+    {"rv1103", 1, 16, 16},
+    {"rv1106", 1, 16, 16},
+    {"rv1103b", 1, 8, 8},
+    {"rv1106b", 1, 8, 8},
+    {"rv1126b", 1, 16, 16},
+    {"rk2118", 1, 8, 8},
+};
+
+const api_platform *api_platform_get(const char *name)
+{
+    for (size_t i = 0; i < sizeof(platforms) / sizeof(platforms[0]); i++)
+        if (strcasecmp(platforms[i].name, name) == 0)
+            return &platforms[i];
+    return NULL;
+}
+
+const char *api_platform_names(void)
+{
+    return "rk3588 rk3576 rk3566 rk3568 rk3562 rv1103 rv1106 rv1103b rv1106b rv1126b rk2118";
+}
+
+/* ---- handles ------------------------------------------------------------------ */
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static api_ctx **reg;
+static int reg_n, reg_cap;
+static rknn_context next_handle = 0x1000;
+
+static rknn_context reg_add(api_ctx *c)
+{
+    rknn_context h;
+
+    pthread_mutex_lock(&reg_lock);
+    if (reg_n == reg_cap) {
+        reg_cap = reg_cap ? reg_cap * 2 : 8;
+        reg = xrealloc(reg, sizeof(*reg) * (size_t)reg_cap);
+    }
+    h = next_handle++;
+    c->handle = h;
+    reg[reg_n++] = c;
+    pthread_mutex_unlock(&reg_lock);
+    return h;
+}
+
+/* Removes and returns the context (NULL if unknown). */
+static api_ctx *reg_remove(rknn_context h)
+{
+    api_ctx *c = NULL;
+
+    pthread_mutex_lock(&reg_lock);
+    for (int i = 0; i < reg_n; i++) {
+        if (reg[i]->handle == h) {
+            c = reg[i];
+            reg[i] = reg[--reg_n];
+            break;
+        }
+    }
+    if (reg_n == 0) {
+        free(reg);
+        reg = NULL;
+        reg_cap = 0;
+    }
+    pthread_mutex_unlock(&reg_lock);
+    return c;
+}
+
+api_ctx *api_ctx_get(rknn_context h, const char *fn)
+{
+    api_ctx *c = NULL;
+
+    pthread_mutex_lock(&reg_lock);
+    for (int i = 0; i < reg_n; i++) {
+        if (reg[i]->handle == h) {
+            c = reg[i];
+            /* locked under reg_lock: rknn_destroy cannot free it in between */
+            pthread_mutex_lock(&c->lock);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&reg_lock);
+    if (!c) {
+        if (h == 0)
+            API_E("%s, context is 0: call rknn_init(&ctx, ...) first and pass the "
+                  "context it returned", fn);
+        else
+            API_E("%s, context 0x%llx is invalid: it was destroyed by rknn_destroy or "
+                  "never returned by rknn_init/rknn_dup_context", fn, (unsigned long long)h);
+    }
+    return c;
+}
+
+void api_ctx_put(api_ctx *c)
+{
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- model preparation ---------------------------------------------------------- */
+
+static void io_free(api_io *io, int n)
+{
+    for (int i = 0; io && i < n; i++)
+        free(io[i].data);
+    free(io);
+}
+
+/* True when node `prod` is a convolution: its NC1HWC2 output is aligned to 2*C2. */
+static int is_conv(const graph_t *g, int prod)
+{
+    if (prod < 0)
+        return 0;
+    const char *op = g->nodes[prod].op;
+    return strcmp(op, "Conv") == 0 || strcmp(op, "ConvTranspose") == 0 ||
+           strcmp(op, "ConvInteger") == 0 || strcmp(op, "QLinearConv") == 0;
+}
+
+static int is_vendor_rknn(const void *buf, size_t len)
+{
+    return (len >= 4 && memcmp(buf, "RKNN", 4) == 0) ||
+           (len >= 8 && memcmp(buf, "CYPTRKNN", 8) == 0) ||
+           (len >= 4 && memcmp(buf, "RKNX", 4) == 0);
+}
+
+int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const int *ndims)
+{
+    char err[512] = "";
+    graph_t *g = NULL;
+    exec_t *x = NULL;
+    input_shape_t *sh = NULL;
+    int64_t (*orig)[MODEL_MAX_DIMS] = NULL;
+    api_io *in = NULL, *out = NULL;
+    exec_opts eo = {0};
+    int ret = RKNN_ERR_MODEL_INVALID, st, dynamic = 0;
+
+    if (c->model_path)
+        st = model_load_file(c->model_path, &g, err, sizeof(err));
+    else
+        st = model_load_onnx(c->model_buf, c->model_len, &g, err, sizeof(err));
+    if (st) {
+        API_E("rknn_init, cannot load the model: %s", err);
+        goto out;
+    }
+    sh = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*sh));
+    orig = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*orig));
+    for (int i = 0; i < g->n_inputs; i++) {
+        tensor_t *t = &g->t[g->inputs[i]];
+        sh[i].name = t->name;
+        if (t->ndim < 0) {
+            API_E("rknn_init, input '%s' has no shape in the model; the RKNN API needs "
+                  "ranked inputs", t->name);
+            goto out;
+        }
+        memcpy(orig[i], t->dims, sizeof(orig[i]));
+        sh[i].ndim = shapes ? ndims[i] : t->ndim;
+        for (int d = 0; d < sh[i].ndim; d++) {
+            if (t->dims[d] < 0)
+                dynamic = 1;
+            sh[i].dims[d] = shapes ? shapes[i][d] : t->dims[d] < 0 ? 1 : t->dims[d];
+        }
+    }
+    st = passes_prepare(g, sh, g->n_inputs, err, sizeof(err));
+    if (st) {
+        API_E("rknn_init, cannot prepare the model: %s", err);
+        goto out;
+    }
+    st = exec_create(g, &eo, &x, err, sizeof(err));
+    if (st) {
+        API_E("rknn_init, cannot create the executor: %s", err);
+        ret = st == RT_ENOMEM ? RKNN_ERR_MALLOC_FAIL : RKNN_ERR_MODEL_INVALID;
+        goto out;
+    }
+    in = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*in));
+    out = xcalloc((size_t)(g->n_outputs ? g->n_outputs : 1), sizeof(*out));
+    for (int k = 0; k < g->n_inputs + g->n_outputs; k++) {
+        int is_in = k < g->n_inputs;
+        api_io *io = is_in ? &in[k] : &out[k - g->n_inputs];
+        int ti = is_in ? g->inputs[k] : g->outputs[k - g->n_inputs];
+        tensor_t *t = &g->t[ti];
+        io->tensor = ti;
+        io->rtype = api_rtype_of_dtype(t->dtype);
+        if (io->rtype < 0 || t->ndim < 0 || t->ndim > RKNN_MAX_DIMS) {
+            API_E("rknn_init, %s '%s' has type %s / rank %d, which the RKNN API cannot "
+                  "express", is_in ? "input" : "output", t->name, dtype_name(t->dtype), t->ndim);
+            goto out;
+        }
+        io->ndim = t->ndim;
+        memcpy(io->dims, t->dims, sizeof(io->dims));
+        io->conv_out = !is_in && is_conv(g, t->producer);
+        if (is_in) {
+            memcpy(io->model_dims, orig[k], sizeof(io->model_dims));
+            io->nbytes = tensor_nbytes(t);
+            io->data = xcalloc(io->nbytes ? io->nbytes : 1, 1);
+        }
+    }
+    /* carry io-memory bindings over a re-prepare (rknn_set_input_shapes) */
+    for (int i = 0; c->in && i < c->n_in && i < g->n_inputs; i++) {
+        in[i].mem = c->in[i].mem;
+        in[i].mem_attr = c->in[i].mem_attr;
+    }
+    for (int i = 0; c->out && i < c->n_out && i < g->n_outputs; i++) {
+        out[i].mem = c->out[i].mem;
+        out[i].mem_attr = c->out[i].mem_attr;
+    }
+    c->weight_bytes = 0;
+    for (int i = 0; i < g->n_t; i++)
+        if (g->t[i].kind == TK_CONST && g->t[i].data)
+            c->weight_bytes += tensor_nbytes(&g->t[i]);
+
+    if (c->x)
+        exec_free(c->x);
+    if (c->g)
+        graph_free(c->g);
+    io_free(c->in, c->n_in);
+    io_free(c->out, c->n_out);
+    c->g = g;
+    c->x = x;
+    c->in = in;
+    c->out = out;
+    c->n_in = g->n_inputs;
+    c->n_out = g->n_outputs;
+    c->dynamic = c->dynamic || dynamic;
+    c->ran = 0;
+    g = NULL;
+    x = NULL;
+    in = out = NULL;
+    ret = RKNN_SUCC;
+out:
+    if (in)
+        io_free(in, g ? g->n_inputs : 0);
+    if (out)
+        io_free(out, 0);
+    if (x)
+        exec_free(x);
+    if (g)
+        graph_free(g);
+    free(sh);
+    free(orig);
+    return ret;
+}
+
+static void ctx_free(api_ctx *c)
+{
+    api_outbuf *b, *nb;
+
+    if (!c)
+        return;
+    if (c->x)
+        exec_free(c->x);
+    if (c->g)
+        graph_free(c->g);
+    io_free(c->in, c->n_in);
+    io_free(c->out, c->n_out);
+    for (b = c->outbufs; b; b = nb) {
+        nb = b->next;
+        free(b->buf);
+        free(b);
+    }
+    free(c->model_buf);
+    free(c->model_path);
+    free(c->perf_text);
+    free(c->layer_us);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+static void log_model_info(const api_ctx *c)
+{
+    API_I("RKNN Runtime Information, librknnrt version: %s", API_VERSION);
+    API_I("RKNN Driver Information, version: %s (simulated)", API_DRV_VERSION);
+    API_I("RKNN Model Information, version: 0, toolkit version: rknn-trace (ONNX, producer %s), "
+          "target: RKNPU v2 (simulated on CPU), target platform: %s, framework layout: NCHW, "
+          "model inference type: %s", c->g->producer && *c->g->producer ? c->g->producer : "?",
+          c->plat->name, c->dynamic ? "dynamic_shape" : "static_shape");
+}
+
+/* Shared by rknn_init and rknn_dup_context. */
+static int ctx_create(rknn_context *out, const void *buf, size_t len, const char *path,
+                      uint32_t flag, const api_platform *plat)
+{
+    api_ctx *c = xcalloc(1, sizeof(*c));
+    int ret;
+
+    pthread_mutex_init(&c->lock, NULL);
+    c->flag = flag;
+    c->plat = plat;
+    c->model_buf = xmalloc(len ? len : 1);
+    memcpy(c->model_buf, buf, len);
+    c->model_len = len;
+    c->model_path = path ? xstrdup(path) : NULL;
+    ret = api_ctx_prepare(c, NULL, NULL);
+    if (ret) {
+        ctx_free(c);
+        return ret;
+    }
+    log_model_info(c);
+    *out = reg_add(c);
+    return RKNN_SUCC;
+}
+
+int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t flag,
+              rknn_init_extend *extend)
+{
+    const char *target = getenv("RKNN_TARGET");
+    const api_platform *plat;
+    void *data = NULL;
+    size_t len = size;
+    const char *path = NULL;
+    char err[512];
+    int ret;
+
+    if (!context || !model) {
+        API_E("rknn_init, %s is NULL: pass &ctx and the model (bytes with size > 0, or a "
+              "path with size 0)", context ? "model" : "context");
+        return RKNN_ERR_PARAM_INVALID;
+    }
+    *context = 0;
+    plat = api_platform_get(target && *target ? target : "rk3588");
+    if (!plat) {
+        API_E("rknn_init, RKNN_TARGET=%s is not a known platform; use one of: %s", target,
+              api_platform_names());
+        return RKNN_ERR_TARGET_PLATFORM_UNMATCH;
+    }
+    if (flag & RKNN_FLAG_SHARE_WEIGHT_MEM) {
+        rknn_context src = extend ? extend->ctx : 0;
+        api_ctx *s = api_ctx_get(src, "rknn_init(RKNN_FLAG_SHARE_WEIGHT_MEM, extend->ctx)");
+        if (!s)
+            return RKNN_ERR_CTX_INVALID;
+        api_ctx_put(s); /* weights are not shared in the simulator: each context loads its own */
+    }
+    if (flag & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) {
+        /* the model bytes start at real_model_offset inside the rknn_create_mem buffer */
+        if (!extend) {
+            API_E("rknn_init, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY needs rknn_init_extend with "
+                  "real_model_offset/real_model_size");
+            return RKNN_ERR_PARAM_INVALID;
+        }
+        model = (uint8_t *)model + extend->real_model_offset;
+        if (extend->real_model_size)
+            len = extend->real_model_size;
+    }
+    if (len == 0) {
+        path = model;
+        ret = rt_read_file(path, &data, &len, err, sizeof(err));
+        if (ret) {
+            API_E("rknn_init, size is 0 so model is taken as a path, and it cannot be read: %s",
+                  err);
+            return RKNN_ERR_MODEL_INVALID;
+        }
+        model = data;
+    }
+    if (is_vendor_rknn(model, len)) {
+        API_E("rknn_init, this is a vendor-compiled .rknn model: it holds NPU machine code "
+              "that the simulator cannot run. Pass the source ONNX model (or a model written "
+              "by `rknn-trace build`); `rknn-trace inspect` shows what the .rknn contains");
+        free(data);
+        return RKNN_ERR_MODEL_INVALID;
+    }
+    ret = ctx_create(context, model, len, path, flag, plat);
+    free(data);
+    return ret;
+}
+
+int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
+{
+    api_ctx *s;
+    void *buf;
+    size_t len;
+    char *path;
+    uint32_t flag;
+    const api_platform *plat;
+    int ret;
+
+    if (!context_in || !context_out) {
+        API_E("rknn_dup_context, %s is NULL", context_in ? "context_out" : "context_in");
+        return RKNN_ERR_PARAM_INVALID;
+    }
+    s = api_ctx_get(*context_in, "rknn_dup_context");
+    if (!s)
+        return RKNN_ERR_CTX_INVALID;
+    /* copy what is needed, then build the new context without holding the source */
+    len = s->model_len;
+    buf = xmalloc(len ? len : 1);
+    memcpy(buf, s->model_buf, len);
+    path = s->model_path ? xstrdup(s->model_path) : NULL;
+    flag = s->flag;
+    plat = s->plat;
+    api_ctx_put(s);
+    ret = ctx_create(context_out, buf, len, path, flag, plat);
+    free(buf);
+    free(path);
+    return ret;
+}
+
+int rknn_destroy(rknn_context context)
+{
+    api_ctx *c = reg_remove(context);
+
+    if (!c) {
+        API_E("rknn_destroy, context 0x%llx is invalid: %s", (unsigned long long)context,
+              context ? "already destroyed, or never returned by rknn_init" : "it is 0");
+        return RKNN_ERR_CTX_INVALID;
+    }
+    /* wait for a call still running on another thread */
+    pthread_mutex_lock(&c->lock);
+    pthread_mutex_unlock(&c->lock);
+    ctx_free(c);
+    return RKNN_SUCC;
+}
+
+/* ---- rknn_query --------------------------------------------------------------------- */
+
+static const char *cmd_name(int cmd)
+{
+    static const char *const names[] = {
+        "RKNN_QUERY_IN_OUT_NUM", "RKNN_QUERY_INPUT_ATTR", "RKNN_QUERY_OUTPUT_ATTR",
+        "RKNN_QUERY_PERF_DETAIL", "RKNN_QUERY_PERF_RUN", "RKNN_QUERY_SDK_VERSION",
+        "RKNN_QUERY_MEM_SIZE", "RKNN_QUERY_CUSTOM_STRING", "RKNN_QUERY_NATIVE_INPUT_ATTR",
+        "RKNN_QUERY_NATIVE_OUTPUT_ATTR", "RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR",
+        "RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR", "RKNN_QUERY_DEVICE_MEM_INFO",
+        "RKNN_QUERY_INPUT_DYNAMIC_RANGE", "RKNN_QUERY_CURRENT_INPUT_ATTR",
+        "RKNN_QUERY_CURRENT_OUTPUT_ATTR", "RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR",
+        "RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR",
+    };
+    return cmd >= 0 && cmd < RKNN_QUERY_CMD_MAX ? names[cmd] : "?";
+}
+
+static size_t cmd_struct_size(int cmd, const char **sname)
+{
+    switch (cmd) {
+    case RKNN_QUERY_IN_OUT_NUM: *sname = "rknn_input_output_num"; return sizeof(rknn_input_output_num);
+    case RKNN_QUERY_PERF_DETAIL: *sname = "rknn_perf_detail"; return sizeof(rknn_perf_detail);
+    case RKNN_QUERY_PERF_RUN: *sname = "rknn_perf_run"; return sizeof(rknn_perf_run);
+    case RKNN_QUERY_SDK_VERSION: *sname = "rknn_sdk_version"; return sizeof(rknn_sdk_version);
+    case RKNN_QUERY_MEM_SIZE: *sname = "rknn_mem_size"; return sizeof(rknn_mem_size);
+    case RKNN_QUERY_CUSTOM_STRING: *sname = "rknn_custom_string"; return sizeof(rknn_custom_string);
+    case RKNN_QUERY_DEVICE_MEM_INFO: *sname = "rknn_tensor_mem"; return sizeof(rknn_tensor_mem);
+    case RKNN_QUERY_INPUT_DYNAMIC_RANGE: *sname = "rknn_input_range"; return sizeof(rknn_input_range);
+    default: *sname = "rknn_tensor_attr"; return sizeof(rknn_tensor_attr);
+    }
+}
+
+static void query_range(const api_ctx *c, rknn_input_range *r)
+{
+    const api_io *io = &c->in[r->index];
+    const tensor_t *t = &c->g->t[io->tensor];
+    rknn_tensor_attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.index = r->index;
+    api_fill_attr(c, io, 1, RKNN_QUERY_INPUT_ATTR, &a);
+    memset(r->dyn_range, 0, sizeof(r->dyn_range));
+    r->fmt = a.fmt;
+    snprintf(r->name, sizeof(r->name), "%s", t->name);
+    r->n_dims = a.n_dims;
+    /* A static input has exactly one shape; an ONNX input with free dimensions has no
+     * discrete list (any shape given to rknn_set_input_shapes is prepared on demand). */
+    r->shape_number = c->dynamic ? 0 : 1;
+    if (!c->dynamic)
+        memcpy(r->dyn_range[0], a.dims, sizeof(a.dims));
+}
+
+int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t size)
+{
+    api_ctx *c = api_ctx_get(context, "rknn_query");
+    const char *sname;
+    size_t need;
+    int ret = RKNN_SUCC;
+
+    if (!c)
+        return RKNN_ERR_CTX_INVALID;
+    if ((int)cmd < 0 || cmd >= RKNN_QUERY_CMD_MAX) {
+        API_E("rknn_query, cmd = %d is not in [0, %d]!", (int)cmd, RKNN_QUERY_CMD_MAX - 1);
+        ret = RKNN_ERR_PARAM_INVALID;
+        goto out;
+    }
+    if (!info) {
+        API_E("rknn_query, info == nullptr! (%s needs a %s)", cmd_name(cmd),
+              (cmd_struct_size(cmd, &sname), sname));
+        ret = RKNN_ERR_PARAM_INVALID;
+        goto out;
+    }
+    need = cmd_struct_size(cmd, &sname);
+    if (size < need) {
+        API_E("rknn_query, info_len(%u) < sizeof(%s)(%zu)! Pass sizeof(%s) for %s; an "
+              "application built against an older rknn_api.h must be rebuilt", size, sname, need,
+              sname, cmd_name(cmd));
+        ret = RKNN_ERR_PARAM_INVALID;
+        goto out;
+    }
+    if ((c->flag & RKNN_FLAG_COLLECT_MODEL_INFO_ONLY) && cmd != RKNN_QUERY_MEM_SIZE &&
+        cmd != RKNN_QUERY_IN_OUT_NUM && cmd != RKNN_QUERY_SDK_VERSION) {
+        API_W("rknn_query, %s on a RKNN_FLAG_COLLECT_MODEL_INFO_ONLY context: only "
+              "RKNN_QUERY_MEM_SIZE is meaningful there", cmd_name(cmd));
+    }
+
+    switch (cmd) {
+    case RKNN_QUERY_IN_OUT_NUM: {
+        rknn_input_output_num *n = info;
+        n->n_input = (uint32_t)c->n_in;
+        n->n_output = (uint32_t)c->n_out;
+        break;
+    }
+    case RKNN_QUERY_INPUT_ATTR:
+    case RKNN_QUERY_OUTPUT_ATTR:
+    case RKNN_QUERY_NATIVE_INPUT_ATTR:
+    case RKNN_QUERY_NATIVE_OUTPUT_ATTR:
+    case RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR:
+    case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR:
+    case RKNN_QUERY_CURRENT_INPUT_ATTR:
+    case RKNN_QUERY_CURRENT_OUTPUT_ATTR:
+    case RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR:
+    case RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR: {
+        rknn_tensor_attr *a = info;
+        int is_in = cmd == RKNN_QUERY_INPUT_ATTR || cmd == RKNN_QUERY_NATIVE_INPUT_ATTR ||
+                    cmd == RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR ||
+                    cmd == RKNN_QUERY_CURRENT_INPUT_ATTR ||
+                    cmd == RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR;
+        int n = is_in ? c->n_in : c->n_out;
+        if (a->index >= (uint32_t)n) {
+            API_E("rknn_query, %s, p_attr->index(%u) >= %s_num(%d)! Set attr.index to 0..%d",
+                  cmd_name(cmd), a->index, is_in ? "input" : "output", n, n - 1);
+            ret = RKNN_ERR_PARAM_INVALID;
+            goto out;
+        }
+        api_fill_attr(c, is_in ? &c->in[a->index] : &c->out[a->index], is_in, cmd, a);
+        break;
+    }
+    case RKNN_QUERY_PERF_DETAIL: {
+        rknn_perf_detail *p = info;
+        if (!(c->flag & RKNN_FLAG_COLLECT_PERF_MASK)) {
+            API_E("rknn_query, RKNN_QUERY_PERF_DETAIL needs RKNN_FLAG_COLLECT_PERF_MASK in the "
+                  "flag of rknn_init");
+            ret = RKNN_ERR_PARAM_INVALID;
+            goto out;
+        }
+        if (!c->perf_text) {
+            API_E("rknn_query, RKNN_QUERY_PERF_DETAIL is valid after rknn_run (and "
+                  "rknn_outputs_get): no run yet");
+            ret = RKNN_ERR_FAIL;
+            goto out;
+        }
+        p->perf_data = c->perf_text;
+        p->data_len = strlen(c->perf_text);
+        break;
+    }
+    case RKNN_QUERY_PERF_RUN: {
+        rknn_perf_run *p = info;
+        p->run_duration = c->last_run_us;
+        break;
+    }
+    case RKNN_QUERY_SDK_VERSION: {
+        rknn_sdk_version *v = info;
+        memset(v, 0, sizeof(*v));
+        snprintf(v->api_version, sizeof(v->api_version), "%s", API_VERSION);
+        snprintf(v->drv_version, sizeof(v->drv_version), "%s (rknn-trace simulated NPU, %s)",
+                 API_DRV_VERSION, c->plat->name);
+        break;
+    }
+    case RKNN_QUERY_MEM_SIZE: {
+        rknn_mem_size *m = info;
+        size_t io = 0;
+        memset(m, 0, sizeof(*m));
+        for (int i = 0; i < c->n_in; i++)
+            io += tensor_nbytes(&c->g->t[c->in[i].tensor]);
+        for (int i = 0; i < c->n_out; i++)
+            io += tensor_nbytes(&c->g->t[c->out[i].tensor]);
+        m->total_weight_size = (uint32_t)c->weight_bytes;
+        m->total_internal_size = (uint32_t)exec_arena_bytes(c->x);
+        m->total_dma_allocated_size = c->weight_bytes + exec_arena_bytes(c->x) + io;
+        break;
+    }
+    case RKNN_QUERY_CUSTOM_STRING:
+        memset(info, 0, sizeof(rknn_custom_string));
+        break;
+    case RKNN_QUERY_DEVICE_MEM_INFO: {
+        rknn_tensor_mem *m = info;
+        memset(m, 0, sizeof(*m));
+        m->virt_addr = c->model_buf;
+        m->fd = -1;
+        m->size = (uint32_t)c->model_len;
+        break;
+    }
+    case RKNN_QUERY_INPUT_DYNAMIC_RANGE: {
+        rknn_input_range *r = info;
+        if (r->index >= (uint32_t)c->n_in) {
+            API_E("rknn_query, RKNN_QUERY_INPUT_DYNAMIC_RANGE, index(%u) >= input_num(%d)!",
+                  r->index, c->n_in);
+            ret = RKNN_ERR_PARAM_INVALID;
+            goto out;
+        }
+        query_range(c, r);
+        break;
+    }
+    default:
+        ret = RKNN_ERR_PARAM_INVALID;
+        break;
+    }
+out:
+    api_ctx_put(c);
+    return ret;
+}

@@ -1,0 +1,148 @@
+/* runtime/api/api_internal.h — private to runtime/api: the context behind an
+ * rknn_context handle, the simulated platform, logging and the tensor conversions
+ * shared by the API files. The public contract is include/rknn_api.h. */
+#ifndef RT_API_INTERNAL_H
+#define RT_API_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rknn_api.h"
+#include "runtime/exec/exec.h"
+#include "runtime/model/model.h"
+
+#define API_VERSION "2.3.2 (rknn-trace simulator@" __DATE__ ")"
+#define API_DRV_VERSION "0.9.8"
+
+/* The simulated chip: what the API exposes of it (cores, NC1HWC2 stroke width,
+ * zero-copy width alignment). npu-hw.md §2.1 and §2.4. */
+typedef struct api_platform {
+    const char *name;
+    int cores;
+    int stroke_bytes; /* C2 * element size: 8 on RK356x/RV110xB, 16 elsewhere */
+    int width_align;  /* zero-copy NHWC input width alignment, pixels */
+} api_platform;
+
+const api_platform *api_platform_get(const char *name); /* NULL if unknown */
+const char *api_platform_names(void);
+
+/* One graph input or output as the API shows it. */
+typedef struct api_io {
+    int tensor;               /* index in g->t */
+    int rtype;                /* rknn_tensor_type of the model tensor */
+    int ndim;
+    int64_t dims[MODEL_MAX_DIMS]; /* current shape (model layout) */
+    int64_t model_dims[MODEL_MAX_DIMS]; /* as declared by the model, -1 = dynamic */
+    int conv_out;             /* output produced by Conv: native C aligned to 2*C2 */
+    /* inputs: staged data in the model's dtype and layout */
+    void *data;
+    size_t nbytes;
+    int is_set;
+    /* rknn_set_io_mem binding */
+    rknn_tensor_mem *mem;
+    rknn_tensor_attr mem_attr;
+} api_io;
+
+/* A buffer handed out by rknn_outputs_get (is_prealloc == 0). */
+typedef struct api_outbuf {
+    void *buf;
+    struct api_outbuf *next;
+} api_outbuf;
+
+typedef struct api_ctx {
+    rknn_context handle;
+    pthread_mutex_t lock;
+    uint32_t flag;
+    const api_platform *plat;
+    /* model source, kept to duplicate the context or re-prepare with new shapes */
+    void *model_buf;
+    size_t model_len;
+    char *model_path;
+    graph_t *g;
+    exec_t *x;
+    int n_in, n_out;
+    api_io *in, *out;
+    int dynamic;              /* some input has a dynamic dimension */
+    int ran;                  /* a run completed since init/reshape */
+    int warned_unset;
+    uint64_t frame_id;
+    int64_t last_run_us;
+    char *perf_text;          /* RKNN_QUERY_PERF_DETAIL */
+    double *layer_us;         /* per executed node of the last run */
+    int n_layer_us;
+    api_outbuf *outbufs;
+    rknn_tensor_mem *weight_mem, *internal_mem;
+    int core_mask, batch_core_num;
+    size_t weight_bytes;
+} api_ctx;
+
+/* ---- handles (api_core.c) ---- */
+/* Looks the handle up and locks the context; NULL (with an E line naming fn) if
+ * the handle is 0, destroyed or never created. Unlock with api_ctx_put. */
+api_ctx *api_ctx_get(rknn_context h, const char *fn);
+void api_ctx_put(api_ctx *c);
+
+/* ---- memory registry (api_mem.c) ---- */
+int api_mem_alive(const rknn_tensor_mem *m);
+/* Start of the bytes of m (virt_addr + offset handling), NULL if not CPU-visible. */
+uint8_t *api_mem_ptr(const rknn_tensor_mem *m);
+size_t api_mem_avail(const rknn_tensor_mem *m);
+
+/* ---- logging (api_core.c): "E RKNN: [hh:mm:ss.mmm] ..." on stderr ---- */
+int api_log_level(void);
+void api_log(char level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define API_E(...) api_log('E', __VA_ARGS__)
+#define API_W(...) api_log('W', __VA_ARGS__)
+#define API_I(...) api_log('I', __VA_ARGS__)
+#define API_D(...) api_log('D', __VA_ARGS__)
+
+/* ---- tensors and layouts (api_io.c) ---- */
+int api_rtype_of_dtype(int dt);    /* -1 if the API has no such type */
+int api_dtype_of_rtype(int rt);    /* DT_UNDEFINED if none */
+size_t api_rtype_size(int rt);     /* 0 for unknown; INT4 counted as 1 */
+int api_rtype_valid(int rt);
+
+/* Logical geometry of a 4-D NCHW tensor. */
+typedef struct api_geom {
+    int64_t n, c, h, w;
+} api_geom;
+
+/* Describes io (input or output) in attr for a query command. */
+void api_fill_attr(const api_ctx *c, const api_io *io, int is_input, int cmd,
+                   rknn_tensor_attr *attr);
+int api_native_c2(const api_ctx *c, int rtype);
+
+/* Element-wise copy with type conversion; src/dst in the given rknn types.
+ * Affine (zp, scale) applies when quantising to int8/uint8 from float (scale > 0)
+ * or dequantising. */
+typedef struct api_qnt {
+    int affine;
+    int32_t zp;
+    float scale;
+} api_qnt;
+
+/* Copies a tensor between the model layout (dense, model dtype) and a buffer in
+ * (fmt, rtype) with strides; to_model picks the direction. Returns 0 or a
+ * negative RKNN_ERR_* after printing an E line naming fn. */
+typedef struct api_layout {
+    int fmt;                  /* rknn_tensor_format of the buffer */
+    int rtype;                /* rknn_tensor_type of the buffer */
+    api_qnt q;
+    int64_t w_stride, h_stride; /* NHWC/NC1HWC2: pixels per row / rows per plane */
+    int64_t c1, c2;           /* NC1HWC2 slabs and lanes */
+} api_layout;
+
+/* Checks that io's rknn_set_io_mem binding (mem, mem_attr) is large enough;
+ * prints an E line naming fn and returns RKNN_ERR_PARAM_INVALID if not. */
+int api_binding_check(const api_ctx *c, const api_io *io, int is_input, int idx, const char *fn);
+
+size_t api_layout_bytes(const api_io *io, const api_layout *l);
+int api_convert(const api_io *io, int model_dtype, void *model_data, void *buf,
+                const api_layout *l, int to_model, const char *fn);
+
+/* (Re)builds graph, executor and io tables from the model source with the given
+ * input shapes (NULL: dynamic dims fixed to 1). Used by init and set_input_shapes. */
+int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const int *ndims);
+
+#endif

@@ -1,0 +1,845 @@
+/* runtime/api/api_io.c — tensor attributes, type/layout conversion, and the general
+ * inference flow: rknn_inputs_set, rknn_run, rknn_wait, rknn_outputs_get,
+ * rknn_outputs_release.
+ *
+ * The model side is always the graph's own dense layout (NCHW for 4-D) and dtype;
+ * the application side is whatever (type, fmt, strides) it declares. What the
+ * attributes report follows the vendor runtime: 4-D inputs are shown as NHWC, 4-D
+ * outputs as NCHW, anything else as UNDEFINED; native attributes use NC1HWC2 with
+ * C2 = the chip's stroke width / element size (npu-hw.md §2). */
+#include "runtime/api/api_internal.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- types ------------------------------------------------------------------- */
+
+int api_rtype_of_dtype(int dt)
+{
+    switch (dt) {
+    case DT_FLOAT: return RKNN_TENSOR_FLOAT32;
+    case DT_FLOAT16: return RKNN_TENSOR_FLOAT16;
+    case DT_INT8: return RKNN_TENSOR_INT8;
+    case DT_UINT8: return RKNN_TENSOR_UINT8;
+    case DT_INT16: return RKNN_TENSOR_INT16;
+    case DT_UINT16: return RKNN_TENSOR_UINT16;
+    case DT_INT32: return RKNN_TENSOR_INT32;
+    case DT_UINT32: return RKNN_TENSOR_UINT32;
+    case DT_INT64: return RKNN_TENSOR_INT64;
+    case DT_BOOL: return RKNN_TENSOR_BOOL;
+    case DT_BFLOAT16: return RKNN_TENSOR_BFLOAT16;
+    default: return -1;
+    }
+}
+
+int api_dtype_of_rtype(int rt)
+{
+    static const int map[] = {DT_FLOAT, DT_FLOAT16, DT_INT8, DT_UINT8, DT_INT16, DT_UINT16,
+                              DT_INT32, DT_UINT32, DT_INT64, DT_BOOL, DT_UNDEFINED, DT_BFLOAT16};
+    return rt >= 0 && rt < RKNN_TENSOR_TYPE_MAX ? map[rt] : DT_UNDEFINED;
+}
+
+size_t api_rtype_size(int rt)
+{
+    static const size_t sz[] = {4, 2, 1, 1, 2, 2, 4, 4, 8, 1, 1, 2};
+    return rt >= 0 && rt < RKNN_TENSOR_TYPE_MAX ? sz[rt] : 0;
+}
+
+int api_rtype_valid(int rt)
+{
+    return rt >= 0 && rt < RKNN_TENSOR_TYPE_MAX && rt != RKNN_TENSOR_INT4;
+}
+
+static float half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, u;
+    float f;
+
+    if (exp == 0) {
+        /* zero or subnormal: man * 2^-24 */
+        f = ldexpf((float)man, -24);
+        return sign ? -f : f;
+    }
+    if (exp == 31)
+        u = sign | 0x7f800000u | (man << 13);
+    else
+        u = sign | ((exp + 112) << 23) | (man << 13);
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Round to nearest even, overflow to infinity, subnormals kept. */
+static uint16_t float_to_half(float f)
+{
+    uint32_t u, sign, man;
+    int exp;
+
+    memcpy(&u, &f, 4);
+    sign = (u >> 16) & 0x8000;
+    exp = (int)((u >> 23) & 0xff);
+    man = u & 0x7fffff;
+    if (exp == 255)
+        return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
+    exp -= 112;
+    if (exp >= 31)
+        return (uint16_t)(sign | 0x7c00);
+    if (exp <= 0) {
+        if (exp < -10)
+            return (uint16_t)sign;
+        man |= 0x800000;
+        int shift = 14 - exp;
+        uint32_t half = man >> shift, rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
+        if (rem > mid || (rem == mid && (half & 1)))
+            half++;
+        return (uint16_t)(sign | half);
+    }
+    uint32_t h = ((uint32_t)exp << 10) | (man >> 13), rem = man & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+        h++; /* a carry into the exponent is the correct rounding */
+    return (uint16_t)(sign | h);
+}
+
+static float bf16_to_float(uint16_t b)
+{
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint16_t float_to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffff) > 0x7f800000)
+        return (uint16_t)((u >> 16) | 0x40);
+    u += 0x7fff + ((u >> 16) & 1);
+    return (uint16_t)(u >> 16);
+}
+
+static double rd(const void *p, int64_t i, int t)
+{
+    switch (t) {
+    case RKNN_TENSOR_FLOAT32: return ((const float *)p)[i];
+    case RKNN_TENSOR_FLOAT16: return half_to_float(((const uint16_t *)p)[i]);
+    case RKNN_TENSOR_BFLOAT16: return bf16_to_float(((const uint16_t *)p)[i]);
+    case RKNN_TENSOR_INT8: return ((const int8_t *)p)[i];
+    case RKNN_TENSOR_UINT8: return ((const uint8_t *)p)[i];
+    case RKNN_TENSOR_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case RKNN_TENSOR_INT16: return ((const int16_t *)p)[i];
+    case RKNN_TENSOR_UINT16: return ((const uint16_t *)p)[i];
+    case RKNN_TENSOR_INT32: return ((const int32_t *)p)[i];
+    case RKNN_TENSOR_UINT32: return ((const uint32_t *)p)[i];
+    case RKNN_TENSOR_INT64: return (double)((const int64_t *)p)[i];
+    default: return 0;
+    }
+}
+
+static double clampd(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+static void wr(void *p, int64_t i, int t, double v)
+{
+    switch (t) {
+    case RKNN_TENSOR_FLOAT32: ((float *)p)[i] = (float)v; break;
+    case RKNN_TENSOR_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
+    case RKNN_TENSOR_BFLOAT16: ((uint16_t *)p)[i] = float_to_bf16((float)v); break;
+    case RKNN_TENSOR_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    default:
+        if (isnan(v))
+            v = 0;
+        v = rint(v);
+        switch (t) {
+        case RKNN_TENSOR_INT8: ((int8_t *)p)[i] = (int8_t)clampd(v, -128, 127); break;
+        case RKNN_TENSOR_UINT8: ((uint8_t *)p)[i] = (uint8_t)clampd(v, 0, 255); break;
+        case RKNN_TENSOR_INT16: ((int16_t *)p)[i] = (int16_t)clampd(v, -32768, 32767); break;
+        case RKNN_TENSOR_UINT16: ((uint16_t *)p)[i] = (uint16_t)clampd(v, 0, 65535); break;
+        case RKNN_TENSOR_INT32:
+            ((int32_t *)p)[i] = (int32_t)clampd(v, -2147483648.0, 2147483647.0);
+            break;
+        case RKNN_TENSOR_UINT32: ((uint32_t *)p)[i] = (uint32_t)clampd(v, 0, 4294967295.0); break;
+        case RKNN_TENSOR_INT64:
+            ((int64_t *)p)[i] = (int64_t)clampd(v, -9.2233720368547748e18, 9.2233720368547748e18);
+            break;
+        default: break;
+        }
+    }
+}
+
+static int is_float_rtype(int t)
+{
+    return t == RKNN_TENSOR_FLOAT32 || t == RKNN_TENSOR_FLOAT16 || t == RKNN_TENSOR_BFLOAT16;
+}
+
+/* ---- attributes ------------------------------------------------------------------- */
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static int64_t round_up(int64_t a, int64_t b)
+{
+    return ceil_div(a, b) * b;
+}
+
+int api_native_c2(const api_ctx *c, int rtype)
+{
+    size_t es = api_rtype_size(rtype);
+    int c2 = es ? c->plat->stroke_bytes / (int)es : 1;
+    return c2 > 0 ? c2 : 1;
+}
+
+/* NC1HWC2 slab count of an io: outputs of a convolution are aligned to 2*C2
+ * channels (rknn-api.md §3.4, e.g. RK3588 [1,8,128,128] -> [1,2,128,128,16]). */
+static int64_t native_c1(const api_io *io, int64_t c2)
+{
+    return io->conv_out ? ceil_div(io->dims[1], 2 * c2) * 2 : ceil_div(io->dims[1], c2);
+}
+
+static void set_dims(rknn_tensor_attr *a, int n, const int64_t *d)
+{
+    a->n_dims = (uint32_t)n;
+    a->n_elems = 1;
+    for (int i = 0; i < n; i++) {
+        a->dims[i] = (uint32_t)d[i];
+        a->n_elems *= (uint32_t)d[i];
+    }
+}
+
+void api_fill_attr(const api_ctx *c, const api_io *io, int is_input, int cmd,
+                   rknn_tensor_attr *a)
+{
+    const tensor_t *t = &c->g->t[io->tensor];
+    uint32_t index = a->index;
+    size_t es = api_rtype_size(io->rtype);
+    int four = io->ndim == 4;
+    int64_t n = four ? io->dims[0] : 0, ch = four ? io->dims[1] : 0;
+    int64_t h = four ? io->dims[2] : 0, w = four ? io->dims[3] : 0;
+    int native = cmd == RKNN_QUERY_NATIVE_INPUT_ATTR || cmd == RKNN_QUERY_NATIVE_OUTPUT_ATTR ||
+                 cmd == RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR ||
+                 cmd == RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR;
+    int native_nhwc = cmd == RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR ||
+                      cmd == RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR;
+
+    memset(a, 0, sizeof(*a));
+    a->index = index;
+    snprintf(a->name, sizeof(a->name), "%s", t->name);
+    a->type = (rknn_tensor_type)io->rtype;
+    a->qnt_type = RKNN_TENSOR_QNT_NONE;
+    a->scale = 1.0f;
+
+    if (!four) {
+        set_dims(a, io->ndim, io->dims);
+        a->fmt = RKNN_TENSOR_UNDEFINED;
+        a->size = (uint32_t)(a->n_elems * es);
+        a->size_with_stride = a->size;
+        if (is_input && (native || native_nhwc))
+            a->size_with_stride = (uint32_t)round_up(a->size, c->plat->stroke_bytes);
+        return;
+    }
+    if (native && !(is_input && (ch == 1 || ch == 3 || ch == 4))) {
+        int64_t c2 = api_native_c2(c, io->rtype);
+        int64_t d[5] = {n, is_input ? ceil_div(ch, c2) : native_c1(io, c2), h, w, c2};
+        set_dims(a, 5, d);
+        a->fmt = RKNN_TENSOR_NC1HWC2;
+        a->size = (uint32_t)(a->n_elems * es);
+        a->w_stride = is_input ? (uint32_t)w : 0;
+        a->size_with_stride = a->size;
+        return;
+    }
+    if (is_input || native_nhwc) {
+        int64_t d[4] = {n, h, w, ch};
+        set_dims(a, 4, d);
+        a->fmt = RKNN_TENSOR_NHWC;
+        a->size = (uint32_t)(a->n_elems * es);
+        if (is_input) {
+            /* zero-copy rows are aligned on the chip (npu-hw.md §2.4) */
+            int64_t ws = native || native_nhwc ? round_up(w, c->plat->width_align) : w;
+            a->w_stride = (uint32_t)ws;
+            a->size_with_stride = (uint32_t)(n * h * ws * ch * (int64_t)es);
+        } else {
+            a->size_with_stride = a->size;
+        }
+        return;
+    }
+    set_dims(a, 4, io->dims);
+    a->fmt = RKNN_TENSOR_NCHW;
+    a->size = (uint32_t)(a->n_elems * es);
+    a->size_with_stride = a->size;
+}
+
+/* ---- layout conversion -------------------------------------------------------------- */
+
+size_t api_layout_bytes(const api_io *io, const api_layout *l)
+{
+    size_t es = api_rtype_size(l->rtype);
+    int64_t numel = 1;
+
+    for (int i = 0; i < io->ndim; i++)
+        numel *= io->dims[i];
+    if (io->ndim == 4 && l->fmt == RKNN_TENSOR_NHWC)
+        return (size_t)(io->dims[0] * l->h_stride * l->w_stride * io->dims[1]) * es;
+    if (io->ndim == 4 && l->fmt == RKNN_TENSOR_NC1HWC2)
+        return (size_t)(io->dims[0] * l->c1 * io->dims[2] * l->w_stride * l->c2) * es;
+    return (size_t)numel * es;
+}
+
+int api_convert(const api_io *io, int model_dtype, void *model_data, void *buf,
+                const api_layout *l, int to_model, const char *fn)
+{
+    int mt = api_rtype_of_dtype(model_dtype), bt = l->rtype;
+    int64_t numel = 1;
+    int affine = l->q.affine && !is_float_rtype(bt) && is_float_rtype(mt);
+    double scale = l->q.scale, zp = l->q.zp;
+
+    if (!api_rtype_valid(bt)) {
+        API_E("%s, type %d (%s) cannot be converted: use FP32, FP16, INT8, UINT8 or another "
+              "non-INT4 rknn_tensor_type", fn, bt, get_type_string((rknn_tensor_type)bt));
+        return RKNN_ERR_PARAM_INVALID;
+    }
+    if (affine && !(scale > 0)) {
+        API_E("%s, affine quantisation needs scale > 0 (got %g)", fn, scale);
+        return RKNN_ERR_PARAM_INVALID;
+    }
+    for (int i = 0; i < io->ndim; i++)
+        numel *= io->dims[i];
+
+    if (io->ndim != 4 || l->fmt == RKNN_TENSOR_NCHW || l->fmt == RKNN_TENSOR_UNDEFINED) {
+        if (bt == mt && !affine) {
+            size_t nb = (size_t)numel * api_rtype_size(bt);
+            if (to_model)
+                memcpy(model_data, buf, nb);
+            else
+                memcpy(buf, model_data, nb);
+            return RKNN_SUCC;
+        }
+        for (int64_t i = 0; i < numel; i++) {
+            if (to_model) {
+                double v = rd(buf, i, bt);
+                wr(model_data, i, mt, affine ? (v - zp) * scale : v);
+            } else {
+                double v = rd(model_data, i, mt);
+                wr(buf, i, bt, affine ? v / scale + zp : v);
+            }
+        }
+        return RKNN_SUCC;
+    }
+
+    int64_t N = io->dims[0], C = io->dims[1], H = io->dims[2], W = io->dims[3];
+    int nhwc = l->fmt == RKNN_TENSOR_NHWC;
+    if (!nhwc && l->fmt != RKNN_TENSOR_NC1HWC2) {
+        API_E("%s, format %d is not a tensor format: use RKNN_TENSOR_NCHW, NHWC, NC1HWC2 "
+              "or UNDEFINED", fn, l->fmt);
+        return RKNN_ERR_PARAM_INVALID;
+    }
+    if (!nhwc && (l->c2 <= 0 || l->c1 * l->c2 < C)) {
+        API_E("%s, NC1HWC2 with C1=%lld C2=%lld cannot hold %lld channels: take dims from "
+              "RKNN_QUERY_NATIVE_INPUT_ATTR/NATIVE_OUTPUT_ATTR", fn, (long long)l->c1,
+              (long long)l->c2, (long long)C);
+        return RKNN_ERR_PARAM_INVALID;
+    }
+    if (!to_model)
+        memset(buf, 0, api_layout_bytes(io, l)); /* padding lanes and stride gaps */
+    for (int64_t nn = 0; nn < N; nn++)
+        for (int64_t cc = 0; cc < C; cc++)
+            for (int64_t hh = 0; hh < H; hh++)
+                for (int64_t ww = 0; ww < W; ww++) {
+                    int64_t mi = ((nn * C + cc) * H + hh) * W + ww, bi;
+                    if (nhwc)
+                        bi = ((nn * l->h_stride + hh) * l->w_stride + ww) * C + cc;
+                    else
+                        bi = (((nn * l->c1 + cc / l->c2) * H + hh) * l->w_stride + ww) * l->c2 +
+                             cc % l->c2;
+                    if (to_model) {
+                        double v = rd(buf, bi, bt);
+                        wr(model_data, mi, mt, affine ? (v - zp) * scale : v);
+                    } else {
+                        double v = rd(model_data, mi, mt);
+                        wr(buf, bi, bt, affine ? v / scale + zp : v);
+                    }
+                }
+    return RKNN_SUCC;
+}
+
+/* ---- rknn_inputs_set ---------------------------------------------------------------- */
+
+static void io_shape_str(const api_io *io, char *s, size_t len)
+{
+    size_t o = 0;
+    o += (size_t)snprintf(s + o, len - o, "[");
+    for (int i = 0; i < io->ndim && o < len; i++)
+        o += (size_t)snprintf(s + o, len - o, "%s%lld", i ? "," : "", (long long)io->dims[i]);
+    if (o < len)
+        snprintf(s + o, len - o, "]");
+}
+
+static int input_set_one(api_ctx *c, const rknn_input *in)
+{
+    api_io *io = &c->in[in->index];
+    const tensor_t *t = &c->g->t[io->tensor];
+    api_layout l;
+    size_t need;
+    char shp[128];
+
+    memset(&l, 0, sizeof(l));
+    io_shape_str(io, shp, sizeof(shp));
+    if (in->pass_through) {
+        /* the data is already in the native layout and the model's type */
+        rknn_tensor_attr na;
+        memset(&na, 0, sizeof(na));
+        api_fill_attr(c, io, 1, RKNN_QUERY_NATIVE_INPUT_ATTR, &na);
+        l.fmt = na.fmt;
+        l.rtype = io->rtype;
+        l.h_stride = io->ndim == 4 ? io->dims[2] : 0;
+        l.w_stride = io->ndim == 4 ? (in->size >= na.size_with_stride && na.fmt == RKNN_TENSOR_NHWC
+                                          ? na.w_stride : io->dims[3]) : 0;
+        if (na.fmt == RKNN_TENSOR_NC1HWC2) {
+            l.c1 = na.dims[1];
+            l.c2 = na.dims[4];
+        }
+    } else {
+        l.fmt = in->fmt;
+        l.rtype = in->type;
+        if (!api_rtype_valid(in->type)) {
+            API_E("rknn_inputs_set, inputs[%u].type = %d is not a valid rknn_tensor_type "
+                  "(INT4 cannot be converted): set it to the type of buf, e.g. "
+                  "RKNN_TENSOR_UINT8 for an image", in->index, (int)in->type);
+            return RKNN_ERR_INPUT_INVALID;
+        }
+        if ((int)in->fmt < 0 || in->fmt >= RKNN_TENSOR_FORMAT_MAX) {
+            API_E("rknn_inputs_set, inputs[%u].fmt = %d is not a valid rknn_tensor_format: "
+                  "use RKNN_TENSOR_NHWC for images (or NCHW for data in the model's layout)",
+                  in->index, (int)in->fmt);
+            return RKNN_ERR_INPUT_INVALID;
+        }
+        if (io->ndim == 4) {
+            l.h_stride = io->dims[2];
+            l.w_stride = io->dims[3];
+            l.c2 = api_native_c2(c, in->type);
+            l.c1 = ceil_div(io->dims[1], l.c2);
+        }
+    }
+    need = api_layout_bytes(io, &l);
+    if (in->size < need) {
+        API_E("rknn_inputs_set, param input size(%u) < model input size(%zu): input %u '%s' "
+              "%s holds %zu bytes as %s %s%s; set inputs[%u].size to the bytes in buf and "
+              ".type/.fmt to what buf holds", in->size, need, in->index, t->name, shp, need,
+              get_type_string((rknn_tensor_type)l.rtype), get_format_string((rknn_tensor_format)l.fmt),
+              in->pass_through ? " (pass_through: native layout and model type)" : "", in->index);
+        return RKNN_ERR_INPUT_INVALID;
+    }
+    if (in->size > need && need && in->size % need == 0 && in->size / need <= 8 &&
+        !in->pass_through)
+        API_W("rknn_inputs_set, input %u: size %u is %u x the %zu bytes of %s %s data: is "
+              "inputs[%u].type right?", in->index, in->size, (unsigned)(in->size / need), need,
+              get_type_string(in->type), shp, in->index);
+    return api_convert(io, t->dtype, io->data, in->buf, &l, 1, "rknn_inputs_set");
+}
+
+int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[])
+{
+    api_ctx *c = api_ctx_get(context, "rknn_inputs_set");
+    int ret = RKNN_SUCC;
+
+    if (!c)
+        return RKNN_ERR_CTX_INVALID;
+    if (!inputs || n_inputs == 0 || n_inputs > (uint32_t)c->n_in) {
+        API_E("rknn_inputs_set, %s: the model has %d input(s); pass an array of 1..%d "
+              "rknn_input", !inputs ? "inputs == NULL" : "n_inputs out of range", c->n_in,
+              c->n_in);
+        ret = RKNN_ERR_PARAM_INVALID;
+        goto out;
+    }
+    for (uint32_t i = 0; i < n_inputs; i++) {
+        if (inputs[i].index >= (uint32_t)c->n_in) {
+            API_E("rknn_inputs_set, inputs[%u].index(%u) >= input_num(%d): set .index to "
+                  "0..%d", i, inputs[i].index, c->n_in, c->n_in - 1);
+            ret = RKNN_ERR_INPUT_INVALID;
+            goto out;
+        }
+        if (!inputs[i].buf) {
+            API_E("rknn_inputs_set, inputs[%u].buf == NULL", i);
+            ret = RKNN_ERR_INPUT_INVALID;
+            goto out;
+        }
+    }
+    for (uint32_t i = 0; i < n_inputs; i++) {
+        ret = input_set_one(c, &inputs[i]);
+        if (ret)
+            goto out;
+        c->in[inputs[i].index].is_set = 1;
+    }
+out:
+    api_ctx_put(c);
+    return ret;
+}
+
+/* ---- rknn_run ------------------------------------------------------------------------ */
+
+/* The (fmt, type, strides) of an rknn_set_io_mem binding. */
+static void layout_of_binding(const api_ctx *c, const api_io *io, api_layout *l)
+{
+    const rknn_tensor_attr *a = &io->mem_attr;
+
+    memset(l, 0, sizeof(*l));
+    l->fmt = a->fmt;
+    l->rtype = a->pass_through ? io->rtype : (int)a->type;
+    l->q.affine = a->qnt_type == RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC;
+    l->q.zp = a->zp;
+    l->q.scale = a->scale;
+    if (io->ndim == 4) {
+        l->w_stride = a->w_stride ? a->w_stride : io->dims[3];
+        l->h_stride = a->h_stride ? a->h_stride : io->dims[2];
+        if (a->fmt == RKNN_TENSOR_NC1HWC2 && a->n_dims == 5) {
+            l->c1 = a->dims[1];
+            l->c2 = a->dims[4];
+        } else {
+            l->c2 = api_native_c2(c, l->rtype);
+            l->c1 = ceil_div(io->dims[1], l->c2);
+        }
+        if (a->fmt == RKNN_TENSOR_NC1HWC2 && !a->w_stride)
+            l->w_stride = io->dims[3];
+    }
+}
+
+int api_binding_check(const api_ctx *c, const api_io *io, int is_input, int idx,
+                         const char *fn)
+{
+    api_layout l;
+    size_t need, have;
+
+    layout_of_binding(c, io, &l);
+    need = api_layout_bytes(io, &l);
+    have = api_mem_avail(io->mem);
+    if (have < need) {
+        API_E("%s, %s %d memory is %zu bytes but %s %s%s needs %zu (%lld x %lld rows x "
+              "w_stride %lld): allocate it with rknn_create_mem(ctx, attr.size_with_stride) "
+              "of the attr you pass", fn, is_input ? "input" : "output", idx, have,
+              get_type_string((rknn_tensor_type)l.rtype),
+              get_format_string((rknn_tensor_format)l.fmt),
+              io->ndim == 4 ? "" : " (flat)", need, (long long)(io->ndim == 4 ? io->dims[0] : 1),
+              (long long)l.h_stride, (long long)l.w_stride);
+        return RKNN_ERR_PARAM_INVALID;
+    }
+    return RKNN_SUCC;
+}
+
+typedef struct perf_rec {
+    api_ctx *c;
+    int n, cap;
+    int *node;
+} perf_rec;
+
+static int perf_hook(const layer_event_t *ev, void *user)
+{
+    perf_rec *p = user;
+    if (p->n == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 64;
+        p->node = xrealloc(p->node, sizeof(int) * (size_t)p->cap);
+        p->c->layer_us = xrealloc(p->c->layer_us, sizeof(double) * (size_t)p->cap);
+    }
+    p->node[p->n] = ev->node;
+    p->c->layer_us[p->n] = ev->host_us;
+    p->n++;
+    return 0;
+}
+
+static void shape_paren(const tensor_t *t, char *s, size_t len)
+{
+    size_t o = (size_t)snprintf(s, len, "(");
+    for (int i = 0; i < t->ndim && o < len; i++)
+        o += (size_t)snprintf(s + o, len - o, "%s%lld", i ? "," : "", (long long)t->dims[i]);
+    if (o < len)
+        snprintf(s + o, len - o, ")");
+}
+
+/* The per-layer table of RKNN_QUERY_PERF_DETAIL: the vendor's 2.x columns, with host
+ * CPU time (the NPU cycle model is not part of this table yet). */
+static void perf_build(api_ctx *c, const perf_rec *p)
+{
+    size_t cap = 4096 + (size_t)p->n * 256, o = 0;
+    char *s = xmalloc(cap);
+    double total = 0;
+
+    o += (size_t)snprintf(s + o, cap - o,
+                          "---------------------------------------------------------------------"
+                          "------------------------------\n"
+                          "                 Network Layer Information Table (rknn-trace "
+                          "simulator, %s, host CPU time)\n"
+                          "---------------------------------------------------------------------"
+                          "------------------------------\n"
+                          "%-5s %-22s %-9s %-7s %-28s %-20s %-22s %-10s %-12s %-16s %-8s %s\n",
+                          c->plat->name, "ID", "OpType", "DataType", "Target", "InputShape",
+                          "OutputShape", "Cycles(DDR/NPU/Total)", "Time(us)", "MacUsage(%)",
+                          "WorkLoad(0/1/2)", "RW(KB)", "FullName");
+    for (int i = 0; i < p->n; i++) {
+        const node_t *nd = &c->g->nodes[p->node[i]];
+        char ins[160] = "", outs[64] = "", one[64];
+        size_t io = 0;
+        for (int k = 0; k < nd->n_in && io < sizeof(ins); k++) {
+            if (nd->in[k] < 0)
+                continue;
+            shape_paren(&c->g->t[nd->in[k]], one, sizeof(one));
+            io += (size_t)snprintf(ins + io, sizeof(ins) - io, "%s%s", io ? "," : "", one);
+        }
+        if (nd->n_out > 0 && nd->out[0] >= 0)
+            shape_paren(&c->g->t[nd->out[0]], outs, sizeof(outs));
+        int rt = nd->n_out > 0 && nd->out[0] >= 0 ? api_rtype_of_dtype(c->g->t[nd->out[0]].dtype)
+                                                   : -1;
+        total += c->layer_us[i];
+        if (cap - o < 1024) {
+            cap *= 2;
+            s = xrealloc(s, cap);
+        }
+        o += (size_t)snprintf(s + o, cap - o,
+                              "%-5d %-22s %-9s %-7s %-28s %-20s %-22s %-10.0f %-12s %-16s %-8s "
+                              "%s:%s\n",
+                              i + 1, nd->op, get_type_string((rknn_tensor_type)rt), "CPU", ins,
+                              outs, "-/-/-", c->layer_us[i], "-", "-", "-", nd->op, nd->name);
+    }
+    snprintf(s + o, cap - o,
+             "---------------------------------------------------------------------"
+             "------------------------------\n"
+             "Total Operator Elapsed Time(us): %.0f\n"
+             "---------------------------------------------------------------------"
+             "------------------------------\n",
+             total);
+    free(c->perf_text);
+    c->perf_text = s;
+    c->n_layer_us = p->n;
+}
+
+int rknn_run(rknn_context context, rknn_run_extend *extend)
+{
+    api_ctx *c = api_ctx_get(context, "rknn_run");
+    perf_rec p = {0};
+    char err[512] = "";
+    double t0;
+    int ret = RKNN_SUCC, st;
+
+    if (!c)
+        return RKNN_ERR_CTX_INVALID;
+    p.c = c;
+    if (c->flag & RKNN_FLAG_COLLECT_MODEL_INFO_ONLY) {
+        API_E("rknn_run is denied if set RKNN_FLAG_COLLECT_MODEL_INFO_ONLY flag! Create the "
+              "context without that flag to run the model");
+        ret = RKNN_ERR_FAIL;
+        goto out;
+    }
+    if ((c->flag & RKNN_FLAG_MEM_ALLOC_OUTSIDE) && !c->weight_mem && c->weight_bytes) {
+        API_E("rknn_run, RKNN_FLAG_MEM_ALLOC_OUTSIDE is set but no weight memory was given: "
+              "call rknn_set_weight_mem with RKNN_QUERY_MEM_SIZE.total_weight_size bytes");
+        ret = RKNN_ERR_FAIL;
+        goto out;
+    }
+    if ((c->flag & (RKNN_FLAG_MEM_ALLOC_OUTSIDE | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE)) &&
+        !c->internal_mem && exec_arena_bytes(c->x)) {
+        API_E("rknn_run, RKNN_FLAG_%s is set but no internal memory was given: call "
+              "rknn_set_internal_mem with RKNN_QUERY_MEM_SIZE.total_internal_size bytes",
+              (c->flag & RKNN_FLAG_MEM_ALLOC_OUTSIDE) ? "MEM_ALLOC_OUTSIDE" : "INTERNAL_ALLOC_OUTSIDE");
+        ret = RKNN_ERR_FAIL;
+        goto out;
+    }
+    for (int i = 0; i < c->n_in; i++) {
+        api_io *io = &c->in[i];
+        if (io->mem) {
+            api_layout l;
+            uint8_t *src = api_mem_ptr(io->mem);
+            if (!api_mem_alive(io->mem) || !src) {
+                API_E("rknn_run, input %d is bound to an rknn_tensor_mem that was destroyed; "
+                      "bind a live one with rknn_set_io_mem", i);
+                ret = RKNN_ERR_INPUT_INVALID;
+                goto out;
+            }
+            ret = api_binding_check(c, io, 1, i, "rknn_run");
+            if (ret)
+                goto out;
+            layout_of_binding(c, io, &l);
+            ret = api_convert(io, c->g->t[io->tensor].dtype, io->data, src, &l, 1, "rknn_run");
+            if (ret)
+                goto out;
+        } else if (!io->is_set && !c->warned_unset) {
+            API_W("rknn_run, input %d was never set (rknn_inputs_set or rknn_set_io_mem): "
+                  "running on zeros", i);
+            c->warned_unset = 1;
+        }
+        st = exec_set_input(c->x, i, io->data, io->nbytes, err, sizeof(err));
+        if (st) {
+            API_E("rknn_run, input %d: %s", i, err);
+            ret = RKNN_ERR_INPUT_INVALID;
+            goto out;
+        }
+    }
+    t0 = rt_now_us();
+    st = exec_run(c->x, perf_hook, &p, err, sizeof(err));
+    c->last_run_us = (int64_t)(rt_now_us() - t0 + 0.5);
+    if (st) {
+        API_E("rknn_run, execution failed: %s", err);
+        ret = RKNN_ERR_FAIL;
+        goto out;
+    }
+    if (c->flag & RKNN_FLAG_COLLECT_PERF_MASK)
+        perf_build(c, &p);
+    for (int i = 0; i < c->n_out; i++) {
+        api_io *io = &c->out[i];
+        const tensor_t *t = exec_output(c->x, i);
+        api_layout l;
+        uint8_t *dst;
+        if (!io->mem)
+            continue;
+        dst = api_mem_ptr(io->mem);
+        if (!api_mem_alive(io->mem) || !dst) {
+            API_E("rknn_run, output %d is bound to an rknn_tensor_mem that was destroyed; "
+                  "bind a live one with rknn_set_io_mem", i);
+            ret = RKNN_ERR_OUTPUT_INVALID;
+            goto out;
+        }
+        ret = api_binding_check(c, io, 0, i, "rknn_run");
+        if (ret)
+            goto out;
+        layout_of_binding(c, io, &l);
+        ret = api_convert(io, t->dtype, t->data, dst, &l, 0, "rknn_run");
+        if (ret)
+            goto out;
+    }
+    c->ran = 1;
+    c->frame_id++;
+    if (extend)
+        extend->frame_id = c->frame_id;
+out:
+    free(p.node);
+    api_ctx_put(c);
+    return ret;
+}
+
+int rknn_wait(rknn_context context, rknn_run_extend *extend)
+{
+    api_ctx *c = api_ctx_get(context, "rknn_wait");
+
+    if (!c)
+        return RKNN_ERR_CTX_INVALID;
+    /* runs are synchronous here: the last one has finished */
+    if (extend)
+        extend->frame_id = c->frame_id;
+    api_ctx_put(c);
+    return RKNN_SUCC;
+}
+
+/* ---- outputs ------------------------------------------------------------------------ */
+
+int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outputs[],
+                     rknn_output_extend *extend)
+{
+    api_ctx *c = api_ctx_get(context, "rknn_outputs_get");
+    int ret = RKNN_SUCC;
+
+    if (!c)
+        return RKNN_ERR_CTX_INVALID;
+    if (!outputs || n_outputs == 0 || n_outputs > (uint32_t)c->n_out) {
+        API_E("rknn_outputs_get, %s: the model has %d output(s); pass an array of 1..%d "
+              "rknn_output", !outputs ? "outputs == NULL" : "n_outputs out of range",
+              c->n_out, c->n_out);
+        ret = RKNN_ERR_PARAM_INVALID;
+        goto out;
+    }
+    if (!c->ran) {
+        API_E("rknn_outputs_get, no result yet: call rknn_run before rknn_outputs_get%s",
+              c->frame_id ? " (the model was re-prepared by rknn_set_input_shapes since)" : "");
+        ret = RKNN_ERR_FAIL;
+        goto out;
+    }
+    /* validate everything before allocating anything */
+    for (uint32_t i = 0; i < n_outputs; i++) {
+        rknn_output *o = &outputs[i];
+        if (o->index >= (uint32_t)c->n_out) {
+            API_E("rknn_outputs_get, param output index(%u) is out of range(%d): set "
+                  "outputs[%u].index to 0..%d", o->index, c->n_out, i, c->n_out - 1);
+            ret = RKNN_ERR_OUTPUT_INVALID;
+            goto out;
+        }
+        if (o->is_prealloc) {
+            const api_io *io = &c->out[o->index];
+            int rt = o->want_float ? RKNN_TENSOR_FLOAT32 : io->rtype;
+            size_t need = tensor_nbytes(&c->g->t[io->tensor]) /
+                          api_rtype_size(io->rtype) * api_rtype_size(rt);
+            if (!o->buf || o->size < need) {
+                API_E("rknn_outputs_get, outputs[%u] is_prealloc: buf %s, size %u < %zu "
+                      "needed for output %u as %s; allocate at least %zu bytes (want_float=%d)",
+                      i, o->buf ? "given" : "NULL", o->size, need, o->index,
+                      get_type_string((rknn_tensor_type)rt), need, o->want_float);
+                ret = RKNN_ERR_OUTPUT_INVALID;
+                goto out;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n_outputs; i++) {
+        rknn_output *o = &outputs[i];
+        api_io *io = &c->out[o->index];
+        const tensor_t *t = exec_output(c->x, (int)o->index);
+        api_layout l;
+        memset(&l, 0, sizeof(l));
+        l.fmt = RKNN_TENSOR_NCHW;
+        l.rtype = o->want_float ? RKNN_TENSOR_FLOAT32 : io->rtype;
+        size_t need = api_layout_bytes(io, &l);
+        if (!o->is_prealloc) {
+            api_outbuf *b = xcalloc(1, sizeof(*b));
+            b->buf = xmalloc(need ? need : 1);
+            b->next = c->outbufs;
+            c->outbufs = b;
+            o->buf = b->buf;
+            o->size = (uint32_t)need;
+        }
+        ret = api_convert(io, t->dtype, t->data, o->buf, &l, 0, "rknn_outputs_get");
+        if (ret)
+            goto out;
+    }
+    if (extend)
+        extend->frame_id = c->frame_id;
+out:
+    api_ctx_put(c);
+    return ret;
+}
+
+int rknn_outputs_release(rknn_context context, uint32_t n_ouputs, rknn_output outputs[])
+{
+    api_ctx *c = api_ctx_get(context, "rknn_outputs_release");
+    int ret = RKNN_SUCC;
+
+    if (!c)
+        return RKNN_ERR_CTX_INVALID;
+    if (!outputs && n_ouputs) {
+        API_E("rknn_outputs_release, outputs == NULL");
+        ret = RKNN_ERR_PARAM_INVALID;
+        goto out;
+    }
+    for (uint32_t i = 0; i < n_ouputs; i++) {
+        api_outbuf **pp, *b = NULL;
+        if (outputs[i].is_prealloc)
+            continue; /* the caller's own buffer */
+        for (pp = &c->outbufs; *pp; pp = &(*pp)->next) {
+            if ((*pp)->buf == outputs[i].buf) {
+                b = *pp;
+                *pp = b->next;
+                break;
+            }
+        }
+        if (!b) {
+            API_E("rknn_outputs_release, outputs[%u].buf %p was not returned by "
+                  "rknn_outputs_get or was already released (double release): call "
+                  "rknn_outputs_release once per rknn_outputs_get", i, outputs[i].buf);
+            ret = RKNN_ERR_OUTPUT_INVALID;
+            continue;
+        }
+        free(b->buf);
+        free(b);
+    }
+out:
+    api_ctx_put(c);
+    return ret;
+}
