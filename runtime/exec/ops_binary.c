@@ -17,6 +17,17 @@
 
 #define MAXOP 3
 
+/* The pool is only worth waking for enough work (items x cost per item). */
+static void par_for(op_ctx *c, int64_t n, int64_t per_item, range_fn fn, void *arg)
+{
+    if (n <= 0)
+        return;
+    if (!c || n * per_item < 32768)
+        fn(arg, 0, n);
+    else
+        op_parallel_for(c, n, fn, arg);
+}
+
 /* ---- broadcast iteration ------------------------------------------------ */
 
 typedef struct bc_iter {
@@ -255,7 +266,7 @@ static void bin_apply(op_ctx *c, bin_kern k, const tensor_t *a, const tensor_t *
     j.ea = dtype_size(a->dtype);
     j.eb = dtype_size(b->dtype);
     j.eo = dtype_size(out->dtype);
-    op_parallel_for(c, n, bin_range, &j);
+    par_for(c, n, 1, bin_range, &j);
 }
 
 static tensor_t *in_t(graph_t *g, const node_t *n, int i)
@@ -602,7 +613,7 @@ static int where_run(op_ctx *c, graph_t *g, node_t *n)
     j.y = in[2]->data;
     j.o = out->data;
     j.es = dtype_size(out->dtype);
-    op_parallel_for(c, m, where_range, &j);
+    par_for(c, m, 1, where_range, &j);
     return RT_OK;
 }
 

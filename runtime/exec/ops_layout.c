@@ -6,6 +6,17 @@
 #include <stddef.h>
 #include <string.h>
 
+/* The pool is only worth waking for enough work (items x cost per item). */
+static void par_for(op_ctx *c, int64_t n, int64_t per_item, range_fn fn, void *arg)
+{
+    if (n <= 0)
+        return;
+    if (!c || n * per_item < 32768)
+        fn(arg, 0, n);
+    else
+        op_parallel_for(c, n, fn, arg);
+}
+
 static tensor_t *in_t(graph_t *g, const node_t *n, int i)
 {
     return (i < n->n_in && n->in[i] >= 0) ? &g->t[n->in[i]] : NULL;
@@ -128,10 +139,7 @@ static void strided_copy(op_ctx *c, char *dst, const char *src, int nd, const in
     j.dst = dst;
     j.es = es;
     int64_t rows = total / j.dims[j.nd - 1];
-    if (c)
-        op_parallel_for(c, rows, sc_range, &j);
-    else
-        sc_range(&j, 0, rows);
+    par_for(c, rows, j.dims[j.nd - 1], sc_range, &j);
 }
 
 static void contig_strides(int nd, const int64_t *dims, int64_t *st)

@@ -9,6 +9,17 @@
 #include <math.h>
 #include <string.h>
 
+/* The pool is only worth waking for enough work (items x cost per item). */
+static void par_for(op_ctx *c, int64_t n, int64_t per_item, range_fn fn, void *arg)
+{
+    if (n <= 0)
+        return;
+    if (!c || n * per_item < 32768)
+        fn(arg, 0, n);
+    else
+        op_parallel_for(c, n, fn, arg);
+}
+
 static tensor_t *in_t(graph_t *g, const node_t *n, int i)
 {
     return (i < n->n_in && n->in[i] >= 0) ? &g->t[n->in[i]] : NULL;
@@ -433,7 +444,7 @@ static int sm_run(op_ctx *c, graph_t *g, node_t *n)
     j.kind = !strcmp(n->op, "Softmax") ? 0 : !strcmp(n->op, "LogSoftmax") ? 1 : 2;
     if (tensor_numel(j.y) <= 0 || j.L <= 0)
         return RT_OK;
-    op_parallel_for(c, outer * j.inner, sm_range, &j);
+    par_for(c, outer * j.inner, j.L * 8, sm_range, &j);
     return RT_OK;
 }
 

@@ -12,6 +12,17 @@
 
 #pragma GCC optimize("vect-cost-model=dynamic")
 
+/* The pool is only worth waking for enough work (items x cost per item). */
+static void par_for(op_ctx *c, int64_t n, int64_t per_item, range_fn fn, void *arg)
+{
+    if (n <= 0)
+        return;
+    if (!c || n * per_item < 32768)
+        fn(arg, 0, n);
+    else
+        op_parallel_for(c, n, fn, arg);
+}
+
 static tensor_t *in_t(graph_t *g, const node_t *n, int i)
 {
     return (i < n->n_in && n->in[i] >= 0) ? &g->t[n->in[i]] : NULL;
@@ -420,7 +431,7 @@ static int resize_run(op_ctx *c, graph_t *g, node_t *n)
         j.inner = inner;
         j.es = es;
         j.extrap = p.extrap;
-        op_parallel_for(c, outer * p.out[a], pass_range, &j);
+        par_for(c, outer * p.out[a], inner * tabs[a].taps, pass_range, &j);
         cur[a] = p.out[a];
         src = dst;
     }

@@ -223,6 +223,14 @@ static int identity_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     if (rc)
         return rc;
     x = in_t(g, n, 0);
+    if (!strcmp(n->op, "Dropout")) {
+        /* Training mode drops at random: refuse rather than compute the wrong thing. */
+        tensor_t *r = in_t(g, n, 1), *tm = in_t(g, n, 2);
+        double ratio = r && is_const(r) ? tensor_get_f64(r, 0) : 0.5;
+        if (tm && (!is_const(tm) || tensor_get_int(tm, 0)) && ratio != 0)
+            return rt_err(err, errlen, RT_EUNSUPPORTED,
+                          "node '%s' (Dropout): training mode is not supported", n->name);
+    }
     tensor_set_shape(node_output(g, n, 0), x->dtype, x->ndim, x->dims);
     if (n->n_out > 1 && n->out[1] >= 0)
         tensor_set_shape(node_output(g, n, 1), DT_BOOL, x->ndim, x->dims);

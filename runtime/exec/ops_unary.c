@@ -148,6 +148,17 @@ static const un_desc *find_desc(const char *op)
     return NULL;
 }
 
+/* The pool is only worth waking for enough work (items x cost per item). */
+static void par_for(op_ctx *c, int64_t n, int64_t per_item, range_fn fn, void *arg)
+{
+    if (n <= 0)
+        return;
+    if (!c || n * per_item < 32768)
+        fn(arg, 0, n);
+    else
+        op_parallel_for(c, n, fn, arg);
+}
+
 static tensor_t *in_t(graph_t *g, const node_t *n, int i)
 {
     return (i < n->n_in && n->in[i] >= 0) ? &g->t[n->in[i]] : NULL;
@@ -257,7 +268,7 @@ static int unary_run(op_ctx *c, graph_t *g, node_t *n)
         j.x = x->data;
         j.y = y->data;
         j.es = dtype_size(x->dtype);
-        op_parallel_for(c, m, un_range, &j);
+        par_for(c, m, 4, un_range, &j);
         return RT_OK;
     }
     /* Integers: through a double buffer, in chunks. */
