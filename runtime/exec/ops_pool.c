@@ -263,6 +263,48 @@ static void pool_range(void *arg, int64_t t0, int64_t t1)
     }
 }
 
+/* Max over a window is separable: a max along x for every input row, then a
+ * max along y of those rows. Far fewer compares for big windows (SPP). */
+static void maxpool_sep_range(void *arg, int64_t t0, int64_t t1)
+{
+    const pool_job *j = arg;
+    const pool_p *p = j->p;
+    const int64_t IH = p->in[1], IW = p->in[2], OH = p->out[1], OW = p->out[2];
+    float *tmp = xmalloc((size_t)(IH * OW + 1) * sizeof(float));
+
+    for (int64_t t = t0; t < t1; t++) {
+        const float *x = j->x + t * p->Pin;
+        float *y = j->y + t * p->Pout;
+        for (int64_t iy = 0; iy < IH; iy++) {
+            const float *row = x + iy * IW;
+            float *tr = tmp + iy * OW;
+            for (int64_t ox = 0; ox < OW; ox++) {
+                int64_t st, lo, hi;
+                taps(p, 2, ox, &st, &lo, &hi);
+                float m = -FLT_MAX;
+                for (int64_t k = lo; k < hi; k++) {
+                    float v = row[st + k * p->d[2]];
+                    m = v > m ? v : m;
+                }
+                tr[ox] = m;
+            }
+        }
+        for (int64_t oy = 0; oy < OH; oy++) {
+            int64_t st, lo, hi;
+            taps(p, 1, oy, &st, &lo, &hi);
+            float *yr = y + oy * OW;
+            for (int64_t ox = 0; ox < OW; ox++)
+                yr[ox] = -FLT_MAX;
+            for (int64_t k = lo; k < hi; k++) {
+                const float *tr = tmp + (st + k * p->d[1]) * OW;
+                for (int64_t ox = 0; ox < OW; ox++)
+                    yr[ox] = tr[ox] > yr[ox] ? tr[ox] : yr[ox];
+            }
+        }
+    }
+    free(tmp);
+}
+
 static int pool_run_common(op_ctx *c, graph_t *g, node_t *n, int is_max)
 {
     pool_p p;
@@ -272,7 +314,10 @@ static int pool_run_common(op_ctx *c, graph_t *g, node_t *n, int is_max)
     pool_job j = {.p = &p, .x = node_input(g, n, 0)->data, .y = node_output(g, n, 0)->data};
     if (is_max && n->n_out > 1 && n->out[1] >= 0)
         j.idx = node_output(g, n, 1)->data;
-    op_parallel_for(c, p.N * p.C, pool_range, &j);
+    if (is_max && !j.idx && p.nsp <= 2 && p.k[1] * p.k[2] > 4)
+        op_parallel_for(c, p.N * p.C, maxpool_sep_range, &j);
+    else
+        op_parallel_for(c, p.N * p.C, pool_range, &j);
     return RT_OK;
 }
 
