@@ -1,0 +1,230 @@
+/* runtime/npu/npu_platform.c — the one platform table. Every constant names its
+ * source: tags and sections refer to shared/research/npu-hw.md (G:Lnnnn = RKNN SDK
+ * user guide 2.3.0 line, DRV = vendor rknpu driver 0.9.7/0.9.8, DT = vendor device
+ * trees, API = rknn_model_zoo scaling_frequency.sh, LOG-Y8 = channy yolov8n
+ * RK3588 per-layer log, triority-05 = fp16 unet RK3588 per-layer log).
+ * "FIT" marks values we fitted to the real logs in shared/data/logs (method in
+ * the comment); "UNVERIFIED" marks values with no first-hand source. */
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+#include "runtime/npu/npu.h"
+#include "util/util.h"
+
+/* Time model, FIT (least median relative error of Time(us) over every NPU row
+ * with non-zero cycles): int8 on LOG-Y8 (yolov8n 1920, 107 rows) + LOG-Y10 rows,
+ * fp16 on triority-05 (unet 256). Residuals: int8 median |err| 19 %, sum 0.73 of
+ * the logged total; fp16 median 10 %, sum 0.98. Logged times are perf_debug
+ * times, which the guide says are inflated (G:L11455). Other chips reuse these
+ * (UNVERIFIED). */
+#define T_NPU_I8 1.35
+#define T_DDR_I8 2.2
+#define T_LAYER_I8 70.0
+#define T_NPU_F16 1.25
+#define T_DDR_F16 2.4
+#define T_LAYER_F16 40.0
+
+#define TIME_MODEL                                                                   \
+    .t_npu = {T_NPU_I8, T_NPU_F16, T_NPU_F16, T_NPU_F16, T_NPU_F16, T_NPU_I8},        \
+    .t_ddr = {T_DDR_I8, T_DDR_F16, T_DDR_F16, T_DDR_F16, T_DDR_F16, T_DDR_I8},        \
+    .t_layer_us = {T_LAYER_I8, T_LAYER_F16, T_LAYER_F16, T_LAYER_F16, T_LAYER_F16,   \
+                   T_LAYER_I8}
+
+/* DDR efficiency 0.7, FIT: on LOG-Y8 every row's DDR cycles equal
+ * (input + output + weight bytes) / 23.654 (Split/Concat/Add rows, which have no
+ * weights, give 23.6540 ± 0.0003), and 23.654 = 2112 MHz * 2 * 8 B * 0.7 / 1000 MHz
+ * with the benchmark DDR clock (API) on RK3588's 64-bit LPDDR4x/5 bus; the same
+ * constant fits triority-05 (fp16) and LOG-Y10 rows. Other chips: same
+ * efficiency assumed (UNVERIFIED). */
+#define DDR_EFF 0.7
+
+/* rk3588/rk3576 MAC arrays (npu-hw.md §1.2 table, from alignment table 8-2
+ * G:L9396 and Matmul B layouts table 3-12 G:L3207): int8 32x32 (verified against
+ * LOG-Y5/Y8/Y10 cycles), int16/fp16/bf16 32x16 (fp16 verified: triority-05
+ * 3x3 conv rows bill ceil(IC/32)*ceil(OC/16)), tf32 16x16, int4 64x32 (here as
+ * IC 32 x OC 64). Depthwise: 64 channels per tap per cycle for int8 (DERIVED from
+ * LOG-Y10) and fp16 (FIT: triority-05 GlobalAveragePool_2conv rows give
+ * kh*kw*ceil(C/64)); 16-bit others 32, tf32 16 from the DW column of table 8-2.
+ * C2: table 5-1 G:L4564 (int8 16, 16-bit 8) and "Other OP" column (tf32 4). */
+#define RK3588_ARRAYS                                               \
+    .mac_ic = {32, 32, 32, 32, 16, 32}, .mac_oc = {32, 16, 16, 16, 16, 64}, \
+    .dw_ch = {64, 64, 32, 32, 16, 64}, .c2 = {16, 8, 8, 8, 4, 32}
+
+/* rk3566/rk3568 (table 8-1, Matmul B int8 [N/16,K/32,16,32], fp16 [N/8,K/16,8,16]):
+ * int8 32x16, 16-bit 16x8, no tf32/int4 (table 3-12 "暂不支持"); DW 32 / 16;
+ * C2 int8 8, fp16 4 (table 5-1). */
+#define RK356X_ARRAYS                                               \
+    .mac_ic = {32, 16, 16, 16, 0, 0}, .mac_oc = {16, 8, 8, 8, 0, 0}, \
+    .dw_ch = {32, 16, 16, 16, 0, 0}, .c2 = {8, 4, 4, 4, 0, 0}
+
+static const npu_platform_t platforms[] = {
+    {
+        .name = "rk3588", .family = "rk3588",
+        .cores = 3,                  /* G:L5199; DT 3 reg ranges; DRV core_mask 0x7 */
+        .core_mask = 0x7,
+        RK3588_ARRAYS,
+        .npu_mhz = 1000,             /* DT max OPP 1000M, init-freq 1000000 kHz; API bench 1 GHz */
+        .ddr_mhz = 2112,             /* API scaling_frequency.sh; G:L2070 eval_perf prints 2112000000 */
+        .ddr_bus_bytes = 8,          /* 64-bit (4x16-bit) LPDDR4x/5; FIT with DDR_EFF on LOG-Y8 */
+        .ddr_eff = DDR_EFF,
+        .sram_bytes = 0xef000,       /* 956 KB assignable, 4 KB granularity (G:L7310, L7332, DT reg 0xef000) */
+        TIME_MODEL,
+        .cbuf_bytes = 384 * 1024,    /* "384KBx3 internal buffer" (npu-hw.md §1.1) */
+        .max_tasks_per_commit = 4095, /* DRV rk3588 12-bit task number */
+    },
+    {
+        .name = "rk3576", .family = "rk3576",
+        .cores = 2,                  /* G:L5199; DT npu0/npu1; DRV core_mask 0x3 */
+        .core_mask = 0x3,
+        RK3588_ARRAYS,               /* same alignment table 8-2 (G:L9396); see §5 open question 1 */
+        .npu_mhz = 950,              /* DT max OPP 950M (init-freq 950000 kHz) */
+        .ddr_mhz = 2112,             /* API */
+        .ddr_bus_bytes = 4,          /* 2x16-bit, third-party summary (UNVERIFIED) */
+        .ddr_eff = DDR_EFF,
+        .sram_bytes = 0,             /* nbuf 1 MiB instead of SRAM (DRV rk3576 nbuf_size) */
+        TIME_MODEL,
+        .cbuf_bytes = 384 * 1024,    /* UNVERIFIED: assumed as rk3588 */
+        .max_tasks_per_commit = 65535, /* DRV 16-bit */
+    },
+    {
+        .name = "rk3566", .family = "rk356x",
+        .cores = 1, .core_mask = 0x1, /* DT single reg/IRQ; DRV rk356x core_mask 0x1 */
+        RK356X_ARRAYS,
+        .npu_mhz = 900,              /* DT: 1000M OPP disabled, max enabled 900M (§1.1 notes) */
+        .ddr_mhz = 1056,             /* API RK3566 bench; DT rk3566 LPDDR4 freq_0 1056 */
+        .ddr_bus_bytes = 4,          /* 32-bit (RK3568 datasheet text) */
+        .ddr_eff = DDR_EFF,
+        .sram_bytes = 0,             /* DRV nbuf_size 0 */
+        TIME_MODEL,
+        .cbuf_bytes = 256 * 1024,    /* UNVERIFIED */
+        .max_tasks_per_commit = 4095, /* DRV rk356x 12-bit */
+    },
+    {
+        .name = "rk3568", .family = "rk356x",
+        .cores = 1, .core_mask = 0x1,
+        RK356X_ARRAYS,
+        .npu_mhz = 900,              /* as rk3566 */
+        .ddr_mhz = 1560,             /* API RK3568 bench; DT dmc max OPP 1560 */
+        .ddr_bus_bytes = 4,
+        .ddr_eff = DDR_EFF,
+        .sram_bytes = 0,
+        TIME_MODEL,
+        .cbuf_bytes = 256 * 1024,    /* UNVERIFIED */
+        .max_tasks_per_commit = 4095,
+    },
+    {
+        .name = "rk3562", .family = "rk3562",
+        .cores = 1, .core_mask = 0x1, /* DT npu@ff300000; DRV core_mask 0x1 */
+        /* table 8-4 + Matmul B int8 [N/16,K/32,16,32], fp16 [N/8,K/32,8,32]:
+         * int8 32x16, 16-bit 32x8, tf32 16x8; DW 32/16, tf32 8; C2 16/8/4 */
+        .mac_ic = {32, 32, 32, 32, 16, 0}, .mac_oc = {16, 8, 8, 8, 8, 0},
+        .dw_ch = {32, 16, 16, 16, 8, 0}, .c2 = {16, 8, 8, 8, 4, 0},
+        .npu_mhz = 1000,             /* DT OPP up to 1000M */
+        .ddr_mhz = 1560,             /* API */
+        .ddr_bus_bytes = 4,          /* UNVERIFIED */
+        .ddr_eff = DDR_EFF,
+        .sram_bytes = 0,             /* nbuf 256 KiB, not SRAM (DRV) */
+        TIME_MODEL,
+        .cbuf_bytes = 256 * 1024,    /* UNVERIFIED */
+        .max_tasks_per_commit = 65535,
+    },
+    {
+        .name = "rv1106", .family = "rv1106",
+        .cores = 1, .core_mask = 0x1, /* DT npu@ff660000; DRV core_mask 0x1 */
+        /* table 8-3: int8 32x16, int16 16x16, no fp16 (rknn-oplist §4 data types);
+         * DW int8 32, int16 16; C2 int8 16, int16 8 */
+        .mac_ic = {32, 0, 16, 0, 0, 0}, .mac_oc = {16, 0, 16, 0, 0, 0},
+        .dw_ch = {32, 0, 16, 0, 0, 0}, .c2 = {16, 0, 8, 0, 0, 0},
+        .npu_mhz = 500,              /* API strategy 5 writes clk_500m_src (DT default 420M) */
+        .ddr_mhz = 924,              /* API */
+        .ddr_bus_bytes = 2,          /* 16-bit in-package DDR (UNVERIFIED) */
+        .ddr_eff = DDR_EFF,
+        .sram_bytes = 0,             /* system SRAM assigned to ISP/HPMCU in DT */
+        TIME_MODEL,
+        .cbuf_bytes = 128 * 1024,    /* UNVERIFIED */
+        .max_tasks_per_commit = 65535,
+    },
+    {
+        .name = "rv1103", .family = "rv1106",
+        .cores = 1, .core_mask = 0x1,
+        .mac_ic = {32, 0, 16, 0, 0, 0}, .mac_oc = {16, 0, 16, 0, 0, 0},
+        .dw_ch = {32, 0, 16, 0, 0, 0}, .c2 = {16, 0, 8, 0, 0, 0},
+        .npu_mhz = 500, .ddr_mhz = 924, .ddr_bus_bytes = 2, .ddr_eff = DDR_EFF,
+        .sram_bytes = 0,
+        TIME_MODEL,
+        .cbuf_bytes = 128 * 1024,
+        .max_tasks_per_commit = 65535,
+    },
+};
+
+#define N_PLATFORMS (int)(sizeof(platforms) / sizeof(platforms[0]))
+
+const npu_platform_t *npu_platform_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (int i = 0; i < N_PLATFORMS; i++)
+        if (strcasecmp(platforms[i].name, name) == 0)
+            return &platforms[i];
+    return NULL;
+}
+
+const char *npu_platform_names(void)
+{
+    return "rk3588, rk3576, rk3566, rk3568, rk3562, rv1106, rv1103";
+}
+
+int npu_platform_get(const char *name, const npu_platform_t **out, char *err, size_t errlen)
+{
+    *out = npu_platform_find(name);
+    if (!*out)
+        return rt_err(err, errlen, RT_EINVAL, "unknown platform '%s' (known: %s)",
+                      name ? name : "(null)", npu_platform_names());
+    return 0;
+}
+
+double npu_ddr_bytes_per_cycle(const npu_platform_t *p)
+{
+    return (double)p->ddr_mhz * 2.0 * p->ddr_bus_bytes * p->ddr_eff / p->npu_mhz;
+}
+
+int npu_peak_macs(const npu_platform_t *p, int dt)
+{
+    if (dt < 0 || dt >= NPU_NDTYPE)
+        return 0;
+    return p->mac_ic[dt] * p->mac_oc[dt];
+}
+
+int npu_core_mask_check(const npu_platform_t *p, unsigned mask, unsigned *cores, char *err,
+                        size_t errlen)
+{
+    /* RKNN_NPU_CORE_AUTO = 0 runs on one (idle) core; CORE_ALL = 0xffff all
+     * cores of the chip (API rknn_api.h; G:L5210-5290). */
+    if (mask == 0) {
+        *cores = 0x1;
+        return 0;
+    }
+    if (mask == 0xffff) {
+        *cores = p->core_mask;
+        return 0;
+    }
+    if (mask & ~p->core_mask)
+        return rt_err(err, errlen, RT_EINVAL,
+                      "core mask 0x%x not available on %s (%d core%s, mask 0x%x)", mask,
+                      p->name, p->cores, p->cores > 1 ? "s" : "", p->core_mask);
+    *cores = mask;
+    return 0;
+}
+
+const char *npu_dtype_name(int dt)
+{
+    switch (dt) {
+    case NPU_INT8: return "INT8";
+    case NPU_FP16: return "FLOAT16";
+    case NPU_INT16: return "INT16";
+    case NPU_BF16: return "BFLOAT16";
+    case NPU_TF32: return "TFLOAT32";
+    case NPU_INT4: return "INT4";
+    }
+    return "UNKNOWN";
+}
