@@ -20,6 +20,10 @@
 /* Floats of im2col scratch per task: keeps a block within L2. */
 #define COL_BLOCK_FLOATS (160 * 1024)
 
+/* Below this many multiply-adds a node runs on the calling thread: waking the
+ * pool costs more than it saves. */
+#define PAR_MIN_MACS (1 << 18)
+
 /* Largest depthwise kernel side handled by the direct kernel. */
 #define DW_MAXK 64
 
@@ -557,12 +561,20 @@ static int conv_run(op_ctx *c, graph_t *g, node_t *n)
     };
     if (plan.N == 0 || plan.M == 0 || plan.Pout == 0)
         return RT_OK;
+    int64_t macs = plan.N * plan.M * plan.Pout * plan.K;
+    int nth = macs < PAR_MIN_MACS ? 1 : c->nthreads;
     if (plan.depthwise) {
-        op_parallel_for(c, plan.N * plan.M, conv_dw_range, &j);
+        if (nth == 1)
+            conv_dw_range(&j, 0, plan.N * plan.M);
+        else
+            op_parallel_for(c, plan.N * plan.M, conv_dw_range, &j);
         return RT_OK;
     }
-    conv_plan(&plan, c->nthreads);
-    op_parallel_for(c, plan.N * plan.G * plan.nblk, conv_gemm_range, &j);
+    conv_plan(&plan, nth);
+    if (nth == 1)
+        conv_gemm_range(&j, 0, plan.N * plan.G * plan.nblk);
+    else
+        op_parallel_for(c, plan.N * plan.G * plan.nblk, conv_gemm_range, &j);
     return RT_OK;
 }
 
@@ -673,7 +685,7 @@ static int convt_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
 }
 
 /* Adds col (rows for output channels [0, mcount) of this block) into y. */
-static void col2im(const conv_p *p, const float *col, int64_t mcount, float *y)
+HOT static void col2im(const conv_p *p, const float *col, int64_t mcount, float *y)
 {
     const int64_t ID = p->in[0], IH = p->in[1], IW = p->in[2];
     const int64_t OD = p->out[0], OH = p->out[1], OW = p->out[2];
@@ -767,14 +779,18 @@ static int convt_run(op_ctx *c, graph_t *g, node_t *n)
         lim = 1;
     if (mb > lim)
         mb = lim;
-    int64_t want = c->nthreads > 1 ? 2 * c->nthreads : 1;
+    int nth = plan.N * plan.G * plan.K * plan.Cg * plan.Pin < PAR_MIN_MACS ? 1 : c->nthreads;
+    int64_t want = nth > 1 ? 2 * nth : 1;
     if (plan.N * plan.G * ceil_div(plan.Mg, mb) < want) {
         int64_t per = ceil_div(want, plan.N * plan.G);
         mb = ceil_div(plan.Mg, per);
     }
     plan.mb = mb;
     plan.nblk = ceil_div(plan.Mg, mb);
-    op_parallel_for(c, plan.N * plan.G * plan.nblk, convt_range, &j);
+    if (nth == 1)
+        convt_range(&j, 0, plan.N * plan.G * plan.nblk);
+    else
+        op_parallel_for(c, plan.N * plan.G * plan.nblk, convt_range, &j);
     return RT_OK;
 }
 

@@ -88,7 +88,7 @@ static void mm_plan(mm_job *j, int nthreads)
     int64_t per = ceil_div(want, j->nbatch > 0 ? j->nbatch : 1);
     j->rblk = j->M;
     j->cblk = j->N;
-    if (per > 1 && j->M * j->N * j->K >= 32768) {
+    if (per > 1 && j->M * j->N * j->K >= (1 << 18)) {
         if (j->M >= 4 * per) {
             j->rblk = ceil_div(j->M, per);
         } else if (j->N >= 16 * per) {

@@ -167,7 +167,10 @@ static int bn_run(op_ctx *c, graph_t *g, node_t *n)
         bn_fold(g, n, p);
     }
     bn_job j = {.p = p, .x = node_input(g, n, 0)->data, .y = node_output(g, n, 0)->data};
-    op_parallel_for(c, p->N * p->C, bn_range, &j);
+    if (p->N * p->C * p->inner < (1 << 16))
+        bn_range(&j, 0, p->N * p->C); /* small: waking the pool costs more */
+    else
+        op_parallel_for(c, p->N * p->C, bn_range, &j);
     if (p == &local) {
         free(local.a);
         free(local.b);

@@ -15,6 +15,15 @@ typedef struct pool_p {
     int64_t Pin, Pout;
 } pool_p;
 
+/* Small tensors run on the calling thread: waking the pool costs more. */
+static void par_for(op_ctx *c, int64_t n, int64_t work, range_fn fn, void *arg)
+{
+    if (work < (1 << 16))
+        fn(arg, 0, n);
+    else
+        op_parallel_for(c, n, fn, arg);
+}
+
 static int64_t ceil_div(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
@@ -315,9 +324,9 @@ static int pool_run_common(op_ctx *c, graph_t *g, node_t *n, int is_max)
     if (is_max && n->n_out > 1 && n->out[1] >= 0)
         j.idx = node_output(g, n, 1)->data;
     if (is_max && !j.idx && p.nsp <= 2 && p.k[1] * p.k[2] > 4)
-        op_parallel_for(c, p.N * p.C, maxpool_sep_range, &j);
+        par_for(c, p.N * p.C, p.N * p.C * p.Pout * p.k[1] * p.k[2], maxpool_sep_range, &j);
     else
-        op_parallel_for(c, p.N * p.C, pool_range, &j);
+        par_for(c, p.N * p.C, p.N * p.C * p.Pout * p.k[0] * p.k[1] * p.k[2], pool_range, &j);
     return RT_OK;
 }
 
@@ -396,7 +405,7 @@ static int global_run(op_ctx *c, graph_t *g, node_t *n, int is_max)
     gpool_job j = {.x = x->data, .y = node_output(g, n, 0)->data, .plane = 1, .is_max = is_max};
     for (int i = 2; i < x->ndim; i++)
         j.plane *= x->dims[i];
-    op_parallel_for(c, x->dims[0] * x->dims[1], gpool_range, &j);
+    par_for(c, x->dims[0] * x->dims[1], x->dims[0] * x->dims[1] * j.plane, gpool_range, &j);
     return RT_OK;
 }
 
