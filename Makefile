@@ -30,6 +30,7 @@ GEN_H    = $(BUILD)/gen/onnx/onnx.pb-c.h
 # and into every program; analyze/ (SQLite) only into the CLI and tests.
 CORE_SRC    = $(wildcard util/*.c runtime/model/*.c runtime/passes/*.c runtime/exec/*.c \
                          runtime/npu/*.c dump/*.c)
+CORE_SRC   += $(wildcard runtime/quant/*.c)
 API_SRC     = $(wildcard runtime/api/*.c)
 ANALYZE_SRC = $(wildcard analyze/*.c)
 CLI_SRC     = $(wildcard cli/*.c)

@@ -123,4 +123,35 @@ void store_outputs_free(store_output *rows, int n);
 /* Helpers for callers building rows: "[1,3,224,224]" ("[]" for a scalar). */
 const char *store_format_shape(char *buf, size_t len, int ndim, const int64_t *dims);
 
+/* ---- Error metrics (analyze/metrics.c) ----
+ *
+ * One tensor x compared with its reference ref (the golden), both as n floats,
+ * accumulated in double:
+ *   cos      = <ref,x> / (|ref| |x|)                      (Toolkit2's "cos")
+ *   euc      = |ref - x|                                   (Toolkit2's "euc")
+ *   max_abs  = max |ref - x|,   mean_abs = mean |ref - x|
+ *   sqnr_db  = 10 log10(|ref|^2 / |ref - x|^2)   (+inf when x == ref)
+ * Toolkit2 prints 'nan' for tensors that are "all zeros or all equal": cos and
+ * sqnr_db are NaN when ref or x is constant (all-zero included), since a
+ * direction or a signal power is then meaningless; every metric is NaN when a
+ * value is not finite. euc/max_abs/mean_abs stay defined for constant tensors.
+ * flags tells why (METRIC_*). */
+enum { METRIC_REF_CONST = 1, METRIC_X_CONST = 2, METRIC_NONFINITE = 4, METRIC_EMPTY = 8 };
+
+typedef struct metrics {
+    double cos, euc, max_abs, mean_abs, sqnr_db;
+    int64_t n;
+    int flags;
+} metrics_t;
+
+void metrics_compute(const float *ref, const float *x, int64_t n, metrics_t *m);
+/* Same for any numeric dtype pair (enum dtype): values are converted to double.
+ * Returns RT_EUNSUPPORTED for a dtype without numbers (string). */
+int metrics_compute_typed(int ref_dtype, const void *ref, int x_dtype, const void *x, int64_t n,
+                          metrics_t *m, char *err, size_t errlen);
+/* "0.99973" style cell as Toolkit2 prints (cos 5 decimals, euc 5 significant
+ * digits), "nan" for NaN. */
+const char *metrics_fmt_cos(double v, char *buf, size_t len);
+const char *metrics_fmt_euc(double v, char *buf, size_t len);
+
 #endif

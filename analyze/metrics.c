@@ -1,0 +1,159 @@
+/* analyze/metrics.c — per-tensor error metrics (cosine, Euclidean, max/mean abs,
+ * SQNR), with the explicit NaN marker of Toolkit2 for constant tensors. */
+#include "analyze/analyze.h"
+#include "runtime/model/model.h"
+#include "runtime/quant/quant.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdio.h>
+
+typedef double (*getter)(const void *p, int64_t i);
+
+static double get_f32(const void *p, int64_t i) { return ((const float *)p)[i]; }
+static double get_f64(const void *p, int64_t i) { return ((const double *)p)[i]; }
+static double get_f16(const void *p, int64_t i) { return quant_f16_to_f32(((const uint16_t *)p)[i]); }
+static double get_i8(const void *p, int64_t i) { return ((const int8_t *)p)[i]; }
+static double get_u8(const void *p, int64_t i) { return ((const uint8_t *)p)[i]; }
+static double get_i16(const void *p, int64_t i) { return ((const int16_t *)p)[i]; }
+static double get_u16(const void *p, int64_t i) { return ((const uint16_t *)p)[i]; }
+static double get_i32(const void *p, int64_t i) { return ((const int32_t *)p)[i]; }
+static double get_u32(const void *p, int64_t i) { return ((const uint32_t *)p)[i]; }
+static double get_i64(const void *p, int64_t i) { return (double)((const int64_t *)p)[i]; }
+static double get_u64(const void *p, int64_t i) { return (double)((const uint64_t *)p)[i]; }
+
+static getter getter_for(int dt)
+{
+    switch (dt) {
+    case DT_FLOAT: return get_f32;
+    case DT_DOUBLE: return get_f64;
+    case DT_FLOAT16: return get_f16;
+    case DT_INT8: return get_i8;
+    case DT_UINT8: case DT_BOOL: return get_u8;
+    case DT_INT16: return get_i16;
+    case DT_UINT16: return get_u16;
+    case DT_INT32: return get_i32;
+    case DT_UINT32: return get_u32;
+    case DT_INT64: return get_i64;
+    case DT_UINT64: return get_u64;
+    default: return NULL;
+    }
+}
+
+static void finish(metrics_t *m, int64_t n, double dot, double rr, double xx, double ee,
+                   double sum_abs, double max_abs, int nonfinite, int ref_const, int x_const)
+{
+    m->n = n;
+    m->flags = 0;
+    if (n == 0) {
+        m->flags = METRIC_EMPTY;
+        m->cos = m->euc = m->max_abs = m->mean_abs = m->sqnr_db = NAN;
+        return;
+    }
+    if (nonfinite) {
+        m->flags = METRIC_NONFINITE;
+        m->cos = m->euc = m->max_abs = m->mean_abs = m->sqnr_db = NAN;
+        return;
+    }
+    m->flags |= ref_const ? METRIC_REF_CONST : 0;
+    m->flags |= x_const ? METRIC_X_CONST : 0;
+    m->euc = sqrt(ee);
+    m->max_abs = max_abs;
+    m->mean_abs = sum_abs / (double)n;
+    if (ref_const || x_const) {
+        m->cos = m->sqnr_db = NAN;
+        return;
+    }
+    double c = dot / (sqrt(rr) * sqrt(xx));
+    /* Rounding can push |c| a hair past 1. */
+    m->cos = c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c;
+    m->sqnr_db = ee > 0 ? 10.0 * log10(rr / ee) : INFINITY;
+}
+
+static void compute(getter gr, const void *ref, getter gx, const void *x, int64_t n, metrics_t *m)
+{
+    double dot = 0, rr = 0, xx = 0, ee = 0, sum_abs = 0, max_abs = 0;
+    int nonfinite = 0, ref_const = 1, x_const = 1;
+    double r0 = n ? gr(ref, 0) : 0, x0 = n ? gx(x, 0) : 0;
+
+    for (int64_t i = 0; i < n; i++) {
+        double r = gr(ref, i), v = gx(x, i), d = r - v, a = fabs(d);
+        if (!isfinite(r) || !isfinite(v))
+            nonfinite = 1;
+        ref_const &= r == r0;
+        x_const &= v == x0;
+        dot += r * v;
+        rr += r * r;
+        xx += v * v;
+        ee += d * d;
+        sum_abs += a;
+        if (a > max_abs)
+            max_abs = a;
+    }
+    finish(m, n, dot, rr, xx, ee, sum_abs, max_abs, nonfinite, ref_const, x_const);
+}
+
+void metrics_compute(const float *ref, const float *x, int64_t n, metrics_t *m)
+{
+    /* The float32 case is the hot one (every layer of every run): no getters. */
+    double dot = 0, rr = 0, xx = 0, ee = 0, sum_abs = 0, max_abs = 0;
+    int nonfinite = 0, ref_const = 1, x_const = 1;
+    float r0 = n ? ref[0] : 0, x0 = n ? x[0] : 0;
+
+    for (int64_t i = 0; i < n; i++) {
+        double r = ref[i], v = x[i], d = r - v, a = fabs(d);
+        ref_const &= ref[i] == r0;
+        x_const &= x[i] == x0;
+        dot += r * v;
+        rr += r * r;
+        xx += v * v;
+        ee += d * d;
+        sum_abs += a;
+        max_abs = a > max_abs ? a : max_abs;
+    }
+    /* A NaN or inf anywhere makes the sums non-finite. */
+    nonfinite = !isfinite(dot) || !isfinite(rr) || !isfinite(xx) || !isfinite(ee);
+    finish(m, n, dot, rr, xx, ee, sum_abs, max_abs, nonfinite, ref_const, x_const);
+}
+
+int metrics_compute_typed(int ref_dtype, const void *ref, int x_dtype, const void *x, int64_t n,
+                          metrics_t *m, char *err, size_t errlen)
+{
+    getter gr = getter_for(ref_dtype), gx = getter_for(x_dtype);
+    if (!gr || !gx)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "no error metrics for dtype %s",
+                      dtype_name(gr ? x_dtype : ref_dtype));
+    if (ref_dtype == DT_FLOAT && x_dtype == DT_FLOAT)
+        metrics_compute(ref, x, n, m);
+    else
+        compute(gr, ref, gx, x, n, m);
+    return RT_OK;
+}
+
+const char *metrics_fmt_cos(double v, char *buf, size_t len)
+{
+    if (isnan(v))
+        snprintf(buf, len, "nan");
+    else
+        snprintf(buf, len, "%.5f", v);
+    return buf;
+}
+
+const char *metrics_fmt_euc(double v, char *buf, size_t len)
+{
+    if (isnan(v))
+        snprintf(buf, len, "nan");
+    else if (isinf(v))
+        snprintf(buf, len, "inf");
+    else if (v == 0)
+        snprintf(buf, len, "0.0");
+    else if (v >= 1e5)
+        snprintf(buf, len, "%.4e", v);
+    else {
+        /* 5 significant digits, as Toolkit2 (2.0599, 64.548, 0.2290). */
+        int before = v >= 1 ? (int)floor(log10(v)) + 1 : 1;
+        int dec = 5 - before;
+        snprintf(buf, len, "%.*f", dec < 1 ? 1 : dec, v);
+    }
+    return buf;
+}

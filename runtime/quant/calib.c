@@ -1,0 +1,258 @@
+/* runtime/quant/calib.c — calibration: per-tensor activation ranges over a
+ * dataset (normal = min/max; kl_divergence and mmse = a range search over a
+ * histogram collected in a second pass). */
+#include "runtime/quant/quant.h"
+#include "dump/dump.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HIST_BINS 2048
+#define CAND_STEPS 128  /* candidate ranges: t = k/128 of the full range, both sides */
+#define CAND_MIN 16     /* ... down to t = 1/8 */
+
+static double qdq_center(double x, double scale, double zp)
+{
+    double q = round(x / scale) + zp;
+    q = q < -128 ? -128 : q > 127 ? 127 : q;
+    return (q - zp) * scale;
+}
+
+static double cand_mse(const double *h, int nb, double lo, double w, const qparam_t *p)
+{
+    double e = 0;
+    for (int b = 0; b < nb; b++) {
+        if (!h[b])
+            continue;
+        double c = lo + (b + 0.5) * w, d = c - qdq_center(c, p->scale, p->zp);
+        e += h[b] * d * d;
+    }
+    return e;
+}
+
+/* KL(P||Q) of the bins [blo, bhi) (outliers folded into the edges) against
+ * their 255-level quantization, expanded back over the non-empty bins. */
+static double cand_kl(const double *h, int nb, int blo, int bhi)
+{
+    int n = bhi - blo;
+    double *p = xmalloc(sizeof(double) * (size_t)n), total = 0, kl = 0;
+
+    for (int i = 0; i < n; i++)
+        p[i] = h[blo + i];
+    for (int b = 0; b < blo; b++)
+        p[0] += h[b];
+    for (int b = bhi; b < nb; b++)
+        p[n - 1] += h[b];
+    for (int i = 0; i < n; i++)
+        total += p[i];
+    if (total <= 0) {
+        free(p);
+        return 0;
+    }
+    for (int j = 0; j < 255; j++) {
+        int a = (int)((int64_t)j * n / 255), b = (int)((int64_t)(j + 1) * n / 255);
+        double sum = 0;
+        int nz = 0;
+        for (int i = a; i < b; i++) {
+            sum += p[i];
+            nz += p[i] > 0;
+        }
+        if (!nz)
+            continue;
+        double q = sum / nz;
+        for (int i = a; i < b; i++)
+            if (p[i] > 0)
+                kl += p[i] / total * log(p[i] / q);
+    }
+    free(p);
+    return kl;
+}
+
+void quant_hist_range(const double *hist, int nbins, float lo, float hi, int algo, float *out_min,
+                      float *out_max)
+{
+    *out_min = lo;
+    *out_max = hi;
+    if (algo == QA_NORMAL || !(hi > lo) || nbins < 255)
+        return;
+    double w = ((double)hi - lo) / nbins, best = INFINITY;
+    for (int k = CAND_STEPS; k >= CAND_MIN; k--) {
+        double t = (double)k / CAND_STEPS;
+        float clo = (float)(lo * t), chi = (float)(hi * t);
+        double e;
+        if (algo == QA_MMSE) {
+            qparam_t p;
+            quant_param_from_range(clo, chi, &p);
+            e = cand_mse(hist, nbins, lo, w, &p);
+        } else {
+            int blo = (int)floor((clo - lo) / w), bhi = (int)ceil((chi - lo) / w);
+            blo = blo < 0 ? 0 : blo;
+            bhi = bhi > nbins ? nbins : bhi;
+            if (bhi - blo < 255)
+                break;
+            e = cand_kl(hist, nbins, blo, bhi);
+        }
+        /* Strictly better only: ties keep the wider range. */
+        if (e < best * (1 - 1e-12)) {
+            best = e;
+            *out_min = clo;
+            *out_max = chi;
+        }
+    }
+}
+
+/* ---- running the dataset ---- */
+
+typedef struct calib {
+    graph_t *g;
+    float *mn, *mx;
+    uint8_t *has;
+    double *hist; /* n_t * HIST_BINS, second pass only */
+    int pass;
+} calib;
+
+static void observe(calib *c, int t, const float *v, int64_t n)
+{
+    if (c->pass == 0) {
+        float mn = c->has[t] ? c->mn[t] : INFINITY, mx = c->has[t] ? c->mx[t] : -INFINITY;
+        for (int64_t i = 0; i < n; i++) {
+            if (!isfinite(v[i]))
+                continue;
+            mn = v[i] < mn ? v[i] : mn;
+            mx = v[i] > mx ? v[i] : mx;
+        }
+        c->mn[t] = mn;
+        c->mx[t] = mx;
+        c->has[t] = 1;
+        return;
+    }
+    float lo = c->mn[t] < 0 ? c->mn[t] : 0, hi = c->mx[t] > 0 ? c->mx[t] : 0;
+    if (!(hi > lo) || !isfinite(lo) || !isfinite(hi))
+        return;
+    double *h = c->hist + (size_t)t * HIST_BINS, inv = HIST_BINS / ((double)hi - lo);
+    for (int64_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]))
+            continue;
+        int b = (int)((v[i] - lo) * inv);
+        b = b < 0 ? 0 : b >= HIST_BINS ? HIST_BINS - 1 : b;
+        h[b] += 1;
+    }
+}
+
+static int calib_hook(const layer_event_t *ev, void *user)
+{
+    calib *c = user;
+    const node_t *n = &c->g->nodes[ev->node];
+    for (int k = 0; k < n->n_out; k++) {
+        int t = n->out[k];
+        if (t < 0 || c->g->t[t].dtype != DT_FLOAT || !c->g->t[t].data)
+            continue;
+        observe(c, t, c->g->t[t].data, tensor_numel(&c->g->t[t]));
+    }
+    return 0;
+}
+
+static void progress_bar(int done, int total, double t0, int pass, int passes)
+{
+    double el = (rt_now_us() - t0) / 1e6;
+    double eta = done ? el / done * (total - done) : 0;
+    int w = 30, fill = total ? done * w / total : w;
+    fprintf(stderr, "\rcalibration%s [", passes > 1 ? (pass ? " (histograms)" : " (ranges)") : "");
+    for (int i = 0; i < w; i++)
+        fputc(i < fill ? '#' : '.', stderr);
+    fprintf(stderr, "] %d/%d  %.1fs  ETA %.1fs ", done, total, el, eta);
+    if (done == total)
+        fputc('\n', stderr);
+}
+
+int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
+                    const void *const *inputs, int progress, qparam_t **act, uint8_t **has,
+                    int *n_samples, char *err, size_t errlen)
+{
+    calib c = {.g = g};
+    int rc = RT_OK, ns = ds ? ds->n_samples : 1, passes = algo == QA_NORMAL ? 1 : 2;
+    npy_array *arr = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*arr));
+    qparam_t *p = NULL;
+
+    *act = NULL;
+    *has = NULL;
+    c.mn = xcalloc((size_t)g->n_t, sizeof(float));
+    c.mx = xcalloc((size_t)g->n_t, sizeof(float));
+    c.has = xcalloc((size_t)g->n_t, 1);
+    if (ds && ds->n_inputs != g->n_inputs) {
+        rc = rt_err(err, errlen, RT_EINVAL, "dataset has %d files per line, the model %d inputs",
+                    ds->n_inputs, g->n_inputs);
+        goto out;
+    }
+    for (c.pass = 0; c.pass < passes; c.pass++) {
+        double t0 = rt_now_us();
+        if (c.pass == 1)
+            c.hist = xcalloc((size_t)g->n_t * HIST_BINS, sizeof(double));
+        for (int s = 0; s < ns; s++) {
+            for (int j = 0; j < g->n_inputs; j++) {
+                tensor_t *t = &g->t[g->inputs[j]];
+                const void *data = inputs ? inputs[j] : NULL;
+                if (t->dtype != DT_FLOAT) {
+                    rc = rt_err(err, errlen, RT_EUNSUPPORTED, "input '%s' is %s: calibration "
+                                "needs float32 inputs", t->name, dtype_name(t->dtype));
+                    goto out;
+                }
+                if (ds) {
+                    const char *f = ds->files[s * ds->n_inputs + j];
+                    npy_free(&arr[j]);
+                    rc = npy_read(f, &arr[j], err, errlen);
+                    if (rc)
+                        goto out;
+                    if (arr[j].dtype != DT_FLOAT ||
+                        (int64_t)arr[j].count != tensor_numel(t)) {
+                        char shape[128];
+                        rc = rt_err(err, errlen, RT_ESHAPE, "%s: %s with %zu values, input '%s' "
+                                    "needs float32 %s", f, dtype_name(arr[j].dtype),
+                                    arr[j].count, t->name,
+                                    tensor_shape_str(t, shape, sizeof(shape)));
+                        goto out;
+                    }
+                    data = arr[j].data;
+                }
+                rc = exec_set_input(x, j, data, tensor_nbytes(t), err, errlen);
+                if (rc)
+                    goto out;
+                observe(&c, g->inputs[j], data, tensor_numel(t));
+            }
+            rc = exec_run(x, calib_hook, &c, err, errlen);
+            if (rc)
+                goto out;
+            if (progress)
+                progress_bar(s + 1, ns, t0, c.pass, passes);
+        }
+    }
+    p = xcalloc((size_t)g->n_t, sizeof(*p));
+    for (int t = 0; t < g->n_t; t++) {
+        if (!c.has[t])
+            continue;
+        float lo = c.mn[t], hi = c.mx[t];
+        if (!isfinite(lo) || !isfinite(hi))
+            lo = hi = 0; /* nothing finite seen */
+        if (c.hist) {
+            float hlo = lo < 0 ? lo : 0, hhi = hi > 0 ? hi : 0;
+            quant_hist_range(c.hist + (size_t)t * HIST_BINS, HIST_BINS, hlo, hhi, algo, &lo, &hi);
+        }
+        quant_param_from_range(lo, hi, &p[t]);
+    }
+    *act = p;
+    *has = c.has;
+    c.has = NULL;
+    if (n_samples)
+        *n_samples = ns;
+out:
+    for (int j = 0; j < g->n_inputs; j++)
+        npy_free(&arr[j]);
+    free(arr);
+    free(c.mn);
+    free(c.mx);
+    free(c.has);
+    free(c.hist);
+    return rc;
+}

@@ -1,0 +1,140 @@
+/* runtime/quant/dataset.c — the calibration list (Toolkit2's dataset.txt):
+ * one sample per line, one file per model input, space separated. */
+#include "runtime/quant/quant.h"
+#include "util/util.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *join_path(const char *base, const char *p, size_t plen)
+{
+    size_t blen = base && base[0] && p[0] != '/' ? strlen(base) : 0;
+    char *s = xmalloc(blen + 1 + plen + 1);
+    size_t k = 0;
+    if (blen) {
+        memcpy(s, base, blen);
+        k = blen;
+        if (s[k - 1] != '/')
+            s[k++] = '/';
+    }
+    memcpy(s + k, p, plen);
+    s[k + plen] = '\0';
+    return s;
+}
+
+int quant_dataset_parse(const char *text, size_t len, const char *base_dir, int n_inputs,
+                        quant_dataset *out, char *err, size_t errlen)
+{
+    int rc = RT_OK, line = 0, cap = 0;
+    size_t pos = 0;
+
+    memset(out, 0, sizeof(*out));
+    out->n_inputs = n_inputs;
+    if (n_inputs < 1)
+        return rt_err(err, errlen, RT_EINVAL, "dataset: the model has no input");
+    while (pos < len) {
+        size_t end = pos;
+        while (end < len && text[end] != '\n')
+            end++;
+        line++;
+        size_t a = pos, b = end;
+        pos = end + 1;
+        while (a < b && isspace((unsigned char)text[a]))
+            a++;
+        while (b > a && isspace((unsigned char)text[b - 1]))
+            b--;
+        if (a == b || text[a] == '#')
+            continue;
+        for (size_t k = a; k < b; k++) {
+            if (text[k] == '\0' || ((unsigned char)text[k] < 0x20 && text[k] != '\t' &&
+                                    text[k] != '\r')) {
+                rc = rt_err(err, errlen, RT_EFORMAT, "dataset line %d: control character in "
+                            "a file name", line);
+                goto fail;
+            }
+        }
+        int n = 0;
+        for (size_t k = a; k < b;) {
+            while (k < b && isspace((unsigned char)text[k]))
+                k++;
+            if (k < b)
+                n++;
+            while (k < b && !isspace((unsigned char)text[k]))
+                k++;
+        }
+        if (n != n_inputs) {
+            rc = rt_err(err, errlen, RT_EFORMAT,
+                        "dataset line %d: %d file%s, the model has %d input%s (one file per "
+                        "input, space separated)", line, n, n == 1 ? "" : "s", n_inputs,
+                        n_inputs == 1 ? "" : "s");
+            goto fail;
+        }
+        if ((out->n_samples + 1) * n_inputs > cap) {
+            cap = cap ? cap * 2 : 16 * n_inputs;
+            out->files = xrealloc(out->files, sizeof(char *) * (size_t)cap);
+        }
+        int j = 0;
+        for (size_t k = a; k < b;) {
+            while (k < b && isspace((unsigned char)text[k]))
+                k++;
+            size_t s = k;
+            while (k < b && !isspace((unsigned char)text[k]))
+                k++;
+            if (k > s)
+                out->files[out->n_samples * n_inputs + j++] = join_path(base_dir, text + s, k - s);
+        }
+        out->n_samples++;
+    }
+    if (!out->n_samples) {
+        rc = rt_err(err, errlen, RT_EFORMAT, "dataset: no sample (every line is blank or a "
+                    "comment)");
+        goto fail;
+    }
+    return RT_OK;
+fail:
+    quant_dataset_free(out);
+    return rc;
+}
+
+int quant_dataset_load(const char *path, int n_inputs, quant_dataset *out, char *err,
+                       size_t errlen)
+{
+    void *buf = NULL;
+    size_t len = 0;
+    char *dir = NULL;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    rc = rt_read_file(path, &buf, &len, err, errlen);
+    if (rc)
+        return rc;
+    dir = xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[1] = '\0';
+    else
+        dir[0] = '\0';
+    rc = quant_dataset_parse(buf, len, dir, n_inputs, out, err, errlen);
+    if (rc) {
+        /* Name the file in the message. */
+        char msg[512];
+        snprintf(msg, sizeof(msg), "%s", err ? err : "");
+        rt_err(err, errlen, rc, "%s: %s", path, msg);
+    }
+    free(dir);
+    free(buf);
+    return rc;
+}
+
+void quant_dataset_free(quant_dataset *d)
+{
+    if (!d->files) {
+        memset(d, 0, sizeof(*d));
+        return;
+    }
+    for (int i = 0; i < d->n_samples * d->n_inputs; i++)
+        free(d->files[i]);
+    free(d->files);
+    memset(d, 0, sizeof(*d));
+}

@@ -1,0 +1,152 @@
+/* runtime/quant/quant.h — quantized simulation as RKNN-Toolkit2 does it:
+ * calibration over a dataset, int8 asymmetric parameters, fp16, the quantized
+ * run, and per-layer error against the fp32 golden run (entire and single).
+ *
+ * Numerics (documented in one place, here):
+ *  - int8 asymmetric ("asymmetric_quantized-8"), per the SDK guide:
+ *      scale = (max - min) / 255,  zp = round(-min / scale) - 128,
+ *      q = clamp(round(x / scale) + zp, -128, 127),  x' = (q - zp) * scale,
+ *    round = half away from zero. The range is first widened to contain 0 so
+ *    that 0 (padding, ReLU) is exact; a constant-zero range gets scale 1.
+ *  - activations: one (scale, zp) per tensor ("layer"), from calibration;
+ *    weights: per output channel ("channel") or per tensor ("layer"), from the
+ *    symmetric range [-max|w|, max|w|], which the same formula maps to zp = 0.
+ *  - Conv, Gemm and MatMul with constant weights run an int8 kernel: the input
+ *    is taken as int8 (q - zp), weights as int8, the accumulation is exact in
+ *    int32 (int64 when K*255*128 could overflow) and the bias is int32 with
+ *    scale s_in*s_w[c]. Requantization: the accumulator is scaled by
+ *    s_in*s_w[c] (double) and quantized by the output tensor's parameters;
+ *    when the only consumer is an activation the NPU fuses (Relu, Clip,
+ *    LeakyRelu, ...) the conv output stays unquantized and the activation's
+ *    output is quantized instead (Toolkit2 prints such rows without numbers).
+ *  - every other op runs its fp32 kernel on dequantized inputs and its float
+ *    outputs are re-quantized (dequantize -> fp32 -> quantize). Activation
+ *    buffers hold the dequantized values: each lies exactly on its int8 grid.
+ *  - fp16: weights, inputs and every float layer output are rounded to IEEE
+ *    binary16 (round to nearest even); kernels accumulate in fp32.
+ *  - calibration algorithms: normal = min/max over the dataset;
+ *    kl_divergence = the clipping range (shrunk towards 0 on both sides in
+ *    steps of 1/128) minimising KL(P||Q) of a 2048-bin histogram vs its
+ *    255-level quantization; mmse = the candidate range minimising the mean
+ *    squared quantization error over the same histogram. */
+#ifndef RT_QUANT_H
+#define RT_QUANT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "runtime/model/model.h"
+#include "runtime/exec/exec.h"
+#include "runtime/passes/passes.h"
+
+/* ---- fp16 (fp16.c) ---- */
+uint16_t quant_f32_to_f16(float f); /* round to nearest even */
+float quant_f16_to_f32(uint16_t h);
+void quant_round_f16(float *v, int64_t n); /* in place */
+
+/* ---- int8 parameters (qparams.c) ---- */
+enum quant_type { QT_FP32 = 0, QT_FP16 = 1, QT_I8 = 2 };
+enum quant_algo { QA_NORMAL = 0, QA_KL = 1, QA_MMSE = 2 };
+enum quant_method { QM_CHANNEL = 0, QM_LAYER = 1 };
+
+typedef struct qparam {
+    float min, max; /* the range the parameters were made from */
+    float scale;
+    int32_t zp;
+} qparam_t;
+
+/* Parameters for the range [min, max] (see the header comment). */
+void quant_param_from_range(float min, float max, qparam_t *p);
+/* Weights: the range [-maxabs, maxabs], zp 0 exactly, scale 2*maxabs/255. */
+void quant_param_symmetric(float maxabs, qparam_t *p);
+int8_t quant_q8(float x, const qparam_t *p);
+float quant_dq8(int8_t q, const qparam_t *p);
+/* Quantize-dequantize n values in place. */
+void quant_qdq(float *v, int64_t n, const qparam_t *p);
+
+/* Names for the CLI and the store; parse returns -1 if unknown. */
+int quant_type_parse(const char *s);  /* "fp32" "fp16" "i8" (also "int8", "asymmetric_quantized-8") */
+int quant_algo_parse(const char *s);  /* "normal" "kl_divergence" "mmse" */
+int quant_method_parse(const char *s);/* "channel" "layer" */
+const char *quant_type_name(int t);
+const char *quant_algo_name(int a);
+const char *quant_method_name(int m);
+
+/* ---- range search over a histogram (calib.c) ----
+ * hist: nbins counts over [lo, hi]. Returns the chosen range for algo. */
+void quant_hist_range(const double *hist, int nbins, float lo, float hi, int algo, float *out_min,
+                      float *out_max);
+
+/* ---- datasets (dataset.c) ----
+ * dataset.txt: one sample per line, one file per model input separated by
+ * spaces, in graph-input order; relative paths are relative to the dataset
+ * file's folder; blank lines and lines starting with '#' are skipped.
+ * Files: .npy (float32, same element count as the input). */
+typedef struct quant_dataset {
+    int n_samples, n_inputs;
+    char **files; /* n_samples * n_inputs paths, row-major */
+} quant_dataset;
+
+int quant_dataset_parse(const char *text, size_t len, const char *base_dir, int n_inputs,
+                        quant_dataset *out, char *err, size_t errlen);
+int quant_dataset_load(const char *path, int n_inputs, quant_dataset *out, char *err,
+                       size_t errlen);
+void quant_dataset_free(quant_dataset *d);
+
+/* ---- calibration (calib.c) ----
+ * Runs the prepared fp32 graph g (with executor x) on every sample and returns,
+ * per tensor index, the activation parameters (act[t], has[t] != 0 for every
+ * float tensor produced by a layer or fed as a graph input). Samples come from
+ * ds, or, when ds is NULL, from the single sample `inputs` (one float32 buffer
+ * per graph input). progress: a bar with ETA on stderr. */
+int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
+                    const void *const *inputs, int progress, qparam_t **act, uint8_t **has,
+                    int *n_samples, char *err, size_t errlen);
+
+/* ---- the quantized graph (qgraph.c) ----
+ * Use on a freshly loaded graph (its own instance, not the golden one):
+ *   quant_graph_new(g, type, method)        before passes_prepare: weights are
+ *                                            quantized (or rounded to fp16) and
+ *                                            their parameters kept;
+ *   passes_prepare(g, ...)
+ *   quant_graph_finish(q, act, has)          after: Conv/Gemm/MatMul switch to
+ *                                            the int8 kernels, fused outputs
+ *                                            are marked;
+ *   quant_graph_output(q, t, data)           on every float layer output after
+ *                                            its layer ran (and on the inputs):
+ *                                            quantizes the values in place. */
+typedef struct quant_graph {
+    graph_t *g;
+    int type, method;
+    qparam_t *act;        /* per tensor (i8) */
+    uint8_t *has_act;
+    uint8_t *fused;       /* per tensor: left unquantized (fused into its activation) */
+    qparam_t **wparam;    /* per tensor: weight parameters (per channel) or NULL */
+    int *wparam_n;        /* number of channels of wparam[t] */
+    int *wparam_axis;
+    int n_int8_nodes;     /* nodes running an int8 kernel */
+} quant_graph;
+
+int quant_graph_new(graph_t *g, int type, int method, quant_graph **out, char *err,
+                    size_t errlen);
+int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, char *err,
+                       size_t errlen);
+void quant_graph_output(const quant_graph *q, int t, float *data);
+void quant_graph_free(quant_graph *q);
+
+/* ---- int8 kernels (qkernels.c), used by quant_graph_finish ----
+ * Op definitions whose run() reads node->priv (a quant_node). Exposed for tests. */
+typedef struct quant_node {
+    qparam_t in;          /* input activation parameters */
+    int n_ch;             /* output channels */
+    float *wscale;        /* per output channel (n_ch entries, equal when per layer) */
+    int8_t *w;            /* weights, layout of the ONNX weight tensor */
+    int32_t *bias;        /* int32 bias at scale in.scale * wscale[c], or NULL */
+    int wide;             /* accumulate in int64 (K too large for int32) */
+    void *orig_priv;      /* the fp32 kernel's prepared state, released with it */
+    const op_def *orig_def;
+} quant_node;
+
+extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;
+
+#endif

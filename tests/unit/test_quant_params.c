@@ -1,0 +1,103 @@
+/* int8 parameters and fp16 rounding against hand-computed values (the first
+ * pair comes from a real RKNN file: range [-612.12, 444.18] -> scale 4.1424,
+ * zp 20, docs/research rknn-format.md), and the histogram range search. */
+#include "runtime/quant/quant.h"
+#include "tests/test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(void)
+{
+    qparam_t p;
+
+    quant_param_from_range(-612.12f, 444.18f, &p);
+    CHECK_NEAR(p.scale, 4.142352941176471, 1e-5, "scale");
+    CHECK(p.zp == 20, "zp %d", p.zp);
+
+    quant_param_from_range(0, 255, &p); /* image input: scale 1, zp -128 */
+    CHECK_NEAR(p.scale, 1.0, 1e-7, "scale 0..255");
+    CHECK(p.zp == -128, "zp %d", p.zp);
+    CHECK(quant_q8(1.0f, &p) == -127, "q(1)");
+    CHECK(quant_q8(255.0f, &p) == 127, "q(255)");
+    CHECK(quant_q8(300.0f, &p) == 127 && quant_q8(-5.0f, &p) == -128, "clamp");
+    CHECK(quant_q8(NAN, &p) == -128, "nan clamps");
+
+    /* Range not containing 0 is widened: [0.5, 2] -> [0, 2]. */
+    quant_param_from_range(0.5f, 2.0f, &p);
+    CHECK(p.min == 0 && p.zp == -128, "widen min %g zp %d", p.min, p.zp);
+    CHECK(quant_q8(2.0f, &p) == 127, "q(2)");
+    CHECK_NEAR(quant_dq8(0, &p), 128 * 2.0 / 255, 1e-6, "dq(0)");
+    /* Round half away from zero (half-even would give 2 for 2.5). */
+    quant_param_from_range(0, 255, &p);
+    CHECK(quant_q8(0.5f, &p) == -127 && quant_q8(1.5f, &p) == -126 && quant_q8(2.5f, &p) == -125,
+          "half away");
+    quant_param_from_range(-255, 0, &p);
+    CHECK(p.zp == 127 && quant_q8(-2.5f, &p) == 124, "half away negative: zp %d q %d", p.zp,
+          quant_q8(-2.5f, &p));
+
+    /* Symmetric range (weights): zp 0, 0 exact. */
+    quant_param_symmetric(-1.27f, &p);
+    CHECK_NEAR(p.scale, 2.54 / 255, 1e-9, "symmetric scale");
+    CHECK(p.zp == 0, "symmetric zp %d", p.zp);
+    CHECK(quant_dq8(quant_q8(0.0f, &p), &p) == 0.0f, "zero exact");
+    float v[3] = {0.01f, -1.3f, 0.5f};
+    quant_qdq(v, 3, &p);
+    CHECK_NEAR(v[0], 2.54 / 255, 1e-7, "qdq 0.01 -> 1 step (0.01/0.00996 = 1.004)");
+    CHECK_NEAR(v[1], -128 * 2.54 / 255, 1e-6, "qdq -1.3 clamps to -128");
+    CHECK_NEAR(v[2], 50 * 2.54 / 255, 1e-6, "qdq 0.5 -> 50 (50.197)");
+
+    /* Constant zero: scale 1, zp -128 + 0 */
+    quant_param_from_range(0, 0, &p);
+    CHECK(p.scale == 1.0f && quant_dq8(quant_q8(0, &p), &p) == 0, "zero range");
+
+    /* fp16 */
+    CHECK(quant_f32_to_f16(1.0f) == 0x3c00, "1.0");
+    CHECK(quant_f32_to_f16(0.1f) == 11878, "0.1 (numpy: 11878)");
+    CHECK(quant_f32_to_f16(65504.0f) == 0x7bff, "max");
+    CHECK(quant_f32_to_f16(65520.0f) == 0x7c00, "65520 ties to inf (numpy 31744)");
+    CHECK(quant_f32_to_f16(1.0f + 0x1p-11f) == 0x3c00, "tie to even down");
+    CHECK(quant_f32_to_f16(1.0f + 3 * 0x1p-11f) == 0x3c02, "tie to even up");
+    CHECK(quant_f32_to_f16(0x1p-24f) == 0x0001, "min subnormal");
+    CHECK(quant_f32_to_f16(0x1p-25f) == 0x0000, "half min subnormal ties to 0");
+    CHECK(quant_f32_to_f16(1.5f * 0x1p-25f) == 0x0001, "numpy: 1");
+    CHECK(quant_f32_to_f16(-0.0f) == 0x8000, "-0");
+    CHECK((quant_f32_to_f16(NAN) & 0x7c00) == 0x7c00 && (quant_f32_to_f16(NAN) & 0x3ff),
+          "nan stays nan");
+    int bad = 0;
+    for (uint32_t h = 0; h < 0x10000; h++) {
+        if ((h & 0x7c00) == 0x7c00 && (h & 0x3ff))
+            continue; /* NaN payloads */
+        if (quant_f32_to_f16(quant_f16_to_f32((uint16_t)h)) != h)
+            bad++;
+    }
+    CHECK(bad == 0, "%d half values do not round-trip", bad);
+    CHECK(quant_f16_to_f32(0x0001) == 0x1p-24f && quant_f16_to_f32(0x3555) == 0.333251953125f,
+          "decode");
+
+    /* Range search: a bulk in [0,1] and one far outlier at 100. */
+    enum { NB = 2048 };
+    double *h = calloc(NB, sizeof(double));
+    for (int b = 0; b < 40; b++)
+        h[b] = 1000 * exp(-b / 5.0); /* a decaying bulk in [0, 2] */
+    h[NB - 1] = 1;
+    float lo, hi;
+    quant_hist_range(h, NB, 0, 100, QA_NORMAL, &lo, &hi);
+    CHECK(lo == 0 && hi == 100, "normal keeps min/max");
+    quant_hist_range(h, NB, 0, 100, QA_MMSE, &lo, &hi);
+    CHECK(hi < 100 && hi > 1, "mmse clips the outlier: hi %g", hi);
+    quant_hist_range(h, NB, 0, 100, QA_KL, &lo, &hi);
+    CHECK(hi < 100, "kl clips the outlier: hi %g", hi);
+    /* Uniform data: nothing to gain from clipping. */
+    for (int b = 0; b < NB; b++)
+        h[b] = 10;
+    quant_hist_range(h, NB, -1, 1, QA_MMSE, &lo, &hi);
+    CHECK(lo == -1 && hi == 1, "uniform mmse keeps the range: %g %g", lo, hi);
+    free(h);
+
+    CHECK(quant_type_parse("asymmetric_quantized-8") == QT_I8 && quant_type_parse("x") < 0, "parse");
+    CHECK(quant_algo_parse("kl_divergence") == QA_KL && quant_method_parse("layer") == QM_LAYER,
+          "parse");
+    TEST_END();
+}
