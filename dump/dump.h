@@ -82,6 +82,9 @@ typedef struct dump_entry {
 /* Reads DIR/index.json. *entries is a malloc'd array (dump_entries_free). */
 int dump_dir_load_index(const char *dir, dump_entry **entries, int *n, char *err,
                         size_t errlen);
+/* The same from a buffer (what names it in messages). */
+int dump_index_parse(const void *buf, size_t len, const char *what, dump_entry **entries,
+                     int *n, char *err, size_t errlen);
 void dump_entries_free(dump_entry *e, int n);
 
 #endif

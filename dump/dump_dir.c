@@ -642,23 +642,18 @@ out:
     return rc;
 }
 
-int dump_dir_load_index(const char *dir, dump_entry **entries, int *n, char *err,
-                        size_t errlen)
+int dump_index_parse(const void *buf, size_t len, const char *what, dump_entry **entries,
+                     int *n, char *err, size_t errlen)
 {
-    char *path;
-    void *buf = NULL;
-    size_t len = 0, plen = strlen(dir) + 16;
+    struct jp j = { .p = buf, .end = (const char *)buf + len, .path = what, .err = err,
+                    .errlen = errlen };
     dump_entry *v = NULL;
-    int cnt = 0, cap = 0, rc;
+    int cnt = 0, cap = 0, rc = 0;
 
     *entries = NULL;
     *n = 0;
-    path = xmalloc(plen);
-    snprintf(path, plen, "%s/index.json", dir);
-    if ((rc = rt_read_file(path, &buf, &len, err, errlen)))
-        goto out;
-    struct jp j = { .p = buf, .end = (const char *)buf + len, .path = path, .err = err,
-                    .errlen = errlen };
+    if (!buf)
+        j.p = j.end = "";
     if (jp_peek(&j) != '[') {
         rc = jp_fail(&j, "not a JSON list");
         goto out;
@@ -694,6 +689,23 @@ out:
         *entries = v;
         *n = cnt;
     }
+    return rc;
+}
+
+int dump_dir_load_index(const char *dir, dump_entry **entries, int *n, char *err,
+                        size_t errlen)
+{
+    size_t len = 0, plen = strlen(dir) + 16;
+    char *path = xmalloc(plen);
+    void *buf = NULL;
+    int rc;
+
+    *entries = NULL;
+    *n = 0;
+    snprintf(path, plen, "%s/index.json", dir);
+    rc = rt_read_file(path, &buf, &len, err, errlen);
+    if (!rc)
+        rc = dump_index_parse(buf, len, path, entries, n, err, errlen);
     free(buf);
     free(path);
     return rc;

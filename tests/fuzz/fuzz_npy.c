@@ -1,6 +1,8 @@
-/* tests/fuzz/fuzz_npy.c — fuzz target: bytes -> npy_read_buffer. Any status is
- * fine; a crash, a sanitizer report or a leak is a bug. An accepted array must
- * also survive a write/read round trip unchanged (else abort). */
+/* tests/fuzz/fuzz_npy.c — fuzz target for the parsers of dump/: bytes ->
+ * npy_read_buffer, and the same bytes -> dump_index_parse (a dump folder's
+ * index.json). Any status is fine; a crash, a sanitizer report or a leak is a bug.
+ * An accepted array must also survive a write/read round trip unchanged (else
+ * abort). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +18,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[512];
     void *enc = NULL;
     size_t len = 0;
+
+    dump_entry *e = NULL;
+    int n = 0;
+    if (dump_index_parse(data, size, "fuzz", &e, &n, err, sizeof(err)) == 0) {
+        for (int i = 0; i < n; i++)
+            if (!e[i].name || !e[i].file || e[i].ndim < 0 || e[i].ndim > NPY_MAX_DIMS ||
+                !npy_dtype_name(e[i].dtype))
+                abort();
+        dump_entries_free(e, n);
+    }
 
     if (npy_read_buffer(data, size, &a, err, sizeof(err)) != 0)
         return 0;

@@ -227,6 +227,23 @@ def write_corpus(d):
     broken("fortran_cut", good["u16_fortran_3x4.npy"][:-1])
     broken("bigendian_cut", good["i32_bigendian_4.npy"][:-2])
     broken("v2_cut", good["u8_v2_2x2.npy"][:11])
+
+    # the same target parses dump-folder indexes (index.json)
+    entries = [{"layer": -1, "node": None, "op": None, "name": "input:0",
+                "file": "input_input_0.npy", "shape": [1, 3, 8, 8], "dtype": "float32"},
+               {"layer": 0, "node": "conv/1", "op": "Conv", "name": "conv/out\u00e9\n",
+                "file": "0000_Conv_conv_out.npy", "shape": [1, 4, 8, 8], "dtype": "float16"},
+               {"layer": 1, "node": "r", "op": "Relu", "name": "y", "file": "0001_Relu_y.npy",
+                "shape": [], "dtype": "bool", "extra": {"a": [1, 2.5, None, True]}}]
+    text = json.dumps(entries)
+    for name, data in (("index_dump", text), ("index_pretty", json.dumps(entries, indent=1)),
+                       ("index_ascii", json.dumps(entries, ensure_ascii=True)),
+                       ("index_empty", "[]"), ("broken_index_cut", text[:100]),
+                       ("broken_index_dotdot", text.replace("0001_Relu_y", "../y")),
+                       ("broken_index_dtype", text.replace("float16", "complex64")),
+                       ("broken_index_nested", "[" * 100 + "]" * 100)):
+        with open(os.path.join(d, name + ".json"), "w") as fh:
+            fh.write(data)
     check(len(os.listdir(d)) >= 30, "corpus files")
 
 
