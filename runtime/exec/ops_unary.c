@@ -22,11 +22,11 @@ typedef struct un_par {
  * 2^n put together in the exponent bits. Branch-free so that loops vectorise. */
 static inline float exp_fast(float x)
 {
-    float xc = x < -86.6f ? -86.6f : (x > 88.72f ? 88.72f : x);
+    float xc = x < -87.33655f ? -87.33655f : (x > 88.72283f ? 88.72283f : x);
     float t = xc * 1.44269504088896341f + 12582912.0f; /* round to nearest */
     float nf = t - 12582912.0f;
-    int32_t ni, sb;
-    float r, p, scale;
+    int32_t ni, n1, b1, b2;
+    float r, p, s1, s2;
 
     memcpy(&ni, &t, 4);
     ni -= 0x4B400000;
@@ -40,9 +40,13 @@ static inline float exp_fast(float x)
     p = p * r + 0.5f;
     p = p * r + 1.0f;
     p = p * r + 1.0f;
-    sb = (ni + 126) << 23; /* 2^(n-1): stays normal for n in [-125, 128] */
-    memcpy(&scale, &sb, 4);
-    p = p * scale * 2.0f;
+    /* 2^n as two factors so that both stay normal for n in [-126, 128]. */
+    n1 = ni / 2;
+    b1 = (n1 + 127) << 23;
+    b2 = (ni - n1 + 127) << 23;
+    memcpy(&s1, &b1, 4);
+    memcpy(&s2, &b2, 4);
+    p = p * s1 * s2;
     p = x < -87.33655f ? 0.0f : p;
     p = x > 88.72283f ? INFINITY : p;
     return x != x ? x : p;
