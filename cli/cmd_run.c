@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_ARGS 64
 
@@ -350,7 +351,7 @@ int cmd_run(int argc, char **argv)
     rec.label = label;
     rec.seed = seed;
     rec.iters = iters;
-    rec.threads = eo.nthreads ? eo.nthreads : 0;
+    rec.threads = eo.nthreads ? eo.nthreads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     rec.median_us = iter_us[iters / 2];
     rec.min_us = iter_us[0];
     rec.layer_us = st.layer_us;

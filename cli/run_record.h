@@ -15,7 +15,7 @@ typedef struct run_input {
 typedef struct run_record {
     const char *model, *platform, *backend, *quant, *label, *dump_dir;
     long long seed, iters;
-    int threads;            /* 0: all cores */
+    int threads;
     double median_us, min_us;
     const double *layer_us; /* per executed layer, mean over iterations */
     int n_layers;
