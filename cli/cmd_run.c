@@ -319,6 +319,7 @@ int cmd_run(int argc, char **argv)
         st.n_layers += !g->nodes[i].folded;
     st.layer_us = xcalloc((size_t)(st.n_layers ? st.n_layers : 1), sizeof(double));
     iter_us = xcalloc((size_t)iters, sizeof(double));
+    int progress = iters > 1 && isatty(STDERR_FILENO);
     for (long long it = 0; it < iters; it++) {
         st.last_iter = it == iters - 1;
         double t0 = rt_now_us();
@@ -329,10 +330,10 @@ int cmd_run(int argc, char **argv)
                 snprintf(err, sizeof(err), "%s", st.err);
             goto fail;
         }
-        if (!json && iters > 1)
+        if (progress)
             fprintf(stderr, "\rrun %lld/%lld", it + 1, iters);
     }
-    if (!json && iters > 1)
+    if (progress)
         fputc('\n', stderr);
     if (st.dump) {
         rc = dump_dir_close(st.dump, err, sizeof(err));

@@ -11,3 +11,4 @@ set -x
 "$B/rknn-trace" run tests/data/models/ultraface_version-RFB-320.onnx \
     -i input="$OUT/astronaut.npy" -n 5 --dump "$OUT/dump" --db "$OUT/demo.db"
 "$B/rknn-trace" ls --db "$OUT/demo.db"
+/usr/bin/python3 scripts/demo_faces.py "$OUT/dump"
