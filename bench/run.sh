@@ -35,6 +35,7 @@ fi
 RES=$OUT/raw.jsonl
 : > "$RES"
 start=$(date +%s)
+load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 echo "bench: $RUNS timed runs per case, threads: $THREADS" >&2
 
 while read -r file shapes range rest; do
@@ -83,9 +84,10 @@ node_rss=$(node -e "require('$ROOT/tests/oracle/node_modules/onnxruntime-node');
 console.log(process.resourceUsage().maxRSS)" 2>/dev/null || echo 0)
 elapsed=$(( $(date +%s) - start ))
 
-$PY - "$RES" "$OUT/results.md" "$node_rss" "$elapsed" "$RUNS" <<'EOF'
+load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+$PY - "$RES" "$OUT/results.md" "$node_rss" "$elapsed" "$RUNS" "$(nproc) CPUs, load average $load0 at start, $load1 at end" <<'EOF'
 import json, sys
-res, out, node_rss, elapsed, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+res, out, node_rss, elapsed, runs, load = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 TIME_MAX, RSS_MAX = 2.0, 1.5
 lines = [
     "| model | threads | ours ms | ort ms | ratio | ours RSS MB | ort RSS MB | RSS ratio | time <= %.1fx | RSS <= %.1fx |"
@@ -116,8 +118,8 @@ for l in open(res):
         o["peak_rss_kb"] / 1024, t["peak_rss_kb"] / 1024, rr, tv, rv))
 lines.append("")
 lines.append("Median of %s timed runs each. ort RSS is the whole node process; node with "
-             "onnxruntime-node loaded and no model peaks at %.1f MB. Bench took %s s."
-             % (runs, node_rss / 1024, elapsed))
+             "onnxruntime-node loaded and no model peaks at %.1f MB. Bench took %s s; %s."
+             % (runs, node_rss / 1024, elapsed, load))
 text = "\n".join(lines) + "\n"
 open(out, "w").write(text)
 sys.stdout.write(text)

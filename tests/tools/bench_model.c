@@ -150,13 +150,23 @@ static void prof_print(const graph_t *g, const prof_t *p, int runs, double media
         const node_t *n = &g->nodes[order[k]];
         const tensor_t *o = n->n_out > 0 && n->out[0] >= 0 ? &g->t[n->out[0]] : NULL;
         const tensor_t *in = n->n_in > 0 && n->in[0] >= 0 ? &g->t[n->in[0]] : NULL;
-        char si[128] = "-", so[128] = "-";
+        /* A constant second input is the weight: its shape tells a 1x1 from a 3x3. */
+        const tensor_t *wt = n->n_in > 1 && n->in[1] >= 0 ? &g->t[n->in[1]] : NULL;
+        char si[128] = "-", so[128] = "-", sw[128] = "";
         if (in)
             tensor_shape_str(in, si, sizeof(si));
         if (o)
             tensor_shape_str(o, so, sizeof(so));
-        fprintf(stderr, "  %4d %-16s %-28.28s %9.3f ms  %s -> %s\n", p->node_layer[order[k]],
-                n->op, n->name, p->node_us[order[k]] / runs / 1000.0, si, so);
+        if (wt && wt->kind == TK_CONST && wt->ndim >= 2) {
+            strcpy(sw, " w ");
+            tensor_shape_str(wt, sw + 3, sizeof(sw) - 3);
+        }
+        int64_t group = node_attr_int(n, "group", 1);
+        fprintf(stderr, "  %4d %-16s %-28.28s %9.3f ms  %s -> %s%s", p->node_layer[order[k]],
+                n->op, n->name, p->node_us[order[k]] / runs / 1000.0, si, so, sw);
+        if (group != 1)
+            fprintf(stderr, " group %lld", (long long)group);
+        fputc('\n', stderr);
     }
     free(ops);
     free(order);
