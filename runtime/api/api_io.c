@@ -518,13 +518,23 @@ int api_binding_check(const api_ctx *c, const api_io *io, int is_input, int idx,
     need = api_layout_bytes(io, &l);
     have = api_mem_avail(io->mem);
     if (have < need) {
-        API_E("%s, %s %d memory is %zu bytes but %s %s%s needs %zu (%lld x %lld rows x "
-              "w_stride %lld): allocate it with rknn_create_mem(ctx, attr.size_with_stride) "
-              "of the attr you pass", fn, is_input ? "input" : "output", idx, have,
-              get_type_string((rknn_tensor_type)l.rtype),
-              get_format_string((rknn_tensor_format)l.fmt),
-              io->ndim == 4 ? "" : " (flat)", need, (long long)(io->ndim == 4 ? io->dims[0] : 1),
-              (long long)l.h_stride, (long long)l.w_stride);
+        char geo[160];
+        size_t es = api_rtype_size(l.rtype);
+        if (io->ndim == 4 && l.fmt == RKNN_TENSOR_NHWC)
+            snprintf(geo, sizeof(geo), "%lld x h_stride %lld x w_stride %lld x %lld channels x %zu B",
+                     (long long)io->dims[0], (long long)l.h_stride, (long long)l.w_stride,
+                     (long long)io->dims[1], es);
+        else if (io->ndim == 4 && l.fmt == RKNN_TENSOR_NC1HWC2)
+            snprintf(geo, sizeof(geo), "%lld x C1 %lld x %lld rows x w_stride %lld x C2 %lld x %zu B",
+                     (long long)io->dims[0], (long long)l.c1, (long long)io->dims[2],
+                     (long long)l.w_stride, (long long)l.c2, es);
+        else
+            snprintf(geo, sizeof(geo), "%zu elements x %zu B", es ? need / es : 0, es);
+        API_E("%s, %s %d memory is %zu bytes but %s %s needs %zu (%s): allocate it with "
+              "rknn_create_mem(ctx, attr.size_with_stride) of the attr you pass, or change "
+              "attr.type/fmt to what the memory holds", fn, is_input ? "input" : "output", idx,
+              have, get_type_string((rknn_tensor_type)l.rtype),
+              get_format_string((rknn_tensor_format)l.fmt), need, geo);
         return RKNN_ERR_PARAM_INVALID;
     }
     return RKNN_SUCC;

@@ -1,0 +1,343 @@
+/* tests/unit/test_api_misuse.c — the API-misuse checker: every wrong use returns the
+ * vendor's error code and prints one "E RKNN: ..." line on stderr that names the
+ * problem and the fix. Runs under ASan/UBSan in `make test`, so a misuse that the
+ * runtime touched instead of refusing (a destroyed context or memory, a released
+ * buffer) also fails here.
+ *
+ * Oracle: the error codes of rknn-api.md §4 and the vendor's own messages (§10.4)
+ * where they exist; stderr is captured and searched for the words a user needs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rknn_api.h"
+#include "tests/test.h"
+
+#define MNIST "tests/data/models/mnist.onnx"
+
+static char cap[16384];
+static FILE *cap_file;
+static int cap_saved = -1;
+
+static void cap_begin(void)
+{
+    fflush(stderr);
+    cap_file = tmpfile();
+    cap_saved = dup(2);
+    dup2(fileno(cap_file), 2);
+}
+
+static const char *cap_end(void)
+{
+    size_t n;
+    fflush(stderr);
+    dup2(cap_saved, 2);
+    close(cap_saved);
+    rewind(cap_file);
+    n = fread(cap, 1, sizeof(cap) - 1, cap_file);
+    cap[n] = 0;
+    fclose(cap_file);
+    return cap;
+}
+
+/* Runs CALL with stderr captured; checks the status and that the E line contains
+ * each of the given words. */
+#define EXPECT(CALL, CODE, ...)                                                      \
+    do {                                                                             \
+        cap_begin();                                                                 \
+        long long r_ = (long long)(CALL);                                            \
+        const char *e_ = cap_end();                                                  \
+        const char *w_[] = {__VA_ARGS__};                                            \
+        CHECK(r_ == (CODE), "%s returned %lld, want %d; stderr: %s", #CALL, r_, CODE, e_); \
+        CHECK(strncmp(e_, "E RKNN: [", 9) == 0, "%s: no E RKNN line: '%s'", #CALL, e_); \
+        for (size_t k_ = 0; k_ < sizeof(w_) / sizeof(w_[0]); k_++)                   \
+            CHECK(strstr(e_, w_[k_]) != NULL, "%s: '%s' not in: %s", #CALL, w_[k_], e_); \
+    } while (0)
+
+/* the same for functions returning a pointer: NULL expected */
+#define EXPECT_NULL(CALL, ...) EXPECT((CALL) != NULL, 0, __VA_ARGS__)
+
+static rknn_context init_mnist(uint32_t flag)
+{
+    rknn_context ctx = 0;
+    CHECK(rknn_init(&ctx, (void *)MNIST, 0, flag, NULL) == 0, "init");
+    return ctx;
+}
+
+static void set_input(rknn_context ctx)
+{
+    static unsigned char u8[784];
+    rknn_input in;
+    memset(&in, 0, sizeof(in));
+    in.buf = u8;
+    in.size = sizeof(u8);
+    in.type = RKNN_TENSOR_UINT8;
+    in.fmt = RKNN_TENSOR_NHWC;
+    CHECK(rknn_inputs_set(ctx, 1, &in) == 0, "inputs_set");
+}
+
+static void test_context(void)
+{
+    rknn_context ctx = init_mnist(0), bad = 0;
+    rknn_input_output_num io;
+    char rknn[64] = "RKNN";
+
+    EXPECT(rknn_query(0, RKNN_QUERY_IN_OUT_NUM, &io, sizeof(io)), RKNN_ERR_CTX_INVALID,
+           "context is 0", "rknn_init");
+    EXPECT(rknn_query(ctx + 12345, RKNN_QUERY_IN_OUT_NUM, &io, sizeof(io)),
+           RKNN_ERR_CTX_INVALID, "invalid", "never returned");
+    CHECK(rknn_destroy(ctx) == 0, "destroy");
+    /* a destroyed context is refused by every function, not dereferenced */
+    EXPECT(rknn_query(ctx, RKNN_QUERY_IN_OUT_NUM, &io, sizeof(io)), RKNN_ERR_CTX_INVALID,
+           "destroyed");
+    EXPECT(rknn_run(ctx, NULL), RKNN_ERR_CTX_INVALID, "rknn_run", "destroyed");
+    EXPECT(rknn_inputs_set(ctx, 0, NULL), RKNN_ERR_CTX_INVALID, "rknn_inputs_set");
+    EXPECT(rknn_outputs_get(ctx, 0, NULL, NULL), RKNN_ERR_CTX_INVALID, "rknn_outputs_get");
+    EXPECT(rknn_destroy(ctx), RKNN_ERR_CTX_INVALID, "already destroyed");
+    EXPECT(rknn_dup_context(&ctx, &bad), RKNN_ERR_CTX_INVALID, "rknn_dup_context");
+    EXPECT(rknn_set_core_mask(ctx, RKNN_NPU_CORE_0), RKNN_ERR_CTX_INVALID, "rknn_set_core_mask");
+    EXPECT_NULL(rknn_create_mem(ctx, 16), "rknn_create_mem", "destroyed");
+
+    EXPECT(rknn_init(NULL, (void *)MNIST, 0, 0, NULL), RKNN_ERR_PARAM_INVALID, "context");
+    EXPECT(rknn_init(&bad, (void *)"/nonexistent/model.onnx", 0, 0, NULL),
+           RKNN_ERR_MODEL_INVALID, "taken as a path", "/nonexistent/model.onnx");
+    EXPECT(rknn_init(&bad, rknn, sizeof(rknn), 0, NULL), RKNN_ERR_MODEL_INVALID,
+           "vendor-compiled .rknn", "ONNX");
+    setenv("RKNN_TARGET", "rk9999", 1);
+    EXPECT(rknn_init(&bad, (void *)MNIST, 0, 0, NULL), RKNN_ERR_TARGET_PLATFORM_UNMATCH,
+           "rk9999", "rk3588");
+    unsetenv("RKNN_TARGET");
+    CHECK(bad == 0, "failed init leaves the context 0");
+}
+
+static void test_query(void)
+{
+    rknn_context ctx = init_mnist(0);
+    rknn_tensor_attr a;
+    rknn_perf_detail pd;
+
+    memset(&a, 0, sizeof(a));
+    /* an application built against a pre-1.3 header (372-byte attr) */
+    EXPECT(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, 372), RKNN_ERR_PARAM_INVALID,
+           "info_len(372) < sizeof(rknn_tensor_attr)(376)");
+    EXPECT(rknn_query(ctx, RKNN_QUERY_CMD_MAX, &a, sizeof(a)), RKNN_ERR_PARAM_INVALID,
+           "cmd = 18 is not in [0, 17]");
+    EXPECT(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, NULL, sizeof(a)), RKNN_ERR_PARAM_INVALID,
+           "info == nullptr");
+    a.index = 1;
+    EXPECT(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof(a)), RKNN_ERR_PARAM_INVALID,
+           "p_attr->index(1) >= input_num(1)");
+    a.index = 3;
+    EXPECT(rknn_query(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR, &a, sizeof(a)), RKNN_ERR_PARAM_INVALID,
+           "index(3) >= output_num(1)");
+    EXPECT(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)), RKNN_ERR_PARAM_INVALID,
+           "RKNN_FLAG_COLLECT_PERF_MASK");
+    rknn_destroy(ctx);
+
+    ctx = init_mnist(RKNN_FLAG_COLLECT_PERF_MASK);
+    EXPECT(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)), RKNN_ERR_FAIL, "rknn_run");
+    rknn_destroy(ctx);
+}
+
+static void test_inputs(void)
+{
+    rknn_context ctx = init_mnist(0);
+    unsigned char u8[784 * 4];
+    rknn_input in;
+
+    memset(u8, 0, sizeof(u8));
+    memset(&in, 0, sizeof(in));
+    in.buf = u8;
+    in.type = RKNN_TENSOR_FLOAT32; /* uint8 bytes declared as float32 */
+    in.fmt = RKNN_TENSOR_NHWC;
+    in.size = 784;
+    EXPECT(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_INPUT_INVALID,
+           "param input size(784) < model input size(3136)", "Input3", "FP32", ".type");
+    in.type = RKNN_TENSOR_FLOAT16;
+    EXPECT(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_INPUT_INVALID, "size(784) < model input size(1568)",
+           "FP16");
+    in.type = RKNN_TENSOR_UINT8;
+    in.index = 1;
+    EXPECT(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_INPUT_INVALID, "inputs[0].index(1) >= input_num(1)");
+    in.index = 0;
+    in.type = RKNN_TENSOR_INT4;
+    EXPECT(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_INPUT_INVALID, "type = 10");
+    in.type = (rknn_tensor_type)77;
+    EXPECT(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_INPUT_INVALID, "type = 77");
+    in.type = RKNN_TENSOR_UINT8;
+    in.fmt = (rknn_tensor_format)9;
+    EXPECT(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_INPUT_INVALID, "fmt = 9");
+    in.fmt = RKNN_TENSOR_NHWC;
+    in.buf = NULL;
+    EXPECT(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_INPUT_INVALID, "buf == NULL");
+    in.buf = u8;
+    EXPECT(rknn_inputs_set(ctx, 2, &in), RKNN_ERR_PARAM_INVALID, "1 input");
+    /* pass_through needs the model's own type: 784 bytes are too few for fp32 */
+    in.pass_through = 1;
+    EXPECT(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_INPUT_INVALID, "pass_through");
+    /* a 4x larger buffer is accepted but flagged as a likely type mistake (W line) */
+    in.pass_through = 0;
+    in.size = 784 * 4;
+    setenv("RKNN_LOG_LEVEL", "1", 1);
+    cap_begin();
+    int r = rknn_inputs_set(ctx, 1, &in);
+    const char *e = cap_end();
+    unsetenv("RKNN_LOG_LEVEL");
+    CHECK(r == 0 && strstr(e, "W RKNN: ") && strstr(e, "4 x"), "oversized input warns: %d %s", r, e);
+    rknn_destroy(ctx);
+}
+
+static void test_outputs(void)
+{
+    rknn_context ctx = init_mnist(0);
+    rknn_output o[2];
+    float small[4];
+
+    memset(o, 0, sizeof(o));
+    o[0].want_float = 1;
+    EXPECT(rknn_outputs_get(ctx, 1, o, NULL), RKNN_ERR_FAIL, "call rknn_run before");
+    set_input(ctx);
+    CHECK(rknn_run(ctx, NULL) == 0, "run");
+    o[0].index = 1;
+    EXPECT(rknn_outputs_get(ctx, 1, o, NULL), RKNN_ERR_OUTPUT_INVALID,
+           "param output index(1) is out of range(1)");
+    EXPECT(rknn_outputs_get(ctx, 2, o, NULL), RKNN_ERR_PARAM_INVALID, "1 output");
+    o[0].index = 0;
+    o[0].is_prealloc = 1;
+    o[0].buf = small;
+    o[0].size = sizeof(small);
+    EXPECT(rknn_outputs_get(ctx, 1, o, NULL), RKNN_ERR_OUTPUT_INVALID, "size 16 < 40",
+           "is_prealloc");
+    o[0].is_prealloc = 0;
+    o[0].buf = NULL;
+    CHECK(rknn_outputs_get(ctx, 1, o, NULL) == 0 && o[0].buf, "get");
+    CHECK(rknn_outputs_release(ctx, 1, o) == 0, "release");
+    /* the same array again: the runtime must not free twice */
+    EXPECT(rknn_outputs_release(ctx, 1, o), RKNN_ERR_OUTPUT_INVALID, "double release",
+           "once per rknn_outputs_get");
+    rknn_destroy(ctx);
+
+    /* COLLECT_MODEL_INFO_ONLY contexts never run */
+    ctx = init_mnist(RKNN_FLAG_COLLECT_MODEL_INFO_ONLY);
+    EXPECT(rknn_run(ctx, NULL), RKNN_ERR_FAIL, "rknn_run is denied if set "
+           "RKNN_FLAG_COLLECT_MODEL_INFO_ONLY flag!");
+    rknn_destroy(ctx);
+}
+
+static void test_memory(void)
+{
+    rknn_context ctx = init_mnist(0);
+    rknn_tensor_attr a, oa;
+    rknn_tensor_mem *m, *small, *out;
+
+    memset(&a, 0, sizeof(a));
+    CHECK(rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &a, sizeof(a)) == 0, "native attr");
+    memset(&oa, 0, sizeof(oa));
+    CHECK(rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &oa, sizeof(oa)) == 0, "output attr");
+
+    EXPECT_NULL(rknn_create_mem(ctx, 0), "size 0");
+    EXPECT_NULL(rknn_create_mem2(0, 64, 0), "RKNN_MEM_FLAG_ALLOC_NO_CONTEXT");
+    EXPECT_NULL(rknn_create_mem2(ctx, 64, 0x1000000), "unknown bits");
+    EXPECT_NULL(rknn_create_mem2(ctx, 64, RKNN_FLAG_MEMORY_CACHEABLE | RKNN_FLAG_MEMORY_NON_CACHEABLE),
+                "exclusive");
+    EXPECT_NULL(rknn_create_mem_from_fd(ctx, 987654, NULL, 64, 0), "fd 987654");
+    EXPECT_NULL(rknn_create_mem_from_phys(ctx, 0x10000000ull, NULL, 64), "physical address",
+                "virt_addr");
+    EXPECT_NULL(rknn_create_mem_from_mb_blk(ctx, NULL, 0), "rknn_create_mem_from_fd");
+
+    /* a zero-copy input sized by attr.size misses the w_stride padding (28 -> 32) */
+    small = rknn_create_mem(ctx, a.size);
+    EXPECT(rknn_set_io_mem(ctx, small, &a), RKNN_ERR_PARAM_INVALID, "input 0 memory is 3136 bytes",
+           "needs 3584", "w_stride 32 x 1 channels x 4 B", "size_with_stride");
+    /* memory sized for uint8 but the attr still asks for the model's float32 */
+    m = rknn_create_mem(ctx, 28 * 32);
+    EXPECT(rknn_set_io_mem(ctx, m, &a), RKNN_ERR_PARAM_INVALID, "896 bytes", "FP32");
+    a.type = RKNN_TENSOR_UINT8;
+    CHECK(rknn_set_io_mem(ctx, m, &a) == 0, "uint8 fits");
+    /* output memory too small for the requested type */
+    out = rknn_create_mem(ctx, 20);
+    EXPECT(rknn_set_io_mem(ctx, out, &oa), RKNN_ERR_PARAM_INVALID, "output 0 memory is 20 bytes",
+           "needs 40");
+    oa.type = RKNN_TENSOR_FLOAT16;
+    CHECK(rknn_set_io_mem(ctx, out, &oa) == 0, "fp16 output fits 20 bytes");
+    /* int8 output of a float model needs a scale */
+    oa.type = RKNN_TENSOR_INT8;
+    EXPECT(rknn_set_io_mem(ctx, out, &oa), RKNN_ERR_PARAM_INVALID, "needs a scale",
+           "RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC");
+    oa.type = RKNN_TENSOR_FLOAT16;
+    a.w_stride = 20;
+    EXPECT(rknn_set_io_mem(ctx, m, &a), RKNN_ERR_PARAM_INVALID, "w_stride 20", "width 28");
+    a.w_stride = 32;
+    rknn_tensor_attr named = a;
+    strcpy(named.name, "no_such_tensor");
+    EXPECT(rknn_set_io_mem(ctx, m, &named), RKNN_ERR_PARAM_INVALID, "no_such_tensor",
+           "names no input or output");
+    EXPECT(rknn_set_io_mem(ctx, m, NULL), RKNN_ERR_PARAM_INVALID, "attr == NULL");
+    EXPECT(rknn_mem_sync(ctx, m, (rknn_mem_sync_mode)8), RKNN_ERR_PARAM_INVALID, "mode 8");
+
+    /* destroyed memory: refused by destroy, sync, bind; a run with it still bound fails */
+    CHECK(rknn_destroy_mem(ctx, m) == 0, "destroy mem");
+    EXPECT(rknn_destroy_mem(ctx, m), RKNN_ERR_PARAM_INVALID, "double destroy");
+    EXPECT(rknn_mem_sync(ctx, m, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_ERR_PARAM_INVALID,
+           "not a live rknn_tensor_mem");
+    EXPECT(rknn_set_io_mem(ctx, m, &a), RKNN_ERR_PARAM_INVALID, "not a live rknn_tensor_mem");
+    EXPECT(rknn_run(ctx, NULL), RKNN_ERR_INPUT_INVALID, "input 0", "destroyed");
+    EXPECT(rknn_destroy_mem(ctx, NULL), RKNN_ERR_PARAM_INVALID, "mem == NULL");
+
+    /* weight/internal memory without the flag that asks for it */
+    EXPECT(rknn_set_weight_mem(ctx, small), RKNN_ERR_FAIL,
+           "You must set RKNN_FLAG_MEM_ALLOC_OUTSIDE on rknn_init() if you want to call "
+           "rknn_set_weight_mem!");
+    EXPECT(rknn_set_internal_mem(ctx, small), RKNN_ERR_FAIL, "RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE");
+    rknn_destroy_mem(ctx, small);
+    rknn_destroy_mem(ctx, out);
+    rknn_destroy(ctx);
+
+    ctx = init_mnist(RKNN_FLAG_MEM_ALLOC_OUTSIDE);
+    set_input(ctx);
+    EXPECT(rknn_run(ctx, NULL), RKNN_ERR_FAIL, "rknn_set_weight_mem", "total_weight_size");
+    small = rknn_create_mem(ctx, 8);
+    EXPECT(rknn_set_weight_mem(ctx, small), RKNN_ERR_PARAM_INVALID, "mem has 8 bytes");
+    EXPECT(rknn_set_internal_mem(ctx, small), RKNN_ERR_PARAM_INVALID, "total_internal_size");
+    rknn_destroy_mem(ctx, small);
+    rknn_destroy(ctx);
+}
+
+static void test_shapes_and_cores(void)
+{
+    rknn_context ctx;
+    rknn_tensor_attr a;
+
+    ctx = init_mnist(0);
+    memset(&a, 0, sizeof(a));
+    CHECK(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof(a)) == 0, "attr");
+    a.dims[1] = 32; /* mnist is static 28x28 */
+    EXPECT(rknn_set_input_shapes(ctx, 1, &a), RKNN_ERR_PARAM_INVALID, "= 32", "fixes it");
+    a.dims[1] = 28;
+    a.n_dims = 3;
+    EXPECT(rknn_set_input_shapes(ctx, 1, &a), RKNN_ERR_PARAM_INVALID, "n_dims 3", "rank 4");
+    EXPECT(rknn_set_input_shapes(ctx, 2, &a), RKNN_ERR_PARAM_INVALID, "one attr per model input");
+    EXPECT(rknn_set_input_shape(ctx, NULL), RKNN_ERR_PARAM_INVALID, "attr == NULL");
+    EXPECT(rknn_set_core_mask(ctx, (rknn_core_mask)6), RKNN_ERR_PARAM_INVALID, "0x6",
+           "RKNN_NPU_CORE_AUTO");
+    rknn_destroy(ctx);
+
+    setenv("RKNN_TARGET", "rk3566", 1);
+    ctx = init_mnist(0);
+    unsetenv("RKNN_TARGET");
+    EXPECT(rknn_set_core_mask(ctx, RKNN_NPU_CORE_0_1), RKNN_ERR_FAIL, "single NPU core", "rk3566");
+    EXPECT(rknn_set_batch_core_num(ctx, 2), RKNN_ERR_FAIL, "single NPU core");
+    rknn_destroy(ctx);
+}
+
+int main(void)
+{
+    test_context();
+    test_query();
+    test_inputs();
+    test_outputs();
+    test_memory();
+    test_shapes_and_cores();
+    TEST_END();
+}
