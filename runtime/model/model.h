@@ -88,7 +88,8 @@ typedef struct node {
     attr_t *attrs;
     const struct op_def *def; /* resolved by passes; NULL until then */
     void *priv;               /* op-private prepared state (e.g. packed weights) */
-    int folded;               /* computed at load time; not executed at run time */
+    int folded;               /* not executed at run time: computed at load, or merged
+                                 into the node that now produces its outputs */
 } node_t;
 
 typedef struct graph {

@@ -331,6 +331,7 @@ int passes_prepare(graph_t *g, const input_shape_t *shapes, int n_shapes, char *
     ret = infer_all(g, err, errlen);
     if (ret)
         return ret;
+    passes_fold_batchnorm(g);
     for (i = 0; i < g->n_nodes; i++) {
         node_t *n = &g->nodes[i];
 

@@ -5,7 +5,8 @@
  *   2. resolve each node's op (unsupported op => error naming op and node),
  *   3. infer shapes in topological order, folding every node whose inputs are
  *      all constant (this folds PyTorch's Shape->Gather->Concat->Reshape chains),
- *   4. let ops prepare (weight packing). */
+ *   4. fold inference BatchNormalization into the Conv before it,
+ *   5. let ops prepare (weight packing). */
 #ifndef RT_PASSES_H
 #define RT_PASSES_H
 
@@ -21,5 +22,9 @@ typedef struct input_shape {
 
 int passes_prepare(graph_t *g, const input_shape_t *shapes, int n_shapes,
                    char *err, size_t errlen);
+
+/* Step 4 on its own: returns how many BatchNormalization nodes were folded
+ * (marked folded; their Conv now produces their output tensor). */
+int passes_fold_batchnorm(graph_t *g);
 
 #endif
