@@ -17,8 +17,8 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-build}}
 [ -d "$BUILD" ] || BUILD=$ROOT/$BUILD  # relative to the repository when not to the cwd
-BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || BUILD=/nonexistent/$BUILD
-[ -d "$BUILD" ] || { echo "bench: no build folder ${BUILD#/nonexistent/}" >&2; exit 2; }
+[ -d "$BUILD" ] || { echo "bench: no build folder $BUILD" >&2; exit 2; }
+BUILD=$(cd "$BUILD" && pwd)
 PY=/usr/bin/python3
 OURS=$BUILD/tests/bench_model
 ORT=$ROOT/tests/oracle/ort_bench.js
