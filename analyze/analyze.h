@@ -154,4 +154,62 @@ int metrics_compute_typed(int ref_dtype, const void *ref, int x_dtype, const voi
 const char *metrics_fmt_cos(double v, char *buf, size_t len);
 const char *metrics_fmt_euc(double v, char *buf, size_t len);
 
+#include <stdio.h>
+#include "runtime/passes/passes.h"
+
+/* ---- Quantization accuracy analysis (analyze/accuracy.c) ----
+ *
+ * Toolkit2's accuracy_analysis, simulator side: the fp32 graph is the golden;
+ * the quantized graph (runtime/quant: int8 or fp16) runs on the same input.
+ * For every float layer output, mapped by source tensor name:
+ *   entire = quantized graph end to end vs golden (errors accumulate);
+ *   single = the layer quantized, fed with the (quantized) golden inputs, vs
+ *            golden — run as one pass where each layer's output is replaced by
+ *            its quantized golden value before the next layer reads it.
+ * Graph inputs get a row of op "Input" (the input's own quantization). */
+typedef struct accuracy_opts {
+    int type;                /* enum quant_type (runtime/quant/quant.h) */
+    int algo;                /* enum quant_algo */
+    int method;              /* enum quant_method */
+    const char *dataset;     /* dataset.txt; NULL: calibrate on the analysed input */
+    int nthreads;            /* 0: all cores */
+    int progress;            /* calibration progress bar on stderr */
+    const char *dump_golden; /* optional dump folder of the fp32 layer outputs */
+    const char *dump_quant;  /* optional dump folder of the quantized (entire) outputs */
+} accuracy_opts;
+
+typedef struct accuracy_row {
+    int layer;               /* executed-layer index (-1: graph input) */
+    char *node, *op, *name;  /* name: source tensor name */
+    int fused;               /* left unquantized (fused into the following activation) */
+    metrics_t entire, single;
+} accuracy_row;
+
+typedef struct accuracy_report {
+    char *model;
+    int type, algo, method, n_samples, n_int8_nodes;
+    int n_rows;
+    accuracy_row *rows;
+    int n_outputs;
+    int *output_rows;        /* row of each graph output, -1 if none */
+    double calib_us, golden_us, quant_us;
+} accuracy_report;
+
+void accuracy_opts_init(accuracy_opts *o);
+/* inputs: one float32 buffer per graph input (graph-input order), sized for
+ * the shapes that `shapes` fixes. */
+int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shapes,
+                 const void *const *inputs, const accuracy_opts *o, accuracy_report **out,
+                 char *err, size_t errlen);
+void accuracy_report_free(accuracy_report *r);
+/* First row (in execution order) whose entire cosine is below threshold, and
+ * the row with the lowest single cosine; -1 when none (NaN rows are skipped). */
+int accuracy_first_below(const accuracy_report *r, double threshold);
+int accuracy_worst_single(const accuracy_report *r);
+/* Toolkit2-style table (cos | euc entire and single, max abs, SQNR), colours
+ * when color != 0, then the two findings above and the outputs' summary. */
+void accuracy_print(const accuracy_report *r, FILE *f, double threshold, int color);
+struct json_writer;
+void accuracy_json(const accuracy_report *r, struct json_writer *w, double threshold);
+
 #endif

@@ -125,6 +125,7 @@ typedef struct quant_graph {
     int *wparam_n;        /* number of channels of wparam[t] */
     int *wparam_axis;
     int n_int8_nodes;     /* nodes running an int8 kernel */
+    int n_alloc;          /* size of the per-tensor arrays */
 } quant_graph;
 
 int quant_graph_new(graph_t *g, int type, int method, quant_graph **out, char *err,
@@ -148,5 +149,7 @@ typedef struct quant_node {
 } quant_node;
 
 extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;
+/* Non-zero if Conv node n is 2-D with shapes the int8 kernel handles. */
+int quant_conv_supported(graph_t *g, const node_t *n);
 
 #endif

@@ -1,0 +1,515 @@
+/* analyze/accuracy.c — golden vs quantized, layer by layer (entire and single
+ * error), as Toolkit2's accuracy_analysis does on its simulator. */
+#include "analyze/analyze.h"
+#include "dump/dump.h"
+#include "runtime/exec/exec.h"
+#include "runtime/quant/quant.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void accuracy_opts_init(accuracy_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->type = QT_I8;
+    o->algo = QA_NORMAL;
+    o->method = QM_CHANNEL;
+}
+
+typedef struct ctx {
+    graph_t *gf, *gq;
+    quant_graph *q;
+    float **golden;     /* per golden tensor index: copy of the fp32 values */
+    int *q2f;           /* quantized tensor index -> golden tensor index (-1) */
+    int *row_of;        /* golden tensor index -> report row (-1) */
+    accuracy_report *r;
+    dump_dir *dump;
+    int mode;           /* 0 golden, 1 entire, 2 single */
+    char err[512];
+} ctx;
+
+static int is_float_out(const graph_t *g, int t)
+{
+    return t >= 0 && g->t[t].dtype == DT_FLOAT && g->t[t].data && g->t[t].kind != TK_CONST;
+}
+
+static void add_row(ctx *c, int layer, const char *node, const char *op, int t)
+{
+    accuracy_report *r = c->r;
+    r->rows = xrealloc(r->rows, sizeof(*r->rows) * (size_t)(r->n_rows + 1));
+    accuracy_row *row = &r->rows[r->n_rows];
+    memset(row, 0, sizeof(*row));
+    row->layer = layer;
+    row->node = xstrdup(node ? node : "");
+    row->op = xstrdup(op);
+    row->name = xstrdup(c->gf->t[t].name);
+    row->entire.cos = row->single.cos = NAN;
+    row->entire.euc = row->single.euc = NAN;
+    row->entire.max_abs = row->single.max_abs = NAN;
+    row->entire.mean_abs = row->single.mean_abs = NAN;
+    row->entire.sqnr_db = row->single.sqnr_db = NAN;
+    c->row_of[t] = r->n_rows++;
+}
+
+static int golden_hook(const layer_event_t *ev, void *user)
+{
+    ctx *c = user;
+    const node_t *n = &c->gf->nodes[ev->node];
+    for (int k = 0; k < n->n_out; k++) {
+        int t = n->out[k];
+        if (!is_float_out(c->gf, t))
+            continue;
+        size_t nb = tensor_nbytes(&c->gf->t[t]);
+        c->golden[t] = xmalloc(nb ? nb : 1);
+        memcpy(c->golden[t], c->gf->t[t].data, nb);
+        add_row(c, ev->index, n->name, n->op, t);
+        if (c->dump) {
+            const tensor_t *x = &c->gf->t[t];
+            int rc = dump_dir_add(c->dump, ev->index, n->name, n->op, x->name, x->dtype, x->ndim,
+                                  x->dims, x->data, c->err, sizeof(c->err));
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int quant_hook(const layer_event_t *ev, void *user)
+{
+    ctx *c = user;
+    const node_t *n = &c->gq->nodes[ev->node];
+    for (int k = 0; k < n->n_out; k++) {
+        int t = n->out[k];
+        if (!is_float_out(c->gq, t))
+            continue;
+        tensor_t *x = &c->gq->t[t];
+        int ft = c->q2f[t], row = ft >= 0 ? c->row_of[ft] : -1;
+        int64_t cnt = tensor_numel(x);
+        if (c->mode == 1) {
+            quant_graph_output(c->q, t, x->data);
+            if (row >= 0) {
+                metrics_compute(c->golden[ft], x->data, cnt, &c->r->rows[row].entire);
+                c->r->rows[row].fused = c->q->fused[t];
+            }
+            if (c->dump) {
+                int rc = dump_dir_add(c->dump, ev->index, n->name, n->op, x->name, x->dtype,
+                                      x->ndim, x->dims, x->data, c->err, sizeof(c->err));
+                if (rc)
+                    return rc;
+            }
+        } else {
+            if (row < 0 || tensor_numel(&c->gf->t[ft]) != cnt)
+                continue;
+            quant_graph_output(c->q, t, x->data);
+            metrics_compute(c->golden[ft], x->data, cnt, &c->r->rows[row].single);
+            /* The next layers read this layer's golden value, quantized. */
+            memcpy(x->data, c->golden[ft], sizeof(float) * (size_t)cnt);
+            quant_graph_output(c->q, t, x->data);
+        }
+    }
+    return 0;
+}
+
+static int set_inputs(graph_t *g, exec_t *x, const void *const *inputs, quant_graph *q,
+                      char *err, size_t errlen)
+{
+    for (int j = 0; j < g->n_inputs; j++) {
+        tensor_t *t = &g->t[g->inputs[j]];
+        size_t nb = tensor_nbytes(t);
+        float *buf = xmalloc(nb ? nb : 1);
+        memcpy(buf, inputs[j], nb);
+        if (q && t->dtype == DT_FLOAT)
+            quant_graph_output(q, g->inputs[j], buf);
+        int rc = exec_set_input(x, j, buf, nb, err, errlen);
+        free(buf);
+        if (rc)
+            return rc;
+    }
+    return RT_OK;
+}
+
+int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shapes,
+                 const void *const *inputs, const accuracy_opts *o, accuracy_report **out,
+                 char *err, size_t errlen)
+{
+    ctx c = {0};
+    accuracy_report *r = xcalloc(1, sizeof(*r));
+    exec_t *xf = NULL, *xq = NULL;
+    quant_dataset ds = {0};
+    qparam_t *act_f = NULL, *act_q = NULL;
+    uint8_t *has_f = NULL, *has_q = NULL;
+    exec_opts eo = {.nthreads = o->nthreads};
+    int rc;
+    double t0;
+
+    *out = NULL;
+    c.r = r;
+    r->model = xstrdup(model_path);
+    r->type = o->type;
+    r->algo = o->algo;
+    r->method = o->method;
+    if (o->type != QT_I8 && o->type != QT_FP16) {
+        rc = rt_err(err, errlen, RT_EINVAL, "accuracy analysis needs -q i8 or fp16");
+        goto out;
+    }
+    rc = model_load_file(model_path, &c.gf, err, errlen);
+    if (rc)
+        goto out;
+    rc = passes_prepare(c.gf, shapes, n_shapes, err, errlen);
+    if (rc)
+        goto out;
+    for (int j = 0; j < c.gf->n_inputs; j++) {
+        const tensor_t *t = &c.gf->t[c.gf->inputs[j]];
+        if (t->dtype != DT_FLOAT) {
+            rc = rt_err(err, errlen, RT_EUNSUPPORTED, "input '%s' is %s: quantized simulation "
+                        "needs float32 inputs", t->name, dtype_name(t->dtype));
+            goto out;
+        }
+    }
+    rc = exec_create(c.gf, &eo, &xf, err, errlen);
+    if (rc)
+        goto out;
+
+    /* Calibration (int8 only). */
+    if (o->type == QT_I8) {
+        if (o->dataset) {
+            rc = quant_dataset_load(o->dataset, c.gf->n_inputs, &ds, err, errlen);
+            if (rc)
+                goto out;
+        }
+        t0 = rt_now_us();
+        rc = quant_calibrate(c.gf, xf, o->algo, o->dataset ? &ds : NULL, inputs, o->progress,
+                             &act_f, &has_f, &r->n_samples, err, errlen);
+        r->calib_us = rt_now_us() - t0;
+        if (rc)
+            goto out;
+    }
+
+    /* Golden run. */
+    c.golden = xcalloc((size_t)c.gf->n_t, sizeof(float *));
+    c.row_of = xmalloc(sizeof(int) * (size_t)c.gf->n_t);
+    for (int t = 0; t < c.gf->n_t; t++)
+        c.row_of[t] = -1;
+    if (o->dump_golden) {
+        rc = dump_dir_open(o->dump_golden, &c.dump, err, errlen);
+        if (rc)
+            goto out;
+    }
+    for (int j = 0; j < c.gf->n_inputs; j++) {
+        int t = c.gf->inputs[j];
+        size_t nb = tensor_nbytes(&c.gf->t[t]);
+        c.golden[t] = xmalloc(nb ? nb : 1);
+        memcpy(c.golden[t], inputs[j], nb);
+        add_row(&c, -1, NULL, "Input", t);
+        if (c.dump) {
+            const tensor_t *x = &c.gf->t[t];
+            rc = dump_dir_add(c.dump, -1, NULL, NULL, x->name, x->dtype, x->ndim, x->dims,
+                              inputs[j], err, errlen);
+            if (rc)
+                goto out;
+        }
+    }
+    rc = set_inputs(c.gf, xf, inputs, NULL, err, errlen);
+    if (rc)
+        goto out;
+    t0 = rt_now_us();
+    c.mode = 0;
+    rc = exec_run(xf, golden_hook, &c, err, errlen);
+    r->golden_us = rt_now_us() - t0;
+    if (rc)
+        goto fail_hook;
+    if (c.dump) {
+        rc = dump_dir_close(c.dump, err, errlen);
+        c.dump = NULL;
+        if (rc)
+            goto out;
+    }
+    exec_free(xf); /* the golden values are copied: free the arena */
+    xf = NULL;
+
+    /* The quantized graph: its own instance of the model. */
+    rc = model_load_file(model_path, &c.gq, err, errlen);
+    if (rc)
+        goto out;
+    rc = quant_graph_new(c.gq, o->type, o->method, &c.q, err, errlen);
+    if (rc)
+        goto out;
+    rc = passes_prepare(c.gq, shapes, n_shapes, err, errlen);
+    if (rc)
+        goto out;
+    c.q2f = xmalloc(sizeof(int) * (size_t)c.gq->n_t);
+    act_q = xcalloc((size_t)c.gq->n_t, sizeof(*act_q));
+    has_q = xcalloc((size_t)c.gq->n_t, 1);
+    for (int t = 0; t < c.gq->n_t; t++) {
+        /* Same file, same passes: the indices agree; names decide otherwise. */
+        int ft = t < c.gf->n_t && !strcmp(c.gf->t[t].name, c.gq->t[t].name)
+                     ? t : graph_find_tensor(c.gf, c.gq->t[t].name);
+        c.q2f[t] = ft;
+        if (ft >= 0 && has_f && has_f[ft]) {
+            act_q[t] = act_f[ft];
+            has_q[t] = 1;
+        }
+    }
+    rc = quant_graph_finish(c.q, act_q, has_q, err, errlen);
+    if (rc)
+        goto out;
+    r->n_int8_nodes = c.q->n_int8_nodes;
+    rc = exec_create(c.gq, &eo, &xq, err, errlen);
+    if (rc)
+        goto out;
+
+    /* Input rows: the input's own quantization. */
+    for (int j = 0; j < c.gq->n_inputs; j++) {
+        int t = c.gq->inputs[j], ft = c.q2f[t];
+        if (ft < 0 || c.row_of[ft] < 0)
+            continue;
+        int64_t cnt = tensor_numel(&c.gq->t[t]);
+        float *buf = xmalloc(sizeof(float) * (size_t)(cnt ? cnt : 1));
+        memcpy(buf, inputs[j], sizeof(float) * (size_t)cnt);
+        quant_graph_output(c.q, t, buf);
+        metrics_compute(c.golden[ft], buf, cnt, &r->rows[c.row_of[ft]].entire);
+        r->rows[c.row_of[ft]].single = r->rows[c.row_of[ft]].entire;
+        free(buf);
+    }
+
+    /* Entire run. */
+    if (o->dump_quant) {
+        rc = dump_dir_open(o->dump_quant, &c.dump, err, errlen);
+        if (rc)
+            goto out;
+        for (int j = 0; j < c.gq->n_inputs; j++) {
+            const tensor_t *x = &c.gq->t[c.gq->inputs[j]];
+            int64_t cnt = tensor_numel(x);
+            float *buf = xmalloc(sizeof(float) * (size_t)(cnt ? cnt : 1));
+            memcpy(buf, inputs[j], sizeof(float) * (size_t)cnt);
+            quant_graph_output(c.q, c.gq->inputs[j], buf);
+            rc = dump_dir_add(c.dump, -1, NULL, NULL, x->name, x->dtype, x->ndim, x->dims, buf,
+                              err, errlen);
+            free(buf);
+            if (rc)
+                goto out;
+        }
+    }
+    rc = set_inputs(c.gq, xq, inputs, c.q, err, errlen);
+    if (rc)
+        goto out;
+    c.mode = 1;
+    t0 = rt_now_us();
+    rc = exec_run(xq, quant_hook, &c, err, errlen);
+    r->quant_us = rt_now_us() - t0;
+    if (rc)
+        goto fail_hook;
+    if (c.dump) {
+        rc = dump_dir_close(c.dump, err, errlen);
+        c.dump = NULL;
+        if (rc)
+            goto out;
+    }
+
+    /* Single run. */
+    rc = set_inputs(c.gq, xq, inputs, c.q, err, errlen);
+    if (rc)
+        goto out;
+    c.mode = 2;
+    rc = exec_run(xq, quant_hook, &c, err, errlen);
+    if (rc)
+        goto fail_hook;
+
+    r->n_outputs = c.gf->n_outputs;
+    r->output_rows = xmalloc(sizeof(int) * (size_t)(r->n_outputs ? r->n_outputs : 1));
+    for (int k = 0; k < r->n_outputs; k++)
+        r->output_rows[k] = c.row_of[c.gf->outputs[k]];
+    *out = r;
+    r = NULL;
+    goto out;
+
+fail_hook:
+    if (c.err[0])
+        rt_err(err, errlen, rc, "%s", c.err);
+out:
+    if (c.dump)
+        dump_dir_discard(c.dump);
+    exec_free(xf);
+    exec_free(xq);
+    if (c.golden)
+        for (int t = 0; t < c.gf->n_t; t++)
+            free(c.golden[t]);
+    free(c.golden);
+    free(c.row_of);
+    free(c.q2f);
+    quant_graph_free(c.q);
+    graph_free(c.gq);
+    graph_free(c.gf);
+    quant_dataset_free(&ds);
+    free(act_f);
+    free(has_f);
+    free(act_q);
+    free(has_q);
+    accuracy_report_free(r);
+    return rc;
+}
+
+void accuracy_report_free(accuracy_report *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < r->n_rows; i++) {
+        free(r->rows[i].node);
+        free(r->rows[i].op);
+        free(r->rows[i].name);
+    }
+    free(r->rows);
+    free(r->output_rows);
+    free(r->model);
+    free(r);
+}
+
+int accuracy_first_below(const accuracy_report *r, double threshold)
+{
+    for (int i = 0; i < r->n_rows; i++)
+        if (!isnan(r->rows[i].entire.cos) && r->rows[i].entire.cos < threshold)
+            return i;
+    return -1;
+}
+
+int accuracy_worst_single(const accuracy_report *r)
+{
+    int w = -1;
+    for (int i = 0; i < r->n_rows; i++) {
+        double c = r->rows[i].single.cos;
+        if (!isnan(c) && (w < 0 || c < r->rows[w].single.cos))
+            w = i;
+    }
+    return w;
+}
+
+static const char *cos_color(double c, double thr, int color)
+{
+    if (!color)
+        return "";
+    if (isnan(c))
+        return "\033[35m";
+    return c >= thr ? "\033[32m" : c >= thr - 0.04 ? "\033[33m" : "\033[31m";
+}
+
+void accuracy_print(const accuracy_report *r, FILE *f, double thr, int color)
+{
+    int w = 24;
+    char label[512], a[32], b[32], d[32], e[32], m[32], s[32];
+    const char *rs = color ? "\033[0m" : "";
+
+    for (int i = 0; i < r->n_rows; i++) {
+        int l = (int)strlen(r->rows[i].op) + (int)strlen(r->rows[i].name) + 3;
+        if (l > w)
+            w = l < 120 ? l : 120;
+    }
+    fprintf(f, "# quantization: %s", quant_type_name(r->type));
+    if (r->type == QT_I8)
+        fprintf(f, " (asymmetric_quantized-8), algo %s, method %s, %d calibration sample%s, "
+                "%d int8 layers", quant_algo_name(r->algo), quant_method_name(r->method),
+                r->n_samples, r->n_samples == 1 ? "" : "s", r->n_int8_nodes);
+    fputc('\n', f);
+    fputs("# entire: error of each layer between 'golden' (fp32) and the quantized simulation, "
+          "accumulated layer by layer.\n"
+          "# single: error of the layer alone, fed with the golden inputs.\n"
+          "# ('nan': the tensor is constant (all zeros or all equal) or not finite; '-': "
+          "fused into the next activation, not quantized itself)\n\n", f);
+    fprintf(f, "%-*s %-26s %-26s %-12s %s\n", w, "layer_name", "         entire", "         single",
+            "max_abs", "sqnr_db");
+    fprintf(f, "%-*s %-26s %-26s\n", w, "", "    cos      euc", "    cos      euc");
+    for (int i = 0; i < w + 70; i++)
+        fputc('-', f);
+    fputc('\n', f);
+    for (int i = 0; i < r->n_rows; i++) {
+        const accuracy_row *row = &r->rows[i];
+        snprintf(label, sizeof(label), "[%s] %s%s", row->op, row->name, row->fused ? " -" : "");
+        metrics_fmt_cos(row->entire.cos, a, sizeof(a));
+        metrics_fmt_euc(row->entire.euc, b, sizeof(b));
+        metrics_fmt_cos(row->single.cos, d, sizeof(d));
+        metrics_fmt_euc(row->single.euc, e, sizeof(e));
+        metrics_fmt_euc(row->entire.max_abs, m, sizeof(m));
+        if (isnan(row->entire.sqnr_db))
+            snprintf(s, sizeof(s), "nan");
+        else
+            snprintf(s, sizeof(s), "%.2f", row->entire.sqnr_db);
+        fprintf(f, "%-*s %s%-8s%s | %-12s  %s%-8s%s | %-12s  %-12s %s\n", w, label,
+                cos_color(row->entire.cos, thr, color), a, rs, b,
+                cos_color(row->single.cos, thr, color), d, rs, e, m, s);
+    }
+    fputc('\n', f);
+    int fb = accuracy_first_below(r, thr), ws = accuracy_worst_single(r);
+    if (fb >= 0)
+        fprintf(f, "first layer with entire cos < %g: [%s] %s  (cos %.5f, layer %d)\n", thr,
+                r->rows[fb].op, r->rows[fb].name, r->rows[fb].entire.cos, r->rows[fb].layer);
+    else
+        fprintf(f, "every layer keeps entire cos >= %g\n", thr);
+    if (ws >= 0)
+        fprintf(f, "worst single-layer error: [%s] %s  (single cos %.5f, euc %s)\n",
+                r->rows[ws].op, r->rows[ws].name, r->rows[ws].single.cos,
+                metrics_fmt_euc(r->rows[ws].single.euc, e, sizeof(e)));
+    for (int k = 0; k < r->n_outputs; k++) {
+        int i = r->output_rows[k];
+        if (i < 0)
+            continue;
+        const metrics_t *me = &r->rows[i].entire;
+        fprintf(f, "output %s: cos %s  euc %s  max_abs %s  mean_abs %.6g  sqnr %.2f dB\n",
+                r->rows[i].name, metrics_fmt_cos(me->cos, a, sizeof(a)),
+                metrics_fmt_euc(me->euc, b, sizeof(b)), metrics_fmt_euc(me->max_abs, m, sizeof(m)),
+                me->mean_abs, me->sqnr_db);
+    }
+}
+
+static void json_metrics(json_writer *w, const char *key, const metrics_t *m)
+{
+    json_key(w, key);
+    json_obj_open(w);
+    json_key(w, "cos"), json_num(w, m->cos);
+    json_key(w, "euc"), json_num(w, m->euc);
+    json_key(w, "max_abs"), json_num(w, m->max_abs);
+    json_key(w, "mean_abs"), json_num(w, m->mean_abs);
+    json_key(w, "sqnr_db"), json_num(w, m->sqnr_db);
+    json_obj_close(w);
+}
+
+void accuracy_json(const accuracy_report *r, json_writer *w, double thr)
+{
+    int fb = accuracy_first_below(r, thr), ws = accuracy_worst_single(r);
+    json_obj_open(w);
+    json_key(w, "quant"), json_str(w, quant_type_name(r->type));
+    json_key(w, "quant_algo"), json_str(w, r->type == QT_I8 ? quant_algo_name(r->algo) : NULL);
+    json_key(w, "quant_method"), json_str(w, r->type == QT_I8 ? quant_method_name(r->method) : NULL);
+    json_key(w, "calibration_samples"), json_int(w, r->n_samples);
+    json_key(w, "int8_layers"), json_int(w, r->n_int8_nodes);
+    json_key(w, "cos_threshold"), json_num(w, thr);
+    json_key(w, "first_below"), json_str(w, fb >= 0 ? r->rows[fb].name : NULL);
+    json_key(w, "worst_single"), json_str(w, ws >= 0 ? r->rows[ws].name : NULL);
+    json_key(w, "layers");
+    json_arr_open(w);
+    for (int i = 0; i < r->n_rows; i++) {
+        const accuracy_row *row = &r->rows[i];
+        json_obj_open(w);
+        json_key(w, "layer"), json_int(w, row->layer);
+        json_key(w, "node"), json_str(w, row->node);
+        json_key(w, "op"), json_str(w, row->op);
+        json_key(w, "name"), json_str(w, row->name);
+        json_key(w, "fused"), json_bool(w, row->fused);
+        json_metrics(w, "entire", &row->entire);
+        json_metrics(w, "single", &row->single);
+        json_obj_close(w);
+    }
+    json_arr_close(w);
+    json_key(w, "outputs");
+    json_arr_open(w);
+    for (int k = 0; k < r->n_outputs; k++) {
+        int i = r->output_rows[k];
+        json_obj_open(w);
+        json_key(w, "name"), json_str(w, i >= 0 ? r->rows[i].name : NULL);
+        if (i >= 0)
+            json_metrics(w, "entire", &r->rows[i].entire);
+        json_obj_close(w);
+    }
+    json_arr_close(w);
+    json_obj_close(w);
+}

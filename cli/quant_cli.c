@@ -1,0 +1,135 @@
+/* cli/quant_cli.c — the quantization options of `rknn-trace run` and the
+ * accuracy analysis that follows a quantized run (golden fp32 vs i8/fp16, per
+ * layer, Toolkit2-style table). Kept apart from cmd_run.c so that the run
+ * command only needs three calls: quant_cli_option, quant_cli_check and
+ * quant_cli_run. */
+#include "cli/cli.h"
+#include "cli/quant_cli.h"
+#include "analyze/analyze.h"
+#include "runtime/quant/quant.h"
+#include "util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void quant_cli_init(quant_cli *q)
+{
+    memset(q, 0, sizeof(*q));
+    q->algo = "normal";
+    q->method = "channel";
+    q->cos_threshold = 0.99;
+}
+
+static int is_opt(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+int quant_cli_option(int argc, char **argv, int *i, quant_cli *q)
+{
+    const char *a = argv[*i];
+    const char **dst = NULL;
+
+    if (is_opt(a, "--quant-algo"))
+        dst = &q->algo;
+    else if (is_opt(a, "--quant-method"))
+        dst = &q->method;
+    else if (is_opt(a, "--dataset"))
+        dst = &q->dataset;
+    else if (is_opt(a, "--dump-golden"))
+        dst = &q->dump_golden;
+    else if (is_opt(a, "--dump-quant"))
+        dst = &q->dump_quant;
+    else if (is_opt(a, "--cos-threshold")) {
+        const char *v = cli_opt_value(argc, argv, i);
+        char *end;
+        if (!v)
+            return -1;
+        q->cos_threshold = strtod(v, &end);
+        if (*end || end == v || !(q->cos_threshold >= -1 && q->cos_threshold <= 1)) {
+            cli_error("--cos-threshold takes a number in [-1, 1], got '%s'", v);
+            return -1;
+        }
+        return 1;
+    } else if (!strcmp(a, "--no-progress")) {
+        q->no_progress = 1;
+        return 1;
+    } else {
+        return 0;
+    }
+    if (!(*dst = cli_opt_value(argc, argv, i)))
+        return -1;
+    return 1;
+}
+
+int quant_cli_check(const char *quant, const quant_cli *q)
+{
+    int t = quant_type_parse(quant);
+    if (t < 0) {
+        cli_error("-q takes fp32, fp16 or i8 (asymmetric_quantized-8), got '%s'", quant);
+        return EXIT_USAGE;
+    }
+    if (quant_algo_parse(q->algo) < 0) {
+        cli_error("--quant-algo takes normal, kl_divergence or mmse, got '%s'", q->algo);
+        return EXIT_USAGE;
+    }
+    if (quant_method_parse(q->method) < 0) {
+        cli_error("--quant-method takes channel or layer, got '%s'", q->method);
+        return EXIT_USAGE;
+    }
+    if (t == QT_FP32 && (q->dataset || q->dump_golden || q->dump_quant)) {
+        cli_error("--dataset/--dump-golden/--dump-quant need -q i8 or -q fp16");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+int quant_cli_run(const quant_cli *q, const char *quant, const char *model, const graph_t *g,
+                  const void *const *inputs, int json, accuracy_report **out)
+{
+    accuracy_opts o;
+    accuracy_report *r = NULL;
+    input_shape_t *shapes = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*shapes));
+    char err[1024] = "";
+    int rc;
+
+    if (out)
+        *out = NULL;
+    accuracy_opts_init(&o);
+    o.type = quant_type_parse(quant);
+    o.algo = quant_algo_parse(q->algo);
+    o.method = quant_method_parse(q->method);
+    o.dataset = q->dataset;
+    o.progress = !q->no_progress && !json;
+    o.dump_golden = q->dump_golden;
+    o.dump_quant = q->dump_quant;
+    /* The run fixed every input shape: the analysis uses the same. */
+    for (int j = 0; j < g->n_inputs; j++) {
+        const tensor_t *t = &g->t[g->inputs[j]];
+        shapes[j].name = t->name;
+        shapes[j].ndim = t->ndim;
+        memcpy(shapes[j].dims, t->dims, sizeof(int64_t) * (size_t)t->ndim);
+    }
+    rc = accuracy_run(model, shapes, g->n_inputs, inputs, &o, &r, err, sizeof(err));
+    free(shapes);
+    if (rc) {
+        cli_error("%s", err[0] ? err : rt_status_str(rc));
+        return cli_exit_code(rc);
+    }
+    if (json) {
+        json_writer w;
+        json_begin(&w, stdout);
+        accuracy_json(r, &w, q->cos_threshold);
+        json_end(&w);
+    } else {
+        fputc('\n', stdout);
+        accuracy_print(r, stdout, q->cos_threshold, isatty(fileno(stdout)));
+    }
+    if (out)
+        *out = r;
+    else
+        accuracy_report_free(r);
+    return EXIT_OK;
+}

@@ -1,0 +1,289 @@
+/* runtime/quant/qgraph.c — turns a loaded graph into its quantized (int8) or
+ * fp16 simulation: weights quantized before passes_prepare, int8 kernels and
+ * fused outputs after it, activations quantized as each layer finishes. */
+#include "runtime/quant/quant.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_weighted(const char *op)
+{
+    return !strcmp(op, "Conv") || !strcmp(op, "ConvTranspose") || !strcmp(op, "Gemm") ||
+           !strcmp(op, "MatMul");
+}
+
+/* Axis of the output channel in the weight tensor (input 1). */
+static int weight_axis(const node_t *n, const tensor_t *w)
+{
+    if (!strcmp(n->op, "Conv"))
+        return 0;
+    if (!strcmp(n->op, "ConvTranspose"))
+        return w->ndim > 1 ? 1 : 0;
+    if (!strcmp(n->op, "Gemm"))
+        return node_attr_int(n, "transB", 0) ? 0 : 1;
+    return w->ndim - 1; /* MatMul: B [.., K, N] */
+}
+
+static void grow(quant_graph *q, int n_t, int old)
+{
+    q->act = xrealloc(q->act, sizeof(*q->act) * (size_t)n_t);
+    q->has_act = xrealloc(q->has_act, (size_t)n_t);
+    q->fused = xrealloc(q->fused, (size_t)n_t);
+    q->wparam = xrealloc(q->wparam, sizeof(*q->wparam) * (size_t)n_t);
+    q->wparam_n = xrealloc(q->wparam_n, sizeof(int) * (size_t)n_t);
+    q->wparam_axis = xrealloc(q->wparam_axis, sizeof(int) * (size_t)n_t);
+    for (int t = old; t < n_t; t++) {
+        memset(&q->act[t], 0, sizeof(q->act[t]));
+        q->has_act[t] = q->fused[t] = 0;
+        q->wparam[t] = NULL;
+        q->wparam_n[t] = 0;
+        q->wparam_axis[t] = 0;
+    }
+}
+
+static void quantize_weight(quant_graph *q, int ti, int axis)
+{
+    tensor_t *w = &q->g->t[ti];
+    int64_t n = tensor_numel(w), inner = 1, nch = 1;
+    float *d = w->data;
+
+    if (q->method == QM_CHANNEL && w->ndim > 0) {
+        nch = w->dims[axis];
+        for (int k = axis + 1; k < w->ndim; k++)
+            inner *= w->dims[k];
+    }
+    if (nch < 1)
+        nch = 1;
+    float *mx = xcalloc((size_t)nch, sizeof(float));
+    for (int64_t i = 0; i < n; i++) {
+        int64_t c = nch > 1 ? (i / inner) % nch : 0;
+        float a = fabsf(d[i]);
+        if (a > mx[c] && isfinite(a))
+            mx[c] = a;
+    }
+    qparam_t *p = xmalloc(sizeof(*p) * (size_t)nch);
+    for (int64_t c = 0; c < nch; c++)
+        quant_param_symmetric(mx[c], &p[c]);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t c = nch > 1 ? (i / inner) % nch : 0;
+        d[i] = quant_dq8(quant_q8(d[i], &p[c]), &p[c]);
+    }
+    free(mx);
+    q->wparam[ti] = p;
+    q->wparam_n[ti] = (int)nch;
+    q->wparam_axis[ti] = nch > 1 ? axis : -1;
+}
+
+int quant_graph_new(graph_t *g, int type, int method, quant_graph **out, char *err, size_t errlen)
+{
+    quant_graph *q = xcalloc(1, sizeof(*q));
+
+    *out = NULL;
+    if (type != QT_FP16 && type != QT_I8) {
+        free(q);
+        return rt_err(err, errlen, RT_EINVAL, "quantized graph: type must be fp16 or i8");
+    }
+    q->g = g;
+    q->type = type;
+    q->method = method;
+    grow(q, g->n_t, 0);
+    q->n_alloc = g->n_t;
+    if (type == QT_FP16) {
+        for (int t = 0; t < g->n_t; t++)
+            if (g->t[t].kind == TK_CONST && g->t[t].dtype == DT_FLOAT && g->t[t].data)
+                quant_round_f16(g->t[t].data, tensor_numel(&g->t[t]));
+        *out = q;
+        return RT_OK;
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        node_t *n = &g->nodes[i];
+        if (!is_weighted(n->op) || n->n_in < 2 || n->in[1] < 0)
+            continue;
+        tensor_t *w = &g->t[n->in[1]];
+        if (w->kind != TK_CONST || w->dtype != DT_FLOAT || !w->data || w->ndim < 1 ||
+            q->wparam[n->in[1]] || tensor_numel(w) <= 0)
+            continue;
+        quantize_weight(q, n->in[1], weight_axis(n, w));
+    }
+    *out = q;
+    return RT_OK;
+}
+
+static int consumers(const graph_t *g, int t, int *only)
+{
+    int c = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (g->nodes[i].folded)
+            continue;
+        for (int k = 0; k < g->nodes[i].n_in; k++)
+            if (g->nodes[i].in[k] == t) {
+                c++;
+                *only = i;
+                break;
+            }
+    }
+    return c;
+}
+
+static int32_t bias_q(double b, double s)
+{
+    double v = round(b / s);
+    return (int32_t)(v > 2147483647.0 ? 2147483647.0 : v < -2147483648.0 ? -2147483648.0 : v);
+}
+
+static quant_node *qnode_new(node_t *n, const qparam_t *in, int n_ch)
+{
+    quant_node *qn = xcalloc(1, sizeof(*qn));
+    qn->in = *in;
+    qn->n_ch = n_ch;
+    qn->wscale = xcalloc((size_t)n_ch, sizeof(float));
+    qn->orig_def = n->def;
+    qn->orig_priv = n->priv;
+    return qn;
+}
+
+static void qnode_install(node_t *n, quant_node *qn, const op_def *def)
+{
+    n->def = def;
+    n->priv = qn;
+}
+
+static const qparam_t *wp(const quant_graph *q, int t, int c)
+{
+    return &q->wparam[t][q->wparam_n[t] > 1 ? c : 0];
+}
+
+/* Conv: weights stay in the ONNX layout [M][C/G][KH][KW]. */
+static void swap_conv(quant_graph *q, node_t *n)
+{
+    graph_t *g = q->g;
+    int xi = n->in[0], wi = n->in[1];
+    tensor_t *w = &g->t[wi];
+    int64_t M = w->dims[0], per = tensor_numel(w) / M;
+    /* |acc| <= K * 255 * 128 must fit int32 with room for the bias. */
+    if (per * 255 * 128 > (int64_t)1 << 30)
+        return;
+    quant_node *qn = qnode_new(n, &q->act[xi], (int)M);
+    const float *wd = w->data;
+    qn->w = xmalloc((size_t)tensor_numel(w));
+    for (int64_t m = 0; m < M; m++) {
+        const qparam_t *p = wp(q, wi, (int)m);
+        qn->wscale[m] = p->scale;
+        for (int64_t k = 0; k < per; k++)
+            qn->w[m * per + k] = quant_q8(wd[m * per + k], p);
+    }
+    const tensor_t *b = n->n_in > 2 && n->in[2] >= 0 ? &g->t[n->in[2]] : NULL;
+    if (b && b->kind == TK_CONST && b->dtype == DT_FLOAT && b->data && tensor_numel(b) == M) {
+        qn->bias = xmalloc(sizeof(int32_t) * (size_t)M);
+        for (int64_t m = 0; m < M; m++)
+            qn->bias[m] = bias_q(((const float *)b->data)[m], (double)qn->in.scale * qn->wscale[m]);
+    }
+    qnode_install(n, qn, &quant_op_conv);
+    q->n_int8_nodes++;
+}
+
+/* Gemm (transB either way) and MatMul with a 2-D constant B: weights as [K][N]. */
+static void swap_mm(quant_graph *q, node_t *n, int gemm)
+{
+    graph_t *g = q->g;
+    int xi = n->in[0], wi = n->in[1];
+    tensor_t *w = &g->t[wi], *a = &g->t[xi];
+    int tb = gemm && node_attr_int(n, "transB", 0);
+    if (w->ndim != 2 || a->ndim < (gemm ? 2 : 1) || (gemm && a->ndim != 2))
+        return;
+    int64_t K = tb ? w->dims[1] : w->dims[0], N = tb ? w->dims[0] : w->dims[1];
+    if (K * 255 * 128 > (int64_t)1 << 30 || (q->wparam_n[wi] > 1 && q->wparam_n[wi] != N))
+        return;
+    quant_node *qn = qnode_new(n, &q->act[xi], (int)N);
+    const float *wd = w->data;
+    qn->w = xmalloc((size_t)(K * N));
+    for (int64_t c = 0; c < N; c++)
+        qn->wscale[c] = wp(q, wi, (int)c)->scale;
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t c = 0; c < N; c++)
+            qn->w[k * N + c] = quant_q8(tb ? wd[c * K + k] : wd[k * N + c], wp(q, wi, (int)c));
+    const tensor_t *b = gemm && n->n_in > 2 && n->in[2] >= 0 ? &g->t[n->in[2]] : NULL;
+    if (b && b->kind == TK_CONST && b->dtype == DT_FLOAT && b->data && tensor_numel(b) == N &&
+        node_attr_float(n, "alpha", 1.0f) == 1.0f && node_attr_float(n, "beta", 1.0f) == 1.0f) {
+        qn->bias = xmalloc(sizeof(int32_t) * (size_t)N);
+        for (int64_t c = 0; c < N; c++)
+            qn->bias[c] = bias_q(((const float *)b->data)[c], (double)qn->in.scale * qn->wscale[c]);
+    }
+    qnode_install(n, qn, gemm ? &quant_op_gemm : &quant_op_matmul);
+    q->n_int8_nodes++;
+}
+
+int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, char *err,
+                       size_t errlen)
+{
+    graph_t *g = q->g;
+    /* Passes may have added tensors since quant_graph_new. */
+    if (g->n_t > q->n_alloc) {
+        grow(q, g->n_t, q->n_alloc);
+        q->n_alloc = g->n_t;
+    }
+    (void)err;
+    (void)errlen;
+    for (int t = 0; t < g->n_t; t++) {
+        q->has_act[t] = has && has[t];
+        if (q->has_act[t])
+            q->act[t] = act[t];
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        node_t *n = &g->nodes[i];
+        if (n->folded || n->n_out < 1 || n->out[0] < 0)
+            continue;
+        int t = n->out[0], only = -1;
+        if (g->t[t].is_output || consumers(g, t, &only) != 1)
+            continue;
+        const char *op = g->nodes[only].op;
+        if (!strcmp(op, "Relu") || !strcmp(op, "Clip") || !strcmp(op, "LeakyRelu"))
+            q->fused[t] = 1;
+    }
+    if (q->type != QT_I8)
+        return RT_OK;
+    for (int i = 0; i < g->n_nodes; i++) {
+        node_t *n = &g->nodes[i];
+        if (n->folded || !n->def || n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0)
+            continue;
+        int xi = n->in[0], wi = n->in[1];
+        if (!q->wparam[wi] || !q->has_act[xi] || g->t[xi].dtype != DT_FLOAT ||
+            g->t[wi].kind != TK_CONST || !g->t[wi].data)
+            continue;
+        if (!strcmp(n->op, "Conv") && quant_conv_supported(g, n))
+            swap_conv(q, n);
+        else if (!strcmp(n->op, "Gemm"))
+            swap_mm(q, n, 1);
+        else if (!strcmp(n->op, "MatMul"))
+            swap_mm(q, n, 0);
+    }
+    return RT_OK;
+}
+
+void quant_graph_output(const quant_graph *q, int t, float *data)
+{
+    int64_t n = tensor_numel(&q->g->t[t]);
+    if (q->type == QT_FP16) {
+        quant_round_f16(data, n);
+        return;
+    }
+    if (q->type == QT_I8 && !q->fused[t] && q->has_act[t])
+        quant_qdq(data, n, &q->act[t]);
+}
+
+void quant_graph_free(quant_graph *q)
+{
+    if (!q)
+        return;
+    for (int t = 0; t < q->n_alloc; t++)
+        free(q->wparam[t]);
+    free(q->act);
+    free(q->has_act);
+    free(q->fused);
+    free(q->wparam);
+    free(q->wparam_n);
+    free(q->wparam_axis);
+    free(q);
+}
