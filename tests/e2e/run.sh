@@ -14,7 +14,8 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-${BUILD:-build}}
-[ -d "$BUILD" ] || BUILD=$ROOT/$BUILD  # relative to the repository when not to the cwd
+# a relative folder: from the cwd, else from the repository
+[ -d "$BUILD" ] || [ "${BUILD#/}" != "$BUILD" ] || BUILD=$ROOT/$BUILD
 [ -d "$BUILD" ] || { echo "e2e: no build folder $BUILD" >&2; exit 2; }
 BUILD=$(cd "$BUILD" && pwd)
 PY=/usr/bin/python3
