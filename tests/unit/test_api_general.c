@@ -55,6 +55,15 @@ static int close_to(float a, float b, float atol, float rtol)
     return fabsf(a - b) <= atol + rtol * fabsf(b);
 }
 
+/* Expected errors: silence the E lines (RKNN_LOG_LEVEL below 0 prints nothing). */
+static void cap_quiet(int on)
+{
+    if (on)
+        setenv("RKNN_LOG_LEVEL", "-1", 1);
+    else
+        unsetenv("RKNN_LOG_LEVEL");
+}
+
 static float mnist_ref[10];
 
 static int mnist_run_with(rknn_context ctx, rknn_input *in, float out[10])
@@ -531,6 +540,119 @@ out:
     free(out2);
 }
 
+/* ---- dynamic input shapes: tiny models of our own (tests/api/make_dyn_models.py),
+ * results computed by hand (and confirmed once with onnxruntime) ---- */
+
+static int run_float(rknn_context ctx, const float *x, uint32_t nx, rknn_tensor_format fmt,
+                     float *y, uint32_t ny)
+{
+    rknn_input in;
+    rknn_output o;
+    int r;
+
+    memset(&in, 0, sizeof(in));
+    in.buf = (void *)x;
+    in.size = nx * 4;
+    in.type = RKNN_TENSOR_FLOAT32;
+    in.fmt = fmt;
+    if ((r = rknn_inputs_set(ctx, 1, &in)) || (r = rknn_run(ctx, NULL)))
+        return r;
+    memset(&o, 0, sizeof(o));
+    o.want_float = 1;
+    if ((r = rknn_outputs_get(ctx, 1, &o, NULL)))
+        return r;
+    if (o.size != ny * 4)
+        r = -100;
+    else
+        memcpy(y, o.buf, o.size);
+    rknn_outputs_release(ctx, 1, &o);
+    return r;
+}
+
+static void test_dynamic(void)
+{
+    rknn_context ctx = 0;
+    rknn_tensor_attr a;
+    rknn_input_range rg;
+    float x[30], y[30];
+    /* Relu(x + [1, -2, 3]) for x = i - 5, 4 rows */
+    static const float want_add[12] = {0, 0, 0, 0, 0, 3, 2, 0, 6, 5, 3, 9};
+    rknn_output o;
+
+    for (int i = 0; i < 30; i++)
+        x[i] = (float)(i - 5);
+    CHECK(rknn_init(&ctx, (void *)"tests/api/dyn_add.onnx", 0, 0, NULL) == 0, "init dyn_add");
+    if (!ctx)
+        return;
+    memset(&a, 0, sizeof(a));
+    CHECK(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof(a)) == 0 && a.n_dims == 2 &&
+              a.dims[0] == 1 && a.dims[1] == 3 && a.fmt == RKNN_TENSOR_UNDEFINED,
+          "dynamic batch starts at 1: [%u %u]", a.dims[0], a.dims[1]);
+    memset(&rg, 0, sizeof(rg));
+    CHECK(rknn_query(ctx, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &rg, sizeof(rg)) == 0 &&
+              rg.shape_number == 0 && rg.n_dims == 2 && strcmp(rg.name, "X") == 0,
+          "dynamic input: no fixed shape list (%u)", rg.shape_number);
+    CHECK(run_float(ctx, x, 3, RKNN_TENSOR_UNDEFINED, y, 3) == 0 &&
+              memcmp(y, want_add, 12) == 0, "batch 1 run");
+    a.dims[0] = 4;
+    CHECK(rknn_set_input_shapes(ctx, 1, &a) == 0, "set_input_shapes batch 4");
+    memset(&o, 0, sizeof(o));
+    cap_quiet(1);
+    CHECK(rknn_outputs_get(ctx, 1, &o, NULL) == RKNN_ERR_FAIL, "no result after a reshape");
+    cap_quiet(0);
+    memset(&a, 0, sizeof(a));
+    CHECK(rknn_query(ctx, RKNN_QUERY_CURRENT_INPUT_ATTR, &a, sizeof(a)) == 0 && a.dims[0] == 4 &&
+              a.size == 48, "current input [%u %u] size %u", a.dims[0], a.dims[1], a.size);
+    memset(&a, 0, sizeof(a));
+    CHECK(rknn_query(ctx, RKNN_QUERY_CURRENT_OUTPUT_ATTR, &a, sizeof(a)) == 0 && a.dims[0] == 4 &&
+              a.dims[1] == 3 && a.size == 48, "current output [%u %u]", a.dims[0], a.dims[1]);
+    CHECK(run_float(ctx, x, 12, RKNN_TENSOR_UNDEFINED, y, 12) == 0 && memcmp(y, want_add, 48) == 0,
+          "batch 4 run: %g %g %g", y[9], y[10], y[11]);
+    cap_quiet(1);
+    CHECK(run_float(ctx, x, 3, RKNN_TENSOR_UNDEFINED, y, 3) == RKNN_ERR_INPUT_INVALID,
+          "the old size is refused after the reshape");
+    cap_quiet(0);
+    rknn_destroy(ctx);
+
+    /* 4-D with free H and W; shapes given in NHWC as the attrs show them */
+    ctx = 0;
+    CHECK(rknn_init(&ctx, (void *)"tests/api/dyn_relu4d.onnx", 0, 0, NULL) == 0, "init relu4d");
+    if (!ctx)
+        return;
+    memset(&a, 0, sizeof(a));
+    CHECK(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof(a)) == 0 && a.fmt == RKNN_TENSOR_NHWC,
+          "NHWC input attr");
+    a.dims[1] = 3; /* H */
+    a.dims[2] = 5; /* W */
+    CHECK(rknn_set_input_shape(ctx, &a) == 0, "set_input_shape H=3 W=5");
+    memset(&a, 0, sizeof(a));
+    CHECK(rknn_query(ctx, RKNN_QUERY_CURRENT_OUTPUT_ATTR, &a, sizeof(a)) == 0 &&
+              a.fmt == RKNN_TENSOR_NCHW && a.dims[1] == 2 && a.dims[2] == 3 && a.dims[3] == 5,
+          "current output NCHW [%u %u %u %u]", a.dims[0], a.dims[1], a.dims[2], a.dims[3]);
+    memset(&a, 0, sizeof(a));
+    CHECK(rknn_query(ctx, RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR, &a, sizeof(a)) == 0 &&
+              a.fmt == RKNN_TENSOR_NC1HWC2 && a.dims[1] == 1 && a.dims[4] == 4,
+          "native output of a Mul: C1 = ceil(2/4) = 1");
+    /* NCHW input x = i - 5: channel 0 doubled, channel 1 negated, after Relu */
+    CHECK(run_float(ctx, x, 30, RKNN_TENSOR_NCHW, y, 30) == 0, "relu4d run");
+    int ok = 1;
+    for (int i = 0; i < 30; i++) {
+        float r = x[i] > 0 ? x[i] : 0;
+        if (y[i] != (i < 15 ? 2 * r : -r))
+            ok = 0;
+    }
+    CHECK(ok, "relu4d NCHW result");
+    /* the same values given NHWC */
+    float xh[30];
+    for (int c = 0; c < 2; c++)
+        for (int hw = 0; hw < 15; hw++)
+            xh[hw * 2 + c] = x[c * 15 + hw];
+    float y2[30];
+    CHECK(run_float(ctx, xh, 30, RKNN_TENSOR_NHWC, y2, 30) == 0 && memcmp(y, y2, sizeof(y)) == 0,
+          "relu4d NHWC input transposed");
+    rknn_destroy(ctx);
+}
+
 static int load_refs(void)
 {
     size_t n1 = 0, n2 = 0, n3 = 0;
@@ -557,5 +679,6 @@ int main(void)
     test_mnist();
     test_perf_detail();
     test_demo();
+    test_dynamic();
     TEST_END();
 }
