@@ -3,10 +3,12 @@
 #include "cli/cli.h"
 #include "util/util.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct store_args {
     const char *db, *ref;
@@ -96,7 +98,16 @@ int cmd_ls(int argc, char **argv)
                "usage: rknn-trace ls [--db PATH] [--json]\nLists the recorded runs.\n");
     if (rc)
         return rc == -2 ? EXIT_OK : EXIT_USAGE;
-    rc = store_open_readonly(store_default_path(a.db), &st, err, sizeof(err));
+    const char *path = store_default_path(a.db);
+    /* No database yet is an empty list, not an error. */
+    if (access(path, F_OK) != 0 && errno == ENOENT) {
+        if (a.json)
+            puts("[]");
+        else
+            printf("(no runs yet in %s: rknn-trace run MODEL records one)\n", path);
+        return EXIT_OK;
+    }
+    rc = store_open_readonly(path, &st, err, sizeof(err));
     if (!rc)
         rc = store_list_runs(st, &runs, &n, err, sizeof(err));
     if (rc) {

@@ -115,6 +115,10 @@ cmp -s "$T/other.db" "$T/other.orig" && ok || bad "foreign database was modified
 echo "hello" >"$T/text.db"
 expect 2 "text.db" -- "$RT" ls --db "$T/text.db"
 
+# No database yet: an empty list, not an error.
+expect 0 "" -- "$RT" ls --db "$T/none.db" --json
+[ "$(cat "$T/out")" = "[]" ] && [ ! -e "$T/none.db" ] && ok || bad "ls on a missing database"
+
 # --- info -------------------------------------------------------------------------
 expect 0 "" -- "$RT" info
 grep -q "Conv" "$T/out" && grep -q "LD_LIBRARY_PATH" "$T/out" && ok || bad "info output"
