@@ -694,8 +694,10 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
         ret = RKNN_ERR_FAIL;
         goto out;
     }
-    if (c->flag & RKNN_FLAG_COLLECT_PERF_MASK)
+    if ((c->flag & RKNN_FLAG_COLLECT_PERF_MASK) || api_log_level() >= 4)
         perf_build(c, &p);
+    if (api_log_level() >= 4 && c->perf_text)
+        fputs(c->perf_text, stderr); /* the vendor prints this table at level 4 */
     for (int i = 0; i < c->n_out; i++) {
         api_io *io = &c->out[i];
         const tensor_t *t = exec_output(c->x, i);

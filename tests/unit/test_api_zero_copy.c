@@ -431,11 +431,62 @@ static void test_cores(void)
     unsetenv("RKNN_LOG_LEVEL");
 }
 
+/* rknn_init flags that involve memory or other contexts. */
+static void test_init_flags(void)
+{
+    rknn_context ctx = 0, shared = 0, plain = 0;
+    rknn_init_extend ext;
+    rknn_tensor_mem *mm;
+    float a[10], b[10];
+    FILE *f = fopen(MNIST, "rb");
+    long len;
+
+    CHECK(f != NULL, "open mnist");
+    if (!f)
+        return;
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    /* the model bytes at an offset inside rknn_create_mem2 memory made without a context */
+    mm = rknn_create_mem2(0, (uint64_t)len + 100, RKNN_MEM_FLAG_ALLOC_NO_CONTEXT);
+    CHECK(mm && fread((char *)mm->virt_addr + 100, 1, (size_t)len, f) == (size_t)len, "read");
+    fclose(f);
+    memset(&ext, 0, sizeof(ext));
+    ext.real_model_offset = 100;
+    ext.real_model_size = (uint32_t)len;
+    ext.model_buffer_fd = mm ? mm->fd : -1;
+    CHECK(mm && rknn_init(&ctx, mm->virt_addr, mm->size, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, &ext) == 0,
+          "init from a zero-copy model buffer");
+    CHECK(rknn_init(&plain, (void *)MNIST, 0, 0, NULL) == 0, "init plain");
+    CHECK(ctx && mnist_general(ctx, a) == 0 && mnist_general(plain, b) == 0 &&
+              memcmp(a, b, sizeof(a)) == 0,
+          "zero-copy model buffer context == plain context");
+
+    /* weight sharing names a live context in extend->ctx */
+    memset(&ext, 0, sizeof(ext));
+    ext.ctx = plain;
+    CHECK(rknn_init(&shared, (void *)MNIST, 0, RKNN_FLAG_SHARE_WEIGHT_MEM, &ext) == 0,
+          "init sharing weights");
+    CHECK(shared && mnist_general(shared, a) == 0 && memcmp(a, b, sizeof(a)) == 0,
+          "weight-sharing context == plain context");
+    rknn_destroy(shared);
+    shared = 0;
+    ext.ctx = shared + 0xdead;
+    setenv("RKNN_LOG_LEVEL", "-1", 1);
+    CHECK(rknn_init(&shared, (void *)MNIST, 0, RKNN_FLAG_SHARE_WEIGHT_MEM, &ext) ==
+              RKNN_ERR_CTX_INVALID, "sharing weights of no context");
+    unsetenv("RKNN_LOG_LEVEL");
+    rknn_destroy(ctx);
+    rknn_destroy(plain);
+    rknn_destroy_mem(0, mm);
+}
+
 int main(void)
 {
     test_demo();
     test_mnist_strides();
     test_alloc_outside();
     test_cores();
+    test_init_flags();
     TEST_END();
 }
