@@ -9,8 +9,9 @@
 #include "runtime/exec/kernels.h"
 
 /* -O2 uses the "very cheap" vectoriser cost model, which skips loops needing an
- * epilogue: nearly all of ours. */
-#pragma GCC optimize("vect-cost-model=dynamic")
+ * epilogue: nearly all of ours. Without trapping math, float selects (clamps,
+ * max) if-convert and vectorise. */
+#pragma GCC optimize("vect-cost-model=dynamic", "no-trapping-math")
 
 #include <math.h>
 #include <string.h>
@@ -442,6 +443,8 @@ static int binary_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     if (rc)
         return rc;
     a = in_t(g, n, 0);
+    if (!a)
+        return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s): input 0 missing", n->name, n->op);
     nd = a->ndim;
     memcpy(dims, a->dims, sizeof(dims));
     for (int i = 1; i < n->n_in; i++) {

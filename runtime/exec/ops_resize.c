@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#pragma GCC optimize("vect-cost-model=dynamic")
+#pragma GCC optimize("vect-cost-model=dynamic", "no-trapping-math")
 
 /* The pool is only worth waking for enough work (items x cost per item). */
 static void par_for(op_ctx *c, int64_t n, int64_t per_item, range_fn fn, void *arg)

@@ -6,8 +6,9 @@
 #include "runtime/exec/kernels.h"
 
 /* -O2 uses the "very cheap" vectoriser cost model, which skips loops needing an
- * epilogue: nearly all of ours. */
-#pragma GCC optimize("vect-cost-model=dynamic")
+ * epilogue: nearly all of ours. Without trapping math, float selects (clamps,
+ * max) if-convert and vectorise. */
+#pragma GCC optimize("vect-cost-model=dynamic", "no-trapping-math")
 
 #include <float.h>
 #include <math.h>
@@ -22,10 +23,13 @@ typedef struct un_par {
  * 2^n put together in the exponent bits. Branch-free so that loops vectorise. */
 static inline float exp_fast(float x)
 {
-    float xc = x < -87.33655f ? -87.33655f : (x > 88.72283f ? 88.72283f : x);
+    /* Written so that NaN clamps too (the result is fixed up at the end). */
+    float xc = x > -87.33655f ? x : -87.33655f;
+    xc = xc < 88.72283f ? xc : 88.72283f;
     float t = xc * 1.44269504088896341f + 12582912.0f; /* round to nearest */
     float nf = t - 12582912.0f;
-    int32_t ni, n1, b1, b2;
+    int32_t ni, n1;
+    uint32_t b1, b2;
     float r, p, s1, s2;
 
     memcpy(&ni, &t, 4);
@@ -42,8 +46,8 @@ static inline float exp_fast(float x)
     p = p * r + 1.0f;
     /* 2^n as two factors so that both stay normal for n in [-126, 128]. */
     n1 = ni / 2;
-    b1 = (n1 + 127) << 23;
-    b2 = (ni - n1 + 127) << 23;
+    b1 = (uint32_t)(n1 + 127) << 23;
+    b2 = (uint32_t)(ni - n1 + 127) << 23;
     memcpy(&s1, &b1, 4);
     memcpy(&s2, &b2, 4);
     p = p * s1 * s2;

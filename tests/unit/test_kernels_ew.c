@@ -91,6 +91,20 @@ static int run(graph_t *g, int nthreads, char *err, size_t errlen)
     return n->def->run(&c, g, n);
 }
 
+/* Frees the outputs run() allocated (the graph owns only constants), then the graph. */
+static void done(graph_t *g)
+{
+    node_t *n = &g->nodes[0];
+    for (int i = 0; i < n->n_out; i++) {
+        tensor_t *t = node_output(g, n, i);
+        if (t && t->kind != TK_CONST) {
+            free(t->data);
+            t->data = NULL;
+        }
+    }
+    graph_free(g);
+}
+
 static tensor_t *outp(graph_t *g, int i) { return node_output(g, &g->nodes[0], i); }
 
 static int shape_is(const tensor_t *t, int nd, const int64_t *d)
@@ -157,7 +171,7 @@ static void test_binary(void)
         float want[8] = { 11, 12, 13, 14, 105, 106, 107, 108 };
         CHECK(rc == 0 && shape_is(outp(g, 0), 4, (int64_t[]){ 1, 2, 2, 2 }) &&
               floats_near(outp(g, 0), want, 8, 0), "per-channel Add: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Scalar first operand: 10 - [1,2,3]; and a row/column outer broadcast. */
     {
@@ -167,7 +181,7 @@ static void test_binary(void)
         mknode(g, "Sub", 2, in, 1);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && floats_near(outp(g, 0), (float[]){ 9, 8, 7 }, 3, 0), "scalar Sub: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         float c[2] = { 1, 2 }, r[3] = { 10, 20, 30 };
@@ -178,7 +192,7 @@ static void test_binary(void)
         CHECK(rc == 0 && shape_is(outp(g, 0), 2, (int64_t[]){ 2, 3 }) &&
               floats_near(outp(g, 0), (float[]){ 10, 20, 30, 20, 40, 60 }, 6, 0),
               "outer Mul: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Big same-shape and broadcast Mul on two threads vs a plain loop. */
     {
@@ -198,7 +212,7 @@ static void test_binary(void)
         for (int64_t i = 0; ok && i < N; i++)
             ok = y[i] == x[i] * s[(i / 1600) % 64];
         CHECK(ok, "threaded per-channel Mul: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         int in2[2] = { mk(g, "x", DT_FLOAT, 1, (int64_t[]){ N }, x),
@@ -210,7 +224,7 @@ static void test_binary(void)
         for (int64_t i = 0; ok && i < N; i++)
             ok = y[i] == x[i] + x[i];
         CHECK(ok, "threaded same-shape Add: %s", err);
-        graph_free(g);
+        done(g);
         free(x);
         free(s);
     }
@@ -223,7 +237,7 @@ static void test_binary(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && outp(g, 0)->dtype == DT_INT64 && ints_eq(outp(g, 0), (int64_t[]){ 1, 3, 1 }, 3),
               "int64 Div: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         int64_t c[3] = { 4, 5, 4 };
@@ -232,7 +246,7 @@ static void test_binary(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && outp(g, 0)->dtype == DT_BOOL && ints_eq(outp(g, 0), (int64_t[]){ 1, 0, 1 }, 3),
               "int64 Equal: %s", err);
-        graph_free(g);
+        done(g);
 
         for (int fm = 0; fm < 2; fm++) {
             g = graph_new();
@@ -245,7 +259,7 @@ static void test_binary(void)
             /* Python-style mod takes the divisor's sign; fmod the dividend's. */
             int64_t want[2][4] = { { 2, -2, -1, 1 }, { -1, 1, -1, 1 } };
             CHECK(rc == 0 && ints_eq(outp(g, 0), want[fm], 4), "Mod fmod=%d: %s", fm, err);
-            graph_free(g);
+            done(g);
         }
     }
     /* Pow with scalar exponents (fast paths) and mixed types. */
@@ -259,7 +273,7 @@ static void test_binary(void)
             mknode(g, "Pow", 2, in, 1);
             rc = run(g, 1, err, sizeof(err));
             CHECK(rc == 0 && floats_near(outp(g, 0), want[k], 3, 1e-5), "Pow ^%g: %s", ex[k], err);
-            graph_free(g);
+            done(g);
         }
         g = graph_new();
         int64_t e = 3;
@@ -267,7 +281,7 @@ static void test_binary(void)
         mknode(g, "Pow", 2, in, 1);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && floats_near(outp(g, 0), want[2], 3, 1e-4), "Pow float^int64: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* PRelu with a per-channel slope. */
     {
@@ -278,7 +292,7 @@ static void test_binary(void)
         mknode(g, "PRelu", 2, in, 1);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && floats_near(outp(g, 0), (float[]){ -0.5f, 2, -0.75f, 4 }, 4, 0), "PRelu: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Where with a three-way broadcast. */
     {
@@ -291,7 +305,7 @@ static void test_binary(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && shape_is(outp(g, 0), 2, (int64_t[]){ 2, 3 }) &&
               floats_near(outp(g, 0), (float[]){ 1, 2, 3, -1, -1, -1 }, 6, 0), "Where: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         int64_t xi[2] = { 5, 6 }, yi[2] = { -5, -6 };
@@ -301,7 +315,7 @@ static void test_binary(void)
         mknode(g, "Where", 3, in2, 1);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && ints_eq(outp(g, 0), (int64_t[]){ -5, 6 }, 2), "Where int64: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Variadic Max over three broadcast inputs; Mean. */
     {
@@ -313,7 +327,7 @@ static void test_binary(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && shape_is(outp(g, 0), 2, (int64_t[]){ 2, 2 }) &&
               floats_near(outp(g, 0), (float[]){ 3, 5, 3, 5 }, 4, 0), "Max x3: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         int in2[3] = { mk(g, "a", DT_FLOAT, 1, (int64_t[]){ 2 }, a), mk(g, "b", DT_FLOAT, 0, NULL, &b),
@@ -321,7 +335,7 @@ static void test_binary(void)
         mknode(g, "Mean", 3, in2, 1);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && floats_near(outp(g, 0), (float[]){ 4.0f / 3, 8.0f / 3 }, 2, 1e-6), "Mean: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Incompatible shapes: RT_ESHAPE naming the node. */
     {
@@ -330,7 +344,7 @@ static void test_binary(void)
         mknode(g, "Add", 2, in, 1);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == RT_ESHAPE && strstr(err, "the_node"), "bad broadcast: rc %d '%s'", rc, err);
-        graph_free(g);
+        done(g);
     }
 }
 
@@ -372,7 +386,7 @@ static void test_unary(void)
         g = unary_graph(cases[k].op, DT_FLOAT, 6, x, NULL);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && floats_near(outp(g, 0), cases[k].want, 6, 2e-6), "%s: %s", cases[k].op, err);
-        graph_free(g);
+        done(g);
     }
 
     g = unary_graph("LeakyRelu", DT_FLOAT, 6, x, &n);
@@ -380,7 +394,7 @@ static void test_unary(void)
     rc = run(g, 1, err, sizeof(err));
     CHECK(rc == 0 && floats_near(outp(g, 0), (float[]){ -0.3f, -0.1f, -0.025f, 0, 0.5f, 4 }, 6, 1e-7),
           "LeakyRelu: %s", err);
-    graph_free(g);
+    done(g);
 
     /* Clip, opset 11 style: bounds as inputs, one omitted. */
     {
@@ -391,7 +405,7 @@ static void test_unary(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && floats_near(outp(g, 0), (float[]){ -0.5f, -0.5f, -0.25f, 0, 0.5f, 4 }, 6, 0),
               "Clip min only: %s", err);
-        graph_free(g);
+        done(g);
 
         g = unary_graph("Clip", DT_FLOAT, 6, x, &n);
         set_float(n, "min", -1);
@@ -399,7 +413,7 @@ static void test_unary(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && floats_near(outp(g, 0), (float[]){ -1, -1, -0.25f, 0, 0.5f, 1 }, 6, 0),
               "Clip attrs: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         int8_t xi[4] = { -100, -3, 3, 100 }, l8 = -5, h8 = 5;
@@ -409,7 +423,7 @@ static void test_unary(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && outp(g, 0)->dtype == DT_INT8 && ints_eq(outp(g, 0), (int64_t[]){ -5, -3, 3, 5 }, 4),
               "Clip int8: %s", err);
-        graph_free(g);
+        done(g);
     }
 
     /* The polynomial exp over its whole normal range, against libm, threaded. */
@@ -428,7 +442,7 @@ static void test_unary(void)
                 worst = r;
         }
         CHECK(rc == 0 && worst < 4e-7, "Exp relative error %g: %s", worst, err);
-        graph_free(g);
+        done(g);
 
         g = unary_graph("Sigmoid", DT_FLOAT, N, v, NULL);
         rc = run(g, 2, err, sizeof(err));
@@ -441,7 +455,7 @@ static void test_unary(void)
                 worst = r;
         }
         CHECK(rc == 0 && worst < 1e-6, "Sigmoid relative error %g: %s", worst, err);
-        graph_free(g);
+        done(g);
         free(v);
 
         float ext[4] = { -1000, 1000, INFINITY, NAN };
@@ -449,7 +463,7 @@ static void test_unary(void)
         rc = run(g, 1, err, sizeof(err));
         y = outp(g, 0)->data;
         CHECK(rc == 0 && y[0] == 0 && isinf(y[1]) && isinf(y[2]) && isnan(y[3]), "Exp extremes");
-        graph_free(g);
+        done(g);
     }
 }
 
@@ -474,7 +488,7 @@ static void test_shape(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && shape_is(outp(g, 0), 2, (int64_t[]){ 2, 12 }) && floats_near(outp(g, 0), x24, 24, 0),
               "Reshape 0,-1: %s", err);
-        graph_free(g);
+        done(g);
 
         /* allowzero: a 0 stays 0, so 24 elements cannot fit. */
         g = graph_new();
@@ -484,7 +498,7 @@ static void test_shape(void)
         set_int(n, "allowzero", 1);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == RT_ESHAPE && strstr(err, "the_node"), "Reshape allowzero: rc %d %s", rc, err);
-        graph_free(g);
+        done(g);
 
         /* A shape that is not constant is refused with a message. */
         g = graph_new();
@@ -492,7 +506,7 @@ static void test_shape(void)
         mknode(g, "Reshape", 2, in3, 1);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == RT_EUNSUPPORTED && strstr(err, "not constant"), "Reshape dynamic: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Flatten, Squeeze (axes input), Unsqueeze (axes attribute, negative). */
     {
@@ -502,7 +516,7 @@ static void test_shape(void)
         set_int(n, "axis", -2);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && shape_is(outp(g, 0), 2, (int64_t[]){ 6, 4 }), "Flatten: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         int64_t ax = -1;
@@ -510,7 +524,7 @@ static void test_shape(void)
         mknode(g, "Squeeze", 2, in2, 1);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && shape_is(outp(g, 0), 2, (int64_t[]){ 1, 24 }), "Squeeze: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         int in3[1] = { mk(g, "x", DT_FLOAT, 2, (int64_t[]){ 4, 6 }, x24) };
@@ -519,7 +533,7 @@ static void test_shape(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && shape_is(outp(g, 0), 4, (int64_t[]){ 1, 4, 6, 1 }) && floats_near(outp(g, 0), x24, 24, 0),
               "Unsqueeze: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         int in4[1] = { mk(g, "x", DT_FLOAT, 2, (int64_t[]){ 4, 6 }, x24) };
@@ -527,7 +541,7 @@ static void test_shape(void)
         set_ints(n, "axes", 1, (int64_t[]){ 0 });
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == RT_ESHAPE && strstr(err, "the_node"), "Squeeze non-1 axis: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Shape with start/end, ConstantOfShape. */
     {
@@ -539,7 +553,7 @@ static void test_shape(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && outp(g, 0)->dtype == DT_INT64 && ints_eq(outp(g, 0), (int64_t[]){ 3, 224 }, 2),
               "Shape start/end: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         int64_t s[2] = { 2, 3 };
@@ -554,7 +568,7 @@ static void test_shape(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && outp(g, 0)->dtype == DT_INT64 && shape_is(outp(g, 0), 2, s) &&
               ints_eq(outp(g, 0), (int64_t[]){ 7, 7, 7, 7, 7, 7 }, 6), "ConstantOfShape: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Cast: float -> int64 truncates, -> float16 -> float round trip, -> bool. */
     {
@@ -563,7 +577,7 @@ static void test_shape(void)
         set_int(n, "to", DT_INT64);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && ints_eq(outp(g, 0), (int64_t[]){ -2, 0, 0, 1, 65504 }, 5), "Cast to int64: %s", err);
-        graph_free(g);
+        done(g);
 
         g = unary_graph("Cast", DT_FLOAT, 5, v, &n);
         set_int(n, "to", DT_FLOAT16);
@@ -572,20 +586,20 @@ static void test_shape(void)
         /* -2.7 -> 0xC166 (-2.69922), -0.5 -> 0xB800, 0, 1.9 -> 0x3F9A, 65504 -> 0x7BFF */
         CHECK(rc == 0 && h[0] == 0xC166 && h[1] == 0xB800 && h[2] == 0 && h[3] == 0x3F9A && h[4] == 0x7BFF,
               "Cast to float16: %04x %04x %04x %04x %04x", h[0], h[1], h[2], h[3], h[4]);
-        graph_free(g);
+        done(g);
 
         g = unary_graph("Cast", DT_FLOAT, 5, v, &n);
         set_int(n, "to", DT_BOOL);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && ints_eq(outp(g, 0), (int64_t[]){ 1, 1, 0, 1, 1 }, 5), "Cast to bool: %s", err);
-        graph_free(g);
+        done(g);
 
         int64_t big[2] = { (int64_t)1 << 60, -3 };
         g = unary_graph("Cast", DT_INT64, 2, big, &n);
         set_int(n, "to", DT_INT32);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && ints_eq(outp(g, 0), (int64_t[]){ 0, -3 }, 2), "Cast int64->int32 wraps: %s", err);
-        graph_free(g);
+        done(g);
     }
 }
 
@@ -610,7 +624,7 @@ static void test_layout(void)
         set_int(n, "axis", -1);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && floats_near(outp(g, 0), (float[]){ 1, 3, 4, 2, 5, 6 }, 6, 0), "Concat: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Split with a split input into 1 and 2 columns. */
     {
@@ -623,7 +637,7 @@ static void test_layout(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && floats_near(outp(g, 0), (float[]){ 1, 4 }, 2, 0) &&
               floats_near(outp(g, 1), (float[]){ 2, 3, 5, 6 }, 4, 0), "Split: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Slice: negative step with clamped out-of-range start, plus a second axis. */
     {
@@ -637,7 +651,7 @@ static void test_layout(void)
         /* rows 1..2, columns 5,3,1 */
         CHECK(rc == 0 && shape_is(outp(g, 0), 2, (int64_t[]){ 2, 3 }) &&
               floats_near(outp(g, 0), (float[]){ 11, 9, 7, 17, 15, 13 }, 6, 0), "Slice: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         int64_t st2 = 7, en2 = 9;
@@ -646,7 +660,7 @@ static void test_layout(void)
         mknode(g, "Slice", 3, in2, 1);
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && shape_is(outp(g, 0), 1, (int64_t[]){ 0 }), "Slice empty: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Transpose 6-D with the pixel-shuffle perm, against index arithmetic. */
     {
@@ -669,7 +683,7 @@ static void test_layout(void)
                         for (int64_t f = 0; f < 2; f++)
                             ok &= y[k++] == x[((a * 3 + c) * 2 + f) * 20 + b * 5 + e];
         CHECK(ok, "Transpose 6-D: %s", err);
-        graph_free(g);
+        done(g);
         free(x);
 
         g = graph_new();
@@ -678,7 +692,7 @@ static void test_layout(void)
         set_ints(n, "perm", 2, (int64_t[]){ 0, 0 });
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == RT_ESHAPE && strstr(err, "the_node"), "bad perm: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Gather with negative indices on axis 1; int64 data (shape arithmetic). */
     {
@@ -690,7 +704,7 @@ static void test_layout(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && shape_is(outp(g, 0), 2, (int64_t[]){ 4, 2 }) &&
               floats_near(outp(g, 0), (float[]){ 5, 0, 11, 6, 17, 12, 23, 18 }, 8, 0), "Gather: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         int64_t shp[4] = { 1, 3, 224, 224 }, i0 = 2;
@@ -699,7 +713,7 @@ static void test_layout(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && outp(g, 0)->ndim == 0 && ints_eq(outp(g, 0), (int64_t[]){ 224 }, 1),
               "Gather scalar index: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Expand and Tile. */
     {
@@ -711,7 +725,7 @@ static void test_layout(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && shape_is(outp(g, 0), 2, (int64_t[]){ 2, 3 }) &&
               floats_near(outp(g, 0), (float[]){ 1, 2, 3, 1, 2, 3 }, 6, 0), "Expand: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         float b[4] = { 1, 2, 3, 4 };
@@ -722,7 +736,7 @@ static void test_layout(void)
         CHECK(rc == 0 && shape_is(outp(g, 0), 2, (int64_t[]){ 4, 4 }) &&
               floats_near(outp(g, 0), (float[]){ 1, 2, 1, 2, 3, 4, 3, 4, 1, 2, 1, 2, 3, 4, 3, 4 }, 16, 0),
               "Tile: %s", err);
-        graph_free(g);
+        done(g);
     }
     /* Pad in the three modes on [1,3] with pads (0,2) before and (0,1) after. */
     {
@@ -739,7 +753,7 @@ static void test_layout(void)
             rc = run(g, 1, err, sizeof(err));
             CHECK(rc == 0 && shape_is(outp(g, 0), 2, (int64_t[]){ 1, 6 }) &&
                   floats_near(outp(g, 0), want[m], 6, 0), "Pad %s: %s", modes[m], err);
-            graph_free(g);
+            done(g);
         }
         /* Negative pads crop; an outer-dim pad fills whole rows. */
         g = graph_new();
@@ -750,7 +764,7 @@ static void test_layout(void)
         rc = run(g, 1, err, sizeof(err));
         CHECK(rc == 0 && shape_is(outp(g, 0), 2, (int64_t[]){ 3, 1 }) &&
               floats_near(outp(g, 0), (float[]){ 0, 2, 4 }, 3, 0), "Pad negative: %s", err);
-        graph_free(g);
+        done(g);
     }
 }
 
@@ -787,7 +801,7 @@ static void test_resize(void)
     CHECK(rc == 0 && shape_is(outp(g, 0), 4, (int64_t[]){ 1, 1, 4, 4 }) &&
           floats_near(outp(g, 0), (float[]){ 1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4 }, 16, 0),
           "Resize nearest: %s", err);
-    graph_free(g);
+    done(g);
 
     /* linear, half_pixel: source coords -0.25, 0.25, 0.75, 1.25 (clamped). */
     g = resize_graph(x, 2, 2, sc, NULL, &n);
@@ -801,7 +815,7 @@ static void test_resize(void)
             want[i * 4 + j] = row0[j] + 2 * fy;
         }
     CHECK(rc == 0 && floats_near(outp(g, 0), want, 16, 1e-6), "Resize linear half_pixel: %s", err);
-    graph_free(g);
+    done(g);
 
     /* linear, align_corners, sizes 3x3: corners kept, centre is the mean. */
     g = resize_graph(x, 2, 2, NULL, (int64_t[]){ 1, 1, 3, 3 }, &n);
@@ -810,7 +824,7 @@ static void test_resize(void)
     rc = run(g, 1, err, sizeof(err));
     CHECK(rc == 0 && floats_near(outp(g, 0), (float[]){ 1, 1.5f, 2, 2, 2.5f, 3, 3, 3.5f, 4 }, 9, 1e-6),
           "Resize align_corners: %s", err);
-    graph_free(g);
+    done(g);
 
     /* Upsample (opset 9): scales as input, nearest. */
     g = graph_new();
@@ -820,7 +834,7 @@ static void test_resize(void)
     rc = run(g, 1, err, sizeof(err));
     CHECK(rc == 0 && shape_is(outp(g, 0), 4, (int64_t[]){ 1, 1, 2, 6 }) &&
           floats_near(outp(g, 0), (float[]){ 1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2 }, 12, 0), "Upsample: %s", err);
-    graph_free(g);
+    done(g);
 }
 
 /* ---- reduce ----------------------------------------------------------------- */
@@ -840,7 +854,7 @@ static void test_reduce(void)
     rc = run(g, 1, err, sizeof(err));
     CHECK(rc == 0 && shape_is(outp(g, 0), 4, (int64_t[]){ 1, 3, 1, 1 }) &&
           floats_near(outp(g, 0), (float[]){ 2.5f, 6.5f, 10.5f }, 3, 1e-6), "ReduceMean: %s", err);
-    graph_free(g);
+    done(g);
 
     /* ReduceSum (opset 13): axes as input, keepdims 0, middle axis. */
     g = graph_new();
@@ -851,7 +865,7 @@ static void test_reduce(void)
     rc = run(g, 1, err, sizeof(err));
     CHECK(rc == 0 && shape_is(outp(g, 0), 3, (int64_t[]){ 1, 2, 2 }) &&
           floats_near(outp(g, 0), (float[]){ 15, 18, 21, 24 }, 4, 0), "ReduceSum axis 1: %s", err);
-    graph_free(g);
+    done(g);
 
     /* Empty axes: all reduced, or the identity with noop_with_empty_axes. */
     for (int noop = 0; noop < 2; noop++) {
@@ -866,7 +880,7 @@ static void test_reduce(void)
         else
             CHECK(rc == 0 && shape_is(outp(g, 0), 2, (int64_t[]){ 1, 1 }) &&
                   floats_near(outp(g, 0), (float[]){ 12 }, 1, 0), "ReduceMax all: %s", err);
-        graph_free(g);
+        done(g);
     }
 
     /* ArgMax with ties: first or last index. */
@@ -882,7 +896,7 @@ static void test_reduce(void)
         int64_t want[2][2] = { { 1, 0 }, { 2, 2 } };
         CHECK(rc == 0 && shape_is(outp(g, 0), 1, (int64_t[]){ 2 }) && ints_eq(outp(g, 0), want[last], 2),
               "ArgMax last=%d: %s", last, err);
-        graph_free(g);
+        done(g);
     }
 
     /* Softmax: opset 13 along the last axis; opset 11 coerces [2,2,2] at axis 1 to [2,4]. */
@@ -896,7 +910,7 @@ static void test_reduce(void)
         float e1 = 1 / (1 + expf(1)), e2 = 1 - e1;
         CHECK(rc == 0 && floats_near(outp(g, 0), (float[]){ e1, e2, e1, e2, 0.5f, 0.5f, 0.5f, 0.5f }, 8, 1e-6),
               "Softmax opset 13: %s", err);
-        graph_free(g);
+        done(g);
 
         g = graph_new();
         int in6[1] = { mk(g, "x", DT_FLOAT, 3, (int64_t[]){ 2, 2, 2 }, s) };
@@ -907,7 +921,7 @@ static void test_reduce(void)
         float p0 = (float)(1 / z), p1 = (float)(exp(1) / z), p2 = (float)(exp(2) / z), p3 = (float)(exp(3) / z);
         CHECK(rc == 0 && floats_near(outp(g, 0), (float[]){ p0, p1, p2, p3, 0, 0, 0.5f, 0.5f }, 8, 1e-6),
               "Softmax opset 11: %s", err);
-        graph_free(g);
+        done(g);
     }
 }
 
