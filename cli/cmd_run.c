@@ -2,6 +2,7 @@
  * layer by layer, dump and record the run. */
 #include "cli/cli.h"
 #include "cli/run_record.h"
+#include "cli/quant_cli.h"
 #include "dump/dump.h"
 #include "runtime/exec/exec.h"
 #include "runtime/passes/passes.h"
@@ -25,7 +26,13 @@ static void usage(FILE *f)
           "Runs MODEL (ONNX) on the simulated runtime layer by layer and records the run.\n"
           "\n"
           "  -t, --target PLATFORM   rk3588 (default), rk3576, rk3566, rk3568, rk3562, rv1106, rv1103\n"
-          "  -q, --quant TYPE        fp32 (default)\n"
+          "  -q, --quant TYPE        fp32 (default), fp16, i8: i8/fp16 also run the quantized\n"
+          "                          simulation and print its per-layer error vs fp32\n"
+          "      --quant-algo A      normal (default), kl_divergence, mmse\n"
+          "      --quant-method M    channel (default), layer (weights; activations per layer)\n"
+          "      --dataset FILE      calibration list: one line per sample, one .npy per input\n"
+          "      --cos-threshold X   name the first layer whose entire cos < X (default 0.99)\n"
+          "      --dump-golden DIR, --dump-quant DIR   layer outputs of both runs (.npy)\n"
           "  -i NAME=FILE.npy        input data for model input NAME (repeatable)\n"
           "      --shape NAME=D0,D1,...  fix the dynamic dimensions of input NAME\n"
           "      --seed N            seed of the random inputs used when -i is absent (default 0)\n"
@@ -132,6 +139,10 @@ int cmd_run(int argc, char **argv)
     double *iter_us = NULL;
     run_state st = {0};
     run_record rec = {0};
+    quant_cli qc;
+    int qk;
+
+    quant_cli_init(&qc);
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -193,6 +204,9 @@ int cmd_run(int argc, char **argv)
             no_db = 1;
         } else if (!strcmp(a, "--json")) {
             json = 1;
+        } else if ((qk = quant_cli_option(argc, argv, &i, &qc)) != 0) {
+            if (qk < 0)
+                return EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             cli_error("run: unknown option '%s' (see rknn-trace run --help)", a);
             return EXIT_USAGE;
@@ -215,10 +229,8 @@ int cmd_run(int argc, char **argv)
                   target);
         return EXIT_USAGE;
     }
-    if (strcmp(quant, "fp32") != 0) {
-        cli_error("-q %s: only fp32 simulation is available in this version", quant);
-        return EXIT_USAGE;
-    }
+    if ((qk = quant_cli_check(quant, &qc)) != EXIT_OK)
+        return qk;
     if (!strcmp(backend, "board")) {
         cli_error("--backend board needs Rockchip's librknnrt.so and an NPU; this host has "
                   "neither (use --backend sim)");
@@ -364,6 +376,10 @@ int cmd_run(int argc, char **argv)
         rc = run_record_store(&rec, db, err, sizeof(err));
         if (rc)
             goto fail;
+    }
+    if (strcmp(quant, "fp32") != 0) {
+        ret = quant_cli_report(&qc, quant, &rec, (const void *const *)bufs, json);
+        goto out;
     }
     if (json)
         run_record_print_json(&rec, stdout);

@@ -5,6 +5,7 @@
  * quant_cli_run. */
 #include "cli/cli.h"
 #include "cli/quant_cli.h"
+#include "cli/run_record.h"
 #include "analyze/analyze.h"
 #include "runtime/quant/quant.h"
 #include "util/util.h"
@@ -118,12 +119,12 @@ int quant_cli_run(const quant_cli *q, const char *quant, const char *model, cons
         cli_error("%s", err[0] ? err : rt_status_str(rc));
         return cli_exit_code(rc);
     }
-    if (json) {
+    if (json && !out) {
         json_writer w;
         json_begin(&w, stdout);
         accuracy_json(r, &w, q->cos_threshold);
         json_end(&w);
-    } else {
+    } else if (!out) {
         fputc('\n', stdout);
         accuracy_print(r, stdout, q->cos_threshold, isatty(fileno(stdout)));
     }
@@ -131,5 +132,47 @@ int quant_cli_run(const quant_cli *q, const char *quant, const char *model, cons
         *out = r;
     else
         accuracy_report_free(r);
+    return EXIT_OK;
+}
+
+int quant_cli_report(const quant_cli *q, const char *quant, run_record *rec,
+                     const void *const *inputs, int json)
+{
+    accuracy_report *r = NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    int ret;
+
+    if (!json) {
+        run_record_print_text(rec, stdout);
+        fflush(stdout);
+        return quant_cli_run(q, quant, rec->model, rec->g, inputs, 0, NULL);
+    }
+    /* One JSON document: the run's, with an "accuracy" member added. */
+    ret = quant_cli_run(q, quant, rec->model, rec->g, inputs, 1, &r);
+    if (ret)
+        return ret;
+    FILE *mf = open_memstream(&buf, &len);
+    if (!mf) {
+        accuracy_report_free(r);
+        return EXIT_INTERNAL;
+    }
+    run_record_print_json(rec, mf);
+    fclose(mf);
+    while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+        len--;
+    if (!len || buf[len - 1] != '}') {
+        free(buf);
+        accuracy_report_free(r);
+        return EXIT_INTERNAL;
+    }
+    fwrite(buf, 1, len - 1, stdout);
+    fputs(",\"accuracy\":", stdout);
+    json_writer w;
+    json_begin(&w, stdout);
+    accuracy_json(r, &w, q->cos_threshold);
+    fputs("}\n", stdout);
+    free(buf);
+    accuracy_report_free(r);
     return EXIT_OK;
 }

@@ -32,4 +32,11 @@ int quant_cli_check(const char *quant, const quant_cli *q);
 int quant_cli_run(const quant_cli *q, const char *quant, const char *model, const graph_t *g,
                   const void *const *inputs, int json, accuracy_report **out);
 
+/* After a run of cmd_run (rec filled, stored): prints the run (text or JSON)
+ * followed by the accuracy analysis (text table, or an "accuracy" member of the
+ * same JSON document). Returns an exit code. */
+struct run_record;
+int quant_cli_report(const quant_cli *q, const char *quant, struct run_record *rec,
+                     const void *const *inputs, int json);
+
 #endif
