@@ -58,8 +58,15 @@ static inline float exp_fast(float x)
 
 typedef void (*un_kern)(const void *x, void *y, int64_t n, const un_par *p);
 
+/* On x86-64 the float loops also get an AVX2/FMA clone, picked at load time. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HOT_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define HOT_CLONES
+#endif
+
 #define UN_KERN(name, EXPRF, EXPRD)                                                 \
-    static void name##_f32(const void *px, void *py, int64_t n, const un_par *p)    \
+    HOT_CLONES static void name##_f32(const void *px, void *py, int64_t n, const un_par *p)    \
     {                                                                               \
         const float *x = px;                                                        \
         float *y = py;                                                              \
