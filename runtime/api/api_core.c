@@ -254,6 +254,7 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
         out[i].mem = c->out[i].mem;
         out[i].mem_attr = c->out[i].mem_attr;
     }
+    api_prev_free(c); /* a previous frame of other shapes is no result */
     c->weight_bytes = 0;
     for (int i = 0; i < g->n_t; i++)
         if (g->t[i].kind == TK_CONST && g->t[i].data)
@@ -312,6 +313,7 @@ static void ctx_free(api_ctx *c)
     free(c->model_path);
     free(c->perf_text);
     free(c->layer_us);
+    api_prev_free(c);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }

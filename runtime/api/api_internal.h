@@ -72,10 +72,15 @@ typedef struct api_ctx {
     double *layer_us;         /* per executed node of the last run */
     int n_layer_us;
     api_outbuf *outbufs;
+    /* RKNN_FLAG_ASYNC_MASK: rknn_outputs_get returns the frame before the last run */
+    void **prev_out;          /* per output, model dtype, NULL until a second run */
+    uint64_t prev_frame;
     rknn_tensor_mem *weight_mem, *internal_mem;
     int core_mask, batch_core_num;
     size_t weight_bytes;
 } api_ctx;
+
+void api_prev_free(api_ctx *c);
 
 /* ---- handles (api_core.c) ---- */
 /* Looks the handle up and locks the context; NULL (with an E line naming fn) if

@@ -625,6 +625,28 @@ static void perf_build(api_ctx *c, const perf_rec *p)
     c->n_layer_us = p->n;
 }
 
+void api_prev_free(api_ctx *c)
+{
+    for (int i = 0; c->prev_out && i < c->n_out; i++)
+        free(c->prev_out[i]);
+    free(c->prev_out);
+    c->prev_out = NULL;
+}
+
+/* Async mode: keep the outputs of the run that is about to be overwritten. */
+static void prev_save(api_ctx *c)
+{
+    if (!c->prev_out)
+        c->prev_out = xcalloc((size_t)(c->n_out ? c->n_out : 1), sizeof(void *));
+    for (int i = 0; i < c->n_out; i++) {
+        const tensor_t *t = exec_output(c->x, i);
+        size_t nb = tensor_nbytes(t);
+        c->prev_out[i] = xrealloc(c->prev_out[i], nb ? nb : 1);
+        memcpy(c->prev_out[i], t->data, nb);
+    }
+    c->prev_frame = c->frame_id;
+}
+
 int rknn_run(rknn_context context, rknn_run_extend *extend)
 {
     api_ctx *c = api_ctx_get(context, "rknn_run");
@@ -686,6 +708,8 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
             goto out;
         }
     }
+    if ((c->flag & RKNN_FLAG_ASYNC_MASK) && c->ran)
+        prev_save(c);
     t0 = rt_now_us();
     st = exec_run(c->x, perf_hook, &p, err, sizeof(err));
     c->last_run_us = (int64_t)(rt_now_us() - t0 + 0.5);
@@ -807,12 +831,16 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
             o->buf = b->buf;
             o->size = (uint32_t)need;
         }
-        ret = api_convert(io, t->dtype, t->data, o->buf, &l, 0, "rknn_outputs_get");
+        /* async: the previous frame once there is one (the first frame has none) */
+        void *src = (c->flag & RKNN_FLAG_ASYNC_MASK) && c->prev_out ? c->prev_out[o->index]
+                                                                    : t->data;
+        ret = api_convert(io, t->dtype, src, o->buf, &l, 0, "rknn_outputs_get");
         if (ret)
             goto out;
     }
     if (extend)
-        extend->frame_id = c->frame_id;
+        extend->frame_id = (c->flag & RKNN_FLAG_ASYNC_MASK) && c->prev_out ? c->prev_frame
+                                                                           : c->frame_id;
 out:
     api_ctx_put(c);
     return ret;
