@@ -1,6 +1,6 @@
 /* runtime/exec/ops_shape.c — ops that change a tensor's shape or type but not the
  * order of its elements: Reshape Flatten Squeeze Unsqueeze Identity Dropout (a copy),
- * Shape Size ConstantOfShape (from shapes), Cast CastLike (conversion). */
+ * Shape Size ConstantOfShape Range (from shapes and scalars), Cast CastLike (conversion). */
 #include "runtime/exec/kernels.h"
 
 #include <math.h>
@@ -524,6 +524,62 @@ static int cast_run(op_ctx *c, graph_t *g, node_t *n)
     return RT_OK;
 }
 
+/* ---- Range ---------------------------------------------------------------- */
+
+/* The length depends on the values, so all three inputs must be constant. */
+static int range_len(graph_t *g, const node_t *n, int64_t *len, char *err, size_t errlen)
+{
+    tensor_t *t[3];
+    for (int i = 0; i < 3; i++) {
+        t[i] = in_t(g, n, i);
+        if (!is_const(t[i]) || tensor_numel(t[i]) != 1)
+            return rt_err(err, errlen, RT_EUNSUPPORTED,
+                          "node '%s' (Range): input %d must be a constant scalar; dynamic shapes "
+                          "are not supported", n->name, i);
+        if (t[i]->dtype != t[0]->dtype)
+            return rt_err(err, errlen, RT_EFORMAT, "node '%s' (Range): input dtypes differ", n->name);
+    }
+    double st = tensor_get_f64(t[0], 0), lim = tensor_get_f64(t[1], 0), d = tensor_get_f64(t[2], 0);
+    if (d == 0)
+        return rt_err(err, errlen, RT_EINVAL, "node '%s' (Range): delta is 0", n->name);
+    double c = ceil((lim - st) / d);
+    *len = c > 0 ? (int64_t)c : 0;
+    return RT_OK;
+}
+
+static int range_infer(graph_t *g, node_t *n, char *err, size_t errlen)
+{
+    int rc = check_arity(n, 3, 3, 1, err, errlen), dt;
+    int64_t len;
+    if (rc)
+        return rc;
+    dt = in_t(g, n, 0)->dtype;
+    if (dt != DT_FLOAT && dt != DT_DOUBLE && dt != DT_INT16 && dt != DT_INT32 && dt != DT_INT64)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (Range): dtype %s", n->name,
+                      dtype_name(dt));
+    rc = range_len(g, n, &len, err, errlen);
+    if (rc)
+        return rc;
+    tensor_set_shape(node_output(g, n, 0), dt, 1, &len);
+    return RT_OK;
+}
+
+static int range_run(op_ctx *c, graph_t *g, node_t *n)
+{
+    tensor_t *y = node_output(g, n, 0), *s = in_t(g, n, 0), *d = in_t(g, n, 2);
+    int64_t m = tensor_numel(y);
+    if (is_float_dt(y->dtype)) {
+        /* start + i * delta, computed in the input type like the reference. */
+        for (int64_t i = 0; i < m; i++)
+            st_f(y->data, y->dtype, i, ld_f(s->data, s->dtype, 0) + (double)i * ld_f(d->data, d->dtype, 0));
+    } else {
+        int64_t v = tensor_get_int(s, 0), dv = tensor_get_int(d, 0);
+        for (int64_t i = 0; i < m; i++, v += dv)
+            st_i(y->data, y->dtype, i, v);
+    }
+    return RT_OK;
+}
+
 const op_def exec_ops_shape[] = {
     { "Reshape", "", reshape_infer, NULL, copy_run, NULL },
     { "Flatten", "", flatten_infer, NULL, copy_run, NULL },
@@ -536,5 +592,6 @@ const op_def exec_ops_shape[] = {
     { "ConstantOfShape", "", cos_infer, NULL, cos_run, NULL },
     { "Cast", "", cast_infer, NULL, cast_run, NULL },
     { "CastLike", "", cast_infer, NULL, cast_run, NULL },
+    { "Range", "", range_infer, NULL, range_run, NULL },
     { NULL, NULL, NULL, NULL, NULL, NULL },
 };

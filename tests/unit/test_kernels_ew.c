@@ -570,6 +570,26 @@ static void test_shape(void)
               ints_eq(outp(g, 0), (int64_t[]){ 7, 7, 7, 7, 7, 7 }, 6), "ConstantOfShape: %s", err);
         done(g);
     }
+    /* Range: int64 with a negative delta, and a dynamic start refused. */
+    {
+        g = graph_new();
+        int64_t st = 10, lim = 3, dl = -3;
+        int in[3] = { mk(g, "s", DT_INT64, 0, NULL, &st), mk(g, "l", DT_INT64, 0, NULL, &lim),
+                      mk(g, "d", DT_INT64, 0, NULL, &dl) };
+        mknode(g, "Range", 3, in, 1);
+        rc = run(g, 1, err, sizeof(err));
+        CHECK(rc == 0 && shape_is(outp(g, 0), 1, (int64_t[]){ 3 }) &&
+              ints_eq(outp(g, 0), (int64_t[]){ 10, 7, 4 }, 3), "Range: %s", err);
+        done(g);
+
+        g = graph_new();
+        int in2[3] = { mk(g, "s", DT_INT64, 0, NULL, NULL), mk(g, "l", DT_INT64, 0, NULL, &lim),
+                       mk(g, "d", DT_INT64, 0, NULL, &dl) };
+        mknode(g, "Range", 3, in2, 1);
+        rc = run(g, 1, err, sizeof(err));
+        CHECK(rc == RT_EUNSUPPORTED && strstr(err, "the_node"), "Range dynamic: %s", err);
+        done(g);
+    }
     /* Cast: float -> int64 truncates, -> float16 -> float round trip, -> bool. */
     {
         float v[5] = { -2.7f, -0.5f, 0, 1.9f, 65504 };
