@@ -237,7 +237,14 @@ int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
             lo = hi = 0; /* nothing finite seen */
         if (c.hist) {
             float hlo = lo < 0 ? lo : 0, hhi = hi > 0 ? hi : 0;
-            quant_hist_range(c.hist + (size_t)t * HIST_BINS, HIST_BINS, hlo, hhi, algo, &lo, &hi);
+            const double *h = c.hist + (size_t)t * HIST_BINS;
+            double total = 0;
+            for (int b = 0; b < HIST_BINS; b++)
+                total += h[b];
+            /* A histogram with fewer values than 8 per bin (e.g. 10 logits x 20
+             * samples) is too sparse for a range search: keep min/max. */
+            if (total >= 8.0 * HIST_BINS)
+                quant_hist_range(h, HIST_BINS, hlo, hhi, algo, &lo, &hi);
         }
         quant_param_from_range(lo, hi, &p[t]);
     }

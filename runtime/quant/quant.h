@@ -28,7 +28,8 @@
  *    kl_divergence = the clipping range (shrunk towards 0 on both sides in
  *    steps of 1/128) minimising KL(P||Q) of a 2048-bin histogram vs its
  *    255-level quantization; mmse = the candidate range minimising the mean
- *    squared quantization error over the same histogram. */
+ *    squared quantization error over the same histogram. Tensors with fewer
+ *    than 8 values per histogram bin over the dataset keep min/max. */
 #ifndef RT_QUANT_H
 #define RT_QUANT_H
 
