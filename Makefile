@@ -29,7 +29,7 @@ GEN_H    = $(BUILD)/gen/onnx/onnx.pb-c.h
 # Module sources (folders as in DESIGN.md). The runtime core goes into librknnrt.so
 # and into every program; analyze/ (SQLite) only into the CLI and tests.
 CORE_SRC    = $(wildcard util/*.c runtime/model/*.c runtime/passes/*.c runtime/exec/*.c \
-                         runtime/npu/*.c dump/*.c)
+                         runtime/npu/*.c dump/*.c tracer/*.c)
 CORE_SRC   += $(wildcard runtime/quant/*.c)
 API_SRC     = $(wildcard runtime/api/*.c)
 ANALYZE_SRC = $(wildcard analyze/*.c)
@@ -68,8 +68,9 @@ $(CORE_LIB): $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/librknnrt.so: $(API_OBJ) $(CORE_LIB)
-	$(CC) -shared -Wl,-soname,librknnrt.so -o $@ $(API_OBJ) -Wl,--whole-archive $(CORE_LIB) \
+$(BUILD)/librknnrt.so: $(API_OBJ) $(CORE_LIB) runtime/api/librknnrt.map
+	$(CC) -shared -Wl,-soname,librknnrt.so -Wl,--version-script=runtime/api/librknnrt.map \
+	    -o $@ $(API_OBJ) -Wl,--whole-archive $(CORE_LIB) \
 	    -Wl,--no-whole-archive $(LDFLAGS_ALL) $(LIBS)
 
 $(BUILD)/rknn-trace: $(CLI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB)
