@@ -101,17 +101,20 @@ typedef struct npu_layer {
     int target;                   /* enum npu_target */
     int kind;                     /* enum npu_kind */
     int dtype;                    /* enum npu_dtype of the layer's data */
-    int io_float;                 /* CPU layer working in float32 (DataType FLOAT) */
+    char datatype[12];            /* DataType column: "INT8", "UINT8", "FLOAT16", "FLOAT" */
     char *reason;                 /* why it runs on the CPU; NULL on the NPU */
     /* what the layer covers in the source graph (for mapping back) */
     int *src_nodes, n_src_nodes;  /* ONNX node indices, in order */
     char **src_tensors;           /* output tensor names of the covered nodes */
     int n_src_tensors;
-    /* shapes as printed: inputs incl. weights/bias, then outputs */
+    /* shapes as printed: inputs incl. weights/bias, then outputs; n_in/n_out
+     * count all of them even beyond NPU_MAX_IO (only the first are stored) */
     int n_in, n_out;
     npu_shape_t in[NPU_MAX_IO], out[NPU_MAX_IO];
     int in_const[NPU_MAX_IO];     /* input i is a weight/bias/constant */
+    int in_align[NPU_MAX_IO];     /* channel padding of input i as its producer stored it, 0 = C2 */
     int out_tensor;               /* graph tensor index of the first output, -1 if none */
+    int out_is_graph_output;      /* that tensor is a model output */
     /* MAC geometry (conv family) */
     int kh, kw, ic, oc, group;
     int64_t out_pixels;           /* N*OH*OW (or M for matmul) */
@@ -146,7 +149,8 @@ typedef struct npu_graph {
  * skipped). dtype in ONNX numbering: DT_INT8/DT_UINT8 (quantized model),
  * DT_FLOAT16, or DT_FLOAT (the NPU has no fp32: an unquantized model runs in
  * fp16, as the vendor's converter does). Fails on a dtype the chip's NPU lacks
- * (e.g. fp16 on rv1106) or an op with neither NPU nor CPU implementation there. */
+ * (e.g. fp16 on rv1106). An op that the vendor runtime supports nowhere on that
+ * chip is still placed on the CPU, with the reason saying so. */
 int npu_lower(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph_t **out,
               char *err, size_t errlen);
 void npu_graph_free(npu_graph_t *ng);
@@ -162,6 +166,9 @@ double npu_cpu_scale(void);
 /* Cost of one layer (exported for tests and the fidelity tool). */
 void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l);
 const char *npu_bound_name(int bound);  /* "compute", "DDR", "CPU" */
+/* Channel alignment of layer l's stored output (2*C2 for a conv producing a
+ * model output), 1 = C2. */
+int npu_out_align(const npu_graph_t *ng, const npu_layer_t *l);
 
 /* ---- printers ----------------------------------------------------------- */
 

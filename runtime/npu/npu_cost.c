@@ -1,0 +1,315 @@
+/* runtime/npu/npu_cost.c — per-layer cost as the runtime 2.x perf table bills it.
+ *
+ * NPU cycles (npu-hw.md §1.3, fits to LOG-Y8/LOG-Y10, extended by our fit to the
+ * fp16 log triority-05):
+ *   conv:      ceil16(N*OH*OW) * max(Kh*Kw*ceil(IC/ic_atom)*ceil(OC/oc_atom),
+ *                                    align(OC, oc_atom) / 8)
+ *              (the floor term: 1x1 convs with OC 1 or 3 bill 4 cycles/px in
+ *              int8 and 2 in fp16, OC 64 bills 8 — one oc_atom of output per 8
+ *              channels a cycle; identical to the guide's ceil(OC/8) when OC is
+ *              a multiple of the atom)
+ *   depthwise: ceil16(N*OH*OW) * Kh*Kw*ceil(C/dw_ch)
+ *   deconv:    per input pixel, as conv; matmul: M rows as pixels, K as IC, N as OC
+ *   others:    0 (the runtime prints 0: "NPU Cycles mainly shows Conv", G:L9189)
+ * DDR cycles: (input + weight + output bytes) / (DDR bytes per NPU cycle), with
+ * NPU tensors in NC1HWC2 (channels padded to C2), image inputs (UINT8, 1/3/4
+ * channels) in NHWC, conv weights with IC padded to C2 plus 8 bytes per output
+ * channel (bias + requant scale; FIT: residual < 0.01 % on LOG-Y8/Y10 rows).
+ * RW(KB) = bytes read (inputs + weights) / 1024 (LOG-Y8, LOG-Y10 Gather/Split). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "runtime/npu/npu.h"
+#include "util/util.h"
+
+/* Board CPU time per host microsecond for CPU-fallback layers. UNVERIFIED
+ * assumption: the vendor's CPU kernels run single-threaded on a Cortex-A76
+ * (RK3588 big core) that is ~2x slower per thread than a desktop x86 core,
+ * and our host kernels use all host threads (~4x). Override with
+ * RKNN_TRACE_CPU_SCALE. */
+#define CPU_SCALE_DEFAULT 8.0
+/* OutputOperator copies/converts at ~10 KB per us (FIT LOG-Y8 rows 71/89/103:
+ * 3600 KB in 347 us, 900 KB in 98 us, 225 KB in 34 us); InputOperator prints
+ * 4 us for a zero-copy image input (LOG-Y8, triority-05). */
+#define OUTPUT_BYTES_PER_US 10240.0
+#define INPUT_OP_US 4.0
+/* CPU layer without a host measurement: rough 1 GB/s board CPU throughput. */
+#define CPU_FALLBACK_BYTES_PER_US 1000.0
+
+static int64_t align_up(int64_t v, int64_t a)
+{
+    return a > 0 ? (v + a - 1) / a * a : v;
+}
+
+static int64_t cdiv(int64_t a, int64_t b)
+{
+    return b > 0 ? (a + b - 1) / b : a;
+}
+
+double npu_cpu_scale(void)
+{
+    const char *s = getenv("RKNN_TRACE_CPU_SCALE");
+    double v;
+
+    if (s && *s) {
+        v = strtod(s, NULL);
+        if (v > 0)
+            return v;
+    }
+    return CPU_SCALE_DEFAULT;
+}
+
+const char *npu_bound_name(int b)
+{
+    return b == NPU_BOUND_DDR ? "DDR" : b == NPU_BOUND_CPU ? "CPU" : "compute";
+}
+
+static double elem_bytes(int dt)
+{
+    switch (dt) {
+    case NPU_INT8: return 1;
+    case NPU_TF32: return 4;
+    case NPU_INT4: return 0.5;
+    }
+    return 2;
+}
+
+static int64_t numel(const npu_shape_t *s)
+{
+    int64_t n = 1;
+    for (int i = 0; i < s->nd; i++)
+        n *= s->d[i] > 0 ? s->d[i] : 0;
+    return n;
+}
+
+/* Bytes of an activation as the NPU stores it. */
+static uint64_t act_bytes(const npu_graph_t *ng, const npu_layer_t *l, const npu_shape_t *s,
+                          int padded)
+{
+    double es = elem_bytes(l->dtype);
+    int64_t n;
+
+    if (padded && s->nd == 4) {
+        /* padded > 1: an explicit channel alignment (conv outputs) */
+        int c2 = padded > 1 ? padded : ng->plat->c2[l->dtype] > 0 ? ng->plat->c2[l->dtype] : 1;
+        n = s->d[0] * align_up(s->d[1], c2) * s->d[2] * s->d[3];
+    } else {
+        n = numel(s);
+    }
+    return (uint64_t)ceil((double)n * es);
+}
+
+int npu_out_align(const npu_graph_t *ng, const npu_layer_t *l)
+{
+    /* "NC1HWC2 outputs: last conv-type layer 2*C2" (rknn-oplist.md §5) */
+    if (l->target == NPU_TGT_NPU && l->out_is_graph_output &&
+        (l->kind == NPU_K_CONV || l->kind == NPU_K_DECONV || l->kind == NPU_K_DWCONV))
+        return 2 * ng->plat->c2[l->dtype];
+    return 1;
+}
+
+#define conv_out_align npu_out_align
+
+static uint64_t weight_bytes(const npu_graph_t *ng, const npu_layer_t *l)
+{
+    double es = elem_bytes(l->dtype);
+    int64_t n;
+
+    switch (l->kind) {
+    case NPU_K_CONV:
+    case NPU_K_DECONV:
+        /* IC padded to C2 when it fits one stroke, else to the MAC array's IC
+         * atom (FIT: triority-05 rows 25 (IC 4) and 57/60 (IC 20), LOG-Y10 row 20) */
+        {
+            int icg = l->group > 0 ? l->ic / l->group : l->ic;
+            int c2 = ng->plat->c2[l->dtype];
+            n = (int64_t)l->oc * (icg <= c2 ? c2 : align_up(icg, ng->plat->mac_ic[l->dtype])) *
+                l->kh * l->kw;
+        }
+        break;
+    case NPU_K_DWCONV:
+        n = (int64_t)l->oc * l->kh * l->kw;
+        break;
+    default:
+        return 0;
+    }
+    /* per output channel: int32 bias + requant scale in int8, fp32 bias in
+     * fp16 (FIT, same rows) */
+    return (uint64_t)ceil((double)n * es) + (l->dtype == NPU_INT8 ? 8ull : 4ull) * (uint64_t)l->oc;
+}
+
+static uint64_t conv_px_cycles(const npu_platform_t *p, int dt, int kh, int kw, int ic, int oc)
+{
+    int ai = p->mac_ic[dt], ao = p->mac_oc[dt];
+    uint64_t mac = (uint64_t)kh * kw * cdiv(ic, ai) * cdiv(oc, ao);
+    uint64_t wr = (uint64_t)align_up(oc, ao) / 8;
+
+    return mac > wr ? mac : wr;
+}
+
+static int splits_on_cores(const npu_layer_t *l)
+{
+    /* G:L5402-5404: Conv, DepthwiseConvolution, Add, Concat, Relu, Clip, Relu6,
+     * ThresholdedRelu, PRelu, LeakyRelu split; ConvExSwish observed not to
+     * (LOG-Y8 multi-core), so only plain and Relu/Clip/LeakyRelu/PRelu convs. */
+    static const char *const ok[] = {"Conv", "ConvRelu", "ConvClip", "ConvLeakyRelu",
+                                     "ConvPRelu", "Add", "Concat", "Relu", "Clip",
+                                     "PRelu", "LeakyRelu", NULL};
+    if (l->target != NPU_TGT_NPU)
+        return 0;
+    for (int i = 0; ok[i]; i++)
+        if (!strcmp(l->optype, ok[i]))
+            return 1;
+    return 0;
+}
+
+void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
+{
+    const npu_platform_t *p = ng->plat;
+    int dt = l->dtype;
+    double k = npu_ddr_bytes_per_cycle(p);
+    uint64_t rd_all = 0;
+    int ncores = 0, core_idx[NPU_MAX_CORES];
+
+    l->macs = l->bytes_in = l->bytes_w = l->bytes_out = 0;
+    l->ddr_cycles = l->npu_cycles = l->total_cycles = 0;
+    memset(l->mac_usage, 0, sizeof(l->mac_usage));
+    memset(l->workload, 0, sizeof(l->workload));
+    l->task_number = 0;
+
+    for (int c = 0; c < p->cores && c < NPU_MAX_CORES; c++)
+        if (ng->cores & (1u << c))
+            core_idx[ncores++] = c;
+    if (!ncores)
+        core_idx[ncores++] = 0;
+
+    for (int i = 0; i < l->n_in && i < NPU_MAX_IO; i++) {
+        uint64_t b = act_bytes(ng, l, &l->in[i], 0);
+        rd_all += b;
+    }
+
+    if (l->target == NPU_TGT_CPU) {
+        double bytes_out = 0;
+        for (int i = 0; i < l->n_out && i < NPU_MAX_IO; i++)
+            bytes_out += act_bytes(ng, l, &l->out[i], 0);
+        l->bytes_in = rd_all;
+        l->bytes_out = (uint64_t)bytes_out;
+        l->rw_kb = rd_all / 1024.0;
+        l->bound = NPU_BOUND_CPU;
+        if (!strcmp(l->optype, "InputOperator")) {
+            l->rw_kb = 0;
+            l->time_us = INPUT_OP_US;
+        } else if (!strcmp(l->optype, "OutputOperator")) {
+            l->time_us = rd_all / OUTPUT_BYTES_PER_US;
+        } else if (l->host_us > 0) {
+            l->time_us = l->host_us * npu_cpu_scale();
+        } else {
+            l->time_us = (rd_all + bytes_out) / CPU_FALLBACK_BYTES_PER_US;
+        }
+        return;
+    }
+
+    /* NPU layer: NC1HWC2 activations, except an NHWC image input */
+    for (int i = 0; i < l->n_in && i < NPU_MAX_IO; i++) {
+        int nhwc = !strcmp(l->datatype, "UINT8") && i == 0;
+        if (l->in_const[i])
+            continue;
+        l->bytes_in += act_bytes(ng, l, &l->in[i], nhwc ? 0 : l->in_align[i] > 1 ? l->in_align[i] : 1);
+    }
+    /* a conv-type layer producing a graph output stores it padded to 2*C2
+     * (FIT: LOG-Y8 rows 74/92/105 with OC 3 -> 32, triority-05 row 94 -> 16) */
+    for (int i = 0; i < l->n_out && i < NPU_MAX_IO; i++)
+        l->bytes_out += act_bytes(ng, l, &l->out[i], conv_out_align(ng, l));
+    l->bytes_w = weight_bytes(ng, l);
+    if (l->kind == NPU_K_ELTWISE || l->kind == NPU_K_MOVE || l->kind == NPU_K_POOL ||
+        l->kind == NPU_K_OTHER || l->kind == NPU_K_CONVERT || l->kind == NPU_K_MATMUL) {
+        /* constant operands (Mul/Add by a tensor, Resize scales) are read too */
+        for (int i = 0; i < l->n_in && i < NPU_MAX_IO; i++)
+            if (l->in_const[i])
+                l->bytes_in += act_bytes(ng, l, &l->in[i], 0);
+    }
+
+    switch (l->kind) {
+    case NPU_K_CONV: {
+        int g = l->group > 0 ? l->group : 1;
+        uint64_t px = (uint64_t)align_up(l->out_pixels, 16);
+        l->npu_cycles = px * g * conv_px_cycles(p, dt, l->kh, l->kw, l->ic / g, l->oc / g);
+        l->macs = (uint64_t)l->out_pixels * l->kh * l->kw * (uint64_t)(l->ic / g) * l->oc;
+        break;
+    }
+    case NPU_K_DWCONV: {
+        uint64_t px = (uint64_t)align_up(l->out_pixels, 16);
+        l->npu_cycles = px * l->kh * l->kw * (uint64_t)cdiv(l->oc, p->dw_ch[dt]);
+        l->macs = (uint64_t)l->out_pixels * l->kh * l->kw * l->oc;
+        break;
+    }
+    case NPU_K_DECONV: {
+        uint64_t px = (uint64_t)align_up(l->out_pixels, 16);
+        if (l->group > 1 && l->group == l->ic)
+            l->npu_cycles = px * l->kh * l->kw * (uint64_t)cdiv(l->ic, p->dw_ch[dt]);
+        else
+            l->npu_cycles = px * conv_px_cycles(p, dt, l->kh, l->kw, l->ic, l->oc);
+        l->macs = (uint64_t)l->out_pixels * l->kh * l->kw * (uint64_t)l->ic *
+                  (l->group > 1 ? 1 : (uint64_t)l->oc);
+        break;
+    }
+    case NPU_K_MATMUL: {
+        uint64_t px = (uint64_t)align_up(l->out_pixels, 16);
+        l->npu_cycles = px * conv_px_cycles(p, dt, 1, 1, l->ic, l->oc);
+        l->macs = (uint64_t)l->out_pixels * l->ic * l->oc;
+        break;
+    }
+    default:
+        break;
+    }
+
+    l->ddr_cycles = (uint64_t)ceil((double)(l->bytes_in + l->bytes_w + l->bytes_out) / k);
+    l->total_cycles = l->ddr_cycles > l->npu_cycles ? l->ddr_cycles : l->npu_cycles;
+    l->bound = l->ddr_cycles > l->npu_cycles ? NPU_BOUND_DDR : NPU_BOUND_COMPUTE;
+    l->rw_kb = (l->bytes_in + l->bytes_w) / 1024.0;
+
+    /* multi-core split by output rows */
+    {
+        int64_t rows = l->n_out > 0 && l->out[0].nd >= 3 ? l->out[0].d[2] : 1;
+        int n = splits_on_cores(l) && ncores > 1 && rows >= ncores ? ncores : 1;
+        double tc = fmax(l->npu_cycles * p->t_npu[dt], l->ddr_cycles * p->t_ddr[dt]);
+        double maxshare = 0;
+        for (int i = 0; i < n; i++) {
+            int64_t r = rows / n + (i < rows % n ? 1 : 0);
+            double share = (double)r / (double)rows;
+            l->workload[core_idx[i]] = share * 100.0;
+            if (share > maxshare)
+                maxshare = share;
+        }
+        l->time_us = tc * maxshare / p->npu_mhz + p->t_layer_us[dt];
+    }
+    if (l->macs) {
+        double peak = (double)npu_peak_macs(p, dt) * ncores;
+        double u = 100.0 * (double)l->macs / (l->time_us * p->npu_mhz * peak);
+        for (int i = 0; i < ncores; i++)
+            l->mac_usage[core_idx[i]] = u;
+    }
+    /* tasks: one per CBUF-sized slice of the data (UNVERIFIED estimate) */
+    l->task_number = (int)cdiv((int64_t)(l->bytes_in + l->bytes_w + l->bytes_out),
+                               p->cbuf_bytes > 0 ? p->cbuf_bytes : 1);
+    if (l->task_number < 1)
+        l->task_number = 1;
+}
+
+void npu_cost(npu_graph_t *ng, const double *host_us)
+{
+    ng->total_us = 0;
+    ng->total_rw_kb = 0;
+    for (int i = 0; i < ng->n; i++) {
+        npu_layer_t *l = &ng->l[i];
+        if (host_us && l->target == NPU_TGT_CPU) {
+            l->host_us = 0;
+            for (int k = 0; k < l->n_src_nodes; k++)
+                if (l->src_nodes[k] < ng->n_nodes)
+                    l->host_us += host_us[l->src_nodes[k]];
+        }
+        npu_cost_layer(ng, l);
+        ng->total_us += (double)(int64_t)l->time_us;
+        ng->total_rw_kb += l->rw_kb;
+    }
+}

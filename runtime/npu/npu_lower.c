@@ -1,0 +1,947 @@
+/* runtime/npu/npu_lower.c — a prepared graph into the layers the vendor runtime
+ * executes: fusion into its op names, CPU fallback with a reason, and the
+ * InputOperator / OutputOperator / exDataConvert rows.
+ *
+ * Sources: rknn-oplist.md (§2-§4: which ops each chip's NPU has and the limits
+ * that force CPU fallback, SDK 2.3.2 op list), npu-hw.md §3.3 (fusion rules,
+ * G:L9229-9270) and the op names seen in real logs (log-formats.md §3.1). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "runtime/npu/npu.h"
+#include "util/util.h"
+
+/* op-list families (rknn-oplist.md §2) */
+enum {
+    F3588 = 1, F3576 = 2, F356X = 4, F3562 = 8, F1106 = 16,
+    FALL = 31, FBIG = F3588 | F3576 | F356X | F3562,
+};
+
+typedef struct op_rule {
+    const char *onnx;
+    const char *vendor;  /* vendor OpType when not fused */
+    int kind;
+    unsigned npu;        /* families whose NPU has the op */
+    unsigned cpu;        /* families with a CPU implementation */
+    int fp16_only;       /* NPU implementation is float16 only */
+} op_rule;
+
+/* rknn-oplist.md §3 table; CPU column: the big CPU op set on every chip but
+ * RV1103/RV1106, whose runtime has only Concat, DataConvert, Div, exLayerNorm,
+ * Exp, Gather, ReduceL2, ReduceMax, Reshape, ScatterND, Softmax (§1). */
+static const op_rule rules[] = {
+    {"Conv", "Conv", NPU_K_CONV, FALL, FBIG, 0},
+    {"ConvTranspose", "ConvTranspose", NPU_K_DECONV, FALL, FBIG, 0},
+    {"Gemm", "Conv", NPU_K_CONV, FALL, FBIG, 0},
+    {"MatMul", "exMatMul", NPU_K_MATMUL, FALL, FBIG, 0},
+    {"Add", "Add", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"Sub", "Sub", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"Mul", "Mul", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"Div", "Div", NPU_K_ELTWISE, FALL, FALL, 1},
+    {"Max", "Max", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"Min", "Min", NPU_K_ELTWISE, FALL & ~F3562, FBIG, 0},
+    {"Pow", "Pow", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"Sqrt", "Sqrt", NPU_K_ELTWISE, 0, FBIG, 0},
+    {"Exp", "Exp", NPU_K_ELTWISE, 0, FALL, 0},
+    {"Log", "Log", NPU_K_ELTWISE, 0, FBIG, 0},
+    {"Erf", "Erf", NPU_K_ELTWISE, 0, FBIG, 0},
+    {"Floor", "Floor", NPU_K_ELTWISE, 0, FBIG, 0},
+    {"Round", "Round", NPU_K_ELTWISE, 0, FBIG, 0},
+    {"Mod", "Mod", NPU_K_ELTWISE, 0, FBIG, 0},
+    {"Relu", "Relu", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"LeakyRelu", "LeakyRelu", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"PRelu", "PRelu", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"Clip", "Clip", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"Sigmoid", "Sigmoid", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"Tanh", "Tanh", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"Elu", "Elu", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"HardSigmoid", "HardSigmoid", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"HardSwish", "HardSwish", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"Softplus", "Softplus", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"Mish", "exMish", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"Gelu", "exGelu", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"BatchNormalization", "BatchNormalization", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"LayerNormalization", "exNorm", NPU_K_OTHER, FBIG, FALL, 1},
+    {"InstanceNormalization", "InstanceNormalization", NPU_K_OTHER, 0, FBIG, 0},
+    {"LpNormalization", "LpNormalization", NPU_K_OTHER, 0, FBIG, 0},
+    {"LRN", "LRN", NPU_K_OTHER, 0, FBIG, 0},
+    {"MaxPool", "MaxPool", NPU_K_POOL, FALL, FBIG, 0},
+    {"AveragePool", "AveragePool", NPU_K_POOL, FALL, FBIG, 0},
+    {"GlobalAveragePool", "GlobalAveragePool", NPU_K_POOL, FALL, FBIG, 0},
+    {"GlobalMaxPool", "GlobalMaxPool", NPU_K_POOL, FALL, FBIG, 0},
+    {"Concat", "Concat", NPU_K_MOVE, FALL, FALL, 0},
+    {"Split", "Split", NPU_K_MOVE, FALL, FBIG, 0},
+    {"Slice", "Slice", NPU_K_MOVE, FALL, FBIG, 0},
+    {"Reshape", "Reshape", NPU_K_MOVE, FALL, FALL, 0},
+    {"Flatten", "Reshape", NPU_K_MOVE, FALL, FALL, 0},
+    {"Squeeze", "Reshape", NPU_K_MOVE, FALL, FALL, 0},
+    {"Unsqueeze", "Reshape", NPU_K_MOVE, FALL, FALL, 0},
+    {"Transpose", "Transpose", NPU_K_MOVE, FALL & ~F356X, FBIG, 0},
+    {"Softmax", "Softmax", NPU_K_OTHER, FALL & ~F356X, FALL, 0},
+    {"LogSoftmax", "LogSoftmax", NPU_K_OTHER, 0, FBIG, 0},
+    {"Hardmax", "Hardmax", NPU_K_OTHER, FALL & ~F356X, FBIG, 0},
+    {"ArgMax", "ArgMax", NPU_K_OTHER, 0, FBIG, 0},
+    {"ArgMin", "ArgMin", NPU_K_OTHER, 0, FBIG, 0},
+    {"TopK", "TopK", NPU_K_OTHER, 0, FBIG, 0},
+    {"Resize", "Resize", NPU_K_MOVE, FALL, FBIG, 0},
+    {"Upsample", "Resize", NPU_K_MOVE, FALL, FBIG, 0},
+    {"Pad", "Pad", NPU_K_MOVE, FALL, FBIG, 0},
+    {"Expand", "Expand", NPU_K_MOVE, FALL, FBIG, 0},
+    {"Tile", "Tile", NPU_K_MOVE, FALL, FBIG, 0},
+    {"Gather", "Gather", NPU_K_MOVE, FBIG, FALL, 0},
+    {"GatherElements", "GatherElements", NPU_K_MOVE, 0, FBIG, 0},
+    {"ScatterND", "ScatterND", NPU_K_MOVE, 0, FALL, 0},
+    {"DepthToSpace", "DepthToSpace", NPU_K_MOVE, 0, FBIG, 0},
+    {"SpaceToDepth", "SpaceToDepth", NPU_K_MOVE, 0, FBIG, 0},
+    {"Where", "Where", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"Greater", "Greater", NPU_K_ELTWISE, F3576, FBIG, 0},
+    {"Equal", "Equal", NPU_K_ELTWISE, 0, FBIG, 0},
+    {"Less", "Less", NPU_K_ELTWISE, 0, FBIG, 0},
+    {"LessOrEqual", "LessOrEqual", NPU_K_ELTWISE, 0, FBIG, 0},
+    {"GreaterOrEqual", "GreaterOrEqual", NPU_K_ELTWISE, 0, FBIG, 0},
+    {"And", "And", NPU_K_ELTWISE, 0, FBIG, 0},
+    {"Not", "Not", NPU_K_ELTWISE, 0, FBIG, 0},
+    {"ReduceMax", "ReduceMax", NPU_K_OTHER, 0, FALL, 0},
+    {"ReduceMin", "ReduceMin", NPU_K_OTHER, 0, FBIG, 0},
+    {"ReduceMean", "ReduceMean", NPU_K_OTHER, 0, FBIG, 0},
+    {"ReduceSum", "ReduceSum", NPU_K_OTHER, 0, FBIG, 0},
+    {"ReduceL2", "ReduceL2", NPU_K_OTHER, 0, FALL, 0},
+    {"LSTM", "LSTM", NPU_K_OTHER, FALL, FBIG, 0},
+    {"GRU", "GRU", NPU_K_OTHER, FBIG, FBIG, 1},
+    {"Cast", "DataConvert", NPU_K_CONVERT, 0, FALL, 0},
+    {"Cos", "Cos", NPU_K_ELTWISE, 0, FBIG, 0},
+    {"Sin", "Sin", NPU_K_ELTWISE, 0, FBIG, 0},
+};
+
+/* Activations the compiler fuses into a preceding Conv (G:L9229-9270:
+ * Conv+Relu, +PRelu(LeakyRelu), +Clip, +Sigmoid(Tanh/Elu/Silu...)). */
+static const struct { const char *onnx, *suffix; } fusable_act[] = {
+    {"Relu", "Relu"}, {"LeakyRelu", "LeakyRelu"}, {"PRelu", "PRelu"}, {"Clip", "Clip"},
+    {"Sigmoid", "Sigmoid"}, {"Tanh", "Tanh"}, {"Elu", "Elu"}, {"HardSigmoid", "HardSigmoid"},
+    {"HardSwish", "HardSwish"}, {"Softplus", "Softplus"}, {"Mish", "Mish"},
+};
+
+/* CPU ops that move int8 data as it is; every other CPU op computes in float
+ * and gets exDataConvert rows around it in a quantized model (inferred from
+ * the INT8 CPU Gather in LOG-Y10 and the float dumps of CPU layers). */
+static const char *const cpu_int8_ops[] = {
+    "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Gather", "Concat",
+    "Split", "Slice", "ScatterND", "DepthToSpace", "SpaceToDepth", NULL,
+};
+
+static unsigned family_bit(const npu_platform_t *p)
+{
+    if (!strcmp(p->family, "rk3588")) return F3588;
+    if (!strcmp(p->family, "rk3576")) return F3576;
+    if (!strcmp(p->family, "rk356x")) return F356X;
+    if (!strcmp(p->family, "rk3562")) return F3562;
+    return F1106;
+}
+
+static const op_rule *find_rule(const char *op)
+{
+    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+        if (!strcmp(rules[i].onnx, op))
+            return &rules[i];
+    return NULL;
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+    for (; *list; list++)
+        if (!strcmp(*list, s))
+            return 1;
+    return 0;
+}
+
+/* ---- lowering state ---------------------------------------------------- */
+
+typedef struct lower {
+    const graph_t *g;
+    const npu_platform_t *p;
+    npu_graph_t *ng;
+    unsigned fam;
+    int *n_cons;      /* per tensor: consumers among executed nodes */
+    int **cons;       /* per tensor: consumer node indices */
+    int *done;        /* per node: covered by a layer */
+    int *tensor_fp;   /* per tensor: 1 when held in float by a CPU layer */
+} lower_t;
+
+static const tensor_t *T(const lower_t *L, int i) { return i >= 0 ? &L->g->t[i] : NULL; }
+
+static int is_const(const lower_t *L, int ti)
+{
+    return ti >= 0 && L->g->t[ti].kind == TK_CONST;
+}
+
+static npu_shape_t shape_of(const tensor_t *t)
+{
+    npu_shape_t s = {0};
+    if (!t || t->ndim < 0)
+        return s;
+    s.nd = t->ndim < NPU_SHAPE_MAX ? t->ndim : NPU_SHAPE_MAX;
+    for (int i = 0; i < s.nd; i++)
+        s.d[i] = t->dims[i];
+    return s;
+}
+
+static npu_layer_t *layer_new(lower_t *L, const char *optype, int kind, int target)
+{
+    npu_graph_t *ng = L->ng;
+    npu_layer_t *l;
+
+    if (ng->n == ng->cap) {
+        ng->cap = ng->cap ? ng->cap * 2 : 64;
+        ng->l = xrealloc(ng->l, (size_t)ng->cap * sizeof(*ng->l));
+    }
+    l = &ng->l[ng->n++];
+    memset(l, 0, sizeof(*l));
+    l->id = ng->n;
+    snprintf(l->optype, sizeof(l->optype), "%s", optype);
+    l->kind = kind;
+    l->target = target;
+    l->dtype = ng->dtype;
+    snprintf(l->datatype, sizeof(l->datatype), "%s", npu_dtype_name(ng->dtype));
+    l->out_tensor = -1;
+    l->group = 1;
+    l->fullname = xstrdup("");
+    return l;
+}
+
+static void layer_add_in(npu_layer_t *l, npu_shape_t s, int is_c)
+{
+    if (l->n_in < NPU_MAX_IO) {
+        l->in[l->n_in] = s;
+        l->in_const[l->n_in] = is_c;
+    }
+    l->n_in++;
+}
+
+static void layer_add_out(npu_layer_t *l, npu_shape_t s)
+{
+    if (l->n_out < NPU_MAX_IO)
+        l->out[l->n_out] = s;
+    l->n_out++;
+}
+
+static void layer_cover(lower_t *L, npu_layer_t *l, int node)
+{
+    const node_t *n = &L->g->nodes[node];
+
+    l->src_nodes = xrealloc(l->src_nodes, (size_t)(l->n_src_nodes + 1) * sizeof(int));
+    l->src_nodes[l->n_src_nodes++] = node;
+    for (int i = 0; i < n->n_out; i++) {
+        if (n->out[i] < 0)
+            continue;
+        l->src_tensors = xrealloc(l->src_tensors, (size_t)(l->n_src_tensors + 1) * sizeof(char *));
+        l->src_tensors[l->n_src_tensors++] = xstrdup(L->g->t[n->out[i]].name);
+    }
+    L->done[node] = 1;
+    L->ng->node_layer[node] = (int)(l - L->ng->l);
+}
+
+static void layer_set_fullname(npu_layer_t *l, const char *op, const char *name, const char *suffix)
+{
+    size_t len = strlen(op) + strlen(name) + (suffix ? strlen(suffix) : 0) + 2;
+
+    free(l->fullname);
+    l->fullname = xmalloc(len);
+    snprintf(l->fullname, len, "%s:%s%s", op, name, suffix ? suffix : "");
+}
+
+/* The single executed consumer of tensor ti, or -1 (none, several, or a graph output). */
+static int sole_consumer(const lower_t *L, int ti)
+{
+    if (ti < 0 || L->g->t[ti].is_output || L->n_cons[ti] != 1)
+        return -1;
+    return L->cons[ti][0];
+}
+
+/* ---- placement ---------------------------------------------------------- */
+
+static int64_t dim(const tensor_t *t, int i)
+{
+    return t && i < t->ndim ? t->dims[i] : 1;
+}
+
+/* NPU limits of rknn-oplist.md §4; returns 1 and fills why when the node must
+ * fall back to the CPU. */
+static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t len)
+{
+    const graph_t *g = L->g;
+    const int64_t *v;
+    int cnt;
+
+    if (!strcmp(n->op, "Conv")) {
+        const tensor_t *w = n->n_in > 1 ? T(L, n->in[1]) : NULL;
+        const tensor_t *x = T(L, n->in[0]);
+        int64_t group = node_attr_int(n, "group", 1);
+        int dw = w && group > 1 && group == dim(x, 1) && dim(w, 1) == 1;
+        int kmax = dw ? 8 : 31;
+        if (w && w->ndim == 4 && (dim(w, 2) > kmax || dim(w, 3) > kmax)) {
+            snprintf(why, len, "%s kernel %lldx%lld exceeds 1..%d", dw ? "depthwise" : "conv",
+                     (long long)dim(w, 2), (long long)dim(w, 3), kmax);
+            return 1;
+        }
+        if ((cnt = node_attr_ints(n, "strides", &v)) > 0)
+            for (int i = 0; i < cnt; i++)
+                if (v[i] > 7) {
+                    snprintf(why, len, "stride %lld exceeds 1..7", (long long)v[i]);
+                    return 1;
+                }
+        if ((cnt = node_attr_ints(n, "pads", &v)) > 0)
+            for (int i = 0; i < cnt; i++)
+                if (v[i] > 15) {
+                    snprintf(why, len, "pad %lld exceeds 0..15", (long long)v[i]);
+                    return 1;
+                }
+        if ((cnt = node_attr_ints(n, "dilations", &v)) > 0)
+            for (int i = 0; i < cnt; i++)
+                if (v[i] > (dw ? 32 : 31)) {
+                    snprintf(why, len, "dilation %lld exceeds limit", (long long)v[i]);
+                    return 1;
+                }
+        return 0;
+    }
+    if (!strcmp(n->op, "ConvTranspose")) {
+        const tensor_t *w = n->n_in > 1 ? T(L, n->in[1]) : NULL;
+        int strict = L->fam & (F3588 | F356X); /* stride only 1,2,4,8 there */
+        if (w && w->ndim == 4 && (dim(w, 2) > 31 || dim(w, 3) > 31)) {
+            snprintf(why, len, "deconv kernel exceeds 1..31");
+            return 1;
+        }
+        if ((cnt = node_attr_ints(n, "strides", &v)) > 0)
+            for (int i = 0; i < cnt; i++)
+                if (v[i] > 8 || (strict && v[i] != 1 && v[i] != 2 && v[i] != 4 && v[i] != 8)) {
+                    snprintf(why, len, "deconv stride %lld not supported on %s", (long long)v[i],
+                             L->p->name);
+                    return 1;
+                }
+        return 0;
+    }
+    if (!strcmp(n->op, "MaxPool") || !strcmp(n->op, "AveragePool")) {
+        const char *ap = node_attr_str(n, "auto_pad", "NOTSET");
+        if (node_attr_int(n, "ceil_mode", 0)) {
+            snprintf(why, len, "ceil_mode unsupported on NPU");
+            return 1;
+        }
+        if (strcmp(ap, "NOTSET") != 0) {
+            snprintf(why, len, "auto_pad %s unsupported (explicit pads only)", ap);
+            return 1;
+        }
+        if ((cnt = node_attr_ints(n, "kernel_shape", &v)) > 0)
+            for (int i = 0; i < cnt; i++)
+                if (v[i] > 7) {
+                    snprintf(why, len, "pool kernel %lld exceeds 7", (long long)v[i]);
+                    return 1;
+                }
+        if ((cnt = node_attr_ints(n, "strides", &v)) > 0)
+            for (int i = 0; i < cnt; i++)
+                if (v[i] > 8) {
+                    snprintf(why, len, "pool stride %lld exceeds 8", (long long)v[i]);
+                    return 1;
+                }
+        if ((cnt = node_attr_ints(n, "pads", &v)) > 0)
+            for (int i = 0; i < cnt; i++)
+                if (v[i] > 7) {
+                    snprintf(why, len, "pool pad %lld exceeds 7", (long long)v[i]);
+                    return 1;
+                }
+        return 0;
+    }
+    if (!strcmp(n->op, "Resize") || !strcmp(n->op, "Upsample")) {
+        const tensor_t *x = T(L, n->in[0]), *y = T(L, n->out[0]);
+        const char *mode = node_attr_str(n, "mode", "nearest");
+        const char *ct = node_attr_str(n, "coordinate_transformation_mode", "half_pixel");
+        if (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "bilinear")) {
+            snprintf(why, len, "resize mode %s unsupported", mode);
+            return 1;
+        }
+        if (strcmp(mode, "nearest") && strcmp(ct, "half_pixel") && strcmp(ct, "pytorch_half_pixel") &&
+            strcmp(ct, "align_corners")) {
+            snprintf(why, len, "resize coordinate mode %s unsupported", ct);
+            return 1;
+        }
+        if (x && y && x->ndim == 4 && y->ndim == 4) {
+            for (int a = 2; a < 4; a++) {
+                int64_t in = x->dims[a], out = y->dims[a];
+                if (in <= 0 || out == in)
+                    continue;
+                if (out % in || out / in < 2 || out / in > 8) {
+                    snprintf(why, len, "resize scale %lld/%lld not an integer 2..8",
+                             (long long)out, (long long)in);
+                    return 1;
+                }
+            }
+        }
+        return 0;
+    }
+    if (!strcmp(n->op, "Softmax")) {
+        const tensor_t *x = T(L, n->in[0]);
+        int64_t axis = node_attr_int(n, "axis", g->opset >= 13 ? -1 : 1);
+        int rank = x ? x->ndim : 4;
+        if (axis < 0)
+            axis += rank;
+        /* axis 1 or 3 of the 4-D view (ranks < 4 are padded at the front) */
+        axis += 4 - rank;
+        if (axis != 1 && axis != 3) {
+            snprintf(why, len, "softmax axis not 1 or 3 of the 4-D view");
+            return 1;
+        }
+        return 0;
+    }
+    if (!strcmp(n->op, "Pow") && n->n_in > 1 && is_const(L, n->in[1])) {
+        const tensor_t *e = T(L, n->in[1]);
+        if (tensor_numel(e) == 1 && e->data && e->dtype == DT_FLOAT) {
+            float x = *(const float *)e->data;
+            if (x != 0 && x != 1 && x != 2 && x != 3 && x != 0.5f && x != -0.5f) {
+                snprintf(why, len, "pow exponent %g not in {0,1,2,3,0.5,-0.5}", x);
+                return 1;
+            }
+        }
+        return 0;
+    }
+    if (!strcmp(n->op, "MatMul") || !strcmp(n->op, "Gemm")) {
+        const tensor_t *a = T(L, n->in[0]);
+        int64_t k = a && a->ndim > 0 ? a->dims[a->ndim - 1] : 0;
+        if (!strcmp(n->op, "Gemm") && node_attr_int(n, "transA", 0) && a && a->ndim == 2)
+            k = a->dims[0];
+        if (k > 8192) {
+            snprintf(why, len, "matmul k=%lld exceeds 8192", (long long)k);
+            return 1;
+        }
+        return 0;
+    }
+    if (!strcmp(n->op, "Pad")) {
+        const char *mode = node_attr_str(n, "mode", "constant");
+        const tensor_t *x = T(L, n->in[0]);
+        if (!strcmp(mode, "edge")) {
+            snprintf(why, len, "pad mode edge unsupported");
+            return 1;
+        }
+        if (!strcmp(mode, "reflect") && x && x->ndim == 4 &&
+            (x->dims[1] > 8192 || x->dims[2] > 8192 || x->dims[3] > 8176)) {
+            snprintf(why, len, "reflect pad larger than C,H<=8192, W<=8176");
+            return 1;
+        }
+        return 0;
+    }
+    if (!strcmp(n->op, "Transpose") && (L->fam & F356X)) {
+        /* RK356X: identity only here; the four supported perms need size checks
+         * we do not model (rknn-oplist.md §3) */
+        return 0;
+    }
+    return 0;
+}
+
+/* Decides target; why gets the CPU reason. */
+static int place(const lower_t *L, const node_t *n, const op_rule *r, char *why, size_t len)
+{
+    const char *chip = L->p->name;
+
+    if (!r) {
+        snprintf(why, len, "%s has no NPU or CPU implementation in the %s op list "
+                 "(the vendor converter would reject it)", n->op, chip);
+        return NPU_TGT_CPU;
+    }
+    if (!(r->npu & L->fam)) {
+        if (r->cpu & L->fam)
+            snprintf(why, len, "%s is not in the %s NPU op list", n->op, chip);
+        else
+            snprintf(why, len, "%s has no NPU or CPU implementation on %s "
+                     "(the vendor runtime would reject it)", n->op, chip);
+        return NPU_TGT_CPU;
+    }
+    if (r->fp16_only && L->ng->dtype != NPU_FP16) {
+        snprintf(why, len, "%s runs on the NPU in float16 only", n->op);
+        return NPU_TGT_CPU;
+    }
+    if (exceeds_limits(L, n, why, len))
+        return NPU_TGT_CPU;
+    return NPU_TGT_NPU;
+}
+
+/* ---- layer construction ------------------------------------------------- */
+
+static void add_node_inputs(lower_t *L, npu_layer_t *l, const node_t *n, int dw)
+{
+    for (int i = 0; i < n->n_in; i++) {
+        const tensor_t *t = T(L, n->in[i]);
+        npu_shape_t s;
+        if (!t)
+            continue;
+        s = shape_of(t);
+        /* the vendor prints depthwise weights as (1,C,kh,kw) */
+        if (dw && i == 1 && s.nd == 4) {
+            int64_t c = s.d[0];
+            s.d[0] = 1;
+            s.d[1] = c;
+        }
+        layer_add_in(l, s, is_const(L, n->in[i]));
+        /* a conv producer stored it with its own channel padding */
+        if (l->n_in <= NPU_MAX_IO && t->producer >= 0 && t->producer < L->ng->n_nodes &&
+            L->ng->node_layer[t->producer] >= 0) {
+            const npu_layer_t *pl = &L->ng->l[L->ng->node_layer[t->producer]];
+            if (pl->out_tensor == n->in[i])
+                l->in_align[l->n_in - 1] = npu_out_align(L->ng, pl);
+        }
+    }
+}
+
+static void add_node_outputs(lower_t *L, npu_layer_t *l, const node_t *n)
+{
+    for (int i = 0; i < n->n_out; i++)
+        if (n->out[i] >= 0) {
+            layer_add_out(l, shape_of(T(L, n->out[i])));
+            if (l->out_tensor < 0)
+                l->out_tensor = n->out[i];
+        }
+}
+
+static void conv_geometry(lower_t *L, npu_layer_t *l, const node_t *n)
+{
+    const tensor_t *x = T(L, n->in[0]), *w = n->n_in > 1 ? T(L, n->in[1]) : NULL;
+    const tensor_t *y = T(L, n->out[0]);
+    int64_t group = node_attr_int(n, "group", 1);
+
+    l->ic = (int)dim(x, 1);
+    l->oc = (int)dim(y, 1);
+    l->kh = w && w->ndim >= 3 ? (int)w->dims[2] : 1;
+    l->kw = w && w->ndim >= 4 ? (int)w->dims[3] : 1;
+    l->group = (int)group;
+    l->out_pixels = dim(y, 0) * (y && y->ndim >= 3 ? y->dims[2] : 1) *
+                    (y && y->ndim >= 4 ? y->dims[3] : 1);
+    if (group > 1 && group == l->ic && l->oc == l->ic)
+        l->kind = NPU_K_DWCONV;
+}
+
+static void gemm_geometry(lower_t *L, npu_layer_t *l, const node_t *n)
+{
+    const tensor_t *a = T(L, n->in[0]), *y = T(L, n->out[0]);
+    int64_t m = 1;
+
+    if (a && a->ndim >= 1)
+        l->ic = (int)a->dims[a->ndim - 1];
+    if (!strcmp(n->op, "Gemm") && node_attr_int(n, "transA", 0) && a && a->ndim == 2)
+        l->ic = (int)a->dims[0];
+    l->oc = y && y->ndim >= 1 ? (int)y->dims[y->ndim - 1] : 1;
+    for (int i = 0; y && i < y->ndim - 1; i++)
+        m *= y->dims[i];
+    l->kh = l->kw = 1;
+    l->out_pixels = m;
+}
+
+/* Conv (+BatchNormalization) (+activation | SiLU) (+Add (+Relu)). */
+static void lower_conv(lower_t *L, int ni, npu_layer_t *l)
+{
+    const graph_t *g = L->g;
+    const node_t *n = &g->nodes[ni];
+    int cur = n->out[0], c;
+    char name[40] = "Conv";
+
+    add_node_inputs(L, l, n, 0);
+    conv_geometry(L, l, n);
+    if (l->kind == NPU_K_DWCONV) { /* redo inputs with the vendor's weight shape */
+        l->n_in = 0;
+        add_node_inputs(L, l, n, 1);
+    }
+    layer_cover(L, l, ni);
+    layer_set_fullname(l, n->op, n->name, NULL);
+
+    c = sole_consumer(L, cur);
+    if (c >= 0 && !strcmp(g->nodes[c].op, "BatchNormalization")) {
+        layer_cover(L, l, c);
+        cur = g->nodes[c].out[0];
+    }
+    /* SiLU: x * sigmoid(x), with x feeding exactly the Sigmoid and the Mul */
+    if (!g->t[cur].is_output && L->n_cons[cur] == 2) {
+        int a = L->cons[cur][0], b = L->cons[cur][1], s = -1, m = -1;
+        if (!strcmp(g->nodes[a].op, "Sigmoid") && !strcmp(g->nodes[b].op, "Mul")) s = a, m = b;
+        if (!strcmp(g->nodes[b].op, "Sigmoid") && !strcmp(g->nodes[a].op, "Mul")) s = b, m = a;
+        if (s >= 0 && sole_consumer(L, g->nodes[s].out[0]) == m) {
+            layer_cover(L, l, s);
+            layer_cover(L, l, m);
+            cur = g->nodes[m].out[0];
+            strcat(name, "ExSwish");
+            goto add;
+        }
+    }
+    c = sole_consumer(L, cur);
+    if (c >= 0) {
+        for (size_t i = 0; i < sizeof(fusable_act) / sizeof(fusable_act[0]); i++)
+            if (!strcmp(g->nodes[c].op, fusable_act[i].onnx)) {
+                layer_cover(L, l, c);
+                cur = g->nodes[c].out[0];
+                strcat(name, fusable_act[i].suffix);
+                break;
+            }
+    }
+add:
+    /* Conv(+Act)+Add with a same-shape activation operand (G:L9229 "Conv+Add",
+     * "Conv+Activation+Add") */
+    c = sole_consumer(L, cur);
+    if (c >= 0 && !strcmp(g->nodes[c].op, "Add") && g->nodes[c].n_in == 2) {
+        const node_t *ad = &g->nodes[c];
+        int other = ad->in[0] == cur ? ad->in[1] : ad->in[0];
+        const tensor_t *o = T(L, other), *y = T(L, cur);
+        int same = o && y && o->ndim == y->ndim && !is_const(L, other) && other != cur;
+        for (int i = 0; same && i < o->ndim; i++)
+            same = o->dims[i] == y->dims[i];
+        if (same && strlen(name) < 20) {
+            layer_cover(L, l, c);
+            layer_add_in(l, shape_of(o), 0);
+            cur = ad->out[0];
+            strcat(name, "Add");
+            c = sole_consumer(L, cur);
+            if (c >= 0 && !strcmp(g->nodes[c].op, "Relu")) {
+                layer_cover(L, l, c);
+                cur = g->nodes[c].out[0];
+                strcat(name, "Relu");
+            }
+        }
+    }
+    snprintf(l->optype, sizeof(l->optype), "%s", name);
+    layer_add_out(l, shape_of(T(L, cur)));
+    l->out_tensor = cur;
+}
+
+/* GlobalAveragePool over more than 7x7 becomes a cascade of depthwise convs
+ * with 7x7 kernels (out = ceil(in/7)) and a last whole-plane kernel, named
+ * <node>_2conv<i> (triority-05 rows 52-54: 256->37->6->1). */
+static void lower_gap_cascade(lower_t *L, int ni)
+{
+    const node_t *n = &L->g->nodes[ni];
+    const tensor_t *x = T(L, n->in[0]);
+    int64_t N = dim(x, 0), C = dim(x, 1), H = dim(x, 2), W = dim(x, 3);
+    char suf[24];
+
+    for (int i = 0;; i++) {
+        int last = H <= 7 && W <= 7;
+        int64_t kh = last ? H : 7, kw = last ? W : 7;
+        int64_t oh = last ? 1 : (H + 6) / 7, ow = last ? 1 : (W + 6) / 7;
+        npu_layer_t *l = layer_new(L, "Conv", NPU_K_DWCONV, NPU_TGT_NPU);
+        npu_shape_t s = {4, {N, C, H, W}};
+        layer_add_in(l, s, 0);
+        s = (npu_shape_t){4, {1, C, kh, kw}};
+        layer_add_in(l, s, 1);
+        s = (npu_shape_t){1, {C}};
+        layer_add_in(l, s, 1);
+        s = (npu_shape_t){4, {N, C, oh, ow}};
+        layer_add_out(l, s);
+        l->ic = l->oc = l->group = (int)C;
+        l->kh = (int)kh;
+        l->kw = (int)kw;
+        l->out_pixels = N * oh * ow;
+        snprintf(suf, sizeof(suf), "_2conv%d", i);
+        layer_set_fullname(l, "Conv", n->name, suf);
+        layer_cover(L, l, ni);
+        if (last) {
+            l->out_tensor = n->out[0];
+            break;
+        }
+        H = oh;
+        W = ow;
+    }
+}
+
+static int is_fp_cpu_layer(const lower_t *L, const npu_layer_t *l, const node_t *n)
+{
+    return L->ng->dtype == NPU_INT8 && l->target == NPU_TGT_CPU &&
+           !in_list(cpu_int8_ops, n->op);
+}
+
+static npu_layer_t *add_convert(lower_t *L, int ti, const char *dir)
+{
+    npu_layer_t *l = layer_new(L, "exDataConvert", NPU_K_CONVERT, NPU_TGT_NPU);
+    char suf[16];
+
+    snprintf(suf, sizeof(suf), "_%s", dir);
+    layer_add_in(l, shape_of(T(L, ti)), 0);
+    layer_add_out(l, shape_of(T(L, ti)));
+    layer_set_fullname(l, "exDataConvert", L->g->t[ti].name, suf);
+    l->out_tensor = ti;
+    return l;
+}
+
+static void add_output_ops(lower_t *L, const node_t *n)
+{
+    for (int i = 0; i < n->n_out; i++) {
+        int ti = n->out[i];
+        if (ti < 0 || !L->g->t[ti].is_output)
+            continue;
+        for (int k = 0; k < L->g->n_outputs; k++)
+            if (L->g->outputs[k] == ti) {
+                npu_layer_t *l = layer_new(L, "OutputOperator", NPU_K_IO, NPU_TGT_CPU);
+                layer_add_in(l, shape_of(T(L, ti)), 0);
+                layer_set_fullname(l, "OutputOperator", L->g->t[ti].name, NULL);
+                l->out_tensor = ti;
+                if (L->tensor_fp[ti])
+                    snprintf(l->datatype, sizeof(l->datatype), "FLOAT");
+                break;
+            }
+    }
+}
+
+static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
+{
+    const graph_t *g = L->g;
+    const node_t *n = &g->nodes[ni];
+    const op_rule *r = find_rule(n->op);
+    char why[200] = "";
+    int target, kind = r ? r->kind : NPU_K_OTHER;
+    npu_layer_t *l;
+    int fp_cpu = 0;
+
+    if (!strcmp(n->op, "Identity") || !strcmp(n->op, "Dropout")) {
+        L->done[ni] = 1; /* folded by the converter */
+        if (n->n_in > 0 && n->in[0] >= 0 && n->out[0] >= 0)
+            L->tensor_fp[n->out[0]] = L->tensor_fp[n->in[0]];
+        return 0;
+    }
+    target = place(L, n, r, why, sizeof(why));
+
+    if (target == NPU_TGT_NPU && !strcmp(n->op, "GlobalAveragePool") &&
+        (dim(T(L, n->in[0]), 2) > 7 || dim(T(L, n->in[0]), 3) > 7)) {
+        lower_gap_cascade(L, ni);
+        goto outputs;
+    }
+
+    /* A float CPU layer in a quantized model: its NPU-produced inputs are
+     * converted first. */
+    {
+        npu_layer_t probe = {.target = target};
+        fp_cpu = is_fp_cpu_layer(L, &probe, n);
+    }
+    if (fp_cpu)
+        for (int i = 0; i < n->n_in; i++) {
+            int ti = n->in[i];
+            if (ti >= 0 && !is_const(L, ti) && !L->tensor_fp[ti])
+                add_convert(L, ti, "tofp");
+        }
+
+    if (target == NPU_TGT_NPU && !strcmp(n->op, "Conv")) {
+        l = layer_new(L, "Conv", NPU_K_CONV, NPU_TGT_NPU);
+        lower_conv(L, ni, l);
+        goto outputs;
+    }
+
+    l = layer_new(L, r ? r->vendor : n->op, kind, target);
+    if (r && !strcmp(n->op, "Softmax") && g->opset >= 13)
+        snprintf(l->optype, sizeof(l->optype), "exSoftmax13");
+    if (r && !strcmp(n->op, "Cast"))
+        snprintf(l->optype, sizeof(l->optype), "DataConvert");
+    add_node_inputs(L, l, n, 0);
+    add_node_outputs(L, l, n);
+    layer_set_fullname(l, n->op, n->name, NULL);
+    layer_cover(L, l, ni);
+    if (target == NPU_TGT_CPU)
+        l->reason = xstrdup(why);
+    if (fp_cpu) {
+        snprintf(l->datatype, sizeof(l->datatype), "FLOAT");
+        for (int i = 0; i < n->n_out; i++)
+            if (n->out[i] >= 0)
+                L->tensor_fp[n->out[i]] = 1;
+    }
+    if (l->kind == NPU_K_CONV && (!strcmp(n->op, "Gemm") || !strcmp(n->op, "MatMul")))
+        gemm_geometry(L, l, n);
+    if (!strcmp(n->op, "MatMul") && n->n_in > 1 && is_const(L, n->in[1])) {
+        snprintf(l->optype, sizeof(l->optype), "Conv"); /* const B: a 1x1 conv (LOG-Y8 "MatMul#2") */
+        l->kind = NPU_K_CONV;
+        gemm_geometry(L, l, n);
+    } else if (l->kind == NPU_K_MATMUL) {
+        gemm_geometry(L, l, n);
+    }
+    if (l->kind == NPU_K_DECONV) {
+        const tensor_t *x = T(L, n->in[0]), *w = n->n_in > 1 ? T(L, n->in[1]) : NULL;
+        l->ic = (int)dim(x, 1);
+        l->oc = (int)dim(T(L, n->out[0]), 1);
+        l->kh = w && w->ndim >= 3 ? (int)w->dims[2] : 1;
+        l->kw = w && w->ndim >= 4 ? (int)w->dims[3] : 1;
+        l->group = (int)node_attr_int(n, "group", 1);
+        l->out_pixels = dim(x, 0) * dim(x, 2) * dim(x, 3); /* billed per input pixel */
+    }
+    /* Add/Mul + Relu -> AddRelu / MulRelu (rknn-oplist.md §2 common set) */
+    if (target == NPU_TGT_NPU && (!strcmp(n->op, "Add") || !strcmp(n->op, "Mul"))) {
+        int c = sole_consumer(L, n->out[0]);
+        if (c >= 0 && !strcmp(g->nodes[c].op, "Relu")) {
+            layer_cover(L, l, c);
+            strcat(l->optype, "Relu");
+            l->n_out = 0;
+            layer_add_out(l, shape_of(T(L, g->nodes[c].out[0])));
+            l->out_tensor = g->nodes[c].out[0];
+        }
+    }
+outputs:
+    {
+        /* back to int8 for NPU consumers of a float CPU layer's outputs */
+        int last = L->ng->n - 1; /* by index: add_output_ops may move ng->l */
+        for (int k = 0; k < L->ng->l[last].n_src_nodes; k++) {
+            const node_t *sn = &g->nodes[L->ng->l[last].src_nodes[k]];
+            add_output_ops(L, sn);
+        }
+        if (fp_cpu)
+            for (int i = 0; i < n->n_out; i++) {
+                int ti = n->out[i], need = 0;
+                if (ti < 0)
+                    continue;
+                for (int c = 0; c < L->n_cons[ti]; c++) {
+                    const node_t *cn = &g->nodes[L->cons[ti][c]];
+                    const op_rule *cr = find_rule(cn->op);
+                    char w2[200];
+                    if (place(L, cn, cr, w2, sizeof(w2)) == NPU_TGT_NPU)
+                        need = 1;
+                }
+                if (need) {
+                    add_convert(L, ti, "toint8");
+                    L->tensor_fp[ti] = 0;
+                }
+            }
+    }
+    (void)err;
+    (void)errlen;
+    return 0;
+}
+
+static int dtype_to_npu(int dt)
+{
+    switch (dt) {
+    case DT_INT8: case DT_UINT8: return NPU_INT8;
+    case DT_FLOAT16: case DT_FLOAT: return NPU_FP16;
+    case DT_INT16: return NPU_INT16;
+    case DT_BFLOAT16: return NPU_BF16;
+    }
+    return -1;
+}
+
+int npu_lower(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph_t **out,
+              char *err, size_t errlen)
+{
+    lower_t L = {0};
+    npu_graph_t *ng = NULL;
+    int ndt = dtype_to_npu(dtype), ret = 0;
+
+    *out = NULL;
+    if (!g || !p)
+        return rt_err(err, errlen, RT_EINVAL, "npu_lower: no graph or platform");
+    if (ndt < 0)
+        return rt_err(err, errlen, RT_EINVAL, "npu_lower: dtype %s has no NPU mode",
+                      dtype_name(dtype));
+    if (!npu_peak_macs(p, ndt))
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "%s NPU has no %s (supported: %s%s)",
+                      p->name, npu_dtype_name(ndt), "int8",
+                      p->mac_ic[NPU_FP16] ? ", float16" : ", int16");
+
+    ng = xcalloc(1, sizeof(*ng));
+    ng->plat = p;
+    ng->dtype = ndt;
+    ng->cores = 0x1;
+    ng->n_nodes = g->n_nodes;
+    ng->node_layer = xmalloc((size_t)(g->n_nodes > 0 ? g->n_nodes : 1) * sizeof(int));
+    for (int i = 0; i < g->n_nodes; i++)
+        ng->node_layer[i] = -1;
+
+    L.g = g;
+    L.p = p;
+    L.ng = ng;
+    L.fam = family_bit(p);
+    L.n_cons = xcalloc((size_t)g->n_t + 1, sizeof(int));
+    L.cons = xcalloc((size_t)g->n_t + 1, sizeof(int *));
+    L.done = xcalloc((size_t)g->n_nodes + 1, sizeof(int));
+    L.tensor_fp = xcalloc((size_t)g->n_t + 1, sizeof(int));
+    for (int i = 0; i < g->n_nodes; i++) {
+        const node_t *n = &g->nodes[i];
+        if (n->folded)
+            continue;
+        for (int k = 0; k < n->n_in; k++) {
+            int ti = n->in[k];
+            int dup = 0;
+            if (ti < 0)
+                continue;
+            for (int j = 0; j < L.n_cons[ti]; j++)
+                dup |= L.cons[ti][j] == i;
+            if (dup)
+                continue;
+            L.cons[ti] = xrealloc(L.cons[ti], (size_t)(L.n_cons[ti] + 1) * sizeof(int));
+            L.cons[ti][L.n_cons[ti]++] = i;
+        }
+    }
+
+    /* InputOperator rows; a quantized model takes 1/3/4-channel 4-D inputs as
+     * UINT8 NHWC (LOG-Y8 row 1 and its first conv are UINT8). */
+    for (int i = 0; i < g->n_inputs; i++) {
+        const tensor_t *t = &g->t[g->inputs[i]];
+        npu_layer_t *l = layer_new(&L, "InputOperator", NPU_K_IO, NPU_TGT_CPU);
+        layer_add_out(l, shape_of(t));
+        layer_set_fullname(l, "InputOperator", t->name, NULL);
+        l->out_tensor = g->inputs[i];
+        if (ndt == NPU_INT8 && t->ndim == 4 &&
+            (t->dims[1] == 1 || t->dims[1] == 3 || t->dims[1] == 4))
+            snprintf(l->datatype, sizeof(l->datatype), "UINT8");
+    }
+
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (g->nodes[i].folded || L.done[i])
+            continue;
+        ret = lower_node(&L, i, err, errlen);
+        if (ret)
+            goto out;
+    }
+    for (int i = 0; i < ng->n; i++)
+        if (ng->l[i].out_tensor >= 0 && ng->l[i].kind != NPU_K_IO)
+            ng->l[i].out_is_graph_output = g->t[ng->l[i].out_tensor].is_output;
+    /* layers reading a UINT8 image input print UINT8 too */
+    for (int i = 0; i < ng->n; i++) {
+        npu_layer_t *l = &ng->l[i];
+        if (l->kind == NPU_K_IO || !l->n_src_nodes)
+            continue;
+        const node_t *n = &g->nodes[l->src_nodes[0]];
+        for (int k = 0; k < g->n_inputs; k++)
+            if (n->n_in > 0 && n->in[0] == g->inputs[k] &&
+                !strcmp(ng->l[k].datatype, "UINT8"))
+                snprintf(l->datatype, sizeof(l->datatype), "UINT8");
+    }
+    /* graph outputs that are graph inputs or constants never got an OutputOperator */
+out:
+    for (int i = 0; i < g->n_t; i++)
+        free(L.cons[i]);
+    free(L.cons);
+    free(L.n_cons);
+    free(L.done);
+    free(L.tensor_fp);
+    if (ret) {
+        npu_graph_free(ng);
+        return ret;
+    }
+    *out = ng;
+    return 0;
+}
+
+void npu_graph_free(npu_graph_t *ng)
+{
+    if (!ng)
+        return;
+    for (int i = 0; i < ng->n; i++) {
+        npu_layer_t *l = &ng->l[i];
+        free(l->fullname);
+        free(l->reason);
+        free(l->src_nodes);
+        for (int k = 0; k < l->n_src_tensors; k++)
+            free(l->src_tensors[k]);
+        free(l->src_tensors);
+    }
+    free(ng->l);
+    free(ng->node_layer);
+    free(ng);
+}
+
+int npu_set_core_mask(npu_graph_t *ng, unsigned mask, char *err, size_t errlen)
+{
+    unsigned cores;
+    int ret = npu_core_mask_check(ng->plat, mask, &cores, err, errlen);
+
+    if (ret)
+        return ret;
+    ng->cores = cores;
+    return 0;
+}

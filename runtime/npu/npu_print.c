@@ -1,0 +1,295 @@
+/* runtime/npu/npu_print.c — the level-4 per-layer table in the runtime 2.3 layout
+ * (log-formats.md §3.1 and §3.5, measured on triority-05/-06): ruler 222,
+ * title at column 74, columns ID 5, OpType 19, DataType 9, Target 7,
+ * InputShape 41, OutputShape 23, Cycles 25, Time 13, MacUsage 21, WorkLoad 21,
+ * RW(KB) 13, FullName padded to 16; then the totals and the ranking table
+ * (ruler 99, columns 19/13/13/13/13/15/14, Total row). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/time.h>
+#include "runtime/npu/npu.h"
+#include "util/util.h"
+
+typedef struct lbuf {
+    char s[1024];
+    size_t n;
+} lbuf;
+
+static void put(lbuf *b, const char *s)
+{
+    size_t l = strlen(s);
+    if (b->n + l >= sizeof(b->s))
+        l = sizeof(b->s) - 1 - b->n;
+    memcpy(b->s + b->n, s, l);
+    b->n += l;
+    b->s[b->n] = 0;
+}
+
+/* value, then spaces up to width; at least one space so that an overflowing
+ * value still splits from the next (the vendor's own overflow behaviour). */
+static void col(lbuf *b, const char *s, int width)
+{
+    size_t start = b->n;
+    put(b, s);
+    do
+        put(b, " ");
+    while ((int)(b->n - start) < width);
+}
+
+static void line_out(FILE *f, int flags, const char *s)
+{
+    if (flags & NPU_PRINT_PREFIX) {
+        struct timeval tv;
+        struct tm tm;
+        gettimeofday(&tv, NULL);
+        localtime_r(&tv.tv_sec, &tm);
+        fprintf(f, "I RKNN: [%02d:%02d:%02d.%03d] ", tm.tm_hour, tm.tm_min, tm.tm_sec,
+                (int)(tv.tv_usec / 1000));
+    }
+    fputs(s, f);
+    fputc('\n', f);
+}
+
+static void ruler(FILE *f, int flags, int n)
+{
+    char s[512];
+    if (n >= (int)sizeof(s))
+        n = (int)sizeof(s) - 1;
+    memset(s, '-', (size_t)n);
+    s[n] = 0;
+    line_out(f, flags, s);
+}
+
+static void shape_str(const npu_shape_t *s, char *buf, size_t len)
+{
+    size_t u = 0;
+    u += (size_t)snprintf(buf + u, len - u, "(");
+    for (int i = 0; i < s->nd && u < len; i++)
+        u += (size_t)snprintf(buf + u, len - u, "%s%lld", i ? "," : "", (long long)s->d[i]);
+    if (u < len)
+        snprintf(buf + u, len - u, ")");
+}
+
+/* Shapes joined with ',' while they fit in width-1 characters, else the
+ * ones that fit followed by ",..." (LOG-Y8 rows 5, 9; triority-05 row 63). */
+static void shapes_str(const npu_shape_t *s, int n, int n_total, int width, char *buf, size_t len)
+{
+    char one[128], full[1024] = "";
+    size_t u = 0;
+    int limit = width - 1, i;
+
+    if (n_total == 0) {
+        snprintf(buf, len, "\\");
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        shape_str(&s[i], one, sizeof(one));
+        u += (size_t)snprintf(full + u, sizeof(full) - u, "%s%s", i ? "," : "", one);
+        if (u >= sizeof(full))
+            break;
+    }
+    if (n == n_total && (int)strlen(full) <= limit) {
+        snprintf(buf, len, "%s", full);
+        return;
+    }
+    u = 0;
+    buf[0] = 0;
+    for (i = 0; i < n; i++) {
+        shape_str(&s[i], one, sizeof(one));
+        if (i > 0 && (int)(u + 1 + strlen(one) + 4) > limit)
+            break;
+        u += (size_t)snprintf(buf + u, len - u, "%s%s", i ? "," : "", one);
+        if (u >= len)
+            break;
+    }
+    snprintf(buf + u, len - u, ",...");
+}
+
+static void cores_header(char *buf, size_t len, const char *what, int cores)
+{
+    size_t u = (size_t)snprintf(buf, len, "%s(", what);
+    for (int i = 0; i < cores && u < len; i++)
+        u += (size_t)snprintf(buf + u, len - u, "%s%d", i ? "/" : "", i);
+    if (u < len)
+        snprintf(buf + u, len - u, ")");
+}
+
+void npu_print_perf_table(FILE *f, const npu_graph_t *ng, int flags)
+{
+    const npu_platform_t *p = ng->plat;
+    int cores = p->cores > NPU_MAX_CORES ? NPU_MAX_CORES : p->cores;
+    int task = flags & NPU_PRINT_TASKNUMBER;
+    int rule = 222 + (task ? 13 : 0);
+    char tmp[512], wl[64];
+    lbuf b;
+    int64_t total_us = 0;
+    double total_kb = 0;
+
+    ruler(f, flags, rule);
+    b.n = 0;
+    b.s[0] = 0;
+    col(&b, "", 74);
+    put(&b, "Network Layer Information Table");
+    col(&b, "", 80);
+    line_out(f, flags, b.s);
+    ruler(f, flags, rule);
+
+    b.n = 0;
+    col(&b, "ID", 5);
+    col(&b, "OpType", 19);
+    col(&b, "DataType", 9);
+    col(&b, "Target", 7);
+    col(&b, "InputShape", 41);
+    col(&b, "OutputShape", 23);
+    col(&b, "Cycles(DDR/NPU/Total)", 25);
+    col(&b, "Time(us)", 13);
+    col(&b, "MacUsage(%)", 21);
+    cores_header(wl, sizeof(wl), "WorkLoad", cores);
+    col(&b, wl, 21);
+    if (task)
+        col(&b, "TaskNumber", 13);
+    col(&b, "RW(KB)", 13);
+    col(&b, "FullName", 16);
+    line_out(f, flags, b.s);
+    ruler(f, flags, rule);
+
+    for (int i = 0; i < ng->n; i++) {
+        const npu_layer_t *l = &ng->l[i];
+        int npu = l->target == NPU_TGT_NPU;
+        int64_t t_us = (int64_t)l->time_us;
+
+        b.n = 0;
+        snprintf(tmp, sizeof(tmp), "%d", l->id);
+        col(&b, tmp, 5);
+        col(&b, l->optype, 19);
+        col(&b, l->datatype, 9);
+        col(&b, npu ? "NPU" : "CPU", 7);
+        shapes_str(l->in, l->n_in < NPU_MAX_IO ? l->n_in : NPU_MAX_IO, l->n_in, 41, tmp,
+                   sizeof(tmp));
+        col(&b, tmp, 41);
+        shapes_str(l->out, l->n_out < NPU_MAX_IO ? l->n_out : NPU_MAX_IO, l->n_out, 23, tmp,
+                   sizeof(tmp));
+        col(&b, tmp, 23);
+        snprintf(tmp, sizeof(tmp), "%llu/%llu/%llu", (unsigned long long)l->ddr_cycles,
+                 (unsigned long long)l->npu_cycles, (unsigned long long)l->total_cycles);
+        col(&b, tmp, 25);
+        snprintf(tmp, sizeof(tmp), "%lld", (long long)t_us);
+        col(&b, tmp, 13);
+        tmp[0] = 0;
+        if (npu && l->macs) {
+            size_t u = 0;
+            for (int c = 0; c < cores; c++)
+                u += (size_t)snprintf(tmp + u, sizeof(tmp) - u, "%s%.2f", c ? "/" : "",
+                                      l->mac_usage[c]);
+        }
+        col(&b, tmp, 21);
+        {
+            size_t u = 0;
+            for (int c = 0; c < cores; c++)
+                u += (size_t)snprintf(tmp + u, sizeof(tmp) - u, "%s%.1f%%", c ? "/" : "",
+                                      npu ? l->workload[c] : 0.0);
+        }
+        col(&b, tmp, 21);
+        if (task) {
+            snprintf(tmp, sizeof(tmp), "%d", npu ? l->task_number : 0);
+            col(&b, tmp, 13);
+        }
+        snprintf(tmp, sizeof(tmp), "%lld", (long long)l->rw_kb);
+        col(&b, tmp, 13);
+        /* FullName padded to 16 (e.g. "Concat:/Concat  ") */
+        snprintf(tmp, sizeof(tmp), "%-16s", l->fullname ? l->fullname : "");
+        put(&b, tmp);
+        line_out(f, flags, b.s);
+        total_us += t_us;
+        total_kb += l->rw_kb;
+    }
+    ruler(f, flags, rule);
+    snprintf(tmp, sizeof(tmp), "Total Operator Elapsed Per Frame Time(us): %lld", (long long)total_us);
+    line_out(f, flags, tmp);
+    snprintf(tmp, sizeof(tmp), "Total Memory Read/Write Per Frame Size(KB): %.2f", total_kb);
+    line_out(f, flags, tmp);
+    ruler(f, flags, rule);
+
+    /* per-OpType ranking */
+    {
+        struct agg { const char *op; int calls; int64_t cpu, npu; } *a;
+        int na = 0;
+        int64_t tc = 0, tn = 0;
+
+        a = xcalloc((size_t)(ng->n > 0 ? ng->n : 1), sizeof(*a));
+        for (int i = 0; i < ng->n; i++) {
+            const npu_layer_t *l = &ng->l[i];
+            int k;
+            for (k = 0; k < na; k++)
+                if (!strcmp(a[k].op, l->optype))
+                    break;
+            if (k == na)
+                a[na++].op = l->optype;
+            a[k].calls++;
+            if (l->target == NPU_TGT_NPU)
+                a[k].npu += (int64_t)l->time_us;
+            else
+                a[k].cpu += (int64_t)l->time_us;
+        }
+        /* stable sort by total time, descending (insertion sort keeps ties in order) */
+        for (int i = 1; i < na; i++) {
+            struct agg x = a[i];
+            int j = i - 1;
+            while (j >= 0 && a[j].cpu + a[j].npu < x.cpu + x.npu) {
+                a[j + 1] = a[j];
+                j--;
+            }
+            a[j + 1] = x;
+        }
+        ruler(f, flags, 99);
+        b.n = 0;
+        col(&b, "", 33);
+        put(&b, "Operator Time Consuming Ranking Table");
+        col(&b, "", 12);
+        line_out(f, flags, b.s);
+        ruler(f, flags, 99);
+        b.n = 0;
+        col(&b, "OpType", 19);
+        col(&b, "CallNumber", 13);
+        col(&b, "CPUTime(us)", 13);
+        col(&b, "GPUTime(us)", 13);
+        col(&b, "NPUTime(us)", 13);
+        col(&b, "TotalTime(us)", 15);
+        col(&b, "TimeRatio(%)", 14);
+        line_out(f, flags, b.s);
+        ruler(f, flags, 99);
+        for (int i = 0; i < na; i++) {
+            int64_t tot = a[i].cpu + a[i].npu;
+            b.n = 0;
+            col(&b, a[i].op, 19);
+            snprintf(tmp, sizeof(tmp), "%d", a[i].calls);
+            col(&b, tmp, 13);
+            snprintf(tmp, sizeof(tmp), "%lld", (long long)a[i].cpu);
+            col(&b, tmp, 13);
+            col(&b, "0", 13);
+            snprintf(tmp, sizeof(tmp), "%lld", (long long)a[i].npu);
+            col(&b, tmp, 13);
+            snprintf(tmp, sizeof(tmp), "%lld", (long long)tot);
+            col(&b, tmp, 15);
+            snprintf(tmp, sizeof(tmp), "%.2f%%", total_us > 0 ? 100.0 * (double)tot / (double)total_us : 0.0);
+            col(&b, tmp, 14);
+            line_out(f, flags, b.s);
+            tc += a[i].cpu;
+            tn += a[i].npu;
+        }
+        ruler(f, flags, 99);
+        b.n = 0;
+        col(&b, "Total", 32);
+        snprintf(tmp, sizeof(tmp), "%lld", (long long)tc);
+        col(&b, tmp, 13);
+        col(&b, "0", 13);
+        snprintf(tmp, sizeof(tmp), "%lld", (long long)tn);
+        col(&b, tmp, 13);
+        snprintf(tmp, sizeof(tmp), "%lld", (long long)(tc + tn));
+        col(&b, tmp, 15);
+        line_out(f, flags, b.s);
+        ruler(f, flags, 99);
+        free(a);
+    }
+}

@@ -1,0 +1,457 @@
+/* tracer/perflog_parse.c — the vendor per-layer performance table parser
+ * (formats: shared/research/log-formats.md §3). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracer/perflog.h"
+#include "util/util.h"
+
+enum col {
+    C_ID, C_OPTYPE, C_DTYPE, C_TARGET, C_IN, C_OUT, C_CYC3, C_DDR, C_NPU, C_TOTAL,
+    C_TIME, C_MAC, C_WL, C_TASKNUM, C_TASKSIZE, C_REGCMD, C_LUT, C_RW, C_FULLNAME, C_N,
+};
+
+static const struct { const char *name; int col; } col_names[] = {
+    {"Cycles(DDR/NPU/Total)", C_CYC3}, {"DDR Cycles", C_DDR}, {"NPU Cycles", C_NPU},
+    {"Total Cycles", C_TOTAL}, {"DDRCycles", C_DDR}, {"NPUCycles", C_NPU},
+    {"MaxCycles", C_TOTAL}, {"DataType", C_DTYPE}, {"Target", C_TARGET},
+    {"InputShape", C_IN}, {"OutputShape", C_OUT}, {"Time(us)", C_TIME},
+    {"MacUsage(%)", C_MAC}, {"WorkLoad(", C_WL}, {"Task Number", C_TASKNUM},
+    {"TaskNumber", C_TASKNUM}, {"Task Size", C_TASKSIZE}, {"Regcmd Size", C_REGCMD},
+    {"Lut Number", C_LUT}, {"RW(KB)", C_RW}, {"FullName", C_FULLNAME},
+    {"OpType", C_OPTYPE},
+};
+
+#define MAX_TOK 64
+
+/* Strips the logger prefix "X RKNN: [hh:mm:ss.mmm] " (timestamp optional) and a
+ * user's "---> " glued to a ruler. */
+static char *strip_prefix(char *s)
+{
+    if (s[0] && strchr("EWIDT", s[0]) && !strncmp(s + 1, " RKNN: ", 7)) {
+        s += 8;
+        if (s[0] == '[') {
+            char *e = strchr(s, ']');
+            if (e && e - s <= 16) {
+                s = e + 1;
+                if (*s == ' ')
+                    s++;
+            }
+        }
+    }
+    if (!strncmp(s, "---> ", 5))
+        s += 5;
+    return s;
+}
+
+static int is_ruler(const char *s)
+{
+    while (*s == ' ')
+        s++;
+    return !strncmp(s, "-----", 5) || !strncmp(s, "=====", 5);
+}
+
+static int tokenize(char *s, char **tok, int max)
+{
+    int n = 0;
+
+    while (*s) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s)
+            break;
+        if (n == max)
+            break;
+        tok[n++] = s;
+        while (*s && *s != ' ' && *s != '\t')
+            s++;
+        if (*s)
+            *s++ = 0;
+    }
+    return n;
+}
+
+static int parse_i64(const char *s, int64_t *v)
+{
+    char *e;
+    long long x;
+
+    if (!s || !*s)
+        return -1;
+    x = strtoll(s, &e, 10);
+    if (*e)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+static int parse_dbl(const char *s, double *v)
+{
+    char *e;
+
+    if (!s || !*s)
+        return -1;
+    *v = strtod(s, &e);
+    if (e == s || (*e && strcmp(e, "%") != 0))
+        return -1;
+    return 0;
+}
+
+/* "a/b/c" (with optional % after each) into up to 3 doubles; returns count or -1. */
+static int parse_triple(const char *s, double *v)
+{
+    int n = 0;
+    char buf[64], *p, *save = NULL;
+
+    if (strlen(s) >= sizeof(buf))
+        return -1;
+    strcpy(buf, s);
+    for (p = strtok_r(buf, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+        if (n == 3 || parse_dbl(p, &v[n]) != 0)
+            return -1;
+        n++;
+    }
+    return n ? n : -1;
+}
+
+typedef struct hdr {
+    int ncol;
+    int cols[C_N];
+} hdr_t;
+
+static int parse_header(const char *s, hdr_t *h, char *gen, int *has_task)
+{
+    int off[C_N];
+    int found[C_N] = {0};
+    const char *id = s;
+
+    while (*id == ' ')
+        id++;
+    if (strncmp(id, "ID ", 3) || !strstr(s, "OpType") || !strstr(s, "Target"))
+        return -1;
+    for (int c = 0; c < C_N; c++)
+        off[c] = -1;
+    off[C_ID] = (int)(id - s);
+    found[C_ID] = 1;
+    for (size_t i = 0; i < sizeof(col_names) / sizeof(col_names[0]); i++) {
+        const char *p = strstr(s, col_names[i].name);
+        int c = col_names[i].col;
+        if (!p || found[c])
+            continue;
+        /* "OpType" also occurs inside nothing else; "Total Cycles" vs "Cycles(": fine */
+        off[c] = (int)(p - s);
+        found[c] = 1;
+    }
+    if (!found[C_OPTYPE] || !found[C_TARGET])
+        return -1;
+    h->ncol = 0;
+    for (;;) { /* columns sorted by offset */
+        int best = -1;
+        for (int c = 0; c < C_N; c++)
+            if (found[c] && (best < 0 || off[c] < off[best]))
+                best = c;
+        if (best < 0)
+            break;
+        h->cols[h->ncol++] = best;
+        found[best] = 0;
+    }
+    *gen = strstr(s, "Cycles(DDR/NPU/Total)") ? 'A' : strstr(s, "DDRCycles") ? 'B' : 'C';
+    *has_task = strstr(s, "Task Number") || strstr(s, "TaskNumber");
+    return 0;
+}
+
+static void copy(char *dst, size_t n, const char *s)
+{
+    snprintf(dst, n, "%s", s ? s : "");
+}
+
+static int looks_like_wl(const char *t)
+{
+    return strchr(t, '%') != NULL;
+}
+
+static int parse_row(char *line, const hdr_t *h, perflog_row_t *r)
+{
+    char *tok[MAX_TOK];
+    char *fn_start;
+    int nt, ti = 0;
+    int64_t v;
+
+    memset(r, 0, sizeof(*r));
+    r->ddr = r->npu = r->total = r->time_us = r->task_number = -1;
+    r->rw_kb = -1;
+    r->up = -1;
+    /* FullName is the rest of the line: remember where each token started */
+    nt = tokenize(line, tok, MAX_TOK);
+    if (nt < 4 || parse_i64(tok[0], &v) != 0 || v < 0 || v > 1000000000)
+        return -1;
+    r->id = (int)v;
+    for (int ci = 0; ci < h->ncol; ci++) {
+        int c = h->cols[ci];
+        const char *t = ti < nt ? tok[ti] : NULL;
+        double tri[3];
+        int k;
+
+        switch (c) {
+        case C_ID: ti++; break;
+        case C_OPTYPE: if (!t) return -1; copy(r->optype, sizeof r->optype, t); ti++; break;
+        case C_DTYPE: if (!t) return -1; copy(r->datatype, sizeof r->datatype, t); ti++; break;
+        case C_TARGET:
+            if (!t) return -1;
+            copy(r->target, sizeof r->target, t);
+            ti++;
+            break;
+        case C_IN: if (!t) return -1; copy(r->inshape, sizeof r->inshape, t); ti++; break;
+        case C_OUT: if (!t) return -1; copy(r->outshape, sizeof r->outshape, t); ti++; break;
+        case C_CYC3: {
+            long long a, b, cc;
+            char tail;
+            if (!t || sscanf(t, "%lld/%lld/%lld%c", &a, &b, &cc, &tail) != 3)
+                return -1;
+            r->ddr = a, r->npu = b, r->total = cc;
+            ti++;
+            break;
+        }
+        case C_DDR: if (!t || parse_i64(t, &r->ddr)) return -1; ti++; break;
+        case C_NPU: if (!t || parse_i64(t, &r->npu)) return -1; ti++; break;
+        case C_TOTAL: if (!t || parse_i64(t, &r->total)) return -1; ti++; break;
+        case C_TIME: {
+            double d;
+            if (!t || parse_dbl(t, &d)) return -1;
+            r->time_us = (int64_t)d;
+            ti++;
+            break;
+        }
+        case C_MAC:
+            /* blank in 2.3 tables: the next token is already the workload */
+            if (!t || looks_like_wl(t))
+                break;
+            if (!strcmp(t, "\\")) {
+                ti++;
+                break;
+            }
+            k = parse_triple(t, tri);
+            if (k < 0)
+                return -1;
+            r->n_mac = k;
+            memcpy(r->mac, tri, sizeof(double) * (size_t)k);
+            ti++;
+            break;
+        case C_WL:
+            if (!t)
+                return -1;
+            k = parse_triple(t, tri);
+            if (k < 0)
+                return -1;
+            r->n_wl = k;
+            memcpy(r->wl, tri, sizeof(double) * (size_t)k);
+            ti++;
+            /* old tables: "- Up:x%" or "--Up:x%" */
+            if (ti < nt && !strcmp(tok[ti], "-") && ti + 1 < nt && !strncmp(tok[ti + 1], "Up:", 3)) {
+                parse_dbl(tok[ti + 1] + 3, &r->up);
+                ti += 2;
+            } else if (ti < nt && (!strncmp(tok[ti], "-Up:", 4) || !strncmp(tok[ti], "--Up:", 5))) {
+                parse_dbl(strchr(tok[ti], ':') + 1, &r->up);
+                ti++;
+            }
+            break;
+        case C_TASKNUM: if (!t || parse_i64(t, &r->task_number)) return -1; ti++; break;
+        case C_TASKSIZE: case C_REGCMD: case C_LUT:
+            if (!t || parse_i64(t, &v)) return -1;
+            ti++;
+            break;
+        case C_RW: if (!t || parse_dbl(t, &r->rw_kb)) return -1; ti++; break;
+        case C_FULLNAME:
+            fn_start = ti < nt ? tok[ti] : NULL;
+            if (fn_start) {
+                /* re-join the remaining tokens with single spaces */
+                size_t used = 0;
+                for (int j = ti; j < nt; j++) {
+                    int w = snprintf(r->fullname + used, sizeof(r->fullname) - used, "%s%s",
+                                     j > ti ? " " : "", tok[j]);
+                    if (w < 0 || (size_t)w >= sizeof(r->fullname) - used)
+                        break;
+                    used += (size_t)w;
+                }
+            }
+            ti = nt;
+            break;
+        }
+    }
+    if (ti < nt)
+        return -1; /* unconsumed tokens: a column we did not expect */
+    return 0;
+}
+
+static int parse_op_row(char *line, int has_gpu, perflog_op_t *o)
+{
+    char *tok[MAX_TOK];
+    int nt = tokenize(line, tok, MAX_TOK), i = 1;
+    int64_t v;
+
+    memset(o, 0, sizeof(*o));
+    if (nt < 2)
+        return -1;
+    copy(o->optype, sizeof o->optype, tok[0]);
+    if (!strcmp(tok[0], "Total")) {
+        o->calls = -1;
+        o->ratio = -1;
+        if (nt != (has_gpu ? 5 : 4))
+            return -1;
+    } else {
+        if (nt != (has_gpu ? 7 : 6) || parse_i64(tok[i++], &v))
+            return -1;
+        o->calls = (int)v;
+    }
+    if (parse_i64(tok[i++], &o->cpu_us))
+        return -1;
+    o->gpu_us = -1;
+    if (has_gpu && parse_i64(tok[i++], &o->gpu_us))
+        return -1;
+    if (parse_i64(tok[i++], &o->npu_us) || parse_i64(tok[i++], &o->total_us))
+        return -1;
+    if (o->calls >= 0 && parse_dbl(tok[i], &o->ratio))
+        return -1;
+    return 0;
+}
+
+static perflog_table_t *new_table(perflog_table_t **tabs, int *n, int *cap)
+{
+    perflog_table_t *t;
+
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 4;
+        *tabs = xrealloc(*tabs, (size_t)*cap * sizeof(**tabs));
+    }
+    t = &(*tabs)[(*n)++];
+    memset(t, 0, sizeof(*t));
+    t->total_time_us = -1;
+    t->total_rw_kb = -1;
+    t->total_rw_mb = -1;
+    return t;
+}
+
+static const char *after(const char *s, const char *key)
+{
+    const char *p = strstr(s, key);
+    return p ? p + strlen(key) : NULL;
+}
+
+int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n, char *err,
+                  size_t errlen)
+{
+    perflog_table_t *tabs = NULL, *cur = NULL;
+    int ntab = 0, cap = 0, state = 0, has_gpu = 0, rcap = 0, ocap = 0;
+    hdr_t h = {0};
+    char *buf = xmalloc(len + 1), *line, *next;
+
+    *tables = NULL;
+    *n = 0;
+    memcpy(buf, text, len);
+    buf[len] = 0;
+    /* NUL bytes end the text early: fine for a text format */
+    for (line = buf; line; line = next) {
+        char *s, *nl = strchr(line, '\n');
+        const char *v;
+        size_t l;
+
+        next = nl ? nl + 1 : NULL;
+        if (nl)
+            *nl = 0;
+        l = strlen(line);
+        while (l && (line[l - 1] == '\r' || line[l - 1] == ' ' || line[l - 1] == '\t'))
+            line[--l] = 0;
+        s = strip_prefix(line);
+
+        if ((v = after(s, "Total Operator Elapsed Per Frame Time(us):")) ||
+            (v = after(s, "Total Operator Elapsed Time(us):"))) {
+            if (!cur)
+                cur = new_table(&tabs, &ntab, &cap), rcap = ocap = 0;
+            cur->total_time_us = strtoll(v, NULL, 10);
+            state = 0;
+            continue;
+        }
+        if ((v = after(s, "Total Memory Read/Write Per Frame Size(KB):"))) {
+            if (cur)
+                cur->total_rw_kb = strtod(v, NULL);
+            continue;
+        }
+        if ((v = after(s, "Total Memory RW Amount(MB):"))) {
+            if (cur)
+                cur->total_rw_mb = strtod(v, NULL);
+            continue;
+        }
+        {
+            char gen;
+            int has_task;
+            hdr_t nh;
+            if (parse_header(s, &nh, &gen, &has_task) == 0) {
+                h = nh;
+                cur = new_table(&tabs, &ntab, &cap);
+                rcap = ocap = 0;
+                cur->generation = gen;
+                cur->has_tasknumber = has_task;
+                state = 1;
+                continue;
+            }
+        }
+        {
+            const char *p = s;
+            while (*p == ' ')
+                p++;
+            if (!strncmp(p, "OpType", 6) && (strstr(p, "CallNumber") || strstr(p, "Call Number"))) {
+                has_gpu = strstr(p, "GPUTime") || strstr(p, "GPU Time");
+                if (!cur || cur->n_ops)
+                    cur = new_table(&tabs, &ntab, &cap), rcap = ocap = 0;
+                state = 2;
+                continue;
+            }
+        }
+        if (is_ruler(s) || !*s)
+            continue;
+        if (state == 1) {
+            perflog_row_t r;
+            int64_t id;
+            char first[32];
+            if (sscanf(s, "%31s", first) != 1 || parse_i64(first, &id) != 0)
+                continue; /* other text interleaved */
+            if (parse_row(s, &h, &r) != 0) {
+                cur->n_bad_rows++;
+                continue;
+            }
+            if (cur->n_rows == rcap) {
+                rcap = rcap ? rcap * 2 : 64;
+                cur->rows = xrealloc(cur->rows, (size_t)rcap * sizeof(*cur->rows));
+            }
+            cur->rows[cur->n_rows++] = r;
+        } else if (state == 2) {
+            perflog_op_t o;
+            if (parse_op_row(s, has_gpu, &o) != 0)
+                continue;
+            if (cur->n_ops == ocap) {
+                ocap = ocap ? ocap * 2 : 32;
+                cur->ops = xrealloc(cur->ops, (size_t)ocap * sizeof(*cur->ops));
+            }
+            cur->ops[cur->n_ops++] = o;
+            if (o.calls < 0)
+                cur->has_total_op = 1;
+        }
+    }
+    free(buf);
+    if (!ntab)
+        return rt_err(err, errlen, RT_EFORMAT,
+                      "no per-layer table, totals or ranking table found in the log");
+    *tables = tabs;
+    *n = ntab;
+    return 0;
+}
+
+void perflog_free(perflog_table_t *t, int n)
+{
+    for (int i = 0; t && i < n; i++) {
+        free(t[i].rows);
+        free(t[i].ops);
+    }
+    free(t);
+}
