@@ -14,8 +14,8 @@ extern const op_def exec_ops_pool[];     /* ops_pool.c: MaxPool, AveragePool, Gl
 extern const op_def exec_ops_norm[];     /* ops_norm.c: BatchNormalization */
 extern const op_def exec_ops_binary[];   /* ops_binary.c: Add Sub Mul Div Pow Equal Where PRelu ... */
 extern const op_def exec_ops_unary[];    /* ops_unary.c: Relu Sigmoid Exp Erf Clip HardSwish ... */
-extern const op_def exec_ops_shape[];    /* ops_shape.c: Reshape Flatten Squeeze Unsqueeze Shape
-                                            Constant ConstantOfShape Cast Identity Dropout */
+extern const op_def exec_ops_shape[];    /* ops_shape.c: Reshape Flatten Squeeze Unsqueeze Shape Size
+                                            ConstantOfShape Cast Identity Dropout Range */
 extern const op_def exec_ops_layout[];   /* ops_layout.c: Concat Split Slice Transpose Gather
                                             Expand Tile Pad */
 extern const op_def exec_ops_resize[];   /* ops_resize.c: Resize Upsample */
