@@ -1,0 +1,257 @@
+/* tests/unit/test_perflog.c — the vendor perf-table parser on real logs (expected
+ * values read by hand from the files in tests/fuzz/corpus/perflog), then our own
+ * level-4 table printed and parsed back field by field. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "runtime/npu/npu.h"
+#include "tests/test.h"
+#include "tracer/perflog.h"
+#include "util/util.h"
+
+#define CORPUS "tests/fuzz/corpus/perflog/"
+
+static perflog_table_t *load(const char *name, int *n)
+{
+    char path[512], err[256];
+    void *buf;
+    size_t len;
+    perflog_table_t *t = NULL;
+
+    snprintf(path, sizeof path, CORPUS "%s", name);
+    *n = 0;
+    if (rt_read_file(path, &buf, &len, err, sizeof err)) {
+        CHECK(0, "%s", err);
+        return NULL;
+    }
+    if (perflog_parse(buf, len, &t, n, err, sizeof err))
+        CHECK(0, "%s: %s", name, err);
+    free(buf);
+    return t;
+}
+
+static void real_logs(void)
+{
+    perflog_table_t *t;
+    int n;
+    const perflog_row_t *r;
+
+    t = load("perf-perfdetail-yolov8n1920-rk3588-channy-01.txt", &n);
+    CHECK(n == 1, "one table, got %d", n);
+    if (t) {
+        CHECK(t->generation == 'A' && t->n_rows == 108 && t->n_bad_rows == 0, "rows %d bad %d",
+              t->n_rows, t->n_bad_rows);
+        r = &t->rows[1];
+        CHECK(r->id == 2 && !strcmp(r->optype, "ConvExSwish") && !strcmp(r->datatype, "UINT8") &&
+              !strcmp(r->target, "NPU"), "row 2 %s", r->optype);
+        CHECK(!strcmp(r->inshape, "(1,3,1920,1920),(16,3,3,3),(16)"), "%s", r->inshape);
+        CHECK(r->ddr == 1091036 && r->npu == 8294400 && r->total == 8294400 && r->time_us == 16130,
+              "cycles");
+        CHECK(r->n_mac == 3 && r->mac[0] == 2.41 && r->n_wl == 3 && r->wl[0] == 100.0, "mac/wl");
+        CHECK(r->rw_kb == 10802 && !strcmp(r->fullname, "Conv:/model.0/conv/Conv"), "%s", r->fullname);
+        r = &t->rows[4];
+        CHECK(!strcmp(r->optype, "Split") && r->n_mac == 0 && !strcmp(r->outshape, "(1,16,480,480),..."),
+              "split row");
+        CHECK(t->total_time_us == 128441 && t->total_rw_kb == 289739, "totals");
+        CHECK(t->n_ops == 11 && !t->has_total_op, "ops %d", t->n_ops);
+        CHECK(!strcmp(t->ops[0].optype, "ConvExSwish") && t->ops[0].calls == 57 &&
+              t->ops[0].npu_us == 100965 && t->ops[0].ratio == 78.61, "rank 1");
+        CHECK(!strcmp(t->ops[7].optype, "OutputOperator") && t->ops[7].cpu_us == 1134, "rank 8");
+    }
+    perflog_free(t, n);
+
+    t = load("perf-evalperf-fp16-unet256-rk3588-tk2.3.0-triority-05.txt", &n);
+    if (t) {
+        CHECK(t->n_rows == 95 && t->n_bad_rows == 0, "rows %d", t->n_rows);
+        CHECK(t->rows[1].fullname[0] == 0 && t->rows[1].npu == 131072, "row 2 empty FullName");
+        r = &t->rows[2]; /* Pad: MacUsage blank in 2.3 */
+        CHECK(!strcmp(r->optype, "Pad") && r->n_mac == 0 && r->n_wl == 3 && r->wl[0] == 100.0 &&
+              r->rw_kb == 1024, "pad");
+        CHECK(!strcmp(t->rows[38].fullname, "Concat:/Concat"), "padded FullName '%s'", t->rows[38].fullname);
+        CHECK(t->total_time_us == 183003 && t->total_rw_kb == 407048.59, "totals");
+    }
+    perflog_free(t, n);
+
+    t = load("perf-optable-total-row-fp16-unet256-rk3588-tk2.3.0-triority-06.txt", &n);
+    if (t) {
+        CHECK(t->n_rows == 0 && t->n_ops == 16 && t->has_total_op, "ops %d", t->n_ops);
+        CHECK(t->ops[15].cpu_us == 23690 && t->ops[15].gpu_us == 0 && t->ops[15].npu_us == 159313 &&
+              t->ops[15].total_us == 183003, "Total row");
+        CHECK(!strcmp(t->ops[0].optype, "ConvLeakyRelu") && t->ops[0].calls == 21 &&
+              t->ops[0].ratio == 27.24, "first");
+    }
+    perflog_free(t, n);
+
+    t = load("perf-evalperf-oldfmt-full-yolov5s-rk3588-tk1.5.0-vendordoc-06.txt", &n);
+    if (t) {
+        CHECK(t->generation == 'C' && t->has_tasknumber, "old generation");
+        /* 82 rows, rows 41 and 50 are broken across lines in the source */
+        CHECK(t->n_rows == 80 && t->n_bad_rows >= 2, "rows %d bad %d", t->n_rows, t->n_bad_rows);
+        r = &t->rows[2];
+        CHECK(r->id == 3 && r->ddr == 416796 && r->npu == 460800 && r->total == 460800 &&
+              r->time_us == 924 && r->n_mac == 1 && r->mac[0] == 49.87 && r->up == 0.0 &&
+              r->task_number == 42 && r->rw_kb == 2407.16 && !strcmp(r->fullname, "Conv:Conv_2"),
+              "old row 3");
+        CHECK(t->rows[0].rw_kb == 4598.19, "InputOperator RW");
+        CHECK(t->total_time_us == 27987 && t->total_rw_mb == 88.4914, "old totals");
+    }
+    perflog_free(t, n);
+
+    t = load("perf-level4-prefixed-header-only-transformer-400-07.txt", &n);
+    CHECK(t && n >= 1 && t->generation == 'A', "prefixed header");
+    perflog_free(t, n);
+
+    {   /* rows without a header line are not a table */
+        void *buf;
+        size_t len;
+        char err[256];
+        CHECK(rt_read_file(CORPUS "perf-rows-2x-int8-cpu-gather-yolo-rk3588-yolov10-115-08.txt",
+                           &buf, &len, err, sizeof err) == 0, "%s", err);
+        CHECK(perflog_parse(buf, len, &t, &n, err, sizeof err) == RT_EFORMAT, "headerless");
+        free(buf);
+    }
+    {
+        perflog_table_t *x;
+        int k;
+        char err[128];
+        CHECK(perflog_parse("hello\n", 6, &x, &k, err, sizeof err) == RT_EFORMAT, "no table");
+    }
+}
+
+static int add_t(graph_t *g, const char *name, int nd, const int64_t *d, int kind)
+{
+    int i = graph_add_tensor(g, name);
+    g->t[i].dtype = DT_FLOAT;
+    g->t[i].ndim = nd;
+    for (int k = 0; k < nd; k++)
+        g->t[i].dims[k] = d[k];
+    g->t[i].kind = kind;
+    return i;
+}
+
+static int add_n(graph_t *g, const char *name, const char *op, int n_in, const int *in, int out)
+{
+    int o[1] = {out}, ni = graph_add_node(g, name, op, "", n_in, in, 1, o);
+    g->t[out].producer = ni;
+    return ni;
+}
+
+/* x(1,3,32,32) -> Conv 3x3 16 -> Sigmoid/Mul -> Resize (cubic: CPU) -> Conv 1x1 32 -> y */
+static graph_t *small_graph(void)
+{
+    graph_t *g = graph_new();
+    int64_t dx[4] = {1, 3, 32, 32}, dw[4] = {16, 3, 3, 3}, db[1] = {16}, d1[4] = {1, 16, 32, 32};
+    int64_t d2[4] = {1, 16, 64, 64}, dw2[4] = {32, 16, 1, 1}, d3[4] = {1, 32, 64, 64}, ds[1] = {4};
+    int x = add_t(g, "x", 4, dx, TK_INPUT), w = add_t(g, "w", 4, dw, TK_CONST);
+    int b = add_t(g, "b", 1, db, TK_CONST), c = add_t(g, "c", 4, d1, TK_ACT);
+    int s = add_t(g, "s", 4, d1, TK_ACT), m = add_t(g, "m", 4, d1, TK_ACT);
+    int sc = add_t(g, "scales", 1, ds, TK_CONST), r = add_t(g, "r", 4, d2, TK_ACT);
+    int w2 = add_t(g, "w2", 4, dw2, TK_CONST), y = add_t(g, "y", 4, d3, TK_ACT);
+    int in3[3] = {x, w, b}, i1[1] = {c}, i2[2] = {c, s}, ir[3] = {m, -1, sc}, ic[2] = {r, w2};
+    int rn;
+
+    add_n(g, "/conv0", "Conv", 3, in3, c);
+    add_n(g, "/sig", "Sigmoid", 1, i1, s);
+    add_n(g, "/mul", "Mul", 2, i2, m);
+    rn = add_n(g, "/up", "Resize", 3, ir, r);
+    g->nodes[rn].attrs = xcalloc(1, sizeof(attr_t));
+    g->nodes[rn].n_attr = 1;
+    g->nodes[rn].attrs[0].name = xstrdup("mode");
+    g->nodes[rn].attrs[0].type = ATTR_STRING;
+    g->nodes[rn].attrs[0].s = xstrdup("cubic");
+    add_n(g, "/conv1", "Conv", 2, ic, y);
+    g->t[y].is_output = 1;
+    g->inputs = xmalloc(sizeof(int));
+    g->inputs[0] = x;
+    g->n_inputs = 1;
+    g->outputs = xmalloc(sizeof(int));
+    g->outputs[0] = y;
+    g->n_outputs = 1;
+    return g;
+}
+
+static void round_trip(unsigned mask, int flags)
+{
+    graph_t *g = small_graph();
+    npu_graph_t *ng;
+    char err[256], *text = NULL;
+    size_t len = 0;
+    FILE *f;
+    perflog_table_t *t = NULL;
+    int n = 0;
+
+    CHECK(npu_lower(g, npu_platform_find("rk3588"), DT_INT8, &ng, err, sizeof err) == 0, "%s", err);
+    CHECK(npu_set_core_mask(ng, mask, err, sizeof err) == 0, "%s", err);
+    npu_cost(ng, NULL);
+    /* hand-checked lowering: Input, ConvExSwish, exDataConvert, Resize (CPU),
+     * exDataConvert, Conv, Output */
+    CHECK(ng->n == 7, "layers %d", ng->n);
+    if (ng->n == 7) {
+        CHECK(!strcmp(ng->l[1].optype, "ConvExSwish") && ng->l[1].n_src_nodes == 3, "silu");
+        CHECK(!strcmp(ng->l[3].optype, "Resize") && ng->l[3].target == NPU_TGT_CPU &&
+              strstr(ng->l[3].reason, "cubic"), "resize fallback: %s", ng->l[3].reason);
+        CHECK(!strcmp(ng->l[2].optype, "exDataConvert") && !strcmp(ng->l[4].optype, "exDataConvert"),
+              "converts");
+        /* 1x1 16->32 int8 over 4096 px: max(1*1*1*1, 32/8) = 4 cycles/px */
+        CHECK(ng->l[5].npu_cycles == 4096 * 4, "conv1 cycles %llu", (unsigned long long)ng->l[5].npu_cycles);
+        /* 3x3 3->16 over 1024 px: max(9, 32/8) = 9 */
+        CHECK(ng->l[1].npu_cycles == 1024 * 9, "conv0 cycles");
+    }
+    f = open_memstream(&text, &len);
+    npu_print_perf_table(f, ng, flags);
+    fclose(f);
+    CHECK(perflog_parse(text, len, &t, &n, err, sizeof err) == 0 && n == 1, "parse back: %s", err);
+    if (t && n == 1) {
+        CHECK(t->n_rows == ng->n && t->n_bad_rows == 0, "rows %d bad %d", t->n_rows, t->n_bad_rows);
+        CHECK(t->has_tasknumber == !!(flags & NPU_PRINT_TASKNUMBER), "task column");
+        for (int i = 0; i < t->n_rows && i < ng->n; i++) {
+            const perflog_row_t *r = &t->rows[i];
+            const npu_layer_t *l = &ng->l[i];
+            CHECK(r->id == l->id && !strcmp(r->optype, l->optype) && !strcmp(r->datatype, l->datatype) &&
+                  !strcmp(r->target, l->target == NPU_TGT_NPU ? "NPU" : "CPU"), "row %d ids", i);
+            CHECK(r->ddr == (int64_t)l->ddr_cycles && r->npu == (int64_t)l->npu_cycles &&
+                  r->total == (int64_t)l->total_cycles, "row %d cycles", i);
+            CHECK(r->time_us == (int64_t)l->time_us && r->rw_kb == (double)(int64_t)l->rw_kb,
+                  "row %d time/rw", i);
+            CHECK(!strcmp(r->fullname, l->fullname), "row %d name '%s' '%s'", i, r->fullname, l->fullname);
+            CHECK(r->n_mac == (l->macs && l->target == NPU_TGT_NPU ? 3 : 0), "row %d mac n", i);
+            for (int c = 0; c < r->n_mac; c++)
+                CHECK_NEAR(r->mac[c], l->mac_usage[c], 0.0051, "mac");
+            CHECK(r->n_wl == 3, "wl");
+            for (int c = 0; c < 3; c++)
+                CHECK_NEAR(r->wl[c], l->target == NPU_TGT_NPU ? l->workload[c] : 0, 0.051, "wl");
+            if (flags & NPU_PRINT_TASKNUMBER)
+                CHECK(r->task_number == (l->target == NPU_TGT_NPU ? l->task_number : 0), "task");
+        }
+        CHECK(!strcmp(t->rows[1].inshape, "(1,3,32,32),(16,3,3,3),(16)"), "%s", t->rows[1].inshape);
+        CHECK(!strcmp(t->rows[0].inshape, "\\") && !strcmp(t->rows[6].outshape, "\\"), "IO shapes");
+        CHECK(t->total_time_us == (int64_t)ng->total_us, "total us");
+        CHECK(t->has_total_op, "Total row");
+        {
+            int64_t sum = 0;
+            for (int i = 0; i < t->n_ops - 1; i++)
+                sum += t->ops[i].total_us;
+            CHECK(t->n_ops >= 2 && sum == t->ops[t->n_ops - 1].total_us && sum == t->total_time_us,
+                  "ranking sums");
+        }
+    }
+    /* with the prefix every line starts "I RKNN: [" */
+    if (flags & NPU_PRINT_PREFIX)
+        CHECK(!strncmp(text, "I RKNN: [", 9) && text[21] == ']', "prefix");
+    perflog_free(t, n);
+    free(text);
+    /* multi-core: the plain 1x1 Conv splits by rows 22/21/21 of 64 */
+    if (mask == 7)
+        CHECK_NEAR(ng->l[5].workload[0], 100.0 * 22 / 64, 1e-9, "split");
+    npu_graph_free(ng);
+    graph_free(g);
+}
+
+int main(void)
+{
+    real_logs();
+    round_trip(0, 0);
+    round_trip(7, NPU_PRINT_PREFIX);
+    round_trip(1, NPU_PRINT_TASKNUMBER | NPU_PRINT_PREFIX);
+    TEST_END();
+}
