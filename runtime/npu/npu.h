@@ -2,7 +2,7 @@
  * graph into the layers the vendor runtime would execute (fusion, CPU fallback,
  * InputOperator/OutputOperator/exDataConvert rows), per-layer cost (NPU and DDR
  * cycles, time, MAC usage, core split), the level-4 performance table printer,
- * the SRAM allocator with the level-3 table, and the driver's "NPU load" text.
+ * and the driver's "NPU load" text.
  *
  * Sources are cited by tag from shared/research/npu-hw.md (G:Lnnnn = SDK user
  * guide line, DRV = vendor driver, LOG-Y8/Y10 = real logs), rknn-oplist.md and
@@ -181,14 +181,8 @@ enum npu_print_flags {
 void npu_print_perf_table(FILE *f, const npu_graph_t *ng, int flags);
 
 /* ---- SRAM (rk3588) ------------------------------------------------------ */
-
-/* Places internal tensors (NPU layer outputs that are not graph outputs) in the
- * chip's SRAM with a first-fit 4 KiB-granular bitmap, freeing each after its
- * last consumer; fills l->sram_hit and ng->sram_used. Error on a chip without
- * NPU SRAM. */
-int npu_sram_plan(npu_graph_t *ng, char *err, size_t errlen);
-/* Level-3 table (1.4-1.5 layout, the only one observed). */
-void npu_print_sram_table(FILE *f, const npu_graph_t *ng, int flags);
+/* Not implemented yet: the 4 KiB first-fit allocator, per-layer SramHit and the
+ * level-3 table. npu_layer_t.sram_hit and npu_graph_t.sram_used stay 0. */
 
 /* ---- NPU load ----------------------------------------------------------- */
 
