@@ -103,8 +103,9 @@ static int reshape_infer(graph_t *g, node_t *n, char *err, size_t errlen)
         } else if (s[i] < 0) {
             return rt_err(err, errlen, RT_ESHAPE, "node '%s' (Reshape): bad dimension %lld",
                           n->name, (long long)s[i]);
-        } else {
-            known *= s[i];
+        } else if (__builtin_mul_overflow(known, s[i], &known)) {
+            return rt_err(err, errlen, RT_ESHAPE, "node '%s' (Reshape): shape too large",
+                          n->name);
         }
     }
     if (neg >= 0) {
