@@ -67,9 +67,12 @@ typedef struct store_layer {
     const char *cpu_reason;    /* why a layer falls back to the CPU */
     double sram_hit;           /* fraction 0..1 of traffic served from SRAM */
     double rw_kb;
-    const char *bound;         /* "compute" or "memory" */
+    const char *bound;         /* "compute", "DDR" or "CPU" */
     const char *workload;      /* per-core split as the vendor prints it */
     int64_t tasks;             /* NPU task count */
+    const char *npu_op;        /* vendor OpType of the NPU layer this node belongs to
+                                  (ConvRelu, ConvExSwish, ...); its figures are on the
+                                  node that produces that layer's output */
 } store_layer;
 
 typedef struct store_output {

@@ -36,6 +36,7 @@ static const char *const migrations[] = {
     "  npu_cycles INTEGER, ddr_cycles INTEGER, total_cycles INTEGER,"
     "  time_us REAL, mac_usage REAL, target TEXT, cpu_reason TEXT,"
     "  sram_hit REAL, rw_kb REAL, bound TEXT, workload TEXT, tasks INTEGER,"
+    "  npu_op TEXT,"
     "  PRIMARY KEY (run_id, idx));"
     "CREATE TABLE outputs ("
     "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
@@ -66,7 +67,7 @@ struct store {
 #define LAYER_COLS                                                                         \
     "idx, node, op, name, in_shapes, out_shapes, dtype, host_us, npu_cycles, ddr_cycles, " \
     "total_cycles, time_us, mac_usage, target, cpu_reason, sram_hit, rw_kb, bound, "      \
-    "workload, tasks"
+    "workload, tasks, npu_op"
 
 const char *store_default_path(const char *cli_db)
 {
@@ -502,7 +503,7 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
                       (long long)l->idx, l->target);
     if ((rc = db_prepare(st,
                          "INSERT INTO layers (run_id, " LAYER_COLS ") VALUES "
-                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);
@@ -526,6 +527,7 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
     bind_text(s, 19, l->bound);
     bind_text(s, 20, l->workload);
     bind_i64(s, 21, l->tasks);
+    bind_text(s, 22, l->npu_op);
     if (sqlite3_step(s) != SQLITE_DONE) {
         if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_CONSTRAINT)
             rc = rt_err(err, errlen, RT_EINVAL, "layer %lld added twice", (long long)l->idx);
@@ -785,6 +787,7 @@ static void read_layer(sqlite3_stmt *s, store_layer *l)
     l->bound = col_text(s, 17);
     l->workload = col_text(s, 18);
     l->tasks = col_i64(s, 19);
+    l->npu_op = col_text(s, 20);
 }
 
 void store_layers_free(store_layer *rows, int n)
@@ -792,7 +795,8 @@ void store_layers_free(store_layer *rows, int n)
     for (int i = 0; rows && i < n; i++) {
         store_layer *l = &rows[i];
         const char *strs[] = { l->node, l->op, l->name, l->in_shapes, l->out_shapes,
-                               l->dtype, l->target, l->cpu_reason, l->bound, l->workload };
+                               l->dtype, l->target, l->cpu_reason, l->bound, l->workload,
+                               l->npu_op };
         for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
             free((void *)strs[k]);
     }

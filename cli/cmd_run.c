@@ -5,6 +5,7 @@
 #include "cli/quant_cli.h"
 #include "dump/dump.h"
 #include "runtime/exec/exec.h"
+#include "runtime/npu/npu.h"
 #include "runtime/passes/passes.h"
 #include "util/util.h"
 
@@ -16,9 +17,6 @@
 #include <unistd.h>
 
 #define MAX_ARGS 64
-
-static const char *const platforms[] = {"rk3588", "rk3576", "rk3566", "rk3568",
-                                        "rk3562", "rv1106", "rv1103", NULL};
 
 static void usage(FILE *f)
 {
@@ -38,6 +36,9 @@ static void usage(FILE *f)
           "      --seed N            seed of the random inputs used when -i is absent (default 0)\n"
           "  -n, --iters N           run N times; layer times are averaged (default 1)\n"
           "      --threads N         CPU threads (default: all cores)\n"
+          "      --core-mask M       NPU cores as RKNN_NPU_CORE_*: 0 auto (default), 1, 2, 4, 3, 7\n"
+          "      --npu-table         print the predicted per-layer table as the vendor runtime\n"
+          "                          does at RKNN_LOG_LEVEL=4\n"
           "      --dump DIR          write every layer's output as .npy and DIR/index.json\n"
           "      --label TEXT        a name for the run (unique), usable instead of its id\n"
           "      --backend B         auto (default), sim, board\n"
@@ -92,6 +93,7 @@ typedef struct run_state {
     graph_t *g;
     dump_dir *dump;
     double *layer_us;   /* per executed layer, summed over iterations */
+    double *node_us;    /* the same per graph node (the NPU model's CPU layers) */
     int n_layers;
     int last_iter;
     char err[512];
@@ -103,6 +105,7 @@ static int on_layer(const layer_event_t *ev, void *user)
     if (ev->index >= s->n_layers)
         return RT_EINTERNAL;
     s->layer_us[ev->index] += ev->host_us;
+    s->node_us[ev->node] += ev->host_us;
     if (!s->last_iter || !s->dump)
         return RT_OK;
     for (int k = 0; k < ev->n_out; k++) {
@@ -130,7 +133,10 @@ int cmd_run(int argc, char **argv)
     const char *in_name[MAX_ARGS], *in_file[MAX_ARGS];
     input_shape_t shapes[MAX_ARGS];
     int n_in = 0, n_shapes = 0, json = 0, no_db = 0, ret = EXIT_INTERNAL, rc;
-    long long seed = 0, iters = 1, threads = 0;
+    long long seed = 0, iters = 1, threads = 0, core_mask = 0;
+    int npu_table = 0;
+    const npu_platform_t *plat = NULL;
+    npu_graph_t *ng = NULL;
     char err[1024] = "";
     graph_t *g = NULL;
     exec_t *x = NULL;
@@ -200,6 +206,17 @@ int cmd_run(int argc, char **argv)
         } else if (opt_is(a, "--db")) {
             if (!(db = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
+        } else if (opt_is(a, "--core-mask")) {
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            char *end;
+            core_mask = strtoll(v, &end, 0);
+            if (*end || end == v || core_mask < 0 || core_mask > 0xffff) {
+                cli_error("--core-mask: bad mask '%s'", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--npu-table")) {
+            npu_table = 1;
         } else if (!strcmp(a, "--no-db")) {
             no_db = 1;
         } else if (!strcmp(a, "--json")) {
@@ -221,12 +238,13 @@ int cmd_run(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    int known = 0;
-    for (int k = 0; platforms[k]; k++)
-        known |= !strcmp(platforms[k], target);
-    if (!known) {
-        cli_error("unknown platform '%s' (known: rk3588 rk3576 rk3566 rk3568 rk3562 rv1106 rv1103)",
-                  target);
+    if (npu_platform_get(target, &plat, err, sizeof(err))) {
+        cli_error("%s", err);
+        return EXIT_USAGE;
+    }
+    unsigned cores;
+    if (npu_core_mask_check(plat, (unsigned)core_mask, &cores, err, sizeof(err))) {
+        cli_error("--core-mask: %s", err);
         return EXIT_USAGE;
     }
     if ((qk = quant_cli_check(quant, &qc)) != EXIT_OK)
@@ -330,6 +348,7 @@ int cmd_run(int argc, char **argv)
     for (int i = 0; i < g->n_nodes; i++)
         st.n_layers += !g->nodes[i].folded;
     st.layer_us = xcalloc((size_t)(st.n_layers ? st.n_layers : 1), sizeof(double));
+    st.node_us = xcalloc((size_t)(g->n_nodes ? g->n_nodes : 1), sizeof(double));
     iter_us = xcalloc((size_t)iters, sizeof(double));
     int progress = iters > 1 && isatty(STDERR_FILENO);
     for (long long it = 0; it < iters; it++) {
@@ -355,6 +374,27 @@ int cmd_run(int argc, char **argv)
     }
     for (int l = 0; l < st.n_layers; l++)
         st.layer_us[l] /= (double)iters;
+    for (int i = 0; i < g->n_nodes; i++)
+        st.node_us[i] /= (double)iters;
+
+    /* The NPU model: the graph as the chip would run it, costed per layer. */
+    rc = npu_lower(g, plat, !strcmp(quant, "i8") ? DT_INT8 : !strcmp(quant, "fp16") ? DT_FLOAT16
+                                                                                  : DT_FLOAT,
+                   &ng, err, sizeof(err));
+    if (!rc)
+        rc = npu_set_core_mask(ng, (unsigned)core_mask, err, sizeof(err));
+    if (rc)
+        goto fail;
+    npu_cost(ng, st.node_us);
+    npu_load_init(&rec.load, plat);
+    /* Frames back to back: the window is the predicted time of all of them. */
+    for (long long it = 0; it < iters; it++)
+        npu_load_add_run(&rec.load, ng);
+    rec.load.window_us = (double)iters * ng->total_us;
+    if (npu_load_publish(&rec.load, err, sizeof(err)))
+        fprintf(stderr, "rknn-trace: warning: NPU load not published: %s\n", err);
+    if (npu_table && !json)
+        npu_print_perf_table(stdout, ng, 0);
     qsort(iter_us, (size_t)iters, sizeof(double), cmp_double);
 
     rec.model = model;
@@ -372,6 +412,7 @@ int cmd_run(int argc, char **argv)
     rec.dump_dir = dump;
     rec.g = g;
     rec.x = x;
+    rec.ng = ng;
     if (!no_db) {
         rc = run_record_store(&rec, db, err, sizeof(err));
         if (rc)
@@ -409,6 +450,8 @@ out:
     free(bufs);
     free(rec.inputs);
     free(st.layer_us);
+    free(st.node_us);
+    npu_graph_free(ng);
     free(iter_us);
     exec_free(x);
     graph_free(g);

@@ -210,6 +210,22 @@ int cmd_show(int argc, char **argv)
             json_str(&w, l->dtype);
             json_key(&w, "host_us");
             json_num(&w, l->host_us);
+            json_key(&w, "target");
+            json_str(&w, l->target);
+            json_key(&w, "npu_op");
+            json_str(&w, l->npu_op);
+            json_key(&w, "bound");
+            json_str(&w, l->bound);
+            json_key(&w, "cpu_reason");
+            json_str(&w, l->cpu_reason);
+            json_opt_int(&w, "npu_cycles", l->npu_cycles);
+            json_opt_int(&w, "ddr_cycles", l->ddr_cycles);
+            json_key(&w, "time_us");
+            json_num(&w, l->time_us);
+            json_key(&w, "mac_usage");
+            json_num(&w, l->mac_usage);
+            json_key(&w, "rw_kb");
+            json_num(&w, l->rw_kb);
             json_obj_close(&w);
         }
         json_arr_close(&w);
@@ -228,11 +244,17 @@ int cmd_show(int argc, char **argv)
         for (int i = 0; i < no; i++)
             printf("output    %s %s %s\n", outs[i].name, outs[i].dtype ? outs[i].dtype : "-",
                    outs[i].shape ? outs[i].shape : "-");
-        printf("\n%5s  %-18s %10s  %-40s %s\n", "layer", "op", "host us", "node", "output shape");
+        printf("\n%5s  %-18s %10s  %-3s %-14s %-7s %10s  %-32s %s\n", "layer", "op", "host us",
+               "on", "NPU layer", "bound", "pred us", "node", "output shape");
         for (int i = 0; i < nl; i++) {
             const store_layer *l = &layers[i];
-            printf("%5" PRId64 "  %-18s %10.1f  %-40s %s\n", l->idx, l->op ? l->op : "-",
-                   l->host_us, l->node ? l->node : "-", l->out_shapes ? l->out_shapes : "-");
+            char pred[32] = "";
+            if (!isnan(l->time_us))
+                snprintf(pred, sizeof(pred), "%.1f", l->time_us);
+            printf("%5" PRId64 "  %-18s %10.1f  %-3s %-14s %-7s %10s  %-32s %s\n", l->idx,
+                   l->op ? l->op : "-", l->host_us, l->target ? l->target : "-",
+                   l->npu_op ? l->npu_op : "-", l->bound ? l->bound : "-", pred,
+                   l->node ? l->node : "-", l->out_shapes ? l->out_shapes : "-");
         }
     }
 out:

@@ -111,6 +111,7 @@ void run_record_print_text(const run_record *r, FILE *f)
                     (long long)s.argmax);
         fputc('\n', f);
     }
+    run_npu_print_text(r, f);
     if (r->dump_dir)
         fprintf(f, "\ndump      %s/index.json (%d layers)\n", r->dump_dir, r->n_layers);
     if (r->run_id)
@@ -161,6 +162,7 @@ void run_record_print_json(const run_record *r, FILE *f)
     json_key(&w, "dump");
     json_str(&w, r->dump_dir);
 
+    run_npu_print_json(r, &w);
     json_key(&w, "inputs");
     json_arr_open(&w);
     for (int j = 0; j < g->n_inputs; j++) {

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "runtime/exec/exec.h"
+#include "runtime/npu/npu.h"
+#include "util/util.h"
 
 typedef struct run_input {
     const char *name;
@@ -22,6 +24,8 @@ typedef struct run_record {
     run_input *inputs;      /* one per graph input */
     graph_t *g;
     exec_t *x;
+    npu_graph_t *ng;        /* predicted NPU execution (costed) */
+    npu_load_t load;        /* busy time per core over the run's iterations */
     int64_t run_id;         /* set by run_record_store, 0 when not stored */
     char sha256[65];
 } run_record;
@@ -29,5 +33,11 @@ typedef struct run_record {
 int run_record_store(run_record *r, const char *db, char *err, size_t errlen);
 void run_record_print_text(const run_record *r, FILE *f);
 void run_record_print_json(const run_record *r, FILE *f);
+
+/* The NPU model's part of the summary (cli/run_npu.c). share[] is indexed by
+ * enum npu_bound: percent of the predicted frame time. */
+void run_npu_shares(const npu_graph_t *ng, double share[3]);
+void run_npu_print_text(const run_record *r, FILE *f);
+void run_npu_print_json(const run_record *r, json_writer *w);
 
 #endif

@@ -24,6 +24,34 @@ static char *shapes_json(const graph_t *g, int n, const int *idx)
     return s;
 }
 
+/* The NPU layer covering node i: every covered node gets its target, OpType
+ * and bound; the figures go on the node that produces the layer's output. */
+static void set_npu_fields(const npu_graph_t *ng, int i, store_layer *row, char *wl, size_t wlen)
+{
+    if (!ng || i >= ng->n_nodes || ng->node_layer[i] < 0)
+        return;
+    const npu_layer_t *l = &ng->l[ng->node_layer[i]];
+    row->target = l->target == NPU_TGT_CPU ? "CPU" : "NPU";
+    row->npu_op = l->optype;
+    row->bound = npu_bound_name(l->bound);
+    row->cpu_reason = l->reason;
+    if (!l->n_src_nodes || l->src_nodes[l->n_src_nodes - 1] != i)
+        return;
+    row->npu_cycles = (int64_t)l->npu_cycles;
+    row->ddr_cycles = (int64_t)l->ddr_cycles;
+    row->total_cycles = (int64_t)l->total_cycles;
+    row->time_us = l->time_us;
+    row->mac_usage = l->mac_usage[0];
+    row->rw_kb = l->rw_kb;
+    row->tasks = l->task_number;
+    row->sram_hit = l->sram_hit;
+    size_t u = 0;
+    wl[0] = '\0';
+    for (int c = 0; c < ng->plat->cores && u < wlen; c++)
+        u += (size_t)snprintf(wl + u, wlen - u, "%s%.0f%%", c ? "/" : "", l->workload[c]);
+    row->workload = wl;
+}
+
 static char *inputs_json(const run_record *r)
 {
     char *buf = NULL;
@@ -89,6 +117,23 @@ int run_record_store(run_record *r, const char *db, char *err, size_t errlen)
     info.iterations = r->iters;
     info.seed = r->seed;
     info.inputs_json = inj;
+    char extra[256] = "";
+    if (r->ng) {
+        int pct[NPU_MAX_CORES];
+        double share[3];
+        size_t u;
+        npu_load_percent(&r->load, pct);
+        run_npu_shares(r->ng, share);
+        u = (size_t)snprintf(extra, sizeof(extra),
+                             "{\"npu_predicted_us\":%.3f,\"npu_share\":{\"compute\":%.2f,"
+                             "\"DDR\":%.2f,\"CPU\":%.2f},\"npu_load\":[",
+                             r->ng->total_us, share[0], share[1], share[2]);
+        for (int c = 0; c < r->load.cores && u < sizeof(extra); c++)
+            u += (size_t)snprintf(extra + u, sizeof(extra) - u, "%s%d", c ? "," : "", pct[c]);
+        if (u < sizeof(extra))
+            snprintf(extra + u, sizeof(extra) - u, "]}");
+        info.extra_json = extra;
+    }
     rc = store_run_begin(st, &info, &id, err, errlen);
     if (rc)
         goto out;
@@ -110,6 +155,8 @@ int run_record_store(run_record *r, const char *db, char *err, size_t errlen)
         row.out_shapes = outs;
         row.dtype = o ? dtype_name(o->dtype) : NULL;
         row.host_us = r->layer_us[l];
+        char workload[64];
+        set_npu_fields(r->ng, i, &row, workload, sizeof(workload));
         rc = store_layer_add(st, id, &row, err, errlen);
         free(ins);
         free(outs);

@@ -119,6 +119,28 @@ expect 2 "text.db" -- "$RT" ls --db "$T/text.db"
 expect 0 "" -- "$RT" ls --db "$T/none.db" --json
 [ "$(cat "$T/out")" = "[]" ] && [ ! -e "$T/none.db" ] && ok || bad "ls on a missing database"
 
+# --- the NPU model in a run -------------------------------------------------------
+expect 1 "core" -- "$RT" run "$MNIST" --core-mask 8 --no-db
+expect 1 "core" -- "$RT" run "$MNIST" -t rk3566 --core-mask 2 --no-db
+RKNN_TRACE_SYSFS=$T/sysfs expect 0 "" -- "$RT" run "$MNIST" -t rk3588 --core-mask 7 --no-db --json
+$PY - "$T/out" "$T/sysfs/rknpu/load" <<'PYEOF' && ok || bad "npu summary in run --json / published load"
+import json, re, sys
+run = json.load(open(sys.argv[1]))
+npu = run["npu"]
+assert npu["platform"] == "rk3588" and npu["core_mask"] == 7 and npu["predicted_us"] > 0
+assert abs(sum(npu["share"].values()) - 100) < 0.01, npu["share"]
+assert all(l["target"] in ("NPU", "CPU") for l in npu["layers"])
+assert any(l["op_type"] == "InputOperator" for l in npu["layers"])
+# Every ONNX output tensor of the model is covered by some NPU layer.
+covered = {t for l in npu["layers"] for t in l["tensors"]}
+assert "Plus214_Output_0" in covered, covered
+text = open(sys.argv[2]).read()
+m = re.fullmatch(r"NPU load:  Core0: *(\d+)%, Core1: *(\d+)%, Core2: *(\d+)%,\n", text)
+assert m and len(npu["load"]) == 3 and [int(g) for g in m.groups()] == npu["load"], (text, npu["load"])
+PYEOF
+expect 0 "" -- "$RT" run "$MNIST" --npu-table --no-db
+grep -q "Total Operator Elapsed Per Frame Time(us)" "$T/out" && ok || bad "--npu-table prints the level-4 table"
+
 # --- info -------------------------------------------------------------------------
 expect 0 "" -- "$RT" info
 grep -q "Conv" "$T/out" && grep -q "LD_LIBRARY_PATH" "$T/out" && ok || bad "info output"
