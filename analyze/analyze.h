@@ -65,7 +65,7 @@ typedef struct store_layer {
     double mac_usage;          /* percent */
     const char *target;        /* "NPU" or "CPU" */
     const char *cpu_reason;    /* why a layer falls back to the CPU */
-    double sram_hit;           /* fraction 0..1 of traffic served from SRAM */
+    double sram_hit;           /* bytes of the layer output placed in on-chip SRAM */
     double rw_kb;
     const char *bound;         /* "compute", "DDR" or "CPU" */
     const char *workload;      /* per-core split as the vendor prints it */
