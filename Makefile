@@ -125,3 +125,13 @@ clean:
 	rm -rf $(BUILD) build-asan
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# Vendor-style sample applications (tests/samples): rknn_api.h is their only header
+# and they link the shared library as any application would.
+SAMPLE_SRC = $(wildcard tests/samples/*.c)
+SAMPLE_BIN = $(patsubst tests/samples/%.c,$(BUILD)/samples/%,$(SAMPLE_SRC))
+all: $(SAMPLE_BIN)
+$(BUILD)/samples/%: tests/samples/%.c tests/samples/sample_util.h include/rknn_api.h $(BUILD)/librknnrt.so
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -o $@ $< -L$(BUILD) -lrknnrt \
+	    -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS_ALL) -lm

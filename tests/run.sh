@@ -43,6 +43,7 @@ run_suites() { # build dir, full (1) or fast (0)
         [ -d "tests/fuzz/corpus/$n" ] && suite "fuzz corpus $n [$b]" "$f" "tests/fuzz/corpus/$n"
     done
     suite "cli [$b]" bash tests/cli/run.sh "$b"
+    suite "api samples [$b]" bash tests/samples/run.sh "$b"
     if [ "$full" = 1 ]; then
         [ -f tests/numpy/run.sh ] && suite "npy vs numpy [$b]" bash tests/numpy/run.sh "$b"
         suite "real models vs onnxruntime [$b]" bash tests/e2e/run.sh "$b"
