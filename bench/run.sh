@@ -10,8 +10,8 @@
 #
 # Environment: BENCH_RUNS (default 20), BENCH_WARMUP (default 3; models whose first
 # run takes over a second get 1), BENCH_THREADS (default "1 2"), BENCH_MODELS
-# (space-separated file names), BENCH_PROFILE=1 (per-op breakdown of ours, 1 thread,
-# into BUILD_DIR/bench/profile_<model>.txt).
+# (space-separated file names), BENCH_PROFILE=1 (per-op breakdown of ours and of
+# onnxruntime, 1 thread, into BUILD_DIR/bench/profile_<model>.txt).
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -78,8 +78,12 @@ while read -r file shapes range rest; do
 "ours": json.loads(sys.argv[3]), "ort": json.loads(sys.argv[4])}))' "$file" "$t" "$o" "$r" >> "$RES"
     done
     if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+        pf=$OUT/profile_${file%.onnx}.txt
         "$OURS" "$model" 1 "$RUNS" "${ours_shapes[@]}" --warmup "$warm" --range "$range" \
-            --profile > /dev/null 2> "$OUT/profile_${file%.onnx}.txt"
+            --profile > /dev/null 2> "$pf"
+        echo >> "$pf"
+        node "$ORT" "$model" 1 "$RUNS" "${ort_shapes[@]}" --warmup "$warm" --range "$range" \
+            --profile > /dev/null 2>> "$pf"
     fi
 done < "$ROOT/tests/e2e/models.txt"
 

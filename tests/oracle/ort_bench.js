@@ -1,17 +1,26 @@
 #!/usr/bin/env node
 // tests/oracle/ort_bench.js MODEL THREADS RUNS [NAME=D0,D1,...]... [--warmup N] [--range LO,HI]
+//                           [--profile]
 // Times onnxruntime (CPU) on MODEL: intraOpNumThreads=THREADS, interOpNumThreads=1,
 // sequential execution, default graph optimisation. Inputs are seeded uniform random
 // values in [LO,HI] (default 0,1); shapes come from the NAME=dims arguments, else
 // from the model (dynamic dims without a given shape are an error).
 // Prints one JSON line: {"median_ms", "min_ms", "peak_rss_kb", "runs", "threads"}.
 // peak_rss_kb is the whole node process (node itself is ~40 MB of it).
+// --profile: onnxruntime's own profiler on; per-op-type times and the slowest nodes
+// (per-node median over the runs) go to stderr, in the layout of bench_model
+// --profile. onnxruntime fuses nodes (Conv+Activation, ...), so its op types are
+// those of the optimised graph. Profiling costs time: compare the breakdowns, not
+// the medians of a profiled run.
 'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
 const ort = require('onnxruntime-node');
 
 function usage() {
   process.stderr.write('usage: ort_bench.js MODEL THREADS RUNS [NAME=D0,D1,...]... ' +
-    '[--warmup N] [--range LO,HI]\n');
+    '[--warmup N] [--range LO,HI] [--profile]\n');
   process.exit(1);
 }
 
@@ -57,6 +66,7 @@ async function main() {
   if (!(threads >= 1) || !(runs >= 1)) usage();
   let warmup = 3;
   let lo = 0, hi = 1;
+  let profile = false;
   const shapes = {};
   for (let i = 3; i < args.length; i++) {
     const a = args[i];
@@ -64,6 +74,8 @@ async function main() {
       warmup = parseInt(args[++i], 10);
     } else if (a === '--range' && i + 1 < args.length) {
       [lo, hi] = args[++i].split(',').map(Number);
+    } else if (a === '--profile') {
+      profile = true;
     } else if (a.includes('=')) {
       const eq = a.indexOf('=');
       shapes[a.slice(0, eq)] = a.slice(eq + 1).split(',').map(Number);
@@ -71,13 +83,20 @@ async function main() {
       usage();
     }
   }
-  const sess = await ort.InferenceSession.create(model, {
+  const opts = {
     executionProviders: ['cpu'],
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     logSeverityLevel: 3, // errors only: UltraFace's initializer-as-input warnings are noise
-  });
+  };
+  let profDir = null;
+  if (profile) {
+    profDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ort-prof-'));
+    opts.enableProfiling = true;
+    opts.profileFilePrefix = path.join(profDir, 'ort');
+  }
+  const sess = await ort.InferenceSession.create(model, opts);
   const rnd = makeRandom(12345);
   const feeds = {};
   const meta = sess.inputMetadata || [];
@@ -110,6 +129,60 @@ async function main() {
     runs,
     threads,
   }) + '\n');
+  if (profile) {
+    sess.endProfiling();
+    const files = fs.readdirSync(profDir).filter((f) => f.endsWith('.json'));
+    if (files.length) printProfile(JSON.parse(fs.readFileSync(path.join(profDir, files[0]))), runs);
+    fs.rmSync(profDir, { recursive: true, force: true });
+  }
+}
+
+function median(v) {
+  const s = [...v].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+// ORT trace events: one "<node>_kernel_time" per node per run (warm-ups included,
+// so only the last `runs` samples of each node count).
+function printProfile(events, runs) {
+  const nodes = new Map();
+  for (const e of events) {
+    if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time')) continue;
+    const name = e.name.slice(0, -'_kernel_time'.length);
+    if (!nodes.has(name)) {
+      const a = e.args || {};
+      const shp = (l) => (l || []).map((t) => Object.values(t)[0].join('x'));
+      nodes.set(name, { op: a.op_name || '?', us: [], in: shp(a.input_type_shape),
+        out: shp(a.output_type_shape) });
+    }
+    nodes.get(name).us.push(e.dur);
+  }
+  const ops = new Map();
+  let total = 0;
+  const list = [];
+  for (const [name, n] of nodes) {
+    const us = median(n.us.slice(-runs));
+    list.push({ name, op: n.op, us, in: n.in, out: n.out });
+    total += us;
+    const o = ops.get(n.op) || { count: 0, us: 0 };
+    o.count++;
+    o.us += us;
+    ops.set(n.op, o);
+  }
+  const w = (s, n) => String(s).padEnd(n);
+  const r = (s, n) => String(s).padStart(n);
+  let t = `ort profile: ${list.length} nodes, ${(total / 1000).toFixed(3)} ms in kernels ` +
+    '(sum of per-node medians)\n';
+  t += `  ${w('op', 22)} ${r('nodes', 6)} ${r('ms/run', 10)} ${r('%', 6)}\n`;
+  for (const [op, o] of [...ops].sort((a, b) => b[1].us - a[1].us))
+    t += `  ${w(op, 22)} ${r(o.count, 6)} ${r((o.us / 1000).toFixed(3), 10)} ` +
+      `${r((total ? (100 * o.us) / total : 0).toFixed(1), 5)}%\n`;
+  t += '  slowest nodes:\n';
+  for (const n of list.sort((a, b) => b.us - a.us).slice(0, 10))
+    t += `  ${w(n.op, 16)} ${w(n.name.slice(0, 28), 28)} ${r((n.us / 1000).toFixed(3), 9)} ms  ` +
+      `${n.in[0] || '-'} -> ${n.out[0] || '-'}\n`;
+  process.stderr.write(t);
 }
 
 main().catch((e) => {
