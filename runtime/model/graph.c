@@ -502,7 +502,8 @@ int64_t node_attr_int(const node_t *n, const char *name, int64_t def)
         return def;
     if (a->type == ATTR_INT)
         return a->i;
-    if (a->type == ATTR_FLOAT)
+    /* a float where an int belongs: only when it converts without UB */
+    if (a->type == ATTR_FLOAT && a->f > -9.2e18f && a->f < 9.2e18f)
         return (int64_t)a->f;
     return def;
 }

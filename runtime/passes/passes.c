@@ -289,6 +289,11 @@ static int infer_all(graph_t *g, char *err, size_t errlen)
                               n->name, n->op, t->name, dtype_name(t->dtype),
                               tensor_shape_str(t, sh, sizeof(sh)));
         }
+        /* kernels rely on output 0; only the RNN family may omit it */
+        if ((n->n_out < 1 || n->out[0] < 0) && strcmp(n->op, "LSTM") && strcmp(n->op, "GRU") &&
+            strcmp(n->op, "RNN"))
+            return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s) has no output", n->name,
+                          n->op);
         if (!n->def->infer)
             return rt_err(err, errlen, RT_EINTERNAL, "op %s has no shape inference", n->op);
         err[0] = 0;

@@ -3,6 +3,8 @@
 # libFuzzer + ASan + UBSan (straight from the sources, not the gcc archive) and
 # runs each for $FUZZ_SECONDS (default 60) over its seed corpus.
 #   FUZZ_SECONDS=300 bash tests/fuzz/run_libfuzzer.sh [target...]
+# FUZZ_EXTRA_CFLAGS is appended to the compile flags (e.g.
+# -fno-sanitize=signed-integer-overflow to look past a known report).
 # New inputs go to $FUZZ_OUT/<target>/ (default build-fuzz/corpus), crashes to
 # $FUZZ_OUT/<target>-crashes/; the seed corpus in the repository is not modified.
 set -euo pipefail
@@ -20,11 +22,14 @@ if [ ! -f "$FUZZ_BUILD/gen/onnx/onnx.pb-c.c" ] || [ "$PROTO" -nt "$FUZZ_BUILD/ge
     protoc-c --c_out="$FUZZ_BUILD/gen" -I"$(dirname "$PROTO")/.." onnx/onnx.proto
 fi
 
-# The runtime core, as in the Makefile's CORE_SRC (no main() in any of it).
-CORE_SRC=$(ls util/*.c runtime/model/*.c runtime/passes/*.c runtime/exec/*.c \
-              runtime/npu/*.c dump/*.c 2>/dev/null || true)
+# The sources the Makefile links fuzz targets with (CORE_SRC + ANALYZE_SRC),
+# asked from the Makefile itself so that the two lists cannot drift apart.
+SRC=$(make --no-print-directory -f Makefile \
+          -f <(printf 'fuzz-print-src:\n\t@echo $(CORE_SRC) $(ANALYZE_SRC)\n') fuzz-print-src)
+[ -n "$SRC" ] || { echo "run_libfuzzer: cannot read the source list from the Makefile" >&2; exit 1; }
 CFLAGS="-std=c11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -pthread -I. -Iinclude -I$FUZZ_BUILD/gen
-        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
+        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Wno-unknown-attributes
+        ${FUZZ_EXTRA_CFLAGS:-}"
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
@@ -39,8 +44,8 @@ for t in "${targets[@]}"; do
     bin="$FUZZ_BUILD/fuzz_$t"
     echo "== building $bin"
     # shellcheck disable=SC2086
-    "$CLANG" $CFLAGS -o "$bin" "tests/fuzz/fuzz_$t.c" $CORE_SRC "$FUZZ_BUILD/gen/onnx/onnx.pb-c.c" \
-        -lprotobuf-c -lopenblas -lm
+    "$CLANG" $CFLAGS -o "$bin" "tests/fuzz/fuzz_$t.c" $SRC "$FUZZ_BUILD/gen/onnx/onnx.pb-c.c" \
+        -lprotobuf-c -lopenblas -lm -lsqlite3
     seeds="tests/fuzz/corpus/$t"
     out="$FUZZ_OUT/$t"
     crashes="$FUZZ_OUT/$t-crashes"
