@@ -42,4 +42,41 @@ int norm_axis(int64_t axis, int ndim);
 /* Checks the count of inputs/outputs; writes a message naming the node. */
 int check_arity(const node_t *n, int min_in, int max_in, int min_out, char *err, size_t errlen);
 
+/* Runs fn over [0, n) on the pool when n * per_item is enough work to be worth
+ * waking it (about 32K elementary steps), else inline on the calling thread. */
+void op_parallel_for_work(op_ctx *c, int64_t n, int64_t per_item, range_fn fn, void *arg);
+/* A constant with data (initializer, Constant output or folded at load). */
+int tensor_is_const(const tensor_t *t);
+/* Values of constant integer input i of n into v (at most max): the count, or a
+ * negative status with a message naming the node when the input is not constant
+ * (dynamic shapes are not supported). */
+int node_const_ints(graph_t *g, const node_t *n, int i, const char *what, int64_t *v, int max,
+                    char *err, size_t errlen);
+/* Product of d[from..to). */
+int64_t dims_prod(const int64_t *d, int from, int to);
+
+/* ---- AVX-512 fp32 GEMM for convs (gemm_avx512.c) ---- */
+
+#define GEMM_MR 8   /* rows of A per packed panel and register tile */
+#define GEMM_NR 48  /* columns of B per register tile */
+
+enum { GEMM_ACT_NONE, GEMM_ACT_RELU, GEMM_ACT_CLIP, GEMM_ACT_LEAKY };
+
+/* Epilogue: C = act(C + bias[row]); CLIP uses [alpha, beta], LEAKY alpha. */
+typedef struct gemm_epi {
+    const float *bias;  /* M values, or NULL */
+    int act;
+    float alpha, beta;
+} gemm_epi;
+
+/* Non-zero when the CPU (and OS) run AVX-512F; else gemm512_run must not be used. */
+int gemm512_available(void);
+/* Floats needed to pack an M x K matrix (rows padded to GEMM_MR). */
+size_t gemm512_packed_floats(int64_t M, int64_t K);
+/* Packs row-major A (M x K, row stride lda) into GEMM_MR-row panels. */
+void gemm512_pack_a(const float *a, int64_t lda, int64_t M, int64_t K, float *dst);
+/* C (M x N, row stride ldc) = epilogue(packed A * B), B is K x N with row stride ldb. */
+void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb, int64_t N,
+                 float *c, int64_t ldc, const gemm_epi *e);
+
 #endif

@@ -38,6 +38,8 @@ typedef struct conv_p {
     int64_t cols;            /* Conv: output columns per task */
     int64_t nblk;            /* Conv: column blocks; ConvT: channel blocks per group */
     int64_t mb;              /* ConvT: output channels per task */
+    float *wpack;            /* Conv: weights packed for gemm512_run, per group; or NULL */
+    size_t wpack_group;      /* floats per group in wpack */
 } conv_p;
 
 /* ---- per-thread scratch ------------------------------------------------ */
@@ -267,7 +269,7 @@ static void conv_plan(conv_p *p, int nthreads)
             cols = c2;
     }
     if (cols < p->Pout)
-        cols = (cols + 15) / 16 * 16;
+        cols = p->wpack ? (cols + GEMM_NR - 1) / GEMM_NR * GEMM_NR : (cols + 15) / 16 * 16;
     if (cols > p->Pout)
         cols = p->Pout;
     p->cols = cols;
@@ -287,6 +289,15 @@ static int conv_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     return RT_OK;
 }
 
+static void conv_release(node_t *n)
+{
+    conv_p *p = n->priv;
+    if (p)
+        free(p->wpack);
+    free(p);
+    n->priv = NULL;
+}
+
 static int conv_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
 {
     conv_p *p = xcalloc(1, sizeof *p);
@@ -295,15 +306,19 @@ static int conv_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
         free(p);
         return rc;
     }
-    free(n->priv);
+    /* Constant weights of a gemm-shaped conv are packed once for the AVX-512 gemm. */
+    const tensor_t *w = node_input(g, n, 1);
+    if (!p->depthwise && w->kind == TK_CONST && w->data && p->K > 0 && p->Mg > 0 &&
+        gemm512_available()) {
+        p->wpack_group = gemm512_packed_floats(p->Mg, p->K);
+        p->wpack = xaligned_alloc(sizeof(float) * p->wpack_group * (size_t)p->G);
+        for (int64_t gi = 0; gi < p->G; gi++)
+            gemm512_pack_a((const float *)w->data + gi * p->Mg * p->K, p->K, p->Mg, p->K,
+                           p->wpack + (size_t)gi * p->wpack_group);
+    }
+    conv_release(n);
     n->priv = p;
     return RT_OK;
-}
-
-static void conv_release(node_t *n)
-{
-    free(n->priv);
-    n->priv = NULL;
 }
 
 /* ---- im2col ------------------------------------------------------------ */
@@ -398,6 +413,12 @@ static void conv_gemm_range(void *arg, int64_t t0, int64_t t1)
             im2col(p, x, col, c0, nc);
             bm = col;
             ldb = nc;
+        }
+        if (p->wpack) {
+            gemm_epi e = {.bias = j->b ? j->b + gi * p->Mg : NULL, .act = GEMM_ACT_NONE};
+            gemm512_run(p->wpack + (size_t)gi * p->wpack_group, p->Mg, p->K, bm, ldb, nc, y,
+                        p->Pout, &e);
+            continue;
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)p->Mg, (int)nc, (int)p->K,
                     1.0f, w, (int)p->K, bm, (int)ldb, 0.0f, y, (int)p->Pout);

@@ -1,0 +1,171 @@
+/* runtime/exec/gemm_avx512.c — an fp32 GEMM for conv layers on AVX-512 CPUs.
+ *
+ * C[M x N] = A[M x K] * B[K x N], then per-row bias and an activation, with A
+ * packed once (weights, at prepare time) into panels of GEMM_MR rows stored
+ * k-major, and B read in place with any row stride. One register tile is
+ * GEMM_MR rows x GEMM_NR columns (24 zmm accumulators); the A values are
+ * broadcast from the packed panel, B comes in three 16-float vectors per k.
+ * Partial column tiles use masked loads and stores, partial row tiles come
+ * from the zero padding of the packed panel and are not stored.
+ *
+ * Why not BLAS: the system OpenBLAS may be pinned to AVX2 kernels
+ * (OPENBLAS_CORETYPE), and the epilogue here runs while the tile is in
+ * registers. Callers check gemm512_available() and keep BLAS otherwise. */
+#include "runtime/exec/kernels.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HAVE_GEMM512 1
+#include <immintrin.h>
+#else
+#define HAVE_GEMM512 0
+#endif
+
+int gemm512_available(void)
+{
+#if HAVE_GEMM512
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx512f") ? 1 : 0;
+    }
+    return cached;
+#else
+    return 0;
+#endif
+}
+
+size_t gemm512_packed_floats(int64_t M, int64_t K)
+{
+    int64_t panels = (M + GEMM_MR - 1) / GEMM_MR;
+    return (size_t)(panels * GEMM_MR * K);
+}
+
+void gemm512_pack_a(const float *a, int64_t lda, int64_t M, int64_t K, float *dst)
+{
+    for (int64_t i0 = 0; i0 < M; i0 += GEMM_MR) {
+        float *d = dst + i0 * K;
+        for (int64_t k = 0; k < K; k++)
+            for (int r = 0; r < GEMM_MR; r++)
+                d[k * GEMM_MR + r] = i0 + r < M ? a[(i0 + r) * lda + k] : 0.0f;
+    }
+}
+
+#if HAVE_GEMM512
+
+#define T512 __attribute__((target("avx512f,avx2,fma"), optimize("O3")))
+
+/* Applies bias and activation to one row of three vectors. */
+T512 static inline void epi_row(__m512 *v, float bias, const gemm_epi *e)
+{
+    __m512 bv = _mm512_set1_ps(bias);
+    for (int q = 0; q < 3; q++)
+        v[q] = _mm512_add_ps(v[q], bv);
+    switch (e->act) {
+    case GEMM_ACT_RELU:
+        for (int q = 0; q < 3; q++)
+            v[q] = _mm512_max_ps(v[q], _mm512_setzero_ps());
+        break;
+    case GEMM_ACT_CLIP: {
+        __m512 lo = _mm512_set1_ps(e->alpha), hi = _mm512_set1_ps(e->beta);
+        for (int q = 0; q < 3; q++)
+            v[q] = _mm512_min_ps(_mm512_max_ps(v[q], lo), hi);
+        break;
+    }
+    case GEMM_ACT_LEAKY: {
+        __m512 al = _mm512_set1_ps(e->alpha);
+        for (int q = 0; q < 3; q++) {
+            __mmask16 neg = _mm512_cmp_ps_mask(v[q], _mm512_setzero_ps(), _CMP_LT_OQ);
+            v[q] = _mm512_mask_mul_ps(v[q], neg, v[q], al);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* The 24 accumulators are named variables: an array indexed in loops is kept
+ * in memory by GCC. */
+#define ROW_FMA(r)                                                                 \
+    do {                                                                           \
+        __m512 a = _mm512_set1_ps(ak[r]);                                          \
+        c##r##0 = _mm512_fmadd_ps(a, b0, c##r##0);                                 \
+        c##r##1 = _mm512_fmadd_ps(a, b1, c##r##1);                                 \
+        c##r##2 = _mm512_fmadd_ps(a, b2, c##r##2);                                 \
+    } while (0)
+#define ALL_ROWS_FMA                                                               \
+    do {                                                                           \
+        const float *ak = ap + k * GEMM_MR;                                        \
+        ROW_FMA(0); ROW_FMA(1); ROW_FMA(2); ROW_FMA(3);                            \
+        ROW_FMA(4); ROW_FMA(5); ROW_FMA(6); ROW_FMA(7);                            \
+    } while (0)
+#define ROW_STORE(r)                                                               \
+    do {                                                                           \
+        if (r < nr) {                                                              \
+            __m512 v[3] = {c##r##0, c##r##1, c##r##2};                             \
+            float *cr = c + r * ldc;                                               \
+            epi_row(v, bias ? bias[r] : 0.0f, e);                                  \
+            _mm512_mask_storeu_ps(cr, m0, v[0]);                                   \
+            _mm512_mask_storeu_ps(cr + 16, m1, v[1]);                              \
+            _mm512_mask_storeu_ps(cr + 32, m2, v[2]);                              \
+        }                                                                          \
+    } while (0)
+
+/* One GEMM_MR x GEMM_NR tile: rows < nr and columns < nc are stored. */
+T512 static void tile(int64_t K, const float *restrict ap, const float *restrict b, int64_t ldb,
+                      float *restrict c, int64_t ldc, int nr, int nc, const float *bias,
+                      const gemm_epi *e)
+{
+    __mmask16 m0 = nc >= 16 ? 0xFFFF : (__mmask16)((1u << nc) - 1);
+    __mmask16 m1 = nc >= 32 ? 0xFFFF : nc <= 16 ? 0 : (__mmask16)((1u << (nc - 16)) - 1);
+    __mmask16 m2 = nc >= 48 ? 0xFFFF : nc <= 32 ? 0 : (__mmask16)((1u << (nc - 32)) - 1);
+    __m512 z = _mm512_setzero_ps();
+    __m512 c00 = z, c01 = z, c02 = z, c10 = z, c11 = z, c12 = z, c20 = z, c21 = z, c22 = z;
+    __m512 c30 = z, c31 = z, c32 = z, c40 = z, c41 = z, c42 = z, c50 = z, c51 = z, c52 = z;
+    __m512 c60 = z, c61 = z, c62 = z, c70 = z, c71 = z, c72 = z;
+
+    if (nc == GEMM_NR) {
+        for (int64_t k = 0; k < K; k++) {
+            const float *bk = b + k * ldb;
+            __m512 b0 = _mm512_loadu_ps(bk), b1 = _mm512_loadu_ps(bk + 16);
+            __m512 b2 = _mm512_loadu_ps(bk + 32);
+            ALL_ROWS_FMA;
+        }
+    } else {
+        for (int64_t k = 0; k < K; k++) {
+            const float *bk = b + k * ldb;
+            __m512 b0 = _mm512_maskz_loadu_ps(m0, bk), b1 = _mm512_maskz_loadu_ps(m1, bk + 16);
+            __m512 b2 = _mm512_maskz_loadu_ps(m2, bk + 32);
+            ALL_ROWS_FMA;
+        }
+    }
+    ROW_STORE(0); ROW_STORE(1); ROW_STORE(2); ROW_STORE(3);
+    ROW_STORE(4); ROW_STORE(5); ROW_STORE(6); ROW_STORE(7);
+}
+
+T512 static void run512(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb,
+                        int64_t N, float *c, int64_t ldc, const gemm_epi *e)
+{
+    for (int64_t j = 0; j < N; j += GEMM_NR) {
+        int nc = N - j < GEMM_NR ? (int)(N - j) : GEMM_NR;
+        for (int64_t i = 0; i < M; i += GEMM_MR) {
+            int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
+            tile(K, ap + i * K, b + j, ldb, c + i * ldc + j, ldc, nr, nc,
+                 e->bias ? e->bias + i : NULL, e);
+        }
+    }
+}
+
+#endif
+
+void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb, int64_t N,
+                 float *c, int64_t ldc, const gemm_epi *e)
+{
+#if HAVE_GEMM512
+    run512(ap, M, K, b, ldb, N, c, ldc, e);
+#else
+    (void)ap, (void)M, (void)K, (void)b, (void)ldb, (void)N, (void)c, (void)ldc, (void)e;
+#endif
+}
