@@ -52,6 +52,10 @@ int rt_read_file(const char *path, void **data, size_t *len, char *err, size_t e
 /* SHA-256 of a buffer, as 64 lowercase hex characters + NUL. */
 void rt_sha256_hex(const void *data, size_t len, char out[65]);
 
+/* IEEE half precision: exact widening; narrowing rounds to nearest even. */
+float rt_f16_to_f32(uint16_t h);
+uint16_t rt_f32_to_f16(float f);
+
 /* Minimal JSON writer: handles commas and string escaping. */
 typedef struct json_writer {
     FILE *f;

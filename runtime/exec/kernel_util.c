@@ -99,3 +99,44 @@ int check_arity(const node_t *n, int min_in, int max_in, int min_out, char *err,
                       n->name, n->op, n->n_out, min_out);
     return RT_OK;
 }
+
+void op_parallel_for_work(op_ctx *c, int64_t n, int64_t per_item, range_fn fn, void *arg)
+{
+    if (n <= 0)
+        return;
+    if (!c || n * per_item < 32768)
+        fn(arg, 0, n);
+    else
+        op_parallel_for(c, n, fn, arg);
+}
+
+int tensor_is_const(const tensor_t *t)
+{
+    return t && t->kind == TK_CONST && t->data;
+}
+
+int node_const_ints(graph_t *g, const node_t *n, int i, const char *what, int64_t *v, int max,
+                    char *err, size_t errlen)
+{
+    tensor_t *t = node_input(g, n, i);
+    int64_t m;
+    if (!tensor_is_const(t))
+        return rt_err(err, errlen, RT_EUNSUPPORTED,
+                      "node '%s' (%s): input '%s' (%s) is not constant; dynamic shapes are not "
+                      "supported", n->name, n->op, t ? t->name : "?", what);
+    m = tensor_numel(t);
+    if (m < 0 || m > max)
+        return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): %s has %lld values (max %d)",
+                      n->name, n->op, what, (long long)m, max);
+    for (int64_t k = 0; k < m; k++)
+        v[k] = tensor_get_int(t, k);
+    return (int)m;
+}
+
+int64_t dims_prod(const int64_t *d, int from, int to)
+{
+    int64_t p = 1;
+    for (int i = from; i < to; i++)
+        p *= d[i];
+    return p;
+}

@@ -18,17 +18,6 @@
 
 #define MAXOP 3
 
-/* The pool is only worth waking for enough work (items x cost per item). */
-static void par_for(op_ctx *c, int64_t n, int64_t per_item, range_fn fn, void *arg)
-{
-    if (n <= 0)
-        return;
-    if (!c || n * per_item < 32768)
-        fn(arg, 0, n);
-    else
-        op_parallel_for(c, n, fn, arg);
-}
-
 /* ---- broadcast iteration ------------------------------------------------ */
 
 typedef struct bc_iter {
@@ -267,65 +256,15 @@ static void bin_apply(op_ctx *c, bin_kern k, const tensor_t *a, const tensor_t *
     j.ea = dtype_size(a->dtype);
     j.eb = dtype_size(b->dtype);
     j.eo = dtype_size(out->dtype);
-    par_for(c, n, 1, bin_range, &j);
-}
-
-static tensor_t *in_t(graph_t *g, const node_t *n, int i)
-{
-    return (i < n->n_in && n->in[i] >= 0) ? &g->t[n->in[i]] : NULL;
+    op_parallel_for_work(c, n, 1, bin_range, &j);
 }
 
 /* ---- half precision, for the generic path ------------------------------- */
 
-static float half_to_float(uint16_t h)
-{
-    uint32_t s = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, u;
-    float f;
-    if (e == 0) {
-        f = ldexpf((float)m, -24);
-        return s ? -f : f;
-    }
-    if (e == 31)
-        u = s | 0x7f800000u | (m << 13);
-    else
-        u = s | ((e + 112) << 23) | (m << 13);
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-static uint16_t float_to_half(float f)
-{
-    uint32_t u, s, m;
-    int e;
-    memcpy(&u, &f, 4);
-    s = (u >> 16) & 0x8000;
-    e = (int)((u >> 23) & 0xff) - 127 + 15;
-    m = u & 0x7fffff;
-    if (((u >> 23) & 0xff) == 0xff)
-        return (uint16_t)(s | 0x7c00 | (m ? 0x200 : 0));
-    if (e >= 31)
-        return (uint16_t)(s | 0x7c00);
-    if (e <= 0) {
-        if (e < -10)
-            return (uint16_t)s;
-        m |= 0x800000;
-        int shift = 14 - e;
-        uint32_t hm = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (hm & 1)))
-            hm++;
-        return (uint16_t)(s | hm);
-    }
-    uint32_t hm = m >> 13, rem = m & 0x1fff;
-    uint32_t r = s | ((uint32_t)e << 10) | hm;
-    if (rem > 0x1000 || (rem == 0x1000 && (hm & 1)))
-        r++;
-    return (uint16_t)r;
-}
-
 static double ld_f64(const tensor_t *t, int64_t i)
 {
     if (t->dtype == DT_FLOAT16)
-        return half_to_float(((const uint16_t *)t->data)[i]);
+        return rt_f16_to_f32(((const uint16_t *)t->data)[i]);
     return tensor_get_f64(t, i);
 }
 
@@ -335,7 +274,7 @@ static void st_f64(tensor_t *t, int64_t i, double v)
     switch (t->dtype) {
     case DT_FLOAT: ((float *)p)[i] = (float)v; break;
     case DT_DOUBLE: ((double *)p)[i] = v; break;
-    case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
+    case DT_FLOAT16: ((uint16_t *)p)[i] = rt_f32_to_f16((float)v); break;
     case DT_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
     case DT_UINT8: case DT_BOOL: ((uint8_t *)p)[i] = (uint8_t)v; break;
     case DT_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
@@ -442,13 +381,13 @@ static int binary_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     rc = check_arity(n, var ? 1 : 2, var ? -1 : 2, 1, err, errlen);
     if (rc)
         return rc;
-    a = in_t(g, n, 0);
+    a = node_input(g, n, 0);
     if (!a)
         return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s): input 0 missing", n->name, n->op);
     nd = a->ndim;
     memcpy(dims, a->dims, sizeof(dims));
     for (int i = 1; i < n->n_in; i++) {
-        tensor_t *b = in_t(g, n, i);
+        tensor_t *b = node_input(g, n, i);
         int64_t tmp[MODEL_MAX_DIMS];
         if (!b)
             continue;
@@ -485,7 +424,7 @@ static int binary_run(op_ctx *c, graph_t *g, node_t *n)
 {
     const bin_desc *d = find_desc(n->op);
     tensor_t *out = node_output(g, n, 0);
-    tensor_t *a = in_t(g, n, 0), *b;
+    tensor_t *a = node_input(g, n, 0), *b;
     int dt = a->dtype, first = 1, cnt = 0;
     const bin_kern *tab = d->tab;
     double (*gen)(double, double) = d->gen;
@@ -500,7 +439,7 @@ static int binary_run(op_ctx *c, graph_t *g, node_t *n)
         k = powf_f32;
 
     for (int i = 1; i < n->n_in; i++) {
-        b = in_t(g, n, i);
+        b = node_input(g, n, i);
         if (!b)
             continue;
         cnt++;
@@ -579,9 +518,9 @@ static int where_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    c = in_t(g, n, 0);
-    x = in_t(g, n, 1);
-    y = in_t(g, n, 2);
+    c = node_input(g, n, 0);
+    x = node_input(g, n, 1);
+    y = node_input(g, n, 2);
     if (c->dtype != DT_BOOL)
         return rt_err(err, errlen, RT_EFORMAT, "node '%s' (Where): condition is %s, not bool",
                       n->name, dtype_name(c->dtype));
@@ -605,7 +544,7 @@ static int where_run(op_ctx *c, graph_t *g, node_t *n)
 {
     where_job j;
     tensor_t *out = node_output(g, n, 0);
-    const tensor_t *in[3] = { in_t(g, n, 0), in_t(g, n, 1), in_t(g, n, 2) };
+    const tensor_t *in[3] = { node_input(g, n, 0), node_input(g, n, 1), node_input(g, n, 2) };
     int64_t m = tensor_numel(out);
 
     if (m <= 0)
@@ -616,7 +555,7 @@ static int where_run(op_ctx *c, graph_t *g, node_t *n)
     j.y = in[2]->data;
     j.o = out->data;
     j.es = dtype_size(out->dtype);
-    par_for(c, m, 1, where_range, &j);
+    op_parallel_for_work(c, m, 1, where_range, &j);
     return RT_OK;
 }
 

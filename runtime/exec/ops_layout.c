@@ -6,58 +6,6 @@
 #include <stddef.h>
 #include <string.h>
 
-/* The pool is only worth waking for enough work (items x cost per item). */
-static void par_for(op_ctx *c, int64_t n, int64_t per_item, range_fn fn, void *arg)
-{
-    if (n <= 0)
-        return;
-    if (!c || n * per_item < 32768)
-        fn(arg, 0, n);
-    else
-        op_parallel_for(c, n, fn, arg);
-}
-
-static tensor_t *in_t(graph_t *g, const node_t *n, int i)
-{
-    return (i < n->n_in && n->in[i] >= 0) ? &g->t[n->in[i]] : NULL;
-}
-
-static tensor_t *out_t(graph_t *g, const node_t *n, int i)
-{
-    return (i < n->n_out && n->out[i] >= 0) ? &g->t[n->out[i]] : NULL;
-}
-
-static int is_const(const tensor_t *t)
-{
-    return t && t->kind == TK_CONST && t->data;
-}
-
-static int const_ints(graph_t *g, const node_t *n, int i, const char *what, int64_t *v, int max,
-                      char *err, size_t errlen)
-{
-    tensor_t *t = in_t(g, n, i);
-    int64_t m;
-    if (!is_const(t))
-        return rt_err(err, errlen, RT_EUNSUPPORTED,
-                      "node '%s' (%s): input '%s' (%s) is not constant; dynamic shapes are not "
-                      "supported", n->name, n->op, t ? t->name : "?", what);
-    m = tensor_numel(t);
-    if (m < 0 || m > max)
-        return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): %s has %lld values (max %d)",
-                      n->name, n->op, what, (long long)m, max);
-    for (int64_t k = 0; k < m; k++)
-        v[k] = tensor_get_int(t, k);
-    return (int)m;
-}
-
-static int64_t prod(const int64_t *d, int from, int to)
-{
-    int64_t p = 1;
-    for (int i = from; i < to; i++)
-        p *= d[i];
-    return p;
-}
-
 static void copy_elems(char *dst, const char *src, int64_t n, int64_t sstride, size_t es)
 {
     if (sstride == 1) {
@@ -111,7 +59,7 @@ static void strided_copy(op_ctx *c, char *dst, const char *src, int nd, const in
                          const int64_t *st, int64_t base, size_t es)
 {
     sc_job j;
-    int64_t total = prod(dims, 0, nd);
+    int64_t total = dims_prod(dims, 0, nd);
     if (total <= 0)
         return;
     /* Coalesce: drop size-1 dims, merge a dim into the next when the input is affine
@@ -139,7 +87,7 @@ static void strided_copy(op_ctx *c, char *dst, const char *src, int nd, const in
     j.dst = dst;
     j.es = es;
     int64_t rows = total / j.dims[j.nd - 1];
-    par_for(c, rows, j.dims[j.nd - 1], sc_range, &j);
+    op_parallel_for_work(c, rows, j.dims[j.nd - 1], sc_range, &j);
 }
 
 static void contig_strides(int nd, const int64_t *dims, int64_t *st)
@@ -173,7 +121,7 @@ static int concat_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    a = in_t(g, n, 0);
+    a = node_input(g, n, 0);
     axis = norm_axis(node_attr_int(n, "axis", 1), a->ndim);
     if (axis < 0)
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (Concat): axis %lld out of range for rank %d",
@@ -181,7 +129,7 @@ static int concat_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     memcpy(d, a->dims, sizeof(d));
     d[axis] = 0;
     for (int i = 0; i < n->n_in; i++) {
-        tensor_t *b = in_t(g, n, i);
+        tensor_t *b = node_input(g, n, i);
         if (!b)
             continue;
         if (b->ndim != a->ndim || b->dtype != a->dtype)
@@ -194,20 +142,20 @@ static int concat_infer(graph_t *g, node_t *n, char *err, size_t errlen)
                               "node '%s' (Concat): input %d differs in dimension %d", n->name, i, k);
         d[axis] += b->dims[axis];
     }
-    tensor_set_shape(out_t(g, n, 0), a->dtype, a->ndim, d);
+    tensor_set_shape(node_output(g, n, 0), a->dtype, a->ndim, d);
     return RT_OK;
 }
 
 static int concat_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *y = out_t(g, n, 0);
+    tensor_t *y = node_output(g, n, 0);
     int axis = norm_axis(node_attr_int(n, "axis", 1), y->ndim);
     size_t es = dtype_size(y->dtype);
-    int64_t outer = prod(y->dims, 0, axis), inner = prod(y->dims, axis + 1, y->ndim);
+    int64_t outer = dims_prod(y->dims, 0, axis), inner = dims_prod(y->dims, axis + 1, y->ndim);
     size_t orow = (size_t)(y->dims[axis] * inner) * es, pos = 0;
 
     for (int i = 0; i < n->n_in; i++) {
-        tensor_t *b = in_t(g, n, i);
+        tensor_t *b = node_input(g, n, i);
         if (!b)
             continue;
         size_t brow = (size_t)(b->dims[axis] * inner) * es;
@@ -231,9 +179,9 @@ static int split_sizes(graph_t *g, const node_t *n, const tensor_t *x, int axis,
 
     if (no > 64)
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (Split): too many outputs", n->name);
-    if (k < 0 && in_t(g, n, 1)) {
+    if (k < 0 && node_input(g, n, 1)) {
         int64_t v[64];
-        k = const_ints(g, n, 1, "split", v, 64, err, errlen);
+        k = node_const_ints(g, n, 1, "split", v, 64, err, errlen);
         if (k < 0)
             return k;
         memcpy(sz, v, (size_t)k * sizeof(int64_t));
@@ -272,7 +220,7 @@ static int split_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     axis = norm_axis(node_attr_int(n, "axis", 0), x->ndim);
     if (axis < 0)
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (Split): axis out of range", n->name);
@@ -281,7 +229,7 @@ static int split_infer(graph_t *g, node_t *n, char *err, size_t errlen)
         return rc;
     for (int i = 0; i < n->n_out; i++) {
         int64_t d[MODEL_MAX_DIMS];
-        tensor_t *y = out_t(g, n, i);
+        tensor_t *y = node_output(g, n, i);
         if (!y)
             continue;
         memcpy(d, x->dims, sizeof(d));
@@ -293,14 +241,14 @@ static int split_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
 static int split_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0);
+    tensor_t *x = node_input(g, n, 0);
     int axis = norm_axis(node_attr_int(n, "axis", 0), x->ndim);
     size_t es = dtype_size(x->dtype);
-    int64_t outer = prod(x->dims, 0, axis), inner = prod(x->dims, axis + 1, x->ndim);
+    int64_t outer = dims_prod(x->dims, 0, axis), inner = dims_prod(x->dims, axis + 1, x->ndim);
     size_t xrow = (size_t)(x->dims[axis] * inner) * es, pos = 0;
 
     for (int i = 0; i < n->n_out; i++) {
-        tensor_t *y = out_t(g, n, i);
+        tensor_t *y = node_output(g, n, i);
         int64_t d;
         if (!y) {
             int64_t sz[64];
@@ -334,17 +282,17 @@ static int slice_plan_make(graph_t *g, const node_t *n, const tensor_t *x, slice
     int seen[MODEL_MAX_DIMS] = { 0 };
     const int64_t *a;
 
-    if (in_t(g, n, 1)) {
-        ns = const_ints(g, n, 1, "starts", st, MODEL_MAX_DIMS, err, errlen);
+    if (node_input(g, n, 1)) {
+        ns = node_const_ints(g, n, 1, "starts", st, MODEL_MAX_DIMS, err, errlen);
         if (ns < 0)
             return ns;
-        ne = const_ints(g, n, 2, "ends", en, MODEL_MAX_DIMS, err, errlen);
+        ne = node_const_ints(g, n, 2, "ends", en, MODEL_MAX_DIMS, err, errlen);
         if (ne < 0)
             return ne;
-        na = in_t(g, n, 3) ? const_ints(g, n, 3, "axes", ax, MODEL_MAX_DIMS, err, errlen) : -1;
+        na = node_input(g, n, 3) ? node_const_ints(g, n, 3, "axes", ax, MODEL_MAX_DIMS, err, errlen) : -1;
         if (na < -1)
             return na;
-        nsp = in_t(g, n, 4) ? const_ints(g, n, 4, "steps", sp, MODEL_MAX_DIMS, err, errlen) : -1;
+        nsp = node_input(g, n, 4) ? node_const_ints(g, n, 4, "steps", sp, MODEL_MAX_DIMS, err, errlen) : -1;
         if (nsp < -1)
             return nsp;
     } else {
@@ -408,17 +356,17 @@ static int slice_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     tensor_t *x;
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     rc = slice_plan_make(g, n, x, &p, err, errlen);
     if (rc)
         return rc;
-    tensor_set_shape(out_t(g, n, 0), x->dtype, x->ndim, p.len);
+    tensor_set_shape(node_output(g, n, 0), x->dtype, x->ndim, p.len);
     return RT_OK;
 }
 
 static int slice_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *y = out_t(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     slice_plan p;
     int64_t ist[MODEL_MAX_DIMS], st[MODEL_MAX_DIMS], base = 0;
     int rc = slice_plan_make(g, n, x, &p, c->err, c->errlen);
@@ -471,19 +419,19 @@ static int transpose_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     tensor_t *x;
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     rc = get_perm(n, x->ndim, perm, err, errlen);
     if (rc)
         return rc;
     for (int i = 0; i < x->ndim; i++)
         d[i] = x->dims[perm[i]];
-    tensor_set_shape(out_t(g, n, 0), x->dtype, x->ndim, d);
+    tensor_set_shape(node_output(g, n, 0), x->dtype, x->ndim, d);
     return RT_OK;
 }
 
 static int transpose_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *y = out_t(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     int64_t perm[MODEL_MAX_DIMS];
     int rc = get_perm(n, x->ndim, perm, c->err, c->errlen);
     if (rc)
@@ -505,7 +453,7 @@ static int d2s_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     tensor_t *x;
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     if (x->ndim != 4 || b <= 0)
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): needs a 4-D input and blocksize > 0",
                       n->name, n->op);
@@ -526,13 +474,13 @@ static int d2s_infer(graph_t *g, node_t *n, char *err, size_t errlen)
         d[2] = x->dims[2] / b;
         d[3] = x->dims[3] / b;
     }
-    tensor_set_shape(out_t(g, n, 0), x->dtype, 4, d);
+    tensor_set_shape(node_output(g, n, 0), x->dtype, 4, d);
     return RT_OK;
 }
 
 static int d2s_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *y = out_t(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     int64_t b = node_attr_int(n, "blocksize", 0);
     int64_t N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3];
     const char *mode = node_attr_str(n, "mode", "DCR");
@@ -564,8 +512,8 @@ static int gather_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
-    ix = in_t(g, n, 1);
+    x = node_input(g, n, 0);
+    ix = node_input(g, n, 1);
     axis = norm_axis(node_attr_int(n, "axis", 0), x->ndim);
     if (axis < 0)
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): axis out of range", n->name, n->op);
@@ -576,7 +524,7 @@ static int gather_infer(graph_t *g, node_t *n, char *err, size_t errlen)
         if (ix->ndim != x->ndim)
             return rt_err(err, errlen, RT_ESHAPE, "node '%s' (GatherElements): rank mismatch",
                           n->name);
-        tensor_set_shape(out_t(g, n, 0), x->dtype, ix->ndim, ix->dims);
+        tensor_set_shape(node_output(g, n, 0), x->dtype, ix->ndim, ix->dims);
         return RT_OK;
     }
     if (x->ndim - 1 + ix->ndim > MODEL_MAX_DIMS)
@@ -587,13 +535,13 @@ static int gather_infer(graph_t *g, node_t *n, char *err, size_t errlen)
         d[nd++] = ix->dims[i];
     for (int i = axis + 1; i < x->ndim; i++)
         d[nd++] = x->dims[i];
-    tensor_set_shape(out_t(g, n, 0), x->dtype, nd, d);
+    tensor_set_shape(node_output(g, n, 0), x->dtype, nd, d);
     return RT_OK;
 }
 
 static int gather_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *ix = in_t(g, n, 1), *y = out_t(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *ix = node_input(g, n, 1), *y = node_output(g, n, 0);
     int axis = norm_axis(node_attr_int(n, "axis", 0), x->ndim);
     size_t es = dtype_size(x->dtype);
     int64_t dim = x->dims[axis], k = tensor_numel(ix);
@@ -621,8 +569,8 @@ static int gather_run(op_ctx *c, graph_t *g, node_t *n)
         return RT_OK;
     }
 
-    int64_t outer = prod(x->dims, 0, axis);
-    size_t row = (size_t)prod(x->dims, axis + 1, x->ndim) * es;
+    int64_t outer = dims_prod(x->dims, 0, axis);
+    size_t row = (size_t)dims_prod(x->dims, axis + 1, x->ndim) * es;
     char *o = y->data;
     for (int64_t a = 0; a < outer; a++) {
         for (int64_t j = 0; j < k; j++) {
@@ -650,21 +598,21 @@ static int expand_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
-    k = const_ints(g, n, 1, "shape", s, MODEL_MAX_DIMS, err, errlen);
+    x = node_input(g, n, 0);
+    k = node_const_ints(g, n, 1, "shape", s, MODEL_MAX_DIMS, err, errlen);
     if (k < 0)
         return k;
     nd = broadcast_shape(x->ndim, x->dims, k, s, d);
     if (nd < 0)
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (Expand): shape does not broadcast",
                       n->name);
-    tensor_set_shape(out_t(g, n, 0), x->dtype, nd, d);
+    tensor_set_shape(node_output(g, n, 0), x->dtype, nd, d);
     return RT_OK;
 }
 
 static int expand_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *y = out_t(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     int64_t st[MODEL_MAX_DIMS];
     if (y->ndim == 0) {
         memcpy(y->data, x->data, dtype_size(x->dtype));
@@ -685,8 +633,8 @@ static int tile_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
-    k = const_ints(g, n, 1, "repeats", r, MODEL_MAX_DIMS, err, errlen);
+    x = node_input(g, n, 0);
+    k = node_const_ints(g, n, 1, "repeats", r, MODEL_MAX_DIMS, err, errlen);
     if (k < 0)
         return k;
     if (k != x->ndim)
@@ -697,13 +645,13 @@ static int tile_infer(graph_t *g, node_t *n, char *err, size_t errlen)
             return rt_err(err, errlen, RT_ESHAPE, "node '%s' (Tile): negative repeat", n->name);
         d[i] = x->dims[i] * r[i];
     }
-    tensor_set_shape(out_t(g, n, 0), x->dtype, k, d);
+    tensor_set_shape(node_output(g, n, 0), x->dtype, k, d);
     return RT_OK;
 }
 
 static int tile_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *y = out_t(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     int nd = x->ndim;
     int64_t m = tensor_numel(y), ist[MODEL_MAX_DIMS];
     size_t es = dtype_size(x->dtype);
@@ -773,10 +721,10 @@ static int pad_plan_make(graph_t *g, const node_t *n, const tensor_t *x, const t
         default: { int64_t iv = (int64_t)v; memcpy(p->fill, &iv, es <= 8 ? es : 8); break; }
         }
     } else {
-        k = const_ints(g, n, 1, "pads", pads, 2 * MODEL_MAX_DIMS, err, errlen);
+        k = node_const_ints(g, n, 1, "pads", pads, 2 * MODEL_MAX_DIMS, err, errlen);
         if (k < 0)
             return k;
-        tensor_t *cv = in_t(g, n, 2);
+        tensor_t *cv = node_input(g, n, 2);
         if (cv && tensor_numel(cv) > 0) {
             if (cv->dtype != x->dtype)
                 return rt_err(err, errlen, RT_EFORMAT, "node '%s' (Pad): constant_value dtype",
@@ -785,8 +733,8 @@ static int pad_plan_make(graph_t *g, const node_t *n, const tensor_t *x, const t
             if (cv->data)
                 memcpy(p->fill, cv->data, es <= 16 ? es : 16);
         }
-        if (in_t(g, n, 3)) {
-            na = const_ints(g, n, 3, "axes", ax, MODEL_MAX_DIMS, err, errlen);
+        if (node_input(g, n, 3)) {
+            na = node_const_ints(g, n, 3, "axes", ax, MODEL_MAX_DIMS, err, errlen);
             if (na < 0)
                 return na;
         }
@@ -854,17 +802,17 @@ static int pad_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     tensor_t *x;
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     rc = pad_plan_make(g, n, x, NULL, &p, d, err, errlen);
     if (rc)
         return rc;
-    tensor_set_shape(out_t(g, n, 0), x->dtype, x->ndim, d);
+    tensor_set_shape(node_output(g, n, 0), x->dtype, x->ndim, d);
     return RT_OK;
 }
 
 static int pad_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *y = out_t(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     pad_plan p;
     int64_t d[MODEL_MAX_DIMS], ist[MODEL_MAX_DIMS], m = tensor_numel(y);
     int r = x->ndim, rc = pad_plan_make(g, n, x, y, &p, d, c->err, c->errlen);

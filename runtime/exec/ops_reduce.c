@@ -9,30 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-/* The pool is only worth waking for enough work (items x cost per item). */
-static void par_for(op_ctx *c, int64_t n, int64_t per_item, range_fn fn, void *arg)
-{
-    if (n <= 0)
-        return;
-    if (!c || n * per_item < 32768)
-        fn(arg, 0, n);
-    else
-        op_parallel_for(c, n, fn, arg);
-}
-
-static tensor_t *in_t(graph_t *g, const node_t *n, int i)
-{
-    return (i < n->n_in && n->in[i] >= 0) ? &g->t[n->in[i]] : NULL;
-}
-
-static int64_t prod(const int64_t *d, int from, int to)
-{
-    int64_t p = 1;
-    for (int i = from; i < to; i++)
-        p *= d[i];
-    return p;
-}
-
 static void contig_strides(int nd, const int64_t *dims, int64_t *st)
 {
     int64_t s = 1;
@@ -109,7 +85,7 @@ static int reduce_axes(graph_t *g, const node_t *n, int r, int *red, int *noop, 
     const int64_t *a;
     int64_t v[MODEL_MAX_DIMS];
     int k = node_attr_ints(n, "axes", &a);
-    tensor_t *t = in_t(g, n, 1);
+    tensor_t *t = node_input(g, n, 1);
 
     *noop = 0;
     if (k >= 0) {
@@ -156,7 +132,7 @@ static int reduce_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     if (!numeric(x->dtype))
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): dtype %s", n->name, n->op,
                       dtype_name(x->dtype));
@@ -175,7 +151,7 @@ static int reduce_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
 static int reduce_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *y = node_output(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     int red[MODEL_MAX_DIMS], noop, r = x->ndim, kind = rkind(n->op), dt = x->dtype;
     int64_t ist[MODEL_MAX_DIMS], kd[MODEL_MAX_DIMS], ks[MODEL_MAX_DIMS];
     int64_t rd[MODEL_MAX_DIMS], rs[MODEL_MAX_DIMS], nk = 0, nr = 0, R = 1;
@@ -279,7 +255,7 @@ static int arg_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     axis = norm_axis(node_attr_int(n, "axis", 0), x->ndim);
     if (axis < 0 || !numeric(x->dtype))
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): bad axis or dtype", n->name, n->op);
@@ -295,10 +271,10 @@ static int arg_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
 static int arg_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *y = node_output(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     int axis = norm_axis(node_attr_int(n, "axis", 0), x->ndim);
     int last = (int)node_attr_int(n, "select_last_index", 0), mx = !strcmp(n->op, "ArgMax");
-    int64_t outer = prod(x->dims, 0, axis), L = x->dims[axis], inner = prod(x->dims, axis + 1, x->ndim);
+    int64_t outer = dims_prod(x->dims, 0, axis), L = x->dims[axis], inner = dims_prod(x->dims, axis + 1, x->ndim);
     int64_t *o = y->data;
 
     for (int64_t a = 0; a < outer; a++)
@@ -402,17 +378,17 @@ static int sm_layout(const graph_t *g, const node_t *n, const tensor_t *x, int64
             ax += r;
         if (ax < 0 || ax > r)
             return -1;
-        *outer = prod(x->dims, 0, (int)ax);
-        *L = prod(x->dims, (int)ax, r);
+        *outer = dims_prod(x->dims, 0, (int)ax);
+        *L = dims_prod(x->dims, (int)ax, r);
         *inner = 1;
         return 0;
     }
     int a = norm_axis(ax, r);
     if (a < 0)
         return -1;
-    *outer = prod(x->dims, 0, a);
+    *outer = dims_prod(x->dims, 0, a);
     *L = x->dims[a];
-    *inner = prod(x->dims, a + 1, r);
+    *inner = dims_prod(x->dims, a + 1, r);
     return 0;
 }
 
@@ -423,7 +399,7 @@ static int sm_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     tensor_t *x;
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     if (x->dtype != DT_FLOAT && x->dtype != DT_DOUBLE)
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): dtype %s", n->name, n->op,
                       dtype_name(x->dtype));
@@ -438,13 +414,13 @@ static int sm_run(op_ctx *c, graph_t *g, node_t *n)
 {
     sm_job j;
     int64_t outer;
-    j.x = in_t(g, n, 0);
+    j.x = node_input(g, n, 0);
     j.y = node_output(g, n, 0);
     sm_layout(g, n, j.x, &outer, &j.L, &j.inner);
     j.kind = !strcmp(n->op, "Softmax") ? 0 : !strcmp(n->op, "LogSoftmax") ? 1 : 2;
     if (tensor_numel(j.y) <= 0 || j.L <= 0)
         return RT_OK;
-    par_for(c, outer * j.inner, j.L * 8, sm_range, &j);
+    op_parallel_for_work(c, outer * j.inner, j.L * 8, sm_range, &j);
     return RT_OK;
 }
 

@@ -12,22 +12,6 @@
 
 #pragma GCC optimize("vect-cost-model=dynamic", "no-trapping-math")
 
-/* The pool is only worth waking for enough work (items x cost per item). */
-static void par_for(op_ctx *c, int64_t n, int64_t per_item, range_fn fn, void *arg)
-{
-    if (n <= 0)
-        return;
-    if (!c || n * per_item < 32768)
-        fn(arg, 0, n);
-    else
-        op_parallel_for(c, n, fn, arg);
-}
-
-static tensor_t *in_t(graph_t *g, const node_t *n, int i)
-{
-    return (i < n->n_in && n->in[i] >= 0) ? &g->t[n->in[i]] : NULL;
-}
-
 enum { M_NEAREST, M_LINEAR, M_CUBIC };
 enum { CT_HALF_PIXEL, CT_PYTORCH_HALF_PIXEL, CT_ALIGN_CORNERS, CT_ASYMMETRIC,
        CT_TF_HALF_PIXEL_NN, CT_TF_CROP_AND_RESIZE, CT_HALF_PIXEL_SYMMETRIC };
@@ -81,7 +65,7 @@ static int rz_plan_make(graph_t *g, const node_t *n, const tensor_t *x, rz_plan 
         p->nm = NM_FLOOR;
         if (p->mode == M_CUBIC)
             return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): cubic", n->name, n->op);
-        sc = in_t(g, n, 1);
+        sc = node_input(g, n, 1);
     } else {
         const char *c = node_attr_str(n, "coordinate_transformation_mode", "half_pixel");
         const char *m = node_attr_str(n, "nearest_mode", "round_prefer_floor");
@@ -92,9 +76,9 @@ static int rz_plan_make(graph_t *g, const node_t *n, const tensor_t *x, rz_plan 
                           n->name, c, m);
         if (node_attr_int(n, "antialias", 0) && p->mode != M_NEAREST)
             return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (Resize): antialias", n->name);
-        roi = in_t(g, n, 1);
-        sc = in_t(g, n, 2);
-        sz = in_t(g, n, 3);
+        roi = node_input(g, n, 1);
+        sc = node_input(g, n, 2);
+        sz = node_input(g, n, 3);
     }
     p->cubic_a = node_attr_float(n, "cubic_coeff_a", -0.75f);
     p->exclude_outside = (int)node_attr_int(n, "exclude_outside", 0);
@@ -200,7 +184,7 @@ static int resize_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     tensor_t *x;
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     rc = rz_plan_make(g, n, x, &p, err, errlen);
     if (rc)
         return rc;
@@ -381,7 +365,7 @@ static void pass_range(void *arg, int64_t b, int64_t e)
 
 static int resize_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *y = node_output(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     rz_plan p;
     int rc = rz_plan_make(g, n, x, &p, c->err, c->errlen), r = x->ndim, npass = 0, todo[MODEL_MAX_DIMS];
     axis_tab tabs[MODEL_MAX_DIMS];
@@ -431,7 +415,7 @@ static int resize_run(op_ctx *c, graph_t *g, node_t *n)
         j.inner = inner;
         j.es = es;
         j.extrap = p.extrap;
-        par_for(c, outer * p.out[a], inner * tabs[a].taps, pass_range, &j);
+        op_parallel_for_work(c, outer * p.out[a], inner * tabs[a].taps, pass_range, &j);
         cur[a] = p.out[a];
         src = dst;
     }

@@ -6,36 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-static tensor_t *in_t(graph_t *g, const node_t *n, int i)
-{
-    return (i < n->n_in && n->in[i] >= 0) ? &g->t[n->in[i]] : NULL;
-}
-
-static int is_const(const tensor_t *t)
-{
-    return t && t->kind == TK_CONST && t->data;
-}
-
 /* Values of constant integer input i into v (at most max); returns the count or a
  * negative status. Shapes here must be known at load time. */
-static int const_ints(graph_t *g, const node_t *n, int i, const char *what, int64_t *v, int max,
-                      char *err, size_t errlen)
-{
-    tensor_t *t = in_t(g, n, i);
-    int64_t m;
-    if (!is_const(t))
-        return rt_err(err, errlen, RT_EUNSUPPORTED,
-                      "node '%s' (%s): input '%s' (%s) is not constant; dynamic shapes are not "
-                      "supported", n->name, n->op, t ? t->name : "?", what);
-    m = tensor_numel(t);
-    if (m < 0 || m > max)
-        return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): %s has %lld values (max %d)",
-                      n->name, n->op, what, (long long)m, max);
-    for (int64_t k = 0; k < m; k++)
-        v[k] = tensor_get_int(t, k);
-    return (int)m;
-}
-
 /* Axes from the `axes` attribute (older opsets) or input 1 (opset 13+). Returns the
  * count, 0 when absent, or a negative status. */
 static int get_axes(graph_t *g, const node_t *n, int64_t *v, char *err, size_t errlen)
@@ -48,14 +20,14 @@ static int get_axes(graph_t *g, const node_t *n, int64_t *v, char *err, size_t e
         memcpy(v, a, (size_t)k * sizeof(int64_t));
         return k;
     }
-    if (in_t(g, n, 1))
-        return const_ints(g, n, 1, "axes", v, MODEL_MAX_DIMS, err, errlen);
+    if (node_input(g, n, 1))
+        return node_const_ints(g, n, 1, "axes", v, MODEL_MAX_DIMS, err, errlen);
     return 0;
 }
 
 static int copy_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *y = node_output(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     size_t nb = tensor_nbytes(y);
     if (nb && y->data != x->data)
         memcpy(y->data, x->data, nb);
@@ -73,9 +45,9 @@ static int reshape_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
-    if (in_t(g, n, 1)) {
-        k = const_ints(g, n, 1, "shape", s, MODEL_MAX_DIMS, err, errlen);
+    x = node_input(g, n, 0);
+    if (node_input(g, n, 1)) {
+        k = node_const_ints(g, n, 1, "shape", s, MODEL_MAX_DIMS, err, errlen);
     } else {
         /* Reshape-1 had a `shape` attribute. */
         const int64_t *a;
@@ -137,7 +109,7 @@ static int flatten_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     if (axis < 0)
         axis += x->ndim;
     if (axis < 0 || axis > x->ndim)
@@ -160,7 +132,7 @@ static int squeeze_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     k = get_axes(g, n, ax, err, errlen);
     if (k < 0)
         return k;
@@ -193,7 +165,7 @@ static int unsqueeze_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     k = get_axes(g, n, ax, err, errlen);
     if (k < 0)
         return k;
@@ -223,12 +195,12 @@ static int identity_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     tensor_t *x;
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     if (!strcmp(n->op, "Dropout")) {
         /* Training mode drops at random: refuse rather than compute the wrong thing. */
-        tensor_t *r = in_t(g, n, 1), *tm = in_t(g, n, 2);
-        double ratio = r && is_const(r) ? tensor_get_f64(r, 0) : 0.5;
-        if (tm && (!is_const(tm) || tensor_get_int(tm, 0)) && ratio != 0)
+        tensor_t *r = node_input(g, n, 1), *tm = node_input(g, n, 2);
+        double ratio = r && tensor_is_const(r) ? tensor_get_f64(r, 0) : 0.5;
+        if (tm && (!tensor_is_const(tm) || tensor_get_int(tm, 0)) && ratio != 0)
             return rt_err(err, errlen, RT_EUNSUPPORTED,
                           "node '%s' (Dropout): training mode is not supported", n->name);
     }
@@ -271,7 +243,7 @@ static int shape_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     tensor_t *x;
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     if (!strcmp(n->op, "Size")) {
         tensor_set_shape(node_output(g, n, 0), DT_INT64, 0, NULL);
         return RT_OK;
@@ -284,7 +256,7 @@ static int shape_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
 static int shape_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *y = node_output(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     int64_t *o = y->data, s, e;
     if (!strcmp(n->op, "Size")) {
         o[0] = tensor_numel(x);
@@ -307,7 +279,7 @@ static int cos_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    k = const_ints(g, n, 0, "shape", d, MODEL_MAX_DIMS, err, errlen);
+    k = node_const_ints(g, n, 0, "shape", d, MODEL_MAX_DIMS, err, errlen);
     if (k < 0)
         return k;
     for (int i = 0; i < k; i++)
@@ -343,52 +315,6 @@ static int cos_run(op_ctx *c, graph_t *g, node_t *n)
 
 /* ---- Cast ---------------------------------------------------------------- */
 
-static float half_to_float(uint16_t h)
-{
-    uint32_t s = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, u;
-    float f;
-    if (e == 0) {
-        f = ldexpf((float)m, -24);
-        return s ? -f : f;
-    }
-    if (e == 31)
-        u = s | 0x7f800000u | (m << 13);
-    else
-        u = s | ((e + 112) << 23) | (m << 13);
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-/* Round to nearest even, overflow to inf, subnormals kept. */
-static uint16_t float_to_half(float f)
-{
-    uint32_t u, s, m;
-    int e;
-    memcpy(&u, &f, 4);
-    s = (u >> 16) & 0x8000;
-    e = (int)((u >> 23) & 0xff) - 127 + 15;
-    m = u & 0x7fffff;
-    if (((u >> 23) & 0xff) == 0xff)
-        return (uint16_t)(s | 0x7c00 | (m ? 0x200 : 0));
-    if (e >= 31)
-        return (uint16_t)(s | 0x7c00);
-    if (e <= 0) {
-        if (e < -10)
-            return (uint16_t)s;
-        m |= 0x800000;
-        int shift = 14 - e;
-        uint32_t hm = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (hm & 1)))
-            hm++;
-        return (uint16_t)(s | hm);
-    }
-    uint32_t hm = m >> 13, rem = m & 0x1fff;
-    uint32_t r = s | ((uint32_t)e << 10) | hm;
-    if (rem > 0x1000 || (rem == 0x1000 && (hm & 1)))
-        r++; /* may carry into the exponent, up to inf: still correct */
-    return (uint16_t)r;
-}
-
 static float bf16_to_float(uint16_t h)
 {
     uint32_t u = (uint32_t)h << 16;
@@ -422,7 +348,7 @@ static double ld_f(const void *p, int dt, int64_t i)
     switch (dt) {
     case DT_FLOAT: return ((const float *)p)[i];
     case DT_DOUBLE: return ((const double *)p)[i];
-    case DT_FLOAT16: return half_to_float(((const uint16_t *)p)[i]);
+    case DT_FLOAT16: return rt_f16_to_f32(((const uint16_t *)p)[i]);
     case DT_BFLOAT16: return bf16_to_float(((const uint16_t *)p)[i]);
     }
     return 0;
@@ -457,7 +383,7 @@ static void st_i(void *p, int dt, int64_t i, int64_t v)
     case DT_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
     case DT_FLOAT: ((float *)p)[i] = (float)v; break;
     case DT_DOUBLE: ((double *)p)[i] = (double)v; break;
-    case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
+    case DT_FLOAT16: ((uint16_t *)p)[i] = rt_f32_to_f16((float)v); break;
     case DT_BFLOAT16: ((uint16_t *)p)[i] = float_to_bf16((float)v); break;
     }
 }
@@ -467,7 +393,7 @@ static void st_f(void *p, int dt, int64_t i, double v)
     switch (dt) {
     case DT_FLOAT: ((float *)p)[i] = (float)v; break;
     case DT_DOUBLE: ((double *)p)[i] = v; break;
-    case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
+    case DT_FLOAT16: ((uint16_t *)p)[i] = rt_f32_to_f16((float)v); break;
     case DT_BFLOAT16: ((uint16_t *)p)[i] = float_to_bf16((float)v); break;
     case DT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
     default:
@@ -492,8 +418,8 @@ static int cast_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
-    to = like ? in_t(g, n, 1)->dtype : (int)node_attr_int(n, "to", 0);
+    x = node_input(g, n, 0);
+    to = like ? node_input(g, n, 1)->dtype : (int)node_attr_int(n, "to", 0);
     if (!cast_ok(x->dtype) || !cast_ok(to))
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): cast %s to %s not supported",
                       n->name, n->op, dtype_name(x->dtype), dtype_name(to));
@@ -503,7 +429,7 @@ static int cast_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
 static int cast_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *y = node_output(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     int64_t m = tensor_numel(y);
     int sd = x->dtype, dd = y->dtype;
 
@@ -513,7 +439,7 @@ static int cast_run(op_ctx *c, graph_t *g, node_t *n)
         const float *s = x->data;
         uint16_t *d = y->data;
         for (int64_t i = 0; i < m; i++)
-            d[i] = float_to_half(s[i]);
+            d[i] = rt_f32_to_f16(s[i]);
     } else if (is_float_dt(sd)) {
         for (int64_t i = 0; i < m; i++)
             st_f(y->data, dd, i, ld_f(x->data, sd, i));
@@ -532,8 +458,8 @@ static int range_len(graph_t *g, const node_t *n, int64_t *len, char *err, size_
 {
     tensor_t *t[3];
     for (int i = 0; i < 3; i++) {
-        t[i] = in_t(g, n, i);
-        if (!is_const(t[i]) || tensor_numel(t[i]) != 1)
+        t[i] = node_input(g, n, i);
+        if (!tensor_is_const(t[i]) || tensor_numel(t[i]) != 1)
             return rt_err(err, errlen, RT_EUNSUPPORTED,
                           "node '%s' (Range): input %d must be a constant scalar; dynamic shapes "
                           "are not supported", n->name, i);
@@ -554,7 +480,7 @@ static int range_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     int64_t len;
     if (rc)
         return rc;
-    dt = in_t(g, n, 0)->dtype;
+    dt = node_input(g, n, 0)->dtype;
     if (dt != DT_FLOAT && dt != DT_DOUBLE && dt != DT_INT16 && dt != DT_INT32 && dt != DT_INT64)
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (Range): dtype %s", n->name,
                       dtype_name(dt));
@@ -567,7 +493,7 @@ static int range_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
 static int range_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *y = node_output(g, n, 0), *s = in_t(g, n, 0), *d = in_t(g, n, 2);
+    tensor_t *y = node_output(g, n, 0), *s = node_input(g, n, 0), *d = node_input(g, n, 2);
     int64_t m = tensor_numel(y);
     if (is_float_dt(y->dtype)) {
         /* start + i * delta, computed in the input type like the reference. */

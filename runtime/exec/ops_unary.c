@@ -163,22 +163,6 @@ static const un_desc *find_desc(const char *op)
     return NULL;
 }
 
-/* The pool is only worth waking for enough work (items x cost per item). */
-static void par_for(op_ctx *c, int64_t n, int64_t per_item, range_fn fn, void *arg)
-{
-    if (n <= 0)
-        return;
-    if (!c || n * per_item < 32768)
-        fn(arg, 0, n);
-    else
-        op_parallel_for(c, n, fn, arg);
-}
-
-static tensor_t *in_t(graph_t *g, const node_t *n, int i)
-{
-    return (i < n->n_in && n->in[i] >= 0) ? &g->t[n->in[i]] : NULL;
-}
-
 static int is_int_dtype(int dt)
 {
     switch (dt) {
@@ -199,7 +183,7 @@ static int unary_infer(graph_t *g, node_t *n, char *err, size_t errlen)
         return rc;
     if (!d)
         return rt_err(err, errlen, RT_EINTERNAL, "node '%s': no unary op %s", n->name, n->op);
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     if (x->dtype != DT_FLOAT && x->dtype != DT_DOUBLE && !(d->int_ok && is_int_dtype(x->dtype)))
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): dtype %s not supported",
                       n->name, n->op, dtype_name(x->dtype));
@@ -225,7 +209,7 @@ static void set_params(graph_t *g, const node_t *n, un_par *p)
         p->lo = node_attr_float(n, "lambd", 0.5f);
         p->beta = node_attr_float(n, "bias", 0.0f);
     } else if (!strcmp(op, "Clip")) {
-        tensor_t *lo = in_t(g, n, 1), *hi = in_t(g, n, 2);
+        tensor_t *lo = node_input(g, n, 1), *hi = node_input(g, n, 2);
         p->lo = -INFINITY;
         p->hi = INFINITY;
         if (node_attr(n, "min"))
@@ -271,7 +255,7 @@ static void st_int(tensor_t *t, int64_t i, double v)
 static int unary_run(op_ctx *c, graph_t *g, node_t *n)
 {
     const un_desc *d = find_desc(n->op);
-    tensor_t *x = in_t(g, n, 0), *y = node_output(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     int64_t m = tensor_numel(y);
     un_job j;
 
@@ -283,7 +267,7 @@ static int unary_run(op_ctx *c, graph_t *g, node_t *n)
         j.x = x->data;
         j.y = y->data;
         j.es = dtype_size(x->dtype);
-        par_for(c, m, 4, un_range, &j);
+        op_parallel_for_work(c, m, 4, un_range, &j);
         return RT_OK;
     }
     /* Integers: through a double buffer, in chunks. */
@@ -307,7 +291,7 @@ static int pred_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     tensor_t *x;
     if (rc)
         return rc;
-    x = in_t(g, n, 0);
+    x = node_input(g, n, 0);
     if (!strcmp(n->op, "Not") ? x->dtype != DT_BOOL
                               : (x->dtype != DT_FLOAT && x->dtype != DT_DOUBLE))
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): dtype %s not supported",
@@ -318,7 +302,7 @@ static int pred_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 
 static int pred_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    tensor_t *x = in_t(g, n, 0), *y = node_output(g, n, 0);
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
     int64_t m = tensor_numel(y);
     uint8_t *o = y->data;
     int pos = (int)node_attr_int(n, "detect_positive", 1);
