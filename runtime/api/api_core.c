@@ -249,10 +249,12 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
     for (int i = 0; c->in && i < c->n_in && i < g->n_inputs; i++) {
         in[i].mem = c->in[i].mem;
         in[i].mem_attr = c->in[i].mem_attr;
+        in[i].conv_note = c->in[i].conv_note;
     }
     for (int i = 0; c->out && i < c->n_out && i < g->n_outputs; i++) {
         out[i].mem = c->out[i].mem;
         out[i].mem_attr = c->out[i].mem_attr;
+        out[i].conv_note = c->out[i].conv_note;
     }
     api_prev_free(c); /* a previous frame of other shapes is no result */
     c->weight_bytes = 0;

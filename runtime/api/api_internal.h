@@ -42,6 +42,9 @@ typedef struct api_io {
     /* rknn_set_io_mem binding */
     rknn_tensor_mem *mem;
     rknn_tensor_attr mem_attr;
+    /* the binding is not the chip's own layout/type: 1 = measure and report the CPU
+     * conversion at the next rknn_run (W line), 2 = reported */
+    int conv_note;
 } api_io;
 
 /* A buffer handed out by rknn_outputs_get (is_prealloc == 0). */

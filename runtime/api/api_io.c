@@ -647,6 +647,17 @@ static void prev_save(api_ctx *c)
     c->prev_frame = c->frame_id;
 }
 
+/* The measured cost of a non-native rknn_set_io_mem binding, once per binding. */
+static void conv_report(api_io *io, int is_input, int idx, double us)
+{
+    if (io->conv_note != 1)
+        return;
+    io->conv_note = 2;
+    API_W("rknn_run, %s %d: converting the non-native rknn_set_io_mem binding took %.0f us "
+          "of CPU time (RKNN_QUERY_NATIVE_%s_ATTR avoids it)", is_input ? "input" : "output",
+          idx, us, is_input ? "INPUT" : "OUTPUT");
+}
+
 int rknn_run(rknn_context context, rknn_run_extend *extend)
 {
     api_ctx *c = api_ctx_get(context, "rknn_run");
@@ -693,9 +704,11 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
             if (ret)
                 goto out;
             layout_of_binding(c, io, &l);
+            double tc = rt_now_us();
             ret = api_convert(io, c->g->t[io->tensor].dtype, io->data, src, &l, 1, "rknn_run");
             if (ret)
                 goto out;
+            conv_report(io, 1, i, rt_now_us() - tc);
         } else if (!io->is_set && !c->warned_unset) {
             API_W("rknn_run, input %d was never set (rknn_inputs_set or rknn_set_io_mem): "
                   "running on zeros", i);
@@ -740,9 +753,11 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
         if (ret)
             goto out;
         layout_of_binding(c, io, &l);
+        double tc = rt_now_us();
         ret = api_convert(io, t->dtype, t->data, dst, &l, 0, "rknn_run");
         if (ret)
             goto out;
+        conv_report(io, 0, i, rt_now_us() - tc);
     }
     c->ran = 1;
     c->frame_id++;

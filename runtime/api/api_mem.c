@@ -321,6 +321,52 @@ static api_io *io_of_attr(api_ctx *c, const rknn_tensor_attr *a, int *is_input, 
     return NULL;
 }
 
+/* A binding the NPU cannot read or write as is costs a CPU conversion per rknn_run,
+ * as on the vendor runtime (e.g. the SDK guide's yolov5 zero-copy sample binding
+ * OUTPUT_ATTR with FLOAT32). Native: the NATIVE_* attrs' layouts (NC1HWC2, or NHWC,
+ * for 4-D; UNDEFINED otherwise) in the model's type; a uint8/int8 image into an NHWC
+ * input of 1, 3 or 4 channels is native too (the NPU's input stage converts it).
+ * Says what the conversion is and which query avoids it; returns 1 if it warned. */
+static int conv_check(api_ctx *c, api_io *io, int is_input, int idx, const rknn_tensor_attr *a)
+{
+    rknn_tensor_attr na;
+    int64_t numel = 1;
+    int rt = a->pass_through ? io->rtype : (int)a->type, fmt = a->fmt, layout_ok, type_ok;
+    int image = is_input && io->ndim == 4 && fmt == RKNN_TENSOR_NHWC &&
+                (io->dims[1] == 1 || io->dims[1] == 3 || io->dims[1] == 4);
+
+    io->conv_note = 0;
+    if (a->pass_through)
+        return 0;
+    memset(&na, 0, sizeof(na));
+    na.index = (uint32_t)idx;
+    api_fill_attr(c, io, is_input,
+                  is_input ? RKNN_QUERY_NATIVE_INPUT_ATTR : RKNN_QUERY_NATIVE_OUTPUT_ATTR, &na);
+    for (int i = 0; i < io->ndim; i++)
+        numel *= io->dims[i];
+    if (io->ndim == 4)
+        layout_ok = fmt == RKNN_TENSOR_NC1HWC2 || fmt == RKNN_TENSOR_NHWC;
+    else
+        layout_ok = 1; /* not 4-D: every format is the same dense order */
+    type_ok = rt == io->rtype ||
+              (image && (rt == RKNN_TENSOR_UINT8 || rt == RKNN_TENSOR_INT8));
+    if (layout_ok && type_ok)
+        return 0;
+    io->conv_note = 1;
+    size_t mb = (size_t)numel * api_rtype_size(rt), nb = (size_t)numel * api_rtype_size(io->rtype);
+    API_W("rknn_set_io_mem, %s %d '%s' is bound as %s %s but the NPU %s %s %s: every rknn_run "
+          "does a CPU %s conversion of %lld elements (%zu bytes read, %zu written; the time is "
+          "reported after the first run); bind the attr of rknn_query(%s) (or %s) to use the "
+          "memory as is", is_input ? "input" : "output", idx, a->name,
+          get_type_string((rknn_tensor_type)rt), get_format_string((rknn_tensor_format)fmt),
+          is_input ? "reads" : "writes", get_type_string(na.type), get_format_string(na.fmt),
+          layout_ok ? "type" : type_ok ? "layout" : "layout and type", (long long)numel,
+          is_input ? mb : nb, is_input ? nb : mb,
+          is_input ? "RKNN_QUERY_NATIVE_INPUT_ATTR" : "RKNN_QUERY_NATIVE_OUTPUT_ATTR",
+          is_input ? "RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR" : "RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR");
+    return 1;
+}
+
 int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem *mem, rknn_tensor_attr *attr)
 {
     api_ctx *c = api_ctx_get(ctx, "rknn_set_io_mem");
@@ -397,6 +443,7 @@ int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem *mem, rknn_tensor_attr *at
         io->mem_attr = old_attr;
         goto out;
     }
+    conv_check(c, io, is_input, idx, attr);
 out:
     api_ctx_put(c);
     return ret;

@@ -331,6 +331,124 @@ static void test_shapes_and_cores(void)
     rknn_destroy(ctx);
 }
 
+/* Binding non-native attrs works and converts (as the vendor runtime does), with a W
+ * line naming the conversion and the NATIVE query; native bindings are silent.
+ * Oracle: Y = Relu(X) * [2, -1] per channel (tests/api/make_dyn_models.py), by hand. */
+#define RELU4D "tests/api/dyn_relu4d.onnx"
+
+static int bind_quiet(rknn_context ctx, rknn_tensor_mem *m, rknn_tensor_attr *a, const char **e)
+{
+    setenv("RKNN_LOG_LEVEL", "1", 1);
+    cap_begin();
+    int r = rknn_set_io_mem(ctx, m, a);
+    *e = cap_end();
+    unsetenv("RKNN_LOG_LEVEL");
+    return r;
+}
+
+static void test_conversion_warning(void)
+{
+    rknn_context ctx = 0;
+    rknn_tensor_attr ia, na, oa, no, nh;
+    rknn_tensor_mem *in, *out, *out2;
+    const char *e;
+    float x[2][3][5], want[2][3][5];
+    int r;
+
+    CHECK(rknn_init(&ctx, (void *)RELU4D, 0, 0, NULL) == 0, "init relu4d");
+    memset(&ia, 0, sizeof(ia));
+    CHECK(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &ia, sizeof(ia)) == 0, "input attr");
+    ia.dims[1] = 3; /* NHWC [1, 3, 5, 2] */
+    ia.dims[2] = 5;
+    CHECK(rknn_set_input_shapes(ctx, 1, &ia) == 0, "shape 1x2x3x5");
+    memset(&na, 0, sizeof(na));
+    memset(&oa, 0, sizeof(oa));
+    memset(&no, 0, sizeof(no));
+    memset(&nh, 0, sizeof(nh));
+    CHECK(rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &na, sizeof(na)) == 0 &&
+          rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &oa, sizeof(oa)) == 0 &&
+          rknn_query(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR, &no, sizeof(no)) == 0 &&
+          rknn_query(ctx, RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR, &nh, sizeof(nh)) == 0, "queries");
+    CHECK(na.fmt == RKNN_TENSOR_NC1HWC2 && na.dims[4] == 4 && oa.fmt == RKNN_TENSOR_NCHW,
+          "native input NC1HWC2 C2=4 (fp32 on rk3588), output attr NCHW: %d %u %d", na.fmt,
+          na.dims[4], oa.fmt);
+
+    /* native input: silent */
+    in = rknn_create_mem(ctx, na.size_with_stride);
+    r = bind_quiet(ctx, in, &na, &e);
+    CHECK(r == 0 && e[0] == 0, "native input binds silently: %d '%s'", r, e);
+    float *p = in->virt_addr; /* NC1HWC2, C1 = 1, C2 = 4: [h][w][c] with 4 lanes */
+    for (int c = 0; c < 2; c++)
+        for (int h = 0; h < 3; h++)
+            for (int w = 0; w < 5; w++) {
+                x[c][h][w] = (float)((c * 15 + h * 5 + w) % 7) - 3.0f;
+                p[(h * 5 + w) * 4 + c] = x[c][h][w];
+                want[c][h][w] = (x[c][h][w] > 0 ? x[c][h][w] : 0) * (c == 0 ? 2.0f : -1.0f);
+            }
+
+    /* the yolov5 sample's binding: OUTPUT_ATTR (NCHW) + FLOAT32: works, warns once */
+    out = rknn_create_mem(ctx, oa.n_elems * sizeof(float));
+    oa.type = RKNN_TENSOR_FLOAT32;
+    r = bind_quiet(ctx, out, &oa, &e);
+    CHECK(r == 0 && strncmp(e, "W RKNN: [", 9) == 0 && strstr(e, "output 0") &&
+          strstr(e, "FP32 NCHW") && strstr(e, "FP32 NC1HWC2") && strstr(e, "layout conversion") &&
+          strstr(e, "30 elements") && strstr(e, "RKNN_QUERY_NATIVE_OUTPUT_ATTR"),
+          "non-native output binding warns: %d '%s'", r, e);
+    CHECK(strchr(e, '\n') == e + strlen(e) - 1, "one line: '%s'", e);
+    setenv("RKNN_LOG_LEVEL", "1", 1);
+    cap_begin();
+    r = rknn_run(ctx, NULL);
+    e = cap_end();
+    CHECK(r == 0 && strstr(e, "W RKNN: ") && strstr(e, "output 0") && strstr(e, " us ") &&
+          strstr(e, "NATIVE_OUTPUT_ATTR"), "first run reports the measured cost: %d '%s'", r, e);
+    cap_begin();
+    r = rknn_run(ctx, NULL);
+    e = cap_end();
+    unsetenv("RKNN_LOG_LEVEL");
+    CHECK(r == 0 && e[0] == 0, "reported once per binding: '%s'", e);
+    CHECK(memcmp(out->virt_addr, want, sizeof(want)) == 0, "converted NCHW output = Relu(x)*k: %g vs %g",
+          ((float *)out->virt_addr)[5], want[0][1][0]);
+
+    /* both native output queries bind silently; a type change on them warns */
+    out2 = rknn_create_mem(ctx, no.size_with_stride > nh.size_with_stride ? no.size_with_stride
+                                                                          : nh.size_with_stride);
+    r = bind_quiet(ctx, out2, &no, &e);
+    CHECK(r == 0 && e[0] == 0, "NATIVE_OUTPUT_ATTR binds silently: '%s'", e);
+    r = bind_quiet(ctx, out2, &nh, &e);
+    CHECK(r == 0 && e[0] == 0, "NATIVE_NHWC_OUTPUT_ATTR binds silently: '%s'", e);
+    no.type = RKNN_TENSOR_FLOAT16;
+    r = bind_quiet(ctx, out2, &no, &e);
+    CHECK(r == 0 && strstr(e, "FP16 NC1HWC2") && strstr(e, "type conversion"),
+          "fp16 on a fp32 model output warns: '%s'", e);
+    /* an input in the model's NCHW order is not what the NPU reads */
+    ia.fmt = RKNN_TENSOR_NCHW;
+    ia.type = RKNN_TENSOR_FLOAT32;
+    ia.w_stride = 0;
+    r = bind_quiet(ctx, in, &ia, &e);
+    CHECK(r == 0 && strstr(e, "input 0") && strstr(e, "FP32 NCHW") &&
+          strstr(e, "RKNN_QUERY_NATIVE_INPUT_ATTR"), "NCHW input binding warns: '%s'", e);
+    /* without RKNN_LOG_LEVEL nothing is printed */
+    cap_begin();
+    r = rknn_set_io_mem(ctx, in, &ia);
+    e = cap_end();
+    CHECK(r == 0 && e[0] == 0, "silent at level 0: '%s'", e);
+    rknn_destroy_mem(ctx, in);
+    rknn_destroy_mem(ctx, out);
+    rknn_destroy_mem(ctx, out2);
+    rknn_destroy(ctx);
+
+    /* a uint8 image into a 1-channel NHWC input is the NPU's own input path */
+    ctx = init_mnist(0);
+    memset(&na, 0, sizeof(na));
+    CHECK(rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &na, sizeof(na)) == 0, "mnist native");
+    na.type = RKNN_TENSOR_UINT8;
+    in = rknn_create_mem(ctx, na.size_with_stride);
+    r = bind_quiet(ctx, in, &na, &e);
+    CHECK(r == 0 && e[0] == 0, "uint8 NHWC image input binds silently: '%s'", e);
+    rknn_destroy_mem(ctx, in);
+    rknn_destroy(ctx);
+}
+
 int main(void)
 {
     test_context();
@@ -339,5 +457,6 @@ int main(void)
     test_outputs();
     test_memory();
     test_shapes_and_cores();
+    test_conversion_warning();
     TEST_END();
 }
