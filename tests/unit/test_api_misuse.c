@@ -449,6 +449,41 @@ static void test_conversion_warning(void)
     rknn_destroy(ctx);
 }
 
+/* The rest of the issue's list: a destroyed output memory, a bad attr index, and the
+ * output functions on a destroyed context. */
+static void test_outputs_destroyed(void)
+{
+    rknn_context ctx = init_mnist(0);
+    rknn_tensor_attr oa;
+    rknn_tensor_mem *m;
+    rknn_output o;
+
+    memset(&oa, 0, sizeof(oa));
+    CHECK(rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &oa, sizeof(oa)) == 0, "output attr");
+    m = rknn_create_mem(ctx, oa.size);
+    CHECK(rknn_set_io_mem(ctx, m, &oa) == 0, "bind output");
+    set_input(ctx);
+    CHECK(rknn_destroy_mem(ctx, m) == 0, "destroy the bound output memory");
+    EXPECT(rknn_run(ctx, NULL), RKNN_ERR_OUTPUT_INVALID, "output 0", "destroyed",
+           "rknn_set_io_mem");
+    /* a tensor name that exists but an index that does not: found by name */
+    m = rknn_create_mem(ctx, oa.size);
+    oa.index = 7;
+    CHECK(rknn_set_io_mem(ctx, m, &oa) == 0, "bound by name despite index 7");
+    strcpy(oa.name, "");
+    EXPECT(rknn_set_io_mem(ctx, m, &oa), RKNN_ERR_PARAM_INVALID, "index 7", "names no input or output");
+    CHECK(rknn_run(ctx, NULL) == 0, "run with a live binding");
+    memset(&o, 0, sizeof(o));
+    o.want_float = 1;
+    CHECK(rknn_outputs_get(ctx, 1, &o, NULL) == 0, "get");
+    CHECK(rknn_destroy(ctx) == 0, "destroy with outputs held (freed by destroy)");
+    EXPECT(rknn_outputs_release(ctx, 1, &o), RKNN_ERR_CTX_INVALID, "rknn_outputs_release",
+           "destroyed");
+    EXPECT(rknn_wait(ctx, NULL), RKNN_ERR_CTX_INVALID, "rknn_wait");
+    EXPECT(rknn_set_io_mem(ctx, m, &oa), RKNN_ERR_CTX_INVALID, "rknn_set_io_mem");
+    rknn_destroy_mem(0, m);
+}
+
 int main(void)
 {
     test_context();
@@ -458,5 +493,6 @@ int main(void)
     test_memory();
     test_shapes_and_cores();
     test_conversion_warning();
+    test_outputs_destroyed();
     TEST_END();
 }
