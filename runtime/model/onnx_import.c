@@ -540,6 +540,114 @@ out:
     return ret;
 }
 
+/* ---- nesting guard ---------------------------------------------------------
+ * protobuf-c unpacks nested messages recursively, so a small file nesting
+ * TypeProto or subgraphs a hundred thousand levels deep overflows the stack.
+ * Before unpacking, walk the wire format along the schema's recursive paths
+ * and refuse absurd depth. Malformed bytes are left to protobuf-c to report. */
+
+enum pb_msg { PB_NONE, PB_MODEL, PB_GRAPH, PB_NODE, PB_ATTR, PB_FUNCTION, PB_TRAINING,
+              PB_VALUEINFO, PB_TYPE, PB_TYPE_SEQ, PB_TYPE_MAP, PB_TYPE_OPT };
+
+#define PB_MAX_DEPTH 100
+
+/* The message type of field `field` of a `msg`, when it can lead to recursion. */
+static int pb_child(int msg, uint64_t field)
+{
+    switch (msg) {
+    case PB_MODEL:
+        return field == 7 ? PB_GRAPH : field == 25 ? PB_FUNCTION : field == 20 ? PB_TRAINING
+             : PB_NONE;
+    case PB_TRAINING:
+        return field == 1 || field == 2 ? PB_GRAPH : PB_NONE;
+    case PB_GRAPH:
+        return field == 1 ? PB_NODE : field >= 11 && field <= 13 ? PB_VALUEINFO : PB_NONE;
+    case PB_FUNCTION:
+        return field == 7 ? PB_NODE : PB_NONE;
+    case PB_NODE:
+        return field == 5 ? PB_ATTR : PB_NONE;
+    case PB_ATTR:
+        return field == 6 || field == 11 ? PB_GRAPH : field == 14 || field == 15 ? PB_TYPE
+             : PB_NONE;
+    case PB_VALUEINFO:
+        return field == 2 ? PB_TYPE : PB_NONE;
+    case PB_TYPE:
+        return field == 4 ? PB_TYPE_SEQ : field == 5 ? PB_TYPE_MAP : field == 9 ? PB_TYPE_OPT
+             : PB_NONE;
+    case PB_TYPE_SEQ:
+    case PB_TYPE_OPT:
+        return field == 1 ? PB_TYPE : PB_NONE;
+    case PB_TYPE_MAP:
+        return field == 2 ? PB_TYPE : PB_NONE;
+    default:
+        return PB_NONE;
+    }
+}
+
+static int pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    int shift = 0;
+
+    *v = 0;
+    while (*p < end && shift < 64) {
+        uint8_t b = *(*p)++;
+
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return 0;
+        shift += 7;
+    }
+    return -1;
+}
+
+/* Returns the nesting depth reached below this message, capped at PB_MAX_DEPTH + 1. */
+static int pb_depth(const uint8_t *p, const uint8_t *end, int msg, int depth)
+{
+    int max = depth;
+
+    if (depth > PB_MAX_DEPTH)
+        return depth;
+    while (p < end) {
+        uint64_t key, v;
+        int child, d;
+
+        if (pb_varint(&p, end, &key))
+            break;
+        switch (key & 7) {
+        case 0:
+            if (pb_varint(&p, end, &v))
+                return max;
+            break;
+        case 1:
+            if (end - p < 8)
+                return max;
+            p += 8;
+            break;
+        case 5:
+            if (end - p < 4)
+                return max;
+            p += 4;
+            break;
+        case 2:
+            if (pb_varint(&p, end, &v) || v > (uint64_t)(end - p))
+                return max;
+            child = pb_child(msg, key >> 3);
+            if (child != PB_NONE) {
+                d = pb_depth(p, p + v, child, depth + 1);
+                if (d > max)
+                    max = d;
+                if (max > PB_MAX_DEPTH)
+                    return max;
+            }
+            p += v;
+            break;
+        default:
+            return max; /* groups or garbage: protobuf-c decides */
+        }
+    }
+    return max;
+}
+
 int model_load_onnx(const void *buf, size_t len, graph_t **out, char *err, size_t errlen)
 {
     Onnx__ModelProto *m = NULL;
@@ -551,6 +659,10 @@ int model_load_onnx(const void *buf, size_t len, graph_t **out, char *err, size_
     *out = NULL;
     if (!buf || len == 0)
         return rt_err(err, errlen, RT_EFORMAT, "not an ONNX model (empty file)");
+    if (pb_depth(buf, (const uint8_t *)buf + len, PB_MODEL, 0) > PB_MAX_DEPTH)
+        return rt_err(err, errlen, RT_EFORMAT,
+                      "not a usable ONNX model (messages nested more than %d levels deep)",
+                      PB_MAX_DEPTH);
     m = onnx__model_proto__unpack(NULL, len, buf);
     if (!m)
         return rt_err(err, errlen, RT_EFORMAT,

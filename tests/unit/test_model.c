@@ -630,6 +630,25 @@ static void write_file(const char *p, const void *d, size_t n)
     fclose(f);
 }
 
+/* Wraps d[*at, cap) as field `field` (length-delimited) by prepending key and length. */
+static void prepend_len(uint8_t *d, size_t cap, size_t *at, int field)
+{
+    uint8_t v[10];
+    size_t l = cap - *at;
+    int n = 0;
+
+    do {
+        v[n] = l & 0x7f;
+        l >>= 7;
+        if (l)
+            v[n] |= 0x80;
+        n++;
+    } while (l);
+    while (n > 0)
+        d[--*at] = v[--n];
+    d[--*at] = (uint8_t)(field << 3 | 2);
+}
+
 static void test_broken(void)
 {
     graph_t *g = NULL;
@@ -689,6 +708,30 @@ static void test_broken(void)
     CHECK(ret == RT_EFORMAT && !g, "random bytes: %s", err);
     ret = model_load_onnx(rnd, 0, &g, err, sizeof(err));
     CHECK(ret == RT_EFORMAT && !g, "empty buffer: %s", err);
+
+    {
+        /* graph input typed as a sequence of sequences ... 200000 levels deep (1.6 MB):
+         * protobuf-c would recurse once per level and overflow the stack */
+        size_t cap = 8 << 20, at = cap;
+        uint8_t *d = xmalloc(cap);
+        static const uint8_t inner[] = {0x0a, 0x02, 0x08, 0x01}; /* tensor_type{elem_type=1} */
+
+        at -= sizeof(inner);
+        memcpy(d + at, inner, sizeof(inner));
+        for (i = 0; i < 200000; i++) {
+            prepend_len(d, cap, &at, 1); /* Sequence.elem_type */
+            prepend_len(d, cap, &at, 4); /* TypeProto.sequence_type */
+        }
+        prepend_len(d, cap, &at, 2); /* ValueInfoProto.type */
+        d[--at] = 'x';
+        d[--at] = 1;
+        d[--at] = 0x0a;     /* ValueInfoProto.name = "x" */
+        prepend_len(d, cap, &at, 11); /* GraphProto.input */
+        prepend_len(d, cap, &at, 7);  /* ModelProto.graph */
+        ret = model_load_onnx(d + at, cap - at, &g, err, sizeof(err));
+        CHECK(ret == RT_EFORMAT && strstr(err, "nested"), "deep nesting: %s", err);
+        free(d);
+    }
 
     snprintf(tmp, sizeof(tmp), "/tmp/test_model_empty_%d.onnx", (int)getpid());
     write_file(tmp, "", 0);

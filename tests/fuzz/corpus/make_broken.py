@@ -118,6 +118,18 @@ cases = {
                          [X], [Y]),
 }
 
+
+def deep_types(depth):
+    """A graph input whose type is a sequence of sequences ... depth levels deep."""
+    t = f_bytes(1, f_int(1, FLOAT))
+    for _ in range(depth):
+        t = f_bytes(4, f_bytes(1, t))
+    return f_bytes(1, "x") + f_bytes(2, t)
+
+
+# protobuf-c recurses per nesting level: this overflowed the stack at 200k levels
+cases["deep_nesting"] = model([node("Relu", ["x"], ["y"])], [], [deep_types(3000)], [Y])
+
 os.makedirs("onnx", exist_ok=True)
 for name, data in cases.items():
     with open(f"onnx/broken_{name}.onnx", "wb") as f:
