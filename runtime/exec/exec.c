@@ -4,12 +4,22 @@
  * fixed offset in one arena, computed once from lifetimes (first producer,
  * last consumer) by greedy best-offset placement, largest tensors first.
  * Graph inputs and outputs live for the whole run, so that a second run may
- * reuse the inputs and outputs stay readable after it. */
+ * reuse the inputs and outputs stay readable after it.
+ *
+ * Fusion: a run without a layer hook (nobody looks at intermediate tensors)
+ * executes a Conv and the activation after it as one kernel, when the conv's
+ * output feeds only that activation and is not a graph output: Relu, Clip,
+ * LeakyRelu, HardSwish, and x * Sigmoid(x) (Sigmoid + Mul). The fused conv
+ * writes the activation's output tensor, whose arena lifetime starts at the
+ * conv for that reason; the activation nodes are skipped. Runs with a hook
+ * execute every node as the graph says. */
 #include "runtime/exec/exec.h"
+#include "runtime/exec/kernels.h"
 #include "runtime/exec/threadpool.h"
 #include "util/util.h"
 
 #include <cblas.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,7 +37,15 @@ struct exec {
     int n_arena;
     const tensor_t **ev_in, **ev_out;
     int ev_cap;
+    struct fuse *fuse; /* per execution position, or NULL when nothing fuses */
 };
+
+typedef struct fuse {
+    int head;     /* this Conv runs fused, writing tensor out */
+    int skip;     /* this node's output comes from an earlier fused Conv */
+    int out;
+    gemm_epi act;
+} fuse_t;
 
 void op_parallel_for(op_ctx *c, int64_t n, range_fn fn, void *arg)
 {
@@ -91,6 +109,121 @@ static size_t place_spans(span *s, int n)
     return peak;
 }
 
+/* node's def is the stock kernel for its op (not swapped, e.g. by quantization) */
+static int stock_op(const node_t *n, const char *op)
+{
+    return !strcmp(n->op, op) && n->def && n->def == exec_find_op(n->domain, n->op);
+}
+
+/* Scalar value of optional constant float input i, or def when omitted; -1 if
+ * present but not a constant float scalar. */
+static int const_scalar(const graph_t *g, const node_t *n, int i, float def, float *v)
+{
+    *v = def;
+    if (i >= n->n_in || n->in[i] < 0)
+        return 0;
+    const tensor_t *t = &g->t[n->in[i]];
+    if (t->kind != TK_CONST || !t->data || t->dtype != DT_FLOAT || tensor_numel(t) != 1)
+        return -1;
+    *v = *(const float *)t->data;
+    return 0;
+}
+
+/* The activation node c applied to tensor t, as an epilogue; 0 if not fusable. */
+static int act_of(const graph_t *g, const node_t *c, int t, gemm_epi *e)
+{
+    memset(e, 0, sizeof(*e));
+    if (c->n_out != 1 || c->in[0] != t)
+        return 0;
+    if (stock_op(c, "Relu")) {
+        e->act = GEMM_ACT_RELU;
+    } else if (stock_op(c, "LeakyRelu")) {
+        e->act = GEMM_ACT_LEAKY;
+        e->alpha = node_attr_float(c, "alpha", 0.01f);
+    } else if (stock_op(c, "HardSwish")) {
+        e->act = GEMM_ACT_HSWISH;
+    } else if (stock_op(c, "Clip")) {
+        e->act = GEMM_ACT_CLIP;
+        if (c->n_in > 1) {
+            if (const_scalar(g, c, 1, -FLT_MAX, &e->alpha) || const_scalar(g, c, 2, FLT_MAX, &e->beta))
+                return 0;
+        } else {
+            e->alpha = node_attr_float(c, "min", -FLT_MAX);
+            e->beta = node_attr_float(c, "max", FLT_MAX);
+        }
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static void plan_fusion(exec_t *x)
+{
+    graph_t *g = x->g;
+    int nt = g->n_t ? g->n_t : 1;
+    int *uses = xcalloc((size_t)nt, sizeof(int));
+    int *cons = xmalloc(sizeof(int) * 2 * (size_t)nt); /* first two consuming positions */
+    fuse_t *f = xcalloc((size_t)(x->n_order ? x->n_order : 1), sizeof(fuse_t));
+    int any = 0;
+
+    for (int p = 0; p < x->n_order; p++) {
+        const node_t *n = &g->nodes[x->order[p]];
+        for (int k = 0; k < n->n_in; k++) {
+            int t = n->in[k];
+            if (t < 0)
+                continue;
+            if (uses[t] < 2)
+                cons[2 * t + uses[t]] = p;
+            uses[t]++;
+        }
+    }
+    for (int i = 0; i < g->n_outputs; i++)
+        uses[g->outputs[i]] += 3;
+    for (int p = 0; p < x->n_order; p++) {
+        node_t *n = &g->nodes[x->order[p]];
+        if (!conv_fusable(n) || n->n_out != 1 || n->out[0] < 0)
+            continue;
+        int t = n->out[0];
+        gemm_epi e;
+        if (uses[t] == 1) {
+            int q = cons[2 * t];
+            const node_t *c = &g->nodes[x->order[q]];
+            if (f[q].skip || !act_of(g, c, t, &e) || c->out[0] < 0)
+                continue;
+            f[q].skip = 1;
+            f[p] = (fuse_t){.head = 1, .out = c->out[0], .act = e};
+            any = 1;
+        } else if (uses[t] == 2 && cons[2 * t] != cons[2 * t + 1]) {
+            /* x * Sigmoid(x): the Sigmoid feeds only the Mul */
+            int qs = cons[2 * t], qm = cons[2 * t + 1];
+            const node_t *s = &g->nodes[x->order[qs]], *m = &g->nodes[x->order[qm]];
+            if (!stock_op(s, "Sigmoid")) {
+                int tmp = qs;
+                qs = qm;
+                qm = tmp;
+                s = &g->nodes[x->order[qs]];
+                m = &g->nodes[x->order[qm]];
+            }
+            if (!stock_op(s, "Sigmoid") || !stock_op(m, "Mul") || s->n_out != 1 || s->out[0] < 0 ||
+                s->in[0] != t || m->n_in != 2 || m->n_out != 1 || m->out[0] < 0 ||
+                uses[s->out[0]] != 1 || f[qs].skip || f[qm].skip)
+                continue;
+            int so = s->out[0];
+            if (!((m->in[0] == t && m->in[1] == so) || (m->in[0] == so && m->in[1] == t)))
+                continue;
+            f[qs].skip = f[qm].skip = 1;
+            f[p] = (fuse_t){.head = 1, .out = m->out[0], .act = {.act = GEMM_ACT_SILU}};
+            any = 1;
+        }
+    }
+    free(uses);
+    free(cons);
+    if (any)
+        x->fuse = f;
+    else
+        free(f);
+}
+
 static int plan_memory(exec_t *x, char *err, size_t errlen)
 {
     graph_t *g = x->g;
@@ -122,6 +255,10 @@ static int plan_memory(exec_t *x, char *err, size_t errlen)
     for (int i = 0; i < g->n_outputs; i++)
         if (first[g->outputs[i]] != -2)
             last[g->outputs[i]] = end;
+    /* a fused conv writes its activation's output early */
+    for (int p = 0; x->fuse && p < x->n_order; p++)
+        if (x->fuse[p].head && first[x->fuse[p].out] > p)
+            first[x->fuse[p].out] = p;
     for (int t = 0; t < g->n_t; t++) {
         if (first[t] == -2)
             continue;
@@ -177,6 +314,7 @@ int exec_create(graph_t *g, const exec_opts *o, exec_t **out, char *err, size_t 
     }
     x->ev_in = xcalloc((size_t)x->ev_cap + 1, sizeof(*x->ev_in));
     x->ev_out = xcalloc((size_t)x->ev_cap + 1, sizeof(*x->ev_out));
+    plan_fusion(x);
     rc = plan_memory(x, err, errlen);
     if (rc)
         goto fail;
@@ -206,6 +344,7 @@ void exec_free(exec_t *x)
     free(x->order);
     free(x->ev_in);
     free(x->ev_out);
+    free(x->fuse);
     free(x);
 }
 
@@ -232,9 +371,13 @@ int exec_run(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen)
 
     for (int p = 0; p < x->n_order; p++) {
         node_t *n = &g->nodes[x->order[p]];
+        const fuse_t *f = !hook && x->fuse ? &x->fuse[p] : NULL;
+        if (f && f->skip)
+            continue;
         double t0 = rt_now_us();
         x->ctx_err[0] = '\0';
-        int rc = n->def->run(&x->ctx, g, n);
+        int rc = f && f->head ? conv_run_fused(&x->ctx, g, n, &f->act, f->out)
+                              : n->def->run(&x->ctx, g, n);
         double t1 = rt_now_us();
         if (rc)
             return rt_err(err, errlen, rc, "node '%s' (%s): %s", n->name, n->op,

@@ -13,6 +13,7 @@
  * registers. Callers check gemm512_available() and keep BLAS otherwise. */
 #include "runtime/exec/kernels.h"
 
+#include <math.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -56,34 +57,58 @@ void gemm512_pack_a(const float *a, int64_t lda, int64_t M, int64_t K, float *ds
 
 #define T512 __attribute__((target("avx512f,avx2,fma"), optimize("O3")))
 
+/* e^x for x in [-87.3, 88.7] (clamped): x = n ln2 + r, degree-7 polynomial
+ * for e^r, scalef puts in 2^n. Within a few ulp of expf. */
+T512 static inline __m512 exp512(__m512 x)
+{
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.3f)), _mm512_set1_ps(88.7f));
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.42860682030941723e-6f), r);
+    __m512 p = _mm512_set1_ps(1.0f / 5040);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    return _mm512_scalef_ps(p, n);
+}
+
+T512 static inline __m512 act512(__m512 v, const gemm_epi *e)
+{
+    __m512 zero = _mm512_setzero_ps();
+    switch (e->act) {
+    case GEMM_ACT_RELU:
+        return _mm512_max_ps(v, zero);
+    case GEMM_ACT_CLIP:
+        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e->alpha)), _mm512_set1_ps(e->beta));
+    case GEMM_ACT_LEAKY: {
+        __mmask16 neg = _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ);
+        return _mm512_mask_mul_ps(v, neg, v, _mm512_set1_ps(e->alpha));
+    }
+    case GEMM_ACT_SILU: {
+        __m512 one = _mm512_set1_ps(1.0f);
+        return _mm512_div_ps(v, _mm512_add_ps(one, exp512(_mm512_sub_ps(zero, v))));
+    }
+    case GEMM_ACT_HSWISH: {
+        __m512 t = _mm512_fmadd_ps(v, _mm512_set1_ps(1.0f / 6), _mm512_set1_ps(0.5f));
+        t = _mm512_min_ps(_mm512_max_ps(t, zero), _mm512_set1_ps(1.0f));
+        return _mm512_mul_ps(v, t);
+    }
+    default:
+        return v;
+    }
+}
+
 /* Applies bias and activation to one row of three vectors. */
 T512 static inline void epi_row(__m512 *v, float bias, const gemm_epi *e)
 {
     __m512 bv = _mm512_set1_ps(bias);
     for (int q = 0; q < 3; q++)
-        v[q] = _mm512_add_ps(v[q], bv);
-    switch (e->act) {
-    case GEMM_ACT_RELU:
-        for (int q = 0; q < 3; q++)
-            v[q] = _mm512_max_ps(v[q], _mm512_setzero_ps());
-        break;
-    case GEMM_ACT_CLIP: {
-        __m512 lo = _mm512_set1_ps(e->alpha), hi = _mm512_set1_ps(e->beta);
-        for (int q = 0; q < 3; q++)
-            v[q] = _mm512_min_ps(_mm512_max_ps(v[q], lo), hi);
-        break;
-    }
-    case GEMM_ACT_LEAKY: {
-        __m512 al = _mm512_set1_ps(e->alpha);
-        for (int q = 0; q < 3; q++) {
-            __mmask16 neg = _mm512_cmp_ps_mask(v[q], _mm512_setzero_ps(), _CMP_LT_OQ);
-            v[q] = _mm512_mask_mul_ps(v[q], neg, v[q], al);
-        }
-        break;
-    }
-    default:
-        break;
-    }
+        v[q] = act512(_mm512_add_ps(v[q], bv), e);
 }
 
 /* The 24 accumulators are named variables: an array indexed in loops is kept
@@ -158,7 +183,61 @@ T512 static void run512(const float *ap, int64_t M, int64_t K, const float *b, i
     }
 }
 
+T512 static void act512_buf(float *y, int64_t n, const gemm_epi *e)
+{
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, act512(_mm512_loadu_ps(y + i), e));
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(y + i, m, act512(_mm512_maskz_loadu_ps(m, y + i), e));
+    }
+}
+
 #endif
+
+/* Portable activation, for CPUs without AVX-512. */
+static void act_scalar(float *y, int64_t n, const gemm_epi *e)
+{
+    for (int64_t i = 0; i < n; i++) {
+        float v = y[i];
+        switch (e->act) {
+        case GEMM_ACT_RELU:
+            v = v > 0 ? v : 0;
+            break;
+        case GEMM_ACT_CLIP:
+            v = v < e->alpha ? e->alpha : (v > e->beta ? e->beta : v);
+            break;
+        case GEMM_ACT_LEAKY:
+            v = v < 0 ? v * e->alpha : v;
+            break;
+        case GEMM_ACT_SILU:
+            v = v / (1.0f + expf(-v));
+            break;
+        case GEMM_ACT_HSWISH: {
+            float t = v * (1.0f / 6) + 0.5f;
+            v = v * (t < 0 ? 0 : (t > 1 ? 1 : t));
+            break;
+        }
+        default:
+            break;
+        }
+        y[i] = v;
+    }
+}
+
+void gemm_act_apply(float *y, int64_t n, const gemm_epi *e)
+{
+    if (!e || e->act == GEMM_ACT_NONE)
+        return;
+#if HAVE_GEMM512
+    if (gemm512_available()) {
+        act512_buf(y, n, e);
+        return;
+    }
+#endif
+    act_scalar(y, n, e);
+}
 
 void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb, int64_t N,
                  float *c, int64_t ldc, const gemm_epi *e)

@@ -55,4 +55,38 @@ int node_const_ints(graph_t *g, const node_t *n, int i, const char *what, int64_
 /* Product of d[from..to). */
 int64_t dims_prod(const int64_t *d, int from, int to);
 
+/* ---- AVX-512 fp32 GEMM for convs (gemm_avx512.c) ---- */
+
+#define GEMM_MR 8   /* rows of A per packed panel and register tile */
+#define GEMM_NR 48  /* columns of B per register tile */
+
+enum { GEMM_ACT_NONE, GEMM_ACT_RELU, GEMM_ACT_CLIP, GEMM_ACT_LEAKY, GEMM_ACT_SILU, GEMM_ACT_HSWISH };
+
+/* Epilogue: C = act(C + bias[row]); CLIP uses [alpha, beta], LEAKY alpha;
+ * SILU is x * sigmoid(x), HSWISH ONNX HardSwish. */
+typedef struct gemm_epi {
+    const float *bias;  /* M values, or NULL */
+    int act;
+    float alpha, beta;
+} gemm_epi;
+
+/* Non-zero when the CPU (and OS) run AVX-512F; else gemm512_run must not be used. */
+int gemm512_available(void);
+/* Floats needed to pack an M x K matrix (rows padded to GEMM_MR). */
+size_t gemm512_packed_floats(int64_t M, int64_t K);
+/* Packs row-major A (M x K, row stride lda) into GEMM_MR-row panels. */
+void gemm512_pack_a(const float *a, int64_t lda, int64_t M, int64_t K, float *dst);
+/* C (M x N, row stride ldc) = epilogue(packed A * B), B is K x N with row stride ldb. */
+void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb, int64_t N,
+                 float *c, int64_t ldc, const gemm_epi *e);
+
+/* y[i] = act(y[i]) for n floats (any CPU). */
+void gemm_act_apply(float *y, int64_t n, const gemm_epi *e);
+
+/* Conv with the activation that follows it (exec.c, when no layer hook looks at
+ * the conv's own output): conv_fusable() says whether node n is a prepared fp32
+ * Conv; conv_run_fused() writes act(conv) into tensor out instead. */
+int conv_fusable(const node_t *n);
+int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, int out);
+
 #endif

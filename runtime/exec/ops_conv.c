@@ -388,6 +388,7 @@ typedef struct conv_job {
     const conv_p *p;
     const float *x, *w, *b;
     float *y;
+    const gemm_epi *act;     /* fused activation, or NULL */
 } conv_job;
 
 static void conv_gemm_range(void *arg, int64_t t0, int64_t t1)
@@ -416,6 +417,11 @@ static void conv_gemm_range(void *arg, int64_t t0, int64_t t1)
         }
         if (p->wpack) {
             gemm_epi e = {.bias = j->b ? j->b + gi * p->Mg : NULL, .act = GEMM_ACT_NONE};
+            if (j->act) {
+                e.act = j->act->act;
+                e.alpha = j->act->alpha;
+                e.beta = j->act->beta;
+            }
             gemm512_run(p->wpack + (size_t)gi * p->wpack_group, p->Mg, p->K, bm, ldb, nc, y,
                         p->Pout, &e);
             continue;
@@ -431,6 +437,9 @@ static void conv_gemm_range(void *arg, int64_t t0, int64_t t1)
                     yr[q] += bv;
             }
         }
+        if (j->act)
+            for (int64_t m = 0; m < p->Mg; m++)
+                gemm_act_apply(y + m * p->Pout, nc, j->act);
     }
 }
 
@@ -559,10 +568,12 @@ static void conv_dw_range(void *arg, int64_t t0, int64_t t1)
         float bias = j->b ? j->b[m] : 0.0f;
         float *y = j->y + (ni * p->M + m) * p->Pout;
         dw_plane(p, xc, wk, bias, y, ph);
+        if (j->act)
+            gemm_act_apply(y, p->Pout, j->act);
     }
 }
 
-static int conv_run(op_ctx *c, graph_t *g, node_t *n)
+static int conv_exec(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, float *out)
 {
     conv_p local, *p = n->priv;
     if (!p) {
@@ -578,7 +589,8 @@ static int conv_run(op_ctx *c, graph_t *g, node_t *n)
         .x = node_input(g, n, 0)->data,
         .w = node_input(g, n, 1)->data,
         .b = b ? b->data : NULL,
-        .y = node_output(g, n, 0)->data,
+        .y = out,
+        .act = act,
     };
     if (plan.N == 0 || plan.M == 0 || plan.Pout == 0)
         return RT_OK;
@@ -597,6 +609,22 @@ static int conv_run(op_ctx *c, graph_t *g, node_t *n)
     else
         op_parallel_for(c, plan.N * plan.G * plan.nblk, conv_gemm_range, &j);
     return RT_OK;
+}
+
+static int conv_run(op_ctx *c, graph_t *g, node_t *n)
+{
+    return conv_exec(c, g, n, NULL, node_output(g, n, 0)->data);
+}
+
+int conv_fusable(const node_t *n)
+{
+    const conv_p *p = n->priv;
+    return n->def && n->def->run == conv_run && p && !p->transposed;
+}
+
+int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, int out)
+{
+    return conv_exec(c, g, n, act, g->t[out].data);
 }
 
 /* ---- ConvTranspose ----------------------------------------------------- */

@@ -1,0 +1,272 @@
+/* tests/unit/test_fuse.c — Conv + activation fusion in the executor: a Conv
+ * followed by Relu / Clip / LeakyRelu / HardSwish / x*Sigmoid(x) run without a
+ * layer hook (fused) and with one (node by node) both equal a direct convolution
+ * and the activation formula computed here in double. The fused run must not
+ * write the conv's own output (proof that it fused), and a conv whose output is
+ * also a graph output must not fuse. Dense and depthwise convs, odd channel and
+ * column counts (partial register tiles). On the real YOLOX-nano model (SiLU
+ * after every conv), the fused run's output equals the node-by-node run's (which
+ * tests/e2e checks against onnxruntime). */
+#include "runtime/exec/exec.h"
+#include "runtime/model/model.h"
+#include "runtime/passes/passes.h"
+#include "tests/test.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { C = 5, H = 9, W = 13, K = 3 };
+
+enum { A_RELU, A_CLIP, A_LEAKY, A_HSWISH, A_SILU, A_COUNT };
+static const char *const act_names[A_COUNT] = {"Relu", "Clip", "LeakyRelu", "HardSwish", "SiLU"};
+
+static uint64_t rng = 0x9E3779B97F4A7C15ULL;
+
+static float frand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (float)((rng >> 40) & 0xffff) / 16384.0f - 2.0f; /* [-2, 2) */
+}
+
+static int add_const(graph_t *g, const char *name, int ndim, const int64_t *dims)
+{
+    int t = graph_add_tensor(g, name);
+    tensor_t *x = &g->t[t];
+    x->kind = TK_CONST;
+    x->dtype = DT_FLOAT;
+    x->ndim = ndim;
+    memcpy(x->dims, dims, sizeof(int64_t) * (size_t)ndim);
+    float *d = xaligned_alloc(tensor_nbytes(x));
+    for (int64_t i = 0; i < tensor_numel(x); i++)
+        d[i] = frand();
+    x->data = d;
+    return t;
+}
+
+static int add_scalar(graph_t *g, const char *name, float v)
+{
+    int t = graph_add_tensor(g, name);
+    tensor_t *x = &g->t[t];
+    x->kind = TK_CONST;
+    x->dtype = DT_FLOAT;
+    x->ndim = 0;
+    x->data = xaligned_alloc(sizeof(float));
+    *(float *)x->data = v;
+    return t;
+}
+
+static void set_ints(node_t *n, const char *name, int cnt, int64_t v)
+{
+    n->attrs = xrealloc(n->attrs, sizeof(attr_t) * (size_t)(n->n_attr + 1));
+    attr_t *a = &n->attrs[n->n_attr++];
+    memset(a, 0, sizeof(*a));
+    a->name = xstrdup(name);
+    a->type = cnt ? ATTR_INTS : ATTR_INT;
+    a->i = v;
+    a->n = cnt;
+    if (cnt) {
+        a->ints = xcalloc((size_t)cnt, sizeof(int64_t));
+        for (int i = 0; i < cnt; i++)
+            a->ints[i] = v;
+    }
+}
+
+/* x -> Conv(pad 1) -> c -> act -> y; tap: c is a graph output too. */
+static graph_t *build(int act, int oc, int group, int tap)
+{
+    graph_t *g = graph_new();
+    int64_t xd[4] = {1, C, H, W}, wd[4] = {oc, C / group, K, K}, od[1] = {oc};
+    int x = graph_add_tensor(g, "x");
+    g->t[x].kind = TK_INPUT;
+    g->t[x].dtype = DT_FLOAT;
+    g->t[x].ndim = 4;
+    memcpy(g->t[x].dims, xd, sizeof(xd));
+    int w = add_const(g, "w", 4, wd), b = add_const(g, "b", 1, od);
+    int c = graph_add_tensor(g, "c"), y = graph_add_tensor(g, "y");
+    int cin[3] = {x, w, b};
+    int cn = graph_add_node(g, "conv", "Conv", "", 3, cin, 1, &c);
+    set_ints(&g->nodes[cn], "pads", 4, 1);
+    if (group > 1)
+        set_ints(&g->nodes[cn], "group", 0, group);
+    if (act == A_SILU) {
+        int s = graph_add_tensor(g, "s");
+        int min[2] = {s, c};
+        graph_add_node(g, "sig", "Sigmoid", "", 1, &c, 1, &s);
+        graph_add_node(g, "mul", "Mul", "", 2, min, 1, &y);
+    } else if (act == A_CLIP) {
+        int in[3] = {c, add_scalar(g, "lo", -0.5f), add_scalar(g, "hi", 1.25f)};
+        graph_add_node(g, "act", "Clip", "", 3, in, 1, &y);
+    } else {
+        int an = graph_add_node(g, "act", act_names[act], "", 1, &c, 1, &y);
+        if (act == A_LEAKY) {
+            node_t *n = &g->nodes[an];
+            n->attrs = xcalloc(1, sizeof(attr_t));
+            n->n_attr = 1;
+            n->attrs[0].name = xstrdup("alpha");
+            n->attrs[0].type = ATTR_FLOAT;
+            n->attrs[0].f = 0.125f;
+        }
+    }
+    g->inputs = xmalloc(sizeof(int));
+    g->inputs[g->n_inputs++] = x;
+    g->outputs = xmalloc(2 * sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    if (tap)
+        g->outputs[g->n_outputs++] = c;
+    g->opset = 13;
+    return g;
+}
+
+static double act_ref(int act, double v)
+{
+    switch (act) {
+    case A_RELU:
+        return v > 0 ? v : 0;
+    case A_CLIP:
+        return v < -0.5 ? -0.5 : (v > 1.25 ? 1.25 : v);
+    case A_LEAKY:
+        return v < 0 ? 0.125 * v : v;
+    case A_HSWISH:
+        return v * fmax(0.0, fmin(1.0, v / 6 + 0.5));
+    default:
+        return v / (1.0 + exp(-v));
+    }
+}
+
+static void reference(graph_t *g, int act, int oc, int group, const float *in, double *ref)
+{
+    const float *w = g->t[graph_find_tensor(g, "w")].data, *b = g->t[graph_find_tensor(g, "b")].data;
+    int cg = C / group, mg = oc / group;
+    for (int o = 0; o < oc; o++)
+        for (int i = 0; i < H; i++)
+            for (int j = 0; j < W; j++) {
+                double s = b[o];
+                for (int ci = 0; ci < cg; ci++)
+                    for (int ki = 0; ki < K; ki++)
+                        for (int kj = 0; kj < K; kj++) {
+                            int yi = i + ki - 1, xj = j + kj - 1, cin = (o / mg) * cg + ci;
+                            if (yi >= 0 && yi < H && xj >= 0 && xj < W)
+                                s += (double)in[(cin * H + yi) * W + xj] *
+                                     w[((o * cg + ci) * K + ki) * K + kj];
+                        }
+                ref[(o * H + i) * W + j] = act_ref(act, s);
+            }
+}
+
+static int count_hook(const layer_event_t *ev, void *user)
+{
+    (void)ev;
+    ++*(int *)user;
+    return 0;
+}
+
+static void check(int act, int oc, int group, int tap, int nthreads)
+{
+    graph_t *g = build(act, oc, group, tap);
+    char err[256] = "";
+    exec_t *x = NULL;
+    float in[C * H * W];
+    double *ref = xmalloc(sizeof(double) * (size_t)(oc * H * W));
+    exec_opts o = {.nthreads = nthreads};
+    const char *an = act_names[act];
+
+    for (int i = 0; i < C * H * W; i++)
+        in[i] = frand();
+    reference(g, act, oc, group, in, ref);
+    int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
+    CHECK(rc == 0, "prepare: %s", err);
+    rc = rc ? rc : exec_create(g, &o, &x, err, sizeof(err));
+    rc = rc ? rc : exec_set_input(x, 0, in, sizeof(in), err, sizeof(err));
+    for (int hooked = 0; !rc && hooked < 2; hooked++) {
+        tensor_t *ct = &g->t[graph_find_tensor(g, "c")];
+        float *cd = ct->data;
+        for (int64_t i = 0; i < tensor_numel(ct); i++)
+            cd[i] = NAN;
+        int layers = 0;
+        rc = exec_run(x, hooked ? count_hook : NULL, &layers, err, sizeof(err));
+        CHECK(rc == 0, "run: %s", err);
+        if (rc)
+            break;
+        const float *y = exec_output(x, 0)->data;
+        double worst = 0;
+        for (int i = 0; i < oc * H * W; i++)
+            worst = fmax(worst, fabs(y[i] - ref[i]) / (1.0 + fabs(ref[i])));
+        CHECK(worst < 1e-5, "%s oc=%d group=%d tap=%d hooked=%d threads=%d: max rel error %g", an,
+              oc, group, tap, hooked, nthreads, worst);
+        /* fused exactly when unhooked and c is not an output: c stays unwritten */
+        int c_written = !isnan(cd[0]) && !isnan(cd[tensor_numel(ct) - 1]);
+        CHECK(c_written == (hooked || tap), "%s oc=%d group=%d tap=%d hooked=%d: conv output %s",
+              an, oc, group, tap, hooked, c_written ? "written (not fused)" : "not written (fused)");
+        if (hooked)
+            CHECK(layers == (act == A_SILU ? 3 : 2), "%s: %d layer events with a hook", an, layers);
+    }
+    exec_free(x);
+    graph_free(g);
+    free(ref);
+}
+
+static int nop_hook(const layer_event_t *ev, void *user)
+{
+    (void)ev;
+    (void)user;
+    return 0;
+}
+
+static void check_model(const char *path, const char *input, int64_t hw, float scale)
+{
+    graph_t *g = NULL;
+    exec_t *x = NULL;
+    char err[256] = "";
+    input_shape_t sh = {.name = input, .ndim = 4, .dims = {1, 3, hw, hw}};
+    exec_opts o = {.nthreads = 2};
+    int rc = model_load_file(path, &g, err, sizeof(err));
+    CHECK(rc == 0, "%s: %s", path, err);
+    rc = rc ? rc : passes_prepare(g, &sh, 1, err, sizeof(err));
+    rc = rc ? rc : exec_create(g, &o, &x, err, sizeof(err));
+    CHECK(rc == 0, "%s: %s", path, err);
+    if (!rc) {
+        int64_t n = 3 * hw * hw;
+        float *in = xmalloc(sizeof(float) * (size_t)n);
+        for (int64_t i = 0; i < n; i++)
+            in[i] = (frand() + 2.0f) * scale;
+        rc = exec_set_input(x, 0, in, sizeof(float) * (size_t)n, err, sizeof(err));
+        rc = rc ? rc : exec_run(x, nop_hook, NULL, err, sizeof(err));
+        const tensor_t *out = exec_output(x, 0);
+        int64_t on = tensor_numel(out);
+        float *ref = xmalloc(sizeof(float) * (size_t)(on > 0 ? on : 1));
+        if (!rc)
+            memcpy(ref, out->data, sizeof(float) * (size_t)on);
+        rc = rc ? rc : exec_run(x, NULL, NULL, err, sizeof(err));
+        CHECK(rc == 0, "%s: %s", path, err);
+        if (!rc) {
+            double worst = 0, range = 0;
+            const float *y = out->data;
+            for (int64_t i = 0; i < on; i++) {
+                worst = fmax(worst, fabs(y[i] - ref[i]));
+                range = fmax(range, fabs(ref[i]));
+            }
+            CHECK(worst <= 1e-5 * range, "%s: fused vs node-by-node max abs diff %g (range %g)",
+                  path, worst, range);
+        }
+        free(ref);
+        free(in);
+    }
+    exec_free(x);
+    graph_free(g);
+}
+
+int main(void)
+{
+    for (int act = 0; act < A_COUNT; act++) {
+        check(act, 11, 1, 0, 1);   /* dense: partial row and column tiles */
+        check(act, 16, 1, 0, 2);
+        check(act, 5, 5, 0, 1);    /* depthwise */
+        check(act, 11, 1, 1, 1);   /* conv output is a graph output: no fusion */
+    }
+    check_model("tests/data/models/yolox_nano.onnx", "images", 416, 127.5f);
+    TEST_END();
+}
