@@ -321,6 +321,12 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
     r->output_rows = xmalloc(sizeof(int) * (size_t)(r->n_outputs ? r->n_outputs : 1));
     for (int k = 0; k < r->n_outputs; k++)
         r->output_rows[k] = c.row_of[c.gf->outputs[k]];
+    if (o->keep_graph) {
+        r->qgraph = c.gq;
+        r->qg = c.q;
+        c.gq = NULL;
+        c.q = NULL;
+    }
     *out = r;
     r = NULL;
     goto out;
@@ -363,7 +369,51 @@ void accuracy_report_free(accuracy_report *r)
     free(r->rows);
     free(r->output_rows);
     free(r->model);
+    quant_graph_free(r->qg);
+    graph_free(r->qgraph);
     free(r);
+}
+
+/* The report's rows as store rows (strings borrowed), so that a fresh report
+ * and a stored run print through the same code. */
+static store_accuracy *rows_of(const accuracy_report *r)
+{
+    store_accuracy *v = xcalloc((size_t)(r->n_rows ? r->n_rows : 1), sizeof(*v));
+    for (int i = 0; i < r->n_rows; i++) {
+        const accuracy_row *row = &r->rows[i];
+        store_accuracy_init(&v[i]);
+        v[i].idx = i;
+        v[i].layer = row->layer;
+        v[i].name = row->name;
+        v[i].op = row->op;
+        v[i].node = row->node && row->node[0] ? row->node : NULL;
+        v[i].fused = row->fused;
+        v[i].entire = row->entire;
+        v[i].single = row->single;
+    }
+    for (int k = 0; k < r->n_outputs; k++)
+        if (r->output_rows[k] >= 0)
+            v[r->output_rows[k]].is_output = 1;
+    return v;
+}
+
+static int rows_first_below(const store_accuracy *v, int n, double thr)
+{
+    for (int i = 0; i < n; i++)
+        if (!isnan(v[i].entire.cos) && v[i].entire.cos < thr)
+            return i;
+    return -1;
+}
+
+static int rows_worst_single(const store_accuracy *v, int n)
+{
+    int w = -1;
+    for (int i = 0; i < n; i++) {
+        double c = v[i].single.cos;
+        if (!isnan(c) && (w < 0 || c < v[w].single.cos))
+            w = i;
+    }
+    return w;
 }
 
 int accuracy_first_below(const accuracy_report *r, double threshold)
@@ -394,23 +444,28 @@ static const char *cos_color(double c, double thr, int color)
     return c >= thr ? "\033[32m" : c >= thr - 0.04 ? "\033[33m" : "\033[31m";
 }
 
-void accuracy_print(const accuracy_report *r, FILE *f, double thr, int color)
+static const char *fmt_sqnr(double v, char *buf, size_t len)
+{
+    if (isnan(v))
+        snprintf(buf, len, "nan");
+    else if (isinf(v))
+        snprintf(buf, len, "%sinf", v < 0 ? "-" : "");
+    else
+        snprintf(buf, len, "%.2f", v);
+    return buf;
+}
+
+void accuracy_print_stored(const store_accuracy *v, int n, FILE *f, double thr, int color)
 {
     int w = 24;
     char label[512], a[32], b[32], d[32], e[32], m[32], s[32];
     const char *rs = color ? "\033[0m" : "";
 
-    for (int i = 0; i < r->n_rows; i++) {
-        int l = (int)strlen(r->rows[i].op) + (int)strlen(r->rows[i].name) + 3;
+    for (int i = 0; i < n; i++) {
+        int l = (int)strlen(v[i].op ? v[i].op : "-") + (int)strlen(v[i].name) + 3;
         if (l > w)
             w = l < 120 ? l : 120;
     }
-    fprintf(f, "# quantization: %s", quant_type_name(r->type));
-    if (r->type == QT_I8)
-        fprintf(f, " (asymmetric_quantized-8), algo %s, method %s, %d calibration sample%s, "
-                "%d int8 layers", quant_algo_name(r->algo), quant_method_name(r->method),
-                r->n_samples, r->n_samples == 1 ? "" : "s", r->n_int8_nodes);
-    fputc('\n', f);
     fputs("# entire: error of each layer between 'golden' (fp32) and the quantized simulation, "
           "accumulated layer by layer.\n"
           "# single: error of the layer alone, fed with the golden inputs.\n"
@@ -422,45 +477,56 @@ void accuracy_print(const accuracy_report *r, FILE *f, double thr, int color)
     for (int i = 0; i < w + 70; i++)
         fputc('-', f);
     fputc('\n', f);
-    for (int i = 0; i < r->n_rows; i++) {
-        const accuracy_row *row = &r->rows[i];
-        snprintf(label, sizeof(label), "[%s] %s%s", row->op, row->name, row->fused ? " -" : "");
+    for (int i = 0; i < n; i++) {
+        const store_accuracy *row = &v[i];
+        snprintf(label, sizeof(label), "[%s] %s%s", row->op ? row->op : "-", row->name,
+                 row->fused ? " -" : "");
         metrics_fmt_cos(row->entire.cos, a, sizeof(a));
         metrics_fmt_euc(row->entire.euc, b, sizeof(b));
         metrics_fmt_cos(row->single.cos, d, sizeof(d));
         metrics_fmt_euc(row->single.euc, e, sizeof(e));
         metrics_fmt_euc(row->entire.max_abs, m, sizeof(m));
-        if (isnan(row->entire.sqnr_db))
-            snprintf(s, sizeof(s), "nan");
-        else
-            snprintf(s, sizeof(s), "%.2f", row->entire.sqnr_db);
         fprintf(f, "%-*s %s%-8s%s | %-12s  %s%-8s%s | %-12s  %-12s %s\n", w, label,
                 cos_color(row->entire.cos, thr, color), a, rs, b,
-                cos_color(row->single.cos, thr, color), d, rs, e, m, s);
+                cos_color(row->single.cos, thr, color), d, rs, e, m,
+                fmt_sqnr(row->entire.sqnr_db, s, sizeof(s)));
     }
     fputc('\n', f);
-    int fb = accuracy_first_below(r, thr), ws = accuracy_worst_single(r);
+    int fb = rows_first_below(v, n, thr), ws = rows_worst_single(v, n);
     if (fb >= 0)
-        fprintf(f, "first layer with entire cos < %g: [%s] %s  (cos %.5f, layer %d)\n", thr,
-                r->rows[fb].op, r->rows[fb].name, r->rows[fb].entire.cos, r->rows[fb].layer);
+        fprintf(f, "first layer with entire cos < %g: [%s] %s  (cos %.5f, layer %lld)\n", thr,
+                v[fb].op ? v[fb].op : "-", v[fb].name, v[fb].entire.cos, (long long)v[fb].layer);
     else
         fprintf(f, "every layer keeps entire cos >= %g\n", thr);
     if (ws >= 0)
         fprintf(f, "worst single-layer error: [%s] %s  (single cos %.5f, euc %s)\n",
-                r->rows[ws].op, r->rows[ws].name, r->rows[ws].single.cos,
-                metrics_fmt_euc(r->rows[ws].single.euc, e, sizeof(e)));
-    for (int k = 0; k < r->n_outputs; k++) {
-        int i = r->output_rows[k];
-        if (i < 0)
+                v[ws].op ? v[ws].op : "-", v[ws].name, v[ws].single.cos,
+                metrics_fmt_euc(v[ws].single.euc, e, sizeof(e)));
+    for (int i = 0; i < n; i++) {
+        if (!v[i].is_output)
             continue;
-        const metrics_t *me = &r->rows[i].entire;
-        fprintf(f, "output %s: cos %s  euc %s  max_abs %s  mean_abs %.6g  sqnr %.2f dB\n",
-                r->rows[i].name, metrics_fmt_cos(me->cos, a, sizeof(a)),
+        const metrics_t *me = &v[i].entire;
+        fprintf(f, "output %s: cos %s  euc %s  max_abs %s  mean_abs %.6g  sqnr %s dB\n",
+                v[i].name, metrics_fmt_cos(me->cos, a, sizeof(a)),
                 metrics_fmt_euc(me->euc, b, sizeof(b)), metrics_fmt_euc(me->max_abs, m, sizeof(m)),
-                me->mean_abs, me->sqnr_db);
+                me->mean_abs, fmt_sqnr(me->sqnr_db, s, sizeof(s)));
     }
 }
 
+void accuracy_print(const accuracy_report *r, FILE *f, double thr, int color)
+{
+    fprintf(f, "# quantization: %s", quant_type_name(r->type));
+    if (r->type == QT_I8)
+        fprintf(f, " (asymmetric_quantized-8), algo %s, method %s, %d calibration sample%s, "
+                "%d int8 layers", quant_algo_name(r->algo), quant_method_name(r->method),
+                r->n_samples, r->n_samples == 1 ? "" : "s", r->n_int8_nodes);
+    fputc('\n', f);
+    store_accuracy *v = rows_of(r);
+    accuracy_print_stored(v, r->n_rows, f, thr, color);
+    free(v);
+}
+
+/* SQNR +inf (identical tensors) is the string "inf": JSON has no infinity. */
 static void json_metrics(json_writer *w, const char *key, const metrics_t *m)
 {
     json_key(w, key);
@@ -469,8 +535,35 @@ static void json_metrics(json_writer *w, const char *key, const metrics_t *m)
     json_key(w, "euc"), json_num(w, m->euc);
     json_key(w, "max_abs"), json_num(w, m->max_abs);
     json_key(w, "mean_abs"), json_num(w, m->mean_abs);
-    json_key(w, "sqnr_db"), json_num(w, m->sqnr_db);
+    json_key(w, "sqnr_db");
+    if (isinf(m->sqnr_db))
+        json_str(w, m->sqnr_db > 0 ? "inf" : "-inf");
+    else
+        json_num(w, m->sqnr_db);
     json_obj_close(w);
+}
+
+void accuracy_json_stored(const store_accuracy *v, int n, json_writer *w)
+{
+    json_arr_open(w);
+    for (int i = 0; i < n; i++) {
+        const store_accuracy *row = &v[i];
+        json_obj_open(w);
+        json_key(w, "layer");
+        if (row->layer == STORE_NULL_INT)
+            json_null(w);
+        else
+            json_int(w, row->layer);
+        json_key(w, "node"), json_str(w, row->node);
+        json_key(w, "op"), json_str(w, row->op);
+        json_key(w, "name"), json_str(w, row->name);
+        json_key(w, "fused"), json_bool(w, row->fused);
+        json_key(w, "output"), json_bool(w, row->is_output);
+        json_metrics(w, "entire", &row->entire);
+        json_metrics(w, "single", &row->single);
+        json_obj_close(w);
+    }
+    json_arr_close(w);
 }
 
 void accuracy_json(const accuracy_report *r, json_writer *w, double thr)
@@ -486,20 +579,9 @@ void accuracy_json(const accuracy_report *r, json_writer *w, double thr)
     json_key(w, "first_below"), json_str(w, fb >= 0 ? r->rows[fb].name : NULL);
     json_key(w, "worst_single"), json_str(w, ws >= 0 ? r->rows[ws].name : NULL);
     json_key(w, "layers");
-    json_arr_open(w);
-    for (int i = 0; i < r->n_rows; i++) {
-        const accuracy_row *row = &r->rows[i];
-        json_obj_open(w);
-        json_key(w, "layer"), json_int(w, row->layer);
-        json_key(w, "node"), json_str(w, row->node);
-        json_key(w, "op"), json_str(w, row->op);
-        json_key(w, "name"), json_str(w, row->name);
-        json_key(w, "fused"), json_bool(w, row->fused);
-        json_metrics(w, "entire", &row->entire);
-        json_metrics(w, "single", &row->single);
-        json_obj_close(w);
-    }
-    json_arr_close(w);
+    store_accuracy *v = rows_of(r);
+    accuracy_json_stored(v, r->n_rows, w);
+    free(v);
     json_key(w, "outputs");
     json_arr_open(w);
     for (int k = 0; k < r->n_outputs; k++) {
@@ -512,4 +594,15 @@ void accuracy_json(const accuracy_report *r, json_writer *w, double thr)
     }
     json_arr_close(w);
     json_obj_close(w);
+}
+
+int accuracy_store(const accuracy_report *r, store *st, int64_t run_id, char *err,
+                   size_t errlen)
+{
+    store_accuracy *v = rows_of(r);
+    int rc = RT_OK;
+    for (int i = 0; i < r->n_rows && !rc; i++)
+        rc = store_accuracy_add(st, run_id, &v[i], err, errlen);
+    free(v);
+    return rc;
 }

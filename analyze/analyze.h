@@ -157,6 +157,28 @@ int metrics_compute_typed(int ref_dtype, const void *ref, int x_dtype, const voi
 const char *metrics_fmt_cos(double v, char *buf, size_t len);
 const char *metrics_fmt_euc(double v, char *buf, size_t len);
 
+/* ---- Stored per-layer error of a quantized run (table "accuracy", store.c) ----
+ * One row per compared tensor, in the order of the analysis; written inside the
+ * run's transaction (store_run_begin .. store_run_commit). Metrics that are NaN
+ * are stored as NULL and read back as NaN (with their METRIC_* flags); an SQNR of
+ * +inf (identical tensors) stays +inf. Read rows have metrics_t.n = -1. */
+typedef struct store_accuracy {
+    int64_t idx;               /* row order within the run */
+    int64_t layer;             /* executed-layer index, -1: graph input */
+    const char *name;          /* source model's tensor name (required) */
+    const char *op, *node;
+    int fused;                 /* fused into the next activation, not quantized */
+    int is_output;             /* a graph output */
+    metrics_t entire, single;
+} store_accuracy;
+
+void store_accuracy_init(store_accuracy *a);
+int store_accuracy_add(store *st, int64_t run_id, const store_accuracy *row, char *err,
+                       size_t errlen);
+int store_get_accuracy(store *st, int64_t run_id, store_accuracy **rows, int *n, char *err,
+                       size_t errlen);
+void store_accuracy_free(store_accuracy *rows, int n);
+
 #include <stdio.h>
 #include "runtime/passes/passes.h"
 
@@ -179,6 +201,7 @@ typedef struct accuracy_opts {
     int progress;            /* calibration progress bar on stderr */
     const char *dump_golden; /* optional dump folder of the fp32 layer outputs */
     const char *dump_quant;  /* optional dump folder of the quantized (entire) outputs */
+    int keep_graph;          /* hand the quantized graph over in the report */
 } accuracy_opts;
 
 typedef struct accuracy_row {
@@ -196,6 +219,12 @@ typedef struct accuracy_report {
     int n_outputs;
     int *output_rows;        /* row of each graph output, -1 if none */
     double calib_us, golden_us, quant_us;
+    /* With opts.keep_graph: the quantized graph, prepared (passes done, int8
+     * kernels installed), for the caller to execute with its own executor; each
+     * float layer output then goes through quant_graph_output(qg, ...). Owned by
+     * the report unless the caller takes them (set the fields to NULL). */
+    graph_t *qgraph;
+    struct quant_graph *qg;
 } accuracy_report;
 
 void accuracy_opts_init(accuracy_opts *o);
@@ -214,5 +243,13 @@ int accuracy_worst_single(const accuracy_report *r);
 void accuracy_print(const accuracy_report *r, FILE *f, double threshold, int color);
 struct json_writer;
 void accuracy_json(const accuracy_report *r, struct json_writer *w, double threshold);
+/* Adds the report's rows to run run_id, open in st (store_run_begin). */
+int accuracy_store(const accuracy_report *r, store *st, int64_t run_id, char *err,
+                   size_t errlen);
+/* The stored rows of a run: the same table as accuracy_print (threshold for the
+ * colours and the findings) / the same "layers" list as accuracy_json. */
+void accuracy_print_stored(const store_accuracy *rows, int n, FILE *f, double threshold,
+                           int color);
+void accuracy_json_stored(const store_accuracy *rows, int n, struct json_writer *w);
 
 #endif

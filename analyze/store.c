@@ -43,6 +43,16 @@ static const char *const migrations[] = {
     "  idx INTEGER NOT NULL,"
     "  name TEXT NOT NULL, shape TEXT, dtype TEXT, dump_file TEXT,"
     "  PRIMARY KEY (run_id, idx));"
+    "CREATE TABLE accuracy ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  layer INTEGER, name TEXT NOT NULL, op TEXT, node TEXT,"
+    "  fused INTEGER, is_output INTEGER,"
+    "  entire_cos REAL, entire_euc REAL, entire_max_abs REAL, entire_mean_abs REAL,"
+    "  entire_sqnr_db REAL, entire_flags INTEGER,"
+    "  single_cos REAL, single_euc REAL, single_max_abs REAL, single_mean_abs REAL,"
+    "  single_sqnr_db REAL, single_flags INTEGER,"
+    "  PRIMARY KEY (run_id, idx));"
     "CREATE INDEX runs_time ON runs(time);",
 };
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -50,7 +60,7 @@ _Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration step per sch
 
 /* Tables of schema v1 and later that may exist in a database of ours. */
 static const char *const known_tables[] = { "meta", "runs", "layers", "outputs",
-                                            "sqlite_sequence" };
+                                            "accuracy", "sqlite_sequence" };
 
 struct store {
     sqlite3 *db;
@@ -896,4 +906,138 @@ const char *store_format_shape(char *buf, size_t len, int ndim, const int64_t *d
     if (n < len)
         snprintf(buf + n, len - n, "]");
     return buf;
+}
+
+/* ---------------------------------------------------------------- accuracy */
+
+/* Metrics: NaN is SQL NULL; +-inf (SQNR of identical tensors) stays a REAL. */
+static void bind_metric(sqlite3_stmt *s, int i, double v)
+{
+    if (isnan(v))
+        sqlite3_bind_null(s, i);
+    else
+        sqlite3_bind_double(s, i, v);
+}
+
+static void bind_metrics(sqlite3_stmt *s, int i, const metrics_t *m)
+{
+    bind_metric(s, i, m->cos);
+    bind_metric(s, i + 1, m->euc);
+    bind_metric(s, i + 2, m->max_abs);
+    bind_metric(s, i + 3, m->mean_abs);
+    bind_metric(s, i + 4, m->sqnr_db);
+    sqlite3_bind_int(s, i + 5, m->flags);
+}
+
+static void read_metrics(sqlite3_stmt *s, int i, metrics_t *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->cos = col_dbl(s, i);
+    m->euc = col_dbl(s, i + 1);
+    m->max_abs = col_dbl(s, i + 2);
+    m->mean_abs = col_dbl(s, i + 3);
+    m->sqnr_db = col_dbl(s, i + 4);
+    m->flags = sqlite3_column_int(s, i + 5);
+    m->n = -1;
+}
+
+#define ACC_COLS                                                                          \
+    "idx, layer, name, op, node, fused, is_output, entire_cos, entire_euc, "             \
+    "entire_max_abs, entire_mean_abs, entire_sqnr_db, entire_flags, single_cos, "         \
+    "single_euc, single_max_abs, single_mean_abs, single_sqnr_db, single_flags"
+
+void store_accuracy_init(store_accuracy *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->layer = STORE_NULL_INT;
+    a->entire.cos = a->entire.euc = a->entire.max_abs = a->entire.mean_abs = NAN;
+    a->entire.sqnr_db = NAN;
+    a->single = a->entire;
+}
+
+int store_accuracy_add(store *st, int64_t run_id, const store_accuracy *a, char *err,
+                       size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if ((rc = check_open(st, run_id, err, errlen)))
+        return rc;
+    if (!a->name)
+        return rt_err(err, errlen, RT_EINVAL, "error row %lld has no tensor name",
+                      (long long)a->idx);
+    if ((rc = db_prepare(st,
+                         "INSERT INTO accuracy (run_id, " ACC_COLS ") VALUES "
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    sqlite3_bind_int64(s, 2, a->idx);
+    bind_i64(s, 3, a->layer);
+    bind_text(s, 4, a->name);
+    bind_text(s, 5, a->op);
+    bind_text(s, 6, a->node);
+    sqlite3_bind_int(s, 7, a->fused != 0);
+    sqlite3_bind_int(s, 8, a->is_output != 0);
+    bind_metrics(s, 9, &a->entire);
+    bind_metrics(s, 15, &a->single);
+    if (sqlite3_step(s) != SQLITE_DONE) {
+        if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_CONSTRAINT)
+            rc = rt_err(err, errlen, RT_EINVAL, "error row %lld added twice", (long long)a->idx);
+        else
+            rc = db_fail(st, err, errlen, "cannot add a per-layer error row");
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+void store_accuracy_free(store_accuracy *rows, int n)
+{
+    for (int i = 0; rows && i < n; i++) {
+        free((void *)rows[i].name);
+        free((void *)rows[i].op);
+        free((void *)rows[i].node);
+    }
+    free(rows);
+}
+
+int store_get_accuracy(store *st, int64_t run_id, store_accuracy **rows, int *n, char *err,
+                       size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    store_accuracy *v = NULL;
+    int cnt = 0, cap = 0, rc, step;
+
+    *rows = NULL;
+    *n = 0;
+    if ((rc = db_prepare(st, "SELECT " ACC_COLS " FROM accuracy WHERE run_id = ? ORDER BY idx",
+                         &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 64;
+            v = xrealloc(v, sizeof *v * (size_t)cap);
+        }
+        store_accuracy *a = &v[cnt++];
+        store_accuracy_init(a);
+        a->idx = sqlite3_column_int64(s, 0);
+        a->layer = col_i64(s, 1);
+        a->name = col_text(s, 2);
+        a->op = col_text(s, 3);
+        a->node = col_text(s, 4);
+        a->fused = sqlite3_column_int(s, 5);
+        a->is_output = sqlite3_column_int(s, 6);
+        read_metrics(s, 7, &a->entire);
+        read_metrics(s, 13, &a->single);
+    }
+    if (step != SQLITE_DONE) {
+        rc = db_fail(st, err, errlen, "cannot read the per-layer errors");
+        store_accuracy_free(v, cnt);
+    } else {
+        *rows = v;
+        *n = cnt;
+    }
+    sqlite3_finalize(s);
+    return rc;
 }

@@ -7,6 +7,7 @@
 #include "runtime/exec/exec.h"
 #include "runtime/npu/npu.h"
 #include "runtime/passes/passes.h"
+#include "runtime/quant/quant.h"
 #include "util/util.h"
 
 #include <inttypes.h>
@@ -91,6 +92,7 @@ static int fill_random(tensor_t *t, uint64_t seed, void *buf, char *err, size_t 
 
 typedef struct run_state {
     graph_t *g;
+    const quant_graph *qg; /* -q i8/fp16: the run is the quantized graph */
     dump_dir *dump;
     double *layer_us;   /* per executed layer, summed over iterations */
     double *node_us;    /* the same per graph node (the NPU model's CPU layers) */
@@ -106,6 +108,16 @@ static int on_layer(const layer_event_t *ev, void *user)
         return RT_EINTERNAL;
     s->layer_us[ev->index] += ev->host_us;
     s->node_us[ev->node] += ev->host_us;
+    if (s->qg) {
+        /* Activations land on their int8 (or fp16) grid before the next layer. */
+        const node_t *n = &s->g->nodes[ev->node];
+        for (int k = 0; k < n->n_out; k++) {
+            int t = n->out[k];
+            if (t >= 0 && s->g->t[t].dtype == DT_FLOAT && s->g->t[t].data &&
+                s->g->t[t].kind != TK_CONST)
+                quant_graph_output(s->qg, t, s->g->t[t].data);
+        }
+    }
     if (!s->last_iter || !s->dump)
         return RT_OK;
     for (int k = 0; k < ev->n_out; k++) {
@@ -146,6 +158,9 @@ int cmd_run(int argc, char **argv)
     run_state st = {0};
     run_record rec = {0};
     quant_cli qc;
+    accuracy_report *acc = NULL;
+    quant_graph *qg = NULL;
+    float *qin = NULL;
     int qk;
 
     quant_cli_init(&qc);
@@ -290,15 +305,7 @@ int cmd_run(int argc, char **argv)
     if (rc)
         goto fail;
     exec_opts eo = {.nthreads = (int)threads};
-    rc = exec_create(g, &eo, &x, err, sizeof(err));
-    if (rc)
-        goto fail;
 
-    if (dump) {
-        rc = dump_dir_open(dump, &st.dump, err, sizeof(err));
-        if (rc)
-            goto fail;
-    }
     bufs = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*bufs));
     rec.inputs = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*rec.inputs));
     for (int j = 0; j < g->n_inputs; j++) {
@@ -331,14 +338,49 @@ int cmd_run(int argc, char **argv)
             if (rc)
                 goto fail;
         }
-        rec.inputs[j].name = t->name;
         rec.inputs[j].file = file;
-        rc = exec_set_input(x, j, bufs[j], nbytes, err, sizeof(err));
+    }
+
+    /* -q i8/fp16: calibrate, analyse against the fp32 golden, then the run (its
+     * layer times, dumps, stored layers) is the quantized graph's. */
+    if (strcmp(quant, "fp32") != 0) {
+        ret = quant_cli_analyse(&qc, quant, model, g, (const void *const *)bufs, json, &acc);
+        if (ret != EXIT_OK)
+            goto out;
+        ret = EXIT_INTERNAL;
+        qg = acc->qg;
+        graph_free(g);
+        g = acc->qgraph;
+        acc->qg = NULL;
+        acc->qgraph = NULL;
+        st.qg = qg;
+    }
+    rc = exec_create(g, &eo, &x, err, sizeof(err));
+    if (rc)
+        goto fail;
+    if (dump) {
+        rc = dump_dir_open(dump, &st.dump, err, sizeof(err));
+        if (rc)
+            goto fail;
+    }
+    for (int j = 0; j < g->n_inputs; j++) {
+        tensor_t *t = &g->t[g->inputs[j]];
+        size_t nbytes = tensor_nbytes(t);
+        const void *in = bufs[j];
+        rec.inputs[j].name = t->name;
+        if (qg && t->dtype == DT_FLOAT) {
+            free(qin);
+            qin = xmalloc(nbytes ? nbytes : 1);
+            memcpy(qin, bufs[j], nbytes);
+            quant_graph_output(qg, g->inputs[j], qin);
+            in = qin;
+        }
+        rc = exec_set_input(x, j, in, nbytes, err, sizeof(err));
         if (rc)
             goto fail;
         if (st.dump) {
-            rc = dump_dir_add(st.dump, -1, NULL, NULL, t->name, t->dtype, t->ndim, t->dims,
-                              bufs[j], err, sizeof(err));
+            rc = dump_dir_add(st.dump, -1, NULL, NULL, t->name, t->dtype, t->ndim, t->dims, in,
+                              err, sizeof(err));
             if (rc)
                 goto fail;
         }
@@ -413,13 +455,14 @@ int cmd_run(int argc, char **argv)
     rec.g = g;
     rec.x = x;
     rec.ng = ng;
+    rec.acc = acc;
     if (!no_db) {
         rc = run_record_store(&rec, db, err, sizeof(err));
         if (rc)
             goto fail;
     }
-    if (strcmp(quant, "fp32") != 0) {
-        ret = quant_cli_report(&qc, quant, &rec, (const void *const *)bufs, json);
+    if (acc) {
+        ret = quant_cli_report(&qc, &rec, acc, json);
         goto out;
     }
     if (json)
@@ -455,5 +498,8 @@ out:
     free(iter_us);
     exec_free(x);
     graph_free(g);
+    free(qin);
+    quant_graph_free(qg);
+    accuracy_report_free(acc);
     return ret;
 }

@@ -152,7 +152,8 @@ int cmd_show(int argc, char **argv)
     store_run run;
     store_layer *layers = NULL;
     store_output *outs = NULL;
-    int nl = 0, no = 0, rc, have_run = 0;
+    store_accuracy *acc = NULL;
+    int nl = 0, no = 0, na = 0, rc, have_run = 0;
     char err[512];
 
     rc = parse(argc, argv, &a, 1,
@@ -167,6 +168,8 @@ int cmd_show(int argc, char **argv)
         rc = store_get_layers(st, run.id, &layers, &nl, err, sizeof(err));
     if (!rc)
         rc = store_get_outputs(st, run.id, &outs, &no, err, sizeof(err));
+    if (!rc)
+        rc = store_get_accuracy(st, run.id, &acc, &na, err, sizeof(err));
     if (rc) {
         cli_error("%s", err);
         goto out;
@@ -229,6 +232,11 @@ int cmd_show(int argc, char **argv)
             json_obj_close(&w);
         }
         json_arr_close(&w);
+        json_key(&w, "accuracy");
+        if (na)
+            accuracy_json_stored(acc, na, &w);
+        else
+            json_null(&w);
         json_obj_close(&w);
         json_end(&w);
     } else {
@@ -256,10 +264,18 @@ int cmd_show(int argc, char **argv)
                    l->npu_op ? l->npu_op : "-", l->bound ? l->bound : "-", pred,
                    l->node ? l->node : "-", l->out_shapes ? l->out_shapes : "-");
         }
+        if (na) {
+            printf("\n# per-layer error vs the fp32 golden (%s%s%s%s%s)\n",
+                   run.quant ? run.quant : "-", run.quant_algo ? ", " : "",
+                   run.quant_algo ? run.quant_algo : "", run.quant_method ? ", " : "",
+                   run.quant_method ? run.quant_method : "");
+            accuracy_print_stored(acc, na, stdout, 0.99, isatty(fileno(stdout)));
+        }
     }
 out:
     store_layers_free(layers, nl);
     store_outputs_free(outs, no);
+    store_accuracy_free(acc, na);
     if (have_run)
         store_run_clear(&run);
     store_close(st);

@@ -1,8 +1,8 @@
 /* cli/quant_cli.c — the quantization options of `rknn-trace run` and the
  * accuracy analysis that follows a quantized run (golden fp32 vs i8/fp16, per
  * layer, Toolkit2-style table). Kept apart from cmd_run.c so that the run
- * command only needs three calls: quant_cli_option, quant_cli_check and
- * quant_cli_run. */
+ * command only needs four calls: quant_cli_option, quant_cli_check,
+ * quant_cli_analyse and quant_cli_report. */
 #include "cli/cli.h"
 #include "cli/quant_cli.h"
 #include "cli/run_record.h"
@@ -87,17 +87,16 @@ int quant_cli_check(const char *quant, const quant_cli *q)
     return EXIT_OK;
 }
 
-int quant_cli_run(const quant_cli *q, const char *quant, const char *model, const graph_t *g,
-                  const void *const *inputs, int json, accuracy_report **out)
+int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
+                      const graph_t *g, const void *const *inputs, int json,
+                      accuracy_report **out)
 {
     accuracy_opts o;
-    accuracy_report *r = NULL;
     input_shape_t *shapes = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*shapes));
     char err[1024] = "";
     int rc;
 
-    if (out)
-        *out = NULL;
+    *out = NULL;
     accuracy_opts_init(&o);
     o.type = quant_type_parse(quant);
     o.algo = quant_algo_parse(q->algo);
@@ -106,6 +105,7 @@ int quant_cli_run(const quant_cli *q, const char *quant, const char *model, cons
     o.progress = !q->no_progress && !json;
     o.dump_golden = q->dump_golden;
     o.dump_quant = q->dump_quant;
+    o.keep_graph = 1;
     /* The run fixed every input shape: the analysis uses the same. */
     for (int j = 0; j < g->n_inputs; j++) {
         const tensor_t *t = &g->t[g->inputs[j]];
@@ -113,57 +113,36 @@ int quant_cli_run(const quant_cli *q, const char *quant, const char *model, cons
         shapes[j].ndim = t->ndim;
         memcpy(shapes[j].dims, t->dims, sizeof(int64_t) * (size_t)t->ndim);
     }
-    rc = accuracy_run(model, shapes, g->n_inputs, inputs, &o, &r, err, sizeof(err));
+    rc = accuracy_run(model, shapes, g->n_inputs, inputs, &o, out, err, sizeof(err));
     free(shapes);
     if (rc) {
         cli_error("%s", err[0] ? err : rt_status_str(rc));
         return cli_exit_code(rc);
     }
-    if (json && !out) {
-        json_writer w;
-        json_begin(&w, stdout);
-        accuracy_json(r, &w, q->cos_threshold);
-        json_end(&w);
-    } else if (!out) {
-        fputc('\n', stdout);
-        accuracy_print(r, stdout, q->cos_threshold, isatty(fileno(stdout)));
-    }
-    if (out)
-        *out = r;
-    else
-        accuracy_report_free(r);
     return EXIT_OK;
 }
 
-int quant_cli_report(const quant_cli *q, const char *quant, run_record *rec,
-                     const void *const *inputs, int json)
+int quant_cli_report(const quant_cli *q, run_record *rec, const accuracy_report *r, int json)
 {
-    accuracy_report *r = NULL;
     char *buf = NULL;
     size_t len = 0;
-    int ret;
 
     if (!json) {
         run_record_print_text(rec, stdout);
-        fflush(stdout);
-        return quant_cli_run(q, quant, rec->model, rec->g, inputs, 0, NULL);
+        fputc('\n', stdout);
+        accuracy_print(r, stdout, q->cos_threshold, isatty(fileno(stdout)));
+        return EXIT_OK;
     }
     /* One JSON document: the run's, with an "accuracy" member added. */
-    ret = quant_cli_run(q, quant, rec->model, rec->g, inputs, 1, &r);
-    if (ret)
-        return ret;
     FILE *mf = open_memstream(&buf, &len);
-    if (!mf) {
-        accuracy_report_free(r);
+    if (!mf)
         return EXIT_INTERNAL;
-    }
     run_record_print_json(rec, mf);
     fclose(mf);
     while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
         len--;
     if (!len || buf[len - 1] != '}') {
         free(buf);
-        accuracy_report_free(r);
         return EXIT_INTERNAL;
     }
     fwrite(buf, 1, len - 1, stdout);
@@ -173,6 +152,5 @@ int quant_cli_report(const quant_cli *q, const char *quant, run_record *rec,
     accuracy_json(r, &w, q->cos_threshold);
     fputs("}\n", stdout);
     free(buf);
-    accuracy_report_free(r);
     return EXIT_OK;
 }

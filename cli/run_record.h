@@ -26,6 +26,7 @@ typedef struct run_record {
     exec_t *x;
     npu_graph_t *ng;        /* predicted NPU execution (costed) */
     npu_load_t load;        /* busy time per core over the run's iterations */
+    const struct accuracy_report *acc; /* -q i8/fp16: per-layer error vs fp32, or NULL */
     int64_t run_id;         /* set by run_record_store, 0 when not stored */
     char sha256[65];
 } run_record;

@@ -1,6 +1,7 @@
 /* cli/run_store.c — records a finished `run` in the store: one transaction. */
 #include "analyze/analyze.h"
 #include "cli/run_record.h"
+#include "runtime/quant/quant.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -113,6 +114,10 @@ int run_record_store(run_record *r, const char *db, char *err, size_t errlen)
     info.platform = r->platform;
     info.backend = r->backend;
     info.quant = r->quant;
+    if (r->acc && r->acc->type == QT_I8) {
+        info.quant_algo = quant_algo_name(r->acc->algo);
+        info.quant_method = quant_method_name(r->acc->method);
+    }
     info.threads = r->threads;
     info.iterations = r->iters;
     info.seed = r->seed;
@@ -173,6 +178,8 @@ int run_record_store(run_record *r, const char *db, char *err, size_t errlen)
         row.dtype = dtype_name(t->dtype);
         rc = store_output_add(st, id, &row, err, errlen);
     }
+    if (!rc && r->acc)
+        rc = accuracy_store(r->acc, st, id, err, errlen);
     if (!rc)
         rc = store_run_commit(st, id, r->median_us, err, errlen);
     if (rc)

@@ -26,14 +26,20 @@ while read -r file shapes range source; do
         set -- $setting
         args=(-q "$1")
         [ "$1" = i8 ] && args+=(--quant-algo "$2" --quant-method "$3" --dataset "$T/calib_$file/dataset.txt")
-        rm -rf "$T/G" "$T/Q"
+        rm -rf "$T/G" "$T/Q" "$T/R" "$T/r.db"
         t0=$(date +%s.%N)
-        if ! "$B/rknn-trace" run "tests/data/models/$file" -i "$name=$T/in.npy" "${args[@]}" --no-db \
-                --json --no-progress --dump-golden "$T/G" --dump-quant "$T/Q" >"$T/out.json" 2>"$T/err"; then
+        if ! "$B/rknn-trace" run "tests/data/models/$file" -i "$name=$T/in.npy" "${args[@]}" --db "$T/r.db" \
+                --json --no-progress --dump-golden "$T/G" --dump-quant "$T/Q" --dump "$T/R" >"$T/out.json" 2>"$T/err"; then
             echo "FAIL $file $setting: $(tail -1 "$T/err")"; failed=$((failed+1)); continue
         fi
         t1=$(date +%s.%N)
         line=$($PY tests/quant/check_dumps.py "$T/out.json" "$T/G" "$T/Q" 2>"$T/cerr")
+        passed=$((passed + $(echo "$line" | awk '{print $1}')))
+        failed=$((failed + $(echo "$line" | awk '{print $3}')))
+        [ -s "$T/cerr" ] && head -5 "$T/cerr"
+        # the run (its dump, its stored rows) is the quantized graph's
+        "$B/rknn-trace" show 1 --db "$T/r.db" --json >"$T/show.json" 2>"$T/err" || echo "FAIL show: $(tail -1 "$T/err")"
+        line=$($PY tests/quant/check_run.py "$T/out.json" "$T/show.json" "$T/R" "$T/Q" 2>"$T/cerr")
         passed=$((passed + $(echo "$line" | awk '{print $1}')))
         failed=$((failed + $(echo "$line" | awk '{print $3}')))
         [ -s "$T/cerr" ] && head -5 "$T/cerr"
