@@ -129,8 +129,18 @@ typedef struct npu_layer {
     double rw_kb;                 /* bytes read (inputs + weights) / 1024, as the vendor prints */
     int bound;                    /* enum npu_bound */
     double host_us;               /* CPU layers: measured host time (sum over covered nodes) */
-    uint32_t sram_hit;            /* bytes of the output placed in SRAM */
+    uint32_t sram_hit;            /* bytes of the outputs placed in SRAM (npu_mem_plan) */
+    uint32_t sram_rd;             /* bytes of the inputs read from SRAM (npu_mem_plan) */
+    /* data flow (for the memory plan): value ids of the activation inputs
+     * (constants excluded) and of the outputs, all of them. A value id is a
+     * graph tensor index, or >= the graph's tensor count for a tensor the
+     * lowering invented (GlobalAveragePool cascade); an exDataConvert layer
+     * reads and writes the same id (a new version of the tensor). */
+    int *in_v, n_in_v;
+    int *out_v, n_out_v;
 } npu_layer_t;
+
+struct npu_mem_plan;
 
 typedef struct npu_graph {
     const npu_platform_t *plat;
@@ -142,7 +152,9 @@ typedef struct npu_graph {
     int n_nodes;
     /* totals after npu_cost */
     double total_us, total_rw_kb;
-    uint32_t sram_used;           /* bytes of SRAM allocated (npu_sram_plan) */
+    uint32_t sram_used;           /* bytes of SRAM allocated (npu_mem_plan) */
+    int n_values;                 /* value ids are 0 .. n_values-1 */
+    struct npu_mem_plan *mem;     /* npu_mem_plan(), NULL before */
 } npu_graph_t;
 
 /* Lowers a prepared graph (passes_prepare done: shapes known; folded nodes are
@@ -153,6 +165,8 @@ typedef struct npu_graph {
  * chip is still placed on the CPU, with the reason saying so. */
 int npu_lower(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph_t **out,
               char *err, size_t errlen);
+/* Frees the graph; a memory plan's SRAM goes back to its pool (which must
+ * still exist). */
 void npu_graph_free(npu_graph_t *ng);
 /* Selects cores (RKNN_NPU_CORE_* mask) before npu_cost; default is core 0. */
 int npu_set_core_mask(npu_graph_t *ng, unsigned mask, char *err, size_t errlen);
@@ -169,20 +183,130 @@ const char *npu_bound_name(int bound);  /* "compute", "DDR", "CPU" */
 /* Channel alignment of layer l's stored output (2*C2 for a conv producing a
  * model output), 1 = C2. */
 int npu_out_align(const npu_graph_t *ng, const npu_layer_t *l);
+/* Bytes of an activation of layer l's dtype as the NPU stores it: padded > 1
+ * aligns channels (dim 1 of a 4-D shape) to that, 1 to C2, 0 none. */
+uint64_t npu_act_bytes(const npu_graph_t *ng, const npu_layer_t *l, const npu_shape_t *s,
+                       int padded);
+/* Weight + bias bytes a conv-family layer reads (0 for other layers). */
+uint64_t npu_weight_bytes(const npu_graph_t *ng, const npu_layer_t *l);
 
 /* ---- printers ----------------------------------------------------------- */
 
 enum npu_print_flags {
     NPU_PRINT_PREFIX = 1 << 0,      /* "I RKNN: [HH:MM:SS.mmm] " before every line */
     NPU_PRINT_TASKNUMBER = 1 << 1,  /* add the guide's TaskNumber column (absent in real 2.x logs) */
+    NPU_PRINT_DEBUG = 1 << 2,       /* with NPU_PRINT_PREFIX: "D RKNN:" (level-3 lines) */
 };
 /* Level-4 table in the runtime 2.3 layout, then the totals and the
  * per-OpType ranking table with its Total row. */
 void npu_print_perf_table(FILE *f, const npu_graph_t *ng, int flags);
 
-/* ---- SRAM (rk3588) ------------------------------------------------------ */
-/* Not implemented yet: the 4 KiB first-fit allocator, per-layer SramHit and the
- * level-3 table. npu_layer_t.sram_hit and npu_graph_t.sram_used stay 0. */
+/* ---- SRAM (rk3588) and the internal-memory plan ------------------------ */
+
+/* The driver's SRAM manager (npu-hw.md §3.5, log-formats.md §7 `mm`): one bit
+ * per 4 KiB page of the NPU-assigned SRAM, first fit of a contiguous run. The
+ * vendor runtime asks it for as much of the Internal buffer as it can get;
+ * what is left stays free for other contexts (RKNN_FLAG_SHARE_SRAM is not
+ * implemented by the vendor either). Not locked: callers sharing one pool
+ * between threads serialize. */
+#define NPU_SRAM_PAGE 4096u
+#define NPU_SRAM_MAX_PAGES 1024
+
+typedef struct npu_sram_pool {
+    const npu_platform_t *plat;
+    uint32_t size;                       /* bytes (platform sram_bytes) */
+    int npages;
+    uint32_t bits[NPU_SRAM_MAX_PAGES / 32];  /* bit i of word w: page 32*w+i used */
+} npu_sram_pool_t;
+
+/* Empty pool over the chip's SRAM; RT_EUNSUPPORTED with a message naming the
+ * chips that have one when p has none (the caller decides: refuse
+ * RKNN_FLAG_ENABLE_SRAM, or warn and run from DDR as without the flag). */
+int npu_sram_pool_init(npu_sram_pool_t *sp, const npu_platform_t *p, char *err, size_t errlen);
+/* First fit of ceil(bytes / 4 KiB) contiguous pages; fills *offset (bytes
+ * from the SRAM start). RT_ENOMEM when no free run is long enough, RT_EINVAL
+ * for 0 bytes. */
+int npu_sram_pool_alloc(npu_sram_pool_t *sp, uint32_t bytes, uint32_t *offset);
+void npu_sram_pool_free(npu_sram_pool_t *sp, uint32_t offset, uint32_t bytes);
+uint32_t npu_sram_pool_free_bytes(const npu_sram_pool_t *sp);
+uint32_t npu_sram_pool_largest_free(const npu_sram_pool_t *sp);  /* longest free run, bytes */
+/* The debugfs `mm` node text: bitmap rows of 32 pages and the totals line. */
+int npu_sram_pool_format(const npu_sram_pool_t *sp, char *buf, size_t len);
+/* Writes it to <npu_sysfs_dir()>/rknpu/mm (next to `load`). */
+int npu_sram_pool_publish(const npu_sram_pool_t *sp, char *err, size_t errlen);
+/* RKNN_INTERNAL_MEM_TYPE as the vendor reads it: "sram" (as much as free)
+ * -> 1 with *bytes = 0, "sram#256" (KiB) -> 1 with *bytes = 262144, NULL/""/
+ * "ddr" -> 0; anything else RT_EINVAL. */
+int npu_sram_parse_mem_type(const char *s, uint32_t *bytes, char *err, size_t errlen);
+
+/* One tensor of the memory plan (a row of the level-3 table). */
+typedef struct npu_mem_tensor {
+    char *name;                  /* source tensor name */
+    char user[40];               /* OpType of the first layer reading it */
+    char datatype[12];
+    npu_shape_t shape, native;   /* original, and as stored (NC1HWC2 for 4-D NPU data) */
+    int value;                   /* value id */
+    int producer;                /* layer index */
+    int last_use;                /* layer index of the last reader (= producer if none) */
+    int n_reads;                 /* layers reading it */
+    int internal;                /* in the Internal buffer; 0: model input/output */
+    uint64_t bytes;              /* stored size */
+    uint64_t offset;             /* in the Internal buffer (4 KiB aligned) */
+    uint64_t addr;               /* IOVA of its first byte */
+    uint64_t hit;                /* bytes inside the SRAM part (SramHit) */
+} npu_mem_tensor_t;
+
+typedef struct npu_mem_plan {
+    npu_mem_tensor_t *t;
+    int n;
+    uint64_t weight_size;        /* Total Weight Memory Size */
+    uint64_t internal_size;      /* Total Internal Memory Size: highest tensor end */
+    uint64_t iova_weight, iova_internal;
+    uint32_t sram_size;          /* bytes of the Internal buffer backed by SRAM, 0 none */
+    uint32_t sram_offset;        /* their place in the pool */
+    npu_sram_pool_t *pool;       /* where they came from (NULL: no SRAM) */
+    /* Predict ... RW Amount: every internal byte written once and read by each
+     * reader, model inputs read, outputs written; weights read once. */
+    uint64_t rw_internal, rw_weight, rw_sram_hit;
+} npu_mem_plan_t;
+
+/* Plans the Internal buffer of a lowered graph (g: the graph it was lowered
+ * from): every tensor passed between layers, except model inputs and outputs,
+ * gets a 4 KiB-aligned block, first fit over a page bitmap, in layer order; a
+ * block is taken before its producer runs and given back after its last
+ * reader ran (a layer's inputs and outputs coexist). With a pool, the first
+ * min(want or all, largest free run) bytes of the buffer are SRAM, as the
+ * driver maps an SRAM-backed object ([SRAM part][DDR part], npu-hw.md §3.5);
+ * a tensor's SramHit is its overlap with that part, which its producer does
+ * not write to DDR and its readers do not read from DDR (npu_cost uses
+ * sram_hit/sram_rd). want = 0: as much as the buffer needs. Replaces a
+ * previous plan. RT_EUNSUPPORTED when pool is given on a chip without SRAM or
+ * for another chip. Call before npu_cost. */
+int npu_mem_plan(npu_graph_t *ng, const graph_t *g, npu_sram_pool_t *pool, uint32_t want,
+                 char *err, size_t errlen);
+/* Gives the plan's SRAM back to its pool (rknn_destroy); the plan stays for printing. */
+void npu_mem_release(npu_graph_t *ng);
+/* Releases the SRAM and frees the plan (npu_graph_free calls it). */
+void npu_mem_plan_drop(npu_graph_t *ng);
+/* Numbers for RKNN_QUERY_MEM_SIZE (rknn_mem_size): weight and internal sizes
+ * of the plan (0 without one); total_sram_size = the SRAM the driver has for
+ * the NPU, free_sram_size = what is left of it: from pool, else from the
+ * plan's pool, else the whole chip SRAM as free (0/0 on chips without). */
+typedef struct npu_mem_sizes {
+    uint64_t total_weight_size, total_internal_size;
+    uint32_t total_sram_size, free_sram_size;
+} npu_mem_sizes_t;
+void npu_mem_query(const npu_graph_t *ng, const npu_sram_pool_t *pool, npu_mem_sizes_t *out);
+/* One pool per chip for the whole process (the driver's SRAM is one per
+ * board), created empty on first use; NULL for a chip without SRAM. Callers
+ * serialize plans and releases on it. */
+npu_sram_pool_t *npu_sram_pool_process(const npu_platform_t *p);
+/* The level-3 table (RKNN_LOG_LEVEL=3) in the runtime 1.4-1.5 layout of the
+ * only real sample (log-formats.md §4): the "Total allocated Internal SRAM"
+ * box (when SRAM was given), the tensor table with [Start End) Size and
+ * SramHit, then the totals and the three "Predict ... RW Amount" lines.
+ * Nothing without a plan. */
+void npu_print_sram_table(FILE *f, const npu_graph_t *ng, int flags);
 
 /* ---- NPU load ----------------------------------------------------------- */
 

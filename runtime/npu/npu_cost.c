@@ -83,8 +83,8 @@ static int64_t numel(const npu_shape_t *s)
 }
 
 /* Bytes of an activation as the NPU stores it. */
-static uint64_t act_bytes(const npu_graph_t *ng, const npu_layer_t *l, const npu_shape_t *s,
-                          int padded)
+uint64_t npu_act_bytes(const npu_graph_t *ng, const npu_layer_t *l, const npu_shape_t *s,
+                       int padded)
 {
     double es = elem_bytes(l->dtype);
     int64_t n;
@@ -110,7 +110,7 @@ int npu_out_align(const npu_graph_t *ng, const npu_layer_t *l)
 
 #define conv_out_align npu_out_align
 
-static uint64_t weight_bytes(const npu_graph_t *ng, const npu_layer_t *l)
+uint64_t npu_weight_bytes(const npu_graph_t *ng, const npu_layer_t *l)
 {
     double es = elem_bytes(l->dtype);
     int64_t n;
@@ -184,14 +184,14 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
         core_idx[ncores++] = 0;
 
     for (int i = 0; i < l->n_in && i < NPU_MAX_IO; i++) {
-        uint64_t b = act_bytes(ng, l, &l->in[i], 0);
+        uint64_t b = npu_act_bytes(ng, l, &l->in[i], 0);
         rd_all += b;
     }
 
     if (l->target == NPU_TGT_CPU) {
         double bytes_out = 0;
         for (int i = 0; i < l->n_out && i < NPU_MAX_IO; i++)
-            bytes_out += act_bytes(ng, l, &l->out[i], 0);
+            bytes_out += npu_act_bytes(ng, l, &l->out[i], 0);
         l->bytes_in = rd_all;
         l->bytes_out = (uint64_t)bytes_out;
         l->rw_kb = rd_all / 1024.0;
@@ -214,19 +214,19 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
         int nhwc = !strcmp(l->datatype, "UINT8") && i == 0;
         if (l->in_const[i])
             continue;
-        l->bytes_in += act_bytes(ng, l, &l->in[i], nhwc ? 0 : l->in_align[i] > 1 ? l->in_align[i] : 1);
+        l->bytes_in += npu_act_bytes(ng, l, &l->in[i], nhwc ? 0 : l->in_align[i] > 1 ? l->in_align[i] : 1);
     }
     /* a conv-type layer producing a graph output stores it padded to 2*C2
      * (FIT: LOG-Y8 rows 74/92/105 with OC 3 -> 32, triority-05 row 94 -> 16) */
     for (int i = 0; i < l->n_out && i < NPU_MAX_IO; i++)
-        l->bytes_out += act_bytes(ng, l, &l->out[i], conv_out_align(ng, l));
-    l->bytes_w = weight_bytes(ng, l);
+        l->bytes_out += npu_act_bytes(ng, l, &l->out[i], conv_out_align(ng, l));
+    l->bytes_w = npu_weight_bytes(ng, l);
     if (l->kind == NPU_K_ELTWISE || l->kind == NPU_K_MOVE || l->kind == NPU_K_POOL ||
         l->kind == NPU_K_OTHER || l->kind == NPU_K_CONVERT || l->kind == NPU_K_MATMUL) {
         /* constant operands (Mul/Add by a tensor, Resize scales) are read too */
         for (int i = 0; i < l->n_in && i < NPU_MAX_IO; i++)
             if (l->in_const[i])
-                l->bytes_in += act_bytes(ng, l, &l->in[i], 0);
+                l->bytes_in += npu_act_bytes(ng, l, &l->in[i], 0);
     }
 
     switch (l->kind) {
@@ -263,7 +263,12 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
         break;
     }
 
-    l->ddr_cycles = (uint64_t)ceil((double)(l->bytes_in + l->bytes_w + l->bytes_out) / k);
+    /* SramHit: bytes the layer reads from / writes to SRAM skip the DDR */
+    {
+        uint64_t rd = l->sram_rd < l->bytes_in ? l->sram_rd : l->bytes_in;
+        uint64_t wr = l->sram_hit < l->bytes_out ? l->sram_hit : l->bytes_out;
+        l->ddr_cycles = (uint64_t)ceil((double)(l->bytes_in + l->bytes_w + l->bytes_out - rd - wr) / k);
+    }
     l->total_cycles = l->ddr_cycles > l->npu_cycles ? l->ddr_cycles : l->npu_cycles;
     l->bound = l->ddr_cycles > l->npu_cycles ? NPU_BOUND_DDR : NPU_BOUND_COMPUTE;
     l->rw_kb = (l->bytes_in + l->bytes_w) / 1024.0;

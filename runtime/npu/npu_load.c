@@ -121,23 +121,41 @@ static int mkdir_p(const char *dir)
     return mkdir(tmp, 0700) && errno != EEXIST ? -1 : 0;
 }
 
-int npu_load_publish(const npu_load_t *ld, char *err, size_t errlen)
+/* <sysfs dir>/rknpu/<node> := text, through a rename so that readers never
+ * see a half-written file. */
+static int publish_node(const char *node, const char *text, char *err, size_t errlen)
 {
-    char dir[1024], path[1100], tmp[1110], text[128];
+    char dir[1024], path[1100], tmp[1110];
     FILE *f;
 
     npu_sysfs_dir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/rknpu", dir);
     if (mkdir_p(path))
         return rt_err(err, errlen, RT_EIO, "cannot create %s: %s", path, strerror(errno));
-    npu_load_format(ld, text, sizeof text);
-    snprintf(path, sizeof path, "%s/rknpu/load", dir);
+    snprintf(path, sizeof path, "%s/rknpu/%s", dir, node);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     f = fopen(tmp, "w");
     if (!f)
         return rt_err(err, errlen, RT_EIO, "cannot write %s: %s", tmp, strerror(errno));
     fputs(text, f);
-    if (fclose(f) || rename(tmp, path)) /* readers never see a half-written file */
+    if (fclose(f) || rename(tmp, path))
         return rt_err(err, errlen, RT_EIO, "cannot write %s: %s", path, strerror(errno));
     return 0;
+}
+
+int npu_load_publish(const npu_load_t *ld, char *err, size_t errlen)
+{
+    char text[128];
+
+    npu_load_format(ld, text, sizeof text);
+    return publish_node("load", text, err, errlen);
+}
+
+int npu_sram_pool_publish(const npu_sram_pool_t *sp, char *err, size_t errlen)
+{
+    char text[4096];
+
+    if (npu_sram_pool_format(sp, text, sizeof text) < 0)
+        return rt_err(err, errlen, RT_EINTERNAL, "mm text does not fit");
+    return publish_node("mm", text, err, errlen);
 }

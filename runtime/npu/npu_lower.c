@@ -209,20 +209,31 @@ static npu_layer_t *layer_new(lower_t *L, const char *optype, int kind, int targ
     return l;
 }
 
-static void layer_add_in(npu_layer_t *l, npu_shape_t s, int is_c)
+static void add_value(int **v, int *n, int id)
+{
+    *v = xrealloc(*v, (size_t)(*n + 1) * sizeof(int));
+    (*v)[(*n)++] = id;
+}
+
+/* v: value id of the input (-1 unknown); constants are not data flow */
+static void layer_add_in(npu_layer_t *l, npu_shape_t s, int is_c, int v)
 {
     if (l->n_in < NPU_MAX_IO) {
         l->in[l->n_in] = s;
         l->in_const[l->n_in] = is_c;
     }
     l->n_in++;
+    if (!is_c && v >= 0)
+        add_value(&l->in_v, &l->n_in_v, v);
 }
 
-static void layer_add_out(npu_layer_t *l, npu_shape_t s)
+static void layer_add_out(npu_layer_t *l, npu_shape_t s, int v)
 {
     if (l->n_out < NPU_MAX_IO)
         l->out[l->n_out] = s;
     l->n_out++;
+    if (v >= 0)
+        add_value(&l->out_v, &l->n_out_v, v);
 }
 
 static void layer_cover(lower_t *L, npu_layer_t *l, int node)
@@ -253,7 +264,7 @@ static void layer_set_fullname(npu_layer_t *l, const char *op, const char *name,
 /* The single executed consumer of tensor ti, or -1 (none, several, or a graph output). */
 static int sole_consumer(const lower_t *L, int ti)
 {
-    if (ti < 0 || L->g->t[ti].is_output || L->n_cons[ti] != 1)
+    if (ti < 0 || L->g->t[ti].is_output || L->n_cons[ti] != 1 || L->done[L->cons[ti][0]])
         return -1;
     return L->cons[ti][0];
 }
@@ -478,7 +489,7 @@ static void add_node_inputs(lower_t *L, npu_layer_t *l, const node_t *n, int dw)
             s.d[0] = 1;
             s.d[1] = c;
         }
-        layer_add_in(l, s, is_const(L, n->in[i]));
+        layer_add_in(l, s, is_const(L, n->in[i]), n->in[i]);
         /* a conv producer stored it with its own channel padding */
         if (l->n_in <= NPU_MAX_IO && t->producer >= 0 && t->producer < L->ng->n_nodes &&
             L->ng->node_layer[t->producer] >= 0) {
@@ -493,7 +504,7 @@ static void add_node_outputs(lower_t *L, npu_layer_t *l, const node_t *n)
 {
     for (int i = 0; i < n->n_out; i++)
         if (n->out[i] >= 0) {
-            layer_add_out(l, shape_of(T(L, n->out[i])));
+            layer_add_out(l, shape_of(T(L, n->out[i])), n->out[i]);
             if (l->out_tensor < 0)
                 l->out_tensor = n->out[i];
         }
@@ -544,6 +555,7 @@ static void lower_conv(lower_t *L, int ni, npu_layer_t *l)
     conv_geometry(L, l, n);
     if (l->kind == NPU_K_DWCONV) { /* redo inputs with the vendor's weight shape */
         l->n_in = 0;
+        l->n_in_v = 0;
         add_node_inputs(L, l, n, 1);
     }
     layer_cover(L, l, ni);
@@ -585,12 +597,16 @@ add:
         const node_t *ad = &g->nodes[c];
         int other = ad->in[0] == cur ? ad->in[1] : ad->in[0];
         const tensor_t *o = T(L, other), *y = T(L, cur);
-        int same = o && y && o->ndim == y->ndim && !is_const(L, other) && other != cur;
+        /* the operand must exist when the fused layer runs: a sibling branch
+         * computed later (RFB: ConvLinear + shortcut conv + Add) keeps the
+         * Add for the conv that comes last */
+        int ready = o && (o->producer < 0 || L->done[o->producer]);
+        int same = o && y && ready && o->ndim == y->ndim && !is_const(L, other) && other != cur;
         for (int i = 0; same && i < o->ndim; i++)
             same = o->dims[i] == y->dims[i];
         if (same && strlen(name) < 20) {
             layer_cover(L, l, c);
-            layer_add_in(l, shape_of(o), 0);
+            layer_add_in(l, shape_of(o), 0, other);
             cur = ad->out[0];
             strcat(name, "Add");
             c = sole_consumer(L, cur);
@@ -602,7 +618,7 @@ add:
         }
     }
     snprintf(l->optype, sizeof(l->optype), "%s", name);
-    layer_add_out(l, shape_of(T(L, cur)));
+    layer_add_out(l, shape_of(T(L, cur)), cur);
     l->out_tensor = cur;
 }
 
@@ -615,6 +631,7 @@ static void lower_gap_cascade(lower_t *L, int ni)
     const tensor_t *x = T(L, n->in[0]);
     int64_t N = dim(x, 0), C = dim(x, 1), H = dim(x, 2), W = dim(x, 3);
     char suf[24];
+    int v_in = n->in[0];
 
     for (int i = 0;; i++) {
         int last = H <= 7 && W <= 7;
@@ -622,13 +639,16 @@ static void lower_gap_cascade(lower_t *L, int ni)
         int64_t oh = last ? 1 : (H + 6) / 7, ow = last ? 1 : (W + 6) / 7;
         npu_layer_t *l = layer_new(L, "Conv", NPU_K_DWCONV, NPU_TGT_NPU);
         npu_shape_t s = {4, {N, C, H, W}};
-        layer_add_in(l, s, 0);
+        /* intermediate planes are values of their own, past the graph's tensors */
+        int v_out = last ? n->out[0] : L->ng->n_values++;
+        layer_add_in(l, s, 0, v_in);
         s = (npu_shape_t){4, {1, C, kh, kw}};
-        layer_add_in(l, s, 1);
+        layer_add_in(l, s, 1, -1);
         s = (npu_shape_t){1, {C}};
-        layer_add_in(l, s, 1);
+        layer_add_in(l, s, 1, -1);
         s = (npu_shape_t){4, {N, C, oh, ow}};
-        layer_add_out(l, s);
+        layer_add_out(l, s, v_out);
+        v_in = v_out;
         l->ic = l->oc = l->group = (int)C;
         l->kh = (int)kh;
         l->kw = (int)kw;
@@ -657,8 +677,8 @@ static npu_layer_t *add_convert(lower_t *L, int ti, const char *dir)
     char suf[16];
 
     snprintf(suf, sizeof(suf), "_%s", dir);
-    layer_add_in(l, shape_of(T(L, ti)), 0);
-    layer_add_out(l, shape_of(T(L, ti)));
+    layer_add_in(l, shape_of(T(L, ti)), 0, ti);
+    layer_add_out(l, shape_of(T(L, ti)), ti);
     layer_set_fullname(l, "exDataConvert", L->g->t[ti].name, suf);
     l->out_tensor = ti;
     return l;
@@ -673,7 +693,7 @@ static void add_output_ops(lower_t *L, const node_t *n)
         for (int k = 0; k < L->g->n_outputs; k++)
             if (L->g->outputs[k] == ti) {
                 npu_layer_t *l = layer_new(L, "OutputOperator", NPU_K_IO, NPU_TGT_CPU);
-                layer_add_in(l, shape_of(T(L, ti)), 0);
+                layer_add_in(l, shape_of(T(L, ti)), 0, ti);
                 layer_set_fullname(l, "OutputOperator", L->g->t[ti].name, NULL);
                 l->out_tensor = ti;
                 if (L->tensor_fp[ti])
@@ -768,7 +788,8 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
             layer_cover(L, l, c);
             strcat(l->optype, "Relu");
             l->n_out = 0;
-            layer_add_out(l, shape_of(T(L, g->nodes[c].out[0])));
+            l->n_out_v = 0;
+            layer_add_out(l, shape_of(T(L, g->nodes[c].out[0])), g->nodes[c].out[0]);
             l->out_tensor = g->nodes[c].out[0];
         }
     }
@@ -837,6 +858,7 @@ int npu_lower(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph_t 
     ng->dtype = ndt;
     ng->cores = 0x1;
     ng->n_nodes = g->n_nodes;
+    ng->n_values = g->n_t;
     ng->node_layer = xmalloc((size_t)(g->n_nodes > 0 ? g->n_nodes : 1) * sizeof(int));
     for (int i = 0; i < g->n_nodes; i++)
         ng->node_layer[i] = -1;
@@ -872,7 +894,7 @@ int npu_lower(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph_t 
     for (int i = 0; i < g->n_inputs; i++) {
         const tensor_t *t = &g->t[g->inputs[i]];
         npu_layer_t *l = layer_new(&L, "InputOperator", NPU_K_IO, NPU_TGT_CPU);
-        layer_add_out(l, shape_of(t));
+        layer_add_out(l, shape_of(t), g->inputs[i]);
         layer_set_fullname(l, "InputOperator", t->name, NULL);
         l->out_tensor = g->inputs[i];
         if (ndt == NPU_INT8 && t->ndim == 4 &&
@@ -929,7 +951,10 @@ void npu_graph_free(npu_graph_t *ng)
         for (int k = 0; k < l->n_src_tensors; k++)
             free(l->src_tensors[k]);
         free(l->src_tensors);
+        free(l->in_v);
+        free(l->out_v);
     }
+    npu_mem_plan_drop(ng);
     free(ng->l);
     free(ng->node_layer);
     free(ng);

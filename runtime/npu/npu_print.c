@@ -44,7 +44,7 @@ static void line_out(FILE *f, int flags, const char *s)
         struct tm tm;
         gettimeofday(&tv, NULL);
         localtime_r(&tv.tv_sec, &tm);
-        fprintf(f, "I RKNN: [%02d:%02d:%02d.%03d] ", tm.tm_hour, tm.tm_min, tm.tm_sec,
+        fprintf(f, "%c RKNN: [%02d:%02d:%02d.%03d] ", flags & NPU_PRINT_DEBUG ? 'D' : 'I', tm.tm_hour, tm.tm_min, tm.tm_sec,
                 (int)(tv.tv_usec / 1000));
     }
     fputs(s, f);
@@ -292,4 +292,107 @@ void npu_print_perf_table(FILE *f, const npu_graph_t *ng, int flags)
         ruler(f, flags, 99);
         free(a);
     }
+}
+
+/* ---- level-3 SRAM / Internal-memory table --------------------------------- */
+
+/* Layout of sram-level3-mobilenetv1-rk3588-rkdoc-01 (log-formats.md §4): a box
+ * ruled to the width of its one line; the left columns as wide as their
+ * longest value or header plus one (ID at least 4: "ID  "), then
+ * "| 0x%08x 0x%08x 0x%08x | " and SramHit as 0x%08x or "\" for tensors
+ * outside the Internal buffer; a '*' replaces the space after Start on the row
+ * whose End is the buffer's end (the one sample's only '*' sits there; the
+ * vendor documents no meaning); footer ruled to 40. */
+void npu_print_sram_table(FILE *f, const npu_graph_t *ng, int flags)
+{
+    const npu_mem_plan_t *mp = ng->mem;
+    static const char *const hdr[] = {"ID", "User", "Tensor", "DataType", "OrigShape",
+                                      "NativeShape"};
+    int w[6], left = 0;
+    char tmp[1024], cell[6][300];
+    lbuf b;
+
+    if (!mp)
+        return;
+    if (mp->sram_size) {
+        int n = snprintf(tmp, sizeof tmp, "Total allocated Internal SRAM Size: %u, Addr: [0x%08llx, 0x%08llx)",
+                         mp->sram_size, (unsigned long long)mp->iova_internal,
+                         (unsigned long long)(mp->iova_internal + mp->sram_size));
+        ruler(f, flags, n);
+        line_out(f, flags, tmp);
+        ruler(f, flags, n);
+    }
+    for (int c = 0; c < 6; c++)
+        w[c] = (int)strlen(hdr[c]) + 1;
+    w[0] = 4;
+    for (int i = 0; i < mp->n; i++) {
+        const npu_mem_tensor_t *t = &mp->t[i];
+        int len[6];
+        len[0] = snprintf(cell[0], sizeof cell[0], "%d", i + 1);
+        len[1] = snprintf(cell[1], sizeof cell[1], "%s", t->user);
+        len[2] = snprintf(cell[2], sizeof cell[2], "%s", t->name);
+        len[3] = snprintf(cell[3], sizeof cell[3], "%s", t->datatype);
+        shape_str(&t->shape, cell[4], sizeof cell[4]);
+        shape_str(&t->native, cell[5], sizeof cell[5]);
+        len[4] = (int)strlen(cell[4]);
+        len[5] = (int)strlen(cell[5]);
+        for (int c = 0; c < 6; c++)
+            if (len[c] + 1 > w[c])
+                w[c] = len[c] + 1 > 120 ? 120 : len[c] + 1;
+    }
+    for (int c = 0; c < 6; c++)
+        left += w[c];
+    {
+        char r[512];
+        int n = left < 300 ? left : 300;
+        memset(r, '-', (size_t)n);
+        snprintf(r + n, sizeof r - (size_t)n, "+%.34s+%.11s",
+                 "----------------------------------", "-----------");
+        line_out(f, flags, r);
+        b.n = 0;
+        b.s[0] = 0;
+        for (int c = 0; c < 6; c++)
+            col(&b, hdr[c], w[c]);
+        put(&b, "|     [Start       End)       Size |    SramHit");
+        line_out(f, flags, b.s);
+        line_out(f, flags, r);
+        for (int i = 0; i < mp->n; i++) {
+            const npu_mem_tensor_t *t = &mp->t[i];
+            int star = t->internal && t->bytes && t->offset + t->bytes == mp->internal_size;
+            b.n = 0;
+            b.s[0] = 0;
+            snprintf(tmp, sizeof tmp, "%d", i + 1);
+            col(&b, tmp, w[0]);
+            col(&b, t->user, w[1]);
+            col(&b, t->name, w[2]);
+            col(&b, t->datatype, w[3]);
+            shape_str(&t->shape, tmp, sizeof tmp);
+            col(&b, tmp, w[4]);
+            shape_str(&t->native, tmp, sizeof tmp);
+            col(&b, tmp, w[5]);
+            snprintf(tmp, sizeof tmp, "| 0x%08llx%c0x%08llx 0x%08llx | ",
+                     (unsigned long long)t->addr, star ? '*' : ' ',
+                     (unsigned long long)(t->addr + t->bytes), (unsigned long long)t->bytes);
+            put(&b, tmp);
+            if (t->internal)
+                snprintf(tmp, sizeof tmp, "0x%08llx", (unsigned long long)t->hit);
+            else
+                snprintf(tmp, sizeof tmp, "\\");
+            put(&b, tmp);
+            line_out(f, flags, b.s);
+        }
+        line_out(f, flags, r);
+    }
+    ruler(f, flags, 40);
+    snprintf(tmp, sizeof tmp, "Total Weight Memory Size: %llu", (unsigned long long)mp->weight_size);
+    line_out(f, flags, tmp);
+    snprintf(tmp, sizeof tmp, "Total Internal Memory Size: %llu", (unsigned long long)mp->internal_size);
+    line_out(f, flags, tmp);
+    snprintf(tmp, sizeof tmp, "Predict Internal Memory RW Amount: %llu", (unsigned long long)mp->rw_internal);
+    line_out(f, flags, tmp);
+    snprintf(tmp, sizeof tmp, "Predict Weight Memory RW Amount: %llu", (unsigned long long)mp->rw_weight);
+    line_out(f, flags, tmp);
+    snprintf(tmp, sizeof tmp, "Predict SRAM Hit RW Amount: %llu", (unsigned long long)mp->rw_sram_hit);
+    line_out(f, flags, tmp);
+    ruler(f, flags, 40);
 }
