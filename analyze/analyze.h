@@ -179,6 +179,37 @@ int store_get_accuracy(store *st, int64_t run_id, store_accuracy **rows, int *n,
                        size_t errlen);
 void store_accuracy_free(store_accuracy *rows, int n);
 
+/* ---- Run comparison (analyze/compare.c) ----
+ * Two stored runs side by side, aligned by source tensor name (so that fusions,
+ * renamed nodes and extra layers do not shift the rows): the names of run A in
+ * its execution order (graph inputs first), then the names only run B has. */
+typedef struct compare_side {
+    const store_run *run;
+    const store_layer *layers;
+    int n_layers;
+    const store_accuracy *acc;  /* may be empty (an fp32 run) */
+    int n_acc;
+} compare_side;
+
+typedef struct compare_row {
+    const char *name, *op;      /* borrowed from the runs' rows */
+    int layer[2];               /* index into side k's layers, -1: none */
+    int acc[2];                 /* index into side k's acc rows, -1: none */
+} compare_row;
+
+typedef struct compare_summary {
+    double total_us;            /* the run's median frame time (host) */
+    double npu_us;              /* predicted NPU frame time, NaN if unknown */
+    double out_cos;             /* lowest entire cos over the graph outputs; NaN when an
+                                   output's cos is NaN (constant) or there is none */
+    const char *worst_output;   /* that output (NULL: the run has no output rows) */
+    int first_below;            /* acc row of the first entire cos < threshold, -1 */
+    int n_acc;                  /* 0: the run has no per-layer error */
+} compare_summary;
+
+int compare_align(const compare_side *a, const compare_side *b, compare_row **rows, int *n);
+void compare_summarise(const compare_side *s, double cos_threshold, compare_summary *out);
+
 #include <stdio.h>
 #include "runtime/passes/passes.h"
 

@@ -14,6 +14,7 @@ static const struct command {
     {"run", cmd_run, "run a model on the simulated runtime, layer by layer, and record it"},
     {"ls", cmd_ls, "list recorded runs"},
     {"show", cmd_show, "show one run and its layers"},
+    {"compare", cmd_compare, "two runs side by side: per-layer error and times, CI gates"},
     {"info", cmd_info, "this build: version, supported ops, platforms, runtime library"},
 };
 
@@ -22,7 +23,7 @@ static void usage(FILE *f)
     fputs("usage: rknn-trace COMMAND [options]   (rknn-trace COMMAND --help for its options)\n\n"
           "commands:\n", f);
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].help);
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
     fputs("\nexit codes: 0 ok, 1 usage error, 2 bad input, 3 a gate failed, 4 internal error\n"
           "database: --db PATH, else $RKNN_TRACE_DB, else ./rknn-trace.db\n", f);
 }

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# tests/quant/compare.sh [BUILD] — `rknn-trace compare` on two hand-made runs
+# whose every figure is chosen here, so that each expectation can be checked by
+# hand: alignment by tensor name (a fused layer renamed in B, a layer only in B),
+# the summary lines, the gates (exit 3) and the JSON document.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+PY=/usr/bin/python3
+passed=0; failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+expect_rc() { # want, description, command...
+    local want=$1 what=$2; shift 2
+    "$@" >"$T/out" 2>"$T/err"; local rc=$?
+    if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, want $want ($(tail -1 "$T/err"))"; fi
+}
+DB=$T/c.db
+# An empty store of ours (schema from the tool itself), then two runs by hand.
+"$B/rknn-trace" run tests/data/models/mnist.onnx --db "$DB" >/dev/null 2>&1 || bad "seed run"
+$PY - "$DB" <<'PYEOF' || bad "fixture"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("PRAGMA foreign_keys = ON")
+db.execute("DELETE FROM runs")
+def run(i, label, quant, total, npu):
+    db.execute("INSERT INTO runs (id, label, time, model_path, quant, quant_algo, quant_method, total_us, status, extra_json)"
+               " VALUES (?,?,?,?,?,?,?,?,?,?)", (i, label, "2026-01-01T00:00:00Z", "m.onnx", quant,
+               "normal" if quant == "i8" else None, "channel" if quant == "i8" else None, total, "ok",
+               '{"npu_predicted_us":%g}' % npu))
+def layer(r, idx, op, name, host, npu):
+    db.execute("INSERT INTO layers (run_id, idx, node, op, name, host_us, time_us) VALUES (?,?,?,?,?,?,?)",
+               (r, idx, "n" + name, op, name, host, npu))
+def acc(r, idx, layer, op, name, cos, euc, out=0):
+    db.execute("INSERT INTO accuracy (run_id, idx, layer, name, op, fused, is_output, entire_cos, entire_euc,"
+               " single_cos, single_euc) VALUES (?,?,?,?,?,0,?,?,?,?,?)", (r, idx, layer, name, op, out, cos, euc, cos, euc))
+# A: x -> Conv c1 -> Relu r1 -> Add out
+run(1, "base", "i8", 1000.0, 500.0)
+layer(1, 0, "Conv", "c1", 100.0, 50.0); layer(1, 1, "Relu", "r1", 10.0, 5.0); layer(1, 2, "Add", "out", 5.0, 2.5)
+acc(1, 0, -1, "Input", "x", 1.0, 0.0); acc(1, 1, 0, "Conv", "c1", 0.995, 0.5)
+acc(1, 2, 1, "Relu", "r1", 0.98, 0.75); acc(1, 3, 2, "Add", "out", 0.97, 1.25, 1)
+# B: Conv+Relu fused into one layer named r1, then out, then a layer only B has
+run(2, "cand", "fp16", 1150.0, 400.0)
+layer(2, 0, "ConvRelu", "r1", 80.0, 40.0); layer(2, 1, "Add", "out", 4.0, 2.0); layer(2, 2, "Softmax", "extra", 3.0, 1.0)
+acc(2, 0, -1, "Input", "x", 1.0, 0.0); acc(2, 1, 0, "ConvRelu", "r1", 0.999, 0.125)
+acc(2, 2, 1, "Add", "out", 0.996, 0.25, 1)
+# C: an fp32 run without per-layer errors
+run(3, "plain", "fp32", 900.0, 450.0)
+layer(3, 0, "Conv", "c1", 90.0, 45.0)
+db.commit()
+PYEOF
+R="$B/rknn-trace"
+expect_rc 0 "compare text" "$R" compare base cand --db "$DB"
+cp "$T/out" "$T/text"
+# rows: x, c1, r1, out (A's order), then extra (B only); '-' where a run lacks the tensor
+$PY - "$T/text" <<'PYEOF' && ok || bad "text table"
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+rows = [l.split() for l in lines if l.startswith("[")]
+assert [r[1] for r in rows] == ["x", "c1", "r1", "out", "extra"], rows
+c1 = rows[1]; assert c1[2:4] == ["0.99500", "-"] and c1[6:8] == ["100.0", "-"], c1
+r1 = rows[2]; assert r1[0] == "[Relu]" and r1[2:4] == ["0.98000", "0.99900"] and r1[6:8] == ["10.0", "80.0"], r1
+ex = rows[4]; assert ex[0] == "[Softmax]" and ex[2:4] == ["-", "-"] and ex[6:10] == ["-", "3.0", "-", "1.0"], ex
+text = "\n".join(lines)
+assert "A #1 base: i8 normal channel, 3 layers, median 1.000 ms, npu predicted 0.500 ms, output cos 0.97000 (out), first cos < 0.99: r1" in text, text
+assert "B #2 cand: fp16, 3 layers, median 1.150 ms, npu predicted 0.400 ms, output cos 0.99600 (out), every layer cos >= 0.99" in text, text
+assert "B vs A: median frame time +15.0%" in text, text
+assert "GATE" not in text
+PYEOF
+expect_rc 0 "threshold 0.999" "$R" compare base cand --db "$DB" --cos-threshold 0.999
+grep -q "A #1 base.*first cos < 0.999: c1$" "$T/out" && ok || bad "A first below 0.999 is c1"
+grep -q "B #2 cand.*first cos < 0.999: out$" "$T/out" && ok || bad "B first below 0.999 is out"
+# gates: A's output cos 0.97 < 0.99 -> 3; 0.95 passes; B is 15% slower: 10% fails, 20% passes
+expect_rc 3 "cos gate 0.99" "$R" compare base cand --db "$DB" --fail-if-cos-below 0.99
+grep -q "GATE FAILED: run #1 base output cos 0.97000 < 0.99" "$T/out" && ok || bad "cos gate line"
+expect_rc 0 "cos gate 0.95" "$R" compare base cand --db "$DB" --fail-if-cos-below 0.95
+expect_rc 3 "slower gate 10%" "$R" compare base cand --db "$DB" --fail-if-slower 10%
+grep -q "GATE FAILED: run B is 15.0% slower than run A (limit 10%)" "$T/out" && ok || bad "slower gate line"
+expect_rc 0 "slower gate 20" "$R" compare base cand --db "$DB" --fail-if-slower 20
+expect_rc 0 "B faster" "$R" compare cand base --db "$DB" --fail-if-slower 0
+# the cos gate needs a run with per-layer errors; unknown runs and bad options
+expect_rc 2 "cos gate without data" "$R" compare plain plain --db "$DB" --fail-if-cos-below 0.9
+expect_rc 0 "cos gate on the quantized side only" "$R" compare plain cand --db "$DB" --fail-if-cos-below 0.99
+expect_rc 1 "unknown run" "$R" compare base nosuch --db "$DB"
+expect_rc 1 "one run" "$R" compare base --db "$DB"
+expect_rc 1 "bad number" "$R" compare base cand --db "$DB" --fail-if-cos-below high
+expect_rc 2 "not a database" "$R" compare base cand --db tests/quant/compare.sh
+# JSON: the same figures
+expect_rc 3 "json" "$R" compare base cand --db "$DB" --json --fail-if-cos-below 0.99 --fail-if-slower 20
+$PY - "$T/out" <<'PYEOF' && ok || bad "json document"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["a"]["id"] == 1 and d["b"]["label"] == "cand" and d["a"]["output_cos"] == 0.97
+assert d["a"]["first_below"] == "r1" and d["b"]["first_below"] is None
+assert abs(d["b_slower_pct"] - 15.0) < 1e-9
+names = [l["name"] for l in d["layers"]]
+assert names == ["x", "c1", "r1", "out", "extra"], names
+assert d["layers"][1]["b"] is None and d["layers"][4]["a"] is None
+assert d["layers"][2]["a"]["entire_cos"] == 0.98 and d["layers"][2]["b"]["host_us"] == 80.0
+assert d["layers"][2]["b"]["layer"] == 0 and d["layers"][2]["a"]["layer"] == 1
+g = {(x["gate"], x["run"]): x for x in d["gates"]}
+assert g[("cos", 1)]["failed"] and not g[("cos", 2)]["failed"] and not g[("slower", 2)]["failed"]
+assert d["failed"] is True
+PYEOF
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
