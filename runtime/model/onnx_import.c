@@ -355,8 +355,9 @@ static int add_input(graph_t *g, const Onnx__ValueInfoProto *vi, int k, char *er
             return 0;
         return rt_err(err, errlen, RT_EFORMAT, "graph input '%s' is listed twice", vi->name);
     }
-    if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
-        !vi->type->tensor_type)
+    if (!vi->type)
+        return rt_err(err, errlen, RT_EFORMAT, "graph input '%s' has no type", vi->name);
+    if (vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type)
         return rt_err(err, errlen, RT_EUNSUPPORTED,
                       "graph input '%s' is not a tensor (sequences, maps and optionals are "
                       "not supported)", vi->name);
