@@ -109,6 +109,7 @@ test-fast: all
 
 bench: all
 	bash bench/run.sh
+	bash bench/api.sh $(BUILD)
 
 fuzz:
 	bash tests/fuzz/run_libfuzzer.sh
@@ -135,3 +136,9 @@ $(BUILD)/samples/%: tests/samples/%.c tests/samples/sample_util.h include/rknn_a
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -o $@ $< -L$(BUILD) -lrknnrt \
 	    -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS_ALL) -lm
+
+# The API benchmark is an application of the C API and of the executor it wraps: it
+# also links the API layer (this explicit rule wins over the tests/tools pattern).
+$(BUILD)/tests/bench_api: tests/tools/bench_api.c $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)

@@ -148,12 +148,21 @@ void api_ctx_put(api_ctx *c)
     pthread_mutex_unlock(&c->lock);
 }
 
+int api_ctx_ready(const api_ctx *c, const char *fn)
+{
+    if (!c->pending)
+        return RKNN_SUCC;
+    API_E("%s, the model's dynamic input dims are not set yet (it does not prepare with them "
+          "at 1): call rknn_set_input_shapes with the shapes you run first", fn);
+    return RKNN_ERR_FAIL;
+}
+
 /* ---- model preparation ---------------------------------------------------------- */
 
+/* io[].data points into the executor's arena (not owned). */
 static void io_free(api_io *io, int n)
 {
-    for (int i = 0; io && i < n; i++)
-        free(io[i].data);
+    (void)n;
     free(io);
 }
 
@@ -183,7 +192,7 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
     int64_t (*orig)[MODEL_MAX_DIMS] = NULL;
     api_io *in = NULL, *out = NULL;
     exec_opts eo = {0};
-    int ret = RKNN_ERR_MODEL_INVALID, st, dynamic = 0;
+    int ret = RKNN_ERR_MODEL_INVALID, st, dynamic = 0, pending = 0;
 
     if (c->model_path)
         st = model_load_file(c->model_path, &g, err, sizeof(err));
@@ -212,11 +221,27 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
         }
     }
     st = passes_prepare(g, sh, g->n_inputs, err, sizeof(err));
-    if (st) {
+    if (st && !shapes && dynamic) {
+        /* free dims fixed to 1 need not make a valid model (a pooling window wider than
+         * a width of 1): keep the declared shapes until rknn_set_input_shapes */
+        API_W("rknn_init, the model has dynamic input dims and does not prepare with them "
+              "set to 1 (%s): call rknn_set_input_shapes before rknn_inputs_set/rknn_run", err);
+        graph_free(g);
+        g = NULL;
+        if (c->model_path)
+            st = model_load_file(c->model_path, &g, err, sizeof(err));
+        else
+            st = model_load_onnx(c->model_buf, c->model_len, &g, err, sizeof(err));
+        if (st) {
+            API_E("rknn_init, cannot load the model: %s", err);
+            goto out;
+        }
+        pending = 1;
+    } else if (st) {
         API_E("rknn_init, cannot prepare the model: %s", err);
         goto out;
     }
-    st = exec_create(g, &eo, &x, err, sizeof(err));
+    st = pending ? 0 : exec_create(g, &eo, &x, err, sizeof(err));
     if (st) {
         API_E("rknn_init, cannot create the executor: %s", err);
         ret = st == RT_ENOMEM ? RKNN_ERR_MALLOC_FAIL : RKNN_ERR_MODEL_INVALID;
@@ -231,18 +256,31 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
         tensor_t *t = &g->t[ti];
         io->tensor = ti;
         io->rtype = api_rtype_of_dtype(t->dtype);
-        if (io->rtype < 0 || t->ndim < 0 || t->ndim > RKNN_MAX_DIMS) {
+        /* pending: an output's rank and type may only be known after shape inference;
+         * until rknn_set_input_shapes it shows rank 0, FP32 (a float model's outputs) */
+        if (pending && !is_in && t->dtype == DT_UNDEFINED)
+            io->rtype = RKNN_TENSOR_FLOAT32;
+        if (io->rtype < 0 || (t->ndim < 0 && !pending) || t->ndim > RKNN_MAX_DIMS) {
             API_E("rknn_init, %s '%s' has type %s / rank %d, which the RKNN API cannot "
                   "express", is_in ? "input" : "output", t->name, dtype_name(t->dtype), t->ndim);
             goto out;
         }
-        io->ndim = t->ndim;
-        memcpy(io->dims, t->dims, sizeof(io->dims));
+        io->ndim = t->ndim < 0 ? 0 : t->ndim;
+        for (int d = 0; d < io->ndim; d++)
+            io->dims[d] = t->dims[d] < 0 ? 0 : t->dims[d]; /* pending: 0 = not set yet */
         io->conv_out = !is_in && is_conv(g, t->producer);
         if (is_in) {
             memcpy(io->model_dims, orig[k], sizeof(io->model_dims));
-            io->nbytes = tensor_nbytes(t);
-            io->data = xcalloc(io->nbytes ? io->nbytes : 1, 1);
+            /* inputs are converted straight into the executor's input tensor: its span
+             * lives for the whole run and no kernel writes it, so nothing is staged */
+            io->nbytes = pending ? 0 : tensor_nbytes(t);
+            io->data = pending ? NULL : t->data;
+            if (!io->data && io->nbytes) {
+                API_E("rknn_init, input '%s' has no buffer in the executor", t->name);
+                goto out;
+            }
+            if (io->data)
+                memset(io->data, 0, io->nbytes);
         }
     }
     /* carry io-memory bindings over a re-prepare (rknn_set_input_shapes) */
@@ -270,6 +308,7 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
     io_free(c->out, c->n_out);
     c->g = g;
     c->x = x;
+    c->pending = pending;
     c->in = in;
     c->out = out;
     c->n_in = g->n_inputs;
@@ -617,13 +656,13 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
         rknn_mem_size *m = info;
         size_t io = 0;
         memset(m, 0, sizeof(*m));
-        for (int i = 0; i < c->n_in; i++)
+        for (int i = 0; i < c->n_in && !c->pending; i++)
             io += tensor_nbytes(&c->g->t[c->in[i].tensor]);
-        for (int i = 0; i < c->n_out; i++)
+        for (int i = 0; i < c->n_out && !c->pending; i++)
             io += tensor_nbytes(&c->g->t[c->out[i].tensor]);
         m->total_weight_size = (uint32_t)c->weight_bytes;
-        m->total_internal_size = (uint32_t)exec_arena_bytes(c->x);
-        m->total_dma_allocated_size = c->weight_bytes + exec_arena_bytes(c->x) + io;
+        m->total_internal_size = c->x ? (uint32_t)exec_arena_bytes(c->x) : 0;
+        m->total_dma_allocated_size = c->weight_bytes + m->total_internal_size + io;
         break;
     }
     case RKNN_QUERY_CUSTOM_STRING:

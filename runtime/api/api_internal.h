@@ -35,7 +35,7 @@ typedef struct api_io {
     int64_t dims[MODEL_MAX_DIMS]; /* current shape (model layout) */
     int64_t model_dims[MODEL_MAX_DIMS]; /* as declared by the model, -1 = dynamic */
     int conv_out;             /* output produced by Conv: native C aligned to 2*C2 */
-    /* inputs: staged data in the model's dtype and layout */
+    /* inputs: the executor's input tensor (model dtype and layout), not owned */
     void *data;
     size_t nbytes;
     int is_set;
@@ -67,6 +67,7 @@ typedef struct api_ctx {
     int n_in, n_out;
     api_io *in, *out;
     int dynamic;              /* some input has a dynamic dimension */
+    int pending;              /* dynamic dims not set and 1 does not prepare: no executor */
     int ran;                  /* a run completed since init/reshape */
     int warned_unset;
     uint64_t frame_id;
@@ -90,6 +91,8 @@ void api_prev_free(api_ctx *c);
  * the handle is 0, destroyed or never created. Unlock with api_ctx_put. */
 api_ctx *api_ctx_get(rknn_context h, const char *fn);
 void api_ctx_put(api_ctx *c);
+/* RKNN_SUCC, or an E line naming fn when the context waits for rknn_set_input_shapes. */
+int api_ctx_ready(const api_ctx *c, const char *fn);
 
 /* ---- memory registry (api_mem.c) ---- */
 int api_mem_alive(const rknn_tensor_mem *m);

@@ -290,44 +290,128 @@ size_t api_layout_bytes(const api_io *io, const api_layout *l)
     return (size_t)numel * es;
 }
 
+/* One strided run of n elements: src[si + k*ss] (type st) -> dst[di + k*ds] (type dt),
+ * with x -> (x - zp) * scale (dequant) or x / scale + zp (quant) when q is set.
+ * Converts through a double chunk so that every pair of types has one typed load and
+ * one typed store loop; the common image and float cases are direct loops. */
+#define CVT_CHUNK 256
+
+typedef struct cvt_q {
+    int mode; /* 0 none, 1 dequantise, 2 quantise */
+    double zp, scale;
+} cvt_q;
+
+static void load_chunk(const void *p, int64_t i0, int64_t st, int n, int t, double *v)
+{
+    switch (t) {
+    case RKNN_TENSOR_FLOAT32: {
+        const float *s = (const float *)p + i0;
+        for (int k = 0; k < n; k++)
+            v[k] = s[k * st];
+        break;
+    }
+    case RKNN_TENSOR_UINT8: {
+        const uint8_t *s = (const uint8_t *)p + i0;
+        for (int k = 0; k < n; k++)
+            v[k] = s[k * st];
+        break;
+    }
+    case RKNN_TENSOR_INT8: {
+        const int8_t *s = (const int8_t *)p + i0;
+        for (int k = 0; k < n; k++)
+            v[k] = s[k * st];
+        break;
+    }
+    default:
+        for (int k = 0; k < n; k++)
+            v[k] = rd(p, i0 + k * st, t);
+        break;
+    }
+}
+
+static void store_chunk(void *p, int64_t i0, int64_t st, int n, int t, const double *v)
+{
+    switch (t) {
+    case RKNN_TENSOR_FLOAT32: {
+        float *d = (float *)p + i0;
+        for (int k = 0; k < n; k++)
+            d[k * st] = (float)v[k];
+        break;
+    }
+    default:
+        for (int k = 0; k < n; k++)
+            wr(p, i0 + k * st, t, v[k]);
+        break;
+    }
+}
+
+static void cvt_run(const void *src, int64_t si, int64_t ss, int sty, void *dst, int64_t di,
+                    int64_t ds, int dty, int64_t n, const cvt_q *q)
+{
+    double v[CVT_CHUNK];
+
+    if (!q->mode && dty == RKNN_TENSOR_FLOAT32 && sty == RKNN_TENSOR_UINT8) {
+        const uint8_t *s = (const uint8_t *)src + si;
+        float *d = (float *)dst + di;
+        for (int64_t k = 0; k < n; k++)
+            d[k * ds] = s[k * ss];
+        return;
+    }
+    if (!q->mode && dty == sty && (dty == RKNN_TENSOR_FLOAT32 || dty == RKNN_TENSOR_INT32 ||
+                                   dty == RKNN_TENSOR_UINT32)) {
+        const uint32_t *s = (const uint32_t *)src + si;
+        uint32_t *d = (uint32_t *)dst + di;
+        for (int64_t k = 0; k < n; k++)
+            d[k * ds] = s[k * ss];
+        return;
+    }
+    for (int64_t k0 = 0; k0 < n; k0 += CVT_CHUNK) {
+        int m = (int)(n - k0 < CVT_CHUNK ? n - k0 : CVT_CHUNK);
+        load_chunk(src, si + k0 * ss, ss, m, sty, v);
+        if (q->mode == 1)
+            for (int k = 0; k < m; k++)
+                v[k] = (v[k] - q->zp) * q->scale;
+        else if (q->mode == 2)
+            for (int k = 0; k < m; k++)
+                v[k] = v[k] / q->scale + q->zp;
+        store_chunk(dst, di + k0 * ds, ds, m, dty, v);
+    }
+}
+
 int api_convert(const api_io *io, int model_dtype, void *model_data, void *buf,
                 const api_layout *l, int to_model, const char *fn)
 {
     int mt = api_rtype_of_dtype(model_dtype), bt = l->rtype;
     int64_t numel = 1;
     int affine = l->q.affine && !is_float_rtype(bt) && is_float_rtype(mt);
-    double scale = l->q.scale, zp = l->q.zp;
+    cvt_q q = {0, l->q.zp, l->q.scale};
+    const void *src;
+    void *dst;
+    int sty, dty;
 
     if (!api_rtype_valid(bt)) {
         API_E("%s, type %d (%s) cannot be converted: use FP32, FP16, INT8, UINT8 or another "
               "non-INT4 rknn_tensor_type", fn, bt, get_type_string((rknn_tensor_type)bt));
         return RKNN_ERR_PARAM_INVALID;
     }
-    if (affine && !(scale > 0)) {
-        API_E("%s, affine quantisation needs scale > 0 (got %g)", fn, scale);
+    if (affine && !(q.scale > 0)) {
+        API_E("%s, affine quantisation needs scale > 0 (got %g)", fn, q.scale);
         return RKNN_ERR_PARAM_INVALID;
     }
+    if (affine)
+        q.mode = to_model ? 1 : 2;
     for (int i = 0; i < io->ndim; i++)
         numel *= io->dims[i];
+    src = to_model ? buf : model_data;
+    dst = to_model ? model_data : buf;
+    sty = to_model ? bt : mt;
+    dty = to_model ? mt : bt;
 
     if (io->ndim != 4 || l->fmt == RKNN_TENSOR_NCHW || l->fmt == RKNN_TENSOR_UNDEFINED) {
-        if (bt == mt && !affine) {
-            size_t nb = (size_t)numel * api_rtype_size(bt);
-            if (to_model)
-                memcpy(model_data, buf, nb);
-            else
-                memcpy(buf, model_data, nb);
-            return RKNN_SUCC;
-        }
-        for (int64_t i = 0; i < numel; i++) {
-            if (to_model) {
-                double v = rd(buf, i, bt);
-                wr(model_data, i, mt, affine ? (v - zp) * scale : v);
-            } else {
-                double v = rd(model_data, i, mt);
-                wr(buf, i, bt, affine ? v / scale + zp : v);
-            }
-        }
+        if (bt == mt && !affine)
+            memcpy(dst, src, (size_t)numel * api_rtype_size(bt));
+        else
+            cvt_run(src, 0, 1, sty, dst, 0, 1, dty, numel, &q);
         return RKNN_SUCC;
     }
 
@@ -346,24 +430,23 @@ int api_convert(const api_io *io, int model_dtype, void *model_data, void *buf,
     }
     if (!to_model)
         memset(buf, 0, api_layout_bytes(io, l)); /* padding lanes and stride gaps */
+    /* one run per model row (along W): stride 1 in the model, C or C2 in the buffer */
     for (int64_t nn = 0; nn < N; nn++)
         for (int64_t cc = 0; cc < C; cc++)
-            for (int64_t hh = 0; hh < H; hh++)
-                for (int64_t ww = 0; ww < W; ww++) {
-                    int64_t mi = ((nn * C + cc) * H + hh) * W + ww, bi;
-                    if (nhwc)
-                        bi = ((nn * l->h_stride + hh) * l->w_stride + ww) * C + cc;
-                    else
-                        bi = (((nn * l->c1 + cc / l->c2) * H + hh) * l->w_stride + ww) * l->c2 +
-                             cc % l->c2;
-                    if (to_model) {
-                        double v = rd(buf, bi, bt);
-                        wr(model_data, mi, mt, affine ? (v - zp) * scale : v);
-                    } else {
-                        double v = rd(model_data, mi, mt);
-                        wr(buf, bi, bt, affine ? v / scale + zp : v);
-                    }
+            for (int64_t hh = 0; hh < H; hh++) {
+                int64_t mi = ((nn * C + cc) * H + hh) * W, bi, bs;
+                if (nhwc) {
+                    bi = ((nn * l->h_stride + hh) * l->w_stride) * C + cc;
+                    bs = C;
+                } else {
+                    bi = ((nn * l->c1 + cc / l->c2) * H + hh) * l->w_stride * l->c2 + cc % l->c2;
+                    bs = l->c2;
                 }
+                if (to_model)
+                    cvt_run(buf, bi, bs, bt, model_data, mi, 1, mt, W, &q);
+                else
+                    cvt_run(model_data, mi, 1, mt, buf, bi, bs, bt, W, &q);
+            }
     return RKNN_SUCC;
 }
 
@@ -456,6 +539,9 @@ int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]
         ret = RKNN_ERR_PARAM_INVALID;
         goto out;
     }
+    ret = api_ctx_ready(c, "rknn_inputs_set");
+    if (ret)
+        goto out;
     for (uint32_t i = 0; i < n_inputs; i++) {
         if (inputs[i].index >= (uint32_t)c->n_in) {
             API_E("rknn_inputs_set, inputs[%u].index(%u) >= input_num(%d): set .index to "
@@ -669,6 +755,9 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
     if (!c)
         return RKNN_ERR_CTX_INVALID;
     p.c = c;
+    ret = api_ctx_ready(c, "rknn_run");
+    if (ret)
+        goto out;
     if (c->flag & RKNN_FLAG_COLLECT_MODEL_INFO_ONLY) {
         API_E("rknn_run is denied if set RKNN_FLAG_COLLECT_MODEL_INFO_ONLY flag! Create the "
               "context without that flag to run the model");
@@ -714,7 +803,9 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
                   "running on zeros", i);
             c->warned_unset = 1;
         }
-        st = exec_set_input(c->x, i, io->data, io->nbytes, err, sizeof(err));
+        /* io->data is the executor's own input buffer; a copy only if that changed */
+        st = io->data == c->g->t[io->tensor].data
+                 ? 0 : exec_set_input(c->x, i, io->data, io->nbytes, err, sizeof(err));
         if (st) {
             API_E("rknn_run, input %d: %s", i, err);
             ret = RKNN_ERR_INPUT_INVALID;
@@ -723,17 +814,21 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
     }
     if ((c->flag & RKNN_FLAG_ASYNC_MASK) && c->ran)
         prev_save(c);
+    /* per-layer events only when asked for: a hook makes the executor run every node
+     * on its own (no Conv+activation fusion), which costs a third more on YOLOX */
+    int level = api_log_level();
+    int layers = (c->flag & RKNN_FLAG_COLLECT_PERF_MASK) || level >= 4;
     t0 = rt_now_us();
-    st = exec_run(c->x, perf_hook, &p, err, sizeof(err));
+    st = exec_run(c->x, layers ? perf_hook : NULL, &p, err, sizeof(err));
     c->last_run_us = (int64_t)(rt_now_us() - t0 + 0.5);
     if (st) {
         API_E("rknn_run, execution failed: %s", err);
         ret = RKNN_ERR_FAIL;
         goto out;
     }
-    if ((c->flag & RKNN_FLAG_COLLECT_PERF_MASK) || api_log_level() >= 4)
+    if (layers)
         perf_build(c, &p);
-    if (api_log_level() >= 4 && c->perf_text)
+    if (level >= 4 && c->perf_text)
         fputs(c->perf_text, stderr); /* the vendor prints this table at level 4 */
     for (int i = 0; i < c->n_out; i++) {
         api_io *io = &c->out[i];

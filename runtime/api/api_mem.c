@@ -378,6 +378,8 @@ int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem *mem, rknn_tensor_attr *at
     if (!c)
         return RKNN_ERR_CTX_INVALID;
     ret = mem_check(mem, "rknn_set_io_mem");
+    if (!ret)
+        ret = api_ctx_ready(c, "rknn_set_io_mem");
     if (ret)
         goto out;
     if (!attr) {
@@ -494,6 +496,9 @@ int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem *mem)
         ret = RKNN_ERR_FAIL;
         goto out;
     }
+    ret = api_ctx_ready(c, "rknn_set_internal_mem");
+    if (ret)
+        goto out;
     need = exec_arena_bytes(c->x);
     if (api_mem_avail(mem) < need) {
         API_E("rknn_set_internal_mem, mem has %zu bytes but intermediate tensors need %zu "

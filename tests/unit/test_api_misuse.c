@@ -484,6 +484,60 @@ static void test_outputs_destroyed(void)
     rknn_destroy_mem(0, m);
 }
 
+/* A dynamic model that does not prepare with its free dims at 1 (PP-OCR cls: a pooling
+ * window wider than width 1) still initialises; running before rknn_set_input_shapes is
+ * refused with the fix named. Oracle: the model ends in a 2-way Softmax. */
+static void test_dynamic_pending(void)
+{
+    rknn_context ctx = 0;
+    rknn_tensor_attr a, oa;
+    rknn_mem_size ms;
+    rknn_input in;
+    rknn_output o;
+    static unsigned char img[48 * 192 * 3];
+    rknn_tensor_mem *m;
+    int r;
+
+    cap_begin();
+    r = rknn_init(&ctx, (void *)"tests/data/models/ppocr_mobile_v2.0_cls.onnx", 0, 0, NULL);
+    cap_end();
+    CHECK(r == 0 && ctx, "dynamic model that needs shapes initialises: %d", r);
+    memset(&a, 0, sizeof(a));
+    CHECK(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof(a)) == 0 && a.n_dims == 4 &&
+          a.fmt == RKNN_TENSOR_NHWC && a.dims[0] == 0 && a.dims[3] == 3,
+          "input attr with dynamic dims as 0: %u [%u %u %u %u]", a.n_dims, a.dims[0], a.dims[1],
+          a.dims[2], a.dims[3]);
+    CHECK(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &ms, sizeof(ms)) == 0 && ms.total_internal_size == 0,
+          "MEM_SIZE before shapes");
+    memset(&in, 0, sizeof(in));
+    in.buf = img;
+    in.size = sizeof(img);
+    in.type = RKNN_TENSOR_UINT8;
+    in.fmt = RKNN_TENSOR_NHWC;
+    EXPECT(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_FAIL, "rknn_set_input_shapes");
+    EXPECT(rknn_run(ctx, NULL), RKNN_ERR_FAIL, "rknn_run", "rknn_set_input_shapes");
+    m = rknn_create_mem(ctx, sizeof(img));
+    EXPECT(rknn_set_io_mem(ctx, m, &a), RKNN_ERR_FAIL, "rknn_set_input_shapes");
+    a.dims[0] = 1;
+    a.dims[1] = 48;
+    a.dims[2] = 192;
+    CHECK(rknn_set_input_shapes(ctx, 1, &a) == 0, "set shapes 1x48x192x3");
+    memset(&oa, 0, sizeof(oa));
+    CHECK(rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &oa, sizeof(oa)) == 0 && oa.n_dims == 2 &&
+          oa.dims[0] == 1 && oa.dims[1] == 2 && oa.type == RKNN_TENSOR_FLOAT32, "output [1,2] FP32");
+    for (size_t i = 0; i < sizeof(img); i++)
+        img[i] = (unsigned char)(i * 7 % 251);
+    CHECK(rknn_inputs_set(ctx, 1, &in) == 0 && rknn_run(ctx, NULL) == 0, "runs after the shapes");
+    memset(&o, 0, sizeof(o));
+    o.want_float = 1;
+    CHECK(rknn_outputs_get(ctx, 1, &o, NULL) == 0 && o.size == 8, "get");
+    float *p = o.buf;
+    CHECK(p[0] >= 0 && p[1] >= 0 && fabs(p[0] + p[1] - 1.0) < 1e-5, "softmax: %g + %g", p[0], p[1]);
+    rknn_outputs_release(ctx, 1, &o);
+    rknn_destroy_mem(ctx, m);
+    rknn_destroy(ctx);
+}
+
 int main(void)
 {
     test_context();
@@ -494,5 +548,6 @@ int main(void)
     test_shapes_and_cores();
     test_conversion_warning();
     test_outputs_destroyed();
+    test_dynamic_pending();
     TEST_END();
 }
