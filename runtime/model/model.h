@@ -4,6 +4,9 @@
  * to tensors by index. Tensor indices are stable once the graph is built; pointers
  * into g->t are not while tensors are still being added.
  *
+ * A graph comes only from graph_new() or a loader (a name index is allocated with
+ * it), and tensor names are never changed in place: lookups go through that index.
+ *
  * Data types use ONNX TensorProto numbering so that the importer needs no table. */
 #ifndef RT_MODEL_H
 #define RT_MODEL_H
