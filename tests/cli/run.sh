@@ -144,6 +144,17 @@ grep -q "Total Operator Elapsed Per Frame Time(us)" "$T/out" && ok || bad "--npu
 # --- info -------------------------------------------------------------------------
 expect 0 "" -- "$RT" info
 grep -q "Conv" "$T/out" && grep -q "LD_LIBRARY_PATH" "$T/out" && ok || bad "info output"
+# installed layout (make install): the runtime under PREFIX/lib/rknn-trace/, never on
+# the default library path, and info points there with the LD_LIBRARY_PATH line
+make -s -n install PREFIX=/opt/rt BUILD="$B" 2>/dev/null | grep '^install.*librknnrt\.so' >"$T/install.txt"
+grep -q " /opt/rt/lib/rknn-trace/$" "$T/install.txt" && [ "$(wc -l <"$T/install.txt")" -eq 1 ] && ok ||
+    bad "make install must put librknnrt.so in PREFIX/lib/rknn-trace/ only: $(cat "$T/install.txt")"
+mkdir -p "$T/inst/bin" "$T/inst/lib/rknn-trace"
+cp "$RT" "$T/inst/bin/" && cp "$B/librknnrt.so" "$T/inst/lib/rknn-trace/"
+expect 0 "" -- "$T/inst/bin/rknn-trace" info
+grep -q "runtime    $(cd "$T/inst/lib/rknn-trace" && pwd -P)/librknnrt.so" "$T/out" &&
+    grep -q "LD_LIBRARY_PATH=$(cd "$T/inst/lib/rknn-trace" && pwd -P):" "$T/out" && ok ||
+    bad "installed info: $(grep -A1 runtime "$T/out")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
