@@ -210,6 +210,48 @@ typedef struct compare_summary {
 int compare_align(const compare_side *a, const compare_side *b, compare_row **rows, int *n);
 void compare_summarise(const compare_side *s, double cos_threshold, compare_summary *out);
 
+/* ---- External golden (analyze/golden.c) ----
+ * A folder of .npy tensors, one per tensor name, in any of three layouts:
+ *  - ours: DIR/index.json (rknn-trace run --dump, --dump-golden, --dump-quant);
+ *  - a board's RKNN_LOG_LEVEL=5 dumps:
+ *      NNN_<OpType>_<tensor>_shape_<d0>_<d1>..._<dtype>.npy
+ *    (NNN the op index; when a tensor appears twice — an op's input dumped
+ *    again — the float file wins, then the lower index);
+ *  - anything else, e.g. onnxruntime dumps: <tensor>.npy, the tensor name with
+ *    every character outside [A-Za-z0-9._-] replaced by '_' (as our dumps do).
+ * golden_analyze compares, for every tensor of the run folder (in its index
+ * order), the file of the same name in the golden folder: metrics of the run's
+ * values against the golden (reference) values. Element counts that differ, a
+ * dtype without numbers, or no tensor in common: one-line error (RT_ESHAPE,
+ * RT_EUNSUPPORTED, RT_EINVAL). */
+typedef struct golden_file {
+    char *name, *op, *path;
+    int index;                  /* layer / op index, -1 for inputs or unknown */
+    int dtype;                  /* from the name (board dumps) or index; 0 unknown */
+} golden_file;
+
+int golden_scan(const char *dir, golden_file **files, int *n, char *err, size_t errlen);
+void golden_files_free(golden_file *f, int n);
+
+typedef struct golden_row {
+    char *name, *op;
+    int layer;                  /* the run's layer index, -1 input */
+    int matched;                /* a golden file of that name exists */
+    int64_t count;
+    int dtype, ref_dtype;
+    metrics_t m;                /* run values vs golden */
+} golden_row;
+
+typedef struct golden_report {
+    int n_rows, n_matched;
+    golden_row *rows;
+    const char *layout;         /* golden folder layout: "rknn-trace", "rknpu-level5", "by-name" */
+} golden_report;
+
+int golden_analyze(const char *run_dir, const char *golden_dir, golden_report **out, char *err,
+                   size_t errlen);
+void golden_report_free(golden_report *r);
+
 #include <stdio.h>
 #include "runtime/passes/passes.h"
 

@@ -139,6 +139,24 @@ int run_record_store(run_record *r, const char *db, char *err, size_t errlen)
             snprintf(extra + u, sizeof(extra) - u, "]}");
         info.extra_json = extra;
     }
+    char *extra_dump = NULL;
+    if (r->dump_dir) {
+        /* the dump folder, absolute, for `rknn-trace analyze RUN --golden DIR` */
+        char *abs = realpath(r->dump_dir, NULL);
+        size_t el = 0;
+        FILE *f = open_memstream(&extra_dump, &el);
+        json_writer w;
+        if (extra[0]) /* without its closing brace */
+            fprintf(f, "%.*s,\"dump_dir\":", (int)strlen(extra) - 1, extra);
+        else
+            fputs("{\"dump_dir\":", f);
+        json_begin(&w, f);
+        json_str(&w, abs ? abs : r->dump_dir);
+        fputc('}', f);
+        fclose(f);
+        free(abs);
+        info.extra_json = extra_dump;
+    }
     rc = store_run_begin(st, &info, &id, err, errlen);
     if (rc)
         goto out;
@@ -187,6 +205,7 @@ int run_record_store(run_record *r, const char *db, char *err, size_t errlen)
     else
         r->run_id = id;
 out:
+    free(extra_dump);
     free(inj);
     store_close(st);
     return rc;

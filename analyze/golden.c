@@ -1,0 +1,311 @@
+/* analyze/golden.c — match a run's dump folder with a golden folder by tensor
+ * name (ours, a board's level-5 dumps, or files named after tensors) and
+ * compute the error of every common tensor. */
+#include "analyze/analyze.h"
+#include "dump/dump.h"
+#include "util/util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void golden_files_free(golden_file *f, int n)
+{
+    for (int i = 0; f && i < n; i++) {
+        free(f[i].name);
+        free(f[i].op);
+        free(f[i].path);
+    }
+    free(f);
+}
+
+static char *join(const char *dir, const char *file)
+{
+    size_t n = strlen(dir) + strlen(file) + 2;
+    char *p = xmalloc(n);
+    snprintf(p, n, "%s/%s", dir, file);
+    return p;
+}
+
+static int dtype_from_token(const char *t)
+{
+    if (!strcmp(t, "float") || !strcmp(t, "float32"))
+        return DT_FLOAT;
+    if (!strcmp(t, "float16"))
+        return DT_FLOAT16;
+    int d = npy_dtype_from_name(t);
+    return d > 0 ? d : 0;
+}
+
+/* NNN_<OpType>_<tensor>_shape_<d0>_..._<dtype>.npy -> 0 and the parts. */
+static int parse_level5(const char *file, int *index, char **op, char **tensor, int *dtype)
+{
+    size_t len = strlen(file);
+    if (len < 4 || strcmp(file + len - 4, ".npy"))
+        return -1;
+    if (len < 5 || !isdigit((unsigned char)file[0]))
+        return -1;
+    const char *p = file;
+    int idx = 0, nd = 0;
+    while (isdigit((unsigned char)*p) && nd < 6)
+        idx = idx * 10 + (*p++ - '0'), nd++;
+    if (nd < 3 || *p != '_')
+        return -1;
+    const char *op0 = ++p;
+    while (*p && *p != '_')
+        p++;
+    if (*p != '_' || p == op0)
+        return -1;
+    const char *t0 = p + 1;
+    /* the last "_shape_" ends the tensor name (which may hold '_') */
+    const char *sh = NULL;
+    for (const char *q = t0; (q = strstr(q, "_shape_")) != NULL; q++)
+        sh = q;
+    if (!sh || sh == t0)
+        return -1;
+    /* dims: digits joined by '_', then '_' + dtype before ".npy" */
+    const char *d = sh + 7, *end = file + len - 4;
+    const char *last = NULL;
+    for (const char *q = d; q < end; q++)
+        if (*q == '_')
+            last = q;
+    for (const char *q = d; q < (last ? last : d); q++)
+        if (!isdigit((unsigned char)*q) && *q != '_')
+            return -1;
+    char tok[32] = "";
+    const char *ts = last ? last + 1 : d;
+    if (end - ts <= 0 || end - ts >= (long)sizeof(tok))
+        return -1;
+    memcpy(tok, ts, (size_t)(end - ts));
+    tok[end - ts] = 0;
+    *index = idx;
+    *op = xstrdup(op0);
+    (*op)[t0 - 1 - op0] = 0;
+    *tensor = xstrdup(t0);
+    (*tensor)[sh - t0] = 0;
+    *dtype = dtype_from_token(tok);
+    return 0;
+}
+
+static int is_float(int dt)
+{
+    return dt == DT_FLOAT || dt == DT_FLOAT16 || dt == DT_DOUBLE || dt == DT_BFLOAT16;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int golden_scan(const char *dir, golden_file **files, int *n, char *err, size_t errlen)
+{
+    golden_file *v = NULL;
+    int cnt = 0, cap = 0, rc = RT_OK;
+    struct stat sb;
+    char *ip = join(dir, "index.json");
+
+    *files = NULL;
+    *n = 0;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        int e = errno;
+        free(ip);
+        return rt_err(err, errlen, RT_EIO, "%s: %s", dir,
+                      S_ISDIR(sb.st_mode) || e != ENOENT ? "not a folder" : strerror(e));
+    }
+    if (stat(ip, &sb) == 0) {
+        dump_entry *e = NULL;
+        int ne = 0;
+        free(ip);
+        rc = dump_dir_load_index(dir, &e, &ne, err, errlen);
+        if (rc)
+            return rc;
+        v = xcalloc((size_t)(ne ? ne : 1), sizeof(*v));
+        for (int i = 0; i < ne; i++) {
+            v[i].name = xstrdup(e[i].name ? e[i].name : "");
+            v[i].op = e[i].op ? xstrdup(e[i].op) : NULL;
+            v[i].path = join(dir, e[i].file);
+            v[i].index = e[i].layer;
+            v[i].dtype = e[i].dtype;
+        }
+        dump_entries_free(e, ne);
+        *files = v;
+        *n = ne;
+        return RT_OK;
+    }
+    free(ip);
+
+    DIR *d = opendir(dir);
+    if (!d)
+        return rt_err(err, errlen, RT_EIO, "%s: %s", dir, strerror(errno));
+    char **names = NULL;
+    int nn = 0, ncap = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        size_t l = strlen(de->d_name);
+        if (l < 5 || strcmp(de->d_name + l - 4, ".npy"))
+            continue;
+        if (nn == ncap) {
+            ncap = ncap ? ncap * 2 : 64;
+            names = xrealloc(names, sizeof(*names) * (size_t)ncap);
+        }
+        names[nn++] = xstrdup(de->d_name);
+    }
+    closedir(d);
+    /* readdir order is arbitrary: sort, so that NNN_ prefixes come in order */
+    qsort(names, (size_t)nn, sizeof(*names), cmp_name);
+    for (int i = 0; i < nn; i++) {
+        int idx = -1, dt = 0, dup = -1;
+        char *op = NULL, *tensor = NULL;
+        if (parse_level5(names[i], &idx, &op, &tensor, &dt) != 0) {
+            tensor = xstrdup(names[i]);
+            tensor[strlen(tensor) - 4] = 0;
+            idx = -1;
+        }
+        for (int k = 0; k < cnt; k++)
+            if (!strcmp(v[k].name, tensor))
+                dup = k;
+        if (dup >= 0) {
+            /* an op's input dumped again: keep the float one, else the first */
+            if (!is_float(v[dup].dtype) && is_float(dt)) {
+                free(v[dup].op);
+                free(v[dup].path);
+                v[dup].op = op;
+                v[dup].path = join(dir, names[i]);
+                v[dup].index = idx;
+                v[dup].dtype = dt;
+            } else {
+                free(op);
+            }
+            free(tensor);
+            continue;
+        }
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 64;
+            v = xrealloc(v, sizeof(*v) * (size_t)cap);
+        }
+        v[cnt++] = (golden_file){ tensor, op, join(dir, names[i]), idx, dt };
+    }
+    for (int i = 0; i < nn; i++)
+        free(names[i]);
+    free(names);
+    *files = v;
+    *n = cnt;
+    return rc;
+}
+
+/* The name as our dumps and onnxruntime-style folders spell it in a file name. */
+static void safe_name(const char *s, char *buf, size_t len)
+{
+    size_t k = 0;
+    for (; *s && k + 1 < len; s++) {
+        unsigned char c = (unsigned char)*s;
+        buf[k++] = isalnum(c) || c == '.' || c == '-' || c == '_' ? (char)c : '_';
+    }
+    buf[k] = 0;
+}
+
+static int find_golden(const golden_file *g, int n, const char *name)
+{
+    char safe[1024];
+    for (int i = 0; i < n; i++)
+        if (!strcmp(g[i].name, name))
+            return i;
+    safe_name(name, safe, sizeof(safe));
+    for (int i = 0; i < n; i++)
+        if (!strcmp(g[i].name, safe))
+            return i;
+    return -1;
+}
+
+void golden_report_free(golden_report *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < r->n_rows; i++) {
+        free(r->rows[i].name);
+        free(r->rows[i].op);
+    }
+    free(r->rows);
+    free(r);
+}
+
+int golden_analyze(const char *run_dir, const char *golden_dir, golden_report **out, char *err,
+                   size_t errlen)
+{
+    golden_file *x = NULL, *g = NULL;
+    int nx = 0, ng = 0, rc;
+    golden_report *r = xcalloc(1, sizeof(*r));
+    npy_array a = {0}, b = {0};
+    char path[4096];
+
+    *out = NULL;
+    snprintf(path, sizeof(path), "%s/index.json", run_dir);
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        rc = rt_err(err, errlen, RT_EIO, "%s: no index.json (not a dump folder of "
+                    "rknn-trace run --dump)", run_dir);
+        goto out;
+    }
+    if ((rc = golden_scan(run_dir, &x, &nx, err, errlen)) ||
+        (rc = golden_scan(golden_dir, &g, &ng, err, errlen)))
+        goto out;
+    snprintf(path, sizeof(path), "%s/index.json", golden_dir);
+    r->layout = stat(path, &sb) == 0 ? "rknn-trace" : "by-name";
+    for (int i = 0; i < ng && r->layout[0] == 'b'; i++)
+        if (g[i].index >= 0)
+            r->layout = "rknpu-level5";
+    r->rows = xcalloc((size_t)(nx ? nx : 1), sizeof(*r->rows));
+    for (int i = 0; i < nx; i++) {
+        golden_row *row = &r->rows[r->n_rows++];
+        row->name = xstrdup(x[i].name);
+        row->op = x[i].op ? xstrdup(x[i].op) : NULL;
+        row->layer = x[i].index;
+        row->m.cos = row->m.euc = row->m.max_abs = row->m.mean_abs = row->m.sqnr_db = NAN;
+        int k = find_golden(g, ng, x[i].name);
+        if (k < 0)
+            continue;
+        if ((rc = npy_read(x[i].path, &a, err, errlen)) || (rc = npy_read(g[k].path, &b, err, errlen)))
+            goto out;
+        if (a.count != b.count) {
+            char sa[256], sb2[256];
+            rc = rt_err(err, errlen, RT_ESHAPE, "tensor '%s': %zu values in %s %s, %zu in golden %s %s",
+                        x[i].name, a.count, x[i].path,
+                        store_format_shape(sa, sizeof(sa), a.ndim, a.dims), b.count, g[k].path,
+                        store_format_shape(sb2, sizeof(sb2), b.ndim, b.dims));
+            goto out;
+        }
+        rc = metrics_compute_typed(b.dtype, b.data, a.dtype, a.data, (int64_t)a.count, &row->m,
+                                   err, errlen);
+        if (rc) {
+            char msg[256];
+            snprintf(msg, sizeof(msg), "%s", err);
+            rc = rt_err(err, errlen, rc, "tensor '%s': %s", x[i].name, msg);
+            goto out;
+        }
+        row->matched = 1;
+        row->count = (int64_t)a.count;
+        row->dtype = a.dtype;
+        row->ref_dtype = b.dtype;
+        r->n_matched++;
+        npy_free(&a);
+        npy_free(&b);
+    }
+    if (!r->n_matched) {
+        rc = rt_err(err, errlen, RT_EINVAL, "no tensor of %s has a file of the same name in %s "
+                    "(%d and %d tensors)", run_dir, golden_dir, nx, ng);
+        goto out;
+    }
+    *out = r;
+    r = NULL;
+out:
+    npy_free(&a);
+    npy_free(&b);
+    golden_files_free(x, nx);
+    golden_files_free(g, ng);
+    golden_report_free(r);
+    return rc;
+}

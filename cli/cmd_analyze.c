@@ -1,0 +1,233 @@
+/* cli/cmd_analyze.c — `rknn-trace analyze RUN|DUMP_DIR --golden DIR`: the error
+ * of every dumped layer of a run against an external golden folder (our dumps,
+ * onnxruntime dumps named after tensors, a board's RKNN_LOG_LEVEL=5 dumps). */
+#include "analyze/analyze.h"
+#include "cli/cli.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fputs("usage: rknn-trace analyze RUN|DUMP_DIR --golden DIR [options]\n"
+          "Compares every layer output of a run (its --dump folder; RUN: a recorded run made\n"
+          "with --dump, or the folder itself) with the .npy file of the same tensor name in\n"
+          "DIR: rknn-trace dumps (index.json), a board's RKNN_LOG_LEVEL=5 dumps\n"
+          "(NNN_<OpType>_<tensor>_shape_<dims>_<dtype>.npy) or files named after the tensors\n"
+          "(<tensor>.npy, characters outside [A-Za-z0-9._-] as '_', e.g. onnxruntime dumps).\n"
+          "The golden is the reference: cos, euc, max_abs, mean_abs, sqnr_db of the run's values.\n"
+          "\n"
+          "      --golden DIR        the reference tensors (required)\n"
+          "      --cos-threshold X   name the first layer whose cos < X (default 0.99)\n"
+          "      --db PATH           database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
+          "      --json              one JSON document on stdout\n",
+          f);
+}
+
+static int is_dir(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* The dump folder a run recorded ("dump_dir" in its extra JSON), malloc'd. */
+static char *run_dump_dir(const store_run *r)
+{
+    const char *key = "\"dump_dir\":\"";
+    const char *p = r->extra_json ? strstr(r->extra_json, key) : NULL;
+    if (!p)
+        return NULL;
+    p += strlen(key);
+    size_t n = strlen(p);
+    char *s = xmalloc(n + 1), *o = s;
+    for (; *p && *p != '"'; p++) {
+        if (*p == '\\' && p[1])
+            p++;
+        *o++ = *p;
+    }
+    *o = 0;
+    return s;
+}
+
+static const char *fmt_sqnr(double v, char *buf, size_t len)
+{
+    if (isnan(v))
+        snprintf(buf, len, "nan");
+    else if (isinf(v))
+        snprintf(buf, len, "inf");
+    else
+        snprintf(buf, len, "%.2f", v);
+    return buf;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    const char *db = NULL, *ref = NULL, *golden = NULL;
+    double thr = 0.99;
+    int json = 0, ret = EXIT_INTERNAL, rc;
+    char err[1024] = "", *dir = NULL;
+    golden_report *r = NULL;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return EXIT_OK;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strncmp(a, "--db", 4) && (a[4] == '\0' || a[4] == '=')) {
+            if (!(db = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (!strncmp(a, "--golden", 8) && (a[8] == '\0' || a[8] == '=')) {
+            if (!(golden = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (!strncmp(a, "--cos-threshold", 15) && (a[15] == '\0' || a[15] == '=')) {
+            char *end;
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            thr = strtod(v, &end);
+            if (*end || end == v || !(thr >= -1 && thr <= 1)) {
+                cli_error("--cos-threshold takes a number in [-1, 1], got '%s'", v);
+                return EXIT_USAGE;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            cli_error("analyze: unknown option '%s' (see rknn-trace analyze --help)", a);
+            return EXIT_USAGE;
+        } else if (!ref) {
+            ref = a;
+        } else {
+            cli_error("analyze takes one run or dump folder, got a second: '%s'", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!ref || !golden) {
+        if (ref)
+            cli_error("analyze: --golden DIR is required");
+        else
+            usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (is_dir(ref)) {
+        dir = xstrdup(ref);
+    } else {
+        store *st = NULL;
+        store_run run;
+        int no_dump = 0;
+        rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
+        if (!rc && !(rc = store_get_run(st, ref, &run, err, sizeof(err)))) {
+            dir = run_dump_dir(&run);
+            if (!dir && (no_dump = 1))
+                rc = rt_err(err, sizeof(err), RT_EINVAL,
+                            "run %s was recorded without --dump: give its dump folder instead", ref);
+            store_run_clear(&run);
+        }
+        store_close(st);
+        if (rc) {
+            cli_error("%s", err);
+            return no_dump ? EXIT_INPUT : cli_exit_code(rc);
+        }
+    }
+    rc = golden_analyze(dir, golden, &r, err, sizeof(err));
+    if (rc) {
+        cli_error("%s", err);
+        ret = rc == RT_EINVAL ? EXIT_INPUT : cli_exit_code(rc);
+        goto out;
+    }
+    int first = -1, worst = -1;
+    for (int i = 0; i < r->n_rows; i++) {
+        const golden_row *w = &r->rows[i];
+        if (!w->matched || isnan(w->m.cos))
+            continue;
+        if (first < 0 && w->m.cos < thr)
+            first = i;
+        if (worst < 0 || w->m.cos < r->rows[worst].m.cos)
+            worst = i;
+    }
+    if (json) {
+        json_writer w;
+        json_begin(&w, stdout);
+        json_obj_open(&w);
+        json_key(&w, "dump_dir"), json_str(&w, dir);
+        json_key(&w, "golden_dir"), json_str(&w, golden);
+        json_key(&w, "golden_layout"), json_str(&w, r->layout);
+        json_key(&w, "tensors"), json_int(&w, r->n_rows);
+        json_key(&w, "matched"), json_int(&w, r->n_matched);
+        json_key(&w, "cos_threshold"), json_num(&w, thr);
+        json_key(&w, "first_below"), json_str(&w, first >= 0 ? r->rows[first].name : NULL);
+        json_key(&w, "layers");
+        json_arr_open(&w);
+        for (int i = 0; i < r->n_rows; i++) {
+            const golden_row *g = &r->rows[i];
+            json_obj_open(&w);
+            json_key(&w, "layer"), json_int(&w, g->layer);
+            json_key(&w, "op"), json_str(&w, g->op);
+            json_key(&w, "name"), json_str(&w, g->name);
+            json_key(&w, "matched"), json_bool(&w, g->matched);
+            json_key(&w, "cos"), json_num(&w, g->m.cos);
+            json_key(&w, "euc"), json_num(&w, g->m.euc);
+            json_key(&w, "max_abs"), json_num(&w, g->m.max_abs);
+            json_key(&w, "mean_abs"), json_num(&w, g->m.mean_abs);
+            json_key(&w, "sqnr_db");
+            if (isinf(g->m.sqnr_db))
+                json_str(&w, "inf");
+            else
+                json_num(&w, g->m.sqnr_db);
+            json_obj_close(&w);
+        }
+        json_arr_close(&w);
+        json_obj_close(&w);
+        json_end(&w);
+    } else {
+        int wn = 24, color = isatty(fileno(stdout));
+        char a[32], b[32], m[32], s[32];
+        for (int i = 0; i < r->n_rows; i++) {
+            int l = (int)strlen(r->rows[i].name) + (r->rows[i].op ? (int)strlen(r->rows[i].op) : 5) + 3;
+            if (l > wn)
+                wn = l < 120 ? l : 120;
+        }
+        printf("# %s vs golden %s (%s layout): error of each layer output against the golden\n"
+               "# ('nan': constant tensor or not finite; '-': no golden file of that name)\n\n",
+               dir, golden, r->layout);
+        printf("%-*s %-8s   %-12s %-12s %-12s %s\n", wn, "layer_name", "cos", "euc", "max_abs",
+               "mean_abs", "sqnr_db");
+        for (int i = 0; i < wn + 62; i++)
+            putchar('-');
+        putchar('\n');
+        for (int i = 0; i < r->n_rows; i++) {
+            const golden_row *g = &r->rows[i];
+            char label[600];
+            snprintf(label, sizeof(label), "[%s] %s", g->op ? g->op : "Input", g->name);
+            if (!g->matched) {
+                printf("%-*s %-8s\n", wn, label, "-");
+                continue;
+            }
+            const char *c0 = "", *c1 = color ? "\033[0m" : "";
+            if (color)
+                c0 = isnan(g->m.cos) ? "\033[35m" : g->m.cos >= thr ? "\033[32m" : "\033[31m";
+            printf("%-*s %s%-8s%s | %-12s %-12s %-12.6g %s\n", wn, label, c0,
+                   metrics_fmt_cos(g->m.cos, a, sizeof(a)), c1, metrics_fmt_euc(g->m.euc, b, sizeof(b)),
+                   metrics_fmt_euc(g->m.max_abs, m, sizeof(m)), g->m.mean_abs,
+                   fmt_sqnr(g->m.sqnr_db, s, sizeof(s)));
+        }
+        printf("\n%d of %d tensors matched by name\n", r->n_matched, r->n_rows);
+        if (first >= 0)
+            printf("first layer with cos < %g: [%s] %s  (cos %.5f)\n", thr,
+                   r->rows[first].op ? r->rows[first].op : "Input", r->rows[first].name,
+                   r->rows[first].m.cos);
+        else
+            printf("every matched layer keeps cos >= %g\n", thr);
+        if (worst >= 0)
+            printf("lowest cos: [%s] %s  (cos %.5f)\n", r->rows[worst].op ? r->rows[worst].op : "Input",
+                   r->rows[worst].name, r->rows[worst].m.cos);
+    }
+    ret = EXIT_OK;
+out:
+    golden_report_free(r);
+    free(dir);
+    return ret;
+}
