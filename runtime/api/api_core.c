@@ -4,6 +4,7 @@
  * A handle is a counter that is never reused, so a destroyed or made-up context is
  * recognised and refused with RKNN_ERR_CTX_INVALID instead of being dereferenced. */
 #include "runtime/api/api_internal.h"
+#include "runtime/npu/npu.h"
 #include "runtime/passes/passes.h"
 #include "util/util.h"
 
@@ -300,6 +301,10 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
         if (g->t[i].kind == TK_CONST && g->t[i].data)
             c->weight_bytes += tensor_nbytes(&g->t[i]);
 
+    if (c->npu)
+        npu_graph_free(c->npu);
+    c->npu = NULL;
+    c->npu_failed = 0;
     if (c->x)
         exec_free(c->x);
     if (c->g)
@@ -339,6 +344,8 @@ static void ctx_free(api_ctx *c)
 
     if (!c)
         return;
+    if (c->npu)
+        npu_graph_free(c->npu);
     if (c->x)
         exec_free(c->x);
     if (c->g)

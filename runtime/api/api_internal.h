@@ -73,6 +73,9 @@ typedef struct api_ctx {
     uint64_t frame_id;
     int64_t last_run_us;
     char *perf_text;          /* RKNN_QUERY_PERF_DETAIL */
+    struct npu_graph *npu;    /* the graph lowered for the NPU cost model (runtime/npu), or
+                               * NULL: built at the first costed run, dropped on re-prepare */
+    int npu_failed;           /* lowering failed: host-time table instead */
     double *layer_us;         /* per executed node of the last run */
     int n_layer_us;
     api_outbuf *outbufs;

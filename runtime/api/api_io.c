@@ -8,6 +8,7 @@
  * outputs as NCHW, anything else as UNDEFINED; native attributes use NC1HWC2 with
  * C2 = the chip's stroke width / element size (npu-hw.md §2). */
 #include "runtime/api/api_internal.h"
+#include "runtime/npu/npu.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -655,10 +656,56 @@ static void shape_paren(const tensor_t *t, char *s, size_t len)
         snprintf(s + o, len - o, ")");
 }
 
-/* The per-layer table of RKNN_QUERY_PERF_DETAIL: the vendor's 2.x columns, with host
- * CPU time (the NPU cycle model is not part of this table yet). */
+/* The per-layer table from the NPU model (runtime/npu): the graph lowered as the chip
+ * runs it (fp16 for a float model), costed in cycles, CPU layers from the measured host
+ * times; the vendor's 2.3 layout. 0, or -1 when the platform or graph has no NPU model
+ * (then the host-time table is used). */
+static int perf_npu(api_ctx *c, const perf_rec *p)
+{
+    const npu_platform_t *np;
+    char err[256], *buf = NULL;
+    size_t len = 0;
+    double *node_us;
+    FILE *f;
+
+    if (c->npu_failed)
+        return -1;
+    if (!c->npu) {
+        np = npu_platform_find(c->plat->name);
+        if (!np || npu_lower(c->g, np, DT_FLOAT, &c->npu, err, sizeof(err)) != 0) {
+            API_D("no NPU cost model for %s (%s): PERF_DETAIL shows host CPU time",
+                  c->plat->name, np ? err : "platform not in runtime/npu");
+            c->npu = NULL;
+            c->npu_failed = 1;
+            return -1;
+        }
+    }
+    if (npu_set_core_mask(c->npu, (unsigned)c->core_mask, err, sizeof(err)) != 0)
+        npu_set_core_mask(c->npu, RKNN_NPU_CORE_AUTO, err, sizeof(err));
+    node_us = xcalloc((size_t)(c->g->n_nodes ? c->g->n_nodes : 1), sizeof(double));
+    for (int i = 0; i < p->n; i++)
+        if (p->node[i] >= 0 && p->node[i] < c->g->n_nodes)
+            node_us[p->node[i]] += c->layer_us[i];
+    npu_cost(c->npu, node_us);
+    free(node_us);
+    f = open_memstream(&buf, &len);
+    if (!f)
+        return -1;
+    npu_print_perf_table(f, c->npu, 0);
+    fclose(f);
+    free(c->perf_text);
+    c->perf_text = buf;
+    c->n_layer_us = p->n;
+    return 0;
+}
+
+/* The per-layer table of RKNN_QUERY_PERF_DETAIL: the NPU model's, else the vendor's 2.x
+ * columns with host CPU time. */
 static void perf_build(api_ctx *c, const perf_rec *p)
 {
+    if (perf_npu(c, p) == 0)
+        return;
+
     size_t cap = 4096 + (size_t)p->n * 256, o = 0;
     char *s = xmalloc(cap);
     double total = 0;
@@ -828,8 +875,10 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
     }
     if (layers)
         perf_build(c, &p);
-    if (level >= 4 && c->perf_text)
-        fputs(c->perf_text, stderr); /* the vendor prints this table at level 4 */
+    if (level >= 4 && c->npu)
+        npu_print_perf_table(stderr, c->npu, NPU_PRINT_PREFIX); /* as the vendor at level 4 */
+    else if (level >= 4 && c->perf_text)
+        fputs(c->perf_text, stderr);
     for (int i = 0; i < c->n_out; i++) {
         api_io *io = &c->out[i];
         const tensor_t *t = exec_output(c->x, i);

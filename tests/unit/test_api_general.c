@@ -426,12 +426,29 @@ static void test_perf_detail(void)
     CHECK(mnist_run_with(ctx, &in, out) == 0, "run");
     CHECK(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)) == 0, "PERF_DETAIL");
     CHECK(pd.perf_data && pd.data_len == strlen(pd.perf_data), "perf text length");
+    /* the NPU model's table (runtime/npu): a float model runs in fp16 on the NPU, the
+     * conv rows carry cycles; mnist's conv1 is 8x5x5 MACs per output of 8x28x28 */
     CHECK(pd.perf_data && strstr(pd.perf_data, "Network Layer Information Table") &&
-              strstr(pd.perf_data, "Conv:") && strstr(pd.perf_data, "MatMul") &&
-              strstr(pd.perf_data, "Total Operator Elapsed Time(us)"),
+              strstr(pd.perf_data, "Conv:Convolution28") && strstr(pd.perf_data, "MatMul") &&
+              strstr(pd.perf_data, "FLOAT16  NPU") &&
+              strstr(pd.perf_data, "Total Operator Elapsed Per Frame Time(us)") &&
+              strstr(pd.perf_data, "Operator Time Consuming Ranking Table"),
           "perf table:\n%s", pd.perf_data ? pd.perf_data : "(null)");
-    /* mnist's Conv layers in order, with their shapes */
     CHECK(pd.perf_data && strstr(pd.perf_data, "(1,8,28,28)"), "conv1 output shape listed");
+    rknn_destroy(ctx);
+
+    /* a platform without an NPU model in runtime/npu: the host-time table */
+    setenv("RKNN_TARGET", "rk2118", 1);
+    ctx = 0;
+    CHECK(rknn_init(&ctx, (void *)MNIST, 0, RKNN_FLAG_COLLECT_PERF_MASK, NULL) == 0, "init rk2118");
+    unsetenv("RKNN_TARGET");
+    if (!ctx)
+        return;
+    CHECK(mnist_run_with(ctx, &in, out) == 0, "run rk2118");
+    CHECK(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)) == 0 && pd.perf_data &&
+              strstr(pd.perf_data, "host CPU time") && strstr(pd.perf_data, "Conv:") &&
+              strstr(pd.perf_data, "Total Operator Elapsed Time(us)"),
+          "host table:\n%s", pd.perf_data ? pd.perf_data : "(null)");
     rknn_destroy(ctx);
 }
 
