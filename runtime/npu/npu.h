@@ -175,6 +175,13 @@ int npu_set_core_mask(npu_graph_t *ng, unsigned mask, char *err, size_t errlen);
  * is indexed by graph node: measured host time of that node (layer events),
  * used for CPU layers, scaled by npu_cpu_scale(). */
 void npu_cost(npu_graph_t *ng, const double *host_us);
+/* Predicted time of one rknn_run without perf_debug (what rknn_benchmark and
+ * the model zoo's FPS measure), after npu_cost: the layers' times without the
+ * fixed per-layer t_layer_us, which only the layer-by-layer perf_debug
+ * submission pays (the whole model is one job of many tasks otherwise); CPU
+ * layers as costed. Checked, not fitted, on the vendor's yolov5s_relu table
+ * (bench/npu_models.sh). */
+double npu_frame_us(const npu_graph_t *ng);
 /* Board CPU time per host microsecond (RKNN_TRACE_CPU_SCALE overrides). */
 double npu_cpu_scale(void);
 /* Cost of one layer (exported for tests and the fidelity tool). */

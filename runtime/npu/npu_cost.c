@@ -318,3 +318,17 @@ void npu_cost(npu_graph_t *ng, const double *host_us)
         ng->total_rw_kb += l->rw_kb;
     }
 }
+
+double npu_frame_us(const npu_graph_t *ng)
+{
+    double t = 0;
+
+    for (int i = 0; i < ng->n; i++) {
+        const npu_layer_t *l = &ng->l[i];
+        double x = l->time_us;
+        if (l->target == NPU_TGT_NPU)
+            x -= ng->plat->t_layer_us[l->dtype];
+        t += x > 0 ? x : 0;
+    }
+    return t;
+}

@@ -473,6 +473,17 @@ static int place(const lower_t *L, const node_t *n, const op_rule *r, char *why,
     return NPU_TGT_NPU;
 }
 
+/* The rule a node is placed by: the converter turns a division by a
+ * constant into a multiplication (node "<Div>_2mul" in the rknn-toolkit2
+ * build log of airockchip/rknn-toolkit2#13), so it never meets the NPU's
+ * float16-only Div. */
+static const op_rule *rule_for(const lower_t *L, const node_t *n)
+{
+    if (!strcmp(n->op, "Div") && n->n_in > 1 && is_const(L, n->in[1]))
+        return find_rule("Mul");
+    return find_rule(n->op);
+}
+
 /* ---- layer construction ------------------------------------------------- */
 
 static void add_node_inputs(lower_t *L, npu_layer_t *l, const node_t *n, int dw)
@@ -707,7 +718,7 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
 {
     const graph_t *g = L->g;
     const node_t *n = &g->nodes[ni];
-    const op_rule *r = find_rule(n->op);
+    const op_rule *r = rule_for(L, n);
     char why[200] = "";
     int target, kind = r ? r->kind : NPU_K_OTHER;
     npu_layer_t *l;
@@ -808,7 +819,7 @@ outputs:
                     continue;
                 for (int c = 0; c < L->n_cons[ti]; c++) {
                     const node_t *cn = &g->nodes[L->cons[ti][c]];
-                    const op_rule *cr = find_rule(cn->op);
+                    const op_rule *cr = rule_for(L, cn);
                     char w2[200];
                     if (place(L, cn, cr, w2, sizeof(w2)) == NPU_TGT_NPU)
                         need = 1;

@@ -1,12 +1,77 @@
 /* tests/unit/test_npu_platform.c — the platform table against the numbers in
  * npu-hw.md, hand-checked (peak TOPS, DDR bytes per cycle, masks). */
+#include <math.h>
 #include <string.h>
+#include "runtime/model/model.h"
 #include "runtime/npu/npu.h"
 #include "tests/test.h"
 #include "util/util.h"
 
+static int t4(graph_t *g, const char *name, int64_t c, int kind)
+{
+    int i = graph_add_tensor(g, name);
+    g->t[i].dtype = DT_FLOAT;
+    g->t[i].ndim = 4;
+    g->t[i].dims[0] = 1;
+    g->t[i].dims[1] = c;
+    g->t[i].dims[2] = 8;
+    g->t[i].dims[3] = 8;
+    g->t[i].kind = kind;
+    return i;
+}
+
+/* x -> Conv -> Div(by a constant) -> Div(by an activation): the first is a Mul
+ * on the NPU (the converter's "_2mul"), the second stays on the CPU in int8
+ * (NPU Div is fp16 only); npu_frame_us = sum of the NPU layers' times less
+ * t_layer_us each, plus the CPU layers' times. */
+static void div_and_frame(void)
+{
+    graph_t *g = graph_new();
+    int x = t4(g, "x", 16, TK_INPUT), w = t4(g, "w", 16, TK_CONST), y = t4(g, "y", 16, TK_ACT);
+    int k = t4(g, "k", 1, TK_CONST), z = t4(g, "z", 16, TK_ACT), q = t4(g, "q", 16, TK_ACT);
+    int in[2], o[1];
+    npu_graph_t *ng = NULL;
+    char err[256];
+    const npu_platform_t *p = npu_platform_find("rk3588");
+    double want = 0;
+    int n_mul = 0, n_div_cpu = 0;
+
+    g->t[w].dims[0] = 16;
+    g->t[k].ndim = 0;
+    in[0] = x, in[1] = w, o[0] = y;
+    g->t[y].producer = graph_add_node(g, NULL, "Conv", "", 2, in, 1, o);
+    in[0] = y, in[1] = k, o[0] = z;
+    g->t[z].producer = graph_add_node(g, NULL, "Div", "", 2, in, 1, o);
+    in[0] = z, in[1] = y, o[0] = q;
+    g->t[q].producer = graph_add_node(g, NULL, "Div", "", 2, in, 1, o);
+    g->t[q].is_output = 1;
+    g->inputs = xmalloc(sizeof(int));
+    g->inputs[0] = x;
+    g->n_inputs = 1;
+    g->outputs = xmalloc(sizeof(int));
+    g->outputs[0] = q;
+    g->n_outputs = 1;
+    CHECK(npu_lower(g, p, DT_INT8, &ng, err, sizeof err) == 0, "lower: %s", err);
+    if (ng) {
+        npu_cost(ng, NULL);
+        for (int i = 0; i < ng->n; i++) {
+            const npu_layer_t *l = &ng->l[i];
+            n_mul += !strcmp(l->optype, "Mul") && l->target == NPU_TGT_NPU;
+            n_div_cpu += !strcmp(l->optype, "Div") && l->target == NPU_TGT_CPU;
+            want += l->target == NPU_TGT_NPU ? l->time_us - 70.0 : l->time_us;
+        }
+        CHECK(n_mul == 1 && n_div_cpu == 1, "Div by constant -> NPU Mul (%d), other Div on CPU (%d)",
+              n_mul, n_div_cpu);
+        CHECK(fabs(npu_frame_us(ng) - want) < 1e-9 && npu_frame_us(ng) < ng->total_us,
+              "frame %.3f want %.3f", npu_frame_us(ng), want);
+    }
+    npu_graph_free(ng);
+    graph_free(g);
+}
+
 int main(void)
 {
+    div_and_frame();
     const char *names[] = {"rk3588", "rk3576", "rk3566", "rk3568", "rk3562", "rv1106", "rv1103"};
     char err[256];
     const npu_platform_t *p;

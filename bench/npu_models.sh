@@ -1,0 +1,13 @@
+#!/bin/sh
+# bench/npu_models.sh — whole-model frame time of the simulated NPU (int8
+# lowering, one core) against the rknn_model_zoo board timings of
+# shared/research/npu-benchmarks.md, for the models we can reproduce in ONNX
+# (ppocrv4_det bundled; mobilenetv2-12 and resnet50-v2-7 built from their
+# architectures), plus the frame model checked on the vendor's yolov5s_relu
+# per-layer table. Target: within +-20 %.
+# usage: bench/npu_models.sh [BUILD_DIR]   (or BUILD=... in the environment)
+set -e
+cd "$(dirname "$0")/.."
+BUILD=${1:-${BUILD:-build}}
+[ -x "$BUILD/tests/npu_models" ] || { echo "npu_models: $BUILD/tests/npu_models not built (make BUILD=$BUILD)" >&2; exit 1; }
+exec "$BUILD/tests/npu_models" tests/data/models tests/fuzz/corpus/perflog
