@@ -315,6 +315,25 @@ npu_sram_pool_t *npu_sram_pool_process(const npu_platform_t *p);
  * Nothing without a plan. */
 void npu_print_sram_table(FILE *f, const npu_graph_t *ng, int flags);
 
+/* ---- level-5 dumps ----------------------------------------------------- */
+
+/* The vendor's RKNN_LOG_LEVEL=5 file name (log-formats.md §5, format
+ * "%03d_%s_%s_shape" + "_"-joined dims, rtlog-level5-* samples):
+ *     NNN_<OpType>_<tensor>_shape_<d0>_<d1>..._<dtype>.npy
+ * index: 0-based op id, i.e. the perf table's ID - 1 (npu_layer_t.id - 1);
+ * optype: the layer's OpType; tensor: the tensor's name (its output, or an
+ * input the vendor also dumps under the same index); dims: the original NCHW
+ * shape; dtype: npu_dump_dtype(). Characters that cannot be in a file name
+ * ('/', and ':' '\\' '*' '?' '"' '<' '>' '|', control bytes) become '_' (no
+ * such name was observed: our choice). Returns 0, or RT_EINVAL when the name
+ * does not fit (buf then holds a truncated name). */
+int npu_dump_name(char *buf, size_t len, int index, const char *optype, const char *tensor,
+                  const npu_shape_t *shape, const char *dtype);
+/* dtype token of a dump: "float" (float32), "uint8" (both seen), and by the
+ * same C-type naming (inferred) "int8", "float16", "int16", "int32", "int64",
+ * "bool"; NULL for others. dtype in ONNX numbering. */
+const char *npu_dump_dtype(int onnx_dtype);
+
 /* ---- NPU load ----------------------------------------------------------- */
 
 /* Busy-time accounting per core over a window, published in the driver's
