@@ -2,12 +2,40 @@
  * runtime library is. */
 #include "cli/cli.h"
 #include "runtime/exec/exec.h"
+#include "util/util.h"
 
+#include <dlfcn.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Which librknnrt.so the dynamic loader gives a process started from this
+ * environment: asked of the loader itself (LD_LIBRARY_PATH, the ld.so cache,
+ * the default directories), not guessed. */
+static void print_loaded_runtime(const char *ours)
+{
+    void *h = dlopen("librknnrt.so", RTLD_LAZY | RTLD_LOCAL);
+    struct link_map *lm = NULL;
+
+    if (!h) {
+        printf("a process  would find no librknnrt.so (%s)\n", dlerror());
+        return;
+    }
+    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name) {
+        char *real = realpath(lm->l_name, NULL);
+        const char *path = real ? real : lm->l_name;
+        int is_ours = ours && !strcmp(path, ours);
+        printf("a process  would load %s (%s)\n", path,
+               is_ours ? "this simulated runtime"
+               : dlsym(h, "rknn_init") ? "another runtime, e.g. the vendor's"
+                                         : "not an RKNN runtime");
+        free(real);
+    }
+    dlclose(h);
+}
 
 int cmd_info(int argc, char **argv)
 {
@@ -33,6 +61,7 @@ int cmd_info(int argc, char **argv)
         col += w;
     }
     putchar('\n');
+    char *ours = NULL;
     if (n > 0) {
         self[n] = '\0';
         char *slash = strrchr(self, '/');
@@ -43,18 +72,18 @@ int cmd_info(int argc, char **argv)
         snprintf(lib, sizeof(lib), "%s/../lib/rknn-trace/librknnrt.so", self);
         if (access(lib, R_OK) != 0)
             snprintf(lib, sizeof(lib), "%s/librknnrt.so", self);
-        if (access(lib, R_OK) == 0) {
-            char *real = realpath(lib, NULL);
-            printf("runtime    %s (simulated NPU; not on the default library path)\n",
-                   real ? real : lib);
-            if (real) {
-                char *s = strrchr(real, '/');
-                *s = '\0';
-                printf("           select it with: export LD_LIBRARY_PATH=%s:$LD_LIBRARY_PATH\n",
-                       real);
-                free(real);
-            }
-        }
+        if (access(lib, R_OK) == 0)
+            ours = realpath(lib, NULL);
     }
+    if (ours) {
+        printf("runtime    %s (simulated NPU; kept off the default library path)\n", ours);
+        char *dir = xstrdup(ours);
+        *strrchr(dir, '/') = '\0';
+        printf("           select it with: export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n",
+               dir);
+        free(dir);
+    }
+    print_loaded_runtime(ours);
+    free(ours);
     return EXIT_OK;
 }

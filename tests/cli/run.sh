@@ -153,8 +153,19 @@ mkdir -p "$T/inst/bin" "$T/inst/lib/rknn-trace"
 cp "$RT" "$T/inst/bin/" && cp "$B/librknnrt.so" "$T/inst/lib/rknn-trace/"
 expect 0 "" -- "$T/inst/bin/rknn-trace" info
 grep -q "runtime    $(cd "$T/inst/lib/rknn-trace" && pwd -P)/librknnrt.so" "$T/out" &&
-    grep -q "LD_LIBRARY_PATH=$(cd "$T/inst/lib/rknn-trace" && pwd -P):" "$T/out" && ok ||
+    grep -q "LD_LIBRARY_PATH=$(cd "$T/inst/lib/rknn-trace" && pwd -P)\${LD_LIBRARY_PATH" "$T/out" && ok ||
     bad "installed info: $(grep -A1 runtime "$T/out")"
+
+# Which librknnrt.so a process would load: ours when selected, another one
+# (a stand-in built here with the vendor's entry point) when that comes first.
+LD_LIBRARY_PATH=$(cd "$B" && pwd) expect 0 "" -- "$RT" info
+grep -q "would load .*librknnrt.so (this simulated runtime)" "$T/out" && ok || bad "info: ours selected"
+mkdir -p "$T/vendor"
+printf 'int rknn_init(void *c, void *m, unsigned s, unsigned f, void *e) { return -1; }\n' >"$T/vendor/v.c"
+if cc -shared -fPIC -o "$T/vendor/librknnrt.so" "$T/vendor/v.c" 2>/dev/null; then
+    LD_LIBRARY_PATH=$T/vendor expect 0 "" -- "$RT" info
+    grep -q "would load $T/vendor/librknnrt.so (another runtime" "$T/out" && ok || bad "info: another runtime first"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
