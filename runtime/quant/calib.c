@@ -32,42 +32,86 @@ static double cand_mse(const double *h, int nb, double lo, double w, const qpara
     return e;
 }
 
-/* KL(P||Q) of the bins [blo, bhi) (outliers folded into the edges) against
- * their 255-level quantization, expanded back over the non-empty bins. */
-static double cand_kl(const double *h, int nb, int blo, int bhi)
+/* KL(P||Q) for the clipping range = bins [blo, bhi), as TensorRT's entropy
+ * calibration defines it, on both sides: P is the histogram inside the range
+ * with the clipped outliers added to its edge bins; Q is the histogram inside
+ * the range WITHOUT the outliers, merged into 255 levels and spread back evenly
+ * over each level's non-empty bins. Clipping costs through the outlier mass Q
+ * lacks; a wide range costs through the levels that merge many bins. Bins where
+ * Q is empty but P is not get eps (the usual smoothing), so KL stays finite. */
+static double cand_kl(const double *h, int nb, int blo, int bhi, double *p, double *q)
 {
     int n = bhi - blo;
-    double *p = xmalloc(sizeof(double) * (size_t)n), total = 0, kl = 0;
+    double sp = 0, sq = 0, kl = 0;
+    const double eps = 1e-4;
 
+    for (int i = 0; i < n; i++)
+        p[i] = q[i] = 0;
+    for (int j = 0; j < 255; j++) {
+        int a = (int)((int64_t)j * n / 255), b = (int)((int64_t)(j + 1) * n / 255);
+        double sum = 0;
+        int nz = 0;
+        for (int i = a; i < b; i++) {
+            sum += h[blo + i];
+            nz += h[blo + i] > 0;
+        }
+        for (int i = a; i < b && nz; i++)
+            if (h[blo + i] > 0)
+                q[i] = sum / nz;
+    }
     for (int i = 0; i < n; i++)
         p[i] = h[blo + i];
     for (int b = 0; b < blo; b++)
         p[0] += h[b];
     for (int b = bhi; b < nb; b++)
         p[n - 1] += h[b];
-    for (int i = 0; i < n; i++)
-        total += p[i];
-    if (total <= 0) {
-        free(p);
-        return 0;
+    int qzero = 0, qnz = 0;
+    for (int i = 0; i < n; i++) {
+        sp += p[i];
+        sq += q[i];
+        qzero += p[i] > 0 && q[i] <= 0;
+        qnz += q[i] > 0;
     }
-    for (int j = 0; j < 255; j++) {
-        int a = (int)((int64_t)j * n / 255), b = (int)((int64_t)(j + 1) * n / 255);
-        double sum = 0;
-        int nz = 0;
-        for (int i = a; i < b; i++) {
-            sum += p[i];
-            nz += p[i] > 0;
-        }
-        if (!nz)
+    if (sp <= 0 || sq <= 0 || !qnz)
+        return INFINITY;
+    /* smoothing: eps to the empty bins of Q, taken evenly from the others */
+    double take = eps * qzero / qnz;
+    for (int i = 0; i < n; i++) {
+        if (p[i] <= 0)
             continue;
-        double q = sum / nz;
-        for (int i = a; i < b; i++)
-            if (p[i] > 0)
-                kl += p[i] / total * log(p[i] / q);
+        double pi = p[i] / sp, qi = q[i] > 0 ? q[i] / sq - take : eps;
+        if (qi <= 0)
+            qi = eps;
+        kl += pi * log(pi / qi);
     }
-    free(p);
     return kl;
+}
+
+#define KL_STEP 4 /* candidate edges every KL_STEP bins */
+
+/* Best edge on one side (lower when side == 0), the other edge fixed. */
+static void kl_side(const double *h, int nb, int zb, int side, int *blo, int *bhi, double *p,
+                    double *q)
+{
+    double best = INFINITY;
+    int keep = side ? *bhi : *blo;
+    if (side) {
+        int from = *blo + 255 > zb + 1 ? *blo + 255 : zb + 1;
+        for (int e = nb; e >= from; e -= KL_STEP) {
+            double k = cand_kl(h, nb, *blo, e, p, q);
+            if (k < best * (1 - 1e-12)) /* ties keep the wider range */
+                best = k, keep = e;
+        }
+        *bhi = keep;
+    } else {
+        int to = *bhi - 255 < zb ? *bhi - 255 : zb;
+        for (int e = 0; e <= to; e += KL_STEP) {
+            double k = cand_kl(h, nb, e, *bhi, p, q);
+            if (k < best * (1 - 1e-12))
+                best = k, keep = e;
+        }
+        *blo = keep;
+    }
 }
 
 void quant_hist_range(const double *hist, int nbins, float lo, float hi, int algo, float *out_min,
@@ -78,22 +122,30 @@ void quant_hist_range(const double *hist, int nbins, float lo, float hi, int alg
     if (algo == QA_NORMAL || !(hi > lo) || nbins < 255)
         return;
     double w = ((double)hi - lo) / nbins, best = INFINITY;
+    if (algo == QA_KL) {
+        /* per-side thresholds: the upper edge, then the lower one, then the
+         * upper one again for the final lower edge (coordinate descent) */
+        double *p = xmalloc(sizeof(double) * (size_t)nbins);
+        double *q = xmalloc(sizeof(double) * (size_t)nbins);
+        int zb = (int)floor(-lo / w), blo = 0, bhi = nbins;
+        zb = zb < 0 ? 0 : zb >= nbins ? nbins - 1 : zb;
+        kl_side(hist, nbins, zb, 1, &blo, &bhi, p, q);
+        if (zb > 0) {
+            kl_side(hist, nbins, zb, 0, &blo, &bhi, p, q);
+            kl_side(hist, nbins, zb, 1, &blo, &bhi, p, q);
+        }
+        free(p);
+        free(q);
+        *out_min = blo > 0 ? (float)(lo + blo * w) : lo;
+        *out_max = bhi < nbins ? (float)(lo + bhi * w) : hi;
+        return;
+    }
     for (int k = CAND_STEPS; k >= CAND_MIN; k--) {
         double t = (double)k / CAND_STEPS;
         float clo = (float)(lo * t), chi = (float)(hi * t);
-        double e;
-        if (algo == QA_MMSE) {
-            qparam_t p;
-            quant_param_from_range(clo, chi, &p);
-            e = cand_mse(hist, nbins, lo, w, &p);
-        } else {
-            int blo = (int)floor((clo - lo) / w), bhi = (int)ceil((chi - lo) / w);
-            blo = blo < 0 ? 0 : blo;
-            bhi = bhi > nbins ? nbins : bhi;
-            if (bhi - blo < 255)
-                break;
-            e = cand_kl(hist, nbins, blo, bhi);
-        }
+        qparam_t p;
+        quant_param_from_range(clo, chi, &p);
+        double e = cand_mse(hist, nbins, lo, w, &p);
         /* Strictly better only: ties keep the wider range. */
         if (e < best * (1 - 1e-12)) {
             best = e;
@@ -132,8 +184,11 @@ static void observe(calib *c, int t, const float *v, int64_t n)
     if (!(hi > lo) || !isfinite(lo) || !isfinite(hi))
         return;
     double *h = c->hist + (size_t)t * HIST_BINS, inv = HIST_BINS / ((double)hi - lo);
+    /* Exact zeros are left out: 0 is exact on every candidate grid (the range
+     * always holds it), and the spike of a ReLU output would otherwise rule the
+     * KL search (the level holding bin 0 would smear it over its neighbours). */
     for (int64_t i = 0; i < n; i++) {
-        if (!isfinite(v[i]))
+        if (!isfinite(v[i]) || v[i] == 0.0f)
             continue;
         int b = (int)((v[i] - lo) * inv);
         b = b < 0 ? 0 : b >= HIST_BINS ? HIST_BINS - 1 : b;

@@ -25,11 +25,16 @@
  *  - fp16: weights, inputs and every float layer output are rounded to IEEE
  *    binary16 (round to nearest even); kernels accumulate in fp32.
  *  - calibration algorithms: normal = min/max over the dataset;
- *    kl_divergence = the clipping range (shrunk towards 0 on both sides in
- *    steps of 1/128) minimising KL(P||Q) of a 2048-bin histogram vs its
- *    255-level quantization; mmse = the candidate range minimising the mean
- *    squared quantization error over the same histogram. Tensors with fewer
- *    than 8 values per histogram bin over the dataset keep min/max. */
+ *    kl_divergence = TensorRT-style entropy calibration with a threshold per
+ *    side: over a 2048-bin histogram (exact zeros left out: 0 is exact on
+ *    every grid), the edges [lo, hi] minimising KL(P||Q), P = the clipped
+ *    histogram with outliers folded into its edge bins, Q = the in-range
+ *    histogram merged into 255 levels and spread back over non-empty bins;
+ *    searched by coordinate descent (upper edge, lower edge, upper again,
+ *    every 4 bins); mmse = the candidate range (both sides shrunk by k/128,
+ *    k = 128..16) minimising the mean squared quantization error over the
+ *    same histogram. Tensors with fewer than 8 values per histogram bin over
+ *    the dataset keep min/max. */
 #ifndef RT_QUANT_H
 #define RT_QUANT_H
 

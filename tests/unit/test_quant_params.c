@@ -94,6 +94,30 @@ int main(void)
         h[b] = 10;
     quant_hist_range(h, NB, -1, 1, QA_MMSE, &lo, &hi);
     CHECK(lo == -1 && hi == 1, "uniform mmse keeps the range: %g %g", lo, hi);
+    quant_hist_range(h, NB, -1, 1, QA_KL, &lo, &hi);
+    CHECK(lo == -1 && hi == 1, "uniform kl keeps the range: %g %g", lo, hi);
+    /* Per-side KL: over [-10, 90] (bin width 100/2048), a dense bulk with fine
+     * structure (which merging bins into levels loses) on [-10, 10], no outlier
+     * below and a sparse tail up to 90 above. The
+     * lower edge must stay at -10 (clipping there only loses mass) while the
+     * upper one comes down near the bulk's end; a range shrunk by one factor
+     * on both sides cannot do that. */
+    for (int b = 0; b < NB; b++) {
+        double x = -10 + (b + 0.5) * 100.0 / NB;
+        h[b] = x <= 10 ? 1000 * (1 + b % 3) * exp(-x * x / 50) : (b % 64 == 0 ? 1 : 0);
+    }
+    quant_hist_range(h, NB, -10, 90, QA_KL, &lo, &hi);
+    CHECK(lo == -10, "kl keeps the dense lower side: lo %g", lo);
+    CHECK(hi > 9 && hi < 20, "kl clips the sparse upper tail near the bulk: hi %g", hi);
+    /* The mirror image: the tail below, the bulk above. */
+    for (int b = 0; b < NB / 2; b++) {
+        double t = h[b];
+        h[b] = h[NB - 1 - b];
+        h[NB - 1 - b] = t;
+    }
+    quant_hist_range(h, NB, -90, 10, QA_KL, &lo, &hi);
+    CHECK(hi == 10, "kl keeps the dense upper side: hi %g", hi);
+    CHECK(lo < -9 && lo > -20, "kl clips the sparse lower tail: lo %g", lo);
     free(h);
 
     CHECK(quant_type_parse("asymmetric_quantized-8") == QT_I8 && quant_type_parse("x") < 0, "parse");
