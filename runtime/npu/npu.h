@@ -142,6 +142,14 @@ typedef struct npu_layer {
 
 struct npu_mem_plan;
 
+/* Level-4 row text cache of npu_print_perf_table (internal): a row is
+ * formatted again only when a number it shows changed. */
+typedef struct npu_row_cache {
+    uint64_t key[12];
+    char *text;
+    size_t len;
+} npu_row_cache_t;
+
 typedef struct npu_graph {
     const npu_platform_t *plat;
     int dtype;                    /* enum npu_dtype of the model */
@@ -155,6 +163,8 @@ typedef struct npu_graph {
     uint32_t sram_used;           /* bytes of SRAM allocated (npu_mem_plan) */
     int n_values;                 /* value ids are 0 .. n_values-1 */
     struct npu_mem_plan *mem;     /* npu_mem_plan(), NULL before */
+    int cost_valid;               /* NPU layers costed for the current cores/SRAM plan (internal) */
+    npu_row_cache_t *row_cache;   /* n rows + the table (internal; one printer at a time per graph) */
 } npu_graph_t;
 
 /* Lowers a prepared graph (passes_prepare done: shapes known; folded nodes are
@@ -173,7 +183,10 @@ int npu_set_core_mask(npu_graph_t *ng, unsigned mask, char *err, size_t errlen);
 
 /* Fills the cost fields of every layer and the totals. host_us (may be NULL)
  * is indexed by graph node: measured host time of that node (layer events),
- * used for CPU layers, scaled by npu_cpu_scale(). */
+ * used for CPU layers, scaled by npu_cpu_scale(). NPU layers are costed on
+ * the first call and kept (they depend only on the lowering, the cores and
+ * the SRAM plan; npu_set_core_mask and npu_mem_plan make the next call cost
+ * them again); CPU layers every call. */
 void npu_cost(npu_graph_t *ng, const double *host_us);
 /* Predicted time of one rknn_run without perf_debug (what rknn_benchmark and
  * the model zoo's FPS measure), after npu_cost: the layers' times without the
@@ -182,6 +195,11 @@ void npu_cost(npu_graph_t *ng, const double *host_us);
  * layers as costed. Checked, not fitted, on the vendor's yolov5s_relu table
  * (bench/npu_models.sh). */
 double npu_frame_us(const npu_graph_t *ng);
+/* 1 when some layer falls back to the CPU (Input/OutputOperator aside), whose
+ * time npu_cost takes from measured host times; 0: npu_cost needs none, so a
+ * level-4 run can skip the executor's layer hook (which also turns off its
+ * conv+activation fusion). */
+int npu_needs_host_times(const npu_graph_t *ng);
 /* Board CPU time per host microsecond (RKNN_TRACE_CPU_SCALE overrides). */
 double npu_cpu_scale(void);
 /* Cost of one layer (exported for tests and the fidelity tool). */

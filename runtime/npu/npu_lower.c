@@ -935,6 +935,7 @@ int npu_lower(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph_t 
                 snprintf(l->datatype, sizeof(l->datatype), "UINT8");
     }
     /* graph outputs that are graph inputs or constants never got an OutputOperator */
+    ng->row_cache = xcalloc((size_t)ng->n + 1, sizeof(*ng->row_cache)); /* + the whole table */
 out:
     for (int i = 0; i < g->n_t; i++)
         free(L.cons[i]);
@@ -966,6 +967,9 @@ void npu_graph_free(npu_graph_t *ng)
         free(l->out_v);
     }
     npu_mem_plan_drop(ng);
+    for (int i = 0; ng->row_cache && i <= ng->n; i++)
+        free(ng->row_cache[i].text);
+    free(ng->row_cache);
     free(ng->l);
     free(ng->node_layer);
     free(ng);
@@ -979,5 +983,6 @@ int npu_set_core_mask(npu_graph_t *ng, unsigned mask, char *err, size_t errlen)
     if (ret)
         return ret;
     ng->cores = cores;
+    ng->cost_valid = 0;
     return 0;
 }

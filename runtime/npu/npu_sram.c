@@ -271,6 +271,7 @@ void npu_mem_plan_drop(npu_graph_t *ng)
     free(mp);
     ng->mem = NULL;
     ng->sram_used = 0;
+    ng->cost_valid = 0;
     for (int i = 0; i < ng->n; i++)
         ng->l[i].sram_hit = ng->l[i].sram_rd = 0;
 }
@@ -500,6 +501,7 @@ int npu_mem_plan(npu_graph_t *ng, const graph_t *g, npu_sram_pool_t *pool, uint3
     }
     ng->mem = mp;
     ng->sram_used = mp->sram_size;
+    ng->cost_valid = 0;
     flow_walk(ng, mp, cur, hit_fn, &hc);
 
     free(bits);
