@@ -21,6 +21,7 @@ endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread -D_GNU_SOURCE -I. -Iinclude -I$(BUILD)/gen
 LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS) -pthread
 LIBS     = -lprotobuf-c -lopenblas -lm
+LIBS    += -lpng -ljpeg
 DBLIBS   = -lsqlite3
 
 GEN_C    = $(BUILD)/gen/onnx/onnx.pb-c.c

@@ -178,6 +178,8 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
             rc = quant_dataset_load(o->dataset, c.gf->n_inputs, &ds, err, errlen);
             if (rc)
                 goto out;
+            if (o->preproc)
+                ds.pp = *o->preproc;
         }
         t0 = rt_now_us();
         rc = quant_calibrate(c.gf, xf, o->algo, o->dataset ? &ds : NULL, inputs, o->progress,

@@ -275,6 +275,7 @@ typedef struct accuracy_opts {
     const char *dump_golden; /* optional dump folder of the fp32 layer outputs */
     const char *dump_quant;  /* optional dump folder of the quantized (entire) outputs */
     int keep_graph;          /* hand the quantized graph over in the report */
+    const struct quant_preproc *preproc; /* mean/std of dataset images, or NULL */
 } accuracy_opts;
 
 typedef struct accuracy_row {

@@ -39,6 +39,10 @@ int quant_cli_option(int argc, char **argv, int *i, quant_cli *q)
         dst = &q->method;
     else if (is_opt(a, "--dataset"))
         dst = &q->dataset;
+    else if (is_opt(a, "--mean"))
+        dst = &q->mean;
+    else if (is_opt(a, "--std"))
+        dst = &q->std;
     else if (is_opt(a, "--dump-golden"))
         dst = &q->dump_golden;
     else if (is_opt(a, "--dump-quant"))
@@ -80,8 +84,18 @@ int quant_cli_check(const char *quant, const quant_cli *q)
         cli_error("--quant-method takes channel or layer, got '%s'", q->method);
         return EXIT_USAGE;
     }
-    if (t == QT_FP32 && (q->dataset || q->dump_golden || q->dump_quant)) {
-        cli_error("--dataset/--dump-golden/--dump-quant need -q i8 or -q fp16");
+    if (t == QT_FP32 && (q->dataset || q->dump_golden || q->dump_quant || q->mean || q->std)) {
+        cli_error("--dataset/--mean/--std/--dump-golden/--dump-quant need -q i8 or -q fp16");
+        return EXIT_USAGE;
+    }
+    if ((q->mean || q->std) && !q->dataset) {
+        cli_error("--mean/--std apply to the images of --dataset, which is missing");
+        return EXIT_USAGE;
+    }
+    quant_preproc pp;
+    char err[256];
+    if (quant_preproc_parse(q->mean, q->std, &pp, err, sizeof(err))) {
+        cli_error("%s", err);
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -106,6 +120,9 @@ int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
     o.dump_golden = q->dump_golden;
     o.dump_quant = q->dump_quant;
     o.keep_graph = 1;
+    quant_preproc pp;
+    quant_preproc_parse(q->mean, q->std, &pp, NULL, 0); /* checked by quant_cli_check */
+    o.preproc = &pp;
     /* The run fixed every input shape: the analysis uses the same. */
     for (int j = 0; j < g->n_inputs; j++) {
         const tensor_t *t = &g->t[g->inputs[j]];

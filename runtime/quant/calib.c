@@ -229,6 +229,7 @@ int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
     calib c = {.g = g};
     int rc = RT_OK, ns = ds ? ds->n_samples : 1, passes = algo == QA_NORMAL ? 1 : 2;
     npy_array *arr = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*arr));
+    float **img = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*img));
     qparam_t *p = NULL;
 
     *act = NULL;
@@ -254,7 +255,15 @@ int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
                                 "needs float32 inputs", t->name, dtype_name(t->dtype));
                     goto out;
                 }
-                if (ds) {
+                if (ds && quant_file_kind(ds->files[s * ds->n_inputs + j]) != QF_NPY) {
+                    const char *f = ds->files[s * ds->n_inputs + j];
+                    if (!img[j])
+                        img[j] = xmalloc(tensor_nbytes(t) ? tensor_nbytes(t) : 1);
+                    rc = quant_image_load(f, t, &ds->pp, img[j], err, errlen);
+                    if (rc)
+                        goto out;
+                    data = img[j];
+                } else if (ds) {
                     const char *f = ds->files[s * ds->n_inputs + j];
                     npy_free(&arr[j]);
                     rc = npy_read(f, &arr[j], err, errlen);
@@ -309,9 +318,12 @@ int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
     if (n_samples)
         *n_samples = ns;
 out:
-    for (int j = 0; j < g->n_inputs; j++)
+    for (int j = 0; j < g->n_inputs; j++) {
         npy_free(&arr[j]);
+        free(img[j]);
+    }
     free(arr);
+    free(img);
     free(c.mn);
     free(c.mx);
     free(c.has);

@@ -4,6 +4,8 @@
 #include "util/util.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +32,7 @@ int quant_dataset_parse(const char *text, size_t len, const char *base_dir, int 
     size_t pos = 0;
 
     memset(out, 0, sizeof(*out));
+    quant_preproc_init(&out->pp);
     out->n_inputs = n_inputs;
     if (n_inputs < 1)
         return rt_err(err, errlen, RT_EINVAL, "dataset: the model has no input");
@@ -81,8 +84,18 @@ int quant_dataset_parse(const char *text, size_t len, const char *base_dir, int 
             size_t s = k;
             while (k < b && !isspace((unsigned char)text[k]))
                 k++;
-            if (k > s)
-                out->files[out->n_samples * n_inputs + j++] = join_path(base_dir, text + s, k - s);
+            if (k > s) {
+                char *f = join_path(base_dir, text + s, k - s);
+                out->files[out->n_samples * n_inputs + j++] = f;
+                if (quant_file_kind(f) < 0) {
+                    out->n_samples++; /* so that the files so far are freed */
+                    for (int r = j; r < n_inputs; r++)
+                        out->files[(out->n_samples - 1) * n_inputs + r] = NULL;
+                    rc = rt_err(err, errlen, RT_EFORMAT, "dataset line %d: '%.*s' is not a "
+                                ".npy, .png or .jpg file", line, (int)(k - s), text + s);
+                    goto fail;
+                }
+            }
         }
         out->n_samples++;
     }
@@ -116,6 +129,16 @@ int quant_dataset_load(const char *path, int n_inputs, quant_dataset *out, char 
     else
         dir[0] = '\0';
     rc = quant_dataset_parse(buf, len, dir, n_inputs, out, err, errlen);
+    /* Every file must be there before a long calibration starts. */
+    for (int i = 0; !rc && i < out->n_samples * out->n_inputs; i++) {
+        if (access(out->files[i], R_OK) != 0) {
+            char msg[512];
+            snprintf(msg, sizeof(msg), "%s", out->files[i]);
+            rc = rt_err(err, errlen, RT_EIO, "sample %d: %s: %s", i / out->n_inputs + 1, msg,
+                        strerror(errno));
+            quant_dataset_free(out);
+        }
+    }
     if (rc) {
         /* Name the file in the message. */
         char msg[512];

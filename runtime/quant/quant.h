@@ -83,14 +83,47 @@ const char *quant_method_name(int m);
 void quant_hist_range(const double *hist, int nbins, float lo, float hi, int algo, float *out_min,
                       float *out_max);
 
+/* ---- calibration images (image.c) ----
+ * .png (libpng) and .jpg/.jpeg (libjpeg), chosen by the file extension:
+ *  - decoded to 8-bit RGB (gray replicated; PNG alpha composited on black;
+ *    16-bit PNG reduced to 8 bits; CMYK JPEG refused);
+ *  - resize rule: always to the input's H x W, bilinear with half-pixel
+ *    centres (src = (dst + 0.5) * in / out - 0.5, clamped to the edges), in
+ *    float without rounding — OpenCV's INTER_LINEAR without its rounding;
+ *  - channels: a 3-channel input takes R, G, B in that order; a 1-channel
+ *    input takes the luma 0.299 R + 0.587 G + 0.114 B;
+ *  - value = (pixel - mean[c]) / std[c], pixel in 0..255 (Toolkit2's
+ *    mean_values/std_values; defaults mean 0, std 1);
+ *  - the input must be 4-D [1,C,H,W] (NCHW, C = 1 or 3 in dim 1) or else
+ *    [1,H,W,C] (C in dim 3).
+ * .npy files are taken as they are (no mean/std). */
+enum { QF_NPY = 0, QF_PNG = 1, QF_JPEG = 2 };
+typedef struct quant_preproc {
+    int n_mean, n_std;      /* values given (0: default) */
+    float mean[4], std[4];  /* per channel (one value is broadcast) */
+} quant_preproc;
+
+void quant_preproc_init(quant_preproc *pp);
+/* "--mean M|M0,M1,M2" and "--std S|S0,S1,S2" (either may be NULL). */
+int quant_preproc_parse(const char *mean, const char *std, quant_preproc *pp, char *err,
+                        size_t errlen);
+/* QF_* from the extension (case-insensitive), -1 for anything else. */
+int quant_file_kind(const char *path);
+/* Fills out (tensor_numel(t) floats) from the image at path. */
+int quant_image_load(const char *path, const tensor_t *t, const quant_preproc *pp, float *out,
+                     char *err, size_t errlen);
+
 /* ---- datasets (dataset.c) ----
  * dataset.txt: one sample per line, one file per model input separated by
  * spaces, in graph-input order; relative paths are relative to the dataset
  * file's folder; blank lines and lines starting with '#' are skipped.
- * Files: .npy (float32, same element count as the input). */
+ * Files: .npy (float32, same element count as the input), .png, .jpg/.jpeg
+ * (see above). quant_dataset_load also checks that every file has one of
+ * these extensions and exists, before any calibration starts. */
 typedef struct quant_dataset {
     int n_samples, n_inputs;
     char **files; /* n_samples * n_inputs paths, row-major */
+    quant_preproc pp; /* for the images (set by the caller; default: none) */
 } quant_dataset;
 
 int quant_dataset_parse(const char *text, size_t len, const char *base_dir, int n_inputs,
