@@ -248,3 +248,161 @@ void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t 
     (void)ap, (void)M, (void)K, (void)b, (void)ldb, (void)N, (void)c, (void)ldc, (void)e;
 #endif
 }
+
+/* ---- depthwise plane --------------------------------------------------- */
+
+/* Geometry of dw512_plane's zero-padded phase planes. */
+static void dw_geom(const dw512_geom *d, int64_t *hp, int64_t *wph)
+{
+    *hp = (d->OH - 1) * d->sy + (d->KH - 1) * d->dy + 1;
+    /* columns of one phase plane: outputs plus the widest tap shift, rounded
+     * up so that rows start 64-byte aligned */
+    int64_t w = d->OW + ((d->KW - 1) * d->dx) / d->sx + 1;
+    *wph = (w + 15) / 16 * 16;
+}
+
+size_t dw512_scratch_floats(const dw512_geom *d)
+{
+    int64_t hp, wph;
+    dw_geom(d, &hp, &wph);
+    /* phase planes, plus one padded source row for the deinterleave */
+    return (size_t)(d->sx * hp * wph + d->sx * wph + 64);
+}
+
+#if HAVE_GEMM512
+
+/* Fills the sx phase planes (hp rows apart) for padded rows [py0, py0 + nrows):
+ * phase r, row py - py0, column j holds padded input (py, j * sx + r), zero
+ * outside the input. */
+T512 static void dw_fill(const dw512_geom *d, const float *x, float *ph, int64_t py0,
+                         int64_t nrows, int64_t hp, int64_t wph)
+{
+    const int64_t sx = d->sx, wp = sx * wph;
+    float *row = ph + sx * hp * wph; /* padded source row, wp floats + slack */
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+
+    for (int64_t py = 0; py < nrows; py++) {
+        int64_t iy = py0 + py - d->pt;
+        if (iy < 0 || iy >= d->IH) {
+            for (int64_t r = 0; r < sx; r++)
+                memset(ph + (r * hp + py) * wph, 0, sizeof(float) * (size_t)wph);
+            continue;
+        }
+        const float *src = x + iy * d->IW;
+        float *dst = sx == 1 ? ph + py * wph : row;
+        /* padded column px holds input column px - pl, or 0: masked loads
+         * never touch the masked-off lanes (calls to memcpy per row cost more
+         * than the copy on these short rows) */
+        const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        const __m512i iw = _mm512_set1_epi32((int)d->IW);
+        for (int64_t px = 0; px < wp; px += 16) {
+            int64_t ix = px - d->pl;
+            __m512i v = _mm512_add_epi32(iota, _mm512_set1_epi32((int)ix));
+            __mmask16 m = _mm512_cmpge_epi32_mask(v, _mm512_setzero_si512()) &
+                          _mm512_cmplt_epi32_mask(v, iw);
+            _mm512_storeu_ps(dst + px, _mm512_maskz_loadu_ps(m, src + ix));
+        }
+        if (sx == 1)
+            continue;
+        if (sx == 2) {
+            float *p0 = ph + py * wph, *p1 = ph + (hp + py) * wph;
+            for (int64_t j = 0; j < wph; j += 16) {
+                __m512 a = _mm512_loadu_ps(row + 2 * j), b = _mm512_loadu_ps(row + 2 * j + 16);
+                _mm512_storeu_ps(p0 + j, _mm512_permutex2var_ps(a, even, b));
+                _mm512_storeu_ps(p1 + j, _mm512_permutex2var_ps(a, odd, b));
+            }
+        } else {
+            for (int64_t r = 0; r < sx; r++) {
+                float *pr = ph + (r * hp + py) * wph;
+                for (int64_t j = 0; j < wph; j++)
+                    pr[j] = row[j * sx + r];
+            }
+        }
+    }
+}
+
+#define DW_MAXTAPS DW_MAXTAPS_PUBLIC
+
+T512 static void dw_plane512(const dw512_geom *d, const float *x, const float *wk, float bias,
+                             const gemm_epi *e, float *y, float *ph)
+{
+    int64_t hpall, wph;
+    dw_geom(d, &hpall, &wph);
+    /* Strips of output rows whose padded rows stay in L1 (about 24 KB). */
+    const int64_t span = (d->KH - 1) * d->dy + 1;
+    int64_t rs = ((6144 / (wph * d->sx)) - span) / d->sy + 1;
+    if (rs < 1)
+        rs = 1;
+    if (rs > d->OH)
+        rs = d->OH;
+    const int64_t hp = (rs - 1) * d->sy + span;
+    const int64_t ntap = d->KH * d->KW;
+    int64_t toff[DW_MAXTAPS];
+    for (int64_t ky = 0; ky < d->KH; ky++)
+        for (int64_t kx = 0; kx < d->KW; kx++) {
+            int64_t c = kx * d->dx;
+            toff[ky * d->KW + kx] = ((c % d->sx) * hp + ky * d->dy) * wph + c / d->sx;
+        }
+    const __m512 bv = _mm512_set1_ps(bias);
+    const int64_t OW = d->OW;
+    (void)hpall;
+
+    for (int64_t oy = 0; oy < d->OH; oy++) {
+        int64_t sr = (oy % rs);
+        if (sr == 0) {
+            int64_t rows = d->OH - oy < rs ? d->OH - oy : rs;
+            dw_fill(d, x, ph, oy * d->sy, (rows - 1) * d->sy + span, hp, wph);
+        }
+        const float *base = ph + sr * d->sy * wph;
+        float *yr = y + oy * OW;
+        int64_t ox = 0;
+        for (; ox + 64 <= OW; ox += 64) {
+            __m512 a0 = bv, a1 = bv, a2 = bv, a3 = bv;
+            for (int64_t t = 0; t < ntap; t++) {
+                const float *s = base + toff[t] + ox;
+                __m512 w = _mm512_set1_ps(wk[t]);
+                a0 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s), a0);
+                a1 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + 16), a1);
+                a2 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + 32), a2);
+                a3 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + 48), a3);
+            }
+            _mm512_storeu_ps(yr + ox, act512(a0, e));
+            _mm512_storeu_ps(yr + ox + 16, act512(a1, e));
+            _mm512_storeu_ps(yr + ox + 32, act512(a2, e));
+            _mm512_storeu_ps(yr + ox + 48, act512(a3, e));
+        }
+        for (; ox < OW; ox += 32) {
+            int64_t n = OW - ox;
+            __mmask16 m0 = n >= 16 ? 0xFFFF : (__mmask16)((1u << n) - 1);
+            __mmask16 m1 = n >= 32 ? 0xFFFF : n <= 16 ? 0 : (__mmask16)((1u << (n - 16)) - 1);
+            __m512 a0 = bv, a1 = bv;
+            for (int64_t t = 0; t < ntap; t++) {
+                const float *s = base + toff[t] + ox;
+                __m512 w = _mm512_set1_ps(wk[t]);
+                a0 = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(m0, s), a0);
+                a1 = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(m1, s + 16), a1);
+            }
+            _mm512_mask_storeu_ps(yr + ox, m0, act512(a0, e));
+            _mm512_mask_storeu_ps(yr + ox + 16, m1, act512(a1, e));
+        }
+    }
+}
+
+#endif
+
+int dw512_supported(const dw512_geom *d)
+{
+    return gemm512_available() && d->KH * d->KW <= DW_MAXTAPS_PUBLIC && d->sx >= 1 && d->sy >= 1;
+}
+
+void dw512_plane(const dw512_geom *d, const float *x, const float *w, float bias,
+                 const gemm_epi *act, float *y, float *scratch)
+{
+#if HAVE_GEMM512
+    gemm_epi none = {0};
+    dw_plane512(d, x, w, bias, act ? act : &none, y, scratch);
+#else
+    (void)d, (void)x, (void)w, (void)bias, (void)act, (void)y, (void)scratch;
+#endif
+}

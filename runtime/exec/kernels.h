@@ -89,4 +89,18 @@ void gemm_act_apply(float *y, int64_t n, const gemm_epi *e);
 int conv_fusable(const node_t *n);
 int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, int out);
 
+/* Depthwise 2-D conv of one plane on AVX-512 (gemm_avx512.c): the input is
+ * copied once into zero-padded planes split by column phase (stride), then
+ * every output row is a sum of shifted rows, 64 outputs per register block. */
+#define DW_MAXTAPS_PUBLIC 256
+typedef struct dw512_geom {
+    int64_t IH, IW, OH, OW, KH, KW, sy, sx, dy, dx, pt, pl;
+} dw512_geom;
+int dw512_supported(const dw512_geom *d);
+size_t dw512_scratch_floats(const dw512_geom *d);
+/* y (OH x OW) = act(conv(x) + bias); w is KH x KW; scratch has
+ * dw512_scratch_floats() floats. act may be NULL. */
+void dw512_plane(const dw512_geom *d, const float *x, const float *w, float bias,
+                 const gemm_epi *act, float *y, float *scratch);
+
 #endif

@@ -557,6 +557,21 @@ static void conv_dw_range(void *arg, int64_t t0, int64_t t1)
 {
     const conv_job *j = arg;
     const conv_p *p = j->p;
+    dw512_geom d = {
+        .IH = p->in[1], .IW = p->in[2], .OH = p->out[1], .OW = p->out[2],
+        .KH = p->k[1], .KW = p->k[2], .sy = p->s[1], .sx = p->s[2],
+        .dy = p->d[1], .dx = p->d[2], .pt = p->pb[1], .pl = p->pb[2],
+    };
+
+    if (dw512_supported(&d)) {
+        float *ph = scratch_get(dw512_scratch_floats(&d));
+        for (int64_t t = t0; t < t1; t++) {
+            int64_t m = t % p->M, ni = t / p->M;
+            dw512_plane(&d, j->x + (ni * p->C + m / p->Mg) * p->Pin, j->w + m * p->kvol,
+                        j->b ? j->b[m] : 0.0f, j->act, j->y + (ni * p->M + m) * p->Pout, ph);
+        }
+        return;
+    }
     int64_t sc = dw_scratch(p);
     float *ph = sc > 0 ? scratch_get((size_t)sc) : NULL;
 

@@ -6,7 +6,9 @@
  * also a graph output must not fuse. Dense and depthwise convs, odd channel and
  * column counts (partial register tiles). On the real YOLOX-nano model (SiLU
  * after every conv), the fused run's output equals the node-by-node run's (which
- * tests/e2e checks against onnxruntime). */
+ * tests/e2e checks against onnxruntime). Depthwise geometries (strides, pads,
+ * dilations, planes taller than one row strip and wider than a register block)
+ * against a direct convolution in double. */
 #include "runtime/exec/exec.h"
 #include "runtime/model/model.h"
 #include "runtime/passes/passes.h"
@@ -209,6 +211,75 @@ static void check(int act, int oc, int group, int tap, int nthreads)
     free(ref);
 }
 
+/* Depthwise conv (group = channels) of a chans x h x w input, kernel k, stride
+ * s, symmetric pad, dilation dil, against a direct convolution in double. */
+static void check_dw(int chans, int h, int w, int k, int st, int pad, int dil)
+{
+    graph_t *g = graph_new();
+    int64_t xd[4] = {1, chans, h, w}, wd[4] = {chans, 1, k, k}, od[1] = {chans};
+    int x = graph_add_tensor(g, "x");
+    g->t[x].kind = TK_INPUT;
+    g->t[x].dtype = DT_FLOAT;
+    g->t[x].ndim = 4;
+    memcpy(g->t[x].dims, xd, sizeof(xd));
+    int wt = add_const(g, "w", 4, wd), b = add_const(g, "b", 1, od);
+    int y = graph_add_tensor(g, "y");
+    int cin[3] = {x, wt, b};
+    int cn = graph_add_node(g, "conv", "Conv", "", 3, cin, 1, &y);
+    set_ints(&g->nodes[cn], "pads", 4, pad);
+    set_ints(&g->nodes[cn], "strides", 2, st);
+    set_ints(&g->nodes[cn], "dilations", 2, dil);
+    set_ints(&g->nodes[cn], "group", 0, chans);
+    g->inputs = xmalloc(sizeof(int));
+    g->inputs[g->n_inputs++] = x;
+    g->outputs = xmalloc(sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    g->opset = 13;
+
+    int oh = (h + 2 * pad - dil * (k - 1) - 1) / st + 1, ow = (w + 2 * pad - dil * (k - 1) - 1) / st + 1;
+    size_t nin = (size_t)chans * h * w, nout = (size_t)chans * oh * ow;
+    float *in = xmalloc(sizeof(float) * nin);
+    double *ref = xmalloc(sizeof(double) * nout);
+    for (size_t i = 0; i < nin; i++)
+        in[i] = frand();
+    const float *wv = g->t[wt].data, *bv = g->t[b].data;
+    for (int c = 0; c < chans; c++)
+        for (int i = 0; i < oh; i++)
+            for (int j = 0; j < ow; j++) {
+                double acc = bv[c];
+                for (int ki = 0; ki < k; ki++)
+                    for (int kj = 0; kj < k; kj++) {
+                        int yi = i * st - pad + ki * dil, xj = j * st - pad + kj * dil;
+                        if (yi >= 0 && yi < h && xj >= 0 && xj < w)
+                            acc += (double)in[((size_t)c * h + yi) * w + xj] * wv[(c * k + ki) * k + kj];
+                    }
+                ref[((size_t)c * oh + i) * ow + j] = acc;
+            }
+    char err[256] = "";
+    exec_t *ex = NULL;
+    exec_opts o = {.nthreads = 2};
+    int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
+    rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
+    rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(float) * nin, err, sizeof(err));
+    rc = rc ? rc : exec_run(ex, NULL, NULL, err, sizeof(err));
+    CHECK(rc == 0, "dw %dx%dx%d k%d s%d p%d d%d: %s", chans, h, w, k, st, pad, dil, err);
+    if (!rc) {
+        const tensor_t *yt = exec_output(ex, 0);
+        CHECK(tensor_numel(yt) == (int64_t)nout, "dw output size %lld, expected %zu",
+              (long long)tensor_numel(yt), nout);
+        const float *yv = yt->data;
+        double worst = 0;
+        for (size_t i = 0; i < nout && tensor_numel(yt) == (int64_t)nout; i++)
+            worst = fmax(worst, fabs(yv[i] - ref[i]) / (1.0 + fabs(ref[i])));
+        CHECK(worst < 1e-5, "dw %dx%dx%d k%d s%d p%d d%d: max rel error %g", chans, h, w, k, st,
+              pad, dil, worst);
+    }
+    exec_free(ex);
+    graph_free(g);
+    free(in);
+    free(ref);
+}
+
 static int nop_hook(const layer_event_t *ev, void *user)
 {
     (void)ev;
@@ -267,6 +338,13 @@ int main(void)
         check(act, 5, 5, 0, 1);    /* depthwise */
         check(act, 11, 1, 1, 1);   /* conv output is a graph output: no fusion */
     }
+    check_dw(3, 61, 150, 3, 2, 1, 1);  /* stride 2, odd sizes, many row strips */
+    check_dw(3, 40, 99, 3, 1, 1, 1);
+    check_dw(2, 37, 83, 5, 1, 2, 1);
+    check_dw(2, 30, 70, 5, 2, 2, 1);
+    check_dw(2, 25, 66, 3, 1, 2, 2);   /* dilation */
+    check_dw(2, 23, 47, 3, 3, 0, 1);   /* stride 3, no padding */
+    check_dw(2, 9, 5, 7, 1, 3, 1);     /* kernel wider than the input */
     check_model("tests/data/models/yolox_nano.onnx", "images", 416, 127.5f);
     TEST_END();
 }
