@@ -74,6 +74,8 @@ static void pout_init(pout *o, FILE *f, int flags)
 
 static void pout_raw(pout *o, const char *s, size_t l)
 {
+    if (!l)
+        return;
     if (o->n + l > o->cap) {
         o->cap = (o->n + l) * 2 + 4096;
         o->buf = xrealloc(o->buf, o->cap);

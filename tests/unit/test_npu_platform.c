@@ -1,6 +1,8 @@
 /* tests/unit/test_npu_platform.c — the platform table against the numbers in
  * npu-hw.md, hand-checked (peak TOPS, DDR bytes per cycle, masks). */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "runtime/model/model.h"
 #include "runtime/npu/npu.h"
@@ -18,6 +20,50 @@ static int t4(graph_t *g, const char *name, int64_t c, int kind)
     g->t[i].dims[3] = 8;
     g->t[i].kind = kind;
     return i;
+}
+
+static char *table(const npu_graph_t *ng)
+{
+    char *t = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&t, &n);
+    npu_print_perf_table(f, ng, 0);
+    fclose(f);
+    return t;
+}
+
+/* The level-4 printer caches rows and the whole table: a second print is the
+ * same text, and a change of cores (WorkLoad, time) or of a CPU layer's host
+ * time shows up, as in a table printed by a fresh, uncached graph. */
+static void table_cache(const graph_t *g, npu_graph_t *ng)
+{
+    npu_graph_t *fresh = NULL;
+    double host[16] = {0};
+    char *a = table(ng), *b = table(ng), *c, *d, err[128];
+
+    CHECK(a && b && !strcmp(a, b), "cached table identical");
+    npu_set_core_mask(ng, 7, err, sizeof err);
+    npu_cost(ng, NULL);
+    c = table(ng);
+    npu_lower(g, ng->plat, DT_INT8, &fresh, err, sizeof err);
+    npu_set_core_mask(fresh, 7, err, sizeof err);
+    npu_cost(fresh, NULL);
+    d = table(fresh);
+    CHECK(strcmp(a, c) != 0 && !strcmp(c, d), "core mask change shown as by a fresh graph");
+    free(c);
+    free(d);
+    for (int i = 0; i < 16; i++)
+        host[i] = 100;
+    npu_cost(ng, host);
+    npu_cost(fresh, host);
+    c = table(ng);
+    d = table(fresh);
+    CHECK(strstr(c, " 800 ") && !strcmp(c, d), "CPU host time (100 us x scale 8) shown");
+    free(a);
+    free(b);
+    free(c);
+    free(d);
+    npu_graph_free(fresh);
 }
 
 /* x -> Conv -> Div(by a constant) -> Div(by an activation): the first is a Mul
@@ -64,6 +110,8 @@ static void div_and_frame(void)
               n_mul, n_div_cpu);
         CHECK(fabs(npu_frame_us(ng) - want) < 1e-9 && npu_frame_us(ng) < ng->total_us,
               "frame %.3f want %.3f", npu_frame_us(ng), want);
+        CHECK(npu_needs_host_times(ng) == 1, "a CPU Div needs host times");
+        table_cache(g, ng);
     }
     npu_graph_free(ng);
     graph_free(g);
