@@ -7,12 +7,14 @@
  * reuse the inputs and outputs stay readable after it.
  *
  * Fusion: a run without a layer hook (nobody looks at intermediate tensors)
- * executes a Conv and the activation after it as one kernel, when the conv's
- * output feeds only that activation and is not a graph output: Relu, Clip,
- * LeakyRelu, HardSwish, and x * Sigmoid(x) (Sigmoid + Mul). The fused conv
- * writes the activation's output tensor, whose arena lifetime starts at the
- * conv for that reason; the activation nodes are skipped. Runs with a hook
- * execute every node as the graph says. */
+ * executes a Conv and the elementwise chain after it as one kernel, when each
+ * link's input feeds only that link and is not a graph output: an optional
+ * multiply/add by constant scalars, an activation (Relu, Clip, LeakyRelu,
+ * HardSwish, x * Sigmoid(x) as Sigmoid + Mul, x * Clip(x + 3, 0, 6) / 6 as
+ * Add/Clip/Mul/Div), then another scalar multiply/add. The fused conv writes
+ * the chain's last tensor, whose arena lifetime starts at the conv for that
+ * reason; the chain's nodes are skipped. Runs with a hook execute every node
+ * as the graph says. */
 #include "runtime/exec/exec.h"
 #include "runtime/exec/kernels.h"
 #include "runtime/exec/threadpool.h"
@@ -129,6 +131,16 @@ static int const_scalar(const graph_t *g, const node_t *n, int i, float def, flo
     return 0;
 }
 
+/* Bounds of a stock Clip: constant inputs (opset 11+) or attributes; -1 if not constant. */
+static int clip_bounds(const graph_t *g, const node_t *c, float *lo, float *hi)
+{
+    if (c->n_in > 1)
+        return const_scalar(g, c, 1, -FLT_MAX, lo) || const_scalar(g, c, 2, FLT_MAX, hi) ? -1 : 0;
+    *lo = node_attr_float(c, "min", -FLT_MAX);
+    *hi = node_attr_float(c, "max", FLT_MAX);
+    return 0;
+}
+
 /* The activation node c applied to tensor t, as an epilogue; 0 if not fusable. */
 static int act_of(const graph_t *g, const node_t *c, int t, gemm_epi *e)
 {
@@ -144,17 +156,147 @@ static int act_of(const graph_t *g, const node_t *c, int t, gemm_epi *e)
         e->act = GEMM_ACT_HSWISH;
     } else if (stock_op(c, "Clip")) {
         e->act = GEMM_ACT_CLIP;
-        if (c->n_in > 1) {
-            if (const_scalar(g, c, 1, -FLT_MAX, &e->alpha) || const_scalar(g, c, 2, FLT_MAX, &e->beta))
-                return 0;
-        } else {
-            e->alpha = node_attr_float(c, "min", -FLT_MAX);
-            e->beta = node_attr_float(c, "max", FLT_MAX);
-        }
+        if (clip_bounds(g, c, &e->alpha, &e->beta))
+            return 0;
     } else {
         return 0;
     }
     return 1;
+}
+
+typedef struct fuse_scan {
+    const exec_t *x;
+    const int *uses, *cons;
+    fuse_t *f;
+} fuse_scan;
+
+/* Position of the only consumer of tensor t (not a graph output, not yet
+ * fused), or -1. */
+static int only_consumer(const fuse_scan *s, int t)
+{
+    if (t < 0 || s->uses[t] != 1 || s->f[s->cons[2 * t]].skip || s->f[s->cons[2 * t]].head)
+        return -1;
+    return s->cons[2 * t];
+}
+
+static const node_t *node_at(const fuse_scan *s, int q)
+{
+    return &s->x->g->nodes[s->x->order[q]];
+}
+
+/* n is a stock binary op of tensor t and a constant float scalar: *v. */
+static int scalar_op(const graph_t *g, const node_t *n, const char *op, int t, float *v)
+{
+    if (!stock_op(n, op) || n->n_in != 2 || n->n_out != 1 || n->out[0] < 0)
+        return 0;
+    int k = n->in[0] == t ? 1 : n->in[1] == t ? 0 : -1;
+    if (k < 0 || n->in[k] == t || (k == 0 && !strcmp(op, "Div")))
+        return 0;
+    return const_scalar(g, n, k, 0, v) == 0 && n->in[k] >= 0;
+}
+
+/* Optional Mul-by-scalar then Add-scalar after tensor *t: v * s + b. */
+static int match_affine(fuse_scan *s, int *t, float *sc, float *bi)
+{
+    const graph_t *g = s->x->g;
+    int q = only_consumer(s, *t), found = 0;
+    float v;
+    *sc = 1.0f;
+    *bi = 0.0f;
+    if (q >= 0 && scalar_op(g, node_at(s, q), "Mul", *t, &v)) {
+        *sc = v;
+        s->f[q].skip = 1;
+        *t = node_at(s, q)->out[0];
+        q = only_consumer(s, *t);
+        found = 1;
+    }
+    if (q >= 0 && scalar_op(g, node_at(s, q), "Add", *t, &v)) {
+        *bi = v;
+        s->f[q].skip = 1;
+        *t = node_at(s, q)->out[0];
+        found = 1;
+    }
+    return found;
+}
+
+/* x * Sigmoid(x), or PaddlePaddle's HardSwish x * Clip(x + 3, 0, 6) / 6, on
+ * tensor t (which feeds exactly the two branches). */
+static int match_two_branch(fuse_scan *s, int *t, gemm_epi *e)
+{
+    const graph_t *g = s->x->g;
+    int tt = *t;
+    if (tt < 0 || s->uses[tt] != 2 || s->cons[2 * tt] == s->cons[2 * tt + 1])
+        return 0;
+    int qa = s->cons[2 * tt], qb = s->cons[2 * tt + 1];
+    for (int swap = 0; swap < 2; swap++, qa ^= qb, qb ^= qa, qa ^= qb) {
+        const node_t *a = node_at(s, qa), *m = node_at(s, qb);
+        if (s->f[qa].skip || s->f[qb].skip || s->f[qa].head || s->f[qb].head ||
+            !stock_op(m, "Mul") || m->n_in != 2 || m->n_out != 1 || m->out[0] < 0)
+            continue;
+        float v, lo, hi;
+        if (stock_op(a, "Sigmoid") && a->n_out == 1 && a->in[0] == tt && a->out[0] >= 0) {
+            int so = a->out[0];
+            if (s->uses[so] != 1 ||
+                !((m->in[0] == tt && m->in[1] == so) || (m->in[0] == so && m->in[1] == tt)))
+                continue;
+            s->f[qa].skip = s->f[qb].skip = 1;
+            e->act = GEMM_ACT_SILU;
+            *t = m->out[0];
+            return 1;
+        }
+        if (!scalar_op(g, a, "Add", tt, &v) || v != 3.0f)
+            continue;
+        int qc = only_consumer(s, a->out[0]);
+        if (qc < 0)
+            continue;
+        const node_t *c = node_at(s, qc);
+        if (!stock_op(c, "Clip") || c->in[0] != a->out[0] || c->n_out != 1 || c->out[0] < 0 ||
+            clip_bounds(g, c, &lo, &hi) || lo != 0.0f || hi != 6.0f)
+            continue;
+        int co = c->out[0];
+        if (s->uses[co] != 1 ||
+            !((m->in[0] == tt && m->in[1] == co) || (m->in[0] == co && m->in[1] == tt)))
+            continue;
+        int qd = only_consumer(s, m->out[0]);
+        if (qd < 0 || !scalar_op(g, node_at(s, qd), "Div", m->out[0], &v) || v != 6.0f)
+            continue;
+        s->f[qa].skip = s->f[qb].skip = s->f[qc].skip = s->f[qd].skip = 1;
+        e->act = GEMM_ACT_HSWISH;
+        *t = node_at(s, qd)->out[0];
+        return 1;
+    }
+    return 0;
+}
+
+/* The epilogue chain after the conv at position p: [affine] [activation]
+ * [affine after an activation]; every link's input feeds only that link. */
+static void match_chain(fuse_scan *s, int p)
+{
+    const graph_t *g = s->x->g;
+    const node_t *n = node_at(s, p);
+    int t = n->out[0], matched = 0;
+    gemm_epi e;
+    memset(&e, 0, sizeof(e));
+
+    e.pre = match_affine(s, &t, &e.s1, &e.b1);
+    matched |= e.pre;
+    int q = only_consumer(s, t);
+    gemm_epi a;
+    if (q >= 0 && act_of(g, node_at(s, q), t, &a)) {
+        e.act = a.act;
+        e.alpha = a.alpha;
+        e.beta = a.beta;
+        s->f[q].skip = 1;
+        t = node_at(s, q)->out[0];
+    } else {
+        match_two_branch(s, &t, &e);
+    }
+    if (e.act != GEMM_ACT_NONE) {
+        matched = 1;
+        e.post = match_affine(s, &t, &e.s2, &e.b2);
+    }
+    if (matched)
+        s->f[p] = (fuse_t){.head = 1, .out = t, .act = e};
 }
 
 static void plan_fusion(exec_t *x)
@@ -164,6 +306,7 @@ static void plan_fusion(exec_t *x)
     int *uses = xcalloc((size_t)nt, sizeof(int));
     int *cons = xmalloc(sizeof(int) * 2 * (size_t)nt); /* first two consuming positions */
     fuse_t *f = xcalloc((size_t)(x->n_order ? x->n_order : 1), sizeof(fuse_t));
+    fuse_scan sc = {.x = x, .uses = uses, .cons = cons, .f = f};
     int any = 0;
 
     for (int p = 0; p < x->n_order; p++) {
@@ -181,40 +324,11 @@ static void plan_fusion(exec_t *x)
         uses[g->outputs[i]] += 3;
     for (int p = 0; p < x->n_order; p++) {
         node_t *n = &g->nodes[x->order[p]];
-        if (!conv_fusable(n) || n->n_out != 1 || n->out[0] < 0)
+        if (f[p].skip || !conv_fusable(n) || n->n_out != 1 || n->out[0] < 0 ||
+            g->t[n->out[0]].dtype != DT_FLOAT)
             continue;
-        int t = n->out[0];
-        gemm_epi e;
-        if (uses[t] == 1) {
-            int q = cons[2 * t];
-            const node_t *c = &g->nodes[x->order[q]];
-            if (f[q].skip || !act_of(g, c, t, &e) || c->out[0] < 0)
-                continue;
-            f[q].skip = 1;
-            f[p] = (fuse_t){.head = 1, .out = c->out[0], .act = e};
-            any = 1;
-        } else if (uses[t] == 2 && cons[2 * t] != cons[2 * t + 1]) {
-            /* x * Sigmoid(x): the Sigmoid feeds only the Mul */
-            int qs = cons[2 * t], qm = cons[2 * t + 1];
-            const node_t *s = &g->nodes[x->order[qs]], *m = &g->nodes[x->order[qm]];
-            if (!stock_op(s, "Sigmoid")) {
-                int tmp = qs;
-                qs = qm;
-                qm = tmp;
-                s = &g->nodes[x->order[qs]];
-                m = &g->nodes[x->order[qm]];
-            }
-            if (!stock_op(s, "Sigmoid") || !stock_op(m, "Mul") || s->n_out != 1 || s->out[0] < 0 ||
-                s->in[0] != t || m->n_in != 2 || m->n_out != 1 || m->out[0] < 0 ||
-                uses[s->out[0]] != 1 || f[qs].skip || f[qm].skip)
-                continue;
-            int so = s->out[0];
-            if (!((m->in[0] == t && m->in[1] == so) || (m->in[0] == so && m->in[1] == t)))
-                continue;
-            f[qs].skip = f[qm].skip = 1;
-            f[p] = (fuse_t){.head = 1, .out = m->out[0], .act = {.act = GEMM_ACT_SILU}};
-            any = 1;
-        }
+        match_chain(&sc, p);
+        any |= f[p].head;
     }
     free(uses);
     free(cons);

@@ -77,7 +77,7 @@ T512 static inline __m512 exp512(__m512 x)
     return _mm512_scalef_ps(p, n);
 }
 
-T512 static inline __m512 act512(__m512 v, const gemm_epi *e)
+T512 static inline __m512 act512_only(__m512 v, const gemm_epi *e)
 {
     __m512 zero = _mm512_setzero_ps();
     switch (e->act) {
@@ -101,6 +101,17 @@ T512 static inline __m512 act512(__m512 v, const gemm_epi *e)
     default:
         return v;
     }
+}
+
+/* pre-affine, activation, post-affine */
+T512 static inline __m512 act512(__m512 v, const gemm_epi *e)
+{
+    if (e->pre)
+        v = _mm512_fmadd_ps(v, _mm512_set1_ps(e->s1), _mm512_set1_ps(e->b1));
+    v = act512_only(v, e);
+    if (e->post)
+        v = _mm512_fmadd_ps(v, _mm512_set1_ps(e->s2), _mm512_set1_ps(e->b2));
+    return v;
 }
 
 /* Applies bias and activation to one row of three vectors. */
@@ -201,6 +212,8 @@ static void act_scalar(float *y, int64_t n, const gemm_epi *e)
 {
     for (int64_t i = 0; i < n; i++) {
         float v = y[i];
+        if (e->pre)
+            v = v * e->s1 + e->b1;
         switch (e->act) {
         case GEMM_ACT_RELU:
             v = v > 0 ? v : 0;
@@ -222,13 +235,15 @@ static void act_scalar(float *y, int64_t n, const gemm_epi *e)
         default:
             break;
         }
+        if (e->post)
+            v = v * e->s2 + e->b2;
         y[i] = v;
     }
 }
 
 void gemm_act_apply(float *y, int64_t n, const gemm_epi *e)
 {
-    if (!e || e->act == GEMM_ACT_NONE)
+    if (!e || (e->act == GEMM_ACT_NONE && !e->pre && !e->post))
         return;
 #if HAVE_GEMM512
     if (gemm512_available()) {

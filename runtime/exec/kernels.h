@@ -62,12 +62,15 @@ int64_t dims_prod(const int64_t *d, int from, int to);
 
 enum { GEMM_ACT_NONE, GEMM_ACT_RELU, GEMM_ACT_CLIP, GEMM_ACT_LEAKY, GEMM_ACT_SILU, GEMM_ACT_HSWISH };
 
-/* Epilogue: C = act(C + bias[row]); CLIP uses [alpha, beta], LEAKY alpha;
- * SILU is x * sigmoid(x), HSWISH ONNX HardSwish. */
+/* Epilogue: v = C + bias[row]; if pre, v = v * s1 + b1; v = act(v); if post,
+ * v = v * s2 + b2. CLIP uses [alpha, beta], LEAKY alpha; SILU is x * sigmoid(x),
+ * HSWISH ONNX HardSwish. */
 typedef struct gemm_epi {
     const float *bias;  /* M values, or NULL */
     int act;
     float alpha, beta;
+    int pre, post;
+    float s1, b1, s2, b2;
 } gemm_epi;
 
 /* Non-zero when the CPU (and OS) run AVX-512F; else gemm512_run must not be used. */

@@ -416,12 +416,10 @@ static void conv_gemm_range(void *arg, int64_t t0, int64_t t1)
             ldb = nc;
         }
         if (p->wpack) {
-            gemm_epi e = {.bias = j->b ? j->b + gi * p->Mg : NULL, .act = GEMM_ACT_NONE};
-            if (j->act) {
-                e.act = j->act->act;
-                e.alpha = j->act->alpha;
-                e.beta = j->act->beta;
-            }
+            gemm_epi e = {.act = GEMM_ACT_NONE};
+            if (j->act)
+                e = *j->act;
+            e.bias = j->b ? j->b + gi * p->Mg : NULL;
             gemm512_run(p->wpack + (size_t)gi * p->wpack_group, p->Mg, p->K, bm, ldb, nc, y,
                         p->Pout, &e);
             continue;
