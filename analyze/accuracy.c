@@ -138,6 +138,7 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
     accuracy_report *r = xcalloc(1, sizeof(*r));
     exec_t *xf = NULL, *xq = NULL;
     quant_dataset ds = {0};
+    quant_cfg cfg = {0};
     qparam_t *act_f = NULL, *act_q = NULL;
     uint8_t *has_f = NULL, *has_q = NULL;
     exec_opts eo = {.nthreads = o->nthreads};
@@ -235,9 +236,33 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
     rc = model_load_file(model_path, &c.gq, err, errlen);
     if (rc)
         goto out;
-    rc = quant_graph_new(c.gq, o->type, o->method, &c.q, err, errlen);
-    if (rc)
+    if (o->hybrid) {
+        if (o->type != QT_I8) {
+            rc = rt_err(err, errlen, RT_EINVAL, "--hybrid needs -q i8");
+            goto out;
+        }
+        rc = quant_cfg_load(o->hybrid, &cfg, err, errlen);
+        if (rc)
+            goto out;
+        /* every name must be a tensor of the model, as it was loaded */
+        for (int k = 0; k < cfg.n_params; k++)
+            if (graph_find_tensor(c.gq, cfg.params[k].name) < 0) {
+                rc = rt_err(err, errlen, RT_EFORMAT, "%s: quantize_parameters names '%s', which "
+                            "is no tensor of the model", o->hybrid, cfg.params[k].name);
+                goto out;
+            }
+    }
+    rc = quant_graph_new_hybrid(c.gq, o->type, o->method, o->hybrid ? &cfg : NULL, &c.q, err,
+                                errlen);
+    if (rc) {
+        if (o->hybrid) {
+            char msg[512];
+            snprintf(msg, sizeof(msg), "%s", err);
+            rt_err(err, errlen, rc, "%s: %s", o->hybrid, msg);
+        }
         goto out;
+    }
+    r->n_fp16_nodes = c.q->n_fp16_nodes;
     rc = passes_prepare(c.gq, shapes, n_shapes, err, errlen);
     if (rc)
         goto out;
@@ -254,9 +279,23 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
             has_q[t] = 1;
         }
     }
+    /* fixed activation parameters from the hybrid file */
+    for (int k = 0; k < cfg.n_params; k++) {
+        qparam_t p;
+        int t = graph_find_tensor(c.gq, cfg.params[k].name);
+        if (t < 0 || !has_q[t] || quant_cfg_param_get(&cfg.params[k], &p))
+            continue;
+        act_q[t] = p;
+        r->n_cfg_params++;
+    }
     rc = quant_graph_finish(c.q, act_q, has_q, err, errlen);
     if (rc)
         goto out;
+    if (o->write_cfg) {
+        rc = quant_cfg_write(c.q, o->write_cfg, err, errlen);
+        if (rc)
+            goto out;
+    }
     r->n_int8_nodes = c.q->n_int8_nodes;
     rc = exec_create(c.gq, &eo, &xq, err, errlen);
     if (rc)
@@ -351,6 +390,7 @@ out:
     graph_free(c.gq);
     graph_free(c.gf);
     quant_dataset_free(&ds);
+    quant_cfg_free(&cfg);
     free(act_f);
     free(has_f);
     free(act_q);
@@ -522,6 +562,10 @@ void accuracy_print(const accuracy_report *r, FILE *f, double thr, int color)
         fprintf(f, " (asymmetric_quantized-8), algo %s, method %s, %d calibration sample%s, "
                 "%d int8 layers", quant_algo_name(r->algo), quant_method_name(r->method),
                 r->n_samples, r->n_samples == 1 ? "" : "s", r->n_int8_nodes);
+    if (r->n_fp16_nodes || r->n_cfg_params)
+        fprintf(f, "; hybrid: %d layer%s in fp16, %d activation parameter%s from the file",
+                r->n_fp16_nodes, r->n_fp16_nodes == 1 ? "" : "s", r->n_cfg_params,
+                r->n_cfg_params == 1 ? "" : "s");
     fputc('\n', f);
     store_accuracy *v = rows_of(r);
     accuracy_print_stored(v, r->n_rows, f, thr, color);
@@ -577,6 +621,8 @@ void accuracy_json(const accuracy_report *r, json_writer *w, double thr)
     json_key(w, "quant_method"), json_str(w, r->type == QT_I8 ? quant_method_name(r->method) : NULL);
     json_key(w, "calibration_samples"), json_int(w, r->n_samples);
     json_key(w, "int8_layers"), json_int(w, r->n_int8_nodes);
+    json_key(w, "fp16_layers"), json_int(w, r->n_fp16_nodes);
+    json_key(w, "cfg_parameters"), json_int(w, r->n_cfg_params);
     json_key(w, "cos_threshold"), json_num(w, thr);
     json_key(w, "first_below"), json_str(w, fb >= 0 ? r->rows[fb].name : NULL);
     json_key(w, "worst_single"), json_str(w, ws >= 0 ? r->rows[ws].name : NULL);

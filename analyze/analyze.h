@@ -276,6 +276,8 @@ typedef struct accuracy_opts {
     const char *dump_quant;  /* optional dump folder of the quantized (entire) outputs */
     int keep_graph;          /* hand the quantized graph over in the report */
     const struct quant_preproc *preproc; /* mean/std of dataset images, or NULL */
+    const char *hybrid;      /* *.quantization.cfg: fp16 layers, fixed parameters */
+    const char *write_cfg;   /* write the parameters used in that layout */
 } accuracy_opts;
 
 typedef struct accuracy_row {
@@ -288,6 +290,8 @@ typedef struct accuracy_row {
 typedef struct accuracy_report {
     char *model;
     int type, algo, method, n_samples, n_int8_nodes;
+    int n_fp16_nodes;        /* layers kept in fp16 by the hybrid file */
+    int n_cfg_params;        /* activation parameters taken from the hybrid file */
     int n_rows;
     accuracy_row *rows;
     int n_outputs;

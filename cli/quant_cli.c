@@ -39,6 +39,10 @@ int quant_cli_option(int argc, char **argv, int *i, quant_cli *q)
         dst = &q->method;
     else if (is_opt(a, "--dataset"))
         dst = &q->dataset;
+    else if (is_opt(a, "--hybrid"))
+        dst = &q->hybrid;
+    else if (is_opt(a, "--write-quant-cfg"))
+        dst = &q->write_cfg;
     else if (is_opt(a, "--mean"))
         dst = &q->mean;
     else if (is_opt(a, "--std"))
@@ -88,6 +92,10 @@ int quant_cli_check(const char *quant, const quant_cli *q)
         cli_error("--dataset/--mean/--std/--dump-golden/--dump-quant need -q i8 or -q fp16");
         return EXIT_USAGE;
     }
+    if ((q->hybrid || q->write_cfg) && t != QT_I8) {
+        cli_error("--hybrid/--write-quant-cfg need -q i8");
+        return EXIT_USAGE;
+    }
     if ((q->mean || q->std) && !q->dataset) {
         cli_error("--mean/--std apply to the images of --dataset, which is missing");
         return EXIT_USAGE;
@@ -120,6 +128,8 @@ int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
     o.dump_golden = q->dump_golden;
     o.dump_quant = q->dump_quant;
     o.keep_graph = 1;
+    o.hybrid = q->hybrid;
+    o.write_cfg = q->write_cfg;
     quant_preproc pp;
     quant_preproc_parse(q->mean, q->std, &pp, NULL, 0); /* checked by quant_cli_check */
     o.preproc = &pp;

@@ -16,6 +16,7 @@
 
 typedef struct quant_cli {
     const char *algo, *method, *dataset, *dump_golden, *dump_quant, *mean, *std;
+    const char *hybrid, *write_cfg;
     double cos_threshold;
     int no_progress;
 } quant_cli;
@@ -23,8 +24,8 @@ typedef struct quant_cli {
 void quant_cli_init(quant_cli *q);
 /* 1: argv[*i] was a quantization option (consumed, *i advanced); 0: not one;
  * -1: a usage error (already printed). Options: --quant-algo, --quant-method,
- * --dataset, --mean, --std, --cos-threshold, --dump-golden DIR, --dump-quant DIR,
- * --no-progress. */
+ * --dataset, --mean, --std, --hybrid FILE, --write-quant-cfg FILE, --cos-threshold,
+ * --dump-golden DIR, --dump-quant DIR, --no-progress. */
 int quant_cli_option(int argc, char **argv, int *i, quant_cli *q);
 /* EXIT_OK or EXIT_USAGE (message printed) for the -q value and the options. */
 int quant_cli_check(const char *quant, const quant_cli *q);

@@ -78,6 +78,12 @@ static void quantize_weight(quant_graph *q, int ti, int axis)
 
 int quant_graph_new(graph_t *g, int type, int method, quant_graph **out, char *err, size_t errlen)
 {
+    return quant_graph_new_hybrid(g, type, method, NULL, out, err, errlen);
+}
+
+int quant_graph_new_hybrid(graph_t *g, int type, int method, const quant_cfg *cfg,
+                           quant_graph **out, char *err, size_t errlen)
+{
     quant_graph *q = xcalloc(1, sizeof(*q));
 
     *out = NULL;
@@ -90,6 +96,24 @@ int quant_graph_new(graph_t *g, int type, int method, quant_graph **out, char *e
     q->method = method;
     grow(q, g->n_t, 0);
     q->n_alloc = g->n_t;
+    q->n_nodes_alloc = g->n_nodes;
+    q->node_fp16 = xcalloc((size_t)(g->n_nodes ? g->n_nodes : 1), 1);
+    for (int k = 0; cfg && k < cfg->n_fp16; k++) {
+        int t = graph_find_tensor(g, cfg->fp16[k]), found = 0;
+        for (int i = 0; t >= 0 && i < g->n_nodes; i++)
+            for (int o = 0; o < g->nodes[i].n_out; o++)
+                if (g->nodes[i].out[o] == t && !q->node_fp16[i]) {
+                    q->node_fp16[i] = 1;
+                    q->n_fp16_nodes++;
+                    found = 1;
+                }
+        if (!found) {
+            int rc = rt_err(err, errlen, RT_EFORMAT, "hybrid file: custom_quantize_layers names "
+                            "'%s', which no layer of the model produces", cfg->fp16[k]);
+            quant_graph_free(q);
+            return rc;
+        }
+    }
     if (type == QT_FP16) {
         for (int t = 0; t < g->n_t; t++)
             if (g->t[t].kind == TK_CONST && g->t[t].dtype == DT_FLOAT && g->t[t].data)
@@ -105,6 +129,14 @@ int quant_graph_new(graph_t *g, int type, int method, quant_graph **out, char *e
         if (w->kind != TK_CONST || w->dtype != DT_FLOAT || !w->data || w->ndim < 1 ||
             q->wparam[n->in[1]] || tensor_numel(w) <= 0)
             continue;
+        if (q->node_fp16[i]) {
+            /* a layer kept in fp16: its weights and bias are halves */
+            for (int k = 1; k < n->n_in; k++)
+                if (n->in[k] >= 0 && g->t[n->in[k]].kind == TK_CONST &&
+                    g->t[n->in[k]].dtype == DT_FLOAT && g->t[n->in[k]].data)
+                    quant_round_f16(g->t[n->in[k]].data, tensor_numel(&g->t[n->in[k]]));
+            continue;
+        }
         quantize_weight(q, n->in[1], weight_axis(n, w));
     }
     *out = q;
@@ -226,11 +258,22 @@ int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, 
     }
     (void)err;
     (void)errlen;
+    if (g->n_nodes > q->n_nodes_alloc) {
+        q->node_fp16 = xrealloc(q->node_fp16, (size_t)g->n_nodes);
+        memset(q->node_fp16 + q->n_nodes_alloc, 0, (size_t)(g->n_nodes - q->n_nodes_alloc));
+        q->n_nodes_alloc = g->n_nodes;
+    }
+    free(q->t_fp16);
+    q->t_fp16 = xcalloc((size_t)(q->n_alloc ? q->n_alloc : 1), 1);
     for (int t = 0; t < g->n_t; t++) {
         q->has_act[t] = has && has[t];
         if (q->has_act[t])
             q->act[t] = act[t];
     }
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int o = 0; q->node_fp16[i] && o < g->nodes[i].n_out; o++)
+            if (g->nodes[i].out[o] >= 0)
+                q->t_fp16[g->nodes[i].out[o]] = 1;
     for (int i = 0; i < g->n_nodes; i++) {
         node_t *n = &g->nodes[i];
         if (n->folded || n->n_out < 1 || n->out[0] < 0)
@@ -249,7 +292,7 @@ int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, 
         if (n->folded || !n->def || n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0)
             continue;
         int xi = n->in[0], wi = n->in[1];
-        if (!q->wparam[wi] || !q->has_act[xi] || g->t[xi].dtype != DT_FLOAT ||
+        if (q->node_fp16[i] || !q->wparam[wi] || !q->has_act[xi] || g->t[xi].dtype != DT_FLOAT ||
             g->t[wi].kind != TK_CONST || !g->t[wi].data)
             continue;
         if (!strcmp(n->op, "Conv") && quant_conv_supported(g, n))
@@ -265,7 +308,7 @@ int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, 
 void quant_graph_output(const quant_graph *q, int t, float *data)
 {
     int64_t n = tensor_numel(&q->g->t[t]);
-    if (q->type == QT_FP16) {
+    if (q->type == QT_FP16 || (q->t_fp16 && q->t_fp16[t])) {
         quant_round_f16(data, n);
         return;
     }
@@ -285,5 +328,7 @@ void quant_graph_free(quant_graph *q)
     free(q->wparam);
     free(q->wparam_n);
     free(q->wparam_axis);
+    free(q->node_fp16);
+    free(q->t_fp16);
     free(q);
 }

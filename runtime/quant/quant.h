@@ -165,14 +165,60 @@ typedef struct quant_graph {
     int *wparam_axis;
     int n_int8_nodes;     /* nodes running an int8 kernel */
     int n_alloc;          /* size of the per-tensor arrays */
+    uint8_t *node_fp16;   /* per node: kept in fp16 by a hybrid file */
+    uint8_t *t_fp16;      /* per tensor: output of such a node */
+    int n_nodes_alloc, n_fp16_nodes;
 } quant_graph;
 
 int quant_graph_new(graph_t *g, int type, int method, quant_graph **out, char *err,
                     size_t errlen);
+/* The same with a hybrid file (NULL: none): the layers named in its
+ * custom_quantize_layers (by output tensor) keep fp16 weights, run their float
+ * kernel and round their outputs to fp16. A name that is no tensor of the
+ * model is an error (RT_EFORMAT). quantize_parameters are applied by
+ * quant_cfg_apply. */
+struct quant_cfg;
+int quant_graph_new_hybrid(graph_t *g, int type, int method, const struct quant_cfg *cfg,
+                           quant_graph **out, char *err, size_t errlen);
 int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, char *err,
                        size_t errlen);
 void quant_graph_output(const quant_graph *q, int t, float *data);
 void quant_graph_free(quant_graph *q);
+
+/* ---- hybrid quantization file (qcfg.c) ----
+ * RKNN-Toolkit2's `*.quantization.cfg` layout, the YAML subset it writes:
+ *   custom_quantize_layers:            (or "custom_quantize_layers: {}")
+ *       <tensor>: float16              layer producing <tensor> kept in fp16
+ *   quantize_parameters:
+ *       <tensor>:
+ *           qtype: asymmetric_quantized
+ *           qmethod: layer|channel
+ *           dtype: int8
+ *           min: [..] | block list "- v"   max: ...   scale: ...   zero_point: ...
+ * Keys may be quoted ('..' or ".."); '#' comments; other fields are ignored.
+ * quantize_parameters of activations (one scale and zero point, or min/max)
+ * replace the calibrated ones; per-channel entries (weights) are accepted and
+ * recomputed from the weights. */
+typedef struct quant_cfg_param {
+    char *name;
+    double *min, *max, *scale, *zp;
+    int n_min, n_max, n_scale, n_zp;
+} quant_cfg_param;
+
+typedef struct quant_cfg {
+    int n_fp16;
+    char **fp16;            /* tensor names of the fp16 layers */
+    int n_params;
+    quant_cfg_param *params;
+} quant_cfg;
+
+int quant_cfg_parse(const char *text, size_t len, quant_cfg *c, char *err, size_t errlen);
+int quant_cfg_load(const char *path, quant_cfg *c, char *err, size_t errlen);
+void quant_cfg_free(quant_cfg *c);
+/* One (scale, zp) for a per-layer entry; -1 for a per-channel one. */
+int quant_cfg_param_get(const quant_cfg_param *p, qparam_t *out);
+/* Writes the graph's parameters (activations and weights) and its fp16 layers. */
+int quant_cfg_write(const quant_graph *q, const char *path, char *err, size_t errlen);
 
 /* ---- int8 kernels (qkernels.c), used by quant_graph_finish ----
  * Op definitions whose run() reads node->priv (a quant_node). Exposed for tests. */
