@@ -421,3 +421,208 @@ void dw512_plane(const dw512_geom *d, const float *x, const float *w, float bias
     (void)d, (void)x, (void)w, (void)bias, (void)act, (void)y, (void)scratch;
 #endif
 }
+
+/* ---- Winograd F(2x2, 3x3) ---------------------------------------------- */
+
+/* 3x3, stride 1 convs as 16 GEMMs over 4x4 input tiles (2.25x fewer
+ * multiplies): U = G g G^T per (m, c), V = B^T d B per (c, tile), Y = A^T M A
+ * with M = U (x) V; the transforms only add and halve, so rounding stays
+ * close to the direct conv's. Tiles are processed one block of tile rows per
+ * task, 16 tiles per vector (stride-2 columns split by an even/odd permute). */
+
+size_t wino_packed_floats(int64_t M, int64_t C)
+{
+    return 16 * gemm512_packed_floats(M, C);
+}
+
+void wino_pack_weights(const float *w, int64_t M, int64_t C, float *dst)
+{
+    size_t per = gemm512_packed_floats(M, C);
+    float *u = xmalloc(sizeof(float) * 16 * (size_t)(M * C));
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t c = 0; c < C; c++) {
+            const float *g = w + (m * C + c) * 9;
+            double t[4][3], r[4][4];
+            for (int j = 0; j < 3; j++) { /* G g */
+                t[0][j] = g[j];
+                t[1][j] = 0.5 * (g[j] + g[3 + j] + g[6 + j]);
+                t[2][j] = 0.5 * (g[j] - g[3 + j] + g[6 + j]);
+                t[3][j] = g[6 + j];
+            }
+            for (int i = 0; i < 4; i++) { /* (G g) G^T */
+                r[i][0] = t[i][0];
+                r[i][1] = 0.5 * (t[i][0] + t[i][1] + t[i][2]);
+                r[i][2] = 0.5 * (t[i][0] - t[i][1] + t[i][2]);
+                r[i][3] = t[i][2];
+            }
+            for (int xi = 0; xi < 16; xi++)
+                u[((size_t)xi * M + m) * C + c] = (float)r[xi / 4][xi % 4];
+        }
+    for (int xi = 0; xi < 16; xi++)
+        gemm512_pack_a(u + (size_t)xi * M * C, C, M, C, dst + xi * per);
+    free(u);
+}
+
+int64_t wino_rows_per_task(const wino_geom *g, int nthreads)
+{
+    int64_t th = (g->OH + 1) / 2, tw = (g->OW + 1) / 2;
+    int64_t rows = 16384 / ((g->C + g->M) * tw);
+    if (rows < 1)
+        rows = 1;
+    if (nthreads > 1) {
+        int64_t per = (th + 2 * nthreads - 1) / (2 * nthreads);
+        if (rows > per)
+            rows = per;
+    }
+    return rows < th ? rows : th;
+}
+
+/* The 16 planes of V (C x TB) and of the products (M x TB) are 16 floats
+ * further apart than their size: strides that are multiples of 4 KB would put
+ * all 16 streams in the same L1 sets. */
+static int64_t plane_stride(int64_t rows, int64_t tb)
+{
+    return rows * tb + 16;
+}
+
+size_t wino_scratch_floats(const wino_geom *g, int64_t rows)
+{
+    int64_t tb = rows * ((g->OW + 1) / 2);
+    return (size_t)(16 * (plane_stride(g->C, tb) + plane_stride(g->M, tb)) + 64);
+}
+
+#if HAVE_GEMM512
+
+/* 16 consecutive floats of row r starting at column s, zero outside [0, n). */
+T512 static inline __m512 load_row(const float *r, int64_t s, int64_t n)
+{
+    const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    __m512i v = _mm512_add_epi32(iota, _mm512_set1_epi32((int)s));
+    __mmask16 m = _mm512_cmpge_epi32_mask(v, _mm512_setzero_si512()) &
+                  _mm512_cmplt_epi32_mask(v, _mm512_set1_epi32((int)n));
+    return _mm512_maskz_loadu_ps(m, r + s);
+}
+
+T512 static void wino_input(const wino_geom *g, const float *x, int64_t th0, int64_t nrows, float *v)
+{
+    const int64_t TW = (g->OW + 1) / 2, TB = nrows * TW, C = g->C, VS = plane_stride(C, TB);
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+
+    /* input rows this block reads, per channel */
+    int64_t py0 = 2 * th0 - g->pt, py1 = py0 + 2 * nrows + 2;
+    if (py0 < 0)
+        py0 = 0;
+    if (py1 > g->IH)
+        py1 = g->IH;
+    for (int64_t c = 0; c < C; c++) {
+        const float *xc = x + c * g->IH * g->IW;
+        /* The next channel's rows are short runs 1 plane away: the hardware
+         * prefetcher misses them, so ask for them one channel ahead. */
+        if (c + 1 < C && py1 > py0) {
+            const char *a = (const char *)(xc + g->IH * g->IW + py0 * g->IW);
+            const char *b = (const char *)(xc + g->IH * g->IW + py1 * g->IW);
+            for (; a < b; a += 64)
+                _mm_prefetch(a, _MM_HINT_T0);
+        }
+        for (int64_t r = 0; r < nrows; r++) {
+            int64_t iy0 = 2 * (th0 + r) - g->pt;
+            for (int64_t tw0 = 0; tw0 < TW; tw0 += 16) {
+                int64_t ix = 2 * tw0 - g->pl;
+                __m512 e[4][4];
+                for (int i = 0; i < 4; i++) {
+                    int64_t iy = iy0 + i;
+                    if (iy < 0 || iy >= g->IH) {
+                        e[i][0] = e[i][1] = e[i][2] = e[i][3] = _mm512_setzero_ps();
+                        continue;
+                    }
+                    const float *row = xc + iy * g->IW;
+                    __m512 a0 = load_row(row, ix, g->IW), a1 = load_row(row, ix + 16, g->IW);
+                    __m512 b0 = load_row(row, ix + 2, g->IW), b1 = load_row(row, ix + 18, g->IW);
+                    __m512 d0 = _mm512_permutex2var_ps(a0, even, a1);
+                    __m512 d1 = _mm512_permutex2var_ps(a0, odd, a1);
+                    __m512 d2 = _mm512_permutex2var_ps(b0, even, b1);
+                    __m512 d3 = _mm512_permutex2var_ps(b0, odd, b1);
+                    e[i][0] = _mm512_sub_ps(d0, d2);
+                    e[i][1] = _mm512_add_ps(d1, d2);
+                    e[i][2] = _mm512_sub_ps(d2, d1);
+                    e[i][3] = _mm512_sub_ps(d1, d3);
+                }
+                int64_t n = TW - tw0;
+                __mmask16 m = n >= 16 ? 0xFFFF : (__mmask16)((1u << n) - 1);
+                float *dst = v + c * TB + r * TW + tw0;
+                for (int j = 0; j < 4; j++) {
+                    _mm512_mask_storeu_ps(dst + (0 * 4 + j) * VS, m, _mm512_sub_ps(e[0][j], e[2][j]));
+                    _mm512_mask_storeu_ps(dst + (1 * 4 + j) * VS, m, _mm512_add_ps(e[1][j], e[2][j]));
+                    _mm512_mask_storeu_ps(dst + (2 * 4 + j) * VS, m, _mm512_sub_ps(e[2][j], e[1][j]));
+                    _mm512_mask_storeu_ps(dst + (3 * 4 + j) * VS, m, _mm512_sub_ps(e[1][j], e[3][j]));
+                }
+            }
+        }
+    }
+}
+
+T512 static void wino_output(const wino_geom *g, const float *mx, int64_t th0, int64_t nrows,
+                             const float *bias, const gemm_epi *e, float *y)
+{
+    const int64_t TW = (g->OW + 1) / 2, TB = nrows * TW, M = g->M, OW = g->OW;
+    const int64_t MS = plane_stride(M, TB);
+    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+
+    for (int64_t m = 0; m < M; m++) {
+        __m512 bv = _mm512_set1_ps(bias ? bias[m] : 0.0f);
+        float *ym = y + m * g->OH * OW;
+        for (int64_t r = 0; r < nrows; r++) {
+            int64_t oy = 2 * (th0 + r);
+            for (int64_t tw0 = 0; tw0 < TW; tw0 += 16) {
+                const float *src = mx + m * TB + r * TW + tw0;
+                __m512 s[2][4];
+                for (int i = 0; i < 4; i++) {
+                    __m512 m0 = _mm512_loadu_ps(src + (i * 4 + 0) * MS);
+                    __m512 m1 = _mm512_loadu_ps(src + (i * 4 + 1) * MS);
+                    __m512 m2 = _mm512_loadu_ps(src + (i * 4 + 2) * MS);
+                    __m512 m3 = _mm512_loadu_ps(src + (i * 4 + 3) * MS);
+                    s[0][i] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
+                    s[1][i] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
+                }
+                __m512 y0[2], y1[2];
+                for (int j = 0; j < 2; j++) {
+                    y0[j] = act512(_mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s[j][0], s[j][1]), s[j][2]), bv), e);
+                    y1[j] = act512(_mm512_add_ps(_mm512_sub_ps(_mm512_sub_ps(s[j][1], s[j][2]), s[j][3]), bv), e);
+                }
+                int64_t ox = 2 * tw0, n = OW - ox;
+                __mmask16 k0 = n >= 16 ? 0xFFFF : (__mmask16)((1u << n) - 1);
+                __mmask16 k1 = n >= 32 ? 0xFFFF : n <= 16 ? 0 : (__mmask16)((1u << (n - 16)) - 1);
+                float *d0 = ym + oy * OW + ox;
+                _mm512_mask_storeu_ps(d0, k0, _mm512_permutex2var_ps(y0[0], lo, y0[1]));
+                _mm512_mask_storeu_ps(d0 + 16, k1, _mm512_permutex2var_ps(y0[0], hi, y0[1]));
+                if (oy + 1 < g->OH) {
+                    _mm512_mask_storeu_ps(d0 + OW, k0, _mm512_permutex2var_ps(y1[0], lo, y1[1]));
+                    _mm512_mask_storeu_ps(d0 + OW + 16, k1, _mm512_permutex2var_ps(y1[0], hi, y1[1]));
+                }
+            }
+        }
+    }
+}
+
+#endif
+
+void wino_run_rows(const wino_geom *g, const float *upack, const float *x, const float *bias,
+                   const gemm_epi *act, float *y, int64_t th0, int64_t nrows, float *scratch)
+{
+#if HAVE_GEMM512
+    const int64_t TB = nrows * ((g->OW + 1) / 2);
+    size_t per = gemm512_packed_floats(g->M, g->C);
+    const int64_t VS = plane_stride(g->C, TB), MS = plane_stride(g->M, TB);
+    float *v = scratch, *mx = scratch + 16 * VS;
+    gemm_epi none = {0};
+    wino_input(g, x, th0, nrows, v);
+    for (int xi = 0; xi < 16; xi++)
+        run512(upack + xi * per, g->M, g->C, v + xi * VS, TB, TB, mx + xi * MS, TB, &none);
+    wino_output(g, mx, th0, nrows, bias, act ? act : &none, y);
+#else
+    (void)g, (void)upack, (void)x, (void)bias, (void)act, (void)y, (void)th0, (void)nrows;
+    (void)scratch;
+#endif
+}

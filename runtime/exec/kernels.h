@@ -106,4 +106,17 @@ size_t dw512_scratch_floats(const dw512_geom *d);
 void dw512_plane(const dw512_geom *d, const float *x, const float *w, float bias,
                  const gemm_epi *act, float *y, float *scratch);
 
+/* Winograd F(2x2, 3x3) for 3x3 stride-1 dilation-1 convs (gemm_avx512.c, AVX-512
+ * only). Weights M x C x 3 x 3 are transformed and packed once; a task computes
+ * output rows [2 th0, 2 (th0 + nrows)) of every channel. */
+typedef struct wino_geom {
+    int64_t C, M, IH, IW, OH, OW, pt, pl;
+} wino_geom;
+size_t wino_packed_floats(int64_t M, int64_t C);
+void wino_pack_weights(const float *w, int64_t M, int64_t C, float *dst);
+int64_t wino_rows_per_task(const wino_geom *g, int nthreads);
+size_t wino_scratch_floats(const wino_geom *g, int64_t rows);
+void wino_run_rows(const wino_geom *g, const float *upack, const float *x, const float *bias,
+                   const gemm_epi *act, float *y, int64_t th0, int64_t nrows, float *scratch);
+
 #endif

@@ -40,6 +40,7 @@ typedef struct conv_p {
     int64_t mb;              /* ConvT: output channels per task */
     float *wpack;            /* Conv: weights packed for gemm512_run, per group; or NULL */
     size_t wpack_group;      /* floats per group in wpack */
+    float *wino;             /* Conv: Winograd-transformed weights (3x3 s1), or NULL */
 } conv_p;
 
 /* ---- per-thread scratch ------------------------------------------------ */
@@ -292,8 +293,10 @@ static int conv_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 static void conv_release(node_t *n)
 {
     conv_p *p = n->priv;
-    if (p)
+    if (p) {
         free(p->wpack);
+        free(p->wino);
+    }
     free(p);
     n->priv = NULL;
 }
@@ -309,7 +312,13 @@ static int conv_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
     /* Constant weights of a gemm-shaped conv are packed once for the AVX-512 gemm. */
     const tensor_t *w = node_input(g, n, 1);
     if (!p->depthwise && w->kind == TK_CONST && w->data && p->K > 0 && p->Mg > 0 &&
-        gemm512_available()) {
+        gemm512_available() && p->nsp == 2 && p->G == 1 && p->k[1] == 3 && p->k[2] == 3 &&
+        p->s[1] == 1 && p->s[2] == 1 && p->d[1] == 1 && p->d[2] == 1 && p->Cg >= 8 && p->Mg >= 8) {
+        /* 3x3 stride-1 convs with some channels: Winograd F(2x2, 3x3) */
+        p->wino = xaligned_alloc(sizeof(float) * wino_packed_floats(p->M, p->C));
+        wino_pack_weights(w->data, p->M, p->C, p->wino);
+    } else if (!p->depthwise && w->kind == TK_CONST && w->data && p->K > 0 && p->Mg > 0 &&
+               gemm512_available()) {
         p->wpack_group = gemm512_packed_floats(p->Mg, p->K);
         p->wpack = xaligned_alloc(sizeof(float) * p->wpack_group * (size_t)p->G);
         for (int64_t gi = 0; gi < p->G; gi++)
@@ -586,6 +595,46 @@ static void conv_dw_range(void *arg, int64_t t0, int64_t t1)
     }
 }
 
+/* ---- Winograd ---------------------------------------------------------- */
+
+typedef struct wino_job {
+    const conv_p *p;
+    wino_geom g;
+    const float *x, *b;
+    const gemm_epi *act;
+    float *y;
+    int64_t rows, ntask;
+} wino_job;
+
+static void wino_range(void *arg, int64_t t0, int64_t t1)
+{
+    const wino_job *j = arg;
+    const int64_t TH = (j->g.OH + 1) / 2;
+    float *sc = scratch_get(wino_scratch_floats(&j->g, j->rows));
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t ni = t / j->ntask, th0 = (t % j->ntask) * j->rows;
+        int64_t nr = TH - th0 < j->rows ? TH - th0 : j->rows;
+        wino_run_rows(&j->g, j->p->wino, j->x + ni * j->p->C * j->p->Pin, j->b, j->act,
+                      j->y + ni * j->p->M * j->p->Pout, th0, nr, sc);
+    }
+}
+
+static void conv_wino(op_ctx *c, const conv_p *p, const float *x, const float *b,
+                      const gemm_epi *act, float *y, int nth)
+{
+    wino_job j = {
+        .p = p, .x = x, .b = b, .act = act, .y = y,
+        .g = {.C = p->C, .M = p->M, .IH = p->in[1], .IW = p->in[2], .OH = p->out[1],
+              .OW = p->out[2], .pt = p->pb[1], .pl = p->pb[2]},
+    };
+    j.rows = wino_rows_per_task(&j.g, nth);
+    j.ntask = ((j.g.OH + 1) / 2 + j.rows - 1) / j.rows;
+    if (nth == 1)
+        wino_range(&j, 0, p->N * j.ntask);
+    else
+        op_parallel_for(c, p->N * j.ntask, wino_range, &j);
+}
+
 static int conv_exec(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, float *out)
 {
     conv_p local, *p = n->priv;
@@ -614,6 +663,10 @@ static int conv_exec(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, floa
             conv_dw_range(&j, 0, plan.N * plan.M);
         else
             op_parallel_for(c, plan.N * plan.M, conv_dw_range, &j);
+        return RT_OK;
+    }
+    if (plan.wino) {
+        conv_wino(c, &plan, j.x, j.b, act, out, nth);
         return RT_OK;
     }
     conv_plan(&plan, nth);

@@ -264,12 +264,13 @@ static void check(int act, int oc, int group, int tap, int nthreads)
     free(ref);
 }
 
-/* Depthwise conv (group = channels) of a chans x h x w input, kernel k, stride
- * s, symmetric pad, dilation dil, against a direct convolution in double. */
-static void check_dw(int chans, int h, int w, int k, int st, int pad, int dil)
+/* Conv of a chans x h x w input to mo channels in groups, kernel k, stride s,
+ * symmetric pad, dilation dil, against a direct convolution in double. */
+static void check_conv(int chans, int mo, int grp, int h, int w, int k, int st, int pad, int dil)
 {
     graph_t *g = graph_new();
-    int64_t xd[4] = {1, chans, h, w}, wd[4] = {chans, 1, k, k}, od[1] = {chans};
+    int cg = chans / grp, mg = mo / grp;
+    int64_t xd[4] = {1, chans, h, w}, wd[4] = {mo, cg, k, k}, od[1] = {mo};
     int x = graph_add_tensor(g, "x");
     g->t[x].kind = TK_INPUT;
     g->t[x].dtype = DT_FLOAT;
@@ -282,7 +283,7 @@ static void check_dw(int chans, int h, int w, int k, int st, int pad, int dil)
     set_ints(&g->nodes[cn], "pads", 4, pad);
     set_ints(&g->nodes[cn], "strides", 2, st);
     set_ints(&g->nodes[cn], "dilations", 2, dil);
-    set_ints(&g->nodes[cn], "group", 0, chans);
+    set_ints(&g->nodes[cn], "group", 0, grp);
     g->inputs = xmalloc(sizeof(int));
     g->inputs[g->n_inputs++] = x;
     g->outputs = xmalloc(sizeof(int));
@@ -290,23 +291,27 @@ static void check_dw(int chans, int h, int w, int k, int st, int pad, int dil)
     g->opset = 13;
 
     int oh = (h + 2 * pad - dil * (k - 1) - 1) / st + 1, ow = (w + 2 * pad - dil * (k - 1) - 1) / st + 1;
-    size_t nin = (size_t)chans * h * w, nout = (size_t)chans * oh * ow;
+    size_t nin = (size_t)chans * h * w, nout = (size_t)mo * oh * ow;
     float *in = xmalloc(sizeof(float) * nin);
     double *ref = xmalloc(sizeof(double) * nout);
     for (size_t i = 0; i < nin; i++)
         in[i] = frand();
     const float *wv = g->t[wt].data, *bv = g->t[b].data;
-    for (int c = 0; c < chans; c++)
+    for (int o = 0; o < mo; o++)
         for (int i = 0; i < oh; i++)
             for (int j = 0; j < ow; j++) {
-                double acc = bv[c];
-                for (int ki = 0; ki < k; ki++)
-                    for (int kj = 0; kj < k; kj++) {
-                        int yi = i * st - pad + ki * dil, xj = j * st - pad + kj * dil;
-                        if (yi >= 0 && yi < h && xj >= 0 && xj < w)
-                            acc += (double)in[((size_t)c * h + yi) * w + xj] * wv[(c * k + ki) * k + kj];
-                    }
-                ref[((size_t)c * oh + i) * ow + j] = acc;
+                double acc = bv[o];
+                for (int ci = 0; ci < cg; ci++) {
+                    int c = (o / mg) * cg + ci;
+                    for (int ki = 0; ki < k; ki++)
+                        for (int kj = 0; kj < k; kj++) {
+                            int yi = i * st - pad + ki * dil, xj = j * st - pad + kj * dil;
+                            if (yi >= 0 && yi < h && xj >= 0 && xj < w)
+                                acc += (double)in[((size_t)c * h + yi) * w + xj] *
+                                       wv[((o * cg + ci) * k + ki) * k + kj];
+                        }
+                }
+                ref[((size_t)o * oh + i) * ow + j] = acc;
             }
     char err[256] = "";
     exec_t *ex = NULL;
@@ -315,17 +320,18 @@ static void check_dw(int chans, int h, int w, int k, int st, int pad, int dil)
     rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
     rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(float) * nin, err, sizeof(err));
     rc = rc ? rc : exec_run(ex, NULL, NULL, err, sizeof(err));
-    CHECK(rc == 0, "dw %dx%dx%d k%d s%d p%d d%d: %s", chans, h, w, k, st, pad, dil, err);
+    CHECK(rc == 0, "conv %d->%d/%d %dx%d k%d s%d p%d d%d: %s", chans, mo, grp, h, w, k, st, pad, dil, err);
     if (!rc) {
         const tensor_t *yt = exec_output(ex, 0);
-        CHECK(tensor_numel(yt) == (int64_t)nout, "dw output size %lld, expected %zu",
+        CHECK(tensor_numel(yt) == (int64_t)nout, "conv output size %lld, expected %zu",
               (long long)tensor_numel(yt), nout);
         const float *yv = yt->data;
         double worst = 0;
         for (size_t i = 0; i < nout && tensor_numel(yt) == (int64_t)nout; i++)
             worst = fmax(worst, fabs(yv[i] - ref[i]) / (1.0 + fabs(ref[i])));
-        CHECK(worst < 1e-5, "dw %dx%dx%d k%d s%d p%d d%d: max rel error %g", chans, h, w, k, st,
-              pad, dil, worst);
+        /* relative to the sum of |terms|: Winograd rounds differently */
+        CHECK(worst < 1e-5 * sqrt((double)(cg * k * k)), "conv %d->%d/%d %dx%d k%d s%d p%d d%d: max rel error %g",
+              chans, mo, grp, h, w, k, st, pad, dil, worst);
     }
     exec_free(ex);
     graph_free(g);
@@ -392,13 +398,19 @@ int main(void)
         check(act, 5, 5, 0, 1);    /* depthwise */
         check(act, 11, 1, 1, 1);   /* conv output is a graph output: no fusion */
     }
-    check_dw(3, 61, 150, 3, 2, 1, 1);  /* stride 2, odd sizes, many row strips */
-    check_dw(3, 40, 99, 3, 1, 1, 1);
-    check_dw(2, 37, 83, 5, 1, 2, 1);
-    check_dw(2, 30, 70, 5, 2, 2, 1);
-    check_dw(2, 25, 66, 3, 1, 2, 2);   /* dilation */
-    check_dw(2, 23, 47, 3, 3, 0, 1);   /* stride 3, no padding */
-    check_dw(2, 9, 5, 7, 1, 3, 1);     /* kernel wider than the input */
+    check_conv(3, 3, 3, 61, 150, 3, 2, 1, 1);  /* stride 2, odd sizes, many row strips */
+    check_conv(3, 3, 3, 40, 99, 3, 1, 1, 1);
+    check_conv(2, 2, 2, 37, 83, 5, 1, 2, 1);
+    check_conv(2, 2, 2, 30, 70, 5, 2, 2, 1);
+    check_conv(2, 2, 2, 25, 66, 3, 1, 2, 2);   /* dilation */
+    check_conv(2, 2, 2, 23, 47, 3, 3, 0, 1);   /* stride 3, no padding */
+    check_conv(2, 2, 2, 9, 5, 7, 1, 3, 1);     /* kernel wider than the input */
+    /* dense 3x3 stride 1 (Winograd on AVX-512): odd sizes, pads 0..2, tails */
+    check_conv(16, 11, 1, 37, 45, 3, 1, 1, 1);
+    check_conv(24, 8, 1, 20, 33, 3, 1, 0, 1);
+    check_conv(9, 40, 1, 7, 70, 3, 1, 2, 1);
+    check_conv(64, 16, 1, 52, 52, 3, 1, 1, 1);
+    check_conv(16, 16, 2, 19, 21, 3, 1, 1, 1); /* grouped: not Winograd */
     /* input ranges as tests/e2e/models.txt */
     check_model("tests/data/models/yolox_nano.onnx", "images", 416, 416, 0.0f, 255.0f);
     check_model("tests/data/models/ppocrv4_det.onnx", "x", 320, 320, -2.1f, 2.6f);
