@@ -313,6 +313,10 @@ T512 static void dw_fill(const dw512_geom *d, const float *x, float *ph, int64_t
         const __m512i iw = _mm512_set1_epi32((int)d->IW);
         for (int64_t px = 0; px < wp; px += 16) {
             int64_t ix = px - d->pl;
+            if (ix >= 0 && ix + 16 <= d->IW) {
+                _mm512_storeu_ps(dst + px, _mm512_loadu_ps(src + ix));
+                continue;
+            }
             __m512i v = _mm512_add_epi32(iota, _mm512_set1_epi32((int)ix));
             __mmask16 m = _mm512_cmpge_epi32_mask(v, _mm512_setzero_si512()) &
                           _mm512_cmplt_epi32_mask(v, iw);
@@ -387,19 +391,26 @@ T512 static void dw_plane512(const dw512_geom *d, const float *x, const float *w
             _mm512_storeu_ps(yr + ox + 32, act512(a2, e));
             _mm512_storeu_ps(yr + ox + 48, act512(a3, e));
         }
-        for (; ox < OW; ox += 32) {
-            int64_t n = OW - ox;
-            __mmask16 m0 = n >= 16 ? 0xFFFF : (__mmask16)((1u << n) - 1);
-            __mmask16 m1 = n >= 32 ? 0xFFFF : n <= 16 ? 0 : (__mmask16)((1u << (n - 16)) - 1);
+        /* tail: plain loads may run past the row into the next one or the
+         * scratch slack (those lanes are not stored) */
+        for (; ox + 32 <= OW; ox += 32) {
             __m512 a0 = bv, a1 = bv;
             for (int64_t t = 0; t < ntap; t++) {
                 const float *s = base + toff[t] + ox;
                 __m512 w = _mm512_set1_ps(wk[t]);
-                a0 = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(m0, s), a0);
-                a1 = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(m1, s + 16), a1);
+                a0 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s), a0);
+                a1 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + 16), a1);
             }
+            _mm512_storeu_ps(yr + ox, act512(a0, e));
+            _mm512_storeu_ps(yr + ox + 16, act512(a1, e));
+        }
+        for (; ox < OW; ox += 16) {
+            int64_t n = OW - ox;
+            __mmask16 m0 = n >= 16 ? 0xFFFF : (__mmask16)((1u << n) - 1);
+            __m512 a0 = bv;
+            for (int64_t t = 0; t < ntap; t++)
+                a0 = _mm512_fmadd_ps(_mm512_set1_ps(wk[t]), _mm512_loadu_ps(base + toff[t] + ox), a0);
             _mm512_mask_storeu_ps(yr + ox, m0, act512(a0, e));
-            _mm512_mask_storeu_ps(yr + ox + 16, m1, act512(a1, e));
         }
     }
 }
