@@ -27,9 +27,26 @@ fi
 SRC=$(make --no-print-directory -f Makefile \
           -f <(printf 'fuzz-print-src:\n\t@echo $(CORE_SRC) $(ANALYZE_SRC)\n') fuzz-print-src)
 [ -n "$SRC" ] || { echo "run_libfuzzer: cannot read the source list from the Makefile" >&2; exit 1; }
+LIBS=$(make --no-print-directory -f Makefile \
+           -f <(printf 'fuzz-print-libs:\n\t@echo $(LIBS) $(DBLIBS)\n') fuzz-print-libs)
 CFLAGS="-std=c11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -pthread -I. -Iinclude -I$FUZZ_BUILD/gen
-        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Wno-unknown-attributes
-        ${FUZZ_EXTRA_CFLAGS:-}"
+        -fno-sanitize-recover=undefined -Wno-unknown-attributes ${FUZZ_EXTRA_CFLAGS:-}"
+
+# The code under test is compiled once (instrumented, without libFuzzer's main),
+# then linked into every target.
+OBJ=()
+echo "== compiling the sources for libFuzzer into $FUZZ_BUILD/obj"
+for f in $SRC "$FUZZ_BUILD/gen/onnx/onnx.pb-c.c"; do
+    o="$FUZZ_BUILD/obj/${f//\//_}.o"
+    if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ $(find . -name '*.h' -newer "$o" -not -path './build*' | head -1 | wc -l) -gt 0 ]; then
+        mkdir -p "$FUZZ_BUILD/obj"
+        # shellcheck disable=SC2086
+        "$CLANG" $CFLAGS -fsanitize=fuzzer-no-link,address,undefined -c "$f" -o "$o" &
+        [ "$(jobs -r | wc -l)" -lt "$(nproc)" ] || wait -n
+    fi
+    OBJ+=("$o")
+done
+wait
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
@@ -44,8 +61,8 @@ for t in "${targets[@]}"; do
     bin="$FUZZ_BUILD/fuzz_$t"
     echo "== building $bin"
     # shellcheck disable=SC2086
-    "$CLANG" $CFLAGS -o "$bin" "tests/fuzz/fuzz_$t.c" $SRC "$FUZZ_BUILD/gen/onnx/onnx.pb-c.c" \
-        -lprotobuf-c -lopenblas -lm -lsqlite3
+    "$CLANG" $CFLAGS -fsanitize=fuzzer,address,undefined -o "$bin" "tests/fuzz/fuzz_$t.c" \
+        "${OBJ[@]}" $LIBS
     seeds="tests/fuzz/corpus/$t"
     out="$FUZZ_OUT/$t"
     crashes="$FUZZ_OUT/$t-crashes"
