@@ -46,8 +46,10 @@ static void usage(FILE *f)
           "  -n, --iters N           run N times; layer times are averaged (default 1)\n"
           "      --threads N         CPU threads (default: all cores)\n"
           "      --core-mask M       NPU cores as RKNN_NPU_CORE_*: 0 auto (default), 1, 2, 4, 3, 7\n"
+          "      --sram              put internal tensors in on-chip SRAM where possible, as\n"
+          "                          RKNN_FLAG_ENABLE_SRAM does (rk3588 only)\n"
           "      --npu-table         print the predicted per-layer table as the vendor runtime\n"
-          "                          does at RKNN_LOG_LEVEL=4\n"
+          "                          does at RKNN_LOG_LEVEL=4 (and the SRAM table with --sram)\n"
           "      --dump DIR          write every layer's output as .npy and DIR/index.json\n"
           "      --label TEXT        a name for the run (unique), usable instead of its id\n"
           "      --backend B         auto (default), sim, board\n"
@@ -100,7 +102,6 @@ static int fill_random(tensor_t *t, uint64_t seed, void *buf, char *err, size_t 
 
 typedef struct run_state {
     graph_t *g;
-    const quant_graph *qg; /* -q i8/fp16: the run is the quantized graph */
     dump_dir *dump;
     double *layer_us;   /* per executed layer, summed over iterations */
     double *node_us;    /* the same per graph node (the NPU model's CPU layers) */
@@ -116,16 +117,6 @@ static int on_layer(const layer_event_t *ev, void *user)
         return RT_EINTERNAL;
     s->layer_us[ev->index] += ev->host_us;
     s->node_us[ev->node] += ev->host_us;
-    if (s->qg) {
-        /* Activations land on their int8 (or fp16) grid before the next layer. */
-        const node_t *n = &s->g->nodes[ev->node];
-        for (int k = 0; k < n->n_out; k++) {
-            int t = n->out[k];
-            if (t >= 0 && s->g->t[t].dtype == DT_FLOAT && s->g->t[t].data &&
-                s->g->t[t].kind != TK_CONST)
-                quant_graph_output(s->qg, t, s->g->t[t].data);
-        }
-    }
     if (!s->last_iter || !s->dump)
         return RT_OK;
     for (int k = 0; k < ev->n_out; k++) {
@@ -154,7 +145,7 @@ int cmd_run(int argc, char **argv)
     input_shape_t shapes[MAX_ARGS];
     int n_in = 0, n_shapes = 0, json = 0, no_db = 0, ret = EXIT_INTERNAL, rc;
     long long seed = 0, iters = 1, threads = 0, core_mask = 0;
-    int npu_table = 0;
+    int npu_table = 0, sram = 0;
     const npu_platform_t *plat = NULL;
     npu_graph_t *ng = NULL;
     char err[1024] = "";
@@ -240,6 +231,8 @@ int cmd_run(int argc, char **argv)
             }
         } else if (!strcmp(a, "--npu-table")) {
             npu_table = 1;
+        } else if (!strcmp(a, "--sram")) {
+            sram = 1;
         } else if (!strcmp(a, "--no-db")) {
             no_db = 1;
         } else if (!strcmp(a, "--json")) {
@@ -263,6 +256,10 @@ int cmd_run(int argc, char **argv)
     }
     if (npu_platform_get(target, &plat, err, sizeof(err))) {
         cli_error("%s", err);
+        return EXIT_USAGE;
+    }
+    if (sram && !plat->sram_bytes) {
+        cli_error("--sram: %s has no NPU SRAM (only rk3588 has)", plat->name);
         return EXIT_USAGE;
     }
     unsigned cores;
@@ -361,7 +358,6 @@ int cmd_run(int argc, char **argv)
         g = acc->qgraph;
         acc->qg = NULL;
         acc->qgraph = NULL;
-        st.qg = qg;
     }
     rc = exec_create(g, &eo, &x, err, sizeof(err));
     if (rc)
@@ -433,6 +429,8 @@ int cmd_run(int argc, char **argv)
                    &ng, err, sizeof(err));
     if (!rc)
         rc = npu_set_core_mask(ng, (unsigned)core_mask, err, sizeof(err));
+    if (!rc)
+        rc = npu_mem_plan(ng, g, sram ? npu_sram_pool_process(plat) : NULL, 0, err, sizeof(err));
     if (rc)
         goto fail;
     npu_cost(ng, st.node_us);
@@ -443,8 +441,11 @@ int cmd_run(int argc, char **argv)
     rec.load.window_us = (double)iters * ng->total_us;
     if (npu_load_publish(&rec.load, err, sizeof(err)))
         fprintf(stderr, "rknn-trace: warning: NPU load not published: %s\n", err);
-    if (npu_table && !json)
+    if (npu_table && !json) {
+        if (sram)
+            npu_print_sram_table(stdout, ng, 0);
         npu_print_perf_table(stdout, ng, 0);
+    }
     qsort(iter_us, (size_t)iters, sizeof(double), cmp_double);
 
     rec.model = model;

@@ -48,6 +48,9 @@ void run_npu_print_text(const run_record *r, FILE *f)
             ng->total_rw_kb);
     fprintf(f, "  time by bottleneck: compute %.1f%%, DDR %.1f%%, CPU %.1f%%\n", share[0], share[1],
             share[2]);
+    if (ng->mem && ng->sram_used)
+        fprintf(f, "  SRAM: %u KB used, saves %.1f KB of DDR traffic per frame\n",
+                ng->sram_used / 1024, (double)ng->mem->rw_sram_hit / 1024.0);
     npu_load_format(&r->load, load, sizeof(load));
     load[strcspn(load, "\n")] = '\0';
     fprintf(f, "  %s\n", load);
@@ -106,6 +109,10 @@ void run_npu_print_json(const run_record *r, json_writer *w)
     json_num(w, ng->total_us);
     json_key(w, "rw_kb");
     json_num(w, ng->total_rw_kb);
+    json_key(w, "sram_used");
+    json_int(w, ng->sram_used);
+    json_key(w, "sram_saved_kb");
+    json_num(w, ng->mem ? (double)ng->mem->rw_sram_hit / 1024.0 : 0.0);
     json_key(w, "share");
     json_obj_open(w);
     for (int b = 0; b < 3; b++) {

@@ -138,6 +138,18 @@ text = open(sys.argv[2]).read()
 m = re.fullmatch(r"NPU load:  Core0: *(\d+)%, Core1: *(\d+)%, Core2: *(\d+)%,\n", text)
 assert m and len(npu["load"]) == 3 and [int(g) for g in m.groups()] == npu["load"], (text, npu["load"])
 PYEOF
+expect 1 "no NPU SRAM" -- "$RT" run "$MNIST" -t rk3566 --sram --no-db
+UF=tests/data/models/ultraface_version-RFB-320.onnx
+expect 0 "" -- "$RT" run "$UF" --no-db --json
+cp "$T/out" "$T/nosram.json"
+expect 0 "" -- "$RT" run "$UF" --no-db --json --sram
+$PY - "$T/nosram.json" "$T/out" <<'PYEOF' && ok || bad "--sram: SRAM used, less DDR traffic, no slower"
+import json, sys
+a, b = (json.load(open(f))["npu"] for f in sys.argv[1:3])
+assert a["sram_used"] == 0 and b["sram_used"] > 0 and b["sram_used"] <= 0xef000, (a["sram_used"], b["sram_used"])
+assert b["sram_saved_kb"] > 0 and b["rw_kb"] < a["rw_kb"], (a["rw_kb"], b["rw_kb"])
+assert sum(l["npu_cycles"] for l in a["layers"]) == sum(l["npu_cycles"] for l in b["layers"])
+PYEOF
 expect 0 "" -- "$RT" run "$MNIST" --npu-table --no-db
 grep -q "Total Operator Elapsed Per Frame Time(us)" "$T/out" && ok || bad "--npu-table prints the level-4 table"
 
