@@ -2,6 +2,7 @@
  * fp16 simulation: weights quantized before passes_prepare, int8 kernels and
  * fused outputs after it, activations quantized as each layer finishes. */
 #include "runtime/quant/quant.h"
+#include "runtime/exec/kernels.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -206,6 +207,32 @@ static void swap_conv(quant_graph *q, node_t *n)
         for (int64_t k = 0; k < per; k++)
             qn->w[m * per + k] = quant_q8(wd[m * per + k], p);
     }
+    /* the integer weights as floats for the GEMM; doubles when a float sum
+     * could round (255 * sum|w| of a channel >= 2^24) */
+    int exact32 = 1;
+    for (int64_t m = 0; m < M; m++) {
+        int64_t s = 0;
+        for (int64_t k = 0; k < per; k++)
+            s += qn->w[m * per + k] < 0 ? -qn->w[m * per + k] : qn->w[m * per + k];
+        exact32 &= s * 255 < ((int64_t)1 << 24);
+    }
+    if (exact32) {
+        qn->wf = xmalloc(sizeof(float) * (size_t)(M * per));
+        for (int64_t i = 0; i < M * per; i++)
+            qn->wf[i] = qn->w[i];
+        int64_t G = node_attr_int(n, "group", 1), mg = G > 0 ? M / G : M;
+        if (gemm512_available() && G > 0 && M % G == 0) {
+            qn->wpack_group = gemm512_packed_floats(mg, per);
+            qn->wpack = xaligned_alloc(sizeof(float) * qn->wpack_group * (size_t)G);
+            for (int64_t gi = 0; gi < G; gi++)
+                gemm512_pack_a(qn->wf + gi * mg * per, per, mg, per,
+                               qn->wpack + (size_t)gi * qn->wpack_group);
+        }
+    } else {
+        qn->wd = xmalloc(sizeof(double) * (size_t)(M * per));
+        for (int64_t i = 0; i < M * per; i++)
+            qn->wd[i] = qn->w[i];
+    }
     const tensor_t *b = n->n_in > 2 && n->in[2] >= 0 ? &g->t[n->in[2]] : NULL;
     if (b && b->kind == TK_CONST && b->dtype == DT_FLOAT && b->data && tensor_numel(b) == M) {
         qn->bias = xmalloc(sizeof(int32_t) * (size_t)M);
@@ -247,6 +274,98 @@ static void swap_mm(quant_graph *q, node_t *n, int gemm)
     q->n_int8_nodes++;
 }
 
+/* ---- activations quantized inside the layer ----
+ * Every node whose outputs go on a grid runs through a wrapper op: the layer's
+ * own kernel, then quant_graph_output on its outputs split over the executor's
+ * threads. So the layer time includes the requantization, as on the NPU, and a
+ * layer hook sees quantized outputs (quant_graph_output is idempotent: hooks
+ * may apply it again). */
+typedef struct qwrap {
+    op_def def;           /* the node's op with run/release replaced */
+    const op_def *orig;
+    void *priv;           /* the kernel's own state */
+    const quant_graph *q;
+    int out0_done;        /* the kernel quantizes output 0 itself (int8 Conv) */
+} qwrap;
+
+typedef struct qout_job {
+    const quant_graph *q;
+    int t;
+    float *data;
+    int64_t n;
+} qout_job;
+
+#define QOUT_CHUNK 16384
+
+static void qout_range(void *arg, int64_t b, int64_t e)
+{
+    const qout_job *j = arg;
+    int64_t lo = b * QOUT_CHUNK, hi = e * QOUT_CHUNK < j->n ? e * QOUT_CHUNK : j->n;
+    if (j->q->type == QT_FP16 || (j->q->t_fp16 && j->q->t_fp16[j->t]))
+        quant_round_f16(j->data + lo, hi - lo);
+    else
+        quant_qdq(j->data + lo, hi - lo, &j->q->act[j->t]);
+}
+
+static int needs_grid(const quant_graph *q, int t)
+{
+    const tensor_t *x = &q->g->t[t];
+    if (t < 0 || x->dtype != DT_FLOAT || x->kind == TK_CONST)
+        return 0;
+    if (q->type == QT_FP16 || (q->t_fp16 && q->t_fp16[t]))
+        return 1;
+    return q->type == QT_I8 && !q->fused[t] && q->has_act[t];
+}
+
+static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
+{
+    qwrap *w = n->priv;
+    n->priv = w->priv;
+    int rc = w->orig->run(c, g, n);
+    w->priv = n->priv;
+    n->priv = w;
+    if (rc)
+        return rc;
+    for (int k = 0; k < n->n_out; k++) {
+        int t = n->out[k];
+        if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done))
+            continue;
+        qout_job j = {w->q, t, g->t[t].data, tensor_numel(&g->t[t])};
+        op_parallel_for(c, (j.n + QOUT_CHUNK - 1) / QOUT_CHUNK, qout_range, &j);
+    }
+    return RT_OK;
+}
+
+static void qwrap_release(node_t *n)
+{
+    qwrap *w = n->priv;
+    n->priv = w->priv;
+    n->def = w->orig;
+    if (w->orig->release)
+        w->orig->release(n);
+    free(w);
+}
+
+static void wrap_node(quant_graph *q, node_t *n)
+{
+    qwrap *w = xcalloc(1, sizeof(*w));
+    w->def = *n->def;
+    w->def.run = qwrap_run;
+    w->def.release = qwrap_release;
+    w->orig = n->def;
+    w->priv = n->priv;
+    w->q = q;
+    if (n->def == &quant_op_conv && n->n_out == 1 && needs_grid(q, n->out[0]) &&
+        !(q->t_fp16 && q->t_fp16[n->out[0]]) && q->type == QT_I8) {
+        quant_node *qn = n->priv;
+        qn->out = q->act[n->out[0]];
+        qn->out_q = 1;
+        w->out0_done = 1;
+    }
+    n->def = &w->def;
+    n->priv = w;
+}
+
 int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, char *err,
                        size_t errlen)
 {
@@ -285,9 +404,7 @@ int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, 
         if (!strcmp(op, "Relu") || !strcmp(op, "Clip") || !strcmp(op, "LeakyRelu"))
             q->fused[t] = 1;
     }
-    if (q->type != QT_I8)
-        return RT_OK;
-    for (int i = 0; i < g->n_nodes; i++) {
+    for (int i = 0; i < g->n_nodes && q->type == QT_I8; i++) {
         node_t *n = &g->nodes[i];
         if (n->folded || !n->def || n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0)
             continue;
@@ -301,6 +418,14 @@ int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, 
             swap_mm(q, n, 1);
         else if (!strcmp(n->op, "MatMul"))
             swap_mm(q, n, 0);
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        node_t *n = &g->nodes[i];
+        int any = 0;
+        for (int k = 0; !n->folded && n->def && n->def->run && k < n->n_out; k++)
+            any |= n->out[k] >= 0 && needs_grid(q, n->out[k]);
+        if (any)
+            wrap_node(q, n);
     }
     return RT_OK;
 }

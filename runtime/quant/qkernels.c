@@ -2,11 +2,14 @@
  * accumulation (see quant.h for the numerics). Inputs arrive as float tensors
  * whose values lie on their int8 grid; they are mapped back to (q - zp) exactly,
  * multiplied by int8 weights (zp 0), summed in int32 with an int32 bias, and the
- * accumulator is scaled by s_in * s_w[c] into the float output. Simple loops:
- * correctness first; the work is split over output channels. */
+ * accumulator is scaled by s_in * s_w[c] into the float output. Conv sums
+ * through BLAS (exact, see quant.h); Gemm/MatMul in simple int32 loops. */
 #include "runtime/quant/quant.h"
+#include "runtime/exec/kernels.h"
 #include "util/util.h"
 
+#include <cblas.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,59 +66,189 @@ static int conv_geometry(graph_t *g, const node_t *n, conv_geom *c)
     return 0;
 }
 
+/* Integer sums through BLAS: inputs (q - zp) and weights are small integers,
+ * so a float GEMM is exact while partial sums stay below 2^24 (checked per
+ * layer when the weights are prepared, else a double GEMM is used). Tasks are
+ * (batch, group, block of output positions), each with its own im2col block. */
+#define QCOL_BYTES (1024 * 1024)
+
+/* The loops that touch every output: vectorised, with an AVX2 clone. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define QHOT __attribute__((optimize("O3"), target_clones("arch=x86-64-v3", "default")))
+#else
+#define QHOT __attribute__((optimize("O3")))
+#endif
+
 typedef struct conv_job {
     const conv_geom *c;
     const quant_node *q;
-    const int16_t *x;
+    const float *x;          /* (q - zp) of the input, NCHW */
     float *y;
-    int err;
+    int64_t K, P, cols, nblk;
+    int pointwise;
 } conv_job;
 
-static void conv_range(void *arg, int64_t begin, int64_t end)
-{
-    conv_job *j = arg;
-    const conv_geom *c = j->c;
-    int64_t plane = c->OH * c->OW, cg = c->C / c->G, mg = c->M / c->G;
-    int32_t *acc = xmalloc(sizeof(int32_t) * (size_t)(plane ? plane : 1));
+/* Block [p0, p0 + nc) of the output positions, one row per (ci, kh, kw):
+ * walked output row by output row, so that the input row and the valid column
+ * range are worked out once per row, not per element. */
+#define IM2COL(T)                                                                          \
+    static void im2col_##T(const conv_geom *c, const float *x, T *col, int64_t p0,        \
+                           int64_t nc, int64_t cg)                                        \
+    {                                                                                      \
+        for (int64_t ci = 0; ci < cg; ci++)                                                \
+            for (int64_t kh = 0; kh < c->KH; kh++)                                         \
+                for (int64_t kw = 0; kw < c->KW; kw++) {                                   \
+                    T *row = col + ((ci * c->KH + kh) * c->KW + kw) * nc;                  \
+                    const float *xc = x + ci * c->H * c->W;                                \
+                    int64_t offw = kw * c->dw - c->pl;                                     \
+                    /* ow with 0 <= ow * sw + offw < W */                                  \
+                    int64_t lo = offw >= 0 ? 0 : (-offw + c->sw - 1) / c->sw;             \
+                    int64_t hi = c->W - offw <= 0 ? 0 : (c->W - offw + c->sw - 1) / c->sw; \
+                    hi = hi > c->OW ? c->OW : hi;                                          \
+                    lo = lo > hi ? hi : lo;                                                \
+                    for (int64_t p = p0, j = 0; j < nc;) {                                 \
+                        int64_t oh = p / c->OW, ow0 = p % c->OW;                           \
+                        int64_t ow1 = ow0 + (nc - j) < c->OW ? ow0 + (nc - j) : c->OW;     \
+                        int64_t ih = oh * c->sh - c->pt + kh * c->dh;                      \
+                        T *r = row + j - ow0;                                              \
+                        if (ih < 0 || ih >= c->H) {                                        \
+                            for (int64_t ow = ow0; ow < ow1; ow++)                         \
+                                r[ow] = 0;                                                 \
+                        } else {                                                           \
+                            const float *xr = xc + ih * c->W + offw;                       \
+                            int64_t a = lo > ow0 ? lo : ow0, b = hi < ow1 ? hi : ow1;      \
+                            a = a > ow1 ? ow1 : a;                                         \
+                            b = b < a ? a : b;                                             \
+                            for (int64_t ow = ow0; ow < a; ow++)                           \
+                                r[ow] = 0;                                                 \
+                            if (c->sw == 1)                                                \
+                                for (int64_t ow = a; ow < b; ow++)                         \
+                                    r[ow] = (T)xr[ow];                                     \
+                            else                                                           \
+                                for (int64_t ow = a; ow < b; ow++)                         \
+                                    r[ow] = (T)xr[ow * c->sw];                             \
+                            for (int64_t ow = b; ow < ow1; ow++)                           \
+                                r[ow] = 0;                                                 \
+                        }                                                                  \
+                        j += ow1 - ow0;                                                    \
+                        p += ow1 - ow0;                                                    \
+                    }                                                                      \
+                }                                                                          \
+    }
+IM2COL(float)
+IM2COL(double)
 
-    for (int64_t nm = begin; nm < end; nm++) {
-        int64_t b = nm / c->M, m = nm % c->M, grp = m / mg;
-        int32_t bias = j->q->bias ? j->q->bias[m] : 0;
-        for (int64_t i = 0; i < plane; i++)
-            acc[i] = bias;
-        for (int64_t ci = 0; ci < cg; ci++) {
-            const int16_t *xc = j->x + ((b * c->C) + grp * cg + ci) * c->H * c->W;
-            const int8_t *wc = j->q->w + ((m * cg) + ci) * c->KH * c->KW;
+QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
+{
+    const conv_job *j = arg;
+    const conv_geom *c = j->c;
+    const quant_node *q = j->q;
+    int64_t cg = c->C / c->G, mg = c->M / c->G;
+    void *scratch = NULL, *acc = NULL;
+
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t blk = t % j->nblk, ng = t / j->nblk, gi = ng % c->G, ni = ng / c->G;
+        int64_t p0 = blk * j->cols, nc = j->P - p0 < j->cols ? j->P - p0 : j->cols;
+        const float *x = j->x + (ni * c->C + gi * cg) * c->H * c->W;
+        float *y = j->y + (ni * c->M + gi * mg) * j->P + p0;
+        if (!q->wd) {
+            const float *b = x + p0;
+            int64_t ldb = j->P;
+            if (!j->pointwise) {
+                if (!scratch)
+                    scratch = xmalloc(sizeof(float) * (size_t)(j->K * j->cols));
+                im2col_float(c, x, scratch, p0, nc, cg);
+                b = scratch;
+                ldb = nc;
+            }
+            if (q->wpack) {
+                gemm_epi e = {.act = GEMM_ACT_NONE};
+                gemm512_run(q->wpack + (size_t)gi * q->wpack_group, mg, j->K, b, ldb, nc, y,
+                            j->P, &e);
+            } else {
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)nc,
+                            (int)j->K, 1.0f, q->wf + gi * mg * j->K, (int)j->K, b, (int)ldb,
+                            0.0f, y, (int)j->P);
+            }
+            for (int64_t m = 0; m < mg; m++) {
+                int64_t mm = gi * mg + m;
+                double s = (double)q->in.scale * q->wscale[mm];
+                double bias = q->bias ? q->bias[mm] : 0;
+                float *yr = y + m * j->P;
+                for (int64_t k = 0; k < nc; k++)
+                    yr[k] = (float)(((double)yr[k] + bias) * s);
+                if (q->out_q)
+                    quant_qdq(yr, nc, &q->out);
+            }
+        } else {
+            if (!scratch) {
+                scratch = xmalloc(sizeof(double) * (size_t)(j->K * j->cols));
+                acc = xmalloc(sizeof(double) * (size_t)(mg * j->cols));
+            }
+            im2col_double(c, x, scratch, p0, nc, cg);
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)nc, (int)j->K,
+                        1.0, q->wd + gi * mg * j->K, (int)j->K, scratch, (int)nc, 0.0, acc,
+                        (int)nc);
+            for (int64_t m = 0; m < mg; m++) {
+                int64_t mm = gi * mg + m;
+                double s = (double)q->in.scale * q->wscale[mm];
+                double bias = q->bias ? q->bias[mm] : 0;
+                const double *ar = (const double *)acc + m * nc;
+                float *yr = y + m * j->P;
+                for (int64_t k = 0; k < nc; k++)
+                    yr[k] = (float)((ar[k] + bias) * s);
+                if (q->out_q)
+                    quant_qdq(yr, nc, &q->out);
+            }
+        }
+    }
+    free(scratch);
+    free(acc);
+}
+
+/* Depthwise (one input and one output channel per group): per plane, output
+ * row by output row, taps added in float (exact: 255 * sum|w| < 2^24). */
+QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
+{
+    const conv_job *j = arg;
+    const conv_geom *c = j->c;
+    const quant_node *q = j->q;
+    float *acc = xmalloc(sizeof(float) * (size_t)(c->OW ? c->OW : 1));
+
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t m = t % c->M;
+        const float *x = j->x + t * c->H * c->W, *w = q->wf + m * c->KH * c->KW;
+        float *y = j->y + t * j->P;
+        double s = (double)q->in.scale * q->wscale[m], bias = q->bias ? q->bias[m] : 0;
+        for (int64_t oh = 0; oh < c->OH; oh++) {
+            memset(acc, 0, sizeof(float) * (size_t)c->OW);
             for (int64_t kh = 0; kh < c->KH; kh++) {
+                int64_t ih = oh * c->sh - c->pt + kh * c->dh;
+                if (ih < 0 || ih >= c->H)
+                    continue;
                 for (int64_t kw = 0; kw < c->KW; kw++) {
-                    int32_t wv = wc[kh * c->KW + kw];
-                    if (!wv)
-                        continue;
+                    float wv = w[kh * c->KW + kw];
                     int64_t offw = kw * c->dw - c->pl;
-                    /* ow range with 0 <= ow*sw + offw < W */
                     int64_t lo = offw >= 0 ? 0 : (-offw + c->sw - 1) / c->sw;
                     int64_t hi = c->W - offw <= 0 ? 0 : (c->W - offw + c->sw - 1) / c->sw;
                     hi = hi > c->OW ? c->OW : hi;
-                    for (int64_t oh = 0; oh < c->OH; oh++) {
-                        int64_t ih = oh * c->sh - c->pt + kh * c->dh;
-                        if (ih < 0 || ih >= c->H)
-                            continue;
-                        const int16_t *xr = xc + ih * c->W;
-                        int32_t *ar = acc + oh * c->OW;
-                        if (c->sw == 1)
-                            for (int64_t ow = lo; ow < hi; ow++)
-                                ar[ow] += wv * xr[ow + offw];
-                        else
-                            for (int64_t ow = lo; ow < hi; ow++)
-                                ar[ow] += wv * xr[ow * c->sw + offw];
-                    }
+                    const float *xr = x + ih * c->W + offw;
+                    if (wv == 0)
+                        continue;
+                    if (c->sw == 1)
+                        for (int64_t ow = lo; ow < hi; ow++)
+                            acc[ow] += wv * xr[ow];
+                    else
+                        for (int64_t ow = lo; ow < hi; ow++)
+                            acc[ow] += wv * xr[ow * c->sw];
                 }
             }
+            float *yr = y + oh * c->OW;
+            for (int64_t ow = 0; ow < c->OW; ow++)
+                yr[ow] = (float)(((double)acc[ow] + bias) * s);
+            if (q->out_q)
+                quant_qdq(yr, c->OW, &q->out);
         }
-        double s = (double)j->q->in.scale * j->q->wscale[m];
-        float *yp = j->y + nm * plane;
-        for (int64_t i = 0; i < plane; i++)
-            yp[i] = (float)(acc[i] * s);
     }
     free(acc);
 }
@@ -127,9 +260,22 @@ static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
     if (conv_geometry(g, n, &c))
         return rt_err(ctx->err, ctx->errlen, RT_EINTERNAL, "int8 conv: bad geometry");
     const tensor_t *x = node_input(g, n, 0);
-    int16_t *xq = quantize_input(x->data, tensor_numel(x), &q->in);
+    int64_t nx = tensor_numel(x);
+    float *xq = xmalloc(sizeof(float) * (size_t)(nx ? nx : 1));
+    quant_q8_centered(x->data, xq, nx, &q->in);
     conv_job j = {.c = &c, .q = q, .x = xq, .y = node_output(g, n, 0)->data};
-    op_parallel_for(ctx, c.N * c.M, conv_range, &j);
+    j.K = c.C / c.G * c.KH * c.KW;
+    j.P = c.OH * c.OW;
+    j.pointwise = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.pt == 0 && c.pl == 0 &&
+                  c.OH == c.H && c.OW == c.W;
+    j.cols = QCOL_BYTES / (int64_t)(q->wd ? sizeof(double) : sizeof(float)) / (j.K ? j.K : 1);
+    j.cols = j.cols < 64 ? 64 : j.cols;
+    j.cols = j.cols > j.P ? j.P : j.cols;
+    j.nblk = j.P && j.cols ? (j.P + j.cols - 1) / j.cols : 0;
+    if (c.G > 1 && c.G == c.C && c.G == c.M && q->wf && !q->wd)
+        op_parallel_for(ctx, c.N * c.M, dw_range, &j);
+    else if (j.nblk)
+        op_parallel_for(ctx, c.N * c.G * j.nblk, conv_range, &j);
     free(xq);
     return RT_OK;
 }
@@ -232,6 +378,9 @@ static void q_release(node_t *n)
     n->priv = NULL;
     free(q->wscale);
     free(q->w);
+    free(q->wf);
+    free(q->wd);
+    free(q->wpack);
     free(q->bias);
     free(q);
 }

@@ -14,7 +14,10 @@
  *  - Conv, Gemm and MatMul with constant weights run an int8 kernel: the input
  *    is taken as int8 (q - zp), weights as int8, the accumulation is exact in
  *    int32 (int64 when K*255*128 could overflow) and the bias is int32 with
- *    scale s_in*s_w[c]. Requantization: the accumulator is scaled by
+ *    scale s_in*s_w[c]. Conv computes the integer sums with a float GEMM,
+ *    which is exact when every partial sum stays below 2^24 — guaranteed when
+ *    255 * sum|w| < 2^24 for every output channel — and a double GEMM (exact
+ *    below 2^53) otherwise. Requantization: the accumulator is scaled by
  *    s_in*s_w[c] (double) and quantized by the output tensor's parameters;
  *    when the only consumer is an activation the NPU fuses (Relu, Clip,
  *    LeakyRelu, ...) the conv output stays unquantized and the activation's
@@ -69,6 +72,8 @@ int8_t quant_q8(float x, const qparam_t *p);
 float quant_dq8(int8_t q, const qparam_t *p);
 /* Quantize-dequantize n values in place. */
 void quant_qdq(float *v, int64_t n, const qparam_t *p);
+/* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
+void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
 
 /* Names for the CLI and the store; parse returns -1 if unknown. */
 int quant_type_parse(const char *s);  /* "fp32" "fp16" "i8" (also "int8", "asymmetric_quantized-8") */
@@ -229,6 +234,12 @@ typedef struct quant_node {
     int8_t *w;            /* weights, layout of the ONNX weight tensor */
     int32_t *bias;        /* int32 bias at scale in.scale * wscale[c], or NULL */
     int wide;             /* accumulate in int64 (K too large for int32) */
+    float *wf;            /* Conv: the int8 weights as floats, [M][K] */
+    float *wpack;         /* the same packed for gemm512_run per group, or NULL */
+    qparam_t out;         /* Conv: the output's parameters, applied in the */
+    int out_q;            /* epilogue while the rows are in cache (out_q != 0) */
+    size_t wpack_group;   /* floats per group in wpack */
+    double *wd;           /* Conv, when float sums could round: as doubles */
     void *orig_priv;      /* the fp32 kernel's prepared state, released with it */
     const op_def *orig_def;
 } quant_node;

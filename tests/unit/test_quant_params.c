@@ -48,6 +48,36 @@ int main(void)
     CHECK_NEAR(v[1], -128 * 2.54 / 255, 1e-6, "qdq -1.3 clamps to -128");
     CHECK_NEAR(v[2], 50 * 2.54 / 255, 1e-6, "qdq 0.5 -> 50 (50.197)");
 
+    /* The vectorised quant_qdq equals quant_dq8(quant_q8()) value for value:
+     * exact halves both ways, values beyond the range, inf, NaN, for zero
+     * points at both ends. */
+    {
+        enum { NV = 4096 };
+        static float in[NV], out[NV];
+        const float odd[] = {0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, 127.5f, -128.5f, 0.49999997f,
+                             -0.49999997f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN, 0.0f, -0.0f};
+        const qparam_t ps[] = {{0, 0, 1.0f, 0}, {0, 0, 1.0f, -128}, {0, 0, 1.0f, 127},
+                               {0, 0, 0.0137f, 5}, {0, 0, 3.0f, -3}};
+        int bad = 0;
+        for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+            uint32_t s = 12345;
+            for (int i = 0; i < NV; i++) {
+                s = s * 1664525u + 1013904223u;
+                in[i] = i < (int)(sizeof(odd) / sizeof(odd[0]))
+                            ? odd[i] * (k == 3 ? 0.0137f : k == 4 ? 3.0f : 1.0f)
+                            : ((float)(s >> 8) / (1 << 24) - 0.5f) * 700.0f * ps[k].scale;
+                out[i] = in[i];
+            }
+            quant_qdq(out, NV, &ps[k]);
+            for (int i = 0; i < NV; i++) {
+                float want = quant_dq8(quant_q8(in[i], &ps[k]), &ps[k]);
+                if (memcmp(&want, &out[i], sizeof(float)))
+                    bad++;
+            }
+        }
+        CHECK(bad == 0, "%d values where quant_qdq differs from q8/dq8", bad);
+    }
+
     /* Constant zero: scale 1, zp -128 + 0 */
     quant_param_from_range(0, 0, &p);
     CHECK(p.scale == 1.0f && quant_dq8(quant_q8(0, &p), &p) == 0, "zero range");
