@@ -479,13 +479,24 @@ int exec_set_input(exec_t *x, int i, const void *data, size_t nbytes, char *err,
     return RT_OK;
 }
 
+/* The fusion plan holds while every fused conv still has its stock kernel
+ * (a caller may swap node kernels after exec_create). */
+static int fusion_valid(const exec_t *x)
+{
+    for (int p = 0; p < x->n_order; p++)
+        if (x->fuse[p].head && !conv_fusable(&x->g->nodes[x->order[p]]))
+            return 0;
+    return 1;
+}
+
 int exec_run(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen)
 {
     graph_t *g = x->g;
+    int fused = !hook && x->fuse && fusion_valid(x);
 
     for (int p = 0; p < x->n_order; p++) {
         node_t *n = &g->nodes[x->order[p]];
-        const fuse_t *f = !hook && x->fuse ? &x->fuse[p] : NULL;
+        const fuse_t *f = fused ? &x->fuse[p] : NULL;
         if (f && f->skip)
             continue;
         double t0 = rt_now_us();

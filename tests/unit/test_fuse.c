@@ -339,6 +339,49 @@ static void check_conv(int chans, int mo, int grp, int h, int w, int k, int st, 
     free(ref);
 }
 
+static int zero_run(op_ctx *c, graph_t *g, node_t *n)
+{
+    (void)c;
+    tensor_t *y = node_output(g, n, 0);
+    memset(y->data, 0, tensor_nbytes(y));
+    return 0;
+}
+
+/* A conv kernel swapped after exec_create (as quantization does) must not run
+ * fused: the swapped kernel and then the activation node run. */
+static void check_swapped(void)
+{
+    graph_t *g = build(A_CLIP, 11, 1, 0);
+    char err[256] = "";
+    exec_t *x = NULL;
+    float in[C * H * W];
+    exec_opts o = {.nthreads = 1};
+    for (int i = 0; i < C * H * W; i++)
+        in[i] = frand();
+    int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
+    rc = rc ? rc : exec_create(g, &o, &x, err, sizeof(err));
+    rc = rc ? rc : exec_set_input(x, 0, in, sizeof(in), err, sizeof(err));
+    CHECK(rc == 0, "swapped: %s", err);
+    if (!rc) {
+        node_t *cn = &g->nodes[0];
+        const op_def *orig = cn->def;
+        op_def zero = *orig;
+        zero.run = zero_run;
+        zero.release = NULL;
+        cn->def = &zero;
+        rc = exec_run(x, NULL, NULL, err, sizeof(err));
+        CHECK(rc == 0, "swapped run: %s", err);
+        const float *y = exec_output(x, 0)->data;
+        int nonzero = 0;
+        for (int i = 0; i < 11 * H * W; i++)
+            nonzero += y[i] != 0.0f;
+        CHECK(nonzero == 0, "swapped conv kernel: %d outputs are not Clip(0) = 0 (ran fused)", nonzero);
+        cn->def = orig;
+    }
+    exec_free(x);
+    graph_free(g);
+}
+
 static int nop_hook(const layer_event_t *ev, void *user)
 {
     (void)ev;
@@ -411,6 +454,7 @@ int main(void)
     check_conv(9, 40, 1, 7, 70, 3, 1, 2, 1);
     check_conv(64, 16, 1, 52, 52, 3, 1, 1, 1);
     check_conv(16, 16, 2, 19, 21, 3, 1, 1, 1); /* grouped: not Winograd */
+    check_swapped();
     /* input ranges as tests/e2e/models.txt */
     check_model("tests/data/models/yolox_nano.onnx", "images", 416, 416, 0.0f, 255.0f);
     check_model("tests/data/models/ppocrv4_det.onnx", "x", 320, 320, -2.1f, 2.6f);
