@@ -9,9 +9,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void golden_files_free(golden_file *f, int n)
 {
@@ -233,13 +235,77 @@ void golden_report_free(golden_report *r)
     free(r);
 }
 
+/* Rows are independent (two files, one metrics pass each): workers take them
+ * in turn; the first failing row, in row order, names the error. */
+typedef struct gwork {
+    const golden_file *x, *g;
+    int nx, ng;
+    golden_report *r;
+    int *gidx;              /* golden file per row, -1 */
+    int *rcs;               /* status per row */
+    char (*errs)[512];
+    int next;
+    pthread_mutex_t mu;
+} gwork;
+
+static void row_run(gwork *w, int i)
+{
+    npy_array a = {0}, b = {0};
+    golden_row *row = &w->r->rows[i];
+    int k = w->gidx[i], rc;
+    char *err = w->errs[i];
+    size_t errlen = sizeof(w->errs[i]);
+
+    if ((rc = npy_read(w->x[i].path, &a, err, errlen)) ||
+        (rc = npy_read(w->g[k].path, &b, err, errlen)))
+        goto out;
+    if (a.count != b.count) {
+        char sa[256], sb2[256];
+        rc = rt_err(err, errlen, RT_ESHAPE, "tensor '%s': %zu values in %s %s, %zu in golden %s %s",
+                    w->x[i].name, a.count, w->x[i].path,
+                    store_format_shape(sa, sizeof(sa), a.ndim, a.dims), b.count, w->g[k].path,
+                    store_format_shape(sb2, sizeof(sb2), b.ndim, b.dims));
+        goto out;
+    }
+    rc = metrics_compute_typed(b.dtype, b.data, a.dtype, a.data, (int64_t)a.count, &row->m, err,
+                               errlen);
+    if (rc) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "%s", err);
+        rc = rt_err(err, errlen, rc, "tensor '%s': %s", w->x[i].name, msg);
+        goto out;
+    }
+    row->matched = 1;
+    row->count = (int64_t)a.count;
+    row->dtype = a.dtype;
+    row->ref_dtype = b.dtype;
+out:
+    w->rcs[i] = rc;
+    npy_free(&a);
+    npy_free(&b);
+}
+
+static void *worker(void *arg)
+{
+    gwork *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->mu);
+        int i = w->next < w->nx ? w->next++ : -1;
+        pthread_mutex_unlock(&w->mu);
+        if (i < 0)
+            return NULL;
+        if (w->gidx[i] >= 0)
+            row_run(w, i);
+    }
+}
+
 int golden_analyze(const char *run_dir, const char *golden_dir, golden_report **out, char *err,
                    size_t errlen)
 {
     golden_file *x = NULL, *g = NULL;
     int nx = 0, ng = 0, rc;
     golden_report *r = xcalloc(1, sizeof(*r));
-    npy_array a = {0}, b = {0};
+    gwork w = {0};
     char path[4096];
 
     *out = NULL;
@@ -259,40 +325,36 @@ int golden_analyze(const char *run_dir, const char *golden_dir, golden_report **
         if (g[i].index >= 0)
             r->layout = "rknpu-level5";
     r->rows = xcalloc((size_t)(nx ? nx : 1), sizeof(*r->rows));
+    w = (gwork){ .x = x, .g = g, .nx = nx, .ng = ng, .r = r };
+    w.gidx = xmalloc(sizeof(int) * (size_t)(nx ? nx : 1));
+    w.rcs = xcalloc((size_t)(nx ? nx : 1), sizeof(int));
+    w.errs = xcalloc((size_t)(nx ? nx : 1), sizeof(*w.errs));
     for (int i = 0; i < nx; i++) {
         golden_row *row = &r->rows[r->n_rows++];
         row->name = xstrdup(x[i].name);
         row->op = x[i].op ? xstrdup(x[i].op) : NULL;
         row->layer = x[i].index;
         row->m.cos = row->m.euc = row->m.max_abs = row->m.mean_abs = row->m.sqnr_db = NAN;
-        int k = find_golden(g, ng, x[i].name);
-        if (k < 0)
-            continue;
-        if ((rc = npy_read(x[i].path, &a, err, errlen)) || (rc = npy_read(g[k].path, &b, err, errlen)))
-            goto out;
-        if (a.count != b.count) {
-            char sa[256], sb2[256];
-            rc = rt_err(err, errlen, RT_ESHAPE, "tensor '%s': %zu values in %s %s, %zu in golden %s %s",
-                        x[i].name, a.count, x[i].path,
-                        store_format_shape(sa, sizeof(sa), a.ndim, a.dims), b.count, g[k].path,
-                        store_format_shape(sb2, sizeof(sb2), b.ndim, b.dims));
-            goto out;
-        }
-        rc = metrics_compute_typed(b.dtype, b.data, a.dtype, a.data, (int64_t)a.count, &row->m,
-                                   err, errlen);
-        if (rc) {
-            char msg[256];
-            snprintf(msg, sizeof(msg), "%s", err);
-            rc = rt_err(err, errlen, rc, "tensor '%s': %s", x[i].name, msg);
+        w.gidx[i] = find_golden(g, ng, x[i].name);
+    }
+    pthread_mutex_init(&w.mu, NULL);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (int)ncpu;
+    pthread_t th[8];
+    int started = 0;
+    for (int t = 1; t < nt; t++)
+        if (pthread_create(&th[started], NULL, worker, &w) == 0)
+            started++;
+    worker(&w);
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    pthread_mutex_destroy(&w.mu);
+    for (int i = 0; i < nx; i++) {
+        if (w.rcs[i]) {
+            rc = rt_err(err, errlen, w.rcs[i], "%s", w.errs[i]);
             goto out;
         }
-        row->matched = 1;
-        row->count = (int64_t)a.count;
-        row->dtype = a.dtype;
-        row->ref_dtype = b.dtype;
-        r->n_matched++;
-        npy_free(&a);
-        npy_free(&b);
+        r->n_matched += r->rows[i].matched;
     }
     if (!r->n_matched) {
         rc = rt_err(err, errlen, RT_EINVAL, "no tensor of %s has a file of the same name in %s "
@@ -302,8 +364,9 @@ int golden_analyze(const char *run_dir, const char *golden_dir, golden_report **
     *out = r;
     r = NULL;
 out:
-    npy_free(&a);
-    npy_free(&b);
+    free(w.gidx);
+    free(w.rcs);
+    free(w.errs);
     golden_files_free(x, nx);
     golden_files_free(g, ng);
     golden_report_free(r);

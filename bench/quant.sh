@@ -1,0 +1,100 @@
+#!/bin/bash
+# bench/quant.sh [BUILD_DIR] — quantized simulation speed (issue 4's targets):
+#  1. per bundled model, the median frame time of `run -q i8` vs `run` (fp32), the
+#     same random input, RUNS timed runs each: target i8 <= 2x fp32;
+#  2. analysis of two dump folders (the golden and quantized layer outputs of
+#     YOLOX-Nano at 416x416, or QBENCH_ANALYSIS_MODEL): `rknn-trace analyze Q
+#     --golden G` as a whole process vs numpy loading the same files and
+#     computing cos, euc and max-abs per layer (timed inside Python, imports
+#     excluded): target >= 3x faster.
+# Best of 3 for the analysis. Writes BUILD_DIR/bench/quant.md; exits 1 when a
+# target is missed (BENCH_NO_GATE=1: 0 whenever everything ran).
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-${BUILD:-build}}
+[ -d "$BUILD" ] || [ "${BUILD#/}" != "$BUILD" ] || BUILD=$ROOT/$BUILD
+[ -d "$BUILD" ] || { echo "bench: no build folder $BUILD" >&2; exit 2; }
+BUILD=$(cd "$BUILD" && pwd)
+R=$BUILD/rknn-trace
+PY=/usr/bin/python3
+RUNS=${BENCH_RUNS:-10}
+OUT=$BUILD/bench
+mkdir -p "$OUT"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+median() { "$R" run "$@" -n "$RUNS" --no-db --json --no-progress 2>"$T/err" |
+    $PY -c "import json,sys; print('%.3f' % (json.load(sys.stdin)['median_us'] / 1e3))" 2>/dev/null; }
+{
+echo "| model | fp32 ms | i8 ms | ratio | i8 <= 2x |"
+echo "|---|---:|---:|---:|:---:|"
+while read -r file shapes range rest; do
+    case $file in ''|'#'*) continue ;; esac
+    if [ -n "${BENCH_MODELS:-}" ] && ! [[ " $BENCH_MODELS " == *" $file "* ]]; then continue; fi
+    sh=()
+    IFS=';' read -r -a specs <<< "$shapes"
+    for s in "${specs[@]}"; do sh+=(--shape "$s"); done
+    a=$(median "$ROOT/tests/data/models/$file" "${sh[@]}")
+    b=$(median "$ROOT/tests/data/models/$file" "${sh[@]}" -q i8)
+    if [ -z "$a" ] || [ -z "$b" ]; then
+        echo "| $file | ${a:-error} | ${b:-error} | - | FAIL |"; fails=$((fails + 1)); continue
+    fi
+    v=$($PY -c "r=$b/$a; print('%.2f | %s' % (r, 'ok' if r <= 2.0 else 'FAIL'))")
+    case $v in *FAIL) fails=$((fails + 1)) ;; esac
+    echo "| $file | $a | $b | $v |"
+done < "$ROOT/tests/e2e/models.txt"
+echo
+M=${QBENCH_ANALYSIS_MODEL:-yolox_nano.onnx}
+if "$R" run "$ROOT/tests/data/models/$M" -q i8 --no-db --no-progress --dump-golden "$T/G" \
+        --dump-quant "$T/Q" >/dev/null 2>"$T/err"; then
+    ours=$($PY - "$R" "$T/Q" "$T/G" <<'PYEOF'
+import subprocess, sys, time
+best = 1e9
+for _ in range(3):
+    t = time.time()
+    subprocess.run([sys.argv[1], "analyze", sys.argv[2], "--golden", sys.argv[3], "--json"],
+                   stdout=subprocess.DEVNULL, check=True)
+    best = min(best, time.time() - t)
+print("%.4f" % best)
+PYEOF
+)
+    np_t=$($PY - "$T/Q" "$T/G" <<'PYEOF'
+import json, os, sys, time
+import numpy as np
+def analyse(q, g):
+    qi = json.load(open(os.path.join(q, "index.json")))
+    gi = {e["name"]: e["file"] for e in json.load(open(os.path.join(g, "index.json")))}
+    out = []
+    for e in qi:
+        if e["name"] not in gi:
+            continue
+        x = np.load(os.path.join(q, e["file"])).astype(np.float64).ravel()
+        r = np.load(os.path.join(g, gi[e["name"]])).astype(np.float64).ravel()
+        d = r - x
+        nr, nx = np.linalg.norm(r), np.linalg.norm(x)
+        out.append((float(r @ x / (nr * nx)) if nr and nx else None, float(np.sqrt(d @ d)),
+                    float(np.abs(d).max())))
+    return out
+best = 1e9
+for _ in range(3):
+    t = time.time()
+    analyse(sys.argv[1], sys.argv[2])
+    best = min(best, time.time() - t)
+print("%.4f" % best)
+PYEOF
+)
+    size=$(du -sm "$T/G" "$T/Q" | awk '{s += $1} END {print s}')
+    v=$($PY -c "r=$np_t/$ours; print('%.1fx | %s' % (r, 'ok' if r >= 3 else 'FAIL'))")
+    case $v in *FAIL) fails=$((fails + 1)) ;; esac
+    echo "| analysis of two dump folders ($M, $size MB) | rknn-trace s | numpy s | speed-up | >= 3x |"
+    echo "|---|---:|---:|---:|:---:|"
+    echo "| cos + euc + max-abs per layer | $ours | $np_t | $v |"
+else
+    echo "analysis: the dump run failed: $(tail -1 "$T/err")"; fails=$((fails + 1))
+fi
+echo
+echo "Median of $RUNS runs (random input, calibrated on it); $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)."
+} | tee "$OUT/quant.md"
+echo "bench: table written to $OUT/quant.md" >&2
+if [ "${BENCH_NO_GATE:-0}" = 1 ]; then exit 0; fi
+[ $fails -eq 0 ]
