@@ -637,3 +637,39 @@ void wino_run_rows(const wino_geom *g, const float *upack, const float *x, const
     (void)scratch;
 #endif
 }
+
+/* ---- stride-2 interleave ------------------------------------------------ */
+
+#if HAVE_GEMM512
+T512 static void interleave2_512(float *d, const float *a, const float *b, int64_t n, float bias)
+{
+    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    const __m512 bv = _mm512_set1_ps(bias);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 va = _mm512_add_ps(_mm512_loadu_ps(a + i), bv);
+        __m512 vb = _mm512_add_ps(_mm512_loadu_ps(b + i), bv);
+        _mm512_storeu_ps(d + 2 * i, _mm512_permutex2var_ps(va, lo, vb));
+        _mm512_storeu_ps(d + 2 * i + 16, _mm512_permutex2var_ps(va, hi, vb));
+    }
+    for (; i < n; i++) {
+        d[2 * i] = a[i] + bias;
+        d[2 * i + 1] = b[i] + bias;
+    }
+}
+#endif
+
+void interleave2_bias(float *d, const float *a, const float *b, int64_t n, float bias)
+{
+#if HAVE_GEMM512
+    if (gemm512_available()) {
+        interleave2_512(d, a, b, n, bias);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < n; i++) {
+        d[2 * i] = a[i] + bias;
+        d[2 * i + 1] = b[i] + bias;
+    }
+}

@@ -119,4 +119,7 @@ size_t wino_scratch_floats(const wino_geom *g, int64_t rows);
 void wino_run_rows(const wino_geom *g, const float *upack, const float *x, const float *bias,
                    const gemm_epi *act, float *y, int64_t th0, int64_t nrows, float *scratch);
 
+/* d[2i] = a[i] + bias, d[2i + 1] = b[i] + bias for i < n (gemm_avx512.c). */
+void interleave2_bias(float *d, const float *a, const float *b, int64_t n, float bias);
+
 #endif

@@ -786,6 +786,17 @@ static int convt_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     return RT_OK;
 }
 
+/* Kernel == stride, no padding or dilation, output exactly in * stride: every
+ * input pixel writes its own k x k output block (PP-OCR's k2 s2 upsampling). */
+static int convt_blocky(const conv_p *p)
+{
+    for (int i = 0; i < 3; i++)
+        if (p->k[i] != p->s[i] || p->d[i] != 1 || p->pb[i] || p->pe[i] ||
+            p->out[i] != p->in[i] * p->s[i])
+            return 0;
+    return p->G == 1;
+}
+
 static int convt_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
 {
     conv_p *p = xcalloc(1, sizeof *p);
@@ -794,7 +805,23 @@ static int convt_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
         free(p);
         return rc;
     }
-    free(n->priv);
+    /* Blocky ConvTranspose on AVX-512: W^T (rows (m, kz, ky, kx), columns c)
+     * packed once for the GEMM, whose rows are then scattered to y. */
+    const tensor_t *w = node_input(g, n, 1);
+    if (convt_blocky(p) && w->kind == TK_CONST && w->data && p->K > 0 && p->C > 0 &&
+        gemm512_available()) {
+        int64_t rows = p->K; /* Mg * kvol, G == 1 */
+        float *wt = xmalloc(sizeof(float) * (size_t)(rows * p->C));
+        const float *wd = w->data;
+        for (int64_t ci = 0; ci < p->C; ci++)
+            for (int64_t r = 0; r < rows; r++)
+                wt[r * p->C + ci] = wd[ci * rows + r];
+        p->wpack_group = gemm512_packed_floats(rows, p->C);
+        p->wpack = xaligned_alloc(sizeof(float) * p->wpack_group);
+        gemm512_pack_a(wt, p->C, rows, p->C, p->wpack);
+        free(wt);
+    }
+    conv_release(n);
     n->priv = p;
     return RT_OK;
 }
@@ -867,6 +894,54 @@ static void convt_range(void *arg, int64_t t0, int64_t t1)
     }
 }
 
+/* Blocky path: a task is a run of input rows (all planes of one batch item):
+ * GEMM into a small buffer, then each row (m, kz, ky, kx) lands at stride s. */
+typedef struct convt_job {
+    const conv_p *p;
+    const float *x, *b;
+    float *y;
+    int64_t rows_per_task, ntask;
+} convt_job;
+
+static void convt_blocky_range(void *arg, int64_t t0, int64_t t1)
+{
+    const convt_job *j = arg;
+    const conv_p *p = j->p;
+    const int64_t R = p->K, IW = p->in[2], IH = p->in[1], ID = p->in[0];
+    const int64_t OH = p->out[1], OW = p->out[2], sx = p->s[2], sy = p->s[1], sz = p->s[0];
+    const int64_t rows_total = ID * IH; /* input rows of one plane */
+
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t ni = t / j->ntask, r0 = (t % j->ntask) * j->rows_per_task;
+        int64_t nr = rows_total - r0 < j->rows_per_task ? rows_total - r0 : j->rows_per_task;
+        int64_t ncol = nr * IW;
+        float *tmp = scratch_get((size_t)(R * ncol));
+        gemm_epi e = {.act = GEMM_ACT_NONE};
+        gemm512_run(p->wpack, R, p->C, j->x + ni * p->C * p->Pin + r0 * IW, p->Pin, ncol, tmp,
+                    ncol, &e);
+        /* with a 2-wide kernel the kx = 0, 1 rows are adjacent: interleave them */
+        int pair = sx == 2;
+        for (int64_t r = 0; r < R; r += pair ? 2 : 1) {
+            int64_t m = r / p->kvol, kk = r % p->kvol;
+            int64_t kz = kk / (p->k[1] * p->k[2]), ky = kk / p->k[2] % p->k[1], kx = kk % p->k[2];
+            float bv = j->b ? j->b[m] : 0.0f;
+            float *ym = j->y + (ni * p->M + m) * p->Pout;
+            const float *src = tmp + r * ncol;
+            for (int64_t q = 0; q < nr; q++) {
+                int64_t iz = (r0 + q) / IH, iy = (r0 + q) % IH;
+                float *d = ym + ((iz * sz + kz) * OH + iy * sy + ky) * OW + kx;
+                const float *sr = src + q * IW;
+                if (pair) {
+                    interleave2_bias(d, sr, sr + ncol, IW, bv);
+                    continue;
+                }
+                for (int64_t ix = 0; ix < IW; ix++)
+                    d[ix * sx] = sr[ix] + bv;
+            }
+        }
+    }
+}
+
 static int convt_run(op_ctx *c, graph_t *g, node_t *n)
 {
     conv_p local, *p = n->priv;
@@ -887,6 +962,24 @@ static int convt_run(op_ctx *c, graph_t *g, node_t *n)
     };
     if (plan.N == 0 || plan.M == 0)
         return RT_OK;
+    int nth = plan.N * plan.G * plan.K * plan.Cg * plan.Pin < PAR_MIN_MACS ? 1 : c->nthreads;
+    if (plan.wpack) {
+        convt_job cj = {.p = &plan, .x = j.x, .b = j.b, .y = j.y};
+        int64_t rows = plan.in[0] * plan.in[1];
+        /* about COL_BLOCK_FLOATS of GEMM output per task, and work for every thread */
+        int64_t per = COL_BLOCK_FLOATS / (plan.K * plan.in[2] > 0 ? plan.K * plan.in[2] : 1);
+        if (per < 1)
+            per = 1;
+        if (nth > 1 && per > ceil_div(rows, 2 * nth))
+            per = ceil_div(rows, 2 * nth);
+        cj.rows_per_task = per;
+        cj.ntask = ceil_div(rows, per);
+        if (nth == 1)
+            convt_blocky_range(&cj, 0, plan.N * cj.ntask);
+        else
+            op_parallel_for(c, plan.N * cj.ntask, convt_blocky_range, &cj);
+        return RT_OK;
+    }
     /* Channel blocks: bounded scratch, and work for every thread. */
     int64_t mb = plan.Mg;
     int64_t lim = (4 * COL_BLOCK_FLOATS) / (plan.kvol * (plan.Pin > 0 ? plan.Pin : 1));
@@ -894,7 +987,6 @@ static int convt_run(op_ctx *c, graph_t *g, node_t *n)
         lim = 1;
     if (mb > lim)
         mb = lim;
-    int nth = plan.N * plan.G * plan.K * plan.Cg * plan.Pin < PAR_MIN_MACS ? 1 : c->nthreads;
     int64_t want = nth > 1 ? 2 * nth : 1;
     if (plan.N * plan.G * ceil_div(plan.Mg, mb) < want) {
         int64_t per = ceil_div(want, plan.N * plan.G);

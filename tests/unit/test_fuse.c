@@ -339,6 +339,68 @@ static void check_conv(int chans, int mo, int grp, int h, int w, int k, int st, 
     free(ref);
 }
 
+/* ConvTranspose with kernel == stride k (no padding): the k x k block of each
+ * input pixel, against the definition in double. */
+static void check_convt(int chans, int mo, int h, int w, int k)
+{
+    graph_t *g = graph_new();
+    int64_t xd[4] = {1, chans, h, w}, wd[4] = {chans, mo, k, k}, od[1] = {mo};
+    int x = graph_add_tensor(g, "x");
+    g->t[x].kind = TK_INPUT;
+    g->t[x].dtype = DT_FLOAT;
+    g->t[x].ndim = 4;
+    memcpy(g->t[x].dims, xd, sizeof(xd));
+    int wt = add_const(g, "w", 4, wd), b = add_const(g, "b", 1, od);
+    int y = graph_add_tensor(g, "y");
+    int cin[3] = {x, wt, b};
+    int cn = graph_add_node(g, "convt", "ConvTranspose", "", 3, cin, 1, &y);
+    set_ints(&g->nodes[cn], "strides", 2, k);
+    g->inputs = xmalloc(sizeof(int));
+    g->inputs[g->n_inputs++] = x;
+    g->outputs = xmalloc(sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    g->opset = 13;
+
+    int oh = h * k, ow = w * k;
+    size_t nin = (size_t)chans * h * w, nout = (size_t)mo * oh * ow;
+    float *in = xmalloc(sizeof(float) * nin);
+    double *ref = xmalloc(sizeof(double) * nout);
+    for (size_t i = 0; i < nin; i++)
+        in[i] = frand();
+    const float *wv = g->t[wt].data, *bv = g->t[b].data;
+    for (int o = 0; o < mo; o++)
+        for (int i = 0; i < oh; i++)
+            for (int j = 0; j < ow; j++) {
+                double acc = bv[o];
+                for (int c = 0; c < chans; c++)
+                    acc += (double)in[((size_t)c * h + i / k) * w + j / k] *
+                           wv[((c * mo + o) * k + i % k) * k + j % k];
+                ref[((size_t)o * oh + i) * ow + j] = acc;
+            }
+    char err[256] = "";
+    exec_t *ex = NULL;
+    exec_opts o = {.nthreads = 2};
+    int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
+    rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
+    rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(float) * nin, err, sizeof(err));
+    rc = rc ? rc : exec_run(ex, NULL, NULL, err, sizeof(err));
+    CHECK(rc == 0, "convT %d->%d %dx%d k%d: %s", chans, mo, h, w, k, err);
+    if (!rc) {
+        const tensor_t *yt = exec_output(ex, 0);
+        CHECK(tensor_numel(yt) == (int64_t)nout, "convT output size %lld, expected %zu",
+              (long long)tensor_numel(yt), nout);
+        const float *yv = yt->data;
+        double worst = 0;
+        for (size_t i = 0; i < nout && tensor_numel(yt) == (int64_t)nout; i++)
+            worst = fmax(worst, fabs(yv[i] - ref[i]) / (1.0 + fabs(ref[i])));
+        CHECK(worst < 1e-5, "convT %d->%d %dx%d k%d: max rel error %g", chans, mo, h, w, k, worst);
+    }
+    exec_free(ex);
+    graph_free(g);
+    free(in);
+    free(ref);
+}
+
 static int zero_run(op_ctx *c, graph_t *g, node_t *n)
 {
     (void)c;
@@ -454,6 +516,9 @@ int main(void)
     check_conv(9, 40, 1, 7, 70, 3, 1, 2, 1);
     check_conv(64, 16, 1, 52, 52, 3, 1, 1, 1);
     check_conv(16, 16, 2, 19, 21, 3, 1, 1, 1); /* grouped: not Winograd */
+    check_convt(24, 24, 37, 53, 2);  /* PP-OCR head shape, odd sizes */
+    check_convt(5, 3, 9, 20, 2);
+    check_convt(4, 6, 11, 7, 3);     /* stride 3: not the paired path */
     check_swapped();
     /* input ranges as tests/e2e/models.txt */
     check_model("tests/data/models/yolox_nano.onnx", "images", 416, 416, 0.0f, 255.0f);
