@@ -333,7 +333,7 @@ static int conv_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
 /* ---- im2col ------------------------------------------------------------ */
 
 /* Fills col (K rows x ncol) for output positions [p0, p0 + ncol) of one group. */
-static void im2col(const conv_p *p, const float *x, float *col, int64_t p0, int64_t ncol)
+HOT static void im2col(const conv_p *p, const float *x, float *col, int64_t p0, int64_t ncol)
 {
     const int64_t OH = p->out[1], OW = p->out[2];
     const int64_t ID = p->in[0], IH = p->in[1], IW = p->in[2];
@@ -375,6 +375,12 @@ static void im2col(const conv_p *p, const float *x, float *col, int64_t p0, int6
                             memset(dst, 0, (vlo - a) * sizeof(float));
                         if (p->s[2] == 1) {
                             memcpy(dst + (vlo - a), src + vlo, (vhi - vlo) * sizeof(float));
+                        } else if (p->s[2] == 2) {
+                            /* constant stride: vectorises (even/odd permutes) */
+                            float *dd = dst + (vlo - a);
+                            const float *ss = src + 2 * vlo;
+                            for (int64_t q = 0; q < vhi - vlo; q++)
+                                dd[q] = ss[2 * q];
                         } else {
                             int64_t s = p->s[2];
                             for (int64_t q = vlo; q < vhi; q++)
