@@ -17,31 +17,67 @@
 
 /* ---- logging ---------------------------------------------------------------- */
 
+/* "<L> RKNN: [HH:MM:SS.mmm] msg" (log-formats.md §1), local time as the vendor's */
+static void log_emit(char level, const char *msg)
+{
+    char ts[32];
+    struct timeval tv;
+    struct tm tm;
+
+    gettimeofday(&tv, NULL);
+    localtime_r(&tv.tv_sec, &tm);
+    snprintf(ts, sizeof(ts), "[%02d:%02d:%02d.%03d] ", tm.tm_hour, tm.tm_min, tm.tm_sec,
+             (int)(tv.tv_usec / 1000));
+    /* one write per line so that lines of concurrent contexts do not interleave */
+    fprintf(stderr, "%c RKNN: %s%s\n", level, ts, msg);
+}
+
+/* RKNN_LOG_LEVEL (rknn-api.md §10.1): 0 errors (default), 1 + warnings, 2 + init
+ * information, 3 + debug and the SRAM table, 4 + the per-layer table after each run,
+ * 5 + per-layer .npy dumps. Negative: nothing at all (the simulator's quiet level, used
+ * by tests that provoke errors). 6 (vendor: .txt NC1HWC2 dumps too) runs as 5; other
+ * values get the vendor's "Unsupported log level" line once and run as 0. Read at
+ * every call: the level may change between calls. */
 int api_log_level(void)
 {
+    static int warned;
     const char *s = getenv("RKNN_LOG_LEVEL");
-    return s && *s ? atoi(s) : 0;
+    char *e;
+    long v;
+
+    if (!s || !*s)
+        return 0;
+    v = strtol(s, &e, 10);
+    if (*e == 0 && v < 0)
+        return -1;
+    if (*e == 0 && v <= 5)
+        return (int)v;
+    if (!warned) {
+        warned = 1;
+        char msg[160];
+        if (*e == 0 && v == 6) {
+            log_emit('W', "RKNN_LOG_LEVEL=6 (.txt tensors in NC1HWC2) is not simulated: "
+                          "running as level 5 (.npy dumps)");
+        } else {
+            snprintf(msg, sizeof(msg), "Unsupported log level: %.40s (use 0..5)", s);
+            log_emit('E', msg);
+        }
+    }
+    return *e == 0 && v == 6 ? 5 : 0;
 }
 
 void api_log(char level, const char *fmt, ...)
 {
     int need = level == 'E' ? 0 : level == 'W' ? 1 : level == 'I' ? 2 : 3;
-    char ts[32], msg[1024];
-    struct timeval tv;
-    struct tm tm;
+    char msg[1024];
     va_list ap;
 
     if (api_log_level() < need)
         return;
-    gettimeofday(&tv, NULL);
-    localtime_r(&tv.tv_sec, &tm);
-    snprintf(ts, sizeof(ts), "[%02d:%02d:%02d.%03d] ", tm.tm_hour, tm.tm_min, tm.tm_sec,
-             (int)(tv.tv_usec / 1000));
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    /* one write per line so that lines of concurrent contexts do not interleave */
-    fprintf(stderr, "%c RKNN: %s%s\n", level, ts, msg);
+    log_emit(level, msg);
 }
 
 /* ---- platforms ---------------------------------------------------------------- */
@@ -301,10 +337,7 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
         if (g->t[i].kind == TK_CONST && g->t[i].data)
             c->weight_bytes += tensor_nbytes(&g->t[i]);
 
-    if (c->npu)
-        npu_graph_free(c->npu);
-    c->npu = NULL;
-    c->npu_failed = 0;
+    api_npu_drop(c);
     if (c->x)
         exec_free(c->x);
     if (c->g)
@@ -344,8 +377,7 @@ static void ctx_free(api_ctx *c)
 
     if (!c)
         return;
-    if (c->npu)
-        npu_graph_free(c->npu);
+    api_npu_drop(c);
     if (c->x)
         exec_free(c->x);
     if (c->g)
@@ -366,14 +398,26 @@ static void ctx_free(api_ctx *c)
     free(c);
 }
 
+/* The three init lines of the vendor runtime (log-formats.md §2, 2.x layout), at level
+ * 2. Fields that exist only on a board or in an .rknn file say that they do not exist
+ * here instead of showing made-up values; "model name" is ours (the file's base name). */
 static void log_model_info(const api_ctx *c)
 {
+    const char *prod = c->g->producer && *c->g->producer ? c->g->producer : "not recorded";
+    const char *name = "(from memory)";
+
+    if (c->model_path) {
+        const char *b = strrchr(c->model_path, '/');
+        name = b ? b + 1 : c->model_path;
+    }
     API_I("RKNN Runtime Information, librknnrt version: %s", API_VERSION);
-    API_I("RKNN Driver Information, version: %s (simulated)", API_DRV_VERSION);
-    API_I("RKNN Model Information, version: 0, toolkit version: rknn-trace (ONNX, producer %s), "
-          "target: RKNPU v2 (simulated on CPU), target platform: %s, framework layout: NCHW, "
-          "model inference type: %s", c->g->producer && *c->g->producer ? c->g->producer : "?",
-          c->plat->name, c->dynamic ? "dynamic_shape" : "static_shape");
+    API_I("RKNN Driver Information, version: %s (no rknpu driver: the NPU is simulated on the "
+          "CPU, the API answers as this driver version)", API_DRV_VERSION);
+    API_I("RKNN Model Information, version: none (ONNX model, not an .rknn file), toolkit "
+          "version: none (not converted by RKNN-Toolkit2; ONNX producer: %s), target: RKNPU v2 "
+          "(simulated), target platform: %s, framework name: ONNX, framework layout: NCHW, "
+          "model inference type: %s, model name: %s", prod, c->plat->name,
+          c->dynamic ? "dynamic_shape" : "static_shape", name);
 }
 
 /* Shared by rknn_init and rknn_dup_context. */
@@ -396,6 +440,7 @@ static int ctx_create(rknn_context *out, const void *buf, size_t len, const char
         return ret;
     }
     log_model_info(c);
+    api_npu_prepare(c);
     *out = reg_add(c);
     return RKNN_SUCC;
 }
@@ -670,6 +715,7 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
         m->total_weight_size = (uint32_t)c->weight_bytes;
         m->total_internal_size = c->x ? (uint32_t)exec_arena_bytes(c->x) : 0;
         m->total_dma_allocated_size = c->weight_bytes + m->total_internal_size + io;
+        api_npu_mem_sizes(c, &m->total_sram_size, &m->free_sram_size);
         break;
     }
     case RKNN_QUERY_CUSTOM_STRING:

@@ -111,6 +111,28 @@ void api_log(char level, const char *fmt, ...) __attribute__((format(printf, 2, 
 #define API_I(...) api_log('I', __VA_ARGS__)
 #define API_D(...) api_log('D', __VA_ARGS__)
 
+/* ---- the simulated NPU (api_npu.c) ---- */
+/* Lowers the prepared graph for the context's chip (runtime/npu), applies the core
+ * mask, plans the Internal buffer with SRAM when asked (RKNN_FLAG_ENABLE_SRAM,
+ * RKNN_INTERNAL_MEM_TYPE=sram[#KB]; W line and DDR on chips without) and prints the
+ * level-3 SRAM table. Nothing while the context is pending; a graph the NPU model
+ * cannot lower sets npu_failed (D line). Always 0. */
+int api_npu_prepare(api_ctx *c);
+/* Frees the lowered graph, giving its SRAM back to the process pool. */
+void api_npu_drop(api_ctx *c);
+/* RKNN_QUERY_MEM_SIZE's SRAM fields (0/0 on chips without SRAM). */
+void api_npu_mem_sizes(const api_ctx *c, uint32_t *total_sram, uint32_t *free_sram);
+/* Applies a core mask through the NPU model; RKNN_ERR_PARAM_INVALID with an E line
+ * naming fn and the chip's cores for a core the chip lacks. */
+int api_npu_core_mask(api_ctx *c, unsigned mask, const char *fn);
+/* Level 5: before a run (frequency lines, dump folder, graph inputs) and for each
+ * layer event (the outputs of the NPU layers it completes). */
+void api_npu_dump_begin(api_ctx *c);
+void api_npu_dump_event(api_ctx *c, const layer_event_t *ev);
+/* After a run: predicted busy time per core into the process's 1 s load window,
+ * published as <npu_sysfs_dir()>/rknpu/load. */
+void api_npu_account_run(api_ctx *c);
+
 /* ---- tensors and layouts (api_io.c) ---- */
 int api_rtype_of_dtype(int dt);    /* -1 if the API has no such type */
 int api_dtype_of_rtype(int rt);    /* DT_UNDEFINED if none */

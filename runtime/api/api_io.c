@@ -631,11 +631,14 @@ typedef struct perf_rec {
     api_ctx *c;
     int n, cap;
     int *node;
+    int dump;                 /* RKNN_LOG_LEVEL 5: dump the layers' outputs */
 } perf_rec;
 
 static int perf_hook(const layer_event_t *ev, void *user)
 {
     perf_rec *p = user;
+    if (p->dump)
+        api_npu_dump_event(p->c, ev);
     if (p->n == p->cap) {
         p->cap = p->cap ? p->cap * 2 : 64;
         p->node = xrealloc(p->node, sizeof(int) * (size_t)p->cap);
@@ -662,26 +665,15 @@ static void shape_paren(const tensor_t *t, char *s, size_t len)
  * (then the host-time table is used). */
 static int perf_npu(api_ctx *c, const perf_rec *p)
 {
-    const npu_platform_t *np;
-    char err[256], *buf = NULL;
+    char *buf = NULL;
     size_t len = 0;
     double *node_us;
     FILE *f;
 
-    if (c->npu_failed)
+    if (!c->npu && !c->npu_failed)
+        api_npu_prepare(c); /* lowered at init; again only after a failed re-prepare */
+    if (!c->npu)
         return -1;
-    if (!c->npu) {
-        np = npu_platform_find(c->plat->name);
-        if (!np || npu_lower(c->g, np, DT_FLOAT, &c->npu, err, sizeof(err)) != 0) {
-            API_D("no NPU cost model for %s (%s): PERF_DETAIL shows host CPU time",
-                  c->plat->name, np ? err : "platform not in runtime/npu");
-            c->npu = NULL;
-            c->npu_failed = 1;
-            return -1;
-        }
-    }
-    if (npu_set_core_mask(c->npu, (unsigned)c->core_mask, err, sizeof(err)) != 0)
-        npu_set_core_mask(c->npu, RKNN_NPU_CORE_AUTO, err, sizeof(err));
     node_us = xcalloc((size_t)(c->g->n_nodes ? c->g->n_nodes : 1), sizeof(double));
     for (int i = 0; i < p->n; i++)
         if (p->node[i] >= 0 && p->node[i] < c->g->n_nodes)
@@ -865,6 +857,9 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
      * on its own (no Conv+activation fusion), which costs a third more on YOLOX */
     int level = api_log_level();
     int layers = (c->flag & RKNN_FLAG_COLLECT_PERF_MASK) || level >= 4;
+    p.dump = level >= 5 && c->npu;
+    if (p.dump)
+        api_npu_dump_begin(c);
     t0 = rt_now_us();
     st = exec_run(c->x, layers ? perf_hook : NULL, &p, err, sizeof(err));
     c->last_run_us = (int64_t)(rt_now_us() - t0 + 0.5);
@@ -879,6 +874,7 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
         npu_print_perf_table(stderr, c->npu, NPU_PRINT_PREFIX); /* as the vendor at level 4 */
     else if (level >= 4 && c->perf_text)
         fputs(c->perf_text, stderr);
+    api_npu_account_run(c);
     for (int i = 0; i < c->n_out; i++) {
         api_io *io = &c->out[i];
         const tensor_t *t = exec_output(c->x, i);

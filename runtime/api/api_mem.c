@@ -8,6 +8,7 @@
  * passed to another process). Every rknn_tensor_mem handed out is kept in a registry,
  * so a destroyed or foreign one is recognised before it is touched. */
 #include "runtime/api/api_internal.h"
+#include "runtime/npu/npu.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -550,9 +551,17 @@ int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask)
         }
         goto out;
     }
+    /* a value of the enum first; which cores the chip has is the NPU model's check */
     ok = m == RKNN_NPU_CORE_AUTO || m == RKNN_NPU_CORE_ALL || m == RKNN_NPU_CORE_0 ||
-         m == RKNN_NPU_CORE_1 || m == RKNN_NPU_CORE_0_1 ||
-         (cores >= 3 && (m == RKNN_NPU_CORE_2 || m == RKNN_NPU_CORE_0_1_2));
+         m == RKNN_NPU_CORE_1 || m == RKNN_NPU_CORE_0_1 || m == RKNN_NPU_CORE_2 ||
+         m == RKNN_NPU_CORE_0_1_2;
+    if (ok && npu_platform_find(c->plat->name)) {
+        ret = api_npu_core_mask(c, (unsigned)m, "rknn_set_core_mask");
+        if (ret)
+            goto out;
+    } else if (ok) {
+        ok = cores >= 3 || (m != RKNN_NPU_CORE_2 && m != RKNN_NPU_CORE_0_1_2);
+    }
     if (!ok) {
         API_E("rknn_set_core_mask, core_mask 0x%x is not valid on %s (%d cores): use "
               "RKNN_NPU_CORE_AUTO, _0, _1,%s _0_1%s or _ALL", m, c->plat->name, cores,
@@ -648,6 +657,8 @@ static int set_shapes(api_ctx *c, uint32_t n, const rknn_tensor_attr *attr, cons
             same = 0;
     if (!same)
         ret = api_ctx_prepare(c, (const int64_t(*)[MODEL_MAX_DIMS])shapes, ndims);
+    if (!same && ret == RKNN_SUCC)
+        api_npu_prepare(c); /* the NPU model of the new shapes */
 out:
     free(shapes);
     free(ndims);

@@ -1,0 +1,320 @@
+/* runtime/api/api_npu.c — the simulated NPU inside librknnrt as the vendor runtime
+ * shows it: the graph lowered once per context (runtime/npu), the Internal-buffer
+ * plan with RK3588 SRAM (RKNN_FLAG_ENABLE_SRAM, RKNN_INTERNAL_MEM_TYPE=sram[#KB]),
+ * the level-3 SRAM table, level-5 per-layer .npy dumps under the vendor's names,
+ * and the NPU load published in the driver's `load` format after every run.
+ *
+ * One process-wide lock guards what the contexts share: the chip's SRAM pool (the
+ * driver has one per board) and the load window. Facts: shared/research/rknn-api.md
+ * §10, log-formats.md §4, §5, §7, npu-hw.md §3.5. */
+#include "runtime/api/api_internal.h"
+#include "dump/dump.h"
+#include "runtime/npu/npu.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static pthread_mutex_t npu_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- lowering and the memory plan ---------------------------------------------- */
+
+void api_npu_drop(api_ctx *c)
+{
+    if (c->npu) {
+        pthread_mutex_lock(&npu_lock); /* gives its SRAM back to the shared pool */
+        npu_graph_free(c->npu);
+        pthread_mutex_unlock(&npu_lock);
+    }
+    c->npu = NULL;
+    c->npu_failed = 0;
+}
+
+/* Whether the context asks for SRAM and how much (0 = as much as is free). */
+static int sram_wanted(const api_ctx *c, uint32_t *want)
+{
+    const char *env = getenv("RKNN_INTERNAL_MEM_TYPE");
+    char err[256];
+    int st = npu_sram_parse_mem_type(env, want, err, sizeof(err));
+
+    if (st < 0) {
+        API_W("%s; ignored (internal tensors in DDR unless RKNN_FLAG_ENABLE_SRAM)", err);
+        *want = 0;
+        st = 0;
+    }
+    if ((c->flag & RKNN_FLAG_SHARE_SRAM) && !(c->flag & RKNN_FLAG_ENABLE_SRAM) && !st)
+        API_W("rknn_init, RKNN_FLAG_SHARE_SRAM needs RKNN_FLAG_ENABLE_SRAM: ignored, internal "
+              "tensors stay in DDR");
+    return st || (c->flag & RKNN_FLAG_ENABLE_SRAM);
+}
+
+int api_npu_prepare(api_ctx *c)
+{
+    const npu_platform_t *np;
+    npu_sram_pool_t *pool = NULL;
+    npu_graph_t *ng = NULL;
+    npu_mem_sizes_t ms;
+    char err[512] = "";
+    uint32_t want = 0;
+    int sram, st, ncpu = 0;
+
+    api_npu_drop(c);
+    if (c->pending || !c->g)
+        return 0;
+    sram = sram_wanted(c, &want);
+    np = npu_platform_find(c->plat->name);
+    if (np)
+        st = npu_lower(c->g, np, DT_FLOAT, &ng, err, sizeof(err));
+    else
+        st = RT_EUNSUPPORTED;
+    if (st) {
+        API_D("no NPU cost model for %s (%s): PERF_DETAIL shows host CPU time, no NPU load "
+              "and no SRAM", c->plat->name, np ? err : "platform not in runtime/npu");
+        if (sram)
+            API_W("rknn_init, RKNN_FLAG_ENABLE_SRAM: no NPU model of this graph on %s, so no "
+                  "SRAM plan: running with internal tensors in DDR", c->plat->name);
+        c->npu_failed = 1;
+        return 0;
+    }
+    if (npu_set_core_mask(ng, (unsigned)c->core_mask, err, sizeof(err)) != 0)
+        npu_set_core_mask(ng, RKNN_NPU_CORE_AUTO, err, sizeof(err));
+    if (sram && !np->sram_bytes) {
+        /* the vendor runtime allocates with an SRAM size of 0 when the driver has none */
+        API_W("rknn_init, RKNN_FLAG_ENABLE_SRAM: %s has no NPU SRAM (only rk3588 has, 956 KB): "
+              "running with internal tensors in DDR, as without the flag", np->name);
+        sram = 0;
+    }
+    if (sram && (c->flag & RKNN_FLAG_SHARE_SRAM))
+        API_W("rknn_init, RKNN_FLAG_SHARE_SRAM is not implemented (by the vendor runtime "
+              "either): this context gets its own part of the SRAM");
+    pthread_mutex_lock(&npu_lock);
+    pool = sram ? npu_sram_pool_process(np) : NULL;
+    st = npu_mem_plan(ng, c->g, pool, want, err, sizeof(err));
+    if (st && pool)
+        st = npu_mem_plan(ng, c->g, NULL, 0, err, sizeof(err));
+    npu_mem_query(ng, pool, &ms);
+    if (pool)
+        npu_sram_pool_publish(pool, err, sizeof(err)); /* debugfs `mm`, best effort */
+    pthread_mutex_unlock(&npu_lock);
+    if (st)
+        API_D("no Internal-buffer plan for this graph: %s", err);
+    for (int i = 0; i < ng->n; i++)
+        ncpu += ng->l[i].target == NPU_TGT_CPU && ng->l[i].kind != NPU_K_IO;
+    API_D("simulated NPU %s: %d layers (%d on the CPU), model data type %s, %d MHz", np->name,
+          ng->n, ncpu, npu_dtype_name(ng->dtype), np->npu_mhz);
+    if (ng->mem) {
+        /* the 1.5.2 runtime's line (log-formats.md §4) */
+        API_D("allocated internal size: %llu with sram size: %u, total sram size: %u, free "
+              "sram size: %u", (unsigned long long)ng->mem->internal_size, ng->mem->sram_size,
+              ms.total_sram_size, ms.free_sram_size);
+        if (sram && ng->mem->sram_size == 0 && ng->mem->internal_size)
+            API_W("rknn_init, RKNN_FLAG_ENABLE_SRAM: no free SRAM left on %s (%u of %u bytes "
+                  "free, used by other contexts): internal tensors stay in DDR", np->name,
+                  ms.free_sram_size, ms.total_sram_size);
+        if (sram && api_log_level() >= 3)
+            npu_print_sram_table(stderr, ng, NPU_PRINT_PREFIX | NPU_PRINT_DEBUG);
+    }
+    c->npu = ng;
+    return 0;
+}
+
+void api_npu_mem_sizes(const api_ctx *c, uint32_t *total_sram, uint32_t *free_sram)
+{
+    const npu_platform_t *np = npu_platform_find(c->plat->name);
+    npu_mem_sizes_t ms;
+
+    pthread_mutex_lock(&npu_lock);
+    npu_mem_query(c->npu, np ? npu_sram_pool_process(np) : NULL, &ms);
+    pthread_mutex_unlock(&npu_lock);
+    *total_sram = ms.total_sram_size;
+    *free_sram = ms.free_sram_size;
+}
+
+int api_npu_core_mask(api_ctx *c, unsigned mask, const char *fn)
+{
+    const npu_platform_t *np = npu_platform_find(c->plat->name);
+    unsigned cores;
+    char err[256];
+    int st;
+
+    if (c->npu)
+        st = npu_set_core_mask(c->npu, mask, err, sizeof(err));
+    else if (np)
+        st = npu_core_mask_check(np, mask, &cores, err, sizeof(err));
+    else
+        st = 0;
+    if (st) {
+        API_E("%s, %s: use a mask of the chip's cores (RKNN_NPU_CORE_AUTO or _ALL always work)",
+              fn, err);
+        return RKNN_ERR_PARAM_INVALID;
+    }
+    return RKNN_SUCC;
+}
+
+/* ---- level 5: per-layer dumps --------------------------------------------------- */
+
+/* $RKNN_DUMP_DIR, else "dumps" in the working directory: the vendor's literal default
+ * (a board's runtime writes /userdata/dumps, /data/dumps on Android). */
+static const char *dump_path(void)
+{
+    const char *d = getenv("RKNN_DUMP_DIR");
+    return d && *d ? d : "dumps";
+}
+
+static int mkdir_p(const char *dir)
+{
+    char tmp[1024];
+
+    if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
+        return -1;
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(tmp, 0755) && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* One tensor under layer l's index and OpType. */
+static void dump_one(const api_ctx *c, const npu_layer_t *l, int ti)
+{
+    const tensor_t *t = &c->g->t[ti];
+    const char *dt = npu_dump_dtype(t->dtype);
+    char name[512], path[1600], err[256];
+    npu_shape_t s = {0};
+
+    if (!t->data || t->ndim < 0)
+        return;
+    if (!dt) {
+        API_D("no dump of %s: %s has no .npy form", t->name, dtype_name(t->dtype));
+        return;
+    }
+    s.nd = t->ndim < NPU_SHAPE_MAX ? t->ndim : NPU_SHAPE_MAX;
+    for (int i = 0; i < s.nd; i++)
+        s.d[i] = t->dims[i];
+    if (npu_dump_name(name, sizeof(name), l->id - 1, l->optype, t->name, &s, dt)) {
+        API_W("no dump of %s: its file name is longer than %zu bytes", t->name, sizeof(name));
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/%s", dump_path(), name);
+    API_D("dump npy tensor to: %s", path);
+    if (npy_write(path, t->dtype, t->ndim, t->dims, t->data, err, sizeof(err)))
+        API_E("failed open dump path: %s (%s)", path, err);
+}
+
+static int is_graph_input(const graph_t *g, int ti)
+{
+    for (int i = 0; i < g->n_inputs; i++)
+        if (g->inputs[i] == ti)
+            return 1;
+    return 0;
+}
+
+void api_npu_dump_begin(api_ctx *c)
+{
+    const char *dir = dump_path();
+
+    if (!c->npu)
+        return;
+    API_D("Get NPU frequency: %dMHz (the simulator's cost-model clock, no board)",
+          c->npu->plat->npu_mhz);
+    API_D("Get DDR frequency: %dMHz (the simulator's cost-model clock, no board)",
+          c->npu->plat->ddr_mhz);
+    if (mkdir_p(dir))
+        API_E("cannot create the dump directory %s (RKNN_DUMP_DIR): %s", dir, strerror(errno));
+    /* graph inputs: the InputOperator's output and every layer reading one (vendor
+     * dumps "001_ConvClip_input_..." next to "001_ConvClip_317_...") */
+    for (int i = 0; i < c->npu->n; i++) {
+        const npu_layer_t *l = &c->npu->l[i];
+        for (int k = 0; k < l->n_out_v; k++)
+            if (l->out_v[k] < c->g->n_t && is_graph_input(c->g, l->out_v[k]))
+                dump_one(c, l, l->out_v[k]);
+        for (int k = 0; k < l->n_in_v; k++)
+            if (l->in_v[k] < c->g->n_t && is_graph_input(c->g, l->in_v[k]))
+                dump_one(c, l, l->in_v[k]);
+    }
+}
+
+void api_npu_dump_event(api_ctx *c, const layer_event_t *ev)
+{
+    const node_t *n;
+
+    if (!c->npu || ev->node < 0 || ev->node >= c->g->n_nodes)
+        return;
+    n = &c->g->nodes[ev->node];
+    /* every layer that writes one of this node's outputs: the fused layer ending here,
+     * an exDataConvert of it, the OutputOperator of a model output */
+    for (int k = 0; k < n->n_out; k++) {
+        int ti = n->out[k];
+        if (ti < 0)
+            continue;
+        for (int i = 0; i < c->npu->n; i++) {
+            const npu_layer_t *l = &c->npu->l[i];
+            int hit = l->kind == NPU_K_IO && l->n_out_v == 0 && l->out_tensor == ti;
+            for (int j = 0; j < l->n_out_v && !hit; j++)
+                hit = l->out_v[j] == ti;
+            if (hit)
+                dump_one(c, l, ti);
+        }
+    }
+}
+
+/* ---- NPU load ------------------------------------------------------------------- */
+
+/* The driver adds each job's busy time per core and reads the sum over an interval of
+ * RKNPU_LOAD_INTERVAL = 1 s (log-formats.md §7); here: the predicted busy time of
+ * every rknn_run of the process within the last second of wall time. */
+#define LOAD_WINDOW_US 1e6
+
+typedef struct load_ent {
+    double t_us;
+    double busy[NPU_MAX_CORES];
+} load_ent;
+
+static load_ent *load_ring;
+static int load_n, load_cap, load_warned;
+
+void api_npu_account_run(api_ctx *c)
+{
+    npu_graph_t *ng = c->npu;
+    npu_load_t one, ld;
+    char err[512];
+    double now;
+    int k = 0;
+
+    if (!ng)
+        return;
+    if (!ng->cost_valid)
+        npu_cost(ng, NULL); /* NPU layers only depend on lowering, cores and SRAM */
+    npu_load_init(&one, ng->plat);
+    npu_load_add_run(&one, ng);
+    npu_load_init(&ld, ng->plat);
+    ld.window_us = LOAD_WINDOW_US;
+    pthread_mutex_lock(&npu_lock);
+    now = rt_now_us();
+    for (int i = 0; i < load_n; i++)
+        if (load_ring[i].t_us > now - LOAD_WINDOW_US)
+            load_ring[k++] = load_ring[i];
+    load_n = k;
+    if (load_n == load_cap) {
+        load_cap = load_cap ? load_cap * 2 : 64;
+        load_ring = xrealloc(load_ring, sizeof(*load_ring) * (size_t)load_cap);
+    }
+    load_ring[load_n].t_us = now;
+    memcpy(load_ring[load_n].busy, one.busy_us, sizeof(one.busy_us));
+    load_n++;
+    for (int i = 0; i < load_n; i++)
+        for (int j = 0; j < NPU_MAX_CORES; j++)
+            ld.busy_us[j] += load_ring[i].busy[j];
+    if (npu_load_publish(&ld, err, sizeof(err)) && !load_warned) {
+        load_warned = 1;
+        API_W("NPU load not published (RKNN_TRACE_SYSFS): %s", err);
+    }
+    pthread_mutex_unlock(&npu_lock);
+}
