@@ -273,13 +273,27 @@ static void pool_range(void *arg, int64_t t0, int64_t t1)
 }
 
 /* Max over a window is separable: a max along x for every input row, then a
- * max along y of those rows. Far fewer compares for big windows (SPP). */
-static void maxpool_sep_range(void *arg, int64_t t0, int64_t t1)
+ * max along y of those rows. Far fewer compares for big windows (SPP). Each
+ * row is first copied into a buffer padded with -FLT_MAX (the value of an
+ * all-padding window, as in pool_range), so that both passes are plain loops
+ * over the output columns, which vectorise. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define POOL_HOT __attribute__((optimize("O3"), target_clones("arch=x86-64-v3", "default")))
+#else
+#define POOL_HOT
+#endif
+
+POOL_HOT static void maxpool_sep_range(void *arg, int64_t t0, int64_t t1)
 {
     const pool_job *j = arg;
     const pool_p *p = j->p;
     const int64_t IH = p->in[1], IW = p->in[2], OH = p->out[1], OW = p->out[2];
-    float *tmp = xmalloc((size_t)(IH * OW + 1) * sizeof(float));
+    const int64_t sx = p->s[2], dx = p->d[2], kx = p->k[2], pl = p->pb[2];
+    int64_t len = (OW - 1) * sx + (kx - 1) * dx + 1;
+    if (len < pl + IW)
+        len = pl + IW;
+    float *tmp = xmalloc((size_t)(IH * OW + len + 1) * sizeof(float));
+    float *prow = tmp + IH * OW;
 
     for (int64_t t = t0; t < t1; t++) {
         const float *x = j->x + t * p->Pin;
@@ -287,15 +301,19 @@ static void maxpool_sep_range(void *arg, int64_t t0, int64_t t1)
         for (int64_t iy = 0; iy < IH; iy++) {
             const float *row = x + iy * IW;
             float *tr = tmp + iy * OW;
-            for (int64_t ox = 0; ox < OW; ox++) {
-                int64_t st, lo, hi;
-                taps(p, 2, ox, &st, &lo, &hi);
-                float m = -FLT_MAX;
-                for (int64_t k = lo; k < hi; k++) {
-                    float v = row[st + k * p->d[2]];
-                    m = v > m ? v : m;
+            for (int64_t i = 0; i < len; i++)
+                prow[i] = i >= pl && i < pl + IW ? row[i - pl] : -FLT_MAX;
+            for (int64_t ox = 0; ox < OW; ox++)
+                tr[ox] = -FLT_MAX;
+            for (int64_t k = 0; k < kx; k++) {
+                const float *src = prow + k * dx;
+                if (sx == 1) {
+                    for (int64_t ox = 0; ox < OW; ox++)
+                        tr[ox] = src[ox] > tr[ox] ? src[ox] : tr[ox];
+                } else {
+                    for (int64_t ox = 0; ox < OW; ox++)
+                        tr[ox] = src[ox * sx] > tr[ox] ? src[ox * sx] : tr[ox];
                 }
-                tr[ox] = m;
             }
         }
         for (int64_t oy = 0; oy < OH; oy++) {
