@@ -241,7 +241,16 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
             rc = rt_err(err, errlen, RT_EINVAL, "--hybrid needs -q i8");
             goto out;
         }
-        rc = quant_cfg_load(o->hybrid, &cfg, err, errlen);
+        if (o->hybrid_text) {
+            rc = quant_cfg_parse(o->hybrid_text, o->hybrid_len, &cfg, err, errlen);
+            if (rc) {
+                char msg[512];
+                snprintf(msg, sizeof(msg), "%s", err);
+                rt_err(err, errlen, rc, "%s: %s", o->hybrid, msg);
+            }
+        } else {
+            rc = quant_cfg_load(o->hybrid, &cfg, err, errlen);
+        }
         if (rc)
             goto out;
         /* every name must be a tensor of the model, as it was loaded */

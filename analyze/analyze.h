@@ -277,6 +277,8 @@ typedef struct accuracy_opts {
     int keep_graph;          /* hand the quantized graph over in the report */
     const struct quant_preproc *preproc; /* mean/std of dataset images, or NULL */
     const char *hybrid;      /* *.quantization.cfg: fp16 layers, fixed parameters */
+    const char *hybrid_text; /* ... or its text (hybrid then only names it) */
+    size_t hybrid_len;
     const char *write_cfg;   /* write the parameters used in that layout */
 } accuracy_opts;
 

@@ -22,7 +22,8 @@
 static void usage(FILE *f)
 {
     fputs("usage: rknn-trace run MODEL [options]\n"
-          "Runs MODEL (ONNX) on the simulated runtime layer by layer and records the run.\n"
+          "Runs MODEL (ONNX, or a model written by rknn-trace build, which brings its target\n"
+          "and quantization) on the simulated runtime layer by layer and records the run.\n"
           "\n"
           "  -t, --target PLATFORM   rk3588 (default), rk3576, rk3566, rk3568, rk3562, rv1106, rv1103\n"
           "  -q, --quant TYPE        fp32 (default), fp16, i8: i8/fp16 also run the quantized\n"
@@ -145,7 +146,7 @@ int cmd_run(int argc, char **argv)
     input_shape_t shapes[MAX_ARGS];
     int n_in = 0, n_shapes = 0, json = 0, no_db = 0, ret = EXIT_INTERNAL, rc;
     long long seed = 0, iters = 1, threads = 0, core_mask = 0;
-    int npu_table = 0, sram = 0;
+    int npu_table = 0, sram = 0, quant_given = 0, target_given = 0;
     const npu_platform_t *plat = NULL;
     npu_graph_t *ng = NULL;
     char err[1024] = "";
@@ -172,9 +173,11 @@ int cmd_run(int argc, char **argv)
         } else if (!strcmp(a, "-t") || opt_is(a, "--target")) {
             if (!(target = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
+            target_given = 1;
         } else if (!strcmp(a, "-q") || opt_is(a, "--quant")) {
             if (!(quant = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
+            quant_given = 1;
         } else if (!strcmp(a, "-i") || opt_is(a, "--input")) {
             char *arg;
             if (!(v = cli_opt_value(argc, argv, &i)))
@@ -254,6 +257,9 @@ int cmd_run(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    /* a `rknn-trace build` container brings its target and quantization */
+    if ((qk = quant_cli_container(model, &quant, quant_given, &target, target_given, &qc)))
+        return qk;
     if (npu_platform_get(target, &plat, err, sizeof(err))) {
         cli_error("%s", err);
         return EXIT_USAGE;
@@ -510,5 +516,6 @@ out:
     free(qin);
     quant_graph_free(qg);
     accuracy_report_free(acc);
+    free(qc.c_cfg);
     return ret;
 }

@@ -14,6 +14,7 @@ static const struct command {
     {"run", cmd_run, "run a model on the simulated runtime, layer by layer, and record it"},
     {"ls", cmd_ls, "list recorded runs"},
     {"show", cmd_show, "show one run and its layers"},
+    {"build", cmd_build, "write a simulator model (ONNX + quantization + target) for run/rknn_init"},
     {"analyze", cmd_analyze, "a run's layer outputs vs an external golden folder (.npy by tensor name)"},
     {"compare", cmd_compare, "two runs side by side: per-layer error and times, CI gates"},
     {"info", cmd_info, "this build: version, supported ops, platforms, runtime library"},

@@ -8,6 +8,7 @@
 #include "cli/run_record.h"
 #include "analyze/analyze.h"
 #include "runtime/quant/quant.h"
+#include "runtime/model/simmodel.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -129,6 +130,8 @@ int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
     o.dump_quant = q->dump_quant;
     o.keep_graph = 1;
     o.hybrid = q->hybrid;
+    o.hybrid_text = q->c_cfg;
+    o.hybrid_len = q->c_cfg_len;
     o.write_cfg = q->write_cfg;
     quant_preproc pp;
     quant_preproc_parse(q->mean, q->std, &pp, NULL, 0); /* checked by quant_cli_check */
@@ -180,4 +183,47 @@ int quant_cli_report(const quant_cli *q, run_record *rec, const accuracy_report 
     fputs("}\n", stdout);
     free(buf);
     return EXIT_OK;
+}
+
+int quant_cli_container(const char *model, const char **quant, int quant_given,
+                        const char **target, int target_given, quant_cli *qc)
+{
+    void *buf = NULL;
+    size_t len = 0;
+    char err[512];
+    simmodel m;
+    int ret = EXIT_OK;
+
+    qc->c_cfg = NULL;
+    if (rt_read_file(model, &buf, &len, err, sizeof(err)))
+        return EXIT_OK; /* the loader reports it */
+    if (!simmodel_is(buf, len))
+        goto out;
+    if (simmodel_parse(buf, len, &m, err, sizeof(err))) {
+        cli_error("%s: %s", model, err);
+        ret = EXIT_INPUT;
+        goto out;
+    }
+    if (!target_given && !simmodel_meta_str(&m, "target", qc->c_target, sizeof(qc->c_target)))
+        *target = qc->c_target;
+    if (quant_given)
+        goto out;
+    if (!simmodel_meta_str(&m, "quant", qc->c_quant, sizeof(qc->c_quant)))
+        *quant = qc->c_quant;
+    if (!simmodel_meta_str(&m, "quant_algo", qc->c_algo, sizeof(qc->c_algo)))
+        qc->algo = qc->c_algo;
+    if (!simmodel_meta_str(&m, "quant_method", qc->c_method, sizeof(qc->c_method)))
+        qc->method = qc->c_method;
+    const simmodel_section *cfg = simmodel_find(&m, "QCFG");
+    if (cfg && !strcmp(*quant, "i8") && !qc->hybrid) {
+        /* the build's parameters: a new calibration decides nothing */
+        qc->c_cfg = xmalloc(cfg->len ? cfg->len : 1);
+        memcpy(qc->c_cfg, cfg->data, cfg->len);
+        qc->c_cfg_len = cfg->len;
+        snprintf(qc->c_name, sizeof(qc->c_name), "%s (QCFG)", model);
+        qc->hybrid = qc->c_name;
+    }
+out:
+    free(buf);
+    return ret;
 }

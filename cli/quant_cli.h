@@ -19,6 +19,10 @@ typedef struct quant_cli {
     const char *hybrid, *write_cfg;
     double cos_threshold;
     int no_progress;
+    /* settings read from a `rknn-trace build` container (quant_cli_container) */
+    char c_quant[16], c_algo[32], c_method[16], c_target[32], c_name[300];
+    char *c_cfg;         /* the container's QCFG section (malloc'd), or NULL */
+    size_t c_cfg_len;
 } quant_cli;
 
 void quant_cli_init(quant_cli *q);
@@ -36,6 +40,13 @@ int quant_cli_check(const char *quant, const quant_cli *q);
 int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
                       const graph_t *g, const void *const *inputs, int json,
                       accuracy_report **out);
+
+/* When model is a `rknn-trace build` container: its quantization (unless -q
+ * was given), algo/method, target (unless -t was given) and its parameters
+ * (the QCFG section, used as the hybrid file). Returns an exit code; free
+ * qc->c_cfg after the run. */
+int quant_cli_container(const char *model, const char **quant, int quant_given,
+                        const char **target, int target_given, quant_cli *qc);
 
 /* After the run (rec filled, stored): prints the run (text or JSON) followed by
  * the accuracy table (text, or an "accuracy" member of the same JSON document).

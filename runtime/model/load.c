@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/model/model.h"
+#include "runtime/model/simmodel.h"
 #include "util/util.h"
 
 /* Signatures of vendor files (see shared research rknn-format.md §1). */
@@ -45,7 +46,10 @@ int model_load_file(const char *path, graph_t **out, char *err, size_t errlen)
         ret = rt_err(err, errlen, RT_EFORMAT, "%s: not an ONNX model (empty file)", path);
         goto out;
     }
-    ret = model_load_onnx(buf, len, out, msg, sizeof(msg));
+    if (simmodel_is(buf, len)) /* `rknn-trace build` output */
+        ret = simmodel_load_graph(buf, len, out, msg, sizeof(msg));
+    else
+        ret = model_load_onnx(buf, len, out, msg, sizeof(msg));
     if (ret)
         rt_err(err, errlen, ret, "%s: %s", path, msg);
 out:

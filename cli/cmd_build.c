@@ -1,0 +1,239 @@
+/* cli/cmd_build.c — `rknn-trace build MODEL.onnx -t PLATFORM [quant options]
+ * -o OUT.rknn`: calibrates (int8) or rounds (fp16) as `run -q` does and writes
+ * the simulator container (runtime/model/simmodel.h, docs/sim-model-format.md):
+ * the source ONNX model, the quantization parameters in the *.quantization.cfg
+ * layout and the target and build options. `rknn-trace run OUT.rknn` runs it
+ * with those parameters. */
+#include "analyze/analyze.h"
+#include "cli/cli.h"
+#include "cli/quant_cli.h"
+#include "runtime/model/simmodel.h"
+#include "runtime/npu/npu.h"
+#include "runtime/passes/passes.h"
+#include "runtime/quant/quant.h"
+#include "util/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_SHAPES 64
+
+static void usage(FILE *f)
+{
+    fputs("usage: rknn-trace build MODEL.onnx -o OUT.rknn [options]\n"
+          "Writes a simulator model: rknn-trace's own container (not a vendor .rknn) with\n"
+          "the ONNX graph and weights, the quantization parameters (Toolkit2's\n"
+          "*.quantization.cfg layout), the target and the build options. `rknn-trace run\n"
+          "OUT.rknn` and the simulated rknn_init load it.\n"
+          "\n"
+          "  -o, --output FILE       the container to write (required)\n"
+          "  -t, --target PLATFORM   rk3588 (default), rk3576, rk3566, rk3568, rk3562, rv1106, rv1103\n"
+          "  -q, --quant TYPE        i8 (default; needs --dataset), fp16, fp32\n"
+          "      --quant-algo A      normal (default), kl_divergence, mmse\n"
+          "      --quant-method M    channel (default), layer\n"
+          "      --dataset FILE      calibration list (.npy, .png, .jpg per input)\n"
+          "      --mean M[,M1,M2], --std S[,S1,S2]   image preprocessing\n"
+          "      --hybrid FILE       *.quantization.cfg: fp16 layers, fixed parameters\n"
+          "      --shape NAME=D0,D1,...  fix the dynamic dimensions of input NAME\n"
+          "      --no-progress       no calibration progress bar\n",
+          f);
+}
+
+static int opt_is(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+/* The calibrated graph needs an input to run its analysis on: a seeded
+ * uniform [0, 1) one (splitmix64), as `run` makes without -i. */
+static void fill_uniform(float *v, int64_t n, uint64_t s)
+{
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        v[i] = (float)((double)(z >> 11) * (1.0 / 9007199254740992.0));
+    }
+}
+
+int cmd_build(int argc, char **argv)
+{
+    const char *model = NULL, *out = NULL, *target = "rk3588", *quant = "i8";
+    input_shape_t shapes[MAX_SHAPES];
+    int n_shapes = 0, ret = EXIT_INTERNAL, rc, qk;
+    quant_cli qc;
+    const npu_platform_t *plat = NULL;
+    graph_t *g = NULL;
+    void **bufs = NULL;
+    void *onnx = NULL, *cfg = NULL;
+    size_t onnx_len = 0, cfg_len = 0;
+    char *meta = NULL, cfg_path[64] = "", err[1024] = "";
+    size_t meta_len = 0;
+    accuracy_report *acc = NULL;
+
+    quant_cli_init(&qc);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return EXIT_OK;
+        } else if (!strcmp(a, "-o") || opt_is(a, "--output")) {
+            if (!(out = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (!strcmp(a, "-t") || opt_is(a, "--target")) {
+            if (!(target = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (!strcmp(a, "-q") || opt_is(a, "--quant")) {
+            if (!(quant = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (opt_is(a, "--shape")) {
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            if (n_shapes >= MAX_SHAPES ||
+                cli_parse_shape((char *)v, &shapes[n_shapes].name, &shapes[n_shapes].ndim,
+                                shapes[n_shapes].dims)) {
+                cli_error("--shape takes NAME=D0,D1,... with positive sizes, got '%s'", v);
+                return EXIT_USAGE;
+            }
+            n_shapes++;
+        } else if ((qk = quant_cli_option(argc, argv, &i, &qc)) != 0) {
+            if (qk < 0)
+                return EXIT_USAGE;
+        } else if (a[0] == '-' && a[1]) {
+            cli_error("build: unknown option '%s' (see rknn-trace build --help)", a);
+            return EXIT_USAGE;
+        } else if (!model) {
+            model = a;
+        } else {
+            cli_error("build: more than one model given ('%s', '%s')", model, a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!model || !out) {
+        if (model)
+            cli_error("build: -o OUT.rknn is required");
+        else
+            usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (npu_platform_get(target, &plat, err, sizeof(err))) {
+        cli_error("%s", err);
+        return EXIT_USAGE;
+    }
+    if ((qk = quant_cli_check(quant, &qc)) != EXIT_OK)
+        return qk;
+    if (qc.dump_golden || qc.dump_quant) {
+        cli_error("build: --dump-golden/--dump-quant belong to rknn-trace run");
+        return EXIT_USAGE;
+    }
+    int qt = quant_type_parse(quant);
+    if (qt == QT_I8 && !qc.dataset && !qc.hybrid) {
+        cli_error("build -q i8 needs --dataset (calibration images or .npy), or --hybrid with "
+                  "every parameter");
+        return EXIT_USAGE;
+    }
+    rc = rt_read_file(model, &onnx, &onnx_len, err, sizeof(err));
+    if (!rc && simmodel_is(onnx, onnx_len))
+        rc = rt_err(err, sizeof(err), RT_EINVAL, "%s is already a simulator model; build "
+                    "takes the source ONNX model", model);
+    if (!rc)
+        rc = model_load_file(model, &g, err, sizeof(err));
+    if (!rc)
+        rc = passes_prepare(g, shapes, n_shapes, err, sizeof(err));
+    if (rc)
+        goto fail;
+
+    if (qt != QT_FP32) {
+        bufs = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*bufs));
+        for (int j = 0; j < g->n_inputs; j++) {
+            tensor_t *t = &g->t[g->inputs[j]];
+            bufs[j] = xaligned_alloc(tensor_nbytes(t) ? tensor_nbytes(t) : 1);
+            if (t->dtype == DT_FLOAT)
+                fill_uniform(bufs[j], tensor_numel(t), (uint64_t)j);
+        }
+        if (qt == QT_I8) {
+            snprintf(cfg_path, sizeof(cfg_path), "/tmp/rknn-trace-build-XXXXXX");
+            int fd = mkstemp(cfg_path);
+            if (fd < 0) {
+                rc = rt_err(err, sizeof(err), RT_EIO, "cannot make a temporary file");
+                cfg_path[0] = 0;
+                goto fail;
+            }
+            close(fd);
+            qc.write_cfg = cfg_path;
+        }
+        ret = quant_cli_analyse(&qc, quant, model, g, (const void *const *)bufs, 0, &acc);
+        if (ret != EXIT_OK)
+            goto out;
+        ret = EXIT_INTERNAL;
+        if (qt == QT_I8 && (rc = rt_read_file(cfg_path, &cfg, &cfg_len, err, sizeof(err))))
+            goto fail;
+    }
+
+    /* META: what run and rknn_init need, and how the file was made. */
+    {
+        FILE *mf = open_memstream(&meta, &meta_len);
+        json_writer w;
+        char now[32], sha[65];
+        rt_iso_time(now, sizeof(now));
+        rt_sha256_hex(onnx, onnx_len, sha);
+        json_begin(&w, mf);
+        json_obj_open(&w);
+        json_key(&w, "format"), json_str(&w, "rknn-trace-sim");
+        json_key(&w, "version"), json_int(&w, SIMMODEL_VERSION);
+        json_key(&w, "target"), json_str(&w, plat->name);
+        json_key(&w, "quant"), json_str(&w, quant_type_name(qt));
+        json_key(&w, "quant_dtype"),
+            json_str(&w, qt == QT_I8 ? "asymmetric_quantized-8" : qt == QT_FP16 ? "float16" : "float32");
+        json_key(&w, "quant_algo"), json_str(&w, qt == QT_I8 ? qc.algo : NULL);
+        json_key(&w, "quant_method"), json_str(&w, qt == QT_I8 ? qc.method : NULL);
+        json_key(&w, "dataset"), json_str(&w, qc.dataset);
+        json_key(&w, "calibration_samples"), json_int(&w, acc ? acc->n_samples : 0);
+        json_key(&w, "mean"), json_str(&w, qc.mean);
+        json_key(&w, "std"), json_str(&w, qc.std);
+        json_key(&w, "hybrid"), json_str(&w, qc.hybrid);
+        json_key(&w, "int8_layers"), json_int(&w, acc ? acc->n_int8_nodes : 0);
+        json_key(&w, "fp16_layers"), json_int(&w, acc ? acc->n_fp16_nodes : 0);
+        json_key(&w, "source"), json_str(&w, model);
+        json_key(&w, "source_sha256"), json_str(&w, sha);
+        json_key(&w, "created"), json_str(&w, now);
+        json_key(&w, "tool"), json_str(&w, "rknn-trace");
+        json_obj_close(&w);
+        json_end(&w);
+        fclose(mf);
+    }
+    {
+        const char *tags[3] = {"META", "ONNX", "QCFG"};
+        const void *data[3] = {meta, onnx, cfg};
+        size_t lens[3] = {meta_len, onnx_len, cfg_len};
+        rc = simmodel_write(out, cfg ? 3 : 2, tags, data, lens, err, sizeof(err));
+        if (rc)
+            goto fail;
+    }
+    printf("wrote %s: %s for %s", out, quant_type_name(qt), plat->name);
+    if (acc && qt == QT_I8)
+        printf(" (%s, %s, %d calibration samples, %d int8 layers, %d fp16 layers)", qc.algo,
+               qc.method, acc->n_samples, acc->n_int8_nodes, acc->n_fp16_nodes);
+    printf("\n");
+    ret = EXIT_OK;
+    goto out;
+fail:
+    cli_error("%s", err[0] ? err : rt_status_str(rc));
+    ret = cli_exit_code(rc);
+out:
+    if (cfg_path[0])
+        remove(cfg_path);
+    for (int j = 0; bufs && j < g->n_inputs; j++)
+        free(bufs[j]);
+    free(bufs);
+    free(onnx);
+    free(cfg);
+    free(meta);
+    accuracy_report_free(acc);
+    graph_free(g);
+    return ret;
+}

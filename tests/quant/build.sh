@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# tests/quant/build.sh [BUILD] — `rknn-trace build`: the container's layout read
+# back independently (Python: magic, table, sections, META JSON, QCFG YAML, ONNX
+# bytes equal to the source), `run` on it reproduces the dataset-calibrated run
+# exactly with the build's target, and broken containers or options fail cleanly.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+PY=/usr/bin/python3
+R="$B/rknn-trace"
+M=tests/data/models/mnist.onnx
+passed=0; failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+expect_rc() { # want, description, command...
+    local want=$1 what=$2; shift 2
+    "$@" >"$T/out" 2>"$T/err"; local rc=$?
+    if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, want $want ($(tail -1 "$T/err"))"; fi
+}
+$PY tests/quant/make_calib.py "$T/cal" 1,1,28,28 0,1 20 >/dev/null || bad "calib set"
+$PY tests/e2e/make_input.py "$T/in.npy" 1,1,28,28 0,1 camera 0 || bad "input"
+expect_rc 0 "build i8" "$R" build "$M" -t rk3566 --quant-algo kl_divergence --quant-method layer \
+    --dataset "$T/cal/dataset.txt" --no-progress -o "$T/m.rknn"
+grep -q "^wrote .*m.rknn: i8 for rk3566 (kl_divergence, layer, 20 calibration samples" "$T/out" && ok || bad "summary: $(cat "$T/out")"
+$PY - "$T/m.rknn" "$M" <<'PYEOF' && ok || bad "container layout"
+import json, struct, sys, yaml
+b = open(sys.argv[1], "rb").read()
+assert b[:8] == b"RKTRSIM\0"
+ver, n = struct.unpack_from("<II", b, 8)
+assert ver == 1 and n == 3, (ver, n)
+sec = {}
+for i in range(n):
+    tag, off, ln = struct.unpack_from("<8sQQ", b, 16 + 24 * i)
+    assert off % 8 == 0 and off + ln <= len(b)
+    sec[tag.rstrip(b"\0").decode()] = b[off:off + ln]
+assert set(sec) == {"META", "ONNX", "QCFG"}, sec.keys()
+assert sec["ONNX"] == open(sys.argv[2], "rb").read()
+meta = json.loads(sec["META"])
+assert meta["format"] == "rknn-trace-sim" and meta["target"] == "rk3566" and meta["quant"] == "i8"
+assert meta["quant_algo"] == "kl_divergence" and meta["quant_method"] == "layer"
+assert meta["calibration_samples"] == 20 and meta["quant_dtype"] == "asymmetric_quantized-8"
+cfg = yaml.safe_load(sec["QCFG"])
+assert "Input3" in cfg["quantize_parameters"] and cfg["custom_quantize_layers"] == {}
+# per-layer weights: one scale per weight tensor
+assert all(len(v["scale"]) == 1 for v in cfg["quantize_parameters"].values())
+PYEOF
+expect_rc 0 "run the container" "$R" run "$T/m.rknn" -i "Input3=$T/in.npy" --no-db --no-progress --json
+cp "$T/out" "$T/c.json"
+expect_rc 0 "run the source" "$R" run "$M" -i "Input3=$T/in.npy" -q i8 --quant-algo kl_divergence \
+    --quant-method layer --dataset "$T/cal/dataset.txt" --no-db --no-progress --json
+$PY - "$T/c.json" "$T/out" <<'PYEOF' && ok || bad "the container reproduces the calibrated run"
+import json, sys
+c, d = (json.load(open(f)) for f in sys.argv[1:3])
+assert c["platform"] == "rk3566", c["platform"]
+a, b = c["accuracy"], d["accuracy"]
+assert a["quant_algo"] == "kl_divergence" and a["quant_method"] == "layer"
+assert [r["entire"] for r in a["layers"]] == [r["entire"] for r in b["layers"]]
+PYEOF
+expect_rc 0 "fp32 run of the container" "$R" run "$T/m.rknn" -q fp32 --no-db
+expect_rc 0 "-t overrides" "$R" run "$T/m.rknn" -t rk3588 --no-db --no-progress --json
+$PY -c "import json,sys; assert json.load(open(sys.argv[1]))['platform']=='rk3588'" "$T/out" && ok || bad "-t wins"
+expect_rc 0 "build fp16" "$R" build "$M" -q fp16 -o "$T/h.rknn"
+expect_rc 0 "run fp16 container" "$R" run "$T/h.rknn" --no-db --no-progress --json
+$PY -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['accuracy']['quant']=='fp16'" "$T/out" && ok || bad "fp16 container runs fp16"
+# bad input
+expect_rc 1 "i8 without dataset" "$R" build "$M" -o "$T/x.rknn"
+expect_rc 1 "no -o" "$R" build "$M" -q fp16
+expect_rc 1 "bad target" "$R" build "$M" -q fp16 -t rk9999 -o "$T/x.rknn"
+expect_rc 1 "container as source" "$R" build "$T/m.rknn" -q fp16 -o "$T/x.rknn"
+head -c 100 "$T/m.rknn" >"$T/trunc.rknn"
+expect_rc 2 "truncated container" "$R" run "$T/trunc.rknn" --no-db
+grep -q "lies outside the file" "$T/err" && [ "$(wc -l <"$T/err")" = 1 ] && ok || bad "truncated message: $(cat "$T/err")"
+$PY -c "
+import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[8]=9; open(sys.argv[2],'wb').write(b)" "$T/m.rknn" "$T/v9.rknn"
+expect_rc 2 "future version" "$R" run "$T/v9.rknn" --no-db
+grep -q "version 9" "$T/err" && ok || bad "version message: $(cat "$T/err")"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
