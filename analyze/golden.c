@@ -158,7 +158,8 @@ int golden_scan(const char *dir, golden_file **files, int *n, char *err, size_t 
     }
     closedir(d);
     /* readdir order is arbitrary: sort, so that NNN_ prefixes come in order */
-    qsort(names, (size_t)nn, sizeof(*names), cmp_name);
+    if (nn)
+        qsort(names, (size_t)nn, sizeof(*names), cmp_name);
     for (int i = 0; i < nn; i++) {
         int idx = -1, dt = 0, dup = -1;
         char *op = NULL, *tensor = NULL;
