@@ -552,6 +552,7 @@ int rknn_destroy(rknn_context context)
     pthread_mutex_lock(&c->lock);
     pthread_mutex_unlock(&c->lock);
     ctx_free(c);
+    api_npu_load_flush(); /* the last frames' load (writes are throttled) */
     return RKNN_SUCC;
 }
 

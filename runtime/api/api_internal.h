@@ -130,8 +130,10 @@ int api_npu_core_mask(api_ctx *c, unsigned mask, const char *fn);
 void api_npu_dump_begin(api_ctx *c);
 void api_npu_dump_event(api_ctx *c, const layer_event_t *ev);
 /* After a run: predicted busy time per core into the process's 1 s load window,
- * published as <npu_sysfs_dir()>/rknpu/load. */
+ * published as <npu_sysfs_dir()>/rknpu/load (at most every 100 ms). */
 void api_npu_account_run(api_ctx *c);
+/* Publishes the load now if runs were added since the last write (rknn_destroy). */
+void api_npu_load_flush(void);
 
 /* ---- tensors and layouts (api_io.c) ---- */
 int api_rtype_of_dtype(int dt);    /* -1 if the API has no such type */

@@ -269,8 +269,12 @@ void api_npu_dump_event(api_ctx *c, const layer_event_t *ev)
 
 /* The driver adds each job's busy time per core and reads the sum over an interval of
  * RKNPU_LOAD_INTERVAL = 1 s (log-formats.md §7); here: the predicted busy time of
- * every rknn_run of the process within the last second of wall time. */
+ * every rknn_run of the process within the last second of wall time. The file is
+ * rewritten at most every LOAD_PUBLISH_US (a rename on a disk file system costs ~1.5
+ * ms: too much for every frame of a small model) and at rknn_destroy, so the last
+ * frames are never missing from it. */
 #define LOAD_WINDOW_US 1e6
+#define LOAD_PUBLISH_US 100e3
 
 typedef struct load_ent {
     double t_us;
@@ -278,37 +282,30 @@ typedef struct load_ent {
 } load_ent;
 
 static load_ent *load_ring;
-static int load_n, load_cap, load_warned;
+static int load_n, load_cap, load_warned, load_dirty;
+static double load_published_us = -1e18;
+static const npu_platform_t *load_plat;
 
-void api_npu_account_run(api_ctx *c)
+/* Drops runs older than the window. Under npu_lock. */
+static void load_trim(double now)
 {
-    npu_graph_t *ng = c->npu;
-    npu_load_t one, ld;
-    char err[512];
-    double now;
     int k = 0;
 
-    if (!ng)
-        return;
-    if (!ng->cost_valid)
-        npu_cost(ng, NULL); /* NPU layers only depend on lowering, cores and SRAM */
-    npu_load_init(&one, ng->plat);
-    npu_load_add_run(&one, ng);
-    npu_load_init(&ld, ng->plat);
-    ld.window_us = LOAD_WINDOW_US;
-    pthread_mutex_lock(&npu_lock);
-    now = rt_now_us();
     for (int i = 0; i < load_n; i++)
         if (load_ring[i].t_us > now - LOAD_WINDOW_US)
             load_ring[k++] = load_ring[i];
     load_n = k;
-    if (load_n == load_cap) {
-        load_cap = load_cap ? load_cap * 2 : 64;
-        load_ring = xrealloc(load_ring, sizeof(*load_ring) * (size_t)load_cap);
-    }
-    load_ring[load_n].t_us = now;
-    memcpy(load_ring[load_n].busy, one.busy_us, sizeof(one.busy_us));
-    load_n++;
+}
+
+/* Publishes the sum over the window. Under npu_lock. */
+static void load_publish(double now)
+{
+    npu_load_t ld;
+    char err[512];
+
+    load_trim(now);
+    npu_load_init(&ld, load_plat);
+    ld.window_us = LOAD_WINDOW_US;
     for (int i = 0; i < load_n; i++)
         for (int j = 0; j < NPU_MAX_CORES; j++)
             ld.busy_us[j] += load_ring[i].busy[j];
@@ -316,5 +313,44 @@ void api_npu_account_run(api_ctx *c)
         load_warned = 1;
         API_W("NPU load not published (RKNN_TRACE_SYSFS): %s", err);
     }
+    load_published_us = now;
+    load_dirty = 0;
+}
+
+void api_npu_account_run(api_ctx *c)
+{
+    npu_graph_t *ng = c->npu;
+    npu_load_t one;
+    double now;
+
+    if (!ng)
+        return;
+    if (!ng->cost_valid)
+        npu_cost(ng, NULL); /* NPU layers only depend on lowering, cores and SRAM */
+    npu_load_init(&one, ng->plat);
+    npu_load_add_run(&one, ng);
+    pthread_mutex_lock(&npu_lock);
+    now = rt_now_us();
+    if (load_n == load_cap)
+        load_trim(now);
+    if (load_n == load_cap) {
+        load_cap = load_cap ? load_cap * 2 : 64;
+        load_ring = xrealloc(load_ring, sizeof(*load_ring) * (size_t)load_cap);
+    }
+    load_ring[load_n].t_us = now;
+    memcpy(load_ring[load_n].busy, one.busy_us, sizeof(one.busy_us));
+    load_n++;
+    load_plat = ng->plat; /* the chip of the last run names the cores */
+    load_dirty = 1;
+    if (now - load_published_us >= LOAD_PUBLISH_US)
+        load_publish(now);
+    pthread_mutex_unlock(&npu_lock);
+}
+
+void api_npu_load_flush(void)
+{
+    pthread_mutex_lock(&npu_lock);
+    if (load_dirty)
+        load_publish(rt_now_us());
     pthread_mutex_unlock(&npu_lock);
 }
