@@ -332,11 +332,37 @@ static int conv_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
 
 /* ---- im2col ------------------------------------------------------------ */
 
-/* Fills col (K rows x ncol) for output positions [p0, p0 + ncol) of one group. */
+/* Copies or zeroes n floats without a libc call: most segments here are one
+ * short output row, where the call costs more than the copy. */
+static inline void copy_short(float *d, const float *s, int64_t n)
+{
+    if (n > 64) {
+        memcpy(d, s, (size_t)n * sizeof(float));
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        d[i] = s[i];
+}
+
+static inline void zero_short(float *d, int64_t n)
+{
+    if (n > 64) {
+        memset(d, 0, (size_t)n * sizeof(float));
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        d[i] = 0.0f;
+}
+
+/* Fills col (K rows x ncol) for output positions [p0, p0 + ncol) of one group.
+ * no-tree-loop-distribute-patterns: keeps the short copy loops as loops. */
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
 HOT static void im2col(const conv_p *p, const float *x, float *col, int64_t p0, int64_t ncol)
 {
     const int64_t OH = p->out[1], OW = p->out[2];
     const int64_t ID = p->in[0], IH = p->in[1], IW = p->in[2];
+    /* output coordinates of p0, stepped row by row below (no divisions) */
+    const int64_t oz0 = p0 / (OH * OW), oy0 = p0 % (OH * OW) / OW, ox0 = p0 % OW;
     int64_t row = 0;
 
     for (int64_t c = 0; c < p->Cg; c++) {
@@ -353,28 +379,26 @@ HOT static void im2col(const conv_p *p, const float *x, float *col, int64_t p0, 
                 hi = OW;
             if (lo > hi)
                 lo = hi;
-            int64_t pos = p0, end = p0 + ncol;
+            int64_t pos = p0, end = p0 + ncol, oz = oz0, oy = oy0, ox = ox0;
             while (pos < end) {
-                int64_t oz = pos / (OH * OW), rem = pos % (OH * OW);
-                int64_t oy = rem / OW, ox = rem % OW;
                 int64_t seg = OW - ox;
                 if (seg > end - pos)
                     seg = end - pos;
                 int64_t iz = oz * p->s[0] - p->pb[0] + kz * p->d[0];
                 int64_t iy = oy * p->s[1] - p->pb[1] + ky * p->d[1];
                 if (iz < 0 || iz >= ID || iy < 0 || iy >= IH) {
-                    memset(dst, 0, seg * sizeof(float));
+                    zero_short(dst, seg);
                 } else {
                     const float *src = xc + (iz * IH + iy) * IW + offx;
                     int64_t a = ox, b = ox + seg;
                     int64_t vlo = lo > a ? lo : a, vhi = hi < b ? hi : b;
                     if (vlo >= vhi) {
-                        memset(dst, 0, seg * sizeof(float));
+                        zero_short(dst, seg);
                     } else {
                         if (vlo > a)
-                            memset(dst, 0, (vlo - a) * sizeof(float));
+                            zero_short(dst, vlo - a);
                         if (p->s[2] == 1) {
-                            memcpy(dst + (vlo - a), src + vlo, (vhi - vlo) * sizeof(float));
+                            copy_short(dst + (vlo - a), src + vlo, vhi - vlo);
                         } else if (p->s[2] == 2) {
                             /* constant stride: vectorises (even/odd permutes) */
                             float *dd = dst + (vlo - a);
@@ -387,11 +411,16 @@ HOT static void im2col(const conv_p *p, const float *x, float *col, int64_t p0, 
                                 dst[q - a] = src[q * s];
                         }
                         if (b > vhi)
-                            memset(dst + (vhi - a), 0, (b - vhi) * sizeof(float));
+                            zero_short(dst + (vhi - a), b - vhi);
                     }
                 }
                 dst += seg;
                 pos += seg;
+                ox = 0;
+                if (++oy == OH) {
+                    oy = 0;
+                    oz++;
+                }
             }
         }
     }
