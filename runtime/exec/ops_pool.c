@@ -341,7 +341,7 @@ static int pool_run_common(op_ctx *c, graph_t *g, node_t *n, int is_max)
     pool_job j = {.p = &p, .x = node_input(g, n, 0)->data, .y = node_output(g, n, 0)->data};
     if (is_max && n->n_out > 1 && n->out[1] >= 0)
         j.idx = node_output(g, n, 1)->data;
-    if (is_max && !j.idx && p.nsp <= 2 && p.k[1] * p.k[2] > 4)
+    if (is_max && !j.idx && p.nsp <= 2)
         par_for(c, p.N * p.C, p.N * p.C * p.Pout * p.k[1] * p.k[2], maxpool_sep_range, &j);
     else
         par_for(c, p.N * p.C, p.N * p.C * p.Pout * p.k[0] * p.k[1] * p.k[2], pool_range, &j);
