@@ -523,51 +523,60 @@ out:
 
 /* ---- level 5: dumps ------------------------------------------------------------------ */
 
-static void test_level5(void)
+/* Runs model at level 5 into a fresh dump folder; checks the files against the NPU model
+ * built here (every layer's output under npu_dump_name, each announced by its D line),
+ * hand-written names, and with numpy: each OutputOperator file equals what
+ * rknn_outputs_get returned, the InputOperator file the input, every shape its name. */
+static void test_level5(const char *model, const char *tag, const char *const *hand, int n_hand)
 {
-    char dir[300], path[700], cmd[4096], *out, ref_in[400], ref_out[400];
+    char dir[300], path[700], *cmd, *out, ref_in[400], args[4096] = "", name[400];
     rknn_context ctx;
-    rknn_output o;
+    rknn_input_output_num io;
+    rknn_output o[8];
     float *in = NULL;
-    size_t n_in = 0, nfiles = 0;
+    size_t n_in = 0, nfiles = 0, u = 0;
     own_t own;
     FILE *f;
     DIR *d;
     struct dirent *de;
-    int r, ndump = 0, missing = 0;
+    int r, ndump = 0, missing = 0, n_outop = 0;
 
-    snprintf(dir, sizeof dir, "%s/dumps/sub", tmp_root); /* created with its parents */
+    snprintf(dir, sizeof dir, "%s/dumps-%s/sub", tmp_root, tag); /* created with parents */
     setenv("RKNN_DUMP_DIR", dir, 1);
     setenv("RKNN_LOG_LEVEL", "5", 1);
     cap_begin();
-    ctx = init_model(MNIST, 0);
+    ctx = init_model(model, 0);
     free(cap_end(NULL)); /* the init lines: tested above */
     cap_begin();
     r = run_once(ctx, &in, &n_in);
     out = cap_end(NULL);
-    CHECK(r == 0, "level-5 run");
-    memset(&o, 0, sizeof o);
-    o.want_float = 1;
-    CHECK(rknn_outputs_get(ctx, 1, &o, NULL) == 0, "outputs_get");
+    CHECK(r == 0, "%s: level-5 run", tag);
+    memset(o, 0, sizeof o);
+    CHECK(rknn_query(ctx, RKNN_QUERY_IN_OUT_NUM, &io, sizeof io) == 0 && io.n_output <= 8,
+          "io num");
+    for (uint32_t k = 0; k < io.n_output && k < 8; k++) {
+        o[k].index = k;
+        o[k].want_float = 1;
+    }
+    CHECK(rknn_outputs_get(ctx, io.n_output, o, NULL) == 0, "outputs_get");
     CHECK(lines_ok(out, "ID") > 0 && count_lines(out, 'E') == 0, "level 5: I/D lines only");
     CHECK(strstr(out, "Get NPU frequency: 1000MHz") != NULL, "frequency line");
-    /* names written out by hand from the vendor grammar (log-formats.md §5) */
-    static const char *const hand[] = {
-        "000_InputOperator_Input3_shape_1_1_28_28_float.npy",
-        "001_Conv_Input3_shape_1_1_28_28_float.npy",
-    };
-    for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
+    for (int i = 0; i < n_hand; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, hand[i]);
-        CHECK(file_exists(path), "dump %s", hand[i]);
+        CHECK(file_exists(path), "%s: dump %s", tag, hand[i]);
     }
-    /* every layer's output under npu_dump_name, each announced by a D line */
-    if (own_build(&own, MNIST, "rk3588", 0, 0, 0) == 0) {
-        const npu_layer_t *last = NULL;
+    snprintf(ref_in, sizeof ref_in, "%s/in-%s.f32", tmp_root, tag);
+    f = fopen(ref_in, "wb");
+    if (f) {
+        fwrite(in, sizeof(float), n_in, f);
+        fclose(f);
+    }
+    if (own_build(&own, model, "rk3588", 0, 0, 0) == 0) {
         for (int i = 0; i < own.ng->n; i++) {
             const npu_layer_t *l = &own.ng->l[i];
             const tensor_t *t;
             npu_shape_t s = {0};
-            char name[400], line[800];
+            char line[800];
             if (l->out_tensor < 0)
                 continue;
             t = &own.g->t[l->out_tensor];
@@ -579,20 +588,28 @@ static void test_level5(void)
             snprintf(line, sizeof line, "] dump npy tensor to: %s\n", path);
             missing += !file_exists(path) || !strstr(out, line);
             ndump++;
-            if (!strcmp(l->optype, "OutputOperator"))
-                last = l;
+            if (!strcmp(l->optype, "InputOperator"))
+                u += (size_t)snprintf(args + u, sizeof args - u, " '%s' '%s'", path, ref_in);
+            for (uint32_t k = 0; k < io.n_output && !strcmp(l->optype, "OutputOperator"); k++) {
+                rknn_tensor_attr a;
+                char ref[400];
+                memset(&a, 0, sizeof a);
+                a.index = k;
+                if (rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &a, sizeof a) || strcmp(a.name, t->name))
+                    continue;
+                snprintf(ref, sizeof ref, "%s/out-%s-%u.f32", tmp_root, tag, k);
+                f = fopen(ref, "wb");
+                if (f) {
+                    fwrite(o[k].buf, 1, o[k].size, f);
+                    fclose(f);
+                }
+                u += (size_t)snprintf(args + u, sizeof args - u, " '%s' '%s'", path, ref);
+                n_outop++;
+            }
         }
-        CHECK(ndump >= 8 && missing == 0, "%d of %d layer dumps missing", missing, ndump);
-        CHECK(last != NULL, "an OutputOperator");
-        if (last) {
-            const tensor_t *t = &own.g->t[last->out_tensor];
-            npu_shape_t s = {2, {1, 10}};
-            char name[400];
-            npu_dump_name(name, sizeof name, last->id - 1, "OutputOperator", t->name, &s, "float");
-            CHECK(!strcmp(name + 3, "_OutputOperator_Plus214_Output_0_shape_1_10_float.npy"),
-                  "output dump name %s", name);
-            snprintf(path, sizeof path, "%s/%s", dir, name);
-        }
+        CHECK(ndump >= 8 && missing == 0, "%s: %d of %d layer dumps missing", tag, missing, ndump);
+        CHECK(n_outop == (int)io.n_output, "%s: %d OutputOperator dumps for %u outputs", tag,
+              n_outop, io.n_output);
         own_free(&own);
     }
     d = opendir(dir);
@@ -600,46 +617,38 @@ static void test_level5(void)
         nfiles += de->d_name[0] != '.';
     if (d)
         closedir(d);
-    CHECK((int)nfiles == count_lines(out, 'D') - 2, "%zu files, %d dump lines", nfiles,
+    CHECK((int)nfiles == count_lines(out, 'D') - 2, "%s: %zu files, %d dump lines", tag, nfiles,
           count_lines(out, 'D') - 2);
-    /* numpy loads them: the output dump equals rknn_outputs_get, the input dump the input */
-    snprintf(ref_out, sizeof ref_out, "%s/out.f32", tmp_root);
-    snprintf(ref_in, sizeof ref_in, "%s/in.f32", tmp_root);
-    f = fopen(ref_out, "wb");
-    if (f) {
-        fwrite(o.buf, 1, o.size, f);
-        fclose(f);
-    }
-    f = fopen(ref_in, "wb");
-    if (f) {
-        fwrite(in, sizeof(float), n_in, f);
-        fclose(f);
-    }
-    snprintf(cmd, sizeof cmd,
+    /* numpy: pairs (dump, raw float32 reference), then every file's shape vs its name */
+    cmd = xmalloc(8192);
+    snprintf(cmd, 8192,
              "/usr/bin/python3 -c '\n"
              "import sys, os, glob, numpy as np\n"
-             "d, out, ref_out, ref_in = sys.argv[1:5]\n"
-             "a = np.load(out)\n"
-             "r = np.fromfile(ref_out, dtype=np.float32).reshape(1, 10)\n"
-             "assert a.dtype == np.float32 and a.shape == (1, 10), (a.dtype, a.shape)\n"
-             "assert np.array_equal(a, r), (a, r)\n"
-             "i = np.load(os.path.join(d, \"000_InputOperator_Input3_shape_1_1_28_28_float.npy\"))\n"
-             "assert np.array_equal(i, np.fromfile(ref_in, dtype=np.float32).reshape(1, 1, 28, 28))\n"
+             "d = sys.argv[1]; p = sys.argv[2:]\n"
+             "for f, ref in zip(p[0::2], p[1::2]):\n"
+             "    a = np.load(f)\n"
+             "    r = np.fromfile(ref, dtype=np.float32)\n"
+             "    assert a.dtype == np.float32 and a.size == r.size, (f, a.dtype, a.shape)\n"
+             "    assert np.array_equal(a.reshape(-1), r), f\n"
+             "n = 0\n"
              "for f in glob.glob(os.path.join(d, \"*.npy\")):\n"
              "    x = np.load(f)\n"
              "    dims = tuple(int(v) for v in f.rsplit(\"_shape_\", 1)[1].split(\"_\")[:-1])\n"
              "    assert x.shape == dims, (f, x.shape)\n"
-             "print(\"numpy ok\")' '%s' '%s' '%s' '%s' 2>&1",
-             dir, path, ref_out, ref_in);
+             "    n += 1\n"
+             "print(\"numpy ok\", len(p) // 2, n)' '%s'%s 2>&1",
+             dir, args);
     {
         FILE *p = popen(cmd, "r");
-        char res[2000] = "";
+        char res[2000] = "", want[64];
         size_t k = p ? fread(res, 1, sizeof res - 1, p) : 0;
         res[k] = 0;
         int st = p ? pclose(p) : -1;
-        CHECK(st == 0 && strstr(res, "numpy ok"), "numpy check: %s", res);
+        snprintf(want, sizeof want, "numpy ok %u %zu", io.n_output + 1, nfiles);
+        CHECK(st == 0 && strstr(res, want), "%s: numpy check (want '%s'): %s", tag, want, res);
     }
-    rknn_outputs_release(ctx, 1, &o);
+    free(cmd);
+    rknn_outputs_release(ctx, io.n_output, o);
     rknn_destroy(ctx);
     free(in);
     free(out);
@@ -757,7 +766,21 @@ int main(void)
     test_level4(MNIST, 0);
     test_level4(UFACE, 0);
     test_level4(UFACE, RKNN_NPU_CORE_0_1_2);
-    test_level5();
+    {
+        /* written out by hand from the vendor grammar (log-formats.md §5) */
+        static const char *const mnist[] = {
+            "000_InputOperator_Input3_shape_1_1_28_28_float.npy",
+            "001_Conv_Input3_shape_1_1_28_28_float.npy",
+            "010_OutputOperator_Plus214_Output_0_shape_1_10_float.npy",
+        };
+        static const char *const uface[] = {
+            "000_InputOperator_input_shape_1_3_240_320_float.npy",
+            "001_ConvRelu_input_shape_1_3_240_320_float.npy",
+            "001_ConvRelu_247_shape_1_16_120_160_float.npy",
+        };
+        test_level5(MNIST, "mnist", mnist, 3);
+        test_level5(UFACE, "ultraface", uface, 3);
+    }
     test_load();
     test_core_mask();
     {
