@@ -10,6 +10,8 @@
 # flow exits 0 with no E line, all flows give byte-identical outputs, and those equal
 # onnxruntime's (tests/oracle/ort_run.js on the same pixels as float NCHW): per output
 # column max |ours - ref| <= 1e-4 x (max - min of ref) and cosine >= 0.99999.
+# At RKNN_LOG_LEVEL=5 the same app gives the same outputs, the level-4 table, the
+# vendor-named .npy dumps (checked with numpy) and the NPU load file.
 # Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -85,6 +87,43 @@ grep -q "w_stride=416" "$T/zero_copy.out" && ok || bad "zero-copy input w_stride
 for f in zero_copy zero_copy_native zero_copy_log1; do
     cmp -s "$T/general.f32" "$T/$f.f32" && ok || bad "general and $f outputs differ"
 done
+
+# -- the same app at RKNN_LOG_LEVEL=5 (docs/runtime-log-levels.md): same outputs, the
+# level-4 table, the vendor-named .npy dumps (the InputOperator dump is the image as
+# float NCHW, the OutputOperator dump the output), the NPU load file in the driver format
+RKNN_LOG_LEVEL=5 RKNN_DUMP_DIR=$T/dumps RKNN_TRACE_SYSFS=$T/sys run_flow general_log5 sample_general
+# a per-layer hook runs the layers unfused (no conv+activation epilogue): rounding may
+# differ from level 0 in the last bits, not more
+$PY -c '
+import sys, numpy as np
+a, b = (np.fromfile(f, np.float32).astype(np.float64) for f in sys.argv[1:3])
+sys.exit(0 if a.size == b.size and np.abs(a - b).max() <= 1e-6 * np.abs(a).max() + 1e-6 else 1)
+' "$T/general.f32" "$T/general_log5.f32" && ok || bad "level-5 outputs differ from level 0"
+grep -q "^I RKNN: \[[0-9:.]*\] RKNN Model Information, .*target platform: rk3588" "$T/general_log5.err" &&
+    grep -q "^I RKNN: \[[0-9:.]*\] *Network Layer Information Table" "$T/general_log5.err" &&
+    ok || bad "level 5: no init lines or level-4 table in $(head -c 300 "$T/general_log5.err")"
+grep -Eq '^NPU load:  Core0: +[0-9]+%, Core1: +[0-9]+%, Core2: +[0-9]+%,$' "$T/sys/rknpu/load" &&
+    ok || bad "load file: $(cat "$T/sys/rknpu/load" 2>&1)"
+if $PY - "$T/dumps" "$T/img.npy" "$T/general_log5.f32" "$T/general_log5.err" <<'EOF'
+import os, re, sys
+import numpy as np
+d, img, outs, log = sys.argv[1:5]
+files = sorted(os.listdir(d))
+lines = re.findall(r"^D RKNN: \[[0-9:.]+\] dump npy tensor to: (.*)$", open(log).read(), re.M)
+assert sorted(os.path.basename(p) for p in lines) == files, "dump lines vs files"
+inp = [f for f in files if re.match(r"000_InputOperator_images_shape_1_3_416_416_float\.npy$", f)]
+assert len(inp) == 1, files[:3]
+assert np.array_equal(np.load(os.path.join(d, inp[0])), np.load(img)), "input dump"
+out = [f for f in files if re.match(r"\d{3}_OutputOperator_output_shape_1_3549_8_float\.npy$", f)]
+assert len(out) == 1, [f for f in files if "Output" in f]
+ref = np.fromfile(outs, np.float32)
+assert np.array_equal(np.load(os.path.join(d, out[0])).ravel(), ref), "output dump"
+for f in files:
+    x = np.load(os.path.join(d, f))
+    assert x.shape == tuple(int(v) for v in f.rsplit("_shape_", 1)[1].split("_")[:-1]), f
+print(len(files), "dumps")
+EOF
+then ok; else bad "level-5 dumps"; fi
 
 # -- vs onnxruntime ------------------------------------------------------------------------
 if [ -f "$T/ref/output.npy" ] && [ -f "$T/general.f32" ]; then
