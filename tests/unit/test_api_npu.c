@@ -286,13 +286,15 @@ static void check_sram_table(const char *text, const own_t *o, const char *what)
     if (n != 1)
         goto out;
     CHECK(!strcmp(t->alloc_kind, "Internal") && t->alloc_size == (int64_t)mp->sram_size &&
-              t->alloc_start == mp->iova_internal && t->alloc_end == mp->iova_internal + mp->sram_size,
+              t->alloc_start == mp->iova_internal &&
+              t->alloc_end == mp->iova_internal + mp->sram_size,
           "%s: SRAM box %lld vs %u", what, (long long)t->alloc_size, mp->sram_size);
     CHECK(t->n_rows == mp->n && t->n_bad_rows == 0 && t->has_hit, "%s: rows %d/%d", what,
           t->n_rows, mp->n);
     CHECK(t->total_weight == (int64_t)mp->weight_size &&
               t->total_internal == (int64_t)mp->internal_size &&
-              t->rw_internal == (int64_t)mp->rw_internal && t->rw_weight == (int64_t)mp->rw_weight &&
+              t->rw_internal == (int64_t)mp->rw_internal &&
+              t->rw_weight == (int64_t)mp->rw_weight &&
               t->rw_sram_hit == (int64_t)mp->rw_sram_hit,
           "%s: footer", what);
     for (int i = 0; i < t->n_rows && i < mp->n; i++) {
@@ -595,7 +597,8 @@ static void test_level5(const char *model, const char *tag, const char *const *h
                 char ref[400];
                 memset(&a, 0, sizeof a);
                 a.index = k;
-                if (rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &a, sizeof a) || strcmp(a.name, t->name))
+                if (rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &a, sizeof a) ||
+                    strcmp(a.name, t->name))
                     continue;
                 snprintf(ref, sizeof ref, "%s/out-%s-%u.f32", tmp_root, tag, k);
                 f = fopen(ref, "wb");
