@@ -130,8 +130,10 @@ int api_npu_core_mask(api_ctx *c, unsigned mask, const char *fn);
 void api_npu_dump_begin(api_ctx *c);
 void api_npu_dump_event(api_ctx *c, const layer_event_t *ev);
 /* After a run: predicted busy time per core into the process's 1 s load window,
- * published as <npu_sysfs_dir()>/rknpu/load (at most every 100 ms). */
-void api_npu_account_run(api_ctx *c);
+ * published as <npu_sysfs_dir()>/rknpu/load (at most every 100 ms). perf_debug: the
+ * run was layer by layer (level 4, RKNN_FLAG_COLLECT_PERF_MASK), each layer paying its
+ * submission; else the frame's time without it (npu_frame_us). */
+void api_npu_account_run(api_ctx *c, int perf_debug);
 /* Publishes the load now if runs were added since the last write (rknn_destroy). */
 void api_npu_load_flush(void);
 

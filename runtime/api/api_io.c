@@ -874,7 +874,7 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
         npu_print_perf_table(stderr, c->npu, NPU_PRINT_PREFIX); /* as the vendor at level 4 */
     else if (level >= 4 && c->perf_text)
         fputs(c->perf_text, stderr);
-    api_npu_account_run(c);
+    api_npu_account_run(c, layers);
     for (int i = 0; i < c->n_out; i++) {
         api_io *io = &c->out[i];
         const tensor_t *t = exec_output(c->x, i);

@@ -317,7 +317,7 @@ static void load_publish(double now)
     load_dirty = 0;
 }
 
-void api_npu_account_run(api_ctx *c)
+void api_npu_account_run(api_ctx *c, int perf_debug)
 {
     npu_graph_t *ng = c->npu;
     npu_load_t one;
@@ -328,7 +328,20 @@ void api_npu_account_run(api_ctx *c)
     if (!ng->cost_valid)
         npu_cost(ng, NULL); /* NPU layers only depend on lowering, cores and SRAM */
     npu_load_init(&one, ng->plat);
-    npu_load_add_run(&one, ng);
+    if (perf_debug) {
+        /* layer by layer, each paying the per-layer submission (the level-4 times) */
+        npu_load_add_run(&one, ng);
+    } else {
+        /* one job of many tasks: without the per-layer t_layer_us, as npu_frame_us */
+        for (int i = 0; i < ng->n; i++) {
+            const npu_layer_t *l = &ng->l[i];
+            double t = l->time_us - ng->plat->t_layer_us[l->dtype];
+            if (l->target != NPU_TGT_NPU || t <= 0)
+                continue;
+            for (int k = 0; k < one.cores; k++)
+                one.busy_us[k] += t * l->workload[k] / 100.0;
+        }
+    }
     pthread_mutex_lock(&npu_lock);
     now = rt_now_us();
     if (load_n == load_cap)
