@@ -109,8 +109,7 @@ test-fast: all
 	RT_SKIP_ASAN=1 bash tests/run.sh
 
 bench: all
-	bash bench/run.sh
-	bash bench/api.sh $(BUILD)
+	bash bench/all.sh $(BUILD)
 
 fuzz:
 	bash tests/fuzz/run_libfuzzer.sh

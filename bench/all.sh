@@ -1,0 +1,23 @@
+#!/bin/bash
+# bench/all.sh BUILD_DIR — every benchmark, each against its target; runs them
+# all even when one misses, then lists the ones that did.
+set -u
+cd "$(dirname "$0")/.."
+B=${1:-build}
+missed=()
+for b in "run.sh:runtime vs onnxruntime-node (time <= 2x, RSS <= 1.5x)" \
+         "api.sh:C API overhead (<= 5 % of a run) and zero-copy" \
+         "quant.sh:int8 simulation (<= 2x fp32) and analysis (>= 3x numpy)" \
+         "npu_fidelity.sh:NPU cycles vs real RK3588 logs (exact), DDR cycles (+-15 %)" \
+         "npu_models.sh:predicted frame time vs board timings (+-20 %)" \
+         "npu_overhead.sh:RKNN_LOG_LEVEL=4 cost (<= 5 % of a run)"; do
+    script=${b%%:*}
+    echo "=== bench/$script — ${b#*:}"
+    bash "bench/$script" "$B" || missed+=("$script")
+    echo
+done
+if [ ${#missed[@]} -gt 0 ]; then
+    echo "benchmarks that missed a target or failed: ${missed[*]}"
+    exit 1
+fi
+echo "every benchmark met its target"
