@@ -22,7 +22,7 @@
 
 /* Below this many multiply-adds a node runs on the calling thread: waking the
  * pool costs more than it saves. */
-#define PAR_MIN_MACS (1 << 18)
+#define PAR_MIN_MACS (1 << 20)
 
 /* Largest depthwise kernel side handled by the direct kernel. */
 #define DW_MAXK 64
@@ -354,6 +354,41 @@ static inline void zero_short(float *d, int64_t n)
         d[i] = 0.0f;
 }
 
+/* Stride-1 2-D im2col of whole output rows [oy0, oy1): each input row is
+ * padded once into prow, then every kx row of the column matrix is a plain
+ * copy from it (no per-segment bounds logic, which dominated small convs). */
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+HOT static void im2col_rows(const conv_p *p, const float *x, float *col, int64_t oy0, int64_t oy1,
+                            int64_t ncol, float *prow)
+{
+    const int64_t OW = p->out[2], IH = p->in[1], IW = p->in[2];
+    const int64_t KH = p->k[1], KW = p->k[2], dy = p->d[1], dx = p->d[2];
+    const int64_t pt = p->pb[1], pl = p->pb[2];
+    const int64_t len = OW + (KW - 1) * dx;
+
+    for (int64_t c = 0; c < p->Cg; c++) {
+        const float *xc = x + c * p->Pin;
+        for (int64_t ky = 0; ky < KH; ky++) {
+            float *rows = col + (c * KH + ky) * KW * ncol; /* KW rows of ncol */
+            for (int64_t oy = oy0; oy < oy1; oy++) {
+                int64_t iy = oy - pt + ky * dy, off = (oy - oy0) * OW;
+                if (iy < 0 || iy >= IH) {
+                    for (int64_t kx = 0; kx < KW; kx++)
+                        zero_short(rows + kx * ncol + off, OW);
+                    continue;
+                }
+                const float *src = xc + iy * IW;
+                for (int64_t i = 0; i < len; i++) {
+                    int64_t ix = i - pl;
+                    prow[i] = ix >= 0 && ix < IW ? src[ix] : 0.0f;
+                }
+                for (int64_t kx = 0; kx < KW; kx++)
+                    copy_short(rows + kx * ncol + off, prow + kx * dx, OW);
+            }
+        }
+    }
+}
+
 /* Fills col (K rows x ncol) for output positions [p0, p0 + ncol) of one group.
  * no-tree-loop-distribute-patterns: keeps the short copy loops as loops. */
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
@@ -454,8 +489,13 @@ static void conv_gemm_range(void *arg, int64_t t0, int64_t t1)
             bm = x + c0;
             ldb = p->Pin;
         } else {
-            float *col = scratch_get((size_t)(p->K * nc));
-            im2col(p, x, col, c0, nc);
+            int64_t OW = p->out[2], len = OW + (p->k[2] - 1) * p->d[2];
+            float *col = scratch_get((size_t)(p->K * nc + len));
+            if (p->nsp == 2 && p->s[1] == 1 && p->s[2] == 1 && c0 % OW == 0 &&
+                (nc % OW == 0 || c0 + nc == p->Pout))
+                im2col_rows(p, x, col, c0 / OW, (c0 + nc + OW - 1) / OW, nc, col + p->K * nc);
+            else
+                im2col(p, x, col, c0, nc);
             bm = col;
             ldb = nc;
         }

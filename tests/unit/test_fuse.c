@@ -516,6 +516,10 @@ int main(void)
     check_conv(9, 40, 1, 7, 70, 3, 1, 2, 1);
     check_conv(64, 16, 1, 52, 52, 3, 1, 1, 1);
     check_conv(16, 16, 2, 19, 21, 3, 1, 1, 1); /* grouped: not Winograd */
+    /* dense stride 1, not Winograd: row-wise im2col, and blocks split mid-row */
+    check_conv(6, 10, 1, 15, 23, 5, 1, 2, 1);
+    check_conv(6, 10, 1, 15, 23, 3, 1, 2, 2);
+    check_conv(64, 8, 1, 50, 70, 5, 1, 2, 1);
     check_convt(24, 24, 37, 53, 2);  /* PP-OCR head shape, odd sizes */
     check_convt(5, 3, 9, 20, 2);
     check_convt(4, 6, 11, 7, 3);     /* stride 3: not the paired path */
