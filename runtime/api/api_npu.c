@@ -25,8 +25,12 @@ static pthread_mutex_t npu_lock = PTHREAD_MUTEX_INITIALIZER;
 void api_npu_drop(api_ctx *c)
 {
     if (c->npu) {
+        npu_sram_pool_t *pool = c->npu->mem ? c->npu->mem->pool : NULL;
+        char err[256];
         pthread_mutex_lock(&npu_lock); /* gives its SRAM back to the shared pool */
         npu_graph_free(c->npu);
+        if (pool)
+            npu_sram_pool_publish(pool, err, sizeof(err)); /* debugfs `mm`, best effort */
         pthread_mutex_unlock(&npu_lock);
     }
     c->npu = NULL;

@@ -310,6 +310,23 @@ out:
     sramlog_free(t, n);
 }
 
+/* used bytes in the published debugfs `mm` node (sramlog_parse_mm), -1 if unreadable */
+static int64_t mm_used(void)
+{
+    char path[400], err[256];
+    void *buf = NULL;
+    size_t len = 0;
+    sramlog_mm_t mm;
+    int64_t used = -1;
+
+    snprintf(path, sizeof path, "%s/rknpu/mm", getenv("RKNN_TRACE_SYSFS"));
+    if (rt_read_file(path, &buf, &len, err, sizeof err) == 0 &&
+        sramlog_parse_mm(buf, len, &mm, err, sizeof err) == 256 - 17 && mm.total == RK3588_SRAM)
+        used = mm.used;
+    free(buf);
+    return used;
+}
+
 static void mem_size(rknn_context ctx, rknn_mem_size *m)
 {
     memset(m, 0xff, sizeof *m);
@@ -364,6 +381,8 @@ static void test_level3_sram(void)
     CHECK(m.total_sram_size == RK3588_SRAM && (int64_t)m.free_sram_size == RK3588_SRAM - a1,
           "MEM_SIZE sram %u/%u, table %lld", m.total_sram_size, m.free_sram_size,
           (long long)a1);
+    CHECK(mm_used() == a1, "debugfs mm: %lld used, table %lld", (long long)mm_used(),
+          (long long)a1);
     own_free(&o);
 
     /* a second context gets what is left (first fit after the first one); SHARE_SRAM is
@@ -390,6 +409,7 @@ static void test_level3_sram(void)
     /* destroying gives SRAM back */
     rknn_destroy(c1);
     rknn_destroy(c2);
+    CHECK(mm_used() == 0, "debugfs mm after rknn_destroy: %lld used", (long long)mm_used());
     setenv("RKNN_LOG_LEVEL", "0", 1);
     c3 = init_model(MNIST, 0);
     mem_size(c3, &m);
