@@ -1,6 +1,7 @@
 /* cli/run_store.c — records a finished `run` in the store: one transaction. */
 #include "analyze/analyze.h"
 #include "cli/run_record.h"
+#include "runtime/model/simmodel.h"
 #include "runtime/quant/quant.h"
 #include "util/util.h"
 
@@ -100,6 +101,9 @@ int run_record_store(run_record *r, const char *db, char *err, size_t errlen)
     if (rc)
         return rc;
     rt_sha256_hex(model_bytes, model_len, r->sha256);
+    unsigned char model_bytes_head[SIMMODEL_MAGIC_LEN] = {0};
+    size_t model_head_len = model_len < sizeof(model_bytes_head) ? model_len : sizeof(model_bytes_head);
+    memcpy(model_bytes_head, model_bytes, model_head_len);
     free(model_bytes);
 
     rc = store_open(store_default_path(db), &st, err, errlen);
@@ -110,7 +114,7 @@ int run_record_store(run_record *r, const char *db, char *err, size_t errlen)
     info.label = r->label;
     info.model_path = r->model;
     info.model_sha256 = r->sha256;
-    info.model_format = "onnx";
+    info.model_format = simmodel_is(model_bytes_head, model_head_len) ? "rknn-sim" : "onnx";
     info.platform = r->platform;
     info.backend = r->backend;
     info.quant = r->quant;

@@ -234,7 +234,7 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
     if (c->model_path)
         st = model_load_file(c->model_path, &g, err, sizeof(err));
     else
-        st = model_load_onnx(c->model_buf, c->model_len, &g, err, sizeof(err));
+        st = model_load_buffer(c->model_buf, c->model_len, "model buffer", &g, err, sizeof(err));
     if (st) {
         API_E("rknn_init, cannot load the model: %s", err);
         goto out;
@@ -268,7 +268,7 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
         if (c->model_path)
             st = model_load_file(c->model_path, &g, err, sizeof(err));
         else
-            st = model_load_onnx(c->model_buf, c->model_len, &g, err, sizeof(err));
+            st = model_load_buffer(c->model_buf, c->model_len, "model buffer", &g, err, sizeof(err));
         if (st) {
             API_E("rknn_init, cannot load the model: %s", err);
             goto out;

@@ -14,8 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Hot loops: vectorised here whatever the global -O level, with an AVX2 clone. */
+/* Hot loops: vectorised here whatever the global -O level, with an AVX2 clone
+ * on x86-64 (a board's aarch64 build takes the plain O3 loops). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define HOT __attribute__((optimize("O3", "fp-contract=fast"), target_clones("arch=x86-64-v3", "default")))
+#else
+#define HOT __attribute__((optimize("O3", "fp-contract=fast")))
+#endif
 
 /* Floats of im2col scratch per task: keeps a block within L2. */
 #define COL_BLOCK_FLOATS (160 * 1024)

@@ -60,7 +60,7 @@ typedef void (*un_kern)(const void *x, void *y, int64_t n, const un_par *p);
 
 /* On x86-64 the float loops also get an AVX2/FMA clone, picked at load time. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define HOT_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define HOT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define HOT_CLONES
 #endif

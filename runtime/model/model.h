@@ -106,8 +106,12 @@ typedef struct graph {
     char *producer;            /* producer name and version, may be "" */
 } graph_t;
 
-/* Loading. The format is detected from the content. */
+/* Loading. The format is detected from the content: ONNX, the simulator
+ * container of `rknn-trace build`; vendor-compiled .rknn files are refused with
+ * a message saying why. `what` names the buffer in messages (a path, "model buffer"). */
 int model_load_file(const char *path, graph_t **out, char *err, size_t errlen);
+int model_load_buffer(const void *buf, size_t len, const char *what, graph_t **out, char *err,
+                      size_t errlen);
 int model_load_onnx(const void *buf, size_t len, graph_t **out, char *err, size_t errlen);
 /* One serialized onnx.TensorProto (the conformance suite's input_N.pb files) into
  * *out, whose name, dtype, shape and owned data are filled; kind is TK_CONST. */
