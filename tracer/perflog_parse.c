@@ -218,7 +218,7 @@ static int parse_row(char *line, const hdr_t *h, perflog_row_t *r)
         case C_TOTAL: if (!t || parse_i64(t, &r->total)) return -1; ti++; break;
         case C_TIME: {
             double d;
-            if (!t || parse_dbl(t, &d)) return -1;
+            if (!t || parse_dbl(t, &d) || !(d >= 0 && d < 9.2e18)) return -1;
             r->time_us = (int64_t)d;
             ti++;
             break;
