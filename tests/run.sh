@@ -44,7 +44,11 @@ run_suites() { # build dir, full (1) or fast (0)
     done
     suite "cli [$b]" bash tests/cli/run.sh "$b"
     suite "api samples [$b]" bash tests/samples/run.sh "$b"
+    for q in compare analyze hybrid build images; do
+        suite "quant $q [$b]" bash tests/quant/$q.sh "$b"
+    done
     if [ "$full" = 1 ]; then
+        suite "quant real models [$b]" bash tests/quant/run.sh "$b"
         [ -f tests/numpy/run.sh ] && suite "npy vs numpy [$b]" bash tests/numpy/run.sh "$b"
         suite "real models vs onnxruntime [$b]" bash tests/e2e/run.sh "$b"
     fi

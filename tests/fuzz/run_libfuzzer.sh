@@ -3,6 +3,9 @@
 # libFuzzer + ASan + UBSan (straight from the sources, not the gcc archive) and
 # runs each for $FUZZ_SECONDS (default 60) over its seed corpus.
 #   FUZZ_SECONDS=300 bash tests/fuzz/run_libfuzzer.sh [target...]
+# FUZZ_RUNS=N runs N inputs per target instead, from seed FUZZ_SEED (default 1):
+# the same build then explores the same inputs every time (what CI uses, so
+# that CI cannot fail by luck; open-ended fuzzing is for developers).
 # FUZZ_EXTRA_CFLAGS is appended to the compile flags (e.g.
 # -fno-sanitize=signed-integer-overflow to look past a known report).
 # New inputs go to $FUZZ_OUT/<target>/ (default build-fuzz/corpus), crashes to
@@ -67,9 +70,14 @@ for t in "${targets[@]}"; do
     out="$FUZZ_OUT/$t"
     crashes="$FUZZ_OUT/$t-crashes"
     mkdir -p "$out" "$crashes"
-    echo "== fuzzing $t for ${FUZZ_SECONDS}s (seeds: $seeds, new inputs: $out)"
+    echo "== fuzzing $t for ${FUZZ_RUNS:-${FUZZ_SECONDS}s} ${FUZZ_RUNS:+runs} (seeds: $seeds, new inputs: $out)"
     # rss_limit: folding is capped well below it; a bigger RSS means a real bug
-    if ! "$bin" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=20 \
+    if [ -n "${FUZZ_RUNS:-}" ]; then
+        budget=(-runs="$FUZZ_RUNS" -seed="${FUZZ_SEED:-1}")
+    else
+        budget=(-max_total_time="$FUZZ_SECONDS")
+    fi
+    if ! "$bin" "${budget[@]}" -rss_limit_mb=2048 -timeout=20 \
             -max_len=65536 -artifact_prefix="$crashes/" -print_final_stats=1 \
             "$out" "$seeds"; then
         echo "run_libfuzzer: $t FAILED; reproducers in $crashes/" >&2
