@@ -62,6 +62,13 @@ int cli_parse_shape(char *arg, const char **name, int *ndim, int64_t *dims)
     return 0;
 }
 
+int cli_opt_is(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 &&
+           (arg[n] == '\0' || (name[0] == '-' && name[1] == '-' && arg[n] == '='));
+}
+
 const char *cli_opt_value(int argc, char **argv, int *i)
 {
     char *eq = strchr(argv[*i], '=');

@@ -24,6 +24,8 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* "NAME=D0,D1,..." -> name (pointing into arg, '=' replaced by NUL) and dims. */
 int cli_parse_shape(char *arg, const char **name, int *ndim, int64_t *dims);
+/* argv element arg is option `name`, alone or as "--name=VALUE". */
+int cli_opt_is(const char *arg, const char *name);
 /* Value of an option that takes an argument: "--opt VALUE" or "--opt=VALUE".
  * Advances *i; returns NULL (after printing a usage error) if missing. */
 const char *cli_opt_value(int argc, char **argv, int *i);

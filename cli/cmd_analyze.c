@@ -80,13 +80,13 @@ int cmd_analyze(int argc, char **argv)
             return EXIT_OK;
         } else if (!strcmp(a, "--json")) {
             json = 1;
-        } else if (!strncmp(a, "--db", 4) && (a[4] == '\0' || a[4] == '=')) {
+        } else if (cli_opt_is(a, "--db")) {
             if (!(db = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-        } else if (!strncmp(a, "--golden", 8) && (a[8] == '\0' || a[8] == '=')) {
+        } else if (cli_opt_is(a, "--golden")) {
             if (!(golden = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-        } else if (!strncmp(a, "--cos-threshold", 15) && (a[15] == '\0' || a[15] == '=')) {
+        } else if (cli_opt_is(a, "--cos-threshold")) {
             char *end;
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;

@@ -41,12 +41,6 @@ static void usage(FILE *f)
           f);
 }
 
-static int opt_is(const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
-}
-
 /* The calibrated graph needs an input to run its analysis on: a seeded
  * uniform [0, 1) one (splitmix64), as `run` makes without -i. */
 static void fill_uniform(float *v, int64_t n, uint64_t s)
@@ -81,16 +75,16 @@ int cmd_build(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return EXIT_OK;
-        } else if (!strcmp(a, "-o") || opt_is(a, "--output")) {
+        } else if (!strcmp(a, "-o") || cli_opt_is(a, "--output")) {
             if (!(out = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-        } else if (!strcmp(a, "-t") || opt_is(a, "--target")) {
+        } else if (!strcmp(a, "-t") || cli_opt_is(a, "--target")) {
             if (!(target = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-        } else if (!strcmp(a, "-q") || opt_is(a, "--quant")) {
+        } else if (!strcmp(a, "-q") || cli_opt_is(a, "--quant")) {
             if (!(quant = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-        } else if (opt_is(a, "--shape")) {
+        } else if (cli_opt_is(a, "--shape")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
             if (n_shapes >= MAX_SHAPES ||

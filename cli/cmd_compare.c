@@ -169,18 +169,18 @@ int cmd_compare(int argc, char **argv)
             return EXIT_OK;
         } else if (!strcmp(a, "--json")) {
             json = 1;
-        } else if (!strncmp(a, "--db", 4) && (a[4] == '\0' || a[4] == '=')) {
+        } else if (cli_opt_is(a, "--db")) {
             if (!(db = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-        } else if (!strncmp(a, "--cos-threshold", 15) && (a[15] == '\0' || a[15] == '=')) {
+        } else if (cli_opt_is(a, "--cos-threshold")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
             thr = parse_num("--cos-threshold", v, -1, 1, &bad);
-        } else if (!strncmp(a, "--fail-if-cos-below", 19) && (a[19] == '\0' || a[19] == '=')) {
+        } else if (cli_opt_is(a, "--fail-if-cos-below")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
             fail_cos = parse_num("--fail-if-cos-below", v, -1, 1, &bad);
-        } else if (!strncmp(a, "--fail-if-slower", 16) && (a[16] == '\0' || a[16] == '=')) {
+        } else if (cli_opt_is(a, "--fail-if-slower")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
             char tmp[64];

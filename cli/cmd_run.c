@@ -60,12 +60,6 @@ static void usage(FILE *f)
           f);
 }
 
-static int opt_is(const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || (arg[1] == '-' && arg[n] == '='));
-}
-
 /* splitmix64: a tiny, well-known generator, so that a seed means the same
  * input on every machine. */
 static uint64_t next_rand(uint64_t *s)
@@ -170,15 +164,15 @@ int cmd_run(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return EXIT_OK;
-        } else if (!strcmp(a, "-t") || opt_is(a, "--target")) {
+        } else if (!strcmp(a, "-t") || cli_opt_is(a, "--target")) {
             if (!(target = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
             target_given = 1;
-        } else if (!strcmp(a, "-q") || opt_is(a, "--quant")) {
+        } else if (!strcmp(a, "-q") || cli_opt_is(a, "--quant")) {
             if (!(quant = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
             quant_given = 1;
-        } else if (!strcmp(a, "-i") || opt_is(a, "--input")) {
+        } else if (!strcmp(a, "-i") || cli_opt_is(a, "--input")) {
             char *arg;
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
@@ -191,7 +185,7 @@ int cmd_run(int argc, char **argv)
             *eq = '\0';
             in_name[n_in] = arg;
             in_file[n_in++] = eq + 1;
-        } else if (opt_is(a, "--shape")) {
+        } else if (cli_opt_is(a, "--shape")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
             if (n_shapes >= MAX_ARGS ||
@@ -201,9 +195,9 @@ int cmd_run(int argc, char **argv)
                 return EXIT_USAGE;
             }
             n_shapes++;
-        } else if (opt_is(a, "--seed") || opt_is(a, "--threads") || !strcmp(a, "-n") ||
-                   opt_is(a, "--iters")) {
-            long long *dst = opt_is(a, "--seed") ? &seed : opt_is(a, "--threads") ? &threads : &iters;
+        } else if (cli_opt_is(a, "--seed") || cli_opt_is(a, "--threads") || !strcmp(a, "-n") ||
+                   cli_opt_is(a, "--iters")) {
+            long long *dst = cli_opt_is(a, "--seed") ? &seed : cli_opt_is(a, "--threads") ? &threads : &iters;
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
             if ((*dst = cli_parse_count(v)) < 0 || (dst == &iters && *dst == 0) ||
@@ -211,19 +205,19 @@ int cmd_run(int argc, char **argv)
                 cli_error("%s: bad number '%s'", a, v);
                 return EXIT_USAGE;
             }
-        } else if (opt_is(a, "--dump")) {
+        } else if (cli_opt_is(a, "--dump")) {
             if (!(dump = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-        } else if (opt_is(a, "--label")) {
+        } else if (cli_opt_is(a, "--label")) {
             if (!(label = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-        } else if (opt_is(a, "--backend")) {
+        } else if (cli_opt_is(a, "--backend")) {
             if (!(backend = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-        } else if (opt_is(a, "--db")) {
+        } else if (cli_opt_is(a, "--db")) {
             if (!(db = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-        } else if (opt_is(a, "--core-mask")) {
+        } else if (cli_opt_is(a, "--core-mask")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
             char *end;

@@ -24,7 +24,7 @@ static int parse(int argc, char **argv, store_args *a, int want_ref, const char 
             return -2;
         } else if (!strcmp(argv[i], "--json")) {
             a->json = 1;
-        } else if (!strncmp(argv[i], "--db", 4) && (argv[i][4] == '\0' || argv[i][4] == '=')) {
+        } else if (cli_opt_is(argv[i], "--db")) {
             if (!(a->db = cli_opt_value(argc, argv, &i)))
                 return -1;
         } else if (argv[i][0] == '-' && argv[i][1]) {

@@ -23,36 +23,30 @@ void quant_cli_init(quant_cli *q)
     q->cos_threshold = 0.99;
 }
 
-static int is_opt(const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
-}
-
 int quant_cli_option(int argc, char **argv, int *i, quant_cli *q)
 {
     const char *a = argv[*i];
     const char **dst = NULL;
 
-    if (is_opt(a, "--quant-algo"))
+    if (cli_opt_is(a, "--quant-algo"))
         dst = &q->algo;
-    else if (is_opt(a, "--quant-method"))
+    else if (cli_opt_is(a, "--quant-method"))
         dst = &q->method;
-    else if (is_opt(a, "--dataset"))
+    else if (cli_opt_is(a, "--dataset"))
         dst = &q->dataset;
-    else if (is_opt(a, "--hybrid"))
+    else if (cli_opt_is(a, "--hybrid"))
         dst = &q->hybrid;
-    else if (is_opt(a, "--write-quant-cfg"))
+    else if (cli_opt_is(a, "--write-quant-cfg"))
         dst = &q->write_cfg;
-    else if (is_opt(a, "--mean"))
+    else if (cli_opt_is(a, "--mean"))
         dst = &q->mean;
-    else if (is_opt(a, "--std"))
+    else if (cli_opt_is(a, "--std"))
         dst = &q->std;
-    else if (is_opt(a, "--dump-golden"))
+    else if (cli_opt_is(a, "--dump-golden"))
         dst = &q->dump_golden;
-    else if (is_opt(a, "--dump-quant"))
+    else if (cli_opt_is(a, "--dump-quant"))
         dst = &q->dump_quant;
-    else if (is_opt(a, "--cos-threshold")) {
+    else if (cli_opt_is(a, "--cos-threshold")) {
         const char *v = cli_opt_value(argc, argv, i);
         char *end;
         if (!v)
