@@ -20,6 +20,10 @@ extern const op_def exec_ops_layout[];   /* ops_layout.c: Concat Split Slice Tra
                                             Expand Tile Pad */
 extern const op_def exec_ops_resize[];   /* ops_resize.c: Resize Upsample */
 extern const op_def exec_ops_reduce[];   /* ops_reduce.c: Reduce* ArgMax Softmax */
+extern const op_def exec_ops_quant[];    /* ops_quant.c: QuantizeLinear DequantizeLinear
+                                            QLinearConv QLinearMatMul ConvInteger MatMulInteger
+                                            DynamicQuantizeLinear; com.microsoft QLinearAdd/Mul/
+                                            GlobalAveragePool/Sigmoid/LeakyRelu */
 
 /* ---- shared helpers (kernel_util.c) ---- */
 
