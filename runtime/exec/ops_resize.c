@@ -307,6 +307,177 @@ static int axis_tab_make(const rz_plan *p, int a, int64_t in, axis_tab *t)
     return ident;
 }
 
+/* ---- the plan of one node: tables per axis and the path taken ------------ */
+
+enum { PATH_COPY, PATH_NN2, PATH_LIN2, PATH_PASSES };
+
+typedef struct rz_state {
+    rz_plan p;
+    int64_t in[MODEL_MAX_DIMS];
+    axis_tab tabs[MODEL_MAX_DIMS];
+    int todo[MODEL_MAX_DIMS];
+    int npass, path;
+    int64_t fw; /* PATH_NN2: output column o reads input o / fw (0: use the table) */
+} rz_state;
+
+static void rz_state_free(rz_state *s)
+{
+    if (!s)
+        return;
+    for (int a = 0; a < s->p.r; a++) {
+        free(s->tabs[a].idx);
+        free(s->tabs[a].w);
+    }
+}
+
+/* Integer factor f when table t (one tap) maps output o to input o / f, else 0. */
+static int64_t nn_factor(const axis_tab *t, int64_t in, int64_t out)
+{
+    int64_t f = in > 0 ? out / in : 0;
+    if (f < 1 || f * in != out)
+        return 0;
+    for (int64_t o = 0; o < out; o++)
+        if (t->idx[o] != o / f)
+            return 0;
+    return f;
+}
+
+static int rz_state_make(graph_t *g, const node_t *n, const tensor_t *x, rz_state *s, char *err,
+                         size_t errlen)
+{
+    int rc, r = x->ndim, last2 = 1, extrap = 0;
+
+    memset(s, 0, sizeof(*s));
+    rc = rz_plan_make(g, n, x, &s->p, err, errlen);
+    if (rc)
+        return rc;
+    for (int a = 0; a < r; a++) {
+        s->in[a] = x->dims[a];
+        s->todo[a] = !axis_tab_make(&s->p, a, x->dims[a], &s->tabs[a]);
+        s->npass += s->todo[a];
+        if (s->todo[a] && a < r - 2)
+            last2 = 0;
+        if (s->p.out[a] > 0 && s->tabs[a].idx[0] < 0)
+            extrap = 1;
+        for (int64_t o = 1; o < s->p.out[a] && !extrap; o++)
+            if (s->tabs[a].idx[o * s->tabs[a].taps] < 0)
+                extrap = 1;
+    }
+    /* Most models upsample H and W only: one pass straight into the output, no
+     * intermediate buffers. */
+    if (s->npass == 0)
+        s->path = PATH_COPY;
+    else if (r >= 2 && last2 && !extrap && dtype_size(x->dtype) == 4 && s->p.mode == M_NEAREST)
+        s->path = PATH_NN2;
+    else if (r >= 2 && last2 && !extrap && x->dtype == DT_FLOAT && s->p.mode == M_LINEAR &&
+             s->todo[r - 2] && s->todo[r - 1])
+        s->path = PATH_LIN2;
+    else
+        s->path = PATH_PASSES;
+    if (s->path == PATH_NN2)
+        s->fw = nn_factor(&s->tabs[r - 1], x->dims[r - 1], s->p.out[r - 1]);
+    return RT_OK;
+}
+
+static int resize_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
+{
+    rz_state *s = xcalloc(1, sizeof(*s));
+    int rc = rz_state_make(g, n, node_input(g, n, 0), s, err, errlen);
+    if (rc) {
+        rz_state_free(s);
+        free(s);
+        return rc;
+    }
+    if (n->priv) {
+        rz_state_free(n->priv);
+        free(n->priv);
+    }
+    n->priv = s;
+    return RT_OK;
+}
+
+static void resize_release(node_t *n)
+{
+    rz_state_free(n->priv);
+    free(n->priv);
+    n->priv = NULL;
+}
+
+/* ---- one pass over the last two axes -------------------------------------- */
+
+typedef struct two_job {
+    const rz_state *s;
+    const char *src;
+    char *dst;
+    int64_t ih, iw, oh, ow;
+} two_job;
+
+/* One output row of nearest: the gather along the last axis. */
+static void nn_row(uint32_t *restrict d, const uint32_t *restrict s, int64_t iw, int64_t ow,
+                   int64_t fw, const int64_t *ix)
+{
+    if (fw == 1) {
+        memcpy(d, s, (size_t)iw * 4);
+    } else if (fw == 2) {
+        for (int64_t i = 0; i < iw; i++) {
+            d[2 * i] = s[i];
+            d[2 * i + 1] = s[i];
+        }
+    } else if (fw == 4) {
+        for (int64_t i = 0; i < iw; i++)
+            for (int k = 0; k < 4; k++)
+                d[4 * i + k] = s[i];
+    } else if (fw > 0) {
+        for (int64_t i = 0; i < iw; i++, d += fw)
+            for (int64_t k = 0; k < fw; k++)
+                d[k] = s[i];
+    } else {
+        for (int64_t o = 0; o < ow; o++)
+            d[o] = s[ix[o]];
+    }
+}
+
+static void nn2_range(void *arg, int64_t b, int64_t e)
+{
+    const two_job *j = arg;
+    const int64_t *ih = j->s->tabs[j->s->p.r - 2].idx, *ixw = j->s->tabs[j->s->p.r - 1].idx;
+    const uint32_t *src = (const uint32_t *)j->src;
+    uint32_t *dst = (uint32_t *)j->dst;
+    for (int64_t r = b; r < e; r++) {
+        int64_t a = r / j->oh, o = r % j->oh;
+        uint32_t *d = dst + r * j->ow;
+        /* a repeated input row: copy the row just written (still in cache) */
+        if (r > b && o > 0 && ih[o] == ih[o - 1])
+            memcpy(d, d - j->ow, (size_t)j->ow * 4);
+        else
+            nn_row(d, src + (a * j->ih + ih[o]) * j->iw, j->iw, j->ow, j->s->fw, ixw);
+    }
+}
+
+/* Bilinear: the same arithmetic, in the same order, as a pass along H then one
+ * along W, without the intermediate tensor. */
+static void lin2_range(void *arg, int64_t b, int64_t e)
+{
+    const two_job *j = arg;
+    const axis_tab *th = &j->s->tabs[j->s->p.r - 2], *tw = &j->s->tabs[j->s->p.r - 1];
+    const float *src = (const float *)j->src;
+    float *dst = (float *)j->dst;
+    for (int64_t r = b; r < e; r++) {
+        int64_t a = r / j->oh, o = r % j->oh;
+        const float *s0 = src + (a * j->ih + th->idx[2 * o]) * j->iw;
+        const float *s1 = src + (a * j->ih + th->idx[2 * o + 1]) * j->iw;
+        float h0 = th->w[2 * o], h1 = th->w[2 * o + 1];
+        float *d = dst + r * j->ow;
+        for (int64_t q = 0; q < j->ow; q++) {
+            int64_t i0 = tw->idx[2 * q], i1 = tw->idx[2 * q + 1];
+            float v0 = h0 * s0[i0] + h1 * s1[i0], v1 = h0 * s0[i1] + h1 * s1[i1];
+            d[q] = tw->w[2 * q] * v0 + tw->w[2 * q + 1] * v1;
+        }
+    }
+}
+
+/* ---- general: one pass per axis -------------------------------------------- */
+
 /* One pass along an axis: src [outer, in, inner] -> dst [outer, out, inner]. */
 typedef struct pass_job {
     const axis_tab *t;
@@ -317,6 +488,57 @@ typedef struct pass_job {
     float extrap;
 } pass_job;
 
+static void fill_extrap(char *d, int64_t n, size_t es, float v)
+{
+    if (es == 4) {
+        float *df = (float *)d;
+        for (int64_t i = 0; i < n; i++)
+            df[i] = v;
+    } else {
+        memset(d, 0, (size_t)n * es);
+    }
+}
+
+/* The last axis (inner == 1): items are whole rows of the outer dims. */
+static void pass_last_range(void *arg, int64_t b, int64_t e)
+{
+    const pass_job *j = arg;
+    int K = j->t->taps;
+    const int64_t *idx = j->t->idx;
+    const float *wt = j->t->w;
+    for (int64_t a = b; a < e; a++) {
+        const char *s = j->src + (size_t)(a * j->in) * j->es;
+        char *d = j->dst + (size_t)(a * j->out) * j->es;
+        if (K == 1 && j->es == 4) {
+            const uint32_t *s4 = (const uint32_t *)s;
+            uint32_t *d4 = (uint32_t *)d;
+            for (int64_t o = 0; o < j->out; o++) {
+                if (idx[o] < 0)
+                    fill_extrap((char *)(d4 + o), 1, 4, j->extrap);
+                else
+                    d4[o] = s4[idx[o]];
+            }
+            continue;
+        }
+        for (int64_t o = 0; o < j->out; o++) {
+            const int64_t *ix = idx + o * K;
+            char *dd = d + (size_t)o * j->es;
+            if (ix[0] < 0) {
+                fill_extrap(dd, 1, j->es, j->extrap);
+            } else if (K == 1) {
+                memcpy(dd, s + (size_t)ix[0] * j->es, j->es);
+            } else {
+                const float *sf = (const float *)s, *w = wt + o * K;
+                float acc = 0;
+                for (int k = 0; k < K; k++)
+                    acc += w[k] * sf[ix[k]];
+                *(float *)dd = acc;
+            }
+        }
+    }
+}
+
+/* An inner axis: items are (outer, out) rows of inner elements. */
 static void pass_range(void *arg, int64_t b, int64_t e)
 {
     const pass_job *j = arg;
@@ -328,13 +550,7 @@ static void pass_range(void *arg, int64_t b, int64_t e)
         const float *w = j->t->w + o * K;
         char *d = j->dst + (size_t)(r * inner) * j->es;
         if (ix[0] < 0) {
-            float *df = (float *)d;
-            if (j->es == 4) {
-                for (int64_t i = 0; i < inner; i++)
-                    df[i] = j->extrap;
-            } else {
-                memset(d, 0, (size_t)inner * j->es);
-            }
+            fill_extrap(d, inner, j->es, j->extrap);
             continue;
         }
         if (K == 1) {
@@ -343,13 +559,6 @@ static void pass_range(void *arg, int64_t b, int64_t e)
         }
         const float *s = (const float *)j->src + a * j->in * inner;
         float *df = (float *)d;
-        if (inner == 1) {
-            float acc = 0;
-            for (int k = 0; k < K; k++)
-                acc += w[k] * s[ix[k]];
-            df[0] = acc;
-            continue;
-        }
         const float *s0 = s + ix[0] * inner, *s1 = s + ix[1] * inner;
         float w0 = w[0], w1 = w[1];
         for (int64_t i = 0; i < inner; i++)
@@ -363,74 +572,89 @@ static void pass_range(void *arg, int64_t b, int64_t e)
     }
 }
 
-static int resize_run(op_ctx *c, graph_t *g, node_t *n)
+static void run_passes(op_ctx *c, const rz_state *st, const tensor_t *x, tensor_t *y)
 {
-    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
-    rz_plan p;
-    int rc = rz_plan_make(g, n, x, &p, c->err, c->errlen), r = x->ndim, npass = 0, todo[MODEL_MAX_DIMS];
-    axis_tab tabs[MODEL_MAX_DIMS];
+    int r = x->ndim;
     size_t es = dtype_size(x->dtype);
     int64_t cur[MODEL_MAX_DIMS];
     char *bufs[2] = { NULL, NULL };
     const char *src = x->data;
 
-    if (rc)
-        return rc;
-    if (tensor_numel(y) <= 0)
-        return RT_OK;
-    for (int a = 0; a < r; a++) {
-        todo[a] = !axis_tab_make(&p, a, x->dims[a], &tabs[a]);
-        npass += todo[a];
+    for (int a = 0; a < r; a++)
         cur[a] = x->dims[a];
-    }
-    if (npass == 0) {
-        memcpy(y->data, x->data, tensor_nbytes(y));
-        goto out;
-    }
     /* Cheapest order is not critical here: outermost axes first. */
     for (int a = 0, done = 0; a < r; a++) {
-        if (!todo[a])
+        if (!st->todo[a])
             continue;
         pass_job j;
-        int64_t outer = 1, inner = 1;
-        for (int i = 0; i < a; i++)
-            outer *= cur[i];
-        for (int i = a + 1; i < r; i++)
-            inner *= cur[i];
+        int64_t outer = dims_prod(cur, 0, a), inner = dims_prod(cur, a + 1, r), out = st->p.out[a];
         char *dst;
         done++;
-        if (done == npass) {
+        if (done == st->npass) {
             dst = y->data;
         } else {
             int slot = done & 1;
             free(bufs[slot]);
-            bufs[slot] = xmalloc((size_t)(outer * p.out[a] * inner) * es + 1);
+            bufs[slot] = xmalloc((size_t)(outer * out * inner) * es + 1);
             dst = bufs[slot];
         }
-        j.t = &tabs[a];
+        j.t = &st->tabs[a];
         j.src = src;
         j.dst = dst;
         j.in = cur[a];
-        j.out = p.out[a];
+        j.out = out;
         j.inner = inner;
         j.es = es;
-        j.extrap = p.extrap;
-        op_parallel_for_work(c, outer * p.out[a], inner * tabs[a].taps, pass_range, &j);
-        cur[a] = p.out[a];
+        j.extrap = st->p.extrap;
+        if (inner == 1)
+            op_parallel_for_work(c, outer, out * j.t->taps, pass_last_range, &j);
+        else
+            op_parallel_for_work(c, outer * out, inner * j.t->taps, pass_range, &j);
+        cur[a] = out;
         src = dst;
-    }
-out:
-    for (int a = 0; a < r; a++) {
-        free(tabs[a].idx);
-        free(tabs[a].w);
     }
     free(bufs[0]);
     free(bufs[1]);
+}
+
+static int resize_run(op_ctx *c, graph_t *g, node_t *n)
+{
+    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
+    rz_state local, *st = n->priv;
+    int rc = RT_OK, r = x->ndim;
+
+    if (tensor_numel(y) <= 0)
+        return RT_OK;
+    /* Nodes run without prepare (constant folding, kernel tests) or with other
+     * shapes than prepared build the tables here. */
+    if (!st || st->p.r != r || memcmp(st->in, x->dims, sizeof(int64_t) * (size_t)r) ||
+        (st->path == PATH_NN2 && dtype_size(x->dtype) != 4) ||
+        (st->path == PATH_LIN2 && x->dtype != DT_FLOAT)) {
+        rc = rz_state_make(g, n, x, &local, c->err, c->errlen);
+        if (rc)
+            return rc;
+        st = &local;
+    }
+    if (st->path == PATH_COPY) {
+        memcpy(y->data, x->data, tensor_nbytes(y));
+    } else if (st->path == PATH_NN2 || st->path == PATH_LIN2) {
+        two_job j = { st, x->data, y->data, x->dims[r - 2], x->dims[r - 1], st->p.out[r - 2],
+                      st->p.out[r - 1] };
+        int64_t rows = dims_prod(x->dims, 0, r - 2) * j.oh;
+        if (st->path == PATH_NN2)
+            op_parallel_for_work(c, rows, j.ow, nn2_range, &j);
+        else
+            op_parallel_for_work(c, rows, 4 * j.ow, lin2_range, &j);
+    } else {
+        run_passes(c, st, x, y);
+    }
+    if (st == &local)
+        rz_state_free(&local);
     return RT_OK;
 }
 
 const op_def exec_ops_resize[] = {
-    { "Resize", "", resize_infer, NULL, resize_run, NULL },
-    { "Upsample", "", resize_infer, NULL, resize_run, NULL },
+    { "Resize", "", resize_infer, resize_prepare, resize_run, resize_release },
+    { "Upsample", "", resize_infer, resize_prepare, resize_run, resize_release },
     { NULL, NULL, NULL, NULL, NULL, NULL },
 };

@@ -9,6 +9,7 @@
 #include "util/util.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -857,6 +858,96 @@ static void test_resize(void)
     done(g);
 }
 
+/* Resize of larger 4-D tensors through every path (one pass over H and W for
+ * nearest and bilinear, per-axis passes otherwise), with and without prepare,
+ * on 1 and 2 threads, against values computed here from the ONNX formulas. */
+static double rz_src_half_pixel(int64_t o, double s, int64_t in)
+{
+    double v = (o + 0.5) / s - 0.5;
+    return v < 0 ? 0 : v > in - 1 ? in - 1 : v;
+}
+
+static void test_resize_paths(void)
+{
+    enum { C = 4, H = 48, W = 64 };
+    static float x[C * H * W];
+    static const float cases[][4] = {
+        { 1, 1, 2, 2 },       /* nearest x2: one pass, integer factor */
+        { 1, 1, 8, 8 },       /* nearest x8 */
+        { 1, 1, 1.5f, 2.5f }, /* nearest, gathered columns */
+        { 1, 2, 1, 3 },       /* nearest along C and W: per-axis passes */
+        { 1, 1, 2, 2 },       /* linear x2 (mode set below) */
+        { 1, 1, 0.5f, 1.5f }, /* linear, down along H */
+        { 1, 2, 2, 1 },       /* linear along C and H: per-axis passes */
+    };
+    char err[256];
+    for (int i = 0; i < C * H * W; i++)
+        x[i] = (float)((i * 37) % 101) - 50.0f;
+    for (int k = 0; k < (int)(sizeof(cases) / sizeof(cases[0])); k++) {
+        const float *sc = cases[k];
+        int linear = k >= 4;
+        for (int variant = 0; variant < 4; variant++) {
+            int nth = variant & 1 ? 2 : 1, prep = variant >> 1;
+            graph_t *g = graph_new();
+            int in[4] = { mk(g, "x", DT_FLOAT, 4, (int64_t[]){ 1, C, H, W }, x), -1,
+                          mk(g, "scales", DT_FLOAT, 1, (int64_t[]){ 4 }, sc), -1 };
+            node_t *n = mknode(g, "Resize", 4, in, 1);
+            g->opset = 13;
+            if (linear) {
+                set_str(n, "mode", "linear");
+            } else {
+                set_str(n, "coordinate_transformation_mode", "asymmetric");
+                set_str(n, "nearest_mode", "floor");
+            }
+            int rc = 0;
+            if (prep) {
+                n->def = exec_find_op("", "Resize");
+                rc = n->def->infer(g, n, err, sizeof(err));
+                if (!rc)
+                    rc = n->def->prepare(g, n, err, sizeof(err));
+            }
+            if (!rc)
+                rc = run(g, nth, err, sizeof(err));
+            int64_t oc = (int64_t)(C * sc[1]), oh = (int64_t)(H * sc[2]), ow = (int64_t)(W * sc[3]);
+            const tensor_t *y = outp(g, 0);
+            int ok = rc == 0 && shape_is(y, 4, (int64_t[]){ 1, oc, oh, ow });
+            double maxerr = 0;
+            for (int64_t c = 0; ok && c < oc; c++)
+                for (int64_t h = 0; h < oh; h++)
+                    for (int64_t w = 0; w < ow; w++) {
+                        double want, got = ((const float *)y->data)[(c * oh + h) * ow + w];
+                        if (!linear) {
+                            int64_t ic = (int64_t)floor(c / (double)sc[1]);
+                            int64_t ih = (int64_t)floor(h / (double)sc[2]);
+                            int64_t iw = (int64_t)floor(w / (double)sc[3]);
+                            want = x[(ic * H + ih) * W + iw];
+                        } else {
+                            double pc = rz_src_half_pixel(c, sc[1], C);
+                            double ph = rz_src_half_pixel(h, sc[2], H);
+                            double pw = rz_src_half_pixel(w, sc[3], W);
+                            int64_t c0 = (int64_t)pc, h0 = (int64_t)ph, w0 = (int64_t)pw;
+                            int64_t c1 = c0 + 1 < C ? c0 + 1 : c0, h1 = h0 + 1 < H ? h0 + 1 : h0;
+                            int64_t w1 = w0 + 1 < W ? w0 + 1 : w0;
+                            double fc = pc - c0, fh = ph - h0, fw = pw - w0;
+                            want = 0;
+                            for (int a = 0; a < 2; a++)
+                                for (int b = 0; b < 2; b++)
+                                    for (int d = 0; d < 2; d++)
+                                        want += (a ? fc : 1 - fc) * (b ? fh : 1 - fh) *
+                                                (d ? fw : 1 - fw) *
+                                                x[((a ? c1 : c0) * H + (b ? h1 : h0)) * W + (d ? w1 : w0)];
+                        }
+                        if (fabs(got - want) > maxerr)
+                            maxerr = fabs(got - want);
+                    }
+            CHECK(ok && maxerr <= 1e-4, "Resize case %d (%s, scales %g %g %g, %d threads, %s): %s "
+                  "max err %g", k, linear ? "linear" : "nearest", sc[1], sc[2], sc[3], nth,
+                  prep ? "prepared" : "unprepared", err, maxerr);
+            done(g);
+        }
+    }
+}
+
 /* ---- reduce ----------------------------------------------------------------- */
 
 static void test_reduce(void)
@@ -953,6 +1044,7 @@ int main(void)
     test_shape();
     test_layout();
     test_resize();
+    test_resize_paths();
     test_reduce();
     threadpool_free(g_pool);
     TEST_END();
