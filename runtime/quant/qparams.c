@@ -47,84 +47,87 @@ float quant_dq8(int8_t q, const qparam_t *p)
     return (float)(q - p->zp) * p->scale;
 }
 
-/* quant_q8 for 8 values at a time, with the same results, minus zp (as float).
- * x / scale is taken as x * (1 / scale), which is within 2 ulp of the true
- * quotient: that changes the rounding only when the quotient is within a hair
- * of a half-integer, so such blocks (rare: activations lie on their grid, far
- * from halves) are redone with the true division, as quant_q8 divides. |x/scale| > 512 lands outside
- * the int8 range whatever zp is, so clamping there first changes nothing; below
- * it the int conversion truncates exactly and the fraction decides the
- * half-away rounding; NaN fails every compare and ends at -128 as in quant_q8. */
-typedef float qv8 __attribute__((vector_size(32)));
-typedef int32_t qv8i __attribute__((vector_size(32)));
-#define QV 8
-/* x86-64-v3 (AVX2) clone where the CPU has it: the 8-lane vectors are then
- * one register each */
+/* quant_q8 value by value, minus zp, as float, in a form that vectorises:
+ * the same IEEE division x / scale, then round-half-away as
+ * trunc(y + copysign(0.5 - 2^-25, y)), which equals roundf(y) for every float
+ * (checked exhaustively over all 2^32 inputs; the sum rounds to nearest even,
+ * so exact halves still go up and values just below a half stay down); then
+ * + zp and the clamp, NaN failing every compare and ending at -128 as in
+ * quant_q8. Clones for AVX-512 and AVX2 where the CPU has them. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define QCLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define QCLONES \
+    __attribute__((optimize("O3"), target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
-#define QCLONES
+#define QCLONES __attribute__((optimize("O3")))
 #endif
 
-/* m ? a : b, lane by lane (m: a compare's all-ones / all-zeros lanes) */
-#define qsel(m, a, b) ((qv8)(((qv8i)(a) & (m)) | ((qv8i)(b) & ~(m))))
+static inline float q8_centered(float x, float s, float zpf)
+{
+    float y = x / s;
+    /* |y| > 512 saturates whatever zp is: clamping there first changes
+     * nothing, keeps the int conversion (truncation) in range, and sends NaN
+     * to -512, hence -128 */
+    y = y >= -512.0f ? y : -512.0f;
+    y = y > 512.0f ? 512.0f : y;
+    float r = (float)(int32_t)(y + copysignf(0.49999997f, y)) + zpf;
+    r = r < -128.0f ? -128.0f : r;
+    r = r > 127.0f ? 127.0f : r;
+    return r - zpf;
+}
 
-/* r = q - zp of the QV values at src, with x * inv (div 0: ok set to 0 when a
- * lane is near a half) or x / sc (div 1, always ok) (a macro: no vector crosses a call, whatever the clone's ABI). */
-#define Q8_BLOCK(src, inv, sc, div, zpf, r, ok)                                         \
-    do {                                                                                \
-        qv8 vinv_ = {inv, inv, inv, inv, inv, inv, inv, inv};                           \
-        qv8 vsc_ = {sc, sc, sc, sc, sc, sc, sc, sc};                                    \
-        qv8 zp_ = {zpf, zpf, zpf, zpf, zpf, zpf, zpf, zpf};                             \
-        qv8 one_ = vinv_ * 0 + 1, c512_ = one_ * 512, half_ = one_ * 0.5f;              \
-        qv8 zero_ = one_ * 0, eps_ = one_ * (1.0f / 512), lo_ = one_ * -128;            \
-        qv8 hi_ = one_ * 127, y_;                                                       \
-        memcpy(&y_, (src), sizeof(y_));                                                 \
-        y_ = (div) ? y_ / vsc_ : y_ * vinv_;                                            \
-        y_ = qsel(y_ > c512_, c512_, qsel(y_ >= -c512_, y_, -c512_));                   \
-        qv8 t_ = __builtin_convertvector(__builtin_convertvector(y_, qv8i), qv8);       \
-        qv8 d_ = y_ - t_;                                                               \
-        qv8 ad_ = qsel(d_ < zero_, -d_, d_) - half_;                                    \
-        qv8i near_ = (ad_ < eps_) & (ad_ > -eps_);                                      \
-        qv8i any_ = near_;                                                              \
-        (ok) = (div) || !(any_[0] | any_[1] | any_[2] | any_[3] | any_[4] | any_[5] |   \
-                          any_[6] | any_[7]);                                           \
-        qv8 r_ = t_ + qsel(d_ >= half_, one_, qsel(d_ <= -half_, -one_, zero_)) + zp_;  \
-        (r) = qsel(r_ < lo_, lo_, qsel(r_ > hi_, hi_, r_)) - zp_;                       \
+/* The same on QV lanes, written with vector types: GCC does not vectorise the
+ * scalar form under a function-level optimize attribute. */
+typedef float qvf __attribute__((vector_size(64)));
+typedef int32_t qvi __attribute__((vector_size(64)));
+#define QV 16
+#define Q0 ((qvf){0}) /* zeros, broadcast against scalars below */
+#define qsel(m, a, b) ((qvf)(((qvi)(a) & (m)) | ((qvi)(b) & ~(m))))
+
+/* r = q8_centered of the QV lanes of x (a macro: no vector crosses a call,
+ * whatever the clone's ABI). */
+#define Q8C_V(x, s, zpf, r)                                                              \
+    do {                                                                                 \
+        const qvf vs_ = Q0 + (s), zp_ = Q0 + (zpf), c512_ = Q0 + 512.0f; \
+        const qvf lo_ = Q0 - 128.0f, hi_ = Q0 + 127.0f;                        \
+        const qvi h_ = (qvi)(Q0 + 0.49999997f), sign_ = (qvi){0} + INT32_MIN;\
+        qvf y_ = (x) / vs_;                                                              \
+        y_ = qsel(y_ >= -c512_, y_, -c512_);                                             \
+        y_ = qsel(y_ > c512_, c512_, y_);                                                \
+        qvf r_ = __builtin_convertvector(                                                \
+                     __builtin_convertvector(y_ + (qvf)(((qvi)y_ & sign_) | h_), qvi),   \
+                     qvf) + zp_;                                                         \
+        r_ = qsel(r_ < lo_, lo_, r_);                                                    \
+        r_ = qsel(r_ > hi_, hi_, r_);                                                    \
+        (r) = r_ - zp_;                                                                  \
     } while (0)
 
 QCLONES void quant_qdq(float *v, int64_t n, const qparam_t *p)
 {
-    const float inv = 1.0f / p->scale, zpf = (float)p->zp, s = p->scale;
-    const qv8 scale = {s, s, s, s, s, s, s, s};
+    const float s = p->scale, zpf = (float)p->zp;
     int64_t i = 0;
     for (; i + QV <= n; i += QV) {
-        qv8 r;
-        int ok;
-        Q8_BLOCK(v + i, inv, s, 0, zpf, r, ok);
-        if (!ok) /* a quotient near a half: the true division decides */
-            Q8_BLOCK(v + i, inv, s, 1, zpf, r, ok);
-        r = r * scale;
-        memcpy(v + i, &r, sizeof(r));
+        qvf x;
+        memcpy(&x, v + i, sizeof(x));
+        Q8C_V(x, s, zpf, x);
+        x = x * s;
+        memcpy(v + i, &x, sizeof(x));
     }
     for (; i < n; i++)
-        v[i] = quant_dq8(quant_q8(v[i], p), p);
+        v[i] = q8_centered(v[i], s, zpf) * s;
 }
 
 QCLONES void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p)
 {
-    const float inv = 1.0f / p->scale, zpf = (float)p->zp;
+    const float s = p->scale, zpf = (float)p->zp;
     int64_t i = 0;
     for (; i + QV <= n; i += QV) {
-        qv8 r;
-        int ok;
-        Q8_BLOCK(x + i, inv, p->scale, 0, zpf, r, ok);
-        if (!ok)
-            Q8_BLOCK(x + i, inv, p->scale, 1, zpf, r, ok);
-        memcpy(out + i, &r, sizeof(r));
+        qvf v;
+        memcpy(&v, x + i, sizeof(v));
+        Q8C_V(v, s, zpf, v);
+        memcpy(out + i, &v, sizeof(v));
     }
     for (; i < n; i++)
-        out[i] = (float)(quant_q8(x[i], p) - p->zp);
+        out[i] = q8_centered(x[i], s, zpf);
 }
 
 static const char *const type_names[] = {"fp32", "fp16", "i8"};

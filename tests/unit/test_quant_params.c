@@ -68,14 +68,32 @@ int main(void)
                             : ((float)(s >> 8) / (1 << 24) - 0.5f) * 700.0f * ps[k].scale;
                 out[i] = in[i];
             }
+            /* a third of the values within a few ulp of a half-step: where
+             * x * (1/scale) and x / scale round differently */
+            for (int i = NV / 3; i < 2 * NV / 3; i++) {
+                s = s * 1664525u + 1013904223u;
+                float h = ((float)((int)(s >> 20) - 2048) + 0.5f) * ps[k].scale;
+                int32_t bits;
+                memcpy(&bits, &h, sizeof(bits));
+                bits += (int32_t)(s & 7) - 3;
+                memcpy(&in[i], &bits, sizeof(bits));
+                out[i] = in[i];
+            }
             quant_qdq(out, NV, &ps[k]);
             for (int i = 0; i < NV; i++) {
                 float want = quant_dq8(quant_q8(in[i], &ps[k]), &ps[k]);
                 if (memcmp(&want, &out[i], sizeof(float)))
                     bad++;
             }
+            /* quant_q8_centered: q - zp of the same values */
+            quant_q8_centered(in, out, NV, &ps[k]);
+            for (int i = 0; i < NV; i++) {
+                float want = (float)(quant_q8(in[i], &ps[k]) - ps[k].zp);
+                if (memcmp(&want, &out[i], sizeof(float)))
+                    bad++;
+            }
         }
-        CHECK(bad == 0, "%d values where quant_qdq differs from q8/dq8", bad);
+        CHECK(bad == 0, "%d values where quant_qdq / quant_q8_centered differ from q8/dq8", bad);
     }
 
     /* Constant zero: scale 1, zp -128 + 0 */
