@@ -180,6 +180,18 @@ api_ctx *api_ctx_get(rknn_context h, const char *fn)
     return c;
 }
 
+int64_t api_last_exec_us(rknn_context h)
+{
+    api_ctx *c = api_ctx_get(h, "api_last_exec_us");
+    int64_t us;
+
+    if (!c)
+        return -1;
+    us = c->last_run_us;
+    api_ctx_put(c);
+    return us;
+}
+
 void api_ctx_put(api_ctx *c)
 {
     pthread_mutex_unlock(&c->lock);
@@ -694,7 +706,7 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
     }
     case RKNN_QUERY_PERF_RUN: {
         rknn_perf_run *p = info;
-        p->run_duration = c->last_run_us;
+        p->run_duration = c->perf_run_us;
         break;
     }
     case RKNN_QUERY_SDK_VERSION: {

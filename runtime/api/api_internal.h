@@ -71,7 +71,9 @@ typedef struct api_ctx {
     int ran;                  /* a run completed since init/reshape */
     int warned_unset;
     uint64_t frame_id;
-    int64_t last_run_us;
+    int64_t last_run_us;      /* host wall time of the last exec_run */
+    int64_t perf_run_us;      /* RKNN_QUERY_PERF_RUN: the NPU model's predicted frame time
+                               * of the last run (npu_frame_us), host time without one */
     char *perf_text;          /* RKNN_QUERY_PERF_DETAIL */
     struct npu_graph *npu;    /* the graph lowered for the NPU cost model (runtime/npu), or
                                * NULL: built at the first costed run, dropped on re-prepare */
@@ -88,6 +90,11 @@ typedef struct api_ctx {
 } api_ctx;
 
 void api_prev_free(api_ctx *c);
+
+/* Host wall time (us) of the executor inside the context's last rknn_run, for
+ * tests/tools/bench_api (RKNN_QUERY_PERF_RUN answers the predicted board time);
+ * -1 for an invalid handle. */
+int64_t api_last_exec_us(rknn_context h);
 
 /* ---- handles (api_core.c) ---- */
 /* Looks the handle up and locks the context; NULL (with an E line naming fn) if

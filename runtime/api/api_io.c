@@ -875,6 +875,9 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
     else if (level >= 4 && c->perf_text)
         fputs(c->perf_text, stderr);
     api_npu_account_run(c, layers);
+    /* PERF_RUN answers what a board's plain rknn_run would take: the predicted frame
+     * (costed by api_npu_account_run), not this host's time */
+    c->perf_run_us = c->npu ? (int64_t)(npu_frame_us(c->npu) + 0.5) : c->last_run_us;
     for (int i = 0; i < c->n_out; i++) {
         api_io *io = &c->out[i];
         const tensor_t *t = exec_output(c->x, i);

@@ -7,7 +7,9 @@
  *   exec      exec_run alone (the fp32 executor, no API: the baseline);
  *   general   rknn_inputs_set (float32 in the model's NCHW layout), rknn_run,
  *             rknn_outputs_get (want_float) + rknn_outputs_release, each timed; the
- *             executor's share of rknn_run comes from RKNN_QUERY_PERF_RUN;
+ *             executor's share of rknn_run is its host time inside that run
+ *             (api_last_exec_us: RKNN_QUERY_PERF_RUN answers the simulated board's
+ *             frame time, not this host's);
  *   image     rknn_inputs_set of a uint8 NHWC image (4-D inputs of 1/3/4 channels,
  *             what a camera app does: the conversion the NPU would do in hardware);
  *   zero-copy the application's copy into rknn_create_mem memory bound with the
@@ -16,8 +18,8 @@
  * Prints one row of medians in microseconds (--header: the column names first):
  *   model exec_us run_us set_us run_ovh_us get_us api_ovh_us api_ovh_pct img_set_us
  *   zc_copy_us zc_run_ovh_us saved_board_us saved_sim_us
- * where run = rknn_run's wall time, api_ovh = set + (run - PERF_RUN) + get (PERF_RUN:
- * the executor's time inside that rknn_run), in % of exec. Zero-copy, per frame:
+ * where run = rknn_run's wall time, api_ovh = set + (run - the executor's time inside
+ * that rknn_run) + get, in % of exec. Zero-copy, per frame:
  * saved_board = (img_set + get) - zc_copy, the copies of the general flow that a board
  * does not make (its NPU reads the bound image and writes the native outputs itself);
  * saved_sim = (img_set + run_ovh + get) - (zc_copy + zc_run_ovh), measured here, where
@@ -28,6 +30,7 @@
 #include <string.h>
 
 #include "rknn_api.h"
+#include "runtime/api/api_internal.h"
 #include "runtime/exec/exec.h"
 #include "runtime/model/model.h"
 #include "runtime/passes/passes.h"
@@ -240,7 +243,6 @@ int main(int argc, char **argv)
     for (int it = -2; it < iters; it++) {
         int k = it < 0 ? 0 : it;
         double a, b;
-        rknn_perf_run pr;
 
         /* general flow, float input */
         a = rt_now_us();
@@ -248,11 +250,11 @@ int main(int argc, char **argv)
             goto api_fail;
         b = rt_now_us();
         t[1][k] = b - a;
-        if (rknn_run(ctx, NULL) || rknn_query(ctx, RKNN_QUERY_PERF_RUN, &pr, sizeof(pr)))
+        if (rknn_run(ctx, NULL))
             goto api_fail;
         a = rt_now_us();
         t[7][k] = a - b;
-        t[2][k] = a - b - (double)pr.run_duration;
+        t[2][k] = a - b - (double)api_last_exec_us(ctx);
         memset(out, 0, sizeof(out));
         for (uint32_t i = 0; i < io.n_output; i++) {
             out[i].index = i;
@@ -273,7 +275,6 @@ int main(int argc, char **argv)
     for (int it = -2; it < iters; it++) {
         int k = it < 0 ? 0 : it;
         double a, b;
-        rknn_perf_run pr;
 
         /* zero-copy: the application's copy into the bound memory, then run */
         a = rt_now_us();
@@ -291,15 +292,16 @@ int main(int argc, char **argv)
         }
         b = rt_now_us();
         t[5][k] = b - a;
-        if (rknn_run(zctx, NULL) || rknn_query(zctx, RKNN_QUERY_PERF_RUN, &pr, sizeof(pr)))
+        if (rknn_run(zctx, NULL))
             goto api_fail;
-        t[6][k] = rt_now_us() - b - (double)pr.run_duration;
+        t[6][k] = rt_now_us() - b - (double)api_last_exec_us(zctx);
     }
 
     double exec_us = median(t[0], iters), set_us = median(t[1], iters);
-    double run_ovh = median(t[2], iters), get_us = median(t[3], iters);
+    double run_us = median(t[7], iters), run_ovh = median(t[2], iters);
+    double get_us = median(t[3], iters);
     double img_us = any_img ? median(t[4], iters) : set_us, zc_copy = median(t[5], iters);
-    double zc_run = median(t[6], iters), run_us = median(t[7], iters);
+    double zc_run = median(t[6], iters);
     double api = set_us + run_ovh + get_us;
     const char *base = strrchr(model, '/');
     printf("%-32s %9.0f %9.0f %8.1f %10.1f %8.1f %10.1f %10.2f%% %10.1f %10.1f %13.1f %14.1f "

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "rknn_api.h"
+#include "runtime/npu/npu.h"
 #include "tests/test.h"
+#include "tracer/perflog.h"
 
 #define MNIST "tests/data/models/mnist.onnx"
 
@@ -407,6 +409,67 @@ static void test_async(void)
     rknn_destroy(plain);
 }
 
+/* RKNN_QUERY_PERF_RUN is the predicted time of a plain rknn_run (npu.h npu_frame_us):
+ * the level-4 table read back with the vendor-log parser, each NPU row without the
+ * per-layer submission t_layer_us that only the perf_debug run pays (rows print
+ * truncated times: the prediction lies in [sum, sum + rows], +-0.5 for rounding).
+ * With no layer timed on the host (only Input/OutputOperator on the CPU) the answer
+ * is the same on every run and in a plain context of the same model. */
+static void check_perf_run(const char *model, rknn_input *in)
+{
+    const npu_platform_t *p = npu_platform_find("rk3588");
+    perflog_table_t *tb = NULL;
+    rknn_perf_run pr = {0}, pr2 = {0}, pr3 = {0};
+    rknn_perf_detail pd = {0};
+    rknn_context ctx = 0, plain = 0;
+    char err[256] = "";
+    double want = 0;
+    int n = 0, host_rows = 0;
+
+    CHECK(rknn_init(&ctx, (void *)model, 0, RKNN_FLAG_COLLECT_PERF_MASK, NULL) == 0 &&
+              rknn_inputs_set(ctx, 1, in) == 0 && rknn_run(ctx, NULL) == 0 &&
+              rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)) == 0 &&
+              rknn_query(ctx, RKNN_QUERY_PERF_RUN, &pr, sizeof(pr)) == 0,
+          "%s: perf run", model);
+    CHECK(pd.perf_data && perflog_parse(pd.perf_data, strlen(pd.perf_data), &tb, &n, err,
+                                        sizeof err) == 0 && n == 1 && tb[0].n_rows > 0,
+          "%s: perf table parses: %s", model, err);
+    if (!tb || n < 1)
+        goto out;
+    for (int i = 0; i < tb[0].n_rows; i++) {
+        const perflog_row_t *r = &tb[0].rows[i];
+        int dt = strstr(r->datatype, "INT8") ? NPU_INT8 : NPU_FP16;
+        want += (double)r->time_us - (strcmp(r->target, "NPU") ? 0 : p->t_layer_us[dt]);
+        host_rows += strcmp(r->target, "NPU") && strcmp(r->optype, "InputOperator") &&
+                     strcmp(r->optype, "OutputOperator");
+    }
+    CHECK(pr.run_duration >= want - 0.5 && pr.run_duration <= want + tb[0].n_rows + 0.5,
+          "%s: PERF_RUN %lld us, table without per-layer submission %.0f us (%d rows, "
+          "total %lld)", model, (long long)pr.run_duration, want, tb[0].n_rows,
+          (long long)tb[0].total_time_us);
+    CHECK(pr.run_duration < tb[0].total_time_us, "%s: PERF_RUN %lld < level-4 total %lld",
+          model, (long long)pr.run_duration, (long long)tb[0].total_time_us);
+    if (host_rows)
+        goto out;
+    CHECK(rknn_run(ctx, NULL) == 0 && rknn_query(ctx, RKNN_QUERY_PERF_RUN, &pr2,
+                                                 sizeof(pr2)) == 0 &&
+              pr2.run_duration == pr.run_duration,
+          "%s: second run: PERF_RUN %lld == %lld", model, (long long)pr2.run_duration,
+          (long long)pr.run_duration);
+    CHECK(rknn_init(&plain, (void *)model, 0, 0, NULL) == 0 && rknn_inputs_set(plain, 1, in) == 0 &&
+              rknn_run(plain, NULL) == 0 &&
+              rknn_query(plain, RKNN_QUERY_PERF_RUN, &pr3, sizeof(pr3)) == 0 &&
+              pr3.run_duration == pr.run_duration,
+          "%s: plain context: PERF_RUN %lld == %lld", model, (long long)pr3.run_duration,
+          (long long)pr.run_duration);
+out:
+    if (plain)
+        rknn_destroy(plain);
+    if (ctx)
+        rknn_destroy(ctx);
+    perflog_free(tb, n);
+}
+
 static void test_perf_detail(void)
 {
     rknn_context ctx = 0;
@@ -436,6 +499,17 @@ static void test_perf_detail(void)
           "perf table:\n%s", pd.perf_data ? pd.perf_data : "(null)");
     CHECK(pd.perf_data && strstr(pd.perf_data, "(1,8,28,28)"), "conv1 output shape listed");
     rknn_destroy(ctx);
+    check_perf_run(MNIST, &in);
+    {
+        /* a model whose frame is milliseconds: host times would not pass */
+        static unsigned char img[224 * 224];
+        rknn_input si = in;
+        for (int i = 0; i < 224 * 224; i++)
+            img[i] = (unsigned char)(i * 7);
+        si.buf = img;
+        si.size = sizeof(img);
+        check_perf_run("tests/data/models/super_resolution_224.onnx", &si);
+    }
 
     /* a platform without an NPU model in runtime/npu: the host-time table */
     setenv("RKNN_TARGET", "rk2118", 1);
