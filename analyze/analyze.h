@@ -170,7 +170,12 @@ typedef struct store_accuracy {
     int fused;                 /* fused into the next activation, not quantized */
     int is_output;             /* a graph output */
     metrics_t entire, single;
+    /* STORE_ACC_QUANT (NULL when adding): the quantized run against its fp32
+     * golden; "golden:DIR": `analyze RUN --golden DIR` (entire only). */
+    const char *source;
 } store_accuracy;
+
+#define STORE_ACC_QUANT "quant"
 
 void store_accuracy_init(store_accuracy *a);
 int store_accuracy_add(store *st, int64_t run_id, const store_accuracy *row, char *err,
@@ -178,6 +183,12 @@ int store_accuracy_add(store *st, int64_t run_id, const store_accuracy *row, cha
 int store_get_accuracy(store *st, int64_t run_id, store_accuracy **rows, int *n, char *err,
                        size_t errlen);
 void store_accuracy_free(store_accuracy *rows, int n);
+/* Replaces the external-golden rows of committed run run_id by rows (their
+ * source set to `source`, which must not be STORE_ACC_QUANT) in one
+ * transaction. store_get_accuracy returns those rows when a run has them, else
+ * its STORE_ACC_QUANT rows. */
+int store_accuracy_replace_golden(store *st, int64_t run_id, const char *source,
+                                  const store_accuracy *rows, int n, char *err, size_t errlen);
 
 /* ---- Run comparison (analyze/compare.c) ----
  * Two stored runs side by side, aligned by source tensor name (so that fusions,

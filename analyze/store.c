@@ -52,7 +52,8 @@ static const char *const migrations[] = {
     "  entire_sqnr_db REAL, entire_flags INTEGER,"
     "  single_cos REAL, single_euc REAL, single_max_abs REAL, single_mean_abs REAL,"
     "  single_sqnr_db REAL, single_flags INTEGER,"
-    "  PRIMARY KEY (run_id, idx));"
+    "  source TEXT NOT NULL DEFAULT 'quant',"
+    "  PRIMARY KEY (run_id, source, idx));"
     "CREATE INDEX runs_time ON runs(time);",
 };
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -944,7 +945,7 @@ static void read_metrics(sqlite3_stmt *s, int i, metrics_t *m)
 #define ACC_COLS                                                                          \
     "idx, layer, name, op, node, fused, is_output, entire_cos, entire_euc, "             \
     "entire_max_abs, entire_mean_abs, entire_sqnr_db, entire_flags, single_cos, "         \
-    "single_euc, single_max_abs, single_mean_abs, single_sqnr_db, single_flags"
+    "single_euc, single_max_abs, single_mean_abs, single_sqnr_db, single_flags, source"
 
 void store_accuracy_init(store_accuracy *a)
 {
@@ -955,20 +956,19 @@ void store_accuracy_init(store_accuracy *a)
     a->single = a->entire;
 }
 
-int store_accuracy_add(store *st, int64_t run_id, const store_accuracy *a, char *err,
-                       size_t errlen)
+/* One row into the open transaction (the caller checked it is writable). */
+static int acc_insert(store *st, int64_t run_id, const store_accuracy *a, char *err,
+                      size_t errlen)
 {
     sqlite3_stmt *s = NULL;
     int rc;
 
-    if ((rc = check_open(st, run_id, err, errlen)))
-        return rc;
     if (!a->name)
         return rt_err(err, errlen, RT_EINVAL, "error row %lld has no tensor name",
                       (long long)a->idx);
     if ((rc = db_prepare(st,
                          "INSERT INTO accuracy (run_id, " ACC_COLS ") VALUES "
-                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);
@@ -981,6 +981,7 @@ int store_accuracy_add(store *st, int64_t run_id, const store_accuracy *a, char 
     sqlite3_bind_int(s, 8, a->is_output != 0);
     bind_metrics(s, 9, &a->entire);
     bind_metrics(s, 15, &a->single);
+    bind_text(s, 21, a->source ? a->source : STORE_ACC_QUANT);
     if (sqlite3_step(s) != SQLITE_DONE) {
         if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_CONSTRAINT)
             rc = rt_err(err, errlen, RT_EINVAL, "error row %lld added twice", (long long)a->idx);
@@ -991,9 +992,64 @@ int store_accuracy_add(store *st, int64_t run_id, const store_accuracy *a, char 
     return rc;
 }
 
+int store_accuracy_add(store *st, int64_t run_id, const store_accuracy *a, char *err,
+                       size_t errlen)
+{
+    int rc = check_open(st, run_id, err, errlen);
+    return rc ? rc : acc_insert(st, run_id, a, err, errlen);
+}
+
+int store_accuracy_replace_golden(store *st, int64_t run_id, const char *source,
+                                  const store_accuracy *rows, int n, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if ((rc = check_writable(st, err, errlen)))
+        return rc;
+    if (st->open_run)
+        return rt_err(err, errlen, RT_EINVAL, "run %lld is open for writing",
+                      (long long)st->open_run);
+    if (!source || !strncmp(source, STORE_ACC_QUANT, sizeof(STORE_ACC_QUANT)))
+        return rt_err(err, errlen, RT_EINVAL, "an external golden needs its own source name");
+    if ((rc = db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
+        return rc;
+    if ((rc = db_prepare(st, "SELECT 1 FROM runs WHERE id = ?", &s, err, errlen)))
+        goto fail;
+    sqlite3_bind_int64(s, 1, run_id);
+    if (sqlite3_step(s) != SQLITE_ROW)
+        rc = rt_err(err, errlen, RT_EINVAL, "no run %lld", (long long)run_id);
+    sqlite3_finalize(s);
+    s = NULL;
+    if (rc)
+        goto fail;
+    if ((rc = db_prepare(st, "DELETE FROM accuracy WHERE run_id = ? AND source <> '"
+                         STORE_ACC_QUANT "'", &s, err, errlen)))
+        goto fail;
+    sqlite3_bind_int64(s, 1, run_id);
+    if (sqlite3_step(s) != SQLITE_DONE)
+        rc = db_fail(st, err, errlen, "cannot replace the per-layer errors");
+    sqlite3_finalize(s);
+    if (rc)
+        goto fail;
+    for (int i = 0; i < n; i++) {
+        store_accuracy a = rows[i];
+        a.source = source;
+        if ((rc = acc_insert(st, run_id, &a, err, errlen)))
+            goto fail;
+    }
+    if ((rc = db_exec(st, "COMMIT", err, errlen)))
+        goto fail;
+    return RT_OK;
+fail:
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
 void store_accuracy_free(store_accuracy *rows, int n)
 {
     for (int i = 0; rows && i < n; i++) {
+        free((void *)rows[i].source);
         free((void *)rows[i].name);
         free((void *)rows[i].op);
         free((void *)rows[i].node);
@@ -1010,7 +1066,11 @@ int store_get_accuracy(store *st, int64_t run_id, store_accuracy **rows, int *n,
 
     *rows = NULL;
     *n = 0;
-    if ((rc = db_prepare(st, "SELECT " ACC_COLS " FROM accuracy WHERE run_id = ? ORDER BY idx",
+    /* One source: an external golden's rows when the run has them (the latest
+     * `analyze --golden`), else the quantized run's own. */
+    if ((rc = db_prepare(st, "SELECT " ACC_COLS " FROM accuracy WHERE run_id = ?1 AND source = "
+                         "(SELECT source FROM accuracy WHERE run_id = ?1 ORDER BY source = '"
+                         STORE_ACC_QUANT "' LIMIT 1) ORDER BY idx",
                          &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);
@@ -1030,6 +1090,7 @@ int store_get_accuracy(store *st, int64_t run_id, store_accuracy **rows, int *n,
         a->is_output = sqlite3_column_int(s, 6);
         read_metrics(s, 7, &a->entire);
         read_metrics(s, 13, &a->single);
+        a->source = col_text(s, 19);
     }
     if (step != SQLITE_DONE) {
         rc = db_fail(st, err, errlen, "cannot read the per-layer errors");

@@ -65,11 +65,56 @@ static const char *fmt_sqnr(double v, char *buf, size_t len)
     return buf;
 }
 
+/* The matched rows as the run's external-golden accuracy rows (source
+ * "golden:DIR", DIR absolute when it can be resolved), in one transaction. */
+static int store_golden_rows(const char *db, int64_t run_id, const char *golden,
+                             const golden_report *r, char *err, size_t errlen)
+{
+    store *st = NULL;
+    store_accuracy *rows = xcalloc((size_t)r->n_rows + 1, sizeof(*rows));
+    store_output *outs = NULL;
+    char *abs = realpath(golden, NULL), *source = NULL;
+    int n = 0, n_outs = 0, rc;
+
+    rc = store_open(store_default_path(db), &st, err, errlen);
+    if (!rc)
+        rc = store_get_outputs(st, run_id, &outs, &n_outs, err, errlen);
+    if (rc)
+        goto out;
+
+    source = xmalloc(strlen(abs ? abs : golden) + 8);
+    sprintf(source, "golden:%s", abs ? abs : golden);
+    for (int i = 0; i < r->n_rows; i++) {
+        const golden_row *g = &r->rows[i];
+        if (!g->matched)
+            continue;
+        store_accuracy *a = &rows[n];
+        store_accuracy_init(a);
+        a->idx = n++;
+        a->layer = g->layer;
+        a->name = g->name;
+        a->op = g->op;
+        a->entire = g->m;
+        for (int k = 0; k < n_outs; k++)
+            if (outs[k].name && !strcmp(outs[k].name, g->name))
+                a->is_output = 1;
+    }
+    rc = store_accuracy_replace_golden(st, run_id, source, rows, n, err, errlen);
+out:
+    store_close(st);
+    store_outputs_free(outs, n_outs);
+    free(rows);
+    free(source);
+    free(abs);
+    return rc;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
     const char *db = NULL, *ref = NULL, *golden = NULL;
     double thr = 0.99;
     int json = 0, ret = EXIT_INTERNAL, rc;
+    int64_t run_id = 0;
     char err[1024] = "", *dir = NULL;
     golden_report *r = NULL;
 
@@ -120,6 +165,7 @@ int cmd_analyze(int argc, char **argv)
         int no_dump = 0;
         rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
         if (!rc && !(rc = store_get_run(st, ref, &run, err, sizeof(err)))) {
+            run_id = run.id;
             dir = run_dump_dir(&run);
             if (!dir && (no_dump = 1))
                 rc = rt_err(err, sizeof(err), RT_EINVAL,
@@ -136,6 +182,13 @@ int cmd_analyze(int argc, char **argv)
     if (rc) {
         cli_error("%s", err);
         ret = rc == RT_EINVAL ? EXIT_INPUT : cli_exit_code(rc);
+        goto out;
+    }
+    /* A recorded run keeps the result (before anything is printed, so that a
+     * failure to store leaves no output that looks like success). */
+    if (run_id && (rc = store_golden_rows(db, run_id, golden, r, err, sizeof(err)))) {
+        cli_error("%s", err);
+        ret = cli_exit_code(rc);
         goto out;
     }
     int first = -1, worst = -1;

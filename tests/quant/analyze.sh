@@ -93,6 +93,25 @@ done
 expect_rc 0 "analyze RUN (its recorded dump folder)" "$R" analyze dumped --golden "$T/level5" --db "$T/r.db" --json
 $PY -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['golden_layout']=='rknpu-level5'; r=d['layers']; \
 assert r[0]['cos']==1.0 and r[0]['euc']==0.0, r[0]; assert abs(r[1]['cos']-1)<1e-12, r[1]" "$T/out" && ok || bad "level5: float input wins, x/2 gives cos 1"
+# the run keeps the result: show and compare read the stored rows (== the JSON printed)
+cp "$T/out" "$T/analyzed.json"
+expect_rc 0 "show RUN after analyze" "$R" show dumped --db "$T/r.db" --json
+$PY - "$T/analyzed.json" "$T/out" <<'PYEOF' && ok || bad "stored rows == analyze JSON"
+import json, sys
+a, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+rows, acc = [r for r in a["layers"] if r["matched"]], s["accuracy"]
+assert len(rows) == len(acc) == 12, (len(rows), len(acc))
+for r, t in zip(rows, acc):
+    assert r["name"] == t["name"], (r["name"], t["name"])
+    for k in ("cos", "euc", "max_abs", "mean_abs", "sqnr_db"):
+        tv, rv = t["entire"][k], r[k]
+        assert tv == rv or abs(tv - rv) <= 1e-12 * max(1, abs(rv)), (r["name"], k, tv, rv)
+assert [t["output"] for t in acc].count(True) == 1 and acc[-1]["output"], "graph output marked"
+PYEOF
+expect_rc 0 "compare RUN RUN after analyze" "$R" compare dumped dumped --db "$T/r.db" --json
+$PY -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['a']['has_errors'] and d['a']['worst_output'] == 'Plus214_Output_0', d['a']" "$T/out" && ok || bad "compare sees the rows"
+"$R" analyze dumped --golden "$T/byname" --db "$T/r.db" >/dev/null 2>&1 || bad "re-analyze"
+[ "$(sqlite3 "$T/r.db" "SELECT COUNT(*) || ' ' || COUNT(DISTINCT source) FROM accuracy")" = "12 1" ] && ok || bad "re-analysis replaces the rows"
 expect_rc 0 "analyze vs ours" "$R" analyze "$T/D" --golden "$T/D"
 grep -q "12 of 12 tensors matched by name" "$T/out" && ok || bad "12 matched"
 grep -q "every matched layer keeps cos >= 0.99" "$T/out" && ok || bad "identical dumps: cos 1"
