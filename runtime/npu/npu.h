@@ -45,6 +45,8 @@ typedef struct npu_platform {
     int ddr_bus_bytes;          /* DDR bus width in bytes */
     double ddr_eff;             /* usable share of peak DDR bandwidth (fit, see npu_platform.c) */
     uint32_t sram_bytes;        /* NPU-assignable on-chip SRAM for internal tensors, 0 = none */
+    uint32_t nbuf_bytes;        /* on-chip NPU buffer ("nbuf") a single-core context's
+                                 * Internal buffer starts in, 0 = none (npu_mem_plan) */
     /* Time model (our fit to real logs, see npu_platform.c): time_us =
      * max(npu_cycles * t_npu, ddr_cycles * t_ddr) / npu_mhz + t_layer_us. */
     double t_npu[NPU_NDTYPE], t_ddr[NPU_NDTYPE], t_layer_us[NPU_NDTYPE];
@@ -290,6 +292,8 @@ typedef struct npu_mem_plan {
     uint32_t sram_size;          /* bytes of the Internal buffer backed by SRAM, 0 none */
     uint32_t sram_offset;        /* their place in the pool */
     npu_sram_pool_t *pool;       /* where they came from (NULL: no SRAM) */
+    uint32_t nbuf_size;          /* bytes of the Internal buffer backed by the chip's nbuf
+                                  * (platform nbuf_bytes), 0 none; counted as hits too */
     /* Predict ... RW Amount: every internal byte written once and read by each
      * reader, model inputs read, outputs written; weights read once. */
     uint64_t rw_internal, rw_weight, rw_sram_hit;
@@ -304,7 +308,10 @@ typedef struct npu_mem_plan {
  * driver maps an SRAM-backed object ([SRAM part][DDR part], npu-hw.md §3.5);
  * a tensor's SramHit is its overlap with that part, which its producer does
  * not write to DDR and its readers do not read from DDR (npu_cost uses
- * sram_hit/sram_rd). want = 0: as much as the buffer needs. Replaces a
+ * sram_hit/sram_rd). Without a pool, on a chip with an nbuf (rk3576, rk3562)
+ * the first nbuf_bytes of the buffer are the nbuf, hits alike: the driver maps
+ * an RKNPU_MEM_TRY_ALLOC_NBUF object as [NBUF part][DDR part] the same way.
+ * want = 0: as much as the buffer needs. Replaces a
  * previous plan. RT_EUNSUPPORTED when pool is given on a chip without SRAM or
  * for another chip. Call before npu_cost. */
 int npu_mem_plan(npu_graph_t *ng, const graph_t *g, npu_sram_pool_t *pool, uint32_t want,

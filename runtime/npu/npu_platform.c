@@ -82,6 +82,11 @@ static const npu_platform_t platforms[] = {
         .ddr_bus_bytes = 4,          /* 2x16-bit, third-party summary (UNVERIFIED) */
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0,             /* nbuf 1 MiB instead of SRAM (DRV rk3576 nbuf_size) */
+        /* DRV rk3576_cache_sgt_init: the 1 MiB nbuf is split per core, 448 KiB + 64 KiB
+         * each; a single-core object gets nbuf_size / num_irqs = 512 KiB (npu-hw.md
+         * §1.1, §3.5). That librknnrt asks for it (RKNPU_MEM_TRY_ALLOC_NBUF) for the
+         * Internal buffer by default is our reading (UNVERIFIED: no RK3576 level-3 log). */
+        .nbuf_bytes = 512 * 1024,
         TIME_MODEL,
         .cbuf_bytes = 384 * 1024,    /* UNVERIFIED: assumed as rk3588 */
         .max_tasks_per_commit = 65535, /* DRV 16-bit */
@@ -124,6 +129,8 @@ static const npu_platform_t platforms[] = {
         .ddr_bus_bytes = 4,          /* UNVERIFIED */
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0,             /* nbuf 256 KiB, not SRAM (DRV) */
+        .nbuf_bytes = 256 * 1024,    /* DRV rk3562_rknpu_config nbuf_size, one core
+                                      * (used as on rk3576, UNVERIFIED) */
         TIME_MODEL,
         .cbuf_bytes = 256 * 1024,    /* UNVERIFIED */
         .max_tasks_per_commit = 65535,

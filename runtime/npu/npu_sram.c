@@ -471,6 +471,12 @@ int npu_mem_plan(npu_graph_t *ng, const graph_t *g, npu_sram_pool_t *pool, uint3
         }
     }
 
+    /* no SRAM: the chip's nbuf backs the start of the buffer (npu.h) */
+    if (!mp->sram_size && ng->plat->nbuf_bytes && mp->internal_size) {
+        uint64_t req = align_up(mp->internal_size, PAGE);
+        mp->nbuf_size = req < ng->plat->nbuf_bytes ? (uint32_t)req : ng->plat->nbuf_bytes;
+    }
+
     /* weights, IOVA (ours: top-down below 4 GiB, page aligned), hits, RW */
     for (int i = 0; i < ng->n; i++)
         if (ng->l[i].target == NPU_TGT_NPU)
@@ -485,9 +491,9 @@ int npu_mem_plan(npu_graph_t *ng, const graph_t *g, npu_sram_pool_t *pool, uint3
         uint64_t nr = (uint64_t)t->n_reads;
         if (t->internal) {
             t->addr = mp->iova_internal + t->offset;
-            if (t->offset < mp->sram_size)
-                t->hit = (t->offset + t->bytes < mp->sram_size ? t->offset + t->bytes
-                                                                : mp->sram_size) - t->offset;
+            uint64_t fast = mp->sram_size ? mp->sram_size : mp->nbuf_size;
+            if (t->offset < fast)
+                t->hit = (t->offset + t->bytes < fast ? t->offset + t->bytes : fast) - t->offset;
             mp->rw_internal += t->bytes * (1 + nr);
             mp->rw_sram_hit += t->hit * (1 + nr);
         } else {

@@ -339,6 +339,10 @@ int main(int argc, char **argv)
                 printf("%-15s %-7s lowering failed: %s\n", bm->name, chips[c], err);
                 continue;
             }
+            /* the Internal buffer plan: on chips with an nbuf its start is on chip */
+            if (npu_mem_plan(ng, g, NULL, 0, err, sizeof err))
+                fprintf(stderr, "npu_models: %s %s: no memory plan: %s\n", bm->name,
+                        chips[c], err);
             npu_cost(ng, NULL);
             pred = npu_frame_us(ng) / 1e3;
             for (int i = 0; i < ng->n; i++) {

@@ -331,6 +331,29 @@ static void test_plan(void)
     CHECK(npu_mem_plan(ng, g, NULL, 0, err, sizeof err) == 0, "plan without SRAM is fine");
     npu_mem_query(ng, NULL, &ms);
     CHECK(ms.total_sram_size == 0 && ms.free_sram_size == 0, "rk3566 query 0/0");
+    CHECK(ng->mem->nbuf_size == 0 && ng->mem->rw_sram_hit == 0, "rk3566 has no nbuf");
+
+    /* rk3576 (512 KiB nbuf per core) and rk3562 (256 KiB): no pool, the whole 80 KiB
+     * buffer is on chip (C2 16 there too: the same sizes as on rk3588); every
+     * internal byte hits, model input and output do not */
+    for (int k = 0; k < 2; k++) {
+        const char *chip = k ? "rk3562" : "rk3576";
+        npu_graph_free(ng);
+        ng = NULL;
+        CHECK(npu_lower(g, npu_platform_find(chip), DT_INT8, &ng, err, sizeof err) == 0, "%s", chip);
+        if (!ng)
+            break;
+        CHECK(npu_mem_plan(ng, g, NULL, 0, err, sizeof err) == 0, "%s plan: %s", chip, err);
+        A = entry(ng, "A"), D = entry(ng, "D");
+        CHECK(ng->mem->nbuf_size == 81920 && ng->mem->sram_size == 0 && A && A->hit == 65536 &&
+                  D && D->hit == 16384 &&
+                  ng->mem->rw_sram_hit == ng->mem->rw_internal - 12288 - 32768,
+              "%s nbuf %u", chip, ng->mem->nbuf_size);
+        npu_cost(ng, NULL);
+        CHECK(layer_of(ng, "Conv_0")->sram_hit == 65536 &&
+                  layer_of(ng, "Conv_1")->sram_rd == 65536,
+              "%s: A written to and read from the nbuf", chip);
+    }
 out:
     npu_graph_free(ng);
     npu_graph_free(ng2);
