@@ -789,6 +789,66 @@ static void test_layout(void)
     }
 }
 
+/* Big Concat and stride-2 Slice (the copies cut into pieces for the pool), on 1
+ * and 2 threads, against the index formulas. */
+static void test_layout_big(void)
+{
+    enum { O = 3, A0 = 5, A1 = 1, A2 = 7, IN = 20011 };
+    static float x0[O * A0 * IN], x1[O * A1 * IN], x2[O * A2 * IN];
+    const int64_t a[3] = { A0, A1, A2 }, at = A0 + A1 + A2;
+    float *xs[3] = { x0, x1, x2 };
+    char err[256];
+    for (int k = 0; k < 3; k++)
+        for (int64_t i = 0; i < O * a[k] * IN; i++)
+            xs[k][i] = (float)(k * 1000003 + i);
+    for (int nth = 1; nth <= 2; nth++) {
+        graph_t *g = graph_new();
+        int in[3];
+        for (int k = 0; k < 3; k++) {
+            char name[8];
+            snprintf(name, sizeof(name), "x%d", k);
+            in[k] = mk(g, name, DT_FLOAT, 3, (int64_t[]){ O, a[k], IN }, xs[k]);
+        }
+        node_t *n = mknode(g, "Concat", 3, in, 1);
+        set_int(n, "axis", 1);
+        int rc = run(g, nth, err, sizeof(err));
+        const tensor_t *y = outp(g, 0);
+        int64_t bad = 0;
+        for (int64_t o = 0; rc == 0 && o < O; o++)
+            for (int64_t c = 0, k = 0, c0 = 0; c < at; c++) {
+                if (c - c0 >= a[k])
+                    c0 += a[k++];
+                for (int64_t i = 0; i < IN; i++)
+                    bad += ((const float *)y->data)[(o * at + c) * IN + i] !=
+                           xs[k][(o * a[k] + c - c0) * IN + i];
+            }
+        CHECK(rc == 0 && shape_is(y, 3, (int64_t[]){ O, at, IN }) && bad == 0,
+              "big Concat, %d threads: %s, %lld wrong", nth, err, (long long)bad);
+        done(g);
+
+        /* x0[:, 1::2, 0::2] */
+        g = graph_new();
+        int sin[5] = { mk(g, "x", DT_FLOAT, 3, (int64_t[]){ O, A0, IN }, x0),
+                       mk(g, "st", DT_INT64, 1, (int64_t[]){ 2 }, (int64_t[]){ 1, 0 }),
+                       mk(g, "en", DT_INT64, 1, (int64_t[]){ 2 }, (int64_t[]){ A0, IN }),
+                       mk(g, "ax", DT_INT64, 1, (int64_t[]){ 2 }, (int64_t[]){ 1, 2 }),
+                       mk(g, "sp", DT_INT64, 1, (int64_t[]){ 2 }, (int64_t[]){ 2, 2 }) };
+        mknode(g, "Slice", 5, sin, 1);
+        rc = run(g, nth, err, sizeof(err));
+        y = outp(g, 0);
+        int64_t oc = A0 / 2, ow = (IN + 1) / 2;
+        bad = 0;
+        for (int64_t o = 0; rc == 0 && o < O; o++)
+            for (int64_t c = 0; c < oc; c++)
+                for (int64_t i = 0; i < ow; i++)
+                    bad += ((const float *)y->data)[(o * oc + c) * ow + i] !=
+                           x0[(o * A0 + 1 + 2 * c) * IN + 2 * i];
+        CHECK(rc == 0 && shape_is(y, 3, (int64_t[]){ O, oc, ow }) && bad == 0,
+              "stride-2 Slice, %d threads: %s, %lld wrong", nth, err, (long long)bad);
+        done(g);
+    }
+}
+
 /* ---- resize ----------------------------------------------------------------- */
 
 static graph_t *resize_graph(const float *x, int64_t h, int64_t w, const float *scales,
@@ -1043,6 +1103,7 @@ int main(void)
     test_unary();
     test_shape();
     test_layout();
+    test_layout_big();
     test_resize();
     test_resize_paths();
     test_reduce();
