@@ -90,8 +90,13 @@ T512 static inline __m512 act512_only(__m512 v, const gemm_epi *e)
         return _mm512_mask_mul_ps(v, neg, v, _mm512_set1_ps(e->alpha));
     }
     case GEMM_ACT_SILU: {
+        /* x / (1 + e^-x) with a refined reciprocal: a division costs more
+         * than the exp on these small-K convs */
         __m512 one = _mm512_set1_ps(1.0f);
-        return _mm512_div_ps(v, _mm512_add_ps(one, exp512(_mm512_sub_ps(zero, v))));
+        __m512 d = _mm512_add_ps(one, exp512(_mm512_sub_ps(zero, v)));
+        __m512 r = _mm512_rcp14_ps(d);
+        r = _mm512_mul_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(2.0f)));
+        return _mm512_mul_ps(v, r);
     }
     case GEMM_ACT_HSWISH: {
         __m512 t = _mm512_fmadd_ps(v, _mm512_set1_ps(1.0f / 6), _mm512_set1_ps(0.5f));
