@@ -286,7 +286,16 @@ typedef struct qwrap {
     void *priv;           /* the kernel's own state */
     const quant_graph *q;
     int out0_done;        /* the kernel quantizes output 0 itself (int8 Conv) */
+    int ew;               /* EW_*: an elementwise op run here with its requantization */
+    float lo, hi;         /* Clip bounds */
 } qwrap;
+
+/* Elementwise ops run by the wrapper itself, block by block, each block
+ * requantized while it is in cache (one memory pass instead of two). The
+ * float results are those of the fp32 kernels in runtime/exec (one IEEE
+ * operation per element, the same Relu/Clip expressions), so the numbers are
+ * unchanged. */
+enum { EW_NONE, EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_RELU, EW_CLIP };
 
 typedef struct qout_job {
     const quant_graph *q;
@@ -317,9 +326,153 @@ static int needs_grid(const quant_graph *q, int t)
     return q->type == QT_I8 && !q->fused[t] && q->has_act[t];
 }
 
+/* Operand of an elementwise op broadcast to the output: value index i / inner
+ * (inner = 1: the full tensor; inner = n: a scalar; else a row broadcast such
+ * as [N, C, 1, 1] against [N, C, H, W]). -1 when the broadcast is another. */
+static int64_t ew_inner(const tensor_t *x, const tensor_t *y)
+{
+    int64_t n = tensor_numel(y), inner = 1;
+    if (!x || !x->data || x->dtype != DT_FLOAT || x->ndim > y->ndim)
+        return -1;
+    if (tensor_numel(x) == 1)
+        return n ? n : 1;
+    int off = y->ndim - x->ndim, k = y->ndim;
+    /* trailing axes where x is 1, then x must equal y on every axis before */
+    while (k > 0 && (k - 1 < off || x->dims[k - 1 - off] == 1) && y->dims[k - 1] != 1) {
+        inner *= y->dims[k - 1];
+        k--;
+    }
+    for (int d = 0; d < k; d++) {
+        int64_t xd = d < off ? 1 : x->dims[d - off];
+        if (xd != y->dims[d])
+            return -1;
+    }
+    return inner;
+}
+
+typedef struct ew_job {
+    const qwrap *w;
+    const float *a, *b;
+    int64_t ia, ib;       /* ew_inner of each operand (b unused for unary ops) */
+    float *y;
+    int64_t n;
+    const qparam_t *qp;   /* requantize the output, or NULL */
+} ew_job;
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define EWHOT \
+    __attribute__((optimize("O3"), target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define EWHOT __attribute__((optimize("O3")))
+#endif
+
+/* y = a op b over m elements; sa/sb: 1 a full operand, 0 a scalar (a[0]). */
+EWHOT static void ew_bin(int op, const float *a, int sa, const float *b, int sb, float *y,
+                         int64_t m)
+{
+#define EW_LOOPS(EXPR)                                                  \
+    if (sa && sb)                                                       \
+        for (int64_t i = 0; i < m; i++) {                               \
+            float x = a[i], z = b[i];                                   \
+            y[i] = EXPR;                                                \
+        }                                                               \
+    else if (sa) {                                                      \
+        const float z = b[0];                                           \
+        for (int64_t i = 0; i < m; i++) {                               \
+            float x = a[i];                                             \
+            y[i] = EXPR;                                                \
+        }                                                               \
+    } else {                                                            \
+        const float x = a[0];                                           \
+        for (int64_t i = 0; i < m; i++) {                               \
+            float z = sb ? b[i] : b[0];                                 \
+            y[i] = EXPR;                                                \
+        }                                                               \
+    }
+    switch (op) {
+    case EW_ADD: EW_LOOPS(x + z) break;
+    case EW_SUB: EW_LOOPS(x - z) break;
+    case EW_MUL: EW_LOOPS(x * z) break;
+    default: EW_LOOPS(x / z) break;
+    }
+#undef EW_LOOPS
+}
+
+EWHOT static void ew_un(int op, float lo, float hi, const float *x, float *y, int64_t m)
+{
+    if (op == EW_RELU)
+        for (int64_t i = 0; i < m; i++) {
+            float v = x[i];
+            y[i] = v > 0 ? v : 0;
+        }
+    else
+        for (int64_t i = 0; i < m; i++) {
+            float v = x[i];
+            y[i] = v < lo ? lo : (v > hi ? hi : v);
+        }
+}
+
+#define EW_CHUNK 16384
+
+static void ew_range(void *arg, int64_t b0, int64_t b1)
+{
+    const ew_job *j = arg;
+    int64_t lo = b0 * EW_CHUNK, hi = b1 * EW_CHUNK < j->n ? b1 * EW_CHUNK : j->n;
+    int op = j->w->ew;
+
+    if (op == EW_RELU || op == EW_CLIP) {
+        ew_un(op, j->w->lo, j->w->hi, j->a + lo, j->y + lo, hi - lo);
+    } else {
+        /* segments on which each broadcast operand is one value or a full run */
+        for (int64_t p = lo; p < hi;) {
+            int64_t e = hi;
+            if (j->ia > 1 && (p / j->ia + 1) * j->ia < e)
+                e = (p / j->ia + 1) * j->ia;
+            if (j->ib > 1 && (p / j->ib + 1) * j->ib < e)
+                e = (p / j->ib + 1) * j->ib;
+            const float *a = j->a + (j->ia > 1 ? p / j->ia : p);
+            const float *b = j->b + (j->ib > 1 ? p / j->ib : p);
+            ew_bin(op, a, j->ia == 1, b, j->ib == 1, j->y + p, e - p);
+            p = e;
+        }
+    }
+    if (j->qp)
+        quant_qdq(j->y + lo, hi - lo, j->qp);
+}
+
+/* Runs node n's elementwise op with its requantization; 1 if done, 0 when its
+ * shapes are not those handled here (then the node's own kernel runs). */
+static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
+{
+    const tensor_t *a = node_input(g, n, 0), *b = NULL;
+    tensor_t *y = node_output(g, n, 0);
+    ew_job j = {.w = w, .y = y->data, .n = tensor_numel(y), .ib = 1};
+
+    if (!a || !y->data || y->dtype != DT_FLOAT || (j.ia = ew_inner(a, y)) < 0)
+        return 0;
+    if (w->ew != EW_RELU && w->ew != EW_CLIP) {
+        b = node_input(g, n, 1);
+        if ((j.ib = ew_inner(b, y)) < 0 || (j.ia != 1 && j.ib != 1))
+            return 0;
+        j.b = b->data;
+    } else if (j.ia != 1) {
+        return 0;
+    }
+    if ((j.ia != 1 && a->data == y->data) || (b && j.ib != 1 && b->data == y->data))
+        return 0; /* an in-place broadcast operand would be overwritten */
+    j.a = a->data;
+    j.qp = needs_grid(w->q, n->out[0]) ? &w->q->act[n->out[0]] : NULL;
+    if (j.qp && (w->q->type != QT_I8 || (w->q->t_fp16 && w->q->t_fp16[n->out[0]])))
+        return 0;
+    op_parallel_for_work(c, (j.n + EW_CHUNK - 1) / EW_CHUNK, EW_CHUNK / 2, ew_range, &j);
+    return 1;
+}
+
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
 {
     qwrap *w = n->priv;
+    if (w->ew && ew_run(c, g, n, w))
+        return RT_OK;
     n->priv = w->priv;
     int rc = w->orig->run(c, g, n);
     w->priv = n->priv;
@@ -331,7 +484,8 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
         if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done))
             continue;
         qout_job j = {w->q, t, g->t[t].data, tensor_numel(&g->t[t])};
-        op_parallel_for(c, (j.n + QOUT_CHUNK - 1) / QOUT_CHUNK, qout_range, &j);
+        op_parallel_for_work(c, (j.n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range,
+                             &j);
     }
     return RT_OK;
 }
@@ -344,6 +498,30 @@ static void qwrap_release(node_t *n)
     if (w->orig->release)
         w->orig->release(n);
     free(w);
+}
+
+/* Clip's bounds as the fp32 kernel takes them (attributes, then constant
+ * inputs, as doubles narrowed to float); not fused when an input bound is
+ * computed at run time. */
+static void ew_clip_bounds(graph_t *g, const node_t *n, qwrap *w)
+{
+    double lo = -INFINITY, hi = INFINITY;
+    const tensor_t *tl = n->n_in > 1 && n->in[1] >= 0 ? &g->t[n->in[1]] : NULL;
+    const tensor_t *th = n->n_in > 2 && n->in[2] >= 0 ? &g->t[n->in[2]] : NULL;
+
+    if ((tl && !tensor_is_const(tl)) || (th && !tensor_is_const(th)))
+        return;
+    if (node_attr(n, "min"))
+        lo = node_attr_float(n, "min", 0);
+    if (node_attr(n, "max"))
+        hi = node_attr_float(n, "max", 0);
+    if (tl && tensor_numel(tl) > 0)
+        lo = tensor_get_f64(tl, 0);
+    if (th && tensor_numel(th) > 0)
+        hi = tensor_get_f64(th, 0);
+    w->lo = (float)lo;
+    w->hi = (float)hi;
+    w->ew = EW_CLIP;
 }
 
 static void wrap_node(quant_graph *q, node_t *n)
@@ -362,6 +540,14 @@ static void wrap_node(quant_graph *q, node_t *n)
         qn->out_q = 1;
         w->out0_done = 1;
     }
+    if (n->n_out == 1 && (!strcmp(n->op, "Add") || !strcmp(n->op, "Sub") ||
+                          !strcmp(n->op, "Mul") || !strcmp(n->op, "Div")) && n->n_in == 2)
+        w->ew = !strcmp(n->op, "Add") ? EW_ADD : !strcmp(n->op, "Sub") ? EW_SUB
+              : !strcmp(n->op, "Mul") ? EW_MUL : EW_DIV;
+    else if (n->n_out == 1 && n->n_in == 1 && !strcmp(n->op, "Relu"))
+        w->ew = EW_RELU;
+    else if (n->n_out == 1 && !strcmp(n->op, "Clip"))
+        ew_clip_bounds(q->g, n, w);
     n->def = &w->def;
     n->priv = w;
 }

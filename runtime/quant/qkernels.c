@@ -66,18 +66,18 @@ static int conv_geometry(graph_t *g, const node_t *n, conv_geom *c)
     return 0;
 }
 
-/* Integer sums through BLAS: inputs (q - zp) and weights are small integers,
- * so a float GEMM is exact while partial sums stay below 2^24 (checked per
- * layer when the weights are prepared, else a double GEMM is used). Tasks are
- * (batch, group, block of output positions), each with its own im2col block. */
-#define QCOL_BYTES (1024 * 1024)
-
 /* The loops that touch every output: vectorised, with an AVX2 clone. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define QHOT __attribute__((optimize("O3"), target_clones("arch=x86-64-v3", "default")))
 #else
 #define QHOT __attribute__((optimize("O3")))
 #endif
+
+/* Integer sums through BLAS: inputs (q - zp) and weights are small integers,
+ * so a float GEMM is exact while partial sums stay below 2^24 (checked per
+ * layer when the weights are prepared, else a double GEMM is used). Tasks are
+ * (batch, group, block of output positions), each with its own im2col block. */
+#define QCOL_BYTES (512 * 1024)
 
 typedef struct conv_job {
     const conv_geom *c;
@@ -92,7 +92,7 @@ typedef struct conv_job {
  * walked output row by output row, so that the input row and the valid column
  * range are worked out once per row, not per element. */
 #define IM2COL(T)                                                                          \
-    static void im2col_##T(const conv_geom *c, const float *x, T *col, int64_t p0,        \
+    QHOT static void im2col_##T(const conv_geom *c, const float *x, T *col, int64_t p0,        \
                            int64_t nc, int64_t cg)                                        \
     {                                                                                      \
         for (int64_t ci = 0; ci < cg; ci++)                                                \

@@ -142,8 +142,110 @@ static void conv_case(int C, int M, int G, int H, int W, int K, int st, int p, i
     free(b);
 }
 
+/* Elementwise ops with their requantization (run block by block by the
+ * quantized graph's wrapper): Add with a per-channel constant, Relu, Clip,
+ * Mul by a scalar, Div by a full tensor, Sub from a scalar; every output is a
+ * graph output (so none is fused) and must equal, bit for bit, the oracle
+ * dq8(q8(op(inputs))) computed here value by value. The tensor is big enough
+ * for several blocks and both threads. */
+static void ew_case(void)
+{
+    char err[512];
+    enum { C = 4, H = 61, W = 129, NX = C * H * W };
+    static float x[NX], want[6][NX];
+    float cc[C] = {0.3f, -0.7f, 1.1f, 0.05f}, two = 1.7f, lo = 0.1f, hi = 1.3f, k = 0.9f;
+    for (int i = 0; i < NX; i++)
+        x[i] = (float)((i * 7919 % 1013) / 1013.0 * 3.0 - 1.0) + (i % 3 ? 0.0f : 1e-3f);
+
+    graph_t *g = graph_new();
+    int xi = graph_add_tensor(g, "x");
+    g->t[xi].dtype = DT_FLOAT;
+    g->t[xi].ndim = 4;
+    int64_t xd[4] = {1, C, H, W}, cd[4] = {1, C, 1, 1}, sd[1] = {1};
+    memcpy(g->t[xi].dims, xd, sizeof(xd));
+    g->t[xi].kind = TK_INPUT;
+    g->inputs = malloc(sizeof(int));
+    g->inputs[0] = xi;
+    g->n_inputs = 1;
+    int ci = add_const(g, "c", 4, cd, cc), si = add_const(g, "s", 1, sd, &two);
+    int li = add_const(g, "lo", 0, sd, &lo), hii = add_const(g, "hi", 0, sd, &hi);
+    int ki = add_const(g, "k", 1, sd, &k);
+    const char *ops[6] = {"Add", "Relu", "Clip", "Mul", "Div", "Sub"};
+    int t[6];
+    for (int o = 0; o < 6; o++) {
+        char name[8];
+        snprintf(name, sizeof(name), "y%d", o);
+        t[o] = graph_add_tensor(g, name);
+    }
+    int in0[2] = {xi, ci}, in1[1] = {t[0]}, in2[3] = {t[1], li, hii}, in3[2] = {t[2], si};
+    int in4[2] = {t[3], xi}, in5[2] = {ki, t[4]};
+    graph_add_node(g, "add", "Add", "", 2, in0, 1, &t[0]);
+    graph_add_node(g, "relu", "Relu", "", 1, in1, 1, &t[1]);
+    graph_add_node(g, "clip", "Clip", "", 3, in2, 1, &t[2]);
+    graph_add_node(g, "mul", "Mul", "", 2, in3, 1, &t[3]);
+    graph_add_node(g, "div", "Div", "", 2, in4, 1, &t[4]);
+    graph_add_node(g, "sub", "Sub", "", 2, in5, 1, &t[5]);
+    g->outputs = malloc(sizeof(int) * 6);
+    for (int o = 0; o < 6; o++) {
+        g->t[t[o]].is_output = 1;
+        g->outputs[o] = t[o];
+    }
+    g->n_outputs = 6;
+    g->opset = 13;
+
+    quant_graph *q = NULL;
+    CHECK(quant_graph_new(g, QT_I8, QM_CHANNEL, &q, err, sizeof(err)) == 0, "%s", err);
+    CHECK(passes_prepare(g, NULL, 0, err, sizeof(err)) == 0, "prepare: %s", err);
+    qparam_t *act = calloc((size_t)g->n_t, sizeof(*act));
+    uint8_t *has = calloc((size_t)g->n_t, 1);
+    const float rng[7][2] = {{-1, 2}, {-1, 3}, {0, 3}, {0, 1.3f}, {0, 2.3f}, {-40, 40}, {-40, 40}};
+    quant_param_from_range(rng[0][0], rng[0][1], &act[xi]);
+    has[xi] = 1;
+    for (int o = 0; o < 6; o++) {
+        quant_param_from_range(rng[o + 1][0], rng[o + 1][1], &act[t[o]]);
+        has[t[o]] = 1;
+    }
+    CHECK(quant_graph_finish(q, act, has, err, sizeof(err)) == 0, "%s", err);
+
+    /* oracle: the input on its grid, then each op in float and requantized */
+    static float xq[NX];
+    for (int i = 0; i < NX; i++) {
+        xq[i] = quant_dq8(quant_q8(x[i], &act[xi]), &act[xi]);
+        float v[6];
+        v[0] = xq[i] + cc[i / (H * W)];
+        v[0] = quant_dq8(quant_q8(v[0], &act[t[0]]), &act[t[0]]);
+        v[1] = v[0] > 0 ? v[0] : 0;
+        v[1] = quant_dq8(quant_q8(v[1], &act[t[1]]), &act[t[1]]);
+        v[2] = v[1] < lo ? lo : v[1] > hi ? hi : v[1];
+        v[2] = quant_dq8(quant_q8(v[2], &act[t[2]]), &act[t[2]]);
+        v[3] = quant_dq8(quant_q8(v[2] * two, &act[t[3]]), &act[t[3]]);
+        v[4] = quant_dq8(quant_q8(v[3] / xq[i], &act[t[4]]), &act[t[4]]);
+        v[5] = quant_dq8(quant_q8(k - v[4], &act[t[5]]), &act[t[5]]);
+        for (int o = 0; o < 6; o++)
+            want[o][i] = v[o];
+    }
+    exec_t *x_ = NULL;
+    exec_opts eo = {.nthreads = 2};
+    CHECK(exec_create(g, &eo, &x_, err, sizeof(err)) == 0, "%s", err);
+    CHECK(exec_set_input(x_, 0, xq, sizeof(xq), err, sizeof(err)) == 0, "%s", err);
+    CHECK(exec_run(x_, NULL, NULL, err, sizeof(err)) == 0, "%s", err);
+    for (int o = 0; o < 6; o++) {
+        const float *y = exec_output(x_, o)->data;
+        int bad = 0;
+        for (int i = 0; i < NX; i++)
+            bad += memcmp(&y[i], &want[o][i], sizeof(float)) != 0;
+        CHECK(bad == 0, "int8 %s: %d of %d values differ from the oracle", ops[o], bad, NX);
+    }
+    exec_free(x_);
+    quant_graph_free(q);
+    graph_free(g);
+    free(act);
+    free(has);
+}
+
 int main(void)
 {
+    ew_case();
     conv_case(2, 2, 2, 5, 5, 3, 2, 1, 0);      /* depthwise, stride 2, padding */
     conv_case(4, 6, 2, 9, 7, 3, 1, 1, 0);      /* grouped GEMM, 3 outputs per group */
     conv_case(3, 5, 1, 6, 6, 1, 1, 0, 0);      /* pointwise: the input is the GEMM's B */
