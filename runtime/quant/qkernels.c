@@ -208,11 +208,39 @@ QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
 
 /* Depthwise (one input and one output channel per group): per plane, output
  * row by output row, taps added in float (exact: 255 * sum|w| < 2^24). */
+/* The scaling and requantization of n exact sums, in place. */
+QHOT static void dw_epilogue(float *y, int64_t n, double bias, double s, const quant_node *q)
+{
+    for (int64_t k = 0; k < n; k++)
+        y[k] = (float)(((double)y[k] + bias) * s);
+    if (q->out_q)
+        quant_qdq(y, n, &q->out);
+}
+
 QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
 {
     const conv_job *j = arg;
     const conv_geom *c = j->c;
     const quant_node *q = j->q;
+    dw512_geom d = {
+        .IH = c->H, .IW = c->W, .OH = c->OH, .OW = c->OW, .KH = c->KH, .KW = c->KW,
+        .sy = c->sh, .sx = c->sw, .dy = c->dh, .dx = c->dw, .pt = c->pt, .pl = c->pl,
+    };
+    if (dw512_supported(&d)) {
+        /* the fp32 AVX-512 plane kernel with bias 0: its fused multiply-adds
+         * of integers stay exact (255 * sum|w| < 2^24), in any order */
+        float *ph = xaligned_alloc(sizeof(float) * dw512_scratch_floats(&d));
+        for (int64_t t = t0; t < t1; t++) {
+            int64_t m = t % c->M;
+            float *y = j->y + t * j->P;
+            dw512_plane(&d, j->x + t * c->H * c->W, q->wf + m * c->KH * c->KW, 0.0f, NULL, y,
+                        ph);
+            dw_epilogue(y, j->P, q->bias ? q->bias[m] : 0, (double)q->in.scale * q->wscale[m],
+                        q);
+        }
+        free(ph);
+        return;
+    }
     float *acc = xmalloc(sizeof(float) * (size_t)(c->OW ? c->OW : 1));
 
     for (int64_t t = t0; t < t1; t++) {
