@@ -332,6 +332,80 @@ POOL_HOT static void maxpool_sep_range(void *arg, int64_t t0, int64_t t1)
     free(tmp);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define WMAX_HOT __attribute__((optimize("O3"), target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define WMAX_HOT
+#endif
+
+/* dst[i] = max src[i + j st], j < k, for i < n, from windows of 1, 2, 4, ...
+ * (a window of 13 costs 6 passes, not 13). a and b hold n + (k - 1) st floats. */
+WMAX_HOT static void wmax(float *restrict dst, const float *src, int64_t n, int64_t k, int64_t st,
+                          float *a, float *b)
+{
+    const float *cur = src;
+    int64_t len = n + (k - 1) * st, o = 0;
+    int first = 1;
+    for (int64_t w = 1; w <= k; w <<= 1) {
+        if (k & w) {
+            const float *c = cur + o * st;
+            if (first)
+                memcpy(dst, c, (size_t)n * sizeof(float));
+            else
+                for (int64_t i = 0; i < n; i++)
+                    dst[i] = c[i] > dst[i] ? c[i] : dst[i];
+            first = 0;
+            o += w;
+        }
+        if (2 * w <= k) {
+            float *nx = cur == a ? b : a;
+            const float *c2 = cur + w * st;
+            len -= w * st;
+            for (int64_t i = 0; i < len; i++)
+                nx[i] = c2[i] > cur[i] ? c2[i] : cur[i];
+            cur = nx;
+        }
+    }
+}
+
+/* Stride-1, dilation-1 max pools (the SPP blocks) on whole planes: padded to
+ * (OH + KH - 1) x (OW + KW - 1) with -FLT_MAX, the max along x and then along y
+ * each run as one flat loop over the padded plane (positions that straddle a
+ * row end are computed and dropped), so short rows like 13 columns still fill
+ * whole vectors. */
+POOL_HOT static void maxpool_flat_range(void *arg, int64_t t0, int64_t t1)
+{
+    const pool_job *j = arg;
+    const pool_p *p = j->p;
+    const int64_t IH = p->in[1], IW = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t kh = p->k[1], kw = p->k[2], pt = p->pb[1], pl = p->pb[2];
+    const int64_t Hp = OH + kh - 1, Wp = OW + kw - 1, np = Hp * Wp;
+    float *q = xmalloc((size_t)(4 * np) * sizeof(float)), *r = q + np, *a = r + np, *b = a + np;
+
+    for (int64_t t = t0; t < t1; t++) {
+        const float *x = j->x + t * p->Pin;
+        float *y = j->y + t * p->Pout;
+        for (int64_t py = 0; py < Hp; py++) {
+            int64_t iy = py - pt;
+            float *qr = q + py * Wp;
+            for (int64_t px = 0; px < Wp; px++) {
+                int64_t ix = px - pl;
+                qr[px] = iy >= 0 && iy < IH && ix >= 0 && ix < IW ? x[iy * IW + ix] : -FLT_MAX;
+            }
+        }
+        /* along x: r[i] = max q[i .. i + kw) */
+        int64_t nx = np - (kw - 1);
+        wmax(r, q, nx, kw, 1, a, b);
+        for (int64_t i = nx; i < np; i++)
+            r[i] = -FLT_MAX;
+        /* along y, into q: q[i] = max r[i + k Wp], k < kh */
+        wmax(q, r, OH * Wp, kh, Wp, a, b);
+        for (int64_t oy = 0; oy < OH; oy++)
+            memcpy(y + oy * OW, q + oy * Wp, (size_t)OW * sizeof(float));
+    }
+    free(q);
+}
+
 static int pool_run_common(op_ctx *c, graph_t *g, node_t *n, int is_max)
 {
     pool_p p;
@@ -341,7 +415,10 @@ static int pool_run_common(op_ctx *c, graph_t *g, node_t *n, int is_max)
     pool_job j = {.p = &p, .x = node_input(g, n, 0)->data, .y = node_output(g, n, 0)->data};
     if (is_max && n->n_out > 1 && n->out[1] >= 0)
         j.idx = node_output(g, n, 1)->data;
-    if (is_max && !j.idx && p.nsp <= 2)
+    if (is_max && !j.idx && p.nsp <= 2 && p.s[1] == 1 && p.s[2] == 1 && p.d[1] == 1 &&
+        p.d[2] == 1 && p.k[1] * p.k[2] >= 9)
+        par_for(c, p.N * p.C, p.N * p.C * p.Pout * (p.k[1] + p.k[2]), maxpool_flat_range, &j);
+    else if (is_max && !j.idx && p.nsp <= 2)
         par_for(c, p.N * p.C, p.N * p.C * p.Pout * p.k[1] * p.k[2], maxpool_sep_range, &j);
     else
         par_for(c, p.N * p.C, p.N * p.C * p.Pout * p.k[0] * p.k[1] * p.k[2], pool_range, &j);
