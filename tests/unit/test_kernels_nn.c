@@ -972,6 +972,16 @@ static void test_pools(void)
     pool_case spp = {.nsp = 2, .is_max = 1, .N = 1, .C = 8, .in = {13, 13}, .k = {9, 9},
                      .s = {1, 1}, .d = {1, 1}, .pads = {4, 4, 4, 4}, .autopad = "NOTSET"};
     check_pool(&spp, 2);
+    /* every window size of the doubling max (binary 101, 1101, 111, 1111), with
+     * asymmetric pads and a non-square window */
+    static const int64_t sppk[][2] = {{5, 5}, {13, 13}, {7, 6}, {15, 3}, {4, 11}};
+    for (int i = 0; i < 5; i++) {
+        pool_case sq = {.nsp = 2, .is_max = 1, .N = 2, .C = 3, .in = {13, 17},
+                        .k = {sppk[i][0], sppk[i][1]}, .s = {1, 1}, .d = {1, 1},
+                        .pads = {sppk[i][0] / 2, sppk[i][1] - 1, (sppk[i][0] - 1) / 2, 0},
+                        .autopad = "NOTSET"};
+        check_pool(&sq, 1 + i % 2);
+    }
 
     /* hand values: 1x1x2x2 input */
     float x[4] = {1, 5, 3, 2};
