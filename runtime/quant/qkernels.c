@@ -135,8 +135,68 @@ typedef struct conv_job {
                     }                                                                      \
                 }                                                                          \
     }
-IM2COL(float)
 IM2COL(double)
+
+/* The float im2col (the common path), walked output row by output row with
+ * no division per row: for stride 1 each input row is padded once into prow
+ * (OW + (KW - 1) * dw floats), and every kw row of the block is a plain copy
+ * from it; other strides gather with the valid column range worked out once
+ * per kw. no-tree-loop-distribute-patterns keeps the short copies as loops. */
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+QHOT static void im2col_f(const conv_geom *c, const float *x, float *col, int64_t p0, int64_t nc,
+                          int64_t cg, float *prow)
+{
+    const int64_t OW = c->OW, W = c->W, KW = c->KW, len = OW + (KW - 1) * c->dw;
+
+    for (int64_t ci = 0; ci < cg; ci++) {
+        const float *xc = x + ci * c->H * W;
+        for (int64_t kh = 0; kh < c->KH; kh++) {
+            float *rows = col + (ci * c->KH + kh) * KW * nc; /* KW rows of nc */
+            int64_t oh = p0 / OW, ow0 = p0 % OW;
+            for (int64_t j = 0; j < nc; oh++, ow0 = 0) {
+                int64_t ow1 = ow0 + (nc - j) < OW ? ow0 + (nc - j) : OW, seg = ow1 - ow0;
+                int64_t ih = oh * c->sh - c->pt + kh * c->dh;
+                if (ih < 0 || ih >= c->H) {
+                    for (int64_t kw = 0; kw < KW; kw++) {
+                        float *r = rows + kw * nc + j;
+                        for (int64_t k = 0; k < seg; k++)
+                            r[k] = 0.0f;
+                    }
+                } else if (c->sw == 1) {
+                    const float *src = xc + ih * W;
+                    for (int64_t i = 0; i < len; i++) {
+                        int64_t ix = i - c->pl;
+                        prow[i] = ix >= 0 && ix < W ? src[ix] : 0.0f;
+                    }
+                    for (int64_t kw = 0; kw < KW; kw++) {
+                        float *r = rows + kw * nc + j;
+                        const float *pr = prow + kw * c->dw + ow0;
+                        for (int64_t k = 0; k < seg; k++)
+                            r[k] = pr[k];
+                    }
+                } else {
+                    const float *src = xc + ih * W;
+                    for (int64_t kw = 0; kw < KW; kw++) {
+                        float *r = rows + kw * nc + j - ow0;
+                        int64_t offw = kw * c->dw - c->pl;
+                        /* ow with 0 <= ow * sw + offw < W, within [ow0, ow1) */
+                        int64_t lo = offw >= 0 ? 0 : (-offw + c->sw - 1) / c->sw;
+                        int64_t hi = W - offw <= 0 ? 0 : (W - offw + c->sw - 1) / c->sw;
+                        lo = lo < ow0 ? ow0 : lo > ow1 ? ow1 : lo;
+                        hi = hi > ow1 ? ow1 : hi < lo ? lo : hi;
+                        for (int64_t ow = ow0; ow < lo; ow++)
+                            r[ow] = 0.0f;
+                        for (int64_t ow = lo; ow < hi; ow++)
+                            r[ow] = src[ow * c->sw + offw];
+                        for (int64_t ow = hi; ow < ow1; ow++)
+                            r[ow] = 0.0f;
+                    }
+                }
+                j += seg;
+            }
+        }
+    }
+}
 
 QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
 {
@@ -155,9 +215,10 @@ QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
             const float *b = x + p0;
             int64_t ldb = j->P;
             if (!j->pointwise) {
+                int64_t len = c->OW + (c->KW - 1) * c->dw;
                 if (!scratch)
-                    scratch = xmalloc(sizeof(float) * (size_t)(j->K * j->cols));
-                im2col_float(c, x, scratch, p0, nc, cg);
+                    scratch = xmalloc(sizeof(float) * (size_t)(j->K * j->cols + len));
+                im2col_f(c, x, scratch, p0, nc, cg, (float *)scratch + j->K * j->cols);
                 b = scratch;
                 ldb = nc;
             }
@@ -300,8 +361,17 @@ static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
     j.cols = j.cols < 64 ? 64 : j.cols;
     j.cols = j.cols > j.P ? j.P : j.cols;
     j.nblk = j.P && j.cols ? (j.P + j.cols - 1) / j.cols : 0;
-    if (c.G > 1 && c.G == c.C && c.G == c.M && q->wf && !q->wd)
+    /* small convs stay on the calling thread, as the fp32 ones do: waking the
+     * pool costs more than the work */
+    int dw = c.G > 1 && c.G == c.C && c.G == c.M && q->wf && !q->wd;
+    int64_t macs = c.N * c.M * j.P * j.K;
+    int inl = macs < (dw ? (1 << 17) : (1 << 20));
+    if (dw && inl)
+        dw_range(&j, 0, c.N * c.M);
+    else if (dw)
         op_parallel_for(ctx, c.N * c.M, dw_range, &j);
+    else if (j.nblk && inl)
+        conv_range(&j, 0, c.N * c.G * j.nblk);
     else if (j.nblk)
         op_parallel_for(ctx, c.N * c.G * j.nblk, conv_range, &j);
     free(xq);

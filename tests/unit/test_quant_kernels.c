@@ -40,10 +40,11 @@ static void set_ints(node_t *n, const char *name, int cnt, const int64_t *v)
 /* One Conv: X [1, C, H, W] (values in [-1, 2]), W [M, C/G, K, K] (every weight
  * +-0.5 when `big`, so that 255 * sum|w| >= 2^24 and the double GEMM runs),
  * bias, pads p, stride st, group G; the int8 kernel vs the oracle. */
-static void conv_case(int C, int M, int G, int H, int W, int K, int st, int p, int big)
+static void conv_case_d(int C, int M, int G, int H, int W, int K, int st, int p, int big, int dl)
 {
     char err[512];
-    int OH = (H + 2 * p - K) / st + 1, OW = (W + 2 * p - K) / st + 1, cg = C / G, mg = M / G;
+    int OH = (H + 2 * p - dl * (K - 1) - 1) / st + 1;
+    int OW = (W + 2 * p - dl * (K - 1) - 1) / st + 1, cg = C / G, mg = M / G;
     int nx = C * H * W, nw = M * cg * K * K;
     float *x = malloc(sizeof(float) * (size_t)nx), *w = malloc(sizeof(float) * (size_t)nw);
     float *b = malloc(sizeof(float) * (size_t)M);
@@ -73,6 +74,8 @@ static void conv_case(int C, int M, int G, int H, int W, int K, int st, int p, i
     set_ints(&g->nodes[ni], "pads", 4, pads);
     set_ints(&g->nodes[ni], "strides", 2, strides);
     set_ints(&g->nodes[ni], "group", 1, &group);
+    int64_t dils[2] = {dl, dl};
+    set_ints(&g->nodes[ni], "dilations", 2, dils);
     g->t[yi].is_output = 1;
     g->outputs = malloc(sizeof(int));
     g->outputs[0] = yi;
@@ -115,7 +118,7 @@ static void conv_case(int C, int M, int G, int H, int W, int K, int st, int p, i
                 for (int ci = 0; ci < cg; ci++)
                     for (int kh = 0; kh < K; kh++)
                         for (int kw = 0; kw < K; kw++) {
-                            int ih = oh * st - p + kh, iw = ow * st - p + kw;
+                            int ih = oh * st - p + kh * dl, iw = ow * st - p + kw * dl;
                             if (ih < 0 || ih >= H || iw < 0 || iw >= W)
                                 continue;
                             int c = grp * cg + ci;
@@ -140,6 +143,11 @@ static void conv_case(int C, int M, int G, int H, int W, int K, int st, int p, i
     free(x);
     free(w);
     free(b);
+}
+
+static void conv_case(int C, int M, int G, int H, int W, int K, int st, int p, int big)
+{
+    conv_case_d(C, M, G, H, W, K, st, p, big, 1);
 }
 
 /* Elementwise ops with their requantization (run block by block by the
@@ -252,5 +260,8 @@ int main(void)
     conv_case(5, 4, 1, 11, 13, 5, 2, 2, 0);    /* 5x5 stride 2 */
     conv_case(64, 2, 1, 6, 5, 3, 1, 1, 1);     /* 255 * sum|w| >= 2^24: double GEMM */
     conv_case(48, 48, 48, 40, 40, 3, 1, 1, 0); /* a real depthwise size, 2 threads */
+    conv_case_d(6, 8, 1, 13, 17, 3, 1, 2, 0, 2); /* dilation 2, stride 1 (padded-row im2col) */
+    conv_case_d(6, 8, 2, 13, 17, 3, 2, 1, 0, 2); /* dilation 2, stride 2 */
+    conv_case(16, 32, 1, 40, 56, 3, 1, 1, 0);  /* several column blocks, 2 threads */
     TEST_END();
 }
