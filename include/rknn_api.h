@@ -86,7 +86,7 @@ typedef enum _rknn_query_cmd {
     RKNN_QUERY_INPUT_ATTR = 1,              /* rknn_tensor_attr, .index set by caller */
     RKNN_QUERY_OUTPUT_ATTR = 2,             /* rknn_tensor_attr */
     RKNN_QUERY_PERF_DETAIL = 3,             /* rknn_perf_detail (COLLECT_PERF_MASK) */
-    RKNN_QUERY_PERF_RUN = 4,                /* rknn_perf_run: µs of the last run */
+    RKNN_QUERY_PERF_RUN = 4,                /* rknn_perf_run: µs of the last run (simulator: predicted board time) */
     RKNN_QUERY_SDK_VERSION = 5,             /* rknn_sdk_version */
     RKNN_QUERY_MEM_SIZE = 6,                /* rknn_mem_size */
     RKNN_QUERY_CUSTOM_STRING = 7,           /* rknn_custom_string */
