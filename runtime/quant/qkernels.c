@@ -147,6 +147,9 @@ QHOT static void im2col_f(const conv_geom *c, const float *x, float *col, int64_
                           int64_t cg, float *prow)
 {
     const int64_t OW = c->OW, W = c->W, KW = c->KW, len = OW + (KW - 1) * c->dw;
+    /* stride 1: prow columns [lpad, rend) come from the input row */
+    int64_t lpad = c->pl < 0 ? 0 : c->pl > len ? len : c->pl;
+    int64_t rend = c->pl + W < lpad ? lpad : c->pl + W > len ? len : c->pl + W;
 
     for (int64_t ci = 0; ci < cg; ci++) {
         const float *xc = x + ci * c->H * W;
@@ -163,11 +166,14 @@ QHOT static void im2col_f(const conv_geom *c, const float *x, float *col, int64_
                             r[k] = 0.0f;
                     }
                 } else if (c->sw == 1) {
+                    /* prow[i] = input column i - pl, 0 outside the row */
                     const float *src = xc + ih * W;
-                    for (int64_t i = 0; i < len; i++) {
-                        int64_t ix = i - c->pl;
-                        prow[i] = ix >= 0 && ix < W ? src[ix] : 0.0f;
-                    }
+                    for (int64_t i = 0; i < lpad; i++)
+                        prow[i] = 0.0f;
+                    for (int64_t i = lpad; i < rend; i++)
+                        prow[i] = src[i - c->pl];
+                    for (int64_t i = rend; i < len; i++)
+                        prow[i] = 0.0f;
                     for (int64_t kw = 0; kw < KW; kw++) {
                         float *r = rows + kw * nc + j;
                         const float *pr = prow + kw * c->dw + ow0;
