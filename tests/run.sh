@@ -44,7 +44,7 @@ run_suites() { # build dir, full (1) or fast (0)
     done
     suite "cli [$b]" bash tests/cli/run.sh "$b"
     suite "api samples [$b]" bash tests/samples/run.sh "$b"
-    for q in compare analyze hybrid build images; do
+    for q in compare analyze hybrid build images qdq; do
         suite "quant $q [$b]" bash tests/quant/$q.sh "$b"
     done
     if [ "$full" = 1 ]; then
