@@ -348,6 +348,173 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
     free(acc);
 }
 
+/* ---- stride-1 convs without im2col (AVX-512) ----
+ * The centred input is copied once into zero-padded planes Hp x Wp. Output
+ * (oh, ow) is then computed at padded position p = oh * Wp + ow, and GEMM row
+ * k = (ci, kh, kw) of a block of output rows is simply the plane of ci read
+ * from (oh0 + kh * dh) * Wp + kw * dw onwards: every row is a pointer, no
+ * copy. Columns ow >= OW of each padded row are computed and dropped. The
+ * weights are gemm512_pack_a's panels (GEMM_MR rows, k-major). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define QIMPLICIT 1
+#include <immintrin.h>
+#define QT512 __attribute__((target("avx512f"), optimize("O3")))
+
+#define QROW(r)                                                                  \
+    do {                                                                         \
+        __m512 a_ = _mm512_set1_ps(ak[r]);                                       \
+        c##r##0 = _mm512_fmadd_ps(a_, b0, c##r##0);                              \
+        c##r##1 = _mm512_fmadd_ps(a_, b1, c##r##1);                              \
+        c##r##2 = _mm512_fmadd_ps(a_, b2, c##r##2);                              \
+    } while (0)
+#define QSTORE(r)                                                                \
+    do {                                                                         \
+        if (r < nr) {                                                            \
+            _mm512_storeu_ps(c + r * ldc, c##r##0);                              \
+            _mm512_storeu_ps(c + r * ldc + 16, c##r##1);                         \
+            _mm512_storeu_ps(c + r * ldc + 32, c##r##2);                         \
+        }                                                                        \
+    } while (0)
+
+/* c[r][0..48) = sum_k ap[k][r] * brow[k][j0..j0 + 48) for r < nr; the sums
+ * are of integers below 2^24, exact in any order. c has room for 48 columns
+ * (the caller's scratch is padded), brow rows are readable that far. */
+QT512 static void qtile(int64_t K, const float *ap, const float *const *brow, int64_t j0,
+                        float *c, int64_t ldc, int nr)
+{
+    __m512 z = _mm512_setzero_ps();
+    __m512 c00 = z, c01 = z, c02 = z, c10 = z, c11 = z, c12 = z, c20 = z, c21 = z, c22 = z;
+    __m512 c30 = z, c31 = z, c32 = z, c40 = z, c41 = z, c42 = z, c50 = z, c51 = z, c52 = z;
+    __m512 c60 = z, c61 = z, c62 = z, c70 = z, c71 = z, c72 = z;
+    for (int64_t k = 0; k < K; k++) {
+        const float *bk = brow[k] + j0, *ak = ap + k * GEMM_MR;
+        __m512 b0 = _mm512_loadu_ps(bk), b1 = _mm512_loadu_ps(bk + 16);
+        __m512 b2 = _mm512_loadu_ps(bk + 32);
+        QROW(0); QROW(1); QROW(2); QROW(3); QROW(4); QROW(5); QROW(6); QROW(7);
+    }
+    QSTORE(0); QSTORE(1); QSTORE(2); QSTORE(3); QSTORE(4); QSTORE(5); QSTORE(6); QSTORE(7);
+}
+#endif
+
+typedef struct impl_job {
+    const conv_geom *c;
+    const quant_node *q;
+    const float *xp;       /* padded centred planes, C x Hp x Wp (+ slack) */
+    float *y;
+    int64_t Hp, Wp, K, rows, nblk;
+} impl_job;
+
+/* Slack floats after the planes: the widest over-read of a padded row. */
+#define QIMPL_SLACK(c) (((c)->KW - 1) * (c)->dw + GEMM_NR + 16)
+
+QHOT static void impl_epilogue(const impl_job *j, const float *acc, int64_t ldc, int64_t mm,
+                               int64_t oh0, int64_t nrow, float *y)
+{
+    const quant_node *q = j->q;
+    const int64_t OW = j->c->OW;
+    double s = (double)q->in.scale * q->wscale[mm], bias = q->bias ? q->bias[mm] : 0;
+    for (int64_t r = 0; r < nrow; r++) {
+        const float *a = acc + r * j->Wp;
+        float *yr = y + (oh0 + r) * OW;
+        for (int64_t ow = 0; ow < OW; ow++)
+            yr[ow] = (float)(((double)a[ow] + bias) * s);
+    }
+    (void)ldc;
+    if (q->out_q)
+        quant_qdq(y + oh0 * OW, nrow * OW, &q->out);
+}
+
+static void impl_range(void *arg, int64_t t0, int64_t t1)
+{
+#ifdef QIMPLICIT
+    const impl_job *j = arg;
+    const conv_geom *c = j->c;
+    const quant_node *q = j->q;
+    int64_t cg = c->C / c->G, mg = c->M / c->G;
+    int64_t ncol = j->rows * j->Wp, ncp = (ncol + GEMM_NR - 1) / GEMM_NR * GEMM_NR;
+    const float **brow = xmalloc(sizeof(*brow) * (size_t)j->K);
+    int64_t mgp = (mg + GEMM_MR - 1) / GEMM_MR * GEMM_MR;
+    float *acc = xaligned_alloc(sizeof(float) * (size_t)(mgp * ncp));
+
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t blk = t % j->nblk, ng = t / j->nblk, gi = ng % c->G, ni = ng / c->G;
+        int64_t oh0 = blk * j->rows, nrow = c->OH - oh0 < j->rows ? c->OH - oh0 : j->rows;
+        int64_t nc = nrow * j->Wp;
+        const float *xg = j->xp + (ni * c->C + gi * cg) * j->Hp * j->Wp;
+        for (int64_t ci = 0, k = 0; ci < cg; ci++)
+            for (int64_t kh = 0; kh < c->KH; kh++)
+                for (int64_t kw = 0; kw < c->KW; kw++, k++)
+                    brow[k] = xg + ci * j->Hp * j->Wp + (oh0 + kh * c->dh) * j->Wp + kw * c->dw;
+        const float *ap = q->wpack + (size_t)gi * q->wpack_group;
+        float *yg = j->y + (ni * c->M + gi * mg) * c->OH * c->OW;
+        /* column tiles outside: a tile's K rows of B stay in cache for every
+         * panel of output channels */
+        for (int64_t j0 = 0; j0 < nc; j0 += GEMM_NR)
+            for (int64_t i = 0; i < mg; i += GEMM_MR) {
+                int nr = mg - i < GEMM_MR ? (int)(mg - i) : GEMM_MR;
+                qtile(j->K, ap + i * j->K, brow, j0, acc + i * ncp + j0, ncp, nr);
+            }
+        for (int64_t m = 0; m < mg; m++)
+            impl_epilogue(j, acc + m * ncp, ncp, gi * mg + m, oh0, nrow,
+                          yg + m * c->OH * c->OW);
+    }
+    free(brow);
+    free(acc);
+#else
+    (void)arg, (void)t0, (void)t1;
+#endif
+}
+
+/* Stride-1 conv through impl_range; 0 when not taken (no AVX-512 packing,
+ * double sums, or strides). */
+static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const float *x,
+                     float *y, int64_t K)
+{
+#ifdef QIMPLICIT
+    if (!q->wpack || q->wd || c->sh != 1 || c->sw != 1 || (c->KH == 1 && c->KW == 1) ||
+        (c->G > 1 && c->G == c->C && c->G == c->M))
+        return 0; /* pointwise and depthwise convs have their own paths */
+    impl_job j = {.c = c, .q = q, .y = y, .K = K};
+    j.Hp = c->H + c->pt, j.Wp = c->W + c->pl;
+    if (j.Hp < c->OH + (c->KH - 1) * c->dh)
+        j.Hp = c->OH + (c->KH - 1) * c->dh;
+    if (j.Wp < c->OW + (c->KW - 1) * c->dw)
+        j.Wp = c->OW + (c->KW - 1) * c->dw;
+    int64_t plane = j.Hp * j.Wp, nch = c->N * c->C;
+    float *xp = xmalloc(sizeof(float) * (size_t)(nch * plane + QIMPL_SLACK(c)));
+    for (int64_t ch = 0; ch < nch; ch++) {
+        float *d = xp + ch * plane;
+        const float *src = x + ch * c->H * c->W;
+        memset(d, 0, sizeof(float) * (size_t)(c->pt * j.Wp));
+        for (int64_t h = 0; h < c->H; h++) {
+            float *dr = d + (c->pt + h) * j.Wp;
+            memset(dr, 0, sizeof(float) * (size_t)c->pl);
+            quant_q8_centered(src + h * c->W, dr + c->pl, c->W, &q->in);
+            memset(dr + c->pl + c->W, 0, sizeof(float) * (size_t)(j.Wp - c->pl - c->W));
+        }
+        memset(d + (c->pt + c->H) * j.Wp, 0,
+               sizeof(float) * (size_t)((j.Hp - c->pt - c->H) * j.Wp));
+    }
+    memset(xp + nch * plane, 0, sizeof(float) * (size_t)QIMPL_SLACK(c));
+    j.xp = xp;
+    /* row blocks of about 1024 padded columns: the accumulators (M x 1024)
+     * stay in L2 */
+    j.rows = 1024 / j.Wp;
+    j.rows = j.rows < 1 ? 1 : j.rows > c->OH ? c->OH : j.rows;
+    j.nblk = (c->OH + j.rows - 1) / j.rows;
+    int64_t macs = c->N * c->M * c->OH * c->OW * K;
+    if (macs < (1 << 20))
+        impl_range(&j, 0, c->N * c->G * j.nblk);
+    else
+        op_parallel_for(ctx, c->N * c->G * j.nblk, impl_range, &j);
+    free(xp);
+    return 1;
+#else
+    (void)ctx, (void)c, (void)q, (void)x, (void)y, (void)K;
+    return 0;
+#endif
+}
+
 static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
 {
     const quant_node *q = n->priv;
@@ -355,6 +522,9 @@ static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
     if (conv_geometry(g, n, &c))
         return rt_err(ctx->err, ctx->errlen, RT_EINTERNAL, "int8 conv: bad geometry");
     const tensor_t *x = node_input(g, n, 0);
+    if (impl_conv(ctx, &c, q, x->data, node_output(g, n, 0)->data,
+                  c.C / c.G * c.KH * c.KW))
+        return RT_OK;
     int64_t nx = tensor_numel(x);
     float *xq = xmalloc(sizeof(float) * (size_t)(nx ? nx : 1));
     quant_q8_centered(x->data, xq, nx, &q->in);
