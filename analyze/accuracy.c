@@ -139,6 +139,8 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
     exec_t *xf = NULL, *xq = NULL;
     quant_dataset ds = {0};
     quant_cfg cfg = {0};
+    quant_prequant pq = {0}, pq2 = {0};
+    int prequant = 0;
     qparam_t *act_f = NULL, *act_q = NULL;
     uint8_t *has_f = NULL, *has_q = NULL;
     exec_opts eo = {.nthreads = o->nthreads};
@@ -158,6 +160,17 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
     rc = model_load_file(model_path, &c.gf, err, errlen);
     if (rc)
         goto out;
+    /* a pre-quantized model: the golden is its dequantized graph */
+    const char *qop;
+    prequant = quant_prequant_detect(c.gf, &qop);
+    if (prequant == QP_QOPERATOR) {
+        rc = rt_err(err, errlen, RT_EUNSUPPORTED, "%s: QOperator model (%s): -q %s takes QDQ "
+                    "models (QuantizeLinear/DequantizeLinear pairs); run this one with -q fp32",
+                    model_path, qop, quant_type_name(o->type));
+        goto out;
+    }
+    if (prequant == QP_QDQ && (rc = quant_prequant_strip(c.gf, &pq, err, errlen)))
+        goto out;
     rc = passes_prepare(c.gf, shapes, n_shapes, err, errlen);
     if (rc)
         goto out;
@@ -174,7 +187,7 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
         goto out;
 
     /* Calibration (int8 only). */
-    if (o->type == QT_I8) {
+    if (o->type == QT_I8 && !(pq.n_act && !o->dataset)) {
         if (o->dataset) {
             rc = quant_dataset_load(o->dataset, c.gf->n_inputs, &ds, err, errlen);
             if (rc)
@@ -234,6 +247,8 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
 
     /* The quantized graph: its own instance of the model. */
     rc = model_load_file(model_path, &c.gq, err, errlen);
+    if (!rc && prequant == QP_QDQ)
+        rc = quant_prequant_strip(c.gq, &pq2, err, errlen);
     if (rc)
         goto out;
     if (o->hybrid) {
@@ -272,6 +287,7 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
         goto out;
     }
     r->n_fp16_nodes = c.q->n_fp16_nodes;
+    quant_prequant_weights(&pq, c.q);
     rc = passes_prepare(c.gq, shapes, n_shapes, err, errlen);
     if (rc)
         goto out;
@@ -288,13 +304,19 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
             has_q[t] = 1;
         }
     }
+    /* the model's own parameters; without a dataset the rest stays float */
+    if (o->type == QT_I8 && prequant == QP_QDQ)
+        quant_prequant_acts(&pq, c.gq, act_q, has_q, act_f != NULL);
     /* fixed activation parameters from the hybrid file */
     for (int k = 0; k < cfg.n_params; k++) {
         qparam_t p;
         int t = graph_find_tensor(c.gq, cfg.params[k].name);
-        if (t < 0 || !has_q[t] || quant_cfg_param_get(&cfg.params[k], &p))
+        if (t < 0 || (!has_q[t] && (!pq.n_act || c.gq->t[t].dtype != DT_FLOAT ||
+                                    c.gq->t[t].kind == TK_CONST)) ||
+            quant_cfg_param_get(&cfg.params[k], &p))
             continue;
         act_q[t] = p;
+        has_q[t] = 1;
         r->n_cfg_params++;
     }
     rc = quant_graph_finish(c.q, act_q, has_q, err, errlen);
@@ -400,6 +422,8 @@ out:
     graph_free(c.gf);
     quant_dataset_free(&ds);
     quant_cfg_free(&cfg);
+    quant_prequant_free(&pq);
+    quant_prequant_free(&pq2);
     free(act_f);
     free(has_f);
     free(act_q);

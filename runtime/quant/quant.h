@@ -248,4 +248,55 @@ extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;
 /* Non-zero if Conv node n is 2-D with shapes the int8 kernel handles. */
 int quant_conv_supported(graph_t *g, const node_t *n);
 
+/* ---- pre-quantized ONNX models (prequant.c) ----
+ * A QDQ model (QuantizeLinear/DequantizeLinear with constant scale and zero
+ * point, as QAT exports and onnxruntime's quantizer write) is simulated with
+ * its own parameters:
+ *  - quant_prequant_strip, on a freshly loaded graph (before passes), makes the
+ *    dequantized fp32 graph: each activation Q->DQ pair (per tensor, int8 or
+ *    uint8, the DQ with the Q's values) is removed, the tensor flowing through
+ *    in fp32, its (scale, zp) recorded (uint8: q_int8 = q_uint8 - 128, zp -
+ *    128); each DequantizeLinear of a constant (per tensor or per axis) is
+ *    folded into an fp32 constant ((q - zp) * scale in float, as ONNX), int8/
+ *    uint8 weights keeping their grid (scales, zp) for the int8 kernels;
+ *  - quant_prequant_weights, after quant_graph_new: the weights get back the
+ *    model's own values and scales (not re-quantized; a grid the simulator's
+ *    kernels cannot take — weight zp != 0, per-axis along another axis than
+ *    the output channel — keeps the simulator's re-quantization);
+ *  - quant_prequant_acts, after passes_prepare: the recorded parameters fix
+ *    those tensors; data-movement ops (Flatten, Reshape, Transpose, Squeeze,
+ *    Unsqueeze, Identity, MaxPool, Slice) pass their input's parameters on.
+ *    Other tensors keep calibrated parameters when calibrated != 0 (a dataset)
+ *    and are otherwise left in float, as onnxruntime runs the model.
+ * QOperator models (QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger,
+ * com.microsoft QLinear*) run in fp32 mode only. */
+enum { QP_NONE = 0, QP_QDQ = 1, QP_QOPERATOR = 2 };
+typedef struct quant_prequant_w {
+    char *name;
+    int n, axis;          /* n scales (1: per tensor) along axis */
+    qparam_t *p;          /* int8 convention (uint8 weights: zp - 128) */
+    float *data;          /* the dequantized values */
+    int64_t numel;
+} quant_prequant_w;
+
+typedef struct quant_prequant {
+    int n_act;
+    char **act_name;
+    qparam_t *act;
+    int n_w;
+    quant_prequant_w *w;
+    int n_pairs, n_folded; /* Q->DQ pairs removed, constant DQs folded */
+} quant_prequant;
+
+/* QP_QOPERATOR if any QOperator op, else QP_QDQ if any Q/DQ with constant
+ * scale/zp, else QP_NONE; *op names the first QOperator op (may be NULL). */
+int quant_prequant_detect(const graph_t *g, const char **op);
+int quant_prequant_strip(graph_t *g, quant_prequant *pq, char *err, size_t errlen);
+/* Number of weights given their own grid. */
+int quant_prequant_weights(const quant_prequant *pq, quant_graph *q);
+/* Returns the number of tensors whose parameters came from the model. */
+int quant_prequant_acts(const quant_prequant *pq, const graph_t *g, qparam_t *act, uint8_t *has,
+                        int calibrated);
+void quant_prequant_free(quant_prequant *pq);
+
 #endif

@@ -7,6 +7,8 @@ is encoded by hand, field numbers from onnx.proto) and an input:
             QuantizeLinear/DequantizeLinear pairs on activations (uint8),
             int8 weights through DequantizeLinear (per channel, axis 0, and per
             tensor), fp32 Conv/Relu/GlobalAveragePool/Flatten/MatMul/Add.
+  qdq_float.onnx  the same graph dequantized: no Q/DQ pair, the weights as
+            fp32 constants (q - zp) * scale (float32, as DequantizeLinear).
   qop.onnx  QOperator format: QuantizeLinear, QLinearConv (per-channel int8
             weights, int32 bias), com.microsoft QLinearAdd, QLinearLeakyRelu,
             QLinearSigmoid, QLinearGlobalAveragePool, QLinearMul, Flatten,
@@ -83,12 +85,14 @@ def value_info(name, dt, dims):
 class Graph:
     def __init__(self):
         self.nodes, self.inits = [], []
+        self.alias = {}  # tensor names replaced by others (the float twin)
 
     def init(self, name, arr, dt):
         self.inits.append(tensor(name, arr, dt))
         return name
 
     def add(self, op, ins, outs, domain="", **attrs):
+        ins = [self.alias.get(i, i) for i in ins]
         self.nodes.append(node(op, ins, outs, "%s_%d" % (op, len(self.nodes)), domain, **attrs))
         return outs[0]
 
@@ -105,10 +109,19 @@ class Graph:
             f.write(m)
 
 
-def qdq_model(rng, path):
-    g = Graph()
+def qdq_model(rng, path, fpath):
+    g, fg = Graph(), Graph()  # the QDQ model and its dequantized float twin
+
+    def add(op, ins, outs, **attrs):
+        fg.add(op, ins, outs, **attrs)
+        return g.add(op, ins, outs, **attrs)
+
+    def init(name, arr, dt):
+        fg.init(name, arr, dt)
+        return g.init(name, arr, dt)
 
     def qdq(x, s, zp):  # activation pair, uint8
+        fg.alias[x + "_dq"] = x
         sn = g.init(x + "_scale", np.float32(s), FLOAT)
         zn = g.init(x + "_zp", np.uint8(zp), UINT8)
         q = g.add("QuantizeLinear", [x, sn, zn], [x + "_q"])
@@ -122,6 +135,7 @@ def qdq_model(rng, path):
             s = (np.abs(w).max(axis=red) / 127).astype(np.float32)
             sb = s.reshape([-1 if i == axis else 1 for i in range(w.ndim)])
         q = np.clip(np.rint(w / (s if sb is None else sb)), -127, 127).astype(np.int8)
+        fg.init(name, q.astype(np.float32) * (s if sb is None else sb), FLOAT)
         g.init(name + "_q", q, INT8)
         g.init(name + "_s", s, FLOAT)
         g.init(name + "_z", np.zeros(np.shape(s), np.int8), INT8)
@@ -130,19 +144,20 @@ def qdq_model(rng, path):
 
     x = qdq("x", 2.0 / 255, 128)
     w1 = wdq("w1", rng.normal(0, 0.3, (8, 3, 3, 3)).astype(np.float32), 0)
-    b1 = g.init("b1", rng.normal(0, 0.1, 8), FLOAT)
-    c1 = g.add("Conv", [x, w1, b1], ["c1"], pads=[1, 1, 1, 1])
-    r1 = qdq(g.add("Relu", [c1], ["r1"]), 0.02, 0)
+    b1 = init("b1", rng.normal(0, 0.1, 8), FLOAT)
+    c1 = add("Conv", [x, w1, b1], ["c1"], pads=[1, 1, 1, 1])
+    r1 = qdq(add("Relu", [c1], ["r1"]), 0.02, 0)
     w2 = wdq("w2", rng.normal(0, 0.2, (8, 8, 3, 3)).astype(np.float32), None)
-    c2 = qdq(g.add("Conv", [r1, w2], ["c2"], strides=[2, 2], pads=[1, 1, 1, 1]), 0.03, 120)
-    p = qdq(g.add("GlobalAveragePool", [c2], ["gap"]), 0.01, 100)
-    f = g.add("Flatten", [p], ["flat"])
+    c2 = qdq(add("Conv", [r1, w2], ["c2"], strides=[2, 2], pads=[1, 1, 1, 1]), 0.03, 120)
+    p = qdq(add("GlobalAveragePool", [c2], ["gap"]), 0.01, 100)
+    f = add("Flatten", [p], ["flat"])
     w3 = wdq("w3", rng.normal(0, 0.5, (8, 4)).astype(np.float32), 1)
-    mm = g.add("MatMul", [f, w3], ["mm"])
-    b3 = g.init("b3", rng.normal(0, 0.1, 4), FLOAT)
-    y = qdq(g.add("Add", [mm, b3], ["logits"]), 0.01, 128)
-    g.add("Identity", [y], ["y"])
+    mm = add("MatMul", [f, w3], ["mm"])
+    b3 = init("b3", rng.normal(0, 0.1, 4), FLOAT)
+    y = qdq(add("Add", [mm, b3], ["logits"]), 0.01, 128)
+    add("Identity", [y], ["y"])
     g.write(path, ("x", FLOAT, [1, 3, 8, 8]), ("y", FLOAT, [1, 4]))
+    fg.write(fpath, ("x", FLOAT, [1, 3, 8, 8]), ("y", FLOAT, [1, 4]))
 
 
 def qop_model(rng, path):
@@ -191,7 +206,7 @@ def main(argv):
         return 2
     os.makedirs(argv[1], exist_ok=True)
     rng = np.random.default_rng(7)
-    qdq_model(rng, os.path.join(argv[1], "qdq.onnx"))
+    qdq_model(rng, os.path.join(argv[1], "qdq.onnx"), os.path.join(argv[1], "qdq_float.onnx"))
     qop_model(rng, os.path.join(argv[1], "qop.onnx"))
     np.save(os.path.join(argv[1], "x.npy"), rng.uniform(-1, 1, (1, 3, 8, 8)).astype(np.float32))
     return 0
