@@ -30,7 +30,8 @@ static void usage(FILE *f)
           "\n"
           "  -o, --output FILE       the container to write (required)\n"
           "  -t, --target PLATFORM   rk3588 (default), rk3576, rk3566, rk3568, rk3562, rv1106, rv1103\n"
-          "  -q, --quant TYPE        i8 (default; needs --dataset), fp16, fp32\n"
+          "  -q, --quant TYPE        i8 (default; needs --dataset unless the model is QDQ\n"
+          "                          pre-quantized: then its own scales), fp16, fp32\n"
           "      --quant-algo A      normal (default), kl_divergence, mmse\n"
           "      --quant-method M    channel (default), layer\n"
           "      --dataset FILE      calibration list (.npy, .png, .jpg per input)\n"
@@ -125,19 +126,23 @@ int cmd_build(int argc, char **argv)
         return EXIT_USAGE;
     }
     int qt = quant_type_parse(quant);
-    if (qt == QT_I8 && !qc.dataset && !qc.hybrid) {
-        cli_error("build -q i8 needs --dataset (calibration images or .npy), or --hybrid with "
-                  "every parameter");
-        return EXIT_USAGE;
-    }
     rc = rt_read_file(model, &onnx, &onnx_len, err, sizeof(err));
     if (!rc && simmodel_is(onnx, onnx_len))
         rc = rt_err(err, sizeof(err), RT_EINVAL, "%s is already a simulator model; build "
                     "takes the source ONNX model", model);
     if (!rc)
         rc = model_load_file(model, &g, err, sizeof(err));
-    if (!rc)
-        rc = passes_prepare(g, shapes, n_shapes, err, sizeof(err));
+    if (rc)
+        goto fail;
+    /* a QDQ model brings its own parameters (runtime/quant/prequant.c) */
+    if (qt == QT_I8 && !qc.dataset && !qc.hybrid &&
+        quant_prequant_detect(g, NULL) != QP_QDQ) {
+        ret = EXIT_USAGE;
+        cli_error("build -q i8 needs --dataset (calibration images or .npy), or --hybrid with "
+                  "every parameter");
+        goto out;
+    }
+    rc = passes_prepare(g, shapes, n_shapes, err, sizeof(err));
     if (rc)
         goto fail;
 

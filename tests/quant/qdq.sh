@@ -5,6 +5,7 @@
 # Sigmoid/GlobalAveragePool), both made by make_qdq.py. Oracle: onnxruntime-node
 # on the same input — the quantized outputs must be bit-identical — and numpy for
 # the first QuantizeLinear (round half to even, saturation) from the dumps.
+# Then -q i8 on the QDQ model with its own parameters (runtime/quant/prequant.c).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}
@@ -64,5 +65,68 @@ PYEOF
 [ $rc = 2 ] && ok || bad "bad per-axis scale: exit $rc, want 2"
 grep -q "per-axis scale of 4 values does not match axis 0" "$T/err" && [ "$(wc -l <"$T/err")" = 1 ] && ok \
     || bad "bad per-axis message: $(cat "$T/err")"
+# -q i8 on the QDQ model: its own parameters, no --dataset. The quantized output
+# must be onnxruntime's on the QDQ model (same integer grid: within one step of
+# the output scale 0.01, counted exact); the golden that of onnxruntime on the
+# dequantized float twin (qdq_float.onnx); the stored run has the accuracy rows;
+# the NPU lowering sees no Q/DQ layer.
+if "$R" run "$T/qdq.onnx" -q i8 -i x="$T/x.npy" --dump-golden "$T/G" --dump-quant "$T/Q" \
+        --db "$T/q.db" --no-progress >"$T/out" 2>"$T/err"; then
+    ok
+else
+    bad "qdq -q i8 without --dataset: $(tail -1 "$T/err")"
+fi
+grep -q "pre-quantized (QDQ)" "$T/err" && ok || bad "qdq -q i8: no pre-quantized note: $(cat "$T/err")"
+grep -q "CPU fallback: none" "$T/out" && ! grep -qE "QuantizeLinear|DequantizeLinear" "$T/out" && ok \
+    || bad "qdq -q i8: Q/DQ layers or CPU fallbacks in the NPU summary"
+grep -q "0 calibration samples, 3 int8 layers" "$T/out" && ok || bad "qdq -q i8: $(grep '# quant' "$T/out")"
+"$R" show 1 --db "$T/q.db" --json >"$T/show.json" 2>"$T/err" || bad "show: $(tail -1 "$T/err")"
+$PY - "$T/show.json" <<'PYEOF' && ok || bad "qdq -q i8: stored accuracy rows"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r["name"]: r for r in d["accuracy"]}
+assert set(rows) == {"x", "c1", "r1", "c2", "gap", "flat", "mm", "logits", "y"}, sorted(rows)
+assert rows["y"]["output"] and rows["c1"]["fused"]
+assert all(0.999 < r["entire"]["cos"] <= 1 for r in d["accuracy"]), d["accuracy"]
+assert not any("Quantize" in l["op"] for l in d["layers"])
+PYEOF
+if [ $have_ort = 1 ]; then
+    NODE_PATH=${ORT_MODULES:-/tmp/ort/node_modules} node tests/oracle/ort_run.js "$T/qdq_float.onnx" \
+        "$T/ort_float" x="$T/x.npy" >/dev/null 2>"$T/err" || bad "float twin: onnxruntime: $(tail -1 "$T/err")"
+    $PY - "$T/ort_qdq/y.npy" "$T/ort_float/y.npy" "$T/G" "$T/Q" <<'PYEOF' && ok || bad "qdq -q i8 vs onnxruntime"
+import json, os, sys
+import numpy as np
+def dumped(d, name):
+    idx = json.load(open(os.path.join(d, "index.json")))
+    return np.load(os.path.join(d, [e["file"] for e in idx if e["name"] == name][0]))
+ref_q, ref_f = np.load(sys.argv[1]), np.load(sys.argv[2])
+gold, quant = dumped(sys.argv[3], "y"), dumped(sys.argv[4], "y")
+steps = np.abs(quant.astype(np.float64) - ref_q) / 0.01
+assert steps.max() <= 1 + 1e-3, (quant, ref_q)
+print("qdq -q i8: %d of %d outputs equal to onnxruntime, max %.3g steps" %
+      ((quant == ref_q).sum(), quant.size, steps.max()))
+assert np.allclose(gold, ref_f, rtol=1e-5, atol=1e-6), (gold, ref_f)
+assert not np.array_equal(gold, quant), "golden and quantized runs should differ"
+PYEOF
+fi
+# build without --dataset: the container reproduces the same quantized output
+if "$R" build "$T/qdq.onnx" -q i8 -o "$T/qdq.rknn" >"$T/out" 2>"$T/err" &&
+        "$R" run "$T/qdq.rknn" -i x="$T/x.npy" --dump-quant "$T/Q2" --db "$T/q.db" --no-progress \
+            >"$T/out" 2>"$T/err"; then
+    $PY - "$T/Q" "$T/Q2" <<'PYEOF' && ok || bad "built qdq container: output != run -q i8"
+import json, os, sys
+import numpy as np
+def dumped(d, name):
+    idx = json.load(open(os.path.join(d, "index.json")))
+    return np.load(os.path.join(d, [e["file"] for e in idx if e["name"] == name][0]))
+assert np.array_equal(dumped(sys.argv[1], "y"), dumped(sys.argv[2], "y"))
+PYEOF
+else
+    bad "build/run qdq container: $(tail -1 "$T/err")"
+fi
+# a QOperator model: -q i8 refused in one line (exit 2)
+"$R" run "$T/qop.onnx" -q i8 -i x="$T/x.npy" --db "$T/q.db" >"$T/out" 2>"$T/err"; rc=$?
+[ $rc = 2 ] && grep -q "QOperator model (QLinearConv): -q i8 takes QDQ models" "$T/err" && \
+    [ "$(wc -l <"$T/err")" = 1 ] && ok || bad "qop -q i8: exit $rc: $(cat "$T/err")"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
