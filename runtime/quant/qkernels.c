@@ -465,6 +465,34 @@ static void impl_range(void *arg, int64_t t0, int64_t t1)
 #endif
 }
 
+typedef struct pad_job {
+    const conv_geom *c;
+    const quant_node *q;
+    const float *x;
+    float *xp;
+    int64_t Hp, Wp;
+} pad_job;
+
+/* Channels [t0, t1) centred into their zero-padded planes. */
+static void pad_range(void *arg, int64_t t0, int64_t t1)
+{
+    const pad_job *p = arg;
+    const conv_geom *c = p->c;
+    for (int64_t ch = t0; ch < t1; ch++) {
+        float *d = p->xp + ch * p->Hp * p->Wp;
+        const float *src = p->x + ch * c->H * c->W;
+        memset(d, 0, sizeof(float) * (size_t)(c->pt * p->Wp));
+        for (int64_t h = 0; h < c->H; h++) {
+            float *dr = d + (c->pt + h) * p->Wp;
+            memset(dr, 0, sizeof(float) * (size_t)c->pl);
+            quant_q8_centered(src + h * c->W, dr + c->pl, c->W, &p->q->in);
+            memset(dr + c->pl + c->W, 0, sizeof(float) * (size_t)(p->Wp - c->pl - c->W));
+        }
+        memset(d + (c->pt + c->H) * p->Wp, 0,
+               sizeof(float) * (size_t)((p->Hp - c->pt - c->H) * p->Wp));
+    }
+}
+
 /* Stride-1 conv through impl_range; 0 when not taken (no AVX-512 packing,
  * double sums, or strides). */
 static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const float *x,
@@ -482,19 +510,8 @@ static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
         j.Wp = c->OW + (c->KW - 1) * c->dw;
     int64_t plane = j.Hp * j.Wp, nch = c->N * c->C;
     float *xp = xmalloc(sizeof(float) * (size_t)(nch * plane + QIMPL_SLACK(c)));
-    for (int64_t ch = 0; ch < nch; ch++) {
-        float *d = xp + ch * plane;
-        const float *src = x + ch * c->H * c->W;
-        memset(d, 0, sizeof(float) * (size_t)(c->pt * j.Wp));
-        for (int64_t h = 0; h < c->H; h++) {
-            float *dr = d + (c->pt + h) * j.Wp;
-            memset(dr, 0, sizeof(float) * (size_t)c->pl);
-            quant_q8_centered(src + h * c->W, dr + c->pl, c->W, &q->in);
-            memset(dr + c->pl + c->W, 0, sizeof(float) * (size_t)(j.Wp - c->pl - c->W));
-        }
-        memset(d + (c->pt + c->H) * j.Wp, 0,
-               sizeof(float) * (size_t)((j.Hp - c->pt - c->H) * j.Wp));
-    }
+    pad_job pj = {.c = c, .q = q, .x = x, .xp = xp, .Hp = j.Hp, .Wp = j.Wp};
+    op_parallel_for_work(ctx, nch, c->H * c->W, pad_range, &pj);
     memset(xp + nch * plane, 0, sizeof(float) * (size_t)QIMPL_SLACK(c));
     j.xp = xp;
     /* row blocks of about 1024 padded columns: the accumulators (M x 1024)
@@ -515,6 +532,22 @@ static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
 #endif
 }
 
+/* The input centred on the executor's threads, in chunks. */
+#define QCEN_CHUNK 16384
+typedef struct cen_job {
+    const float *x;
+    float *xq;
+    int64_t n;
+    const qparam_t *p;
+} cen_job;
+
+static void cen_range(void *arg, int64_t b, int64_t e)
+{
+    const cen_job *j = arg;
+    int64_t lo = b * QCEN_CHUNK, hi = e * QCEN_CHUNK < j->n ? e * QCEN_CHUNK : j->n;
+    quant_q8_centered(j->x + lo, j->xq + lo, hi - lo, j->p);
+}
+
 static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
 {
     const quant_node *q = n->priv;
@@ -527,7 +560,8 @@ static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
         return RT_OK;
     int64_t nx = tensor_numel(x);
     float *xq = xmalloc(sizeof(float) * (size_t)(nx ? nx : 1));
-    quant_q8_centered(x->data, xq, nx, &q->in);
+    cen_job cj = {.x = x->data, .xq = xq, .n = nx, .p = &q->in};
+    op_parallel_for_work(ctx, (nx + QCEN_CHUNK - 1) / QCEN_CHUNK, QCEN_CHUNK / 2, cen_range, &cj);
     conv_job j = {.c = &c, .q = q, .x = xq, .y = node_output(g, n, 0)->data};
     j.K = c.C / c.G * c.KH * c.KW;
     j.P = c.OH * c.OW;
