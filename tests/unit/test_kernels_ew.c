@@ -805,7 +805,7 @@ static void test_layout_big(void)
         graph_t *g = graph_new();
         int in[3];
         for (int k = 0; k < 3; k++) {
-            char name[8];
+            char name[16];
             snprintf(name, sizeof(name), "x%d", k);
             in[k] = mk(g, name, DT_FLOAT, 3, (int64_t[]){ O, a[k], IN }, xs[k]);
         }

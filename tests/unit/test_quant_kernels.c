@@ -181,7 +181,7 @@ static void ew_case(void)
     const char *ops[6] = {"Add", "Relu", "Clip", "Mul", "Div", "Sub"};
     int t[6];
     for (int o = 0; o < 6; o++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof(name), "y%d", o);
         t[o] = graph_add_tensor(g, name);
     }
