@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/dma-heap.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -97,6 +99,28 @@ static int ctx_ok(rknn_context ctx, const char *fn)
     return 1;
 }
 
+/* A dma-buf from a DMA heap, as the vendor runtime allocates on a board
+ * ($RKNN_TRACE_DMA_HEAP, else /dev/dma_heap/system); -1 when there is none or it
+ * refuses, and the caller falls back to memfd. */
+static int dma_heap_alloc(uint64_t size, const char *fn)
+{
+    const char *path = getenv("RKNN_TRACE_DMA_HEAP");
+    struct dma_heap_allocation_data d = {.len = size, .fd_flags = O_RDWR | O_CLOEXEC};
+    int heap = open(path && *path ? path : "/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
+
+    if (heap < 0)
+        return -1;
+    if (ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &d) != 0) {
+        API_W("%s, DMA heap %s refused %llu bytes (%s): using memfd memory", fn,
+              path && *path ? path : "/dev/dma_heap/system", (unsigned long long)size,
+              strerror(errno));
+        close(heap);
+        return -1;
+    }
+    close(heap);
+    return (int)d.fd;
+}
+
 static rknn_tensor_mem *mem_alloc(uint64_t size, const char *fn)
 {
     mem_rec *r;
@@ -108,6 +132,9 @@ static rknn_tensor_mem *mem_alloc(uint64_t size, const char *fn)
               (unsigned long long)size);
         return NULL;
     }
+    fd = dma_heap_alloc(size, fn);
+    if (fd >= 0)
+        goto mapped;
     fd = memfd_create("rknn_mem", MFD_CLOEXEC);
     if (fd < 0) {
         API_E("%s, memfd_create failed: %s", fn, strerror(errno));
@@ -119,6 +146,7 @@ static rknn_tensor_mem *mem_alloc(uint64_t size, const char *fn)
         close(fd);
         return NULL;
     }
+mapped:
     map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED) {
         API_E("%s, mmap of %llu bytes failed: %s", fn, (unsigned long long)size, strerror(errno));

@@ -481,8 +481,44 @@ static void test_init_flags(void)
     rknn_destroy_mem(0, mm);
 }
 
+/* rknn_create_mem takes a dma-buf from a DMA heap where one exists; a heap that
+ * refuses (here a plain file standing in for the device) falls back to memfd
+ * memory that works the same way. */
+static void test_dma_heap_fallback(void)
+{
+    rknn_context ctx = 0;
+    char tmpl[] = "/tmp/rt-heap-XXXXXX", link[64], target[256] = "";
+    int hf = mkstemp(tmpl);
+
+    CHECK(hf >= 0, "temp file");
+    CHECK(rknn_init(&ctx, (void *)MNIST, 0, 0, NULL) == 0, "init mnist");
+    for (int k = 0; k < 2 && ctx; k++) {
+        setenv("RKNN_TRACE_DMA_HEAP", k ? tmpl : "/nonexistent/heap", 1);
+        rknn_tensor_mem *m = rknn_create_mem(ctx, 3000);
+        CHECK(m && m->fd >= 0 && m->size == 3000 && m->virt_addr, "mem with heap %d", k);
+        if (!m)
+            continue;
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", m->fd);
+        ssize_t n = readlink(link, target, sizeof(target) - 1);
+        target[n > 0 ? n : 0] = '\0';
+        CHECK(strstr(target, "memfd:rknn_mem") != NULL, "fallback is memfd: %s", target);
+        memset(m->virt_addr, 0x5a, 3000);
+        unsigned char back[4] = {0};
+        CHECK(pread(m->fd, back, 4, 2996) == 4 && back[3] == 0x5a, "fd and mapping agree");
+        rknn_destroy_mem(ctx, m);
+    }
+    unsetenv("RKNN_TRACE_DMA_HEAP");
+    if (ctx)
+        rknn_destroy(ctx);
+    if (hf >= 0) {
+        close(hf);
+        unlink(tmpl);
+    }
+}
+
 int main(void)
 {
+    test_dma_heap_fallback();
     test_demo();
     test_mnist_strides();
     test_alloc_outside();
