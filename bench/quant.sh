@@ -94,7 +94,9 @@ else
 fi
 echo
 echo "Median of $RUNS runs (random input, calibrated on it); $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "$fails" >"$T/fails"
 } | tee "$OUT/quant.md"
 echo "bench: table written to $OUT/quant.md" >&2
 if [ "${BENCH_NO_GATE:-0}" = 1 ]; then exit 0; fi
-[ $fails -eq 0 ]
+# the table is built in a pipeline's subshell: its count comes back through a file
+[ "$(cat "$T/fails")" -eq 0 ]
