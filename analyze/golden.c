@@ -257,8 +257,8 @@ static void row_run(gwork *w, int i)
     char *err = w->errs[i];
     size_t errlen = sizeof(w->errs[i]);
 
-    if ((rc = npy_read(w->x[i].path, &a, err, errlen)) ||
-        (rc = npy_read(w->g[k].path, &b, err, errlen)))
+    if ((rc = npy_map(w->x[i].path, &a, err, errlen)) ||
+        (rc = npy_map(w->g[k].path, &b, err, errlen)))
         goto out;
     if (a.count != b.count) {
         char sa[256], sb2[256];

@@ -23,7 +23,11 @@ typedef struct npy_array {
     int64_t dims[NPY_MAX_DIMS];
     size_t count;               /* number of elements (1 for a scalar) */
     size_t nbytes;              /* count * element size */
-    void *data;                 /* malloc'd (64-byte aligned), C order, host order */
+    void *data;                 /* malloc'd (64-byte aligned), C order, host order;
+                                   with npy_map, possibly inside the file's mapping */
+    int borrowed;               /* data points into a mapping, not a copy */
+    void *map;                  /* npy_map: the mapping to release, else NULL */
+    size_t map_len;
 } npy_array;
 
 /* Writes one array. dims[ndim] must be >= 0; data holds count * size bytes. */
@@ -42,6 +46,9 @@ int npy_encode(int dtype, int ndim, const int64_t *dims, const void *data, int v
 int npy_read(const char *path, npy_array *a, char *err, size_t errlen);
 int npy_read_buffer(const void *buf, size_t len, npy_array *a, char *err, size_t errlen);
 void npy_free(npy_array *a);
+/* Like npy_read, but maps the file read-only and, when its data needs no
+ * conversion, uses it in place (no copy): for reading many large dumps. */
+int npy_map(const char *path, npy_array *a, char *err, size_t errlen);
 
 /* numpy's descr for a dtype ("<f4", "|u1", "|b1") and its name ("float32",
  * "bool"); NULL if the dtype has no .npy form. */

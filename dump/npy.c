@@ -7,8 +7,13 @@
 #include "dump/dump.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "runtime/model/model.h"
 #include "util/util.h"
@@ -432,8 +437,10 @@ static uint32_t rd_le(const uint8_t *p, int n)
     return v;
 }
 
-static int npy_parse(const void *buf, size_t len, const char *what, npy_array *a, char *err,
-                     size_t errlen)
+/* borrow: when the data needs no conversion (C order, host byte order, not
+ * bool, aligned), a->data points into buf instead of a copy (a->borrowed = 1). */
+static int npy_parse(const void *buf, size_t len, const char *what, int borrow, npy_array *a,
+                     char *err, size_t errlen)
 {
     const uint8_t *b = buf;
     struct hdr h = { .what = what, .err = err, .errlen = errlen };
@@ -533,6 +540,12 @@ static int npy_parse(const void *buf, size_t len, const char *what, npy_array *a
                       nbytes, avail);
 
     const uint8_t *src = b + prefix + hlen;
+    if (borrow && !(fortran && ndim > 1) && !swap && type->dt != DT_BOOL &&
+        (uintptr_t)src % (uintptr_t)type->size == 0) {
+        a->data = (void *)src;
+        a->borrowed = 1;
+        goto done;
+    }
     a->data = xaligned_alloc(nbytes);
     if (fortran && ndim > 1)
         fortran_to_c(a->data, src, ndim, dims, count, (size_t)type->size);
@@ -545,6 +558,7 @@ static int npy_parse(const void *buf, size_t len, const char *what, npy_array *a
         for (size_t i = 0; i < count; i++)
             p[i] = p[i] != 0;
     }
+done:
     a->dtype = type->dt;
     a->ndim = ndim;
     memcpy(a->dims, dims, sizeof(int64_t) * (size_t)ndim);
@@ -559,7 +573,7 @@ int npy_read_buffer(const void *buf, size_t len, npy_array *a, char *err, size_t
         return rt_err(err, errlen, RT_EINVAL, "npy: no buffer");
     if (!buf)
         buf = "";
-    return npy_parse(buf, len, "npy buffer", a, err, errlen);
+    return npy_parse(buf, len, "npy buffer", 0, a, err, errlen);
 }
 
 int npy_read(const char *path, npy_array *a, char *err, size_t errlen)
@@ -572,13 +586,46 @@ int npy_read(const char *path, npy_array *a, char *err, size_t errlen)
     rc = rt_read_file(path, &buf, &len, err, errlen);
     if (rc)
         return rc;
-    rc = npy_parse(buf, len, path, a, err, errlen);
+    rc = npy_parse(buf, len, path, 0, a, err, errlen);
     free(buf);
+    return rc;
+}
+
+int npy_map(const char *path, npy_array *a, char *err, size_t errlen)
+{
+    struct stat st;
+    void *map;
+    int fd, rc;
+
+    memset(a, 0, sizeof *a);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+        close(fd);
+        return npy_read(path, a, err, errlen); /* not mappable: the plain reader says why */
+    }
+    map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED)
+        return npy_read(path, a, err, errlen);
+    rc = npy_parse(map, (size_t)st.st_size, path, 1, a, err, errlen);
+    if (!rc && a->borrowed) {
+        a->map = map;
+        a->map_len = (size_t)st.st_size;
+    } else {
+        munmap(map, (size_t)st.st_size);
+    }
     return rc;
 }
 
 void npy_free(npy_array *a)
 {
+    if (a->map) {
+        munmap(a->map, a->map_len);
+        memset(a, 0, sizeof *a);
+        return;
+    }
     if (!a)
         return;
     free(a->data);

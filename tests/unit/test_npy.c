@@ -134,6 +134,34 @@ static void test_file_io(void)
     CHECK(rc == 0 && memcmp(a.data, v, sizeof v) == 0, "values back");
     npy_free(&a);
 
+    /* npy_map: the same array, used in place from the mapping */
+    rc = npy_map(path, &a, err, sizeof err);
+    CHECK(rc == 0 && a.borrowed && a.map && a.dtype == DT_FLOAT && a.count == 12 &&
+          memcmp(a.data, v, sizeof v) == 0, "npy_map: %d %s", rc, err);
+    npy_free(&a);
+    CHECK(a.data == NULL && a.map == NULL, "npy_free clears a mapped array");
+    {   /* data needing conversion (big-endian) is copied, with the same result as npy_read */
+        char be[256];
+        snprintf(be, sizeof be, "%s/be.npy", dir);
+        FILE *bf = fopen(be, "wb");
+        const char hdr[] = "\x93NUMPY\x01\x00\x76\x00{'descr': '>i4', 'fortran_order': False, "
+                           "'shape': (2,), }";
+        const unsigned char data[8] = {0, 0, 1, 2, 0xff, 0xff, 0xff, 0xfe};
+        char pad[128];
+        size_t hl = sizeof(hdr) - 1; /* 10-byte prefix + 57-byte dict, padded to 128 */
+        memset(pad, ' ', sizeof pad);
+        fwrite(hdr, 1, hl, bf);
+        fwrite(pad, 1, 128 - hl - 1, bf);
+        fputc('\n', bf);
+        fwrite(data, 1, sizeof data, bf);
+        fclose(bf);
+        rc = npy_map(be, &a, err, sizeof err);
+        CHECK(rc == 0 && !a.borrowed && a.dtype == DT_INT32 && ((int32_t *)a.data)[0] == 258 &&
+              ((int32_t *)a.data)[1] == -2, "npy_map big-endian: %d %s", rc, err);
+        npy_free(&a);
+        unlink(be);
+    }
+
     /* exact bytes numpy writes for np.zeros((2,3), np.float32) header (numpy 1.24) */
     void *buf;
     size_t len;
@@ -155,6 +183,8 @@ static void test_file_io(void)
     fclose(f);
     rc = npy_read(path, &a, err, sizeof err);
     CHECK(rc == RT_EFORMAT && strstr(err, "text.npy") && strstr(err, "magic"), "text: %s", err);
+    rc = npy_map(path, &a, err, sizeof err);
+    CHECK(rc == RT_EFORMAT && strstr(err, "text.npy") && a.map == NULL, "text mapped: %s", err);
     unlink(path);
     snprintf(path, sizeof path, "%s/a.npy", dir);
     unlink(path);
