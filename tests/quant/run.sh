@@ -22,10 +22,19 @@ while read -r file shapes range source; do
     $PY tests/quant/make_calib.py "$T/calib_$file" "$dims" "$range" 20 || { failed=$((failed+1)); continue; }
     $PY tests/e2e/make_input.py "$T/in.npy" "$dims" "$range" "$source" 0 || { failed=$((failed+1)); continue; }
     for setting in "i8 normal channel" "i8 normal layer" "i8 kl_divergence channel" \
-                   "i8 mmse channel" "i8 kl_divergence layer" "i8 mmse layer" "fp16 - -"; do
+                   "i8 mmse channel" "i8 kl_divergence layer" "i8 mmse layer" "fp16 - -" \
+                   "hybrid - -"; do
         set -- $setting
         args=(-q "$1")
         [ "$1" = i8 ] && args+=(--quant-algo "$2" --quant-method "$3" --dataset "$T/calib_$file/dataset.txt")
+        [ "$setting" = "i8 normal channel" ] && args+=(--write-quant-cfg "$T/normal.cfg")
+        if [ "$1" = hybrid ]; then
+            # the normal/channel parameters, with the layer of worst single error kept in fp16
+            worst=$($PY -c "import json,sys; r=[x for x in json.load(open(sys.argv[1]))['accuracy']['layers'] if x['single']['cos'] is not None]; print(min(r, key=lambda x: x['single']['cos'])['name'])" "$T/normal.json")
+            sed "s/^custom_quantize_layers: {}\$/custom_quantize_layers:\n    $worst: float16/" "$T/normal.cfg" >"$T/hybrid.cfg"
+            args=(-q i8 --hybrid "$T/hybrid.cfg")
+            setting="hybrid ($worst fp16)"
+        fi
         rm -rf "$T/G" "$T/Q" "$T/R" "$T/r.db"
         t0=$(date +%s.%N)
         if ! "$B/rknn-trace" run "tests/data/models/$file" -i "$name=$T/in.npy" "${args[@]}" --db "$T/r.db" \
@@ -33,6 +42,7 @@ while read -r file shapes range source; do
             echo "FAIL $file $setting: $(tail -1 "$T/err")"; failed=$((failed+1)); continue
         fi
         t1=$(date +%s.%N)
+        [ "$setting" = "i8 normal channel" ] && cp "$T/out.json" "$T/normal.json"
         line=$($PY tests/quant/check_dumps.py "$T/out.json" "$T/G" "$T/Q" 2>"$T/cerr")
         passed=$((passed + $(echo "$line" | awk '{print $1}')))
         failed=$((failed + $(echo "$line" | awk '{print $3}')))
