@@ -3,7 +3,8 @@
 #   make deps       install build and test dependencies (Debian packages, npm oracle)
 #   make demo       build and run the main job on a bundled real model
 #   make test       all tests, then again under AddressSanitizer + UBSan
-#   make bench      benchmarks (vs onnxruntime-node)
+#   make bench      every benchmark against its target (bench/all.sh)
+#   make fuzz       libFuzzer on every parser
 #   make install PREFIX=/usr/local
 
 BUILD   ?= build
@@ -20,8 +21,7 @@ SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread -D_GNU_SOURCE -I. -Iinclude -I$(BUILD)/gen
 LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS) -pthread
-LIBS     = -lprotobuf-c -lopenblas -lm
-LIBS    += -lpng -ljpeg
+LIBS     = -lprotobuf-c -lopenblas -lpng -ljpeg -lm
 DBLIBS   = -lsqlite3
 
 GEN_C    = $(BUILD)/gen/onnx/onnx.pb-c.c
@@ -30,8 +30,7 @@ GEN_H    = $(BUILD)/gen/onnx/onnx.pb-c.h
 # Module sources (folders as in DESIGN.md). The runtime core goes into librknnrt.so
 # and into every program; analyze/ (SQLite) only into the CLI and tests.
 CORE_SRC    = $(wildcard util/*.c runtime/model/*.c runtime/passes/*.c runtime/exec/*.c \
-                         runtime/npu/*.c dump/*.c tracer/*.c)
-CORE_SRC   += $(wildcard runtime/quant/*.c)
+                         runtime/quant/*.c runtime/npu/*.c dump/*.c tracer/*.c)
 API_SRC     = $(wildcard runtime/api/*.c)
 ANALYZE_SRC = $(wildcard analyze/*.c)
 CLI_SRC     = $(wildcard cli/*.c)
@@ -50,7 +49,7 @@ UNIT_BIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN  = $(patsubst tests/fuzz/%.c,$(BUILD)/tests/%,$(FUZZ_SRC))
 TOOL_BIN  = $(patsubst tests/tools/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 
-.PHONY: all deps demo test test-fast test-asan bench install clean fuzz
+.PHONY: all deps demo test test-fast bench install clean fuzz
 all: $(BUILD)/librknnrt.so $(BUILD)/rknn-trace $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
 
 $(GEN_C) $(GEN_H): $(PROTO)
