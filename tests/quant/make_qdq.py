@@ -13,6 +13,9 @@ is encoded by hand, field numbers from onnx.proto) and an input:
             weights, int32 bias), com.microsoft QLinearAdd, QLinearLeakyRelu,
             QLinearSigmoid, QLinearGlobalAveragePool, QLinearMul, Flatten,
             QLinearMatMul, DequantizeLinear.
+  qop_float.onnx  its float equivalent: Conv/Add/LeakyRelu/Sigmoid/Mul/
+            GlobalAveragePool/Flatten/MatMul on the dequantized weights, the
+            int32 bias as B * (x_scale * w_scale) in float32.
   x.npy     the input, float32 [1,3,8,8] (seeded).
 Weights and scales are seeded random values, written as raw data."""
 import os
@@ -160,44 +163,64 @@ def qdq_model(rng, path, fpath):
     fg.write(fpath, ("x", FLOAT, [1, 3, 8, 8]), ("y", FLOAT, [1, 4]))
 
 
-def qop_model(rng, path):
-    g = Graph()
+def qop_model(rng, path, fpath):
+    g, fg = Graph(), Graph()  # the QOperator model and its dequantized float twin
     MS = "com.microsoft"
 
     def sc(name, s, zp, dt=UINT8):
         return g.init(name + "_s", np.float32(s), FLOAT), g.init(name + "_z", NP[dt](zp), dt)
 
+    def wq(name, q, s, zp=0, shape=None):  # int8 weights, their float (q - zp) * s
+        s = np.asarray(s, np.float32)
+        fg.init(name, (q.astype(np.float32) - np.float32(zp)) *
+                (s if shape is None else s.reshape(shape)), FLOAT)
+        return g.init(name, q, INT8)
+
     xs, xz = sc("x", 2.0 / 255, 128)
     xq = g.add("QuantizeLinear", ["x", xs, xz], ["xq"])
     w = rng.integers(-127, 128, (8, 3, 3, 3)).astype(np.int8)
-    ws = g.init("w_s", rng.uniform(0.002, 0.004, 8), FLOAT)
+    wsv = rng.uniform(0.002, 0.004, 8).astype(np.float32)
+    ws = g.init("w_s", wsv, FLOAT)
     wz = g.init("w_z", np.zeros(8, np.int8), INT8)
-    g.init("w", w, INT8)
-    b = g.init("b", rng.integers(-2000, 2000, 8), INT32)
+    wq("w", w, wsv, shape=(8, 1, 1, 1))
+    bv = rng.integers(-2000, 2000, 8)
+    b = g.init("b", bv, INT32)
+    # the int32 bias in float: B * (x_scale * w_scale), float32 as DequantizeLinear
+    fg.init("b", bv.astype(np.float32) * (np.float32(2.0 / 255) * wsv), FLOAT)
     ys, yz = sc("c1", 0.05, 110)
     c1 = g.add("QLinearConv", [xq, xs, xz, "w", ws, wz, ys, yz, b], ["c1"], pads=[1, 1, 1, 1])
-    w2 = g.init("w2", rng.integers(-127, 128, (8, 1, 3, 3)), INT8)
+    fg.add("Conv", ["x", "w", "b"], ["c1"], pads=[1, 1, 1, 1])
+    w2 = wq("w2", rng.integers(-127, 128, (8, 1, 3, 3)).astype(np.int8), 0.003)
     w2s, w2z = sc("w2", 0.003, 0, INT8)
     c2s, c2z = sc("c2", 0.04, 130)
     c2 = g.add("QLinearConv", [c1, ys, yz, w2, w2s, w2z, c2s, c2z], ["c2"], pads=[1, 1, 1, 1],
                group=8)
+    fg.add("Conv", ["c1", "w2"], ["c2"], pads=[1, 1, 1, 1], group=8)
     as_, az = sc("add", 0.06, 120)
     a = g.add("QLinearAdd", [c1, ys, yz, c2, c2s, c2z, as_, az], ["add"], MS)
+    fg.add("Add", ["c1", "c2"], ["add"])
     ls, lz = sc("lrelu", 0.05, 60)
     lr = g.add("QLinearLeakyRelu", [a, as_, az, ls, lz], ["lrelu"], MS, alpha=0.1)
+    fg.add("LeakyRelu", ["add"], ["lrelu"], alpha=0.1)
     ss, sz = sc("sig", 1.0 / 255, 0)
     sg = g.add("QLinearSigmoid", [lr, ls, lz, ss, sz], ["sig"], MS)
+    fg.add("Sigmoid", ["lrelu"], ["sig"])
     ms, mz = sc("mul", 0.02, 5)
     mu = g.add("QLinearMul", [lr, ls, lz, sg, ss, sz, ms, mz], ["mul"], MS)
+    fg.add("Mul", ["lrelu", "sig"], ["mul"])
     ps, pz = sc("gap", 0.01, 3)
     p = g.add("QLinearGlobalAveragePool", [mu, ms, mz, ps, pz], ["gap"], MS)
+    fg.add("GlobalAveragePool", ["mul"], ["gap"])
     f = g.add("Flatten", [p], ["flat"])
-    w3 = g.init("w3", rng.integers(-127, 128, (8, 4)), INT8)
+    fg.add("Flatten", ["gap"], ["flat"])
+    w3 = wq("w3", rng.integers(-127, 128, (8, 4)).astype(np.int8), 0.004)
     w3s, w3z = sc("w3", 0.004, 0, INT8)
     os_, oz = sc("mm", 0.002, 128)
     mm = g.add("QLinearMatMul", [f, ps, pz, w3, w3s, w3z, os_, oz], ["mm"])
+    fg.add("MatMul", ["flat", "w3"], ["y"])
     g.add("DequantizeLinear", [mm, os_, oz], ["y"])
     g.write(path, ("x", FLOAT, [1, 3, 8, 8]), ("y", FLOAT, [1, 4]), ms=True)
+    fg.write(fpath, ("x", FLOAT, [1, 3, 8, 8]), ("y", FLOAT, [1, 4]))
 
 
 def main(argv):
@@ -207,7 +230,7 @@ def main(argv):
     os.makedirs(argv[1], exist_ok=True)
     rng = np.random.default_rng(7)
     qdq_model(rng, os.path.join(argv[1], "qdq.onnx"), os.path.join(argv[1], "qdq_float.onnx"))
-    qop_model(rng, os.path.join(argv[1], "qop.onnx"))
+    qop_model(rng, os.path.join(argv[1], "qop.onnx"), os.path.join(argv[1], "qop_float.onnx"))
     np.save(os.path.join(argv[1], "x.npy"), rng.uniform(-1, 1, (1, 3, 8, 8)).astype(np.float32))
     return 0
 

@@ -5,7 +5,8 @@
 # Sigmoid/GlobalAveragePool), both made by make_qdq.py. Oracle: onnxruntime-node
 # on the same input — the quantized outputs must be bit-identical — and numpy for
 # the first QuantizeLinear (round half to even, saturation) from the dumps.
-# Then -q i8 on the QDQ model with its own parameters (runtime/quant/prequant.c).
+# Then -q i8 on both with their own parameters (runtime/quant/prequant.c; the
+# QOperator model rewritten into QDQ first).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}
@@ -124,9 +125,75 @@ PYEOF
 else
     bad "build/run qdq container: $(tail -1 "$T/err")"
 fi
-# a QOperator model: -q i8 refused in one line (exit 2)
-"$R" run "$T/qop.onnx" -q i8 -i x="$T/x.npy" --db "$T/q.db" >"$T/out" 2>"$T/err"; rc=$?
-[ $rc = 2 ] && grep -q "QOperator model (QLinearConv): -q i8 takes QDQ models" "$T/err" && \
-    [ "$(wc -l <"$T/err")" = 1 ] && ok || bad "qop -q i8: exit $rc: $(cat "$T/err")"
+# -q i8 on the QOperator model: prequant.c rewrites each QLinear* node into
+# DequantizeLinear -> float op -> QuantizeLinear with its own parameters, then
+# the QDQ path applies: no --dataset, golden = onnxruntime on the float
+# equivalent (qop_float.onnx), stored rows, no Q/DQ/QLinear layer left.
+if "$R" run "$T/qop.onnx" -q i8 -i x="$T/x.npy" --dump-golden "$T/QG" --dump-quant "$T/QQ" \
+        --db "$T/qop.db" --no-progress >"$T/out" 2>"$T/err"; then
+    ok
+else
+    bad "qop -q i8 without --dataset: $(tail -1 "$T/err")"
+fi
+grep -q "is pre-quantized" "$T/err" && ok || bad "qop -q i8: no pre-quantized note: $(cat "$T/err")"
+# node names keep their QLinear* origin ("QLinearConv_1"): look for op names only
+grep -q "CPU fallback: none" "$T/out" && \
+    ! grep -qE "(^| )(QuantizeLinear|DequantizeLinear|QLinear[A-Za-z]+)( |$)" "$T/out" && ok \
+    || bad "qop -q i8: Q/DQ/QLinear layers or CPU fallbacks in the NPU summary"
+grep -q "0 calibration samples, 3 int8 layers" "$T/out" && ok || bad "qop -q i8: $(grep '# quant' "$T/out")"
+"$R" show 1 --db "$T/qop.db" --json >"$T/show.json" 2>"$T/err" || bad "qop show: $(tail -1 "$T/err")"
+$PY - "$T/show.json" <<'PYEOF' && ok || bad "qop -q i8: stored accuracy rows"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r["name"]: r for r in d["accuracy"]}
+want = {"x", "c1", "c2", "add", "lrelu", "sig", "mul", "gap", "flat", "y"}
+assert set(rows) == want, sorted(rows)
+assert rows["y"]["output"]
+assert all(0.99 < r["entire"]["cos"] <= 1 for r in d["accuracy"]), d["accuracy"]
+assert not any("Quantize" in l["op"] or "QLinear" in l["op"] for l in d["layers"]), d["layers"]
+PYEOF
+if [ $have_ort = 1 ]; then
+    NODE_PATH=${ORT_MODULES:-/tmp/ort/node_modules} node tests/oracle/ort_run.js "$T/qop_float.onnx" \
+        "$T/ort_qfloat" x="$T/x.npy" >/dev/null 2>"$T/err" || bad "qop float: onnxruntime: $(tail -1 "$T/err")"
+    # Per layer, the fp32 run of qop.onnx (bit-identical to onnxruntime, checked
+    # above) dequantized is the oracle of the quantized simulation. The first
+    # QLinearConv (int8 x per-channel int8 weights + int32 bias) must be exact;
+    # the final output within 4 steps of its scale 0.002: the simulator fuses
+    # Add -> LeakyRelu as the NPU does (the Add's own requantization to 0.06 is
+    # skipped, qgraph.c) and rounds half away from zero where onnxruntime rounds
+    # half to even; one step of lrelu (0.05) is up to 3.2 steps of sig (1/255).
+    $PY - "$T/our_qop" "$T/ort_qop/y.npy" "$T/ort_qfloat/y.npy" "$T/QG" "$T/QQ" <<'PYEOF' && ok || bad "qop -q i8 vs onnxruntime"
+import json, os, sys
+import numpy as np
+def dumped(d, name):
+    idx = json.load(open(os.path.join(d, "index.json")))
+    return np.load(os.path.join(d, [e["file"] for e in idx if e["name"] == name][0]))
+fp32, ref_q, ref_f = sys.argv[1], np.load(sys.argv[2]), np.load(sys.argv[3])
+gold, quant = dumped(sys.argv[4], "y"), dumped(sys.argv[5], "y")
+c1 = (dumped(fp32, "c1").astype(np.float64) - 110) * np.float32(0.05)
+assert np.abs(dumped(sys.argv[5], "c1") - c1).max() < 1e-6, "QLinearConv c1 not exact"
+steps = np.abs(quant.astype(np.float64) - ref_q) / 0.002
+print("qop -q i8: c1 exact; %d of %d outputs equal to onnxruntime, max %.3g steps" %
+      ((steps < 1e-3).sum(), quant.size, steps.max()))
+assert steps.max() <= 4 + 1e-3, (quant, ref_q)
+assert np.allclose(gold, ref_f, rtol=1e-5, atol=1e-6), (gold, ref_f)
+assert not np.array_equal(gold, quant), "golden and quantized runs should differ"
+PYEOF
+fi
+# build without --dataset: the container reproduces the same quantized output
+if "$R" build "$T/qop.onnx" -q i8 -o "$T/qop.rknn" >"$T/out" 2>"$T/err" &&
+        "$R" run "$T/qop.rknn" -i x="$T/x.npy" --dump-quant "$T/QQ2" --db "$T/qop.db" --no-progress \
+            >"$T/out" 2>"$T/err"; then
+    $PY - "$T/QQ" "$T/QQ2" <<'PYEOF' && ok || bad "built qop container: output != run -q i8"
+import json, os, sys
+import numpy as np
+def dumped(d, name):
+    idx = json.load(open(os.path.join(d, "index.json")))
+    return np.load(os.path.join(d, [e["file"] for e in idx if e["name"] == name][0]))
+assert np.array_equal(dumped(sys.argv[1], "y"), dumped(sys.argv[2], "y"))
+PYEOF
+else
+    bad "build/run qop container: $(tail -1 "$T/err")"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
