@@ -1,6 +1,8 @@
-/* runtime/quant/prequant.c — pre-quantized (QDQ) ONNX models simulated with
- * their own parameters: the dequantized fp32 graph, the activation parameters
- * of the Q->DQ pairs and the weights' own int8 grid (see quant.h). */
+/* runtime/quant/prequant.c — pre-quantized ONNX models simulated with their
+ * own parameters: the dequantized fp32 graph, the activation parameters of the
+ * Q->DQ pairs and the weights' own int8 grid (see quant.h). A QOperator model
+ * (QLinearConv/MatMul, com.microsoft QLinearAdd/Mul/GlobalAveragePool/Sigmoid/
+ * LeakyRelu) is first rewritten into the QDQ form. */
 #include "runtime/quant/quant.h"
 #include "runtime/exec/kernels.h"
 #include "util/util.h"
