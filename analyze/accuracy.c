@@ -301,7 +301,7 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
         c.q2f[t] = ft;
         if (ft >= 0 && has_f && has_f[ft]) {
             act_q[t] = act_f[ft];
-            has_q[t] = 1;
+            has_q[t] = QP_HAS_CALIB;
         }
     }
     /* the model's own parameters; without a dataset the rest stays float */
@@ -316,7 +316,8 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
             quant_cfg_param_get(&cfg.params[k], &p))
             continue;
         act_q[t] = p;
-        has_q[t] = 1;
+        if (!has_q[t])
+            has_q[t] = QP_HAS_CALIB; /* a grid the model gave stays the model's */
         r->n_cfg_params++;
     }
     rc = quant_graph_finish(c.q, act_q, has_q, err, errlen);

@@ -138,7 +138,7 @@ int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
         memcpy(shapes[j].dims, t->dims, sizeof(int64_t) * (size_t)t->ndim);
     }
     if (o.type == QT_I8 && quant_prequant_detect(g, NULL) == QP_QDQ)
-        fprintf(stderr, "rknn-trace: %s is pre-quantized (QDQ): its own scales and zero points "
+        fprintf(stderr, "rknn-trace: %s is pre-quantized: its own scales and zero points "
                 "are used; tensors without Q/DQ %s\n", model, q->dataset
                 ? "are calibrated on --dataset" : "stay in float (--dataset quantizes them)");
     rc = accuracy_run(model, shapes, g->n_inputs, inputs, &o, out, err, sizeof(err));

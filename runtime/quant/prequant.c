@@ -662,7 +662,8 @@ int quant_prequant_acts(const quant_prequant *pq, const graph_t *g, qparam_t *ac
         if (t < 0 || g->t[t].dtype != DT_FLOAT)
             continue;
         act[t] = pq->act[k];
-        has[t] = from[t] = 1;
+        has[t] = QP_HAS_MODEL;
+        from[t] = 1;
         n++;
     }
     for (int i = 0; i < g->n_nodes; i++) {
@@ -674,7 +675,8 @@ int quant_prequant_acts(const quant_prequant *pq, const graph_t *g, qparam_t *ac
             if (t < 0 || from[t] || g->t[t].dtype != DT_FLOAT)
                 continue;
             act[t] = act[nd->in[0]];
-            has[t] = from[t] = 1;
+            has[t] = QP_HAS_MODEL;
+            from[t] = 1;
         }
     }
     if (!calibrated)

@@ -584,7 +584,7 @@ int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, 
         if (n->folded || n->n_out < 1 || n->out[0] < 0)
             continue;
         int t = n->out[0], only = -1;
-        if (g->t[t].is_output || consumers(g, t, &only) != 1)
+        if (g->t[t].is_output || consumers(g, t, &only) != 1 || (has && has[t] == QP_HAS_MODEL))
             continue;
         const char *op = g->nodes[only].op;
         if (!strcmp(op, "Relu") || !strcmp(op, "Clip") || !strcmp(op, "LeakyRelu"))

@@ -185,6 +185,11 @@ int quant_graph_new(graph_t *g, int type, int method, quant_graph **out, char *e
 struct quant_cfg;
 int quant_graph_new_hybrid(graph_t *g, int type, int method, const struct quant_cfg *cfg,
                            quant_graph **out, char *err, size_t errlen);
+/* has[t]: 0 no parameters (the tensor stays float), QP_HAS_CALIB calibrated or
+ * from a cfg, QP_HAS_MODEL the model's own grid (a pre-quantized model): such
+ * a tensor is requantized where the model does it, so a following
+ * Relu/Clip/LeakyRelu is not fused over it. */
+enum { QP_HAS_CALIB = 1, QP_HAS_MODEL = 2 };
 int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, char *err,
                        size_t errlen);
 void quant_graph_output(const quant_graph *q, int t, float *data);
@@ -268,8 +273,11 @@ int quant_conv_supported(graph_t *g, const node_t *n);
  *    Unsqueeze, Identity, MaxPool, Slice) pass their input's parameters on.
  *    Other tensors keep calibrated parameters when calibrated != 0 (a dataset)
  *    and are otherwise left in float, as onnxruntime runs the model.
- * QOperator models (QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger,
- * com.microsoft QLinear*) run in fp32 mode only. */
+ * QOperator models (QLinearConv, QLinearMatMul, QLinearAdd/Mul, QLinear
+ * GlobalAveragePool/Sigmoid/LeakyRelu) are first rewritten into DQ -> float op
+ * -> Q, then take the same path; quant_prequant_detect reports QP_QOPERATOR
+ * only when some node cannot be rewritten (ConvInteger, MatMulInteger, ...),
+ * and such models run in fp32 mode only. */
 enum { QP_NONE = 0, QP_QDQ = 1, QP_QOPERATOR = 2 };
 typedef struct quant_prequant_w {
     char *name;
@@ -288,7 +296,8 @@ typedef struct quant_prequant {
     int n_pairs, n_folded; /* Q->DQ pairs removed, constant DQs folded */
 } quant_prequant;
 
-/* QP_QOPERATOR if any QOperator op, else QP_QDQ if any Q/DQ with constant
+/* QP_QOPERATOR if a QOperator op cannot be rewritten, else QP_QDQ if any Q/DQ
+ * or rewritable QOperator op with constant
  * scale/zp, else QP_NONE; *op names the first QOperator op (may be NULL). */
 int quant_prequant_detect(const graph_t *g, const char **op);
 int quant_prequant_strip(graph_t *g, quant_prequant *pq, char *err, size_t errlen);
