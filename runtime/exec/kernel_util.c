@@ -140,3 +140,14 @@ int64_t dims_prod(const int64_t *d, int from, int to)
         p *= d[i];
     return p;
 }
+
+void same_pads(int upper, int64_t in, int64_t ext, int64_t s, int64_t *out, int64_t *pb,
+               int64_t *pe)
+{
+    *out = (in + s - 1) / s;
+    int64_t tot = (*out - 1) * s + ext - in;
+    if (tot < 0)
+        tot = 0;
+    *pb = upper ? tot / 2 : tot - tot / 2;
+    *pe = tot - *pb;
+}

@@ -56,6 +56,11 @@ int tensor_is_const(const tensor_t *t);
  * (dynamic shapes are not supported). */
 int node_const_ints(graph_t *g, const node_t *n, int i, const char *what, int64_t *v, int max,
                     char *err, size_t errlen);
+/* auto_pad SAME_UPPER (upper != 0) / SAME_LOWER along one axis: out = ceil(in / s)
+ * and the total padding (never negative) split with the odd one at the end
+ * (UPPER) or at the start (LOWER). ext is the dilated kernel extent. */
+void same_pads(int upper, int64_t in, int64_t ext, int64_t s, int64_t *out, int64_t *pb,
+               int64_t *pe);
 /* Product of d[from..to). */
 int64_t dims_prod(const int64_t *d, int from, int to);
 

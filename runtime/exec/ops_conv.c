@@ -224,17 +224,8 @@ static int conv_geom(graph_t *g, const node_t *n, conv_p *p, char *err, size_t e
     for (int i = 0; i < 3; i++) {
         int64_t ext = (p->k[i] - 1) * p->d[i] + 1;
         if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
-            p->out[i] = ceil_div(p->in[i], p->s[i]);
-            int64_t tot = (p->out[i] - 1) * p->s[i] + ext - p->in[i];
-            if (tot < 0)
-                tot = 0;
-            if (!strcmp(ap, "SAME_UPPER")) {
-                p->pb[i] = tot / 2;
-                p->pe[i] = tot - tot / 2;
-            } else {
-                p->pe[i] = tot / 2;
-                p->pb[i] = tot - tot / 2;
-            }
+            same_pads(!strcmp(ap, "SAME_UPPER"), p->in[i], ext, p->s[i], &p->out[i], &p->pb[i],
+                      &p->pe[i]);
         } else {
             if (!strcmp(ap, "VALID"))
                 p->pb[i] = p->pe[i] = 0;
