@@ -636,6 +636,33 @@ int store_delete_run(store *st, int64_t run_id, char *err, size_t errlen)
 
 /* ---------------------------------------------------------------- reading */
 
+/* Runs a prepared SELECT and collects its rows: read() fills one row of
+ * `size` bytes; on a failed step the rows read so far go to release(). */
+static int query_rows(store *st, sqlite3_stmt *s, size_t size, void (*read)(sqlite3_stmt *, void *),
+                      void (*release)(void *, int), const char *what, void **rows, int *n,
+                      char *err, size_t errlen)
+{
+    char *v = NULL;
+    int cnt = 0, cap = 0, rc = RT_OK, step;
+
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 16;
+            v = xrealloc(v, size * (size_t)cap);
+        }
+        read(s, v + size * (size_t)cnt++);
+    }
+    if (step != SQLITE_DONE) {
+        rc = db_fail(st, err, errlen, what);
+        release(v, cnt);
+    } else {
+        *rows = v;
+        *n = cnt;
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
 static void read_run(sqlite3_stmt *s, store_run *r)
 {
     store_run_init(r);
@@ -681,32 +708,20 @@ void store_runs_free(store_run *runs, int n)
     free(runs);
 }
 
+static void read_run_row(sqlite3_stmt *s, void *row) { read_run(s, row); }
+static void free_runs(void *rows, int n) { store_runs_free(rows, n); }
+
 int store_list_runs(store *st, store_run **runs, int *n, char *err, size_t errlen)
 {
     sqlite3_stmt *s = NULL;
-    store_run *v = NULL;
-    int cnt = 0, cap = 0, rc, step;
+    int rc;
 
     *runs = NULL;
     *n = 0;
     if ((rc = db_prepare(st, "SELECT " RUN_COLS " FROM runs ORDER BY id", &s, err, errlen)))
         return rc;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 16;
-            v = xrealloc(v, sizeof *v * (size_t)cap);
-        }
-        read_run(s, &v[cnt++]);
-    }
-    if (step != SQLITE_DONE) {
-        rc = db_fail(st, err, errlen, "cannot list runs");
-        store_runs_free(v, cnt);
-    } else {
-        *runs = v;
-        *n = cnt;
-    }
-    sqlite3_finalize(s);
-    return rc;
+    return query_rows(st, s, sizeof(store_run), read_run_row, free_runs, "cannot list runs",
+                      (void **)runs, n, err, errlen);
 }
 
 /* Runs matching "id = ?" or "label = ?": the count, and the first into *r. */
@@ -814,12 +829,14 @@ void store_layers_free(store_layer *rows, int n)
     free(rows);
 }
 
+static void read_layer_row(sqlite3_stmt *s, void *row) { read_layer(s, row); }
+static void free_layers(void *rows, int n) { store_layers_free(rows, n); }
+
 int store_get_layers(store *st, int64_t run_id, store_layer **rows, int *n, char *err,
                      size_t errlen)
 {
     sqlite3_stmt *s = NULL;
-    store_layer *v = NULL;
-    int cnt = 0, cap = 0, rc, step;
+    int rc;
 
     *rows = NULL;
     *n = 0;
@@ -827,22 +844,8 @@ int store_get_layers(store *st, int64_t run_id, store_layer **rows, int *n, char
                          &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 64;
-            v = xrealloc(v, sizeof *v * (size_t)cap);
-        }
-        read_layer(s, &v[cnt++]);
-    }
-    if (step != SQLITE_DONE) {
-        rc = db_fail(st, err, errlen, "cannot read layers");
-        store_layers_free(v, cnt);
-    } else {
-        *rows = v;
-        *n = cnt;
-    }
-    sqlite3_finalize(s);
-    return rc;
+    return query_rows(st, s, sizeof(store_layer), read_layer_row, free_layers,
+                      "cannot read layers", (void **)rows, n, err, errlen);
 }
 
 void store_outputs_free(store_output *rows, int n)
@@ -856,12 +859,23 @@ void store_outputs_free(store_output *rows, int n)
     free(rows);
 }
 
+static void read_output_row(sqlite3_stmt *s, void *row)
+{
+    store_output *o = row;
+    store_output_init(o);
+    o->idx = sqlite3_column_int64(s, 0);
+    o->name = col_text(s, 1);
+    o->shape = col_text(s, 2);
+    o->dtype = col_text(s, 3);
+    o->dump_file = col_text(s, 4);
+}
+static void free_outputs(void *rows, int n) { store_outputs_free(rows, n); }
+
 int store_get_outputs(store *st, int64_t run_id, store_output **rows, int *n, char *err,
                       size_t errlen)
 {
     sqlite3_stmt *s = NULL;
-    store_output *v = NULL;
-    int cnt = 0, cap = 0, rc, step;
+    int rc;
 
     *rows = NULL;
     *n = 0;
@@ -871,27 +885,8 @@ int store_get_outputs(store *st, int64_t run_id, store_output **rows, int *n, ch
                          &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 8;
-            v = xrealloc(v, sizeof *v * (size_t)cap);
-        }
-        store_output *o = &v[cnt++];
-        o->idx = sqlite3_column_int64(s, 0);
-        o->name = col_text(s, 1);
-        o->shape = col_text(s, 2);
-        o->dtype = col_text(s, 3);
-        o->dump_file = col_text(s, 4);
-    }
-    if (step != SQLITE_DONE) {
-        rc = db_fail(st, err, errlen, "cannot read outputs");
-        store_outputs_free(v, cnt);
-    } else {
-        *rows = v;
-        *n = cnt;
-    }
-    sqlite3_finalize(s);
-    return rc;
+    return query_rows(st, s, sizeof(store_output), read_output_row, free_outputs,
+                      "cannot read outputs", (void **)rows, n, err, errlen);
 }
 
 const char *store_format_shape(char *buf, size_t len, int ndim, const int64_t *dims)
@@ -1057,12 +1052,28 @@ void store_accuracy_free(store_accuracy *rows, int n)
     free(rows);
 }
 
+static void read_accuracy_row(sqlite3_stmt *s, void *row)
+{
+    store_accuracy *a = row;
+    store_accuracy_init(a);
+    a->idx = sqlite3_column_int64(s, 0);
+    a->layer = col_i64(s, 1);
+    a->name = col_text(s, 2);
+    a->op = col_text(s, 3);
+    a->node = col_text(s, 4);
+    a->fused = sqlite3_column_int(s, 5);
+    a->is_output = sqlite3_column_int(s, 6);
+    read_metrics(s, 7, &a->entire);
+    read_metrics(s, 13, &a->single);
+    a->source = col_text(s, 19);
+}
+static void free_accuracy(void *rows, int n) { store_accuracy_free(rows, n); }
+
 int store_get_accuracy(store *st, int64_t run_id, store_accuracy **rows, int *n, char *err,
                        size_t errlen)
 {
     sqlite3_stmt *s = NULL;
-    store_accuracy *v = NULL;
-    int cnt = 0, cap = 0, rc, step;
+    int rc;
 
     *rows = NULL;
     *n = 0;
@@ -1074,31 +1085,6 @@ int store_get_accuracy(store *st, int64_t run_id, store_accuracy **rows, int *n,
                          &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 64;
-            v = xrealloc(v, sizeof *v * (size_t)cap);
-        }
-        store_accuracy *a = &v[cnt++];
-        store_accuracy_init(a);
-        a->idx = sqlite3_column_int64(s, 0);
-        a->layer = col_i64(s, 1);
-        a->name = col_text(s, 2);
-        a->op = col_text(s, 3);
-        a->node = col_text(s, 4);
-        a->fused = sqlite3_column_int(s, 5);
-        a->is_output = sqlite3_column_int(s, 6);
-        read_metrics(s, 7, &a->entire);
-        read_metrics(s, 13, &a->single);
-        a->source = col_text(s, 19);
-    }
-    if (step != SQLITE_DONE) {
-        rc = db_fail(st, err, errlen, "cannot read the per-layer errors");
-        store_accuracy_free(v, cnt);
-    } else {
-        *rows = v;
-        *n = cnt;
-    }
-    sqlite3_finalize(s);
-    return rc;
+    return query_rows(st, s, sizeof(store_accuracy), read_accuracy_row, free_accuracy,
+                      "cannot read the per-layer errors", (void **)rows, n, err, errlen);
 }
