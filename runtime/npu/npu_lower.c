@@ -278,6 +278,21 @@ static int64_t dim(const tensor_t *t, int i)
 
 /* NPU limits of rknn-oplist.md §4; returns 1 and fills why when the node must
  * fall back to the CPU. */
+/* 1 (with the reason in why) when a value of the ints attribute exceeds max;
+ * fmt has one %lld for that value. */
+static int attr_exceeds(const node_t *n, const char *attr, int64_t max, const char *fmt,
+                        char *why, size_t len)
+{
+    const int64_t *v;
+    int cnt = node_attr_ints(n, attr, &v);
+    for (int i = 0; i < cnt; i++)
+        if (v[i] > max) {
+            snprintf(why, len, fmt, (long long)v[i]);
+            return 1;
+        }
+    return 0;
+}
+
 static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t len)
 {
     const graph_t *g = L->g;
@@ -295,24 +310,12 @@ static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t l
                      (long long)dim(w, 2), (long long)dim(w, 3), kmax);
             return 1;
         }
-        if ((cnt = node_attr_ints(n, "strides", &v)) > 0)
-            for (int i = 0; i < cnt; i++)
-                if (v[i] > 7) {
-                    snprintf(why, len, "stride %lld exceeds 1..7", (long long)v[i]);
-                    return 1;
-                }
-        if ((cnt = node_attr_ints(n, "pads", &v)) > 0)
-            for (int i = 0; i < cnt; i++)
-                if (v[i] > 15) {
-                    snprintf(why, len, "pad %lld exceeds 0..15", (long long)v[i]);
-                    return 1;
-                }
-        if ((cnt = node_attr_ints(n, "dilations", &v)) > 0)
-            for (int i = 0; i < cnt; i++)
-                if (v[i] > (dw ? 32 : 31)) {
-                    snprintf(why, len, "dilation %lld exceeds limit", (long long)v[i]);
-                    return 1;
-                }
+        if (attr_exceeds(n, "strides", 7, "stride %lld exceeds 1..7", why, len))
+            return 1;
+        if (attr_exceeds(n, "pads", 15, "pad %lld exceeds 0..15", why, len))
+            return 1;
+        if (attr_exceeds(n, "dilations", (dw ? 32 : 31), "dilation %lld exceeds limit", why, len))
+            return 1;
         return 0;
     }
     if (!strcmp(n->op, "ConvTranspose")) {
@@ -341,24 +344,12 @@ static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t l
             snprintf(why, len, "auto_pad %s unsupported (explicit pads only)", ap);
             return 1;
         }
-        if ((cnt = node_attr_ints(n, "kernel_shape", &v)) > 0)
-            for (int i = 0; i < cnt; i++)
-                if (v[i] > 7) {
-                    snprintf(why, len, "pool kernel %lld exceeds 7", (long long)v[i]);
-                    return 1;
-                }
-        if ((cnt = node_attr_ints(n, "strides", &v)) > 0)
-            for (int i = 0; i < cnt; i++)
-                if (v[i] > 8) {
-                    snprintf(why, len, "pool stride %lld exceeds 8", (long long)v[i]);
-                    return 1;
-                }
-        if ((cnt = node_attr_ints(n, "pads", &v)) > 0)
-            for (int i = 0; i < cnt; i++)
-                if (v[i] > 7) {
-                    snprintf(why, len, "pool pad %lld exceeds 7", (long long)v[i]);
-                    return 1;
-                }
+        if (attr_exceeds(n, "kernel_shape", 7, "pool kernel %lld exceeds 7", why, len))
+            return 1;
+        if (attr_exceeds(n, "strides", 8, "pool stride %lld exceeds 8", why, len))
+            return 1;
+        if (attr_exceeds(n, "pads", 7, "pool pad %lld exceeds 7", why, len))
+            return 1;
         return 0;
     }
     if (!strcmp(n->op, "Resize") || !strcmp(n->op, "Upsample")) {
