@@ -141,10 +141,20 @@ int64_t dims_prod(const int64_t *d, int from, int to)
     return p;
 }
 
+int tensor_shape_known(const tensor_t *t)
+{
+    if (!t || t->ndim < 0)
+        return 0;
+    for (int i = 0; i < t->ndim; i++)
+        if (t->dims[i] < 0)
+            return 0;
+    return 1;
+}
+
 void same_pads(int upper, int64_t in, int64_t ext, int64_t s, int64_t *out, int64_t *pb,
                int64_t *pe)
 {
-    *out = (in + s - 1) / s;
+    *out = ceil_div(in, s);
     int64_t tot = (*out - 1) * s + ext - in;
     if (tot < 0)
         tot = 0;

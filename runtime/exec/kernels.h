@@ -61,6 +61,13 @@ int node_const_ints(graph_t *g, const node_t *n, int i, const char *what, int64_
  * (UPPER) or at the start (LOWER). ext is the dilated kernel extent. */
 void same_pads(int upper, int64_t in, int64_t ext, int64_t s, int64_t *out, int64_t *pb,
                int64_t *pe);
+/* ceil(a / b) for a >= 0, b > 0. */
+static inline int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+/* t exists and every dimension is known (rank known, no -1). */
+int tensor_shape_known(const tensor_t *t);
 /* Product of d[from..to). */
 int64_t dims_prod(const int64_t *d, int from, int to);
 

@@ -90,21 +90,6 @@ static float *scratch_get(size_t n)
 
 /* ---- geometry ---------------------------------------------------------- */
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
-static int dims_known(const tensor_t *t)
-{
-    if (t->ndim < 0)
-        return 0;
-    for (int i = 0; i < t->ndim; i++)
-        if (t->dims[i] < 0)
-            return 0;
-    return 1;
-}
-
 /* Reads strides/dilations/pads/kernel_shape into p (3-D form) and checks them. */
 static int conv_attrs(const node_t *n, conv_p *p, const int64_t *wk, char *err, size_t errlen)
 {
@@ -177,7 +162,7 @@ static int conv_inputs(graph_t *g, const node_t *n, conv_p *p, tensor_t **xo, te
     if (x->dtype != DT_FLOAT || w->dtype != DT_FLOAT || (b && b->dtype != DT_FLOAT))
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): dtype %s not supported (fp32 only)",
                       n->name, n->op, dtype_name(x->dtype != DT_FLOAT ? x->dtype : w->dtype));
-    if (!dims_known(x) || !dims_known(w))
+    if (!tensor_shape_known(x) || !tensor_shape_known(w))
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): input shapes unknown", n->name, n->op);
     if (x->ndim < 3 || x->ndim > 5 || w->ndim != x->ndim)
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): X rank %d / W rank %d not supported",

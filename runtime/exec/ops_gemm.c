@@ -8,27 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
-static int shape_known(const tensor_t *t)
-{
-    if (t->ndim < 0)
-        return 0;
-    for (int i = 0; i < t->ndim; i++)
-        if (t->dims[i] < 0)
-            return 0;
-    return 1;
-}
-
 static int fp32_only(const node_t *n, const tensor_t *t, char *err, size_t errlen)
 {
     if (t->dtype != DT_FLOAT)
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): dtype %s not supported (fp32 only)",
                       n->name, n->op, dtype_name(t->dtype));
-    if (!shape_known(t))
+    if (!tensor_shape_known(t))
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): input shape unknown", n->name, n->op);
     return RT_OK;
 }

@@ -24,11 +24,6 @@ static void par_for(op_ctx *c, int64_t n, int64_t work, range_fn fn, void *arg)
         op_parallel_for(c, n, fn, arg);
 }
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 static int input_check(graph_t *g, const node_t *n, tensor_t **xo, char *err, size_t errlen)
 {
     int rc = check_arity(n, 1, 1, 1, err, errlen);

@@ -79,11 +79,6 @@ static int32_t par_i(const tensor_t *t, int64_t k)
     return (int32_t)tensor_get_int(t, tensor_numel(t) == 1 ? 0 : k);
 }
 
-static int shape_known(const tensor_t *t)
-{
-    return t && t->ndim >= 0 && tensor_numel(t) >= 0;
-}
-
 /* A parameter must be a float (scale) or q8/int32 (zp) tensor with 1 or
  * `count` elements (count 1: scalar only). Parameters must be constant or
  * graph-fed: their values are read when the node runs. */
@@ -93,7 +88,7 @@ static int check_par(const node_t *n, const tensor_t *t, const char *what, int i
     int64_t m;
     if (!t)
         return RT_OK;
-    if (!shape_known(t))
+    if (!tensor_shape_known(t))
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): %s shape unknown", n->name, n->op,
                       what);
     if (is_scale ? t->dtype != DT_FLOAT : !(is_q8(t->dtype) || t->dtype == DT_INT32))
@@ -142,13 +137,13 @@ static int qdq_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     x = node_input(g, n, 0);
     s = node_input(g, n, 1);
     z = node_input(g, n, 2);
-    if (!shape_known(x))
+    if (!tensor_shape_known(x))
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): input shape unknown", n->name,
                       n->op);
     if (quant ? x->dtype != DT_FLOAT : !(is_q8(x->dtype) || x->dtype == DT_INT32))
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): input dtype %s", n->name,
                       n->op, dtype_name(x->dtype));
-    if (!shape_known(s))
+    if (!tensor_shape_known(s))
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): scale shape unknown", n->name,
                       n->op);
     rc = axis_geom(n, x, s, &nax, &inner, err, errlen);
@@ -225,7 +220,7 @@ static int dynq_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     if (rc)
         return rc;
     x = node_input(g, n, 0);
-    if (!shape_known(x) || x->dtype != DT_FLOAT)
+    if (!tensor_shape_known(x) || x->dtype != DT_FLOAT)
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): float input of known shape "
                       "required", n->name, n->op);
     tensor_set_shape(node_output(g, n, 0), DT_UINT8, x->ndim, x->dims);
@@ -277,7 +272,7 @@ static int iconv_geom_get(graph_t *g, const node_t *n, iconv_geom *p, char *err,
     int cnt;
 
     memset(p, 0, sizeof(*p));
-    if (!shape_known(x) || !shape_known(w))
+    if (!tensor_shape_known(x) || !tensor_shape_known(w))
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): input shapes unknown", n->name,
                       n->op);
     if (!is_q8(x->dtype) || !is_q8(w->dtype))
@@ -394,7 +389,7 @@ static int iconv_infer(graph_t *g, node_t *n, char *err, size_t errlen)
             rc = check_par(n, yz, "y_zero_point", 0, 1, err, errlen);
         if (rc)
             return rc;
-        if (b && (!shape_known(b) || b->dtype != DT_INT32 || tensor_numel(b) != p.M))
+        if (b && (!tensor_shape_known(b) || b->dtype != DT_INT32 || tensor_numel(b) != p.M))
             return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): B must be int32 with %lld "
                           "values", n->name, n->op, (long long)p.M);
         odt = yz ? yz->dtype : node_input(g, n, 0)->dtype;
@@ -537,7 +532,7 @@ static int imm_geom_get(const node_t *n, const tensor_t *a, const tensor_t *b, i
     int na, nbd, k = 0;
 
     memset(q, 0, sizeof(*q));
-    if (!shape_known(a) || !shape_known(b) || a->ndim < 1 || b->ndim < 1)
+    if (!tensor_shape_known(a) || !tensor_shape_known(b) || a->ndim < 1 || b->ndim < 1)
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): input shapes unknown or scalar",
                       n->name, n->op);
     if (!is_q8(a->dtype) || !is_q8(b->dtype))
@@ -724,7 +719,7 @@ static int qbin_infer(graph_t *g, node_t *n, char *err, size_t errlen)
         return rc;
     a = node_input(g, n, 0);
     b = node_input(g, n, 3);
-    if (!shape_known(a) || !shape_known(b) || !is_q8(a->dtype) || b->dtype != a->dtype)
+    if (!tensor_shape_known(a) || !tensor_shape_known(b) || !is_q8(a->dtype) || b->dtype != a->dtype)
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): A and B must be int8 or "
                       "uint8 of one dtype and known shape", n->name, n->op);
     for (int i = 1; i < 8; i++) {
@@ -789,7 +784,7 @@ static int qgap_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     if (rc)
         return rc;
     x = node_input(g, n, 0);
-    if (!shape_known(x) || !is_q8(x->dtype) || x->ndim < 3)
+    if (!tensor_shape_known(x) || !is_q8(x->dtype) || x->ndim < 3)
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): int8/uint8 input of rank "
                       ">= 3 required", n->name, n->op);
     for (int i = 1; i < 5; i++) {
@@ -840,7 +835,7 @@ static int qun_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     if (rc)
         return rc;
     x = node_input(g, n, 0);
-    if (!shape_known(x) || !is_q8(x->dtype))
+    if (!tensor_shape_known(x) || !is_q8(x->dtype))
         return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): int8/uint8 input required",
                       n->name, n->op);
     for (int i = 1; i < 5; i++) {

@@ -608,18 +608,6 @@ int quant_prequant_strip(graph_t *g, quant_prequant *pq, char *err, size_t errle
     return RT_OK;
 }
 
-/* The simulator's output-channel axis of weight input 1 (as qgraph.c). */
-static int weight_axis(const node_t *n, const tensor_t *w)
-{
-    if (!strcmp(n->op, "Conv"))
-        return 0;
-    if (!strcmp(n->op, "ConvTranspose"))
-        return w->ndim > 1 ? 1 : 0;
-    if (!strcmp(n->op, "Gemm"))
-        return node_attr_int(n, "transB", 0) ? 0 : 1;
-    return w->ndim - 1;
-}
-
 int quant_prequant_weights(const quant_prequant *pq, quant_graph *q)
 {
     graph_t *g = q->g;
@@ -635,7 +623,7 @@ int quant_prequant_weights(const quant_prequant *pq, quant_graph *q)
         /* the kernels take one scale per output channel, zp 0 */
         for (int i = 0; ok && w->n > 1 && i < g->n_nodes; i++) {
             const node_t *n = &g->nodes[i];
-            if (n->n_in > 1 && n->in[1] == t && weight_axis(n, &g->t[t]) != w->axis)
+            if (n->n_in > 1 && n->in[1] == t && quant_weight_axis(n, &g->t[t]) != w->axis)
                 ok = 0;
         }
         if (!ok)

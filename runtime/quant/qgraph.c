@@ -15,8 +15,7 @@ static int is_weighted(const char *op)
            !strcmp(op, "MatMul");
 }
 
-/* Axis of the output channel in the weight tensor (input 1). */
-static int weight_axis(const node_t *n, const tensor_t *w)
+int quant_weight_axis(const node_t *n, const tensor_t *w)
 {
     if (!strcmp(n->op, "Conv"))
         return 0;
@@ -138,7 +137,7 @@ int quant_graph_new_hybrid(graph_t *g, int type, int method, const quant_cfg *cf
                     quant_round_f16(g->t[n->in[k]].data, tensor_numel(&g->t[n->in[k]]));
             continue;
         }
-        quantize_weight(q, n->in[1], weight_axis(n, w));
+        quantize_weight(q, n->in[1], quant_weight_axis(n, w));
     }
     *out = q;
     return RT_OK;

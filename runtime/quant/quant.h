@@ -177,6 +177,8 @@ typedef struct quant_graph {
 
 int quant_graph_new(graph_t *g, int type, int method, quant_graph **out, char *err,
                     size_t errlen);
+/* Axis of the output channel in the weight tensor w (input 1) of node n. */
+int quant_weight_axis(const node_t *n, const tensor_t *w);
 /* The same with a hybrid file (NULL: none): the layers named in its
  * custom_quantize_layers (by output tensor) keep fp16 weights, run their float
  * kernel and round their outputs to fp16. A name that is no tensor of the
