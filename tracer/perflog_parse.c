@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracer/perflog.h"
+#include "tracer/tracer.h"
 #include "util/util.h"
 
 enum col {
@@ -24,26 +24,6 @@ static const struct { const char *name; int col; } col_names[] = {
 };
 
 #define MAX_TOK 64
-
-/* Strips the logger prefix "X RKNN: [hh:mm:ss.mmm] " (timestamp optional) and a
- * user's "---> " glued to a ruler. */
-static char *strip_prefix(char *s)
-{
-    if (s[0] && strchr("EWIDT", s[0]) && !strncmp(s + 1, " RKNN: ", 7)) {
-        s += 8;
-        if (s[0] == '[') {
-            char *e = strchr(s, ']');
-            if (e && e - s <= 16) {
-                s = e + 1;
-                if (*s == ' ')
-                    s++;
-            }
-        }
-    }
-    if (!strncmp(s, "---> ", 5))
-        s += 5;
-    return s;
-}
 
 static int is_ruler(const char *s)
 {
@@ -362,7 +342,7 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
         l = strlen(line);
         while (l && (line[l - 1] == '\r' || line[l - 1] == ' ' || line[l - 1] == '\t'))
             line[--l] = 0;
-        s = strip_prefix(line);
+        s = tracer_strip_prefix(line);
 
         if ((v = after(s, "Total Operator Elapsed Per Frame Time(us):")) ||
             (v = after(s, "Total Operator Elapsed Time(us):"))) {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracer/sramlog.h"
+#include "tracer/tracer.h"
 #include "util/util.h"
 
 enum { K_ID, K_USER, K_TENSOR, K_DTYPE, K_DFMT, K_ORIG, K_NATIVE, K_N };
@@ -13,23 +13,6 @@ static const char *const key_names[K_N] = {"ID", "User", "Tensor", "DataType", "
                                            "OrigShape", "NativeShape"};
 
 #define MAX_TOK 32
-
-/* "X RKNN: [hh:mm:ss.mmm] " (timestamp optional) */
-static char *strip_prefix(char *s)
-{
-    if (s[0] && strchr("EWIDT", s[0]) && !strncmp(s + 1, " RKNN: ", 7)) {
-        s += 8;
-        if (s[0] == '[') {
-            char *e = strchr(s, ']');
-            if (e && e - s <= 16) {
-                s = e + 1;
-                if (*s == ' ')
-                    s++;
-            }
-        }
-    }
-    return s;
-}
 
 static int tokenize(char *s, char **tok, int max)
 {
@@ -257,7 +240,7 @@ static int parse_row(char *s, state *st, sramlog_row_t *r)
 
 static void handle_line(char *line, state *st)
 {
-    char *s = strip_prefix(line), *p = s;
+    char *s = tracer_strip_prefix(line), *p = s;
     sramlog_table_t *t = st->n ? &st->t[st->n - 1] : NULL;
 
     while (*p == ' ')

@@ -2,7 +2,7 @@
  * must return 0 or RT_EFORMAT and never crash or leak. */
 #include <stddef.h>
 #include <stdint.h>
-#include "tracer/perflog.h"
+#include "tracer/tracer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

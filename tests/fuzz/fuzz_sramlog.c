@@ -2,7 +2,7 @@
  * `mm` parser on arbitrary bytes: 0 or RT_EFORMAT, never a crash or a leak. */
 #include <stddef.h>
 #include <stdint.h>
-#include "tracer/sramlog.h"
+#include "tracer/tracer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 #include "runtime/model/model.h"
 #include "runtime/npu/npu.h"
-#include "tracer/perflog.h"
+#include "tracer/tracer.h"
 #include "util/util.h"
 
 static int parse_shapes(const char *s, int64_t sh[][4], int *nd, int max)

@@ -25,7 +25,7 @@
 #include "runtime/model/model.h"
 #include "runtime/npu/npu.h"
 #include "runtime/passes/passes.h"
-#include "tracer/perflog.h"
+#include "tracer/tracer.h"
 #include "util/util.h"
 
 /* npu-benchmarks.md table A (rknn_model_zoo v2.3.2) and B (v1.6.0), ms =

@@ -16,7 +16,7 @@
 #include "rknn_api.h"
 #include "runtime/npu/npu.h"
 #include "tests/test.h"
-#include "tracer/perflog.h"
+#include "tracer/tracer.h"
 
 #define MNIST "tests/data/models/mnist.onnx"
 

@@ -4,7 +4,7 @@
  * destroy, the rk3566 fallback), the published NPU load, and core masks.
  *
  * Oracles: the vendor formats are read back with the project's parsers of real logs
- * (tracer/perflog.h, tracer/sramlog.h, npu_load_parse); the numbers are compared with
+ * (tracer/tracer.h: the level-4 and level-3 parsers, and npu_load_parse); the numbers are compared with
  * the NPU model built here on its own from the same model file (model, passes, npu);
  * the chip's SRAM size 0xef000 and the dump names of mnist are written out by hand
  * (npu-hw.md §3.5, log-formats.md §5); the dumped .npy files are loaded by numpy
@@ -24,8 +24,7 @@
 #include "runtime/npu/npu.h"
 #include "runtime/passes/passes.h"
 #include "tests/test.h"
-#include "tracer/perflog.h"
-#include "tracer/sramlog.h"
+#include "tracer/tracer.h"
 #include "util/util.h"
 
 #define MNIST "tests/data/models/mnist.onnx"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "runtime/npu/npu.h"
 #include "tests/test.h"
-#include "tracer/perflog.h"
+#include "tracer/tracer.h"
 #include "util/util.h"
 
 #define CORPUS "tests/fuzz/corpus/perflog/"

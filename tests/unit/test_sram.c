@@ -13,7 +13,7 @@
 #include "runtime/model/model.h"
 #include "runtime/npu/npu.h"
 #include "tests/test.h"
-#include "tracer/sramlog.h"
+#include "tracer/tracer.h"
 #include "util/util.h"
 
 #define LOGS CORPUS
