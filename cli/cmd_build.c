@@ -1,13 +1,13 @@
 /* cli/cmd_build.c — `rknn-trace build MODEL.onnx -t PLATFORM [quant options]
  * -o OUT.rknn`: calibrates (int8) or rounds (fp16) as `run -q` does and writes
- * the simulator container (runtime/model/simmodel.h, docs/sim-model-format.md):
+ * the simulator container (runtime/model/model.h, docs/sim-model-format.md):
  * the source ONNX model, the quantization parameters in the *.quantization.cfg
  * layout and the target and build options. `rknn-trace run OUT.rknn` runs it
  * with those parameters. */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "cli/quant_cli.h"
-#include "runtime/model/simmodel.h"
+#include "runtime/model/model.h"
 #include "runtime/npu/npu.h"
 #include "runtime/passes/passes.h"
 #include "runtime/quant/quant.h"

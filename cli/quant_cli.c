@@ -8,7 +8,7 @@
 #include "cli/run_record.h"
 #include "analyze/analyze.h"
 #include "runtime/quant/quant.h"
-#include "runtime/model/simmodel.h"
+#include "runtime/model/model.h"
 #include "util/util.h"
 
 #include <stdlib.h>

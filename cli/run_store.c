@@ -1,7 +1,7 @@
 /* cli/run_store.c — records a finished `run` in the store: one transaction. */
 #include "analyze/analyze.h"
 #include "cli/run_record.h"
-#include "runtime/model/simmodel.h"
+#include "runtime/model/model.h"
 #include "runtime/quant/quant.h"
 #include "util/util.h"
 

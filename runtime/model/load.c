@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/model/model.h"
-#include "runtime/model/simmodel.h"
 #include "util/util.h"
 
 /* Signatures of vendor files (see shared research rknn-format.md §1). */

@@ -1,7 +1,7 @@
 /* runtime/model/simmodel.c — the `rknn-trace build` container: read, write,
  * load its graph (layout: docs/sim-model-format.md). Every offset and length is
  * checked against the file before use. */
-#include "runtime/model/simmodel.h"
+#include "runtime/model/model.h"
 #include "util/util.h"
 
 #include <errno.h>

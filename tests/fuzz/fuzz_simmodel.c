@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/model/model.h"
-#include "runtime/model/simmodel.h"
 #include "runtime/quant/quant.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
