@@ -853,15 +853,17 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
     }
     if ((c->flag & RKNN_FLAG_ASYNC_MASK) && c->ran)
         prev_save(c);
-    /* per-layer events only when asked for: a hook makes the executor run every node
-     * on its own (no Conv+activation fusion), which costs a third more on YOLOX */
+    /* per-layer events only when asked for; times alone keep the executor's
+     * Conv+activation fusion, level-5 dumps need every node's own output */
     int level = api_log_level();
     int layers = (c->flag & RKNN_FLAG_COLLECT_PERF_MASK) || level >= 4;
     p.dump = level >= 5 && c->npu;
     if (p.dump)
         api_npu_dump_begin(c);
     t0 = rt_now_us();
-    st = exec_run(c->x, layers ? perf_hook : NULL, &p, err, sizeof(err));
+    st = !layers ? exec_run(c->x, NULL, NULL, err, sizeof(err))
+         : p.dump ? exec_run(c->x, perf_hook, &p, err, sizeof(err))
+                  : exec_run_timed(c->x, perf_hook, &p, err, sizeof(err));
     c->last_run_us = (int64_t)(rt_now_us() - t0 + 0.5);
     if (st) {
         API_E("rknn_run, execution failed: %s", err);

@@ -489,10 +489,11 @@ static int fusion_valid(const exec_t *x)
     return 1;
 }
 
-int exec_run(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen)
+static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *err,
+               size_t errlen)
 {
     graph_t *g = x->g;
-    int fused = !hook && x->fuse && fusion_valid(x);
+    int fused = (!hook || timing_only) && x->fuse && fusion_valid(x);
 
     for (int p = 0; p < x->n_order; p++) {
         node_t *n = &g->nodes[x->order[p]];
@@ -513,6 +514,8 @@ int exec_run(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen)
             x->ev_in[k] = n->in[k] >= 0 ? &g->t[n->in[k]] : NULL;
         for (int k = 0; k < n->n_out; k++)
             x->ev_out[k] = n->out[k] >= 0 ? &g->t[n->out[k]] : NULL;
+        if (f && f->head) /* the chain's last output is what the fused conv wrote */
+            x->ev_out[0] = &g->t[f->out];
         layer_event_t ev = {
             .index = p, .node = x->order[p], .name = n->name, .op = n->op,
             .n_in = n->n_in, .n_out = n->n_out, .in = x->ev_in, .out = x->ev_out,
@@ -523,6 +526,16 @@ int exec_run(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen)
             return rc;
     }
     return RT_OK;
+}
+
+int exec_run(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen)
+{
+    return run(x, hook, 0, user, err, errlen);
+}
+
+int exec_run_timed(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen)
+{
+    return run(x, hook, 1, user, err, errlen);
 }
 
 const tensor_t *exec_output(const exec_t *x, int i)

@@ -79,6 +79,11 @@ void exec_free(exec_t *x);
 int exec_set_input(exec_t *x, int i, const void *data, size_t nbytes, char *err, size_t errlen);
 /* Runs every non-folded node in order, calling hook (may be NULL) after each. */
 int exec_run(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen);
+/* The same for a hook that only wants host times (per-layer profiling): the
+ * conv+activation fusion of hook-less runs stays on, so a fused conv's event
+ * covers its whole chain (ev->out[0] is the chain's output) and the nodes it
+ * absorbed get no event. */
+int exec_run_timed(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen);
 /* Graph output i after a run (data valid until the next run or exec_free). */
 const tensor_t *exec_output(const exec_t *x, int i);
 
