@@ -334,7 +334,7 @@ int sramlog_parse_mm(const char *text, size_t len, sramlog_mm_t *mm, char *err, 
         }
         if (sscanf(line, "[%u] [%n", &row, &off) == 1 && off > 0) {
             const char *p = line + off;
-            if ((int)row * 32 != mm->pages) {
+            if ((uint64_t)row * 32 != (uint64_t)mm->pages) {
                 ret = rt_err(err, errlen, RT_EFORMAT, "mm: row [%03u] out of order", row);
                 goto out;
             }
