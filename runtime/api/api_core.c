@@ -242,6 +242,17 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
     api_io *in = NULL, *out = NULL;
     exec_opts eo = {0};
     int ret = RKNN_ERR_MODEL_INVALID, st, dynamic = 0, pending = 0;
+    /* host threads of the simulation (default: every core) */
+    const char *thr = getenv("RKNN_TRACE_THREADS");
+    if (thr && *thr) {
+        char *end;
+        long v = strtol(thr, &end, 10);
+        if (*end || v < 1 || v > 256)
+            API_W("rknn_init, RKNN_TRACE_THREADS='%s' is not a thread count in 1..256: "
+                  "using every core", thr);
+        else
+            eo.nthreads = (int)v;
+    }
 
     if (c->model_path)
         st = model_load_file(c->model_path, &g, err, sizeof(err));
@@ -694,6 +705,7 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
             ret = RKNN_ERR_PARAM_INVALID;
             goto out;
         }
+        api_perf_text_refresh(c);
         if (!c->perf_text) {
             API_E("rknn_query, RKNN_QUERY_PERF_DETAIL is valid after rknn_run (and "
                   "rknn_outputs_get): no run yet");

@@ -75,6 +75,8 @@ typedef struct api_ctx {
     int64_t perf_run_us;      /* RKNN_QUERY_PERF_RUN: the NPU model's predicted frame time
                                * of the last run (npu_frame_us), host time without one */
     char *perf_text;          /* RKNN_QUERY_PERF_DETAIL */
+    int perf_stale;           /* the NPU model was costed since perf_text was written:
+                               * the text is made when PERF_DETAIL is asked for */
     struct npu_graph *npu;    /* the graph lowered for the NPU cost model (runtime/npu), or
                                * NULL: built at the first costed run, dropped on re-prepare */
     int npu_failed;           /* lowering failed: host-time table instead */
@@ -191,5 +193,8 @@ int api_convert(const api_io *io, int model_dtype, void *model_data, void *buf,
 /* (Re)builds graph, executor and io tables from the model source with the given
  * input shapes (NULL: dynamic dims fixed to 1). Used by init and set_input_shapes. */
 int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const int *ndims);
+
+/* Brings perf_text up to date with the last costed run (api_io.c). */
+void api_perf_text_refresh(api_ctx *c);
 
 #endif

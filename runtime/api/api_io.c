@@ -663,12 +663,27 @@ static void shape_paren(const tensor_t *t, char *s, size_t len)
  * runs it (fp16 for a float model), costed in cycles, CPU layers from the measured host
  * times; the vendor's 2.3 layout. 0, or -1 when the platform or graph has no NPU model
  * (then the host-time table is used). */
-static int perf_npu(api_ctx *c, const perf_rec *p)
+void api_perf_text_refresh(api_ctx *c)
 {
     char *buf = NULL;
     size_t len = 0;
-    double *node_us;
     FILE *f;
+
+    if (!c->perf_stale || !c->npu)
+        return;
+    f = open_memstream(&buf, &len);
+    if (!f)
+        return;
+    npu_print_perf_table(f, c->npu, 0);
+    fclose(f);
+    free(c->perf_text);
+    c->perf_text = buf;
+    c->perf_stale = 0;
+}
+
+static int perf_npu(api_ctx *c, const perf_rec *p)
+{
+    double *node_us;
 
     if (!c->npu && !c->npu_failed)
         api_npu_prepare(c); /* lowered at init; again only after a failed re-prepare */
@@ -680,13 +695,7 @@ static int perf_npu(api_ctx *c, const perf_rec *p)
             node_us[p->node[i]] += c->layer_us[i];
     npu_cost(c->npu, node_us);
     free(node_us);
-    f = open_memstream(&buf, &len);
-    if (!f)
-        return -1;
-    npu_print_perf_table(f, c->npu, 0);
-    fclose(f);
-    free(c->perf_text);
-    c->perf_text = buf;
+    c->perf_stale = 1; /* the text only when PERF_DETAIL asks: level 4 prints it anyway */
     c->n_layer_us = p->n;
     return 0;
 }
@@ -747,6 +756,7 @@ static void perf_build(api_ctx *c, const perf_rec *p)
              total);
     free(c->perf_text);
     c->perf_text = s;
+    c->perf_stale = 0;
     c->n_layer_us = p->n;
 }
 
