@@ -79,12 +79,17 @@ run_flow zero_copy_native sample_zero_copy --native
 # the yolov5 binding of this model needs no conversion, so no W line at level 1
 RKNN_LOG_LEVEL=1 run_flow zero_copy_log1 sample_zero_copy
 grep -q "W RKNN" "$T/zero_copy_log1.err" && bad "zero_copy warns: $(cat "$T/zero_copy_log1.err")" || ok
+# the host threads of the simulation: one thread gives the same outputs; a bad value warns
+RKNN_TRACE_THREADS=1 run_flow general_1thread sample_general
+RKNN_TRACE_THREADS=abc RKNN_LOG_LEVEL=1 run_flow general_badthreads sample_general
+grep -q "W RKNN.*RKNN_TRACE_THREADS='abc'" "$T/general_badthreads.err" && ok ||
+    bad "RKNN_TRACE_THREADS=abc: no warning in $(head -c 300 "$T/general_badthreads.err")"
 
 grep -q "fmt=NHWC, type=FP32" "$T/general.out" && grep -q "dims=\[1, 3549, 8\]" "$T/general.out" &&
     ok || bad "general flow attrs: $(grep index= "$T/general.out")"
 grep -q "w_stride=416" "$T/zero_copy.out" && ok || bad "zero-copy input w_stride not 416"
 
-for f in zero_copy zero_copy_native zero_copy_log1; do
+for f in zero_copy zero_copy_native zero_copy_log1 general_1thread general_badthreads; do
     cmp -s "$T/general.f32" "$T/$f.f32" && ok || bad "general and $f outputs differ"
 done
 
