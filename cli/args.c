@@ -38,7 +38,7 @@ long long cli_parse_count(const char *s)
     return v;
 }
 
-int cli_parse_shape(char *arg, const char **name, int *ndim, int64_t *dims)
+static int parse_shape(char *arg, const char **name, int *ndim, int64_t *dims)
 {
     char *eq = strrchr(arg, '=');
     if (!eq || eq == arg || !eq[1])
@@ -60,6 +60,20 @@ int cli_parse_shape(char *arg, const char **name, int *ndim, int64_t *dims)
         p = end + 1;
     }
     return 0;
+}
+
+int cli_add_shape(char *arg, input_shape_t *shapes, int *n, int max)
+{
+    const char *shown = xstrdup(arg); /* arg is cut at '=' while parsing */
+    int rc = 0;
+    if (*n >= max || parse_shape(arg, &shapes[*n].name, &shapes[*n].ndim, shapes[*n].dims)) {
+        cli_error("--shape takes NAME=D0,D1,... with positive sizes, got '%s'", shown);
+        rc = -1;
+    } else {
+        (*n)++;
+    }
+    free((void *)shown);
+    return rc;
 }
 
 int cli_opt_is(const char *arg, const char *name)

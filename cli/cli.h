@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "runtime/model/model.h"
+#include "runtime/passes/passes.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_GATE = 3, EXIT_INTERNAL = 4 };
 
@@ -22,8 +23,9 @@ int cli_exit_code(int status);
 /* Prints "rknn-trace: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* "NAME=D0,D1,..." -> name (pointing into arg, '=' replaced by NUL) and dims. */
-int cli_parse_shape(char *arg, const char **name, int *ndim, int64_t *dims);
+/* A --shape value "NAME=D0,D1,..." appended to shapes[*n] (at most max): name
+ * points into arg ('=' replaced by NUL). -1 after printing a usage error. */
+int cli_add_shape(char *arg, input_shape_t *shapes, int *n, int max);
 /* argv element arg is option `name`, alone or as "--name=VALUE". */
 int cli_opt_is(const char *arg, const char *name);
 /* Value of an option that takes an argument: "--opt VALUE" or "--opt=VALUE".

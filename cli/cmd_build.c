@@ -88,13 +88,8 @@ int cmd_build(int argc, char **argv)
         } else if (cli_opt_is(a, "--shape")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-            if (n_shapes >= MAX_SHAPES ||
-                cli_parse_shape((char *)v, &shapes[n_shapes].name, &shapes[n_shapes].ndim,
-                                shapes[n_shapes].dims)) {
-                cli_error("--shape takes NAME=D0,D1,... with positive sizes, got '%s'", v);
+            if (cli_add_shape((char *)v, shapes, &n_shapes, MAX_SHAPES))
                 return EXIT_USAGE;
-            }
-            n_shapes++;
         } else if ((qk = quant_cli_option(argc, argv, &i, &qc)) != 0) {
             if (qk < 0)
                 return EXIT_USAGE;

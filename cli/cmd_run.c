@@ -188,13 +188,8 @@ int cmd_run(int argc, char **argv)
         } else if (cli_opt_is(a, "--shape")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-            if (n_shapes >= MAX_ARGS ||
-                cli_parse_shape((char *)v, &shapes[n_shapes].name, &shapes[n_shapes].ndim,
-                                shapes[n_shapes].dims)) {
-                cli_error("--shape takes NAME=D0,D1,... with positive sizes, got '%s'", v);
+            if (cli_add_shape((char *)v, shapes, &n_shapes, MAX_ARGS))
                 return EXIT_USAGE;
-            }
-            n_shapes++;
         } else if (cli_opt_is(a, "--seed") || cli_opt_is(a, "--threads") || !strcmp(a, "-n") ||
                    cli_opt_is(a, "--iters")) {
             long long *dst = cli_opt_is(a, "--seed") ? &seed : cli_opt_is(a, "--threads") ? &threads : &iters;

@@ -45,6 +45,7 @@ fi
 # An op outside the supported set names the op and the node.
 NZ=/usr/share/libonnx-testdata/data/node/test_nonzero_example/model.onnx
 [ -f "$NZ" ] && expect 2 "unsupported op 'NonZero'" -- "$RT" run "$NZ" --no-db
+expect 1 "got 'x=1,3,0'" -- "$RT" run tests/data/models/ppocr_mobile_v2.0_cls.onnx --shape x=1,3,0 --no-db
 # Dynamic dims need --shape; the message says so.
 expect 2 "--shape" -- "$RT" run tests/data/models/ppocr_mobile_v2.0_cls.onnx --no-db
 # Inputs of the wrong shape, dtype or name.
