@@ -150,6 +150,9 @@ typedef struct npu_row_cache {
     uint64_t key[12];
     char *text;
     size_t len;
+    char *ptext;      /* the whole table only: text with the line prefix, */
+    size_t plen;      /* patched in place when the timestamp changes */
+    char pfx[48];
 } npu_row_cache_t;
 
 typedef struct npu_graph {

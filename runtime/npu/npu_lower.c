@@ -958,8 +958,10 @@ void npu_graph_free(npu_graph_t *ng)
         free(l->out_v);
     }
     npu_mem_plan_drop(ng);
-    for (int i = 0; ng->row_cache && i <= ng->n; i++)
+    for (int i = 0; ng->row_cache && i <= ng->n; i++) {
         free(ng->row_cache[i].text);
+        free(ng->row_cache[i].ptext);
+    }
     free(ng->row_cache);
     free(ng->l);
     free(ng->node_layer);

@@ -56,20 +56,30 @@ typedef struct pout {
     size_t n, cap;
 } pout;
 
+/* "I RKNN: [HH:MM:SS.mmm] "; the broken-down time is kept per second, as
+ * localtime_r is the dearest part of a small table's print. */
+static size_t log_prefix(char *pfx, size_t len, int flags)
+{
+    static _Thread_local time_t sec = -1;
+    static _Thread_local struct tm tm;
+    struct timeval tv;
+
+    gettimeofday(&tv, NULL);
+    if (tv.tv_sec != sec) {
+        localtime_r(&tv.tv_sec, &tm);
+        sec = tv.tv_sec;
+    }
+    snprintf(pfx, len, "%c RKNN: [%02d:%02d:%02d.%03d] ", flags & NPU_PRINT_DEBUG ? 'D' : 'I',
+             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(tv.tv_usec / 1000));
+    return strlen(pfx);
+}
+
 static void pout_init(pout *o, FILE *f, int flags)
 {
     memset(o, 0, sizeof(*o));
     o->f = f;
-    if (flags & NPU_PRINT_PREFIX) {
-        struct timeval tv;
-        struct tm tm;
-        gettimeofday(&tv, NULL);
-        localtime_r(&tv.tv_sec, &tm);
-        snprintf(o->pfx, sizeof o->pfx, "%c RKNN: [%02d:%02d:%02d.%03d] ",
-                 flags & NPU_PRINT_DEBUG ? 'D' : 'I', tm.tm_hour, tm.tm_min, tm.tm_sec,
-                 (int)(tv.tv_usec / 1000));
-        o->pfx_n = strlen(o->pfx);
-    }
+    if (flags & NPU_PRINT_PREFIX)
+        o->pfx_n = log_prefix(o->pfx, sizeof o->pfx, flags);
 }
 
 static void pout_raw(pout *o, const char *s, size_t l)
@@ -390,8 +400,10 @@ static void build_perf_table(FILE *f, const npu_graph_t *ng, int flags, pout *ou
 }
 
 /* Writes text (lines without prefix) with the prefix of flags before each
- * line, in one fwrite. */
-static void emit(FILE *f, int flags, const char *text, size_t len)
+ * line, in one fwrite. With a cache entry the prefixed text is kept: the next
+ * print of the same table only rewrites the timestamps, and only when they
+ * changed. */
+static void emit(FILE *f, int flags, const char *text, size_t len, npu_row_cache_t *tc)
 {
     pout o;
     const char *s = text, *e = text + len;
@@ -400,12 +412,36 @@ static void emit(FILE *f, int flags, const char *text, size_t len)
         fwrite(text, 1, len, f);
         return;
     }
+    if (tc && tc->ptext) {
+        char pfx[sizeof tc->pfx];
+        size_t n = log_prefix(pfx, sizeof pfx, flags);
+        if (n == strlen(tc->pfx)) {
+            if (memcmp(pfx, tc->pfx, n)) {
+                for (char *l = tc->ptext, *end = tc->ptext + tc->plen; l && l < end;) {
+                    memcpy(l, pfx, n);
+                    l = memchr(l, '\n', (size_t)(end - l));
+                    l = l ? l + 1 : NULL;
+                }
+                memcpy(tc->pfx, pfx, n + 1);
+            }
+            fwrite(tc->ptext, 1, tc->plen, f);
+            return;
+        }
+    }
     pout_init(&o, f, flags);
     while (s < e) {
         const char *nl = memchr(s, '\n', (size_t)(e - s));
         size_t l = nl ? (size_t)(nl - s) : (size_t)(e - s);
         line_n(&o, s, l);
         s += l + 1;
+    }
+    if (tc && o.n) {
+        fwrite(o.buf, 1, o.n, f);
+        free(tc->ptext);
+        tc->ptext = o.buf;
+        tc->plen = o.n;
+        memcpy(tc->pfx, o.pfx, o.pfx_n + 1);
+        return;
     }
     pout_flush(&o);
 }
@@ -426,17 +462,20 @@ void npu_print_perf_table(FILE *f, const npu_graph_t *ng, int flags)
         valid = ng->row_cache[i].text && !memcmp(key, ng->row_cache[i].key, sizeof key);
     }
     if (valid) {
-        emit(f, flags, tc->text, tc->len);
+        emit(f, flags, tc->text, tc->len, tc);
         return;
     }
     build_perf_table(f, ng, task, &body);
-    emit(f, flags, body.buf, body.n);
     if (tc) {
         free(tc->text);
+        free(tc->ptext);
+        tc->ptext = NULL;
         tc->text = body.buf;
         tc->len = body.n;
         tc->key[0] = (uint64_t)task + 1;
+        emit(f, flags, tc->text, tc->len, tc);
     } else {
+        emit(f, flags, body.buf, body.n, NULL);
         free(body.buf);
     }
 }

@@ -304,7 +304,7 @@ int main(int argc, char **argv)
     double zc_run = median(t[6], iters);
     double api = set_us + run_ovh + get_us;
     const char *base = strrchr(model, '/');
-    printf("%-32s %9.0f %9.0f %8.1f %10.1f %8.1f %10.1f %10.2f%% %10.1f %10.1f %13.1f %14.1f "
+    printf("%-32s %9.1f %9.1f %8.1f %10.1f %8.1f %10.1f %10.2f%% %10.1f %10.1f %13.1f %14.1f "
            "%12.1f\n", base ? base + 1 : model, exec_us, run_us, set_us, run_ovh, get_us, api,
            100.0 * api / exec_us, img_us, zc_copy, zc_run, img_us + get_us - zc_copy,
            (img_us + run_ovh + get_us) - (zc_copy + zc_run));

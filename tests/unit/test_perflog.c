@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "runtime/npu/npu.h"
 #include "tests/test.h"
 #include "tracer/tracer.h"
@@ -238,6 +239,27 @@ static void round_trip(unsigned mask, int flags)
     /* with the prefix every line starts "I RKNN: [" */
     if (flags & NPU_PRINT_PREFIX)
         CHECK(!strncmp(text, "I RKNN: [", 9) && text[21] == ']', "prefix");
+    /* printed again 2 ms later (from the cached text): the same lines, each
+     * with the new time in its prefix, and as debug lines when asked */
+    if (flags & NPU_PRINT_PREFIX) {
+        char *again = NULL, *a, *b, *sa, *sb;
+        size_t alen = 0;
+        int lines = 0, same = 1, stamped = 1;
+        struct timespec ms2 = {0, 2000000};
+        nanosleep(&ms2, NULL);
+        f = open_memstream(&again, &alen);
+        npu_print_perf_table(f, ng, flags | NPU_PRINT_DEBUG);
+        fclose(f);
+        CHECK(alen == len && strncmp(again + 9, text + 9, 12) != 0, "reprint length, new time %zu/%zu", alen, len);
+        for (a = strtok_r(text, "\n", &sa), b = strtok_r(again, "\n", &sb); a && b;
+             a = strtok_r(NULL, "\n", &sa), b = strtok_r(NULL, "\n", &sb), lines++) {
+            same &= !strcmp(a + 23, b + 23);
+            stamped &= !strncmp(b, "D RKNN: [", 9) && !strncmp(b + 9, again + 9, 13);
+        }
+        CHECK(!a && !b && lines > 10 && same && stamped, "reprint: %d lines, same %d, stamped %d",
+              lines, same, stamped);
+        free(again);
+    }
     perflog_free(t, n);
     free(text);
     /* multi-core: the plain 1x1 Conv splits by rows 22/21/21 of 64 */
