@@ -546,6 +546,39 @@ static void gemm_geometry(lower_t *L, npu_layer_t *l, const node_t *n)
 }
 
 /* Conv (+BatchNormalization) (+activation | SiLU) (+Add (+Relu)). */
+/* Node c computes y = a*x + b per channel from the conv output x with a
+ * constant (Mul, Add, Sub, Div by a scalar or a [1,C,1,1]-broadcast tensor):
+ * the compiler absorbs it into the conv's weights and bias as it absorbs a
+ * BatchNormalization, which is the same per-channel affine ("BatchNormalization
+ * (usually folded into conv)", rknn-oplist.md §3; that the converter also
+ * folds the Mul/Add form is our reading, UNVERIFIED: PP-LCNetV3's learnable
+ * scale/bias after every conv, ppocrv4_det in bench/npu_models.sh). */
+static int is_channel_affine(const lower_t *L, int c, int x)
+{
+    const node_t *n = &L->g->nodes[c];
+    const tensor_t *k, *y = T(L, x);
+    int ki;
+
+    if (n->n_in != 2 || n->n_out < 1 || (n->in[0] != x && n->in[1] != x) ||
+        (strcmp(n->op, "Mul") && strcmp(n->op, "Add") && strcmp(n->op, "Sub") &&
+         strcmp(n->op, "Div")))
+        return 0;
+    ki = n->in[0] == x ? n->in[1] : n->in[0];
+    if (!is_const(L, ki) || (!strcmp(n->op, "Div") && n->in[1] != ki))
+        return 0; /* c / x is not affine in x */
+    k = T(L, ki);
+    if (tensor_numel(k) == 1)
+        return 1;
+    if (!y || y->ndim != 4 || k->ndim < 3 || k->ndim > 4)
+        return 0;
+    for (int i = 0; i < k->ndim; i++) {
+        int64_t want = i == k->ndim - 3 ? y->dims[1] : 1; /* C at the channel position */
+        if (k->dims[i] != want)
+            return 0;
+    }
+    return 1;
+}
+
 static void lower_conv(lower_t *L, int ni, npu_layer_t *l)
 {
     const graph_t *g = L->g;
@@ -563,8 +596,10 @@ static void lower_conv(lower_t *L, int ni, npu_layer_t *l)
     layer_cover(L, l, ni);
     layer_set_fullname(l, n->op, n->name, NULL);
 
-    c = sole_consumer(L, cur);
-    if (c >= 0 && !strcmp(g->nodes[c].op, "BatchNormalization")) {
+    for (;;) {
+        c = sole_consumer(L, cur);
+        if (c < 0 || (strcmp(g->nodes[c].op, "BatchNormalization") && !is_channel_affine(L, c, cur)))
+            break;
         layer_cover(L, l, c);
         cur = g->nodes[c].out[0];
     }

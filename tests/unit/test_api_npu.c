@@ -816,8 +816,8 @@ int main(void)
         /* written out by hand from the vendor grammar (log-formats.md §5) */
         static const char *const mnist[] = {
             "000_InputOperator_Input3_shape_1_1_28_28_float.npy",
-            "001_Conv_Input3_shape_1_1_28_28_float.npy",
-            "010_OutputOperator_Plus214_Output_0_shape_1_10_float.npy",
+            "001_ConvRelu_Input3_shape_1_1_28_28_float.npy",
+            "008_OutputOperator_Plus214_Output_0_shape_1_10_float.npy",
         };
         static const char *const uface[] = {
             "000_InputOperator_input_shape_1_3_240_320_float.npy",

@@ -171,6 +171,53 @@ static graph_t *small_graph(void)
     return g;
 }
 
+/* x(1,3,8,8) -> Conv 1x1 4 -> OP(conv, k) -> Relu -> y: whether the
+ * lowering absorbs OP into the conv (one ConvRelu of 3 nodes) or keeps it. */
+static int folds(const char *op, int k_first, int knd, const int64_t *kd)
+{
+    graph_t *g = graph_new();
+    npu_graph_t *ng = NULL;
+    int64_t dx[4] = {1, 3, 8, 8}, dw[4] = {4, 3, 1, 1}, dc[4] = {1, 4, 8, 8};
+    int x = add_t(g, "x", 4, dx, TK_INPUT), w = add_t(g, "w", 4, dw, TK_CONST);
+    int c = add_t(g, "c", 4, dc, TK_ACT), k = add_t(g, "k", knd, kd, TK_CONST);
+    int a = add_t(g, "a", 4, dc, TK_ACT), y = add_t(g, "y", 4, dc, TK_ACT);
+    int ic[2] = {x, w}, ia[2] = {k_first ? k : c, k_first ? c : k}, ir[1] = {a};
+    char err[256];
+    int r = -1;
+
+    add_n(g, "/conv", "Conv", 2, ic, c);
+    add_n(g, "/op", op, 2, ia, a);
+    add_n(g, "/relu", "Relu", 1, ir, y);
+    g->t[y].is_output = 1;
+    g->inputs = xmalloc(sizeof(int));
+    g->inputs[0] = x;
+    g->n_inputs = 1;
+    g->outputs = xmalloc(sizeof(int));
+    g->outputs[0] = y;
+    g->n_outputs = 1;
+    if (npu_lower(g, npu_platform_find("rk3588"), DT_INT8, &ng, err, sizeof err) == 0) {
+        r = ng->n == 3 && !strcmp(ng->l[1].optype, "ConvRelu") && ng->l[1].n_src_nodes == 3;
+        npu_graph_free(ng);
+    }
+    graph_free(g);
+    return r;
+}
+
+/* A per-channel affine by a constant goes into the conv as BatchNormalization
+ * does; anything else stays a layer of its own. */
+static void affine_fold(void)
+{
+    int64_t one[1] = {1}, ch4[4] = {1, 4, 1, 1}, ch3[3] = {4, 1, 1}, sp[4] = {1, 1, 8, 8};
+
+    CHECK(folds("Mul", 0, 1, one) == 1, "x * scalar");
+    CHECK(folds("Add", 1, 4, ch4) == 1, "[1,C,1,1] + x");
+    CHECK(folds("Sub", 1, 3, ch3) == 1, "[C,1,1] - x");
+    CHECK(folds("Div", 0, 1, one) == 1, "x / scalar");
+    CHECK(folds("Div", 1, 1, one) == 0, "scalar / x is not affine");
+    CHECK(folds("Mul", 0, 4, sp) == 0, "a [1,1,H,W] factor is not per channel");
+    CHECK(folds("Pow", 0, 1, one) == 0, "Pow");
+}
+
 static void round_trip(unsigned mask, int flags)
 {
     graph_t *g = small_graph();
@@ -272,6 +319,7 @@ static void round_trip(unsigned mask, int flags)
 int main(void)
 {
     real_logs();
+    affine_fold();
     round_trip(0, 0);
     round_trip(7, NPU_PRINT_PREFIX);
     round_trip(1, NPU_PRINT_TASKNUMBER | NPU_PRINT_PREFIX);
