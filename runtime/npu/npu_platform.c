@@ -79,7 +79,13 @@ static const npu_platform_t platforms[] = {
         RK3588_ARRAYS,               /* same alignment table 8-2 (G:L9396); see §5 open question 1 */
         .npu_mhz = 950,              /* DT max OPP 950M (init-freq 950000 kHz) */
         .ddr_mhz = 2112,             /* API */
-        .ddr_bus_bytes = 4,          /* 2x16-bit, third-party summary (UNVERIFIED) */
+        /* DERIVED, UNVERIFIED: a third-party summary gives a 2x16-bit bus, but in
+         * the model zoo table (npu-benchmarks.md A) one RK3576 core takes 0.88x
+         * the RK3588 core's time (median of the 37 INT8 models, max 1.11x), for
+         * models that are DDR-bound on RK3588 too (yolov5s_relu's vendor rows):
+         * half the bandwidth at the same DDR clock would double those. The
+         * effective bandwidth is taken as RK3588's. */
+        .ddr_bus_bytes = 8,
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0,             /* nbuf 1 MiB instead of SRAM (DRV rk3576 nbuf_size) */
         /* DRV rk3576_cache_sgt_init: the 1 MiB nbuf is split per core, 448 KiB + 64 KiB

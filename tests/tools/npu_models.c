@@ -16,8 +16,10 @@
  * table (toolkit 1.5.0 per-layer rows: their NPU and DDR cycles through our
  * time model), against the same table's board FPS.
  *
- * Nothing here is fitted: the constants are those of npu_platform.c. Exit 0
- * (a report), 2 when a model cannot be read. */
+ * Nothing here is fitted: the constants are those of npu_platform.c (one of
+ * them, rk3576's DDR bandwidth, is derived from this same zoo table's
+ * RK3576/RK3588 ratios over its 37 INT8 models, so its rows here are not an
+ * independent check). Exit 0 (a report), 2 when a model cannot be read. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,7 +368,8 @@ int main(int argc, char **argv)
         graph_free(g);
     }
     printf("\n%d model/chip pairs; within +-20%% of the 2.3.2 board time: %d; mean |err| %.1f%%\n"
-           "(rk3566 and rk3568 are one column of the zoo table; which board was used is not stated)\n",
+           "(rk3566 and rk3568 are one column of the zoo table; which board was used is not stated;\n"
+           " rk3576's DDR bandwidth is derived from the same table's RK3576/RK3588 ratios)\n",
            n_in, n_20, n_in ? 100 * sum_abs / n_in : 0);
     yolov5_check(logs);
     return bad ? 2 : 0;
