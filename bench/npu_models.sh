@@ -2,9 +2,9 @@
 # bench/npu_models.sh — whole-model frame time of the simulated NPU (int8
 # lowering, one core) against the rknn_model_zoo board timings of
 # shared/research/npu-benchmarks.md, for the models we can reproduce in ONNX
-# (ppocrv4_det bundled; mobilenetv2-12 and resnet50-v2-7 built from their
-# architectures), plus the frame model checked on the vendor's yolov5s_relu
-# per-layer table. Target: within +-20 %.
+# (ppocrv4_det bundled; mobilenetv2-12, resnet50-v2-7 and YOLOv5 n/s/m/s_relu
+# built from their architectures), plus the frame model and our lowering
+# checked on the vendor's yolov5s_relu per-layer table. Target: within +-20 %.
 # usage: bench/npu_models.sh [BUILD_DIR]   (or BUILD=... in the environment)
 set -e
 cd "$(dirname "$0")/.."
