@@ -296,6 +296,44 @@ static int parse_op_row(char *line, int has_gpu, perflog_op_t *o)
     return 0;
 }
 
+/* A row that a terminal or a web page wrapped: the next non-blank line, which
+ * is not a row by itself, completes it. On success *next moves past it. */
+static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_row_t *r)
+{
+    char *c = *next, *end, *joined;
+    perflog_row_t alone;
+    size_t a, b;
+    int ok;
+
+    while (c && (*c == '\n' || *c == '\r' || *c == ' ' || *c == '\t'))
+        c++;
+    if (!c || !*c)
+        return -1;
+    end = strchr(c, '\n');
+    b = end ? (size_t)(end - c) : strlen(c);
+    a = strlen(row);
+    if (a + b > 4096)
+        return -1;
+    joined = xmalloc(a + b + 2);
+    memcpy(joined, c, b); /* the continuation alone first: a row of its own is not joined */
+    joined[b] = 0;
+    while (b && (joined[b - 1] == '\r' || joined[b - 1] == ' ' || joined[b - 1] == '\t'))
+        joined[--b] = 0;
+    ok = parse_row(tracer_strip_prefix(joined), h, &alone) != 0;
+    if (ok) {
+        memcpy(joined, row, a);
+        joined[a] = ' ';
+        memcpy(joined + a + 1, c, b);
+        joined[a + 1 + b] = 0;
+        ok = parse_row(joined, h, r) == 0;
+    }
+    free(joined);
+    if (!ok)
+        return -1;
+    *next = end ? end + 1 : NULL;
+    return 0;
+}
+
 static perflog_table_t *new_table(perflog_table_t **tabs, int *n, int *cap)
 {
     perflog_table_t *t;
@@ -396,9 +434,14 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
             char first[32];
             if (sscanf(s, "%31s", first) != 1 || parse_i64(first, &id) != 0)
                 continue; /* other text interleaved */
-            if (parse_row(s, &h, &r) != 0) {
-                cur->n_bad_rows++;
-                continue;
+            {
+                char *whole = xstrdup(s); /* parse_row cuts its line into tokens */
+                int bad = parse_row(s, &h, &r) != 0 && join_wrapped(whole, &next, &h, &r) != 0;
+                free(whole);
+                if (bad) {
+                    cur->n_bad_rows++;
+                    continue;
+                }
             }
             if (cur->n_rows == rcap) {
                 rcap = rcap ? rcap * 2 : 64;
