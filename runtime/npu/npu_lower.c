@@ -545,7 +545,6 @@ static void gemm_geometry(lower_t *L, npu_layer_t *l, const node_t *n)
     l->out_pixels = m;
 }
 
-/* Conv (+BatchNormalization) (+activation | SiLU) (+Add (+Relu)). */
 /* Node c computes y = a*x + b per channel from the conv output x with a
  * constant (Mul, Add, Sub, Div by a scalar or a [1,C,1,1]-broadcast tensor):
  * the compiler absorbs it into the conv's weights and bias as it absorbs a
@@ -579,6 +578,8 @@ static int is_channel_affine(const lower_t *L, int c, int x)
     return 1;
 }
 
+/* Conv (+BatchNormalization | constant per-channel affine)... (+activation | SiLU)
+ * (+Add (+Relu)). */
 static void lower_conv(lower_t *L, int ni, npu_layer_t *l)
 {
     const graph_t *g = L->g;
