@@ -136,6 +136,11 @@ $(BUILD)/samples/%: tests/samples/%.c tests/samples/sample_util.h include/rknn_a
 	$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -o $@ $< -L$(BUILD) -lrknnrt \
 	    -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS_ALL) -lm
 
+# The zoo benchmark builds its networks from their architectures (tests/tools/zoo).
+$(BUILD)/tests/npu_models: tests/tools/npu_models.c tests/tools/zoo/graphs.c tests/tools/zoo/graphs.h $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tests/tools/zoo/graphs.c $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+
 # The API benchmark is an application of the C API and of the executor it wraps: it
 # also links the API layer (this explicit rule wins over the tests/tools pattern).
 $(BUILD)/tests/bench_api: tests/tools/bench_api.c $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)

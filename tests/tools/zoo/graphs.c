@@ -1,0 +1,362 @@
+/* tests/tools/zoo/graphs.c — networks of the rknn_model_zoo benchmark table
+ * built from their published architectures as shape-only graphs (no weights:
+ * the NPU cost model needs shapes only), for bench/npu_models.sh. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/tools/zoo/graphs.h"
+#include "util/util.h"
+
+/* ---- graph builder (shapes only) ------------------------------------------ */
+
+typedef struct gb {
+    graph_t *g;
+} gb;
+
+static int act(gb *b, int64_t n, int64_t c, int64_t h, int64_t w, int nd)
+{
+    char name[32];
+    int i;
+    tensor_t *t;
+
+    snprintf(name, sizeof name, "t%d", b->g->n_t);
+    i = graph_add_tensor(b->g, name);
+    t = &b->g->t[i];
+    t->dtype = DT_FLOAT;
+    t->ndim = nd;
+    t->dims[0] = n;
+    t->dims[1] = c;
+    t->dims[2] = h;
+    t->dims[3] = w;
+    t->kind = TK_ACT;
+    return i;
+}
+
+static int cst(gb *b, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3)
+{
+    int i = act(b, d0, d1, d2, d3, nd);
+    b->g->t[i].kind = TK_CONST;
+    return i;
+}
+
+static node_t *node(gb *b, const char *op, int n_in, const int *in, int out)
+{
+    int o[1] = {out};
+    int ni = graph_add_node(b->g, NULL, op, "", n_in, in, 1, o);
+
+    b->g->t[out].producer = ni;
+    return &b->g->nodes[ni];
+}
+
+static void attr_ints(node_t *n, const char *name, int cnt, int64_t v0, int64_t v1, int64_t v2,
+                      int64_t v3)
+{
+    attr_t *a;
+
+    n->attrs = xrealloc(n->attrs, (size_t)(n->n_attr + 1) * sizeof(attr_t));
+    a = &n->attrs[n->n_attr++];
+    memset(a, 0, sizeof(*a));
+    a->name = xstrdup(name);
+    if (cnt == 0) {
+        a->type = ATTR_INT;
+        a->i = v0;
+        return;
+    }
+    a->type = ATTR_INTS;
+    a->n = cnt;
+    a->ints = xmalloc(4 * sizeof(int64_t));
+    a->ints[0] = v0;
+    a->ints[1] = v1;
+    a->ints[2] = v2;
+    a->ints[3] = v3;
+}
+
+static const tensor_t *T(gb *b, int i)
+{
+    return &b->g->t[i];
+}
+
+static int conv_p(gb *b, int x, int oc, int k, int s, int groups, int64_t p)
+{
+    const tensor_t *t = T(b, x);
+    int64_t c = t->dims[1], h = t->dims[2], w = t->dims[3];
+    int y = act(b, 1, oc, (h + 2 * p - k) / s + 1, (w + 2 * p - k) / s + 1, 4);
+    int in[2] = {x, cst(b, 4, oc, c / groups, k, k)};
+    node_t *n = node(b, "Conv", 2, in, y);
+
+    attr_ints(n, "group", 0, groups, 0, 0, 0);
+    attr_ints(n, "strides", 2, s, s, 0, 0);
+    attr_ints(n, "pads", 4, p, p, p, p);
+    return y;
+}
+
+static int conv(gb *b, int x, int oc, int k, int s, int groups)
+{
+    return conv_p(b, x, oc, k, s, groups, k / 2);
+}
+
+static int same(gb *b, const char *op, int x)
+{
+    const tensor_t *t = T(b, x);
+    int y = act(b, t->dims[0], t->dims[1], t->dims[2], t->dims[3], t->ndim);
+    int in[5] = {x, -1, -1, -1, -1}, n = 1;
+
+    if (!strcmp(op, "Clip")) { /* ReLU6, opset 12: min/max inputs */
+        in[1] = cst(b, 0, 1, 1, 1, 1);
+        in[2] = cst(b, 0, 1, 1, 1, 1);
+        n = 3;
+    } else if (!strcmp(op, "BatchNormalization")) {
+        for (int k = 1; k < 5; k++)
+            in[k] = cst(b, 1, T(b, x)->dims[1], 1, 1, 1); /* t moves as tensors are added */
+        n = 5;
+    }
+    node(b, op, n, in, y);
+    return y;
+}
+
+static int add(gb *b, int x, int r)
+{
+    const tensor_t *t = T(b, x);
+    int y = act(b, 1, t->dims[1], t->dims[2], t->dims[3], 4);
+    int in[2] = {x, r};
+
+    node(b, "Add", 2, in, y);
+    return y;
+}
+
+static int maxpool(gb *b, int x)
+{
+    const tensor_t *t = T(b, x);
+    int y = act(b, 1, t->dims[1], (t->dims[2] - 1) / 2 + 1, (t->dims[3] - 1) / 2 + 1, 4);
+    node_t *n = node(b, "MaxPool", 1, &x, y);
+
+    attr_ints(n, "kernel_shape", 2, 3, 3, 0, 0);
+    attr_ints(n, "strides", 2, 2, 2, 0, 0);
+    attr_ints(n, "pads", 4, 1, 1, 1, 1);
+    return y;
+}
+
+/* GlobalAveragePool, Flatten, Gemm to `classes`: the classifier head */
+static int head(gb *b, int x, int classes)
+{
+    int64_t c = T(b, x)->dims[1];
+    int p = act(b, 1, c, 1, 1, 4), f = act(b, 1, c, 0, 0, 2), y = act(b, 1, classes, 0, 0, 2);
+    int in[3] = {f, cst(b, 2, classes, c, 0, 0), cst(b, 1, classes, 0, 0, 0)};
+
+    node(b, "GlobalAveragePool", 1, &x, p);
+    node(b, "Flatten", 1, &p, f);
+    node(b, "Gemm", 3, in, y);
+    return y;
+}
+
+static graph_t *finish_n(gb *b, int x, int n_out, const int *y)
+{
+    graph_t *g = b->g;
+
+    g->t[x].kind = TK_INPUT;
+    g->inputs = xmalloc(sizeof(int));
+    g->inputs[0] = x;
+    g->n_inputs = 1;
+    g->outputs = xmalloc(sizeof(int) * (size_t)n_out);
+    for (int i = 0; i < n_out; i++) {
+        g->t[y[i]].is_output = 1;
+        g->outputs[i] = y[i];
+    }
+    g->n_outputs = n_out;
+    return g;
+}
+
+static graph_t *finish(gb *b, int x, int y)
+{
+    return finish_n(b, x, 1, &y);
+}
+
+/* torchvision MobileNetV2 1.0: t,c,n,s = (1,16,1,1) (6,24,2,2) (6,32,3,2)
+ * (6,64,4,2) (6,96,3,1) (6,160,3,2) (6,320,1,1); 32 stem, 1280 last. */
+static graph_t *build_mobilenetv2(void)
+{
+    static const int cfg[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
+                                  {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
+    gb b = {graph_new()};
+    int x = act(&b, 1, 3, 224, 224, 4), y, in_c = 32;
+
+    y = same(&b, "Clip", conv(&b, x, 32, 3, 2, 1));
+    for (int s = 0; s < 7; s++)
+        for (int i = 0; i < cfg[s][2]; i++) {
+            int stride = i ? 1 : cfg[s][3], hid = in_c * cfg[s][0], z = y;
+            if (cfg[s][0] != 1)
+                z = same(&b, "Clip", conv(&b, z, hid, 1, 1, 1));
+            z = same(&b, "Clip", conv(&b, z, hid, 3, stride, hid));
+            z = conv(&b, z, cfg[s][1], 1, 1, 1);
+            if (stride == 1 && in_c == cfg[s][1])
+                z = add(&b, z, y);
+            y = z;
+            in_c = cfg[s][1];
+        }
+    y = same(&b, "Clip", conv(&b, y, 1280, 1, 1, 1));
+    return finish(&b, x, head(&b, y, 1000));
+}
+
+/* gluon ResNet-50 v2: BN on the input, 7x7/2 conv, BN+ReLU, 3x3/2 max pool,
+ * BottleneckV2 x [3,4,6,3] (BN+ReLU, 1x1, BN+ReLU, 3x3 with the stride,
+ * BN+ReLU, 1x1, + shortcut: a 1x1 strided conv of the pre-activated input in
+ * the first block of each stage), BN+ReLU, head. */
+static graph_t *build_resnet50v2(void)
+{
+    static const int layers[4] = {3, 4, 6, 3}, ch[4] = {256, 512, 1024, 2048};
+    gb b = {graph_new()};
+    int x = act(&b, 1, 3, 224, 224, 4), y;
+
+    y = conv(&b, same(&b, "BatchNormalization", x), 64, 7, 2, 1);
+    y = maxpool(&b, same(&b, "Relu", same(&b, "BatchNormalization", y)));
+    for (int s = 0; s < 4; s++)
+        for (int i = 0; i < layers[s]; i++) {
+            int stride = (s > 0 && i == 0) ? 2 : 1, c = ch[s];
+            int pre = same(&b, "Relu", same(&b, "BatchNormalization", y));
+            int sc = i == 0 ? conv(&b, pre, c, 1, stride, 1) : y;
+            int z = conv(&b, pre, c / 4, 1, 1, 1);
+            z = conv(&b, same(&b, "Relu", same(&b, "BatchNormalization", z)), c / 4, 3, stride, 1);
+            z = conv(&b, same(&b, "Relu", same(&b, "BatchNormalization", z)), c, 1, 1, 1);
+            y = add(&b, z, sc);
+        }
+    y = same(&b, "Relu", same(&b, "BatchNormalization", y));
+    return finish(&b, x, head(&b, y, 1000));
+}
+
+/* ---- YOLOv5 v6.x (ultralytics yolov5s.yaml et al.; the zoo's export keeps
+ * the three raw head convs as outputs) ------------------------------------ */
+
+typedef struct y5 {
+    gb b;
+    double width;
+    int silu;
+} y5;
+
+static int y5_ch(const y5 *m, int c) /* make_divisible(c * width, 8) */
+{
+    return (int)ceil(c * m->width / 8) * 8;
+}
+
+/* Conv = conv + BN (folded in the export) + activation: ReLU in yolov5s_relu,
+ * else SiLU as x * Sigmoid(x) */
+static int y5_conv(y5 *m, int x, int oc, int k, int s)
+{
+    int y = conv_p(&m->b, x, oc, k, s, 1, k == 6 ? 2 : k / 2);
+    if (!m->silu)
+        return same(&m->b, "Relu", y);
+    {
+        int sg = same(&m->b, "Sigmoid", y), o = act(&m->b, 1, oc, T(&m->b, y)->dims[2],
+                                                     T(&m->b, y)->dims[3], 4);
+        int in[2] = {y, sg};
+        node(&m->b, "Mul", 2, in, o);
+        return o;
+    }
+}
+
+static int concat(gb *b, int n, const int *x)
+{
+    int64_t c = 0;
+    int y;
+    node_t *nd;
+
+    for (int i = 0; i < n; i++)
+        c += T(b, x[i])->dims[1];
+    y = act(b, 1, c, T(b, x[0])->dims[2], T(b, x[0])->dims[3], 4);
+    nd = node(b, "Concat", n, x, y);
+    attr_ints(nd, "axis", 0, 1, 0, 0, 0);
+    return y;
+}
+
+/* C3: cv1 -> n Bottlenecks (1x1, 3x3, + input when shortcut), cv2, concat, cv3 */
+static int y5_c3(y5 *m, int x, int oc, int n, int shortcut)
+{
+    int h = oc / 2, a = y5_conv(m, x, h, 1, 1), c2 = y5_conv(m, x, h, 1, 1), cat[2];
+
+    for (int i = 0; i < n; i++) {
+        int z = y5_conv(m, y5_conv(m, a, h, 1, 1), h, 3, 1);
+        a = shortcut ? add(&m->b, z, a) : z;
+    }
+    cat[0] = a;
+    cat[1] = c2;
+    return y5_conv(m, concat(&m->b, 2, cat), oc, 1, 1);
+}
+
+static int maxpool5(gb *b, int x)
+{
+    const tensor_t *t = T(b, x);
+    int y = act(b, 1, t->dims[1], t->dims[2], t->dims[3], 4);
+    node_t *n = node(b, "MaxPool", 1, &x, y);
+
+    attr_ints(n, "kernel_shape", 2, 5, 5, 0, 0);
+    attr_ints(n, "strides", 2, 1, 1, 0, 0);
+    attr_ints(n, "pads", 4, 2, 2, 2, 2);
+    return y;
+}
+
+static int upsample2(gb *b, int x) /* Resize nearest, scales (1,1,2,2) */
+{
+    const tensor_t *t = T(b, x);
+    int y = act(b, 1, t->dims[1], 2 * t->dims[2], 2 * t->dims[3], 4);
+    int in[3] = {x, -1, cst(b, 1, 4, 0, 0, 0)};
+
+    node(b, "Resize", 3, in, y);
+    return y;
+}
+
+static graph_t *build_yolov5(double depth, double width, int silu)
+{
+    y5 m = {{graph_new()}, width, silu};
+    int x = act(&m.b, 1, 3, 640, 640, 4), p3, p4, p5, h10, h14, y, cat[4], out[3];
+    int n3 = (int)fmax(round(3 * depth), 1), n6 = (int)fmax(round(6 * depth), 1);
+    int n9 = (int)fmax(round(9 * depth), 1);
+
+    y = y5_conv(&m, x, y5_ch(&m, 64), 6, 2);
+    y = y5_c3(&m, y5_conv(&m, y, y5_ch(&m, 128), 3, 2), y5_ch(&m, 128), n3, 1);
+    p3 = y5_c3(&m, y5_conv(&m, y, y5_ch(&m, 256), 3, 2), y5_ch(&m, 256), n6, 1);
+    p4 = y5_c3(&m, y5_conv(&m, p3, y5_ch(&m, 512), 3, 2), y5_ch(&m, 512), n9, 1);
+    y = y5_c3(&m, y5_conv(&m, p4, y5_ch(&m, 1024), 3, 2), y5_ch(&m, 1024), n3, 1);
+    /* SPPF: cv1, three chained 5x5 max pools, concat, cv2 */
+    y = y5_conv(&m, y, y5_ch(&m, 512), 1, 1);
+    cat[0] = y;
+    for (int i = 1; i < 4; i++)
+        cat[i] = maxpool5(&m.b, cat[i - 1]);
+    p5 = y5_conv(&m, concat(&m.b, 4, cat), y5_ch(&m, 1024), 1, 1);
+    /* PANet head */
+    h10 = y5_conv(&m, p5, y5_ch(&m, 512), 1, 1);
+    cat[0] = upsample2(&m.b, h10);
+    cat[1] = p4;
+    y = y5_c3(&m, concat(&m.b, 2, cat), y5_ch(&m, 512), n3, 0);
+    h14 = y5_conv(&m, y, y5_ch(&m, 256), 1, 1);
+    cat[0] = upsample2(&m.b, h14);
+    cat[1] = p3;
+    p3 = y5_c3(&m, concat(&m.b, 2, cat), y5_ch(&m, 256), n3, 0);
+    cat[0] = y5_conv(&m, p3, y5_ch(&m, 256), 3, 2);
+    cat[1] = h14;
+    p4 = y5_c3(&m, concat(&m.b, 2, cat), y5_ch(&m, 512), n3, 0);
+    cat[0] = y5_conv(&m, p4, y5_ch(&m, 512), 3, 2);
+    cat[1] = h10;
+    p5 = y5_c3(&m, concat(&m.b, 2, cat), y5_ch(&m, 1024), n3, 0);
+    /* Detect: 3 anchors x (80 classes + 5) per scale */
+    out[0] = conv(&m.b, p3, 255, 1, 1, 1);
+    out[1] = conv(&m.b, p4, 255, 1, 1, 1);
+    out[2] = conv(&m.b, p5, 255, 1, 1, 1);
+    return finish_n(&m.b, x, 3, out);
+}
+
+graph_t *zoo_graph(const char *name)
+{
+    if (!strcmp(name, "mobilenetv2-12"))
+        return build_mobilenetv2();
+    if (!strcmp(name, "resnet50-v2-7"))
+        return build_resnet50v2();
+    if (!strcmp(name, "yolov5s_relu"))
+        return build_yolov5(0.33, 0.50, 0);
+    if (!strcmp(name, "yolov5n"))
+        return build_yolov5(0.33, 0.25, 1);
+    if (!strcmp(name, "yolov5s"))
+        return build_yolov5(0.33, 0.50, 1);
+    if (!strcmp(name, "yolov5m"))
+        return build_yolov5(0.67, 0.75, 1);
+    return NULL;
+}
+
