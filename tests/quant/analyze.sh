@@ -4,21 +4,7 @@
 # by tensor name (onnxruntime style), a board's level-5 names, ours. Each golden
 # is a known transformation of the run's values (identity, x2, + noise), and
 # every printed metric is re-computed with numpy (1e-6). Bad input: exit 2.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-B=${1:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-PY=/usr/bin/python3
-R="$B/rknn-trace"
-passed=0; failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-expect_rc() { # want, description, command...
-    local want=$1 what=$2; shift 2
-    "$@" >"$T/out" 2>"$T/err"; local rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, want $want ($(tail -1 "$T/err"))"; fi
-}
+source "$(dirname "$0")/harness.sh" "$@"
 "$R" run tests/data/models/mnist.onnx --db "$T/r.db" --label dumped --dump "$T/D" >/dev/null 2>&1 || bad "run"
 "$R" run tests/data/models/mnist.onnx --db "$T/r.db" --label nodump >/dev/null 2>&1 || bad "run 2"
 $PY - "$T/D" "$T" <<'PYEOF' || bad "fixtures"
@@ -130,5 +116,4 @@ expect_rc 2 "missing golden" "$R" analyze "$T/D" --golden "$T/nosuch"
 expect_rc 1 "no golden option" "$R" analyze "$T/D"
 printf 'not numpy' >"$T/byname/Input3.npy"
 expect_rc 2 "broken npy" "$R" analyze "$T/D" --golden "$T/byname"
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

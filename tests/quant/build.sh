@@ -3,22 +3,8 @@
 # back independently (Python: magic, table, sections, META JSON, QCFG YAML, ONNX
 # bytes equal to the source), `run` on it reproduces the dataset-calibrated run
 # exactly with the build's target, and broken containers or options fail cleanly.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-B=${1:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-PY=/usr/bin/python3
-R="$B/rknn-trace"
+source "$(dirname "$0")/harness.sh" "$@"
 M=tests/data/models/mnist.onnx
-passed=0; failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-expect_rc() { # want, description, command...
-    local want=$1 what=$2; shift 2
-    "$@" >"$T/out" 2>"$T/err"; local rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, want $want ($(tail -1 "$T/err"))"; fi
-}
 $PY tests/quant/make_calib.py "$T/cal" 1,1,28,28 0,1 20 >/dev/null || bad "calib set"
 $PY tests/e2e/make_input.py "$T/in.npy" 1,1,28,28 0,1 camera 0 || bad "input"
 expect_rc 0 "build i8" "$R" build "$M" -t rk3566 --quant-algo kl_divergence --quant-method layer \
@@ -76,5 +62,4 @@ $PY -c "
 import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[8]=9; open(sys.argv[2],'wb').write(b)" "$T/m.rknn" "$T/v9.rknn"
 expect_rc 2 "future version" "$R" run "$T/v9.rknn" --no-db
 grep -q "version 9" "$T/err" && ok || bad "version message: $(cat "$T/err")"
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

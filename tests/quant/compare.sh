@@ -3,20 +3,7 @@
 # whose every figure is chosen here, so that each expectation can be checked by
 # hand: alignment by tensor name (a fused layer renamed in B, a layer only in B),
 # the summary lines, the gates (exit 3) and the JSON document.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-B=${1:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-PY=/usr/bin/python3
-passed=0; failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-expect_rc() { # want, description, command...
-    local want=$1 what=$2; shift 2
-    "$@" >"$T/out" 2>"$T/err"; local rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, want $want ($(tail -1 "$T/err"))"; fi
-}
+source "$(dirname "$0")/harness.sh" "$@"
 DB=$T/c.db
 # An empty store of ours (schema from the tool itself), then two runs by hand.
 "$B/rknn-trace" run tests/data/models/mnist.onnx --db "$DB" >/dev/null 2>&1 || bad "seed run"
@@ -51,7 +38,6 @@ run(3, "plain", "fp32", 900.0, 450.0)
 layer(3, 0, "Conv", "c1", 90.0, 45.0)
 db.commit()
 PYEOF
-R="$B/rknn-trace"
 expect_rc 0 "compare text" "$R" compare base cand --db "$DB"
 cp "$T/out" "$T/text"
 # rows: x, c1, r1, out (A's order), then extra (B only); '-' where a run lacks the tensor
@@ -104,5 +90,4 @@ g = {(x["gate"], x["run"]): x for x in d["gates"]}
 assert g[("cos", 1)]["failed"] and not g[("cos", 2)]["failed"] and not g[("slower", 2)]["failed"]
 assert d["failed"] is True
 PYEOF
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

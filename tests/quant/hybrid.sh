@@ -4,22 +4,8 @@
 # parameter used; reading it back with --hybrid (calibrating on another input)
 # reproduces the run exactly; a layer listed under custom_quantize_layers runs
 # in fp16 (its values on the fp16 grid, fewer int8 layers); bad files: exit 2.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-B=${1:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-PY=/usr/bin/python3
-R="$B/rknn-trace"
+source "$(dirname "$0")/harness.sh" "$@"
 M=tests/data/models/mnist.onnx
-passed=0; failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-expect_rc() { # want, description, command...
-    local want=$1 what=$2; shift 2
-    "$@" >"$T/out" 2>"$T/err"; local rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, want $want ($(tail -1 "$T/err"))"; fi
-}
 $PY tests/quant/make_calib.py "$T/cal" 1,1,28,28 0,1 20 >/dev/null || bad "calib set"
 $PY tests/e2e/make_input.py "$T/in.npy" 1,1,28,28 0,1 camera 0 || bad "input"
 Q=(-i "Input3=$T/in.npy" -q i8 --no-db --no-progress --json)
@@ -85,5 +71,4 @@ for c in bad1:"nosuch_tensor" bad2:"quantize_parameters names 'nosuch'" bad3:"li
 done
 expect_rc 2 "missing file" "$R" run "$M" "${Q[@]}" --hybrid "$T/nosuch.cfg"
 expect_rc 1 "hybrid needs i8" "$R" run "$M" -q fp16 --no-db --hybrid "$T/m.cfg"
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -3,22 +3,8 @@
 # tensor (decode, bilinear resize to the input, RGB or luma, (x - mean) / std,
 # NCHW or NHWC) against PIL + numpy doing the documented rule on real photos
 # (scikit-image data); a calibration run from an image dataset; bad input.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-B=${1:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-PY=/usr/bin/python3
-R="$B/rknn-trace"
+source "$(dirname "$0")/harness.sh" "$@"
 SK=/usr/lib/python3/dist-packages/skimage/data
-passed=0; failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-expect_rc() { # want, description, command...
-    local want=$1 what=$2; shift 2
-    "$@" >"$T/out" 2>"$T/err"; local rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, want $want ($(tail -1 "$T/err"))"; fi
-}
 # photos: RGB png, gray png, RGBA png, a real jpg, and PIL-made jpgs (RGB, gray)
 $PY - "$SK" "$T" <<'PYEOF' || bad "fixtures"
 import sys
@@ -130,5 +116,4 @@ grep -q "an image fills a 4-D input" "$T/err" && ok || bad "2-D message"
 expect_rc 1 "bad --mean" "$R" run "$M" -q i8 --dataset "$T/ds/images.txt" --mean 1,x --no-db
 expect_rc 1 "zero --std" "$R" run "$M" -q i8 --dataset "$T/ds/images.txt" --std 0 --no-db
 expect_rc 1 "--mean without dataset" "$R" run "$M" -q i8 --mean 1 --no-db
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -7,16 +7,7 @@
 # the first QuantizeLinear (round half to even, saturation) from the dumps.
 # Then -q i8 on both with their own parameters (runtime/quant/prequant.c; the
 # QOperator model rewritten into QDQ first).
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-B=${1:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-PY=/usr/bin/python3
-R="$B/rknn-trace"
-passed=0; failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+source "$(dirname "$0")/harness.sh" "$@"
 $PY tests/quant/make_qdq.py "$T" || { echo "FAIL make_qdq.py"; exit 1; }
 have_ort=0
 [ -d "${ORT_MODULES:-/tmp/ort/node_modules}/onnxruntime-node" ] && have_ort=1
@@ -195,5 +186,4 @@ PYEOF
 else
     bad "build/run qop container: $(tail -1 "$T/err")"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish
