@@ -94,3 +94,17 @@ const char *cli_opt_value(int argc, char **argv, int *i)
     }
     return argv[++*i];
 }
+
+int cli_model_arg(const char *cmd, const char *a, const char **model)
+{
+    if (a[0] == '-' && a[1]) {
+        cli_error("%s: unknown option '%s' (see rknn-trace %s --help)", cmd, a, cmd);
+        return EXIT_USAGE;
+    }
+    if (*model) {
+        cli_error("%s: more than one model given ('%s', '%s')", cmd, *model, a);
+        return EXIT_USAGE;
+    }
+    *model = a;
+    return 0;
+}

@@ -31,6 +31,9 @@ int cli_opt_is(const char *arg, const char *name);
 /* Value of an option that takes an argument: "--opt VALUE" or "--opt=VALUE".
  * Advances *i; returns NULL (after printing a usage error) if missing. */
 const char *cli_opt_value(int argc, char **argv, int *i);
+/* An argument no option of command cmd took: the model path when it is the
+ * first such; else (an unknown option, a second model) a usage error. */
+int cli_model_arg(const char *cmd, const char *a, const char **model);
 /* Parses a non-negative integer; -1 on error. */
 long long cli_parse_count(const char *s);
 

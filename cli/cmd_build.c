@@ -93,13 +93,7 @@ int cmd_build(int argc, char **argv)
         } else if ((qk = quant_cli_option(argc, argv, &i, &qc)) != 0) {
             if (qk < 0)
                 return EXIT_USAGE;
-        } else if (a[0] == '-' && a[1]) {
-            cli_error("build: unknown option '%s' (see rknn-trace build --help)", a);
-            return EXIT_USAGE;
-        } else if (!model) {
-            model = a;
-        } else {
-            cli_error("build: more than one model given ('%s', '%s')", model, a);
+        } else if (cli_model_arg("build", a, &model)) {
             return EXIT_USAGE;
         }
     }
