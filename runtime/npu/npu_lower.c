@@ -477,6 +477,20 @@ static const op_rule *rule_for(const lower_t *L, const node_t *n)
 
 /* ---- layer construction ------------------------------------------------- */
 
+/* a conv producer stored tensor ti (the layer's last input) with its own
+ * channel padding */
+static void set_in_align(lower_t *L, npu_layer_t *l, int ti)
+{
+    const tensor_t *t = T(L, ti);
+
+    if (l->n_in <= NPU_MAX_IO && t->producer >= 0 && t->producer < L->ng->n_nodes &&
+        L->ng->node_layer[t->producer] >= 0) {
+        const npu_layer_t *pl = &L->ng->l[L->ng->node_layer[t->producer]];
+        if (pl->out_tensor == ti)
+            l->in_align[l->n_in - 1] = npu_out_align(L->ng, pl);
+    }
+}
+
 static void add_node_inputs(lower_t *L, npu_layer_t *l, const node_t *n, int dw)
 {
     for (int i = 0; i < n->n_in; i++) {
@@ -492,13 +506,7 @@ static void add_node_inputs(lower_t *L, npu_layer_t *l, const node_t *n, int dw)
             s.d[1] = c;
         }
         layer_add_in(l, s, is_const(L, n->in[i]), n->in[i]);
-        /* a conv producer stored it with its own channel padding */
-        if (l->n_in <= NPU_MAX_IO && t->producer >= 0 && t->producer < L->ng->n_nodes &&
-            L->ng->node_layer[t->producer] >= 0) {
-            const npu_layer_t *pl = &L->ng->l[L->ng->node_layer[t->producer]];
-            if (pl->out_tensor == n->in[i])
-                l->in_align[l->n_in - 1] = npu_out_align(L->ng, pl);
-        }
+        set_in_align(L, l, n->in[i]);
     }
 }
 
@@ -580,6 +588,38 @@ static int is_channel_affine(const lower_t *L, int c, int x)
 
 /* Conv (+BatchNormalization | constant per-channel affine)... (+activation | SiLU)
  * (+Add (+Relu)). */
+/* The activation the compiler fuses into the conv-type layer l whose output
+ * is cur (G:L9229-9270): SiLU as x * Sigmoid(x) becomes ExSwish, the others
+ * keep their names; appends the suffix to name and returns the new output. */
+static int fuse_activation(lower_t *L, npu_layer_t *l, int cur, char *name, size_t len)
+{
+    const graph_t *g = L->g;
+    int c;
+
+    /* SiLU: x feeds exactly the Sigmoid and the Mul */
+    if (!g->t[cur].is_output && L->n_cons[cur] == 2) {
+        int a = L->cons[cur][0], b = L->cons[cur][1], s = -1, m = -1;
+        if (!strcmp(g->nodes[a].op, "Sigmoid") && !strcmp(g->nodes[b].op, "Mul")) s = a, m = b;
+        if (!strcmp(g->nodes[b].op, "Sigmoid") && !strcmp(g->nodes[a].op, "Mul")) s = b, m = a;
+        if (s >= 0 && sole_consumer(L, g->nodes[s].out[0]) == m) {
+            layer_cover(L, l, s);
+            layer_cover(L, l, m);
+            strncat(name, "ExSwish", len - strlen(name) - 1);
+            return g->nodes[m].out[0];
+        }
+    }
+    c = sole_consumer(L, cur);
+    if (c < 0)
+        return cur;
+    for (size_t i = 0; i < sizeof(fusable_act) / sizeof(fusable_act[0]); i++)
+        if (!strcmp(g->nodes[c].op, fusable_act[i].onnx)) {
+            layer_cover(L, l, c);
+            strncat(name, fusable_act[i].suffix, len - strlen(name) - 1);
+            return g->nodes[c].out[0];
+        }
+    return cur;
+}
+
 static void lower_conv(lower_t *L, int ni, npu_layer_t *l)
 {
     const graph_t *g = L->g;
@@ -604,34 +644,13 @@ static void lower_conv(lower_t *L, int ni, npu_layer_t *l)
         layer_cover(L, l, c);
         cur = g->nodes[c].out[0];
     }
-    /* SiLU: x * sigmoid(x), with x feeding exactly the Sigmoid and the Mul */
-    if (!g->t[cur].is_output && L->n_cons[cur] == 2) {
-        int a = L->cons[cur][0], b = L->cons[cur][1], s = -1, m = -1;
-        if (!strcmp(g->nodes[a].op, "Sigmoid") && !strcmp(g->nodes[b].op, "Mul")) s = a, m = b;
-        if (!strcmp(g->nodes[b].op, "Sigmoid") && !strcmp(g->nodes[a].op, "Mul")) s = b, m = a;
-        if (s >= 0 && sole_consumer(L, g->nodes[s].out[0]) == m) {
-            layer_cover(L, l, s);
-            layer_cover(L, l, m);
-            cur = g->nodes[m].out[0];
-            strcat(name, "ExSwish");
-            goto add;
-        }
-    }
-    c = sole_consumer(L, cur);
-    if (c >= 0) {
-        for (size_t i = 0; i < sizeof(fusable_act) / sizeof(fusable_act[0]); i++)
-            if (!strcmp(g->nodes[c].op, fusable_act[i].onnx)) {
-                layer_cover(L, l, c);
-                cur = g->nodes[c].out[0];
-                strcat(name, fusable_act[i].suffix);
-                break;
-            }
-    }
-add:
+    cur = fuse_activation(L, l, cur, name, sizeof(name));
     /* Conv(+Act)+Add with a same-shape activation operand (G:L9229 "Conv+Add",
-     * "Conv+Activation+Add") */
+     * "Conv+Activation+Add"); not after SiLU: LOG-Y8's yolov8n keeps its six
+     * bottleneck Adds as Add rows after ConvExSwish */
     c = sole_consumer(L, cur);
-    if (c >= 0 && !strcmp(g->nodes[c].op, "Add") && g->nodes[c].n_in == 2) {
+    if (c >= 0 && !strcmp(g->nodes[c].op, "Add") && g->nodes[c].n_in == 2 &&
+        !strstr(name, "ExSwish")) {
         const node_t *ad = &g->nodes[c];
         int other = ad->in[0] == cur ? ad->in[1] : ad->in[0];
         const tensor_t *o = T(L, other), *y = T(L, cur);
@@ -655,6 +674,55 @@ add:
             }
         }
     }
+    snprintf(l->optype, sizeof(l->optype), "%s", name);
+    layer_add_out(l, shape_of(T(L, cur)), cur);
+    l->out_tensor = cur;
+}
+
+/* 1 when n is a ReduceSum over the channels of a 4-D tensor keeping the
+ * dimension: axes from the attribute (opset < 13) or a constant input. */
+static int is_channel_sum(const lower_t *L, const node_t *n)
+{
+    const tensor_t *x = n->n_in > 0 ? T(L, n->in[0]) : NULL;
+    const int64_t *v = NULL;
+    int cnt = node_attr_ints(n, "axes", &v);
+
+    if (strcmp(n->op, "ReduceSum") || !x || x->ndim != 4 || !node_attr_int(n, "keepdims", 1))
+        return 0;
+    if (cnt == 0 && n->n_in > 1 && is_const(L, n->in[1]) && L->g->t[n->in[1]].data &&
+        L->g->t[n->in[1]].ndim == 1 && L->g->t[n->in[1]].dims[0] == 1 &&
+        L->g->t[n->in[1]].dtype == DT_INT64) {
+        v = L->g->t[n->in[1]].data;
+        cnt = 1;
+    }
+    return cnt == 1 && (v[0] == 1 || v[0] == -3);
+}
+
+/* ReduceSum over the channels becomes a 1x1 conv to one channel named
+ * <node>_2conv, a following activation fused: LOG-Y8 rows 78/96/107, yolov8's
+ * class-score sum "Conv:/model.22/ReduceSum_2conv" as ConvClip
+ * (1,3,240,240),(1,3,1,1),(1) -> (1,1,240,240). */
+static void lower_channel_sum(lower_t *L, int ni)
+{
+    const node_t *n = &L->g->nodes[ni];
+    const tensor_t *x = T(L, n->in[0]);
+    npu_layer_t *l = layer_new(L, "Conv", NPU_K_CONV, NPU_TGT_NPU);
+    npu_shape_t s = shape_of(x);
+    char name[40] = "Conv";
+    int cur;
+
+    layer_add_in(l, s, 0, n->in[0]);
+    set_in_align(L, l, n->in[0]);
+    s = (npu_shape_t){4, {1, dim(x, 1), 1, 1}};
+    layer_add_in(l, s, 1, -1);
+    s = (npu_shape_t){1, {1}};
+    layer_add_in(l, s, 1, -1);
+    l->ic = (int)dim(x, 1);
+    l->oc = l->group = l->kh = l->kw = 1;
+    l->out_pixels = dim(x, 0) * dim(x, 2) * dim(x, 3);
+    layer_cover(L, l, ni);
+    layer_set_fullname(l, "Conv", n->name, "_2conv");
+    cur = fuse_activation(L, l, n->out[0], name, sizeof(name));
     snprintf(l->optype, sizeof(l->optype), "%s", name);
     layer_add_out(l, shape_of(T(L, cur)), cur);
     l->out_tensor = cur;
@@ -759,6 +827,10 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
         if (n->n_in > 0 && n->in[0] >= 0 && n->out[0] >= 0)
             L->tensor_fp[n->out[0]] = L->tensor_fp[n->in[0]];
         return 0;
+    }
+    if (is_channel_sum(L, n)) {
+        lower_channel_sum(L, ni);
+        goto outputs;
     }
     target = place(L, n, r, why, sizeof(why));
 

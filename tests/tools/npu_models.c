@@ -73,6 +73,12 @@ static const bench_model models[] = {
      {48.4, 57.5, 23.6, 19.3, 19.3}, {42.5, 0, 22.7, 19.9, 19.9}},
     {"yolov5m", NULL, "images", {1, 3, 640, 640},
      {20.9, 23.7, 10.8, 8.6, 8.6}, {19.3, 0, 10.6, 8.7, 8.7}},
+    {"yolov8n", NULL, "images", {1, 3, 640, 640},
+     {73.5, 90.2, 40.9, 34.0, 34.0}, {59.6, 0, 38.5, 35.7, 35.7}},
+    {"yolov8s", NULL, "images", {1, 3, 640, 640},
+     {38.0, 40.8, 18.4, 15.1, 15.1}, {32.8, 0, 17.1, 15.4, 15.4}},
+    {"yolov8m", NULL, "images", {1, 3, 640, 640},
+     {16.2, 16.7, 8.2, 6.5, 6.5}, {14.8, 0, 7.5, 6.6, 6.6}},
 };
 
 /* ---- the vendor's yolov5s_relu table through our time model -------------- */
@@ -174,6 +180,73 @@ static void yolov5_check(const char *dir, const npu_graph_t *built)
         yolov5_lowering(&t[0], built, old_bpc);
     perflog_free(t, n);
     free(buf);
+}
+
+/* Our lowering of YOLOv8n built at the size and classes of LOG-Y8 (a real
+ * yolov8n export, 1920x1920, 3 classes, runtime 1.6.0 on rk3588) against that
+ * table: NPU layers matched as (OpType, first output shape) in any order, and
+ * the network's NPU and DDR cycles. */
+static void yolov8_check(const char *dir)
+{
+    char path[1024], err[256], *buf = NULL, out[128], *used = NULL;
+    size_t len = 0;
+    perflog_table_t *t = NULL;
+    int n = 0, ours = 0, theirs = 0, matched = 0;
+    double npu_o = 0, npu_t = 0, ddr_o = 0, ddr_t = 0;
+    graph_t *g = zoo_yolov8('n', 1920, 3);
+    npu_graph_t *ng = NULL;
+
+    snprintf(path, sizeof path, "%s/perf-perfdetail-yolov8n1920-rk3588-channy-01.txt", dir);
+    if (!g || npu_lower(g, npu_platform_find("rk3588"), DT_INT8, &ng, err, sizeof err) ||
+        rt_read_file(path, (void **)&buf, &len, err, sizeof err) ||
+        perflog_parse(buf, len, &t, &n, err, sizeof err) || n < 1) {
+        printf("yolov8n check skipped: %s\n", err);
+        check(0, "yolov8n table read");
+        goto done;
+    }
+    npu_mem_plan(ng, g, NULL, 0, err, sizeof err);
+    npu_cost(ng, NULL);
+    used = xcalloc((size_t)t[0].n_rows + 1, 1);
+    for (int i = 0; i < t[0].n_rows; i++)
+        if (!strcmp(t[0].rows[i].target, "NPU")) {
+            theirs++;
+            npu_t += (double)t[0].rows[i].npu;
+            ddr_t += (double)t[0].rows[i].ddr;
+        }
+    for (int i = 0; i < ng->n; i++) {
+        const npu_layer_t *l = &ng->l[i];
+        if (l->target != NPU_TGT_NPU)
+            continue;
+        ours++;
+        npu_o += (double)l->npu_cycles;
+        ddr_o += (double)l->ddr_cycles;
+        shape_text(&l->out[0], out, sizeof out);
+        for (int k = 0; k < t[0].n_rows; k++) {
+            const perflog_row_t *r = &t[0].rows[k];
+            if (!used[k] && !strcmp(r->target, "NPU") && !strcmp(r->optype, l->optype) &&
+                !strncmp(r->outshape, out, strlen(out)) &&
+                (r->outshape[strlen(out)] == 0 || r->outshape[strlen(out)] == ',')) {
+                used[k] = 1;
+                matched++;
+                break;
+            }
+        }
+    }
+    printf("\nlowering on a real yolov8n table (1920x1920, 3 classes, runtime 1.6.0, rk3588, LOG-Y8):\n"
+           "  NPU layers: ours %d, the vendor's %d; %d equal in OpType and output shape\n"
+           "  NPU cycles of the network: ours %.0f, the vendor's %.0f (%+.2f%%)\n"
+           "  DDR cycles of the network: ours %.0f, the vendor's %.0f (%+.1f%%)\n",
+           ours, theirs, matched, npu_o, npu_t, 100 * (npu_o / npu_t - 1), ddr_o, ddr_t,
+           100 * (ddr_o / ddr_t - 1));
+    check(ours == theirs && matched == theirs, "yolov8n: every NPU layer matched in OpType and shape");
+    check(npu_o == npu_t, "yolov8n: network NPU cycles equal");
+    check(fabs(ddr_o / ddr_t - 1) <= 0.05, "yolov8n: network DDR cycles within 5 %");
+done:
+    free(used);
+    perflog_free(t, n);
+    free(buf);
+    npu_graph_free(ng);
+    graph_free(g);
 }
 
 /* The SDK guide's own mobilenet eval_perf (2.3.0, RK3588; rows elided by
@@ -315,6 +388,7 @@ int main(int argc, char **argv)
         printf(" %s %d/%d%s", chips[c], chip_20[c], chip_n[c], c + 1 < NCHIP ? "," : "\n");
     yolov5_check(logs, kept[0]);
     mobilenet_check(logs, kept[1]);
+    yolov8_check(logs);
     for (int k = 0; k < 2; k++) {
         npu_graph_free(kept[k]);
         graph_free(kept_g[k]);

@@ -343,6 +343,125 @@ static graph_t *build_yolov5(double depth, double width, int silu)
     return finish_n(&m.b, x, 3, out);
 }
 
+/* ---- YOLOv8 (ultralytics yolov8.yaml; the zoo's RKNN export moves the DFL
+ * out and adds a clipped class-score sum per scale: per scale the box conv
+ * (64 channels), the class scores after Sigmoid and clip(sum(scores), 0, 1),
+ * nine outputs) ------------------------------------------------------------ */
+
+typedef struct y8 {
+    y5 m;     /* conv + SiLU as in YOLOv5 */
+    int maxc; /* max_channels of the scale */
+} y8;
+
+static int y8_ch(const y8 *v, int c) /* make_divisible(min(c, max_channels) * width, 8) */
+{
+    return (int)ceil((c < v->maxc ? c : v->maxc) * v->m.width / 8) * 8;
+}
+
+/* x split in two along the channels (torch chunk(2, 1) exports as Split) */
+static void split2(gb *b, int x, int *y0, int *y1)
+{
+    const tensor_t *t = T(b, x);
+    int64_t h = t->dims[1] / 2, H = t->dims[2], W = t->dims[3];
+    int o[2], ni;
+
+    o[0] = act(b, 1, h, H, W, 4);
+    o[1] = act(b, 1, h, H, W, 4);
+    ni = graph_add_node(b->g, NULL, "Split", "", 1, &x, 2, o);
+    b->g->t[o[0]].producer = b->g->t[o[1]].producer = ni;
+    attr_ints(&b->g->nodes[ni], "axis", 0, 1, 0, 0, 0);
+    attr_ints(&b->g->nodes[ni], "split", 2, h, h, 0, 0);
+    *y0 = o[0];
+    *y1 = o[1];
+}
+
+/* C2f: cv1 to 2c, split, n Bottlenecks (two 3x3, + input when shortcut) on
+ * the last part, concat of all parts, cv2 */
+static int y8_c2f(y8 *v, int x, int oc, int n, int shortcut)
+{
+    int c = oc / 2, parts[8], np = 2;
+
+    split2(&v->m.b, y5_conv(&v->m, x, 2 * c, 1, 1), &parts[0], &parts[1]);
+    for (int i = 0; i < n && np < 8; i++) {
+        int a = parts[np - 1], z = y5_conv(&v->m, y5_conv(&v->m, a, c, 3, 1), c, 3, 1);
+        parts[np++] = shortcut ? add(&v->m.b, z, a) : z;
+    }
+    return y5_conv(&v->m, concat(&v->m.b, np, parts), oc, 1, 1);
+}
+
+/* one scale of the Detect head: box branch (two 3x3 convs, 1x1 to 64) and
+ * class branch (two 3x3 convs, 1x1 to the classes, Sigmoid, clipped channel
+ * sum) */
+static void y8_detect(y8 *v, int x, int c2, int c3, int classes, int *out)
+{
+    gb *b = &v->m.b;
+    int s, r;
+    node_t *nd;
+    const tensor_t *t;
+
+    out[0] = conv(b, y5_conv(&v->m, y5_conv(&v->m, x, c2, 3, 1), c2, 3, 1), 64, 1, 1, 1);
+    s = same(b, "Sigmoid", conv(b, y5_conv(&v->m, y5_conv(&v->m, x, c3, 3, 1), c3, 3, 1), classes,
+                                1, 1, 1));
+    t = T(b, s);
+    r = act(b, 1, 1, t->dims[2], t->dims[3], 4);
+    nd = node(b, "ReduceSum", 1, &s, r);
+    attr_ints(nd, "axes", 1, 1, 0, 0, 0);
+    attr_ints(nd, "keepdims", 0, 1, 0, 0, 0);
+    out[1] = s;
+    out[2] = same(b, "Clip", r);
+}
+
+static graph_t *build_yolov8(double depth, double width, int maxc, int size, int classes)
+{
+    y8 v = {{{graph_new()}, width, 1}, maxc};
+    y5 *m = &v.m;
+    int x = act(&m->b, 1, 3, size, size, 4), p3, p4, p5, h12, y, cat[4], out[9], c2, c3;
+    int n3 = (int)fmax(round(3 * depth), 1), n6 = (int)fmax(round(6 * depth), 1);
+
+    y = y5_conv(m, y5_conv(m, x, y8_ch(&v, 64), 3, 2), y8_ch(&v, 128), 3, 2);
+    y = y8_c2f(&v, y, y8_ch(&v, 128), n3, 1);
+    p3 = y8_c2f(&v, y5_conv(m, y, y8_ch(&v, 256), 3, 2), y8_ch(&v, 256), n6, 1);
+    p4 = y8_c2f(&v, y5_conv(m, p3, y8_ch(&v, 512), 3, 2), y8_ch(&v, 512), n6, 1);
+    y = y8_c2f(&v, y5_conv(m, p4, y8_ch(&v, 1024), 3, 2), y8_ch(&v, 1024), n3, 1);
+    /* SPPF: cv1 to half, three chained 5x5 max pools, concat, cv2 */
+    y = y5_conv(m, y, y8_ch(&v, 1024) / 2, 1, 1);
+    cat[0] = y;
+    for (int i = 1; i < 4; i++)
+        cat[i] = maxpool5(&m->b, cat[i - 1]);
+    p5 = y5_conv(m, concat(&m->b, 4, cat), y8_ch(&v, 1024), 1, 1);
+    /* PAN head: no convs before the upsamplings, C2f without shortcut */
+    cat[0] = upsample2(&m->b, p5);
+    cat[1] = p4;
+    h12 = y8_c2f(&v, concat(&m->b, 2, cat), y8_ch(&v, 512), n3, 0);
+    cat[0] = upsample2(&m->b, h12);
+    cat[1] = p3;
+    p3 = y8_c2f(&v, concat(&m->b, 2, cat), y8_ch(&v, 256), n3, 0);
+    cat[0] = y5_conv(m, p3, y8_ch(&v, 256), 3, 2);
+    cat[1] = h12;
+    p4 = y8_c2f(&v, concat(&m->b, 2, cat), y8_ch(&v, 512), n3, 0);
+    cat[0] = y5_conv(m, p4, y8_ch(&v, 512), 3, 2);
+    cat[1] = p5;
+    p5 = y8_c2f(&v, concat(&m->b, 2, cat), y8_ch(&v, 1024), n3, 0);
+    /* Detect widths: c2 = max(16, ch0 / 4, 4 * reg_max 16),
+     * c3 = max(ch0, min(classes, 100)) */
+    c2 = (int)fmax(fmax(16, y8_ch(&v, 256) / 4), 64);
+    c3 = (int)fmax(y8_ch(&v, 256), classes < 100 ? classes : 100);
+    y8_detect(&v, p3, c2, c3, classes, out);
+    y8_detect(&v, p4, c2, c3, classes, out + 3);
+    y8_detect(&v, p5, c2, c3, classes, out + 6);
+    return finish_n(&m->b, x, 9, out);
+}
+
+graph_t *zoo_yolov8(char scale, int size, int classes)
+{
+    switch (scale) {
+    case 'n': return build_yolov8(0.33, 0.25, 1024, size, classes);
+    case 's': return build_yolov8(0.33, 0.50, 1024, size, classes);
+    case 'm': return build_yolov8(0.67, 0.75, 768, size, classes);
+    default: return NULL;
+    }
+}
+
 graph_t *zoo_graph(const char *name)
 {
     if (!strcmp(name, "mobilenetv2-12"))
@@ -357,6 +476,8 @@ graph_t *zoo_graph(const char *name)
         return build_yolov5(0.33, 0.50, 1);
     if (!strcmp(name, "yolov5m"))
         return build_yolov5(0.67, 0.75, 1);
+    if (!strncmp(name, "yolov8", 6))
+        return zoo_yolov8(name[6], 640, 80);
     return NULL;
 }
 

@@ -6,8 +6,13 @@
 
 /* "mobilenetv2-12" (torchvision MobileNetV2, ReLU6 as Clip, BN folded),
  * "resnet50-v2-7" (MXNet gluon ResNet-50 v2), "yolov5n", "yolov5s", "yolov5m"
- * (YOLOv5 v6.x, SiLU), "yolov5s_relu"; float tensors with their shapes, the
- * constants without data. NULL for another name. */
+ * (YOLOv5 v6.x, SiLU), "yolov5s_relu", "yolov8n", "yolov8s", "yolov8m" (the
+ * zoo's RKNN export: 640x640, 80 classes); float tensors with their shapes,
+ * the constants without data. NULL for another name. */
 graph_t *zoo_graph(const char *name);
+/* YOLOv8 of scale 'n', 's' or 'm' at a size x size input with `classes`
+ * classes, as the RKNN export (the DFL outside, a clipped score sum per
+ * scale); NULL for another scale. */
+graph_t *zoo_yolov8(char scale, int size, int classes);
 
 #endif
