@@ -336,10 +336,10 @@ void api_npu_account_run(api_ctx *c, int perf_debug)
         /* layer by layer, each paying the per-layer submission (the level-4 times) */
         npu_load_add_run(&one, ng);
     } else {
-        /* one job of many tasks: without the per-layer t_layer_us, as npu_frame_us */
+        /* one job of many tasks: the frame model's layer times, as npu_frame_us */
         for (int i = 0; i < ng->n; i++) {
             const npu_layer_t *l = &ng->l[i];
-            double t = l->time_us - ng->plat->t_layer_us[l->dtype];
+            double t = l->frame_us;
             if (l->target != NPU_TGT_NPU || t <= 0)
                 continue;
             for (int k = 0; k < one.cores; k++)

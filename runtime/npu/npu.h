@@ -50,6 +50,11 @@ typedef struct npu_platform {
     /* Time model (our fit to real logs, see npu_platform.c): time_us =
      * max(npu_cycles * t_npu, ddr_cycles * t_ddr) / npu_mhz + t_layer_us. */
     double t_npu[NPU_NDTYPE], t_ddr[NPU_NDTYPE], t_layer_us[NPU_NDTYPE];
+    /* Frame model of a plain rknn_run (what the model zoo's FPS measure; FIT
+     * on that table, see npu_platform.c): per NPU layer, frame_us =
+     * (max(npu_cycles, ddr_cycles * f_ddr) + lut_elems * f_lut) * share / npu_mhz
+     * + f_layer_us. */
+    double f_ddr, f_lut, f_layer_us;
     int cbuf_bytes;             /* per-core convolution buffer (task tiling) */
     int max_tasks_per_commit;   /* DRV: 4095 (12-bit) or 65535 (16-bit) */
 } npu_platform_t;
@@ -124,7 +129,9 @@ typedef struct npu_layer {
     uint64_t macs;
     uint64_t bytes_in, bytes_w, bytes_out;  /* DDR traffic estimate */
     uint64_t ddr_cycles, npu_cycles, total_cycles;
-    double time_us;
+    double time_us;               /* as the level-4 (perf_debug) table prints it */
+    uint64_t lut_elems;           /* output elements of a lookup-table activation */
+    double frame_us;              /* share of a plain run (npu_frame_us) */
     double mac_usage[NPU_MAX_CORES];  /* % per core */
     double workload[NPU_MAX_CORES];   /* % share per core */
     int task_number;
@@ -194,12 +201,14 @@ int npu_set_core_mask(npu_graph_t *ng, unsigned mask, char *err, size_t errlen);
  * them again); CPU layers every call. */
 void npu_cost(npu_graph_t *ng, const double *host_us);
 /* Predicted time of one rknn_run without perf_debug (what rknn_benchmark and
- * the model zoo's FPS measure), after npu_cost: the layers' times without the
- * fixed per-layer t_layer_us, which only the layer-by-layer perf_debug
- * submission pays (the whole model is one job of many tasks otherwise); CPU
- * layers as costed. Checked, not fitted, on the vendor's yolov5s_relu table
- * (bench/npu_models.sh). */
+ * the model zoo's FPS measure), after npu_cost: the sum of the layers'
+ * frame_us (the platform's frame model for NPU layers, CPU layers as costed).
+ * Fitted on and checked against the model zoo's board table
+ * (bench/npu_models.sh, with leave-one-model-out errors). */
 double npu_frame_us(const npu_graph_t *ng);
+/* 1 when the layer's activation goes through the NPU's lookup table
+ * (Sigmoid, SiLU as ExSwish, Tanh, Elu, Softplus, Mish, Gelu). */
+int npu_layer_uses_lut(const npu_layer_t *l);
 /* 1 when some layer falls back to the CPU (Input/OutputOperator aside), whose
  * time npu_cost takes from measured host times; 0: npu_cost needs none, so a
  * level-4 run can skip the executor's layer hook (which also turns off its

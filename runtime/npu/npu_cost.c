@@ -176,6 +176,7 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
     memset(l->mac_usage, 0, sizeof(l->mac_usage));
     memset(l->workload, 0, sizeof(l->workload));
     l->task_number = 0;
+    l->lut_elems = 0;
 
     for (int c = 0; c < p->cores && c < NPU_MAX_CORES; c++)
         if (ng->cores & (1u << c))
@@ -206,6 +207,7 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
         } else {
             l->time_us = (rd_all + bytes_out) / CPU_FALLBACK_BYTES_PER_US;
         }
+        l->frame_us = l->time_us;
         return;
     }
 
@@ -287,6 +289,10 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
                 maxshare = share;
         }
         l->time_us = tc * maxshare / p->npu_mhz + p->t_layer_us[dt];
+        if (npu_layer_uses_lut(l) && l->n_out > 0)
+            l->lut_elems = (uint64_t)numel(&l->out[0]);
+        l->frame_us = (fmax((double)l->npu_cycles, l->ddr_cycles * p->f_ddr) +
+                       (double)l->lut_elems * p->f_lut) * maxshare / p->npu_mhz + p->f_layer_us;
     }
     if (l->macs) {
         double peak = (double)npu_peak_macs(p, dt) * ncores;
@@ -331,14 +337,22 @@ double npu_frame_us(const npu_graph_t *ng)
 {
     double t = 0;
 
-    for (int i = 0; i < ng->n; i++) {
-        const npu_layer_t *l = &ng->l[i];
-        double x = l->time_us;
-        if (l->target == NPU_TGT_NPU)
-            x -= ng->plat->t_layer_us[l->dtype];
-        t += x > 0 ? x : 0;
-    }
+    for (int i = 0; i < ng->n; i++)
+        t += ng->l[i].frame_us;
     return t;
+}
+
+int npu_layer_uses_lut(const npu_layer_t *l)
+{
+    static const char *const lut[] = {"ExSwish", "Tanh", "Softplus", "Mish", "Gelu", NULL};
+    size_t n = strlen(l->optype);
+
+    for (int i = 0; lut[i]; i++)
+        if (strstr(l->optype, lut[i]))
+            return 1;
+    /* Sigmoid but not HardSigmoid (a clipped line); Elu but not Relu */
+    return (strstr(l->optype, "Sigmoid") && !strstr(l->optype, "HardSigmoid")) ||
+           (n >= 3 && !strcmp(l->optype + n - 3, "Elu") && (n == 3 || l->optype[n - 4] != 'R'));
 }
 
 int npu_needs_host_times(const npu_graph_t *ng)

@@ -689,7 +689,7 @@ static int is_channel_sum(const lower_t *L, const node_t *n)
 
     if (strcmp(n->op, "ReduceSum") || !x || x->ndim != 4 || !node_attr_int(n, "keepdims", 1))
         return 0;
-    if (cnt == 0 && n->n_in > 1 && is_const(L, n->in[1]) && L->g->t[n->in[1]].data &&
+    if (cnt <= 0 && n->n_in > 1 && is_const(L, n->in[1]) && L->g->t[n->in[1]].data &&
         L->g->t[n->in[1]].ndim == 1 && L->g->t[n->in[1]].dims[0] == 1 &&
         L->g->t[n->in[1]].dtype == DT_INT64) {
         v = L->g->t[n->in[1]].data;

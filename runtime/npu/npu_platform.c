@@ -30,6 +30,18 @@
     .t_layer_us = {T_LAYER_I8, T_LAYER_F16, T_LAYER_F16, T_LAYER_F16, T_LAYER_F16,   \
                    T_LAYER_I8}
 
+/* Frame model (npu.h): a plain rknn_run, which the model zoo's FPS measure.
+ * FIT by `npu_models --fit` (bench/npu_models.sh) on the zoo 2.3.2 table
+ * (npu-benchmarks.md A): the ten INT8 networks we build or bundle, int8,
+ * one core; NPU cycles taken as they are (the runtime's estimate of the
+ * array: LOG-Y5's Conv_0 measured 4041 us against our 3,686,400 cycles),
+ * one per-layer cost for all chips, and per chip the DDR factor and the
+ * lookup-table activation cost (cycles per output element) minimising the
+ * largest relative error; each model's error when left out of the fit is
+ * printed next to it. Other dtypes reuse the int8 values (UNVERIFIED). */
+#define FRAME_LAYER_US 17.0
+#define FRAME(ddr, lut) .f_ddr = (ddr), .f_lut = (lut), .f_layer_us = FRAME_LAYER_US
+
 /* DDR efficiency 0.7, FIT: on LOG-Y8 every row's DDR cycles equal
  * (input + output + weight bytes) / 23.654 (Split/Concat/Add rows, which have no
  * weights, give 23.6540 ± 0.0003), and 23.654 = 2112 MHz * 2 * 8 B * 0.7 / 1000 MHz
@@ -69,6 +81,7 @@ static const npu_platform_t platforms[] = {
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0xef000,       /* 956 KB assignable, 4 KB granularity (G:L7310, L7332, DT reg 0xef000) */
         TIME_MODEL,
+        FRAME(1.40, 0.22),
         .cbuf_bytes = 384 * 1024,    /* "384KBx3 internal buffer" (npu-hw.md §1.1) */
         .max_tasks_per_commit = 4095, /* DRV rk3588 12-bit task number */
     },
@@ -94,6 +107,7 @@ static const npu_platform_t platforms[] = {
          * Internal buffer by default is our reading (UNVERIFIED: no RK3576 level-3 log). */
         .nbuf_bytes = 512 * 1024,
         TIME_MODEL,
+        FRAME(1.50, 0.02),
         .cbuf_bytes = 384 * 1024,    /* UNVERIFIED: assumed as rk3588 */
         .max_tasks_per_commit = 65535, /* DRV 16-bit */
     },
@@ -107,6 +121,7 @@ static const npu_platform_t platforms[] = {
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0,             /* DRV nbuf_size 0 */
         TIME_MODEL,
+        FRAME(1.40, 0.46),
         .cbuf_bytes = 256 * 1024,    /* UNVERIFIED */
         .max_tasks_per_commit = 4095, /* DRV rk356x 12-bit */
     },
@@ -120,6 +135,7 @@ static const npu_platform_t platforms[] = {
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0,
         TIME_MODEL,
+        FRAME(2.05, 0.46),
         .cbuf_bytes = 256 * 1024,    /* UNVERIFIED */
         .max_tasks_per_commit = 4095,
     },
@@ -138,6 +154,7 @@ static const npu_platform_t platforms[] = {
         .nbuf_bytes = 256 * 1024,    /* DRV rk3562_rknpu_config nbuf_size, one core
                                       * (used as on rk3576, UNVERIFIED) */
         TIME_MODEL,
+        FRAME(1.45, 0.58),
         .cbuf_bytes = 256 * 1024,    /* UNVERIFIED */
         .max_tasks_per_commit = 65535,
     },
@@ -154,6 +171,7 @@ static const npu_platform_t platforms[] = {
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0,             /* system SRAM assigned to ISP/HPMCU in DT */
         TIME_MODEL,
+        FRAME(1.00, 0.90), /* fitted on table C (2023, SDK 1.5.x): no 2.3.2 column */
         .cbuf_bytes = 128 * 1024,    /* UNVERIFIED */
         .max_tasks_per_commit = 65535,
     },
@@ -165,6 +183,7 @@ static const npu_platform_t platforms[] = {
         .npu_mhz = 500, .ddr_mhz = 924, .ddr_bus_bytes = 2, .ddr_eff = DDR_EFF,
         .sram_bytes = 0,
         TIME_MODEL,
+        FRAME(1.00, 0.90), /* rv1106's NPU and clocks: its fit */
         .cbuf_bytes = 128 * 1024,
         .max_tasks_per_commit = 65535,
     },

@@ -409,10 +409,29 @@ static void test_async(void)
     rknn_destroy(plain);
 }
 
+/* Elements of a printed shape "(1,16,28,28)" (the first one of a list). */
+static double shape_elems(const char *s)
+{
+    double n = 1;
+
+    if (*s != '(')
+        return 0;
+    for (s++; *s && *s != ')';) {
+        char *e;
+        long long v = strtoll(s, &e, 10);
+        if (e == s)
+            return 0;
+        n *= (double)v;
+        s = *e == ',' ? e + 1 : e;
+    }
+    return n;
+}
+
 /* RKNN_QUERY_PERF_RUN is the predicted time of a plain rknn_run (npu.h npu_frame_us):
- * the level-4 table read back with the vendor-log parser, each NPU row without the
- * per-layer submission t_layer_us that only the perf_debug run pays (rows print
- * truncated times: the prediction lies in [sum, sum + rows], +-0.5 for rounding).
+ * recomputed from the level-4 table read back with the vendor-log parser, each NPU
+ * row by the platform's frame model (its DDR and NPU cycles; a lookup-table
+ * activation also pays per output element; one core), each CPU row by its printed
+ * time (truncated: the prediction lies in [sum, sum + rows], +-0.5 for rounding).
  * With no layer timed on the host (only Input/OutputOperator on the CPU) the answer
  * is the same on every run and in a plain context of the same model. */
 static void check_perf_run(const char *model, rknn_input *in)
@@ -438,13 +457,19 @@ static void check_perf_run(const char *model, rknn_input *in)
         goto out;
     for (int i = 0; i < tb[0].n_rows; i++) {
         const perflog_row_t *r = &tb[0].rows[i];
-        int dt = strstr(r->datatype, "INT8") ? NPU_INT8 : NPU_FP16;
-        want += (double)r->time_us - (strcmp(r->target, "NPU") ? 0 : p->t_layer_us[dt]);
+        npu_layer_t l = {0};
+        snprintf(l.optype, sizeof l.optype, "%.39s", r->optype);
+        if (strcmp(r->target, "NPU"))
+            want += (double)r->time_us;
+        else
+            want += (fmax((double)r->npu, (double)r->ddr * p->f_ddr) +
+                     (npu_layer_uses_lut(&l) ? shape_elems(r->outshape) * p->f_lut : 0)) /
+                        p->npu_mhz + p->f_layer_us;
         host_rows += strcmp(r->target, "NPU") && strcmp(r->optype, "InputOperator") &&
                      strcmp(r->optype, "OutputOperator");
     }
     CHECK(pr.run_duration >= want - 0.5 && pr.run_duration <= want + tb[0].n_rows + 0.5,
-          "%s: PERF_RUN %lld us, table without per-layer submission %.0f us (%d rows, "
+          "%s: PERF_RUN %lld us, frame model on the table %.0f us (%d rows, "
           "total %lld)", model, (long long)pr.run_duration, want, tb[0].n_rows,
           (long long)tb[0].total_time_us);
     CHECK(pr.run_duration < tb[0].total_time_us, "%s: PERF_RUN %lld < level-4 total %lld",

@@ -683,8 +683,8 @@ static void test_level5(const char *model, const char *tag, const char *const *h
 /* Runs ultraface `runs` times on cores 0_1_2 (with or without per-layer perf, which the
  * vendor runs layer by layer) after the 1 s window emptied; the published file must
  * say what the NPU model built here predicts: per core, the busy time of all runs in
- * 1 s. perf: npu_load_add_run (the level-4 layer times); else the layers without the
- * per-layer submission t_layer_us (one job, as npu_frame_us). */
+ * 1 s. perf: npu_load_add_run (the level-4 layer times); else the layers' frame-model
+ * times (one job, as npu_frame_us). */
 static void load_case(const own_t *o, const char *path, int perf, int runs)
 {
     char err[256], *text = NULL;
@@ -718,7 +718,7 @@ static void load_case(const own_t *o, const char *path, int perf, int runs)
         }
         for (int i = 0; i < o->ng->n; i++) {
             const npu_layer_t *l = &o->ng->l[i];
-            double t = l->time_us - o->ng->plat->t_layer_us[l->dtype];
+            double t = l->frame_us;
             for (int c = 0; c < 3 && l->target == NPU_TGT_NPU && t > 0; c++)
                 ld.busy_us[c] += t * l->workload[c] / 100.0;
         }
