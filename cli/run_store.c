@@ -136,7 +136,7 @@ int run_record_store(run_record *r, const char *db, char *err, size_t errlen)
         u = (size_t)snprintf(extra, sizeof(extra),
                              "{\"npu_predicted_us\":%.3f,\"npu_share\":{\"compute\":%.2f,"
                              "\"DDR\":%.2f,\"CPU\":%.2f},\"npu_load\":[",
-                             r->ng->total_us, share[0], share[1], share[2]);
+                             npu_frame_us(r->ng), share[0], share[1], share[2]);
         for (int c = 0; c < r->load.cores && u < sizeof(extra); c++)
             u += (size_t)snprintf(extra + u, sizeof(extra) - u, "%s%d", c ? "," : "", pct[c]);
         if (u < sizeof(extra))
