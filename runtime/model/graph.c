@@ -257,6 +257,20 @@ int graph_add_node(graph_t *g, const char *name, const char *op, const char *dom
     return idx;
 }
 
+void graph_set_io(graph_t *g, int n_in, const int *in, int n_out, const int *out)
+{
+    free(g->inputs);
+    free(g->outputs);
+    g->inputs = xmalloc(sizeof(int) * (size_t)(n_in > 0 ? n_in : 1));
+    g->outputs = xmalloc(sizeof(int) * (size_t)(n_out > 0 ? n_out : 1));
+    memcpy(g->inputs, in, sizeof(int) * (size_t)n_in);
+    memcpy(g->outputs, out, sizeof(int) * (size_t)n_out);
+    g->n_inputs = n_in;
+    g->n_outputs = n_out;
+    for (int i = 0; i < n_out; i++)
+        g->t[out[i]].is_output = 1;
+}
+
 /* Min-heap of node indices: Kahn's algorithm that always takes the ready node
  * that came first, so a graph already in order keeps its order. */
 static void heap_push(int *h, int *n, int v)

@@ -124,6 +124,8 @@ int graph_find_tensor(const graph_t *g, const char *name);  /* -1 if absent */
 int graph_add_tensor(graph_t *g, const char *name);         /* returns index */
 int graph_add_node(graph_t *g, const char *name, const char *op, const char *domain,
                    int n_in, const int *in, int n_out, const int *out); /* returns index */
+/* Sets the graph's inputs and outputs (replacing any), marking the outputs. */
+void graph_set_io(graph_t *g, int n_in, const int *in, int n_out, const int *out);
 /* Re-sorts nodes topologically; fails on a cycle or a dangling input. */
 int graph_toposort(graph_t *g, char *err, size_t errlen);
 

@@ -91,13 +91,7 @@ static void div_and_frame(void)
     g->t[z].producer = graph_add_node(g, NULL, "Div", "", 2, in, 1, o);
     in[0] = z, in[1] = y, o[0] = q;
     g->t[q].producer = graph_add_node(g, NULL, "Div", "", 2, in, 1, o);
-    g->t[q].is_output = 1;
-    g->inputs = xmalloc(sizeof(int));
-    g->inputs[0] = x;
-    g->n_inputs = 1;
-    g->outputs = xmalloc(sizeof(int));
-    g->outputs[0] = q;
-    g->n_outputs = 1;
+    graph_set_io(g, 1, &x, 1, &q);
     CHECK(npu_lower(g, p, DT_INT8, &ng, err, sizeof err) == 0, "lower: %s", err);
     if (ng) {
         npu_cost(ng, NULL);
@@ -146,13 +140,7 @@ static void channel_sum(void)
         g->t[r].producer = graph_add_node(g, "rs", "ReduceSum", "", 2, in, 1, o);
         in[0] = r, o[0] = y;
         g->t[y].producer = graph_add_node(g, NULL, "Clip", "", 1, in, 1, o);
-        g->t[y].is_output = 1;
-        g->inputs = xmalloc(sizeof(int));
-        g->inputs[0] = x;
-        g->n_inputs = 1;
-        g->outputs = xmalloc(sizeof(int));
-        g->outputs[0] = y;
-        g->n_outputs = 1;
+        graph_set_io(g, 1, &x, 1, &y);
         CHECK(npu_lower(g, npu_platform_find("rk3588"), DT_INT8, &ng, err, sizeof err) == 0,
               "lower: %s", err);
         if (ng) {

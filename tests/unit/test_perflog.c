@@ -173,13 +173,7 @@ static graph_t *small_graph(void)
     g->nodes[rn].attrs[0].type = ATTR_STRING;
     g->nodes[rn].attrs[0].s = xstrdup("cubic");
     add_n(g, "/conv1", "Conv", 2, ic, y);
-    g->t[y].is_output = 1;
-    g->inputs = xmalloc(sizeof(int));
-    g->inputs[0] = x;
-    g->n_inputs = 1;
-    g->outputs = xmalloc(sizeof(int));
-    g->outputs[0] = y;
-    g->n_outputs = 1;
+    graph_set_io(g, 1, &x, 1, &y);
     return g;
 }
 
@@ -225,13 +219,7 @@ static int folds(const char *op, int k_first, int knd, const int64_t *kd)
     add_n(g, "/conv", "Conv", 2, ic, c);
     add_n(g, "/op", op, 2, ia, a);
     add_n(g, "/relu", "Relu", 1, ir, y);
-    g->t[y].is_output = 1;
-    g->inputs = xmalloc(sizeof(int));
-    g->inputs[0] = x;
-    g->n_inputs = 1;
-    g->outputs = xmalloc(sizeof(int));
-    g->outputs[0] = y;
-    g->n_outputs = 1;
+    graph_set_io(g, 1, &x, 1, &y);
     if (npu_lower(g, npu_platform_find("rk3588"), DT_INT8, &ng, err, sizeof err) == 0) {
         r = ng->n == 3 && !strcmp(ng->l[1].optype, "ConvRelu") && ng->l[1].n_src_nodes == 3;
         npu_graph_free(ng);

@@ -92,13 +92,7 @@ static graph_t *five_convs(void)
     o[0] = d;
     g->t[d].producer = graph_add_node(g, NULL, "Add", "", 2, in, 1, o);
     conv(g, d, 8, 16, 1, e);
-    g->t[e].is_output = 1;
-    g->inputs = xmalloc(sizeof(int));
-    g->inputs[0] = x;
-    g->n_inputs = 1;
-    g->outputs = xmalloc(sizeof(int));
-    g->outputs[0] = e;
-    g->n_outputs = 1;
+    graph_set_io(g, 1, &x, 1, &e);
     return g;
 }
 

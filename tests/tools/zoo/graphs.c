@@ -42,9 +42,8 @@ static int cst(gb *b, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3)
 static node_t *node(gb *b, const char *op, int n_in, const int *in, int out)
 {
     int o[1] = {out};
-    int ni = graph_add_node(b->g, NULL, op, "", n_in, in, 1, o);
+    int ni = graph_add_node(b->g, NULL, op, "", n_in, in, 1, o); /* may move nodes */
 
-    b->g->t[out].producer = ni;
     return &b->g->nodes[ni];
 }
 
@@ -151,19 +150,9 @@ static int head(gb *b, int x, int classes)
 
 static graph_t *finish_n(gb *b, int x, int n_out, const int *y)
 {
-    graph_t *g = b->g;
-
-    g->t[x].kind = TK_INPUT;
-    g->inputs = xmalloc(sizeof(int));
-    g->inputs[0] = x;
-    g->n_inputs = 1;
-    g->outputs = xmalloc(sizeof(int) * (size_t)n_out);
-    for (int i = 0; i < n_out; i++) {
-        g->t[y[i]].is_output = 1;
-        g->outputs[i] = y[i];
-    }
-    g->n_outputs = n_out;
-    return g;
+    b->g->t[x].kind = TK_INPUT;
+    graph_set_io(b->g, 1, &x, n_out, y);
+    return b->g;
 }
 
 static graph_t *finish(gb *b, int x, int y)
@@ -368,7 +357,6 @@ static void split2(gb *b, int x, int *y0, int *y1)
     o[0] = act(b, 1, h, H, W, 4);
     o[1] = act(b, 1, h, H, W, 4);
     ni = graph_add_node(b->g, NULL, "Split", "", 1, &x, 2, o);
-    b->g->t[o[0]].producer = b->g->t[o[1]].producer = ni;
     attr_ints(&b->g->nodes[ni], "axis", 0, 1, 0, 0, 0);
     attr_ints(&b->g->nodes[ni], "split", 2, h, h, 0, 0);
     *y0 = o[0];
