@@ -586,8 +586,6 @@ static int is_channel_affine(const lower_t *L, int c, int x)
     return 1;
 }
 
-/* Conv (+BatchNormalization | constant per-channel affine)... (+activation | SiLU)
- * (+Add (+Relu)). */
 /* The activation the compiler fuses into the conv-type layer l whose output
  * is cur (G:L9229-9270): SiLU as x * Sigmoid(x) becomes ExSwish, the others
  * keep their names; appends the suffix to name and returns the new output. */
@@ -620,6 +618,8 @@ static int fuse_activation(lower_t *L, npu_layer_t *l, int cur, char *name, size
     return cur;
 }
 
+/* Conv (+BatchNormalization | constant per-channel affine)... (+activation | SiLU)
+ * (+Add (+Relu)). */
 static void lower_conv(lower_t *L, int ni, npu_layer_t *l)
 {
     const graph_t *g = L->g;

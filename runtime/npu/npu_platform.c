@@ -31,14 +31,17 @@
                    T_LAYER_I8}
 
 /* Frame model (npu.h): a plain rknn_run, which the model zoo's FPS measure.
- * FIT by `npu_models --fit` (bench/npu_models.sh) on the zoo 2.3.2 table
- * (npu-benchmarks.md A): the ten INT8 networks we build or bundle, int8,
- * one core; NPU cycles taken as they are (the runtime's estimate of the
- * array: LOG-Y5's Conv_0 measured 4041 us against our 3,686,400 cycles),
+ * FIT by tests/tools/npu_models (bench/npu_models.sh prints the fit; the
+ * "npu lowering vs vendor tables" suite of `make test` checks that these
+ * values are its result) on the zoo 2.3.2 table (npu-benchmarks.md A): the
+ * ten INT8 networks we build or bundle, int8, one core; rv1106, which that
+ * table lacks, on the zoo's 2023 chart (table C, three networks). NPU cycles
+ * are taken as they are (the runtime's estimate of the array: LOG-Y5's
+ * Conv_0 measured 4041 us under perf_debug against our 3,686,400 cycles);
  * one per-layer cost for all chips, and per chip the DDR factor and the
  * lookup-table activation cost (cycles per output element) minimising the
- * largest relative error; each model's error when left out of the fit is
- * printed next to it. Other dtypes reuse the int8 values (UNVERIFIED). */
+ * largest relative error. Each model's error when left out of the fit is
+ * printed beside it. Other dtypes reuse the int8 values (UNVERIFIED). */
 #define FRAME_LAYER_US 17.0
 #define FRAME(ddr, lut) .f_ddr = (ddr), .f_lut = (lut), .f_layer_us = FRAME_LAYER_US
 
@@ -183,7 +186,7 @@ static const npu_platform_t platforms[] = {
         .npu_mhz = 500, .ddr_mhz = 924, .ddr_bus_bytes = 2, .ddr_eff = DDR_EFF,
         .sram_bytes = 0,
         TIME_MODEL,
-        FRAME(1.00, 0.90), /* rv1106's NPU and clocks: its fit */
+        FRAME(1.00, 0.90), /* rv1106's NPU and clocks: its fit (UNVERIFIED) */
         .cbuf_bytes = 128 * 1024,
         .max_tasks_per_commit = 65535,
     },
