@@ -13,7 +13,8 @@ int cli_exit_code(int status)
     switch (status) {
     case RT_OK: return EXIT_OK;
     case RT_EINVAL: return EXIT_USAGE;
-    case RT_EIO: case RT_EFORMAT: case RT_EUNSUPPORTED: case RT_ESHAPE: return EXIT_INPUT;
+    case RT_EIO: case RT_EFORMAT: case RT_EUNSUPPORTED: case RT_ESHAPE: case RT_ENOTFOUND:
+        return EXIT_INPUT;
     }
     return EXIT_INTERNAL;
 }

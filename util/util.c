@@ -18,6 +18,7 @@ const char *rt_status_str(int status)
     case RT_ENOMEM: return "out of memory";
     case RT_EINVAL: return "invalid argument";
     case RT_EINTERNAL: return "internal error";
+    case RT_ENOTFOUND: return "not found";
     }
     return "unknown error";
 }

@@ -19,6 +19,7 @@ enum rt_status {
     RT_ENOMEM = -5,
     RT_EINVAL = -6,       /* bad argument from the caller */
     RT_EINTERNAL = -7,    /* a broken invariant */
+    RT_ENOTFOUND = -8,    /* a named thing (run, input, layer) does not exist */
 };
 
 const char *rt_status_str(int status);
