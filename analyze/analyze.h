@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define STORE_APPLICATION_ID 0x524b5452 /* "RKTR" */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 #define STORE_NULL_INT INT64_MIN
 
 typedef struct store store;
@@ -49,6 +49,14 @@ typedef struct store_run {
     const char *tool_version;
     const char *extra_json;    /* anything else, as a JSON object */
     int64_t n_layers;          /* read only: number of layer rows */
+    /* Schema v2 */
+    double npu_us;             /* predicted frame time of a plain rknn_run (NPU model) */
+    double host_min_us, host_p90_us, host_stddev_us; /* this PC's frame times over the
+                                  timed iterations (total_us is their median) */
+    int64_t warmup;            /* untimed iterations before them */
+    const char *dump_dir;      /* absolute --dump folder, or NULL */
+    const char *dump_sha256;   /* hash over the dump folder's files (dump/dump.h) */
+    int64_t weight_bytes, internal_bytes; /* what RKNN_QUERY_MEM_SIZE answers */
 } store_run;
 
 typedef struct store_layer {
@@ -73,6 +81,9 @@ typedef struct store_layer {
     const char *npu_op;        /* vendor OpType of the NPU layer this node belongs to
                                   (ConvRelu, ConvExSwish, ...); its figures are on the
                                   node that produces that layer's output */
+    double frame_us;           /* v2: the layer's share of a plain run's predicted frame
+                                  (time_us is the perf_debug table's time) */
+    const char *npu_dtype;     /* v2: the dtype the layer computes in: "INT8", "FP16", ... */
 } store_layer;
 
 typedef struct store_output {

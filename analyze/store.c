@@ -55,6 +55,20 @@ static const char *const migrations[] = {
     "  source TEXT NOT NULL DEFAULT 'quant',"
     "  PRIMARY KEY (run_id, source, idx));"
     "CREATE INDEX runs_time ON runs(time);",
+    /* v2: the figures the run summary needs that layer rows cannot give (host
+     * statistics, memory, the dump folder and its hash), the predicted frame for
+     * listing, and per layer the plain-run frame time and the compute dtype */
+    "ALTER TABLE runs ADD COLUMN npu_us REAL;"
+    "ALTER TABLE runs ADD COLUMN host_min_us REAL;"
+    "ALTER TABLE runs ADD COLUMN host_p90_us REAL;"
+    "ALTER TABLE runs ADD COLUMN host_stddev_us REAL;"
+    "ALTER TABLE runs ADD COLUMN warmup INTEGER;"
+    "ALTER TABLE runs ADD COLUMN dump_dir TEXT;"
+    "ALTER TABLE runs ADD COLUMN dump_sha256 TEXT;"
+    "ALTER TABLE runs ADD COLUMN weight_bytes INTEGER;"
+    "ALTER TABLE runs ADD COLUMN internal_bytes INTEGER;"
+    "ALTER TABLE layers ADD COLUMN frame_us REAL;"
+    "ALTER TABLE layers ADD COLUMN npu_dtype TEXT;",
 };
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 _Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration step per schema version");
@@ -73,12 +87,14 @@ struct store {
 #define RUN_COLS                                                                           \
     "id, label, time, model_path, model_sha256, model_format, platform, backend, quant, " \
     "quant_algo, quant_method, threads, iterations, seed, inputs_json, total_us, status, " \
-    "tool_version, extra_json, (SELECT COUNT(*) FROM layers WHERE run_id = runs.id)"
+    "tool_version, extra_json, (SELECT COUNT(*) FROM layers WHERE run_id = runs.id), "   \
+    "npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256, "   \
+    "weight_bytes, internal_bytes"
 
 #define LAYER_COLS                                                                         \
     "idx, node, op, name, in_shapes, out_shapes, dtype, host_us, npu_cycles, ddr_cycles, " \
     "total_cycles, time_us, mac_usage, target, cpu_reason, sram_hit, rw_kb, bound, "      \
-    "workload, tasks, npu_op"
+    "workload, tasks, npu_op, frame_us, npu_dtype"
 
 const char *store_default_path(const char *cli_db)
 {
@@ -337,8 +353,9 @@ void store_close(store *st)
 void store_run_init(store_run *r)
 {
     memset(r, 0, sizeof *r);
-    r->threads = r->iterations = r->seed = STORE_NULL_INT;
-    r->total_us = NAN;
+    r->threads = r->iterations = r->seed = r->warmup = STORE_NULL_INT;
+    r->weight_bytes = r->internal_bytes = STORE_NULL_INT;
+    r->total_us = r->npu_us = r->host_min_us = r->host_p90_us = r->host_stddev_us = NAN;
     r->n_layers = 0;
 }
 
@@ -346,7 +363,7 @@ void store_layer_init(store_layer *l)
 {
     memset(l, 0, sizeof *l);
     l->npu_cycles = l->ddr_cycles = l->total_cycles = l->tasks = STORE_NULL_INT;
-    l->host_us = l->time_us = l->mac_usage = l->sram_hit = l->rw_kb = NAN;
+    l->host_us = l->time_us = l->mac_usage = l->sram_hit = l->rw_kb = l->frame_us = NAN;
 }
 
 void store_output_init(store_output *o)
@@ -453,8 +470,10 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
                          "INSERT INTO runs (label, time, model_path, model_sha256, "
                          "model_format, platform, backend, quant, quant_algo, quant_method, "
                          "threads, iterations, seed, inputs_json, total_us, status, "
-                         "tool_version, extra_json) "
-                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         "tool_version, extra_json, npu_us, host_min_us, host_p90_us, "
+                         "host_stddev_us, warmup, dump_dir, dump_sha256, weight_bytes, "
+                         "internal_bytes) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
         goto fail;
     if (!r->time)
@@ -477,6 +496,15 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
     bind_text(s, 16, r->status ? r->status : "ok");
     bind_text(s, 17, r->tool_version);
     bind_text(s, 18, r->extra_json);
+    bind_dbl(s, 19, r->npu_us);
+    bind_dbl(s, 20, r->host_min_us);
+    bind_dbl(s, 21, r->host_p90_us);
+    bind_dbl(s, 22, r->host_stddev_us);
+    bind_i64(s, 23, r->warmup);
+    bind_text(s, 24, r->dump_dir);
+    bind_text(s, 25, r->dump_sha256);
+    bind_i64(s, 26, r->weight_bytes);
+    bind_i64(s, 27, r->internal_bytes);
     if (sqlite3_step(s) != SQLITE_DONE) {
         rc = db_fail(st, err, errlen, "cannot add the run");
         goto fail;
@@ -514,7 +542,7 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
                       (long long)l->idx, l->target);
     if ((rc = db_prepare(st,
                          "INSERT INTO layers (run_id, " LAYER_COLS ") VALUES "
-                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);
@@ -539,6 +567,8 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
     bind_text(s, 20, l->workload);
     bind_i64(s, 21, l->tasks);
     bind_text(s, 22, l->npu_op);
+    bind_dbl(s, 23, l->frame_us);
+    bind_text(s, 24, l->npu_dtype);
     if (sqlite3_step(s) != SQLITE_DONE) {
         if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_CONSTRAINT)
             rc = rt_err(err, errlen, RT_EINVAL, "layer %lld added twice", (long long)l->idx);
@@ -686,6 +716,15 @@ static void read_run(sqlite3_stmt *s, store_run *r)
     r->tool_version = col_text(s, 17);
     r->extra_json = col_text(s, 18);
     r->n_layers = sqlite3_column_int64(s, 19);
+    r->npu_us = col_dbl(s, 20);
+    r->host_min_us = col_dbl(s, 21);
+    r->host_p90_us = col_dbl(s, 22);
+    r->host_stddev_us = col_dbl(s, 23);
+    r->warmup = col_i64(s, 24);
+    r->dump_dir = col_text(s, 25);
+    r->dump_sha256 = col_text(s, 26);
+    r->weight_bytes = col_i64(s, 27);
+    r->internal_bytes = col_i64(s, 28);
 }
 
 void store_run_clear(store_run *r)
@@ -695,7 +734,7 @@ void store_run_clear(store_run *r)
     const char *strs[] = { r->label, r->time, r->model_path, r->model_sha256,
                            r->model_format, r->platform, r->backend, r->quant,
                            r->quant_algo, r->quant_method, r->inputs_json, r->status,
-                           r->tool_version, r->extra_json };
+                           r->tool_version, r->extra_json, r->dump_dir, r->dump_sha256 };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free((void *)strs[i]);
     store_run_init(r);
@@ -814,6 +853,8 @@ static void read_layer(sqlite3_stmt *s, store_layer *l)
     l->workload = col_text(s, 18);
     l->tasks = col_i64(s, 19);
     l->npu_op = col_text(s, 20);
+    l->frame_us = col_dbl(s, 21);
+    l->npu_dtype = col_text(s, 22);
 }
 
 void store_layers_free(store_layer *rows, int n)
@@ -822,7 +863,7 @@ void store_layers_free(store_layer *rows, int n)
         store_layer *l = &rows[i];
         const char *strs[] = { l->node, l->op, l->name, l->in_shapes, l->out_shapes,
                                l->dtype, l->target, l->cpu_reason, l->bound, l->workload,
-                               l->npu_op };
+                               l->npu_op, l->npu_dtype };
         for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
             free((void *)strs[k]);
     }

@@ -18,7 +18,9 @@ typedef struct run_record {
     const char *model, *platform, *backend, *quant, *label, *dump_dir;
     long long seed, iters;
     int threads;
-    double median_us, min_us;
+    double median_us, min_us;  /* this PC's frame time over the timed iterations */
+    double p90_us, stddev_us;  /* likewise (NaN when unknown) */
+    long long warmup;          /* untimed iterations before the timed ones */
     const double *layer_us; /* per executed layer, mean over iterations */
     int n_layers;
     run_input *inputs;      /* one per graph input */
@@ -29,6 +31,7 @@ typedef struct run_record {
     const struct accuracy_report *acc; /* -q i8/fp16: per-layer error vs fp32, or NULL */
     int64_t run_id;         /* set by run_record_store, 0 when not stored */
     char sha256[65];
+    char dump_sha256[65];      /* hash over the --dump folder's files, "" if none */
 } run_record;
 
 int run_record_store(run_record *r, const char *db, char *err, size_t errlen);

@@ -1,0 +1,156 @@
+/* tests/unit/test_store_migrate.c — a database written by schema v1 (the first
+ * release) is upgraded in place when opened for writing: its runs stay readable,
+ * the v2 fields read back as missing, and v2 runs can be added beside them. The v1
+ * schema below is frozen history (the shipped migration step), checked with sqlite3
+ * directly. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze/analyze.h"
+#include "tests/test.h"
+#include "util/util.h"
+
+static const char v1_schema[] =
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO meta (key, value) VALUES ('created_by', 'rknn-trace');"
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  label TEXT UNIQUE,"
+    "  time TEXT NOT NULL,"
+    "  model_path TEXT, model_sha256 TEXT, model_format TEXT,"
+    "  platform TEXT, backend TEXT,"
+    "  quant TEXT, quant_algo TEXT, quant_method TEXT,"
+    "  threads INTEGER, iterations INTEGER, seed INTEGER,"
+    "  inputs_json TEXT, total_us REAL,"
+    "  status TEXT NOT NULL DEFAULT 'ok',"
+    "  tool_version TEXT, extra_json TEXT);"
+    "CREATE TABLE layers ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  node TEXT, op TEXT, name TEXT, in_shapes TEXT, out_shapes TEXT, dtype TEXT,"
+    "  host_us REAL,"
+    "  npu_cycles INTEGER, ddr_cycles INTEGER, total_cycles INTEGER,"
+    "  time_us REAL, mac_usage REAL, target TEXT, cpu_reason TEXT,"
+    "  sram_hit REAL, rw_kb REAL, bound TEXT, workload TEXT, tasks INTEGER,"
+    "  npu_op TEXT,"
+    "  PRIMARY KEY (run_id, idx));"
+    "CREATE TABLE outputs ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  name TEXT NOT NULL, shape TEXT, dtype TEXT, dump_file TEXT,"
+    "  PRIMARY KEY (run_id, idx));"
+    "CREATE TABLE accuracy ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  layer INTEGER, name TEXT NOT NULL, op TEXT, node TEXT,"
+    "  fused INTEGER, is_output INTEGER,"
+    "  entire_cos REAL, entire_euc REAL, entire_max_abs REAL, entire_mean_abs REAL,"
+    "  entire_sqnr_db REAL, entire_flags INTEGER,"
+    "  single_cos REAL, single_euc REAL, single_max_abs REAL, single_mean_abs REAL,"
+    "  single_sqnr_db REAL, single_flags INTEGER,"
+    "  source TEXT NOT NULL DEFAULT 'quant',"
+    "  PRIMARY KEY (run_id, source, idx));"
+    "CREATE INDEX runs_time ON runs(time);";
+
+static const char v1_rows[] =
+    "PRAGMA application_id = 1380668498; PRAGMA user_version = 1;"
+    "INSERT INTO runs (id, label, time, model_path, platform, backend, quant, total_us) "
+    "VALUES (1, 'old', '2026-01-02T03:04:05Z', 'm.onnx', 'rk3588', 'sim', 'fp32', 12.5);"
+    "INSERT INTO layers (run_id, idx, node, op, name, host_us, time_us) "
+    "VALUES (1, 0, 'n0', 'Conv', 't0', 3.0, 1.5), (1, 1, 'n1', 'Relu', 't1', 1.0, NULL);";
+
+static long long sql_int(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    long long v = -999;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return v;
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/test_store_migrate_XXXXXX", path[300], err[512] = "";
+    sqlite3 *db = NULL;
+    store *st = NULL;
+    store_run r, back;
+    store_layer *rows = NULL;
+    int n = 0;
+    int64_t id = 0;
+
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(path, sizeof path, "%s/v1.db", dir);
+    CHECK(sqlite3_open(path, &db) == SQLITE_OK, "create");
+    CHECK(sqlite3_exec(db, v1_schema, NULL, NULL, NULL) == SQLITE_OK, "v1 schema: %s",
+          sqlite3_errmsg(db));
+    CHECK(sqlite3_exec(db, v1_rows, NULL, NULL, NULL) == SQLITE_OK, "v1 rows: %s",
+          sqlite3_errmsg(db));
+    sqlite3_close(db);
+    CHECK(STORE_APPLICATION_ID == 1380668498, "application id as in v1_rows");
+
+    CHECK(store_open(path, &st, err, sizeof err) == 0, "open for writing upgrades: %s", err);
+    CHECK(sql_int(path, "PRAGMA user_version") == 2, "user_version 2 after the upgrade");
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name IN "
+                        "('npu_us','host_min_us','host_p90_us','host_stddev_us','warmup',"
+                        "'dump_dir','dump_sha256','weight_bytes','internal_bytes')") == 9,
+          "nine run columns added");
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM pragma_table_info('layers') WHERE name IN "
+                        "('frame_us','npu_dtype')") == 2, "two layer columns added");
+
+    CHECK(store_get_run(st, "old", &r, err, sizeof err) == 0, "old run readable: %s", err);
+    CHECK(r.id == 1 && r.total_us == 12.5 && r.n_layers == 2, "old run fields");
+    CHECK(isnan(r.npu_us) && isnan(r.host_p90_us) && r.warmup == STORE_NULL_INT &&
+              !r.dump_dir && !r.dump_sha256 && r.weight_bytes == STORE_NULL_INT,
+          "v2 fields of a v1 run are missing, not zero");
+    store_run_clear(&r);
+    CHECK(store_get_layers(st, 1, &rows, &n, err, sizeof err) == 0 && n == 2, "old layers");
+    if (n == 2)
+        CHECK(isnan(rows[0].frame_us) && !rows[0].npu_dtype && rows[0].time_us == 1.5 &&
+                  isnan(rows[1].time_us), "old layer rows, v2 fields missing");
+    store_layers_free(rows, n);
+
+    store_run_init(&r);
+    r.label = "new";
+    r.platform = "rk3566";
+    r.npu_us = 2500.25;
+    r.host_min_us = 900;
+    r.host_p90_us = 1100;
+    r.host_stddev_us = 50.5;
+    r.warmup = 3;
+    r.dump_dir = "/tmp/d";
+    r.dump_sha256 = "00ff";
+    r.weight_bytes = 4096;
+    r.internal_bytes = 8192;
+    CHECK(store_run_begin(st, &r, &id, err, sizeof err) == 0, "v2 run: %s", err);
+    store_layer l;
+    store_layer_init(&l);
+    l.idx = 0;
+    l.op = "Conv";
+    l.frame_us = 17.25;
+    l.npu_dtype = "FP16";
+    CHECK(store_layer_add(st, id, &l, err, sizeof err) == 0, "v2 layer: %s", err);
+    CHECK(store_run_commit(st, id, 1000, err, sizeof err) == 0, "commit: %s", err);
+    CHECK(store_get_run(st, "new", &back, err, sizeof err) == 0, "read back: %s", err);
+    CHECK(back.npu_us == 2500.25 && back.host_min_us == 900 && back.host_p90_us == 1100 &&
+              back.host_stddev_us == 50.5 && back.warmup == 3 && back.weight_bytes == 4096 &&
+              back.internal_bytes == 8192 && back.dump_dir && !strcmp(back.dump_dir, "/tmp/d") &&
+              back.dump_sha256 && !strcmp(back.dump_sha256, "00ff"),
+          "v2 run fields round trip");
+    store_run_clear(&back);
+    CHECK(sql_int(path, "SELECT frame_us * 4 FROM layers WHERE run_id = 2") == 69 &&
+              sql_int(path, "SELECT npu_dtype = 'FP16' FROM layers WHERE run_id = 2") == 1,
+          "v2 layer columns as written (sqlite3)");
+    store_close(st);
+
+    unlink(path);
+    rmdir(dir);
+    TEST_END();
+}
