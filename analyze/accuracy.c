@@ -452,7 +452,7 @@ void accuracy_report_free(accuracy_report *r)
 
 /* The report's rows as store rows (strings borrowed), so that a fresh report
  * and a stored run print through the same code. */
-static store_accuracy *rows_of(const accuracy_report *r)
+store_accuracy *accuracy_store_rows(const accuracy_report *r)
 {
     store_accuracy *v = xcalloc((size_t)(r->n_rows ? r->n_rows : 1), sizeof(*v));
     for (int i = 0; i < r->n_rows; i++) {
@@ -601,7 +601,7 @@ void accuracy_print(const accuracy_report *r, FILE *f, double thr, int color)
                 r->n_fp16_nodes, r->n_fp16_nodes == 1 ? "" : "s", r->n_cfg_params,
                 r->n_cfg_params == 1 ? "" : "s");
     fputc('\n', f);
-    store_accuracy *v = rows_of(r);
+    store_accuracy *v = accuracy_store_rows(r);
     accuracy_print_stored(v, r->n_rows, f, thr, color);
     free(v);
 }
@@ -661,7 +661,7 @@ void accuracy_json(const accuracy_report *r, json_writer *w, double thr)
     json_key(w, "first_below"), json_str(w, fb >= 0 ? r->rows[fb].name : NULL);
     json_key(w, "worst_single"), json_str(w, ws >= 0 ? r->rows[ws].name : NULL);
     json_key(w, "layers");
-    store_accuracy *v = rows_of(r);
+    store_accuracy *v = accuracy_store_rows(r);
     accuracy_json_stored(v, r->n_rows, w);
     free(v);
     json_key(w, "outputs");
@@ -678,13 +678,3 @@ void accuracy_json(const accuracy_report *r, json_writer *w, double thr)
     json_obj_close(w);
 }
 
-int accuracy_store(const accuracy_report *r, store *st, int64_t run_id, char *err,
-                   size_t errlen)
-{
-    store_accuracy *v = rows_of(r);
-    int rc = RT_OK;
-    for (int i = 0; i < r->n_rows && !rc; i++)
-        rc = store_accuracy_add(st, run_id, &v[i], err, errlen);
-    free(v);
-    return rc;
-}

@@ -345,13 +345,109 @@ int accuracy_worst_single(const accuracy_report *r);
 void accuracy_print(const accuracy_report *r, FILE *f, double threshold, int color);
 struct json_writer;
 void accuracy_json(const accuracy_report *r, struct json_writer *w, double threshold);
-/* Adds the report's rows to run run_id, open in st (store_run_begin). */
-int accuracy_store(const accuracy_report *r, store *st, int64_t run_id, char *err,
-                   size_t errlen);
+/* The report's rows as the store keeps them (borrowing the report's strings;
+ * free() the array): what `run` stores and summarises. */
+store_accuracy *accuracy_store_rows(const accuracy_report *r);
 /* The stored rows of a run: the same table as accuracy_print (threshold for the
  * colours and the findings) / the same "layers" list as accuracy_json. */
 void accuracy_print_stored(const store_accuracy *rows, int n, FILE *f, double threshold,
                            int color);
 void accuracy_json_stored(const store_accuracy *rows, int n, struct json_writer *w);
+
+
+/* ---- Run summary (analyze/summary.c) ----
+ *
+ * One function computes what `run`, `show`, `ls`, `compare`, the TUI and the
+ * reports say about a run, from its stored rows only (so a run that was not
+ * recorded says exactly what `show` will say once it is). Missing is not zero:
+ * a figure nobody measured is NaN (reals), -1 (counts, indices) or NULL, and
+ * renders as "n/a" in text and null in JSON.
+ *
+ * Predicted figures are the NPU model's plain-run frame (store_run.npu_us,
+ * store_layer.frame_us); host figures are this PC's CPU and are only ever
+ * labelled as such. Runs of schema v1 (predicted frame, shares and load in
+ * extra_json) are read too. The JSON document is `docs/json.md` version
+ * SUMMARY_SCHEMA_VERSION. */
+#define SUMMARY_SCHEMA_VERSION 1
+#define SUMMARY_TOP 10
+
+/* The fidelity of the frame model, measured by `make bench` (bench/npu_models.sh):
+ * each model of the zoo's board table predicted by the fit made without it. */
+#define SUMMARY_BAND_SOURCE "bench/npu_models.sh: left-out errors vs the model zoo's board table"
+#define SUMMARY_BAND_MEAN_PCT 8.5
+#define SUMMARY_BAND_WITHIN 46
+#define SUMMARY_BAND_PAIRS 53
+#define SUMMARY_BAND_LIMIT_PCT 20.0
+
+enum summary_output_state {
+    SUM_OUT_UNKNOWN = 0,   /* no accuracy row for this output */
+    SUM_OUT_OK,
+    SUM_OUT_CONSTANT,      /* the run's output is constant (all-zero included): collapsed */
+    SUM_OUT_NONFINITE,     /* NaN or inf in it */
+    SUM_OUT_REF_CONSTANT,  /* the golden itself is constant: cos says nothing */
+};
+
+typedef struct summary_output {
+    const char *name, *shape, *dtype;   /* borrowed from the rows */
+    int acc;                            /* accuracy row, -1 none */
+    double cos, sqnr_db, max_abs;       /* entire, vs the fp32 golden; NaN unknown */
+    int state;                          /* enum summary_output_state */
+} summary_output;
+
+typedef struct run_summary {
+    const store_run *run;               /* borrowed, as are all rows below */
+    const store_layer *layers;
+    int n_layers;
+    const store_accuracy *acc;
+    int n_acc;
+    /* predicted (NPU model) */
+    double frame_us, fps;               /* plain-run frame; NaN: no prediction */
+    double perf_table_us;               /* level-4 (perf_debug) table total, NaN none */
+    double share_pct[3];                /* by enum npu_bound: compute, DDR, CPU */
+    int npu_mhz;                        /* NPU clock the model assumes, -1 unknown chip */
+    int n_cores;                        /* the chip's NPU cores, -1 unknown */
+    int load_pct[3], n_load;            /* NPU load per core over the run, n_load 0: none */
+    int n_fallback;                     /* CPU-fallback layers (rows with target CPU) */
+    int *fallback;                      /* their layer rows, in order */
+    double fallback_us, fallback_pct;   /* their predicted time and share of the frame */
+    int top[SUMMARY_TOP], n_top;        /* layer rows by predicted time, largest first */
+    int top_by_table;                   /* 1: ranked by table time_us (no frame_us: v1 run) */
+    double sram_saved_kb;               /* DDR traffic SRAM saved per frame, NaN none */
+    int64_t weight_bytes, internal_bytes; /* RKNN_QUERY_MEM_SIZE; -1 unknown */
+    /* host: this PC */
+    double host_median_us, host_p90_us, host_min_us, host_stddev_us;
+    int64_t iterations, warmup, threads;  /* -1 unknown */
+    const char *dump_dir;               /* borrowed (v1: from extra_json, owned here) */
+    /* accuracy (quantized runs) */
+    double cos_threshold;
+    summary_output *outputs;
+    int n_outputs;
+    int worst_output;                   /* outputs[] index, -1 none */
+    double out_cos, out_sqnr_db;        /* that output's; NaN when collapsed/unknown */
+    int first_below;                    /* acc row: first entire cos < threshold, -1 */
+    int worst_single;                   /* acc row with the lowest single cos, -1 */
+    int n_collapsed;                    /* outputs in a collapsed state */
+    char *owned;                        /* internal */
+} run_summary;
+
+/* Computes the summary (cos_threshold: for first_below, e.g. 0.99). Never
+ * fails; free with summary_free. Any row array may be empty. */
+void summary_compute(const store_run *run, const store_layer *layers, int n_layers,
+                     const store_output *outs, int n_outs, const store_accuracy *acc, int n_acc,
+                     double cos_threshold, run_summary *s);
+void summary_free(run_summary *s);
+/* "output 'scores' is constant (collapsed)"-style text of an output state,
+ * NULL for SUM_OUT_OK / SUM_OUT_UNKNOWN. */
+const char *summary_output_problem(const summary_output *o, char *buf, size_t len);
+/* The text `run` and `show` print, NPU first. color: ANSI colours. */
+void summary_print(const run_summary *s, FILE *f, int color);
+/* The run document of docs/json.md (`run --json`, `show --json`, report -f json). */
+void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs,
+                      struct json_writer *w);
+/* The vendor's level-4 table (runtime 2.3 layout) rebuilt from stored layer
+ * rows: one row per NPU layer that has figures. RT_ENOTFOUND when the run has
+ * no predicted layers. */
+int summary_print_npu_table(const store_run *run, const store_layer *layers, int n_layers,
+                            FILE *f, char *err, size_t errlen);
 
 #endif

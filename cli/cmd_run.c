@@ -454,20 +454,7 @@ int cmd_run(int argc, char **argv)
     rec.x = x;
     rec.ng = ng;
     rec.acc = acc;
-    if (!no_db) {
-        rc = run_record_store(&rec, db, err, sizeof(err));
-        if (rc)
-            goto fail;
-    }
-    if (acc) {
-        ret = quant_cli_report(&qc, &rec, acc, json);
-        goto out;
-    }
-    if (json)
-        run_record_print_json(&rec, stdout);
-    else
-        run_record_print_text(&rec, stdout);
-    ret = EXIT_OK;
+    ret = run_record_finish(&rec, no_db ? NULL : db, json, qc.cos_threshold);
     goto out;
 
 fail:

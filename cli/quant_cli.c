@@ -2,7 +2,7 @@
  * accuracy analysis that follows a quantized run (golden fp32 vs i8/fp16, per
  * layer, Toolkit2-style table). Kept apart from cmd_run.c so that the run
  * command only needs four calls: quant_cli_option, quant_cli_check,
- * quant_cli_analyse and quant_cli_report. */
+ * quant_cli_analyse. */
 #include "cli/cli.h"
 #include "cli/quant_cli.h"
 #include "cli/run_record.h"
@@ -147,39 +147,6 @@ int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
         cli_error("%s", err[0] ? err : rt_status_str(rc));
         return cli_exit_code(rc);
     }
-    return EXIT_OK;
-}
-
-int quant_cli_report(const quant_cli *q, run_record *rec, const accuracy_report *r, int json)
-{
-    char *buf = NULL;
-    size_t len = 0;
-
-    if (!json) {
-        run_record_print_text(rec, stdout);
-        fputc('\n', stdout);
-        accuracy_print(r, stdout, q->cos_threshold, isatty(fileno(stdout)));
-        return EXIT_OK;
-    }
-    /* One JSON document: the run's, with an "accuracy" member added. */
-    FILE *mf = open_memstream(&buf, &len);
-    if (!mf)
-        return EXIT_INTERNAL;
-    run_record_print_json(rec, mf);
-    fclose(mf);
-    while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-        len--;
-    if (!len || buf[len - 1] != '}') {
-        free(buf);
-        return EXIT_INTERNAL;
-    }
-    fwrite(buf, 1, len - 1, stdout);
-    fputs(",\"accuracy\":", stdout);
-    json_writer w;
-    json_begin(&w, stdout);
-    accuracy_json(r, &w, q->cos_threshold);
-    fputs("}\n", stdout);
-    free(buf);
     return EXIT_OK;
 }
 

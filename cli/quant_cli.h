@@ -6,7 +6,7 @@
  *   ... else if ((k = quant_cli_option(argc, argv, &i, &qc)) != 0) { if (k < 0) return EXIT_USAGE; }
  *   if ((rc = quant_cli_check(quant, &qc))) return rc;
  *   ... before the run: quant_cli_analyse(&qc, quant, model, g, bufs, json, &acc), then
- *   run acc->qgraph; after it: quant_cli_report(&qc, &rec, acc, json).
+ *   run acc->qgraph; the run's summary then prints the stored per-layer error.
  */
 #ifndef RT_QUANT_CLI_H
 #define RT_QUANT_CLI_H
@@ -47,12 +47,5 @@ int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
  * qc->c_cfg after the run. */
 int quant_cli_container(const char *model, const char **quant, int quant_given,
                         const char **target, int target_given, quant_cli *qc);
-
-/* After the run (rec filled, stored): prints the run (text or JSON) followed by
- * the accuracy table (text, or an "accuracy" member of the same JSON document).
- * Returns an exit code. */
-struct run_record;
-int quant_cli_report(const quant_cli *q, struct run_record *rec, const accuracy_report *r,
-                     int json);
 
 #endif

@@ -8,6 +8,7 @@
 #include "runtime/exec/exec.h"
 #include "runtime/npu/npu.h"
 #include "util/util.h"
+#include "analyze/analyze.h"
 
 typedef struct run_input {
     const char *name;
@@ -34,14 +35,32 @@ typedef struct run_record {
     char dump_sha256[65];      /* hash over the --dump folder's files, "" if none */
 } run_record;
 
-int run_record_store(run_record *r, const char *db, char *err, size_t errlen);
-void run_record_print_text(const run_record *r, FILE *f);
-void run_record_print_json(const run_record *r, FILE *f);
+/* The run's rows as the store keeps them (built from the record; strings
+ * borrowed from it or owned here). */
+typedef struct run_rows {
+    store_run run;
+    store_layer *layers;
+    store_output *outs;
+    store_accuracy *acc;
+    int n_layers, n_outs, n_acc;
+    /* owned text the rows point to */
+    char time[32], extra[128];
+    char *inputs_json, *dump_dir;
+    struct { char *ins, *outs; char workload[64]; } *layer_text;
+    struct { char shape[24 * MODEL_MAX_DIMS]; char *file; } *out_text;
+} run_rows;
 
-/* The NPU model's part of the summary (cli/run_npu.c). share[] is indexed by
- * enum npu_bound: percent of the predicted frame time. */
-void run_npu_shares(const npu_graph_t *ng, double share[3]);
-void run_npu_print_text(const run_record *r, FILE *f);
-void run_npu_print_json(const run_record *r, json_writer *w);
+int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen);
+void run_rows_free(run_rows *rows);
+/* One transaction; sets rows->run.id. */
+int run_rows_store(run_rows *rows, const char *db, char *err, size_t errlen);
+/* The run summary of stored rows (text with the per-layer error table, or the
+ * docs/json.md document): what `run` prints and `show` prints again. */
+void run_rows_print(const store_run *run, const store_layer *layers, int nl,
+                    const store_output *outs, int no, const store_accuracy *acc, int na,
+                    int json, double cos_threshold, FILE *f);
+/* After the run: builds the rows, records them (db NULL: --no-db), prints
+ * the summary (also when recording failed, saying so). Returns an exit code. */
+int run_record_finish(run_record *r, const char *db, int json, double cos_threshold);
 
 #endif

@@ -1,12 +1,17 @@
-/* cli/run_store.c — records a finished `run` in the store: one transaction. */
+/* cli/run_store.c — a finished `run` as the rows the store keeps (built first,
+ * so that printing never depends on recording), recorded in one transaction,
+ * and printed through the one run summary (analyze/summary.c). */
 #include "analyze/analyze.h"
+#include "cli/cli.h"
 #include "cli/run_record.h"
+#include "dump/dump.h"
 #include "runtime/model/model.h"
 #include "runtime/quant/quant.h"
 #include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* JSON list of the shapes of n tensor indices ("null" for an omitted one). */
 static char *shapes_json(const graph_t *g, int n, const int *idx)
@@ -47,6 +52,8 @@ static void set_npu_fields(const npu_graph_t *ng, int i, store_layer *row, char 
     row->rw_kb = l->rw_kb;
     row->tasks = l->task_number;
     row->sram_hit = l->sram_hit;
+    row->frame_us = l->frame_us;
+    row->npu_dtype = l->datatype;
     size_t u = 0;
     wl[0] = '\0';
     for (int c = 0; c < ng->plat->cores && u < wlen; c++)
@@ -87,130 +94,223 @@ static char *inputs_json(const run_record *r)
     return buf;
 }
 
-int run_record_store(run_record *r, const char *db, char *err, size_t errlen)
+/* Absolute path of graph output `name`'s file in the run's dump folder. */
+static char *output_dump_file(const char *dir, const dump_entry *e, int n, const char *name)
 {
-    store *st = NULL;
-    store_run info;
-    int64_t id = 0;
-    char *inj = NULL;
+    for (int k = 0; k < n; k++) {
+        if (e[k].layer < 0 || !e[k].name || strcmp(e[k].name, name))
+            continue;
+        size_t len = strlen(dir) + strlen(e[k].file) + 2;
+        char *path = xmalloc(len);
+        snprintf(path, len, "%s/%s", dir, e[k].file);
+        return path;
+    }
+    return NULL;
+}
+
+int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
+{
+    store_run *info = &rows->run;
+    const graph_t *g = r->g;
     void *model_bytes = NULL;
     size_t model_len = 0;
     int rc;
 
+    memset(rows, 0, sizeof(*rows));
+    store_run_init(info);
     rc = rt_read_file(r->model, &model_bytes, &model_len, err, errlen);
     if (rc)
         return rc;
     rt_sha256_hex(model_bytes, model_len, r->sha256);
-    unsigned char model_bytes_head[SIMMODEL_MAGIC_LEN] = {0};
-    size_t model_head_len = model_len < sizeof(model_bytes_head) ? model_len : sizeof(model_bytes_head);
-    memcpy(model_bytes_head, model_bytes, model_head_len);
+    info->model_format = simmodel_is(model_bytes, model_len) ? "rknn-sim" : "onnx";
     free(model_bytes);
 
-    rc = store_open(store_default_path(db), &st, err, errlen);
-    if (rc)
-        return rc;
-    store_run_init(&info);
-    inj = inputs_json(r);
-    info.label = r->label;
-    info.model_path = r->model;
-    info.model_sha256 = r->sha256;
-    info.model_format = simmodel_is(model_bytes_head, model_head_len) ? "rknn-sim" : "onnx";
-    info.platform = r->platform;
-    info.backend = r->backend;
-    info.quant = r->quant;
+    rt_iso_time(rows->time, sizeof(rows->time));
+    info->time = rows->time;
+    info->status = "ok";
+    info->label = r->label;
+    info->model_path = r->model;
+    info->model_sha256 = r->sha256;
+    info->platform = r->platform;
+    info->backend = r->backend;
+    info->quant = r->quant;
     if (r->acc && r->acc->type == QT_I8) {
-        info.quant_algo = quant_algo_name(r->acc->algo);
-        info.quant_method = quant_method_name(r->acc->method);
+        info->quant_algo = quant_algo_name(r->acc->algo);
+        info->quant_method = quant_method_name(r->acc->method);
     }
-    info.threads = r->threads;
-    info.iterations = r->iters;
-    info.seed = r->seed;
-    info.inputs_json = inj;
-    char extra[256] = "";
-    if (r->ng) {
-        int pct[NPU_MAX_CORES];
-        double share[3];
-        size_t u;
-        npu_load_percent(&r->load, pct);
-        run_npu_shares(r->ng, share);
-        u = (size_t)snprintf(extra, sizeof(extra),
-                             "{\"npu_predicted_us\":%.3f,\"npu_share\":{\"compute\":%.2f,"
-                             "\"DDR\":%.2f,\"CPU\":%.2f},\"npu_load\":[",
-                             npu_frame_us(r->ng), share[0], share[1], share[2]);
-        for (int c = 0; c < r->load.cores && u < sizeof(extra); c++)
-            u += (size_t)snprintf(extra + u, sizeof(extra) - u, "%s%d", c ? "," : "", pct[c]);
-        if (u < sizeof(extra))
-            snprintf(extra + u, sizeof(extra) - u, "]}");
-        info.extra_json = extra;
-    }
-    char *extra_dump = NULL;
+    info->threads = r->threads;
+    info->iterations = r->iters;
+    info->seed = r->seed;
+    info->inputs_json = rows->inputs_json = inputs_json(r);
+    info->total_us = r->median_us;
+    info->host_min_us = r->min_us;
+    info->host_p90_us = r->p90_us;
+    info->host_stddev_us = r->stddev_us;
+    info->warmup = r->warmup;
+    info->dump_sha256 = r->dump_sha256[0] ? r->dump_sha256 : NULL;
     if (r->dump_dir) {
-        /* the dump folder, absolute, for `rknn-trace analyze RUN --golden DIR` */
+        /* absolute, for `rknn-trace analyze RUN --golden DIR` from anywhere */
         char *abs = realpath(r->dump_dir, NULL);
-        size_t el = 0;
-        FILE *f = open_memstream(&extra_dump, &el);
-        json_writer w;
-        if (extra[0]) /* without its closing brace */
-            fprintf(f, "%.*s,\"dump_dir\":", (int)strlen(extra) - 1, extra);
-        else
-            fputs("{\"dump_dir\":", f);
-        json_begin(&w, f);
-        json_str(&w, abs ? abs : r->dump_dir);
-        fputc('}', f);
-        fclose(f);
-        free(abs);
-        info.extra_json = extra_dump;
+        info->dump_dir = rows->dump_dir = abs ? abs : xstrdup(r->dump_dir);
     }
-    rc = store_run_begin(st, &info, &id, err, errlen);
-    if (rc)
-        goto out;
+    if (r->ng) {
+        npu_mem_sizes_t mem;
+        int pct[NPU_MAX_CORES];
+        size_t u;
+        info->npu_us = npu_frame_us(r->ng);
+        npu_mem_query(r->ng, NULL, &mem);
+        info->weight_bytes = (int64_t)mem.total_weight_size;
+        info->internal_bytes = (int64_t)mem.total_internal_size;
+        /* the load has no column: the run's busy share per core */
+        npu_load_percent(&r->load, pct);
+        u = (size_t)snprintf(rows->extra, sizeof(rows->extra), "{\"npu_load\":[");
+        for (int c = 0; c < r->load.cores && u < sizeof(rows->extra); c++)
+            u += (size_t)snprintf(rows->extra + u, sizeof(rows->extra) - u, "%s%d", c ? "," : "", pct[c]);
+        if (u < sizeof(rows->extra))
+            snprintf(rows->extra + u, sizeof(rows->extra) - u, "]}");
+        info->extra_json = rows->extra;
+    }
 
-    const graph_t *g = r->g;
-    for (int i = 0, l = 0; i < g->n_nodes && !rc; i++) {
+    rows->layers = xcalloc((size_t)(r->n_layers ? r->n_layers : 1), sizeof(*rows->layers));
+    rows->layer_text = xcalloc((size_t)(r->n_layers ? r->n_layers : 1), sizeof(*rows->layer_text));
+    for (int i = 0, l = 0; i < g->n_nodes && l < r->n_layers; i++) {
         const node_t *n = &g->nodes[i];
         if (n->folded)
             continue;
-        store_layer row;
-        store_layer_init(&row);
-        char *ins = shapes_json(g, n->n_in, n->in), *outs = shapes_json(g, n->n_out, n->out);
+        store_layer *row = &rows->layers[l];
+        store_layer_init(row);
         const tensor_t *o = n->n_out && n->out[0] >= 0 ? &g->t[n->out[0]] : NULL;
-        row.idx = l;
-        row.node = n->name;
-        row.op = n->op;
-        row.name = o ? o->name : NULL;
-        row.in_shapes = ins;
-        row.out_shapes = outs;
-        row.dtype = o ? dtype_name(o->dtype) : NULL;
-        row.host_us = r->layer_us[l];
-        char workload[64];
-        set_npu_fields(r->ng, i, &row, workload, sizeof(workload));
-        rc = store_layer_add(st, id, &row, err, errlen);
-        free(ins);
-        free(outs);
+        row->idx = l;
+        row->node = n->name;
+        row->op = n->op;
+        row->name = o ? o->name : NULL;
+        row->in_shapes = rows->layer_text[l].ins = shapes_json(g, n->n_in, n->in);
+        row->out_shapes = rows->layer_text[l].outs = shapes_json(g, n->n_out, n->out);
+        row->dtype = o ? dtype_name(o->dtype) : NULL;
+        row->host_us = r->layer_us[l];
+        set_npu_fields(r->ng, i, row, rows->layer_text[l].workload,
+                       sizeof(rows->layer_text[l].workload));
         l++;
+        rows->n_layers = l;
     }
-    for (int j = 0; j < g->n_outputs && !rc; j++) {
+
+    dump_entry *idx = NULL;
+    int n_idx = 0;
+    if (rows->dump_dir && dump_dir_load_index(rows->dump_dir, &idx, &n_idx, err, errlen))
+        idx = NULL, n_idx = 0; /* the files stay listed in the folder's index only */
+    rows->outs = xcalloc((size_t)(g->n_outputs ? g->n_outputs : 1), sizeof(*rows->outs));
+    rows->out_text = xcalloc((size_t)(g->n_outputs ? g->n_outputs : 1), sizeof(*rows->out_text));
+    for (int j = 0; j < g->n_outputs; j++) {
         const tensor_t *t = exec_output(r->x, j);
-        store_output row;
-        char shape[24 * MODEL_MAX_DIMS];
-        store_output_init(&row);
-        row.idx = j;
-        row.name = t->name;
-        row.shape = store_format_shape(shape, sizeof(shape), t->ndim, t->dims);
-        row.dtype = dtype_name(t->dtype);
-        rc = store_output_add(st, id, &row, err, errlen);
+        store_output *row = &rows->outs[j];
+        store_output_init(row);
+        row->idx = j;
+        row->name = t->name;
+        row->shape = store_format_shape(rows->out_text[j].shape, sizeof(rows->out_text[j].shape),
+                                        t->ndim, t->dims);
+        row->dtype = dtype_name(t->dtype);
+        row->dump_file = rows->out_text[j].file =
+            rows->dump_dir ? output_dump_file(rows->dump_dir, idx, n_idx, t->name) : NULL;
+        rows->n_outs = j + 1;
     }
-    if (!rc && r->acc)
-        rc = accuracy_store(r->acc, st, id, err, errlen);
+    dump_entries_free(idx, n_idx);
+    if (r->acc) {
+        rows->acc = accuracy_store_rows(r->acc);
+        rows->n_acc = r->acc->n_rows;
+    }
+    return RT_OK;
+}
+
+void run_rows_free(run_rows *rows)
+{
+    for (int l = 0; rows->layer_text && l < rows->n_layers; l++) {
+        free(rows->layer_text[l].ins);
+        free(rows->layer_text[l].outs);
+    }
+    for (int j = 0; rows->out_text && j < rows->n_outs; j++)
+        free(rows->out_text[j].file);
+    free(rows->layer_text);
+    free(rows->out_text);
+    free(rows->layers);
+    free(rows->outs);
+    free(rows->acc);
+    free(rows->inputs_json);
+    free(rows->dump_dir);
+    memset(rows, 0, sizeof(*rows));
+}
+
+int run_rows_store(run_rows *rows, const char *db, char *err, size_t errlen)
+{
+    store *st = NULL;
+    int64_t id = 0;
+    int rc = store_open(store_default_path(db), &st, err, errlen);
+    if (rc)
+        return rc;
+    rc = store_run_begin(st, &rows->run, &id, err, errlen);
+    if (rc)
+        goto out;
+    for (int i = 0; i < rows->n_layers && !rc; i++)
+        rc = store_layer_add(st, id, &rows->layers[i], err, errlen);
+    for (int j = 0; j < rows->n_outs && !rc; j++)
+        rc = store_output_add(st, id, &rows->outs[j], err, errlen);
+    for (int i = 0; i < rows->n_acc && !rc; i++)
+        rc = store_accuracy_add(st, id, &rows->acc[i], err, errlen);
     if (!rc)
-        rc = store_run_commit(st, id, r->median_us, err, errlen);
+        rc = store_run_commit(st, id, rows->run.total_us, err, errlen);
     if (rc)
         store_run_abort(st, id);
     else
-        r->run_id = id;
+        rows->run.id = id;
 out:
-    free(extra_dump);
-    free(inj);
     store_close(st);
     return rc;
+}
+
+int run_record_finish(run_record *r, const char *db, int json, double cos_threshold)
+{
+    run_rows rows;
+    char err[1024] = "";
+    int rc = run_rows_build(r, &rows, err, sizeof(err)), ret = EXIT_OK;
+
+    if (rc) {
+        cli_error("%s", err);
+        return cli_exit_code(rc);
+    }
+    rows.run.n_layers = rows.n_layers;
+    if (db) {
+        rc = run_rows_store(&rows, db, err, sizeof(err));
+        if (rc) {
+            /* the results are still printed: a long run is not thrown away */
+            cli_error("the run was not recorded: %s", err);
+            ret = cli_exit_code(rc);
+        } else {
+            r->run_id = rows.run.id;
+        }
+    }
+    run_rows_print(&rows.run, rows.layers, rows.n_layers, rows.outs, rows.n_outs, rows.acc,
+                   rows.n_acc, json, cos_threshold, stdout);
+    run_rows_free(&rows);
+    return ret;
+}
+
+void run_rows_print(const store_run *run, const store_layer *layers, int nl,
+                    const store_output *outs, int no, const store_accuracy *acc, int na,
+                    int json, double cos_threshold, FILE *f)
+{
+    run_summary sum;
+    summary_compute(run, layers, nl, outs, no, acc, na, cos_threshold, &sum);
+    if (json) {
+        json_writer w;
+        json_begin(&w, f);
+        summary_json_doc(&sum, outs, no, &w);
+        json_end(&w);
+    } else {
+        int color = isatty(fileno(f)) && !getenv("NO_COLOR");
+        summary_print(&sum, f, color);
+        if (na) {
+            fprintf(f, "\n# per-layer error vs the fp32 golden\n");
+            accuracy_print_stored(acc, na, f, cos_threshold, color);
+        }
+    }
+    summary_free(&sum);
 }

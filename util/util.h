@@ -76,7 +76,11 @@ void json_int(json_writer *w, int64_t v);
 void json_num(json_writer *w, double v);      /* non-finite writes null */
 void json_bool(json_writer *w, int v);
 void json_null(json_writer *w);
-void json_raw(json_writer *w, const char *text); /* a value already in JSON */
+/* A value already in JSON (stored text): written as is when it is valid JSON
+ * (RFC 8259, UTF-8), else null. */
+void json_raw(json_writer *w, const char *text);
+/* 1 when text is exactly one valid JSON value (surrounding white space allowed). */
+int json_valid(const char *text);
 void json_end(json_writer *w);                /* newline */
 
 #endif

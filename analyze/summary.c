@@ -1,0 +1,714 @@
+/* analyze/summary.c — the run summary, computed once from stored rows, and its
+ * two renderings: the text of `run`/`show` and the JSON document (docs/json.md).
+ * The vendor's level-4 table is rebuilt from the same rows for `show --npu-table`. */
+#include "analyze/analyze.h"
+#include "runtime/npu/npu.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int known_int(int64_t v)
+{
+    return v != STORE_NULL_INT;
+}
+
+/* A number after "key": in a v1 run's extra JSON (written by `run` before
+ * schema v2 had columns for it); NaN when absent. */
+static double extra_num(const char *extra, const char *key)
+{
+    char k[64];
+    snprintf(k, sizeof(k), "\"%s\":", key);
+    const char *p = extra ? strstr(extra, k) : NULL;
+    if (!p)
+        return NAN;
+    char *end;
+    double v = strtod(p + strlen(k), &end);
+    return end == p + strlen(k) ? NAN : v;
+}
+
+/* "npu_load":[61,50,50] of the extra JSON (no column holds the load). */
+static int extra_load(const char *extra, int pct[3])
+{
+    const char *p = extra ? strstr(extra, "\"npu_load\":[") : NULL;
+    int n = 0;
+    if (!p)
+        return 0;
+    p += strlen("\"npu_load\":[");
+    while (n < 3 && *p && *p != ']') {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || v > 100)
+            return 0;
+        pct[n++] = (int)v;
+        p = end + (*end == ',');
+    }
+    return n;
+}
+
+/* The node row that carries an NPU layer's figures (set_npu_fields in cli/). */
+static int is_layer_row(const store_layer *l)
+{
+    return known_int(l->total_cycles) || !isnan(l->frame_us);
+}
+
+static int is_fallback(const store_layer *l)
+{
+    return is_layer_row(l) && l->target && !strcmp(l->target, "CPU");
+}
+
+typedef struct rank {
+    const store_layer *rows;
+    int by_frame;
+} rank;
+
+static int by_time(const void *a, const void *b, void *ctx)
+{
+    const rank *k = ctx;
+    int x = *(const int *)a, y = *(const int *)b;
+    double u = k->by_frame ? k->rows[x].frame_us : k->rows[x].time_us;
+    double v = k->by_frame ? k->rows[y].frame_us : k->rows[y].time_us;
+    return u < v ? 1 : u > v ? -1 : x - y;
+}
+
+static int output_state(const metrics_t *m)
+{
+    if (m->flags & METRIC_NONFINITE)
+        return SUM_OUT_NONFINITE;
+    if (m->flags & METRIC_X_CONST)
+        return SUM_OUT_CONSTANT;
+    if (m->flags & METRIC_REF_CONST)
+        return SUM_OUT_REF_CONSTANT;
+    if (isnan(m->cos))
+        return SUM_OUT_NONFINITE;
+    return SUM_OUT_OK;
+}
+
+void summary_compute(const store_run *run, const store_layer *layers, int n_layers,
+                     const store_output *outs, int n_outs, const store_accuracy *acc, int n_acc,
+                     double thr, run_summary *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->run = run;
+    s->layers = layers;
+    s->n_layers = n_layers;
+    s->acc = acc;
+    s->n_acc = n_acc;
+    s->cos_threshold = thr;
+    s->worst_output = s->first_below = s->worst_single = -1;
+    s->out_cos = s->out_sqnr_db = NAN;
+
+    /* predicted frame: the v2 column, else the v1 extra JSON */
+    s->frame_us = !isnan(run->npu_us) ? run->npu_us : extra_num(run->extra_json, "npu_predicted_us");
+    s->fps = s->frame_us > 0 ? 1e6 / s->frame_us : NAN;
+    const npu_platform_t *p = run->platform ? npu_platform_find(run->platform) : NULL;
+    s->npu_mhz = p ? p->npu_mhz : -1;
+    s->n_cores = p ? p->cores : -1;
+    s->n_load = extra_load(run->extra_json, s->load_pct);
+
+    double by_bound[3] = { 0, 0, 0 }, sum_frame = 0, sum_table = 0, sram = 0;
+    int n_frame = 0, n_table = 0, n_sram = 0;
+    s->fallback = xcalloc((size_t)(n_layers ? n_layers : 1), sizeof(int));
+    for (int i = 0; i < n_layers; i++) {
+        const store_layer *l = &layers[i];
+        if (!isnan(l->frame_us)) {
+            int b = !l->bound ? -1 : !strcmp(l->bound, "compute") ? 0 : !strcmp(l->bound, "DDR") ? 1
+                                   : !strcmp(l->bound, "CPU") ? 2 : -1;
+            if (b >= 0)
+                by_bound[b] += l->frame_us;
+            sum_frame += l->frame_us;
+            n_frame++;
+        }
+        if (!isnan(l->time_us))
+            sum_table += l->time_us, n_table++;
+        if (!isnan(l->sram_hit))
+            sram += l->sram_hit, n_sram++;
+        if (is_fallback(l)) {
+            s->fallback[s->n_fallback++] = i;
+            s->fallback_us += !isnan(l->frame_us) ? l->frame_us : 0;
+        }
+    }
+    s->perf_table_us = n_table ? sum_table : NAN;
+    s->sram_saved_kb = n_sram ? sram / 1024.0 : NAN;
+    for (int b = 0; b < 3; b++)
+        s->share_pct[b] = n_frame && sum_frame > 0 ? 100.0 * by_bound[b] / sum_frame
+                          : b == 0 ? extra_num(run->extra_json, "compute")
+                          : b == 1 ? extra_num(run->extra_json, "DDR")
+                                   : extra_num(run->extra_json, "CPU");
+    if (!n_frame)
+        s->fallback_us = NAN;
+    s->fallback_pct = s->frame_us > 0 && !isnan(s->fallback_us) ? 100.0 * s->fallback_us / s->frame_us
+                                                                 : NAN;
+
+    /* top layers: by predicted frame time, a v1 run by its table time */
+    int *idx = xcalloc((size_t)(n_layers ? n_layers : 1), sizeof(int)), n = 0;
+    s->top_by_table = !n_frame;
+    for (int i = 0; i < n_layers; i++)
+        if (is_layer_row(&layers[i]) && !isnan(n_frame ? layers[i].frame_us : layers[i].time_us))
+            idx[n++] = i;
+    rank rk = { layers, n_frame > 0 };
+    qsort_r(idx, (size_t)n, sizeof(int), by_time, &rk);
+    s->n_top = n < SUMMARY_TOP ? n : SUMMARY_TOP;
+    memcpy(s->top, idx, sizeof(int) * (size_t)s->n_top);
+    free(idx);
+
+    s->weight_bytes = known_int(run->weight_bytes) ? run->weight_bytes : -1;
+    s->internal_bytes = known_int(run->internal_bytes) ? run->internal_bytes : -1;
+
+    s->host_median_us = run->total_us;
+    s->host_p90_us = run->host_p90_us;
+    s->host_min_us = run->host_min_us;
+    s->host_stddev_us = run->host_stddev_us;
+    s->iterations = known_int(run->iterations) ? run->iterations : -1;
+    s->warmup = known_int(run->warmup) ? run->warmup : -1;
+    s->threads = known_int(run->threads) ? run->threads : -1;
+    s->dump_dir = run->dump_dir;
+
+    /* accuracy: the graph outputs first, then the findings over all rows */
+    s->n_outputs = n_outs;
+    s->outputs = xcalloc((size_t)(n_outs ? n_outs : 1), sizeof(*s->outputs));
+    for (int k = 0; k < n_outs; k++) {
+        summary_output *o = &s->outputs[k];
+        o->name = outs[k].name;
+        o->shape = outs[k].shape;
+        o->dtype = outs[k].dtype;
+        o->acc = -1;
+        o->cos = o->sqnr_db = o->max_abs = NAN;
+        for (int i = 0; i < n_acc && o->acc < 0; i++)
+            if (acc[i].is_output && acc[i].name && o->name && !strcmp(acc[i].name, o->name))
+                o->acc = i;
+        if (o->acc < 0)
+            continue;
+        const metrics_t *m = &acc[o->acc].entire;
+        o->cos = m->cos;
+        o->sqnr_db = m->sqnr_db;
+        o->max_abs = m->max_abs;
+        o->state = output_state(m);
+        if (o->state != SUM_OUT_OK)
+            s->n_collapsed++;
+        /* the worst output: a collapsed one, else the lowest cosine */
+        const summary_output *w = s->worst_output >= 0 ? &s->outputs[s->worst_output] : NULL;
+        if (!w || (w->state == SUM_OUT_OK && (o->state != SUM_OUT_OK || o->cos < w->cos)))
+            s->worst_output = k;
+    }
+    if (s->worst_output >= 0 && s->outputs[s->worst_output].state == SUM_OUT_OK) {
+        s->out_cos = s->outputs[s->worst_output].cos;
+        s->out_sqnr_db = s->outputs[s->worst_output].sqnr_db;
+    }
+    for (int i = 0; i < n_acc; i++) {
+        double c = acc[i].entire.cos, sc = acc[i].single.cos;
+        if (s->first_below < 0 && !isnan(c) && c < thr)
+            s->first_below = i;
+        if (!isnan(sc) && (s->worst_single < 0 || sc < acc[s->worst_single].single.cos))
+            s->worst_single = i;
+    }
+}
+
+void summary_free(run_summary *s)
+{
+    free(s->fallback);
+    free(s->outputs);
+    free(s->owned);
+    memset(s, 0, sizeof(*s));
+}
+
+const char *summary_output_problem(const summary_output *o, char *buf, size_t len)
+{
+    const char *what = o->state == SUM_OUT_CONSTANT      ? "is constant (collapsed)"
+                       : o->state == SUM_OUT_NONFINITE   ? "has NaN/inf values"
+                       : o->state == SUM_OUT_REF_CONSTANT ? "has a constant fp32 golden (cos undefined)"
+                                                         : NULL;
+    if (!what)
+        return NULL;
+    snprintf(buf, len, "output '%s' %s", o->name ? o->name : "?", what);
+    return buf;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static const char *num(char *buf, size_t len, double v, const char *fmt)
+{
+    if (isnan(v))
+        snprintf(buf, len, "n/a");
+    else
+        snprintf(buf, len, fmt, v);
+    return buf;
+}
+
+static const char *bytes_str(char *buf, size_t len, int64_t b)
+{
+    if (b < 0)
+        snprintf(buf, len, "n/a");
+    else if (b >= 1 << 20)
+        snprintf(buf, len, "%.2f MB", (double)b / (1 << 20));
+    else
+        snprintf(buf, len, "%.1f KB", (double)b / 1024);
+    return buf;
+}
+
+static const char *layer_name(const store_layer *l, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s:%s", l->op ? l->op : "?", l->node ? l->node : "?");
+    return buf;
+}
+
+void summary_print(const run_summary *s, FILE *f, int color)
+{
+    const store_run *r = s->run;
+    char a[48], b[48], c[48], d[48], nm[256];
+    const char *hi = color ? "\033[1m" : "", *lo = color ? "\033[0m" : "";
+    const char *red = color ? "\033[31m" : "";
+
+    if (r->id > 0)
+        fprintf(f, "run       #%lld%s%s  %s\n", (long long)r->id, r->label ? " " : "",
+                r->label ? r->label : "", r->time ? r->time : "");
+    else
+        fprintf(f, "run       not recorded%s%s\n", r->label ? ", label " : "", r->label ? r->label : "");
+    fprintf(f, "model     %s (%s)\n", r->model_path ? r->model_path : "n/a",
+            r->model_format ? r->model_format : "n/a");
+    fprintf(f, "target    %s, backend %s, %s%s%s%s%s\n", r->platform ? r->platform : "n/a",
+            r->backend ? r->backend : "n/a", r->quant ? r->quant : "n/a",
+            r->quant_algo ? " " : "", r->quant_algo ? r->quant_algo : "",
+            r->quant_method ? " " : "", r->quant_method ? r->quant_method : "");
+
+    /* NPU first: the figures a board user acts on */
+    if (isnan(s->frame_us)) {
+        fprintf(f, "\npredicted n/a (no NPU prediction recorded)\n");
+    } else {
+        fprintf(f, "\n%spredicted %.3f ms per frame, %.1f FPS%s on %s NPU at %s MHz (NPU model)\n",
+                hi, s->frame_us / 1e3, s->fps, lo, r->platform ? r->platform : "n/a",
+                s->npu_mhz > 0 ? (snprintf(a, sizeof(a), "%d", s->npu_mhz), a) : "n/a");
+        fprintf(f, "          expected error: mean |err| %.1f %%, %d of %d model/chip pairs within "
+                "+-%.0f %% (%s)\n", SUMMARY_BAND_MEAN_PCT, SUMMARY_BAND_WITHIN, SUMMARY_BAND_PAIRS,
+                SUMMARY_BAND_LIMIT_PCT, SUMMARY_BAND_SOURCE);
+        fprintf(f, "          level-4 table total %s ms (layer by layer, as perf_debug runs)\n",
+                num(a, sizeof(a), s->perf_table_us / 1e3, "%.3f"));
+    }
+    fprintf(f, "bottleneck compute %s, DDR %s, CPU %s of the frame\n",
+            num(a, sizeof(a), s->share_pct[0], "%.1f %%"), num(b, sizeof(b), s->share_pct[1], "%.1f %%"),
+            num(c, sizeof(c), s->share_pct[2], "%.1f %%"));
+    fprintf(f, "memory    weights %s, internal %s; SRAM saves %s of DDR traffic per frame\n",
+            bytes_str(a, sizeof(a), s->weight_bytes), bytes_str(b, sizeof(b), s->internal_bytes),
+            num(c, sizeof(c), s->sram_saved_kb, "%.1f KB"));
+    if (s->n_load) {
+        fprintf(f, "NPU load ");
+        for (int k = 0; k < s->n_load; k++)
+            fprintf(f, " Core%d %d%%%s", k, s->load_pct[k], k + 1 < s->n_load ? "," : "\n");
+    } else {
+        fprintf(f, "NPU load  n/a\n");
+    }
+    if (s->n_fallback) {
+        fprintf(f, "%sCPU fallback%s %d layer%s, %s of the frame (%s ms)\n", red, lo, s->n_fallback,
+                s->n_fallback > 1 ? "s" : "", num(a, sizeof(a), s->fallback_pct, "%.1f %%"),
+                num(b, sizeof(b), s->fallback_us / 1e3, "%.3f"));
+        for (int k = 0; k < s->n_fallback; k++) {
+            const store_layer *l = &s->layers[s->fallback[k]];
+            fprintf(f, "  %5lld %-16s %9s us  %s  (%s)\n", (long long)l->idx,
+                    l->npu_op ? l->npu_op : l->op ? l->op : "?", num(a, sizeof(a), l->frame_us, "%.1f"),
+                    layer_name(l, nm, sizeof(nm)), l->cpu_reason ? l->cpu_reason : "reason n/a");
+        }
+    } else {
+        fprintf(f, "CPU fallback none\n");
+    }
+    if (s->n_top) {
+        fprintf(f, "slowest predicted layers%s\n  %5s %-16s %-7s %-7s %10s %6s %7s %9s  %s\n",
+                s->top_by_table ? " (level-4 table time: run recorded before frame times)" : "",
+                "layer", "OpType", "dtype", "bound", "time us", "share", "MAC%", "RW KB", "FullName");
+        for (int k = 0; k < s->n_top; k++) {
+            const store_layer *l = &s->layers[s->top[k]];
+            double t = s->top_by_table ? l->time_us : l->frame_us;
+            double tot = s->top_by_table ? s->perf_table_us : s->frame_us;
+            fprintf(f, "  %5lld %-16s %-7s %-7s %10.1f %6s %7s %9s  %s\n", (long long)l->idx,
+                    l->npu_op ? l->npu_op : l->op ? l->op : "?", l->npu_dtype ? l->npu_dtype : "n/a",
+                    l->bound ? l->bound : "n/a", t, num(a, sizeof(a), tot > 0 ? 100 * t / tot : NAN, "%.1f%%"),
+                    num(b, sizeof(b), l->mac_usage, "%.2f"), num(c, sizeof(c), l->rw_kb, "%.1f"),
+                    layer_name(l, nm, sizeof(nm)));
+        }
+    }
+
+    /* host figures: this PC, never the board */
+    fprintf(f, "\nhost      this PC's CPU, not the board: median %s ms, p90 %s ms, min %s ms, "
+            "stddev %s ms\n", num(a, sizeof(a), s->host_median_us / 1e3, "%.3f"),
+            num(b, sizeof(b), s->host_p90_us / 1e3, "%.3f"), num(c, sizeof(c), s->host_min_us / 1e3, "%.3f"),
+            num(d, sizeof(d), s->host_stddev_us / 1e3, "%.3f"));
+    fprintf(f, "          %s timed run%s after %s warm-up, %s thread%s\n",
+            s->iterations >= 0 ? (snprintf(a, sizeof(a), "%lld", (long long)s->iterations), a) : "n/a",
+            s->iterations == 1 ? "" : "s",
+            s->warmup >= 0 ? (snprintf(b, sizeof(b), "%lld", (long long)s->warmup), b) : "n/a",
+            s->threads >= 0 ? (snprintf(c, sizeof(c), "%lld", (long long)s->threads), c) : "n/a",
+            s->threads == 1 ? "" : "s");
+
+    /* accuracy headline, when the run has per-layer errors */
+    if (s->n_acc) {
+        fprintf(f, "\naccuracy  vs the fp32 golden");
+        if (s->worst_output >= 0) {
+            const summary_output *o = &s->outputs[s->worst_output];
+            const char *pb = summary_output_problem(o, nm, sizeof(nm));
+            if (pb)
+                fprintf(f, ": %s%s%s", red, pb, lo);
+            else
+                fprintf(f, ": output '%s' cos %.5f, SQNR %s", o->name, o->cos,
+                        num(a, sizeof(a), o->sqnr_db, "%.1f dB"));
+        }
+        fputc('\n', f);
+        if (s->first_below >= 0)
+            fprintf(f, "          first layer with cos < %g: %s (%s)\n", s->cos_threshold,
+                    s->acc[s->first_below].name, s->acc[s->first_below].op ? s->acc[s->first_below].op : "?");
+        else
+            fprintf(f, "          every layer keeps cos >= %g\n", s->cos_threshold);
+        if (s->worst_single >= 0)
+            fprintf(f, "          worst single layer: %s (%s), cos %.5f\n", s->acc[s->worst_single].name,
+                    s->acc[s->worst_single].op ? s->acc[s->worst_single].op : "?",
+                    s->acc[s->worst_single].single.cos);
+    }
+    fputs("\noutputs\n", f);
+    for (int k = 0; k < s->n_outputs; k++) {
+        const summary_output *o = &s->outputs[k];
+        fprintf(f, "  %s %s %s", o->name ? o->name : "?", o->dtype ? o->dtype : "n/a",
+                o->shape ? o->shape : "n/a");
+        if (o->acc >= 0)
+            fprintf(f, "  cos %s SQNR %s max|err| %s", num(a, sizeof(a), o->cos, "%.5f"),
+                    num(b, sizeof(b), o->sqnr_db, "%.1f dB"), num(c, sizeof(c), o->max_abs, "%.4g"));
+        if (summary_output_problem(o, nm, sizeof(nm)))
+            fprintf(f, "  %s%s%s", red, nm, lo);
+        fputc('\n', f);
+    }
+    if (s->dump_dir)
+        fprintf(f, "dump      %s\n", s->dump_dir);
+}
+
+/* ---- JSON (docs/json.md) --------------------------------------------------- */
+
+static void j_int(json_writer *w, const char *k, int64_t v)
+{
+    json_key(w, k);
+    if (v == STORE_NULL_INT)
+        json_null(w);
+    else
+        json_int(w, v);
+}
+
+static void j_count(json_writer *w, const char *k, int64_t v)
+{
+    json_key(w, k);
+    if (v < 0)
+        json_null(w);
+    else
+        json_int(w, v);
+}
+
+static void j_num(json_writer *w, const char *k, double v)
+{
+    json_key(w, k);
+    json_num(w, v);
+}
+
+static void j_str(json_writer *w, const char *k, const char *v)
+{
+    json_key(w, k);
+    json_str(w, v);
+}
+
+static void j_raw(json_writer *w, const char *k, const char *v)
+{
+    json_key(w, k);
+    json_raw(w, v);
+}
+
+static void j_layer_ref(json_writer *w, const store_layer *l, double frame)
+{
+    char nm[256];
+    json_obj_open(w);
+    j_int(w, "layer", l->idx);
+    j_str(w, "op_type", l->npu_op ? l->npu_op : l->op);
+    j_str(w, "full_name", layer_name(l, nm, sizeof(nm)));
+    j_str(w, "name", l->name);
+    j_str(w, "dtype", l->npu_dtype);
+    j_str(w, "bound", l->bound);
+    j_str(w, "reason", l->cpu_reason);
+    j_num(w, "frame_us", l->frame_us);
+    j_num(w, "pct", frame > 0 ? 100.0 * l->frame_us / frame : NAN);
+    json_obj_close(w);
+}
+
+static const char *state_name(int st)
+{
+    switch (st) {
+    case SUM_OUT_OK: return "ok";
+    case SUM_OUT_CONSTANT: return "constant";
+    case SUM_OUT_NONFINITE: return "nonfinite";
+    case SUM_OUT_REF_CONSTANT: return "golden_constant";
+    }
+    return NULL;
+}
+
+void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs, json_writer *w)
+{
+    const store_run *r = s->run;
+    char buf[256];
+
+    json_obj_open(w);
+    j_int(w, "schema_version", SUMMARY_SCHEMA_VERSION);
+    j_str(w, "kind", "run");
+    json_key(w, "id");
+    if (r->id > 0)
+        json_int(w, r->id);
+    else
+        json_null(w);
+    json_key(w, "run_id");
+    if (r->id > 0)
+        json_int(w, r->id);
+    else
+        json_null(w);
+    j_str(w, "label", r->label);
+    j_str(w, "time", r->time);
+    j_str(w, "status", r->status);
+    j_str(w, "model", r->model_path);
+    j_str(w, "model_sha256", r->model_sha256);
+    j_str(w, "model_format", r->model_format);
+    j_str(w, "platform", r->platform);
+    j_str(w, "backend", r->backend);
+    j_str(w, "quant", r->quant);
+    j_str(w, "quant_algo", r->quant_algo);
+    j_str(w, "quant_method", r->quant_method);
+    j_int(w, "seed", r->seed);
+    j_str(w, "tool_version", r->tool_version);
+    j_str(w, "dump_dir", s->dump_dir);
+    j_str(w, "dump_sha256", r->dump_sha256);
+    j_raw(w, "inputs", r->inputs_json);
+    j_count(w, "layer_count", s->n_layers);
+
+    json_key(w, "npu");
+    json_obj_open(w);
+    j_num(w, "predicted_us", s->frame_us);
+    j_num(w, "fps", s->fps);
+    j_num(w, "perf_table_us", s->perf_table_us);
+    json_key(w, "clock_mhz");
+    if (s->npu_mhz > 0)
+        json_int(w, s->npu_mhz);
+    else
+        json_null(w);
+    json_key(w, "error_band");
+    json_obj_open(w);
+    j_num(w, "mean_abs_pct", SUMMARY_BAND_MEAN_PCT);
+    j_num(w, "limit_pct", SUMMARY_BAND_LIMIT_PCT);
+    j_int(w, "pairs_within", SUMMARY_BAND_WITHIN);
+    j_int(w, "pairs", SUMMARY_BAND_PAIRS);
+    j_str(w, "source", SUMMARY_BAND_SOURCE);
+    json_obj_close(w);
+    json_key(w, "share");
+    json_obj_open(w);
+    j_num(w, "compute", s->share_pct[0]);
+    j_num(w, "DDR", s->share_pct[1]);
+    j_num(w, "CPU", s->share_pct[2]);
+    json_obj_close(w);
+    json_key(w, "load");
+    if (s->n_load) {
+        json_arr_open(w);
+        for (int k = 0; k < s->n_load; k++)
+            json_int(w, s->load_pct[k]);
+        json_arr_close(w);
+    } else {
+        json_null(w);
+    }
+    j_count(w, "cores", s->n_cores);
+    j_count(w, "weight_bytes", s->weight_bytes);
+    j_count(w, "internal_bytes", s->internal_bytes);
+    j_num(w, "sram_saved_kb", s->sram_saved_kb);
+    json_key(w, "fallback");
+    json_obj_open(w);
+    j_int(w, "count", s->n_fallback);
+    j_num(w, "us", s->fallback_us);
+    j_num(w, "pct", s->fallback_pct);
+    json_key(w, "layers");
+    json_arr_open(w);
+    for (int k = 0; k < s->n_fallback; k++)
+        j_layer_ref(w, &s->layers[s->fallback[k]], s->frame_us);
+    json_arr_close(w);
+    json_obj_close(w);
+    j_str(w, "top_by", s->top_by_table ? "time_us" : "frame_us");
+    json_key(w, "top");
+    json_arr_open(w);
+    for (int k = 0; k < s->n_top; k++)
+        j_layer_ref(w, &s->layers[s->top[k]], s->frame_us);
+    json_arr_close(w);
+    json_obj_close(w);
+
+    json_key(w, "host");
+    json_obj_open(w);
+    j_str(w, "note", "this PC's CPU, not the board");
+    j_num(w, "median_us", s->host_median_us);
+    j_num(w, "p90_us", s->host_p90_us);
+    j_num(w, "min_us", s->host_min_us);
+    j_num(w, "stddev_us", s->host_stddev_us);
+    j_count(w, "iterations", s->iterations);
+    j_count(w, "warmup", s->warmup);
+    j_count(w, "threads", s->threads);
+    json_obj_close(w);
+
+    json_key(w, "accuracy");
+    if (!s->n_acc) {
+        json_null(w);
+    } else {
+        json_obj_open(w);
+        j_num(w, "cos_threshold", s->cos_threshold);
+        j_str(w, "worst_output", s->worst_output >= 0 ? s->outputs[s->worst_output].name : NULL);
+        j_num(w, "output_cos", s->out_cos);
+        j_num(w, "output_sqnr_db", s->out_sqnr_db);
+        j_int(w, "collapsed_outputs", s->n_collapsed);
+        j_str(w, "first_below", s->first_below >= 0 ? s->acc[s->first_below].name : NULL);
+        j_str(w, "worst_single", s->worst_single >= 0 ? s->acc[s->worst_single].name : NULL);
+        json_key(w, "layers");
+        accuracy_json_stored(s->acc, s->n_acc, w);
+        json_obj_close(w);
+    }
+
+    json_key(w, "outputs");
+    json_arr_open(w);
+    for (int k = 0; k < s->n_outputs; k++) {
+        const summary_output *o = &s->outputs[k];
+        json_obj_open(w);
+        j_str(w, "name", o->name);
+        j_raw(w, "shape", o->shape);
+        j_str(w, "dtype", o->dtype);
+        j_str(w, "dump_file", k < n_outs ? outs[k].dump_file : NULL);
+        j_num(w, "cos", o->cos);
+        j_num(w, "sqnr_db", o->sqnr_db);
+        j_num(w, "max_abs", o->max_abs);
+        j_str(w, "state", state_name(o->state));
+        j_str(w, "problem", summary_output_problem(o, buf, sizeof(buf)));
+        json_obj_close(w);
+    }
+    json_arr_close(w);
+
+    json_key(w, "layers");
+    json_arr_open(w);
+    for (int i = 0; i < s->n_layers; i++) {
+        const store_layer *l = &s->layers[i];
+        json_obj_open(w);
+        j_int(w, "index", l->idx);
+        j_str(w, "node", l->node);
+        j_str(w, "op", l->op);
+        j_str(w, "name", l->name);
+        j_raw(w, "in_shapes", l->in_shapes);
+        j_raw(w, "out_shapes", l->out_shapes);
+        j_str(w, "dtype", l->dtype);
+        j_num(w, "host_us", l->host_us);
+        j_str(w, "target", l->target);
+        j_str(w, "npu_op", l->npu_op);
+        j_str(w, "npu_dtype", l->npu_dtype);
+        j_str(w, "bound", l->bound);
+        j_str(w, "cpu_reason", l->cpu_reason);
+        j_int(w, "npu_cycles", l->npu_cycles);
+        j_int(w, "ddr_cycles", l->ddr_cycles);
+        j_int(w, "total_cycles", l->total_cycles);
+        j_num(w, "time_us", l->time_us);
+        j_num(w, "frame_us", l->frame_us);
+        j_num(w, "mac_usage", l->mac_usage);
+        j_num(w, "rw_kb", l->rw_kb);
+        j_num(w, "sram_hit", l->sram_hit);
+        j_str(w, "workload", l->workload);
+        j_int(w, "tasks", l->tasks);
+        json_obj_close(w);
+    }
+    json_arr_close(w);
+    json_obj_close(w);
+}
+
+/* ---- the vendor's level-4 table from stored rows ---------------------------- */
+
+/* "[[1,3,224,224],[64,3,7,7]]" (or one "[1,1000]") into shapes; returns the
+ * count of shapes in the text (only the first max are stored). */
+static int parse_shapes(const char *js, npu_shape_t *sh, int max)
+{
+    int n = 0, depth = 0;
+    npu_shape_t cur = { 0 };
+    if (!js)
+        return 0;
+    int nested = js[0] == '[' && strchr(js + 1, '[') != NULL;
+    for (const char *p = js; *p; p++) {
+        if (*p == '[') {
+            depth++;
+            if (depth == 1 + nested)
+                cur.nd = 0;
+        } else if (*p == ']') {
+            if (depth == 1 + nested) {
+                if (n < max)
+                    sh[n] = cur;
+                n++;
+            }
+            depth--;
+        } else if ((*p == '-' || (*p >= '0' && *p <= '9')) && depth == 1 + nested) {
+            char *end;
+            long long v = strtoll(p, &end, 10);
+            if (cur.nd < NPU_SHAPE_MAX)
+                cur.d[cur.nd++] = v;
+            p = end - 1;
+        }
+    }
+    return n;
+}
+
+int summary_print_npu_table(const store_run *run, const store_layer *layers, int n_layers,
+                            FILE *f, char *err, size_t errlen)
+{
+    const npu_platform_t *p = run->platform ? npu_platform_find(run->platform) : NULL;
+    npu_graph_t ng;
+    int first = 0, rc = RT_OK;
+
+    if (!p)
+        return rt_err(err, errlen, RT_ENOTFOUND, "run #%lld: unknown platform '%s'",
+                      (long long)run->id, run->platform ? run->platform : "");
+    memset(&ng, 0, sizeof(ng));
+    ng.plat = p;
+    ng.l = xcalloc((size_t)(n_layers ? n_layers : 1), sizeof(npu_layer_t));
+    for (int i = 0; i < n_layers; i++) {
+        const store_layer *s = &layers[i];
+        if (!is_layer_row(s) || !known_int(s->total_cycles))
+            continue;
+        npu_layer_t *l = &ng.l[ng.n];
+        l->id = ng.n + 1;
+        snprintf(l->optype, sizeof(l->optype), "%s", s->npu_op ? s->npu_op : s->op ? s->op : "");
+        snprintf(l->datatype, sizeof(l->datatype), "%s", s->npu_dtype ? s->npu_dtype : "");
+        l->target = s->target && !strcmp(s->target, "CPU") ? NPU_TGT_CPU : NPU_TGT_NPU;
+        /* a fused layer reads what its first covered node reads */
+        l->n_in = parse_shapes(layers[first].in_shapes, l->in, NPU_MAX_IO);
+        l->n_out = parse_shapes(s->out_shapes, l->out, NPU_MAX_IO);
+        l->ddr_cycles = known_int(s->ddr_cycles) ? (uint64_t)s->ddr_cycles : 0;
+        l->npu_cycles = known_int(s->npu_cycles) ? (uint64_t)s->npu_cycles : 0;
+        l->total_cycles = (uint64_t)s->total_cycles;
+        l->time_us = isnan(s->time_us) ? 0 : s->time_us;
+        l->rw_kb = isnan(s->rw_kb) ? 0 : s->rw_kb;
+        l->task_number = known_int(s->tasks) ? (int)s->tasks : 0;
+        const char *wl = s->workload;
+        for (int c = 0; c < p->cores && c < NPU_MAX_CORES; c++) {
+            l->workload[c] = wl && *wl ? strtod(wl, NULL) : (c == 0 ? 100 : 0);
+            /* only core 0's MAC usage is stored: the busy cores share the work */
+            l->mac_usage[c] = l->workload[c] > 0 && !isnan(s->mac_usage) ? s->mac_usage : 0;
+            while (wl && *wl && *wl != '/')
+                wl++;
+            if (wl && *wl == '/')
+                wl++;
+        }
+        l->macs = !isnan(s->mac_usage) && s->mac_usage > 0;
+        char full[512];
+        l->fullname = xstrdup(layer_name(s, full, sizeof(full)));
+        ng.n++;
+        first = i + 1;
+    }
+    if (!ng.n) {
+        rc = rt_err(err, errlen, RT_ENOTFOUND, "run #%lld has no predicted NPU layers",
+                    (long long)run->id);
+        goto out;
+    }
+    npu_print_perf_table(f, &ng, 0);
+    fprintf(f, "(rebuilt from the stored rows of run #%lld: InputOperator/OutputOperator/exDataConvert "
+            "rows are not stored; MacUsage of cores other than core 0 repeats core 0's)\n",
+            (long long)run->id);
+out:
+    for (int i = 0; i < ng.n; i++)
+        free(ng.l[i].fullname);
+    free(ng.l);
+    return rc;
+}
