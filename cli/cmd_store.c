@@ -1,47 +1,239 @@
-/* cli/cmd_store.c — `rknn-trace ls` and `rknn-trace show RUN`: read the store. */
+/* cli/cmd_store.c — `rknn-trace ls` and `rknn-trace show RUN`: read the store.
+ * Both render the one run summary (analyze/summary.c); filters and sorting of
+ * `ls` work in C over store_list_runs (the store alone knows SQL). */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "cli/run_record.h"
 #include "util/util.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
-typedef struct store_args {
-    const char *db, *ref;
-    int json;
-} store_args;
+/* ---- ls ---------------------------------------------------------------------- */
 
-static int parse(int argc, char **argv, store_args *a, int want_ref, const char *usage)
+static const char ls_usage[] =
+    "usage: rknn-trace ls [options]\n"
+    "Lists the recorded runs: predicted NPU frame (NPU model), this PC's host median,\n"
+    "quantization, and the final outputs' cosine / SQNR vs the fp32 golden where known.\n"
+    "\n"
+    "      --model TEXT      runs of a model: its path, file name, or a glob of either\n"
+    "      --platform P      runs for target P (rk3588, ...)\n"
+    "      --quant Q         fp32, fp16, i8; i8/mmse and i8/mmse/layer narrow algo and method\n"
+    "      --label GLOB      labels matching GLOB (fnmatch: * ? [...])\n"
+    "      --since WHEN      recorded at or after WHEN: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC)\n"
+    "      --sort FIELD      id (default), time, label, model, platform, quant, npu, host,\n"
+    "                        cos, sqnr; -FIELD sorts descending; unknown values last\n"
+    "      --limit N         at most N runs (after sorting)\n"
+    "      --db PATH         database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
+    "      --json            a JSON list (docs/json.md)\n";
+
+typedef struct ls_opts {
+    const char *db, *model, *platform, *quant, *label, *since, *sort;
+    long long limit;
+    int json;
+} ls_opts;
+
+typedef struct ls_row {
+    store_run *run;
+    double npu_us, host_us, cos, sqnr;
+    char *worst;
+    int collapsed, has_acc;
+} ls_row;
+
+static int valid_since(const char *s)
 {
-    memset(a, 0, sizeof(*a));
+    /* YYYY-MM-DD, optionally THH:MM or THH:MM:SS, optionally Z */
+    static const char pat[] = "dddd-dd-ddTdd:dd:dd";
+    size_t n = strlen(s);
+    if (n && s[n - 1] == 'Z')
+        n--;
+    if (n != 10 && n != 16 && n != 19)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (pat[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != pat[i])
+            return 0;
+    return 1;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *b = strrchr(p, '/');
+    return b ? b + 1 : p;
+}
+
+static int quant_matches(const store_run *r, const char *q)
+{
+    char want[3][64] = { "", "", "" };
+    int k = 0;
+    for (const char *p = q; *p && k < 3;) {
+        size_t n = strcspn(p, "/");
+        snprintf(want[k++], sizeof(want[0]), "%.*s", (int)n, p);
+        p += n + (p[n] == '/');
+    }
+    const char *have[3] = { r->quant, r->quant_algo, r->quant_method };
+    for (int i = 0; i < k; i++)
+        if (!have[i] || strcasecmp(have[i], want[i]))
+            return 0;
+    return 1;
+}
+
+static int keep(const store_run *r, const ls_opts *o)
+{
+    if (o->model) {
+        const char *m = r->model_path ? r->model_path : "";
+        if (strcmp(m, o->model) && strcmp(base_name(m), o->model) &&
+            fnmatch(o->model, m, 0) && fnmatch(o->model, base_name(m), 0))
+            return 0;
+    }
+    if (o->platform && (!r->platform || strcasecmp(r->platform, o->platform)))
+        return 0;
+    if (o->quant && !quant_matches(r, o->quant))
+        return 0;
+    if (o->label && (!r->label || fnmatch(o->label, r->label, 0)))
+        return 0;
+    /* ISO 8601 UTC strings compare in time order */
+    if (o->since && (!r->time || strcmp(r->time, o->since) < 0))
+        return 0;
+    return 1;
+}
+
+static const char *sort_fields[] = { "id", "time", "label", "model", "platform", "quant",
+                                     "npu", "host", "cos", "sqnr" };
+static int sort_field = 0, sort_desc = 0;
+
+static int cmp_str(const char *a, const char *b)
+{
+    if (!a || !b)
+        return !a - !b; /* missing last */
+    return strcmp(a, b);
+}
+
+static int cmp_num(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) - isnan(b);
+    return a < b ? -1 : a > b;
+}
+
+static int cmp_rows(const void *x, const void *y)
+{
+    const ls_row *a = x, *b = y;
+    int c = 0, missing;
+    switch (sort_field) {
+    case 0: c = (a->run->id > b->run->id) - (a->run->id < b->run->id); break;
+    case 1: c = cmp_str(a->run->time, b->run->time); break;
+    case 2: c = cmp_str(a->run->label, b->run->label); break;
+    case 3: c = cmp_str(a->run->model_path, b->run->model_path); break;
+    case 4: c = cmp_str(a->run->platform, b->run->platform); break;
+    case 5: c = cmp_str(a->run->quant, b->run->quant); break;
+    case 6: c = cmp_num(a->npu_us, b->npu_us); break;
+    case 7: c = cmp_num(a->host_us, b->host_us); break;
+    case 8: c = cmp_num(a->cos, b->cos); break;
+    case 9: c = cmp_num(a->sqnr, b->sqnr); break;
+    }
+    /* unknown values stay last in either direction */
+    missing = sort_field >= 6 ? isnan(sort_field == 6 ? a->npu_us : sort_field == 7 ? a->host_us
+                                      : sort_field == 8 ? a->cos : a->sqnr) !=
+                                    isnan(sort_field == 6 ? b->npu_us : sort_field == 7 ? b->host_us
+                                          : sort_field == 8 ? b->cos : b->sqnr)
+                              : 0;
+    if (sort_desc && !missing)
+        c = -c;
+    if (!c)
+        c = (a->run->id > b->run->id) - (a->run->id < b->run->id);
+    return c;
+}
+
+static int parse_ls(int argc, char **argv, ls_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->limit = -1;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            fputs(usage, stdout);
+        const char *a = argv[i], *v;
+        const char **dst = cli_opt_is(a, "--db") ? &o->db : cli_opt_is(a, "--model") ? &o->model
+                           : cli_opt_is(a, "--platform") ? &o->platform
+                           : cli_opt_is(a, "--quant") ? &o->quant
+                           : cli_opt_is(a, "--label") ? &o->label
+                           : cli_opt_is(a, "--since") ? &o->since
+                           : cli_opt_is(a, "--sort") ? &o->sort : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(ls_usage, stdout);
             return -2;
-        } else if (!strcmp(argv[i], "--json")) {
-            a->json = 1;
-        } else if (cli_opt_is(argv[i], "--db")) {
-            if (!(a->db = cli_opt_value(argc, argv, &i)))
+        } else if (!strcmp(a, "--json")) {
+            o->json = 1;
+        } else if (dst) {
+            if (!(*dst = cli_opt_value(argc, argv, &i)))
                 return -1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("unknown option '%s'", argv[i]);
-            return -1;
-        } else if (want_ref && !a->ref) {
-            a->ref = argv[i];
+        } else if (cli_opt_is(a, "--limit")) {
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return -1;
+            if ((o->limit = cli_parse_count(v)) < 0) {
+                cli_error("--limit takes a count, got '%s'", v);
+                return -1;
+            }
         } else {
-            cli_error("unexpected argument '%s'", argv[i]);
+            cli_error("ls: unknown %s '%s' (see rknn-trace ls --help)",
+                      a[0] == '-' ? "option" : "argument", a);
             return -1;
         }
     }
-    if (want_ref && !a->ref) {
-        fputs(usage, stderr);
+    if (o->since && !valid_since(o->since)) {
+        cli_error("--since takes YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z], got '%s'", o->since);
         return -1;
     }
+    sort_field = 0;
+    sort_desc = 0;
+    if (o->sort) {
+        const char *f = o->sort;
+        sort_desc = f[0] == '-';
+        f += sort_desc;
+        sort_field = -1;
+        for (int k = 0; k < (int)(sizeof(sort_fields) / sizeof(sort_fields[0])); k++)
+            if (!strcmp(f, sort_fields[k]))
+                sort_field = k;
+        if (sort_field < 0) {
+            cli_error("--sort: unknown field '%s' (id, time, label, model, platform, quant, npu, "
+                      "host, cos, sqnr; -FIELD descending)", f);
+            return -1;
+        }
+    }
     return 0;
+}
+
+/* The summary figures ls shows, from the run's output and accuracy rows. */
+static int ls_figures(store *st, ls_row *row, char *err, size_t errlen)
+{
+    store_output *outs = NULL;
+    store_accuracy *acc = NULL;
+    int no = 0, na = 0, rc;
+    run_summary sum;
+
+    rc = store_get_outputs(st, row->run->id, &outs, &no, err, errlen);
+    if (!rc)
+        rc = store_get_accuracy(st, row->run->id, &acc, &na, err, errlen);
+    if (!rc) {
+        summary_compute(row->run, NULL, 0, outs, no, acc, na, 0.99, &sum);
+        row->npu_us = sum.frame_us;
+        row->host_us = sum.host_median_us;
+        row->cos = sum.out_cos;
+        row->sqnr = sum.out_sqnr_db;
+        row->has_acc = na > 0;
+        row->collapsed = sum.n_collapsed;
+        if (sum.worst_output >= 0 && sum.outputs[sum.worst_output].name)
+            row->worst = xstrdup(sum.outputs[sum.worst_output].name);
+        summary_free(&sum);
+    }
+    store_outputs_free(outs, no);
+    store_accuracy_free(acc, na);
+    return rc;
 }
 
 static void json_opt_int(json_writer *w, const char *key, int64_t v)
@@ -53,55 +245,67 @@ static void json_opt_int(json_writer *w, const char *key, int64_t v)
         json_int(w, v);
 }
 
-static void json_run_fields(json_writer *w, const store_run *r)
+static void ls_json_row(json_writer *w, const ls_row *row)
 {
-    json_key(w, "id");
-    json_int(w, r->id);
-    json_key(w, "label");
-    json_str(w, r->label);
-    json_key(w, "time");
-    json_str(w, r->time);
-    json_key(w, "model");
-    json_str(w, r->model_path);
-    json_key(w, "model_sha256");
-    json_str(w, r->model_sha256);
-    json_key(w, "platform");
-    json_str(w, r->platform);
-    json_key(w, "backend");
-    json_str(w, r->backend);
-    json_key(w, "quant");
-    json_str(w, r->quant);
+    const store_run *r = row->run;
+    json_obj_open(w);
+    json_key(w, "schema_version"), json_int(w, SUMMARY_SCHEMA_VERSION);
+    json_key(w, "kind"), json_str(w, "run_entry");
+    json_key(w, "id"), json_int(w, r->id);
+    json_key(w, "label"), json_str(w, r->label);
+    json_key(w, "time"), json_str(w, r->time);
+    json_key(w, "status"), json_str(w, r->status);
+    json_key(w, "model"), json_str(w, r->model_path);
+    json_key(w, "model_sha256"), json_str(w, r->model_sha256);
+    json_key(w, "platform"), json_str(w, r->platform);
+    json_key(w, "backend"), json_str(w, r->backend);
+    json_key(w, "quant"), json_str(w, r->quant);
+    json_key(w, "quant_algo"), json_str(w, r->quant_algo);
+    json_key(w, "quant_method"), json_str(w, r->quant_method);
     json_opt_int(w, "threads", r->threads);
     json_opt_int(w, "iterations", r->iterations);
     json_opt_int(w, "seed", r->seed);
-    json_key(w, "total_us");
-    json_num(w, r->total_us);
-    json_key(w, "status");
-    json_str(w, r->status);
     json_opt_int(w, "layer_count", r->n_layers);
-    json_key(w, "inputs");
-    if (r->inputs_json)
-        json_raw(w, r->inputs_json);
+    json_key(w, "npu_us"), json_num(w, row->npu_us);
+    json_key(w, "host_median_us"), json_num(w, row->host_us);
+    json_key(w, "output_cos"), json_num(w, row->cos);
+    json_key(w, "output_sqnr_db"), json_num(w, row->sqnr);
+    json_key(w, "worst_output"), json_str(w, row->has_acc ? row->worst : NULL);
+    json_key(w, "collapsed_outputs");
+    if (row->has_acc)
+        json_int(w, row->collapsed);
     else
         json_null(w);
+    json_key(w, "inputs"), json_raw(w, r->inputs_json);
+    json_key(w, "extra"), json_raw(w, r->extra_json);
+    json_obj_close(w);
+}
+
+static const char *cell(char *buf, size_t len, double v, const char *fmt)
+{
+    if (isnan(v))
+        snprintf(buf, len, "n/a");
+    else
+        snprintf(buf, len, fmt, v);
+    return buf;
 }
 
 int cmd_ls(int argc, char **argv)
 {
-    store_args a;
+    ls_opts o;
     store *st = NULL;
     store_run *runs = NULL;
-    int n = 0, rc;
+    ls_row *rows = NULL;
+    int n = 0, nk = 0, rc, ret = EXIT_OK;
     char err[512];
 
-    rc = parse(argc, argv, &a, 0,
-               "usage: rknn-trace ls [--db PATH] [--json]\nLists the recorded runs.\n");
+    rc = parse_ls(argc, argv, &o);
     if (rc)
         return rc == -2 ? EXIT_OK : EXIT_USAGE;
-    const char *path = store_default_path(a.db);
+    const char *path = store_default_path(o.db);
     /* No database yet is an empty list, not an error. */
     if (access(path, F_OK) != 0 && errno == ENOENT) {
-        if (a.json)
+        if (o.json)
             puts("[]");
         else
             printf("(no runs yet in %s: rknn-trace run MODEL records one)\n", path);
@@ -110,44 +314,70 @@ int cmd_ls(int argc, char **argv)
     rc = store_open_readonly(path, &st, err, sizeof(err));
     if (!rc)
         rc = store_list_runs(st, &runs, &n, err, sizeof(err));
+    rows = xcalloc((size_t)(n ? n : 1), sizeof(*rows));
+    for (int i = 0; i < n && !rc; i++) {
+        if (!keep(&runs[i], &o))
+            continue;
+        rows[nk].run = &runs[i];
+        rc = ls_figures(st, &rows[nk], err, sizeof(err));
+        nk++;
+    }
     if (rc) {
         cli_error("%s", err);
-        store_close(st);
-        return cli_exit_code(rc);
+        ret = cli_exit_code(rc);
+        goto out;
     }
-    if (a.json) {
+    qsort(rows, (size_t)nk, sizeof(*rows), cmp_rows);
+    if (o.limit >= 0 && o.limit < nk)
+        nk = (int)o.limit;
+    if (o.json) {
         json_writer w;
         json_begin(&w, stdout);
         json_arr_open(&w);
-        for (int i = 0; i < n; i++) {
-            json_obj_open(&w);
-            json_run_fields(&w, &runs[i]);
-            json_obj_close(&w);
-        }
+        for (int i = 0; i < nk; i++)
+            ls_json_row(&w, &rows[i]);
         json_arr_close(&w);
         json_end(&w);
-    } else {
-        printf("%5s  %-20s  %-20s  %-7s %-4s %-5s %7s %11s  %s\n", "id", "label", "time",
-               "target", "bk", "quant", "layers", "median ms", "model");
-        for (int i = 0; i < n; i++) {
-            const store_run *r = &runs[i];
-            printf("%5" PRId64 "  %-20s  %-20s  %-7s %-4s %-5s %7" PRId64 " %11.3f  %s\n", r->id,
-                   r->label ? r->label : "-", r->time ? r->time : "-",
-                   r->platform ? r->platform : "-", r->backend ? r->backend : "-",
-                   r->quant ? r->quant : "-", r->n_layers == STORE_NULL_INT ? 0 : r->n_layers,
-                   r->total_us / 1e3, r->model_path ? r->model_path : "-");
-        }
-        if (!n)
-            printf("(no runs yet: rknn-trace run MODEL records one)\n");
+        goto out;
     }
+    printf("%5s  %-16s %-20s %-7s %-4s %-22s %9s %9s %8s %7s  %s\n", "id", "label", "time",
+           "target", "bk", "quant", "NPU ms", "host ms", "out cos", "SQNR", "model");
+    printf("%5s  %-16s %-20s %-7s %-4s %-22s %9s %9s %8s %7s\n", "", "", "", "", "", "",
+           "predicted", "(this PC)", "", "dB");
+    for (int i = 0; i < nk; i++) {
+        const store_run *r = rows[i].run;
+        char q[64], a[32], b[32], c[32], d[32];
+        snprintf(q, sizeof(q), "%s%s%s%s%s", r->quant ? r->quant : "-", r->quant_algo ? "/" : "",
+                 r->quant_algo ? r->quant_algo : "", r->quant_method ? "/" : "",
+                 r->quant_method ? r->quant_method : "");
+        if (rows[i].collapsed)
+            snprintf(c, sizeof(c), "collapsed");
+        else
+            cell(c, sizeof(c), rows[i].cos, "%.5f");
+        printf("%5" PRId64 "  %-16s %-20s %-7s %-4s %-22s %9s %9s %8s %7s  %s\n", r->id,
+               r->label ? r->label : "-", r->time ? r->time : "-", r->platform ? r->platform : "-",
+               r->backend ? r->backend : "-", q, cell(a, sizeof(a), rows[i].npu_us / 1e3, "%.3f"),
+               cell(b, sizeof(b), rows[i].host_us / 1e3, "%.3f"), c,
+               cell(d, sizeof(d), rows[i].sqnr, "%.1f"), r->model_path ? r->model_path : "-");
+    }
+    if (!nk)
+        printf(n ? "(no run matches)\n" : "(no runs yet: rknn-trace run MODEL records one)\n");
+out:
+    for (int i = 0; i < nk; i++)
+        free(rows[i].worst);
+    free(rows);
     store_runs_free(runs, n);
     store_close(st);
-    return EXIT_OK;
+    return ret;
 }
+
+/* ---- show -------------------------------------------------------------------- */
 
 int cmd_show(int argc, char **argv)
 {
-    store_args a;
+    const char *db = NULL, *ref = NULL;
+    int json = 0, npu_table = 0, bad = 0;
+    double thr = 0.99;
     store *st = NULL;
     store_run run;
     store_layer *layers = NULL;
@@ -156,13 +386,49 @@ int cmd_show(int argc, char **argv)
     int nl = 0, no = 0, na = 0, rc, have_run = 0;
     char err[512];
 
-    rc = parse(argc, argv, &a, 1,
-               "usage: rknn-trace show RUN [--db PATH] [--json]\n"
-               "Shows one run (RUN: its id or its label) with its layers.\n");
-    if (rc)
-        return rc == -2 ? EXIT_OK : EXIT_USAGE;
-    rc = store_open_readonly(store_default_path(a.db), &st, err, sizeof(err));
-    if (!rc && !(rc = store_get_run(st, a.ref, &run, err, sizeof(err))))
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs("usage: rknn-trace show RUN [--db PATH] [--json] [--npu-table] [--cos-threshold X]\n"
+                  "Shows one run (RUN: its id or its label): the same summary `run` printed,\n"
+                  "NPU first, and its per-layer error table when it has one.\n"
+                  "      --npu-table        the vendor-style level-4 table, rebuilt from the rows\n"
+                  "      --cos-threshold X  name the first layer whose entire cos < X (0.99)\n"
+                  "      --json             the run document of docs/json.md\n", stdout);
+            return EXIT_OK;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--npu-table")) {
+            npu_table = 1;
+        } else if (cli_opt_is(a, "--db")) {
+            if (!(db = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (cli_opt_is(a, "--cos-threshold")) {
+            char *end;
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            thr = strtod(v, &end);
+            bad = *end || end == v || !(thr >= -1 && thr <= 1);
+            if (bad) {
+                cli_error("--cos-threshold takes a number in [-1, 1], got '%s'", v);
+                return EXIT_USAGE;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            cli_error("show: unknown option '%s' (see rknn-trace show --help)", a);
+            return EXIT_USAGE;
+        } else if (!ref) {
+            ref = a;
+        } else {
+            cli_error("show takes one run, got a second: '%s'", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!ref) {
+        cli_error("show: which run? (rknn-trace show RUN; rknn-trace ls lists them)");
+        return EXIT_USAGE;
+    }
+    rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
+    if (!rc && !(rc = cli_get_run(st, ref, &run, err, sizeof(err))))
         have_run = 1;
     if (!rc)
         rc = store_get_layers(st, run.id, &layers, &nl, err, sizeof(err));
@@ -170,108 +436,14 @@ int cmd_show(int argc, char **argv)
         rc = store_get_outputs(st, run.id, &outs, &no, err, sizeof(err));
     if (!rc)
         rc = store_get_accuracy(st, run.id, &acc, &na, err, sizeof(err));
+    if (!rc && npu_table && !json)
+        rc = summary_print_npu_table(&run, layers, nl, stdout, err, sizeof(err));
     if (rc) {
         cli_error("%s", err);
         goto out;
     }
-    if (a.json) {
-        json_writer w;
-        json_begin(&w, stdout);
-        json_obj_open(&w);
-        json_run_fields(&w, &run);
-        json_key(&w, "outputs");
-        json_arr_open(&w);
-        for (int i = 0; i < no; i++) {
-            json_obj_open(&w);
-            json_key(&w, "name");
-            json_str(&w, outs[i].name);
-            json_key(&w, "shape");
-            json_raw(&w, outs[i].shape ? outs[i].shape : "null");
-            json_key(&w, "dtype");
-            json_str(&w, outs[i].dtype);
-            json_obj_close(&w);
-        }
-        json_arr_close(&w);
-        json_key(&w, "layers");
-        json_arr_open(&w);
-        for (int i = 0; i < nl; i++) {
-            const store_layer *l = &layers[i];
-            json_obj_open(&w);
-            json_key(&w, "index");
-            json_int(&w, l->idx);
-            json_key(&w, "node");
-            json_str(&w, l->node);
-            json_key(&w, "op");
-            json_str(&w, l->op);
-            json_key(&w, "name");
-            json_str(&w, l->name);
-            json_key(&w, "in_shapes");
-            json_raw(&w, l->in_shapes ? l->in_shapes : "null");
-            json_key(&w, "out_shapes");
-            json_raw(&w, l->out_shapes ? l->out_shapes : "null");
-            json_key(&w, "dtype");
-            json_str(&w, l->dtype);
-            json_key(&w, "host_us");
-            json_num(&w, l->host_us);
-            json_key(&w, "target");
-            json_str(&w, l->target);
-            json_key(&w, "npu_op");
-            json_str(&w, l->npu_op);
-            json_key(&w, "bound");
-            json_str(&w, l->bound);
-            json_key(&w, "cpu_reason");
-            json_str(&w, l->cpu_reason);
-            json_opt_int(&w, "npu_cycles", l->npu_cycles);
-            json_opt_int(&w, "ddr_cycles", l->ddr_cycles);
-            json_key(&w, "time_us");
-            json_num(&w, l->time_us);
-            json_key(&w, "mac_usage");
-            json_num(&w, l->mac_usage);
-            json_key(&w, "rw_kb");
-            json_num(&w, l->rw_kb);
-            json_obj_close(&w);
-        }
-        json_arr_close(&w);
-        json_key(&w, "accuracy");
-        if (na)
-            accuracy_json_stored(acc, na, &w);
-        else
-            json_null(&w);
-        json_obj_close(&w);
-        json_end(&w);
-    } else {
-        printf("run       #%" PRId64 "%s%s\n", run.id, run.label ? " " : "",
-               run.label ? run.label : "");
-        printf("time      %s\n", run.time ? run.time : "-");
-        printf("model     %s\n          sha256 %s\n", run.model_path ? run.model_path : "-",
-               run.model_sha256 ? run.model_sha256 : "-");
-        printf("target    %s (backend %s, %s)\n", run.platform ? run.platform : "-",
-               run.backend ? run.backend : "-", run.quant ? run.quant : "-");
-        printf("time      %.3f ms median of %" PRId64 " run(s)\n", run.total_us / 1e3,
-               run.iterations == STORE_NULL_INT ? 0 : run.iterations);
-        for (int i = 0; i < no; i++)
-            printf("output    %s %s %s\n", outs[i].name, outs[i].dtype ? outs[i].dtype : "-",
-                   outs[i].shape ? outs[i].shape : "-");
-        printf("\n%5s  %-18s %10s  %-3s %-14s %-7s %10s  %-32s %s\n", "layer", "op", "host us",
-               "on", "NPU layer", "bound", "pred us", "node", "output shape");
-        for (int i = 0; i < nl; i++) {
-            const store_layer *l = &layers[i];
-            char pred[32] = "";
-            if (!isnan(l->time_us))
-                snprintf(pred, sizeof(pred), "%.1f", l->time_us);
-            printf("%5" PRId64 "  %-18s %10.1f  %-3s %-14s %-7s %10s  %-32s %s\n", l->idx,
-                   l->op ? l->op : "-", l->host_us, l->target ? l->target : "-",
-                   l->npu_op ? l->npu_op : "-", l->bound ? l->bound : "-", pred,
-                   l->node ? l->node : "-", l->out_shapes ? l->out_shapes : "-");
-        }
-        if (na) {
-            printf("\n# per-layer error vs the fp32 golden (%s%s%s%s%s)\n",
-                   run.quant ? run.quant : "-", run.quant_algo ? ", " : "",
-                   run.quant_algo ? run.quant_algo : "", run.quant_method ? ", " : "",
-                   run.quant_method ? run.quant_method : "");
-            accuracy_print_stored(acc, na, stdout, 0.99, isatty(fileno(stdout)));
-        }
-    }
+    if (!npu_table || json)
+        run_rows_print(&run, layers, nl, outs, no, acc, na, json, thr, stdout);
 out:
     store_layers_free(layers, nl);
     store_outputs_free(outs, no);
