@@ -219,18 +219,11 @@ typedef struct compare_row {
     int acc[2];                 /* index into side k's acc rows, -1: none */
 } compare_row;
 
-typedef struct compare_summary {
-    double total_us;            /* the run's median frame time (host) */
-    double npu_us;              /* predicted NPU frame time, NaN if unknown */
-    double out_cos;             /* lowest entire cos over the graph outputs; NaN when an
-                                   output's cos is NaN (constant) or there is none */
-    const char *worst_output;   /* that output (NULL: the run has no output rows) */
-    int first_below;            /* acc row of the first entire cos < threshold, -1 */
-    int n_acc;                  /* 0: the run has no per-layer error */
-} compare_summary;
-
 int compare_align(const compare_side *a, const compare_side *b, compare_row **rows, int *n);
-void compare_summarise(const compare_side *s, double cos_threshold, compare_summary *out);
+/* Two runs' stored output tensors (.npy files, e.g. store_output.dump_file):
+ * metrics of b against a (a is the reference); a constant or non-finite
+ * tensor shows in m->flags (METRIC_*). RT_ESHAPE when the sizes differ. */
+int compare_output_files(const char *a, const char *b, metrics_t *m, char *err, size_t errlen);
 
 /* ---- External golden (analyze/golden.c) ----
  * A folder of .npy tensors, one per tensor name, in any of three layouts:
@@ -424,7 +417,7 @@ typedef struct run_summary {
     int n_outputs;
     int worst_output;                   /* outputs[] index, -1 none */
     double out_cos, out_sqnr_db;        /* that output's; NaN when collapsed/unknown */
-    int first_below;                    /* acc row: first entire cos < threshold, -1 */
+    int first_below;                    /* acc row: first entire cos < threshold or collapsed, -1 */
     int worst_single;                   /* acc row with the lowest single cos, -1 */
     int n_collapsed;                    /* outputs in a collapsed state */
     char *owned;                        /* internal */

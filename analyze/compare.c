@@ -1,6 +1,7 @@
-/* analyze/compare.c — two stored runs aligned by source tensor name, and the
- * per-run figures the gates of `rknn-trace compare` test. */
+/* analyze/compare.c — two stored runs aligned by source tensor name, and their
+ * stored output tensors compared. */
 #include "analyze/analyze.h"
+#include "dump/dump.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -79,43 +80,24 @@ int compare_align(const compare_side *a, const compare_side *b, compare_row **ro
     return RT_OK;
 }
 
-/* "npu_predicted_us":<number> in the run's extra JSON (written by `run`). */
-static double npu_predicted(const store_run *r)
+int compare_output_files(const char *a, const char *b, metrics_t *m, char *err, size_t errlen)
 {
-    const char *key = "\"npu_predicted_us\":";
-    const char *p = r->extra_json ? strstr(r->extra_json, key) : NULL;
-    if (!p)
-        return NAN;
-    char *end;
-    double v = strtod(p + strlen(key), &end);
-    return end == p + strlen(key) ? NAN : v;
-}
-
-void compare_summarise(const compare_side *s, double thr, compare_summary *o)
-{
-    memset(o, 0, sizeof(*o));
-    o->total_us = s->run ? s->run->total_us : NAN;
-    o->npu_us = s->run ? npu_predicted(s->run) : NAN;
-    o->out_cos = NAN;
-    o->first_below = -1;
-    o->n_acc = s->n_acc;
-    int nan_seen = 0;
-    for (int i = 0; i < s->n_acc; i++) {
-        double c = s->acc[i].entire.cos;
-        if (o->first_below < 0 && !isnan(c) && c < thr)
-            o->first_below = i;
-        if (!s->acc[i].is_output)
-            continue;
-        /* a constant output (NaN cos) is the worst: its cosine says nothing */
-        if (isnan(c)) {
-            if (!nan_seen)
-                o->worst_output = s->acc[i].name;
-            nan_seen = 1;
-        } else if (!nan_seen && (isnan(o->out_cos) || c < o->out_cos)) {
-            o->out_cos = c;
-            o->worst_output = s->acc[i].name;
-        }
+    npy_array x, y;
+    int rc = npy_read(a, &x, err, errlen);
+    if (rc)
+        return rc;
+    rc = npy_read(b, &y, err, errlen);
+    if (rc) {
+        npy_free(&x);
+        return rc;
     }
-    if (nan_seen)
-        o->out_cos = NAN;
+    int64_t n = (int64_t)x.count, ny = (int64_t)y.count;
+    if (n != ny)
+        rc = rt_err(err, errlen, RT_ESHAPE, "%s: %lld values, %s: %lld", a, (long long)n, b,
+                    (long long)ny);
+    else
+        rc = metrics_compute_typed(x.dtype, x.data, y.dtype, y.data, n, m, err, errlen);
+    npy_free(&x);
+    npy_free(&y);
+    return rc;
 }

@@ -198,7 +198,10 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     }
     for (int i = 0; i < n_acc; i++) {
         double c = acc[i].entire.cos, sc = acc[i].single.cos;
-        if (s->first_below < 0 && !isnan(c) && c < thr)
+        /* a tensor that collapsed (constant or NaN where the golden varies) is below any threshold */
+        int collapsed = acc[i].entire.flags & (METRIC_X_CONST | METRIC_NONFINITE) &&
+                        !(acc[i].entire.flags & METRIC_REF_CONST);
+        if (s->first_below < 0 && ((!isnan(c) && c < thr) || collapsed))
             s->first_below = i;
         if (!isnan(sc) && (s->worst_single < 0 || sc < acc[s->worst_single].single.cos))
             s->worst_single = i;

@@ -35,7 +35,7 @@ static int is_dir(const char *p)
     return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-/* The dump folder a run recorded ("dump_dir" in its extra JSON), malloc'd. */
+/* The dump folder a run of schema v1 recorded ("dump_dir" in its extra JSON), malloc'd. */
 static char *run_dump_dir(const store_run *r)
 {
     const char *key = "\"dump_dir\":\"";
@@ -164,9 +164,9 @@ int cmd_analyze(int argc, char **argv)
         store_run run;
         int no_dump = 0;
         rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
-        if (!rc && !(rc = store_get_run(st, ref, &run, err, sizeof(err)))) {
+        if (!rc && !(rc = cli_get_run(st, ref, &run, err, sizeof(err)))) {
             run_id = run.id;
-            dir = run_dump_dir(&run);
+            dir = run.dump_dir ? xstrdup(run.dump_dir) : run_dump_dir(&run);
             if (!dir && (no_dump = 1))
                 rc = rt_err(err, sizeof(err), RT_EINVAL,
                             "run %s was recorded without --dump: give its dump folder instead", ref);

@@ -1,6 +1,9 @@
-/* cli/cmd_compare.c — `rknn-trace compare RUN_A RUN_B`: two stored runs layer by
- * layer (aligned by source tensor name), their per-layer error vs golden and
- * their times side by side, a summary line per run, and CI gates. */
+/* cli/cmd_compare.c — `rknn-trace compare RUN RUN [RUN...]`: recorded runs side
+ * by side (the first is the baseline): per graph output the error vs the fp32
+ * golden and vs the baseline's output, layer by layer (aligned by source tensor
+ * name), a speed verdict on the predicted NPU frame (or this PC's time with
+ * --by host), and CI gates. A collapsed output (constant, all-zero or NaN) is a
+ * named failure, never a bare "nan". */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "util/util.h"
@@ -10,21 +13,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_RUNS 16
+
 static void usage(FILE *f)
 {
-    fputs("usage: rknn-trace compare RUN_A RUN_B [options]\n"
-          "Shows two recorded runs side by side, layer by layer, aligned by the source\n"
-          "model's tensor names: the per-layer error vs the fp32 golden (entire cos and euc,\n"
-          "for runs made with -q i8|fp16) and the layer times (host: measured on this\n"
-          "machine; npu: the NPU model's prediction), then one summary line per run.\n"
+    fputs("usage: rknn-trace compare BASELINE RUN [RUN...] [options]\n"
+          "Shows recorded runs side by side; the first is the baseline. Per graph output:\n"
+          "cos and SQNR vs the fp32 golden (runs made with -q i8|fp16) and cos, SQNR and\n"
+          "max-abs vs the baseline's output (runs recorded with --dump); layer by layer,\n"
+          "aligned by the source model's tensor names: entire cos and the predicted NPU time;\n"
+          "then one summary and one speed line per run.\n"
           "\n"
+          "      --by npu|host         speed verdict and --fail-if-slower on the predicted NPU\n"
+          "                            frame (default) or on this PC's host median\n"
           "      --cos-threshold X     name each run's first layer with entire cos < X (0.99)\n"
-          "      --fail-if-cos-below X exit 3 if a graph output's entire cos is below X (or nan)\n"
-          "                            in a run that has per-layer errors\n"
-          "      --fail-if-slower P    exit 3 if RUN_B's median frame time exceeds RUN_A's by\n"
-          "                            more than P percent\n"
+          "      --fail-if-cos-below X exit 3 if a run's graph output has cos < X, or is\n"
+          "                            collapsed (constant, all-zero, NaN)\n"
+          "      --fail-if-slower P    exit 3 if a run is more than P percent slower than the\n"
+          "                            baseline\n"
           "      --db PATH             database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
-          "      --json                one JSON document on stdout\n"
+          "      --json                one JSON document on stdout (docs/json.md)\n"
           "exit: 0 ok, 1 usage, 2 unknown run or a gate without data, 3 a gate failed\n",
           f);
 }
@@ -33,28 +41,44 @@ typedef struct side {
     store_run run;
     int have_run;
     store_layer *layers;
+    store_output *outs;
     store_accuracy *acc;
-    int nl, na;
-    compare_side cs;
-    compare_summary sum;
+    int nl, no, na;
+    run_summary sum;
+    int have_sum;
+    double speed_us;      /* the --by figure */
+    double slower_pct;    /* vs the baseline */
 } side;
 
-static int load_side(store *st, const char *ref, side *s, char *err, size_t errlen)
+/* One graph output of the baseline, in every run. */
+typedef struct out_cell {
+    int out;              /* run's output row, -1 none */
+    int vs_ok;            /* vs-baseline metrics computed */
+    metrics_t vs;         /* this run's output against the baseline's */
+    char problem[400];    /* named failure, "" none */
+} out_cell;
+
+static int load_side(store *st, const char *ref, side *s, double thr, char *err, size_t errlen)
 {
-    int rc = store_get_run(st, ref, &s->run, err, errlen);
+    int rc = cli_get_run(st, ref, &s->run, err, errlen);
     if (rc)
         return rc;
     s->have_run = 1;
     if ((rc = store_get_layers(st, s->run.id, &s->layers, &s->nl, err, errlen)) ||
+        (rc = store_get_outputs(st, s->run.id, &s->outs, &s->no, err, errlen)) ||
         (rc = store_get_accuracy(st, s->run.id, &s->acc, &s->na, err, errlen)))
         return rc;
-    s->cs = (compare_side){ &s->run, s->layers, s->nl, s->acc, s->na };
+    summary_compute(&s->run, s->layers, s->nl, s->outs, s->no, s->acc, s->na, thr, &s->sum);
+    s->have_sum = 1;
     return RT_OK;
 }
 
 static void side_free(side *s)
 {
+    if (s->have_sum)
+        summary_free(&s->sum);
     store_layers_free(s->layers, s->nl);
+    store_outputs_free(s->outs, s->no);
     store_accuracy_free(s->acc, s->na);
     if (s->have_run)
         store_run_clear(&s->run);
@@ -86,79 +110,81 @@ static const char *run_name(const store_run *r, char *buf, size_t len)
     return buf;
 }
 
-static void print_summary(const char *tag, const side *s, double thr)
+static int find_layer(const side *s, const char *name)
 {
-    char nm[128], a[32], b[32];
-    const compare_summary *m = &s->sum;
-    printf("%s %s: %s%s%s%s%s, %d layers, median %s ms, npu predicted %s ms", tag,
-           run_name(&s->run, nm, sizeof(nm)), s->run.quant ? s->run.quant : "-",
-           s->run.quant_algo ? " " : "", s->run.quant_algo ? s->run.quant_algo : "",
-           s->run.quant_method ? " " : "", s->run.quant_method ? s->run.quant_method : "", s->nl,
-           cell(a, sizeof(a), m->total_us / 1e3, "%.3f"), cell(b, sizeof(b), m->npu_us / 1e3, "%.3f"));
-    if (!m->n_acc) {
-        printf(", no per-layer error (not a quantized run)\n");
-        return;
-    }
-    if (m->worst_output)
-        printf(", output cos %s (%s)", isnan(m->out_cos) ? "nan" : cell(a, sizeof(a), m->out_cos, "%.5f"),
-               m->worst_output);
-    if (m->first_below >= 0)
-        printf(", first cos < %g: %s\n", thr, s->acc[m->first_below].name);
-    else
-        printf(", every layer cos >= %g\n", thr);
+    for (int i = 0; i < s->nl; i++)
+        if (s->layers[i].name && !strcmp(s->layers[i].name, name))
+            return i;
+    return -1;
 }
 
-static void json_side_layer(json_writer *w, const char *key, const side *s, int li, int ai)
+static int find_acc(const side *s, const char *name)
+{
+    for (int i = 0; i < s->na; i++)
+        if (s->acc[i].name && !strcmp(s->acc[i].name, name))
+            return i;
+    return -1;
+}
+
+static int find_out(const side *s, const char *name)
+{
+    for (int i = 0; i < s->no; i++)
+        if (s->outs[i].name && name && !strcmp(s->outs[i].name, name))
+            return i;
+    return -1;
+}
+
+static double layer_npu_us(const store_layer *l)
+{
+    return !isnan(l->frame_us) ? l->frame_us : l->time_us;
+}
+
+/* The output's problem in run k: its own collapse vs the golden, else a
+ * constant/non-finite tensor seen against the baseline. */
+static void out_problem(const side *s, const out_cell *c, const char *name, char *buf, size_t len)
+{
+    char nm[128], tmp[256];
+    buf[0] = '\0';
+    if (c->out >= 0 && summary_output_problem(&s->sum.outputs[c->out], tmp, sizeof(tmp))) {
+        snprintf(buf, len, "run %s: %.200s", run_name(&s->run, nm, sizeof(nm)), tmp);
+        return;
+    }
+    if (!c->vs_ok)
+        return;
+    if (c->vs.flags & METRIC_NONFINITE)
+        snprintf(buf, len, "run %s: output '%s' has NaN/inf values", run_name(&s->run, nm, sizeof(nm)), name);
+    else if (c->vs.flags & METRIC_X_CONST)
+        snprintf(buf, len, "run %s: output '%s' is constant (collapsed)", run_name(&s->run, nm, sizeof(nm)), name);
+}
+
+static void json_metrics_obj(json_writer *w, const char *key, const metrics_t *m, int ok)
 {
     json_key(w, key);
-    if (li < 0 && ai < 0) {
+    if (!ok) {
         json_null(w);
         return;
     }
     json_obj_open(w);
-    json_key(w, "layer");
-    if (li >= 0)
-        json_int(w, s->layers[li].idx);
+    json_key(w, "cos"), json_num(w, m->cos);
+    json_key(w, "sqnr_db");
+    if (isinf(m->sqnr_db))
+        json_str(w, m->sqnr_db > 0 ? "inf" : "-inf");
     else
-        json_null(w);
-    json_key(w, "host_us"), json_num(w, li >= 0 ? s->layers[li].host_us : NAN);
-    json_key(w, "npu_us"), json_num(w, li >= 0 ? s->layers[li].time_us : NAN);
-    json_key(w, "entire_cos"), json_num(w, ai >= 0 ? s->acc[ai].entire.cos : NAN);
-    json_key(w, "entire_euc"), json_num(w, ai >= 0 ? s->acc[ai].entire.euc : NAN);
-    json_key(w, "single_cos"), json_num(w, ai >= 0 ? s->acc[ai].single.cos : NAN);
-    json_key(w, "single_euc"), json_num(w, ai >= 0 ? s->acc[ai].single.euc : NAN);
-    json_obj_close(w);
-}
-
-static void json_summary(json_writer *w, const char *key, const side *s, double thr)
-{
-    json_key(w, key);
-    json_obj_open(w);
-    json_key(w, "id"), json_int(w, s->run.id);
-    json_key(w, "label"), json_str(w, s->run.label);
-    json_key(w, "model"), json_str(w, s->run.model_path);
-    json_key(w, "quant"), json_str(w, s->run.quant);
-    json_key(w, "quant_algo"), json_str(w, s->run.quant_algo);
-    json_key(w, "quant_method"), json_str(w, s->run.quant_method);
-    json_key(w, "layers"), json_int(w, s->nl);
-    json_key(w, "total_us"), json_num(w, s->sum.total_us);
-    json_key(w, "npu_us"), json_num(w, s->sum.npu_us);
-    json_key(w, "has_errors"), json_bool(w, s->sum.n_acc > 0);
-    json_key(w, "output_cos"), json_num(w, s->sum.out_cos);
-    json_key(w, "worst_output"), json_str(w, s->sum.worst_output);
-    json_key(w, "first_below"),
-        json_str(w, s->sum.first_below >= 0 ? s->acc[s->sum.first_below].name : NULL);
+        json_num(w, m->sqnr_db);
+    json_key(w, "max_abs"), json_num(w, m->max_abs);
     json_obj_close(w);
 }
 
 int cmd_compare(int argc, char **argv)
 {
-    const char *db = NULL, *ref[2] = { NULL, NULL };
+    const char *db = NULL, *ref[MAX_RUNS];
     double thr = 0.99, fail_cos = NAN, fail_slower = NAN;
-    int json = 0, bad = 0, ret = EXIT_INTERNAL, rc, nr = 0;
-    side s[2];
+    int json = 0, bad = 0, ret = EXIT_INTERNAL, rc = RT_OK, nr = 0, by_host = 0;
+    side s[MAX_RUNS];
     store *st = NULL;
     compare_row *rows = NULL;
+    out_cell *oc = NULL;   /* [output][run] */
+    int n_rows = 0, n_outs = 0;
     char err[512] = "";
 
     memset(s, 0, sizeof(s));
@@ -172,6 +198,14 @@ int cmd_compare(int argc, char **argv)
         } else if (cli_opt_is(a, "--db")) {
             if (!(db = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
+        } else if (cli_opt_is(a, "--by")) {
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            if (strcmp(v, "npu") && strcmp(v, "host")) {
+                cli_error("--by takes npu or host, got '%s'", v);
+                return EXIT_USAGE;
+            }
+            by_host = !strcmp(v, "host");
         } else if (cli_opt_is(a, "--cos-threshold")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
@@ -192,160 +226,321 @@ int cmd_compare(int argc, char **argv)
         } else if (a[0] == '-' && a[1]) {
             cli_error("compare: unknown option '%s' (see rknn-trace compare --help)", a);
             return EXIT_USAGE;
-        } else if (nr < 2) {
+        } else if (nr < MAX_RUNS) {
             ref[nr++] = a;
         } else {
-            cli_error("compare takes two runs, got a third: '%s'", a);
+            cli_error("compare takes at most %d runs", MAX_RUNS);
             return EXIT_USAGE;
         }
         if (bad)
             return EXIT_USAGE;
     }
-    if (nr != 2) {
+    if (nr < 2) {
         usage(stderr);
         return EXIT_USAGE;
     }
     rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
-    for (int k = 0; k < 2 && !rc; k++)
-        rc = load_side(st, ref[k], &s[k], err, sizeof(err));
+    for (int k = 0; k < nr && !rc; k++)
+        rc = load_side(st, ref[k], &s[k], thr, err, sizeof(err));
     if (rc) {
         cli_error("%s", err);
         ret = cli_exit_code(rc);
         goto out;
     }
-    for (int k = 0; k < 2; k++)
-        compare_summarise(&s[k].cs, thr, &s[k].sum);
-    if (!isnan(fail_cos) && !s[0].sum.n_acc && !s[1].sum.n_acc) {
-        cli_error("--fail-if-cos-below: neither run has per-layer errors (record one with "
-                  "rknn-trace run MODEL -q i8|fp16)");
-        ret = EXIT_INPUT;
-        goto out;
-    }
-    if (!isnan(fail_slower) && (isnan(s[0].sum.total_us) || isnan(s[1].sum.total_us))) {
-        cli_error("--fail-if-slower: run %s has no recorded time",
-                  isnan(s[0].sum.total_us) ? ref[0] : ref[1]);
-        ret = EXIT_INPUT;
-        goto out;
-    }
-    int n = 0;
-    compare_align(&s[0].cs, &s[1].cs, &rows, &n);
 
-    /* Gates. */
-    int failed = 0, cos_failed[2] = { 0, 0 }, slow_failed = 0;
-    double slower_pct = NAN;
-    for (int k = 0; k < 2 && !isnan(fail_cos); k++)
-        if (s[k].sum.n_acc && s[k].sum.worst_output &&
-            (isnan(s[k].sum.out_cos) || s[k].sum.out_cos < fail_cos))
-            cos_failed[k] = failed = 1;
-    if (!isnan(s[0].sum.total_us) && s[0].sum.total_us > 0)
-        slower_pct = (s[1].sum.total_us / s[0].sum.total_us - 1.0) * 100.0;
-    if (!isnan(fail_slower) && !isnan(slower_pct) && slower_pct > fail_slower)
-        slow_failed = failed = 1;
+    /* speed: the predicted NPU frame unless --by host */
+    for (int k = 0; k < nr; k++) {
+        s[k].speed_us = by_host ? s[k].sum.host_median_us : s[k].sum.frame_us;
+        s[k].slower_pct = s[0].speed_us > 0 && !isnan(s[k].speed_us)
+                              ? (s[k].speed_us / s[0].speed_us - 1.0) * 100.0 : NAN;
+    }
+    if (!isnan(fail_slower))
+        for (int k = 0; k < nr; k++)
+            if (isnan(s[k].speed_us)) {
+                cli_error("--fail-if-slower: run %s has no %s", ref[k],
+                          by_host ? "recorded host time" : "predicted NPU time (try --by host)");
+                ret = EXIT_INPUT;
+                goto out;
+            }
+
+    /* graph outputs (the baseline's), in every run */
+    n_outs = s[0].no;
+    oc = xcalloc((size_t)(n_outs ? n_outs : 1) * (size_t)nr, sizeof(*oc));
+    for (int j = 0; j < n_outs; j++) {
+        const char *name = s[0].outs[j].name;
+        for (int k = 0; k < nr; k++) {
+            out_cell *c = &oc[j * nr + k];
+            c->out = find_out(&s[k], name);
+            const char *fa = s[0].outs[j].dump_file;
+            const char *fb = c->out >= 0 ? s[k].outs[c->out].dump_file : NULL;
+            if (k > 0 && fa && fb) {
+                char e2[512];
+                c->vs_ok = !compare_output_files(fa, fb, &c->vs, e2, sizeof(e2));
+                if (!c->vs_ok)
+                    fprintf(stderr, "rknn-trace: warning: output '%s' vs the baseline: %s\n", name, e2);
+            }
+            out_problem(&s[k], c, name, c->problem, sizeof(c->problem));
+        }
+    }
+
+    /* gates */
+    int failed = 0, cos_failed[MAX_RUNS] = { 0 }, slow_failed[MAX_RUNS] = { 0 }, gated = 0;
+    double cos_value[MAX_RUNS];
+    for (int k = 0; k < nr; k++) {
+        cos_value[k] = NAN;
+        if (isnan(fail_cos))
+            continue;
+        /* vs the golden when the run has it, else vs the baseline's outputs */
+        int has = s[k].sum.n_acc > 0;
+        for (int j = 0; j < n_outs; j++) {
+            const out_cell *c = &oc[j * nr + k];
+            double v = c->out >= 0 && s[k].sum.outputs[c->out].acc >= 0 ? s[k].sum.outputs[c->out].cos
+                       : c->vs_ok ? c->vs.cos : NAN;
+            if (c->problem[0])
+                has = 1, cos_failed[k] = 1;
+            if (!isnan(v)) {
+                has = 1;
+                if (isnan(cos_value[k]) || v < cos_value[k])
+                    cos_value[k] = v;
+            }
+        }
+        if (!isnan(cos_value[k]) && cos_value[k] < fail_cos)
+            cos_failed[k] = 1;
+        gated += has;
+        failed |= cos_failed[k];
+    }
+    if (!isnan(fail_cos) && !gated) {
+        cli_error("--fail-if-cos-below: no run has per-layer errors or dumped outputs to compare "
+                  "(record one with rknn-trace run MODEL -q i8|fp16, or --dump)");
+        ret = EXIT_INPUT;
+        goto out;
+    }
+    for (int k = 1; k < nr && !isnan(fail_slower); k++)
+        if (!isnan(s[k].slower_pct) && s[k].slower_pct > fail_slower)
+            slow_failed[k] = failed = 1;
+
+    /* layers: the baseline's names against the first other run, all runs looked up */
+    compare_side ca = { &s[0].run, s[0].layers, s[0].nl, s[0].acc, s[0].na };
+    compare_side cb = { &s[1].run, s[1].layers, s[1].nl, s[1].acc, s[1].na };
+    compare_align(&ca, &cb, &rows, &n_rows);
 
     if (json) {
         json_writer w;
         json_begin(&w, stdout);
         json_obj_open(&w);
-        json_summary(&w, "a", &s[0], thr);
-        json_summary(&w, "b", &s[1], thr);
+        json_key(&w, "schema_version"), json_int(&w, SUMMARY_SCHEMA_VERSION);
+        json_key(&w, "kind"), json_str(&w, "compare");
+        json_key(&w, "by"), json_str(&w, by_host ? "host" : "npu");
         json_key(&w, "cos_threshold"), json_num(&w, thr);
-        json_key(&w, "b_slower_pct"), json_num(&w, slower_pct);
+        json_key(&w, "runs");
+        json_arr_open(&w);
+        for (int k = 0; k < nr; k++) {
+            const run_summary *m = &s[k].sum;
+            json_obj_open(&w);
+            json_key(&w, "id"), json_int(&w, s[k].run.id);
+            json_key(&w, "label"), json_str(&w, s[k].run.label);
+            json_key(&w, "baseline"), json_bool(&w, k == 0);
+            json_key(&w, "model"), json_str(&w, s[k].run.model_path);
+            json_key(&w, "platform"), json_str(&w, s[k].run.platform);
+            json_key(&w, "quant"), json_str(&w, s[k].run.quant);
+            json_key(&w, "quant_algo"), json_str(&w, s[k].run.quant_algo);
+            json_key(&w, "quant_method"), json_str(&w, s[k].run.quant_method);
+            json_key(&w, "layers"), json_int(&w, s[k].nl);
+            json_key(&w, "npu_us"), json_num(&w, m->frame_us);
+            json_key(&w, "host_median_us"), json_num(&w, m->host_median_us);
+            json_key(&w, "slower_pct"), json_num(&w, k ? s[k].slower_pct : NAN);
+            json_key(&w, "has_errors"), json_bool(&w, m->n_acc > 0);
+            json_key(&w, "output_cos"), json_num(&w, m->out_cos);
+            json_key(&w, "output_sqnr_db"), json_num(&w, m->out_sqnr_db);
+            json_key(&w, "worst_output"),
+                json_str(&w, m->worst_output >= 0 ? m->outputs[m->worst_output].name : NULL);
+            json_key(&w, "first_below"),
+                json_str(&w, m->first_below >= 0 ? s[k].acc[m->first_below].name : NULL);
+            json_obj_close(&w);
+        }
+        json_arr_close(&w);
+        json_key(&w, "outputs");
+        json_arr_open(&w);
+        for (int j = 0; j < n_outs; j++) {
+            json_obj_open(&w);
+            json_key(&w, "name"), json_str(&w, s[0].outs[j].name);
+            json_key(&w, "runs");
+            json_arr_open(&w);
+            for (int k = 0; k < nr; k++) {
+                const out_cell *c = &oc[j * nr + k];
+                const summary_output *o = c->out >= 0 ? &s[k].sum.outputs[c->out] : NULL;
+                metrics_t g = { .cos = o ? o->cos : NAN, .sqnr_db = o ? o->sqnr_db : NAN,
+                                .max_abs = o ? o->max_abs : NAN };
+                json_obj_open(&w);
+                json_key(&w, "run"), json_int(&w, s[k].run.id);
+                json_metrics_obj(&w, "vs_golden", &g, o && o->acc >= 0);
+                json_metrics_obj(&w, "vs_baseline", &c->vs, c->vs_ok);
+                json_key(&w, "problem"), json_str(&w, c->problem[0] ? c->problem : NULL);
+                json_obj_close(&w);
+            }
+            json_arr_close(&w);
+            json_obj_close(&w);
+        }
+        json_arr_close(&w);
         json_key(&w, "layers");
         json_arr_open(&w);
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n_rows; i++) {
             json_obj_open(&w);
             json_key(&w, "name"), json_str(&w, rows[i].name);
             json_key(&w, "op"), json_str(&w, rows[i].op);
-            json_side_layer(&w, "a", &s[0], rows[i].layer[0], rows[i].acc[0]);
-            json_side_layer(&w, "b", &s[1], rows[i].layer[1], rows[i].acc[1]);
+            json_key(&w, "runs");
+            json_arr_open(&w);
+            for (int k = 0; k < nr; k++) {
+                int li = find_layer(&s[k], rows[i].name), ai = find_acc(&s[k], rows[i].name);
+                if (li < 0 && ai < 0) {
+                    json_null(&w);
+                    continue;
+                }
+                json_obj_open(&w);
+                json_key(&w, "layer");
+                if (li >= 0)
+                    json_int(&w, s[k].layers[li].idx);
+                else
+                    json_null(&w);
+                json_key(&w, "host_us"), json_num(&w, li >= 0 ? s[k].layers[li].host_us : NAN);
+                json_key(&w, "npu_us"), json_num(&w, li >= 0 ? layer_npu_us(&s[k].layers[li]) : NAN);
+                json_key(&w, "entire_cos"), json_num(&w, ai >= 0 ? s[k].acc[ai].entire.cos : NAN);
+                json_key(&w, "entire_euc"), json_num(&w, ai >= 0 ? s[k].acc[ai].entire.euc : NAN);
+                json_key(&w, "single_cos"), json_num(&w, ai >= 0 ? s[k].acc[ai].single.cos : NAN);
+                json_key(&w, "single_euc"), json_num(&w, ai >= 0 ? s[k].acc[ai].single.euc : NAN);
+                json_obj_close(&w);
+            }
+            json_arr_close(&w);
             json_obj_close(&w);
         }
         json_arr_close(&w);
         json_key(&w, "gates");
         json_arr_open(&w);
-        for (int k = 0; k < 2 && !isnan(fail_cos); k++) {
-            if (!s[k].sum.n_acc)
-                continue;
+        for (int k = 0; k < nr && !isnan(fail_cos); k++) {
             json_obj_open(&w);
             json_key(&w, "gate"), json_str(&w, "cos");
             json_key(&w, "run"), json_int(&w, s[k].run.id);
             json_key(&w, "threshold"), json_num(&w, fail_cos);
-            json_key(&w, "value"), json_num(&w, s[k].sum.out_cos);
+            json_key(&w, "value"), json_num(&w, cos_value[k]);
             json_key(&w, "failed"), json_bool(&w, cos_failed[k]);
             json_obj_close(&w);
         }
-        if (!isnan(fail_slower)) {
+        for (int k = 1; k < nr && !isnan(fail_slower); k++) {
             json_obj_open(&w);
             json_key(&w, "gate"), json_str(&w, "slower");
-            json_key(&w, "run"), json_int(&w, s[1].run.id);
+            json_key(&w, "by"), json_str(&w, by_host ? "host" : "npu");
+            json_key(&w, "run"), json_int(&w, s[k].run.id);
             json_key(&w, "threshold"), json_num(&w, fail_slower);
-            json_key(&w, "value"), json_num(&w, slower_pct);
-            json_key(&w, "failed"), json_bool(&w, slow_failed);
+            json_key(&w, "value"), json_num(&w, s[k].slower_pct);
+            json_key(&w, "failed"), json_bool(&w, slow_failed[k]);
             json_obj_close(&w);
         }
         json_arr_close(&w);
         json_key(&w, "failed"), json_bool(&w, failed);
         json_obj_close(&w);
         json_end(&w);
-    } else {
-        char nm[2][128], c[10][32];
-        int wn = 24;
-        for (int i = 0; i < n; i++) {
-            int l = (int)strlen(rows[i].name) + (rows[i].op ? (int)strlen(rows[i].op) : 1) + 3;
-            if (l > wn)
-                wn = l < 100 ? l : 100;
-        }
-        printf("A = run %s, B = run %s (rows aligned by tensor name; '-': absent)\n\n",
-               run_name(&s[0].run, nm[0], sizeof(nm[0])), run_name(&s[1].run, nm[1], sizeof(nm[1])));
-        printf("%-*s %9s %9s  %10s %10s  %10s %10s  %9s %9s\n", wn, "layer_name", "cos A", "cos B",
-               "euc A", "euc B", "host us A", "host us B", "npu us A", "npu us B");
-        for (int i = 0; i < wn + 92; i++)
-            putchar('-');
-        putchar('\n');
-        for (int i = 0; i < n; i++) {
-            const compare_row *r = &rows[i];
-            char label[256];
-            double v[8];
-            for (int k = 0; k < 2; k++) {
-                int ai = r->acc[k], li = r->layer[k];
-                v[k] = ai >= 0 ? s[k].acc[ai].entire.cos : NAN;
-                v[2 + k] = ai >= 0 ? s[k].acc[ai].entire.euc : NAN;
-                v[4 + k] = li >= 0 ? s[k].layers[li].host_us : NAN;
-                v[6 + k] = li >= 0 ? s[k].layers[li].time_us : NAN;
-            }
-            snprintf(label, sizeof(label), "[%s] %s", r->op ? r->op : "-", r->name);
-            /* a row present with NaN cos prints nan; an absent one prints '-' */
-            for (int k = 0; k < 2; k++) {
-                if (r->acc[k] >= 0 && isnan(v[k]))
-                    snprintf(c[k], sizeof(c[k]), "nan");
-                else
-                    cell(c[k], sizeof(c[k]), v[k], "%.5f");
-                cell(c[2 + k], sizeof(c[2 + k]), v[2 + k], "%.5g");
-                cell(c[4 + k], sizeof(c[4 + k]), v[4 + k], "%.1f");
-                cell(c[6 + k], sizeof(c[6 + k]), v[6 + k], "%.1f");
-            }
-            printf("%-*s %9s %9s  %10s %10s  %10s %10s  %9s %9s\n", wn, label, c[0], c[1], c[2],
-                   c[3], c[4], c[5], c[6], c[7]);
-        }
-        putchar('\n');
-        print_summary("A", &s[0], thr);
-        print_summary("B", &s[1], thr);
-        if (!isnan(slower_pct))
-            printf("B vs A: median frame time %+.1f%%\n", slower_pct);
-        for (int k = 0; k < 2; k++)
-            if (cos_failed[k])
-                printf("GATE FAILED: run %s output cos %s < %g\n", run_name(&s[k].run, nm[k], sizeof(nm[k])),
-                       isnan(s[k].sum.out_cos) ? "nan" : cell(c[0], sizeof(c[0]), s[k].sum.out_cos, "%.5f"),
-                       fail_cos);
-        if (slow_failed)
-            printf("GATE FAILED: run B is %.1f%% slower than run A (limit %g%%)\n", slower_pct,
-                   fail_slower);
+        ret = failed ? EXIT_GATE : EXIT_OK;
+        goto out;
     }
+
+    char nm[128], a[32], b[32], c[32];
+    char tag[MAX_RUNS][4];
+    for (int k = 0; k < nr; k++)
+        snprintf(tag[k], sizeof(tag[k]), "%c", 'A' + k);
+    for (int k = 0; k < nr; k++)
+        printf("%s = run %s%s\n", tag[k], run_name(&s[k].run, nm, sizeof(nm)),
+               k == 0 ? " (baseline)" : "");
+
+    /* outputs first: the figures a gate acts on */
+    printf("\noutputs (vs golden: the run's own fp32 golden; vs A: the baseline's output)\n");
+    for (int j = 0; j < n_outs; j++) {
+        printf("  %s\n", s[0].outs[j].name);
+        for (int k = 0; k < nr; k++) {
+            const out_cell *oj = &oc[j * nr + k];
+            const summary_output *o = oj->out >= 0 ? &s[k].sum.outputs[oj->out] : NULL;
+            printf("    %-2s vs golden: ", tag[k]);
+            if (o && o->acc >= 0 && o->state == SUM_OUT_OK)
+                printf("cos %.5f SQNR %s dB", o->cos, cell(a, sizeof(a), o->sqnr_db, "%.1f"));
+            else if (o && o->acc >= 0)
+                printf("n/a");
+            else
+                printf("n/a (no per-layer error)");
+            if (k > 0) {
+                if (oj->vs_ok && !(oj->vs.flags & (METRIC_X_CONST | METRIC_NONFINITE | METRIC_REF_CONST)))
+                    printf("   vs A: cos %.5f SQNR %s dB max-abs %.4g", oj->vs.cos,
+                           isinf(oj->vs.sqnr_db) ? "inf" : cell(a, sizeof(a), oj->vs.sqnr_db, "%.1f"),
+                           oj->vs.max_abs);
+                else if (oj->vs_ok)
+                    printf("   vs A: max-abs %.4g", oj->vs.max_abs);
+                else
+                    printf("   vs A: n/a (%s)", oj->out < 0 ? "no such output" : "no dumped outputs");
+            }
+            if (oj->problem[0])
+                printf("   FAILURE: %s", oj->problem);
+            putchar('\n');
+        }
+    }
+
+    printf("\n%-40s", "layer (entire cos, predicted NPU us)");
+    for (int k = 0; k < nr; k++)
+        printf(" %8s %-2s %8s %-2s", "cos", tag[k], "npu us", tag[k]);
+    putchar('\n');
+    for (int i = 0; i < n_rows; i++) {
+        char label[256];
+        snprintf(label, sizeof(label), "[%s] %s", rows[i].op ? rows[i].op : "-", rows[i].name);
+        printf("%-40s", label);
+        for (int k = 0; k < nr; k++) {
+            int li = find_layer(&s[k], rows[i].name), ai = find_acc(&s[k], rows[i].name);
+            double cv = ai >= 0 ? s[k].acc[ai].entire.cos : NAN;
+            if (ai >= 0 && isnan(cv))
+                snprintf(a, sizeof(a), "const");
+            else
+                cell(a, sizeof(a), cv, "%.5f");
+            printf(" %11s %11s", a, cell(b, sizeof(b), li >= 0 ? layer_npu_us(&s[k].layers[li]) : NAN, "%.1f"));
+        }
+        putchar('\n');
+    }
+    putchar('\n');
+    for (int k = 0; k < nr; k++) {
+        const run_summary *m = &s[k].sum;
+        printf("%s %s: %s%s%s%s%s, %d layers, predicted NPU %s ms, host (this PC) %s ms", tag[k],
+               run_name(&s[k].run, nm, sizeof(nm)), s[k].run.quant ? s[k].run.quant : "-",
+               s[k].run.quant_algo ? " " : "", s[k].run.quant_algo ? s[k].run.quant_algo : "",
+               s[k].run.quant_method ? " " : "", s[k].run.quant_method ? s[k].run.quant_method : "",
+               s[k].nl, cell(a, sizeof(a), m->frame_us / 1e3, "%.3f"),
+               cell(b, sizeof(b), m->host_median_us / 1e3, "%.3f"));
+        if (m->n_acc && m->first_below >= 0)
+            printf(", first cos < %g: %s", thr, s[k].acc[m->first_below].name);
+        else if (m->n_acc)
+            printf(", every layer cos >= %g", thr);
+        putchar('\n');
+    }
+    for (int k = 1; k < nr; k++)
+        printf("%s vs A: %s %s%s\n", tag[k], by_host ? "host median (this PC)" : "predicted NPU frame",
+               cell(c, sizeof(c), s[k].slower_pct, "%+.1f%%"),
+               isnan(s[k].slower_pct) ? (by_host ? " (no host time)" : " (no prediction; --by host)") : "");
+    for (int k = 0; k < nr; k++) {
+        if (!cos_failed[k])
+            continue;
+        int named = 0;
+        for (int j = 0; j < n_outs; j++)
+            if (oc[j * nr + k].problem[0])
+                printf("GATE FAILED: %s\n", oc[j * nr + k].problem), named = 1;
+        if (!named)
+            printf("GATE FAILED: run %s output cos %.5f < %g\n", run_name(&s[k].run, nm, sizeof(nm)),
+                   cos_value[k], fail_cos);
+    }
+    for (int k = 1; k < nr; k++)
+        if (slow_failed[k])
+            printf("GATE FAILED: run %s is %.1f%% slower than the baseline by %s (limit %g%%)\n",
+                   run_name(&s[k].run, nm, sizeof(nm)), s[k].slower_pct,
+                   by_host ? "host median" : "predicted NPU frame", fail_slower);
     ret = failed ? EXIT_GATE : EXIT_OK;
 out:
+    free(oc);
     free(rows);
-    side_free(&s[0]);
-    side_free(&s[1]);
+    for (int k = 0; k < nr; k++)
+        side_free(&s[k]);
     store_close(st);
     return ret;
 }
