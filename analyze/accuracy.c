@@ -589,22 +589,6 @@ void accuracy_print_stored(const store_accuracy *v, int n, FILE *f, double thr, 
     }
 }
 
-void accuracy_print(const accuracy_report *r, FILE *f, double thr, int color)
-{
-    fprintf(f, "# quantization: %s", quant_type_name(r->type));
-    if (r->type == QT_I8)
-        fprintf(f, " (asymmetric_quantized-8), algo %s, method %s, %d calibration sample%s, "
-                "%d int8 layers", quant_algo_name(r->algo), quant_method_name(r->method),
-                r->n_samples, r->n_samples == 1 ? "" : "s", r->n_int8_nodes);
-    if (r->n_fp16_nodes || r->n_cfg_params)
-        fprintf(f, "; hybrid: %d layer%s in fp16, %d activation parameter%s from the file",
-                r->n_fp16_nodes, r->n_fp16_nodes == 1 ? "" : "s", r->n_cfg_params,
-                r->n_cfg_params == 1 ? "" : "s");
-    fputc('\n', f);
-    store_accuracy *v = accuracy_store_rows(r);
-    accuracy_print_stored(v, r->n_rows, f, thr, color);
-    free(v);
-}
 
 /* SQNR +inf (identical tensors) is the string "inf": JSON has no infinity. */
 static void json_metrics(json_writer *w, const char *key, const metrics_t *m)
@@ -646,35 +630,17 @@ void accuracy_json_stored(const store_accuracy *v, int n, json_writer *w)
     json_arr_close(w);
 }
 
-void accuracy_json(const accuracy_report *r, json_writer *w, double thr)
+void accuracy_json_outputs(const store_accuracy *v, int n, json_writer *w)
 {
-    int fb = accuracy_first_below(r, thr), ws = accuracy_worst_single(r);
-    json_obj_open(w);
-    json_key(w, "quant"), json_str(w, quant_type_name(r->type));
-    json_key(w, "quant_algo"), json_str(w, r->type == QT_I8 ? quant_algo_name(r->algo) : NULL);
-    json_key(w, "quant_method"), json_str(w, r->type == QT_I8 ? quant_method_name(r->method) : NULL);
-    json_key(w, "calibration_samples"), json_int(w, r->n_samples);
-    json_key(w, "int8_layers"), json_int(w, r->n_int8_nodes);
-    json_key(w, "fp16_layers"), json_int(w, r->n_fp16_nodes);
-    json_key(w, "cfg_parameters"), json_int(w, r->n_cfg_params);
-    json_key(w, "cos_threshold"), json_num(w, thr);
-    json_key(w, "first_below"), json_str(w, fb >= 0 ? r->rows[fb].name : NULL);
-    json_key(w, "worst_single"), json_str(w, ws >= 0 ? r->rows[ws].name : NULL);
-    json_key(w, "layers");
-    store_accuracy *v = accuracy_store_rows(r);
-    accuracy_json_stored(v, r->n_rows, w);
-    free(v);
-    json_key(w, "outputs");
     json_arr_open(w);
-    for (int k = 0; k < r->n_outputs; k++) {
-        int i = r->output_rows[k];
+    for (int i = 0; i < n; i++) {
+        if (!v[i].is_output)
+            continue;
         json_obj_open(w);
-        json_key(w, "name"), json_str(w, i >= 0 ? r->rows[i].name : NULL);
-        if (i >= 0)
-            json_metrics(w, "entire", &r->rows[i].entire);
+        json_key(w, "name"), json_str(w, v[i].name);
+        json_metrics(w, "entire", &v[i].entire);
         json_obj_close(w);
     }
     json_arr_close(w);
-    json_obj_close(w);
 }
 

@@ -333,19 +333,17 @@ void accuracy_report_free(accuracy_report *r);
  * the row with the lowest single cosine; -1 when none (NaN rows are skipped). */
 int accuracy_first_below(const accuracy_report *r, double threshold);
 int accuracy_worst_single(const accuracy_report *r);
-/* Toolkit2-style table (cos | euc entire and single, max abs, SQNR), colours
- * when color != 0, then the two findings above and the outputs' summary. */
-void accuracy_print(const accuracy_report *r, FILE *f, double threshold, int color);
 struct json_writer;
-void accuracy_json(const accuracy_report *r, struct json_writer *w, double threshold);
 /* The report's rows as the store keeps them (borrowing the report's strings;
  * free() the array): what `run` stores and summarises. */
 store_accuracy *accuracy_store_rows(const accuracy_report *r);
-/* The stored rows of a run: the same table as accuracy_print (threshold for the
- * colours and the findings) / the same "layers" list as accuracy_json. */
+/* The stored rows of a run: the Toolkit2-style table (cos | euc entire and
+ * single, max abs, SQNR; threshold for the colours and the findings) / the
+ * "layers" list of docs/json.md / its "outputs" list (graph outputs, entire). */
 void accuracy_print_stored(const store_accuracy *rows, int n, FILE *f, double threshold,
                            int color);
 void accuracy_json_stored(const store_accuracy *rows, int n, struct json_writer *w);
+void accuracy_json_outputs(const store_accuracy *rows, int n, struct json_writer *w);
 
 
 /* ---- Run summary (analyze/summary.c) ----
@@ -420,6 +418,8 @@ typedef struct run_summary {
     int first_below;                    /* acc row: first entire cos < threshold or collapsed, -1 */
     int worst_single;                   /* acc row with the lowest single cos, -1 */
     int n_collapsed;                    /* outputs in a collapsed state */
+    /* the quantization itself (extra JSON "quant": not in the rows), -1 unknown */
+    int64_t calib_samples, int8_layers, fp16_layers, cfg_params;
     char *owned;                        /* internal */
 } run_summary;
 
@@ -434,6 +434,9 @@ void summary_free(run_summary *s);
 const char *summary_output_problem(const summary_output *o, char *buf, size_t len);
 /* The text `run` and `show` print, NPU first. color: ANSI colours. */
 void summary_print(const run_summary *s, FILE *f, int color);
+/* "# quantization: i8 (asymmetric_quantized-8), algo ..., N calibration samples, ..."
+ * then the Toolkit2-style per-layer error table; nothing without accuracy rows. */
+void summary_print_accuracy(const run_summary *s, FILE *f, int color);
 /* The run document of docs/json.md (`run --json`, `show --json`, report -f json). */
 void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs,
                       struct json_writer *w);

@@ -106,6 +106,12 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->npu_mhz = p ? p->npu_mhz : -1;
     s->n_cores = p ? p->cores : -1;
     s->n_load = extra_load(run->extra_json, s->load_pct);
+    double q[4] = { extra_num(run->extra_json, "calibration_samples"),
+                    extra_num(run->extra_json, "int8_layers"), extra_num(run->extra_json, "fp16_layers"),
+                    extra_num(run->extra_json, "cfg_parameters") };
+    int64_t *qd[4] = { &s->calib_samples, &s->int8_layers, &s->fp16_layers, &s->cfg_params };
+    for (int k = 0; k < 4; k++)
+        *qd[k] = isnan(q[k]) ? -1 : (int64_t)q[k];
 
     double by_bound[3] = { 0, 0, 0 }, sum_frame = 0, sum_table = 0, sram = 0;
     int n_frame = 0, n_table = 0, n_sram = 0;
@@ -166,13 +172,23 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->dump_dir = run->dump_dir;
 
     /* accuracy: the graph outputs first, then the findings over all rows */
-    s->n_outputs = n_outs;
-    s->outputs = xcalloc((size_t)(n_outs ? n_outs : 1), sizeof(*s->outputs));
+    /* the output rows, then graph outputs only the accuracy rows name */
+    s->outputs = xcalloc((size_t)(n_outs + n_acc ? n_outs + n_acc : 1), sizeof(*s->outputs));
     for (int k = 0; k < n_outs; k++) {
+        s->outputs[k].name = outs[k].name;
+        s->outputs[k].shape = outs[k].shape;
+        s->outputs[k].dtype = outs[k].dtype;
+    }
+    s->n_outputs = n_outs;
+    for (int i = 0; i < n_acc; i++) {
+        int seen = !acc[i].is_output || !acc[i].name;
+        for (int k = 0; k < s->n_outputs && !seen; k++)
+            seen = s->outputs[k].name && !strcmp(s->outputs[k].name, acc[i].name);
+        if (!seen)
+            s->outputs[s->n_outputs++].name = acc[i].name;
+    }
+    for (int k = 0; k < s->n_outputs; k++) {
         summary_output *o = &s->outputs[k];
-        o->name = outs[k].name;
-        o->shape = outs[k].shape;
-        o->dtype = outs[k].dtype;
         o->acc = -1;
         o->cos = o->sqnr_db = o->max_abs = NAN;
         for (int i = 0; i < n_acc && o->acc < 0; i++)
@@ -302,7 +318,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
         fprintf(f, "NPU load  n/a\n");
     }
     if (s->n_fallback) {
-        fprintf(f, "%sCPU fallback%s %d layer%s, %s of the frame (%s ms)\n", red, lo, s->n_fallback,
+        fprintf(f, "%sCPU fallback:%s %d layer%s, %s of the frame (%s ms)\n", red, lo, s->n_fallback,
                 s->n_fallback > 1 ? "s" : "", num(a, sizeof(a), s->fallback_pct, "%.1f %%"),
                 num(b, sizeof(b), s->fallback_us / 1e3, "%.3f"));
         for (int k = 0; k < s->n_fallback; k++) {
@@ -312,7 +328,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
                     layer_name(l, nm, sizeof(nm)), l->cpu_reason ? l->cpu_reason : "reason n/a");
         }
     } else {
-        fprintf(f, "CPU fallback none\n");
+        fprintf(f, "CPU fallback: none\n");
     }
     if (s->n_top) {
         fprintf(f, "slowest predicted layers%s\n  %5s %-16s %-7s %-7s %10s %6s %7s %9s  %s\n",
@@ -379,6 +395,28 @@ void summary_print(const run_summary *s, FILE *f, int color)
     }
     if (s->dump_dir)
         fprintf(f, "dump      %s\n", s->dump_dir);
+}
+
+void summary_print_accuracy(const run_summary *s, FILE *f, int color)
+{
+    const store_run *r = s->run;
+    if (!s->n_acc)
+        return;
+    fprintf(f, "\n# quantization: %s", r->quant ? r->quant : "n/a");
+    if (r->quant_algo)
+        fprintf(f, " (asymmetric_quantized-8), algo %s, method %s", r->quant_algo,
+                r->quant_method ? r->quant_method : "n/a");
+    if (s->calib_samples >= 0)
+        fprintf(f, ", %lld calibration sample%s", (long long)s->calib_samples,
+                s->calib_samples == 1 ? "" : "s");
+    if (s->int8_layers >= 0 && r->quant_algo)
+        fprintf(f, ", %lld int8 layers", (long long)s->int8_layers);
+    if (s->fp16_layers > 0 || s->cfg_params > 0)
+        fprintf(f, "; hybrid: %lld layer%s in fp16, %lld activation parameter%s from the file",
+                (long long)s->fp16_layers, s->fp16_layers == 1 ? "" : "s", (long long)s->cfg_params,
+                s->cfg_params == 1 ? "" : "s");
+    fputc('\n', f);
+    accuracy_print_stored(s->acc, s->n_acc, f, s->cos_threshold, color);
 }
 
 /* ---- JSON (docs/json.md) --------------------------------------------------- */
@@ -555,6 +593,13 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
         json_null(w);
     } else {
         json_obj_open(w);
+        j_str(w, "quant", r->quant);
+        j_str(w, "quant_algo", r->quant_algo);
+        j_str(w, "quant_method", r->quant_method);
+        j_count(w, "calibration_samples", s->calib_samples);
+        j_count(w, "int8_layers", s->int8_layers);
+        j_count(w, "fp16_layers", s->fp16_layers);
+        j_count(w, "cfg_parameters", s->cfg_params);
         j_num(w, "cos_threshold", s->cos_threshold);
         j_str(w, "worst_output", s->worst_output >= 0 ? s->outputs[s->worst_output].name : NULL);
         j_num(w, "output_cos", s->out_cos);
@@ -564,6 +609,8 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
         j_str(w, "worst_single", s->worst_single >= 0 ? s->acc[s->worst_single].name : NULL);
         json_key(w, "layers");
         accuracy_json_stored(s->acc, s->n_acc, w);
+        json_key(w, "outputs");
+        accuracy_json_outputs(s->acc, s->n_acc, w);
         json_obj_close(w);
     }
 

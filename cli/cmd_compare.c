@@ -134,6 +134,14 @@ static int find_out(const side *s, const char *name)
     return -1;
 }
 
+static int find_sum_out(const side *s, const char *name)
+{
+    for (int i = 0; i < s->sum.n_outputs; i++)
+        if (s->sum.outputs[i].name && name && !strcmp(s->sum.outputs[i].name, name))
+            return i;
+    return -1;
+}
+
 static double layer_npu_us(const store_layer *l)
 {
     return !isnan(l->frame_us) ? l->frame_us : l->time_us;
@@ -184,6 +192,7 @@ int cmd_compare(int argc, char **argv)
     store *st = NULL;
     compare_row *rows = NULL;
     out_cell *oc = NULL;   /* [output][run] */
+    const char **out_names = NULL;
     int n_rows = 0, n_outs = 0;
     char err[512] = "";
 
@@ -263,16 +272,30 @@ int cmd_compare(int argc, char **argv)
                 goto out;
             }
 
-    /* graph outputs (the baseline's), in every run */
-    n_outs = s[0].no;
+    /* graph outputs: the baseline's, then those only other runs have */
+    int cap = 0;
+    for (int k = 0; k < nr; k++)
+        cap += s[k].sum.n_outputs;
+    out_names = xcalloc((size_t)(cap ? cap : 1), sizeof(*out_names));
+    for (int k = 0; k < nr; k++)
+        for (int j = 0; j < s[k].sum.n_outputs; j++) {
+            const char *name = s[k].sum.outputs[j].name;
+            int seen = !name;
+            for (int i = 0; i < n_outs && !seen; i++)
+                seen = !strcmp(out_names[i], name);
+            if (!seen)
+                out_names[n_outs++] = name;
+        }
     oc = xcalloc((size_t)(n_outs ? n_outs : 1) * (size_t)nr, sizeof(*oc));
     for (int j = 0; j < n_outs; j++) {
-        const char *name = s[0].outs[j].name;
+        const char *name = out_names[j];
+        int base = find_out(&s[0], name);
         for (int k = 0; k < nr; k++) {
             out_cell *c = &oc[j * nr + k];
-            c->out = find_out(&s[k], name);
-            const char *fa = s[0].outs[j].dump_file;
-            const char *fb = c->out >= 0 ? s[k].outs[c->out].dump_file : NULL;
+            int row = find_out(&s[k], name);
+            c->out = find_sum_out(&s[k], name);
+            const char *fa = base >= 0 ? s[0].outs[base].dump_file : NULL;
+            const char *fb = row >= 0 ? s[k].outs[row].dump_file : NULL;
             if (k > 0 && fa && fb) {
                 char e2[512];
                 c->vs_ok = !compare_output_files(fa, fb, &c->vs, e2, sizeof(e2));
@@ -363,7 +386,7 @@ int cmd_compare(int argc, char **argv)
         json_arr_open(&w);
         for (int j = 0; j < n_outs; j++) {
             json_obj_open(&w);
-            json_key(&w, "name"), json_str(&w, s[0].outs[j].name);
+            json_key(&w, "name"), json_str(&w, out_names[j]);
             json_key(&w, "runs");
             json_arr_open(&w);
             for (int k = 0; k < nr; k++) {
@@ -454,7 +477,7 @@ int cmd_compare(int argc, char **argv)
     /* outputs first: the figures a gate acts on */
     printf("\noutputs (vs golden: the run's own fp32 golden; vs A: the baseline's output)\n");
     for (int j = 0; j < n_outs; j++) {
-        printf("  %s\n", s[0].outs[j].name);
+        printf("  %s\n", out_names[j]);
         for (int k = 0; k < nr; k++) {
             const out_cell *oj = &oc[j * nr + k];
             const summary_output *o = oj->out >= 0 ? &s[k].sum.outputs[oj->out] : NULL;
@@ -481,9 +504,9 @@ int cmd_compare(int argc, char **argv)
         }
     }
 
-    printf("\n%-40s", "layer (entire cos, predicted NPU us)");
+    printf("\n%-40s", by_host ? "layer (entire cos, host us: this PC)" : "layer (entire cos, predicted NPU us)");
     for (int k = 0; k < nr; k++)
-        printf(" %8s %-2s %8s %-2s", "cos", tag[k], "npu us", tag[k]);
+        printf(" %8s %-2s %8s %-2s", "cos", tag[k], by_host ? "host us" : "npu us", tag[k]);
     putchar('\n');
     for (int i = 0; i < n_rows; i++) {
         char label[256];
@@ -496,7 +519,8 @@ int cmd_compare(int argc, char **argv)
                 snprintf(a, sizeof(a), "const");
             else
                 cell(a, sizeof(a), cv, "%.5f");
-            printf(" %11s %11s", a, cell(b, sizeof(b), li >= 0 ? layer_npu_us(&s[k].layers[li]) : NAN, "%.1f"));
+            double t = li < 0 ? NAN : by_host ? s[k].layers[li].host_us : layer_npu_us(&s[k].layers[li]);
+            printf(" %11s %11s", a, cell(b, sizeof(b), t, "%.1f"));
         }
         putchar('\n');
     }
@@ -538,6 +562,7 @@ int cmd_compare(int argc, char **argv)
     ret = failed ? EXIT_GATE : EXIT_OK;
 out:
     free(oc);
+    free(out_names);
     free(rows);
     for (int k = 0; k < nr; k++)
         side_free(&s[k]);

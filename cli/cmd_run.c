@@ -454,7 +454,7 @@ int cmd_run(int argc, char **argv)
     rec.x = x;
     rec.ng = ng;
     rec.acc = acc;
-    ret = run_record_finish(&rec, no_db ? NULL : db, json, qc.cos_threshold);
+    ret = run_record_finish(&rec, !no_db, db, json, qc.cos_threshold);
     goto out;
 
 fail:

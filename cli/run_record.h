@@ -44,7 +44,7 @@ typedef struct run_rows {
     store_accuracy *acc;
     int n_layers, n_outs, n_acc;
     /* owned text the rows point to */
-    char time[32], extra[128];
+    char time[32], extra[256];
     char *inputs_json, *dump_dir;
     struct { char *ins, *outs; char workload[64]; } *layer_text;
     struct { char shape[24 * MODEL_MAX_DIMS]; char *file; } *out_text;
@@ -59,8 +59,9 @@ int run_rows_store(run_rows *rows, const char *db, char *err, size_t errlen);
 void run_rows_print(const store_run *run, const store_layer *layers, int nl,
                     const store_output *outs, int no, const store_accuracy *acc, int na,
                     int json, double cos_threshold, FILE *f);
-/* After the run: builds the rows, records them (db NULL: --no-db), prints
+/* After the run: builds the rows, records them unless record is 0 (--no-db), prints
  * the summary (also when recording failed, saying so). Returns an exit code. */
-int run_record_finish(run_record *r, const char *db, int json, double cos_threshold);
+int run_record_finish(run_record *r, int record, const char *db, int json,
+                      double cos_threshold);
 
 #endif

@@ -167,7 +167,16 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
         for (int c = 0; c < r->load.cores && u < sizeof(rows->extra); c++)
             u += (size_t)snprintf(rows->extra + u, sizeof(rows->extra) - u, "%s%d", c ? "," : "", pct[c]);
         if (u < sizeof(rows->extra))
-            snprintf(rows->extra + u, sizeof(rows->extra) - u, "]}");
+            u += (size_t)snprintf(rows->extra + u, sizeof(rows->extra) - u, "]");
+        /* what the quantization did, which no row holds */
+        if (r->acc && u < sizeof(rows->extra))
+            u += (size_t)snprintf(rows->extra + u, sizeof(rows->extra) - u,
+                                  ",\"quant\":{\"calibration_samples\":%d,\"int8_layers\":%d,"
+                                  "\"fp16_layers\":%d,\"cfg_parameters\":%d}",
+                                  r->acc->n_samples, r->acc->n_int8_nodes, r->acc->n_fp16_nodes,
+                                  r->acc->n_cfg_params);
+        if (u < sizeof(rows->extra))
+            snprintf(rows->extra + u, sizeof(rows->extra) - u, "}");
         info->extra_json = rows->extra;
     }
 
@@ -266,7 +275,7 @@ out:
     return rc;
 }
 
-int run_record_finish(run_record *r, const char *db, int json, double cos_threshold)
+int run_record_finish(run_record *r, int record, const char *db, int json, double cos_threshold)
 {
     run_rows rows;
     char err[1024] = "";
@@ -277,7 +286,7 @@ int run_record_finish(run_record *r, const char *db, int json, double cos_thresh
         return cli_exit_code(rc);
     }
     rows.run.n_layers = rows.n_layers;
-    if (db) {
+    if (record) {
         rc = run_rows_store(&rows, db, err, sizeof(err));
         if (rc) {
             /* the results are still printed: a long run is not thrown away */
@@ -307,10 +316,7 @@ void run_rows_print(const store_run *run, const store_layer *layers, int nl,
     } else {
         int color = isatty(fileno(f)) && !getenv("NO_COLOR");
         summary_print(&sum, f, color);
-        if (na) {
-            fprintf(f, "\n# per-layer error vs the fp32 golden\n");
-            accuracy_print_stored(acc, na, f, cos_threshold, color);
-        }
+        summary_print_accuracy(&sum, f, color);
     }
     summary_free(&sum);
 }

@@ -85,7 +85,7 @@ expect_rc 0 "show RUN after analyze" "$R" show dumped --db "$T/r.db" --json
 $PY - "$T/analyzed.json" "$T/out" <<'PYEOF' && ok || bad "stored rows == analyze JSON"
 import json, sys
 a, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-rows, acc = [r for r in a["layers"] if r["matched"]], s["accuracy"]
+rows, acc = [r for r in a["layers"] if r["matched"]], s["accuracy"]["layers"]
 assert len(rows) == len(acc) == 12, (len(rows), len(acc))
 for r, t in zip(rows, acc):
     assert r["name"] == t["name"], (r["name"], t["name"])
@@ -95,7 +95,7 @@ for r, t in zip(rows, acc):
 assert [t["output"] for t in acc].count(True) == 1 and acc[-1]["output"], "graph output marked"
 PYEOF
 expect_rc 0 "compare RUN RUN after analyze" "$R" compare dumped dumped --db "$T/r.db" --json
-$PY -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['a']['has_errors'] and d['a']['worst_output'] == 'Plus214_Output_0', d['a']" "$T/out" && ok || bad "compare sees the rows"
+$PY -c "import json,sys; d=json.load(open(sys.argv[1])); a=d['runs'][0]; assert a['has_errors'] and a['worst_output'] == 'Plus214_Output_0', a" "$T/out" && ok || bad "compare sees the rows"
 "$R" analyze dumped --golden "$T/byname" --db "$T/r.db" >/dev/null 2>&1 || bad "re-analyze"
 [ "$(sqlite3 "$T/r.db" "SELECT COUNT(*) || ' ' || COUNT(DISTINCT source) FROM accuracy")" = "12 1" ] && ok || bad "re-analysis replaces the rows"
 expect_rc 0 "analyze vs ours" "$R" analyze "$T/D" --golden "$T/D"
@@ -111,7 +111,7 @@ mkdir -p "$T/empty"
 expect_rc 2 "nothing in common" "$R" analyze "$T/D" --golden "$T/empty"
 expect_rc 2 "run without dump" "$R" analyze nodump --golden "$T/byname" --db "$T/r.db"
 grep -q "recorded without --dump" "$T/err" && ok || bad "no-dump message"
-expect_rc 1 "unknown run" "$R" analyze nosuch --golden "$T/byname" --db "$T/r.db"
+expect_rc 2 "unknown run" "$R" analyze nosuch --golden "$T/byname" --db "$T/r.db"
 expect_rc 2 "missing golden" "$R" analyze "$T/D" --golden "$T/nosuch"
 expect_rc 1 "no golden option" "$R" analyze "$T/D"
 printf 'not numpy' >"$T/byname/Input3.npy"

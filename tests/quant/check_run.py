@@ -36,7 +36,7 @@ def main(argv):
         a, b = np.load(r[name]), np.load(q[name])
         check(a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b),
               "%s: run dump differs from the quantized dump" % name)
-    acc, stored = run["accuracy"]["layers"], show["accuracy"] or []
+    acc, stored = run["accuracy"]["layers"], (show["accuracy"] or {}).get("layers", [])
     check(len(acc) == len(stored), "%d rows printed, %d stored" % (len(acc), len(stored)))
     for a, s in zip(acc, stored):
         same = all(a[k] == s[k] for k in ("layer", "node", "op", "name", "fused"))

@@ -40,36 +40,44 @@ db.commit()
 PYEOF
 expect_rc 0 "compare text" "$R" compare base cand --db "$DB"
 cp "$T/out" "$T/text"
-# rows: x, c1, r1, out (A's order), then extra (B only); '-' where a run lacks the tensor
+# rows: x, c1, r1, out (A's order), then extra (B only); '-' where a run lacks the tensor;
+# columns: cos A, npu us A, cos B, npu us B (the predicted time: these rows have table times only)
 $PY - "$T/text" <<'PYEOF' && ok || bad "text table"
 import sys
 lines = open(sys.argv[1]).read().splitlines()
 rows = [l.split() for l in lines if l.startswith("[")]
 assert [r[1] for r in rows] == ["x", "c1", "r1", "out", "extra"], rows
-c1 = rows[1]; assert c1[2:4] == ["0.99500", "-"] and c1[6:8] == ["100.0", "-"], c1
-r1 = rows[2]; assert r1[0] == "[Relu]" and r1[2:4] == ["0.98000", "0.99900"] and r1[6:8] == ["10.0", "80.0"], r1
-ex = rows[4]; assert ex[0] == "[Softmax]" and ex[2:4] == ["-", "-"] and ex[6:10] == ["-", "3.0", "-", "1.0"], ex
+c1 = rows[1]; assert c1[2:6] == ["0.99500", "50.0", "-", "-"], c1
+r1 = rows[2]; assert r1[0] == "[Relu]" and r1[2:6] == ["0.98000", "5.0", "0.99900", "40.0"], r1
+ex = rows[4]; assert ex[0] == "[Softmax]" and ex[2:6] == ["-", "-", "-", "1.0"], ex
 text = "\n".join(lines)
-assert "A #1 base: i8 normal channel, 3 layers, median 1.000 ms, npu predicted 0.500 ms, output cos 0.97000 (out), first cos < 0.99: r1" in text, text
-assert "B #2 cand: fp16, 3 layers, median 1.150 ms, npu predicted 0.400 ms, output cos 0.99600 (out), every layer cos >= 0.99" in text, text
-assert "B vs A: median frame time +15.0%" in text, text
+assert "A #1 base: i8 normal channel, 3 layers, predicted NPU 0.500 ms, host (this PC) 1.000 ms, first cos < 0.99: r1" in text, text
+assert "B #2 cand: fp16, 3 layers, predicted NPU 0.400 ms, host (this PC) 1.150 ms, every layer cos >= 0.99" in text, text
+assert "B vs A: predicted NPU frame -20.0%" in text, text
+assert "A  vs golden: cos 0.97000" in text and "B  vs golden: cos 0.99600" in text, text
 assert "GATE" not in text
 PYEOF
 expect_rc 0 "threshold 0.999" "$R" compare base cand --db "$DB" --cos-threshold 0.999
 grep -q "A #1 base.*first cos < 0.999: c1$" "$T/out" && ok || bad "A first below 0.999 is c1"
 grep -q "B #2 cand.*first cos < 0.999: out$" "$T/out" && ok || bad "B first below 0.999 is out"
-# gates: A's output cos 0.97 < 0.99 -> 3; 0.95 passes; B is 15% slower: 10% fails, 20% passes
+# gates: A's output cos 0.97 < 0.99 -> 3; 0.95 passes
 expect_rc 3 "cos gate 0.99" "$R" compare base cand --db "$DB" --fail-if-cos-below 0.99
 grep -q "GATE FAILED: run #1 base output cos 0.97000 < 0.99" "$T/out" && ok || bad "cos gate line"
 expect_rc 0 "cos gate 0.95" "$R" compare base cand --db "$DB" --fail-if-cos-below 0.95
-expect_rc 3 "slower gate 10%" "$R" compare base cand --db "$DB" --fail-if-slower 10%
-grep -q "GATE FAILED: run B is 15.0% slower than run A (limit 10%)" "$T/out" && ok || bad "slower gate line"
-expect_rc 0 "slower gate 20" "$R" compare base cand --db "$DB" --fail-if-slower 20
-expect_rc 0 "B faster" "$R" compare cand base --db "$DB" --fail-if-slower 0
+# speed: B is 20 % faster predicted (500 -> 400 us) but 15 % slower on this PC (1000 -> 1150 us):
+# the gate follows the prediction unless --by host
+expect_rc 0 "slower gate 10% (predicted)" "$R" compare base cand --db "$DB" --fail-if-slower 10%
+expect_rc 3 "slower gate 10% --by host" "$R" compare base cand --db "$DB" --fail-if-slower 10% --by host
+grep -q "GATE FAILED: run #2 cand is 15.0% slower than the baseline by host median (limit 10%)" "$T/out" && ok || bad "slower gate line"
+grep -q "B vs A: host median (this PC) +15.0%" "$T/out" && ok || bad "host verdict line"
+expect_rc 0 "slower gate 20 --by host" "$R" compare base cand --db "$DB" --fail-if-slower 20 --by host
+expect_rc 3 "A slower than B (predicted)" "$R" compare cand base --db "$DB" --fail-if-slower 10
+grep -q "GATE FAILED: run #1 base is 25.0% slower than the baseline by predicted NPU frame (limit 10%)" "$T/out" && ok || bad "predicted gate line"
+expect_rc 1 "bad --by" "$R" compare base cand --db "$DB" --by board
 # the cos gate needs a run with per-layer errors; unknown runs and bad options
 expect_rc 2 "cos gate without data" "$R" compare plain plain --db "$DB" --fail-if-cos-below 0.9
 expect_rc 0 "cos gate on the quantized side only" "$R" compare plain cand --db "$DB" --fail-if-cos-below 0.99
-expect_rc 1 "unknown run" "$R" compare base nosuch --db "$DB"
+expect_rc 2 "unknown run" "$R" compare base nosuch --db "$DB"
 expect_rc 1 "one run" "$R" compare base --db "$DB"
 expect_rc 1 "bad number" "$R" compare base cand --db "$DB" --fail-if-cos-below high
 expect_rc 2 "not a database" "$R" compare base cand --db tests/quant/compare.sh
@@ -78,14 +86,18 @@ expect_rc 3 "json" "$R" compare base cand --db "$DB" --json --fail-if-cos-below 
 $PY - "$T/out" <<'PYEOF' && ok || bad "json document"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["a"]["id"] == 1 and d["b"]["label"] == "cand" and d["a"]["output_cos"] == 0.97
-assert d["a"]["first_below"] == "r1" and d["b"]["first_below"] is None
-assert abs(d["b_slower_pct"] - 15.0) < 1e-9
+assert d["schema_version"] == 1 and d["kind"] == "compare" and d["by"] == "npu"
+a, b = d["runs"]
+assert a["id"] == 1 and a["baseline"] and b["label"] == "cand" and a["output_cos"] == 0.97
+assert a["first_below"] == "r1" and b["first_below"] is None
+assert a["slower_pct"] is None and abs(b["slower_pct"] + 20.0) < 1e-9, b
 names = [l["name"] for l in d["layers"]]
 assert names == ["x", "c1", "r1", "out", "extra"], names
-assert d["layers"][1]["b"] is None and d["layers"][4]["a"] is None
-assert d["layers"][2]["a"]["entire_cos"] == 0.98 and d["layers"][2]["b"]["host_us"] == 80.0
-assert d["layers"][2]["b"]["layer"] == 0 and d["layers"][2]["a"]["layer"] == 1
+assert d["layers"][1]["runs"][1] is None and d["layers"][4]["runs"][0] is None
+assert d["layers"][2]["runs"][0]["entire_cos"] == 0.98 and d["layers"][2]["runs"][1]["host_us"] == 80.0
+assert d["layers"][2]["runs"][1]["layer"] == 0 and d["layers"][2]["runs"][0]["layer"] == 1
+o = {x["name"]: x for x in d["outputs"]}
+assert o["out"]["runs"][0]["vs_golden"]["cos"] == 0.97 and o["out"]["runs"][1]["vs_golden"]["cos"] == 0.996
 g = {(x["gate"], x["run"]): x for x in d["gates"]}
 assert g[("cos", 1)]["failed"] and not g[("cos", 2)]["failed"] and not g[("slower", 2)]["failed"]
 assert d["failed"] is True

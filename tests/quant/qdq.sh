@@ -76,10 +76,10 @@ grep -q "0 calibration samples, 3 int8 layers" "$T/out" && ok || bad "qdq -q i8:
 $PY - "$T/show.json" <<'PYEOF' && ok || bad "qdq -q i8: stored accuracy rows"
 import json, sys
 d = json.load(open(sys.argv[1]))
-rows = {r["name"]: r for r in d["accuracy"]}
+rows = {r["name"]: r for r in d["accuracy"]["layers"]}
 assert set(rows) == {"x", "c1", "r1", "c2", "gap", "flat", "mm", "logits", "y"}, sorted(rows)
 assert rows["y"]["output"] and rows["c1"]["fused"]
-assert all(0.999 < r["entire"]["cos"] <= 1 for r in d["accuracy"]), d["accuracy"]
+assert all(0.999 < r["entire"]["cos"] <= 1 for r in d["accuracy"]["layers"]), d["accuracy"]
 assert not any("Quantize" in l["op"] for l in d["layers"])
 PYEOF
 if [ $have_ort = 1 ]; then
@@ -136,11 +136,11 @@ grep -q "0 calibration samples, 3 int8 layers" "$T/out" && ok || bad "qop -q i8:
 $PY - "$T/show.json" <<'PYEOF' && ok || bad "qop -q i8: stored accuracy rows"
 import json, sys
 d = json.load(open(sys.argv[1]))
-rows = {r["name"]: r for r in d["accuracy"]}
+rows = {r["name"]: r for r in d["accuracy"]["layers"]}
 want = {"x", "c1", "c2", "add", "lrelu", "sig", "mul", "gap", "flat", "y"}
 assert set(rows) == want, sorted(rows)
 assert rows["y"]["output"]
-assert all(0.99 < r["entire"]["cos"] <= 1 for r in d["accuracy"]), d["accuracy"]
+assert all(0.99 < r["entire"]["cos"] <= 1 for r in d["accuracy"]["layers"]), d["accuracy"]
 assert not any("Quantize" in l["op"] or "QLinear" in l["op"] for l in d["layers"]), d["layers"]
 PYEOF
 if [ $have_ort = 1 ]; then
