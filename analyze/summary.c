@@ -99,16 +99,17 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->worst_output = s->first_below = s->worst_single = -1;
     s->out_cos = s->out_sqnr_db = NAN;
 
-    /* predicted frame: the v2 column, else the v1 extra JSON */
-    s->frame_us = !isnan(run->npu_us) ? run->npu_us : extra_num(run->extra_json, "npu_predicted_us");
+    /* predicted frame: the v2 column, else the v1 extra JSON (if it is JSON at all) */
+    const char *extra = run->extra_json && json_valid(run->extra_json) ? run->extra_json : NULL;
+    s->frame_us = !isnan(run->npu_us) ? run->npu_us : extra_num(extra, "npu_predicted_us");
     s->fps = s->frame_us > 0 ? 1e6 / s->frame_us : NAN;
     const npu_platform_t *p = run->platform ? npu_platform_find(run->platform) : NULL;
     s->npu_mhz = p ? p->npu_mhz : -1;
     s->n_cores = p ? p->cores : -1;
-    s->n_load = extra_load(run->extra_json, s->load_pct);
-    double q[4] = { extra_num(run->extra_json, "calibration_samples"),
-                    extra_num(run->extra_json, "int8_layers"), extra_num(run->extra_json, "fp16_layers"),
-                    extra_num(run->extra_json, "cfg_parameters") };
+    s->n_load = extra_load(extra, s->load_pct);
+    double q[4] = { extra_num(extra, "calibration_samples"),
+                    extra_num(extra, "int8_layers"), extra_num(extra, "fp16_layers"),
+                    extra_num(extra, "cfg_parameters") };
     int64_t *qd[4] = { &s->calib_samples, &s->int8_layers, &s->fp16_layers, &s->cfg_params };
     for (int k = 0; k < 4; k++)
         *qd[k] = isnan(q[k]) ? -1 : (int64_t)q[k];
@@ -139,9 +140,9 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->sram_saved_kb = n_sram ? sram / 1024.0 : NAN;
     for (int b = 0; b < 3; b++)
         s->share_pct[b] = n_frame && sum_frame > 0 ? 100.0 * by_bound[b] / sum_frame
-                          : b == 0 ? extra_num(run->extra_json, "compute")
-                          : b == 1 ? extra_num(run->extra_json, "DDR")
-                                   : extra_num(run->extra_json, "CPU");
+                          : b == 0 ? extra_num(extra, "compute")
+                          : b == 1 ? extra_num(extra, "DDR")
+                                   : extra_num(extra, "CPU");
     if (!n_frame)
         s->fallback_us = NAN;
     s->fallback_pct = s->frame_us > 0 && !isnan(s->fallback_us) ? 100.0 * s->fallback_us / s->frame_us

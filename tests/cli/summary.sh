@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# tests/cli/summary.sh [BUILD] — the one run summary and its JSON schema
+# (docs/json.md): run and show print the same text and the same document,
+# show --npu-table rebuilds the level-4 table `run --npu-table` printed, ls
+# filters and sorts (checked against Python over ls --json), compare over three
+# runs with a collapsed output, unknown runs exit 2, and JSON output stays valid
+# for invalid UTF-8 labels and corrupted stored JSON (Python's strict parser).
+source "$(dirname "$0")/../quant/harness.sh" "$@"
+M=tests/data/models/mnist.onnx
+DB=$T/s.db
+
+# --- run and show: one text, one document --------------------------------------
+expect_rc 0 "run fp32" "$R" run "$M" --db "$DB" --label f32 --dump "$T/d32" --npu-table
+cp "$T/out" "$T/run.txt"
+expect_rc 0 "show f32" "$R" show f32 --db "$DB"
+# run printed the level-4 table first; the summary after it is show's text, byte for byte
+$PY - "$T/run.txt" "$T/out" <<'PYEOF' && ok || bad "run text == show text"
+import sys
+run, show = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+assert show.startswith("run       #1 f32"), show[:200]
+assert run.endswith(show) and len(show) > 500, (len(run), len(show))
+assert "predicted " in show and "this PC's CPU, not the board" in show and "n/a" not in show.split("host")[0]
+PYEOF
+expect_rc 0 "run --json" "$R" run "$M" --db "$DB" --label f32j --json
+cp "$T/out" "$T/run.json"
+expect_rc 0 "show --json" "$R" show f32j --db "$DB" --json
+$PY - "$T/run.json" "$T/out" <<'PYEOF' && ok || bad "run --json == show --json"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a == b, [k for k in a if a[k] != b.get(k)]
+assert a["schema_version"] == 1 and a["kind"] == "run" and a["id"] == a["run_id"] == 2
+# missing is null, never 0: an fp32 run has no accuracy; every NPU figure is a number
+assert a["accuracy"] is None and a["npu"]["predicted_us"] > 0 and a["npu"]["clock_mhz"] == 1000
+assert abs(a["npu"]["fps"] * a["npu"]["predicted_us"] - 1e6) < 1e-2
+assert a["npu"]["weight_bytes"] > 0 and a["npu"]["internal_bytes"] > 0
+frame = sum(l["frame_us"] for l in a["layers"] if l["frame_us"] is not None)
+# the rows hold every layer but Input/OutputOperator and exDataConvert (not graph nodes)
+assert 0.9 * a["npu"]["predicted_us"] < frame <= a["npu"]["predicted_us"], (frame, a["npu"]["predicted_us"])
+share = a["npu"]["share"]
+ddr = sum(l["frame_us"] for l in a["layers"] if l["frame_us"] is not None and l["bound"] == "DDR")
+assert abs(share["DDR"] - 100 * ddr / frame) < 1e-6, (share, ddr, frame)
+top = [t["frame_us"] for t in a["npu"]["top"]]
+assert top == sorted(top, reverse=True) and top[0] == max(l["frame_us"] or 0 for l in a["layers"])
+assert a["npu"]["error_band"]["pairs"] == 53 and a["npu"]["error_band"]["source"]
+assert a["host"]["median_us"] > 0 and "not the board" in a["host"]["note"]
+PYEOF
+# --no-db prints the same document with no id and the time of the run
+expect_rc 0 "run --no-db --json" "$R" run "$M" --no-db --json
+$PY - "$T/run.json" "$T/out" <<'PYEOF' && ok || bad "--no-db document"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert b["id"] is None and b["run_id"] is None and b["label"] is None
+for k in ("time", "id", "run_id", "label", "host", "layers"):
+    a.pop(k); b.pop(k)
+assert a == b, [k for k in a if a[k] != b.get(k)]
+PYEOF
+
+# --- show --npu-table: the vendor table rebuilt from the rows ------------------------
+expect_rc 0 "show --npu-table" "$R" show f32 --db "$DB" --npu-table
+$PY - "$T/run.txt" "$T/out" <<'PYEOF' && ok || bad "show --npu-table == run's table (NPU rows)"
+import re, sys
+def rows(text):
+    out = []
+    for l in text.splitlines():
+        f = l.split()
+        if len(f) > 8 and f[0].isdigit() and f[3] in ("NPU", "CPU") and f[1] not in ("InputOperator", "OutputOperator"):
+            out.append((f[1], f[2], f[3], f[6], f[7]))  # OpType DataType Target Cycles Time
+    return out
+live, stored = rows(open(sys.argv[1]).read()), rows(open(sys.argv[2]).read())
+assert live and live == stored, (live, stored)
+m = re.search(r"Total Operator Elapsed Per Frame Time\(us\): (\d+)", open(sys.argv[2]).read())
+assert m and int(m.group(1)) == sum(int(r[4]) for r in stored)
+PYEOF
+
+# --- ls: columns, filters, sort, limit (oracle: Python over ls --json) ---------------
+expect_rc 0 "run i8 mmse" "$R" run "$M" --db "$DB" --label q-mmse -q i8 --quant-algo mmse
+expect_rc 0 "run i8 layer" "$R" run "$M" --db "$DB" --label q-layer -q i8 --quant-method layer -t rk3566
+expect_rc 0 "run fp16 rk3566" "$R" run "$M" --db "$DB" --label h16 -q fp16 -t rk3566
+expect_rc 0 "ls --json" "$R" ls --db "$DB" --json
+cp "$T/out" "$T/all.json"
+lsq() { # expected-ids-python-expr, ls options...
+    local want=$1; shift
+    "$R" ls --db "$DB" --json "$@" >"$T/ls.json" 2>"$T/err" || { bad "ls $*: $(cat "$T/err")"; return; }
+    $PY - "$T/all.json" "$T/ls.json" "$want" <<'PYEOF' && ok || bad "ls $*"
+import json, sys
+runs, got = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+want = eval(sys.argv[3])
+assert [r["id"] for r in got] == want, ([r["id"] for r in got], want)
+assert all(r["schema_version"] == 1 for r in got)
+PYEOF
+}
+lsq '[r["id"] for r in runs if r["platform"] == "rk3566"]' --platform rk3566
+lsq '[r["id"] for r in runs if r["quant"] == "i8"]' --quant i8
+lsq '[r["id"] for r in runs if r["quant"] == "i8" and r["quant_algo"] == "mmse"]' --quant i8/mmse
+lsq '[r["id"] for r in runs if r["quant_method"] == "layer"]' --quant i8/normal/layer
+lsq '[r["id"] for r in runs if r["label"].startswith("q-")]' --label 'q-*'
+lsq '[r["id"] for r in runs]' --model mnist.onnx
+lsq '[]' --model 'yolo*'
+lsq '[r["id"] for r in runs]' --since 2020-01-01
+lsq '[]' --since 2999-12-31T00:00
+lsq '[r["id"] for r in sorted(runs, key=lambda r: -r["id"])][:2]' --sort -id --limit 2
+lsq '[r["id"] for r in sorted(runs, key=lambda r: (r["npu_us"], r["id"]))]' --sort npu
+lsq '[r["id"] for r in sorted(runs, key=lambda r: (r["output_cos"] is None, -(r["output_cos"] or 0), r["id"]))]' --sort -cos
+$PY - "$T/all.json" <<'PYEOF' && ok || bad "ls --json figures"
+import json, sys
+runs = {r["label"]: r for r in json.load(open(sys.argv[1]))}
+assert runs["f32"]["output_cos"] is None and runs["f32"]["output_sqnr_db"] is None
+q = runs["q-mmse"]
+assert 0.99 < q["output_cos"] <= 1 and q["output_sqnr_db"] > 10 and q["collapsed_outputs"] == 0, q
+assert all(r["npu_us"] > 0 and r["host_median_us"] > 0 for r in runs.values())
+PYEOF
+expect_rc 0 "ls text" "$R" ls --db "$DB" --quant i8/mmse
+grep -q "q-mmse .* i8/mmse/channel " "$T/out" && grep -q "(this PC)" "$T/out" && grep -q "predicted" "$T/out" &&
+    [ "$(grep -c mnist "$T/out")" = 1 ] && ok || bad "ls text: $(cat "$T/out")"
+expect_rc 1 "ls bad --since" "$R" ls --db "$DB" --since yesterday
+expect_rc 1 "ls bad --sort" "$R" ls --db "$DB" --sort speed
+expect_rc 1 "ls stray argument" "$R" ls --db "$DB" f32
+
+# --- compare over three runs, one with a collapsed output -----------------------------
+"$R" run "$M" -q i8 --no-db --write-quant-cfg "$T/q.cfg" >/dev/null 2>&1
+$PY - "$T/q.cfg" "$T/bad.cfg" <<'PYEOF' || bad "collapsing cfg"
+import sys, yaml
+c = yaml.safe_load(open(sys.argv[1]))
+v = c["quantize_parameters"]["Plus214_Output_0"]
+# one int8 step wider than any logit: every output quantizes to the zero point
+v.update(scale=[1e6], zero_point=[0], min=[-1.28e8], max=[1.27e8])
+yaml.safe_dump(c, open(sys.argv[2], "w"))
+PYEOF
+expect_rc 0 "run i8 --dump" "$R" run "$M" --db "$DB" --label q8 -q i8 --dump "$T/d8"
+expect_rc 0 "run collapsed" "$R" run "$M" --db "$DB" --label dead -q i8 --hybrid "$T/bad.cfg" --dump "$T/dd"
+grep -q "output 'Plus214_Output_0' is constant (collapsed)" "$T/out" && ok || bad "run names the collapse"
+expect_rc 3 "compare 3 runs, cos gate" "$R" compare f32 q8 dead --db "$DB" --fail-if-cos-below 0.9
+cp "$T/out" "$T/cmp.txt"
+grep -q "GATE FAILED: run #.* dead: output 'Plus214_Output_0' is constant (collapsed)" "$T/cmp.txt" &&
+    ! grep -qw nan "$T/cmp.txt" && ! grep -q "GATE FAILED: run #.* q8" "$T/cmp.txt" && ok ||
+    bad "collapsed output named: $(grep -E 'GATE|nan' "$T/cmp.txt")"
+expect_rc 3 "compare --json" "$R" compare f32 q8 dead --db "$DB" --fail-if-cos-below 0.9 --json
+$PY - "$T/out" "$T/d32" "$T/d8" <<'PYEOF' && ok || bad "compare json: outputs vs baseline (numpy)"
+import json, os, sys
+import numpy as np
+d = json.load(open(sys.argv[1]))
+assert [r["label"] for r in d["runs"]] == ["f32", "q8", "dead"] and d["runs"][0]["baseline"]
+o = d["outputs"][0]
+assert o["name"] == "Plus214_Output_0"
+base, q8, dead = o["runs"]
+assert base["vs_baseline"] is None and base["problem"] is None
+def load(dir):
+    idx = json.load(open(os.path.join(dir, "index.json")))
+    e = [e for e in idx if e["name"] == "Plus214_Output_0" and e["layer"] >= 0][0]
+    return np.load(os.path.join(dir, e["file"])).astype(np.float64).ravel()
+a, b = load(sys.argv[2]), load(sys.argv[3])
+cos = a @ b / np.linalg.norm(a) / np.linalg.norm(b)
+sqnr = 10 * np.log10((a @ a) / ((a - b) @ (a - b)))
+v = q8["vs_baseline"]
+assert abs(v["cos"] - cos) < 1e-9 and abs(v["sqnr_db"] - sqnr) < 1e-6 and abs(v["max_abs"] - np.abs(a - b).max()) < 1e-6, (v, cos, sqnr)
+assert "constant (collapsed)" in dead["problem"] and dead["vs_golden"]["cos"] is None
+g = {x["run"]: x["failed"] for x in d["gates"] if x["gate"] == "cos"}
+assert [g[r["id"]] for r in d["runs"]] == [False, False, True], g
+PYEOF
+# speed: rk3566 (one core at 900 MHz... slower NPU) vs rk3588, predicted
+expect_rc 3 "slower by prediction" "$R" compare f32 h16 --db "$DB" --fail-if-slower 5
+grep -q "GATE FAILED: run #.* h16 is .* slower than the baseline by predicted NPU frame" "$T/out" && ok || bad "predicted gate: $(cat "$T/out" | tail -3)"
+
+# --- unknown runs: exit 2 in every command ---------------------------------------------
+expect_rc 2 "show unknown" "$R" show nosuch --db "$DB"
+expect_rc 2 "show unknown id" "$R" show 999 --db "$DB"
+expect_rc 2 "compare unknown" "$R" compare f32 nosuch --db "$DB"
+expect_rc 2 "analyze unknown" "$R" analyze nosuch --golden "$T/d32" --db "$DB"
+grep -c . "$T/err" | grep -qx 1 && ok || bad "one-line error: $(cat "$T/err")"
+
+# --- JSON stays valid: invalid UTF-8 labels, corrupted stored JSON ----------------------
+expect_rc 0 "latin-1 label" "$R" run "$M" --db "$DB" --label "$(printf 'caf\xe9\x01')"
+$PY - "$DB" <<'PYEOF' || bad "corrupt stored json"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE runs SET inputs_json = '[{\"name\": \"x\", ' , extra_json = '{\"npu_load\":[1,2' WHERE label = 'f32'")
+db.commit()
+PYEOF
+expect_rc 0 "ls --json" "$R" ls --db "$DB" --json
+$PY - "$T/out" <<'PYEOF' && ok || bad "ls --json valid: $(head -c 300 "$T/out")"
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+runs = json.loads(raw.decode("utf-8"))   # strict: invalid UTF-8 would raise
+lab = [r["label"] for r in runs if r["label"].startswith("caf")]
+assert lab == ["caf\ufffd\x01"], lab
+f = [r for r in runs if r["label"] == "f32"][0]
+assert f["inputs"] is None and f["extra"] is None, f
+PYEOF
+expect_rc 0 "show --json of the corrupted run" "$R" show f32 --db "$DB" --json
+$PY -c "import json,sys; d=json.loads(open(sys.argv[1],'rb').read().decode()); assert d['inputs'] is None and d['npu']['load'] is None" "$T/out" && ok || bad "show --json corrupted"
+
+# --- a schema v1 run (figures in extra_json) is still summarised ------------------------
+$PY - "$DB" <<'PYEOF' || bad "v1-style row"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO runs (label, time, model_path, platform, quant, total_us, status, extra_json) VALUES "
+           "('old', '2026-01-01T00:00:00Z', 'm.onnx', 'rk3588', 'fp32', 2000, 'ok', "
+           "'{\"npu_predicted_us\":1234.5,\"npu_share\":{\"compute\":60.00,\"DDR\":30.00,\"CPU\":10.00},\"npu_load\":[40,0,0],\"dump_dir\":\"/x\"}')")
+db.commit()
+PYEOF
+expect_rc 0 "show v1 --json" "$R" show old --db "$DB" --json
+$PY - "$T/out" <<'PYEOF' && ok || bad "v1 run summary"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = d["npu"]
+assert n["predicted_us"] == 1234.5 and n["share"] == {"compute": 60.0, "DDR": 30.0, "CPU": 10.0}, n
+assert n["load"] == [40, 0, 0] and n["weight_bytes"] is None and d["host"]["p90_us"] is None
+PYEOF
+expect_rc 0 "show v1 text" "$R" show old --db "$DB"
+grep -q "predicted 1.234 ms per frame" "$T/out" && grep -q "memory    weights n/a, internal n/a" "$T/out" && ok ||
+    bad "v1 text: $(head -12 "$T/out")"
+finish
