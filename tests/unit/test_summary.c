@@ -1,0 +1,165 @@
+/* The JSON writer's guarantees (valid UTF-8 out, control bytes escaped, stored
+ * fragments validated) against hand-written expected text, and the run summary
+ * on hand-made rows whose every figure is computed here by hand. */
+#include "analyze/analyze.h"
+#include "tests/test.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *render_str(const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    json_writer w;
+    json_begin(&w, f);
+    json_str(&w, s);
+    fclose(f);
+    return buf;
+}
+
+static char *render_raw(const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    json_writer w;
+    json_begin(&w, f);
+    json_raw(&w, s);
+    fclose(f);
+    return buf;
+}
+
+static void str_case(const char *in, const char *want)
+{
+    char *got = render_str(in);
+    CHECK(!strcmp(got, want), "json_str(%s): got %s, want %s", in, got, want);
+    free(got);
+}
+
+int main(void)
+{
+    /* ---- json_str: always valid JSON ---- */
+    str_case("plain", "\"plain\"");
+    str_case("caf\xc3\xa9", "\"caf\xc3\xa9\"");               /* valid UTF-8 kept */
+    str_case("caf\xe9", "\"caf\\ufffd\"");                    /* Latin-1 byte replaced */
+    str_case("\xc3", "\"\\ufffd\"");                          /* truncated sequence */
+    str_case("\xc0\xaf", "\"\\ufffd\\ufffd\"");               /* overlong '/' */
+    str_case("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");    /* UTF-16 surrogate */
+    str_case("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* > U+10FFFF */
+    str_case("\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"");     /* 4-byte emoji kept */
+    str_case("a\x01\x7f\"\\\n", "\"a\\u0001\\u007f\\\"\\\\\\n\"");
+
+    /* ---- json_valid / json_raw ---- */
+    const char *good[] = { "[]", "{}", " [1, -2.5e3, 0, true, false, null] ", "{\"a\":{\"b\":[\"\\u00e9\"]}}",
+                           "\"x\"", "-0.0", "[[1,3,224,224],[64,3,7,7]]" };
+    const char *bad[] = { "", "[", "[1,]", "{\"a\"}", "{\"a\":1,}", "01", "1.", "nul", "[1] x",
+                          "\"\x01\"", "\"caf\xe9\"", "{'a':1}", "[\"\\x\"]", "NaN", "[1,2" };
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        CHECK(json_valid(good[i]), "valid: %s", good[i]);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        CHECK(!json_valid(bad[i]), "invalid: %s", bad[i]);
+    char deep[200];
+    memset(deep, '[', 100);
+    memset(deep + 100, ']', 100);
+    deep[0] = '[';
+    char deep_z[201];
+    memcpy(deep_z, deep, 200);
+    deep_z[200] = 0;
+    CHECK(!json_valid(deep_z), "nesting deeper than 64 is refused");
+    char *r = render_raw("[1,2");
+    CHECK(!strcmp(r, "null"), "json_raw of broken text: %s", r);
+    free(r);
+    r = render_raw("[1, 2]");
+    CHECK(!strcmp(r, "[1, 2]"), "json_raw of valid text: %s", r);
+    free(r);
+
+    /* ---- summary from hand-made rows ----
+     * rk3588 (1000 MHz, 3 cores); three layer rows carry figures:
+     *   0 conv  frame 60 us compute, 1 exp CPU frame 30 us (fallback), 2 add frame 10 us DDR;
+     * a fused row without figures in between. Frame 100 us (npu_us) -> 10000 FPS;
+     * shares compute 60 %, CPU 30 %, DDR 10 %. */
+    store_run run;
+    store_run_init(&run);
+    run.id = 7;
+    run.platform = "rk3588";
+    run.npu_us = 100;
+    run.total_us = 2000;
+    run.weight_bytes = 4096;
+    run.extra_json = "{\"npu_load\":[61,50,50]}";
+    store_layer l[4];
+    for (int i = 0; i < 4; i++)
+        store_layer_init(&l[i]), l[i].idx = i;
+    l[0].op = "Conv", l[0].node = "c", l[0].total_cycles = 1000, l[0].frame_us = 60, l[0].bound = "compute";
+    l[0].target = "NPU", l[0].sram_hit = 2048;
+    l[1].op = "Relu", l[1].node = "r", l[1].target = "NPU";                 /* fused: no figures */
+    l[2].op = "Exp", l[2].node = "e", l[2].total_cycles = 0, l[2].frame_us = 30, l[2].bound = "CPU";
+    l[2].target = "CPU", l[2].cpu_reason = "no NPU kernel";
+    l[3].op = "Add", l[3].node = "a", l[3].total_cycles = 10, l[3].frame_us = 10, l[3].bound = "DDR";
+    l[3].target = "NPU";
+    store_output outs[2];
+    store_output_init(&outs[0]);
+    store_output_init(&outs[1]);
+    outs[0].name = "boxes", outs[1].name = "scores";
+    store_accuracy acc[3];
+    for (int i = 0; i < 3; i++)
+        store_accuracy_init(&acc[i]);
+    acc[0].name = "c", acc[0].entire.cos = 0.999, acc[0].single.cos = 0.995;
+    acc[1].name = "boxes", acc[1].is_output = 1, acc[1].entire.cos = 0.98, acc[1].entire.sqnr_db = 20;
+    acc[1].single.cos = 0.99;
+    acc[2].name = "scores", acc[2].is_output = 1, acc[2].entire.cos = NAN;
+    acc[2].entire.flags = METRIC_X_CONST, acc[2].single.cos = 0.999;
+
+    run_summary s;
+    summary_compute(&run, l, 4, outs, 2, acc, 3, 0.99, &s);
+    CHECK_NEAR(s.frame_us, 100, 1e-12, "frame");
+    CHECK_NEAR(s.fps, 10000, 1e-9, "fps");
+    CHECK_NEAR(s.share_pct[0], 60, 1e-9, "compute share");
+    CHECK_NEAR(s.share_pct[1], 10, 1e-9, "DDR share");
+    CHECK_NEAR(s.share_pct[2], 30, 1e-9, "CPU share");
+    CHECK(s.npu_mhz == 1000 && s.n_cores == 3, "clock %d cores %d", s.npu_mhz, s.n_cores);
+    CHECK(s.n_load == 3 && s.load_pct[0] == 61 && s.load_pct[2] == 50, "load");
+    CHECK(s.n_fallback == 1 && s.fallback[0] == 2, "fallback list");
+    CHECK_NEAR(s.fallback_pct, 30, 1e-9, "fallback share");
+    CHECK(s.n_top == 3 && s.top[0] == 0 && s.top[1] == 2 && s.top[2] == 3, "top order");
+    CHECK_NEAR(s.sram_saved_kb, 2.0, 1e-12, "sram saved");
+    CHECK(s.weight_bytes == 4096 && s.internal_bytes == -1, "memory: unknown is -1");
+    CHECK(isnan(s.host_p90_us) && s.iterations == -1, "host: missing stays missing");
+    /* the constant output is the worst, named, and counts as below any threshold */
+    CHECK(s.worst_output == 1 && s.outputs[1].state == SUM_OUT_CONSTANT && s.n_collapsed == 1,
+          "collapsed output");
+    CHECK(isnan(s.out_cos), "a collapsed output has no headline cos");
+    char buf[128];
+    CHECK(summary_output_problem(&s.outputs[1], buf, sizeof(buf)) &&
+              !strcmp(buf, "output 'scores' is constant (collapsed)"), "problem text: %s", buf);
+    CHECK(!summary_output_problem(&s.outputs[0], buf, sizeof(buf)), "no problem for boxes");
+    CHECK(s.first_below == 1, "first below 0.99: boxes (0.98), got %d", s.first_below);
+    CHECK(s.worst_single == 1, "worst single: boxes (0.99 < 0.995 < 0.999), got %d", s.worst_single);
+
+    /* the JSON document: nulls for what is missing */
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&doc, &len);
+    json_writer w;
+    json_begin(&w, f);
+    summary_json_doc(&s, outs, 2, &w);
+    fclose(f);
+    CHECK(json_valid(doc), "document is valid JSON");
+    CHECK(strstr(doc, "\"internal_bytes\":null") && strstr(doc, "\"p90_us\":null") &&
+              strstr(doc, "\"problem\":\"output 'scores' is constant (collapsed)\"") &&
+              strstr(doc, "\"schema_version\":1"), "document figures");
+    free(doc);
+    summary_free(&s);
+
+    /* no rows at all: nothing crashes, everything is unknown */
+    store_run empty;
+    store_run_init(&empty);
+    summary_compute(&empty, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
+    CHECK(isnan(s.frame_us) && isnan(s.fps) && isnan(s.share_pct[0]) && s.npu_mhz == -1 &&
+              s.n_top == 0 && s.n_load == 0, "empty run");
+    summary_free(&s);
+    TEST_END();
+}
