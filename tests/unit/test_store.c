@@ -365,7 +365,7 @@ static void test_refused(void)
     store_close(st);
     sql_exec(future, "PRAGMA user_version = 7");
     rc = store_open(future, &st, err, sizeof err);
-    CHECK(rc == RT_EUNSUPPORTED && strstr(err, "newer rknn-trace (schema 7 > 1)"),
+    CHECK(rc == RT_EUNSUPPORTED && strstr(err, "newer rknn-trace (schema 7 > 2)"),
           "future: %s", err);
     rc = store_open_readonly(future, &st, err, sizeof err);
     CHECK(rc == RT_EUNSUPPORTED, "future ro: %s", err);
