@@ -79,21 +79,21 @@ $(BUILD)/rknn-trace: $(CLI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB)
 # API tests are applications of the C API: they also link the API layer.
 $(BUILD)/tests/test_api_%: tests/unit/test_api_%.c $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
 
 $(BUILD)/tests/%: tests/tools/%.c $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
 
 # Fuzz targets built with a plain main() that replays files (tests/fuzz/replay.c);
 # `make fuzz` builds them with clang's libFuzzer instead.
 $(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay.c $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/fuzz/replay.c $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
 
 deps:
 	bash scripts/deps.sh
@@ -124,7 +124,7 @@ install: all
 clean:
 	rm -rf $(BUILD) build-asan
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # Vendor-style sample applications (tests/samples): rknn_api.h is their only header
 # and they link the shared library as any application would.
@@ -139,10 +139,10 @@ $(BUILD)/samples/%: tests/samples/%.c tests/samples/sample_util.h include/rknn_a
 # The zoo benchmark builds its networks from their architectures (tests/tools/zoo).
 $(BUILD)/tests/npu_models: tests/tools/npu_models.c tests/tools/zoo/graphs.c tests/tools/zoo/graphs.h $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tests/tools/zoo/graphs.c $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/tools/zoo/graphs.c $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
 
 # The API benchmark is an application of the C API and of the executor it wraps: it
 # also links the API layer (this explicit rule wins over the tests/tools pattern).
 $(BUILD)/tests/bench_api: tests/tools/bench_api.c $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
