@@ -26,13 +26,14 @@ static const char *path_of(const char *name)
     return buf[k];
 }
 
-/* One integer from raw SQL, bypassing the store. */
+/* One integer from raw SQL, bypassing the store (read-write, never created:
+ * SQLite itself rolls back a journal that a killed writer left). */
 static long long sql_int(const char *path, const char *sql)
 {
     sqlite3 *db = NULL;
     sqlite3_stmt *s = NULL;
     long long v = -999;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
         sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
         v = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
@@ -250,6 +251,48 @@ static void test_create_insert_list(void)
     CHECK(rc == RT_EIO && access(path_of("missing.db"), F_OK) != 0, "ro missing: %s", err);
 }
 
+/* A 64 KiB string: a run of many such layers outgrows SQLite's page cache, so
+ * pages are written to the database before the commit and the journal is hot. */
+static char *big_text(void)
+{
+    char *t = malloc(65536);
+    memset(t, 'x', 65535);
+    t[65535] = 0;
+    return t;
+}
+
+/* Forks a writer that dies by SIGKILL in the middle of a large run labelled
+ * label: it leaves a hot journal beside db. */
+static int crash_writer(const char *db, const char *label)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        store *cs = NULL;
+        store_run r;
+        int64_t cid;
+        char e[256];
+        char *t = big_text();
+        store_run_init(&r);
+        r.label = label;
+        if (store_open(db, &cs, e, sizeof e) || store_run_begin(cs, &r, &cid, e, sizeof e))
+            _exit(3);
+        for (int i = 0; i < 64; i++) {
+            store_layer l;
+            store_layer_init(&l);
+            l.idx = i;
+            l.cpu_reason = t;
+            if (store_layer_add(cs, cid, &l, e, sizeof e))
+                _exit(4);
+        }
+        kill(getpid(), SIGKILL);
+        _exit(5);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
 static void test_rollback(void)
 {
     const char *db = path_of("rb.db");
@@ -296,26 +339,7 @@ static void test_rollback(void)
     CHECK(sql_int(db, "SELECT COUNT(*) FROM runs") == 1, "close rolled back");
 
     /* a process killed mid-ingest leaves nothing */
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        store *cs = NULL;
-        int64_t cid;
-        char e[256];
-        if (store_open(db, &cs, e, sizeof e) || store_run_begin(cs, &r, &cid, e, sizeof e))
-            _exit(3);
-        for (int i = 0; i < 1000; i++) {
-            store_layer cl;
-            store_layer_init(&cl);
-            cl.idx = i;
-            if (store_layer_add(cs, cid, &cl, e, sizeof e))
-                _exit(4);
-        }
-        _exit(0); /* no commit, no close: like kill -9 */
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    CHECK(crash_writer(db, r.label), "writer killed");
     CHECK(sql_int(db, "SELECT COUNT(*) FROM runs") == 1, "crash left no run");
     CHECK(sql_int(db, "SELECT COUNT(*) FROM layers") == 2, "crash left no layers");
     rc = store_open(db, &st, err, sizeof err);
@@ -504,49 +528,6 @@ static void test_not_found(void)
     store_close(st);
 }
 
-/* A 64 KiB string: a run of many such layers outgrows SQLite's page cache, so
- * pages are written to the database before the commit and the journal is hot. */
-static char *big_text(void)
-{
-    char *t = malloc(65536);
-    memset(t, 'x', 65535);
-    t[65535] = 0;
-    return t;
-}
-
-/* Forks a writer that dies by SIGKILL in the middle of a large run. Leaves a
- * hot journal beside db (checked with SQLite itself: a plain read-only open
- * must be refused). */
-static int crash_writer(const char *db)
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        store *cs = NULL;
-        store_run r;
-        int64_t cid;
-        char e[256];
-        char *t = big_text();
-        store_run_init(&r);
-        r.label = "killed";
-        if (store_open(db, &cs, e, sizeof e) || store_run_begin(cs, &r, &cid, e, sizeof e))
-            _exit(3);
-        for (int i = 0; i < 64; i++) {
-            store_layer l;
-            store_layer_init(&l);
-            l.idx = i;
-            l.cpu_reason = t;
-            if (store_layer_add(cs, cid, &l, e, sizeof e))
-                _exit(4);
-        }
-        kill(getpid(), SIGKILL);
-        _exit(5);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
-}
-
 /* SQLite's own verdict on the file: a plain read-only open sees the hot journal. */
 static int sqlite_refuses_ro(const char *db)
 {
@@ -610,7 +591,7 @@ static void test_hot_journal(void)
     store_close(st);
 
     /* 1. a reader that may write the file rolls the journal back */
-    CHECK(crash_writer(db), "writer killed");
+    CHECK(crash_writer(db, "killed"), "writer killed");
     CHECK(access(journal, F_OK) == 0 && sqlite_refuses_ro(db),
           "the crash left a hot journal");
     rc = read_committed(db, err, sizeof err);
@@ -623,7 +604,7 @@ static void test_hot_journal(void)
 
     /* 2. a reader that may not write the file or its folder reads a private copy
      * and leaves the original as it was */
-    CHECK(crash_writer(db), "writer killed again");
+    CHECK(crash_writer(db, "killed"), "writer killed again");
     CHECK(sqlite_refuses_ro(db), "hot journal again");
     char before[128], cmd[1024];
     snprintf(before, sizeof before, "%s/before.db", dir);
