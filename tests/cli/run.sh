@@ -107,7 +107,7 @@ PYEOF
 RUNID=$($PY -c "import json;print(json.load(open('$T/run.json'))['run_id'])")
 expect 0 "" -- "$RT" show "$RUNID" --db "$DB"
 grep -q "Plus214_Output_0" "$T/out" && ok || bad "show text lacks the output"
-expect 1 "no run" -- "$RT" show nosuchrun --db "$DB"
+expect 2 "no run" -- "$RT" show nosuchrun --db "$DB"
 # A database that is not ours, and a text file, are refused; neither is modified.
 $PY -c "import sqlite3; c=sqlite3.connect('$T/other.db'); c.execute('create table t(x)'); c.commit()"
 cp "$T/other.db" "$T/other.orig"
