@@ -4,8 +4,9 @@
  * The store is the one place that knows SQL. A database is ours when its
  * PRAGMA application_id is STORE_APPLICATION_ID (tables, views or indexes a user
  * adds to it do not change that); PRAGMA user_version is its schema version,
- * upgraded in place by ordered migration steps when an older file is opened for
- * writing. A database from a newer rknn-trace, a non-empty SQLite file of some
+ * upgraded in place by ordered migration steps when an older file is opened (a
+ * reader that may not write the file upgrades a private copy, see below; the
+ * schema is described in docs/store.md). A database from a newer rknn-trace, a non-empty SQLite file of some
  * other application and a file that is not SQLite at all are refused with a
  * one-line error (RT_EFORMAT, or RT_EUNSUPPORTED for a newer schema).
  *
@@ -15,7 +16,7 @@
  *
  * Reading after a crash: a writer killed inside its transaction leaves a hot
  * journal (PATH-journal) that must be rolled back before the file can be read.
- * store_open_readonly never creates, migrates or writes data, but when this
+ * store_open_readonly never creates a file or writes data, but when this
  * process may write the file and its folder it opens the file read-write so
  * that SQLite rolls the journal back at the first read, as the next writer
  * would (the handle still refuses every write). When it may not (read-only

@@ -449,13 +449,19 @@ static int store_open_mode(const char *path, int readonly, store **out, char *er
         goto fail;
     }
     if (ver < STORE_SCHEMA_VERSION) {
-        if (readonly) {
-            rc = rt_err(err, errlen, RT_EUNSUPPORTED,
-                        "%s: schema %lld is older than %d; open it for writing to upgrade",
-                        path, (long long)ver, STORE_SCHEMA_VERSION);
-            goto fail;
+        /* A reader of an older file upgrades it as a writer would, so that `ls`
+         * right after an upgrade of rknn-trace works; where it may not write the
+         * file, it upgrades a private copy instead and leaves the original as is. */
+        if (readonly && !st->copy_dir && !may_write(path)) {
+            close_db(st);
+            if ((rc = open_private_copy(st, err, errlen)))
+                goto fail;
         }
+        if (readonly && (rc = db_exec(st, "PRAGMA query_only = OFF", err, errlen)))
+            goto fail;
         if ((rc = migrate(st, err, errlen)))
+            goto fail;
+        if (readonly && (rc = db_exec(st, "PRAGMA query_only = ON", err, errlen)))
             goto fail;
     }
     *out = st;
