@@ -13,6 +13,7 @@
 
 #include "rknn_api.h"
 #include "tests/test.h"
+#include "util/util.h"
 
 #define MNIST "tests/data/models/mnist.onnx"
 
@@ -235,23 +236,21 @@ static void test_outputs(void)
  * bytes; the buffer is exactly that long, so ASan sees any read past it. */
 static void test_zero_copy_model(void)
 {
-    FILE *f = fopen(MNIST, "rb");
     rknn_init_extend ext;
     rknn_context ctx = 0;
     unsigned char *buf = NULL;
-    long len = 0;
+    void *model = NULL;
+    size_t len = 0;
     uint32_t size;
+    char err[256];
 
-    CHECK(f != NULL, "open mnist");
-    if (!f)
+    CHECK(rt_read_file(MNIST, &model, &len, err, sizeof err) == 0, "%s", err);
+    if (!model)
         return;
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
     size = (uint32_t)len + 100;
     buf = calloc(1, size);
-    CHECK(fread(buf + 100, 1, (size_t)len, f) == (size_t)len, "read mnist");
-    fclose(f);
+    memcpy(buf + 100, model, len);
+    free(model);
     memset(&ext, 0, sizeof(ext));
     ext.real_model_offset = 100;
     ext.real_model_size = (uint32_t)len;

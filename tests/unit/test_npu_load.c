@@ -48,58 +48,58 @@ static int file_is(const char *path, const char *text)
     return f && !strcmp(buf, text);
 }
 
+/* <root>/<sub>, in one of two buffers used in turn (two paths per statement) */
+static const char *at(const char *sub)
+{
+    static char buf[2][400];
+    static int k;
+
+    k ^= 1;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", root, sub);
+    return buf[k];
+}
+
+static void mk(const char *sub, mode_t mode)
+{
+    CHECK(mkdir(at(sub), 0700) == 0 && chmod(at(sub), mode) == 0, "mkdir %s", sub);
+}
+
 static void test_planted(void)
 {
-    char p[400], q[400], err[512];
+    char err[512];
     struct stat st;
 
     /* <dir>/rknpu is a link to elsewhere: refused, nothing written there */
-    snprintf(p, sizeof p, "%s/s1", root);
-    mkdir(p, 0700);
-    snprintf(p, sizeof p, "%s/elsewhere", root);
-    mkdir(p, 0700);
-    snprintf(q, sizeof q, "%s/s1/rknpu", root);
-    CHECK(symlink(p, q) == 0, "plant rknpu link");
+    mk("s1", 0700);
+    mk("elsewhere", 0700);
+    CHECK(symlink(at("elsewhere"), at("s1/rknpu")) == 0, "plant rknpu link");
     CHECK(publish_in("s1", err, sizeof err) == RT_EIO && strstr(err, "s1/rknpu is a symbolic link"),
           "rknpu link refused: %s", err);
-    snprintf(p, sizeof p, "%s/elsewhere/load", root);
-    CHECK(access(p, F_OK) != 0, "nothing written through the rknpu link");
+    CHECK(access(at("elsewhere/load"), F_OK) != 0, "nothing written through the rknpu link");
 
     /* <dir>/rknpu/load is a link to a victim file: the link is replaced, the victim kept */
-    snprintf(p, sizeof p, "%s/s2", root);
-    mkdir(p, 0700);
-    snprintf(p, sizeof p, "%s/s2/rknpu", root);
-    mkdir(p, 0700);
-    snprintf(p, sizeof p, "%s/victim", root);
-    put(p, "precious\n");
-    snprintf(q, sizeof q, "%s/s2/rknpu/load", root);
-    CHECK(symlink(p, q) == 0, "plant load link");
+    mk("s2", 0700);
+    mk("s2/rknpu", 0700);
+    put(at("victim"), "precious\n");
+    CHECK(symlink(at("victim"), at("s2/rknpu/load")) == 0, "plant load link");
     CHECK(publish_in("s2", err, sizeof err) == 0, "publish over a load link: %s", err);
-    CHECK(file_is(p, "precious\n"), "victim unchanged");
-    CHECK(lstat(q, &st) == 0 && S_ISREG(st.st_mode) && file_is(q, "NPU load: 42%\n"),
+    CHECK(file_is(at("victim"), "precious\n"), "victim unchanged");
+    CHECK(lstat(at("s2/rknpu/load"), &st) == 0 && S_ISREG(st.st_mode) &&
+              file_is(at("s2/rknpu/load"), "NPU load: 42%\n"),
           "load is now our own file");
 
     /* under a world-writable sticky directory (as /tmp) */
-    snprintf(p, sizeof p, "%s/w", root);
-    mkdir(p, 0700);
-    CHECK(chmod(p, 01777) == 0, "chmod 1777");
+    mk("w", 01777);
     CHECK(publish_in("w/fresh", err, sizeof err) == 0, "fresh directory: %s", err);
-    snprintf(p, sizeof p, "%s/w/fresh", root);
-    CHECK(lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 077) == 0,
+    CHECK(lstat(at("w/fresh"), &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 077) == 0,
           "created 0700: %o", (unsigned)st.st_mode);
-    snprintf(p, sizeof p, "%s/w/fresh/rknpu", root);
-    CHECK(lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 077) == 0,
+    CHECK(lstat(at("w/fresh/rknpu"), &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 077) == 0,
           "rknpu created 0700: %o", (unsigned)st.st_mode);
-    snprintf(p, sizeof p, "%s/elsewhere", root);
-    snprintf(q, sizeof q, "%s/w/linked", root);
-    CHECK(symlink(p, q) == 0, "plant a link in the shared directory");
+    CHECK(symlink(at("elsewhere"), at("w/linked")) == 0, "plant a link in the shared directory");
     CHECK(publish_in("w/linked", err, sizeof err) == RT_EIO && strstr(err, "symbolic link"),
           "link under a world-writable parent refused: %s", err);
-    snprintf(p, sizeof p, "%s/elsewhere/rknpu", root);
-    CHECK(access(p, F_OK) != 0, "nothing created through the link");
-    snprintf(p, sizeof p, "%s/w/open", root);
-    mkdir(p, 0700);
-    chmod(p, 0777);
+    CHECK(access(at("elsewhere/rknpu"), F_OK) != 0, "nothing created through the link");
+    mk("w/open", 0777);
     CHECK(publish_in("w/open", err, sizeof err) == RT_EIO && strstr(err, "writable by group or others"),
           "a directory others can write refused: %s", err);
 
@@ -108,18 +108,14 @@ static void test_planted(void)
         printf("skipped: directories owned by another uid need root to create (chown)\n");
         return;
     }
-    snprintf(p, sizeof p, "%s/w/foreign", root);
-    mkdir(p, 0700);
-    CHECK(chown(p, 12345, 12345) == 0, "chown %s", strerror(errno));
+    mk("w/foreign", 0700);
+    CHECK(chown(at("w/foreign"), 12345, 12345) == 0, "chown %s", strerror(errno));
     CHECK(publish_in("w/foreign", err, sizeof err) == RT_EIO && strstr(err, "belongs to uid 12345"),
           "foreign directory under a world-writable parent refused: %s", err);
-    snprintf(p, sizeof p, "%s/w/foreign/rknpu", root);
-    CHECK(access(p, F_OK) != 0, "nothing created in it");
-    snprintf(p, sizeof p, "%s/s3", root);
-    mkdir(p, 0700);
-    snprintf(p, sizeof p, "%s/s3/rknpu", root);
-    mkdir(p, 0700);
-    CHECK(chown(p, 12345, 12345) == 0, "chown rknpu");
+    CHECK(access(at("w/foreign/rknpu"), F_OK) != 0, "nothing created in it");
+    mk("s3", 0700);
+    mk("s3/rknpu", 0700);
+    CHECK(chown(at("s3/rknpu"), 12345, 12345) == 0, "chown rknpu");
     CHECK(publish_in("s3", err, sizeof err) == RT_EIO && strstr(err, "belongs to uid 12345"),
           "foreign rknpu refused: %s", err);
 }
