@@ -138,6 +138,7 @@ static int open_dir_at(int dirfd, const char *name, int strict, const char *show
 {
     int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC, fd;
     struct stat st;
+    const char *why = NULL;
 
     if (!dir_trusted(dirfd))
         strict = 1;
@@ -145,7 +146,7 @@ static int open_dir_at(int dirfd, const char *name, int strict, const char *show
     if (fd < 0 && errno == ENOENT) {
         if (mkdirat(dirfd, name, 0700) && errno != EEXIST) {
             rt_err(err, errlen, RT_EIO, "cannot create %s: %s", shown, strerror(errno));
-            return -1;
+            goto out;
         }
         strict = 1; /* ours now, or someone else's who won the race */
         fd = openat(dirfd, name, flags | O_NOFOLLOW);
@@ -157,27 +158,25 @@ static int open_dir_at(int dirfd, const char *name, int strict, const char *show
                    "own is needed: refusing to follow it (remove it)", shown);
         else
             rt_err(err, errlen, RT_EIO, "cannot open directory %s: %s", shown, strerror(e));
-        return -1;
+        goto out;
     }
     if (!strict)
-        return fd;
-    if (fstat(fd, &st)) {
-        rt_err(err, errlen, RT_EIO, "cannot stat %s: %s", shown, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    if (st.st_uid != getuid()) {
+        goto out;
+    if (fstat(fd, &st))
+        why = strerror(errno);
+    else if (st.st_uid != getuid())
         rt_err(err, errlen, RT_EIO, "%s belongs to uid %u, not to us (uid %u): refusing to "
                "write there", shown, (unsigned)st.st_uid, (unsigned)getuid());
-        close(fd);
-        return -1;
-    }
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    else if (st.st_mode & (S_IWGRP | S_IWOTH))
         rt_err(err, errlen, RT_EIO, "%s is writable by group or others (mode %03o): refusing "
                "to write there (chmod 700 it)", shown, (unsigned)(st.st_mode & 0777));
-        close(fd);
-        return -1;
-    }
+    else
+        goto out;
+    if (why)
+        rt_err(err, errlen, RT_EIO, "cannot stat %s: %s", shown, why);
+    close(fd);
+    fd = -1;
+out:
     return fd;
 }
 
@@ -186,33 +185,36 @@ static int open_dir_at(int dirfd, const char *name, int strict, const char *show
 static int open_node_dir(char *err, size_t errlen)
 {
     char base[1024], shown[1100], *save = NULL, *comp;
-    int ours, fd, next, n = 0, total = 0;
+    int ours, fd, n = 0, total = 0;
 
     sysfs_base(base, sizeof base, &ours);
     fd = open(base[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
         rt_err(err, errlen, RT_EIO, "cannot open %s: %s", base[0] == '/' ? "/" : ".",
                strerror(errno));
-        return -1;
+        goto out;
     }
     snprintf(shown, sizeof shown, "%s", base);
     for (char *p = strtok_r(shown, "/", &save); p; p = strtok_r(NULL, "/", &save))
         total++;
     snprintf(shown, sizeof shown, "%s", base[0] == '/' ? "" : ".");
     save = NULL;
-    for (comp = strtok_r(base, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+    /* the last component is one we add (rknn-trace*) when no RKNN_TRACE_SYSFS */
+    for (comp = strtok_r(base, "/", &save); comp && fd >= 0; comp = strtok_r(NULL, "/", &save)) {
+        int parent = fd;
         n++;
         snprintf(shown + strlen(shown), sizeof shown - strlen(shown), "/%s", comp);
-        next = open_dir_at(fd, comp, ours && n == total, shown, err, errlen);
-        close(fd);
-        if (next < 0)
-            return -1;
-        fd = next;
+        fd = open_dir_at(parent, comp, ours && n == total, shown, err, errlen);
+        close(parent);
     }
-    snprintf(shown + strlen(shown), sizeof shown - strlen(shown), "/rknpu");
-    next = open_dir_at(fd, "rknpu", 1, shown, err, errlen);
-    close(fd);
-    return next;
+    if (fd >= 0) {
+        int parent = fd;
+        snprintf(shown + strlen(shown), sizeof shown - strlen(shown), "/rknpu");
+        fd = open_dir_at(parent, "rknpu", 1, shown, err, errlen);
+        close(parent);
+    }
+out:
+    return fd;
 }
 
 /* <sysfs dir>/rknpu/<node> := text: written under a name nobody else can predict
