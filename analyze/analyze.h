@@ -2,15 +2,32 @@
  * comparison.
  *
  * The store is the one place that knows SQL. A database is ours when its
- * PRAGMA application_id is STORE_APPLICATION_ID; PRAGMA user_version is its schema
- * version, upgraded in place by ordered migration steps when an older file is
- * opened for writing. A database from a newer rknn-trace, an SQLite file of some
+ * PRAGMA application_id is STORE_APPLICATION_ID (tables, views or indexes a user
+ * adds to it do not change that); PRAGMA user_version is its schema version,
+ * upgraded in place by ordered migration steps when an older file is opened (a
+ * reader that may not write the file upgrades a private copy, see below; the
+ * schema is described in docs/store.md). A database from a newer rknn-trace, a non-empty SQLite file of some
  * other application and a file that is not SQLite at all are refused with a
  * one-line error (RT_EFORMAT, or RT_EUNSUPPORTED for a newer schema).
  *
  * Writing a run: store_run_begin opens ONE transaction; store_layer_add and
  * store_output_add add rows to it; store_run_commit makes the run visible,
  * store_run_abort (or store_close, or a crash) leaves nothing of it.
+ *
+ * Reading after a crash: a writer killed inside its transaction leaves a hot
+ * journal (PATH-journal) that must be rolled back before the file can be read.
+ * store_open_readonly never creates a file or writes data, but when this
+ * process may write the file and its folder it opens the file read-write so
+ * that SQLite rolls the journal back at the first read, as the next writer
+ * would (the handle still refuses every write). When it may not (read-only
+ * mount, another user's database), it reads a private copy of database and
+ * journal, rolled back in a fresh folder under $TMPDIR (else /tmp) that
+ * store_close removes; the original stays as it is. If no copy can be made the
+ * error names the journal and asks to open the database once with write access.
+ * Either way a reader sees exactly the committed runs.
+ *
+ * Unknown runs: store_get_run returns RT_ENOTFOUND ("no run 'X'"), naming a
+ * stored label that is close ("did you mean 'baseline'?").
  *
  * Missing is not zero: numeric fields equal to STORE_NULL_INT (integers) or NaN
  * (reals) and NULL strings are stored as SQL NULL and read back the same way. Use

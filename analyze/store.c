@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/util.h"
 
@@ -73,13 +75,10 @@ static const char *const migrations[] = {
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 _Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration step per schema version");
 
-/* Tables of schema v1 and later that may exist in a database of ours. */
-static const char *const known_tables[] = { "meta", "runs", "layers", "outputs",
-                                            "accuracy", "sqlite_sequence" };
-
 struct store {
     sqlite3 *db;
     char *path;
+    char *copy_dir; /* a private copy read instead of path (open_private_copy), or NULL */
     int readonly;
     int64_t open_run; /* run whose transaction is open, 0 if none */
 };
@@ -150,13 +149,12 @@ static int db_prepare(store *st, const char *sql, sqlite3_stmt **s, char *err, s
     return 0;
 }
 
-static int pragma_int(store *st, const char *name, int64_t *v, char *err, size_t errlen)
+/* The first column of the first row of sql. */
+static int sql_int(store *st, const char *sql, int64_t *v, char *err, size_t errlen)
 {
-    char sql[64];
     sqlite3_stmt *s = NULL;
     int rc;
 
-    snprintf(sql, sizeof sql, "PRAGMA %s", name);
     if ((rc = db_prepare(st, sql, &s, err, errlen)))
         return rc;
     if (sqlite3_step(s) == SQLITE_ROW) {
@@ -169,28 +167,12 @@ static int pragma_int(store *st, const char *name, int64_t *v, char *err, size_t
     return rc;
 }
 
-/* Counts tables that are not ours (and all tables, into *total). */
-static int count_tables(store *st, int *total, int *unknown, char *err, size_t errlen)
+static int pragma_int(store *st, const char *name, int64_t *v, char *err, size_t errlen)
 {
-    sqlite3_stmt *s = NULL;
-    int rc, step;
+    char sql[64];
 
-    *total = *unknown = 0;
-    if ((rc = db_prepare(st, "SELECT name FROM sqlite_master WHERE type = 'table'", &s, err,
-                         errlen)))
-        return rc;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(s, 0);
-        int known = 0;
-        for (size_t i = 0; name && i < sizeof known_tables / sizeof known_tables[0]; i++)
-            known |= strcmp(name, known_tables[i]) == 0;
-        (*total)++;
-        *unknown += !known;
-    }
-    if (step != SQLITE_DONE)
-        rc = db_fail(st, err, errlen, "database error");
-    sqlite3_finalize(s);
-    return rc;
+    snprintf(sql, sizeof sql, "PRAGMA %s", name);
+    return sql_int(st, sql, v, err, errlen);
 }
 
 static int migrate(store *st, char *err, size_t errlen)
@@ -263,13 +245,171 @@ static int check_file(const char *path, int readonly, char *err, size_t errlen)
     return 0;
 }
 
+/* a followed by b, allocated. */
+static char *concat(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    char *s = xmalloc(na + nb + 1);
+    memcpy(s, a, na);
+    memcpy(s + na, b, nb + 1);
+    return s;
+}
+
+/* Opens path into st->db and sets what every handle needs. */
+static int open_db(store *st, const char *path, int flags, char *err, size_t errlen)
+{
+    if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK)
+        return rt_err(err, errlen, RT_EIO, "%s: cannot open database: %s", st->path,
+                      st->db ? sqlite3_errmsg(st->db) : "out of memory");
+    sqlite3_busy_timeout(st->db, 10000);
+    sqlite3_extended_result_codes(st->db, 1);
+    /* a database file is input like any other: its schema may not run
+     * functions with side effects nor be edited through writable_schema */
+    sqlite3_db_config(st->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+    sqlite3_db_config(st->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+    return db_exec(st, "PRAGMA foreign_keys = ON", err, errlen);
+}
+
+static void close_db(store *st)
+{
+    sqlite3_close(st->db);
+    st->db = NULL;
+}
+
+/* Whether this process may write the file and create/delete files beside it
+ * (what rolling a journal back takes). */
+static int may_write(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    int ok;
+
+    if (access(path, W_OK) != 0)
+        return 0;
+    dir = slash ? xstrdup(path) : xstrdup(".");
+    if (slash)
+        dir[slash == path ? 1 : slash - path] = 0;
+    ok = access(dir, W_OK | X_OK) == 0;
+    free(dir);
+    return ok;
+}
+
+static int copy_file(const char *from, const char *to, int *missing)
+{
+    char buf[65536];
+    int in, out, rc = -1;
+    ssize_t n;
+
+    *missing = 0;
+    in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0) {
+        *missing = errno == ENOENT;
+        return -1;
+    }
+    out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (out < 0)
+        goto out;
+    while ((n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n)
+            goto out;
+    rc = n == 0 ? 0 : -1;
+out:
+    if (out >= 0 && close(out) != 0)
+        rc = -1;
+    close(in);
+    return rc;
+}
+
+/* SQLite's readers hold a read lock on these bytes of the database file (the
+ * lock-byte page of the file format); a writer needs them all to write pages. */
+#define SQLITE_SHARED_FIRST (0x40000000 + 2)
+#define SQLITE_SHARED_SIZE 510
+
+/* Reads a private copy: the database and its hot journal copied into a fresh
+ * directory that only this user can enter, where SQLite rolls the copy back.
+ * While copying, a read lock as SQLite's readers take it keeps any other
+ * process from rolling the original back or writing it, so that database and
+ * journal are copied as one state. The original is not touched. */
+static int open_private_copy(store *st, char *err, size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+    struct flock lk = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
+                        .l_start = SQLITE_SHARED_FIRST, .l_len = SQLITE_SHARED_SIZE };
+    char *journal = NULL, *copy = NULL, *copy_journal = NULL, *tmpl = NULL;
+    int fd = -1, missing = 0, rc = RT_EIO, locked = 0;
+    int64_t app;
+
+    journal = concat(st->path, "-journal");
+    tmpl = concat(tmp && *tmp ? tmp : "/tmp", "/rknn-trace-XXXXXX");
+    if (!mkdtemp(tmpl))
+        goto refused;
+    st->copy_dir = xstrdup(tmpl);
+    copy = concat(st->copy_dir, "/db");
+    copy_journal = concat(copy, "-journal");
+    if ((fd = open(st->path, O_RDONLY | O_CLOEXEC)) < 0)
+        goto refused;
+    for (int i = 0; i < 1000 && !(locked = fcntl(fd, F_SETLK, &lk) == 0); i++)
+        usleep(10000); /* a writer holds it: wait as the busy timeout would */
+    if (!locked || copy_file(st->path, copy, &missing) != 0 ||
+        (copy_file(journal, copy_journal, &missing) != 0 && !missing))
+        goto refused;
+    close(fd); /* drops the lock */
+    fd = -1;
+    if ((rc = open_db(st, copy, SQLITE_OPEN_READWRITE, err, errlen)) ||
+        (rc = pragma_int(st, "application_id", &app, err, errlen)))
+        goto out;
+    rc = 0;
+    goto out;
+refused:
+    rc = rt_err(err, errlen, RT_EIO,
+                "%s: an interrupted write left %s, which this user may not roll back "
+                "(read-only file or folder), and no private copy could be made (%s); "
+                "open the database once as a user that may write it",
+                st->path, journal, strerror(errno));
+out:
+    if (fd >= 0)
+        close(fd);
+    free(journal);
+    free(copy);
+    free(copy_journal);
+    free(tmpl);
+    return rc;
+}
+
+/* Reading a database that a writer left mid-transaction (killed, out of
+ * memory, power lost): its hot journal must be rolled back before any read,
+ * and SQLite does that at the first read -- if it may write the file. So a
+ * read-only handle opens the file read-write when this process may write it
+ * and its folder: never created, never migrated; the store's API (st->readonly)
+ * and PRAGMA query_only refuse every write, and the only change SQLite may make
+ * is the rollback that any writer would make first. When this process may not
+ * write there (read-only mount, another user's file), SQLite refuses the read
+ * (SQLITE_READONLY_ROLLBACK) and the store reads a private copy rolled back in
+ * a temporary folder (open_private_copy). */
+static int open_reader(store *st, char *err, size_t errlen)
+{
+    int flags = may_write(st->path) ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+    int64_t app;
+    int rc;
+
+    if ((rc = open_db(st, st->path, flags, err, errlen)))
+        return rc;
+    rc = pragma_int(st, "application_id", &app, err, errlen);
+    if (rc && (sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_READONLY) {
+        close_db(st);
+        rc = open_private_copy(st, err, errlen);
+    }
+    if (!rc)
+        rc = db_exec(st, "PRAGMA query_only = ON", err, errlen);
+    return rc;
+}
+
 static int store_open_mode(const char *path, int readonly, store **out, char *err,
                            size_t errlen)
 {
     store *st = NULL;
-    int64_t app, ver;
-    int rc, total, unknown;
-    int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    int64_t app, ver, objects;
+    int rc;
 
     *out = NULL;
     if (!path || !*path)
@@ -279,27 +419,23 @@ static int store_open_mode(const char *path, int readonly, store **out, char *er
     st = xcalloc(1, sizeof *st);
     st->path = xstrdup(path);
     st->readonly = readonly;
-    if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
-        rc = rt_err(err, errlen, RT_EIO, "%s: cannot open database: %s", path,
-                    st->db ? sqlite3_errmsg(st->db) : "out of memory");
-        goto fail;
-    }
-    sqlite3_busy_timeout(st->db, 10000);
-    sqlite3_extended_result_codes(st->db, 1);
-    if ((rc = db_exec(st, "PRAGMA foreign_keys = ON", err, errlen)))
-        goto fail;
-    if ((rc = pragma_int(st, "application_id", &app, err, errlen)) ||
+    rc = readonly ? open_reader(st, err, errlen)
+                  : open_db(st, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err, errlen);
+    if (rc ||
+        (rc = pragma_int(st, "application_id", &app, err, errlen)) ||
         (rc = pragma_int(st, "user_version", &ver, err, errlen)) ||
-        (rc = count_tables(st, &total, &unknown, err, errlen)))
+        (rc = sql_int(st, "SELECT COUNT(*) FROM sqlite_master", &objects, err, errlen)))
         goto fail;
 
-    if (app == 0 && ver == 0 && total == 0) {
+    /* Ours is decided by the application id alone: a user may add tables,
+     * views or indexes of their own to a database of ours. */
+    if (app == 0 && ver == 0 && objects == 0) {
         /* a new (or empty) file */
         if (readonly) {
             rc = rt_err(err, errlen, RT_EFORMAT, "%s: empty database (no runs yet)", path);
             goto fail;
         }
-    } else if (app != STORE_APPLICATION_ID || unknown) {
+    } else if (app != STORE_APPLICATION_ID) {
         rc = rt_err(err, errlen, RT_EFORMAT, "%s: not an rknn-trace database", path);
         goto fail;
     } else if (ver > STORE_SCHEMA_VERSION) {
@@ -313,13 +449,19 @@ static int store_open_mode(const char *path, int readonly, store **out, char *er
         goto fail;
     }
     if (ver < STORE_SCHEMA_VERSION) {
-        if (readonly) {
-            rc = rt_err(err, errlen, RT_EUNSUPPORTED,
-                        "%s: schema %lld is older than %d; open it for writing to upgrade",
-                        path, (long long)ver, STORE_SCHEMA_VERSION);
-            goto fail;
+        /* A reader of an older file upgrades it as a writer would, so that `ls`
+         * right after an upgrade of rknn-trace works; where it may not write the
+         * file, it upgrades a private copy instead and leaves the original as is. */
+        if (readonly && !st->copy_dir && !may_write(path)) {
+            close_db(st);
+            if ((rc = open_private_copy(st, err, errlen)))
+                goto fail;
         }
+        if (readonly && (rc = db_exec(st, "PRAGMA query_only = OFF", err, errlen)))
+            goto fail;
         if ((rc = migrate(st, err, errlen)))
+            goto fail;
+        if (readonly && (rc = db_exec(st, "PRAGMA query_only = ON", err, errlen)))
             goto fail;
     }
     *out = st;
@@ -346,6 +488,16 @@ void store_close(store *st)
     if (st->open_run)
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close(st->db);
+    if (st->copy_dir) {
+        char *copy = concat(st->copy_dir, "/db");
+        char *journal = concat(copy, "-journal");
+        unlink(journal);
+        unlink(copy);
+        rmdir(st->copy_dir);
+        free(journal);
+        free(copy);
+        free(st->copy_dir);
+    }
     free(st->path);
     free(st);
 }
@@ -792,6 +944,77 @@ static int find_runs(store *st, const char *where, const char *ref, store_run *r
     return rc;
 }
 
+/* Levenshtein distance of a and b, or cap + 1 when it exceeds cap. */
+static int edit_distance(const char *a, const char *b, int cap)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    int *row, d;
+
+    if ((na > nb ? na - nb : nb - na) > (size_t)cap || na > 256 || nb > 256)
+        return cap + 1;
+    row = xmalloc((nb + 1) * sizeof *row);
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= nb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    d = row[nb];
+    free(row);
+    return d > cap ? cap + 1 : d;
+}
+
+/* "no run 'REF'", with the nearest stored label when one is close: at most two
+ * edits (and no more than a third of REF's characters, so that "x" does not
+ * suggest "y"), else the shortest label that REF begins or that begins REF. */
+static int not_found(store *st, const char *ref, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    char *best = NULL;
+    int best_d = 3, best_prefix = 0, rc;
+    size_t nref = strlen(ref);
+
+    if (sqlite3_prepare_v2(st->db, "SELECT label FROM runs WHERE label IS NOT NULL ORDER BY id",
+                           -1, &s, NULL) == SQLITE_OK) {
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            const char *label = (const char *)sqlite3_column_text(s, 0);
+            size_t nl = label ? strlen(label) : 0;
+            int d, prefix;
+            if (!label || !*label)
+                continue;
+            d = edit_distance(ref, label, 2);
+            if (d * 3 > (int)nref)
+                d = 3;
+            prefix = !strncmp(ref, label, nref < nl ? nref : nl);
+            if (d < best_d || (best_d == 3 && prefix &&
+                               (!best_prefix || nl < strlen(best)))) {
+                free(best);
+                best = xstrdup(label);
+                best_d = d;
+                best_prefix = prefix;
+            }
+        }
+    }
+    sqlite3_finalize(s);
+    if (best)
+        rc = rt_err(err, errlen, RT_ENOTFOUND, "%s: no run '%s' (did you mean '%s'?)",
+                    st->path, ref, best);
+    else
+        rc = rt_err(err, errlen, RT_ENOTFOUND, "%s: no run '%s'", st->path, ref);
+    free(best);
+    return rc;
+}
+
 int store_get_run(store *st, const char *ref, store_run *out, char *err, size_t errlen)
 {
     store_run by_label;
@@ -826,7 +1049,7 @@ int store_get_run(store *st, const char *ref, store_run *out, char *err, size_t 
         *out = by_label;
         return 0;
     }
-    return rt_err(err, errlen, RT_EINVAL, "%s: no run '%s'", st->path, ref);
+    return not_found(st, ref, err, errlen);
 }
 
 static void read_layer(sqlite3_stmt *s, store_layer *l)

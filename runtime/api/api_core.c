@@ -133,7 +133,8 @@ static rknn_context reg_add(api_ctx *c)
     return h;
 }
 
-/* Removes and returns the context (NULL if unknown). */
+/* Removes the context from the registry and takes a reference on it (NULL if
+ * unknown): no new call can find it, calls already under way keep it alive. */
 static api_ctx *reg_remove(rknn_context h)
 {
     api_ctx *c = NULL;
@@ -142,6 +143,7 @@ static api_ctx *reg_remove(rknn_context h)
     for (int i = 0; i < reg_n; i++) {
         if (reg[i]->handle == h) {
             c = reg[i];
+            c->refs++;
             reg[i] = reg[--reg_n];
             break;
         }
@@ -155,6 +157,17 @@ static api_ctx *reg_remove(rknn_context h)
     return c;
 }
 
+static void ctx_unref(api_ctx *c)
+{
+    pthread_mutex_lock(&reg_lock);
+    if (--c->refs == 1)
+        pthread_cond_broadcast(&c->idle); /* rknn_destroy may wait for the last call */
+    pthread_mutex_unlock(&reg_lock);
+}
+
+/* The registry lock is held only to find the context and count a reference, never
+ * while waiting for the context's own lock: a thread queued on a busy context must
+ * not hold up calls on any other context. */
 api_ctx *api_ctx_get(rknn_context h, const char *fn)
 {
     api_ctx *c = NULL;
@@ -163,12 +176,19 @@ api_ctx *api_ctx_get(rknn_context h, const char *fn)
     for (int i = 0; i < reg_n; i++) {
         if (reg[i]->handle == h) {
             c = reg[i];
-            /* locked under reg_lock: rknn_destroy cannot free it in between */
-            pthread_mutex_lock(&c->lock);
+            c->refs++; /* rknn_destroy frees it only once every reference is gone */
             break;
         }
     }
     pthread_mutex_unlock(&reg_lock);
+    if (c) {
+        pthread_mutex_lock(&c->lock);
+        if (c->destroyed) { /* destroyed while this call waited for it */
+            pthread_mutex_unlock(&c->lock);
+            ctx_unref(c);
+            c = NULL;
+        }
+    }
     if (!c) {
         if (h == 0)
             API_E("%s, context is 0: call rknn_init(&ctx, ...) first and pass the "
@@ -195,6 +215,7 @@ int64_t api_last_exec_us(rknn_context h)
 void api_ctx_put(api_ctx *c)
 {
     pthread_mutex_unlock(&c->lock);
+    ctx_unref(c);
 }
 
 int api_ctx_ready(const api_ctx *c, const char *fn)
@@ -418,6 +439,7 @@ static void ctx_free(api_ctx *c)
     free(c->layer_us);
     api_prev_free(c);
     pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->idle);
     free(c);
 }
 
@@ -451,6 +473,7 @@ static int ctx_create(rknn_context *out, const void *buf, size_t len, const char
     int ret;
 
     pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->idle, NULL);
     c->flag = flag;
     c->plat = plat;
     c->model_buf = xmalloc(len ? len : 1);
@@ -505,9 +528,20 @@ int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t flag,
                   "real_model_offset/real_model_size");
             return RKNN_ERR_PARAM_INVALID;
         }
-        model = (uint8_t *)model + extend->real_model_offset;
-        if (extend->real_model_size)
-            len = extend->real_model_size;
+        /* the buffer is `size` bytes: the model must lie inside it */
+        uint64_t off = (uint64_t)(int64_t)extend->real_model_offset,
+                 msize = extend->real_model_size ? extend->real_model_size
+                                                 : size - (off < size ? off : size);
+        if (extend->real_model_offset < 0 || size == 0 || off >= size ||
+            msize > (uint64_t)size - off) {
+            API_E("rknn_init, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY: real_model_offset %d + "
+                  "real_model_size %u do not lie inside the model buffer of size %u; pass the "
+                  "rknn_create_mem buffer's size and an offset/size within it",
+                  extend->real_model_offset, extend->real_model_size, size);
+            return RKNN_ERR_PARAM_INVALID;
+        }
+        model = (uint8_t *)model + off;
+        len = (size_t)msize;
     }
     if (len == 0) {
         path = model;
@@ -571,9 +605,15 @@ int rknn_destroy(rknn_context context)
               context ? "already destroyed, or never returned by rknn_init" : "it is 0");
         return RKNN_ERR_CTX_INVALID;
     }
-    /* wait for a call still running on another thread */
+    /* wait for a call still running on another thread; calls that are queued on the
+     * context see it destroyed and drop their reference */
     pthread_mutex_lock(&c->lock);
+    c->destroyed = 1;
     pthread_mutex_unlock(&c->lock);
+    pthread_mutex_lock(&reg_lock);
+    while (c->refs > 1)
+        pthread_cond_wait(&c->idle, &reg_lock);
+    pthread_mutex_unlock(&reg_lock);
     ctx_free(c);
     api_npu_load_flush(); /* the last frames' load (writes are throttled) */
     return RKNN_SUCC;

@@ -55,7 +55,12 @@ typedef struct api_outbuf {
 
 typedef struct api_ctx {
     rknn_context handle;
-    pthread_mutex_t lock;
+    pthread_mutex_t lock;     /* held by the API call using the context */
+    /* calls holding or waiting for the context (under the registry lock); rknn_destroy
+     * waits on idle until its own is the last one */
+    int refs;
+    pthread_cond_t idle;
+    int destroyed;            /* under lock: queued calls must not use it */
     uint32_t flag;
     const api_platform *plat;
     /* model source, kept to duplicate the context or re-prepare with new shapes */
@@ -99,8 +104,10 @@ void api_prev_free(api_ctx *c);
 int64_t api_last_exec_us(rknn_context h);
 
 /* ---- handles (api_core.c) ---- */
-/* Looks the handle up and locks the context; NULL (with an E line naming fn) if
- * the handle is 0, destroyed or never created. Unlock with api_ctx_put. */
+/* Looks the handle up, takes a reference and locks the context (the registry is not
+ * held while waiting for a busy context); NULL (with an E line naming fn) if the
+ * handle is 0, destroyed (also while waiting) or never created. Unlock with
+ * api_ctx_put. */
 api_ctx *api_ctx_get(rknn_context h, const char *fn);
 void api_ctx_put(api_ctx *c);
 /* RKNN_SUCC, or an E line naming fn when the context waits for rknn_set_input_shapes. */

@@ -1028,6 +1028,13 @@ int rknn_outputs_release(rknn_context context, uint32_t n_ouputs, rknn_output ou
         ret = RKNN_ERR_PARAM_INVALID;
         goto out;
     }
+    /* rknn_outputs_get fills at most n_out entries: more would read past the array */
+    if (n_ouputs > (uint32_t)c->n_out) {
+        API_E("rknn_outputs_release, n_outputs(%u) > output_num(%d): pass the count given to "
+              "rknn_outputs_get", n_ouputs, c->n_out);
+        ret = RKNN_ERR_PARAM_INVALID;
+        goto out;
+    }
     for (uint32_t i = 0; i < n_ouputs; i++) {
         api_outbuf **pp, *b = NULL;
         if (outputs[i].is_prealloc)

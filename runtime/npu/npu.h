@@ -394,7 +394,10 @@ int npu_load_parse(const char *text, int pct[NPU_MAX_CORES], char *err, size_t e
 /* Directory for our simulated nodes: $RKNN_TRACE_SYSFS, else
  * $XDG_RUNTIME_DIR/rknn-trace, else /tmp/rknn-trace-$UID. */
 const char *npu_sysfs_dir(char *buf, size_t len);
-/* Writes <dir>/rknpu/load (creating directories). */
+/* Writes <dir>/rknpu/load (creating missing directories 0700) through a fresh
+ * O_EXCL name renamed into place. RT_EIO, writing nothing, when a folder we add
+ * (rknn-trace*, rknpu) or any folder in a directory others can write (/tmp) is a
+ * symbolic link, belongs to another user or is writable by group/others. */
 int npu_load_publish(const npu_load_t *ld, char *err, size_t errlen);
 
 #endif

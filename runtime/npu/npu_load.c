@@ -5,10 +5,12 @@
  * core, then "\n" -> "NPU load:  Core0: 61%, Core1: 50%, Core2: 50%,".
  * Load = min(100, busy_ns / (interval / 100)) over the last 1 s window (§4.6). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "runtime/npu/npu.h"
 #include "util/util.h"
@@ -93,10 +95,13 @@ int npu_load_parse(const char *text, int pct[NPU_MAX_CORES], char *err, size_t e
     return n;
 }
 
-const char *npu_sysfs_dir(char *buf, size_t len)
+/* The base directory, and whether its last component is one we add (and so must
+ * be ours) rather than one the user named. */
+static const char *sysfs_base(char *buf, size_t len, int *ours)
 {
     const char *s = getenv("RKNN_TRACE_SYSFS"), *x = getenv("XDG_RUNTIME_DIR");
 
+    *ours = !(s && *s);
     if (s && *s)
         snprintf(buf, len, "%s", s);
     else if (x && *x)
@@ -106,41 +111,164 @@ const char *npu_sysfs_dir(char *buf, size_t len)
     return buf;
 }
 
-static int mkdir_p(const char *dir)
+const char *npu_sysfs_dir(char *buf, size_t len)
 {
-    char tmp[1200];
+    int ours;
 
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(tmp, 0700) && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(tmp, 0700) && errno != EEXIST ? -1 : 0;
+    return sysfs_base(buf, len, &ours);
 }
 
-/* <sysfs dir>/rknpu/<node> := text, through a rename so that readers never
- * see a half-written file. */
+/* A directory nobody but us (or root) can plant entries in: its children may be
+ * symbolic links or belong to someone else, that was our choice or root's. */
+static int dir_trusted(int fd)
+{
+    struct stat st;
+
+    return fstat(fd, &st) == 0 && (st.st_uid == getuid() || st.st_uid == 0) &&
+           !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* Opens directory `name` inside dirfd, creating it (0700) when missing. strict:
+ * it must be a real directory (no symbolic link) owned by us that nobody else can
+ * write; used for every component we create or add, and for every component
+ * under a directory others can write (/tmp). Returns the fd or -1 with err set;
+ * `shown` is the path for messages. */
+static int open_dir_at(int dirfd, const char *name, int strict, const char *shown,
+                       char *err, size_t errlen)
+{
+    int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC, fd;
+    struct stat st;
+    const char *why = NULL;
+
+    if (!dir_trusted(dirfd))
+        strict = 1;
+    fd = openat(dirfd, name, flags | (strict ? O_NOFOLLOW : 0));
+    if (fd < 0 && errno == ENOENT) {
+        if (mkdirat(dirfd, name, 0700) && errno != EEXIST) {
+            rt_err(err, errlen, RT_EIO, "cannot create %s: %s", shown, strerror(errno));
+            goto out;
+        }
+        strict = 1; /* ours now, or someone else's who won the race */
+        fd = openat(dirfd, name, flags | O_NOFOLLOW);
+    }
+    if (fd < 0) {
+        int e = errno;
+        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+            rt_err(err, errlen, RT_EIO, "%s is a symbolic link where a directory of our "
+                   "own is needed: refusing to follow it (remove it)", shown);
+        else
+            rt_err(err, errlen, RT_EIO, "cannot open directory %s: %s", shown, strerror(e));
+        goto out;
+    }
+    if (!strict)
+        goto out;
+    if (fstat(fd, &st))
+        why = strerror(errno);
+    else if (st.st_uid != getuid())
+        rt_err(err, errlen, RT_EIO, "%s belongs to uid %u, not to us (uid %u): refusing to "
+               "write there", shown, (unsigned)st.st_uid, (unsigned)getuid());
+    else if (st.st_mode & (S_IWGRP | S_IWOTH))
+        rt_err(err, errlen, RT_EIO, "%s is writable by group or others (mode %03o): refusing "
+               "to write there (chmod 700 it)", shown, (unsigned)(st.st_mode & 0777));
+    else
+        goto out;
+    if (why)
+        rt_err(err, errlen, RT_EIO, "cannot stat %s: %s", shown, why);
+    close(fd);
+    fd = -1;
+out:
+    return fd;
+}
+
+/* Opens <base>/rknpu component by component, never following a link that someone
+ * else could have planted. Returns the fd of rknpu or -1 with err set. */
+static int open_node_dir(char *err, size_t errlen)
+{
+    char base[1024], shown[1100], *save = NULL, *comp;
+    int ours, fd, n = 0, total = 0;
+
+    sysfs_base(base, sizeof base, &ours);
+    fd = open(base[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        rt_err(err, errlen, RT_EIO, "cannot open %s: %s", base[0] == '/' ? "/" : ".",
+               strerror(errno));
+        goto out;
+    }
+    snprintf(shown, sizeof shown, "%s", base);
+    for (char *p = strtok_r(shown, "/", &save); p; p = strtok_r(NULL, "/", &save))
+        total++;
+    snprintf(shown, sizeof shown, "%s", base[0] == '/' ? "" : ".");
+    save = NULL;
+    /* the last component is one we add (rknn-trace*) when no RKNN_TRACE_SYSFS */
+    for (comp = strtok_r(base, "/", &save); comp && fd >= 0; comp = strtok_r(NULL, "/", &save)) {
+        int parent = fd;
+        n++;
+        snprintf(shown + strlen(shown), sizeof shown - strlen(shown), "/%s", comp);
+        fd = open_dir_at(parent, comp, ours && n == total, shown, err, errlen);
+        close(parent);
+    }
+    if (fd >= 0) {
+        int parent = fd;
+        snprintf(shown + strlen(shown), sizeof shown - strlen(shown), "/rknpu");
+        fd = open_dir_at(parent, "rknpu", 1, shown, err, errlen);
+        close(parent);
+    }
+out:
+    return fd;
+}
+
+/* <sysfs dir>/rknpu/<node> := text: written under a name nobody else can predict
+ * or pre-create, then renamed over the node, so readers never see a half-written
+ * file and a link planted at the node is replaced, not followed. */
 static int publish_node(const char *node, const char *text, char *err, size_t errlen)
 {
-    char dir[1024], path[1100], tmp[1110];
-    FILE *f;
+    static unsigned long long seq;
+    char tmp[96];
+    size_t len = strlen(text);
+    int dfd, fd = -1, ret = RT_EIO;
 
-    npu_sysfs_dir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/rknpu", dir);
-    if (mkdir_p(path))
-        return rt_err(err, errlen, RT_EIO, "cannot create %s: %s", path, strerror(errno));
-    snprintf(path, sizeof path, "%s/rknpu/%s", dir, node);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    f = fopen(tmp, "w");
-    if (!f)
-        return rt_err(err, errlen, RT_EIO, "cannot write %s: %s", tmp, strerror(errno));
-    fputs(text, f);
-    if (fclose(f) || rename(tmp, path))
-        return rt_err(err, errlen, RT_EIO, "cannot write %s: %s", path, strerror(errno));
-    return 0;
+    dfd = open_node_dir(err, errlen);
+    if (dfd < 0)
+        return RT_EIO;
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(tmp, sizeof tmp, ".%s.%ld.%llu.%ld", node, (long)getpid(),
+                 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED), (long)ts.tv_nsec);
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        rt_err(err, errlen, RT_EIO, "cannot create a temporary %s node: %s", node,
+               strerror(errno));
+        goto out;
+    }
+    {
+        ssize_t w = write(fd, text, len);
+        int e = w < 0 ? errno : ENOSPC;
+        if (close(fd) && w == (ssize_t)len) {
+            w = -1;
+            e = errno;
+        }
+        fd = -1;
+        if (w != (ssize_t)len) {
+            rt_err(err, errlen, RT_EIO, "cannot write the %s node: %s", node, strerror(e));
+            unlinkat(dfd, tmp, 0);
+            goto out;
+        }
+    }
+    if (renameat(dfd, tmp, dfd, node)) {
+        rt_err(err, errlen, RT_EIO, "cannot replace the %s node: %s", node, strerror(errno));
+        unlinkat(dfd, tmp, 0);
+        goto out;
+    }
+    ret = 0;
+out:
+    if (fd >= 0)
+        close(fd);
+    close(dfd);
+    return ret;
 }
 
 int npu_load_publish(const npu_load_t *ld, char *err, size_t errlen)

@@ -122,6 +122,11 @@ expect 0 "" -- "$RT" ls --db "$T/none.db" --json
 [ "$(cat "$T/out")" = "[]" ] && [ ! -e "$T/none.db" ] && ok || bad "ls on a missing database"
 
 # --- the NPU model in a run -------------------------------------------------------
+# a planted link where the load node's folder should be: a warning, the run goes on
+mkdir -p "$T/sysbad" "$T/away"; ln -s "$T/away" "$T/sysbad/rknpu"
+RKNN_TRACE_SYSFS=$T/sysbad expect 0 "warning: NPU load not published: .*symbolic link" -- \
+    "$RT" run "$MNIST" --no-db
+[ ! -e "$T/away/load" ] && ok || bad "load written through a planted link"
 expect 1 "core" -- "$RT" run "$MNIST" --core-mask 8 --no-db
 expect 1 "core" -- "$RT" run "$MNIST" -t rk3566 --core-mask 2 --no-db
 RKNN_TRACE_SYSFS=$T/sysfs expect 0 "" -- "$RT" run "$MNIST" -t rk3588 --core-mask 7 --no-db --json

@@ -561,7 +561,8 @@ static unsigned char demo_in2(int c, int h, int w) { return (unsigned char)((c *
 
 static int demo_run(rknn_context ctx, float *out /* 8*128*128 */)
 {
-    static unsigned char a[128 * 128], b[128 * 128 * 3];
+    /* per call: two threads run this at once (a shared buffer is a data race) */
+    unsigned char a[128 * 128], b[128 * 128 * 3];
     rknn_input in[2];
     rknn_output o;
     int r;

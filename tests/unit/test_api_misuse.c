@@ -13,6 +13,7 @@
 
 #include "rknn_api.h"
 #include "tests/test.h"
+#include "util/util.h"
 
 #define MNIST "tests/data/models/mnist.onnx"
 
@@ -216,6 +217,12 @@ static void test_outputs(void)
     /* the same array again: the runtime must not free twice */
     EXPECT(rknn_outputs_release(ctx, 1, o), RKNN_ERR_OUTPUT_INVALID, "double release",
            "once per rknn_outputs_get");
+    /* a count beyond the model's outputs would read past the caller's array */
+    CHECK(rknn_outputs_get(ctx, 1, o, NULL) == 0 && o[0].buf, "get again");
+    EXPECT(rknn_outputs_release(ctx, 1000000, o), RKNN_ERR_PARAM_INVALID,
+           "n_outputs(1000000) > output_num(1)");
+    EXPECT(rknn_outputs_release(ctx, 2, o), RKNN_ERR_PARAM_INVALID, "n_outputs(2)");
+    CHECK(rknn_outputs_release(ctx, 1, o) == 0, "release after the refused calls");
     rknn_destroy(ctx);
 
     /* COLLECT_MODEL_INFO_ONLY contexts never run */
@@ -223,6 +230,64 @@ static void test_outputs(void)
     EXPECT(rknn_run(ctx, NULL), RKNN_ERR_FAIL, "rknn_run is denied if set "
            "RKNN_FLAG_COLLECT_MODEL_INFO_ONLY flag!");
     rknn_destroy(ctx);
+}
+
+/* RKNN_FLAG_MODEL_BUFFER_ZERO_COPY: the model must lie inside the buffer of `size`
+ * bytes; the buffer is exactly that long, so ASan sees any read past it. */
+static void test_zero_copy_model(void)
+{
+    rknn_init_extend ext;
+    rknn_context ctx = 0;
+    unsigned char *buf = NULL;
+    void *model = NULL;
+    size_t len = 0;
+    uint32_t size;
+    char err[256];
+
+    CHECK(rt_read_file(MNIST, &model, &len, err, sizeof err) == 0, "%s", err);
+    if (!model)
+        return;
+    size = (uint32_t)len + 100;
+    buf = calloc(1, size);
+    memcpy(buf + 100, model, len);
+    free(model);
+    memset(&ext, 0, sizeof(ext));
+    ext.real_model_offset = 100;
+    ext.real_model_size = (uint32_t)len;
+    CHECK(rknn_init(&ctx, buf, size, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, &ext) == 0 && ctx,
+          "model inside the buffer");
+    rknn_destroy(ctx);
+    ext.real_model_size = 0; /* 0: the rest of the buffer */
+    CHECK(rknn_init(&ctx, buf, size, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, &ext) == 0 && ctx,
+          "real_model_size 0 = to the end of the buffer");
+    rknn_destroy(ctx);
+    ctx = 0;
+
+    ext.real_model_size = (uint32_t)len + 1;
+    EXPECT(rknn_init(&ctx, buf, size, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, &ext),
+           RKNN_ERR_PARAM_INVALID, "real_model_offset 100", "real_model_size", "do not lie inside");
+    ext.real_model_size = 0xffffffffu; /* offset + size wraps around in 32 bits */
+    EXPECT(rknn_init(&ctx, buf, size, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, &ext),
+           RKNN_ERR_PARAM_INVALID, "do not lie inside");
+    ext.real_model_offset = (int32_t)size;
+    ext.real_model_size = 0;
+    EXPECT(rknn_init(&ctx, buf, size, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, &ext),
+           RKNN_ERR_PARAM_INVALID, "do not lie inside");
+    ext.real_model_offset = 0x7fffffff;
+    ext.real_model_size = 16;
+    EXPECT(rknn_init(&ctx, buf, size, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, &ext),
+           RKNN_ERR_PARAM_INVALID, "do not lie inside");
+    ext.real_model_offset = -100;
+    EXPECT(rknn_init(&ctx, buf + 100, size - 100, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, &ext),
+           RKNN_ERR_PARAM_INVALID, "real_model_offset -100");
+    ext.real_model_offset = 0;
+    ext.real_model_size = 0;
+    EXPECT(rknn_init(&ctx, buf, 0, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, &ext),
+           RKNN_ERR_PARAM_INVALID, "buffer of size 0");
+    EXPECT(rknn_init(&ctx, buf, size, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, NULL),
+           RKNN_ERR_PARAM_INVALID, "rknn_init_extend");
+    CHECK(ctx == 0, "refused inits leave the context 0");
+    free(buf);
 }
 
 static void test_memory(void)
@@ -544,6 +609,7 @@ int main(void)
     test_query();
     test_inputs();
     test_outputs();
+    test_zero_copy_model();
     test_memory();
     test_shapes_and_cores();
     test_conversion_warning();

@@ -771,6 +771,44 @@ static void test_load(void)
     unsetenv("RKNN_TARGET");
 }
 
+/* A load node that must not be written (rknpu is a planted link): rknn_run still
+ * succeeds, one W line says why, nothing is written through the link. */
+static void test_load_refused(void)
+{
+    char sys[300], link[400], away[300], path[400], *out;
+    rknn_context ctx;
+    int r1, r2;
+
+    snprintf(sys, sizeof sys, "%s/sysbad", tmp_root);
+    snprintf(away, sizeof away, "%s/away", tmp_root);
+    mkdir(sys, 0700);
+    mkdir(away, 0700);
+    snprintf(link, sizeof link, "%s/rknpu", sys);
+    CHECK(symlink(away, link) == 0, "plant %s", link);
+    setenv("RKNN_TRACE_SYSFS", sys, 1);
+    setenv("RKNN_LOG_LEVEL", "1", 1);
+    ctx = init_model(MNIST, 0);
+    cap_begin();
+    r1 = run_once(ctx, NULL, NULL);
+    usleep(120000); /* past the 100 ms between writes */
+    r2 = run_once(ctx, NULL, NULL);
+    rknn_destroy(ctx);
+    out = cap_end(NULL);
+    unsetenv("RKNN_LOG_LEVEL");
+    CHECK(r1 == 0 && r2 == 0, "runs succeed without the load node: %d %d", r1, r2);
+    CHECK(strstr(out, "W RKNN: ") && strstr(out, "NPU load not published") &&
+              strstr(out, "symbolic link"), "W line: %s", out);
+    {
+        const char *first = strstr(out, "NPU load not published");
+        CHECK(first && !strstr(first + 1, "NPU load not published"), "said once: %s", out);
+    }
+    snprintf(path, sizeof path, "%s/load", away);
+    CHECK(access(path, F_OK) != 0, "nothing written through the link");
+    free(out);
+    snprintf(sys, sizeof sys, "%s/sys", tmp_root);
+    setenv("RKNN_TRACE_SYSFS", sys, 1);
+}
+
 /* ---- core masks through the NPU model ------------------------------------------------ */
 
 static void test_core_mask(void)
@@ -828,6 +866,7 @@ int main(void)
         test_level5(UFACE, "ultraface", uface, 3);
     }
     test_load();
+    test_load_refused();
     test_core_mask();
     {
         char cmd[400];

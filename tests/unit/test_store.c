@@ -6,6 +6,8 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,13 +26,14 @@ static const char *path_of(const char *name)
     return buf[k];
 }
 
-/* One integer from raw SQL, bypassing the store. */
+/* One integer from raw SQL, bypassing the store (read-write, never created:
+ * SQLite itself rolls back a journal that a killed writer left). */
 static long long sql_int(const char *path, const char *sql)
 {
     sqlite3 *db = NULL;
     sqlite3_stmt *s = NULL;
     long long v = -999;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
         sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
         v = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
@@ -182,11 +185,13 @@ static void test_create_insert_list(void)
     CHECK(rc == 0 && r.id == 2, "by id: %s", err);
     store_run_clear(&r);
     rc = store_get_run(st, "7", &r, err, sizeof err);
-    CHECK(rc == RT_EINVAL && strstr(err, "no run '7'"), "unknown id: %s", err);
+    CHECK(rc == RT_ENOTFOUND && strstr(err, "no run '7'") && !strstr(err, "did you mean"),
+          "unknown id: %s", err);
     rc = store_get_run(st, "nope", &r, err, sizeof err);
-    CHECK(rc == RT_EINVAL && strstr(err, "no run 'nope'"), "unknown label: %s", err);
+    CHECK(rc == RT_ENOTFOUND && strstr(err, "no run 'nope'") && !strstr(err, "did you mean"),
+          "unknown label: %s", err);
     rc = store_get_run(st, "99999999999999999999999", &r, err, sizeof err);
-    CHECK(rc == RT_EINVAL, "huge id: %s", err);
+    CHECK(rc == RT_ENOTFOUND, "huge id: %s", err);
 
     /* a label that looks like another run's id, put there by hand: ambiguous */
     sql_exec(db, "UPDATE runs SET label = '1' WHERE id = 2");
@@ -246,6 +251,48 @@ static void test_create_insert_list(void)
     CHECK(rc == RT_EIO && access(path_of("missing.db"), F_OK) != 0, "ro missing: %s", err);
 }
 
+/* A 64 KiB string: a run of many such layers outgrows SQLite's page cache, so
+ * pages are written to the database before the commit and the journal is hot. */
+static char *big_text(void)
+{
+    char *t = malloc(65536);
+    memset(t, 'x', 65535);
+    t[65535] = 0;
+    return t;
+}
+
+/* Forks a writer that dies by SIGKILL in the middle of a large run labelled
+ * label: it leaves a hot journal beside db. */
+static int crash_writer(const char *db, const char *label)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        store *cs = NULL;
+        store_run r;
+        int64_t cid;
+        char e[256];
+        char *t = big_text();
+        store_run_init(&r);
+        r.label = label;
+        if (store_open(db, &cs, e, sizeof e) || store_run_begin(cs, &r, &cid, e, sizeof e))
+            _exit(3);
+        for (int i = 0; i < 64; i++) {
+            store_layer l;
+            store_layer_init(&l);
+            l.idx = i;
+            l.cpu_reason = t;
+            if (store_layer_add(cs, cid, &l, e, sizeof e))
+                _exit(4);
+        }
+        kill(getpid(), SIGKILL);
+        _exit(5);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
 static void test_rollback(void)
 {
     const char *db = path_of("rb.db");
@@ -292,26 +339,7 @@ static void test_rollback(void)
     CHECK(sql_int(db, "SELECT COUNT(*) FROM runs") == 1, "close rolled back");
 
     /* a process killed mid-ingest leaves nothing */
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        store *cs = NULL;
-        int64_t cid;
-        char e[256];
-        if (store_open(db, &cs, e, sizeof e) || store_run_begin(cs, &r, &cid, e, sizeof e))
-            _exit(3);
-        for (int i = 0; i < 1000; i++) {
-            store_layer cl;
-            store_layer_init(&cl);
-            cl.idx = i;
-            if (store_layer_add(cs, cid, &cl, e, sizeof e))
-                _exit(4);
-        }
-        _exit(0); /* no commit, no close: like kill -9 */
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    CHECK(crash_writer(db, r.label), "writer killed");
     CHECK(sql_int(db, "SELECT COUNT(*) FROM runs") == 1, "crash left no run");
     CHECK(sql_int(db, "SELECT COUNT(*) FROM layers") == 2, "crash left no layers");
     rc = store_open(db, &st, err, sizeof err);
@@ -348,15 +376,11 @@ static void test_refused(void)
     CHECK(rc == RT_EFORMAT && strstr(err, "not an rknn-trace database"), "other app id: %s",
           err);
 
-    /* ours, plus an unknown table */
-    const char *extra = path_of("extra.db");
-    rc = store_open(extra, &st, err, sizeof err);
-    CHECK(rc == 0, "create: %s", err);
-    store_close(st);
-    sql_exec(extra, "CREATE TABLE stranger (x)");
-    rc = store_open(extra, &st, err, sizeof err);
-    CHECK(rc == RT_EFORMAT && strstr(err, "not an rknn-trace database"), "unknown table: %s",
-          err);
+    /* no application id, but tables: someone else's */
+    const char *noid = path_of("noid.db");
+    sql_exec(noid, "CREATE VIEW v AS SELECT 1");
+    rc = store_open_readonly(noid, &st, err, sizeof err);
+    CHECK(rc == RT_EFORMAT && strstr(err, "not an rknn-trace database"), "no app id: %s", err);
 
     /* from the future */
     const char *future = path_of("future.db");
@@ -365,7 +389,7 @@ static void test_refused(void)
     store_close(st);
     sql_exec(future, "PRAGMA user_version = 7");
     rc = store_open(future, &st, err, sizeof err);
-    CHECK(rc == RT_EUNSUPPORTED && strstr(err, "newer rknn-trace (schema 7 > 1)"),
+    CHECK(rc == RT_EUNSUPPORTED && strstr(err, "newer rknn-trace (schema 7 > 2)"),
           "future: %s", err);
     rc = store_open_readonly(future, &st, err, sizeof err);
     CHECK(rc == RT_EUNSUPPORTED, "future ro: %s", err);
@@ -425,6 +449,210 @@ static void test_helpers(void)
     unsetenv("RKNN_TRACE_DB");
 }
 
+/* A user's own table, view, index and trigger in a database of ours: still ours,
+ * for reading and for writing. */
+static void test_user_objects(void)
+{
+    const char *db = path_of("mine.db");
+    char err[512] = "";
+    store *st = NULL;
+    int64_t id = 0;
+    int rc, n = 0;
+
+    rc = store_open(db, &st, err, sizeof err);
+    CHECK(rc == 0 && add_run(st, "base", 2, &id, err, sizeof err) == 0, "create: %s", err);
+    store_close(st);
+    sql_exec(db, "CREATE TABLE notes (run_id INTEGER, text TEXT);"
+                 "INSERT INTO notes VALUES (1, 'good one');"
+                 "CREATE VIEW slow AS SELECT id FROM runs WHERE total_us > 1;"
+                 "CREATE INDEX notes_run ON notes(run_id);");
+    store_run *runs = NULL;
+    rc = store_open_readonly(db, &st, err, sizeof err);
+    CHECK(rc == 0, "ro with user objects: %s", err);
+    rc = rc ? rc : store_list_runs(st, &runs, &n, err, sizeof err);
+    CHECK(rc == 0 && n == 1 && runs[0].n_layers == 2, "list: %s", err);
+    store_runs_free(runs, n);
+    store_close(st);
+    rc = store_open(db, &st, err, sizeof err);
+    CHECK(rc == 0, "rw with user objects: %s", err);
+    rc = rc ? rc : add_run(st, "second", 3, &id, err, sizeof err);
+    CHECK(rc == 0 && id == 2, "write with user objects: %s", err);
+    store_close(st);
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM notes") == 1, "user table kept");
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM slow") == 2, "user view sees both runs");
+}
+
+/* Unknown runs: RT_ENOTFOUND, with a close label suggested. */
+static void test_not_found(void)
+{
+    const char *db = path_of("names.db");
+    char err[512] = "";
+    store *st = NULL;
+    store_run r;
+    int64_t id;
+    int rc;
+
+    rc = store_open(db, &st, err, sizeof err);
+    CHECK(rc == 0, "open: %s", err);
+    const char *labels[] = { "baseline", "fp16", "i8-kl", "a" };
+    for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
+        CHECK(add_run(st, labels[i], 1, &id, err, sizeof err) == 0, "add %s: %s", labels[i],
+              err);
+    /* ref, expected suggestion (NULL: none) */
+    const char *cases[][2] = {
+        { "baselin", "baseline" },   /* one deletion */
+        { "basleine", "baseline" },  /* two edits */
+        { "base", "baseline" },      /* a prefix */
+        { "baseline-2", "baseline" },/* the label is a prefix of it */
+        { "i8-k1", "i8-kl" },        /* a substitution */
+        { "fp32", NULL },            /* two edits of four letters: too far */
+        { "b", "baseline" },         /* prefix of a single label */
+        { "zzz", NULL },
+        { "9", NULL },               /* an id; "a" is one edit away but a third too far */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char want[128];
+        err[0] = 0;
+        rc = store_get_run(st, cases[i][0], &r, err, sizeof err);
+        if (cases[i][1])
+            snprintf(want, sizeof want, "no run '%s' (did you mean '%s'?)", cases[i][0],
+                     cases[i][1]);
+        else
+            snprintf(want, sizeof want, "no run '%s'", cases[i][0]);
+        CHECK(rc == RT_ENOTFOUND && strstr(err, want) &&
+                  (cases[i][1] || !strstr(err, "did you mean")) && !strchr(err, '\n'),
+              "'%s': rc %d, %s", cases[i][0], rc, err);
+    }
+    CHECK(store_get_run(st, "baseline", &r, err, sizeof err) == 0 && r.id == 1, "exact");
+    store_run_clear(&r);
+    store_close(st);
+}
+
+/* SQLite's own verdict on the file: a plain read-only open sees the hot journal. */
+static int sqlite_refuses_ro(const char *db)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *s = NULL;
+    int rc;
+    sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
+    sqlite3_extended_result_codes(h, 1);
+    rc = sqlite3_prepare_v2(h, "SELECT COUNT(*) FROM runs", -1, &s, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+    return rc == SQLITE_READONLY_ROLLBACK;
+}
+
+/* Reading checks for the hot-journal tests: one committed run of 2 layers. */
+static int read_committed(const char *db, char *err, size_t errlen)
+{
+    store *st = NULL;
+    store_run *runs = NULL, r;
+    int n = 0, rc;
+
+    if ((rc = store_open_readonly(db, &st, err, errlen)))
+        return rc;
+    rc = store_list_runs(st, &runs, &n, err, errlen);
+    if (!rc && (n != 1 || runs[0].n_layers != 2))
+        rc = rt_err(err, errlen, RT_EINTERNAL, "%d runs, %lld layers", n,
+                    n ? (long long)runs[0].n_layers : -1LL);
+    store_runs_free(runs, n);
+    if (!rc && store_get_run(st, "killed", &r, err, errlen) != RT_ENOTFOUND)
+        rc = rt_err(err, errlen, RT_EINTERNAL, "the killed run is visible");
+    store_close(st);
+    return rc;
+}
+
+static int dir_is_empty(const char *path)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", path);
+    return system(cmd) == 0;
+}
+
+static void test_hot_journal(void)
+{
+    char sub[64], db[128], journal[160], tmpdir[128], err[512] = "";
+    store *st = NULL;
+    int64_t id;
+    int rc;
+
+    /* the database in a folder of its own, so that it can be made read-only */
+    snprintf(sub, sizeof sub, "%s/hot", dir);
+    snprintf(db, sizeof db, "%s/runs.db", sub);
+    snprintf(journal, sizeof journal, "%s-journal", db);
+    snprintf(tmpdir, sizeof tmpdir, "%s/tmp", dir);
+    chmod(dir, 0755); /* for the reader that is not root, below */
+    CHECK(mkdir(sub, 0755) == 0 && mkdir(tmpdir, 0777) == 0 && chmod(tmpdir, 01777) == 0,
+          "mkdir");
+    rc = store_open(db, &st, err, sizeof err);
+    CHECK(rc == 0 && add_run(st, "kept", 2, &id, err, sizeof err) == 0, "seed: %s", err);
+    store_close(st);
+
+    /* 1. a reader that may write the file rolls the journal back */
+    CHECK(crash_writer(db, "killed"), "writer killed");
+    CHECK(access(journal, F_OK) == 0 && sqlite_refuses_ro(db),
+          "the crash left a hot journal");
+    rc = read_committed(db, err, sizeof err);
+    CHECK(rc == 0, "read after crash: %s", err);
+    CHECK(access(journal, F_OK) != 0, "journal rolled back");
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM pragma_integrity_check "
+                      "WHERE integrity_check <> 'ok'") == 0,
+          "integrity");
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM layers") == 2, "no layer of the killed run");
+
+    /* 2. a reader that may not write the file or its folder reads a private copy
+     * and leaves the original as it was */
+    CHECK(crash_writer(db, "killed"), "writer killed again");
+    CHECK(sqlite_refuses_ro(db), "hot journal again");
+    char before[128], cmd[1024];
+    snprintf(before, sizeof before, "%s/before.db", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && cp '%s' '%s-journal'", db, before, journal,
+             before);
+    CHECK(system(cmd) == 0, "keep a copy");
+    chmod(db, 0444);
+    chmod(journal, 0444);
+    chmod(sub, 0555);
+    setenv("TMPDIR", tmpdir, 1);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* root may write anything: read as nobody */
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(10);
+        if (access(db, W_OK) == 0)
+            _exit(11);
+        char e[512];
+        int r = read_committed(db, e, sizeof e);
+        if (r)
+            fprintf(stderr, "read-only reader: %s\n", e);
+        if (r)
+            _exit(12);
+        /* no temporary folder: the error names the journal and says what to do */
+        setenv("TMPDIR", "/nonexistent/dir", 1);
+        r = store_open_readonly(db, &st, e, sizeof e);
+        if (r != RT_EIO || !strstr(e, journal) || !strstr(e, "may write") || strchr(e, '\n')) {
+            fprintf(stderr, "no private copy: %d %s\n", r, e);
+            _exit(13);
+        }
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "read-only reader: status %d",
+          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    unsetenv("TMPDIR");
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s' && cmp -s '%s' '%s-journal'", db, before,
+             journal, before);
+    CHECK(system(cmd) == 0, "original database and journal untouched");
+    CHECK(dir_is_empty(tmpdir), "private copy removed");
+    chmod(sub, 0755);
+    chmod(db, 0644);
+    rc = read_committed(db, err, sizeof err);
+    CHECK(rc == 0 && access(journal, F_OK) != 0, "writable again: rolled back: %s", err);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -434,6 +662,9 @@ int main(void)
     test_create_insert_list();
     test_rollback();
     test_refused();
+    test_user_objects();
+    test_not_found();
+    test_hot_journal();
     test_helpers();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

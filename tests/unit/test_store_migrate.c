@@ -7,6 +7,8 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "analyze/analyze.h"
@@ -75,10 +77,74 @@ static long long sql_int(const char *path, const char *sql)
     return v;
 }
 
+static void make_v1(const char *path)
+{
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open(path, &db) == SQLITE_OK, "create");
+    CHECK(sqlite3_exec(db, v1_schema, NULL, NULL, NULL) == SQLITE_OK, "v1 schema: %s",
+          sqlite3_errmsg(db));
+    CHECK(sqlite3_exec(db, v1_rows, NULL, NULL, NULL) == SQLITE_OK, "v1 rows: %s",
+          sqlite3_errmsg(db));
+    sqlite3_close(db);
+}
+
+/* Readers (ls, show) of a v1 file: upgraded in place where they may write it;
+ * as another user in a read-only folder, they read an upgraded private copy and
+ * the file stays v1. */
+static void test_reader_upgrades(const char *dir)
+{
+    char sub[300], path[400], err[512] = "";
+    store *st = NULL;
+    store_run r;
+
+    snprintf(sub, sizeof sub, "%s/ro", dir);
+    mkdir(sub, 0755);
+    snprintf(path, sizeof path, "%s/v1.db", sub);
+    make_v1(path);
+    CHECK(store_open_readonly(path, &st, err, sizeof err) == 0, "reader of v1: %s", err);
+    CHECK(store_get_run(st, "old", &r, err, sizeof err) == 0 && r.n_layers == 2,
+          "reader reads the v1 run: %s", err);
+    store_run_clear(&r);
+    store_close(st);
+    CHECK(sql_int(path, "PRAGMA user_version") == 2, "upgraded in place by a reader");
+
+    unlink(path);
+    make_v1(path);
+    chmod(path, 0444);
+    chmod(sub, 0555);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(10);
+        if (access(path, W_OK) == 0)
+            _exit(11);
+        char e[512];
+        store *s2 = NULL;
+        store_run r2;
+        if (store_open_readonly(path, &s2, e, sizeof e)) {
+            fprintf(stderr, "v1 reader without write access: %s\n", e);
+            _exit(12);
+        }
+        int ok = store_get_run(s2, "old", &r2, e, sizeof e) == 0 && r2.n_layers == 2;
+        store_run_clear(&r2);
+        store_close(s2);
+        _exit(ok ? 0 : 13);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "reader without write access: %d",
+          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    CHECK(sql_int(path, "PRAGMA user_version") == 1, "a file it may not write stays v1");
+    chmod(sub, 0755);
+    chmod(path, 0644);
+    unlink(path);
+    rmdir(sub);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/test_store_migrate_XXXXXX", path[300], err[512] = "";
-    sqlite3 *db = NULL;
     store *st = NULL;
     store_run r, back;
     store_layer *rows = NULL;
@@ -87,13 +153,9 @@ int main(void)
 
     if (!mkdtemp(dir))
         return 1;
+    chmod(dir, 0755);
     snprintf(path, sizeof path, "%s/v1.db", dir);
-    CHECK(sqlite3_open(path, &db) == SQLITE_OK, "create");
-    CHECK(sqlite3_exec(db, v1_schema, NULL, NULL, NULL) == SQLITE_OK, "v1 schema: %s",
-          sqlite3_errmsg(db));
-    CHECK(sqlite3_exec(db, v1_rows, NULL, NULL, NULL) == SQLITE_OK, "v1 rows: %s",
-          sqlite3_errmsg(db));
-    sqlite3_close(db);
+    make_v1(path);
     CHECK(STORE_APPLICATION_ID == 1380668498, "application id as in v1_rows");
 
     CHECK(store_open(path, &st, err, sizeof err) == 0, "open for writing upgrades: %s", err);
@@ -151,6 +213,7 @@ int main(void)
     store_close(st);
 
     unlink(path);
+    test_reader_upgrades(dir);
     rmdir(dir);
     TEST_END();
 }

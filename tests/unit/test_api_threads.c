@@ -1,0 +1,262 @@
+/* tests/unit/test_api_threads.c — contexts used from several threads are
+ * independent: a thread waiting on a busy context does not hold up an unrelated
+ * one, and rknn_destroy is safe while other threads still call into the context.
+ *
+ * Oracle: the independent context's own solo figures, measured in the same
+ * process just before with the same CPU load beside it (one thread spinning, as the
+ * busy context's running thread does): its worst latency with the other context busy
+ * must stay within 3x that + 10 ms. Before the fix it waited for whole frames of the
+ * other model (~150 ms). Return codes: the API's (0 or RKNN_ERR_CTX_INVALID).
+ *   RT_TEST_NO_TIMING=1  skip the latency bound (sanitizer builds), keep the rest */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rknn_api.h"
+#include "tests/test.h"
+
+#define MNIST "tests/data/models/mnist.onnx"
+/* the busy context's model: a frame takes ~1000x one of mnist */
+#define BUSY "tests/data/models/super_resolution_224.onnx"
+#define MAX_IN (4 << 20)
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* inputs_set (zeros), run, outputs_get, outputs_release: the calls of a frame */
+static int frame(rknn_context ctx, uint32_t in_bytes)
+{
+    static const unsigned char zeros[MAX_IN];
+    rknn_input in;
+    rknn_output out[2];
+    rknn_input_output_num io;
+    int r;
+
+    memset(&in, 0, sizeof(in));
+    in.buf = (void *)zeros;
+    in.size = in_bytes;
+    in.type = RKNN_TENSOR_FLOAT32;
+    in.fmt = RKNN_TENSOR_NCHW;
+    r = rknn_inputs_set(ctx, 1, &in);
+    if (!r)
+        r = rknn_run(ctx, NULL);
+    if (!r)
+        r = rknn_query(ctx, RKNN_QUERY_IN_OUT_NUM, &io, sizeof(io));
+    if (!r && io.n_output > 2)
+        r = -1000;
+    if (!r) {
+        memset(out, 0, sizeof(out));
+        for (uint32_t i = 0; i < io.n_output; i++) {
+            out[i].index = i;
+            out[i].want_float = 1;
+        }
+        r = rknn_outputs_get(ctx, io.n_output, out, NULL);
+        if (!r)
+            r = rknn_outputs_release(ctx, io.n_output, out);
+    }
+    return r;
+}
+
+typedef struct job {
+    rknn_context ctx;
+    uint32_t in_bytes;
+    atomic_int *stop;         /* hammer: until set */
+    double secs;              /* timed: for so long */
+    int ret;
+    long frames;
+    double worst_ms;
+} job_t;
+
+static void *hammer(void *arg)
+{
+    job_t *j = arg;
+
+    while (!atomic_load(j->stop) && !j->ret) {
+        j->ret = frame(j->ctx, j->in_bytes);
+        j->frames++;
+    }
+    return NULL;
+}
+
+static void *timed(void *arg)
+{
+    job_t *j = arg;
+    double end = now_ms() + j->secs * 1e3;
+
+    while (now_ms() < end && !j->ret) {
+        double t0 = now_ms(), dt;
+        j->ret = frame(j->ctx, j->in_bytes);
+        dt = now_ms() - t0;
+        if (dt > j->worst_ms)
+            j->worst_ms = dt;
+        j->frames++;
+    }
+    return NULL;
+}
+
+/* the CPU load of one running frame, without the API */
+static void *spin(void *arg)
+{
+    atomic_int *stop = arg;
+    volatile double x = 0;
+
+    while (!atomic_load(stop))
+        for (int i = 0; i < 10000; i++)
+            x += i;
+    return NULL;
+}
+
+static rknn_context init(const char *path, uint32_t *in_bytes)
+{
+    rknn_context ctx = 0;
+    rknn_tensor_attr a;
+    int r = rknn_init(&ctx, (void *)path, 0, 0, NULL);
+
+    CHECK(r == 0 && ctx, "init %s: %d", path, r);
+    memset(&a, 0, sizeof(a));
+    if (!r && rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof(a)) == 0)
+        *in_bytes = a.n_elems * 4;
+    CHECK(*in_bytes > 0 && *in_bytes <= MAX_IN, "%s: input of %u bytes", path, *in_bytes);
+    return ctx;
+}
+
+/* Context 1 hammered from two threads (one always waits on the other), context 2
+ * run alone by a third: its latency and throughput against the same thread solo. */
+static void test_independent(void)
+{
+    uint32_t busy_in = 0, indep_in = 0;
+    rknn_context busy = init(BUSY, &busy_in), indep = init(MNIST, &indep_in);
+    atomic_int stop = 0, stop_spin = 0;
+    job_t alone = {indep, indep_in, NULL, 2.0, 0, 0, 0}, solo = alone, shared = alone;
+    job_t a1 = {busy, busy_in, &stop, 0, 0, 0, 0}, a2 = a1;
+    pthread_t t1, t2, tb;
+    double limit, t0;
+    const char *no_timing = getenv("RT_TEST_NO_TIMING");
+
+    if (!busy || !indep || !busy_in || !indep_in)
+        goto out;
+    CHECK(frame(indep, indep_in) == 0 && frame(busy, busy_in) == 0, "warm-up");
+    t0 = now_ms();
+    frame(busy, busy_in);
+    printf("busy context: one frame %.1f ms\n", now_ms() - t0);
+    /* alone on the machine, then beside one spinning thread (the solo baseline) */
+    pthread_create(&tb, NULL, timed, &alone);
+    pthread_join(tb, NULL);
+    pthread_create(&t1, NULL, spin, &stop_spin);
+    pthread_create(&tb, NULL, timed, &solo);
+    pthread_join(tb, NULL);
+    atomic_store(&stop_spin, 1);
+    pthread_join(t1, NULL);
+
+    pthread_create(&t1, NULL, hammer, &a1);
+    pthread_create(&t2, NULL, hammer, &a2);
+    usleep(50000);
+    pthread_create(&tb, NULL, timed, &shared);
+    pthread_join(tb, NULL);
+    atomic_store(&stop, 1);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+
+    CHECK(alone.ret == 0 && solo.ret == 0 && shared.ret == 0 && a1.ret == 0 && a2.ret == 0,
+          "every frame succeeded: %d %d %d %d %d", alone.ret, solo.ret, shared.ret, a1.ret,
+          a2.ret);
+    CHECK(a1.frames > 0 && a2.frames > 0, "both threads of the busy context ran: %ld %ld",
+          a1.frames, a2.frames);
+    limit = 3 * solo.worst_ms + 10;
+    printf("independent context, frames/s and worst latency: alone %.0f/s %.2f ms; beside a "
+           "spinning thread %.0f/s %.2f ms; with the other context busy from two threads "
+           "%.0f/s %.2f ms (limit %.2f ms); busy context %ld frames\n",
+           alone.frames / alone.secs, alone.worst_ms, solo.frames / solo.secs, solo.worst_ms,
+           shared.frames / shared.secs, shared.worst_ms, limit, a1.frames + a2.frames);
+    if (no_timing && *no_timing == '1') {
+        printf("latency and throughput bounds not checked (RT_TEST_NO_TIMING=1)\n");
+    } else {
+        CHECK(shared.worst_ms <= limit, "independent context's worst latency %.2f ms > %.2f ms "
+              "(3 x solo %.2f + 10)", shared.worst_ms, limit, solo.worst_ms);
+        CHECK(shared.frames * 3 >= solo.frames, "independent context's throughput %ld frames "
+              "< 1/3 of solo %ld", shared.frames, solo.frames);
+    }
+out:
+    rknn_destroy(busy);
+    rknn_destroy(indep);
+}
+
+/* rknn_destroy while other threads call into the context: each call either works
+ * or gets RKNN_ERR_CTX_INVALID, and the sanitizers see no use after free. */
+typedef struct user {
+    rknn_context ctx;
+    uint32_t in_bytes;
+    int bad;
+    long ok, invalid;
+} user_t;
+
+static void *use_until_gone(void *arg)
+{
+    user_t *u = arg;
+
+    for (;;) {
+        int r = frame(u->ctx, u->in_bytes);
+        if (r == RKNN_ERR_CTX_INVALID) {
+            u->invalid++;
+            break;
+        }
+        if (r != 0) {
+            u->bad = r;
+            break;
+        }
+        u->ok++;
+    }
+    return NULL;
+}
+
+static void test_destroy_in_use(void)
+{
+    for (int round = 0; round < 5; round++) {
+        uint32_t in_bytes = 0;
+        rknn_context ctx = init(MNIST, &in_bytes);
+        user_t u[3];
+        pthread_t t[3];
+        if (!ctx)
+            return;
+        for (int i = 0; i < 3; i++) {
+            u[i] = (user_t){ctx, in_bytes, 0, 0, 0};
+            pthread_create(&t[i], NULL, use_until_gone, &u[i]);
+        }
+        usleep(20000 + round * 10000);
+        CHECK(rknn_destroy(ctx) == 0, "destroy while in use");
+        for (int i = 0; i < 3; i++) {
+            pthread_join(t[i], NULL);
+            CHECK(u[i].bad == 0 && u[i].invalid == 1, "round %d thread %d: error %d, %ld ok, "
+                  "%ld invalid", round, i, u[i].bad, u[i].ok, u[i].invalid);
+        }
+        CHECK(rknn_destroy(ctx) == RKNN_ERR_CTX_INVALID, "destroyed once only");
+    }
+}
+
+int main(void)
+{
+    char sys[] = "/tmp/test_api_threads.XXXXXX", cmd[64];
+
+    if (!mkdtemp(sys)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    setenv("RKNN_TRACE_SYSFS", sys, 1);
+    setenv("RKNN_TRACE_THREADS", "1", 1);
+    setenv("RKNN_LOG_LEVEL", "-1", 1); /* the destroy test provokes E lines on purpose */
+    unsetenv("RKNN_TARGET");
+    test_independent();
+    test_destroy_in_use();
+    snprintf(cmd, sizeof cmd, "rm -rf %s", sys);
+    if (system(cmd))
+        fprintf(stderr, "cannot remove %s\n", sys);
+    TEST_END();
+}
