@@ -1,5 +1,4 @@
 /* cli/args.c — small argument helpers shared by the commands. */
-#include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "util/util.h"
 
@@ -109,13 +108,4 @@ int cli_model_arg(const char *cmd, const char *a, const char **model)
     }
     *model = a;
     return 0;
-}
-
-int cli_get_run(store *st, const char *ref, store_run *out, char *err, size_t errlen)
-{
-    int rc = store_get_run(st, ref, out, err, errlen);
-    /* the store's only RT_EINVAL for a non-empty reference is "no such run" */
-    if (rc == RT_EINVAL && ref && ref[0])
-        rc = RT_ENOTFOUND;
-    return rc;
 }

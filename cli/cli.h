@@ -4,7 +4,6 @@
 #ifndef RT_CLI_H
 #define RT_CLI_H
 
-#include <stddef.h>
 #include <stdint.h>
 #include "runtime/model/model.h"
 #include "runtime/passes/passes.h"
@@ -35,12 +34,6 @@ const char *cli_opt_value(int argc, char **argv, int *i);
 /* An argument no option of command cmd took: the model path when it is the
  * first such; else (an unknown option, a second model) a usage error. */
 int cli_model_arg(const char *cmd, const char *a, const char **model);
-/* store_get_run for a RUN argument: an id or label that names no run is
- * RT_ENOTFOUND (exit 2) in every command. */
-struct store;
-struct store_run;
-int cli_get_run(struct store *st, const char *ref, struct store_run *out, char *err,
-                size_t errlen);
 /* Parses a non-negative integer; -1 on error. */
 long long cli_parse_count(const char *s);
 

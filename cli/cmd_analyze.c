@@ -164,7 +164,7 @@ int cmd_analyze(int argc, char **argv)
         store_run run;
         int no_dump = 0;
         rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
-        if (!rc && !(rc = cli_get_run(st, ref, &run, err, sizeof(err)))) {
+        if (!rc && !(rc = store_get_run(st, ref, &run, err, sizeof(err)))) {
             run_id = run.id;
             dir = run.dump_dir ? xstrdup(run.dump_dir) : run_dump_dir(&run);
             if (!dir && (no_dump = 1))

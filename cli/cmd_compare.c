@@ -60,7 +60,7 @@ typedef struct out_cell {
 
 static int load_side(store *st, const char *ref, side *s, double thr, char *err, size_t errlen)
 {
-    int rc = cli_get_run(st, ref, &s->run, err, errlen);
+    int rc = store_get_run(st, ref, &s->run, err, errlen);
     if (rc)
         return rc;
     s->have_run = 1;

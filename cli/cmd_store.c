@@ -340,10 +340,8 @@ int cmd_ls(int argc, char **argv)
         json_end(&w);
         goto out;
     }
-    printf("%5s  %-16s %-20s %-7s %-4s %-22s %9s %9s %8s %7s  %s\n", "id", "label", "time",
-           "target", "bk", "quant", "NPU ms", "host ms", "out cos", "SQNR", "model");
-    printf("%5s  %-16s %-20s %-7s %-4s %-22s %9s %9s %8s %7s\n", "", "", "", "", "", "",
-           "predicted", "(this PC)", "", "dB");
+    printf("%5s  %-16s %-20s %-7s %-4s %-22s %11s %10s %9s %7s  %s\n", "id", "label", "time",
+           "target", "bk", "quant", "NPU pred ms", "host PC ms", "out cos", "SQNR dB", "model");
     for (int i = 0; i < nk; i++) {
         const store_run *r = rows[i].run;
         char q[64], a[32], b[32], c[32], d[32];
@@ -354,7 +352,7 @@ int cmd_ls(int argc, char **argv)
             snprintf(c, sizeof(c), "collapsed");
         else
             cell(c, sizeof(c), rows[i].cos, "%.5f");
-        printf("%5" PRId64 "  %-16s %-20s %-7s %-4s %-22s %9s %9s %8s %7s  %s\n", r->id,
+        printf("%5" PRId64 "  %-16s %-20s %-7s %-4s %-22s %11s %10s %9s %7s  %s\n", r->id,
                r->label ? r->label : "-", r->time ? r->time : "-", r->platform ? r->platform : "-",
                r->backend ? r->backend : "-", q, cell(a, sizeof(a), rows[i].npu_us / 1e3, "%.3f"),
                cell(b, sizeof(b), rows[i].host_us / 1e3, "%.3f"), c,
@@ -428,7 +426,7 @@ int cmd_show(int argc, char **argv)
         return EXIT_USAGE;
     }
     rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
-    if (!rc && !(rc = cli_get_run(st, ref, &run, err, sizeof(err))))
+    if (!rc && !(rc = store_get_run(st, ref, &run, err, sizeof(err))))
         have_run = 1;
     if (!rc)
         rc = store_get_layers(st, run.id, &layers, &nl, err, sizeof(err));
