@@ -449,6 +449,8 @@ void summary_free(run_summary *s);
 /* "output 'scores' is constant (collapsed)"-style text of an output state,
  * NULL for SUM_OUT_OK / SUM_OUT_UNKNOWN. */
 const char *summary_output_problem(const summary_output *o, char *buf, size_t len);
+/* v printed with fmt, or "n/a" when it is NaN (missing). */
+const char *summary_fmt(char *buf, size_t len, double v, const char *fmt);
 /* The text `run` and `show` print, NPU first. color: ANSI colours. */
 void summary_print(const run_summary *s, FILE *f, int color);
 /* "# quantization: i8 (asymmetric_quantized-8), algo ..., N calibration samples, ..."

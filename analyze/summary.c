@@ -247,7 +247,7 @@ const char *summary_output_problem(const summary_output *o, char *buf, size_t le
 
 /* ---- text ---------------------------------------------------------------- */
 
-static const char *num(char *buf, size_t len, double v, const char *fmt)
+const char *summary_fmt(char *buf, size_t len, double v, const char *fmt)
 {
     if (isnan(v))
         snprintf(buf, len, "n/a");
@@ -303,14 +303,14 @@ void summary_print(const run_summary *s, FILE *f, int color)
                 "+-%.0f %% (%s)\n", SUMMARY_BAND_MEAN_PCT, SUMMARY_BAND_WITHIN, SUMMARY_BAND_PAIRS,
                 SUMMARY_BAND_LIMIT_PCT, SUMMARY_BAND_SOURCE);
         fprintf(f, "          level-4 table total %s ms (layer by layer, as perf_debug runs)\n",
-                num(a, sizeof(a), s->perf_table_us / 1e3, "%.3f"));
+                summary_fmt(a, sizeof(a), s->perf_table_us / 1e3, "%.3f"));
     }
     fprintf(f, "bottleneck compute %s, DDR %s, CPU %s of the frame\n",
-            num(a, sizeof(a), s->share_pct[0], "%.1f %%"), num(b, sizeof(b), s->share_pct[1], "%.1f %%"),
-            num(c, sizeof(c), s->share_pct[2], "%.1f %%"));
+            summary_fmt(a, sizeof(a), s->share_pct[0], "%.1f %%"), summary_fmt(b, sizeof(b), s->share_pct[1], "%.1f %%"),
+            summary_fmt(c, sizeof(c), s->share_pct[2], "%.1f %%"));
     fprintf(f, "memory    weights %s, internal %s; SRAM saves %s of DDR traffic per frame\n",
             bytes_str(a, sizeof(a), s->weight_bytes), bytes_str(b, sizeof(b), s->internal_bytes),
-            num(c, sizeof(c), s->sram_saved_kb, "%.1f KB"));
+            summary_fmt(c, sizeof(c), s->sram_saved_kb, "%.1f KB"));
     if (s->n_load) {
         fprintf(f, "NPU load ");
         for (int k = 0; k < s->n_load; k++)
@@ -320,12 +320,12 @@ void summary_print(const run_summary *s, FILE *f, int color)
     }
     if (s->n_fallback) {
         fprintf(f, "%sCPU fallback:%s %d layer%s, %s of the frame (%s ms)\n", red, lo, s->n_fallback,
-                s->n_fallback > 1 ? "s" : "", num(a, sizeof(a), s->fallback_pct, "%.1f %%"),
-                num(b, sizeof(b), s->fallback_us / 1e3, "%.3f"));
+                s->n_fallback > 1 ? "s" : "", summary_fmt(a, sizeof(a), s->fallback_pct, "%.1f %%"),
+                summary_fmt(b, sizeof(b), s->fallback_us / 1e3, "%.3f"));
         for (int k = 0; k < s->n_fallback; k++) {
             const store_layer *l = &s->layers[s->fallback[k]];
             fprintf(f, "  %5lld %-16s %9s us  %s  (%s)\n", (long long)l->idx,
-                    l->npu_op ? l->npu_op : l->op ? l->op : "?", num(a, sizeof(a), l->frame_us, "%.1f"),
+                    l->npu_op ? l->npu_op : l->op ? l->op : "?", summary_fmt(a, sizeof(a), l->frame_us, "%.1f"),
                     layer_name(l, nm, sizeof(nm)), l->cpu_reason ? l->cpu_reason : "reason n/a");
         }
     } else {
@@ -341,17 +341,17 @@ void summary_print(const run_summary *s, FILE *f, int color)
             double tot = s->top_by_table ? s->perf_table_us : s->frame_us;
             fprintf(f, "  %5lld %-16s %-7s %-7s %10.1f %6s %7s %9s  %s\n", (long long)l->idx,
                     l->npu_op ? l->npu_op : l->op ? l->op : "?", l->npu_dtype ? l->npu_dtype : "n/a",
-                    l->bound ? l->bound : "n/a", t, num(a, sizeof(a), tot > 0 ? 100 * t / tot : NAN, "%.1f%%"),
-                    num(b, sizeof(b), l->mac_usage, "%.2f"), num(c, sizeof(c), l->rw_kb, "%.1f"),
+                    l->bound ? l->bound : "n/a", t, summary_fmt(a, sizeof(a), tot > 0 ? 100 * t / tot : NAN, "%.1f%%"),
+                    summary_fmt(b, sizeof(b), l->mac_usage, "%.2f"), summary_fmt(c, sizeof(c), l->rw_kb, "%.1f"),
                     layer_name(l, nm, sizeof(nm)));
         }
     }
 
     /* host figures: this PC, never the board */
     fprintf(f, "\nhost      this PC's CPU, not the board: median %s ms, p90 %s ms, min %s ms, "
-            "stddev %s ms\n", num(a, sizeof(a), s->host_median_us / 1e3, "%.3f"),
-            num(b, sizeof(b), s->host_p90_us / 1e3, "%.3f"), num(c, sizeof(c), s->host_min_us / 1e3, "%.3f"),
-            num(d, sizeof(d), s->host_stddev_us / 1e3, "%.3f"));
+            "stddev %s ms\n", summary_fmt(a, sizeof(a), s->host_median_us / 1e3, "%.3f"),
+            summary_fmt(b, sizeof(b), s->host_p90_us / 1e3, "%.3f"), summary_fmt(c, sizeof(c), s->host_min_us / 1e3, "%.3f"),
+            summary_fmt(d, sizeof(d), s->host_stddev_us / 1e3, "%.3f"));
     fprintf(f, "          %s timed run%s after %s warm-up, %s thread%s\n",
             s->iterations >= 0 ? (snprintf(a, sizeof(a), "%lld", (long long)s->iterations), a) : "n/a",
             s->iterations == 1 ? "" : "s",
@@ -369,7 +369,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
                 fprintf(f, ": %s%s%s", red, pb, lo);
             else
                 fprintf(f, ": output '%s' cos %.5f, SQNR %s", o->name, o->cos,
-                        num(a, sizeof(a), o->sqnr_db, "%.1f dB"));
+                        summary_fmt(a, sizeof(a), o->sqnr_db, "%.1f dB"));
         }
         fputc('\n', f);
         if (s->first_below >= 0)
@@ -388,8 +388,8 @@ void summary_print(const run_summary *s, FILE *f, int color)
         fprintf(f, "  %s %s %s", o->name ? o->name : "?", o->dtype ? o->dtype : "n/a",
                 o->shape ? o->shape : "n/a");
         if (o->acc >= 0)
-            fprintf(f, "  cos %s SQNR %s max|err| %s", num(a, sizeof(a), o->cos, "%.5f"),
-                    num(b, sizeof(b), o->sqnr_db, "%.1f dB"), num(c, sizeof(c), o->max_abs, "%.4g"));
+            fprintf(f, "  cos %s SQNR %s max|err| %s", summary_fmt(a, sizeof(a), o->cos, "%.5f"),
+                    summary_fmt(b, sizeof(b), o->sqnr_db, "%.1f dB"), summary_fmt(c, sizeof(c), o->max_abs, "%.4g"));
         if (summary_output_problem(o, nm, sizeof(nm)))
             fprintf(f, "  %s%s%s", red, nm, lo);
         fputc('\n', f);

@@ -109,3 +109,14 @@ int cli_model_arg(const char *cmd, const char *a, const char **model)
     *model = a;
     return 0;
 }
+
+double cli_parse_real(const char *opt, const char *v, double lo, double hi, int *bad)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || end == v || !(x >= lo && x <= hi)) {
+        cli_error("%s takes a number in [%g, %g], got '%s'", opt, lo, hi, v);
+        *bad = 1;
+    }
+    return x;
+}

@@ -34,6 +34,8 @@ const char *cli_opt_value(int argc, char **argv, int *i);
 /* An argument no option of command cmd took: the model path when it is the
  * first such; else (an unknown option, a second model) a usage error. */
 int cli_model_arg(const char *cmd, const char *a, const char **model);
+/* A real number in [lo, hi] for option opt; else prints a usage error and sets *bad. */
+double cli_parse_real(const char *opt, const char *v, double lo, double hi, int *bad);
 /* Parses a non-negative integer; -1 on error. */
 long long cli_parse_count(const char *s);
 

@@ -84,17 +84,6 @@ static void side_free(side *s)
         store_run_clear(&s->run);
 }
 
-static double parse_num(const char *opt, const char *v, double lo, double hi, int *bad)
-{
-    char *end;
-    double x = strtod(v, &end);
-    if (*end || end == v || !(x >= lo && x <= hi)) {
-        cli_error("%s takes a number in [%g, %g], got '%s'", opt, lo, hi, v);
-        *bad = 1;
-    }
-    return x;
-}
-
 static const char *cell(char *buf, size_t len, double v, const char *fmt)
 {
     if (isnan(v))
@@ -218,11 +207,11 @@ int cmd_compare(int argc, char **argv)
         } else if (cli_opt_is(a, "--cos-threshold")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-            thr = parse_num("--cos-threshold", v, -1, 1, &bad);
+            thr = cli_parse_real("--cos-threshold", v, -1, 1, &bad);
         } else if (cli_opt_is(a, "--fail-if-cos-below")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-            fail_cos = parse_num("--fail-if-cos-below", v, -1, 1, &bad);
+            fail_cos = cli_parse_real("--fail-if-cos-below", v, -1, 1, &bad);
         } else if (cli_opt_is(a, "--fail-if-slower")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
@@ -231,7 +220,7 @@ int cmd_compare(int argc, char **argv)
             size_t l = strlen(tmp);
             if (l && tmp[l - 1] == '%')
                 tmp[l - 1] = '\0';
-            fail_slower = parse_num("--fail-if-slower", tmp, 0, 1e6, &bad);
+            fail_slower = cli_parse_real("--fail-if-slower", tmp, 0, 1e6, &bad);
         } else if (a[0] == '-' && a[1]) {
             cli_error("compare: unknown option '%s' (see rknn-trace compare --help)", a);
             return EXIT_USAGE;

@@ -281,15 +281,6 @@ static void ls_json_row(json_writer *w, const ls_row *row)
     json_obj_close(w);
 }
 
-static const char *cell(char *buf, size_t len, double v, const char *fmt)
-{
-    if (isnan(v))
-        snprintf(buf, len, "n/a");
-    else
-        snprintf(buf, len, fmt, v);
-    return buf;
-}
-
 int cmd_ls(int argc, char **argv)
 {
     ls_opts o;
@@ -351,12 +342,12 @@ int cmd_ls(int argc, char **argv)
         if (rows[i].collapsed)
             snprintf(c, sizeof(c), "collapsed");
         else
-            cell(c, sizeof(c), rows[i].cos, "%.5f");
+            summary_fmt(c, sizeof(c), rows[i].cos, "%.5f");
         printf("%5" PRId64 "  %-16s %-20s %-7s %-4s %-22s %11s %10s %9s %7s  %s\n", r->id,
                r->label ? r->label : "-", r->time ? r->time : "-", r->platform ? r->platform : "-",
-               r->backend ? r->backend : "-", q, cell(a, sizeof(a), rows[i].npu_us / 1e3, "%.3f"),
-               cell(b, sizeof(b), rows[i].host_us / 1e3, "%.3f"), c,
-               cell(d, sizeof(d), rows[i].sqnr, "%.1f"), r->model_path ? r->model_path : "-");
+               r->backend ? r->backend : "-", q, summary_fmt(a, sizeof(a), rows[i].npu_us / 1e3, "%.3f"),
+               summary_fmt(b, sizeof(b), rows[i].host_us / 1e3, "%.3f"), c,
+               summary_fmt(d, sizeof(d), rows[i].sqnr, "%.1f"), r->model_path ? r->model_path : "-");
     }
     if (!nk)
         printf(n ? "(no run matches)\n" : "(no runs yet: rknn-trace run MODEL records one)\n");
@@ -402,15 +393,11 @@ int cmd_show(int argc, char **argv)
             if (!(db = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
         } else if (cli_opt_is(a, "--cos-threshold")) {
-            char *end;
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-            thr = strtod(v, &end);
-            bad = *end || end == v || !(thr >= -1 && thr <= 1);
-            if (bad) {
-                cli_error("--cos-threshold takes a number in [-1, 1], got '%s'", v);
+            thr = cli_parse_real("--cos-threshold", v, -1, 1, &bad);
+            if (bad)
                 return EXIT_USAGE;
-            }
         } else if (a[0] == '-' && a[1]) {
             cli_error("show: unknown option '%s' (see rknn-trace show --help)", a);
             return EXIT_USAGE;
