@@ -319,13 +319,12 @@ int cmd_ls(int argc, char **argv)
         goto out;
     }
     qsort(rows, (size_t)nk, sizeof(*rows), cmp_rows);
-    if (o.limit >= 0 && o.limit < nk)
-        nk = (int)o.limit;
+    int shown = o.limit >= 0 && o.limit < nk ? (int)o.limit : nk;
     if (o.json) {
         json_writer w;
         json_begin(&w, stdout);
         json_arr_open(&w);
-        for (int i = 0; i < nk; i++)
+        for (int i = 0; i < shown; i++)
             ls_json_row(&w, &rows[i]);
         json_arr_close(&w);
         json_end(&w);
@@ -333,7 +332,7 @@ int cmd_ls(int argc, char **argv)
     }
     printf("%5s  %-16s %-20s %-7s %-4s %-22s %11s %10s %9s %7s  %s\n", "id", "label", "time",
            "target", "bk", "quant", "NPU pred ms", "host PC ms", "out cos", "SQNR dB", "model");
-    for (int i = 0; i < nk; i++) {
+    for (int i = 0; i < shown; i++) {
         const store_run *r = rows[i].run;
         char q[64], a[32], b[32], c[32], d[32];
         snprintf(q, sizeof(q), "%s%s%s%s%s", r->quant ? r->quant : "-", r->quant_algo ? "/" : "",
@@ -349,7 +348,7 @@ int cmd_ls(int argc, char **argv)
                summary_fmt(b, sizeof(b), rows[i].host_us / 1e3, "%.3f"), c,
                summary_fmt(d, sizeof(d), rows[i].sqnr, "%.1f"), r->model_path ? r->model_path : "-");
     }
-    if (!nk)
+    if (!shown)
         printf(n ? "(no run matches)\n" : "(no runs yet: rknn-trace run MODEL records one)\n");
 out:
     for (int i = 0; i < nk; i++)
