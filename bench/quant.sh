@@ -24,7 +24,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0
 median() { "$R" run "$@" -n "$RUNS" --no-db --json --no-progress 2>"$T/err" |
-    $PY -c "import json,sys; print('%.3f' % (json.load(sys.stdin)['median_us'] / 1e3))" 2>/dev/null; }
+    $PY -c "import json,sys; print('%.3f' % (json.load(sys.stdin)['host']['median_us'] / 1e3))" 2>/dev/null; }
 {
 echo "| model | fp32 ms | i8 ms | ratio | i8 <= 2x |"
 echo "|---|---:|---:|---:|:---:|"

@@ -1,6 +1,7 @@
 /* tests/fuzz/fuzz_store.c — fuzz target for the store's read path: bytes -> a
  * database file of this process -> store_open_readonly -> the list of runs;
- * every run by id and by label, its layers, outputs and per-layer errors. Any
+ * every run by id and by label, its layers, outputs and per-layer errors, and
+ * the run summary rendered from them (its JSON must be valid). Any
  * status is fine; a crash, a sanitizer report or a leak is a bug. A run found
  * by its id must be that run (else abort). */
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "analyze/analyze.h"
+#include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -53,20 +55,50 @@ static int write_db(const uint8_t *data, size_t size)
     return close(fd);
 }
 
-static void read_run(store *st, int64_t id)
+/* The run's rows, rendered as `show` does (text, JSON document, level-4
+ * table): whatever the file holds, the summary must not crash and its JSON
+ * must stay valid. */
+static void read_run(store *st, const store_run *run)
 {
     char err[512];
     store_layer *l = NULL;
     store_output *o = NULL;
     store_accuracy *a = NULL;
-    int n = 0;
+    int nl = 0, no = 0, na = 0;
 
-    if (store_get_layers(st, id, &l, &n, err, sizeof err) == 0)
-        store_layers_free(l, n);
-    if (store_get_outputs(st, id, &o, &n, err, sizeof err) == 0)
-        store_outputs_free(o, n);
-    if (store_get_accuracy(st, id, &a, &n, err, sizeof err) == 0)
-        store_accuracy_free(a, n);
+    if (store_get_layers(st, run->id, &l, &nl, err, sizeof err))
+        nl = 0, l = NULL;
+    if (store_get_outputs(st, run->id, &o, &no, err, sizeof err))
+        no = 0, o = NULL;
+    if (store_get_accuracy(st, run->id, &a, &na, err, sizeof err))
+        na = 0, a = NULL;
+    FILE *null = fopen("/dev/null", "w");
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&doc, &len);
+    if (null && mem) {
+        run_summary s;
+        json_writer w;
+        summary_compute(run, l, nl, o, no, a, na, 0.99, &s);
+        summary_print(&s, null, 1);
+        summary_print_accuracy(&s, null, 0);
+        json_begin(&w, mem);
+        summary_json_doc(&s, o, no, &w);
+        fclose(mem);
+        mem = NULL;
+        if (!json_valid(doc))
+            abort();
+        summary_print_npu_table(run, l, nl, null, err, sizeof err);
+        summary_free(&s);
+    }
+    if (mem)
+        fclose(mem);
+    if (null)
+        fclose(null);
+    free(doc);
+    store_layers_free(l, nl);
+    store_outputs_free(o, no);
+    store_accuracy_free(a, na);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -97,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             if (runs[i].label && store_get_run(st, runs[i].label, &r, err, sizeof err) == 0)
                 store_run_clear(&r);
-            read_run(st, runs[i].id);
+            read_run(st, &runs[i]);
         }
         store_runs_free(runs, n);
     }
