@@ -74,6 +74,7 @@ typedef struct store_run {
     const char *dump_dir;      /* absolute --dump folder, or NULL */
     const char *dump_sha256;   /* hash over the dump folder's files (dump/dump.h) */
     int64_t weight_bytes, internal_bytes; /* what RKNN_QUERY_MEM_SIZE answers */
+    const char *env_json;      /* the environment as a JSON object (docs/store.md) */
 } store_run;
 
 typedef struct store_layer {
