@@ -145,6 +145,7 @@ typedef struct metrics {
     double cos, euc, max_abs, mean_abs, sqnr_db;
     int64_t n;
     int flags;
+    int64_t ref_nonfinite, x_nonfinite; /* NaN/inf values of each side (METRIC_NONFINITE) */
 } metrics_t;
 
 void metrics_compute(const float *ref, const float *x, int64_t n, metrics_t *m);

@@ -17,3 +17,41 @@ y = [e for e in idx if e['name'] == 'y'][0]
 got = np.load(os.path.join('$T/gdump', y['file']))
 assert np.array_equal(got, np.arange(12, dtype=np.float32).reshape(4, 3)[[3, 0]]), got
 " && ok || bad "Gather with valid indices"
+
+# analyze against a NaN golden: counted, named, never passing.
+expect 0 "" -- "$RT" run "$MNIST" --no-db --dump "$T/ad"
+$PY - "$T" <<'PYEOF' || bad "making the NaN goldens"
+import json, os, shutil, sys
+import numpy as np
+t = sys.argv[1]
+idx = json.load(open(f"{t}/ad/index.json"))
+for sub in ("nan", "nan1"):
+    os.makedirs(f"{t}/{sub}", exist_ok=True)
+    shutil.copy(f"{t}/ad/index.json", f"{t}/{sub}/index.json")
+for i, e in enumerate(idx):
+    a = np.load(os.path.join(f"{t}/ad", e["file"]))
+    np.save(os.path.join(f"{t}/nan", e["file"]), np.full(a.shape, np.nan, a.dtype))
+    if e["name"] == "Convolution28_Output_0":   # five values spoilt in one layer
+        a = a.copy(); a.flat[[0, 3, 9, 27, 81]] = [np.nan, np.inf, -np.inf, np.nan, np.nan]
+    np.save(os.path.join(f"{t}/nan1", e["file"]), a)
+PYEOF
+NL=$($PY -c "import json; print(len(json.load(open('$T/ad/index.json'))))")
+expect 2 "none of the $NL matched layers could be compared \($NL with NaN/inf in the golden" -- \
+    "$RT" analyze "$T/ad" --golden "$T/nan"
+grep -q "every .*keeps cos" "$T/out" && bad "all-NaN golden reported as passing" || ok
+grep -q "^$NL matched layers not comparable (cos nan): $NL with NaN/inf in the golden" "$T/out" && ok ||
+    bad "all-NaN golden: $(tail -3 "$T/out")"
+expect 0 "1 tensor holds NaN/inf \(first: 'Convolution28_Output_0', 5 of 6272 values\)" -- \
+    "$RT" analyze "$T/ad" --golden "$T/nan1"
+grep -q "^every comparable layer ($((NL - 1)) of $NL matched) keeps cos >= 0.99" "$T/out" && ok ||
+    bad "one NaN layer: $(tail -3 "$T/out")"
+expect 0 "" -- "$RT" analyze "$T/ad" --golden "$T/nan1" --json
+$PY - "$T/out" "$NL" <<'PYEOF' && ok || bad "analyze --json not_comparable"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+assert d["comparable"] == n - 1 and d["not_comparable"] == 1, d
+bad = [l for l in d["layers"] if l["nan_reason"]]
+assert [(l["name"], l["nan_reason"], l["golden_nonfinite"]) for l in bad] == \
+    [("Convolution28_Output_0", "golden not finite", 5)], bad
+PYEOF
