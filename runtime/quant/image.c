@@ -119,8 +119,11 @@ static int read_png(const char *path, uint8_t **px, int *w, int *h, char *err, s
     *w = (int)im.width;
     *h = (int)im.height;
     *px = xmalloc(PNG_IMAGE_SIZE(im));
+    /* libpng fails on truncated or corrupt image data by itself; its warnings
+     * (e.g. a known-wrong sRGB profile) concern ancillary chunks only */
     if (!png_image_finish_read(&im, NULL, *px, 0, NULL)) {
-        int rc = rt_err(err, errlen, RT_EFORMAT, "%s: %s", path, im.message);
+        int rc = rt_err(err, errlen, RT_EFORMAT, "%s: corrupt PNG: %s", path,
+                        im.message[0] ? im.message : "decoding failed");
         png_image_free(&im);
         free(*px);
         *px = NULL;
@@ -142,10 +145,16 @@ static void jpeg_fail(j_common_ptr c)
     longjmp(e->jb, 1);
 }
 
-static void jpeg_quiet(j_common_ptr c, int level)
+/* A warning (level -1) means corrupt or missing data that libjpeg would fill
+ * with grey ("Premature end of JPEG file"): an error for calibration data.
+ * Trace messages (level >= 0) are not printed. */
+static void jpeg_warn(j_common_ptr c, int level)
 {
-    (void)c;
-    (void)level; /* warnings (e.g. corrupt data) are not printed */
+    jerr *e = (jerr *)c->err;
+    if (level >= 0)
+        return;
+    e->mgr.format_message(c, e->msg);
+    longjmp(e->jb, 1);
 }
 
 static int read_jpeg(const char *path, uint8_t **px, int *w, int *h, char *err, size_t errlen)
@@ -162,9 +171,9 @@ static int read_jpeg(const char *path, uint8_t **px, int *w, int *h, char *err, 
     memset(&d, 0, sizeof(d));
     d.err = jpeg_std_error(&je.mgr);
     je.mgr.error_exit = jpeg_fail;
-    je.mgr.emit_message = jpeg_quiet;
+    je.mgr.emit_message = jpeg_warn;
     if (setjmp(je.jb)) {
-        rc = rt_err(err, errlen, RT_EFORMAT, "%s: %s", path, je.msg);
+        rc = rt_err(err, errlen, RT_EFORMAT, "%s: corrupt JPEG: %s", path, je.msg);
         goto out;
     }
     jpeg_create_decompress(&d);
