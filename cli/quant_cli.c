@@ -133,6 +133,11 @@ int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
     /* The run fixed every input shape: the analysis uses the same. */
     for (int j = 0; j < g->n_inputs; j++) {
         const tensor_t *t = &g->t[g->inputs[j]];
+        if (q->dataset && quant_preproc_check(&pp, t, err, sizeof(err))) {
+            cli_error("%s", err);
+            free(shapes);
+            return EXIT_USAGE;
+        }
         shapes[j].name = t->name;
         shapes[j].ndim = t->ndim;
         memcpy(shapes[j].dims, t->dims, sizeof(int64_t) * (size_t)t->ndim);

@@ -99,6 +99,35 @@ int quant_preproc_parse(const char *mean, const char *std, quant_preproc *pp, ch
     return RT_OK;
 }
 
+/* C of a [1,C,H,W] or [1,H,W,C] input with C = 1 or 3; 0 when not an image. */
+static int image_channels(const tensor_t *t)
+{
+    if (t->ndim != 4 || t->dims[0] != 1)
+        return 0;
+    if (t->dims[1] == 1 || t->dims[1] == 3)
+        return (int)t->dims[1];
+    if (t->dims[3] == 1 || t->dims[3] == 3)
+        return (int)t->dims[3];
+    return 0;
+}
+
+int quant_preproc_check(const quant_preproc *pp, const tensor_t *t, char *err, size_t errlen)
+{
+    int C = image_channels(t);
+    char shape[128];
+    if (!C)
+        return RT_OK;
+    if (pp->n_mean > 1 && pp->n_mean != C)
+        return rt_err(err, errlen, RT_EINVAL, "--mean has %d values, input '%s' %s has %s",
+                      pp->n_mean, t->name, tensor_shape_str(t, shape, sizeof(shape)),
+                      C == 1 ? "1 channel: give one value" : "3 channels: give 1 or 3 values");
+    if (pp->n_std > 1 && pp->n_std != C)
+        return rt_err(err, errlen, RT_EINVAL, "--std has %d values, input '%s' %s has %s",
+                      pp->n_std, t->name, tensor_shape_str(t, shape, sizeof(shape)),
+                      C == 1 ? "1 channel: give one value" : "3 channels: give 1 or 3 values");
+    return RT_OK;
+}
+
 /* ---- decoders: 8-bit RGB, malloc'd ---- */
 
 static int read_png(const char *path, uint8_t **px, int *w, int *h, char *err, size_t errlen)
@@ -236,8 +265,7 @@ int quant_image_load(const char *path, const tensor_t *t, const quant_preproc *p
     int C, H, W, nhwc;
     char shape[128];
 
-    if (t->ndim != 4 || t->dims[0] != 1 ||
-        !((t->dims[1] == 1 || t->dims[1] == 3) || (t->dims[3] == 1 || t->dims[3] == 3)))
+    if (!image_channels(t))
         return rt_err(err, errlen, RT_ESHAPE, "%s: input '%s' is %s: an image fills a 4-D input "
                       "[1,C,H,W] or [1,H,W,C] with C = 1 or 3", path, t->name,
                       tensor_shape_str(t, shape, sizeof(shape)));
@@ -245,6 +273,8 @@ int quant_image_load(const char *path, const tensor_t *t, const quant_preproc *p
     C = (int)(nhwc ? t->dims[3] : t->dims[1]);
     H = (int)(nhwc ? t->dims[1] : t->dims[2]);
     W = (int)(nhwc ? t->dims[2] : t->dims[3]);
+    if ((rc = quant_preproc_check(pp, t, err, errlen)))
+        return rc;
     if (kind == QF_PNG)
         rc = read_png(path, &px, &w, &h, err, errlen);
     else if (kind == QF_JPEG)

@@ -55,3 +55,18 @@ bad = [l for l in d["layers"] if l["nan_reason"]]
 assert [(l["name"], l["nan_reason"], l["golden_nonfinite"]) for l in bad] == \
     [("Convolution28_Output_0", "golden not finite", 5)], bad
 PYEOF
+
+# --mean/--std: 1 value or one per channel of the image input.
+$PY -c "
+from PIL import Image
+Image.open('/usr/lib/python3/dist-packages/skimage/data/camera.png').resize((40, 30)).save('$T/cam.png')"
+echo "cam.png" >"$T/ds1.txt"
+expect 1 "^rknn-trace: --mean has 4 values, input 'Input3' .* has 1 channel: give one value$" -- \
+    "$RT" run "$MNIST" -q i8 --dataset "$T/ds1.txt" --mean 1,2,3,4 --no-db
+expect 1 "--std has 3 values, input 'Input3' .* 1 channel" -- \
+    "$RT" run "$MNIST" -q i8 --dataset "$T/ds1.txt" --std 1,2,3 --no-db
+expect 0 "" -- "$RT" run "$MNIST" -q i8 --dataset "$T/ds1.txt" --mean 3 --std 2 --no-db --no-progress
+UFM=tests/data/models/ultraface_version-RFB-320.onnx
+expect 1 "--mean has 2 values, input 'input' .* 3 channels: give 1 or 3 values" -- \
+    "$RT" run "$UFM" -q i8 --dataset "$T/ds1.txt" --mean 1,2 --no-db
+expect 1 "--mean has 4 values" -- "$RT" run "$UFM" -q i8 --dataset "$T/ds1.txt" --mean 1,2,3,4 --no-db
