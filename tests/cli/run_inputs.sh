@@ -70,3 +70,23 @@ UFM=tests/data/models/ultraface_version-RFB-320.onnx
 expect 1 "--mean has 2 values, input 'input' .* 3 channels: give 1 or 3 values" -- \
     "$RT" run "$UFM" -q i8 --dataset "$T/ds1.txt" --mean 1,2 --no-db
 expect 1 "--mean has 4 values" -- "$RT" run "$UFM" -q i8 --dataset "$T/ds1.txt" --mean 1,2,3,4 --no-db
+
+# build never overwrites its own source, and writes through a temporary file.
+mkdir -p "$T/b"
+cp "$MNIST" "$T/b/m.onnx"
+ln -s m.onnx "$T/b/link.onnx"
+ln "$T/b/m.onnx" "$T/b/hard.onnx"
+for o in "$T/b/m.onnx" "$T/b/./m.onnx" "$T/b/link.onnx" "$T/b/hard.onnx"; do
+    expect 1 "build: the output .* is the model .* itself" -- "$RT" build "$T/b/m.onnx" -o "$o"
+done
+expect 1 "is the model" -- "$RT" build "$T/b/link.onnx" -o "$T/b/m.onnx"
+cmp -s "$MNIST" "$T/b/m.onnx" && ok || bad "build overwrote its source"
+expect 0 "" -- "$RT" build "$T/b/m.onnx" -q fp16 -o "$T/b/m.rknn"
+cp "$T/b/m.rknn" "$T/b/m.rknn.orig"
+# a write that fails half way (file size limit): the old container stays whole
+(trap '' XFSZ; ulimit -f 8; exec "$RT" build "$T/b/m.onnx" -q fp16 -t rk3566 -o "$T/b/m.rknn") >"$T/out" 2>"$T/err"
+[ $? -eq 2 ] && grep -q "m.rknn: write error" "$T/err" && ok || bad "build past the size limit: $(cat "$T/err")"
+cmp -s "$T/b/m.rknn" "$T/b/m.rknn.orig" && ok || bad "a failed build changed the old output"
+[ -z "$(find "$T/b" -name '*.tmp*')" ] && ok || bad "a failed build left $(ls "$T/b")"
+expect 0 "" -- "$RT" build "$T/b/m.onnx" -q fp16 -t rk3566 -o "$T/b/m.rknn"
+cmp -s "$T/b/m.rknn" "$T/b/m.rknn.orig" && bad "a second build did not replace the output" || ok
