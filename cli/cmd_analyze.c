@@ -184,8 +184,7 @@ int cmd_analyze(int argc, char **argv)
                 return EXIT_USAGE;
             }
         } else if (a[0] == '-' && a[1]) {
-            cli_error("analyze: unknown option '%s' (see rknn-trace analyze --help)", a);
-            return EXIT_USAGE;
+            return cli_unknown_option("analyze", a);
         } else if (!ref) {
             ref = a;
         } else {
@@ -286,7 +285,7 @@ int cmd_analyze(int argc, char **argv)
         json_obj_close(&w);
         json_end(&w);
     } else {
-        int wn = 24, color = isatty(fileno(stdout));
+        int wn = 24, color = cli_use_color(stdout);
         char a[32], b[32], m[32], s[32];
         for (int i = 0; i < r->n_rows; i++) {
             int l = (int)strlen(r->rows[i].name) + (r->rows[i].op ? (int)strlen(r->rows[i].op) : 5) + 3;

@@ -90,3 +90,93 @@ cmp -s "$T/b/m.rknn" "$T/b/m.rknn.orig" && ok || bad "a failed build changed the
 [ -z "$(find "$T/b" -name '*.tmp*')" ] && ok || bad "a failed build left $(ls "$T/b")"
 expect 0 "" -- "$RT" build "$T/b/m.onnx" -q fp16 -t rk3566 -o "$T/b/m.rknn"
 cmp -s "$T/b/m.rknn" "$T/b/m.rknn.orig" && bad "a second build did not replace the output" || ok
+
+# -i NAME=IMAGE: decoded, resized to the input, (pixel - mean) / std, as dataset images.
+$PY -c "
+from PIL import Image
+Image.open('/usr/lib/python3/dist-packages/skimage/data/chelsea.png').convert('RGB').resize((50, 40)).save('$T/cat.jpg', quality=90)"
+for img in cam.png cat.jpg; do
+    expect 0 "" -- "$RT" run "$MNIST" -i Input3="$T/$img" --mean 127 --std 128 --no-db --dump "$T/id_$img"
+    $PY - "$T/$img" "$T/id_$img" <<'PYEOF' && ok || bad "-i $img: values"
+import json, os, sys
+import numpy as np
+from PIL import Image
+path, d = sys.argv[1:3]
+a = np.asarray(Image.open(path).convert("RGB"), dtype=np.float64)
+def axis(n_in, n_out):  # bilinear, half-pixel centres, clamped (the documented rule)
+    s = np.clip((np.arange(n_out) + 0.5) * n_in / n_out - 0.5, 0, n_in - 1)
+    i0 = np.floor(s).astype(int)
+    return i0, np.minimum(i0 + 1, n_in - 1), s - i0
+y0, y1, fy = axis(a.shape[0], 28)
+x0, x1, fx = axis(a.shape[1], 28)
+top = a[y0][:, x0] + fx[None, :, None] * (a[y0][:, x1] - a[y0][:, x0])
+bot = a[y1][:, x0] + fx[None, :, None] * (a[y1][:, x1] - a[y1][:, x0])
+r = top + fy[:, None, None] * (bot - top)
+want = ((0.299 * r[..., 0] + 0.587 * r[..., 1] + 0.114 * r[..., 2]) - 127) / 128
+e = [e for e in json.load(open(f"{d}/index.json")) if e["layer"] < 0][0]
+got = np.load(os.path.join(d, e["file"]))
+assert got.shape == (1, 1, 28, 28) and got.dtype == np.float32, (got.shape, got.dtype)
+assert np.abs(got[0, 0] - want).max() < 1e-4, np.abs(got[0, 0] - want).max()
+PYEOF
+done
+expect 1 "--mean has 3 values, input 'Input3'" -- "$RT" run "$MNIST" -i Input3="$T/cam.png" --mean 1,2,3 --no-db
+expect 1 "--mean/--std apply to the images of --dataset or -i" -- "$RT" run "$MNIST" -q fp16 -i Input3="$T/in.npy" --mean 1 --no-db
+expect 1 "need -q i8 or -q fp16" -- "$RT" run "$MNIST" -i Input3="$T/in.npy" --mean 1 --no-db
+head -c 300 "$T/cam.png" >"$T/cut.png"
+expect 2 "cut.png: corrupt PNG" -- "$RT" run "$MNIST" -i Input3="$T/cut.png" --no-db
+expect 2 "an image fills a float32 input; 'idx' is int64" -- "$RT" run "$T/gather.onnx" -i idx="$T/cam.png" --no-db
+
+# -q i8 without --dataset says that one sample is not a calibration.
+expect 0 "warning: -q i8 without --dataset calibrates on this run's one input \(random data\)" -- \
+    "$RT" run "$MNIST" -q i8 --no-db --no-progress
+expect 0 "one input \(the -i data\)" -- "$RT" run "$MNIST" -q i8 -i Input3="$T/in.npy" --no-db --no-progress
+expect 0 "" -- "$RT" run "$MNIST" -q i8 --dataset "$T/ds1.txt" --no-db --no-progress
+grep -q "not a calibration" "$T/err" && bad "warning with --dataset" || ok
+
+# "did you mean": commands, options, input names (-i and --shape, listing the inputs).
+expect 1 "unknown command 'rn'; did you mean 'run'\?" -- "$RT" rn "$MNIST"
+expect 1 "unknown command 'frobnicate' \(rknn-trace --help" -- "$RT" frobnicate
+expect 1 "run: unknown option '--taget'; did you mean '--target'\?" -- "$RT" run "$MNIST" --taget=rk3566
+expect 1 "run: unknown option '--dumpp'; did you mean '--dump'\?" -- "$RT" run "$MNIST" --dumpp "$T/x"
+expect 1 "build: unknown option '--outptu'; did you mean '--output'\?" -- "$RT" build "$MNIST" --outptu x
+expect 1 "analyze: unknown option '--gloden'; did you mean '--golden'\?" -- "$RT" analyze "$T/ad" --gloden x
+expect 1 "unknown option '--zzzzzz' \(see" -- "$RT" run "$MNIST" --zzzzzz
+expect 1 "-i Inptu3: the model has no input named 'Inptu3'; did you mean 'Input3'\? \(inputs: 'Input3'\)" -- \
+    "$RT" run "$MNIST" -i Inptu3="$T/in.npy" --no-db
+expect 1 "--shape X: the model has no input named 'X'; did you mean 'x'\? \(inputs: 'x'\)" -- \
+    "$RT" run "$T/sym.onnx" --shape X=2,3 --no-db
+
+# The --shape hint pastes into a shell and runs.
+expect 2 "dynamic dims \[batch,3\]; give e.g. --shape x=1,3$" -- "$RT" run "$T/sym.onnx" --no-db
+PPOCR=tests/data/models/ppocr_mobile_v2.0_cls.onnx
+expect 2 "give e.g. --shape x=1,3,224,224 \(your sizes for p2o.DynamicDimension.1, p2o.DynamicDimension.2\)" -- \
+    "$RT" run "$PPOCR" --no-db
+HINT=$(sed -n 's/.*give e\.g\. \(--shape [^ ]*\).*/\1/p' "$T/err")
+# shellcheck disable=SC2086
+expect 0 "" -- "$RT" run "$PPOCR" $HINT --no-db
+
+# rv1106/rv1103 float models: the chip runs int8 only, -q i8 suggested.
+expect 2 "rv1106 runs int8 models only .*: add -q i8 --dataset FILE" -- "$RT" run "$MNIST" -t rv1106 --no-db
+expect 2 "rv1103 runs int8 models only" -- "$RT" run "$MNIST" -t rv1103 -q fp16 --no-db
+expect 0 "" -- "$RT" run "$MNIST" -t rv1106 -q i8 --dataset "$T/ds1.txt" --no-db --no-progress
+
+# Colour only on a terminal without NO_COLOR (script(1) gives a terminal).
+if command -v script >/dev/null; then
+    script -qec "$RT analyze $T/ad --golden $T/ad" /dev/null >"$T/tty.txt" 2>&1
+    grep -q $'\033\[' "$T/tty.txt" && ok || bad "no colour on a terminal"
+    NO_COLOR=1 script -qec "$RT analyze $T/ad --golden $T/ad" /dev/null >"$T/tty.txt" 2>&1
+    grep -q $'\033\[' "$T/tty.txt" && bad "colour despite NO_COLOR" || ok
+    script -qec "$RT run $MNIST -q i8 --dataset $T/ds1.txt --no-db --no-progress" /dev/null >"$T/tty.txt" 2>&1
+    grep -q $'\033\[3' "$T/tty.txt" && ok || bad "no colour in run -q i8 on a terminal"
+    NO_COLOR=1 script -qec "$RT run $MNIST -q i8 --dataset $T/ds1.txt --no-db --no-progress" /dev/null >"$T/tty.txt" 2>&1
+    grep -q $'\033\[' "$T/tty.txt" && bad "run -q i8: colour despite NO_COLOR" || ok
+fi
+expect 0 "" -- "$RT" analyze "$T/ad" --golden "$T/ad"
+grep -q $'\033\[' "$T/out" && bad "colour into a pipe" || ok
+
+# The version: --version and info.
+expect 0 "" -- "$RT" --version
+V=$(cat "$T/out")
+[[ "$V" =~ ^rknn-trace\ [0-9]+\.[0-9]+\.[0-9]+$ ]] && ok || bad "--version: $V"
+expect 0 "" -- "$RT" info
+grep -qx "version    $V" "$T/out" && ok || bad "info lacks the version: $(head -2 "$T/out")"
