@@ -174,6 +174,7 @@ typedef struct metrics {
     double cos, euc, max_abs, mean_abs, sqnr_db;
     int64_t n;
     int flags;
+    int64_t ref_nonfinite, x_nonfinite; /* NaN/inf values of each side (METRIC_NONFINITE) */
 } metrics_t;
 
 void metrics_compute(const float *ref, const float *x, int64_t n, metrics_t *m);
@@ -271,6 +272,10 @@ typedef struct golden_file {
 } golden_file;
 
 int golden_scan(const char *dir, golden_file **files, int *n, char *err, size_t errlen);
+/* A board's level-5 dump name NNN_<OpType>_<tensor>_shape_<d0>_..._<dtype>.npy:
+ * 0 and its parts (op and tensor malloc'd; dtype 0 when the token is unknown),
+ * -1 when file is not such a name. */
+int golden_parse_dump_name(const char *file, int *index, char **op, char **tensor, int *dtype);
 void golden_files_free(golden_file *f, int n);
 
 typedef struct golden_row {

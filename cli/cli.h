@@ -5,6 +5,7 @@
 #define RT_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "runtime/model/model.h"
 #include "runtime/passes/passes.h"
 
@@ -36,5 +37,21 @@ const char *cli_opt_value(int argc, char **argv, int *i);
 int cli_model_arg(const char *cmd, const char *a, const char **model);
 /* Parses a non-negative integer; -1 on error. */
 long long cli_parse_count(const char *s);
+
+#define RKNN_TRACE_VERSION "0.1.0"
+
+/* The name among names[0..n) closest to typed (edit distance of at most a
+ * third of its length), NULL when none is close (cli/suggest.c). */
+const char *cli_suggest(const char *typed, const char *const *names, int n);
+/* The options a command's --help lists ("-t", "--target", ...), malloc'd;
+ * *n = 0 for an unknown command (cli/main.c). */
+char **cli_command_options(const char *cmd, int *n);
+void cli_strings_free(char **v, int n);
+/* Prints "CMD: unknown option 'A'" with the closest option of CMD, if any;
+ * returns EXIT_USAGE. */
+int cli_unknown_option(const char *cmd, const char *a);
+/* Colour on stream f: a terminal, and NO_COLOR unset or empty
+ * (https://no-color.org), and TERM not "dumb". */
+int cli_use_color(FILE *f);
 
 #endif

@@ -160,6 +160,9 @@ PYEOF
 expect 0 "" -- "$RT" run "$MNIST" --npu-table --no-db
 grep -q "Total Operator Elapsed Per Frame Time(us)" "$T/out" && ok || bad "--npu-table prints the level-4 table"
 
+# --- input validation, images, suggestions, colour (tests/cli/run_inputs.sh) ------
+. tests/cli/run_inputs.sh
+
 # --- info -------------------------------------------------------------------------
 expect 0 "" -- "$RT" info
 grep -q "Conv" "$T/out" && grep -q "LD_LIBRARY_PATH" "$T/out" && ok || bad "info output"
