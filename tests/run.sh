@@ -45,6 +45,8 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "cli [$b]" bash tests/cli/run.sh "$b"
     suite "npu lowering vs vendor tables [$b]" "$b/tests/npu_models" tests/data/models \
         tests/fuzz/corpus/perflog --check
+    suite "npu CPU-fallback cost vs real CPU rows [$b]" "$b/tests/npu_cpu_cost" \
+        tests/fuzz/corpus/perflog --check
     suite "api samples [$b]" bash tests/samples/run.sh "$b"
     for q in compare analyze hybrid build images qdq; do
         suite "quant $q [$b]" bash tests/quant/$q.sh "$b"
