@@ -126,7 +126,9 @@ typedef struct npu_layer {
                                    * hybrid file keeps in float16; costed with it */
     char datatype[12];            /* DataType column: "INT8", "UINT8", "FLOAT16", "FLOAT" */
     char *reason;                 /* why it runs on the CPU; NULL on the NPU */
-    char *dtype_note;             /* why dtype differs from the model's (hybrid file), else NULL */
+    char *dtype_note;             /* why dtype differs from the model's, else NULL: "the hybrid
+                                   * file names <tensor>[, fused into this <OpType>]"; the
+                                   * level-4 table prints it under the totals */
     /* what the layer covers in the source graph (for mapping back) */
     int *src_nodes, n_src_nodes;  /* ONNX node indices, in order */
     char **src_tensors;           /* output tensor names of the covered nodes */
@@ -201,9 +203,16 @@ typedef struct npu_graph {
 /* Lowers a prepared graph (passes_prepare done: shapes known; folded nodes are
  * skipped). dtype in ONNX numbering: DT_INT8/DT_UINT8 (quantized model),
  * DT_FLOAT16, or DT_FLOAT (the NPU has no fp32: an unquantized model runs in
- * fp16, as the vendor's converter does). Fails on a dtype the chip's NPU lacks
- * (e.g. fp16 on rv1106). An op that the vendor runtime supports nowhere on that
- * chip is still placed on the CPU, with the reason saying so. */
+ * fp16, as the vendor's converter does); every layer gets it, except an NPU
+ * layer covering a node a hybrid file keeps in float16 (node_t.keep_fp16, set
+ * by the quantizer for the named node and the conv/bias/activation chain it is
+ * fused in): that whole layer is NPU_FP16, with dtype_note saying why.
+ * Fails (RT_EUNSUPPORTED, the message naming the chip, the op and its node)
+ * on a dtype the chip's NPU lacks (e.g. fp16 on rv1106, also for a hybrid
+ * layer), and on an op that neither the chip's NPU (within its limits) nor
+ * its runtime's CPU op set has (rv1106/rv1103 have almost no CPU ops): the
+ * model cannot run there, so no CPU fallback is pretended. An op missing from
+ * our op list altogether still goes to the CPU, with the reason saying so. */
 int npu_lower(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph_t **out,
               char *err, size_t errlen);
 /* Frees the graph; a memory plan's SRAM goes back to its pool (which must

@@ -448,11 +448,7 @@ static int place(const lower_t *L, const node_t *n, const op_rule *r, char *why,
         return NPU_TGT_CPU;
     }
     if (!(r->npu & L->fam)) {
-        if (r->cpu & L->fam)
-            snprintf(why, len, "%s is not in the %s NPU op list", n->op, chip);
-        else
-            snprintf(why, len, "%s has no NPU or CPU implementation on %s "
-                     "(the vendor runtime would reject it)", n->op, chip);
+        snprintf(why, len, "%s is not in the %s NPU op list", n->op, chip);
         return NPU_TGT_CPU;
     }
     if (r->fp16_only && L->ng->dtype != NPU_FP16 && !n->keep_fp16) {
@@ -833,11 +829,11 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
         goto outputs;
     }
     target = place(L, n, r, why, sizeof(why));
+    /* no CPU op either: the vendor runtime refuses the model, no fallback */
     if (target == NPU_TGT_CPU && r && !(r->cpu & L->fam))
         return rt_err(err, errlen, RT_EUNSUPPORTED,
-                      "the model cannot run on %s: %s ('%s') is not in its NPU op list%s and "
-                      "its runtime has no CPU %s (rknn-oplist.md)", L->p->name, n->op, n->name,
-                      (r->npu & L->fam) ? " within these limits" : "", n->op);
+                      "the model cannot run on %s: %s '%s': %s, and its runtime has no CPU %s "
+                      "(rknn-oplist.md)", L->p->name, n->op, n->name, why, n->op);
 
     if (target == NPU_TGT_NPU && !strcmp(n->op, "GlobalAveragePool") && T(L, n->in[0])->ndim == 4) {
         lower_gap_cascade(L, ni);
@@ -968,12 +964,12 @@ static int hybrid_dtypes(lower_t *L, char *err, size_t errlen)
             const char *tn = named && named->n_out > 0 && named->out[0] >= 0
                                  ? L->g->t[named->out[0]].name : named ? named->name : NULL;
             if (tn && l->n_src_nodes > 1)
-                snprintf(note, sizeof(note), "float16: the hybrid file names %s, fused into this %s",
+                snprintf(note, sizeof(note), "the hybrid file names %s, fused into this %s",
                          tn, l->optype);
             else if (tn)
-                snprintf(note, sizeof(note), "float16: the hybrid file names %s", tn);
+                snprintf(note, sizeof(note), "the hybrid file names %s", tn);
             else
-                snprintf(note, sizeof(note), "float16: fused with a layer the hybrid file names");
+                snprintf(note, sizeof(note), "fused with a layer the hybrid file names");
             l->dtype_note = xstrdup(note);
         }
     }
