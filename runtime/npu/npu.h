@@ -26,7 +26,10 @@
 
 /* ---- platforms ---------------------------------------------------------- */
 
-enum npu_dtype { NPU_INT8 = 0, NPU_FP16, NPU_INT16, NPU_BF16, NPU_TF32, NPU_INT4, NPU_NDTYPE };
+/* NPU_FP32: float32 data of a CPU layer (the NPU has no fp32 arrays: every
+ * per-dtype table entry of it is 0). */
+enum npu_dtype { NPU_INT8 = 0, NPU_FP16, NPU_INT16, NPU_BF16, NPU_TF32, NPU_INT4, NPU_FP32,
+                 NPU_NDTYPE };
 
 #define NPU_MAX_CORES 3
 
@@ -122,8 +125,10 @@ typedef struct npu_layer {
     int target;                   /* enum npu_target */
     int kind;                     /* enum npu_kind */
     int dtype;                    /* enum npu_dtype the layer computes in (npu_dtype_name,
-                                   * npu_dtype_key): the model's, or NPU_FP16 for a layer a
-                                   * hybrid file keeps in float16; costed with it */
+                                   * npu_dtype_key): the model's; NPU_FP16 for a layer a
+                                   * hybrid file keeps in float16; NPU_FP32 for a CPU layer
+                                   * computing in float in a quantized model (DataType
+                                   * FLOAT); costed with it */
     char datatype[12];            /* DataType column: "INT8", "UINT8", "FLOAT16", "FLOAT" */
     char *reason;                 /* why it runs on the CPU; NULL on the NPU */
     char *dtype_note;             /* why dtype differs from the model's, else NULL: "the hybrid

@@ -42,6 +42,7 @@ static double elem_bytes(int dt)
     switch (dt) {
     case NPU_INT8: return 1;
     case NPU_TF32: return 4;
+    case NPU_FP32: return 4;
     case NPU_INT4: return 0.5;
     }
     return 2;

@@ -801,8 +801,10 @@ static void add_output_ops(lower_t *L, const node_t *n)
                 layer_add_in(l, shape_of(T(L, ti)), 0, ti);
                 layer_set_fullname(l, "OutputOperator", L->g->t[ti].name, NULL);
                 l->out_tensor = ti;
-                if (L->tensor_fp[ti])
+                if (L->tensor_fp[ti]) {
+                    l->dtype = NPU_FP32;
                     snprintf(l->datatype, sizeof(l->datatype), "FLOAT");
+                }
                 break;
             }
     }
@@ -871,6 +873,7 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
     if (target == NPU_TGT_CPU)
         l->reason = xstrdup(why);
     if (fp_cpu) {
+        l->dtype = NPU_FP32;
         snprintf(l->datatype, sizeof(l->datatype), "FLOAT");
         for (int i = 0; i < n->n_out; i++)
             if (n->out[i] >= 0)

@@ -305,6 +305,7 @@ const char *npu_dtype_key(int dt)
     case NPU_BF16: return "bfloat16";
     case NPU_TF32: return "tfloat32";
     case NPU_INT4: return "int4";
+    case NPU_FP32: return "float32";
     }
     return "unknown";
 }
@@ -318,6 +319,7 @@ const char *npu_dtype_name(int dt)
     case NPU_BF16: return "BFLOAT16";
     case NPU_TF32: return "TFLOAT32";
     case NPU_INT4: return "INT4";
+    case NPU_FP32: return "FLOAT";
     }
     return "UNKNOWN";
 }
