@@ -201,7 +201,7 @@ typedef struct npu_graph {
     uint32_t sram_used;           /* bytes of SRAM allocated (npu_mem_plan) */
     int n_values;                 /* value ids are 0 .. n_values-1 */
     struct npu_mem_plan *mem;     /* npu_mem_plan(), NULL before */
-    int cost_valid;               /* NPU layers costed for the current cores/SRAM plan (internal) */
+    int cost_valid;               /* layers costed for the current cores/SRAM plan (internal) */
     npu_row_cache_t *row_cache;   /* n rows + the table (internal; one printer at a time per graph) */
 } npu_graph_t;
 

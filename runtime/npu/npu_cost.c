@@ -15,9 +15,9 @@
  * NPU tensors in NC1HWC2 (channels padded to C2), image inputs (UINT8, 1/3/4
  * channels) in NHWC, conv weights with IC padded to C2 plus 8 bytes per output
  * channel (bias + requant scale; FIT: residual < 0.01 % on LOG-Y8/Y10 rows).
- * RW(KB) = bytes read (inputs + weights) / 1024 (LOG-Y8, LOG-Y10 Gather/Split). */
+ * RW(KB) = bytes read (inputs + weights) / 1024 (LOG-Y8, LOG-Y10 Gather/Split).
+ * CPU layers: npu_cpu.c, from their work and the chip's CPU. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #include "runtime/npu/npu.h"
 #include "util/util.h"
