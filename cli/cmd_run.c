@@ -407,7 +407,7 @@ int cmd_run(int argc, char **argv)
         rc = npu_mem_plan(ng, g, sram ? npu_sram_pool_process(plat) : NULL, 0, err, sizeof(err));
     if (rc)
         goto fail;
-    npu_cost(ng, st.node_us);
+    npu_cost(ng);
     npu_load_init(&rec.load, plat);
     /* Frames back to back: the window is the predicted time of all of them. */
     for (long long it = 0; it < iters; it++)
