@@ -21,7 +21,7 @@ SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread -D_GNU_SOURCE -I. -Iinclude -I$(BUILD)/gen
 LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS) -pthread
-LIBS     = -lprotobuf-c -lopenblas -lpng -ljpeg -lm
+LIBS     = -lprotobuf-c -lopenblas -lpng -ljpeg -ljansson -lm
 DBLIBS   = -lsqlite3
 
 GEN_C    = $(BUILD)/gen/onnx/onnx.pb-c.c
