@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/model/rknn_file.h"
-/* util.h's JSON writer has a json_null() of its own, unused here: renamed
- * for this file so that jansson's can be declared */
+/* util.h's JSON writer has a json_null() of its own, which the link also
+ * gives to calls from here: it is renamed for this file so that jansson's
+ * header can be included, and jansson's null is made with json_pack("n"). */
 #define json_null util_json_writer_null
 #include "util/util.h"
 #undef json_null
@@ -315,7 +316,7 @@ static int parse_value(pylit *p, int depth, json_t **out)
         return 0;
     }
     if (word_is(p, "None")) {
-        *out = json_null();
+        *out = json_pack("n");
         return 0;
     }
     return fail(p, "unexpected character");
