@@ -1,5 +1,6 @@
 /* cli/cmd_inspect.c — `rknn-trace inspect FILE [--json]`: what a vendor .rknn
  * container holds (runtime/model/rknn_file.h), without running anything. */
+#include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "runtime/model/rknn_file.h"
 #include "util/util.h"
@@ -17,18 +18,6 @@ static void usage(FILE *f)
           "parameters) and counts per op type and target.\n"
           "      --json   one JSON document on stdout\n",
           f);
-}
-
-/* "[1,3,224,224]" */
-static const char *shape_str(char *buf, size_t len, int nd, const int64_t *d)
-{
-    size_t o = 0;
-    o += (size_t)snprintf(buf, len, "[");
-    for (int i = 0; i < nd && o < len; i++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%lld", i ? "," : "", (long long)d[i]);
-    if (o < len)
-        snprintf(buf + o, len - o, "]");
-    return buf;
 }
 
 /* Counting op types in first-seen order (a model has a few dozen at most). */
@@ -89,9 +78,9 @@ static void print_io_text(const rknn_model *m, FILE *f)
                     io_dtype(m, io), io->native_layout[0] ? io->native_layout : "?");
             if (io->layout[0])
                 fprintf(f, " (framework %s)", io->layout);
-            fprintf(f, " shape %s", shape_str(a, sizeof(a), t->nd, t->shape));
+            fprintf(f, " shape %s", store_format_shape(a, sizeof(a), t->nd, t->shape));
             if (t->nnd)
-                fprintf(f, " native %s", shape_str(b, sizeof(b), t->nnd, t->native));
+                fprintf(f, " native %s", store_format_shape(b, sizeof(b), t->nnd, t->native));
             if (t->has_quant)
                 fprintf(f, " scale %.9g zp %lld", t->scale, (long long)t->zero_point);
             if (t->has_quant && (t->min != 0 || t->max != 0))
@@ -120,13 +109,13 @@ static void node_params_text(const rknn_node *n, char *buf, size_t len)
 
     buf[0] = '\0';
     if (n->n_kernel)
-        o += (size_t)snprintf(buf + o, len - o, "kernel %s ", shape_str(a, sizeof(a), n->n_kernel, n->kernel));
+        o += (size_t)snprintf(buf + o, len - o, "kernel %s ", store_format_shape(a, sizeof(a), n->n_kernel, n->kernel));
     if (n->n_stride && o < len)
-        o += (size_t)snprintf(buf + o, len - o, "stride %s ", shape_str(a, sizeof(a), n->n_stride, n->stride));
+        o += (size_t)snprintf(buf + o, len - o, "stride %s ", store_format_shape(a, sizeof(a), n->n_stride, n->stride));
     if (n->n_pad && o < len)
-        o += (size_t)snprintf(buf + o, len - o, "pad %s ", shape_str(a, sizeof(a), n->n_pad, n->pad));
+        o += (size_t)snprintf(buf + o, len - o, "pad %s ", store_format_shape(a, sizeof(a), n->n_pad, n->pad));
     if (n->n_dilation && o < len)
-        o += (size_t)snprintf(buf + o, len - o, "dilation %s ", shape_str(a, sizeof(a), n->n_dilation, n->dilation));
+        o += (size_t)snprintf(buf + o, len - o, "dilation %s ", store_format_shape(a, sizeof(a), n->n_dilation, n->dilation));
     if (n->auto_pad[0] && strcmp(n->auto_pad, "NOTSET") && o < len)
         o += (size_t)snprintf(buf + o, len - o, "auto_pad %s ", n->auto_pad);
     if (n->mode[0] && o < len)
@@ -201,7 +190,7 @@ static void print_text(const char *path, const rknn_model *m, FILE *f)
         const rknn_tensor *o = n->n_out ? &m->tensors[n->out[0]] : NULL;
         node_params_text(n, params, sizeof(params));
         fprintf(f, "  %4d %-18s %-4s %-40s %-28s %s\n", i + 1, n->type, rknn_target_name(n->target),
-                n->name, o ? shape_str(a, sizeof(a), o->nd, o->shape) : "-", params);
+                n->name, o ? store_format_shape(a, sizeof(a), o->nd, o->shape) : "-", params);
         per_tgt[n->target]++;
     }
     nop = count_ops(m, &oc);

@@ -110,6 +110,17 @@ done
 
 # --- the generator strings: our Python-literal parser vs Python's ast ----------
 PJ=$B/tests/pylit_json
+# same.py LITERAL JSON: Python's reading of the literal (tuples as lists, keys
+# as strings) equals the JSON pylit_json printed
+cat >"$T/same.py" <<'EOF'
+import ast, json, sys
+def norm(x):
+    if isinstance(x, (list, tuple)): return [norm(e) for e in x]
+    if isinstance(x, dict): return {str(k): norm(v) for k, v in x.items()}
+    return x
+want = norm(ast.literal_eval(open(sys.argv[1]).read()))
+sys.exit(0 if json.load(open(sys.argv[2])) == want else 1)
+EOF
 if [ -x "$PJ" ]; then
     for f in "$D"/*.rknn; do
         $PY - "$f" "$T/gen.txt" <<'EOF'
@@ -122,27 +133,13 @@ open(sys.argv[2], 'wb').write(b[i:i + n])
 EOF
         [ $? -eq 3 ] && continue
         "$PJ" "$T/gen.txt" >"$T/gen.json" 2>"$T/err" || { bad "pylit_json $(basename "$f"): $(cat "$T/err")"; continue; }
-        $PY -c "
-import ast, json, sys
-def norm(x):
-    if isinstance(x, (list, tuple)): return [norm(e) for e in x]
-    if isinstance(x, dict): return {str(k): norm(v) for k, v in x.items()}
-    return x
-want = norm(ast.literal_eval(open(sys.argv[1]).read()))
-sys.exit(0 if json.load(open(sys.argv[2])) == want else 1)" "$T/gen.txt" "$T/gen.json" \
+        $PY "$T/same.py" "$T/gen.txt" "$T/gen.json" \
             && ok || bad "generator of $(basename "$f"): pylit differs from ast.literal_eval"
     done
     cat >"$T/lit.txt" <<'EOF'
 {'a': [1, (2, 'x\'y', "q\"\x41\u00e9"), None, True, -1.5e-3, {3: 'z'}]}
 EOF
-    "$PJ" "$T/lit.txt" >"$T/lit.json" && $PY -c "
-import ast, json, sys
-def norm(x):
-    if isinstance(x, (list, tuple)): return [norm(e) for e in x]
-    if isinstance(x, dict): return {str(k): norm(v) for k, v in x.items()}
-    return x
-want = norm(ast.literal_eval(open(sys.argv[1]).read()))
-sys.exit(0 if json.load(open(sys.argv[2])) == want else 1)" "$T/lit.txt" "$T/lit.json" \
+    "$PJ" "$T/lit.txt" >"$T/lit.json" && $PY "$T/same.py" "$T/lit.txt" "$T/lit.json" \
         && ok || bad "pylit on a hand-written literal: $(cat "$T/lit.json")"
     printf "{'a': [1, 2" >"$T/lit_bad.txt"
     "$PJ" "$T/lit_bad.txt" >/dev/null 2>"$T/err"; rc=$?
