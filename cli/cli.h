@@ -18,6 +18,11 @@ int cmd_info(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_build(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+/* `run` of a vendor .rknn on a PC: a predicted profile (cli/run_rknn.c). run_rknn_is:
+ * the file starts like a vendor container. */
+int run_rknn_is(const char *path);
+int cmd_run_rknn(int argc, char **argv);
 
 /* Exit code for a runtime status (RT_E*). */
 int cli_exit_code(int status);

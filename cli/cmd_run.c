@@ -242,6 +242,7 @@ int cmd_run(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    if (run_rknn_is(model)) return cmd_run_rknn(argc, argv); /* vendor file: predicted profile */
     /* a `rknn-trace build` container brings its target and quantization */
     if ((qk = quant_cli_container(model, &quant, quant_given, &target, target_given, &qc)))
         return qk;

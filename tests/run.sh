@@ -43,6 +43,7 @@ run_suites() { # build dir, full (1) or fast (0)
         [ -d "tests/fuzz/corpus/$n" ] && suite "fuzz corpus $n [$b]" "$f" "tests/fuzz/corpus/$n"
     done
     suite "cli [$b]" bash tests/cli/run.sh "$b"
+    suite "vendor .rknn inspect and prediction [$b]" bash tests/cli/inspect.sh "$b"
     suite "crash during recording [$b]" bash tests/cli/crash.sh "$b"
     suite "npu lowering vs vendor tables [$b]" "$b/tests/npu_models" tests/data/models \
         tests/fuzz/corpus/perflog --check
