@@ -112,7 +112,7 @@ static void json_side_layer(json_writer *w, const char *key, const side *s, int 
 {
     json_key(w, key);
     if (li < 0 && ai < 0) {
-        json_null(w);
+        json_write_null(w);
         return;
     }
     json_obj_open(w);
@@ -120,7 +120,7 @@ static void json_side_layer(json_writer *w, const char *key, const side *s, int 
     if (li >= 0)
         json_int(w, s->layers[li].idx);
     else
-        json_null(w);
+        json_write_null(w);
     json_key(w, "host_us"), json_num(w, li >= 0 ? s->layers[li].host_us : NAN);
     json_key(w, "npu_us"), json_num(w, li >= 0 ? s->layers[li].time_us : NAN);
     json_key(w, "entire_cos"), json_num(w, ai >= 0 ? s->acc[ai].entire.cos : NAN);

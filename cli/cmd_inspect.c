@@ -250,12 +250,12 @@ static void print_json(const char *path, const rknn_model *m, FILE *f)
     if (m->compiler_code >= 0)
         json_int(&w, m->compiler_code);
     else
-        json_null(&w);
+        json_write_null(&w);
     json_key(&w, "model_version");
     if (m->model_version >= 0)
         json_int(&w, m->model_version);
     else
-        json_null(&w);
+        json_write_null(&w);
     json_key(&w, "framework");
     json_str(&w, m->framework);
     json_key(&w, "inference");
@@ -264,7 +264,7 @@ static void print_json(const char *path, const rknn_model *m, FILE *f)
     if (m->dyn_json)
         json_raw(&w, m->dyn_json);
     else
-        json_null(&w);
+        json_write_null(&w);
     for (int pass = 0; pass < 2; pass++) {
         json_key(&w, pass ? "outputs" : "inputs");
         json_arr_open(&w);
@@ -292,12 +292,12 @@ static void print_json(const char *path, const rknn_model *m, FILE *f)
             if (t->has_quant)
                 json_num(&w, t->scale);
             else
-                json_null(&w);
+                json_write_null(&w);
             json_key(&w, "zero_point");
             if (t->has_quant)
                 json_int(&w, t->zero_point);
             else
-                json_null(&w);
+                json_write_null(&w);
             json_key(&w, "mean");
             json_nums(&w, io->mean, io->n_mean);
             json_key(&w, "std");
@@ -337,7 +337,7 @@ static void print_json(const char *path, const rknn_model *m, FILE *f)
     if (m->json_pre)
         json_raw(&w, m->json_pre);
     else
-        json_null(&w);
+        json_write_null(&w);
     if (m->n_tk1_ops && m->container != RKNN_C_TK2_FB) {
         json_key(&w, "json_ops");
         json_arr_open(&w);

@@ -48,7 +48,7 @@ static void json_opt_int(json_writer *w, const char *key, int64_t v)
 {
     json_key(w, key);
     if (v == STORE_NULL_INT)
-        json_null(w);
+        json_write_null(w);
     else
         json_int(w, v);
 }
@@ -83,7 +83,7 @@ static void json_run_fields(json_writer *w, const store_run *r)
     if (r->inputs_json)
         json_raw(w, r->inputs_json);
     else
-        json_null(w);
+        json_write_null(w);
 }
 
 int cmd_ls(int argc, char **argv)
@@ -236,7 +236,7 @@ int cmd_show(int argc, char **argv)
         if (na)
             accuracy_json_stored(acc, na, &w);
         else
-            json_null(&w);
+            json_write_null(&w);
         json_obj_close(&w);
         json_end(&w);
     } else {

@@ -98,7 +98,7 @@ void run_npu_print_json(const run_record *r, json_writer *w)
 
     json_key(w, "npu");
     if (!ng) {
-        json_null(w);
+        json_write_null(w);
         return;
     }
     run_npu_shares(ng, share);

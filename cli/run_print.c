@@ -138,7 +138,7 @@ void run_record_print_json(const run_record *r, FILE *f)
     if (r->run_id)
         json_int(&w, r->run_id);
     else
-        json_null(&w);
+        json_write_null(&w);
     json_key(&w, "label");
     json_str(&w, r->label);
     json_key(&w, "model");
@@ -178,7 +178,7 @@ void run_record_print_json(const run_record *r, FILE *f)
         json_str(&w, r->inputs[j].file);
         json_key(&w, "seed");
         if (r->inputs[j].file)
-            json_null(&w);
+            json_write_null(&w);
         else
             json_int(&w, r->seed + j);
         json_obj_close(&w);
@@ -230,7 +230,7 @@ void run_record_print_json(const run_record *r, FILE *f)
         if (n->n_out && n->out[0] >= 0)
             json_shape(&w, &g->t[n->out[0]]);
         else
-            json_null(&w);
+            json_write_null(&w);
         json_key(&w, "host_us");
         json_num(&w, r->layer_us[l]);
         json_obj_close(&w);

@@ -466,7 +466,7 @@ static void print_json(const char *path, const rknn_model *m, const npu_graph_t 
     if (run_id)
         json_int(&w, run_id);
     else
-        json_null(&w);
+        json_write_null(&w);
     json_key(&w, "model");
     json_str(&w, path);
     json_key(&w, "platform");
@@ -630,7 +630,7 @@ int cmd_run_rknn(int argc, char **argv)
         ret = EXIT_INTERNAL;
         goto out;
     }
-    npu_cost(ng, NULL);
+    npu_cost(ng);
     if (!no_db && (rc = store_prediction(store_default_path(db), model, label, m, ng, &run_id, err,
                                          sizeof(err)))) {
         cli_error("%s", err);

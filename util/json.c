@@ -102,7 +102,7 @@ void json_bool(json_writer *w, int v)
     fputs(v ? "true" : "false", w->f);
 }
 
-void json_null(json_writer *w)
+void json_write_null(json_writer *w)
 {
     sep(w);
     fputs("null", w->f);

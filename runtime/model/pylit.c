@@ -6,12 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/model/rknn_file.h"
-/* util.h's JSON writer has a json_null() of its own, which the link also
- * gives to calls from here: it is renamed for this file so that jansson's
- * header can be included, and jansson's null is made with json_pack("n"). */
-#define json_null util_json_writer_null
 #include "util/util.h"
-#undef json_null
 #include <jansson.h>
 
 #define PYLIT_MAX_DEPTH 64
@@ -316,7 +311,7 @@ static int parse_value(pylit *p, int depth, json_t **out)
         return 0;
     }
     if (word_is(p, "None")) {
-        *out = json_pack("n");
+        *out = json_null();
         return 0;
     }
     return fail(p, "unexpected character");

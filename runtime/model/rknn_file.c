@@ -7,12 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/model/rknn_file.h"
-/* util.h's JSON writer has a json_null() of its own, which the link also
- * gives to calls from here: it is renamed for this file so that jansson's
- * header can be included, and jansson's null is made with json_pack("n"). */
-#define json_null util_json_writer_null
 #include "util/util.h"
-#undef json_null
 #include <jansson.h>
 
 #define MAX_ITEMS (1 << 20)  /* tensors, nodes, I/O: far above any real model */
