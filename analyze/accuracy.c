@@ -615,7 +615,7 @@ void accuracy_json_stored(const store_accuracy *v, int n, json_writer *w)
         json_obj_open(w);
         json_key(w, "layer");
         if (row->layer == STORE_NULL_INT)
-            json_null(w);
+            json_write_null(w);
         else
             json_int(w, row->layer);
         json_key(w, "node"), json_str(w, row->node);

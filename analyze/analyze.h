@@ -74,6 +74,7 @@ typedef struct store_run {
     const char *dump_dir;      /* absolute --dump folder, or NULL */
     const char *dump_sha256;   /* hash over the dump folder's files (dump/dump.h) */
     int64_t weight_bytes, internal_bytes; /* what RKNN_QUERY_MEM_SIZE answers */
+    const char *env_json;      /* the environment as a JSON object (docs/store.md) */
 } store_run;
 
 typedef struct store_layer {
@@ -173,6 +174,7 @@ typedef struct metrics {
     double cos, euc, max_abs, mean_abs, sqnr_db;
     int64_t n;
     int flags;
+    int64_t ref_nonfinite, x_nonfinite; /* NaN/inf values of each side (METRIC_NONFINITE) */
 } metrics_t;
 
 void metrics_compute(const float *ref, const float *x, int64_t n, metrics_t *m);
@@ -263,6 +265,10 @@ typedef struct golden_file {
 } golden_file;
 
 int golden_scan(const char *dir, golden_file **files, int *n, char *err, size_t errlen);
+/* A board's level-5 dump name NNN_<OpType>_<tensor>_shape_<d0>_..._<dtype>.npy:
+ * 0 and its parts (op and tensor malloc'd; dtype 0 when the token is unknown),
+ * -1 when file is not such a name. */
+int golden_parse_dump_name(const char *file, int *index, char **op, char **tensor, int *dtype);
 void golden_files_free(golden_file *f, int n);
 
 typedef struct golden_row {
@@ -411,7 +417,9 @@ typedef struct run_summary {
     /* predicted (NPU model) */
     double frame_us, fps;               /* plain-run frame; NaN: no prediction */
     double perf_table_us;               /* level-4 (perf_debug) table total, NaN none */
-    double share_pct[3];                /* by enum npu_bound: compute, DDR, CPU */
+    double share_pct[3];                /* by enum npu_bound: compute, DDR, CPU (of the layer rows) */
+    double io_us;                       /* frame time outside the layer rows: Input/OutputOperator,
+                                           exDataConvert (no graph node, no row); NaN unknown */
     int npu_mhz;                        /* NPU clock the model assumes, -1 unknown chip */
     int n_cores;                        /* the chip's NPU cores, -1 unknown */
     int load_pct[3], n_load;            /* NPU load per core over the run, n_load 0: none */

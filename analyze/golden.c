@@ -43,8 +43,7 @@ static int dtype_from_token(const char *t)
     return d > 0 ? d : 0;
 }
 
-/* NNN_<OpType>_<tensor>_shape_<d0>_..._<dtype>.npy -> 0 and the parts. */
-static int parse_level5(const char *file, int *index, char **op, char **tensor, int *dtype)
+int golden_parse_dump_name(const char *file, int *index, char **op, char **tensor, int *dtype)
 {
     size_t len = strlen(file);
     if (len < 4 || strcmp(file + len - 4, ".npy"))
@@ -163,7 +162,7 @@ int golden_scan(const char *dir, golden_file **files, int *n, char *err, size_t 
     for (int i = 0; i < nn; i++) {
         int idx = -1, dt = 0, dup = -1;
         char *op = NULL, *tensor = NULL;
-        if (parse_level5(names[i], &idx, &op, &tensor, &dt) != 0) {
+        if (golden_parse_dump_name(names[i], &idx, &op, &tensor, &dt) != 0) {
             tensor = xstrdup(names[i]);
             tensor[strlen(tensor) - 4] = 0;
             idx = -1;

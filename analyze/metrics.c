@@ -45,6 +45,7 @@ static void finish(metrics_t *m, int64_t n, double dot, double rr, double xx, do
 {
     m->n = n;
     m->flags = 0;
+    m->ref_nonfinite = m->x_nonfinite = 0;
     if (n == 0) {
         m->flags = METRIC_EMPTY;
         m->cos = m->euc = m->max_abs = m->mean_abs = m->sqnr_db = NAN;
@@ -104,6 +105,24 @@ static void compute(getter gr, const void *ref, getter gx, const void *x, int64_
 #define MHOT __attribute__((optimize("O3")))
 #endif
 
+static int64_t count_nonfinite(getter get, const void *p, int64_t n)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++)
+        k += !isfinite(get(p, i));
+    return k;
+}
+
+/* Which side holds the NaN/inf: a second pass, only when there are some. */
+static void count_sides(getter gr, const void *ref, getter gx, const void *x, int64_t n,
+                        metrics_t *m)
+{
+    if (!(m->flags & METRIC_NONFINITE))
+        return;
+    m->ref_nonfinite = count_nonfinite(gr, ref, n);
+    m->x_nonfinite = count_nonfinite(gx, x, n);
+}
+
 MHOT void metrics_compute(const float *ref, const float *x, int64_t n, metrics_t *m)
 {
     double dot[ML] = {0}, rr[ML] = {0}, xx[ML] = {0}, ee[ML] = {0}, sa[ML] = {0}, mx[ML] = {0};
@@ -147,6 +166,7 @@ MHOT void metrics_compute(const float *ref, const float *x, int64_t n, metrics_t
     /* A NaN or inf anywhere makes the sums non-finite. */
     int nonfinite = !isfinite(D) || !isfinite(R) || !isfinite(X) || !isfinite(E);
     finish(m, n, D, R, X, E, S, MX, nonfinite, ref_const, x_const);
+    count_sides(get_f32, ref, get_f32, x, n, m);
 }
 
 int metrics_compute_typed(int ref_dtype, const void *ref, int x_dtype, const void *x, int64_t n,
@@ -158,8 +178,10 @@ int metrics_compute_typed(int ref_dtype, const void *ref, int x_dtype, const voi
                       dtype_name(gr ? x_dtype : ref_dtype));
     if (ref_dtype == DT_FLOAT && x_dtype == DT_FLOAT)
         metrics_compute(ref, x, n, m);
-    else
+    else {
         compute(gr, ref, gx, x, n, m);
+        count_sides(gr, ref, gx, x, n, m);
+    }
     return RT_OK;
 }
 

@@ -69,6 +69,7 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN dump_sha256 TEXT;"
     "ALTER TABLE runs ADD COLUMN weight_bytes INTEGER;"
     "ALTER TABLE runs ADD COLUMN internal_bytes INTEGER;"
+    "ALTER TABLE runs ADD COLUMN env_json TEXT;"
     "ALTER TABLE layers ADD COLUMN frame_us REAL;"
     "ALTER TABLE layers ADD COLUMN npu_dtype TEXT;",
 };
@@ -88,7 +89,7 @@ struct store {
     "quant_algo, quant_method, threads, iterations, seed, inputs_json, total_us, status, " \
     "tool_version, extra_json, (SELECT COUNT(*) FROM layers WHERE run_id = runs.id), "   \
     "npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256, "   \
-    "weight_bytes, internal_bytes"
+    "weight_bytes, internal_bytes, env_json"
 
 #define LAYER_COLS                                                                         \
     "idx, node, op, name, in_shapes, out_shapes, dtype, host_us, npu_cycles, ddr_cycles, " \
@@ -601,8 +602,9 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
     if (r->label && (!*r->label || all_digits(r->label)))
         return rt_err(err, errlen, RT_EINVAL,
                       "bad label '%s': a label must not be empty or a number", r->label);
-    if (r->backend && strcmp(r->backend, "sim") != 0 && strcmp(r->backend, "board") != 0)
-        return rt_err(err, errlen, RT_EINVAL, "bad backend '%s' (sim or board)", r->backend);
+    if (r->backend && strcmp(r->backend, "sim") != 0 && strcmp(r->backend, "board") != 0 &&
+        strcmp(r->backend, "predict") != 0)
+        return rt_err(err, errlen, RT_EINVAL, "bad backend '%s' (sim, board or predict)", r->backend);
     if ((rc = db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
         return rc;
 
@@ -624,8 +626,8 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
                          "threads, iterations, seed, inputs_json, total_us, status, "
                          "tool_version, extra_json, npu_us, host_min_us, host_p90_us, "
                          "host_stddev_us, warmup, dump_dir, dump_sha256, weight_bytes, "
-                         "internal_bytes) "
-                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         "internal_bytes, env_json) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
         goto fail;
     if (!r->time)
@@ -657,6 +659,7 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
     bind_text(s, 25, r->dump_sha256);
     bind_i64(s, 26, r->weight_bytes);
     bind_i64(s, 27, r->internal_bytes);
+    bind_text(s, 28, r->env_json);
     if (sqlite3_step(s) != SQLITE_DONE) {
         rc = db_fail(st, err, errlen, "cannot add the run");
         goto fail;
@@ -877,6 +880,7 @@ static void read_run(sqlite3_stmt *s, store_run *r)
     r->dump_sha256 = col_text(s, 26);
     r->weight_bytes = col_i64(s, 27);
     r->internal_bytes = col_i64(s, 28);
+    r->env_json = col_text(s, 29);
 }
 
 void store_run_clear(store_run *r)
@@ -886,7 +890,7 @@ void store_run_clear(store_run *r)
     const char *strs[] = { r->label, r->time, r->model_path, r->model_sha256,
                            r->model_format, r->platform, r->backend, r->quant,
                            r->quant_algo, r->quant_method, r->inputs_json, r->status,
-                           r->tool_version, r->extra_json, r->dump_dir, r->dump_sha256 };
+                           r->tool_version, r->extra_json, r->dump_dir, r->dump_sha256, r->env_json };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free((void *)strs[i]);
     store_run_init(r);

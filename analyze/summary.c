@@ -137,6 +137,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
         }
     }
     s->perf_table_us = n_table ? sum_table : NAN;
+    s->io_us = n_frame && !isnan(s->frame_us) ? s->frame_us - sum_frame : NAN;
     s->sram_saved_kb = n_sram ? sram / 1024.0 : NAN;
     for (int b = 0; b < 3; b++)
         s->share_pct[b] = n_frame && sum_frame > 0 ? 100.0 * by_bound[b] / sum_frame
@@ -305,9 +306,9 @@ void summary_print(const run_summary *s, FILE *f, int color)
         fprintf(f, "          level-4 table total %s ms (layer by layer, as perf_debug runs)\n",
                 summary_fmt(a, sizeof(a), s->perf_table_us / 1e3, "%.3f"));
     }
-    fprintf(f, "bottleneck compute %s, DDR %s, CPU %s of the frame\n",
+    fprintf(f, "bottleneck compute %s, DDR %s, CPU %s of the layers' time; I/O operators %s us\n",
             summary_fmt(a, sizeof(a), s->share_pct[0], "%.1f %%"), summary_fmt(b, sizeof(b), s->share_pct[1], "%.1f %%"),
-            summary_fmt(c, sizeof(c), s->share_pct[2], "%.1f %%"));
+            summary_fmt(c, sizeof(c), s->share_pct[2], "%.1f %%"), summary_fmt(d, sizeof(d), s->io_us, "%.1f"));
     fprintf(f, "memory    weights %s, internal %s; SRAM saves %s of DDR traffic per frame\n",
             bytes_str(a, sizeof(a), s->weight_bytes), bytes_str(b, sizeof(b), s->internal_bytes),
             summary_fmt(c, sizeof(c), s->sram_saved_kb, "%.1f KB"));
@@ -426,7 +427,7 @@ static void j_int(json_writer *w, const char *k, int64_t v)
 {
     json_key(w, k);
     if (v == STORE_NULL_INT)
-        json_null(w);
+        json_write_null(w);
     else
         json_int(w, v);
 }
@@ -435,7 +436,7 @@ static void j_count(json_writer *w, const char *k, int64_t v)
 {
     json_key(w, k);
     if (v < 0)
-        json_null(w);
+        json_write_null(w);
     else
         json_int(w, v);
 }
@@ -497,12 +498,12 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     if (r->id > 0)
         json_int(w, r->id);
     else
-        json_null(w);
+        json_write_null(w);
     json_key(w, "run_id");
     if (r->id > 0)
         json_int(w, r->id);
     else
-        json_null(w);
+        json_write_null(w);
     j_str(w, "label", r->label);
     j_str(w, "time", r->time);
     j_str(w, "status", r->status);
@@ -526,11 +527,12 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     j_num(w, "predicted_us", s->frame_us);
     j_num(w, "fps", s->fps);
     j_num(w, "perf_table_us", s->perf_table_us);
+    j_num(w, "io_us", s->io_us);
     json_key(w, "clock_mhz");
     if (s->npu_mhz > 0)
         json_int(w, s->npu_mhz);
     else
-        json_null(w);
+        json_write_null(w);
     json_key(w, "error_band");
     json_obj_open(w);
     j_num(w, "mean_abs_pct", SUMMARY_BAND_MEAN_PCT);
@@ -552,7 +554,7 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
             json_int(w, s->load_pct[k]);
         json_arr_close(w);
     } else {
-        json_null(w);
+        json_write_null(w);
     }
     j_count(w, "cores", s->n_cores);
     j_count(w, "weight_bytes", s->weight_bytes);
@@ -591,7 +593,7 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
 
     json_key(w, "accuracy");
     if (!s->n_acc) {
-        json_null(w);
+        json_write_null(w);
     } else {
         json_obj_open(w);
         j_str(w, "quant", r->quant);

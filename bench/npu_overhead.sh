@@ -1,6 +1,6 @@
 #!/bin/sh
-# bench/npu_overhead.sh — the cost of RKNN_LOG_LEVEL=4 (npu_cost with the
-# layers' host times + the per-layer table) on the bundled models, as a share
+# bench/npu_overhead.sh — the cost of RKNN_LOG_LEVEL=4 (npu_cost, which takes
+# no host time, + the per-layer table) on the bundled models, as a share
 # of a plain fp32 run (shapes and input ranges from tests/e2e/models.txt).
 # Target: <= 5 % per run. Exit status 1 when a model misses it.
 # usage: bench/npu_overhead.sh [BUILD_DIR] [RUNS]   (or BUILD=... in the environment)

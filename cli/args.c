@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_exit_code(int status)
 {
@@ -98,10 +99,8 @@ const char *cli_opt_value(int argc, char **argv, int *i)
 
 int cli_model_arg(const char *cmd, const char *a, const char **model)
 {
-    if (a[0] == '-' && a[1]) {
-        cli_error("%s: unknown option '%s' (see rknn-trace %s --help)", cmd, a, cmd);
-        return EXIT_USAGE;
-    }
+    if (a[0] == '-' && a[1])
+        return cli_unknown_option(cmd, a);
     if (*model) {
         cli_error("%s: more than one model given ('%s', '%s')", cmd, *model, a);
         return EXIT_USAGE;
@@ -119,4 +118,27 @@ double cli_parse_real(const char *opt, const char *v, double lo, double hi, int 
         *bad = 1;
     }
     return x;
+}
+
+int cli_unknown_option(const char *cmd, const char *a)
+{
+    char typed[64];
+    int n = 0;
+    char **opts = cli_command_options(cmd, &n);
+    /* "--taget=rk3588": the option's name only */
+    snprintf(typed, sizeof(typed), "%.*s", (int)strcspn(a, "="), a);
+    const char *near = cli_suggest(typed, (const char *const *)opts, n);
+    if (near)
+        cli_error("%s: unknown option '%s'; did you mean '%s'? (see rknn-trace %s --help)", cmd,
+                  typed, near, cmd);
+    else
+        cli_error("%s: unknown option '%s' (see rknn-trace %s --help)", cmd, typed, cmd);
+    cli_strings_free(opts, n);
+    return EXIT_USAGE;
+}
+
+int cli_use_color(FILE *f)
+{
+    const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+    return isatty(fileno(f)) && !(no && no[0]) && !(term && !strcmp(term, "dumb"));
 }

@@ -5,6 +5,7 @@
 #define RT_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "runtime/model/model.h"
 #include "runtime/passes/passes.h"
 
@@ -17,6 +18,11 @@ int cmd_info(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_build(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+/* `run` of a vendor .rknn on a PC: a predicted profile (cli/run_rknn.c). run_rknn_is:
+ * the file starts like a vendor container. */
+int run_rknn_is(const char *path);
+int cmd_run_rknn(int argc, char **argv);
 
 /* Exit code for a runtime status (RT_E*). */
 int cli_exit_code(int status);
@@ -38,5 +44,21 @@ int cli_model_arg(const char *cmd, const char *a, const char **model);
 double cli_parse_real(const char *opt, const char *v, double lo, double hi, int *bad);
 /* Parses a non-negative integer; -1 on error. */
 long long cli_parse_count(const char *s);
+
+#define RKNN_TRACE_VERSION "0.1.0"
+
+/* The name among names[0..n) closest to typed (edit distance of at most a
+ * third of its length), NULL when none is close (cli/suggest.c). */
+const char *cli_suggest(const char *typed, const char *const *names, int n);
+/* The options a command's --help lists ("-t", "--target", ...), malloc'd;
+ * *n = 0 for an unknown command (cli/main.c). */
+char **cli_command_options(const char *cmd, int *n);
+void cli_strings_free(char **v, int n);
+/* Prints "CMD: unknown option 'A'" with the closest option of CMD, if any;
+ * returns EXIT_USAGE. */
+int cli_unknown_option(const char *cmd, const char *a);
+/* Colour on stream f: a terminal, and NO_COLOR unset or empty
+ * (https://no-color.org), and TERM not "dumb". */
+int cli_use_color(FILE *f);
 
 #endif

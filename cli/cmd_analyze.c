@@ -109,6 +109,49 @@ out:
     return rc;
 }
 
+/* Why a matched layer has no cosine (NaN): a constant or a NaN/inf tensor
+ * carries no direction to compare, so it never counts as passing. */
+static const char *nan_reason(const metrics_t *m)
+{
+    if (m->flags & METRIC_EMPTY)
+        return "empty";
+    if (m->ref_nonfinite)
+        return "golden not finite";
+    if (m->flags & METRIC_NONFINITE)
+        return "run not finite";
+    if (m->flags & METRIC_REF_CONST)
+        return "golden constant";
+    return "run constant";
+}
+
+typedef struct nan_count {
+    int n, golden_nonfinite, run_nonfinite, constant;
+    int first, first_golden_bad; /* row index, -1 */
+} nan_count;
+
+static void count_nan(const golden_report *r, nan_count *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->first = c->first_golden_bad = -1;
+    for (int i = 0; i < r->n_rows; i++) {
+        const metrics_t *m = &r->rows[i].m;
+        if (!r->rows[i].matched || !isnan(m->cos))
+            continue;
+        c->n++;
+        if (c->first < 0)
+            c->first = i;
+        if (m->ref_nonfinite) {
+            c->golden_nonfinite++;
+            if (c->first_golden_bad < 0)
+                c->first_golden_bad = i;
+        } else if (m->flags & METRIC_NONFINITE) {
+            c->run_nonfinite++;
+        } else {
+            c->constant++;
+        }
+    }
+}
+
 int cmd_analyze(int argc, char **argv)
 {
     const char *db = NULL, *ref = NULL, *golden = NULL;
@@ -141,8 +184,7 @@ int cmd_analyze(int argc, char **argv)
                 return EXIT_USAGE;
             }
         } else if (a[0] == '-' && a[1]) {
-            cli_error("analyze: unknown option '%s' (see rknn-trace analyze --help)", a);
-            return EXIT_USAGE;
+            return cli_unknown_option("analyze", a);
         } else if (!ref) {
             ref = a;
         } else {
@@ -192,6 +234,8 @@ int cmd_analyze(int argc, char **argv)
         goto out;
     }
     int first = -1, worst = -1;
+    nan_count nc;
+    count_nan(r, &nc);
     for (int i = 0; i < r->n_rows; i++) {
         const golden_row *w = &r->rows[i];
         if (!w->matched || isnan(w->m.cos))
@@ -212,6 +256,8 @@ int cmd_analyze(int argc, char **argv)
         json_key(&w, "matched"), json_int(&w, r->n_matched);
         json_key(&w, "cos_threshold"), json_num(&w, thr);
         json_key(&w, "first_below"), json_str(&w, first >= 0 ? r->rows[first].name : NULL);
+        json_key(&w, "comparable"), json_int(&w, r->n_matched - nc.n);
+        json_key(&w, "not_comparable"), json_int(&w, nc.n);
         json_key(&w, "layers");
         json_arr_open(&w);
         for (int i = 0; i < r->n_rows; i++) {
@@ -222,6 +268,9 @@ int cmd_analyze(int argc, char **argv)
             json_key(&w, "name"), json_str(&w, g->name);
             json_key(&w, "matched"), json_bool(&w, g->matched);
             json_key(&w, "cos"), json_num(&w, g->m.cos);
+            json_key(&w, "nan_reason");
+            json_str(&w, g->matched && isnan(g->m.cos) ? nan_reason(&g->m) : NULL);
+            json_key(&w, "golden_nonfinite"), json_int(&w, g->m.ref_nonfinite);
             json_key(&w, "euc"), json_num(&w, g->m.euc);
             json_key(&w, "max_abs"), json_num(&w, g->m.max_abs);
             json_key(&w, "mean_abs"), json_num(&w, g->m.mean_abs);
@@ -236,7 +285,7 @@ int cmd_analyze(int argc, char **argv)
         json_obj_close(&w);
         json_end(&w);
     } else {
-        int wn = 24, color = isatty(fileno(stdout));
+        int wn = 24, color = cli_use_color(stdout);
         char a[32], b[32], m[32], s[32];
         for (int i = 0; i < r->n_rows; i++) {
             int l = (int)strlen(r->rows[i].name) + (r->rows[i].op ? (int)strlen(r->rows[i].op) : 5) + 3;
@@ -268,10 +317,22 @@ int cmd_analyze(int argc, char **argv)
                    fmt_sqnr(g->m.sqnr_db, s, sizeof(s)));
         }
         printf("\n%d of %d tensors matched by name\n", r->n_matched, r->n_rows);
+        if (nc.n) {
+            const golden_row *f = &r->rows[nc.first];
+            printf("%d matched layer%s not comparable (cos nan): %d with NaN/inf in the golden, "
+                   "%d with NaN/inf in the run, %d constant; first: [%s] %s (%s)\n",
+                   nc.n, nc.n == 1 ? "" : "s", nc.golden_nonfinite, nc.run_nonfinite, nc.constant,
+                   f->op ? f->op : "Input", f->name, nan_reason(&f->m));
+        }
         if (first >= 0)
             printf("first layer with cos < %g: [%s] %s  (cos %.5f)\n", thr,
                    r->rows[first].op ? r->rows[first].op : "Input", r->rows[first].name,
                    r->rows[first].m.cos);
+        else if (nc.n == r->n_matched)
+            printf("no matched layer could be compared\n");
+        else if (nc.n)
+            printf("every comparable layer (%d of %d matched) keeps cos >= %g\n",
+                   r->n_matched - nc.n, r->n_matched, thr);
         else
             printf("every matched layer keeps cos >= %g\n", thr);
         if (worst >= 0)
@@ -279,6 +340,19 @@ int cmd_analyze(int argc, char **argv)
                    r->rows[worst].name, r->rows[worst].m.cos);
     }
     ret = EXIT_OK;
+    fflush(stdout);
+    if (nc.n == r->n_matched) {
+        cli_error("golden %s: none of the %d matched layers could be compared (%d with NaN/inf "
+                  "in the golden, %d in the run, %d constant)", golden, nc.n,
+                  nc.golden_nonfinite, nc.run_nonfinite, nc.constant);
+        ret = EXIT_INPUT;
+    } else if (nc.first_golden_bad >= 0) {
+        const golden_row *g = &r->rows[nc.first_golden_bad];
+        fprintf(stderr, "rknn-trace: warning: golden %s: %d %s NaN/inf (first: '%s', "
+                "%lld of %lld values); not compared\n", golden, nc.golden_nonfinite,
+                nc.golden_nonfinite == 1 ? "tensor holds" : "tensors hold", g->name, (long long)g->m.ref_nonfinite,
+                (long long)g->m.n);
+    }
 out:
     golden_report_free(r);
     free(dir);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_SHAPES 64
@@ -53,6 +54,14 @@ static void fill_uniform(float *v, int64_t n, uint64_t s)
         z ^= z >> 31;
         v[i] = (float)((double)(z >> 11) * (1.0 / 9007199254740992.0));
     }
+}
+
+/* Both paths name one existing file (a link, another spelling). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 int cmd_build(int argc, char **argv)
@@ -102,6 +111,10 @@ int cmd_build(int argc, char **argv)
             cli_error("build: -o OUT.rknn is required");
         else
             usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (same_file(model, out)) {
+        cli_error("build: the output %s is the model %s itself; give another -o", out, model);
         return EXIT_USAGE;
     }
     if (npu_platform_get(target, &plat, err, sizeof(err))) {

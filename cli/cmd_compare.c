@@ -158,7 +158,7 @@ static void json_metrics_obj(json_writer *w, const char *key, const metrics_t *m
 {
     json_key(w, key);
     if (!ok) {
-        json_null(w);
+        json_write_null(w);
         return;
     }
     json_obj_open(w);
@@ -222,8 +222,7 @@ int cmd_compare(int argc, char **argv)
                 tmp[l - 1] = '\0';
             fail_slower = cli_parse_real("--fail-if-slower", tmp, 0, 1e6, &bad);
         } else if (a[0] == '-' && a[1]) {
-            cli_error("compare: unknown option '%s' (see rknn-trace compare --help)", a);
-            return EXIT_USAGE;
+            return cli_unknown_option("compare", a);
         } else if (nr < MAX_RUNS) {
             ref[nr++] = a;
         } else {
@@ -405,7 +404,7 @@ int cmd_compare(int argc, char **argv)
             for (int k = 0; k < nr; k++) {
                 int li = find_layer(&s[k], rows[i].name), ai = find_acc(&s[k], rows[i].name);
                 if (li < 0 && ai < 0) {
-                    json_null(&w);
+                    json_write_null(&w);
                     continue;
                 }
                 json_obj_open(&w);
@@ -413,7 +412,7 @@ int cmd_compare(int argc, char **argv)
                 if (li >= 0)
                     json_int(&w, s[k].layers[li].idx);
                 else
-                    json_null(&w);
+                    json_write_null(&w);
                 json_key(&w, "host_us"), json_num(&w, li >= 0 ? s[k].layers[li].host_us : NAN);
                 json_key(&w, "npu_us"), json_num(&w, li >= 0 ? layer_npu_us(&s[k].layers[li]) : NAN);
                 json_key(&w, "entire_cos"), json_num(&w, ai >= 0 ? s[k].acc[ai].entire.cos : NAN);

@@ -43,10 +43,11 @@ int cmd_info(int argc, char **argv)
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
     if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        puts("usage: rknn-trace info\nPrints the supported ops and platforms and where the "
+        puts("usage: rknn-trace info\nPrints the version, the supported ops and platforms and where the "
              "simulated librknnrt.so is.");
         return EXIT_OK;
     }
+    printf("version    rknn-trace %s\n", RKNN_TRACE_VERSION);
     printf("platforms  rk3588 rk3576 rk3566 rk3568 rk3562 rv1106 rv1103\n");
     printf("backends   sim (this host)\n");
     printf("ops        ");

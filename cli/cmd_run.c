@@ -1,6 +1,7 @@
 /* cli/cmd_run.c — `rknn-trace run MODEL`: load, prepare, feed inputs, execute
  * layer by layer, dump and record the run. */
 #include "cli/cli.h"
+#include "cli/input_file.h"
 #include "cli/run_record.h"
 #include "cli/quant_cli.h"
 #include "dump/dump.h"
@@ -41,7 +42,8 @@ static void usage(FILE *f)
           "      --write-quant-cfg FILE  write the parameters used, in that layout\n"
           "      --cos-threshold X   name the first layer whose entire cos < X (default 0.99)\n"
           "      --dump-golden DIR, --dump-quant DIR   layer outputs of both runs (.npy)\n"
-          "  -i NAME=FILE.npy        input data for model input NAME (repeatable)\n"
+          "  -i NAME=FILE            input data for model input NAME (repeatable): .npy as is,\n"
+          "                          .png/.jpg as --dataset images (resized, --mean/--std)\n"
           "      --shape NAME=D0,D1,...  fix the dynamic dimensions of input NAME\n"
           "      --seed N            seed of the random inputs used when -i is absent (default 0)\n"
           "  -n, --iters N           run N times; layer times are averaged (default 1)\n"
@@ -240,6 +242,7 @@ int cmd_run(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    if (run_rknn_is(model)) return cmd_run_rknn(argc, argv); /* vendor file: predicted profile */
     /* a `rknn-trace build` container brings its target and quantization */
     if ((qk = quant_cli_container(model, &quant, quant_given, &target, target_given, &qc)))
         return qk;
@@ -256,6 +259,7 @@ int cmd_run(int argc, char **argv)
         cli_error("--core-mask: %s", err);
         return EXIT_USAGE;
     }
+    quant_cli_inputs(&qc, in_file, n_in);
     if ((qk = quant_cli_check(quant, &qc)) != EXIT_OK)
         return qk;
     if (!strcmp(backend, "board")) {
@@ -273,28 +277,10 @@ int cmd_run(int argc, char **argv)
 
     /* Given inputs: read them first, so that their shapes fix dynamic dims. */
     given = xcalloc((size_t)(n_in ? n_in : 1), sizeof(*given));
-    for (int k = 0; k < n_in; k++) {
-        int idx = -1;
-        for (int j = 0; j < g->n_inputs; j++)
-            if (!strcmp(g->t[g->inputs[j]].name, in_name[k]))
-                idx = j;
-        if (idx < 0) {
-            rc = rt_err(err, sizeof(err), RT_EINVAL, "-i %s: the model has no input named '%s'",
-                        in_name[k], in_name[k]);
-            goto fail;
-        }
-        rc = npy_read(in_file[k], &given[k], err, sizeof(err));
-        if (rc)
-            goto fail;
-        if (given[k].ndim > MODEL_MAX_DIMS || n_shapes >= MAX_ARGS) {
-            rc = rt_err(err, sizeof(err), RT_ESHAPE, "%s: too many dimensions", in_file[k]);
-            goto fail;
-        }
-        shapes[n_shapes].name = in_name[k];
-        shapes[n_shapes].ndim = given[k].ndim;
-        memcpy(shapes[n_shapes].dims, given[k].dims, sizeof(int64_t) * (size_t)given[k].ndim);
-        n_shapes++;
-    }
+    rc = cli_inputs_read(g, in_name, in_file, n_in, qc.mean, qc.std, given, shapes, &n_shapes,
+                         MAX_ARGS, err, sizeof(err));
+    if (rc)
+        goto fail;
     rc = passes_prepare(g, shapes, n_shapes, err, sizeof(err));
     if (rc)
         goto fail;
@@ -422,7 +408,7 @@ int cmd_run(int argc, char **argv)
         rc = npu_mem_plan(ng, g, sram ? npu_sram_pool_process(plat) : NULL, 0, err, sizeof(err));
     if (rc)
         goto fail;
-    npu_cost(ng, st.node_us);
+    npu_cost(ng);
     npu_load_init(&rec.load, plat);
     /* Frames back to back: the window is the predicted time of all of them. */
     for (long long it = 0; it < iters; it++)

@@ -179,9 +179,11 @@ static int parse_ls(int argc, char **argv, ls_opts *o)
                 cli_error("--limit takes a count, got '%s'", v);
                 return -1;
             }
+        } else if (a[0] == '-') {
+            cli_unknown_option("ls", a);
+            return -1;
         } else {
-            cli_error("ls: unknown %s '%s' (see rknn-trace ls --help)",
-                      a[0] == '-' ? "option" : "argument", a);
+            cli_error("ls: unexpected argument '%s' (see rknn-trace ls --help)", a);
             return -1;
         }
     }
@@ -240,7 +242,7 @@ static void json_opt_int(json_writer *w, const char *key, int64_t v)
 {
     json_key(w, key);
     if (v == STORE_NULL_INT)
-        json_null(w);
+        json_write_null(w);
     else
         json_int(w, v);
 }
@@ -275,7 +277,7 @@ static void ls_json_row(json_writer *w, const ls_row *row)
     if (row->has_acc)
         json_int(w, row->collapsed);
     else
-        json_null(w);
+        json_write_null(w);
     json_key(w, "inputs"), json_raw(w, r->inputs_json);
     json_key(w, "extra"), json_raw(w, r->extra_json);
     json_obj_close(w);
@@ -398,8 +400,7 @@ int cmd_show(int argc, char **argv)
             if (bad)
                 return EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
-            cli_error("show: unknown option '%s' (see rknn-trace show --help)", a);
-            return EXIT_USAGE;
+            return cli_unknown_option("show", a);
         } else if (!ref) {
             ref = a;
         } else {

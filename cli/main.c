@@ -1,10 +1,11 @@
 /* cli/main.c — `rknn-trace` command dispatch. */
 #include "cli/cli.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-#define RKNN_TRACE_VERSION "0.1.0"
+#include <unistd.h>
 
 static const struct command {
     const char *name;
@@ -17,8 +18,87 @@ static const struct command {
     {"build", cmd_build, "write a simulator model (ONNX + quantization + target) for run/rknn_init"},
     {"analyze", cmd_analyze, "a run's layer outputs vs an external golden folder (.npy by tensor name)"},
     {"compare", cmd_compare, "two runs side by side: per-layer error and times, CI gates"},
+    {"inspect", cmd_inspect, "what a vendor .rknn holds: target, versions, I/O, compiled nodes"},
     {"info", cmd_info, "this build: version, supported ops, platforms, runtime library"},
 };
+
+#define N_COMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
+
+static const struct command *find_command(const char *name)
+{
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(name, commands[i].name))
+            return &commands[i];
+    return NULL;
+}
+
+/* The command's --help text, captured from its stdout: the options it lists
+ * are the ones it takes, so that suggestions never drift from the help. */
+static char *command_help(const struct command *c)
+{
+    char *av[] = {(char *)c->name, "--help", NULL}, *text = NULL;
+    FILE *tmp = tmpfile();
+    int saved = -1;
+    long len;
+
+    if (!tmp)
+        return NULL;
+    fflush(stdout);
+    if ((saved = dup(STDOUT_FILENO)) < 0 || dup2(fileno(tmp), STDOUT_FILENO) < 0)
+        goto out;
+    c->fn(2, av);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    if ((len = ftell(tmp)) < 0 || fseek(tmp, 0, SEEK_SET))
+        goto out;
+    text = calloc(1, (size_t)len + 1);
+    if (text && fread(text, 1, (size_t)len, tmp) != (size_t)len) {
+        free(text);
+        text = NULL;
+    }
+out:
+    if (saved >= 0)
+        close(saved);
+    fclose(tmp);
+    return text;
+}
+
+char **cli_command_options(const char *cmd, int *n)
+{
+    const struct command *c = find_command(cmd);
+    char *text = c ? command_help(c) : NULL, **v = NULL;
+    int cap = 0;
+
+    *n = 0;
+    for (char *p = text; p && *p; p++) {
+        /* an option starts a word: "-t", "--target", "[--seed" ... */
+        if (*p != '-' || (p > text && !strchr(" \t\n[,|(", p[-1])))
+            continue;
+        size_t k = 1;
+        while (isalnum((unsigned char)p[k]) || p[k] == '-')
+            k++;
+        if (k < 2 || (p[1] == '-' ? k < 4 : k != 2) || !isalpha((unsigned char)p[p[1] == '-' ? 2 : 1]))
+            continue;
+        int dup = 0;
+        for (int i = 0; i < *n && !dup; i++)
+            dup = strlen(v[i]) == k && !strncmp(v[i], p, k);
+        if (!dup) {
+            if (*n == cap && !(v = realloc(v, sizeof(*v) * (size_t)(cap = cap ? 2 * cap : 32))))
+                break;
+            v[(*n)++] = strndup(p, k);
+        }
+        p += k - 1;
+    }
+    free(text);
+    return v;
+}
+
+void cli_strings_free(char **v, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
 
 static void usage(FILE *f)
 {
@@ -44,9 +124,17 @@ int main(int argc, char **argv)
         printf("rknn-trace %s\n", RKNN_TRACE_VERSION);
         return EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
-    cli_error("unknown command '%s' (rknn-trace --help lists the commands)", argv[1]);
+    const struct command *c = find_command(argv[1]);
+    if (c)
+        return c->fn(argc - 1, argv + 1);
+    const char *names[N_COMMANDS];
+    for (int i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i].name;
+    const char *near = cli_suggest(argv[1], names, N_COMMANDS);
+    if (near)
+        cli_error("unknown command '%s'; did you mean '%s'? (rknn-trace --help lists the "
+                  "commands)", argv[1], near);
+    else
+        cli_error("unknown command '%s' (rknn-trace --help lists the commands)", argv[1]);
     return EXIT_USAGE;
 }

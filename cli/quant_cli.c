@@ -4,9 +4,11 @@
  * command only needs four calls: quant_cli_option, quant_cli_check,
  * quant_cli_analyse. */
 #include "cli/cli.h"
+#include "cli/input_file.h"
 #include "cli/quant_cli.h"
 #include "cli/run_record.h"
 #include "analyze/analyze.h"
+#include "runtime/npu/npu.h"
 #include "runtime/quant/quant.h"
 #include "runtime/model/model.h"
 #include "util/util.h"
@@ -83,7 +85,8 @@ int quant_cli_check(const char *quant, const quant_cli *q)
         cli_error("--quant-method takes channel or layer, got '%s'", q->method);
         return EXIT_USAGE;
     }
-    if (t == QT_FP32 && (q->dataset || q->dump_golden || q->dump_quant || q->mean || q->std)) {
+    if (t == QT_FP32 && (q->dataset || q->dump_golden || q->dump_quant ||
+                         ((q->mean || q->std) && !q->image_inputs))) {
         cli_error("--dataset/--mean/--std/--dump-golden/--dump-quant need -q i8 or -q fp16");
         return EXIT_USAGE;
     }
@@ -91,8 +94,8 @@ int quant_cli_check(const char *quant, const quant_cli *q)
         cli_error("--hybrid/--write-quant-cfg need -q i8");
         return EXIT_USAGE;
     }
-    if ((q->mean || q->std) && !q->dataset) {
-        cli_error("--mean/--std apply to the images of --dataset, which is missing");
+    if ((q->mean || q->std) && !q->dataset && !q->image_inputs) {
+        cli_error("--mean/--std apply to the images of --dataset or -i, which are missing");
         return EXIT_USAGE;
     }
     quant_preproc pp;
@@ -101,7 +104,21 @@ int quant_cli_check(const char *quant, const quant_cli *q)
         cli_error("%s", err);
         return EXIT_USAGE;
     }
+    /* a chip without a float NPU mode (rv1106, rv1103) runs int8 models only */
+    const npu_platform_t *plat = NULL;
+    if (q->target && t != QT_I8 && !npu_platform_get(q->target, &plat, err, sizeof(err)) &&
+        !npu_peak_macs(plat, NPU_FP16)) {
+        cli_error("%s runs int8 models only (its NPU has no float16): add -q i8 --dataset FILE "
+                  "to quantize this model", plat->name);
+        return EXIT_INPUT;
+    }
     return EXIT_OK;
+}
+
+void quant_cli_inputs(quant_cli *q, const char *const *files, int n)
+{
+    q->given_inputs = n;
+    q->image_inputs = cli_inputs_images(files, n);
 }
 
 int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
@@ -133,10 +150,19 @@ int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
     /* The run fixed every input shape: the analysis uses the same. */
     for (int j = 0; j < g->n_inputs; j++) {
         const tensor_t *t = &g->t[g->inputs[j]];
+        if (q->dataset && quant_preproc_check(&pp, t, err, sizeof(err))) {
+            cli_error("%s", err);
+            free(shapes);
+            return EXIT_USAGE;
+        }
         shapes[j].name = t->name;
         shapes[j].ndim = t->ndim;
         memcpy(shapes[j].dims, t->dims, sizeof(int64_t) * (size_t)t->ndim);
     }
+    if (o.type == QT_I8 && !q->dataset && !q->hybrid && quant_prequant_detect(g, NULL) != QP_QDQ)
+        fprintf(stderr, "rknn-trace: warning: -q i8 without --dataset calibrates on this run's "
+                "one input (%s): not a calibration; give --dataset FILE with real samples\n",
+                q->given_inputs ? "the -i data" : "random data");
     if (o.type == QT_I8 && quant_prequant_detect(g, NULL) == QP_QDQ)
         fprintf(stderr, "rknn-trace: %s is pre-quantized: its own scales and zero points "
                 "are used; tensors without Q/DQ %s\n", model, q->dataset
@@ -189,6 +215,7 @@ int quant_cli_container(const char *model, const char **quant, int quant_given,
         qc->hybrid = qc->c_name;
     }
 out:
+    qc->target = *target;
     free(buf);
     return ret;
 }

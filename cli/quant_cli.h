@@ -19,6 +19,8 @@ typedef struct quant_cli {
     const char *hybrid, *write_cfg;
     double cos_threshold;
     int no_progress;
+    int given_inputs, image_inputs; /* run's -i files, and how many are images */
+    const char *target; /* run's platform (set by quant_cli_container), else NULL */
     /* settings read from a `rknn-trace build` container (quant_cli_container) */
     char c_quant[16], c_algo[32], c_method[16], c_target[32], c_name[300];
     char *c_cfg;         /* the container's QCFG section (malloc'd), or NULL */
@@ -33,6 +35,8 @@ void quant_cli_init(quant_cli *q);
 int quant_cli_option(int argc, char **argv, int *i, quant_cli *q);
 /* EXIT_OK or EXIT_USAGE (message printed) for the -q value and the options. */
 int quant_cli_check(const char *quant, const quant_cli *q);
+/* run's -i files (before quant_cli_check: --mean/--std also apply to images). */
+void quant_cli_inputs(quant_cli *q, const char *const *files, int n);
 /* Calibrates and runs the analysis for the prepared fp32 graph g (its input
  * shapes) on inputs (one buffer per graph input). *out receives the report
  * (accuracy_report_free) holding the quantized graph (qgraph, qg) that the run

@@ -11,7 +11,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* JSON list of the shapes of n tensor indices ("null" for an omitted one). */
 static char *shapes_json(const graph_t *g, int n, const int *idx)
@@ -314,7 +313,7 @@ void run_rows_print(const store_run *run, const store_layer *layers, int nl,
         summary_json_doc(&sum, outs, no, &w);
         json_end(&w);
     } else {
-        int color = isatty(fileno(f)) && !getenv("NO_COLOR");
+        int color = cli_use_color(f);
         summary_print(&sum, f, color);
         summary_print_accuracy(&sum, f, color);
     }

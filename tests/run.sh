@@ -44,9 +44,13 @@ run_suites() { # build dir, full (1) or fast (0)
     done
     suite "cli [$b]" bash tests/cli/run.sh "$b"
     suite "cli summary, ls, compare [$b]" bash tests/cli/summary.sh "$b"
+    suite "vendor .rknn inspect and prediction [$b]" bash tests/cli/inspect.sh "$b"
     suite "crash during recording [$b]" bash tests/cli/crash.sh "$b"
     suite "npu lowering vs vendor tables [$b]" "$b/tests/npu_models" tests/data/models \
         tests/fuzz/corpus/perflog --check
+    suite "npu CPU-fallback cost vs real CPU rows [$b]" "$b/tests/npu_cpu_cost" \
+        tests/fuzz/corpus/perflog --check
+    suite "npu prediction determinism [$b]" bash tests/npu/determinism.sh "$b"
     suite "api samples [$b]" bash tests/samples/run.sh "$b"
     for q in compare analyze hybrid build images qdq; do
         suite "quant $q [$b]" bash tests/quant/$q.sh "$b"

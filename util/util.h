@@ -75,7 +75,7 @@ void json_str(json_writer *w, const char *s); /* NULL writes null */
 void json_int(json_writer *w, int64_t v);
 void json_num(json_writer *w, double v);      /* non-finite writes null */
 void json_bool(json_writer *w, int v);
-void json_null(json_writer *w);
+void json_write_null(json_writer *w);
 /* A value already in JSON (stored text): written as is when it is valid JSON
  * (RFC 8259, UTF-8), else null. */
 void json_raw(json_writer *w, const char *text);

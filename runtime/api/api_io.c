@@ -660,8 +660,8 @@ static void shape_paren(const tensor_t *t, char *s, size_t len)
 }
 
 /* The per-layer table from the NPU model (runtime/npu): the graph lowered as the chip
- * runs it (fp16 for a float model), costed in cycles, CPU layers from the measured host
- * times; the vendor's 2.3 layout. 0, or -1 when the platform or graph has no NPU model
+ * runs it (fp16 for a float model), costed in cycles, CPU layers from their work and
+ * the chip's CPU; the vendor's 2.3 layout. 0, or -1 when the platform or graph has no NPU model
  * (then the host-time table is used). */
 void api_perf_text_refresh(api_ctx *c)
 {
@@ -683,18 +683,11 @@ void api_perf_text_refresh(api_ctx *c)
 
 static int perf_npu(api_ctx *c, const perf_rec *p)
 {
-    double *node_us;
-
     if (!c->npu && !c->npu_failed)
         api_npu_prepare(c); /* lowered at init; again only after a failed re-prepare */
     if (!c->npu)
         return -1;
-    node_us = xcalloc((size_t)(c->g->n_nodes ? c->g->n_nodes : 1), sizeof(double));
-    for (int i = 0; i < p->n; i++)
-        if (p->node[i] >= 0 && p->node[i] < c->g->n_nodes)
-            node_us[p->node[i]] += c->layer_us[i];
-    npu_cost(c->npu, node_us);
-    free(node_us);
+    npu_cost(c->npu); /* from the work alone: host times never enter a prediction */
     c->perf_stale = 1; /* the text only when PERF_DETAIL asks: level 4 prints it anyway */
     c->n_layer_us = p->n;
     return 0;

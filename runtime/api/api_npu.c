@@ -330,7 +330,7 @@ void api_npu_account_run(api_ctx *c, int perf_debug)
     if (!ng)
         return;
     if (!ng->cost_valid)
-        npu_cost(ng, NULL); /* NPU layers only depend on lowering, cores and SRAM */
+        npu_cost(ng); /* depends only on lowering, cores and SRAM: no host time */
     npu_load_init(&one, ng->plat);
     if (perf_debug) {
         /* layer by layer, each paying the per-layer submission (the level-4 times) */

@@ -489,6 +489,19 @@ static int fusion_valid(const exec_t *x)
     return 1;
 }
 
+/* A kernel's error, prefixed once with its node: kernel helpers shared with
+ * shape inference already name the node themselves. */
+static int node_error(const node_t *n, const char *msg, int rc, char *err, size_t errlen)
+{
+    char prefix[256];
+    int len = snprintf(prefix, sizeof(prefix), "node '%s' (", n->name);
+    if (!msg[0])
+        msg = rt_status_str(rc);
+    if (len > 0 && (size_t)len < sizeof(prefix) && !strncmp(msg, prefix, (size_t)len))
+        return rt_err(err, errlen, rc, "%s", msg);
+    return rt_err(err, errlen, rc, "node '%s' (%s): %s", n->name, n->op, msg);
+}
+
 static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *err,
                size_t errlen)
 {
@@ -506,8 +519,7 @@ static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *er
                               : n->def->run(&x->ctx, g, n);
         double t1 = rt_now_us();
         if (rc)
-            return rt_err(err, errlen, rc, "node '%s' (%s): %s", n->name, n->op,
-                          x->ctx_err[0] ? x->ctx_err : rt_status_str(rc));
+            return node_error(n, x->ctx_err, rc, err, errlen);
         if (!hook)
             continue;
         for (int k = 0; k < n->n_in; k++)

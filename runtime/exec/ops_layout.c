@@ -635,8 +635,9 @@ static int gather_run(op_ctx *c, graph_t *g, node_t *n)
                     if (v < 0)
                         v += dim;
                     if (v < 0 || v >= dim)
-                        return rt_err(c->err, c->errlen, RT_EINVAL,
-                                      "node '%s' (GatherElements): index out of range", n->name);
+                        return rt_err(c->err, c->errlen, RT_EFORMAT,
+                                      "index %lld out of range [0, %lld)",
+                                      (long long)tensor_get_int(ix, i), (long long)dim);
                 }
                 off += v * xst[d];
             }
@@ -654,8 +655,7 @@ static int gather_run(op_ctx *c, graph_t *g, node_t *n)
             if (v < 0)
                 v += dim;
             if (v < 0 || v >= dim)
-                return rt_err(c->err, c->errlen, RT_EINVAL,
-                              "node '%s' (Gather): index %lld out of range [0, %lld)", n->name,
+                return rt_err(c->err, c->errlen, RT_EFORMAT, "index %lld out of range [0, %lld)",
                               (long long)tensor_get_int(ix, j), (long long)dim);
             memcpy(o, (const char *)x->data + ((size_t)(a * dim + v)) * row, row);
             o += row;

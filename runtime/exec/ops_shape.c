@@ -468,7 +468,7 @@ static int range_len(graph_t *g, const node_t *n, int64_t *len, char *err, size_
     }
     double st = tensor_get_f64(t[0], 0), lim = tensor_get_f64(t[1], 0), d = tensor_get_f64(t[2], 0);
     if (d == 0)
-        return rt_err(err, errlen, RT_EINVAL, "node '%s' (Range): delta is 0", n->name);
+        return rt_err(err, errlen, RT_EFORMAT, "node '%s' (Range): delta is 0", n->name);
     double c = ceil((lim - st) / d);
     *len = c > 0 ? (int64_t)c : 0;
     return RT_OK;

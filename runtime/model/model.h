@@ -93,7 +93,12 @@ typedef struct node {
     void *priv;               /* op-private prepared state (e.g. packed weights) */
     int folded;               /* not executed at run time: computed at load, or merged
                                  into the node that now produces its outputs */
+    int keep_fp16;            /* a hybrid quantization file keeps the node in float16:
+                                 NODE_FP16_NAMED (its output is named there) or
+                                 NODE_FP16_FUSED (fused with a named node); 0 none */
 } node_t;
+
+enum { NODE_FP16_NAMED = 1, NODE_FP16_FUSED = 2 };
 
 typedef struct graph {
     tensor_t *t;

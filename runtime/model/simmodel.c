@@ -5,9 +5,11 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HEADER 16
 #define ENTRY 24
@@ -101,6 +103,7 @@ int simmodel_write(const char *path, int n, const char *const *tags, const void 
         return rt_err(err, errlen, RT_EINVAL, "simulator model: %d sections", n);
     size_t hdr = HEADER + (size_t)n * ENTRY, off = (hdr + 7) & ~(size_t)7;
     unsigned char *h = xcalloc(1, off);
+    char *tmp = NULL;
     memcpy(h, SIMMODEL_MAGIC, SIMMODEL_MAGIC_LEN);
     wr32(h + 8, SIMMODEL_VERSION);
     wr32(h + 12, (uint32_t)n);
@@ -113,10 +116,26 @@ int simmodel_write(const char *path, int n, const char *const *tags, const void 
         wr64(e + 16, lens[i]);
         at = (at + lens[i] + 7) & ~(size_t)7;
     }
-    int rc = RT_OK;
-    FILE *f = fopen(path, "wb");
+    int rc = RT_OK, fd = -1;
+    /* A new file beside the target, renamed over it once complete: a failed
+     * write never leaves a truncated container (nor truncates an old one). */
+    size_t tl = strlen(path) + 32;
+    tmp = xmalloc(tl);
+    for (int k = 0; fd < 0 && k < 100; k++) {
+        snprintf(tmp, tl, "%s.tmp%ld.%d", path, (long)getpid(), k);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        rc = rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    FILE *f = fdopen(fd, "wb");
     if (!f) {
         rc = rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+        close(fd);
+        remove(tmp);
         goto out;
     }
     static const unsigned char zeros[8];
@@ -129,11 +148,16 @@ int simmodel_write(const char *path, int n, const char *const *tags, const void 
         ok = ok && fwrite(zeros, 1, pad, f) == pad;
         pos += pad;
     }
+    ok = ok && fflush(f) == 0 && fsync(fd) == 0;
     if (fclose(f) || !ok) {
         rc = rt_err(err, errlen, RT_EIO, "%s: write error", path);
-        remove(path);
+        remove(tmp);
+    } else if (rename(tmp, path)) {
+        rc = rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+        remove(tmp);
     }
 out:
+    free(tmp);
     free(h);
     return rc;
 }

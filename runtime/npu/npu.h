@@ -12,7 +12,7 @@
  *     const npu_platform_t *p = npu_platform_find("rk3588");
  *     npu_graph_t *ng;
  *     npu_lower(g, p, DT_INT8, &ng, err, sizeof err);   // g: after passes_prepare
- *     npu_cost(ng, NULL);                               // or with host times
+ *     npu_cost(ng);
  *     npu_print_perf_table(stdout, ng, NPU_PRINT_PREFIX);
  *     npu_graph_free(ng);
  */
@@ -26,7 +26,10 @@
 
 /* ---- platforms ---------------------------------------------------------- */
 
-enum npu_dtype { NPU_INT8 = 0, NPU_FP16, NPU_INT16, NPU_BF16, NPU_TF32, NPU_INT4, NPU_NDTYPE };
+/* NPU_FP32: float32 data of a CPU layer (the NPU has no fp32 arrays: every
+ * per-dtype table entry of it is 0). */
+enum npu_dtype { NPU_INT8 = 0, NPU_FP16, NPU_INT16, NPU_BF16, NPU_TF32, NPU_INT4, NPU_FP32,
+                 NPU_NDTYPE };
 
 #define NPU_MAX_CORES 3
 
@@ -57,6 +60,14 @@ typedef struct npu_platform {
     double f_ddr, f_lut, f_layer_us;
     int cbuf_bytes;             /* per-core convolution buffer (task tiling) */
     int max_tasks_per_commit;   /* DRV: 4095 (12-bit) or 65535 (16-bit) */
+    /* The chip's CPU, for CPU-fallback layers (npu_cost): the runtime's CPU
+     * ops are taken to run single-threaded on one core of the fastest cluster
+     * (cpu_core at cpu_mhz); cpu_ipc is that core's work per clock relative to
+     * a Cortex-A76 (the core of the rk3588 logs the CPU cost is fitted on). */
+    const char *cpu_core;       /* "Cortex-A76", ... */
+    int cpu_big, cpu_little;    /* cores in the fast and the slow cluster (0: none) */
+    int cpu_mhz, cpu_little_mhz;
+    double cpu_ipc;
 } npu_platform_t;
 
 /* Case-insensitive lookup ("RK3588" works); NULL if unknown. */
@@ -75,6 +86,12 @@ int npu_peak_macs(const npu_platform_t *p, int npu_dtype);
 int npu_core_mask_check(const npu_platform_t *p, unsigned mask, unsigned *cores, char *err,
                         size_t errlen);
 const char *npu_dtype_name(int npu_dtype);  /* "INT8", "FLOAT16", ... as the log prints */
+/* The same in lower case for summaries and JSON: "int8", "float16", ...,
+ * "unknown". */
+const char *npu_dtype_key(int npu_dtype);
+/* Relative speed of the chip's CPU for CPU-fallback layers: cpu_mhz * cpu_ipc
+ * over rk3588's (1 on rk3588). */
+double npu_cpu_speed(const npu_platform_t *p);
 
 /* ---- lowered graph ------------------------------------------------------ */
 
@@ -107,9 +124,16 @@ typedef struct npu_layer {
     char *fullname;               /* "<onnx op>:<node name>", may be "" */
     int target;                   /* enum npu_target */
     int kind;                     /* enum npu_kind */
-    int dtype;                    /* enum npu_dtype of the layer's data */
+    int dtype;                    /* enum npu_dtype the layer computes in (npu_dtype_name,
+                                   * npu_dtype_key): the model's; NPU_FP16 for a layer a
+                                   * hybrid file keeps in float16; NPU_FP32 for a CPU layer
+                                   * computing in float in a quantized model (DataType
+                                   * FLOAT); costed with it */
     char datatype[12];            /* DataType column: "INT8", "UINT8", "FLOAT16", "FLOAT" */
     char *reason;                 /* why it runs on the CPU; NULL on the NPU */
+    char *dtype_note;             /* why dtype differs from the model's, else NULL: "the hybrid
+                                   * file names <tensor>[, fused into this <OpType>]"; the
+                                   * level-4 table prints it under the totals */
     /* what the layer covers in the source graph (for mapping back) */
     int *src_nodes, n_src_nodes;  /* ONNX node indices, in order */
     char **src_tensors;           /* output tensor names of the covered nodes */
@@ -131,13 +155,15 @@ typedef struct npu_layer {
     uint64_t ddr_cycles, npu_cycles, total_cycles;
     double time_us;               /* as the level-4 (perf_debug) table prints it */
     uint64_t lut_elems;           /* output elements of a lookup-table activation */
-    double frame_us;              /* share of a plain run (npu_frame_us) */
+    double frame_us;              /* this layer's share of a plain run (npu_frame_us), us */
     double mac_usage[NPU_MAX_CORES];  /* % per core */
     double workload[NPU_MAX_CORES];   /* % share per core */
     int task_number;
     double rw_kb;                 /* bytes read (inputs + weights) / 1024, as the vendor prints */
     int bound;                    /* enum npu_bound */
-    double host_us;               /* CPU layers: measured host time (sum over covered nodes) */
+    /* CPU layers: the work npu_cost bills (npu_cpu_work), never a host time:
+     * elements read as stored, written, looped over; flops; transcendentals */
+    double cpu_elems, cpu_rd, cpu_wr, cpu_flops, cpu_transc;
     uint32_t sram_hit;            /* bytes of the outputs placed in SRAM (npu_mem_plan) */
     uint32_t sram_rd;             /* bytes of the inputs read from SRAM (npu_mem_plan) */
     /* data flow (for the memory plan): value ids of the activation inputs
@@ -175,16 +201,23 @@ typedef struct npu_graph {
     uint32_t sram_used;           /* bytes of SRAM allocated (npu_mem_plan) */
     int n_values;                 /* value ids are 0 .. n_values-1 */
     struct npu_mem_plan *mem;     /* npu_mem_plan(), NULL before */
-    int cost_valid;               /* NPU layers costed for the current cores/SRAM plan (internal) */
+    int cost_valid;               /* layers costed for the current cores/SRAM plan (internal) */
     npu_row_cache_t *row_cache;   /* n rows + the table (internal; one printer at a time per graph) */
 } npu_graph_t;
 
 /* Lowers a prepared graph (passes_prepare done: shapes known; folded nodes are
  * skipped). dtype in ONNX numbering: DT_INT8/DT_UINT8 (quantized model),
  * DT_FLOAT16, or DT_FLOAT (the NPU has no fp32: an unquantized model runs in
- * fp16, as the vendor's converter does). Fails on a dtype the chip's NPU lacks
- * (e.g. fp16 on rv1106). An op that the vendor runtime supports nowhere on that
- * chip is still placed on the CPU, with the reason saying so. */
+ * fp16, as the vendor's converter does); every layer gets it, except an NPU
+ * layer covering a node a hybrid file keeps in float16 (node_t.keep_fp16, set
+ * by the quantizer for the named node and the conv/bias/activation chain it is
+ * fused in): that whole layer is NPU_FP16, with dtype_note saying why.
+ * Fails (RT_EUNSUPPORTED, the message naming the chip, the op and its node)
+ * on a dtype the chip's NPU lacks (e.g. fp16 on rv1106, also for a hybrid
+ * layer), and on an op that neither the chip's NPU (within its limits) nor
+ * its runtime's CPU op set has (rv1106/rv1103 have almost no CPU ops): the
+ * model cannot run there, so no CPU fallback is pretended. An op missing from
+ * our op list altogether still goes to the CPU, with the reason saying so. */
 int npu_lower(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph_t **out,
               char *err, size_t errlen);
 /* Frees the graph; a memory plan's SRAM goes back to its pool (which must
@@ -193,13 +226,14 @@ void npu_graph_free(npu_graph_t *ng);
 /* Selects cores (RKNN_NPU_CORE_* mask) before npu_cost; default is core 0. */
 int npu_set_core_mask(npu_graph_t *ng, unsigned mask, char *err, size_t errlen);
 
-/* Fills the cost fields of every layer and the totals. host_us (may be NULL)
- * is indexed by graph node: measured host time of that node (layer events),
- * used for CPU layers, scaled by npu_cpu_scale(). NPU layers are costed on
- * the first call and kept (they depend only on the lowering, the cores and
- * the SRAM plan; npu_set_core_mask and npu_mem_plan make the next call cost
- * them again); CPU layers every call. */
-void npu_cost(npu_graph_t *ng, const double *host_us);
+/* Fills the cost fields of every layer and the totals. Deterministic: a
+ * layer's cost depends only on the lowering, the chip, the cores and the SRAM
+ * plan, never on a host timing, so the same model and settings predict the
+ * same frame on every run under any host load. CPU layers are costed from
+ * their work (npu_cpu_work) and the chip's CPU (npu_cpu_time_us). Layers are
+ * costed on the first call and kept; npu_set_core_mask and npu_mem_plan make
+ * the next call cost them again. */
+void npu_cost(npu_graph_t *ng);
 /* Predicted time of one rknn_run without perf_debug (what rknn_benchmark and
  * the model zoo's FPS measure), after npu_cost: the sum of the layers'
  * frame_us (the platform's frame model for NPU layers, CPU layers as costed).
@@ -209,13 +243,31 @@ double npu_frame_us(const npu_graph_t *ng);
 /* 1 when the layer's activation goes through the NPU's lookup table
  * (Sigmoid, SiLU as ExSwish, Tanh, Elu, Softplus, Mish, Gelu). */
 int npu_layer_uses_lut(const npu_layer_t *l);
-/* 1 when some layer falls back to the CPU (Input/OutputOperator aside), whose
- * time npu_cost takes from measured host times; 0: npu_cost needs none, so a
- * level-4 run can skip the executor's layer hook (which also turns off its
- * conv+activation fusion). */
-int npu_needs_host_times(const npu_graph_t *ng);
-/* Board CPU time per host microsecond (RKNN_TRACE_CPU_SCALE overrides). */
-double npu_cpu_scale(void);
+
+/* CPU-fallback cost. A CPU layer's time on chip p is
+ *     (fixed + rd * ns_rd + elems * ns_elem + flops * ns_flop
+ *      + transc * ns_transc) / npu_cpu_speed(p)
+ * with fixed = input_us (InputOperator), output_us (OutputOperator) or op_us
+ * (any other CPU op: the NPU/CPU hand-over), rd the elements read as the
+ * producer stored them (NC1HWC2, channels padded, for 4-D int8/fp16 data: the
+ * layout conversion), elems the output elements (the op's loop; none for an
+ * OutputOperator, whose move is its read), flops and transcendental calls
+ * from the op. The real rows price a moved element alike in int8 and fp16, so
+ * data is counted in elements, not bytes; writes (l->cpu_wr) are reported but
+ * not priced apart (see npu_cpu.c).
+ * The constants are rk3588 (Cortex-A76) figures, FIT on the CPU rows of the
+ * real tables by tests/tools/npu_cpu_cost (bench/cpu_cost.sh prints the fit
+ * and its left-out errors); other chips scale by their CPU's clock and work
+ * per clock (platform table). */
+typedef struct npu_cpu_consts {
+    double input_us, output_us, op_us;
+    double ns_rd, ns_elem, ns_flop, ns_transc;
+} npu_cpu_consts_t;
+extern const npu_cpu_consts_t npu_cpu_fit;
+/* Fills l->cpu_elems/rd/wr/flops/transc (zero on an NPU layer). */
+void npu_cpu_work(const npu_graph_t *ng, npu_layer_t *l);
+/* Time of a CPU layer whose work npu_cpu_work filled, with constants k. */
+double npu_cpu_time_us(const npu_platform_t *p, const npu_layer_t *l, const npu_cpu_consts_t *k);
 /* Cost of one layer (exported for tests and the fidelity tool). */
 void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l);
 const char *npu_bound_name(int bound);  /* "compute", "DDR", "CPU" */

@@ -15,26 +15,12 @@
  * NPU tensors in NC1HWC2 (channels padded to C2), image inputs (UINT8, 1/3/4
  * channels) in NHWC, conv weights with IC padded to C2 plus 8 bytes per output
  * channel (bias + requant scale; FIT: residual < 0.01 % on LOG-Y8/Y10 rows).
- * RW(KB) = bytes read (inputs + weights) / 1024 (LOG-Y8, LOG-Y10 Gather/Split). */
+ * RW(KB) = bytes read (inputs + weights) / 1024 (LOG-Y8, LOG-Y10 Gather/Split).
+ * CPU layers: npu_cpu.c, from their work and the chip's CPU. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #include "runtime/npu/npu.h"
 #include "util/util.h"
-
-/* Board CPU time per host microsecond for CPU-fallback layers. UNVERIFIED
- * assumption: the vendor's CPU kernels run single-threaded on a Cortex-A76
- * (RK3588 big core) that is ~2x slower per thread than a desktop x86 core,
- * and our host kernels use all host threads (~4x). Override with
- * RKNN_TRACE_CPU_SCALE. */
-#define CPU_SCALE_DEFAULT 8.0
-/* OutputOperator copies/converts at ~10 KB per us (FIT LOG-Y8 rows 71/89/103:
- * 3600 KB in 347 us, 900 KB in 98 us, 225 KB in 34 us); InputOperator prints
- * 4 us for a zero-copy image input (LOG-Y8, triority-05). */
-#define OUTPUT_BYTES_PER_US 10240.0
-#define INPUT_OP_US 4.0
-/* CPU layer without a host measurement: rough 1 GB/s board CPU throughput. */
-#define CPU_FALLBACK_BYTES_PER_US 1000.0
 
 static int64_t align_up(int64_t v, int64_t a)
 {
@@ -44,19 +30,6 @@ static int64_t align_up(int64_t v, int64_t a)
 static int64_t cdiv(int64_t a, int64_t b)
 {
     return b > 0 ? (a + b - 1) / b : a;
-}
-
-double npu_cpu_scale(void)
-{
-    const char *s = getenv("RKNN_TRACE_CPU_SCALE");
-    double v;
-
-    if (s && *s) {
-        v = strtod(s, NULL);
-        if (v > 0)
-            return v;
-    }
-    return CPU_SCALE_DEFAULT;
 }
 
 const char *npu_bound_name(int b)
@@ -69,6 +42,7 @@ static double elem_bytes(int dt)
     switch (dt) {
     case NPU_INT8: return 1;
     case NPU_TF32: return 4;
+    case NPU_FP32: return 4;
     case NPU_INT4: return 0.5;
     }
     return 2;
@@ -195,18 +169,10 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
             bytes_out += npu_act_bytes(ng, l, &l->out[i], 0);
         l->bytes_in = rd_all;
         l->bytes_out = (uint64_t)bytes_out;
-        l->rw_kb = rd_all / 1024.0;
+        l->rw_kb = l->kind == NPU_K_IO && !l->n_in ? 0 : rd_all / 1024.0;
         l->bound = NPU_BOUND_CPU;
-        if (!strcmp(l->optype, "InputOperator")) {
-            l->rw_kb = 0;
-            l->time_us = INPUT_OP_US;
-        } else if (!strcmp(l->optype, "OutputOperator")) {
-            l->time_us = rd_all / OUTPUT_BYTES_PER_US;
-        } else if (l->host_us > 0) {
-            l->time_us = l->host_us * npu_cpu_scale();
-        } else {
-            l->time_us = (rd_all + bytes_out) / CPU_FALLBACK_BYTES_PER_US;
-        }
+        npu_cpu_work(ng, l);
+        l->time_us = npu_cpu_time_us(p, l, &npu_cpu_fit);
         l->frame_us = l->time_us;
         return;
     }
@@ -307,26 +273,16 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
         l->task_number = 1;
 }
 
-void npu_cost(npu_graph_t *ng, const double *host_us)
+void npu_cost(npu_graph_t *ng)
 {
     ng->total_us = 0;
     ng->total_rw_kb = 0;
     for (int i = 0; i < ng->n; i++) {
         npu_layer_t *l = &ng->l[i];
-        /* an NPU layer's cost depends only on the lowering, the cores and
-         * the SRAM plan: after the first run only CPU layers change */
-        if (ng->cost_valid && l->target == NPU_TGT_NPU) {
-            ng->total_us += (double)(int64_t)l->time_us;
-            ng->total_rw_kb += l->rw_kb;
-            continue;
-        }
-        if (host_us && l->target == NPU_TGT_CPU) {
-            l->host_us = 0;
-            for (int k = 0; k < l->n_src_nodes; k++)
-                if (l->src_nodes[k] < ng->n_nodes)
-                    l->host_us += host_us[l->src_nodes[k]];
-        }
-        npu_cost_layer(ng, l);
+        /* a layer's cost depends only on the lowering, the cores and the
+         * SRAM plan: costed once until one of them changes */
+        if (!ng->cost_valid)
+            npu_cost_layer(ng, l);
         ng->total_us += (double)(int64_t)l->time_us;
         ng->total_rw_kb += l->rw_kb;
     }
@@ -353,12 +309,4 @@ int npu_layer_uses_lut(const npu_layer_t *l)
     /* Sigmoid but not HardSigmoid (a clipped line); Elu but not Relu */
     return (strstr(l->optype, "Sigmoid") && !strstr(l->optype, "HardSigmoid")) ||
            (n >= 3 && !strcmp(l->optype + n - 3, "Elu") && (n == 3 || l->optype[n - 4] != 'R'));
-}
-
-int npu_needs_host_times(const npu_graph_t *ng)
-{
-    for (int i = 0; i < ng->n; i++)
-        if (ng->l[i].target == NPU_TGT_CPU && ng->l[i].kind != NPU_K_IO)
-            return 1;
-    return 0;
 }

@@ -448,14 +448,10 @@ static int place(const lower_t *L, const node_t *n, const op_rule *r, char *why,
         return NPU_TGT_CPU;
     }
     if (!(r->npu & L->fam)) {
-        if (r->cpu & L->fam)
-            snprintf(why, len, "%s is not in the %s NPU op list", n->op, chip);
-        else
-            snprintf(why, len, "%s has no NPU or CPU implementation on %s "
-                     "(the vendor runtime would reject it)", n->op, chip);
+        snprintf(why, len, "%s is not in the %s NPU op list", n->op, chip);
         return NPU_TGT_CPU;
     }
-    if (r->fp16_only && L->ng->dtype != NPU_FP16) {
+    if (r->fp16_only && L->ng->dtype != NPU_FP16 && !n->keep_fp16) {
         snprintf(why, len, "%s runs on the NPU in float16 only", n->op);
         return NPU_TGT_CPU;
     }
@@ -805,8 +801,10 @@ static void add_output_ops(lower_t *L, const node_t *n)
                 layer_add_in(l, shape_of(T(L, ti)), 0, ti);
                 layer_set_fullname(l, "OutputOperator", L->g->t[ti].name, NULL);
                 l->out_tensor = ti;
-                if (L->tensor_fp[ti])
+                if (L->tensor_fp[ti]) {
+                    l->dtype = NPU_FP32;
                     snprintf(l->datatype, sizeof(l->datatype), "FLOAT");
+                }
                 break;
             }
     }
@@ -833,6 +831,11 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
         goto outputs;
     }
     target = place(L, n, r, why, sizeof(why));
+    /* no CPU op either: the vendor runtime refuses the model, no fallback */
+    if (target == NPU_TGT_CPU && r && !(r->cpu & L->fam))
+        return rt_err(err, errlen, RT_EUNSUPPORTED,
+                      "the model cannot run on %s: %s '%s': %s, and its runtime has no CPU %s "
+                      "(rknn-oplist.md)", L->p->name, n->op, n->name, why, n->op);
 
     if (target == NPU_TGT_NPU && !strcmp(n->op, "GlobalAveragePool") && T(L, n->in[0])->ndim == 4) {
         lower_gap_cascade(L, ni);
@@ -870,6 +873,7 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
     if (target == NPU_TGT_CPU)
         l->reason = xstrdup(why);
     if (fp_cpu) {
+        l->dtype = NPU_FP32;
         snprintf(l->datatype, sizeof(l->datatype), "FLOAT");
         for (int i = 0; i < n->n_out; i++)
             if (n->out[i] >= 0)
@@ -931,8 +935,47 @@ outputs:
                 }
             }
     }
-    (void)err;
-    (void)errlen;
+    return 0;
+}
+
+/* A layer covering a node a hybrid file keeps in float16 computes in
+ * float16 (the whole fused layer: the file may name the conv or its
+ * activation); dtype_note says why. */
+static int hybrid_dtypes(lower_t *L, char *err, size_t errlen)
+{
+    npu_graph_t *ng = L->ng;
+
+    for (int i = 0; i < ng->n; i++) {
+        npu_layer_t *l = &ng->l[i];
+        const node_t *named = NULL;
+        int any = 0;
+        for (int k = 0; k < l->n_src_nodes; k++) {
+            const node_t *n = &L->g->nodes[l->src_nodes[k]];
+            any |= n->keep_fp16 != 0;
+            if (n->keep_fp16 == NODE_FP16_NAMED && !named)
+                named = n;
+        }
+        if (!any || l->target != NPU_TGT_NPU || l->dtype == NPU_FP16)
+            continue;
+        if (!npu_peak_macs(L->p, NPU_FP16))
+            return rt_err(err, errlen, RT_EUNSUPPORTED, "%s NPU has no float16 for the "
+                          "hybrid layer %s", L->p->name, l->fullname);
+        l->dtype = NPU_FP16;
+        snprintf(l->datatype, sizeof(l->datatype), "%s", npu_dtype_name(NPU_FP16));
+        {
+            char note[200];
+            const char *tn = named && named->n_out > 0 && named->out[0] >= 0
+                                 ? L->g->t[named->out[0]].name : named ? named->name : NULL;
+            if (tn && l->n_src_nodes > 1)
+                snprintf(note, sizeof(note), "the hybrid file names %s, fused into this %s",
+                         tn, l->optype);
+            else if (tn)
+                snprintf(note, sizeof(note), "the hybrid file names %s", tn);
+            else
+                snprintf(note, sizeof(note), "fused with a layer the hybrid file names");
+            l->dtype_note = xstrdup(note);
+        }
+    }
     return 0;
 }
 
@@ -1035,6 +1078,9 @@ int npu_lower(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph_t 
                 !strcmp(ng->l[k].datatype, "UINT8"))
                 snprintf(l->datatype, sizeof(l->datatype), "UINT8");
     }
+    ret = hybrid_dtypes(&L, err, errlen);
+    if (ret)
+        goto out;
     /* graph outputs that are graph inputs or constants never got an OutputOperator */
     ng->row_cache = xcalloc((size_t)ng->n + 1, sizeof(*ng->row_cache)); /* + the whole table */
 out:
@@ -1060,6 +1106,7 @@ void npu_graph_free(npu_graph_t *ng)
         npu_layer_t *l = &ng->l[i];
         free(l->fullname);
         free(l->reason);
+        free(l->dtype_note);
         free(l->src_nodes);
         for (int k = 0; k < l->n_src_tensors; k++)
             free(l->src_tensors[k]);

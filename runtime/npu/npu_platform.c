@@ -11,18 +11,26 @@
 #include "runtime/npu/npu.h"
 #include "util/util.h"
 
-/* Time model, FIT (least median relative error of Time(us) over every NPU row
- * with non-zero cycles): int8 on LOG-Y8 (yolov8n 1920, 107 rows) + LOG-Y10 rows,
- * fp16 on triority-05 (unet 256). Residuals: int8 median |err| 19 %, sum 0.73 of
- * the logged total; fp16 median 10 %, sum 0.98. Logged times are perf_debug
- * times, which the guide says are inflated (G:L11455). Other chips reuse these
- * (UNVERIFIED). */
-#define T_NPU_I8 1.35
-#define T_DDR_I8 2.2
-#define T_LAYER_I8 70.0
+/* Time model of the level-4 (perf_debug) table, FIT (least median relative
+ * error of Time(us) over every NPU row with non-zero cycles, the row's own
+ * logged DDR/NPU cycles through the formula): int8 on LOG-Y8 (yolov8n 1920,
+ * runtime 1.6.0) + LOG-Y10 rows (72 rows), fp16 on triority-05 (unet 256,
+ * runtime 2.3.0, 47 rows). The per-layer cost is one for both dtypes: it is
+ * the runtime's per-layer submit and wait of perf_debug, not the data type;
+ * fitted apart (int8 70 us, fp16 40 us) it made an int8 table sum more than
+ * the fp16 one for a many-layer model whose int8 frame is faster. Int8's
+ * median error is flat in it (25.4 % at 40 us, 24.3 % at its best 50 us,
+ * 28.4 % with the old 70 us); fp16's is not (10 % at 40, 22 % at 60).
+ * Residuals: int8 median |err| 25 %, sum 0.72 of the logged total; fp16
+ * median 10 %, sum 0.98. Logged times are perf_debug times, which the guide
+ * says are inflated (G:L11455). Other chips reuse these (UNVERIFIED). */
+#define T_LAYER_US 40.0
+#define T_NPU_I8 1.45
+#define T_DDR_I8 2.5
+#define T_LAYER_I8 T_LAYER_US
 #define T_NPU_F16 1.25
 #define T_DDR_F16 2.4
-#define T_LAYER_F16 40.0
+#define T_LAYER_F16 T_LAYER_US
 
 #define TIME_MODEL                                                                   \
     .t_npu = {T_NPU_I8, T_NPU_F16, T_NPU_F16, T_NPU_F16, T_NPU_F16, T_NPU_I8},        \
@@ -42,7 +50,7 @@
  * lookup-table activation cost (cycles per output element) minimising the
  * largest relative error. Each model's error when left out of the fit is
  * printed beside it. Other dtypes reuse the int8 values (UNVERIFIED). */
-#define FRAME_LAYER_US 17.0
+#define FRAME_LAYER_US 15.0
 #define FRAME(ddr, lut) .f_ddr = (ddr), .f_lut = (lut), .f_layer_us = FRAME_LAYER_US
 
 /* DDR efficiency 0.7, FIT: on LOG-Y8 every row's DDR cycles equal
@@ -68,6 +76,19 @@
 /* rk3566/rk3568 (table 8-1, Matmul B int8 [N/16,K/32,16,32], fp16 [N/8,K/16,8,16]):
  * int8 32x16, 16-bit 16x8, no tf32/int4 (table 3-12 "暂不支持"); DW 32 / 16;
  * C2 int8 8, fp16 4 (table 5-1). */
+/* The CPU that runs CPU-fallback layers (npu_cost). Core types: npu-hw.md §1.1
+ * table, last column; clocks: the model zoo's benchmark configuration where
+ * scaling_frequency.sh sets one (API, npu-benchmarks.md lines 13-15), else the
+ * chip's usual maximum (UNVERIFIED: not in the corpus). Relative work per
+ * clock of scalar code, A76 = 1 (UNVERIFIED: our estimate from the cores'
+ * pipelines, no CPU timing of these chips in the corpus; only rk3588's CPU
+ * rows are real, see npu_cost.c): A72 0.7, A55 0.45, A53 0.4, A7 0.3. */
+#define IPC_A76 1.0
+#define IPC_A72 0.7
+#define IPC_A55 0.45
+#define IPC_A53 0.4
+#define IPC_A7 0.3
+
 #define RK356X_ARRAYS                                               \
     .mac_ic = {32, 16, 16, 16, 0, 0}, .mac_oc = {16, 8, 8, 8, 0, 0}, \
     .dw_ch = {32, 16, 16, 16, 0, 0}, .c2 = {8, 4, 4, 4, 0, 0}
@@ -84,9 +105,13 @@ static const npu_platform_t platforms[] = {
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0xef000,       /* 956 KB assignable, 4 KB granularity (G:L7310, L7332, DT reg 0xef000) */
         TIME_MODEL,
-        FRAME(1.40, 0.22),
+        FRAME(1.50, 0.24),
         .cbuf_bytes = 384 * 1024,    /* "384KBx3 internal buffer" (npu-hw.md §1.1) */
         .max_tasks_per_commit = 4095, /* DRV rk3588 12-bit task number */
+        /* 4x A76 + 4x A55 (npu-hw.md §1.1: eval_perf lists clusters at 1.8/2.256/2.304 GHz,
+         * G:L2056-2066); big clock 2.256 GHz as API scaling_frequency.sh sets it */
+        .cpu_core = "Cortex-A76", .cpu_big = 4, .cpu_little = 4,
+        .cpu_mhz = 2256, .cpu_little_mhz = 1800, .cpu_ipc = IPC_A76,
     },
     {
         .name = "rk3576", .family = "rk3576",
@@ -110,9 +135,13 @@ static const npu_platform_t platforms[] = {
          * Internal buffer by default is our reading (UNVERIFIED: no RK3576 level-3 log). */
         .nbuf_bytes = 512 * 1024,
         TIME_MODEL,
-        FRAME(1.50, 0.02),
+        FRAME(1.50, 0.00),
         .cbuf_bytes = 384 * 1024,    /* UNVERIFIED: assumed as rk3588 */
         .max_tasks_per_commit = 65535, /* DRV 16-bit */
+        /* 4x A72 + 4x A53 (DT cpus, npu-hw.md §1.1); big clock 2.016 GHz (API
+         * scaling_frequency.sh); A53 at 1.8 GHz (UNVERIFIED) */
+        .cpu_core = "Cortex-A72", .cpu_big = 4, .cpu_little = 4,
+        .cpu_mhz = 2016, .cpu_little_mhz = 1800, .cpu_ipc = IPC_A72,
     },
     {
         .name = "rk3566", .family = "rk356x",
@@ -124,9 +153,11 @@ static const npu_platform_t platforms[] = {
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0,             /* DRV nbuf_size 0 */
         TIME_MODEL,
-        FRAME(1.40, 0.46),
+        FRAME(1.40, 0.48),
         .cbuf_bytes = 256 * 1024,    /* UNVERIFIED */
         .max_tasks_per_commit = 4095, /* DRV rk356x 12-bit */
+        /* 4x A55 (datasheet text, npu-hw.md §1.1) at 1.8 GHz (UNVERIFIED) */
+        .cpu_core = "Cortex-A55", .cpu_big = 4, .cpu_mhz = 1800, .cpu_ipc = IPC_A55,
     },
     {
         .name = "rk3568", .family = "rk356x",
@@ -141,6 +172,8 @@ static const npu_platform_t platforms[] = {
         FRAME(2.05, 0.46),
         .cbuf_bytes = 256 * 1024,    /* UNVERIFIED */
         .max_tasks_per_commit = 4095,
+        /* 4x A55 (datasheet text, npu-hw.md §1.1) at 2.0 GHz (UNVERIFIED) */
+        .cpu_core = "Cortex-A55", .cpu_big = 4, .cpu_mhz = 2000, .cpu_ipc = IPC_A55,
     },
     {
         .name = "rk3562", .family = "rk3562",
@@ -157,9 +190,11 @@ static const npu_platform_t platforms[] = {
         .nbuf_bytes = 256 * 1024,    /* DRV rk3562_rknpu_config nbuf_size, one core
                                       * (used as on rk3576, UNVERIFIED) */
         TIME_MODEL,
-        FRAME(1.45, 0.58),
+        FRAME(1.45, 0.54),
         .cbuf_bytes = 256 * 1024,    /* UNVERIFIED */
         .max_tasks_per_commit = 65535,
+        /* 4x A53 (npu-hw.md §1.1, UNVERIFIED there) at 2.0 GHz (API scaling_frequency.sh) */
+        .cpu_core = "Cortex-A53", .cpu_big = 4, .cpu_mhz = 2000, .cpu_ipc = IPC_A53,
     },
     {
         .name = "rv1106", .family = "rv1106",
@@ -174,9 +209,11 @@ static const npu_platform_t platforms[] = {
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0,             /* system SRAM assigned to ISP/HPMCU in DT */
         TIME_MODEL,
-        FRAME(1.00, 0.90), /* fitted on table C (2023, SDK 1.5.x): no 2.3.2 column */
+        FRAME(0.90, 0.92), /* fitted on table C (2023, SDK 1.5.x): no 2.3.2 column */
         .cbuf_bytes = 128 * 1024,    /* UNVERIFIED */
         .max_tasks_per_commit = 65535,
+        /* 1x A7 (npu-hw.md §1.1, UNVERIFIED there) at 1.2 GHz (UNVERIFIED) */
+        .cpu_core = "Cortex-A7", .cpu_big = 1, .cpu_mhz = 1200, .cpu_ipc = IPC_A7,
     },
     {
         .name = "rv1103", .family = "rv1106",
@@ -186,9 +223,10 @@ static const npu_platform_t platforms[] = {
         .npu_mhz = 500, .ddr_mhz = 924, .ddr_bus_bytes = 2, .ddr_eff = DDR_EFF,
         .sram_bytes = 0,
         TIME_MODEL,
-        FRAME(1.00, 0.90), /* rv1106's NPU and clocks: its fit (UNVERIFIED) */
+        FRAME(0.90, 0.92), /* rv1106's NPU and clocks: its fit (UNVERIFIED) */
         .cbuf_bytes = 128 * 1024,
         .max_tasks_per_commit = 65535,
+        .cpu_core = "Cortex-A7", .cpu_big = 1, .cpu_mhz = 1200, .cpu_ipc = IPC_A7, /* as rv1106 */
     },
 };
 
@@ -251,6 +289,27 @@ int npu_core_mask_check(const npu_platform_t *p, unsigned mask, unsigned *cores,
     return 0;
 }
 
+double npu_cpu_speed(const npu_platform_t *p)
+{
+    const npu_platform_t *ref = &platforms[0]; /* rk3588: the CPU rows' chip */
+
+    return p->cpu_mhz * p->cpu_ipc / (ref->cpu_mhz * ref->cpu_ipc);
+}
+
+const char *npu_dtype_key(int dt)
+{
+    switch (dt) {
+    case NPU_INT8: return "int8";
+    case NPU_FP16: return "float16";
+    case NPU_INT16: return "int16";
+    case NPU_BF16: return "bfloat16";
+    case NPU_TF32: return "tfloat32";
+    case NPU_INT4: return "int4";
+    case NPU_FP32: return "float32";
+    }
+    return "unknown";
+}
+
 const char *npu_dtype_name(int dt)
 {
     switch (dt) {
@@ -260,6 +319,7 @@ const char *npu_dtype_name(int dt)
     case NPU_BF16: return "BFLOAT16";
     case NPU_TF32: return "TFLOAT32";
     case NPU_INT4: return "INT4";
+    case NPU_FP32: return "FLOAT";
     }
     return "UNKNOWN";
 }

@@ -396,6 +396,13 @@ static void build_perf_table(FILE *f, const npu_graph_t *ng, int flags, pout *ou
         ruler(&po, 99);
         free(a);
     }
+    /* not in the vendor's table: why a layer of a hybrid model is float16 */
+    for (int i = 0; i < ng->n; i++)
+        if (ng->l[i].dtype_note) {
+            snprintf(tmp, sizeof(tmp), "hybrid: layer %d %s runs in %s (%s)", ng->l[i].id,
+                     ng->l[i].optype, npu_dtype_name(ng->l[i].dtype), ng->l[i].dtype_note);
+            line_out(&po, tmp);
+        }
     *out = po;
 }
 

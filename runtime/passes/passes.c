@@ -2,6 +2,7 @@
  * shape inference with constant folding, op preparation. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include "runtime/passes/passes.h"
 #include "runtime/exec/exec.h"
@@ -41,43 +42,56 @@ static void list_inputs(const graph_t *g, char *buf, size_t len)
 }
 
 /* "[?,3,?,?]" and a suggestion "1,3,height,width" for the error message. */
-static void dyn_dims_text(const tensor_t *t, char *shape, size_t slen, char *hint, size_t hlen)
+/* "[batch,3,h,w]" (symbolic names, '?' for unnamed dynamic dims) and a hint
+ * that pastes into a shell: a number for every dim (batch 1, image sides 224,
+ * others 1) and the name quoted when it holds characters a shell would read;
+ * named lists the dims the user should size. */
+static void dyn_dims_text(const tensor_t *t, char *shape, size_t slen, char *hint, size_t hlen,
+                          char *named, size_t nlen)
 {
-    size_t so = 0, ho = 0;
-    int i, w;
+    size_t so = 0, ho = 0, no = 0;
+    int image = t->ndim == 4 && (t->dims[1] == 1 || t->dims[1] == 3);
+    const char *q = "";
 
+    for (const char *p = t->name; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("_.-/:", *p))
+            q = "'";
+    if (strchr(t->name, '\''))
+        q = "\"";
     so += (size_t)snprintf(shape, slen, "[");
-    for (i = 0; i < t->ndim && i < MODEL_MAX_DIMS; i++) {
+    ho += (size_t)snprintf(hint, hlen, "%s%s=", q, t->name);
+    named[0] = 0;
+    for (int i = 0; i < t->ndim && i < MODEL_MAX_DIMS; i++) {
         const char *sep = i ? "," : "";
+        long long v = t->dims[i] >= 0 ? t->dims[i] : i == 0 ? 1 : image && i >= 2 ? 224 : 1;
+        int w;
 
         if (so < slen) {
-            w = t->dims[i] < 0 ? snprintf(shape + so, slen - so, "%s?", sep)
-                               : snprintf(shape + so, slen - so, "%s%lld", sep,
-                                          (long long)t->dims[i]);
+            w = t->dims[i] >= 0 ? snprintf(shape + so, slen - so, "%s%lld", sep, v)
+                                : snprintf(shape + so, slen - so, "%s%s", sep,
+                                           t->dim_param[i] ? t->dim_param[i] : "?");
             so += w > 0 ? (size_t)w : 0;
         }
         if (ho < hlen) {
-            if (t->dims[i] >= 0)
-                w = snprintf(hint + ho, hlen - ho, "%s%lld", sep, (long long)t->dims[i]);
-            else if (i == 0)
-                w = snprintf(hint + ho, hlen - ho, "%s1", sep);
-            else if (t->dim_param[i])
-                w = snprintf(hint + ho, hlen - ho, "%s<%s>", sep, t->dim_param[i]);
-            else
-                w = snprintf(hint + ho, hlen - ho, "%s<d%d>", sep, i);
+            w = snprintf(hint + ho, hlen - ho, "%s%lld", sep, v);
             ho += w > 0 ? (size_t)w : 0;
+        }
+        if (t->dims[i] < 0 && i > 0 && no < nlen) {
+            w = snprintf(named + no, nlen - no, "%s%s", no ? ", " : "",
+                         t->dim_param[i] ? t->dim_param[i] : "?");
+            no += w > 0 ? (size_t)w : 0;
         }
     }
     if (so < slen)
         snprintf(shape + so, slen - so, "]");
-    if (!t->ndim && hlen)
-        hint[0] = 0;
+    if (ho < hlen)
+        snprintf(hint + ho, hlen - ho, "%s", q);
 }
 
 static int apply_shapes(graph_t *g, const input_shape_t *shapes, int n_shapes, char *err,
                         size_t errlen)
 {
-    char buf[512], hint[512];
+    char buf[512], hint[512], named[256];
     int i, j;
 
     for (i = 0; i < n_shapes; i++) {
@@ -123,9 +137,10 @@ static int apply_shapes(graph_t *g, const input_shape_t *shapes, int n_shapes, c
         if (j == t->ndim && tensor_numel(t) < 0)
             return rt_err(err, errlen, RT_ESHAPE, "input '%s' is too large", t->name);
         if (tensor_numel(t) < 0) {
-            dyn_dims_text(t, buf, sizeof(buf), hint, sizeof(hint));
-            return rt_err(err, errlen, RT_ESHAPE, "input '%s' has dynamic dims %s; give --shape "
-                          "%s=%s", t->name, buf, t->name, hint);
+            dyn_dims_text(t, buf, sizeof(buf), hint, sizeof(hint), named, sizeof(named));
+            return rt_err(err, errlen, RT_ESHAPE, "input '%s' has dynamic dims %s; give e.g. "
+                          "--shape %s%s%s%s", t->name, buf, hint, named[0] ? " (your sizes for " : "",
+                          named, named[0] ? ")" : "");
         }
         if (dtype_size(t->dtype) == 0)
             return rt_err(err, errlen, RT_EUNSUPPORTED, "input '%s' has unsupported type %s (%d)",

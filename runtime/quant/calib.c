@@ -222,6 +222,23 @@ static void progress_bar(int done, int total, double t0, int pass, int passes)
         fputc('\n', stderr);
 }
 
+/* NaN/inf in a sample would leave the ranges undefined: refuse the sample,
+ * named by its file (or its input when the data came from the caller). */
+static int check_finite(const float *v, int64_t n, const tensor_t *t, const char *file, char *err,
+                        size_t errlen)
+{
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++)
+        bad += !isfinite(v[i]);
+    if (!bad)
+        return RT_OK;
+    if (file)
+        return rt_err(err, errlen, RT_EFORMAT, "%s: %lld of %lld values are NaN or inf; "
+                      "calibration data must be finite", file, (long long)bad, (long long)n);
+    return rt_err(err, errlen, RT_EFORMAT, "input '%s': %lld of %lld values are NaN or inf; "
+                  "calibration data must be finite", t->name, (long long)bad, (long long)n);
+}
+
 int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
                     const void *const *inputs, int progress, qparam_t **act, uint8_t **has,
                     int *n_samples, char *err, size_t errlen)
@@ -280,6 +297,10 @@ int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
                     }
                     data = arr[j].data;
                 }
+                if (c.pass == 0 && (rc = check_finite(data, tensor_numel(t), t,
+                                                      ds ? ds->files[s * ds->n_inputs + j] : NULL,
+                                                      err, errlen)))
+                    goto out;
                 rc = exec_set_input(x, j, data, tensor_nbytes(t), err, errlen);
                 if (rc)
                     goto out;

@@ -99,6 +99,35 @@ int quant_preproc_parse(const char *mean, const char *std, quant_preproc *pp, ch
     return RT_OK;
 }
 
+/* C of a [1,C,H,W] or [1,H,W,C] input with C = 1 or 3; 0 when not an image. */
+static int image_channels(const tensor_t *t)
+{
+    if (t->ndim != 4 || t->dims[0] != 1)
+        return 0;
+    if (t->dims[1] == 1 || t->dims[1] == 3)
+        return (int)t->dims[1];
+    if (t->dims[3] == 1 || t->dims[3] == 3)
+        return (int)t->dims[3];
+    return 0;
+}
+
+int quant_preproc_check(const quant_preproc *pp, const tensor_t *t, char *err, size_t errlen)
+{
+    int C = image_channels(t);
+    char shape[128];
+    if (!C)
+        return RT_OK;
+    if (pp->n_mean > 1 && pp->n_mean != C)
+        return rt_err(err, errlen, RT_EINVAL, "--mean has %d values, input '%s' %s has %s",
+                      pp->n_mean, t->name, tensor_shape_str(t, shape, sizeof(shape)),
+                      C == 1 ? "1 channel: give one value" : "3 channels: give 1 or 3 values");
+    if (pp->n_std > 1 && pp->n_std != C)
+        return rt_err(err, errlen, RT_EINVAL, "--std has %d values, input '%s' %s has %s",
+                      pp->n_std, t->name, tensor_shape_str(t, shape, sizeof(shape)),
+                      C == 1 ? "1 channel: give one value" : "3 channels: give 1 or 3 values");
+    return RT_OK;
+}
+
 /* ---- decoders: 8-bit RGB, malloc'd ---- */
 
 static int read_png(const char *path, uint8_t **px, int *w, int *h, char *err, size_t errlen)
@@ -119,8 +148,11 @@ static int read_png(const char *path, uint8_t **px, int *w, int *h, char *err, s
     *w = (int)im.width;
     *h = (int)im.height;
     *px = xmalloc(PNG_IMAGE_SIZE(im));
+    /* libpng fails on truncated or corrupt image data by itself; its warnings
+     * (e.g. a known-wrong sRGB profile) concern ancillary chunks only */
     if (!png_image_finish_read(&im, NULL, *px, 0, NULL)) {
-        int rc = rt_err(err, errlen, RT_EFORMAT, "%s: %s", path, im.message);
+        int rc = rt_err(err, errlen, RT_EFORMAT, "%s: corrupt PNG: %s", path,
+                        im.message[0] ? im.message : "decoding failed");
         png_image_free(&im);
         free(*px);
         *px = NULL;
@@ -142,10 +174,16 @@ static void jpeg_fail(j_common_ptr c)
     longjmp(e->jb, 1);
 }
 
-static void jpeg_quiet(j_common_ptr c, int level)
+/* A warning (level -1) means corrupt or missing data that libjpeg would fill
+ * with grey ("Premature end of JPEG file"): an error for calibration data.
+ * Trace messages (level >= 0) are not printed. */
+static void jpeg_warn(j_common_ptr c, int level)
 {
-    (void)c;
-    (void)level; /* warnings (e.g. corrupt data) are not printed */
+    jerr *e = (jerr *)c->err;
+    if (level >= 0)
+        return;
+    e->mgr.format_message(c, e->msg);
+    longjmp(e->jb, 1);
 }
 
 static int read_jpeg(const char *path, uint8_t **px, int *w, int *h, char *err, size_t errlen)
@@ -162,9 +200,9 @@ static int read_jpeg(const char *path, uint8_t **px, int *w, int *h, char *err, 
     memset(&d, 0, sizeof(d));
     d.err = jpeg_std_error(&je.mgr);
     je.mgr.error_exit = jpeg_fail;
-    je.mgr.emit_message = jpeg_quiet;
+    je.mgr.emit_message = jpeg_warn;
     if (setjmp(je.jb)) {
-        rc = rt_err(err, errlen, RT_EFORMAT, "%s: %s", path, je.msg);
+        rc = rt_err(err, errlen, RT_EFORMAT, "%s: corrupt JPEG: %s", path, je.msg);
         goto out;
     }
     jpeg_create_decompress(&d);
@@ -227,8 +265,7 @@ int quant_image_load(const char *path, const tensor_t *t, const quant_preproc *p
     int C, H, W, nhwc;
     char shape[128];
 
-    if (t->ndim != 4 || t->dims[0] != 1 ||
-        !((t->dims[1] == 1 || t->dims[1] == 3) || (t->dims[3] == 1 || t->dims[3] == 3)))
+    if (!image_channels(t))
         return rt_err(err, errlen, RT_ESHAPE, "%s: input '%s' is %s: an image fills a 4-D input "
                       "[1,C,H,W] or [1,H,W,C] with C = 1 or 3", path, t->name,
                       tensor_shape_str(t, shape, sizeof(shape)));
@@ -236,6 +273,8 @@ int quant_image_load(const char *path, const tensor_t *t, const quant_preproc *p
     C = (int)(nhwc ? t->dims[3] : t->dims[1]);
     H = (int)(nhwc ? t->dims[1] : t->dims[2]);
     W = (int)(nhwc ? t->dims[2] : t->dims[3]);
+    if ((rc = quant_preproc_check(pp, t, err, errlen)))
+        return rc;
     if (kind == QF_PNG)
         rc = read_png(path, &px, &w, &h, err, errlen);
     else if (kind == QF_JPEG)

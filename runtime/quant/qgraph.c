@@ -76,6 +76,82 @@ static void quantize_weight(quant_graph *q, int ti, int axis)
     q->wparam_axis[ti] = nch > 1 ? axis : -1;
 }
 
+static int consumers(const graph_t *g, int t, int *only);
+
+/* Activations the NPU fuses into the conv before them (the lowering's
+ * ConvRelu, ConvSigmoid, ... rows; npu-hw.md §3.3). */
+static int is_fused_act(const char *op)
+{
+    static const char *const acts[] = {"Relu", "LeakyRelu", "PRelu", "Clip", "Sigmoid", "Tanh",
+                                       "Elu", "HardSigmoid", "HardSwish", "Softplus", "Mish",
+                                       NULL};
+    for (int i = 0; acts[i]; i++)
+        if (!strcmp(op, acts[i]))
+            return 1;
+    return 0;
+}
+
+static int is_conv_like(const char *op)
+{
+    return !strcmp(op, "Conv") || !strcmp(op, "Gemm") || !strcmp(op, "MatMul") ||
+           !strcmp(op, "ConvTranspose");
+}
+
+/* The node after n on a fused chain: the sole consumer of its output, -1. */
+static int chain_next(const graph_t *g, int n)
+{
+    int only = -1, t = g->nodes[n].n_out > 0 ? g->nodes[n].out[0] : -1;
+    if (t < 0 || g->t[t].is_output || consumers(g, t, &only) != 1)
+        return -1;
+    return only;
+}
+
+/* A bias Add (one constant operand), which the passes fold into the conv. */
+static int is_bias_add(const graph_t *g, int n)
+{
+    const node_t *a = &g->nodes[n];
+    return !strcmp(a->op, "Add") && a->n_in == 2 && a->in[0] >= 0 && a->in[1] >= 0 &&
+           (g->t[a->in[0]].kind == TK_CONST || g->t[a->in[1]].kind == TK_CONST);
+}
+
+/* The NPU runs Conv [+ bias Add] + activation as one layer: a hybrid entry
+ * naming any node of such a chain keeps the whole chain in float16. */
+static void mark_fused_chain(quant_graph *q, int named)
+{
+    graph_t *g = q->g;
+    int head = named, chain[3], n = 0;
+
+    /* back to the conv: act <- [bias Add] <- conv */
+    for (int step = 0; step < 2 && !is_conv_like(g->nodes[head].op); step++) {
+        const node_t *h = &g->nodes[head];
+        int src = h->n_in > 0 && h->in[0] >= 0 ? g->t[h->in[0]].producer : -1;
+        if (src < 0 || chain_next(g, src) != head)
+            break;
+        if (!(is_fused_act(h->op) || is_bias_add(g, head)))
+            break;
+        head = src;
+    }
+    if (!is_conv_like(g->nodes[head].op))
+        return;
+    chain[n++] = head;
+    for (int c = chain_next(g, head); c >= 0 && n < 3; c = chain_next(g, c)) {
+        if (is_bias_add(g, c) && n == 1) {
+            chain[n++] = c;
+            continue;
+        }
+        if (is_fused_act(g->nodes[c].op))
+            chain[n++] = c;
+        break;
+    }
+    if (n == 1)
+        return;
+    for (int i = 0; i < n; i++)
+        if (!q->node_fp16[chain[i]]) {
+            q->node_fp16[chain[i]] = 1;
+            g->nodes[chain[i]].keep_fp16 = NODE_FP16_FUSED;
+        }
+}
+
 int quant_graph_new(graph_t *g, int type, int method, quant_graph **out, char *err, size_t errlen)
 {
     return quant_graph_new_hybrid(g, type, method, NULL, out, err, errlen);
@@ -104,6 +180,7 @@ int quant_graph_new_hybrid(graph_t *g, int type, int method, const quant_cfg *cf
             for (int o = 0; o < g->nodes[i].n_out; o++)
                 if (g->nodes[i].out[o] == t && !q->node_fp16[i]) {
                     q->node_fp16[i] = 1;
+                    g->nodes[i].keep_fp16 = NODE_FP16_NAMED;
                     q->n_fp16_nodes++;
                     found = 1;
                 }
@@ -114,6 +191,9 @@ int quant_graph_new_hybrid(graph_t *g, int type, int method, const quant_cfg *cf
             return rc;
         }
     }
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].keep_fp16 == NODE_FP16_NAMED)
+            mark_fused_chain(q, i);
     if (type == QT_FP16) {
         for (int t = 0; t < g->n_t; t++)
             if (g->t[t].kind == TK_CONST && g->t[t].dtype == DT_FLOAT && g->t[t].data)

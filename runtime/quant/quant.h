@@ -112,6 +112,10 @@ void quant_preproc_init(quant_preproc *pp);
 /* "--mean M|M0,M1,M2" and "--std S|S0,S1,S2" (either may be NULL). */
 int quant_preproc_parse(const char *mean, const char *std, quant_preproc *pp, char *err,
                         size_t errlen);
+/* The number of --mean/--std values must be 1 or the image input's channel
+ * count: RT_EINVAL naming the input otherwise. Inputs that are not image-shaped
+ * (see above) take no image and pass. */
+int quant_preproc_check(const quant_preproc *pp, const tensor_t *t, char *err, size_t errlen);
 /* QF_* from the extension (case-insensitive), -1 for anything else. */
 int quant_file_kind(const char *path);
 /* Fills out (tensor_numel(t) floats) from the image at path. */

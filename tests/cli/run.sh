@@ -39,8 +39,8 @@ head -c 4096 /dev/urandom >"$T/noise.onnx"
 expect 2 "noise.onnx" -- "$RT" run "$T/noise.onnx" --no-db
 : >"$T/empty.onnx"
 expect 2 "empty.onnx" -- "$RT" run "$T/empty.onnx" --no-db
-if [ -f "$SHARED/data/models/rknn/multiple_input_demo.rk3588.rknn" ]; then
-    expect 2 "vendor-compiled" -- "$RT" run "$SHARED/data/models/rknn/multiple_input_demo.rk3588.rknn" --no-db
+if [ -f "$SHARED/data/models/rknn/retinaface.rv1103.rknn" ]; then
+    expect 2 "encoded config blob" -- "$RT" run "$SHARED/data/models/rknn/retinaface.rv1103.rknn" --no-db
 fi
 # An op outside the supported set names the op and the node.
 NZ=/usr/share/libonnx-testdata/data/node/test_nonzero_example/model.onnx
@@ -161,6 +161,9 @@ assert sum(l["npu_cycles"] or 0 for l in a["layers"]) == sum(l["npu_cycles"] or 
 PYEOF
 expect 0 "" -- "$RT" run "$MNIST" --npu-table --no-db
 grep -q "Total Operator Elapsed Per Frame Time(us)" "$T/out" && ok || bad "--npu-table prints the level-4 table"
+
+# --- input validation, images, suggestions, colour (tests/cli/run_inputs.sh) ------
+. tests/cli/run_inputs.sh
 
 # --- info -------------------------------------------------------------------------
 expect 0 "" -- "$RT" info

@@ -6,6 +6,8 @@
 # FUZZ_RUNS=N runs N inputs per target instead, from seed FUZZ_SEED (default 1):
 # the same build then explores the same inputs every time (what CI uses, so
 # that CI cannot fail by luck; open-ended fuzzing is for developers).
+# FUZZ_EXTRA_SEEDS_<target>=DIR adds a seed folder read at run time (vendor
+# files whose license keeps them out of the repository).
 # FUZZ_EXTRA_CFLAGS is appended to the compile flags (e.g.
 # -fno-sanitize=signed-integer-overflow to look past a known report).
 # New inputs go to $FUZZ_OUT/<target>/ (default build-fuzz/corpus), crashes to
@@ -67,6 +69,11 @@ for t in "${targets[@]}"; do
     "$CLANG" $CFLAGS -fsanitize=fuzzer,address,undefined -o "$bin" "tests/fuzz/fuzz_$t.c" \
         "${OBJ[@]}" $LIBS
     seeds="tests/fuzz/corpus/$t"
+    # extra seed folders read at run time (files that may not be committed),
+    # e.g. FUZZ_EXTRA_SEEDS_rknn=$RT_SHARED/data/models/rknn
+    extra_var="FUZZ_EXTRA_SEEDS_$t"
+    extra=()
+    [ -n "${!extra_var:-}" ] && [ -d "${!extra_var}" ] && extra=("${!extra_var}")
     out="$FUZZ_OUT/$t"
     crashes="$FUZZ_OUT/$t-crashes"
     mkdir -p "$out" "$crashes"
@@ -79,7 +86,7 @@ for t in "${targets[@]}"; do
     fi
     if ! "$bin" "${budget[@]}" -rss_limit_mb=2048 -timeout=20 \
             -max_len=65536 -artifact_prefix="$crashes/" -print_final_stats=1 \
-            "$out" "$seeds"; then
+            "$out" "$seeds" "${extra[@]}"; then
         echo "run_libfuzzer: $t FAILED; reproducers in $crashes/" >&2
         status=1
     fi

@@ -3,7 +3,11 @@
 # *.quantization.cfg: --write-quant-cfg writes valid YAML holding every
 # parameter used; reading it back with --hybrid (calibrating on another input)
 # reproduces the run exactly; a layer listed under custom_quantize_layers runs
-# in fp16 (its values on the fp16 grid, fewer int8 layers); bad files: exit 2.
+# in fp16 (its values on the fp16 grid, fewer int8 layers), and so does the
+# whole conv + bias + activation chain the NPU runs as one layer, whichever of
+# them the file names: the NPU table shows that layer FLOAT16, says why, and
+# costs it in fp16 (its DDR cycles from the fp16 bytes, by hand); bad files:
+# exit 2.
 source "$(dirname "$0")/harness.sh" "$@"
 M=tests/data/models/mnist.onnx
 $PY tests/quant/make_calib.py "$T/cal" 1,1,28,28 0,1 20 >/dev/null || bad "calib set"
@@ -55,11 +59,53 @@ idx = json.load(open(os.path.join(sys.argv[3], "index.json")))
 f = [e["file"] for e in idx if e["name"] == "Convolution110_Output_0"][0]
 x = np.load(os.path.join(sys.argv[3], f))
 assert np.array_equal(x, x.astype(np.float16).astype(np.float32)), "not on the fp16 grid"
-g = [e["file"] for e in idx if e["name"] == "ReLU114_Output_0"][0]
-y = np.load(os.path.join(sys.argv[3], g))
-assert len(np.unique(y)) <= 256, "the next int8 layer is back on a 256-level grid"
+def grid(name):
+    g = [e["file"] for e in idx if e["name"] == name][0]
+    return np.load(os.path.join(sys.argv[3], g))
+# the bias Add and the ReLU are fused with the conv: the same fp16 layer
+for name in ("Plus112_Output_0", "ReLU114_Output_0"):
+    y = grid(name)
+    assert np.array_equal(y, y.astype(np.float16).astype(np.float32)), name + " not fp16"
+    assert len(np.unique(y)) > 256, name
+assert len(np.unique(grid("Pooling160_Output_0"))) <= 256, "the next int8 layer is back on a 256-level grid"
 PYEOF
 grep -q '"Convolution110_Output_0"' "$T/out" && ok || bad "row present"
+# the NPU table: the fused ConvRelu of Convolution110 in INT8, then in FLOAT16
+# whether the file names the conv or its activation; DDR cycles = bytes /
+# 23.6544 (rk3588) with int8 C2 16, fp16 C2 8, 8 B (int8) / 4 B (fp16) per
+# output channel: int8 3136 + 6528 + 3136 = 12800 B, fp16 3136 + 6464 + 6272
+sed 's/^custom_quantize_layers: {}$/custom_quantize_layers:\n    ReLU114_Output_0: float16/' "$T/m.cfg" >"$T/r.cfg"
+N=(-i "Input3=$T/in.npy" -q i8 --no-db --no-progress --npu-table)
+expect_rc 0 "int8 table" "$R" run "$M" "${N[@]}" --dataset "$T/cal/dataset.txt"
+cp "$T/out" "$T/t8.txt"
+expect_rc 0 "hybrid table (conv named)" "$R" run "$M" "${N[@]}" --hybrid "$T/h.cfg"
+cp "$T/out" "$T/tc.txt"
+expect_rc 0 "hybrid table (activation named)" "$R" run "$M" "${N[@]}" --hybrid "$T/r.cfg"
+cp "$T/out" "$T/tr.txt"
+$PY - "$T/t8.txt" "$T/tc.txt" "$T/tr.txt" <<'PYEOF' && ok || bad "the fused layer's dtype and cost"
+import math, sys
+def row(path):
+    text = open(path).read()
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) > 8 and f[-1] == "Conv:Convolution110":
+            ddr, npu, tot = map(int, f[6].split("/"))
+            return f[1], f[2], ddr, int(f[7]), text
+    raise SystemExit("no Convolution110 row in " + path)
+op8, dt8, ddr8, t8, x8 = row(sys.argv[1])
+assert (op8, dt8) == ("ConvRelu", "INT8"), (op8, dt8)
+assert ddr8 == math.ceil(12800 / 23.6544), ddr8
+assert "hybrid:" not in x8
+for p, named in ((sys.argv[2], "Convolution110_Output_0"), (sys.argv[3], "ReLU114_Output_0")):
+    op, dt, ddr, t, x = row(p)
+    assert (op, dt) == ("ConvRelu", "FLOAT16"), (p, op, dt)
+    assert ddr == math.ceil(15872 / 23.6544) and ddr != ddr8, (ddr, ddr8)
+    assert t != t8, ("level-4 time unchanged", t, t8)
+    note = "hybrid: layer 4 ConvRelu runs in FLOAT16 (the hybrid file names %s" % named
+    assert note in x, x[-600:]
+    # the other conv stays int8
+    assert any(l.split()[-1:] == ["Conv:Convolution28"] and " UINT8 " in l for l in x.splitlines())
+PYEOF
 # bad files: one line, exit 2
 printf 'custom_quantize_layers:\n    nosuch_tensor: float16\n' >"$T/bad1.cfg"
 printf 'quantize_parameters:\n    nosuch:\n        min: [0]\n        max: [1]\n' >"$T/bad2.cfg"

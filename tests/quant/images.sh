@@ -95,6 +95,19 @@ open(t + "/ds/notpng.png", "w").write("this is not a png")
 open(t + "/ds/corrupt.txt", "w").write("notpng.png\n")
 open(t + "/ds/truncjpg.jpg", "wb").write(open(os.path.join(sk, "rocket.jpg"), "rb").read()[:200])
 open(t + "/ds/trunc.txt", "w").write("truncjpg.jpg\n")
+# cut after two thirds: the header decodes, the scan data ends early
+for src, name in (("rocket.jpg", "cutjpg.jpg"), ("coffee.png", "cutpng.png")):
+    b = open(os.path.join(sk, src), "rb").read()
+    open(t + "/ds/" + name, "wb").write(b[:len(b) * 2 // 3])
+    open(t + "/ds/" + name.split(".")[0] + ".txt", "w").write(os.path.join(sk, photos[0]) + "\n" + name + "\n")
+# calibration data with NaN/inf: every value, or 7 of them
+np.save(t + "/ds/allnan.npy", np.full((1, 3, 240, 320), np.nan, np.float32))
+x = np.random.default_rng(3).random((1, 3, 240, 320), dtype=np.float32)
+x.flat[[5, 50, 500, 5000, 50000, 100000, 200000]] = [np.inf, -np.inf, np.nan, np.nan, np.inf, np.nan, np.nan]
+np.save(t + "/ds/someinf.npy", x)
+np.save(t + "/ds/fine.npy", np.zeros((1, 3, 240, 320), np.float32))
+open(t + "/ds/allnan.txt", "w").write("fine.npy\nallnan.npy\n")
+open(t + "/ds/someinf.txt", "w").write("someinf.npy\n")
 PYEOF
 M=tests/data/models/ultraface_version-RFB-320.onnx
 $PY tests/e2e/make_input.py "$T/in.npy" 1,3,240,320 -1,1 astronaut 0 || bad "input"
@@ -106,7 +119,10 @@ expect_rc 0 "images and npy mixed" "$R" run "$M" -i "input=$T/in.npy" -q i8 --da
 # bad input: one line on stderr, exit 2; bad options: exit 1
 for c in missing:"nosuch.png" twofiles:"dataset line 1: 2 files, the model has 1 input" \
          badext:"dataset line 1: 'photo.bmp' is not a .npy, .png or .jpg file" corrupt:"notpng.png" \
-         trunc:"truncjpg.jpg"; do
+         trunc:"truncjpg.jpg" cutjpg:"cutjpg.jpg: corrupt JPEG: Premature end of JPEG file" \
+         cutpng:"cutpng.png: corrupt PNG" \
+         allnan:"allnan.npy: 230400 of 230400 values are NaN or inf" \
+         someinf:"someinf.npy: 7 of 230400 values are NaN or inf"; do
     f=${c%%:*}; want=${c#*:}
     expect_rc 2 "dataset $f" "$R" run "$M" -q i8 --dataset "$T/ds/$f.txt" --no-db --no-progress
     grep -qF "$want" "$T/err" && [ "$(wc -l <"$T/err")" = 1 ] && ok || bad "$f message: $(cat "$T/err")"

@@ -229,7 +229,7 @@ int main(int argc, char **argv)
                     graph_free(g);
                     continue;
                 }
-                npu_cost(ng, NULL);
+                npu_cost(ng);
                 for (int k = 0; k < ng->n; k++)
                     if (ng->l[k].kind == NPU_K_CONV || ng->l[k].kind == NPU_K_DWCONV)
                         l = &ng->l[k];

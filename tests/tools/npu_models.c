@@ -223,7 +223,7 @@ static void yolov8_check(const char *dir)
         goto done;
     }
     npu_mem_plan(ng, g, NULL, 0, err, sizeof err);
-    npu_cost(ng, NULL);
+    npu_cost(ng);
     used = xcalloc((size_t)t[0].n_rows + 1, 1);
     for (int i = 0; i < t[0].n_rows; i++)
         if (!strcmp(t[0].rows[i].target, "NPU")) {
@@ -467,7 +467,7 @@ int main(int argc, char **argv)
             if (npu_mem_plan(ng, g, NULL, 0, err, sizeof err))
                 fprintf(stderr, "npu_models: %s %s: no memory plan: %s\n", bm->name,
                         chips[c], err);
-            npu_cost(ng, NULL);
+            npu_cost(ng);
             if (table && !strcmp(chips[c], table_chip))
                 npu_print_perf_table(stdout, ng, 0);
             memset(x, 0, sizeof *x);

@@ -6,10 +6,9 @@
  *
  * Per model (shapes from models.txt, seeded random inputs in its range):
  *   level 0 run   exec_run without a hook;
- *   level 4 run   exec_run with a layer hook that keeps each node's host time
- *                 when the lowering has CPU-fallback layers (npu_needs_host_times;
- *                 else no hook: NPU layers need no host time), then npu_cost()
- *                 and npu_print_perf_table() (to /dev/null: the text is written);
+ *   level 4 run   exec_run without a hook (npu_cost takes no host time, CPU
+ *                 layers included), then npu_cost() and npu_print_perf_table()
+ *                 (to /dev/null: the text is written);
  * interleaved, RUNS each after 2 warm-ups; medians. Reported: the level-4
  * work alone (hook-free part: cost + print, timed directly), the A/B
  * difference of the two runs, and the one-time lowering (rknn_init) — all as
@@ -25,17 +24,6 @@
 #include "util/util.h"
 
 #define MAX_IN 8
-
-typedef struct hook_ctx {
-    double *node_us;
-} hook_ctx;
-
-static int keep_time(const layer_event_t *ev, void *user)
-{
-    hook_ctx *h = user;
-    h->node_us[ev->node] = ev->host_us;
-    return 0;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -106,10 +94,8 @@ static int one_model(const char *dir, char *file, char *shapes, double lo, doubl
     exec_t *x = NULL;
     npu_graph_t *ng = NULL;
     exec_opts o = {.nthreads = threads};
-    hook_ctx h = {0};
     double *t0 = xcalloc((size_t)runs, sizeof(double)), *t4 = xcalloc((size_t)runs, sizeof(double));
     double *tw = xcalloc((size_t)runs, sizeof(double)), lower_ms;
-    int hooked = 0;
 
     snprintf(path, sizeof path, "%s/%s", dir, file);
     rc = n_sh < 0 ? rt_err(err, sizeof err, RT_EFORMAT, "bad shapes") :
@@ -129,21 +115,18 @@ static int one_model(const char *dir, char *file, char *shapes, double lo, doubl
         if (rc)
             goto out;
     }
-    h.node_us = xcalloc((size_t)g->n_nodes + 1, sizeof(double));
-    hooked = npu_needs_host_times(ng);
-    for (int i = 0; i < 2; i++)
-        if ((rc = exec_run(x, NULL, NULL, err, sizeof err)) ||
-            (rc = exec_run(x, keep_time, &h, err, sizeof err)))
+    for (int i = 0; i < 4; i++)
+        if ((rc = exec_run(x, NULL, NULL, err, sizeof err)))
             goto out;
     for (int i = 0; i < runs; i++) {
         double a = rt_now_us(), b, c;
         if ((rc = exec_run(x, NULL, NULL, err, sizeof err)))
             goto out;
         b = rt_now_us();
-        if ((rc = exec_run(x, hooked ? keep_time : NULL, &h, err, sizeof err)))
+        if ((rc = exec_run(x, NULL, NULL, err, sizeof err)))
             goto out;
         c = rt_now_us();
-        npu_cost(ng, h.node_us);
+        npu_cost(ng);
         npu_print_perf_table(devnull, ng, NPU_PRINT_PREFIX);
         fflush(devnull);
         t0[i] = (b - a) / 1e3;
@@ -155,8 +138,8 @@ static int one_model(const char *dir, char *file, char *shapes, double lo, doubl
         double direct = 100 * mw / m0, ab = 100 * (m4 - m0) / m0;
         int pass = direct <= 5.0;
         *ok &= pass;
-        printf("%-32s %6d %4s %9.2f %9.3f %9.3f %8.2f%% %8.2f%% %8.2f%%  %s\n", file, ng->n,
-               hooked ? "yes" : "no", m0, mw, lower_ms, direct, ab, 100 * lower_ms / m0,
+        printf("%-32s %6d %9.2f %9.3f %9.3f %8.2f%% %8.2f%% %8.2f%%  %s\n", file, ng->n,
+               m0, mw, lower_ms, direct, ab, 100 * lower_ms / m0,
                pass ? "ok" : "OVER 5%");
     }
 out:
@@ -167,7 +150,6 @@ out:
     npu_graph_free(ng);
     exec_free(x);
     graph_free(g);
-    free(h.node_us);
     free(t0);
     free(t4);
     free(tw);
@@ -191,7 +173,7 @@ int main(int argc, char **argv)
     printf("level-4 instrumentation (rk3588 table, fp32 model lowered as fp16) vs a level-0 fp32 run;\n"
            "%d interleaved runs per model, medians, %s threads\n\n", runs,
            threads ? argv[4] : "all");
-    printf("%-32s %6s %4s %9s %9s %9s %9s %9s %9s\n", "model", "layers", "hook", "run_ms", "l4_ms",
+    printf("%-32s %6s %9s %9s %9s %9s %9s %9s\n", "model", "layers", "run_ms", "l4_ms",
            "lower_ms", "l4/run", "A/B", "lower/run");
     for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char file[256], shapes[512], range[64];
@@ -204,8 +186,7 @@ int main(int argc, char **argv)
             bad = 1;
     }
     printf("\nl4/run: cost + table print per run (the level-4 work, timed alone); A/B: level-4 run\n"
-           "minus level-0 run, noisier; hook: the level-4 run needs host times (CPU layers), and\n"
-           "a hooked run loses the executor's conv+activation fusion; lower/run: npu_lower, once\n"
+           "minus level-0 run, noisier; lower/run: npu_lower, once\n"
            "per rknn_init, not per run. Target: l4/run <= 5%%.\n");
     free(text);
     fclose(devnull);

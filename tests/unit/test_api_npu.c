@@ -131,7 +131,7 @@ static int own_build(own_t *o, const char *path, const char *chip, unsigned mask
         CHECK(0, "own NPU model of %s: %s", path, err);
         return -1;
     }
-    npu_cost(o->ng, NULL);
+    npu_cost(o->ng);
     return 0;
 }
 

@@ -255,7 +255,7 @@ static void round_trip(unsigned mask, int flags)
 
     CHECK(npu_lower(g, npu_platform_find("rk3588"), DT_INT8, &ng, err, sizeof err) == 0, "%s", err);
     CHECK(npu_set_core_mask(ng, mask, err, sizeof err) == 0, "%s", err);
-    npu_cost(ng, NULL);
+    npu_cost(ng);
     /* hand-checked lowering: Input, ConvExSwish, exDataConvert, Resize (CPU),
      * exDataConvert, Conv, Output */
     CHECK(ng->n == 7, "layers %d", ng->n);

@@ -228,7 +228,7 @@ static void test_plan(void)
     CHECK(npu_lower(g, p, DT_INT8, &ng, err, sizeof err) == 0, "lower: %s", err);
     if (!ng)
         goto out;
-    npu_cost(ng, NULL);
+    npu_cost(ng);
     ddr_a0 = layer_of(ng, "Conv_0")->ddr_cycles;
     ddr_b0 = layer_of(ng, "Conv_1")->ddr_cycles;
 
@@ -271,7 +271,7 @@ static void test_plan(void)
     CHECK(layer_of(ng, "Conv_1")->sram_rd == 65536 && layer_of(ng, "Conv_1")->sram_hit == 0, "B");
     CHECK(layer_of(ng, "Conv_3")->sram_rd == 16384 && layer_of(ng, "Conv_3")->sram_hit == 16384,
           "D reads C (hit) and B (no hit)");
-    npu_cost(ng, NULL);
+    npu_cost(ng);
     /* 65536 bytes less to write for A, to read for B: 65536 / 23.6544 B/cycle */
     CHECK(fabs((double)(ddr_a0 - layer_of(ng, "Conv_0")->ddr_cycles) - 65536 / npu_ddr_bytes_per_cycle(p)) <= 1.0,
           "A DDR saving %llu -> %llu", (unsigned long long)ddr_a0,
@@ -343,7 +343,7 @@ static void test_plan(void)
                   D && D->hit == 16384 &&
                   ng->mem->rw_sram_hit == ng->mem->rw_internal - 12288 - 32768,
               "%s nbuf %u", chip, ng->mem->nbuf_size);
-        npu_cost(ng, NULL);
+        npu_cost(ng);
         CHECK(layer_of(ng, "Conv_0")->sram_hit == 65536 &&
                   layer_of(ng, "Conv_1")->sram_rd == 65536,
               "%s: A written to and read from the nbuf", chip);

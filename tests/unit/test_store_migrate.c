@@ -162,8 +162,8 @@ int main(void)
     CHECK(sql_int(path, "PRAGMA user_version") == 2, "user_version 2 after the upgrade");
     CHECK(sql_int(path, "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name IN "
                         "('npu_us','host_min_us','host_p90_us','host_stddev_us','warmup',"
-                        "'dump_dir','dump_sha256','weight_bytes','internal_bytes')") == 9,
-          "nine run columns added");
+                        "'dump_dir','dump_sha256','weight_bytes','internal_bytes','env_json')") == 10,
+          "ten run columns added");
     CHECK(sql_int(path, "SELECT COUNT(*) FROM pragma_table_info('layers') WHERE name IN "
                         "('frame_us','npu_dtype')") == 2, "two layer columns added");
 
@@ -191,6 +191,7 @@ int main(void)
     r.dump_sha256 = "00ff";
     r.weight_bytes = 4096;
     r.internal_bytes = 8192;
+    r.env_json = "{\"host\":{\"cores\":2}}";
     CHECK(store_run_begin(st, &r, &id, err, sizeof err) == 0, "v2 run: %s", err);
     store_layer l;
     store_layer_init(&l);
@@ -204,7 +205,8 @@ int main(void)
     CHECK(back.npu_us == 2500.25 && back.host_min_us == 900 && back.host_p90_us == 1100 &&
               back.host_stddev_us == 50.5 && back.warmup == 3 && back.weight_bytes == 4096 &&
               back.internal_bytes == 8192 && back.dump_dir && !strcmp(back.dump_dir, "/tmp/d") &&
-              back.dump_sha256 && !strcmp(back.dump_sha256, "00ff"),
+              back.dump_sha256 && !strcmp(back.dump_sha256, "00ff") && back.env_json &&
+              !strcmp(back.env_json, "{\"host\":{\"cores\":2}}"),
           "v2 run fields round trip");
     store_run_clear(&back);
     CHECK(sql_int(path, "SELECT frame_us * 4 FROM layers WHERE run_id = 2") == 69 &&

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""bench/make_rknn.py OUT N [TARGET] — writes a synthetic Toolkit2 .rknn
+(container version 6, FlatBuffer model data, JSON trailer) whose graph is
+InputOperator, N ConvRelu/Add/Conv layers on a 1x32x80x80 int8 tensor
+chain, and OutputOperator: the layout of docs/rknn-format.md, for timing the
+reader and the prediction on a model of a given size (real samples stop at
+102 layers)."""
+import json, struct, sys
+
+out, n = sys.argv[1], int(sys.argv[2])
+target = sys.argv[3] if len(sys.argv) > 3 else 'rk3588'
+buf = bytearray()
+
+# A table is a list of (slot, kind, value): kind 'u8', 'i32', 'str', 'ivec',
+# 'table', 'tvec'. Vtable first, then the table, then its children (uoffsets
+# point forward), patched when the children are placed.
+def emit(fields):
+    nslots = max([s for s, _, _ in fields] + [-1]) + 1
+    layout, size = {}, 4
+    for s, k, _ in fields:
+        layout[s] = size
+        size += 1 if k == 'u8' else 4
+    vt = len(buf)
+    buf.extend(struct.pack('<HH', 4 + 2 * nslots, size))
+    for s in range(nslots):
+        buf.extend(struct.pack('<H', layout.get(s, 0)))
+    pos = len(buf)
+    buf.extend(struct.pack('<i', pos - vt))
+    buf.extend(bytes(size - 4))
+    for s, k, v in fields:
+        at = pos + layout[s]
+        if k == 'u8':
+            buf[at] = v
+        elif k == 'i32':
+            struct.pack_into('<i', buf, at, v)
+        else:
+            child = len(buf)
+            if k == 'str':
+                b = v.encode()
+                buf.extend(struct.pack('<I', len(b)) + b + b'\0')
+            elif k == 'ivec':
+                buf.extend(struct.pack(f'<I{len(v)}i', len(v), *v))
+            elif k == 'table':
+                child = emit(v)
+            elif k == 'tvec':
+                buf.extend(struct.pack('<I', len(v)))
+                slots = len(buf)
+                buf.extend(bytes(4 * len(v)))
+                for i, t in enumerate(v):
+                    p = emit(t)
+                    struct.pack_into('<I', buf, slots + 4 * i, p - (slots + 4 * i))
+            struct.pack_into('<I', buf, at, child - at)
+    return pos
+
+C, H = 32, 80
+tensors, nodes = [[(0, 'u8', 0)]], []
+def tensor(name, kind, shape, dtype=3):
+    tensors.append([(0, 'u8', dtype), (2, 'u8', kind), (4, 'ivec', shape), (5, 'str', name),
+                    (10, 'ivec', [0x3c23d70a]), (11, 'ivec', [0])])
+    return len(tensors) - 1
+x = tensor('input', 1, [1, C, H, H])
+nodes.append([(1, 'str', 'InputOperator'), (2, 'str', 'InputOperator:input'), (3, 'u8', 0),
+              (5, 'ivec', [x])])
+prev2 = x
+for i in range(n):
+    op = ('ConvRelu', 'Add', 'Conv')[i % 3]
+    if op.startswith('Conv'):
+        w = tensor(f'w{i}', 4, [C, C, 3, 3])
+        b = tensor(f'b{i}', 4, [C], 6)
+        y = tensor(f't{i}', 3, [1, C, H, H])
+        params = [(1, 'ivec', [1, 1]), (3, 'ivec', [3, 3]), (4, 'ivec', [1, 1, 1, 1]),
+                  (5, 'ivec', [1, 1])]
+        nodes.append([(1, 'str', op), (2, 'str', f'Conv:Conv_{i}'), (3, 'u8', 2),
+                      (4, 'ivec', [x, w, b]), (5, 'ivec', [y]), (7, 'u8', 1),
+                      (8, 'table', params)])
+    else:
+        y = tensor(f't{i}', 3, [1, C, H, H])
+        nodes.append([(1, 'str', op), (2, 'str', f'{op}:{op}_{i}'), (3, 'u8', 2),
+                      (4, 'ivec', [x, prev2]), (5, 'ivec', [y])])
+    prev2, x = x, y
+tensors[x][1] = (2, 'u8', 2)
+nodes.append([(1, 'str', 'OutputOperator'), (2, 'str', f'OutputOperator:t{n - 1}'), (3, 'u8', 2),
+              (4, 'ivec', [x])])
+graph = [(0, 'tvec', tensors), (1, 'tvec', nodes), (2, 'ivec', [1]), (3, 'ivec', [x])]
+root = [(0, 'i32', 6), (1, 'str', 'RKNPU v2'), (2, 'tvec', [graph]), (6, 'i32', 20302),
+        (7, 'str', 'bench(compiler version: synthetic)'), (8, 'str', target), (9, 'str', 'ONNX')]
+buf.extend(bytes(8))                      # root offset + file identifier
+struct.pack_into('<I', buf, 0, emit(root))
+buf[4:8] = b'RKNN'
+buf.extend(bytes(-len(buf) % 64))
+js = json.dumps({'version': '2.3.2-bench', 'target_platform': [target], 'network_platform': 'ONNX',
+                 'input_num': 1, 'output_num': 1, 'norm_tensor': [], 'graph': []}).encode()
+with open(out, 'wb') as f:
+    f.write(b'RKNN\0\0\0\0' + struct.pack('<QQ', 6, len(buf)) + bytes(40) + buf +
+            struct.pack('<Q', len(js)) + js)

@@ -1,0 +1,189 @@
+/* runtime/model/rknn_file.h — reading vendor `.rknn` containers (RKNN-Toolkit1/2)
+ * without executing them: the container header, the JSON trailer, the
+ * Toolkit2 FlatBuffer (compiled graph: fused ops, placement, tensors with
+ * original/native shapes and quantization), the RV1103/RV1106 task table,
+ * the Toolkit1 OpenVX NBG header. Layout notes: docs/rknn-format.md.
+ *
+ * Everything is checked before use: every offset and length of the
+ * container and of the FlatBuffer (flatbuf.c), element counts against the
+ * bytes they need, strings against their buffer. Bad input gives RT_EFORMAT
+ * and a one-line message naming the file and the field.
+ *
+ * Typical use:
+ *     rknn_model *m;
+ *     if (rknn_model_read("yolov8n.rknn", &m, err, sizeof err) == 0) {
+ *         for (int i = 0; i < m->n_nodes; i++) puts(m->nodes[i].type);
+ *         rknn_model_free(m);
+ *     }
+ */
+#ifndef RT_RKNN_FILE_H
+#define RT_RKNN_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- the verified FlatBuffer reader (flatbuf.c) -------------------------
+ * A table handle is a position in the buffer whose vtable was checked;
+ * field accessors check that the field's bytes, and what an offset field
+ * points to, lie inside the buffer (and inside the table's declared size).
+ * Offsets between tables are unsigned and point forward, so no walk can
+ * loop; vectors are limited to the bytes that are there. Accessors return
+ * 0 when the field is absent (with the default), 1 when present, or
+ * RT_EFORMAT when it is present but broken. */
+typedef struct fb_buf {
+    const uint8_t *p;
+    size_t len;
+} fb_buf;
+
+typedef struct fb_table {
+    const fb_buf *b;
+    size_t pos;        /* table start */
+    size_t vt;         /* vtable start */
+    uint16_t vt_len;   /* vtable bytes */
+    uint16_t tab_len;  /* table bytes */
+} fb_table;
+
+typedef struct fb_vec {
+    const fb_buf *b;
+    size_t pos;        /* first element */
+    uint32_t n;
+} fb_vec;
+
+int fb_root(const fb_buf *b, fb_table *out);
+int fb_table_slots(const fb_table *t);  /* number of vtable slots */
+int fb_u8(const fb_table *t, int slot, uint8_t def, uint8_t *out);
+int fb_i32(const fb_table *t, int slot, int32_t def, int32_t *out);
+/* A string: *s points into the buffer (not terminated), *n bytes. */
+int fb_str(const fb_table *t, int slot, const char **s, uint32_t *n);
+/* A vector of elem_size-byte elements (scalars: 1/2/4/8; tables/strings: 4). */
+int fb_vector(const fb_table *t, int slot, size_t elem_size, fb_vec *out);
+int fb_subtable(const fb_table *t, int slot, fb_table *out);
+/* Element i of a vector of 4-byte scalars / of tables / of strings. */
+uint32_t fb_vec_u32(const fb_vec *v, uint32_t i);
+int fb_vec_table(const fb_vec *v, uint32_t i, fb_table *out);
+int fb_vec_str(const fb_vec *v, uint32_t i, const char **s, uint32_t *n);
+
+/* ---- the decoded model --------------------------------------------------- */
+
+enum rknn_container {
+    RKNN_C_TK2_FB = 0,  /* Toolkit2: FlatBuffer graph */
+    RKNN_C_LITE,        /* RV1103/RV1106: version 0x10xx, encoded graph + task table */
+    RKNN_C_VPMN,        /* Toolkit1 precompiled: OpenVX NBG */
+    RKNN_C_JSON_ONLY,   /* Toolkit1 non-precompiled: graph only in the JSON */
+    RKNN_C_ENCRYPTED,   /* CYPTRKNN */
+    RKNN_C_RKNX,        /* RKNN3 (RK182x) */
+    RKNN_C_UNKNOWN_DATA,
+};
+
+#define RKNN_MAX_DIMS 8
+#define RKNN_MAX_NATIVE_DIMS 16  /* weights keep long native shapes (12 seen) */
+
+enum { RKNN_TGT_CPU = 0, RKNN_TGT_GPU = 1, RKNN_TGT_NPU = 2 };
+
+typedef struct rknn_tensor {
+    char *name;
+    int dtype;               /* file's code: ONNX TensorProto numbering (1 f32, 3 i8, 10 f16 ...) */
+    int kind;                /* 1 input, 2 output, 3 activation, 4/5/8 constants, 9/10 regcmd/task ... */
+    int nd, nnd;             /* original and native ranks */
+    int64_t shape[RKNN_MAX_DIMS], native[RKNN_MAX_NATIVE_DIMS];
+    char qmethod[16];        /* "layer", "channel", "" */
+    char dtype_name[16];     /* "int8", "" for weights */
+    int has_quant;
+    double min, max, scale;
+    int64_t zero_point;
+    int64_t size;            /* native buffer bytes, -1 unknown */
+} rknn_tensor;
+
+typedef struct rknn_node {
+    char *type;              /* ConvRelu, InputOperator, ... */
+    char *name;              /* FullName, "Conv:Conv_0" */
+    int target;              /* RKNN_TGT_* */
+    int *in, n_in, *out, n_out;   /* tensor indices (checked < n_tensors) */
+    int param_tag;           /* union tag of the parameter table, 0 none */
+    /* conv / pooling parameters (n_* = 0: absent) */
+    int n_kernel, n_stride, n_pad, n_dilation;
+    int64_t kernel[2], stride[2], pad[4], dilation[2];
+    char auto_pad[16];
+    /* resize / split / others */
+    char mode[24], coord_mode[24];
+    int64_t axis;
+    int has_axis;
+} rknn_node;
+
+/* One model input or output as the generator string and the graph give it. */
+typedef struct rknn_io {
+    char *name;
+    int tensor;              /* graph tensor index, -1 unknown */
+    int is_output;
+    char layout[8], layout_ori[8];   /* framework layout ("nchw"), "" unknown */
+    char native_dtype[16], native_layout[8]; /* what the NPU wants (input_json/output_json) */
+    int n_mean, n_std, n_reorder;
+    double mean[4], std[4];
+    int reorder[4];
+    int rgb2bgr;             /* -1 unknown */
+} rknn_io;
+
+typedef struct rknn_model {
+    int container;           /* enum rknn_container */
+    uint64_t version;        /* container version (0x6, 0x1004, ...) */
+    uint64_t data_size, json_size;
+    size_t data_off, json_off, extra_bytes;
+    /* from the JSON trailer */
+    char *target;            /* "rk3588" (lower case), NULL unknown */
+    char *toolkit;           /* JSON "version" */
+    char *framework;         /* network_platform */
+    char *ori_framework;
+    char *json_name;
+    int json_inputs, json_outputs;   /* -1 unknown */
+    /* from the FlatBuffer */
+    int model_version;       /* 1 or 6, -1 unknown */
+    char *npu_gen;           /* "RKNPU v2" */
+    char *compiler;          /* toolkit + compiler build */
+    int compiler_code;       /* 10602, -1 unknown */
+    char *fb_target;         /* platform named in the FlatBuffer */
+    char *infer_type;        /* "static_shape" ... */
+    rknn_tensor *tensors;
+    int n_tensors;
+    rknn_node *nodes;
+    int n_nodes;
+    rknn_io *io;
+    int n_io;
+    char *dyn_json;          /* the generator's dynamic_shapes as JSON text, NULL none */
+    int n_dyn;               /* its entries (shape sets), 0 static */
+    /* RV1103/RV1106 blob: header words and the task table */
+    uint32_t lite_words[6];
+    uint32_t lite_tasks;
+    uint32_t lite_regcfg_total;      /* sum of regcfg_amount over the tasks */
+    /* Toolkit1: NBG header or the JSON graph */
+    int nbg_major, nbg_minor, nbg_nodes;
+    char nbg_name[65];
+    char *json_pre;          /* Toolkit1 preprocessing: {"mean_value", "std_value", "reorder"} as JSON */
+    char **tk1_ops;          /* op of each JSON node */
+    int n_tk1_ops;
+} rknn_model;
+
+/* Non-zero when buf starts like a vendor file this reader knows
+ * ("RKNN", "CYPTRKNN", "RKNX"). */
+int rknn_file_is(const void *buf, size_t len);
+/* Parses a whole file held in buf; what names it in messages. An encrypted or
+ * RKNN3 file is recognised (container set, nothing else) and returns 0. */
+int rknn_model_parse(const void *buf, size_t len, const char *what, rknn_model **out, char *err,
+                     size_t errlen);
+int rknn_model_read(const char *path, rknn_model **out, char *err, size_t errlen);
+void rknn_model_free(rknn_model *m);
+
+const char *rknn_container_name(int container);
+const char *rknn_target_name(int target);  /* "CPU", "GPU", "NPU" */
+/* "int8", "float16" ... for the file's dtype code; NULL for an unknown code. */
+const char *rknn_dtype_name(int code);
+
+/* ---- Python literals (pylit.c) --------------------------------------------
+ * The FlatBuffer's generator string is a Python dict literal. This parses
+ * the subset Python's repr writes — strings ('...' / "..." with escapes),
+ * ints, floats (inf/nan too), True/False/None, dicts, lists, tuples — into a
+ * jansson value (tuples become arrays, None null). Nesting is limited.
+ * Returns 0, or RT_EFORMAT with the byte position. The value is a json_t*
+ * (void here so that users of this header need not include jansson). */
+int pylit_parse(const char *s, size_t len, void **out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# `rknn-trace inspect` and `rknn-trace run FILE.rknn` (predicted profile) on
+# every vendor file of $RT_SHARED/data/models/rknn, checked against
+# independent oracles: the MANIFEST's stated facts (written with a separate
+# reader), the container and JSON trailer read by Python's struct/json, the
+# source ONNX read by a protobuf wire decoder written here, hand-computed
+# cycles, and the store read by the sqlite3 CLI. Broken copies must give
+# exit 2 and one line naming the file and the field.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+RT=$B/rknn-trace
+PY=/usr/bin/python3
+SHARED=${RT_SHARED:-../shared}
+D=$SHARED/data/models/rknn
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+expect() { # EXIT_CODE STDERR_REGEX -- command...
+    local code=$1 re=$2; shift 3
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ "$rc" -ne "$code" ]; then bad "$* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; return; fi
+    if [ -n "$re" ] && ! grep -Eq -- "$re" "$T/err"; then bad "$* -> stderr '$(head -c 300 "$T/err")' lacks /$re/"; return; fi
+    if [ "$code" -ge 2 ] && [ "$(grep -c . "$T/err")" -ne 1 ]; then bad "$* -> stderr is not one line: $(cat "$T/err")"; return; fi
+    if grep -q "AddressSanitizer\|runtime error" "$T/err"; then bad "$* -> sanitizer report"; return; fi
+    ok
+}
+
+if [ ! -f "$D/MANIFEST.md" ]; then
+    echo "no $D/MANIFEST.md: vendor samples missing"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+# --- every file: inspect --json vs MANIFEST and the JSON trailer ------------------
+for f in "$D"/*.rknn; do
+    n=$(basename "$f")
+    if ! "$RT" inspect "$f" --json >"$T/$n.json" 2>"$T/err"; then
+        bad "inspect $n failed: $(cat "$T/err")"; continue
+    fi
+    "$RT" inspect "$f" >"$T/$n.txt" 2>>"$T/err" || bad "inspect $n (text) failed"
+    if out=$($PY - "$f" "$T/$n.json" "$D/MANIFEST.md" <<'EOF'
+import json, re, struct, sys, ast
+path, ours, manifest = sys.argv[1:4]
+name = path.rsplit('/', 1)[1]
+d = json.load(open(ours))
+b = open(path, 'rb').read()
+errs = []
+def check(what, got, want):
+    if got != want:
+        errs.append(f"{name}: {what}: inspect says {got!r}, oracle {want!r}")
+# container (format notes section 8), read independently
+version, dsize = struct.unpack_from('<QQ', b, 8)
+doff = 64 if (version & 0xff) > 1 and dsize > 0 else 24
+jsize, = struct.unpack_from('<Q', b, doff + dsize)
+trailer = json.loads(b[doff + dsize + 8: doff + dsize + 8 + jsize])
+check('container_version', d['container_version'], version)
+tp = trailer.get('target_platform')
+check('target', d['target'], tp[0].lower() if tp else None)
+check('toolkit', d['toolkit'], trailer['version'])
+check('inputs', len(d['inputs']), trailer['input_num'])
+check('outputs', len(d['outputs']), trailer['output_num'])
+# I/O names and shapes: the trailer's graph list -> norm_tensor url/size
+norm = {t['tensor_id']: t for t in trailer['norm_tensor']}
+for role in ('input', 'output'):
+    want = [norm[g['right_tensor_id']] for g in trailer['graph'] if g['left'] == role]
+    got = d[role + 's']
+    check(role + ' names', [x['name'] for x in got], [w.get('url', '') for w in want])
+    check(role + ' shapes', [x['shape'] for x in got], [w['size'] for w in want])
+# MANIFEST summary row: | file | bytes | target | version | data kind | toolkit | repo |
+text = open(manifest).read()
+row = next(l for l in text.splitlines() if l.startswith(f"| `{name}`"))
+cells = [c.strip() for c in row.strip('|').split('|')]
+check('manifest version', d['container_version'], int(cells[3], 16))
+kind = {'FB': 'Toolkit2 FlatBuffer', 'VPMN': 'Toolkit1 OpenVX NBG',
+        'none': 'Toolkit1 JSON-only', 'lite': 'RV1103/RV1106 lite'}[cells[4].split()[0]]
+check('manifest data kind', d['container'], kind)
+check('manifest toolkit', d['toolkit'], cells[5])
+# MANIFEST per-file FlatBuffer facts
+sec = text.split(f"### `{name}`", 1)[1].split('\n### ', 1)[0]
+m = re.search(r'field0 \(model version\) = (\d+)', sec)
+check('model version', d['model_version'], int(m.group(1)) if m else None)
+m = re.search(r'field6 \(compiler version code\) = (\d+)', sec)
+check('compiler code', d['compiler_code'], int(m.group(1)) if m else None)
+m = re.search(r'field1 \(target NPU\) = `([^`]*)`', sec)
+check('npu', d['npu'], m.group(1) if m else None)
+m = re.search(r'FlatBuffer graph: (\d+) tensors .*?, (\d+) nodes: (\{[^}]*\})', sec)
+if m:
+    check('tensors', d['tensors'], int(m.group(1)))
+    check('nodes', len(d['nodes']), int(m.group(2)))
+    check('op counts', d['op_counts'], ast.literal_eval(m.group(3)))
+    check('target counts', sum(d['target_counts'].values()), int(m.group(2)))
+    m = re.search(r'input_json: `(\{.*?\})`', sec)
+    ij = json.loads(m.group(1))
+    for x in d['inputs']:
+        check('native dtype ' + x['name'], x['dtype'], ij[x['name']]['dtype'])
+        check('native layout ' + x['name'], x['layout'], ij[x['name']]['layout'])
+else:
+    check('nodes (no FlatBuffer)', len(d['nodes']), 0)
+print('\n'.join(errs))
+sys.exit(1 if errs else 0)
+EOF
+    ); then ok; else bad "$out"; fi
+done
+
+# --- the generator strings: our Python-literal parser vs Python's ast ----------
+PJ=$B/tests/pylit_json
+# same.py LITERAL JSON: Python's reading of the literal (tuples as lists, keys
+# as strings) equals the JSON pylit_json printed
+cat >"$T/same.py" <<'EOF'
+import ast, json, sys
+def norm(x):
+    if isinstance(x, (list, tuple)): return [norm(e) for e in x]
+    if isinstance(x, dict): return {str(k): norm(v) for k, v in x.items()}
+    return x
+want = norm(ast.literal_eval(open(sys.argv[1]).read()))
+sys.exit(0 if json.load(open(sys.argv[2])) == want else 1)
+EOF
+if [ -x "$PJ" ]; then
+    for f in "$D"/*.rknn; do
+        $PY - "$f" "$T/gen.txt" <<'EOF'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+i = b.find(b"{'attrs'")
+if i < 4: sys.exit(3)   # no generator string (RV110x, Toolkit1)
+n = struct.unpack_from('<I', b, i - 4)[0]
+open(sys.argv[2], 'wb').write(b[i:i + n])
+EOF
+        [ $? -eq 3 ] && continue
+        "$PJ" "$T/gen.txt" >"$T/gen.json" 2>"$T/err" || { bad "pylit_json $(basename "$f"): $(cat "$T/err")"; continue; }
+        $PY "$T/same.py" "$T/gen.txt" "$T/gen.json" \
+            && ok || bad "generator of $(basename "$f"): pylit differs from ast.literal_eval"
+    done
+    cat >"$T/lit.txt" <<'EOF'
+{'a': [1, (2, 'x\'y', "q\"\x41\u00e9"), None, True, -1.5e-3, {3: 'z'}]}
+EOF
+    "$PJ" "$T/lit.txt" >"$T/lit.json" && $PY "$T/same.py" "$T/lit.txt" "$T/lit.json" \
+        && ok || bad "pylit on a hand-written literal: $(cat "$T/lit.json")"
+    printf "{'a': [1, 2" >"$T/lit_bad.txt"
+    "$PJ" "$T/lit_bad.txt" >/dev/null 2>"$T/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q "byte" "$T/err" && ok || bad "pylit: truncated literal: exit $rc $(cat "$T/err")"
+else
+    bad "$PJ not built"
+fi
+
+# --- the source ONNX vs the compiled files: I/O names and shapes -----------------
+ONNX=$D/multiple_input_demo.onnx
+if out=$($PY - "$ONNX" "$T" <<'EOF'
+import glob, json, sys
+onnx, tmp = sys.argv[1:3]
+def fields(buf):
+    i = 0
+    while i < len(buf):
+        key = 0; s = 0
+        while True:
+            c = buf[i]; i += 1; key |= (c & 0x7f) << s; s += 7
+            if c < 0x80: break
+        f, wt = key >> 3, key & 7
+        if wt == 0:
+            v = 0; s = 0
+            while True:
+                c = buf[i]; i += 1; v |= (c & 0x7f) << s; s += 7
+                if c < 0x80: break
+            yield f, v
+        elif wt == 2:
+            n = 0; s = 0
+            while True:
+                c = buf[i]; i += 1; n |= (c & 0x7f) << s; s += 7
+                if c < 0x80: break
+            yield f, buf[i:i + n]; i += n
+        elif wt == 5: yield f, buf[i:i + 4]; i += 4
+        elif wt == 1: yield f, buf[i:i + 8]; i += 8
+        else: raise SystemExit('bad wire type')
+def value_info(vi):
+    name, dims = None, []
+    for f, v in fields(vi):
+        if f == 1: name = v.decode()
+        if f == 2:
+            for f2, tt in fields(v):
+                if f2 == 1:
+                    for f3, sh in fields(tt):
+                        if f3 == 2:
+                            for f4, dim in fields(sh):
+                                dims.append(dict(fields(dim)).get(1, -1))
+    return name, dims
+graph = dict(fields(open(onnx, 'rb').read()))[7]
+inits = {dict(fields(v)).get(8, b'').decode() for f, v in fields(graph) if f == 5}
+ins = [value_info(v) for f, v in fields(graph) if f == 11]
+ins = [x for x in ins if x[0] not in inits]
+outs = [value_info(v) for f, v in fields(graph) if f == 12]
+errs = []
+files = sorted(glob.glob(tmp + '/multiple_input_demo.*.rknn.json'))
+for p in files:
+    d = json.load(open(p))
+    got_in = [(x['name'], x['shape']) for x in d['inputs']]
+    got_out = [(x['name'], x['shape']) for x in d['outputs']]
+    if got_in != ins or got_out != outs:
+        errs.append(f"{p}: {got_in} {got_out} vs ONNX {ins} {outs}")
+    # the compiled Conv layers name the source nodes: Conv:Conv_0 / Conv:Conv_1
+    # (2.x toolkits append the fused type: Conv:Conv_0_ConvAdd)
+    convs = sorted(n['name'].split('_Conv')[0] for n in d['nodes'] if n['op'].startswith('Conv'))
+    if convs != ['Conv:Conv_0', 'Conv:Conv_1']:
+        errs.append(f"{p}: conv FullNames {convs}")
+if len(files) != 7: errs.append(f"{len(files)} multiple_input_demo files, 7 expected")
+print('\n'.join(errs)); sys.exit(1 if errs else 0)
+EOF
+); then ok; else bad "$out"; fi
+
+# --- text output: the facts a reader looks for ---------------------------------
+grep -q "^target: rk3588 (RKNPU v2)" "$T/multiple_input_demo.rk3588.rknn.txt" && ok || bad "text target line"
+grep -Eq "4 +ConvAdd +NPU +Conv:Conv_0 .*kernel \[3,3\] stride \[1,1\] pad \[1,1,1,1\] dilation \[1,1\]" \
+    "$T/multiple_input_demo.rk3588.rknn.txt" && ok || bad "text node line with conv parameters"
+# output '8': min -612.12, max 444.18 -> scale (max-min)/255 = 4.1424 (MANIFEST)
+grep -Eq "^  8 +int8 +layout NCHW .* scale 4\.1423" "$T/multiple_input_demo.rk3588.rknn.txt" && ok || bad "text output quantization"
+grep -q "task table: 155 NPU tasks" "$T/retinaface.rv1103.rknn.txt" && ok || bad "lite task count (MANIFEST: 155)"
+grep -q "graph: not decoded" "$T/retinaface.rv1103.rknn.txt" && ok || bad "lite: says the graph is not decoded"
+grep -q "OpenVX NBG v11" "$T/tk1_multi_input.rk1808.rknn.txt" && ok || bad "NBG major 11 (format notes 6.3)"
+grep -q "graph (JSON, 1 node): RESIZEAREA" "$T/tk1_resize_area.nonprecompiled.rknn.txt" && ok || bad "TK1 JSON graph"
+
+# --- encrypted: recognised, reported, exit 0 -------------------------------------
+printf 'CYPTRKNN\001\000\000\000' >"$T/enc.rknn"; head -c 200 /dev/urandom >>"$T/enc.rknn"
+expect 0 "" -- "$RT" inspect "$T/enc.rknn"
+grep -q "encrypted" "$T/out" && ok || bad "encrypted file not reported as such"
+expect 2 "enc.rknn: encrypted" -- "$RT" run "$T/enc.rknn" --no-db
+
+# --- broken copies: exit 2, one line naming the file and the field --------------
+SRC=$D/multiple_input_demo.rk3588.rknn
+$PY - "$SRC" "$T" <<'EOF'
+import struct, sys
+src, t = sys.argv[1:3]
+b = bytearray(open(src, 'rb').read())
+def w(name, data): open(f"{t}/{name}.rknn", 'wb').write(bytes(data))
+w('trunc_header', b[:20])
+w('trunc_data', b[:5000])
+w('magic', b'RKNM' + b[4:])
+v = bytearray(b); struct.pack_into('<Q', v, 8, 0x2006); w('version', v)
+v = bytearray(b); struct.pack_into('<Q', v, 16, 1 << 40); w('data_size', v)
+dsize, = struct.unpack_from('<Q', b, 16)
+v = bytearray(b); struct.pack_into('<Q', v, 64 + dsize, 1 << 33); w('json_size', v)
+v = bytearray(b); v[64 + dsize + 8] = ord('['); w('json', v)          # broken trailer
+v = bytearray(b); struct.pack_into('<I', v, 64, 0x7ffffff0); w('root', v)  # FlatBuffer root offset
+# the root table's vtable offset pointing outside the blob
+root, = struct.unpack_from('<I', b, 64)
+v = bytearray(b); struct.pack_into('<i', v, 64 + root, -0x100000); w('vtable', v)
+# vtable "loop": the table is its own vtable (soffset 0) -> sizes from the table bytes
+v = bytearray(b); struct.pack_into('<i', v, 64 + root, 0); w('vtable_self', v)
+EOF
+expect 2 "trunc_header.rknn: header" -- "$RT" inspect "$T/trunc_header.rknn"
+expect 2 "trunc_data.rknn: data_size" -- "$RT" inspect "$T/trunc_data.rknn"
+expect 2 "magic.rknn: magic" -- "$RT" inspect "$T/magic.rknn"
+expect 2 "version.rknn: version" -- "$RT" inspect "$T/version.rknn"
+expect 2 "data_size.rknn: data_size" -- "$RT" inspect "$T/data_size.rknn"
+expect 2 "json_size.rknn: json_size" -- "$RT" inspect "$T/json_size.rknn"
+expect 2 "json.rknn: JSON trailer" -- "$RT" inspect "$T/json.rknn"
+expect 2 "root.rknn: FlatBuffer model" -- "$RT" inspect "$T/root.rknn"
+expect 2 "vtable.rknn: FlatBuffer model" -- "$RT" inspect "$T/vtable.rknn"
+"$RT" inspect "$T/vtable_self.rknn" >/dev/null 2>"$T/err"; rc=$?
+{ [ $rc -eq 0 ] || [ $rc -eq 2 ]; } && ! grep -q "Sanitizer\|runtime error" "$T/err" && ok || bad "vtable_self: exit $rc"
+expect 2 "trunc_data.rknn" -- "$RT" run "$T/trunc_data.rknn" --no-db
+expect 2 "nope.rknn" -- "$RT" inspect "$T/nope.rknn"
+expect 1 "usage" -- "$RT" inspect
+
+# --- run FILE.rknn: predicted profile, stored with backend predict --------------
+DB=$T/p.db
+expect 0 "" -- "$RT" run "$SRC" --db "$DB" --label demo-pred
+grep -q "^no numeric outputs were computed.*source ONNX.*board" "$T/out" && ok || bad "run: the no-numeric-outputs line"
+[ "$(sqlite3 "$DB" "select backend||','||platform||','||model_format||','||n from runs, (select count(*) n from layers) where label='demo-pred'")" = "predict,rk3588,rknn,5" ] \
+    && ok || bad "stored run: $(sqlite3 "$DB" 'select backend, platform, model_format from runs')"
+# Conv_1: 1x8x128x128 output, 3x3 kernel, 3 input channels: ceil16(128*128) px *
+# 3*3 * ceil(3/ic_atom) * ceil(8/oc_atom) = 16384 * 9 = 147456 NPU cycles (rk3588 int8 atoms 32x32)
+[ "$(sqlite3 "$DB" "select npu_cycles||','||npu_op||','||target from layers where node='Conv:Conv_1'")" = "147456,Conv,NPU" ] \
+    && ok || bad "Conv_1 cycles: $(sqlite3 "$DB" "select npu_cycles, npu_op from layers where node='Conv:Conv_1'")"
+# the run's predicted frame is the sum of its layers' shares
+$PY -c "
+import sys; r, s = map(float, sys.argv[1:3]); sys.exit(0 if abs(r - s) < 1e-6 * max(1, r) else 1)" \
+    "$(sqlite3 "$DB" "select npu_us from runs where label='demo-pred'")" \
+    "$(sqlite3 "$DB" "select sum(frame_us) from layers")" && ok || bad "npu_us != sum(frame_us)"
+# --npu-table: the level-4 table with one row per compiled node of yolov8n (102)
+expect 0 "" -- "$RT" run "$D/yolov8n.rk3566.rknn" --no-db --npu-table
+[ "$(grep -cE '^I RKNN: \[[0-9:.]+\] [0-9]+ +[A-Za-z]' "$T/out")" -eq 102 ] && ok || bad "npu table rows: $(grep -cE '^I RKNN: \[[0-9:.]+\] [0-9]+ +[A-Za-z]' "$T/out")"
+expect 0 "" -- "$RT" run "$D/yolov8n.rk3566.rknn" --no-db --json
+$PY -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+assert d['backend'] == 'predict' and d['platform'] == 'rk3566' and d['numeric_outputs'] is False
+assert len(d['layers']) == 102 and abs(sum(l['frame_us'] for l in d['layers']) - d['predicted_us']) < 1e-3
+assert sum(l['op_type'] == 'ConvExSwish' for l in d['layers']) == 57   # MANIFEST op counts
+" "$T/out" && ok || bad "run --json of yolov8n"
+# refusals: unknown chip, undecoded graph, Toolkit1, wrong -t
+expect 2 "rv1126b, a chip the NPU model does not know" -- "$RT" run "$D/multiple_input_demo.rv1126b.rknn" --no-db
+expect 2 "encoded config blob" -- "$RT" run "$D/retinaface.rv1103.rknn" --no-db
+expect 2 "not predicted" -- "$RT" run "$D/tk1_multi_input.rk1808.rknn" --no-db
+expect 1 "compiled for rk3588; it cannot run on rk3566" -- "$RT" run "$SRC" -t rk3566 --no-db
+expect 1 "does not apply" -- "$RT" run "$SRC" -q fp16 --no-db
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,42 @@
+#!/usr/bin/python3
+"""tests/cli/make_models.py OUTDIR
+
+Writes the tiny ONNX models the CLI tests need (encoded with the hand-written
+protobuf helpers of tests/quant/make_qdq.py; no onnx package here):
+  gather.onnx  y = Gather(table, idx): table float32 [4,3] (constant),
+               idx an int64 [2] model input, so the indices come from the data.
+  sym.onnx     y = Relu(x) with x float32 [batch, 3] (a symbolic dimension)."""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "quant"))
+from make_qdq import FLOAT, INT64, Graph, f_bytes, f_int  # noqa: E402
+
+
+def write_sym(path):
+    """Relu over [batch, 3]; value_info with a dim_param instead of a dim_value."""
+    node = f_bytes(1, "x") + f_bytes(2, "y") + f_bytes(3, "relu") + f_bytes(4, "Relu")
+
+    def vi(name):
+        dims = f_bytes(1, f_bytes(2, "batch")) + f_bytes(1, f_int(1, 3))
+        return f_bytes(1, name) + f_bytes(2, f_bytes(1, f_int(1, FLOAT) + f_bytes(2, dims)))
+    g = f_bytes(1, node) + f_bytes(2, "g") + f_bytes(11, vi("x")) + f_bytes(12, vi("y"))
+    m = f_int(1, 8) + f_bytes(2, "rknn-trace make_models.py")
+    m += f_bytes(8, f_bytes(1, "") + f_int(2, 13)) + f_bytes(7, g)
+    with open(path, "wb") as f:
+        f.write(m)
+
+
+def main():
+    out = sys.argv[1]
+    g = Graph()
+    g.init("table", np.arange(12, dtype=np.float32).reshape(4, 3), FLOAT)
+    g.add("Gather", ["table", "idx"], ["y"], axis=0)
+    g.write(os.path.join(out, "gather.onnx"), ("idx", INT64, [2]), ("y", FLOAT, [2, 3]))
+    write_sym(os.path.join(out, "sym.onnx"))
+
+
+if __name__ == "__main__":
+    main()

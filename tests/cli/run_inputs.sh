@@ -1,0 +1,182 @@
+# tests/cli/run_inputs.sh — sourced by tests/cli/run.sh (uses its expect/ok/bad,
+# $RT, $T, $PY, $MNIST): bad input data, images, mean/std, build's output,
+# suggestions, colour and version.
+
+$PY tests/cli/make_models.py "$T" || bad "make_models.py"
+
+# A data error inside a kernel: exit 2, the node named once.
+$PY -c "import numpy as np; np.save('$T/idx_bad.npy', np.array([1, 7], np.int64)); np.save('$T/idx_ok.npy', np.array([3, 0], np.int64))"
+expect 2 "^rknn-trace: node 'Gather_0' \(Gather\): index 7 out of range \[0, 4\)$" -- \
+    "$RT" run "$T/gather.onnx" -i idx="$T/idx_bad.npy" --no-db
+grep -c "node 'Gather_0'" "$T/err" | grep -qx 1 && ok || bad "kernel error repeats its prefix: $(cat "$T/err")"
+expect 0 "" -- "$RT" run "$T/gather.onnx" -i idx="$T/idx_ok.npy" --no-db --dump "$T/gdump"
+$PY -c "
+import numpy as np, json, os
+idx = json.load(open('$T/gdump/index.json'))
+y = [e for e in idx if e['name'] == 'y'][0]
+got = np.load(os.path.join('$T/gdump', y['file']))
+assert np.array_equal(got, np.arange(12, dtype=np.float32).reshape(4, 3)[[3, 0]]), got
+" && ok || bad "Gather with valid indices"
+
+# analyze against a NaN golden: counted, named, never passing.
+expect 0 "" -- "$RT" run "$MNIST" --no-db --dump "$T/ad"
+$PY - "$T" <<'PYEOF' || bad "making the NaN goldens"
+import json, os, shutil, sys
+import numpy as np
+t = sys.argv[1]
+idx = json.load(open(f"{t}/ad/index.json"))
+for sub in ("nan", "nan1"):
+    os.makedirs(f"{t}/{sub}", exist_ok=True)
+    shutil.copy(f"{t}/ad/index.json", f"{t}/{sub}/index.json")
+for i, e in enumerate(idx):
+    a = np.load(os.path.join(f"{t}/ad", e["file"]))
+    np.save(os.path.join(f"{t}/nan", e["file"]), np.full(a.shape, np.nan, a.dtype))
+    if e["name"] == "Convolution28_Output_0":   # five values spoilt in one layer
+        a = a.copy(); a.flat[[0, 3, 9, 27, 81]] = [np.nan, np.inf, -np.inf, np.nan, np.nan]
+    np.save(os.path.join(f"{t}/nan1", e["file"]), a)
+PYEOF
+NL=$($PY -c "import json; print(len(json.load(open('$T/ad/index.json'))))")
+expect 2 "none of the $NL matched layers could be compared \($NL with NaN/inf in the golden" -- \
+    "$RT" analyze "$T/ad" --golden "$T/nan"
+grep -q "every .*keeps cos" "$T/out" && bad "all-NaN golden reported as passing" || ok
+grep -q "^$NL matched layers not comparable (cos nan): $NL with NaN/inf in the golden" "$T/out" && ok ||
+    bad "all-NaN golden: $(tail -3 "$T/out")"
+expect 0 "1 tensor holds NaN/inf \(first: 'Convolution28_Output_0', 5 of 6272 values\)" -- \
+    "$RT" analyze "$T/ad" --golden "$T/nan1"
+grep -q "^every comparable layer ($((NL - 1)) of $NL matched) keeps cos >= 0.99" "$T/out" && ok ||
+    bad "one NaN layer: $(tail -3 "$T/out")"
+expect 0 "" -- "$RT" analyze "$T/ad" --golden "$T/nan1" --json
+$PY - "$T/out" "$NL" <<'PYEOF' && ok || bad "analyze --json not_comparable"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+assert d["comparable"] == n - 1 and d["not_comparable"] == 1, d
+bad = [l for l in d["layers"] if l["nan_reason"]]
+assert [(l["name"], l["nan_reason"], l["golden_nonfinite"]) for l in bad] == \
+    [("Convolution28_Output_0", "golden not finite", 5)], bad
+PYEOF
+
+# --mean/--std: 1 value or one per channel of the image input.
+$PY -c "
+from PIL import Image
+Image.open('/usr/lib/python3/dist-packages/skimage/data/camera.png').resize((40, 30)).save('$T/cam.png')"
+echo "cam.png" >"$T/ds1.txt"
+expect 1 "^rknn-trace: --mean has 4 values, input 'Input3' .* has 1 channel: give one value$" -- \
+    "$RT" run "$MNIST" -q i8 --dataset "$T/ds1.txt" --mean 1,2,3,4 --no-db
+expect 1 "--std has 3 values, input 'Input3' .* 1 channel" -- \
+    "$RT" run "$MNIST" -q i8 --dataset "$T/ds1.txt" --std 1,2,3 --no-db
+expect 0 "" -- "$RT" run "$MNIST" -q i8 --dataset "$T/ds1.txt" --mean 3 --std 2 --no-db --no-progress
+UFM=tests/data/models/ultraface_version-RFB-320.onnx
+expect 1 "--mean has 2 values, input 'input' .* 3 channels: give 1 or 3 values" -- \
+    "$RT" run "$UFM" -q i8 --dataset "$T/ds1.txt" --mean 1,2 --no-db
+expect 1 "--mean has 4 values" -- "$RT" run "$UFM" -q i8 --dataset "$T/ds1.txt" --mean 1,2,3,4 --no-db
+
+# build never overwrites its own source, and writes through a temporary file.
+mkdir -p "$T/b"
+cp "$MNIST" "$T/b/m.onnx"
+ln -s m.onnx "$T/b/link.onnx"
+ln "$T/b/m.onnx" "$T/b/hard.onnx"
+for o in "$T/b/m.onnx" "$T/b/./m.onnx" "$T/b/link.onnx" "$T/b/hard.onnx"; do
+    expect 1 "build: the output .* is the model .* itself" -- "$RT" build "$T/b/m.onnx" -o "$o"
+done
+expect 1 "is the model" -- "$RT" build "$T/b/link.onnx" -o "$T/b/m.onnx"
+cmp -s "$MNIST" "$T/b/m.onnx" && ok || bad "build overwrote its source"
+expect 0 "" -- "$RT" build "$T/b/m.onnx" -q fp16 -o "$T/b/m.rknn"
+cp "$T/b/m.rknn" "$T/b/m.rknn.orig"
+# a write that fails half way (file size limit): the old container stays whole
+(trap '' XFSZ; ulimit -f 8; exec "$RT" build "$T/b/m.onnx" -q fp16 -t rk3566 -o "$T/b/m.rknn") >"$T/out" 2>"$T/err"
+[ $? -eq 2 ] && grep -q "m.rknn: write error" "$T/err" && ok || bad "build past the size limit: $(cat "$T/err")"
+cmp -s "$T/b/m.rknn" "$T/b/m.rknn.orig" && ok || bad "a failed build changed the old output"
+[ -z "$(find "$T/b" -name '*.tmp*')" ] && ok || bad "a failed build left $(ls "$T/b")"
+expect 0 "" -- "$RT" build "$T/b/m.onnx" -q fp16 -t rk3566 -o "$T/b/m.rknn"
+cmp -s "$T/b/m.rknn" "$T/b/m.rknn.orig" && bad "a second build did not replace the output" || ok
+
+# -i NAME=IMAGE: decoded, resized to the input, (pixel - mean) / std, as dataset images.
+$PY -c "
+from PIL import Image
+Image.open('/usr/lib/python3/dist-packages/skimage/data/chelsea.png').convert('RGB').resize((50, 40)).save('$T/cat.jpg', quality=90)"
+for img in cam.png cat.jpg; do
+    expect 0 "" -- "$RT" run "$MNIST" -i Input3="$T/$img" --mean 127 --std 128 --no-db --dump "$T/id_$img"
+    $PY - "$T/$img" "$T/id_$img" <<'PYEOF' && ok || bad "-i $img: values"
+import json, os, sys
+import numpy as np
+from PIL import Image
+path, d = sys.argv[1:3]
+a = np.asarray(Image.open(path).convert("RGB"), dtype=np.float64)
+def axis(n_in, n_out):  # bilinear, half-pixel centres, clamped (the documented rule)
+    s = np.clip((np.arange(n_out) + 0.5) * n_in / n_out - 0.5, 0, n_in - 1)
+    i0 = np.floor(s).astype(int)
+    return i0, np.minimum(i0 + 1, n_in - 1), s - i0
+y0, y1, fy = axis(a.shape[0], 28)
+x0, x1, fx = axis(a.shape[1], 28)
+top = a[y0][:, x0] + fx[None, :, None] * (a[y0][:, x1] - a[y0][:, x0])
+bot = a[y1][:, x0] + fx[None, :, None] * (a[y1][:, x1] - a[y1][:, x0])
+r = top + fy[:, None, None] * (bot - top)
+want = ((0.299 * r[..., 0] + 0.587 * r[..., 1] + 0.114 * r[..., 2]) - 127) / 128
+e = [e for e in json.load(open(f"{d}/index.json")) if e["layer"] < 0][0]
+got = np.load(os.path.join(d, e["file"]))
+assert got.shape == (1, 1, 28, 28) and got.dtype == np.float32, (got.shape, got.dtype)
+assert np.abs(got[0, 0] - want).max() < 1e-4, np.abs(got[0, 0] - want).max()
+PYEOF
+done
+expect 1 "--mean has 3 values, input 'Input3'" -- "$RT" run "$MNIST" -i Input3="$T/cam.png" --mean 1,2,3 --no-db
+expect 1 "--mean/--std apply to the images of --dataset or -i" -- "$RT" run "$MNIST" -q fp16 -i Input3="$T/in.npy" --mean 1 --no-db
+expect 1 "need -q i8 or -q fp16" -- "$RT" run "$MNIST" -i Input3="$T/in.npy" --mean 1 --no-db
+head -c 300 "$T/cam.png" >"$T/cut.png"
+expect 2 "cut.png: corrupt PNG" -- "$RT" run "$MNIST" -i Input3="$T/cut.png" --no-db
+expect 2 "an image fills a float32 input; 'idx' is int64" -- "$RT" run "$T/gather.onnx" -i idx="$T/cam.png" --no-db
+
+# -q i8 without --dataset says that one sample is not a calibration.
+expect 0 "warning: -q i8 without --dataset calibrates on this run's one input \(random data\)" -- \
+    "$RT" run "$MNIST" -q i8 --no-db --no-progress
+expect 0 "one input \(the -i data\)" -- "$RT" run "$MNIST" -q i8 -i Input3="$T/in.npy" --no-db --no-progress
+expect 0 "" -- "$RT" run "$MNIST" -q i8 --dataset "$T/ds1.txt" --no-db --no-progress
+grep -q "not a calibration" "$T/err" && bad "warning with --dataset" || ok
+
+# "did you mean": commands, options, input names (-i and --shape, listing the inputs).
+expect 1 "unknown command 'rn'; did you mean 'run'\?" -- "$RT" rn "$MNIST"
+expect 1 "unknown command 'frobnicate' \(rknn-trace --help" -- "$RT" frobnicate
+expect 1 "run: unknown option '--taget'; did you mean '--target'\?" -- "$RT" run "$MNIST" --taget=rk3566
+expect 1 "run: unknown option '--dumpp'; did you mean '--dump'\?" -- "$RT" run "$MNIST" --dumpp "$T/x"
+expect 1 "build: unknown option '--outptu'; did you mean '--output'\?" -- "$RT" build "$MNIST" --outptu x
+expect 1 "analyze: unknown option '--gloden'; did you mean '--golden'\?" -- "$RT" analyze "$T/ad" --gloden x
+expect 1 "unknown option '--zzzzzz' \(see" -- "$RT" run "$MNIST" --zzzzzz
+expect 1 "-i Inptu3: the model has no input named 'Inptu3'; did you mean 'Input3'\? \(inputs: 'Input3'\)" -- \
+    "$RT" run "$MNIST" -i Inptu3="$T/in.npy" --no-db
+expect 1 "--shape X: the model has no input named 'X'; did you mean 'x'\? \(inputs: 'x'\)" -- \
+    "$RT" run "$T/sym.onnx" --shape X=2,3 --no-db
+
+# The --shape hint pastes into a shell and runs.
+expect 2 "dynamic dims \[batch,3\]; give e.g. --shape x=1,3$" -- "$RT" run "$T/sym.onnx" --no-db
+PPOCR=tests/data/models/ppocr_mobile_v2.0_cls.onnx
+expect 2 "give e.g. --shape x=1,3,224,224 \(your sizes for p2o.DynamicDimension.1, p2o.DynamicDimension.2\)" -- \
+    "$RT" run "$PPOCR" --no-db
+HINT=$(sed -n 's/.*give e\.g\. \(--shape [^ ]*\).*/\1/p' "$T/err")
+# shellcheck disable=SC2086
+expect 0 "" -- "$RT" run "$PPOCR" $HINT --no-db
+
+# rv1106/rv1103 float models: the chip runs int8 only, -q i8 suggested.
+expect 2 "rv1106 runs int8 models only .*: add -q i8 --dataset FILE" -- "$RT" run "$MNIST" -t rv1106 --no-db
+expect 2 "rv1103 runs int8 models only" -- "$RT" run "$MNIST" -t rv1103 -q fp16 --no-db
+expect 0 "" -- "$RT" run "$MNIST" -t rv1106 -q i8 --dataset "$T/ds1.txt" --no-db --no-progress
+
+# Colour only on a terminal without NO_COLOR (script(1) gives a terminal).
+if command -v script >/dev/null; then
+    script -qec "$RT analyze $T/ad --golden $T/ad" /dev/null >"$T/tty.txt" 2>&1
+    grep -q $'\033\[' "$T/tty.txt" && ok || bad "no colour on a terminal"
+    NO_COLOR=1 script -qec "$RT analyze $T/ad --golden $T/ad" /dev/null >"$T/tty.txt" 2>&1
+    grep -q $'\033\[' "$T/tty.txt" && bad "colour despite NO_COLOR" || ok
+    script -qec "$RT run $MNIST -q i8 --dataset $T/ds1.txt --no-db --no-progress" /dev/null >"$T/tty.txt" 2>&1
+    grep -q $'\033\[3' "$T/tty.txt" && ok || bad "no colour in run -q i8 on a terminal"
+    NO_COLOR=1 script -qec "$RT run $MNIST -q i8 --dataset $T/ds1.txt --no-db --no-progress" /dev/null >"$T/tty.txt" 2>&1
+    grep -q $'\033\[' "$T/tty.txt" && bad "run -q i8: colour despite NO_COLOR" || ok
+fi
+expect 0 "" -- "$RT" analyze "$T/ad" --golden "$T/ad"
+grep -q $'\033\[' "$T/out" && bad "colour into a pipe" || ok
+
+# The version: --version and info.
+expect 0 "" -- "$RT" --version
+V=$(cat "$T/out")
+[[ "$V" =~ ^rknn-trace\ [0-9]+\.[0-9]+\.[0-9]+$ ]] && ok || bad "--version: $V"
+expect 0 "" -- "$RT" info
+grep -qx "version    $V" "$T/out" && ok || bad "info lacks the version: $(head -2 "$T/out")"
