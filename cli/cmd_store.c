@@ -39,6 +39,7 @@ typedef struct ls_opts {
     const char *db, *model, *platform, *quant, *label, *since, *sort;
     long long limit;
     int json;
+    int sort_field, sort_desc;  /* index into sort_fields, -FIELD */
 } ls_opts;
 
 typedef struct ls_row {
@@ -107,7 +108,6 @@ static int keep(const store_run *r, const ls_opts *o)
 
 static const char *sort_fields[] = { "id", "time", "label", "model", "platform", "quant",
                                      "npu", "host", "cos", "sqnr" };
-static int sort_field = 0, sort_desc = 0;
 
 static int cmp_str(const char *a, const char *b)
 {
@@ -123,9 +123,23 @@ static int cmp_num(double a, double b)
     return a < b ? -1 : a > b;
 }
 
-static int cmp_rows(const void *x, const void *y)
+/* The figure a numeric sort field (npu, host, cos, sqnr) reads; 0 for the others. */
+static double sort_number(const ls_row *r, int field)
+{
+    switch (field) {
+    case 6: return r->npu_us;
+    case 7: return r->host_us;
+    case 8: return r->cos;
+    case 9: return r->sqnr;
+    }
+    return 0;
+}
+
+static int cmp_rows(const void *x, const void *y, void *ctx)
 {
     const ls_row *a = x, *b = y;
+    const ls_opts *o = ctx;
+    int sort_field = o->sort_field, sort_desc = o->sort_desc;
     int c = 0, missing;
     switch (sort_field) {
     case 0: c = (a->run->id > b->run->id) - (a->run->id < b->run->id); break;
@@ -134,17 +148,10 @@ static int cmp_rows(const void *x, const void *y)
     case 3: c = cmp_str(a->run->model_path, b->run->model_path); break;
     case 4: c = cmp_str(a->run->platform, b->run->platform); break;
     case 5: c = cmp_str(a->run->quant, b->run->quant); break;
-    case 6: c = cmp_num(a->npu_us, b->npu_us); break;
-    case 7: c = cmp_num(a->host_us, b->host_us); break;
-    case 8: c = cmp_num(a->cos, b->cos); break;
-    case 9: c = cmp_num(a->sqnr, b->sqnr); break;
+    default: c = cmp_num(sort_number(a, sort_field), sort_number(b, sort_field)); break;
     }
     /* unknown values stay last in either direction */
-    missing = sort_field >= 6 ? isnan(sort_field == 6 ? a->npu_us : sort_field == 7 ? a->host_us
-                                      : sort_field == 8 ? a->cos : a->sqnr) !=
-                                    isnan(sort_field == 6 ? b->npu_us : sort_field == 7 ? b->host_us
-                                          : sort_field == 8 ? b->cos : b->sqnr)
-                              : 0;
+    missing = isnan(sort_number(a, sort_field)) != isnan(sort_number(b, sort_field));
     if (sort_desc && !missing)
         c = -c;
     if (!c)
@@ -191,17 +198,15 @@ static int parse_ls(int argc, char **argv, ls_opts *o)
         cli_error("--since takes YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z], got '%s'", o->since);
         return -1;
     }
-    sort_field = 0;
-    sort_desc = 0;
     if (o->sort) {
         const char *f = o->sort;
-        sort_desc = f[0] == '-';
-        f += sort_desc;
-        sort_field = -1;
+        o->sort_desc = f[0] == '-';
+        f += o->sort_desc;
+        o->sort_field = -1;
         for (int k = 0; k < (int)(sizeof(sort_fields) / sizeof(sort_fields[0])); k++)
             if (!strcmp(f, sort_fields[k]))
-                sort_field = k;
-        if (sort_field < 0) {
+                o->sort_field = k;
+        if (o->sort_field < 0) {
             cli_error("--sort: unknown field '%s' (id, time, label, model, platform, quant, npu, "
                       "host, cos, sqnr; -FIELD descending)", f);
             return -1;
@@ -320,7 +325,7 @@ int cmd_ls(int argc, char **argv)
         ret = cli_exit_code(rc);
         goto out;
     }
-    qsort(rows, (size_t)nk, sizeof(*rows), cmp_rows);
+    qsort_r(rows, (size_t)nk, sizeof(*rows), cmp_rows, &o);
     int shown = o.limit >= 0 && o.limit < nk ? (int)o.limit : nk;
     if (o.json) {
         json_writer w;
