@@ -268,8 +268,15 @@ static const char *bytes_str(char *buf, size_t len, int64_t b)
     return buf;
 }
 
-static const char *layer_name(const store_layer *l, char *buf, size_t len)
+/* The vendor's FullName of the NPU layer whose figures are on row i: the
+ * first node it covers (a fused Conv+Relu is named by its Conv), i.e. the row
+ * after the previous row with figures. */
+static const char *layer_name(const store_layer *rows, int i, char *buf, size_t len)
 {
+    int first = i;
+    while (first > 0 && !is_layer_row(&rows[first - 1]))
+        first--;
+    const store_layer *l = &rows[first];
     snprintf(buf, len, "%s:%s", l->op ? l->op : "?", l->node ? l->node : "?");
     return buf;
 }
@@ -327,7 +334,8 @@ void summary_print(const run_summary *s, FILE *f, int color)
             const store_layer *l = &s->layers[s->fallback[k]];
             fprintf(f, "  %5lld %-16s %9s us  %s  (%s)\n", (long long)l->idx,
                     l->npu_op ? l->npu_op : l->op ? l->op : "?", summary_fmt(a, sizeof(a), l->frame_us, "%.1f"),
-                    layer_name(l, nm, sizeof(nm)), l->cpu_reason ? l->cpu_reason : "reason n/a");
+                    layer_name(s->layers, s->fallback[k], nm, sizeof(nm)),
+                    l->cpu_reason ? l->cpu_reason : "reason n/a");
         }
     } else {
         fprintf(f, "CPU fallback: none\n");
@@ -344,7 +352,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
                     l->npu_op ? l->npu_op : l->op ? l->op : "?", l->npu_dtype ? l->npu_dtype : "n/a",
                     l->bound ? l->bound : "n/a", t, summary_fmt(a, sizeof(a), tot > 0 ? 100 * t / tot : NAN, "%.1f%%"),
                     summary_fmt(b, sizeof(b), l->mac_usage, "%.2f"), summary_fmt(c, sizeof(c), l->rw_kb, "%.1f"),
-                    layer_name(l, nm, sizeof(nm)));
+                    layer_name(s->layers, s->top[k], nm, sizeof(nm)));
         }
     }
 
@@ -459,13 +467,14 @@ static void j_raw(json_writer *w, const char *k, const char *v)
     json_raw(w, v);
 }
 
-static void j_layer_ref(json_writer *w, const store_layer *l, double frame)
+static void j_layer_ref(json_writer *w, const store_layer *rows, int i, double frame)
 {
+    const store_layer *l = &rows[i];
     char nm[256];
     json_obj_open(w);
     j_int(w, "layer", l->idx);
     j_str(w, "op_type", l->npu_op ? l->npu_op : l->op);
-    j_str(w, "full_name", layer_name(l, nm, sizeof(nm)));
+    j_str(w, "full_name", layer_name(rows, i, nm, sizeof(nm)));
     j_str(w, "name", l->name);
     j_str(w, "dtype", l->npu_dtype);
     j_str(w, "bound", l->bound);
@@ -568,14 +577,14 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     json_key(w, "layers");
     json_arr_open(w);
     for (int k = 0; k < s->n_fallback; k++)
-        j_layer_ref(w, &s->layers[s->fallback[k]], s->frame_us);
+        j_layer_ref(w, s->layers, s->fallback[k], s->frame_us);
     json_arr_close(w);
     json_obj_close(w);
     j_str(w, "top_by", s->top_by_table ? "time_us" : "frame_us");
     json_key(w, "top");
     json_arr_open(w);
     for (int k = 0; k < s->n_top; k++)
-        j_layer_ref(w, &s->layers[s->top[k]], s->frame_us);
+        j_layer_ref(w, s->layers, s->top[k], s->frame_us);
     json_arr_close(w);
     json_obj_close(w);
 
@@ -746,7 +755,7 @@ int summary_print_npu_table(const store_run *run, const store_layer *layers, int
         }
         l->macs = !isnan(s->mac_usage) && s->mac_usage > 0;
         char full[512];
-        l->fullname = xstrdup(layer_name(s, full, sizeof(full)));
+        l->fullname = xstrdup(layer_name(layers, i, full, sizeof(full)));
         ng.n++;
         first = i + 1;
     }
