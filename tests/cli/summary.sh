@@ -74,7 +74,19 @@ assert m and int(m.group(1)) == sum(int(r[4]) for r in stored)
 PYEOF
 
 # --- ls: columns, filters, sort, limit (oracle: Python over ls --json) ---------------
-expect_rc 0 "run i8 mmse" "$R" run "$M" --db "$DB" --label q-mmse -q i8 --quant-algo mmse
+expect_rc 0 "run i8 mmse" "$R" run "$M" --db "$DB" --label q-mmse -q i8 --quant-algo mmse --json
+cp "$T/out" "$T/q.json"
+expect_rc 0 "show i8 --json" "$R" show q-mmse --db "$DB" --json
+$PY - "$T/q.json" "$T/out" <<'PYEOF' && ok || bad "quantized run: run --json == show --json"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a == b, [k for k in a if a[k] != b.get(k)]
+acc = a["accuracy"]
+assert acc["quant_algo"] == "mmse" and acc["calibration_samples"] == 1 and acc["int8_layers"] > 0, acc
+out = [r for r in acc["layers"] if r["output"]]
+assert len(out) == 1 and acc["output_cos"] == out[0]["entire"]["cos"] == a["outputs"][0]["cos"]
+assert a["outputs"][0]["state"] == "ok" and a["outputs"][0]["problem"] is None
+PYEOF
 expect_rc 0 "run i8 layer" "$R" run "$M" --db "$DB" --label q-layer -q i8 --quant-method layer -t rk3566
 expect_rc 0 "run fp16 rk3566" "$R" run "$M" --db "$DB" --label h16 -q fp16 -t rk3566
 expect_rc 0 "ls --json" "$R" ls --db "$DB" --json
