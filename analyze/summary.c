@@ -53,9 +53,14 @@ static int is_layer_row(const store_layer *l)
     return known_int(l->total_cycles) || !isnan(l->frame_us);
 }
 
+/* A layer the CPU runs instead of the NPU; Input/OutputOperator rows (stored
+ * for a vendor .rknn's predicted run) are the runtime's own CPU work, not a
+ * fallback. */
 static int is_fallback(const store_layer *l)
 {
-    return is_layer_row(l) && l->target && !strcmp(l->target, "CPU");
+    const char *op = l->npu_op ? l->npu_op : l->op ? l->op : "";
+    return is_layer_row(l) && l->target && !strcmp(l->target, "CPU") &&
+           strcmp(op, "InputOperator") && strcmp(op, "OutputOperator");
 }
 
 typedef struct rank {
@@ -164,7 +169,9 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->weight_bytes = known_int(run->weight_bytes) ? run->weight_bytes : -1;
     s->internal_bytes = known_int(run->internal_bytes) ? run->internal_bytes : -1;
 
-    s->host_median_us = run->total_us;
+    /* a predicted-only run (backend "predict": a vendor .rknn on a PC) ran nothing here */
+    int predicted_only = run->backend && !strcmp(run->backend, "predict");
+    s->host_median_us = predicted_only ? NAN : run->total_us;
     s->host_p90_us = run->host_p90_us;
     s->host_min_us = run->host_min_us;
     s->host_stddev_us = run->host_stddev_us;
@@ -277,7 +284,10 @@ static const char *layer_name(const store_layer *rows, int i, char *buf, size_t 
     while (first > 0 && !is_layer_row(&rows[first - 1]))
         first--;
     const store_layer *l = &rows[first];
-    snprintf(buf, len, "%s:%s", l->op ? l->op : "?", l->node ? l->node : "?");
+    if (l->node && strchr(l->node, ':')) /* already "<op>:<name>" (a vendor .rknn's rows) */
+        snprintf(buf, len, "%s", l->node);
+    else
+        snprintf(buf, len, "%s:%s", l->op ? l->op : "?", l->node ? l->node : "?");
     return buf;
 }
 
@@ -765,9 +775,12 @@ int summary_print_npu_table(const store_run *run, const store_layer *layers, int
         goto out;
     }
     npu_print_perf_table(f, &ng, 0);
-    fprintf(f, "(rebuilt from the stored rows of run #%lld: InputOperator/OutputOperator/exDataConvert "
-            "rows are not stored; MacUsage of cores other than core 0 repeats core 0's)\n",
-            (long long)run->id);
+    int has_io = 0;
+    for (int i = 0; i < ng.n; i++)
+        has_io |= !strcmp(ng.l[i].optype, "InputOperator");
+    fprintf(f, "(rebuilt from the stored rows of run #%lld%s; MacUsage of cores other than core 0 "
+            "repeats core 0's)\n", (long long)run->id,
+            has_io ? "" : ": InputOperator/OutputOperator/exDataConvert rows are not stored");
 out:
     for (int i = 0; i < ng.n; i++)
         free(ng.l[i].fullname);
