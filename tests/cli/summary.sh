@@ -222,4 +222,18 @@ PYEOF
 expect_rc 0 "show v1 text" "$R" show old --db "$DB"
 grep -q "predicted 1.234 ms per frame" "$T/out" && grep -q "memory    weights n/a, internal n/a" "$T/out" && ok ||
     bad "v1 text: $(head -12 "$T/out")"
+
+# --- a vendor .rknn's predicted run: no host time, its I/O operators are not fallbacks ---
+RK=${RT_SHARED:-../shared}/data/models/rknn/multiple_input_demo.rk3566.tk134.rknn
+if [ -f "$RK" ]; then
+    expect_rc 0 "run .rknn" "$R" run "$RK" --db "$DB" --label pred
+    expect_rc 0 "show pred --json" "$R" show pred --db "$DB" --json
+    $PY - "$T/out" <<'PYEOF' && ok || bad "predicted run summary"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["backend"] == "predict" and d["host"]["median_us"] is None, d["host"]
+assert d["npu"]["predicted_us"] > 0 and d["npu"]["fallback"]["count"] == 0, d["npu"]["fallback"]
+assert any(l["op"] == "InputOperator" and l["target"] == "CPU" for l in d["layers"])
+PYEOF
+fi
 finish
