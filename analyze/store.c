@@ -602,8 +602,8 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
     if (r->label && (!*r->label || all_digits(r->label)))
         return rt_err(err, errlen, RT_EINVAL,
                       "bad label '%s': a label must not be empty or a number", r->label);
-    if (r->backend && strcmp(r->backend, "sim") != 0 && strcmp(r->backend, "board") != 0)
-        return rt_err(err, errlen, RT_EINVAL, "bad backend '%s' (sim or board)", r->backend);
+    if (r->backend && strcmp(r->backend, "sim") != 0 && strcmp(r->backend, "board") != 0 && strcmp(r->backend, "toolkit") != 0)
+        return rt_err(err, errlen, RT_EINVAL, "bad backend '%s' (sim, board or toolkit)", r->backend);
     if ((rc = db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
         return rc;
 

@@ -17,6 +17,7 @@ int cmd_info(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_build(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* Exit code for a runtime status (RT_E*). */
 int cli_exit_code(int status);
