@@ -44,6 +44,7 @@ run_suites() { # build dir, full (1) or fast (0)
     done
     suite "cli [$b]" bash tests/cli/run.sh "$b"
     suite "crash during recording [$b]" bash tests/cli/crash.sh "$b"
+    suite "import of real logs [$b]" bash tests/cli/import.sh "$b"
     suite "npu lowering vs vendor tables [$b]" "$b/tests/npu_models" tests/data/models \
         tests/fuzz/corpus/perflog --check
     suite "api samples [$b]" bash tests/samples/run.sh "$b"

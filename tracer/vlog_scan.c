@@ -342,6 +342,8 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
         r = run_for(sc, i + 1, c && c->has_perf);
         r->has_perf = 1;
         r->perf = *t;
+        if (r->perf.total_time_us < 0 && t->has_total_op) /* a ranking table's Total row */
+            r->perf.total_time_us = t->ops[t->n_ops - 1].total_us;
         used_rows += t->n_rows + t->n_joined;
         used_ops += t->n_ops;
     }
@@ -413,7 +415,8 @@ static int sram_segment(scan_t *sc, const line_t *L, int n, int i)
         ntab = 0;
     for (int k = 0; k < ntab; k++) {
         vlog_run_t *c = cur_run(sc);
-        vlog_run_t *r = run_for(sc, i + 1, c && c->has_sram);
+        /* level 3 prints the SRAM table at init: after a per-layer table it opens the next run */
+        vlog_run_t *r = run_for(sc, i + 1, c && (c->has_sram || c->has_perf));
         r->has_sram = 1;
         r->sram = tabs[k];
         used += tabs[k].n_rows;
