@@ -11,7 +11,8 @@ for b in "run.sh:runtime vs onnxruntime-node (time <= 2x, RSS <= 1.5x)" \
          "npu_fidelity.sh:NPU cycles vs real RK3588 logs (exact), DDR cycles (+-15 %)" \
          "npu_models.sh:predicted frame time vs board timings (+-20 %)" \
          "npu_overhead.sh:the NPU model's per-run cost at level 4 (<= 5 % of a run)" \
-         "level4.sh:rknn_run at RKNN_LOG_LEVEL=4 over level 0 (<= 5 %)"; do
+         "level4.sh:rknn_run at RKNN_LOG_LEVEL=4 over level 0 (<= 5 %)" \
+         "import.sh:import of a ~100 MB log of real samples (>= 100 MB/s)"; do
     script=${b%%:*}
     echo "=== bench/$script — ${b#*:}"
     bash "bench/$script" "$B" || missed+=("$script")
