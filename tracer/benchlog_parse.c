@@ -109,9 +109,11 @@ int benchlog_line(benchlog_t *b, const char *s)
         snprintf(b->runtime_version, sizeof b->runtime_version, "%.*s", (int)strcspn(p, " ,"), p);
         if ((o = strchr(p, '(')) && (c = strchr(o, ')')))
             snprintf(b->runtime_build, sizeof b->runtime_build, "%.*s", (int)(c - o - 1), o + 1);
-        if ((p = strstr(s, "driver version:")))
-            snprintf(b->driver_version, sizeof b->driver_version, "%.*s",
-                     (int)strcspn(p + 16, " ,"), p + 16);
+        if ((p = strstr(s, "driver version:"))) {
+            for (p += 15; *p == ' ';)
+                p++;
+            snprintf(b->driver_version, sizeof b->driver_version, "%.*s", (int)strcspn(p, " ,"), p);
+        }
         used = 1;
     } else if (sscanf(s, "total weight size: %lld, total internal size: %lld%c", &x, &y, &tail) == 2) {
         b->weight_size = x, b->internal_size = y, used = 1;

@@ -79,7 +79,7 @@ static vlog_run_t *new_run(scan_t *sc, int64_t lineno, int toolkit)
 
 static int run_has_data(const vlog_run_t *r)
 {
-    return r->has_perf || r->has_sram || r->has_mem || r->has_bench || r->n_acc || r->n_dumps;
+    return r->has_perf || r->has_sram || r->has_mem || r->has_bench || r->acc || r->n_dumps;
 }
 
 /* The board run a part goes to: a new one when the current one has it already. */
@@ -137,7 +137,7 @@ static void flush_acc(scan_t *sc)
             r = new_run(sc, sc->acc_line, 1);
         } else {
             vlog_run_t *c = cur_run(sc);
-            r = run_for(sc, sc->acc_line, c && c->n_acc);
+            r = run_for(sc, sc->acc_line, c && c->acc);
         }
         r->acc = xmalloc((size_t)(a->n_rows ? a->n_rows : 1) * sizeof(*r->acc));
         r->n_acc = a->n_rows;
