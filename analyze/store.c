@@ -603,8 +603,9 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
         return rt_err(err, errlen, RT_EINVAL,
                       "bad label '%s': a label must not be empty or a number", r->label);
     if (r->backend && strcmp(r->backend, "sim") != 0 && strcmp(r->backend, "board") != 0 &&
-        strcmp(r->backend, "predict") != 0)
-        return rt_err(err, errlen, RT_EINVAL, "bad backend '%s' (sim, board or predict)", r->backend);
+        strcmp(r->backend, "predict") != 0 && strcmp(r->backend, "toolkit") != 0)
+        return rt_err(err, errlen, RT_EINVAL, "bad backend '%s' (sim, board, predict or toolkit)",
+                      r->backend);
     if ((rc = db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
         return rc;
 
