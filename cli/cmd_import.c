@@ -142,7 +142,7 @@ static void json_freqs(json_writer *w, const char *key, const int64_t *v, int n)
     json_arr_open(w);
     for (int i = 0; i < n; i++) {
         if (v[i] < 0)
-            json_null(w);
+            json_write_null(w);
         else
             json_int(w, v[i]);
     }
@@ -218,9 +218,9 @@ static char *extra_json(const vlog_run_t *r)
         if (r->perf.generation)
             json_str(&w, (char[]){r->perf.generation, 0});
         else
-            json_null(&w);
+            json_write_null(&w);
         json_key(&w, "total_time_us");
-        if (r->perf.total_time_us >= 0) json_int(&w, r->perf.total_time_us); else json_null(&w);
+        if (r->perf.total_time_us >= 0) json_int(&w, r->perf.total_time_us); else json_write_null(&w);
         json_key(&w, "total_rw_kb");
         json_num(&w, r->perf.total_rw_kb >= 0 ? r->perf.total_rw_kb : NAN);
         json_key(&w, "total_rw_mb");
@@ -232,9 +232,9 @@ static char *extra_json(const vlog_run_t *r)
                 const perflog_op_t *o = &r->perf.ops[k];
                 json_obj_open(&w);
                 json_key(&w, "op"); json_str(&w, o->optype);
-                json_key(&w, "calls"); if (o->calls >= 0) json_int(&w, o->calls); else json_null(&w);
-                json_key(&w, "cpu_us"); if (o->cpu_us >= 0) json_int(&w, o->cpu_us); else json_null(&w);
-                json_key(&w, "gpu_us"); if (o->gpu_us >= 0) json_int(&w, o->gpu_us); else json_null(&w);
+                json_key(&w, "calls"); if (o->calls >= 0) json_int(&w, o->calls); else json_write_null(&w);
+                json_key(&w, "cpu_us"); if (o->cpu_us >= 0) json_int(&w, o->cpu_us); else json_write_null(&w);
+                json_key(&w, "gpu_us"); if (o->gpu_us >= 0) json_int(&w, o->gpu_us); else json_write_null(&w);
                 json_key(&w, "npu_us"); json_int(&w, o->npu_us);
                 json_key(&w, "total_us"); json_int(&w, o->total_us);
                 json_key(&w, "ratio"); json_num(&w, o->ratio >= 0 ? o->ratio : NAN);
@@ -265,10 +265,10 @@ static char *extra_json(const vlog_run_t *r)
         json_key(&w, "sram");
         json_obj_open(&w);
         json_key(&w, "kind"); json_str(&w, s->alloc_kind[0] ? s->alloc_kind : NULL);
-        json_key(&w, "size"); if (s->alloc_size >= 0) json_int(&w, s->alloc_size); else json_null(&w);
+        json_key(&w, "size"); if (s->alloc_size >= 0) json_int(&w, s->alloc_size); else json_write_null(&w);
         json_key(&w, "tensors"); json_int(&w, s->n_rows);
-        json_key(&w, "hit_bytes"); if (s->has_hit) json_int(&w, hit); else json_null(&w);
-        json_key(&w, "rw_sram_hit"); if (s->rw_sram_hit >= 0) json_int(&w, s->rw_sram_hit); else json_null(&w);
+        json_key(&w, "hit_bytes"); if (s->has_hit) json_int(&w, hit); else json_write_null(&w);
+        json_key(&w, "rw_sram_hit"); if (s->rw_sram_hit >= 0) json_int(&w, s->rw_sram_hit); else json_write_null(&w);
         json_obj_close(&w);
         any = 1;
     }
@@ -277,7 +277,7 @@ static char *extra_json(const vlog_run_t *r)
         json_obj_open(&w);
         json_key(&w, "avg_ms"); json_num(&w, r->bench.avg_ms >= 0 ? r->bench.avg_ms : NAN);
         json_key(&w, "avg_fps"); json_num(&w, r->bench.avg_fps >= 0 ? r->bench.avg_fps : NAN);
-        json_key(&w, "dma_bytes"); if (r->bench.dma_size >= 0) json_int(&w, r->bench.dma_size); else json_null(&w);
+        json_key(&w, "dma_bytes"); if (r->bench.dma_size >= 0) json_int(&w, r->bench.dma_size); else json_write_null(&w);
         json_obj_close(&w);
         any = 1;
     }
@@ -744,7 +744,7 @@ int cmd_import(int argc, char **argv)
                 json_key(&w, "accuracy"); json_int(&w, r ? r->n_acc : 0);
                 json_key(&w, "tensors"); json_int(&w, r ? r->n_dumps : src[s].n_files);
                 json_key(&w, "total_us");
-                if (r && r->has_perf && r->perf.total_time_us >= 0) json_int(&w, r->perf.total_time_us); else json_null(&w);
+                if (r && r->has_perf && r->perf.total_time_us >= 0) json_int(&w, r->perf.total_time_us); else json_write_null(&w);
                 json_obj_close(&w);
             }
         }
