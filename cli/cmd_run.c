@@ -50,8 +50,8 @@ static void usage(FILE *f)
           "      --seed N            seed of the random inputs used when -i is absent (default 0)\n"
           "  -n, --iters N           N timed runs (at most 1000000); default: at least 10 and\n"
           "                          at least 1 s of them (3 when a run takes over 1 s).\n"
-          "                          The frame time is their median (p90, min, stddev also\n"
-          "                          given); layer times are their mean. Host (this PC) times\n"
+          "                          This PC's frame time is their median (p90, min and\n"
+          "                          stddev too), each layer's time its median over them\n"
           "      --warmup N          untimed runs before them (default 2; 1 when the first\n"
           "                          takes over 1 s)\n"
           "      --max-memory SIZE   refuse a model whose activations and inputs need more\n"
@@ -74,7 +74,8 @@ static void usage(FILE *f)
           "      --no-db             do not record the run (else the database and --label are\n"
           "                          checked before the model is loaded; when recording still\n"
           "                          fails, the results are printed and the exit code is not 0)\n"
-          "      --json              print one JSON document on stdout\n",
+          "      --json              print one JSON document on stdout\n"
+          "      --no-progress       no progress line (shown only on a terminal anyway)\n",
           f);
 }
 
@@ -528,7 +529,7 @@ int cmd_run(int argc, char **argv)
     long long sample_runs = MAX_SAMPLES / (st.n_layers ? st.n_layers : 1);
     if (sample_runs < 1)
         sample_runs = 1;
-    int tty = isatty(STDERR_FILENO);
+    int tty = isatty(STDERR_FILENO) && !qc.no_progress;
     double us, last_progress = 0;
 
     /* The dumps come from a pass of their own: no file I/O in a timed run. */
