@@ -380,6 +380,10 @@ static int check_memory(const exec_opts *o, size_t arena, char *err, size_t errl
         return RT_OK;
     exec_format_bytes(a, sizeof a, arena);
     exec_format_bytes(l, sizeof l, lim);
+    if (!strcmp(a, l)) { /* the rounded figures would look equal */
+        snprintf(a, sizeof a, "%zu B", arena);
+        snprintf(l, sizeof l, "%zu B", lim);
+    }
     if (!held)
         return rt_err(err, errlen, RT_EUNSUPPORTED, "the model needs %s of activations, limit %s",
                       a, l);
