@@ -240,6 +240,7 @@ int cmd_analyze(int argc, char **argv)
         store_close(st);
         if (rc) {
             cli_error("%s", err);
+            free(dir);
             return no_dump ? EXIT_INPUT : cli_exit_code(rc);
         }
     }
