@@ -9,7 +9,8 @@
 # (BENCH_NO_GATE=1: always 0 when every run worked).
 #
 # Environment: BENCH_RUNS (default 5), BENCH_MODELS (space-separated file names),
-# BENCH_SPREAD_MAX (default 10, percent).
+# BENCH_SPREAD_MAX (default 10, percent), BENCH_RUN_ARGS (more `run` options, e.g.
+# "--threads 1").
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-build}}
@@ -22,7 +23,7 @@ MAX=${BENCH_SPREAD_MAX:-10}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs${BENCH_RUN_ARGS:+, run $BENCH_RUN_ARGS}"
 printf '| model | runs | timed runs each | medians (ms) | spread | target |\n|---|---|---|---|---|---|\n'
 missed=0; broken=0
 while read -r file shapes range rest; do
@@ -33,6 +34,8 @@ while read -r file shapes range rest; do
     args=()
     IFS=';' read -r -a specs <<< "$shapes"
     for s in "${specs[@]}"; do args+=(--shape "$s"); done
+    read -r -a extra <<< "${BENCH_RUN_ARGS:-}"
+    args+=("${extra[@]}")
     : > "$T/res"
     for _ in $(seq "$RUNS"); do
         if ! "$RT" run "$ROOT/tests/data/models/$file" "${args[@]}" --no-db --json \
