@@ -1384,8 +1384,12 @@ int store_preflight(const char *path, const char *label, char *err, size_t errle
     if ((rc = pragma_int(st, "user_version", &ver, err, errlen)))
         goto out;
     snprintf(sql, sizeof sql, "PRAGMA user_version = %lld", (long long)ver);
-    if ((rc = db_exec(st, sql, err, errlen)))
+    if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        rc = rt_err(err, errlen, RT_EIO,
+                    "%s: cannot write to the database: %s (its folder must be writable too, "
+                    "for the journal)", path, sqlite3_errmsg(st->db));
         goto out;
+    }
     if (label) {
         if ((rc = db_prepare(st, "SELECT id FROM runs WHERE label = ?", &s, err, errlen)))
             goto out;

@@ -50,8 +50,12 @@ expect 2 "is a directory" -- "$RT" run "$SR" --db "$T/dir.db"
 # a read-only database file (root ignores mode bits: an immutable file when possible)
 cp "$DB" "$T/ro.db"
 if chattr +i "$T/ro.db" 2>/dev/null; then
-    expect 2 "ro.db" -- "$RT" run "$MNIST" --db "$T/ro.db" -n 1
+    expect 2 "ro.db: the database file is read-only" -- "$RT" run "$MNIST" --db "$T/ro.db" -n 1
     chattr -i "$T/ro.db"
+    # a writable file in a folder where the journal cannot be created
+    mkdir "$T/rodir" && cp "$DB" "$T/rodir/" && chattr +i "$T/rodir"
+    expect 2 "rodir/runs.db: cannot write to the database: .*journal" -- "$RT" run "$MNIST" --db "$T/rodir/runs.db" -n 1
+    chattr -i "$T/rodir"
 elif [ "$(id -u)" -ne 0 ]; then
     chmod 444 "$T/ro.db"
     expect 2 "ro.db" -- "$RT" run "$MNIST" --db "$T/ro.db" -n 1
