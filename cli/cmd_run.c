@@ -118,8 +118,6 @@ typedef struct run_state {
     graph_t *g;
     dump_dir *dump;     /* set for the one untimed pass that writes the dumps */
     double *layer_us;   /* per executed layer, median over the timed iterations */
-    double *node_us;    /* the same per graph node (the NPU model's CPU layers) */
-    int *layer_node;    /* graph node of each executed layer */
     int n_layers;
     float *sample;      /* this timed pass's row of per-layer times, or NULL */
     char err[512];
@@ -130,7 +128,6 @@ static int on_layer(const layer_event_t *ev, void *user)
     run_state *s = user;
     if (ev->index >= s->n_layers)
         return RT_EINTERNAL;
-    s->layer_node[ev->index] = ev->node;
     if (s->sample)
         s->sample[ev->index] = (float)ev->host_us;
     if (!s->dump)
@@ -524,8 +521,6 @@ int cmd_run(int argc, char **argv)
     for (int i = 0; i < g->n_nodes; i++)
         st.n_layers += !g->nodes[i].folded;
     st.layer_us = xcalloc((size_t)(st.n_layers ? st.n_layers : 1), sizeof(double));
-    st.node_us = xcalloc((size_t)(g->n_nodes ? g->n_nodes : 1), sizeof(double));
-    st.layer_node = xcalloc((size_t)(st.n_layers ? st.n_layers : 1), sizeof(int));
     long long sample_runs = MAX_SAMPLES / (st.n_layers ? st.n_layers : 1);
     if (sample_runs < 1)
         sample_runs = 1;
@@ -592,7 +587,6 @@ int cmd_run(int argc, char **argv)
             col[k] = samples[k * st.n_layers + l];
         qsort(col, (size_t)ns, sizeof(double), cmp_double);
         st.layer_us[l] = ns % 2 ? col[ns / 2] : (col[ns / 2 - 1] + col[ns / 2]) / 2;
-        st.node_us[st.layer_node[l]] = st.layer_us[l];
     }
     free(col);
 
@@ -678,8 +672,6 @@ out:
     free(bufs);
     free(rec.inputs);
     free(st.layer_us);
-    free(st.node_us);
-    free(st.layer_node);
     free(samples);
     npu_graph_free(ng);
     free(iter_us);
