@@ -124,6 +124,13 @@ int run_record_store(run_record *r, const char *db, char *err, size_t errlen)
     }
     info.threads = r->threads;
     info.iterations = r->iters;
+    info.warmup = r->warmup;
+    info.host_min_us = r->min_us;
+    info.host_p90_us = r->p90_us;
+    info.host_stddev_us = r->stddev_us;
+    char *dump_abs = r->dump_dir ? realpath(r->dump_dir, NULL) : NULL;
+    info.dump_dir = dump_abs ? dump_abs : r->dump_dir;
+    info.dump_sha256 = r->dump_sha256[0] ? r->dump_sha256 : NULL;
     info.seed = r->seed;
     info.inputs_json = inj;
     char extra[256] = "";
@@ -209,6 +216,7 @@ int run_record_store(run_record *r, const char *db, char *err, size_t errlen)
     else
         r->run_id = id;
 out:
+    free(dump_abs);
     free(extra_dump);
     free(inj);
     store_close(st);
