@@ -119,6 +119,11 @@ const char *store_default_path(const char *cli_db);
 int store_open(const char *path, store **out, char *err, size_t errlen);
 /* Opens an existing database for reading only: never creates or migrates. */
 int store_open_readonly(const char *path, store **out, char *err, size_t errlen);
+/* Before a long computation whose run will be recorded: opens (creating and
+ * migrating as store_open does), checks that a write transaction can start and
+ * change the file (lock, journal), and that label (NULL: none) is valid and free;
+ * closes. RT_EEXIST names the run that has the label. */
+int store_preflight(const char *path, const char *label, char *err, size_t errlen);
 /* Rolls back a run still open. NULL is fine. */
 void store_close(store *st);
 

@@ -603,8 +603,9 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
         return rt_err(err, errlen, RT_EINVAL,
                       "bad label '%s': a label must not be empty or a number", r->label);
     if (r->backend && strcmp(r->backend, "sim") != 0 && strcmp(r->backend, "board") != 0 &&
-        strcmp(r->backend, "predict") != 0)
-        return rt_err(err, errlen, RT_EINVAL, "bad backend '%s' (sim, board or predict)", r->backend);
+        strcmp(r->backend, "predict") != 0 && strcmp(r->backend, "toolkit") != 0)
+        return rt_err(err, errlen, RT_EINVAL, "bad backend '%s' (sim, board, predict or toolkit)",
+                      r->backend);
     if ((rc = db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
         return rc;
 
@@ -1355,4 +1356,56 @@ int store_get_accuracy(store *st, int64_t run_id, store_accuracy **rows, int *n,
     sqlite3_bind_int64(s, 1, run_id);
     return query_rows(st, s, sizeof(store_accuracy), read_accuracy_row, free_accuracy,
                       "cannot read the per-layer errors", (void **)rows, n, err, errlen);
+}
+
+/* -------------------------------------------------------------- preflight */
+
+int store_preflight(const char *path, const char *label, char *err, size_t errlen)
+{
+    store *st = NULL;
+    sqlite3_stmt *s = NULL;
+    char sql[64];
+    int64_t ver;
+    int rc, in_tx = 0;
+
+    if (label && (!*label || all_digits(label)))
+        return rt_err(err, errlen, RT_EINVAL,
+                      "bad label '%s': a label must not be empty or a number", label);
+    if ((rc = store_open(path, &st, err, errlen)))
+        return rc;
+    if (sqlite3_db_readonly(st->db, "main") == 1) {
+        rc = rt_err(err, errlen, RT_EIO, "%s: the database file is read-only", path);
+        goto out;
+    }
+    /* Take the write lock and change a page (to the same value), so that the
+     * journal is created as recording will need it; then undo. */
+    if ((rc = db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
+        goto out;
+    in_tx = 1;
+    if ((rc = pragma_int(st, "user_version", &ver, err, errlen)))
+        goto out;
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %lld", (long long)ver);
+    if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        rc = rt_err(err, errlen, RT_EIO,
+                    "%s: cannot write to the database: %s (its folder must be writable too, "
+                    "for the journal)", path, sqlite3_errmsg(st->db));
+        goto out;
+    }
+    if (label) {
+        if ((rc = db_prepare(st, "SELECT id FROM runs WHERE label = ?", &s, err, errlen)))
+            goto out;
+        bind_text(s, 1, label);
+        int step = sqlite3_step(s);
+        if (step == SQLITE_ROW)
+            rc = rt_err(err, errlen, RT_EEXIST, "label '%s' is already used by run %lld",
+                        label, (long long)sqlite3_column_int64(s, 0));
+        else if (step != SQLITE_DONE)
+            rc = db_fail(st, err, errlen, "cannot read runs");
+    }
+out:
+    sqlite3_finalize(s);
+    if (in_tx)
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    store_close(st);
+    return rc;
 }

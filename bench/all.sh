@@ -13,7 +13,9 @@ for b in "run.sh:runtime vs onnxruntime-node (time <= 2x, RSS <= 1.5x)" \
          "cpu_cost.sh:CPU-fallback cost vs the real CPU rows (fit, left-out errors)" \
          "npu_overhead.sh:the NPU model's per-run cost at level 4 (<= 5 % of a run)" \
          "level4.sh:rknn_run at RKNN_LOG_LEVEL=4 over level 0 (<= 5 %)" \
-         "rknn.sh:vendor .rknn: inspect (<= 50 ms), predicted run of 300 layers (<= 200 ms)"; do
+         "rknn.sh:vendor .rknn: inspect (<= 50 ms), predicted run of 300 layers (<= 200 ms)" \
+         "import.sh:import of a ~100 MB log of real samples (>= 100 MB/s)" \
+         "run_spread.sh:run-to-run spread of run's host median at its defaults (<= 10 %)"; do
     script=${b%%:*}
     echo "=== bench/$script — ${b#*:}"
     bash "bench/$script" "$B" || missed+=("$script")

@@ -15,6 +15,7 @@ int cli_exit_code(int status)
     case RT_OK: return EXIT_OK;
     case RT_EINVAL: return EXIT_USAGE;
     case RT_EIO: case RT_EFORMAT: case RT_EUNSUPPORTED: case RT_ESHAPE: case RT_ENOTFOUND:
+    case RT_EEXIST:
         return EXIT_INPUT;
     }
     return EXIT_INTERNAL;

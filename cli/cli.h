@@ -23,6 +23,7 @@ int cmd_inspect(int argc, char **argv);
  * the file starts like a vendor container. */
 int run_rknn_is(const char *path);
 int cmd_run_rknn(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* Exit code for a runtime status (RT_E*). */
 int cli_exit_code(int status);

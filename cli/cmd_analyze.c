@@ -3,6 +3,7 @@
  * onnxruntime dumps named after tensors, a board's RKNN_LOG_LEVEL=5 dumps). */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "dump/dump.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -52,6 +53,26 @@ static char *run_dump_dir(const store_run *r)
     }
     *o = 0;
     return s;
+}
+
+/* The run's dump folder must still hold what the run wrote: analysing a
+ * folder that a later run (or a person) changed would report other data. */
+static int check_dump_hash(const store_run *r, const char *dir, char *err, size_t errlen)
+{
+    char now[65], why[512];
+
+    if (!r->dump_sha256) /* recorded before runs kept the hash */
+        return 0;
+    if (dump_dir_hash(dir, now, why, sizeof why))
+        return rt_err(err, errlen, RT_EFORMAT,
+                      "the dumps of run %lld in %s are no longer complete (%s): re-run it "
+                      "with --dump", (long long)r->id, dir, why);
+    if (strcmp(now, r->dump_sha256))
+        return rt_err(err, errlen, RT_EFORMAT,
+                      "the dumps of run %lld in %s changed since it was recorded (content "
+                      "hash %.12s, recorded %.12s): re-run it with --dump",
+                      (long long)r->id, dir, now, r->dump_sha256);
+    return 0;
 }
 
 static const char *fmt_sqnr(double v, char *buf, size_t len)
@@ -212,11 +233,14 @@ int cmd_analyze(int argc, char **argv)
             if (!dir && (no_dump = 1))
                 rc = rt_err(err, sizeof(err), RT_EINVAL,
                             "run %s was recorded without --dump: give its dump folder instead", ref);
+            else
+                rc = check_dump_hash(&run, dir, err, sizeof(err));
             store_run_clear(&run);
         }
         store_close(st);
         if (rc) {
             cli_error("%s", err);
+            free(dir);
             return no_dump ? EXIT_INPUT : cli_exit_code(rc);
         }
     }

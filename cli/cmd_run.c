@@ -1,5 +1,6 @@
 /* cli/cmd_run.c — `rknn-trace run MODEL`: load, prepare, feed inputs, execute
  * layer by layer, dump and record the run. */
+#include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "cli/input_file.h"
 #include "cli/run_record.h"
@@ -11,6 +12,7 @@
 #include "runtime/quant/quant.h"
 #include "util/util.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -46,19 +48,34 @@ static void usage(FILE *f)
           "                          .png/.jpg as --dataset images (resized, --mean/--std)\n"
           "      --shape NAME=D0,D1,...  fix the dynamic dimensions of input NAME\n"
           "      --seed N            seed of the random inputs used when -i is absent (default 0)\n"
-          "  -n, --iters N           run N times; layer times are averaged (default 1)\n"
+          "  -n, --iters N           N timed runs (at most 1000000); default: at least 10 and\n"
+          "                          at least 1 s of them (3 when a run takes over 1 s).\n"
+          "                          This PC's frame time is their median (p90, min and\n"
+          "                          stddev too), each layer's time its median over them\n"
+          "      --warmup N          untimed runs before them (default 2; 1 when the first\n"
+          "                          takes over 1 s)\n"
+          "      --max-memory SIZE   refuse a model whose activations and inputs need more\n"
+          "                          (bytes, or with K, M, G, T: 512M, 4G; default: physical\n"
+          "                          memory, or the process's memory limit when lower)\n"
           "      --threads N         CPU threads (default: all cores)\n"
           "      --core-mask M       NPU cores as RKNN_NPU_CORE_*: 0 auto (default), 1, 2, 4, 3, 7\n"
           "      --sram              put internal tensors in on-chip SRAM where possible, as\n"
           "                          RKNN_FLAG_ENABLE_SRAM does (rk3588 only)\n"
           "      --npu-table         print the predicted per-layer table as the vendor runtime\n"
           "                          does at RKNN_LOG_LEVEL=4 (and the SRAM table with --sram)\n"
-          "      --dump DIR          write every layer's output as .npy and DIR/index.json\n"
+          "      --dump DIR          write every layer's output as .npy and DIR/index.json,\n"
+          "                          from one untimed run; a folder that already holds a\n"
+          "                          run's dumps (an index.json) is refused; the run records\n"
+          "                          a hash of the folder, which analyze RUN checks\n"
+          "      --dump-overwrite    replace the dumps of an earlier run in DIR\n"
           "      --label TEXT        a name for the run (unique), usable instead of its id\n"
           "      --backend B         auto (default), sim, board\n"
           "      --db PATH           database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
-          "      --no-db             do not record the run\n"
-          "      --json              print one JSON document on stdout\n",
+          "      --no-db             do not record the run (else the database and --label are\n"
+          "                          checked before the model is loaded; when recording still\n"
+          "                          fails, the results are printed and the exit code is not 0)\n"
+          "      --json              print one JSON document on stdout\n"
+          "      --no-progress       no progress line (shown only on a terminal anyway)\n",
           f);
 }
 
@@ -99,11 +116,10 @@ static int fill_random(tensor_t *t, uint64_t seed, void *buf, char *err, size_t 
 
 typedef struct run_state {
     graph_t *g;
-    dump_dir *dump;
-    double *layer_us;   /* per executed layer, summed over iterations */
-    double *node_us;    /* the same per graph node (the NPU model's CPU layers) */
+    dump_dir *dump;     /* set for the one untimed pass that writes the dumps */
+    double *layer_us;   /* per executed layer, median over the timed iterations */
     int n_layers;
-    int last_iter;
+    float *sample;      /* this timed pass's row of per-layer times, or NULL */
     char err[512];
 } run_state;
 
@@ -112,9 +128,9 @@ static int on_layer(const layer_event_t *ev, void *user)
     run_state *s = user;
     if (ev->index >= s->n_layers)
         return RT_EINTERNAL;
-    s->layer_us[ev->index] += ev->host_us;
-    s->node_us[ev->node] += ev->host_us;
-    if (!s->last_iter || !s->dump)
+    if (s->sample)
+        s->sample[ev->index] = (float)ev->host_us;
+    if (!s->dump)
         return RT_OK;
     for (int k = 0; k < ev->n_out; k++) {
         const tensor_t *t = ev->out[k];
@@ -134,6 +150,78 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+#define MAX_ITERS 1000000LL      /* -n and --warmup */
+#define AUTO_MIN_ITERS 10        /* default timed runs: at least this many ... */
+#define AUTO_MIN_US 1e6          /* ... and at least this long */
+#define SLOW_RUN_US 1e6          /* a run over this: 1 warm-up, 3 timed runs */
+#define SLOW_MIN_ITERS 3
+#define AUTO_MAX_ITERS 100000LL  /* bounds the default on tiny models */
+#define MAX_SAMPLES (8LL << 20)  /* per-layer times kept (32 MiB): the first
+                                    MAX_SAMPLES / layers timed runs give the medians */
+
+/* One pass over the graph; *us is its wall time. */
+static int run_pass(exec_t *x, run_state *st, double *us, char *err, size_t errlen)
+{
+    double t0 = rt_now_us();
+    int rc = exec_run(x, on_layer, st, err, errlen);
+    *us = rt_now_us() - t0;
+    if (rc && st->err[0])
+        snprintf(err, errlen, "%s", st->err);
+    return rc;
+}
+
+/* "\rwarm-up 1/2" / "\rrun 37 (0.4 s)" at most ten times a second. */
+static void progress(int on, double *last, const char *what, long long i, long long n,
+                     double elapsed_us)
+{
+    double now = rt_now_us();
+    if (!on || now - *last < 1e5)
+        return;
+    *last = now;
+    if (n > 0)
+        fprintf(stderr, "\r%s %lld/%lld   ", what, i, n);
+    else
+        fprintf(stderr, "\r%s %lld (%.1f s)   ", what, i, elapsed_us / 1e6);
+}
+
+/* Frame-time statistics over n sorted samples. */
+static void frame_stats(const double *v, long long n, run_record *rec)
+{
+    double mean = 0, ss = 0;
+    rec->median_us = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    rec->min_us = v[0];
+    rec->p90_us = v[(long long)ceil(0.9 * (double)n) - 1]; /* nearest rank */
+    for (long long i = 0; i < n; i++)
+        mean += v[i] / (double)n;
+    for (long long i = 0; i < n; i++)
+        ss += (v[i] - mean) * (v[i] - mean);
+    rec->stddev_us = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+}
+
+/* "512M", "4G", "4GiB", "1073741824": bytes, 0 on error. */
+static size_t parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = 0;
+    if (end == s || errno || *s == '-')
+        return 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
+    }
+    if (shift && *end == 'i')
+        end++;
+    if (*end == 'B' || (shift && *end == 'b'))
+        end++;
+    if (*end || v > (SIZE_MAX >> shift))
+        return 0;
+    return (size_t)v << shift;
+}
+
 int cmd_run(int argc, char **argv)
 {
     const char *model = NULL, *target = "rk3588", *quant = "fp32", *dump = NULL, *label = NULL;
@@ -141,8 +229,9 @@ int cmd_run(int argc, char **argv)
     const char *in_name[MAX_ARGS], *in_file[MAX_ARGS];
     input_shape_t shapes[MAX_ARGS];
     int n_in = 0, n_shapes = 0, json = 0, no_db = 0, ret = EXIT_INTERNAL, rc;
-    long long seed = 0, iters = 1, threads = 0, core_mask = 0;
-    int npu_table = 0, sram = 0, quant_given = 0, target_given = 0;
+    long long seed = 0, iters = 0, warmup = -1, threads = 0, core_mask = 0;
+    int npu_table = 0, sram = 0, quant_given = 0, target_given = 0, dump_overwrite = 0;
+    size_t max_memory = 0, in_bytes = 0;
     const npu_platform_t *plat = NULL;
     npu_graph_t *ng = NULL;
     char err[1024] = "";
@@ -151,6 +240,7 @@ int cmd_run(int argc, char **argv)
     npy_array *given = NULL;
     void **bufs = NULL;
     double *iter_us = NULL;
+    float *samples = NULL;
     run_state st = {0};
     run_record rec = {0};
     quant_cli qc;
@@ -193,8 +283,11 @@ int cmd_run(int argc, char **argv)
             if (cli_add_shape((char *)v, shapes, &n_shapes, MAX_ARGS))
                 return EXIT_USAGE;
         } else if (cli_opt_is(a, "--seed") || cli_opt_is(a, "--threads") || !strcmp(a, "-n") ||
-                   cli_opt_is(a, "--iters")) {
-            long long *dst = cli_opt_is(a, "--seed") ? &seed : cli_opt_is(a, "--threads") ? &threads : &iters;
+                   cli_opt_is(a, "--iters") || cli_opt_is(a, "--warmup")) {
+            long long *dst = cli_opt_is(a, "--seed")      ? &seed
+                           : cli_opt_is(a, "--threads")   ? &threads
+                           : cli_opt_is(a, "--warmup")    ? &warmup
+                                                          : &iters;
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
             if ((*dst = cli_parse_count(v)) < 0 || (dst == &iters && *dst == 0) ||
@@ -202,6 +295,20 @@ int cmd_run(int argc, char **argv)
                 cli_error("%s: bad number '%s'", a, v);
                 return EXIT_USAGE;
             }
+            if ((dst == &iters || dst == &warmup) && *dst > MAX_ITERS) {
+                cli_error("%s: %s runs is more than the %lld allowed", a, v, MAX_ITERS);
+                return EXIT_USAGE;
+            }
+        } else if (cli_opt_is(a, "--max-memory")) {
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            if (!(max_memory = parse_size(v))) {
+                cli_error("--max-memory takes a size such as 512M, 4G or a byte count, got '%s'",
+                          v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--dump-overwrite")) {
+            dump_overwrite = 1;
         } else if (cli_opt_is(a, "--dump")) {
             if (!(dump = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
@@ -271,6 +378,13 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
 
+    /* What can be checked before a long computation: the database can take the
+     * run under its label, the dump folder is ours to write. */
+    if (!no_db && (rc = store_preflight(store_default_path(db), label, err, sizeof(err))))
+        goto fail;
+    if (dump && (rc = dump_dir_prepare(dump, dump_overwrite, err, sizeof(err))))
+        goto fail;
+
     rc = model_load_file(model, &g, err, sizeof(err));
     if (rc)
         goto fail;
@@ -284,7 +398,35 @@ int cmd_run(int argc, char **argv)
     rc = passes_prepare(g, shapes, n_shapes, err, sizeof(err));
     if (rc)
         goto fail;
-    exec_opts eo = {.nthreads = (int)threads};
+    /* the inputs held here count against the memory limit, checked before
+     * allocating them (a huge symbolic shape, a 2^31-element input) */
+    size_t mem_limit = max_memory ? max_memory : exec_default_memory_limit();
+    for (int j = 0; j < g->n_inputs; j++) {
+        size_t nb = tensor_nbytes(&g->t[g->inputs[j]]);
+        in_bytes = nb > SIZE_MAX - in_bytes ? SIZE_MAX : in_bytes + nb;
+    }
+    /* the arena holds every input and output for the whole run: a lower bound */
+    size_t out_bytes = 0;
+    for (int j = 0; j < g->n_outputs; j++) {
+        const tensor_t *t = &g->t[g->outputs[j]];
+        int is_input = 0;
+        for (int k = 0; k < g->n_inputs; k++)
+            is_input |= g->inputs[k] == g->outputs[j];
+        if (!is_input && t->kind != TK_CONST)
+            out_bytes += tensor_nbytes(t);
+    }
+    if (in_bytes > mem_limit || out_bytes > mem_limit ||
+        in_bytes > (mem_limit - out_bytes) / 2) {
+        char a[32], b[32], c[32];
+        rc = rt_err(err, sizeof(err), RT_EUNSUPPORTED,
+                    "the model needs at least %s of inputs (held twice) and %s of outputs, "
+                    "limit %s (--max-memory SIZE sets it)",
+                    exec_format_bytes(a, sizeof(a), in_bytes),
+                    exec_format_bytes(b, sizeof(b), out_bytes),
+                    exec_format_bytes(c, sizeof(c), mem_limit));
+        goto fail;
+    }
+    exec_opts eo = {.nthreads = (int)threads, .max_memory = mem_limit, .held_bytes = in_bytes};
 
     bufs = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*bufs));
     rec.inputs = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*rec.inputs));
@@ -313,7 +455,13 @@ int cmd_run(int argc, char **argv)
             file = in_file[k];
         }
         if (!bufs[j]) {
-            bufs[j] = xaligned_alloc(nbytes);
+            if (posix_memalign(&bufs[j], 64, nbytes ? nbytes : 64)) {
+                char a[32];
+                bufs[j] = NULL;
+                rc = rt_err(err, sizeof(err), RT_ENOMEM, "cannot allocate %s for input '%s'",
+                            exec_format_bytes(a, sizeof(a), nbytes), t->name);
+                goto fail;
+            }
             rc = fill_random(t, (uint64_t)seed + (uint64_t)j, bufs[j], err, sizeof(err));
             if (rc)
                 goto fail;
@@ -335,6 +483,10 @@ int cmd_run(int argc, char **argv)
         acc->qgraph = NULL;
     }
     rc = exec_create(g, &eo, &x, err, sizeof(err));
+    if (rc == RT_EUNSUPPORTED) { /* over the memory limit */
+        size_t n = strlen(err);
+        snprintf(err + n, sizeof(err) - n, " (--max-memory SIZE sets it)");
+    }
     if (rc)
         goto fail;
     if (dump) {
@@ -369,34 +521,74 @@ int cmd_run(int argc, char **argv)
     for (int i = 0; i < g->n_nodes; i++)
         st.n_layers += !g->nodes[i].folded;
     st.layer_us = xcalloc((size_t)(st.n_layers ? st.n_layers : 1), sizeof(double));
-    st.node_us = xcalloc((size_t)(g->n_nodes ? g->n_nodes : 1), sizeof(double));
-    iter_us = xcalloc((size_t)iters, sizeof(double));
-    int progress = iters > 1 && isatty(STDERR_FILENO);
-    for (long long it = 0; it < iters; it++) {
-        st.last_iter = it == iters - 1;
-        double t0 = rt_now_us();
-        rc = exec_run(x, on_layer, &st, err, sizeof(err));
-        iter_us[it] = rt_now_us() - t0;
-        if (rc) {
-            if (st.err[0])
-                snprintf(err, sizeof(err), "%s", st.err);
-            goto fail;
-        }
-        if (progress)
-            fprintf(stderr, "\rrun %lld/%lld", it + 1, iters);
-    }
-    if (progress)
-        fputc('\n', stderr);
+    long long sample_runs = MAX_SAMPLES / (st.n_layers ? st.n_layers : 1);
+    if (sample_runs < 1)
+        sample_runs = 1;
+    int tty = isatty(STDERR_FILENO) && !qc.no_progress;
+    double us, last_progress = 0;
+
+    /* The dumps come from a pass of their own: no file I/O in a timed run. */
     if (st.dump) {
-        rc = dump_dir_close(st.dump, err, sizeof(err));
+        rc = run_pass(x, &st, &us, err, sizeof(err));
+        if (!rc)
+            rc = dump_dir_close(st.dump, err, sizeof(err));
         st.dump = NULL;
+        if (!rc)
+            rc = dump_dir_hash(dump, rec.dump_sha256, err, sizeof(err));
         if (rc)
             goto fail;
     }
-    for (int l = 0; l < st.n_layers; l++)
-        st.layer_us[l] /= (double)iters;
-    for (int i = 0; i < g->n_nodes; i++)
-        st.node_us[i] /= (double)iters;
+    /* Warm-ups: caches, page faults of the arena, the thread pool. */
+    long long warm = 0;
+    double first_us = 0;
+    while (warmup >= 0 ? warm < warmup : warm < 2 && !(warm == 1 && first_us > SLOW_RUN_US)) {
+        progress(tty, &last_progress, "warm-up", warm + 1, warmup >= 0 ? warmup : 2, 0);
+        if ((rc = run_pass(x, &st, &us, err, sizeof(err))))
+            goto fail;
+        if (warm++ == 0)
+            first_us = us;
+    }
+    /* Timed runs: -n of them, else a budget (see usage). */
+    long long n = 0, cap = iters ? iters : AUTO_MIN_ITERS;
+    double t_start = rt_now_us(), sum_us = 0;
+    iter_us = xmalloc(sizeof(double) * (size_t)cap);
+    long long scap = 0; /* rows of samples */
+    for (;;) {
+        double elapsed = rt_now_us() - t_start;
+        if (iters ? n >= iters
+                  : (n >= AUTO_MIN_ITERS && elapsed >= AUTO_MIN_US) ||
+                        (n >= SLOW_MIN_ITERS && sum_us / (double)n > SLOW_RUN_US) ||
+                        n >= AUTO_MAX_ITERS)
+            break;
+        progress(tty, &last_progress, "run", n + 1, iters, elapsed);
+        if (n == cap) {
+            cap *= 2;
+            iter_us = xrealloc(iter_us, sizeof(double) * (size_t)cap);
+        }
+        if (n < sample_runs && n == scap) {
+            scap = scap ? 2 * scap : AUTO_MIN_ITERS;
+            scap = scap < sample_runs ? scap : sample_runs;
+            samples = xrealloc(samples, sizeof(float) * (size_t)scap * (size_t)(st.n_layers + 1));
+        }
+        st.sample = n < sample_runs ? samples + n * st.n_layers : NULL;
+        if ((rc = run_pass(x, &st, &iter_us[n], err, sizeof(err))))
+            goto fail;
+        sum_us += iter_us[n++];
+    }
+    st.sample = NULL;
+    if (tty && last_progress > 0)
+        fputs("\r\033[K", stderr);
+    iters = n;
+    /* Per layer, the median: one preempted run does not move it (a mean would). */
+    long long ns = n < sample_runs ? n : sample_runs;
+    double *col = xmalloc(sizeof(double) * (size_t)ns);
+    for (int l = 0; l < st.n_layers; l++) {
+        for (long long k = 0; k < ns; k++)
+            col[k] = samples[k * st.n_layers + l];
+        qsort(col, (size_t)ns, sizeof(double), cmp_double);
+        st.layer_us[l] = ns % 2 ? col[ns / 2] : (col[ns / 2 - 1] + col[ns / 2]) / 2;
+    }
+    free(col);
 
     /* The NPU model: the graph as the chip would run it, costed per layer. */
     rc = npu_lower(g, plat, !strcmp(quant, "i8") ? DT_INT8 : !strcmp(quant, "fp16") ? DT_FLOAT16
@@ -422,6 +614,7 @@ int cmd_run(int argc, char **argv)
         npu_print_perf_table(stdout, ng, 0);
     }
     qsort(iter_us, (size_t)iters, sizeof(double), cmp_double);
+    frame_stats(iter_us, iters, &rec);
 
     rec.model = model;
     rec.platform = target;
@@ -430,9 +623,8 @@ int cmd_run(int argc, char **argv)
     rec.label = label;
     rec.seed = seed;
     rec.iters = iters;
+    rec.warmup = warm;
     rec.threads = eo.nthreads ? eo.nthreads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    rec.median_us = iter_us[iters / 2];
-    rec.min_us = iter_us[0];
     rec.layer_us = st.layer_us;
     rec.n_layers = st.n_layers;
     rec.dump_dir = dump;
@@ -464,7 +656,7 @@ out:
     free(bufs);
     free(rec.inputs);
     free(st.layer_us);
-    free(st.node_us);
+    free(samples);
     npu_graph_free(ng);
     free(iter_us);
     exec_free(x);

@@ -18,6 +18,7 @@ static const struct command {
     {"build", cmd_build, "write a simulator model (ONNX + quantization + target) for run/rknn_init"},
     {"analyze", cmd_analyze, "a run's layer outputs vs an external golden folder (.npy by tensor name)"},
     {"compare", cmd_compare, "two runs side by side: per-layer error and times, CI gates"},
+    {"import", cmd_import, "board logs, toolkit output and level-5 dump folders into runs"},
     {"inspect", cmd_inspect, "what a vendor .rknn holds: target, versions, I/O, compiled nodes"},
     {"info", cmd_info, "this build: version, supported ops, platforms, runtime library"},
 };

@@ -285,18 +285,17 @@ int run_record_finish(run_record *r, int record, const char *db, int json, doubl
         return cli_exit_code(rc);
     }
     rows.run.n_layers = rows.n_layers;
-    if (record) {
-        rc = run_rows_store(&rows, db, err, sizeof(err));
-        if (rc) {
-            /* the results are still printed: a long run is not thrown away */
-            cli_error("the run was not recorded: %s", err);
-            ret = cli_exit_code(rc);
-        } else {
-            r->run_id = rows.run.id;
-        }
-    }
+    if (record && (rc = run_rows_store(&rows, db, err, sizeof(err))) == RT_OK)
+        r->run_id = rows.run.id;
+    /* a failure to record does not throw the results away: they are printed,
+     * and the exit code says that the run is not in the database */
     run_rows_print(&rows.run, rows.layers, rows.n_layers, rows.outs, rows.n_outs, rows.acc,
                    rows.n_acc, json, cos_threshold, stdout);
+    if (rc) {
+        fflush(stdout);
+        cli_error("the run was NOT recorded: %s", err[0] ? err : rt_status_str(rc));
+        ret = cli_exit_code(rc);
+    }
     run_rows_free(&rows);
     return ret;
 }

@@ -86,6 +86,19 @@ typedef struct dump_entry {
     int dtype;                     /* enum dtype */
 } dump_entry;
 
+/* Before a run that will dump into DIR: creates DIR (and its parents) and checks
+ * that a file can be created in it. A folder that holds another run's dumps
+ * (DIR/index.json exists) is refused (RT_EEXIST) unless overwrite is set; then
+ * the old index and the files it lists are removed first, so that nothing of the
+ * earlier run stays mixed with the new one. */
+int dump_dir_prepare(const char *dir, int overwrite, char *err, size_t errlen);
+
+/* Content hash of a closed dump folder: SHA-256 (64 hex digits) over the line
+ * "index.json <sha256 of DIR/index.json>" followed by one line
+ * "<file> <sha256 of the file>" per index entry, in index order, each line ending
+ * in '\n'. Any change to the index or to a listed file changes it. */
+int dump_dir_hash(const char *dir, char out[65], char *err, size_t errlen);
+
 /* Reads DIR/index.json. *entries is a malloc'd array (dump_entries_free). */
 int dump_dir_load_index(const char *dir, dump_entry **entries, int *n, char *err,
                         size_t errlen);

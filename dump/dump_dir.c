@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "runtime/model/model.h"
 #include "util/util.h"
@@ -708,5 +709,129 @@ int dump_dir_load_index(const char *dir, dump_entry **entries, int *n, char *err
         rc = dump_index_parse(buf, len, path, entries, n, err, errlen);
     free(buf);
     free(path);
+    return rc;
+}
+
+/* ------------------------------------------------------------ before a run */
+
+static char *join_path(const char *dir, const char *file)
+{
+    size_t n = strlen(dir) + strlen(file) + 2;
+    char *p = xmalloc(n);
+    snprintf(p, n, "%s/%s", dir, file);
+    return p;
+}
+
+/* Removes an earlier run's index and the files it lists. */
+static int remove_old_dumps(const char *dir, char *err, size_t errlen)
+{
+    dump_entry *e = NULL;
+    int n = 0, rc;
+    char *index = join_path(dir, "index.json");
+
+    /* an unreadable index still names a run's folder: remove the index alone */
+    if (dump_dir_load_index(dir, &e, &n, err, errlen) == 0) {
+        for (int i = 0; i < n; i++) {
+            char *p = join_path(dir, e[i].file);
+            if (unlink(p) != 0 && errno != ENOENT) {
+                rc = rt_err(err, errlen, RT_EIO, "%s: cannot remove: %s", p, strerror(errno));
+                free(p);
+                goto out;
+            }
+            free(p);
+        }
+    }
+    rc = 0;
+    if (unlink(index) != 0 && errno != ENOENT)
+        rc = rt_err(err, errlen, RT_EIO, "%s: cannot remove: %s", index, strerror(errno));
+out:
+    dump_entries_free(e, n);
+    free(index);
+    return rc;
+}
+
+int dump_dir_prepare(const char *dir, int overwrite, char *err, size_t errlen)
+{
+    char *index = NULL, *probe = NULL;
+    struct stat sb;
+    int rc, fd;
+
+    if (!dir || !*dir)
+        return rt_err(err, errlen, RT_EINVAL, "no dump directory given");
+    if ((rc = make_dirs(dir, err, errlen)))
+        return rc;
+    index = join_path(dir, "index.json");
+    if (lstat(index, &sb) == 0) {
+        if (!overwrite) {
+            rc = rt_err(err, errlen, RT_EEXIST,
+                        "%s holds another run's dumps (%s exists): give a new folder, or "
+                        "--dump-overwrite to replace them", dir, index);
+            goto out;
+        }
+        if ((rc = remove_old_dumps(dir, err, errlen)))
+            goto out;
+    }
+    /* can we create files there? (permissions, read-only file system) */
+    probe = join_path(dir, ".rknn-trace-probe-XXXXXX");
+    fd = mkstemp(probe);
+    if (fd < 0) {
+        rc = rt_err(err, errlen, RT_EIO, "%s: cannot write dumps there: %s", dir,
+                    strerror(errno));
+        goto out;
+    }
+    close(fd);
+    unlink(probe);
+out:
+    free(index);
+    free(probe);
+    return rc;
+}
+
+int dump_dir_hash(const char *dir, char out[65], char *err, size_t errlen)
+{
+    dump_entry *e = NULL;
+    void *buf = NULL;
+    size_t len = 0;
+    char *path = join_path(dir, "index.json"), *lines = NULL, hex[65];
+    size_t ll = 0;
+    FILE *f = NULL;
+    int n = 0, rc;
+
+    out[0] = '\0';
+    if ((rc = rt_read_file(path, &buf, &len, err, errlen)))
+        goto out;
+    if ((rc = dump_index_parse(buf, len, path, &e, &n, err, errlen)))
+        goto out;
+    f = open_memstream(&lines, &ll);
+    if (!f) {
+        rc = rt_err(err, errlen, RT_ENOMEM, "out of memory");
+        goto out;
+    }
+    rt_sha256_hex(buf, len, hex);
+    fprintf(f, "index.json %s\n", hex);
+    for (int i = 0; i < n; i++) {
+        free(buf);
+        buf = NULL;
+        free(path);
+        path = join_path(dir, e[i].file);
+        if ((rc = rt_read_file(path, &buf, &len, err, errlen)))
+            goto out;
+        rt_sha256_hex(buf, len, hex);
+        fprintf(f, "%s %s\n", e[i].file, hex);
+    }
+    if (fclose(f) != 0) {
+        f = NULL;
+        rc = rt_err(err, errlen, RT_ENOMEM, "out of memory");
+        goto out;
+    }
+    f = NULL;
+    rt_sha256_hex(lines, ll, out);
+out:
+    if (f)
+        fclose(f);
+    free(lines);
+    free(buf);
+    free(path);
+    dump_entries_free(e, n);
     return rc;
 }

@@ -264,7 +264,7 @@ static int parse_row(char *line, const hdr_t *h, perflog_row_t *r)
     return 0;
 }
 
-static int parse_op_row(char *line, int has_gpu, perflog_op_t *o)
+static int parse_op_row(char *line, int has_cpu, int has_gpu, perflog_op_t *o)
 {
     char *tok[MAX_TOK];
     int nt = tokenize(line, tok, MAX_TOK), i = 1;
@@ -277,14 +277,15 @@ static int parse_op_row(char *line, int has_gpu, perflog_op_t *o)
     if (!strcmp(tok[0], "Total")) {
         o->calls = -1;
         o->ratio = -1;
-        if (nt != (has_gpu ? 5 : 4))
+        if (nt != 3 + has_cpu + has_gpu)
             return -1;
     } else {
-        if (nt != (has_gpu ? 7 : 6) || parse_i64(tok[i++], &v))
+        if (nt != 5 + has_cpu + has_gpu || parse_i64(tok[i++], &v))
             return -1;
         o->calls = (int)v;
     }
-    if (parse_i64(tok[i++], &o->cpu_us))
+    o->cpu_us = -1;
+    if (has_cpu && parse_i64(tok[i++], &o->cpu_us))
         return -1;
     o->gpu_us = -1;
     if (has_gpu && parse_i64(tok[i++], &o->gpu_us))
@@ -360,7 +361,7 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
                   size_t errlen)
 {
     perflog_table_t *tabs = NULL, *cur = NULL;
-    int ntab = 0, cap = 0, state = 0, has_gpu = 0, rcap = 0, ocap = 0;
+    int ntab = 0, cap = 0, state = 0, has_gpu = 0, has_cpu = 1, rcap = 0, ocap = 0;
     hdr_t h = {0};
     char *buf = xmalloc(len + 1), *line, *next;
 
@@ -418,8 +419,10 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
             const char *p = s;
             while (*p == ' ')
                 p++;
-            if (!strncmp(p, "OpType", 6) && (strstr(p, "CallNumber") || strstr(p, "Call Number"))) {
+            if (perflog_is_ranking_header(p)) {
                 has_gpu = strstr(p, "GPUTime") || strstr(p, "GPU Time");
+                /* a copied table may leave columns out ("CallNumber ... NPUTime(us)") */
+                has_cpu = strstr(p, "CPUTime") || strstr(p, "CPU Time");
                 if (!cur || cur->n_ops)
                     cur = new_table(&tabs, &ntab, &cap), rcap = ocap = 0;
                 state = 2;
@@ -436,7 +439,12 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
                 continue; /* other text interleaved */
             {
                 char *whole = xstrdup(s); /* parse_row cuts its line into tokens */
-                int bad = parse_row(s, &h, &r) != 0 && join_wrapped(whole, &next, &h, &r) != 0;
+                int bad = 0;
+                if (parse_row(s, &h, &r) != 0) {
+                    bad = join_wrapped(whole, &next, &h, &r) != 0;
+                    if (!bad)
+                        cur->n_joined++;
+                }
                 free(whole);
                 if (bad) {
                     cur->n_bad_rows++;
@@ -450,7 +458,7 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
             cur->rows[cur->n_rows++] = r;
         } else if (state == 2) {
             perflog_op_t o;
-            if (parse_op_row(s, has_gpu, &o) != 0)
+            if (parse_op_row(s, has_cpu, has_gpu, &o) != 0)
                 continue;
             if (cur->n_ops == ocap) {
                 ocap = ocap ? ocap * 2 : 32;
@@ -468,6 +476,23 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
     *tables = tabs;
     *n = ntab;
     return 0;
+}
+
+int perflog_is_header(const char *line)
+{
+    hdr_t h;
+    char gen;
+    int has_task;
+
+    return parse_header(line, &h, &gen, &has_task) == 0;
+}
+
+int perflog_is_ranking_header(const char *line)
+{
+    while (*line == ' ')
+        line++;
+    return !strncmp(line, "OpType", 6) &&
+           (strstr(line, "CallNumber") != NULL || strstr(line, "Call Number") != NULL);
 }
 
 void perflog_free(perflog_table_t *t, int n)

@@ -39,7 +39,7 @@ typedef struct perflog_row {
 typedef struct perflog_op {
     char optype[48];
     int calls;                         /* -1 on the Total row */
-    int64_t cpu_us, gpu_us, npu_us, total_us;  /* gpu -1 when the table has no GPU column */
+    int64_t cpu_us, gpu_us, npu_us, total_us;  /* cpu/gpu -1 when the table has no such column */
     double ratio;                      /* %, -1 on the Total row */
 } perflog_op_t;
 
@@ -49,6 +49,7 @@ typedef struct perflog_table {
     perflog_row_t *rows;
     int n_rows;
     int n_bad_rows;                    /* row-like lines that could not be read */
+    int n_joined;                      /* continuation lines joined into wrapped rows */
     int64_t total_time_us;             /* "Total Operator Elapsed [Per Frame ]Time(us)", -1 */
     double total_rw_kb;                /* "...Per Frame Size(KB)", -1 */
     double total_rw_mb;                /* "Total Memory RW Amount(MB)", -1 */
@@ -62,6 +63,9 @@ typedef struct perflog_table {
 int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n, char *err,
                   size_t errlen);
 void perflog_free(perflog_table_t *tables, int n);
+/* A line (prefix stripped) is a per-layer table header / a ranking table header. */
+int perflog_is_header(const char *line);
+int perflog_is_ranking_header(const char *line);
 
 /* Parser of the vendor runtime's SRAM / internal-memory
  * table (RKNN_LOG_LEVEL=3 on RK3588, shared/research/log-formats.md §4) and of
@@ -109,5 +113,146 @@ typedef struct sramlog_mm {
     char map[1025];
 } sramlog_mm_t;
 int sramlog_parse_mm(const char *text, size_t len, sramlog_mm_t *mm, char *err, size_t errlen);
+
+/* ---- Line parsers of the other vendor outputs (log-formats.md §2, §8-§10) ----
+ * Each takes one line with its logger prefix already stripped and trailing
+ * blanks cut, returns 1 when the line was read into the record, 0 when it is
+ * not of that kind; none crashes on malformed input (fuzzed: fuzz_rtinfo.c,
+ * fuzz_memlog.c, fuzz_benchlog.c, fuzz_acclog.c). Strings absent are "". */
+
+/* Init / information lines of the runtime (`RKNN Runtime|Driver|Model
+ * Information`, 1.3 colon and 2.x comma wording), the level-5 `Get NPU|DDR
+ * frequency: N MHz` lines, and eval_perf's `CPU|NPU|DDR Current Frequency
+ * List:` blocks (the `- N` lines after them; "Unknown" is kept as -1). */
+#define RTINFO_MAX_FREQ 8
+typedef struct rtinfo {
+    char runtime_version[32], runtime_build[64], driver_version[32];
+    char toolkit_version[48], compiler_version[32], compiler_build[64];
+    char model_version[16], npu_target[32], soc[32], framework[32], layout[16];
+    char inference_type[32], api_version[32], server_version[32];
+    int64_t npu_mhz, ddr_mhz;                /* -1 when absent */
+    int n_cpu_khz, n_npu_hz, n_ddr_hz;       /* freq lists as printed */
+    int64_t cpu_khz[RTINFO_MAX_FREQ], npu_hz[RTINFO_MAX_FREQ], ddr_hz[RTINFO_MAX_FREQ];
+    int list;                                /* parser state: list being read */
+} rtinfo_t;
+void rtinfo_init(rtinfo_t *i);
+int rtinfo_line(rtinfo_t *i, const char *s);
+/* Has the line a runtime version (it starts a new runtime context)? */
+int rtinfo_is_runtime_line(const char *s);
+
+/* eval_memory's "Memory Profile Info Dump" (1.x "Total Weight Memory" and 2.x
+ * "Weight / Internal Tensor / Other Memory" wording); sizes in bytes as printed
+ * in MiB/KiB (2 decimals), -1 when absent. */
+typedef struct memlog {
+    int active;                              /* inside the dump box */
+    int n_lines;                             /* lines read */
+    double weight, internal, other, total, model_size;
+} memlog_t;
+void memlog_init(memlog_t *m);
+int memlog_line(memlog_t *m, const char *s);
+
+/* rknn_benchmark / rknn_common_test output: the version line, sizes, tensor
+ * attributes, Warmup/Begin perf iteration lines, the Avg line, Top5. */
+#define BENCHLOG_MAX_TENSORS 16
+typedef struct benchlog_tensor {
+    int index, is_output, n_dims;
+    int64_t dims[8];
+    char name[128], fmt[16], type[16];
+} benchlog_tensor_t;
+typedef struct benchlog {
+    int n_lines;                             /* lines read */
+    char runtime_version[32], runtime_build[64], driver_version[32];
+    int64_t weight_size, internal_size, dma_size;   /* -1 absent */
+    int n_inputs, n_outputs;                 /* -1 absent */
+    benchlog_tensor_t tensors[BENCHLOG_MAX_TENSORS];
+    int n_tensors;
+    int section;                             /* 0 none, 1 input, 2 output tensors, 3 warmup, 4 perf */
+    double *perf_ms;                         /* timed iterations (after "Begin perf") */
+    int n_perf, n_warmup;
+    double avg_ms, avg_fps;                  /* the Avg line, -1 absent */
+} benchlog_t;
+void benchlog_init(benchlog_t *b);
+int benchlog_line(benchlog_t *b, const char *s);
+void benchlog_free(benchlog_t *b);
+
+/* Toolkit2 accuracy_analysis tables: "layer_name simulator_error [runtime_error]"
+ * header (or runtime_error alone), cos-only (6 decimals) or "cos | euc" cells;
+ * rows "[OpType] tensor" with 0, 2 or 4 cells. Missing values are NaN. */
+typedef struct acclog_row {
+    char op[48], name[256];
+    int n_cells;                             /* cells printed */
+    double cos[4], euc[4];                   /* sim entire, sim single, rt entire, rt single_sim */
+} acclog_row_t;
+typedef struct acclog {
+    int has_sim, has_rt, has_euc;            /* halves in the header; euc cells seen */
+    int in_table;                            /* header read, rows follow */
+    acclog_row_t *rows;
+    int n_rows, n_bad_rows;
+} acclog_t;
+void acclog_init(acclog_t *a);
+int acclog_line(acclog_t *a, const char *s);   /* -1: a row that could not be read */
+int acclog_is_header(const char *s);
+void acclog_free(acclog_t *a);
+
+/* ---- A whole vendor log, split into runs (tracer/vlog_scan.c) ----
+ * Every line gets a kind; tables go through the parsers above and
+ * perflog_parse / sramlog_parse. A new run starts when a part a run already
+ * has comes again (a second per-layer table, a new runtime init, ...).
+ * Accuracy tables: the simulator half is a run of its own (backend "toolkit"),
+ * the runtime half belongs to the board run. */
+enum vlog_kind {
+    VLOG_USED,       /* read into a run */
+    VLOG_LAYOUT,     /* blank, ruler, title, table header */
+    VLOG_COMMENT,    /* '#' lines: legends, notes of whoever saved the log */
+    VLOG_ELIDED,     /* "...", "[... gap ...]": rows left out by whoever copied it */
+    VLOG_RUNTIME,    /* runtime messages without figures we keep (X RKNN: ...) */
+    VLOG_TOOLKIT,    /* toolkit / tool messages (I/W/E/D lines, RKNNAPI, prompts of tools) */
+    VLOG_APP,        /* an application's or a shell's own text */
+    VLOG_BAD,        /* a table line that could not be read */
+    VLOG_NKINDS
+};
+extern const char *const vlog_kind_names[VLOG_NKINDS];
+
+enum { VLOG_F_PERF = 1, VLOG_F_SRAM = 2, VLOG_F_INFO = 4, VLOG_F_MEMORY = 8,
+       VLOG_F_BENCH = 16, VLOG_F_ACC = 32, VLOG_F_DUMPS = 64, VLOG_F_ALL = 127 };
+
+typedef struct vlog_dump {
+    int index;
+    char op[48], name[128], dtype[16], path[512];
+    int n_dims;
+    int64_t dims[8];
+} vlog_dump_t;
+
+typedef struct vlog_run {
+    int toolkit;                 /* the simulator half of an accuracy table */
+    int first_line;              /* 1-based line where the run starts */
+    rtinfo_t info;
+    int has_perf, has_sram, has_mem, has_bench;
+    perflog_table_t perf;
+    sramlog_table_t sram;
+    memlog_t mem;
+    benchlog_t bench;
+    acclog_row_t *acc;           /* this run's side: cos[0..1]/euc[0..1] entire, single */
+    int n_acc;
+    vlog_dump_t *dumps;
+    int n_dumps;
+} vlog_run_t;
+
+typedef struct vlog {
+    vlog_run_t *runs;
+    int n_runs;
+    int64_t n_lines, kinds[VLOG_NKINDS];
+    int64_t first_bad;           /* line number of the first VLOG_BAD line, 0 none */
+    char first_bad_text[96];
+    int64_t first_app;           /* first VLOG_APP line */
+} vlog_t;
+
+/* formats: VLOG_F_* mask of the parts to read (others count as VLOG_APP).
+ * RT_EFORMAT: binary data, or no vendor output at all. Bad lines are counted,
+ * not an error here. */
+int vlog_scan(const char *text, size_t len, int formats, vlog_t *out, char *err, size_t errlen);
+void vlog_free(vlog_t *v);
+/* "000_ConvClip_317_shape_1_32_112_112_float.npy" (any folder before it). */
+int vlog_parse_dump_name(const char *path, vlog_dump_t *d);
 
 #endif

@@ -19,6 +19,7 @@ const char *rt_status_str(int status)
     case RT_EINVAL: return "invalid argument";
     case RT_EINTERNAL: return "internal error";
     case RT_ENOTFOUND: return "not found";
+    case RT_EEXIST: return "already exists";
     }
     return "unknown error";
 }

@@ -20,6 +20,7 @@ enum rt_status {
     RT_EINVAL = -6,       /* bad argument from the caller */
     RT_EINTERNAL = -7,    /* a broken invariant */
     RT_ENOTFOUND = -8,    /* a named thing (run, input, layer) does not exist */
+    RT_EEXIST = -9,       /* a name that must be new is taken (a run label, ...) */
 };
 
 const char *rt_status_str(int status);

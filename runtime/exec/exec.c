@@ -24,6 +24,7 @@
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 struct exec {
@@ -338,7 +339,60 @@ static void plan_fusion(exec_t *x)
         free(f);
 }
 
-static int plan_memory(exec_t *x, char *err, size_t errlen)
+size_t exec_default_memory_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t lim = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : SIZE_MAX;
+    /* under `ulimit -v` or -d an allocation fails long before physical memory */
+    static const int res[] = {RLIMIT_AS, RLIMIT_DATA};
+    for (size_t i = 0; i < sizeof res / sizeof res[0]; i++) {
+        struct rlimit rl;
+        if (getrlimit(res[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < lim)
+            lim = (size_t)rl.rlim_cur;
+    }
+    return lim;
+}
+
+const char *exec_format_bytes(char *buf, size_t len, size_t bytes)
+{
+    static const char *unit[] = {"KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = -1;
+    while (v >= 1024.0 && u < 3) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, len, "%zu B", bytes);
+    else
+        snprintf(buf, len, "%.1f %s", v, unit[u]);
+    return buf;
+}
+
+/* The plan's arena plus what the caller holds must fit the limit. */
+static int check_memory(const exec_opts *o, size_t arena, char *err, size_t errlen)
+{
+    size_t lim = o && o->max_memory ? o->max_memory : exec_default_memory_limit();
+    size_t held = o ? o->held_bytes : 0;
+    char a[32], h[32], l[32];
+
+    if (arena <= lim && held <= lim - arena)
+        return RT_OK;
+    exec_format_bytes(a, sizeof a, arena);
+    exec_format_bytes(l, sizeof l, lim);
+    if (!strcmp(a, l)) { /* the rounded figures would look equal */
+        snprintf(a, sizeof a, "%zu B", arena);
+        snprintf(l, sizeof l, "%zu B", lim);
+    }
+    if (!held)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "the model needs %s of activations, limit %s",
+                      a, l);
+    exec_format_bytes(h, sizeof h, held);
+    return rt_err(err, errlen, RT_EUNSUPPORTED,
+                  "the model needs %s of activations plus %s of inputs, limit %s", a, h, l);
+}
+
+static int plan_memory(exec_t *x, const exec_opts *o, char *err, size_t errlen)
 {
     graph_t *g = x->g;
     int *first = xmalloc(sizeof(int) * (size_t)g->n_t);
@@ -388,7 +442,15 @@ static int plan_memory(exec_t *x, char *err, size_t errlen)
         ns++;
     }
     x->arena_bytes = place_spans(s, ns);
-    x->arena = xaligned_alloc(x->arena_bytes ? x->arena_bytes : 64);
+    if ((rc = check_memory(o, x->arena_bytes, err, errlen)))
+        goto out;
+    if (posix_memalign((void **)&x->arena, 64, x->arena_bytes ? x->arena_bytes : 64)) {
+        char a[32];
+        x->arena = NULL;
+        rc = rt_err(err, errlen, RT_ENOMEM, "cannot allocate %s of activations",
+                    exec_format_bytes(a, sizeof a, x->arena_bytes));
+        goto out;
+    }
     x->arena_tensors = xmalloc(sizeof(int) * (size_t)(ns ? ns : 1));
     x->n_arena = ns;
     for (int i = 0; i < ns; i++) {
@@ -429,7 +491,7 @@ int exec_create(graph_t *g, const exec_opts *o, exec_t **out, char *err, size_t 
     x->ev_in = xcalloc((size_t)x->ev_cap + 1, sizeof(*x->ev_in));
     x->ev_out = xcalloc((size_t)x->ev_cap + 1, sizeof(*x->ev_out));
     plan_fusion(x);
-    rc = plan_memory(x, err, errlen);
+    rc = plan_memory(x, o, err, errlen);
     if (rc)
         goto fail;
     /* Kernels split work on our pool and call BLAS single-threaded inside it. */

@@ -66,12 +66,22 @@ typedef int (*layer_hook)(const layer_event_t *ev, void *user);
 
 typedef struct exec_opts {
     int nthreads;          /* 0: one per online CPU */
+    size_t max_memory;     /* bytes the activation arena plus held_bytes may use;
+                              0: exec_default_memory_limit() */
+    size_t held_bytes;     /* memory the caller already holds for this run (its
+                              copies of the inputs), counted against max_memory */
 } exec_opts;
+
+/* Physical memory, or the process's address-space/data limit when lower. */
+size_t exec_default_memory_limit(void);
+/* "16.0 GiB", "512.0 MiB", "12.0 KiB", "100 B" into buf. */
+const char *exec_format_bytes(char *buf, size_t len, size_t bytes);
 
 typedef struct exec exec_t;
 
 /* The graph must have gone through passes_prepare() (shapes known, ops resolved).
- * The executor does not own the graph. */
+ * The executor does not own the graph. A memory plan over the limit is refused
+ * with RT_EUNSUPPORTED and the figures; a failed allocation is RT_ENOMEM. */
 int exec_create(graph_t *g, const exec_opts *o, exec_t **out, char *err, size_t errlen);
 void exec_free(exec_t *x);
 

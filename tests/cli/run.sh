@@ -85,7 +85,7 @@ assert len(inp) == 1 and np.array_equal(np.load(os.path.join(f"{t}/dump", inp[0]
 PYEOF
 
 # The same label twice is refused, and the first run is kept.
-expect 1 "first" -- "$RT" run "$MNIST" --db "$DB" --label first
+expect 2 "label .first. is already used by run 1" -- "$RT" run "$MNIST" --db "$DB" --label first
 RKNN_TRACE_DB=$DB expect 0 "" -- "$RT" run "$MNIST" --seed 7 --label second
 expect 0 "" -- "$RT" ls --db "$DB" --json
 $PY - "$T/out" <<'PYEOF' && ok || bad "ls --json"

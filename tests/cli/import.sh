@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# `rknn-trace import` on every real sample of the kinds it reads
+# ($RT_SHARED/data/logs): per sample, the rows stored equal the rows the sample
+# holds (counted here with awk, not with our parser), the totals equal the
+# sample's own, no line is left unexplained, and a few values read by hand from
+# the sample are pinned. Bad input (truncated table, missing column, binary
+# data) fails with one line, exit 2, and leaves the database as it was.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+RT=$B/rknn-trace
+LOGS=${RT_SHARED:-../shared}/data/logs
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+eq()  { if [ "$2" == "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
+q()   { sqlite3 "$DB" "$1"; }
+DB=$T/imp.db
+
+# import FILE: stores the JSON answer in $T/out; "bad" lines must be 0
+imp() {
+    "$RT" import --db "$DB" --json "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ $rc -ne 0 ]; then bad "import $* -> exit $rc: $(cat "$T/err")"; return 1; fi
+    if grep -q "AddressSanitizer\|runtime error" "$T/err"; then bad "import $*: sanitizer"; return 1; fi
+    return 0
+}
+jget() { python3 -c "import json,sys; d=json.load(open('$T/out')); print(eval(sys.argv[1]))" "$1"; }
+last_id() { q "SELECT max(id) FROM runs"; }
+# sample rows: ID OpType DataType ... (prefix stripped), counted without our parser
+rows_in() {
+    sed -E 's/^[EWIDT] RKNN: (\[[^]]*\] )?//' "$1" |
+        awk '$1 ~ /^[0-9]+$/ && $3 ~ /^(INT8|UINT8|INT16|FLOAT16|FLOAT)$/ && $4 ~ /^(NPU|CPU|GPU)$/' | wc -l
+}
+total_in() { grep -oE 'Total Operator Elapsed (Per Frame )?Time\(us\): [0-9]+' "$1" | head -1 | awk '{print $NF}'; }
+
+# --- per-layer tables --------------------------------------------------------
+for f in "$LOGS"/perf-*.txt; do
+    n=$(basename "$f")
+    imp "$f" || continue
+    eq "$n: bad lines" "$(jget "d['lines']['bad']")" 0
+    want=$(rows_in "$f")
+    got=$(q "SELECT count(*) FROM layers WHERE run_id IN (SELECT id FROM runs WHERE env_json LIKE '%$n%')")
+    eq "$n: layer rows" "$got" "$want"
+    tot=$(total_in "$f")
+    if [ -n "$tot" ]; then
+        eq "$n: total" "$(q "SELECT CAST(total_us AS INT) FROM runs WHERE id=$(last_id)")" "$tot"
+    fi
+    # full tables: the rows' Time(us) add up to the printed total (log-formats.md §3.1)
+    case "$n" in *unet256-rk3588-tk2.3.0-triority-05*|*perfdetail-yolov8n1920*|*oldfmt-full-yolov5s*)
+        eq "$n: sum of Time(us)" "$(q "SELECT CAST(sum(time_us) AS INT) FROM layers WHERE run_id=$(last_id)")" "$tot";;
+    esac
+done
+# pinned by hand
+R=$(q "SELECT id FROM runs WHERE env_json LIKE '%triority-05%'")
+eq "unet layer 4 cycles" "$(q "SELECT ddr_cycles||'/'||npu_cycles||'/'||total_cycles||' '||time_us||' '||npu_op||' '||npu_dtype||' '||target FROM layers WHERE run_id=$R AND idx=4")" "400064/2359296/2359296 2514.0 ConvLeakyRelu FLOAT16 NPU"
+eq "unet layer 3 blank MacUsage is NULL" "$(q "SELECT quote(mac_usage)||' '||workload FROM layers WHERE run_id=$R AND idx=3")" "NULL 100.0%/0.0%/0.0%"
+eq "unet env clocks" "$(q "SELECT json_extract(env_json,'\$.npu_freq_hz[0]')||' '||json_extract(env_json,'\$.cpu_freq_khz[1]')||' '||quote(json_extract(env_json,'\$.ddr_freq_hz[0]'))FROM runs WHERE id=$R")" "1000000000 2400000 NULL"
+eq "unet backend, unknown fields NULL" "$(q "SELECT backend||' '||quote(platform)||' '||quote(npu_us)||' '||quote(host_us) FROM runs r JOIN layers l ON l.run_id=r.id WHERE r.id=$R AND l.idx=1")" "board NULL NULL NULL"
+R=$(q "SELECT id FROM runs WHERE env_json LIKE '%oldfmt-full-yolov5s%'")
+eq "yolov5s wrapped row 41" "$(q "SELECT ddr_cycles||' '||time_us||' '||tasks||' '||rw_kb||' '||name FROM layers WHERE run_id=$R AND idx=41")" "281551 203.0 29 1626.06 Concat:Concat_78"
+eq "yolov5s runtime version" "$(q "SELECT json_extract(env_json,'\$.runtime_version')||' '||json_extract(env_json,'\$.server_version') FROM runs WHERE id=$R")" "1.5.0 1.5.0"
+eq "yolov5s eval_memory weight" "$(q "SELECT weight_bytes FROM runs WHERE id=$R")" "$(python3 -c 'print(round(6.99*1048576))')"
+R=$(q "SELECT id FROM runs WHERE env_json LIKE '%perfdetail-yolov8n1920%'")
+eq "yolov8n mac usage, rw" "$(q "SELECT mac_usage||' '||rw_kb||' '||bound FROM layers WHERE run_id=$R AND idx=2")" \
+   "$(sed -E 's/^---> //' "$LOGS/perf-perfdetail-yolov8n1920-rk3588-channy-01.txt" | awk '$1=="2" && $4=="NPU" {split($7,c,"/"); split($9,m,"/"); print m[1]+0 " " sprintf("%.1f", $11) " " (c[2]>=c[1]?"compute":"DDR")}')"
+R=$(q "SELECT id FROM runs WHERE env_json LIKE '%optable-total-row%'")
+eq "ranking-only total" "$(q "SELECT CAST(total_us AS INT)||' '||json_array_length(extra_json,'\$.perf.ops') FROM runs WHERE id=$R")" "183003 16"
+
+# --- init lines, SRAM, eval_memory, benchmark, dumps ------------------------------
+imp "$LOGS/rtlog-init-info-rknnlite-rk3588-rt2.3.0-triority-01.txt" && {
+    R=$(last_id)
+    eq "init 2.3.0" "$(q "SELECT platform||' '||json_extract(env_json,'\$.runtime_version')||' '||json_extract(env_json,'\$.driver_version')||' '||json_extract(env_json,'\$.toolkit_version')||' '||json_extract(env_json,'\$.compiler_version') FROM runs WHERE id=$R")" "rk3588 2.3.0 0.9.8 1.5.2+b642f30c 1.5.2"
+    eq "init 2.3.0 bad" "$(jget "d['lines']['bad']")" 0
+    # the user's prints and the shell prompt: every line without 'X RKNN:' and not '#'
+    eq "init 2.3.0 app lines" "$(jget "d['lines']['app']")" "$(grep -Evc '^(I RKNN:|#)' "$LOGS/rtlog-init-info-rknnlite-rk3588-rt2.3.0-triority-01.txt")"
+}
+imp "$LOGS/rtlog-init-info-oldfmt-rt1.3.0-failed-submit-rk3588-03.txt" &&
+    eq "init 1.3.0" "$(q "SELECT json_extract(env_json,'\$.runtime_version')||' '||json_extract(env_json,'\$.driver_version')||' '||json_extract(env_json,'\$.toolkit_version')||' '||json_extract(env_json,'\$.runtime_build') FROM runs WHERE id=$(last_id)")" "1.3.0 0.6.4 1.3.0-11912b58 c193be371@2022-05-04T20:16:33"
+imp "$LOGS/rtlog-init-info-driverwarn-rk3588-rt2.0.0b0-02.txt" &&
+    eq "init 2.0.0b0" "$(q "SELECT json_extract(env_json,'\$.inference_type')||' '||json_extract(env_json,'\$.framework') FROM runs WHERE id=$(last_id)")" "dynamic_shape Caffe"
+imp "$LOGS/evalperf-freqlist-rk3588-sdk2.3.0-rkguide-01.txt" &&
+    eq "freq list" "$(q "SELECT json_extract(env_json,'\$.cpu_freq_khz')||' '||json_extract(env_json,'\$.ddr_freq_hz') FROM runs WHERE id=$(last_id)")" "[1800000,2256000,2304000] [2112000000]"
+f=$LOGS/sram-level3-mobilenetv1-rk3588-rkdoc-01.txt
+imp "$f" && {
+    R=$(last_id)
+    eq "sram tensors" "$(q "SELECT json_extract(extra_json,'\$.sram.tensors') FROM runs WHERE id=$R")" "$(grep -Ec '^[0-9]+ .*\|' "$f")"
+    eq "sram sizes" "$(q "SELECT weight_bytes||' '||internal_bytes||' '||json_extract(extra_json,'\$.sram.size') FROM runs WHERE id=$R")" "4260864 2157568 524288"
+}
+for f in "$LOGS"/memory-*.txt; do
+    imp "$f" || continue
+    w=$(grep -oE 'Weight Memory: [0-9.]+ MiB' "$f" | awk '{printf "%d", $3*1048576 + 0.5}')
+    eq "$(basename "$f") weight" "$(q "SELECT weight_bytes FROM runs WHERE id=$(last_id)")" "$w"
+    eq "$(basename "$f") bad/app" "$(jget "d['lines']['bad']+d['lines']['app']")" 0
+done
+eq "eval_memory 2.x other" "$(q "SELECT json_extract(extra_json,'\$.memory.other_bytes') FROM runs WHERE id=$(q "SELECT id FROM runs WHERE env_json LIKE '%memory-evalmemory-2xfmt-mobilenet%'")")" "$(python3 -c 'print(377.19*1024)')"
+f=$LOGS/benchmark-npu_stress_test-mobilenet-rt1.4.0-vendor-04.txt
+imp "$f" && {
+    R=$(last_id)
+    eq "bench iterations, median" "$(q "SELECT iterations||' '||total_us||' '||host_min_us FROM runs WHERE id=$R")" "$(grep -c 'Elapse Time' "$f") 4820.0 4790.0"
+    eq "bench version" "$(q "SELECT json_extract(env_json,'\$.runtime_version')||' '||json_extract(env_json,'\$.driver_version') FROM runs WHERE id=$R")" "1.4.0 0.8.2"
+    eq "bench output tensor" "$(q "SELECT name||' '||shape||' '||dtype FROM outputs WHERE run_id=$R")" "MobilenetV1/Predictions/Reshape_1 [1,1001,0,0] int8"
+}
+f=$LOGS/benchmark-rknn_benchmark-yolov5s-rk3588-core1-rt2.1.0-129-02.txt
+imp "$f" &&
+    eq "bench warmup only" "$(q "SELECT warmup||' '||quote(total_us)||' '||weight_bytes||' '||internal_bytes||' '||(SELECT count(*) FROM outputs WHERE run_id=runs.id) FROM runs WHERE id=$(last_id)")" "5 NULL 7315840 6144000 3"
+imp "$LOGS/benchmark-rknn_benchmark-yolov5s-rk3588-v1.5.0-jashacks-01.txt" &&
+    eq "bench avg line" "$(q "SELECT total_us FROM runs WHERE id=$(last_id)")" "18840.0"
+f=$LOGS/rtlog-level5-dumps-mobilenet-accuracy-analysis-01.txt
+imp "$f" && {
+    R=$(last_id)
+    eq "dump lines" "$(q "SELECT count(*) FROM outputs WHERE run_id=$R")" "$(grep -c 'dump npy tensor to:' "$f")"
+    eq "dump row" "$(q "SELECT name||' '||shape||' '||dtype||' '||dump_file FROM outputs WHERE run_id=$R AND idx=1")" "317 [1,32,112,112] float32 /userdata/dumps/001_ConvClip_317_shape_1_32_112_112_float.npy"
+    eq "dump clocks" "$(q "SELECT json_extract(env_json,'\$.npu_clock_mhz')||' '||json_extract(env_json,'\$.ddr_clock_mhz')||' '||dump_dir FROM runs WHERE id=$R")" "900 1056 /userdata/dumps"
+    eq "dump bad" "$(jget "d['lines']['bad']")" 0
+}
+
+# --- accuracy_analysis -------------------------------------------------------
+for f in "$LOGS"/accuracy-*.txt; do
+    n=$(basename "$f")
+    imp "$f" || continue
+    eq "$n: bad" "$(jget "d['lines']['bad']")" 0
+    nrows=$(sed -E 's/^ +//' "$f" | grep -Ec '^\[[A-Za-z]')
+    halves=$(grep -Ec '^ *layer_name.*(simulator_error|runtime_error)' "$f")
+    both=$(grep -Ec '^ *layer_name.*simulator_error.*runtime_error' "$f")
+    eq "$n: runs" "$(jget "len(d['runs'])")" $((halves + both))
+    eq "$n: rows" "$(jget "sum(r['accuracy'] for r in d['runs'])")" $((nrows * (1 + (both > 0))))
+done
+R=$(q "SELECT id FROM runs WHERE backend='toolkit' AND env_json LIKE '%cos-euc-mobilenetv2%'")
+eq "cos|euc sim relu1" "$(q "SELECT entire_cos||' '||entire_euc||' '||single_cos||' '||single_euc FROM accuracy WHERE run_id=$R AND name='relu1'")" "0.99997 4.7572 0.99997 4.7572"
+eq "cos|euc fused row NULL" "$(q "SELECT quote(entire_cos)||' '||fused FROM accuracy WHERE run_id=$R AND name='conv1/scale'")" "NULL 1"
+R=$(q "SELECT id FROM runs WHERE backend='board' AND env_json LIKE '%cos-euc-mobilenetv2%'")
+eq "cos|euc runtime relu1" "$(q "SELECT entire_cos||' '||entire_euc||' '||single_cos||' '||single_euc FROM accuracy WHERE run_id=$R AND name='relu1'")" "0.99996 5.2593 0.99994 6.3273"
+R=$(q "SELECT id FROM runs WHERE backend='board' AND env_json LIKE '%oldfmt-cosonly%'")
+eq "cos-only runtime prob" "$(q "SELECT entire_cos||' '||quote(entire_euc)||' '||single_cos FROM accuracy WHERE run_id=$R AND name='prob'")" "0.999999 NULL 1.0"
+
+# --- several runs in one log, dump folders ------------------------------------
+cat "$LOGS/perf-evalperf-fp16-unet256-rk3588-tk2.3.0-triority-05.txt" \
+    "$LOGS/perf-perfdetail-yolov8n1920-rk3588-channy-01.txt" "$LOGS/sram-level3-mobilenetv1-rk3588-rkdoc-01.txt" >"$T/multi.txt"
+imp "$T/multi.txt" --label multi && {
+    eq "multi: runs" "$(jget "[r['layers'] for r in d['runs']]")" "[95, 108, 0]"
+    eq "multi: labels" "$(q "SELECT group_concat(label) FROM runs WHERE label LIKE 'multi%'")" "multi,multi-2,multi-3"
+}
+mkdir -p "$T/dumps"
+python3 - "$T/dumps" <<'PY'
+import struct, sys
+def npy(path, descr, shape, data):
+    h = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (descr, ",".join(map(str, shape)) + ("," if len(shape) == 1 else ""))
+    h += " " * (63 - (10 + len(h)) % 64) + "\n"
+    open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + data)
+npy(sys.argv[1] + "/000_InputOperator_input_shape_1_3_2_2_uint8.npy", "|u1", (1, 3, 2, 2), bytes(range(12)))
+npy(sys.argv[1] + "/001_ConvClip_317_shape_1_2_2_2_float.npy", "<f4", (1, 2, 2, 2), struct.pack("<8f", *range(8)))
+PY
+imp "$T/dumps" && {
+    R=$(last_id)
+    eq "folder rows" "$(q "SELECT group_concat(name||':'||shape||':'||dtype, ' ') FROM outputs WHERE run_id=$R")" "input:[1,3,2,2]:uint8 317:[1,2,2,2]:float32"
+    eq "folder refs" "$(q "SELECT count(*) FROM outputs WHERE run_id=$R AND dump_file LIKE '$T/dumps/%'")" 2
+}
+imp "$T/dumps" --copy && {
+    R=$(last_id)
+    eq "copied files" "$(q "SELECT count(*) FROM outputs WHERE run_id=$R AND dump_file LIKE '$DB.dumps/run-$R/%'")" 2
+    cmp -s "$T/dumps/001_ConvClip_317_shape_1_2_2_2_float.npy" "$DB.dumps/run-$R/001_ConvClip_317_shape_1_2_2_2_float.npy" && ok || bad "copied file differs"
+}
+
+# --- bad input: one line, exit 2, database unchanged -----------------------------
+before=$(sha256sum "$DB")
+bad_input() { # name file regex
+    "$RT" import --db "$DB" "$2" >"$T/out" 2>"$T/err"
+    local rc=$?
+    eq "$1: exit" "$rc" 2
+    eq "$1: one line" "$(grep -c . "$T/err")" 1
+    grep -Eq -- "$3" "$T/err" && ok || bad "$1: stderr '$(cat "$T/err")' lacks /$3/"
+    eq "$1: db unchanged" "$(sha256sum "$DB")" "$before"
+}
+f=$LOGS/perf-evalperf-fp16-unet256-rk3588-tk2.3.0-triority-05.txt
+head -c $(( $(grep -n '^40 ' "$f" | cut -d: -f1 | xargs -I{} sh -c "head -n {} '$f' | wc -c") - 60 )) "$f" >"$T/trunc.txt"
+bad_input truncated "$T/trunc.txt" "trunc.txt:[0-9]+: a table line that cannot be read"
+sed 's/Time(us)     //' "$f" >"$T/nocol.txt"
+bad_input "missing column" "$T/nocol.txt" "nocol.txt:[0-9]+: a table line"
+{ head -c 300 "$f"; printf '\0\1\2\377garbage'; head -c 2048 /dev/urandom; } >"$T/bin.txt"
+bad_input binary "$T/bin.txt" "not a text log"
+printf 'hello\nworld\n' >"$T/none.txt"
+bad_input "no vendor output" "$T/none.txt" "no vendor output"
+"$RT" import --db "$DB" --strict "$LOGS/rtlog-init-info-rknnlite-rk3588-rt2.3.0-triority-01.txt" >/dev/null 2>"$T/err"
+eq "strict: exit" "$?" 2
+eq "strict: db unchanged" "$(sha256sum "$DB")" "$before"
+"$RT" import --db "$DB" --strict "$LOGS/perf-level4-multicore-improvetherical-lenet-rk3588-rkguide-11.txt" >/dev/null 2>&1
+eq "strict on a clean table" "$?" 0
+"$RT" import --db "$DB" --format bogus x >/dev/null 2>&1
+eq "bad --format" "$?" 1
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

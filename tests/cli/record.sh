@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# `run` never throws results away and never aborts: the database and the label are
+# checked before the computation, a failure to record after it still prints the
+# results; a reused --dump folder is refused and a changed dump is detected by
+# `analyze`; memory limits and iteration counts are errors, not aborts; the timing
+# loop (warm-ups, budget, statistics). Oracles: sqlite3 CLI, Python (json, hashlib,
+# numpy), wall-clock time.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+RT=$B/rknn-trace
+PY=/usr/bin/python3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+MNIST=tests/data/models/mnist.onnx
+SR=tests/data/models/super_resolution_224.onnx
+
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# expect EXIT_CODE STDERR_REGEX -- command...
+expect() {
+    local code=$1 re=$2; shift 3
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ "$rc" -ne "$code" ]; then bad "$* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; return 1; fi
+    if [ -n "$re" ] && ! grep -Eq -- "$re" "$T/err"; then bad "$* -> stderr '$(head -c 300 "$T/err")' lacks /$re/"; return 1; fi
+    if grep -q "AddressSanitizer\|runtime error" "$T/err"; then bad "$* -> sanitizer report"; return 1; fi
+    ok
+}
+now_ms() { date +%s%3N; }
+
+# --- checked before the computation ------------------------------------------------
+DB=$T/runs.db
+expect 0 "" -- "$RT" run "$MNIST" --db "$DB" --label taken -n 1 --warmup 0
+t0=$(now_ms)
+expect 2 "label 'taken' is already used by run 1" -- "$RT" run "$SR" --db "$DB" --label taken
+ms=$(( $(now_ms) - t0 ))
+[ "$ms" -lt 1000 ] && [ ! -s "$T/out" ] && ok || bad "duplicate label: ${ms} ms (want < 1000, no computation), stdout '$(head -c 100 "$T/out")'"
+expect 1 "bad label" -- "$RT" run "$MNIST" --db "$DB" --label 123
+# a database whose folder is a regular file, and a database that is a folder
+: >"$T/file"
+t0=$(now_ms)
+expect 2 "$T/file/x.db" -- "$RT" run "$SR" --db "$T/file/x.db"
+ms=$(( $(now_ms) - t0 ))
+[ "$ms" -lt 1000 ] && [ ! -s "$T/out" ] && ok || bad "unwritable database: ${ms} ms, stdout '$(head -c 100 "$T/out")'"
+mkdir "$T/dir.db"
+expect 2 "is a directory" -- "$RT" run "$SR" --db "$T/dir.db"
+# a read-only database file (root ignores mode bits: an immutable file when possible)
+cp "$DB" "$T/ro.db"
+if chattr +i "$T/ro.db" 2>/dev/null; then
+    expect 2 "ro.db: the database file is read-only" -- "$RT" run "$MNIST" --db "$T/ro.db" -n 1
+    chattr -i "$T/ro.db"
+    # a writable file in a folder where the journal cannot be created
+    mkdir "$T/rodir" && cp "$DB" "$T/rodir/" && chattr +i "$T/rodir"
+    expect 2 "rodir/runs.db: cannot write to the database: .*journal" -- "$RT" run "$MNIST" --db "$T/rodir/runs.db" -n 1
+    chattr -i "$T/rodir"
+elif [ "$(id -u)" -ne 0 ]; then
+    chmod 444 "$T/ro.db"
+    expect 2 "ro.db" -- "$RT" run "$MNIST" --db "$T/ro.db" -n 1
+fi
+# the dump folder: under a regular file
+expect 2 "$T/file" -- "$RT" run "$SR" --no-db --dump "$T/file/d"
+[ ! -s "$T/out" ] && ok || bad "unwritable dump folder: output printed"
+
+# --- recording fails after the computation: results printed, exit non-zero --------
+DB2=$T/late.db
+"$RT" run "$SR" --db "$DB2" --label late --json >"$T/late.out" 2>"$T/late.err" &
+pid=$!
+for _ in $(seq 200); do [ -e "$DB2" ] && break; sleep 0.02; done
+# the preflight created the database; it disappears while the run computes
+sleep 0.1
+rm -f "$DB2" "$DB2-journal" && mkdir "$DB2"
+wait $pid
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "the run was NOT recorded: .*late.db" "$T/late.err" && ok ||
+    bad "late failure: exit $rc, stderr $(cat "$T/late.err")"
+$PY - "$T/late.out" <<'PYEOF' && ok || bad "late failure: the results are not printed"
+import json, sys
+run = json.load(open(sys.argv[1]))
+assert run["layers"] and run["host"]["median_us"] > 0 and run["label"] == "late", run.keys()
+PYEOF
+
+# --- dump folders: no silent reuse, a hash per run ----------------------------------
+DB3=$T/dumps.db
+$PY -c "import numpy as np; np.save('$T/in.npy', np.random.default_rng(3).random((1,1,28,28), dtype=np.float32))"
+expect 0 "" -- "$RT" run "$MNIST" -i Input3="$T/in.npy" --db "$DB3" --label a --dump "$T/d" --json
+cp "$T/out" "$T/a.json"
+# the stored hash is the documented one (dump/dump.h), computed here independently
+$PY - "$T/d" "$(sqlite3 "$DB3" "select dump_sha256 from runs where label='a'")" \
+    "$(sqlite3 "$DB3" "select dump_dir from runs where label='a'")" <<'PYEOF' && ok || bad "dump hash"
+import hashlib, json, os, sys
+d, stored, ddir = sys.argv[1:4]
+h = lambda b: hashlib.sha256(b).hexdigest()
+idx = open(os.path.join(d, "index.json"), "rb").read()
+lines = "index.json %s\n" % h(idx)
+for e in json.loads(idx):
+    lines += "%s %s\n" % (e["file"], h(open(os.path.join(d, e["file"]), "rb").read()))
+assert stored == h(lines.encode()), (stored, h(lines.encode()))
+assert os.path.realpath(d) == ddir, ddir
+PYEOF
+cp -r "$T/d" "$T/d.orig"
+expect 2 "holds another run's dumps" -- "$RT" run "$MNIST" --db "$DB3" --label b --dump "$T/d"
+diff -r "$T/d" "$T/d.orig" >/dev/null && [ ! -s "$T/out" ] && ok || bad "a refused dump folder was modified"
+[ "$(sqlite3 "$DB3" "select count(*) from runs where label='b'")" = 0 ] && ok || bad "refused run was recorded"
+expect 0 "" -- "$RT" analyze a --golden "$T/d.orig" --db "$DB3"
+# one changed byte in one dump, then a later run into the folder: both detected
+f=$(ls "$T/d"/0000_*.npy | head -1)
+$PY -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[-1]^=1; open(p,'wb').write(bytes(b))" "$f"
+expect 2 "dumps of run 1 in .* changed since it was recorded" -- "$RT" analyze a --golden "$T/d.orig" --db "$DB3"
+cp "$T/d.orig"/* "$T/d/"
+expect 0 "" -- "$RT" analyze a --golden "$T/d.orig" --db "$DB3"
+rm "$f"
+expect 2 "no longer complete" -- "$RT" analyze a --golden "$T/d.orig" --db "$DB3"
+cp "$T/d.orig"/* "$T/d/"
+expect 0 "" -- "$RT" run "$MNIST" --seed 9 --db "$DB3" --label b --dump "$T/d" --dump-overwrite -n 1 --warmup 0
+expect 2 "changed since" -- "$RT" analyze a --golden "$T/d.orig" --db "$DB3"
+expect 0 "" -- "$RT" analyze b --golden "$T/d.orig" --db "$DB3"
+# --dump-overwrite removed the earlier run's files (none of a's left beside b's)
+$PY - "$T/d" <<'PYEOF' && ok || bad "overwrite left stale files"
+import json, os, sys
+d = sys.argv[1]
+listed = {e["file"] for e in json.load(open(os.path.join(d, "index.json")))} | {"index.json"}
+assert set(os.listdir(d)) == listed, set(os.listdir(d)) ^ listed
+PYEOF
+# the dumps come from an untimed pass: the same layers and values whatever the timing
+expect 0 "" -- "$RT" run "$MNIST" -i Input3="$T/in.npy" --no-db --json
+cp "$T/out" "$T/nodump.json"
+expect 0 "" -- "$RT" run "$MNIST" -i Input3="$T/in.npy" --no-db --dump "$T/d2" -n 1 --warmup 0
+$PY - "$T/a.json" "$T/nodump.json" "$T/d.orig" "$T/d2" <<'PYEOF' && ok || bad "--dump changes the run"
+import json, os, sys
+import numpy as np
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["layer_count"] == b["layer_count"] and [l["node"] for l in a["layers"]] == [l["node"] for l in b["layers"]]
+nodump = lambda outs: [{k: v for k, v in o.items() if k != "dump_file"} for o in outs]
+assert nodump(a["outputs"]) == nodump(b["outputs"])
+d1, d2 = sys.argv[3:5]
+i1, i2 = (json.load(open(os.path.join(d, "index.json"))) for d in (d1, d2))
+assert [e["name"] for e in i1] == [e["name"] for e in i2]
+for e, f in zip(i1, i2):
+    assert np.array_equal(np.load(os.path.join(d1, e["file"])), np.load(os.path.join(d2, f["file"]))), e
+PYEOF
+
+# --- timing: warm-ups, budget, statistics --------------------------------------------
+DB4=$T/timing.db
+expect 0 "" -- "$RT" run "$MNIST" --db "$DB4" --label exact -n 3 --warmup 0 --json
+[ "$($PY -c "import json;print(json.load(open('$T/out'))['host']['iterations'])")" = 3 ] &&
+    [ "$(sqlite3 "$DB4" "select iterations, warmup from runs where label='exact'")" = "3|0" ] && ok ||
+    bad "-n 3 --warmup 0: $(sqlite3 "$DB4" "select iterations, warmup from runs")"
+t0=$(now_ms)
+expect 0 "" -- "$RT" run "$MNIST" --db "$DB4" --label auto --json
+ms=$(( $(now_ms) - t0 ))
+cp "$T/out" "$T/auto.json"
+row=$(sqlite3 "$DB4" "select iterations, warmup, total_us, host_min_us, host_p90_us, host_stddev_us from runs where label='auto'")
+$PY - "$row" "$ms" "$T/auto.json" <<'PYEOF' && ok || bad "default timing: $row, ${ms} ms"
+import json, sys
+n, warm, med, mn, p90, sd = (float(v) for v in sys.argv[1].split("|"))
+ms = int(sys.argv[2])
+run = json.load(open(sys.argv[3]))
+assert n >= 10 and warm == 2 and ms >= 1000, (n, warm, ms)  # >= 10 runs and >= 1 s
+assert mn <= med <= p90 and sd >= 0, (mn, med, p90, sd)
+h = run["host"]
+assert h["iterations"] == n and h["warmup"] == warm and abs(h["median_us"] - med) < 1e-6 * med
+assert all(abs(x - y) <= 1e-6 * max(y, 1) for x, y in ((h["min_us"], mn), (h["p90_us"], p90), (h["stddev_us"], sd)))
+# per-layer host times come from the timed runs: their sum is the frame time
+s = sum(l["host_us"] for l in run["layers"])
+assert abs(s - med) <= 0.25 * med, (s, med)
+PYEOF
+
+# --- aborts become errors --------------------------------------------------------------
+expect 1 "more than the 1000000 allowed" -- "$RT" run "$MNIST" -n 10000000000 --no-db
+expect 1 "more than the 1000000 allowed" -- "$RT" run "$MNIST" --warmup 1000001 --no-db
+expect 1 "max-memory" -- "$RT" run "$MNIST" --max-memory 12X --no-db
+$PY tests/cli/make_big.py "$T/big"
+# Relu on 2^31 floats: 8 GiB in (and our copy), 8 GiB out; refused before allocating
+t0=$(now_ms)
+expect 2 "needs at least 8.0 GiB of inputs .* 8.0 GiB of outputs, limit 4.0 GiB" -- \
+    "$RT" run "$T/big/relu_2g.onnx" --no-db --max-memory 4G
+[ $(( $(now_ms) - t0 )) -lt 2000 ] && ok || bad "relu_2g was not refused up front"
+expect 2 "needs at least" -- "$RT" run "$T/big/relu_2g.onnx" --no-db
+# Expand to 50000x50000: 9.3 GiB of outputs; then reduced: 9.3 GiB inside the plan
+expect 2 "needs at least 4 B of inputs .* 9.3 GiB of outputs" -- \
+    "$RT" run "$T/big/expand_big.onnx" --no-db --max-memory 4096M
+expect 2 "needs 9.3 GiB of activations plus 4 B of inputs, limit 4.0 GiB \(--max-memory" -- \
+    "$RT" run "$T/big/expand_max.onnx" --no-db --max-memory 4096M
+expect 2 "limit 512.0 MiB" -- "$RT" run "$T/big/relu_dyn.onnx" --shape x=20000,20000 --no-db --max-memory 512MiB
+expect 0 "" -- "$RT" run "$T/big/relu_dyn.onnx" --shape x=100,100 --no-db --max-memory 1M -n 1
+# under `ulimit -v` the process limit is the default (not with ASan: it maps terabytes)
+if ! grep -qa __asan_init "$RT"; then
+    (ulimit -v 4000000; exec "$RT" run "$T/big/expand_max.onnx" --no-db) >"$T/out" 2>"$T/err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "needs 9.3 GiB of activations.*limit 3.8 GiB" "$T/err" && ok ||
+        bad "under ulimit -v: exit $rc, $(cat "$T/err")"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

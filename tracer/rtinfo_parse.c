@@ -1,0 +1,172 @@
+/* tracer/rtinfo_parse.c — the runtime's init / information lines and the clock
+ * lines around the tables (log-formats.md §2, §3.1 eval_perf header, §5). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracer/tracer.h"
+
+void rtinfo_init(rtinfo_t *i)
+{
+    memset(i, 0, sizeof(*i));
+    i->npu_mhz = i->ddr_mhz = -1;
+}
+
+/* Copies the value after `key` up to the first of `stops` (or the end). */
+static int field(const char *s, const char *key, const char *stops, char *dst, size_t n)
+{
+    const char *p = strstr(s, key), *e;
+    size_t l;
+
+    if (!p)
+        return 0;
+    p += strlen(key);
+    while (*p == ' ')
+        p++;
+    e = p + strcspn(p, stops);
+    l = (size_t)(e - p);
+    while (l && p[l - 1] == ' ')
+        l--;
+    if (l >= n)
+        l = n - 1;
+    memcpy(dst, p, l);
+    dst[l] = 0;
+    return 1;
+}
+
+/* "2.3.0 (c949ad889d@2024-11-07T11:35:33)" into version and build. */
+static void version_build(const char *v, char *ver, size_t vn, char *build, size_t bn)
+{
+    const char *o = strchr(v, '('), *c;
+    size_t l = strcspn(v, " (");
+
+    if (l >= vn)
+        l = vn - 1;
+    memcpy(ver, v, l);
+    ver[l] = 0;
+    if (o && (c = strchr(o, ')')) != NULL) {
+        l = (size_t)(c - o - 1);
+        if (l >= bn)
+            l = bn - 1;
+        memcpy(build, o + 1, l);
+        build[l] = 0;
+    }
+}
+
+int rtinfo_is_runtime_line(const char *s)
+{
+    return !strncmp(s, "RKNN Runtime Information", 24);
+}
+
+static int freq_item(rtinfo_t *i, const char *s)
+{
+    const char *p = s;
+    int64_t v = -1;
+    int64_t *arr;
+    int *n;
+
+    while (*p == ' ')
+        p++;
+    if (p[0] != '-' || p[1] != ' ')
+        return 0;
+    p += 2;
+    if (!strcmp(p, "Unknown"))
+        v = -1;
+    else {
+        char *e;
+        long long x = strtoll(p, &e, 10);
+        if (e == p || *e || x < 0)
+            return 0;
+        v = x;
+    }
+    arr = i->list == 1 ? i->cpu_khz : i->list == 2 ? i->npu_hz : i->ddr_hz;
+    n = i->list == 1 ? &i->n_cpu_khz : i->list == 2 ? &i->n_npu_hz : &i->n_ddr_hz;
+    if (*n < RTINFO_MAX_FREQ)
+        arr[(*n)++] = v;
+    return 1;
+}
+
+int rtinfo_line(rtinfo_t *i, const char *s)
+{
+    char tmp[160];
+    const char *p;
+
+    if (i->list) {
+        if (freq_item(i, s))
+            return 1;
+        if (*s)
+            i->list = 0; /* a blank line may separate the items (PDF text) */
+    }
+    if (!strncmp(s, "CPU Current Frequency List:", 27)) {
+        i->list = 1, i->n_cpu_khz = 0;
+        return 1;
+    }
+    if (!strncmp(s, "NPU Current Frequency List:", 27)) {
+        i->list = 2, i->n_npu_hz = 0;
+        return 1;
+    }
+    if (!strncmp(s, "DDR Current Frequency List:", 27)) {
+        i->list = 3, i->n_ddr_hz = 0;
+        return 1;
+    }
+    if (rtinfo_is_runtime_line(s)) {
+        if (!field(s, "librknnrt version:", "", tmp, sizeof tmp))
+            return 0;
+        version_build(tmp, i->runtime_version, sizeof i->runtime_version, i->runtime_build,
+                      sizeof i->runtime_build);
+        return 1;
+    }
+    if (!strncmp(s, "RKNN Driver Information", 23)) {
+        return field(s, "version:", " ,", i->driver_version, sizeof i->driver_version);
+    }
+    if (!strncmp(s, "RKNN Model Information", 22)) {
+        if (!field(s, "toolkit version:", "(,", i->toolkit_version, sizeof i->toolkit_version))
+            return 0;
+        if (!field(s, "Information, version:", ",", i->model_version, sizeof i->model_version))
+            field(s, "Information: version:", ",", i->model_version, sizeof i->model_version);
+        if (field(s, "compiler version:", "", tmp, sizeof tmp))
+            version_build(tmp, i->compiler_version, sizeof i->compiler_version,
+                          i->compiler_build, sizeof i->compiler_build);
+        field(s, "target:", ",", i->npu_target, sizeof i->npu_target);
+        field(s, "target platform:", ",", i->soc, sizeof i->soc);
+        field(s, "framework name:", ",", i->framework, sizeof i->framework);
+        field(s, "framework layout:", ",", i->layout, sizeof i->layout);
+        field(s, "model inference type:", ",", i->inference_type, sizeof i->inference_type);
+        return 1;
+    }
+    if ((p = strstr(s, "Get NPU frequency:")) == s || (p = strstr(s, "Get DDR frequency:")) == s) {
+        long long mhz;
+        char unit[8];
+        if (sscanf(s + 18, "%lld%7s", &mhz, unit) != 2 || strcmp(unit, "MHz") || mhz < 0)
+            return 0;
+        if (s[4] == 'N')
+            i->npu_mhz = mhz;
+        else
+            i->ddr_mhz = mhz;
+        return 1;
+    }
+    /* the toolkit's version box when it connects to a board */
+    if (!strncmp(s, "API:", 4) || !strncmp(s, "  API:", 6)) {
+        p = strstr(s, "API:") + 4;
+        while (*p == ' ')
+            p++;
+        snprintf(i->api_version, sizeof i->api_version, "%.*s", (int)strcspn(p, " "), p);
+        return 1;
+    }
+    if ((p = strstr(s, "DRV: rknn_server:")) != NULL) {
+        p += 17;
+        while (*p == ' ')
+            p++;
+        snprintf(i->server_version, sizeof i->server_version, "%.*s", (int)strcspn(p, " "), p);
+        return 1;
+    }
+    if ((p = strstr(s, "DRV: rknnrt:")) != NULL) {
+        p += 12;
+        while (*p == ' ')
+            p++;
+        version_build(p, i->runtime_version, sizeof i->runtime_version, i->runtime_build,
+                      sizeof i->runtime_build);
+        return 1;
+    }
+    return 0;
+}

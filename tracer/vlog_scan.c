@@ -1,0 +1,667 @@
+/* tracer/vlog_scan.c — a whole vendor log (board runtime, toolkit, tools) split
+ * into runs, every line accounted for by kind. Tables go to perflog_parse and
+ * sramlog_parse as the byte ranges they span; the other parts are read line by
+ * line (rtinfo, memlog, benchlog, acclog). */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracer/tracer.h"
+#include "util/util.h"
+
+const char *const vlog_kind_names[VLOG_NKINDS] = {
+    "used", "layout", "comment", "elided", "runtime", "toolkit", "app", "bad",
+};
+
+/* One line of the text: [s, e) without the newline, trailing blanks cut. */
+typedef struct line {
+    const char *s, *e;
+} line_t;
+
+typedef struct scan {
+    vlog_t *v;
+    int formats;
+    int cur;                   /* board run receiving parts, -1 none yet */
+    rtinfo_t info;             /* what init lines said so far */
+    acclog_t acc;
+    int64_t acc_line;
+    char buf[4096];            /* the current line, prefixes stripped */
+} scan_t;
+
+static int is_ruler(const char *s)
+{
+    return !strncmp(s, "-----", 5) || !strncmp(s, "=====", 5) || !strncmp(s, "+----", 5);
+}
+
+static int is_elided(const char *s)
+{
+    if (!strncmp(s, "[...", 4))
+        return 1;
+    if (s[0] != '.' || s[1] != '.' || s[2] != '.')
+        return 0;
+    while (*s == '.')
+        s++;
+    return !*s;
+}
+
+static void count(scan_t *sc, int64_t lineno, int kind, const char *s)
+{
+    sc->v->kinds[kind]++;
+    if (kind == VLOG_BAD && !sc->v->first_bad) {
+        sc->v->first_bad = lineno;
+        snprintf(sc->v->first_bad_text, sizeof sc->v->first_bad_text, "%s", s);
+    }
+    if (kind == VLOG_APP && !sc->v->first_app)
+        sc->v->first_app = lineno;
+}
+
+static vlog_run_t *new_run(scan_t *sc, int64_t lineno, int toolkit)
+{
+    vlog_t *v = sc->v;
+    vlog_run_t *r;
+
+    if (!(v->n_runs & (v->n_runs - 1)))
+        v->runs = xrealloc(v->runs, (size_t)(v->n_runs ? v->n_runs * 2 : 1) * sizeof(*r));
+    r = &v->runs[v->n_runs++];
+    memset(r, 0, sizeof(*r));
+    r->toolkit = toolkit;
+    r->first_line = (int)lineno;
+    rtinfo_init(&r->info);
+    if (!toolkit) {
+        r->info = sc->info;
+        sc->cur = v->n_runs - 1;
+    }
+    memlog_init(&r->mem);
+    benchlog_init(&r->bench);
+    return r;
+}
+
+static int run_has_data(const vlog_run_t *r)
+{
+    return r->has_perf || r->has_sram || r->has_mem || r->has_bench || r->acc || r->n_dumps;
+}
+
+/* The board run a part goes to: a new one when the current one has it already. */
+static vlog_run_t *run_for(scan_t *sc, int64_t lineno, int has_it)
+{
+    if (sc->cur < 0 || has_it)
+        return new_run(sc, lineno, 0);
+    return &sc->v->runs[sc->cur];
+}
+
+static vlog_run_t *cur_run(scan_t *sc)
+{
+    return sc->cur < 0 ? NULL : &sc->v->runs[sc->cur];
+}
+
+/* Logger prefixes: the runtime's (tracer_strip_prefix), Android logcat
+ * ("MM-DD hh:mm:ss.mmm PID TID L RKNN    : ", "... E/RKNN: "). *rt: a runtime line. */
+static char *strip(char *s, int *rt)
+{
+    char *p = tracer_strip_prefix(s);
+
+    *rt = p != s && strncmp(s, "---> ", 5) != 0;
+    if (!*rt && isdigit((unsigned char)s[0]) && (s[2] == '-' || s[4] == '-')) {
+        char *k = strstr(s, " RKNN");
+        if (!k)
+            k = strstr(s, "/RKNN");
+        if (k) {
+            k += 5;
+            while (*k == ' ')
+                k++;
+            if (*k == ':') {
+                p = k + 1 + (k[1] == ' ');
+                *rt = 1;
+            }
+        }
+    }
+    return p;
+}
+
+static void flush_acc(scan_t *sc)
+{
+    acclog_t *a = &sc->acc;
+    int sides[2] = {a->has_sim, a->has_rt};
+
+    if (!a->in_table) {
+        acclog_free(a);
+        return;
+    }
+    for (int side = 0; side < 2; side++) {
+        vlog_run_t *r;
+        int off = side && a->has_sim ? 2 : 0;
+        if (!sides[side])
+            continue;
+        if (side == 0) {
+            r = new_run(sc, sc->acc_line, 1);
+        } else {
+            vlog_run_t *c = cur_run(sc);
+            r = run_for(sc, sc->acc_line, c && c->acc);
+        }
+        r->acc = xmalloc((size_t)(a->n_rows ? a->n_rows : 1) * sizeof(*r->acc));
+        r->n_acc = a->n_rows;
+        for (int i = 0; i < a->n_rows; i++) {
+            acclog_row_t x = a->rows[i];
+            for (int k = 0; k < 4; k++) {
+                int from = k < 2 ? off + k : -1;
+                x.cos[k] = from >= 0 && from < 4 ? a->rows[i].cos[from] : NAN;
+                x.euc[k] = from >= 0 && from < 4 ? a->rows[i].euc[from] : NAN;
+            }
+            x.n_cells = a->rows[i].n_cells > off ? a->rows[i].n_cells - off : 0;
+            if (x.n_cells > 2)
+                x.n_cells = 2;
+            r->acc[i] = x;
+        }
+    }
+    acclog_free(a);
+}
+
+int vlog_parse_dump_name(const char *path, vlog_dump_t *d)
+{
+    const char *file = strrchr(path, '/'), *p, *sh = NULL, *end, *last = NULL;
+    size_t len;
+    int idx = 0, nd = 0;
+
+    memset(d, 0, sizeof(*d));
+    file = file ? file + 1 : path;
+    len = strlen(file);
+    if (len < 5 || strcmp(file + len - 4, ".npy") || strlen(path) >= sizeof d->path)
+        return -1;
+    for (p = file; isdigit((unsigned char)*p) && nd < 6; p++, nd++)
+        idx = idx * 10 + (*p - '0');
+    if (nd < 3 || *p != '_')
+        return -1;
+    const char *op0 = ++p;
+    while (*p && *p != '_')
+        p++;
+    if (*p != '_' || p == op0 || p - op0 >= (long)sizeof d->op)
+        return -1;
+    const char *t0 = p + 1;
+    for (const char *q = t0; (q = strstr(q, "_shape_")) != NULL; q++)
+        sh = q; /* the last "_shape_" ends the tensor name, which may hold '_' */
+    if (!sh || sh == t0 || sh - t0 >= (long)sizeof d->name)
+        return -1;
+    end = file + len - 4;
+    for (const char *q = sh + 7; q < end; q++)
+        if (*q == '_')
+            last = q;
+    if (!last || end - last - 1 <= 0 || end - last - 1 >= (long)sizeof d->dtype)
+        return -1;
+    for (const char *q = sh + 7; q < last;) {
+        long long v = 0;
+        int digits = 0;
+        while (q < last && isdigit((unsigned char)*q) && digits < 18)
+            v = v * 10 + (*q++ - '0'), digits++;
+        if (!digits || d->n_dims == 8 || (q < last && *q != '_'))
+            return -1;
+        d->dims[d->n_dims++] = v;
+        if (q < last)
+            q++;
+    }
+    d->index = idx;
+    snprintf(d->op, sizeof d->op, "%.*s", (int)(t0 - 1 - op0), op0);
+    snprintf(d->name, sizeof d->name, "%.*s", (int)(sh - t0), t0);
+    snprintf(d->dtype, sizeof d->dtype, "%.*s", (int)(end - last - 1), last + 1);
+    snprintf(d->path, sizeof d->path, "%s", path);
+    return 0;
+}
+
+/* ---- tables spanning several lines ---- */
+
+static int first_token_int(const char *s)
+{
+    if (!isdigit((unsigned char)*s))
+        return 0;
+    while (isdigit((unsigned char)*s))
+        s++;
+    return *s == ' ' || *s == '\t' || !*s;
+}
+
+static int is_perf_total(const char *s)
+{
+    return !strncmp(s, "Total Operator Elapsed", 22) || !strncmp(s, "Total Memory R", 14) ||
+           !strncmp(s, "Total Internal Memory Read", 26) ||
+           !strncmp(s, "Total Weight Memory Read", 24);
+}
+
+static int is_perf_title(const char *s)
+{
+    return !strcmp(s, "Network Layer Information Table") ||
+           !strcmp(s, "Operator Time Consuming Ranking Table") ||
+           !strcmp(s, "Operator Time-Consuming Ranking:");
+}
+
+/* A row with no header before it (a copied excerpt): ID OpType DataType Target. */
+static int headerless_row(const char *s, int *compact)
+{
+    char id[16], op[48], dt[16], tg[8], in[256], out[128], cyc[64];
+    static const char *const dts[] = {"INT8", "UINT8", "INT16", "FLOAT16", "FLOAT", "INT32",
+                                      "BFLOAT16", NULL};
+    int ok = 0;
+
+    if (sscanf(s, "%15s %47s %15s %7s %255s %127s %63s", id, op, dt, tg, in, out, cyc) != 7 ||
+        !first_token_int(s))
+        return 0;
+    for (int i = 0; dts[i]; i++)
+        ok |= !strcmp(dt, dts[i]);
+    if (!ok || (strcmp(tg, "NPU") && strcmp(tg, "CPU") && strcmp(tg, "GPU")))
+        return 0;
+    *compact = strchr(cyc, '/') != NULL;
+    return 1;
+}
+
+typedef int (*line_fn)(const char *s, int *state);
+
+static char *line_text(scan_t *sc, const line_t *l, int *rt)
+{
+    size_t n = (size_t)(l->e - l->s);
+    char *t;
+
+    if (n >= sizeof sc->buf)
+        n = sizeof sc->buf - 1;
+    memcpy(sc->buf, l->s, n);
+    sc->buf[n] = 0;
+    t = strip(sc->buf, rt);
+    while (*t == ' ' || *t == '\t')
+        t++;
+    return t;
+}
+
+/* Lines i.. that belong to a per-layer / ranking table; returns the line after. */
+static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *synth_header)
+{
+    int j, rt, ranking = 0, rowlike = 0, oplines = 0, totals = 0, layout = 0, elided = 0;
+    perflog_table_t *tabs = NULL;
+    int ntab = 0, used_rows = 0, used_ops = 0;
+    char err[128];
+
+    for (j = i; j < n; j++) {
+        char *t = line_text(sc, &L[j], &rt);
+        if (!*t || is_ruler(t) || is_perf_title(t) || !strcmp(t, "Performance")) {
+            layout++;
+            continue;
+        }
+        if (perflog_is_header(t)) {
+            ranking = 0, layout++;
+            continue;
+        }
+        if (perflog_is_ranking_header(t)) {
+            ranking = 1, layout++;
+            continue;
+        }
+        if (is_elided(t)) {
+            elided++;
+            continue;
+        }
+        if (is_perf_total(t)) {
+            totals++;
+            continue;
+        }
+        if (!ranking && first_token_int(t)) {
+            rowlike++;
+            continue;
+        }
+        if (ranking && isalpha((unsigned char)*t) && strchr(t, ' ') &&
+            isdigit((unsigned char)t[strlen(t) - 1 - (t[strlen(t) - 1] == '%')])) {
+            oplines++;
+            continue;
+        }
+        break;
+    }
+    /* trailing blank lines and rulers are nobody's: leave them to the caller */
+    while (j > i + 1) {
+        char *t = line_text(sc, &L[j - 1], &rt);
+        if (*t && !is_ruler(t))
+            break;
+        j--, layout--;
+    }
+    {
+        const char *a = L[i].s, *b = L[j - 1].e;
+        size_t hl = synth_header ? strlen(synth_header) : 0;
+        char *text = xmalloc(hl + (size_t)(b - a) + 2);
+        memcpy(text, synth_header ? synth_header : "", hl);
+        memcpy(text + hl, a, (size_t)(b - a));
+        text[hl + (size_t)(b - a)] = 0;
+        if (perflog_parse(text, hl + (size_t)(b - a), &tabs, &ntab, err, sizeof err) != 0)
+            ntab = 0;
+        free(text);
+    }
+    for (int k = 0; k < ntab; k++) {
+        perflog_table_t *t = &tabs[k];
+        vlog_run_t *c = cur_run(sc), *r;
+        /* a ranking table completes the per-layer table just read */
+        if (c && c->has_perf && !c->perf.n_ops && t->n_ops && !t->n_rows && !t->generation) {
+            c->perf.ops = t->ops, c->perf.n_ops = t->n_ops, c->perf.has_total_op = t->has_total_op;
+            if (c->perf.total_time_us < 0)
+                c->perf.total_time_us = t->total_time_us;
+            used_ops += t->n_ops;
+            free(t->rows);
+            continue;
+        }
+        r = run_for(sc, i + 1, c && c->has_perf);
+        r->has_perf = 1;
+        r->perf = *t;
+        if (r->perf.total_time_us < 0 && t->has_total_op) /* a ranking table's Total row */
+            r->perf.total_time_us = t->ops[t->n_ops - 1].total_us;
+        used_rows += t->n_rows + t->n_joined;
+        used_ops += t->n_ops;
+    }
+    free(tabs);
+    sc->v->kinds[VLOG_LAYOUT] += layout;
+    sc->v->kinds[VLOG_ELIDED] += elided;
+    sc->v->kinds[VLOG_USED] += totals + used_rows + used_ops;
+    if (rowlike + oplines > used_rows + used_ops) {
+        /* name the first row-like line that no table took */
+        int bad = rowlike + oplines - used_rows - used_ops;
+        if (!sc->v->first_bad) {
+            for (int k = j - 1; k >= i; k--) {
+                char *t = line_text(sc, &L[k], &rt);
+                if (first_token_int(t) || isalpha((unsigned char)*t)) {
+                    sc->v->first_bad = k + 1;
+                    snprintf(sc->v->first_bad_text, sizeof sc->v->first_bad_text, "%s", t);
+                    break;
+                }
+            }
+        }
+        sc->v->kinds[VLOG_BAD] += bad;
+        sc->v->kinds[VLOG_USED] += rowlike + oplines - bad - used_rows - used_ops;
+    }
+    return j;
+}
+
+static int is_sram_start(const char *t)
+{
+    return !strncmp(t, "Total allocated ", 16) ||
+           (!strncmp(t, "ID ", 3) && strstr(t, " User ") && strstr(t, " Tensor "));
+}
+
+static int is_sram_footer(const char *t)
+{
+    return !strncmp(t, "Total Weight Memory Size:", 25) ||
+           !strncmp(t, "Total Internal Memory Size:", 27) || !strncmp(t, "Predict ", 8);
+}
+
+static int sram_segment(scan_t *sc, const line_t *L, int n, int i)
+{
+    int j, rt, rowlike = 0, used = 0, layout = 0;
+    sramlog_table_t *tabs = NULL;
+    int ntab = 0;
+    char err[128];
+
+    for (j = i; j < n; j++) {
+        char *t = line_text(sc, &L[j], &rt);
+        if (!*t || is_ruler(t) || (!strncmp(t, "ID ", 3) && strstr(t, " User "))) {
+            layout++;
+            continue;
+        }
+        if (!strncmp(t, "Total allocated ", 16) || is_sram_footer(t)) {
+            used++;
+            continue;
+        }
+        if (first_token_int(t)) {
+            rowlike++;
+            continue;
+        }
+        break;
+    }
+    while (j > i + 1) {
+        char *t = line_text(sc, &L[j - 1], &rt);
+        if (*t && !is_ruler(t))
+            break;
+        j--, layout--;
+    }
+    if (sramlog_parse(L[i].s, (size_t)(L[j - 1].e - L[i].s), &tabs, &ntab, err, sizeof err) != 0)
+        ntab = 0;
+    for (int k = 0; k < ntab; k++) {
+        vlog_run_t *c = cur_run(sc);
+        /* level 3 prints the SRAM table at init: after a per-layer table it opens the next run */
+        vlog_run_t *r = run_for(sc, i + 1, c && (c->has_sram || c->has_perf));
+        r->has_sram = 1;
+        r->sram = tabs[k];
+        used += tabs[k].n_rows;
+        rowlike -= tabs[k].n_rows;
+    }
+    free(tabs);
+    sc->v->kinds[VLOG_LAYOUT] += layout;
+    sc->v->kinds[VLOG_USED] += used;
+    if (rowlike > 0) {
+        sc->v->kinds[VLOG_BAD] += rowlike;
+        if (!sc->v->first_bad) {
+            sc->v->first_bad = i + 1;
+            snprintf(sc->v->first_bad_text, sizeof sc->v->first_bad_text, "SRAM table row");
+        }
+    }
+    return j;
+}
+
+/* ---- single lines ---- */
+
+static int is_toolkit(const char *raw, const char *t)
+{
+    /* the toolkit's Python logger: "I text", "W func: text", "E func: text", "D text" */
+    if (strchr("IWEDT", raw[0]) && raw[1] == ' ' && raw[2] && raw[2] != ' ')
+        return 1;
+    return !strncmp(raw, "I NPUTransfer", 13) || !strncmp(raw, "D NPUTransfer", 13) ||
+           !strncmp(t, "Warning: The performance result", 31) || !strncmp(t, "####", 4) ||
+           !strncmp(t, "start rknn server", 17) || !strncmp(t, "---- Top", 8) ||
+           !strncmp(t, "Save output to ", 15);
+}
+
+static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
+{
+    int f = sc->formats, k;
+    vlog_run_t *c = cur_run(sc);
+
+    if (sc->acc.in_table && (f & VLOG_F_ACC)) {
+        k = acclog_line(&sc->acc, t);
+        if (k < 0) {
+            count(sc, lineno, VLOG_BAD, t);
+            return;
+        }
+        if (k > 0 && !acclog_is_header(t)) {
+            count(sc, lineno, VLOG_USED, t);
+            return;
+        }
+    }
+    if ((f & VLOG_F_ACC) && acclog_is_header(t)) {
+        flush_acc(sc);
+        sc->acc_line = lineno;
+        acclog_line(&sc->acc, t);
+        count(sc, lineno, VLOG_LAYOUT, t);
+        return;
+    }
+    if (is_ruler(t) || is_perf_title(t) || !strcmp(t, "Performance") ||
+        !strcmp(t, "Memory Profile Info Dump")) {
+        if (!strcmp(t, "Memory Profile Info Dump") && (f & VLOG_F_MEMORY)) {
+            vlog_run_t *r = run_for(sc, lineno, c && c->has_mem);
+            memlog_line(&r->mem, t);
+            r->has_mem = 1;
+        }
+        count(sc, lineno, VLOG_LAYOUT, t);
+        return;
+    }
+    if (t[0] == '#') {
+        count(sc, lineno, VLOG_COMMENT, t);
+        return;
+    }
+    if (is_elided(t)) {
+        count(sc, lineno, VLOG_ELIDED, t);
+        return;
+    }
+    if (f & VLOG_F_INFO) {
+        char *ti = t;
+        if (!strncmp(raw, "D RKNNAPI:", 10))
+            for (ti = raw + 10; *ti == ' ';)
+                ti++;
+        if (rtinfo_is_runtime_line(ti) && c && (run_has_data(c) || c->info.runtime_version[0]))
+            c = NULL, sc->cur = -1; /* a new runtime context: the next part is a new run */
+        if (rtinfo_line(&sc->info, ti)) {
+            if (c)
+                c->info = sc->info;
+            else
+                new_run(sc, lineno, 0);
+            count(sc, lineno, VLOG_USED, t);
+            return;
+        }
+    }
+    if ((f & VLOG_F_MEMORY) && c && c->has_mem && c->mem.active && memlog_line(&c->mem, t)) {
+        count(sc, lineno, VLOG_USED, t);
+        return;
+    }
+    if (f & VLOG_F_BENCH) {
+        int starts = !strncmp(t, "rknn_api/rknnrt version:", 24) || !strncmp(t, "Avg Time ", 9);
+        benchlog_t probe;
+        if (starts || (c && c->has_bench)) {
+            vlog_run_t *r = c;
+            if (starts && (!c || (c->has_bench && strncmp(t, "Avg", 3)) ||
+                           (c->has_bench && c->bench.avg_ms >= 0))) {
+                benchlog_init(&probe);
+                if (benchlog_line(&probe, t)) {
+                    r = run_for(sc, lineno, c && c->has_bench);
+                    c = r;
+                }
+                benchlog_free(&probe);
+            }
+            if (r && benchlog_line(&r->bench, t)) {
+                r->has_bench = 1;
+                count(sc, lineno, VLOG_USED, t);
+                return;
+            }
+        }
+    }
+    if ((f & VLOG_F_DUMPS) && !strncmp(t, "dump npy tensor to:", 19)) {
+        vlog_dump_t d;
+        const char *p = t + 19;
+        while (*p == ' ')
+            p++;
+        if (vlog_parse_dump_name(p, &d) == 0) {
+            vlog_run_t *r = run_for(sc, lineno, 0);
+            if (!(r->n_dumps & (r->n_dumps - 1)))
+                r->dumps = xrealloc(r->dumps, (size_t)(r->n_dumps ? r->n_dumps * 2 : 1) *
+                                                  sizeof(*r->dumps));
+            r->dumps[r->n_dumps++] = d;
+            count(sc, lineno, VLOG_USED, t);
+        } else {
+            count(sc, lineno, VLOG_BAD, t);
+        }
+        return;
+    }
+    if (rt) {
+        count(sc, lineno, VLOG_RUNTIME, t);
+        return;
+    }
+    if (is_toolkit(raw, t) || (c && c->has_bench && isdigit((unsigned char)t[0]) && strstr(t, " - "))) {
+        count(sc, lineno, VLOG_TOOLKIT, t);
+        return;
+    }
+    count(sc, lineno, VLOG_APP, t);
+}
+
+static int binary_at(const char *text, size_t len, size_t *at)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch == 0 || (ch < 0x20 && ch != '\n' && ch != '\r' && ch != '\t' && ch != '\f' &&
+                        ch != 0x1b)) {
+            *at = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int vlog_scan(const char *text, size_t len, int formats, vlog_t *v, char *err, size_t errlen)
+{
+    scan_t *sc = xcalloc(1, sizeof(*sc));
+    line_t *L = NULL;
+    int n = 0, cap = 0, rc = 0;
+    size_t at;
+
+    memset(v, 0, sizeof(*v));
+    sc->v = v;
+    sc->formats = formats;
+    sc->cur = -1;
+    rtinfo_init(&sc->info);
+    acclog_init(&sc->acc);
+    if (binary_at(text, len, &at)) {
+        rc = rt_err(err, errlen, RT_EFORMAT, "not a text log: binary byte 0x%02x at offset %zu",
+                    (unsigned char)text[at], at);
+        goto out;
+    }
+    for (size_t p = 0; p < len;) {
+        const char *s = text + p, *nl = memchr(s, '\n', len - p), *e = nl ? nl : text + len;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 256;
+            L = xrealloc(L, (size_t)cap * sizeof(*L));
+        }
+        p = (size_t)(e - text) + 1;
+        while (e > s && (e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        L[n].s = s, L[n].e = e;
+        n++;
+    }
+    v->n_lines = n;
+    for (int i = 0; i < n;) {
+        int rt, compact;
+        char *t = line_text(sc, &L[i], &rt), *raw = sc->buf;
+        if (!*t) {
+            count(sc, i + 1, VLOG_LAYOUT, t);
+            i++;
+            continue;
+        }
+        if (sc->acc.in_table && t[0] != '[' && !is_elided(t) && strncmp(t, "entire", 6) &&
+            strncmp(t, "cos ", 4) && !is_ruler(t))
+            flush_acc(sc);
+        if ((formats & VLOG_F_PERF) && (perflog_is_header(t) || perflog_is_ranking_header(t))) {
+            i = perf_segment(sc, L, n, i, NULL);
+            continue;
+        }
+        if ((formats & VLOG_F_PERF) && !sc->acc.in_table && headerless_row(t, &compact)) {
+            i = perf_segment(sc, L, n, i,
+                             compact ? "ID OpType DataType Target InputShape OutputShape "
+                                       "Cycles(DDR/NPU/Total) Time(us) MacUsage(%) "
+                                       "WorkLoad(0/1/2) RW(KB) FullName\n"
+                                     : "ID OpType DataType Target InputShape OutputShape "
+                                       "DDR Cycles NPU Cycles Total Cycles Time(us) MacUsage(%) "
+                                       "WorkLoad(0/1/2)-ImproveTherical RW(KB) FullName\n");
+            continue;
+        }
+        if ((formats & VLOG_F_SRAM) && is_sram_start(t)) {
+            i = sram_segment(sc, L, n, i);
+            continue;
+        }
+        one_line(sc, i + 1, raw, t, rt);
+        i++;
+    }
+    flush_acc(sc);
+    if (!v->n_runs)
+        rc = rt_err(err, errlen, RT_EFORMAT,
+                    "no vendor output found (no per-layer, SRAM, accuracy or memory table, "
+                    "runtime information, benchmark or dump line)");
+out:
+    if (rc)
+        vlog_free(v);
+    acclog_free(&sc->acc);
+    free(L);
+    free(sc);
+    return rc;
+}
+
+void vlog_free(vlog_t *v)
+{
+    for (int i = 0; i < v->n_runs; i++) {
+        vlog_run_t *r = &v->runs[i];
+        if (r->has_perf) {
+            free(r->perf.rows);
+            free(r->perf.ops);
+        }
+        if (r->has_sram)
+            free(r->sram.rows);
+        benchlog_free(&r->bench);
+        free(r->acc);
+        free(r->dumps);
+    }
+    free(v->runs);
+    memset(v, 0, sizeof(*v));
+}
