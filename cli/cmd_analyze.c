@@ -36,7 +36,7 @@ static int is_dir(const char *p)
     return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-/* The dump folder a run of schema v1 recorded ("dump_dir" in its extra JSON), malloc'd. */
+/* The dump folder a run recorded ("dump_dir" in its extra JSON), malloc'd. */
 static char *run_dump_dir(const store_run *r)
 {
     const char *key = "\"dump_dir\":\"";
