@@ -144,6 +144,12 @@ static int on_layer(const layer_event_t *ev, void *user)
     return RT_OK;
 }
 
+/* The dtype the NPU model lowers a run of quantization type quant to. */
+static int run_npu_dtype(const char *quant)
+{
+    return !strcmp(quant, "i8") ? DT_INT8 : !strcmp(quant, "fp16") ? DT_FLOAT16 : DT_FLOAT;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -398,6 +404,13 @@ int cmd_run(int argc, char **argv)
     rc = passes_prepare(g, shapes, n_shapes, err, sizeof(err));
     if (rc)
         goto fail;
+    /* a model the chip cannot run (an op neither its NPU nor its runtime's CPU
+     * has) is refused before calibration and timing, not after them */
+    rc = npu_lower(g, plat, run_npu_dtype(quant), &ng, err, sizeof(err));
+    npu_graph_free(ng);
+    ng = NULL;
+    if (rc)
+        goto fail;
     /* the inputs held here count against the memory limit, checked before
      * allocating them (a huge symbolic shape, a 2^31-element input) */
     size_t mem_limit = max_memory ? max_memory : exec_default_memory_limit();
@@ -591,9 +604,7 @@ int cmd_run(int argc, char **argv)
     free(col);
 
     /* The NPU model: the graph as the chip would run it, costed per layer. */
-    rc = npu_lower(g, plat, !strcmp(quant, "i8") ? DT_INT8 : !strcmp(quant, "fp16") ? DT_FLOAT16
-                                                                                  : DT_FLOAT,
-                   &ng, err, sizeof(err));
+    rc = npu_lower(g, plat, run_npu_dtype(quant), &ng, err, sizeof(err));
     if (!rc)
         rc = npu_set_core_mask(ng, (unsigned)core_mask, err, sizeof(err));
     if (!rc)
