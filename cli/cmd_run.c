@@ -249,6 +249,7 @@ int cmd_run(int argc, char **argv)
     float *samples = NULL;
     run_state st = {0};
     run_record rec = {0};
+    quant_dataset ds0 = {0};
     quant_cli qc;
     accuracy_report *acc = NULL;
     quant_graph *qg = NULL;
@@ -394,6 +395,17 @@ int cmd_run(int argc, char **argv)
     rc = model_load_file(model, &g, err, sizeof(err));
     if (rc)
         goto fail;
+    /* -q with --dataset and no -i: the accuracy check (and the timed run) feed
+     * the dataset's first sample, not random noise */
+    if (!n_in && qc.dataset && strcmp(quant, "fp32")) {
+        rc = quant_dataset_load(qc.dataset, g->n_inputs, &ds0, err, sizeof(err));
+        if (rc)
+            goto fail;
+        for (int j = 0; j < g->n_inputs && n_in < MAX_ARGS; j++) {
+            in_name[n_in] = g->t[g->inputs[j]].name;
+            in_file[n_in++] = ds0.files[j];
+        }
+    }
 
     /* Given inputs: read them first, so that their shapes fix dynamic dims. */
     given = xcalloc((size_t)(n_in ? n_in : 1), sizeof(*given));
@@ -488,6 +500,9 @@ int cmd_run(int argc, char **argv)
         ret = quant_cli_analyse(&qc, quant, model, g, (const void *const *)bufs, json, &acc);
         if (ret != EXIT_OK)
             goto out;
+        if (ds0.n_samples) /* said once the dataset has been read without error */
+            fprintf(stderr, "rknn-trace: input: the first --dataset sample (%s%s)\n",
+                    ds0.files[0], ds0.n_inputs > 1 ? ", ..." : "");
         ret = EXIT_INTERNAL;
         qg = acc->qg;
         graph_free(g);
@@ -664,6 +679,7 @@ out:
     for (int k = 0; given && k < n_in; k++)
         npy_free(&given[k]);
     free(given);
+    quant_dataset_free(&ds0);
     free(bufs);
     free(rec.inputs);
     free(st.layer_us);

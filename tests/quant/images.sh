@@ -116,6 +116,24 @@ expect_rc 0 "calibrate from images" "$R" run "$M" -i "input=$T/in.npy" -q i8 --d
 $PY -c "import json,sys; a=json.load(open(sys.argv[1]))['accuracy']; assert a['calibration_samples']==5, a['calibration_samples']; \
 c=min(o['entire']['cos'] for o in a['outputs']); assert c > 0.99, c" "$T/out" && ok || bad "5 images calibrate ultraface to output cos > 0.99"
 expect_rc 0 "images and npy mixed" "$R" run "$M" -i "input=$T/in.npy" -q i8 --dataset "$T/ds/mixed.txt" --no-db --no-progress
+# without -i the run (and its accuracy check) feeds the dataset's first sample, and
+# says so: the same figures as giving that image with -i, the source recorded
+first=$(grep -v '^#' "$T/ds/images.txt" | head -1)
+case $first in /*) ;; *) first="$T/ds/$first" ;; esac
+expect_rc 0 "dataset, no -i" "$R" run "$M" -q i8 --dataset "$T/ds/images.txt" --mean 127 --std 128 \
+    --no-db --no-progress --json -n 1 --warmup 0
+cp "$T/out" "$T/ds_first.json"
+grep -q "input: the first --dataset sample ($first)" "$T/err" && ok || bad "says which input: $(cat "$T/err")"
+expect_rc 0 "same image with -i" "$R" run "$M" -i "input=$first" -q i8 --dataset "$T/ds/images.txt" \
+    --mean 127 --std 128 --no-db --no-progress --json -n 1 --warmup 0
+$PY - "$T/ds_first.json" "$T/out" "$first" <<'PYEOF' && ok || bad "dataset's first sample = -i that file"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["inputs"][0]["source"] == sys.argv[3], a["inputs"]
+ca = [o["entire"]["cos"] for o in a["accuracy"]["outputs"]]
+cb = [o["entire"]["cos"] for o in b["accuracy"]["outputs"]]
+assert ca == cb, (ca, cb)
+PYEOF
 # bad input: one line on stderr, exit 2; bad options: exit 1
 for c in missing:"nosuch.png" twofiles:"dataset line 1: 2 files, the model has 1 input" \
          badext:"dataset line 1: 'photo.bmp' is not a .npy, .png or .jpg file" corrupt:"notpng.png" \
