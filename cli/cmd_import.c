@@ -625,8 +625,7 @@ int cmd_import(int argc, char **argv)
         } else if (!strcmp(a, "--copy")) {
             copy = 1;
         } else if (a[0] == '-' && a[1]) {
-            cli_error("import: unknown option '%s' (rknn-trace import --help)", a);
-            ex = EXIT_USAGE;
+            ex = cli_unknown_option("import", a);
             goto out;
         } else {
             src[n_src++].path = a;
