@@ -140,6 +140,14 @@ int store_output_add(store *st, int64_t run_id, const store_output *row, char *e
                      size_t errlen);
 int store_run_commit(store *st, int64_t run_id, double total_us, char *err, size_t errlen);
 void store_run_abort(store *st, int64_t run_id);
+/* Several runs as ONE transaction (an import): between store_batch_begin and
+ * store_batch_commit each run's begin/commit/abort is a savepoint inside it, so
+ * an aborted run leaves nothing and the others stay; nothing is visible or
+ * durable before store_batch_commit, and store_batch_abort, store_close or a
+ * crash leave none of the batch's runs. One sync for the whole batch. */
+int store_batch_begin(store *st, char *err, size_t errlen);
+int store_batch_commit(store *st, char *err, size_t errlen);
+void store_batch_abort(store *st);
 
 /* Removes a committed run with its layers and outputs. */
 int store_delete_run(store *st, int64_t run_id, char *err, size_t errlen);

@@ -82,6 +82,7 @@ struct store {
     char *copy_dir; /* a private copy read instead of path (open_private_copy), or NULL */
     int readonly;
     int64_t open_run; /* run whose transaction is open, 0 if none */
+    int batch;        /* a batch transaction is open: runs are savepoints in it */
 };
 
 #define RUN_COLS                                                                           \
@@ -486,7 +487,7 @@ void store_close(store *st)
 {
     if (!st)
         return;
-    if (st->open_run)
+    if (st->open_run || st->batch)
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close(st->db);
     if (st->copy_dir) {
@@ -588,6 +589,15 @@ static int check_writable(store *st, char *err, size_t errlen)
     return 0;
 }
 
+/* Undoes the open run: its savepoint inside a batch, else its transaction. */
+static void run_rollback(store *st)
+{
+    if (st->batch)
+        sqlite3_exec(st->db, "ROLLBACK TO run; RELEASE run", NULL, NULL, NULL);
+    else
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
 int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, size_t errlen)
 {
     sqlite3_stmt *s = NULL;
@@ -606,7 +616,7 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
         strcmp(r->backend, "predict") != 0 && strcmp(r->backend, "toolkit") != 0)
         return rt_err(err, errlen, RT_EINVAL, "bad backend '%s' (sim, board, predict or toolkit)",
                       r->backend);
-    if ((rc = db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
+    if ((rc = db_exec(st, st->batch ? "SAVEPOINT run" : "BEGIN IMMEDIATE", err, errlen)))
         return rc;
 
     if (r->label) {
@@ -671,7 +681,7 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
     return 0;
 fail:
     sqlite3_finalize(s);
-    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    run_rollback(st);
     return rc;
 }
 
@@ -781,7 +791,7 @@ int store_run_commit(store *st, int64_t run_id, double total_us, char *err, size
         rc = db_fail(st, err, errlen, "cannot finish the run");
         goto fail;
     }
-    if ((rc = db_exec(st, "COMMIT", err, errlen)))
+    if ((rc = db_exec(st, st->batch ? "RELEASE run" : "COMMIT", err, errlen)))
         goto fail;
     sqlite3_finalize(s);
     st->open_run = 0;
@@ -796,7 +806,42 @@ void store_run_abort(store *st, int64_t run_id)
 {
     if (!st || !st->open_run || st->open_run != run_id)
         return;
+    run_rollback(st);
+    st->open_run = 0;
+}
+
+int store_batch_begin(store *st, char *err, size_t errlen)
+{
+    int rc = check_writable(st, err, errlen);
+    if (rc)
+        return rc;
+    if (st->open_run || st->batch)
+        return rt_err(err, errlen, RT_EINVAL, "a run or batch is still open");
+    if ((rc = db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
+        return rc;
+    st->batch = 1;
+    return 0;
+}
+
+int store_batch_commit(store *st, char *err, size_t errlen)
+{
+    int rc;
+    if (!st || !st->batch || st->open_run)
+        return rt_err(err, errlen, RT_EINVAL, "no batch to commit, or a run is still open");
+    if ((rc = db_exec(st, "COMMIT", err, errlen))) {
+        store_batch_abort(st);
+        return rc;
+    }
+    st->batch = 0;
+    return 0;
+}
+
+void store_batch_abort(store *st)
+{
+    if (!st || !st->batch)
+        return;
     sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    st->batch = 0;
     st->open_run = 0;
 }
 

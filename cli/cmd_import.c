@@ -698,6 +698,12 @@ int cmd_import(int argc, char **argv)
         ex = EXIT_INPUT;
         goto out;
     }
+    /* the whole import is one transaction: all its runs, or none */
+    if (store_batch_begin(st, err, sizeof err)) {
+        cli_error("%s", err);
+        ex = EXIT_INPUT;
+        goto out;
+    }
     for (int s = 0; s < n_src; s++) {
         int nr = src[s].is_dir ? 1 : src[s].log.n_runs;
         for (int k = 0; k < nr; k++) {
@@ -713,16 +719,19 @@ int cmd_import(int argc, char **argv)
             rc = write_run(st, &src[s], r, label ? lab : NULL, model, model_sha_p, copy, db, &id,
                            err, sizeof err);
             if (rc) {
-                char e2[256];
                 cli_error("import: %s: %s", src[s].path, err);
-                for (int j = n_ids - 1; j >= 0; j--)
-                    store_delete_run(st, ids[j], e2, sizeof e2);
+                store_batch_abort(st);
                 ex = cli_exit_code(rc) == EXIT_USAGE ? EXIT_INPUT : cli_exit_code(rc);
                 goto out;
             }
             ids = xrealloc(ids, (size_t)(n_ids + 1) * sizeof(*ids));
             ids[n_ids++] = id;
         }
+    }
+    if (store_batch_commit(st, err, sizeof err)) {
+        cli_error("import: %s", err);
+        ex = cli_exit_code(RT_EIO);
+        goto out;
     }
     if (json) {
         json_writer w;

@@ -6,6 +6,9 @@
 # FUZZ_RUNS=N runs N inputs per target instead, from seed FUZZ_SEED (default 1):
 # the same build then explores the same inputs every time (what CI uses, so
 # that CI cannot fail by luck; open-ended fuzzing is for developers).
+# FUZZ_RUNS_<target>=N sets the count of one target (a slow one: whole models or
+# databases per input), and FUZZ_MAX_SECONDS caps each target's time in that mode,
+# so that CI's time stays bounded.
 # FUZZ_EXTRA_SEEDS_<target>=DIR adds a seed folder read at run time (vendor
 # files whose license keeps them out of the repository).
 # FUZZ_EXTRA_CFLAGS is appended to the compile flags (e.g.
@@ -77,13 +80,15 @@ for t in "${targets[@]}"; do
     out="$FUZZ_OUT/$t"
     crashes="$FUZZ_OUT/$t-crashes"
     mkdir -p "$out" "$crashes"
-    echo "== fuzzing $t for ${FUZZ_RUNS:-${FUZZ_SECONDS}s} ${FUZZ_RUNS:+runs} (seeds: $seeds, new inputs: $out)"
     # rss_limit: folding is capped well below it; a bigger RSS means a real bug
     if [ -n "${FUZZ_RUNS:-}" ]; then
-        budget=(-runs="$FUZZ_RUNS" -seed="${FUZZ_SEED:-1}")
+        runs_var="FUZZ_RUNS_$t"
+        budget=(-runs="${!runs_var:-$FUZZ_RUNS}" -seed="${FUZZ_SEED:-1}")
+        [ -n "${FUZZ_MAX_SECONDS:-}" ] && budget+=(-max_total_time="$FUZZ_MAX_SECONDS")
     else
         budget=(-max_total_time="$FUZZ_SECONDS")
     fi
+    echo "== fuzzing $t (${budget[*]:-}) (seeds: $seeds, new inputs: $out)"
     if ! "$bin" "${budget[@]}" -rss_limit_mb=2048 -timeout=20 \
             -max_len=65536 -artifact_prefix="$crashes/" -print_final_stats=1 \
             "$out" "$seeds" "${extra[@]}"; then

@@ -1,0 +1,120 @@
+/* tests/unit/test_store_batch.c — several runs in one batch transaction: an
+ * aborted run inside the batch leaves nothing and its neighbours stay; nothing is
+ * visible to another connection before the batch commits; an aborted batch, or a
+ * store closed (or a process killed) with its batch open, leaves none of its runs.
+ * Row counts are read with sqlite3 directly. */
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analyze/analyze.h"
+#include "tests/test.h"
+#include "util/util.h"
+
+static long long sql_int(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    long long v = -999;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return v;
+}
+
+/* One run of n layers; abort instead of commit when asked. */
+static int add_run(store *st, const char *label, int n, int abort_it, char *err, size_t errlen)
+{
+    store_run r;
+    int64_t id = 0;
+    int rc;
+    store_run_init(&r);
+    r.label = label;
+    r.backend = "board";
+    if ((rc = store_run_begin(st, &r, &id, err, errlen)))
+        return rc;
+    for (int i = 0; i < n && !rc; i++) {
+        store_layer l;
+        store_layer_init(&l);
+        l.idx = i;
+        l.op = "Conv";
+        rc = store_layer_add(st, id, &l, err, errlen);
+    }
+    if (rc || abort_it) {
+        store_run_abort(st, id);
+        return rc;
+    }
+    return store_run_commit(st, id, 1.0, err, errlen);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/test_store_batch_XXXXXX", path[300], err[512] = "";
+    store *st = NULL;
+
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(path, sizeof path, "%s/b.db", dir);
+    CHECK(store_open(path, &st, err, sizeof err) == 0, "open: %s", err);
+    CHECK(add_run(st, "before", 2, 0, err, sizeof err) == 0, "a run outside a batch: %s", err);
+
+    /* a batch: a, (b aborted), c; invisible until committed */
+    CHECK(store_batch_begin(st, err, sizeof err) == 0, "batch: %s", err);
+    CHECK(store_batch_begin(st, err, sizeof err) == RT_EINVAL, "no batch inside a batch");
+    CHECK(add_run(st, "a", 3, 0, err, sizeof err) == 0, "a: %s", err);
+    CHECK(add_run(st, "b", 4, 1, err, sizeof err) == 0, "b aborted: %s", err);
+    CHECK(add_run(st, "c", 5, 0, err, sizeof err) == 0, "c: %s", err);
+    CHECK(add_run(st, "a", 1, 0, err, sizeof err) != 0, "a label taken inside the batch");
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM runs") == 1, "nothing visible before the commit");
+    CHECK(store_batch_commit(st, err, sizeof err) == 0, "commit: %s", err);
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM runs") == 3, "before, a, c");
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM runs WHERE label = 'b'") == 0, "b left nothing");
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM layers") == 2 + 3 + 5, "layers of before, a, c");
+
+    /* an aborted batch, and a store closed with its batch open */
+    CHECK(store_batch_begin(st, err, sizeof err) == 0, "batch 2: %s", err);
+    CHECK(add_run(st, "d", 2, 0, err, sizeof err) == 0, "d: %s", err);
+    store_batch_abort(st);
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM runs WHERE label = 'd'") == 0, "aborted batch");
+    CHECK(store_batch_begin(st, err, sizeof err) == 0, "batch 3: %s", err);
+    CHECK(add_run(st, "e", 2, 0, err, sizeof err) == 0, "e: %s", err);
+    store_close(st);
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM runs WHERE label = 'e'") == 0, "closed mid-batch");
+
+    /* a process killed with its batch open: none of the batch, the rest intact */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        store *s2 = NULL;
+        char e[512];
+        if (store_open(path, &s2, e, sizeof e) || store_batch_begin(s2, e, sizeof e))
+            _exit(2);
+        for (int k = 0; k < 50; k++) {
+            char lab[32];
+            snprintf(lab, sizeof lab, "killed-%d", k);
+            if (add_run(s2, lab, 200, 0, e, sizeof e))
+                _exit(3);
+        }
+        kill(getpid(), SIGKILL);
+        _exit(4);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "writer killed mid-batch");
+    CHECK(store_open_readonly(path, &st, err, sizeof err) == 0, "read after the kill: %s", err);
+    store_close(st);
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM runs") == 3 &&
+              sql_int(path, "SELECT COUNT(*) FROM runs WHERE label LIKE 'killed-%'") == 0,
+          "none of the killed batch");
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM pragma_integrity_check WHERE integrity_check <> 'ok'") == 0,
+          "integrity");
+
+    unlink(path);
+    rmdir(dir);
+    TEST_END();
+}
