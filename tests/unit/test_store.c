@@ -13,6 +13,7 @@
 
 #include "analyze/analyze.h"
 #include "tests/test.h"
+#include "tests/test_sql.h"
 #include "util/util.h"
 
 static char dir[] = "/tmp/test_store_XXXXXX";
@@ -24,31 +25,6 @@ static const char *path_of(const char *name)
     k = (k + 1) % 4;
     snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
     return buf[k];
-}
-
-/* One integer from raw SQL, bypassing the store (read-write, never created:
- * SQLite itself rolls back a journal that a killed writer left). */
-static long long sql_int(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    sqlite3_stmt *s = NULL;
-    long long v = -999;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return v;
-}
-
-static void sql_exec(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    int rc = sqlite3_open(path, &db);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-    CHECK(rc == SQLITE_OK, "raw sql %s: %s", sql, sqlite3_errmsg(db));
-    sqlite3_close(db);
 }
 
 static int add_run(store *st, const char *label, int n_layers, int64_t *id, char *err,

@@ -12,20 +12,8 @@
 
 #include "analyze/analyze.h"
 #include "tests/test.h"
+#include "tests/test_sql.h"
 #include "util/util.h"
-
-static long long sql_int(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    sqlite3_stmt *s = NULL;
-    long long v = -999;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return v;
-}
 
 /* One run of n layers; abort instead of commit when asked. */
 static int add_run(store *st, const char *label, int n, int abort_it, char *err, size_t errlen)

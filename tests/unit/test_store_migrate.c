@@ -13,6 +13,7 @@
 
 #include "analyze/analyze.h"
 #include "tests/test.h"
+#include "tests/test_sql.h"
 #include "util/util.h"
 
 static const char v1_schema[] =
@@ -63,19 +64,6 @@ static const char v1_rows[] =
     "VALUES (1, 'old', '2026-01-02T03:04:05Z', 'm.onnx', 'rk3588', 'sim', 'fp32', 12.5);"
     "INSERT INTO layers (run_id, idx, node, op, name, host_us, time_us) "
     "VALUES (1, 0, 'n0', 'Conv', 't0', 3.0, 1.5), (1, 1, 'n1', 'Relu', 't1', 1.0, NULL);";
-
-static long long sql_int(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    sqlite3_stmt *s = NULL;
-    long long v = -999;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return v;
-}
 
 static void make_v1(const char *path)
 {

@@ -13,6 +13,7 @@
 
 #include "analyze/analyze.h"
 #include "tests/test.h"
+#include "tests/test_sql.h"
 #include "util/util.h"
 
 static char dir[] = "/tmp/test_preflight_XXXXXX";
@@ -24,19 +25,6 @@ static char *path_of(const char *name)
     k = (k + 1) % 4;
     snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
     return buf[k];
-}
-
-static long long sql_int(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    sqlite3_stmt *s = NULL;
-    long long v = -1;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return v;
 }
 
 int main(void)
