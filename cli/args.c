@@ -143,3 +143,14 @@ int cli_use_color(FILE *f)
     const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
     return isatty(fileno(f)) && !(no && no[0]) && !(term && !strcmp(term, "dumb"));
 }
+
+long long cli_parse_core_mask(const char *v)
+{
+    char *end;
+    long long m = strtoll(v, &end, 0);
+    if (*end || end == v || m < 0 || m > 0xffff) {
+        cli_error("--core-mask: bad mask '%s'", v);
+        return -1;
+    }
+    return m;
+}

@@ -43,6 +43,9 @@ const char *cli_opt_value(int argc, char **argv, int *i);
 int cli_model_arg(const char *cmd, const char *a, const char **model);
 /* A real number in [lo, hi] for option opt; else prints a usage error and sets *bad. */
 double cli_parse_real(const char *opt, const char *v, double lo, double hi, int *bad);
+/* A --core-mask value (RKNN_NPU_CORE_* bits, decimal or 0x...); -1 after printing
+ * a usage error. */
+long long cli_parse_core_mask(const char *v);
 /* Parses a non-negative integer; -1 on error. */
 long long cli_parse_count(const char *s);
 

@@ -548,14 +548,8 @@ int cmd_run_rknn(int argc, char **argv)
             if (!(db = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
         } else if (cli_opt_is(a, "--core-mask")) {
-            char *end;
-            if (!(v = cli_opt_value(argc, argv, &i)))
+            if (!(v = cli_opt_value(argc, argv, &i)) || (core_mask = cli_parse_core_mask(v)) < 0)
                 return EXIT_USAGE;
-            core_mask = strtoll(v, &end, 0);
-            if (*end || end == v || core_mask < 0 || core_mask > 0xffff) {
-                cli_error("--core-mask: bad mask '%s'", v);
-                return EXIT_USAGE;
-            }
         } else if (!strcmp(a, "--npu-table")) {
             npu_table = 1;
         } else if (!strcmp(a, "--sram")) {
