@@ -366,17 +366,29 @@ void summary_print(const run_summary *s, FILE *f, int color)
         }
     }
 
-    /* host figures: this PC, never the board */
-    fprintf(f, "\nhost      this PC's CPU, not the board: median %s ms, p90 %s ms, min %s ms, "
-            "stddev %s ms\n", summary_fmt(a, sizeof(a), s->host_median_us / 1e3, "%.3f"),
-            summary_fmt(b, sizeof(b), s->host_p90_us / 1e3, "%.3f"), summary_fmt(c, sizeof(c), s->host_min_us / 1e3, "%.3f"),
-            summary_fmt(d, sizeof(d), s->host_stddev_us / 1e3, "%.3f"));
-    fprintf(f, "          %s timed run%s after %s warm-up, %s thread%s\n",
-            s->iterations >= 0 ? (snprintf(a, sizeof(a), "%lld", (long long)s->iterations), a) : "n/a",
-            s->iterations == 1 ? "" : "s",
-            s->warmup >= 0 ? (snprintf(b, sizeof(b), "%lld", (long long)s->warmup), b) : "n/a",
-            s->threads >= 0 ? (snprintf(c, sizeof(c), "%lld", (long long)s->threads), c) : "n/a",
-            s->threads == 1 ? "" : "s");
+    /* host figures: this PC, never the board; a run that did not execute here
+     * (a predicted vendor file, an imported board log) has none */
+    const char *backend = s->run && s->run->backend ? s->run->backend : "";
+    if (isnan(s->host_median_us) && strcmp(backend, "sim") != 0) {
+        if (!strcmp(backend, "predict"))
+            fprintf(f, "\nhost      not executed: a vendor .rknn holds NPU machine code, so its "
+                    "profile is predicted and no numeric outputs were computed (run its source "
+                    "ONNX model, or the file on a board)\n");
+        else
+            fprintf(f, "\nhost      not executed on this PC (backend %s)\n",
+                    *backend ? backend : "unknown");
+    } else {
+        fprintf(f, "\nhost      this PC's CPU, not the board: median %s ms, p90 %s ms, min %s ms, "
+                "stddev %s ms\n", summary_fmt(a, sizeof(a), s->host_median_us / 1e3, "%.3f"),
+                summary_fmt(b, sizeof(b), s->host_p90_us / 1e3, "%.3f"), summary_fmt(c, sizeof(c), s->host_min_us / 1e3, "%.3f"),
+                summary_fmt(d, sizeof(d), s->host_stddev_us / 1e3, "%.3f"));
+        fprintf(f, "          %s timed run%s after %s warm-up, %s thread%s\n",
+                s->iterations >= 0 ? (snprintf(a, sizeof(a), "%lld", (long long)s->iterations), a) : "n/a",
+                s->iterations == 1 ? "" : "s",
+                s->warmup >= 0 ? (snprintf(b, sizeof(b), "%lld", (long long)s->warmup), b) : "n/a",
+                s->threads >= 0 ? (snprintf(c, sizeof(c), "%lld", (long long)s->threads), c) : "n/a",
+                s->threads == 1 ? "" : "s");
+    }
 
     /* accuracy headline, when the run has per-layer errors */
     if (s->n_acc) {

@@ -4,6 +4,7 @@
  * with backend "predict". No numeric output is computed. */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "cli/run_record.h"
 #include "runtime/model/rknn_file.h"
 #include "runtime/npu/npu.h"
 #include "util/util.h"
@@ -13,9 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TOP_LAYERS 10
-#define NUMERIC_NOTE "no numeric outputs were computed (a vendor .rknn holds NPU machine code): " \
-                     "run its source ONNX model for outputs and accuracy, or run the file on a board"
 
 static void usage(FILE *f)
 {
@@ -314,211 +312,108 @@ static void fill_layer_row(const rknn_model *m, const npu_graph_t *ng, int i, st
     row->npu_dtype = l->datatype;
     wl[0] = '\0';
     for (int c = 0; c < ng->plat->cores && c < NPU_MAX_CORES && u < wlen; c++)
-        u += (size_t)snprintf(wl + u, wlen - u, "%sCore%d: %.0f%%", c ? " " : "", c, l->workload[c]);
+        u += (size_t)snprintf(wl + u, wlen - u, "%s%.0f%%", c ? "/" : "", l->workload[c]);
     row->workload = wl;
 }
 
-/* Records the prediction: one run (backend "predict") and its layer rows. */
-static int store_prediction(const char *db, const char *path, const char *label,
-                            const rknn_model *m, const npu_graph_t *ng, int64_t *run_id,
-                            char *err, size_t errlen)
-{
-    store *st = NULL;
-    store_run r;
-    void *buf = NULL;
-    size_t len = 0;
-    char sha[65], extra[1024], absq[4096];
-    int rc;
-    json_writer jw;
-    char *xj = NULL;
-    size_t xlen = 0;
-    FILE *mf;
+/* The prediction as the store keeps it: one run (backend "predict") and a layer
+ * row per compiled node, built once; recorded unless --no-db, and printed by the
+ * run summary that `show` prints again. */
+typedef struct prediction {
+    store_run run;
+    store_layer *rows;
+    int n;
+    char sha[65], extra[256], time[32], path[4096];
+    char (*op)[48], (*wl)[96];
+    char **ins, **outs;
+} prediction;
 
-    *run_id = 0;
+static int prediction_build(const char *path, const char *label, const rknn_model *m,
+                            const npu_graph_t *ng, prediction *p, char *err, size_t errlen)
+{
+    void *buf = NULL;
+    size_t len = 0, n = (size_t)(ng->n ? ng->n : 1);
+    int rc;
+
+    memset(p, 0, sizeof(*p));
     if ((rc = rt_read_file(path, &buf, &len, err, errlen)))
         return rc;
-    rt_sha256_hex(buf, len, sha);
+    rt_sha256_hex(buf, len, p->sha);
     free(buf);
-    mf = open_memstream(&xj, &xlen);
-    if (!mf)
-        return rt_err(err, errlen, RT_ENOMEM, "out of memory");
-    json_begin(&jw, mf);
-    json_obj_open(&jw);
-    json_key(&jw, "toolkit");
-    json_str(&jw, m->toolkit);
-    json_key(&jw, "compiler");
-    json_str(&jw, m->compiler);
-    json_key(&jw, "numeric_outputs");
-    json_bool(&jw, 0);
-    json_obj_close(&jw);
-    fclose(mf);
-    snprintf(extra, sizeof(extra), "%s", xj);
-    extra[strcspn(extra, "\n")] = '\0';
-    free(xj);
-
-    store_run_init(&r);
-    r.label = label;
-    r.model_path = realpath(path, absq) ? absq : path;
-    r.model_sha256 = sha;
-    r.model_format = "rknn";
-    r.platform = ng->plat->name;
-    r.backend = "predict";
-    r.quant = quant_of(ng->dtype);
-    r.iterations = 0;
-    r.extra_json = extra;
-    r.npu_us = npu_frame_us(ng);
+    /* what has no column: the file's versions, and that no outputs were computed */
+    snprintf(p->extra, sizeof(p->extra), "{\"toolkit\":\"%.60s\",\"compiler\":\"%.60s\","
+             "\"numeric_outputs\":false}", m->toolkit ? m->toolkit : "",
+             m->compiler ? m->compiler : "");
+    for (char *c = p->extra; *c; c++) /* versions are plain text: keep the JSON valid */
+        if (*c == '\\' || (unsigned char)*c < 0x20)
+            *c = '?';
+    rt_iso_time(p->time, sizeof(p->time));
+    store_run_init(&p->run);
+    p->run.label = label;
+    p->run.time = p->time;
+    p->run.model_path = realpath(path, p->path) ? p->path : path;
+    p->run.model_sha256 = p->sha;
+    p->run.model_format = "rknn";
+    p->run.platform = ng->plat->name;
+    p->run.backend = "predict";
+    p->run.quant = quant_of(ng->dtype);
+    p->run.iterations = 0;
+    p->run.extra_json = p->extra;
+    p->run.npu_us = npu_frame_us(ng);
     if (ng->mem) {
-        r.weight_bytes = (int64_t)ng->mem->weight_size;
-        r.internal_bytes = (int64_t)ng->mem->internal_size;
+        p->run.weight_bytes = (int64_t)ng->mem->weight_size;
+        p->run.internal_bytes = (int64_t)ng->mem->internal_size;
     }
+    p->n = ng->n;
+    p->rows = xcalloc(n, sizeof(*p->rows));
+    p->op = xcalloc(n, sizeof(*p->op));
+    p->wl = xcalloc(n, sizeof(*p->wl));
+    p->ins = xcalloc(n, sizeof(*p->ins));
+    p->outs = xcalloc(n, sizeof(*p->outs));
+    for (int i = 0; i < ng->n; i++) {
+        fill_layer_row(m, ng, i, &p->rows[i], p->op[i], sizeof(p->op[i]), p->wl[i],
+                       sizeof(p->wl[i]));
+        p->rows[i].in_shapes = p->ins[i] = shapes_json(ng->l[i].in, ng->l[i].n_in);
+        p->rows[i].out_shapes = p->outs[i] = shapes_json(ng->l[i].out, ng->l[i].n_out);
+    }
+    return 0;
+}
+
+static void prediction_free(prediction *p)
+{
+    for (int i = 0; i < p->n; i++) {
+        free(p->ins[i]);
+        free(p->outs[i]);
+    }
+    free(p->rows);
+    free(p->op);
+    free(p->wl);
+    free(p->ins);
+    free(p->outs);
+}
+
+/* One transaction; sets p->run.id. */
+static int prediction_store(const char *db, prediction *p, char *err, size_t errlen)
+{
+    store *st = NULL;
+    int64_t id = 0;
+    int rc;
+
     if ((rc = store_open(db, &st, err, errlen)))
         return rc;
-    if ((rc = store_run_begin(st, &r, run_id, err, errlen)))
+    if ((rc = store_run_begin(st, &p->run, &id, err, errlen)))
         goto out;
-    for (int i = 0; i < ng->n; i++) {
-        store_layer row;
-        char op[48], wl[96];
-        char *ins = shapes_json(ng->l[i].in, ng->l[i].n_in);
-        char *outs = shapes_json(ng->l[i].out, ng->l[i].n_out);
-        fill_layer_row(m, ng, i, &row, op, sizeof(op), wl, sizeof(wl));
-        row.in_shapes = ins;
-        row.out_shapes = outs;
-        rc = store_layer_add(st, *run_id, &row, err, errlen);
-        free(ins);
-        free(outs);
-        if (rc)
-            break;
-    }
+    for (int i = 0; i < p->n && !rc; i++)
+        rc = store_layer_add(st, id, &p->rows[i], err, errlen);
     if (!rc)
-        rc = store_run_commit(st, *run_id, npu_frame_us(ng), err, errlen);
-    if (rc) {
-        store_run_abort(st, *run_id);
-        *run_id = 0;
-    }
+        rc = store_run_commit(st, id, NAN, err, errlen);
+    if (rc)
+        store_run_abort(st, id);
+    else
+        p->run.id = id;
 out:
     store_close(st);
     return rc;
-}
-
-static int by_frame(const void *a, const void *b, void *ctx)
-{
-    const npu_graph_t *ng = ctx;
-    double x = ng->l[*(const int *)a].frame_us, y = ng->l[*(const int *)b].frame_us;
-    return x < y ? 1 : x > y ? -1 : *(const int *)a - *(const int *)b;
-}
-
-static void print_summary(const char *path, const rknn_model *m, const npu_graph_t *ng,
-                          int64_t run_id, FILE *f)
-{
-    double frame = npu_frame_us(ng), cpu_us = 0;
-    int n_cpu = 0, *idx = xmalloc(sizeof(int) * (size_t)(ng->n ? ng->n : 1));
-
-    fprintf(f, "%s: %s file for %s (toolkit %s), %d compiled layers\n", path,
-            rknn_container_name(m->container), ng->plat->name, m->toolkit ? m->toolkit : "?", ng->n);
-    fprintf(f, "predicted frame on %s (%s, cores 0x%x): %.3f ms, %.1f KB read/written"
-            " (level-4 table total %.3f ms)\n", ng->plat->name, npu_dtype_name(ng->dtype),
-            ng->cores, frame / 1e3, ng->total_rw_kb, ng->total_us / 1e3);
-    if (ng->mem)
-        fprintf(f, "memory: weights %llu KB, internal %llu KB%s\n",
-                (unsigned long long)ng->mem->weight_size / 1024,
-                (unsigned long long)ng->mem->internal_size / 1024,
-                ng->sram_used ? ", partly in SRAM" : "");
-    fprintf(f, "%s\n", NUMERIC_NOTE);
-    for (int i = 0; i < ng->n; i++)
-        if (ng->l[i].target == NPU_TGT_CPU && ng->l[i].kind != NPU_K_IO)
-            n_cpu++, cpu_us += ng->l[i].frame_us;
-    if (n_cpu) {
-        fprintf(f, "CPU layers (placed by the compiler): %d, %.1f%% of the frame\n", n_cpu,
-                frame > 0 ? 100.0 * cpu_us / frame : 0.0);
-        for (int i = 0; i < ng->n; i++) {
-            const npu_layer_t *l = &ng->l[i];
-            if (l->target == NPU_TGT_CPU && l->kind != NPU_K_IO)
-                fprintf(f, "  #%-4d %-16s %9.1f us  %s\n", l->id, l->optype, l->frame_us, l->fullname);
-        }
-    } else {
-        fprintf(f, "CPU layers: none (besides Input/OutputOperator)\n");
-    }
-    for (int i = 0; i < ng->n; i++)
-        idx[i] = i;
-    qsort_r(idx, (size_t)ng->n, sizeof(int), by_frame, (void *)ng);
-    fprintf(f, "slowest predicted layers\n  %5s %-16s %-4s %-7s %10s %6s %7s %9s  %s\n", "id",
-            "OpType", "on", "bound", "time us", "share", "MAC%", "RW KB", "FullName");
-    for (int k = 0; k < ng->n && k < TOP_LAYERS; k++) {
-        const npu_layer_t *l = &ng->l[idx[k]];
-        fprintf(f, "  %5d %-16s %-4s %-7s %10.1f %5.1f%% %7.2f %9.1f  %s\n", l->id, l->optype,
-                l->target == NPU_TGT_CPU ? "CPU" : "NPU", npu_bound_name(l->bound), l->frame_us,
-                frame > 0 ? 100.0 * l->frame_us / frame : 0.0, l->mac_usage[0], l->rw_kb,
-                l->fullname);
-    }
-    if (run_id)
-        fprintf(f, "recorded as run %lld (backend predict)\n", (long long)run_id);
-    free(idx);
-}
-
-static void print_json(const char *path, const rknn_model *m, const npu_graph_t *ng,
-                       int64_t run_id, FILE *f)
-{
-    json_writer w;
-
-    json_begin(&w, f);
-    json_obj_open(&w);
-    json_key(&w, "run_id");
-    if (run_id)
-        json_int(&w, run_id);
-    else
-        json_write_null(&w);
-    json_key(&w, "model");
-    json_str(&w, path);
-    json_key(&w, "platform");
-    json_str(&w, ng->plat->name);
-    json_key(&w, "backend");
-    json_str(&w, "predict");
-    json_key(&w, "toolkit");
-    json_str(&w, m->toolkit);
-    json_key(&w, "numeric_outputs");
-    json_bool(&w, 0);
-    json_key(&w, "note");
-    json_str(&w, NUMERIC_NOTE);
-    json_key(&w, "predicted_us");
-    json_num(&w, npu_frame_us(ng));
-    json_key(&w, "perf_table_us");
-    json_num(&w, ng->total_us);
-    json_key(&w, "rw_kb");
-    json_num(&w, ng->total_rw_kb);
-    json_key(&w, "layers");
-    json_arr_open(&w);
-    for (int i = 0; i < ng->n; i++) {
-        const npu_layer_t *l = &ng->l[i];
-        json_obj_open(&w);
-        json_key(&w, "id");
-        json_int(&w, l->id);
-        json_key(&w, "op_type");
-        json_str(&w, l->optype);
-        json_key(&w, "full_name");
-        json_str(&w, l->fullname);
-        json_key(&w, "target");
-        json_str(&w, l->target == NPU_TGT_CPU ? "CPU" : "NPU");
-        json_key(&w, "dtype");
-        json_str(&w, l->datatype);
-        json_key(&w, "bound");
-        json_str(&w, npu_bound_name(l->bound));
-        json_key(&w, "npu_cycles");
-        json_int(&w, (int64_t)l->npu_cycles);
-        json_key(&w, "ddr_cycles");
-        json_int(&w, (int64_t)l->ddr_cycles);
-        json_key(&w, "time_us");
-        json_num(&w, l->time_us);
-        json_key(&w, "frame_us");
-        json_num(&w, l->frame_us);
-        json_key(&w, "mac_usage");
-        json_num(&w, l->mac_usage[0]);
-        json_key(&w, "rw_kb");
-        json_num(&w, l->rw_kb);
-        json_obj_close(&w);
-    }
-    json_arr_close(&w);
-    json_obj_close(&w);
-    json_end(&w);
 }
 
 int cmd_run_rknn(int argc, char **argv)
@@ -530,7 +425,8 @@ int cmd_run_rknn(int argc, char **argv)
     rknn_model *m = NULL;
     npu_graph_t *ng = NULL;
     graph_t *g = NULL;
-    int64_t run_id = 0;
+    prediction pred;
+    int built = 0;
     char err[1024];
 
     for (int i = 1; i < argc; i++) {
@@ -625,8 +521,13 @@ int cmd_run_rknn(int argc, char **argv)
         goto out;
     }
     npu_cost(ng);
-    if (!no_db && (rc = store_prediction(store_default_path(db), model, label, m, ng, &run_id, err,
-                                         sizeof(err)))) {
+    if ((rc = prediction_build(model, label, m, ng, &pred, err, sizeof(err)))) {
+        cli_error("%s", err);
+        ret = cli_exit_code(rc);
+        goto out;
+    }
+    built = 1;
+    if (!no_db && (rc = prediction_store(store_default_path(db), &pred, err, sizeof(err)))) {
         cli_error("%s", err);
         ret = cli_exit_code(rc);
         goto out;
@@ -636,12 +537,15 @@ int cmd_run_rknn(int argc, char **argv)
         if (sram)
             npu_print_sram_table(json ? stderr : stdout, ng, NPU_PRINT_PREFIX);
     }
-    if (json)
-        print_json(model, m, ng, run_id, stdout);
-    else
-        print_summary(model, m, ng, run_id, stdout);
+    if (!json)
+        printf("%s: %s file for %s (toolkit %s), %d compiled layers\n", model,
+               rknn_container_name(m->container), ng->plat->name, m->toolkit ? m->toolkit : "?",
+               ng->n);
+    run_rows_print(&pred.run, pred.rows, pred.n, NULL, 0, NULL, 0, json, 0.99, stdout);
     ret = EXIT_OK;
 out:
+    if (built)
+        prediction_free(&pred);
     npu_graph_free(ng);
     graph_free(g);
     rknn_model_free(m);

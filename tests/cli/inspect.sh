@@ -268,7 +268,7 @@ expect 1 "usage" -- "$RT" inspect
 # --- run FILE.rknn: predicted profile, stored with backend predict --------------
 DB=$T/p.db
 expect 0 "" -- "$RT" run "$SRC" --db "$DB" --label demo-pred
-grep -q "^no numeric outputs were computed.*source ONNX.*board" "$T/out" && ok || bad "run: the no-numeric-outputs line"
+grep -q "^host *not executed: .*no numeric outputs were computed.*source ONNX.*board" "$T/out" && ok || bad "run: the no-numeric-outputs line"
 [ "$(sqlite3 "$DB" "select backend||','||platform||','||model_format||','||n from runs, (select count(*) n from layers) where label='demo-pred'")" = "predict,rk3588,rknn,5" ] \
     && ok || bad "stored run: $(sqlite3 "$DB" 'select backend, platform, model_format from runs')"
 # Conv_1: 1x8x128x128 output, 3x3 kernel, 3 input channels: ceil16(128*128) px *
@@ -286,9 +286,11 @@ expect 0 "" -- "$RT" run "$D/yolov8n.rk3566.rknn" --no-db --npu-table
 expect 0 "" -- "$RT" run "$D/yolov8n.rk3566.rknn" --no-db --json
 $PY -c "
 import json, sys; d = json.load(open(sys.argv[1]))
-assert d['backend'] == 'predict' and d['platform'] == 'rk3566' and d['numeric_outputs'] is False
-assert len(d['layers']) == 102 and abs(sum(l['frame_us'] for l in d['layers']) - d['predicted_us']) < 1e-3
-assert sum(l['op_type'] == 'ConvExSwish' for l in d['layers']) == 57   # MANIFEST op counts
+assert d['schema_version'] == 1 and d['kind'] == 'run'          # the shared schema (docs/json.md)
+assert d['backend'] == 'predict' and d['platform'] == 'rk3566' and d['host']['median_us'] is None
+n = d['npu']
+assert len(d['layers']) == 102 and abs(sum(l['frame_us'] for l in d['layers']) + n['io_us'] - n['predicted_us']) < 1e-3
+assert sum(l['npu_op'] == 'ConvExSwish' for l in d['layers']) == 57   # MANIFEST op counts
 " "$T/out" && ok || bad "run --json of yolov8n"
 # refusals: unknown chip, undecoded graph, Toolkit1, wrong -t
 expect 2 "rv1126b, a chip the NPU model does not know" -- "$RT" run "$D/multiple_input_demo.rv1126b.rknn" --no-db
