@@ -83,6 +83,7 @@ struct store {
     int readonly;
     int64_t open_run; /* run whose transaction is open, 0 if none */
     int batch;        /* a batch transaction is open: runs are savepoints in it */
+    sqlite3_stmt *row_stmt[3]; /* the per-row inserts, prepared once (enum row_stmt) */
 };
 
 #define RUN_COLS                                                                           \
@@ -272,8 +273,35 @@ static int open_db(store *st, const char *path, int flags, char *err, size_t err
     return db_exec(st, "PRAGMA foreign_keys = ON", err, errlen);
 }
 
+/* Statements run once per row (layer, output and error-row inserts) are
+ * prepared once per handle: parsing their SQL cost more than the insert itself
+ * when an import writes thousands of runs. */
+enum row_stmt { ROW_LAYER, ROW_OUTPUT, ROW_ACC };
+
+static int db_prepare(store *st, const char *sql, sqlite3_stmt **s, char *err, size_t errlen);
+
+static int row_prepare(store *st, int which, const char *sql, sqlite3_stmt **s, char *err,
+                       size_t errlen)
+{
+    int rc;
+    if (!st->row_stmt[which] && (rc = db_prepare(st, sql, &st->row_stmt[which], err, errlen)))
+        return rc;
+    *s = st->row_stmt[which];
+    return 0;
+}
+
+static void row_done(sqlite3_stmt *s)
+{
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+}
+
 static void close_db(store *st)
 {
+    for (size_t i = 0; i < sizeof(st->row_stmt) / sizeof(st->row_stmt[0]); i++) {
+        sqlite3_finalize(st->row_stmt[i]);
+        st->row_stmt[i] = NULL;
+    }
     sqlite3_close(st->db);
     st->db = NULL;
 }
@@ -489,7 +517,7 @@ void store_close(store *st)
         return;
     if (st->open_run || st->batch)
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-    sqlite3_close(st->db);
+    close_db(st);
     if (st->copy_dir) {
         char *copy = concat(st->copy_dir, "/db");
         char *journal = concat(copy, "-journal");
@@ -706,7 +734,7 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
     if (l->target && strcmp(l->target, "NPU") != 0 && strcmp(l->target, "CPU") != 0)
         return rt_err(err, errlen, RT_EINVAL, "layer %lld: bad target '%s' (NPU or CPU)",
                       (long long)l->idx, l->target);
-    if ((rc = db_prepare(st,
+    if ((rc = row_prepare(st, ROW_LAYER,
                          "INSERT INTO layers (run_id, " LAYER_COLS ") VALUES "
                          "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
@@ -741,7 +769,7 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
         else
             rc = db_fail(st, err, errlen, "cannot add a layer");
     }
-    sqlite3_finalize(s);
+    row_done(s);
     return rc;
 }
 
@@ -755,7 +783,7 @@ int store_output_add(store *st, int64_t run_id, const store_output *o, char *err
         return rc;
     if (!o->name)
         return rt_err(err, errlen, RT_EINVAL, "output %lld has no name", (long long)o->idx);
-    if ((rc = db_prepare(st,
+    if ((rc = row_prepare(st, ROW_OUTPUT,
                          "INSERT INTO outputs (run_id, idx, name, shape, dtype, dump_file) "
                          "VALUES (?,?,?,?,?,?)",
                          &s, err, errlen)))
@@ -772,7 +800,7 @@ int store_output_add(store *st, int64_t run_id, const store_output *o, char *err
         else
             rc = db_fail(st, err, errlen, "cannot add an output");
     }
-    sqlite3_finalize(s);
+    row_done(s);
     return rc;
 }
 
@@ -1275,7 +1303,7 @@ static int acc_insert(store *st, int64_t run_id, const store_accuracy *a, char *
     if (!a->name)
         return rt_err(err, errlen, RT_EINVAL, "error row %lld has no tensor name",
                       (long long)a->idx);
-    if ((rc = db_prepare(st,
+    if ((rc = row_prepare(st, ROW_ACC,
                          "INSERT INTO accuracy (run_id, " ACC_COLS ") VALUES "
                          "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
@@ -1297,7 +1325,7 @@ static int acc_insert(store *st, int64_t run_id, const store_accuracy *a, char *
         else
             rc = db_fail(st, err, errlen, "cannot add a per-layer error row");
     }
-    sqlite3_finalize(s);
+    row_done(s);
     return rc;
 }
 

@@ -2,8 +2,8 @@
 # bench/import.sh [BUILD_DIR] — `rknn-trace import` of a ~100 MB log made by
 # concatenating the real samples it reads ($RT_SHARED/data/logs: per-layer
 # tables, ranking tables, SRAM, eval_memory, benchmark, accuracy, init lines),
-# into a fresh database. Reports MB/s of the whole import (read, scan, every
-# run written in its own transaction) and the run count.
+# into a fresh database. Reports MB/s of the whole import (read, scan, all its
+# runs written in one transaction) and the run count.
 # Target: >= 100 MB/s. Exit 1 when missed.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
