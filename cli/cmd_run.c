@@ -75,7 +75,7 @@ static void usage(FILE *f)
           "                          checked before the model is loaded; when recording still\n"
           "                          fails, the results are printed and the exit code is not 0)\n"
           "      --json              print one JSON document on stdout\n"
-          "      --no-progress       no progress line (shown only on a terminal anyway)\n",
+          "      --no-progress       no progress (a bar on a terminal, else a line every 5 s)\n",
           f);
 }
 
@@ -176,18 +176,28 @@ static int run_pass(exec_t *x, run_state *st, double *us, char *err, size_t errl
     return rc;
 }
 
-/* "\rwarm-up 1/2" / "\rrun 37 (0.4 s)" at most ten times a second. */
-static void progress(int on, double *last, const char *what, long long i, long long n,
+enum { PROGRESS_OFF, PROGRESS_TTY, PROGRESS_LINES };
+
+/* On a terminal "\rwarm-up 1/2" / "\rrun 37 (0.4 s)" at most ten times a
+ * second; elsewhere (a CI log, a pipe) one plain line every five seconds, so
+ * that a long run shows it is alive without filling the log. */
+static void progress(int mode, double *last, const char *what, long long i, long long n,
                      double elapsed_us)
 {
     double now = rt_now_us();
-    if (!on || now - *last < 1e5)
+    if (mode == PROGRESS_OFF || now - *last < (mode == PROGRESS_TTY ? 1e5 : 5e6))
         return;
+    if (mode == PROGRESS_LINES && *last == 0) { /* the first line after 5 s, not at once */
+        *last = now;
+        return;
+    }
     *last = now;
+    const char *cr = mode == PROGRESS_TTY ? "\r" : "rknn-trace: ";
+    const char *end = mode == PROGRESS_TTY ? "   " : "\n";
     if (n > 0)
-        fprintf(stderr, "\r%s %lld/%lld   ", what, i, n);
+        fprintf(stderr, "%s%s %lld/%lld%s", cr, what, i, n, end);
     else
-        fprintf(stderr, "\r%s %lld (%.1f s)   ", what, i, elapsed_us / 1e6);
+        fprintf(stderr, "%s%s %lld (%.1f s)%s", cr, what, i, elapsed_us / 1e6, end);
 }
 
 /* Frame-time statistics over n sorted samples. */
@@ -546,7 +556,8 @@ int cmd_run(int argc, char **argv)
     long long sample_runs = MAX_SAMPLES / (st.n_layers ? st.n_layers : 1);
     if (sample_runs < 1)
         sample_runs = 1;
-    int tty = isatty(STDERR_FILENO) && !qc.no_progress;
+    int tty = qc.no_progress ? PROGRESS_OFF
+              : isatty(STDERR_FILENO) ? PROGRESS_TTY : PROGRESS_LINES;
     double us, last_progress = 0;
 
     /* The dumps come from a pass of their own: no file I/O in a timed run. */
@@ -598,7 +609,7 @@ int cmd_run(int argc, char **argv)
         sum_us += iter_us[n++];
     }
     st.sample = NULL;
-    if (tty && last_progress > 0)
+    if (tty == PROGRESS_TTY && last_progress > 0)
         fputs("\r\033[K", stderr);
     iters = n;
     /* Per layer, the median: one preempted run does not move it (a mean would). */

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HIST_BINS 2048
 #define CAND_STEPS 128  /* candidate ranges: t = k/128 of the full range, both sides */
@@ -209,11 +210,21 @@ static int calib_hook(const layer_event_t *ev, void *user)
     return 0;
 }
 
-static void progress_bar(int done, int total, double t0, int pass, int passes)
+/* A bar on a terminal; elsewhere (a CI log, a pipe) one plain line every five
+ * seconds of a long calibration. */
+static void progress_bar(int done, int total, double t0, int pass, int passes, double *last)
 {
-    double el = (rt_now_us() - t0) / 1e6;
+    double now = rt_now_us(), el = (now - t0) / 1e6;
     double eta = done ? el / done * (total - done) : 0;
     int w = 30, fill = total ? done * w / total : w;
+    if (!isatty(STDERR_FILENO)) {
+        if (now - *last < 5e6)
+            return;
+        *last = now;
+        fprintf(stderr, "rknn-trace: calibration%s %d/%d samples, %.1f s, ETA %.1f s\n",
+                passes > 1 ? (pass ? " (histograms)" : " (ranges)") : "", done, total, el, eta);
+        return;
+    }
     fprintf(stderr, "\rcalibration%s [", passes > 1 ? (pass ? " (histograms)" : " (ranges)") : "");
     for (int i = 0; i < w; i++)
         fputc(i < fill ? '#' : '.', stderr);
@@ -260,7 +271,7 @@ int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
         goto out;
     }
     for (c.pass = 0; c.pass < passes; c.pass++) {
-        double t0 = rt_now_us();
+        double t0 = rt_now_us(), last_line = t0;
         if (c.pass == 1)
             c.hist = xcalloc((size_t)g->n_t * HIST_BINS, sizeof(double));
         for (int s = 0; s < ns; s++) {
@@ -310,7 +321,7 @@ int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
             if (rc)
                 goto out;
             if (progress)
-                progress_bar(s + 1, ns, t0, c.pass, passes);
+                progress_bar(s + 1, ns, t0, c.pass, passes, &last_line);
         }
     }
     p = xcalloc((size_t)g->n_t, sizeof(*p));

@@ -194,5 +194,13 @@ if ! grep -qa __asan_init "$RT"; then
         bad "under ulimit -v: exit $rc, $(cat "$T/err")"
 fi
 
+# --- progress: a plain line every 5 s when stderr is not a terminal, none with
+# --no-progress (about 7 s of mnist runs; the sanitizer build would take minutes)
+if ! grep -qa __asan_init "$RT"; then
+    "$RT" run "$MNIST" --no-db --json -n 120000 --warmup 0 >/dev/null 2>"$T/prog.err"
+    grep -qE '^rknn-trace: run [0-9]+/120000$' "$T/prog.err" && ! grep -q $'\r' "$T/prog.err" &&
+        ok || bad "plain progress lines: $(cat "$T/prog.err")"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

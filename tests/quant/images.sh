@@ -115,6 +115,9 @@ expect_rc 0 "calibrate from images" "$R" run "$M" -i "input=$T/in.npy" -q i8 --d
     --mean 127 --std 128 --no-db --no-progress --json
 $PY -c "import json,sys; a=json.load(open(sys.argv[1]))['accuracy']; assert a['calibration_samples']==5, a['calibration_samples']; \
 c=min(o['entire']['cos'] for o in a['outputs']); assert c > 0.99, c" "$T/out" && ok || bad "5 images calibrate ultraface to output cos > 0.99"
+expect_rc 0 "calibrate, progress on" "$R" run "$M" -i "input=$T/in.npy" -q i8 --dataset "$T/ds/images.txt" \
+    --mean 127 --std 128 --no-db -n 1 --warmup 0
+! grep -q $'\r' "$T/err" && ok || bad "no progress bar when stderr is not a terminal"
 expect_rc 0 "images and npy mixed" "$R" run "$M" -i "input=$T/in.npy" -q i8 --dataset "$T/ds/mixed.txt" --no-db --no-progress
 # without -i the run (and its accuracy check) feeds the dataset's first sample, and
 # says so: the same figures as giving that image with -i, the source recorded
