@@ -24,7 +24,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs${BENCH_RUN_ARGS:+, run $BENCH_RUN_ARGS}"
-printf '| model | runs | timed runs each | medians (ms) | spread | target |\n|---|---|---|---|---|---|\n'
+printf '| model | runs | timed runs each | medians (ms) | spread | spread of min | target |\n|---|---|---|---|---|---|---|\n'
 missed=0; broken=0
 while read -r file shapes range rest; do
     case $file in ''|'#'*) continue ;; esac
@@ -40,11 +40,11 @@ while read -r file shapes range rest; do
     for _ in $(seq "$RUNS"); do
         if ! "$RT" run "$ROOT/tests/data/models/$file" "${args[@]}" --no-db --json \
                 > "$T/out" 2> "$T/err"; then
-            echo "| $file | failed: $(tail -n 1 "$T/err" | head -c 120) |||||"
+            echo "| $file | failed: $(tail -n 1 "$T/err" | head -c 120) ||||||"
             broken=1
             continue 2
         fi
-        $PY -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["host"]["median_us"], r["host"]["iterations"])' \
+        $PY -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["host"]["median_us"], r["host"]["iterations"], r["host"]["min_us"])' \
             "$T/out" >> "$T/res"
     done
     $PY - "$T/res" "$file" "$MAX" <<'PYEOF' || missed=1
@@ -53,10 +53,15 @@ rows = [line.split() for line in open(sys.argv[1])]
 med = [float(r[0]) for r in rows]
 its = sorted({int(r[1]) for r in rows})
 spread = (max(med) - min(med)) / statistics.median(med) * 100
+# the spread of the per-process minimum: when it is small and the medians' is
+# not, the machine (other tenants, steal time) moved, not the program
+mins = [float(r[2]) for r in rows]
+mspread = (max(mins) - min(mins)) / statistics.median(mins) * 100
 ok = spread <= float(sys.argv[3])
-print("| %s | %d | %s | %s | %.1f %% | %s |" % (
+print("| %s | %d | %s | %s | %.1f %% | %.1f %% | %s |" % (
     sys.argv[2], len(med), "-".join(map(str, (its[0], its[-1]))) if len(its) > 1 else its[0],
-    " ".join("%.3f" % (m / 1e3) for m in med), spread, "ok" if ok else "MISSED (<= %s %%)" % sys.argv[3]))
+    " ".join("%.3f" % (m / 1e3) for m in med), spread, mspread,
+    "ok" if ok else "MISSED (<= %s %%)" % sys.argv[3]))
 sys.exit(0 if ok else 1)
 PYEOF
 done < "$ROOT/tests/e2e/models.txt"
