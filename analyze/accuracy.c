@@ -143,7 +143,7 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
     int prequant = 0;
     qparam_t *act_f = NULL, *act_q = NULL;
     uint8_t *has_f = NULL, *has_q = NULL;
-    exec_opts eo = {.nthreads = o->nthreads};
+    exec_opts eo = {.nthreads = o->nthreads, .max_memory = o->max_memory};
     int rc;
     double t0;
 

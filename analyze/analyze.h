@@ -322,6 +322,7 @@ typedef struct accuracy_opts {
     int method;              /* enum quant_method */
     const char *dataset;     /* dataset.txt; NULL: calibrate on the analysed input */
     int nthreads;            /* 0: all cores */
+    size_t max_memory;       /* per executor, as exec_opts.max_memory; 0: physical memory */
     int progress;            /* calibration progress bar on stderr */
     const char *dump_golden; /* optional dump folder of the fp32 layer outputs */
     const char *dump_quant;  /* optional dump folder of the quantized (entire) outputs */

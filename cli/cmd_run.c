@@ -501,6 +501,8 @@ int cmd_run(int argc, char **argv)
     /* -q i8/fp16: calibrate, analyse against the fp32 golden, then the run (its
      * layer times, dumps, stored layers) is the quantized graph's. */
     if (strcmp(quant, "fp32") != 0) {
+        qc.threads = (int)threads;
+        qc.max_memory = mem_limit;
         ret = quant_cli_analyse(&qc, quant, model, g, (const void *const *)bufs, json, &acc);
         if (ret != EXIT_OK)
             goto out;

@@ -136,6 +136,8 @@ int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
     o.algo = quant_algo_parse(q->algo);
     o.method = quant_method_parse(q->method);
     o.dataset = q->dataset;
+    o.nthreads = q->threads;
+    o.max_memory = q->max_memory;
     o.progress = !q->no_progress && !json;
     o.dump_golden = q->dump_golden;
     o.dump_quant = q->dump_quant;

@@ -19,6 +19,8 @@ typedef struct quant_cli {
     const char *hybrid, *write_cfg;
     double cos_threshold;
     int no_progress;
+    int threads;         /* run's --threads (0: all cores) */
+    size_t max_memory;   /* run's memory limit, for the analysis' executors too */
     int given_inputs, image_inputs; /* run's -i files, and how many are images */
     const char *target; /* run's platform (set by quant_cli_container), else NULL */
     /* settings read from a `rknn-trace build` container (quant_cli_container) */

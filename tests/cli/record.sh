@@ -184,6 +184,9 @@ expect 2 "needs at least 4 B of inputs .* 9.3 GiB of outputs" -- \
     "$RT" run "$T/big/expand_big.onnx" --no-db --max-memory 4096M
 expect 2 "needs 9.3 GiB of activations plus 4 B of inputs, limit 4.0 GiB \(--max-memory" -- \
     "$RT" run "$T/big/expand_max.onnx" --no-db --max-memory 4096M
+# the quantization analysis' executors are held to the same limit (mnist needs 52.1 KiB)
+expect 2 "needs 52.1 KiB of activations.*limit 8.0 KiB" -- \
+    "$RT" run "$MNIST" -q i8 --no-db --max-memory 8K -n 1 --warmup 0
 expect 2 "limit 512.0 MiB" -- "$RT" run "$T/big/relu_dyn.onnx" --shape x=20000,20000 --no-db --max-memory 512MiB
 expect 0 "" -- "$RT" run "$T/big/relu_dyn.onnx" --shape x=100,100 --no-db --max-memory 1M -n 1
 # under `ulimit -v` the process limit is the default (not with ASan: it maps terabytes)
