@@ -117,7 +117,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
                     extra_num(extra, "cfg_parameters") };
     int64_t *qd[4] = { &s->calib_samples, &s->int8_layers, &s->fp16_layers, &s->cfg_params };
     for (int k = 0; k < 4; k++)
-        *qd[k] = isnan(q[k]) ? -1 : (int64_t)q[k];
+        *qd[k] = !(q[k] >= 0 && q[k] < 1e15) ? -1 : (int64_t)q[k]; /* stored text: untrusted */
 
     double by_bound[3] = { 0, 0, 0 }, sum_frame = 0, sum_table = 0, sram = 0;
     int n_frame = 0, n_table = 0, n_sram = 0;
@@ -762,8 +762,10 @@ int summary_print_npu_table(const store_run *run, const store_layer *layers, int
         l->ddr_cycles = known_int(s->ddr_cycles) ? (uint64_t)s->ddr_cycles : 0;
         l->npu_cycles = known_int(s->npu_cycles) ? (uint64_t)s->npu_cycles : 0;
         l->total_cycles = (uint64_t)s->total_cycles;
-        l->time_us = isnan(s->time_us) ? 0 : s->time_us;
-        l->rw_kb = isnan(s->rw_kb) ? 0 : s->rw_kb;
+        /* stored rows may come from any file: the printer converts these to
+         * integers, so keep them where that is defined */
+        l->time_us = s->time_us >= 0 && s->time_us < 1e15 ? s->time_us : 0;
+        l->rw_kb = s->rw_kb >= 0 && s->rw_kb < 1e15 ? s->rw_kb : 0;
         l->task_number = known_int(s->tasks) ? (int)s->tasks : 0;
         const char *wl = s->workload;
         for (int c = 0; c < p->cores && c < NPU_MAX_CORES; c++) {

@@ -185,8 +185,8 @@ static void row_key(const npu_layer_t *l, int task, uint64_t key[12])
     key[0] = l->ddr_cycles;
     key[1] = l->npu_cycles;
     key[2] = l->total_cycles;
-    key[3] = (uint64_t)(int64_t)l->time_us;
-    key[4] = (uint64_t)(int64_t)l->rw_kb;
+    memcpy(&key[3], &l->time_us, sizeof(double));
+    memcpy(&key[4], &l->rw_kb, sizeof(double));
     for (int c = 0; c < NPU_MAX_CORES; c++) {
         memcpy(&key[5 + c], &l->mac_usage[c], sizeof(double));
         memcpy(&key[8 + c], &l->workload[c], sizeof(double));
