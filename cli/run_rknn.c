@@ -392,27 +392,12 @@ static void prediction_free(prediction *p)
     free(p->outs);
 }
 
-/* One transaction; sets p->run.id. */
+/* One transaction, as any run's rows are stored; sets p->run.id. */
 static int prediction_store(const char *db, prediction *p, char *err, size_t errlen)
 {
-    store *st = NULL;
-    int64_t id = 0;
-    int rc;
-
-    if ((rc = store_open(db, &st, err, errlen)))
-        return rc;
-    if ((rc = store_run_begin(st, &p->run, &id, err, errlen)))
-        goto out;
-    for (int i = 0; i < p->n && !rc; i++)
-        rc = store_layer_add(st, id, &p->rows[i], err, errlen);
-    if (!rc)
-        rc = store_run_commit(st, id, NAN, err, errlen);
-    if (rc)
-        store_run_abort(st, id);
-    else
-        p->run.id = id;
-out:
-    store_close(st);
+    run_rows rows = { .run = p->run, .layers = p->rows, .n_layers = p->n };
+    int rc = run_rows_store(&rows, db, err, errlen);
+    p->run.id = rows.run.id;
     return rc;
 }
 
