@@ -1,6 +1,7 @@
 /* analyze/store.c — the SQLite run store: schema, migrations, writes and queries. */
-#include "analyze/analyze.h"
+#include "analyze/store.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -72,6 +73,21 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN env_json TEXT;"
     "ALTER TABLE layers ADD COLUMN frame_us REAL;"
     "ALTER TABLE layers ADD COLUMN npu_dtype TEXT;",
+    /* v3: runs are managed (tags, relabelling) and carry the NPU load sampled
+     * while they ran; the layer count is kept on the run so that listing many
+     * runs does not count layer rows */
+    "CREATE TABLE tags ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  tag TEXT NOT NULL,"
+    "  PRIMARY KEY (run_id, tag));"
+    "CREATE INDEX tags_tag ON tags(tag);"
+    "CREATE TABLE load_samples ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  t_us REAL, core INTEGER, load_pct REAL,"
+    "  PRIMARY KEY (run_id, idx));"
+    "ALTER TABLE runs ADD COLUMN n_layers INTEGER;"
+    "UPDATE runs SET n_layers = (SELECT COUNT(*) FROM layers WHERE run_id = runs.id);",
 };
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 _Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration step per schema version");
@@ -89,9 +105,11 @@ struct store {
 #define RUN_COLS                                                                           \
     "id, label, time, model_path, model_sha256, model_format, platform, backend, quant, " \
     "quant_algo, quant_method, threads, iterations, seed, inputs_json, total_us, status, " \
-    "tool_version, extra_json, (SELECT COUNT(*) FROM layers WHERE run_id = runs.id), "   \
+    "tool_version, extra_json, n_layers, "                                                \
     "npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256, "   \
-    "weight_bytes, internal_bytes, env_json"
+    "weight_bytes, internal_bytes, env_json, "                                            \
+    "(SELECT group_concat(tag, ',') FROM (SELECT tag FROM tags WHERE run_id = runs.id "   \
+    "ORDER BY tag))"
 
 #define LAYER_COLS                                                                         \
     "idx, node, op, name, in_shapes, out_shapes, dtype, host_us, npu_cycles, ddr_cycles, " \
@@ -811,7 +829,10 @@ int store_run_commit(store *st, int64_t run_id, double total_us, char *err, size
 
     if ((rc = check_open(st, run_id, err, errlen)))
         return rc;
-    if ((rc = db_prepare(st, "UPDATE runs SET total_us = ? WHERE id = ?", &s, err, errlen)))
+    if ((rc = db_prepare(st,
+                         "UPDATE runs SET total_us = ?, n_layers = (SELECT COUNT(*) FROM "
+                         "layers WHERE run_id = runs.id) WHERE id = ?",
+                         &s, err, errlen)))
         goto fail;
     bind_dbl(s, 1, total_us);
     sqlite3_bind_int64(s, 2, run_id);
@@ -955,6 +976,7 @@ static void read_run(sqlite3_stmt *s, store_run *r)
     r->weight_bytes = col_i64(s, 27);
     r->internal_bytes = col_i64(s, 28);
     r->env_json = col_text(s, 29);
+    r->tags = col_text(s, 30);
 }
 
 void store_run_clear(store_run *r)
@@ -964,7 +986,8 @@ void store_run_clear(store_run *r)
     const char *strs[] = { r->label, r->time, r->model_path, r->model_sha256,
                            r->model_format, r->platform, r->backend, r->quant,
                            r->quant_algo, r->quant_method, r->inputs_json, r->status,
-                           r->tool_version, r->extra_json, r->dump_dir, r->dump_sha256, r->env_json };
+                           r->tool_version, r->extra_json, r->dump_dir, r->dump_sha256, r->env_json,
+                           r->tags };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free((void *)strs[i]);
     store_run_init(r);
@@ -1481,4 +1504,154 @@ out:
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
     store_close(st);
     return rc;
+}
+
+/* ---------------------------------------------------------------- managing runs (v3) */
+
+/* Runs one statement with up to two bound values (an id, then text) and expects
+ * it to change `want` rows (-1: any number). */
+static int exec_bound(store *st, const char *sql, int64_t id, const char *text, int want,
+                      const char *what, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if ((rc = check_writable(st, err, errlen)))
+        return rc;
+    if (st->open_run)
+        return rt_err(err, errlen, RT_EINVAL, "run %lld is still open", (long long)st->open_run);
+    if ((rc = db_prepare(st, sql, &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, id);
+    bind_text(s, 2, text);
+    if (sqlite3_step(s) != SQLITE_DONE)
+        rc = db_fail(st, err, errlen, what);
+    else if (want >= 0 && sqlite3_changes(st->db) != want)
+        rc = rt_err(err, errlen, RT_ENOTFOUND, "no run with id %lld", (long long)id);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static int run_exists(store *st, int64_t run_id, char *err, size_t errlen)
+{
+    int64_t n = 0;
+    char sql[96];
+    int rc;
+
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM runs WHERE id = %lld", (long long)run_id);
+    if ((rc = sql_int(st, sql, &n, err, errlen)))
+        return rc;
+    return n ? 0 : rt_err(err, errlen, RT_ENOTFOUND, "no run with id %lld", (long long)run_id);
+}
+
+/* A tag is a short word: letters, digits and . _ - + : / @ = only, so that a
+ * comma-separated list and a shell argument both stay unambiguous. */
+static int check_tag(const char *tag, char *err, size_t errlen)
+{
+    size_t n = tag ? strlen(tag) : 0;
+
+    if (n == 0 || n > 64)
+        return rt_err(err, errlen, RT_EINVAL, "bad tag '%s': 1 to 64 characters",
+                      tag ? tag : "");
+    for (const char *p = tag; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("._-+:/@=", *p))
+            return rt_err(err, errlen, RT_EINVAL,
+                          "bad tag '%s': letters, digits and . _ - + : / @ = only", tag);
+    return 0;
+}
+
+int store_tag_add(store *st, int64_t run_id, const char *tag, char *err, size_t errlen)
+{
+    int rc;
+
+    if ((rc = check_tag(tag, err, errlen)) || (rc = run_exists(st, run_id, err, errlen)))
+        return rc;
+    return exec_bound(st, "INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?, ?)", run_id, tag,
+                      -1, "cannot tag the run", err, errlen);
+}
+
+int store_tag_remove(store *st, int64_t run_id, const char *tag, char *err, size_t errlen)
+{
+    int rc;
+
+    if ((rc = run_exists(st, run_id, err, errlen)))
+        return rc;
+    return exec_bound(st, "DELETE FROM tags WHERE run_id = ? AND tag = ?", run_id, tag, -1,
+                      "cannot untag the run", err, errlen);
+}
+
+int store_set_label(store *st, int64_t run_id, const char *label, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if (label && (!*label || all_digits(label)))
+        return rt_err(err, errlen, RT_EINVAL,
+                      "bad label '%s': a label must not be empty or a number", label);
+    if (label) {
+        if ((rc = db_prepare(st, "SELECT id FROM runs WHERE label = ? AND id <> ?", &s, err,
+                             errlen)))
+            return rc;
+        bind_text(s, 1, label);
+        sqlite3_bind_int64(s, 2, run_id);
+        rc = sqlite3_step(s) == SQLITE_ROW
+                 ? rt_err(err, errlen, RT_EEXIST, "label '%s' is already used by run %lld",
+                          label, (long long)sqlite3_column_int64(s, 0))
+                 : 0;
+        sqlite3_finalize(s);
+        if (rc)
+            return rc;
+    }
+    /* label is bound second: exec_bound binds (id, text) in that order */
+    return exec_bound(st, "UPDATE runs SET label = ?2 WHERE id = ?1", run_id, label, 1,
+                      "cannot label the run", err, errlen);
+}
+
+int store_load_add(store *st, int64_t run_id, const store_load_sample *ls, char *err,
+                   size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if ((rc = check_open(st, run_id, err, errlen)))
+        return rc;
+    if ((rc = db_prepare(st,
+                         "INSERT INTO load_samples (run_id, idx, t_us, core, load_pct) VALUES "
+                         "(?1, (SELECT COUNT(*) FROM load_samples WHERE run_id = ?1), ?2, ?3, ?4)",
+                         &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    bind_dbl(s, 2, ls->t_us);
+    bind_i64(s, 3, ls->core);
+    bind_dbl(s, 4, ls->load_pct);
+    if (sqlite3_step(s) != SQLITE_DONE)
+        rc = db_fail(st, err, errlen, "cannot add the load sample");
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static void read_load_row(sqlite3_stmt *s, void *row)
+{
+    store_load_sample *l = row;
+    l->t_us = col_dbl(s, 0);
+    l->core = col_i64(s, 1);
+    l->load_pct = col_dbl(s, 2);
+}
+
+static void free_load(void *rows, int n) { (void)n; free(rows); }
+
+int store_get_load(store *st, int64_t run_id, store_load_sample **rows, int *n, char *err,
+                   size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    *rows = NULL;
+    *n = 0;
+    if ((rc = db_prepare(st, "SELECT t_us, core, load_pct FROM load_samples WHERE run_id = ? "
+                             "ORDER BY idx", &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    return query_rows(st, s, sizeof(store_load_sample), read_load_row, free_load,
+                      "cannot read the load samples", (void **)rows, n, err, errlen);
 }

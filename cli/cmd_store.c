@@ -1,7 +1,7 @@
 /* cli/cmd_store.c — `rknn-trace ls` and `rknn-trace show RUN`: read the store.
  * Both render the one run summary (analyze/summary.c); filters and sorting of
  * `ls` work in C over store_list_runs (the store alone knows SQL). */
-#include "analyze/analyze.h"
+#include "analyze/store.h"
 #include "cli/cli.h"
 #include "cli/run_record.h"
 #include "util/util.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analyze.h"
+#include "analyze/store.h"
 #include "util/util.h"
 
 int main(int argc, char **argv)

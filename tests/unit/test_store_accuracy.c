@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/analyze.h"
+#include "analyze/store.h"
 #include "tests/test.h"
 #include "util/util.h"
 

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analyze/analyze.h"
+#include "analyze/store.h"
 #include "tests/test.h"
 #include "tests/test_sql.h"
 #include "util/util.h"

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analyze/analyze.h"
+#include "analyze/store.h"
 #include "tests/test.h"
 #include "tests/test_sql.h"
 #include "util/util.h"
@@ -94,7 +94,7 @@ static void test_reader_upgrades(const char *dir)
           "reader reads the v1 run: %s", err);
     store_run_clear(&r);
     store_close(st);
-    CHECK(sql_int(path, "PRAGMA user_version") == 2, "upgraded in place by a reader");
+    CHECK(sql_int(path, "PRAGMA user_version") == STORE_SCHEMA_VERSION, "upgraded in place by a reader");
 
     unlink(path);
     make_v1(path);
@@ -147,7 +147,7 @@ int main(void)
     CHECK(STORE_APPLICATION_ID == 1380668498, "application id as in v1_rows");
 
     CHECK(store_open(path, &st, err, sizeof err) == 0, "open for writing upgrades: %s", err);
-    CHECK(sql_int(path, "PRAGMA user_version") == 2, "user_version 2 after the upgrade");
+    CHECK(sql_int(path, "PRAGMA user_version") == STORE_SCHEMA_VERSION, "current user_version after the upgrade");
     CHECK(sql_int(path, "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name IN "
                         "('npu_us','host_min_us','host_p90_us','host_stddev_us','warmup',"
                         "'dump_dir','dump_sha256','weight_bytes','internal_bytes','env_json')") == 10,

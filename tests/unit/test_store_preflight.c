@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/analyze.h"
+#include "analyze/store.h"
 #include "tests/test.h"
 #include "tests/test_sql.h"
 #include "util/util.h"

@@ -1,0 +1,252 @@
+/* analyze/store.h — the run store (SQLite): the one door through which the CLI,
+ * the tracer, the reports and the TUI read and write runs.
+ *
+ * The store is the one place that knows SQL. A database is ours when its
+ * PRAGMA application_id is STORE_APPLICATION_ID (tables, views or indexes a user
+ * adds to it do not change that); PRAGMA user_version is its schema version,
+ * upgraded in place by ordered migration steps when an older file is opened (a
+ * reader that may not write the file upgrades a private copy, see below; the
+ * schema is described in docs/store.md). A database from a newer rknn-trace, a non-empty SQLite file of some
+ * other application and a file that is not SQLite at all are refused with a
+ * one-line error (RT_EFORMAT, or RT_EUNSUPPORTED for a newer schema).
+ *
+ * Writing a run: store_run_begin opens ONE transaction; store_layer_add and
+ * store_output_add add rows to it; store_run_commit makes the run visible,
+ * store_run_abort (or store_close, or a crash) leaves nothing of it.
+ *
+ * Reading after a crash: a writer killed inside its transaction leaves a hot
+ * journal (PATH-journal) that must be rolled back before the file can be read.
+ * store_open_readonly never creates a file or writes data, but when this
+ * process may write the file and its folder it opens the file read-write so
+ * that SQLite rolls the journal back at the first read, as the next writer
+ * would (the handle still refuses every write). When it may not (read-only
+ * mount, another user's database), it reads a private copy of database and
+ * journal, rolled back in a fresh folder under $TMPDIR (else /tmp) that
+ * store_close removes; the original stays as it is. If no copy can be made the
+ * error names the journal and asks to open the database once with write access.
+ * Either way a reader sees exactly the committed runs.
+ *
+ * Unknown runs: store_get_run returns RT_ENOTFOUND ("no run 'X'"), naming a
+ * stored label that is close ("did you mean 'baseline'?").
+ *
+ * Missing is not zero: numeric fields equal to STORE_NULL_INT (integers) or NaN
+ * (reals) and NULL strings are stored as SQL NULL and read back the same way. Use
+ * store_run_init / store_layer_init to start from an all-missing row.
+ *
+ * Strings in rows passed to the store are borrowed (copied by SQLite); rows
+ * returned by the store own their strings (free with the matching *_free). */
+#ifndef RT_ANALYZE_STORE_H
+#define RT_ANALYZE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_APPLICATION_ID 0x524b5452 /* "RKTR" */
+#define STORE_SCHEMA_VERSION 3
+#define STORE_NULL_INT INT64_MIN
+
+typedef struct store store;
+
+typedef struct store_run {
+    int64_t id;                /* set by the store */
+    const char *label;         /* unique, not all digits; NULL: none */
+    const char *time;          /* ISO 8601 UTC; NULL on write: now */
+    const char *model_path;
+    const char *model_sha256;
+    const char *model_format;  /* "onnx", "rknn-sim", "rknn", ... */
+    const char *platform;      /* "rk3588", ... */
+    const char *backend;       /* "sim" or "board" (or NULL) */
+    const char *quant;         /* "fp32", "fp16", "i8", ... */
+    const char *quant_algo;    /* "normal", "kl_divergence", "mmse" */
+    const char *quant_method;  /* "channel", "layer" */
+    int64_t threads, iterations, seed;
+    const char *inputs_json;   /* JSON text describing the inputs used */
+    double total_us;           /* set by store_run_commit */
+    const char *status;        /* NULL on write: "ok" */
+    const char *tool_version;
+    const char *extra_json;    /* anything else, as a JSON object */
+    int64_t n_layers;          /* read only: number of layer rows */
+    /* Schema v2 */
+    double npu_us;             /* predicted frame time of a plain rknn_run (NPU model) */
+    double host_min_us, host_p90_us, host_stddev_us; /* this PC's frame times over the
+                                  timed iterations (total_us is their median) */
+    int64_t warmup;            /* untimed iterations before them */
+    const char *dump_dir;      /* absolute --dump folder, or NULL */
+    const char *dump_sha256;   /* hash over the dump folder's files (dump/dump.h) */
+    int64_t weight_bytes, internal_bytes; /* what RKNN_QUERY_MEM_SIZE answers */
+    const char *env_json;      /* the environment as a JSON object (docs/store.md) */
+    /* Schema v3 */
+    const char *tags;          /* read only: the run's tags, sorted, comma-separated;
+                                  NULL: none (store_tag_add) */
+} store_run;
+
+typedef struct store_layer {
+    int64_t idx;               /* execution order, unique within a run */
+    const char *node, *op;
+    const char *name;          /* source model's tensor name of the (first) output */
+    const char *in_shapes;     /* JSON list of shapes, e.g. "[[1,3,224,224],[64,3,7,7]]" */
+    const char *out_shapes;
+    const char *dtype;         /* numpy name of the output dtype */
+    double host_us;            /* CPU time of the simulator/runtime */
+    /* From the NPU model or the board; missing = NULL. */
+    int64_t npu_cycles, ddr_cycles, total_cycles;
+    double time_us;
+    double mac_usage;          /* percent */
+    const char *target;        /* "NPU" or "CPU" */
+    const char *cpu_reason;    /* why a layer falls back to the CPU */
+    double sram_hit;           /* bytes of the layer output placed in on-chip SRAM */
+    double rw_kb;
+    const char *bound;         /* "compute", "DDR" or "CPU" */
+    const char *workload;      /* per-core split as the vendor prints it */
+    int64_t tasks;             /* NPU task count */
+    const char *npu_op;        /* vendor OpType of the NPU layer this node belongs to
+                                  (ConvRelu, ConvExSwish, ...); its figures are on the
+                                  node that produces that layer's output */
+    double frame_us;           /* v2: the layer's share of a plain run's predicted frame
+                                  (time_us is the perf_debug table's time) */
+    const char *npu_dtype;     /* v2: the dtype the layer computes in: "INT8", "FP16", ... */
+} store_layer;
+
+typedef struct store_output {
+    int64_t idx;               /* graph output index */
+    const char *name;
+    const char *shape;         /* JSON list, e.g. "[1,1000]" */
+    const char *dtype;         /* numpy name */
+    const char *dump_file;     /* .npy path, or NULL */
+} store_output;
+
+/* --db value, else $RKNN_TRACE_DB (if non-empty), else "./rknn-trace.db". */
+const char *store_default_path(const char *cli_db);
+
+/* Opens (creating file and schema if new, migrating if older). */
+int store_open(const char *path, store **out, char *err, size_t errlen);
+/* Opens an existing database for reading only: never creates or migrates. */
+int store_open_readonly(const char *path, store **out, char *err, size_t errlen);
+/* Before a long computation whose run will be recorded: opens (creating and
+ * migrating as store_open does), checks that a write transaction can start and
+ * change the file (lock, journal), and that label (NULL: none) is valid and free;
+ * closes. RT_EEXIST names the run that has the label. */
+int store_preflight(const char *path, const char *label, char *err, size_t errlen);
+/* Rolls back a run still open. NULL is fine. */
+void store_close(store *st);
+
+void store_run_init(store_run *r);
+void store_layer_init(store_layer *l);
+void store_output_init(store_output *o);
+
+/* Writing one run (see above). Only one run may be open per store handle. */
+int store_run_begin(store *st, const store_run *info, int64_t *run_id, char *err,
+                    size_t errlen);
+int store_layer_add(store *st, int64_t run_id, const store_layer *row, char *err,
+                    size_t errlen);
+int store_output_add(store *st, int64_t run_id, const store_output *row, char *err,
+                     size_t errlen);
+int store_run_commit(store *st, int64_t run_id, double total_us, char *err, size_t errlen);
+void store_run_abort(store *st, int64_t run_id);
+/* Several runs as ONE transaction (an import): between store_batch_begin and
+ * store_batch_commit each run's begin/commit/abort is a savepoint inside it, so
+ * an aborted run leaves nothing and the others stay; nothing is visible or
+ * durable before store_batch_commit, and store_batch_abort, store_close or a
+ * crash leave none of the batch's runs. One sync for the whole batch. */
+int store_batch_begin(store *st, char *err, size_t errlen);
+int store_batch_commit(store *st, char *err, size_t errlen);
+void store_batch_abort(store *st);
+
+/* Removes a committed run with its layers and outputs. */
+int store_delete_run(store *st, int64_t run_id, char *err, size_t errlen);
+
+/* Reading. Returned rows own their strings. */
+int store_list_runs(store *st, store_run **runs, int *n, char *err, size_t errlen);
+void store_runs_free(store_run *runs, int n);
+/* ref: a run id or a unique label. Unknown -> RT_EINVAL "no run 'x'". */
+int store_get_run(store *st, const char *ref, store_run *out, char *err, size_t errlen);
+void store_run_clear(store_run *r);
+int store_get_layers(store *st, int64_t run_id, store_layer **rows, int *n, char *err,
+                     size_t errlen);
+void store_layers_free(store_layer *rows, int n);
+int store_get_outputs(store *st, int64_t run_id, store_output **rows, int *n, char *err,
+                      size_t errlen);
+void store_outputs_free(store_output *rows, int n);
+
+/* ---- Managing runs (schema v3) ----
+ * Tags are short words (letters, digits, . _ - + : / @ =); adding a tag a run
+ * has, or removing one it lacks, is not an error. store_set_label gives a run a
+ * new unique label (NULL: none); RT_EEXIST names the run that has it. Unknown
+ * run ids are RT_ENOTFOUND. Each is one statement, outside any open run. */
+int store_tag_add(store *st, int64_t run_id, const char *tag, char *err, size_t errlen);
+int store_tag_remove(store *st, int64_t run_id, const char *tag, char *err, size_t errlen);
+int store_set_label(store *st, int64_t run_id, const char *label, char *err, size_t errlen);
+
+/* NPU load sampled while a run ran (a board's debugfs `load`, the simulator's
+ * published load file): one row per core and moment, in the order added,
+ * written inside the run's transaction. Missing values are NaN / STORE_NULL_INT. */
+typedef struct store_load_sample {
+    double t_us;               /* since the run started, µs */
+    int64_t core;              /* NPU core index */
+    double load_pct;           /* percent busy */
+} store_load_sample;
+
+int store_load_add(store *st, int64_t run_id, const store_load_sample *s, char *err,
+                   size_t errlen);
+int store_get_load(store *st, int64_t run_id, store_load_sample **rows, int *n, char *err,
+                   size_t errlen);   /* free(*rows) */
+
+/* Helpers for callers building rows: "[1,3,224,224]" ("[]" for a scalar). */
+const char *store_format_shape(char *buf, size_t len, int ndim, const int64_t *dims);
+
+/* ---- Stored error metrics (computed by analyze/metrics.c, see analyze.h) ----
+ *
+ * One tensor x compared with its reference ref (the golden), both as n floats,
+ * accumulated in double:
+ *   cos      = <ref,x> / (|ref| |x|)                      (Toolkit2's "cos")
+ *   euc      = |ref - x|                                   (Toolkit2's "euc")
+ *   max_abs  = max |ref - x|,   mean_abs = mean |ref - x|
+ *   sqnr_db  = 10 log10(|ref|^2 / |ref - x|^2)   (+inf when x == ref)
+ * Toolkit2 prints 'nan' for tensors that are "all zeros or all equal": cos and
+ * sqnr_db are NaN when ref or x is constant (all-zero included), since a
+ * direction or a signal power is then meaningless; every metric is NaN when a
+ * value is not finite. euc/max_abs/mean_abs stay defined for constant tensors.
+ * flags tells why (METRIC_*). */
+enum { METRIC_REF_CONST = 1, METRIC_X_CONST = 2, METRIC_NONFINITE = 4, METRIC_EMPTY = 8 };
+
+typedef struct metrics {
+    double cos, euc, max_abs, mean_abs, sqnr_db;
+    int64_t n;
+    int flags;
+    int64_t ref_nonfinite, x_nonfinite; /* NaN/inf values of each side (METRIC_NONFINITE) */
+} metrics_t;
+
+/* ---- Stored per-layer error of a quantized run (table "accuracy", store.c) ----
+ * One row per compared tensor, in the order of the analysis; written inside the
+ * run's transaction (store_run_begin .. store_run_commit). Metrics that are NaN
+ * are stored as NULL and read back as NaN (with their METRIC_* flags); an SQNR of
+ * +inf (identical tensors) stays +inf. Read rows have metrics_t.n = -1. */
+typedef struct store_accuracy {
+    int64_t idx;               /* row order within the run */
+    int64_t layer;             /* executed-layer index, -1: graph input */
+    const char *name;          /* source model's tensor name (required) */
+    const char *op, *node;
+    int fused;                 /* fused into the next activation, not quantized */
+    int is_output;             /* a graph output */
+    metrics_t entire, single;
+    /* STORE_ACC_QUANT (NULL when adding): the quantized run against its fp32
+     * golden; "golden:DIR": `analyze RUN --golden DIR` (entire only). */
+    const char *source;
+} store_accuracy;
+
+#define STORE_ACC_QUANT "quant"
+
+void store_accuracy_init(store_accuracy *a);
+int store_accuracy_add(store *st, int64_t run_id, const store_accuracy *row, char *err,
+                       size_t errlen);
+int store_get_accuracy(store *st, int64_t run_id, store_accuracy **rows, int *n, char *err,
+                       size_t errlen);
+void store_accuracy_free(store_accuracy *rows, int n);
+/* Replaces the external-golden rows of committed run run_id by rows (their
+ * source set to `source`, which must not be STORE_ACC_QUANT) in one
+ * transaction. store_get_accuracy returns those rows when a run has them, else
+ * its STORE_ACC_QUANT rows. */
+int store_accuracy_replace_golden(store *st, int64_t run_id, const char *source,
+                                  const store_accuracy *rows, int n, char *err, size_t errlen);
+
+#endif
