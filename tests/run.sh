@@ -14,6 +14,7 @@ log=$(mktemp -d)
 suite() { # name, command...
     local name=$1; shift
     printf '== %s\n' "$name"
+    local t0=$SECONDS
     "$@" >"$log/out" 2>"$log/err"
     local rc=$?
     local line
@@ -28,7 +29,7 @@ suite() { # name, command...
         tail -n 40 "$log/out"; tail -n 40 "$log/err"
         printf '   FAILED (exit %d)\n' "$rc"
     else
-        printf '   %s\n' "$line"
+        printf '   %s (%d s)\n' "$line" $((SECONDS - t0))
     fi
 }
 
