@@ -62,6 +62,7 @@ run_suites() { # build dir, full (1) or fast (0)
         suite "quant real models [$b]" bash tests/quant/run.sh "$b"
         [ -f tests/numpy/run.sh ] && suite "npy vs numpy [$b]" bash tests/numpy/run.sh "$b"
         suite "real models vs onnxruntime [$b]" bash tests/e2e/run.sh "$b"
+        suite "transformer, recurrent and ROI ops vs onnxruntime [$b]" bash tests/ops/run.sh "$b"
     fi
 }
 
