@@ -15,6 +15,8 @@
 # at both shapes and back; a shape outside the set gives -5 and one E line listing the
 # set; outputs byte-identical between the flows and within 1e-2 of onnxruntime (fp16 through the network) with
 # the same top class.
+# The fuzz corpus' containers with inconsistent options (broken_meta_*): rknn_init
+# returns -6 with one E line and no crash.
 # Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -152,6 +154,24 @@ for k, w in ((0, 192), (1, 160)):
     assert int(np.argmax(ours)) == int(np.argmax(ref)), (w, ours, ref)
     print(w, ours, ref)
 EOF
+
+# -- containers whose build options are inconsistent (the fuzz corpus' broken_meta_*):
+# rknn_init returns RKNN_ERR_MODEL_INVALID (-6), prints one E line, does not crash
+for f in tests/fuzz/corpus/simmodel/broken_meta_*.rknn; do
+    $PY - "$B/librknnrt.so" "$f" >"$T/bad.out" 2>"$T/bad.err" <<'EOF'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+ctx = ctypes.c_uint64(0)
+r = lib.rknn_init(ctypes.byref(ctx), sys.argv[2].encode(), 0, 0, None)
+print(r, ctx.value)
+EOF
+    rc=$?
+    read -r r h <"$T/bad.out" 2>/dev/null
+    if [ $rc -ne 0 ] || [ "${r:-0}" != -6 ] || [ "${h:-1}" != 0 ] ||
+        [ "$(grep -c . "$T/bad.err")" != 1 ] || ! grep -q "^E RKNN: \[" "$T/bad.err"; then
+        bad "$(basename "$f"): rc $rc, rknn_init $(cat "$T/bad.out"), stderr: $(head -c 300 "$T/bad.err")"
+    else ok; fi
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
