@@ -283,10 +283,9 @@ int cmd_build(int argc, char **argv)
                                  &n_shapes)) != EXIT_OK)
                 goto out;
             /* every set must make a valid model, not only the calibrated one */
-            if (k > 0 && (rc = check_set(model, shapes, n_shapes, err, sizeof(err)))) {
-                char msg[900];
-                snprintf(msg, sizeof(msg), "%s", err);
-                rt_err(err, sizeof(err), rc, "--dynamic-input set %d (%s): %s", k,
+            char msg[600];
+            if (k > 0 && (rc = check_set(model, shapes, n_shapes, msg, sizeof(msg)))) {
+                rt_err(err, sizeof(err), rc, "--dynamic-input set %d (%.200s): %s", k,
                        set_args[k], msg);
                 goto fail;
             }
