@@ -773,6 +773,32 @@ static void test_container_shapes(void)
     rknn_destroy(ctx);
 }
 
+/* `build --shape`: one shape, a static model (no longer the ONNX's free dims). */
+static void test_container_one_shape(void)
+{
+    rknn_context ctx = 0;
+    rknn_input_range r;
+    rknn_tensor_attr a;
+    const char *path = ctr_write("one", DYN, "{\"dynamic_input\":[[[1,2,3,5]]]}");
+    setenv("RKNN_LOG_LEVEL", "2", 1);
+    cap_begin();
+    int ret = rknn_init(&ctx, (void *)path, 0, 0, NULL);
+    const char *e = cap_end();
+    unsetenv("RKNN_LOG_LEVEL");
+    CHECK(ret == 0 && strstr(e, "static_shape") && !strstr(e, "W RKNN"),
+          "one shape: static, no free-dims warning: %s", e);
+    memset(&a, 0, sizeof(a));
+    memset(&r, 0, sizeof(r));
+    CHECK(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof(a)) == 0 && a.dims[1] == 3 &&
+          a.dims[2] == 5 && a.dims[3] == 2, "input [1,3,5,2]");
+    CHECK(rknn_query(ctx, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &r, sizeof(r)) == 0 &&
+          r.shape_number == 1 && r.dyn_range[0][1] == 3 && r.dyn_range[0][2] == 5,
+          "range: the one shape (%u)", r.shape_number);
+    a.dims[1] = 4;
+    EXPECT(rknn_set_input_shapes(ctx, 1, &a), RKNN_ERR_PARAM_INVALID, "valid (NHWC): [1,3,5,2]");
+    rknn_destroy(ctx);
+}
+
 /* An ONNX model with free dims has no shape set: a W line names the dims. */
 static void test_free_dims(void)
 {
@@ -801,6 +827,7 @@ static void test_containers(void)
     test_container_bad();
     test_container_target();
     test_container_shapes();
+    test_container_one_shape();
     test_free_dims();
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", ctr_dir);
