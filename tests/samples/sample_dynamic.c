@@ -153,12 +153,7 @@ int main(int argc, char **argv)
             in.buf = img;
             if ((ret = rknn_inputs_set(ctx, 1, &in)) < 0 || (ret = rknn_run(ctx, NULL)) < 0)
                 goto out;
-            memset(o, 0, sizeof(o));
-            for (uint32_t i = 0; i < io_num.n_output; i++) {
-                o[i].index = i;
-                o[i].want_float = 1;
-            }
-            if ((ret = rknn_outputs_get(ctx, io_num.n_output, o, NULL)) < 0)
+            if ((ret = sample_outputs_get(ctx, io_num.n_output, o, 1)) < 0)
                 goto out;
             got = 1;
             for (uint32_t i = 0; i < io_num.n_output; i++)

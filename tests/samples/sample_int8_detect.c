@@ -95,12 +95,7 @@ int main(int argc, char **argv)
     }
 
     /* the outputs as the NPU holds them, dequantized by the application */
-    memset(out, 0, sizeof(out));
-    for (uint32_t i = 0; i < io_num.n_output; i++) {
-        out[i].index = i;
-        out[i].want_float = 0;
-    }
-    ret = rknn_outputs_get(ctx, io_num.n_output, out, NULL);
+    ret = sample_outputs_get(ctx, io_num.n_output, out, 0);
     if (ret < 0) {
         printf("rknn_outputs_get fail! ret=%d\n", ret);
         goto out;
@@ -142,12 +137,7 @@ int main(int argc, char **argv)
         goto out;
 
     /* the same frame, dequantized by the runtime */
-    memset(out, 0, sizeof(out));
-    for (uint32_t i = 0; i < io_num.n_output; i++) {
-        out[i].index = i;
-        out[i].want_float = 1;
-    }
-    ret = rknn_outputs_get(ctx, io_num.n_output, out, NULL);
+    ret = sample_outputs_get(ctx, io_num.n_output, out, 1);
     if (ret < 0)
         goto out;
     got = 1;
@@ -174,12 +164,7 @@ int main(int argc, char **argv)
     if ((ret = rknn_inputs_set(ctx, 1, &in)) < 0 || (ret = rknn_run(ctx, NULL)) < 0)
         goto out;
     rknn_output o2[MAX_IO];
-    memset(o2, 0, sizeof(o2));
-    for (uint32_t i = 0; i < io_num.n_output; i++) {
-        o2[i].index = i;
-        o2[i].want_float = 1;
-    }
-    if ((ret = rknn_outputs_get(ctx, io_num.n_output, o2, NULL)) < 0)
+    if ((ret = sample_outputs_get(ctx, io_num.n_output, o2, 1)) < 0)
         goto out;
     uint32_t differ = 0;
     for (uint32_t i = 0; i < io_num.n_output; i++)

@@ -91,6 +91,19 @@ static inline void sample_dump_attr(const rknn_tensor_attr *a)
            get_qnt_type_string(a->qnt_type), a->zp, a->scale);
 }
 
+/* rknn_outputs_get of every output, allocated by the runtime, as float or as the
+ * model's own type. */
+static inline int sample_outputs_get(rknn_context ctx, uint32_t n, rknn_output *out,
+                                     int want_float)
+{
+    memset(out, 0, sizeof(*out) * n);
+    for (uint32_t i = 0; i < n; i++) {
+        out[i].index = i;
+        out[i].want_float = (uint8_t)want_float;
+    }
+    return rknn_outputs_get(ctx, n, out, NULL);
+}
+
 /* Outputs as float32, concatenated, for the test to compare. */
 static inline int sample_write_f32(const char *path, const float *const *outs, const uint32_t *n,
                             uint32_t n_out)
