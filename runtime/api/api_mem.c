@@ -667,10 +667,14 @@ static int shapes_from_attrs(api_ctx *c, uint32_t n, const rknn_tensor_attr *att
     return RKNN_SUCC;
 }
 
-/* Appends shape d (model layout) as the attr format fmt shows it: "[1,224,224,3]". */
-static size_t shape_cat(char *s, size_t o, size_t len, const int64_t *d, int nd, int fmt)
+/* Appends shape d (model layout) as the attr format fmt shows it: "[1,224,224,3]",
+ * after a "," when it is not the first input's. */
+static size_t shape_cat(char *s, size_t o, size_t len, const int64_t *d, int nd, int fmt,
+                        int input)
 {
     int perm[4] = {0, 2, 3, 1};
+    if (input > 0 && o < len)
+        o += (size_t)snprintf(s + o, len - o, ",");
     for (int k = 0; k < nd && o < len; k++) {
         int64_t v = nd == 4 && fmt == RKNN_TENSOR_NHWC ? d[perm[k]] : d[k];
         o += (size_t)snprintf(s + o, len - o, "%s%lld", k ? "," : "[", (long long)v);
@@ -698,17 +702,17 @@ static int shapes_in_set(api_ctx *c, uint32_t n, const rknn_tensor_attr *attr,
         }
     }
     char msg[2048];
-    size_t k = (size_t)snprintf(msg, sizeof(msg), "%s, input shape", fn);
+    size_t k = (size_t)snprintf(msg, sizeof(msg), "%s, input shape ", fn);
     for (int i = 0; i < c->n_in; i++)
-        k = shape_cat(msg, k, sizeof(msg), shapes[i], ndims[i], fmt);
+        k = shape_cat(msg, k, sizeof(msg), shapes[i], ndims[i], fmt, i);
     if (k < sizeof(msg))
         k += (size_t)snprintf(msg + k, sizeof(msg) - k, " is not in the model's shape set; "
                               "valid (%s):", get_format_string(fmt));
     for (int s = 0; s < o->n_sets && k < sizeof(msg) - 16; s++) {
-        k += (size_t)snprintf(msg + k, sizeof(msg) - k, "%s", s ? " |" : " ");
+        k += (size_t)snprintf(msg + k, sizeof(msg) - k, "%s", s ? " | " : " ");
         for (int i = 0; i < c->n_in && k < sizeof(msg) - 16; i++)
             k = shape_cat(msg, k, sizeof(msg), simmodel_set_dims(o, s, i),
-                          o->ndim[(size_t)s * (size_t)o->set_inputs + (size_t)i], fmt);
+                          o->ndim[(size_t)s * (size_t)o->set_inputs + (size_t)i], fmt, i);
     }
     if (k >= sizeof(msg) - 16) /* a long set: its start and a mark that it goes on */
         snprintf(msg + sizeof(msg) - 16, 16, " ...");
