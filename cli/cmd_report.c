@@ -97,23 +97,10 @@ int cmd_report(int argc, char **argv)
     for (int k = 0; k < nr && !rc; k++)
         rc = report_run_load(st, ref[k], thr, &runs[k], err, sizeof(err));
     if (!rc)
-        rc = report_write(runs, nr, format, out, err, sizeof(err));
-    if (rc) {
+        /* a comparison's verdicts also go where a CI log sees them */
+        rc = report_write(runs, nr, format, out, out ? stdout : stderr, err, sizeof(err));
+    if (rc)
         cli_error("%s", err);
-        goto out;
-    }
-    /* a comparison's verdicts also go where a CI log sees them */
-    if (nr > 1) {
-        rep_doc d;
-        rep_doc_build(runs, nr, &d);
-        for (int k = 1; k < nr; k++) {
-            char v[1024];
-            rep_verdict(&d, k, v, sizeof(v));
-            fprintf(out ? stdout : stderr, "%s\n", v);
-        }
-        rep_doc_free(&d);
-    }
-out:
     for (int k = 0; k < nr; k++)
         report_run_free(&runs[k]);
     store_close(st);

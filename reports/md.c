@@ -92,7 +92,7 @@ static void summary_section(const report_run *r, FILE *f)
     if (s->n_top) {
         fprintf(f, "\n## Slowest layers%s\n\n", s->top_by_table ? " (level-4 table time)" : "");
         md_head(f, (const char *const[]){ "#", "OpType", "name", "dtype", "bound", "time us", "share",
-                                           "MAC %", "RW KB" }, 9, "rlllllrrr");
+                                           "MAC %", "RW KB" }, 9, "rllllrrrr");
         for (int k = 0; k < s->n_top; k++) {
             const store_layer *l = &r->layers[s->top[k]];
             double t = s->top_by_table ? l->time_us : l->frame_us;

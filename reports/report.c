@@ -65,12 +65,7 @@ void report_run_free(report_run *r)
 
 /* ---- alignment ----------------------------------------------------------------- */
 
-static compare_side side_of(const report_run *r)
-{
-    return (compare_side){ &r->run, r->layers, r->n_layers, r->acc, r->n_acc };
-}
-
-/* Names sorted for lookups, so that aligning 2,000-layer runs stays linear-ish. */
+/* Names sorted for lookups, so that aligning 2,000-layer runs stays fast. */
 typedef struct name_ix {
     const char *name;
     int row;
@@ -81,43 +76,66 @@ static int cmp_name_ix(const void *a, const void *b)
     return strcmp(((const name_ix *)a)->name, ((const name_ix *)b)->name);
 }
 
+static int cmp_name_ix_row(const void *a, const void *b)
+{
+    const name_ix *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : x->row - y->row;
+}
+
+static compare_side side_of(const report_run *r)
+{
+    return (compare_side){ &r->run, r->layers, r->n_layers, r->acc, r->n_acc };
+}
+
 int rep_doc_build(const report_run *runs, int n, rep_doc *d)
 {
     memset(d, 0, sizeof(*d));
     d->runs = runs;
     d->n = n;
     if (n == 1) {
-        /* every layer row in order (also those without a name), then tensors
-         * only the accuracy rows have (graph inputs) */
+        /* every layer row in order (also those without a name), with the
+         * accuracy row of the same tensor name; then the tensors only the
+         * accuracy rows have (graph inputs), in their order */
         const report_run *r = &runs[0];
-        compare_side s = side_of(r);
-        compare_row *al = NULL;
-        int na = 0;
-        compare_align(&s, &s, &al, &na);
-        d->rows = xcalloc((size_t)(r->n_layers + na + 1), sizeof(*d->rows));
-        int *acc_of_layer = xcalloc((size_t)r->n_layers + 1, sizeof(int));
-        for (int i = 0; i < r->n_layers; i++)
-            acc_of_layer[i] = -1;
-        for (int i = 0; i < na; i++)
-            if (al[i].layer[0] >= 0)
-                acc_of_layer[al[i].layer[0]] = al[i].acc[0];
+        name_ix *ix = xcalloc((size_t)r->n_layers + 1, sizeof(*ix));
+        int n_ix = 0;
+        d->rows = xcalloc((size_t)(r->n_layers + r->n_acc + 1), sizeof(*d->rows));
         for (int i = 0; i < r->n_layers; i++) {
             rep_row *row = &d->rows[d->n_rows++];
             row->name = r->layers[i].name;
             row->op = r->layers[i].op;
             row->layer[0] = i;
-            row->acc[0] = acc_of_layer[i];
+            row->acc[0] = -1;
+            if (row->name)
+                ix[n_ix++] = (name_ix){ row->name, i };
         }
-        for (int i = 0; i < na; i++)
-            if (al[i].layer[0] < 0) {
-                rep_row *row = &d->rows[d->n_rows++];
-                row->name = al[i].name;
-                row->op = al[i].op;
-                row->layer[0] = -1;
-                row->acc[0] = al[i].acc[0];
+        /* stable: the first layer of a name wins, as compare_align does */
+        qsort(ix, (size_t)n_ix, sizeof(*ix), cmp_name_ix_row);
+        for (int a = 0; a < r->n_acc; a++) {
+            const char *nm = r->acc[a].name;
+            name_ix key = { nm, -1 }, *hit = nm && n_ix ? bsearch(&key, ix, (size_t)n_ix, sizeof(*ix), cmp_name_ix) : NULL;
+            while (hit && hit > ix && !strcmp(hit[-1].name, nm))
+                hit--;
+            if (!nm)
+                continue;
+            if (hit) {
+                if (d->rows[hit->row].acc[0] < 0)
+                    d->rows[hit->row].acc[0] = a;
+                continue;
             }
-        free(acc_of_layer);
-        free(al);
+            int dup = 0;
+            for (int j = r->n_layers; j < d->n_rows && !dup; j++)
+                dup = !strcmp(d->rows[j].name, nm);
+            if (dup)
+                continue;
+            rep_row *row = &d->rows[d->n_rows++];
+            row->name = nm;
+            row->op = r->acc[a].op;
+            row->layer[0] = -1;
+            row->acc[0] = a;
+        }
+        free(ix);
         return RT_OK;
     }
     compare_side base = side_of(&runs[0]);
@@ -393,8 +411,8 @@ int rep_fclose(FILE *f, const char *path, char *err, size_t errlen)
     return RT_OK;
 }
 
-int report_write(const report_run *runs, int n, int format, const char *out, char *err,
-                 size_t errlen)
+int report_write(const report_run *runs, int n, int format, const char *out, FILE *verdicts,
+                 char *err, size_t errlen)
 {
     rep_doc d;
     FILE *f = NULL;
@@ -433,6 +451,11 @@ int report_write(const report_run *runs, int n, int format, const char *out, cha
     if (!rc)
         rc = crc;
 out:
+    for (int k = 1; k < n && !rc && verdicts; k++) {
+        char v[1024];
+        rep_verdict(&d, k, v, sizeof(v));
+        fprintf(verdicts, "%s\n", v);
+    }
     rep_doc_free(&d);
     return rc;
 }

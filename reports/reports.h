@@ -59,9 +59,10 @@ void report_run_free(report_run *r);
 /* Writes the report of runs[0..n) (n >= 2: a comparison, runs[0] the baseline)
  * to out: a file (NULL: stdout) or, for a folder format, a folder that is
  * created when missing (required). RT_EIO names a path that cannot be written;
- * RT_EUNSUPPORTED a comparison in a format that has none (trace). */
-int report_write(const report_run *runs, int n, int format, const char *out, char *err,
-                 size_t errlen);
+ * RT_EUNSUPPORTED a comparison in a format that has none (trace). A
+ * comparison's verdict lines also go to verdicts (NULL: nowhere). */
+int report_write(const report_run *runs, int n, int format, const char *out, FILE *verdicts,
+                 char *err, size_t errlen);
 
 /* ---- Internal to the reports module ------------------------------------------------ */
 
