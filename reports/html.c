@@ -1,6 +1,7 @@
 /* reports/html.c — `report -f html`: one self-contained file (no network: CSS,
  * script and charts inline). Tables sort by a click on a column head and
- * filter by the text typed above them; charts are inline SVG. */
+ * filter by the text typed above them; a link to the file may carry the view
+ * (#filter=TEXT&sort=TABLE:COLUMN[:desc]). Charts are inline SVG. */
 #include "reports/reports.h"
 #include "util/util.h"
 
@@ -46,7 +47,15 @@ static const char script[] =
     "Array.prototype.forEach.call(document.querySelectorAll('input.filter'),function(inp){"
     "inp.addEventListener('input',function(){var t=document.getElementById(inp.getAttribute('data-table'));"
     "var q=inp.value.toLowerCase();Array.prototype.forEach.call(t.tBodies[0].rows,function(r){"
-    "r.style.display=r.textContent.toLowerCase().indexOf(q)>=0?'':'none';});});});\n";
+    "r.style.display=r.textContent.toLowerCase().indexOf(q)>=0?'':'none';});});});\n"
+    /* a shared link keeps its view: #filter=TEXT&sort=TABLE:COLUMN[:desc] */
+    "(function(){var h=decodeURIComponent(location.hash.slice(1));h.split('&').forEach(function(kv){"
+    "var i=kv.indexOf('=');if(i<0)return;var k=kv.slice(0,i),v=kv.slice(i+1);"
+    "if(k==='filter')Array.prototype.forEach.call(document.querySelectorAll('input.filter'),function(inp){"
+    "inp.value=v;inp.dispatchEvent(new Event('input'));});"
+    "if(k==='sort'){var p=v.split(':'),t=document.getElementById(p[0]);if(!t)return;"
+    "var th=t.tHead.rows[0].cells[parseInt(p[1],10)];if(!th)return;sortTable(t,parseInt(p[1],10),th);"
+    "if(p[2]==='desc')sortTable(t,parseInt(p[1],10),th);}});})();\n";
 
 static void kv(FILE *f, const char *k, const char *v)
 {

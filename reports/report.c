@@ -193,6 +193,7 @@ int rep_doc_build(const report_run *runs, int n, rep_doc *d)
             int in_k = row->layer[k] >= 0 || row->acc[k] >= 0;
             d->only_base[k] += in_base && !in_k;
             d->only_run[k] += in_k && !in_base;
+            d->matched[k] += in_k && in_base;
         }
     }
     return RT_OK;
@@ -343,7 +344,7 @@ void rep_verdict(const rep_doc *d, int k, char *buf, size_t len)
         snprintf(c, sizeof(c), "output cos %s", REP_MISSING);
     snprintf(buf, len, "verdict: %s %s vs %s %s: %s, %s, layers %d matched, %d only in %s, %d only in %s%s",
              rep_tag(k), rep_run_name(b, nb, sizeof(nb)), rep_tag(0), rep_run_name(a, na, sizeof(na)), t,
-             c, d->n_rows - d->only_base[k] - d->only_run[k], d->only_base[k], rep_tag(0), d->only_run[k],
+             c, d->matched[k], d->only_base[k], rep_tag(0), d->only_run[k],
              rep_tag(k),
              a->run.model_sha256 && b->run.model_sha256 && strcmp(a->run.model_sha256, b->run.model_sha256)
                  ? ", different models" : "");

@@ -80,6 +80,7 @@ typedef struct rep_doc {
     rep_row *rows;               /* n == 1: one row per layer row, then accuracy-only tensors */
     int n_rows;
     int only_base[REPORT_MAX_RUNS], only_run[REPORT_MAX_RUNS]; /* unmatched counts vs run 0 */
+    int matched[REPORT_MAX_RUNS];    /* names run k shares with run 0 */
 } rep_doc;
 
 int rep_doc_build(const report_run *runs, int n, rep_doc *d);
