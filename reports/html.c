@@ -362,15 +362,8 @@ static void comparison(const rep_doc *d, FILE *f)
         table_open(f, "unmatched", (const char *const[]){ "name", "op", "in runs" }, 3);
         for (int i = 0; i < d->n_rows; i++) {
             const rep_row *rw = &d->rows[i];
-            char in[64] = "";
-            int all = 1;
-            for (int k = 0; k < n; k++) {
-                int has = rw->layer[k] >= 0 || rw->acc[k] >= 0;
-                all &= has;
-                if (has)
-                    snprintf(in + strlen(in), sizeof(in) - strlen(in), "%s%s", in[0] ? ", " : "", rep_tag(k));
-            }
-            if (!all)
+            char in[4 * REPORT_MAX_RUNS];
+            if (!rep_row_runs(d, rw, in, sizeof(in)))
                 row(f, NULL, (const char *const[]){ rep_str(rw->name), rep_str(rw->op), in }, 3);
         }
         table_close(f);

@@ -231,15 +231,8 @@ static void comparison(const rep_doc *d, FILE *f)
         md_head(f, (const char *const[]){ "name", "op", "in runs" }, 3, "lll");
         for (int i = 0; i < d->n_rows; i++) {
             const rep_row *row = &d->rows[i];
-            char in[64] = "", n0[160], op[80];
-            int all = 1;
-            for (int k = 0; k < n; k++) {
-                int has = row->layer[k] >= 0 || row->acc[k] >= 0;
-                all &= has;
-                if (has)
-                    snprintf(in + strlen(in), sizeof(in) - strlen(in), "%s%s", in[0] ? ", " : "", rep_tag(k));
-            }
-            if (!all)
+            char in[4 * REPORT_MAX_RUNS], n0[160], op[80];
+            if (!rep_row_runs(d, row, in, sizeof(in)))
                 md_row(f, (const char *const[]){ rep_short(n0, sizeof(n0), row->name, NAME_W),
                                                  rep_short(op, sizeof(op), row->op, OP_W), in }, 3);
         }

@@ -28,6 +28,13 @@ static int write_png(const rep_canvas *c, const char *dir, const char *name, cha
     return rep_canvas_write(c, path, err, errlen);
 }
 
+/* A legend entry at (x, y): a colour square and its text; returns the next x. */
+static int legend(rep_canvas *c, int x, int y, uint32_t rgb, const char *text, int scale)
+{
+    rep_fill(c, x, y, 12, 12, rgb);
+    return x + 18 + rep_text(c, x + 18, y + (scale == 1 ? 2 : 0), text, scale, INK) + 12;
+}
+
 /* Frame, title and the y-axis labels of a plot area [x0, x0+w) x [y0, y0+h). */
 static void axes(rep_canvas *c, int x0, int y0, int w, int h, const char *title, const char *ytop,
                  const char *ybottom, const char *xleft, const char *xright)
@@ -75,8 +82,7 @@ static int layers_png(const report_run *r, const char *dir, const char *name, ch
     static const char *const bounds[4] = { "compute", "DDR", "CPU", NULL };
     int x = L;
     for (int k = 0; k < 4; k++) {
-        rep_fill(&c, x, T + H + 26, 12, 12, rep_bound_rgb(bounds[k]));
-        x += 18 + rep_text(&c, x + 18, T + H + 26, bounds[k] ? bounds[k] : "unknown", 2, INK) + 12;
+        x = legend(&c, x, T + H + 26, rep_bound_rgb(bounds[k]), bounds[k] ? bounds[k] : "unknown", 2);
     }
     rc = write_png(&c, dir, name, err, errlen);
     rep_canvas_free(&c);
@@ -139,8 +145,7 @@ static int error_png(const rep_doc *d, const char *dir, char *err, size_t errlen
         }
     int x = L;
     for (int k = 0; k < d->n && d->n > 1; k++) {
-        rep_fill(&c, x, T + H + 26, 12, 12, palette[k % 6]);
-        x += 18 + rep_text(&c, x + 18, T + H + 26, rep_tag(k), 2, INK) + 12;
+        x = legend(&c, x, T + H + 26, palette[k % 6], rep_tag(k), 2);
     }
     rc = write_png(&c, dir, "error.png", err, errlen);
     rep_canvas_free(&c);
@@ -190,12 +195,9 @@ static int sram_png(const report_run *r, const char *dir, const char *name, char
     }
     snprintf(a, sizeof(a), "layer 0 .. %d", r->n_layers ? r->n_layers - 1 : 0);
     rep_text(&c, L, T + H + 8, a, 1, INK);
-    rep_fill(&c, L, T + H + 24, 12, 12, 0x2e9e4a);
-    rep_text(&c, L + 18, T + H + 26, "hit", 1, INK);
-    rep_fill(&c, L + 60, T + H + 24, 12, 12, 0xeeeeee);
-    rep_text(&c, L + 78, T + H + 26, "no hit", 1, INK);
-    rep_fill(&c, L + 140, T + H + 24, 12, 12, 0xb0b0b0);
-    rep_text(&c, L + 158, T + H + 26, "not recorded", 1, INK);
+    int x = legend(&c, L, T + H + 24, 0x2e9e4a, "hit", 1);
+    x = legend(&c, x, T + H + 24, 0xeeeeee, "no hit", 1);
+    legend(&c, x, T + H + 24, 0xb0b0b0, "not recorded", 1);
     rc = write_png(&c, dir, name, err, errlen);
     rep_canvas_free(&c);
     return rc;
@@ -237,8 +239,7 @@ static int compare_png(const rep_doc *d, const char *dir, char *err, size_t errl
     for (int k = 1; k < d->n; k++) {
         char t[16];
         snprintf(t, sizeof(t), "%s - A", rep_tag(k));
-        rep_fill(&c, x, T + H + 26, 12, 12, palette[k % 6]);
-        x += 18 + rep_text(&c, x + 18, T + H + 26, t, 2, INK) + 12;
+        x = legend(&c, x, T + H + 26, palette[k % 6], t, 2);
     }
     rc = write_png(&c, dir, "compare.png", err, errlen);
     rep_canvas_free(&c);

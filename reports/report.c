@@ -295,6 +295,19 @@ const char *rep_tag(int k)
     return k >= 0 && k < REPORT_MAX_RUNS ? tags[k] : "?";
 }
 
+int rep_row_runs(const rep_doc *d, const rep_row *row, char *buf, size_t len)
+{
+    int all = 1;
+    buf[0] = '\0';
+    for (int k = 0; k < d->n; k++) {
+        int has = row->layer[k] >= 0 || row->acc[k] >= 0;
+        all &= has;
+        if (has)
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", rep_tag(k));
+    }
+    return all;
+}
+
 double rep_row_cos(const rep_doc *d, const rep_row *row, int k, int single)
 {
     int a = row->acc[k];

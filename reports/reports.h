@@ -107,6 +107,8 @@ const char *rep_run_name(const report_run *r, char *buf, size_t len);
 const char *rep_tag(int k);
 /* The verdict line of run k (k >= 1) against the baseline, no newline. */
 void rep_verdict(const rep_doc *d, int k, char *buf, size_t len);
+/* The runs that have an aligned row ("A, C") into buf; 1 when every run has it. */
+int rep_row_runs(const rep_doc *d, const rep_row *row, char *buf, size_t len);
 /* Entire / single cos of an aligned row in run k, NaN none. */
 double rep_row_cos(const rep_doc *d, const rep_row *row, int k, int single);
 double rep_row_us(const rep_doc *d, const rep_row *row, int k);
