@@ -268,6 +268,22 @@ assert times == sorted(times, reverse=True), times[:5]
 assert p.tables["summary"] and len(p.tables["accuracy"]) == 1 + con.execute(
     "select count(*) from accuracy a join runs r on r.id=a.run_id where r.label='uf8'").fetchone()[0]
 PYEOF
+# missing stays missing in the HTML too: the layers table of a run with NULL fields
+/usr/bin/python3 - "$T" <<'PYEOF' && ok || bad "HTML missing fields"
+import os, re, sqlite3, sys
+T = sys.argv[1]
+html = open(os.path.join(T, "miss.html"), encoding="utf-8").read()
+body = html.split('id="layers"')[1].split("</table>")[0]
+rows = re.findall(r"<tr>(.*?)</tr>", body)[1:]
+cells = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in rows]
+con = sqlite3.connect(os.environ["DB"])
+db = con.execute("select time_us, npu_cycles, ddr_cycles, mac_usage, rw_kb from layers l join runs r "
+                 "on r.id=l.run_id where r.label='miss' order by idx").fetchall()
+assert len(cells) == len(db) == 60
+for c, (t, npu, ddr, mac, rw) in zip(cells, db):
+    for got, want in ((c[5], t), (c[6], npu), (c[7], ddr), (c[8], mac), (c[9], rw)):
+        assert (got == "—") == (want is None), (c, want)
+PYEOF
 chrome "file://$T/cmp3.html" --screenshot="$T/shot.png" --window-size=1280,1600 && ok || bad "chromium screenshot"
 /usr/bin/python3 - "$T" <<'PYEOF' && ok || bad "HTML screenshot"
 import os, re, sys
