@@ -39,6 +39,7 @@ CORE_SRC    = $(wildcard util/*.c runtime/model/*.c runtime/passes/*.c runtime/e
                          runtime/quant/*.c runtime/npu/*.c dump/*.c tracer/*.c)
 API_SRC     = $(wildcard runtime/api/*.c)
 ANALYZE_SRC = $(wildcard analyze/*.c)
+REPORTS_SRC = $(wildcard reports/*.c)
 CLI_SRC     = $(wildcard cli/*.c)
 UNIT_SRC    = $(wildcard tests/unit/test_*.c)
 FUZZ_SRC    = $(wildcard tests/fuzz/fuzz_*.c)
@@ -48,6 +49,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 CORE_OBJ    = $(call obj,$(CORE_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
 API_OBJ     = $(call obj,$(API_SRC))
 ANALYZE_OBJ = $(call obj,$(ANALYZE_SRC))
+REPORTS_OBJ = $(call obj,$(REPORTS_SRC))
 CLI_OBJ     = $(call obj,$(CLI_SRC))
 
 CORE_LIB  = $(BUILD)/libcore.a
@@ -79,8 +81,9 @@ $(BUILD)/librknnrt.so: $(API_OBJ) $(CORE_LIB) runtime/api/librknnrt.map
 	    -o $@ $(API_OBJ) -Wl,--whole-archive $(CORE_LIB) \
 	    -Wl,--no-whole-archive $(LDFLAGS_ALL) $(LIBS)
 
-$(BUILD)/rknn-trace: $(CLI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB)
-	$(CC) -o $@ $(CLI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+# reports/ (exporters) read the store: linked into the CLI only.
+$(BUILD)/rknn-trace: $(CLI_OBJ) $(REPORTS_OBJ) $(ANALYZE_OBJ) $(CORE_LIB)
+	$(CC) -o $@ $(CLI_OBJ) $(REPORTS_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
 
 # API tests are applications of the C API: they also link the API layer.
 $(BUILD)/tests/test_api_%: tests/unit/test_api_%.c $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
