@@ -175,6 +175,7 @@ static int create(rknn_matmul_ctx *out, rknn_matmul_info *info, int n, const rkn
             API_E("%s, dynamic_shapes[%d] is %dx%dx%d but [0] is %dx%dx%d: only M may change "
                   "between shapes (K and N are B's)", fn, i, shapes[i].M, shapes[i].K,
                   shapes[i].N, shapes[0].M, shapes[0].K, shapes[0].N);
+            st = RKNN_ERR_PARAM_INVALID;
             goto out;
         }
         /* every shape is checked (and described) now, as the vendor does */

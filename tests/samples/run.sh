@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/samples/run.sh [BUILD] — the vendor-style sample applications (issue 3 item 6).
+# tests/samples/run.sh [BUILD] — the vendor-style sample applications (issue 3 item 6;
+# the matmul app: see the matmul section at the end).
 #
 # sample_general (rknn_inputs_set / rknn_outputs_get) and sample_zero_copy
 # (rknn_create_mem / rknn_set_io_mem, default: the yolov5 sample's OUTPUT_ATTR + FLOAT32
@@ -27,9 +28,9 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
 # -- the programs are applications: rknn_api.h and their own helper only ---------------
 incs=$(grep -h '^#include' tests/samples/*.c tests/samples/*.h | sort -u |
-       grep -v -E '^#include (<[a-z]+\.h>|"rknn_api\.h"|"sample_util\.h")$')
-[ -z "$incs" ] && ok || bad "samples include more than rknn_api.h: $incs"
-for p in sample_general sample_zero_copy; do
+       grep -v -E '^#include (<[a-z]+\.h>|"rknn_(api|matmul_api|custom_op)\.h"|"sample_util\.h")$')
+[ -z "$incs" ] && ok || bad "samples include more than the SDK headers: $incs"
+for p in sample_general sample_zero_copy sample_matmul; do
     if [ ! -x "$S/$p" ]; then bad "$S/$p not built (make BUILD=$B)"; continue; fi
     lib=$(ldd "$S/$p" | awk '/librknnrt\.so/ {print $3}')
     [ "$(readlink -f "$lib")" = "$(readlink -f "$B/librknnrt.so")" ] && ok ||
@@ -159,6 +160,44 @@ EOF
 else
     bad "no outputs to compare with onnxruntime"
 fi
+
+# -- matmul (rknn_matmul_api.h): every type, layout and B quantization per chip vs numpy
+# (tests/samples/matmul_check.py), then the guide's int8 and fp16 flows at level 4: one
+# exMatMul row whose NPU cycles are the hand-computed figure of the cost model for a
+# MatMul of two activations on rk3588: ceil16(M) x max(ceil(K/ic) x ceil(N/oc), N/8),
+# MAC array ic x oc = 32x32 (int8), 32x16 (fp16): 64 x max(8x8, 32) = 4096 and
+# 64 x max(8x16, 32) = 8192 for M=64, K=N=256.
+if out=$($PY tests/samples/matmul_check.py "$S/sample_matmul" "$T" 2>&1); then :; fi
+echo "$out" | grep FAIL >&2
+np_=$(echo "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+if [ -n "$np_" ]; then
+    pass=$((pass + ${np_% *})); fail=$((fail + ${np_#* }))
+else
+    bad "matmul_check.py: $(echo "$out" | tail -n 3)"
+fi
+mkdir -p "$T/mm_l4"
+$PY -c '
+import sys, numpy as np
+r = np.random.default_rng(1); d = sys.argv[1]
+r.integers(-128, 128, (64, 256)).astype(np.int8).tofile(d + "/A.bin")
+r.integers(-128, 128, (256, 256)).astype(np.int8).tofile(d + "/B.bin")
+' "$T/mm_l4"
+for tc in "3 INT8 4096" "1 FLOAT16 8192"; do
+    set -- $tc
+    [ "$1" = 1 ] && $PY -c '
+import sys, numpy as np
+r = np.random.default_rng(2); d = sys.argv[1]
+r.uniform(-1, 1, (64, 256)).astype(np.float16).tofile(d + "/A.bin")
+r.uniform(-1, 1, (256, 256)).astype(np.float16).tofile(d + "/B.bin")
+' "$T/mm_l4"
+    rm -f "$T/mm_l4"/*.f32 "$T/mm_l4"/*.i32 "$T/mm_l4"/q.txt
+    RKNN_LOG_LEVEL=4 RKNN_TARGET=rk3588 "$S/sample_matmul" "$1" 64 256 256 1 1 0 0 "$T/mm_l4" \
+        >"$T/mm_l4.out" 2>"$T/mm_l4.err" || bad "sample_matmul type $1 at level 4: $(head -c 300 "$T/mm_l4.err")"
+    row=$(grep -E "^I RKNN: \[[0-9:.]+\] 1 +exMatMul +$2 +NPU +\(64,256\),\(256,256\) +\(64,256\) " "$T/mm_l4.err")
+    [ "$(echo "$row" | awk '{print $10}' | cut -d/ -f2)" = "$3" ] && ok ||
+        bad "matmul type $1 level-4 row: NPU cycles not $3: '$row'"
+    [ "$(grep -c 'exMatMul' "$T/mm_l4.err")" = 2 ] && ok || bad "matmul level 4: not one row + one ranking line"
+done
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
