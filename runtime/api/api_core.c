@@ -382,6 +382,7 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
             c->weight_bytes += tensor_nbytes(&g->t[i]);
 
     api_npu_drop(c);
+    api_custom_free(c); /* destroy callbacks while the graph is there */
     if (c->x)
         exec_free(c->x);
     if (c->g)
@@ -397,6 +398,7 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
     c->n_out = g->n_outputs;
     c->dynamic = c->dynamic || dynamic;
     c->ran = 0;
+    api_custom_bind(c);
     g = NULL;
     x = NULL;
     in = out = NULL;
@@ -422,6 +424,7 @@ static void ctx_free(api_ctx *c)
     if (!c)
         return;
     api_npu_drop(c);
+    api_custom_free(c); /* destroy callbacks while the graph is there */
     if (c->x)
         exec_free(c->x);
     if (c->g)

@@ -94,6 +94,7 @@ typedef struct api_ctx {
     rknn_tensor_mem *weight_mem, *internal_mem;
     int core_mask, batch_core_num;
     size_t weight_bytes;
+    struct api_custom *custom; /* rknn_register_custom_ops (api_custom.c), NULL if none */
 } api_ctx;
 
 void api_prev_free(api_ctx *c);
@@ -200,6 +201,12 @@ int api_convert(const api_io *io, int model_dtype, void *model_data, void *buf,
 /* (Re)builds graph, executor and io tables from the model source with the given
  * input shapes (NULL: dynamic dims fixed to 1). Used by init and set_input_shapes. */
 int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const int *ndims);
+
+/* ---- custom ops (api_custom.c) ---- */
+/* Hooks the (re)prepared graph's custom nodes to the registered ops again. */
+void api_custom_bind(api_ctx *c);
+/* Calls the destroy callbacks and frees the registrations. */
+void api_custom_free(api_ctx *c);
 
 /* Brings perf_text up to date with the last costed run (api_io.c). */
 void api_perf_text_refresh(api_ctx *c);

@@ -30,7 +30,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 incs=$(grep -h '^#include' tests/samples/*.c tests/samples/*.h | sort -u |
        grep -v -E '^#include (<[a-z]+\.h>|"rknn_(api|matmul_api|custom_op)\.h"|"sample_util\.h")$')
 [ -z "$incs" ] && ok || bad "samples include more than the SDK headers: $incs"
-for p in sample_general sample_zero_copy sample_matmul; do
+for p in sample_general sample_zero_copy sample_matmul sample_custom_op; do
     if [ ! -x "$S/$p" ]; then bad "$S/$p not built (make BUILD=$B)"; continue; fi
     lib=$(ldd "$S/$p" | awk '/librknnrt\.so/ {print $3}')
     [ "$(readlink -f "$lib")" = "$(readlink -f "$B/librknnrt.so")" ] && ok ||
@@ -198,6 +198,58 @@ r.uniform(-1, 1, (256, 256)).astype(np.float16).tofile(d + "/B.bin")
         bad "matmul type $1 level-4 row: NPU cycles not $3: '$row'"
     [ "$(grep -c 'exMatMul' "$T/mm_l4.err")" = 2 ] && ok || bad "matmul level 4: not one row + one ranking line"
 done
+
+# -- custom op (rknn_custom_op.h): a model with a cstSigmoid node (ONNX in the domain
+# rknn.custom, and its `rknn-trace build` container) runs through the app's callbacks;
+# outputs equal onnxruntime's on the same graph written with Mul + Sigmoid; the level-4
+# table shows the node as a CPU layer; unregistered -> rknn_run refuses, registered
+# twice -> the second call refuses, each with one E line naming problem and fix.
+C=$T/custom
+mkdir -p "$C"
+if $PY tests/samples/custom_op_models.py "$C" 2>"$C/gen.err" &&
+   "$B/rknn-trace" build "$C/custom.onnx" -q fp32 -o "$C/custom.rknn" >/dev/null 2>"$C/build.err"; then
+    ok
+else
+    bad "custom-op models: $(head -c 300 "$C/gen.err" "$C/build.err") (python3-onnx)"
+fi
+custom_flow() { # name, model, exit code wanted, args...
+    local name=$1 model=$2 want=$3; shift 3
+    RKNN_LOG_LEVEL=4 "$S/sample_custom_op" "$model" "$C/x.f32" "$C/$name.f32" "$@" \
+        >"$C/$name.out" 2>"$C/$name.err"
+    local rc=$?
+    [ $rc -eq "$want" ] && ! grep -q "AddressSanitizer\|runtime error" "$C/$name.err" && ok ||
+        bad "custom op $name: exit $rc (want $want): $(grep -v '^I RKNN' "$C/$name.err" | head -c 300)"
+}
+custom_flow onnx "$C/custom.onnx" 0
+custom_flow container "$C/custom.rknn" 0
+custom_flow unregistered "$C/custom.onnx" 2 --no-register
+custom_flow twice "$C/custom.onnx" 0 --twice
+for f in onnx container twice; do
+    [ "$(grep -c '^init: alpha=1.5' "$C/$f.out")" = 1 ] && [ "$(grep -c '^destroy$' "$C/$f.out")" = 1 ] &&
+        ! grep -q "^E RKNN" <(grep -v "already registered" "$C/$f.err") && ok ||
+        bad "custom op $f: callbacks or E lines: $(cat "$C/$f.out") $(grep '^E' "$C/$f.err")"
+    grep -Eq '^I RKNN: \[[0-9:.]+\] [0-9]+ +cstSigmoid +[A-Z0-9]+ +CPU +\(1,4,8,8\) +\(1,4,8,8\) .*cstSigmoid:sig' "$C/$f.err" &&
+        ok || bad "custom op $f: no CPU cstSigmoid row in the level-4 table"
+done
+cmp -s "$C/onnx.f32" "$C/container.f32" && cmp -s "$C/onnx.f32" "$C/twice.f32" && ok ||
+    bad "custom op: ONNX, container and twice-registered outputs differ"
+e=$(grep '^E RKNN' "$C/unregistered.err")
+[ "$(echo "$e" | wc -l)" = 1 ] && echo "$e" | grep -q 'cstSigmoid.*rknn_register_custom_ops' && ok ||
+    bad "custom op unregistered: want one E line naming the op and rknn_register_custom_ops: $e"
+e=$(grep '^E RKNN' "$C/twice.err")
+[ "$(echo "$e" | wc -l)" = 1 ] && echo "$e" | grep -q 'cstSigmoid is already registered' &&
+    grep -q '^second registration: -5$' "$C/twice.out" && ok ||
+    bad "custom op twice: want RKNN_ERR_PARAM_INVALID and one E line: $e"
+if NODE_PATH=tests/oracle/node_modules node tests/oracle/ort_run.js "$C/reference.onnx" "$C/ref" \
+        x="$C/x.npy" 2>"$C/ort.err" &&
+   $PY -c '
+import sys, numpy as np
+r = np.load(sys.argv[1]).astype(np.float64).ravel()
+y = np.fromfile(sys.argv[2], np.float32).astype(np.float64)
+d = np.abs(r - y).max() if r.size == y.size else np.inf
+print("custom op vs onnxruntime: max |diff| %.3g" % d)
+sys.exit(0 if d <= 1e-5 else 1)
+' "$C/ref/y.npy" "$C/onnx.f32"; then ok; else bad "custom op outputs differ from onnxruntime's"; fi
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
