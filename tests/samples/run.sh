@@ -224,6 +224,11 @@ custom_flow onnx "$C/custom.onnx" 0
 custom_flow container "$C/custom.rknn" 0
 custom_flow unregistered "$C/custom.onnx" 2 --no-register
 custom_flow twice "$C/custom.onnx" 0 --twice
+custom_flow misuse "$C/custom.onnx" 0 --misuse
+grep -q '^misuse: -5 -5 -5 -5 -5 -7$' "$C/misuse.out" && [ "$(grep -c '^E RKNN' "$C/misuse.err")" = 6 ] &&
+    grep -q 'GPU/OpenCL' "$C/misuse.err" && grep -q 'no compute callback' "$C/misuse.err" &&
+    grep -q 'appears twice' "$C/misuse.err" && cmp -s "$C/onnx.f32" "$C/misuse.f32" && ok ||
+    bad "custom op misuse: $(grep misuse "$C/misuse.out") $(grep '^E' "$C/misuse.err")"
 for f in onnx container twice; do
     [ "$(grep -c '^init: alpha=1.5' "$C/$f.out")" = 1 ] && [ "$(grep -c '^destroy$' "$C/$f.out")" = 1 ] &&
         ! grep -q "^E RKNN" <(grep -v "already registered" "$C/$f.err") && ok ||

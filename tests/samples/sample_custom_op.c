@@ -3,10 +3,11 @@
  * with the node's float attribute alpha read by rknn_custom_op_get_op_attr in init),
  * then the general flow (rknn_inputs_set float NCHW, rknn_run, rknn_outputs_get float).
  *
- *   sample_custom_op MODEL INPUT.f32 OUTPUT.f32 [--no-register | --twice]
+ *   sample_custom_op MODEL INPUT.f32 OUTPUT.f32 [--no-register | --twice | --misuse]
  *
  * --no-register runs without registering (rknn_run must refuse); --twice registers the
- * type a second time (that call must fail, the first registration stays). Prints the
+ * type a second time (that call must fail, the first registration stays); --misuse
+ * first makes six wrong registrations and prints what each returned. Prints the
  * callbacks as they are called; exit 0 only when every step did what it should. */
 #include <math.h>
 #include <stdint.h>
@@ -84,8 +85,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s MODEL INPUT.f32 OUTPUT.f32 [--no-register | --twice]\n", argv[0]);
         return 1;
     }
-    if (argc > 4)
-        mode = !strcmp(argv[4], "--no-register") ? 1 : !strcmp(argv[4], "--twice") ? 2 : 0;
+    if (argc > 4 && !strcmp(argv[4], "--no-register"))
+        mode = 1;
+    else if (argc > 4 && !strcmp(argv[4], "--twice"))
+        mode = 2;
+    else if (argc > 4 && !strcmp(argv[4], "--misuse"))
+        mode = 3;
     if (rknn_init(&ctx, argv[1], 0, 0, NULL) < 0) {
         fprintf(stderr, "rknn_init fail!\n");
         return 1;
@@ -98,6 +103,21 @@ int main(int argc, char **argv)
     op.prepare = sigmoid_prepare;
     op.compute = sigmoid_compute;
     op.destroy = sigmoid_destroy;
+    if (mode == 3) { /* NULL array, GPU target, no compute, no type, a type twice, no context */
+        rknn_custom_op bad[2] = {op, op};
+        printf("misuse: %d", rknn_register_custom_ops(ctx, NULL, 1));
+        bad[0].target = RKNN_TARGET_TYPE_GPU;
+        printf(" %d", rknn_register_custom_ops(ctx, bad, 1));
+        bad[0] = op;
+        bad[0].compute = NULL;
+        printf(" %d", rknn_register_custom_ops(ctx, bad, 1));
+        bad[0] = op;
+        bad[0].op_type[0] = 0;
+        printf(" %d", rknn_register_custom_ops(ctx, bad, 1));
+        bad[0] = op;
+        printf(" %d", rknn_register_custom_ops(ctx, bad, 2));
+        printf(" %d\n", rknn_register_custom_ops(0, &op, 1));
+    }
     if (mode != 1 && rknn_register_custom_ops(ctx, &op, 1) < 0) {
         fprintf(stderr, "rknn_register_custom_ops fail!\n");
         goto out;
