@@ -37,6 +37,15 @@ for p in sample_general sample_zero_copy sample_matmul sample_custom_op; do
         bad "$p loads librknnrt.so from '$lib', not $B"
 done
 
+# -- the exports of the matmul and custom-op headers (runtime/api/librknnrt.map)
+for f in rknn_matmul_create rknn_matmul_create_dynamic_shape rknn_matmul_set_io_mem \
+         rknn_matmul_set_core_mask rknn_matmul_set_quant_params rknn_matmul_get_quant_params \
+         rknn_matmul_set_dynamic_shape rknn_matmul_run rknn_matmul_destroy \
+         rknn_B_normal_layout_to_native_layout rknn_register_custom_ops rknn_custom_op_get_op_attr; do
+    nm -D --defined-only "$B/librknnrt.so" | grep -q " T $f\$" && ok || bad "librknnrt.so does not export $f"
+done
+nm -D --defined-only "$B/librknnrt.so" | grep -q " api_matmul_known\$" && bad "internal symbol exported" || ok
+
 # -- input: a photo, 416x416 RGB; the same pixels as float NCHW for onnxruntime ---------
 if ! $PY - "$T" <<'EOF'
 import os, sys
