@@ -10,6 +10,7 @@
 #include "runtime/npu/npu.h"
 #include "util/util.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -475,56 +476,51 @@ out:
 /* ---- the run ----------------------------------------------------------------------------- */
 
 /* C(m,n) = sum over K groups g of sB(g,n) * sum_{k in g} (A(m,k) - zpA)(B(k,n) - zpB(g,n)),
- * times sA / sC (+ zpC) for a quantized C, times sA for a float C from an int8 A. Integer
- * partial sums are exact in double (|sum| < 2^53). */
+ * times sA / sC (+ zpC) for a quantized C, times sA for a float C from an int8 A. The
+ * group sums are one BLAS dgemm each: integer products and sums stay exact in double
+ * (|sum| < 2^53). */
 static void compute(const mm_ctx *c, const void *A, const void *B, void *C)
 {
     const mm_geom *g = &c->g;
     int gr = b_groups(c), ng = gr > 0 ? gr : 1, gk = g->K / ng;
-    int int_a = c->g.t.a != RKNN_TENSOR_FLOAT16, int_b = c->g.t.b != RKNN_TENSOR_FLOAT16;
-    int int_c = c->g.t.c == RKNN_TENSOR_INT32 || c->g.t.c == RKNN_TENSOR_INT16;
-    double *a = xmalloc(sizeof(double) * (size_t)g->K);
-    double *bt = xmalloc(sizeof(double) * (size_t)g->K * (size_t)g->N); /* [n][k] */
+    int int_a = g->t.a != RKNN_TENSOR_FLOAT16, int_b = g->t.b != RKNN_TENSOR_FLOAT16;
+    int int_c = g->t.c == RKNN_TENSOR_INT32 || g->t.c == RKNN_TENSOR_INT16;
+    size_t M = (size_t)g->M, K = (size_t)g->K, N = (size_t)g->N;
+    double *a = xmalloc(sizeof(double) * M * K);
+    double *b = xmalloc(sizeof(double) * K * N);
+    double *s = xmalloc(sizeof(double) * M * N);
+    double *v = xcalloc(M * N, sizeof(double));
+    double sa = int_a ? c->a_scale : 1.0;
 
-    for (int32_t n = 0; n < g->N; n++) {
-        for (int32_t k = 0; k < g->K; k++) {
-            int pi = gr < 0 ? n : gr > 0 ? (k / gk) * g->N + n : 0;
-            double zp = int_b ? c->b_zp[pi] : 0;
-            bt[(size_t)n * g->K + k] = mm_get(B, g->t.b, mm_b_index(g, k, n)) - zp;
-        }
-    }
-    for (int32_t m = 0; m < g->M; m++) {
+    for (int32_t m = 0; m < g->M; m++)
         for (int32_t k = 0; k < g->K; k++)
-            a[k] = mm_get(A, g->t.a, mm_a_index(g, m, k)) - (int_a ? c->a_zp : 0);
+            a[m * K + k] = mm_get(A, g->t.a, mm_a_index(g, m, k)) - (int_a ? c->a_zp : 0);
+    for (int32_t k = 0; k < g->K; k++)
         for (int32_t n = 0; n < g->N; n++) {
-            const double *b = bt + (size_t)n * g->K;
-            double v = 0;
-            for (int q = 0; q < ng; q++) {
-                double s = 0;
-                for (int32_t k = q * gk; k < (q + 1) * gk; k++)
-                    s += a[k] * b[k];
-                if (int_c) /* raw accumulator */
-                    v += s;
-                else if (gr > 0)
-                    v += s * (double)c->b_scale[q * g->N + n];
-                else
-                    v = s;
-            }
-            if (!int_c) {
-                double sb = gr < 0 ? c->b_scale[n] : gr == 0 ? c->b_scale[0] : 1.0;
-                double sa = int_a ? c->a_scale : 1.0;
-                if (!int_b)
-                    sb = 1.0;
-                if (c->g.t.c == RKNN_TENSOR_INT8)
-                    v = (gr > 0 ? v * sa : v * (sa * sb)) / (double)c->c_scale + c->c_zp;
-                else
-                    v = gr > 0 ? v * sa : v * (sa * sb);
-            }
-            mm_set(C, g->t.c, mm_c_index(g, m, n), v);
+            int pi = gr < 0 ? n : gr > 0 ? (k / gk) * g->N + n : 0;
+            b[k * N + n] = mm_get(B, g->t.b, mm_b_index(g, k, n)) - (int_b ? c->b_zp[pi] : 0);
         }
+    for (int q = 0; q < ng; q++) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->M, g->N, gk, 1.0,
+                    a + (size_t)q * gk, g->K, b + (size_t)q * gk * N, g->N, 0.0, s, g->N);
+        for (size_t i = 0; i < M * N; i++)
+            v[i] += int_c || gr <= 0 ? s[i] : s[i] * (double)c->b_scale[q * g->N + i % N];
     }
+    for (int32_t m = 0; m < g->M; m++)
+        for (int32_t n = 0; n < g->N; n++) {
+            double x = v[m * N + n];
+            if (!int_c) {
+                double sb = !int_b || gr > 0 ? 1.0 : c->b_scale[gr < 0 ? n : 0];
+                x = gr > 0 ? x * sa : x * (sa * sb);
+                if (g->t.c == RKNN_TENSOR_INT8)
+                    x = x / (double)c->c_scale + c->c_zp;
+            }
+            mm_set(C, g->t.c, mm_c_index(g, m, n), x);
+        }
     free(a);
-    free(bt);
+    free(b);
+    free(s);
+    free(v);
 }
 
 int rknn_matmul_run(rknn_matmul_ctx ctx)
