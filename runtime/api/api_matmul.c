@@ -50,6 +50,17 @@ static mm_ctx *find(rknn_matmul_ctx h, const char *fn)
     return NULL;
 }
 
+/* Takes the matmul lock and finds h; NULL (lock released, E line) if unknown. */
+static mm_ctx *enter(rknn_matmul_ctx h, const char *fn)
+{
+    mm_ctx *c;
+
+    pthread_mutex_lock(&mm_lock);
+    if (!(c = find(h, fn)))
+        pthread_mutex_unlock(&mm_lock);
+    return c;
+}
+
 int api_matmul_known(rknn_context h)
 {
     int found = 0;
@@ -275,11 +286,8 @@ int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem, rknn_matmu
     mm_ctx *c;
     int st = RKNN_ERR_PARAM_INVALID, which = -1;
 
-    pthread_mutex_lock(&mm_lock);
-    if (!(c = find(ctx, fn))) {
-        st = RKNN_ERR_CTX_INVALID;
-        goto out;
-    }
+    if (!(c = enter(ctx, fn)))
+        return RKNN_ERR_CTX_INVALID;
     if (!mem || !attr || !api_mem_alive(mem)) {
         API_E("%s, mem must be a live rknn_tensor_mem from rknn_create_mem* and attr one of the "
               "io attributes rknn_matmul_create filled", fn);
@@ -317,11 +325,8 @@ int rknn_matmul_set_core_mask(rknn_matmul_ctx context, rknn_core_mask core_mask)
     mm_ctx *c;
     int st = RKNN_ERR_PARAM_INVALID;
 
-    pthread_mutex_lock(&mm_lock);
-    if (!(c = find(context, fn))) {
-        st = RKNN_ERR_CTX_INVALID;
-        goto out;
-    }
+    if (!(c = enter(context, fn)))
+        return RKNN_ERR_CTX_INVALID;
     p = npu_platform_find(c->chip);
     if (!p || p->cores < 2) {
         API_E("%s, %s has one NPU core: a core mask applies to RK3588 and RK3576 only", fn, c->chip);
@@ -351,11 +356,8 @@ int rknn_matmul_set_quant_params(rknn_matmul_ctx context, rknn_quant_params *par
     mm_ctx *c;
     int st = RKNN_ERR_PARAM_INVALID;
 
-    pthread_mutex_lock(&mm_lock);
-    if (!(c = find(context, fn))) {
-        st = RKNN_ERR_CTX_INVALID;
-        goto out;
-    }
+    if (!(c = enter(context, fn)))
+        return RKNN_ERR_CTX_INVALID;
     if (!params || !params->scale || params->scale_len < 1 || (params->zp_len > 0 && !params->zp)) {
         API_E("%s, params needs a name, scale[scale_len >= 1] and, if zp_len > 0, zp[zp_len]", fn);
         goto out;
@@ -416,11 +418,8 @@ int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params,
     mm_ctx *c;
     int st = RKNN_ERR_PARAM_INVALID;
 
-    pthread_mutex_lock(&mm_lock);
-    if (!(c = find(ctx, fn))) {
-        st = RKNN_ERR_CTX_INVALID;
-        goto out;
-    }
+    if (!(c = enter(ctx, fn)))
+        return RKNN_ERR_CTX_INVALID;
     if (!params || !scale || c->info.type != RKNN_INT8_MM_INT8_TO_INT32 ||
         (params->scale_len > 0 && !params->scale) || (params->zp_len > 0 && !params->zp)) {
         API_E("%s, works on an RKNN_INT8_MM_INT8_TO_INT32 context with params (scale/zp arrays "
@@ -445,11 +444,8 @@ int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape *shape)
     mm_ctx *c;
     int st = RKNN_ERR_PARAM_INVALID;
 
-    pthread_mutex_lock(&mm_lock);
-    if (!(c = find(ctx, fn))) {
-        st = RKNN_ERR_CTX_INVALID;
-        goto out;
-    }
+    if (!(c = enter(ctx, fn)))
+        return RKNN_ERR_CTX_INVALID;
     for (int i = 0; shape && i < c->n_shapes; i++) {
         if (c->shapes[i].M == shape->M && c->shapes[i].K == shape->K && c->shapes[i].N == shape->N) {
             st = i == c->cur ? RKNN_SUCC : shape_select(c, i, fn);
@@ -532,11 +528,8 @@ int rknn_matmul_run(rknn_matmul_ctx ctx)
     mm_ctx *c;
     int st = RKNN_ERR_PARAM_INVALID;
 
-    pthread_mutex_lock(&mm_lock);
-    if (!(c = find(ctx, fn))) {
-        st = RKNN_ERR_CTX_INVALID;
-        goto out;
-    }
+    if (!(c = enter(ctx, fn)))
+        return RKNN_ERR_CTX_INVALID;
     at[0] = &c->attr.A;
     at[1] = &c->attr.B;
     at[2] = &c->attr.C;

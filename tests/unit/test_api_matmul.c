@@ -11,32 +11,8 @@
 
 #include "rknn_api.h"
 #include "rknn_matmul_api.h"
+#include "tests/capture.h"
 #include "tests/test.h"
-
-static char cap[8192];
-static FILE *cap_file;
-static int cap_saved = -1;
-
-static void cap_begin(void)
-{
-    fflush(stderr);
-    cap_file = tmpfile();
-    cap_saved = dup(2);
-    dup2(fileno(cap_file), 2);
-}
-
-static const char *cap_end(void)
-{
-    size_t n;
-    fflush(stderr);
-    dup2(cap_saved, 2);
-    close(cap_saved);
-    rewind(cap_file);
-    n = fread(cap, 1, sizeof(cap) - 1, cap_file);
-    cap[n] = 0;
-    fclose(cap_file);
-    return cap;
-}
 
 static int lines(const char *s)
 {
