@@ -159,7 +159,7 @@ static void test_misuse(void)
     EXPECT(rknn_matmul_set_core_mask(ctx, (rknn_core_mask)8), RKNN_ERR_PARAM_INVALID, "core");
     CHECK(rknn_matmul_set_core_mask(ctx, RKNN_NPU_CORE_0_1) == RKNN_SUCC, "two cores on rk3588");
     /* a matmul context is not a model context, and a model call refuses it */
-    EXPECT(rknn_run(ctx, NULL), RKNN_ERR_CTX_INVALID, "invalid");
+    EXPECT(rknn_run(ctx, NULL), RKNN_ERR_CTX_INVALID, "is a matmul context", "rknn_matmul_*");
     CHECK(rknn_destroy_mem(ctx, small) == RKNN_SUCC && rknn_destroy_mem(ctx, big) == RKNN_SUCC,
           "destroy mem");
     CHECK(rknn_matmul_destroy(ctx) == RKNN_SUCC, "destroy");
