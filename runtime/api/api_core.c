@@ -387,7 +387,6 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
             c->weight_bytes += tensor_nbytes(&g->t[i]);
 
     api_npu_drop(c);
-    api_custom_free(c); /* destroy callbacks while the graph is there */
     if (c->x)
         exec_free(c->x);
     if (c->g)

@@ -2,8 +2,9 @@
  * rknn_register_custom_ops binds every "cst*" node of the context's graph to the
  * registered op of its type (the executor calls the node's hook, ops_custom.c):
  * init and prepare run once at registration, compute at every run, destroy with the
- * context. The bindings outlive a re-prepare (rknn_set_input_shapes): api_custom_bind
- * hooks the new graph's nodes again and runs prepare with the new shapes. */
+ * context. The registrations outlive a re-prepare (rknn_set_input_shapes):
+ * api_custom_bind hooks the new graph's nodes again and runs prepare with the new
+ * shapes (init for a node bound for the first time). */
 #include "runtime/api/api_internal.h"
 #include "rknn_custom_op.h"
 #include "runtime/exec/exec.h"
@@ -86,18 +87,52 @@ static int hook_run(exec_custom_hook *h, graph_t *g, node_t *n, char *err, size_
     return 0;
 }
 
-/* Hooks the graph's custom nodes to their bindings; prepare runs again when the
- * shapes changed (again = 1). */
-static int bind_nodes(api_ctx *c, int again)
+static const rknn_custom_op *find_op(const struct api_custom *cu, const char *type)
+{
+    for (int i = 0; cu && i < cu->n_ops; i++)
+        if (!strcmp(cu->ops[i].op_type, type))
+            return &cu->ops[i];
+    return NULL;
+}
+
+/* Hooks every custom node of the current graph: a node bound before (the graph was
+ * prepared again) gets its binding back and prepare runs with the new shapes; a node
+ * met for the first time whose type is registered gets a binding, init and prepare.
+ * The context may have no graph yet (dynamic dims not set): nodes bind when it has. */
+static int bind_nodes(api_ctx *c, const char *fn)
 {
     struct api_custom *cu = c->custom;
 
-    for (int i = 0; cu && c->g && i < cu->n_nodes; i++) {
-        api_custom_node *b = cu->nodes[i];
-        c->g->nodes[b->node].priv = b;
-        if (again && b->op->prepare && call(b, c->g, b->op->prepare) != 0) {
-            API_E("custom op %s: prepare returned an error for the new input shapes",
-                  b->op->op_type);
+    for (int ni = 0; cu && c->g && ni < c->g->n_nodes; ni++) {
+        node_t *n = &c->g->nodes[ni];
+        api_custom_node *b = NULL;
+        const rknn_custom_op *o;
+        int fresh = 0;
+
+        if (!exec_op_is_custom(n->def))
+            continue;
+        for (int i = 0; i < cu->n_nodes && !b; i++)
+            if (cu->nodes[i]->node == ni)
+                b = cu->nodes[i];
+        if (!b) {
+            if (!(o = find_op(cu, n->op)))
+                continue;
+            b = xcalloc(1, sizeof(*b));
+            b->hook.run = hook_run;
+            b->c = c;
+            b->node = ni;
+            b->op = o;
+            b->octx.target = RKNN_TARGET_TYPE_CPU;
+            b->octx.internal_ctx = (rknn_custom_op_interal_context)(uintptr_t)b;
+            cu->nodes = xrealloc(cu->nodes, sizeof(*cu->nodes) * (size_t)(cu->n_nodes + 1));
+            cu->nodes[cu->n_nodes++] = b;
+            fresh = 1;
+        }
+        n->priv = b;
+        if ((fresh && b->op->init && call(b, c->g, b->op->init) != 0) ||
+            (b->op->prepare && call(b, c->g, b->op->prepare) != 0)) {
+            API_E("%s, custom op %s (node '%s'): the %s callback returned an error", fn,
+                  b->op->op_type, n->name, fresh ? "init or prepare" : "prepare (new shapes)");
             return RKNN_ERR_FAIL;
         }
     }
@@ -106,7 +141,7 @@ static int bind_nodes(api_ctx *c, int again)
 
 void api_custom_bind(api_ctx *c)
 {
-    bind_nodes(c, 1);
+    bind_nodes(c, "rknn_set_input_shapes");
 }
 
 void api_custom_free(api_ctx *c)
@@ -129,13 +164,6 @@ void api_custom_free(api_ctx *c)
     c->custom = NULL;
 }
 
-static const rknn_custom_op *find_op(const struct api_custom *cu, const char *type)
-{
-    for (int i = 0; cu && i < cu->n_ops; i++)
-        if (!strcmp(cu->ops[i].op_type, type))
-            return &cu->ops[i];
-    return NULL;
-}
 
 /* Checks the array before anything is kept: one E line for the first problem. */
 static int check_ops(const api_ctx *c, const rknn_custom_op *op, uint32_t num)
@@ -178,7 +206,7 @@ int rknn_register_custom_ops(rknn_context ctx, rknn_custom_op *op, uint32_t cust
     static const char *const fn = "rknn_register_custom_ops";
     api_ctx *c = api_ctx_get(ctx, fn);
     struct api_custom *cu;
-    int st = RKNN_ERR_PARAM_INVALID, first;
+    int st = RKNN_ERR_PARAM_INVALID;
 
     if (!c)
         return RKNN_ERR_CTX_INVALID;
@@ -201,34 +229,11 @@ int rknn_register_custom_ops(rknn_context ctx, rknn_custom_op *op, uint32_t cust
             cu->nodes[i]->op = ops + (cu->nodes[i]->op - cu->ops);
         free(cu->ops);
         cu->ops = ops;
-        first = cu->n_ops;
         cu->n_ops += (int)custom_op_num;
     }
-    for (int ni = 0; c->g && ni < c->g->n_nodes; ni++) {
-        node_t *n = &c->g->nodes[ni];
-        const rknn_custom_op *o;
-        api_custom_node *b;
-        if (!exec_op_is_custom(n->def) || n->priv || !(o = find_op(cu, n->op)) ||
-            o < cu->ops + first)
-            continue;
-        b = xcalloc(1, sizeof(*b));
-        b->hook.run = hook_run;
-        b->c = c;
-        b->node = ni;
-        b->op = o;
-        b->octx.target = RKNN_TARGET_TYPE_CPU;
-        b->octx.internal_ctx = (rknn_custom_op_interal_context)(uintptr_t)b;
-        cu->nodes = xrealloc(cu->nodes, sizeof(*cu->nodes) * (size_t)(cu->n_nodes + 1));
-        cu->nodes[cu->n_nodes++] = b;
-        n->priv = b;
-        if ((o->init && call(b, c->g, o->init) != 0) || (o->prepare && call(b, c->g, o->prepare) != 0)) {
-            API_E("%s, op %s (node '%s'): the init or prepare callback returned an error", fn,
-                  o->op_type, n->name);
-            st = RKNN_ERR_FAIL;
-            goto out;
-        }
-    }
-    for (uint32_t i = 0; i < custom_op_num; i++) {
+    if ((st = bind_nodes(c, fn)) != RKNN_SUCC)
+        goto out;
+    for (uint32_t i = 0; c->g && i < custom_op_num; i++) { /* no graph yet: binds later */
         int used = 0;
         for (int k = 0; k < cu->n_nodes; k++)
             used |= !strcmp(cu->nodes[k]->op->op_type, op[i].op_type);

@@ -1,6 +1,7 @@
 """tests/samples/custom_op_models.py DIR — writes the custom-op test models with
 python3-onnx: DIR/custom.onnx (Conv -> cstSigmoid in domain "rknn.custom", attribute
-alpha -> Add) and DIR/reference.onnx (the same with Mul(alpha) + Sigmoid, which
+alpha -> Add), DIR/dynamic.onnx (x: [n, 4] -> cstSigmoid alpha=2 -> y, a free
+batch dim) and DIR/reference.onnx (the same with Mul(alpha) + Sigmoid, which
 onnxruntime runs), and a seeded input DIR/x.npy / x.f32 (float32 NCHW 1x3x8x8)."""
 import os
 import sys
@@ -28,6 +29,12 @@ ref = helper.make_graph(
 opsets = [helper.make_opsetid("", 13), helper.make_opsetid("rknn.custom", 1)]
 save(helper.make_model(custom, opset_imports=opsets), os.path.join(d, "custom.onnx"))
 save(helper.make_model(ref, opset_imports=opsets[:1]), os.path.join(d, "reference.onnx"))
+dx = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4])
+dy = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4])
+dyn = helper.make_graph([helper.make_node("cstSigmoid", ["x"], ["y"], name="sig",
+                                          domain="rknn.custom", alpha=2.0)], "dynamic", [dx], [dy])
+save(helper.make_model(dyn, opset_imports=opsets), os.path.join(d, "dynamic.onnx"))
+rng.uniform(-2, 2, (3, 4)).astype(np.float32).tofile(os.path.join(d, "x34.f32"))
 xv = rng.uniform(-1, 1, (1, 3, 8, 8)).astype(np.float32)
 np.save(os.path.join(d, "x.npy"), xv)
 xv.tofile(os.path.join(d, "x.f32"))

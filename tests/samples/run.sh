@@ -30,7 +30,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 incs=$(grep -h '^#include' tests/samples/*.c tests/samples/*.h | sort -u |
        grep -v -E '^#include (<[a-z]+\.h>|"rknn_(api|matmul_api|custom_op)\.h"|"sample_util\.h")$')
 [ -z "$incs" ] && ok || bad "samples include more than the SDK headers: $incs"
-for p in sample_general sample_zero_copy sample_matmul sample_custom_op; do
+for p in sample_general sample_zero_copy sample_matmul sample_custom_op sample_custom_op_shapes; do
     if [ ! -x "$S/$p" ]; then bad "$S/$p not built (make BUILD=$B)"; continue; fi
     lib=$(ldd "$S/$p" | awk '/librknnrt\.so/ {print $3}')
     [ "$(readlink -f "$lib")" = "$(readlink -f "$B/librknnrt.so")" ] && ok ||
@@ -254,6 +254,16 @@ e=$(grep '^E RKNN' "$C/twice.err")
 [ "$(echo "$e" | wc -l)" = 1 ] && echo "$e" | grep -q 'cstSigmoid is already registered' &&
     grep -q '^second registration: -5$' "$C/twice.out" && ok ||
     bad "custom op twice: want RKNN_ERR_PARAM_INVALID and one E line: $e"
+# a free batch dim: registered at init's shape, then rknn_set_input_shapes to 3x4
+"$S/sample_custom_op_shapes" "$C/dynamic.onnx" 3 "$C/x34.f32" "$C/y34.f32" >"$C/shapes.out" 2>"$C/shapes.err" &&
+    [ "$(tr '\n' ' ' <"$C/shapes.out")" = "prepare: 4 elements prepare: 12 elements " ] &&
+    ! grep -q "^E RKNN" "$C/shapes.err" && $PY -c '
+import sys, numpy as np
+x = np.fromfile(sys.argv[1], np.float32).astype(np.float64)
+y = np.fromfile(sys.argv[2], np.float32).astype(np.float64)
+sys.exit(0 if y.size == 12 and np.abs(y - 1 / (1 + np.exp(-2 * x))).max() <= 1e-6 else 1)
+' "$C/x34.f32" "$C/y34.f32" && ok ||
+    bad "custom op after rknn_set_input_shapes: $(cat "$C/shapes.out") $(head -c 300 "$C/shapes.err")"
 if NODE_PATH=tests/oracle/node_modules node tests/oracle/ort_run.js "$C/reference.onnx" "$C/ref" \
         x="$C/x.npy" 2>"$C/ort.err" &&
    $PY -c '
