@@ -149,7 +149,7 @@ clean:
 SAMPLE_SRC = $(wildcard tests/samples/*.c)
 SAMPLE_BIN = $(patsubst tests/samples/%.c,$(BUILD)/samples/%,$(SAMPLE_SRC))
 all: $(SAMPLE_BIN)
-$(BUILD)/samples/%: tests/samples/%.c tests/samples/sample_util.h include/rknn_api.h $(BUILD)/librknnrt.so
+$(BUILD)/samples/%: tests/samples/%.c tests/samples/sample_util.h $(wildcard include/*.h) $(BUILD)/librknnrt.so
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -o $@ $< -L$(BUILD) -lrknnrt \
 	    -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS_ALL) -lm

@@ -4,6 +4,7 @@
  * A handle is a counter that is never reused, so a destroyed or made-up context is
  * recognised and refused with RKNN_ERR_CTX_INVALID instead of being dereferenced. */
 #include "runtime/api/api_internal.h"
+#include "runtime/api/api_matmul.h"
 #include "runtime/npu/npu.h"
 #include "runtime/passes/passes.h"
 #include "util/util.h"
@@ -193,6 +194,10 @@ api_ctx *api_ctx_get(rknn_context h, const char *fn)
         if (h == 0)
             API_E("%s, context is 0: call rknn_init(&ctx, ...) first and pass the "
                   "context it returned", fn);
+        else if (api_matmul_known(h))
+            API_E("%s, context 0x%llx is a matmul context (rknn_matmul_create): use it with "
+                  "rknn_matmul_* and rknn_create_mem*, a model context with this call", fn,
+                  (unsigned long long)h);
         else
             API_E("%s, context 0x%llx is invalid: it was destroyed by rknn_destroy or "
                   "never returned by rknn_init/rknn_dup_context", fn, (unsigned long long)h);
@@ -508,6 +513,7 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
     /* a container's shape set decides; one shape is a static model */
     c->dynamic = c->container && c->opts.n_sets ? c->opts.n_sets > 1 : c->dynamic || dynamic;
     c->ran = 0;
+    api_custom_bind(c);
     g = NULL;
     x = NULL;
     in = out = NULL;
@@ -538,6 +544,7 @@ static void ctx_free(api_ctx *c)
     if (!c)
         return;
     api_npu_drop(c);
+    api_custom_free(c); /* destroy callbacks while the graph is there */
     if (c->x)
         exec_free(c->x);
     if (c->g)

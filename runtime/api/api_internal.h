@@ -112,6 +112,7 @@ typedef struct api_ctx {
     /* RKNN_QUERY_MEM_SIZE: the largest over the shape set (memory sized at init
      * stays large enough whatever set is chosen later) */
     size_t max_internal, max_io;
+    struct api_custom *custom; /* rknn_register_custom_ops (api_custom.c), NULL if none */
 } api_ctx;
 
 void api_prev_free(api_ctx *c);
@@ -229,6 +230,11 @@ void api_input_finish(const api_ctx *c, api_io *io, int raw);
  * values (preprocessing applies), 0 if the model's quantized values; clears the
  * affine flag of an image buffer (UINT8 into an input with mean/std) in *l. */
 int api_input_is_raw(const api_io *io, api_layout *l, int pass_through);
+/* ---- custom ops (api_custom.c) ---- */
+/* Hooks the (re)prepared graph's custom nodes to the registered ops again. */
+void api_custom_bind(api_ctx *c);
+/* Calls the destroy callbacks and frees the registrations. */
+void api_custom_free(api_ctx *c);
 
 /* Brings perf_text up to date with the last costed run (api_io.c). */
 void api_perf_text_refresh(api_ctx *c);

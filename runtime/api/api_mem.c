@@ -8,6 +8,7 @@
  * passed to another process). Every rknn_tensor_mem handed out is kept in a registry,
  * so a destroyed or foreign one is recognised before it is touched. */
 #include "runtime/api/api_internal.h"
+#include "runtime/api/api_matmul.h"
 #include "runtime/npu/npu.h"
 #include "util/util.h"
 
@@ -92,7 +93,11 @@ static rknn_tensor_mem *rec_add(mem_rec *r)
  * tied to a context in the simulator). */
 static int ctx_ok(rknn_context ctx, const char *fn)
 {
-    api_ctx *c = api_ctx_get(ctx, fn);
+    api_ctx *c;
+
+    if (api_matmul_known(ctx)) /* memory for rknn_matmul_set_io_mem */
+        return 1;
+    c = api_ctx_get(ctx, fn);
     if (!c)
         return 0;
     api_ctx_put(c);

@@ -448,6 +448,11 @@ static int place(const lower_t *L, const node_t *n, const op_rule *r, char *why,
 {
     const char *chip = L->p->name;
 
+    if (!r && !strncmp(n->op, "cst", 3)) {
+        snprintf(why, len, "%s is a custom op: the CPU callbacks the application registered "
+                 "(rknn_register_custom_ops)", n->op);
+        return NPU_TGT_CPU;
+    }
     if (!r) {
         snprintf(why, len, "%s has no NPU or CPU implementation in the %s op list "
                  "(the vendor converter would reject it)", n->op, chip);

@@ -13,35 +13,11 @@
 
 #include "rknn_api.h"
 #include "runtime/model/model.h"
+#include "tests/capture.h"
 #include "tests/test.h"
 #include "util/util.h"
 
 #define MNIST "tests/data/models/mnist.onnx"
-
-static char cap[16384];
-static FILE *cap_file;
-static int cap_saved = -1;
-
-static void cap_begin(void)
-{
-    fflush(stderr);
-    cap_file = tmpfile();
-    cap_saved = dup(2);
-    dup2(fileno(cap_file), 2);
-}
-
-static const char *cap_end(void)
-{
-    size_t n;
-    fflush(stderr);
-    dup2(cap_saved, 2);
-    close(cap_saved);
-    rewind(cap_file);
-    n = fread(cap, 1, sizeof(cap) - 1, cap_file);
-    cap[n] = 0;
-    fclose(cap_file);
-    return cap;
-}
 
 /* Runs CALL with stderr captured; checks the status and that the E line contains
  * each of the given words. */
