@@ -304,7 +304,8 @@ void compare_graph_build(const compare_side *a, const compare_side *b, compare_g
             node_part(x->full, node, sizeof(node));
             for (int j = 0; j < s[!k].n && g->by_name; j++)
                 if (!s[!k].gl[j].io && covers(&s[!k], &s[!k].gl[j], name ? name : "", node)) {
-                    snprintf(p->note, sizeof(p->note), "fused into %s %s there",
+                    snprintf(p->note, sizeof(p->note), "%s %s %s there",
+                             strcmp(s[!k].gl[j].op, x->op) ? "fused into" : "computed as",
                              s[!k].gl[j].op, s[!k].gl[j].full);
                     break;
                 }

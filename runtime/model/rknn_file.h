@@ -67,7 +67,8 @@ int fb_vec_str(const fb_vec *v, uint32_t i, const char **s, uint32_t *n);
 
 enum rknn_container {
     RKNN_C_TK2_FB = 0,  /* Toolkit2: FlatBuffer graph */
-    RKNN_C_LITE,        /* RV1103/RV1106: version 0x10xx, encoded graph + task table */
+    RKNN_C_LITE,        /* RV1103/RV1106: version 0x10xx, task table, regcmds, weights,
+                           then the graph as a FlatBuffer with other slot numbers */
     RKNN_C_VPMN,        /* Toolkit1 precompiled: OpenVX NBG */
     RKNN_C_JSON_ONLY,   /* Toolkit1 non-precompiled: graph only in the JSON */
     RKNN_C_ENCRYPTED,   /* CYPTRKNN */
@@ -108,6 +109,7 @@ typedef struct rknn_node {
     char mode[24], coord_mode[24];
     int64_t axis;
     int has_axis;
+    int tasks;               /* RV1103/RV1106: its NPU tasks in the task table, -1 unknown */
 } rknn_node;
 
 /* One model input or output as the generator string and the graph give it. */
@@ -154,6 +156,7 @@ typedef struct rknn_model {
     uint32_t lite_words[6];
     uint32_t lite_tasks;
     uint32_t lite_regcfg_total;      /* sum of regcfg_amount over the tasks */
+    int lite_graph;                  /* the graph decoded from the config section */
     /* Toolkit1: NBG header or the JSON graph */
     int nbg_major, nbg_minor, nbg_nodes;
     char nbg_name[65];

@@ -58,6 +58,19 @@ w('lite_small.rknn', b'RKNN\0\0\0\0' + struct.pack('<QQ', 0x1004, len(lite) - 64
 bad_lite = bytearray(lite); struct.pack_into('<I', bad_lite, 64 + 8, 0x7fffffff)
 w('broken_lite_tasks.rknn', b'RKNN\0\0\0\0' + struct.pack('<QQ', 0x1004, len(lite) - 64) + bytes(40) + bad_lite[64:] +
   struct.pack('<Q', len(js)) + js)
+# RV1103/RV1106 with its graph: the lite FlatBuffer after the task table
+# (bench/make_rknn.py), then that graph cut short, and word 0 (its size) wrong
+import subprocess, tempfile
+with tempfile.TemporaryDirectory() as tmp:
+    subprocess.run([sys.executable, os.path.join(here, '..', '..', '..', 'bench', 'make_rknn.py'),
+                    os.path.join(tmp, 'g.rknn'), '3', 'rv1106', 'lite'], check=True)
+    g = bytearray(open(os.path.join(tmp, 'g.rknn'), 'rb').read())
+w('lite_graph.rknn', g)
+gsize, = struct.unpack_from('<Q', g, 16)
+cut = bytearray(g); struct.pack_into('<I', cut, 64, struct.unpack_from('<I', g, 64)[0] - 40)
+w('broken_lite_graph_size.rknn', cut)
+flip = bytearray(g); o = 64 + gsize - struct.unpack_from('<I', g, 64)[0]; flip[o] ^= 0x40
+w('broken_lite_graph_root.rknn', flip)
 w('encrypted.rknn', b'CYPTRKNN' + bytes(range(64)))
 w('rknx.rknn', b'RKNX' + bytes(60))
 w('nbg_short.rknn', b'RKNN\0\0\0\0' + struct.pack('<QQ', 1, 8) + b'VPMN\x0b\0\1\0' + struct.pack('<Q', 2) + b'{}')
