@@ -21,6 +21,15 @@
 # shapes; ours has 3 more: the clipped class-score sum per scale
 # (ReduceSum+Clip, lowered to a 1x1 ConvClip) of the newer zoo export the
 # bench models, which this older file's export (6 outputs) does not have.
+#
+# retinaface.rv1103 against retinaface.onnx (rv1103, i8): 71 layers equal;
+# (1) the 2 FPN Adds, whose Resize operand comes after the conv in the ONNX:
+# the compiler reorders and fuses each into ConvLeakyReluAdd, our lowering
+# keeps ONNX order and the Add separate (its operand is not ready); (2) the
+# three head Concats of 3 Reshapes each: the compiler reshapes each input to
+# [1,1,N,C], concatenates in 4-D and reshapes back (nodes it names
+# "_swap_concat_reshape_iK_out", "_0_unsqueeze1"); ours keeps the ONNX ops.
+# No placement or dtype differs.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}
@@ -68,40 +77,9 @@ def check(what, got, want):
     if got != want:
         errs.append(f"{name}: {what}: got {got!r}, want {want!r}")
 
-def fields(b):
-    """protobuf wire format: (field, value) pairs; only varints and bytes"""
-    i, out = 0, []
-    while i < len(b):
-        key = 0; s = 0
-        while True:
-            c = b[i]; i += 1; key |= (c & 0x7f) << s; s += 7
-            if c < 0x80: break
-        f, wt = key >> 3, key & 7
-        if wt == 0:
-            v = 0; s = 0
-            while True:
-                c = b[i]; i += 1; v |= (c & 0x7f) << s; s += 7
-                if c < 0x80: break
-        elif wt == 2:
-            n = 0; s = 0
-            while True:
-                c = b[i]; i += 1; n |= (c & 0x7f) << s; s += 7
-                if c < 0x80: break
-            v = b[i:i + n]; i += n
-        elif wt == 5:
-            v = b[i:i + 4]; i += 4
-        else:
-            v = b[i:i + 8]; i += 8
-        out.append((f, v))
-    return out
-
-graph = [v for f, v in fields(open(onnx, 'rb').read()) if f == 7][0]
-nodes = []
-for f, v in fields(graph):
-    if f == 1:
-        nf = fields(v)
-        nodes.append({'in': [x.decode() for k, x in nf if k == 1], 'out': [x.decode() for k, x in nf if k == 2],
-                      'name': [x.decode() for k, x in nf if k == 3][0], 'op': [x.decode() for k, x in nf if k == 4][0]})
+sys.path.insert(0, 'tests/cli')
+from onnx_wire import nodes as onnx_nodes
+nodes = onnx_nodes(onnx)
 producer = {o: n['name'] for n in nodes for o in n['out']}
 add = [n for n in nodes if n['op'] == 'Add'][0]
 first_conv, last_conv = producer[add['in'][0]], producer[add['in'][1]]
@@ -219,6 +197,66 @@ EOF
     ); then ok; else bad "$out"; fi
 else
     bad "yolov8n: $(cat "$T/err")"
+fi
+
+# --- retinaface.rv1103 (its graph read from the RV1103 FlatBuffer) against its ONNX ---
+if "$RT" run "$D/retinaface.onnx" -t rv1103 -q i8 -n 1 --warmup 0 --no-progress --db "$DB" --label o-rf \
+       >/dev/null 2>"$T/err" &&
+   "$RT" run "$D/retinaface.rv1103.rknn" --db "$DB" --label r-rf >/dev/null 2>"$T/err" &&
+   "$RT" inspect --json "$D/retinaface.rv1103.rknn" >"$T/ins.json" 2>"$T/err" &&
+   "$RT" compare o-rf r-rf --db "$DB" --json >"$T/cmp.json" 2>"$T/err"; then
+    rows o-rf >"$T/rows.txt"
+    if out=$($PY - "$D/retinaface.onnx" "$T/ins.json" "$T/rows.txt" "$T/cmp.json" <<'EOF'
+import json, sys
+from collections import Counter
+sys.path.insert(0, 'tests/cli')
+from onnx_wire import nodes as onnx_nodes
+onnx, ins, rows, cmp_json = sys.argv[1:5]
+errs = []
+def check(what, got, want):
+    if got != want:
+        errs.append(f"retinaface: {what}: got {got!r}, want {want!r}")
+on = onnx_nodes(onnx)
+names = {n['name'] for n in on}
+order = {o: i for i, n in enumerate(on) for o in n['out']}
+prod = {o: n for n in on for o in n['out']}
+d = json.load(open(ins))
+comp = [n for n in d['nodes'] if n['op'] not in ('InputOperator', 'OutputOperator')]
+node_of = lambda full: full.split(':', 1)[1]
+# the compiler's own nodes: per head Concat of Reshapes, a Reshape of each input
+# to [1,1,N,C] ("_swap_concat_reshape_iK_out") and one back ("_0_unsqueeze1")
+cats = [n['name'] for n in on if n['op'] == 'Concat' and all(prod[x]['op'] == 'Reshape' for x in n['in'])]
+made = sorted(node_of(n['name']) for n in comp if node_of(n['name']) not in names)
+check("file: compiler-made nodes", made, sorted([f"{c}_swap_concat_reshape_i{k}_out" for c in cats for k in range(3)]
+                                                + [f"{c}_0_unsqueeze1" for c in cats]))
+# the Adds whose second operand (a Resize) comes after the conv in the ONNX
+adds = [n for n in on if n['op'] == 'Add' and prod[n['in'][1]]['op'] == 'Resize'
+        and order[n['in'][1]] > order[n['in'][0]]]
+check("onnx: 2 FPN Adds after their Resize", len(adds), 2)
+c = json.load(open(cmp_json))['graph']
+ours = [l.split('|') for l in open(rows).read().splitlines()]
+check("layers", c['layers'], [sum(r[7] == '1' for r in ours), len(comp)])
+pairs = c['pairs']
+differ = Counter((p['a']['op'], p['b']['op']) for p in pairs if p['a'] and p['b'] and p['differ'])
+check("differ: the Adds fused by the compiler, the Concats rebuilt", differ,
+      Counter({('Add', 'ConvLeakyReluAdd'): len(adds), ('Concat', 'Reshape'): len(cats)}))
+only_a = Counter(p['a']['op'] for p in pairs if not p['b'])
+check("only ours: the convs the Adds fuse into there, the head Reshapes", only_a,
+      Counter({'ConvLeakyRelu': len(adds), 'Reshape': 3 * len(cats)}))
+only_b = Counter(p['b']['op'] for p in pairs if not p['a'])
+check("only the file's: its Reshapes to 4-D and Concats", only_b,
+      Counter({'Reshape': 3 * len(cats), 'Concat': len(cats)}))
+notes = [p['note'].split(' Conv:')[0] for p in pairs if not p['b'] and p['a']['op'] == 'ConvLeakyRelu']
+check("our lone convs: fused there", notes, ['fused into ConvLeakyReluAdd'] * len(adds))
+check("equal: every other layer of ours (71)", c['equal'],
+      sum(r[7] == '1' for r in ours) - (2 * len(adds) + 3 * len(cats)) - (len(adds) + len(cats)))
+check("no placement or dtype difference", [p for p in pairs if {'target', 'dtype'} & set(p['differ'])], [])
+print("\n".join(errs))
+sys.exit(1 if errs else 0)
+EOF
+    ); then ok; else bad "$out"; fi
+else
+    bad "retinaface: $(cat "$T/err")"
 fi
 
 # --- two simulated runs: no graph section unless --graph; a run against itself ----
