@@ -51,6 +51,18 @@ static Onnx__ValueInfoProto *value_info(const tensor_t *t)
 }
 
 /* The constant input `slot` of node n: its values. */
+static void value_info_free(Onnx__ValueInfoProto *v)
+{
+    Onnx__TensorShapeProto *sh = v->type->tensor_type->shape;
+    for (size_t k = 0; k < sh->n_dim; k++)
+        free(sh->dim[k]);
+    free(sh->dim);
+    free(sh);
+    free(v->type->tensor_type);
+    free(v->type);
+    free(v);
+}
+
 static Onnx__TensorProto *initializer(const graph_t *g, const node_t *n, int slot, int yolo)
 {
     const tensor_t *t = &g->t[n->in[slot]];
@@ -172,6 +184,28 @@ int main(int argc, char **argv)
         }
         free(buf);
     }
-    /* the process ends here: the OS takes the protobuf structures back */
+    for (size_t i = 0; i < gp.n_node; i++) {
+        for (size_t k = 0; k < gp.node[i]->n_attribute; k++)
+            free(gp.node[i]->attribute[k]);
+        free(gp.node[i]->attribute);
+        free(gp.node[i]->input);
+        free(gp.node[i]->output);
+        free(gp.node[i]->name);
+        free(gp.node[i]);
+    }
+    for (size_t i = 0; i < gp.n_initializer; i++) {
+        free(gp.initializer[i]->dims);
+        free(gp.initializer[i]->float_data);
+        free(gp.initializer[i]);
+    }
+    for (size_t i = 0; i < gp.n_input; i++)
+        value_info_free(gp.input[i]);
+    for (size_t i = 0; i < gp.n_output; i++)
+        value_info_free(gp.output[i]);
+    free(gp.node);
+    free(gp.initializer);
+    free(gp.input);
+    free(gp.output);
+    graph_free(g);
     return 0;
 }
