@@ -377,6 +377,12 @@ static void print_json(const char *path, const rknn_model *m, FILE *f)
                 json_shape(&w, t->nd, t->shape);
                 json_key(&w, "native_shape");
                 json_shape(&w, t->nnd, t->native);
+                if (t->data_off >= 0) {
+                    json_key(&w, "data_offset");
+                    json_int(&w, t->data_off);
+                    json_key(&w, "data_bytes");
+                    json_int(&w, t->data_len);
+                }
                 json_obj_close(&w);
             }
             json_arr_close(&w);

@@ -332,6 +332,8 @@ static int decode_tensor(ctx *c, const fb_table *t, long i, rknn_tensor *dt)
     int r, nq = 0;
 
     dt->size = -1;
+    dt->buffer = -1;
+    dt->data_off = dt->data_len = -1;
     if (fb_u8(t, 0, 0, &code) < 0 || fb_u8(t, 2, 0, &kind) < 0)
         return fb_fail(c, "tensor", i, "data_type");
     if (!rknn_dtype_name(code))
@@ -387,6 +389,36 @@ static int decode_tensor(ctx *c, const fb_table *t, long i, rknn_tensor *dt)
     if ((r = fb_i32(t, 12, -1, &size)) < 0)
         return fb_fail(c, "tensor", i, "size");
     dt->size = size;
+    if ((r = fb_i32(t, 18, -1, &size)) < 0) /* its data buffer (model slot 20) */
+        return fb_fail(c, "tensor", i, "buffer");
+    dt->buffer = size < 0 ? -1 : size;
+    return 0;
+}
+
+/* Model slot 20 (4 in model version 1): the data buffers (a table each,
+ * bytes in slot 0) that tensors name by index (tensor slot 18): where a
+ * weight's bytes are. */
+static int resolve_buffers(ctx *c, const fb_table *root)
+{
+    rknn_model *m = c->m;
+    fb_vec bufs, bytes;
+    fb_table bt;
+
+    /* model version 6: slot 20; version 1 files keep them in slot 4 */
+    if (fb_vector(root, c->m->model_version >= 6 ? 20 : 4, 4, &bufs) < 0)
+        return fb_fail(c, "model", -1, "buffers");
+    for (int i = 0; i < m->n_tensors; i++) {
+        rknn_tensor *t = &m->tensors[i];
+        if (t->buffer < 0)
+            continue;
+        if ((uint32_t)t->buffer >= bufs.n)
+            return bad(c, "FlatBuffer tensor.buffer", "buffer %d of %u (tensor %d)", t->buffer,
+                       bufs.n, i);
+        if (fb_vec_table(&bufs, (uint32_t)t->buffer, &bt) || fb_vector(&bt, 0, 1, &bytes) < 0)
+            return fb_fail(c, "buffer", t->buffer, "bytes");
+        t->data_off = (int64_t)(m->data_off + bytes.pos);
+        t->data_len = bytes.n;
+    }
     return 0;
 }
 
@@ -646,6 +678,8 @@ static int decode_flatbuffer(ctx *c, const uint8_t *p, size_t n)
         if ((r = decode_node(c, &t, (long)i, &m->nodes[i])))
             return r;
     }
+    if (!c->lite && (r = resolve_buffers(c, &root)))
+        return r;
     /* graph inputs and outputs: tensor indices */
     if (fb_vector(&g, 2, 4, &iv) < 0 || fb_vector(&g, 3, 4, &ov) < 0)
         return fb_fail(c, "graph", 0, "inputs");

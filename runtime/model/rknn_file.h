@@ -93,6 +93,9 @@ typedef struct rknn_tensor {
     double min, max, scale;
     int64_t zero_point;
     int64_t size;            /* native buffer bytes, -1 unknown */
+    int buffer;              /* index into the model's data buffers (weights, biases,
+                                regcmd/task blobs), -1 none */
+    int64_t data_off, data_len; /* those bytes: offset in the file and length, -1 none */
 } rknn_tensor;
 
 typedef struct rknn_node {

@@ -331,5 +331,51 @@ expect 2 "not predicted" -- "$RT" run "$D/tk1_multi_input.rk1808.rknn" --no-db
 expect 1 "compiled for rk3588; it cannot run on rk3566" -- "$RT" run "$SRC" -t rk3566 --no-db
 expect 1 "does not apply" -- "$RT" run "$SRC" -q fp16 --no-db
 
+# --- weights: the bytes a conv weight's buffer holds (inspect --json data_offset)
+# are the ONNX weights quantized per output channel, asymmetric int8 (scale
+# (max-min)/255, zero point -128 - min/scale), laid out [kh][kw][OC'][IC'] as the
+# native shape [1,1,kh,kw,OC',IC'] says (numpy here; docs/rknn-format.md)
+if out=$($PY - "$D/multiple_input_demo.onnx" "$T" "$D" <<'EOF'
+import json, sys, numpy as np
+sys.path.insert(0, 'tests/cli')
+from onnx_wire import fields
+onnx, tmp, d_dir = sys.argv[1:4]
+graph = [v for f, v in fields(open(onnx, 'rb').read()) if f == 7][0]
+inits = {}
+for f, v in fields(graph):
+    if f == 5:
+        tf = fields(v)
+        inits[[x for k, x in tf if k == 8][0].decode()] = np.frombuffer(
+            [x for k, x in tf if k == 9][0], np.float32).reshape([x for k, x in tf if k == 1])
+errs, checked = [], 0
+for chip in ('rk3562', 'rk3566', 'rk3566.tk134', 'rk3576', 'rk3588'):
+    name = f'multiple_input_demo.{chip}.rknn'
+    d = json.load(open(f'{tmp}/{name}.json'))
+    raw = np.frombuffer(open(f'{d_dir}/{name}', 'rb').read(), np.int8).astype(np.int32)
+    for n in d['nodes']:
+        for t in n['inputs']:
+            if not t['name'].endswith('weight'):
+                continue
+            if 'data_offset' not in t:
+                errs.append(f"{name}: {t['name']}: no data_offset"); continue
+            w = inits[t['name']]; oc, ic, kh, kw = w.shape
+            f = w.reshape(oc, -1); mn, mx = f.min(1), f.max(1)
+            s = (mx - mn) / 255; z = np.round(-128 - mn / s)
+            q = np.clip(np.round(f / s[:, None]) + z[:, None], -128, 127).reshape(w.shape)
+            _, _, nkh, nkw, ocp, icp = t['native_shape']
+            if t['data_bytes'] != nkh * nkw * ocp * icp:
+                errs.append(f"{name}: {t['name']}: {t['data_bytes']} bytes for native {t['native_shape']}")
+                continue
+            blob = raw[t['data_offset']: t['data_offset'] + t['data_bytes']]
+            got = blob.reshape(nkh, nkw, ocp, icp)[:, :, :oc, :ic].transpose(2, 3, 0, 1)
+            if not np.array_equal(got, q):
+                errs.append(f"{name}: {t['name']}: {int((got != q).sum())} of {q.size} weights differ")
+            checked += 1
+if checked != 10:
+    errs.append(f"{checked} weights checked, 10 expected")
+print('\n'.join(errs)); sys.exit(1 if errs else 0)
+EOF
+); then ok; else bad "weights in the file: $out"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
