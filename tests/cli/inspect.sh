@@ -331,6 +331,10 @@ expect 2 "not predicted" -- "$RT" run "$D/tk1_multi_input.rk1808.rknn" --no-db
 expect 1 "compiled for rk3588; it cannot run on rk3566" -- "$RT" run "$SRC" -t rk3566 --no-db
 expect 1 "does not apply" -- "$RT" run "$SRC" -q fp16 --no-db
 
+# a weight naming a data buffer the file does not have (fuzz seed): one line, exit 2
+expect 2 "broken_buffer_index.rknn: FlatBuffer tensor.buffer: buffer 32767 of" -- \
+    "$RT" inspect tests/fuzz/corpus/rknn/broken_buffer_index.rknn
+
 # --- weights: the bytes a conv weight's buffer holds (inspect --json data_offset)
 # are the ONNX weights quantized per output channel, asymmetric int8 (scale
 # (max-min)/255, zero point -128 - min/scale), laid out [kh][kw][OC'][IC'] as the

@@ -47,6 +47,17 @@ if b:
     w('broken_vtable_out.rknn', patched(lambda v: struct.pack_into('<i', v, fb + root, -(1 << 30))))
     w('broken_vtable_self.rknn', patched(lambda v: struct.pack_into('<i', v, fb + root, 0)))
     w('broken_vtable_len.rknn', patched(lambda v: struct.pack_into('<H', v, fb + root - struct.unpack_from('<i', b, fb + root)[0], 0xfffe)))
+    # a tensor naming a data buffer the model does not have (tensor slot 18)
+    def tensor_slot(v, i, k):
+        u = lambda o: struct.unpack_from('<I', v, fb + o)[0]
+        def field(t, k):
+            vt = t - struct.unpack_from('<i', v, fb + t)[0]
+            return t + struct.unpack_from('<H', v, fb + vt + 4 + 2 * k)[0]
+        g = field(root, 2); g += u(g); g += 4; g += u(g)
+        tv = field(g, 0); tv += u(tv)
+        t = tv + 4 + 4 * i; t += u(t)
+        return fb + field(t, k)
+    w('broken_buffer_index.rknn', patched(lambda v: struct.pack_into('<i', v, tensor_slot(v, 2, 18), 0x7fff)))
     # bit flips spread over the FlatBuffer
     for k, off in enumerate(range(fb + 8, fb + dsize, dsize // 3)):
         w(f'broken_flip_{k}.rknn', patched(lambda v, o=off: v.__setitem__(o, v[o] ^ 0x80)))
