@@ -154,8 +154,10 @@ $(BUILD)/samples/%: tests/samples/%.c tests/samples/sample_util.h $(wildcard inc
 	$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -o $@ $< -L$(BUILD) -lrknnrt \
 	    -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS_ALL) -lm
 
-# The zoo benchmark builds its networks from their architectures (tests/tools/zoo).
-$(BUILD)/tests/npu_models: tests/tools/npu_models.c tests/tools/zoo/graphs.c tests/tools/zoo/graphs.h $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+# The zoo benchmark builds its networks from their architectures (tests/tools/zoo);
+# zoo_onnx writes them as ONNX files.
+ZOO_TOOLS = $(BUILD)/tests/npu_models $(BUILD)/tests/zoo_onnx
+$(ZOO_TOOLS): $(BUILD)/tests/%: tests/tools/%.c tests/tools/zoo/graphs.c tests/tools/zoo/graphs.h $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/tools/zoo/graphs.c $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
 

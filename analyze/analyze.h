@@ -40,6 +40,55 @@ typedef struct compare_row {
 } compare_row;
 
 int compare_align(const compare_side *a, const compare_side *b, compare_row **rows, int *n);
+/* The compiled graphs of two runs, layer against layer: a layer is what the
+ * NPU (or the CPU) executes as one step, i.e. the rows it covers (a fused
+ * Conv+Add: the Conv's row and the Add's) up to the row that carries its
+ * figures. Meant for a vendor .rknn's predicted run (backend "predict": the
+ * compiler's own fusion, placement, dtypes and shapes) against the run of its
+ * source ONNX on the same target (our lowering). Input/OutputOperator layers
+ * (only predicted .rknn runs store them) are counted, not aligned. Layers are
+ * paired by the tensor they output when at least half of them share names,
+ * else (a file compiled from another export of the network) by op type and
+ * output shape, then by output shape alone, each in execution order. */
+enum compare_graph_diff {
+    CMP_G_OP = 1,       /* op types differ (a different fusion: Conv vs ConvAdd) */
+    CMP_G_FUSION = 2,   /* same op, but it covers other source nodes */
+    CMP_G_TARGET = 4,   /* CPU vs NPU */
+    CMP_G_DTYPE = 8,    /* INT8 vs FP16 ... (UINT8 and INT8 count as equal) */
+    CMP_G_SHAPE = 16,   /* output or data-input shapes */
+};
+
+typedef struct compare_glayer {
+    int row, first;             /* side's rows: the one with the figures, the first covered */
+    const char *op;             /* the layer's op type (npu_op, else op) */
+    char full[160];             /* FullName: "Conv:Conv_0" */
+    const char *target, *dtype, *out_shape; /* borrowed from the side's rows */
+    char in_shape[96];          /* its first input's shape */
+    int io;                     /* Input/OutputOperator */
+} compare_glayer;
+
+typedef struct compare_gpair {
+    int l[2];                   /* index into side k's glayers, -1: only the other side has it */
+    int diff;                   /* enum compare_graph_diff bits */
+    char note[200];             /* unpaired: where the other side computes it, if found */
+} compare_gpair;
+
+typedef struct compare_graph {
+    compare_glayer *gl[2];
+    int n[2];                   /* layers, I/O operators included */
+    int io[2];                  /* Input/OutputOperator layers */
+    compare_gpair *pairs;       /* side 0's layers in order, then side 1's unpaired */
+    int n_pairs;
+    int by_name;                /* aligned by tensor names, else by op type and shape */
+    int n_equal, n_differ, n_only[2];
+    int n_diff[5];              /* per enum bit, in bit order */
+} compare_graph;
+
+void compare_graph_build(const compare_side *a, const compare_side *b, compare_graph *g);
+void compare_graph_free(compare_graph *g);
+/* "op", "fusion", "target", "dtype", "shape" of one bit */
+const char *compare_graph_diff_name(int bit);
+
 /* Two runs' stored output tensors (.npy files, e.g. store_output.dump_file):
  * metrics of b against a (a is the reference); a constant or non-finite
  * tensor shows in m->flags (METRIC_*). RT_ESHAPE when the sizes differ. */

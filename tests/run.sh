@@ -47,6 +47,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "cli summary, ls, compare [$b]" bash tests/cli/summary.sh "$b"
     suite "reports: md html csv json trace gnuplot png [$b]" bash tests/reports/run.sh "$b"
     suite "vendor .rknn inspect and prediction [$b]" bash tests/cli/inspect.sh "$b"
+    suite "vendor .rknn vs our lowering (compare) [$b]" bash tests/cli/rknn_compare.sh "$b"
     suite "crash during recording [$b]" bash tests/cli/crash.sh "$b"
     suite "import of real logs [$b]" bash tests/cli/import.sh "$b"
     suite "cli recording, dumps, limits, timing [$b]" bash tests/cli/record.sh "$b"
