@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const tui_key global_keys[] = {
@@ -136,13 +137,14 @@ static void draw_help(tui *t)
                  a, 0, 1);
 }
 
-static void draw(tui *t)
+/* Composes the screen, then sends it; returns the µs spent sending (doupdate). */
+static double draw(tui *t)
 {
     erase();
     if (COLS < 40 || LINES < 8) {
         tui_text(0, 0, COLS, "terminal too small (40x8 at least)", A_BOLD, 0, 1);
         refresh();
-        return;
+        return 0;
     }
     draw_title(t);
     if (t->top)
@@ -150,7 +152,10 @@ static void draw(tui *t)
     draw_status(t);
     if (t->help)
         draw_help(t);
-    refresh();
+    wnoutrefresh(stdscr);
+    double t0 = rt_now_us();
+    doupdate();
+    return rt_now_us() - t0;
 }
 
 int tui_prompt(tui *t, const char *question, char *buf, size_t len)
@@ -222,12 +227,21 @@ static void init_colors(tui *t)
         init_pair((short)c, pairs[c][0], pairs[c][1]);
 }
 
-static void log_key(tui *t, int ch, const char *view, double us)
+/* CPU time of the process, µs: a key's cost without the machine's other load. */
+static double cpu_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void log_key(tui *t, int ch, const char *view, double us, double out_us, double cpu)
 {
     if (!t->keylog)
         return;
     const char *name = ch == KEY_MOUSE ? "MOUSE" : ch == KEY_RESIZE ? "RESIZE" : keyname(ch);
-    fprintf(t->keylog, "key %s %s %.3f\n", name ? name : "?", view, us / 1e3);
+    fprintf(t->keylog, "key %s %s %.3f out %.3f cpu %.3f\n", name ? name : "?", view, us / 1e3,
+            out_us / 1e3, cpu / 1e3);
     fflush(t->keylog);
 }
 
@@ -290,6 +304,7 @@ int tui_main(const tui_opts *o, char *err, size_t errlen)
     /* Everything that can fail on the store fails here, before the screen changes. */
     if ((rc = tui_runs_view(&t, &t.top, err, errlen)))
         goto out;
+    double list_us = rt_now_us() - t0;
     if (o->run) {
         store_run r;
         tui_run *tr = NULL;
@@ -329,20 +344,20 @@ int tui_main(const tui_opts *o, char *err, size_t errlen)
 
     draw(&t);
     if (t.keylog) {
-        fprintf(t.keylog, "open %.3f\n", (rt_now_us() - t0) / 1e3);
+        fprintf(t.keylog, "open %.3f list %.3f\n", (rt_now_us() - t0) / 1e3, list_us / 1e3);
         fflush(t.keylog);
     }
     while (!t.quit) {
         int ch = getch();
         if (ch == ERR)
             continue;
-        double k0 = rt_now_us();
+        double k0 = rt_now_us(), c0 = cpu_us();
         const char *view = t.top ? t.top->name : "-";
         handle(&t, ch);
         if (t.quit)
             break;
-        draw(&t);
-        log_key(&t, ch, view, rt_now_us() - k0);
+        double out_us = draw(&t);
+        log_key(&t, ch, view, rt_now_us() - k0, out_us, cpu_us() - c0);
     }
 out:
     if (scr) {

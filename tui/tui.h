@@ -19,8 +19,12 @@
  *
  * RKNN_TRACE_TUI_KEYLOG=FILE appends one line per handled key (and one for the
  * first screen) with the time spent handling it and drawing the screen:
- *   open <ms>                      database opened and first screen drawn
- *   key <name> <view> <ms>         one key or mouse event, handled and drawn */
+ *   open <ms> list <ms>            database opened and first screen drawn; of
+ *                                  which opening and listing the runs
+ *   key <name> <view> <ms> out <ms> cpu <ms>
+ *                                  one key or mouse event, handled and drawn (wall
+ *                                  time); of which sending the screen to the
+ *                                  terminal; the process's CPU time for it */
 #ifndef RT_TUI_H
 #define RT_TUI_H
 

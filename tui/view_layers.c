@@ -94,7 +94,7 @@ static const tui_col cols[N_COLS] = {
     [C_IDX] = {"#", 4, TCOL_NUM, 1},          [C_OP] = {"op", 14, TCOL_TEXT, 0},
     [C_TARGET] = {"tgt", 4, TCOL_TEXT, 0},    [C_DTYPE] = {"dtype", 7, TCOL_TEXT, 0},
     [C_SHAPE] = {"out shape", 16, TCOL_TEXT, 0}, [C_PRED] = {"pred us", 8, TCOL_NUM, 1},
-    [C_SHARE] = {"share", 10, TCOL_BAR, 0},   [C_PCT] = {"%", 5, TCOL_NUM, 1},
+    [C_SHARE] = {"share", 10, TCOL_BAR, 0},   /* full bar: the largest layer's share */   [C_PCT] = {"%", 5, TCOL_NUM, 1},
     [C_NPU] = {"NPU cyc", 9, TCOL_NUM, 1},    [C_DDR] = {"DDR cyc", 9, TCOL_NUM, 1},
     [C_BOUND] = {"bound", 7, TCOL_TEXT, 0},   [C_MAC] = {"MAC%", 5, TCOL_NUM, 1},
     [C_RW] = {"RW KB", 8, TCOL_NUM, 1},       [C_SRAM] = {"SRAM KB", 7, TCOL_NUM, 1},
@@ -126,6 +126,7 @@ typedef struct layers_view {
     item *items;
     int n;
     double frame_us;            /* what the share column divides by */
+    double max_share;           /* the bar's full length: the largest layer's share */
     int only_cpu, only_ddr;
     double below;               /* cos filter, NaN off */
     tui_table tb;
@@ -194,7 +195,7 @@ static void cell(void *ctx, int row, int col, char *buf, size_t len, int *color,
     case C_SHAPE: snprintf(buf, len, "%s", l && l->out_shapes ? l->out_shapes : "-"); break;
     case C_PRED: tui_num(buf, len, v, v < 100 ? "%.2f" : "%.1f"); break;
     case C_SHARE:
-        *frac = lv->frame_us > 0 && !isnan(v) ? v / lv->frame_us : 0;
+        *frac = lv->frame_us > 0 && !isnan(v) && lv->max_share > 0 ? v / lv->frame_us / lv->max_share : 0;
         *color = is_cpu(l) ? TC_NORMAL : TC_BAR;
         break;
     case C_PCT: tui_num(buf, len, v, "%.1f"); break;
@@ -280,6 +281,11 @@ static void build_items(layers_view *lv)
                 s += pred_us(&r->layers[i]);
         lv->frame_us = s > 0 ? s : NAN;
     }
+    for (int i = 0; i < r->nl; i++) {
+        double sh = pred_us(&r->layers[i]) / lv->frame_us;
+        if (sh > lv->max_share)
+            lv->max_share = sh;
+    }
 }
 
 static void draw(tui *t, tui_view *v, int y0, int h)
@@ -319,9 +325,9 @@ static void draw(tui *t, tui_view *v, int y0, int h)
                      l->cpu_reason ? l->cpu_reason : "no reason recorded", tui_num(a, sizeof(a), pred_us(l), "%.1f"),
                      tui_num(b, sizeof(b), lv->frame_us > 0 ? pred_us(l) / lv->frame_us * 100 : NAN, "%.1f"));
         else if (l)
-            snprintf(buf, sizeof(buf), " [%s] %s  %s%s%s%s bound  in %s  out %s", l->op ? l->op : "-",
-                     l->name ? l->name : "-", l->target ? l->target : "", l->npu_op ? " layer " : "",
-                     l->npu_op ? l->npu_op : "", l->bound ? l->bound : " -", l->in_shapes ? l->in_shapes : "-",
+            snprintf(buf, sizeof(buf), " [%s] %s  on %s%s%s, %s-bound  in %s  out %s", l->op ? l->op : "-",
+                     l->name ? l->name : "-", l->target ? l->target : "-", l->npu_op ? " as " : "",
+                     l->npu_op ? l->npu_op : "", l->bound ? l->bound : "-", l->in_shapes ? l->in_shapes : "-",
                      l->out_shapes ? l->out_shapes : "-");
         else if (ac)
             snprintf(buf, sizeof(buf), " [%s] %s  entire cos %s  single cos %s", ac->op ? ac->op : "-",

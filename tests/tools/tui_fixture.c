@@ -3,7 +3,8 @@
  * batch), every 5th layer a CPU fallback, every 3rd DDR-bound, an error row per
  * layer whose entire cos falls below 0.99 from layer LAYERS/2 on, and NPU load
  * samples on the last run (core 0 at 80 %, core 1 at 20 %, core 2 idle).
- * Usage: tui_fixture DB RUNS LAYERS */
+ * Runs are labelled PREFIX0, PREFIX1, ... (PREFIX: "fx").
+ * Usage: tui_fixture DB RUNS LAYERS [PREFIX] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +19,9 @@ int main(int argc, char **argv)
     store *st = NULL;
     int runs, layers, rc = 0;
 
-    if (argc != 4 || (runs = atoi(argv[2])) < 1 || (layers = atoi(argv[3])) < 1) {
-        fprintf(stderr, "usage: tui_fixture DB RUNS LAYERS\n");
+    const char *prefix = argc > 4 ? argv[4] : "fx";
+    if (argc < 4 || argc > 5 || (runs = atoi(argv[2])) < 1 || (layers = atoi(argv[3])) < 1) {
+        fprintf(stderr, "usage: tui_fixture DB RUNS LAYERS [PREFIX]\n");
         return 1;
     }
     if ((rc = store_open(argv[1], &st, err, sizeof err)) || (rc = store_batch_begin(st, err, sizeof err)))
@@ -29,7 +31,7 @@ int main(int argc, char **argv)
         int64_t id;
         double frame = 0;
         store_run_init(&r);
-        snprintf(label, sizeof label, "fx%d", k);
+        snprintf(label, sizeof label, "%s%d", prefix, k);
         r.label = label;
         r.model_path = k % 2 ? "/models/fixture_b.onnx" : "/models/fixture_a.onnx";
         r.platform = k % 3 ? "rk3588" : "rk3566";
