@@ -2,7 +2,8 @@
  * written through the store: RUNS runs of LAYERS layers each (one import-sized
  * batch), every 5th layer a CPU fallback, every 3rd DDR-bound, an error row per
  * layer whose entire cos falls below 0.99 from layer LAYERS/2 on, and NPU load
- * samples on the last run (core 0 at 80 %, core 1 at 20 %, core 2 idle).
+ * samples on the last run (core 0 at 80 %, core 1 at 20 %, core 2 idle); runs
+ * tagged "even" or "odd" by their index.
  * Runs are labelled PREFIX0, PREFIX1, ... (PREFIX: "fx").
  * Usage: tui_fixture DB RUNS LAYERS [PREFIX] */
 #include <math.h>
@@ -104,6 +105,8 @@ int main(int argc, char **argv)
             }
         if (!rc)
             rc = store_run_commit(st, id, 2000.0 + k, err, sizeof err);
+        if (!rc)
+            rc = store_tag_add(st, id, k % 2 ? "odd" : "even", err, sizeof err);
     }
     if (!rc)
         rc = store_batch_commit(st, err, sizeof err);

@@ -90,6 +90,14 @@ check "filter platform" "platform=rk3566"
 screen >"$T/screen"
 if grep -q "mnist-i8" "$T/screen" || ! grep -q "cls-rk3566" "$T/screen" || ! grep -q " fx0 " "$T/screen"; then
     bad "filter platform=rk3566 keeps cls-rk3566 and fx0 (rk3566) only"; else ok; fi
+keys f C-u "tag=odd" Enter
+check "filter tag" "1 shown"
+check "filter tag: fx1" " fx1 "
+keys f C-u "model=fixture_*" Enter
+check "filter model glob" "2 shown"
+keys f C-u "quant=i8/normal/layer" Enter
+check "filter quant" "1 shown"
+check "filter quant: the layer run" "mnist-i8-lay"
 keys f C-u "backend=board" Enter
 check "filter backend" "1 shown"
 check "filter backend: the imported run" "board"
@@ -345,6 +353,6 @@ start RKNN_TRACE_TUI_KEYLOG=$T/keys.log --
 check "keylog run" "runs"
 keys j j k q
 check "keylog quit" "EXITED 0"
-if grep -q "^open [0-9.]*$" "$T/keys.log" && [ "$(grep -c '^key ' "$T/keys.log")" = 3 ]; then ok; else
+if grep -q "^open [0-9.]* list [0-9.]*$" "$T/keys.log" && [ "$(grep -c '^key ' "$T/keys.log")" = 3 ]; then ok; else
     bad "key log: $(cat "$T/keys.log")"; fi
 finish
