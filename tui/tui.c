@@ -128,7 +128,7 @@ static void draw_help(tui *t)
     int yy = y + 2;
     if (v && v->n_keys)
         yy = help_lines(v->keys, v->n_keys, yy, x, w, yb, a);
-    if (v && v->key && strcmp(v->name, "load") && strcmp(v->name, "summary") && strcmp(v->name, "detail"))
+    if (v && v->table)
         yy = help_lines(tui_table_keys, tui_table_n_keys, yy, x, w, yb, a);
     yy = help_lines(global_keys, (int)(sizeof(global_keys) / sizeof(global_keys[0])), yy, x, w, yb, a);
     if (yy < yb)

@@ -76,6 +76,7 @@ struct tui_view {
     void (*destroy)(tui_view *v);
     const tui_key *keys;        /* this view's keys, for the help overlay */
     int n_keys;
+    int table;                  /* a tui_table view: its keys are listed too */
     tui_view *below;
 };
 

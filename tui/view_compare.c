@@ -222,9 +222,10 @@ int tui_compare_view(tui *t, const int64_t *ids, int n, tui_view **out, char *er
 {
     compare_view *cv = xcalloc(1, sizeof(*cv));
     int rc = RT_OK;
-    char a[32], b[32];
+    char a[32];
     cv->v = (tui_view){ .name = "compare", .draw = draw, .key = key, .mouse = mouse, .destroy = destroy,
-                        .keys = keys, .n_keys = (int)(sizeof(keys) / sizeof(keys[0])) };
+                        .keys = keys, .n_keys = (int)(sizeof(keys) / sizeof(keys[0])),
+                        .table = 1 };
     cv->t = t;
     if (n > MAX_CMP) {
         n = MAX_CMP;
@@ -265,7 +266,6 @@ int tui_compare_view(tui *t, const int64_t *ids, int n, tui_view **out, char *er
         snprintf(cv->titles[2 * k], sizeof(cv->titles[0]), "cos %s", tag);
         snprintf(cv->titles[2 * k + 1], sizeof(cv->titles[0]), "us %s", tag);
     }
-    (void)b;
     cv->cols[C_OP] = (tui_col){ "op", 12, TCOL_TEXT, 0 };
     cv->cols[C_NAME] = (tui_col){ "tensor", 24, TCOL_TEXT, 0 };
     cv->cols[C_DCOS] = (tui_col){ "d cos", 9, TCOL_NUM, 1 };

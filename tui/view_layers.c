@@ -454,7 +454,8 @@ tui_view *tui_layers_view(tui *t, tui_run *r)
 {
     layers_view *lv = xcalloc(1, sizeof(*lv));
     lv->v = (tui_view){ .name = "layers", .draw = draw, .key = key, .mouse = mouse, .destroy = destroy,
-                        .keys = keys, .n_keys = (int)(sizeof(keys) / sizeof(keys[0])) };
+                        .keys = keys, .n_keys = (int)(sizeof(keys) / sizeof(keys[0])),
+                        .table = 1 };
     lv->t = t;
     lv->r = r;
     lv->below = NAN;

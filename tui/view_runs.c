@@ -484,7 +484,8 @@ int tui_runs_view(tui *t, tui_view **out, char *err, size_t errlen)
 {
     runs_view *rv = xcalloc(1, sizeof(*rv));
     rv->v = (tui_view){ .name = "runs", .draw = draw, .key = key, .mouse = mouse, .destroy = destroy,
-                        .keys = keys, .n_keys = (int)(sizeof(keys) / sizeof(keys[0])) };
+                        .keys = keys, .n_keys = (int)(sizeof(keys) / sizeof(keys[0])),
+                        .table = 1 };
     rv->t = t;
     int rc = load(rv, err, errlen);
     if (rc) {

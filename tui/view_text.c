@@ -222,7 +222,7 @@ tui_view *tui_detail_view(tui *t, const tui_run *r, int li, int ai)
     field(f, "algorithm", r->run.quant_algo);
     field(f, "method", r->run.quant_method);
     field(f, "layer computes in", l ? l->npu_dtype : NULL);
-    fprintf(f, "\nerror vs the fp32 golden%s\n", a && a->source ? "" : "");
+    fprintf(f, "\nerror vs the %s\n", a && a->source && strcmp(a->source, STORE_ACC_QUANT) ? "external golden" : "fp32 golden");
     if (a) {
         field(f, "source", a->source);
         field_int(f, "error row", a->idx);

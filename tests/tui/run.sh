@@ -120,6 +120,7 @@ keys '?'
 check "help overlay" "keys of the runs view"
 check "help lists delete" "delete the run (asks to confirm)"
 check "help lists global keys" "back to the previous view"
+check "help lists the table keys" "sort by the next column"
 keys x
 sleep 0.1
 screen >"$T/screen"
