@@ -55,6 +55,14 @@ const char *compare_verdict(char *buf, size_t len, const char *tag, double slowe
  * tensor shows in m->flags (METRIC_*). RT_ESHAPE when the sizes differ. */
 int compare_output_files(const char *a, const char *b, metrics_t *m, char *err, size_t errlen);
 
+/* ---- Run filters (analyze/run_filter.c): what `ls` and the TUI select runs by ----
+ * model: the model's path or file name, or a glob (fnmatch) of either;
+ * quant: "TYPE[/ALGO[/METHOD]]", case-insensitive ("i8", "i8/mmse/layer");
+ * tag: one of the run's tags (store_run.tags), exactly. 1: the run matches. */
+int run_filter_model(const store_run *r, const char *pattern);
+int run_filter_quant(const store_run *r, const char *spec);
+int run_filter_tag(const store_run *r, const char *tag);
+
 /* ---- External golden (analyze/golden.c) ----
  * A folder of .npy tensors, one per tensor name, in any of three layouts:
  *  - ours: DIR/index.json (rknn-trace run --dump, --dump-golden, --dump-quant);

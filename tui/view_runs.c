@@ -6,7 +6,6 @@
 #include "tui/tui.h"
 #include "util/util.h"
 
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +31,7 @@ static const tui_key keys[] = {
     {"l", "the run's NPU load over time"},
     {"Space", "mark / unmark the run for comparing (the first marked is the baseline)"},
     {"c", "compare the marked runs (two or more)"},
-    {"f", "filter: model=GLOB platform=P backend=B quant=Q[/ALGO[/METHOD]] tag=T"},
+    {"f", "filter: model=NAME|GLOB platform=P backend=B quant=Q[/ALGO[/METHOD]] tag=T"},
     {"F", "clear the filters and the search"},
     {"L", "relabel the run (asks to confirm; empty removes the label)"},
     {"d", "delete the run (asks to confirm)"},
@@ -153,51 +152,19 @@ static double num(void *ctx, int row, int col)
     return NAN;
 }
 
-static int quant_matches(const store_run *r, const char *q)
-{
-    char want[3][64] = { "", "", "" };
-    int k = 0;
-    for (const char *p = q; *p && k < 3;) {
-        size_t n = strcspn(p, "/");
-        snprintf(want[k++], sizeof(want[0]), "%.*s", (int)n, p);
-        p += n + (p[n] == '/');
-    }
-    const char *have[3] = { r->quant, r->quant_algo, r->quant_method };
-    for (int i = 0; i < k; i++)
-        if (!have[i] || strcasecmp(have[i], want[i]))
-            return 0;
-    return 1;
-}
-
-static int has_tag(const char *tags, const char *tag)
-{
-    size_t n = strlen(tag);
-    for (const char *p = tags; p && *p;) {
-        size_t k = strcspn(p, ",");
-        if (k == n && !strncasecmp(p, tag, n))
-            return 1;
-        p += k + (p[k] == ',');
-    }
-    return 0;
-}
-
 static int keep(void *ctx, int row)
 {
     runs_view *rv = ctx;
     const store_run *r = &rv->runs[row];
-    if (rv->filt_model[0]) {
-        const char *m = r->model_path ? r->model_path : "";
-        if (fnmatch(rv->filt_model, m, 0) && fnmatch(rv->filt_model, base_name(m), 0) &&
-            !tui_contains(m, rv->filt_model))
-            return 0;
-    }
+    if (rv->filt_model[0] && !run_filter_model(r, rv->filt_model))
+        return 0;
     if (rv->filt_platform[0] && (!r->platform || strcasecmp(r->platform, rv->filt_platform)))
         return 0;
     if (rv->filt_backend[0] && (!r->backend || strcasecmp(r->backend, rv->filt_backend)))
         return 0;
-    if (rv->filt_quant[0] && !quant_matches(r, rv->filt_quant))
+    if (rv->filt_quant[0] && !run_filter_quant(r, rv->filt_quant))
         return 0;
-    if (rv->filt_tag[0] && !has_tag(r->tags, rv->filt_tag))
+    if (rv->filt_tag[0] && !run_filter_tag(r, rv->filt_tag))
         return 0;
     return 1;
 }
