@@ -302,10 +302,21 @@ static void compare_marked(tui *t, runs_view *rv)
         tui_push(t, cv);
 }
 
+/* One confirmed change (delete, or set the label) through a writable handle
+ * opened for it alone, then the list read again. */
+static int change_run(runs_view *rv, int64_t id, int del, const char *label, char *err, size_t errlen)
+{
+    store *w = NULL;
+    int rc = tui_store_writable(rv->t, &w, err, errlen);
+    if (!rc)
+        rc = del ? store_delete_run(w, id, err, errlen) : store_set_label(w, id, label, err, errlen);
+    store_close(w);
+    return rc ? rc : load(rv, err, errlen);
+}
+
 static void delete_run(tui *t, runs_view *rv, int row)
 {
     char q[512], err[512];
-    store *w = NULL;
     const store_run *r = &rv->runs[row];
     snprintf(q, sizeof(q), "delete run #%lld%s%s (%s, %lld layers) from %s?", (long long)r->id,
              r->label ? " " : "", r->label ? r->label : "", base_name(r->model_path ? r->model_path : "-"),
@@ -315,13 +326,7 @@ static void delete_run(tui *t, runs_view *rv, int row)
         return;
     }
     int64_t id = r->id;
-    int rc = tui_store_writable(t, &w, err, sizeof(err));
-    if (!rc)
-        rc = store_delete_run(w, id, err, sizeof(err));
-    store_close(w);
-    if (!rc)
-        rc = load(rv, err, sizeof(err));
-    if (rc)
+    if (change_run(rv, id, 1, NULL, err, sizeof(err)))
         tui_status(t, 1, "%s", err);
     else
         tui_status(t, 0, "deleted run #%lld", (long long)id);
@@ -330,7 +335,6 @@ static void delete_run(tui *t, runs_view *rv, int row)
 static void relabel_run(tui *t, runs_view *rv, int row)
 {
     char label[128], q[512], err[512];
-    store *w = NULL;
     int64_t id = rv->runs[row].id;
     snprintf(label, sizeof(label), "%s", rv->runs[row].label ? rv->runs[row].label : "");
     snprintf(q, sizeof(q), "label of run #%lld (empty: none): ", (long long)id);
@@ -342,13 +346,7 @@ static void relabel_run(tui *t, runs_view *rv, int row)
         tui_status(t, 0, "label unchanged");
         return;
     }
-    int rc = tui_store_writable(t, &w, err, sizeof(err));
-    if (!rc)
-        rc = store_set_label(w, id, label[0] ? label : NULL, err, sizeof(err));
-    store_close(w);
-    if (!rc)
-        rc = load(rv, err, sizeof(err));
-    if (rc)
+    if (change_run(rv, id, 0, label[0] ? label : NULL, err, sizeof(err)))
         tui_status(t, 1, "%s", err);
     else
         tui_status(t, 0, "run #%lld %s%s", (long long)id, label[0] ? "is now " : "has no label", label);
