@@ -107,6 +107,8 @@ void tui_table_refresh(tui_table *tb)
         if ((!tb->keep || tb->keep(tb->ctx, r)) && row_matches(tb, r))
             tb->order[tb->n_shown++] = r;
     if (tb->sort_col >= 0 && tb->n_shown > 1) {
+        if (tb->before_sort)
+            tb->before_sort(tb->ctx, tb->sort_col);
         sort_key *k = xcalloc((size_t)tb->n_shown, sizeof(*k));
         int text = tb->cols[tb->sort_col].kind == TCOL_TEXT;
         for (int i = 0; i < tb->n_shown; i++) {

@@ -197,6 +197,12 @@ int tui_prompt(tui *t, const char *question, char *buf, size_t len)
     return ok;
 }
 
+void tui_busy(tui *t, const char *msg)
+{
+    tui_text(LINES - 1, 0, COLS, msg, tui_attr(t, TC_STATUS), 0, 1);
+    refresh();
+}
+
 int tui_confirm(tui *t, const char *question)
 {
     char line[640];

@@ -100,6 +100,8 @@ void tui_status(tui *t, int error, const char *fmt, ...) __attribute__((format(p
 void tui_push(tui *t, tui_view *v);
 /* Reads a line in the status row (Enter: 1, Esc: 0); buf holds the initial text. */
 int tui_prompt(tui *t, const char *question, char *buf, size_t len);
+/* Shows msg in the status row at once (before a long step). */
+void tui_busy(tui *t, const char *msg);
 /* y/n question in the status row: 1 only for 'y'. */
 int tui_confirm(tui *t, const char *question);
 /* Writable handle for one change (delete, label): opened and closed by the caller. */
@@ -146,6 +148,7 @@ typedef struct tui_table {
     int (*keep)(void *ctx, int row);                /* view filters, NULL: all */
     int (*row_color)(void *ctx, int row);           /* whole-row colour, TC_NORMAL none */
     int (*marked)(void *ctx, int row);              /* row marked (shown with '*') */
+    void (*before_sort)(void *ctx, int col);        /* about to read every row's sort key */
     int y0, h, x_col[64], col_of[64], n_vis;         /* last layout, for the mouse */
 } tui_table;
 

@@ -38,8 +38,10 @@ static const tui_key keys[] = {
     {"r", "reload the list from the database"},
 };
 
+/* Times come from the run row alone; the output's error needs its output and
+ * error rows (two queries), read when first needed. */
 typedef struct figs {
-    int loaded, collapsed;
+    int times, errors, collapsed;
     double pred_us, meas_us, cos, sqnr;
 } figs;
 
@@ -61,7 +63,20 @@ static const char *base_name(const char *p)
     return b ? b + 1 : p;
 }
 
-static void load_figs(runs_view *rv, int i)
+static void load_times(runs_view *rv, int i)
+{
+    figs *f = &rv->f[i];
+    run_summary s;
+    if (f->times)
+        return;
+    f->times = 1;
+    summary_compute(&rv->runs[i], NULL, 0, NULL, 0, NULL, 0, rv->t->thr, &s);
+    f->pred_us = s.frame_us;
+    f->meas_us = s.host_median_us;
+    summary_free(&s);
+}
+
+static void load_errors(runs_view *rv, int i)
 {
     figs *f = &rv->f[i];
     store_output *outs = NULL;
@@ -70,24 +85,44 @@ static void load_figs(runs_view *rv, int i)
     char err[256];
     run_summary s;
 
-    if (f->loaded)
+    if (f->errors)
         return;
-    f->loaded = 1;
-    if (store_get_outputs(rv->t->st, rv->runs[i].id, &outs, &no, err, sizeof(err)) ||
-        store_get_accuracy(rv->t->st, rv->runs[i].id, &acc, &na, err, sizeof(err))) {
-        f->pred_us = f->meas_us = f->cos = f->sqnr = NAN;
-        goto out;
+    f->errors = 1;
+    f->cos = f->sqnr = NAN;
+    if (!store_get_outputs(rv->t->st, rv->runs[i].id, &outs, &no, err, sizeof(err)) &&
+        !store_get_accuracy(rv->t->st, rv->runs[i].id, &acc, &na, err, sizeof(err))) {
+        summary_compute(&rv->runs[i], NULL, 0, outs, no, acc, na, rv->t->thr, &s);
+        f->cos = s.out_cos;
+        f->sqnr = s.out_sqnr_db;
+        f->collapsed = s.n_collapsed;
+        summary_free(&s);
     }
-    summary_compute(&rv->runs[i], NULL, 0, outs, no, acc, na, rv->t->thr, &s);
-    f->pred_us = s.frame_us;
-    f->meas_us = s.host_median_us;
-    f->cos = s.out_cos;
-    f->sqnr = s.out_sqnr_db;
-    f->collapsed = s.n_collapsed;
-    summary_free(&s);
-out:
     store_outputs_free(outs, no);
     store_accuracy_free(acc, na);
+}
+
+static void load_figs(runs_view *rv, int i, int col)
+{
+    if (col == C_PRED || col == C_MEAS)
+        load_times(rv, i);
+    else if (col == C_COS || col == C_SQNR)
+        load_errors(rv, i);
+}
+
+/* Sorting on the output's error reads every run's rows: say so first. */
+static void before_sort(void *ctx, int col)
+{
+    runs_view *rv = ctx;
+    int missing = 0;
+    char msg[128];
+    if (col != C_COS && col != C_SQNR)
+        return;
+    for (int i = 0; i < rv->n; i++)
+        missing += !rv->f[i].errors;
+    if (missing < 200)
+        return;
+    snprintf(msg, sizeof(msg), "reading the output errors of %d runs...", missing);
+    tui_busy(rv->t, msg);
 }
 
 static void quant_text(const store_run *r, char *buf, size_t len)
@@ -102,8 +137,7 @@ static void cell(void *ctx, int row, int col, char *buf, size_t len, int *color,
     runs_view *rv = ctx;
     const store_run *r = &rv->runs[row];
     const figs *f = &rv->f[row];
-    if (col >= C_PRED && col <= C_SQNR)
-        load_figs(rv, row);
+    load_figs(rv, row, col);
     switch (col) {
     case C_ID: snprintf(buf, len, "%lld", (long long)r->id); break;
     case C_LABEL: snprintf(buf, len, "%s", r->label ? r->label : "-"); break;
@@ -139,8 +173,7 @@ static double num(void *ctx, int row, int col)
 {
     runs_view *rv = ctx;
     const figs *f = &rv->f[row];
-    if (col >= C_PRED && col <= C_SQNR)
-        load_figs(rv, row);
+    load_figs(rv, row, col);
     switch (col) {
     case C_ID: case C_TIME: return (double)rv->runs[row].id;
     case C_PRED: return f->pred_us;
@@ -209,6 +242,7 @@ static int load(runs_view *rv, char *err, size_t errlen)
     rv->tb.num = num;
     rv->tb.keep = keep;
     rv->tb.marked = marked;
+    rv->tb.before_sort = before_sort;
     rv->tb.sort_col = old.cols ? old.sort_col : -1;
     rv->tb.sort_desc = old.sort_desc;
     rv->tb.hscroll = old.cols ? old.hscroll : rv->tb.hscroll;
