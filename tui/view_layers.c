@@ -129,6 +129,7 @@ typedef struct layers_view {
     double max_share;           /* the bar's full length: the largest layer's share */
     int only_cpu, only_ddr;
     double below;               /* cos filter, NaN off */
+    tui_col cols[N_COLS];       /* the time columns say whose time they show */
     tui_table tb;
 } layers_view;
 
@@ -320,10 +321,11 @@ static void draw(tui *t, tui_view *v, int y0, int h)
         const store_layer *l = lay(lv, row);
         const store_accuracy *ac = accr(lv, row);
         if (is_cpu(l))
-            snprintf(buf, sizeof(buf), " CPU fallback [%s] %s: %s  (%s us, %s%% of the frame)",
-                     l->op ? l->op : "-", l->name ? l->name : "-",
-                     l->cpu_reason ? l->cpu_reason : "no reason recorded", tui_num(a, sizeof(a), pred_us(l), "%.1f"),
-                     tui_num(b, sizeof(b), lv->frame_us > 0 ? pred_us(l) / lv->frame_us * 100 : NAN, "%.1f"));
+            snprintf(buf, sizeof(buf), " CPU fallback [%s]: %s  (%s us, %s%% of the frame)  %s",
+                     l->op ? l->op : "-", l->cpu_reason ? l->cpu_reason : "no reason recorded",
+                     tui_num(a, sizeof(a), pred_us(l), "%.1f"),
+                     tui_num(b, sizeof(b), lv->frame_us > 0 ? pred_us(l) / lv->frame_us * 100 : NAN, "%.1f"),
+                     l->name ? l->name : "-");
         else if (l)
             snprintf(buf, sizeof(buf), " [%s] %s  on %s%s%s, %s-bound  in %s  out %s", l->op ? l->op : "-",
                      l->name ? l->name : "-", l->target ? l->target : "-", l->npu_op ? " as " : "",
@@ -460,7 +462,11 @@ tui_view *tui_layers_view(tui *t, tui_run *r)
     lv->r = r;
     lv->below = NAN;
     build_items(lv);
-    tui_table_init(&lv->tb, cols, N_COLS, 2, lv->n, lv);
+    /* a board's table holds measured times; a simulated run's, the NPU model's */
+    int board = r->run.backend && !strcmp(r->run.backend, "board");
+    memcpy(lv->cols, cols, sizeof(cols));
+    lv->cols[C_PRED].title = board ? "board us" : "pred us";
+    tui_table_init(&lv->tb, lv->cols, N_COLS, 2, lv->n, lv);
     lv->tb.cell = cell;
     lv->tb.num = num;
     lv->tb.keep = keep;

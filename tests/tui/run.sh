@@ -30,6 +30,7 @@ for r in mnist-i8 cls-rk3566; do
     "$R" show "$r" --db "$DB" --json >"$T/$r.json"
     "$R" show "$r" --db "$DB" >"$T/$r.txt"
 done
+"$R" show 4 --db "$DB" --json >"$T/board.json"
 "$R" compare mnist-i8 mnist-i8-layer --db "$DB" --json >"$T/cmp.json"
 "$R" compare mnist-i8 mnist-i8-layer --db "$DB" >"$T/cmp.txt"
 
@@ -164,6 +165,29 @@ check "back to layers" "pred us"
 keys Escape
 check "Esc back to runs" "6 runs"
 keys F
+
+# ---- the imported board table: its CPU rows as the log printed them ---------------
+keys f C-u "backend=board" Enter
+check "board run" "1 shown"
+keys Enter
+check "board layers: measured times" "board us"
+keys C
+check "board: CPU only" "[CPU fallbacks only]"
+py <<'PYEOF' && ok || bad "board table: CPU rows with the log's times"
+import json, subprocess, sys
+t = sys.argv[1]
+scr = open(t + "/screen").read().splitlines()
+rows = [r for r in scr[4:] if r[:4].strip().lstrip("-").isdigit()]
+d = json.load(open(t + "/board.json"))
+cpu = [l for l in d["layers"] if l["target"] == "CPU"]
+assert len(rows) == min(len(cpu), 30) and cpu, (len(rows), len(cpu))
+for l, r in zip(cpu, rows):
+    f = r.split()
+    assert f[0] == str(l["index"]) and f[1] == l["op"] and f[2] == "CPU", (f, l)
+    assert ("%.1f" % l["time_us"] if l["time_us"] >= 100 else "%.2f" % l["time_us"]) in f, (f, l["time_us"])
+PYEOF
+check "board CPU row without a reason says so" "no reason recorded"
+keys q F
 
 # ---- a known layer row and its detail: mnist-i8 ------------------------------------
 keys / m n i s t Enter f C-u "quant=i8/normal/channel" Enter
