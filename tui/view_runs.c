@@ -11,16 +11,16 @@
 #include <string.h>
 #include <strings.h>
 
-enum { C_ID, C_LABEL, C_TIME, C_MODEL, C_TARGET, C_BACKEND, C_QUANT, C_PRED, C_COS, C_MEAS,
+enum { C_ID, C_LABEL, C_MODEL, C_TARGET, C_QUANT, C_PRED, C_COS, C_MEAS, C_TIME, C_BACKEND,
        C_SQNR, C_LAYERS, C_TAGS, N_COLS };
 
-/* What matters most first, so that 100 columns show up to the output's cosine. */
+/* What tells runs apart first: 80 columns show up to the output's cosine. */
 static const tui_col cols[N_COLS] = {
     [C_ID] = {"id", 5, TCOL_NUM, 1},          [C_LABEL] = {"label", 12, TCOL_TEXT, 0},
-    [C_TIME] = {"time (UTC)", 11, TCOL_TEXT, 0}, [C_MODEL] = {"model", 14, TCOL_TEXT, 0},
-    [C_TARGET] = {"target", 6, TCOL_TEXT, 0},  [C_BACKEND] = {"bk", 5, TCOL_TEXT, 0},
+    [C_MODEL] = {"model", 14, TCOL_TEXT, 0},   [C_TARGET] = {"target", 6, TCOL_TEXT, 0},
     [C_QUANT] = {"quant", 17, TCOL_TEXT, 0},   [C_PRED] = {"pred ms", 8, TCOL_NUM, 1},
     [C_COS] = {"out cos", 9, TCOL_NUM, 1},     [C_MEAS] = {"meas ms", 8, TCOL_NUM, 1},
+    [C_TIME] = {"time (UTC)", 11, TCOL_TEXT, 0}, [C_BACKEND] = {"bk", 5, TCOL_TEXT, 0},
     [C_SQNR] = {"SQNR", 6, TCOL_NUM, 1},       [C_LAYERS] = {"layers", 6, TCOL_NUM, 1},
     [C_TAGS] = {"tags", 12, TCOL_TEXT, 0},
 };
