@@ -62,12 +62,33 @@ check() { # description, TEXT: the screen shows TEXT
     if wait_for "$2"; then ok; else bad "$1: no '$2' on the screen"; fi
 }
 py() { $PY - "$T" "$@"; }
+# pycheck DESCRIPTION <<'PYEOF': a Python check of $T/screen, retried on a fresh
+# capture while the screen settles (1 s at most)
+pycheck() {
+    local what=$1 code
+    code=$(cat)
+    for _ in $(seq 20); do
+        screen >"$T/screen"
+        if printf '%s\n' "$code" | $PY - "$T" >"$T/py.out" 2>&1; then ok; return; fi
+        sleep 0.05
+    done
+    cat "$T/py.out"; bad "$what"
+}
+# gone TEXT: the screen stops showing TEXT (1 s at most)
+gone() {
+    for _ in $(seq 20); do
+        screen >"$T/screen"
+        grep -qF -- "$1" "$T/screen" || return 0
+        sleep 0.05
+    done
+    return 1
+}
 
 # ---- runs view ---------------------------------------------------------------------
 start --
 check "runs header" "out cos"
 check "runs count" "6 runs, 6 shown, 0 marked"
-py <<'PYEOF' && ok || bad "runs: newest first, out cos of mnist-i8 as ls --json"
+pycheck "runs: newest first, out cos of mnist-i8 as ls --json" <<'PYEOF'
 import json, sys
 t = sys.argv[1]
 ls = json.load(open(t + "/ls.json"))
@@ -108,7 +129,7 @@ keys s
 check "sort by id" "id▼"
 keys S
 check "sort reversed" "id▲"
-py <<'PYEOF' && ok || bad "sort by id ascending"
+pycheck "sort by id ascending" <<'PYEOF'
 import sys
 rows = [l for l in open(sys.argv[1] + "/screen").read().splitlines()[3:] if l.strip() and l.split()[0].isdigit()]
 ids = [int(l.split()[0]) for l in rows]
@@ -123,9 +144,7 @@ check "help lists delete" "delete the run (asks to confirm)"
 check "help lists global keys" "back to the previous view"
 check "help lists the table keys" "sort by the next column"
 keys x
-sleep 0.1
-screen >"$T/screen"
-if grep -q "keys of the runs view" "$T/screen"; then bad "help closes on any key"; else ok; fi
+if gone "keys of the runs view"; then ok; else bad "help closes on any key"; fi
 
 # ---- layers view of the CPU-fallback run --------------------------------------------
 keys / c l s Enter
@@ -148,12 +167,18 @@ screen -e >"$T/screen.e"
 # the CPU row is highlighted: black on yellow (SGR 30;43 or 43 then 30)
 if grep -a "${reason%%|*}" "$T/screen.e" | grep -aq $'\e\[[0-9;]*43m'; then ok; else
     bad "CPU row not highlighted: $(grep -a "${reason%%|*}" "$T/screen.e" | head -2 | cat -v)"; fi
+keys Enter
+check "CPU layer detail" "CPU fallback reason"
+check "CPU layer detail: its reason" "${reason#*|}"
+check "CPU layer detail: its cost" "% of the frame"
+keys q
+check "back from the detail" "[CPU fallbacks only]"
 keys C
 check "CPU filter off" "180 of 180 rows"
 # summary view: the text show prints
 keys i
 check "summary view" "runs › layers › summary"
-py <<'PYEOF' && ok || bad "summary view shows show's text"
+pycheck "summary view shows show's text" <<'PYEOF'
 import sys
 t = sys.argv[1]
 show = [l.rstrip() for l in open(t + "/cls-rk3566.txt").read().splitlines()]
@@ -173,7 +198,7 @@ keys Enter
 check "board layers: measured times" "board us"
 keys C
 check "board: CPU only" "[CPU fallbacks only]"
-py <<'PYEOF' && ok || bad "board table: CPU rows with the log's times"
+pycheck "board table: CPU rows with the log's times" <<'PYEOF'
 import json, subprocess, sys
 t = sys.argv[1]
 scr = open(t + "/screen").read().splitlines()
@@ -194,7 +219,7 @@ keys / m n i s t Enter f C-u "quant=i8/normal/channel" Enter
 check "search mnist-i8" "1 shown"
 keys Enter
 check "mnist layers" "run #1 mnist-i8"
-py <<'PYEOF' && ok || bad "mnist-i8: the first layer with NPU figures as show --json"
+pycheck "mnist-i8: the first layer with NPU figures as show --json" <<'PYEOF'
 import json, sys
 t = sys.argv[1]
 d = json.load(open(t + "/mnist-i8.json"))
@@ -209,7 +234,7 @@ assert ("%d" % l0["npu_cycles"]) in f and ("%d" % l0["ddr_cycles"]) in f, f
 PYEOF
 keys Right Right Right Right Right Right Right Right Right Right Right
 check "scrolled to the error columns" "e.cos"
-py <<'PYEOF' && ok || bad "mnist-i8 first layer entire cos as show --json"
+pycheck "mnist-i8 first layer entire cos as show --json" <<'PYEOF'
 import json, sys
 t = sys.argv[1]
 d = json.load(open(t + "/mnist-i8.json"))
@@ -230,7 +255,7 @@ check "search the layer" "1 of 12 rows"
 keys Enter
 check "detail view" "error curve"
 check "detail: NPU cycles" "NPU cycles"
-py <<'PYEOF' && ok || bad "detail fields as show --json"
+pycheck "detail fields as show --json" <<'PYEOF'
 import json, sys
 t = sys.argv[1]
 d = json.load(open(t + "/mnist-i8.json"))
@@ -252,7 +277,7 @@ keys G Space g Space c
 check "compare view" "A = run #1 mnist-i8 (baseline)"
 verdict=$(grep "^B vs A:" "$T/cmp.txt")
 check "compare verdict as compare prints it" "$verdict"
-py <<'PYEOF' && ok || bad "compare: largest cos regression first, delta as compare --json"
+pycheck "compare: largest cos regression first, delta as compare --json" <<'PYEOF'
 import json, sys
 t = sys.argv[1]
 c = json.load(open(t + "/cmp.json"))
@@ -289,7 +314,7 @@ check "e: cursor on t20" "[Conv] t20"
 # filters: DDR-bound only (every 3rd non-CPU layer of the fixture), cos below 0.99
 keys D
 check "DDR only" "[DDR-bound only]"
-py <<'PYEOF' && ok || bad "DDR-bound filter keeps the fixture's DDR layers"
+pycheck "DDR-bound filter keeps the fixture's DDR layers" <<'PYEOF'
 import sys
 scr = open(sys.argv[1] + "/screen").read()
 n = int(scr.split(" of 40 rows")[0].split()[-1])
@@ -310,7 +335,7 @@ keys q
 # ---- resize ---------------------------------------------------------------------------
 tmux -L "$SOCK" resize-window -t $S -x 80 -y 24
 check "resize 80x24: redrawn" "6 runs"
-py <<'PYEOF' && ok || bad "after resize the screen is 80x24 with the status line last"
+pycheck "after resize the screen is 80x24 with the status line last" <<'PYEOF'
 import sys
 rows = open(sys.argv[1] + "/screen").read().split("\n")
 rows = [r for r in rows]
