@@ -405,4 +405,25 @@ keys j j k q
 check "keylog quit" "EXITED 0"
 if grep -q "^open [0-9.]* list [0-9.]*$" "$T/keys.log" && [ "$(grep -c '^key ' "$T/keys.log")" = 3 ]; then ok; else
     bad "key log: $(cat "$T/keys.log")"; fi
+# ---- read-only: browsing leaves the database file as it was -------------------------
+sum0=$(sha256sum "$DB" | cut -d' ' -f1)
+start --
+check "browse" "runs"
+keys Enter
+check "browse layers" "pred us"
+keys i
+check "browse summary" "summary"
+keys q q / m n i s t Enter Space j Space c
+check "browse compare" "A = run"
+keys Q
+check "Q quits from any view" "EXITED 0"
+if [ "$(sha256sum "$DB" | cut -d' ' -f1)" = "$sum0" ] && ! ls "$DB"-* >/dev/null 2>&1; then ok; else
+    bad "browsing changed the database or left a journal"; fi
+
+# ---- usage errors ------------------------------------------------------------------------
+expect_rc 1 "unknown option" "$R" tui --dbb x
+grep -q "did you mean '--db'" "$T/err" && ok || bad "unknown option: $(cat "$T/err")"
+expect_rc 1 "two runs" "$R" tui a b
+expect_rc 0 "help" "$R" tui --help
+grep -q "RKNN_TRACE_TUI_KEYLOG" "$T/out" && ok || bad "help names the key log"
 finish
