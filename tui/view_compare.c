@@ -18,6 +18,8 @@ static const tui_key keys[] = {
     {"t / c", "sort by the largest time / cos regression"},
 };
 
+enum { C_OP, C_NAME, C_DCOS, C_DUS, C_DPCT, C_RUN0 };
+
 typedef struct cmp_row {
     const char *name, *op;
     int li[MAX_CMP], ai[MAX_CMP];
@@ -32,13 +34,12 @@ typedef struct compare_view {
     int nr, by_host, any_acc;
     cmp_row *rows;
     int n;
-    tui_col cols[4 + 2 * MAX_CMP];
+    tui_col cols[C_RUN0 + 2 * MAX_CMP];
     char titles[2 * MAX_CMP][24];
     char verdict[MAX_CMP][256], legend[MAX_CMP][320];
     tui_table tb;
 } compare_view;
 
-enum { C_OP, C_NAME, C_DCOS, C_DUS, C_DPCT, C_RUN0 };
 
 static double layer_us(const compare_view *cv, int k, int li)
 {

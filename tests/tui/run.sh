@@ -420,6 +420,16 @@ check "Q quits from any view" "EXITED 0"
 if [ "$(sha256sum "$DB" | cut -d' ' -f1)" = "$sum0" ] && ! ls "$DB"-* >/dev/null 2>&1; then ok; else
     bad "browsing changed the database or left a journal"; fi
 
+# ---- compare of more runs than the view takes: the first 8 marked ------------------
+"$B/tests/tui_fixture" "$T/many.db" 9 5 || bad "many.db"
+DB=$T/many.db; start --
+check "nine runs" "9 runs"
+keys Space Space Space Space Space Space Space Space Space c
+check "compare of 8" "H = run #2 fx1"
+check "compare says which" "comparing the first 8 marked runs"
+keys Q
+DB=$DB0
+
 # ---- usage errors ------------------------------------------------------------------------
 expect_rc 1 "unknown option" "$R" tui --dbb x
 grep -q "did you mean '--db'" "$T/err" && ok || bad "unknown option: $(cat "$T/err")"
