@@ -334,6 +334,16 @@ int tui_main(const tui_opts *o, char *err, size_t errlen)
                     getenv("TERM") ? getenv("TERM") : "");
         goto out;
     }
+    /* a terminal that cannot place the cursor (TERM=dumb) would get a garbled screen */
+    const char *cup = tigetstr("cup");
+    if (!cup || cup == (char *)-1) {
+        endwin();
+        delscreen(scr);
+        scr = NULL;
+        rc = rt_err(err, errlen, RT_EINVAL, "terminal '%s' cannot place the cursor (TERM); the tui "
+                    "needs one that can, e.g. xterm-256color", getenv("TERM") ? getenv("TERM") : "");
+        goto out;
+    }
     set_escdelay(25);
     cbreak();
     noecho();

@@ -395,7 +395,10 @@ DB=$T/foreign.db; start --
 check "foreign database: exit 2" "EXITED 2"
 if grep -q "rknn-trace tui " "$T/screen" || [ "$(grep -c . "$T/screen")" -gt 3 ]; then
     bad "foreign database: garbled screen: $(cat "$T/screen")"; else ok; fi
-DB=$DB0; start -- no-such-run
+DB=$DB0; start TERM=dumb --
+check "TERM=dumb: one line" "cannot place the cursor"
+check "TERM=dumb: exit 1" "EXITED 1"
+start -- no-such-run
 check "unknown run" "no run 'no-such-run'"
 
 # ---- key log --------------------------------------------------------------------------
