@@ -294,7 +294,7 @@ int tui_main(const tui_opts *o, char *err, size_t errlen)
     tui t;
     SCREEN *scr = NULL;
     int rc = RT_OK;
-    double t0 = rt_now_us();
+    double t0 = rt_now_us(), c0 = cpu_us();
 
     memset(&t, 0, sizeof(t));
     t.db_path = o->db;
@@ -360,7 +360,8 @@ int tui_main(const tui_opts *o, char *err, size_t errlen)
 
     draw(&t);
     if (t.keylog) {
-        fprintf(t.keylog, "open %.3f list %.3f\n", (rt_now_us() - t0) / 1e3, list_us / 1e3);
+        fprintf(t.keylog, "open %.3f list %.3f cpu %.3f\n", (rt_now_us() - t0) / 1e3, list_us / 1e3,
+                (cpu_us() - c0) / 1e3);
         fflush(t.keylog);
     }
     while (!t.quit) {

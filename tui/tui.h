@@ -19,8 +19,9 @@
  *
  * RKNN_TRACE_TUI_KEYLOG=FILE appends one line per handled key (and one for the
  * first screen) with the time spent handling it and drawing the screen:
- *   open <ms> list <ms>            database opened and first screen drawn; of
- *                                  which opening and listing the runs
+ *   open <ms> list <ms> cpu <ms>   database opened and first screen drawn (wall
+ *                                  time); of which opening and listing the runs;
+ *                                  the process's CPU time for all of it
  *   key <name> <view> <ms> out <ms> cpu <ms>
  *                                  one key or mouse event, handled and drawn (wall
  *                                  time); of which sending the screen to the

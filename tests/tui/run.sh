@@ -406,7 +406,7 @@ start RKNN_TRACE_TUI_KEYLOG=$T/keys.log --
 check "keylog run" "runs"
 keys j j k q
 check "keylog quit" "EXITED 0"
-if grep -q "^open [0-9.]* list [0-9.]*$" "$T/keys.log" && [ "$(grep -c '^key ' "$T/keys.log")" = 3 ]; then ok; else
+if grep -q "^open [0-9.]* list [0-9.]* cpu [0-9.]*$" "$T/keys.log" && [ "$(grep -c '^key ' "$T/keys.log")" = 3 ]; then ok; else
     bad "key log: $(cat "$T/keys.log")"; fi
 # ---- read-only: browsing leaves the database file as it was -------------------------
 sum0=$(sha256sum "$DB" | cut -d' ' -f1)
