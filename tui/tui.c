@@ -24,7 +24,7 @@ static const tui_key global_keys[] = {
 /* Colour pairs of the 8-colour palette (-1: the terminal's default). */
 static const short pairs[TC_COUNT][2] = {
     [TC_TITLE] = {COLOR_WHITE, COLOR_BLUE},    [TC_HEADER] = {COLOR_BLACK, COLOR_GREEN},
-    [TC_CURSOR] = {COLOR_BLACK, COLOR_CYAN},   [TC_STATUS] = {COLOR_BLACK, COLOR_CYAN},
+    [TC_STATUS] = {COLOR_BLACK, COLOR_CYAN},
     [TC_ERROR] = {COLOR_WHITE, COLOR_RED},     [TC_CPU] = {COLOR_BLACK, COLOR_YELLOW},
     [TC_DDR] = {COLOR_MAGENTA, -1},            [TC_COMPUTE] = {COLOR_BLUE, -1},
     [TC_GOOD] = {COLOR_GREEN, -1},             [TC_WARN] = {COLOR_YELLOW, -1},
@@ -36,7 +36,7 @@ static const short pairs[TC_COUNT][2] = {
 
 /* Without colour, what tells the same things apart. */
 static const attr_t mono[TC_COUNT] = {
-    [TC_TITLE] = A_REVERSE | A_BOLD, [TC_HEADER] = A_BOLD | A_UNDERLINE, [TC_CURSOR] = A_REVERSE,
+    [TC_TITLE] = A_REVERSE | A_BOLD, [TC_HEADER] = A_BOLD | A_UNDERLINE,
     [TC_STATUS] = A_REVERSE, [TC_ERROR] = A_REVERSE | A_BOLD, [TC_CPU] = A_BOLD | A_UNDERLINE,
     [TC_DDR] = A_BOLD, [TC_WARN] = A_BOLD, [TC_BAD] = A_BOLD | A_UNDERLINE, [TC_NAN] = A_DIM,
     [TC_MARK] = A_BOLD, [TC_DIM] = A_DIM, [TC_CORE1] = A_BOLD,

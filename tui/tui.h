@@ -54,7 +54,7 @@ int tui_main(const tui_opts *o, char *err, size_t errlen);
 #include <curses.h>
 
 enum tui_color {
-    TC_NORMAL = 0, TC_TITLE, TC_HEADER, TC_CURSOR, TC_STATUS, TC_ERROR,
+    TC_NORMAL = 0, TC_TITLE, TC_HEADER, TC_STATUS, TC_ERROR,
     TC_CPU, TC_DDR, TC_COMPUTE, TC_GOOD, TC_WARN, TC_BAD, TC_NAN, TC_MARK, TC_BAR, TC_DIM,
     TC_CORE0, TC_CORE1, TC_CORE2,
     TC_COUNT
@@ -92,7 +92,6 @@ struct tui {
     int status_error;
     int quit, help;
     FILE *keylog;
-    int dirty_runs;             /* the store changed: the runs view reloads */
 };
 
 /* tui.c */
