@@ -29,6 +29,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread -D_GNU_SOURCE -I. -Iin
 LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS) -pthread
 LIBS     = -lprotobuf-c -lopenblas -lpng -ljpeg -ljansson -lm
 DBLIBS   = -lsqlite3
+TUILIBS  = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
 GEN_C    = $(BUILD)/gen/onnx/onnx.pb-c.c
 GEN_H    = $(BUILD)/gen/onnx/onnx.pb-c.h
@@ -41,6 +42,7 @@ API_SRC     = $(wildcard runtime/api/*.c)
 ANALYZE_SRC = $(wildcard analyze/*.c)
 REPORTS_SRC = $(wildcard reports/*.c)
 CLI_SRC     = $(wildcard cli/*.c)
+TUI_SRC     = $(wildcard tui/*.c)
 UNIT_SRC    = $(wildcard tests/unit/test_*.c)
 FUZZ_SRC    = $(wildcard tests/fuzz/fuzz_*.c)
 TOOL_SRC    = $(wildcard tests/tools/*.c)
@@ -51,6 +53,7 @@ API_OBJ     = $(call obj,$(API_SRC))
 ANALYZE_OBJ = $(call obj,$(ANALYZE_SRC))
 REPORTS_OBJ = $(call obj,$(REPORTS_SRC))
 CLI_OBJ     = $(call obj,$(CLI_SRC))
+TUI_OBJ     = $(call obj,$(TUI_SRC))
 
 CORE_LIB  = $(BUILD)/libcore.a
 UNIT_BIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
@@ -81,9 +84,9 @@ $(BUILD)/librknnrt.so: $(API_OBJ) $(CORE_LIB) runtime/api/librknnrt.map
 	    -o $@ $(API_OBJ) -Wl,--whole-archive $(CORE_LIB) \
 	    -Wl,--no-whole-archive $(LDFLAGS_ALL) $(LIBS)
 
-# reports/ (exporters) read the store: linked into the CLI only.
-$(BUILD)/rknn-trace: $(CLI_OBJ) $(REPORTS_OBJ) $(ANALYZE_OBJ) $(CORE_LIB)
-	$(CC) -o $@ $(CLI_OBJ) $(REPORTS_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+# reports/ (exporters) and tui/ read the store: linked into the CLI only.
+$(BUILD)/rknn-trace: $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB)
+	$(CC) -o $@ $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(TUILIBS)
 
 # API tests are applications of the C API: they also link the API layer.
 $(BUILD)/tests/test_api_%: tests/unit/test_api_%.c $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)

@@ -19,6 +19,10 @@ int metrics_compute_typed(int ref_dtype, const void *ref, int x_dtype, const voi
  * digits), "nan" for NaN. */
 const char *metrics_fmt_cos(double v, char *buf, size_t len);
 const char *metrics_fmt_euc(double v, char *buf, size_t len);
+/* How the accuracy table colours a cosine against threshold thr: METRIC_GRADE_OK
+ * (>= thr, green), _NEAR (within 0.04 below, yellow), _BAD (red), _NAN (magenta). */
+enum { METRIC_GRADE_OK = 0, METRIC_GRADE_NEAR, METRIC_GRADE_BAD, METRIC_GRADE_NAN };
+int metrics_cos_grade(double cos, double thr);
 
 
 /* ---- Run comparison (analyze/compare.c) ----
@@ -89,10 +93,24 @@ void compare_graph_free(compare_graph *g);
 /* "op", "fusion", "target", "dtype", "shape" of one bit */
 const char *compare_graph_diff_name(int bit);
 
+/* A run's speed against the baseline: percent slower (negative: faster), NaN
+ * when either time is unknown. compare_verdict writes the line `compare`
+ * prints for run `tag` ("B vs A: predicted NPU frame +12.3%"); by_host: the
+ * figures are this PC's host medians. */
+double compare_slower_pct(double base_us, double us);
+const char *compare_verdict(char *buf, size_t len, const char *tag, double slower_pct, int by_host);
 /* Two runs' stored output tensors (.npy files, e.g. store_output.dump_file):
  * metrics of b against a (a is the reference); a constant or non-finite
  * tensor shows in m->flags (METRIC_*). RT_ESHAPE when the sizes differ. */
 int compare_output_files(const char *a, const char *b, metrics_t *m, char *err, size_t errlen);
+
+/* ---- Run filters (analyze/run_filter.c): what `ls` and the TUI select runs by ----
+ * model: the model's path or file name, or a glob (fnmatch) of either;
+ * quant: "TYPE[/ALGO[/METHOD]]", case-insensitive ("i8", "i8/mmse/layer");
+ * tag: one of the run's tags (store_run.tags), exactly. 1: the run matches. */
+int run_filter_model(const store_run *r, const char *pattern);
+int run_filter_quant(const store_run *r, const char *spec);
+int run_filter_tag(const store_run *r, const char *tag);
 
 /* ---- External golden (analyze/golden.c) ----
  * A folder of .npy tensors, one per tensor name, in any of three layouts:

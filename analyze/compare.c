@@ -325,3 +325,20 @@ void compare_graph_free(compare_graph *g)
     free(g->pairs);
     memset(g, 0, sizeof(*g));
 }
+
+double compare_slower_pct(double base_us, double us)
+{
+    return base_us > 0 && !isnan(us) ? (us / base_us - 1.0) * 100.0 : NAN;
+}
+
+const char *compare_verdict(char *buf, size_t len, const char *tag, double slower_pct, int by_host)
+{
+    char pct[32];
+    if (isnan(slower_pct))
+        snprintf(pct, sizeof(pct), "-");
+    else
+        snprintf(pct, sizeof(pct), "%+.1f%%", slower_pct);
+    snprintf(buf, len, "%s vs A: %s %s%s", tag, by_host ? "host median (this PC)" : "predicted NPU frame",
+             pct, isnan(slower_pct) ? (by_host ? " (no host time)" : " (no prediction; --by host)") : "");
+    return buf;
+}

@@ -25,6 +25,7 @@ int run_rknn_is(const char *path);
 int cmd_run_rknn(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_tui(int argc, char **argv);
 
 /* Exit code for a runtime status (RT_E*). */
 int cli_exit_code(int status);

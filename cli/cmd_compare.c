@@ -387,8 +387,7 @@ int cmd_compare(int argc, char **argv)
     /* speed: the predicted NPU frame unless --by host */
     for (int k = 0; k < nr; k++) {
         s[k].speed_us = by_host ? s[k].sum.host_median_us : s[k].sum.frame_us;
-        s[k].slower_pct = s[0].speed_us > 0 && !isnan(s[k].speed_us)
-                              ? (s[k].speed_us / s[0].speed_us - 1.0) * 100.0 : NAN;
+        s[k].slower_pct = compare_slower_pct(s[0].speed_us, s[k].speed_us);
     }
     if (!isnan(fail_slower))
         for (int k = 0; k < nr; k++)
@@ -598,7 +597,7 @@ int cmd_compare(int argc, char **argv)
         goto out;
     }
 
-    char nm[128], a[32], b[32], c[32];
+    char nm[128], a[32], b[32], verdict[256];
     char tag[MAX_RUNS][4];
     for (int k = 0; k < nr; k++)
         snprintf(tag[k], sizeof(tag[k]), "%c", 'A' + k);
@@ -672,9 +671,7 @@ int cmd_compare(int argc, char **argv)
         putchar('\n');
     }
     for (int k = 1; k < nr; k++)
-        printf("%s vs A: %s %s%s\n", tag[k], by_host ? "host median (this PC)" : "predicted NPU frame",
-               cell(c, sizeof(c), s[k].slower_pct, "%+.1f%%"),
-               isnan(s[k].slower_pct) ? (by_host ? " (no host time)" : " (no prediction; --by host)") : "");
+        printf("%s\n", compare_verdict(verdict, sizeof(verdict), tag[k], s[k].slower_pct, by_host));
     for (int k = 0; k < nr; k++) {
         if (!cos_failed[k])
             continue;

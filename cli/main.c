@@ -19,6 +19,7 @@ static const struct command {
     {"analyze", cmd_analyze, "a run's layer outputs vs an external golden folder (.npy by tensor name)"},
     {"compare", cmd_compare, "two runs side by side: per-layer error and times, CI gates"},
     {"import", cmd_import, "board logs, toolkit output and level-5 dump folders into runs"},
+    {"tui", cmd_tui, "browse runs, layers, errors and comparisons in the terminal (ncurses)"},
     {"inspect", cmd_inspect, "what a vendor .rknn holds: target, versions, I/O, compiled nodes"},
     {"report", cmd_report, "export runs or a comparison: md, html, csv, json, trace, gnuplot, png"},
     {"info", cmd_info, "this build: version, supported ops, platforms, runtime library"},

@@ -51,6 +51,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "crash during recording [$b]" bash tests/cli/crash.sh "$b"
     suite "import of real logs [$b]" bash tests/cli/import.sh "$b"
     suite "cli recording, dumps, limits, timing [$b]" bash tests/cli/record.sh "$b"
+    suite "tui under tmux [$b]" bash tests/tui/run.sh "$b"
     suite "npu lowering vs vendor tables [$b]" "$b/tests/npu_models" tests/data/models \
         tests/fuzz/corpus/perflog --check
     suite "npu CPU-fallback cost vs real CPU rows [$b]" "$b/tests/npu_cpu_cost" \
