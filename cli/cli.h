@@ -24,6 +24,12 @@ int cmd_inspect(int argc, char **argv);
 int run_rknn_is(const char *path);
 int cmd_run_rknn(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+/* `compare BOARD_RUN SIM_RUN` (either order): predicted vs measured per layer
+ * (cli/compare_perf.c). Returns 0 when the two runs are not one board run and
+ * one predicted run (the caller compares them as usual), else 1 with the exit
+ * code in *exit_code; `gates`: options of the usual compare were given. */
+int compare_perf_try(const char *db, const char *ref_a, const char *ref_b, int json, int gates,
+                     int *exit_code);
 
 /* Exit code for a runtime status (RT_E*). */
 int cli_exit_code(int status);
