@@ -201,6 +201,49 @@ static char *env_json(const vlog_run_t *r, const char *source_path)
     return text;
 }
 
+/* "(1,32,112,112),(...)" and "(1,32,112,112)": the first shapes equal. */
+static int first_shape_is(const char *list, const char *shape)
+{
+    size_t n = strlen(shape);
+    return n > 2 && !strncmp(list, shape, n) && (list[n] == 0 || list[n] == ',');
+}
+
+/* SRAM table rows joined to the layers of the same run's per-layer table
+ * (log-formats.md §4): a row is a tensor, its User the layer that reads it
+ * (the first layer of that OpType, from the previous match on, whose first
+ * input has the tensor's OrigShape); the tensor's SramHit bytes go to the
+ * layer that wrote it (the last one before the reader whose first output has
+ * that shape). hit[k]: bytes per perf row, NaN when nothing joined. Returns
+ * the count of rows joined. */
+static int sram_join(const vlog_run_t *r, double *hit)
+{
+    const perflog_table_t *t = &r->perf;
+    int joined = 0, from = 0;
+
+    for (int k = 0; k < t->n_rows; k++)
+        hit[k] = NAN;
+    if (!r->has_sram || !r->has_perf || !r->sram.has_hit)
+        return 0;
+    for (int i = 0; i < r->sram.n_rows; i++) {
+        const sramlog_row_t *x = &r->sram.rows[i];
+        int reader = -1, writer = -1;
+        if (x->hit < 0 || !x->origshape[0])
+            continue;
+        for (int k = from; k < t->n_rows && reader < 0; k++)
+            if (!strcmp(t->rows[k].optype, x->user) && first_shape_is(t->rows[k].inshape, x->origshape))
+                reader = k;
+        for (int k = reader - 1; k >= 0 && writer < 0; k--)
+            if (first_shape_is(t->rows[k].outshape, x->origshape))
+                writer = k;
+        if (writer < 0)
+            continue;
+        hit[writer] = (isnan(hit[writer]) ? 0 : hit[writer]) + (double)x->hit;
+        from = reader;
+        joined++;
+    }
+    return joined;
+}
+
 /* Figures of the run that have no column: totals, memory, SRAM, benchmark. */
 static char *extra_json(const vlog_run_t *r)
 {
@@ -274,6 +317,11 @@ static char *extra_json(const vlog_run_t *r)
         json_key(&w, "tensors"); json_int(&w, s->n_rows);
         json_key(&w, "hit_bytes"); if (s->has_hit) json_int(&w, hit); else json_write_null(&w);
         json_key(&w, "rw_sram_hit"); if (s->rw_sram_hit >= 0) json_int(&w, s->rw_sram_hit); else json_write_null(&w);
+        if (r->has_perf) {
+            double *hit = xmalloc((size_t)(r->perf.n_rows ? r->perf.n_rows : 1) * sizeof(double));
+            json_key(&w, "joined"); json_int(&w, sram_join(r, hit));
+            free(hit);
+        }
         json_obj_close(&w);
         any = 1;
     }
@@ -330,12 +378,15 @@ static size_t fmt_pct1(char *buf, size_t len, const char *sep, double v)
 
 static int add_layers(store *st, int64_t id, const vlog_run_t *r, char *err, size_t errlen)
 {
-    for (int k = 0; k < r->perf.n_rows; k++) {
+    double *hit = xmalloc((size_t)(r->perf.n_rows ? r->perf.n_rows : 1) * sizeof(double));
+    int rc = 0;
+
+    sram_join(r, hit);
+    for (int k = 0; k < r->perf.n_rows && !rc; k++) {
         const perflog_row_t *p = &r->perf.rows[k];
         store_layer l;
         char wl[64] = "", op[48] = "", *colon;
         char *in = NULL, *out = NULL;
-        int rc;
 
         store_layer_init(&l);
         l.idx = p->id;
@@ -377,13 +428,13 @@ static int add_layers(store *st, int64_t id, const vlog_run_t *r, char *err, siz
             l.bound = "CPU";
         else if (l.target && p->npu >= 0 && p->ddr >= 0 && (p->npu || p->ddr))
             l.bound = p->npu >= p->ddr ? "compute" : "DDR";
+        l.sram_hit = hit[k];
         rc = store_layer_add(st, id, &l, err, errlen);
         free(in);
         free(out);
-        if (rc)
-            return rc;
     }
-    return 0;
+    free(hit);
+    return rc;
 }
 
 static int add_accuracy(store *st, int64_t id, const vlog_run_t *r, char *err, size_t errlen)

@@ -117,6 +117,46 @@ imp "$f" && {
     eq "dump bad" "$(jget "d['lines']['bad']")" 0
 }
 
+# SRAM rows joined to the layers of the same run (no real sample holds both a
+# level-3 SRAM table and a level-4 table: a fixture in the documented layouts,
+# log-formats.md §3.1/§4). A row is a tensor read by its User; its SramHit goes
+# to the layer that wrote it: output2 (1,4,8,8), read by ConvRelu c2, written
+# by c1 -> 0x400; output4 (1,4,4,4), read by Conv c3, written by c2 -> 0x100.
+cat >"$T/sramjoin.txt" <<'LOG'
+D RKNN: [10:00:00.001] ---------------------------------------------------------------------------
+D RKNN: [10:00:00.001] Total allocated Internal SRAM Size: 524288, Addr: [0xff3e0000, 0xff460000)
+D RKNN: [10:00:00.001] ---------------------------------------------------------------------------
+D RKNN: [10:00:00.001] ---------------------------------------------------------------------+----------------------------------+-----------
+D RKNN: [10:00:00.001] ID  User           Tensor   DataType OrigShape      NativeShape      |     [Start       End)       Size |    SramHit
+D RKNN: [10:00:00.001] ---------------------------------------------------------------------+----------------------------------+-----------
+D RKNN: [10:00:00.001] 1   ConvRelu       input0   INT8     (1,3,8,8)      (1,1,8,8,3)      | 0xff3b0000 0xff3b0c00 0x00000c00 | \
+D RKNN: [10:00:00.001] 2   ConvRelu       output2  INT8     (1,4,8,8)      (1,1,8,8,16)     | 0xff3e0000 0xff3e0400 0x00000400 | 0x00000400
+D RKNN: [10:00:00.001] 3   Conv           output4  INT8     (1,4,4,4)      (1,1,4,4,16)     | 0xff3e0400 0xff3e0500 0x00000100 | 0x00000100
+D RKNN: [10:00:00.001] 4   OutputOperator output5  FLOAT    (1,2,4,4)      (1,2,4,4)        | 0xff3ae000 0xff3ae080 0x00000080 | \
+D RKNN: [10:00:00.001] ---------------------------------------------------------------------+----------------------------------+-----------
+D RKNN: [10:00:00.002] ----------------------------------------
+D RKNN: [10:00:00.002] Total Weight Memory Size: 1024
+D RKNN: [10:00:00.002] Total Internal Memory Size: 2048
+D RKNN: [10:00:00.002] ----------------------------------------
+I RKNN: [10:00:01.000] ------------------------------------------------------------------------------------------------------------------------------------------------
+I RKNN: [10:00:01.000] ID   OpType           DataType Target InputShape                               OutputShape            Cycles(DDR/NPU/Total)    Time(us)     MacUsage(%)          WorkLoad(0/1/2)      RW(KB)       FullName
+I RKNN: [10:00:01.000] ------------------------------------------------------------------------------------------------------------------------------------------------
+I RKNN: [10:00:01.000] 1    InputOperator    UINT8    CPU    \                                        (1,3,8,8)              0/0/0                    5            \                    0.0%/0.0%/0.0%       0            InputOperator:in
+I RKNN: [10:00:01.000] 2    ConvRelu         UINT8    NPU    (1,3,8,8),(4,3,3,3),(4)                  (1,4,8,8)              100/200/200              3            1.00/0.00/0.00       100.0%/0.0%/0.0%     1            Conv:c1
+I RKNN: [10:00:01.000] 3    ConvRelu         INT8     NPU    (1,4,8,8),(4,4,3,3),(4)                  (1,4,4,4)              100/200/200              3            1.00/0.00/0.00       100.0%/0.0%/0.0%     1            Conv:c2
+I RKNN: [10:00:01.000] 4    Conv             INT8     NPU    (1,4,4,4),(2,4,1,1),(2)                  (1,2,4,4)              50/20/50                 2            0.50/0.00/0.00       100.0%/0.0%/0.0%     1            Conv:c3
+I RKNN: [10:00:01.000] 5    OutputOperator   INT8     CPU    (1,2,4,4)                                \                      0/0/0                    4            \                    0.0%/0.0%/0.0%       0            OutputOperator:out
+I RKNN: [10:00:01.000] ------------------------------------------------------------------------------------------------------------------------------------------------
+I RKNN: [10:00:01.000] Total Operator Elapsed Per Frame Time(us): 17
+LOG
+imp "$T/sramjoin.txt" && {
+    R=$(last_id)
+    eq "sram join: one run" "$(jget "len(d['runs'])") $(jget "d['lines']['bad']")" "1 0"
+    eq "sram join: hits" "$(q "SELECT group_concat(idx||'='||quote(sram_hit), ' ') FROM (SELECT idx, sram_hit FROM layers WHERE run_id=$R ORDER BY idx)")" \
+       "1=NULL 2=1024.0 3=256.0 4=NULL 5=NULL"
+    eq "sram join: joined rows" "$(q "SELECT json_extract(extra_json,'\$.sram.joined') FROM runs WHERE id=$R")" 2
+}
+
 # --- accuracy_analysis -------------------------------------------------------
 for f in "$LOGS"/accuracy-*.txt; do
     n=$(basename "$f")
