@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dirent.h>
 
 static void usage(FILE *f)
 {
@@ -24,7 +25,9 @@ static void usage(FILE *f)
           "performance tables (RKNN_LOG_LEVEL=4, eval_perf, perf_detail; every generation),\n"
           "the ranking table and totals, runtime/driver/toolkit version lines, SRAM tables,\n"
           "eval_memory, rknn_benchmark output, accuracy_analysis tables (the simulator half\n"
-          "becomes a 'toolkit' run) and level-5 dumps (a folder, or the log's dump lines).\n"
+          "becomes a 'toolkit' run), its snapshot folder (error_analysis.txt, the tensors\n"
+          "of simulator/ and runtime/ named by map_name_to_file.txt, golden/ recorded) and\n"
+          "level-5 dumps (a folder, or the log's dump lines).\n"
           "A log with several runs gives several runs. Lines that are not read are counted\n"
           "by kind; a table line that cannot be read is an error.\n"
           "\n"
@@ -70,7 +73,20 @@ typedef struct source {
     int is_dir;
     golden_file *files;
     int n_files;
+    /* an accuracy_analysis snapshot folder: log is its error_analysis.txt;
+     * tensors [0] of the simulator (the toolkit run), [1] of the runtime (the
+     * board run) */
+    int snapshot;
+    char *tensor_dir[2], *golden_dir;
+    vlog_dump_t *tensors[2];
+    int n_tensors[2];
 } source;
+
+static int is_dir(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
 
 static const char *numpy_dtype(const char *vendor)
 {
@@ -80,6 +96,7 @@ static const char *numpy_dtype(const char *vendor)
         {"FLOAT", "float32"}, {"FLOAT32", "float32"}, {"BFLOAT16", "bfloat16"},
         {"float", "float32"}, {"uint8", "uint8"}, {"int8", "int8"}, {"float16", "float16"},
         {"int32", "int32"}, {"int64", "int64"}, {"int16", "int16"},
+        {"float32", "float32"}, {"float64", "float64"}, {"uint16", "uint16"}, {"bool", "bool"},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(vendor, map[i].v))
@@ -245,7 +262,7 @@ static int sram_join(const vlog_run_t *r, double *hit)
 }
 
 /* Figures of the run that have no column: totals, memory, SRAM, benchmark. */
-static char *extra_json(const vlog_run_t *r)
+static char *extra_json(const vlog_run_t *r, const char *golden_dir)
 {
     char *text = NULL;
     size_t len = 0;
@@ -259,6 +276,13 @@ static char *extra_json(const vlog_run_t *r)
     json_obj_open(&w);
     json_key(&w, "import");
     json_str(&w, r->toolkit ? "accuracy_analysis simulator" : "board log");
+    if (golden_dir) {
+        /* the float model's tensors: `analyze RUN --golden DIR` */
+        char *g = realpath(golden_dir, NULL);
+        json_key(&w, "golden_dir");
+        json_str(&w, g ? g : golden_dir);
+        free(g);
+    }
     if (r->has_perf) {
         json_key(&w, "perf");
         json_obj_open(&w);
@@ -550,12 +574,178 @@ static int folder_rows(const source *src, const char *copy_dir, vlog_dump_t **ro
     return 0;
 }
 
+/* ---- accuracy_analysis snapshot folders (log-formats.md §8) ---- */
+
+static char *path_join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *p = xmalloc(n);
+    snprintf(p, n, "%s/%s", a, b);
+    return p;
+}
+
+static int is_file(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* DIR/SUB/npy when it exists (newer toolkits), else DIR/SUB, else NULL. */
+static char *tensor_folder(const char *dir, const char *sub)
+{
+    char *d = path_join(dir, sub), *npy = path_join(d, "npy");
+    if (is_dir(npy)) {
+        free(d);
+        return npy;
+    }
+    free(npy);
+    if (is_dir(d))
+        return d;
+    free(d);
+    return NULL;
+}
+
+static int tensor_file(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return n > 4 && (!strcmp(e->d_name + n - 4, ".npy") || !strcmp(e->d_name + n - 4, ".txt"));
+}
+
+/* The folder's tensor files, sorted by name, as rows: the layer name from the
+ * map (file -> name), else the file's stem; shape and dtype from .npy headers
+ * (NULL for the text tensors of old toolkits). */
+static int snapshot_tensors(const char *dir, char **map, int n_map, vlog_dump_t **out, int *n,
+                            char *err, size_t errlen)
+{
+    struct dirent **list = NULL;
+    int m = scandir(dir, &list, tensor_file, alphasort), rc = 0, k;
+    vlog_dump_t *d;
+
+    if (m < 0)
+        return rt_err(err, errlen, RT_EIO, "cannot read %s: %s", dir, strerror(errno));
+    d = xcalloc((size_t)(m ? m : 1), sizeof(*d));
+    for (k = 0; k < m && !rc; k++) {
+        const char *file = list[k]->d_name, *name = NULL;
+        size_t fl = strlen(file);
+        for (int j = 0; j < n_map && !name; j++)
+            if (!strcmp(map[2 * j + 1], file))
+                name = map[2 * j];
+        d[k].index = k;
+        if (name)
+            snprintf(d[k].name, sizeof d[k].name, "%s", name);
+        else
+            snprintf(d[k].name, sizeof d[k].name, "%.*s", (int)(fl - 4), file);
+        if ((size_t)snprintf(d[k].path, sizeof d[k].path, "%s/%s", dir, file) >= sizeof d[k].path)
+            rc = rt_err(err, errlen, RT_EINVAL, "%s/%s: path too long", dir, file);
+        else if (!strcmp(file + fl - 4, ".npy")) {
+            npy_array a;
+            char e2[256];
+            if (npy_map(d[k].path, &a, e2, sizeof e2)) {
+                rc = rt_err(err, errlen, RT_EFORMAT, "%s", e2);
+            } else {
+                d[k].n_dims = a.ndim < 8 ? a.ndim : 8;
+                for (int j = 0; j < d[k].n_dims; j++)
+                    d[k].dims[j] = a.dims[j];
+                snprintf(d[k].dtype, sizeof d[k].dtype, "%s",
+                         npy_dtype_name(a.dtype) ? npy_dtype_name(a.dtype) : "");
+                npy_free(&a);
+            }
+        }
+    }
+    for (k = 0; k < m; k++)
+        free(list[k]);
+    free(list);
+    if (rc) {
+        free(d);
+        return rc;
+    }
+    *out = d;
+    *n = m;
+    return 0;
+}
+
+/* DIR/error_analysis.txt through the log scanner, map_name_to_file.txt line
+ * by line (lines that are no pair count as unread), the tensor folders. */
+static int read_snapshot(source *x, int formats, char *err, size_t errlen)
+{
+    char *table = path_join(x->path, "error_analysis.txt");
+    char *mapf = path_join(x->path, "map_name_to_file.txt");
+    char **map = NULL, *text = NULL;
+    void *data = NULL;
+    size_t len = 0;
+    int n_map = 0, rc;
+    vlog_t *v = &x->log;
+
+    x->snapshot = 1;
+    rc = rt_read_file(table, &data, &len, err, errlen);
+    if (!rc)
+        rc = vlog_scan(data, len, formats, v, err, errlen);
+    free(data);
+    if (rc)
+        goto out;
+    if (is_file(mapf)) {
+        char *line, *save = NULL, name[256], file[256];
+        int64_t lineno = 0;
+        if ((rc = rt_read_file(mapf, (void **)&data, &len, err, errlen)))
+            goto out;
+        text = xmalloc(len + 1);
+        memcpy(text, data, len);
+        text[len] = 0;
+        free(data);
+        data = NULL;
+        for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            const char *t = line;
+            lineno++;
+            while (*t == ' ' || *t == '\t' || *t == '\r')
+                t++;
+            if (!*t) {
+                v->kinds[VLOG_LAYOUT]++;
+            } else if (snapmap_line(line, name, sizeof name, file, sizeof file)) {
+                map = xrealloc(map, (size_t)(n_map + 1) * 2 * sizeof(*map));
+                map[2 * n_map] = xstrdup(name);
+                map[2 * n_map + 1] = xstrdup(file);
+                n_map++;
+                v->kinds[VLOG_USED]++;
+            } else {
+                v->kinds[VLOG_APP]++;
+            }
+        }
+    }
+    x->golden_dir = tensor_folder(x->path, "golden");
+    x->tensor_dir[0] = tensor_folder(x->path, "simulator");
+    x->tensor_dir[1] = tensor_folder(x->path, "runtime");
+    for (int k = 0; k < 2 && !rc; k++)
+        if (x->tensor_dir[k])
+            rc = snapshot_tensors(x->tensor_dir[k], map, n_map, &x->tensors[k], &x->n_tensors[k],
+                                  err, errlen);
+out:
+    for (int k = 0; k < 2 * n_map; k++)
+        free(map[k]);
+    free(map);
+    free(text);
+    free(table);
+    free(mapf);
+    return rc;
+}
+
+static void source_free(source *x)
+{
+    vlog_free(&x->log);
+    golden_files_free(x->files, x->n_files);
+    for (int k = 0; k < 2; k++) {
+        free(x->tensor_dir[k]);
+        free(x->tensors[k]);
+    }
+    free(x->golden_dir);
+}
+
 static int write_run(store *st, const source *src, const vlog_run_t *r, const char *label,
                      const char *model, const char *model_sha, int copy, const char *db,
                      int64_t *id, char *err, size_t errlen)
 {
     store_run run;
-    char *env = src->is_dir ? NULL : env_json(r, src->path), *extra = src->is_dir ? NULL : extra_json(r);
+    char *env = src->is_dir ? NULL : env_json(r, src->path);
+    char *extra = src->is_dir ? NULL : extra_json(r, src->snapshot ? src->golden_dir : NULL);
     char *copy_dir = NULL, *dump_dir = NULL, *abs = NULL;
     vlog_dump_t *rows = NULL;
     int n_rows = 0, rc;
@@ -605,6 +795,10 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ch
         dump_dir = dirname_of(r->dumps[0].path);
         run.dump_dir = dump_dir;
     }
+    if (src->snapshot && src->tensor_dir[!r->toolkit]) {
+        abs = realpath(src->tensor_dir[!r->toolkit], NULL);
+        run.dump_dir = abs ? abs : src->tensor_dir[!r->toolkit];
+    }
     if (src->is_dir) {
         abs = realpath(src->path, NULL);
         run.dump_dir = abs ? abs : src->path;
@@ -629,7 +823,9 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ch
     } else {
         if ((r->has_perf && (rc = add_layers(st, *id, r, err, errlen))) ||
             (rc = add_accuracy(st, *id, r, err, errlen)) ||
-            (rc = add_dump_rows(st, *id, r->dumps, r->n_dumps, err, errlen)))
+            (rc = add_dump_rows(st, *id, r->dumps, r->n_dumps, err, errlen)) ||
+            (src->snapshot && (rc = add_dump_rows(st, *id, src->tensors[!r->toolkit],
+                                                  src->n_tensors[!r->toolkit], err, errlen))))
             goto abort;
         if (r->has_bench)
             for (int k = 0, o = 0; k < r->bench.n_tensors; k++) {
@@ -666,11 +862,6 @@ out:
     return rc;
 }
 
-static int is_dir(const char *p)
-{
-    struct stat sb;
-    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
 
 int cmd_import(int argc, char **argv)
 {
@@ -736,6 +927,18 @@ int cmd_import(int argc, char **argv)
     for (int s = 0; s < n_src; s++) {
         source *x = &src[s];
         if (is_dir(x->path)) {
+            char *table = path_join(x->path, "error_analysis.txt");
+            int snap = is_file(table);
+            free(table);
+            if (snap) {
+                int rc = read_snapshot(x, formats, err, sizeof err);
+                if (rc) {
+                    cli_error("import: %s: %s", x->path, err);
+                    ex = cli_exit_code(rc) == EXIT_USAGE ? EXIT_INPUT : cli_exit_code(rc);
+                    goto out;
+                }
+                goto checked;
+            }
             x->is_dir = 1;
             if (golden_scan(x->path, &x->files, &x->n_files, err, sizeof err) || !x->n_files) {
                 cli_error("import: %s: %s", x->path, x->n_files ? err : "no .npy dump in the folder");
@@ -755,6 +958,7 @@ int cmd_import(int argc, char **argv)
             ex = cli_exit_code(rc);
             goto out;
         }
+    checked:
         if (x->log.kinds[VLOG_BAD]) {
             cli_error("import: %s:%lld: a table line that cannot be read (%lld such lines): '%.60s'",
                       x->path, (long long)x->log.first_bad, (long long)x->log.kinds[VLOG_BAD],
@@ -834,7 +1038,8 @@ int cmd_import(int argc, char **argv)
                 json_key(&w, "platform"); json_str(&w, r && r->info.soc[0] ? r->info.soc : NULL);
                 json_key(&w, "layers"); json_int(&w, r && r->has_perf ? r->perf.n_rows : 0);
                 json_key(&w, "accuracy"); json_int(&w, r ? r->n_acc : 0);
-                json_key(&w, "tensors"); json_int(&w, r ? r->n_dumps : src[s].n_files);
+                json_key(&w, "tensors");
+                json_int(&w, !r ? src[s].n_files : r->n_dumps + (src[s].snapshot ? src[s].n_tensors[!r->toolkit] : 0));
                 json_key(&w, "total_us");
                 if (r && r->has_perf && r->perf.total_time_us >= 0) json_int(&w, r->perf.total_time_us); else json_write_null(&w);
                 json_obj_close(&w);
@@ -861,8 +1066,9 @@ int cmd_import(int argc, char **argv)
                     printf("  %d layers", r->perf.n_rows);
                 if (r && r->n_acc)
                     printf("  %d accuracy rows", r->n_acc);
-                if (!r || r->n_dumps)
-                    printf("  %d tensors", r ? r->n_dumps : src[s].n_files);
+                if (!r || r->n_dumps || (src[s].snapshot && src[s].n_tensors[!r->toolkit]))
+                    printf("  %d tensors", !r ? src[s].n_files
+                                              : r->n_dumps + (src[s].snapshot ? src[s].n_tensors[!r->toolkit] : 0));
                 putchar('\n');
             }
         }
@@ -873,10 +1079,8 @@ int cmd_import(int argc, char **argv)
         putchar('\n');
     }
 out:
-    for (int s = 0; s < n_src; s++) {
-        vlog_free(&src[s].log);
-        golden_files_free(src[s].files, src[s].n_files);
-    }
+    for (int s = 0; s < n_src; s++)
+        source_free(&src[s]);
     free(src);
     free(ids);
     store_close(st);

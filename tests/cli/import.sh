@@ -176,6 +176,42 @@ eq "cos|euc runtime relu1" "$(q "SELECT entire_cos||' '||entire_euc||' '||single
 R=$(q "SELECT id FROM runs WHERE backend='board' AND env_json LIKE '%oldfmt-cosonly%'")
 eq "cos-only runtime prob" "$(q "SELECT entire_cos||' '||quote(entire_euc)||' '||single_cos FROM accuracy WHERE run_id=$R AND name='prob'")" "0.999999 NULL 1.0"
 
+# --- accuracy_analysis snapshot folder ---------------------------------------
+# No real ./snapshot folder is among the samples (log-formats.md §12): a fixture
+# in the documented layout (§8): error_analysis.txt (a real table), the name map,
+# golden/, simulator/ and runtime/npy/ (the newer toolkits' subfolder).
+S=$T/snapshot
+mkdir -p "$S/golden" "$S/simulator" "$S/runtime/npy"
+f=$LOGS/accuracy-cos-euc-mobilenetv2-rk3588-tk1.6.0-rkdoc-02.txt
+grep -v '^#' "$f" >"$S/error_analysis.txt"
+printf 'data  data.npy\nrelu1 -> 0001_relu1.npy\nprob: 0065_prob.npy\n\n' >"$S/map_name_to_file.txt"
+python3 - "$S" <<'PY'
+import struct, sys
+def npy(path, shape):
+    h = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % (",".join(map(str, shape)) + ("," if len(shape) == 1 else ""))
+    h += " " * (63 - (10 + len(h)) % 64) + "\n"
+    n = 1
+    for d in shape: n *= d
+    open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + b"\0" * (4 * n))
+d = sys.argv[1]
+npy(d + "/golden/data.npy", (1, 3, 2, 2))
+npy(d + "/simulator/data.npy", (1, 3, 2, 2))
+npy(d + "/simulator/0001_relu1.npy", (1, 4, 2, 2))
+npy(d + "/simulator/0065_prob.npy", (1, 10))
+npy(d + "/runtime/npy/0001_relu1.npy", (1, 4, 2, 2))
+npy(d + "/runtime/npy/extra_tensor.npy", (2,))
+PY
+imp "$S" && {
+    eq "snapshot: runs, unread lines" "$(jget "[r['backend'] for r in d['runs']], d['lines']['bad'], d['lines']['app']")" "(['toolkit', 'board'], 0, 0)"
+    eq "snapshot: accuracy rows as the table's" "$(jget "[r['accuracy'] for r in d['runs']]")" "[$(sed -E 's/^ +//' "$f" | grep -Ec '^\[[A-Za-z]'), $(sed -E 's/^ +//' "$f" | grep -Ec '^\[[A-Za-z]')]"
+    R=$(q "SELECT max(id) - 1 FROM runs")
+    eq "snapshot: simulator tensors" "$(q "SELECT group_concat(name||':'||shape||':'||dtype, ' ') FROM outputs WHERE run_id=$R")" "relu1:[1,4,2,2]:float32 prob:[1,10]:float32 data:[1,3,2,2]:float32"
+    eq "snapshot: runtime tensors" "$(q "SELECT group_concat(name||':'||shape, ' ') FROM outputs WHERE run_id=$R + 1")" "relu1:[1,4,2,2] extra_tensor:[2]"
+    eq "snapshot: folders" "$(q "SELECT dump_dir||' '||json_extract(extra_json,'\$.golden_dir') FROM runs WHERE id=$R")" "$(realpath "$S/simulator") $(realpath "$S/golden")"
+    eq "snapshot: runtime folder" "$(q "SELECT dump_dir FROM runs WHERE id=$R + 1")" "$(realpath "$S/runtime/npy")"
+    eq "snapshot: relu1 entire cos" "$(q "SELECT entire_cos FROM accuracy WHERE run_id=$R AND name='relu1'")" "0.99997"
+}
+
 # --- several runs in one log, dump folders ------------------------------------
 cat "$LOGS/perf-evalperf-fp16-unet256-rk3588-tk2.3.0-triority-05.txt" \
     "$LOGS/perf-perfdetail-yolov8n1920-rk3588-channy-01.txt" "$LOGS/sram-level3-mobilenetv1-rk3588-rkdoc-01.txt" >"$T/multi.txt"
@@ -223,6 +259,17 @@ bad_input "missing column" "$T/nocol.txt" "nocol.txt:[0-9]+: a table line"
 bad_input binary "$T/bin.txt" "not a text log"
 printf 'hello\nworld\n' >"$T/none.txt"
 bad_input "no vendor output" "$T/none.txt" "no vendor output"
+# a snapshot folder with a tensor that is not a .npy file
+mkdir -p "$T/snapbad/simulator"
+cp "$S/error_analysis.txt" "$T/snapbad/"
+printf 'not numpy' >"$T/snapbad/simulator/0001_relu1.npy"
+bad_input "snapshot: bad tensor" "$T/snapbad" "0001_relu1.npy"
+# a map line that names no file: counted as unread, an error with --strict
+cp -r "$S" "$T/snapmap"
+echo 'this line names no tensor file' >>"$T/snapmap/map_name_to_file.txt"
+"$RT" import --db "$DB" --strict "$T/snapmap" >/dev/null 2>"$T/err"
+eq "snapshot: --strict on an unread map line" "$?/$(grep -c . "$T/err")" "2/1"
+eq "snapshot: --strict db unchanged" "$(sha256sum "$DB")" "$before"
 "$RT" import --db "$DB" --strict "$LOGS/rtlog-init-info-rknnlite-rk3588-rt2.3.0-triority-01.txt" >/dev/null 2>"$T/err"
 eq "strict: exit" "$?" 2
 eq "strict: db unchanged" "$(sha256sum "$DB")" "$before"
