@@ -227,7 +227,7 @@ static int is_perf_total(const char *s)
 
 static int is_perf_title(const char *s)
 {
-    return !strcmp(s, "Network Layer Information Table") ||
+    return !strcmp(s, "Network Layer Information Table") || !strcmp(s, "RKNN VERSION:") ||
            !strcmp(s, "Operator Time Consuming Ranking Table") ||
            !strcmp(s, "Operator Time-Consuming Ranking:");
 }

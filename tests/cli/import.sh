@@ -83,6 +83,13 @@ imp "$LOGS/rtlog-init-info-driverwarn-rk3588-rt2.0.0b0-02.txt" &&
     eq "init 2.0.0b0" "$(q "SELECT json_extract(env_json,'\$.inference_type')||' '||json_extract(env_json,'\$.framework') FROM runs WHERE id=$(last_id)")" "dynamic_shape Caffe"
 imp "$LOGS/evalperf-freqlist-rk3588-sdk2.3.0-rkguide-01.txt" &&
     eq "freq list" "$(q "SELECT json_extract(env_json,'\$.cpu_freq_khz')||' '||json_extract(env_json,'\$.ddr_freq_hz') FROM runs WHERE id=$(last_id)")" "[1800000,2256000,2304000] [2112000000]"
+# get_sdk_version()'s box: versions as printed (read here with awk), nothing unread
+for f in "$LOGS"/tkver-get_sdk_version-*.txt; do
+    imp "$f" || continue
+    eq "$(basename "$f"): versions" "$(q "SELECT json_extract(env_json,'\$.api_version')||' '||json_extract(env_json,'\$.server_version')||' '||json_extract(env_json,'\$.runtime_version') FROM runs WHERE id=$(last_id)")" \
+       "$(awk '$1=="API:" {a=$4} $2=="rknn_server:" {s=$3} $1=="rknnrt:" {r=$2} END {print a, s, r}' "$f")"
+    eq "$(basename "$f"): unread lines" "$(jget "d['lines']['app'] + d['lines']['runtime'] + d['lines']['toolkit'] + d['lines']['bad']")" 0
+done
 f=$LOGS/sram-level3-mobilenetv1-rk3588-rkdoc-01.txt
 imp "$f" && {
     R=$(last_id)
