@@ -341,32 +341,22 @@ void perfcmp_free(perfcmp_result *r)
 
 /* ---- rendering ---- */
 
-static const char *cell(char *buf, size_t len, double v, const char *fmt)
+/* "board  run #3 label (model path, platform)" */
+static void print_run(FILE *f, const char *side, const store_run *r)
 {
-    if (isnan(v))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, fmt, v);
-    return buf;
-}
-
-static const char *run_name(const store_run *r, char *buf, size_t len)
-{
-    snprintf(buf, len, "#%lld%s%s", (long long)r->id, r->label ? " " : "", r->label ? r->label : "");
-    return buf;
+    fprintf(f, "%-6s run #%lld%s%s (%s, %s)\n", side, (long long)r->id, r->label ? " " : "",
+            r->label ? r->label : "", r->model_path ? r->model_path : "model not recorded",
+            r->platform ? r->platform : "platform not recorded");
 }
 
 static const char *const fig_names[PERFCMP_NFIG] = {"time", "NPU cycles", "DDR cycles"};
 
 void perfcmp_print(const perfcmp_result *r, FILE *f)
 {
-    char nm[160], a[32], b[32], c[32], d[32], e[32], g[32], h[32], i9[32], j[32];
+    char a[32], b[32], c[32], d[32], e[32], g[32], h[32], i9[32], j[32];
 
-    fprintf(f, "board  run %s (%s)\n", run_name(r->run[0], nm, sizeof nm),
-            r->run[0]->model_path ? r->run[0]->model_path : "model not recorded");
-    fprintf(f, "model  run %s (%s, %s)\n", run_name(r->run[1], nm, sizeof nm),
-            r->run[1]->model_path ? r->run[1]->model_path : "-",
-            r->run[1]->platform ? r->run[1]->platform : "-");
+    print_run(f, "board", r->run[0]);
+    print_run(f, "model", r->run[1]);
     fprintf(f, "layers: board %d, model %d; paired by FullName %d, by OpType and shape %d; "
             "board only %d, model only %d\n\n", r->n_board, r->n_model, r->n_by_name, r->n_by_shape,
             r->n_board_only, r->n_model_only);
@@ -382,15 +372,15 @@ void perfcmp_print(const perfcmp_result *r, FILE *f)
             snprintf(id, sizeof id, "-");
         fprintf(f, "%-4s %-16.16s %-40.40s %10s %10s %7s %10s %10s %7s %9s %9s %7s %-7s %-7s%s\n",
                 id, w->op ? w->op : "-", w->fullname ? w->fullname : "-",
-                cell(a, sizeof a, w->fig[0][PERFCMP_NPU], "%.0f"),
-                cell(b, sizeof b, w->fig[1][PERFCMP_NPU], "%.0f"),
-                cell(c, sizeof c, w->err_pct[PERFCMP_NPU], "%+.1f"),
-                cell(d, sizeof d, w->fig[0][PERFCMP_DDR], "%.0f"),
-                cell(e, sizeof e, w->fig[1][PERFCMP_DDR], "%.0f"),
-                cell(g, sizeof g, w->err_pct[PERFCMP_DDR], "%+.1f"),
-                cell(h, sizeof h, w->fig[0][PERFCMP_TIME], "%.0f"),
-                cell(i9, sizeof i9, w->fig[1][PERFCMP_TIME], "%.1f"),
-                cell(j, sizeof j, w->err_pct[PERFCMP_TIME], "%+.1f"),
+                summary_fmt(a, sizeof a, w->fig[0][PERFCMP_NPU], "%.0f"),
+                summary_fmt(b, sizeof b, w->fig[1][PERFCMP_NPU], "%.0f"),
+                summary_fmt(c, sizeof c, w->err_pct[PERFCMP_NPU], "%+.1f"),
+                summary_fmt(d, sizeof d, w->fig[0][PERFCMP_DDR], "%.0f"),
+                summary_fmt(e, sizeof e, w->fig[1][PERFCMP_DDR], "%.0f"),
+                summary_fmt(g, sizeof g, w->err_pct[PERFCMP_DDR], "%+.1f"),
+                summary_fmt(h, sizeof h, w->fig[0][PERFCMP_TIME], "%.0f"),
+                summary_fmt(i9, sizeof i9, w->fig[1][PERFCMP_TIME], "%.1f"),
+                summary_fmt(j, sizeof j, w->err_pct[PERFCMP_TIME], "%+.1f"),
                 w->bound[0] ? w->bound[0] : "-", w->bound[1] ? w->bound[1] : "-",
                 w->layer[0] < 0 ? "  (model only)" : w->layer[1] < 0 ? "  (board only)"
                 : w->by_shape ? "  (by shape)" : "");
@@ -399,12 +389,12 @@ void perfcmp_print(const perfcmp_result *r, FILE *f)
     for (int k = 0; k < PERFCMP_NFIG; k++) {
         const perfcmp_row *w = r->worst[k] >= 0 ? &r->rows[r->worst[k]] : NULL;
         fprintf(f, "  %-10s median |err| %s%%, worst %s%% (%s), total %s%% (board %s, model %s; %d layers)\n",
-                fig_names[k], cell(a, sizeof a, r->median_abs_pct[k], "%.1f"),
-                cell(b, sizeof b, w ? w->err_pct[k] : NAN, "%+.1f"),
+                fig_names[k], summary_fmt(a, sizeof a, r->median_abs_pct[k], "%.1f"),
+                summary_fmt(b, sizeof b, w ? w->err_pct[k] : NAN, "%+.1f"),
                 w && w->fullname ? w->fullname : "-",
-                cell(c, sizeof c, r->total_err_pct[k], "%+.1f"),
-                cell(d, sizeof d, r->n_err[k] ? r->sum[0][k] : NAN, "%.0f"),
-                cell(e, sizeof e, r->n_err[k] ? r->sum[1][k] : NAN, "%.0f"), r->n_err[k]);
+                summary_fmt(c, sizeof c, r->total_err_pct[k], "%+.1f"),
+                summary_fmt(d, sizeof d, r->n_err[k] ? r->sum[0][k] : NAN, "%.0f"),
+                summary_fmt(e, sizeof e, r->n_err[k] ? r->sum[1][k] : NAN, "%.0f"), r->n_err[k]);
     }
     if (r->bound_known)
         fprintf(f, "  bound      the same on %d of %d layers\n", r->bound_agree, r->bound_known);
@@ -413,10 +403,10 @@ void perfcmp_print(const perfcmp_result *r, FILE *f)
         for (int k = 0; k < r->n_top; k++) {
             const perfcmp_row *w = &r->rows[r->top[k]];
             fprintf(f, "  %-16s %-40s board %s us, model %s us (%s us, %s%%)\n", w->op ? w->op : "-",
-                    w->fullname ? w->fullname : "-", cell(a, sizeof a, w->fig[0][PERFCMP_TIME], "%.0f"),
-                    cell(b, sizeof b, w->fig[1][PERFCMP_TIME], "%.0f"),
-                    cell(c, sizeof c, w->err_us, "%+.0f"),
-                    cell(d, sizeof d, w->err_pct[PERFCMP_TIME], "%+.1f"));
+                    w->fullname ? w->fullname : "-", summary_fmt(a, sizeof a, w->fig[0][PERFCMP_TIME], "%.0f"),
+                    summary_fmt(b, sizeof b, w->fig[1][PERFCMP_TIME], "%.0f"),
+                    summary_fmt(c, sizeof c, w->err_us, "%+.0f"),
+                    summary_fmt(d, sizeof d, w->err_pct[PERFCMP_TIME], "%+.1f"));
         }
     }
 }
