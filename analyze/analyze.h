@@ -277,8 +277,8 @@ int summary_print_npu_table(const store_run *run, const store_layer *layers, int
 
 /* ---- Predicted vs measured (analyze/compare_perf.c) ----
  * A board run (a board's or an imported per-layer table: backend "board") and
- * a predicted run of the same model (backend "sim": `run`, or a vendor .rknn's
- * predicted profile), NPU layer by NPU layer. A layer is a row with figures
+ * a predicted run of the same model (backend "sim": `run`; "predict": a vendor
+ * .rknn's predicted profile), NPU layer by NPU layer. A layer is a row with figures
  * (cycles or time); a predicted run's layer is named by the first node it
  * covers ("<op>:<node>", the vendor's FullName), a board row by its FullName.
  * Layers are aligned by FullName; the layers left are paired by OpType and
@@ -318,7 +318,7 @@ typedef struct perfcmp_result {
 } perfcmp_result;
 
 /* 1 when the run's rows are a board's measurement (backend "board"), 0 a
- * prediction (backend "sim"), -1 neither. */
+ * prediction (backend "sim" or "predict"), -1 neither. */
 int perfcmp_side(const store_run *run);
 /* Aligns board against model (either may come first on the command line:
  * the caller orders them with perfcmp_side). RT_EINVAL when a side has no

@@ -18,7 +18,7 @@ int perfcmp_side(const store_run *run)
         return -1;
     if (!strcmp(run->backend, "board"))
         return 1;
-    return !strcmp(run->backend, "sim") ? 0 : -1;
+    return !strcmp(run->backend, "sim") || !strcmp(run->backend, "predict") ? 0 : -1;
 }
 
 /* One side's layers: rows with figures, each named by the first row it covers

@@ -133,6 +133,18 @@ sim=$(sqlite3 "$DB" "SELECT id FROM runs WHERE label='self'")
 sqlite3 "$DB" "SELECT row_number() OVER (ORDER BY idx) - 1, time_us, npu_cycles, ddr_cycles FROM layers WHERE run_id=$sim ORDER BY idx" >"$T/self.sim"
 eq "self: rows vs log and store" "$(python3 "$T/check.py" "$T/self.json" "$T/self.log" "$T/self.sim" | cut -d" " -f1)" ok
 
+# a vendor .rknn's predicted run (backend predict: rows named "<op>:<name>" by the
+# compiler) against its own table imported: every layer by FullName, cycles equal
+R=${RT_SHARED:-../shared}/data/models/rknn/yolov8n.rk3566.rknn
+"$RT" run "$R" --npu-table --db "$DB" --label pred >"$T/pred.out" 2>/dev/null
+sed -n '1,/Total Operator Elapsed/p' "$T/pred.out" >"$T/pred.txt"
+"$RT" import --db "$DB" --label pred-board "$T/pred.txt" >/dev/null
+"$RT" compare --db "$DB" --json pred pred-board >"$T/pred.json"
+eq "predict: pairs, cycle errors" "$(python3 -c "
+import json; s = json.load(open('$T/pred.json'))['summary']
+print(s['paired_by_name'] == s['board_layers'] == s['model_layers'] == $(log_rows "$T/pred.txt" | wc -l),
+      float(s['npu_cycles']['worst_err_pct']), float(s['ddr_cycles']['worst_err_pct']))")" "True 0.0 0.0"
+
 # not a board/sim pair: the usual compare; gates refused; nothing to compare
 "$RT" compare --db "$DB" --json self self >"$T/out" 2>/dev/null
 eq "sim vs sim: usual compare" "$(python3 -c "import json; print(json.load(open('$T/out'))['kind'])")" compare
