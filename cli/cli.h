@@ -25,9 +25,10 @@ int run_rknn_is(const char *path);
 int cmd_run_rknn(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 /* `compare BOARD_RUN SIM_RUN` (either order): predicted vs measured per layer
- * (cli/compare_perf.c). Returns 0 when the two runs are not one board run and
- * one predicted run (the caller compares them as usual), else 1 with the exit
- * code in *exit_code; `gates`: options of the usual compare were given. */
+ * (cli/compare_perf.c). Returns 1 with the exit code in *exit_code when it
+ * compared them; 0 when the caller compares them as usual: the runs are not
+ * one board and one predicted run, a side has no per-layer figures, `gates`
+ * (options of the usual compare's gates) is set, or the store says no. */
 int compare_perf_try(const char *db, const char *ref_a, const char *ref_b, int json, int gates,
                      int *exit_code);
 

@@ -34,8 +34,8 @@ static void usage(FILE *f)
           "      --db PATH             database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
           "      --json                one JSON document on stdout (docs/json.md)\n"
           "A board run (imported table) and a predicted run of the same model, in either\n"
-          "order, are compared layer by layer instead: NPU cycles, DDR cycles, time and\n"
-          "bound of the board and of the model, with the model's error.\n"
+          "order and without gates, are compared layer by layer instead: NPU cycles, DDR\n"
+          "cycles, time and bound of the board and of the model, with the model's error.\n"
           "exit: 0 ok, 1 usage, 2 unknown run or a gate without data, 3 a gate failed\n",
           f);
 }

@@ -148,13 +148,14 @@ print(s['paired_by_name'] == s['board_layers'] == s['model_layers'] == $(log_row
 # not a board/sim pair: the usual compare; gates refused; nothing to compare
 "$RT" compare --db "$DB" --json self self >"$T/out" 2>/dev/null
 eq "sim vs sim: usual compare" "$(python3 -c "import json; print(json.load(open('$T/out'))['kind'])")" compare
-"$RT" compare --db "$DB" self "$board" --fail-if-slower 5 >/dev/null 2>"$T/err"
-eq "gate on board/sim: usage" "$?" 1
-"$RT" import --db "$DB" "$LOGS/memory-evalmemory-2xfmt-rk3588-sdk2.3.0-rkguide-03.txt" >/dev/null
-mem=$(sqlite3 "$DB" "SELECT max(id) FROM runs")
-"$RT" compare --db "$DB" self "$mem" >/dev/null 2>"$T/err"
-eq "board run without layers: exit" "$?" 2
-eq "board run without layers: one line" "$(grep -c . "$T/err")" 1
+"$RT" compare --db "$DB" --json self "$board" --fail-if-cos-below 0.5 >"$T/out" 2>/dev/null
+eq "gates on board/sim: the usual compare" "$?/$(python3 -c "import json; print(json.load(open('$T/out'))['kind'])")" "0/compare"
+"$RT" import --db "$DB" "$LOGS/accuracy-cos-euc-mobilenetv2-rk3588-tk1.6.0-rkdoc-02.txt" >/dev/null
+acc=$(sqlite3 "$DB" "SELECT max(id) FROM runs WHERE backend='board'")
+"$RT" compare --db "$DB" --json self "$acc" >"$T/out" 2>/dev/null
+eq "board run without layer figures: the usual compare" "$?/$(python3 -c "import json; print(json.load(open('$T/out'))['kind'])")" "0/compare"
+"$RT" compare --db "$DB" self 999 >/dev/null 2>"$T/err"
+eq "unknown run: exit, one line" "$?/$(grep -c . "$T/err")" "2/1"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
