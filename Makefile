@@ -164,6 +164,10 @@ $(ZOO_TOOLS): $(BUILD)/tests/%: tests/tools/%.c tests/tools/zoo/graphs.c tests/t
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/tools/zoo/graphs.c $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
 
+$(BUILD)/tests/zoo_predict: tests/tools/zoo_predict.c tests/tools/zoo/graphs.c tests/tools/zoo/graphs.h $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/tools/zoo/graphs.c $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+
 # The API benchmark is an application of the C API and of the executor it wraps: it
 # also links the API layer (this explicit rule wins over the tests/tools pattern).
 $(BUILD)/tests/bench_api: tests/tools/bench_api.c $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)

@@ -342,4 +342,62 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
 int summary_print_npu_table(const store_run *run, const store_layer *layers, int n_layers,
                             FILE *f, char *err, size_t errlen);
 
+/* ---- Predicted vs measured (analyze/compare_perf.c) ----
+ * A board run (a board's or an imported per-layer table: backend "board") and
+ * a predicted run of the same model (backend "sim": `run`; "predict": a vendor
+ * .rknn's predicted profile), NPU layer by NPU layer. A layer is a row with figures
+ * (cycles or time); a predicted run's layer is named by the first node it
+ * covers ("<op>:<node>", the vendor's FullName), a board row by its FullName.
+ * Layers are aligned by FullName; the layers left are paired by OpType and
+ * first output shape in execution order (exported names that differ), and the
+ * rest are listed as one side's only. Errors are the model's against the board:
+ * (model - board) / board in percent, NaN when the board's figure is missing
+ * or 0. */
+enum { PERFCMP_TIME, PERFCMP_NPU, PERFCMP_DDR, PERFCMP_NFIG };
+#define PERFCMP_TOP 10
+
+typedef struct perfcmp_row {
+    const char *fullname;        /* the board's (else the model's); borrowed, may be NULL */
+    const char *op;              /* vendor OpType (board's, else the model's) */
+    int layer[2];                /* [0] board, [1] model: index into that side's layer rows, -1 none */
+    int64_t idx[2];              /* those rows' store_layer.idx */
+    int by_shape;                /* paired by OpType and shape, the names differ */
+    double fig[2][PERFCMP_NFIG]; /* time us, NPU cycles, DDR cycles; NaN missing */
+    const char *bound[2];        /* "compute", "DDR", "CPU"; NULL missing */
+    double err_pct[PERFCMP_NFIG];
+    double err_us;               /* model time - board time */
+} perfcmp_row;
+
+typedef struct perfcmp_result {
+    const store_run *run[2];     /* [0] board, [1] model (borrowed) */
+    perfcmp_row *rows;           /* board layers in order, model-only layers after them */
+    int n_rows;
+    int n_board, n_model;        /* each side's layers */
+    int n_by_name, n_by_shape;   /* pairs */
+    int n_board_only, n_model_only;
+    double median_abs_pct[PERFCMP_NFIG]; /* over paired layers with both figures, NaN none */
+    int worst[PERFCMP_NFIG];     /* row with the largest |err_pct|, -1 none */
+    int n_err[PERFCMP_NFIG];     /* paired layers with an error */
+    double sum[2][PERFCMP_NFIG]; /* over paired layers having both figures */
+    double total_err_pct[PERFCMP_NFIG];  /* of those sums */
+    int bound_known, bound_agree;/* paired layers with both bounds / the same bound */
+    int top[PERFCMP_TOP], n_top; /* rows the model gets most wrong: largest |err_us| */
+} perfcmp_result;
+
+/* 1 when the run's rows are a board's measurement (backend "board"), 0 a
+ * prediction (backend "sim" or "predict"), -1 neither. */
+int perfcmp_side(const store_run *run);
+/* Aligns board against model (either may come first on the command line:
+ * the caller orders them with perfcmp_side). RT_EINVAL when a side has no
+ * layer with figures. Free with perfcmp_free. */
+int perfcmp_compute(const store_run *board, const store_layer *bl, int nb,
+                    const store_run *model, const store_layer *ml, int nm, perfcmp_result *out,
+                    char *err, size_t errlen);
+void perfcmp_free(perfcmp_result *r);
+/* The table and summary `compare BOARD SIM` prints / its docs/json.md
+ * document ("kind": "compare_perf"). */
+void perfcmp_print(const perfcmp_result *r, FILE *f);
+void perfcmp_json(const perfcmp_result *r, struct json_writer *w);
+
+
 #endif

@@ -16,6 +16,7 @@ for b in "run.sh:runtime vs onnxruntime-node (time <= 2x, RSS <= 1.5x)" \
          "rknn.sh:vendor .rknn: inspect (<= 50 ms), predicted run of 300 layers (<= 200 ms)" \
          "import.sh:import of a ~100 MB log of real samples (>= 100 MB/s)" \
          "tui.sh:tui: open 10,000 runs (<= 200 ms), scroll 2,000 layers (<= 16 ms a key)" \
+         "compare.sh:compare BOARD SIM of two ~300-layer runs (<= 50 ms)" \
          "run_spread.sh:run-to-run spread of run's host median at its defaults (<= 10 %)" \
          "report.sh:report of a 2,000-layer run and of a comparison, every format (<= 1 s)"; do
     script=${b%%:*}

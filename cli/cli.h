@@ -26,6 +26,13 @@ int cmd_run_rknn(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_tui(int argc, char **argv);
+/* `compare BOARD_RUN SIM_RUN` (either order): predicted vs measured per layer
+ * (cli/compare_perf.c). Returns 1 with the exit code in *exit_code when it
+ * compared them; 0 when the caller compares them as usual: the runs are not
+ * one board and one predicted run, a side has no per-layer figures, `gates`
+ * (options of the usual compare's gates) is set, or the store says no. */
+int compare_perf_try(const char *db, const char *ref_a, const char *ref_b, int json, int gates,
+                     int *exit_code);
 
 /* Exit code for a runtime status (RT_E*). */
 int cli_exit_code(int status);

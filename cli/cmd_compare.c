@@ -39,6 +39,9 @@ static void usage(FILE *f)
           "                            baseline\n"
           "      --db PATH             database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
           "      --json                one JSON document on stdout (docs/json.md)\n"
+          "A board run (imported table) and a predicted run of the same model, in either\n"
+          "order and without gates, are compared layer by layer instead: NPU cycles, DDR\n"
+          "cycles, time and bound of the board and of the model, with the model's error.\n"
           "exit: 0 ok, 1 usage, 2 unknown run or a gate without data, 3 a gate failed\n",
           f);
 }
@@ -375,6 +378,10 @@ int cmd_compare(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    /* a board run and a predicted run: predicted vs measured, layer by layer */
+    if (nr == 2 && compare_perf_try(db, ref[0], ref[1], json,
+                                    !isnan(fail_cos) || !isnan(fail_slower) || by_host, &ret))
+        return ret;
     rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
     for (int k = 0; k < nr && !rc; k++)
         rc = load_side(st, ref[k], &s[k], thr, err, sizeof(err));

@@ -50,6 +50,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "vendor .rknn vs our lowering (compare) [$b]" bash tests/cli/rknn_compare.sh "$b"
     suite "crash during recording [$b]" bash tests/cli/crash.sh "$b"
     suite "import of real logs [$b]" bash tests/cli/import.sh "$b"
+    suite "predicted vs measured per layer [$b]" bash tests/cli/compare_perf.sh "$b"
     suite "cli recording, dumps, limits, timing [$b]" bash tests/cli/record.sh "$b"
     suite "tui under tmux [$b]" bash tests/tui/run.sh "$b"
     suite "npu lowering vs vendor tables [$b]" "$b/tests/npu_models" tests/data/models \

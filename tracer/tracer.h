@@ -194,6 +194,14 @@ int acclog_line(acclog_t *a, const char *s);   /* -1: a row that could not be re
 int acclog_is_header(const char *s);
 void acclog_free(acclog_t *a);
 
+/* A line of map_name_to_file.txt in the snapshot folder of Toolkit2's
+ * accuracy_analysis (log-formats.md §8: "layer name -> tensor file"; the
+ * separator is not documented, so "NAME FILE", "NAME: FILE", "NAME,FILE" and
+ * "NAME -> FILE" are read; FILE is the last token and names a .npy or .txt
+ * file). Returns 1 with both parts (NUL-terminated, within nlen/flen), 0 for
+ * a line that is no such pair; never crashes (fuzzed: fuzz_snapmap.c). */
+int snapmap_line(const char *s, char *name, size_t nlen, char *file, size_t flen);
+
 /* ---- A whole vendor log, split into runs (tracer/vlog_scan.c) ----
  * Every line gets a kind; tables go through the parsers above and
  * perflog_parse / sramlog_parse. A new run starts when a part a run already
