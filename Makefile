@@ -25,18 +25,24 @@ ifeq ($(SAN),thread)
 # one plain version of each hot kernel instead.
 SANFLAGS = -fsanitize=thread -fno-omit-frame-pointer '-Dtarget_clones(...)=unused'
 endif
-ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread -D_GNU_SOURCE -I. -Iinclude -I$(BUILD)/gen
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread -D_GNU_SOURCE -I. -Iinclude -I$(BUILD)/gen \
+             -I/usr/include/libdrm
 LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS) -pthread
 LIBS     = -lprotobuf-c -lopenblas -lpng -ljpeg -ljansson -lm
 DBLIBS   = -lsqlite3
+# The board probe (tracer/board*.c but the pure parsers) needs libdrm; it stays
+# out of librknnrt.so and goes into the CLI, the tests and librknntrace.so.
+BOARDLIBS = -ldrm
+NCURSES  = -lncursesw -ltinfo
 
 GEN_C    = $(BUILD)/gen/onnx/onnx.pb-c.c
 GEN_H    = $(BUILD)/gen/onnx/onnx.pb-c.h
 
 # Module sources (folders as in DESIGN.md). The runtime core goes into librknnrt.so
 # and into every program; analyze/ (SQLite) only into the CLI and tests.
-CORE_SRC    = $(wildcard util/*.c runtime/model/*.c runtime/passes/*.c runtime/exec/*.c \
-                         runtime/quant/*.c runtime/npu/*.c dump/*.c tracer/*.c)
+BOARD_SRC   = tracer/board.c tracer/board_drm.c
+CORE_SRC    = $(filter-out $(BOARD_SRC),$(wildcard util/*.c runtime/model/*.c runtime/passes/*.c \
+                         runtime/exec/*.c runtime/quant/*.c runtime/npu/*.c dump/*.c tracer/*.c))
 API_SRC     = $(wildcard runtime/api/*.c)
 ANALYZE_SRC = $(wildcard analyze/*.c)
 CLI_SRC     = $(wildcard cli/*.c)
@@ -49,6 +55,7 @@ CORE_OBJ    = $(call obj,$(CORE_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
 API_OBJ     = $(call obj,$(API_SRC))
 ANALYZE_OBJ = $(call obj,$(ANALYZE_SRC))
 CLI_OBJ     = $(call obj,$(CLI_SRC))
+BOARD_OBJ   = $(call obj,$(BOARD_SRC))
 
 CORE_LIB  = $(BUILD)/libcore.a
 UNIT_BIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
@@ -79,27 +86,28 @@ $(BUILD)/librknnrt.so: $(API_OBJ) $(CORE_LIB) runtime/api/librknnrt.map
 	    -o $@ $(API_OBJ) -Wl,--whole-archive $(CORE_LIB) \
 	    -Wl,--no-whole-archive $(LDFLAGS_ALL) $(LIBS)
 
-$(BUILD)/rknn-trace: $(CLI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB)
-	$(CC) -o $@ $(CLI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+$(BUILD)/rknn-trace: $(CLI_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB)
+	$(CC) -o $@ $(CLI_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) \
+	    $(BOARDLIBS) $(NCURSES) -ldl
 
 # API tests are applications of the C API: they also link the API layer.
-$(BUILD)/tests/test_api_%: tests/unit/test_api_%.c $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+$(BUILD)/tests/test_api_%: tests/unit/test_api_%.c $(API_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+$(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
-$(BUILD)/tests/%: tests/tools/%.c $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+$(BUILD)/tests/%: tests/tools/%.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
 # Fuzz targets built with a plain main() that replays files (tests/fuzz/replay.c);
 # `make fuzz` builds them with clang's libFuzzer instead.
-$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/fuzz/replay.c $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/fuzz/replay.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
 deps:
 	bash scripts/deps.sh
@@ -152,12 +160,12 @@ $(BUILD)/samples/%: tests/samples/%.c tests/samples/sample_util.h include/rknn_a
 	    -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS_ALL) -lm
 
 # The zoo benchmark builds its networks from their architectures (tests/tools/zoo).
-$(BUILD)/tests/npu_models: tests/tools/npu_models.c tests/tools/zoo/graphs.c tests/tools/zoo/graphs.h $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+$(BUILD)/tests/npu_models: tests/tools/npu_models.c tests/tools/zoo/graphs.c tests/tools/zoo/graphs.h $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/tools/zoo/graphs.c $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/tools/zoo/graphs.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
 # The API benchmark is an application of the C API and of the executor it wraps: it
 # also links the API layer (this explicit rule wins over the tests/tools pattern).
-$(BUILD)/tests/bench_api: tests/tools/bench_api.c $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+$(BUILD)/tests/bench_api: tests/tools/bench_api.c $(API_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)

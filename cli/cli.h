@@ -24,6 +24,7 @@ int cmd_inspect(int argc, char **argv);
 int run_rknn_is(const char *path);
 int cmd_run_rknn(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /* Exit code for a runtime status (RT_E*). */
 int cli_exit_code(int status);

@@ -2,6 +2,7 @@
  * runtime library is. */
 #include "cli/cli.h"
 #include "runtime/exec/exec.h"
+#include "tracer/tracer.h"
 #include "util/util.h"
 
 #include <dlfcn.h>
@@ -37,6 +38,26 @@ static void print_loaded_runtime(const char *ours)
     dlclose(h);
 }
 
+/* The NPU of this machine as libdrm and the driver's nodes show it. */
+static void print_board(void)
+{
+    board_snapshot_t *s = xcalloc(1, sizeof(*s));
+
+    board_snapshot(s, "/", 0, BOARD_SNAP_DRM);
+    if (s->drm_state == BOARD_OK)
+        printf("npu        %s: DRM driver %s %s (%s)\n", s->drm_node, s->drm_name,
+               s->drm_version[0] ? s->drm_version : "", s->drm_date);
+    else if (s->drm_state == BOARD_DENIED)
+        printf("npu        %s may be the NPU: no permission to open it (group video)\n", s->drm_node);
+    else
+        printf("npu        none (libdrm: %d DRM device%s, none of driver rknpu)\n", s->n_drm_devices,
+               s->n_drm_devices == 1 ? "" : "s");
+    printf("driver     %s%s%s\n", s->version_state == BOARD_OK ? s->driver_version
+                                   : board_state_name(s->version_state),
+           s->npu_dir[0] && !s->sim ? "  from " : "", s->npu_dir[0] && !s->sim ? s->npu_dir : "");
+    free(s);
+}
+
 int cmd_info(int argc, char **argv)
 {
     char self[PATH_MAX], lib[PATH_MAX + 32];
@@ -44,7 +65,7 @@ int cmd_info(int argc, char **argv)
 
     if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         puts("usage: rknn-trace info\nPrints the version, the supported ops and platforms and where the "
-             "simulated librknnrt.so is.");
+             "simulated librknnrt.so is,\nthe NPU device libdrm finds (driver rknpu) and the driver version.");
         return EXIT_OK;
     }
     printf("version    rknn-trace %s\n", RKNN_TRACE_VERSION);
@@ -85,6 +106,7 @@ int cmd_info(int argc, char **argv)
         free(dir);
     }
     print_loaded_runtime(ours);
+    print_board();
     free(ours);
     return EXIT_OK;
 }

@@ -54,6 +54,7 @@ run_suites() { # build dir, full (1) or fast (0)
         tests/fuzz/corpus/perflog --check
     suite "npu prediction determinism [$b]" bash tests/npu/determinism.sh "$b"
     suite "api samples [$b]" bash tests/samples/run.sh "$b"
+    suite "board probe, top [$b]" bash tests/board/top.sh "$b"
     for q in compare analyze hybrid build images qdq; do
         suite "quant $q [$b]" bash tests/quant/$q.sh "$b"
     done
