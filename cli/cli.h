@@ -50,6 +50,29 @@ long long cli_parse_core_mask(const char *v);
 /* Parses a non-negative integer; -1 on error. */
 long long cli_parse_count(const char *s);
 
+/* The vendor's per-layer performance table as layer rows of run id (cli/perf_rows.c);
+ * its dtype names in numpy's words; "(1,3,224,224),(64,3,7,7)" as a JSON list of
+ * shapes (single: the first shape alone), NULL when nothing is readable. */
+struct store;
+struct perflog_table;
+int perf_layers_store(struct store *st, int64_t id, const struct perflog_table *t, char *err,
+                      size_t errlen);
+const char *perf_numpy_dtype(const char *vendor);
+char *perf_shapes_json(const char *s, int single);
+
+/* `run --backend board` (cli/run_board.c). */
+typedef struct run_board_opts {
+    const char *model, *runtime, *root, *target, *label, *db;
+    long long iters, warmup, seed;   /* iters 0: 10; warmup -1: 2 */
+    int json, no_db;
+} run_board_opts;
+int run_board(const run_board_opts *o);
+/* The vendor runtime to load: given, else $RKNN_TRACE_RUNTIME, else the first
+ * of the standard paths that exists; NULL when none. */
+const char *board_runtime_find(const char *given);
+/* An rknpu device under root: a DRM device of driver rknpu, or /dev/rknpu. */
+int board_npu_present(const char *root);
+
 #define RKNN_TRACE_VERSION "0.1.0"
 
 /* The name among names[0..n) closest to typed (edit distance of at most a

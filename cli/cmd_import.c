@@ -71,61 +71,6 @@ typedef struct source {
     int n_files;
 } source;
 
-static const char *numpy_dtype(const char *vendor)
-{
-    static const struct { const char *v, *np; } map[] = {
-        {"INT8", "int8"}, {"UINT8", "uint8"}, {"INT16", "int16"}, {"UINT16", "uint16"},
-        {"INT32", "int32"}, {"INT64", "int64"}, {"FLOAT16", "float16"}, {"FP16", "float16"},
-        {"FLOAT", "float32"}, {"FLOAT32", "float32"}, {"BFLOAT16", "bfloat16"},
-        {"float", "float32"}, {"uint8", "uint8"}, {"int8", "int8"}, {"float16", "float16"},
-        {"int32", "int32"}, {"int64", "int64"}, {"int16", "int16"},
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(vendor, map[i].v))
-            return map[i].np;
-    return NULL;
-}
-
-/* "(1,3,224,224),(64,3,7,7),..." -> "[[1,3,224,224],[64,3,7,7]]"; NULL for "\" or
- * nothing readable. A truncated list (",...") keeps the shapes printed. */
-static char *shapes_json(const char *s, int single)
-{
-    size_t n = strlen(s);
-    char *out = xmalloc(2 * n + 8), *o = out;
-    int shapes = 0;
-
-    if (!single)
-        *o++ = '[';
-    for (const char *p = s; *p;) {
-        if (*p != '(') {
-            p++;
-            continue;
-        }
-        const char *c = strchr(p, ')');
-        if (!c)
-            break;
-        if (single && shapes)
-            break;
-        if (shapes)
-            *o++ = ',';
-        *o++ = '[';
-        for (const char *q = p + 1; q < c; q++)
-            if ((*q >= '0' && *q <= '9') || *q == ',' || *q == '-')
-                *o++ = *q;
-        *o++ = ']';
-        shapes++;
-        p = c + 1;
-    }
-    if (!single)
-        *o++ = ']';
-    *o = 0;
-    if (!shapes) {
-        free(out);
-        return NULL;
-    }
-    return out;
-}
-
 static void json_str_if(json_writer *w, const char *key, const char *v)
 {
     if (v && *v) {
@@ -295,64 +240,6 @@ static int cmp_dbl(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int add_layers(store *st, int64_t id, const vlog_run_t *r, char *err, size_t errlen)
-{
-    for (int k = 0; k < r->perf.n_rows; k++) {
-        const perflog_row_t *p = &r->perf.rows[k];
-        store_layer l;
-        char wl[64] = "", op[48] = "", *colon;
-        char *in = NULL, *out = NULL;
-        int rc;
-
-        store_layer_init(&l);
-        l.idx = p->id;
-        l.name = p->fullname[0] ? p->fullname : NULL;
-        /* FullName is "<ONNX op>:<node>" */
-        if ((colon = strchr(p->fullname, ':')) != NULL && colon > p->fullname) {
-            snprintf(op, sizeof op, "%.*s", (int)(colon - p->fullname), p->fullname);
-            l.op = op;
-            l.node = colon[1] ? colon + 1 : NULL;
-        }
-        l.npu_op = p->optype;
-        l.npu_dtype = p->datatype[0] ? p->datatype : NULL;
-        l.dtype = numpy_dtype(p->datatype);
-        if (!strcmp(p->target, "NPU") || !strcmp(p->target, "CPU"))
-            l.target = p->target;
-        in = strcmp(p->inshape, "\\") && p->inshape[0] ? shapes_json(p->inshape, 0) : NULL;
-        out = strcmp(p->outshape, "\\") && p->outshape[0] ? shapes_json(p->outshape, 0) : NULL;
-        l.in_shapes = in;
-        l.out_shapes = out;
-        if (p->npu >= 0) l.npu_cycles = p->npu;
-        if (p->ddr >= 0) l.ddr_cycles = p->ddr;
-        if (p->total >= 0) l.total_cycles = p->total;
-        if (p->time_us >= 0) l.time_us = (double)p->time_us;
-        if (p->n_mac) {
-            double m = p->mac[0];
-            for (int c = 1; c < p->n_mac; c++)
-                m = p->mac[c] > m ? p->mac[c] : m;
-            l.mac_usage = m;
-        }
-        if (p->n_wl) {
-            size_t u = 0;
-            for (int c = 0; c < p->n_wl; c++)
-                u += (size_t)snprintf(wl + u, sizeof wl - u, "%s%.1f%%", c ? "/" : "", p->wl[c]);
-            l.workload = wl;
-        }
-        if (p->task_number >= 0) l.tasks = p->task_number;
-        if (p->rw_kb >= 0) l.rw_kb = p->rw_kb;
-        if (l.target && !strcmp(l.target, "CPU"))
-            l.bound = "CPU";
-        else if (l.target && p->npu >= 0 && p->ddr >= 0 && (p->npu || p->ddr))
-            l.bound = p->npu >= p->ddr ? "compute" : "DDR";
-        rc = store_layer_add(st, id, &l, err, errlen);
-        free(in);
-        free(out);
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
 static int add_accuracy(store *st, int64_t id, const vlog_run_t *r, char *err, size_t errlen)
 {
     for (int k = 0; k < r->n_acc; k++) {
@@ -392,7 +279,7 @@ static int add_dump_rows(store *st, int64_t id, const vlog_dump_t *d, int n, cha
         o.idx = k;
         o.name = d[k].name;
         o.shape = store_format_shape(shape, sizeof shape, d[k].n_dims, dims);
-        o.dtype = numpy_dtype(d[k].dtype);
+        o.dtype = perf_numpy_dtype(d[k].dtype);
         o.dump_file = d[k].path;
         if ((rc = store_output_add(st, id, &o, err, errlen)))
             return rc;
@@ -543,7 +430,7 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ch
             (rc = add_dump_rows(st, *id, rows, n_rows, err, errlen)))
             goto abort;
     } else {
-        if ((r->has_perf && (rc = add_layers(st, *id, r, err, errlen))) ||
+        if ((r->has_perf && (rc = perf_layers_store(st, *id, &r->perf, err, errlen))) ||
             (rc = add_accuracy(st, *id, r, err, errlen)) ||
             (rc = add_dump_rows(st, *id, r->dumps, r->n_dumps, err, errlen)))
             goto abort;
@@ -558,7 +445,7 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ch
                 so.idx = o++;
                 so.name = t->name;
                 so.shape = store_format_shape(shape, sizeof shape, t->n_dims, t->dims);
-                so.dtype = numpy_dtype(t->type);
+                so.dtype = perf_numpy_dtype(t->type);
                 if ((rc = store_output_add(st, *id, &so, err, errlen)))
                     goto abort;
             }

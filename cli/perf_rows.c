@@ -1,0 +1,125 @@
+/* cli/perf_rows.c — a vendor per-layer performance table (tracer/perflog_parse.c)
+ * as the store's layer rows: what `import` reads from a log, `run --backend board`
+ * and `attach` from RKNN_QUERY_PERF_DETAIL. */
+#include "cli/cli.h"
+#include "analyze/store.h"
+#include "tracer/tracer.h"
+#include "util/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *perf_numpy_dtype(const char *vendor)
+{
+    static const struct { const char *v, *np; } map[] = {
+        {"INT8", "int8"}, {"UINT8", "uint8"}, {"INT16", "int16"}, {"UINT16", "uint16"},
+        {"INT32", "int32"}, {"INT64", "int64"}, {"FLOAT16", "float16"}, {"FP16", "float16"},
+        {"FLOAT", "float32"}, {"FLOAT32", "float32"}, {"BFLOAT16", "bfloat16"},
+        {"float", "float32"}, {"uint8", "uint8"}, {"int8", "int8"}, {"float16", "float16"},
+        {"int32", "int32"}, {"int64", "int64"}, {"int16", "int16"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(vendor, map[i].v))
+            return map[i].np;
+    return NULL;
+}
+
+/* "(1,3,224,224),(64,3,7,7),..." -> "[[1,3,224,224],[64,3,7,7]]"; NULL for "\" or
+ * nothing readable. A truncated list (",...") keeps the shapes printed. */
+char *perf_shapes_json(const char *s, int single)
+{
+    size_t n = strlen(s);
+    char *out = xmalloc(2 * n + 8), *o = out;
+    int shapes = 0;
+
+    if (!single)
+        *o++ = '[';
+    for (const char *p = s; *p;) {
+        if (*p != '(') {
+            p++;
+            continue;
+        }
+        const char *c = strchr(p, ')');
+        if (!c)
+            break;
+        if (single && shapes)
+            break;
+        if (shapes)
+            *o++ = ',';
+        *o++ = '[';
+        for (const char *q = p + 1; q < c; q++)
+            if ((*q >= '0' && *q <= '9') || *q == ',' || *q == '-')
+                *o++ = *q;
+        *o++ = ']';
+        shapes++;
+        p = c + 1;
+    }
+    if (!single)
+        *o++ = ']';
+    *o = 0;
+    if (!shapes) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+int perf_layers_store(store *st, int64_t id, const perflog_table_t *t, char *err, size_t errlen)
+{
+    for (int k = 0; k < t->n_rows; k++) {
+        const perflog_row_t *p = &t->rows[k];
+        store_layer l;
+        char wl[64] = "", op[48] = "", *colon;
+        char *in = NULL, *out = NULL;
+        int rc;
+
+        store_layer_init(&l);
+        l.idx = p->id;
+        l.name = p->fullname[0] ? p->fullname : NULL;
+        /* FullName is "<ONNX op>:<node>" */
+        if ((colon = strchr(p->fullname, ':')) != NULL && colon > p->fullname) {
+            snprintf(op, sizeof op, "%.*s", (int)(colon - p->fullname), p->fullname);
+            l.op = op;
+            l.node = colon[1] ? colon + 1 : NULL;
+        }
+        l.npu_op = p->optype;
+        l.npu_dtype = p->datatype[0] ? p->datatype : NULL;
+        l.dtype = perf_numpy_dtype(p->datatype);
+        if (!strcmp(p->target, "NPU") || !strcmp(p->target, "CPU"))
+            l.target = p->target;
+        in = strcmp(p->inshape, "\\") && p->inshape[0] ? perf_shapes_json(p->inshape, 0) : NULL;
+        out = strcmp(p->outshape, "\\") && p->outshape[0] ? perf_shapes_json(p->outshape, 0) : NULL;
+        l.in_shapes = in;
+        l.out_shapes = out;
+        if (p->npu >= 0) l.npu_cycles = p->npu;
+        if (p->ddr >= 0) l.ddr_cycles = p->ddr;
+        if (p->total >= 0) l.total_cycles = p->total;
+        if (p->time_us >= 0) l.time_us = (double)p->time_us;
+        if (p->n_mac) {
+            double m = p->mac[0];
+            for (int c = 1; c < p->n_mac; c++)
+                m = p->mac[c] > m ? p->mac[c] : m;
+            l.mac_usage = m;
+        }
+        if (p->n_wl) {
+            size_t u = 0;
+            for (int c = 0; c < p->n_wl; c++)
+                u += (size_t)snprintf(wl + u, sizeof wl - u, "%s%.1f%%", c ? "/" : "", p->wl[c]);
+            l.workload = wl;
+        }
+        if (p->task_number >= 0) l.tasks = p->task_number;
+        if (p->rw_kb >= 0) l.rw_kb = p->rw_kb;
+        if (l.target && !strcmp(l.target, "CPU"))
+            l.bound = "CPU";
+        else if (l.target && p->npu >= 0 && p->ddr >= 0 && (p->npu || p->ddr))
+            l.bound = p->npu >= p->ddr ? "compute" : "DDR";
+        rc = store_layer_add(st, id, &l, err, errlen);
+        free(in);
+        free(out);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+

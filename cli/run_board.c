@@ -1,0 +1,408 @@
+/* cli/run_board.c — `run MODEL --backend board`: the model on the NPU through a
+ * vendor-style librknnrt.so loaded with dlopen. N timed runs without perf
+ * collection (it slows the NPU), then one profiled run in a context made with
+ * RKNN_FLAG_COLLECT_PERF_MASK whose PERF_DETAIL table becomes the layer rows;
+ * the environment and the NPU load sampled during the runs are stored with it. */
+#include "cli/cli.h"
+#include "analyze/store.h"
+#include "tracer/tracer.h"
+#include "util/util.h"
+#include "rknn_api.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct vendor_api {
+    void *h;
+    __typeof__(rknn_init) *init;
+    __typeof__(rknn_destroy) *destroy;
+    __typeof__(rknn_query) *query;
+    __typeof__(rknn_inputs_set) *inputs_set;
+    __typeof__(rknn_run) *run;
+    __typeof__(rknn_outputs_get) *outputs_get;
+    __typeof__(rknn_outputs_release) *outputs_release;
+} vendor_api;
+
+/* Where a vendor runtime usually is: Debian/Ubuntu board images, Rockchip's
+ * rootfs (/usr/lib), Android (/vendor/lib64). */
+static const char *const standard_paths[] = {
+    "/usr/lib/librknnrt.so", "/usr/lib64/librknnrt.so", "/usr/lib/aarch64-linux-gnu/librknnrt.so",
+    "/usr/local/lib/librknnrt.so", "/vendor/lib64/librknnrt.so", "/system/lib64/librknnrt.so",
+};
+
+const char *board_runtime_find(const char *given)
+{
+    const char *env = getenv("RKNN_TRACE_RUNTIME");
+
+    if (given && *given)
+        return given;
+    if (env && *env)
+        return env;
+    for (size_t i = 0; i < sizeof standard_paths / sizeof *standard_paths; i++)
+        if (access(standard_paths[i], R_OK) == 0)
+            return standard_paths[i];
+    return NULL;
+}
+
+int board_npu_present(const char *root)
+{
+    board_snapshot_t *s = xcalloc(1, sizeof(*s));
+    char dev[600];
+    int yes;
+
+    board_snapshot(s, root, 0, BOARD_SNAP_DRM);
+    snprintf(dev, sizeof dev, "%s/dev/rknpu", strcmp(root, "/") ? root : "");
+    yes = s->drm_state == BOARD_OK || access(dev, F_OK) == 0;
+    free(s);
+    return yes;
+}
+
+static int load_api(vendor_api *a, const char *path, char *err, size_t errlen)
+{
+    memset(a, 0, sizeof(*a));
+    if (!(a->h = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+        return rt_err(err, errlen, RT_EINVAL, "cannot load the runtime %s: %s", path, dlerror());
+#define SYM(field, name)                                                                      \
+    if (!(*(void **)&a->field = dlsym(a->h, name)))                                           \
+        return rt_err(err, errlen, RT_EINVAL, "the runtime %s has no %s (too old a version?)", \
+                      path, name);
+    SYM(init, "rknn_init")
+    SYM(destroy, "rknn_destroy")
+    SYM(query, "rknn_query")
+    SYM(inputs_set, "rknn_inputs_set")
+    SYM(run, "rknn_run")
+    SYM(outputs_get, "rknn_outputs_get")
+    SYM(outputs_release, "rknn_outputs_release")
+#undef SYM
+    return 0;
+}
+
+/* ---- load sampling during the runs ---- */
+typedef struct sampler {
+    pthread_t th;
+    int running, stop;
+    pthread_mutex_t mu;
+    board_snapshot_t snap;
+    double t0;
+    store_load_sample *rows;
+    int n, cap;
+} sampler_t;
+
+static void *sample_loop(void *arg)
+{
+    sampler_t *s = arg;
+    struct timespec ts = {0, 50 * 1000 * 1000};
+
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        int stop = s->stop;
+        pthread_mutex_unlock(&s->mu);
+        board_snapshot_load(&s->snap);
+        for (int c = 0; s->snap.load_state == BOARD_OK && c < s->snap.cores; c++) {
+            if (s->n == s->cap) {
+                s->cap = s->cap ? 2 * s->cap : 256;
+                s->rows = xrealloc(s->rows, (size_t)s->cap * sizeof(*s->rows));
+            }
+            s->rows[s->n++] = (store_load_sample){s->snap.t_us - s->t0, c, s->snap.load_pct[c]};
+        }
+        if (stop)
+            break;
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+static void sampler_start(sampler_t *s, const char *root)
+{
+    memset(s, 0, sizeof(*s));
+    pthread_mutex_init(&s->mu, NULL);
+    board_snapshot(&s->snap, root, -1, 0);
+    s->t0 = rt_now_us();
+    s->running = pthread_create(&s->th, NULL, sample_loop, s) == 0;
+}
+
+static void sampler_stop(sampler_t *s)
+{
+    if (s->running) {
+        pthread_mutex_lock(&s->mu);
+        s->stop = 1;
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->th, NULL);
+    }
+    pthread_mutex_destroy(&s->mu);
+}
+
+/* ---- inputs ---- */
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Seeded float32 data in [0, 1) per input: the runtime converts it to the
+ * model's type and layout as it would for an application. */
+static float *random_input(uint32_t n, uint64_t seed)
+{
+    float *f = xmalloc((size_t)(n ? n : 1) * sizeof(float));
+    uint64_t st = seed;
+
+    for (uint32_t i = 0; i < n; i++)
+        f[i] = (float)((splitmix(&st) >> 40) / (double)(1ULL << 24));
+    return f;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The runtime's facts and ours as one JSON object (env_json). */
+static char *env_with_runtime(const char *root, const char *runtime, const rknn_sdk_version *v)
+{
+    char *base = board_env_json(root), *text = NULL;
+    size_t len = 0, bl = base ? strlen(base) : 0;
+    FILE *f;
+    json_writer w;
+
+    if (!base || bl < 2 || !(f = open_memstream(&text, &len))) {
+        free(base);
+        return NULL;
+    }
+    base[bl - 1] = '\0'; /* drop the closing brace, add ours */
+    fputs(base, f);
+    json_begin(&w, f);
+    w.depth = 1;
+    w.need_comma[1] = 1;
+    json_key(&w, "runtime_path"); json_str(&w, runtime);
+    if (v) {
+        json_key(&w, "runtime_version"); json_str(&w, v->api_version);
+        json_key(&w, "runtime_driver_version"); json_str(&w, v->drv_version);
+    }
+    fputc('}', f);
+    fclose(f);
+    free(base);
+    return text;
+}
+
+int run_board(const run_board_opts *o)
+{
+    vendor_api api;
+    rknn_context ctx = 0, pctx = 0;
+    rknn_input_output_num io = {0};
+    rknn_tensor_attr *iattr = NULL;
+    rknn_input *ins = NULL;
+    rknn_output *outs = NULL;
+    rknn_sdk_version ver;
+    rknn_perf_detail pd = {0};
+    rknn_perf_run pr = {0};
+    perflog_table_t *tables = NULL;
+    sampler_t smp = {0};
+    store *st = NULL;
+    store_run run;
+    void *model = NULL;
+    size_t model_len = 0;
+    double *times = NULL;
+    char err[1024] = "", sha[65], *env = NULL, idbuf[32];
+    int n_tables = 0, have_ver = 0, ret = EXIT_INTERNAL, rc, sampling = 0;
+    int64_t run_id = 0;
+    long long iters = o->iters > 0 ? o->iters : 10, warmup = o->warmup >= 0 ? o->warmup : 2;
+
+    if (o->target)
+        setenv("RKNN_TARGET", o->target, 0); /* the simulated runtime's chip; the vendor's ignores it */
+    if ((rc = load_api(&api, o->runtime, err, sizeof err))) {
+        cli_error("%s", err);
+        return EXIT_INPUT;
+    }
+    if ((rc = rt_read_file(o->model, &model, &model_len, err, sizeof err))) {
+        cli_error("%s", err);
+        ret = EXIT_INPUT;
+        goto out;
+    }
+    rt_sha256_hex(model, model_len, sha);
+    if ((rc = api.init(&ctx, model, (uint32_t)model_len, 0, NULL)) != RKNN_SUCC) {
+        cli_error("%s: rknn_init of the runtime %s failed (%d)", o->model, o->runtime, rc);
+        ret = EXIT_INPUT;
+        ctx = 0;
+        goto out;
+    }
+    have_ver = api.query(ctx, RKNN_QUERY_SDK_VERSION, &ver, sizeof ver) == RKNN_SUCC;
+    if (api.query(ctx, RKNN_QUERY_IN_OUT_NUM, &io, sizeof io) != RKNN_SUCC || !io.n_input ||
+        io.n_input > 64 || io.n_output > 64) {
+        cli_error("%s: the runtime answers no usable input/output count", o->model);
+        ret = EXIT_INPUT;
+        goto out;
+    }
+    iattr = xcalloc(io.n_input, sizeof(*iattr));
+    ins = xcalloc(io.n_input, sizeof(*ins));
+    outs = xcalloc(io.n_output ? io.n_output : 1, sizeof(*outs));
+    for (uint32_t i = 0; i < io.n_input; i++) {
+        iattr[i].index = i;
+        if (api.query(ctx, RKNN_QUERY_INPUT_ATTR, &iattr[i], sizeof iattr[i]) != RKNN_SUCC) {
+            cli_error("%s: no attributes for input %u", o->model, i);
+            ret = EXIT_INPUT;
+            goto out;
+        }
+        ins[i].index = i;
+        ins[i].buf = random_input(iattr[i].n_elems, (uint64_t)o->seed * 1000003u + i);
+        ins[i].size = iattr[i].n_elems * (uint32_t)sizeof(float);
+        ins[i].type = RKNN_TENSOR_FLOAT32;
+        ins[i].fmt = iattr[i].fmt;
+    }
+    if (!o->no_db && (rc = store_preflight(store_default_path(o->db), o->label, err, sizeof err))) {
+        cli_error("%s", err);
+        ret = cli_exit_code(rc);
+        goto out;
+    }
+
+    sampler_start(&smp, o->root);
+    sampling = 1;
+    times = xcalloc((size_t)iters, sizeof(double));
+    for (long long k = -warmup; k < iters; k++) {
+        for (uint32_t i = 0; i < io.n_output; i++)
+            outs[i] = (rknn_output){.want_float = 1, .index = i};
+        if (api.inputs_set(ctx, io.n_input, ins) != RKNN_SUCC) {
+            cli_error("%s: rknn_inputs_set failed", o->model);
+            ret = EXIT_INPUT;
+            goto out;
+        }
+        double t0 = rt_now_us();
+        rc = api.run(ctx, NULL);
+        double t1 = rt_now_us();
+        if (rc != RKNN_SUCC || api.outputs_get(ctx, io.n_output, outs, NULL) != RKNN_SUCC) {
+            cli_error("%s: rknn_run/rknn_outputs_get failed (%d)", o->model, rc);
+            ret = EXIT_INPUT;
+            goto out;
+        }
+        api.outputs_release(ctx, io.n_output, outs);
+        if (k >= 0)
+            times[k] = t1 - t0;
+    }
+    /* the profiled run: its own context, perf collection on */
+    if (api.init(&pctx, model, (uint32_t)model_len, RKNN_FLAG_COLLECT_PERF_MASK, NULL) != RKNN_SUCC) {
+        pctx = 0;
+        cli_error("%s: rknn_init with RKNN_FLAG_COLLECT_PERF_MASK failed", o->model);
+        ret = EXIT_INPUT;
+        goto out;
+    }
+    for (uint32_t i = 0; i < io.n_output; i++)
+        outs[i] = (rknn_output){.want_float = 1, .index = i};
+    if (api.inputs_set(pctx, io.n_input, ins) != RKNN_SUCC || api.run(pctx, NULL) != RKNN_SUCC ||
+        api.outputs_get(pctx, io.n_output, outs, NULL) != RKNN_SUCC) {
+        cli_error("%s: the profiled run failed", o->model);
+        ret = EXIT_INPUT;
+        goto out;
+    }
+    api.outputs_release(pctx, io.n_output, outs);
+    if (api.query(pctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof pd) != RKNN_SUCC || !pd.perf_data) {
+        cli_error("%s: the runtime gave no RKNN_QUERY_PERF_DETAIL", o->model);
+        ret = EXIT_INPUT;
+        goto out;
+    }
+    if (perflog_parse(pd.perf_data, strnlen(pd.perf_data, pd.data_len ? pd.data_len : SIZE_MAX),
+                      &tables, &n_tables, err, sizeof err)) {
+        cli_error("%s: PERF_DETAIL: %s", o->model, err);
+        ret = EXIT_INPUT;
+        goto out;
+    }
+    if (api.query(pctx, RKNN_QUERY_PERF_RUN, &pr, sizeof pr) != RKNN_SUCC)
+        pr.run_duration = -1;
+    sampler_stop(&smp);
+    sampling = 0;
+
+    qsort(times, (size_t)iters, sizeof(double), cmp_d);
+    double med = iters & 1 ? times[iters / 2] : (times[iters / 2 - 1] + times[iters / 2]) / 2;
+    double p90 = times[(size_t)ceil(0.9 * (double)iters) - 1], mean = 0, var = 0;
+    for (long long k = 0; k < iters; k++)
+        mean += times[k] / (double)iters;
+    for (long long k = 0; k < iters; k++)
+        var += (times[k] - mean) * (times[k] - mean) / (double)iters;
+    env = env_with_runtime(o->root, o->runtime, have_ver ? &ver : NULL);
+
+    if (!o->no_db) {
+        char tm[32];
+        const char *ext = strrchr(o->model, '.');
+        store_run_init(&run);
+        rt_iso_time(tm, sizeof tm);
+        run.label = o->label;
+        run.backend = "board";
+        run.platform = o->target;
+        run.model_path = o->model;
+        run.model_sha256 = sha;
+        run.model_format = ext && !strcmp(ext, ".rknn") ? "rknn" : ext && !strcmp(ext, ".onnx") ? "onnx" : NULL;
+        run.iterations = iters;
+        run.warmup = warmup;
+        run.seed = o->seed;
+        run.host_min_us = times[0];
+        run.host_p90_us = p90;
+        run.host_stddev_us = sqrt(var);
+        if (pr.run_duration >= 0)
+            run.npu_us = (double)pr.run_duration;
+        run.env_json = env;
+        run.tool_version = RKNN_TRACE_VERSION;
+        if ((rc = store_open(store_default_path(o->db), &st, err, sizeof err)) ||
+            (rc = store_run_begin(st, &run, &run_id, err, sizeof err))) {
+            cli_error("%s", err);
+            ret = cli_exit_code(rc);
+            goto out;
+        }
+        rc = perf_layers_store(st, run_id, &tables[0], err, sizeof err);
+        for (int k = 0; !rc && k < smp.n; k++)
+            rc = store_load_add(st, run_id, &smp.rows[k], err, sizeof err);
+        if (!rc)
+            rc = store_run_commit(st, run_id, med, err, sizeof err);
+        else
+            store_run_abort(st, run_id);
+        if (rc) {
+            cli_error("%s", err);
+            ret = cli_exit_code(rc);
+            goto out;
+        }
+        store_close(st);
+        st = NULL;
+        /* the same summary `show` prints */
+        snprintf(idbuf, sizeof idbuf, "%lld", (long long)run_id);
+        char *av[] = {"show", idbuf, "--db", (char *)store_default_path(o->db), o->json ? "--json" : NULL, NULL};
+        ret = cmd_show(o->json ? 5 : 4, av);
+        if (!o->json)
+            printf("board: %s, %lld runs: rknn_run median %.1f us (min %.1f, p90 %.1f); profiled run "
+                   "%lld us (RKNN_QUERY_PERF_RUN), %d layers; %d load samples\n", o->runtime, iters,
+                   med, times[0], p90, (long long)pr.run_duration, tables[0].n_rows, smp.n);
+    } else {
+        printf("board: %s, %lld runs: rknn_run median %.1f us (min %.1f, p90 %.1f); profiled run: "
+               "%d layers, %lld us\n", o->runtime, iters, med, times[0], p90, tables[0].n_rows,
+               (long long)pr.run_duration);
+        ret = EXIT_OK;
+    }
+out:
+    if (sampling)
+        sampler_stop(&smp);
+    free(smp.rows);
+    if (st)
+        store_close(st);
+    if (pctx)
+        api.destroy(pctx);
+    if (ctx)
+        api.destroy(ctx);
+    for (uint32_t i = 0; ins && i < io.n_input; i++)
+        free(ins[i].buf);
+    free(ins);
+    free(outs);
+    free(iattr);
+    free(times);
+    free(env);
+    free(model);
+    if (tables)
+        perflog_free(tables, n_tables);
+    if (api.h)
+        dlclose(api.h);
+    return ret;
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# `run MODEL --backend board|auto --runtime PATH`: the project's own
+# librknnrt.so stands in for the vendor's. The board run's profiled layers are
+# checked against a simulator run of the same model (NPU cycles row by row, times
+# within the table's 1 us rounding) read by the sqlite3 CLI; the environment and
+# the load samples against a board fixture (make_fixture.sh); auto's choice;
+# a runtime without a symbol, a missing runtime.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+RT=$B/rknn-trace
+LIB=$B/librknnrt.so
+PY=/usr/bin/python3
+export RT_SHARED=${RT_SHARED:-../shared}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export RKNN_TRACE_SYSFS=$T/sim
+unset RKNN_TRACE_RUNTIME
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+q() { sqlite3 "$T/db" "$1"; }
+M=tests/data/models/mnist.onnx
+
+"$RT" run "$M" --backend sim -t rk3588 -n 3 --no-progress --db "$T/db" >/dev/null 2>"$T/err" || bad "sim run: $(cat "$T/err")"
+"$RT" run "$M" --backend board --runtime "$LIB" -t rk3588 -n 5 --label b1 --db "$T/db" >"$T/out" 2>"$T/err" \
+    || bad "board run: $(cat "$T/err")"
+[ "$(q "select backend||','||iterations||','||warmup from runs where label='b1'")" = "board,5,2" ] && ok || bad "board run row"
+sim=$(q "select group_concat(npu_cycles) from (select npu_cycles from layers where run_id=1 and target='NPU' and time_us is not null order by idx)")
+brd=$(q "select group_concat(npu_cycles) from (select npu_cycles from layers l join runs r on r.id=l.run_id where r.label='b1' and target='NPU' order by idx)")
+[ -n "$sim" ] && [ "$sim" = "$brd" ] && ok || bad "NPU cycles: sim $sim, board $brd"
+dt=$(q "select max(abs(a.t-b.t)) from
+  (select row_number() over (order by idx) k, time_us t from layers where run_id=1 and target='NPU' and time_us is not null) a join
+  (select row_number() over (order by idx) k, l.time_us t from layers l join runs r on r.id=l.run_id where r.label='b1' and target='NPU') b using (k)")
+$PY -c "import sys; sys.exit(0 if float('$dt') < 1.0 else 1)" && ok || bad "layer times differ by $dt us"
+[ "$(q "select count(*) from layers l join runs r on r.id=l.run_id where r.label='b1' and l.op='InputOperator' and l.target='CPU'")" = 1 ] && \
+    [ "$(q "select op||':'||node from layers l join runs r on r.id=l.run_id where r.label='b1' and npu_op='ConvRelu' order by idx limit 1")" = "Conv:Convolution28" ] \
+    && ok || bad "FullName split into op and node"
+q "select env_json from runs where label='b1'" >"$T/env.json"
+$PY -c "
+import json,sys; e=json.load(open(sys.argv[1]))
+assert e['source']=='board' and e['runtime_path'].endswith('librknnrt.so'), e
+assert 'rknn-trace' in e['runtime_version'] and e['kernel']==open('/proc/sys/kernel/osrelease').read().strip(), e" "$T/env.json" \
+    && ok || bad "env: $(cat "$T/env.json")"
+# load samples during the run: the simulator's published file, read as the board's
+n=$(q "select count(*) from load_samples s join runs r on r.id=s.run_id where r.label='b1'")
+[ "$n" -gt 0 ] && [ "$(q "select count(*) from load_samples where load_pct<0 or load_pct>100 or core not in (0,1,2)")" = 0 ] \
+    && ok || bad "load samples: $n"
+grep -q "^board: .*5 runs: rknn_run median" "$T/out" && ok || bad "text: $(tail -2 "$T/out")"
+
+# --json: the run document of show
+"$RT" run "$M" --backend board --runtime "$LIB" -n 2 --json --db "$T/db" >"$T/j" 2>"$T/err"
+$PY -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['backend']=='board' and d['layer_count']==9 else 1)" "$T/j" \
+    && ok || bad "json: $(head -c 300 "$T/j") $(cat "$T/err")"
+
+# on a board (fixture tree): its environment and its load
+bash tests/board/make_fixture.sh "$T/r"
+"$RT" run "$M" --backend board --runtime "$LIB" --root "$T/r" -n 3 --label fx --db "$T/db" >/dev/null 2>"$T/err" || bad "fixture run: $(cat "$T/err")"
+q "select env_json from runs where label='fx'" >"$T/env2.json"
+$PY -c "
+import json,sys; e=json.load(open(sys.argv[1]))
+assert e['soc']=='rk3588' and e['driver_version']=='0.9.8' and e['npu_freq_hz']==1000000000 and e['npu_governor']=='userspace', e
+assert e['ddr_freq_hz']==2112000000 and [c['cur_khz'] for c in e['cpu']]==[1800000,2256000,2304000] and e['kernel']=='6.1.115', e" "$T/env2.json" \
+    && ok || bad "fixture env: $(cat "$T/env2.json")"
+[ "$(q "select group_concat(distinct cast(load_pct as int)) from (select load_pct from load_samples s join runs r on r.id=s.run_id where r.label='fx' order by core)")" = "61,50" ] \
+    && ok || bad "fixture load: $(q "select core, load_pct from load_samples s join runs r on r.id=s.run_id where r.label='fx' limit 6")"
+
+# auto: the board only with an rknpu device and a runtime
+"$RT" run "$M" -n 2 --label a1 --db "$T/db" --no-progress >/dev/null 2>&1
+[ "$(q "select backend from runs where label='a1'")" = sim ] && ok || bad "auto without a device"
+RKNN_TRACE_RUNTIME=$LIB "$RT" run "$M" -n 2 --root "$T/r" --label a2 --db "$T/db" --no-progress >/dev/null 2>&1
+[ "$(q "select backend from runs where label='a2'")" = board ] && ok || bad "auto with device + runtime"
+RKNN_TRACE_RUNTIME=$LIB "$RT" run "$M" -n 2 --label a3 --db "$T/db" --no-progress >/dev/null 2>&1
+[ "$(q "select backend from runs where label='a3'")" = sim ] && ok || bad "auto with a runtime but no device"
+
+# bad runtimes: one line, exit 2
+printf 'int rknn_init(void){return -1;}\nint rknn_query(void){return -1;}\n' | cc -shared -fPIC -x c -o "$T/old.so" - 
+"$RT" run "$M" --backend board --runtime "$T/old.so" --no-db >/dev/null 2>"$T/err"
+[ $? = 2 ] && grep -q "has no rknn_destroy" "$T/err" && [ "$(wc -l <"$T/err")" = 1 ] && ok || bad "old runtime: $(cat "$T/err")"
+"$RT" run "$M" --backend board --runtime "$T/none.so" --no-db >/dev/null 2>"$T/err"
+[ $? = 2 ] && grep -q "cannot load the runtime" "$T/err" && ok || bad "missing runtime: $(cat "$T/err")"
+"$RT" run "$M" --backend board --runtime "$LIB" -q i8 --no-db >/dev/null 2>"$T/err"
+[ $? = 1 ] && ok || bad "-q on the board: $(cat "$T/err")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
