@@ -41,7 +41,9 @@ GEN_H    = $(BUILD)/gen/onnx/onnx.pb-c.h
 # Module sources (folders as in DESIGN.md). The runtime core goes into librknnrt.so
 # and into every program; analyze/ (SQLite) only into the CLI and tests.
 BOARD_SRC   = tracer/board.c tracer/board_drm.c
-CORE_SRC    = $(filter-out $(BOARD_SRC),$(wildcard util/*.c runtime/model/*.c runtime/passes/*.c \
+# librknntrace.so, the LD_PRELOAD interposer: its own library, not in the core.
+TRACE_SRC   = tracer/interpose.c
+CORE_SRC    = $(filter-out $(BOARD_SRC) $(TRACE_SRC),$(wildcard util/*.c runtime/model/*.c runtime/passes/*.c \
                          runtime/exec/*.c runtime/quant/*.c runtime/npu/*.c dump/*.c tracer/*.c))
 API_SRC     = $(wildcard runtime/api/*.c)
 ANALYZE_SRC = $(wildcard analyze/*.c)
@@ -63,7 +65,7 @@ FUZZ_BIN  = $(patsubst tests/fuzz/%.c,$(BUILD)/tests/%,$(FUZZ_SRC))
 TOOL_BIN  = $(patsubst tests/tools/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 
 .PHONY: all deps demo test test-fast bench install clean fuzz tsan
-all: $(BUILD)/librknnrt.so $(BUILD)/rknn-trace $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
+all: $(BUILD)/librknnrt.so $(BUILD)/librknntrace.so $(BUILD)/rknn-trace $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
 
 $(GEN_C) $(GEN_H): $(PROTO)
 	@mkdir -p $(BUILD)/gen
@@ -85,6 +87,13 @@ $(BUILD)/librknnrt.so: $(API_OBJ) $(CORE_LIB) runtime/api/librknnrt.map
 	$(CC) -shared -Wl,-soname,librknnrt.so -Wl,--version-script=runtime/api/librknnrt.map \
 	    -o $@ $(API_OBJ) -Wl,--whole-archive $(CORE_LIB) \
 	    -Wl,--no-whole-archive $(LDFLAGS_ALL) $(LIBS)
+
+# Exports the rknn_* functions only (same version script as the runtime), so that
+# the util functions it carries cannot clash with the application's.
+TRACE_OBJ = $(call obj,$(TRACE_SRC) util/sha256.c util/util.c)
+$(BUILD)/librknntrace.so: $(TRACE_OBJ) runtime/api/librknnrt.map
+	$(CC) -shared -Wl,-soname,librknntrace.so -Wl,--version-script=runtime/api/librknnrt.map \
+	    -o $@ $(TRACE_OBJ) $(LDFLAGS_ALL) -ldl
 
 $(BUILD)/rknn-trace: $(CLI_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB)
 	$(CC) -o $@ $(CLI_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) \
@@ -140,7 +149,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/rknn-trace \
 	    $(DESTDIR)$(PREFIX)/include/rknn-trace $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(BUILD)/rknn-trace $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 $(BUILD)/librknnrt.so $(DESTDIR)$(PREFIX)/lib/rknn-trace/
+	install -m 755 $(BUILD)/librknnrt.so $(BUILD)/librknntrace.so $(DESTDIR)$(PREFIX)/lib/rknn-trace/
 	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/rknn-trace/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/rknn-trace.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rknn-trace.pc
 

@@ -60,6 +60,22 @@ int perf_layers_store(struct store *st, int64_t id, const struct perflog_table *
 const char *perf_numpy_dtype(const char *vendor);
 char *perf_shapes_json(const char *s, int single);
 
+/* NPU load sampled on a thread (cli/load_sampler.c): rows[0..n) once stopped,
+ * t_us since t0 (rt_now_us at the start); free(rows). */
+#include <pthread.h>
+#include "tracer/tracer.h"
+typedef struct load_sampler {
+    pthread_t th;
+    int running, stop;
+    pthread_mutex_t mu;
+    board_snapshot_t snap;
+    double t0;
+    struct store_load_sample *rows;
+    int n, cap;
+} load_sampler;
+void load_sampler_start(load_sampler *s, const char *root);
+void load_sampler_stop(load_sampler *s);
+
 /* `run --backend board` (cli/run_board.c). */
 typedef struct run_board_opts {
     const char *model, *runtime, *root, *target, *label, *db;
@@ -70,6 +86,11 @@ int run_board(const run_board_opts *o);
 /* The vendor runtime to load: given, else $RKNN_TRACE_RUNTIME, else the first
  * of the standard paths that exists; NULL when none. */
 const char *board_runtime_find(const char *given);
+/* The board's environment (board_env_json) with the runtime's path and versions
+ * (NULL: left out), malloc'd. */
+char *run_env_json(const char *root, const char *runtime, const char *api_version,
+                   const char *drv_version);
+int cmd_attach(int argc, char **argv);
 /* An rknpu device under root: a DRM device of driver rknpu, or /dev/rknpu. */
 int board_npu_present(const char *root);
 

@@ -20,6 +20,7 @@ static const struct command {
     {"compare", cmd_compare, "two runs side by side: per-layer error and times, CI gates"},
     {"import", cmd_import, "board logs, toolkit output and level-5 dump folders into runs"},
     {"inspect", cmd_inspect, "what a vendor .rknn holds: target, versions, I/O, compiled nodes"},
+    {"attach", cmd_attach, "trace an unmodified application's rknn_* calls (LD_PRELOAD) into runs"},
     {"top", cmd_top, "the NPU live: load per core, clock, driver, SRAM, processes holding it"},
     {"info", cmd_info, "this build: version, supported ops, platforms, runtime library"},
 };

@@ -11,7 +11,6 @@
 
 #include <dlfcn.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,61 +82,6 @@ static int load_api(vendor_api *a, const char *path, char *err, size_t errlen)
     return 0;
 }
 
-/* ---- load sampling during the runs ---- */
-typedef struct sampler {
-    pthread_t th;
-    int running, stop;
-    pthread_mutex_t mu;
-    board_snapshot_t snap;
-    double t0;
-    store_load_sample *rows;
-    int n, cap;
-} sampler_t;
-
-static void *sample_loop(void *arg)
-{
-    sampler_t *s = arg;
-    struct timespec ts = {0, 50 * 1000 * 1000};
-
-    for (;;) {
-        pthread_mutex_lock(&s->mu);
-        int stop = s->stop;
-        pthread_mutex_unlock(&s->mu);
-        board_snapshot_load(&s->snap);
-        for (int c = 0; s->snap.load_state == BOARD_OK && c < s->snap.cores; c++) {
-            if (s->n == s->cap) {
-                s->cap = s->cap ? 2 * s->cap : 256;
-                s->rows = xrealloc(s->rows, (size_t)s->cap * sizeof(*s->rows));
-            }
-            s->rows[s->n++] = (store_load_sample){s->snap.t_us - s->t0, c, s->snap.load_pct[c]};
-        }
-        if (stop)
-            break;
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
-}
-
-static void sampler_start(sampler_t *s, const char *root)
-{
-    memset(s, 0, sizeof(*s));
-    pthread_mutex_init(&s->mu, NULL);
-    board_snapshot(&s->snap, root, -1, 0);
-    s->t0 = rt_now_us();
-    s->running = pthread_create(&s->th, NULL, sample_loop, s) == 0;
-}
-
-static void sampler_stop(sampler_t *s)
-{
-    if (s->running) {
-        pthread_mutex_lock(&s->mu);
-        s->stop = 1;
-        pthread_mutex_unlock(&s->mu);
-        pthread_join(s->th, NULL);
-    }
-    pthread_mutex_destroy(&s->mu);
-}
-
 /* ---- inputs ---- */
 static uint64_t splitmix(uint64_t *x)
 {
@@ -166,7 +110,8 @@ static int cmp_d(const void *a, const void *b)
 }
 
 /* The runtime's facts and ours as one JSON object (env_json). */
-static char *env_with_runtime(const char *root, const char *runtime, const rknn_sdk_version *v)
+char *run_env_json(const char *root, const char *runtime, const char *api_version,
+                   const char *drv_version)
 {
     char *base = board_env_json(root), *text = NULL;
     size_t len = 0, bl = base ? strlen(base) : 0;
@@ -182,10 +127,14 @@ static char *env_with_runtime(const char *root, const char *runtime, const rknn_
     json_begin(&w, f);
     w.depth = 1;
     w.need_comma[1] = 1;
-    json_key(&w, "runtime_path"); json_str(&w, runtime);
-    if (v) {
-        json_key(&w, "runtime_version"); json_str(&w, v->api_version);
-        json_key(&w, "runtime_driver_version"); json_str(&w, v->drv_version);
+    if (runtime) {
+        json_key(&w, "runtime_path"); json_str(&w, runtime);
+    }
+    if (api_version) {
+        json_key(&w, "runtime_version"); json_str(&w, api_version);
+    }
+    if (drv_version) {
+        json_key(&w, "runtime_driver_version"); json_str(&w, drv_version);
     }
     fputc('}', f);
     fclose(f);
@@ -205,7 +154,7 @@ int run_board(const run_board_opts *o)
     rknn_perf_detail pd = {0};
     rknn_perf_run pr = {0};
     perflog_table_t *tables = NULL;
-    sampler_t smp = {0};
+    load_sampler smp = {0};
     store *st = NULL;
     store_run run;
     void *model = NULL;
@@ -263,7 +212,7 @@ int run_board(const run_board_opts *o)
         goto out;
     }
 
-    sampler_start(&smp, o->root);
+    load_sampler_start(&smp, o->root);
     sampling = 1;
     times = xcalloc((size_t)iters, sizeof(double));
     for (long long k = -warmup; k < iters; k++) {
@@ -315,7 +264,7 @@ int run_board(const run_board_opts *o)
     }
     if (api.query(pctx, RKNN_QUERY_PERF_RUN, &pr, sizeof pr) != RKNN_SUCC)
         pr.run_duration = -1;
-    sampler_stop(&smp);
+    load_sampler_stop(&smp);
     sampling = 0;
 
     qsort(times, (size_t)iters, sizeof(double), cmp_d);
@@ -325,7 +274,8 @@ int run_board(const run_board_opts *o)
         mean += times[k] / (double)iters;
     for (long long k = 0; k < iters; k++)
         var += (times[k] - mean) * (times[k] - mean) / (double)iters;
-    env = env_with_runtime(o->root, o->runtime, have_ver ? &ver : NULL);
+    env = run_env_json(o->root, o->runtime, have_ver ? ver.api_version : NULL,
+                       have_ver ? ver.drv_version : NULL);
 
     if (!o->no_db) {
         char tm[32];
@@ -384,7 +334,7 @@ int run_board(const run_board_opts *o)
     }
 out:
     if (sampling)
-        sampler_stop(&smp);
+        load_sampler_stop(&smp);
     free(smp.rows);
     if (st)
         store_close(st);

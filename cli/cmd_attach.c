@@ -1,0 +1,630 @@
+/* cli/cmd_attach.c — `rknn-trace attach [options] -- APP ARGS...`: runs an
+ * unmodified application with librknntrace.so preloaded (tracer/interpose.c),
+ * samples the NPU load while it runs, then turns the interposer's journal into
+ * one stored run per RKNN context. The application's exit status is attach's. */
+#include "cli/cli.h"
+#include "analyze/store.h"
+#include "tracer/tracer.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LOG_CAP (64u << 20)
+
+static void usage(FILE *f)
+{
+    fputs("usage: rknn-trace attach [--db PATH] [--perf N] [--label TEXT] [--root DIR] [--no-db] -- APP [ARGS...]\n"
+          "Runs APP unchanged with librknntrace.so preloaded: every rknn_* call goes to the\n"
+          "runtime APP loads (the vendor's librknnrt.so, or this project's) and is timed. One\n"
+          "run is stored per RKNN context: init facts (model SHA-256, flags), query results,\n"
+          "the times of rknn_inputs_set, rknn_run and rknn_outputs_get, API misuse warnings,\n"
+          "and the NPU load sampled meanwhile. With RKNN_LOG_LEVEL set, the runtime's log\n"
+          "lines are captured too (APP's output still reaches the terminal).\n"
+          "  --perf N      set RKNN_FLAG_COLLECT_PERF_MASK at rknn_init and read the per-layer\n"
+          "                table (RKNN_QUERY_PERF_DETAIL) after every Nth run: layer rows\n"
+          "                (perf collection slows the NPU; results are unchanged)\n"
+          "  --label TEXT  the run's label (TEXT-2, TEXT-3 ... for further contexts)\n"
+          "  --root DIR    read the board's /sys and /proc under DIR (default /)\n"
+          "  --db PATH     database (default $RKNN_TRACE_DB, else ./rknn-trace.db); --no-db: none\n"
+          "Exit status: APP's (128+N when a signal N ended it); 4 when recording failed.\n", f);
+}
+
+/* ---- the journal, read back (format: tracer/interpose.c) ---- */
+typedef struct actx {
+    unsigned long long id;
+    int init_ret, has_init, destroyed;
+    unsigned flags;
+    unsigned long long size;
+    char sha[65], kind[8], path[512], api[256], drv[256];
+    long long n_in, n_out, weight, internal;
+    double *run_us, *set_us, *get_us, first_t, last_t;
+    int n_run, n_set, n_get, cap_run, cap_set, cap_get, n_perf;
+    const char *perf;              /* the last PERF_DETAIL text, inside the journal buffer */
+    size_t perf_len;
+    long long perf_run_us;
+    char *attrs;                   /* JSON list of {"io","index","name","type","fmt","dims"} */
+    size_t attrs_len;
+} actx_t;
+
+typedef struct journal {
+    actx_t *c;
+    int n;
+    char **warn;                   /* "ctx N: text" */
+    int n_warn;
+} journal_t;
+
+static actx_t *ctx_get(journal_t *j, unsigned long long id)
+{
+    for (int i = 0; i < j->n; i++)
+        if (j->c[i].id == id && !j->c[i].destroyed)
+            return &j->c[i];
+    j->c = xrealloc(j->c, (size_t)(j->n + 1) * sizeof(*j->c));
+    actx_t *c = &j->c[j->n++];
+    memset(c, 0, sizeof(*c));
+    c->id = id;
+    c->n_in = c->n_out = c->weight = c->internal = -1;
+    c->perf_run_us = -1;
+    return c;
+}
+
+static void push(double **v, int *n, int *cap, double x)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        *v = xrealloc(*v, (size_t)*cap * sizeof(double));
+    }
+    (*v)[(*n)++] = x;
+}
+
+/* Splits a line into tab-separated fields in place; returns the count. */
+static int split(char *line, char **f, int max)
+{
+    int n = 0;
+
+    while (n < max) {
+        f[n++] = line;
+        char *t = strchr(line, '\t');
+        if (!t)
+            break;
+        *t = '\0';
+        line = t + 1;
+    }
+    return n;
+}
+
+static void copy(char *dst, size_t len, const char *src)
+{
+    snprintf(dst, len, "%.*s", (int)(len - 1), strcmp(src, "-") ? src : "");
+}
+
+static void add_attr(actx_t *c, char **f)
+{
+    /* A ctx in|out index type fmt n_elems size name dims */
+    FILE *m;
+    char *text = NULL;
+    size_t len = 0;
+    json_writer w;
+
+    if (!(m = open_memstream(&text, &len)))
+        return;
+    json_begin(&w, m);
+    json_obj_open(&w);
+    json_key(&w, "io"); json_str(&w, f[2]);
+    json_key(&w, "index"); json_int(&w, atoll(f[3]));
+    json_key(&w, "type"); json_int(&w, atoll(f[4]));
+    json_key(&w, "fmt"); json_int(&w, atoll(f[5]));
+    json_key(&w, "n_elems"); json_int(&w, atoll(f[6]));
+    json_key(&w, "size"); json_int(&w, atoll(f[7]));
+    json_key(&w, "name"); json_str(&w, f[8]);
+    json_key(&w, "dims"); json_str(&w, f[9]);
+    json_obj_close(&w);
+    fclose(m);
+    c->attrs = xrealloc(c->attrs, c->attrs_len + len + 2);
+    if (c->attrs_len)
+        c->attrs[c->attrs_len++] = ',';
+    memcpy(c->attrs + c->attrs_len, text, len);
+    c->attrs_len += len;
+    c->attrs[c->attrs_len] = '\0';
+    free(text);
+}
+
+/* Reads the journal in buf (modified in place). A line cut short by a crash is
+ * skipped; what came before it stays. */
+static void journal_read(char *buf, size_t len, journal_t *j)
+{
+    size_t pos = 0;
+
+    while (pos < len) {
+        char *line = buf + pos, *nl = memchr(line, '\n', len - pos), *f[12];
+        if (!nl)
+            break; /* cut short */
+        *nl = '\0';
+        pos = (size_t)(nl - buf) + 1;
+        int n = split(line, f, 12);
+        if (n < 2)
+            continue;
+        unsigned long long id = strtoull(f[1], NULL, 10);
+        char k = f[0][0];
+        if (k == 'W') {
+            j->warn = xrealloc(j->warn, (size_t)(j->n_warn + 1) * sizeof(char *));
+            size_t m = strlen(f[2 < n ? 2 : 1]) + 32;
+            j->warn[j->n_warn] = xmalloc(m);
+            snprintf(j->warn[j->n_warn++], m, "context %llu: %s", id, n > 2 ? f[2] : "");
+            continue;
+        }
+        actx_t *c = ctx_get(j, id);
+        if (k == 'I' && n >= 9) {
+            c->has_init = 1;
+            c->flags = (unsigned)strtoul(f[2], NULL, 10);
+            c->size = strtoull(f[3], NULL, 10);
+            c->init_ret = atoi(f[4]);
+            copy(c->sha, sizeof c->sha, f[6]);
+            copy(c->kind, sizeof c->kind, f[7]);
+            copy(c->path, sizeof c->path, f[8]);
+        } else if (k == 'N' && n >= 4) {
+            c->n_in = atoll(f[2]);
+            c->n_out = atoll(f[3]);
+        } else if (k == 'A' && n >= 10) {
+            add_attr(c, f);
+        } else if (k == 'V' && n >= 4) {
+            copy(c->api, sizeof c->api, f[2]);
+            copy(c->drv, sizeof c->drv, f[3]);
+        } else if (k == 'M' && n >= 4) {
+            c->weight = atoll(f[2]);
+            c->internal = atoll(f[3]);
+        } else if (k == 'S' && n >= 4 && atoi(f[3]) == 0) {
+            push(&c->set_us, &c->n_set, &c->cap_set, atof(f[2]));
+        } else if (k == 'R' && n >= 6 && atoi(f[4]) == 0) {
+            push(&c->run_us, &c->n_run, &c->cap_run, atof(f[3]));
+            c->last_t = atof(f[5]);
+            if (c->n_run == 1)
+                c->first_t = c->last_t - atof(f[3]);
+        } else if (k == 'G' && n >= 5 && atoi(f[4]) == 0) {
+            push(&c->get_us, &c->n_get, &c->cap_get, atof(f[3]));
+        } else if (k == 'P' && n >= 5) {
+            size_t bytes = strtoull(f[4], NULL, 10);
+            if (bytes > len - pos)
+                break; /* table cut short */
+            c->perf = buf + pos;
+            c->perf_len = bytes;
+            c->perf_run_us = atoll(f[3]);
+            c->n_perf++;
+            pos += bytes + 1;
+            buf[pos - 1] = '\0';
+        } else if (k == 'D') {
+            c->destroyed = 1;
+        }
+    }
+}
+
+static void journal_free(journal_t *j)
+{
+    for (int i = 0; i < j->n; i++) {
+        free(j->c[i].run_us);
+        free(j->c[i].set_us);
+        free(j->c[i].get_us);
+        free(j->c[i].attrs);
+    }
+    for (int i = 0; i < j->n_warn; i++)
+        free(j->warn[i]);
+    free(j->c);
+    free(j->warn);
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts v and returns its median (NaN when empty). */
+static double median(double *v, int n)
+{
+    if (!n)
+        return NAN;
+    qsort(v, (size_t)n, sizeof(double), cmp_d);
+    return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ---- the application ---- */
+
+/* librknntrace.so next to this program (build layout) or in ../lib/rknn-trace. */
+static int find_preload(char *out, size_t len)
+{
+    const char *env = getenv("RKNN_TRACE_PRELOAD");
+    char self[PATH_MAX];
+    ssize_t n;
+
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+        return access(out, R_OK) == 0;
+    }
+    if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0)
+        return 0;
+    self[n] = '\0';
+    *strrchr(self, '/') = '\0';
+    if (snprintf(out, len, "%s/librknntrace.so", self) < (int)len && access(out, R_OK) == 0)
+        return 1;
+    return snprintf(out, len, "%s/../lib/rknn-trace/librknntrace.so", self) < (int)len &&
+           access(out, R_OK) == 0;
+}
+
+/* Copies the child's output through and keeps the runtime's log lines. */
+static void pump(int out_fd, int err_fd, char **log, size_t *log_len)
+{
+    struct pollfd p[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+    char buf[65536];
+    int open_n = 2;
+
+    while (open_n > 0) {
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            ssize_t r = read(p[i].fd, buf, sizeof buf);
+            if (r <= 0) {
+                close(p[i].fd);
+                p[i].fd = -1;
+                open_n--;
+                continue;
+            }
+            FILE *to = i ? stderr : stdout;
+            fwrite(buf, 1, (size_t)r, to);
+            fflush(to);
+            if (*log_len + (size_t)r <= LOG_CAP) {
+                *log = xrealloc(*log, *log_len + (size_t)r + 1);
+                memcpy(*log + *log_len, buf, (size_t)r);
+                *log_len += (size_t)r;
+                (*log)[*log_len] = '\0';
+            }
+        }
+    }
+}
+
+static int count_log_lines(const char *log)
+{
+    int n = 0;
+
+    for (const char *l = log; l && *l;) {
+        const char *e = strchr(l, '\n');
+        if (strstr(l, " RKNN: ") && (!e || strstr(l, " RKNN: ") < e))
+            n++;
+        l = e ? e + 1 : NULL;
+    }
+    return n;
+}
+
+static char *extra_json(const actx_t *c, char **app, int status, int sig, int perf_every,
+                        const journal_t *j, int log_lines)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    json_writer w;
+    double *tmp;
+
+    if (!m)
+        return NULL;
+    json_begin(&w, m);
+    json_obj_open(&w);
+    json_key(&w, "source"); json_str(&w, "attach");
+    json_key(&w, "app");
+    json_arr_open(&w);
+    for (int i = 0; app[i]; i++)
+        json_str(&w, app[i]);
+    json_arr_close(&w);
+    json_key(&w, "exit_status"); sig ? json_write_null(&w) : json_int(&w, status);
+    json_key(&w, "signal"); sig ? json_int(&w, sig) : json_write_null(&w);
+    json_key(&w, "init_flags"); json_int(&w, c->flags);
+    json_key(&w, "model_bytes"); json_int(&w, (int64_t)c->size);
+    json_key(&w, "n_inputs"); c->n_in >= 0 ? json_int(&w, c->n_in) : json_write_null(&w);
+    json_key(&w, "n_outputs"); c->n_out >= 0 ? json_int(&w, c->n_out) : json_write_null(&w);
+    tmp = xmalloc((size_t)(c->n_set + c->n_get + 1) * sizeof(double));
+    memcpy(tmp, c->set_us, (size_t)c->n_set * sizeof(double));
+    json_key(&w, "inputs_set_median_us"); json_num(&w, median(tmp, c->n_set));
+    memcpy(tmp, c->get_us, (size_t)c->n_get * sizeof(double));
+    json_key(&w, "outputs_get_median_us"); json_num(&w, median(tmp, c->n_get));
+    free(tmp);
+    json_key(&w, "perf_every"); perf_every ? json_int(&w, perf_every) : json_write_null(&w);
+    json_key(&w, "perf_tables"); json_int(&w, c->n_perf);
+    json_key(&w, "tensors");
+    if (c->attrs) {
+        char *list = xmalloc(c->attrs_len + 3);
+        snprintf(list, c->attrs_len + 3, "[%s]", c->attrs);
+        json_raw(&w, list);
+        free(list);
+    } else {
+        json_write_null(&w);
+    }
+    json_key(&w, "warnings");
+    json_arr_open(&w);
+    char prefix[48];
+    snprintf(prefix, sizeof prefix, "context %llu: ", c->id);
+    for (int i = 0; i < j->n_warn; i++)
+        if (!strncmp(j->warn[i], prefix, strlen(prefix)))
+            json_str(&w, j->warn[i] + strlen(prefix));
+    json_arr_close(&w);
+    json_key(&w, "log_lines"); json_int(&w, log_lines);
+    json_obj_close(&w);
+    fclose(m);
+    return text;
+}
+
+/* One context as one stored run; returns 0 or an RT_E* status. */
+static int store_ctx(store *st, actx_t *c, int k, const char *label, const char *root, char **app,
+                     int status, int sig, int perf_every, const journal_t *j, const char *log,
+                     int single, const load_sampler *smp, int64_t *id, char *err, size_t errlen)
+{
+    perflog_table_t *tables = NULL;
+    int n_tables = 0, rc;
+    char lab[256], *env, *extra;
+    store_run run;
+    double *t = xmalloc((size_t)c->n_run * sizeof(double)), mean = 0, var = 0, med;
+
+    memcpy(t, c->run_us, (size_t)c->n_run * sizeof(double));
+    med = median(t, c->n_run);
+    for (int i = 0; i < c->n_run; i++)
+        mean += t[i] / c->n_run;
+    for (int i = 0; i < c->n_run; i++)
+        var += (t[i] - mean) * (t[i] - mean) / c->n_run;
+    /* layers: the last table read after a run, else a level-4 table in the log */
+    if (c->perf)
+        perflog_parse(c->perf, c->perf_len, &tables, &n_tables, err, errlen);
+    else if (single && log)
+        perflog_parse(log, strlen(log), &tables, &n_tables, err, errlen);
+    env = run_env_json(root, NULL, c->api[0] ? c->api : NULL, c->drv[0] ? c->drv : NULL);
+    extra = extra_json(c, app, status, sig, perf_every, j, log ? count_log_lines(log) : 0);
+    store_run_init(&run);
+    if (label) {
+        if (k)
+            snprintf(lab, sizeof lab, "%s-%d", label, k + 1);
+        else
+            snprintf(lab, sizeof lab, "%s", label);
+        run.label = lab;
+    }
+    run.backend = "board";
+    run.model_path = c->path[0] ? c->path : NULL;
+    run.model_sha256 = strcmp(c->sha, "") ? c->sha : NULL;
+    run.model_format = !strcmp(c->kind, "rknn") ? "rknn" : !strcmp(c->kind, "onnx") ? "onnx"
+                     : !strcmp(c->kind, "sim") ? "rknn-sim" : NULL;
+    run.iterations = c->n_run;
+    run.warmup = 0;
+    run.host_min_us = c->n_run ? t[0] : NAN;
+    run.host_p90_us = c->n_run ? t[(int)ceil(0.9 * c->n_run) - 1] : NAN;
+    run.host_stddev_us = c->n_run ? sqrt(var) : NAN;
+    if (c->perf_run_us >= 0)
+        run.npu_us = (double)c->perf_run_us;
+    if (c->weight >= 0) {
+        run.weight_bytes = c->weight;
+        run.internal_bytes = c->internal;
+    }
+    run.env_json = env;
+    run.extra_json = extra;
+    run.tool_version = RKNN_TRACE_VERSION;
+    rc = store_run_begin(st, &run, id, err, errlen);
+    if (!rc && n_tables)
+        rc = perf_layers_store(st, *id, &tables[n_tables - 1], err, errlen);
+    /* the samples taken while this context ran, from its first run on */
+    for (int i = 0; !rc && i < smp->n; i++) {
+        store_load_sample s = smp->rows[i];
+        double at = smp->t0 + s.t_us;
+        if (c->n_run && (at < c->first_t - 100e3 || at > c->last_t + 100e3))
+            continue;
+        s.t_us = at - c->first_t;
+        rc = store_load_add(st, *id, &s, err, errlen);
+    }
+    if (!rc)
+        rc = store_run_commit(st, *id, med, err, errlen);
+    else
+        store_run_abort(st, *id);
+    if (tables)
+        perflog_free(tables, n_tables);
+    free(t);
+    free(env);
+    free(extra);
+    return rc;
+}
+
+int cmd_attach(int argc, char **argv)
+{
+    const char *db = NULL, *label = NULL, *root = "/";
+    char preload[PATH_MAX], jpath[PATH_MAX], err[1024] = "", *jbuf = NULL, *log = NULL;
+    char **app = NULL;
+    long long perf = 0;
+    int no_db = 0, ret = EXIT_INTERNAL, jfd = -1, capture, status = 0, sig = 0, rc;
+    size_t jlen = 0, log_len = 0;
+    journal_t j = {0};
+    load_sampler smp = {0};
+    store *st = NULL;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "--")) {
+            app = &argv[i + 1];
+            break;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return EXIT_OK;
+        } else if (cli_opt_is(a, "--db") || cli_opt_is(a, "--label") || cli_opt_is(a, "--root") ||
+                   cli_opt_is(a, "--perf")) {
+            int is_db = cli_opt_is(a, "--db"), is_label = cli_opt_is(a, "--label");
+            int is_root = cli_opt_is(a, "--root");
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            if (is_db)
+                db = v;
+            else if (is_label)
+                label = v;
+            else if (is_root)
+                root = v;
+            else if ((perf = cli_parse_count(v)) < 1 || perf > 1000000) {
+                cli_error("attach: --perf wants a count from 1, not '%s'", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--no-db")) {
+            no_db = 1;
+        } else if (a[0] == '-') {
+            return cli_unknown_option("attach", a);
+        } else {
+            app = &argv[i];
+            break;
+        }
+    }
+    if (!app || !app[0]) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!find_preload(preload, sizeof preload)) {
+        cli_error("attach: librknntrace.so not found next to rknn-trace (or $RKNN_TRACE_PRELOAD)");
+        return EXIT_INTERNAL;
+    }
+    if (!no_db && (rc = store_preflight(store_default_path(db), label, err, sizeof err))) {
+        cli_error("%s", err);
+        return cli_exit_code(rc);
+    }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(jpath, sizeof jpath, "%s/rknn-trace-attach-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if ((jfd = mkstemp(jpath)) < 0) {
+        cli_error("attach: cannot create a journal in %s: %s", tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    capture = getenv("RKNN_LOG_LEVEL") && *getenv("RKNN_LOG_LEVEL");
+    int po[2] = {-1, -1}, pe[2] = {-1, -1};
+    if (capture && (pipe(po) || pipe(pe))) {
+        cli_error("attach: pipe: %s", strerror(errno));
+        goto out;
+    }
+    load_sampler_start(&smp, root);
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
+    sigaction(SIGINT, &ign, &old_int); /* ^C is the application's; we still record */
+    sigaction(SIGQUIT, &ign, &old_quit);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char pre[PATH_MAX * 2], perf_s[32];
+        const char *old = getenv("LD_PRELOAD");
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+        snprintf(pre, sizeof pre, "%s%s%s", preload, old && *old ? ":" : "", old && *old ? old : "");
+        snprintf(perf_s, sizeof perf_s, "%lld", perf);
+        setenv("LD_PRELOAD", pre, 1);
+        setenv("RKNN_TRACE_JOURNAL", jpath, 1);
+        if (perf)
+            setenv("RKNN_TRACE_PERF", perf_s, 1);
+        else
+            unsetenv("RKNN_TRACE_PERF");
+        if (capture) {
+            dup2(po[1], STDOUT_FILENO);
+            dup2(pe[1], STDERR_FILENO);
+            close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
+        }
+        close(jfd);
+        execvp(app[0], app);
+        fprintf(stderr, "rknn-trace: attach: cannot run %s: %s\n", app[0], strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0) {
+        cli_error("attach: fork: %s", strerror(errno));
+        load_sampler_stop(&smp);
+        goto out;
+    }
+    if (capture) {
+        close(po[1]);
+        close(pe[1]);
+        pump(po[0], pe[0], &log, &log_len);
+    }
+    int wst = 0;
+    while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
+        ;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    load_sampler_stop(&smp);
+    if (WIFSIGNALED(wst))
+        sig = WTERMSIG(wst);
+    else
+        status = WEXITSTATUS(wst);
+
+    void *data = NULL;
+    if (rt_read_file(jpath, &data, &jlen, err, sizeof err)) {
+        cli_error("attach: %s", err);
+        goto out;
+    }
+    jbuf = data;
+    journal_read(jbuf, jlen, &j);
+    if (sig)
+        fprintf(stderr, "rknn-trace: attach: %s was ended by signal %d (%s); keeping what it "
+                "ran until then\n", app[0], sig, strsignal(sig));
+    int n_runs = 0;
+    for (int i = 0; i < j.n; i++)
+        n_runs += j.c[i].n_run > 0;
+    if (!j.n) {
+        fprintf(stderr, "rknn-trace: attach: %s made no rknn_* call: nothing recorded\n", app[0]);
+        ret = sig ? 128 + sig : status;
+        goto out;
+    }
+    for (int i = 0; i < j.n_warn; i++)
+        fprintf(stderr, "rknn-trace: warning: %s\n", j.warn[i]);
+    if (!no_db && (rc = store_open(store_default_path(db), &st, err, sizeof err))) {
+        cli_error("%s", err);
+        ret = EXIT_INTERNAL;
+        goto out;
+    }
+    for (int i = 0, k = 0; i < j.n; i++) {
+        actx_t *c = &j.c[i];
+        double *t = xmalloc((size_t)(c->n_run + 1) * sizeof(double)), *s = xmalloc((size_t)(c->n_set + 1) * sizeof(double));
+        double *g = xmalloc((size_t)(c->n_get + 1) * sizeof(double));
+        memcpy(t, c->run_us, (size_t)c->n_run * sizeof(double));
+        memcpy(s, c->set_us, (size_t)c->n_set * sizeof(double));
+        memcpy(g, c->get_us, (size_t)c->n_get * sizeof(double));
+        if (c->has_init && c->init_ret)
+            printf("context %llu: rknn_init failed (%d)\n", c->id, c->init_ret);
+        else
+            printf("context %llu: %s%s%d runs, rknn_run median %.1f us, inputs_set %.1f us, "
+                   "outputs_get %.1f us, %d perf tables", c->id, c->path[0] ? c->path : "",
+                   c->path[0] ? ": " : "", c->n_run, median(t, c->n_run), median(s, c->n_set),
+                   median(g, c->n_get), c->n_perf);
+        free(t);
+        free(s);
+        free(g);
+        if (st && c->n_run) {
+            int64_t id = 0;
+            if ((rc = store_ctx(st, c, k++, label, root, app, status, sig, (int)perf, &j, log, j.n == 1,
+                                &smp, &id, err, sizeof err))) {
+                putchar('\n');
+                cli_error("attach: %s", err);
+                ret = EXIT_INTERNAL;
+                goto out;
+            }
+            printf(", run %lld", (long long)id);
+        }
+        putchar('\n');
+    }
+    ret = sig ? 128 + sig : status;
+out:
+    if (st)
+        store_close(st);
+    journal_free(&j);
+    free(smp.rows);
+    free(jbuf);
+    free(log);
+    if (jfd >= 0) {
+        close(jfd);
+        unlink(jpath);
+    }
+    return ret;
+}
