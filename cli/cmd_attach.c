@@ -183,14 +183,14 @@ static void journal_read(char *buf, size_t len, journal_t *j)
             c->weight = atoll(f[2]);
             c->internal = atoll(f[3]);
         } else if (k == 'S' && n >= 4 && atoi(f[3]) == 0) {
-            push(&c->set_us, &c->n_set, &c->cap_set, atof(f[2]));
+            push(&c->set_us, &c->n_set, &c->cap_set, atof(f[2]) / 1e3);
         } else if (k == 'R' && n >= 6 && atoi(f[4]) == 0) {
-            push(&c->run_us, &c->n_run, &c->cap_run, atof(f[3]));
-            c->last_t = atof(f[5]);
+            push(&c->run_us, &c->n_run, &c->cap_run, atof(f[3]) / 1e3);
+            c->last_t = atof(f[5]) / 1e3;
             if (c->n_run == 1)
-                c->first_t = c->last_t - atof(f[3]);
+                c->first_t = c->last_t - atof(f[3]) / 1e3;
         } else if (k == 'G' && n >= 5 && atoi(f[4]) == 0) {
-            push(&c->get_us, &c->n_get, &c->cap_get, atof(f[3]));
+            push(&c->get_us, &c->n_get, &c->cap_get, atof(f[3]) / 1e3);
         } else if (k == 'P' && n >= 5) {
             size_t bytes = strtoull(f[4], NULL, 10);
             if (bytes > len - pos)

@@ -169,13 +169,10 @@ static void find_npu_dir(board_snapshot_t *s, int sim)
     } else {
         set_str(s->npu_dir, sizeof s->npu_dir, proc);
     }
+    /* no driver on this machine: the simulator's folder, published or not yet */
     if (sim == -1 && ds == BOARD_ABSENT && ps == BOARD_ABSENT && !strcmp(s->root, "/")) {
-        char load[1200];
-        pathf(load, sizeof load, "%s/load", simdir);
-        if (access(load, F_OK) == 0) {
-            set_str(s->npu_dir, sizeof s->npu_dir, simdir);
-            s->sim = 1;
-        }
+        set_str(s->npu_dir, sizeof s->npu_dir, simdir);
+        s->sim = 1;
     }
 }
 

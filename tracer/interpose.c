@@ -10,23 +10,26 @@
  *
  * Journal lines (tab-separated, one event each; text fields have tabs and
  * newlines replaced by spaces):
- *   I ctx flags size ret t_us sha256 kind path   rknn_init (kind: rknn, onnx, sim, ?)
+ *   I ctx flags size ret ns sha256 kind path     rknn_init (kind: rknn, onnx, sim, ?)
  *   N ctx n_input n_output                       RKNN_QUERY_IN_OUT_NUM
  *   A ctx in|out index type fmt n_elems size name dims(1x3x224x224)
  *   V ctx api_version drv_version                RKNN_QUERY_SDK_VERSION
  *   M ctx weight_bytes internal_bytes            RKNN_QUERY_MEM_SIZE
- *   S ctx us ret                                 rknn_inputs_set
- *   R ctx seq us ret t_us                        rknn_run (t_us: when it ended)
- *   G ctx seq us ret                             rknn_outputs_get
+ *   S ctx ns ret                                 rknn_inputs_set
+ *   R ctx seq ns ret t_ns                        rknn_run (t_ns: CLOCK_MONOTONIC when it ended)
+ *   G ctx seq ns ret                             rknn_outputs_get
+ * Times are integer nanoseconds: the hot lines are written without printf.
  *   P ctx seq run_duration_us nbytes             then nbytes of PERF_DETAIL text and "\n"
  *   W ctx text                                   an API misuse, once per kind and context
  *   D ctx                                        rknn_destroy
- * The journal is flushed every 0.5 s, at rknn_init/rknn_destroy and at exit, so
- * a crashing application leaves what it ran until shortly before. */
+ * The journal is flushed every 0.5 s, at rknn_init/rknn_destroy, at exit and on
+ * a crash signal the application does not handle itself; a process killed
+ * outright (SIGKILL) leaves what it ran until the last periodic flush. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +108,42 @@ static void at_exit_flush(void)
     pthread_mutex_unlock(&T.mu);
 }
 
+/* A crash (SIGSEGV, abort, ...) of an application that left these signals at
+ * their default: what the buffer holds is written, then the signal does what it
+ * would have. Skipped when the crash is inside our own locked section. */
+static const int crash_signals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+
+static void on_crash(int sig)
+{
+    if (pthread_mutex_trylock(&T.mu) == 0) {
+        size_t off = 0;
+        while (!T.disabled && off < T.len) {
+            ssize_t w = write(T.fd, T.buf + off, T.len - off);
+            if (w <= 0)
+                break;
+            off += (size_t)w;
+        }
+        T.len = 0;
+        pthread_mutex_unlock(&T.mu);
+    }
+    raise(sig); /* SA_RESETHAND: the default action now */
+}
+
+static void catch_crashes(void)
+{
+    for (size_t i = 0; i < sizeof crash_signals / sizeof *crash_signals; i++) {
+        struct sigaction old, sa;
+        if (sigaction(crash_signals[i], NULL, &old) || old.sa_handler != SIG_DFL ||
+            (old.sa_flags & SA_SIGINFO))
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_crash;
+        sa.sa_flags = (int)(SA_RESETHAND | SA_NODEFER);
+        sigemptyset(&sa.sa_mask);
+        sigaction(crash_signals[i], &sa, NULL);
+    }
+}
+
 /* First use (mu held): the journal from the environment; none means tracing is
  * off (forwarding only), which is not an error. */
 static void setup_locked(void)
@@ -130,6 +169,7 @@ static void setup_locked(void)
     T.perf_every = perf ? atoi(perf) : 0;
     T.last_flush_ns = now_ns();
     atexit(at_exit_flush);
+    catch_crashes();
 }
 
 /* Appends one formatted line (mu held). */
@@ -148,6 +188,43 @@ static void emit(const char *fmt, ...)
     va_end(ap);
     if (n > 0 && (size_t)n < BUF_CAP - T.len)
         T.len += (size_t)n;
+}
+
+/* The hot path: "T\tctx\tv0\tv1...\n" of integers, no printf (mu held). */
+static char *put_u(char *p, unsigned long long v)
+{
+    char tmp[24];
+    int n = 0;
+
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+static void emit_ints(char tag, rknn_context ctx, int n, const long long *v)
+{
+    if (T.disabled)
+        return;
+    if (T.len > BUF_CAP - 4096)
+        flush_locked();
+    char *p = T.buf + T.len;
+    *p++ = tag;
+    *p++ = '\t';
+    p = put_u(p, (unsigned long long)ctx);
+    for (int i = 0; i < n; i++) {
+        *p++ = '\t';
+        if (v[i] < 0) {
+            *p++ = '-';
+            p = put_u(p, 0ULL - (unsigned long long)v[i]);
+        } else {
+            p = put_u(p, (unsigned long long)v[i]);
+        }
+    }
+    *p++ = '\n';
+    T.len = (size_t)(p - T.buf);
 }
 
 /* Raw bytes (a perf table), tabs and all. */
@@ -294,8 +371,8 @@ EXPORT int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t
         }
     }
     rknn_context id = ret == RKNN_SUCC && context ? *context : 0;
-    emit("I\t%llu\t%u\t%u\t%d\t%.1f\t%s\t%s\t%s\n", (unsigned long long)id, flag, size, ret,
-         (t1 - t0) / 1e3, sha, kind, path);
+    emit("I\t%llu\t%u\t%u\t%d\t%lld\t%s\t%s\t%s\n", (unsigned long long)id, flag, size, ret,
+         t1 - t0, sha, kind, path);
     if (ret == RKNN_SUCC && context) {
         tctx_t *c = NULL;
         for (int i = 0; i < MAX_CTX && !c; i++)
@@ -423,7 +500,7 @@ EXPORT int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input i
             warn(c, context, W_N_INPUTS, "rknn_inputs_set with %u inputs, the model has %lld",
                  n_inputs, (long long)c->n_in);
     }
-    emit("S\t%llu\t%.3f\t%d\n", (unsigned long long)context, (t1 - t0) / 1e3, ret);
+    emit_ints('S', context, 2, (long long[]){t1 - t0, ret});
     maybe_flush(t1);
     leave();
     return ret;
@@ -467,8 +544,7 @@ EXPORT int rknn_run(rknn_context context, rknn_run_extend *extend)
         c->run_seen = 1;
         seq = ++c->seq;
     }
-    emit("R\t%llu\t%lld\t%.3f\t%d\t%.1f\n", (unsigned long long)context, seq, (t1 - t0) / 1e3, ret,
-         t1 / 1e3);
+    emit_ints('R', context, 4, (long long[]){seq, t1 - t0, ret, t1});
     if (c && ret == RKNN_SUCC && T.perf_every > 0 && seq % T.perf_every == 0)
         fetch_perf(context, seq);
     maybe_flush(t1);
@@ -502,7 +578,7 @@ EXPORT int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_outpu
         if (ret == RKNN_SUCC)
             c->held = 1;
     }
-    emit("G\t%llu\t%lld\t%.3f\t%d\n", (unsigned long long)context, c ? c->seq : 0, (t1 - t0) / 1e3, ret);
+    emit_ints('G', context, 3, (long long[]){c ? c->seq : 0, t1 - t0, ret});
     maybe_flush(t1);
     leave();
     return ret;

@@ -332,8 +332,8 @@ enum { BOARD_SNAP_LOAD = 1, BOARD_SNAP_PROCS = 2, BOARD_SNAP_DRM = 4, BOARD_SNAP
        BOARD_SNAP_ALL = 15 };
 /* Reads what `parts` asks under root (NULL: "/"). sim: read the simulator's
  * published folder (npu_sysfs_dir) instead of debugfs/procfs; -1: only when the
- * root is "/" and neither debugfs nor procfs has an rknpu folder. Never fails:
- * every part carries its state. */
+ * root is "/" and neither debugfs nor procfs has an rknpu folder (a PC). Never
+ * fails: every part carries its state. */
 void board_snapshot(board_snapshot_t *s, const char *root, int sim, int parts);
 /* Reads `load` again into an existing snapshot (the 10 Hz path). */
 void board_snapshot_load(board_snapshot_t *s);
