@@ -221,6 +221,16 @@ static void journal_free(journal_t *j)
     free(j->warn);
 }
 
+/* A copy of v[0..n) to sort (never NULL). */
+static double *dup_vals(const double *v, int n)
+{
+    double *c = xmalloc((size_t)(n + 1) * sizeof(double));
+
+    if (n)
+        memcpy(c, v, (size_t)n * sizeof(double));
+    return c;
+}
+
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -333,10 +343,10 @@ static char *extra_json(const actx_t *c, char **app, int status, int sig, int pe
     json_key(&w, "model_bytes"); json_int(&w, (int64_t)c->size);
     json_key(&w, "n_inputs"); c->n_in >= 0 ? json_int(&w, c->n_in) : json_write_null(&w);
     json_key(&w, "n_outputs"); c->n_out >= 0 ? json_int(&w, c->n_out) : json_write_null(&w);
-    tmp = xmalloc((size_t)(c->n_set + c->n_get + 1) * sizeof(double));
-    memcpy(tmp, c->set_us, (size_t)c->n_set * sizeof(double));
+    tmp = dup_vals(c->set_us, c->n_set);
     json_key(&w, "inputs_set_median_us"); json_num(&w, median(tmp, c->n_set));
-    memcpy(tmp, c->get_us, (size_t)c->n_get * sizeof(double));
+    free(tmp);
+    tmp = dup_vals(c->get_us, c->n_get);
     json_key(&w, "outputs_get_median_us"); json_num(&w, median(tmp, c->n_get));
     free(tmp);
     json_key(&w, "perf_every"); perf_every ? json_int(&w, perf_every) : json_write_null(&w);
@@ -373,9 +383,8 @@ static int store_ctx(store *st, actx_t *c, int k, const char *label, const char 
     int n_tables = 0, rc;
     char lab[256], *env, *extra;
     store_run run;
-    double *t = xmalloc((size_t)c->n_run * sizeof(double)), mean = 0, var = 0, med;
+    double *t = dup_vals(c->run_us, c->n_run), mean = 0, var = 0, med;
 
-    memcpy(t, c->run_us, (size_t)c->n_run * sizeof(double));
     med = median(t, c->n_run);
     for (int i = 0; i < c->n_run; i++)
         mean += t[i] / c->n_run;
@@ -586,11 +595,8 @@ int cmd_attach(int argc, char **argv)
     }
     for (int i = 0, k = 0; i < j.n; i++) {
         actx_t *c = &j.c[i];
-        double *t = xmalloc((size_t)(c->n_run + 1) * sizeof(double)), *s = xmalloc((size_t)(c->n_set + 1) * sizeof(double));
-        double *g = xmalloc((size_t)(c->n_get + 1) * sizeof(double));
-        memcpy(t, c->run_us, (size_t)c->n_run * sizeof(double));
-        memcpy(s, c->set_us, (size_t)c->n_set * sizeof(double));
-        memcpy(g, c->get_us, (size_t)c->n_get * sizeof(double));
+        double *t = dup_vals(c->run_us, c->n_run), *s = dup_vals(c->set_us, c->n_set);
+        double *g = dup_vals(c->get_us, c->n_get);
         if (c->has_init && c->init_ret)
             printf("context %llu: rknn_init failed (%d)\n", c->id, c->init_ret);
         else

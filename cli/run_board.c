@@ -352,7 +352,7 @@ out:
     free(model);
     if (tables)
         perflog_free(tables, n_tables);
-    if (api.h)
-        dlclose(api.h);
+    /* api.h stays loaded: runtimes keep process-wide state (the vendor's threads, our
+     * load accounting) that unloading would cut from under them */
     return ret;
 }
