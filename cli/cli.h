@@ -86,10 +86,20 @@ int run_board(const run_board_opts *o);
 /* The vendor runtime to load: given, else $RKNN_TRACE_RUNTIME, else the first
  * of the standard paths that exists; NULL when none. */
 const char *board_runtime_find(const char *given);
-/* The board's environment (board_env_json) with the runtime's path and versions
- * (NULL: left out), malloc'd. */
-char *run_env_json(const char *root, const char *runtime, const char *api_version,
-                   const char *drv_version);
+/* What a board run knows besides the board: the runtime (path, SDK_VERSION's
+ * api/driver strings) and, for a vendor .rknn, its target chip, toolkit and
+ * compiler (board_model_facts). NULL or "": unknown, left out. */
+typedef struct board_facts {
+    const char *runtime, *api_version, *drv_version;
+    char model_target[32], toolkit[64], compiler[96];
+} board_facts;
+void board_model_facts(board_facts *f, const void *model, size_t len);
+/* The board's environment (board_env_json) with those facts, malloc'd. */
+char *run_env_json(const char *root, const board_facts *bf);
+/* The run's platform: given (-t), else the .rknn's target, else the SoC of the
+ * board's device tree (in buf), else NULL. */
+const char *board_platform(const char *given, const board_facts *bf, const char *root, char *buf,
+                           size_t len);
 int cmd_attach(int argc, char **argv);
 /* An rknpu device under root: a DRM device of driver rknpu, or /dev/rknpu. */
 int board_npu_present(const char *root);

@@ -7,6 +7,7 @@
 #include "tracer/tracer.h"
 #include "util/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -246,6 +247,21 @@ static double median(double *v, int n)
     return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Removes the private folder and the files in it. */
+static void remove_folder(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char p[PATH_MAX + 300];
+
+    while (d && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && snprintf(p, sizeof p, "%s/%s", dir, e->d_name) < (int)sizeof p)
+            unlink(p);
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
 /* ---- the application ---- */
 
 /* librknntrace.so next to this program (build layout) or in ../lib/rknn-trace. */
@@ -351,6 +367,8 @@ static char *extra_json(const actx_t *c, char **app, int status, int sig, int pe
     free(tmp);
     json_key(&w, "perf_every"); perf_every ? json_int(&w, perf_every) : json_write_null(&w);
     json_key(&w, "perf_tables"); json_int(&w, c->n_perf);
+    /* RKNN_QUERY_PERF_RUN of the last profiled run: measured, not a prediction */
+    json_key(&w, "perf_run_us"); c->perf_run_us >= 0 ? json_int(&w, c->perf_run_us) : json_write_null(&w);
     json_key(&w, "tensors");
     if (c->attrs) {
         char *list = xmalloc(c->attrs_len + 3);
@@ -377,7 +395,8 @@ static char *extra_json(const actx_t *c, char **app, int status, int sig, int pe
 /* One context as one stored run; returns 0 or an RT_E* status. */
 static int store_ctx(store *st, actx_t *c, int k, const char *label, const char *root, char **app,
                      int status, int sig, int perf_every, const journal_t *j, const char *log,
-                     int single, const load_sampler *smp, int64_t *id, char *err, size_t errlen)
+                     int single, const load_sampler *smp, const char *model_dir, int64_t *id,
+                     char *err, size_t errlen)
 {
     perflog_table_t *tables = NULL;
     int n_tables = 0, rc;
@@ -395,7 +414,19 @@ static int store_ctx(store *st, actx_t *c, int k, const char *label, const char 
         perflog_parse(c->perf, c->perf_len, &tables, &n_tables, err, errlen);
     else if (single && log)
         perflog_parse(log, strlen(log), &tables, &n_tables, err, errlen);
-    env = run_env_json(root, NULL, c->api[0] ? c->api : NULL, c->drv[0] ? c->drv : NULL);
+    board_facts bf = {.api_version = c->api, .drv_version = c->drv};
+    char platbuf[32];
+    if (!strcmp(c->kind, "rknn")) {
+        /* the model: by its path, or the copy the interposer saved under its hash */
+        void *data = NULL;
+        size_t n = 0;
+        char saved[PATH_MAX + 80], e2[128];
+        snprintf(saved, sizeof saved, "%s/%s.rknn", model_dir, c->sha);
+        if (!rt_read_file(c->path[0] ? c->path : saved, &data, &n, e2, sizeof e2))
+            board_model_facts(&bf, data, n);
+        free(data);
+    }
+    env = run_env_json(root, &bf);
     extra = extra_json(c, app, status, sig, perf_every, j, log ? count_log_lines(log) : 0);
     store_run_init(&run);
     if (label) {
@@ -415,8 +446,7 @@ static int store_ctx(store *st, actx_t *c, int k, const char *label, const char 
     run.host_min_us = c->n_run ? t[0] : NAN;
     run.host_p90_us = c->n_run ? t[(int)ceil(0.9 * c->n_run) - 1] : NAN;
     run.host_stddev_us = c->n_run ? sqrt(var) : NAN;
-    if (c->perf_run_us >= 0)
-        run.npu_us = (double)c->perf_run_us;
+    run.platform = board_platform(NULL, &bf, root, platbuf, sizeof platbuf);
     if (c->weight >= 0) {
         run.weight_bytes = c->weight;
         run.internal_bytes = c->internal;
@@ -451,7 +481,8 @@ static int store_ctx(store *st, actx_t *c, int k, const char *label, const char 
 int cmd_attach(int argc, char **argv)
 {
     const char *db = NULL, *label = NULL, *root = "/";
-    char preload[PATH_MAX], jpath[PATH_MAX], err[1024] = "", *jbuf = NULL, *log = NULL;
+    char preload[PATH_MAX], jdir[PATH_MAX], jpath[PATH_MAX + 16], err[1024] = "", *jbuf = NULL;
+    char *log = NULL;
     char **app = NULL;
     long long perf = 0;
     int no_db = 0, ret = EXIT_INTERNAL, jfd = -1, capture, status = 0, sig = 0, rc;
@@ -506,9 +537,16 @@ int cmd_attach(int argc, char **argv)
         return cli_exit_code(rc);
     }
     const char *tmp = getenv("TMPDIR");
-    snprintf(jpath, sizeof jpath, "%s/rknn-trace-attach-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if ((jfd = mkstemp(jpath)) < 0) {
-        cli_error("attach: cannot create a journal in %s: %s", tmp && *tmp ? tmp : "/tmp", strerror(errno));
+    /* a private folder: the journal, and the .rknn files the interposer copies */
+    snprintf(jdir, sizeof jdir, "%s/rknn-trace-attach-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(jdir)) {
+        cli_error("attach: cannot create a folder in %s: %s", tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    snprintf(jpath, sizeof jpath, "%s/journal", jdir);
+    if ((jfd = open(jpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
+        cli_error("attach: cannot create %s: %s", jpath, strerror(errno));
+        rmdir(jdir);
         return EXIT_INTERNAL;
     }
     capture = getenv("RKNN_LOG_LEVEL") && *getenv("RKNN_LOG_LEVEL");
@@ -533,6 +571,7 @@ int cmd_attach(int argc, char **argv)
         snprintf(perf_s, sizeof perf_s, "%lld", perf);
         setenv("LD_PRELOAD", pre, 1);
         setenv("RKNN_TRACE_JOURNAL", jpath, 1);
+        setenv("RKNN_TRACE_MODEL_DIR", jdir, 1);
         if (perf)
             setenv("RKNN_TRACE_PERF", perf_s, 1);
         else
@@ -610,7 +649,7 @@ int cmd_attach(int argc, char **argv)
         if (st && c->n_run) {
             int64_t id = 0;
             if ((rc = store_ctx(st, c, k++, label, root, app, status, sig, (int)perf, &j, log, j.n == 1,
-                                &smp, &id, err, sizeof err))) {
+                                &smp, jdir, &id, err, sizeof err))) {
                 putchar('\n');
                 cli_error("attach: %s", err);
                 ret = EXIT_INTERNAL;
@@ -630,7 +669,7 @@ out:
     free(log);
     if (jfd >= 0) {
         close(jfd);
-        unlink(jpath);
+        remove_folder(jdir);
     }
     return ret;
 }

@@ -372,26 +372,6 @@ int cmd_run(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    if (run_rknn_is(model)) return cmd_run_rknn(argc, argv); /* vendor file: predicted profile */
-    /* a `rknn-trace build` container brings its target and quantization */
-    if ((qk = quant_cli_container(model, &quant, quant_given, &target, target_given, &qc)))
-        return qk;
-    if (npu_platform_get(target, &plat, err, sizeof(err))) {
-        cli_error("%s", err);
-        return EXIT_USAGE;
-    }
-    if (sram && !plat->sram_bytes) {
-        cli_error("--sram: %s has no NPU SRAM (only rk3588 has)", plat->name);
-        return EXIT_USAGE;
-    }
-    unsigned cores;
-    if (npu_core_mask_check(plat, (unsigned)core_mask, &cores, err, sizeof(err))) {
-        cli_error("--core-mask: %s", err);
-        return EXIT_USAGE;
-    }
-    quant_cli_inputs(&qc, in_file, n_in);
-    if ((qk = quant_cli_check(quant, &qc)) != EXIT_OK)
-        return qk;
     if (strcmp(backend, "auto") && strcmp(backend, "sim") && strcmp(backend, "board")) {
         cli_error("--backend takes auto, sim or board, got '%s'", backend);
         return EXIT_USAGE;
@@ -413,6 +393,26 @@ int cmd_run(int argc, char **argv)
                              iters, warmup, seed, json, no_db};
         return run_board(&bo);
     }
+    if (run_rknn_is(model)) return cmd_run_rknn(argc, argv); /* vendor file: predicted profile */
+    /* a `rknn-trace build` container brings its target and quantization */
+    if ((qk = quant_cli_container(model, &quant, quant_given, &target, target_given, &qc)))
+        return qk;
+    if (npu_platform_get(target, &plat, err, sizeof(err))) {
+        cli_error("%s", err);
+        return EXIT_USAGE;
+    }
+    if (sram && !plat->sram_bytes) {
+        cli_error("--sram: %s has no NPU SRAM (only rk3588 has)", plat->name);
+        return EXIT_USAGE;
+    }
+    unsigned cores;
+    if (npu_core_mask_check(plat, (unsigned)core_mask, &cores, err, sizeof(err))) {
+        cli_error("--core-mask: %s", err);
+        return EXIT_USAGE;
+    }
+    quant_cli_inputs(&qc, in_file, n_in);
+    if ((qk = quant_cli_check(quant, &qc)) != EXIT_OK)
+        return qk;
 
     /* What can be checked before a long computation: the database can take the
      * run under its label, the dump folder is ours to write. */

@@ -109,39 +109,6 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The runtime's facts and ours as one JSON object (env_json). */
-char *run_env_json(const char *root, const char *runtime, const char *api_version,
-                   const char *drv_version)
-{
-    char *base = board_env_json(root), *text = NULL;
-    size_t len = 0, bl = base ? strlen(base) : 0;
-    FILE *f;
-    json_writer w;
-
-    if (!base || bl < 2 || !(f = open_memstream(&text, &len))) {
-        free(base);
-        return NULL;
-    }
-    base[bl - 1] = '\0'; /* drop the closing brace, add ours */
-    fputs(base, f);
-    json_begin(&w, f);
-    w.depth = 1;
-    w.need_comma[1] = 1;
-    if (runtime) {
-        json_key(&w, "runtime_path"); json_str(&w, runtime);
-    }
-    if (api_version) {
-        json_key(&w, "runtime_version"); json_str(&w, api_version);
-    }
-    if (drv_version) {
-        json_key(&w, "runtime_driver_version"); json_str(&w, drv_version);
-    }
-    fputc('}', f);
-    fclose(f);
-    free(base);
-    return text;
-}
-
 int run_board(const run_board_opts *o)
 {
     vendor_api api;
@@ -274,8 +241,13 @@ int run_board(const run_board_opts *o)
         mean += times[k] / (double)iters;
     for (long long k = 0; k < iters; k++)
         var += (times[k] - mean) * (times[k] - mean) / (double)iters;
-    env = run_env_json(o->root, o->runtime, have_ver ? ver.api_version : NULL,
-                       have_ver ? ver.drv_version : NULL);
+    board_facts bf = {.runtime = o->runtime, .api_version = have_ver ? ver.api_version : NULL,
+                      .drv_version = have_ver ? ver.drv_version : NULL};
+    board_model_facts(&bf, model, model_len);
+    env = run_env_json(o->root, &bf);
+    char platbuf[32], extra[128];
+    snprintf(extra, sizeof extra, "{\"source\":\"run --backend board\",\"perf_run_us\":%lld}",
+             (long long)pr.run_duration);
 
     if (!o->no_db) {
         char tm[32];
@@ -284,7 +256,7 @@ int run_board(const run_board_opts *o)
         rt_iso_time(tm, sizeof tm);
         run.label = o->label;
         run.backend = "board";
-        run.platform = o->target;
+        run.platform = board_platform(o->target, &bf, o->root, platbuf, sizeof platbuf);
         run.model_path = o->model;
         run.model_sha256 = sha;
         run.model_format = ext && !strcmp(ext, ".rknn") ? "rknn" : ext && !strcmp(ext, ".onnx") ? "onnx" : NULL;
@@ -294,8 +266,7 @@ int run_board(const run_board_opts *o)
         run.host_min_us = times[0];
         run.host_p90_us = p90;
         run.host_stddev_us = sqrt(var);
-        if (pr.run_duration >= 0)
-            run.npu_us = (double)pr.run_duration;
+        run.extra_json = pr.run_duration >= 0 ? extra : NULL; /* measured: not a prediction (npu_us) */
         run.env_json = env;
         run.tool_version = RKNN_TRACE_VERSION;
         if ((rc = store_open(store_default_path(o->db), &st, err, sizeof err)) ||

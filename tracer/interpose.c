@@ -336,6 +336,24 @@ static const char *model_kind(const void *data, size_t n)
     return "?";
 }
 
+/* A vendor .rknn given as bytes: a copy for attach to read its facts from
+ * ($RKNN_TRACE_MODEL_DIR/<sha256>.rknn, once). */
+static void save_model(const void *data, size_t n, const char *sha, const char *kind)
+{
+    const char *dir = getenv("RKNN_TRACE_MODEL_DIR");
+    char path[1024];
+    int fd;
+
+    if (!dir || !*dir || strcmp(kind, "rknn") ||
+        snprintf(path, sizeof path, "%s/%s.rknn", dir, sha) >= (int)sizeof path)
+        return;
+    if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+        return;
+    if (write(fd, data, n) != (ssize_t)n)
+        unlink(path);
+    close(fd);
+}
+
 EXPORT int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t flag,
                      rknn_init_extend *extend)
 {
@@ -358,6 +376,7 @@ EXPORT int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t
     if (model && size > 0) {
         rt_sha256_hex(model, size, sha);
         kind = model_kind(model, size);
+        save_model(model, size, sha, kind);
     } else if (model) {
         /* size 0: model is a path (vendor API) */
         void *data = NULL;
