@@ -75,6 +75,9 @@ typedef struct load_sampler {
 } load_sampler;
 void load_sampler_start(load_sampler *s, const char *root);
 void load_sampler_stop(load_sampler *s);
+/* Mean load per core of the samples taken between t0 and t1 (rt_now_us); returns
+ * the core count (0: none). */
+int load_sampler_mean(const load_sampler *s, double t0, double t1, int pct[BOARD_MAX_CORES]);
 
 /* `run --backend board` (cli/run_board.c). */
 typedef struct run_board_opts {

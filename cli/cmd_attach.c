@@ -335,7 +335,7 @@ static int count_log_lines(const char *log)
 }
 
 static char *extra_json(const actx_t *c, char **app, int status, int sig, int perf_every,
-                        const journal_t *j, int log_lines)
+                        const journal_t *j, int log_lines, const load_sampler *smp)
 {
     char *text = NULL;
     size_t len = 0;
@@ -387,6 +387,14 @@ static char *extra_json(const actx_t *c, char **app, int status, int sig, int pe
             json_str(&w, j->warn[i] + strlen(prefix));
     json_arr_close(&w);
     json_key(&w, "log_lines"); json_int(&w, log_lines);
+    int lp[BOARD_MAX_CORES], nl = load_sampler_mean(smp, c->first_t, c->last_t + 100e3, lp);
+    if (nl) { /* the summary's NPU load: mean per core while the context ran */
+        json_key(&w, "npu_load");
+        json_arr_open(&w);
+        for (int k = 0; k < nl; k++)
+            json_int(&w, lp[k]);
+        json_arr_close(&w);
+    }
     json_obj_close(&w);
     fclose(m);
     return text;
@@ -427,7 +435,7 @@ static int store_ctx(store *st, actx_t *c, int k, const char *label, const char 
         free(data);
     }
     env = run_env_json(root, &bf);
-    extra = extra_json(c, app, status, sig, perf_every, j, log ? count_log_lines(log) : 0);
+    extra = extra_json(c, app, status, sig, perf_every, j, log ? count_log_lines(log) : 0, smp);
     store_run_init(&run);
     if (label) {
         if (k)

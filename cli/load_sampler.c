@@ -54,3 +54,23 @@ void load_sampler_stop(load_sampler *s)
     pthread_mutex_destroy(&s->mu);
 }
 
+
+int load_sampler_mean(const load_sampler *s, double t0, double t1, int pct[BOARD_MAX_CORES])
+{
+    double sum[BOARD_MAX_CORES] = {0};
+    int n[BOARD_MAX_CORES] = {0}, cores = 0;
+
+    for (int i = 0; i < s->n; i++) {
+        double at = s->t0 + s->rows[i].t_us;
+        int c = (int)s->rows[i].core;
+        if (c < 0 || c >= BOARD_MAX_CORES || at < t0 || at > t1)
+            continue;
+        sum[c] += s->rows[i].load_pct;
+        n[c]++;
+        if (c + 1 > cores)
+            cores = c + 1;
+    }
+    for (int c = 0; c < cores; c++)
+        pct[c] = n[c] ? (int)(sum[c] / n[c] + 0.5) : 0;
+    return cores;
+}

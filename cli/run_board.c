@@ -245,9 +245,16 @@ int run_board(const run_board_opts *o)
                       .drv_version = have_ver ? ver.drv_version : NULL};
     board_model_facts(&bf, model, model_len);
     env = run_env_json(o->root, &bf);
-    char platbuf[32], extra[128];
-    snprintf(extra, sizeof extra, "{\"source\":\"run --backend board\",\"perf_run_us\":%lld}",
-             (long long)pr.run_duration);
+    char platbuf[32], extra[256];
+    int lp[BOARD_MAX_CORES], nl = load_sampler_mean(&smp, 0, 1e300, lp);
+    size_t u = (size_t)snprintf(extra, sizeof extra, "{\"source\":\"run --backend board\"");
+    if (pr.run_duration >= 0)
+        u += (size_t)snprintf(extra + u, sizeof extra - u, ",\"perf_run_us\":%lld",
+                              (long long)pr.run_duration);
+    for (int c = 0; c < nl && u < sizeof extra; c++) /* the summary's NPU load: mean per core */
+        u += (size_t)snprintf(extra + u, sizeof extra - u, "%s%d", c ? "," : ",\"npu_load\":[", lp[c]);
+    if (u < sizeof extra)
+        snprintf(extra + u, sizeof extra - u, "%s}", nl ? "]" : "");
 
     if (!o->no_db) {
         char tm[32];
@@ -266,7 +273,7 @@ int run_board(const run_board_opts *o)
         run.host_min_us = times[0];
         run.host_p90_us = p90;
         run.host_stddev_us = sqrt(var);
-        run.extra_json = pr.run_duration >= 0 ? extra : NULL; /* measured: not a prediction (npu_us) */
+        run.extra_json = extra; /* PERF_RUN is measured: not a prediction (npu_us) */
         run.env_json = env;
         run.tool_version = RKNN_TRACE_VERSION;
         if ((rc = store_open(store_default_path(o->db), &st, err, sizeof err)) ||

@@ -65,6 +65,12 @@ assert e['ddr_freq_hz']==2112000000 and [c['cur_khz'] for c in e['cpu']]==[18000
 [ "$(q "select group_concat(distinct cast(load_pct as int)) from (select load_pct from load_samples s join runs r on r.id=s.run_id where r.label='fx' order by core)")" = "61,50" ] \
     && ok || bad "fixture load: $(q "select core, load_pct from load_samples s join runs r on r.id=s.run_id where r.label='fx' limit 6")"
 
+[ "$(q "select platform from runs where label='fx'")" = rk3588 ] && ok || bad "platform from the device tree"
+"$RT" show fx --db "$T/db" | grep -q "^NPU load  Core0 61%, Core1 50%, Core2 50%" && ok || bad "summary load: $("$RT" show fx --db "$T/db" | grep load)"
+# a simulator run keeps its predicted load as samples too (one per core), the same figures as its summary
+[ "$(q "select group_concat(cast(load_pct as int)) from (select load_pct from load_samples where run_id=1 order by core)")" = \
+  "$(q "select replace(replace(json_extract(extra_json,'$.npu_load'),'[',''),']','') from runs where id=1")" ] && ok || bad "sim load samples"
+
 # auto: the board only with an rknpu device and a runtime
 "$RT" run "$M" -n 2 --label a1 --db "$T/db" --no-progress >/dev/null 2>&1
 [ "$(q "select backend from runs where label='a1'")" = sim ] && ok || bad "auto without a device"
