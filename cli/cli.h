@@ -58,6 +58,10 @@ struct perflog_table;
 int perf_layers_store(struct store *st, int64_t id, const struct perflog_table *t, char *err,
                       size_t errlen);
 const char *perf_numpy_dtype(const char *vendor);
+/* Level-5 dump files (vendor-named) as the run's output rows, in order. */
+struct vlog_dump;
+int dump_rows_store(struct store *st, int64_t id, const struct vlog_dump *d, int n, char *err,
+                    size_t errlen);
 char *perf_shapes_json(const char *s, int single);
 
 /* NPU load sampled on a thread (cli/load_sampler.c): rows[0..n) once stopped,
@@ -84,6 +88,9 @@ typedef struct run_board_opts {
     const char *model, *runtime, *root, *target, *label, *db;
     long long iters, warmup, seed;   /* iters 0: 10; warmup -1: 2 */
     int json, no_db;
+    const char *const *in_name, *const *in_file; /* -i NAME=FILE.npy */
+    int n_in;
+    const char *dump;                /* --dump DIR: the runtime's level-5 dumps, or NULL */
 } run_board_opts;
 int run_board(const run_board_opts *o);
 /* The vendor runtime to load: given, else $RKNN_TRACE_RUNTIME, else the first

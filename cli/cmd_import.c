@@ -264,29 +264,6 @@ static int add_accuracy(store *st, int64_t id, const vlog_run_t *r, char *err, s
     return 0;
 }
 
-static int add_dump_rows(store *st, int64_t id, const vlog_dump_t *d, int n, char *err,
-                         size_t errlen)
-{
-    for (int k = 0; k < n; k++) {
-        store_output o;
-        int64_t dims[8];
-        char shape[160];
-        int rc;
-
-        store_output_init(&o);
-        for (int j = 0; j < d[k].n_dims; j++)
-            dims[j] = d[k].dims[j];
-        o.idx = k;
-        o.name = d[k].name;
-        o.shape = store_format_shape(shape, sizeof shape, d[k].n_dims, dims);
-        o.dtype = perf_numpy_dtype(d[k].dtype);
-        o.dump_file = d[k].path;
-        if ((rc = store_output_add(st, id, &o, err, errlen)))
-            return rc;
-    }
-    return 0;
-}
-
 static char *dirname_of(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -427,12 +404,12 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ch
             }
         }
         if ((rc = folder_rows(src, copy_dir, &rows, &n_rows, err, errlen)) ||
-            (rc = add_dump_rows(st, *id, rows, n_rows, err, errlen)))
+            (rc = dump_rows_store(st, *id, rows, n_rows, err, errlen)))
             goto abort;
     } else {
         if ((r->has_perf && (rc = perf_layers_store(st, *id, &r->perf, err, errlen))) ||
             (rc = add_accuracy(st, *id, r, err, errlen)) ||
-            (rc = add_dump_rows(st, *id, r->dumps, r->n_dumps, err, errlen)))
+            (rc = dump_rows_store(st, *id, r->dumps, r->n_dumps, err, errlen)))
             goto abort;
         if (r->has_bench)
             for (int k = 0, o = 0; k < r->bench.n_tensors; k++) {

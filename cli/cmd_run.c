@@ -384,13 +384,13 @@ int cmd_run(int argc, char **argv)
                       "/usr/lib/librknnrt.so, ...)");
             return EXIT_INPUT;
         }
-        if (quant_given || n_in || dump) {
-            cli_error("--backend board: -q, -i and --dump are not supported on the board yet "
-                      "(the model file brings its quantization)");
+        if (quant_given) {
+            cli_error("--backend board: -q does not apply (the model file brings its "
+                      "quantization)");
             return EXIT_USAGE;
         }
         run_board_opts bo = {model, rt_path, root, target_given ? target : NULL, label, db,
-                             iters, warmup, seed, json, no_db};
+                             iters, warmup, seed, json, no_db, in_name, in_file, n_in, dump};
         return run_board(&bo);
     }
     if (run_rknn_is(model)) return cmd_run_rknn(argc, argv); /* vendor file: predicted profile */

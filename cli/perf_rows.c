@@ -123,3 +123,27 @@ int perf_layers_store(store *st, int64_t id, const perflog_table_t *t, char *err
     return 0;
 }
 
+
+/* Level-5 dump files (vendor names, tracer/vlog_parse_dump_name) as output rows. */
+int dump_rows_store(store *st, int64_t id, const vlog_dump_t *d, int n, char *err, size_t errlen)
+{
+    for (int k = 0; k < n; k++) {
+        store_output o;
+        int64_t dims[8];
+        char shape[160];
+        int rc;
+
+        store_output_init(&o);
+        for (int j = 0; j < d[k].n_dims; j++)
+            dims[j] = d[k].dims[j];
+        o.idx = k;
+        o.name = d[k].name;
+        o.shape = store_format_shape(shape, sizeof shape, d[k].n_dims, dims);
+        o.dtype = perf_numpy_dtype(d[k].dtype);
+        o.dump_file = d[k].path;
+        if ((rc = store_output_add(st, id, &o, err, errlen)))
+            return rc;
+    }
+    return 0;
+}
+

@@ -8,13 +8,18 @@
 #include "tracer/tracer.h"
 #include "util/util.h"
 #include "rknn_api.h"
+#include "dump/dump.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct vendor_api {
@@ -109,6 +114,143 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* rknn type of a .npy's dtype, -1 for one the API cannot take. */
+static int rknn_type_of(int dt)
+{
+    switch (dt) {
+    case DT_FLOAT: return RKNN_TENSOR_FLOAT32;
+    case DT_FLOAT16: return RKNN_TENSOR_FLOAT16;
+    case DT_UINT8: return RKNN_TENSOR_UINT8;
+    case DT_INT8: return RKNN_TENSOR_INT8;
+    case DT_INT16: return RKNN_TENSOR_INT16;
+    case DT_INT32: return RKNN_TENSOR_INT32;
+    default: return -1;
+    }
+}
+
+/* -i NAME=FILE.npy: the file's bytes replace input NAME's random data, in its own
+ * dtype; a 4-D file in the NCHW order of an NHWC input goes as NCHW (the runtime
+ * converts, as for an application). */
+static int given_inputs(const run_board_opts *o, const rknn_tensor_attr *attr, uint32_t n,
+                        rknn_input *ins, char *err, size_t errlen)
+{
+    for (int k = 0; k < o->n_in; k++) {
+        uint32_t i = 0;
+        npy_array a;
+        int rc, type;
+
+        while (i < n && strncmp(attr[i].name, o->in_name[k], RKNN_MAX_NAME_LEN))
+            i++;
+        if (i == n)
+            return rt_err(err, errlen, RT_EINVAL, "-i %s: the model has no input of that name "
+                          "(its first: %s)", o->in_name[k], attr[0].name);
+        if ((rc = npy_read(o->in_file[k], &a, err, errlen)))
+            return rc;
+        if ((type = rknn_type_of(a.dtype)) < 0 || a.count != attr[i].n_elems) {
+            rc = rt_err(err, errlen, RT_EINVAL, "%s: %s with %zu elements; input %s takes %u "
+                        "elements (float32, float16, uint8, int8, int16 or int32)", o->in_file[k],
+                        dtype_name(a.dtype), a.count, attr[i].name, attr[i].n_elems);
+            npy_free(&a);
+            return rc;
+        }
+        rknn_tensor_format fmt = attr[i].fmt;
+        if (a.ndim == 4 && attr[i].n_dims == 4 && attr[i].fmt == RKNN_TENSOR_NHWC &&
+            a.dims[1] == attr[i].dims[3] && a.dims[2] == attr[i].dims[1] && a.dims[3] == attr[i].dims[2] &&
+            a.dims[1] != a.dims[3])
+            fmt = RKNN_TENSOR_NCHW;
+        free(ins[i].buf);
+        ins[i].buf = xmalloc(a.nbytes ? a.nbytes : 1);
+        memcpy(ins[i].buf, a.data, a.nbytes);
+        ins[i].size = (uint32_t)a.nbytes;
+        ins[i].type = (rknn_tensor_type)type;
+        ins[i].fmt = fmt;
+        npy_free(&a);
+    }
+    return 0;
+}
+
+/* The runtime's level-5 dumps of the profiled run (RKNN_LOG_LEVEL=5 and
+ * RKNN_DUMP_DIR around it; the runtime's own print goes to stderr, keeping a
+ * --json stdout clean). */
+typedef struct dump_guard {
+    char dir[PATH_MAX];
+    char *old_level, *old_dir;
+    int saved_stdout;
+} dump_guard;
+
+static int dump_begin(dump_guard *g, const char *dir, char *err, size_t errlen)
+{
+    const char *l = getenv("RKNN_LOG_LEVEL"), *d = getenv("RKNN_DUMP_DIR");
+
+    memset(g, 0, sizeof(*g));
+    g->saved_stdout = -1;
+    if (mkdir(dir, 0777) && errno != EEXIST)
+        return rt_err(err, errlen, RT_EIO, "--dump %s: %s", dir, strerror(errno));
+    if (!realpath(dir, g->dir))
+        return rt_err(err, errlen, RT_EIO, "--dump %s: %s", dir, strerror(errno));
+    g->old_level = l ? xstrdup(l) : NULL;
+    g->old_dir = d ? xstrdup(d) : NULL;
+    setenv("RKNN_LOG_LEVEL", "5", 1);
+    setenv("RKNN_DUMP_DIR", g->dir, 1);
+    fflush(stdout);
+    if ((g->saved_stdout = dup(STDOUT_FILENO)) >= 0)
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+    return 0;
+}
+
+static void dump_end(dump_guard *g)
+{
+    if (!g->dir[0])
+        return;
+    fflush(stdout);
+    if (g->saved_stdout >= 0) {
+        dup2(g->saved_stdout, STDOUT_FILENO);
+        close(g->saved_stdout);
+        g->saved_stdout = -1;
+    }
+    g->old_level ? setenv("RKNN_LOG_LEVEL", g->old_level, 1) : unsetenv("RKNN_LOG_LEVEL");
+    g->old_dir ? setenv("RKNN_DUMP_DIR", g->old_dir, 1) : unsetenv("RKNN_DUMP_DIR");
+    free(g->old_level);
+    free(g->old_dir);
+    g->old_level = g->old_dir = NULL;
+}
+
+/* The .npy files of the dump folder, named as the vendor names them, in order. */
+static int cmp_dump(const void *a, const void *b)
+{
+    const vlog_dump_t *x = a, *y = b;
+    return x->index != y->index ? (x->index > y->index) - (x->index < y->index) : strcmp(x->path, y->path);
+}
+
+static vlog_dump_t *dump_files(const char *dir, int *n)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    vlog_dump_t *v = NULL;
+    char path[PATH_MAX + 300];
+
+    *n = 0;
+    while (d && (e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 4, ".npy") ||
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof v->path)
+            continue; /* a path the row cannot hold is left out */
+        v = xrealloc(v, (size_t)(*n + 1) * sizeof(*v));
+        if (vlog_parse_dump_name(path, &v[*n]) != 0) {
+            memset(&v[*n], 0, sizeof(*v));
+            v[*n].index = -1;
+            snprintf(v[*n].name, sizeof v[*n].name, "%.*s", (int)(l - 4), e->d_name);
+        }
+        memcpy(v[*n].path, path, strlen(path) + 1);
+        (*n)++;
+    }
+    if (d)
+        closedir(d);
+    if (*n)
+        qsort(v, (size_t)*n, sizeof(*v), cmp_dump);
+    return v;
+}
+
 int run_board(const run_board_opts *o)
 {
     vendor_api api;
@@ -122,6 +264,9 @@ int run_board(const run_board_opts *o)
     rknn_perf_run pr = {0};
     perflog_table_t *tables = NULL;
     load_sampler smp = {0};
+    dump_guard dg = {.saved_stdout = -1};
+    vlog_dump_t *dumps = NULL;
+    int n_dumps = 0;
     store *st = NULL;
     store_run run;
     void *model = NULL;
@@ -173,6 +318,11 @@ int run_board(const run_board_opts *o)
         ins[i].type = RKNN_TENSOR_FLOAT32;
         ins[i].fmt = iattr[i].fmt;
     }
+    if ((rc = given_inputs(o, iattr, io.n_input, ins, err, sizeof err))) {
+        cli_error("%s", err);
+        ret = EXIT_INPUT;
+        goto out;
+    }
     if (!o->no_db && (rc = store_preflight(store_default_path(o->db), o->label, err, sizeof err))) {
         cli_error("%s", err);
         ret = cli_exit_code(rc);
@@ -202,7 +352,12 @@ int run_board(const run_board_opts *o)
         if (k >= 0)
             times[k] = t1 - t0;
     }
-    /* the profiled run: its own context, perf collection on */
+    /* the profiled run: its own context, perf collection on (and level 5 with --dump) */
+    if (o->dump && (rc = dump_begin(&dg, o->dump, err, sizeof err))) {
+        cli_error("%s", err);
+        ret = EXIT_INPUT;
+        goto out;
+    }
     if (api.init(&pctx, model, (uint32_t)model_len, RKNN_FLAG_COLLECT_PERF_MASK, NULL) != RKNN_SUCC) {
         pctx = 0;
         cli_error("%s: rknn_init with RKNN_FLAG_COLLECT_PERF_MASK failed", o->model);
@@ -218,6 +373,12 @@ int run_board(const run_board_opts *o)
         goto out;
     }
     api.outputs_release(pctx, io.n_output, outs);
+    dump_end(&dg);
+    if (o->dump) {
+        dumps = dump_files(dg.dir, &n_dumps);
+        if (!n_dumps)
+            fprintf(stderr, "rknn-trace: warning: the runtime wrote no level-5 dumps into %s\n", dg.dir);
+    }
     if (api.query(pctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof pd) != RKNN_SUCC || !pd.perf_data) {
         cli_error("%s: the runtime gave no RKNN_QUERY_PERF_DETAIL", o->model);
         ret = EXIT_INPUT;
@@ -276,6 +437,7 @@ int run_board(const run_board_opts *o)
         run.extra_json = extra; /* PERF_RUN is measured: not a prediction (npu_us) */
         run.env_json = env;
         run.tool_version = RKNN_TRACE_VERSION;
+        run.dump_dir = n_dumps ? dg.dir : NULL;
         if ((rc = store_open(store_default_path(o->db), &st, err, sizeof err)) ||
             (rc = store_run_begin(st, &run, &run_id, err, sizeof err))) {
             cli_error("%s", err);
@@ -283,6 +445,8 @@ int run_board(const run_board_opts *o)
             goto out;
         }
         rc = perf_layers_store(st, run_id, &tables[0], err, sizeof err);
+        if (!rc)
+            rc = dump_rows_store(st, run_id, dumps, n_dumps, err, sizeof err);
         for (int k = 0; !rc && k < smp.n; k++)
             rc = store_load_add(st, run_id, &smp.rows[k], err, sizeof err);
         if (!rc)
@@ -311,6 +475,8 @@ int run_board(const run_board_opts *o)
         ret = EXIT_OK;
     }
 out:
+    dump_end(&dg);
+    free(dumps);
     if (sampling)
         load_sampler_stop(&smp);
     free(smp.rows);
