@@ -645,7 +645,11 @@ int cmd_attach(int argc, char **argv)
         double *t = dup_vals(c->run_us, c->n_run), *s = dup_vals(c->set_us, c->n_set);
         double *g = dup_vals(c->get_us, c->n_get);
         if (c->has_init && c->init_ret)
-            printf("context %llu: rknn_init failed (%d)\n", c->id, c->init_ret);
+            printf("context %llu: rknn_init failed (%d)", c->id, c->init_ret);
+        else if (!c->has_init)
+            printf("context %llu: not made by rknn_init (calls on it are in the warnings)", c->id);
+        else if (!c->n_run)
+            printf("context %llu: %s%sno rknn_run", c->id, c->path, c->path[0] ? ": " : "");
         else
             printf("context %llu: %s%s%d runs, rknn_run median %.1f us, inputs_set %.1f us, "
                    "outputs_get %.1f us, %d perf tables", c->id, c->path[0] ? c->path : "",

@@ -44,13 +44,16 @@
 #define BUF_CAP (256 * 1024)
 #define FLUSH_NS 500000000LL
 
-enum { W_UNKNOWN_CTX, W_RUN_NO_INPUT, W_GET_NO_RUN, W_GET_HELD, W_N_INPUTS, W_N_OUTPUTS, W_KINDS };
+enum { W_UNKNOWN_CTX, W_RUN_NO_INPUT, W_GET_NO_RUN, W_GET_HELD, W_N_INPUTS, W_N_OUTPUTS,
+       W_INPUT_SIZE, W_KINDS };
+#define MAX_IN 16
 
 typedef struct tctx {
     rknn_context id;
     int live;
     int64_t n_in, n_out;        /* -1 until queried */
     int inputs_seen, run_seen, held;
+    uint32_t in_elems[MAX_IN];  /* n_elems of each input as queried, 0 unknown */
     long long seq;
     unsigned warned;            /* W_* bits */
 } tctx_t;
@@ -144,6 +147,13 @@ static void catch_crashes(void)
     }
 }
 
+/* A forked child: the parent's unwritten lines are the parent's to write. */
+static void after_fork_child(void)
+{
+    pthread_mutex_init(&T.mu, NULL);
+    T.len = 0;
+}
+
 /* First use (mu held): the journal from the environment; none means tracing is
  * off (forwarding only), which is not an error. */
 static void setup_locked(void)
@@ -169,6 +179,7 @@ static void setup_locked(void)
     T.perf_every = perf ? atoi(perf) : 0;
     T.last_flush_ns = now_ns();
     atexit(at_exit_flush);
+    pthread_atfork(NULL, NULL, after_fork_child);
     catch_crashes();
 }
 
@@ -483,6 +494,8 @@ EXPORT int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint
         memcpy(name, a->name, RKNN_MAX_NAME_LEN);
         name[RKNN_MAX_NAME_LEN] = '\0';
         dims_text(dims, sizeof dims, a);
+        if (c && cmd == RKNN_QUERY_INPUT_ATTR && a->index < MAX_IN)
+            c->in_elems[a->index] = a->n_elems;
         emit("A\t%llu\t%s\t%u\t%d\t%d\t%u\t%u\t%s\t%s\n", id, cmd == RKNN_QUERY_INPUT_ATTR ? "in" : "out",
              a->index, (int)a->type, (int)a->fmt, a->n_elems, a->size, field(a1, sizeof a1, name), dims);
     } else if (cmd == RKNN_QUERY_SDK_VERSION && size >= sizeof(rknn_sdk_version)) {
@@ -518,6 +531,20 @@ EXPORT int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input i
         if (c->n_in >= 0 && n_inputs != c->n_in)
             warn(c, context, W_N_INPUTS, "rknn_inputs_set with %u inputs, the model has %lld",
                  n_inputs, (long long)c->n_in);
+        /* a converted input's size is its element count times its type's size; the
+         * array is read only after the runtime took it */
+        for (uint32_t k = 0; ret == RKNN_SUCC && inputs && k < n_inputs && k < MAX_IN; k++) {
+            const rknn_input *in = &inputs[k];
+            static const uint8_t tsize[] = {4, 2, 1, 1, 2, 2, 4, 4, 8, 1, 0, 2};
+            if (in->pass_through || in->index >= MAX_IN || !c->in_elems[in->index] ||
+                (unsigned)in->type >= sizeof tsize || !tsize[in->type])
+                continue;
+            uint64_t want = (uint64_t)c->in_elems[in->index] * tsize[in->type];
+            if (in->size != want)
+                warn(c, context, W_INPUT_SIZE, "rknn_inputs_set: input %u has size %u, its %u "
+                     "elements of type %d take %llu bytes", in->index, in->size,
+                     c->in_elems[in->index], (int)in->type, (unsigned long long)want);
+        }
     }
     emit_ints('S', context, 2, (long long[]){t1 - t0, ret});
     maybe_flush(t1);

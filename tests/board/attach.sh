@@ -77,8 +77,10 @@ shown=$(grep -c " RKNN: " "$T/lg.out" "$T/lg.err" | awk -F: '{s+=$2} END{print s
 # -- misuse: warnings, the app goes on -------------------------------------------------
 "$RT" attach --db "$T/db" --label mu -- "$T/app" misuse "$M" >"$T/mu.out" 2>"$T/mu.err"; rc=$?
 [ $rc = 0 ] && grep -q "rknn_run before any rknn_inputs_set" "$T/mu.err" && grep -q "before rknn_outputs_release" "$T/mu.err" \
-    && grep -q "context 57005: rknn_run on a context rknn_init did not return" "$T/mu.err" && ok || bad "misuse: $(cat "$T/mu.err")"
-[ "$(q "select json_array_length(extra_json,'$.warnings') from runs where label='mu'")" = 2 ] && ok || bad "misuse stored"
+    && grep -q "context 57005: rknn_run on a context rknn_init did not return" "$T/mu.err" \
+    && grep -q "input 0 has size 3140, its 784 elements of type 0 take 3136 bytes" "$T/mu.err" && ok || bad "misuse: $(cat "$T/mu.err")"
+[ "$(q "select json_array_length(extra_json,'$.warnings') from runs where label='mu'")" = 3 ] && ok || bad "misuse stored"
+grep -q "^context 57005: not made by rknn_init" "$T/mu.out" && ok || bad "misuse text: $(cat "$T/mu.out")"
 
 # -- no rknn_* call; an app that cannot start; usage -------------------------------------
 "$RT" attach --db "$T/db" -- true >/dev/null 2>"$T/e"; rc=$?
