@@ -379,25 +379,59 @@ static void read_env(board_snapshot_t *s)
     }
 }
 
-void board_snapshot(board_snapshot_t *s, const char *root, int sim, int parts)
+void board_snapshot_update(board_snapshot_t *s, int parts)
 {
     npu_nodes_t nodes = {0};
 
+    /* the cheap nodes every time; each part asked for is read afresh */
+    board_snapshot_load(s);
+    s->freq_hz = s->volt_uv = 0;
+    s->power[0] = s->driver_version[0] = '\0';
+    memset(&s->mm, 0, sizeof s->mm);
+    read_driver_nodes(s);
+    s->devfreq_dir[0] = s->governor[0] = '\0';
+    s->n_freqs = 0;
+    s->cur_freq_hz = 0;
+    read_devfreq(s);
+    if (parts & BOARD_SNAP_DRM) {
+        s->drm_state = BOARD_ABSENT;
+        s->drm_node[0] = s->drm_name[0] = s->drm_version[0] = s->drm_date[0] = '\0';
+        s->drm_compatible[0] = '\0';
+        s->n_drm_devices = 0;
+    }
+    if (parts & (BOARD_SNAP_DRM | BOARD_SNAP_PROCS)) {
+        /* the NPU's device nodes, from the sysfs class (the DRM part is kept as read) */
+        board_snapshot_t tmp;
+        memcpy(tmp.root, s->root, sizeof tmp.root);
+        tmp.n_drm_devices = 0;
+        tmp.drm_node[0] = tmp.drm_compatible[0] = '\0';
+        drm_class_nodes(&tmp, &nodes);
+        if (parts & BOARD_SNAP_DRM) {
+            s->n_drm_devices = tmp.n_drm_devices;
+            memcpy(s->drm_node, tmp.drm_node, sizeof s->drm_node);
+            memcpy(s->drm_compatible, tmp.drm_compatible, sizeof s->drm_compatible);
+        }
+    }
+    if (parts & BOARD_SNAP_DRM)
+        board_drm_probe(s);
+    if (parts & BOARD_SNAP_PROCS) {
+        s->n_procs = s->n_procs_denied = 0;
+        s->procs_state = BOARD_ABSENT;
+        read_procs(s, &nodes);
+    }
+    if (parts & BOARD_SNAP_ENV) {
+        s->kernel[0] = s->soc[0] = s->dt_model[0] = '\0';
+        read_env(s);
+    }
+}
+
+void board_snapshot(board_snapshot_t *s, const char *root, int sim, int parts)
+{
     memset(s, 0, sizeof(*s));
     snprintf(s->root, sizeof s->root, "%s", root && *root ? root : "/");
     s->drm_state = s->procs_state = s->kernel_state = s->soc_state = BOARD_ABSENT;
     find_npu_dir(s, sim);
-    board_snapshot_load(s);
-    read_driver_nodes(s);
-    read_devfreq(s);
-    if (parts & (BOARD_SNAP_DRM | BOARD_SNAP_PROCS))
-        drm_class_nodes(s, &nodes);
-    if (parts & BOARD_SNAP_DRM)
-        board_drm_probe(s);
-    if (parts & BOARD_SNAP_PROCS)
-        read_procs(s, &nodes);
-    if (parts & BOARD_SNAP_ENV)
-        read_env(s);
+    board_snapshot_update(s, parts);
 }
 
 /* ---- JSON ---- */

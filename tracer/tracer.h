@@ -335,6 +335,9 @@ enum { BOARD_SNAP_LOAD = 1, BOARD_SNAP_PROCS = 2, BOARD_SNAP_DRM = 4, BOARD_SNAP
  * root is "/" and neither debugfs nor procfs has an rknpu folder (a PC). Never
  * fails: every part carries its state. */
 void board_snapshot(board_snapshot_t *s, const char *root, int sim, int parts);
+/* Reads the driver's nodes and devfreq again, and the parts asked for, keeping
+ * the others as they were read (top: /proc every 2 s, DRM and env once). */
+void board_snapshot_update(board_snapshot_t *s, int parts);
 /* Reads `load` again into an existing snapshot (the 10 Hz path). */
 void board_snapshot_load(board_snapshot_t *s);
 /* The DRM probe: libdrm's device list and drmGetVersion on "/", the sysfs class
