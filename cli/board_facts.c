@@ -76,3 +76,47 @@ const char *board_platform(const char *given, const board_facts *bf, const char 
     return buf[0] ? buf : NULL;
 }
 
+
+/* A version-like string: "1.5.2 (c6b7b351a@2023-08-23T15:28:22)", "2.3.2b3 (...@...)". */
+static int version_like(const char *s, size_t n)
+{
+    size_t i = 0;
+    int dots = 0;
+
+    while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.' || (i && s[i] == 'b'))) {
+        dots += s[i] == '.';
+        i++;
+    }
+    return dots >= 2 && i + 3 < n && s[i] == ' ' && s[i + 1] == '(' && s[n - 1] == ')' &&
+           memchr(s + i, '@', n - i) != NULL;
+}
+
+int board_runtime_version(const char *path, char *out, size_t len)
+{
+    static const char tag[] = "librknnrt version: ";
+    void *data = NULL;
+    size_t n = 0;
+    char err[128];
+    int found = 0;
+
+    out[0] = '\0';
+    if (rt_read_file(path, &data, &n, err, sizeof err))
+        return 0;
+    const char *b = data, *end = b + n;
+    /* the vendor's literal first (its own guide greps for it), else a bare version string */
+    for (const char *p = b; !found && (p = memmem(p, (size_t)(end - p), tag, sizeof tag - 1)) != NULL;
+         p += sizeof tag - 1) {
+        const char *v = p + sizeof tag - 1;
+        size_t l = strnlen(v, (size_t)(end - v));
+        if (l && version_like(v, l))
+            found = snprintf(out, len, "%.*s", (int)l, v) > 0;
+    }
+    for (const char *p = b; !found && p < end;) {
+        size_t l = strnlen(p, (size_t)(end - p));
+        if (l >= 9 && l < 128 && version_like(p, l))
+            found = snprintf(out, len, "%.*s", (int)l, p) > 0;
+        p += l + 1;
+    }
+    free(data);
+    return found;
+}

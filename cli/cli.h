@@ -111,6 +111,9 @@ char *run_env_json(const char *root, const board_facts *bf);
 const char *board_platform(const char *given, const board_facts *bf, const char *root, char *buf,
                            size_t len);
 int cmd_attach(int argc, char **argv);
+/* The version string a runtime library carries ("librknnrt version: 1.5.2 (hash@date)",
+ * the same text RKNN_QUERY_SDK_VERSION answers), read from the file itself; 1 when found. */
+int board_runtime_version(const char *path, char *out, size_t len);
 /* An rknpu device under root: a DRM device of driver rknpu, or /dev/rknpu. */
 int board_npu_present(const char *root);
 

@@ -29,10 +29,13 @@ static void print_loaded_runtime(const char *ours)
         char *real = realpath(lm->l_name, NULL);
         const char *path = real ? real : lm->l_name;
         int is_ours = ours && !strcmp(path, ours);
+        char ver[160];
         printf("a process  would load %s (%s)\n", path,
                is_ours ? "this simulated runtime"
                : dlsym(h, "rknn_init") ? "another runtime, e.g. the vendor's"
                                          : "not an RKNN runtime");
+        if (board_runtime_version(path, ver, sizeof ver))
+            printf("           librknnrt version: %s\n", ver);
         free(real);
     }
     dlclose(h);
@@ -98,7 +101,10 @@ int cmd_info(int argc, char **argv)
             ours = realpath(lib, NULL);
     }
     if (ours) {
+        char ver[160];
         printf("runtime    %s (simulated NPU; kept off the default library path)\n", ours);
+        if (board_runtime_version(ours, ver, sizeof ver))
+            printf("           librknnrt version: %s\n", ver);
         char *dir = xstrdup(ours);
         *strrchr(dir, '/') = '\0';
         printf("           select it with: export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n",
@@ -107,6 +113,13 @@ int cmd_info(int argc, char **argv)
     }
     print_loaded_runtime(ours);
     print_board();
+    const char *vendor = board_runtime_find(NULL);
+    char vv[160];
+    if (vendor)
+        printf("board run  %s%s%s (--backend board, attach)\n", vendor,
+               board_runtime_version(vendor, vv, sizeof vv) ? ", version " : "", vv);
+    else
+        printf("board run  no vendor librknnrt.so found ($RKNN_TRACE_RUNTIME, /usr/lib, ...)\n");
     free(ours);
     return EXIT_OK;
 }

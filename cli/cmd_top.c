@@ -101,6 +101,8 @@ static void print_text(const board_snapshot_t *s)
     else
         printf("%s", board_state_name(s->load_state));
     printf("\n%s\n", lines[3]);
+    printf("runtime  %s%s%s\n", s->runtime_path[0] ? s->runtime_path : "no vendor librknnrt.so found",
+           s->runtime_version[0] ? "  " : "", s->runtime_version);
     printf("kernel   %s   soc %s%s%s\n", str_or_state(s->kernel_state, s->kernel),
            str_or_state(s->soc_state, s->soc), s->dt_model[0] ? "   " : "", s->dt_model);
     printf("holders  ");
@@ -148,6 +150,9 @@ static void draw(const board_snapshot_t *s, const history_t *h, int utf8, int in
     attroff(A_BOLD);
     for (int i = 0; i < 3 && y < rows; i++)
         mvaddnstr(y++, 0, lines[i], cols);
+    if (y < rows)
+        mvprintw(y++, 0, "runtime  %s  %s", s->runtime_path[0] ? s->runtime_path : "no vendor librknnrt.so found",
+                 s->runtime_version);
     y++;
     if (s->load_state != BOARD_OK && y < rows) {
         mvprintw(y++, 0, "load     %s", board_state_name(s->load_state));
@@ -193,6 +198,17 @@ static void draw(const board_snapshot_t *s, const history_t *h, int utf8, int in
     refresh();
 }
 
+/* The runtime a board run would load and its version, into the snapshot. */
+static void runtime_facts(board_snapshot_t *s)
+{
+    const char *rt = board_runtime_find(NULL);
+
+    if (!rt)
+        return;
+    snprintf(s->runtime_path, sizeof s->runtime_path, "%s", rt);
+    board_runtime_version(rt, s->runtime_version, sizeof s->runtime_version);
+}
+
 static int live(const char *root, int sim, int interval_ms, long long count)
 {
     board_snapshot_t *s = xcalloc(1, sizeof(*s));
@@ -214,6 +230,7 @@ static int live(const char *root, int sim, int interval_ms, long long count)
     curs_set(0);
     timeout(interval_ms);
     board_snapshot(s, root, sim, BOARD_SNAP_ALL);
+    runtime_facts(s);
     for (long long tick = 1; !stop_requested; tick++) {
         /* load every refresh; the driver's other nodes once a second, the processes
          * every 2 s (the /proc walk is the costly part), the DRM device every 10 s */
@@ -287,6 +304,7 @@ int cmd_top(int argc, char **argv)
     if (snapshot) {
         board_snapshot_t *s = xcalloc(1, sizeof(*s));
         board_snapshot(s, root, sim, BOARD_SNAP_ALL);
+        runtime_facts(s);
         if (as_json) {
             json_writer w;
             json_begin(&w, stdout);

@@ -553,6 +553,11 @@ void board_snapshot_json(const board_snapshot_t *s, json_writer *w)
     j_str_item(w, "kernel", s->kernel_state, s->kernel);
     j_str_item(w, "soc", s->soc_state, s->soc);
     json_key(w, "dt_model"); json_str(w, s->dt_model[0] ? s->dt_model : NULL);
+    json_key(w, "runtime");
+    json_obj_open(w);
+    json_key(w, "path"); json_str(w, s->runtime_path[0] ? s->runtime_path : NULL);
+    json_key(w, "version"); json_str(w, s->runtime_version[0] ? s->runtime_version : NULL);
+    json_obj_close(w);
     json_obj_close(w);
 }
 

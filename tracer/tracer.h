@@ -326,6 +326,8 @@ typedef struct board_snapshot {
     int kernel_state;    char kernel[96];
     int soc_state;       char soc[32], dt_model[96];
     double t_us;                   /* when it was taken (rt_now_us) */
+    /* the runtime a board run would load, filled by the caller ("" unknown) */
+    char runtime_path[256], runtime_version[160];
 } board_snapshot_t;
 
 enum { BOARD_SNAP_LOAD = 1, BOARD_SNAP_PROCS = 2, BOARD_SNAP_DRM = 4, BOARD_SNAP_ENV = 8,

@@ -98,7 +98,13 @@ RKNN_TRACE_RUNTIME=$LIB "$RT" run "$M" -n 2 --label a3 --db "$T/db" --no-progres
 [ "$(q "select backend from runs where label='a3'")" = sim ] && ok || bad "auto with a runtime but no device"
 
 # bad runtimes: one line, exit 2
-printf 'int rknn_init(void){return -1;}\nint rknn_query(void){return -1;}\n' | cc -shared -fPIC -x c -o "$T/old.so" - 
+printf 'int rknn_init(void){return -1;}\nint rknn_query(void){return -1;}\n__attribute__((used)) const char tag[] = "librknnrt version: 1.5.2 (c6b7b351a@2023-08-23T15:28:22)";\n' \
+    | cc -shared -fPIC -x c -o "$T/old.so" -
+# the version a runtime carries, read from the file: the vendor's literal, and ours (= its SDK_VERSION answer)
+RKNN_TRACE_RUNTIME=$T/old.so "$RT" info | grep -q "^board run  $T/old.so, version 1.5.2 (c6b7b351a@2023-08-23T15:28:22)" && ok || bad "info: vendor version"
+RKNN_TRACE_RUNTIME=$T/old.so "$RT" top --snapshot --json | $PY -c "import json,sys; d=json.load(sys.stdin); sys.exit(0 if d['runtime']['version']=='1.5.2 (c6b7b351a@2023-08-23T15:28:22)' else 1)" && ok || bad "top: runtime version"
+[ "$(RKNN_TRACE_RUNTIME=$LIB "$RT" info | sed -n 's/^board run  .*, version \(.*\) (--backend board, attach)$/\1/p')" = \
+  "$(q "select json_extract(env_json,'$.runtime_version') from runs where label='b1'")" ] && ok || bad "info: our version vs SDK_VERSION"
 "$RT" run "$M" --backend board --runtime "$T/old.so" --no-db >/dev/null 2>"$T/err"
 [ $? = 2 ] && grep -q "has no rknn_destroy" "$T/err" && [ "$(wc -l <"$T/err")" = 1 ] && ok || bad "old runtime: $(cat "$T/err")"
 "$RT" run "$M" --backend board --runtime "$T/none.so" --no-db >/dev/null 2>"$T/err"
