@@ -57,9 +57,16 @@ typedef struct actx {
     size_t attrs_len;
 } actx_t;
 
+typedef struct fn_calls {
+    char name[48];
+    long long calls, ns;
+} fn_calls;
+
 typedef struct journal {
     actx_t *c;
     int n;
+    fn_calls *fn;                  /* every rknn_* function the app called (C lines) */
+    int n_fn;
     char **warn;                   /* "ctx N: text" */
     int n_warn;
 } journal_t;
@@ -156,6 +163,18 @@ static void journal_read(char *buf, size_t len, journal_t *j)
             continue;
         unsigned long long id = strtoull(f[1], NULL, 10);
         char k = f[0][0];
+        if (k == 'C' && n >= 5) {
+            int i = 0;
+            while (i < j->n_fn && strcmp(j->fn[i].name, f[2]))
+                i++;
+            if (i == j->n_fn) {
+                j->fn = xrealloc(j->fn, (size_t)(j->n_fn + 1) * sizeof(*j->fn));
+                snprintf(j->fn[j->n_fn++].name, sizeof j->fn[0].name, "%.47s", f[2]);
+            }
+            j->fn[i].calls = atoll(f[3]); /* running totals: the last line counts */
+            j->fn[i].ns = atoll(f[4]);
+            continue;
+        }
         if (k == 'W') {
             j->warn = xrealloc(j->warn, (size_t)(j->n_warn + 1) * sizeof(char *));
             size_t m = strlen(f[2 < n ? 2 : 1]) + 32;
@@ -220,6 +239,7 @@ static void journal_free(journal_t *j)
         free(j->warn[i]);
     free(j->c);
     free(j->warn);
+    free(j->fn);
 }
 
 /* A copy of v[0..n) to sort (never NULL). */
@@ -387,6 +407,28 @@ static char *extra_json(const actx_t *c, char **app, int status, int sig, int pe
             json_str(&w, j->warn[i] + strlen(prefix));
     json_arr_close(&w);
     json_key(&w, "log_lines"); json_int(&w, log_lines);
+    /* every iteration's times, in order (the first 10000) */
+    const struct { const char *key; const double *v; int n; } lists[] = {
+        {"run_us", c->run_us, c->n_run}, {"inputs_set_us", c->set_us, c->n_set},
+        {"outputs_get_us", c->get_us, c->n_get}};
+    for (int l = 0; l < 3; l++) {
+        json_key(&w, lists[l].key);
+        json_arr_open(&w);
+        for (int i = 0; i < lists[l].n && i < 10000; i++)
+            json_num(&w, round(lists[l].v[i] * 1000) / 1000);
+        json_arr_close(&w);
+    }
+    /* the process's calls of every rknn_* function (all contexts together) */
+    json_key(&w, "process_calls");
+    json_obj_open(&w);
+    for (int i = 0; i < j->n_fn; i++) {
+        json_key(&w, j->fn[i].name);
+        json_obj_open(&w);
+        json_key(&w, "calls"); json_int(&w, j->fn[i].calls);
+        json_key(&w, "total_us"); json_num(&w, j->fn[i].ns / 1e3);
+        json_obj_close(&w);
+    }
+    json_obj_close(&w);
     int lp[BOARD_MAX_CORES], nl = load_sampler_mean(smp, c->first_t, c->last_t + 100e3, lp);
     if (nl) { /* the summary's NPU load: mean per core while the context ran */
         json_key(&w, "npu_load");

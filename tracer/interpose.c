@@ -22,6 +22,8 @@
  *   P ctx seq run_duration_us nbytes             then nbytes of PERF_DETAIL text and "\n"
  *   W ctx text                                   an API misuse, once per kind and context
  *   D ctx                                        rknn_destroy
+ *   C 0 name calls ns                            every rknn_* function's calls and time so
+ *                                                far (the last line of a name counts)
  * The journal is flushed every 0.5 s, at rknn_init/rknn_destroy, at exit and on
  * a crash signal the application does not handle itself; a process killed
  * outright (SIGKILL) leaves what it ran until the last periodic flush. */
@@ -68,6 +70,33 @@ static struct {
     tctx_t unknown;             /* warnings about contexts we never saw */
 } T = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
+/* Calls and time per function, for every rknn_* call the application makes
+ * (lock-free counters; each links itself into the list on first use). Written
+ * as C lines with each periodic flush and at exit: C 0 name calls ns. */
+typedef struct fn_stat {
+    const char *name;
+    uint64_t calls, ns;
+    struct fn_stat *next;
+    int linked;
+} fn_stat;
+static fn_stat *stats_head;
+static pthread_mutex_t stats_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void stat_add(fn_stat *f, long long ns)
+{
+    if (!__atomic_load_n(&f->linked, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&stats_mu);
+        if (!f->linked) {
+            f->next = stats_head;
+            __atomic_store_n(&stats_head, f, __ATOMIC_RELEASE);
+            __atomic_store_n(&f->linked, 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&stats_mu);
+    }
+    __atomic_fetch_add(&f->calls, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&f->ns, (uint64_t)(ns > 0 ? ns : 0), __ATOMIC_RELAXED);
+}
+
 static long long now_ns(void)
 {
     struct timespec ts;
@@ -103,11 +132,15 @@ static void flush_locked(void)
     T.last_flush_ns = now_ns();
 }
 
+static void emit_stats(void);
+
 static void at_exit_flush(void)
 {
     pthread_mutex_lock(&T.mu);
-    if (T.ready && !T.disabled)
+    if (T.ready && !T.disabled) {
+        emit_stats();
         flush_locked();
+    }
     pthread_mutex_unlock(&T.mu);
 }
 
@@ -258,10 +291,20 @@ static void emit_raw(const char *p, size_t n)
     T.buf[T.len++] = '\n';
 }
 
+static void emit_stats(void)
+{
+    for (fn_stat *f = __atomic_load_n(&stats_head, __ATOMIC_ACQUIRE); f; f = f->next)
+        emit("C\t0\t%s\t%llu\t%llu\n", f->name,
+             (unsigned long long)__atomic_load_n(&f->calls, __ATOMIC_RELAXED),
+             (unsigned long long)__atomic_load_n(&f->ns, __ATOMIC_RELAXED));
+}
+
 static void maybe_flush(long long t)
 {
-    if (!T.disabled && t - T.last_flush_ns >= FLUSH_NS)
+    if (!T.disabled && t - T.last_flush_ns >= FLUSH_NS) {
+        emit_stats();
         flush_locked();
+    }
 }
 
 /* Copies text for one journal field: no tab, no newline, at most len-1 bytes. */
@@ -329,10 +372,15 @@ static void *next_sym(const char *name)
     return f;
 }
 
-#define REAL(ret_t, name, params)                                      \
+/* the next library's function, resolved once */
+#define REAL_ONLY(ret_t, name, params)                                 \
     static ret_t(*real_##name) params;                                 \
     if (!real_##name)                                                  \
         *(void **)&real_##name = next_sym(#name);
+/* and its counter */
+#define REAL(ret_t, name, params)                                      \
+    static fn_stat stat_##name = {#name, 0, 0, NULL, 0};               \
+    REAL_ONLY(ret_t, name, params)
 
 static const char *model_kind(const void *data, size_t n)
 {
@@ -380,6 +428,7 @@ EXPORT int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t
     long long t0 = now_ns();
     int ret = real_rknn_init(context, model, size, f, extend);
     long long t1 = now_ns();
+    stat_add(&stat_rknn_init, t1 - t0);
     if (!enter())
         return ret;
     char sha[65] = "-", path[512] = "-";
@@ -421,7 +470,9 @@ EXPORT int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
     REAL(int, rknn_dup_context, (rknn_context *, rknn_context *))
     if (!real_rknn_dup_context)
         return RKNN_ERR_FAIL;
+    long long t0 = now_ns();
     int ret = real_rknn_dup_context(context_in, context_out);
+    stat_add(&stat_rknn_dup_context, now_ns() - t0);
     if (ret == RKNN_SUCC && context_out && enter()) {
         tctx_t *src = context_in ? find(*context_in) : NULL, *c = NULL;
         for (int i = 0; i < MAX_CTX && !c; i++)
@@ -443,7 +494,9 @@ EXPORT int rknn_destroy(rknn_context context)
     REAL(int, rknn_destroy, (rknn_context))
     if (!real_rknn_destroy)
         return RKNN_ERR_FAIL;
+    long long t0 = now_ns();
     int ret = real_rknn_destroy(context);
+    stat_add(&stat_rknn_destroy, now_ns() - t0);
     if (enter()) {
         tctx_t *c = find(context);
         if (!c)
@@ -474,7 +527,9 @@ EXPORT int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint
     REAL(int, rknn_query, (rknn_context, rknn_query_cmd, void *, uint32_t))
     if (!real_rknn_query)
         return RKNN_ERR_FAIL;
+    long long t0 = now_ns();
     int ret = real_rknn_query(context, cmd, info, size);
+    stat_add(&stat_rknn_query, now_ns() - t0);
     if (ret != RKNN_SUCC || !info || !enter())
         return ret;
     tctx_t *c = find(context);
@@ -521,6 +576,7 @@ EXPORT int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input i
     long long t0 = now_ns();
     int ret = real_rknn_inputs_set(context, n_inputs, inputs);
     long long t1 = now_ns();
+    stat_add(&stat_rknn_inputs_set, t1 - t0);
     if (!enter())
         return ret;
     tctx_t *c = find(context);
@@ -555,7 +611,7 @@ EXPORT int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input i
 /* After every Nth run: the runtime's own per-layer table and run time. */
 static void fetch_perf(rknn_context context, long long seq)
 {
-    REAL(int, rknn_query, (rknn_context, rknn_query_cmd, void *, uint32_t))
+    REAL_ONLY(int, rknn_query, (rknn_context, rknn_query_cmd, void *, uint32_t))
     rknn_perf_detail pd = {0};
     rknn_perf_run pr = {0};
 
@@ -578,6 +634,7 @@ EXPORT int rknn_run(rknn_context context, rknn_run_extend *extend)
     long long t0 = now_ns();
     int ret = real_rknn_run(context, extend);
     long long t1 = now_ns();
+    stat_add(&stat_rknn_run, t1 - t0);
     if (!enter())
         return ret;
     tctx_t *c = find(context);
@@ -607,6 +664,7 @@ EXPORT int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_outpu
     long long t0 = now_ns();
     int ret = real_rknn_outputs_get(context, n_outputs, outputs, extend);
     long long t1 = now_ns();
+    stat_add(&stat_rknn_outputs_get, t1 - t0);
     if (!enter())
         return ret;
     tctx_t *c = find(context);
@@ -635,7 +693,9 @@ EXPORT int rknn_outputs_release(rknn_context context, uint32_t n_ouputs, rknn_ou
     REAL(int, rknn_outputs_release, (rknn_context, uint32_t, rknn_output *))
     if (!real_rknn_outputs_release)
         return RKNN_ERR_FAIL;
+    long long t0 = now_ns();
     int ret = real_rknn_outputs_release(context, n_ouputs, outputs);
+    stat_add(&stat_rknn_outputs_release, now_ns() - t0);
     if (enter()) {
         tctx_t *c = find(context);
         if (c)
@@ -650,7 +710,9 @@ EXPORT int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem *mem, rknn_tensor_a
     REAL(int, rknn_set_io_mem, (rknn_context, rknn_tensor_mem *, rknn_tensor_attr *))
     if (!real_rknn_set_io_mem)
         return RKNN_ERR_FAIL;
+    long long t0 = now_ns();
     int ret = real_rknn_set_io_mem(ctx, mem, attr);
+    stat_add(&stat_rknn_set_io_mem, now_ns() - t0);
     if (enter()) {
         tctx_t *c = find(ctx);
         if (c)
@@ -667,7 +729,10 @@ EXPORT int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem *mem, rknn_tensor_a
         REAL(ret_t, name, params)                                       \
         if (!real_##name)                                               \
             return fail;                                                \
-        return real_##name args;                                        \
+        long long t0 = now_ns();                                        \
+        ret_t ret = real_##name args;                                   \
+        stat_add(&stat_##name, now_ns() - t0);                          \
+        return ret;                                                     \
     }
 
 FORWARD(int, RKNN_ERR_FAIL, rknn_set_batch_core_num, (rknn_context context, int core_num),

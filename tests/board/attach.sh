@@ -49,6 +49,15 @@ assert e['perf_every']==3 and e['perf_tables']==1 and e['n_inputs']==1 and e['wa
 assert e['tensors'][0]['dims']=='1x416x416x3' and e['inputs_set_median_us']>0 and e['exit_status']==0, e" \
     "$(q "select extra_json from runs where label='g'")" && ok || bad "extra: $(q "select extra_json from runs where label='g'")"
 [ "$(q "select count(*) from load_samples s join runs r on r.id=s.run_id where r.label='g'")" -gt 0 ] && ok || bad "no load samples"
+# every call counted: the sample makes 1 init, 3 runs, 3 inputs_set/outputs_get/release, 1 destroy,
+# 1 + 1 + 1 (SDK_VERSION, IN_OUT_NUM, one INPUT_ATTR) + 1 (its one OUTPUT_ATTR) queries
+$PY -c "
+import json,sys; e=json.loads(sys.argv[1]); c=e['process_calls']
+want={'rknn_init':1,'rknn_run':3,'rknn_inputs_set':3,'rknn_outputs_get':3,'rknn_outputs_release':3,'rknn_destroy':1,'rknn_query':4}
+got={k:v['calls'] for k,v in c.items()}
+assert got==want, got
+assert len(e['run_us'])==3 and all(x>0 for x in e['run_us']) and c['rknn_run']['total_us']>=sum(e['run_us'])*0.999, e['run_us']" \
+    "$(q "select extra_json from runs where label='g'")" && ok || bad "calls: $(q "select json_extract(extra_json,'$.process_calls') from runs where label='g'")"
 [ "$(q "select json_extract(env_json,'$.runtime_version') like '%rknn-trace%' from runs where label='g'")" = 1 ] && ok || bad "env"
 
 # -- zero-copy sample: runs recorded, no false warning ---------------------------------
