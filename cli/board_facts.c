@@ -6,6 +6,7 @@
 #include "tracer/tracer.h"
 #include "util/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,4 +120,32 @@ int board_runtime_version(const char *path, char *out, size_t len)
     }
     free(data);
     return found;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+time_stats board_time_stats(const double *v, int n)
+{
+    time_stats t = {NAN, NAN, NAN, NAN};
+    double *c, mean = 0, var = 0;
+
+    if (n <= 0)
+        return t;
+    c = xmalloc((size_t)n * sizeof(double));
+    memcpy(c, v, (size_t)n * sizeof(double));
+    qsort(c, (size_t)n, sizeof(double), cmp_time);
+    t.median = n & 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+    t.min = c[0];
+    t.p90 = c[(int)ceil(0.9 * n) - 1];
+    for (int i = 0; i < n; i++)
+        mean += c[i] / n;
+    for (int i = 0; i < n; i++)
+        var += (c[i] - mean) * (c[i] - mean) / n;
+    t.stddev = sqrt(var);
+    free(c);
+    return t;
 }

@@ -114,6 +114,9 @@ int cmd_attach(int argc, char **argv);
 /* The version string a runtime library carries ("librknnrt version: 1.5.2 (hash@date)",
  * the same text RKNN_QUERY_SDK_VERSION answers), read from the file itself; 1 when found. */
 int board_runtime_version(const char *path, char *out, size_t len);
+/* Median, min, p90 and population stddev of n times (NaN each when n is 0). */
+typedef struct time_stats { double median, min, p90, stddev; } time_stats;
+time_stats board_time_stats(const double *v, int n);
 /* An rknpu device under root: a DRM device of driver rknpu, or /dev/rknpu. */
 int board_npu_present(const char *root);
 

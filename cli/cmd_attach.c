@@ -242,30 +242,6 @@ static void journal_free(journal_t *j)
     free(j->fn);
 }
 
-/* A copy of v[0..n) to sort (never NULL). */
-static double *dup_vals(const double *v, int n)
-{
-    double *c = xmalloc((size_t)(n + 1) * sizeof(double));
-
-    if (n)
-        memcpy(c, v, (size_t)n * sizeof(double));
-    return c;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Sorts v and returns its median (NaN when empty). */
-static double median(double *v, int n)
-{
-    if (!n)
-        return NAN;
-    qsort(v, (size_t)n, sizeof(double), cmp_d);
-    return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* Removes the private folder and the files in it. */
 static void remove_folder(const char *dir)
@@ -361,8 +337,6 @@ static char *extra_json(const actx_t *c, char **app, int status, int sig, int pe
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     json_writer w;
-    double *tmp;
-
     if (!m)
         return NULL;
     json_begin(&w, m);
@@ -379,12 +353,8 @@ static char *extra_json(const actx_t *c, char **app, int status, int sig, int pe
     json_key(&w, "model_bytes"); json_int(&w, (int64_t)c->size);
     json_key(&w, "n_inputs"); c->n_in >= 0 ? json_int(&w, c->n_in) : json_write_null(&w);
     json_key(&w, "n_outputs"); c->n_out >= 0 ? json_int(&w, c->n_out) : json_write_null(&w);
-    tmp = dup_vals(c->set_us, c->n_set);
-    json_key(&w, "inputs_set_median_us"); json_num(&w, median(tmp, c->n_set));
-    free(tmp);
-    tmp = dup_vals(c->get_us, c->n_get);
-    json_key(&w, "outputs_get_median_us"); json_num(&w, median(tmp, c->n_get));
-    free(tmp);
+    json_key(&w, "inputs_set_median_us"); json_num(&w, board_time_stats(c->set_us, c->n_set).median);
+    json_key(&w, "outputs_get_median_us"); json_num(&w, board_time_stats(c->get_us, c->n_get).median);
     json_key(&w, "perf_every"); perf_every ? json_int(&w, perf_every) : json_write_null(&w);
     json_key(&w, "perf_tables"); json_int(&w, c->n_perf);
     /* RKNN_QUERY_PERF_RUN of the last profiled run: measured, not a prediction */
@@ -452,13 +422,8 @@ static int store_ctx(store *st, actx_t *c, int k, const char *label, const char 
     int n_tables = 0, rc;
     char lab[256], *env, *extra;
     store_run run;
-    double *t = dup_vals(c->run_us, c->n_run), mean = 0, var = 0, med;
+    time_stats ts = board_time_stats(c->run_us, c->n_run);
 
-    med = median(t, c->n_run);
-    for (int i = 0; i < c->n_run; i++)
-        mean += t[i] / c->n_run;
-    for (int i = 0; i < c->n_run; i++)
-        var += (t[i] - mean) * (t[i] - mean) / c->n_run;
     /* layers: the last table read after a run, else a level-4 table in the log */
     if (c->perf)
         perflog_parse(c->perf, c->perf_len, &tables, &n_tables, err, errlen);
@@ -493,9 +458,9 @@ static int store_ctx(store *st, actx_t *c, int k, const char *label, const char 
                      : !strcmp(c->kind, "sim") ? "rknn-sim" : NULL;
     run.iterations = c->n_run;
     run.warmup = 0;
-    run.host_min_us = c->n_run ? t[0] : NAN;
-    run.host_p90_us = c->n_run ? t[(int)ceil(0.9 * c->n_run) - 1] : NAN;
-    run.host_stddev_us = c->n_run ? sqrt(var) : NAN;
+    run.host_min_us = ts.min;
+    run.host_p90_us = ts.p90;
+    run.host_stddev_us = ts.stddev;
     run.platform = board_platform(NULL, &bf, root, platbuf, sizeof platbuf);
     if (c->weight >= 0) {
         run.weight_bytes = c->weight;
@@ -517,12 +482,11 @@ static int store_ctx(store *st, actx_t *c, int k, const char *label, const char 
         rc = store_load_add(st, *id, &s, err, errlen);
     }
     if (!rc)
-        rc = store_run_commit(st, *id, med, err, errlen);
+        rc = store_run_commit(st, *id, ts.median, err, errlen);
     else
         store_run_abort(st, *id);
     if (tables)
         perflog_free(tables, n_tables);
-    free(t);
     free(env);
     free(extra);
     return rc;
@@ -684,8 +648,6 @@ int cmd_attach(int argc, char **argv)
     }
     for (int i = 0, k = 0; i < j.n; i++) {
         actx_t *c = &j.c[i];
-        double *t = dup_vals(c->run_us, c->n_run), *s = dup_vals(c->set_us, c->n_set);
-        double *g = dup_vals(c->get_us, c->n_get);
         if (c->has_init && c->init_ret)
             printf("context %llu: rknn_init failed (%d)", c->id, c->init_ret);
         else if (!c->has_init)
@@ -695,11 +657,9 @@ int cmd_attach(int argc, char **argv)
         else
             printf("context %llu: %s%s%d runs, rknn_run median %.1f us, inputs_set %.1f us, "
                    "outputs_get %.1f us, %d perf tables", c->id, c->path[0] ? c->path : "",
-                   c->path[0] ? ": " : "", c->n_run, median(t, c->n_run), median(s, c->n_set),
-                   median(g, c->n_get), c->n_perf);
-        free(t);
-        free(s);
-        free(g);
+                   c->path[0] ? ": " : "", c->n_run, board_time_stats(c->run_us, c->n_run).median,
+                   board_time_stats(c->set_us, c->n_set).median,
+                   board_time_stats(c->get_us, c->n_get).median, c->n_perf);
         if (st && c->n_run) {
             int64_t id = 0;
             if ((rc = store_ctx(st, c, k++, label, root, app, status, sig, (int)perf, &j, log, j.n == 1,

@@ -108,11 +108,6 @@ static float *random_input(uint32_t n, uint64_t seed)
     return f;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* rknn type of a .npy's dtype, -1 for one the API cannot take. */
 static int rknn_type_of(int dt)
@@ -395,13 +390,8 @@ int run_board(const run_board_opts *o)
     load_sampler_stop(&smp);
     sampling = 0;
 
-    qsort(times, (size_t)iters, sizeof(double), cmp_d);
-    double med = iters & 1 ? times[iters / 2] : (times[iters / 2 - 1] + times[iters / 2]) / 2;
-    double p90 = times[(size_t)ceil(0.9 * (double)iters) - 1], mean = 0, var = 0;
-    for (long long k = 0; k < iters; k++)
-        mean += times[k] / (double)iters;
-    for (long long k = 0; k < iters; k++)
-        var += (times[k] - mean) * (times[k] - mean) / (double)iters;
+    time_stats ts = board_time_stats(times, (int)iters);
+    double med = ts.median, p90 = ts.p90;
     board_facts bf = {.runtime = o->runtime, .api_version = have_ver ? ver.api_version : NULL,
                       .drv_version = have_ver ? ver.drv_version : NULL};
     board_model_facts(&bf, model, model_len);
@@ -431,9 +421,9 @@ int run_board(const run_board_opts *o)
         run.iterations = iters;
         run.warmup = warmup;
         run.seed = o->seed;
-        run.host_min_us = times[0];
+        run.host_min_us = ts.min;
         run.host_p90_us = p90;
-        run.host_stddev_us = sqrt(var);
+        run.host_stddev_us = ts.stddev;
         run.extra_json = extra; /* PERF_RUN is measured: not a prediction (npu_us) */
         run.env_json = env;
         run.tool_version = RKNN_TRACE_VERSION;
@@ -467,10 +457,10 @@ int run_board(const run_board_opts *o)
         if (!o->json)
             printf("board: %s, %lld runs: rknn_run median %.1f us (min %.1f, p90 %.1f); profiled run "
                    "%lld us (RKNN_QUERY_PERF_RUN), %d layers; %d load samples\n", o->runtime, iters,
-                   med, times[0], p90, (long long)pr.run_duration, tables[0].n_rows, smp.n);
+                   med, ts.min, p90, (long long)pr.run_duration, tables[0].n_rows, smp.n);
     } else {
         printf("board: %s, %lld runs: rknn_run median %.1f us (min %.1f, p90 %.1f); profiled run: "
-               "%d layers, %lld us\n", o->runtime, iters, med, times[0], p90, tables[0].n_rows,
+               "%d layers, %lld us\n", o->runtime, iters, med, ts.min, p90, tables[0].n_rows,
                (long long)pr.run_duration);
         ret = EXIT_OK;
     }
