@@ -40,209 +40,6 @@ static void usage(FILE *f)
           "Exit status: APP's (128+N when a signal N ended it); 4 when recording failed.\n", f);
 }
 
-/* ---- the journal, read back (format: tracer/interpose.c) ---- */
-typedef struct actx {
-    unsigned long long id;
-    int init_ret, has_init, destroyed;
-    unsigned flags;
-    unsigned long long size;
-    char sha[65], kind[8], path[512], api[256], drv[256];
-    long long n_in, n_out, weight, internal;
-    double *run_us, *set_us, *get_us, first_t, last_t;
-    int n_run, n_set, n_get, cap_run, cap_set, cap_get, n_perf;
-    const char *perf;              /* the last PERF_DETAIL text, inside the journal buffer */
-    size_t perf_len;
-    long long perf_run_us;
-    char *attrs;                   /* JSON list of {"io","index","name","type","fmt","dims"} */
-    size_t attrs_len;
-} actx_t;
-
-typedef struct fn_calls {
-    char name[48];
-    long long calls, ns;
-} fn_calls;
-
-typedef struct journal {
-    actx_t *c;
-    int n;
-    fn_calls *fn;                  /* every rknn_* function the app called (C lines) */
-    int n_fn;
-    char **warn;                   /* "ctx N: text" */
-    int n_warn;
-} journal_t;
-
-static actx_t *ctx_get(journal_t *j, unsigned long long id)
-{
-    for (int i = 0; i < j->n; i++)
-        if (j->c[i].id == id && !j->c[i].destroyed)
-            return &j->c[i];
-    j->c = xrealloc(j->c, (size_t)(j->n + 1) * sizeof(*j->c));
-    actx_t *c = &j->c[j->n++];
-    memset(c, 0, sizeof(*c));
-    c->id = id;
-    c->n_in = c->n_out = c->weight = c->internal = -1;
-    c->perf_run_us = -1;
-    return c;
-}
-
-static void push(double **v, int *n, int *cap, double x)
-{
-    if (*n == *cap) {
-        *cap = *cap ? 2 * *cap : 64;
-        *v = xrealloc(*v, (size_t)*cap * sizeof(double));
-    }
-    (*v)[(*n)++] = x;
-}
-
-/* Splits a line into tab-separated fields in place; returns the count. */
-static int split(char *line, char **f, int max)
-{
-    int n = 0;
-
-    while (n < max) {
-        f[n++] = line;
-        char *t = strchr(line, '\t');
-        if (!t)
-            break;
-        *t = '\0';
-        line = t + 1;
-    }
-    return n;
-}
-
-static void copy(char *dst, size_t len, const char *src)
-{
-    snprintf(dst, len, "%.*s", (int)(len - 1), strcmp(src, "-") ? src : "");
-}
-
-static void add_attr(actx_t *c, char **f)
-{
-    /* A ctx in|out index type fmt n_elems size name dims */
-    FILE *m;
-    char *text = NULL;
-    size_t len = 0;
-    json_writer w;
-
-    if (!(m = open_memstream(&text, &len)))
-        return;
-    json_begin(&w, m);
-    json_obj_open(&w);
-    json_key(&w, "io"); json_str(&w, f[2]);
-    json_key(&w, "index"); json_int(&w, atoll(f[3]));
-    json_key(&w, "type"); json_int(&w, atoll(f[4]));
-    json_key(&w, "fmt"); json_int(&w, atoll(f[5]));
-    json_key(&w, "n_elems"); json_int(&w, atoll(f[6]));
-    json_key(&w, "size"); json_int(&w, atoll(f[7]));
-    json_key(&w, "name"); json_str(&w, f[8]);
-    json_key(&w, "dims"); json_str(&w, f[9]);
-    json_obj_close(&w);
-    fclose(m);
-    c->attrs = xrealloc(c->attrs, c->attrs_len + len + 2);
-    if (c->attrs_len)
-        c->attrs[c->attrs_len++] = ',';
-    memcpy(c->attrs + c->attrs_len, text, len);
-    c->attrs_len += len;
-    c->attrs[c->attrs_len] = '\0';
-    free(text);
-}
-
-/* Reads the journal in buf (modified in place). A line cut short by a crash is
- * skipped; what came before it stays. */
-static void journal_read(char *buf, size_t len, journal_t *j)
-{
-    size_t pos = 0;
-
-    while (pos < len) {
-        char *line = buf + pos, *nl = memchr(line, '\n', len - pos), *f[12];
-        if (!nl)
-            break; /* cut short */
-        *nl = '\0';
-        pos = (size_t)(nl - buf) + 1;
-        int n = split(line, f, 12);
-        if (n < 2)
-            continue;
-        unsigned long long id = strtoull(f[1], NULL, 10);
-        char k = f[0][0];
-        if (k == 'C' && n >= 5) {
-            int i = 0;
-            while (i < j->n_fn && strcmp(j->fn[i].name, f[2]))
-                i++;
-            if (i == j->n_fn) {
-                j->fn = xrealloc(j->fn, (size_t)(j->n_fn + 1) * sizeof(*j->fn));
-                snprintf(j->fn[j->n_fn++].name, sizeof j->fn[0].name, "%.47s", f[2]);
-            }
-            j->fn[i].calls = atoll(f[3]); /* running totals: the last line counts */
-            j->fn[i].ns = atoll(f[4]);
-            continue;
-        }
-        if (k == 'W') {
-            j->warn = xrealloc(j->warn, (size_t)(j->n_warn + 1) * sizeof(char *));
-            size_t m = strlen(f[2 < n ? 2 : 1]) + 32;
-            j->warn[j->n_warn] = xmalloc(m);
-            snprintf(j->warn[j->n_warn++], m, "context %llu: %s", id, n > 2 ? f[2] : "");
-            continue;
-        }
-        actx_t *c = ctx_get(j, id);
-        if (k == 'I' && n >= 9) {
-            c->has_init = 1;
-            c->flags = (unsigned)strtoul(f[2], NULL, 10);
-            c->size = strtoull(f[3], NULL, 10);
-            c->init_ret = atoi(f[4]);
-            copy(c->sha, sizeof c->sha, f[6]);
-            copy(c->kind, sizeof c->kind, f[7]);
-            copy(c->path, sizeof c->path, f[8]);
-        } else if (k == 'N' && n >= 4) {
-            c->n_in = atoll(f[2]);
-            c->n_out = atoll(f[3]);
-        } else if (k == 'A' && n >= 10) {
-            add_attr(c, f);
-        } else if (k == 'V' && n >= 4) {
-            copy(c->api, sizeof c->api, f[2]);
-            copy(c->drv, sizeof c->drv, f[3]);
-        } else if (k == 'M' && n >= 4) {
-            c->weight = atoll(f[2]);
-            c->internal = atoll(f[3]);
-        } else if (k == 'S' && n >= 4 && atoi(f[3]) == 0) {
-            push(&c->set_us, &c->n_set, &c->cap_set, atof(f[2]) / 1e3);
-        } else if (k == 'R' && n >= 6 && atoi(f[4]) == 0) {
-            push(&c->run_us, &c->n_run, &c->cap_run, atof(f[3]) / 1e3);
-            c->last_t = atof(f[5]) / 1e3;
-            if (c->n_run == 1)
-                c->first_t = c->last_t - atof(f[3]) / 1e3;
-        } else if (k == 'G' && n >= 5 && atoi(f[4]) == 0) {
-            push(&c->get_us, &c->n_get, &c->cap_get, atof(f[3]) / 1e3);
-        } else if (k == 'P' && n >= 5) {
-            size_t bytes = strtoull(f[4], NULL, 10);
-            if (bytes > len - pos)
-                break; /* table cut short */
-            c->perf = buf + pos;
-            c->perf_len = bytes;
-            c->perf_run_us = atoll(f[3]);
-            c->n_perf++;
-            pos += bytes + 1;
-            buf[pos - 1] = '\0';
-        } else if (k == 'D') {
-            c->destroyed = 1;
-        }
-    }
-}
-
-static void journal_free(journal_t *j)
-{
-    for (int i = 0; i < j->n; i++) {
-        free(j->c[i].run_us);
-        free(j->c[i].set_us);
-        free(j->c[i].get_us);
-        free(j->c[i].attrs);
-    }
-    for (int i = 0; i < j->n_warn; i++)
-        free(j->warn[i]);
-    free(j->c);
-    free(j->warn);
-    free(j->fn);
-}
-
-
 /* Removes the private folder and the files in it. */
 static void remove_folder(const char *dir)
 {
@@ -330,8 +127,8 @@ static int count_log_lines(const char *log)
     return n;
 }
 
-static char *extra_json(const actx_t *c, char **app, int status, int sig, int perf_every,
-                        const journal_t *j, int log_lines, const load_sampler *smp)
+static char *extra_json(const trace_ctx *c, char **app, int status, int sig, int perf_every,
+                        const trace_journal *j, int log_lines, const load_sampler *smp)
 {
     char *text = NULL;
     size_t len = 0;
@@ -413,8 +210,8 @@ static char *extra_json(const actx_t *c, char **app, int status, int sig, int pe
 }
 
 /* One context as one stored run; returns 0 or an RT_E* status. */
-static int store_ctx(store *st, actx_t *c, int k, const char *label, const char *root, char **app,
-                     int status, int sig, int perf_every, const journal_t *j, const char *log,
+static int store_ctx(store *st, trace_ctx *c, int k, const char *label, const char *root, char **app,
+                     int status, int sig, int perf_every, const trace_journal *j, const char *log,
                      int single, const load_sampler *smp, const char *model_dir, int64_t *id,
                      char *err, size_t errlen)
 {
@@ -501,7 +298,7 @@ int cmd_attach(int argc, char **argv)
     long long perf = 0;
     int no_db = 0, ret = EXIT_INTERNAL, jfd = -1, capture, status = 0, sig = 0, rc;
     size_t jlen = 0, log_len = 0;
-    journal_t j = {0};
+    trace_journal j = {0};
     load_sampler smp = {0};
     store *st = NULL;
 
@@ -627,7 +424,7 @@ int cmd_attach(int argc, char **argv)
         goto out;
     }
     jbuf = data;
-    journal_read(jbuf, jlen, &j);
+    trace_journal_parse(jbuf, jlen, &j);
     if (sig)
         fprintf(stderr, "rknn-trace: attach: %s was ended by signal %d (%s); keeping what it "
                 "ran until then\n", app[0], sig, strsignal(sig));
@@ -647,7 +444,7 @@ int cmd_attach(int argc, char **argv)
         goto out;
     }
     for (int i = 0, k = 0; i < j.n; i++) {
-        actx_t *c = &j.c[i];
+        trace_ctx *c = &j.c[i];
         if (c->has_init && c->init_ret)
             printf("context %llu: rknn_init failed (%d)", c->id, c->init_ret);
         else if (!c->has_init)
@@ -677,7 +474,7 @@ int cmd_attach(int argc, char **argv)
 out:
     if (st)
         store_close(st);
-    journal_free(&j);
+    trace_journal_free(&j);
     free(smp.rows);
     free(jbuf);
     free(log);
