@@ -21,6 +21,7 @@
  * Times are integer nanoseconds: the hot lines are written without printf.
  *   P ctx seq run_duration_us nbytes             then nbytes of PERF_DETAIL text and "\n"
  *   W ctx text                                   an API misuse, once per kind and context
+ *   U ctx from                                   rknn_dup_context: ctx shares from's model
  *   D ctx                                        rknn_destroy
  *   C 0 name calls ns                            every rknn_* function's calls and time so
  *                                                far (the last line of a name counts)
@@ -481,7 +482,7 @@ EXPORT int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
         if (c) {
             *c = (tctx_t){.id = *context_out, .live = 1, .n_in = src ? src->n_in : -1,
                           .n_out = src ? src->n_out : -1};
-            emit("I\t%llu\t0\t0\t0\t0\tdup:%llu\t-\t-\n", (unsigned long long)*context_out,
+            emit("U\t%llu\t%llu\n", (unsigned long long)*context_out,
                  (unsigned long long)(context_in ? *context_in : 0));
         }
         leave();

@@ -128,6 +128,24 @@ void trace_journal_parse(char *buf, size_t len, trace_journal *j)
             copy(c->sha, sizeof c->sha, f[6]);
             copy(c->kind, sizeof c->kind, f[7]);
             copy(c->path, sizeof c->path, f[8]);
+        } else if (k == 'U' && n >= 3) {
+            /* a duplicate: the model facts of its source (looked up after c was made) */
+            unsigned long long from = strtoull(f[2], NULL, 10);
+            int ci = (int)(c - j->c);
+            for (int i = 0; i < j->n; i++)
+                if (i != ci && j->c[i].id == from && !j->c[i].destroyed) {
+                    trace_ctx *src = &j->c[i];
+                    c = &j->c[ci];
+                    c->has_init = 1;
+                    c->flags = src->flags;
+                    c->size = src->size;
+                    memcpy(c->sha, src->sha, sizeof c->sha);
+                    memcpy(c->kind, src->kind, sizeof c->kind);
+                    memcpy(c->path, src->path, sizeof c->path);
+                    c->n_in = src->n_in;
+                    c->n_out = src->n_out;
+                    break;
+                }
         } else if (k == 'N' && n >= 4) {
             c->n_in = atoll(f[2]);
             c->n_out = atoll(f[3]);

@@ -91,6 +91,11 @@ shown=$(grep -c " RKNN: " "$T/lg.out" "$T/lg.err" | awk -F: '{s+=$2} END{print s
 [ "$(q "select json_array_length(extra_json,'$.warnings') from runs where label='mu'")" = 3 ] && ok || bad "misuse stored"
 grep -q "^context 57005: not made by rknn_init" "$T/mu.out" && ok || bad "misuse text: $(cat "$T/mu.out")"
 
+# -- two contexts (rknn_dup_context): one run each, labelled L and L-2, same model ------
+"$RT" attach --db "$T/db" --label two -- "$T/app" two "$M" >"$T/two.out" 2>"$T/two.err"
+[ "$(q "select group_concat(label||':'||iterations||':'||(model_sha256='$(sha256sum "$M" | cut -d' ' -f1)'), ' ') from runs where label like 'two%'")" = \
+  "two:2:1 two-2:3:1" ] && ok || bad "two contexts: $(q "select label, iterations, model_sha256 from runs where label like 'two%'") $(cat "$T/two.err")"
+
 # -- no rknn_* call; an app that cannot start; usage -------------------------------------
 "$RT" attach --db "$T/db" -- true >/dev/null 2>"$T/e"; rc=$?
 [ $rc = 0 ] && grep -q "made no rknn_\* call" "$T/e" && ok || bad "no calls: $rc $(cat "$T/e")"

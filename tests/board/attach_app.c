@@ -4,6 +4,8 @@
  *   attach_app kill MODEL     the same, then SIGKILL to itself (no handler can run)
  *   attach_app misuse MODEL   rknn_run before inputs_set, outputs_get twice without
  *                             release, rknn_run on a context never made; exits 0
+ *   attach_app two MODEL      a second context from rknn_dup_context: 2 runs on the
+ *                             first, 3 on the second
  *   attach_app bench MODEL N  N rknn_run calls, prints the mean µs per call */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
@@ -66,6 +68,22 @@ int main(int argc, char **argv)
         rknn_outputs_get(ctx, io.n_output, out, NULL);
         rknn_outputs_release(ctx, io.n_output, out);
         rknn_run((rknn_context)0xdead, NULL);
+        rknn_destroy(ctx);
+        free(buf);
+        return 0;
+    }
+    if (!strcmp(argv[1], "two")) {
+        rknn_context b = 0;
+        if (rknn_dup_context(&ctx, &b) != RKNN_SUCC)
+            return 4;
+        for (int k = 0; k < 5; k++) {
+            rknn_context c = k < 2 ? ctx : b;
+            rknn_inputs_set(c, 1, &in);
+            rknn_run(c, NULL);
+            rknn_outputs_get(c, io.n_output, out, NULL);
+            rknn_outputs_release(c, io.n_output, out);
+        }
+        rknn_destroy(b);
         rknn_destroy(ctx);
         free(buf);
         return 0;
