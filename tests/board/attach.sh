@@ -96,6 +96,20 @@ grep -q "^context 57005: not made by rknn_init" "$T/mu.out" && ok || bad "misuse
 [ "$(q "select group_concat(label||':'||iterations||':'||(model_sha256='$(sha256sum "$M" | cut -d' ' -f1)'), ' ') from runs where label like 'two%'")" = \
   "two:2:1 two-2:3:1" ] && ok || bad "two contexts: $(q "select label, iterations, model_sha256 from runs where label like 'two%'") $(cat "$T/two.err")"
 
+# -- a vendor .rknn given as bytes, on a stand-in of the vendor runtime: its facts come
+# from the copy the interposer saves (target and toolkit as the MANIFEST states them)
+RK=$RT_SHARED/data/models/rknn/multiple_input_demo.rk3588.rknn
+if [ -f "$RK" ]; then
+    mkdir -p "$T/stub"
+    cc -std=c11 -shared -fPIC -Iinclude -o "$T/stub/librknnrt.so" tests/board/stub_runtime.c
+    LD_LIBRARY_PATH=$T/stub STUB_PERF=tests/fuzz/corpus/perflog/perf-perfdetail-yolov8n1920-rk3588-channy-01.txt \
+        "$RT" attach --db "$T/db" --perf 1 --label vend -- "$B/samples/sample_general" "$RK" "$T/img.ppm" "$T/v.f32" 2 \
+        >"$T/v.out" 2>"$T/v.err" || bad "vendor attach: $(cat "$T/v.err")"
+    [ "$(q "select platform||' '||json_extract(env_json,'$.toolkit_version')||' '||model_format||' '||iterations from runs where label='vend'")" = \
+      "rk3588 1.6.2-source_code rknn 2" ] && ok || bad "vendor facts: $(q "select platform, model_format, env_json from runs where label='vend'")"
+    [ "$(q "select count(*) from layers l join runs r on r.id=l.run_id where r.label='vend'")" -gt 100 ] && ok || bad "vendor table under attach"
+fi
+
 # -- no rknn_* call; an app that cannot start; usage -------------------------------------
 "$RT" attach --db "$T/db" -- true >/dev/null 2>"$T/e"; rc=$?
 [ $rc = 0 ] && grep -q "made no rknn_\* call" "$T/e" && ok || bad "no calls: $rc $(cat "$T/e")"

@@ -89,6 +89,34 @@ assert e['ddr_freq_hz']==2112000000 and [c['cur_khz'] for c in e['cpu']]==[18000
 [ "$(q "select group_concat(cast(load_pct as int)) from (select load_pct from load_samples where run_id=1 order by core)")" = \
   "$(q "select replace(replace(json_extract(extra_json,'$.npu_load'),'[',''),']','') from runs where id=1")" ] && ok || bad "sim load samples"
 
+# a vendor .rknn through a stand-in of the vendor runtime (stub_runtime.c) that answers
+# PERF_DETAIL with a real board's table: the platform and toolkit from the file (as the
+# MANIFEST states them), the layer rows and times as the table has them (Python regex)
+mkdir -p "$T/stub"
+cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -Iinclude -o "$T/stub/librknnrt.so" tests/board/stub_runtime.c || bad "stub build"
+RK=$RT_SHARED/data/models/rknn/multiple_input_demo.rk3566.rknn
+P=tests/fuzz/corpus/perflog/perf-perfdetail-yolov8n1920-rk3588-channy-01.txt
+if [ -f "$RK" ]; then
+    STUB_PERF=$P "$RT" run "$RK" --backend board --runtime "$T/stub/librknnrt.so" -n 3 --label vend --db "$T/db" >/dev/null 2>"$T/err" \
+        || bad "vendor .rknn on the stub: $(cat "$T/err")"
+    read -r mt mtk < <($PY -c "
+import sys
+for l in open(sys.argv[1]):
+    c=[x.strip().strip('\`') for x in l.split('|')]
+    if len(c)>6 and c[1]=='multiple_input_demo.rk3566.rknn': print(c[3], c[6])" "$RT_SHARED/data/models/rknn/MANIFEST.md")
+    [ "$(q "select platform||' '||json_extract(env_json,'$.toolkit_version')||' '||json_extract(env_json,'$.runtime_version') from runs where label='vend'")" = \
+      "$mt $mtk 1.5.2 (c6b7b351a@2023-08-23T15:28:22)" ] && ok || bad "vendor facts: $(q "select platform, env_json from runs where label='vend'") want $mt $mtk"
+    read -r nrows tsum < <($PY -c "
+import re,sys; n=s=0
+for l in open(sys.argv[1]):
+    l=re.sub(r'^---> ','',l); m=re.match(r'^(\d+)\s+\S+\s+\S+\s+(NPU|CPU)\s.*?\s(\d+/\d+/\d+)\s+(\d+)\s', l)
+    if m: n+=1; s+=int(m.group(4))
+print(n, s)" "$P")
+    [ "$(q "select count(*)||' '||cast(sum(time_us) as int) from layers l join runs r on r.id=l.run_id where r.label='vend'")" = "$nrows $tsum" ] \
+        && ok || bad "vendor table rows: $(q "select count(*), sum(time_us) from layers l join runs r on r.id=l.run_id where r.label='vend'") want $nrows $tsum"
+    [ "$(q "select json_extract(extra_json,'$.perf_run_us') from runs where label='vend'")" = 1234 ] && ok || bad "perf_run_us"
+fi
+
 # auto: the board only with an rknpu device and a runtime
 "$RT" run "$M" -n 2 --label a1 --db "$T/db" --no-progress >/dev/null 2>&1
 [ "$(q "select backend from runs where label='a1'")" = sim ] && ok || bad "auto without a device"
