@@ -8,12 +8,30 @@
 #include "tracer/tracer.h"
 #include "util/util.h"
 
+/* Room for one more of n items of size sz in *v (capacity doubling); 0 when the
+ * limit is reached (the item is left out). */
+static int grow(void **v, int n, int *cap, size_t sz, int limit)
+{
+    if (n >= limit)
+        return 0;
+    if (n == *cap) {
+        *cap = *cap ? 2 * *cap : 8;
+        *v = xrealloc(*v, (size_t)*cap * sz);
+    }
+    return 1;
+}
+
+#define MAX_CONTEXTS 4096
+#define MAX_FUNCTIONS 256
+#define MAX_WARNINGS 1024
+
 static trace_ctx *ctx_get(trace_journal *j, unsigned long long id)
 {
-    for (int i = 0; i < j->n; i++)
+    for (int i = j->n - 1; i >= 0; i--)
         if (j->c[i].id == id && !j->c[i].destroyed)
             return &j->c[i];
-    j->c = xrealloc(j->c, (size_t)(j->n + 1) * sizeof(*j->c));
+    if (!grow((void **)&j->c, j->n, &j->cap, sizeof(*j->c), MAX_CONTEXTS))
+        return NULL;
     trace_ctx *c = &j->c[j->n++];
     memset(c, 0, sizeof(*c));
     c->id = id;
@@ -105,7 +123,8 @@ void trace_journal_parse(char *buf, size_t len, trace_journal *j)
             while (i < j->n_fn && strcmp(j->fn[i].name, f[2]))
                 i++;
             if (i == j->n_fn) {
-                j->fn = xrealloc(j->fn, (size_t)(j->n_fn + 1) * sizeof(*j->fn));
+                if (!grow((void **)&j->fn, j->n_fn, &j->cap_fn, sizeof(*j->fn), MAX_FUNCTIONS))
+                    continue;
                 snprintf(j->fn[j->n_fn++].name, sizeof j->fn[0].name, "%.47s", f[2]);
             }
             j->fn[i].calls = atoll(f[3]); /* running totals: the last line counts */
@@ -113,13 +132,16 @@ void trace_journal_parse(char *buf, size_t len, trace_journal *j)
             continue;
         }
         if (k == 'W') {
-            j->warn = xrealloc(j->warn, (size_t)(j->n_warn + 1) * sizeof(char *));
+            if (!grow((void **)&j->warn, j->n_warn, &j->cap_warn, sizeof(char *), MAX_WARNINGS))
+                continue;
             size_t m = strlen(f[2 < n ? 2 : 1]) + 32;
             j->warn[j->n_warn] = xmalloc(m);
             snprintf(j->warn[j->n_warn++], m, "context %llu: %s", id, n > 2 ? f[2] : "");
             continue;
         }
-        trace_ctx *c = ctx_get(j, id);
+        trace_ctx *c = strchr("INAVMSRGPDU", k) && k ? ctx_get(j, id) : NULL;
+        if (!c)
+            continue; /* not a line of ours, or too many contexts */
         if (k == 'I' && n >= 9) {
             c->has_init = 1;
             c->flags = (unsigned)strtoul(f[2], NULL, 10);

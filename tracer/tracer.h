@@ -377,11 +377,11 @@ typedef struct trace_fn {
 
 typedef struct trace_journal {
     trace_ctx *c;
-    int n;
+    int n, cap;
     trace_fn *fn;                  /* every rknn_* function the app called (C lines) */
-    int n_fn;
+    int n_fn, cap_fn;
     char **warn;                   /* "ctx N: text" */
-    int n_warn;
+    int n_warn, cap_warn;
 } trace_journal;
 /* Parses buf (modified in place; perf texts point into it) into j (zeroed first
  * by the caller); never fails: what cannot be read is left out. */
