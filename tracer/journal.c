@@ -78,8 +78,9 @@ static void add_attr(trace_ctx *c, char **f)
     size_t len = 0;
     json_writer w;
 
-    if (!(m = open_memstream(&text, &len)))
-        return;
+    if (c->n_attrs >= 64 || !(m = open_memstream(&text, &len)))
+        return; /* models have a few inputs and outputs: more is not a journal of ours */
+    c->n_attrs++;
     json_begin(&w, m);
     json_obj_open(&w);
     json_key(&w, "io"); json_str(&w, f[2]);

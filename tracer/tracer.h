@@ -368,6 +368,7 @@ typedef struct trace_ctx {
     long long perf_run_us;
     char *attrs;                   /* JSON list of {"io","index","name","type","fmt","dims"} */
     size_t attrs_len;
+    int n_attrs;
 } trace_ctx;
 
 typedef struct trace_fn {
