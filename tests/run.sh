@@ -60,6 +60,9 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "npu prediction determinism [$b]" bash tests/npu/determinism.sh "$b"
     suite "api samples [$b]" bash tests/samples/run.sh "$b"
     suite "api samples, built containers [$b]" bash tests/samples/built.sh "$b"
+    suite "board probe, top [$b]" bash tests/board/top.sh "$b"
+    suite "run --backend board [$b]" bash tests/board/run_board.sh "$b"
+    suite "attach (LD_PRELOAD) [$b]" bash tests/board/attach.sh "$b"
     for q in compare analyze hybrid build images qdq; do
         suite "quant $q [$b]" bash tests/quant/$q.sh "$b"
     done
