@@ -56,6 +56,17 @@ int main(int argc, char **argv)
     if (ret < 0)
         goto out;
     sample_dump_attr(&in_attr);
+    {
+        /* the zero-copy attr: the SDK's rknn_create_mem_demo queries it and sets UINT8
+         * itself ("if set uint8, will fuse normalize and quantize to npu") */
+        rknn_tensor_attr na;
+        memset(&na, 0, sizeof(na));
+        na.index = 0;
+        if (rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &na, sizeof(na)) < 0)
+            goto out;
+        printf("native input:\n");
+        sample_dump_attr(&na);
+    }
     printf("output tensors:\n");
     for (uint32_t i = 0; i < io_num.n_output; i++) {
         memset(&out_attr[i], 0, sizeof(out_attr[i]));
