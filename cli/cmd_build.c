@@ -151,12 +151,14 @@ static int parse_set(char *arg, const graph_t *g, int k, int64_t *dims, int *ndi
     return EXIT_OK;
 }
 
-/* A fresh graph prepared with one set's shapes. */
+/* A fresh graph prepared with one set's shapes (a set may resize a static input). */
 static int check_set(const char *model, const input_shape_t *shapes, int n, char *err,
                      size_t errlen)
 {
     graph_t *g = NULL;
     int rc = model_load_file(model, &g, err, errlen);
+    if (!rc)
+        graph_free_static_inputs(g);
     if (!rc)
         rc = passes_prepare(g, shapes, n, err, errlen);
     graph_free(g);
@@ -274,6 +276,8 @@ int cmd_build(int argc, char **argv)
         goto out;
     }
     if (n_sets) {
+        graph_free_static_inputs(g); /* as Toolkit2's dynamic_input resizes a static model */
+        qc.resize_static = 1;
         set_dims = xcalloc((size_t)n_sets * (size_t)g->n_inputs * MODEL_MAX_DIMS, sizeof(int64_t));
         set_ndim = xcalloc((size_t)n_sets * (size_t)g->n_inputs, sizeof(int));
         for (int k = 0; k < n_sets; k++) {

@@ -350,6 +350,8 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
               err);
         goto out;
     }
+    if (c->container && c->opts.n_sets)
+        graph_free_static_inputs(g); /* the set decides (docs/sim-model-format.md) */
     if (c->container && !shapes && c->opts.n_sets) { /* the first set of the container */
         set_sh = xcalloc((size_t)c->opts.set_inputs, sizeof(*set_sh));
         set_nd = xcalloc((size_t)c->opts.set_inputs, sizeof(int));

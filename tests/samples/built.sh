@@ -167,6 +167,85 @@ for k, w in ((0, 192), (1, 160)):
     print(w, ours, ref)
 EOF
 
+# -- two inputs, three shape sets (rknn_dynshape_inference.cc's flow) -------------------------
+# multiple_input_demo.onnx declares [1,1,128,128] and [1,3,128,128]; as Toolkit2's
+# config(dynamic_input) resizes a static model, the sets are 128x128, 96x64, 160x192.
+# Oracles: onnxruntime on the same ONNX with H and W made symbolic (weights untouched),
+# and the init-time MEM_SIZE of one-set containers of each shape.
+MI=${RT_SHARED:-/work/shared}/data/models/rknn/multiple_input_demo.onnx
+mi_set() { echo "input.1=1,1,$1,$2;input=1,3,$1,$2"; }
+check "build two inputs, three shape sets" "$R" build "$MI" -q fp16 --dynamic-input "$(mi_set 128 128)" \
+    --dynamic-input "$(mi_set 96 64)" --dynamic-input "$(mi_set 160 192)" -o "$T/mi.rknn"
+"$R" build "$MI" -q fp16 --dynamic-input "$(mi_set 128 128)" \
+    --dynamic-input "input.1=1,1,96,64;input=1,3,96,96" -o "$T/mi-bad.rknn" >/dev/null 2>"$T/mi-bad.err"
+[ $? = 2 ] && [ "$(grep -c . "$T/mi-bad.err")" = 1 ] &&
+    grep -q "^rknn-trace: --dynamic-input set 1 (.*): node 'Add_2' (Add): shapes 1x8x96x64 and 1x8x96x96 do not broadcast" \
+    "$T/mi-bad.err" && ok || bad "a set the model cannot take: $(cat "$T/mi-bad.err")"
+$PY - "$T" <<'EOF'
+import sys
+import numpy as np
+r = np.random.default_rng(7)
+for h, w in ((128, 128), (96, 64), (160, 192)):
+    for name, c in (("a", 1), ("b", 3)):
+        x = r.standard_normal((1, c, h, w)).astype(np.float32)
+        x.tofile("%s/%s%d.f32" % (sys.argv[1], name, h))
+        np.save("%s/%s%d.npy" % (sys.argv[1], name, h), x)
+EOF
+$PY tests/oracle/onnx_free_dims.py "$MI" "$T/mi-free.onnx" 2=h 3=w || bad "onnx_free_dims"
+for hw in 128:128 96:64 160:192; do
+    h=${hw%:*} w=${hw#*:}
+    "$R" build "$MI" -q fp16 --dynamic-input "$(mi_set "$h" "$w")" -o "$T/mi$h.rknn" >/dev/null 2>&1 &&
+        "$S/sample_multi_dynamic" "$T/mi$h.rknn" 0 "$T/one$h.f32" "$T/a$h.f32" "$T/b$h.f32" \
+            >"$T/one$h.out" 2>&1 || bad "one-set container $h x $w: $(tail -n 2 "$T/one$h.out")"
+    NODE_PATH=tests/oracle/node_modules node tests/oracle/ort_run.js "$T/mi-free.onnx" "$T/mref$h" \
+        input.1="$T/a$h.npy" input="$T/b$h.npy" 2>"$T/mort.err" ||
+        bad "onnxruntime $h x $w: $(head -c 300 "$T/mort.err")"
+done
+for k in 1 2; do
+    h=96; [ $k = 2 ] && h=160
+    if "$S/sample_multi_dynamic" "$T/mi.rknn" $k "$T/mi.$k.f32" "$T/a$h.f32" "$T/b$h.f32" \
+            >"$T/mi.$k.out" 2>"$T/mi.$k.err" && [ ! -s "$T/mi.$k.err" ]; then ok
+    else bad "sample_multi_dynamic set $k: $(tail -n 2 "$T/mi.$k.out") $(head -c 300 "$T/mi.$k.err")"; fi
+done
+check "two inputs: ranges, first-set attrs, MEM_SIZE of the largest, set attrs, outputs" \
+    $PY - "$T" <<'EOF'
+import glob, re, sys
+import numpy as np
+t = sys.argv[1]
+def mem(path, what="at init"):
+    return int(re.search(r"^mem size %s: internal (\d+)$" % what, open(path).read(), re.M).group(1))
+single = {h: mem("%s/one%d.out" % (t, h)) for h in (128, 96, 160)}
+ref128 = np.load(glob.glob("%s/mref128/*.npy" % t)[0]).ravel()
+for k, (h, w) in ((1, (96, 64)), (2, (160, 192))):
+    out = open("%s/mi.%d.out" % (t, k)).read()
+    for name, c in (("input.1", 1), ("input", 3)):
+        want = "input %s: 3 shapes (NHWC): [1,128,128,%d] [1,96,64,%d] [1,160,192,%d]" % (name, c, c, c)
+        assert want in out.splitlines(), (want, out[:400])
+    before, after = out.split("current input tensors:")
+    # before rknn_set_input_shapes: the first set, FP16 (the container's dtype)
+    assert "name=input.1, n_dims=4, dims=[1, 128, 128, 1], n_elems=16384, size=32768," in before
+    assert "name=input, n_dims=4, dims=[1, 128, 128, 3], n_elems=49152, size=98304," in before
+    assert "name=8, n_dims=4, dims=[1, 8, 128, 128], n_elems=131072, size=262144," in before
+    n = h * w
+    assert "name=input.1, n_dims=4, dims=[1, %d, %d, 1], n_elems=%d," % (h, w, n) in after, after
+    assert "name=input, n_dims=4, dims=[1, %d, %d, 3], n_elems=%d," % (h, w, 3 * n) in after
+    assert "name=8, n_dims=4, dims=[1, 8, %d, %d], n_elems=%d," % (h, w, 8 * n) in after
+    # MEM_SIZE at init is the largest set's, and does not change
+    p = "%s/mi.%d.out" % (t, k)
+    assert mem(p) == max(single.values()) == single[160] > single[128], (mem(p), single)
+    assert mem(p, "after set") == mem(p), (mem(p, "after set"), mem(p))
+    ref = np.load(glob.glob("%s/mref%d/*.npy" % (t, h))[0]).ravel()
+    ours = np.fromfile("%s/mi.%d.f32" % (t, k), np.float32)
+    assert ours.size == ref.size == 8 * n, (ours.size, ref.size)
+    err = float(np.abs(ours - ref).max())
+    assert err <= 1e-2, (k, err)
+    # the same as a one-set container of that shape
+    assert np.array_equal(ours, np.fromfile("%s/one%d.f32" % (t, h), np.float32)), k
+    print("set", k, h, w, "max |err|", err, "mem", mem(p), single)
+one = np.fromfile("%s/one128.f32" % t, np.float32)
+assert one.size == ref128.size and float(np.abs(one - ref128).max()) <= 1e-2
+EOF
+
 # -- containers whose build options are inconsistent (the fuzz corpus' broken_meta_*):
 # rknn_init returns RKNN_ERR_MODEL_INVALID (-6), prints one E line, does not crash
 for f in tests/fuzz/corpus/simmodel/broken_meta_*.rknn; do
