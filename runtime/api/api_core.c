@@ -704,7 +704,10 @@ static int ctx_create(rknn_context *out, const void *buf, size_t len, const char
         return ret;
     }
     log_model_info(c);
-    api_npu_prepare(c);
+    if ((ret = api_npu_prepare(c)) != 0) {
+        ctx_free(c);
+        return ret;
+    }
     *out = reg_add(c);
     return RKNN_SUCC;
 }

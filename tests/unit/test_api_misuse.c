@@ -689,6 +689,34 @@ static void test_container_target(void)
     unsetenv("RKNN_TARGET");
 }
 
+/* A model with an op the target runs on neither its NPU nor its CPU (ArgMax on RV1106:
+ * rknn-oplist.md) is refused as a board refuses it: RKNN_ERR_FAIL, "unsupport cpu
+ * ArgMax op" (librknnmrt, rknn-toolkit2 issue 557); here in one line with the chip. */
+static void test_container_unrunnable(void)
+{
+    rknn_context ctx = 0;
+    const char *meta = "{\"format\":\"rknn-trace-sim\",\"version\":1,\"target\":\"%s\","
+                       "\"quant\":\"fp32\"}";
+    char m[160];
+    snprintf(m, sizeof(m), meta, "rv1106");
+    const char *path = ctr_write("argmax1106", "tests/api/argmax_c.onnx", m);
+    EXPECT(rknn_init(&ctx, (void *)path, 0, 0, NULL), RKNN_ERR_FAIL,
+           "] unsupport cpu ArgMax op, op name: ArgMax:argmax0 in current: rv1106 runs ArgMax "
+           "neither on its NPU nor on its runtime's CPU");
+    CHECK(lines(cap) == 1 && ctx == 0, "one line, no context: %s", cap);
+    /* the same ONNX, loaded directly on an rv1106 */
+    setenv("RKNN_TARGET", "rv1106", 1);
+    EXPECT(rknn_init(&ctx, (void *)"tests/api/argmax_c.onnx", 0, 0, NULL), RKNN_ERR_FAIL,
+           "unsupport cpu ArgMax op", "rv1106");
+    CHECK(lines(cap) == 1 && ctx == 0, "onnx: one line, no context: %s", cap);
+    unsetenv("RKNN_TARGET");
+    /* rk3588's CPU has ArgMax: it runs */
+    snprintf(m, sizeof(m), meta, "rk3588");
+    path = ctr_write("argmax3588", "tests/api/argmax_c.onnx", m);
+    CHECK(rknn_init(&ctx, (void *)path, 0, 0, NULL) == 0 && ctx != 0, "ArgMax on rk3588");
+    rknn_destroy(ctx);
+}
+
 static uint32_t internal_at(int h, int w) /* the ONNX model prepared at one shape */
 {
     rknn_context ctx = 0;
@@ -833,6 +861,7 @@ static void test_containers(void)
     }
     test_container_bad();
     test_container_target();
+    test_container_unrunnable();
     test_container_shapes();
     test_container_one_shape();
     test_free_dims();
