@@ -7,7 +7,8 @@
 # size n_elems, INT8/AFFINE outputs; its outputs (dequantized by the app with zp/scale,
 # and want_float = 1) are bit-identical to `rknn-trace run` of the same file on the same
 # input (numpy's (x - 127) / 128 in float32 NCHW), read from its --dump; pass_through
-# input quantized by the app gives identical outputs; RKNN_QUERY_PERF_RUN equals run's
+# input quantized by the app gives identical outputs, and so does the zero-copy flow of
+# rknn_create_mem_demo (NATIVE_INPUT_ATTR INT8 set to UINT8 by the app, pixels at w_stride); RKNN_QUERY_PERF_RUN equals run's
 # predicted frame of the int8 model; faces over 0.7 as onnxruntime finds them on the
 # same normalised pixels (count within 2, best box IoU >= 0.7).
 # sample_dynamic: PP-OCR cls built -q fp16 with --mean/--std 127.5 and the shape set
@@ -81,6 +82,7 @@ grep -A1 "^native input:" "$T/det.out" | grep -q "name=input, n_dims=4, dims=\[1
 [ "$(grep -c "fmt=UNDEFINED, type=INT8, qnt_type=AFFINE" "$T/det.out")" = 2 ] && ok ||
     bad "int8 output attrs: $(grep name= "$T/det.out")"
 grep -q "^pass_through: identical$" "$T/det.out" && ok || bad "pass_through: $(grep pass_through "$T/det.out")"
+grep -q "^zero-copy uint8: identical$" "$T/det.out" && ok || bad "zero-copy UINT8 on the native attr: $(grep zero-copy "$T/det.out")"
 "$R" run "$T/face.rknn" -i input="$T/face.npy" --dump "$T/dump" -n 1 --db "$T/t.db" --no-progress \
     --json >"$T/run.json" 2>"$T/run.err" && ok || bad "run of the container: $(head -c 300 "$T/run.err")"
 check "outputs bit-identical to rknn-trace run (want_float=1 and dequantized by the app)" \
