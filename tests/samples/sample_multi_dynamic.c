@@ -20,6 +20,26 @@ static int attr_query(rknn_context ctx, int cmd, uint32_t index, rknn_tensor_att
     return rknn_query(ctx, (rknn_query_cmd)cmd, a, sizeof(*a));
 }
 
+/* The input and output attrs of query commands in_cmd/out_cmd, printed under title. */
+static int query_attrs(rknn_context ctx, const char *title, int in_cmd, int out_cmd,
+                       const rknn_input_output_num *io, rknn_tensor_attr *in,
+                       rknn_tensor_attr *out)
+{
+    printf("%sinput tensors:\n", title);
+    for (uint32_t i = 0; i < io->n_input; i++) {
+        if (attr_query(ctx, in_cmd, i, &in[i]) < 0)
+            return -1;
+        sample_dump_attr(&in[i]);
+    }
+    printf("%soutput tensors:\n", title);
+    for (uint32_t i = 0; i < io->n_output; i++) {
+        if (attr_query(ctx, out_cmd, i, &out[i]) < 0)
+            return -1;
+        sample_dump_attr(&out[i]);
+    }
+    return 0;
+}
+
 static void print_range(const rknn_input_range *r)
 {
     printf("input %s: %u shapes (%s):", r->name, r->shape_number, get_format_string(r->fmt));
@@ -74,18 +94,9 @@ int main(int argc, char **argv)
         print_range(&range[i]);
     }
     /* before rknn_set_input_shapes: the first set */
-    printf("input tensors:\n");
-    for (uint32_t i = 0; i < io_num.n_input; i++) {
-        if (attr_query(ctx, RKNN_QUERY_INPUT_ATTR, i, &in_attr[i]) < 0)
-            goto out;
-        sample_dump_attr(&in_attr[i]);
-    }
-    printf("output tensors:\n");
-    for (uint32_t i = 0; i < io_num.n_output; i++) {
-        if (attr_query(ctx, RKNN_QUERY_OUTPUT_ATTR, i, &out_attr[i]) < 0)
-            goto out;
-        sample_dump_attr(&out_attr[i]);
-    }
+    if (query_attrs(ctx, "", RKNN_QUERY_INPUT_ATTR, RKNN_QUERY_OUTPUT_ATTR, &io_num, in_attr,
+                    out_attr) < 0)
+        goto out;
     if (rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &mem0, sizeof(mem0)) < 0)
         goto out;
     printf("mem size at init: internal %u\n", mem0.total_internal_size);
@@ -98,18 +109,9 @@ int main(int argc, char **argv)
         printf("rknn_set_input_shapes fail! ret=%d\n", ret);
         goto out;
     }
-    printf("current input tensors:\n");
-    for (uint32_t i = 0; i < io_num.n_input; i++) {
-        if (attr_query(ctx, RKNN_QUERY_CURRENT_INPUT_ATTR, i, &in_attr[i]) < 0)
-            goto out;
-        sample_dump_attr(&in_attr[i]);
-    }
-    printf("current output tensors:\n");
-    for (uint32_t i = 0; i < io_num.n_output; i++) {
-        if (attr_query(ctx, RKNN_QUERY_CURRENT_OUTPUT_ATTR, i, &out_attr[i]) < 0)
-            goto out;
-        sample_dump_attr(&out_attr[i]);
-    }
+    if (query_attrs(ctx, "current ", RKNN_QUERY_CURRENT_INPUT_ATTR,
+                    RKNN_QUERY_CURRENT_OUTPUT_ATTR, &io_num, in_attr, out_attr) < 0)
+        goto out;
     if (rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &mem1, sizeof(mem1)) < 0)
         goto out;
     printf("mem size after set: internal %u\n", mem1.total_internal_size);
