@@ -31,7 +31,7 @@ while read -r name input; do
         ok 1 "$name: onnxruntime: $(head -c 200 "$W/$name.oerr")"
         continue
     fi
-    if ! "$CLI" run "$m" -i "$input=$W/$name.in.npy" --dump "$W/$name.ours" --db "$W/f32.db" \
+    if ! "$CLI" run "$m" -i "$input=$W/$name.in.npy" --dump "$W/$name.ours" --db "$W/f32.db" -n 1 --warmup 0 \
             --no-progress >"$W/$name.out" 2>"$W/$name.err"; then
         ok 1 "$name: rknn-trace run: $(tail -1 "$W/$name.err")"
         continue
@@ -45,7 +45,7 @@ for name in vit_tiny_2blocks detr_decoder_layer crnn_bilstm gru_kws; do
     input=$(awk -v n="$name" '$1 == n {print $2}' "$W/models.txt")
     for q in i8 fp16; do
         db=$W/$name.$q.db
-        "$CLI" run "$W/$name.onnx" -i "$input=$W/$name.in.npy" -q $q -t rk3588 --db "$db" \
+        "$CLI" run "$W/$name.onnx" -i "$input=$W/$name.in.npy" -q $q -t rk3588 --db "$db" -n 1 --warmup 0 \
             --label q --no-progress --npu-table >"$W/$name.$q.out" 2>"$W/$name.$q.err"
         ok $? "$name -q $q: $(tail -1 "$W/$name.$q.err")"
         # every executed layer has an accuracy row (sqlite3 is the oracle)
