@@ -51,6 +51,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "cli recording, dumps, limits, timing [$b]" bash tests/cli/record.sh "$b"
     suite "npu lowering vs vendor tables [$b]" "$b/tests/npu_models" tests/data/models \
         tests/fuzz/corpus/perflog --check
+    suite "npu Time(us) model vs real tables [$b]" sh bench/npu_time.sh "$b" --check
     suite "npu CPU-fallback cost vs real CPU rows [$b]" "$b/tests/npu_cpu_cost" \
         tests/fuzz/corpus/perflog --check
     suite "npu prediction determinism [$b]" bash tests/npu/determinism.sh "$b"

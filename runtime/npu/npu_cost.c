@@ -245,7 +245,10 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
     {
         int64_t rows = l->n_out > 0 && l->out[0].nd >= 3 ? l->out[0].d[2] : 1;
         int n = splits_on_cores(l) && ncores > 1 && rows >= ncores ? ncores : 1;
-        double tc = fmax(l->npu_cycles * p->t_npu[dt], l->ddr_cycles * p->t_ddr[dt]);
+        double lut_px = npu_layer_uses_lut(l) && l->n_out > 0
+                            ? (double)npu_act_bytes(ng, l, &l->out[0], 1) / elem_bytes(dt) : 0;
+        double tc = fmax(l->npu_cycles * p->t_npu[dt], lut_px * p->t_lut[dt]) +
+                    l->ddr_cycles * p->t_ddr[dt];
         double maxshare = 0;
         for (int i = 0; i < n; i++) {
             int64_t r = rows / n + (i < rows % n ? 1 : 0);
@@ -254,7 +257,8 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
             if (share > maxshare)
                 maxshare = share;
         }
-        l->time_us = tc * maxshare / p->npu_mhz + p->t_layer_us[dt];
+        l->time_us = tc * maxshare / p->npu_mhz + p->t_layer_us[dt] +
+                     (lut_px > 0 ? p->t_lut_us[dt] : 0);
         if (npu_layer_uses_lut(l) && l->n_out > 0)
             l->lut_elems = (uint64_t)numel(&l->out[0]);
         l->frame_us = (fmax((double)l->npu_cycles, l->ddr_cycles * p->f_ddr) +
