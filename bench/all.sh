@@ -10,11 +10,13 @@ for b in "run.sh:runtime vs onnxruntime-node (time <= 2x, RSS <= 1.5x)" \
          "quant.sh:int8 simulation (<= 2x fp32) and analysis (>= 3x numpy)" \
          "npu_fidelity.sh:NPU cycles vs real RK3588 logs (exact), DDR cycles (+-15 %)" \
          "npu_models.sh:predicted frame time vs board timings (+-20 %)" \
+         "npu_time.sh:level-4 Time(us) model vs real tables (int8, fp16 median <= 10 % in-sample; left-out reported)" \
          "cpu_cost.sh:CPU-fallback cost vs the real CPU rows (fit, left-out errors)" \
          "npu_overhead.sh:the NPU model's per-run cost at level 4 (<= 5 % of a run)" \
          "level4.sh:rknn_run at RKNN_LOG_LEVEL=4 over level 0 (<= 5 %)" \
          "rknn.sh:vendor .rknn: inspect (<= 50 ms), predicted run of 300 layers (<= 200 ms)" \
          "import.sh:import of a ~100 MB log of real samples (>= 100 MB/s)" \
+         "peak.sh:fp32 FMA peak of this machine and each conv model's GFLOP/s and share of it (report)" \
          "run_spread.sh:run-to-run spread of run's host median at its defaults (<= 10 %)"; do
     script=${b%%:*}
     echo "=== bench/$script — ${b#*:}"
