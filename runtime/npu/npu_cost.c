@@ -9,6 +9,11 @@
  *              channels a cycle; identical to the guide's ceil(OC/8) when OC is
  *              a multiple of the atom)
  *   depthwise: ceil16(N*OH*OW) * Kh*Kw*ceil(C/dw_ch)
+ *              (fp16 7x7 with strides up to 7 included: triority-05 rows 22, 52, 76,
+ *              87 and the 5x5/6x6 pool convs, 13/13 exact in bench/npu_fidelity.sh)
+ *   batched (N > 1): the whole output (N*OH*OW) rounded once — UNVERIFIED: the
+ *              2.x table rounds the whole plane, not rows (LOG-Y8 60x34 -> 2048),
+ *              but no public table we have holds a row with N > 1
  *   deconv:    per input pixel, as conv; matmul: M rows as pixels, K as IC, N as OC
  *   others:    0 (the runtime prints 0: "NPU Cycles mainly shows Conv", G:L9189)
  * DDR cycles: (input + weight + output bytes) / (DDR bytes per NPU cycle), with
