@@ -55,6 +55,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "npu CPU-fallback cost vs real CPU rows [$b]" "$b/tests/npu_cpu_cost" \
         tests/fuzz/corpus/perflog --check
     suite "npu prediction determinism [$b]" bash tests/npu/determinism.sh "$b"
+    suite "npu cycles of batched convs and matmuls [$b]" bash tests/npu/batched.sh "$b"
     suite "api samples [$b]" bash tests/samples/run.sh "$b"
     suite "api samples, built containers [$b]" bash tests/samples/built.sh "$b"
     for q in compare analyze hybrid build images qdq; do

@@ -152,6 +152,7 @@ typedef struct npu_layer {
     /* MAC geometry (conv family) */
     int kh, kw, ic, oc, group;
     int64_t out_pixels;           /* N*OH*OW (or M for matmul) */
+    int64_t px_batch;             /* images in out_pixels (N; matmul: leading dims), 0 = 1 */
     /* cost (filled by npu_cost) */
     uint64_t macs;
     uint64_t bytes_in, bytes_w, bytes_out;  /* DDR traffic estimate */

@@ -285,7 +285,7 @@ int main(int argc, char **argv)
     printf("fp16 depthwise rows with kernels >= 5x5: %d/%d exact; rows with a batch N > 1: "
            "%d/%d exact%s\n",
            dw_big_exact, dw_big, batched_exact, batched,
-           batched ? "" : " (no such row in these logs: our ceil16(N*OH*OW) is unverified)");
+           batched ? "" : " (no such row in these logs: our N*ceil16(OH*OW) is derived, not verified)");
     qsort(terr, (size_t)nterr, sizeof(double), cmp_d);
     if (nterr)
         printf("Time(us) of these rows, fp16 (runtime 2.3): median |error| %.1f%% over %d rows "
