@@ -10,6 +10,7 @@ for b in "run.sh:runtime vs onnxruntime-node (time <= 2x, RSS <= 1.5x)" \
          "quant.sh:int8 simulation (<= 2x fp32) and analysis (>= 3x numpy)" \
          "npu_fidelity.sh:NPU cycles vs real RK3588 logs (exact), DDR cycles (+-15 %)" \
          "npu_models.sh:predicted frame time vs board timings (+-20 %)" \
+         "npu_fp16.sh:frame model (int8-fitted) on the zoo's FP16 CLIP encoders (report)" \
          "npu_time.sh:level-4 Time(us) model vs real tables (int8, fp16 median <= 10 % in-sample; left-out reported)" \
          "cpu_cost.sh:CPU-fallback cost vs the real CPU rows (fit, left-out errors)" \
          "npu_overhead.sh:the NPU model's per-run cost at level 4 (<= 5 % of a run)" \

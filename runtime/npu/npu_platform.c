@@ -51,9 +51,11 @@
  * one per-layer cost for all chips, and per chip the DDR factor and the
  * lookup-table activation cost (cycles per output element) minimising the
  * largest relative error. Each model's error when left out of the fit is
- * printed beside it. Other dtypes reuse the int8 values (UNVERIFIED: the
- * zoo's FP16 rows are of models we do not build; the level-4 table then
- * says that their frame time is an estimate, npu_print.c). */
+ * printed beside it. Other dtypes reuse the int8 values (UNVERIFIED, not
+ * fitted: on the zoo's FP16 CLIP ViT-B/32 encoders, bench/npu_fp16.sh, the
+ * text encoder comes within -32..+26 % on four chips but the image encoder
+ * 76-88 % short, two models that disagree; the level-4 table says that the
+ * frame time of float16 layers is an estimate, npu_print.c). */
 #define FRAME_LAYER_US 15.0
 #define FRAME(ddr, lut) .f_ddr = (ddr), .f_lut = (lut), .f_layer_us = FRAME_LAYER_US
 
