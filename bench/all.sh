@@ -10,6 +10,8 @@ for b in "run.sh:runtime vs onnxruntime-node (time <= 2x, RSS <= 1.5x)" \
          "quant.sh:int8 simulation (<= 2x fp32) and analysis (>= 3x numpy)" \
          "npu_fidelity.sh:NPU cycles vs real RK3588 logs (exact), DDR cycles (+-15 %)" \
          "npu_models.sh:predicted frame time vs board timings (+-20 %)" \
+         "npu_fp16.sh:frame model (int8-fitted) on the zoo's FP16 CLIP encoders (report)" \
+         "npu_time.sh:level-4 Time(us) model vs real tables (int8, fp16 median <= 10 % in-sample; left-out reported)" \
          "cpu_cost.sh:CPU-fallback cost vs the real CPU rows (fit, left-out errors)" \
          "npu_overhead.sh:the NPU model's per-run cost at level 4 (<= 5 % of a run)" \
          "level4.sh:rknn_run at RKNN_LOG_LEVEL=4 over level 0 (<= 5 %)" \
@@ -19,6 +21,7 @@ for b in "run.sh:runtime vs onnxruntime-node (time <= 2x, RSS <= 1.5x)" \
          "compare.sh:compare BOARD SIM of two ~300-layer runs (<= 50 ms)" \
          "attach.sh:interposer overhead per rknn_run (<= 2 us)" \
          "top.sh:rknn-trace top at 10 Hz (< 1 % of one CPU)" \
+         "peak.sh:fp32 FMA peak of this machine and each conv model's GFLOP/s and share of it (report)" \
          "run_spread.sh:run-to-run spread of run's host median at its defaults (<= 10 %)" \
          "report.sh:report of a 2,000-layer run and of a comparison, every format (<= 1 s)"; do
     script=${b%%:*}

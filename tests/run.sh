@@ -55,9 +55,11 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "tui under tmux [$b]" bash tests/tui/run.sh "$b"
     suite "npu lowering vs vendor tables [$b]" "$b/tests/npu_models" tests/data/models \
         tests/fuzz/corpus/perflog --check
+    suite "npu Time(us) model vs real tables [$b]" sh bench/npu_time.sh "$b" --check
     suite "npu CPU-fallback cost vs real CPU rows [$b]" "$b/tests/npu_cpu_cost" \
         tests/fuzz/corpus/perflog --check
     suite "npu prediction determinism [$b]" bash tests/npu/determinism.sh "$b"
+    suite "npu cycles of batched convs and matmuls [$b]" bash tests/npu/batched.sh "$b"
     suite "api samples [$b]" bash tests/samples/run.sh "$b"
     suite "api samples, built containers [$b]" bash tests/samples/built.sh "$b"
     suite "board probe, top [$b]" bash tests/board/top.sh "$b"

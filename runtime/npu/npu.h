@@ -50,9 +50,12 @@ typedef struct npu_platform {
     uint32_t sram_bytes;        /* NPU-assignable on-chip SRAM for internal tensors, 0 = none */
     uint32_t nbuf_bytes;        /* on-chip NPU buffer ("nbuf") a single-core context's
                                  * Internal buffer starts in, 0 = none (npu_mem_plan) */
-    /* Time model (our fit to real logs, see npu_platform.c): time_us =
-     * max(npu_cycles * t_npu, ddr_cycles * t_ddr) / npu_mhz + t_layer_us. */
+    /* Time model of the level-4 table (our fit to real logs, see
+     * npu_platform.c): time_us = (max(npu_cycles * t_npu, lut_px * t_lut)
+     * + ddr_cycles * t_ddr) * share / npu_mhz + t_layer_us (+ t_lut_us for a
+     * lookup-table activation); lut_px = output elements, C padded to C2. */
     double t_npu[NPU_NDTYPE], t_ddr[NPU_NDTYPE], t_layer_us[NPU_NDTYPE];
+    double t_lut[NPU_NDTYPE], t_lut_us[NPU_NDTYPE];
     /* Frame model of a plain rknn_run (what the model zoo's FPS measure; FIT
      * on that table, see npu_platform.c): per NPU layer, frame_us =
      * (max(npu_cycles, ddr_cycles * f_ddr) + lut_elems * f_lut) * share / npu_mhz
@@ -149,6 +152,7 @@ typedef struct npu_layer {
     /* MAC geometry (conv family) */
     int kh, kw, ic, oc, group;
     int64_t out_pixels;           /* N*OH*OW (or M for matmul) */
+    int64_t px_batch;             /* images in out_pixels (N; matmul: leading dims), 0 = 1 */
     /* cost (filled by npu_cost) */
     uint64_t macs;
     uint64_t bytes_in, bytes_w, bytes_out;  /* DDR traffic estimate */

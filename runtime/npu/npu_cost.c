@@ -2,14 +2,24 @@
  *
  * NPU cycles (npu-hw.md §1.3, fits to LOG-Y8/LOG-Y10, extended by our fit to the
  * fp16 log triority-05):
- *   conv:      ceil16(N*OH*OW) * max(Kh*Kw*ceil(IC/ic_atom)*ceil(OC/oc_atom),
+ *   conv:      ceil16(OH*OW) * max(Kh*Kw*ceil(IC/ic_atom)*ceil(OC/oc_atom),
  *                                    align(OC, oc_atom) / 8)
  *              (the floor term: 1x1 convs with OC 1 or 3 bill 4 cycles/px in
  *              int8 and 2 in fp16, OC 64 bills 8 — one oc_atom of output per 8
  *              channels a cycle; identical to the guide's ceil(OC/8) when OC is
  *              a multiple of the atom)
- *   depthwise: ceil16(N*OH*OW) * Kh*Kw*ceil(C/dw_ch)
+ *   depthwise: ceil16(OH*OW) * Kh*Kw*ceil(C/dw_ch)
+ *              (fp16 7x7 with strides up to 7 included: triority-05 rows 22, 52, 76,
+ *              87 and the 5x5/6x6 pool convs, 13/13 exact in bench/npu_fidelity.sh)
+ *   batched (N > 1): N * ceil16(OH*OW), each image rounded on its own — DERIVED,
+ *              no logged row with N > 1: the CNA/CORE registers describe one data
+ *              cube (width, height, channels; output "atomics" = width * height)
+ *              with no batch field (register programming of the reverse-engineered
+ *              rk3588 driver mtx512/rk3588-npu, src/npu_matmul.c), so each image is
+ *              its own cube; the 2.x table rounds the whole plane of a cube, not
+ *              its rows (LOG-Y8 60x34 -> 2048)
  *   deconv:    per input pixel, as conv; matmul: M rows as pixels, K as IC, N as OC
+ *              (the leading dims of [..., M, K] as images)
  *   others:    0 (the runtime prints 0: "NPU Cycles mainly shows Conv", G:L9189)
  * DDR cycles: (input + weight + output bytes) / (DDR bytes per NPU cycle), with
  * NPU tensors in NC1HWC2 (channels padded to C2), image inputs (UINT8, 1/3/4
@@ -121,6 +131,17 @@ static uint64_t conv_px_cycles(const npu_platform_t *p, int dt, int kh, int kw, 
     return mac > wr ? mac : wr;
 }
 
+/* Output pixels the MAC array bills: each image of a batch is one data cube,
+ * its pixel count rounded up to 16 (see the top of this file). */
+static uint64_t billed_px(const npu_layer_t *l)
+{
+    int64_t n = l->px_batch > 1 ? l->px_batch : 1;
+
+    if (l->out_pixels % n)
+        n = 1;
+    return (uint64_t)(n * align_up(l->out_pixels / n, 16));
+}
+
 static int splits_on_cores(const npu_layer_t *l)
 {
     /* G:L5402-5404: Conv, DepthwiseConvolution, Add, Concat, Relu, Clip, Relu6,
@@ -200,19 +221,19 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
     switch (l->kind) {
     case NPU_K_CONV: {
         int g = l->group > 0 ? l->group : 1;
-        uint64_t px = (uint64_t)align_up(l->out_pixels, 16);
+        uint64_t px = billed_px(l);
         l->npu_cycles = px * g * conv_px_cycles(p, dt, l->kh, l->kw, l->ic / g, l->oc / g);
         l->macs = (uint64_t)l->out_pixels * l->kh * l->kw * (uint64_t)(l->ic / g) * l->oc;
         break;
     }
     case NPU_K_DWCONV: {
-        uint64_t px = (uint64_t)align_up(l->out_pixels, 16);
+        uint64_t px = billed_px(l);
         l->npu_cycles = px * l->kh * l->kw * (uint64_t)cdiv(l->oc, p->dw_ch[dt]);
         l->macs = (uint64_t)l->out_pixels * l->kh * l->kw * l->oc;
         break;
     }
     case NPU_K_DECONV: {
-        uint64_t px = (uint64_t)align_up(l->out_pixels, 16);
+        uint64_t px = billed_px(l);
         if (l->group > 1 && l->group == l->ic)
             l->npu_cycles = px * l->kh * l->kw * (uint64_t)cdiv(l->ic, p->dw_ch[dt]);
         else
@@ -222,7 +243,7 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
         break;
     }
     case NPU_K_MATMUL: {
-        uint64_t px = (uint64_t)align_up(l->out_pixels, 16);
+        uint64_t px = billed_px(l);
         l->npu_cycles = px * conv_px_cycles(p, dt, 1, 1, l->ic, l->oc);
         l->macs = (uint64_t)l->out_pixels * l->ic * l->oc;
         break;
@@ -245,7 +266,10 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
     {
         int64_t rows = l->n_out > 0 && l->out[0].nd >= 3 ? l->out[0].d[2] : 1;
         int n = splits_on_cores(l) && ncores > 1 && rows >= ncores ? ncores : 1;
-        double tc = fmax(l->npu_cycles * p->t_npu[dt], l->ddr_cycles * p->t_ddr[dt]);
+        double lut_px = npu_layer_uses_lut(l) && l->n_out > 0
+                            ? (double)npu_act_bytes(ng, l, &l->out[0], 1) / elem_bytes(dt) : 0;
+        double tc = fmax(l->npu_cycles * p->t_npu[dt], lut_px * p->t_lut[dt]) +
+                    l->ddr_cycles * p->t_ddr[dt];
         double maxshare = 0;
         for (int i = 0; i < n; i++) {
             int64_t r = rows / n + (i < rows % n ? 1 : 0);
@@ -254,7 +278,8 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
             if (share > maxshare)
                 maxshare = share;
         }
-        l->time_us = tc * maxshare / p->npu_mhz + p->t_layer_us[dt];
+        l->time_us = tc * maxshare / p->npu_mhz + p->t_layer_us[dt] +
+                     (lut_px > 0 ? p->t_lut_us[dt] : 0);
         if (npu_layer_uses_lut(l) && l->n_out > 0)
             l->lut_elems = (uint64_t)numel(&l->out[0]);
         l->frame_us = (fmax((double)l->npu_cycles, l->ddr_cycles * p->f_ddr) +

@@ -541,6 +541,7 @@ static void conv_geometry(lower_t *L, npu_layer_t *l, const node_t *n)
     l->group = (int)group;
     l->out_pixels = dim(y, 0) * (y && y->ndim >= 3 ? y->dims[2] : 1) *
                     (y && y->ndim >= 4 ? y->dims[3] : 1);
+    l->px_batch = dim(y, 0);
     if (group > 1 && group == l->ic && l->oc == l->ic)
         l->kind = NPU_K_DWCONV;
 }
@@ -559,6 +560,8 @@ static void gemm_geometry(lower_t *L, npu_layer_t *l, const node_t *n)
         m *= y->dims[i];
     l->kh = l->kw = 1;
     l->out_pixels = m;
+    /* [..., M, N]: the leading dims are images, M their rows */
+    l->px_batch = y && y->ndim >= 3 && y->dims[y->ndim - 2] > 0 ? m / y->dims[y->ndim - 2] : 1;
 }
 
 /* Node c computes y = a*x + b per channel from the conv output x with a
@@ -728,6 +731,7 @@ static void lower_channel_sum(lower_t *L, int ni)
     l->ic = (int)dim(x, 1);
     l->oc = l->group = l->kh = l->kw = 1;
     l->out_pixels = dim(x, 0) * dim(x, 2) * dim(x, 3);
+    l->px_batch = dim(x, 0);
     layer_cover(L, l, ni);
     layer_set_fullname(l, "Conv", n->name, "_2conv");
     cur = fuse_activation(L, l, n->out[0], name, sizeof(name));
@@ -770,6 +774,7 @@ static void lower_gap_cascade(lower_t *L, int ni)
         l->kh = (int)kh;
         l->kw = (int)kw;
         l->out_pixels = N * oh * ow;
+        l->px_batch = N;
         snprintf(suf, sizeof(suf), "_2conv%d", i);
         layer_set_fullname(l, "Conv", n->name, suf);
         layer_cover(L, l, ni);
@@ -910,6 +915,7 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
         l->kw = w && w->ndim >= 4 ? (int)w->dims[3] : 1;
         l->group = (int)node_attr_int(n, "group", 1);
         l->out_pixels = dim(x, 0) * dim(x, 2) * dim(x, 3); /* billed per input pixel */
+        l->px_batch = dim(x, 0);
     }
     /* Add/Mul + Relu -> AddRelu / MulRelu (rknn-oplist.md §2 common set) */
     if (target == NPU_TGT_NPU && (!strcmp(n->op, "Add") || !strcmp(n->op, "Mul"))) {

@@ -403,6 +403,16 @@ static void build_perf_table(FILE *f, const npu_graph_t *ng, int flags, pout *ou
                      ng->l[i].optype, npu_dtype_name(ng->l[i].dtype), ng->l[i].dtype_note);
             line_out(&po, tmp);
         }
+    /* not in the vendor's table either: the frame model (npu_platform.c) is
+     * fitted on int8 whole-model timings only */
+    for (int i = 0; i < ng->n; i++)
+        if (ng->l[i].target == NPU_TGT_NPU && ng->l[i].dtype != NPU_INT8) {
+            snprintf(tmp, sizeof(tmp), "note: frame time of %s NPU layers is an estimate "
+                     "(frame constants fitted on int8 timings only)",
+                     npu_dtype_name(ng->l[i].dtype));
+            line_out(&po, tmp);
+            break;
+        }
     *out = po;
 }
 

@@ -176,6 +176,13 @@ int main(int argc, char **argv)
 {
     const npu_platform_t *p = npu_platform_find("rk3588");
     int total = 0, exact = 0, optype_ok = 0;
+    /* the cases whose rounding the vendor might treat apart: fp16 depthwise
+     * with a large kernel (>= 5x5), and batched inputs (N > 1) */
+    int dw_big = 0, dw_big_exact = 0, batched = 0, batched_exact = 0;
+    /* Time(us) of our model (npu_cost, our cycles) against the fp16 rows, which
+     * come from a runtime 2.3 table like the one we print */
+    double *terr = NULL;
+    int nterr = 0;
     double *derr = NULL;
     int nderr = 0;
 
@@ -238,6 +245,18 @@ int main(int argc, char **argv)
                     int ok = (int64_t)l->npu_cycles == r->npu;
                     total++;
                     exact += ok;
+                    if (dt == DT_FLOAT16 && r->time_us > 0) {
+                        terr = xrealloc(terr, (size_t)(nterr + 1) * sizeof(double));
+                        terr[nterr++] = fabs(l->time_us / (double)r->time_us - 1);
+                    }
+                    if (dw && dt == DT_FLOAT16 && l->kh * l->kw >= 25) {
+                        dw_big++;
+                        dw_big_exact += ok;
+                    }
+                    if (l->n_in > 0 && l->in[0].nd == 4 && l->in[0].d[0] > 1) {
+                        batched++;
+                        batched_exact += ok;
+                    }
                     optype_ok += !strcmp(l->optype, r->optype);
                     derr = xrealloc(derr, (size_t)(nderr + 1) * sizeof(double));
                     derr[nderr++] = fabs(e);
@@ -263,6 +282,17 @@ int main(int argc, char **argv)
            "fusion: %d/%d; DDR |error| median %.3f%%, max %.3f%%\n",
            total, exact, total, optype_ok, total, nderr ? 100 * derr[nderr / 2] : 0.0,
            nderr ? 100 * derr[nderr - 1] : 0.0);
+    printf("fp16 depthwise rows with kernels >= 5x5: %d/%d exact; rows with a batch N > 1: "
+           "%d/%d exact%s\n",
+           dw_big_exact, dw_big, batched_exact, batched,
+           batched ? "" : " (no such row in these logs: our N*ceil16(OH*OW) is derived, not verified)");
+    qsort(terr, (size_t)nterr, sizeof(double), cmp_d);
+    if (nterr)
+        printf("Time(us) of these rows, fp16 (runtime 2.3): median |error| %.1f%% over %d rows "
+               "(bench/npu_time.sh: the fit)\n",
+               100 * (nterr % 2 ? terr[nterr / 2] : (terr[nterr / 2 - 1] + terr[nterr / 2]) / 2),
+               nterr);
+    free(terr);
     free(derr);
     return 0;
 }
