@@ -38,7 +38,7 @@ while read -r file shapes range source; do
         rm -rf "$T/G" "$T/Q" "$T/R" "$T/r.db"
         t0=$(date +%s.%N)
         if ! "$B/rknn-trace" run "tests/data/models/$file" -i "$name=$T/in.npy" "${args[@]}" --db "$T/r.db" \
-                --json --no-progress --dump-golden "$T/G" --dump-quant "$T/Q" --dump "$T/R" >"$T/out.json" 2>"$T/err"; then
+                -n 1 --warmup 0 --json --no-progress --dump-golden "$T/G" --dump-quant "$T/Q" --dump "$T/R" >"$T/out.json" 2>"$T/err"; then
             echo "FAIL $file $setting: $(tail -1 "$T/err")"; failed=$((failed+1)); continue
         fi
         t1=$(date +%s.%N)
