@@ -216,7 +216,7 @@ typedef struct metrics {
     int64_t ref_nonfinite, x_nonfinite; /* NaN/inf values of each side (METRIC_NONFINITE) */
 } metrics_t;
 
-/* ---- Stored per-layer error of a quantized run (table "accuracy", store.c) ----
+/* ---- Stored per-layer error of a quantized run (table "accuracy", store_accuracy.c) ----
  * One row per compared tensor, in the order of the analysis; written inside the
  * run's transaction (store_run_begin .. store_run_commit). Metrics that are NaN
  * are stored as NULL and read back as NaN (with their METRIC_* flags); an SQNR of
