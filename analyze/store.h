@@ -40,6 +40,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define STORE_APPLICATION_ID 0x524b5452 /* "RKTR" */
 #define STORE_SCHEMA_VERSION 3
@@ -248,5 +249,44 @@ void store_accuracy_free(store_accuracy *rows, int n);
  * its STORE_ACC_QUANT rows. */
 int store_accuracy_replace_golden(store *st, int64_t run_id, const char *source,
                                   const store_accuracy *rows, int n, char *err, size_t errlen);
+
+/* ---- Moving runs between databases (store_export.c, docs/store.md "Export") ----
+ * A run's content is everything it holds but its id, label and tags: the run's
+ * columns, layers, outputs, error rows of every source, load samples.
+ * store_run_content_hash is the SHA-256 of that content as compact JSON with
+ * sorted keys; two databases holding the same run give the same hash. */
+#define STORE_EXPORT_FORMAT "rknn-trace-export"
+#define STORE_EXPORT_VERSION 1
+
+int store_run_content_hash(store *st, int64_t run_id, char hex[65], char *err, size_t errlen);
+/* Writes runs ids[0..n) as one JSON document: {"format", "version",
+ * "store_schema", "runs": [one object per line]}; every field is there, null
+ * when missing (an infinite real is "inf" / "-inf"). */
+int store_export(store *st, const int64_t *ids, int n, FILE *out, char *err, size_t errlen);
+/* Whether the first bytes of a file look like such an export. */
+int store_is_export(const void *head, size_t len);
+
+typedef struct store_import_stats {
+    int added, skipped, relabelled; /* skipped: same content already here */
+    int64_t first_id, last_id;      /* ids of the runs added (0: none) */
+} store_import_stats;
+/* One line per run that was not added as it came (a duplicate, a new label). */
+typedef void (*store_note_fn)(void *ctx, const char *line);
+
+/* Adds the runs of an export file (store_import_export) or of another database
+ * (store_merge) in ONE transaction, in their order, each with a new id. A run
+ * whose content is here already is skipped; a label another run has here
+ * becomes LABEL-2 (LABEL-3, ...: the first free one). A file that is not an
+ * export (RT_EFORMAT), of a newer format (RT_EUNSUPPORTED), truncated or with a
+ * bad field, or a database that is not ours or newer, leaves this database
+ * unchanged, and so does any failure while writing. */
+int store_import_export(store *st, const char *path, store_note_fn note, void *ctx,
+                        store_import_stats *stats, char *err, size_t errlen);
+int store_merge(store *st, const char *other_path, store_note_fn note, void *ctx,
+                store_import_stats *stats, char *err, size_t errlen);
+
+/* The NPU cost model version a run's prediction was made with (env_json
+ * "npu_cost_model"), or -1 when the run does not say. */
+int store_run_cost_model(const store_run *r);
 
 #endif

@@ -28,6 +28,7 @@ static const char ls_usage[] =
     "      --platform P      runs for target P (rk3588, ...)\n"
     "      --quant Q         fp32, fp16, i8; i8/mmse and i8/mmse/layer narrow algo and method\n"
     "      --label GLOB      labels matching GLOB (fnmatch: * ? [...])\n"
+    "      --tag TAG         runs tagged TAG (repeatable: runs with every one given)\n"
     "      --since WHEN      recorded at or after WHEN: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC)\n"
     "      --sort FIELD      id (default), time, label, model, platform, quant, npu, host,\n"
     "                        cos, sqnr; -FIELD sorts descending; unknown values last\n"
@@ -37,6 +38,8 @@ static const char ls_usage[] =
 
 typedef struct ls_opts {
     const char *db, *model, *platform, *quant, *label, *since, *sort;
+    const char *tags[16];
+    int n_tags;
     long long limit;
     int json;
     int sort_field, sort_desc;  /* index into sort_fields, -FIELD */
@@ -86,8 +89,24 @@ static int quant_matches(const store_run *r, const char *q)
     return 1;
 }
 
+/* Whether the comma-separated list `tags` holds tag. */
+static int has_tag(const char *tags, const char *tag)
+{
+    size_t n = strlen(tag);
+    for (const char *p = tags; p && *p;) {
+        size_t k = strcspn(p, ",");
+        if (k == n && !strncmp(p, tag, n))
+            return 1;
+        p += k + (p[k] == ',');
+    }
+    return 0;
+}
+
 static int keep(const store_run *r, const ls_opts *o)
 {
+    for (int i = 0; i < o->n_tags; i++)
+        if (!has_tag(r->tags, o->tags[i]))
+            return 0;
     if (o->model) {
         const char *m = r->model_path ? r->model_path : "";
         if (strcmp(m, o->model) && strcmp(base_name(m), o->model) &&
@@ -178,6 +197,13 @@ static int parse_ls(int argc, char **argv, ls_opts *o)
             o->json = 1;
         } else if (dst) {
             if (!(*dst = cli_opt_value(argc, argv, &i)))
+                return -1;
+        } else if (cli_opt_is(a, "--tag")) {
+            if (o->n_tags == (int)(sizeof(o->tags) / sizeof(o->tags[0]))) {
+                cli_error("ls: at most %d --tag options", o->n_tags);
+                return -1;
+            }
+            if (!(o->tags[o->n_tags++] = cli_opt_value(argc, argv, &i)))
                 return -1;
         } else if (cli_opt_is(a, "--limit")) {
             if (!(v = cli_opt_value(argc, argv, &i)))

@@ -19,6 +19,12 @@ static const struct command {
     {"analyze", cmd_analyze, "a run's layer outputs vs an external golden folder (.npy by tensor name)"},
     {"compare", cmd_compare, "two runs side by side: per-layer error and times, CI gates"},
     {"import", cmd_import, "board logs, toolkit output and level-5 dump folders into runs"},
+    {"rm", cmd_rm, "delete runs (asks first; -y in scripts)"},
+    {"tag", cmd_tag, "put tags on a run (ls --tag filters by them)"},
+    {"untag", cmd_untag, "take tags off a run"},
+    {"label", cmd_label, "give a run a new label"},
+    {"export", cmd_export, "runs, whole, to a JSON file that import reads back"},
+    {"merge", cmd_merge, "add the runs of another database (deduplicated, ids remapped)"},
     {"inspect", cmd_inspect, "what a vendor .rknn holds: target, versions, I/O, compiled nodes"},
     {"info", cmd_info, "this build: version, supported ops, platforms, runtime library"},
 };
