@@ -47,6 +47,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "vendor .rknn inspect and prediction [$b]" bash tests/cli/inspect.sh "$b"
     suite "crash during recording [$b]" bash tests/cli/crash.sh "$b"
     suite "import of real logs [$b]" bash tests/cli/import.sh "$b"
+    suite "managing runs: rm, tags, labels, export/import, merge [$b]" bash tests/cli/manage.sh "$b"
     suite "cli recording, dumps, limits, timing [$b]" bash tests/cli/record.sh "$b"
     suite "npu lowering vs vendor tables [$b]" "$b/tests/npu_models" tests/data/models \
         tests/fuzz/corpus/perflog --check
