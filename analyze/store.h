@@ -33,6 +33,9 @@
  * (reals) and NULL strings are stored as SQL NULL and read back the same way. Use
  * store_run_init / store_layer_init to start from an all-missing row.
  *
+ * A handle is used by one thread at a time (SQLite's own per-call locking is
+ * off); threads that record at once open a handle each.
+ *
  * Strings in rows passed to the store are borrowed (copied by SQLite); rows
  * returned by the store own their strings (free with the matching *_free). */
 #ifndef RT_ANALYZE_STORE_H
@@ -249,6 +252,26 @@ void store_accuracy_free(store_accuracy *rows, int n);
  * its STORE_ACC_QUANT rows. */
 int store_accuracy_replace_golden(store *st, int64_t run_id, const char *source,
                                   const store_accuracy *rows, int n, char *err, size_t errlen);
+
+/* Listing many runs (ls) without a query per run: for every run that has
+ * outputs or error rows, in run id order, its outputs and the error rows of its
+ * graph outputs (is_output; of the source store_get_accuracy picks), and
+ * whether it has error rows at all. Row strings are owned (free with
+ * store_run_outputs_free). */
+typedef struct store_run_outputs {
+    int64_t run_id;
+    store_output *outs;
+    int n_outs;
+    store_accuracy *acc;       /* graph-output rows only, with idx, name, source and
+                                  the entire cos, sqnr_db, max_abs and flags (the
+                                  rest missing) */
+    int n_acc;
+    int has_acc_rows;          /* store_get_accuracy would return rows */
+} store_run_outputs;
+
+int store_list_run_outputs(store *st, store_run_outputs **rows, int *n, char *err,
+                           size_t errlen);
+void store_run_outputs_free(store_run_outputs *rows, int n);
 
 /* ---- Moving runs between databases (store_export.c, docs/store.md "Export") ----
  * A run's content is everything it holds but its id, label and tags: the run's

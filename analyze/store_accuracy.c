@@ -149,21 +149,22 @@ void store_accuracy_free(store_accuracy *rows, int n)
     free(rows);
 }
 
-static void read_accuracy_row(sqlite3_stmt *s, void *row)
+void sq_read_accuracy(sqlite3_stmt *s, int c, store_accuracy *a)
 {
-    store_accuracy *a = row;
     store_accuracy_init(a);
-    a->idx = sqlite3_column_int64(s, 0);
-    a->layer = sq_col_i64(s, 1);
-    a->name = sq_col_text(s, 2);
-    a->op = sq_col_text(s, 3);
-    a->node = sq_col_text(s, 4);
-    a->fused = sqlite3_column_int(s, 5);
-    a->is_output = sqlite3_column_int(s, 6);
-    read_metrics(s, 7, &a->entire);
-    read_metrics(s, 13, &a->single);
-    a->source = sq_col_text(s, 19);
+    a->idx = sqlite3_column_int64(s, c);
+    a->layer = sq_col_i64(s, c + 1);
+    a->name = sq_col_text(s, c + 2);
+    a->op = sq_col_text(s, c + 3);
+    a->node = sq_col_text(s, c + 4);
+    a->fused = sqlite3_column_int(s, c + 5);
+    a->is_output = sqlite3_column_int(s, c + 6);
+    read_metrics(s, c + 7, &a->entire);
+    read_metrics(s, c + 13, &a->single);
+    a->source = sq_col_text(s, c + 19);
 }
+
+static void read_accuracy_row(sqlite3_stmt *s, void *row) { sq_read_accuracy(s, 0, row); }
 static void free_accuracy(void *rows, int n) { store_accuracy_free(rows, n); }
 
 int store_get_accuracy(store *st, int64_t run_id, store_accuracy **rows, int *n, char *err,

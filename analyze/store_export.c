@@ -48,30 +48,7 @@ static void bundle_free(bundle *b)
     memset(b, 0, sizeof *b);
 }
 
-static void read_acc_row(sqlite3_stmt *s, void *row)
-{
-    store_accuracy *a = row;
-    store_accuracy_init(a);
-    a->idx = sqlite3_column_int64(s, 0);
-    a->layer = sq_col_i64(s, 1);
-    a->name = sq_col_text(s, 2);
-    a->op = sq_col_text(s, 3);
-    a->node = sq_col_text(s, 4);
-    a->fused = sqlite3_column_int(s, 5);
-    a->is_output = sqlite3_column_int(s, 6);
-    metrics_t *m[2] = { &a->entire, &a->single };
-    for (int k = 0; k < 2; k++) {
-        int c = 7 + 6 * k;
-        m[k]->cos = sq_col_dbl(s, c);
-        m[k]->euc = sq_col_dbl(s, c + 1);
-        m[k]->max_abs = sq_col_dbl(s, c + 2);
-        m[k]->mean_abs = sq_col_dbl(s, c + 3);
-        m[k]->sqnr_db = sq_col_dbl(s, c + 4);
-        m[k]->flags = sqlite3_column_int(s, c + 5);
-        m[k]->n = -1;
-    }
-    a->source = sq_col_text(s, 19);
-}
+static void read_acc_row(sqlite3_stmt *s, void *row) { sq_read_accuracy(s, 0, row); }
 
 static void free_acc_rows(void *rows, int n) { store_accuracy_free(rows, n); }
 

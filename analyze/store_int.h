@@ -70,4 +70,7 @@ int sq_query_rows(store *st, sqlite3_stmt *s, size_t size, void (*read)(sqlite3_
                   void (*release)(void *, int), const char *what, void **rows, int *n,
                   char *err, size_t errlen);
 
+/* store_accuracy.c: one error row whose ACC_COLS start at column c. */
+void sq_read_accuracy(sqlite3_stmt *s, int c, store_accuracy *a);
+
 #endif

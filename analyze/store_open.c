@@ -183,10 +183,11 @@ static char *concat(const char *a, const char *b)
     return s;
 }
 
-/* Opens path into st->db and sets what every handle needs. */
+/* Opens path into st->db and sets what every handle needs. A handle is used by
+ * one thread at a time (store.h), so SQLite's per-call mutex is left out. */
 static int open_db(store *st, const char *path, int flags, char *err, size_t errlen)
 {
-    if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK)
+    if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return rt_err(err, errlen, RT_EIO, "%s: cannot open database: %s", st->path,
                       st->db ? sqlite3_errmsg(st->db) : "out of memory");
     sqlite3_busy_timeout(st->db, 10000);

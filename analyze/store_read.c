@@ -335,3 +335,153 @@ const char *store_format_shape(char *buf, size_t len, int ndim, const int64_t *d
     return buf;
 }
 
+
+/* ---------------------------------------------------------------- listing many runs */
+
+/* The entry of run_id in rows[0..*n), appended when rows are in id order and
+ * run_id is new (every query below reads in run id order). */
+static store_run_outputs *entry_of(store_run_outputs **rows, int *n, int *cap, int64_t run_id)
+{
+    int lo = 0, hi = *n;
+    while (lo < hi) { /* binary search: the later queries revisit earlier runs */
+        int mid = (lo + hi) / 2;
+        if ((*rows)[mid].run_id < run_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < *n && (*rows)[lo].run_id == run_id)
+        return &(*rows)[lo];
+    if (*n == *cap)
+        *rows = xrealloc(*rows, sizeof **rows * (size_t)(*cap = *cap ? 2 * *cap : 64));
+    memmove(&(*rows)[lo + 1], &(*rows)[lo], sizeof **rows * (size_t)(*n - lo));
+    memset(&(*rows)[lo], 0, sizeof **rows);
+    (*rows)[lo].run_id = run_id;
+    (*n)++;
+    return &(*rows)[lo];
+}
+
+static int by_idx(const void *x, const void *y)
+{
+    const store_accuracy *a = x, *b = y;
+    return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+void store_run_outputs_free(store_run_outputs *rows, int n)
+{
+    for (int i = 0; rows && i < n; i++) {
+        store_outputs_free(rows[i].outs, rows[i].n_outs);
+        store_accuracy_free(rows[i].acc, rows[i].n_acc);
+    }
+    free(rows);
+}
+
+int store_list_run_outputs(store *st, store_run_outputs **out, int *nout, char *err,
+                           size_t errlen)
+{
+    store_run_outputs *rows = NULL, *e;
+    sqlite3_stmt *s = NULL;
+    char **picked = NULL; /* parallel to rows while only runs with error rows are there */
+    int n = 0, cap = 0, rc = 0, step;
+
+    *out = NULL;
+    *nout = 0;
+    /* one read transaction: one lock for the three queries, one consistent view */
+    if ((rc = sq_db_exec(st, "BEGIN", err, errlen)))
+        return rc;
+    /* Per run, the source store_get_accuracy picks (an external golden's, else
+     * the run's own), found by three index seeks at most */
+    if ((rc = sq_db_prepare(st,
+            "SELECT id, COALESCE("
+            "(SELECT source FROM accuracy WHERE run_id = runs.id AND source < '" STORE_ACC_QUANT
+            "' LIMIT 1), "
+            "(SELECT source FROM accuracy WHERE run_id = runs.id AND source > '" STORE_ACC_QUANT
+            "' LIMIT 1), "
+            "(SELECT source FROM accuracy WHERE run_id = runs.id AND source = '" STORE_ACC_QUANT
+            "' LIMIT 1)) FROM runs ORDER BY id",
+            &s, err, errlen)))
+        goto out;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (sqlite3_column_type(s, 1) == SQLITE_NULL)
+            continue;
+        e = entry_of(&rows, &n, &cap, sqlite3_column_int64(s, 0)); /* appended: ids ascend */
+        e->has_acc_rows = 1;
+        picked = xrealloc(picked, sizeof *picked * (size_t)cap);
+        picked[n - 1] = (char *)sq_col_text(s, 1);
+    }
+    if (step != SQLITE_DONE && (rc = sq_db_fail(st, err, errlen, "cannot read error rows")))
+        goto out;
+    sqlite3_finalize(s);
+    /* the graph-output rows of the picked source: only the columns a listing
+     * shows, read in table order (no sort), put in idx order per run below */
+    if ((rc = sq_db_prepare(st, "SELECT run_id, source, idx, name, entire_cos, entire_sqnr_db, "
+                                "entire_max_abs, entire_flags FROM accuracy WHERE is_output = 1",
+                            &s, err, errlen)))
+        goto out;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(s, 0);
+        const char *src = (const char *)sqlite3_column_text(s, 1);
+        int lo = 0, hi = n;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (rows[mid].run_id < id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == n || rows[lo].run_id != id || !src || strcmp(src, picked[lo]))
+            continue;
+        e = &rows[lo];
+        e->acc = xrealloc(e->acc, sizeof *e->acc * (size_t)(e->n_acc + 1));
+        store_accuracy *a = &e->acc[e->n_acc++];
+        store_accuracy_init(a);
+        a->idx = sqlite3_column_int64(s, 2);
+        a->name = sq_col_text(s, 3);
+        a->is_output = 1;
+        a->entire.cos = sq_col_dbl(s, 4);
+        a->entire.sqnr_db = sq_col_dbl(s, 5);
+        a->entire.max_abs = sq_col_dbl(s, 6);
+        a->entire.flags = sqlite3_column_int(s, 7);
+        a->entire.n = a->single.n = -1;
+        a->source = xstrdup(src);
+    }
+    if (step != SQLITE_DONE && (rc = sq_db_fail(st, err, errlen, "cannot read error rows")))
+        goto out;
+    sqlite3_finalize(s);
+    for (int k = 0; k < n; k++)
+        if (rows[k].n_acc > 1)
+            qsort(rows[k].acc, (size_t)rows[k].n_acc, sizeof *rows[k].acc, by_idx);
+    for (int k = 0; k < n; k++)
+        free(picked[k]);
+    free(picked);
+    picked = NULL;
+    if ((rc = sq_db_prepare(st, "SELECT run_id, idx, name, shape, dtype, dump_file FROM outputs "
+                                "ORDER BY run_id, idx", &s, err, errlen)))
+        goto out;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        e = entry_of(&rows, &n, &cap, sqlite3_column_int64(s, 0));
+        e->outs = xrealloc(e->outs, sizeof *e->outs * (size_t)(e->n_outs + 1));
+        store_output *o = &e->outs[e->n_outs++];
+        store_output_init(o);
+        o->idx = sqlite3_column_int64(s, 1);
+        o->name = sq_col_text(s, 2);
+        o->shape = sq_col_text(s, 3);
+        o->dtype = sq_col_text(s, 4);
+        o->dump_file = sq_col_text(s, 5);
+    }
+    if (step != SQLITE_DONE)
+        rc = sq_db_fail(st, err, errlen, "cannot read outputs");
+out:
+    sqlite3_finalize(s);
+    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+    for (int k = 0; picked && k < n; k++)
+        free(picked[k]);
+    free(picked);
+    if (rc) {
+        store_run_outputs_free(rows, n);
+        return rc;
+    }
+    *out = rows;
+    *nout = n;
+    return 0;
+}

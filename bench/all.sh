@@ -15,6 +15,7 @@ for b in "run.sh:runtime vs onnxruntime-node (time <= 2x, RSS <= 1.5x)" \
          "level4.sh:rknn_run at RKNN_LOG_LEVEL=4 over level 0 (<= 5 %)" \
          "rknn.sh:vendor .rknn: inspect (<= 50 ms), predicted run of 300 layers (<= 200 ms)" \
          "import.sh:import of a ~100 MB log of real samples (>= 100 MB/s)" \
+         "store.sh:ls over 10,000 runs x 300 layers (<= 100 ms), show of one run (<= 20 ms)" \
          "run_spread.sh:run-to-run spread of run's host median at its defaults (<= 10 %)"; do
     script=${b%%:*}
     echo "=== bench/$script — ${b#*:}"

@@ -241,32 +241,23 @@ static int parse_ls(int argc, char **argv, ls_opts *o)
     return 0;
 }
 
-/* The summary figures ls shows, from the run's output and accuracy rows. */
-static int ls_figures(store *st, ls_row *row, char *err, size_t errlen)
+/* The summary figures ls shows, from the run's outputs and graph-output error
+ * rows (read for every run at once: store_list_run_outputs). */
+static void ls_figures(ls_row *row, const store_run_outputs *ro)
 {
-    store_output *outs = NULL;
-    store_accuracy *acc = NULL;
-    int no = 0, na = 0, rc;
     run_summary sum;
 
-    rc = store_get_outputs(st, row->run->id, &outs, &no, err, errlen);
-    if (!rc)
-        rc = store_get_accuracy(st, row->run->id, &acc, &na, err, errlen);
-    if (!rc) {
-        summary_compute(row->run, NULL, 0, outs, no, acc, na, 0.99, &sum);
-        row->npu_us = sum.frame_us;
-        row->host_us = sum.host_median_us;
-        row->cos = sum.out_cos;
-        row->sqnr = sum.out_sqnr_db;
-        row->has_acc = na > 0;
-        row->collapsed = sum.n_collapsed;
-        if (sum.worst_output >= 0 && sum.outputs[sum.worst_output].name)
-            row->worst = xstrdup(sum.outputs[sum.worst_output].name);
-        summary_free(&sum);
-    }
-    store_outputs_free(outs, no);
-    store_accuracy_free(acc, na);
-    return rc;
+    summary_compute(row->run, NULL, 0, ro ? ro->outs : NULL, ro ? ro->n_outs : 0,
+                    ro ? ro->acc : NULL, ro ? ro->n_acc : 0, 0.99, &sum);
+    row->npu_us = sum.frame_us;
+    row->host_us = sum.host_median_us;
+    row->cos = sum.out_cos;
+    row->sqnr = sum.out_sqnr_db;
+    row->has_acc = ro && ro->has_acc_rows;
+    row->collapsed = sum.n_collapsed;
+    if (sum.worst_output >= 0 && sum.outputs[sum.worst_output].name)
+        row->worst = xstrdup(sum.outputs[sum.worst_output].name);
+    summary_free(&sum);
 }
 
 static void json_opt_int(json_writer *w, const char *key, int64_t v)
@@ -319,8 +310,9 @@ int cmd_ls(int argc, char **argv)
     ls_opts o;
     store *st = NULL;
     store_run *runs = NULL;
+    store_run_outputs *ro = NULL;
     ls_row *rows = NULL;
-    int n = 0, nk = 0, rc, ret = EXIT_OK;
+    int n = 0, nk = 0, n_ro = 0, rc, ret = EXIT_OK;
     char err[512];
 
     rc = parse_ls(argc, argv, &o);
@@ -338,12 +330,17 @@ int cmd_ls(int argc, char **argv)
     rc = store_open_readonly(path, &st, err, sizeof(err));
     if (!rc)
         rc = store_list_runs(st, &runs, &n, err, sizeof(err));
+    if (!rc)
+        rc = store_list_run_outputs(st, &ro, &n_ro, err, sizeof(err));
     rows = xcalloc((size_t)(n ? n : 1), sizeof(*rows));
-    for (int i = 0; i < n && !rc; i++) {
+    /* both lists are in run id order: one walk pairs them */
+    for (int i = 0, k = 0; i < n && !rc; i++) {
+        while (k < n_ro && ro[k].run_id < runs[i].id)
+            k++;
         if (!keep(&runs[i], &o))
             continue;
         rows[nk].run = &runs[i];
-        rc = ls_figures(st, &rows[nk], err, sizeof(err));
+        ls_figures(&rows[nk], k < n_ro && ro[k].run_id == runs[i].id ? &ro[k] : NULL);
         nk++;
     }
     if (rc) {
@@ -388,6 +385,7 @@ out:
         free(rows[i].worst);
     free(rows);
     store_runs_free(runs, n);
+    store_run_outputs_free(ro, n_ro);
     store_close(st);
     return ret;
 }
