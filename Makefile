@@ -27,7 +27,7 @@ SANFLAGS = -fsanitize=thread -fno-omit-frame-pointer '-Dtarget_clones(...)=unuse
 endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread -D_GNU_SOURCE -I. -Iinclude -I$(BUILD)/gen
 LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS) -pthread
-LIBS     = -lprotobuf-c -lopenblas -lpng -ljpeg -ljansson -lm
+LIBS     = -lprotobuf-c -lopenblas -lpng -ljpeg -ljansson -lyaml -lm
 DBLIBS   = -lsqlite3
 
 GEN_C    = $(BUILD)/gen/onnx/onnx.pb-c.c

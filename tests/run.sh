@@ -55,6 +55,7 @@ run_suites() { # build dir, full (1) or fast (0)
         tests/fuzz/corpus/perflog --check
     suite "npu prediction determinism [$b]" bash tests/npu/determinism.sh "$b"
     suite "api samples [$b]" bash tests/samples/run.sh "$b"
+    suite "quantization.cfg read by libyaml vs python3-yaml [$b]" bash tests/quant/cfg_yaml.sh "$b"
     for q in compare analyze hybrid build images qdq; do
         suite "quant $q [$b]" bash tests/quant/$q.sh "$b"
     done
