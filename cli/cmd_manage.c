@@ -479,7 +479,7 @@ int cli_import_export(const char *path, int n_paths, const char *db, int log_opt
 
     if (n_paths != 1 || log_options) {
         cli_error("import: %s is an export of runs: import it alone, without log options "
-                  "(--label, --model, --format, --copy, --strict)", path);
+                  "(--label, --model, --format, --copy, --strict, --json)", path);
         return EXIT_USAGE;
     }
     notes nt;

@@ -131,6 +131,7 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
     rt_iso_time(rows->time, sizeof(rows->time));
     info->time = rows->time;
     info->status = "ok";
+    info->tool_version = RKNN_TRACE_VERSION;
     info->label = r->label;
     info->model_path = r->model;
     info->model_sha256 = r->sha256;
