@@ -393,7 +393,7 @@ int dump_index_parse(const void *buf, size_t len, const char *what, dump_entry *
     }
 out:
     json_decref(doc);
-    if (rc) {
+    if (rc || !cnt) { /* an empty index is no array, as before */
         dump_entries_free(v, cnt);
     } else {
         *entries = v;
