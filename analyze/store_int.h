@@ -19,14 +19,16 @@ struct store {
     sqlite3_stmt *row_stmt[3]; /* the per-row inserts, prepared once (enum row_stmt) */
 };
 
-#define RUN_COLS                                                                           \
+/* The runs columns read_run reads, in its order; the tags last. */
+#define RUN_COLS_NO_TAGS                                                                   \
     "id, label, time, model_path, model_sha256, model_format, platform, backend, quant, " \
     "quant_algo, quant_method, threads, iterations, seed, inputs_json, total_us, status, " \
     "tool_version, extra_json, n_layers, "                                                \
     "npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256, "   \
-    "weight_bytes, internal_bytes, env_json, "                                            \
-    "(SELECT group_concat(tag, ',') FROM (SELECT tag FROM tags WHERE run_id = runs.id "   \
-    "ORDER BY tag))"
+    "weight_bytes, internal_bytes, env_json"
+#define RUN_COLS                                                                           \
+    RUN_COLS_NO_TAGS ", (SELECT group_concat(tag, ',') FROM (SELECT tag FROM tags "          \
+    "WHERE run_id = runs.id ORDER BY tag))"
 
 #define LAYER_COLS                                                                         \
     "idx, node, op, name, in_shapes, out_shapes, dtype, host_us, npu_cycles, ddr_cycles, " \

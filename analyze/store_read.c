@@ -76,7 +76,11 @@ int store_list_runs(store *st, store_run **runs, int *n, char *err, size_t errle
 
     *runs = NULL;
     *n = 0;
-    if ((rc = sq_db_prepare(st, "SELECT " RUN_COLS " FROM runs ORDER BY id", &s, err, errlen)))
+    /* the tags of every run gathered once (RUN_COLS asks per run) */
+    if ((rc = sq_db_prepare(st, "SELECT " RUN_COLS_NO_TAGS ", t.tags FROM runs LEFT JOIN "
+                            "(SELECT run_id, group_concat(tag, ',') AS tags FROM "
+                            "(SELECT run_id, tag FROM tags ORDER BY run_id, tag) GROUP BY run_id) t "
+                            "ON t.run_id = runs.id ORDER BY id", &s, err, errlen)))
         return rc;
     return sq_query_rows(st, s, sizeof(store_run), read_run_row, free_runs, "cannot list runs",
                       (void **)runs, n, err, errlen);
