@@ -660,7 +660,13 @@ int store_import_export(store *st, const char *path, store_note_fn note, void *c
     for (i = 0; i < n && !rc; i++) {
         char name[64];
         snprintf(name, sizeof name, "run %zu of the file", i + 1);
-        rc = add_bundle(&a, &b[i], name, err, errlen);
+        if ((rc = add_bundle(&a, &b[i], name, err, errlen))) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", err);
+            /* a row the store refuses (a label that is a number, a bad tag) is bad input */
+            rc = rt_err(err, errlen, rc == RT_EINVAL ? RT_EFORMAT : rc, "%s: run %zu: %s", path,
+                        i + 1, msg);
+        }
     }
     if (!rc)
         rc = store_batch_commit(st, err, errlen);
@@ -700,7 +706,12 @@ int store_merge(store *st, const char *other_path, store_note_fn note, void *ctx
             break;
         char name[64];
         snprintf(name, sizeof name, "run %lld there", (long long)runs[i].id);
-        rc = add_bundle(&a, &b, name, err, errlen);
+        if ((rc = add_bundle(&a, &b, name, err, errlen))) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", err);
+            rc = rt_err(err, errlen, rc == RT_EINVAL ? RT_EFORMAT : rc, "%s: run %lld: %s",
+                        other_path, (long long)runs[i].id, msg);
+        }
         bundle_free(&b);
     }
     if (rc)

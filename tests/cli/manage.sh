@@ -172,6 +172,8 @@ d["runs"][-1]["layers"][0]["npu_cycles"] = "many"
 open(sys.argv[2], "w").write(json.dumps(d))
 EOF
 expect 2 "run 13: layers row 0: field 'npu_cycles' has the wrong type" -- "$RT" import "$T/badfield.json" --db "$D"; unchanged "a bad field in the last run"
+cp tests/fuzz/corpus/export/broken_label_number.json "$T/label.json"
+expect 2 "label.json: run 1: bad label '7'" -- "$RT" import "$T/label.json" --db "$D"; unchanged "a label that is a number"
 printf 'SQLite format 3\0garbage' >"$T/garbage.db"
 expect 2 "not an rknn-trace database" -- "$RT" merge "$T/garbage.db" --db "$D"; unchanged "merge of garbage"
 sqlite3 "$T/foreign.db" "create table t(x); insert into t values (1)"
