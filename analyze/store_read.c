@@ -342,18 +342,24 @@ const char *store_format_shape(char *buf, size_t len, int ndim, const int64_t *d
 
 /* ---------------------------------------------------------------- listing many runs */
 
-/* The entry of run_id in rows[0..*n), appended when rows are in id order and
- * run_id is new (every query below reads in run id order). */
-static store_run_outputs *entry_of(store_run_outputs **rows, int *n, int *cap, int64_t run_id)
+/* Where run_id is, or belongs, in rows[0..n) (ordered by run id). */
+static int lower_bound(const store_run_outputs *rows, int n, int64_t run_id)
 {
-    int lo = 0, hi = *n;
-    while (lo < hi) { /* binary search: the later queries revisit earlier runs */
+    int lo = 0, hi = n;
+    while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if ((*rows)[mid].run_id < run_id)
+        if (rows[mid].run_id < run_id)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* The entry of run_id in rows[0..*n), inserted in id order when new. */
+static store_run_outputs *entry_of(store_run_outputs **rows, int *n, int *cap, int64_t run_id)
+{
+    int lo = lower_bound(*rows, *n, run_id);
     if (lo < *n && (*rows)[lo].run_id == run_id)
         return &(*rows)[lo];
     if (*n == *cap)
@@ -425,14 +431,7 @@ int store_list_run_outputs(store *st, store_run_outputs **out, int *nout, char *
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(s, 0);
         const char *src = (const char *)sqlite3_column_text(s, 1);
-        int lo = 0, hi = n;
-        while (lo < hi) {
-            int mid = (lo + hi) / 2;
-            if (rows[mid].run_id < id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        int lo = lower_bound(rows, n, id);
         if (lo == n || rows[lo].run_id != id || !src || strcmp(src, picked[lo]))
             continue;
         e = &rows[lo];

@@ -36,6 +36,8 @@ int cmd_merge(int argc, char **argv);
  * paths given; log_options: a log-only option was given, refused). */
 int cli_is_export_file(const char *path);
 int cli_import_export(const char *path, int n_paths, const char *db, int log_options);
+/* Whether a run's tags (store_run.tags: comma-separated, or NULL) hold tag. */
+int cli_tags_have(const char *tags, const char *tag);
 
 /* Exit code for a runtime status (RT_E*). */
 int cli_exit_code(int status);

@@ -298,7 +298,7 @@ static const char export_usage[] =
     "      --all          every run\n"
     "      --db PATH      database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n";
 
-static int has_tag(const char *tags, const char *tag)
+int cli_tags_have(const char *tags, const char *tag)
 {
     size_t n = strlen(tag);
     for (const char *p = tags; p && *p;) {
@@ -363,7 +363,7 @@ int cmd_export(int argc, char **argv)
         for (int k = 0; k < n_all; k++) {
             int keep = 1, dup = 0;
             for (int t = 0; t < ntag; t++)
-                keep &= has_tag(every[k].tags, tags[t]);
+                keep &= cli_tags_have(every[k].tags, tags[t]);
             for (int j = 0; j < nr; j++)
                 dup |= ids[j] == every[k].id;
             if (keep && !dup)
@@ -458,6 +458,32 @@ static void report(const char *what, const char *from, const store_import_stats 
     printf(", %d already here (skipped), %d relabelled\n", s->skipped, s->relabelled);
 }
 
+/* Opens the database and adds runs from `from` with add (an import of an
+ * export file, a merge); prints the report, then the per-run notes. */
+static int add_runs(const char *cmd, const char *db, const char *from,
+                    int (*add)(store *, const char *, store_note_fn, void *,
+                               store_import_stats *, char *, size_t))
+{
+    store_import_stats stats;
+    store *st = NULL;
+    char err[512];
+    notes nt;
+    int rc;
+
+    notes_open(&nt);
+    if ((rc = store_open(store_default_path(db), &st, err, sizeof err)) ||
+        (rc = add(st, from, collect_note, &nt, &stats, err, sizeof err))) {
+        notes_close(&nt, 0);
+        cli_error("%s: %s", cmd, err);
+        store_close(st);
+        return cli_exit_code(rc);
+    }
+    store_close(st);
+    report(!strcmp(cmd, "merge") ? "merged" : "imported", from, &stats);
+    notes_close(&nt, 1);
+    return EXIT_OK;
+}
+
 int cli_is_export_file(const char *path)
 {
     char head[512];
@@ -472,29 +498,12 @@ int cli_is_export_file(const char *path)
 
 int cli_import_export(const char *path, int n_paths, const char *db, int log_options)
 {
-    store_import_stats stats;
-    store *st = NULL;
-    char err[512];
-    int rc;
-
     if (n_paths != 1 || log_options) {
         cli_error("import: %s is an export of runs: import it alone, without log options "
                   "(--label, --model, --format, --copy, --strict, --json)", path);
         return EXIT_USAGE;
     }
-    notes nt;
-    notes_open(&nt);
-    if ((rc = store_open(store_default_path(db), &st, err, sizeof err)) ||
-        (rc = store_import_export(st, path, collect_note, &nt, &stats, err, sizeof err))) {
-        notes_close(&nt, 0);
-        cli_error("import: %s", err);
-        store_close(st);
-        return cli_exit_code(rc);
-    }
-    store_close(st);
-    report("imported", path, &stats);
-    notes_close(&nt, 1);
-    return EXIT_OK;
+    return add_runs("import", db, path, store_import_export);
 }
 
 static const char merge_usage[] =
@@ -507,10 +516,7 @@ static const char merge_usage[] =
 int cmd_merge(int argc, char **argv)
 {
     const char *db = NULL, *other = NULL;
-    int stop = 0, ex = EXIT_OK, rc;
-    store_import_stats stats;
-    store *st = NULL;
-    char err[512];
+    int stop = 0, ex = EXIT_OK;
 
     for (int i = 1; i < argc && !stop; i++) {
         if (common_opt(argc, argv, &i, merge_usage, &db, &stop, &ex))
@@ -529,17 +535,5 @@ int cmd_merge(int argc, char **argv)
         cli_error("merge: which database? (rknn-trace merge OTHER.db)");
         return EXIT_USAGE;
     }
-    notes nt;
-    notes_open(&nt);
-    if ((rc = store_open(store_default_path(db), &st, err, sizeof err)) ||
-        (rc = store_merge(st, other, collect_note, &nt, &stats, err, sizeof err))) {
-        notes_close(&nt, 0);
-        cli_error("merge: %s", err);
-        store_close(st);
-        return cli_exit_code(rc);
-    }
-    store_close(st);
-    report("merged", other, &stats);
-    notes_close(&nt, 1);
-    return EXIT_OK;
+    return add_runs("merge", db, other, store_merge);
 }

@@ -89,23 +89,10 @@ static int quant_matches(const store_run *r, const char *q)
     return 1;
 }
 
-/* Whether the comma-separated list `tags` holds tag. */
-static int has_tag(const char *tags, const char *tag)
-{
-    size_t n = strlen(tag);
-    for (const char *p = tags; p && *p;) {
-        size_t k = strcspn(p, ",");
-        if (k == n && !strncmp(p, tag, n))
-            return 1;
-        p += k + (p[k] == ',');
-    }
-    return 0;
-}
-
 static int keep(const store_run *r, const ls_opts *o)
 {
     for (int i = 0; i < o->n_tags; i++)
-        if (!has_tag(r->tags, o->tags[i]))
+        if (!cli_tags_have(r->tags, o->tags[i]))
             return 0;
     if (o->model) {
         const char *m = r->model_path ? r->model_path : "";
