@@ -45,8 +45,13 @@ best_ms() {
 cpu_ms() {
     local best= c
     for _ in 1 2 3 4 5 6 7; do
-        c=$(OPENBLAS_NUM_THREADS=1 /usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1 |
-            awk '{printf "%.0f", ($1 + $2) * 1000}')
+        if command -v perf >/dev/null && perf stat -x, -e task-clock true >/dev/null 2>&1; then
+            c=$(OPENBLAS_NUM_THREADS=1 perf stat -x, -e task-clock "$@" 2>&1 >/dev/null |
+                awk -F, '/task-clock/ {printf "%.0f", $1}')
+        else
+            c=$(OPENBLAS_NUM_THREADS=1 /usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1 |
+                awk '{printf "%.0f", ($1 + $2) * 1000}')
+        fi
         [ -z "$best" ] || [ "$c" -lt "$best" ] && best=$c
     done
     echo "$best"
