@@ -277,6 +277,16 @@ static void ls_json_row(json_writer *w, const ls_row *row)
     json_opt_int(w, "iterations", r->iterations);
     json_opt_int(w, "seed", r->seed);
     json_opt_int(w, "layer_count", r->n_layers);
+    json_key(w, "tags");
+    json_arr_open(w);
+    for (const char *p = r->tags; p && *p;) {
+        size_t k = strcspn(p, ",");
+        char tag[80];
+        snprintf(tag, sizeof(tag), "%.*s", (int)k, p);
+        json_str(w, tag);
+        p += k + (p[k] == ',');
+    }
+    json_arr_close(w);
     json_key(w, "npu_us"), json_num(w, row->npu_us);
     json_key(w, "host_median_us"), json_num(w, row->host_us);
     json_key(w, "output_cos"), json_num(w, row->cos);

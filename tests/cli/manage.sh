@@ -86,6 +86,9 @@ oracle=$(sqlite3 "$A" "select count(*) from tags where tag='even'")
 "$RT" ls --db "$A" --tag even --json >"$T/ls.json"
 check "[ \$(python3 -c 'import json,sys;print(len(json.load(open(sys.argv[1]))))' $T/ls.json) = $oracle ]" \
       "ls --tag even lists the $oracle runs sqlite3 finds tagged"
+"$RT" ls --db "$A" --json >"$T/ls.json"
+check "[ \"\$(python3 -c 'import json,sys;print([r[\"tags\"] for r in json.load(open(sys.argv[1])) if r[\"label\"]==\"mnist-fp32\"][0])' $T/ls.json)\" = \"['baseline', 'x86']\" ]" \
+      "ls --json lists a run's tags"
 expect 0 "" -- "$RT" label mnist-i8 quantized --db "$A"
 check "grep -q \"label 'mnist-i8' -> 'quantized'\" $T/out" "label says old and new"
 expect 2 "already used by run" -- "$RT" label quantized mnist-fp32 --db "$A"
