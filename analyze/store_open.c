@@ -73,8 +73,9 @@ static const char *const migrations[] = {
     "ALTER TABLE layers ADD COLUMN frame_us REAL;"
     "ALTER TABLE layers ADD COLUMN npu_dtype TEXT;",
     /* v3: runs are managed (tags, relabelling) and carry the NPU load sampled
-     * while they ran; the layer count is kept on the run so that listing many
-     * runs does not count layer rows */
+     * while they ran; the layer count is kept on the run, and the graph outputs'
+     * error rows have an index of their own, so that listing many runs reads
+     * neither layer rows nor every error row */
     "CREATE TABLE tags ("
     "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     "  tag TEXT NOT NULL,"
@@ -85,6 +86,7 @@ static const char *const migrations[] = {
     "  idx INTEGER NOT NULL,"
     "  t_us REAL, core INTEGER, load_pct REAL,"
     "  PRIMARY KEY (run_id, idx));"
+    "CREATE INDEX accuracy_outputs ON accuracy(run_id, source, idx) WHERE is_output = 1;"
     "ALTER TABLE runs ADD COLUMN n_layers INTEGER;"
     "UPDATE runs SET n_layers = (SELECT COUNT(*) FROM layers WHERE run_id = runs.id);",
 };

@@ -3,7 +3,7 @@
 # runs of 300 layers each (with outputs, error rows, tags, load samples), and
 # `rknn-trace show` of one of them (text and --json), whole processes, best of
 # several. The database (~650 MB) is written once by tests/tools/store_fill
-# into BUILD_DIR/bench/ and kept (rewritten when tests/tools/store_fill.c changes).
+# into BUILD_DIR/bench/ and kept (rewritten when tests/tools/store_fill.c or the schema, analyze/store_open.c, changes).
 # Targets: ls <= 100 ms, show <= 20 ms. Exit 1 when missed.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +16,7 @@ LAYERS=${BENCH_STORE_LAYERS:-300}
 [ -x "$RT" ] && [ -x "$FILL" ] || { echo "bench store: $RT or $FILL not built (make)" >&2; exit 2; }
 DB=$BUILD/bench/store-${RUNS}x${LAYERS}.db
 mkdir -p "$BUILD/bench"
-if [ ! -s "$DB" ] || [ "$ROOT/tests/tools/store_fill.c" -nt "$DB" ]; then
+if [ ! -s "$DB" ] || [ "$ROOT/tests/tools/store_fill.c" -nt "$DB" ] || [ "$ROOT/analyze/store_open.c" -nt "$DB" ]; then
     rm -f "$DB" "$DB-journal"
     s=$(date +%s)
     "$FILL" "$DB.tmp" "$RUNS" "$LAYERS" || { echo "bench store: store_fill failed" >&2; exit 1; }
