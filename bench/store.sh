@@ -3,7 +3,8 @@
 # runs of 300 layers each (with outputs, error rows, tags, load samples), and
 # `rknn-trace show` of one of them (text and --json), whole processes, best of
 # several. The database (~650 MB) is written once by tests/tools/store_fill
-# into BUILD_DIR/bench/ and kept (rewritten when tests/tools/store_fill.c or the schema, analyze/store_open.c, changes).
+# into BUILD_DIR/bench/ and kept (rewritten when tests/tools/store_fill.c or
+# the schema, analyze/store_open.c, changes).
 # Targets: ls <= 100 ms, show <= 20 ms. Exit 1 when missed.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
