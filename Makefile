@@ -25,21 +25,31 @@ ifeq ($(SAN),thread)
 # one plain version of each hot kernel instead.
 SANFLAGS = -fsanitize=thread -fno-omit-frame-pointer '-Dtarget_clones(...)=unused'
 endif
-ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread -D_GNU_SOURCE -I. -Iinclude -I$(BUILD)/gen
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread -D_GNU_SOURCE -I. -Iinclude -I$(BUILD)/gen \
+             -I/usr/include/libdrm
 LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS) -pthread
 LIBS     = -lprotobuf-c -lopenblas -lpng -ljpeg -ljansson -lyaml -lm
 DBLIBS   = -lsqlite3
+TUILIBS  = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+# The board probe (tracer/board*.c but the pure parsers) needs libdrm; it stays
+# out of librknnrt.so and goes into the CLI, the tests and librknntrace.so.
+BOARDLIBS = -ldrm
 
 GEN_C    = $(BUILD)/gen/onnx/onnx.pb-c.c
 GEN_H    = $(BUILD)/gen/onnx/onnx.pb-c.h
 
 # Module sources (folders as in DESIGN.md). The runtime core goes into librknnrt.so
 # and into every program; analyze/ (SQLite) only into the CLI and tests.
-CORE_SRC    = $(wildcard util/*.c runtime/model/*.c runtime/passes/*.c runtime/exec/*.c \
-                         runtime/quant/*.c runtime/npu/*.c dump/*.c tracer/*.c)
+BOARD_SRC   = tracer/board.c tracer/board_drm.c
+# librknntrace.so, the LD_PRELOAD interposer: its own library, not in the core.
+TRACE_SRC   = tracer/interpose.c
+CORE_SRC    = $(filter-out $(BOARD_SRC) $(TRACE_SRC),$(wildcard util/*.c runtime/model/*.c runtime/passes/*.c \
+                         runtime/exec/*.c runtime/quant/*.c runtime/npu/*.c dump/*.c tracer/*.c))
 API_SRC     = $(wildcard runtime/api/*.c)
 ANALYZE_SRC = $(wildcard analyze/*.c)
+REPORTS_SRC = $(wildcard reports/*.c)
 CLI_SRC     = $(wildcard cli/*.c)
+TUI_SRC     = $(wildcard tui/*.c)
 UNIT_SRC    = $(wildcard tests/unit/test_*.c)
 FUZZ_SRC    = $(wildcard tests/fuzz/fuzz_*.c)
 TOOL_SRC    = $(wildcard tests/tools/*.c)
@@ -48,7 +58,10 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 CORE_OBJ    = $(call obj,$(CORE_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
 API_OBJ     = $(call obj,$(API_SRC))
 ANALYZE_OBJ = $(call obj,$(ANALYZE_SRC))
+REPORTS_OBJ = $(call obj,$(REPORTS_SRC))
 CLI_OBJ     = $(call obj,$(CLI_SRC))
+TUI_OBJ     = $(call obj,$(TUI_SRC))
+BOARD_OBJ   = $(call obj,$(BOARD_SRC))
 
 CORE_LIB  = $(BUILD)/libcore.a
 UNIT_BIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
@@ -56,7 +69,7 @@ FUZZ_BIN  = $(patsubst tests/fuzz/%.c,$(BUILD)/tests/%,$(FUZZ_SRC))
 TOOL_BIN  = $(patsubst tests/tools/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 
 .PHONY: all deps demo test test-fast bench install clean fuzz tsan
-all: $(BUILD)/librknnrt.so $(BUILD)/rknn-trace $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
+all: $(BUILD)/librknnrt.so $(BUILD)/librknntrace.so $(BUILD)/rknn-trace $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
 
 $(GEN_C) $(GEN_H): $(PROTO)
 	@mkdir -p $(BUILD)/gen
@@ -79,27 +92,36 @@ $(BUILD)/librknnrt.so: $(API_OBJ) $(CORE_LIB) runtime/api/librknnrt.map
 	    -o $@ $(API_OBJ) -Wl,--whole-archive $(CORE_LIB) \
 	    -Wl,--no-whole-archive $(LDFLAGS_ALL) $(LIBS)
 
-$(BUILD)/rknn-trace: $(CLI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB)
-	$(CC) -o $@ $(CLI_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+# Exports the rknn_* functions only (same version script as the runtime), so that
+# the util functions it carries cannot clash with the application's.
+TRACE_OBJ = $(call obj,$(TRACE_SRC) util/sha256.c util/util.c)
+$(BUILD)/librknntrace.so: $(TRACE_OBJ) runtime/api/librknnrt.map
+	$(CC) -shared -Wl,-soname,librknntrace.so -Wl,--version-script=runtime/api/librknnrt.map \
+	    -o $@ $(TRACE_OBJ) $(LDFLAGS_ALL) -ldl
+
+# reports/ (exporters), tui/ and the board probe: linked into the CLI only.
+$(BUILD)/rknn-trace: $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB)
+	$(CC) -o $@ $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) \
+	    $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(TUILIBS) $(BOARDLIBS) -ldl
 
 # API tests are applications of the C API: they also link the API layer.
-$(BUILD)/tests/test_api_%: tests/unit/test_api_%.c $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+$(BUILD)/tests/test_api_%: tests/unit/test_api_%.c $(API_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+$(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
-$(BUILD)/tests/%: tests/tools/%.c $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+$(BUILD)/tests/%: tests/tools/%.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
 # Fuzz targets built with a plain main() that replays files (tests/fuzz/replay.c);
 # `make fuzz` builds them with clang's libFuzzer instead.
-$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/fuzz/replay.c $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/fuzz/replay.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
 deps:
 	bash scripts/deps.sh
@@ -132,7 +154,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/rknn-trace \
 	    $(DESTDIR)$(PREFIX)/include/rknn-trace $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(BUILD)/rknn-trace $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 $(BUILD)/librknnrt.so $(DESTDIR)$(PREFIX)/lib/rknn-trace/
+	install -m 755 $(BUILD)/librknnrt.so $(BUILD)/librknntrace.so $(DESTDIR)$(PREFIX)/lib/rknn-trace/
 	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/rknn-trace/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/rknn-trace.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rknn-trace.pc
 
@@ -146,18 +168,24 @@ clean:
 SAMPLE_SRC = $(wildcard tests/samples/*.c)
 SAMPLE_BIN = $(patsubst tests/samples/%.c,$(BUILD)/samples/%,$(SAMPLE_SRC))
 all: $(SAMPLE_BIN)
-$(BUILD)/samples/%: tests/samples/%.c tests/samples/sample_util.h include/rknn_api.h $(BUILD)/librknnrt.so
+$(BUILD)/samples/%: tests/samples/%.c tests/samples/sample_util.h $(wildcard include/*.h) $(BUILD)/librknnrt.so
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -o $@ $< -L$(BUILD) -lrknnrt \
 	    -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS_ALL) -lm
 
-# The zoo benchmark builds its networks from their architectures (tests/tools/zoo).
-$(BUILD)/tests/npu_models: tests/tools/npu_models.c tests/tools/zoo/graphs.c tests/tools/zoo/graphs.h $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+# The zoo benchmark builds its networks from their architectures (tests/tools/zoo);
+# zoo_onnx writes them as ONNX files.
+ZOO_TOOLS = $(BUILD)/tests/npu_models $(BUILD)/tests/zoo_onnx
+$(ZOO_TOOLS): $(BUILD)/tests/%: tests/tools/%.c tests/tools/zoo/graphs.c tests/tools/zoo/graphs.h $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/tools/zoo/graphs.c $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/tools/zoo/graphs.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
+
+$(BUILD)/tests/zoo_predict: tests/tools/zoo_predict.c tests/tools/zoo/graphs.c tests/tools/zoo/graphs.h $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/tools/zoo/graphs.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
 # The API benchmark is an application of the C API and of the executor it wraps: it
 # also links the API layer (this explicit rule wins over the tests/tools pattern).
-$(BUILD)/tests/bench_api: tests/tools/bench_api.c $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
+$(BUILD)/tests/bench_api: tests/tools/bench_api.c $(API_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)

@@ -513,11 +513,8 @@ int accuracy_worst_single(const accuracy_report *r)
 
 static const char *cos_color(double c, double thr, int color)
 {
-    if (!color)
-        return "";
-    if (isnan(c))
-        return "\033[35m";
-    return c >= thr ? "\033[32m" : c >= thr - 0.04 ? "\033[33m" : "\033[31m";
+    static const char *const by_grade[] = { "\033[32m", "\033[33m", "\033[31m", "\033[35m" };
+    return color ? by_grade[metrics_cos_grade(c, thr)] : "";
 }
 
 static const char *fmt_sqnr(double v, char *buf, size_t len)

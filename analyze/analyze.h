@@ -19,6 +19,10 @@ int metrics_compute_typed(int ref_dtype, const void *ref, int x_dtype, const voi
  * digits), "nan" for NaN. */
 const char *metrics_fmt_cos(double v, char *buf, size_t len);
 const char *metrics_fmt_euc(double v, char *buf, size_t len);
+/* How the accuracy table colours a cosine against threshold thr: METRIC_GRADE_OK
+ * (>= thr, green), _NEAR (within 0.04 below, yellow), _BAD (red), _NAN (magenta). */
+enum { METRIC_GRADE_OK = 0, METRIC_GRADE_NEAR, METRIC_GRADE_BAD, METRIC_GRADE_NAN };
+int metrics_cos_grade(double cos, double thr);
 
 
 /* ---- Run comparison (analyze/compare.c) ----
@@ -40,10 +44,73 @@ typedef struct compare_row {
 } compare_row;
 
 int compare_align(const compare_side *a, const compare_side *b, compare_row **rows, int *n);
+/* The compiled graphs of two runs, layer against layer: a layer is what the
+ * NPU (or the CPU) executes as one step, i.e. the rows it covers (a fused
+ * Conv+Add: the Conv's row and the Add's) up to the row that carries its
+ * figures. Meant for a vendor .rknn's predicted run (backend "predict": the
+ * compiler's own fusion, placement, dtypes and shapes) against the run of its
+ * source ONNX on the same target (our lowering). Input/OutputOperator layers
+ * (only predicted .rknn runs store them) are counted, not aligned. Layers are
+ * paired by the tensor they output when at least half of them share names,
+ * else (a file compiled from another export of the network) by op type and
+ * output shape, then by output shape alone, each in execution order. */
+enum compare_graph_diff {
+    CMP_G_OP = 1,       /* op types differ (a different fusion: Conv vs ConvAdd) */
+    CMP_G_FUSION = 2,   /* same op, but it covers other source nodes */
+    CMP_G_TARGET = 4,   /* CPU vs NPU */
+    CMP_G_DTYPE = 8,    /* INT8 vs FP16 ... (UINT8 and INT8 count as equal) */
+    CMP_G_SHAPE = 16,   /* output or data-input shapes */
+};
+
+typedef struct compare_glayer {
+    int row, first;             /* side's rows: the one with the figures, the first covered */
+    const char *op;             /* the layer's op type (npu_op, else op) */
+    char full[160];             /* FullName: "Conv:Conv_0" */
+    const char *target, *dtype, *out_shape; /* borrowed from the side's rows */
+    char in_shape[96];          /* its first input's shape */
+    int io;                     /* Input/OutputOperator */
+} compare_glayer;
+
+typedef struct compare_gpair {
+    int l[2];                   /* index into side k's glayers, -1: only the other side has it */
+    int diff;                   /* enum compare_graph_diff bits */
+    char note[200];             /* unpaired: where the other side computes it, if found */
+} compare_gpair;
+
+typedef struct compare_graph {
+    compare_glayer *gl[2];
+    int n[2];                   /* layers, I/O operators included */
+    int io[2];                  /* Input/OutputOperator layers */
+    compare_gpair *pairs;       /* side 0's layers in order, then side 1's unpaired */
+    int n_pairs;
+    int by_name;                /* aligned by tensor names, else by op type and shape */
+    int n_equal, n_differ, n_only[2];
+    int n_diff[5];              /* per enum bit, in bit order */
+} compare_graph;
+
+void compare_graph_build(const compare_side *a, const compare_side *b, compare_graph *g);
+void compare_graph_free(compare_graph *g);
+/* "op", "fusion", "target", "dtype", "shape" of one bit */
+const char *compare_graph_diff_name(int bit);
+
+/* A run's speed against the baseline: percent slower (negative: faster), NaN
+ * when either time is unknown. compare_verdict writes the line `compare`
+ * prints for run `tag` ("B vs A: predicted NPU frame +12.3%"); by_host: the
+ * figures are this PC's host medians. */
+double compare_slower_pct(double base_us, double us);
+const char *compare_verdict(char *buf, size_t len, const char *tag, double slower_pct, int by_host);
 /* Two runs' stored output tensors (.npy files, e.g. store_output.dump_file):
  * metrics of b against a (a is the reference); a constant or non-finite
  * tensor shows in m->flags (METRIC_*). RT_ESHAPE when the sizes differ. */
 int compare_output_files(const char *a, const char *b, metrics_t *m, char *err, size_t errlen);
+
+/* ---- Run filters (analyze/run_filter.c): what `ls` and the TUI select runs by ----
+ * model: the model's path or file name, or a glob (fnmatch) of either;
+ * quant: "TYPE[/ALGO[/METHOD]]", case-insensitive ("i8", "i8/mmse/layer");
+ * tag: one of the run's tags (store_run.tags), exactly. 1: the run matches. */
+int run_filter_model(const store_run *r, const char *pattern);
+int run_filter_quant(const store_run *r, const char *spec);
+int run_filter_tag(const store_run *r, const char *tag);
 
 /* ---- External golden (analyze/golden.c) ----
  * A folder of .npy tensors, one per tensor name, in any of three layouts:
@@ -274,5 +341,63 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
  * no predicted layers. */
 int summary_print_npu_table(const store_run *run, const store_layer *layers, int n_layers,
                             FILE *f, char *err, size_t errlen);
+
+/* ---- Predicted vs measured (analyze/compare_perf.c) ----
+ * A board run (a board's or an imported per-layer table: backend "board") and
+ * a predicted run of the same model (backend "sim": `run`; "predict": a vendor
+ * .rknn's predicted profile), NPU layer by NPU layer. A layer is a row with figures
+ * (cycles or time); a predicted run's layer is named by the first node it
+ * covers ("<op>:<node>", the vendor's FullName), a board row by its FullName.
+ * Layers are aligned by FullName; the layers left are paired by OpType and
+ * first output shape in execution order (exported names that differ), and the
+ * rest are listed as one side's only. Errors are the model's against the board:
+ * (model - board) / board in percent, NaN when the board's figure is missing
+ * or 0. */
+enum { PERFCMP_TIME, PERFCMP_NPU, PERFCMP_DDR, PERFCMP_NFIG };
+#define PERFCMP_TOP 10
+
+typedef struct perfcmp_row {
+    const char *fullname;        /* the board's (else the model's); borrowed, may be NULL */
+    const char *op;              /* vendor OpType (board's, else the model's) */
+    int layer[2];                /* [0] board, [1] model: index into that side's layer rows, -1 none */
+    int64_t idx[2];              /* those rows' store_layer.idx */
+    int by_shape;                /* paired by OpType and shape, the names differ */
+    double fig[2][PERFCMP_NFIG]; /* time us, NPU cycles, DDR cycles; NaN missing */
+    const char *bound[2];        /* "compute", "DDR", "CPU"; NULL missing */
+    double err_pct[PERFCMP_NFIG];
+    double err_us;               /* model time - board time */
+} perfcmp_row;
+
+typedef struct perfcmp_result {
+    const store_run *run[2];     /* [0] board, [1] model (borrowed) */
+    perfcmp_row *rows;           /* board layers in order, model-only layers after them */
+    int n_rows;
+    int n_board, n_model;        /* each side's layers */
+    int n_by_name, n_by_shape;   /* pairs */
+    int n_board_only, n_model_only;
+    double median_abs_pct[PERFCMP_NFIG]; /* over paired layers with both figures, NaN none */
+    int worst[PERFCMP_NFIG];     /* row with the largest |err_pct|, -1 none */
+    int n_err[PERFCMP_NFIG];     /* paired layers with an error */
+    double sum[2][PERFCMP_NFIG]; /* over paired layers having both figures */
+    double total_err_pct[PERFCMP_NFIG];  /* of those sums */
+    int bound_known, bound_agree;/* paired layers with both bounds / the same bound */
+    int top[PERFCMP_TOP], n_top; /* rows the model gets most wrong: largest |err_us| */
+} perfcmp_result;
+
+/* 1 when the run's rows are a board's measurement (backend "board"), 0 a
+ * prediction (backend "sim" or "predict"), -1 neither. */
+int perfcmp_side(const store_run *run);
+/* Aligns board against model (either may come first on the command line:
+ * the caller orders them with perfcmp_side). RT_EINVAL when a side has no
+ * layer with figures. Free with perfcmp_free. */
+int perfcmp_compute(const store_run *board, const store_layer *bl, int nb,
+                    const store_run *model, const store_layer *ml, int nm, perfcmp_result *out,
+                    char *err, size_t errlen);
+void perfcmp_free(perfcmp_result *r);
+/* The table and summary `compare BOARD SIM` prints / its docs/json.md
+ * document ("kind": "compare_perf"). */
+void perfcmp_print(const perfcmp_result *r, FILE *f);
+void perfcmp_json(const perfcmp_result *r, struct json_writer *w);
+
 
 #endif

@@ -23,12 +23,42 @@ static int cmp_entry(const void *x, const void *y)
     return a->seq - b->seq;
 }
 
-static int find(const entry *e, int n, const char *name)
+/* Entry indices by name: open addressing over FNV-1a hashes, so that aligning
+ * two runs of thousands of layers stays linear. */
+typedef struct name_map {
+    int *slot;          /* entry index + 1, 0: empty */
+    unsigned mask;
+} name_map;
+
+static unsigned name_hash(const char *s)
 {
-    for (int i = 0; i < n; i++)
-        if (!strcmp(e[i].name, name))
-            return i;
-    return -1;
+    unsigned h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void map_init(name_map *m, int n)
+{
+    unsigned cap = 16;
+    while (cap < (unsigned)n * 2)
+        cap <<= 1;
+    m->slot = xcalloc(cap, sizeof(int));
+    m->mask = cap - 1;
+}
+
+/* The entry named `name`, or -1; with add >= 0 an absent name is inserted as entry add. */
+static int map_find(name_map *m, const entry *e, const char *name, int add)
+{
+    for (unsigned h = name_hash(name) & m->mask;; h = (h + 1) & m->mask) {
+        if (!m->slot[h]) {
+            if (add >= 0)
+                m->slot[h] = add + 1;
+            return -1;
+        }
+        if (!strcmp(e[m->slot[h] - 1].name, name))
+            return m->slot[h] - 1;
+    }
 }
 
 /* Every distinct tensor name of one run, in execution order. */
@@ -36,23 +66,28 @@ static entry *entries_of(const compare_side *s, int *out_n)
 {
     int cap = s->n_layers + s->n_acc, n = 0, seq = 0;
     entry *e = xcalloc((size_t)(cap ? cap : 1), sizeof(*e));
+    name_map m;
+    map_init(&m, cap);
     for (int i = 0; i < s->n_acc; i++) {
         const store_accuracy *a = &s->acc[i];
-        if (!a->name || find(e, n, a->name) >= 0)
+        if (!a->name)
             continue;
-        e[n++] = (entry){ a->layer == STORE_NULL_INT ? -1 : a->layer, seq++, a->name, a->op, -1, i };
+        e[n] = (entry){ a->layer == STORE_NULL_INT ? -1 : a->layer, seq, a->name, a->op, -1, i };
+        if (map_find(&m, e, a->name, n) < 0)
+            n++, seq++;
     }
     for (int i = 0; i < s->n_layers; i++) {
         const store_layer *l = &s->layers[i];
         if (!l->name)
             continue;
-        int k = find(e, n, l->name);
-        if (k >= 0) {
+        e[n] = (entry){ l->idx, seq, l->name, l->op, i, -1 };
+        int k = map_find(&m, e, l->name, n);
+        if (k >= 0)
             e[k].li = i;
-            continue;
-        }
-        e[n++] = (entry){ l->idx, seq++, l->name, l->op, i, -1 };
+        else
+            n++, seq++;
     }
+    free(m.slot);
     qsort(e, (size_t)n, sizeof(*e), cmp_entry);
     *out_n = n;
     return e;
@@ -63,16 +98,25 @@ int compare_align(const compare_side *a, const compare_side *b, compare_row **ro
     int na, nb, cnt = 0;
     entry *ea = entries_of(a, &na), *eb = entries_of(b, &nb);
     compare_row *v = xcalloc((size_t)(na + nb ? na + nb : 1), sizeof(*v));
+    name_map ma, mb;
+    map_init(&ma, na);
+    map_init(&mb, nb);
+    for (int i = 0; i < na; i++)
+        map_find(&ma, ea, ea[i].name, i);
+    for (int k = 0; k < nb; k++)
+        map_find(&mb, eb, eb[k].name, k);
 
     for (int i = 0; i < na; i++) {
-        int k = find(eb, nb, ea[i].name);
+        int k = map_find(&mb, eb, ea[i].name, -1);
         v[cnt++] = (compare_row){ ea[i].name, ea[i].op ? ea[i].op : k >= 0 ? eb[k].op : NULL,
                                   { ea[i].li, k >= 0 ? eb[k].li : -1 },
                                   { ea[i].ai, k >= 0 ? eb[k].ai : -1 } };
     }
     for (int k = 0; k < nb; k++)
-        if (find(ea, na, eb[k].name) < 0)
+        if (map_find(&ma, ea, eb[k].name, -1) < 0)
             v[cnt++] = (compare_row){ eb[k].name, eb[k].op, { -1, eb[k].li }, { -1, eb[k].ai } };
+    free(ma.slot);
+    free(mb.slot);
     free(ea);
     free(eb);
     *rows = v;
@@ -100,4 +144,245 @@ int compare_output_files(const char *a, const char *b, metrics_t *m, char *err, 
     npy_free(&x);
     npy_free(&y);
     return rc;
+}
+
+/* ---- compiled graphs, layer against layer ---- */
+
+static int is_figure_row(const store_layer *l)
+{
+    return l->total_cycles != STORE_NULL_INT || !isnan(l->frame_us);
+}
+
+static int same_text(const char *a, const char *b)
+{
+    return a && b && !strcmp(a, b);
+}
+
+/* The source node a row or FullName names: "Conv:Conv_0_ConvAdd" -> "Conv_0",
+ * "Conv:input.12_Conv" -> "input.12" (toolkits append the op type), "Conv_1"
+ * as is. */
+static void node_part(const char *s, char *buf, size_t len)
+{
+    const char *colon = s ? strchr(s, ':') : NULL;
+    char *us;
+
+    snprintf(buf, len, "%s", colon ? colon + 1 : s ? s : "");
+    us = strrchr(buf, '_');
+    if (us && us > buf && us[1] >= 'A' && us[1] <= 'Z' && !strchr(us, '/'))
+        *us = '\0';
+}
+
+/* The first element of a JSON list of shapes: "[[1,3,8,8],[8,3,3,3]]" -> "[1,3,8,8]". */
+static void first_shape(const char *list, char *buf, size_t len)
+{
+    const char *open = list ? strchr(list + (list[0] == '['), '[') : NULL;
+    const char *close = open ? strchr(open, ']') : NULL;
+
+    buf[0] = '\0';
+    if (open && close)
+        snprintf(buf, len, "%.*s", (int)(close - open + 1), open);
+}
+
+typedef struct gside {
+    const compare_side *s;
+    compare_glayer *gl;
+    int n;
+} gside;
+
+static void glayers_of(const compare_side *s, gside *out)
+{
+    int first = 0, n = 0;
+
+    out->s = s;
+    out->gl = xcalloc((size_t)(s->n_layers ? s->n_layers : 1), sizeof(*out->gl));
+    for (int i = 0; i < s->n_layers; i++) {
+        const store_layer *r = &s->layers[i], *f = &s->layers[first];
+        if (!is_figure_row(r))
+            continue;
+        compare_glayer *g = &out->gl[n];
+        g->row = i;
+        g->first = first;
+        g->op = r->npu_op ? r->npu_op : r->op ? r->op : "?";
+        if (f->node && strchr(f->node, ':'))
+            snprintf(g->full, sizeof(g->full), "%s", f->node);
+        else
+            snprintf(g->full, sizeof(g->full), "%s:%s", f->op ? f->op : "?", f->node ? f->node : "?");
+        g->target = r->target;
+        g->dtype = r->npu_dtype;
+        g->out_shape = r->out_shapes;
+        first_shape(f->in_shapes, g->in_shape, sizeof(g->in_shape));
+        g->io = !strcmp(g->op, "InputOperator") || !strcmp(g->op, "OutputOperator");
+        n++;
+        first = i + 1;
+    }
+    out->n = n;
+}
+
+/* Does layer g of side s compute tensor `name`, or the source node `node`? */
+static int covers(const gside *s, const compare_glayer *g, const char *name, const char *node)
+{
+    char a[160];
+
+    for (int i = g->first; i <= g->row; i++) {
+        const store_layer *r = &s->s->layers[i];
+        if (same_text(r->name, name))
+            return 1;
+        node_part(r->node, a, sizeof(a));
+        if (node[0] && !strcmp(a, node))
+            return 1;
+    }
+    return 0;
+}
+
+static int dtype_equal(const char *a, const char *b)
+{
+    if (!a || !b)
+        return 1; /* not known on one side: nothing to compare */
+    if (!strcmp(a, "UINT8"))
+        a = "INT8"; /* the runtime prints UINT8 for layers reading a uint8 image */
+    if (!strcmp(b, "UINT8"))
+        b = "INT8";
+    return !strcmp(a, b);
+}
+
+static int pair_diff(const gside *sa, const compare_glayer *a, const gside *sb,
+                     const compare_glayer *b, int by_name)
+{
+    int d = 0;
+    char na[160], nb[160];
+
+    if (!same_text(a->op, b->op))
+        d |= CMP_G_OP;
+    if (by_name && !(d & CMP_G_OP)) {
+        node_part(a->full, na, sizeof(na));
+        node_part(b->full, nb, sizeof(nb));
+        if (strcmp(na, nb) && !covers(sa, a, "", nb) && !covers(sb, b, "", na))
+            d |= CMP_G_FUSION;
+    }
+    if (a->target && b->target && strcmp(a->target, b->target))
+        d |= CMP_G_TARGET;
+    if (!dtype_equal(a->dtype, b->dtype))
+        d |= CMP_G_DTYPE;
+    if (!same_text(a->out_shape, b->out_shape) ||
+        (a->in_shape[0] && b->in_shape[0] && strcmp(a->in_shape, b->in_shape)))
+        d |= CMP_G_SHAPE;
+    return d;
+}
+
+const char *compare_graph_diff_name(int bit)
+{
+    switch (bit) {
+    case CMP_G_OP: return "op";
+    case CMP_G_FUSION: return "fusion";
+    case CMP_G_TARGET: return "target";
+    case CMP_G_DTYPE: return "dtype";
+    case CMP_G_SHAPE: return "shape";
+    }
+    return "?";
+}
+
+void compare_graph_build(const compare_side *a, const compare_side *b, compare_graph *g)
+{
+    gside s[2];
+    int *match[2], shared = 0, nn[2] = {0, 0};
+
+    memset(g, 0, sizeof(*g));
+    glayers_of(a, &s[0]);
+    glayers_of(b, &s[1]);
+    for (int k = 0; k < 2; k++) {
+        g->gl[k] = s[k].gl;
+        g->n[k] = s[k].n;
+        match[k] = xmalloc(sizeof(int) * (size_t)(s[k].n ? s[k].n : 1));
+        for (int i = 0; i < s[k].n; i++) {
+            match[k][i] = -1;
+            g->io[k] += s[k].gl[i].io;
+        }
+        nn[k] = s[k].n - g->io[k];
+    }
+    /* by the tensor each layer outputs, when names are shared enough */
+    for (int i = 0; i < s[0].n; i++)
+        for (int j = 0; j < s[1].n && !s[0].gl[i].io; j++)
+            if (!s[1].gl[j].io && match[1][j] < 0 &&
+                same_text(a->layers[s[0].gl[i].row].name, b->layers[s[1].gl[j].row].name)) {
+                match[0][i] = j, match[1][j] = i, shared++;
+                break;
+            }
+    g->by_name = shared > 0 && 2 * shared >= (nn[0] < nn[1] ? nn[0] : nn[1]);
+    if (!g->by_name) {
+        for (int i = 0; i < s[0].n; i++)
+            match[0][i] = -1;
+        for (int j = 0; j < s[1].n; j++)
+            match[1][j] = -1;
+        /* op type and output shape, then output shape alone, in execution order */
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < s[0].n; i++)
+                for (int j = 0; j < s[1].n && match[0][i] < 0 && !s[0].gl[i].io; j++)
+                    if (!s[1].gl[j].io && match[1][j] < 0 &&
+                        same_text(s[0].gl[i].out_shape, s[1].gl[j].out_shape) &&
+                        (pass || same_text(s[0].gl[i].op, s[1].gl[j].op)))
+                        match[0][i] = j, match[1][j] = i;
+    }
+    g->pairs = xcalloc((size_t)(s[0].n + s[1].n + 1), sizeof(*g->pairs));
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < s[k].n; i++) {
+            const compare_glayer *x = &s[k].gl[i];
+            if (x->io || (k == 1 && match[1][i] >= 0))
+                continue;
+            compare_gpair *p = &g->pairs[g->n_pairs++];
+            p->l[k] = i;
+            p->l[!k] = match[k][i];
+            if (p->l[!k] >= 0) {
+                p->diff = pair_diff(&s[0], &s[0].gl[p->l[0]], &s[1], &s[1].gl[p->l[1]], g->by_name);
+                if (p->diff)
+                    g->n_differ++;
+                else
+                    g->n_equal++;
+                for (int bit = 0; bit < 5; bit++)
+                    g->n_diff[bit] += !!(p->diff & (1 << bit));
+                continue;
+            }
+            g->n_only[k]++;
+            /* where the other side computes it: inside a layer that fuses it */
+            const char *name = s[k].s->layers[x->row].name;
+            char node[160];
+            node_part(x->full, node, sizeof(node));
+            for (int j = 0; j < s[!k].n && g->by_name; j++)
+                if (!s[!k].gl[j].io && covers(&s[!k], &s[!k].gl[j], name ? name : "", node)) {
+                    snprintf(p->note, sizeof(p->note), "%s %s %s there",
+                             strcmp(s[!k].gl[j].op, x->op) ? "fused into" : "computed as",
+                             s[!k].gl[j].op, s[!k].gl[j].full);
+                    break;
+                }
+            if (!p->note[0])
+                snprintf(p->note, sizeof(p->note), "%s", g->by_name
+                         ? "no layer there outputs or fuses it"
+                         : "no layer there with this output shape");
+        }
+    free(match[0]);
+    free(match[1]);
+}
+
+void compare_graph_free(compare_graph *g)
+{
+    free(g->gl[0]);
+    free(g->gl[1]);
+    free(g->pairs);
+    memset(g, 0, sizeof(*g));
+}
+
+double compare_slower_pct(double base_us, double us)
+{
+    return base_us > 0 && !isnan(us) ? (us / base_us - 1.0) * 100.0 : NAN;
+}
+
+const char *compare_verdict(char *buf, size_t len, const char *tag, double slower_pct, int by_host)
+{
+    char pct[32];
+    if (isnan(slower_pct))
+        snprintf(pct, sizeof(pct), "-");
+    else
+        snprintf(pct, sizeof(pct), "%+.1f%%", slower_pct);
+    snprintf(buf, len, "%s vs A: %s %s%s", tag, by_host ? "host median (this PC)" : "predicted NPU frame",
+             pct, isnan(slower_pct) ? (by_host ? " (no host time)" : " (no prediction; --by host)") : "");
+    return buf;
 }

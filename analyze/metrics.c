@@ -212,3 +212,10 @@ const char *metrics_fmt_euc(double v, char *buf, size_t len)
     }
     return buf;
 }
+
+int metrics_cos_grade(double c, double thr)
+{
+    if (isnan(c))
+        return METRIC_GRADE_NAN;
+    return c >= thr ? METRIC_GRADE_OK : c >= thr - 0.04 ? METRIC_GRADE_NEAR : METRIC_GRADE_BAD;
+}

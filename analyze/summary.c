@@ -384,8 +384,12 @@ void summary_print(const run_summary *s, FILE *f, int color)
             fprintf(f, "\nhost      not executed on this PC (backend %s)\n",
                     *backend ? backend : "unknown");
     } else {
-        fprintf(f, "\nhost      this PC's CPU, not the board: median %s ms, p90 %s ms, min %s ms, "
-                "stddev %s ms\n", summary_fmt(a, sizeof(a), s->host_median_us / 1e3, "%.3f"),
+        /* board runs (run --backend board, attach) timed rknn_run on the board itself */
+        int on_board = !strcmp(backend, "board");
+        fprintf(f, "\n%s: median %s ms, p90 %s ms, min %s ms, stddev %s ms\n",
+                on_board ? "board     rknn_run through the board's runtime"
+                         : "host      this PC's CPU, not the board",
+                summary_fmt(a, sizeof(a), s->host_median_us / 1e3, "%.3f"),
                 summary_fmt(b, sizeof(b), s->host_p90_us / 1e3, "%.3f"), summary_fmt(c, sizeof(c), s->host_min_us / 1e3, "%.3f"),
                 summary_fmt(d, sizeof(d), s->host_stddev_us / 1e3, "%.3f"));
         fprintf(f, "          %s timed run%s after %s warm-up, %s thread%s\n",
@@ -618,7 +622,8 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
 
     json_key(w, "host");
     json_obj_open(w);
-    j_str(w, "note", "this PC's CPU, not the board");
+    j_str(w, "note", s->run && s->run->backend && !strcmp(s->run->backend, "board")
+                     ? "rknn_run on the board, through its runtime" : "this PC's CPU, not the board");
     j_num(w, "median_us", s->host_median_us);
     j_num(w, "p90_us", s->host_p90_us);
     j_num(w, "min_us", s->host_min_us);

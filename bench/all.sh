@@ -16,7 +16,12 @@ for b in "run.sh:runtime vs onnxruntime-node (time <= 2x, RSS <= 1.5x)" \
          "rknn.sh:vendor .rknn: inspect (<= 50 ms), predicted run of 300 layers (<= 200 ms)" \
          "import.sh:import of a ~100 MB log of real samples (>= 100 MB/s)" \
          "store.sh:ls over 10,000 runs x 300 layers (<= 100 ms), show of one run (<= 20 ms)" \
-         "run_spread.sh:run-to-run spread of run's host median at its defaults (<= 10 %)"; do
+         "tui.sh:tui: open 10,000 runs (<= 200 ms), scroll 2,000 layers (<= 16 ms a key)" \
+         "compare.sh:compare BOARD SIM of two ~300-layer runs (<= 50 ms)" \
+         "attach.sh:interposer overhead per rknn_run (<= 2 us)" \
+         "top.sh:rknn-trace top at 10 Hz (< 1 % of one CPU)" \
+         "run_spread.sh:run-to-run spread of run's host median at its defaults (<= 10 %)" \
+         "report.sh:report of a 2,000-layer run and of a comparison, every format (<= 1 s)"; do
     script=${b%%:*}
     echo "=== bench/$script — ${b#*:}"
     bash "bench/$script" "$B" || missed+=("$script")

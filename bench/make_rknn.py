@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""bench/make_rknn.py OUT N [TARGET] — writes a synthetic Toolkit2 .rknn
-(container version 6, FlatBuffer model data, JSON trailer) whose graph is
+"""bench/make_rknn.py OUT N [TARGET [lite]] — writes a synthetic Toolkit2 .rknn
+(container version 6, FlatBuffer model data, JSON trailer), or with `lite` an
+RV1103/RV1106 one (container 0x1004: header, task table, then the graph as
+the lite FlatBuffer with its slot numbers), whose graph is
 InputOperator, N ConvRelu/Add/Conv layers on a 1x32x80x80 int8 tensor
 chain, and OutputOperator: the layout of docs/rknn-format.md, for timing the
 reader and the prediction on a model of a given size (real samples stop at
@@ -9,6 +11,7 @@ import json, struct, sys
 
 out, n = sys.argv[1], int(sys.argv[2])
 target = sys.argv[3] if len(sys.argv) > 3 else 'rk3588'
+lite = len(sys.argv) > 4 and sys.argv[4] == 'lite'
 buf = bytearray()
 
 # A table is a list of (slot, kind, value): kind 'u8', 'i32', 'str', 'ivec',
@@ -55,8 +58,9 @@ def emit(fields):
 C, H = 32, 80
 tensors, nodes = [[(0, 'u8', 0)]], []
 def tensor(name, kind, shape, dtype=3):
+    q = 6 if lite else 10  # scale, zero point
     tensors.append([(0, 'u8', dtype), (2, 'u8', kind), (4, 'ivec', shape), (5, 'str', name),
-                    (10, 'ivec', [0x3c23d70a]), (11, 'ivec', [0])])
+                    (q, 'ivec', [0x3c23d70a]), (q + 1, 'ivec', [0])])
     return len(tensors) - 1
 x = tensor('input', 1, [1, C, H, H])
 nodes.append([(1, 'str', 'InputOperator'), (2, 'str', 'InputOperator:input'), (3, 'u8', 0),
@@ -71,25 +75,35 @@ for i in range(n):
         params = [(1, 'ivec', [1, 1]), (3, 'ivec', [3, 3]), (4, 'ivec', [1, 1, 1, 1]),
                   (5, 'ivec', [1, 1])]
         nodes.append([(1, 'str', op), (2, 'str', f'Conv:Conv_{i}'), (3, 'u8', 2),
-                      (4, 'ivec', [x, w, b]), (5, 'ivec', [y]), (7, 'u8', 1),
-                      (8, 'table', params)])
+                      (4, 'ivec', [x, w, b]), (5, 'ivec', [y])] +
+                     ([(9, 'ivec', [1])] if lite else [(7, 'u8', 1), (8, 'table', params)]))
     else:
         y = tensor(f't{i}', 3, [1, C, H, H])
         nodes.append([(1, 'str', op), (2, 'str', f'{op}:{op}_{i}'), (3, 'u8', 2),
-                      (4, 'ivec', [x, prev2]), (5, 'ivec', [y])])
+                      (4, 'ivec', [x, prev2]), (5, 'ivec', [y])] + ([(9, 'ivec', [1])] if lite else []))
     prev2, x = x, y
 tensors[x][1] = (2, 'u8', 2)
 nodes.append([(1, 'str', 'OutputOperator'), (2, 'str', f'OutputOperator:t{n - 1}'), (3, 'u8', 2),
               (4, 'ivec', [x])])
 graph = [(0, 'tvec', tensors), (1, 'tvec', nodes), (2, 'ivec', [1]), (3, 'ivec', [x])]
-root = [(0, 'i32', 6), (1, 'str', 'RKNPU v2'), (2, 'tvec', [graph]), (6, 'i32', 20302),
-        (7, 'str', 'bench(compiler version: synthetic)'), (8, 'str', target), (9, 'str', 'ONNX')]
+sh = 2 if lite else 0  # the lite root lacks slots 4 and 5
+root = [(0, 'i32', 6), (1, 'str', 'RKNPU t3' if lite else 'RKNPU v2'), (2, 'tvec', [graph]),
+        (6 - sh, 'i32', 20302), (7 - sh, 'str', 'bench(compiler version: synthetic)'),
+        (8 - sh, 'str', target), (9 - sh, 'str', 'ONNX')]
 buf.extend(bytes(8))                      # root offset + file identifier
 struct.pack_into('<I', buf, 0, emit(root))
 buf[4:8] = b'RKNN'
 buf.extend(bytes(-len(buf) % 64))
 js = json.dumps({'version': '2.3.2-bench', 'target_platform': [target], 'network_platform': 'ONNX',
                  'input_num': 1, 'output_num': 1, 'norm_tensor': [], 'graph': []}).encode()
+version = 6
+if lite:  # header words: config size, task table size, tasks; one task per NPU node
+    ntask = n
+    table = b''.join(struct.pack('<8IQ', 0, k + 1, 0x1d, 0x300, 0x1ffff, 0, 8, 0, 64 * k)
+                     for k in range(ntask))
+    table += bytes(-len(table) % 64)
+    buf = struct.pack('<6I', len(buf), len(table), ntask, 64 * ntask, 0, 0) + bytes(40) + table + buf
+    version = 0x1004
 with open(out, 'wb') as f:
-    f.write(b'RKNN\0\0\0\0' + struct.pack('<QQ', 6, len(buf)) + bytes(40) + buf +
+    f.write(b'RKNN\0\0\0\0' + struct.pack('<QQ', version, len(buf)) + bytes(40) + buf +
             struct.pack('<Q', len(js)) + js)

@@ -2,7 +2,8 @@
 # bench/rknn.sh [BUILD_DIR] — vendor .rknn files: `rknn-trace inspect` of the
 # largest sample in $RT_SHARED/data/models/rknn (target <= 50 ms) and
 # `rknn-trace run FILE.rknn` (predicted profile, recorded in a database) of
-# a synthetic 300-layer file written by bench/make_rknn.py (target <= 200 ms). Each command runs 11 times; printed:
+# a synthetic 300-layer file written by bench/make_rknn.py (target <= 200 ms),
+# also as an RV1103/RV1106 file. Each command runs 11 times; printed:
 # median and best wall time of the whole process (start included: see the
 # --version line, dominated by loading OpenBLAS) and its CPU time. The target
 # is judged on the best wall time (the cost when CPUs and disk are not shared
@@ -21,6 +22,7 @@ trap 'rm -rf "$T"' EXIT
 BIG=$(ls -S "$SHARED"/data/models/rknn/*.rknn 2>/dev/null | head -1)
 [ -n "$BIG" ] || { echo "bench rknn: no .rknn sample under $SHARED/data/models/rknn" >&2; exit 2; }
 python3 "$ROOT/bench/make_rknn.py" "$T/syn300.rknn" 300 rk3588 || exit 2
+python3 "$ROOT/bench/make_rknn.py" "$T/lite300.rknn" 300 rv1106 lite || exit 2
 python3 - "$RT" "$BIG" "$T" <<'PYEND'
 import os, resource, statistics, subprocess, sys, time
 rt, big, tmp = sys.argv[1:4]
@@ -49,7 +51,8 @@ print(f"in-process read of {os.path.basename(big)} (tests/tools/bench_rknn): {de
 rows = [("inspect " + os.path.basename(big), [rt, "inspect", big], 50),
         ("inspect --json " + os.path.basename(big), [rt, "inspect", "--json", big], 50),
         ("run syn300.rknn (302 layers, stored)", [rt, "run", f"{tmp}/syn300.rknn", "--db", f"{tmp}/b.db"], 200),
-        ("run syn300.rknn --npu-table --no-db", [rt, "run", f"{tmp}/syn300.rknn", "--npu-table", "--no-db"], 200)]
+        ("run syn300.rknn --npu-table --no-db", [rt, "run", f"{tmp}/syn300.rknn", "--npu-table", "--no-db"], 200),
+        ("run lite300.rknn (RV1106, stored)", [rt, "run", f"{tmp}/lite300.rknn", "--db", f"{tmp}/b.db"], 200)]
 bad = 0
 print(f"{'command (whole process)':40s} {'median ms':>10s} {'best ms':>8s} {'CPU ms':>7s} {'target':>8s}")
 for what, args, target in rows:

@@ -38,6 +38,16 @@ int cli_is_export_file(const char *path);
 int cli_import_export(const char *path, int n_paths, const char *db, int log_options);
 /* Whether a run's tags (store_run.tags: comma-separated, or NULL) hold tag. */
 int cli_tags_have(const char *tags, const char *tag);
+int cmd_report(int argc, char **argv);
+int cmd_tui(int argc, char **argv);
+/* `compare BOARD_RUN SIM_RUN` (either order): predicted vs measured per layer
+ * (cli/compare_perf.c). Returns 1 with the exit code in *exit_code when it
+ * compared them; 0 when the caller compares them as usual: the runs are not
+ * one board and one predicted run, a side has no per-layer figures, `gates`
+ * (options of the usual compare's gates) is set, or the store says no. */
+int compare_perf_try(const char *db, const char *ref_a, const char *ref_b, int json, int gates,
+                     int *exit_code);
+int cmd_top(int argc, char **argv);
 
 /* Exit code for a runtime status (RT_E*). */
 int cli_exit_code(int status);
@@ -62,6 +72,77 @@ double cli_parse_real(const char *opt, const char *v, double lo, double hi, int 
 long long cli_parse_core_mask(const char *v);
 /* Parses a non-negative integer; -1 on error. */
 long long cli_parse_count(const char *s);
+
+/* The vendor's per-layer performance table as layer rows of run id (cli/perf_rows.c),
+ * with each row's SRAM hit bytes from sram_hit[row] (NULL: none);
+ * its dtype names in numpy's words; "(1,3,224,224),(64,3,7,7)" as a JSON list of
+ * shapes (single: the first shape alone), NULL when nothing is readable. */
+struct store;
+struct perflog_table;
+int perf_layers_store(struct store *st, int64_t id, const struct perflog_table *t,
+                      const double *sram_hit, char *err, size_t errlen);
+const char *perf_numpy_dtype(const char *vendor);
+/* Level-5 dump files (vendor-named) as the run's output rows, in order. */
+struct vlog_dump;
+int dump_rows_store(struct store *st, int64_t id, const struct vlog_dump *d, int n, char *err,
+                    size_t errlen);
+char *perf_shapes_json(const char *s, int single);
+
+/* NPU load sampled on a thread (cli/load_sampler.c): rows[0..n) once stopped,
+ * t_us since t0 (rt_now_us at the start); free(rows). */
+#include <pthread.h>
+#include "tracer/tracer.h"
+typedef struct load_sampler {
+    pthread_t th;
+    int running, stop;
+    pthread_mutex_t mu;
+    board_snapshot_t snap;
+    double t0;
+    struct store_load_sample *rows;
+    int n, cap;
+} load_sampler;
+void load_sampler_start(load_sampler *s, const char *root);
+void load_sampler_stop(load_sampler *s);
+/* Mean load per core of the samples taken between t0 and t1 (rt_now_us); returns
+ * the core count (0: none). */
+int load_sampler_mean(const load_sampler *s, double t0, double t1, int pct[BOARD_MAX_CORES]);
+
+/* `run --backend board` (cli/run_board.c). */
+typedef struct run_board_opts {
+    const char *model, *runtime, *root, *target, *label, *db;
+    long long iters, warmup, seed;   /* iters 0: 10; warmup -1: 2 */
+    int json, no_db;
+    const char *const *in_name, *const *in_file; /* -i NAME=FILE.npy */
+    int n_in;
+    const char *dump;                /* --dump DIR: the runtime's level-5 dumps, or NULL */
+} run_board_opts;
+int run_board(const run_board_opts *o);
+/* The vendor runtime to load: given, else $RKNN_TRACE_RUNTIME, else the first
+ * of the standard paths that exists; NULL when none. */
+const char *board_runtime_find(const char *given);
+/* What a board run knows besides the board: the runtime (path, SDK_VERSION's
+ * api/driver strings) and, for a vendor .rknn, its target chip, toolkit and
+ * compiler (board_model_facts). NULL or "": unknown, left out. */
+typedef struct board_facts {
+    const char *runtime, *api_version, *drv_version;
+    char model_target[32], toolkit[64], compiler[96];
+} board_facts;
+void board_model_facts(board_facts *f, const void *model, size_t len);
+/* The board's environment (board_env_json) with those facts, malloc'd. */
+char *run_env_json(const char *root, const board_facts *bf);
+/* The run's platform: given (-t), else the .rknn's target, else the SoC of the
+ * board's device tree (in buf), else NULL. */
+const char *board_platform(const char *given, const board_facts *bf, const char *root, char *buf,
+                           size_t len);
+int cmd_attach(int argc, char **argv);
+/* The version string a runtime library carries ("librknnrt version: 1.5.2 (hash@date)",
+ * the same text RKNN_QUERY_SDK_VERSION answers), read from the file itself; 1 when found. */
+int board_runtime_version(const char *path, char *out, size_t len);
+/* Median, min, p90 and population stddev of n times (NaN each when n is 0). */
+typedef struct time_stats { double median, min, p90, stddev; } time_stats;
+time_stats board_time_stats(const double *v, int n);
+/* An rknpu device under root: a DRM device of driver rknpu, or /dev/rknpu. */
+int board_npu_present(const char *root);
 
 #define RKNN_TRACE_VERSION "0.1.0"
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #define MAX_SHAPES 64
+#define MAX_SETS 512 /* RKNN_MAX_DYNAMIC_SHAPE_NUM */
 
 static void usage(FILE *f)
 {
@@ -36,9 +37,17 @@ static void usage(FILE *f)
           "      --quant-algo A      normal (default), kl_divergence, mmse\n"
           "      --quant-method M    channel (default), layer\n"
           "      --dataset FILE      calibration list (.npy, .png, .jpg per input)\n"
-          "      --mean M[,M1,M2], --std S[,S1,S2]   image preprocessing\n"
+          "      --mean M[,M1,M2], --std S[,S1,S2]   preprocessing of every image input\n"
+          "                          (4-D, C = 1..4): part of the model, as Toolkit2's\n"
+          "                          mean_values/std_values; rknn_init applies them to raw\n"
+          "                          (uint8 NHWC) input; calibration images too\n"
+          "      --reorder C0,C1,C2  channel order of the raw input (2,1,0: BGR data for an\n"
+          "                          RGB model)\n"
           "      --hybrid FILE       *.quantization.cfg: fp16 layers, fixed parameters\n"
-          "      --shape NAME=D0,D1,...  fix the dynamic dimensions of input NAME\n"
+          "      --shape NAME=D0,D1,...  fix the dynamic dimensions of input NAME (one shape)\n"
+          "      --dynamic-input NAME=D0,..[;NAME2=..]  one shape set (every input), repeat\n"
+          "                          for more, as Toolkit2's config(dynamic_input=...); the\n"
+          "                          first set is the one calibrated and shown at rknn_init\n"
           "      --no-progress       no calibration progress bar\n",
           f);
 }
@@ -64,11 +73,107 @@ static int same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+/* "2,1,0" into v; the count, or -1 when it is no permutation of 0..N-1. */
+static int parse_reorder(const char *s, int *v)
+{
+    int n = 0, seen = 0;
+    for (const char *p = s;;) {
+        char *end;
+        long c = strtol(p, &end, 10);
+        if (end == p || n == 4 || c < 0 || c > 3 || (seen & (1 << c)))
+            return -1;
+        seen |= 1 << c;
+        v[n++] = (int)c;
+        if (!*end)
+            break;
+        if (*end != ',')
+            return -1;
+        p = end + 1;
+    }
+    return seen == (1 << n) - 1 ? n : -1;
+}
+
+/* The inputs mean/std/reorder apply to: 4-D NCHW with 1..4 channels. */
+static int is_image_input(const tensor_t *t)
+{
+    return t->dtype == DT_FLOAT && t->ndim == 4 && t->dims[1] >= 1 && t->dims[1] <= 4;
+}
+
+static void write_list(json_writer *w, const float *f, const int *iv, int n)
+{
+    if ((!f && !iv) || n <= 0) {
+        json_write_null(w);
+        return;
+    }
+    json_arr_open(w);
+    for (int k = 0; k < n; k++) {
+        if (f)
+            json_num(w, f[k]);
+        else
+            json_int(w, iv[k]);
+    }
+    json_arr_close(w);
+}
+
+/* One --dynamic-input set "a=1,3,64,64;b=1,10" (cut in place) into shapes[]
+ * and row k of the set table, in graph-input order; every input is named once. */
+static int parse_set(char *arg, const graph_t *g, int k, int64_t *dims, int *ndim,
+                     const char *model, input_shape_t *shapes, int *n_shapes)
+{
+    char *save = NULL;
+    int n = 0;
+    for (char *tok = strtok_r(arg, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+        if (n == MAX_SHAPES || cli_add_shape(tok, shapes, &n, MAX_SHAPES))
+            return EXIT_USAGE;
+    }
+    for (int j = 0; j < g->n_inputs; j++) {
+        const tensor_t *t = &g->t[g->inputs[j]];
+        int found = -1;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(shapes[i].name, t->name))
+                found = i;
+        if (found < 0) {
+            cli_error("build: --dynamic-input set %d does not give input '%s': a set names "
+                      "every input of %s (NAME=D0,D1,..;NAME2=..)", k, t->name, model);
+            return EXIT_USAGE;
+        }
+        size_t at = (size_t)k * (size_t)g->n_inputs + (size_t)j;
+        ndim[at] = shapes[found].ndim;
+        memcpy(dims + at * MODEL_MAX_DIMS, shapes[found].dims,
+               sizeof(int64_t) * (size_t)shapes[found].ndim);
+    }
+    if (n != g->n_inputs) {
+        cli_error("build: --dynamic-input set %d names %d inputs, %s has %d", k, n, model,
+                  g->n_inputs);
+        return EXIT_USAGE;
+    }
+    *n_shapes = n;
+    return EXIT_OK;
+}
+
+/* A fresh graph prepared with one set's shapes. */
+static int check_set(const char *model, const input_shape_t *shapes, int n, char *err,
+                     size_t errlen)
+{
+    graph_t *g = NULL;
+    int rc = model_load_file(model, &g, err, errlen);
+    if (!rc)
+        rc = passes_prepare(g, shapes, n, err, errlen);
+    graph_free(g);
+    return rc;
+}
+
 int cmd_build(int argc, char **argv)
 {
     const char *model = NULL, *out = NULL, *target = "rk3588", *quant = "i8";
     input_shape_t shapes[MAX_SHAPES];
-    int n_shapes = 0, ret = EXIT_INTERNAL, rc, qk;
+    int n_shapes = 0, ret = EXIT_INTERNAL, rc, qk, n_sets = 0, n_reorder = 0;
+    const char *set_args[MAX_SETS], *reorder = NULL;
+    int reorder_v[4];
+    int64_t *set_dims = NULL; /* [set][input][MODEL_MAX_DIMS] */
+    int *set_ndim = NULL;
+    char *set_buf = NULL;
+    quant_preproc pp;
     quant_cli qc;
     const npu_platform_t *plat = NULL;
     graph_t *g = NULL;
@@ -99,6 +204,17 @@ int cmd_build(int argc, char **argv)
                 return EXIT_USAGE;
             if (cli_add_shape((char *)v, shapes, &n_shapes, MAX_SHAPES))
                 return EXIT_USAGE;
+        } else if (cli_opt_is(a, "--dynamic-input")) {
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            if (n_sets == MAX_SETS) {
+                cli_error("build: at most %d --dynamic-input sets", MAX_SETS);
+                return EXIT_USAGE;
+            }
+            set_args[n_sets++] = v;
+        } else if (cli_opt_is(a, "--reorder")) {
+            if (!(reorder = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
         } else if ((qk = quant_cli_option(argc, argv, &i, &qc)) != 0) {
             if (qk < 0)
                 return EXIT_USAGE;
@@ -121,8 +237,21 @@ int cmd_build(int argc, char **argv)
         cli_error("%s", err);
         return EXIT_USAGE;
     }
+    if (n_sets && n_shapes) {
+        cli_error("build: --shape is the one-set case of --dynamic-input; give one of them");
+        return EXIT_USAGE;
+    }
+    if (reorder && (n_reorder = parse_reorder(reorder, reorder_v)) < 0) {
+        cli_error("build: --reorder takes a permutation of 0..N-1 (N <= 4), e.g. 2,1,0; got '%s'",
+                  reorder);
+        return EXIT_USAGE;
+    }
+    /* mean/std are the model's preprocessing (rknn_init applies them), not only
+     * calibration's: they need no images */
+    qc.image_inputs = qc.mean || qc.std;
     if ((qk = quant_cli_check(quant, &qc)) != EXIT_OK)
         return qk;
+    quant_preproc_parse(qc.mean, qc.std, &pp, NULL, 0); /* checked by quant_cli_check */
     if (qc.dump_golden || qc.dump_quant) {
         cli_error("build: --dump-golden/--dump-quant belong to rknn-trace run");
         return EXIT_USAGE;
@@ -144,9 +273,50 @@ int cmd_build(int argc, char **argv)
                   "every parameter");
         goto out;
     }
+    if (n_sets) {
+        set_dims = xcalloc((size_t)n_sets * (size_t)g->n_inputs * MODEL_MAX_DIMS, sizeof(int64_t));
+        set_ndim = xcalloc((size_t)n_sets * (size_t)g->n_inputs, sizeof(int));
+        for (int k = 0; k < n_sets; k++) {
+            free(set_buf);
+            set_buf = xstrdup(set_args[k]);
+            if ((ret = parse_set(set_buf, g, k, set_dims, set_ndim, model, shapes,
+                                 &n_shapes)) != EXIT_OK)
+                goto out;
+            /* every set must make a valid model, not only the calibrated one */
+            char msg[600];
+            if (k > 0 && (rc = check_set(model, shapes, n_shapes, msg, sizeof(msg)))) {
+                rt_err(err, sizeof(err), rc, "--dynamic-input set %d (%.200s): %s", k,
+                       set_args[k], msg);
+                goto fail;
+            }
+        }
+        free(set_buf);
+        set_buf = xstrdup(set_args[0]); /* shapes[] point into it: the first set */
+        parse_set(set_buf, g, 0, set_dims, set_ndim, model, shapes, &n_shapes);
+    }
     rc = passes_prepare(g, shapes, n_shapes, err, sizeof(err));
     if (rc)
         goto fail;
+    if (n_shapes && !n_sets) { /* --shape: the one set, every input as prepared */
+        n_sets = 1;
+        set_dims = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1) * MODEL_MAX_DIMS,
+                           sizeof(int64_t));
+        set_ndim = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(int));
+        for (int j = 0; j < g->n_inputs; j++) {
+            const tensor_t *t = &g->t[g->inputs[j]];
+            set_ndim[j] = t->ndim;
+            memcpy(set_dims + (size_t)j * MODEL_MAX_DIMS, t->dims, sizeof(int64_t) * (size_t)t->ndim);
+        }
+    }
+    for (int j = 0; j < g->n_inputs; j++) {
+        const tensor_t *t = &g->t[g->inputs[j]];
+        if ((qc.mean || qc.std || reorder) && is_image_input(t) &&
+            ((rc = quant_preproc_check(&pp, t, err, sizeof(err))) ||
+             (n_reorder && n_reorder != t->dims[1] &&
+              (rc = rt_err(err, sizeof(err), RT_EINVAL, "--reorder gives %d channels, input "
+                           "'%s' has %lld", n_reorder, t->name, (long long)t->dims[1])))))
+            goto fail;
+    }
 
     if (qt != QT_FP32) {
         bufs = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*bufs));
@@ -197,6 +367,40 @@ int cmd_build(int argc, char **argv)
         json_key(&w, "mean"), json_str(&w, qc.mean);
         json_key(&w, "std"), json_str(&w, qc.std);
         json_key(&w, "hybrid"), json_str(&w, qc.hybrid);
+        json_key(&w, "inputs");
+        json_arr_open(&w);
+        for (int j = 0; j < g->n_inputs; j++) {
+            const tensor_t *t = &g->t[g->inputs[j]];
+            int img = is_image_input(t);
+            json_obj_open(&w);
+            json_key(&w, "name"), json_str(&w, t->name);
+            json_key(&w, "mean");
+            write_list(&w, img && qc.mean ? pp.mean : NULL, NULL, pp.n_mean);
+            json_key(&w, "std");
+            write_list(&w, img && qc.std ? pp.std : NULL, NULL, pp.n_std);
+            json_key(&w, "reorder");
+            write_list(&w, NULL, img && n_reorder ? reorder_v : NULL, n_reorder);
+            json_obj_close(&w);
+        }
+        json_arr_close(&w);
+        json_key(&w, "dynamic_input");
+        if (!n_sets)
+            json_write_null(&w);
+        else
+            json_arr_open(&w);
+        for (int k = 0; k < n_sets; k++) {
+            json_arr_open(&w);
+            for (int j = 0; j < g->n_inputs; j++) {
+                json_arr_open(&w);
+                size_t at = (size_t)k * (size_t)g->n_inputs + (size_t)j;
+                for (int d = 0; d < set_ndim[at]; d++)
+                    json_int(&w, set_dims[at * MODEL_MAX_DIMS + (size_t)d]);
+                json_arr_close(&w);
+            }
+            json_arr_close(&w);
+        }
+        if (n_sets)
+            json_arr_close(&w);
         json_key(&w, "int8_layers"), json_int(&w, acc ? acc->n_int8_nodes : 0);
         json_key(&w, "fp16_layers"), json_int(&w, acc ? acc->n_fp16_nodes : 0);
         json_key(&w, "source"), json_str(&w, model);
@@ -219,6 +423,8 @@ int cmd_build(int argc, char **argv)
     if (acc && qt == QT_I8)
         printf(" (%s, %s, %d calibration samples, %d int8 layers, %d fp16 layers)", qc.algo,
                qc.method, acc->n_samples, acc->n_int8_nodes, acc->n_fp16_nodes);
+    if (n_sets > 1)
+        printf(", %d input shape sets", n_sets);
     printf("\n");
     ret = EXIT_OK;
     goto out;
@@ -234,6 +440,9 @@ out:
     free(onnx);
     free(cfg);
     free(meta);
+    free(set_dims);
+    free(set_ndim);
+    free(set_buf);
     accuracy_report_free(acc);
     graph_free(g);
     return ret;

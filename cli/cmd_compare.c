@@ -2,7 +2,9 @@
  * by side (the first is the baseline): per graph output the error vs the fp32
  * golden and vs the baseline's output, layer by layer (aligned by source tensor
  * name), a speed verdict on the predicted NPU frame (or this PC's time with
- * --by host), and CI gates. A collapsed output (constant, all-zero or NaN) is a
+ * --by host), and CI gates. With a vendor .rknn's predicted run (or --graph):
+ * the two compiled graphs layer against layer (fusion, placement, dtypes,
+ * shapes). A collapsed output (constant, all-zero or NaN) is a
  * named failure, never a bare "nan". */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
@@ -23,7 +25,11 @@ static void usage(FILE *f)
           "max-abs vs the baseline's output (runs recorded with --dump); layer by layer,\n"
           "aligned by the source model's tensor names: entire cos and the predicted NPU time;\n"
           "then one summary and one speed line per run.\n"
+          "When A or B is a vendor .rknn's predicted run (or with --graph): the compiled\n"
+          "graphs of A and B layer against layer (aligned by output tensor name, else by op\n"
+          "type and shape): where fusion, CPU/NPU placement, dtypes or shapes differ.\n"
           "\n"
+          "      --graph               compare the compiled graphs of A and B (layers, op types)\n"
           "      --by npu|host         speed verdict and --fail-if-slower on the predicted NPU\n"
           "                            frame (default) or on this PC's host median\n"
           "      --cos-threshold X     name each run's first layer with entire cos < X (0.99)\n"
@@ -33,6 +39,9 @@ static void usage(FILE *f)
           "                            baseline\n"
           "      --db PATH             database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
           "      --json                one JSON document on stdout (docs/json.md)\n"
+          "A board run (imported table) and a predicted run of the same model, in either\n"
+          "order and without gates, are compared layer by layer instead: NPU cycles, DDR\n"
+          "cycles, time and bound of the board and of the model, with the model's error.\n"
           "exit: 0 ok, 1 usage, 2 unknown run or a gate without data, 3 a gate failed\n",
           f);
 }
@@ -154,6 +163,135 @@ static void out_problem(const side *s, const out_cell *c, const char *name, char
         snprintf(buf, len, "run %s: output '%s' is constant (collapsed)", run_name(&s->run, nm, sizeof(nm)), name);
 }
 
+static int is_prediction(const store_run *r)
+{
+    return r->backend && !strcmp(r->backend, "predict");
+}
+
+static const char *or_dash(const char *s)
+{
+    return s && s[0] ? s : "-";
+}
+
+/* Per op type: the layer count of each side, "Conv 3/2" where they differ. */
+static void print_op_counts(const compare_graph *g)
+{
+    const char *seen[256];
+    int ns = 0, same = 1;
+
+    printf("  op types (A/B):");
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < g->n[k] && ns < 256; i++) {
+            const char *op = g->gl[k][i].op;
+            int c[2] = {0, 0}, dup = g->gl[k][i].io;
+            for (int j = 0; j < ns && !dup; j++)
+                dup = !strcmp(seen[j], op);
+            if (dup)
+                continue;
+            seen[ns++] = op;
+            for (int q = 0; q < 2; q++)
+                for (int j = 0; j < g->n[q]; j++)
+                    c[q] += !g->gl[q][j].io && !strcmp(g->gl[q][j].op, op);
+            printf(" %s %d/%d%s", op, c[0], c[1], c[0] != c[1] ? "*" : "");
+            same &= c[0] == c[1];
+        }
+    printf("%s\n", same ? "" : "   (* differ)");
+}
+
+static void print_glayer(const compare_glayer *l)
+{
+    printf("%s %s %s %s in %s out %s", l->op, l->full, or_dash(l->target), or_dash(l->dtype),
+           or_dash(l->in_shape), or_dash(l->out_shape));
+}
+
+static void print_graph(const compare_graph *g)
+{
+    printf("\ncompiled graphs, layer against layer (aligned by %s)\n",
+           g->by_name ? "output tensor name" : "op type and output shape: the tensor names differ");
+    for (int k = 0; k < 2; k++)
+        printf("  %c: %d layers + %d Input/OutputOperator\n", 'A' + k, g->n[k] - g->io[k], g->io[k]);
+    print_op_counts(g);
+    printf("  paired %d: %d equal, %d differ (op %d, fusion %d, target %d, dtype %d, shape %d); "
+           "only in A %d, only in B %d\n", g->n_equal + g->n_differ, g->n_equal, g->n_differ,
+           g->n_diff[0], g->n_diff[1], g->n_diff[2], g->n_diff[3], g->n_diff[4], g->n_only[0],
+           g->n_only[1]);
+    for (int i = 0; i < g->n_pairs; i++) {
+        const compare_gpair *p = &g->pairs[i];
+        if (!p->diff && p->l[0] >= 0 && p->l[1] >= 0)
+            continue;
+        if (p->l[0] >= 0 && p->l[1] >= 0) {
+            printf("  differ (");
+            for (int bit = 0, n = 0; bit < 5; bit++)
+                if (p->diff & (1 << bit))
+                    printf("%s%s", n++ ? "," : "", compare_graph_diff_name(1 << bit));
+            printf("): A ");
+            print_glayer(&g->gl[0][p->l[0]]);
+            printf(" | B ");
+            print_glayer(&g->gl[1][p->l[1]]);
+        } else {
+            int k = p->l[0] >= 0 ? 0 : 1;
+            printf("  only in %c: ", 'A' + k);
+            print_glayer(&g->gl[k][p->l[k]]);
+            printf(" (%s)", p->note);
+        }
+        putchar('\n');
+    }
+}
+
+static void json_glayer(json_writer *w, const compare_graph *g, int k, int i)
+{
+    if (i < 0) {
+        json_write_null(w);
+        return;
+    }
+    const compare_glayer *l = &g->gl[k][i];
+    json_obj_open(w);
+    json_key(w, "op"), json_str(w, l->op);
+    json_key(w, "full_name"), json_str(w, l->full);
+    json_key(w, "target"), json_str(w, l->target);
+    json_key(w, "dtype"), json_str(w, l->dtype);
+    json_key(w, "out_shapes"), json_str(w, l->out_shape);
+    json_key(w, "in_shape"), json_str(w, l->in_shape[0] ? l->in_shape : NULL);
+    json_obj_close(w);
+}
+
+static void json_graph(json_writer *w, const compare_graph *g)
+{
+    json_key(w, "graph");
+    json_obj_open(w);
+    json_key(w, "aligned_by"), json_str(w, g->by_name ? "name" : "op_shape");
+    json_key(w, "layers"), json_arr_open(w);
+    for (int k = 0; k < 2; k++)
+        json_int(w, g->n[k] - g->io[k]);
+    json_arr_close(w);
+    json_key(w, "io_operators"), json_arr_open(w);
+    for (int k = 0; k < 2; k++)
+        json_int(w, g->io[k]);
+    json_arr_close(w);
+    json_key(w, "equal"), json_int(w, g->n_equal);
+    json_key(w, "differ"), json_int(w, g->n_differ);
+    json_key(w, "only"), json_arr_open(w);
+    json_int(w, g->n_only[0]);
+    json_int(w, g->n_only[1]);
+    json_arr_close(w);
+    json_key(w, "pairs"), json_arr_open(w);
+    for (int i = 0; i < g->n_pairs; i++) {
+        const compare_gpair *p = &g->pairs[i];
+        json_obj_open(w);
+        json_key(w, "a"), json_glayer(w, g, 0, p->l[0]);
+        json_key(w, "b"), json_glayer(w, g, 1, p->l[1]);
+        json_key(w, "differ"), json_arr_open(w);
+        for (int bit = 0; bit < 5; bit++)
+            if (p->diff & (1 << bit))
+                json_str(w, compare_graph_diff_name(1 << bit));
+        json_arr_close(w);
+        json_key(w, "note"), json_str(w, p->note[0] ? p->note : NULL);
+        json_obj_close(w);
+    }
+    json_arr_close(w);
+    json_obj_close(w);
+}
+
 static void json_metrics_obj(json_writer *w, const char *key, const metrics_t *m, int ok)
 {
     json_key(w, key);
@@ -176,7 +314,8 @@ int cmd_compare(int argc, char **argv)
 {
     const char *db = NULL, *ref[MAX_RUNS];
     double thr = 0.99, fail_cos = NAN, fail_slower = NAN;
-    int json = 0, bad = 0, ret = EXIT_INTERNAL, rc = RT_OK, nr = 0, by_host = 0;
+    int json = 0, bad = 0, ret = EXIT_INTERNAL, rc = RT_OK, nr = 0, by_host = 0, graph = 0;
+    compare_graph cg;
     side s[MAX_RUNS];
     store *st = NULL;
     compare_row *rows = NULL;
@@ -186,6 +325,7 @@ int cmd_compare(int argc, char **argv)
     char err[512] = "";
 
     memset(s, 0, sizeof(s));
+    memset(&cg, 0, sizeof(cg));
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -193,6 +333,8 @@ int cmd_compare(int argc, char **argv)
             return EXIT_OK;
         } else if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--graph")) {
+            graph = 1;
         } else if (cli_opt_is(a, "--db")) {
             if (!(db = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
@@ -236,6 +378,10 @@ int cmd_compare(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    /* a board run and a predicted run: predicted vs measured, layer by layer */
+    if (nr == 2 && compare_perf_try(db, ref[0], ref[1], json,
+                                    !isnan(fail_cos) || !isnan(fail_slower) || by_host, &ret))
+        return ret;
     rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
     for (int k = 0; k < nr && !rc; k++)
         rc = load_side(st, ref[k], &s[k], thr, err, sizeof(err));
@@ -248,8 +394,7 @@ int cmd_compare(int argc, char **argv)
     /* speed: the predicted NPU frame unless --by host */
     for (int k = 0; k < nr; k++) {
         s[k].speed_us = by_host ? s[k].sum.host_median_us : s[k].sum.frame_us;
-        s[k].slower_pct = s[0].speed_us > 0 && !isnan(s[k].speed_us)
-                              ? (s[k].speed_us / s[0].speed_us - 1.0) * 100.0 : NAN;
+        s[k].slower_pct = compare_slower_pct(s[0].speed_us, s[k].speed_us);
     }
     if (!isnan(fail_slower))
         for (int k = 0; k < nr; k++)
@@ -334,6 +479,9 @@ int cmd_compare(int argc, char **argv)
     compare_side ca = { &s[0].run, s[0].layers, s[0].nl, s[0].acc, s[0].na };
     compare_side cb = { &s[1].run, s[1].layers, s[1].nl, s[1].acc, s[1].na };
     compare_align(&ca, &cb, &rows, &n_rows);
+    graph |= is_prediction(&s[0].run) || is_prediction(&s[1].run);
+    if (graph)
+        compare_graph_build(&ca, &cb, &cg);
 
     if (json) {
         json_writer w;
@@ -425,6 +573,8 @@ int cmd_compare(int argc, char **argv)
             json_obj_close(&w);
         }
         json_arr_close(&w);
+        if (graph)
+            json_graph(&w, &cg);
         json_key(&w, "gates");
         json_arr_open(&w);
         for (int k = 0; k < nr && !isnan(fail_cos); k++) {
@@ -454,7 +604,7 @@ int cmd_compare(int argc, char **argv)
         goto out;
     }
 
-    char nm[128], a[32], b[32], c[32];
+    char nm[128], a[32], b[32], verdict[256];
     char tag[MAX_RUNS][4];
     for (int k = 0; k < nr; k++)
         snprintf(tag[k], sizeof(tag[k]), "%c", 'A' + k);
@@ -539,9 +689,7 @@ int cmd_compare(int argc, char **argv)
         putchar('\n');
     }
     for (int k = 1; k < nr; k++)
-        printf("%s vs A: %s %s%s\n", tag[k], by_host ? "host median (this PC)" : "predicted NPU frame",
-               cell(c, sizeof(c), s[k].slower_pct, "%+.1f%%"),
-               isnan(s[k].slower_pct) ? (by_host ? " (no host time)" : " (no prediction; --by host)") : "");
+        printf("%s\n", compare_verdict(verdict, sizeof(verdict), tag[k], s[k].slower_pct, by_host));
     for (int k = 0; k < nr; k++) {
         if (!cos_failed[k])
             continue;
@@ -558,8 +706,11 @@ int cmd_compare(int argc, char **argv)
             printf("GATE FAILED: run %s is %.1f%% slower than the baseline by %s (limit %g%%)\n",
                    run_name(&s[k].run, nm, sizeof(nm)), s[k].slower_pct,
                    by_host ? "host median" : "predicted NPU frame", fail_slower);
+    if (graph)
+        print_graph(&cg);
     ret = failed ? EXIT_GATE : EXIT_OK;
 out:
+    compare_graph_free(&cg);
     free(oc);
     free(out_names);
     free(rows);

@@ -11,10 +11,12 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dirent.h>
 
 static void usage(FILE *f)
 {
@@ -23,7 +25,9 @@ static void usage(FILE *f)
           "performance tables (RKNN_LOG_LEVEL=4, eval_perf, perf_detail; every generation),\n"
           "the ranking table and totals, runtime/driver/toolkit version lines, SRAM tables,\n"
           "eval_memory, rknn_benchmark output, accuracy_analysis tables (the simulator half\n"
-          "becomes a 'toolkit' run) and level-5 dumps (a folder, or the log's dump lines).\n"
+          "becomes a 'toolkit' run), its snapshot folder (error_analysis.txt, the tensors\n"
+          "of simulator/ and runtime/ named by map_name_to_file.txt, golden/ recorded) and\n"
+          "level-5 dumps (a folder, or the log's dump lines).\n"
           "A log with several runs gives several runs. Lines that are not read are counted\n"
           "by kind; a table line that cannot be read is an error.\n"
           "A FILE.json written by `rknn-trace export` is read back whole, alone (runs whose\n"
@@ -71,61 +75,19 @@ typedef struct source {
     int is_dir;
     golden_file *files;
     int n_files;
+    /* an accuracy_analysis snapshot folder: log is its error_analysis.txt;
+     * tensors [0] of the simulator (the toolkit run), [1] of the runtime (the
+     * board run) */
+    int snapshot;
+    char *tensor_dir[2], *golden_dir;
+    vlog_dump_t *tensors[2];
+    int n_tensors[2];
 } source;
 
-static const char *numpy_dtype(const char *vendor)
+static int is_dir(const char *p)
 {
-    static const struct { const char *v, *np; } map[] = {
-        {"INT8", "int8"}, {"UINT8", "uint8"}, {"INT16", "int16"}, {"UINT16", "uint16"},
-        {"INT32", "int32"}, {"INT64", "int64"}, {"FLOAT16", "float16"}, {"FP16", "float16"},
-        {"FLOAT", "float32"}, {"FLOAT32", "float32"}, {"BFLOAT16", "bfloat16"},
-        {"float", "float32"}, {"uint8", "uint8"}, {"int8", "int8"}, {"float16", "float16"},
-        {"int32", "int32"}, {"int64", "int64"}, {"int16", "int16"},
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(vendor, map[i].v))
-            return map[i].np;
-    return NULL;
-}
-
-/* "(1,3,224,224),(64,3,7,7),..." -> "[[1,3,224,224],[64,3,7,7]]"; NULL for "\" or
- * nothing readable. A truncated list (",...") keeps the shapes printed. */
-static char *shapes_json(const char *s, int single)
-{
-    size_t n = strlen(s);
-    char *out = xmalloc(2 * n + 8), *o = out;
-    int shapes = 0;
-
-    if (!single)
-        *o++ = '[';
-    for (const char *p = s; *p;) {
-        if (*p != '(') {
-            p++;
-            continue;
-        }
-        const char *c = strchr(p, ')');
-        if (!c)
-            break;
-        if (single && shapes)
-            break;
-        if (shapes)
-            *o++ = ',';
-        *o++ = '[';
-        for (const char *q = p + 1; q < c; q++)
-            if ((*q >= '0' && *q <= '9') || *q == ',' || *q == '-')
-                *o++ = *q;
-        *o++ = ']';
-        shapes++;
-        p = c + 1;
-    }
-    if (!single)
-        *o++ = ']';
-    *o = 0;
-    if (!shapes) {
-        free(out);
-        return NULL;
-    }
-    return out;
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
 static void json_str_if(json_writer *w, const char *key, const char *v)
@@ -159,6 +121,8 @@ static char *env_json(const vlog_run_t *r, const char *source_path)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
+
+    __fsetlocking(f, FSETLOCKING_BYCALLER); /* ours alone: no lock per character */
     json_writer w;
 
     json_begin(&w, f);
@@ -200,12 +164,57 @@ static char *env_json(const vlog_run_t *r, const char *source_path)
     return text;
 }
 
+/* "(1,32,112,112),(...)" and "(1,32,112,112)": the first shapes equal. */
+static int first_shape_is(const char *list, const char *shape)
+{
+    size_t n = strlen(shape);
+    return n > 2 && !strncmp(list, shape, n) && (list[n] == 0 || list[n] == ',');
+}
+
+/* SRAM table rows joined to the layers of the same run's per-layer table
+ * (log-formats.md §4): a row is a tensor, its User the layer that reads it
+ * (the first layer of that OpType, from the previous match on, whose first
+ * input has the tensor's OrigShape); the tensor's SramHit bytes go to the
+ * layer that wrote it (the last one before the reader whose first output has
+ * that shape). hit[k]: bytes per perf row, NaN when nothing joined. Returns
+ * the count of rows joined. */
+static int sram_join(const vlog_run_t *r, double *hit)
+{
+    const perflog_table_t *t = &r->perf;
+    int joined = 0, from = 0;
+
+    for (int k = 0; k < t->n_rows; k++)
+        hit[k] = NAN;
+    if (!r->has_sram || !r->has_perf || !r->sram.has_hit)
+        return 0;
+    for (int i = 0; i < r->sram.n_rows; i++) {
+        const sramlog_row_t *x = &r->sram.rows[i];
+        int reader = -1, writer = -1;
+        if (x->hit < 0 || !x->origshape[0])
+            continue;
+        for (int k = from; k < t->n_rows && reader < 0; k++)
+            if (!strcmp(t->rows[k].optype, x->user) && first_shape_is(t->rows[k].inshape, x->origshape))
+                reader = k;
+        for (int k = reader - 1; k >= 0 && writer < 0; k--)
+            if (first_shape_is(t->rows[k].outshape, x->origshape))
+                writer = k;
+        if (writer < 0)
+            continue;
+        hit[writer] = (isnan(hit[writer]) ? 0 : hit[writer]) + (double)x->hit;
+        from = reader;
+        joined++;
+    }
+    return joined;
+}
+
 /* Figures of the run that have no column: totals, memory, SRAM, benchmark. */
-static char *extra_json(const vlog_run_t *r)
+static char *extra_json(const vlog_run_t *r, const char *golden_dir)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
+
+    __fsetlocking(f, FSETLOCKING_BYCALLER); /* ours alone: no lock per character */
     json_writer w;
     int any = 0;
 
@@ -213,6 +222,13 @@ static char *extra_json(const vlog_run_t *r)
     json_obj_open(&w);
     json_key(&w, "import");
     json_str(&w, r->toolkit ? "accuracy_analysis simulator" : "board log");
+    if (golden_dir) {
+        /* the float model's tensors: `analyze RUN --golden DIR` */
+        char *g = realpath(golden_dir, NULL);
+        json_key(&w, "golden_dir");
+        json_str(&w, g ? g : golden_dir);
+        free(g);
+    }
     if (r->has_perf) {
         json_key(&w, "perf");
         json_obj_open(&w);
@@ -271,6 +287,11 @@ static char *extra_json(const vlog_run_t *r)
         json_key(&w, "tensors"); json_int(&w, s->n_rows);
         json_key(&w, "hit_bytes"); if (s->has_hit) json_int(&w, hit); else json_write_null(&w);
         json_key(&w, "rw_sram_hit"); if (s->rw_sram_hit >= 0) json_int(&w, s->rw_sram_hit); else json_write_null(&w);
+        if (r->has_perf) {
+            double *hit = xmalloc((size_t)(r->perf.n_rows ? r->perf.n_rows : 1) * sizeof(double));
+            json_key(&w, "joined"); json_int(&w, sram_join(r, hit));
+            free(hit);
+        }
         json_obj_close(&w);
         any = 1;
     }
@@ -297,62 +318,16 @@ static int cmp_dbl(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The run's per-layer table, with the SRAM table's hits joined to the layers. */
 static int add_layers(store *st, int64_t id, const vlog_run_t *r, char *err, size_t errlen)
 {
-    for (int k = 0; k < r->perf.n_rows; k++) {
-        const perflog_row_t *p = &r->perf.rows[k];
-        store_layer l;
-        char wl[64] = "", op[48] = "", *colon;
-        char *in = NULL, *out = NULL;
-        int rc;
+    double *hit = xmalloc((size_t)(r->perf.n_rows ? r->perf.n_rows : 1) * sizeof(double));
+    int rc;
 
-        store_layer_init(&l);
-        l.idx = p->id;
-        l.name = p->fullname[0] ? p->fullname : NULL;
-        /* FullName is "<ONNX op>:<node>" */
-        if ((colon = strchr(p->fullname, ':')) != NULL && colon > p->fullname) {
-            snprintf(op, sizeof op, "%.*s", (int)(colon - p->fullname), p->fullname);
-            l.op = op;
-            l.node = colon[1] ? colon + 1 : NULL;
-        }
-        l.npu_op = p->optype;
-        l.npu_dtype = p->datatype[0] ? p->datatype : NULL;
-        l.dtype = numpy_dtype(p->datatype);
-        if (!strcmp(p->target, "NPU") || !strcmp(p->target, "CPU"))
-            l.target = p->target;
-        in = strcmp(p->inshape, "\\") && p->inshape[0] ? shapes_json(p->inshape, 0) : NULL;
-        out = strcmp(p->outshape, "\\") && p->outshape[0] ? shapes_json(p->outshape, 0) : NULL;
-        l.in_shapes = in;
-        l.out_shapes = out;
-        if (p->npu >= 0) l.npu_cycles = p->npu;
-        if (p->ddr >= 0) l.ddr_cycles = p->ddr;
-        if (p->total >= 0) l.total_cycles = p->total;
-        if (p->time_us >= 0) l.time_us = (double)p->time_us;
-        if (p->n_mac) {
-            double m = p->mac[0];
-            for (int c = 1; c < p->n_mac; c++)
-                m = p->mac[c] > m ? p->mac[c] : m;
-            l.mac_usage = m;
-        }
-        if (p->n_wl) {
-            size_t u = 0;
-            for (int c = 0; c < p->n_wl; c++)
-                u += (size_t)snprintf(wl + u, sizeof wl - u, "%s%.1f%%", c ? "/" : "", p->wl[c]);
-            l.workload = wl;
-        }
-        if (p->task_number >= 0) l.tasks = p->task_number;
-        if (p->rw_kb >= 0) l.rw_kb = p->rw_kb;
-        if (l.target && !strcmp(l.target, "CPU"))
-            l.bound = "CPU";
-        else if (l.target && p->npu >= 0 && p->ddr >= 0 && (p->npu || p->ddr))
-            l.bound = p->npu >= p->ddr ? "compute" : "DDR";
-        rc = store_layer_add(st, id, &l, err, errlen);
-        free(in);
-        free(out);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    sram_join(r, hit);
+    rc = perf_layers_store(st, id, &r->perf, hit, err, errlen);
+    free(hit);
+    return rc;
 }
 
 static int add_accuracy(store *st, int64_t id, const vlog_run_t *r, char *err, size_t errlen)
@@ -374,29 +349,6 @@ static int add_accuracy(store *st, int64_t id, const vlog_run_t *r, char *err, s
         s.entire.max_abs = s.entire.mean_abs = s.entire.sqnr_db = NAN;
         s.single.max_abs = s.single.mean_abs = s.single.sqnr_db = NAN;
         if ((rc = store_accuracy_add(st, id, &s, err, errlen)))
-            return rc;
-    }
-    return 0;
-}
-
-static int add_dump_rows(store *st, int64_t id, const vlog_dump_t *d, int n, char *err,
-                         size_t errlen)
-{
-    for (int k = 0; k < n; k++) {
-        store_output o;
-        int64_t dims[8];
-        char shape[160];
-        int rc;
-
-        store_output_init(&o);
-        for (int j = 0; j < d[k].n_dims; j++)
-            dims[j] = d[k].dims[j];
-        o.idx = k;
-        o.name = d[k].name;
-        o.shape = store_format_shape(shape, sizeof shape, d[k].n_dims, dims);
-        o.dtype = numpy_dtype(d[k].dtype);
-        o.dump_file = d[k].path;
-        if ((rc = store_output_add(st, id, &o, err, errlen)))
             return rc;
     }
     return 0;
@@ -468,12 +420,178 @@ static int folder_rows(const source *src, const char *copy_dir, vlog_dump_t **ro
     return 0;
 }
 
+/* ---- accuracy_analysis snapshot folders (log-formats.md §8) ---- */
+
+static char *path_join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *p = xmalloc(n);
+    snprintf(p, n, "%s/%s", a, b);
+    return p;
+}
+
+static int is_file(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* DIR/SUB/npy when it exists (newer toolkits), else DIR/SUB, else NULL. */
+static char *tensor_folder(const char *dir, const char *sub)
+{
+    char *d = path_join(dir, sub), *npy = path_join(d, "npy");
+    if (is_dir(npy)) {
+        free(d);
+        return npy;
+    }
+    free(npy);
+    if (is_dir(d))
+        return d;
+    free(d);
+    return NULL;
+}
+
+static int tensor_file(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return n > 4 && (!strcmp(e->d_name + n - 4, ".npy") || !strcmp(e->d_name + n - 4, ".txt"));
+}
+
+/* The folder's tensor files, sorted by name, as rows: the layer name from the
+ * map (file -> name), else the file's stem; shape and dtype from .npy headers
+ * (NULL for the text tensors of old toolkits). */
+static int snapshot_tensors(const char *dir, char **map, int n_map, vlog_dump_t **out, int *n,
+                            char *err, size_t errlen)
+{
+    struct dirent **list = NULL;
+    int m = scandir(dir, &list, tensor_file, alphasort), rc = 0, k;
+    vlog_dump_t *d;
+
+    if (m < 0)
+        return rt_err(err, errlen, RT_EIO, "cannot read %s: %s", dir, strerror(errno));
+    d = xcalloc((size_t)(m ? m : 1), sizeof(*d));
+    for (k = 0; k < m && !rc; k++) {
+        const char *file = list[k]->d_name, *name = NULL;
+        size_t fl = strlen(file);
+        for (int j = 0; j < n_map && !name; j++)
+            if (!strcmp(map[2 * j + 1], file))
+                name = map[2 * j];
+        d[k].index = k;
+        if (name)
+            snprintf(d[k].name, sizeof d[k].name, "%s", name);
+        else
+            snprintf(d[k].name, sizeof d[k].name, "%.*s", (int)(fl - 4), file);
+        if ((size_t)snprintf(d[k].path, sizeof d[k].path, "%s/%s", dir, file) >= sizeof d[k].path)
+            rc = rt_err(err, errlen, RT_EINVAL, "%s/%s: path too long", dir, file);
+        else if (!strcmp(file + fl - 4, ".npy")) {
+            npy_array a;
+            char e2[256];
+            if (npy_map(d[k].path, &a, e2, sizeof e2)) {
+                rc = rt_err(err, errlen, RT_EFORMAT, "%s", e2);
+            } else {
+                d[k].n_dims = a.ndim < 8 ? a.ndim : 8;
+                for (int j = 0; j < d[k].n_dims; j++)
+                    d[k].dims[j] = a.dims[j];
+                snprintf(d[k].dtype, sizeof d[k].dtype, "%s",
+                         npy_dtype_name(a.dtype) ? npy_dtype_name(a.dtype) : "");
+                npy_free(&a);
+            }
+        }
+    }
+    for (k = 0; k < m; k++)
+        free(list[k]);
+    free(list);
+    if (rc) {
+        free(d);
+        return rc;
+    }
+    *out = d;
+    *n = m;
+    return 0;
+}
+
+/* DIR/error_analysis.txt through the log scanner, map_name_to_file.txt line
+ * by line (lines that are no pair count as unread), the tensor folders. */
+static int read_snapshot(source *x, int formats, char *err, size_t errlen)
+{
+    char *table = path_join(x->path, "error_analysis.txt");
+    char *mapf = path_join(x->path, "map_name_to_file.txt");
+    char **map = NULL, *text = NULL;
+    void *data = NULL;
+    size_t len = 0;
+    int n_map = 0, rc;
+    vlog_t *v = &x->log;
+
+    x->snapshot = 1;
+    rc = rt_read_file(table, &data, &len, err, errlen);
+    if (!rc)
+        rc = vlog_scan(data, len, formats, v, err, errlen);
+    free(data);
+    if (rc)
+        goto out;
+    if (is_file(mapf)) {
+        char *line, *save = NULL, name[256], file[256];
+        int64_t lineno = 0;
+        if ((rc = rt_read_file(mapf, (void **)&data, &len, err, errlen)))
+            goto out;
+        text = xmalloc(len + 1);
+        memcpy(text, data, len);
+        text[len] = 0;
+        free(data);
+        data = NULL;
+        for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            const char *t = line;
+            lineno++;
+            while (*t == ' ' || *t == '\t' || *t == '\r')
+                t++;
+            if (!*t) {
+                v->kinds[VLOG_LAYOUT]++;
+            } else if (snapmap_line(line, name, sizeof name, file, sizeof file)) {
+                map = xrealloc(map, (size_t)(n_map + 1) * 2 * sizeof(*map));
+                map[2 * n_map] = xstrdup(name);
+                map[2 * n_map + 1] = xstrdup(file);
+                n_map++;
+                v->kinds[VLOG_USED]++;
+            } else {
+                v->kinds[VLOG_APP]++;
+            }
+        }
+    }
+    x->golden_dir = tensor_folder(x->path, "golden");
+    x->tensor_dir[0] = tensor_folder(x->path, "simulator");
+    x->tensor_dir[1] = tensor_folder(x->path, "runtime");
+    for (int k = 0; k < 2 && !rc; k++)
+        if (x->tensor_dir[k])
+            rc = snapshot_tensors(x->tensor_dir[k], map, n_map, &x->tensors[k], &x->n_tensors[k],
+                                  err, errlen);
+out:
+    for (int k = 0; k < 2 * n_map; k++)
+        free(map[k]);
+    free(map);
+    free(text);
+    free(table);
+    free(mapf);
+    return rc;
+}
+
+static void source_free(source *x)
+{
+    vlog_free(&x->log);
+    golden_files_free(x->files, x->n_files);
+    for (int k = 0; k < 2; k++) {
+        free(x->tensor_dir[k]);
+        free(x->tensors[k]);
+    }
+    free(x->golden_dir);
+}
+
 static int write_run(store *st, const source *src, const vlog_run_t *r, const char *label,
                      const char *model, const char *model_sha, int copy, const char *db,
                      int64_t *id, char *err, size_t errlen)
 {
     store_run run;
-    char *env = src->is_dir ? NULL : env_json(r, src->path), *extra = src->is_dir ? NULL : extra_json(r);
+    char *env = src->is_dir ? NULL : env_json(r, src->path);
+    char *extra = src->is_dir ? NULL : extra_json(r, src->snapshot ? src->golden_dir : NULL);
     char *copy_dir = NULL, *dump_dir = NULL, *abs = NULL;
     vlog_dump_t *rows = NULL;
     int n_rows = 0, rc;
@@ -523,6 +641,10 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ch
         dump_dir = dirname_of(r->dumps[0].path);
         run.dump_dir = dump_dir;
     }
+    if (src->snapshot && src->tensor_dir[!r->toolkit]) {
+        abs = realpath(src->tensor_dir[!r->toolkit], NULL);
+        run.dump_dir = abs ? abs : src->tensor_dir[!r->toolkit];
+    }
     if (src->is_dir) {
         abs = realpath(src->path, NULL);
         run.dump_dir = abs ? abs : src->path;
@@ -542,12 +664,14 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ch
             }
         }
         if ((rc = folder_rows(src, copy_dir, &rows, &n_rows, err, errlen)) ||
-            (rc = add_dump_rows(st, *id, rows, n_rows, err, errlen)))
+            (rc = dump_rows_store(st, *id, rows, n_rows, err, errlen)))
             goto abort;
     } else {
         if ((r->has_perf && (rc = add_layers(st, *id, r, err, errlen))) ||
             (rc = add_accuracy(st, *id, r, err, errlen)) ||
-            (rc = add_dump_rows(st, *id, r->dumps, r->n_dumps, err, errlen)))
+            (rc = dump_rows_store(st, *id, r->dumps, r->n_dumps, err, errlen)) ||
+            (src->snapshot && (rc = dump_rows_store(st, *id, src->tensors[!r->toolkit],
+                                                  src->n_tensors[!r->toolkit], err, errlen))))
             goto abort;
         if (r->has_bench)
             for (int k = 0, o = 0; k < r->bench.n_tensors; k++) {
@@ -560,7 +684,7 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ch
                 so.idx = o++;
                 so.name = t->name;
                 so.shape = store_format_shape(shape, sizeof shape, t->n_dims, t->dims);
-                so.dtype = numpy_dtype(t->type);
+                so.dtype = perf_numpy_dtype(t->type);
                 if ((rc = store_output_add(st, *id, &so, err, errlen)))
                     goto abort;
             }
@@ -584,11 +708,6 @@ out:
     return rc;
 }
 
-static int is_dir(const char *p)
-{
-    struct stat sb;
-    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
 
 int cmd_import(int argc, char **argv)
 {
@@ -659,6 +778,18 @@ int cmd_import(int argc, char **argv)
     for (int s = 0; s < n_src; s++) {
         source *x = &src[s];
         if (is_dir(x->path)) {
+            char *table = path_join(x->path, "error_analysis.txt");
+            int snap = is_file(table);
+            free(table);
+            if (snap) {
+                int rc = read_snapshot(x, formats, err, sizeof err);
+                if (rc) {
+                    cli_error("import: %s: %s", x->path, err);
+                    ex = cli_exit_code(rc) == EXIT_USAGE ? EXIT_INPUT : cli_exit_code(rc);
+                    goto out;
+                }
+                goto checked;
+            }
             x->is_dir = 1;
             if (golden_scan(x->path, &x->files, &x->n_files, err, sizeof err) || !x->n_files) {
                 cli_error("import: %s: %s", x->path, x->n_files ? err : "no .npy dump in the folder");
@@ -678,6 +809,7 @@ int cmd_import(int argc, char **argv)
             ex = cli_exit_code(rc);
             goto out;
         }
+    checked:
         if (x->log.kinds[VLOG_BAD]) {
             cli_error("import: %s:%lld: a table line that cannot be read (%lld such lines): '%.60s'",
                       x->path, (long long)x->log.first_bad, (long long)x->log.kinds[VLOG_BAD],
@@ -757,7 +889,8 @@ int cmd_import(int argc, char **argv)
                 json_key(&w, "platform"); json_str(&w, r && r->info.soc[0] ? r->info.soc : NULL);
                 json_key(&w, "layers"); json_int(&w, r && r->has_perf ? r->perf.n_rows : 0);
                 json_key(&w, "accuracy"); json_int(&w, r ? r->n_acc : 0);
-                json_key(&w, "tensors"); json_int(&w, r ? r->n_dumps : src[s].n_files);
+                json_key(&w, "tensors");
+                json_int(&w, !r ? src[s].n_files : r->n_dumps + (src[s].snapshot ? src[s].n_tensors[!r->toolkit] : 0));
                 json_key(&w, "total_us");
                 if (r && r->has_perf && r->perf.total_time_us >= 0) json_int(&w, r->perf.total_time_us); else json_write_null(&w);
                 json_obj_close(&w);
@@ -784,8 +917,9 @@ int cmd_import(int argc, char **argv)
                     printf("  %d layers", r->perf.n_rows);
                 if (r && r->n_acc)
                     printf("  %d accuracy rows", r->n_acc);
-                if (!r || r->n_dumps)
-                    printf("  %d tensors", r ? r->n_dumps : src[s].n_files);
+                if (!r || r->n_dumps || (src[s].snapshot && src[s].n_tensors[!r->toolkit]))
+                    printf("  %d tensors", !r ? src[s].n_files
+                                              : r->n_dumps + (src[s].snapshot ? src[s].n_tensors[!r->toolkit] : 0));
                 putchar('\n');
             }
         }
@@ -796,10 +930,8 @@ int cmd_import(int argc, char **argv)
         putchar('\n');
     }
 out:
-    for (int s = 0; s < n_src; s++) {
-        vlog_free(&src[s].log);
-        golden_files_free(src[s].files, src[s].n_files);
-    }
+    for (int s = 0; s < n_src; s++)
+        source_free(&src[s]);
     free(src);
     free(ids);
     store_close(st);

@@ -2,6 +2,7 @@
  * runtime library is. */
 #include "cli/cli.h"
 #include "runtime/exec/exec.h"
+#include "tracer/tracer.h"
 #include "util/util.h"
 
 #include <dlfcn.h>
@@ -28,13 +29,36 @@ static void print_loaded_runtime(const char *ours)
         char *real = realpath(lm->l_name, NULL);
         const char *path = real ? real : lm->l_name;
         int is_ours = ours && !strcmp(path, ours);
+        char ver[160];
         printf("a process  would load %s (%s)\n", path,
                is_ours ? "this simulated runtime"
                : dlsym(h, "rknn_init") ? "another runtime, e.g. the vendor's"
                                          : "not an RKNN runtime");
+        if (board_runtime_version(path, ver, sizeof ver))
+            printf("           librknnrt version: %s\n", ver);
         free(real);
     }
     dlclose(h);
+}
+
+/* The NPU of this machine as libdrm and the driver's nodes show it. */
+static void print_board(void)
+{
+    board_snapshot_t *s = xcalloc(1, sizeof(*s));
+
+    board_snapshot(s, "/", 0, BOARD_SNAP_DRM);
+    if (s->drm_state == BOARD_OK)
+        printf("npu        %s: DRM driver %s %s (%s)\n", s->drm_node, s->drm_name,
+               s->drm_version[0] ? s->drm_version : "", s->drm_date);
+    else if (s->drm_state == BOARD_DENIED)
+        printf("npu        %s may be the NPU: no permission to open it (group video)\n", s->drm_node);
+    else
+        printf("npu        none (libdrm: %d DRM device%s, none of driver rknpu)\n", s->n_drm_devices,
+               s->n_drm_devices == 1 ? "" : "s");
+    printf("driver     %s%s%s\n", s->version_state == BOARD_OK ? s->driver_version
+                                   : board_state_name(s->version_state),
+           s->npu_dir[0] && !s->sim ? "  from " : "", s->npu_dir[0] && !s->sim ? s->npu_dir : "");
+    free(s);
 }
 
 int cmd_info(int argc, char **argv)
@@ -44,7 +68,7 @@ int cmd_info(int argc, char **argv)
 
     if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         puts("usage: rknn-trace info\nPrints the version, the supported ops and platforms and where the "
-             "simulated librknnrt.so is.");
+             "simulated librknnrt.so is,\nthe NPU device libdrm finds (driver rknpu) and the driver version.");
         return EXIT_OK;
     }
     printf("version    rknn-trace %s\n", RKNN_TRACE_VERSION);
@@ -77,7 +101,10 @@ int cmd_info(int argc, char **argv)
             ours = realpath(lib, NULL);
     }
     if (ours) {
+        char ver[160];
         printf("runtime    %s (simulated NPU; kept off the default library path)\n", ours);
+        if (board_runtime_version(ours, ver, sizeof ver))
+            printf("           librknnrt version: %s\n", ver);
         char *dir = xstrdup(ours);
         *strrchr(dir, '/') = '\0';
         printf("           select it with: export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n",
@@ -85,6 +112,14 @@ int cmd_info(int argc, char **argv)
         free(dir);
     }
     print_loaded_runtime(ours);
+    print_board();
+    const char *vendor = board_runtime_find(NULL);
+    char vv[160];
+    if (vendor)
+        printf("board run  %s%s%s (--backend board, attach)\n", vendor,
+               board_runtime_version(vendor, vv, sizeof vv) ? ", version " : "", vv);
+    else
+        printf("board run  no vendor librknnrt.so found ($RKNN_TRACE_RUNTIME, /usr/lib, ...)\n");
     free(ours);
     return EXIT_OK;
 }

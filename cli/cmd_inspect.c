@@ -5,6 +5,7 @@
 #include "runtime/model/rknn_file.h"
 #include "util/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +84,7 @@ static void print_io_text(const rknn_model *m, FILE *f)
                 fprintf(f, " native %s", store_format_shape(b, sizeof(b), t->nnd, t->native));
             if (t->has_quant)
                 fprintf(f, " scale %.9g zp %lld", t->scale, (long long)t->zero_point);
-            if (t->has_quant && (t->min != 0 || t->max != 0))
+            if (t->has_quant && !isnan(t->min) && (t->min != 0 || t->max != 0))
                 fprintf(f, " range [%g,%g]", t->min, t->max);
             if (t->qmethod[0])
                 fprintf(f, " (%s)", t->qmethod);
@@ -164,11 +165,13 @@ static void print_text(const char *path, const rknn_model *m, FILE *f)
         fprintf(f, "preprocessing (JSON): %s\n", m->json_pre);
     switch (m->container) {
     case RKNN_C_LITE:
-        fprintf(f, "graph: not decoded (RV1103/RV1106 keep it in an encoded config blob)\n"
-                "task table: %u NPU tasks, %u register writes; header words %u %u %u %u %u %u\n",
+        fprintf(f, "%stask table: %u NPU tasks, %u register writes; header words %u %u %u %u %u %u\n",
+                m->lite_graph ? "" : "graph: not decoded (no FlatBuffer config section found)\n",
                 m->lite_tasks, m->lite_regcfg_total, m->lite_words[0], m->lite_words[1],
                 m->lite_words[2], m->lite_words[3], m->lite_words[4], m->lite_words[5]);
-        return;
+        if (!m->lite_graph)
+            return;
+        break;
     case RKNN_C_VPMN:
         fprintf(f, "graph: OpenVX NBG v%d.%d '%s', %d node%s (NPU machine code, not decoded)\n",
                 m->nbg_major, m->nbg_minor, m->nbg_name, m->nbg_nodes, m->nbg_nodes == 1 ? "" : "s");
@@ -319,7 +322,7 @@ static void print_json(const char *path, const rknn_model *m, FILE *f)
         json_key(&w, "register_writes");
         json_int(&w, m->lite_regcfg_total);
         json_key(&w, "graph_decoded");
-        json_bool(&w, 0);
+        json_bool(&w, m->lite_graph);
         json_obj_close(&w);
     }
     if (m->container == RKNN_C_VPMN) {
@@ -346,7 +349,7 @@ static void print_json(const char *path, const rknn_model *m, FILE *f)
         json_arr_close(&w);
     }
     json_key(&w, "tensors");
-    json_int(&w, m->container == RKNN_C_TK2_FB ? m->n_tensors : 0);
+    json_int(&w, m->container == RKNN_C_TK2_FB || m->lite_graph ? m->n_tensors : 0);
     json_key(&w, "nodes");
     json_arr_open(&w);
     for (int i = 0; i < m->n_nodes; i++) {
@@ -374,6 +377,12 @@ static void print_json(const char *path, const rknn_model *m, FILE *f)
                 json_shape(&w, t->nd, t->shape);
                 json_key(&w, "native_shape");
                 json_shape(&w, t->nnd, t->native);
+                if (t->data_off >= 0) {
+                    json_key(&w, "data_offset");
+                    json_int(&w, t->data_off);
+                    json_key(&w, "data_bytes");
+                    json_int(&w, t->data_len);
+                }
                 json_obj_close(&w);
             }
             json_arr_close(&w);
@@ -401,6 +410,10 @@ static void print_json(const char *path, const rknn_model *m, FILE *f)
         if (n->has_axis) {
             json_key(&w, "axis");
             json_int(&w, n->axis);
+        }
+        if (n->tasks >= 0) {
+            json_key(&w, "tasks");
+            json_int(&w, n->tasks);
         }
         json_obj_close(&w);
         per_tgt[n->target]++;

@@ -69,7 +69,13 @@ static void usage(FILE *f)
           "                          a hash of the folder, which analyze RUN checks\n"
           "      --dump-overwrite    replace the dumps of an earlier run in DIR\n"
           "      --label TEXT        a name for the run (unique), usable instead of its id\n"
-          "      --backend B         auto (default), sim, board\n"
+          "      --backend B         auto (default), sim, board: board runs the model through a\n"
+          "                          vendor librknnrt.so (N timed runs, then one profiled run);\n"
+          "                          auto picks it when an rknpu device is present and a runtime\n"
+          "                          is found\n"
+          "      --runtime PATH      the librknnrt.so of the board backend (default:\n"
+          "                          $RKNN_TRACE_RUNTIME, then /usr/lib/librknnrt.so, ...)\n"
+          "      --root DIR          read the board's /sys and /proc under DIR (default /)\n"
           "      --db PATH           database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
           "      --no-db             do not record the run (else the database and --label are\n"
           "                          checked before the model is loaded; when recording still\n"
@@ -241,7 +247,7 @@ static size_t parse_size(const char *s)
 int cmd_run(int argc, char **argv)
 {
     const char *model = NULL, *target = "rk3588", *quant = "fp32", *dump = NULL, *label = NULL;
-    const char *backend = "auto", *db = NULL;
+    const char *backend = "auto", *db = NULL, *runtime = NULL, *root = "/";
     const char *in_name[MAX_ARGS], *in_file[MAX_ARGS];
     input_shape_t shapes[MAX_ARGS];
     int n_in = 0, n_shapes = 0, json = 0, no_db = 0, ret = EXIT_INTERNAL, rc;
@@ -332,6 +338,12 @@ int cmd_run(int argc, char **argv)
         } else if (cli_opt_is(a, "--label")) {
             if (!(label = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
+        } else if (cli_opt_is(a, "--runtime")) {
+            if (!(runtime = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (cli_opt_is(a, "--root")) {
+            if (!(root = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
         } else if (cli_opt_is(a, "--backend")) {
             if (!(backend = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
@@ -360,6 +372,27 @@ int cmd_run(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    if (strcmp(backend, "auto") && strcmp(backend, "sim") && strcmp(backend, "board")) {
+        cli_error("--backend takes auto, sim or board, got '%s'", backend);
+        return EXIT_USAGE;
+    }
+    /* auto: the board when it has an NPU and a vendor runtime is found */
+    const char *rt_path = board_runtime_find(runtime);
+    if (!strcmp(backend, "board") || (!strcmp(backend, "auto") && rt_path && board_npu_present(root))) {
+        if (!rt_path) {
+            cli_error("--backend board: no librknnrt.so found (--runtime PATH, $RKNN_TRACE_RUNTIME, "
+                      "/usr/lib/librknnrt.so, ...)");
+            return EXIT_INPUT;
+        }
+        if (quant_given) {
+            cli_error("--backend board: -q does not apply (the model file brings its "
+                      "quantization)");
+            return EXIT_USAGE;
+        }
+        run_board_opts bo = {model, rt_path, root, target_given ? target : NULL, label, db,
+                             iters, warmup, seed, json, no_db, in_name, in_file, n_in, dump};
+        return run_board(&bo);
+    }
     if (run_rknn_is(model)) return cmd_run_rknn(argc, argv); /* vendor file: predicted profile */
     /* a `rknn-trace build` container brings its target and quantization */
     if ((qk = quant_cli_container(model, &quant, quant_given, &target, target_given, &qc)))
@@ -380,14 +413,6 @@ int cmd_run(int argc, char **argv)
     quant_cli_inputs(&qc, in_file, n_in);
     if ((qk = quant_cli_check(quant, &qc)) != EXIT_OK)
         return qk;
-    if (!strcmp(backend, "board")) {
-        cli_error("--backend board needs Rockchip's librknnrt.so and an NPU; this host has "
-                  "neither (use --backend sim)");
-        return EXIT_INPUT;
-    } else if (strcmp(backend, "auto") && strcmp(backend, "sim")) {
-        cli_error("--backend takes auto, sim or board, got '%s'", backend);
-        return EXIT_USAGE;
-    }
 
     /* What can be checked before a long computation: the database can take the
      * run under its label, the dump folder is ours to write. */

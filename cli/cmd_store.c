@@ -1,7 +1,7 @@
 /* cli/cmd_store.c — `rknn-trace ls` and `rknn-trace show RUN`: read the store.
  * Both render the one run summary (analyze/summary.c); filters and sorting of
  * `ls` work in C over store_list_runs (the store alone knows SQL). */
-#include "analyze/store.h"
+#include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "cli/run_record.h"
 #include "util/util.h"
@@ -67,42 +67,16 @@ static int valid_since(const char *s)
     return 1;
 }
 
-static const char *base_name(const char *p)
-{
-    const char *b = strrchr(p, '/');
-    return b ? b + 1 : p;
-}
-
-static int quant_matches(const store_run *r, const char *q)
-{
-    char want[3][64] = { "", "", "" };
-    int k = 0;
-    for (const char *p = q; *p && k < 3;) {
-        size_t n = strcspn(p, "/");
-        snprintf(want[k++], sizeof(want[0]), "%.*s", (int)n, p);
-        p += n + (p[n] == '/');
-    }
-    const char *have[3] = { r->quant, r->quant_algo, r->quant_method };
-    for (int i = 0; i < k; i++)
-        if (!have[i] || strcasecmp(have[i], want[i]))
-            return 0;
-    return 1;
-}
-
 static int keep(const store_run *r, const ls_opts *o)
 {
     for (int i = 0; i < o->n_tags; i++)
         if (!cli_tags_have(r->tags, o->tags[i]))
             return 0;
-    if (o->model) {
-        const char *m = r->model_path ? r->model_path : "";
-        if (strcmp(m, o->model) && strcmp(base_name(m), o->model) &&
-            fnmatch(o->model, m, 0) && fnmatch(o->model, base_name(m), 0))
-            return 0;
-    }
+    if (o->model && !run_filter_model(r, o->model))
+        return 0;
     if (o->platform && (!r->platform || strcasecmp(r->platform, o->platform)))
         return 0;
-    if (o->quant && !quant_matches(r, o->quant))
+    if (o->quant && !run_filter_quant(r, o->quant))
         return 0;
     if (o->label && (!r->label || fnmatch(o->label, r->label, 0)))
         return 0;

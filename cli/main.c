@@ -25,7 +25,11 @@ static const struct command {
     {"label", cmd_label, "give a run a new label"},
     {"export", cmd_export, "runs, whole, to a JSON file that import reads back"},
     {"merge", cmd_merge, "add the runs of another database (deduplicated, ids remapped)"},
+    {"tui", cmd_tui, "browse runs, layers, errors and comparisons in the terminal (ncurses)"},
     {"inspect", cmd_inspect, "what a vendor .rknn holds: target, versions, I/O, compiled nodes"},
+    {"report", cmd_report, "export runs or a comparison: md, html, csv, json, trace, gnuplot, png"},
+    {"attach", cmd_attach, "trace an unmodified application's rknn_* calls (LD_PRELOAD) into runs"},
+    {"top", cmd_top, "the NPU live: load per core, clock, driver, SRAM, processes holding it"},
     {"info", cmd_info, "this build: version, supported ops, platforms, runtime library"},
 };
 

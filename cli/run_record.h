@@ -43,6 +43,8 @@ typedef struct run_rows {
     store_output *outs;
     store_accuracy *acc;
     int n_layers, n_outs, n_acc;
+    store_load_sample load[NPU_MAX_CORES]; /* the predicted busy share per core (t 0) */
+    int n_load;
     /* owned text the rows point to */
     char time[32], extra[256];
     char *inputs_json, *dump_dir;

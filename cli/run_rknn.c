@@ -455,12 +455,12 @@ int cmd_run_rknn(int argc, char **argv)
         cli_error("%s", err);
         return cli_exit_code(rc);
     }
-    if (m->container != RKNN_C_TK2_FB) {
+    if (m->container != RKNN_C_TK2_FB && !(m->container == RKNN_C_LITE && m->lite_graph)) {
         cli_error("%s: %s file: %s; `rknn-trace inspect %s` shows what it holds", model,
                   rknn_container_name(m->container),
                   m->container == RKNN_C_LITE
-                      ? "its graph is in an encoded config blob that is not decoded yet, so no "
-                        "layer list to predict from (only the task table is read)"
+                      ? "no FlatBuffer graph found after its weights, so no layer list to predict "
+                        "from (only the task table is read)"
                   : m->container == RKNN_C_ENCRYPTED ? "encrypted, nothing to predict from"
                   : "no compiled layer list (Toolkit1/RKNPU1 formats are not predicted)",
                   model);

@@ -168,8 +168,12 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
         /* the load has no column: the run's busy share per core */
         npu_load_percent(&r->load, pct);
         u = (size_t)snprintf(rows->extra, sizeof(rows->extra), "{\"npu_load\":[");
-        for (int c = 0; c < r->load.cores && u < sizeof(rows->extra); c++)
+        for (int c = 0; c < r->load.cores && u < sizeof(rows->extra); c++) {
             u += (size_t)snprintf(rows->extra + u, sizeof(rows->extra) - u, "%s%d", c ? "," : "", pct[c]);
+            /* and as load samples, the table a board's sampled load goes to */
+            if (rows->n_load < NPU_MAX_CORES)
+                rows->load[rows->n_load++] = (store_load_sample){0, c, pct[c]};
+        }
         if (u < sizeof(rows->extra))
             u += (size_t)snprintf(rows->extra + u, sizeof(rows->extra) - u, "]");
         /* what the quantization did, which no row holds */
@@ -366,6 +370,8 @@ int run_rows_store(run_rows *rows, const char *db, char *err, size_t errlen)
         rc = store_output_add(st, id, &rows->outs[j], err, errlen);
     for (int i = 0; i < rows->n_acc && !rc; i++)
         rc = store_accuracy_add(st, id, &rows->acc[i], err, errlen);
+    for (int i = 0; i < rows->n_load && !rc; i++)
+        rc = store_load_add(st, id, &rows->load[i], err, errlen);
     if (!rc)
         rc = store_run_commit(st, id, rows->run.total_us, err, errlen);
     if (rc)

@@ -14,6 +14,7 @@ log=$(mktemp -d)
 suite() { # name, command...
     local name=$1; shift
     printf '== %s\n' "$name"
+    local t0=$SECONDS
     "$@" >"$log/out" 2>"$log/err"
     local rc=$?
     local line
@@ -28,7 +29,7 @@ suite() { # name, command...
         tail -n 40 "$log/out"; tail -n 40 "$log/err"
         printf '   FAILED (exit %d)\n' "$rc"
     else
-        printf '   %s\n' "$line"
+        printf '   %s (%d s)\n' "$line" $((SECONDS - t0))
     fi
 }
 
@@ -44,11 +45,15 @@ run_suites() { # build dir, full (1) or fast (0)
     done
     suite "cli [$b]" bash tests/cli/run.sh "$b"
     suite "cli summary, ls, compare [$b]" bash tests/cli/summary.sh "$b"
+    suite "reports: md html csv json trace gnuplot png [$b]" bash tests/reports/run.sh "$b"
     suite "vendor .rknn inspect and prediction [$b]" bash tests/cli/inspect.sh "$b"
+    suite "vendor .rknn vs our lowering (compare) [$b]" bash tests/cli/rknn_compare.sh "$b"
     suite "crash during recording [$b]" bash tests/cli/crash.sh "$b"
     suite "import of real logs [$b]" bash tests/cli/import.sh "$b"
     suite "managing runs: rm, tags, labels, export/import, merge [$b]" bash tests/cli/manage.sh "$b"
+    suite "predicted vs measured per layer [$b]" bash tests/cli/compare_perf.sh "$b"
     suite "cli recording, dumps, limits, timing [$b]" bash tests/cli/record.sh "$b"
+    suite "tui under tmux [$b]" bash tests/tui/run.sh "$b"
     suite "npu lowering vs vendor tables [$b]" "$b/tests/npu_models" tests/data/models \
         tests/fuzz/corpus/perflog --check
     suite "npu CPU-fallback cost vs real CPU rows [$b]" "$b/tests/npu_cpu_cost" \
@@ -56,6 +61,10 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "npu prediction determinism [$b]" bash tests/npu/determinism.sh "$b"
     suite "api samples [$b]" bash tests/samples/run.sh "$b"
     suite "quantization.cfg read by libyaml vs python3-yaml [$b]" bash tests/quant/cfg_yaml.sh "$b"
+    suite "api samples, built containers [$b]" bash tests/samples/built.sh "$b"
+    suite "board probe, top [$b]" bash tests/board/top.sh "$b"
+    suite "run --backend board [$b]" bash tests/board/run_board.sh "$b"
+    suite "attach (LD_PRELOAD) [$b]" bash tests/board/attach.sh "$b"
     for q in compare analyze hybrid build images qdq; do
         suite "quant $q [$b]" bash tests/quant/$q.sh "$b"
     done
@@ -63,6 +72,7 @@ run_suites() { # build dir, full (1) or fast (0)
         suite "quant real models [$b]" bash tests/quant/run.sh "$b"
         [ -f tests/numpy/run.sh ] && suite "npy vs numpy [$b]" bash tests/numpy/run.sh "$b"
         suite "real models vs onnxruntime [$b]" bash tests/e2e/run.sh "$b"
+        suite "transformer, recurrent and ROI ops vs onnxruntime [$b]" bash tests/ops/run.sh "$b"
     fi
 }
 

@@ -82,12 +82,21 @@ static int parse_dbl(const char *s, double *v)
 static int parse_triple(const char *s, double *v)
 {
     int n = 0;
-    char buf[64], *p, *save = NULL;
+    char buf[64], *p, *q;
 
     if (strlen(s) >= sizeof(buf))
         return -1;
     strcpy(buf, s);
-    for (p = strtok_r(buf, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+    /* fields between '/' (empty ones skipped, as strtok would) */
+    for (p = buf; *p; p = q) {
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        for (q = p; *q && *q != '/'; q++)
+            ;
+        if (*q)
+            *q++ = 0;
         if (n == 3 || parse_dbl(p, &v[n]) != 0)
             return -1;
         n++;
@@ -141,9 +150,12 @@ static int parse_header(const char *s, hdr_t *h, char *gen, int *has_task)
     return 0;
 }
 
+/* Bounded copy (cut to fit, NUL-terminated): called for every cell of every row. */
 static void copy(char *dst, size_t n, const char *s)
 {
-    snprintf(dst, n, "%s", s ? s : "");
+    size_t l = s ? strnlen(s, n - 1) : 0;
+    memcpy(dst, s ? s : "", l);
+    dst[l] = 0;
 }
 
 static int looks_like_wl(const char *t)
@@ -185,11 +197,19 @@ static int parse_row(char *line, const hdr_t *h, perflog_row_t *r)
         case C_IN: if (!t) return -1; copy(r->inshape, sizeof r->inshape, t); ti++; break;
         case C_OUT: if (!t) return -1; copy(r->outshape, sizeof r->outshape, t); ti++; break;
         case C_CYC3: {
-            long long a, b, cc;
-            char tail;
-            if (!t || sscanf(t, "%lld/%lld/%lld%c", &a, &b, &cc, &tail) != 3)
+            long long x[3];
+            const char *q = t;
+            char *e;
+            if (!t)
                 return -1;
-            r->ddr = a, r->npu = b, r->total = cc;
+            /* "ddr/npu/total": three integers (leading blanks and signs as strtoll reads them) */
+            for (int j = 0; j < 3; j++) {
+                x[j] = strtoll(q, &e, 10);
+                if (e == q || (j < 2 && *e != '/') || (j == 2 && *e))
+                    return -1;
+                q = e + 1;
+            }
+            r->ddr = x[0], r->npu = x[1], r->total = x[2];
             ti++;
             break;
         }
@@ -248,11 +268,13 @@ static int parse_row(char *line, const hdr_t *h, perflog_row_t *r)
                 /* re-join the remaining tokens with single spaces */
                 size_t used = 0;
                 for (int j = ti; j < nt; j++) {
-                    int w = snprintf(r->fullname + used, sizeof(r->fullname) - used, "%s%s",
-                                     j > ti ? " " : "", tok[j]);
-                    if (w < 0 || (size_t)w >= sizeof(r->fullname) - used)
+                    size_t w = strlen(tok[j]) + (j > ti);
+                    if (w >= sizeof(r->fullname) - used)
                         break;
-                    used += (size_t)w;
+                    if (j > ti)
+                        r->fullname[used++] = ' ';
+                    memcpy(r->fullname + used, tok[j], w - (j > ti) + 1);
+                    used += w - (j > ti);
                 }
             }
             ti = nt;
@@ -383,23 +405,26 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
             line[--l] = 0;
         s = tracer_strip_prefix(line);
 
-        if ((v = after(s, "Total Operator Elapsed Per Frame Time(us):")) ||
-            (v = after(s, "Total Operator Elapsed Time(us):"))) {
-            if (!cur)
-                cur = new_table(&tabs, &ntab, &cap), rcap = ocap = 0;
-            cur->total_time_us = strtoll(v, NULL, 10);
-            state = 0;
-            continue;
-        }
-        if ((v = after(s, "Total Memory Read/Write Per Frame Size(KB):"))) {
-            if (cur)
-                cur->total_rw_kb = strtod(v, NULL);
-            continue;
-        }
-        if ((v = after(s, "Total Memory RW Amount(MB):"))) {
-            if (cur)
-                cur->total_rw_mb = strtod(v, NULL);
-            continue;
+        /* every totals line holds "Total ": one search instead of four per line */
+        if (strstr(s, "Total ")) {
+            if ((v = after(s, "Total Operator Elapsed Per Frame Time(us):")) ||
+                (v = after(s, "Total Operator Elapsed Time(us):"))) {
+                if (!cur)
+                    cur = new_table(&tabs, &ntab, &cap), rcap = ocap = 0;
+                cur->total_time_us = strtoll(v, NULL, 10);
+                state = 0;
+                continue;
+            }
+            if ((v = after(s, "Total Memory Read/Write Per Frame Size(KB):"))) {
+                if (cur)
+                    cur->total_rw_kb = strtod(v, NULL);
+                continue;
+            }
+            if ((v = after(s, "Total Memory RW Amount(MB):"))) {
+                if (cur)
+                    cur->total_rw_mb = strtod(v, NULL);
+                continue;
+            }
         }
         {
             char gen;
@@ -433,23 +458,31 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
             continue;
         if (state == 1) {
             perflog_row_t r;
-            int64_t id;
-            char first[32];
-            if (sscanf(s, "%31s", first) != 1 || parse_i64(first, &id) != 0)
+            const char *p = s;
+            char whole[4098]; /* longer than join_wrapped accepts: cut */
+            size_t sl;
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (*p == '+' || *p == '-')
+                p++;
+            if (!isdigit((unsigned char)*p))
                 continue; /* other text interleaved */
-            {
-                char *whole = xstrdup(s); /* parse_row cuts its line into tokens */
-                int bad = 0;
-                if (parse_row(s, &h, &r) != 0) {
-                    bad = join_wrapped(whole, &next, &h, &r) != 0;
-                    if (!bad)
-                        cur->n_joined++;
-                }
-                free(whole);
-                if (bad) {
+            while (isdigit((unsigned char)*p))
+                p++;
+            if (*p && *p != ' ' && *p != '\t')
+                continue;
+            /* parse_row cuts its line into tokens: keep the line for a wrapped row */
+            sl = strlen(s);
+            if (sl >= sizeof whole)
+                sl = sizeof whole - 1;
+            memcpy(whole, s, sl);
+            whole[sl] = 0;
+            if (parse_row(s, &h, &r) != 0) {
+                if (join_wrapped(whole, &next, &h, &r) != 0) {
                     cur->n_bad_rows++;
                     continue;
                 }
+                cur->n_joined++;
             }
             if (cur->n_rows == rcap) {
                 rcap = rcap ? rcap * 2 : 64;

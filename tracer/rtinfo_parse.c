@@ -150,6 +150,10 @@ int rtinfo_line(rtinfo_t *i, const char *s)
         p = strstr(s, "API:") + 4;
         while (*p == ' ')
             p++;
+        /* get_sdk_version(): "API: librknn_api version: 1.5.1 (...)" */
+        if (!strncmp(p, "librknn_api version:", 20))
+            for (p += 20; *p == ' ';)
+                p++;
         snprintf(i->api_version, sizeof i->api_version, "%.*s", (int)strcspn(p, " "), p);
         return 1;
     }
@@ -160,8 +164,9 @@ int rtinfo_line(rtinfo_t *i, const char *s)
         snprintf(i->server_version, sizeof i->server_version, "%.*s", (int)strcspn(p, " "), p);
         return 1;
     }
-    if ((p = strstr(s, "DRV: rknnrt:")) != NULL) {
-        p += 12;
+    /* "DRV: rknnrt: ...", or on a line of its own under "DRV: rknn_server:" */
+    if ((p = strstr(s, "DRV: rknnrt:")) != NULL || !strncmp(s, "rknnrt:", 7)) {
+        p = p ? p + 12 : s + 7;
         while (*p == ' ')
             p++;
         version_build(p, i->runtime_version, sizeof i->runtime_version, i->runtime_build,

@@ -358,7 +358,7 @@ int sramlog_parse_mm(const char *text, size_t len, sramlog_mm_t *mm, char *err, 
         goto out;
     }
     if (mm->total != (int64_t)mm->pages * 4096 || mm->used != (int64_t)used * 4096 ||
-        mm->used + mm->free != mm->total) {
+        mm->free != mm->total - mm->used) { /* no sum: free may be any number */
         ret = rt_err(err, errlen, RT_EFORMAT,
                      "mm: totals %lld/%lld/%lld disagree with the %d-page bitmap (%d used)",
                      (long long)mm->total, (long long)mm->used, (long long)mm->free, mm->pages,

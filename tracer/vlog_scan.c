@@ -227,7 +227,7 @@ static int is_perf_total(const char *s)
 
 static int is_perf_title(const char *s)
 {
-    return !strcmp(s, "Network Layer Information Table") ||
+    return !strcmp(s, "Network Layer Information Table") || !strcmp(s, "RKNN VERSION:") ||
            !strcmp(s, "Operator Time Consuming Ranking Table") ||
            !strcmp(s, "Operator Time-Consuming Ranking:");
 }
@@ -240,8 +240,9 @@ static int headerless_row(const char *s, int *compact)
                                       "BFLOAT16", NULL};
     int ok = 0;
 
-    if (sscanf(s, "%15s %47s %15s %7s %255s %127s %63s", id, op, dt, tg, in, out, cyc) != 7 ||
-        !first_token_int(s))
+    /* most lines are no row: the cheap test first */
+    if (!first_token_int(s) ||
+        sscanf(s, "%15s %47s %15s %7s %255s %127s %63s", id, op, dt, tg, in, out, cyc) != 7)
         return 0;
     for (int i = 0; dts[i]; i++)
         ok |= !strcmp(dt, dts[i]);
@@ -558,15 +559,30 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
     count(sc, lineno, VLOG_APP, t);
 }
 
+static int is_binary_byte(unsigned char ch)
+{
+    return ch == 0 || (ch < 0x20 && ch != '\n' && ch != '\r' && ch != '\t' && ch != '\f' &&
+                       ch != 0x1b);
+}
+
 static int binary_at(const char *text, size_t len, size_t *at)
 {
-    for (size_t i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char)text[i];
-        if (ch == 0 || (ch < 0x20 && ch != '\n' && ch != '\r' && ch != '\t' && ch != '\f' &&
-                        ch != 0x1b)) {
-            *at = i;
-            return 1;
+    size_t i = 0;
+
+    while (i < len) {
+        /* eight bytes at a time while none is below 0x20 (newlines stop it) */
+        for (; i + 8 <= len; i += 8) {
+            uint64_t x;
+            memcpy(&x, text + i, 8);
+            if (((x - 0x2020202020202020ull) & ~x & 0x8080808080808080ull) != 0)
+                break;
         }
+        size_t end = i + 8 < len ? i + 8 : len;
+        for (; i < end; i++)
+            if (is_binary_byte((unsigned char)text[i])) {
+                *at = i;
+                return 1;
+            }
     }
     return 0;
 }

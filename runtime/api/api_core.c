@@ -4,6 +4,7 @@
  * A handle is a counter that is never reused, so a destroyed or made-up context is
  * recognised and refused with RKNN_ERR_CTX_INVALID instead of being dereferenced. */
 #include "runtime/api/api_internal.h"
+#include "runtime/api/api_matmul.h"
 #include "runtime/npu/npu.h"
 #include "runtime/passes/passes.h"
 #include "util/util.h"
@@ -193,6 +194,10 @@ api_ctx *api_ctx_get(rknn_context h, const char *fn)
         if (h == 0)
             API_E("%s, context is 0: call rknn_init(&ctx, ...) first and pass the "
                   "context it returned", fn);
+        else if (api_matmul_known(h))
+            API_E("%s, context 0x%llx is a matmul context (rknn_matmul_create): use it with "
+                  "rknn_matmul_* and rknn_create_mem*, a model context with this call", fn,
+                  (unsigned long long)h);
         else
             API_E("%s, context 0x%llx is invalid: it was destroyed by rknn_destroy or "
                   "never returned by rknn_init/rknn_dup_context", fn, (unsigned long long)h);
@@ -253,6 +258,63 @@ static int is_vendor_rknn(const void *buf, size_t len)
            (len >= 4 && memcmp(buf, "RKNX", 4) == 0);
 }
 
+/* The container's quantization, in the order `rknn-trace run` applies it to a
+ * container (analyze/accuracy.c): a QDQ model's own grid, the QCFG parameters as
+ * the hybrid file (fp16 layers), weights quantized before passes_prepare ... */
+static int quant_begin(api_ctx *c, graph_t *g, quant_prequant *pq, quant_cfg *cfg,
+                       quant_graph **q, char *err, size_t errlen)
+{
+    int rc = RT_OK;
+    if (c->qtype == QT_I8 && quant_prequant_detect(g, NULL) == QP_QDQ)
+        rc = quant_prequant_strip(g, pq, err, errlen);
+    if (!rc && c->qtype == QT_I8 && c->qcfg)
+        rc = quant_cfg_parse(c->qcfg, c->qcfg_len, cfg, err, errlen);
+    if (!rc)
+        rc = quant_graph_new_hybrid(g, c->qtype, c->qmethod,
+                                    c->qtype == QT_I8 && c->qcfg ? cfg : NULL, q, err, errlen);
+    if (!rc)
+        quant_prequant_weights(pq, *q);
+    return rc;
+}
+
+/* ... and after it the activation parameters of the build, every one of them (a run
+ * of the container calibrates nothing: its QCFG holds every activation). */
+static int quant_end(api_ctx *c, graph_t *g, quant_prequant *pq, quant_cfg *cfg,
+                     quant_graph *q, char *err, size_t errlen)
+{
+    qparam_t *act = xcalloc((size_t)(g->n_t ? g->n_t : 1), sizeof(*act));
+    uint8_t *has = xcalloc((size_t)(g->n_t ? g->n_t : 1), 1);
+    if (c->qtype == QT_I8 && pq->n_act)
+        quant_prequant_acts(pq, g, act, has, 0);
+    for (int k = 0; c->qtype == QT_I8 && k < cfg->n_params; k++) {
+        qparam_t p;
+        int t = graph_find_tensor(g, cfg->params[k].name);
+        if (t < 0 || g->t[t].kind == TK_CONST || g->t[t].dtype != DT_FLOAT ||
+            quant_cfg_param_get(&cfg->params[k], &p))
+            continue;
+        act[t] = p;
+        if (!has[t])
+            has[t] = QP_HAS_CALIB;
+    }
+    int rc = quant_graph_finish(q, act, has, err, errlen);
+    free(act);
+    free(has);
+    return rc;
+}
+
+/* What the chip holds for float tensor t of a quantized graph. */
+static void io_quant_type(const quant_graph *q, int t, api_io *io)
+{
+    if (q->type == QT_I8 && t < q->n_alloc && q->has_act[t] && !q->fused[t]) {
+        io->rtype = RKNN_TENSOR_INT8;
+        io->affine = 1;
+        io->zp = q->act[t].zp;
+        io->scale = q->act[t].scale;
+    } else if (q->type == QT_FP16 || (q->t_fp16 && t < q->n_alloc && q->t_fp16[t])) {
+        io->rtype = RKNN_TENSOR_FLOAT16;
+    }
+}
+
 int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const int *ndims)
 {
     char err[512] = "";
@@ -263,6 +325,11 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
     api_io *in = NULL, *out = NULL;
     exec_opts eo = {0};
     int ret = RKNN_ERR_MODEL_INVALID, st, dynamic = 0, pending = 0;
+    int64_t (*set_sh)[MODEL_MAX_DIMS] = NULL;
+    int *set_nd = NULL;
+    quant_prequant pq = {0};
+    quant_cfg qcfg = {0};
+    quant_graph *q = NULL;
     /* host threads of the simulation (default: every core) */
     const char *thr = getenv("RKNN_TRACE_THREADS");
     if (thr && *thr) {
@@ -283,6 +350,25 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
         API_E("rknn_init, cannot load the model: %s", err);
         goto out;
     }
+    if (c->container && (st = simmodel_opts_check(&c->opts, g, err, sizeof(err)))) {
+        API_E("rknn_init, %s: the container is inconsistent; rebuild it with rknn-trace build",
+              err);
+        goto out;
+    }
+    if (c->container && !shapes && c->opts.n_sets) { /* the first set of the container */
+        set_sh = xcalloc((size_t)c->opts.set_inputs, sizeof(*set_sh));
+        set_nd = xcalloc((size_t)c->opts.set_inputs, sizeof(int));
+        for (int i = 0; i < c->opts.set_inputs; i++) {
+            set_nd[i] = c->opts.ndim[i];
+            memcpy(set_sh[i], simmodel_set_dims(&c->opts, 0, i), sizeof(set_sh[i]));
+        }
+        shapes = (const int64_t(*)[MODEL_MAX_DIMS])set_sh;
+        ndims = set_nd;
+    }
+    if (c->qtype != QT_FP32 && (st = quant_begin(c, g, &pq, &qcfg, &q, err, sizeof(err)))) {
+        API_E("rknn_init, cannot quantize the model as built: %s", err);
+        goto out;
+    }
     sh = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*sh));
     orig = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*orig));
     for (int i = 0; i < g->n_inputs; i++) {
@@ -294,6 +380,9 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
             goto out;
         }
         memcpy(orig[i], t->dims, sizeof(orig[i]));
+        if (c->container && c->opts.n_sets)
+            for (int d = 0; d < t->ndim; d++)
+                orig[i][d] = -1; /* rknn_set_input_shapes checks the set instead */
         sh[i].ndim = shapes ? ndims[i] : t->ndim;
         for (int d = 0; d < sh[i].ndim; d++) {
             if (t->dims[d] < 0)
@@ -302,6 +391,10 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
         }
     }
     st = passes_prepare(g, sh, g->n_inputs, err, sizeof(err));
+    if (!st && q && (st = quant_end(c, g, &pq, &qcfg, q, err, sizeof(err)))) {
+        API_E("rknn_init, cannot quantize the model as built: %s", err);
+        goto out;
+    }
     if (st && !shapes && dynamic) {
         /* free dims fixed to 1 need not make a valid model (a pooling window wider than
          * a width of 1): keep the declared shapes until rknn_set_input_shapes */
@@ -309,6 +402,8 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
               "set to 1 (%s): call rknn_set_input_shapes before rknn_inputs_set/rknn_run", err);
         graph_free(g);
         g = NULL;
+        quant_graph_free(q); /* quantized again once the shapes are set */
+        q = NULL;
         if (c->model_path)
             st = model_load_file(c->model_path, &g, err, sizeof(err));
         else
@@ -337,6 +432,12 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
         tensor_t *t = &g->t[ti];
         io->tensor = ti;
         io->rtype = api_rtype_of_dtype(t->dtype);
+        if (q && t->dtype == DT_FLOAT)
+            io_quant_type(q, ti, io);
+        if (is_in && c->container && k < c->opts.n_inputs) {
+            const simmodel_input *p = &c->opts.in[k];
+            io->pre = p->n_mean || p->n_std || p->n_reorder ? p : NULL;
+        }
         /* pending: an output's rank and type may only be known after shape inference;
          * until rknn_set_input_shapes it shows rank 0, FP32 (a float model's outputs) */
         if (pending && !is_in && t->dtype == DT_UNDEFINED)
@@ -381,9 +482,23 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
         if (g->t[i].kind == TK_CONST && g->t[i].data)
             c->weight_bytes += tensor_nbytes(&g->t[i]);
 
+    if (x) {
+        size_t iob = 0;
+        for (int k = 0; k < g->n_inputs; k++)
+            iob += api_io_bytes(&in[k]);
+        for (int k = 0; k < g->n_outputs; k++)
+            iob += api_io_bytes(&out[k]);
+        if (exec_arena_bytes(x) > c->max_internal)
+            c->max_internal = exec_arena_bytes(x);
+        if (iob > c->max_io)
+            c->max_io = iob;
+    }
     api_npu_drop(c);
     if (c->x)
         exec_free(c->x);
+    quant_graph_free(c->qg);
+    c->qg = q;
+    q = NULL;
     if (c->g)
         graph_free(c->g);
     io_free(c->in, c->n_in);
@@ -395,8 +510,10 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
     c->out = out;
     c->n_in = g->n_inputs;
     c->n_out = g->n_outputs;
-    c->dynamic = c->dynamic || dynamic;
+    /* a container's shape set decides; one shape is a static model */
+    c->dynamic = c->container && c->opts.n_sets ? c->opts.n_sets > 1 : c->dynamic || dynamic;
     c->ran = 0;
+    api_custom_bind(c);
     g = NULL;
     x = NULL;
     in = out = NULL;
@@ -412,6 +529,11 @@ out:
         graph_free(g);
     free(sh);
     free(orig);
+    free(set_sh);
+    free(set_nd);
+    quant_graph_free(q);
+    quant_prequant_free(&pq);
+    quant_cfg_free(&qcfg);
     return ret;
 }
 
@@ -422,6 +544,7 @@ static void ctx_free(api_ctx *c)
     if (!c)
         return;
     api_npu_drop(c);
+    api_custom_free(c); /* destroy callbacks while the graph is there */
     if (c->x)
         exec_free(c->x);
     if (c->g)
@@ -435,6 +558,9 @@ static void ctx_free(api_ctx *c)
     }
     free(c->model_buf);
     free(c->model_path);
+    quant_graph_free(c->qg);
+    simmodel_opts_free(&c->opts);
+    free(c->qcfg);
     free(c->perf_text);
     free(c->layer_us);
     api_prev_free(c);
@@ -465,6 +591,97 @@ static void log_model_info(const api_ctx *c)
           c->dynamic ? "dynamic_shape" : "static_shape", name);
 }
 
+/* An ONNX model (or a container built without a shape set) whose inputs have free
+ * dims: no shape set to choose from. Says which dims are free and how to fix them. */
+static void warn_free_dims(const api_ctx *c)
+{
+    char msg[600];
+    size_t o = 0;
+
+    if (c->opts.n_sets)
+        return;
+    for (int i = 0; i < c->n_in; i++) {
+        const api_io *io = &c->in[i];
+        for (int d = 0; d < io->ndim && o < sizeof(msg) - 80; d++) {
+            if (io->model_dims[d] >= 0)
+                continue;
+            const char *p = c->g->t[io->tensor].dim_param[d];
+            o += (size_t)snprintf(msg + o, sizeof(msg) - o, "%s'%s' dim %d%s%s%s", o ? ", " : "",
+                                  c->g->t[io->tensor].name, d, p ? " (" : "", p ? p : "",
+                                  p ? ")" : "");
+        }
+    }
+    if (o)
+        API_W("rknn_init, free input dims: %s; they run as %s until rknn_set_input_shapes sets "
+              "them (INPUT_DYNAMIC_RANGE lists no shapes; rknn-trace build --shape or "
+              "--dynamic-input fixes them in the model)", msg,
+              c->pending ? "unset (the model does not prepare at 1)" : "1");
+}
+
+/* A `rknn-trace build` container: its target (a board of another chip refuses it),
+ * quantization and options. RKNN_SUCC for any other model. */
+static int container_load(api_ctx *c, const char *target_env)
+{
+    simmodel m;
+    char err[512] = "", val[64];
+
+    if (!simmodel_is(c->model_buf, c->model_len))
+        return RKNN_SUCC;
+    c->container = 1;
+    c->qtype = QT_FP32;
+    if (simmodel_parse(c->model_buf, c->model_len, &m, err, sizeof(err)) ||
+        simmodel_opts_parse(&m, &c->opts, err, sizeof(err))) {
+        API_E("rknn_init, %s: rebuild it with rknn-trace build", err);
+        return RKNN_ERR_MODEL_INVALID;
+    }
+    if (!simmodel_meta_str(&m, "target", val, sizeof(val))) {
+        const api_platform *p = api_platform_get(val);
+        if (!p) {
+            API_E("rknn_init, the model was built for '%s', which this runtime does not know; "
+                  "rebuild it with rknn-trace build -t one of: %s", val, api_platform_names());
+            return RKNN_ERR_TARGET_PLATFORM_UNMATCH;
+        }
+        if (target_env && *target_env && strcasecmp(target_env, p->name)) {
+            API_E("rknn_init, the target platform of the model is %s but the current platform "
+                  "is %s (RKNN_TARGET): rebuild it with rknn-trace build -t %s", p->name,
+                  c->plat->name, c->plat->name);
+            return RKNN_ERR_TARGET_PLATFORM_UNMATCH;
+        }
+        c->plat = p;
+    }
+    if (!simmodel_meta_str(&m, "quant", val, sizeof(val)) && quant_type_parse(val) >= 0)
+        c->qtype = quant_type_parse(val);
+    c->qmethod = !simmodel_meta_str(&m, "quant_method", val, sizeof(val)) &&
+                 quant_method_parse(val) >= 0 ? quant_method_parse(val) : QM_CHANNEL;
+    const simmodel_section *cfg = simmodel_find(&m, "QCFG");
+    if (cfg && c->qtype == QT_I8) {
+        c->qcfg = xmalloc(cfg->len + 1);
+        memcpy(c->qcfg, cfg->data, cfg->len);
+        c->qcfg[cfg->len] = 0;
+        c->qcfg_len = cfg->len;
+    }
+    return RKNN_SUCC;
+}
+
+/* Every set of the container prepared once at init, so that RKNN_QUERY_MEM_SIZE
+ * covers the largest; the context is left on the first set. */
+static int sets_measure(api_ctx *c)
+{
+    int n = c->opts.set_inputs, ret = RKNN_SUCC;
+    int64_t (*sh)[MODEL_MAX_DIMS] = xcalloc((size_t)n, sizeof(*sh));
+
+    for (int s = 1; s <= c->opts.n_sets && !ret; s++) {
+        int k = s % c->opts.n_sets; /* the first set last */
+        for (int i = 0; i < n; i++)
+            memcpy(sh[i], simmodel_set_dims(&c->opts, k, i), sizeof(sh[i]));
+        ret = api_ctx_prepare(c, (const int64_t(*)[MODEL_MAX_DIMS])sh,
+                              c->opts.ndim + (size_t)k * (size_t)n);
+    }
+    free(sh);
+    c->set_index = 0;
+    return ret;
+}
+
 /* Shared by rknn_init and rknn_dup_context. */
 static int ctx_create(rknn_context *out, const void *buf, size_t len, const char *path,
                       uint32_t flag, const api_platform *plat)
@@ -480,7 +697,13 @@ static int ctx_create(rknn_context *out, const void *buf, size_t len, const char
     memcpy(c->model_buf, buf, len);
     c->model_len = len;
     c->model_path = path ? xstrdup(path) : NULL;
-    ret = api_ctx_prepare(c, NULL, NULL);
+    ret = container_load(c, getenv("RKNN_TARGET"));
+    if (!ret)
+        ret = api_ctx_prepare(c, NULL, NULL);
+    if (!ret && c->opts.n_sets > 1)
+        ret = sets_measure(c);
+    if (!ret)
+        warn_free_dims(c);
     if (ret) {
         ctx_free(c);
         return ret;
@@ -669,6 +892,21 @@ static void query_range(const api_ctx *c, rknn_input_range *r)
     r->shape_number = c->dynamic ? 0 : 1;
     if (!c->dynamic)
         memcpy(r->dyn_range[0], a.dims, sizeof(a.dims));
+    if (!c->opts.n_sets)
+        return;
+    /* the container's shape set, in the attr's layout (NHWC for a 4-D input) */
+    r->shape_number = (uint32_t)c->opts.n_sets;
+    for (int s = 0; s < c->opts.n_sets && s < RKNN_MAX_DYNAMIC_SHAPE_NUM; s++) {
+        const int64_t *d = simmodel_set_dims(&c->opts, s, (int)r->index);
+        int nd = c->opts.ndim[(size_t)s * (size_t)c->opts.set_inputs + r->index];
+        for (int k = 0; k < nd && k < RKNN_MAX_DIMS; k++)
+            r->dyn_range[s][k] = (uint32_t)d[k];
+        if (nd == 4 && a.fmt == RKNN_TENSOR_NHWC) {
+            r->dyn_range[s][1] = (uint32_t)d[2];
+            r->dyn_range[s][2] = (uint32_t)d[3];
+            r->dyn_range[s][3] = (uint32_t)d[1];
+        }
+    }
 }
 
 int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t size)
@@ -774,11 +1012,15 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
         size_t io = 0;
         memset(m, 0, sizeof(*m));
         for (int i = 0; i < c->n_in && !c->pending; i++)
-            io += tensor_nbytes(&c->g->t[c->in[i].tensor]);
+            io += api_io_bytes(&c->in[i]);
         for (int i = 0; i < c->n_out && !c->pending; i++)
-            io += tensor_nbytes(&c->g->t[c->out[i].tensor]);
+            io += api_io_bytes(&c->out[i]);
+        if (io < c->max_io) /* the largest of the shapes prepared so far */
+            io = c->max_io;
         m->total_weight_size = (uint32_t)c->weight_bytes;
         m->total_internal_size = c->x ? (uint32_t)exec_arena_bytes(c->x) : 0;
+        if (m->total_internal_size < c->max_internal)
+            m->total_internal_size = (uint32_t)c->max_internal;
         m->total_dma_allocated_size = c->weight_bytes + m->total_internal_size + io;
         api_npu_mem_sizes(c, &m->total_sram_size, &m->free_sram_size);
         break;

@@ -11,6 +11,7 @@
 #include "rknn_api.h"
 #include "runtime/exec/exec.h"
 #include "runtime/model/model.h"
+#include "runtime/quant/quant.h"
 
 #define API_VERSION "2.3.2 (rknn-trace simulator@" __DATE__ ")"
 #define API_DRV_VERSION "0.9.8"
@@ -35,6 +36,12 @@ typedef struct api_io {
     int64_t dims[MODEL_MAX_DIMS]; /* current shape (model layout) */
     int64_t model_dims[MODEL_MAX_DIMS]; /* as declared by the model, -1 = dynamic */
     int conv_out;             /* output produced by Conv: native C aligned to 2*C2 */
+    /* the tensor as the chip holds it (a `rknn-trace build` container): int8 with its
+     * affine parameters, or fp16; rtype then says so while the executor stays float */
+    int affine;
+    int32_t zp;
+    float scale;
+    const simmodel_input *pre; /* inputs: the container's mean/std/reorder, or NULL */
     /* inputs: the executor's input tensor (model dtype and layout), not owned */
     void *data;
     size_t nbytes;
@@ -94,6 +101,18 @@ typedef struct api_ctx {
     rknn_tensor_mem *weight_mem, *internal_mem;
     int core_mask, batch_core_num;
     size_t weight_bytes;
+    /* a `rknn-trace build` container: its options, quantization and parameters */
+    int container;
+    simmodel_opts opts;
+    int qtype, qmethod;       /* QT_* and QM_* (QT_FP32 for an ONNX model) */
+    char *qcfg;               /* the QCFG section (i8), NUL-terminated */
+    size_t qcfg_len;
+    quant_graph *qg;          /* the quantized graph's parameters, with g */
+    int set_index;            /* the container's shape set now prepared */
+    /* RKNN_QUERY_MEM_SIZE: the largest over the shape set (memory sized at init
+     * stays large enough whatever set is chosen later) */
+    size_t max_internal, max_io;
+    struct api_custom *custom; /* rknn_register_custom_ops (api_custom.c), NULL if none */
 } api_ctx;
 
 void api_prev_free(api_ctx *c);
@@ -200,6 +219,22 @@ int api_convert(const api_io *io, int model_dtype, void *model_data, void *buf,
 /* (Re)builds graph, executor and io tables from the model source with the given
  * input shapes (NULL: dynamic dims fixed to 1). Used by init and set_input_shapes. */
 int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const int *ndims);
+
+/* Bytes of io as the API shows it (its rtype). */
+size_t api_io_bytes(const api_io *io);
+/* After data was converted into io's executor input: the container's preprocessing
+ * when the data was raw (not already the model's quantized values), then the
+ * input's quantization (int8 grid / fp16 rounding), as `rknn-trace run` does. */
+void api_input_finish(const api_ctx *c, api_io *io, int raw);
+/* A binding or rknn_input of type rtype with affine parameters: 1 if it holds raw
+ * values (preprocessing applies), 0 if the model's quantized values; clears the
+ * affine flag of an image buffer (UINT8 into an input with mean/std) in *l. */
+int api_input_is_raw(const api_io *io, api_layout *l, int pass_through);
+/* ---- custom ops (api_custom.c) ---- */
+/* Hooks the (re)prepared graph's custom nodes to the registered ops again. */
+void api_custom_bind(api_ctx *c);
+/* Calls the destroy callbacks and frees the registrations. */
+void api_custom_free(api_ctx *c);
 
 /* Brings perf_text up to date with the last costed run (api_io.c). */
 void api_perf_text_refresh(api_ctx *c);

@@ -232,8 +232,9 @@ void api_fill_attr(const api_ctx *c, const api_io *io, int is_input, int cmd,
     a->index = index;
     snprintf(a->name, sizeof(a->name), "%s", t->name);
     a->type = (rknn_tensor_type)io->rtype;
-    a->qnt_type = RKNN_TENSOR_QNT_NONE;
-    a->scale = 1.0f;
+    a->qnt_type = io->affine ? RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC : RKNN_TENSOR_QNT_NONE;
+    a->zp = io->affine ? io->zp : 0;
+    a->scale = io->affine ? io->scale : 1.0f;
 
     if (!four) {
         set_dims(a, io->ndim, io->dims);
@@ -273,6 +274,61 @@ void api_fill_attr(const api_ctx *c, const api_io *io, int is_input, int cmd,
     a->fmt = RKNN_TENSOR_NCHW;
     a->size = (uint32_t)(a->n_elems * es);
     a->size_with_stride = a->size;
+}
+
+size_t api_io_bytes(const api_io *io)
+{
+    size_t n = api_rtype_size(io->rtype);
+    for (int i = 0; i < io->ndim; i++)
+        n *= (size_t)io->dims[i];
+    return n;
+}
+
+int api_input_is_raw(const api_io *io, api_layout *l, int pass_through)
+{
+    if (pass_through)
+        return 0;
+    if (io->pre && l->rtype == RKNN_TENSOR_UINT8) {
+        l->q.affine = 0; /* pixels: the model normalises them (the zoo's zero-copy flow
+                            keeps the queried INT8 attr's qnt_type and sets UINT8) */
+        return 1;
+    }
+    return !(l->q.affine && !is_float_rtype(l->rtype));
+}
+
+void api_input_finish(const api_ctx *c, api_io *io, int raw)
+{
+    const tensor_t *t = &c->g->t[io->tensor];
+    const simmodel_input *p = io->pre;
+
+    if (t->dtype != DT_FLOAT || !io->data)
+        return;
+    if (raw && p && io->ndim == 4) {
+        int64_t N = io->dims[0], C = io->dims[1], plane = io->dims[2] * io->dims[3];
+        float *x = io->data, *tmp = NULL;
+        if (p->n_reorder == C && C > 1) {
+            tmp = xmalloc(sizeof(float) * (size_t)(C * plane));
+            for (int64_t n = 0; n < N; n++) {
+                float *b = x + n * C * plane;
+                memcpy(tmp, b, sizeof(float) * (size_t)(C * plane));
+                for (int64_t ch = 0; ch < C; ch++)
+                    memcpy(b + ch * plane, tmp + p->reorder[ch] * plane,
+                           sizeof(float) * (size_t)plane);
+            }
+            free(tmp);
+        }
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t ch = 0; ch < C; ch++) {
+                /* in float, as the calibration images and numpy compute it */
+                float m = p->n_mean ? p->mean[p->n_mean == 1 ? 0 : ch % p->n_mean] : 0.0f;
+                float sd = p->n_std ? p->std[p->n_std == 1 ? 0 : ch % p->n_std] : 1.0f;
+                float *b = x + (n * C + ch) * plane;
+                for (int64_t k = 0; k < plane; k++)
+                    b[k] = (b[k] - m) / sd;
+            }
+    }
+    if (c->qg)
+        quant_graph_output(c->qg, io->tensor, io->data);
 }
 
 /* ---- layout conversion -------------------------------------------------------------- */
@@ -480,6 +536,9 @@ static int input_set_one(api_ctx *c, const rknn_input *in)
         api_fill_attr(c, io, 1, RKNN_QUERY_NATIVE_INPUT_ATTR, &na);
         l.fmt = na.fmt;
         l.rtype = io->rtype;
+        l.q.affine = io->affine;
+        l.q.zp = io->zp;
+        l.q.scale = io->scale;
         l.h_stride = io->ndim == 4 ? io->dims[2] : 0;
         l.w_stride = io->ndim == 4 ? (in->size >= na.size_with_stride && na.fmt == RKNN_TENSOR_NHWC
                                           ? na.w_stride : io->dims[3]) : 0;
@@ -523,7 +582,11 @@ static int input_set_one(api_ctx *c, const rknn_input *in)
         API_W("rknn_inputs_set, input %u: size %u is %u x the %zu bytes of %s %s data: is "
               "inputs[%u].type right?", in->index, in->size, (unsigned)(in->size / need), need,
               get_type_string(in->type), shp, in->index);
-    return api_convert(io, t->dtype, io->data, in->buf, &l, 1, "rknn_inputs_set");
+    int raw = api_input_is_raw(io, &l, in->pass_through);
+    int ret = api_convert(io, t->dtype, io->data, in->buf, &l, 1, "rknn_inputs_set");
+    if (!ret)
+        api_input_finish(c, io, raw);
+    return ret;
 }
 
 int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[])
@@ -577,9 +640,9 @@ static void layout_of_binding(const api_ctx *c, const api_io *io, api_layout *l)
     memset(l, 0, sizeof(*l));
     l->fmt = a->fmt;
     l->rtype = a->pass_through ? io->rtype : (int)a->type;
-    l->q.affine = a->qnt_type == RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC;
-    l->q.zp = a->zp;
-    l->q.scale = a->scale;
+    l->q.affine = a->pass_through ? io->affine : a->qnt_type == RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC;
+    l->q.zp = a->pass_through ? io->zp : a->zp;
+    l->q.scale = a->pass_through ? io->scale : a->scale;
     if (io->ndim == 4) {
         l->w_stride = a->w_stride ? a->w_stride : io->dims[3];
         l->h_stride = a->h_stride ? a->h_stride : io->dims[2];
@@ -820,6 +883,14 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
         ret = RKNN_ERR_FAIL;
         goto out;
     }
+    if (c->internal_mem && api_mem_avail(c->internal_mem) < exec_arena_bytes(c->x)) {
+        /* sized before rknn_set_input_shapes chose larger shapes */
+        API_E("rknn_run, the internal memory has %zu bytes but the current input shapes need "
+              "%zu: allocate RKNN_QUERY_MEM_SIZE.total_internal_size as queried after "
+              "rknn_init", api_mem_avail(c->internal_mem), exec_arena_bytes(c->x));
+        ret = RKNN_ERR_MALLOC_FAIL;
+        goto out;
+    }
     for (int i = 0; i < c->n_in; i++) {
         api_io *io = &c->in[i];
         if (io->mem) {
@@ -835,10 +906,12 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
             if (ret)
                 goto out;
             layout_of_binding(c, io, &l);
+            int raw = api_input_is_raw(io, &l, io->mem_attr.pass_through);
             double tc = rt_now_us();
             ret = api_convert(io, c->g->t[io->tensor].dtype, io->data, src, &l, 1, "rknn_run");
             if (ret)
                 goto out;
+            api_input_finish(c, io, raw);
             conv_report(io, 1, i, rt_now_us() - tc);
         } else if (!io->is_set && !c->warned_unset) {
             API_W("rknn_run, input %d was never set (rknn_inputs_set or rknn_set_io_mem): "
@@ -965,8 +1038,7 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
         if (o->is_prealloc) {
             const api_io *io = &c->out[o->index];
             int rt = o->want_float ? RKNN_TENSOR_FLOAT32 : io->rtype;
-            size_t need = tensor_nbytes(&c->g->t[io->tensor]) /
-                          api_rtype_size(io->rtype) * api_rtype_size(rt);
+            size_t need = api_io_bytes(io) / api_rtype_size(io->rtype) * api_rtype_size(rt);
             if (!o->buf || o->size < need) {
                 API_E("rknn_outputs_get, outputs[%u] is_prealloc: buf %s, size %u < %zu "
                       "needed for output %u as %s; allocate at least %zu bytes (want_float=%d)",
@@ -985,6 +1057,10 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
         memset(&l, 0, sizeof(l));
         l.fmt = RKNN_TENSOR_NCHW;
         l.rtype = o->want_float ? RKNN_TENSOR_FLOAT32 : io->rtype;
+        /* want_float = 0: the chip's own values (int8 on the output's grid) */
+        l.q.affine = !o->want_float && io->affine;
+        l.q.zp = io->zp;
+        l.q.scale = io->scale;
         size_t need = api_layout_bytes(io, &l);
         if (!o->is_prealloc) {
             api_outbuf *b = xcalloc(1, sizeof(*b));

@@ -8,6 +8,7 @@
  * passed to another process). Every rknn_tensor_mem handed out is kept in a registry,
  * so a destroyed or foreign one is recognised before it is touched. */
 #include "runtime/api/api_internal.h"
+#include "runtime/api/api_matmul.h"
 #include "runtime/npu/npu.h"
 #include "util/util.h"
 
@@ -92,7 +93,11 @@ static rknn_tensor_mem *rec_add(mem_rec *r)
  * tied to a context in the simulator). */
 static int ctx_ok(rknn_context ctx, const char *fn)
 {
-    api_ctx *c = api_ctx_get(ctx, fn);
+    api_ctx *c;
+
+    if (api_matmul_known(ctx)) /* memory for rknn_matmul_set_io_mem */
+        return 1;
+    c = api_ctx_get(ctx, fn);
     if (!c)
         return 0;
     api_ctx_put(c);
@@ -667,6 +672,59 @@ static int shapes_from_attrs(api_ctx *c, uint32_t n, const rknn_tensor_attr *att
     return RKNN_SUCC;
 }
 
+/* Appends shape d (model layout) as the attr format fmt shows it: "[1,224,224,3]",
+ * after a "," when it is not the first input's. */
+static size_t shape_cat(char *s, size_t o, size_t len, const int64_t *d, int nd, int fmt,
+                        int input)
+{
+    int perm[4] = {0, 2, 3, 1};
+    if (input > 0 && o < len)
+        o += (size_t)snprintf(s + o, len - o, ",");
+    for (int k = 0; k < nd && o < len; k++) {
+        int64_t v = nd == 4 && fmt == RKNN_TENSOR_NHWC ? d[perm[k]] : d[k];
+        o += (size_t)snprintf(s + o, len - o, "%s%lld", k ? "," : "[", (long long)v);
+    }
+    if (o < len)
+        o += (size_t)snprintf(s + o, len - o, "]");
+    return o < len ? o : len;
+}
+
+/* A container with a shape set takes only its shapes (SDK 2.x): the index of the set,
+ * or RKNN_ERR_PARAM_INVALID with one E line listing the valid ones. */
+static int shapes_in_set(api_ctx *c, uint32_t n, const rknn_tensor_attr *attr,
+                         int64_t (*shapes)[MODEL_MAX_DIMS], const int *ndims, const char *fn)
+{
+    const simmodel_opts *o = &c->opts;
+    int fmt = n ? attr[0].fmt : RKNN_TENSOR_NHWC;
+    for (int s = 0; s < o->n_sets; s++) {
+        int same = 1;
+        for (int i = 0; i < c->n_in && same; i++)
+            same = ndims[i] == o->ndim[(size_t)s * (size_t)o->set_inputs + (size_t)i] &&
+                   !memcmp(shapes[i], simmodel_set_dims(o, s, i), sizeof(int64_t) * (size_t)ndims[i]);
+        if (same) {
+            c->set_index = s;
+            return RKNN_SUCC;
+        }
+    }
+    char msg[2048];
+    size_t k = (size_t)snprintf(msg, sizeof(msg), "%s, input shape ", fn);
+    for (int i = 0; i < c->n_in; i++)
+        k = shape_cat(msg, k, sizeof(msg), shapes[i], ndims[i], fmt, i);
+    if (k < sizeof(msg))
+        k += (size_t)snprintf(msg + k, sizeof(msg) - k, " is not in the model's shape set; "
+                              "valid (%s):", get_format_string(fmt));
+    for (int s = 0; s < o->n_sets && k < sizeof(msg) - 16; s++) {
+        k += (size_t)snprintf(msg + k, sizeof(msg) - k, "%s", s ? " | " : " ");
+        for (int i = 0; i < c->n_in && k < sizeof(msg) - 16; i++)
+            k = shape_cat(msg, k, sizeof(msg), simmodel_set_dims(o, s, i),
+                          o->ndim[(size_t)s * (size_t)o->set_inputs + (size_t)i], fmt, i);
+    }
+    if (k >= sizeof(msg) - 16) /* a long set: its start and a mark that it goes on */
+        snprintf(msg + sizeof(msg) - 16, 16, " ...");
+    API_E("%s (rknn-trace build --dynamic-input adds shapes)", msg);
+    return RKNN_ERR_PARAM_INVALID;
+}
+
 static int set_shapes(api_ctx *c, uint32_t n, const rknn_tensor_attr *attr, const char *fn)
 {
     int64_t (*shapes)[MODEL_MAX_DIMS] = xcalloc((size_t)(c->n_in ? c->n_in : 1), sizeof(*shapes));
@@ -679,6 +737,8 @@ static int set_shapes(api_ctx *c, uint32_t n, const rknn_tensor_attr *attr, cons
     }
     ret = shapes_from_attrs(c, n, attr, shapes, ndims, fn);
     if (ret)
+        goto out;
+    if (c->opts.n_sets && (ret = shapes_in_set(c, n, attr, shapes, ndims, fn)))
         goto out;
     for (int i = 0; i < c->n_in; i++)
         if (memcmp(shapes[i], c->in[i].dims, sizeof(int64_t) * (size_t)ndims[i]) != 0)

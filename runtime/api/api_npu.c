@@ -71,7 +71,9 @@ int api_npu_prepare(api_ctx *c)
     sram = sram_wanted(c, &want);
     np = npu_platform_find(c->plat->name);
     if (np)
-        st = npu_lower(c->g, np, DT_FLOAT, &ng, err, sizeof(err));
+        st = npu_lower(c->g, np, c->qtype == QT_I8 ? DT_INT8 : c->qtype == QT_FP16 ? DT_FLOAT16
+                                                                           : DT_FLOAT,
+                       &ng, err, sizeof(err));
     else
         st = RT_EUNSUPPORTED;
     if (st) {

@@ -41,8 +41,20 @@ typedef struct op_def {
     void (*release)(node_t *n);
 } op_def;
 
-/* NULL if the op is not supported. An empty or "ai.onnx" domain both mean ONNX. */
+/* NULL if the op is not supported. An empty or "ai.onnx" domain both mean ONNX. An op
+ * type starting with "cst" (in any domain) is a custom op: it resolves to
+ * exec_op_custom, whose implementation an application supplies at run time. */
 const op_def *exec_find_op(const char *domain, const char *name);
+
+/* Custom ops (ops_custom.c). Output shapes: as the model declares them, else those of
+ * input 0. Running one calls the hook its node's priv points to (set by the caller
+ * that owns the implementation, never freed by the executor); without one the run
+ * fails with a message saying how to register it. Custom nodes are never folded. */
+typedef struct exec_custom_hook {
+    int (*run)(struct exec_custom_hook *h, graph_t *g, node_t *n, char *err, size_t errlen);
+} exec_custom_hook;
+extern const op_def exec_op_custom;
+int exec_op_is_custom(const op_def *d);
 /* NULL-terminated list of every supported op name (for `rknn-trace info`). */
 const char *const *exec_op_names(void);
 

@@ -12,6 +12,11 @@ extern const op_def exec_ops_conv[];     /* ops_conv.c: Conv, ConvTranspose */
 extern const op_def exec_ops_gemm[];     /* ops_gemm.c: Gemm, MatMul */
 extern const op_def exec_ops_pool[];     /* ops_pool.c: MaxPool, AveragePool, Global*Pool */
 extern const op_def exec_ops_norm[];     /* ops_norm.c: BatchNormalization */
+extern const op_def exec_ops_normalize[]; /* ops_normalize.c: LayerNormalization InstanceNormalization
+                                            MeanVarianceNormalization LpNormalization LRN */
+extern const op_def exec_ops_index[];    /* ops_index.c: EyeLike ReverseSequence ScatterND MaxUnpool */
+extern const op_def exec_ops_roi[];      /* ops_roi.c: RoiAlign MaxRoiPool */
+extern const op_def exec_ops_rnn[];      /* ops_rnn.c: RNN GRU LSTM */
 extern const op_def exec_ops_binary[];   /* ops_binary.c: Add Sub Mul Div Pow Equal Where PRelu ... */
 extern const op_def exec_ops_unary[];    /* ops_unary.c: Relu Sigmoid Exp Erf Clip HardSwish ... */
 extern const op_def exec_ops_shape[];    /* ops_shape.c: Reshape Flatten Squeeze Unsqueeze Shape Size

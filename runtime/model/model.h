@@ -190,4 +190,40 @@ int simmodel_load_graph(const void *buf, size_t len, graph_t **out, char *err, s
  * numbers, as build writes it) into val; -1 if absent. */
 int simmodel_meta_str(const simmodel *m, const char *key, char *val, size_t vlen);
 
+/* The build options a runtime honours, from META (docs/sim-model-format.md):
+ * per-input preprocessing (Toolkit2's mean_values / std_values / channel
+ * reorder, applied to raw input data before the model) and the set of input
+ * shapes (Toolkit2's dynamic_input: n_sets sets of one shape per input, in
+ * graph-input order). Containers written before these keys existed have none
+ * (n_inputs = n_sets = 0). */
+#define SIMMODEL_MAX_SETS 512   /* RKNN_MAX_DYNAMIC_SHAPE_NUM */
+#define SIMMODEL_MAX_CH 4
+
+typedef struct simmodel_input {
+    char *name;
+    int n_mean, n_std, n_reorder;  /* 0: none (mean 0, std 1, channels as they are) */
+    float mean[SIMMODEL_MAX_CH], std[SIMMODEL_MAX_CH];
+    int reorder[SIMMODEL_MAX_CH];  /* model channel c takes input channel reorder[c] */
+} simmodel_input;
+
+typedef struct simmodel_opts {
+    int n_inputs;
+    simmodel_input *in;
+    int n_sets, set_inputs;        /* set_inputs shapes in each set */
+    int *ndim;                     /* [n_sets * set_inputs] */
+    int64_t *dims;                 /* [(set * set_inputs + input) * MODEL_MAX_DIMS] */
+} simmodel_opts;
+
+/* Parses and checks the options (RT_EFORMAT with a one-line reason: META that is
+ * not JSON, a shape set with another number of inputs or another rank than the
+ * first, a size <= 0, a std of 0, a reorder that is no permutation, ...). */
+int simmodel_opts_parse(const simmodel *m, simmodel_opts *o, char *err, size_t errlen);
+void simmodel_opts_free(simmodel_opts *o);
+/* Shape of input i in set s. */
+const int64_t *simmodel_set_dims(const simmodel_opts *o, int s, int i);
+/* Checks the options against the container's graph (prepared or not): the
+ * shape sets have one shape per graph input with its rank and its fixed
+ * sizes, preprocessing names graph inputs. RT_EFORMAT naming the problem. */
+int simmodel_opts_check(const simmodel_opts *o, const graph_t *g, char *err, size_t errlen);
+
 #endif

@@ -322,17 +322,49 @@ static int constant_value(const Onnx__NodeProto *np, const char *node, tensor_t 
                   ap->name);
 }
 
-static int add_initializer(graph_t *g, const Onnx__TensorProto *tp, int k, char *err,
-                           size_t errlen)
+/* Names inside an inlined If branch live in the graph as "<if node>/<name>";
+ * a branch may also use any name of the scopes around it. The top scope's
+ * prefix is "". */
+typedef struct scope {
+    const char *prefix;
+    const struct scope *up;
+} scope;
+
+static char *scoped(const scope *sc, const char *name)
 {
-    char what[512];
+    size_t a = strlen(sc->prefix), b = strlen(name);
+    char *v = xmalloc(a + b + 1);
+    memcpy(v, sc->prefix, a);
+    memcpy(v + a, name, b + 1);
+    return v;
+}
+
+/* A tensor of this scope, else of the scopes around it; -1 if none. */
+static int resolve(const graph_t *g, const scope *sc, const char *name)
+{
+    for (; sc; sc = sc->up) {
+        char *full = scoped(sc, name);
+        int idx = graph_find_tensor(g, full);
+        free(full);
+        if (idx >= 0)
+            return idx;
+    }
+    return -1;
+}
+
+static int add_initializer(graph_t *g, const scope *sc, const Onnx__TensorProto *tp, int k,
+                           char *err, size_t errlen)
+{
+    char what[512], *full;
     int idx;
 
     if (!tp->name || !*tp->name)
         return rt_err(err, errlen, RT_EFORMAT, "initializer %d has no name", k);
-    if (graph_find_tensor(g, tp->name) >= 0)
+    full = scoped(sc, tp->name);
+    idx = graph_find_tensor(g, full) >= 0 ? -1 : graph_add_tensor(g, full);
+    free(full);
+    if (idx < 0)
         return rt_err(err, errlen, RT_EFORMAT, "initializer '%s' is defined twice", tp->name);
-    idx = graph_add_tensor(g, tp->name);
     g->t[idx].kind = TK_CONST;
     snprintf(what, sizeof(what), "initializer '%.400s'", tp->name);
     return tensor_from_proto(tp, &g->t[idx], what, err, errlen);
@@ -396,8 +428,8 @@ static int add_input(graph_t *g, const Onnx__ValueInfoProto *vi, int k, char *er
 }
 
 /* Pass 1 for one node: create its output tensors (a Constant becomes its value). */
-static int node_outputs(graph_t *g, const Onnx__NodeProto *np, const char *name, int *is_const,
-                        char *err, size_t errlen)
+static int node_outputs(graph_t *g, const scope *sc, const Onnx__NodeProto *np, const char *name,
+                        int *is_const, char *err, size_t errlen)
 {
     size_t j;
 
@@ -410,11 +442,13 @@ static int node_outputs(graph_t *g, const Onnx__NodeProto *np, const char *name,
 
         if (!o || !*o)
             continue; /* omitted optional output */
-        if (graph_find_tensor(g, o) >= 0)
+        char *full = scoped(sc, o);
+        idx = graph_find_tensor(g, full) >= 0 ? -1 : graph_add_tensor(g, full);
+        free(full);
+        if (idx < 0)
             return rt_err(err, errlen, RT_EFORMAT,
                           "node '%s' (%s): output '%s' is already defined elsewhere", name,
                           np->op_type, o);
-        idx = graph_add_tensor(g, o);
         if (*is_const) {
             g->t[idx].kind = TK_CONST;
             return constant_value(np, name, &g->t[idx], err, errlen);
@@ -425,9 +459,12 @@ static int node_outputs(graph_t *g, const Onnx__NodeProto *np, const char *name,
     return 0;
 }
 
+static int inline_if(graph_t *g, const scope *sc, const Onnx__NodeProto *np, const char *name,
+                     char *err, size_t errlen);
+
 /* Pass 2 for one node: resolve inputs, add the node, convert its attributes. */
-static int node_build(graph_t *g, const Onnx__NodeProto *np, const char *name, char *err,
-                      size_t errlen)
+static int node_build(graph_t *g, const scope *sc, const Onnx__NodeProto *np, const char *name,
+                      char *err, size_t errlen)
 {
     int *in = xmalloc(sizeof(int) * (np->n_input + 1));
     int *out = xmalloc(sizeof(int) * (np->n_output + 1));
@@ -440,13 +477,17 @@ static int node_build(graph_t *g, const Onnx__NodeProto *np, const char *name, c
         ret = rt_err(err, errlen, RT_EFORMAT, "node '%s' has too many inputs/outputs", name);
         goto out;
     }
+    if (!*dom && strcmp(np->op_type, "If") == 0) {
+        ret = inline_if(g, sc, np, name, err, errlen);
+        goto out;
+    }
     for (j = 0; j < np->n_input; j++) {
         const char *s = np->input[j];
 
         in[j] = -1;
         if (!s || !*s)
             continue;
-        in[j] = graph_find_tensor(g, s);
+        in[j] = resolve(g, sc, s);
         if (in[j] < 0) {
             ret = rt_err(err, errlen, RT_EFORMAT,
                          "node '%s' (%s): input '%s' is not produced by any node, initializer "
@@ -455,9 +496,10 @@ static int node_build(graph_t *g, const Onnx__NodeProto *np, const char *name, c
         }
     }
     for (j = 0; j < np->n_output; j++)
-        out[j] = np->output[j] && *np->output[j] ? graph_find_tensor(g, np->output[j]) : -1;
-    idx = graph_add_node(g, name, np->op_type, dom, (int)np->n_input, in, (int)np->n_output,
-                         out);
+        out[j] = np->output[j] && *np->output[j] ? resolve(g, sc, np->output[j]) : -1;
+    char *full = scoped(sc, name);
+    idx = graph_add_node(g, full, np->op_type, dom, (int)np->n_input, in, (int)np->n_output, out);
+    free(full);
     n = &g->nodes[idx];
     n->attrs = xcalloc(np->n_attribute + 1, sizeof(attr_t));
     for (j = 0; j < np->n_attribute; j++) {
@@ -472,27 +514,28 @@ out:
     return ret;
 }
 
-static int build_graph(graph_t *g, const Onnx__ModelProto *m, char *err, size_t errlen)
+static int add_initializers(graph_t *g, const scope *sc, const Onnx__GraphProto *gp, char *err,
+                            size_t errlen)
 {
-    const Onnx__GraphProto *gp = m->graph;
+    int ret = 0;
+    if (gp->n_sparse_initializer)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "sparse initializers are not supported");
+    for (size_t k = 0; k < gp->n_initializer && !ret; k++)
+        ret = add_initializer(g, sc, gp->initializer[k], (int)k, err, errlen);
+    return ret;
+}
+
+/* The nodes of a graph or of an inlined If branch: pass 1 creates every
+ * node's outputs (so that nodes may come in any order), pass 2 adds the nodes. */
+static int build_nodes(graph_t *g, const scope *sc, const Onnx__GraphProto *gp, char *err,
+                       size_t errlen)
+{
     char **names = NULL;
     int *is_const = NULL;
     int ret = 0;
     size_t k;
     char tmp[96];
 
-    if (gp->n_sparse_initializer)
-        return rt_err(err, errlen, RT_EUNSUPPORTED, "sparse initializers are not supported");
-    for (k = 0; k < gp->n_initializer; k++) {
-        ret = add_initializer(g, gp->initializer[k], (int)k, err, errlen);
-        if (ret)
-            return ret;
-    }
-    for (k = 0; k < gp->n_input; k++) {
-        ret = add_input(g, gp->input[k], (int)k, err, errlen);
-        if (ret)
-            return ret;
-    }
     names = xcalloc(gp->n_node + 1, sizeof(char *));
     is_const = xcalloc(gp->n_node + 1, sizeof(int));
     for (k = 0; k < gp->n_node; k++) {
@@ -508,37 +551,115 @@ static int build_graph(graph_t *g, const Onnx__ModelProto *m, char *err, size_t 
             snprintf(tmp, sizeof(tmp), "%.64s_%zu", np->op_type, k);
             names[k] = xstrdup(tmp);
         }
-        ret = node_outputs(g, np, names[k], &is_const[k], err, errlen);
+        ret = node_outputs(g, sc, np, names[k], &is_const[k], err, errlen);
         if (ret)
             goto out;
     }
     for (k = 0; k < gp->n_node; k++) {
         if (is_const[k])
             continue;
-        ret = node_build(g, gp->node[k], names[k], err, errlen);
+        ret = node_build(g, sc, gp->node[k], names[k], err, errlen);
         if (ret)
             goto out;
     }
-    for (k = 0; k < gp->n_output; k++) {
-        const char *o = gp->output[k]->name;
-        int idx = graph_find_tensor(g, o);
-
-        if (idx < 0) {
-            ret = rt_err(err, errlen, RT_EFORMAT,
-                         "graph output '%s' is not produced by any node", str_or(o, "(no name)"));
-            goto out;
-        }
-        g->t[idx].is_output = 1;
-        g->outputs = xrealloc(g->outputs, sizeof(int) * (size_t)(g->n_outputs + 1));
-        g->outputs[g->n_outputs++] = idx;
-    }
-    ret = graph_toposort(g, err, errlen);
 out:
     for (k = 0; names && k < gp->n_node; k++)
         free(names[k]);
     free(names);
     free(is_const);
     return ret;
+}
+
+/* An If whose condition is a constant (an initializer or a Constant node, as
+ * exporters leave behind for a Python `if` on a shape) is replaced by the
+ * branch it takes: the branch's nodes join the graph under "<if node>/", and an
+ * Identity per output connects the branch's result to the If's output. A
+ * condition computed at run time is control flow, which we do not execute. */
+static int inline_if(graph_t *g, const scope *sc, const Onnx__NodeProto *np, const char *name,
+                     char *err, size_t errlen)
+{
+    const Onnx__GraphProto *then_g = NULL, *else_g = NULL, *br;
+    int ret = 0;
+    size_t j;
+
+    for (j = 0; j < np->n_attribute; j++) {
+        const Onnx__AttributeProto *ap = np->attribute[j];
+        if (ap->name && !strcmp(ap->name, "then_branch"))
+            then_g = ap->g;
+        else if (ap->name && !strcmp(ap->name, "else_branch"))
+            else_g = ap->g;
+    }
+    if (!then_g || !else_g || np->n_input != 1 || !np->input[0])
+        return rt_err(err, errlen, RT_EFORMAT,
+                      "node '%s' (If) needs one condition and both then_branch and else_branch", name);
+    int c = resolve(g, sc, np->input[0]);
+    const tensor_t *cond = c >= 0 ? &g->t[c] : NULL;
+    if (!cond || cond->kind != TK_CONST || !cond->data || tensor_numel(cond) != 1 ||
+        (cond->dtype != DT_BOOL && cond->dtype != DT_UINT8))
+        return rt_err(err, errlen, RT_EUNSUPPORTED,
+                      "node '%s' (If): its condition '%s' is computed at run time; control flow is "
+                      "not supported, only an If whose condition is a constant (fold the model, "
+                      "e.g. with onnx-simplifier)", name, np->input[0]);
+    br = *(const uint8_t *)cond->data ? then_g : else_g;
+    if (br->n_output != np->n_output)
+        return rt_err(err, errlen, RT_EFORMAT, "node '%s' (If): the branch has %zu outputs, the node %zu",
+                      name, br->n_output, np->n_output);
+
+    char *prefix = xmalloc(strlen(sc->prefix) + strlen(name) + 2);
+    sprintf(prefix, "%s%s/", sc->prefix, name);
+    scope inner = {prefix, sc};
+    ret = add_initializers(g, &inner, br, err, errlen);
+    if (!ret)
+        ret = build_nodes(g, &inner, br, err, errlen);
+    for (j = 0; !ret && j < np->n_output; j++) {
+        const char *bo = br->output[j]->name;
+        int src = bo ? resolve(g, &inner, bo) : -1;
+        int dst = np->output[j] && *np->output[j] ? resolve(g, sc, np->output[j]) : -1;
+        char nn[600];
+        if (src < 0) {
+            ret = rt_err(err, errlen, RT_EFORMAT, "node '%s' (If): branch output '%s' is not produced",
+                         name, bo ? bo : "(no name)");
+            break;
+        }
+        if (dst < 0)
+            continue; /* omitted output */
+        snprintf(nn, sizeof nn, "%s%.500s/output_%zu", sc->prefix, name, j);
+        graph_add_node(g, nn, "Identity", "", 1, &src, 1, &dst);
+        g->nodes[g->n_nodes - 1].attrs = xcalloc(1, sizeof(attr_t));
+    }
+    free(prefix);
+    return ret;
+}
+
+static int build_graph(graph_t *g, const Onnx__ModelProto *m, char *err, size_t errlen)
+{
+    const Onnx__GraphProto *gp = m->graph;
+    const scope top = {"", NULL};
+    int ret = 0;
+    size_t k;
+
+    if ((ret = add_initializers(g, &top, gp, err, errlen)))
+        return ret;
+    for (k = 0; k < gp->n_input; k++) {
+        ret = add_input(g, gp->input[k], (int)k, err, errlen);
+        if (ret)
+            return ret;
+    }
+    ret = build_nodes(g, &top, gp, err, errlen);
+    if (ret)
+        return ret;
+    for (k = 0; k < gp->n_output; k++) {
+        const char *o = gp->output[k]->name;
+        int idx = graph_find_tensor(g, o);
+
+        if (idx < 0)
+            return rt_err(err, errlen, RT_EFORMAT,
+                          "graph output '%s' is not produced by any node", str_or(o, "(no name)"));
+        g->t[idx].is_output = 1;
+        g->outputs = xrealloc(g->outputs, sizeof(int) * (size_t)(g->n_outputs + 1));
+        g->outputs[g->n_outputs++] = idx;
+    }
+    return graph_toposort(g, err, errlen);
 }
 
 /* ---- nesting guard ---------------------------------------------------------

@@ -2,6 +2,7 @@
  * blob (Toolkit2 FlatBuffer, RV110x task table, Toolkit1 NBG), JSON trailer.
  * Slot numbers of the FlatBuffer tables are documented in docs/rknn-format.md. */
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ typedef struct ctx {
     size_t errlen;
     rknn_model *m;
     fb_buf fb;
+    int lite;       /* the RV1103/RV1106 FlatBuffer: other slot numbers */
 } ctx;
 
 static int bad(ctx *c, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -330,6 +332,8 @@ static int decode_tensor(ctx *c, const fb_table *t, long i, rknn_tensor *dt)
     int r, nq = 0;
 
     dt->size = -1;
+    dt->buffer = -1;
+    dt->data_off = dt->data_len = -1;
     if (fb_u8(t, 0, 0, &code) < 0 || fb_u8(t, 2, 0, &kind) < 0)
         return fb_fail(c, "tensor", i, "data_type");
     if (!rknn_dtype_name(code))
@@ -342,6 +346,20 @@ static int decode_tensor(ctx *c, const fb_table *t, long i, rknn_tensor *dt)
         return r;
     if (!dt->name)
         dt->name = xstrdup("");
+    if (c->lite) { /* scale 6, zero point 7, bytes 8; no min/max, method or dtype name */
+        if ((r = get_first4(c, t, 6, i, "scale", &sc)) < 0 || (nq = get_first4(c, t, 7, i, "zero_point", &zp)) < 0)
+            return r < 0 ? r : nq;
+        if (r || nq) {
+            dt->has_quant = 1;
+            dt->min = dt->max = NAN;
+            dt->scale = u32_float(sc);
+            dt->zero_point = (int32_t)zp;
+        }
+        if (fb_i32(t, 8, -1, &size) < 0)
+            return fb_fail(c, "tensor", i, "size");
+        dt->size = size;
+        return 0;
+    }
     if (fb_vector(t, 6, 1, &qv) < 0)
         return fb_fail(c, "tensor", i, "quant_method");
     copy_field(dt->qmethod, sizeof(dt->qmethod), (const char *)qv.b->p + qv.pos, qv.n);
@@ -371,6 +389,36 @@ static int decode_tensor(ctx *c, const fb_table *t, long i, rknn_tensor *dt)
     if ((r = fb_i32(t, 12, -1, &size)) < 0)
         return fb_fail(c, "tensor", i, "size");
     dt->size = size;
+    if ((r = fb_i32(t, 18, -1, &size)) < 0) /* its data buffer (model slot 20) */
+        return fb_fail(c, "tensor", i, "buffer");
+    dt->buffer = size < 0 ? -1 : size;
+    return 0;
+}
+
+/* Model slot 20 (4 in model version 1): the data buffers (a table each,
+ * bytes in slot 0) that tensors name by index (tensor slot 18): where a
+ * weight's bytes are. */
+static int resolve_buffers(ctx *c, const fb_table *root)
+{
+    rknn_model *m = c->m;
+    fb_vec bufs, bytes;
+    fb_table bt;
+
+    /* model version 6: slot 20; version 1 files keep them in slot 4 */
+    if (fb_vector(root, c->m->model_version >= 6 ? 20 : 4, 4, &bufs) < 0)
+        return fb_fail(c, "model", -1, "buffers");
+    for (int i = 0; i < m->n_tensors; i++) {
+        rknn_tensor *t = &m->tensors[i];
+        if (t->buffer < 0)
+            continue;
+        if ((uint32_t)t->buffer >= bufs.n)
+            return bad(c, "FlatBuffer tensor.buffer", "buffer %d of %u (tensor %d)", t->buffer,
+                       bufs.n, i);
+        if (fb_vec_table(&bufs, (uint32_t)t->buffer, &bt) || fb_vector(&bt, 0, 1, &bytes) < 0)
+            return fb_fail(c, "buffer", t->buffer, "bytes");
+        t->data_off = (int64_t)(m->data_off + bytes.pos);
+        t->data_len = bytes.n;
+    }
     return 0;
 }
 
@@ -449,6 +497,8 @@ static int decode_node(ctx *c, const fb_table *t, long i, rknn_node *n)
     uint8_t tgt, tag;
     int r;
 
+    n->tasks = -1;
+
     if ((r = get_str(c, t, 1, "node", i, "type", &n->type)) ||
         (r = get_str(c, t, 2, "node", i, "name", &n->name)))
         return r;
@@ -458,6 +508,8 @@ static int decode_node(ctx *c, const fb_table *t, long i, rknn_node *n)
         n->name = xstrdup("");
     if (fb_u8(t, 3, 0, &tgt) < 0 || fb_u8(t, 7, 0, &tag) < 0)
         return fb_fail(c, "node", i, "target");
+    if (c->lite) /* no parameter union: slot 7 is unused there */
+        tag = 0;
     if (tgt > RKNN_TGT_NPU)
         return bad(c, "FlatBuffer node.target", "unknown target %u (node %ld)", tgt, i);
     n->target = tgt;
@@ -465,6 +517,14 @@ static int decode_node(ctx *c, const fb_table *t, long i, rknn_node *n)
     if ((r = get_index_list(c, t, 4, i, "inputs", &n->in, &n->n_in)) ||
         (r = get_index_list(c, t, 5, i, "outputs", &n->out, &n->n_out)))
         return r;
+    if (c->lite) { /* its NPU tasks in the task table: slot 9 */
+        uint32_t tn;
+        if ((r = get_first4(c, t, 9, i, "task_number", &tn)) < 0)
+            return r;
+        if (r)
+            n->tasks = (int)(tn > (uint32_t)MAX_ITEMS ? MAX_ITEMS : tn);
+        return 0;
+    }
     return decode_params(c, t, i, n);
 }
 
@@ -572,17 +632,20 @@ static int decode_flatbuffer(ctx *c, const uint8_t *p, size_t n)
     if (fb_i32(&root, 0, -1, &v) < 0)
         return fb_fail(c, "model", -1, "version");
     m->model_version = v;
-    if (fb_i32(&root, 6, -1, &v) < 0)
+    /* RV1103/RV1106 lack slots 4, 5 (and everything from 10): code, compiler,
+     * platform, framework are 2 lower */
+    const int sh = c->lite ? 2 : 0;
+    if (fb_i32(&root, 6 - sh, -1, &v) < 0)
         return fb_fail(c, "model", -1, "compiler_code");
     m->compiler_code = v;
     if ((r = get_str(c, &root, 1, "model", -1, "npu", &m->npu_gen)) ||
-        (r = get_str(c, &root, 7, "model", -1, "compiler", &m->compiler)) ||
-        (r = get_str(c, &root, 8, "model", -1, "platform", &m->fb_target)) ||
-        (r = get_str(c, &root, 16, "model", -1, "inference_type", &m->infer_type)))
+        (r = get_str(c, &root, 7 - sh, "model", -1, "compiler", &m->compiler)) ||
+        (r = get_str(c, &root, 8 - sh, "model", -1, "platform", &m->fb_target)) ||
+        (!c->lite && (r = get_str(c, &root, 16, "model", -1, "inference_type", &m->infer_type))))
         return r;
     {
         char *fw = NULL;
-        if ((r = get_str(c, &root, 9, "model", -1, "framework", &fw)))
+        if ((r = get_str(c, &root, 9 - sh, "model", -1, "framework", &fw)))
             return r;
         if (fw && !m->framework)
             m->framework = fw;
@@ -615,6 +678,8 @@ static int decode_flatbuffer(ctx *c, const uint8_t *p, size_t n)
         if ((r = decode_node(c, &t, (long)i, &m->nodes[i])))
             return r;
     }
+    if (!c->lite && (r = resolve_buffers(c, &root)))
+        return r;
     /* graph inputs and outputs: tensor indices */
     if (fb_vector(&g, 2, 4, &iv) < 0 || fb_vector(&g, 3, 4, &ov) < 0)
         return fb_fail(c, "graph", 0, "inputs");
@@ -656,7 +721,7 @@ static int decode_flatbuffer(ctx *c, const uint8_t *p, size_t n)
         return fb_fail(c, "model", -1, "generator");
     if (r > 0 && (r = decode_generator(c, s, sl)))
         return r;
-    for (int k = 12; k <= 13; k++) {
+    for (int k = 12; k <= 13 && !c->lite; k++) {
         r = fb_str(&root, k, &s, &sl);
         if (r < 0)
             return fb_fail(c, "model", -1, k == 12 ? "input_json" : "output_json");
@@ -683,6 +748,19 @@ static int decode_lite(ctx *c, const uint8_t *p, size_t n)
                    m->lite_tasks, (unsigned long long)m->lite_tasks * LITE_TASK, n - LITE_HDR);
     for (uint32_t t = 0; t < m->lite_tasks; t++)
         m->lite_regcfg_total += rd_u32(p + LITE_HDR + (size_t)t * LITE_TASK + 24);
+    /* header word 0: the size of the config section that ends the model data,
+     * a FlatBuffer ("RKNN" identifier) of the Toolkit2 graph with other slot
+     * numbers (docs/rknn-format.md); older or other files: not decoded */
+    size_t cfg = m->lite_words[0];
+    if (cfg < 8 || cfg > n - LITE_HDR - (size_t)m->lite_tasks * LITE_TASK ||
+        memcmp(p + n - cfg + 4, "RKNN", 4))
+        return 0;
+    c->lite = 1;
+    int r = decode_flatbuffer(c, p + n - cfg, cfg);
+    c->lite = 0;
+    if (r)
+        return r;
+    m->lite_graph = 1;
     return 0;
 }
 
@@ -775,7 +853,7 @@ int rknn_model_parse(const void *buf, size_t len, const char *what, rknn_model *
     } else {
         m->container = RKNN_C_UNKNOWN_DATA;
     }
-    if (!ret && m->container != RKNN_C_TK2_FB)
+    if (!ret && m->container != RKNN_C_TK2_FB && !m->lite_graph)
         ret = io_from_json(&c, json);
 out:
     json_decref(json);

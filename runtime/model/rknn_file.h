@@ -67,7 +67,8 @@ int fb_vec_str(const fb_vec *v, uint32_t i, const char **s, uint32_t *n);
 
 enum rknn_container {
     RKNN_C_TK2_FB = 0,  /* Toolkit2: FlatBuffer graph */
-    RKNN_C_LITE,        /* RV1103/RV1106: version 0x10xx, encoded graph + task table */
+    RKNN_C_LITE,        /* RV1103/RV1106: version 0x10xx, task table, regcmds, weights,
+                           then the graph as a FlatBuffer with other slot numbers */
     RKNN_C_VPMN,        /* Toolkit1 precompiled: OpenVX NBG */
     RKNN_C_JSON_ONLY,   /* Toolkit1 non-precompiled: graph only in the JSON */
     RKNN_C_ENCRYPTED,   /* CYPTRKNN */
@@ -92,6 +93,9 @@ typedef struct rknn_tensor {
     double min, max, scale;
     int64_t zero_point;
     int64_t size;            /* native buffer bytes, -1 unknown */
+    int buffer;              /* index into the model's data buffers (weights, biases,
+                                regcmd/task blobs), -1 none */
+    int64_t data_off, data_len; /* those bytes: offset in the file and length, -1 none */
 } rknn_tensor;
 
 typedef struct rknn_node {
@@ -108,6 +112,7 @@ typedef struct rknn_node {
     char mode[24], coord_mode[24];
     int64_t axis;
     int has_axis;
+    int tasks;               /* RV1103/RV1106: its NPU tasks in the task table, -1 unknown */
 } rknn_node;
 
 /* One model input or output as the generator string and the graph give it. */
@@ -154,6 +159,7 @@ typedef struct rknn_model {
     uint32_t lite_words[6];
     uint32_t lite_tasks;
     uint32_t lite_regcfg_total;      /* sum of regcfg_amount over the tasks */
+    int lite_graph;                  /* the graph decoded from the config section */
     /* Toolkit1: NBG header or the JSON graph */
     int nbg_major, nbg_minor, nbg_nodes;
     char nbg_name[65];

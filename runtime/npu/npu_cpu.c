@@ -47,6 +47,8 @@ static const struct cpu_op {
     {"TopK", 2, 0, 1}, {"Hardmax", 1, 0, 1},
     {"InstanceNormalization", 5, 0, 0}, {"LpNormalization", 3, 0, 0}, {"LRN", 6, 1, 0},
     {"exNorm", 5, 0, 0}, {"BatchNormalization", 2, 0, 0},
+    {"RoiAlign", 40, 0, 0},   /* about 4 bilinear samples of 10 flops per output */
+    {"MaxRoiPool", 4, 0, 0},
     {"Add", 1, 0, 0}, {"Sub", 1, 0, 0}, {"Mul", 1, 0, 0}, {"Div", 1, 0, 0}, {"Max", 1, 0, 0},
     {"Min", 1, 0, 0}, {"Mod", 2, 0, 0}, {"Floor", 1, 0, 0}, {"Round", 1, 0, 0},
     {"Relu", 1, 0, 0}, {"LeakyRelu", 2, 0, 0}, {"PRelu", 2, 0, 0}, {"Clip", 2, 0, 0},

@@ -63,6 +63,7 @@ static const op_rule rules[] = {
     {"Gelu", "exGelu", NPU_K_ELTWISE, FALL, FBIG, 0},
     {"BatchNormalization", "BatchNormalization", NPU_K_ELTWISE, FALL, FBIG, 0},
     {"LayerNormalization", "exNorm", NPU_K_OTHER, FBIG, FALL, 1},
+    {"MeanVarianceNormalization", "exNorm", NPU_K_OTHER, FBIG, FBIG, 1},
     {"InstanceNormalization", "InstanceNormalization", NPU_K_OTHER, 0, FBIG, 0},
     {"LpNormalization", "LpNormalization", NPU_K_OTHER, 0, FBIG, 0},
     {"LRN", "LRN", NPU_K_OTHER, 0, FBIG, 0},
@@ -93,6 +94,11 @@ static const op_rule rules[] = {
     {"GatherElements", "GatherElements", NPU_K_MOVE, 0, FBIG, 0},
     {"ScatterND", "ScatterND", NPU_K_MOVE, 0, FALL, 0},
     {"DepthToSpace", "DepthToSpace", NPU_K_MOVE, 0, FBIG, 0},
+    {"ReverseSequence", "ReverseSequence", NPU_K_MOVE, 0, FBIG, 0},
+    {"MaxUnpool", "MaxUnpool", NPU_K_MOVE, 0, FBIG, 0},
+    {"RoiAlign", "RoiAlign", NPU_K_OTHER, 0, FBIG, 0},
+    {"MaxRoiPool", "MaxRoiPool", NPU_K_OTHER, 0, FBIG, 0},
+    {"EyeLike", "EyeLike", NPU_K_MOVE, 0, FBIG, 0},
     {"SpaceToDepth", "SpaceToDepth", NPU_K_MOVE, 0, FBIG, 0},
     {"Where", "Where", NPU_K_ELTWISE, FALL, FBIG, 0},
     {"Greater", "Greater", NPU_K_ELTWISE, F3576, FBIG, 0},
@@ -442,6 +448,11 @@ static int place(const lower_t *L, const node_t *n, const op_rule *r, char *why,
 {
     const char *chip = L->p->name;
 
+    if (!r && !strncmp(n->op, "cst", 3)) {
+        snprintf(why, len, "%s is a custom op: the CPU callbacks the application registered "
+                 "(rknn_register_custom_ops)", n->op);
+        return NPU_TGT_CPU;
+    }
     if (!r) {
         snprintf(why, len, "%s has no NPU or CPU implementation in the %s op list "
                  "(the vendor converter would reject it)", n->op, chip);

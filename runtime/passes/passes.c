@@ -199,6 +199,8 @@ static int foldable(const graph_t *g, const node_t *n)
 
     if (!*n->domain && (strcmp(n->op, "Shape") == 0 || strcmp(n->op, "Size") == 0))
         return 1;
+    if (exec_op_is_custom(n->def)) /* computed by the application, at run time */
+        return 0;
     for (i = 0; i < n->n_in; i++) {
         int t = n->in[i];
 

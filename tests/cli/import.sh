@@ -83,6 +83,13 @@ imp "$LOGS/rtlog-init-info-driverwarn-rk3588-rt2.0.0b0-02.txt" &&
     eq "init 2.0.0b0" "$(q "SELECT json_extract(env_json,'\$.inference_type')||' '||json_extract(env_json,'\$.framework') FROM runs WHERE id=$(last_id)")" "dynamic_shape Caffe"
 imp "$LOGS/evalperf-freqlist-rk3588-sdk2.3.0-rkguide-01.txt" &&
     eq "freq list" "$(q "SELECT json_extract(env_json,'\$.cpu_freq_khz')||' '||json_extract(env_json,'\$.ddr_freq_hz') FROM runs WHERE id=$(last_id)")" "[1800000,2256000,2304000] [2112000000]"
+# get_sdk_version()'s box: versions as printed (read here with awk), nothing unread
+for f in "$LOGS"/tkver-get_sdk_version-*.txt; do
+    imp "$f" || continue
+    eq "$(basename "$f"): versions" "$(q "SELECT json_extract(env_json,'\$.api_version')||' '||json_extract(env_json,'\$.server_version')||' '||json_extract(env_json,'\$.runtime_version') FROM runs WHERE id=$(last_id)")" \
+       "$(awk '$1=="API:" {a=$4} $2=="rknn_server:" {s=$3} $1=="rknnrt:" {r=$2} END {print a, s, r}' "$f")"
+    eq "$(basename "$f"): unread lines" "$(jget "d['lines']['app'] + d['lines']['runtime'] + d['lines']['toolkit'] + d['lines']['bad']")" 0
+done
 f=$LOGS/sram-level3-mobilenetv1-rk3588-rkdoc-01.txt
 imp "$f" && {
     R=$(last_id)
@@ -117,6 +124,46 @@ imp "$f" && {
     eq "dump bad" "$(jget "d['lines']['bad']")" 0
 }
 
+# SRAM rows joined to the layers of the same run (no real sample holds both a
+# level-3 SRAM table and a level-4 table: a fixture in the documented layouts,
+# log-formats.md §3.1/§4). A row is a tensor read by its User; its SramHit goes
+# to the layer that wrote it: output2 (1,4,8,8), read by ConvRelu c2, written
+# by c1 -> 0x400; output4 (1,4,4,4), read by Conv c3, written by c2 -> 0x100.
+cat >"$T/sramjoin.txt" <<'LOG'
+D RKNN: [10:00:00.001] ---------------------------------------------------------------------------
+D RKNN: [10:00:00.001] Total allocated Internal SRAM Size: 524288, Addr: [0xff3e0000, 0xff460000)
+D RKNN: [10:00:00.001] ---------------------------------------------------------------------------
+D RKNN: [10:00:00.001] ---------------------------------------------------------------------+----------------------------------+-----------
+D RKNN: [10:00:00.001] ID  User           Tensor   DataType OrigShape      NativeShape      |     [Start       End)       Size |    SramHit
+D RKNN: [10:00:00.001] ---------------------------------------------------------------------+----------------------------------+-----------
+D RKNN: [10:00:00.001] 1   ConvRelu       input0   INT8     (1,3,8,8)      (1,1,8,8,3)      | 0xff3b0000 0xff3b0c00 0x00000c00 | \
+D RKNN: [10:00:00.001] 2   ConvRelu       output2  INT8     (1,4,8,8)      (1,1,8,8,16)     | 0xff3e0000 0xff3e0400 0x00000400 | 0x00000400
+D RKNN: [10:00:00.001] 3   Conv           output4  INT8     (1,4,4,4)      (1,1,4,4,16)     | 0xff3e0400 0xff3e0500 0x00000100 | 0x00000100
+D RKNN: [10:00:00.001] 4   OutputOperator output5  FLOAT    (1,2,4,4)      (1,2,4,4)        | 0xff3ae000 0xff3ae080 0x00000080 | \
+D RKNN: [10:00:00.001] ---------------------------------------------------------------------+----------------------------------+-----------
+D RKNN: [10:00:00.002] ----------------------------------------
+D RKNN: [10:00:00.002] Total Weight Memory Size: 1024
+D RKNN: [10:00:00.002] Total Internal Memory Size: 2048
+D RKNN: [10:00:00.002] ----------------------------------------
+I RKNN: [10:00:01.000] ------------------------------------------------------------------------------------------------------------------------------------------------
+I RKNN: [10:00:01.000] ID   OpType           DataType Target InputShape                               OutputShape            Cycles(DDR/NPU/Total)    Time(us)     MacUsage(%)          WorkLoad(0/1/2)      RW(KB)       FullName
+I RKNN: [10:00:01.000] ------------------------------------------------------------------------------------------------------------------------------------------------
+I RKNN: [10:00:01.000] 1    InputOperator    UINT8    CPU    \                                        (1,3,8,8)              0/0/0                    5            \                    0.0%/0.0%/0.0%       0            InputOperator:in
+I RKNN: [10:00:01.000] 2    ConvRelu         UINT8    NPU    (1,3,8,8),(4,3,3,3),(4)                  (1,4,8,8)              100/200/200              3            1.00/0.00/0.00       100.0%/0.0%/0.0%     1            Conv:c1
+I RKNN: [10:00:01.000] 3    ConvRelu         INT8     NPU    (1,4,8,8),(4,4,3,3),(4)                  (1,4,4,4)              100/200/200              3            1.00/0.00/0.00       100.0%/0.0%/0.0%     1            Conv:c2
+I RKNN: [10:00:01.000] 4    Conv             INT8     NPU    (1,4,4,4),(2,4,1,1),(2)                  (1,2,4,4)              50/20/50                 2            0.50/0.00/0.00       100.0%/0.0%/0.0%     1            Conv:c3
+I RKNN: [10:00:01.000] 5    OutputOperator   INT8     CPU    (1,2,4,4)                                \                      0/0/0                    4            \                    0.0%/0.0%/0.0%       0            OutputOperator:out
+I RKNN: [10:00:01.000] ------------------------------------------------------------------------------------------------------------------------------------------------
+I RKNN: [10:00:01.000] Total Operator Elapsed Per Frame Time(us): 17
+LOG
+imp "$T/sramjoin.txt" && {
+    R=$(last_id)
+    eq "sram join: one run" "$(jget "len(d['runs'])") $(jget "d['lines']['bad']")" "1 0"
+    eq "sram join: hits" "$(q "SELECT group_concat(idx||'='||quote(sram_hit), ' ') FROM (SELECT idx, sram_hit FROM layers WHERE run_id=$R ORDER BY idx)")" \
+       "1=NULL 2=1024.0 3=256.0 4=NULL 5=NULL"
+    eq "sram join: joined rows" "$(q "SELECT json_extract(extra_json,'\$.sram.joined') FROM runs WHERE id=$R")" 2
+}
+
 # --- accuracy_analysis -------------------------------------------------------
 for f in "$LOGS"/accuracy-*.txt; do
     n=$(basename "$f")
@@ -135,6 +182,42 @@ R=$(q "SELECT id FROM runs WHERE backend='board' AND env_json LIKE '%cos-euc-mob
 eq "cos|euc runtime relu1" "$(q "SELECT entire_cos||' '||entire_euc||' '||single_cos||' '||single_euc FROM accuracy WHERE run_id=$R AND name='relu1'")" "0.99996 5.2593 0.99994 6.3273"
 R=$(q "SELECT id FROM runs WHERE backend='board' AND env_json LIKE '%oldfmt-cosonly%'")
 eq "cos-only runtime prob" "$(q "SELECT entire_cos||' '||quote(entire_euc)||' '||single_cos FROM accuracy WHERE run_id=$R AND name='prob'")" "0.999999 NULL 1.0"
+
+# --- accuracy_analysis snapshot folder ---------------------------------------
+# No real ./snapshot folder is among the samples (log-formats.md §12): a fixture
+# in the documented layout (§8): error_analysis.txt (a real table), the name map,
+# golden/, simulator/ and runtime/npy/ (the newer toolkits' subfolder).
+S=$T/snapshot
+mkdir -p "$S/golden" "$S/simulator" "$S/runtime/npy"
+f=$LOGS/accuracy-cos-euc-mobilenetv2-rk3588-tk1.6.0-rkdoc-02.txt
+grep -v '^#' "$f" >"$S/error_analysis.txt"
+printf 'data  data.npy\nrelu1 -> 0001_relu1.npy\nprob: 0065_prob.npy\n\n' >"$S/map_name_to_file.txt"
+python3 - "$S" <<'PY'
+import struct, sys
+def npy(path, shape):
+    h = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % (",".join(map(str, shape)) + ("," if len(shape) == 1 else ""))
+    h += " " * (63 - (10 + len(h)) % 64) + "\n"
+    n = 1
+    for d in shape: n *= d
+    open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + b"\0" * (4 * n))
+d = sys.argv[1]
+npy(d + "/golden/data.npy", (1, 3, 2, 2))
+npy(d + "/simulator/data.npy", (1, 3, 2, 2))
+npy(d + "/simulator/0001_relu1.npy", (1, 4, 2, 2))
+npy(d + "/simulator/0065_prob.npy", (1, 10))
+npy(d + "/runtime/npy/0001_relu1.npy", (1, 4, 2, 2))
+npy(d + "/runtime/npy/extra_tensor.npy", (2,))
+PY
+imp "$S" && {
+    eq "snapshot: runs, unread lines" "$(jget "[r['backend'] for r in d['runs']], d['lines']['bad'], d['lines']['app']")" "(['toolkit', 'board'], 0, 0)"
+    eq "snapshot: accuracy rows as the table's" "$(jget "[r['accuracy'] for r in d['runs']]")" "[$(sed -E 's/^ +//' "$f" | grep -Ec '^\[[A-Za-z]'), $(sed -E 's/^ +//' "$f" | grep -Ec '^\[[A-Za-z]')]"
+    R=$(q "SELECT max(id) - 1 FROM runs")
+    eq "snapshot: simulator tensors" "$(q "SELECT group_concat(name||':'||shape||':'||dtype, ' ') FROM outputs WHERE run_id=$R")" "relu1:[1,4,2,2]:float32 prob:[1,10]:float32 data:[1,3,2,2]:float32"
+    eq "snapshot: runtime tensors" "$(q "SELECT group_concat(name||':'||shape, ' ') FROM outputs WHERE run_id=$R + 1")" "relu1:[1,4,2,2] extra_tensor:[2]"
+    eq "snapshot: folders" "$(q "SELECT dump_dir||' '||json_extract(extra_json,'\$.golden_dir') FROM runs WHERE id=$R")" "$(realpath "$S/simulator") $(realpath "$S/golden")"
+    eq "snapshot: runtime folder" "$(q "SELECT dump_dir FROM runs WHERE id=$R + 1")" "$(realpath "$S/runtime/npy")"
+    eq "snapshot: relu1 entire cos" "$(q "SELECT entire_cos FROM accuracy WHERE run_id=$R AND name='relu1'")" "0.99997"
+}
 
 # --- several runs in one log, dump folders ------------------------------------
 cat "$LOGS/perf-evalperf-fp16-unet256-rk3588-tk2.3.0-triority-05.txt" \
@@ -183,6 +266,17 @@ bad_input "missing column" "$T/nocol.txt" "nocol.txt:[0-9]+: a table line"
 bad_input binary "$T/bin.txt" "not a text log"
 printf 'hello\nworld\n' >"$T/none.txt"
 bad_input "no vendor output" "$T/none.txt" "no vendor output"
+# a snapshot folder with a tensor that is not a .npy file
+mkdir -p "$T/snapbad/simulator"
+cp "$S/error_analysis.txt" "$T/snapbad/"
+printf 'not numpy' >"$T/snapbad/simulator/0001_relu1.npy"
+bad_input "snapshot: bad tensor" "$T/snapbad" "0001_relu1.npy"
+# a map line that names no file: counted as unread, an error with --strict
+cp -r "$S" "$T/snapmap"
+echo 'this line names no tensor file' >>"$T/snapmap/map_name_to_file.txt"
+"$RT" import --db "$DB" --strict "$T/snapmap" >/dev/null 2>"$T/err"
+eq "snapshot: --strict on an unread map line" "$?/$(grep -c . "$T/err")" "2/1"
+eq "snapshot: --strict db unchanged" "$(sha256sum "$DB")" "$before"
 "$RT" import --db "$DB" --strict "$LOGS/rtlog-init-info-rknnlite-rk3588-rt2.3.0-triority-01.txt" >/dev/null 2>"$T/err"
 eq "strict: exit" "$?" 2
 eq "strict: db unchanged" "$(sha256sum "$DB")" "$before"

@@ -4,7 +4,8 @@
 # independent oracles: the MANIFEST's stated facts (written with a separate
 # reader), the container and JSON trailer read by Python's struct/json, the
 # source ONNX read by a protobuf wire decoder written here, hand-computed
-# cycles, and the store read by the sqlite3 CLI. Broken copies must give
+# cycles, the RV1103 graph walked by a FlatBuffer reader written here, and the
+# store read by the sqlite3 CLI. Broken copies must give
 # exit 2 and one line naming the file and the field.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -84,11 +85,12 @@ check('manifest toolkit', d['toolkit'], cells[5])
 # MANIFEST per-file FlatBuffer facts
 sec = text.split(f"### `{name}`", 1)[1].split('\n### ', 1)[0]
 m = re.search(r'field0 \(model version\) = (\d+)', sec)
-check('model version', d['model_version'], int(m.group(1)) if m else None)
-m = re.search(r'field6 \(compiler version code\) = (\d+)', sec)
-check('compiler code', d['compiler_code'], int(m.group(1)) if m else None)
-m = re.search(r'field1 \(target NPU\) = `([^`]*)`', sec)
-check('npu', d['npu'], m.group(1) if m else None)
+if kind != 'RV1103/RV1106 lite':
+    check('model version', d['model_version'], int(m.group(1)) if m else None)
+    m = re.search(r'field6 \(compiler version code\) = (\d+)', sec)
+    check('compiler code', d['compiler_code'], int(m.group(1)) if m else None)
+    m = re.search(r'field1 \(target NPU\) = `([^`]*)`', sec)
+    check('npu', d['npu'], m.group(1) if m else None)
 m = re.search(r'FlatBuffer graph: (\d+) tensors .*?, (\d+) nodes: (\{[^}]*\})', sec)
 if m:
     check('tensors', d['tensors'], int(m.group(1)))
@@ -100,6 +102,29 @@ if m:
     for x in d['inputs']:
         check('native dtype ' + x['name'], x['dtype'], ij[x['name']]['dtype'])
         check('native layout ' + x['name'], x['layout'], ij[x['name']]['layout'])
+elif kind == 'RV1103/RV1106 lite':
+    # the graph after the weights (header word 0: its size), walked here
+    fbb = b[doff + dsize - struct.unpack_from('<I', b, doff)[0]: doff + dsize]
+    u32 = lambda o: struct.unpack_from('<I', fbb, o)[0]
+    def slot(t, k):
+        vt = t - struct.unpack_from('<i', fbb, t)[0]
+        n = (struct.unpack_from('<H', fbb, vt)[0] - 4) // 2
+        f = struct.unpack_from('<H', fbb, vt + 4 + 2 * k)[0] if k < n else 0
+        return t + f if f else None
+    def vec(o):
+        o += u32(o); return [o + 4 + 4 * i for i in range(u32(o))]
+    def string(o):
+        o += u32(o); return fbb[o + 4: o + 4 + u32(o)].decode()
+    root = u32(0)
+    check('lite model version', d['model_version'], u32(slot(root, 0)))
+    check('lite compiler code', d['compiler_code'], u32(slot(root, 4)))
+    check('lite npu', d['npu'], string(slot(root, 1)))
+    g = vec(slot(root, 2))[0]; g += u32(g)
+    nodes = [o + u32(o) for o in vec(slot(g, 1))]
+    check('lite node ops', [n['op'] for n in d['nodes']], [string(slot(n, 1)) for n in nodes])
+    check('lite node names', [n['name'] for n in d['nodes']], [string(slot(n, 2)) for n in nodes])
+    check('lite tasks per node sum to the header task count', sum(n.get('tasks', 0) for n in d['nodes']),
+          struct.unpack_from('<I', b, doff + 8)[0])
 else:
     check('nodes (no FlatBuffer)', len(d['nodes']), 0)
 print('\n'.join(errs))
@@ -218,7 +243,7 @@ grep -Eq "4 +ConvAdd +NPU +Conv:Conv_0 .*kernel \[3,3\] stride \[1,1\] pad \[1,1
 # output '8': min -612.12, max 444.18 -> scale (max-min)/255 = 4.1424 (MANIFEST)
 grep -Eq "^  8 +int8 +layout NCHW .* scale 4\.1423" "$T/multiple_input_demo.rk3588.rknn.txt" && ok || bad "text output quantization"
 grep -q "task table: 155 NPU tasks" "$T/retinaface.rv1103.rknn.txt" && ok || bad "lite task count (MANIFEST: 155)"
-grep -q "graph: not decoded" "$T/retinaface.rv1103.rknn.txt" && ok || bad "lite: says the graph is not decoded"
+grep -q "^nodes (92, 242 tensors)" "$T/retinaface.rv1103.rknn.txt" && ok || bad "lite: graph decoded (92 nodes)"
 grep -q "OpenVX NBG v11" "$T/tk1_multi_input.rk1808.rknn.txt" && ok || bad "NBG major 11 (format notes 6.3)"
 grep -q "graph (JSON, 1 node): RESIZEAREA" "$T/tk1_resize_area.nonprecompiled.rknn.txt" && ok || bad "TK1 JSON graph"
 
@@ -294,10 +319,67 @@ assert sum(l['npu_op'] == 'ConvExSwish' for l in d['layers']) == 57   # MANIFEST
 " "$T/out" && ok || bad "run --json of yolov8n"
 # refusals: unknown chip, undecoded graph, Toolkit1, wrong -t
 expect 2 "rv1126b, a chip the NPU model does not know" -- "$RT" run "$D/multiple_input_demo.rv1126b.rknn" --no-db
-expect 2 "encoded config blob" -- "$RT" run "$D/retinaface.rv1103.rknn" --no-db
+expect 0 "" -- "$RT" run "$D/retinaface.rv1103.rknn" --no-db
+# header word 0 (the graph's size) pointing elsewhere: the task table is read, no graph
+$PY -c "
+import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[64] ^= 0x10; open(sys.argv[2], 'wb').write(b)" \
+    "$D/retinaface.rv1103.rknn" "$T/nograph.rknn"
+expect 0 "" -- "$RT" inspect "$T/nograph.rknn"
+grep -q "graph: not decoded" "$T/out" && ok || bad "lite without a graph: says so"
+expect 2 "no FlatBuffer graph found" -- "$RT" run "$T/nograph.rknn" --no-db
 expect 2 "not predicted" -- "$RT" run "$D/tk1_multi_input.rk1808.rknn" --no-db
 expect 1 "compiled for rk3588; it cannot run on rk3566" -- "$RT" run "$SRC" -t rk3566 --no-db
 expect 1 "does not apply" -- "$RT" run "$SRC" -q fp16 --no-db
+
+# a weight naming a data buffer the file does not have (fuzz seed): one line, exit 2
+expect 2 "broken_buffer_index.rknn: FlatBuffer tensor.buffer: buffer 32767 of" -- \
+    "$RT" inspect tests/fuzz/corpus/rknn/broken_buffer_index.rknn
+
+# --- weights: the bytes a conv weight's buffer holds (inspect --json data_offset)
+# are the ONNX weights quantized per output channel, asymmetric int8 (scale
+# (max-min)/255, zero point -128 - min/scale), laid out [kh][kw][OC'][IC'] as the
+# native shape [1,1,kh,kw,OC',IC'] says (numpy here; docs/rknn-format.md)
+if out=$($PY - "$D/multiple_input_demo.onnx" "$T" "$D" <<'EOF'
+import json, sys, numpy as np
+sys.path.insert(0, 'tests/cli')
+from onnx_wire import fields
+onnx, tmp, d_dir = sys.argv[1:4]
+graph = [v for f, v in fields(open(onnx, 'rb').read()) if f == 7][0]
+inits = {}
+for f, v in fields(graph):
+    if f == 5:
+        tf = fields(v)
+        inits[[x for k, x in tf if k == 8][0].decode()] = np.frombuffer(
+            [x for k, x in tf if k == 9][0], np.float32).reshape([x for k, x in tf if k == 1])
+errs, checked = [], 0
+for chip in ('rk3562', 'rk3566', 'rk3566.tk134', 'rk3576', 'rk3588'):
+    name = f'multiple_input_demo.{chip}.rknn'
+    d = json.load(open(f'{tmp}/{name}.json'))
+    raw = np.frombuffer(open(f'{d_dir}/{name}', 'rb').read(), np.int8).astype(np.int32)
+    for n in d['nodes']:
+        for t in n['inputs']:
+            if not t['name'].endswith('weight'):
+                continue
+            if 'data_offset' not in t:
+                errs.append(f"{name}: {t['name']}: no data_offset"); continue
+            w = inits[t['name']]; oc, ic, kh, kw = w.shape
+            f = w.reshape(oc, -1); mn, mx = f.min(1), f.max(1)
+            s = (mx - mn) / 255; z = np.round(-128 - mn / s)
+            q = np.clip(np.round(f / s[:, None]) + z[:, None], -128, 127).reshape(w.shape)
+            _, _, nkh, nkw, ocp, icp = t['native_shape']
+            if t['data_bytes'] != nkh * nkw * ocp * icp:
+                errs.append(f"{name}: {t['name']}: {t['data_bytes']} bytes for native {t['native_shape']}")
+                continue
+            blob = raw[t['data_offset']: t['data_offset'] + t['data_bytes']]
+            got = blob.reshape(nkh, nkw, ocp, icp)[:, :, :oc, :ic].transpose(2, 3, 0, 1)
+            if not np.array_equal(got, q):
+                errs.append(f"{name}: {t['name']}: {int((got != q).sum())} of {q.size} weights differ")
+            checked += 1
+if checked != 10:
+    errs.append(f"{checked} weights checked, 10 expected")
+print('\n'.join(errs)); sys.exit(1 if errs else 0)
+EOF
+); then ok; else bad "weights in the file: $out"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

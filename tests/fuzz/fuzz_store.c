@@ -1,7 +1,8 @@
 /* tests/fuzz/fuzz_store.c — fuzz target for the store's read path: bytes -> a
  * database file of this process -> store_open_readonly -> the list of runs;
  * every run by id and by label, its layers, outputs and per-layer errors, and
- * the run summary rendered from them (its JSON must be valid). Any
+ * the run summary rendered from them (its JSON must be valid), its compiled
+ * graph compared with itself (compare --graph). Any
  * status is fine; a crash, a sanitizer report or a leak is a bug. A run found
  * by its id must be that run (else abort). */
 #include <fcntl.h>
@@ -90,6 +91,13 @@ static void read_run(store *st, const store_run *run)
             abort();
         summary_print_npu_table(run, l, nl, null, err, sizeof err);
         summary_free(&s);
+        /* the run's compiled graph against itself: every layer accounted for */
+        compare_side cs = { run, l, nl, a, na };
+        compare_graph g;
+        compare_graph_build(&cs, &cs, &g);
+        if (g.n_equal + g.n_differ + g.n_only[0] != g.n[0] - g.io[0] || g.n_only[0] != g.n_only[1])
+            abort();
+        compare_graph_free(&g);
     }
     if (mem)
         fclose(mem);

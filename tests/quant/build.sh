@@ -62,4 +62,40 @@ $PY -c "
 import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[8]=9; open(sys.argv[2],'wb').write(b)" "$T/m.rknn" "$T/v9.rknn"
 expect_rc 2 "future version" "$R" run "$T/v9.rknn" --no-db
 grep -q "version 9" "$T/err" && ok || bad "version message: $(cat "$T/err")"
+# build options as model options (Toolkit2's config): mean/std without a dataset, a
+# shape set, one shape; META read back by Python
+DYN=tests/api/dyn_relu4d.onnx
+expect_rc 0 "fp32 with --mean/--std, no dataset" "$R" build "$M" -q fp32 --mean 0 --std 255 -o "$T/ms.rknn"
+expect_rc 0 "fp16 shape set, reorder" "$R" build "$DYN" -q fp16 --mean 10,20 --std 2,4 --reorder 1,0 \
+    --dynamic-input X=1,2,4,6 --dynamic-input "X=1,2,8,10" -o "$T/set.rknn"
+grep -q ", 2 input shape sets$" "$T/out" && ok || bad "summary: $(cat "$T/out")"
+expect_rc 0 "one --shape" "$R" build "$DYN" -q fp32 --shape X=1,2,3,5 -o "$T/one.rknn"
+$PY - "$T/ms.rknn" "$T/set.rknn" "$T/one.rknn" <<'PYEOF' && ok || bad "META build options"
+import json, struct, sys
+def meta(path):
+    b = open(path, "rb").read()
+    for i in range(struct.unpack_from("<I", b, 12)[0]):
+        tag, off, ln = struct.unpack_from("<8sQQ", b, 16 + 24 * i)
+        if tag.rstrip(b"\0") == b"META":
+            return json.loads(b[off:off + ln])
+a, b, c = (meta(p) for p in sys.argv[1:4])
+assert a["inputs"] == [{"name": "Input3", "mean": [0], "std": [255], "reorder": None}], a["inputs"]
+assert a["dynamic_input"] is None and a["quant"] == "fp32"
+assert b["inputs"] == [{"name": "X", "mean": [10, 20], "std": [2, 4], "reorder": [1, 0]}], b["inputs"]
+assert b["dynamic_input"] == [[[1, 2, 4, 6]], [[1, 2, 8, 10]]], b["dynamic_input"]
+assert c["dynamic_input"] == [[[1, 2, 3, 5]]] and c["inputs"][0]["mean"] is None, c
+PYEOF
+expect_rc 1 "--shape with --dynamic-input" "$R" build "$DYN" -q fp32 --shape X=1,2,4,4 \
+    --dynamic-input X=1,2,4,6 -o "$T/x.rknn"
+expect_rc 1 "--reorder not a permutation" "$R" build "$DYN" -q fp32 --reorder 0,0 -o "$T/x.rknn"
+grep -q "permutation" "$T/err" && ok || bad "reorder message: $(cat "$T/err")"
+expect_rc 1 "a set without the input" "$R" build "$DYN" -q fp32 --dynamic-input Y=1,2,4,6 -o "$T/x.rknn"
+grep -q "does not give input 'X'" "$T/err" && ok || bad "set message: $(cat "$T/err")"
+expect_rc 2 "a set the model cannot take" "$R" build "$M" -q fp32 --dynamic-input Input3=1,1,28,28 \
+    --dynamic-input Input3=1,1,20,20 -o "$T/x.rknn"
+grep -q "^rknn-trace: --dynamic-input set 1 (Input3=1,1,20,20): .*fixed to 28" "$T/err" &&
+    [ "$(wc -l <"$T/err")" = 1 ] && ok || bad "set 1 message: $(cat "$T/err")"
+expect_rc 1 "--reorder of other channels" "$R" build "$DYN" -q fp32 --reorder 2,1,0 \
+    --shape X=1,2,4,4 -o "$T/x.rknn"
+grep -q "reorder gives 3 channels, input 'X' has 2" "$T/err" && ok || bad "reorder channels: $(cat "$T/err")"
 finish

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/samples/run.sh [BUILD] — the vendor-style sample applications (issue 3 item 6).
+# tests/samples/run.sh [BUILD] — the vendor-style sample applications (issue 3 item 6;
+# the matmul app: see the matmul section at the end).
 #
 # sample_general (rknn_inputs_set / rknn_outputs_get) and sample_zero_copy
 # (rknn_create_mem / rknn_set_io_mem, default: the yolov5 sample's OUTPUT_ATTR + FLOAT32
@@ -27,14 +28,23 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
 # -- the programs are applications: rknn_api.h and their own helper only ---------------
 incs=$(grep -h '^#include' tests/samples/*.c tests/samples/*.h | sort -u |
-       grep -v -E '^#include (<[a-z]+\.h>|"rknn_api\.h"|"sample_util\.h")$')
-[ -z "$incs" ] && ok || bad "samples include more than rknn_api.h: $incs"
-for p in sample_general sample_zero_copy; do
+       grep -v -E '^#include (<[a-z]+\.h>|"rknn_(api|matmul_api|custom_op)\.h"|"sample_util\.h")$')
+[ -z "$incs" ] && ok || bad "samples include more than the SDK headers: $incs"
+for p in sample_general sample_zero_copy sample_matmul sample_custom_op sample_custom_op_shapes; do
     if [ ! -x "$S/$p" ]; then bad "$S/$p not built (make BUILD=$B)"; continue; fi
     lib=$(ldd "$S/$p" | awk '/librknnrt\.so/ {print $3}')
     [ "$(readlink -f "$lib")" = "$(readlink -f "$B/librknnrt.so")" ] && ok ||
         bad "$p loads librknnrt.so from '$lib', not $B"
 done
+
+# -- the exports of the matmul and custom-op headers (runtime/api/librknnrt.map)
+for f in rknn_matmul_create rknn_matmul_create_dynamic_shape rknn_matmul_set_io_mem \
+         rknn_matmul_set_core_mask rknn_matmul_set_quant_params rknn_matmul_get_quant_params \
+         rknn_matmul_set_dynamic_shape rknn_matmul_run rknn_matmul_destroy \
+         rknn_B_normal_layout_to_native_layout rknn_register_custom_ops rknn_custom_op_get_op_attr; do
+    nm -D --defined-only "$B/librknnrt.so" | grep -q " T $f\$" && ok || bad "librknnrt.so does not export $f"
+done
+nm -D --defined-only "$B/librknnrt.so" | grep -q " api_matmul_known\$" && bad "internal symbol exported" || ok
 
 # -- input: a photo, 416x416 RGB; the same pixels as float NCHW for onnxruntime ---------
 if ! $PY - "$T" <<'EOF'
@@ -159,6 +169,111 @@ EOF
 else
     bad "no outputs to compare with onnxruntime"
 fi
+
+# -- matmul (rknn_matmul_api.h): every type, layout and B quantization per chip vs numpy
+# (tests/samples/matmul_check.py), then the guide's int8 and fp16 flows at level 4: one
+# exMatMul row whose NPU cycles are the hand-computed figure of the cost model for a
+# MatMul of two activations on rk3588: ceil16(M) x max(ceil(K/ic) x ceil(N/oc), N/8),
+# MAC array ic x oc = 32x32 (int8), 32x16 (fp16): 64 x max(8x8, 32) = 4096 and
+# 64 x max(8x16, 32) = 8192 for M=64, K=N=256.
+if out=$($PY tests/samples/matmul_check.py "$S/sample_matmul" "$T" 2>&1); then :; fi
+echo "$out" | grep FAIL >&2
+np_=$(echo "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+if [ -n "$np_" ]; then
+    pass=$((pass + ${np_% *})); fail=$((fail + ${np_#* }))
+else
+    bad "matmul_check.py: $(echo "$out" | tail -n 3)"
+fi
+mkdir -p "$T/mm_l4"
+$PY -c '
+import sys, numpy as np
+r = np.random.default_rng(1); d = sys.argv[1]
+r.integers(-128, 128, (64, 256)).astype(np.int8).tofile(d + "/A.bin")
+r.integers(-128, 128, (256, 256)).astype(np.int8).tofile(d + "/B.bin")
+' "$T/mm_l4"
+for tc in "3 INT8 4096" "1 FLOAT16 8192"; do
+    set -- $tc
+    [ "$1" = 1 ] && $PY -c '
+import sys, numpy as np
+r = np.random.default_rng(2); d = sys.argv[1]
+r.uniform(-1, 1, (64, 256)).astype(np.float16).tofile(d + "/A.bin")
+r.uniform(-1, 1, (256, 256)).astype(np.float16).tofile(d + "/B.bin")
+' "$T/mm_l4"
+    rm -f "$T/mm_l4"/*.f32 "$T/mm_l4"/*.i32 "$T/mm_l4"/q.txt
+    RKNN_LOG_LEVEL=4 RKNN_TARGET=rk3588 "$S/sample_matmul" "$1" 64 256 256 1 1 0 0 "$T/mm_l4" \
+        >"$T/mm_l4.out" 2>"$T/mm_l4.err" || bad "sample_matmul type $1 at level 4: $(head -c 300 "$T/mm_l4.err")"
+    row=$(grep -E "^I RKNN: \[[0-9:.]+\] 1 +exMatMul +$2 +NPU +\(64,256\),\(256,256\) +\(64,256\) " "$T/mm_l4.err")
+    [ "$(echo "$row" | awk '{print $10}' | cut -d/ -f2)" = "$3" ] && ok ||
+        bad "matmul type $1 level-4 row: NPU cycles not $3: '$row'"
+    [ "$(grep -c 'exMatMul' "$T/mm_l4.err")" = 2 ] && ok || bad "matmul level 4: not one row + one ranking line"
+done
+
+# -- custom op (rknn_custom_op.h): a model with a cstSigmoid node (ONNX in the domain
+# rknn.custom, and its `rknn-trace build` container) runs through the app's callbacks;
+# outputs equal onnxruntime's on the same graph written with Mul + Sigmoid; the level-4
+# table shows the node as a CPU layer; unregistered -> rknn_run refuses, registered
+# twice -> the second call refuses, each with one E line naming problem and fix.
+C=$T/custom
+mkdir -p "$C"
+if $PY tests/samples/custom_op_models.py "$C" 2>"$C/gen.err" &&
+   "$B/rknn-trace" build "$C/custom.onnx" -q fp32 -o "$C/custom.rknn" >/dev/null 2>"$C/build.err"; then
+    ok
+else
+    bad "custom-op models: $(head -c 300 "$C/gen.err" "$C/build.err") (python3-onnx)"
+fi
+custom_flow() { # name, model, exit code wanted, args...
+    local name=$1 model=$2 want=$3; shift 3
+    RKNN_LOG_LEVEL=4 "$S/sample_custom_op" "$model" "$C/x.f32" "$C/$name.f32" "$@" \
+        >"$C/$name.out" 2>"$C/$name.err"
+    local rc=$?
+    [ $rc -eq "$want" ] && ! grep -q "AddressSanitizer\|runtime error" "$C/$name.err" && ok ||
+        bad "custom op $name: exit $rc (want $want): $(grep -v '^I RKNN' "$C/$name.err" | head -c 300)"
+}
+custom_flow onnx "$C/custom.onnx" 0
+custom_flow container "$C/custom.rknn" 0
+custom_flow unregistered "$C/custom.onnx" 2 --no-register
+custom_flow twice "$C/custom.onnx" 0 --twice
+custom_flow misuse "$C/custom.onnx" 0 --misuse
+grep -q '^misuse: -5 -5 -5 -5 -5 -7$' "$C/misuse.out" && [ "$(grep -c '^E RKNN' "$C/misuse.err")" = 6 ] &&
+    grep -q 'GPU/OpenCL' "$C/misuse.err" && grep -q 'no compute callback' "$C/misuse.err" &&
+    grep -q 'appears twice' "$C/misuse.err" && cmp -s "$C/onnx.f32" "$C/misuse.f32" && ok ||
+    bad "custom op misuse: $(grep misuse "$C/misuse.out") $(grep '^E' "$C/misuse.err")"
+for f in onnx container twice; do
+    [ "$(grep -c '^init: alpha=1.5' "$C/$f.out")" = 1 ] && [ "$(grep -c '^destroy$' "$C/$f.out")" = 1 ] &&
+        ! grep -q "^E RKNN" <(grep -v "already registered" "$C/$f.err") && ok ||
+        bad "custom op $f: callbacks or E lines: $(cat "$C/$f.out") $(grep '^E' "$C/$f.err")"
+    grep -Eq '^I RKNN: \[[0-9:.]+\] [0-9]+ +cstSigmoid +[A-Z0-9]+ +CPU +\(1,4,8,8\) +\(1,4,8,8\) .*cstSigmoid:sig' "$C/$f.err" &&
+        ok || bad "custom op $f: no CPU cstSigmoid row in the level-4 table"
+done
+cmp -s "$C/onnx.f32" "$C/container.f32" && cmp -s "$C/onnx.f32" "$C/twice.f32" && ok ||
+    bad "custom op: ONNX, container and twice-registered outputs differ"
+e=$(grep '^E RKNN' "$C/unregistered.err")
+[ "$(echo "$e" | wc -l)" = 1 ] && echo "$e" | grep -q 'cstSigmoid.*rknn_register_custom_ops' && ok ||
+    bad "custom op unregistered: want one E line naming the op and rknn_register_custom_ops: $e"
+e=$(grep '^E RKNN' "$C/twice.err")
+[ "$(echo "$e" | wc -l)" = 1 ] && echo "$e" | grep -q 'cstSigmoid is already registered' &&
+    grep -q '^second registration: -5$' "$C/twice.out" && ok ||
+    bad "custom op twice: want RKNN_ERR_PARAM_INVALID and one E line: $e"
+# a free batch dim: registered at init's shape, then rknn_set_input_shapes to 3x4
+"$S/sample_custom_op_shapes" "$C/dynamic.onnx" 3 "$C/x34.f32" "$C/y34.f32" >"$C/shapes.out" 2>"$C/shapes.err" &&
+    [ "$(tr '\n' ' ' <"$C/shapes.out")" = "prepare: 4 elements prepare: 12 elements " ] &&
+    ! grep -q "^E RKNN" "$C/shapes.err" && $PY -c '
+import sys, numpy as np
+x = np.fromfile(sys.argv[1], np.float32).astype(np.float64)
+y = np.fromfile(sys.argv[2], np.float32).astype(np.float64)
+sys.exit(0 if y.size == 12 and np.abs(y - 1 / (1 + np.exp(-2 * x))).max() <= 1e-6 else 1)
+' "$C/x34.f32" "$C/y34.f32" && ok ||
+    bad "custom op after rknn_set_input_shapes: $(cat "$C/shapes.out") $(head -c 300 "$C/shapes.err")"
+if NODE_PATH=tests/oracle/node_modules node tests/oracle/ort_run.js "$C/reference.onnx" "$C/ref" \
+        x="$C/x.npy" 2>"$C/ort.err" &&
+   $PY -c '
+import sys, numpy as np
+r = np.load(sys.argv[1]).astype(np.float64).ravel()
+y = np.fromfile(sys.argv[2], np.float32).astype(np.float64)
+d = np.abs(r - y).max() if r.size == y.size else np.inf
+print("custom op vs onnxruntime: max |diff| %.3g" % d)
+sys.exit(0 if d <= 1e-5 else 1)
+' "$C/ref/y.npy" "$C/onnx.f32"; then ok; else bad "custom op outputs differ from onnxruntime's"; fi
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

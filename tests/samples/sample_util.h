@@ -13,14 +13,14 @@
 
 #include "rknn_api.h"
 
-static double sample_now_us(void)
+static inline double sample_now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static unsigned char *sample_load_file(const char *path, size_t *len)
+static inline unsigned char *sample_load_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     unsigned char *buf = NULL;
@@ -41,7 +41,7 @@ static unsigned char *sample_load_file(const char *path, size_t *len)
 }
 
 /* A binary PPM (P6, maxval 255): what a camera pipeline hands over, packed RGB rows. */
-static unsigned char *sample_load_ppm(const char *path, int *w, int *h)
+static inline unsigned char *sample_load_ppm(const char *path, int *w, int *h)
 {
     size_t len = 0, pos = 0;
     unsigned char *f = sample_load_file(path, &len), *img = NULL;
@@ -77,7 +77,7 @@ out:
     return img;
 }
 
-static void sample_dump_attr(const rknn_tensor_attr *a)
+static inline void sample_dump_attr(const rknn_tensor_attr *a)
 {
     char dims[128] = "";
     size_t o = 0;
@@ -91,8 +91,21 @@ static void sample_dump_attr(const rknn_tensor_attr *a)
            get_qnt_type_string(a->qnt_type), a->zp, a->scale);
 }
 
+/* rknn_outputs_get of every output, allocated by the runtime, as float or as the
+ * model's own type. */
+static inline int sample_outputs_get(rknn_context ctx, uint32_t n, rknn_output *out,
+                                     int want_float)
+{
+    memset(out, 0, sizeof(*out) * n);
+    for (uint32_t i = 0; i < n; i++) {
+        out[i].index = i;
+        out[i].want_float = (uint8_t)want_float;
+    }
+    return rknn_outputs_get(ctx, n, out, NULL);
+}
+
 /* Outputs as float32, concatenated, for the test to compare. */
-static int sample_write_f32(const char *path, const float *const *outs, const uint32_t *n,
+static inline int sample_write_f32(const char *path, const float *const *outs, const uint32_t *n,
                             uint32_t n_out)
 {
     FILE *f = fopen(path, "wb");
@@ -107,7 +120,7 @@ static int sample_write_f32(const char *path, const float *const *outs, const ui
 
 /* YOLOX-style head [1, boxes, 5 + classes] (cx, cy, w, h, objectness, class scores):
  * prints the boxes whose score passes the threshold, best first (at most 5). */
-static void sample_print_detections(const float *out, const rknn_tensor_attr *a, float thresh)
+static inline void sample_print_detections(const float *out, const rknn_tensor_attr *a, float thresh)
 {
     uint32_t nb, stride, shown = 0, count = 0;
 

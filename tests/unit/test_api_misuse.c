@@ -12,35 +12,12 @@
 #include <unistd.h>
 
 #include "rknn_api.h"
+#include "runtime/model/model.h"
+#include "tests/capture.h"
 #include "tests/test.h"
 #include "util/util.h"
 
 #define MNIST "tests/data/models/mnist.onnx"
-
-static char cap[16384];
-static FILE *cap_file;
-static int cap_saved = -1;
-
-static void cap_begin(void)
-{
-    fflush(stderr);
-    cap_file = tmpfile();
-    cap_saved = dup(2);
-    dup2(fileno(cap_file), 2);
-}
-
-static const char *cap_end(void)
-{
-    size_t n;
-    fflush(stderr);
-    dup2(cap_saved, 2);
-    close(cap_saved);
-    rewind(cap_file);
-    n = fread(cap, 1, sizeof(cap) - 1, cap_file);
-    cap[n] = 0;
-    fclose(cap_file);
-    return cap;
-}
 
 /* Runs CALL with stderr captured; checks the status and that the E line contains
  * each of the given words. */
@@ -603,6 +580,236 @@ static void test_dynamic_pending(void)
     rknn_destroy(ctx);
 }
 
+/* ---- `rknn-trace build` containers (docs/sim-model-format.md) ------------------------- */
+
+#define DYN "tests/api/dyn_relu4d.onnx" /* X [1,2,H,W] -> Y = Relu(X) * {2, -1} per channel */
+
+static char ctr_dir[64];
+
+/* A container of the ONNX model at onnx with the given META text; its path. */
+static const char *ctr_write(const char *name, const char *onnx, const char *meta)
+{
+    static char path[128];
+    void *buf = NULL;
+    size_t len = 0;
+    char err[256];
+    snprintf(path, sizeof(path), "%s/%s.rknn", ctr_dir, name);
+    CHECK(rt_read_file(onnx, &buf, &len, err, sizeof(err)) == 0, "%s", err);
+    const char *tags[2] = {"META", "ONNX"};
+    const void *data[2] = {meta, buf};
+    size_t lens[2] = {strlen(meta), len};
+    CHECK(simmodel_write(path, 2, tags, data, lens, err, sizeof(err)) == 0, "%s", err);
+    free(buf);
+    return path;
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* Each refused with RKNN_ERR_MODEL_INVALID and one E line naming the problem. */
+static void test_container_bad(void)
+{
+    static const struct {
+        const char *onnx, *meta, *word;
+    } cases[] = {
+        {DYN, "{\"dynamic_input\":[[[1,2,4,4]],[[1,2,4,4],[1,2,3,3]]]}", "set 1 has 2 input shapes"},
+        {DYN, "{\"dynamic_input\":[[[1,2,4,4]],[[1,2,4]]]}", "a set changes sizes, not ranks"},
+        {DYN, "{\"dynamic_input\":[[[1,2,0,4]]]}", "is not a size in 1..2^31-1"},
+        {DYN, "{\"dynamic_input\":[]}", "1..512 shape sets"},
+        {DYN, "{\"dynamic_input\":[[[1,2,4,4],[1,2,4,4]]]}", "the graph has 1 inputs"},
+        {DYN, "{\"dynamic_input\":[[[1,2,4,4,1]]]}", "rank 5, the graph rank 4"},
+        {MNIST, "{\"dynamic_input\":[[[1,1,32,32]]]}", "the graph fixes it to 28"},
+        {MNIST, "{\"target\":\"rk3588\"", "META is not a JSON object"},
+        {MNIST, "{\"inputs\":[{\"name\":\"Input3\",\"std\":[0]}]}", "std[0] is 0"},
+        {DYN, "{\"inputs\":[{\"name\":\"X\",\"reorder\":[0,0]}]}", "not a permutation"},
+        {DYN, "{\"inputs\":[{\"name\":\"nope\"}]}", "'nope' is not graph input 0"},
+        {DYN, "{\"inputs\":[{\"name\":\"X\"}],\"dynamic_input\":[[[1,2,4,4],[1,1]]]}",
+         "sets have 2 shapes but META lists 1 inputs"},
+        {MNIST, "{\"target\":\"rk9999\"}", "built for 'rk9999'"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        rknn_context ctx = 0;
+        char name[16];
+        snprintf(name, sizeof(name), "bad%zu", i);
+        const char *path = ctr_write(name, cases[i].onnx, cases[i].meta);
+        int want = strstr(cases[i].meta, "rk9999") ? RKNN_ERR_TARGET_PLATFORM_UNMATCH
+                                                   : RKNN_ERR_MODEL_INVALID;
+        EXPECT(rknn_init(&ctx, (void *)path, 0, 0, NULL), want, cases[i].word);
+        CHECK(lines(cap) == 1 && ctx == 0, "case %zu: one line, no context: %s", i, cap);
+    }
+}
+
+static void test_container_target(void)
+{
+    rknn_context ctx = 0;
+    rknn_sdk_version v;
+    const char *path = ctr_write("rk3566", MNIST, "{\"format\":\"rknn-trace-sim\",\"version\":1,"
+                                 "\"target\":\"rk3566\",\"quant\":\"fp32\"}");
+    CHECK(rknn_init(&ctx, (void *)path, 0, 0, NULL) == 0, "a container of version-1 META loads");
+    CHECK(rknn_query(ctx, RKNN_QUERY_SDK_VERSION, &v, sizeof(v)) == 0 &&
+          strstr(v.drv_version, "rk3566"), "runs as its target: %s", v.drv_version);
+    EXPECT(rknn_set_core_mask(ctx, RKNN_NPU_CORE_1), RKNN_ERR_FAIL, "rk3566", "single NPU core");
+    rknn_destroy(ctx);
+    setenv("RKNN_TARGET", "rk3588", 1);
+    ctx = 0;
+    EXPECT(rknn_init(&ctx, (void *)path, 0, 0, NULL), RKNN_ERR_TARGET_PLATFORM_UNMATCH,
+           "target platform of the model is rk3566", "rk3588", "-t rk3588");
+    CHECK(lines(cap) == 1 && ctx == 0, "one line: %s", cap);
+    unsetenv("RKNN_TARGET");
+}
+
+static uint32_t internal_at(int h, int w) /* the ONNX model prepared at one shape */
+{
+    rknn_context ctx = 0;
+    rknn_tensor_attr a;
+    rknn_mem_size m = {0};
+    cap_begin();
+    rknn_init(&ctx, (void *)DYN, 0, 0, NULL);
+    cap_end();
+    memset(&a, 0, sizeof(a));
+    rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof(a));
+    a.dims[1] = (uint32_t)h;
+    a.dims[2] = (uint32_t)w;
+    CHECK(rknn_set_input_shapes(ctx, 1, &a) == 0, "onnx at %dx%d", h, w);
+    rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &m, sizeof(m));
+    rknn_destroy(ctx);
+    return m.total_internal_size;
+}
+
+static void test_container_shapes(void)
+{
+    rknn_context ctx = 0;
+    rknn_input_range r;
+    rknn_tensor_attr a, oa;
+    rknn_mem_size m0, m1;
+    const char *path = ctr_write("dyn", DYN, "{\"quant\":\"fp32\",\"inputs\":[{\"name\":\"X\","
+                                 "\"mean\":[10,20],\"std\":[2,4],\"reorder\":[1,0]}],"
+                                 "\"dynamic_input\":[[[1,2,4,6]],[[1,2,8,10]]]}");
+    CHECK(rknn_init(&ctx, (void *)path, 0, 0, NULL) == 0, "shape-set container");
+    memset(&r, 0, sizeof(r));
+    CHECK(rknn_query(ctx, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &r, sizeof(r)) == 0 &&
+          r.shape_number == 2 && r.n_dims == 4 && r.fmt == RKNN_TENSOR_NHWC &&
+          r.dyn_range[0][1] == 4 && r.dyn_range[0][2] == 6 && r.dyn_range[0][3] == 2 &&
+          r.dyn_range[1][1] == 8 && r.dyn_range[1][2] == 10 && !strcmp(r.name, "X"),
+          "range: %u shapes, [%u %u %u %u] [%u %u %u %u]", r.shape_number, r.dyn_range[0][0],
+          r.dyn_range[0][1], r.dyn_range[0][2], r.dyn_range[0][3], r.dyn_range[1][0],
+          r.dyn_range[1][1], r.dyn_range[1][2], r.dyn_range[1][3]);
+    memset(&a, 0, sizeof(a));
+    memset(&oa, 0, sizeof(oa));
+    CHECK(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof(a)) == 0 && a.dims[1] == 4 &&
+          a.dims[2] == 6 && a.size == 48 * 4, "input attr: the first shape");
+    CHECK(rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &oa, sizeof(oa)) == 0 && oa.n_dims == 4 &&
+          oa.dims[2] == 4 && oa.dims[3] == 6, "output attr: the first shape (%u dims)", oa.n_dims);
+    CHECK(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &m0, sizeof(m0)) == 0, "mem size");
+    uint32_t small = internal_at(4, 6), big = internal_at(8, 10);
+    CHECK(big > small && m0.total_internal_size == big, "MEM_SIZE at init %u: the largest "
+          "shape's %u (first %u)", m0.total_internal_size, big, small);
+    a.dims[1] = 6;
+    EXPECT(rknn_set_input_shapes(ctx, 1, &a), RKNN_ERR_PARAM_INVALID, "[1,6,6,2]",
+           "valid (NHWC): [1,4,6,2] | [1,8,10,2]");
+    CHECK(lines(cap) == 1, "one line: %s", cap);
+    a.dims[1] = 8;
+    a.dims[2] = 10;
+    CHECK(rknn_set_input_shapes(ctx, 1, &a) == 0, "a shape of the set");
+    CHECK(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &m1, sizeof(m1)) == 0 &&
+          m1.total_internal_size == m0.total_internal_size &&
+          m1.total_dma_allocated_size == m0.total_dma_allocated_size, "MEM_SIZE never changes");
+    /* raw pixels, NHWC: reorder, then (p - mean) / std, then the model */
+    unsigned char px[8 * 10 * 2];
+    float y[2 * 8 * 10];
+    for (size_t i = 0; i < sizeof(px); i++)
+        px[i] = (unsigned char)(i * 37 % 251);
+    rknn_input in;
+    memset(&in, 0, sizeof(in));
+    in.buf = px;
+    in.size = sizeof(px);
+    in.type = RKNN_TENSOR_UINT8;
+    in.fmt = RKNN_TENSOR_NHWC;
+    rknn_output o;
+    memset(&o, 0, sizeof(o));
+    o.want_float = 1;
+    o.is_prealloc = 1;
+    o.buf = y;
+    o.size = sizeof(y);
+    CHECK(rknn_inputs_set(ctx, 1, &in) == 0 && rknn_run(ctx, NULL) == 0 &&
+          rknn_outputs_get(ctx, 1, &o, NULL) == 0, "runs at the second shape");
+    int bad = 0;
+    for (int c = 0; c < 2; c++)
+        for (int k = 0; k < 80; k++) {
+            float x = c == 0 ? ((float)px[k * 2 + 1] - 10.0f) / 2.0f : ((float)px[k * 2] - 20.0f) / 4.0f;
+            float want = (x > 0 ? x : 0) * (c == 0 ? 2.0f : -1.0f);
+            bad += y[c * 80 + k] != want;
+        }
+    CHECK(bad == 0, "preprocessing (reorder, mean, std) as the container says: %d wrong", bad);
+    rknn_destroy(ctx);
+}
+
+/* `build --shape`: one shape, a static model (no longer the ONNX's free dims). */
+static void test_container_one_shape(void)
+{
+    rknn_context ctx = 0;
+    rknn_input_range r;
+    rknn_tensor_attr a;
+    const char *path = ctr_write("one", DYN, "{\"dynamic_input\":[[[1,2,3,5]]]}");
+    setenv("RKNN_LOG_LEVEL", "2", 1);
+    cap_begin();
+    int ret = rknn_init(&ctx, (void *)path, 0, 0, NULL);
+    const char *e = cap_end();
+    unsetenv("RKNN_LOG_LEVEL");
+    CHECK(ret == 0 && strstr(e, "static_shape") && !strstr(e, "W RKNN"),
+          "one shape: static, no free-dims warning: %s", e);
+    memset(&a, 0, sizeof(a));
+    memset(&r, 0, sizeof(r));
+    CHECK(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof(a)) == 0 && a.dims[1] == 3 &&
+          a.dims[2] == 5 && a.dims[3] == 2, "input [1,3,5,2]");
+    CHECK(rknn_query(ctx, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &r, sizeof(r)) == 0 &&
+          r.shape_number == 1 && r.dyn_range[0][1] == 3 && r.dyn_range[0][2] == 5,
+          "range: the one shape (%u)", r.shape_number);
+    a.dims[1] = 4;
+    EXPECT(rknn_set_input_shapes(ctx, 1, &a), RKNN_ERR_PARAM_INVALID, "valid (NHWC): [1,3,5,2]");
+    rknn_destroy(ctx);
+}
+
+/* An ONNX model with free dims has no shape set: a W line names the dims. */
+static void test_free_dims(void)
+{
+    rknn_context ctx = 0;
+    rknn_input_range r;
+    setenv("RKNN_LOG_LEVEL", "1", 1);
+    cap_begin();
+    int ret = rknn_init(&ctx, (void *)DYN, 0, 0, NULL);
+    const char *e = cap_end();
+    unsetenv("RKNN_LOG_LEVEL");
+    CHECK(ret == 0 && strstr(e, "W RKNN: ") && strstr(e, "'X' dim 2 (H), 'X' dim 3 (W)") &&
+          strstr(e, "rknn_set_input_shapes") && lines(e) == 1, "free dims named: %s", e);
+    memset(&r, 0, sizeof(r));
+    CHECK(rknn_query(ctx, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &r, sizeof(r)) == 0 &&
+          r.shape_number == 0, "no shape set: %u", r.shape_number);
+    rknn_destroy(ctx);
+}
+
+static void test_containers(void)
+{
+    snprintf(ctr_dir, sizeof(ctr_dir), "/tmp/rknn-ctr-XXXXXX");
+    if (!mkdtemp(ctr_dir)) {
+        CHECK(0, "mkdtemp");
+        return;
+    }
+    test_container_bad();
+    test_container_target();
+    test_container_shapes();
+    test_container_one_shape();
+    test_free_dims();
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", ctr_dir);
+    CHECK(system(cmd) == 0, "%s", cmd);
+}
+
 int main(void)
 {
     test_context();
@@ -615,5 +822,6 @@ int main(void)
     test_conversion_warning();
     test_outputs_destroyed();
     test_dynamic_pending();
+    test_containers();
     TEST_END();
 }

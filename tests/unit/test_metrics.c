@@ -77,5 +77,19 @@ int main(void)
     CHECK(!strcmp(metrics_fmt_euc(0.22904, buf, sizeof(buf)), "0.2290"), "%s", buf);
     CHECK(!strcmp(metrics_fmt_euc(0.0, buf, sizeof(buf)), "0.0"), "%s", buf);
     CHECK(!strcmp(metrics_fmt_euc(13.2351, buf, sizeof(buf)), "13.235"), "%s", buf);
+    /* colour grades of the accuracy table (and the TUI): >= thr, within 0.04, below, NaN */
+    CHECK(metrics_cos_grade(0.995, 0.99) == METRIC_GRADE_OK, "grade ok");
+    CHECK(metrics_cos_grade(0.99, 0.99) == METRIC_GRADE_OK, "grade at thr");
+    CHECK(metrics_cos_grade(0.96, 0.99) == METRIC_GRADE_NEAR, "grade near");
+    CHECK(metrics_cos_grade(0.94, 0.99) == METRIC_GRADE_BAD, "grade bad");
+    CHECK(metrics_cos_grade(NAN, 0.99) == METRIC_GRADE_NAN, "grade nan");
+    /* compare's speed verdict: 1100 us against 1000 us is 10 % slower */
+    char v[128];
+    CHECK_NEAR(compare_slower_pct(1000, 1100), 10.0, 1e-9, "slower pct");
+    CHECK(isnan(compare_slower_pct(NAN, 1100)) && isnan(compare_slower_pct(1000, NAN)), "slower nan");
+    CHECK(!strcmp(compare_verdict(v, sizeof v, "B", 10.0, 0), "B vs A: predicted NPU frame +10.0%"), "%s", v);
+    CHECK(!strcmp(compare_verdict(v, sizeof v, "C", -2.5, 1), "C vs A: host median (this PC) -2.5%"), "%s", v);
+    CHECK(!strcmp(compare_verdict(v, sizeof v, "B", NAN, 0),
+                  "B vs A: predicted NPU frame - (no prediction; --by host)"), "%s", v);
     TEST_END();
 }

@@ -457,16 +457,29 @@ static void test_synthetic(void)
           "dangling input: %s", err);
     free(b.nodes[--b.g.n_node]);
 
-    /* subgraph attribute */
-    a_g = mk_attr("then_branch", ATTR_GRAPH);
+    /* subgraph attributes: control flow (Loop) is not run; an If needs both
+     * branches, and one whose condition is a graph input is control flow too */
+    a_g = mk_attr("body", ATTR_GRAPH);
     a_g->g = &sub;
     attrs3[0] = a_g;
-    b.nodes[b.g.n_node] = mk_node("If", "branchy", 1, ghost_in, 0, NULL);
+    b.nodes[b.g.n_node] = mk_node("Loop", "loopy", 1, ghost_in, 0, NULL);
     b.nodes[b.g.n_node]->n_attribute = 1;
     b.nodes[b.g.n_node++]->attribute = attrs3;
     b.nodes[b.g.n_node - 1]->input = x_in;
     ret = load_mb(&b, &g, err, sizeof(err));
-    CHECK(ret == RT_EUNSUPPORTED && strstr(err, "'branchy'"), "subgraph: %s", err);
+    CHECK(ret == RT_EUNSUPPORTED && strstr(err, "'loopy'"), "subgraph: %s", err);
+    b.nodes[b.g.n_node - 1]->op_type = "If";
+    a_g->name = "then_branch";
+    ret = load_mb(&b, &g, err, sizeof(err));
+    CHECK(ret == RT_EFORMAT && strstr(err, "else_branch"), "If with one branch: %s", err);
+    Onnx__AttributeProto *a_else = mk_attr("else_branch", ATTR_GRAPH), *both[2] = {a_g, a_else};
+    a_else->g = &sub;
+    b.nodes[b.g.n_node - 1]->n_attribute = 2;
+    b.nodes[b.g.n_node - 1]->attribute = both;
+    ret = load_mb(&b, &g, err, sizeof(err));
+    CHECK(ret == RT_EUNSUPPORTED && strstr(err, "'loopy'") && strstr(err, "run time"),
+          "If on a graph input: %s", err);
+    free(a_else);
     free(b.nodes[--b.g.n_node]);
 
     /* a tensor produced twice */

@@ -47,6 +47,17 @@ if b:
     w('broken_vtable_out.rknn', patched(lambda v: struct.pack_into('<i', v, fb + root, -(1 << 30))))
     w('broken_vtable_self.rknn', patched(lambda v: struct.pack_into('<i', v, fb + root, 0)))
     w('broken_vtable_len.rknn', patched(lambda v: struct.pack_into('<H', v, fb + root - struct.unpack_from('<i', b, fb + root)[0], 0xfffe)))
+    # a tensor naming a data buffer the model does not have (tensor slot 18)
+    def tensor_slot(v, i, k):
+        u = lambda o: struct.unpack_from('<I', v, fb + o)[0]
+        def field(t, k):
+            vt = t - struct.unpack_from('<i', v, fb + t)[0]
+            return t + struct.unpack_from('<H', v, fb + vt + 4 + 2 * k)[0]
+        g = field(root, 2); g += u(g); g += 4; g += u(g)
+        tv = field(g, 0); tv += u(tv)
+        t = tv + 4 + 4 * i; t += u(t)
+        return fb + field(t, k)
+    w('broken_buffer_index.rknn', patched(lambda v: struct.pack_into('<i', v, tensor_slot(v, 2, 18), 0x7fff)))
     # bit flips spread over the FlatBuffer
     for k, off in enumerate(range(fb + 8, fb + dsize, dsize // 3)):
         w(f'broken_flip_{k}.rknn', patched(lambda v, o=off: v.__setitem__(o, v[o] ^ 0x80)))
@@ -58,6 +69,19 @@ w('lite_small.rknn', b'RKNN\0\0\0\0' + struct.pack('<QQ', 0x1004, len(lite) - 64
 bad_lite = bytearray(lite); struct.pack_into('<I', bad_lite, 64 + 8, 0x7fffffff)
 w('broken_lite_tasks.rknn', b'RKNN\0\0\0\0' + struct.pack('<QQ', 0x1004, len(lite) - 64) + bytes(40) + bad_lite[64:] +
   struct.pack('<Q', len(js)) + js)
+# RV1103/RV1106 with its graph: the lite FlatBuffer after the task table
+# (bench/make_rknn.py), then that graph cut short, and word 0 (its size) wrong
+import subprocess, tempfile
+with tempfile.TemporaryDirectory() as tmp:
+    subprocess.run([sys.executable, os.path.join(here, '..', '..', '..', 'bench', 'make_rknn.py'),
+                    os.path.join(tmp, 'g.rknn'), '3', 'rv1106', 'lite'], check=True)
+    g = bytearray(open(os.path.join(tmp, 'g.rknn'), 'rb').read())
+w('lite_graph.rknn', g)
+gsize, = struct.unpack_from('<Q', g, 16)
+cut = bytearray(g); struct.pack_into('<I', cut, 64, struct.unpack_from('<I', g, 64)[0] - 40)
+w('broken_lite_graph_size.rknn', cut)
+flip = bytearray(g); o = 64 + gsize - struct.unpack_from('<I', g, 64)[0]; flip[o] ^= 0x40
+w('broken_lite_graph_root.rknn', flip)
 w('encrypted.rknn', b'CYPTRKNN' + bytes(range(64)))
 w('rknx.rknn', b'RKNX' + bytes(60))
 w('nbg_short.rknn', b'RKNN\0\0\0\0' + struct.pack('<QQ', 1, 8) + b'VPMN\x0b\0\1\0' + struct.pack('<Q', 2) + b'{}')

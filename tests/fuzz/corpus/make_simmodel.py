@@ -67,6 +67,56 @@ def main():
             b[rnd.randrange(len(b))] ^= 1 << rnd.randrange(8)
         put("bitflip_%d" % k, b)
     b = bytearray(src); b[HEADER:HEADER] = bytes(ENTRY); put("table_shifted", b)
+    meta_variants()
+
+
+def rebuild(src, new):
+    """The container src with some sections' payloads replaced ({tag: bytes})."""
+    secs = [(t.rstrip(b"\0"), src[off:off + ln]) for _, t, off, ln in table(src)]
+    secs = [(t, new.get(t, p)) for t, p in secs]
+    hdr = HEADER + ENTRY * len(secs)
+    at = (hdr + 7) & ~7
+    out = bytearray(src[:8]) + struct.pack("<II", 1, len(secs))
+    body = bytearray()
+    for t, p in secs:
+        out += struct.pack("<8sQQ", t, at + len(body), len(p))
+        body += p + bytes(((len(p) + 7) & ~7) - len(p))
+    return out + bytes(at - hdr) + body
+
+
+def meta_variants():
+    """Build options that rknn_init must refuse (relu4d_sets.rknn: input X [1,2,H,W],
+    sets [1,2,4,6] and [1,2,8,10], mean/std/reorder of two channels)."""
+    src = open(os.path.join(D, "relu4d_sets.rknn"), "rb").read()
+    _, off, ln = entry(src, b"META")
+    meta = src[off:off + ln]
+    sets = meta[meta.index(b'"dynamic_input":'):]
+    sets = sets[:sets.index(b"]]]") + 3]
+    ins = meta[meta.index(b'"inputs":'):]
+    ins = ins[:ins.index(b"}]") + 2]
+    def put_meta(name, m):
+        put("meta_" + name, rebuild(src, {b"META": m}))
+    def put_sets(name, text):
+        put_meta(name, meta.replace(sets, b'"dynamic_input":' + text))
+    put_sets("set_count", b"[[[1,2,4,6]],[[1,2,8,10],[1,2,8,10]]]")
+    put_sets("set_rank", b"[[[1,2,4,6]],[[1,2,8]]]")
+    put_sets("set_zero", b"[[[1,2,0,6]]]")
+    put_sets("set_huge", b"[[[1,2,4,99999999999]]]")
+    put_sets("set_float", b"[[[1,2,4.5,6]]]")
+    put_sets("set_empty", b"[]")
+    put_sets("set_not_list", b'"1,2,4,6"')
+    put_sets("set_rank9", b"[[[1,2,3,4,5,6,7,8,9]]]")
+    put_sets("set_many", b"[" + b",".join([b"[[1,2,4,6]]"] * 513) + b"]")
+    put_sets("set_fixed_dim", b"[[[1,3,4,6]]]")
+    put_sets("set_two_inputs", b"[[[1,2,4,6],[1,2,4,6]]]")
+    put_meta("std_zero", meta.replace(b'"std":[2,4]', b'"std":[0,4]'))
+    put_meta("reorder_dup", meta.replace(b'"reorder":[1,0]', b'"reorder":[1,1]'))
+    put_meta("reorder_big", meta.replace(b'"reorder":[1,0]', b'"reorder":[4,0]'))
+    put_meta("mean_long", meta.replace(b'"mean":[10,20]', b'"mean":[1,2,3,4,5]'))
+    put_meta("input_name", meta.replace(b'"name":"X"', b'"name":"Y"'))
+    put_meta("inputs_obj", meta.replace(ins, b'"inputs":{"X":1}'))
+    put_meta("not_json", meta[:len(meta) // 2])
+    put_meta("deep", b"[" * 5000 + b"]" * 5000)
 
 
 if __name__ == "__main__":

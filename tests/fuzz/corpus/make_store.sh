@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes the seed corpus of tests/fuzz/fuzz_store.c into tests/fuzz/corpus/store/:
 # databases recorded by the command line (an fp32 run, an i8 run with per-layer
-# errors, a dumped run), then each broken in one way: truncated, one page of
+# errors, a dumped run, a vendor .rknn's predicted run beside its ONNX's), then each broken in one way: truncated, one page of
 # noise, a schema from the future, another application's file, a user's own
 # table and view, WAL mode, an empty file and a text file. Every file is
 # VACUUMed and kept under 64 KiB.   bash tests/fuzz/corpus/make_store.sh [BUILD]
@@ -20,7 +20,11 @@ rm -f "$OUT"/*
 "$RT" run "$MNIST" --db "$T/i8.db" -q i8 --label i8 >/dev/null
 "$RT" run "$MNIST" --db "$T/two.db" --label first --dump "$T/dump" >/dev/null
 "$RT" run "$MNIST" --db "$T/two.db" -q fp16 >/dev/null
-for f in fp32 i8 two; do
+# a vendor .rknn's predicted run and its source ONNX's run (compare --graph)
+RK=${RT_SHARED:-../shared}/data/models/rknn
+"$RT" run "$RK/multiple_input_demo.onnx" -t rk3588 -q i8 -n 1 --no-progress --db "$T/rknn.db" >/dev/null 2>&1
+"$RT" run "$RK/multiple_input_demo.rk3588.rknn" --db "$T/rknn.db" >/dev/null
+for f in fp32 i8 two rknn; do
     sqlite3 "$T/$f.db" "VACUUM"
     cp "$T/$f.db" "$OUT/run_$f.db"
 done

@@ -1,0 +1,48 @@
+/* analyze/run_filter.c — the tests `ls` and the TUI filter runs by. */
+#include "analyze/analyze.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *base_name(const char *p)
+{
+    const char *b = strrchr(p, '/');
+    return b ? b + 1 : p;
+}
+
+int run_filter_model(const store_run *r, const char *pattern)
+{
+    const char *m = r->model_path ? r->model_path : "";
+    return !strcmp(m, pattern) || !strcmp(base_name(m), pattern) || !fnmatch(pattern, m, 0) ||
+           !fnmatch(pattern, base_name(m), 0);
+}
+
+int run_filter_quant(const store_run *r, const char *spec)
+{
+    char want[3][64] = { "", "", "" };
+    int k = 0;
+    for (const char *p = spec; *p && k < 3;) {
+        size_t n = strcspn(p, "/");
+        snprintf(want[k++], sizeof(want[0]), "%.*s", (int)n, p);
+        p += n + (p[n] == '/');
+    }
+    const char *have[3] = { r->quant, r->quant_algo, r->quant_method };
+    for (int i = 0; i < k; i++)
+        if (!have[i] || strcasecmp(have[i], want[i]))
+            return 0;
+    return 1;
+}
+
+int run_filter_tag(const store_run *r, const char *tag)
+{
+    size_t n = strlen(tag);
+    for (const char *p = r->tags; p && *p;) {
+        size_t k = strcspn(p, ",");
+        if (k == n && !strncmp(p, tag, n))
+            return 1;
+        p += k + (p[k] == ',');
+    }
+    return 0;
+}

@@ -1,0 +1,151 @@
+/* cli/board_facts.c — what a board run records besides its rows: the board's
+ * environment with the runtime's versions and a vendor .rknn's own facts, and
+ * the platform to file the run under. Shared by run --backend board and attach. */
+#include "cli/cli.h"
+#include "runtime/model/rknn_file.h"
+#include "tracer/tracer.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void board_model_facts(board_facts *f, const void *model, size_t len)
+{
+    rknn_model *m = NULL;
+    char err[256];
+
+    if (!model || !rknn_file_is(model, len) || rknn_model_parse(model, len, "model", &m, err, sizeof err))
+        return;
+    if (m->target)
+        snprintf(f->model_target, sizeof f->model_target, "%s", m->target);
+    if (m->toolkit)
+        snprintf(f->toolkit, sizeof f->toolkit, "%s", m->toolkit);
+    if (m->compiler)
+        snprintf(f->compiler, sizeof f->compiler, "%s", m->compiler);
+    rknn_model_free(m);
+}
+
+/* The board's environment (board_env_json) with the runtime's and the model's
+ * facts added, as one JSON object (env_json). */
+char *run_env_json(const char *root, const board_facts *bf)
+{
+    char *base = board_env_json(root), *text = NULL;
+    size_t len = 0, bl = base ? strlen(base) : 0;
+    FILE *f;
+    json_writer w;
+
+    if (!base || bl < 2 || !(f = open_memstream(&text, &len))) {
+        free(base);
+        return NULL;
+    }
+    base[bl - 1] = '\0'; /* drop the closing brace, add ours */
+    fputs(base, f);
+    json_begin(&w, f);
+    w.depth = 1;
+    w.need_comma[1] = 1;
+    const struct { const char *key, *v; } kv[] = {
+        {"runtime_path", bf->runtime}, {"runtime_version", bf->api_version},
+        {"runtime_driver_version", bf->drv_version}, {"model_target", bf->model_target},
+        {"toolkit_version", bf->toolkit}, {"compiler_version", bf->compiler},
+    };
+    for (size_t i = 0; i < sizeof kv / sizeof *kv; i++)
+        if (kv[i].v && kv[i].v[0]) {
+            json_key(&w, kv[i].key);
+            json_str(&w, kv[i].v);
+        }
+    fputc('}', f);
+    fclose(f);
+    free(base);
+    return text;
+}
+
+const char *board_platform(const char *given, const board_facts *bf, const char *root, char *buf,
+                           size_t len)
+{
+    board_snapshot_t *s;
+
+    if (given)
+        return given;
+    if (bf->model_target[0])
+        return bf->model_target;
+    s = xcalloc(1, sizeof(*s));
+    board_snapshot(s, root, 0, BOARD_SNAP_ENV);
+    snprintf(buf, len, "%s", s->soc_state == BOARD_OK ? s->soc : "");
+    free(s);
+    return buf[0] ? buf : NULL;
+}
+
+
+/* A version-like string: "1.5.2 (c6b7b351a@2023-08-23T15:28:22)", "2.3.2b3 (...@...)". */
+static int version_like(const char *s, size_t n)
+{
+    size_t i = 0;
+    int dots = 0;
+
+    while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.' || (i && s[i] == 'b'))) {
+        dots += s[i] == '.';
+        i++;
+    }
+    return dots >= 2 && i + 3 < n && s[i] == ' ' && s[i + 1] == '(' && s[n - 1] == ')' &&
+           memchr(s + i, '@', n - i) != NULL;
+}
+
+int board_runtime_version(const char *path, char *out, size_t len)
+{
+    static const char tag[] = "librknnrt version: ";
+    void *data = NULL;
+    size_t n = 0;
+    char err[128];
+    int found = 0;
+
+    out[0] = '\0';
+    if (rt_read_file(path, &data, &n, err, sizeof err))
+        return 0;
+    const char *b = data, *end = b + n;
+    /* the vendor's literal first (its own guide greps for it), else a bare version string */
+    for (const char *p = b; !found && (p = memmem(p, (size_t)(end - p), tag, sizeof tag - 1)) != NULL;
+         p += sizeof tag - 1) {
+        const char *v = p + sizeof tag - 1;
+        size_t l = strnlen(v, (size_t)(end - v));
+        if (l && version_like(v, l))
+            found = snprintf(out, len, "%.*s", (int)l, v) > 0;
+    }
+    for (const char *p = b; !found && p < end;) {
+        size_t l = strnlen(p, (size_t)(end - p));
+        if (l >= 9 && l < 128 && version_like(p, l))
+            found = snprintf(out, len, "%.*s", (int)l, p) > 0;
+        p += l + 1;
+    }
+    free(data);
+    return found;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+time_stats board_time_stats(const double *v, int n)
+{
+    time_stats t = {NAN, NAN, NAN, NAN};
+    double *c, mean = 0, var = 0;
+
+    if (n <= 0)
+        return t;
+    c = xmalloc((size_t)n * sizeof(double));
+    memcpy(c, v, (size_t)n * sizeof(double));
+    qsort(c, (size_t)n, sizeof(double), cmp_time);
+    t.median = n & 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+    t.min = c[0];
+    t.p90 = c[(int)ceil(0.9 * n) - 1];
+    for (int i = 0; i < n; i++)
+        mean += c[i] / n;
+    for (int i = 0; i < n; i++)
+        var += (c[i] - mean) * (c[i] - mean) / n;
+    t.stddev = sqrt(var);
+    free(c);
+    return t;
+}

@@ -1,0 +1,475 @@
+/* reports/report.c — loading runs, aligning them, cells and files shared by
+ * every format, and the dispatch of report_write. */
+#include "reports/reports.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const format_names[REPORT_NFORMATS] = {
+    "md", "html", "csv", "json", "trace", "gnuplot", "png",
+};
+
+int report_format_parse(const char *name)
+{
+    for (int i = 0; name && i < REPORT_NFORMATS; i++)
+        if (!strcmp(name, format_names[i]))
+            return i;
+    return -1;
+}
+
+const char *report_format_names(void)
+{
+    return "md, html, csv, json, trace, gnuplot, png";
+}
+
+int report_format_is_folder(int format)
+{
+    return format == REPORT_GNUPLOT || format == REPORT_PNG;
+}
+
+int report_run_load(store *st, const char *ref, double cos_threshold, report_run *r, char *err,
+                    size_t errlen)
+{
+    int rc;
+    memset(r, 0, sizeof(*r));
+    if ((rc = store_get_run(st, ref, &r->run, err, errlen)))
+        return rc;
+    r->have_run = 1;
+    if ((rc = store_get_layers(st, r->run.id, &r->layers, &r->n_layers, err, errlen)) ||
+        (rc = store_get_outputs(st, r->run.id, &r->outs, &r->n_outs, err, errlen)) ||
+        (rc = store_get_accuracy(st, r->run.id, &r->acc, &r->n_acc, err, errlen)) ||
+        (rc = store_get_load(st, r->run.id, &r->load, &r->n_load, err, errlen)))
+        return rc;
+    summary_compute(&r->run, r->layers, r->n_layers, r->outs, r->n_outs, r->acc, r->n_acc,
+                    cos_threshold, &r->sum);
+    r->have_sum = 1;
+    return RT_OK;
+}
+
+void report_run_free(report_run *r)
+{
+    if (r->have_sum)
+        summary_free(&r->sum);
+    store_layers_free(r->layers, r->n_layers);
+    store_outputs_free(r->outs, r->n_outs);
+    store_accuracy_free(r->acc, r->n_acc);
+    free(r->load);
+    if (r->have_run)
+        store_run_clear(&r->run);
+    memset(r, 0, sizeof(*r));
+}
+
+/* ---- alignment ----------------------------------------------------------------- */
+
+/* Names sorted for lookups, so that aligning 2,000-layer runs stays fast. */
+typedef struct name_ix {
+    const char *name;
+    int row;
+} name_ix;
+
+static int cmp_name_ix(const void *a, const void *b)
+{
+    return strcmp(((const name_ix *)a)->name, ((const name_ix *)b)->name);
+}
+
+static int cmp_name_ix_row(const void *a, const void *b)
+{
+    const name_ix *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : x->row - y->row;
+}
+
+static compare_side side_of(const report_run *r)
+{
+    return (compare_side){ &r->run, r->layers, r->n_layers, r->acc, r->n_acc };
+}
+
+int rep_doc_build(const report_run *runs, int n, rep_doc *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->runs = runs;
+    d->n = n;
+    if (n == 1) {
+        /* every layer row in order (also those without a name), with the
+         * accuracy row of the same tensor name; then the tensors only the
+         * accuracy rows have (graph inputs), in their order */
+        const report_run *r = &runs[0];
+        name_ix *ix = xcalloc((size_t)r->n_layers + 1, sizeof(*ix));
+        int n_ix = 0;
+        d->rows = xcalloc((size_t)(r->n_layers + r->n_acc + 1), sizeof(*d->rows));
+        for (int i = 0; i < r->n_layers; i++) {
+            rep_row *row = &d->rows[d->n_rows++];
+            row->name = r->layers[i].name;
+            row->op = r->layers[i].op;
+            row->layer[0] = i;
+            row->acc[0] = -1;
+            if (row->name)
+                ix[n_ix++] = (name_ix){ row->name, i };
+        }
+        /* stable: the first layer of a name wins, as compare_align does */
+        qsort(ix, (size_t)n_ix, sizeof(*ix), cmp_name_ix_row);
+        for (int a = 0; a < r->n_acc; a++) {
+            const char *nm = r->acc[a].name;
+            name_ix key = { nm, -1 }, *hit = nm && n_ix ? bsearch(&key, ix, (size_t)n_ix, sizeof(*ix), cmp_name_ix) : NULL;
+            while (hit && hit > ix && !strcmp(hit[-1].name, nm))
+                hit--;
+            if (!nm)
+                continue;
+            if (hit) {
+                if (d->rows[hit->row].acc[0] < 0)
+                    d->rows[hit->row].acc[0] = a;
+                continue;
+            }
+            int dup = 0;
+            for (int j = r->n_layers; j < d->n_rows && !dup; j++)
+                dup = !strcmp(d->rows[j].name, nm);
+            if (dup)
+                continue;
+            rep_row *row = &d->rows[d->n_rows++];
+            row->name = nm;
+            row->op = r->acc[a].op;
+            row->layer[0] = -1;
+            row->acc[0] = a;
+        }
+        free(ix);
+        return RT_OK;
+    }
+    compare_side base = side_of(&runs[0]);
+    int cap = 0;
+    for (int k = 0; k < n; k++)
+        cap += runs[k].n_layers + runs[k].n_acc;
+    d->rows = xcalloc((size_t)cap + 1, sizeof(*d->rows));
+    name_ix *ix = xcalloc((size_t)cap + 1, sizeof(*ix));
+    int n_ix = 0;
+    for (int k = 1; k < n; k++) {
+        compare_side other = side_of(&runs[k]);
+        compare_row *al = NULL;
+        int na = 0;
+        compare_align(&base, &other, &al, &na);
+        for (int i = 0; i < na; i++) {
+            name_ix key = { al[i].name, -1 }, *hit = NULL;
+            if (n_ix)
+                hit = bsearch(&key, ix, (size_t)n_ix, sizeof(*ix), cmp_name_ix);
+            rep_row *row;
+            if (hit) {
+                row = &d->rows[hit->row];
+            } else {
+                row = &d->rows[d->n_rows];
+                row->name = al[i].name;
+                row->op = al[i].op;
+                for (int j = 0; j < n; j++)
+                    row->layer[j] = row->acc[j] = -1;
+                row->layer[0] = al[i].layer[0];
+                row->acc[0] = al[i].acc[0];
+                /* keep ix sorted: insert */
+                int lo = 0, hi = n_ix;
+                while (lo < hi) {
+                    int mid = (lo + hi) / 2;
+                    if (strcmp(ix[mid].name, key.name) < 0)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                memmove(&ix[lo + 1], &ix[lo], (size_t)(n_ix - lo) * sizeof(*ix));
+                ix[lo] = (name_ix){ key.name, d->n_rows++ };
+                n_ix++;
+            }
+            row->layer[k] = al[i].layer[1];
+            row->acc[k] = al[i].acc[1];
+            if (!row->op)
+                row->op = al[i].op;
+        }
+        free(al);
+    }
+    free(ix);
+    for (int i = 0; i < d->n_rows; i++) {
+        const rep_row *row = &d->rows[i];
+        int in_base = row->layer[0] >= 0 || row->acc[0] >= 0;
+        for (int k = 1; k < n; k++) {
+            int in_k = row->layer[k] >= 0 || row->acc[k] >= 0;
+            d->only_base[k] += in_base && !in_k;
+            d->only_run[k] += in_k && !in_base;
+            d->matched[k] += in_k && in_base;
+        }
+    }
+    return RT_OK;
+}
+
+void rep_doc_free(rep_doc *d)
+{
+    free(d->rows);
+    memset(d, 0, sizeof(*d));
+}
+
+/* ---- cells ----------------------------------------------------------------------- */
+
+const char *rep_num(char *buf, size_t len, double v, const char *fmt)
+{
+    if (isnan(v))
+        snprintf(buf, len, "%s", REP_MISSING);
+    else
+        snprintf(buf, len, fmt, v);
+    return buf;
+}
+
+const char *rep_int(char *buf, size_t len, int64_t v)
+{
+    if (v == STORE_NULL_INT)
+        snprintf(buf, len, "%s", REP_MISSING);
+    else
+        snprintf(buf, len, "%lld", (long long)v);
+    return buf;
+}
+
+const char *rep_str(const char *s)
+{
+    return s ? s : REP_MISSING;
+}
+
+int rep_width(const char *s)
+{
+    int w = 0;
+    for (; s && *s; s++)
+        w += ((unsigned char)*s & 0xc0) != 0x80;
+    return w;
+}
+
+/* Byte offset of code point i of s. */
+static size_t cp_offset(const char *s, int i)
+{
+    size_t b = 0;
+    while (s[b] && i > 0) {
+        b++;
+        while (((unsigned char)s[b] & 0xc0) == 0x80)
+            b++;
+        i--;
+    }
+    return b;
+}
+
+const char *rep_short(char *buf, size_t len, const char *name, int width)
+{
+    if (!name) {
+        snprintf(buf, len, "%s", REP_MISSING);
+        return buf;
+    }
+    int w = rep_width(name);
+    if (w <= width || width < 5) {
+        snprintf(buf, len, "%s", name);
+        return buf;
+    }
+    /* the tail tells layers apart ("…/conv2/Conv_output_0"): keep two thirds of it */
+    int head = (width - 1) / 3, tail = width - 1 - head;
+    size_t hb = cp_offset(name, head), tb = cp_offset(name, w - tail);
+    snprintf(buf, len, "%.*s\xe2\x80\xa6%s", (int)hb, name, name + tb);
+    return buf;
+}
+
+int rep_is_board(const report_run *r)
+{
+    return r->run.backend && !strcmp(r->run.backend, "board");
+}
+
+double rep_layer_us(const report_run *r, const store_layer *l)
+{
+    if (rep_is_board(r) && !isnan(l->time_us))
+        return l->time_us;
+    return !isnan(l->frame_us) ? l->frame_us : l->time_us;
+}
+
+const char *rep_run_name(const report_run *r, char *buf, size_t len)
+{
+    snprintf(buf, len, "#%lld%s%s", (long long)r->run.id, r->run.label ? " " : "",
+             r->run.label ? r->run.label : "");
+    return buf;
+}
+
+const char *rep_tag(int k)
+{
+    static const char *const tags[REPORT_MAX_RUNS] = { "A", "B", "C", "D", "E", "F", "G", "H",
+                                                       "I", "J", "K", "L", "M", "N", "O", "P" };
+    return k >= 0 && k < REPORT_MAX_RUNS ? tags[k] : "?";
+}
+
+int rep_row_runs(const rep_doc *d, const rep_row *row, char *buf, size_t len)
+{
+    int all = 1;
+    buf[0] = '\0';
+    for (int k = 0; k < d->n; k++) {
+        int has = row->layer[k] >= 0 || row->acc[k] >= 0;
+        all &= has;
+        if (has)
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", rep_tag(k));
+    }
+    return all;
+}
+
+double rep_row_cos(const rep_doc *d, const rep_row *row, int k, int single)
+{
+    int a = row->acc[k];
+    if (a < 0)
+        return NAN;
+    return single ? d->runs[k].acc[a].single.cos : d->runs[k].acc[a].entire.cos;
+}
+
+double rep_row_us(const rep_doc *d, const rep_row *row, int k)
+{
+    int l = row->layer[k];
+    return l < 0 ? NAN : rep_layer_us(&d->runs[k], &d->runs[k].layers[l]);
+}
+
+/* The frame a verdict compares: a board run's measured sum, else the prediction. */
+static double run_frame_us(const report_run *r)
+{
+    if (rep_is_board(r)) {
+        double t = 0;
+        int any = 0;
+        for (int i = 0; i < r->n_layers; i++)
+            if (!isnan(r->layers[i].time_us))
+                t += r->layers[i].time_us, any = 1;
+        if (any)
+            return t;
+    }
+    return r->sum.frame_us;
+}
+
+void rep_verdict(const rep_doc *d, int k, char *buf, size_t len)
+{
+    const report_run *a = &d->runs[0], *b = &d->runs[k];
+    char na[96], nb[96], t[64], c[64];
+    double fa = run_frame_us(a), fb = run_frame_us(b);
+    double pct = fa > 0 && !isnan(fb) ? (fb / fa - 1) * 100 : NAN;
+    if (isnan(pct))
+        snprintf(t, sizeof(t), "frame %s (no time to compare)", REP_MISSING);
+    else
+        snprintf(t, sizeof(t), "frame %+.1f%% (%s)", pct,
+                 fabs(pct) < 0.05 ? "same" : pct > 0 ? "slower" : "faster");
+    if (b->sum.n_collapsed)
+        snprintf(c, sizeof(c), "%d output%s collapsed", b->sum.n_collapsed,
+                 b->sum.n_collapsed > 1 ? "s" : "");
+    else
+        rep_num(c, sizeof(c), b->sum.out_cos, "output cos %.5f");
+    if (isnan(b->sum.out_cos) && !b->sum.n_collapsed)
+        snprintf(c, sizeof(c), "output cos %s", REP_MISSING);
+    snprintf(buf, len, "verdict: %s %s vs %s %s: %s, %s, layers %d matched, %d only in %s, %d only in %s%s",
+             rep_tag(k), rep_run_name(b, nb, sizeof(nb)), rep_tag(0), rep_run_name(a, na, sizeof(na)), t,
+             c, d->matched[k], d->only_base[k], rep_tag(0), d->only_run[k],
+             rep_tag(k),
+             a->run.model_sha256 && b->run.model_sha256 && strcmp(a->run.model_sha256, b->run.model_sha256)
+                 ? ", different models" : "");
+}
+
+uint32_t rep_bound_rgb(const char *bound)
+{
+    if (!bound)
+        return 0x9e9e9e;
+    if (!strcmp(bound, "compute"))
+        return 0x3b78c4;
+    if (!strcmp(bound, "DDR"))
+        return 0xe8912d;
+    if (!strcmp(bound, "CPU"))
+        return 0xc8382e;
+    return 0x9e9e9e;
+}
+
+/* ---- files -------------------------------------------------------------------- */
+
+int rep_mkdir(const char *dir, char *err, size_t errlen)
+{
+    char *p = xstrdup(dir);
+    int rc = RT_OK;
+    for (char *s = p + 1; ; s++) {
+        if (*s != '/' && *s)
+            continue;
+        char c = *s;
+        *s = '\0';
+        if (mkdir(p, 0777) && errno != EEXIST) {
+            rc = rt_err(err, errlen, RT_EIO, "cannot create folder '%s': %s", p, strerror(errno));
+            goto out;
+        }
+        *s = c;
+        if (!c)
+            break;
+    }
+    struct stat sb;
+    if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
+        rc = rt_err(err, errlen, RT_EIO, "'%s' exists and is not a folder", dir);
+out:
+    free(p);
+    return rc;
+}
+
+int rep_fopen(const char *dir, const char *name, FILE **f, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
+    if (!(*f = fopen(path, "w")))
+        return rt_err(err, errlen, RT_EIO, "cannot write '%s': %s", path, strerror(errno));
+    return RT_OK;
+}
+
+int rep_fclose(FILE *f, const char *path, char *err, size_t errlen)
+{
+    int bad = ferror(f);
+    if (f == stdout)
+        bad |= fflush(f) != 0;
+    else
+        bad |= fclose(f) != 0;
+    if (bad)
+        return rt_err(err, errlen, RT_EIO, "writing '%s' failed: %s", path ? path : "stdout",
+                      strerror(errno ? errno : EIO));
+    return RT_OK;
+}
+
+int report_write(const report_run *runs, int n, int format, const char *out, FILE *verdicts,
+                 char *err, size_t errlen)
+{
+    rep_doc d;
+    FILE *f = NULL;
+    int rc = RT_OK;
+
+    if (n < 1 || n > REPORT_MAX_RUNS || format < 0 || format >= REPORT_NFORMATS)
+        return rt_err(err, errlen, RT_EINVAL, "report: 1 to %d runs and a known format",
+                      REPORT_MAX_RUNS);
+    if (report_format_is_folder(format) && !out)
+        return rt_err(err, errlen, RT_EINVAL, "-f %s writes a folder: name it with -o DIR",
+                      format_names[format]);
+    if (n > 1 && format == REPORT_TRACE)
+        return rt_err(err, errlen, RT_EUNSUPPORTED,
+                      "-f trace shows one run's timeline; give one run (compare in md, html, csv, "
+                      "json, gnuplot or png)");
+    rep_doc_build(runs, n, &d);
+    if (report_format_is_folder(format)) {
+        if (!(rc = rep_mkdir(out, err, errlen)))
+            rc = format == REPORT_GNUPLOT ? report_gnuplot(&d, out, err, errlen)
+                                          : report_png(&d, out, err, errlen);
+        goto out;
+    }
+    if (out && (rc = rep_fopen(NULL, out, &f, err, errlen)))
+        goto out;
+    if (!out)
+        f = stdout;
+    errno = 0;
+    switch (format) {
+    case REPORT_MD: rc = report_md(&d, f); break;
+    case REPORT_HTML: rc = report_html(&d, f); break;
+    case REPORT_CSV: rc = report_csv(&d, f); break;
+    case REPORT_JSON: rc = report_json(&d, f); break;
+    case REPORT_TRACE: rc = report_trace(&d, f); break;
+    }
+    int crc = rep_fclose(f, out, err, errlen);
+    if (!rc)
+        rc = crc;
+out:
+    for (int k = 1; k < n && !rc && verdicts; k++) {
+        char v[1024];
+        rep_verdict(&d, k, v, sizeof(v));
+        fprintf(verdicts, "%s\n", v);
+    }
+    rep_doc_free(&d);
+    return rc;
+}

@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# `rknn-trace compare` of a vendor .rknn's predicted run with the run of its
+# source network on the same target: our lowering against Rockchip's compiler.
+# Oracles: the file's own node list (`inspect --json`), the source ONNX read by
+# a protobuf wire decoder written here, our stored rows read by the sqlite3
+# CLI, and the differences worked out by hand from those (listed below).
+#
+# multiple_input_demo (6 files: rk3562, rk3566 x2, rk3576, rk3588 x2): both
+# graphs have 2 layers (Conv, ConvAdd) and the same op types and output shapes;
+# one difference, the same for every chip and toolkit: Add_2(6, 7) is fused by
+# the compiler into the producer of its FIRST operand (Conv_0), which it runs
+# after Conv_1; our lowering keeps the ONNX order and fuses the Add into the
+# conv that comes last (Conv_1). So A's Conv is Conv_0, B's is Conv_1, each
+# "fused into ConvAdd" on the other side, and the ConvAdd pair differs in the
+# nodes it covers and so in its first input's shape ([1,3,..] vs [1,1,..]).
+#
+# yolov8n.rk3566 (model zoo, toolkit 1.5.0) against the YOLOv8n the NPU bench
+# builds (tests/tools/zoo, written as ONNX by zoo_onnx): no tensor name is
+# shared, so layers pair by op type and output shape. All 95 of the file's
+# compute layers pair with ours, equal in op type, placement, dtype and
+# shapes; ours has 3 more: the clipped class-score sum per scale
+# (ReduceSum+Clip, lowered to a 1x1 ConvClip) of the newer zoo export the
+# bench models, which this older file's export (6 outputs) does not have.
+#
+# retinaface.rv1103 against retinaface.onnx (rv1103, i8): 71 layers equal;
+# (1) the 2 FPN Adds, whose Resize operand comes after the conv in the ONNX:
+# the compiler reorders and fuses each into ConvLeakyReluAdd, our lowering
+# keeps ONNX order and the Add separate (its operand is not ready); (2) the
+# three head Concats of 3 Reshapes each: the compiler reshapes each input to
+# [1,1,N,C], concatenates in 4-D and reshapes back (nodes it names
+# "_swap_concat_reshape_iK_out", "_0_unsqueeze1"); ours keeps the ONNX ops.
+# No placement or dtype differs.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+RT=$B/rknn-trace
+PY=/usr/bin/python3
+SHARED=${RT_SHARED:-../shared}
+D=$SHARED/data/models/rknn
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+DB=$T/c.db
+
+if [ ! -f "$D/multiple_input_demo.onnx" ] || [ ! -f "$D/yolov8n.rk3566.rknn" ]; then
+    echo "vendor samples missing under $D"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+# our rows of a run, as "idx|node|name|npu_op|target|npu_dtype|out_shapes|has_figures"
+rows() {
+    sqlite3 "$DB" "SELECT idx, node, name, npu_op, target, npu_dtype, out_shapes,
+        (total_cycles IS NOT NULL OR frame_us IS NOT NULL) FROM layers
+        WHERE run_id = (SELECT id FROM runs WHERE label = '$1') ORDER BY idx"
+}
+
+# --- multiple_input_demo on six files -------------------------------------------
+for f in rk3562 rk3566 rk3566.tk134 rk3576 rk3588 rk3588.tk134; do
+    chip=${f%%.*}
+    "$RT" run "$D/multiple_input_demo.onnx" -t "$chip" -q i8 -n 1 --warmup 0 --no-progress \
+        --db "$DB" --label "o-$f" >/dev/null 2>"$T/err" || { bad "run onnx $f: $(cat "$T/err")"; continue; }
+    "$RT" run "$D/multiple_input_demo.$f.rknn" --db "$DB" --label "r-$f" >/dev/null 2>"$T/err" ||
+        { bad "run rknn $f: $(cat "$T/err")"; continue; }
+    "$RT" inspect --json "$D/multiple_input_demo.$f.rknn" >"$T/ins.json" || { bad "inspect $f"; continue; }
+    rows "o-$f" >"$T/rows.txt"
+    "$RT" compare "o-$f" "r-$f" --db "$DB" --json >"$T/cmp.json" 2>"$T/err" ||
+        { bad "compare $f --json: $(cat "$T/err")"; continue; }
+    "$RT" compare "o-$f" "r-$f" --db "$DB" >"$T/cmp.txt" 2>"$T/err" || { bad "compare $f"; continue; }
+    if out=$($PY - "$D/multiple_input_demo.onnx" "$T/ins.json" "$T/rows.txt" "$T/cmp.json" "$T/cmp.txt" "$f" <<'EOF'
+import json, sys
+onnx, ins, rows, cmp_json, cmp_txt, name = sys.argv[1:7]
+errs = []
+def check(what, got, want):
+    if got != want:
+        errs.append(f"{name}: {what}: got {got!r}, want {want!r}")
+
+sys.path.insert(0, 'tests/cli')
+from onnx_wire import nodes as onnx_nodes
+nodes = onnx_nodes(onnx)
+producer = {o: n['name'] for n in nodes for o in n['out']}
+add = [n for n in nodes if n['op'] == 'Add'][0]
+first_conv, last_conv = producer[add['in'][0]], producer[add['in'][1]]
+
+d = json.load(open(ins))
+io = [n for n in d['nodes'] if n['op'] in ('InputOperator', 'OutputOperator')]
+comp = [n for n in d['nodes'] if n['op'] not in ('InputOperator', 'OutputOperator')]
+# the compiler's fusion, from the file: ConvAdd named by the Add's first operand's conv
+vadd = [n for n in comp if n['op'] == 'ConvAdd']
+check("file: one ConvAdd", len(vadd), 1)
+check("file: ConvAdd fuses the Add's first operand's conv", vadd[0]['name'], 'Conv:' + first_conv)
+vconv = [n for n in comp if n['op'] == 'Conv'][0]
+check("file: the other conv runs alone", vconv['name'], 'Conv:' + last_conv)
+
+# ours, from the store: groups of rows closed by a row with figures
+groups, cur = [], []
+for line in open(rows).read().splitlines():
+    idx, node, tname, npu_op, target, dt, outs, fig = line.split('|')
+    cur.append((node, tname, npu_op, target, dt, outs))
+    if fig == '1':
+        groups.append(cur); cur = []
+ours_add = [g for g in groups if g[-1][2] == 'ConvAdd']
+check("ours: one ConvAdd", len(ours_add), 1)
+check("ours: ConvAdd covers the conv that comes last and the Add",
+      [r[0] for r in ours_add[0]], [last_conv, add['name']])
+
+c = json.load(open(cmp_json))['graph']
+check("aligned by", c['aligned_by'], 'name')
+check("layers", c['layers'], [len(groups), len(comp)])
+check("layers equal in number", c['layers'][0], c['layers'][1])
+check("I/O operators", c['io_operators'], [0, len(io)])
+check("equal/differ/only", (c['equal'], c['differ'], c['only']), (0, 1, [1, 1]))
+pairs = c['pairs']
+onlya = [p for p in pairs if p['b'] is None]
+onlyb = [p for p in pairs if p['a'] is None]
+both = [p for p in pairs if p['a'] and p['b']]
+check("only A: our lone conv", onlya[0]['a']['full_name'], 'Conv:' + first_conv)
+check("only A: where the file computes it", onlya[0]['note'], f"fused into ConvAdd Conv:{first_conv} there")
+check("only B: the file's lone conv", onlyb[0]['b']['full_name'], vconv['name'])
+check("only B: where we compute it", onlyb[0]['note'], f"fused into ConvAdd Conv:{last_conv} there")
+check("pair: op types", (both[0]['a']['op'], both[0]['b']['op']), ('ConvAdd', 'ConvAdd'))
+check("pair: differences", both[0]['differ'], ['fusion', 'shape'])
+check("pair: B's input shape is the file's", both[0]['b']['in_shape'],
+      json.dumps(vadd[0]['inputs'][0]['shape'], separators=(',', ':')))
+# op types and output shapes: the same multiset on both sides
+def sig(l): return (l['op'], l['out_shapes'])
+sa = sorted(sig(p['a']) for p in pairs if p['a'])
+sb = sorted(sig(p['b']) for p in pairs if p['b'])
+check("op types and output shapes equal", sa, sb)
+check("B's output shapes are the file's", sb,
+      sorted((n['op'], json.dumps([o['shape'] for o in n['outputs']], separators=(',', ':'))) for n in comp))
+txt = open(cmp_txt).read()
+for want in ("aligned by output tensor name", "paired 1: 0 equal, 1 differ",
+             "op types (A/B): Conv 1/1 ConvAdd 1/1\n", "differ (fusion,shape): A ConvAdd Conv:" + last_conv):
+    if want not in txt:
+        errs.append(f"{name}: text lacks {want!r}")
+print("\n".join(errs))
+sys.exit(1 if errs else 0)
+EOF
+    ); then ok; else bad "$out"; fi
+done
+
+# --- yolov8n.rk3566 against the bench's YOLOv8n -----------------------------------
+if "$B/tests/zoo_onnx" yolov8n "$T/yolov8n.onnx" 2>"$T/err" &&
+   "$RT" run "$T/yolov8n.onnx" -t rk3566 -q i8 -n 1 --warmup 0 --no-progress --db "$DB" --label o-y8 \
+       >/dev/null 2>"$T/err" &&
+   "$RT" run "$D/yolov8n.rk3566.rknn" --db "$DB" --label r-y8 >/dev/null 2>"$T/err" &&
+   "$RT" inspect --json "$D/yolov8n.rk3566.rknn" >"$T/ins.json" 2>"$T/err" &&
+   "$RT" compare o-y8 r-y8 --db "$DB" --json >"$T/cmp.json" 2>"$T/err" &&
+   "$RT" compare o-y8 r-y8 --db "$DB" >"$T/cmp.txt" 2>"$T/err"; then
+    rows o-y8 >"$T/rows.txt"
+    if out=$($PY - "$T/ins.json" "$T/rows.txt" "$T/cmp.json" "$T/cmp.txt" <<'EOF'
+import json, sys
+from collections import Counter
+ins, rows, cmp_json, cmp_txt = sys.argv[1:5]
+errs = []
+def check(what, got, want):
+    if got != want:
+        errs.append(f"yolov8n: {what}: got {got!r}, want {want!r}")
+d = json.load(open(ins))
+io = [n for n in d['nodes'] if n['op'] in ('InputOperator', 'OutputOperator')]
+comp = [n for n in d['nodes'] if n['op'] not in ('InputOperator', 'OutputOperator')]
+shape = lambda n: json.dumps([o['shape'] for o in n['outputs']], separators=(',', ':'))
+ours = [l.split('|') for l in open(rows).read().splitlines()]
+ours = [r for r in ours if r[7] == '1']
+c = json.load(open(cmp_json))['graph']
+check("aligned by", c['aligned_by'], 'op_shape')
+check("layers", c['layers'], [len(ours), len(comp)])
+check("I/O operators", c['io_operators'], [0, len(io)])
+check("file: 95 compute layers", len(comp), 95)
+check("equal/differ/only", (c['equal'], c['differ'], c['only']), (95, 0, [3, 0]))
+pairs = c['pairs']
+both = [p for p in pairs if p['a'] and p['b']]
+check("paired layers: same op type and output shape",
+      [p for p in both if (p['a']['op'], p['a']['out_shapes']) != (p['b']['op'], p['b']['out_shapes'])], [])
+check("B: the file's layers (op type, output shapes)",
+      Counter((p['b']['op'], p['b']['out_shapes']) for p in pairs if p['b']),
+      Counter((n['op'], shape(n)) for n in comp))
+check("B: the file's placement", Counter(p['b']['target'] for p in pairs if p['b']),
+      Counter(n['target'] for n in comp))
+check("A: our stored layers (op type, output shapes)",
+      Counter((p['a']['op'], p['a']['out_shapes']) for p in pairs if p['a']),
+      Counter((r[3], r[6]) for r in ours))
+extra = sorted((p['a']['op'], p['a']['full_name'].split(':')[0], p['a']['out_shapes'])
+               for p in pairs if not p['b'])
+check("only ours: the clipped class-score sum per scale", extra,
+      sorted(('ConvClip', 'ReduceSum', f'[[1,1,{h},{h}]]') for h in (80, 40, 20)))
+txt = open(cmp_txt).read()
+for want in ("aligned by op type and output shape", "paired 95: 95 equal, 0 differ", "ConvClip 3/0*"):
+    if want not in txt:
+        errs.append(f"yolov8n: text lacks {want!r}")
+print("\n".join(errs))
+sys.exit(1 if errs else 0)
+EOF
+    ); then ok; else bad "$out"; fi
+else
+    bad "yolov8n: $(cat "$T/err")"
+fi
+
+# --- retinaface.rv1103 (its graph read from the RV1103 FlatBuffer) against its ONNX ---
+if "$RT" run "$D/retinaface.onnx" -t rv1103 -q i8 -n 1 --warmup 0 --no-progress --db "$DB" --label o-rf \
+       >/dev/null 2>"$T/err" &&
+   "$RT" run "$D/retinaface.rv1103.rknn" --db "$DB" --label r-rf >/dev/null 2>"$T/err" &&
+   "$RT" inspect --json "$D/retinaface.rv1103.rknn" >"$T/ins.json" 2>"$T/err" &&
+   "$RT" compare o-rf r-rf --db "$DB" --json >"$T/cmp.json" 2>"$T/err"; then
+    rows o-rf >"$T/rows.txt"
+    if out=$($PY - "$D/retinaface.onnx" "$T/ins.json" "$T/rows.txt" "$T/cmp.json" <<'EOF'
+import json, sys
+from collections import Counter
+sys.path.insert(0, 'tests/cli')
+from onnx_wire import nodes as onnx_nodes
+onnx, ins, rows, cmp_json = sys.argv[1:5]
+errs = []
+def check(what, got, want):
+    if got != want:
+        errs.append(f"retinaface: {what}: got {got!r}, want {want!r}")
+on = onnx_nodes(onnx)
+names = {n['name'] for n in on}
+order = {o: i for i, n in enumerate(on) for o in n['out']}
+prod = {o: n for n in on for o in n['out']}
+d = json.load(open(ins))
+comp = [n for n in d['nodes'] if n['op'] not in ('InputOperator', 'OutputOperator')]
+node_of = lambda full: full.split(':', 1)[1]
+# the compiler's own nodes: per head Concat of Reshapes, a Reshape of each input
+# to [1,1,N,C] ("_swap_concat_reshape_iK_out") and one back ("_0_unsqueeze1")
+cats = [n['name'] for n in on if n['op'] == 'Concat' and all(prod[x]['op'] == 'Reshape' for x in n['in'])]
+made = sorted(node_of(n['name']) for n in comp if node_of(n['name']) not in names)
+check("file: compiler-made nodes", made, sorted([f"{c}_swap_concat_reshape_i{k}_out" for c in cats for k in range(3)]
+                                                + [f"{c}_0_unsqueeze1" for c in cats]))
+# the Adds whose second operand (a Resize) comes after the conv in the ONNX
+adds = [n for n in on if n['op'] == 'Add' and prod[n['in'][1]]['op'] == 'Resize'
+        and order[n['in'][1]] > order[n['in'][0]]]
+check("onnx: 2 FPN Adds after their Resize", len(adds), 2)
+c = json.load(open(cmp_json))['graph']
+ours = [l.split('|') for l in open(rows).read().splitlines()]
+check("layers", c['layers'], [sum(r[7] == '1' for r in ours), len(comp)])
+pairs = c['pairs']
+differ = Counter((p['a']['op'], p['b']['op']) for p in pairs if p['a'] and p['b'] and p['differ'])
+check("differ: the Adds fused by the compiler, the Concats rebuilt", differ,
+      Counter({('Add', 'ConvLeakyReluAdd'): len(adds), ('Concat', 'Reshape'): len(cats)}))
+only_a = Counter(p['a']['op'] for p in pairs if not p['b'])
+check("only ours: the convs the Adds fuse into there, the head Reshapes", only_a,
+      Counter({'ConvLeakyRelu': len(adds), 'Reshape': 3 * len(cats)}))
+only_b = Counter(p['b']['op'] for p in pairs if not p['a'])
+check("only the file's: its Reshapes to 4-D and Concats", only_b,
+      Counter({'Reshape': 3 * len(cats), 'Concat': len(cats)}))
+notes = [p['note'].split(' Conv:')[0] for p in pairs if not p['b'] and p['a']['op'] == 'ConvLeakyRelu']
+check("our lone convs: fused there", notes, ['fused into ConvLeakyReluAdd'] * len(adds))
+check("equal: every other layer of ours (71)", c['equal'],
+      sum(r[7] == '1' for r in ours) - (len(adds) + 3 * len(cats)) - (len(adds) + len(cats)))
+check("no placement or dtype difference", [p for p in pairs if {'target', 'dtype'} & set(p['differ'])], [])
+print("\n".join(errs))
+sys.exit(1 if errs else 0)
+EOF
+    ); then ok; else bad "$out"; fi
+else
+    bad "retinaface: $(cat "$T/err")"
+fi
+
+# --- two simulated runs: no graph section unless --graph; a run against itself ----
+"$RT" compare o-rk3588 o-rk3566 --db "$DB" >"$T/cmp.txt" 2>&1
+grep -q "compiled graphs" "$T/cmp.txt" && bad "two simulated runs: graph section without --graph" || ok
+"$RT" compare o-rk3588 o-rk3588 --graph --db "$DB" >"$T/cmp.txt" 2>&1
+grep -q "paired 2: 2 equal, 0 differ .*only in A 0, only in B 0" "$T/cmp.txt" && ok ||
+    bad "a run against itself: $(grep paired "$T/cmp.txt")"
+"$RT" compare r-rk3588 r-rk3588 --db "$DB" --json | $PY -c "
+import json, sys
+g = json.load(sys.stdin)['graph']
+sys.exit(0 if (g['equal'], g['differ'], g['only'], g['io_operators']) == (2, 0, [0, 0], [3, 3]) else 1)" &&
+    ok || bad "a predicted run against itself (--json)"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

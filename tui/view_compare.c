@@ -1,0 +1,285 @@
+/* tui/view_compare.c — two or more runs aligned by source tensor name
+ * (compare_align, as `compare` aligns them), the first marked the baseline:
+ * per tensor the worst change of entire cos and of predicted time against it,
+ * largest regression first, and the verdict lines `compare` prints. */
+#define RT_TUI_INTERNAL
+#include "tui/tui.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CMP 8
+
+static const tui_key keys[] = {
+    {"Enter", "the layer's detail in the run of the worst change"},
+    {"t / c", "sort by the largest time / cos regression"},
+};
+
+enum { C_OP, C_NAME, C_DCOS, C_DUS, C_DPCT, C_RUN0 };
+
+typedef struct cmp_row {
+    const char *name, *op;
+    int li[MAX_CMP], ai[MAX_CMP];
+    double dcos, dus, dpct;     /* worst over the runs vs the baseline */
+    int worst;                  /* the run with the worst change */
+} cmp_row;
+
+typedef struct compare_view {
+    tui_view v;
+    tui *t;
+    tui_run *r[MAX_CMP];
+    int nr, by_host, any_acc;
+    cmp_row *rows;
+    int n;
+    tui_col cols[C_RUN0 + 2 * MAX_CMP];
+    char titles[2 * MAX_CMP][24];
+    char verdict[MAX_CMP][256], legend[MAX_CMP][320];
+    tui_table tb;
+} compare_view;
+
+
+static double layer_us(const compare_view *cv, int k, int li)
+{
+    if (li < 0)
+        return NAN;
+    const store_layer *l = &cv->r[k]->layers[li];
+    if (cv->by_host)
+        return l->host_us;
+    return !isnan(l->frame_us) ? l->frame_us : l->time_us;
+}
+
+static double acc_cos(const compare_view *cv, int k, int ai)
+{
+    return ai >= 0 ? cv->r[k]->acc[ai].entire.cos : NAN;
+}
+
+static int find_layer(const tui_run *r, const char *name)
+{
+    for (int i = 0; i < r->nl; i++)
+        if (r->layers[i].name && !strcmp(r->layers[i].name, name))
+            return i;
+    return -1;
+}
+
+static int find_acc(const tui_run *r, const char *name)
+{
+    for (int i = 0; i < r->na; i++)
+        if (r->acc[i].name && !strcmp(r->acc[i].name, name))
+            return i;
+    return -1;
+}
+
+static double num(void *ctx, int row, int col)
+{
+    const compare_view *cv = ctx;
+    const cmp_row *c = &cv->rows[row];
+    switch (col) {
+    case C_DCOS: return c->dcos;
+    case C_DUS: return c->dus;
+    case C_DPCT: return c->dpct;
+    }
+    int k = (col - C_RUN0) / 2;
+    return (col - C_RUN0) % 2 ? layer_us(cv, k, c->li[k]) : acc_cos(cv, k, c->ai[k]);
+}
+
+static void cell(void *ctx, int row, int col, char *buf, size_t len, int *color, double *frac)
+{
+    const compare_view *cv = ctx;
+    const cmp_row *c = &cv->rows[row];
+    double v = col >= C_DCOS ? num(ctx, row, col) : NAN;
+    switch (col) {
+    case C_OP: snprintf(buf, len, "%s", c->op ? c->op : "-"); return;
+    case C_NAME: snprintf(buf, len, "%s", c->name); return;
+    case C_DCOS:
+        tui_num(buf, len, v, "%+.5f");
+        if (!isnan(v) && v < 0)
+            *color = tui_cos_color(1 + v, cv->t->thr);
+        return;
+    case C_DUS:
+        tui_num(buf, len, v, "%+.1f");
+        if (!isnan(v))
+            *color = v > 0 ? TC_BAD : TC_GOOD;
+        return;
+    case C_DPCT:
+        tui_num(buf, len, v, "%+.0f%%");
+        if (!isnan(v))
+            *color = v > 0 ? TC_BAD : TC_GOOD;
+        return;
+    }
+    if ((col - C_RUN0) % 2) {
+        tui_num(buf, len, v, v < 100 ? "%.2f" : "%.1f");
+    } else if (c->ai[(col - C_RUN0) / 2] >= 0) {
+        metrics_fmt_cos(v, buf, len);
+        *color = tui_cos_color(v, cv->t->thr);
+    } else {
+        snprintf(buf, len, "-");
+    }
+}
+
+static void build_rows(compare_view *cv)
+{
+    compare_row *al = NULL;
+    int n = 0;
+    const tui_run *a = cv->r[0], *b = cv->r[1];
+    compare_side sa = { &a->run, a->layers, a->nl, a->acc, a->na };
+    compare_side sb = { &b->run, b->layers, b->nl, b->acc, b->na };
+    compare_align(&sa, &sb, &al, &n);
+    cv->rows = xcalloc((size_t)(n ? n : 1), sizeof(*cv->rows));
+    cv->n = n;
+    for (int i = 0; i < n; i++) {
+        cmp_row *c = &cv->rows[i];
+        c->name = al[i].name;
+        c->op = al[i].op;
+        c->dcos = c->dus = c->dpct = NAN;
+        c->worst = 0;
+        for (int k = 0; k < cv->nr; k++) {
+            c->li[k] = k < 2 ? al[i].layer[k] : find_layer(cv->r[k], c->name);
+            c->ai[k] = k < 2 ? al[i].acc[k] : find_acc(cv->r[k], c->name);
+        }
+        double cos0 = acc_cos(cv, 0, c->ai[0]), us0 = layer_us(cv, 0, c->li[0]);
+        for (int k = 1; k < cv->nr; k++) {
+            double dc = acc_cos(cv, k, c->ai[k]) - cos0, du = layer_us(cv, k, c->li[k]) - us0;
+            if (!isnan(dc) && (isnan(c->dcos) || dc < c->dcos))
+                c->dcos = dc, c->worst = k;
+            if (!isnan(du) && (isnan(c->dus) || du > c->dus)) {
+                c->dus = du;
+                c->dpct = us0 > 0 ? du / us0 * 100 : NAN;
+                if (isnan(c->dcos))
+                    c->worst = k;
+            }
+        }
+    }
+    free(al);
+}
+
+static void draw(tui *t, tui_view *v, int y0, int h)
+{
+    compare_view *cv = (compare_view *)v;
+    int y = y0;
+    for (int k = 0; k < cv->nr && y < y0 + h; k++)
+        tui_text(y++, 0, COLS, cv->legend[k], k ? A_NORMAL : A_BOLD, 0, 1);
+    int foot = cv->nr - 1;
+    tui_table_draw(t, &cv->tb, y, y0 + h - y - foot);
+    for (int k = 1; k < cv->nr; k++) {
+        const char *line = cv->verdict[k];
+        int slower = strchr(line, '+') != NULL;
+        tui_text(y0 + h - foot + k - 1, 0, COLS, line, tui_attr(t, slower ? TC_BAD : TC_GOOD) | A_BOLD, 0, 1);
+    }
+}
+
+static void sort_by(compare_view *cv, int col)
+{
+    cv->tb.sort_col = col;
+    cv->tb.sort_desc = col != C_DCOS;   /* cos: the largest drop (most negative) first */
+    tui_table_refresh(&cv->tb);
+    cv->tb.cur = cv->tb.top = 0;
+}
+
+static int key(tui *t, tui_view *v, int ch)
+{
+    compare_view *cv = (compare_view *)v;
+    if (tui_table_key(t, &cv->tb, ch) == TUI_HANDLED)
+        return TUI_HANDLED;
+    int row = tui_table_current(&cv->tb);
+    switch (ch) {
+    case '\n': case '\r': case KEY_ENTER:
+        if (row >= 0) {
+            const cmp_row *c = &cv->rows[row];
+            int k = c->li[c->worst] >= 0 || c->ai[c->worst] >= 0 ? c->worst : 0;
+            tui_push(t, tui_detail_view(t, cv->r[k], c->li[k], c->ai[k]));
+        }
+        return TUI_HANDLED;
+    case 't':
+        sort_by(cv, C_DUS);
+        return TUI_HANDLED;
+    case 'c':
+        sort_by(cv, C_DCOS);
+        return TUI_HANDLED;
+    }
+    return TUI_UNHANDLED;
+}
+
+static void mouse(tui *t, tui_view *v, const MEVENT *ev)
+{
+    compare_view *cv = (compare_view *)v;
+    if (tui_table_mouse(t, &cv->tb, ev) == 2)
+        key(t, v, '\n');
+}
+
+static void destroy(tui_view *v)
+{
+    compare_view *cv = (compare_view *)v;
+    tui_table_free(&cv->tb);
+    free(cv->rows);
+    for (int k = 0; k < cv->nr; k++)
+        tui_run_free(cv->r[k]);
+    free(cv);
+}
+
+int tui_compare_view(tui *t, const int64_t *ids, int n, tui_view **out, char *err, size_t errlen)
+{
+    compare_view *cv = xcalloc(1, sizeof(*cv));
+    int rc = RT_OK;
+    char a[32];
+    cv->v = (tui_view){ .name = "compare", .draw = draw, .key = key, .mouse = mouse, .destroy = destroy,
+                        .keys = keys, .n_keys = (int)(sizeof(keys) / sizeof(keys[0])),
+                        .table = 1 };
+    cv->t = t;
+    if (n > MAX_CMP) {
+        n = MAX_CMP;
+        tui_status(t, 0, "comparing the first %d marked runs", MAX_CMP);
+    }
+    for (int k = 0; k < n && !rc; k++)
+        if (!(rc = tui_run_load(t, ids[k], &cv->r[k], err, errlen)))
+            cv->nr++;
+    if (rc) {
+        destroy(&cv->v);
+        return rc;
+    }
+    /* the predicted NPU frame, as `compare` decides by default; this PC's
+     * times when a run has no prediction but all have host times */
+    for (int k = 0; k < n; k++)
+        cv->by_host |= isnan(cv->r[k]->sum.frame_us);
+    for (int k = 0; k < n && cv->by_host; k++)
+        cv->by_host = !isnan(cv->r[k]->sum.host_median_us);
+    for (int k = 0; k < n; k++)
+        cv->any_acc |= cv->r[k]->na > 0;
+    build_rows(cv);
+
+    double base = cv->by_host ? cv->r[0]->sum.host_median_us : cv->r[0]->sum.frame_us;
+    for (int k = 0; k < n; k++) {
+        const tui_run *r = cv->r[k];
+        char tag[4] = { (char)('A' + k), 0 };
+        double us = cv->by_host ? r->sum.host_median_us : r->sum.frame_us;
+        compare_verdict(cv->verdict[k], sizeof(cv->verdict[k]), tag, compare_slower_pct(base, us),
+                        cv->by_host);
+        snprintf(cv->legend[k], sizeof(cv->legend[k]), " %s = run #%lld%s%s%s: %s %s%s%s, %d layers, %s %s ms%s%s",
+                 tag, (long long)r->run.id, r->run.label ? " " : "", r->run.label ? r->run.label : "",
+                 k ? "" : " (baseline)", r->run.platform ? r->run.platform : "-",
+                 r->run.quant ? r->run.quant : "-", r->run.quant_algo ? "/" : "",
+                 r->run.quant_algo ? r->run.quant_algo : "", r->nl,
+                 cv->by_host ? "host (this PC)" : "predicted NPU", tui_num(a, sizeof(a), us / 1e3, "%.3f"),
+                 r->na && r->sum.first_below >= 0 ? ", error starts at " : "",
+                 r->na && r->sum.first_below >= 0 ? r->acc[r->sum.first_below].name : "");
+        snprintf(cv->titles[2 * k], sizeof(cv->titles[0]), "cos %s", tag);
+        snprintf(cv->titles[2 * k + 1], sizeof(cv->titles[0]), "us %s", tag);
+    }
+    cv->cols[C_OP] = (tui_col){ "op", 12, TCOL_TEXT, 0 };
+    cv->cols[C_NAME] = (tui_col){ "tensor", 24, TCOL_TEXT, 0 };
+    cv->cols[C_DCOS] = (tui_col){ "d cos", 9, TCOL_NUM, 1 };
+    cv->cols[C_DUS] = (tui_col){ cv->by_host ? "d host us" : "d us", 9, TCOL_NUM, 1 };
+    cv->cols[C_DPCT] = (tui_col){ "d %", 6, TCOL_NUM, 1 };
+    for (int k = 0; k < n; k++) {
+        cv->cols[C_RUN0 + 2 * k] = (tui_col){ cv->titles[2 * k], 8, TCOL_NUM, 1 };
+        cv->cols[C_RUN0 + 2 * k + 1] = (tui_col){ cv->titles[2 * k + 1], 8, TCOL_NUM, 1 };
+    }
+    tui_table_init(&cv->tb, cv->cols, C_RUN0 + 2 * n, 2, cv->n, cv);
+    cv->tb.cell = cell;
+    cv->tb.num = num;
+    sort_by(cv, cv->any_acc ? C_DCOS : C_DUS);
+    *out = &cv->v;
+    return RT_OK;
+}
