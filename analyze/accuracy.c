@@ -160,6 +160,8 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
     rc = model_load_file(model_path, &c.gf, err, errlen);
     if (rc)
         goto out;
+    if (o->resize_static)
+        graph_free_static_inputs(c.gf);
     /* a pre-quantized model: the golden is its dequantized graph */
     const char *qop;
     prequant = quant_prequant_detect(c.gf, &qop);
@@ -247,6 +249,8 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
 
     /* The quantized graph: its own instance of the model. */
     rc = model_load_file(model_path, &c.gq, err, errlen);
+    if (!rc && o->resize_static)
+        graph_free_static_inputs(c.gq);
     if (!rc && prequant == QP_QDQ)
         rc = quant_prequant_strip(c.gq, &pq2, err, errlen);
     if (rc)

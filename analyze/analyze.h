@@ -182,6 +182,8 @@ typedef struct accuracy_opts {
     const char *dump_golden; /* optional dump folder of the fp32 layer outputs */
     const char *dump_quant;  /* optional dump folder of the quantized (entire) outputs */
     int keep_graph;          /* hand the quantized graph over in the report */
+    int resize_static;       /* shapes may resize fully static inputs (a build's
+                                shape set: graph_free_static_inputs) */
     const struct quant_preproc *preproc; /* mean/std of dataset images, or NULL */
     const char *hybrid;      /* *.quantization.cfg: fp16 layers, fixed parameters */
     const char *hybrid_text; /* ... or its text (hybrid then only names it) */

@@ -38,7 +38,8 @@ static void usage(FILE *f)
           "      --quant-method M    channel (default), layer\n"
           "      --dataset FILE      calibration list (.npy, .png, .jpg per input)\n"
           "      --mean M[,M1,M2], --std S[,S1,S2]   preprocessing of every image input\n"
-          "                          (4-D, C = 1..4): part of the model, as Toolkit2's\n"
+          "                          (4-D NCHW, C = 1..4; an NHWC input is refused):\n"
+          "                          part of the model, as Toolkit2's\n"
           "                          mean_values/std_values; rknn_init applies them to raw\n"
           "                          (uint8 NHWC) input; calibration images too\n"
           "      --reorder C0,C1,C2  channel order of the raw input (2,1,0: BGR data for an\n"
@@ -151,12 +152,14 @@ static int parse_set(char *arg, const graph_t *g, int k, int64_t *dims, int *ndi
     return EXIT_OK;
 }
 
-/* A fresh graph prepared with one set's shapes. */
+/* A fresh graph prepared with one set's shapes (a set may resize a static input). */
 static int check_set(const char *model, const input_shape_t *shapes, int n, char *err,
                      size_t errlen)
 {
     graph_t *g = NULL;
     int rc = model_load_file(model, &g, err, errlen);
+    if (!rc)
+        graph_free_static_inputs(g);
     if (!rc)
         rc = passes_prepare(g, shapes, n, err, errlen);
     graph_free(g);
@@ -274,6 +277,8 @@ int cmd_build(int argc, char **argv)
         goto out;
     }
     if (n_sets) {
+        graph_free_static_inputs(g); /* as Toolkit2's dynamic_input resizes a static model */
+        qc.resize_static = 1;
         set_dims = xcalloc((size_t)n_sets * (size_t)g->n_inputs * MODEL_MAX_DIMS, sizeof(int64_t));
         set_ndim = xcalloc((size_t)n_sets * (size_t)g->n_inputs, sizeof(int));
         for (int k = 0; k < n_sets; k++) {
@@ -310,12 +315,42 @@ int cmd_build(int argc, char **argv)
     }
     for (int j = 0; j < g->n_inputs; j++) {
         const tensor_t *t = &g->t[g->inputs[j]];
+        /* Toolkit2 reads dim 1 of a 4-D ONNX input as its channels and refuses
+         * mean_values of another length ("The len of mean_values ([123.675, 116.28,
+         * 103.53]) for input 0 is wrong, expect 224!", mmdeploy issue 2271): an NHWC
+         * input gets no silent skip either */
+        if ((qc.mean || qc.std || reorder) && t->dtype == DT_FLOAT && t->ndim == 4 &&
+            !is_image_input(t)) {
+            char sh[64];
+            rc = rt_err(err, sizeof(err), RT_EINVAL, "--mean/--std/--reorder: input '%s' is %s "
+                        "and an ONNX input's channels are dim 1 (%lld here, as Toolkit2 reads "
+                        "them; mean/std take 1..4 channels): a channels-last input takes its "
+                        "normalisation in the model, or transpose it to NCHW", t->name,
+                        tensor_shape_str(t, sh, sizeof(sh)), (long long)t->dims[1]);
+            goto fail;
+        }
         if ((qc.mean || qc.std || reorder) && is_image_input(t) &&
             ((rc = quant_preproc_check(&pp, t, err, sizeof(err))) ||
              (n_reorder && n_reorder != t->dims[1] &&
               (rc = rt_err(err, sizeof(err), RT_EINVAL, "--reorder gives %d channels, input "
                            "'%s' has %lld", n_reorder, t->name, (long long)t->dims[1])))))
             goto fail;
+    }
+
+    /* an op the target runs on neither its NPU nor its CPU: Toolkit2 converts such a
+     * model and the board's rknn_init refuses it; here the build does */
+    {
+        npu_graph_t *ng = NULL;
+        int bad = -1, dt = qt == QT_I8 ? DT_INT8 : qt == QT_FP16 ? DT_FLOAT16 : DT_FLOAT;
+        char e[512];
+        if (npu_lower_at(g, plat, dt, &ng, &bad, e, sizeof(e)) && bad < 0 && dt != DT_INT8)
+            npu_lower_at(g, plat, DT_INT8, &ng, &bad, e, sizeof(e)); /* a dtype it lacks */
+        npu_graph_free(ng);
+        if (bad >= 0) {
+            npu_unrunnable_msg(g, plat, bad, err, sizeof(err));
+            rc = RT_EUNSUPPORTED;
+            goto fail;
+        }
     }
 
     if (qt != QT_FP32) {

@@ -142,6 +142,7 @@ int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
     o.dump_golden = q->dump_golden;
     o.dump_quant = q->dump_quant;
     o.keep_graph = 1;
+    o.resize_static = q->resize_static;
     o.hybrid = q->hybrid;
     o.hybrid_text = q->c_cfg;
     o.hybrid_len = q->c_cfg_len;

@@ -22,6 +22,7 @@ typedef struct quant_cli {
     int threads;         /* run's --threads (0: all cores) */
     size_t max_memory;   /* run's memory limit, for the analysis' executors too */
     int given_inputs, image_inputs; /* run's -i files, and how many are images */
+    int resize_static;   /* build's shape set resizes static inputs (accuracy_opts) */
     const char *target; /* run's platform (set by quant_cli_container), else NULL */
     /* settings read from a `rknn-trace build` container (quant_cli_container) */
     char c_quant[16], c_algo[32], c_method[16], c_target[32], c_name[300];

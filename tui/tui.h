@@ -10,6 +10,7 @@
  *   compare  (view_compare.c) two or more runs aligned by tensor name, deltas,
  *                             the verdict lines as `compare` prints them
  *   load     (view_load.c)    per-core NPU load over the run
+ * and `rknn-trace top`'s live view of a board's NPU (top.c).
  * tui.c holds the loop, the terminal (colours, UTF-8, mouse, resize), the
  * status line, prompts and the help overlay; table.c the sortable table the
  * list views share; draw.c cells, bars and sparklines.
@@ -45,6 +46,16 @@ typedef struct tui_opts {
  * terminal untouched) when stdin or stdout is not a terminal; a missing or
  * foreign database is the store's one-line error. */
 int tui_main(const tui_opts *o, char *err, size_t errlen);
+
+/* ---- `rknn-trace top` (top.c), from the board probe (tracer/board*.c) ---- */
+struct board_snapshot;
+/* One reading as plain text on stdout (`top --snapshot`). */
+void tui_top_print(const struct board_snapshot *s);
+/* The live view until q (or count refreshes, 0: no limit), refreshing the load
+ * every interval_ms; runtime and its version (NULL: none found) are shown as the
+ * runtime a board run would load. RT_EINVAL when the terminal cannot start. */
+int tui_top_live(const char *root, int sim, const char *runtime, const char *runtime_version,
+                 int interval_ms, long long count, char *err, size_t errlen);
 
 /* ---- Inside tui/ -------------------------------------------------------------- */
 #ifdef RT_TUI_INTERNAL

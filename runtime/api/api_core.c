@@ -355,6 +355,8 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
               err);
         goto out;
     }
+    if (c->container && c->opts.n_sets)
+        graph_free_static_inputs(g); /* the set decides (docs/sim-model-format.md) */
     if (c->container && !shapes && c->opts.n_sets) { /* the first set of the container */
         set_sh = xcalloc((size_t)c->opts.set_inputs, sizeof(*set_sh));
         set_nd = xcalloc((size_t)c->opts.set_inputs, sizeof(int));
@@ -709,7 +711,10 @@ static int ctx_create(rknn_context *out, const void *buf, size_t len, const char
         return ret;
     }
     log_model_info(c);
-    api_npu_prepare(c);
+    if ((ret = api_npu_prepare(c)) != 0) {
+        ctx_free(c);
+        return ret;
+    }
     *out = reg_add(c);
     return RKNN_SUCC;
 }

@@ -151,7 +151,9 @@ void api_log(char level, const char *fmt, ...) __attribute__((format(printf, 2, 
  * mask, plans the Internal buffer with SRAM when asked (RKNN_FLAG_ENABLE_SRAM,
  * RKNN_INTERNAL_MEM_TYPE=sram[#KB]; W line and DDR on chips without) and prints the
  * level-3 SRAM table. Nothing while the context is pending; a graph the NPU model
- * cannot lower sets npu_failed (D line). Always 0. */
+ * cannot lower sets npu_failed (D line). 0, or RKNN_ERR_FAIL (one E line naming the op
+ * and the chip) when a node runs neither on the chip's NPU nor on its CPU: rknn_init
+ * refuses the model, as a board does. */
 int api_npu_prepare(api_ctx *c);
 /* Frees the lowered graph, giving its SRAM back to the process pool. */
 void api_npu_drop(api_ctx *c);

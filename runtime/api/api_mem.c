@@ -690,12 +690,16 @@ static size_t shape_cat(char *s, size_t o, size_t len, const int64_t *d, int nd,
 }
 
 /* A container with a shape set takes only its shapes (SDK 2.x): the index of the set,
- * or RKNN_ERR_PARAM_INVALID with one E line listing the valid ones. */
+ * or RKNN_ERR_FAIL with the E lines a board prints (librknnrt 2.x, as reported in
+ * github.com/marty1885/rknn-superresolution/issues/3, where rknnlite names the code
+ * RKNN_ERR_FAIL): the first input off the set, its supported shapes one a line, then
+ * the attr given. The SDK's rknn_dynshape_inference.cc takes its shapes from
+ * RKNN_QUERY_INPUT_DYNAMIC_RANGE, so a shape off the list is an application error. */
 static int shapes_in_set(api_ctx *c, uint32_t n, const rknn_tensor_attr *attr,
                          int64_t (*shapes)[MODEL_MAX_DIMS], const int *ndims, const char *fn)
 {
     const simmodel_opts *o = &c->opts;
-    int fmt = n ? attr[0].fmt : RKNN_TENSOR_NHWC;
+    int fmt = n ? attr[0].fmt : RKNN_TENSOR_NHWC, bad = -1;
     for (int s = 0; s < o->n_sets; s++) {
         int same = 1;
         for (int i = 0; i < c->n_in && same; i++)
@@ -706,23 +710,38 @@ static int shapes_in_set(api_ctx *c, uint32_t n, const rknn_tensor_attr *attr,
             return RKNN_SUCC;
         }
     }
-    char msg[2048];
-    size_t k = (size_t)snprintf(msg, sizeof(msg), "%s, input shape ", fn);
-    for (int i = 0; i < c->n_in; i++)
-        k = shape_cat(msg, k, sizeof(msg), shapes[i], ndims[i], fmt, i);
-    if (k < sizeof(msg))
-        k += (size_t)snprintf(msg + k, sizeof(msg) - k, " is not in the model's shape set; "
-                              "valid (%s):", get_format_string(fmt));
-    for (int s = 0; s < o->n_sets && k < sizeof(msg) - 16; s++) {
-        k += (size_t)snprintf(msg + k, sizeof(msg) - k, "%s", s ? " | " : " ");
-        for (int i = 0; i < c->n_in && k < sizeof(msg) - 16; i++)
-            k = shape_cat(msg, k, sizeof(msg), simmodel_set_dims(o, s, i),
-                          o->ndim[(size_t)s * (size_t)o->set_inputs + (size_t)i], fmt, i);
+    /* the input whose shape no set has; each in a set but not together: the first one */
+    for (int i = 0; i < c->n_in && bad < 0; i++) {
+        int found = 0;
+        for (int s = 0; s < o->n_sets && !found; s++)
+            found = ndims[i] == o->ndim[(size_t)s * (size_t)o->set_inputs + (size_t)i] &&
+                    !memcmp(shapes[i], simmodel_set_dims(o, s, i), sizeof(int64_t) * (size_t)ndims[i]);
+        if (!found)
+            bad = i;
     }
-    if (k >= sizeof(msg) - 16) /* a long set: its start and a mark that it goes on */
-        snprintf(msg + sizeof(msg) - 16, 16, " ...");
-    API_E("%s (rknn-trace build --dynamic-input adds shapes)", msg);
-    return RKNN_ERR_PARAM_INVALID;
+    if (bad < 0)
+        bad = 0;
+    const char *name = c->g->t[c->in[bad].tensor].name;
+    API_E("%s error, input name = %s supported input shapes are as follows:", fn, name);
+    for (int s = 0; s < o->n_sets; s++) {
+        char sh[256];
+        shape_cat(sh, 0, sizeof(sh), simmodel_set_dims(o, s, bad),
+                  o->ndim[(size_t)s * (size_t)o->set_inputs + (size_t)bad], fmt, 0);
+        API_E(" shape = %s, layout = %s", sh, get_format_string(fmt));
+    }
+    const rknn_tensor_attr *a = attr;
+    for (uint32_t k = 0; k < n; k++)
+        if (attr[k].index == (uint32_t)bad)
+            a = &attr[k];
+    char dims[256];
+    size_t k = (size_t)snprintf(dims, sizeof(dims), "[");
+    for (uint32_t d = 0; d < a->n_dims && d < RKNN_MAX_DIMS && k < sizeof(dims); d++)
+        k += (size_t)snprintf(dims + k, sizeof(dims) - k, "%s%u", d ? ", " : "", a->dims[d]);
+    if (k < sizeof(dims))
+        snprintf(dims + k, sizeof(dims) - k, "]");
+    API_E("while get rknn_tensor_attr[%d].name = %s, dims = %s, fmt = %s", bad, a->name, dims,
+          get_format_string(a->fmt));
+    return RKNN_ERR_FAIL;
 }
 
 static int set_shapes(api_ctx *c, uint32_t n, const rknn_tensor_attr *attr, const char *fn)

@@ -70,12 +70,25 @@ int api_npu_prepare(api_ctx *c)
         return 0;
     sram = sram_wanted(c, &want);
     np = npu_platform_find(c->plat->name);
+    int dt = c->qtype == QT_I8 ? DT_INT8 : c->qtype == QT_FP16 ? DT_FLOAT16 : DT_FLOAT, bad = -1;
     if (np)
-        st = npu_lower(c->g, np, c->qtype == QT_I8 ? DT_INT8 : c->qtype == QT_FP16 ? DT_FLOAT16
-                                                                           : DT_FLOAT,
-                       &ng, err, sizeof(err));
+        st = npu_lower_at(c->g, np, dt, &ng, &bad, err, sizeof(err));
     else
         st = RT_EUNSUPPORTED;
+    /* a dtype the chip lacks (fp32 ONNX on rv1106) hides the ops: ask in int8 */
+    if (st && np && bad < 0 && dt != DT_INT8 && !npu_peak_macs(np, NPU_FP16)) {
+        npu_graph_t *g8 = NULL;
+        char e8[512];
+        if (npu_lower_at(c->g, np, DT_INT8, &g8, &bad, e8, sizeof(e8)) == 0)
+            npu_graph_free(g8);
+    }
+    if (bad >= 0) {
+        /* a board: "E RKNN: unsupport cpu OP op ...", "rknn fallback cpu failed",
+         * rknn_init returns -1 (rknn-toolkit2 issues 145, 482, 557) */
+        npu_unrunnable_msg(c->g, np, bad, err, sizeof(err));
+        API_E("%s", err);
+        return RKNN_ERR_FAIL;
+    }
     if (st) {
         API_D("no NPU cost model for %s (%s): PERF_DETAIL shows host CPU time, no NPU load "
               "and no SRAM", c->plat->name, np ? err : "platform not in runtime/npu");

@@ -162,6 +162,26 @@ void graph_free(graph_t *g)
     free(b);
 }
 
+int graph_input_is_static(const tensor_t *t)
+{
+    if (t->ndim < 0)
+        return 0;
+    for (int d = 0; d < t->ndim; d++)
+        if (t->dims[d] < 0 || t->dim_param[d])
+            return 0;
+    return 1;
+}
+
+void graph_free_static_inputs(graph_t *g)
+{
+    for (int i = 0; i < g->n_inputs; i++) {
+        tensor_t *t = &g->t[g->inputs[i]];
+        if (graph_input_is_static(t))
+            for (int d = 0; d < t->ndim; d++)
+                t->dims[d] = -1;
+    }
+}
+
 int graph_find_tensor(const graph_t *g, const char *name)
 {
     struct graph_box *b = box_of(g);

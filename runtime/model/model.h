@@ -131,6 +131,13 @@ int graph_add_node(graph_t *g, const char *name, const char *op, const char *dom
                    int n_in, const int *in, int n_out, const int *out); /* returns index */
 /* Sets the graph's inputs and outputs (replacing any), marking the outputs. */
 void graph_set_io(graph_t *g, int n_in, const int *in, int n_out, const int *out);
+/* 1 when every dim of input t is fixed in the model (no free or named dim). */
+int graph_input_is_static(const tensor_t *t);
+/* Frees the dims of every fully static graph input, so that a shape set (Toolkit2's
+ * config(dynamic_input): "the input shape of the original model is [1,3,224,224]
+ * or [1,3,height,width] ... support [1,3,192,192]") may resize it; an input with
+ * free dims keeps its fixed ones ("only the dynamic axes can set different values"). */
+void graph_free_static_inputs(graph_t *g);
 /* Re-sorts nodes topologically; fails on a cycle or a dangling input. */
 int graph_toposort(graph_t *g, char *err, size_t errlen);
 

@@ -376,13 +376,14 @@ int simmodel_opts_check(const simmodel_opts *o, const graph_t *g, char *err, siz
                       "input shapes, the graph has %d inputs", o->set_inputs, g->n_inputs);
     for (int i = 0; i < g->n_inputs; i++) {
         const tensor_t *t = &g->t[g->inputs[i]];
+        int resizable = graph_input_is_static(t); /* graph_free_static_inputs */
         if (t->ndim >= 0 && t->ndim != o->ndim[i])
             return rt_err(err, errlen, RT_EFORMAT, "simulator model: its shape sets give input "
                           "'%s' rank %d, the graph rank %d", t->name, o->ndim[i], t->ndim);
         for (int s = 0; s < o->n_sets; s++)
             for (int d = 0; d < t->ndim; d++) {
                 int64_t v = simmodel_set_dims(o, s, i)[d];
-                if (t->dims[d] >= 0 && !t->dim_param[d] && v != t->dims[d])
+                if (!resizable && t->dims[d] >= 0 && !t->dim_param[d] && v != t->dims[d])
                     return rt_err(err, errlen, RT_EFORMAT, "simulator model: shape set %d gives "
                                   "input '%s' dim %d = %lld, the graph fixes it to %lld", s,
                                   t->name, d, (long long)v, (long long)t->dims[d]);

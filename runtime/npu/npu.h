@@ -230,6 +230,16 @@ typedef struct npu_graph {
  * our op list altogether still goes to the CPU, with the reason saying so. */
 int npu_lower(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph_t **out,
               char *err, size_t errlen);
+/* npu_lower, also saying which node made it fail for want of both an NPU and a
+ * CPU implementation on the chip: *unrunnable = that node's index, else -1 (a
+ * board's runtime refuses such a model in rknn_init: "unsupport cpu OP op"). */
+int npu_lower_at(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph_t **out,
+                 int *unrunnable, char *err, size_t errlen);
+/* The one line for that node, in a board's words (librknnmrt on RV1106: "unsupport
+ * cpu Pow op, op name: Pow:Pow_44 in current", rknn_model_zoo issue 312) with the
+ * chip named: what rknn_init and `rknn-trace build` print. */
+void npu_unrunnable_msg(const graph_t *g, const npu_platform_t *p, int node, char *buf,
+                        size_t len);
 /* Frees the graph; a memory plan's SRAM goes back to its pool (which must
  * still exist). */
 void npu_graph_free(npu_graph_t *ng);

@@ -172,6 +172,7 @@ typedef struct lower {
     int **cons;       /* per tensor: consumer node indices */
     int *done;        /* per node: covered by a layer */
     int *tensor_fp;   /* per tensor: 1 when held in float by a CPU layer */
+    int unrunnable;   /* the node neither the NPU nor the CPU runs, else -1 */
 } lower_t;
 
 static const tensor_t *T(const lower_t *L, int i) { return i >= 0 ? &L->g->t[i] : NULL; }
@@ -843,10 +844,12 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
     }
     target = place(L, n, r, why, sizeof(why));
     /* no CPU op either: the vendor runtime refuses the model, no fallback */
-    if (target == NPU_TGT_CPU && r && !(r->cpu & L->fam))
+    if (target == NPU_TGT_CPU && r && !(r->cpu & L->fam)) {
+        L->unrunnable = ni;
         return rt_err(err, errlen, RT_EUNSUPPORTED,
                       "the model cannot run on %s: %s '%s': %s, and its runtime has no CPU %s "
                       "(rknn-oplist.md)", L->p->name, n->op, n->name, why, n->op);
+    }
 
     if (target == NPU_TGT_NPU && !strcmp(n->op, "GlobalAveragePool") && T(L, n->in[0])->ndim == 4) {
         lower_gap_cascade(L, ni);
@@ -1004,11 +1007,19 @@ static int dtype_to_npu(int dt)
 int npu_lower(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph_t **out,
               char *err, size_t errlen)
 {
-    lower_t L = {0};
+    return npu_lower_at(g, p, dtype, out, NULL, err, errlen);
+}
+
+int npu_lower_at(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph_t **out,
+                 int *unrunnable, char *err, size_t errlen)
+{
+    lower_t L = {.unrunnable = -1};
     npu_graph_t *ng = NULL;
     int ndt = dtype_to_npu(dtype), ret = 0;
 
     *out = NULL;
+    if (unrunnable)
+        *unrunnable = -1;
     if (!g || !p)
         return rt_err(err, errlen, RT_EINVAL, "npu_lower: no graph or platform");
     if (ndt < 0)
@@ -1101,12 +1112,23 @@ out:
     free(L.n_cons);
     free(L.done);
     free(L.tensor_fp);
+    if (ret && unrunnable)
+        *unrunnable = L.unrunnable;
     if (ret) {
         npu_graph_free(ng);
         return ret;
     }
     *out = ng;
     return 0;
+}
+
+void npu_unrunnable_msg(const graph_t *g, const npu_platform_t *p, int node, char *buf,
+                        size_t len)
+{
+    const node_t *n = &g->nodes[node];
+    snprintf(buf, len, "unsupport cpu %s op, op name: %s:%s in current: %s runs %s neither on "
+             "its NPU nor on its runtime's CPU (rknn-oplist.md); replace the op or choose "
+             "another chip", n->op, n->op, n->name, p->name, n->op);
 }
 
 void npu_graph_free(npu_graph_t *ng)

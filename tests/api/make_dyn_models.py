@@ -1,10 +1,13 @@
 #!/usr/bin/python3
-"""tests/api/make_dyn_models.py — writes two tiny ONNX models with dynamic input
-dimensions for the RKNN API tests (rknn_set_input_shapes), encoding the protobuf by
-hand so that nothing beyond the standard library is needed.
+"""tests/api/make_dyn_models.py — writes tiny ONNX models for the RKNN API and build
+tests (dynamic input dimensions for rknn_set_input_shapes, an NHWC image input, an op
+RV1106 lacks), encoding the protobuf by hand so that nothing beyond the standard
+library is needed.
 
   dyn_add.onnx    X float [batch, 3]      -> Y = Relu(X + [1, -2, 3])       [batch, 3]
   dyn_relu4d.onnx X float [1, 2, H, W]    -> Y = Relu(X) * [[2]], [[-1]] per channel
+  nhwc_relu.onnx  X float [1, 8, 8, 3]    -> Y = Relu(X)  (channels last, as tf2onnx)
+  argmax_c.onnx   X float [1, 3, 4, 4]    -> Y = ArgMax(Relu(X), axis 1, keepdims) int64
 
 Run: /usr/bin/python3 tests/api/make_dyn_models.py (writes next to this script)."""
 import os
@@ -41,9 +44,9 @@ def dim(v):
     return f_bytes(1, f_int(1, v) if isinstance(v, int) else f_bytes(2, v))
 
 
-def value_info(name, dims):
+def value_info(name, dims, elem_type=1):
     shape = b"".join(dim(d) for d in dims)
-    tensor_type = f_int(1, 1) + f_bytes(2, shape)  # elem_type FLOAT, shape
+    tensor_type = f_int(1, elem_type) + f_bytes(2, shape)  # elem_type (FLOAT 1, INT64 7)
     return f_bytes(1, name) + f_bytes(2, f_bytes(1, tensor_type))
 
 
@@ -53,9 +56,14 @@ def tensor(name, dims, values):
     return body + f_bytes(8, name)
 
 
-def node(op, inputs, outputs, name):
+def node(op, inputs, outputs, name, attrs=b""):
     body = b"".join(f_bytes(1, i) for i in inputs) + b"".join(f_bytes(2, o) for o in outputs)
-    return body + f_bytes(3, name) + f_bytes(4, op)
+    return body + f_bytes(3, name) + f_bytes(4, op) + attrs
+
+
+def attr_int(name, v):
+    # NodeProto.attribute = 5: AttributeProto name = 1, i = 3, type = 20 (INT = 2)
+    return f_bytes(5, f_bytes(1, name) + f_int(3, v) + f_int(20, 2))
 
 
 def model(graph):
@@ -83,3 +91,16 @@ g += f_bytes(5, tensor("K", [2, 1, 1], [2.0, -1.0]))
 g += f_bytes(11, value_info("X", [1, 2, "H", "W"]))
 g += f_bytes(12, value_info("Y", [1, 2, "H", "W"]))
 write("dyn_relu4d.onnx", model(g))
+
+g = f_bytes(1, node("Relu", ["X"], ["Y"], "relu0"))
+g += f_bytes(2, "nhwc_relu")
+g += f_bytes(11, value_info("X", [1, 8, 8, 3]))
+g += f_bytes(12, value_info("Y", [1, 8, 8, 3]))
+write("nhwc_relu.onnx", model(g))
+
+g = f_bytes(1, node("Relu", ["X"], ["R"], "relu0"))
+g += f_bytes(1, node("ArgMax", ["R"], ["Y"], "argmax0", attr_int("axis", 1) + attr_int("keepdims", 1)))
+g += f_bytes(2, "argmax_c")
+g += f_bytes(11, value_info("X", [1, 3, 4, 4]))
+g += f_bytes(12, value_info("Y", [1, 1, 4, 4], 7))
+write("argmax_c.onnx", model(g))

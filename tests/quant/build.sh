@@ -93,9 +93,28 @@ expect_rc 1 "a set without the input" "$R" build "$DYN" -q fp32 --dynamic-input 
 grep -q "does not give input 'X'" "$T/err" && ok || bad "set message: $(cat "$T/err")"
 expect_rc 2 "a set the model cannot take" "$R" build "$M" -q fp32 --dynamic-input Input3=1,1,28,28 \
     --dynamic-input Input3=1,1,20,20 -o "$T/x.rknn"
-grep -q "^rknn-trace: --dynamic-input set 1 (Input3=1,1,20,20): .*fixed to 28" "$T/err" &&
+grep -q "^rknn-trace: --dynamic-input set 1 (Input3=1,1,20,20): node .*(Reshape): 1x16x3x3 (144 elements) cannot become 256 elements" "$T/err" &&
     [ "$(wc -l <"$T/err")" = 1 ] && ok || bad "set 1 message: $(cat "$T/err")"
 expect_rc 1 "--reorder of other channels" "$R" build "$DYN" -q fp32 --reorder 2,1,0 \
     --shape X=1,2,4,4 -o "$T/x.rknn"
 grep -q "reorder gives 3 channels, input 'X' has 2" "$T/err" && ok || bad "reorder channels: $(cat "$T/err")"
+# an NHWC (channels-last) ONNX input: Toolkit2 reads dim 1 as the channels and refuses
+# mean_values of another length (mmdeploy issue 2271); never a silent skip
+NHWC=tests/api/nhwc_relu.onnx
+expect_rc 1 "--mean on an NHWC input" "$R" build "$NHWC" -q fp16 --mean 127.5 --std 127.5 -o "$T/x.rknn"
+[ "$(wc -l <"$T/err")" = 1 ] && grep -q "^rknn-trace: --mean/--std/--reorder: input 'X' is 1x8x8x3 and an ONNX input's channels are dim 1 (8 here" "$T/err" &&
+    [ ! -e "$T/x.rknn" ] && ok || bad "NHWC mean message: $(cat "$T/err")"
+expect_rc 1 "--reorder on an NHWC input" "$R" build "$NHWC" -q fp16 --reorder 2,1,0 -o "$T/x.rknn"
+grep -q "input 'X' is 1x8x8x3" "$T/err" && ok || bad "NHWC reorder message: $(cat "$T/err")"
+expect_rc 0 "an NHWC input without mean/std" "$R" build "$NHWC" -q fp16 -o "$T/nhwc.rknn"
+# an op the target runs on neither its NPU nor its CPU (ArgMax on rv1106, rknn-oplist.md):
+# the board's rknn_init would refuse it ("unsupport cpu ArgMax op", rknn-toolkit2 #557)
+AM=tests/api/argmax_c.onnx
+for q in fp32 fp16; do
+    expect_rc 2 "ArgMax for rv1106 ($q)" "$R" build "$AM" -t rv1106 -q $q -o "$T/am.rknn"
+    [ "$(wc -l <"$T/err")" = 1 ] &&
+        grep -q "^rknn-trace: unsupport cpu ArgMax op, op name: ArgMax:argmax0 in current: rv1106 runs ArgMax neither on its NPU nor on its runtime's CPU" "$T/err" &&
+        [ ! -e "$T/am.rknn" ] && ok || bad "rv1106 ArgMax message ($q): $(cat "$T/err")"
+done
+expect_rc 0 "ArgMax for rk3588 (its CPU has it)" "$R" build "$AM" -t rk3588 -q fp16 -o "$T/am.rknn"
 finish

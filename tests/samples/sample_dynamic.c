@@ -99,7 +99,7 @@ int main(int argc, char **argv)
     bad.dims[2] = in_attr.dims[2] + 1;
     ret = rknn_set_input_shapes(ctx, 1, &bad);
     printf("shape outside the set: ret=%d\n", ret);
-    if (ret != RKNN_ERR_PARAM_INVALID)
+    if (ret != RKNN_ERR_FAIL)
         goto out;
 
     for (int k = a0 + 2; k < argc; k++) {

@@ -56,6 +56,17 @@ int main(int argc, char **argv)
     if (ret < 0)
         goto out;
     sample_dump_attr(&in_attr);
+    {
+        /* the zero-copy attr: the SDK's rknn_create_mem_demo queries it and sets UINT8
+         * itself ("if set uint8, will fuse normalize and quantize to npu") */
+        rknn_tensor_attr na;
+        memset(&na, 0, sizeof(na));
+        na.index = 0;
+        if (rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &na, sizeof(na)) < 0)
+            goto out;
+        printf("native input:\n");
+        sample_dump_attr(&na);
+    }
     printf("output tensors:\n");
     for (uint32_t i = 0; i < io_num.n_output; i++) {
         memset(&out_attr[i], 0, sizeof(out_attr[i]));
@@ -153,6 +164,56 @@ int main(int argc, char **argv)
     if (ret < 0)
         goto out;
     printf("perf run: %lld us\n", (long long)perf.run_duration);
+
+    /* zero-copy as rknn_create_mem_demo: NATIVE_INPUT_ATTR (INT8) turned UINT8 NHWC
+     * by the app, rows copied at w_stride; outputs bound as FLOAT32 */
+    {
+        rknn_context zc = 0;
+        rknn_tensor_attr na, oa[MAX_IO];
+        rknn_tensor_mem *im = NULL, *om[MAX_IO] = {0};
+        uint32_t zc_differ = 1;
+        if (rknn_init(&zc, argv[1], 0, 0, NULL) < 0)
+            goto out;
+        memset(&na, 0, sizeof(na));
+        if (rknn_query(zc, RKNN_QUERY_NATIVE_INPUT_ATTR, &na, sizeof(na)) < 0)
+            goto zc_done;
+        na.type = RKNN_TENSOR_UINT8;
+        na.fmt = RKNN_TENSOR_NHWC;
+        im = rknn_create_mem(zc, na.size_with_stride);
+        if (!im)
+            goto zc_done;
+        uint32_t h = na.dims[1], w = na.dims[2], ch = na.dims[3], ws = na.w_stride ? na.w_stride : w;
+        for (uint32_t y = 0; y < h; y++)
+            memcpy((uint8_t *)im->virt_addr + (size_t)y * ws * ch, img + (size_t)y * w * ch,
+                   (size_t)w * ch);
+        if (rknn_set_io_mem(zc, im, &na) < 0)
+            goto zc_done;
+        for (uint32_t i = 0; i < io_num.n_output; i++) {
+            memset(&oa[i], 0, sizeof(oa[i]));
+            oa[i].index = i;
+            if (rknn_query(zc, RKNN_QUERY_OUTPUT_ATTR, &oa[i], sizeof(oa[i])) < 0)
+                goto zc_done;
+            oa[i].type = RKNN_TENSOR_FLOAT32;
+            om[i] = rknn_create_mem(zc, oa[i].n_elems * sizeof(float));
+            if (!om[i] || rknn_set_io_mem(zc, om[i], &oa[i]) < 0)
+                goto zc_done;
+        }
+        if (rknn_run(zc, NULL) < 0)
+            goto zc_done;
+        zc_differ = 0;
+        for (uint32_t i = 0; i < io_num.n_output; i++)
+            zc_differ += memcmp(om[i]->virt_addr, fl[i], n_el[i] * sizeof(float)) != 0;
+zc_done:
+        printf("zero-copy uint8: %s\n", zc_differ ? "outputs differ" : "identical");
+        for (uint32_t i = 0; i < io_num.n_output; i++)
+            if (om[i])
+                rknn_destroy_mem(zc, om[i]);
+        if (im)
+            rknn_destroy_mem(zc, im);
+        rknn_destroy(zc);
+        if (zc_differ)
+            goto out;
+    }
 
     /* pass_through: the model's own int8 values, made here */
     for (uint32_t k = 0; k < in_attr.n_elems; k++) {
