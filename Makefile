@@ -28,7 +28,7 @@ endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread -D_GNU_SOURCE -I. -Iinclude -I$(BUILD)/gen \
              -I/usr/include/libdrm
 LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS) -pthread
-LIBS     = -lprotobuf-c -lopenblas -lpng -ljpeg -ljansson -lm
+LIBS     = -lprotobuf-c -lopenblas -lpng -ljpeg -ljansson -lyaml -lm
 DBLIBS   = -lsqlite3
 TUILIBS  = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 # The board probe (tracer/board*.c but the pure parsers) needs libdrm; it stays

@@ -33,6 +33,9 @@
  * (reals) and NULL strings are stored as SQL NULL and read back the same way. Use
  * store_run_init / store_layer_init to start from an all-missing row.
  *
+ * A handle is used by one thread at a time (SQLite's own per-call locking is
+ * off); threads that record at once open a handle each.
+ *
  * Strings in rows passed to the store are borrowed (copied by SQLite); rows
  * returned by the store own their strings (free with the matching *_free). */
 #ifndef RT_ANALYZE_STORE_H
@@ -40,6 +43,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define STORE_APPLICATION_ID 0x524b5452 /* "RKTR" */
 #define STORE_SCHEMA_VERSION 3
@@ -216,7 +220,7 @@ typedef struct metrics {
     int64_t ref_nonfinite, x_nonfinite; /* NaN/inf values of each side (METRIC_NONFINITE) */
 } metrics_t;
 
-/* ---- Stored per-layer error of a quantized run (table "accuracy", store.c) ----
+/* ---- Stored per-layer error of a quantized run (table "accuracy", store_accuracy.c) ----
  * One row per compared tensor, in the order of the analysis; written inside the
  * run's transaction (store_run_begin .. store_run_commit). Metrics that are NaN
  * are stored as NULL and read back as NaN (with their METRIC_* flags); an SQNR of
@@ -248,5 +252,64 @@ void store_accuracy_free(store_accuracy *rows, int n);
  * its STORE_ACC_QUANT rows. */
 int store_accuracy_replace_golden(store *st, int64_t run_id, const char *source,
                                   const store_accuracy *rows, int n, char *err, size_t errlen);
+
+/* Listing many runs (ls) without a query per run: for every run that has
+ * outputs or error rows, in run id order, its outputs and the error rows of its
+ * graph outputs (is_output; of the source store_get_accuracy picks), and
+ * whether it has error rows at all. Row strings are owned (free with
+ * store_run_outputs_free). */
+typedef struct store_run_outputs {
+    int64_t run_id;
+    store_output *outs;
+    int n_outs;
+    store_accuracy *acc;       /* graph-output rows only, with idx, name, source and
+                                  the entire cos, sqnr_db, max_abs and flags (the
+                                  rest missing) */
+    int n_acc;
+    int has_acc_rows;          /* store_get_accuracy would return rows */
+} store_run_outputs;
+
+int store_list_run_outputs(store *st, store_run_outputs **rows, int *n, char *err,
+                           size_t errlen);
+void store_run_outputs_free(store_run_outputs *rows, int n);
+
+/* ---- Moving runs between databases (store_export.c, docs/store.md "Export") ----
+ * A run's content is everything it holds but its id, label and tags: the run's
+ * columns, layers, outputs, error rows of every source, load samples.
+ * store_run_content_hash is the SHA-256 of that content as compact JSON with
+ * sorted keys; two databases holding the same run give the same hash. */
+#define STORE_EXPORT_FORMAT "rknn-trace-export"
+#define STORE_EXPORT_VERSION 1
+
+int store_run_content_hash(store *st, int64_t run_id, char hex[65], char *err, size_t errlen);
+/* Writes runs ids[0..n) as one JSON document: {"format", "version",
+ * "store_schema", "runs": [one object per line]}; every field is there, null
+ * when missing (an infinite real is "inf" / "-inf"). */
+int store_export(store *st, const int64_t *ids, int n, FILE *out, char *err, size_t errlen);
+/* Whether the first bytes of a file look like such an export. */
+int store_is_export(const void *head, size_t len);
+
+typedef struct store_import_stats {
+    int added, skipped, relabelled; /* skipped: same content already here */
+    int64_t first_id, last_id;      /* ids of the runs added (0: none) */
+} store_import_stats;
+/* One line per run that was not added as it came (a duplicate, a new label). */
+typedef void (*store_note_fn)(void *ctx, const char *line);
+
+/* Adds the runs of an export file (store_import_export) or of another database
+ * (store_merge) in ONE transaction, in their order, each with a new id. A run
+ * whose content is here already is skipped; a label another run has here
+ * becomes LABEL-2 (LABEL-3, ...: the first free one). A file that is not an
+ * export (RT_EFORMAT), of a newer format (RT_EUNSUPPORTED), truncated or with a
+ * bad field, or a database that is not ours or newer, leaves this database
+ * unchanged, and so does any failure while writing. */
+int store_import_export(store *st, const char *path, store_note_fn note, void *ctx,
+                        store_import_stats *stats, char *err, size_t errlen);
+int store_merge(store *st, const char *other_path, store_note_fn note, void *ctx,
+                store_import_stats *stats, char *err, size_t errlen);
+
+/* The NPU cost model version a run's prediction was made with (env_json
+ * "npu_cost_model"), or -1 when the run does not say. */
+int store_run_cost_model(const store_run *r);
 
 #endif

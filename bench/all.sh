@@ -17,6 +17,7 @@ for b in "run.sh:runtime vs onnxruntime-node (time <= 2x, RSS <= 1.5x)" \
          "level4.sh:rknn_run at RKNN_LOG_LEVEL=4 over level 0 (<= 5 %)" \
          "rknn.sh:vendor .rknn: inspect (<= 50 ms), predicted run of 300 layers (<= 200 ms)" \
          "import.sh:import of a ~100 MB log of real samples (>= 100 MB/s)" \
+         "store.sh:ls over 10,000 runs x 300 layers (<= 100 ms), show of one run (<= 20 ms)" \
          "tui.sh:tui: open 10,000 runs (<= 200 ms), scroll 2,000 layers (<= 16 ms a key)" \
          "compare.sh:compare BOARD SIM of two ~300-layer runs (<= 50 ms)" \
          "attach.sh:interposer overhead per rknn_run (<= 2 us)" \

@@ -24,6 +24,20 @@ int cmd_inspect(int argc, char **argv);
 int run_rknn_is(const char *path);
 int cmd_run_rknn(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+/* Managing runs (cli/cmd_manage.c). */
+int cmd_rm(int argc, char **argv);
+int cmd_tag(int argc, char **argv);
+int cmd_untag(int argc, char **argv);
+int cmd_label(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+/* `import FILE.json` of runs written by `export`: cli_is_export_file tells it
+ * from a log by its first bytes; cli_import_export takes it (n_paths: the
+ * paths given; log_options: a log-only option was given, refused). */
+int cli_is_export_file(const char *path);
+int cli_import_export(const char *path, int n_paths, const char *db, int log_options);
+/* Whether a run's tags (store_run.tags: comma-separated, or NULL) hold tag. */
+int cli_tags_have(const char *tags, const char *tag);
 int cmd_report(int argc, char **argv);
 int cmd_tui(int argc, char **argv);
 /* `compare BOARD_RUN SIM_RUN` (either order): predicted vs measured per layer

@@ -611,6 +611,17 @@ int cmd_compare(int argc, char **argv)
     for (int k = 0; k < nr; k++)
         printf("%s = run %s%s\n", tag[k], run_name(&s[k].run, nm, sizeof(nm)),
                k == 0 ? " (baseline)" : "");
+    /* predictions made with different cost-model constants differ by the model too */
+    for (int k = 1; k < nr; k++) {
+        int v[2] = { store_run_cost_model(&s[0].run), store_run_cost_model(&s[k].run) };
+        char vs[2][32];
+        for (int j = 0; j < 2; j++)
+            snprintf(vs[j], sizeof(vs[j]), v[j] < 0 ? "not recorded" : "version %d", v[j]);
+        if (v[0] != v[1] && isfinite(s[0].run.npu_us) && isfinite(s[k].run.npu_us))
+            printf("note: A and %s were predicted by different NPU cost models (A: %s, %s: %s): "
+                   "their predicted times differ by the model as well\n", tag[k], vs[0], tag[k],
+                   vs[1]);
+    }
 
     /* outputs first: the figures a gate acts on */
     printf("\noutputs (vs golden: the run's own fp32 golden; vs A: the baseline's output)\n");

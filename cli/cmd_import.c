@@ -30,6 +30,8 @@ static void usage(FILE *f)
           "level-5 dumps (a folder, or the log's dump lines).\n"
           "A log with several runs gives several runs. Lines that are not read are counted\n"
           "by kind; a table line that cannot be read is an error.\n"
+          "A FILE.json written by `rknn-trace export` is read back whole, alone (runs whose\n"
+          "content is here already are skipped; a taken label becomes LABEL-2).\n"
           "\n"
           "      --label TEXT    label of the run (the next runs: TEXT-2, TEXT-3, ...)\n"
           "      --model FILE    the model the log belongs to (path and sha256 recorded)\n"
@@ -753,6 +755,11 @@ int cmd_import(int argc, char **argv)
     if (!n_src) {
         usage(stderr);
         ex = EXIT_USAGE;
+        goto out;
+    }
+    if (cli_is_export_file(src[0].path)) { /* runs written by `rknn-trace export` */
+        ex = cli_import_export(src[0].path, n_src, db, label || model || strict || copy ||
+                               json || formats != VLOG_F_ALL);
         goto out;
     }
     if (model) {

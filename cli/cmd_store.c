@@ -28,6 +28,7 @@ static const char ls_usage[] =
     "      --platform P      runs for target P (rk3588, ...)\n"
     "      --quant Q         fp32, fp16, i8; i8/mmse and i8/mmse/layer narrow algo and method\n"
     "      --label GLOB      labels matching GLOB (fnmatch: * ? [...])\n"
+    "      --tag TAG         runs tagged TAG (repeatable: runs with every one given)\n"
     "      --since WHEN      recorded at or after WHEN: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC)\n"
     "      --sort FIELD      id (default), time, label, model, platform, quant, npu, host,\n"
     "                        cos, sqnr; -FIELD sorts descending; unknown values last\n"
@@ -37,6 +38,8 @@ static const char ls_usage[] =
 
 typedef struct ls_opts {
     const char *db, *model, *platform, *quant, *label, *since, *sort;
+    const char *tags[16];
+    int n_tags;
     long long limit;
     int json;
     int sort_field, sort_desc;  /* index into sort_fields, -FIELD */
@@ -66,6 +69,9 @@ static int valid_since(const char *s)
 
 static int keep(const store_run *r, const ls_opts *o)
 {
+    for (int i = 0; i < o->n_tags; i++)
+        if (!cli_tags_have(r->tags, o->tags[i]))
+            return 0;
     if (o->model && !run_filter_model(r, o->model))
         return 0;
     if (o->platform && (!r->platform || strcasecmp(r->platform, o->platform)))
@@ -153,6 +159,13 @@ static int parse_ls(int argc, char **argv, ls_opts *o)
         } else if (dst) {
             if (!(*dst = cli_opt_value(argc, argv, &i)))
                 return -1;
+        } else if (cli_opt_is(a, "--tag")) {
+            if (o->n_tags == (int)(sizeof(o->tags) / sizeof(o->tags[0]))) {
+                cli_error("ls: at most %d --tag options", o->n_tags);
+                return -1;
+            }
+            if (!(o->tags[o->n_tags++] = cli_opt_value(argc, argv, &i)))
+                return -1;
         } else if (cli_opt_is(a, "--limit")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return -1;
@@ -189,32 +202,23 @@ static int parse_ls(int argc, char **argv, ls_opts *o)
     return 0;
 }
 
-/* The summary figures ls shows, from the run's output and accuracy rows. */
-static int ls_figures(store *st, ls_row *row, char *err, size_t errlen)
+/* The summary figures ls shows, from the run's outputs and graph-output error
+ * rows (read for every run at once: store_list_run_outputs). */
+static void ls_figures(ls_row *row, const store_run_outputs *ro)
 {
-    store_output *outs = NULL;
-    store_accuracy *acc = NULL;
-    int no = 0, na = 0, rc;
     run_summary sum;
 
-    rc = store_get_outputs(st, row->run->id, &outs, &no, err, errlen);
-    if (!rc)
-        rc = store_get_accuracy(st, row->run->id, &acc, &na, err, errlen);
-    if (!rc) {
-        summary_compute(row->run, NULL, 0, outs, no, acc, na, 0.99, &sum);
-        row->npu_us = sum.frame_us;
-        row->host_us = sum.host_median_us;
-        row->cos = sum.out_cos;
-        row->sqnr = sum.out_sqnr_db;
-        row->has_acc = na > 0;
-        row->collapsed = sum.n_collapsed;
-        if (sum.worst_output >= 0 && sum.outputs[sum.worst_output].name)
-            row->worst = xstrdup(sum.outputs[sum.worst_output].name);
-        summary_free(&sum);
-    }
-    store_outputs_free(outs, no);
-    store_accuracy_free(acc, na);
-    return rc;
+    summary_compute(row->run, NULL, 0, ro ? ro->outs : NULL, ro ? ro->n_outs : 0,
+                    ro ? ro->acc : NULL, ro ? ro->n_acc : 0, 0.99, &sum);
+    row->npu_us = sum.frame_us;
+    row->host_us = sum.host_median_us;
+    row->cos = sum.out_cos;
+    row->sqnr = sum.out_sqnr_db;
+    row->has_acc = ro && ro->has_acc_rows;
+    row->collapsed = sum.n_collapsed;
+    if (sum.worst_output >= 0 && sum.outputs[sum.worst_output].name)
+        row->worst = xstrdup(sum.outputs[sum.worst_output].name);
+    summary_free(&sum);
 }
 
 static void json_opt_int(json_writer *w, const char *key, int64_t v)
@@ -247,6 +251,16 @@ static void ls_json_row(json_writer *w, const ls_row *row)
     json_opt_int(w, "iterations", r->iterations);
     json_opt_int(w, "seed", r->seed);
     json_opt_int(w, "layer_count", r->n_layers);
+    json_key(w, "tags");
+    json_arr_open(w);
+    for (const char *p = r->tags; p && *p;) {
+        size_t k = strcspn(p, ",");
+        char tag[80];
+        snprintf(tag, sizeof(tag), "%.*s", (int)k, p);
+        json_str(w, tag);
+        p += k + (p[k] == ',');
+    }
+    json_arr_close(w);
     json_key(w, "npu_us"), json_num(w, row->npu_us);
     json_key(w, "host_median_us"), json_num(w, row->host_us);
     json_key(w, "output_cos"), json_num(w, row->cos);
@@ -267,8 +281,9 @@ int cmd_ls(int argc, char **argv)
     ls_opts o;
     store *st = NULL;
     store_run *runs = NULL;
+    store_run_outputs *ro = NULL;
     ls_row *rows = NULL;
-    int n = 0, nk = 0, rc, ret = EXIT_OK;
+    int n = 0, nk = 0, n_ro = 0, rc, ret = EXIT_OK;
     char err[512];
 
     rc = parse_ls(argc, argv, &o);
@@ -286,12 +301,17 @@ int cmd_ls(int argc, char **argv)
     rc = store_open_readonly(path, &st, err, sizeof(err));
     if (!rc)
         rc = store_list_runs(st, &runs, &n, err, sizeof(err));
+    if (!rc)
+        rc = store_list_run_outputs(st, &ro, &n_ro, err, sizeof(err));
     rows = xcalloc((size_t)(n ? n : 1), sizeof(*rows));
-    for (int i = 0; i < n && !rc; i++) {
+    /* both lists are in run id order: one walk pairs them */
+    for (int i = 0, k = 0; i < n && !rc; i++) {
+        while (k < n_ro && ro[k].run_id < runs[i].id)
+            k++;
         if (!keep(&runs[i], &o))
             continue;
         rows[nk].run = &runs[i];
-        rc = ls_figures(st, &rows[nk], err, sizeof(err));
+        ls_figures(&rows[nk], k < n_ro && ro[k].run_id == runs[i].id ? &ro[k] : NULL);
         nk++;
     }
     if (rc) {
@@ -336,6 +356,7 @@ out:
         free(rows[i].worst);
     free(rows);
     store_runs_free(runs, n);
+    store_run_outputs_free(ro, n_ro);
     store_close(st);
     return ret;
 }

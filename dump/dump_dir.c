@@ -1,5 +1,6 @@
 /* dump/dump_dir.c — per-layer dump folders: one .npy per layer output plus
  * DIR/index.json (DESIGN.md, "--dump DIR"), and a reader for that index. */
+#include <jansson.h>
 #include "dump/dump.h"
 
 #include <errno.h>
@@ -261,245 +262,13 @@ out:
 }
 
 /* ------------------------------------------------------------ index reader
- * A small JSON parser for index.json: a list of objects whose members are
- * integers, strings, null or lists of integers; unknown members of any JSON type
- * are skipped (newer writers may add some). */
+ * index.json read with jansson: a list of objects whose members are integers,
+ * strings, null or lists of integers; unknown members of any JSON type are
+ * skipped (newer writers may add some); a member given twice is refused. */
 
-struct jp {
-    const char *p, *end;
-    const char *path;
-    char *err;
-    size_t errlen;
-    int depth;
-};
-
-static int jp_fail(struct jp *j, const char *msg)
+static int index_fail(const char *what, char *err, size_t errlen, const char *msg)
 {
-    return rt_err(j->err, j->errlen, RT_EFORMAT, "%s: malformed index: %s", j->path, msg);
-}
-
-static void jp_ws(struct jp *j)
-{
-    while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
-        j->p++;
-}
-
-static int jp_peek(struct jp *j)
-{
-    jp_ws(j);
-    return j->p < j->end ? (unsigned char)*j->p : -1;
-}
-
-static int jp_lit(struct jp *j, const char *w)
-{
-    size_t n = strlen(w);
-    if ((size_t)(j->end - j->p) >= n && memcmp(j->p, w, n) == 0) {
-        j->p += n;
-        return 1;
-    }
-    return 0;
-}
-
-static void put_utf8(char *out, size_t *n, uint32_t cp)
-{
-    if (cp < 0x80) {
-        out[(*n)++] = (char)cp;
-    } else if (cp < 0x800) {
-        out[(*n)++] = (char)(0xc0 | (cp >> 6));
-        out[(*n)++] = (char)(0x80 | (cp & 0x3f));
-    } else if (cp < 0x10000) {
-        out[(*n)++] = (char)(0xe0 | (cp >> 12));
-        out[(*n)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        out[(*n)++] = (char)(0x80 | (cp & 0x3f));
-    } else {
-        out[(*n)++] = (char)(0xf0 | (cp >> 18));
-        out[(*n)++] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        out[(*n)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        out[(*n)++] = (char)(0x80 | (cp & 0x3f));
-    }
-}
-
-static int jp_hex4(struct jp *j, uint32_t *v)
-{
-    *v = 0;
-    if (j->end - j->p < 4)
-        return -1;
-    for (int i = 0; i < 4; i++) {
-        char c = *j->p++;
-        int d = c >= '0' && c <= '9' ? c - '0'
-              : c >= 'a' && c <= 'f' ? c - 'a' + 10
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (d < 0)
-            return -1;
-        *v = *v << 4 | (uint32_t)d;
-    }
-    return 0;
-}
-
-/* A JSON string into a malloc'd C string (out may be NULL to skip it). */
-static int jp_string(struct jp *j, char **out)
-{
-    if (jp_peek(j) != '"')
-        return jp_fail(j, "expected a string");
-    j->p++;
-    /* decoded text is never longer than the escaped text */
-    const char *q = j->p;
-    while (q < j->end && *q != '"')
-        q += (*q == '\\' && q + 1 < j->end) ? 2 : 1;
-    size_t cap = (size_t)(q - j->p) + 1;
-    char *s = xmalloc(cap + 4);
-    size_t n = 0;
-    int rc = 0;
-    for (;;) {
-        if (j->p >= j->end) {
-            rc = jp_fail(j, "unterminated string");
-            goto out;
-        }
-        unsigned char c = (unsigned char)*j->p++;
-        if (c == '"')
-            break;
-        if (c < 0x20) {
-            rc = jp_fail(j, "control character in a string");
-            goto out;
-        }
-        if (c != '\\') {
-            s[n++] = (char)c;
-            continue;
-        }
-        if (j->p >= j->end) {
-            rc = jp_fail(j, "unterminated string");
-            goto out;
-        }
-        c = (unsigned char)*j->p++;
-        switch (c) {
-        case '"': case '\\': case '/': s[n++] = (char)c; break;
-        case 'b': s[n++] = '\b'; break;
-        case 'f': s[n++] = '\f'; break;
-        case 'n': s[n++] = '\n'; break;
-        case 'r': s[n++] = '\r'; break;
-        case 't': s[n++] = '\t'; break;
-        case 'u': {
-            uint32_t cp, lo;
-            if (jp_hex4(j, &cp)) {
-                rc = jp_fail(j, "bad \\u escape");
-                goto out;
-            }
-            if (cp >= 0xd800 && cp < 0xdc00) {
-                if (!jp_lit(j, "\\u") || jp_hex4(j, &lo) || lo < 0xdc00 || lo >= 0xe000) {
-                    rc = jp_fail(j, "bad surrogate pair");
-                    goto out;
-                }
-                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-            } else if (cp >= 0xdc00 && cp < 0xe000) {
-                rc = jp_fail(j, "bad surrogate pair");
-                goto out;
-            }
-            if (cp == 0) {
-                rc = jp_fail(j, "NUL in a string");
-                goto out;
-            }
-            put_utf8(s, &n, cp);
-            break;
-        }
-        default:
-            rc = jp_fail(j, "bad escape");
-            goto out;
-        }
-    }
-out:
-    if (rc || !out) {
-        free(s);
-        return rc;
-    }
-    s[n] = 0;
-    *out = s;
-    return 0;
-}
-
-static int jp_int(struct jp *j, int64_t *v)
-{
-    int neg = 0;
-    int64_t x = 0;
-
-    jp_ws(j);
-    if (j->p < j->end && *j->p == '-') {
-        neg = 1;
-        j->p++;
-    }
-    if (j->p >= j->end || *j->p < '0' || *j->p > '9')
-        return jp_fail(j, "expected an integer");
-    while (j->p < j->end && *j->p >= '0' && *j->p <= '9') {
-        int d = *j->p++ - '0';
-        if (x > (INT64_MAX - d) / 10)
-            return jp_fail(j, "integer too large");
-        x = x * 10 + d;
-    }
-    if (j->p < j->end && (*j->p == '.' || *j->p == 'e' || *j->p == 'E'))
-        return jp_fail(j, "expected an integer");
-    *v = neg ? -x : x;
-    return 0;
-}
-
-static int jp_skip(struct jp *j)
-{
-    int c = jp_peek(j), rc;
-
-    if (++j->depth > 64)
-        return jp_fail(j, "nested too deeply");
-    if (c == '"') {
-        rc = jp_string(j, NULL);
-    } else if (c == '{' || c == '[') {
-        char close = c == '{' ? '}' : ']';
-        j->p++;
-        rc = 0;
-        if (jp_peek(j) == close) {
-            j->p++;
-        } else {
-            for (;;) {
-                if (c == '{') {
-                    if ((rc = jp_string(j, NULL)))
-                        break;
-                    if (jp_peek(j) != ':') {
-                        rc = jp_fail(j, "expected ':'");
-                        break;
-                    }
-                    j->p++;
-                }
-                if ((rc = jp_skip(j)))
-                    break;
-                int n = jp_peek(j);
-                j->p++;
-                if (n == close)
-                    break;
-                if (n != ',') {
-                    rc = jp_fail(j, "expected ',' or a closing bracket");
-                    break;
-                }
-            }
-        }
-    } else if (jp_lit(j, "true") || jp_lit(j, "false") || jp_lit(j, "null")) {
-        rc = 0;
-    } else if (c == '-' || (c >= '0' && c <= '9')) {
-        j->p++;
-        while (j->p < j->end && strchr("0123456789.eE+-", *j->p))
-            j->p++;
-        rc = 0;
-    } else {
-        rc = jp_fail(j, "unexpected character");
-    }
-    j->depth--;
-    return rc;
-}
-
-/* string or null */
-static int jp_opt_string(struct jp *j, char **out)
-{
-    jp_ws(j);
-    if (jp_lit(j, "null")) {
-        *out = NULL;
-        return 0;
-    }
-    return jp_string(j, out);
+    return rt_err(err, errlen, RT_EFORMAT, "%s: malformed index: %s", what, msg);
 }
 
 /* Does path have a ".." component? */
@@ -516,123 +285,75 @@ static int dotdot_component(const char *path)
     return 0;
 }
 
-static int jp_entry(struct jp *j, dump_entry *e)
+/* A string member (absent or null: *out stays NULL), copied. */
+static int opt_string(json_t *o, const char *key, char **out)
 {
-    int have_layer = 0, have_shape = 0, rc;
-    char *key = NULL, *dtype = NULL;
+    json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_string(v))
+        return -1;
+    *out = xstrdup(json_string_value(v));
+    return 0;
+}
+
+static int index_entry(json_t *o, dump_entry *e, const char *what, char *err, size_t errlen)
+{
+    json_t *layer = json_object_get(o, "layer"), *shape = json_object_get(o, "shape"), *d;
+    const char *dtype = NULL;
+    size_t k;
+    int rc = 0;
 
     memset(e, 0, sizeof *e);
-    if (jp_peek(j) != '{')
-        return jp_fail(j, "expected an object");
-    j->p++;
-    if (jp_peek(j) == '}') {
-        j->p++;
-        rc = jp_fail(j, "empty entry");
+    if (!json_is_object(o))
+        return index_fail(what, err, errlen, "expected an object");
+    if (json_object_size(o) == 0)
+        return index_fail(what, err, errlen, "empty entry");
+    if (opt_string(o, "node", &e->node) || opt_string(o, "op", &e->op) ||
+        opt_string(o, "name", &e->name) || opt_string(o, "file", &e->file)) {
+        rc = index_fail(what, err, errlen, "node, op, name and file are strings");
         goto out;
     }
-    for (;;) {
-        char **dst = NULL;
-        if ((rc = jp_string(j, &key)))
-            goto out;
-        if (jp_peek(j) != ':') {
-            rc = jp_fail(j, "expected ':'");
-            goto out;
-        }
-        j->p++;
-        if (strcmp(key, "layer") == 0) {
-            int64_t v;
-            if ((rc = jp_int(j, &v)))
-                goto out;
-            if (v < INT32_MIN || v > INT32_MAX) {
-                rc = jp_fail(j, "bad layer number");
-                goto out;
-            }
-            e->layer = (int)v;
-            have_layer = 1;
-        } else if (strcmp(key, "shape") == 0) {
-            if (jp_peek(j) != '[') {
-                rc = jp_fail(j, "'shape' is not a list");
-                goto out;
-            }
-            j->p++;
-            e->ndim = 0;
-            if (jp_peek(j) == ']') {
-                j->p++;
-            } else {
-                for (;;) {
-                    int64_t v;
-                    if (e->ndim >= NPY_MAX_DIMS) {
-                        rc = jp_fail(j, "too many dimensions");
-                        goto out;
-                    }
-                    if ((rc = jp_int(j, &v)))
-                        goto out;
-                    if (v < 0) {
-                        rc = jp_fail(j, "negative dimension");
-                        goto out;
-                    }
-                    e->dims[e->ndim++] = v;
-                    int c = jp_peek(j);
-                    j->p++;
-                    if (c == ']')
-                        break;
-                    if (c != ',') {
-                        rc = jp_fail(j, "bad 'shape' list");
-                        goto out;
-                    }
-                }
-            }
-            have_shape = 1;
-        } else if (strcmp(key, "node") == 0) {
-            dst = &e->node;
-        } else if (strcmp(key, "op") == 0) {
-            dst = &e->op;
-        } else if (strcmp(key, "name") == 0) {
-            dst = &e->name;
-        } else if (strcmp(key, "file") == 0) {
-            dst = &e->file;
-        } else if (strcmp(key, "dtype") == 0) {
-            dst = &dtype;
-        } else if ((rc = jp_skip(j))) {
-            goto out;
-        }
-        if (dst) {
-            if (*dst) {
-                rc = jp_fail(j, "repeated member");
-                goto out;
-            }
-            if ((rc = jp_opt_string(j, dst)))
-                goto out;
-        }
-        free(key);
-        key = NULL;
-        int c = jp_peek(j);
-        j->p++;
-        if (c == '}')
-            break;
-        if (c != ',') {
-            rc = jp_fail(j, "expected ',' or '}'");
-            goto out;
-        }
-    }
-    if (!have_layer || !have_shape || !e->name || !e->file || !dtype) {
-        rc = jp_fail(j, "an entry lacks layer, name, file, shape or dtype");
+    d = json_object_get(o, "dtype");
+    if (d && !json_is_null(d) && !(dtype = json_string_value(d))) {
+        rc = index_fail(what, err, errlen, "'dtype' is not a string");
         goto out;
+    }
+    if (!layer || !shape || !e->name || !e->file || !dtype) {
+        rc = index_fail(what, err, errlen, "an entry lacks layer, name, file, shape or dtype");
+        goto out;
+    }
+    if (!json_is_integer(layer) || json_integer_value(layer) < INT32_MIN ||
+        json_integer_value(layer) > INT32_MAX) {
+        rc = index_fail(what, err, errlen, "bad layer number");
+        goto out;
+    }
+    e->layer = (int)json_integer_value(layer);
+    if (!json_is_array(shape)) {
+        rc = index_fail(what, err, errlen, "'shape' is not a list");
+        goto out;
+    }
+    if (json_array_size(shape) > NPY_MAX_DIMS) {
+        rc = index_fail(what, err, errlen, "too many dimensions");
+        goto out;
+    }
+    json_array_foreach(shape, k, d) {
+        if (!json_is_integer(d) || json_integer_value(d) < 0) {
+            rc = index_fail(what, err, errlen, "a dimension is not a non-negative integer");
+            goto out;
+        }
+        e->dims[e->ndim++] = json_integer_value(d);
     }
     e->dtype = npy_dtype_from_name(dtype);
     if (!e->dtype) {
-        rc = rt_err(j->err, j->errlen, RT_EFORMAT, "%s: unknown dtype '%s'", j->path, dtype);
+        rc = rt_err(err, errlen, RT_EFORMAT, "%s: unknown dtype '%s'", what, dtype);
         goto out;
     }
     /* the file must stay inside the folder */
-    if (e->file[0] == '/' || !*e->file || dotdot_component(e->file)) {
-        rc = rt_err(j->err, j->errlen, RT_EFORMAT, "%s: file '%s' is outside the folder",
-                    j->path, e->file);
-        goto out;
-    }
+    if (e->file[0] == '/' || !*e->file || dotdot_component(e->file))
+        rc = rt_err(err, errlen, RT_EFORMAT, "%s: file '%s' is outside the folder", what,
+                    e->file);
 out:
-    free(key);
-    free(dtype);
     if (rc) {
         free(e->node);
         free(e->op);
@@ -646,45 +367,33 @@ out:
 int dump_index_parse(const void *buf, size_t len, const char *what, dump_entry **entries,
                      int *n, char *err, size_t errlen)
 {
-    struct jp j = { .p = buf, .end = (const char *)buf + len, .path = what, .err = err,
-                    .errlen = errlen };
+    json_error_t je;
+    json_t *doc, *o;
     dump_entry *v = NULL;
-    int cnt = 0, cap = 0, rc = 0;
+    size_t i;
+    int cnt = 0, rc = 0;
 
     *entries = NULL;
     *n = 0;
-    if (!buf)
-        j.p = j.end = "";
-    if (jp_peek(&j) != '[') {
-        rc = jp_fail(&j, "not a JSON list");
+    doc = json_loadb(buf ? buf : "", buf ? len : 0, JSON_REJECT_DUPLICATES, &je);
+    if (!doc) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s (line %d)", je.text, je.line);
+        return index_fail(what, err, errlen, msg);
+    }
+    if (!json_is_array(doc)) {
+        rc = index_fail(what, err, errlen, "not a JSON list");
         goto out;
     }
-    j.p++;
-    if (jp_peek(&j) == ']') {
-        j.p++;
-    } else {
-        for (;;) {
-            if (cnt == cap) {
-                cap = cap ? cap * 2 : 64;
-                v = xrealloc(v, sizeof *v * (size_t)cap);
-            }
-            if ((rc = jp_entry(&j, &v[cnt])))
-                goto out;
-            cnt++;
-            int c = jp_peek(&j);
-            j.p++;
-            if (c == ']')
-                break;
-            if (c != ',') {
-                rc = jp_fail(&j, "expected ',' or ']'");
-                goto out;
-            }
-        }
+    v = xcalloc(json_array_size(doc) + 1, sizeof *v);
+    json_array_foreach(doc, i, o) {
+        if ((rc = index_entry(o, &v[cnt], what, err, errlen)))
+            goto out;
+        cnt++;
     }
-    if (jp_peek(&j) != -1)
-        rc = jp_fail(&j, "trailing characters");
 out:
-    if (rc) {
+    json_decref(doc);
+    if (rc || !cnt) { /* an empty index is no array, as before */
         dump_entries_free(v, cnt);
     } else {
         *entries = v;

@@ -73,6 +73,16 @@ typedef struct npu_platform {
     double cpu_ipc;
 } npu_platform_t;
 
+/* Version of the cost model's constants (this platform table and the
+ * CPU-fallback fit npu_cpu_fit): bumped whenever one of them changes, so that a
+ * stored prediction names the constants it was made with (env_json
+ * "npu_cost_model", docs/store.md) and `compare` notes when two runs differ.
+ * npu_cost_model_fingerprint hashes every constant; tests/unit/test_npu_platform.c
+ * pins its value for the current version, so a changed constant without a new
+ * version fails there. */
+#define NPU_COST_MODEL_VERSION 1
+uint64_t npu_cost_model_fingerprint(void);
+
 /* Case-insensitive lookup ("RK3588" works); NULL if unknown. */
 const npu_platform_t *npu_platform_find(const char *name);
 /* Same, but fills err with the list of known names when not found. */

@@ -329,3 +329,35 @@ const char *npu_dtype_name(int dt)
     }
     return "UNKNOWN";
 }
+
+/* FNV-1a, 64 bits, over n bytes. */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static uint64_t fnv1a_str(uint64_t h, const char *s)
+{
+    return fnv1a(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+uint64_t npu_cost_model_fingerprint(void)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+
+    /* every numeric field as stored (a field added later is covered without a
+     * change here), the strings by their text */
+    for (size_t i = 0; i < sizeof(platforms) / sizeof(platforms[0]); i++) {
+        npu_platform_t p;
+        memcpy(&p, &platforms[i], sizeof p);
+        h = fnv1a_str(h, p.name);
+        h = fnv1a_str(h, p.family);
+        h = fnv1a_str(h, p.cpu_core);
+        p.name = p.family = p.cpu_core = NULL;
+        h = fnv1a(h, &p, sizeof p);
+    }
+    return fnv1a(h, &npu_cpu_fit, sizeof npu_cpu_fit);
+}

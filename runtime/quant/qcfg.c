@@ -1,5 +1,5 @@
 /* runtime/quant/qcfg.c — the hybrid quantization file, in the layout of
- * RKNN-Toolkit2's `*.quantization.cfg` (a YAML subset, see quant.h): read for
+ * RKNN-Toolkit2's `*.quantization.cfg` (YAML, see quant.h): read with libyaml for
  * --hybrid, written for --write-quant-cfg. */
 #include "runtime/quant/quant.h"
 #include "util/util.h"
@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <yaml.h>
 
 void quant_cfg_free(quant_cfg *c)
 {
@@ -27,255 +28,134 @@ void quant_cfg_free(quant_cfg *c)
     memset(c, 0, sizeof(*c));
 }
 
-typedef struct line {
-    int no, indent;
-    const char *s; /* first non-blank character */
-    size_t len;    /* up to the end, comment and trailing blanks removed */
-} line;
-
-/* Next meaningful line (no blank, no comment-only line). 0 at the end. */
-static int next_line(const char *text, size_t len, size_t *pos, int *no, line *l)
-{
-    while (*pos < len) {
-        size_t a = *pos, e = a;
-        while (e < len && text[e] != '\n')
-            e++;
-        *pos = e + 1;
-        (*no)++;
-        size_t k = a;
-        while (k < e && text[k] == ' ')
-            k++;
-        if (k < e && text[k] == '\t')
-            return -1; /* YAML forbids tabs for indentation */
-        size_t b = e;
-        /* a '#' after a blank (or at the start) begins a comment, outside quotes */
-        char q = 0;
-        for (size_t i = k; i < e; i++) {
-            if (q) {
-                if (text[i] == q)
-                    q = 0;
-            } else if (text[i] == '\'' || text[i] == '"') {
-                q = text[i];
-            } else if (text[i] == '#' && (i == k || text[i - 1] == ' ')) {
-                b = i;
-                break;
-            }
-        }
-        while (b > k && (text[b - 1] == ' ' || text[b - 1] == '\r'))
-            b--;
-        if (b == k)
-            continue;
-        l->no = *no;
-        l->indent = (int)(k - a);
-        l->s = text + k;
-        l->len = b - k;
-        return 1;
-    }
-    return 0;
-}
-
-/* "key: rest" -> key (unquoted, malloc'd) and rest. -1 if there is no key. */
-static int split_key(const line *l, char **key, const char **rest, size_t *rlen)
-{
-    const char *s = l->s, *end = l->s + l->len, *colon = NULL;
-    const char *k0 = s, *k1;
-    if (*s == '\'' || *s == '"') {
-        const char *q = memchr(s + 1, *s, (size_t)(end - s - 1));
-        if (!q || q + 1 >= end || q[1] != ':')
-            return -1;
-        k0 = s + 1;
-        k1 = q;
-        colon = q + 1;
-    } else {
-        /* the key ends at the last ": " or a final ':' (names may hold ':') */
-        for (const char *p = s; p < end; p++)
-            if (*p == ':' && (p + 1 == end || p[1] == ' '))
-                colon = p;
-        if (!colon || colon == s)
-            return -1;
-        k1 = colon;
-    }
-    *key = xmalloc((size_t)(k1 - k0) + 1);
-    memcpy(*key, k0, (size_t)(k1 - k0));
-    (*key)[k1 - k0] = 0;
-    *rest = colon + 1;
-    while (*rest < end && **rest == ' ')
-        (*rest)++;
-    *rlen = (size_t)(end - *rest);
-    return 0;
-}
-
-static int num_token(const char *s, size_t n, double *v)
-{
-    char buf[64];
-    char *e;
-    while (n && *s == ' ')
-        s++, n--;
-    while (n && s[n - 1] == ' ')
-        n--;
-    if (!n || n >= sizeof(buf))
-        return -1;
-    memcpy(buf, s, n);
-    buf[n] = 0;
-    *v = strtod(buf, &e);
-    return *e || e == buf ? -1 : 0;
-}
-
-/* "[a, b, c]" or a scalar into a malloc'd list. */
-static int inline_list(const char *s, size_t n, double **out, int *cnt)
-{
-    *out = NULL;
-    *cnt = 0;
-    if (n && *s == '[') {
-        if (s[n - 1] != ']')
-            return -1;
-        s++;
-        n -= 2;
-        size_t a = 0;
-        while (a < n || (a == 0 && n == 0)) {
-            size_t b = a;
-            while (b < n && s[b] != ',')
-                b++;
-            double v;
-            if (n == 0)
-                break;
-            if (num_token(s + a, b - a, &v))
-                return -1;
-            *out = xrealloc(*out, sizeof(double) * (size_t)(*cnt + 1));
-            (*out)[(*cnt)++] = v;
-            a = b + 1;
-        }
-        return 0;
-    }
-    double v;
-    if (num_token(s, n, &v))
-        return -1;
-    *out = xmalloc(sizeof(double));
-    (*out)[0] = v;
-    *cnt = 1;
-    return 0;
-}
+/* ---- reading: the YAML document through libyaml ---- */
 
 #define FAIL(...) do { rc = rt_err(err, errlen, RT_EFORMAT, __VA_ARGS__); goto out; } while (0)
 
-int quant_cfg_parse(const char *text, size_t len, quant_cfg *c, char *err, size_t errlen)
-{
-    size_t pos = 0;
-    int no = 0, rc = RT_OK, r, section = 0, top_seen = 0;
-    int sec_indent = -1, ten_indent = -1;
-    line l;
-    char *key = NULL;
-    quant_cfg_param *cur = NULL;
-    double **list = NULL;
-    int *list_n = NULL, list_indent = -1;
+static int line_of(const yaml_node_t *n) { return (int)n->start_mark.line + 1; }
 
-    memset(c, 0, sizeof(*c));
-    while ((r = next_line(text, len, &pos, &no, &l)) != 0) {
-        const char *rest;
-        size_t rl;
-        if (r < 0)
-            FAIL("line %d: tab in the indentation", no);
-        free(key);
-        key = NULL;
-        if (memchr(l.s, '\0', l.len))
-            FAIL("line %d: NUL byte", l.no);
-        /* a block list item belongs to the field above it */
-        if (l.s[0] == '-' && (l.len == 1 || l.s[1] == ' ')) {
-            double v;
-            if (!list || l.indent < list_indent)
-                FAIL("line %d: a list item outside a list field", l.no);
-            if (num_token(l.s + 1, l.len - 1, &v))
-                FAIL("line %d: '%.*s' is not a number", l.no, (int)l.len, l.s);
-            *list = xrealloc(*list, sizeof(double) * (size_t)(*list_n + 1));
-            (*list)[(*list_n)++] = v;
-            continue;
+/* A plain or quoted scalar's text (NUL-terminated by libyaml), else NULL. */
+static const char *scalar(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* A mapping value with nothing in it: absent, "~"/"null"/"" or {}. */
+static int is_empty(const yaml_node_t *n)
+{
+    const char *s = scalar(n);
+    if (s)
+        return n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+               (!*s || !strcmp(s, "~") || !strcmp(s, "null"));
+    return n->type == YAML_MAPPING_NODE && n->data.mapping.pairs.start == n->data.mapping.pairs.top;
+}
+
+static int num_text(const char *s, double *v)
+{
+    char *e;
+    if (!s || !*s)
+        return -1;
+    *v = strtod(s, &e);
+    return *e || e == s ? -1 : 0;
+}
+
+/* A number, or a list of numbers, into a malloc'd list; *bad: the node that
+ * is not a number. */
+static int number_list(yaml_document_t *d, yaml_node_t *n, double **out, int *cnt,
+                       yaml_node_t **bad)
+{
+    *out = NULL;
+    *cnt = 0;
+    *bad = n;
+    if (n->type == YAML_SEQUENCE_NODE) {
+        yaml_node_item_t *it = n->data.sequence.items.start, *end = n->data.sequence.items.top;
+        *out = xmalloc(sizeof(double) * (size_t)(end - it + 1));
+        for (; it < end; it++) {
+            *bad = yaml_document_get_node(d, *it);
+            if (num_text(scalar(*bad), &(*out)[(*cnt)++]))
+                return -1;
         }
-        list = NULL;
-        if (split_key(&l, &key, &rest, &rl))
-            FAIL("line %d: expected 'key: value', got '%.*s'", l.no, (int)(l.len < 60 ? l.len : 60),
-                 l.s);
-        if (l.indent == 0) {
-            top_seen = 1;
-            cur = NULL;
-            sec_indent = ten_indent = -1;
-            if (!strcmp(key, "custom_quantize_layers"))
-                section = 1;
-            else if (!strcmp(key, "quantize_parameters"))
-                section = 2;
-            else
-                FAIL("line %d: unknown section '%s' (custom_quantize_layers or "
-                     "quantize_parameters)", l.no, key);
-            if (rl && !(rl == 2 && !memcmp(rest, "{}", 2)))
-                FAIL("line %d: '%s' takes an indented block or {}", l.no, key);
+        return 0;
+    }
+    *out = xmalloc(sizeof(double));
+    *cnt = 1;
+    return num_text(scalar(n), *out);
+}
+
+static int parse_doc(yaml_document_t *d, quant_cfg *c, char *err, size_t errlen)
+{
+    yaml_node_t *root = yaml_document_get_root_node(d);
+    yaml_node_pair_t *sec;
+    int rc = RT_OK;
+
+    if (!root || is_empty(root))
+        FAIL("no custom_quantize_layers or quantize_parameters section");
+    if (root->type != YAML_MAPPING_NODE)
+        FAIL("line %d: expected sections 'custom_quantize_layers:' or 'quantize_parameters:'",
+             line_of(root));
+    for (sec = root->data.mapping.pairs.start; sec < root->data.mapping.pairs.top; sec++) {
+        yaml_node_t *k = yaml_document_get_node(d, sec->key), *v = yaml_document_get_node(d, sec->value);
+        const char *name = scalar(k);
+        int which = !name ? 0 : !strcmp(name, "custom_quantize_layers") ? 1
+                  : !strcmp(name, "quantize_parameters") ? 2 : 0;
+        if (!which)
+            FAIL("line %d: unknown section '%s' (custom_quantize_layers or quantize_parameters)",
+                 line_of(k), name ? name : "?");
+        if (is_empty(v))
             continue;
-        }
-        if (!section)
-            FAIL("line %d: indented line before any section", l.no);
-        if (section == 1) {
-            if (sec_indent < 0)
-                sec_indent = l.indent;
-            if (l.indent != sec_indent)
-                FAIL("line %d: inconsistent indentation", l.no);
-            if (!((rl == 7 && !memcmp(rest, "float16", 7)) || (rl == 4 && !memcmp(rest, "fp16", 4))))
-                FAIL("line %d: layer '%s': only float16 is supported, got '%.*s'", l.no, key,
-                     (int)rl, rest);
-            c->fp16 = xrealloc(c->fp16, sizeof(char *) * (size_t)(c->n_fp16 + 1));
-            c->fp16[c->n_fp16++] = key;
-            key = NULL;
-            continue;
-        }
-        if (sec_indent < 0)
-            sec_indent = l.indent;
-        if (l.indent == sec_indent) {
-            if (rl)
-                FAIL("line %d: tensor '%s' takes an indented block of fields", l.no, key);
+        if (v->type != YAML_MAPPING_NODE)
+            FAIL("line %d: '%s' takes an indented block or {}", line_of(k), name);
+        for (yaml_node_pair_t *e = v->data.mapping.pairs.start; e < v->data.mapping.pairs.top; e++) {
+            yaml_node_t *ek = yaml_document_get_node(d, e->key), *ev = yaml_document_get_node(d, e->value);
+            const char *tensor = scalar(ek), *val = scalar(ev);
+            if (!tensor || !*tensor)
+                FAIL("line %d: a tensor name must be a non-empty string", line_of(ek));
+            if (which == 1) {
+                if (!val || (strcmp(val, "float16") && strcmp(val, "fp16")))
+                    FAIL("line %d: layer '%s': only float16 is supported, got '%s'", line_of(ek),
+                         tensor, val ? val : "a block");
+                c->fp16 = xrealloc(c->fp16, sizeof(char *) * (size_t)(c->n_fp16 + 1));
+                c->fp16[c->n_fp16++] = xstrdup(tensor);
+                continue;
+            }
+            if (ev->type != YAML_MAPPING_NODE)
+                FAIL("line %d: tensor '%s' takes an indented block of fields", line_of(ek), tensor);
             c->params = xrealloc(c->params, sizeof(*c->params) * (size_t)(c->n_params + 1));
-            cur = &c->params[c->n_params++];
+            quant_cfg_param *cur = &c->params[c->n_params++];
             memset(cur, 0, sizeof(*cur));
-            cur->name = key;
-            key = NULL;
-            ten_indent = -1;
-            continue;
-        }
-        if (!cur || l.indent < sec_indent)
-            FAIL("line %d: inconsistent indentation", l.no);
-        if (ten_indent < 0)
-            ten_indent = l.indent;
-        if (l.indent != ten_indent)
-            FAIL("line %d: inconsistent indentation", l.no);
-        double **dst = NULL;
-        int *dn = NULL;
-        if (!strcmp(key, "min"))
-            dst = &cur->min, dn = &cur->n_min;
-        else if (!strcmp(key, "max"))
-            dst = &cur->max, dn = &cur->n_max;
-        else if (!strcmp(key, "scale"))
-            dst = &cur->scale, dn = &cur->n_scale;
-        else if (!strcmp(key, "zero_point"))
-            dst = &cur->zp, dn = &cur->n_zp;
-        if (!dst) {
-            /* qtype, qmethod, dtype, ori_min, ori_max, ...: kept by Toolkit2, not needed */
-            if (!strcmp(key, "dtype") && rl && !(rl == 4 && !memcmp(rest, "int8", 4)) &&
-                !(rl == 7 && !memcmp(rest, "float16", 7)))
-                FAIL("line %d: tensor '%s': dtype '%.*s' is not supported (int8)", l.no,
-                     cur->name, (int)rl, rest);
-            continue;
-        }
-        if (*dst)
-            FAIL("line %d: tensor '%s': '%s' given twice", l.no, cur->name, key);
-        if (rl) {
-            if (inline_list(rest, rl, dst, dn))
-                FAIL("line %d: tensor '%s': '%s' takes numbers", l.no, cur->name, key);
-        } else {
-            *dst = xmalloc(sizeof(double));
-            *dn = 0;
-            list = dst;
-            list_n = dn;
-            list_indent = l.indent;
+            cur->name = xstrdup(tensor);
+            for (yaml_node_pair_t *f = ev->data.mapping.pairs.start; f < ev->data.mapping.pairs.top; f++) {
+                yaml_node_t *fk = yaml_document_get_node(d, f->key), *fv = yaml_document_get_node(d, f->value);
+                const char *field = scalar(fk), *fval = scalar(fv);
+                double **dst = NULL;
+                int *dn = NULL;
+                if (!field)
+                    FAIL("line %d: tensor '%s': a field name must be a string", line_of(fk), tensor);
+                if (!strcmp(field, "min"))
+                    dst = &cur->min, dn = &cur->n_min;
+                else if (!strcmp(field, "max"))
+                    dst = &cur->max, dn = &cur->n_max;
+                else if (!strcmp(field, "scale"))
+                    dst = &cur->scale, dn = &cur->n_scale;
+                else if (!strcmp(field, "zero_point"))
+                    dst = &cur->zp, dn = &cur->n_zp;
+                if (!dst) {
+                    /* qtype, qmethod, dtype, ori_min, ori_max, ...: kept by Toolkit2, not needed */
+                    if (!strcmp(field, "dtype") && fval && *fval && strcmp(fval, "int8") &&
+                        strcmp(fval, "float16"))
+                        FAIL("line %d: tensor '%s': dtype '%s' is not supported (int8)",
+                             line_of(fk), tensor, fval);
+                    continue;
+                }
+                if (*dst)
+                    FAIL("line %d: tensor '%s': '%s' given twice", line_of(fk), tensor, field);
+                yaml_node_t *bad;
+                if (number_list(d, fv, dst, dn, &bad))
+                    FAIL("line %d: tensor '%s': '%s' takes numbers, got '%s'", line_of(bad),
+                         tensor, field, scalar(bad) ? scalar(bad) : "a block");
+            }
         }
     }
-    if (!top_seen)
-        FAIL("no custom_quantize_layers or quantize_parameters section");
     for (int i = 0; i < c->n_params; i++) {
         quant_cfg_param *p = &c->params[i];
         int n = p->n_scale ? p->n_scale : p->n_min;
@@ -291,7 +171,44 @@ int quant_cfg_parse(const char *text, size_t len, quant_cfg *c, char *err, size_
                 FAIL("tensor '%s': min > max", p->name);
     }
 out:
-    free(key);
+    return rc;
+}
+
+int quant_cfg_parse(const char *text, size_t len, quant_cfg *c, char *err, size_t errlen)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc, next;
+    int rc = RT_OK, have_doc = 0;
+
+    memset(c, 0, sizeof(*c));
+    if (!yaml_parser_initialize(&parser))
+        return rt_err(err, errlen, RT_ENOMEM, "out of memory");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)(text ? text : ""),
+                                 text ? len : 0);
+    if (!yaml_parser_load(&parser, &doc)) {
+        if (parser.problem_mark.line || parser.problem_mark.column)
+            FAIL("line %d: %s%s%s", (int)parser.problem_mark.line + 1,
+                 parser.problem ? parser.problem : "not YAML", parser.context ? " " : "",
+                 parser.context ? parser.context : "");
+        FAIL("not YAML: %s", parser.problem ? parser.problem : "unreadable");
+    }
+    have_doc = 1;
+    /* one document: a second one ("---") would be silently ignored otherwise */
+    if (yaml_document_get_root_node(&doc)) {
+        if (!yaml_parser_load(&parser, &next))
+            FAIL("line %d: %s", (int)parser.problem_mark.line + 1,
+                 parser.problem ? parser.problem : "not YAML");
+        int more = yaml_document_get_root_node(&next) != NULL;
+        int at = more ? line_of(yaml_document_get_root_node(&next)) : 0;
+        yaml_document_delete(&next);
+        if (more)
+            FAIL("line %d: a second YAML document", at);
+    }
+    rc = parse_doc(&doc, c, err, errlen);
+out:
+    if (have_doc)
+        yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
     if (rc)
         quant_cfg_free(c);
     return rc;

@@ -278,5 +278,18 @@ int main(void)
     p = npu_platform_find("rk3576");
     CHECK(npu_core_mask_check(p, 4, &cores, err, sizeof err) == RT_EINVAL, "core2 on rk3576");
     CHECK(strstr(err, "rk3576") != NULL, "%s", err);
+
+    /* The cost model's constants belong to a version: a change to any of them
+     * without a new NPU_COST_MODEL_VERSION (and this pin) fails here. */
+    {
+        static const struct { int version; uint64_t fingerprint; } pinned = { 1, 0xdac468a2d7c94d0bULL };
+        uint64_t fp = npu_cost_model_fingerprint();
+        CHECK(NPU_COST_MODEL_VERSION == pinned.version && fp == pinned.fingerprint,
+              "cost model constants changed (fingerprint 0x%016llx): bump "
+              "NPU_COST_MODEL_VERSION in runtime/npu/npu.h and pin the new fingerprint here",
+              (unsigned long long)fp);
+        /* a changed constant changes the fingerprint (the hash sees the table) */
+        CHECK(fp != 0 && fp != 0xcbf29ce484222325ULL, "fingerprint covers the table");
+    }
     TEST_END();
 }

@@ -488,9 +488,6 @@ static void test_dump_dir(void)
         "\"dtype\": \"float32\"}]",
         "[{\"layer\": 1, \"name\": \"a\", \"file\": \"x.npy\", \"shape\": [1], "
         "\"dtype\": \"float32\"}] x",
-        "[{\"layer\": 1, \"name\": \"a\", \"file\": \"x.npy\", \"shape\": [1], "
-        "\"dtype\": \"float32\", \"z\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
-        "[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}]",
         "[{\"layer\": 1, \"name\": \"a\", \"name\": \"b\", \"file\": \"x.npy\", \"shape\": [1], "
         "\"dtype\": \"float32\"}]",
     };
@@ -501,6 +498,21 @@ static void test_dump_dir(void)
               i, rc, err);
         if (rc == 0)
             dump_entries_free(e, n);
+    }
+    /* nesting deeper than the JSON reader allows is refused (no stack overflow) */
+    {
+        size_t depth = 100000, m;
+        char *deep = xmalloc(2 * depth + 200);
+        m = (size_t)sprintf(deep, "[{\"layer\": 1, \"name\": \"a\", \"file\": \"x.npy\", "
+                            "\"shape\": [1], \"dtype\": \"float32\", \"z\": ");
+        memset(deep + m, '[', depth);
+        memset(deep + m + depth, ']', depth);
+        strcpy(deep + m + 2 * depth, "}]");
+        write_text(path, deep);
+        free(deep);
+        rc = dump_dir_load_index(dir, &e, &n, err, sizeof err);
+        CHECK(rc == RT_EFORMAT && e == NULL && n == 0 && one_line(err), "deep nesting: %d %s",
+              rc, err);
     }
     unlink(path);
     rc = dump_dir_load_index(dir, &e, &n, err, sizeof err);

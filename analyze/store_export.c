@@ -1,0 +1,743 @@
+/* analyze/store_export.c — moving runs between databases: a run's content
+ * hash, the JSON export format (docs/store.md, "Export"), importing such a file
+ * and merging another database. Imports and merges are one transaction: a
+ * file or database that cannot be read whole leaves this database unchanged. */
+#include "analyze/store_int.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+/* ---------------------------------------------------------------- one run, whole */
+
+/* A run with every row it owns. from_db: its strings are the store's copies
+ * (freed with the rows); otherwise they point into a parsed document. */
+typedef struct bundle {
+    store_run run;
+    store_layer *layers;
+    store_output *outs;
+    store_accuracy *acc;
+    store_load_sample *load;
+    const char **tags;
+    int nl, no, na, nload, ntags;
+    int from_db;
+    char *tags_text;     /* from_db: run.tags split in place */
+} bundle;
+
+static void bundle_free(bundle *b)
+{
+    if (b->from_db) {
+        store_layers_free(b->layers, b->nl);
+        store_outputs_free(b->outs, b->no);
+        store_accuracy_free(b->acc, b->na);
+        store_run_clear(&b->run);
+    } else {
+        free(b->layers);
+        free(b->outs);
+        free(b->acc);
+    }
+    free(b->load);
+    free(b->tags);
+    free(b->tags_text);
+    memset(b, 0, sizeof *b);
+}
+
+static void read_acc_row(sqlite3_stmt *s, void *row) { sq_read_accuracy(s, 0, row); }
+
+static void free_acc_rows(void *rows, int n) { store_accuracy_free(rows, n); }
+
+/* Every error row of a run, of every source (store_get_accuracy gives one). */
+static int get_accuracy_all(store *st, int64_t run_id, store_accuracy **rows, int *n,
+                            char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    *rows = NULL;
+    *n = 0;
+    if ((rc = sq_db_prepare(st, "SELECT " ACC_COLS " FROM accuracy WHERE run_id = ? "
+                            "ORDER BY source <> '" STORE_ACC_QUANT "', source, idx",
+                            &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    return sq_query_rows(st, s, sizeof(store_accuracy), read_acc_row, free_acc_rows,
+                         "cannot read the per-layer errors", (void **)rows, n, err, errlen);
+}
+
+static int bundle_read(store *st, int64_t run_id, bundle *b, char *err, size_t errlen)
+{
+    char ref[32];
+    int rc;
+
+    memset(b, 0, sizeof *b);
+    b->from_db = 1;
+    snprintf(ref, sizeof ref, "%lld", (long long)run_id);
+    if ((rc = store_get_run(st, ref, &b->run, err, errlen)))
+        return rc;
+    if ((rc = store_get_layers(st, run_id, &b->layers, &b->nl, err, errlen)) ||
+        (rc = store_get_outputs(st, run_id, &b->outs, &b->no, err, errlen)) ||
+        (rc = get_accuracy_all(st, run_id, &b->acc, &b->na, err, errlen)) ||
+        (rc = store_get_load(st, run_id, &b->load, &b->nload, err, errlen)))
+        goto fail;
+    if (b->run.tags) {
+        b->tags_text = xstrdup(b->run.tags);
+        b->tags = xcalloc(strlen(b->tags_text) + 1, sizeof *b->tags);
+        for (char *p = strtok(b->tags_text, ","); p; p = strtok(NULL, ","))
+            b->tags[b->ntags++] = p;
+    }
+    return 0;
+fail:
+    bundle_free(b);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- fields */
+
+enum kind { K_TEXT, K_I64, K_REAL, K_INT };
+
+typedef struct field {
+    const char *key;
+    int kind;
+    size_t off;
+} field;
+
+#define RF(k, t, m) { k, t, offsetof(store_run, m) }
+static const field run_fields[] = {
+    RF("time", K_TEXT, time), RF("model_path", K_TEXT, model_path),
+    RF("model_sha256", K_TEXT, model_sha256), RF("model_format", K_TEXT, model_format),
+    RF("platform", K_TEXT, platform), RF("backend", K_TEXT, backend),
+    RF("quant", K_TEXT, quant), RF("quant_algo", K_TEXT, quant_algo),
+    RF("quant_method", K_TEXT, quant_method), RF("threads", K_I64, threads),
+    RF("iterations", K_I64, iterations), RF("seed", K_I64, seed),
+    RF("inputs_json", K_TEXT, inputs_json), RF("total_us", K_REAL, total_us),
+    RF("status", K_TEXT, status), RF("tool_version", K_TEXT, tool_version),
+    RF("extra_json", K_TEXT, extra_json), RF("npu_us", K_REAL, npu_us),
+    RF("host_min_us", K_REAL, host_min_us), RF("host_p90_us", K_REAL, host_p90_us),
+    RF("host_stddev_us", K_REAL, host_stddev_us), RF("warmup", K_I64, warmup),
+    RF("dump_dir", K_TEXT, dump_dir), RF("dump_sha256", K_TEXT, dump_sha256),
+    RF("weight_bytes", K_I64, weight_bytes), RF("internal_bytes", K_I64, internal_bytes),
+    RF("env_json", K_TEXT, env_json),
+};
+
+#define LF(k, t, m) { k, t, offsetof(store_layer, m) }
+static const field layer_fields[] = {
+    LF("idx", K_I64, idx), LF("node", K_TEXT, node), LF("op", K_TEXT, op),
+    LF("name", K_TEXT, name), LF("in_shapes", K_TEXT, in_shapes),
+    LF("out_shapes", K_TEXT, out_shapes), LF("dtype", K_TEXT, dtype),
+    LF("host_us", K_REAL, host_us), LF("npu_cycles", K_I64, npu_cycles),
+    LF("ddr_cycles", K_I64, ddr_cycles), LF("total_cycles", K_I64, total_cycles),
+    LF("time_us", K_REAL, time_us), LF("mac_usage", K_REAL, mac_usage),
+    LF("target", K_TEXT, target), LF("cpu_reason", K_TEXT, cpu_reason),
+    LF("sram_hit", K_REAL, sram_hit), LF("rw_kb", K_REAL, rw_kb), LF("bound", K_TEXT, bound),
+    LF("workload", K_TEXT, workload), LF("tasks", K_I64, tasks), LF("npu_op", K_TEXT, npu_op),
+    LF("frame_us", K_REAL, frame_us), LF("npu_dtype", K_TEXT, npu_dtype),
+};
+
+#define OF(k, t, m) { k, t, offsetof(store_output, m) }
+static const field output_fields[] = {
+    OF("idx", K_I64, idx), OF("name", K_TEXT, name), OF("shape", K_TEXT, shape),
+    OF("dtype", K_TEXT, dtype), OF("dump_file", K_TEXT, dump_file),
+};
+
+#define AF(k, t, m) { k, t, offsetof(store_accuracy, m) }
+static const field acc_fields[] = {
+    AF("idx", K_I64, idx), AF("layer", K_I64, layer), AF("name", K_TEXT, name),
+    AF("op", K_TEXT, op), AF("node", K_TEXT, node), AF("fused", K_INT, fused),
+    AF("is_output", K_INT, is_output), AF("entire_cos", K_REAL, entire.cos),
+    AF("entire_euc", K_REAL, entire.euc), AF("entire_max_abs", K_REAL, entire.max_abs),
+    AF("entire_mean_abs", K_REAL, entire.mean_abs), AF("entire_sqnr_db", K_REAL, entire.sqnr_db),
+    AF("entire_flags", K_INT, entire.flags), AF("single_cos", K_REAL, single.cos),
+    AF("single_euc", K_REAL, single.euc), AF("single_max_abs", K_REAL, single.max_abs),
+    AF("single_mean_abs", K_REAL, single.mean_abs), AF("single_sqnr_db", K_REAL, single.sqnr_db),
+    AF("single_flags", K_INT, single.flags), AF("source", K_TEXT, source),
+};
+
+#define SF(k, t, m) { k, t, offsetof(store_load_sample, m) }
+static const field load_fields[] = {
+    SF("t_us", K_REAL, t_us), SF("core", K_I64, core), SF("load_pct", K_REAL, load_pct),
+};
+
+#define NF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---------------------------------------------------------------- to JSON */
+
+/* Missing is null; a real that is infinite (an SQNR of identical tensors) is
+ * the string "inf" or "-inf", which JSON numbers cannot say. */
+static json_t *value_json(const void *row, const field *f)
+{
+    const char *p = (const char *)row + f->off;
+    switch (f->kind) {
+    case K_TEXT: {
+        const char *s = *(const char *const *)p;
+        return s ? json_string(s) : json_null();
+    }
+    case K_I64: {
+        int64_t v = *(const int64_t *)p;
+        return v == STORE_NULL_INT ? json_null() : json_integer(v);
+    }
+    case K_INT:
+        return json_integer(*(const int *)p);
+    default: {
+        double v = *(const double *)p;
+        if (isnan(v))
+            return json_null();
+        if (isinf(v))
+            return json_string(v > 0 ? "inf" : "-inf");
+        return json_real(v);
+    }
+    }
+}
+
+static json_t *row_json(const void *row, const field *fields, size_t nf)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < nf; i++)
+        json_object_set_new(o, fields[i].key, value_json(row, &fields[i]));
+    return o;
+}
+
+static json_t *rows_json(const void *rows, size_t size, int n, const field *fields, size_t nf)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, row_json((const char *)rows + size * (size_t)i, fields, nf));
+    return a;
+}
+
+/* The run's content: everything but its id, label and tags (which a user
+ * changes, and which a merge may have to change). */
+static json_t *content_json(const bundle *b)
+{
+    json_t *o = row_json(&b->run, run_fields, NF(run_fields));
+    json_object_set_new(o, "layers", rows_json(b->layers, sizeof *b->layers, b->nl, layer_fields,
+                                               NF(layer_fields)));
+    json_object_set_new(o, "outputs", rows_json(b->outs, sizeof *b->outs, b->no, output_fields,
+                                                NF(output_fields)));
+    json_object_set_new(o, "accuracy", rows_json(b->acc, sizeof *b->acc, b->na, acc_fields,
+                                                 NF(acc_fields)));
+    json_object_set_new(o, "load_samples", rows_json(b->load, sizeof *b->load, b->nload,
+                                                     load_fields, NF(load_fields)));
+    return o;
+}
+
+/* SHA-256 of the content as compact JSON with sorted keys. */
+static int content_hash(const bundle *b, char hex[65], char *err, size_t errlen)
+{
+    json_t *o = content_json(b);
+    char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    json_decref(o);
+    if (!text)
+        return rt_err(err, errlen, RT_ENOMEM, "cannot hash a run: out of memory");
+    rt_sha256_hex(text, strlen(text), hex);
+    free(text);
+    return 0;
+}
+
+int store_run_content_hash(store *st, int64_t run_id, char hex[65], char *err, size_t errlen)
+{
+    bundle b;
+    int rc = bundle_read(st, run_id, &b, err, errlen);
+    if (rc)
+        return rc;
+    rc = content_hash(&b, hex, err, errlen);
+    bundle_free(&b);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- export */
+
+int store_export(store *st, const int64_t *ids, int n, FILE *out, char *err, size_t errlen)
+{
+    int rc = 0;
+
+    fprintf(out, "{\"format\":\"" STORE_EXPORT_FORMAT "\",\"version\":%d,\"store_schema\":%d,"
+            "\"runs\":[", STORE_EXPORT_VERSION, STORE_SCHEMA_VERSION);
+    for (int i = 0; i < n && !rc; i++) {
+        bundle b;
+        char hex[65];
+        if ((rc = bundle_read(st, ids[i], &b, err, errlen)))
+            break;
+        if (!(rc = content_hash(&b, hex, err, errlen))) {
+            /* identity first, then the content in the order of the columns */
+            json_t *o = json_object(), *c = content_json(&b), *tags = json_array();
+            const char *key;
+            json_t *v;
+            json_object_set_new(o, "content_sha256", json_string(hex));
+            json_object_set_new(o, "label", b.run.label ? json_string(b.run.label) : json_null());
+            for (int k = 0; k < b.ntags; k++)
+                json_array_append_new(tags, json_string(b.tags[k]));
+            json_object_set_new(o, "tags", tags);
+            json_object_foreach(c, key, v)
+                json_object_set(o, key, v);
+            fputs(i ? ",\n" : "\n", out);
+            if (json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0)
+                rc = rt_err(err, errlen, RT_EIO, "cannot write the export: out of memory");
+            json_decref(c);
+            json_decref(o);
+        }
+        bundle_free(&b);
+    }
+    if (!rc) {
+        fputs("\n]}\n", out);
+        if (fflush(out) != 0 || ferror(out))
+            rc = rt_err(err, errlen, RT_EIO, "cannot write the export");
+    }
+    return rc;
+}
+
+int store_is_export(const void *head, size_t len)
+{
+    static const char magic[] = "{\"format\":\"" STORE_EXPORT_FORMAT "\"";
+    const char *p = head;
+    size_t i = 0;
+
+    /* ours writes the format first; a reformatted file (spaces, newlines)
+     * still starts with '{' and names the format near the top */
+    while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+        i++;
+    if (len - i >= sizeof magic - 1 && !memcmp(p + i, magic, sizeof magic - 1))
+        return 1;
+    if (i >= len || p[i] != '{')
+        return 0;
+    return memmem(p + i, len - i < 512 ? len - i : 512, "\"" STORE_EXPORT_FORMAT "\"",
+                  sizeof(STORE_EXPORT_FORMAT) + 1) != NULL;
+}
+
+/* ---------------------------------------------------------------- from JSON */
+
+/* Fills one row from object o: every key must be a field (absent is missing). */
+static int row_from_json(json_t *o, void *row, const field *fields, size_t nf, const char *what,
+                         int idx, char *err, size_t errlen)
+{
+    const char *key;
+    json_t *v;
+
+    if (!json_is_object(o))
+        return rt_err(err, errlen, RT_EFORMAT, "%s %d is not an object", what, idx);
+    json_object_foreach(o, key, v) {
+        const field *f = NULL;
+        for (size_t i = 0; i < nf && !f; i++)
+            if (!strcmp(fields[i].key, key))
+                f = &fields[i];
+        if (!f) {
+            if (!strcmp(what, "run") && (!strcmp(key, "content_sha256") || !strcmp(key, "label") ||
+                                         !strcmp(key, "tags") || !strcmp(key, "layers") ||
+                                         !strcmp(key, "outputs") || !strcmp(key, "accuracy") ||
+                                         !strcmp(key, "load_samples")))
+                continue;
+            return rt_err(err, errlen, RT_EFORMAT, "%s %d: unknown field '%s'", what, idx, key);
+        }
+        char *p = (char *)row + f->off;
+        int ok = 1;
+        switch (f->kind) {
+        case K_TEXT:
+            if (json_is_null(v))
+                *(const char **)p = NULL;
+            else if (json_is_string(v))
+                *(const char **)p = json_string_value(v);
+            else
+                ok = 0;
+            break;
+        case K_I64:
+            if (json_is_null(v))
+                *(int64_t *)p = STORE_NULL_INT;
+            else if (json_is_integer(v) && json_integer_value(v) != STORE_NULL_INT)
+                *(int64_t *)p = json_integer_value(v);
+            else
+                ok = 0;
+            break;
+        case K_INT:
+            if (json_is_integer(v) && json_integer_value(v) >= -2147483647 - 1 &&
+                json_integer_value(v) <= 2147483647)
+                *(int *)p = (int)json_integer_value(v);
+            else
+                ok = 0;
+            break;
+        default:
+            if (json_is_null(v))
+                *(double *)p = NAN;
+            else if (json_is_number(v))
+                *(double *)p = json_number_value(v);
+            else if (json_is_string(v) && !strcmp(json_string_value(v), "inf"))
+                *(double *)p = INFINITY;
+            else if (json_is_string(v) && !strcmp(json_string_value(v), "-inf"))
+                *(double *)p = -INFINITY;
+            else
+                ok = 0;
+        }
+        if (!ok)
+            return rt_err(err, errlen, RT_EFORMAT, "%s %d: field '%s' has the wrong type", what,
+                          idx, key);
+    }
+    return 0;
+}
+
+/* The rows of array key of run object o (absent: none). */
+static int rows_from_json(json_t *o, const char *key, void **rows, int *n, size_t size,
+                          void (*init)(void *), const field *fields, size_t nf, int run_idx,
+                          char *err, size_t errlen)
+{
+    json_t *a = json_object_get(o, key), *v;
+    size_t i;
+    char what[64];
+
+    *rows = NULL;
+    *n = 0;
+    if (!a || json_is_null(a))
+        return 0;
+    if (!json_is_array(a))
+        return rt_err(err, errlen, RT_EFORMAT, "run %d: '%s' is not a list", run_idx, key);
+    if (json_array_size(a) > 100000000)
+        return rt_err(err, errlen, RT_EFORMAT, "run %d: too many %s", run_idx, key);
+    *rows = xcalloc(json_array_size(a) + 1, size);
+    snprintf(what, sizeof what, "run %d: %s row", run_idx, key);
+    json_array_foreach(a, i, v) {
+        void *row = (char *)*rows + size * i;
+        int rc;
+        init(row);
+        if ((rc = row_from_json(v, row, fields, nf, what, (int)i, err, errlen))) {
+            free(*rows);
+            *rows = NULL;
+            return rc;
+        }
+        *n = (int)i + 1;
+    }
+    return 0;
+}
+
+static void init_layer(void *r) { store_layer_init(r); }
+static void init_output(void *r) { store_output_init(r); }
+static void init_acc(void *r) { store_accuracy_init(r); }
+static void init_load(void *r)
+{
+    store_load_sample *s = r;
+    s->t_us = s->load_pct = NAN;
+    s->core = STORE_NULL_INT;
+}
+
+static int bundle_from_json(json_t *o, int idx, bundle *b, char *err, size_t errlen)
+{
+    json_t *label, *tags, *v;
+    size_t i;
+    int rc;
+
+    memset(b, 0, sizeof *b);
+    store_run_init(&b->run);
+    if ((rc = row_from_json(o, &b->run, run_fields, NF(run_fields), "run", idx, err, errlen)))
+        return rc;
+    label = json_object_get(o, "label");
+    if (label && !json_is_null(label) && !json_is_string(label))
+        return rt_err(err, errlen, RT_EFORMAT, "run %d: 'label' is not a string", idx);
+    b->run.label = label ? json_string_value(label) : NULL;
+    if (!b->run.time)
+        return rt_err(err, errlen, RT_EFORMAT, "run %d has no time", idx);
+    tags = json_object_get(o, "tags");
+    if (tags && !json_is_null(tags)) {
+        if (!json_is_array(tags))
+            return rt_err(err, errlen, RT_EFORMAT, "run %d: 'tags' is not a list", idx);
+        b->tags = xcalloc(json_array_size(tags) + 1, sizeof *b->tags);
+        json_array_foreach(tags, i, v) {
+            if (!json_is_string(v))
+                return rt_err(err, errlen, RT_EFORMAT, "run %d: a tag is not a string", idx);
+            b->tags[b->ntags++] = json_string_value(v);
+        }
+    }
+    if ((rc = rows_from_json(o, "layers", (void **)&b->layers, &b->nl, sizeof *b->layers,
+                             init_layer, layer_fields, NF(layer_fields), idx, err, errlen)) ||
+        (rc = rows_from_json(o, "outputs", (void **)&b->outs, &b->no, sizeof *b->outs,
+                             init_output, output_fields, NF(output_fields), idx, err, errlen)) ||
+        (rc = rows_from_json(o, "accuracy", (void **)&b->acc, &b->na, sizeof *b->acc, init_acc,
+                             acc_fields, NF(acc_fields), idx, err, errlen)) ||
+        (rc = rows_from_json(o, "load_samples", (void **)&b->load, &b->nload, sizeof *b->load,
+                             init_load, load_fields, NF(load_fields), idx, err, errlen)))
+        return rc;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- adding runs */
+
+typedef struct adder {
+    store *st;
+    store_note_fn note;
+    void *ctx;
+    store_import_stats *stats;
+} adder;
+
+static void say(const adder *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const adder *a, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    if (!a->note)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    a->note(a->ctx, line);
+}
+
+/* A run already here with the same content: only runs of the same time and
+ * model can have it, so only those are hashed. *dup = its id, or 0. */
+static int find_duplicate(store *st, const bundle *b, const char *hex, int64_t *dup, char *err,
+                          size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int64_t *ids = NULL;
+    int n = 0, cap = 0, rc, step;
+
+    *dup = 0;
+    if ((rc = sq_db_prepare(st, "SELECT id FROM runs WHERE time = ? AND model_sha256 IS ? "
+                                "ORDER BY id", &s, err, errlen)))
+        return rc;
+    sq_bind_text(s, 1, b->run.time);
+    sq_bind_text(s, 2, b->run.model_sha256);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (n == cap)
+            ids = xrealloc(ids, sizeof *ids * (size_t)(cap = cap ? 2 * cap : 8));
+        ids[n++] = sqlite3_column_int64(s, 0);
+    }
+    if (step != SQLITE_DONE)
+        rc = sq_db_fail(st, err, errlen, "cannot read runs");
+    sqlite3_finalize(s);
+    for (int i = 0; i < n && !rc && !*dup; i++) {
+        char have[65];
+        if (!(rc = store_run_content_hash(st, ids[i], have, err, errlen)) && !strcmp(have, hex))
+            *dup = ids[i];
+    }
+    free(ids);
+    return rc;
+}
+
+static int label_taken(store *st, const char *label, int64_t *by, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    *by = 0;
+    if ((rc = sq_db_prepare(st, "SELECT id FROM runs WHERE label = ?", &s, err, errlen)))
+        return rc;
+    sq_bind_text(s, 1, label);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        *by = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return 0;
+}
+
+/* Adds one run unless a run with its content is here; a label another run
+ * has becomes LABEL-2 (-3, ...: the first free). Inside the caller's batch. */
+static int add_bundle(const adder *a, bundle *b, const char *name, char *err, size_t errlen)
+{
+    store *st = a->st;
+    char hex[65], *label = NULL;
+    int64_t dup, by = 0, id = 0;
+    int rc;
+
+    if ((rc = content_hash(b, hex, err, errlen)) ||
+        (rc = find_duplicate(st, b, hex, &dup, err, errlen)))
+        return rc;
+    if (dup) {
+        a->stats->skipped++;
+        say(a, "%s%s%s%s: already here as run %lld (same content), skipped", name,
+            b->run.label ? " '" : "", b->run.label ? b->run.label : "", b->run.label ? "'" : "",
+            (long long)dup);
+        return 0;
+    }
+    const char *want = b->run.label;
+    if (want && (rc = label_taken(st, want, &by, err, errlen)))
+        return rc;
+    if (by) {
+        size_t len = strlen(want) + 24;
+        label = xmalloc(len);
+        for (int k = 2; !rc; k++) {
+            int64_t other;
+            snprintf(label, len, "%s-%d", want, k);
+            if ((rc = label_taken(st, label, &other, err, errlen)) || !other)
+                break;
+        }
+        if (rc)
+            goto out;
+        b->run.label = label;
+    }
+    if ((rc = store_run_begin(st, &b->run, &id, err, errlen)))
+        goto out;
+    for (int i = 0; i < b->nl && !rc; i++)
+        rc = store_layer_add(st, id, &b->layers[i], err, errlen);
+    for (int i = 0; i < b->no && !rc; i++)
+        rc = store_output_add(st, id, &b->outs[i], err, errlen);
+    for (int i = 0; i < b->na && !rc; i++)
+        rc = store_accuracy_add(st, id, &b->acc[i], err, errlen);
+    for (int i = 0; i < b->nload && !rc; i++)
+        rc = store_load_add(st, id, &b->load[i], err, errlen);
+    if (!rc)
+        rc = store_run_commit(st, id, b->run.total_us, err, errlen);
+    else
+        store_run_abort(st, id);
+    for (int i = 0; i < b->ntags && !rc; i++)
+        rc = store_tag_add(st, id, b->tags[i], err, errlen);
+    if (rc)
+        goto out;
+    a->stats->added++;
+    if (!a->stats->first_id)
+        a->stats->first_id = id;
+    a->stats->last_id = id;
+    if (label) {
+        a->stats->relabelled++;
+        say(a, "%s: label '%s' is taken by run %lld here: added as run %lld '%s'", name, want, (long long)by, (long long)id, label);
+    }
+out:
+    if (label)
+        b->run.label = want;
+    free(label);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- import, merge */
+
+int store_import_export(store *st, const char *path, store_note_fn note, void *ctx,
+                        store_import_stats *stats, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *doc = NULL, *v, *runs;
+    bundle *b = NULL;
+    size_t n = 0, i;
+    adder a = { st, note, ctx, stats };
+    int rc = 0, in_batch = 0;
+
+    memset(stats, 0, sizeof *stats);
+    if ((rc = sq_check_writable(st, err, errlen)))
+        return rc;
+    doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!doc) {
+        if (je.position == 0 && je.line <= 1 && strstr(je.text, "unable to open"))
+            return rt_err(err, errlen, RT_EIO, "%s: %s", path, je.text);
+        return rt_err(err, errlen, RT_EFORMAT, "%s: not a complete JSON document (line %d: %s)",
+                      path, je.line, je.text);
+    }
+    v = json_object_get(doc, "format");
+    if (!json_is_object(doc) || !json_is_string(v) ||
+        strcmp(json_string_value(v), STORE_EXPORT_FORMAT) != 0) {
+        rc = rt_err(err, errlen, RT_EFORMAT, "%s: not an rknn-trace export (no \"format\": \""
+                    STORE_EXPORT_FORMAT "\")", path);
+        goto out;
+    }
+    v = json_object_get(doc, "version");
+    if (!json_is_integer(v) || json_integer_value(v) < 1) {
+        rc = rt_err(err, errlen, RT_EFORMAT, "%s: rknn-trace export without a valid version",
+                    path);
+        goto out;
+    }
+    if (json_integer_value(v) > STORE_EXPORT_VERSION) {
+        rc = rt_err(err, errlen, RT_EUNSUPPORTED,
+                    "%s: written by a newer rknn-trace (export version %lld > %d)", path,
+                    (long long)json_integer_value(v), STORE_EXPORT_VERSION);
+        goto out;
+    }
+    runs = json_object_get(doc, "runs");
+    if (!json_is_array(runs)) {
+        rc = rt_err(err, errlen, RT_EFORMAT, "%s: rknn-trace export without a list of runs", path);
+        goto out;
+    }
+    /* every run is read before anything is written */
+    n = json_array_size(runs);
+    b = xcalloc(n + 1, sizeof *b);
+    json_array_foreach(runs, i, v) {
+        if ((rc = bundle_from_json(v, (int)i + 1, &b[i], err, errlen))) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", err);
+            rc = rt_err(err, errlen, rc, "%s: %s", path, msg);
+            goto out;
+        }
+    }
+    if ((rc = store_batch_begin(st, err, errlen)))
+        goto out;
+    in_batch = 1;
+    for (i = 0; i < n && !rc; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "run %zu of the file", i + 1);
+        if ((rc = add_bundle(&a, &b[i], name, err, errlen))) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", err);
+            /* a row the store refuses (a label that is a number, a bad tag) is bad input */
+            rc = rt_err(err, errlen, rc == RT_EINVAL ? RT_EFORMAT : rc, "%s: run %zu: %s", path,
+                        i + 1, msg);
+        }
+    }
+    if (!rc)
+        rc = store_batch_commit(st, err, errlen);
+    in_batch = 0;
+out:
+    if (in_batch)
+        store_batch_abort(st);
+    if (rc)
+        memset(stats, 0, sizeof *stats);
+    for (i = 0; b && i < n; i++)
+        bundle_free(&b[i]);
+    free(b);
+    json_decref(doc);
+    return rc;
+}
+
+int store_merge(store *st, const char *other_path, store_note_fn note, void *ctx,
+                store_import_stats *stats, char *err, size_t errlen)
+{
+    store *other = NULL;
+    store_run *runs = NULL;
+    adder a = { st, note, ctx, stats };
+    int n = 0, rc;
+
+    memset(stats, 0, sizeof *stats);
+    if ((rc = sq_check_writable(st, err, errlen)))
+        return rc;
+    if ((rc = store_open_readonly(other_path, &other, err, errlen)))
+        return rc;
+    if ((rc = store_list_runs(other, &runs, &n, err, errlen)))
+        goto out;
+    if ((rc = store_batch_begin(st, err, errlen)))
+        goto out;
+    for (int i = 0; i < n && !rc; i++) {
+        bundle b;
+        if ((rc = bundle_read(other, runs[i].id, &b, err, errlen)))
+            break;
+        char name[64];
+        snprintf(name, sizeof name, "run %lld there", (long long)runs[i].id);
+        if ((rc = add_bundle(&a, &b, name, err, errlen))) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", err);
+            rc = rt_err(err, errlen, rc == RT_EINVAL ? RT_EFORMAT : rc, "%s: run %lld: %s",
+                        other_path, (long long)runs[i].id, msg);
+        }
+        bundle_free(&b);
+    }
+    if (rc)
+        store_batch_abort(st);
+    else
+        rc = store_batch_commit(st, err, errlen);
+out:
+    if (rc)
+        memset(stats, 0, sizeof *stats);
+    store_runs_free(runs, n);
+    store_close(other);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- environment */
+
+int store_run_cost_model(const store_run *r)
+{
+    json_t *env, *v;
+    int version = -1;
+
+    if (!r || !r->env_json || !(env = json_loads(r->env_json, 0, NULL)))
+        return -1;
+    v = json_object_get(json_object_get(env, "npu_cost_model"), "version");
+    if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < 1000000)
+        version = (int)json_integer_value(v);
+    json_decref(env);
+    return version;
+}

@@ -1,0 +1,78 @@
+/* analyze/store_int.h — private to analyze/store*.c: the handle and the SQL
+ * helpers the store's files share. Nothing outside the store includes this. */
+#ifndef RT_ANALYZE_STORE_INT_H
+#define RT_ANALYZE_STORE_INT_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/store.h"
+
+struct store {
+    sqlite3 *db;
+    char *path;
+    char *copy_dir; /* a private copy read instead of path (open_private_copy), or NULL */
+    int readonly;
+    int64_t open_run; /* run whose transaction is open, 0 if none */
+    int batch;        /* a batch transaction is open: runs are savepoints in it */
+    sqlite3_stmt *row_stmt[3]; /* the per-row inserts, prepared once (enum row_stmt) */
+};
+
+/* The runs columns read_run reads, in its order; the tags last. */
+#define RUN_COLS_NO_TAGS                                                                   \
+    "id, label, time, model_path, model_sha256, model_format, platform, backend, quant, " \
+    "quant_algo, quant_method, threads, iterations, seed, inputs_json, total_us, status, " \
+    "tool_version, extra_json, n_layers, "                                                \
+    "npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256, "   \
+    "weight_bytes, internal_bytes, env_json"
+#define RUN_COLS                                                                           \
+    RUN_COLS_NO_TAGS ", (SELECT group_concat(tag, ',') FROM (SELECT tag FROM tags "          \
+    "WHERE run_id = runs.id ORDER BY tag))"
+
+#define LAYER_COLS                                                                         \
+    "idx, node, op, name, in_shapes, out_shapes, dtype, host_us, npu_cycles, ddr_cycles, " \
+    "total_cycles, time_us, mac_usage, target, cpu_reason, sram_hit, rw_kb, bound, "      \
+    "workload, tasks, npu_op, frame_us, npu_dtype"
+
+#define ACC_COLS                                                                          \
+    "idx, layer, name, op, node, fused, is_output, entire_cos, entire_euc, "             \
+    "entire_max_abs, entire_mean_abs, entire_sqnr_db, entire_flags, single_cos, "         \
+    "single_euc, single_max_abs, single_mean_abs, single_sqnr_db, single_flags, source"
+
+/* Statements run once per row (layer, output and error-row inserts) are
+ * prepared once per handle: parsing their SQL cost more than the insert itself
+ * when an import writes thousands of runs. */
+enum row_stmt { ROW_LAYER, ROW_OUTPUT, ROW_ACC };
+
+/* store_sql.c */
+int sq_db_status(int code);
+int sq_db_fail(store *st, char *err, size_t errlen, const char *what);
+int sq_db_exec(store *st, const char *sql, char *err, size_t errlen);
+int sq_db_prepare(store *st, const char *sql, sqlite3_stmt **s, char *err, size_t errlen);
+/* The first column of the first row of sql. */
+int sq_sql_int(store *st, const char *sql, int64_t *v, char *err, size_t errlen);
+int sq_pragma_int(store *st, const char *name, int64_t *v, char *err, size_t errlen);
+int sq_row_prepare(store *st, int which, const char *sql, sqlite3_stmt **s, char *err,
+                   size_t errlen);
+void sq_row_done(sqlite3_stmt *s);
+/* NULL for NULL strings, STORE_NULL_INT and non-finite reals. */
+void sq_bind_text(sqlite3_stmt *s, int i, const char *v);
+void sq_bind_i64(sqlite3_stmt *s, int i, int64_t v);
+void sq_bind_dbl(sqlite3_stmt *s, int i, double v);
+const char *sq_col_text(sqlite3_stmt *s, int i);  /* malloc'd copy, or NULL */
+int64_t sq_col_i64(sqlite3_stmt *s, int i);
+double sq_col_dbl(sqlite3_stmt *s, int i);
+int sq_all_digits(const char *s);
+int sq_check_writable(store *st, char *err, size_t errlen);
+int sq_check_open(store *st, int64_t run_id, char *err, size_t errlen);
+/* Runs a prepared SELECT and collects its rows: read() fills one row of
+ * `size` bytes; on a failed step the rows read so far go to release(). */
+int sq_query_rows(store *st, sqlite3_stmt *s, size_t size, void (*read)(sqlite3_stmt *, void *),
+                  void (*release)(void *, int), const char *what, void **rows, int *n,
+                  char *err, size_t errlen);
+
+/* store_accuracy.c: one error row whose ACC_COLS start at column c. */
+void sq_read_accuracy(sqlite3_stmt *s, int c, store_accuracy *a);
+
+#endif

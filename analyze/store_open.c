@@ -1,0 +1,512 @@
+/* analyze/store_open.c — opening a database: the schema and its migration steps,
+ * refusing what is not ours, reading a crashed writer's file, preflight. */
+#include "analyze/store_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+/* Migration steps: migrations[i] takes schema version i to i + 1. Never edit a
+ * step that has shipped; append a new one and bump STORE_SCHEMA_VERSION. */
+static const char *const migrations[] = {
+    /* v1 */
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO meta (key, value) VALUES ('created_by', 'rknn-trace');"
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  label TEXT UNIQUE,"
+    "  time TEXT NOT NULL,"
+    "  model_path TEXT, model_sha256 TEXT, model_format TEXT,"
+    "  platform TEXT, backend TEXT,"
+    "  quant TEXT, quant_algo TEXT, quant_method TEXT,"
+    "  threads INTEGER, iterations INTEGER, seed INTEGER,"
+    "  inputs_json TEXT, total_us REAL,"
+    "  status TEXT NOT NULL DEFAULT 'ok',"
+    "  tool_version TEXT, extra_json TEXT);"
+    "CREATE TABLE layers ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  node TEXT, op TEXT, name TEXT, in_shapes TEXT, out_shapes TEXT, dtype TEXT,"
+    "  host_us REAL,"
+    "  npu_cycles INTEGER, ddr_cycles INTEGER, total_cycles INTEGER,"
+    "  time_us REAL, mac_usage REAL, target TEXT, cpu_reason TEXT,"
+    "  sram_hit REAL, rw_kb REAL, bound TEXT, workload TEXT, tasks INTEGER,"
+    "  npu_op TEXT,"
+    "  PRIMARY KEY (run_id, idx));"
+    "CREATE TABLE outputs ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  name TEXT NOT NULL, shape TEXT, dtype TEXT, dump_file TEXT,"
+    "  PRIMARY KEY (run_id, idx));"
+    "CREATE TABLE accuracy ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  layer INTEGER, name TEXT NOT NULL, op TEXT, node TEXT,"
+    "  fused INTEGER, is_output INTEGER,"
+    "  entire_cos REAL, entire_euc REAL, entire_max_abs REAL, entire_mean_abs REAL,"
+    "  entire_sqnr_db REAL, entire_flags INTEGER,"
+    "  single_cos REAL, single_euc REAL, single_max_abs REAL, single_mean_abs REAL,"
+    "  single_sqnr_db REAL, single_flags INTEGER,"
+    "  source TEXT NOT NULL DEFAULT 'quant',"
+    "  PRIMARY KEY (run_id, source, idx));"
+    "CREATE INDEX runs_time ON runs(time);",
+    /* v2: the figures the run summary needs that layer rows cannot give (host
+     * statistics, memory, the dump folder and its hash), the predicted frame for
+     * listing, and per layer the plain-run frame time and the compute dtype */
+    "ALTER TABLE runs ADD COLUMN npu_us REAL;"
+    "ALTER TABLE runs ADD COLUMN host_min_us REAL;"
+    "ALTER TABLE runs ADD COLUMN host_p90_us REAL;"
+    "ALTER TABLE runs ADD COLUMN host_stddev_us REAL;"
+    "ALTER TABLE runs ADD COLUMN warmup INTEGER;"
+    "ALTER TABLE runs ADD COLUMN dump_dir TEXT;"
+    "ALTER TABLE runs ADD COLUMN dump_sha256 TEXT;"
+    "ALTER TABLE runs ADD COLUMN weight_bytes INTEGER;"
+    "ALTER TABLE runs ADD COLUMN internal_bytes INTEGER;"
+    "ALTER TABLE runs ADD COLUMN env_json TEXT;"
+    "ALTER TABLE layers ADD COLUMN frame_us REAL;"
+    "ALTER TABLE layers ADD COLUMN npu_dtype TEXT;",
+    /* v3: runs are managed (tags, relabelling) and carry the NPU load sampled
+     * while they ran; the layer count is kept on the run, and the graph outputs'
+     * error rows have an index of their own, so that listing many runs reads
+     * neither layer rows nor every error row */
+    "CREATE TABLE tags ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  tag TEXT NOT NULL,"
+    "  PRIMARY KEY (run_id, tag));"
+    "CREATE INDEX tags_tag ON tags(tag);"
+    "CREATE TABLE load_samples ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  t_us REAL, core INTEGER, load_pct REAL,"
+    "  PRIMARY KEY (run_id, idx));"
+    "CREATE INDEX accuracy_outputs ON accuracy(run_id, source, idx) WHERE is_output = 1;"
+    "ALTER TABLE runs ADD COLUMN n_layers INTEGER;"
+    "UPDATE runs SET n_layers = (SELECT COUNT(*) FROM layers WHERE run_id = runs.id);",
+};
+#define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+_Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration step per schema version");
+
+const char *store_default_path(const char *cli_db)
+{
+    const char *env;
+
+    if (cli_db && *cli_db)
+        return cli_db;
+    env = getenv("RKNN_TRACE_DB");
+    if (env && *env)
+        return env;
+    return "./rknn-trace.db";
+}
+
+static int migrate(store *st, char *err, size_t errlen)
+{
+    char sql[160], now[32];
+    int64_t ver;
+    int rc;
+
+    for (;;) {
+        /* IMMEDIATE: take the write lock before looking, so that two processes
+         * creating the same new file do not both run a step */
+        if ((rc = sq_db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
+            return rc;
+        if ((rc = sq_pragma_int(st, "user_version", &ver, err, errlen)))
+            goto fail;
+        if (ver >= STORE_SCHEMA_VERSION) {
+            sq_db_exec(st, "COMMIT", NULL, 0);
+            return 0;
+        }
+        if ((rc = sq_db_exec(st, migrations[ver], err, errlen)))
+            goto fail;
+        rt_iso_time(now, sizeof now);
+        snprintf(sql, sizeof sql,
+                 "PRAGMA application_id = %d; PRAGMA user_version = %d;"
+                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', '%d');",
+                 STORE_APPLICATION_ID, (int)ver + 1, (int)ver + 1);
+        if ((rc = sq_db_exec(st, sql, err, errlen)))
+            goto fail;
+        if (ver == 0) {
+            snprintf(sql, sizeof sql,
+                     "INSERT INTO meta (key, value) VALUES ('created_at', '%s')", now);
+            if ((rc = sq_db_exec(st, sql, err, errlen)))
+                goto fail;
+        }
+        if ((rc = sq_db_exec(st, "COMMIT", err, errlen)))
+            goto fail;
+    }
+fail:
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+/* A non-empty file that does not start with SQLite's magic is refused before
+ * SQLite sees it (SQLite would only complain at the first query). */
+static int check_file(const char *path, int readonly, char *err, size_t errlen)
+{
+    static const char magic[16] = "SQLite format 3";
+    char head[16];
+    struct stat sb;
+    FILE *f;
+    size_t n;
+
+    if (stat(path, &sb) != 0) {
+        if (errno == ENOENT && !readonly)
+            return 0;
+        return rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+    }
+    if (S_ISDIR(sb.st_mode))
+        return rt_err(err, errlen, RT_EIO, "%s: is a directory", path);
+    if (sb.st_size == 0)
+        return 0;
+    f = fopen(path, "rb");
+    if (!f)
+        return rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+    n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (n < sizeof head || memcmp(head, magic, sizeof magic) != 0)
+        return rt_err(err, errlen, RT_EFORMAT,
+                      "%s: not an rknn-trace database (not an SQLite file)", path);
+    return 0;
+}
+
+/* a followed by b, allocated. */
+static char *concat(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    char *s = xmalloc(na + nb + 1);
+    memcpy(s, a, na);
+    memcpy(s + na, b, nb + 1);
+    return s;
+}
+
+/* Opens path into st->db and sets what every handle needs. A handle is used by
+ * one thread at a time (store.h), so SQLite's per-call mutex is left out. */
+static int open_db(store *st, const char *path, int flags, char *err, size_t errlen)
+{
+    if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+        return rt_err(err, errlen, RT_EIO, "%s: cannot open database: %s", st->path,
+                      st->db ? sqlite3_errmsg(st->db) : "out of memory");
+    sqlite3_busy_timeout(st->db, 10000);
+    sqlite3_extended_result_codes(st->db, 1);
+    /* a database file is input like any other: its schema may not run
+     * functions with side effects nor be edited through writable_schema */
+    sqlite3_db_config(st->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+    sqlite3_db_config(st->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+    return sq_db_exec(st, "PRAGMA foreign_keys = ON", err, errlen);
+}
+
+static void close_db(store *st)
+{
+    for (size_t i = 0; i < sizeof(st->row_stmt) / sizeof(st->row_stmt[0]); i++) {
+        sqlite3_finalize(st->row_stmt[i]);
+        st->row_stmt[i] = NULL;
+    }
+    sqlite3_close(st->db);
+    st->db = NULL;
+}
+
+/* Whether this process may write the file and create/delete files beside it
+ * (what rolling a journal back takes). */
+static int may_write(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    int ok;
+
+    if (access(path, W_OK) != 0)
+        return 0;
+    dir = slash ? xstrdup(path) : xstrdup(".");
+    if (slash)
+        dir[slash == path ? 1 : slash - path] = 0;
+    ok = access(dir, W_OK | X_OK) == 0;
+    free(dir);
+    return ok;
+}
+
+static int copy_file(const char *from, const char *to, int *missing)
+{
+    char buf[65536];
+    int in, out, rc = -1;
+    ssize_t n;
+
+    *missing = 0;
+    in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0) {
+        *missing = errno == ENOENT;
+        return -1;
+    }
+    out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (out < 0)
+        goto out;
+    while ((n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n)
+            goto out;
+    rc = n == 0 ? 0 : -1;
+out:
+    if (out >= 0 && close(out) != 0)
+        rc = -1;
+    close(in);
+    return rc;
+}
+
+/* SQLite's readers hold a read lock on these bytes of the database file (the
+ * lock-byte page of the file format); a writer needs them all to write pages. */
+#define SQLITE_SHARED_FIRST (0x40000000 + 2)
+#define SQLITE_SHARED_SIZE 510
+
+/* Reads a private copy: the database and its hot journal copied into a fresh
+ * directory that only this user can enter, where SQLite rolls the copy back.
+ * While copying, a read lock as SQLite's readers take it keeps any other
+ * process from rolling the original back or writing it, so that database and
+ * journal are copied as one state. The original is not touched. */
+static int open_private_copy(store *st, char *err, size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+    struct flock lk = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
+                        .l_start = SQLITE_SHARED_FIRST, .l_len = SQLITE_SHARED_SIZE };
+    char *journal = NULL, *copy = NULL, *copy_journal = NULL, *tmpl = NULL;
+    int fd = -1, missing = 0, rc = RT_EIO, locked = 0;
+    int64_t app;
+
+    journal = concat(st->path, "-journal");
+    tmpl = concat(tmp && *tmp ? tmp : "/tmp", "/rknn-trace-XXXXXX");
+    if (!mkdtemp(tmpl))
+        goto refused;
+    st->copy_dir = xstrdup(tmpl);
+    copy = concat(st->copy_dir, "/db");
+    copy_journal = concat(copy, "-journal");
+    if ((fd = open(st->path, O_RDONLY | O_CLOEXEC)) < 0)
+        goto refused;
+    for (int i = 0; i < 1000 && !(locked = fcntl(fd, F_SETLK, &lk) == 0); i++)
+        usleep(10000); /* a writer holds it: wait as the busy timeout would */
+    if (!locked || copy_file(st->path, copy, &missing) != 0 ||
+        (copy_file(journal, copy_journal, &missing) != 0 && !missing))
+        goto refused;
+    close(fd); /* drops the lock */
+    fd = -1;
+    if ((rc = open_db(st, copy, SQLITE_OPEN_READWRITE, err, errlen)) ||
+        (rc = sq_pragma_int(st, "application_id", &app, err, errlen)))
+        goto out;
+    rc = 0;
+    goto out;
+refused:
+    rc = rt_err(err, errlen, RT_EIO,
+                "%s: an interrupted write left %s, which this user may not roll back "
+                "(read-only file or folder), and no private copy could be made (%s); "
+                "open the database once as a user that may write it",
+                st->path, journal, strerror(errno));
+out:
+    if (fd >= 0)
+        close(fd);
+    free(journal);
+    free(copy);
+    free(copy_journal);
+    free(tmpl);
+    return rc;
+}
+
+/* Reading a database that a writer left mid-transaction (killed, out of
+ * memory, power lost): its hot journal must be rolled back before any read,
+ * and SQLite does that at the first read -- if it may write the file. So a
+ * read-only handle opens the file read-write when this process may write it
+ * and its folder: never created, never migrated; the store's API (st->readonly)
+ * and PRAGMA query_only refuse every write, and the only change SQLite may make
+ * is the rollback that any writer would make first. When this process may not
+ * write there (read-only mount, another user's file), SQLite refuses the read
+ * (SQLITE_READONLY_ROLLBACK) and the store reads a private copy rolled back in
+ * a temporary folder (open_private_copy). */
+static int open_reader(store *st, char *err, size_t errlen)
+{
+    int flags = may_write(st->path) ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+    int64_t app;
+    int rc;
+
+    if ((rc = open_db(st, st->path, flags, err, errlen)))
+        return rc;
+    rc = sq_pragma_int(st, "application_id", &app, err, errlen);
+    if (rc && (sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_READONLY) {
+        close_db(st);
+        rc = open_private_copy(st, err, errlen);
+    }
+    if (!rc)
+        rc = sq_db_exec(st, "PRAGMA query_only = ON", err, errlen);
+    return rc;
+}
+
+static int store_open_mode(const char *path, int readonly, store **out, char *err,
+                           size_t errlen)
+{
+    store *st = NULL;
+    int64_t app, ver, objects;
+    int rc;
+
+    *out = NULL;
+    if (!path || !*path)
+        return rt_err(err, errlen, RT_EINVAL, "no database path");
+    if ((rc = check_file(path, readonly, err, errlen)))
+        return rc;
+    st = xcalloc(1, sizeof *st);
+    st->path = xstrdup(path);
+    st->readonly = readonly;
+    rc = readonly ? open_reader(st, err, errlen)
+                  : open_db(st, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err, errlen);
+    if (rc ||
+        (rc = sq_pragma_int(st, "application_id", &app, err, errlen)) ||
+        (rc = sq_pragma_int(st, "user_version", &ver, err, errlen)) ||
+        (rc = sq_sql_int(st, "SELECT COUNT(*) FROM sqlite_master", &objects, err, errlen)))
+        goto fail;
+
+    /* Ours is decided by the application id alone: a user may add tables,
+     * views or indexes of their own to a database of ours. */
+    if (app == 0 && ver == 0 && objects == 0) {
+        /* a new (or empty) file */
+        if (readonly) {
+            rc = rt_err(err, errlen, RT_EFORMAT, "%s: empty database (no runs yet)", path);
+            goto fail;
+        }
+    } else if (app != STORE_APPLICATION_ID) {
+        rc = rt_err(err, errlen, RT_EFORMAT, "%s: not an rknn-trace database", path);
+        goto fail;
+    } else if (ver > STORE_SCHEMA_VERSION) {
+        rc = rt_err(err, errlen, RT_EUNSUPPORTED,
+                    "%s: created by a newer rknn-trace (schema %lld > %d)", path,
+                    (long long)ver, STORE_SCHEMA_VERSION);
+        goto fail;
+    } else if (ver < 1) {
+        rc = rt_err(err, errlen, RT_EFORMAT, "%s: not an rknn-trace database (schema %lld)",
+                    path, (long long)ver);
+        goto fail;
+    }
+    if (ver < STORE_SCHEMA_VERSION) {
+        /* A reader of an older file upgrades it as a writer would, so that `ls`
+         * right after an upgrade of rknn-trace works; where it may not write the
+         * file, it upgrades a private copy instead and leaves the original as is. */
+        if (readonly && !st->copy_dir && !may_write(path)) {
+            close_db(st);
+            if ((rc = open_private_copy(st, err, errlen)))
+                goto fail;
+        }
+        if (readonly && (rc = sq_db_exec(st, "PRAGMA query_only = OFF", err, errlen)))
+            goto fail;
+        if ((rc = migrate(st, err, errlen)))
+            goto fail;
+        if (readonly && (rc = sq_db_exec(st, "PRAGMA query_only = ON", err, errlen)))
+            goto fail;
+    }
+    *out = st;
+    return 0;
+fail:
+    store_close(st);
+    return rc;
+}
+
+int store_open(const char *path, store **out, char *err, size_t errlen)
+{
+    return store_open_mode(path, 0, out, err, errlen);
+}
+
+int store_open_readonly(const char *path, store **out, char *err, size_t errlen)
+{
+    return store_open_mode(path, 1, out, err, errlen);
+}
+
+void store_close(store *st)
+{
+    if (!st)
+        return;
+    if (st->open_run || st->batch)
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    close_db(st);
+    if (st->copy_dir) {
+        char *copy = concat(st->copy_dir, "/db");
+        char *journal = concat(copy, "-journal");
+        unlink(journal);
+        unlink(copy);
+        rmdir(st->copy_dir);
+        free(journal);
+        free(copy);
+        free(st->copy_dir);
+    }
+    free(st->path);
+    free(st);
+}
+
+void store_run_init(store_run *r)
+{
+    memset(r, 0, sizeof *r);
+    r->threads = r->iterations = r->seed = r->warmup = STORE_NULL_INT;
+    r->weight_bytes = r->internal_bytes = STORE_NULL_INT;
+    r->total_us = r->npu_us = r->host_min_us = r->host_p90_us = r->host_stddev_us = NAN;
+    r->n_layers = 0;
+}
+
+void store_layer_init(store_layer *l)
+{
+    memset(l, 0, sizeof *l);
+    l->npu_cycles = l->ddr_cycles = l->total_cycles = l->tasks = STORE_NULL_INT;
+    l->host_us = l->time_us = l->mac_usage = l->sram_hit = l->rw_kb = l->frame_us = NAN;
+}
+
+void store_output_init(store_output *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+/* -------------------------------------------------------------- preflight */
+
+int store_preflight(const char *path, const char *label, char *err, size_t errlen)
+{
+    store *st = NULL;
+    sqlite3_stmt *s = NULL;
+    char sql[64];
+    int64_t ver;
+    int rc, in_tx = 0;
+
+    if (label && (!*label || sq_all_digits(label)))
+        return rt_err(err, errlen, RT_EINVAL,
+                      "bad label '%s': a label must not be empty or a number", label);
+    if ((rc = store_open(path, &st, err, errlen)))
+        return rc;
+    if (sqlite3_db_readonly(st->db, "main") == 1) {
+        rc = rt_err(err, errlen, RT_EIO, "%s: the database file is read-only", path);
+        goto out;
+    }
+    /* Take the write lock and change a page (to the same value), so that the
+     * journal is created as recording will need it; then undo. */
+    if ((rc = sq_db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
+        goto out;
+    in_tx = 1;
+    if ((rc = sq_pragma_int(st, "user_version", &ver, err, errlen)))
+        goto out;
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %lld", (long long)ver);
+    if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        rc = rt_err(err, errlen, RT_EIO,
+                    "%s: cannot write to the database: %s (its folder must be writable too, "
+                    "for the journal)", path, sqlite3_errmsg(st->db));
+        goto out;
+    }
+    if (label) {
+        if ((rc = sq_db_prepare(st, "SELECT id FROM runs WHERE label = ?", &s, err, errlen)))
+            goto out;
+        sq_bind_text(s, 1, label);
+        int step = sqlite3_step(s);
+        if (step == SQLITE_ROW)
+            rc = rt_err(err, errlen, RT_EEXIST, "label '%s' is already used by run %lld",
+                        label, (long long)sqlite3_column_int64(s, 0));
+        else if (step != SQLITE_DONE)
+            rc = sq_db_fail(st, err, errlen, "cannot read runs");
+    }
+out:
+    sqlite3_finalize(s);
+    if (in_tx)
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    store_close(st);
+    return rc;
+}
+

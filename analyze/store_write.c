@@ -1,0 +1,279 @@
+/* analyze/store_write.c — writing runs: one transaction per run, or savepoints
+ * inside a batch; deleting a run. */
+#include "analyze/store_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+/* Undoes the open run: its savepoint inside a batch, else its transaction. */
+static void run_rollback(store *st)
+{
+    if (st->batch)
+        sqlite3_exec(st->db, "ROLLBACK TO run; RELEASE run", NULL, NULL, NULL);
+    else
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    char now[32];
+    int rc;
+
+    *run_id = 0;
+    if ((rc = sq_check_writable(st, err, errlen)))
+        return rc;
+    if (st->open_run)
+        return rt_err(err, errlen, RT_EINVAL, "run %lld is still open", (long long)st->open_run);
+    if (r->label && (!*r->label || sq_all_digits(r->label)))
+        return rt_err(err, errlen, RT_EINVAL,
+                      "bad label '%s': a label must not be empty or a number", r->label);
+    if (r->backend && strcmp(r->backend, "sim") != 0 && strcmp(r->backend, "board") != 0 &&
+        strcmp(r->backend, "predict") != 0 && strcmp(r->backend, "toolkit") != 0)
+        return rt_err(err, errlen, RT_EINVAL, "bad backend '%s' (sim, board, predict or toolkit)",
+                      r->backend);
+    if ((rc = sq_db_exec(st, st->batch ? "SAVEPOINT run" : "BEGIN IMMEDIATE", err, errlen)))
+        return rc;
+
+    if (r->label) {
+        if ((rc = sq_db_prepare(st, "SELECT id FROM runs WHERE label = ?", &s, err, errlen)))
+            goto fail;
+        sq_bind_text(s, 1, r->label);
+        if (sqlite3_step(s) == SQLITE_ROW) {
+            rc = rt_err(err, errlen, RT_EINVAL, "label '%s' is already used by run %lld",
+                        r->label, (long long)sqlite3_column_int64(s, 0));
+            goto fail;
+        }
+        sqlite3_finalize(s);
+        s = NULL;
+    }
+    if ((rc = sq_db_prepare(st,
+                         "INSERT INTO runs (label, time, model_path, model_sha256, "
+                         "model_format, platform, backend, quant, quant_algo, quant_method, "
+                         "threads, iterations, seed, inputs_json, total_us, status, "
+                         "tool_version, extra_json, npu_us, host_min_us, host_p90_us, "
+                         "host_stddev_us, warmup, dump_dir, dump_sha256, weight_bytes, "
+                         "internal_bytes, env_json) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         &s, err, errlen)))
+        goto fail;
+    if (!r->time)
+        rt_iso_time(now, sizeof now);
+    sq_bind_text(s, 1, r->label);
+    sq_bind_text(s, 2, r->time ? r->time : now);
+    sq_bind_text(s, 3, r->model_path);
+    sq_bind_text(s, 4, r->model_sha256);
+    sq_bind_text(s, 5, r->model_format);
+    sq_bind_text(s, 6, r->platform);
+    sq_bind_text(s, 7, r->backend);
+    sq_bind_text(s, 8, r->quant);
+    sq_bind_text(s, 9, r->quant_algo);
+    sq_bind_text(s, 10, r->quant_method);
+    sq_bind_i64(s, 11, r->threads);
+    sq_bind_i64(s, 12, r->iterations);
+    sq_bind_i64(s, 13, r->seed);
+    sq_bind_text(s, 14, r->inputs_json);
+    sq_bind_dbl(s, 15, r->total_us);
+    sq_bind_text(s, 16, r->status ? r->status : "ok");
+    sq_bind_text(s, 17, r->tool_version);
+    sq_bind_text(s, 18, r->extra_json);
+    sq_bind_dbl(s, 19, r->npu_us);
+    sq_bind_dbl(s, 20, r->host_min_us);
+    sq_bind_dbl(s, 21, r->host_p90_us);
+    sq_bind_dbl(s, 22, r->host_stddev_us);
+    sq_bind_i64(s, 23, r->warmup);
+    sq_bind_text(s, 24, r->dump_dir);
+    sq_bind_text(s, 25, r->dump_sha256);
+    sq_bind_i64(s, 26, r->weight_bytes);
+    sq_bind_i64(s, 27, r->internal_bytes);
+    sq_bind_text(s, 28, r->env_json);
+    if (sqlite3_step(s) != SQLITE_DONE) {
+        rc = sq_db_fail(st, err, errlen, "cannot add the run");
+        goto fail;
+    }
+    sqlite3_finalize(s);
+    *run_id = sqlite3_last_insert_rowid(st->db);
+    st->open_run = *run_id;
+    return 0;
+fail:
+    sqlite3_finalize(s);
+    run_rollback(st);
+    return rc;
+}
+
+int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if ((rc = sq_check_open(st, run_id, err, errlen)))
+        return rc;
+    if (l->target && strcmp(l->target, "NPU") != 0 && strcmp(l->target, "CPU") != 0)
+        return rt_err(err, errlen, RT_EINVAL, "layer %lld: bad target '%s' (NPU or CPU)",
+                      (long long)l->idx, l->target);
+    if ((rc = sq_row_prepare(st, ROW_LAYER,
+                         "INSERT INTO layers (run_id, " LAYER_COLS ") VALUES "
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    sqlite3_bind_int64(s, 2, l->idx);
+    sq_bind_text(s, 3, l->node);
+    sq_bind_text(s, 4, l->op);
+    sq_bind_text(s, 5, l->name);
+    sq_bind_text(s, 6, l->in_shapes);
+    sq_bind_text(s, 7, l->out_shapes);
+    sq_bind_text(s, 8, l->dtype);
+    sq_bind_dbl(s, 9, l->host_us);
+    sq_bind_i64(s, 10, l->npu_cycles);
+    sq_bind_i64(s, 11, l->ddr_cycles);
+    sq_bind_i64(s, 12, l->total_cycles);
+    sq_bind_dbl(s, 13, l->time_us);
+    sq_bind_dbl(s, 14, l->mac_usage);
+    sq_bind_text(s, 15, l->target);
+    sq_bind_text(s, 16, l->cpu_reason);
+    sq_bind_dbl(s, 17, l->sram_hit);
+    sq_bind_dbl(s, 18, l->rw_kb);
+    sq_bind_text(s, 19, l->bound);
+    sq_bind_text(s, 20, l->workload);
+    sq_bind_i64(s, 21, l->tasks);
+    sq_bind_text(s, 22, l->npu_op);
+    sq_bind_dbl(s, 23, l->frame_us);
+    sq_bind_text(s, 24, l->npu_dtype);
+    if (sqlite3_step(s) != SQLITE_DONE) {
+        if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_CONSTRAINT)
+            rc = rt_err(err, errlen, RT_EINVAL, "layer %lld added twice", (long long)l->idx);
+        else
+            rc = sq_db_fail(st, err, errlen, "cannot add a layer");
+    }
+    sq_row_done(s);
+    return rc;
+}
+
+int store_output_add(store *st, int64_t run_id, const store_output *o, char *err,
+                     size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if ((rc = sq_check_open(st, run_id, err, errlen)))
+        return rc;
+    if (!o->name)
+        return rt_err(err, errlen, RT_EINVAL, "output %lld has no name", (long long)o->idx);
+    if ((rc = sq_row_prepare(st, ROW_OUTPUT,
+                         "INSERT INTO outputs (run_id, idx, name, shape, dtype, dump_file) "
+                         "VALUES (?,?,?,?,?,?)",
+                         &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    sqlite3_bind_int64(s, 2, o->idx);
+    sq_bind_text(s, 3, o->name);
+    sq_bind_text(s, 4, o->shape);
+    sq_bind_text(s, 5, o->dtype);
+    sq_bind_text(s, 6, o->dump_file);
+    if (sqlite3_step(s) != SQLITE_DONE) {
+        if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_CONSTRAINT)
+            rc = rt_err(err, errlen, RT_EINVAL, "output %lld added twice", (long long)o->idx);
+        else
+            rc = sq_db_fail(st, err, errlen, "cannot add an output");
+    }
+    sq_row_done(s);
+    return rc;
+}
+
+int store_run_commit(store *st, int64_t run_id, double total_us, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if ((rc = sq_check_open(st, run_id, err, errlen)))
+        return rc;
+    if ((rc = sq_db_prepare(st,
+                         "UPDATE runs SET total_us = ?, n_layers = (SELECT COUNT(*) FROM "
+                         "layers WHERE run_id = runs.id) WHERE id = ?",
+                         &s, err, errlen)))
+        goto fail;
+    sq_bind_dbl(s, 1, total_us);
+    sqlite3_bind_int64(s, 2, run_id);
+    if (sqlite3_step(s) != SQLITE_DONE) {
+        rc = sq_db_fail(st, err, errlen, "cannot finish the run");
+        goto fail;
+    }
+    if ((rc = sq_db_exec(st, st->batch ? "RELEASE run" : "COMMIT", err, errlen)))
+        goto fail;
+    sqlite3_finalize(s);
+    st->open_run = 0;
+    return 0;
+fail:
+    sqlite3_finalize(s);
+    store_run_abort(st, run_id);
+    return rc;
+}
+
+void store_run_abort(store *st, int64_t run_id)
+{
+    if (!st || !st->open_run || st->open_run != run_id)
+        return;
+    run_rollback(st);
+    st->open_run = 0;
+}
+
+int store_batch_begin(store *st, char *err, size_t errlen)
+{
+    int rc = sq_check_writable(st, err, errlen);
+    if (rc)
+        return rc;
+    if (st->open_run || st->batch)
+        return rt_err(err, errlen, RT_EINVAL, "a run or batch is still open");
+    if ((rc = sq_db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
+        return rc;
+    st->batch = 1;
+    return 0;
+}
+
+int store_batch_commit(store *st, char *err, size_t errlen)
+{
+    int rc;
+    if (!st || !st->batch || st->open_run)
+        return rt_err(err, errlen, RT_EINVAL, "no batch to commit, or a run is still open");
+    if ((rc = sq_db_exec(st, "COMMIT", err, errlen))) {
+        store_batch_abort(st);
+        return rc;
+    }
+    st->batch = 0;
+    return 0;
+}
+
+void store_batch_abort(store *st)
+{
+    if (!st || !st->batch)
+        return;
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    st->batch = 0;
+    st->open_run = 0;
+}
+
+int store_delete_run(store *st, int64_t run_id, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if ((rc = sq_check_writable(st, err, errlen)))
+        return rc;
+    if (st->open_run)
+        return rt_err(err, errlen, RT_EINVAL, "run %lld is still open", (long long)st->open_run);
+    if ((rc = sq_db_prepare(st, "DELETE FROM runs WHERE id = ?", &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    if (sqlite3_step(s) != SQLITE_DONE)
+        rc = sq_db_fail(st, err, errlen, "cannot delete the run");
+    else if (sqlite3_changes(st->db) == 0)
+        rc = rt_err(err, errlen, RT_EINVAL, "no run with id %lld", (long long)run_id);
+    sqlite3_finalize(s);
+    return rc;
+}
+

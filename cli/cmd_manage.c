@@ -1,0 +1,539 @@
+/* cli/cmd_manage.c — managing recorded runs: `rm`, `tag`, `untag`, `label`,
+ * `export`, `merge`, and `import FILE.json` of an export (routed here by
+ * cmd_import). Every change says what it did on stdout; nothing is silent. */
+#include "analyze/store.h"
+#include "cli/cli.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Options every command here takes: --db PATH, -h. Returns 1 when arg was
+ * one of them (*stop: help printed or usage error, with *ex set). */
+static int common_opt(int argc, char **argv, int *i, const char *usage, const char **db,
+                      int *stop, int *ex)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        fputs(usage, stdout);
+        *stop = 1;
+        *ex = EXIT_OK;
+        return 1;
+    }
+    if (cli_opt_is(a, "--db")) {
+        if (!(*db = cli_opt_value(argc, argv, i))) {
+            *stop = 1;
+            *ex = EXIT_USAGE;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static void run_name(const store_run *r, char *buf, size_t len)
+{
+    if (r->label)
+        snprintf(buf, len, "%lld '%s'", (long long)r->id, r->label);
+    else
+        snprintf(buf, len, "%lld", (long long)r->id);
+}
+
+/* Resolves every ref before anything changes: one unknown run and nothing
+ * happens. runs[] receives the runs, in the order given, without repeats. */
+static int resolve_runs(store *st, char **refs, int n, store_run *runs, int *nr)
+{
+    char err[512];
+    *nr = 0;
+    for (int i = 0; i < n; i++) {
+        store_run r;
+        int rc = store_get_run(st, refs[i], &r, err, sizeof err);
+        int dup = 0;
+        if (rc) {
+            cli_error("%s", err);
+            return cli_exit_code(rc);
+        }
+        for (int k = 0; k < *nr; k++)
+            dup |= runs[k].id == r.id;
+        if (dup)
+            store_run_clear(&r);
+        else
+            runs[(*nr)++] = r;
+    }
+    return EXIT_OK;
+}
+
+/* ---- rm ------------------------------------------------------------------- */
+
+static const char rm_usage[] =
+    "usage: rknn-trace rm RUN... [-y] [--db PATH]\n"
+    "Deletes runs (RUN: an id or a label) with their layers, outputs, errors, tags and\n"
+    "load samples, all or none. Asks first on a terminal; elsewhere (a script, a pipe)\n"
+    "it deletes only with -y. Each deleted run is named on stdout.\n"
+    "  -y, --yes        do not ask\n"
+    "      --db PATH    database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n";
+
+int cmd_rm(int argc, char **argv)
+{
+    const char *db = NULL;
+    char **refs = xcalloc((size_t)argc, sizeof *refs), err[512], nm[160];
+    store_run *runs = xcalloc((size_t)argc, sizeof *runs);
+    int nref = 0, nr = 0, yes = 0, stop = 0, ex = EXIT_OK, rc = 0;
+    store *st = NULL;
+
+    for (int i = 1; i < argc && !stop; i++) {
+        if (common_opt(argc, argv, &i, rm_usage, &db, &stop, &ex))
+            continue;
+        if (!strcmp(argv[i], "-y") || !strcmp(argv[i], "--yes"))
+            yes = 1;
+        else if (argv[i][0] == '-' && argv[i][1])
+            ex = cli_unknown_option("rm", argv[i]), stop = 1;
+        else
+            refs[nref++] = argv[i];
+    }
+    if (stop)
+        goto out;
+    if (!nref) {
+        cli_error("rm: which runs? (rknn-trace rm RUN...; rknn-trace ls lists them)");
+        ex = EXIT_USAGE;
+        goto out;
+    }
+    if ((rc = store_open(store_default_path(db), &st, err, sizeof err))) {
+        cli_error("%s", err);
+        ex = cli_exit_code(rc);
+        goto out;
+    }
+    if ((ex = resolve_runs(st, refs, nref, runs, &nr)))
+        goto out;
+    if (!yes) {
+        if (!isatty(STDIN_FILENO)) {
+            cli_error("rm: not deleting %d run%s without a confirmation: stdin is not a terminal "
+                      "(add -y)", nr, nr == 1 ? "" : "s");
+            ex = EXIT_USAGE;
+            goto out;
+        }
+        fprintf(stderr, "delete %d run%s from %s:", nr, nr == 1 ? "" : "s",
+                store_default_path(db));
+        for (int k = 0; k < nr; k++) {
+            run_name(&runs[k], nm, sizeof nm);
+            fprintf(stderr, "%s %s", k ? "," : "", nm);
+        }
+        fprintf(stderr, "? [y/N] ");
+        char answer[16] = "";
+        if (!fgets(answer, sizeof answer, stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
+            printf("nothing deleted\n");
+            goto out;
+        }
+    }
+    if ((rc = store_batch_begin(st, err, sizeof err)))
+        goto fail;
+    for (int k = 0; k < nr && !rc; k++)
+        rc = store_delete_run(st, runs[k].id, err, sizeof err);
+    if (rc) {
+        store_batch_abort(st);
+        goto fail;
+    }
+    if ((rc = store_batch_commit(st, err, sizeof err)))
+        goto fail;
+    for (int k = 0; k < nr; k++) {
+        run_name(&runs[k], nm, sizeof nm);
+        printf("deleted run %s\n", nm);
+    }
+    goto out;
+fail:
+    cli_error("rm: %s (nothing deleted)", err);
+    ex = cli_exit_code(rc);
+out:
+    for (int k = 0; k < nr; k++)
+        store_run_clear(&runs[k]);
+    free(runs);
+    free(refs);
+    store_close(st);
+    return ex;
+}
+
+/* ---- tag, untag, label ------------------------------------------------------ */
+
+static const char tag_usage[] =
+    "usage: rknn-trace tag RUN TAG... [--db PATH]\n"
+    "       rknn-trace untag RUN TAG... [--db PATH]\n"
+    "Puts tags on a run (or takes them off). A tag is a short word: letters, digits and\n"
+    ". _ - + : / @ =. `ls --tag TAG` lists the runs that have it.\n"
+    "      --db PATH    database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n";
+
+static int tag_cmd(int argc, char **argv, int add)
+{
+    const char *db = NULL, *ref = NULL, *name = add ? "tag" : "untag";
+    char **tags = xcalloc((size_t)argc, sizeof *tags), err[512], nm[160];
+    int nt = 0, stop = 0, ex = EXIT_OK, rc = 0, have = 0;
+    store *st = NULL;
+    store_run run;
+
+    for (int i = 1; i < argc && !stop; i++) {
+        if (common_opt(argc, argv, &i, tag_usage, &db, &stop, &ex))
+            continue;
+        if (argv[i][0] == '-' && argv[i][1])
+            ex = cli_unknown_option(name, argv[i]), stop = 1;
+        else if (!ref)
+            ref = argv[i];
+        else
+            tags[nt++] = argv[i];
+    }
+    if (stop)
+        goto out;
+    if (!ref || !nt) {
+        cli_error("%s: give a run and at least one tag (rknn-trace %s RUN TAG...)", name, name);
+        ex = EXIT_USAGE;
+        goto out;
+    }
+    if ((rc = store_open(store_default_path(db), &st, err, sizeof err)) ||
+        (rc = store_get_run(st, ref, &run, err, sizeof err)))
+        goto fail;
+    have = 1;
+    /* all tags or none */
+    if ((rc = store_batch_begin(st, err, sizeof err)))
+        goto fail;
+    for (int k = 0; k < nt && !rc; k++)
+        rc = add ? store_tag_add(st, run.id, tags[k], err, sizeof err)
+                 : store_tag_remove(st, run.id, tags[k], err, sizeof err);
+    if (rc) {
+        store_batch_abort(st);
+        goto fail;
+    }
+    if ((rc = store_batch_commit(st, err, sizeof err)))
+        goto fail;
+    store_run_clear(&run);
+    if ((rc = store_get_run(st, ref, &run, err, sizeof err))) {
+        have = 0;
+        goto fail;
+    }
+    run_name(&run, nm, sizeof nm);
+    printf("run %s: tags %s\n", nm, run.tags ? run.tags : "(none)");
+    goto out;
+fail:
+    cli_error("%s: %s", name, err);
+    ex = cli_exit_code(rc);
+out:
+    if (have)
+        store_run_clear(&run);
+    free(tags);
+    store_close(st);
+    return ex;
+}
+
+int cmd_tag(int argc, char **argv) { return tag_cmd(argc, argv, 1); }
+int cmd_untag(int argc, char **argv) { return tag_cmd(argc, argv, 0); }
+
+static const char label_usage[] =
+    "usage: rknn-trace label RUN NAME [--db PATH]\n"
+    "       rknn-trace label RUN --none [--db PATH]\n"
+    "Gives a run a new label (unique, not a number), or takes its label away.\n"
+    "      --none       no label\n"
+    "      --db PATH    database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n";
+
+int cmd_label(int argc, char **argv)
+{
+    const char *db = NULL, *ref = NULL, *label = NULL;
+    int none = 0, stop = 0, ex = EXIT_OK, rc = 0, have = 0;
+    char err[512], *old = NULL;
+    store *st = NULL;
+    store_run run;
+
+    for (int i = 1; i < argc && !stop; i++) {
+        if (common_opt(argc, argv, &i, label_usage, &db, &stop, &ex))
+            continue;
+        if (!strcmp(argv[i], "--none"))
+            none = 1;
+        else if (argv[i][0] == '-' && argv[i][1])
+            ex = cli_unknown_option("label", argv[i]), stop = 1;
+        else if (!ref)
+            ref = argv[i];
+        else if (!label)
+            label = argv[i];
+        else
+            cli_error("label: one run and one name, got a third argument '%s'", argv[i]),
+                ex = EXIT_USAGE, stop = 1;
+    }
+    if (stop)
+        goto out;
+    if (!ref || (!label) == !none) {
+        cli_error("label: give a run and a name, or --none (rknn-trace label RUN NAME)");
+        ex = EXIT_USAGE;
+        goto out;
+    }
+    if ((rc = store_open(store_default_path(db), &st, err, sizeof err)) ||
+        (rc = store_get_run(st, ref, &run, err, sizeof err)))
+        goto fail;
+    have = 1;
+    old = run.label ? xstrdup(run.label) : NULL;
+    if ((rc = store_set_label(st, run.id, label, err, sizeof err)))
+        goto fail;
+    printf("run %lld: label %s%s%s -> %s%s%s\n", (long long)run.id, old ? "'" : "",
+           old ? old : "(none)", old ? "'" : "", label ? "'" : "", label ? label : "(none)",
+           label ? "'" : "");
+    goto out;
+fail:
+    cli_error("label: %s", err);
+    ex = cli_exit_code(rc);
+out:
+    if (have)
+        store_run_clear(&run);
+    free(old);
+    store_close(st);
+    return ex;
+}
+
+/* ---- export ----------------------------------------------------------------- */
+
+static const char export_usage[] =
+    "usage: rknn-trace export RUN... -o FILE.json [--db PATH]\n"
+    "       rknn-trace export --tag TAG... | --all -o FILE.json\n"
+    "Writes runs, whole (layers, outputs, per-layer errors, tags, load samples; missing\n"
+    "values as null), to one JSON file that `rknn-trace import FILE.json` reads back\n"
+    "into any database (docs/store.md, \"Export\").\n"
+    "  -o, --output FILE  the file to write ('-': stdout)\n"
+    "      --tag TAG      the runs that have TAG (repeatable: every one)\n"
+    "      --all          every run\n"
+    "      --db PATH      database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n";
+
+int cli_tags_have(const char *tags, const char *tag)
+{
+    size_t n = strlen(tag);
+    for (const char *p = tags; p && *p;) {
+        size_t k = strcspn(p, ",");
+        if (k == n && !strncmp(p, tag, n))
+            return 1;
+        p += k + (p[k] == ',');
+    }
+    return 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    const char *db = NULL, *outpath = NULL;
+    char **refs = xcalloc((size_t)argc, sizeof *refs), **tags = xcalloc((size_t)argc, sizeof *tags);
+    char err[512], *tmp = NULL;
+    int nref = 0, ntag = 0, all = 0, stop = 0, ex = EXIT_OK, rc = 0, nr = 0, n_all = 0;
+    store_run *runs = xcalloc((size_t)argc, sizeof *runs), *every = NULL;
+    int64_t *ids = NULL;
+    int nids = 0;
+    store *st = NULL;
+    FILE *f = NULL;
+
+    for (int i = 1; i < argc && !stop; i++) {
+        const char *a = argv[i];
+        if (common_opt(argc, argv, &i, export_usage, &db, &stop, &ex))
+            continue;
+        if (!strcmp(a, "-o") || cli_opt_is(a, "--output")) {
+            if (!strcmp(a, "-o") && i + 1 < argc)
+                outpath = argv[++i];
+            else if (!(outpath = cli_opt_value(argc, argv, &i)))
+                ex = EXIT_USAGE, stop = 1;
+        } else if (cli_opt_is(a, "--tag")) {
+            if (!(tags[ntag++] = (char *)cli_opt_value(argc, argv, &i)))
+                ex = EXIT_USAGE, stop = 1;
+        } else if (!strcmp(a, "--all")) {
+            all = 1;
+        } else if (a[0] == '-' && a[1]) {
+            ex = cli_unknown_option("export", a), stop = 1;
+        } else {
+            refs[nref++] = argv[i];
+        }
+    }
+    if (stop)
+        goto out;
+    if (!outpath || (!nref && !ntag && !all)) {
+        cli_error("export: give runs (RUN..., --tag TAG or --all) and -o FILE.json");
+        ex = EXIT_USAGE;
+        goto out;
+    }
+    if ((rc = store_open_readonly(store_default_path(db), &st, err, sizeof err)))
+        goto fail;
+    if ((ex = resolve_runs(st, refs, nref, runs, &nr)))
+        goto out;
+    ids = xcalloc((size_t)nr + 1, sizeof *ids);
+    for (int k = 0; k < nr; k++)
+        ids[nids++] = runs[k].id;
+    if (ntag || all) {
+        if ((rc = store_list_runs(st, &every, &n_all, err, sizeof err)))
+            goto fail;
+        ids = xrealloc(ids, sizeof *ids * (size_t)(nids + n_all + 1));
+        for (int k = 0; k < n_all; k++) {
+            int keep = 1, dup = 0;
+            for (int t = 0; t < ntag; t++)
+                keep &= cli_tags_have(every[k].tags, tags[t]);
+            for (int j = 0; j < nr; j++)
+                dup |= ids[j] == every[k].id;
+            if (keep && !dup)
+                ids[nids++] = every[k].id;
+        }
+    }
+    if (!nids) {
+        cli_error("export: no run has every tag given; nothing written");
+        ex = EXIT_INPUT;
+        goto out;
+    }
+    /* a file appears whole or not at all: written beside, then renamed */
+    if (!strcmp(outpath, "-")) {
+        f = stdout;
+    } else {
+        size_t len = strlen(outpath) + 8;
+        tmp = xmalloc(len);
+        snprintf(tmp, len, "%s.tmp", outpath);
+        if (!(f = fopen(tmp, "w"))) {
+            rc = rt_err(err, sizeof err, RT_EIO, "%s: %s", tmp, strerror(errno));
+            goto fail;
+        }
+    }
+    rc = store_export(st, ids, nids, f, err, sizeof err);
+    if (f != stdout) {
+        if (fclose(f) != 0 && !rc)
+            rc = rt_err(err, sizeof err, RT_EIO, "%s: %s", tmp, strerror(errno));
+        f = NULL;
+        if (!rc && rename(tmp, outpath) != 0)
+            rc = rt_err(err, sizeof err, RT_EIO, "%s: %s", outpath, strerror(errno));
+        if (rc)
+            unlink(tmp);
+    }
+    if (rc)
+        goto fail;
+    if (strcmp(outpath, "-"))
+        printf("exported %d run%s to %s\n", nids, nids == 1 ? "" : "s", outpath);
+    goto out;
+fail:
+    cli_error("export: %s", err);
+    ex = cli_exit_code(rc);
+out:
+    for (int k = 0; k < nr; k++)
+        store_run_clear(&runs[k]);
+    free(runs);
+    store_runs_free(every, n_all);
+    free(ids);
+    free(refs);
+    free(tags);
+    free(tmp);
+    store_close(st);
+    return ex;
+}
+
+/* ---- import FILE.json, merge -------------------------------------------------- */
+
+/* The lines of a run not added as it came, printed once the change is made
+ * (a failure rolls everything back, so they would not be true). */
+typedef struct notes {
+    char *text;
+    size_t len;
+    FILE *f;
+} notes;
+
+static void collect_note(void *ctx, const char *line)
+{
+    notes *n = ctx;
+    fprintf(n->f, "  %s\n", line);
+}
+
+static void notes_open(notes *n)
+{
+    memset(n, 0, sizeof *n);
+    n->f = open_memstream(&n->text, &n->len);
+}
+
+static void notes_close(notes *n, int print)
+{
+    fclose(n->f);
+    if (print && n->len)
+        fputs(n->text, stdout);
+    free(n->text);
+}
+
+static void report(const char *what, const char *from, const store_import_stats *s)
+{
+    printf("%s %s: %d run%s added", what, from, s->added, s->added == 1 ? "" : "s");
+    if (s->added == 1)
+        printf(" (id %lld)", (long long)s->first_id);
+    else if (s->added > 1)
+        printf(" (ids %lld-%lld)", (long long)s->first_id, (long long)s->last_id);
+    printf(", %d already here (skipped), %d relabelled\n", s->skipped, s->relabelled);
+}
+
+/* Opens the database and adds runs from `from` with add (an import of an
+ * export file, a merge); prints the report, then the per-run notes. */
+static int add_runs(const char *cmd, const char *db, const char *from,
+                    int (*add)(store *, const char *, store_note_fn, void *,
+                               store_import_stats *, char *, size_t))
+{
+    store_import_stats stats;
+    store *st = NULL;
+    char err[512];
+    notes nt;
+    int rc;
+
+    notes_open(&nt);
+    if ((rc = store_open(store_default_path(db), &st, err, sizeof err)) ||
+        (rc = add(st, from, collect_note, &nt, &stats, err, sizeof err))) {
+        notes_close(&nt, 0);
+        cli_error("%s: %s", cmd, err);
+        store_close(st);
+        return cli_exit_code(rc);
+    }
+    store_close(st);
+    report(!strcmp(cmd, "merge") ? "merged" : "imported", from, &stats);
+    notes_close(&nt, 1);
+    return EXIT_OK;
+}
+
+int cli_is_export_file(const char *path)
+{
+    char head[512];
+    size_t n;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return store_is_export(head, n);
+}
+
+int cli_import_export(const char *path, int n_paths, const char *db, int log_options)
+{
+    if (n_paths != 1 || log_options) {
+        cli_error("import: %s is an export of runs: import it alone, without log options "
+                  "(--label, --model, --format, --copy, --strict, --json)", path);
+        return EXIT_USAGE;
+    }
+    return add_runs("import", db, path, store_import_export);
+}
+
+static const char merge_usage[] =
+    "usage: rknn-trace merge OTHER.db [--db PATH]\n"
+    "Adds the runs of another rknn-trace database (another machine's, say) to this one,\n"
+    "in one transaction: each gets a new id; a run whose content is here already is\n"
+    "skipped; a label taken here becomes LABEL-2 (-3, ...). One line per such run.\n"
+    "      --db PATH    database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n";
+
+int cmd_merge(int argc, char **argv)
+{
+    const char *db = NULL, *other = NULL;
+    int stop = 0, ex = EXIT_OK;
+
+    for (int i = 1; i < argc && !stop; i++) {
+        if (common_opt(argc, argv, &i, merge_usage, &db, &stop, &ex))
+            continue;
+        if (argv[i][0] == '-' && argv[i][1])
+            ex = cli_unknown_option("merge", argv[i]), stop = 1;
+        else if (!other)
+            other = argv[i];
+        else
+            cli_error("merge: one database at a time, got a second: '%s'", argv[i]),
+                ex = EXIT_USAGE, stop = 1;
+    }
+    if (stop)
+        return ex;
+    if (!other) {
+        cli_error("merge: which database? (rknn-trace merge OTHER.db)");
+        return EXIT_USAGE;
+    }
+    return add_runs("merge", db, other, store_merge);
+}
