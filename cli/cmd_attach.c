@@ -432,7 +432,19 @@ int cmd_attach(int argc, char **argv)
     for (int i = 0; i < j.n; i++)
         n_runs += j.c[i].n_run > 0;
     if (!j.n) {
-        fprintf(stderr, "rknn-trace: attach: %s made no rknn_* call: nothing recorded\n", app[0]);
+        /* matmul and custom-op calls (no rknn_init context) are counted, not runs */
+        long long calls = 0;
+        for (int i = 0; i < j.n_fn; i++)
+            calls += j.fn[i].calls;
+        if (calls) {
+            fprintf(stderr, "rknn-trace: attach: %s made no rknn_init call, so no run is "
+                    "recorded; its rknn_* calls:\n", app[0]);
+            for (int i = 0; i < j.n_fn; i++)
+                fprintf(stderr, "  %-40s %6lld calls %12.1f us\n", j.fn[i].name, j.fn[i].calls,
+                        j.fn[i].ns / 1e3);
+        } else {
+            fprintf(stderr, "rknn-trace: attach: %s made no rknn_* call: nothing recorded\n", app[0]);
+        }
         ret = sig ? 128 + sig : status;
         goto out;
     }

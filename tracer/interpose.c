@@ -40,6 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "rknn_api.h"
+#include "rknn_custom_op.h"
+#include "rknn_matmul_api.h"
 #include "util/util.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -761,3 +763,60 @@ FORWARD(int, RKNN_ERR_FAIL, rknn_set_input_shapes,
         (rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr attr[]), (ctx, n_inputs, attr))
 FORWARD(int, RKNN_ERR_FAIL, rknn_mem_sync,
         (rknn_context context, rknn_tensor_mem *mem, rknn_mem_sync_mode mode), (context, mem, mode))
+
+/* ---- the matmul and custom-op APIs (rknn_matmul_api.h, rknn_custom_op.h):
+ * forwarded and counted; a runtime without them answers RKNN_ERR_FAIL ---- */
+/* A matmul context opens the journal as rknn_init does, so that an app of the
+ * matmul API alone still leaves its call counts (written at exit). */
+static void journal_ready(void)
+{
+    if (enter())
+        leave();
+}
+
+#define FORWARD_OPENING(ret_t, fail, name, params, args)                \
+    EXPORT ret_t name params                                            \
+    {                                                                   \
+        journal_ready();                                                \
+        REAL(ret_t, name, params)                                       \
+        if (!real_##name)                                               \
+            return fail;                                                \
+        long long t0 = now_ns();                                        \
+        ret_t ret = real_##name args;                                   \
+        stat_add(&stat_##name, now_ns() - t0);                          \
+        return ret;                                                     \
+    }
+
+FORWARD_OPENING(int, RKNN_ERR_FAIL, rknn_matmul_create,
+                (rknn_matmul_ctx *ctx, rknn_matmul_info *info, rknn_matmul_io_attr *io_attr),
+                (ctx, info, io_attr))
+FORWARD_OPENING(int, RKNN_ERR_FAIL, rknn_matmul_create_dynamic_shape,
+                (rknn_matmul_ctx *ctx, rknn_matmul_info *info, int shape_num,
+                 rknn_matmul_shape dynamic_shapes[], rknn_matmul_io_attr io_attrs[]),
+                (ctx, info, shape_num, dynamic_shapes, io_attrs))
+FORWARD(int, RKNN_ERR_FAIL, rknn_matmul_set_io_mem,
+        (rknn_matmul_ctx ctx, rknn_tensor_mem *mem, rknn_matmul_tensor_attr *attr), (ctx, mem, attr))
+FORWARD(int, RKNN_ERR_FAIL, rknn_matmul_set_core_mask,
+        (rknn_matmul_ctx context, rknn_core_mask core_mask), (context, core_mask))
+FORWARD(int, RKNN_ERR_FAIL, rknn_matmul_set_quant_params,
+        (rknn_matmul_ctx context, rknn_quant_params *params), (context, params))
+FORWARD(int, RKNN_ERR_FAIL, rknn_matmul_get_quant_params,
+        (rknn_matmul_ctx ctx, rknn_quant_params *params, float *scale), (ctx, params, scale))
+FORWARD(int, RKNN_ERR_FAIL, rknn_matmul_set_dynamic_shape,
+        (rknn_matmul_ctx ctx, rknn_matmul_shape *shape), (ctx, shape))
+FORWARD(int, RKNN_ERR_FAIL, rknn_matmul_run, (rknn_matmul_ctx ctx), (ctx))
+FORWARD(int, RKNN_ERR_FAIL, rknn_matmul_destroy, (rknn_matmul_ctx ctx), (ctx))
+FORWARD(int, RKNN_ERR_FAIL, rknn_B_normal_layout_to_native_layout,
+        (void *B_input, void *B_output, int K, int N, rknn_matmul_info *info),
+        (B_input, B_output, K, N, info))
+FORWARD(int, RKNN_ERR_FAIL, rknn_register_custom_ops,
+        (rknn_context ctx, rknn_custom_op *op, uint32_t custom_op_num), (ctx, op, custom_op_num))
+
+EXPORT void rknn_custom_op_get_op_attr(rknn_custom_op_context *op_ctx, const char *attr_name,
+                                       rknn_custom_op_attr *op_attr)
+{
+    REAL_ONLY(void, rknn_custom_op_get_op_attr,
+              (rknn_custom_op_context *, const char *, rknn_custom_op_attr *))
+    if (real_rknn_custom_op_get_op_attr)
+        real_rknn_custom_op_get_op_attr(op_ctx, attr_name, op_attr);
+}

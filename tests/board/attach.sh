@@ -119,6 +119,22 @@ fi
 "$RT" attach --perf 0 -- true >/dev/null 2>&1; [ $? = 1 ] && ok || bad "--perf 0"
 "$RT" attach >/dev/null 2>&1; [ $? = 1 ] && ok || bad "no app"
 
+# -- the matmul API (rknn_matmul_api.h) forwarded: same C, its calls counted -----------
+mkdir -p "$T/mma" "$T/mmb"
+/usr/bin/python3 -c '
+import sys, numpy as np
+for d in sys.argv[1:]:
+    r = np.random.default_rng(2)
+    r.uniform(-1, 1, (64, 256)).astype(np.float16).tofile(d + "/A.bin")
+    r.uniform(-1, 1, (256, 256)).astype(np.float16).tofile(d + "/B.bin")
+' "$T/mma" "$T/mmb"
+RKNN_TARGET=rk3588 "$B/samples/sample_matmul" 1 64 256 256 1 1 0 0 "$T/mma" >/dev/null 2>&1 || bad "direct matmul"
+RKNN_TARGET=rk3588 "$RT" attach --db "$T/db" -- "$B/samples/sample_matmul" 1 64 256 256 1 1 0 0 "$T/mmb" \
+    >/dev/null 2>"$T/mm.err" && ok || bad "attach matmul: $(cat "$T/mm.err")"
+cmp -s "$T/mma/C.bin" "$T/mmb/C.bin" && ok || bad "matmul C differs under attach"
+grep -Eq "rknn_matmul_run +1 calls" "$T/mm.err" && grep -q "no run is recorded" "$T/mm.err" && ok ||
+    bad "matmul calls not counted: $(cat "$T/mm.err")"
+
 # -- the interposer's own failure: one warning, same results ---------------------------
 RKNN_TRACE_JOURNAL=$T/no/such/dir/j LD_PRELOAD=$(cd "$B" && pwd)/librknntrace.so \
     "$B/samples/sample_general" "$Y" "$T/img.ppm" "$T/e.f32" 2 >/dev/null 2>"$T/e"
