@@ -48,6 +48,7 @@ typedef struct ls_opts {
 typedef struct ls_row {
     store_run *run;
     double npu_us, host_us, cos, sqnr;
+    double board_us;  /* a board run's rknn_run median: measured there, not on this PC */
     char *worst;
     int collapsed, has_acc;
 } ls_row;
@@ -212,6 +213,11 @@ static void ls_figures(ls_row *row, const store_run_outputs *ro)
                     ro ? ro->acc : NULL, ro ? ro->n_acc : 0, 0.99, &sum);
     row->npu_us = sum.frame_us;
     row->host_us = sum.host_median_us;
+    row->board_us = NAN;
+    if (row->run->backend && !strcmp(row->run->backend, "board")) {
+        row->board_us = row->host_us;
+        row->host_us = NAN;
+    }
     row->cos = sum.out_cos;
     row->sqnr = sum.out_sqnr_db;
     row->has_acc = ro && ro->has_acc_rows;
@@ -263,6 +269,7 @@ static void ls_json_row(json_writer *w, const ls_row *row)
     json_arr_close(w);
     json_key(w, "npu_us"), json_num(w, row->npu_us);
     json_key(w, "host_median_us"), json_num(w, row->host_us);
+    json_key(w, "board_us"), json_num(w, row->board_us);
     json_key(w, "output_cos"), json_num(w, row->cos);
     json_key(w, "output_sqnr_db"), json_num(w, row->sqnr);
     json_key(w, "worst_output"), json_str(w, row->has_acc ? row->worst : NULL);
@@ -331,11 +338,12 @@ int cmd_ls(int argc, char **argv)
         json_end(&w);
         goto out;
     }
-    printf("%5s  %-16s %-20s %-7s %-4s %-22s %11s %10s %9s %7s  %s\n", "id", "label", "time",
-           "target", "bk", "quant", "NPU pred ms", "host PC ms", "out cos", "SQNR dB", "model");
+    printf("%5s  %-16s %-20s %-7s %-7s %-22s %11s %8s %10s %9s %7s  %s\n", "id", "label", "time",
+           "target", "backend", "quant", "NPU pred ms", "board ms", "host PC ms", "out cos",
+           "SQNR dB", "model");
     for (int i = 0; i < shown; i++) {
         const store_run *r = rows[i].run;
-        char q[64], a[32], b[32], c[32], d[32];
+        char q[64], a[32], b[32], c[32], d[32], e[32];
         snprintf(q, sizeof(q), "%s%s%s%s%s", r->quant ? r->quant : "-", r->quant_algo ? "/" : "",
                  r->quant_algo ? r->quant_algo : "", r->quant_method ? "/" : "",
                  r->quant_method ? r->quant_method : "");
@@ -343,9 +351,10 @@ int cmd_ls(int argc, char **argv)
             snprintf(c, sizeof(c), "collapsed");
         else
             summary_fmt(c, sizeof(c), rows[i].cos, "%.5f");
-        printf("%5" PRId64 "  %-16s %-20s %-7s %-4s %-22s %11s %10s %9s %7s  %s\n", r->id,
+        printf("%5" PRId64 "  %-16s %-20s %-7s %-7s %-22s %11s %8s %10s %9s %7s  %s\n", r->id,
                r->label ? r->label : "-", r->time ? r->time : "-", r->platform ? r->platform : "-",
                r->backend ? r->backend : "-", q, summary_fmt(a, sizeof(a), rows[i].npu_us / 1e3, "%.3f"),
+               summary_fmt(e, sizeof(e), rows[i].board_us / 1e3, "%.3f"),
                summary_fmt(b, sizeof(b), rows[i].host_us / 1e3, "%.3f"), c,
                summary_fmt(d, sizeof(d), rows[i].sqnr, "%.1f"), r->model_path ? r->model_path : "-");
     }

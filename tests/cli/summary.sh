@@ -123,7 +123,7 @@ assert 0.99 < q["output_cos"] <= 1 and q["output_sqnr_db"] > 10 and q["collapsed
 assert all(r["npu_us"] > 0 and r["host_median_us"] > 0 for r in runs.values())
 PYEOF
 expect_rc 0 "ls text" "$R" ls --db "$DB" --quant i8/mmse
-grep -q "q-mmse .* i8/mmse/channel " "$T/out" && grep -q "NPU pred ms host PC ms" "$T/out" &&
+grep -q "q-mmse .* i8/mmse/channel " "$T/out" && grep -q "NPU pred ms board ms host PC ms" "$T/out" &&
     [ "$(grep -c mnist "$T/out")" = 1 ] && ok || bad "ls text: $(cat "$T/out")"
 expect_rc 1 "ls bad --since" "$R" ls --db "$DB" --since yesterday
 expect_rc 1 "ls bad --sort" "$R" ls --db "$DB" --sort speed
