@@ -109,6 +109,13 @@ typedef struct store_layer {
     double frame_us;           /* v2: the layer's share of a plain run's predicted frame
                                   (time_us is the perf_debug table's time) */
     const char *npu_dtype;     /* v2: the dtype the layer computes in: "INT8", "FP16", ... */
+    /* v3: the (first) output tensor's quantization as the runtime holds it, and
+     * statistics over the values of that output in the run (the float output of
+     * the quantized run, dequantized); missing = NAN / STORE_NULL_INT / NULL. */
+    double out_scale;
+    int64_t out_zp;
+    const char *out_qtype;     /* "asymmetric_quantized-8", "float16", ... */
+    double out_min, out_max, out_mean, out_std;  /* std: population (divides by n) */
 } store_layer;
 
 typedef struct store_output {

@@ -137,6 +137,10 @@ static const field layer_fields[] = {
     LF("sram_hit", K_REAL, sram_hit), LF("rw_kb", K_REAL, rw_kb), LF("bound", K_TEXT, bound),
     LF("workload", K_TEXT, workload), LF("tasks", K_I64, tasks), LF("npu_op", K_TEXT, npu_op),
     LF("frame_us", K_REAL, frame_us), LF("npu_dtype", K_TEXT, npu_dtype),
+    LF("out_scale", K_REAL, out_scale), LF("out_zp", K_I64, out_zp),
+    LF("out_qtype", K_TEXT, out_qtype), LF("out_min", K_REAL, out_min),
+    LF("out_max", K_REAL, out_max), LF("out_mean", K_REAL, out_mean),
+    LF("out_std", K_REAL, out_std),
 };
 
 #define OF(k, t, m) { k, t, offsetof(store_output, m) }

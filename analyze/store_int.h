@@ -33,7 +33,8 @@ struct store {
 #define LAYER_COLS                                                                         \
     "idx, node, op, name, in_shapes, out_shapes, dtype, host_us, npu_cycles, ddr_cycles, " \
     "total_cycles, time_us, mac_usage, target, cpu_reason, sram_hit, rw_kb, bound, "      \
-    "workload, tasks, npu_op, frame_us, npu_dtype"
+    "workload, tasks, npu_op, frame_us, npu_dtype, out_scale, out_zp, out_qtype, "         \
+    "out_min, out_max, out_mean, out_std"
 
 #define ACC_COLS                                                                          \
     "idx, layer, name, op, node, fused, is_output, entire_cos, entire_euc, "             \

@@ -88,7 +88,15 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (run_id, idx));"
     "CREATE INDEX accuracy_outputs ON accuracy(run_id, source, idx) WHERE is_output = 1;"
     "ALTER TABLE runs ADD COLUMN n_layers INTEGER;"
-    "UPDATE runs SET n_layers = (SELECT COUNT(*) FROM layers WHERE run_id = runs.id);",
+    "UPDATE runs SET n_layers = (SELECT COUNT(*) FROM layers WHERE run_id = runs.id);"
+    /* per layer, the output tensor's quantization and the statistics of its values */
+    "ALTER TABLE layers ADD COLUMN out_scale REAL;"
+    "ALTER TABLE layers ADD COLUMN out_zp INTEGER;"
+    "ALTER TABLE layers ADD COLUMN out_qtype TEXT;"
+    "ALTER TABLE layers ADD COLUMN out_min REAL;"
+    "ALTER TABLE layers ADD COLUMN out_max REAL;"
+    "ALTER TABLE layers ADD COLUMN out_mean REAL;"
+    "ALTER TABLE layers ADD COLUMN out_std REAL;",
 };
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 _Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration step per schema version");
@@ -449,8 +457,9 @@ void store_run_init(store_run *r)
 void store_layer_init(store_layer *l)
 {
     memset(l, 0, sizeof *l);
-    l->npu_cycles = l->ddr_cycles = l->total_cycles = l->tasks = STORE_NULL_INT;
+    l->npu_cycles = l->ddr_cycles = l->total_cycles = l->tasks = l->out_zp = STORE_NULL_INT;
     l->host_us = l->time_us = l->mac_usage = l->sram_hit = l->rw_kb = l->frame_us = NAN;
+    l->out_scale = l->out_min = l->out_max = l->out_mean = l->out_std = NAN;
 }
 
 void store_output_init(store_output *o)

@@ -249,6 +249,13 @@ static void read_layer(sqlite3_stmt *s, store_layer *l)
     l->npu_op = sq_col_text(s, 20);
     l->frame_us = sq_col_dbl(s, 21);
     l->npu_dtype = sq_col_text(s, 22);
+    l->out_scale = sq_col_dbl(s, 23);
+    l->out_zp = sq_col_i64(s, 24);
+    l->out_qtype = sq_col_text(s, 25);
+    l->out_min = sq_col_dbl(s, 26);
+    l->out_max = sq_col_dbl(s, 27);
+    l->out_mean = sq_col_dbl(s, 28);
+    l->out_std = sq_col_dbl(s, 29);
 }
 
 void store_layers_free(store_layer *rows, int n)
@@ -257,7 +264,7 @@ void store_layers_free(store_layer *rows, int n)
         store_layer *l = &rows[i];
         const char *strs[] = { l->node, l->op, l->name, l->in_shapes, l->out_shapes,
                                l->dtype, l->target, l->cpu_reason, l->bound, l->workload,
-                               l->npu_op, l->npu_dtype };
+                               l->npu_op, l->npu_dtype, l->out_qtype };
         for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
             free((void *)strs[k]);
     }

@@ -117,7 +117,7 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
                       (long long)l->idx, l->target);
     if ((rc = sq_row_prepare(st, ROW_LAYER,
                          "INSERT INTO layers (run_id, " LAYER_COLS ") VALUES "
-                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);
@@ -144,6 +144,13 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
     sq_bind_text(s, 22, l->npu_op);
     sq_bind_dbl(s, 23, l->frame_us);
     sq_bind_text(s, 24, l->npu_dtype);
+    sq_bind_dbl(s, 25, l->out_scale);
+    sq_bind_i64(s, 26, l->out_zp);
+    sq_bind_text(s, 27, l->out_qtype);
+    sq_bind_dbl(s, 28, l->out_min);
+    sq_bind_dbl(s, 29, l->out_max);
+    sq_bind_dbl(s, 30, l->out_mean);
+    sq_bind_dbl(s, 31, l->out_std);
     if (sqlite3_step(s) != SQLITE_DONE) {
         if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_CONSTRAINT)
             rc = rt_err(err, errlen, RT_EINVAL, "layer %lld added twice", (long long)l->idx);

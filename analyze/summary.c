@@ -705,6 +705,13 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
         j_num(w, "sram_hit", l->sram_hit);
         j_str(w, "workload", l->workload);
         j_int(w, "tasks", l->tasks);
+        j_num(w, "out_scale", l->out_scale);
+        j_int(w, "out_zp", l->out_zp);
+        j_str(w, "out_qtype", l->out_qtype);
+        j_num(w, "out_min", l->out_min);
+        j_num(w, "out_max", l->out_max);
+        j_num(w, "out_mean", l->out_mean);
+        j_num(w, "out_std", l->out_std);
         json_obj_close(w);
     }
     json_arr_close(w);

@@ -126,6 +126,7 @@ typedef struct run_state {
     double *layer_us;   /* per executed layer, median over the timed iterations */
     int n_layers;
     float *sample;      /* this timed pass's row of per-layer times, or NULL */
+    run_layer_stats *stats; /* set for the one untimed pass that computes them */
     char err[512];
 } run_state;
 
@@ -136,6 +137,8 @@ static int on_layer(const layer_event_t *ev, void *user)
         return RT_EINTERNAL;
     if (s->sample)
         s->sample[ev->index] = (float)ev->host_us;
+    if (s->stats)
+        run_layer_stats_of(ev->n_out ? ev->out[0] : NULL, &s->stats[ev->index]);
     if (!s->dump)
         return RT_OK;
     for (int k = 0; k < ev->n_out; k++) {
@@ -269,6 +272,8 @@ int cmd_run(int argc, char **argv)
     quant_cli qc;
     accuracy_report *acc = NULL;
     quant_graph *qg = NULL;
+    run_layer_stats *stats = NULL;
+    int stats_done = 0;
     float *qin = NULL;
     int qk;
 
@@ -587,9 +592,17 @@ int cmd_run(int argc, char **argv)
               : isatty(STDERR_FILENO) ? PROGRESS_TTY : PROGRESS_LINES;
     double us, last_progress = 0;
 
+    /* The layer output statistics come from the first untimed pass (the dumps'
+     * or the first warm-up), never from a timed one. */
+    stats = xmalloc(sizeof(*stats) * (size_t)(st.n_layers ? st.n_layers : 1));
+    for (int l = 0; l < st.n_layers; l++)
+        run_layer_stats_of(NULL, &stats[l]);
+    st.stats = stats;
     /* The dumps come from a pass of their own: no file I/O in a timed run. */
     if (st.dump) {
         rc = run_pass(x, &st, &us, err, sizeof(err));
+        stats_done = !rc;
+        st.stats = NULL;
         if (!rc)
             rc = dump_dir_close(st.dump, err, sizeof(err));
         st.dump = NULL;
@@ -605,9 +618,12 @@ int cmd_run(int argc, char **argv)
         progress(tty, &last_progress, "warm-up", warm + 1, warmup >= 0 ? warmup : 2, 0);
         if ((rc = run_pass(x, &st, &us, err, sizeof(err))))
             goto fail;
+        stats_done |= st.stats != NULL;
+        st.stats = NULL;
         if (warm++ == 0)
             first_us = us;
     }
+    st.stats = NULL;
     /* Timed runs: -n of them, else a budget (see usage). */
     long long n = 0, cap = iters ? iters : AUTO_MIN_ITERS;
     double t_start = rt_now_us(), sum_us = 0;
@@ -690,6 +706,8 @@ int cmd_run(int argc, char **argv)
     rec.x = x;
     rec.ng = ng;
     rec.acc = acc;
+    rec.qg = qg;
+    rec.stats = stats_done ? stats : NULL;
     ret = run_record_finish(&rec, !no_db, db, json, qc.cos_threshold);
     goto out;
 
@@ -722,6 +740,7 @@ out:
     graph_free(g);
     free(qin);
     quant_graph_free(qg);
+    free(stats);
     accuracy_report_free(acc);
     free(qc.c_cfg);
     return ret;

@@ -15,6 +15,14 @@ typedef struct run_input {
     const char *file; /* NULL: seeded random */
 } run_input;
 
+/* Statistics of a layer's first output over one pass (NAN: not computed). */
+typedef struct run_layer_stats {
+    double min, max, mean, std; /* std: population */
+} run_layer_stats;
+
+/* Of the float32 values v[0..n) (n 0 or another dtype: all NAN). */
+void run_layer_stats_of(const tensor_t *t, run_layer_stats *s);
+
 typedef struct run_record {
     const char *model, *platform, *backend, *quant, *label, *dump_dir;
     long long seed, iters;
@@ -30,6 +38,8 @@ typedef struct run_record {
     npu_graph_t *ng;        /* predicted NPU execution (costed) */
     npu_load_t load;        /* busy time per core over the run's iterations */
     const struct accuracy_report *acc; /* -q i8/fp16: per-layer error vs fp32, or NULL */
+    const struct quant_graph *qg; /* -q i8/fp16: the run's quantization, or NULL */
+    const run_layer_stats *stats; /* per executed layer, or NULL: not computed */
     int64_t run_id;         /* set by run_record_store, 0 when not stored */
     char sha256[65];
     char dump_sha256[65];      /* hash over the --dump folder's files, "" if none */

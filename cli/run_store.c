@@ -64,6 +64,30 @@ static void set_npu_fields(const npu_graph_t *ng, int i, store_layer *row, char 
     row->workload = wl;
 }
 
+void run_layer_stats_of(const tensor_t *t, run_layer_stats *s)
+{
+    int64_t n = t && t->data && t->dtype == DT_FLOAT ? tensor_numel(t) : 0;
+    const float *v = n > 0 ? t->data : NULL;
+    double lo, hi, sum = 0, dev = 0;
+
+    s->min = s->max = s->mean = s->std = NAN;
+    if (!v)
+        return;
+    lo = hi = v[0];
+    for (int64_t i = 0; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+        sum += v[i];
+    }
+    s->mean = sum / (double)n;
+    /* a second pass: sum of squares minus the squared mean cancels badly */
+    for (int64_t i = 0; i < n; i++)
+        dev += ((double)v[i] - s->mean) * ((double)v[i] - s->mean);
+    s->min = lo;
+    s->max = hi;
+    s->std = sqrt(dev / (double)n);
+}
+
 static char *inputs_json(const run_record *r)
 {
     char *buf = NULL;
@@ -207,6 +231,20 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
         row->host_us = r->layer_us[l];
         set_npu_fields(r->ng, i, row, rows->layer_text[l].workload,
                        sizeof(rows->layer_text[l].workload));
+        if (r->qg && o) {
+            qparam_t qp;
+            row->out_qtype = quant_graph_tensor_qtype(r->qg, n->out[0], &qp);
+            if (row->out_qtype && !strcmp(row->out_qtype, "asymmetric_quantized-8")) {
+                row->out_scale = qp.scale;
+                row->out_zp = qp.zp;
+            }
+        }
+        if (r->stats) {
+            row->out_min = r->stats[l].min;
+            row->out_max = r->stats[l].max;
+            row->out_mean = r->stats[l].mean;
+            row->out_std = r->stats[l].std;
+        }
         l++;
         rows->n_layers = l;
     }

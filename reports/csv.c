@@ -55,7 +55,8 @@ static const char *const layer_cols =
     "idx,node,op,name,in_shapes,out_shapes,dtype,host_us,npu_cycles,ddr_cycles,total_cycles,"
     "time_us,mac_usage,target,cpu_reason,sram_hit,rw_kb,bound,workload,tasks,npu_op,frame_us,"
     "npu_dtype,entire_cos,entire_euc,entire_max_abs,entire_mean_abs,entire_sqnr_db,single_cos,"
-    "single_euc,single_max_abs,single_mean_abs,single_sqnr_db";
+    "single_euc,single_max_abs,single_mean_abs,single_sqnr_db,out_scale,out_zp,out_qtype,"
+    "out_min,out_max,out_mean,out_std";
 
 static void put_metrics(FILE *f, const metrics_t *m)
 {
@@ -105,6 +106,13 @@ static void single_run(const rep_doc *d, FILE *f)
         } else {
             fputs(",,,,,,,,,,", f);
         }
+        fputc(',', f), put_real(f, l->out_scale);
+        fputc(',', f), put_int(f, l->out_zp);
+        fputc(',', f), put_str(f, l->out_qtype);
+        fputc(',', f), put_real(f, l->out_min);
+        fputc(',', f), put_real(f, l->out_max);
+        fputc(',', f), put_real(f, l->out_mean);
+        fputc(',', f), put_real(f, l->out_std);
         fputs("\r\n", f);
     }
 }

@@ -140,21 +140,22 @@ tui_view *tui_summary_view(tui *t, const tui_run *r)
 
 /* ---- layer detail ------------------------------------------------------------- */
 
-static void field(FILE *f, const char *k, const char *v)
+/* A missing value is none: an em dash where UTF-8 is allowed, else "-". */
+static void field(FILE *f, const char *none, const char *k, const char *v)
 {
-    fprintf(f, "  %-22s %s\n", k, v && *v ? v : "-");
+    fprintf(f, "  %-22s %s\n", k, v && *v ? v : none);
 }
 
-static void field_num(FILE *f, const char *k, double v, const char *fmt)
+static void field_num(FILE *f, const char *none, const char *k, double v, const char *fmt)
 {
     char buf[64];
-    field(f, k, tui_num(buf, sizeof(buf), v, fmt));
+    field(f, none, k, isnan(v) ? NULL : tui_num(buf, sizeof(buf), v, fmt));
 }
 
-static void field_int(FILE *f, const char *k, int64_t v)
+static void field_int(FILE *f, const char *none, const char *k, int64_t v)
 {
     char buf[64];
-    field(f, k, tui_int(buf, sizeof(buf), v));
+    field(f, none, k, v == STORE_NULL_INT ? NULL : tui_int(buf, sizeof(buf), v));
 }
 
 static void metrics_lines(FILE *f, const char *what, const metrics_t *m)
@@ -179,6 +180,7 @@ tui_view *tui_detail_view(tui *t, const tui_run *r, int li, int ai)
     const store_accuracy *a = ai >= 0 ? &r->acc[ai] : NULL;
     const run_summary *s = &r->sum;
     int cpu = l && l->target && !strcasecmp(l->target, "CPU");
+    const char *none = t->utf8 ? "—" : "-";
 
     if (!f)
         return tui_text_view(t, "detail", xstrdup("(out of memory)"));
@@ -186,52 +188,60 @@ tui_view *tui_detail_view(tui *t, const tui_run *r, int li, int ai)
             l && l->op ? l->op : a && a->op ? a->op : "-", l && l->name ? l->name : a ? a->name : "-");
     if (l) {
         double us = !isnan(l->frame_us) ? l->frame_us : l->time_us;
-        field(f, "node", l->node);
-        field(f, "op", l->op);
-        field(f, "tensor (source name)", l->name);
-        field(f, "target", l->target);
+        field(f, none, "node", l->node);
+        field(f, none, "op", l->op);
+        field(f, none, "tensor (source name)", l->name);
+        field(f, none, "target", l->target);
         if (cpu) {
             char cost[128], p[32];
-            field(f, "CPU fallback reason", l->cpu_reason ? l->cpu_reason : "no reason recorded");
+            field(f, none, "CPU fallback reason", l->cpu_reason ? l->cpu_reason : "no reason recorded");
             snprintf(cost, sizeof(cost), "%s us predicted, %s %% of the frame",
                      tui_num(buf, sizeof(buf), us, "%.2f"),
                      tui_num(p, sizeof(p), s->frame_us > 0 ? us / s->frame_us * 100 : NAN, "%.1f"));
-            field(f, "CPU fallback cost", cost);
+            field(f, none, "CPU fallback cost", cost);
         }
-        field(f, "NPU layer (vendor op)", l->npu_op);
-        field(f, "input shapes", l->in_shapes);
-        field(f, "output shapes", l->out_shapes);
-        field(f, "output dtype", l->dtype);
-        field(f, "computes in", l->npu_dtype);
-        field_num(f, "predicted frame us", l->frame_us, "%.3f");
-        field_num(f, "table time us", l->time_us, "%.3f");
-        field_num(f, "share of the frame %", s->frame_us > 0 ? us / s->frame_us * 100 : NAN, "%.2f");
-        field_int(f, "NPU cycles", l->npu_cycles);
-        field_int(f, "DDR cycles", l->ddr_cycles);
-        field_int(f, "total cycles", l->total_cycles);
-        field(f, "bound", l->bound);
-        field_num(f, "MAC usage %", l->mac_usage, "%.2f");
-        field_num(f, "RW KB", l->rw_kb, "%.2f");
-        field_num(f, "SRAM hit KB", l->sram_hit / 1024, "%.2f");
-        field(f, "workload (per core)", l->workload);
-        field_int(f, "tasks", l->tasks);
-        field_num(f, "host us (this PC)", l->host_us, "%.2f");
+        field(f, none, "NPU layer (vendor op)", l->npu_op);
+        field(f, none, "input shapes", l->in_shapes);
+        field(f, none, "output shapes", l->out_shapes);
+        field(f, none, "output dtype", l->dtype);
+        field(f, none, "computes in", l->npu_dtype);
+        field_num(f, none, "predicted frame us", l->frame_us, "%.3f");
+        field_num(f, none, "table time us", l->time_us, "%.3f");
+        field_num(f, none, "share of the frame %", s->frame_us > 0 ? us / s->frame_us * 100 : NAN, "%.2f");
+        field_int(f, none, "NPU cycles", l->npu_cycles);
+        field_int(f, none, "DDR cycles", l->ddr_cycles);
+        field_int(f, none, "total cycles", l->total_cycles);
+        field(f, none, "bound", l->bound);
+        field_num(f, none, "MAC usage %", l->mac_usage, "%.2f");
+        field_num(f, none, "RW KB", l->rw_kb, "%.2f");
+        field_num(f, none, "SRAM hit KB", l->sram_hit / 1024, "%.2f");
+        field(f, none, "workload (per core)", l->workload);
+        field_int(f, none, "tasks", l->tasks);
+        field_num(f, none, "host us (this PC)", l->host_us, "%.2f");
     }
     fprintf(f, "\nquantization\n");
-    field(f, "run quant", r->run.quant);
-    field(f, "algorithm", r->run.quant_algo);
-    field(f, "method", r->run.quant_method);
-    field(f, "layer computes in", l ? l->npu_dtype : NULL);
+    field(f, none, "run quant", r->run.quant);
+    field(f, none, "algorithm", r->run.quant_algo);
+    field(f, none, "method", r->run.quant_method);
+    field(f, none, "layer computes in", l ? l->npu_dtype : NULL);
+    field(f, none, "output qtype", l ? l->out_qtype : NULL);
+    field_num(f, none, "output scale", l ? l->out_scale : NAN, "%.9g");
+    field_int(f, none, "output zero point", l ? l->out_zp : STORE_NULL_INT);
+    fprintf(f, "\noutput statistics (this run)\n");
+    field_num(f, none, "min", l ? l->out_min : NAN, "%.9g");
+    field_num(f, none, "max", l ? l->out_max : NAN, "%.9g");
+    field_num(f, none, "mean", l ? l->out_mean : NAN, "%.9g");
+    field_num(f, none, "std", l ? l->out_std : NAN, "%.9g");
     fprintf(f, "\nerror vs the %s\n", a && a->source && strcmp(a->source, STORE_ACC_QUANT) ? "external golden" : "fp32 golden");
     if (a) {
-        field(f, "source", a->source);
-        field_int(f, "error row", a->idx);
-        field(f, "fused (not quantized)", a->fused ? "yes" : "no");
-        field(f, "graph output", a->is_output ? "yes" : "no");
+        field(f, none, "source", a->source);
+        field_int(f, none, "error row", a->idx);
+        field(f, none, "fused (not quantized)", a->fused ? "yes" : "no");
+        field(f, none, "graph output", a->is_output ? "yes" : "no");
         metrics_lines(f, "entire", &a->entire);
         metrics_lines(f, "single", &a->single);
         if (s->first_below >= 0)
-            field(f, "error starts at", r->acc[s->first_below].name);
+            field(f, none, "error starts at", r->acc[s->first_below].name);
     } else {
         fprintf(f, "  (no error row: an unquantized run, or a tensor the analysis does not compare)\n");
     }

@@ -706,6 +706,19 @@ void quant_graph_output(const quant_graph *q, int t, float *data)
         quant_qdq(data, n, &q->act[t]);
 }
 
+const char *quant_graph_tensor_qtype(const quant_graph *q, int t, qparam_t *p)
+{
+    if (t < 0 || t >= q->n_alloc)
+        return NULL;
+    if (q->type == QT_FP16 || (q->t_fp16 && q->t_fp16[t]))
+        return "float16";
+    if (q->type == QT_I8 && !q->fused[t] && q->has_act[t]) {
+        *p = q->act[t];
+        return "asymmetric_quantized-8";
+    }
+    return NULL;
+}
+
 void quant_graph_free(quant_graph *q)
 {
     if (!q)

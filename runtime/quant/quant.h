@@ -199,6 +199,9 @@ enum { QP_HAS_CALIB = 1, QP_HAS_MODEL = 2 };
 int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, char *err,
                        size_t errlen);
 void quant_graph_output(const quant_graph *q, int t, float *data);
+/* How quant_graph_output treats tensor t: "asymmetric_quantized-8" (its
+ * parameters in *p), "float16", or NULL (left float). */
+const char *quant_graph_tensor_qtype(const quant_graph *q, int t, qparam_t *p);
 void quant_graph_free(quant_graph *q);
 
 /* ---- hybrid quantization file (qcfg.c) ----

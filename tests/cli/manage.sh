@@ -130,6 +130,10 @@ check "[ \"\$(sqlite3 $T/b.db \"select count(*) from accuracy where source like 
       "external-golden error rows travel too"
 check "[ \"\$(sqlite3 $T/b.db \"select quote(entire_sqnr_db) from accuracy where source like 'golden:%' limit 1\")\" = '-Inf' ]" \
       "an infinite SQNR stays infinite"
+qs="select group_concat(quote(out_scale)||quote(out_zp)||quote(out_qtype)||quote(out_min)||quote(out_max)||quote(out_mean)||quote(out_std), ';') from layers l join runs r on r.id = l.run_id where r.label = 'quantized'"
+qa=$(sqlite3 "$A" "$qs"); qb=$(sqlite3 "$T/b.db" "$qs")
+[ "$qa" = "$qb" ] && [[ "$qa" == *"'asymmetric_quantized-8'-"* ]] && ok ||
+    bad "a layer's output quantization and statistics travel exactly: $qa / $qb"
 # a subset by tag, and a run given by label
 expect 0 "" -- "$RT" export --tag even mnist-fp32 -o "$T/e3.json" --db "$A"
 n_even=$(sqlite3 "$A" "select count(*) from tags where tag='even' and run_id <> (select id from runs where label='mnist-fp32')")

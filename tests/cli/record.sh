@@ -197,6 +197,64 @@ if ! grep -qa __asan_init "$RT"; then
         bad "under ulimit -v: exit $rc, $(cat "$T/err")"
 fi
 
+# --- per layer: the output's quantization and statistics (oracles: numpy over the
+# --dump files, the --write-quant-cfg file, sqlite3)
+DB5=$T/q.db
+expect 0 "" -- "$RT" run "$MNIST" -q i8 --db "$DB5" --label q --dump "$T/qd" --write-quant-cfg "$T/q.cfg" \
+    -n 1 --warmup 0 --no-progress
+expect 0 "" -- "$RT" run "$MNIST" --db "$DB5" --label plain -n 1 --warmup 0 --no-progress
+expect 0 "" -- "$RT" run "$MNIST" -q fp16 --db "$DB5" --label half -n 1 --no-progress
+"$RT" show q --db "$DB5" --json >"$T/q.json" 2>/dev/null || bad "show q --json"
+$PY - "$DB5" "$T/qd" "$T/q.cfg" "$T/q.json" <<'PYEOF' && ok || bad "layer quantization and statistics"
+import json, math, os, sqlite3, sys
+import numpy as np
+db, dump, cfg, js = sys.argv[1:]
+con = sqlite3.connect(db)
+q = dict(con.execute("select label, id from runs"))
+cols = "idx, name, out_scale, out_zp, out_qtype, out_min, out_max, out_mean, out_std"
+rows = con.execute("select %s from layers where run_id=? order by idx" % cols, (q["q"],)).fetchall()
+# the cfg: per tensor its scale and zero point (one per layer: activations)
+par, cur, key = {}, None, None
+for line in open(cfg):
+    if line.startswith("    ") and not line.startswith("     ") and line.rstrip().endswith(":"):
+        cur = line.strip()[:-1]; par[cur] = {}
+    elif cur and line.strip().endswith(":"):
+        key = line.strip()[:-1]; par[cur][key] = []
+    elif cur and line.strip().startswith("- "):
+        par[cur][key].append(float(line.strip()[2:]))
+files = {e["name"]: e["file"] for e in json.load(open(os.path.join(dump, "index.json"))) if e["layer"] >= 0}
+n_q = n_stats = 0
+for idx, name, scale, zp, qtype, mn, mx, mean, std in rows:
+    v = np.load(os.path.join(dump, files[name])).astype(np.float64)
+    assert mn == v.min() and mx == v.max(), (name, mn, mx, v.min(), v.max())
+    assert math.isclose(mean, v.mean(), rel_tol=1e-9, abs_tol=1e-12), (name, mean, v.mean())
+    assert math.isclose(std, v.std(), rel_tol=1e-9, abs_tol=1e-12), (name, std, v.std())
+    n_stats += 1
+    p = par.get(name)
+    # on the int8 grid of its parameters, or not (left float: fused into its activation)
+    grid = p is not None and np.allclose(v / p["scale"][0], np.round(v / p["scale"][0]), atol=1e-3)
+    if qtype is not None:
+        assert qtype == "asymmetric_quantized-8" and grid, (name, qtype)
+        assert "%.9g" % scale == "%.9g" % p["scale"][0], (name, scale, p["scale"])
+        assert zp == p["zero_point"][0], (name, zp, p["zero_point"])
+        n_q += 1
+    else:
+        assert not grid and scale is None and zp is None, (name, qtype, scale, zp)
+assert n_stats == len(rows) == 11 and n_q >= 8, (n_stats, n_q)
+# show --json carries the same values (reals to the 9 significant digits it prints)
+nine = lambda x: float("%.9g" % x) if isinstance(x, float) else x
+for l, r in zip(json.load(open(js))["layers"], rows):
+    assert [l[k] for k in ("out_scale", "out_zp", "out_qtype", "out_min", "out_max", "out_mean", "out_std")] \
+        == [nine(x) for x in r[2:]], (l, r)
+# an fp32 run with no untimed pass: neither; fp16: every output float16, statistics
+# from the warm-up
+assert con.execute("select count(*) from layers where run_id=? and coalesce(out_qtype, out_scale, out_zp, "
+                   "out_min, out_max, out_mean, out_std) is not null", (q["plain"],)).fetchone() == (0,)
+assert con.execute("select count(*), sum(out_qtype='float16'), sum(out_std >= 0 and out_min <= out_mean "
+                   "and out_mean <= out_max), sum(out_scale is null) from layers where run_id=?",
+                   (q["half"],)).fetchone() == (11, 11, 11, 11)
+PYEOF
+
 # --- progress: a plain line every 5 s when stderr is not a terminal, none with
 # --no-progress (about 7 s of mnist runs; the sanitizer build would take minutes)
 if ! grep -qa __asan_init "$RT"; then

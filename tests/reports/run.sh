@@ -94,6 +94,7 @@ con = sqlite3.connect(os.environ["DB"])
 cols = ("idx,node,op,name,in_shapes,out_shapes,dtype,host_us,npu_cycles,ddr_cycles,total_cycles,time_us,"
         "mac_usage,target,cpu_reason,sram_hit,rw_kb,bound,workload,tasks,npu_op,frame_us,npu_dtype").split(",")
 mcols = [p + m for p in ("entire_", "single_") for m in ("cos", "euc", "max_abs", "mean_abs", "sqnr_db")]
+qcols = "out_scale,out_zp,out_qtype,out_min,out_max,out_mean,out_std".split(",")
 def same(text, v):
     if v is None: return text == ""
     if isinstance(v, str): return text == v
@@ -102,15 +103,17 @@ for label in ("uf8", "miss", "board", "mnist"):
     raw = open(os.path.join(T, label + ".csv"), "rb").read()
     assert raw.endswith(b"\r\n") and b"\r\n" in raw.split(b"\r\n")[0] + b"\r\n"
     rows = list(csv.reader(open(os.path.join(T, label + ".csv"), newline="", encoding="utf-8")))
-    assert rows[0] == cols + mcols, rows[0]
+    assert rows[0] == cols + mcols + qcols, rows[0]
     rid, = con.execute("select id from runs where label=?", (label,)).fetchone()
-    db = con.execute("select %s from layers where run_id=? order by idx" % ",".join(cols), (rid,)).fetchall()
+    db = con.execute("select %s from layers where run_id=? order by idx" % ",".join(cols + qcols), (rid,)).fetchall()
     acc = {r[0]: r[1:] for r in con.execute("select name, %s from accuracy where run_id=? order by idx desc"
                                             % ",".join(mcols), (rid,))}
     assert len(rows) - 1 == len(db), (label, len(rows), len(db))
     for got, want in zip(rows[1:], db):
-        assert len(got) == len(cols) + len(mcols)
+        assert len(got) == len(cols) + len(mcols) + len(qcols)
         for c, g, w in zip(cols, got, want):
+            assert same(g, w), (label, c, g, w)
+        for c, g, w in zip(qcols, got[len(cols) + len(mcols):], want[len(cols):]):
             assert same(g, w), (label, c, g, w)
         a = acc.get(want[3], (None,) * len(mcols))
         for c, g, w in zip(mcols, got[len(cols):], a):

@@ -17,7 +17,8 @@ LOGS=${RT_SHARED:-../shared}/data/logs
 M=tests/data/models
 
 # ---- the fixture database ---------------------------------------------------------
-expect_rc 0 "run mnist i8" "$R" run $M/mnist.onnx -q i8 -n 1 --db "$DB" --label mnist-i8 --no-progress
+expect_rc 0 "run mnist i8" "$R" run $M/mnist.onnx -q i8 -n 1 --db "$DB" --label mnist-i8 --no-progress \
+    --write-quant-cfg "$T/mnist-i8.cfg"
 expect_rc 0 "run mnist i8 layer" "$R" run $M/mnist.onnx -q i8 --quant-method layer -n 1 --db "$DB" \
     --label mnist-i8-layer --no-progress
 expect_rc 0 "run cls rk3566" "$R" run $M/ppocr_mobile_v2.0_cls.onnx --shape x=1,3,48,192 -t rk3566 -n 1 \
@@ -171,6 +172,18 @@ keys Enter
 check "CPU layer detail" "CPU fallback reason"
 check "CPU layer detail: its reason" "${reason#*|}"
 check "CPU layer detail: its cost" "% of the frame"
+keys G
+pycheck "CPU layer detail of an fp32 run: no quantization (—), statistics as show --json" <<'PYEOF'
+import json, sys
+t = sys.argv[1]
+scr = open(t + "/screen").read().splitlines()
+def field(k):
+    return next(x for x in scr if x.startswith("  " + k + " "))[24:].strip()
+assert field("output qtype") == field("output scale") == field("output zero point") == "—", scr
+d = json.load(open(t + "/cls-rk3566.json"))
+cpu = [l for l in d["layers"] if l["target"] == "CPU" and l["cpu_reason"]][0]
+assert float(field("mean")) == cpu["out_mean"] and float(field("std")) == cpu["out_std"], (field("mean"), cpu)
+PYEOF
 keys q
 check "back from the detail" "[CPU fallbacks only]"
 keys C
@@ -267,6 +280,23 @@ def field(k):
 assert field("NPU cycles") == str(l["npu_cycles"]), field("NPU cycles")
 assert field("output shapes") == str(l["out_shapes"]).replace(" ", ""), field("output shapes")
 assert field("node") == l["node"], field("node")
+PYEOF
+keys G
+pycheck "detail: output quantization as the --write-quant-cfg file, statistics as show --json" <<'PYEOF'
+import json, sys
+t = sys.argv[1]
+d = json.load(open(t + "/mnist-i8.json"))
+l = next(l for l in d["layers"] if l["npu_cycles"] is not None)
+scr = open(t + "/screen").read().splitlines()
+def field(k):
+    return next(x for x in scr if x.startswith("  " + k + " "))[24:].strip()
+cfg = open(t + "/mnist-i8.cfg").read().split("\n    " + l["name"] + ":\n")[1].split("\n")
+val = lambda k: cfg[cfg.index("        " + k + ":") + 1].strip()[2:]
+assert field("output qtype") == l["out_qtype"] == "asymmetric_quantized-8", field("output qtype")
+assert field("output scale") == val("scale") and field("output zero point") == val("zero_point"), \
+    (field("output scale"), val("scale"), field("output zero point"), val("zero_point"))
+for k in ("min", "max", "mean", "std"):
+    assert float(field(k)) == l["out_" + k], (k, field(k), l["out_" + k])
 PYEOF
 keys q q
 

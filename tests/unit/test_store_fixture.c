@@ -61,7 +61,7 @@ int main(void)
     CHECK(sql_int(path, "PRAGMA user_version") == STORE_SCHEMA_VERSION, "current schema");
     CHECK(store_list_runs(st, &runs, &n_runs, err, sizeof err) == 0 && n_runs == want_runs,
           "%d runs listed: %s", n_runs, err);
-    long long layers = 0, outputs = 0, acc = 0, cycles = 0;
+    long long layers = 0, outputs = 0, acc = 0, cycles = 0, missing_bad = 0;
     double cos = 0, npu = 0;
     for (int i = 0; i < n_runs; i++) {
         store_layer *l = NULL;
@@ -75,9 +75,15 @@ int main(void)
         CHECK(store_get_outputs(st, runs[i].id, &o, &no, err, sizeof err) == 0, "outputs");
         CHECK(store_get_accuracy(st, runs[i].id, &a, &na, err, sizeof err) == 0, "accuracy");
         CHECK(runs[i].tags == NULL, "no tags after the upgrade");
-        for (int k = 0; k < nl; k++)
+        for (int k = 0; k < nl; k++) {
             if (l[k].total_cycles != STORE_NULL_INT)
                 cycles += l[k].total_cycles;
+            /* schema 2 had no output quantization or statistics: missing, not 0 */
+            if (!isnan(l[k].out_scale) || l[k].out_zp != STORE_NULL_INT || l[k].out_qtype ||
+                !isnan(l[k].out_min) || !isnan(l[k].out_max) || !isnan(l[k].out_mean) ||
+                !isnan(l[k].out_std))
+                missing_bad++;
+        }
         for (int k = 0; k < na; k++)
             if (!isnan(a[k].entire.cos))
                 cos += a[k].entire.cos;
@@ -92,6 +98,10 @@ int main(void)
           "rows %lld/%lld %lld/%lld %lld/%lld", layers, want_layers, outputs, want_outputs, acc,
           want_acc);
     CHECK(cycles == want_cycles, "cycles %lld, sqlite3 %lld", cycles, want_cycles);
+    CHECK(missing_bad == 0, "%lld upgraded layers with output quantization/statistics", missing_bad);
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM pragma_table_info('layers') WHERE name IN "
+                        "('out_scale','out_zp','out_qtype','out_min','out_max','out_mean','out_std')") == 7,
+          "the seven v3 layer columns, as sqlite3 lists them");
     CHECK((long long)(cos * 1e6) == want_cos, "cosine sum %f", cos);
     CHECK((long long)(npu * 1000) == want_npu, "npu_us sum %f", npu);
     store_runs_free(runs, n_runs);

@@ -187,6 +187,10 @@ int main(void)
     l.op = "Conv";
     l.frame_us = 17.25;
     l.npu_dtype = "FP16";
+    l.out_scale = 0.125;
+    l.out_zp = -128;
+    l.out_qtype = "asymmetric_quantized-8";
+    l.out_min = -1.5, l.out_max = 2.5, l.out_mean = 0.25, l.out_std = 0.75;
     CHECK(store_layer_add(st, id, &l, err, sizeof err) == 0, "v2 layer: %s", err);
     CHECK(store_run_commit(st, id, 1000, err, sizeof err) == 0, "commit: %s", err);
     CHECK(store_get_run(st, "new", &back, err, sizeof err) == 0, "read back: %s", err);
@@ -200,6 +204,20 @@ int main(void)
     CHECK(sql_int(path, "SELECT frame_us * 4 FROM layers WHERE run_id = 2") == 69 &&
               sql_int(path, "SELECT npu_dtype = 'FP16' FROM layers WHERE run_id = 2") == 1,
           "v2 layer columns as written (sqlite3)");
+    CHECK(sql_int(path, "SELECT out_scale * 8 + out_zp * 10 + (out_qtype = 'asymmetric_quantized-8') "
+                        "+ out_min * 100 + out_max * 1000 + out_mean * 4e4 + out_std * 4e5 "
+                        "FROM layers WHERE run_id = 2") == 1 - 1280 + 1 - 150 + 2500 + 10000 + 300000,
+          "v3 layer output quantization and statistics as written (sqlite3)");
+    {
+        store_layer *rows = NULL;
+        int n = 0;
+        CHECK(store_get_layers(st, id, &rows, &n, err, sizeof err) == 0 && n == 1 &&
+                  rows[0].out_scale == 0.125 && rows[0].out_zp == -128 && rows[0].out_qtype &&
+                  !strcmp(rows[0].out_qtype, "asymmetric_quantized-8") && rows[0].out_min == -1.5 &&
+                  rows[0].out_max == 2.5 && rows[0].out_mean == 0.25 && rows[0].out_std == 0.75,
+              "v3 layer fields read back");
+        store_layers_free(rows, n);
+    }
     store_close(st);
 
     unlink(path);
