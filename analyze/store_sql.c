@@ -92,6 +92,19 @@ void sq_row_done(sqlite3_stmt *s)
     sqlite3_clear_bindings(s);
 }
 
+int sq_row_exec(store *st, int which, const char *sql, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    int rc;
+
+    if ((rc = sq_row_prepare(st, which, sql, &s, err, errlen)))
+        return rc;
+    if (sqlite3_step(s) != SQLITE_DONE)
+        rc = sq_db_fail(st, err, errlen, "database error");
+    sqlite3_reset(s);
+    return rc;
+}
+
 void sq_bind_text(sqlite3_stmt *s, int i, const char *v)
 {
     if (v)
