@@ -105,10 +105,12 @@ int sq_row_exec(store *st, int which, const char *sql, char *err, size_t errlen)
     return rc;
 }
 
+/* Not copied: every caller steps the statement while the string lives and
+ * then finalizes it or clears its bindings (sq_row_done). */
 void sq_bind_text(sqlite3_stmt *s, int i, const char *v)
 {
     if (v)
-        sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
     else
         sqlite3_bind_null(s, i);
 }
