@@ -37,15 +37,13 @@ static int tokenize(char *s, char **tok, int max)
     int n = 0;
 
     while (*s) {
-        while (*s == ' ' || *s == '\t')
-            s++;
+        s += strspn(s, " \t"); /* tables pad their columns with long runs of blanks */
         if (!*s)
             break;
         if (n == max)
             break;
         tok[n++] = s;
-        while (*s && *s != ' ' && *s != '\t')
-            s++;
+        s += strcspn(s, " \t");
         if (*s)
             *s++ = 0;
     }
