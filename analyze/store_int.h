@@ -9,6 +9,24 @@
 
 #include "analyze/store.h"
 
+/* Statements run once per row (layer, output and error-row inserts) or once
+ * per run (its insert, label check, closing update, savepoint and
+ * transaction control) are prepared once per handle: parsing their SQL cost
+ * more than the insert itself when an import writes thousands of runs. */
+enum row_stmt {
+    ROW_LAYER,
+    ROW_OUTPUT,
+    ROW_ACC,
+    RUN_INSERT,
+    RUN_LABEL_USED,
+    RUN_FINISH,
+    TX_SAVEPOINT,
+    TX_RELEASE,
+    TX_BEGIN,
+    TX_COMMIT,
+    N_ROW_STMT
+};
+
 struct store {
     sqlite3 *db;
     char *path;
@@ -16,7 +34,7 @@ struct store {
     int readonly;
     int64_t open_run; /* run whose transaction is open, 0 if none */
     int batch;        /* a batch transaction is open: runs are savepoints in it */
-    sqlite3_stmt *row_stmt[3]; /* the per-row inserts, prepared once (enum row_stmt) */
+    sqlite3_stmt *row_stmt[N_ROW_STMT]; /* statements prepared once (enum row_stmt) */
 };
 
 /* The runs columns read_run reads, in its order; the tags last. */
@@ -41,11 +59,6 @@ struct store {
     "entire_max_abs, entire_mean_abs, entire_sqnr_db, entire_flags, single_cos, "         \
     "single_euc, single_max_abs, single_mean_abs, single_sqnr_db, single_flags, source"
 
-/* Statements run once per row (layer, output and error-row inserts) are
- * prepared once per handle: parsing their SQL cost more than the insert itself
- * when an import writes thousands of runs. */
-enum row_stmt { ROW_LAYER, ROW_OUTPUT, ROW_ACC };
-
 /* store_sql.c */
 int sq_db_status(int code);
 int sq_db_fail(store *st, char *err, size_t errlen, const char *what);
@@ -57,7 +70,11 @@ int sq_pragma_int(store *st, const char *name, int64_t *v, char *err, size_t err
 int sq_row_prepare(store *st, int which, const char *sql, sqlite3_stmt **s, char *err,
                    size_t errlen);
 void sq_row_done(sqlite3_stmt *s);
-/* NULL for NULL strings, STORE_NULL_INT and non-finite reals. */
+/* Runs sql, a statement without parameters nor rows (transaction control),
+ * prepared once per handle as `which`. */
+int sq_row_exec(store *st, int which, const char *sql, char *err, size_t errlen);
+/* NULL for NULL strings, STORE_NULL_INT and non-finite reals. Text is bound
+ * without a copy: step before the string goes, then finalize or sq_row_done. */
 void sq_bind_text(sqlite3_stmt *s, int i, const char *v);
 void sq_bind_i64(sqlite3_stmt *s, int i, int64_t v);
 void sq_bind_dbl(sqlite3_stmt *s, int i, double v);

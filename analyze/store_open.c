@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,10 +194,21 @@ static char *concat(const char *a, const char *b)
     return s;
 }
 
+/* SQLite's memory statistics take a process-wide mutex on every allocation;
+ * nothing reads them. Set before SQLite initialises (a later call is refused
+ * harmlessly). */
+static void sqlite_setup(void)
+{
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 /* Opens path into st->db and sets what every handle needs. A handle is used by
  * one thread at a time (store.h), so SQLite's per-call mutex is left out. */
 static int open_db(store *st, const char *path, int flags, char *err, size_t errlen)
 {
+    static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+
+    pthread_once(&setup_once, sqlite_setup);
     if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return rt_err(err, errlen, RT_EIO, "%s: cannot open database: %s", st->path,
                       st->db ? sqlite3_errmsg(st->db) : "out of memory");

@@ -69,21 +69,45 @@ void store_runs_free(store_run *runs, int n)
 static void read_run_row(sqlite3_stmt *s, void *row) { read_run(s, row); }
 static void free_runs(void *rows, int n) { store_runs_free(rows, n); }
 
-int store_list_runs(store *st, store_run **runs, int *n, char *err, size_t errlen)
+/* RUN_COLS_NO_TAGS in its order, without the JSON a listing does not show:
+ * extra_json only where it holds a v1 run's predicted time (no npu_us). */
+#define RUN_COLS_BRIEF                                                                     \
+    "id, label, time, model_path, model_sha256, model_format, platform, backend, quant, " \
+    "quant_algo, quant_method, threads, iterations, seed, NULL, total_us, status, "       \
+    "tool_version, CASE WHEN npu_us IS NULL THEN extra_json END, n_layers, "              \
+    "npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256, "   \
+    "weight_bytes, internal_bytes, NULL"
+
+static int list_runs(store *st, const char *cols, store_run **runs, int *n, char *err,
+                     size_t errlen)
 {
+    char sql[1024];
     sqlite3_stmt *s = NULL;
     int rc;
 
     *runs = NULL;
     *n = 0;
     /* the tags of every run gathered once (RUN_COLS asks per run) */
-    if ((rc = sq_db_prepare(st, "SELECT " RUN_COLS_NO_TAGS ", t.tags FROM runs LEFT JOIN "
-                            "(SELECT run_id, group_concat(tag, ',') AS tags FROM "
-                            "(SELECT run_id, tag FROM tags ORDER BY run_id, tag) GROUP BY run_id) t "
-                            "ON t.run_id = runs.id ORDER BY id", &s, err, errlen)))
+    snprintf(sql, sizeof sql,
+             "SELECT %s, t.tags FROM runs LEFT JOIN "
+             "(SELECT run_id, group_concat(tag, ',') AS tags FROM "
+             "(SELECT run_id, tag FROM tags ORDER BY run_id, tag) GROUP BY run_id) t "
+             "ON t.run_id = runs.id ORDER BY id",
+             cols);
+    if ((rc = sq_db_prepare(st, sql, &s, err, errlen)))
         return rc;
     return sq_query_rows(st, s, sizeof(store_run), read_run_row, free_runs, "cannot list runs",
                       (void **)runs, n, err, errlen);
+}
+
+int store_list_runs(store *st, store_run **runs, int *n, char *err, size_t errlen)
+{
+    return list_runs(st, RUN_COLS_NO_TAGS, runs, n, err, errlen);
+}
+
+int store_list_runs_brief(store *st, store_run **runs, int *n, char *err, size_t errlen)
+{
+    return list_runs(st, RUN_COLS_BRIEF, runs, n, err, errlen);
 }
 
 /* Runs matching "id = ?" or "label = ?": the count, and the first into *r. */

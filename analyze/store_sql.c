@@ -92,10 +92,25 @@ void sq_row_done(sqlite3_stmt *s)
     sqlite3_clear_bindings(s);
 }
 
+int sq_row_exec(store *st, int which, const char *sql, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    int rc;
+
+    if ((rc = sq_row_prepare(st, which, sql, &s, err, errlen)))
+        return rc;
+    if (sqlite3_step(s) != SQLITE_DONE)
+        rc = sq_db_fail(st, err, errlen, "database error");
+    sqlite3_reset(s);
+    return rc;
+}
+
+/* Not copied: every caller steps the statement while the string lives and
+ * then finalizes it or clears its bindings (sq_row_done). */
 void sq_bind_text(sqlite3_stmt *s, int i, const char *v)
 {
     if (v)
-        sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
     else
         sqlite3_bind_null(s, i);
 }

@@ -36,11 +36,13 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
         strcmp(r->backend, "predict") != 0 && strcmp(r->backend, "toolkit") != 0)
         return rt_err(err, errlen, RT_EINVAL, "bad backend '%s' (sim, board, predict or toolkit)",
                       r->backend);
-    if ((rc = sq_db_exec(st, st->batch ? "SAVEPOINT run" : "BEGIN IMMEDIATE", err, errlen)))
+    if ((rc = st->batch ? sq_row_exec(st, TX_SAVEPOINT, "SAVEPOINT run", err, errlen)
+                        : sq_row_exec(st, TX_BEGIN, "BEGIN IMMEDIATE", err, errlen)))
         return rc;
 
     if (r->label) {
-        if ((rc = sq_db_prepare(st, "SELECT id FROM runs WHERE label = ?", &s, err, errlen)))
+        if ((rc = sq_row_prepare(st, RUN_LABEL_USED, "SELECT id FROM runs WHERE label = ?", &s,
+                                 err, errlen)))
             goto fail;
         sq_bind_text(s, 1, r->label);
         if (sqlite3_step(s) == SQLITE_ROW) {
@@ -48,10 +50,10 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
                         r->label, (long long)sqlite3_column_int64(s, 0));
             goto fail;
         }
-        sqlite3_finalize(s);
+        sq_row_done(s);
         s = NULL;
     }
-    if ((rc = sq_db_prepare(st,
+    if ((rc = sq_row_prepare(st, RUN_INSERT,
                          "INSERT INTO runs (label, time, model_path, model_sha256, "
                          "model_format, platform, backend, quant, quant_algo, quant_method, "
                          "threads, iterations, seed, inputs_json, total_us, status, "
@@ -95,12 +97,13 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
         rc = sq_db_fail(st, err, errlen, "cannot add the run");
         goto fail;
     }
-    sqlite3_finalize(s);
+    sq_row_done(s);
     *run_id = sqlite3_last_insert_rowid(st->db);
     st->open_run = *run_id;
     return 0;
 fail:
-    sqlite3_finalize(s);
+    if (s)
+        sq_row_done(s);
     run_rollback(st);
     return rc;
 }
@@ -199,7 +202,7 @@ int store_run_commit(store *st, int64_t run_id, double total_us, char *err, size
 
     if ((rc = sq_check_open(st, run_id, err, errlen)))
         return rc;
-    if ((rc = sq_db_prepare(st,
+    if ((rc = sq_row_prepare(st, RUN_FINISH,
                          "UPDATE runs SET total_us = ?, n_layers = (SELECT COUNT(*) FROM "
                          "layers WHERE run_id = runs.id) WHERE id = ?",
                          &s, err, errlen)))
@@ -210,13 +213,16 @@ int store_run_commit(store *st, int64_t run_id, double total_us, char *err, size
         rc = sq_db_fail(st, err, errlen, "cannot finish the run");
         goto fail;
     }
-    if ((rc = sq_db_exec(st, st->batch ? "RELEASE run" : "COMMIT", err, errlen)))
+    sq_row_done(s);
+    s = NULL;
+    if ((rc = st->batch ? sq_row_exec(st, TX_RELEASE, "RELEASE run", err, errlen)
+                        : sq_row_exec(st, TX_COMMIT, "COMMIT", err, errlen)))
         goto fail;
-    sqlite3_finalize(s);
     st->open_run = 0;
     return 0;
 fail:
-    sqlite3_finalize(s);
+    if (s)
+        sq_row_done(s);
     store_run_abort(st, run_id);
     return rc;
 }

@@ -307,7 +307,8 @@ int cmd_ls(int argc, char **argv)
     }
     rc = store_open_readonly(path, &st, err, sizeof(err));
     if (!rc)
-        rc = store_list_runs(st, &runs, &n, err, sizeof(err));
+        rc = o.json ? store_list_runs(st, &runs, &n, err, sizeof(err)) /* shows inputs, extra */
+                    : store_list_runs_brief(st, &runs, &n, err, sizeof(err));
     if (!rc)
         rc = store_list_run_outputs(st, &ro, &n_ro, err, sizeof(err));
     rows = xcalloc((size_t)(n ? n : 1), sizeof(*rows));

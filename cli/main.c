@@ -35,6 +35,28 @@ static const struct command {
 
 #define N_COMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
 
+/* OpenBLAS (pthread build) starts its worker threads as it loads, before
+ * main, and each spins on a core for some 80 ms before it sleeps, even in a
+ * process that never multiplies a matrix. The commands that only read or write
+ * the store, print or browse stop them at once; should BLAS be called after
+ * all, it starts them again. Weak: another BLAS has no such function. */
+extern int blas_thread_shutdown_(void) __attribute__((weak));
+
+static void blas_threads_stop(const char *cmd)
+{
+    static const char *const no_compute[] = {"ls",     "show",   "compare", "import",
+                                             "rm",     "tag",    "untag",   "label",
+                                             "export", "merge",  "tui",     "report",
+                                             "inspect", "top",   "info"};
+    if (!blas_thread_shutdown_)
+        return;
+    for (size_t i = 0; i < sizeof no_compute / sizeof no_compute[0]; i++)
+        if (!strcmp(cmd, no_compute[i])) {
+            blas_thread_shutdown_();
+            return;
+        }
+}
+
 static const struct command *find_command(const char *name)
 {
     for (int i = 0; i < N_COMMANDS; i++)
@@ -136,8 +158,10 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     const struct command *c = find_command(argv[1]);
-    if (c)
+    if (c) {
+        blas_threads_stop(c->name);
         return c->fn(argc - 1, argv + 1);
+    }
     const char *names[N_COMMANDS];
     for (int i = 0; i < N_COMMANDS; i++)
         names[i] = commands[i].name;

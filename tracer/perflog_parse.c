@@ -37,15 +37,13 @@ static int tokenize(char *s, char **tok, int max)
     int n = 0;
 
     while (*s) {
-        while (*s == ' ' || *s == '\t')
-            s++;
+        s += strspn(s, " \t"); /* tables pad their columns with long runs of blanks */
         if (!*s)
             break;
         if (n == max)
             break;
         tok[n++] = s;
-        while (*s && *s != ' ' && *s != '\t')
-            s++;
+        s += strcspn(s, " \t");
         if (*s)
             *s++ = 0;
     }
@@ -66,12 +64,43 @@ static int parse_i64(const char *s, int64_t *v)
     return 0;
 }
 
+/* A plain decimal of at most 15 digits ("1234", "0.37", "12.5%"), nearly
+ * every cell of a table: its digits and 10^k are exact doubles, so one
+ * division rounds as strtod does (and skips strtod's general path). */
+static int plain_dbl(const char *s, double *v)
+{
+    static const double pow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    uint64_t m = 0;
+    int digits = 0, frac = -1;
+
+    for (;; s++) {
+        if (*s >= '0' && *s <= '9') {
+            if (++digits > 15)
+                return -1;
+            m = m * 10 + (uint64_t)(*s - '0');
+            if (frac >= 0)
+                frac++;
+        } else if (*s == '.' && frac < 0) {
+            frac = 0;
+        } else {
+            break;
+        }
+    }
+    if (!digits || (*s && strcmp(s, "%") != 0))
+        return -1;
+    *v = (double)m / pow10[frac > 0 ? frac : 0];
+    return 0;
+}
+
 static int parse_dbl(const char *s, double *v)
 {
     char *e;
 
     if (!s || !*s)
         return -1;
+    if (plain_dbl(s, v) == 0)
+        return 0;
     *v = strtod(s, &e);
     if (e == s || (*e && strcmp(e, "%") != 0))
         return -1;

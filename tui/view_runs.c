@@ -222,7 +222,7 @@ static int load(runs_view *rv, char *err, size_t errlen)
 {
     tui_table old = rv->tb;
     store_run *runs = NULL;
-    int n = 0, rc = store_list_runs(rv->t->st, &runs, &n, err, errlen);
+    int n = 0, rc = store_list_runs_brief(rv->t->st, &runs, &n, err, errlen); /* views reload a run */
     if (rc)
         return rc;
     free_runs(rv);

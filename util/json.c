@@ -80,6 +80,15 @@ static void put_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        /* a run of printable ASCII that needs no escape: one write */
+        const unsigned char *q = p;
+        while (*q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\')
+            q++;
+        if (q > p) {
+            fwrite(p, 1, (size_t)(q - p), f);
+            p = q;
+            continue;
+        }
         int n = utf8_len(p);
         if (!n) {
             fputs("\\ufffd", f);

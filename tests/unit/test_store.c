@@ -630,6 +630,64 @@ static void test_hot_journal(void)
     CHECK(rc == 0 && access(journal, F_OK) != 0, "writable again: rolled back: %s", err);
 }
 
+static int same_str(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* store_list_runs_brief: every field of the full list but the JSON a listing
+ * does not show, and a v1 run (no npu_us) keeps the extra JSON its predicted
+ * time is read from */
+static void test_list_brief(void)
+{
+    const char *db = path_of("brief.db");
+    store *st = NULL;
+    char err[512];
+    int64_t id[2] = { 0, 0 };
+    int rc = store_open(db, &st, err, sizeof err);
+    CHECK(rc == 0, "open: %s", err);
+    for (int k = 0; k < 2 && !rc; k++) {
+        store_run r;
+        store_run_init(&r);
+        r.label = k ? "v1" : "v2";
+        r.model_path = "m.onnx";
+        r.platform = "rk3588";
+        r.backend = "sim";
+        r.inputs_json = "[{\"name\":\"x\"}]";
+        r.extra_json = "{\"npu_predicted_us\":12.5}";
+        r.env_json = "{\"host\":\"h\"}";
+        r.npu_us = k ? NAN : 10.0;
+        rc = store_run_begin(st, &r, &id[k], err, sizeof err) ||
+             store_run_commit(st, id[k], 20.0, err, sizeof err) ||
+             store_tag_add(st, id[k], k ? "old" : "new", err, sizeof err);
+        CHECK(rc == 0, "run %d: %s", k, err);
+    }
+    store_run *full = NULL, *brief = NULL;
+    int nf = 0, nb = 0;
+    rc = store_list_runs(st, &full, &nf, err, sizeof err);
+    rc = rc ? rc : store_list_runs_brief(st, &brief, &nb, err, sizeof err);
+    CHECK(rc == 0 && nf == 2 && nb == 2, "lists: %d %d %s", nf, nb, err);
+    for (int i = 0; i < nb && nb == nf; i++) {
+        const store_run *f = &full[i], *b = &brief[i];
+        CHECK(b->id == f->id && same_str(b->label, f->label) && same_str(b->time, f->time) &&
+                  same_str(b->model_path, f->model_path) &&
+                  same_str(b->platform, f->platform) && same_str(b->backend, f->backend) &&
+                  same_str(b->status, f->status) && same_str(b->tags, f->tags) &&
+                  b->total_us == f->total_us && b->n_layers == f->n_layers &&
+                  b->threads == f->threads && b->weight_bytes == f->weight_bytes &&
+                  (b->npu_us == f->npu_us || (isnan(b->npu_us) && isnan(f->npu_us))),
+              "run %d: the brief list's fields are the full list's", i);
+        CHECK(f->inputs_json && f->env_json && f->extra_json, "full list has the JSON");
+        CHECK(!b->inputs_json && !b->env_json, "brief list leaves inputs and env out");
+        CHECK(i == 0 ? !b->extra_json : same_str(b->extra_json, f->extra_json),
+              "run %d: extra only for the v1 run", i);
+    }
+    CHECK(nb == 2 && same_str(brief[1].tags, "old"), "tags read in the brief list");
+    store_runs_free(full, nf);
+    store_runs_free(brief, nb);
+    store_close(st);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -643,6 +701,7 @@ int main(void)
     test_not_found();
     test_hot_journal();
     test_helpers();
+    test_list_brief();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
