@@ -170,7 +170,10 @@ static void test_independent(void)
           a2.ret);
     CHECK(a1.frames > 0 && a2.frames > 0, "both threads of the busy context ran: %ld %ld",
           a1.frames, a2.frames);
-    limit = 3 * solo.worst_ms + 10;
+    /* the worst frame without contention (alone or beside a spinner) is the
+     * machine's own hiccup (a VM's stolen time, a sanitizer's page faults) */
+    double base = solo.worst_ms > alone.worst_ms ? solo.worst_ms : alone.worst_ms;
+    limit = 3 * base + 10;
     printf("independent context, frames/s and worst latency: alone %.0f/s %.2f ms; beside a "
            "spinning thread %.0f/s %.2f ms; with the other context busy from two threads "
            "%.0f/s %.2f ms (limit %.2f ms); busy context %ld frames\n",
@@ -180,7 +183,7 @@ static void test_independent(void)
         printf("latency and throughput bounds not checked (RT_TEST_NO_TIMING=1)\n");
     } else {
         CHECK(shared.worst_ms <= limit, "independent context's worst latency %.2f ms > %.2f ms "
-              "(3 x solo %.2f + 10)", shared.worst_ms, limit, solo.worst_ms);
+              "(3 x uncontended worst %.2f + 10)", shared.worst_ms, limit, base);
         CHECK(shared.frames * 3 >= solo.frames, "independent context's throughput %ld frames "
               "< 1/3 of solo %ld", shared.frames, solo.frames);
     }
