@@ -17,6 +17,7 @@ enum row_stmt {
     ROW_LAYER,
     ROW_OUTPUT,
     ROW_ACC,
+    ROW_LOAD,
     RUN_INSERT,
     RUN_LABEL_USED,
     RUN_FINISH,

@@ -117,9 +117,12 @@ int store_load_add(store *st, int64_t run_id, const store_load_sample *ls, char 
 
     if ((rc = sq_check_open(st, run_id, err, errlen)))
         return rc;
-    if ((rc = sq_db_prepare(st,
+    /* prepared once per handle like the other per-row inserts; the next idx
+     * comes from the (run_id, idx) key, not from counting the run's samples */
+    if ((rc = sq_row_prepare(st, ROW_LOAD,
                          "INSERT INTO load_samples (run_id, idx, t_us, core, load_pct) VALUES "
-                         "(?1, (SELECT COUNT(*) FROM load_samples WHERE run_id = ?1), ?2, ?3, ?4)",
+                         "(?1, COALESCE((SELECT MAX(idx) FROM load_samples WHERE run_id = ?1), -1) + 1, "
+                         "?2, ?3, ?4)",
                          &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);
@@ -128,7 +131,7 @@ int store_load_add(store *st, int64_t run_id, const store_load_sample *ls, char 
     sq_bind_dbl(s, 4, ls->load_pct);
     if (sqlite3_step(s) != SQLITE_DONE)
         rc = sq_db_fail(st, err, errlen, "cannot add the load sample");
-    sqlite3_finalize(s);
+    sq_row_done(s);
     return rc;
 }
 
