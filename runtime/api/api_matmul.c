@@ -4,7 +4,11 @@
  *
  * A matmul handle lives in this file's own registry (handles from 0x4d4d0000), so
  * rknn_create_mem* accept it (api_mem.c asks api_matmul_known) while the model calls
- * refuse it. Matmul calls are serialised process-wide by one lock. */
+ * refuse it. The registry has one lock, held only to find, add or remove a handle; each
+ * context has its own lock, so contexts run side by side (as on a board, where an app
+ * drives several matmul contexts from its threads) and calls on one context queue.
+ * A context found by a call stays alive until that call leaves, even if another thread
+ * destroys it meanwhile (refs). */
 #include "runtime/api/api_internal.h"
 #include "runtime/api/api_matmul.h"
 #include "runtime/npu/npu.h"
@@ -33,6 +37,9 @@ typedef struct mm_ctx {
     int b_len;
     unsigned core_mask;
     npu_graph_t *cost;          /* the NPU model's layer for the current shape */
+    pthread_mutex_t lock;       /* held by the call using the context */
+    int refs;                   /* calls between enter() and leave(); under mm_lock */
+    int destroyed;              /* unlinked; the last leave() frees it */
     struct mm_ctx *next;
 } mm_ctx;
 
@@ -50,15 +57,40 @@ static mm_ctx *find(rknn_matmul_ctx h, const char *fn)
     return NULL;
 }
 
-/* Takes the matmul lock and finds h; NULL (lock released, E line) if unknown. */
+static void ctx_free(mm_ctx *c)
+{
+    npu_graph_free(c->cost);
+    free(c->shapes);
+    free(c->b_scale);
+    free(c->b_zp);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+/* Finds h and takes its context's lock; NULL (E line) if unknown. leave() ends the call. */
 static mm_ctx *enter(rknn_matmul_ctx h, const char *fn)
 {
     mm_ctx *c;
 
     pthread_mutex_lock(&mm_lock);
-    if (!(c = find(h, fn)))
-        pthread_mutex_unlock(&mm_lock);
+    if ((c = find(h, fn)))
+        c->refs++;
+    pthread_mutex_unlock(&mm_lock);
+    if (c)
+        pthread_mutex_lock(&c->lock);
     return c;
+}
+
+static void leave(mm_ctx *c)
+{
+    int last;
+
+    pthread_mutex_unlock(&c->lock);
+    pthread_mutex_lock(&mm_lock);
+    last = --c->refs == 0 && c->destroyed;
+    pthread_mutex_unlock(&mm_lock);
+    if (last)
+        ctx_free(c);
 }
 
 int api_matmul_known(rknn_context h)
@@ -176,6 +208,7 @@ static int create(rknn_matmul_ctx *out, rknn_matmul_info *info, int n, const rkn
         goto out;
     }
     c = xcalloc(1, sizeof(*c));
+    pthread_mutex_init(&c->lock, NULL);
     c->info = *info;
     snprintf(c->chip, sizeof(c->chip), "%s", target && *target ? target : "rk3588");
     c->a_scale = c->c_scale = 1.0f;
@@ -223,11 +256,8 @@ static int create(rknn_matmul_ctx *out, rknn_matmul_info *info, int n, const rkn
     c = NULL;
     st = RKNN_SUCC;
 out:
-    if (c) {
-        npu_graph_free(c->cost);
-        free(c->shapes);
-        free(c);
-    }
+    if (c)
+        ctx_free(c);
     return st;
 }
 
@@ -254,12 +284,15 @@ int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx *ctx, rknn_matmul_info *inf
 int rknn_matmul_destroy(rknn_matmul_ctx ctx)
 {
     mm_ctx **pp, *c = NULL;
+    int now = 0;
 
     pthread_mutex_lock(&mm_lock);
     for (pp = &mm_list; *pp; pp = &(*pp)->next) {
         if ((*pp)->handle == ctx) {
             c = *pp;
             *pp = c->next;
+            c->destroyed = 1;
+            now = c->refs == 0; /* else the call still using it frees it as it leaves */
             break;
         }
     }
@@ -269,11 +302,8 @@ int rknn_matmul_destroy(rknn_matmul_ctx ctx)
               "made by rknn_matmul_create)", (unsigned long long)ctx);
         return RKNN_ERR_CTX_INVALID;
     }
-    npu_graph_free(c->cost);
-    free(c->shapes);
-    free(c->b_scale);
-    free(c->b_zp);
-    free(c);
+    if (now)
+        ctx_free(c);
     return RKNN_SUCC;
 }
 
@@ -312,7 +342,7 @@ int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem, rknn_matmu
     c->mem[which] = mem;
     st = RKNN_SUCC;
 out:
-    pthread_mutex_unlock(&mm_lock);
+    leave(c);
     return st;
 }
 
@@ -341,7 +371,7 @@ int rknn_matmul_set_core_mask(rknn_matmul_ctx context, rknn_core_mask core_mask)
     cost_build(c);
     st = RKNN_SUCC;
 out:
-    pthread_mutex_unlock(&mm_lock);
+    leave(c);
     return st;
 }
 
@@ -408,7 +438,7 @@ int rknn_matmul_set_quant_params(rknn_matmul_ctx context, rknn_quant_params *par
     }
     st = RKNN_SUCC;
 out:
-    pthread_mutex_unlock(&mm_lock);
+    leave(c);
     return st;
 }
 
@@ -434,7 +464,7 @@ int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params,
     *scale = c->a_scale;
     st = RKNN_SUCC;
 out:
-    pthread_mutex_unlock(&mm_lock);
+    leave(c);
     return st;
 }
 
@@ -465,7 +495,7 @@ int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape *shape)
             API_E("%s, shape is NULL (shapes MxKxN: %s)", fn, list);
     }
 out:
-    pthread_mutex_unlock(&mm_lock);
+    leave(c);
     return st;
 }
 
@@ -551,6 +581,6 @@ int rknn_matmul_run(rknn_matmul_ctx ctx)
         npu_print_perf_table(stderr, c->cost, NPU_PRINT_PREFIX); /* as a model's run does */
     st = RKNN_SUCC;
 out:
-    pthread_mutex_unlock(&mm_lock);
+    leave(c);
     return st;
 }

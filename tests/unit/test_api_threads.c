@@ -7,6 +7,9 @@
  * busy context's running thread does): its worst latency with the other context busy
  * must stay within 3x that + 10 ms. Before the fix it waited for whole frames of the
  * other model (~150 ms). Return codes: the API's (0 or RKNN_ERR_CTX_INVALID).
+ * Matmul contexts the same way: two threads each drive their own context and check
+ * every C against the int32 products summed here; one context destroyed while three
+ * threads run it (ThreadSanitizer in `make tsan`).
  *   RT_TEST_NO_TIMING=1  skip the latency bound (sanitizer builds), keep the rest */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #include "rknn_api.h"
+#include "rknn_matmul_api.h"
 #include "tests/test.h"
 
 #define MNIST "tests/data/models/mnist.onnx"
@@ -244,6 +248,151 @@ static void test_destroy_in_use(void)
     }
 }
 
+/* ---- matmul contexts ------------------------------------------------------------------ */
+
+enum { MM_M = 4, MM_K = 64, MM_N = 32 };
+
+typedef struct mm_user {
+    rknn_matmul_ctx ctx;
+    rknn_tensor_mem *mem[3];
+    int seed, runs, bad;
+    long ok, invalid;
+} mm_user;
+
+/* int8 A and B in the normal layouts, filled from seed; 0 or the failing call's code */
+static int mm_setup(mm_user *u, int seed)
+{
+    rknn_matmul_info info;
+    rknn_matmul_io_attr io;
+    int ret;
+
+    memset(&info, 0, sizeof info);
+    memset(u, 0, sizeof *u);
+    u->seed = seed;
+    info.M = MM_M;
+    info.K = MM_K;
+    info.N = MM_N;
+    info.type = RKNN_INT8_MM_INT8_TO_INT32;
+    if ((ret = rknn_matmul_create(&u->ctx, &info, &io)) != 0)
+        return ret;
+    u->mem[0] = rknn_create_mem(u->ctx, io.A.size);
+    u->mem[1] = rknn_create_mem(u->ctx, io.B.size);
+    u->mem[2] = rknn_create_mem(u->ctx, io.C.size);
+    if (!u->mem[0] || !u->mem[1] || !u->mem[2])
+        return -1;
+    for (int i = 0; i < MM_M * MM_K; i++)
+        ((int8_t *)u->mem[0]->virt_addr)[i] = (int8_t)((i * 7 + seed) % 255 - 127);
+    for (int i = 0; i < MM_K * MM_N; i++)
+        ((int8_t *)u->mem[1]->virt_addr)[i] = (int8_t)((i * 13 + 3 * seed) % 255 - 127);
+    if ((ret = rknn_matmul_set_io_mem(u->ctx, u->mem[0], &io.A)) ||
+        (ret = rknn_matmul_set_io_mem(u->ctx, u->mem[1], &io.B)) ||
+        (ret = rknn_matmul_set_io_mem(u->ctx, u->mem[2], &io.C)))
+        return ret;
+    return 0;
+}
+
+/* C of the last run equals A x B, summed here in int32 */
+static int mm_right(const mm_user *u)
+{
+    const int8_t *a = u->mem[0]->virt_addr, *b = u->mem[1]->virt_addr;
+    const int32_t *c = u->mem[2]->virt_addr;
+
+    for (int m = 0; m < MM_M; m++)
+        for (int n = 0; n < MM_N; n++) {
+            int32_t want = 0;
+            for (int k = 0; k < MM_K; k++)
+                want += a[m * MM_K + k] * b[k * MM_N + n];
+            if (c[m * MM_N + n] != want)
+                return 0;
+        }
+    return 1;
+}
+
+static void mm_teardown(mm_user *u)
+{
+    for (int i = 0; i < 3; i++)
+        if (u->mem[i])
+            rknn_destroy_mem(0, u->mem[i]);
+}
+
+static void *mm_own(void *arg)
+{
+    mm_user *u = arg;
+
+    for (int i = 0; i < u->runs && !u->bad; i++) {
+        memset(u->mem[2]->virt_addr, 0x55, MM_M * MM_N * sizeof(int32_t));
+        if ((u->bad = rknn_matmul_run(u->ctx)) == 0 && !mm_right(u))
+            u->bad = -1;
+    }
+    return NULL;
+}
+
+static void test_matmul_contexts(void)
+{
+    mm_user u[2];
+    pthread_t t[2];
+
+    for (int i = 0; i < 2; i++) {
+        int r = mm_setup(&u[i], i + 1);
+        CHECK(r == 0, "matmul context %d: setup returned %d", i, r);
+        if (r)
+            return;
+        u[i].runs = 300;
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, mm_own, &u[i]);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(u[i].bad == 0, "matmul context %d in its own thread: %d (-1: wrong C)", i, u[i].bad);
+        CHECK(rknn_matmul_destroy(u[i].ctx) == 0, "matmul destroy %d", i);
+        mm_teardown(&u[i]);
+    }
+}
+
+static void *mm_until_gone(void *arg)
+{
+    mm_user *u = arg;
+
+    for (;;) {
+        int r = rknn_matmul_run(u->ctx);
+        if (r == RKNN_ERR_CTX_INVALID) {
+            u->invalid++;
+            break;
+        }
+        if (r != 0) {
+            u->bad = r;
+            break;
+        }
+        u->ok++;
+    }
+    return NULL;
+}
+
+static void test_matmul_destroy_in_use(void)
+{
+    mm_user shared, u[3];
+    pthread_t t[3];
+    int r = mm_setup(&shared, 5);
+
+    CHECK(r == 0, "matmul setup returned %d", r);
+    if (r)
+        return;
+    for (int i = 0; i < 3; i++) {
+        u[i] = shared;
+        pthread_create(&t[i], NULL, mm_until_gone, &u[i]);
+    }
+    usleep(20000);
+    CHECK(rknn_matmul_destroy(shared.ctx) == 0, "matmul destroy while in use");
+    for (int i = 0; i < 3; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(u[i].bad == 0 && u[i].invalid == 1, "matmul thread %d: error %d, %ld ok, %ld invalid",
+              i, u[i].bad, u[i].ok, u[i].invalid);
+    }
+    CHECK(mm_right(&shared), "C of the last run before the destroy is A x B");
+    CHECK(rknn_matmul_destroy(shared.ctx) == RKNN_ERR_CTX_INVALID, "matmul destroyed once only");
+    mm_teardown(&shared);
+}
+
 int main(void)
 {
     char sys[] = "/tmp/test_api_threads.XXXXXX", cmd[64];
@@ -258,6 +407,8 @@ int main(void)
     unsetenv("RKNN_TARGET");
     test_independent();
     test_destroy_in_use();
+    test_matmul_contexts();
+    test_matmul_destroy_in_use();
     snprintf(cmd, sizeof cmd, "rm -rf %s", sys);
     if (system(cmd))
         fprintf(stderr, "cannot remove %s\n", sys);
