@@ -118,7 +118,7 @@ static graph_t *build(const perflog_row_t *r, int is_output, int *dw_out)
     rest = r->optype + 4; /* after "Conv" */
     while (*rest) {
         static const char *const acts[] = {"ExSwish", "Relu", "LeakyRelu", "PRelu", "Clip",
-                                           "Sigmoid", "Tanh", "Add", NULL};
+                                           "Sigmoid", "Tanh", "ExGelu", "Add", NULL};
         const char *a = NULL;
         for (int i = 0; acts[i]; i++)
             if (!strncmp(rest, acts[i], strlen(acts[i])) &&
@@ -146,7 +146,7 @@ static graph_t *build(const perflog_row_t *r, int is_output, int *dw_out)
                 add_n(g, "Add", 2, i2, o);
             } else {
                 int i1[1] = {cur};
-                add_n(g, a, 1, i1, o);
+                add_n(g, !strcmp(a, "ExGelu") ? "Gelu" : a, 1, i1, o);
             }
             cur = o;
         }
