@@ -56,6 +56,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "npu lowering vs vendor tables [$b]" "$b/tests/npu_models" tests/data/models \
         tests/fuzz/corpus/perflog --check
     suite "npu Time(us) model vs real tables [$b]" sh bench/npu_time.sh "$b" --check
+    suite "npu cycles and fusion vs real conv rows [$b]" sh bench/npu_fidelity.sh "$b" --check
     suite "npu CPU-fallback cost vs real CPU rows [$b]" "$b/tests/npu_cpu_cost" \
         tests/fuzz/corpus/perflog --check
     suite "npu cycles of batched convs and matmuls [$b]" bash tests/npu/batched.sh "$b"

@@ -11,13 +11,15 @@
  *   depthwise: ceil16(OH*OW) * Kh*Kw*ceil(C/dw_ch)
  *              (fp16 7x7 with strides up to 7 included: triority-05 rows 22, 52, 76,
  *              87 and the 5x5/6x6 pool convs, 13/13 exact in bench/npu_fidelity.sh)
- *   batched (N > 1): N * ceil16(OH*OW), each image rounded on its own — DERIVED,
- *              no logged row with N > 1: the CNA/CORE registers describe one data
- *              cube (width, height, channels; output "atomics" = width * height)
- *              with no batch field (register programming of the reverse-engineered
- *              rk3588 driver mtx512/rk3588-npu, src/npu_matmul.c), so each image is
- *              its own cube; the 2.x table rounds the whole plane of a cube, not
- *              its rows (LOG-Y8 60x34 -> 2048)
+ *   batched (N > 1): N * ceil16(OH*OW), each image rounded on its own —
+ *              VERIFIED on the fp16 runtime 2.3.2 table of RF-DETR (rknn_model_zoo
+ *              issue 366, tests/data/logs/): 8/8 [4,C,1,257] 1x1 conv rows with
+ *              IC/OC 384/384, 384/1536, 1536/384 bill 4*272 pixels, where
+ *              ceil16(N*OH*OW) would give 1040. Only one (N, OH*OW) pair logged.
+ *              Consistent with the CNA/CORE registers describing one data cube
+ *              (width, height, channels) with no batch field (mtx512/rk3588-npu,
+ *              src/npu_matmul.c); the 2.x table rounds the whole plane of a cube,
+ *              not its rows (LOG-Y8 60x34 -> 2048)
  *   deconv:    per input pixel, as conv; matmul: M rows as pixels, K as IC, N as OC
  *              (the leading dims of [..., M, K] as images)
  *   others:    0 (the runtime prints 0: "NPU Cycles mainly shows Conv", G:L9189)

@@ -121,11 +121,13 @@ static const op_rule rules[] = {
 };
 
 /* Activations the compiler fuses into a preceding Conv (G:L9229-9270:
- * Conv+Relu, +PRelu(LeakyRelu), +Clip, +Sigmoid(Tanh/Elu/Silu...)). */
+ * Conv+Relu, +PRelu(LeakyRelu), +Clip, +Sigmoid(Tanh/Elu/Silu...)); Gelu
+ * becomes ConvExGelu (runtime 2.3.2 table of RF-DETR, rows 71/134). */
 static const struct { const char *onnx, *suffix; } fusable_act[] = {
     {"Relu", "Relu"}, {"LeakyRelu", "LeakyRelu"}, {"PRelu", "PRelu"}, {"Clip", "Clip"},
     {"Sigmoid", "Sigmoid"}, {"Tanh", "Tanh"}, {"Elu", "Elu"}, {"HardSigmoid", "HardSigmoid"},
     {"HardSwish", "HardSwish"}, {"Softplus", "Softplus"}, {"Mish", "Mish"},
+    {"Gelu", "ExGelu"},
 };
 
 /* CPU ops that move int8 data as it is; every other CPU op computes in float

@@ -8,6 +8,9 @@
 #   the same with N = 1 (fp16):  272 px * 288                   =  78336
 #   7x7/7 depthwise [3,64,35,35] fp16 -> 5x5: 3*ceil16(25)=96 px * 49 = 4704
 #   MatMul [4,257,384] x [384,384] fp16: 4 images of 257 rows   = 313344
+# and against the real RK3588 table (fp16, runtime 2.3.2) in tests/data/logs:
+# RF-DETR rows 30 (1x1 conv 384->384 over [4,384,1,257]) and 72 (1536->384),
+# whose logged NPU cycles are read from the log here.
 source "$(dirname "$0")/../quant/harness.sh" "$@"
 $PY - "$T" <<'PYEOF' || { bad "models not built"; finish; exit; }
 import sys
@@ -27,6 +30,8 @@ w = rng.standard_normal((384, 384, 1, 1)) * 0.05
 for n in (1, 4):
     save(f"conv1x1_n{n}", helper.make_node("Conv", ["x", "w"], ["y"]),
          [n, 384, 1, 257], [n, 384, 1, 257], [("w", w)])
+save("conv1x1_n4_ic1536", helper.make_node("Conv", ["x", "w"], ["y"]),
+     [4, 1536, 1, 257], [4, 384, 1, 257], [("w", rng.standard_normal((384, 1536, 1, 1)) * 0.02)])
 save("dw7_n3", helper.make_node("Conv", ["x", "w"], ["y"], group=64, kernel_shape=[7, 7],
                                 strides=[7, 7]),
      [3, 64, 35, 35], [3, 64, 5, 5], [("w", rng.standard_normal((64, 1, 7, 7)) * 0.1)])
@@ -50,4 +55,9 @@ check conv1x1_n4 i8 156672
 check conv1x1_n1 fp16 78336
 check dw7_n3 fp16 4704
 check matmul_b4 fp16 313344
+# NPU cycles of a row of the real log (its ID), the middle number of the Cycles cell
+LOG="$(dirname "$0")/../data/logs/perf-level4-fp16-batched-rfdetr-small-rk3588-rt2.3.2-modelzoo366-01.txt"
+logged() { awk -v id="$1" '$1 == id && $4 == "NPU" { split($7, c, "/"); print c[2] }' "$LOG"; }
+check conv1x1_n4 fp16 "$(logged 30)"
+check conv1x1_n4_ic1536 fp16 "$(logged 72)"
 finish

@@ -1,13 +1,16 @@
 /* tests/tools/npu_fidelity.c — the simulated NPU against real RK3588 per-layer logs.
  *
- * usage: npu_fidelity LOG...   (runtime 2.x tables; other generations are skipped)
+ * usage: npu_fidelity [--check] LOG...   (runtime 2.x tables; other generations
+ *        are skipped)
  *
  * Every NPU row whose OpType is a convolution (Conv, ConvRelu, ConvExSwish, ...,
  * depthwise included) is rebuilt as a one-layer ONNX-like graph with the row's
  * shapes (Conv + the fused activation/Add nodes), lowered and costed for rk3588
  * in the row's dtype, and compared: NPU cycles must match exactly, DDR cycles are
  * reported with their relative error. Prints one line per row and a summary;
- * exit status 0 (a report), 2 on unreadable input. */
+ * exit status 0 (a report), 2 on unreadable input. --check: exit 3 unless every
+ * row's NPU cycles and OpType are reproduced (batched rows among them), with
+ * "N passed, N failed". */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +121,7 @@ static graph_t *build(const perflog_row_t *r, int is_output, int *dw_out)
     rest = r->optype + 4; /* after "Conv" */
     while (*rest) {
         static const char *const acts[] = {"ExSwish", "Relu", "LeakyRelu", "PRelu", "Clip",
-                                           "Sigmoid", "Tanh", "Add", NULL};
+                                           "Sigmoid", "Tanh", "ExGelu", "Add", NULL};
         const char *a = NULL;
         for (int i = 0; acts[i]; i++)
             if (!strncmp(rest, acts[i], strlen(acts[i])) &&
@@ -146,7 +149,7 @@ static graph_t *build(const perflog_row_t *r, int is_output, int *dw_out)
                 add_n(g, "Add", 2, i2, o);
             } else {
                 int i1[1] = {cur};
-                add_n(g, a, 1, i1, o);
+                add_n(g, !strcmp(a, "ExGelu") ? "Gelu" : a, 1, i1, o);
             }
             cur = o;
         }
@@ -184,16 +187,18 @@ int main(int argc, char **argv)
     double *terr = NULL;
     int nterr = 0;
     double *derr = NULL;
-    int nderr = 0;
+    int nderr = 0, check = 0, first = 1;
 
-    if (argc < 2) {
-        fprintf(stderr, "usage: npu_fidelity LOG...\n");
+    if (argc > 1 && !strcmp(argv[1], "--check"))
+        check = first = 2;
+    if (argc <= first) {
+        fprintf(stderr, "usage: npu_fidelity [--check] LOG...\n");
         return 1;
     }
     printf("%-44s %4s %-13s %-7s %-36s %-16s %10s %10s %-5s %9s %9s %7s\n", "log", "id", "optype",
            "dtype", "input,weight", "output", "npu_log", "npu_ours", "match", "ddr_log",
            "ddr_ours", "ddr_err");
-    for (int a = 1; a < argc; a++) {
+    for (int a = first; a < argc; a++) {
         char err[256];
         void *buf;
         size_t len;
@@ -286,13 +291,29 @@ int main(int argc, char **argv)
            "%d/%d exact%s\n",
            dw_big_exact, dw_big, batched_exact, batched,
            batched ? "" : " (no such row in these logs: our N*ceil16(OH*OW) is derived, not verified)");
+    printf("verified: the npu/ddr columns, each row's logged cycles against ours\n");
     qsort(terr, (size_t)nterr, sizeof(double), cmp_d);
     if (nterr)
-        printf("Time(us) of these rows, fp16 (runtime 2.3): median |error| %.1f%% over %d rows "
-               "(bench/npu_time.sh: the fit)\n",
+        printf("estimate: Time(us) of these rows, fp16 (runtime 2.3): median |error| %.1f%% over "
+               "%d rows (a fitted model, bench/npu_time.sh)\n",
                100 * (nterr % 2 ? terr[nterr / 2] : (terr[nterr / 2 - 1] + terr[nterr / 2]) / 2),
                nterr);
     free(terr);
     free(derr);
+    if (check) {
+        int passed = 0, failed = 0;
+        const struct { const char *what; int ok; } c[] = {
+            {"NPU cycles exact on every conv row", total > 0 && exact == total},
+            {"OpType reproduced by fusion on every conv row", total > 0 && optype_ok == total},
+            {"batched rows present and exact", batched > 0 && batched_exact == batched},
+            {"fp16 depthwise rows >= 5x5 present and exact", dw_big > 0 && dw_big_exact == dw_big},
+        };
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+            printf("%s: %s\n", c[i].ok ? "ok" : "FAIL", c[i].what);
+            c[i].ok ? passed++ : failed++;
+        }
+        printf("%d passed, %d failed\n", passed, failed);
+        return failed ? 3 : 0;
+    }
     return 0;
 }
