@@ -74,8 +74,10 @@ void sq_row_done(sqlite3_stmt *s);
 /* Runs sql, a statement without parameters nor rows (transaction control),
  * prepared once per handle as `which`. */
 int sq_row_exec(store *st, int which, const char *sql, char *err, size_t errlen);
-/* NULL for NULL strings, STORE_NULL_INT and non-finite reals. Text is bound
- * without a copy: step before the string goes, then finalize or sq_row_done. */
+/* NULL for NULL strings, STORE_NULL_INT and non-finite reals, by leaving the
+ * parameter unbound: only on a fresh statement or one cleared by sq_row_done.
+ * Text is bound without a copy: step before the string goes, then finalize
+ * or sq_row_done. */
 void sq_bind_text(sqlite3_stmt *s, int i, const char *v);
 void sq_bind_i64(sqlite3_stmt *s, int i, int64_t v);
 void sq_bind_dbl(sqlite3_stmt *s, int i, double v);
