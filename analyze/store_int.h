@@ -28,13 +28,18 @@ enum row_stmt {
     N_ROW_STMT
 };
 
+enum batch_kind {
+    BATCH_ANY = 1, /* store_batch_begin */
+    BATCH_ADDING,  /* store_batch_begin_adding: foreign keys not checked */
+};
+
 struct store {
     sqlite3 *db;
     char *path;
     char *copy_dir; /* a private copy read instead of path (open_private_copy), or NULL */
     int readonly;
     int64_t open_run; /* run whose transaction is open, 0 if none */
-    int batch;        /* a batch transaction is open: runs are savepoints in it */
+    int batch;        /* a batch transaction is open (enum batch_kind): runs are savepoints in it */
     sqlite3_stmt *row_stmt[N_ROW_STMT]; /* statements prepared once (enum row_stmt) */
 };
 

@@ -235,17 +235,43 @@ void store_run_abort(store *st, int64_t run_id)
     st->open_run = 0;
 }
 
-int store_batch_begin(store *st, char *err, size_t errlen)
+static int batch_begin(store *st, int kind, char *err, size_t errlen)
 {
     int rc = sq_check_writable(st, err, errlen);
     if (rc)
         return rc;
     if (st->open_run || st->batch)
         return rt_err(err, errlen, RT_EINVAL, "a run or batch is still open");
-    if ((rc = sq_db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
+    /* (the pragma is a no-op inside a transaction: set before BEGIN) */
+    if (kind == BATCH_ADDING && (rc = sq_db_exec(st, "PRAGMA foreign_keys = OFF", err, errlen)))
         return rc;
-    st->batch = 1;
+    if ((rc = sq_db_exec(st, "BEGIN IMMEDIATE", err, errlen))) {
+        if (kind == BATCH_ADDING)
+            sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+        return rc;
+    }
+    st->batch = kind;
     return 0;
+}
+
+int store_batch_begin(store *st, char *err, size_t errlen)
+{
+    return batch_begin(st, BATCH_ANY, err, errlen);
+}
+
+/* Every row such a batch writes goes to the run it has open (sq_check_open),
+ * which it inserted itself: the references hold by construction, and
+ * SQLite's check of each row against runs was a twentieth of an import. */
+int store_batch_begin_adding(store *st, char *err, size_t errlen)
+{
+    return batch_begin(st, BATCH_ADDING, err, errlen);
+}
+
+static void batch_end(store *st)
+{
+    if (st->batch == BATCH_ADDING)
+        sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+    st->batch = 0;
 }
 
 int store_batch_commit(store *st, char *err, size_t errlen)
@@ -257,7 +283,7 @@ int store_batch_commit(store *st, char *err, size_t errlen)
         store_batch_abort(st);
         return rc;
     }
-    st->batch = 0;
+    batch_end(st);
     return 0;
 }
 
@@ -266,7 +292,7 @@ void store_batch_abort(store *st)
     if (!st || !st->batch)
         return;
     sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-    st->batch = 0;
+    batch_end(st);
     st->open_run = 0;
 }
 
@@ -279,6 +305,8 @@ int store_delete_run(store *st, int64_t run_id, char *err, size_t errlen)
         return rc;
     if (st->open_run)
         return rt_err(err, errlen, RT_EINVAL, "run %lld is still open", (long long)st->open_run);
+    if (st->batch == BATCH_ADDING) /* its rows would stay: no ON DELETE CASCADE */
+        return rt_err(err, errlen, RT_EINVAL, "a batch that adds runs cannot delete one");
     if ((rc = sq_db_prepare(st, "DELETE FROM runs WHERE id = ?", &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);

@@ -831,7 +831,7 @@ int cmd_import(int argc, char **argv)
         goto out;
     }
     /* the whole import is one transaction: all its runs, or none */
-    if (store_batch_begin(st, err, sizeof err)) {
+    if (store_batch_begin_adding(st, err, sizeof err)) {
         cli_error("%s", err);
         ex = EXIT_INPUT;
         goto out;
