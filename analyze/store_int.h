@@ -39,6 +39,7 @@ struct store {
     char *copy_dir; /* a private copy read instead of path (open_private_copy), or NULL */
     int readonly;
     int64_t open_run; /* run whose transaction is open, 0 if none */
+    int64_t open_layers; /* layer rows the open run has (only store_layer_add adds them) */
     int batch;        /* a batch transaction is open (enum batch_kind): runs are savepoints in it */
     sqlite3_stmt *row_stmt[N_ROW_STMT]; /* statements prepared once (enum row_stmt) */
 };

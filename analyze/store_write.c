@@ -100,6 +100,7 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
     sq_row_done(s);
     *run_id = sqlite3_last_insert_rowid(st->db);
     st->open_run = *run_id;
+    st->open_layers = 0;
     return 0;
 fail:
     if (s)
@@ -159,6 +160,8 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
             rc = rt_err(err, errlen, RT_EINVAL, "layer %lld added twice", (long long)l->idx);
         else
             rc = sq_db_fail(st, err, errlen, "cannot add a layer");
+    } else {
+        st->open_layers++;
     }
     sq_row_done(s);
     return rc;
@@ -203,12 +206,12 @@ int store_run_commit(store *st, int64_t run_id, double total_us, char *err, size
     if ((rc = sq_check_open(st, run_id, err, errlen)))
         return rc;
     if ((rc = sq_row_prepare(st, RUN_FINISH,
-                         "UPDATE runs SET total_us = ?, n_layers = (SELECT COUNT(*) FROM "
-                         "layers WHERE run_id = runs.id) WHERE id = ?",
+                         "UPDATE runs SET total_us = ?, n_layers = ? WHERE id = ?",
                          &s, err, errlen)))
         goto fail;
     sq_bind_dbl(s, 1, total_us);
-    sqlite3_bind_int64(s, 2, run_id);
+    sqlite3_bind_int64(s, 2, st->open_layers);
+    sqlite3_bind_int64(s, 3, run_id);
     if (sqlite3_step(s) != SQLITE_DONE) {
         rc = sq_db_fail(st, err, errlen, "cannot finish the run");
         goto fail;
