@@ -61,9 +61,9 @@ static long long fast_ll(const char *s, char **end)
 
     if (*p == '-' || *p == '+')
         neg = *p++ == '-';
-    while (p[n] >= '0' && p[n] <= '9' && n <= 18)
+    while (p[n] >= '0' && p[n] <= '9' && n < 18)
         x = x * 10 + (p[n++] - '0');
-    if (n == 0 || n > 18)
+    if (n == 0 || (p[n] >= '0' && p[n] <= '9'))
         return strtoll(s, end, 10);
     *end = (char *)(p + n);
     return neg ? -x : x;
