@@ -99,10 +99,11 @@ $(BUILD)/librknntrace.so: $(TRACE_OBJ) runtime/api/librknnrt.map
 	$(CC) -shared -Wl,-soname,librknntrace.so -Wl,--version-script=runtime/api/librknnrt.map \
 	    -o $@ $(TRACE_OBJ) $(LDFLAGS_ALL) -ldl
 
-# reports/ (exporters), tui/ and the board probe: linked into the CLI only.
+# reports/ (exporters), tui/ and the board probe: linked into the CLI only. The CLI
+# loads OpenBLAS on its first BLAS call (cli/blas_lazy.c), not at start.
 $(BUILD)/rknn-trace: $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB)
 	$(CC) -o $@ $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) \
-	    $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(TUILIBS) $(BOARDLIBS) -ldl
+	    $(LDFLAGS_ALL) $(filter-out -lopenblas,$(LIBS)) $(DBLIBS) $(TUILIBS) $(BOARDLIBS) -ldl
 
 # API tests are applications of the C API: they also link the API layer.
 $(BUILD)/tests/test_api_%: tests/unit/test_api_%.c $(API_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)

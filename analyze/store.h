@@ -160,6 +160,11 @@ void store_run_abort(store *st, int64_t run_id);
  * durable before store_batch_commit, and store_batch_abort, store_close or a
  * crash leave none of the batch's runs. One sync for the whole batch. */
 int store_batch_begin(store *st, char *err, size_t errlen);
+/* A batch that only adds runs (an import): the same, without SQLite's check
+ * of every row's run reference (each row goes to the run the batch has open)
+ * and without a savepoint per run (an aborted run's rows are deleted; its id
+ * is not given again); store_delete_run inside it is refused. */
+int store_batch_begin_adding(store *st, char *err, size_t errlen);
 int store_batch_commit(store *st, char *err, size_t errlen);
 void store_batch_abort(store *st);
 

@@ -28,13 +28,20 @@ enum row_stmt {
     N_ROW_STMT
 };
 
+enum batch_kind {
+    BATCH_ANY = 1, /* store_batch_begin */
+    BATCH_ADDING,  /* store_batch_begin_adding: foreign keys not checked */
+};
+
 struct store {
     sqlite3 *db;
     char *path;
     char *copy_dir; /* a private copy read instead of path (open_private_copy), or NULL */
     int readonly;
     int64_t open_run; /* run whose transaction is open, 0 if none */
-    int batch;        /* a batch transaction is open: runs are savepoints in it */
+    int64_t open_layers; /* layer rows the open run has (only store_layer_add adds them) */
+    int batch;        /* a batch transaction is open (enum batch_kind): runs are savepoints in it */
+    int batch_lost;   /* undoing a run failed and rolled the whole batch back */
     sqlite3_stmt *row_stmt[N_ROW_STMT]; /* statements prepared once (enum row_stmt) */
 };
 
@@ -74,8 +81,10 @@ void sq_row_done(sqlite3_stmt *s);
 /* Runs sql, a statement without parameters nor rows (transaction control),
  * prepared once per handle as `which`. */
 int sq_row_exec(store *st, int which, const char *sql, char *err, size_t errlen);
-/* NULL for NULL strings, STORE_NULL_INT and non-finite reals. Text is bound
- * without a copy: step before the string goes, then finalize or sq_row_done. */
+/* NULL for NULL strings, STORE_NULL_INT and non-finite reals, by leaving the
+ * parameter unbound: only on a fresh statement or one cleared by sq_row_done.
+ * Text is bound without a copy: step before the string goes, then finalize
+ * or sq_row_done. */
 void sq_bind_text(sqlite3_stmt *s, int i, const char *v);
 void sq_bind_i64(sqlite3_stmt *s, int i, int64_t v);
 void sq_bind_dbl(sqlite3_stmt *s, int i, double v);

@@ -78,6 +78,38 @@ static void free_runs(void *rows, int n) { store_runs_free(rows, n); }
     "npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256, "   \
     "weight_bytes, internal_bytes, NULL"
 
+/* The tags of every run, read in (run_id, tag) order from the tags key and
+ * joined here: cheaper than grouping them in SQL and joining that to runs. */
+static int attach_tags(store *st, store_run *runs, int n, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc, step, i = 0;
+
+    if ((rc = sq_db_prepare(st, "SELECT run_id, tag FROM tags ORDER BY run_id, tag", &s, err,
+                            errlen)))
+        return rc;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(s, 0);
+        const char *tag = (const char *)sqlite3_column_text(s, 1);
+        while (i < n && runs[i].id < id)
+            i++;
+        if (i == n)
+            break;
+        if (runs[i].id != id || !tag)
+            continue;
+        size_t had = runs[i].tags ? strlen(runs[i].tags) : 0, k = strlen(tag);
+        char *t = xrealloc((char *)runs[i].tags, had + k + 2);
+        if (had)
+            t[had++] = ',';
+        memcpy(t + had, tag, k + 1);
+        runs[i].tags = t;
+    }
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        rc = sq_db_fail(st, err, errlen, "cannot read tags");
+    sqlite3_finalize(s);
+    return rc;
+}
+
 static int list_runs(store *st, const char *cols, store_run **runs, int *n, char *err,
                      size_t errlen)
 {
@@ -87,17 +119,23 @@ static int list_runs(store *st, const char *cols, store_run **runs, int *n, char
 
     *runs = NULL;
     *n = 0;
-    /* the tags of every run gathered once (RUN_COLS asks per run) */
-    snprintf(sql, sizeof sql,
-             "SELECT %s, t.tags FROM runs LEFT JOIN "
-             "(SELECT run_id, group_concat(tag, ',') AS tags FROM "
-             "(SELECT run_id, tag FROM tags ORDER BY run_id, tag) GROUP BY run_id) t "
-             "ON t.run_id = runs.id ORDER BY id",
-             cols);
-    if ((rc = sq_db_prepare(st, sql, &s, err, errlen)))
+    /* one read transaction (unless the caller has one open): the runs and
+     * their tags seen at one moment */
+    int own_tx = sqlite3_get_autocommit(st->db);
+    if (own_tx && (rc = sq_db_exec(st, "BEGIN", err, errlen)))
         return rc;
-    return sq_query_rows(st, s, sizeof(store_run), read_run_row, free_runs, "cannot list runs",
-                      (void **)runs, n, err, errlen);
+    snprintf(sql, sizeof sql, "SELECT %s, NULL FROM runs ORDER BY id", cols);
+    if (!(rc = sq_db_prepare(st, sql, &s, err, errlen)))
+        rc = sq_query_rows(st, s, sizeof(store_run), read_run_row, free_runs, "cannot list runs",
+                           (void **)runs, n, err, errlen);
+    if (!rc && (rc = attach_tags(st, *runs, *n, err, errlen))) {
+        store_runs_free(*runs, *n);
+        *runs = NULL;
+        *n = 0;
+    }
+    if (own_tx)
+        sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+    return rc;
 }
 
 int store_list_runs(store *st, store_run **runs, int *n, char *err, size_t errlen)

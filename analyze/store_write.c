@@ -1,5 +1,5 @@
-/* analyze/store_write.c — writing runs: one transaction per run, or savepoints
- * inside a batch; deleting a run. */
+/* analyze/store_write.c — writing runs: one transaction per run, savepoints
+ * inside a batch, or plain rows inside a batch that only adds; deleting a run. */
 #include "analyze/store_int.h"
 
 #include <math.h>
@@ -9,10 +9,35 @@
 
 #include "util/util.h"
 
-/* Undoes the open run: its savepoint inside a batch, else its transaction. */
+/* The rows of the open run, deleted one table at a time (a batch that only
+ * adds has no cascade); on failure the whole batch is rolled back. */
+static void delete_open_run(store *st)
+{
+    static const char *const tables[] = {"layers", "outputs", "accuracy", "tags",
+                                         "load_samples", "runs"};
+    char sql[96];
+
+    if (!st->open_run)
+        return; /* store_run_begin failed before its insert: nothing to undo */
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE %s = %lld", tables[i],
+                 i + 1 < sizeof tables / sizeof tables[0] ? "run_id" : "id",
+                 (long long)st->open_run);
+        if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+            sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+            st->batch_lost = 1;
+            return;
+        }
+    }
+}
+
+/* Undoes the open run: its savepoint inside a batch (its rows inside a batch
+ * that only adds), else its transaction. */
 static void run_rollback(store *st)
 {
-    if (st->batch)
+    if (st->batch == BATCH_ADDING)
+        delete_open_run(st);
+    else if (st->batch)
         sqlite3_exec(st->db, "ROLLBACK TO run; RELEASE run", NULL, NULL, NULL);
     else
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
@@ -36,7 +61,12 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
         strcmp(r->backend, "predict") != 0 && strcmp(r->backend, "toolkit") != 0)
         return rt_err(err, errlen, RT_EINVAL, "bad backend '%s' (sim, board, predict or toolkit)",
                       r->backend);
-    if ((rc = st->batch ? sq_row_exec(st, TX_SAVEPOINT, "SAVEPOINT run", err, errlen)
+    if (st->batch_lost)
+        return rt_err(err, errlen, RT_EIO, "%s: the batch was rolled back", st->path);
+    /* a batch that only adds takes no savepoint per run: each would copy every
+     * page the run touches to a sub-journal (a page write per page) */
+    if (st->batch != BATCH_ADDING &&
+        (rc = st->batch ? sq_row_exec(st, TX_SAVEPOINT, "SAVEPOINT run", err, errlen)
                         : sq_row_exec(st, TX_BEGIN, "BEGIN IMMEDIATE", err, errlen)))
         return rc;
 
@@ -100,6 +130,7 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
     sq_row_done(s);
     *run_id = sqlite3_last_insert_rowid(st->db);
     st->open_run = *run_id;
+    st->open_layers = 0;
     return 0;
 fail:
     if (s)
@@ -159,6 +190,8 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
             rc = rt_err(err, errlen, RT_EINVAL, "layer %lld added twice", (long long)l->idx);
         else
             rc = sq_db_fail(st, err, errlen, "cannot add a layer");
+    } else {
+        st->open_layers++;
     }
     sq_row_done(s);
     return rc;
@@ -203,19 +236,20 @@ int store_run_commit(store *st, int64_t run_id, double total_us, char *err, size
     if ((rc = sq_check_open(st, run_id, err, errlen)))
         return rc;
     if ((rc = sq_row_prepare(st, RUN_FINISH,
-                         "UPDATE runs SET total_us = ?, n_layers = (SELECT COUNT(*) FROM "
-                         "layers WHERE run_id = runs.id) WHERE id = ?",
+                         "UPDATE runs SET total_us = ?, n_layers = ? WHERE id = ?",
                          &s, err, errlen)))
         goto fail;
     sq_bind_dbl(s, 1, total_us);
-    sqlite3_bind_int64(s, 2, run_id);
+    sqlite3_bind_int64(s, 2, st->open_layers);
+    sqlite3_bind_int64(s, 3, run_id);
     if (sqlite3_step(s) != SQLITE_DONE) {
         rc = sq_db_fail(st, err, errlen, "cannot finish the run");
         goto fail;
     }
     sq_row_done(s);
     s = NULL;
-    if ((rc = st->batch ? sq_row_exec(st, TX_RELEASE, "RELEASE run", err, errlen)
+    if (st->batch != BATCH_ADDING &&
+        (rc = st->batch ? sq_row_exec(st, TX_RELEASE, "RELEASE run", err, errlen)
                         : sq_row_exec(st, TX_COMMIT, "COMMIT", err, errlen)))
         goto fail;
     st->open_run = 0;
@@ -235,17 +269,45 @@ void store_run_abort(store *st, int64_t run_id)
     st->open_run = 0;
 }
 
-int store_batch_begin(store *st, char *err, size_t errlen)
+static int batch_begin(store *st, int kind, char *err, size_t errlen)
 {
     int rc = sq_check_writable(st, err, errlen);
     if (rc)
         return rc;
     if (st->open_run || st->batch)
         return rt_err(err, errlen, RT_EINVAL, "a run or batch is still open");
-    if ((rc = sq_db_exec(st, "BEGIN IMMEDIATE", err, errlen)))
+    /* (the pragma is a no-op inside a transaction: set before BEGIN) */
+    if (kind == BATCH_ADDING && (rc = sq_db_exec(st, "PRAGMA foreign_keys = OFF", err, errlen)))
         return rc;
-    st->batch = 1;
+    if ((rc = sq_db_exec(st, "BEGIN IMMEDIATE", err, errlen))) {
+        if (kind == BATCH_ADDING)
+            sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+        return rc;
+    }
+    st->batch = kind;
     return 0;
+}
+
+int store_batch_begin(store *st, char *err, size_t errlen)
+{
+    return batch_begin(st, BATCH_ANY, err, errlen);
+}
+
+/* Every row such a batch writes goes to the run it has open (sq_check_open),
+ * which it inserted itself: the references hold by construction, and
+ * SQLite's check of each row against runs was a twentieth of an import. Its
+ * runs are not savepoints: an aborted run's rows are deleted instead. */
+int store_batch_begin_adding(store *st, char *err, size_t errlen)
+{
+    return batch_begin(st, BATCH_ADDING, err, errlen);
+}
+
+static void batch_end(store *st)
+{
+    if (st->batch == BATCH_ADDING)
+        sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+    st->batch = 0;
+    st->batch_lost = 0;
 }
 
 int store_batch_commit(store *st, char *err, size_t errlen)
@@ -253,11 +315,15 @@ int store_batch_commit(store *st, char *err, size_t errlen)
     int rc;
     if (!st || !st->batch || st->open_run)
         return rt_err(err, errlen, RT_EINVAL, "no batch to commit, or a run is still open");
+    if (st->batch_lost) {
+        batch_end(st);
+        return rt_err(err, errlen, RT_EIO, "%s: the batch was rolled back", st->path);
+    }
     if ((rc = sq_db_exec(st, "COMMIT", err, errlen))) {
         store_batch_abort(st);
         return rc;
     }
-    st->batch = 0;
+    batch_end(st);
     return 0;
 }
 
@@ -265,8 +331,9 @@ void store_batch_abort(store *st)
 {
     if (!st || !st->batch)
         return;
-    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-    st->batch = 0;
+    if (!st->batch_lost)
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    batch_end(st);
     st->open_run = 0;
 }
 
@@ -279,6 +346,8 @@ int store_delete_run(store *st, int64_t run_id, char *err, size_t errlen)
         return rc;
     if (st->open_run)
         return rt_err(err, errlen, RT_EINVAL, "run %lld is still open", (long long)st->open_run);
+    if (st->batch == BATCH_ADDING) /* its rows would stay: no ON DELETE CASCADE */
+        return rt_err(err, errlen, RT_EINVAL, "a batch that adds runs cannot delete one");
     if ((rc = sq_db_prepare(st, "DELETE FROM runs WHERE id = ?", &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);

@@ -261,11 +261,50 @@ const char *summary_output_problem(const summary_output *o, char *buf, size_t le
 
 /* ---- text ---------------------------------------------------------------- */
 
+/* "%.<d>f" of v without printf when that is exact: the scaled value is small
+ * enough that v * 10^d is off by far less than the 1e-6 kept from a rounding
+ * tie, so rounding it gives printf's digits. 0 when printf must do it. A
+ * listing of many runs formats five figures per run. */
+static int fmt_fixed(char *buf, size_t len, double v, const char *fmt)
+{
+    static const double pow10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+    char digits[32];
+    size_t n = 0, o = 0;
+    int d;
+
+    if (fmt[0] != '%' || fmt[1] != '.' || fmt[2] < '0' || fmt[2] > '6' || fmt[3] != 'f' ||
+        fmt[4] || !isfinite(v) || len < 24)
+        return 0;
+    d = fmt[2] - '0';
+    double t = fabs(v) * pow10[d];
+    if (!(t < 1e9))
+        return 0;
+    double fl = floor(t);
+    if (fabs(t - fl - 0.5) < 1e-6)
+        return 0;
+    long long k = (long long)fl + (t - fl > 0.5);
+    for (int i = 0; i < d; i++, k /= 10)
+        digits[n++] = (char)('0' + k % 10);
+    if (d)
+        digits[n++] = '.';
+    do
+        digits[n++] = (char)('0' + k % 10);
+    while ((k /= 10) > 0);
+    if (signbit(v))
+        buf[o++] = '-';
+    while (n)
+        buf[o++] = digits[--n];
+    buf[o] = 0;
+    return 1;
+}
+
 const char *summary_fmt(char *buf, size_t len, double v, const char *fmt)
 {
-    if (isnan(v))
+    if (isnan(v) && len >= 4)
+        memcpy(buf, "n/a", 4);
+    else if (isnan(v))
         snprintf(buf, len, "n/a");
-    else
+    else if (!fmt_fixed(buf, len, v, fmt))
         snprintf(buf, len, fmt, v);
     return buf;
 }

@@ -41,8 +41,8 @@ best_ms() {
     printf '%d.%03d' $((best / 1000)) $((best % 1000))
 }
 # least CPU time (user + sys) in ms of 7 runs: what the program costs, whatever
-# else runs on the machine (OpenBLAS's idle worker threads, which every process
-# of the CLI starts and which spin on other cores, left out)
+# else runs on the machine (OpenBLAS, loaded only by commands that compute,
+# kept to one thread should one load it)
 cpu_ms() {
     local best= c
     for _ in 1 2 3 4 5 6 7; do

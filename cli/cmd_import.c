@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -118,14 +117,11 @@ static char *env_json(const vlog_run_t *r, const char *source_path)
 {
     const rtinfo_t *i = &r->info;
     const benchlog_t *b = &r->bench;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-
-    __fsetlocking(f, FSETLOCKING_BYCALLER); /* ours alone: no lock per character */
+    char *text;
+    size_t len;
     json_writer w;
 
-    json_begin(&w, f);
+    json_begin_mem(&w);
     json_obj_open(&w);
     json_str_if(&w, "source", source_path);
     json_str_if(&w, "soc", i->soc);
@@ -154,8 +150,8 @@ static char *env_json(const vlog_run_t *r, const char *source_path)
     json_freqs(&w, "npu_freq_hz", i->npu_hz, i->n_npu_hz);
     json_freqs(&w, "ddr_freq_hz", i->ddr_hz, i->n_ddr_hz);
     json_obj_close(&w);
-    fclose(f);
-    if (len <= 3) { /* "{}\n" */
+    text = json_take(&w, &len);
+    if (len <= 2) { /* "{}" */
         free(text);
         return NULL;
     }
@@ -210,15 +206,12 @@ static int sram_join(const vlog_run_t *r, double *hit)
 /* Figures of the run that have no column: totals, memory, SRAM, benchmark. */
 static char *extra_json(const vlog_run_t *r, const char *golden_dir)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-
-    __fsetlocking(f, FSETLOCKING_BYCALLER); /* ours alone: no lock per character */
+    char *text;
+    size_t len;
     json_writer w;
     int any = 0;
 
-    json_begin(&w, f);
+    json_begin_mem(&w);
     json_obj_open(&w);
     json_key(&w, "import");
     json_str(&w, r->toolkit ? "accuracy_analysis simulator" : "board log");
@@ -305,7 +298,7 @@ static char *extra_json(const vlog_run_t *r, const char *golden_dir)
         any = 1;
     }
     json_obj_close(&w);
-    fclose(f);
+    text = json_take(&w, &len);
     (void)any;
     while (len && text[len - 1] == '\n')
         text[--len] = 0;
@@ -838,7 +831,7 @@ int cmd_import(int argc, char **argv)
         goto out;
     }
     /* the whole import is one transaction: all its runs, or none */
-    if (store_batch_begin(st, err, sizeof err)) {
+    if (store_batch_begin_adding(st, err, sizeof err)) {
         cli_error("%s", err);
         ex = EXIT_INPUT;
         goto out;

@@ -227,6 +227,59 @@ static void ls_figures(ls_row *row, const store_run_outputs *ro)
     summary_free(&sum);
 }
 
+/* A text line built by hand: printf's field widths cost more than the rest of
+ * a listing of many runs. */
+typedef struct {
+    char *buf;
+    size_t n, cap;
+} line;
+
+static void line_put(line *l, const char *s, size_t k)
+{
+    if (l->n + k + 1 > l->cap) {
+        l->cap = (l->n + k + 1) * 2;
+        l->buf = xrealloc(l->buf, l->cap);
+    }
+    memcpy(l->buf + l->n, s, k);
+    l->n += k;
+}
+
+static void line_add(line *l, const char *s)
+{
+    line_put(l, s, strlen(s));
+}
+
+/* s in width columns as "%-*s " (left, then one blank) or "%*s" (right). */
+static void line_pad(line *l, const char *s, int width, int left)
+{
+    static const char blanks[] = "                                ";
+    size_t k = strlen(s), pad = (size_t)width > k ? (size_t)width - k : 0;
+
+    if (!left)
+        line_put(l, blanks, pad);
+    line_put(l, s, k);
+    if (left) {
+        line_put(l, blanks, pad);
+        line_put(l, " ", 1);
+    }
+}
+
+/* "%lld" of a run id (positive) without printf */
+static const char *fmt_id(char *buf, size_t len, int64_t v)
+{
+    size_t n = len - 1;
+
+    if (v < 0) {
+        snprintf(buf, len, "%" PRId64, v);
+        return buf;
+    }
+    buf[n] = 0;
+    do
+        buf[--n] = (char)('0' + v % 10);
+    while ((v /= 10) > 0 && n > 0);
+    return buf + n;
+}
+
 static void json_opt_int(json_writer *w, const char *key, int64_t v)
 {
     json_key(w, key);
@@ -342,23 +395,45 @@ int cmd_ls(int argc, char **argv)
     printf("%5s  %-16s %-20s %-7s %-7s %-22s %11s %8s %10s %9s %7s  %s\n", "id", "label", "time",
            "target", "backend", "quant", "NPU pred ms", "board ms", "host PC ms", "out cos",
            "SQNR dB", "model");
+    line ln = {0};
     for (int i = 0; i < shown; i++) {
         const store_run *r = rows[i].run;
-        char q[64], a[32], b[32], c[32], d[32], e[32];
-        snprintf(q, sizeof(q), "%s%s%s%s%s", r->quant ? r->quant : "-", r->quant_algo ? "/" : "",
-                 r->quant_algo ? r->quant_algo : "", r->quant_method ? "/" : "",
-                 r->quant_method ? r->quant_method : "");
+        char id[24], a[32], b[32], c[32], d[32], e[32];
         if (rows[i].collapsed)
             snprintf(c, sizeof(c), "collapsed");
         else
             summary_fmt(c, sizeof(c), rows[i].cos, "%.5f");
-        printf("%5" PRId64 "  %-16s %-20s %-7s %-7s %-22s %11s %8s %10s %9s %7s  %s\n", r->id,
-               r->label ? r->label : "-", r->time ? r->time : "-", r->platform ? r->platform : "-",
-               r->backend ? r->backend : "-", q, summary_fmt(a, sizeof(a), rows[i].npu_us / 1e3, "%.3f"),
-               summary_fmt(e, sizeof(e), rows[i].board_us / 1e3, "%.3f"),
-               summary_fmt(b, sizeof(b), rows[i].host_us / 1e3, "%.3f"), c,
-               summary_fmt(d, sizeof(d), rows[i].sqnr, "%.1f"), r->model_path ? r->model_path : "-");
+        /* as printf("%5lld  %-16s %-20s %-7s %-7s %-22s %11s %8s %10s %9s %7s  %s\n") */
+        ln.n = 0;
+        line_pad(&ln, fmt_id(id, sizeof id, r->id), 5, 0);
+        line_add(&ln, "  ");
+        line_pad(&ln, r->label ? r->label : "-", 16, 1);
+        line_pad(&ln, r->time ? r->time : "-", 20, 1);
+        line_pad(&ln, r->platform ? r->platform : "-", 7, 1);
+        line_pad(&ln, r->backend ? r->backend : "-", 7, 1);
+        /* the quantization: "quant[/algo][/method]" in 22 columns */
+        size_t q0 = ln.n;
+        line_add(&ln, r->quant ? r->quant : "-");
+        if (r->quant_algo)
+            line_add(&ln, "/"), line_add(&ln, r->quant_algo);
+        if (r->quant_method)
+            line_add(&ln, "/"), line_add(&ln, r->quant_method);
+        line_pad(&ln, "", 22 - (ln.n - q0 < 22 ? (int)(ln.n - q0) : 22), 1);
+        line_pad(&ln, summary_fmt(a, sizeof(a), rows[i].npu_us / 1e3, "%.3f"), 11, 0);
+        line_add(&ln, " ");
+        line_pad(&ln, summary_fmt(e, sizeof(e), rows[i].board_us / 1e3, "%.3f"), 8, 0);
+        line_add(&ln, " ");
+        line_pad(&ln, summary_fmt(b, sizeof(b), rows[i].host_us / 1e3, "%.3f"), 10, 0);
+        line_add(&ln, " ");
+        line_pad(&ln, c, 9, 0);
+        line_add(&ln, " ");
+        line_pad(&ln, summary_fmt(d, sizeof(d), rows[i].sqnr, "%.1f"), 7, 0);
+        line_add(&ln, "  ");
+        line_add(&ln, r->model_path ? r->model_path : "-");
+        line_add(&ln, "\n");
+        fwrite(ln.buf, 1, ln.n, stdout);
     }
+    free(ln.buf);
     if (!shown)
         printf(n ? "(no run matches)\n" : "(no runs yet: rknn-trace run MODEL records one)\n");
 out:

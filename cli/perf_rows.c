@@ -110,7 +110,10 @@ int perf_layers_store(store *st, int64_t id, const perflog_table_t *t, const dou
         l.name = p->fullname[0] ? p->fullname : NULL;
         /* FullName is "<ONNX op>:<node>" */
         if ((colon = strchr(p->fullname, ':')) != NULL && colon > p->fullname) {
-            snprintf(op, sizeof op, "%.*s", (int)(colon - p->fullname), p->fullname);
+            size_t n = (size_t)(colon - p->fullname);
+            n = n < sizeof op - 1 ? n : sizeof op - 1;
+            memcpy(op, p->fullname, n);
+            op[n] = 0;
             l.op = op;
             l.node = colon[1] ? colon + 1 : NULL;
         }

@@ -50,6 +50,25 @@ static int tokenize(char *s, char **tok, int max)
     return n;
 }
 
+/* strtoll(s, end, 10) for the cells tables hold: an optional sign and at most
+ * 18 digits are read here (no overflow possible), anything else (blanks,
+ * longer numbers) by strtoll itself. Three of these per table row. */
+static long long fast_ll(const char *s, char **end)
+{
+    const char *p = s;
+    long long x = 0;
+    int neg = 0, n = 0;
+
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    while (p[n] >= '0' && p[n] <= '9' && n < 18)
+        x = x * 10 + (p[n++] - '0');
+    if (n == 0 || (p[n] >= '0' && p[n] <= '9'))
+        return strtoll(s, end, 10);
+    *end = (char *)(p + n);
+    return neg ? -x : x;
+}
+
 static int parse_i64(const char *s, int64_t *v)
 {
     char *e;
@@ -57,7 +76,7 @@ static int parse_i64(const char *s, int64_t *v)
 
     if (!s || !*s)
         return -1;
-    x = strtoll(s, &e, 10);
+    x = fast_ll(s, &e);
     if (*e)
         return -1;
     *v = x;
@@ -233,7 +252,7 @@ static int parse_row(char *line, const hdr_t *h, perflog_row_t *r)
                 return -1;
             /* "ddr/npu/total": three integers (leading blanks and signs as strtoll reads them) */
             for (int j = 0; j < 3; j++) {
-                x[j] = strtoll(q, &e, 10);
+                x[j] = fast_ll(q, &e);
                 if (e == q || (j < 2 && *e != '/') || (j == 2 && *e))
                     return -1;
                 q = e + 1;

@@ -7,6 +7,36 @@
 #include <math.h>
 #include <string.h>
 
+/* n bytes of p to the stream or the buffer */
+static void put(json_writer *w, const void *p, size_t n)
+{
+    if (w->f) {
+        fwrite(p, 1, n, w->f);
+        return;
+    }
+    if (w->len + n + 1 > w->cap) {
+        while (w->len + n + 1 > w->cap)
+            w->cap = w->cap ? 2 * w->cap : 256;
+        w->buf = xrealloc(w->buf, w->cap);
+    }
+    memcpy(w->buf + w->len, p, n);
+    w->len += n;
+    w->buf[w->len] = 0;
+}
+
+static void putc_(json_writer *w, char c)
+{
+    if (w->f)
+        fputc(c, w->f);
+    else
+        put(w, &c, 1);
+}
+
+static void puts_(json_writer *w, const char *s)
+{
+    put(w, s, strlen(s));
+}
+
 static void sep(json_writer *w)
 {
     if (w->after_key) {
@@ -14,22 +44,39 @@ static void sep(json_writer *w)
         return;
     }
     if (w->need_comma[w->depth])
-        fputc(',', w->f);
+        putc_(w, ',');
     w->need_comma[w->depth] = 1;
 }
 
 void json_begin(json_writer *w, FILE *f)
 {
     w->f = f;
+    w->buf = NULL;
+    w->len = w->cap = 0;
     w->depth = 0;
     w->need_comma[0] = 0;
     w->after_key = 0;
 }
 
+void json_begin_mem(json_writer *w)
+{
+    json_begin(w, NULL);
+}
+
+char *json_take(json_writer *w, size_t *len)
+{
+    char *t = w->buf ? w->buf : xstrdup("");
+    if (len)
+        *len = w->len;
+    w->buf = NULL;
+    w->len = w->cap = 0;
+    return t;
+}
+
 static void open_(json_writer *w, char c)
 {
     sep(w);
-    fputc(c, w->f);
+    putc_(w, c);
     if (w->depth < 63)
         w->depth++;
     w->need_comma[w->depth] = 0;
@@ -39,7 +86,7 @@ static void close_(json_writer *w, char c)
 {
     if (w->depth > 0)
         w->depth--;
-    fputc(c, w->f);
+    putc_(w, c);
 }
 
 void json_obj_open(json_writer *w) { open_(w, '{'); }
@@ -76,47 +123,50 @@ static int utf8_len(const unsigned char *p)
 
 /* Always valid JSON: a byte that does not start a well-formed UTF-8 sequence
  * (a label typed in Latin-1, a truncated name) becomes U+FFFD. */
-static void put_str(FILE *f, const char *s)
+static void put_str(json_writer *w, const char *s)
 {
-    fputc('"', f);
+    putc_(w, '"');
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         /* a run of printable ASCII that needs no escape: one write */
         const unsigned char *q = p;
         while (*q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\')
             q++;
         if (q > p) {
-            fwrite(p, 1, (size_t)(q - p), f);
+            put(w, p, (size_t)(q - p));
             p = q;
             continue;
         }
         int n = utf8_len(p);
         if (!n) {
-            fputs("\\ufffd", f);
+            puts_(w, "\\ufffd");
             p++;
             continue;
         }
         switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
+        case '"': puts_(w, "\\\""); break;
+        case '\\': puts_(w, "\\\\"); break;
+        case '\n': puts_(w, "\\n"); break;
+        case '\r': puts_(w, "\\r"); break;
+        case '\t': puts_(w, "\\t"); break;
         default:
-            if (*p < 0x20 || *p == 0x7f)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fwrite(p, 1, (size_t)n, f);
+            if (*p < 0x20 || *p == 0x7f) {
+                char u[8];
+                snprintf(u, sizeof u, "\\u%04x", *p);
+                puts_(w, u);
+            } else {
+                put(w, p, (size_t)n);
+            }
         }
         p += n;
     }
-    fputc('"', f);
+    putc_(w, '"');
 }
 
 void json_key(json_writer *w, const char *key)
 {
     sep(w);
-    put_str(w->f, key);
-    fputc(':', w->f);
+    put_str(w, key);
+    putc_(w, ':');
     w->after_key = 1;
 }
 
@@ -124,36 +174,49 @@ void json_str(json_writer *w, const char *s)
 {
     sep(w);
     if (s)
-        put_str(w->f, s);
+        put_str(w, s);
     else
-        fputs("null", w->f);
+        puts_(w, "null");
 }
 
 void json_int(json_writer *w, int64_t v)
 {
+    char d[24];
+    size_t n = sizeof d;
+    /* digits from the end, as unsigned so that INT64_MIN negates */
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
     sep(w);
-    fprintf(w->f, "%" PRId64, v);
+    do
+        d[--n] = (char)('0' + u % 10);
+    while ((u /= 10) > 0);
+    if (v < 0)
+        d[--n] = '-';
+    put(w, d + n, sizeof d - n);
 }
 
 void json_num(json_writer *w, double v)
 {
     sep(w);
-    if (isfinite(v))
-        fprintf(w->f, "%.9g", v);
-    else
-        fputs("null", w->f);
+    if (isfinite(v)) {
+        char d[32];
+        int n = snprintf(d, sizeof d, "%.9g", v);
+        put(w, d, (size_t)n);
+    } else {
+        puts_(w, "null");
+    }
 }
 
 void json_bool(json_writer *w, int v)
 {
     sep(w);
-    fputs(v ? "true" : "false", w->f);
+    puts_(w, v ? "true" : "false");
 }
 
 void json_write_null(json_writer *w)
 {
     sep(w);
-    fputs("null", w->f);
+    puts_(w, "null");
 }
 
 /* Stored JSON text is checked by Debian's jansson (RFC 8259, UTF-8) before it
@@ -170,11 +233,12 @@ int json_valid(const char *text)
 void json_raw(json_writer *w, const char *text)
 {
     sep(w);
-    fputs(text && json_valid(text) ? text : "null", w->f);
+    puts_(w, text && json_valid(text) ? text : "null");
 }
 
 void json_end(json_writer *w)
 {
-    fputc('\n', w->f);
-    fflush(w->f);
+    putc_(w, '\n');
+    if (w->f)
+        fflush(w->f);
 }

@@ -60,13 +60,19 @@ uint16_t rt_f32_to_f16(float f);
 
 /* Minimal JSON writer: handles commas and string escaping. */
 typedef struct json_writer {
-    FILE *f;
+    FILE *f;     /* NULL: the text goes to buf (json_begin_mem) */
+    char *buf;   /* malloc'd, NUL-terminated */
+    size_t len, cap;
     int depth;
     int need_comma[64];
     int after_key;
 } json_writer;
 
 void json_begin(json_writer *w, FILE *f);
+/* Into memory instead of a stream (no FILE set up per small document); the
+ * text, never NULL, is taken with json_take and freed by the caller. */
+void json_begin_mem(json_writer *w);
+char *json_take(json_writer *w, size_t *len);
 void json_obj_open(json_writer *w);
 void json_obj_close(json_writer *w);
 void json_arr_open(json_writer *w);

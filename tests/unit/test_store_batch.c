@@ -2,6 +2,7 @@
  * aborted run inside the batch leaves nothing and its neighbours stay; nothing is
  * visible to another connection before the batch commits; an aborted batch, or a
  * store closed (or a process killed) with its batch open, leaves none of its runs.
+ * A batch that only adds runs skips the foreign key checks and nothing else.
  * Row counts are read with sqlite3 directly. */
 #include <signal.h>
 #include <sqlite3.h>
@@ -63,6 +64,28 @@ int main(void)
     CHECK(sql_int(path, "SELECT COUNT(*) FROM runs") == 3, "before, a, c");
     CHECK(sql_int(path, "SELECT COUNT(*) FROM runs WHERE label = 'b'") == 0, "b left nothing");
     CHECK(sql_int(path, "SELECT COUNT(*) FROM layers") == 2 + 3 + 5, "layers of before, a, c");
+
+    /* a batch that only adds: the same rows, no delete inside it, and the run
+     * references checked again after it (a delete cascades to the layers) */
+    CHECK(store_batch_begin_adding(st, err, sizeof err) == 0, "adding batch: %s", err);
+    CHECK(add_run(st, "f", 4, 0, err, sizeof err) == 0, "f: %s", err);
+    CHECK(add_run(st, "g", 3, 1, err, sizeof err) == 0, "g aborted: %s", err);
+    CHECK(store_delete_run(st, 1, err, sizeof err) == RT_EINVAL, "no delete in an adding batch");
+    CHECK(store_batch_commit(st, err, sizeof err) == 0, "adding commit: %s", err);
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM layers WHERE run_id = "
+                        "(SELECT id FROM runs WHERE label = 'f')") == 4, "f's 4 layers");
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM runs WHERE label = 'g'") == 0 &&
+              sql_int(path, "SELECT COUNT(*) FROM layers") == 2 + 3 + 5 + 4,
+          "g left nothing");
+    {
+        store_run r;
+        CHECK(store_get_run(st, "f", &r, err, sizeof err) == 0, "f: %s", err);
+        CHECK(store_delete_run(st, r.id, err, sizeof err) == 0, "delete f: %s", err);
+        store_run_clear(&r);
+    }
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM layers") == 2 + 3 + 5,
+          "deleting f after the batch took its layers (foreign keys on again)");
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM pragma_foreign_key_check") == 0, "no dangling row");
 
     /* an aborted batch, and a store closed with its batch open */
     CHECK(store_batch_begin(st, err, sizeof err) == 0, "batch 2: %s", err);
