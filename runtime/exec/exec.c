@@ -392,13 +392,61 @@ static int check_memory(const exec_opts *o, size_t arena, char *err, size_t errl
                   "the model needs %s of activations plus %s of inputs, limit %s", a, h, l);
 }
 
+/* Reshape, Flatten, Squeeze, Unsqueeze and Identity keep the bytes of their input:
+ * the output shares the input's arena block (root[out] = root[in], the block
+ * living over both lifetimes) and the node's copy finds source and destination
+ * equal. Only when the input is not a graph input or output and feeds this node
+ * alone, so that nothing else reads the input once a hook may have looked at or
+ * rewritten the output. */
+static void plan_views(const exec_t *x, int *first, int *last, int *root)
+{
+    static const char *const views[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze",
+                                        "Identity"};
+    const graph_t *g = x->g;
+    int *uses = xcalloc((size_t)g->n_t + 1, sizeof(int));
+
+    for (int t = 0; t < g->n_t; t++)
+        root[t] = t;
+    for (int p = 0; p < x->n_order; p++) {
+        const node_t *n = &g->nodes[x->order[p]];
+        for (int k = 0; k < n->n_in; k++)
+            if (n->in[k] >= 0)
+                uses[n->in[k]]++;
+    }
+    for (int i = 0; i < g->n_inputs; i++)
+        uses[g->inputs[i]] += 2;
+    for (int i = 0; i < g->n_outputs; i++)
+        uses[g->outputs[i]] += 2;
+    for (int p = 0; p < x->n_order; p++) {
+        const node_t *n = &g->nodes[x->order[p]];
+        int view = 0;
+        for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
+            view |= stock_op(n, views[v]);
+        if (!view || n->n_in < 1 || n->n_out != 1 || n->in[0] < 0 || n->out[0] < 0)
+            continue;
+        int ti = n->in[0], to = n->out[0];
+        if (uses[ti] != 1 || first[ti] == -2 || first[to] == -2 ||
+            g->t[ti].kind == TK_CONST || g->t[to].kind == TK_CONST ||
+            tensor_nbytes(&g->t[ti]) != tensor_nbytes(&g->t[to]))
+            continue;
+        int r = root[ti];
+        root[to] = r;
+        if (first[to] < first[r])
+            first[r] = first[to];
+        if (last[to] > last[r])
+            last[r] = last[to];
+    }
+    free(uses);
+}
+
 static int plan_memory(exec_t *x, const exec_opts *o, char *err, size_t errlen)
 {
     graph_t *g = x->g;
     int *first = xmalloc(sizeof(int) * (size_t)g->n_t);
     int *last = xmalloc(sizeof(int) * (size_t)g->n_t);
+    int *root = xmalloc(sizeof(int) * (size_t)g->n_t);
     span *s = xcalloc((size_t)g->n_t, sizeof(span));
-    int ns = 0, end = x->n_order, rc = RT_OK;
+    int ns = 0, nv = 0, end = x->n_order, rc = RT_OK;
 
     for (int i = 0; i < g->n_t; i++)
         first[i] = last[i] = -2;
@@ -427,8 +475,9 @@ static int plan_memory(exec_t *x, const exec_opts *o, char *err, size_t errlen)
     for (int p = 0; x->fuse && p < x->n_order; p++)
         if (x->fuse[p].head && first[x->fuse[p].out] > p)
             first[x->fuse[p].out] = p;
+    plan_views(x, first, last, root);
     for (int t = 0; t < g->n_t; t++) {
-        if (first[t] == -2)
+        if (first[t] == -2 || root[t] != t)
             continue;
         if (tensor_numel(&g->t[t]) < 0) {
             rc = rt_err(err, errlen, RT_EINTERNAL, "tensor '%s' has no known shape at plan time",
@@ -451,15 +500,24 @@ static int plan_memory(exec_t *x, const exec_opts *o, char *err, size_t errlen)
                     exec_format_bytes(a, sizeof a, x->arena_bytes));
         goto out;
     }
-    x->arena_tensors = xmalloc(sizeof(int) * (size_t)(ns ? ns : 1));
+    for (int t = 0; t < g->n_t; t++)
+        nv += first[t] != -2 && root[t] != t;
+    x->arena_tensors = xmalloc(sizeof(int) * (size_t)(ns + nv ? ns + nv : 1));
     x->n_arena = ns;
     for (int i = 0; i < ns; i++) {
         x->arena_tensors[i] = s[i].t;
         g->t[s[i].t].data = x->arena + s[i].off;
     }
+    /* views after their roots: a root is always a placed tensor */
+    for (int t = 0; t < g->n_t; t++)
+        if (first[t] != -2 && root[t] != t) {
+            g->t[t].data = g->t[root[t]].data;
+            x->arena_tensors[x->n_arena++] = t;
+        }
 out:
     free(first);
     free(last);
+    free(root);
     free(s);
     return rc;
 }
