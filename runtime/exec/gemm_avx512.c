@@ -16,11 +16,7 @@
  * registers. Callers check gemm512_available() and keep BLAS otherwise. */
 #include "runtime/exec/kernels.h"
 
-#include "util/util.h"
-
 #include <math.h>
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -296,42 +292,6 @@ void gemm_act_apply(float *y, int64_t n, const gemm_epi *e)
     act_scalar(y, n, e);
 }
 
-/* The per-thread panel buffer, freed when its thread exits. */
-typedef struct panel_buf {
-    float *p;
-    size_t cap;
-} panel_buf;
-
-static _Thread_local panel_buf tl_panel;
-static pthread_key_t panel_key;
-static pthread_once_t panel_once = PTHREAD_ONCE_INIT;
-
-static void panel_dtor(void *v)
-{
-    panel_buf *pb = v;
-    free(pb->p);
-    pb->p = NULL;
-    pb->cap = 0;
-}
-
-static void panel_init(void)
-{
-    pthread_key_create(&panel_key, panel_dtor);
-}
-
-static float *panel_get(size_t n)
-{
-    panel_buf *pb = &tl_panel;
-    if (pb->cap >= n)
-        return pb->p;
-    pthread_once(&panel_once, panel_init);
-    free(pb->p);
-    pb->p = xaligned_alloc(n * sizeof(float));
-    pb->cap = n;
-    pthread_setspecific(panel_key, pb);
-    return pb->p;
-}
-
 void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb, int64_t N,
                  float *c, int64_t ldc, const gemm_epi *e)
 {
@@ -339,7 +299,7 @@ void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t 
     /* measured on yolox_nano's 1x1 convs: the copy pays from K = 128 on (-10 %),
      * costs at K <= 64, and a panel read by one row tile is not worth it */
     if (M > GEMM_MR && K >= 128 && N > 0)
-        run512_packed(ap, M, K, b, ldb, N, c, ldc, e, panel_get((size_t)K * GEMM_NR));
+        run512_packed(ap, M, K, b, ldb, N, c, ldc, e, kernel_scratch(SCRATCH_GEMM, (size_t)K * GEMM_NR));
     else
         run512(ap, M, K, b, ldb, N, c, ldc, e);
 #else

@@ -40,6 +40,21 @@ static int add_shape_const(graph_t *g, const char *name, int64_t a, int64_t b)
     return t;
 }
 
+/* Input x, output y; with a second reader of tensor a, Abs(a) as a second output. */
+static void finish(graph_t *g, int x, int y, int a)
+{
+    g->inputs = xmalloc(sizeof(int));
+    g->inputs[g->n_inputs++] = x;
+    g->outputs = xmalloc(2 * sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    if (a >= 0) {
+        int z = graph_add_tensor(g, "z");
+        graph_add_node(g, "abs2", "Abs", "", 1, &a, 1, &z);
+        g->outputs[g->n_outputs++] = z;
+    }
+    g->opset = 13;
+}
+
 /* Builds the case's graph; *t1 and *t2 are the view's input and output. */
 static graph_t *build(int kind, const char *view, int *t1, int *t2)
 {
@@ -49,7 +64,7 @@ static graph_t *build(int kind, const char *view, int *t1, int *t2)
     tensor_set_shape(&g->t[x], DT_FLOAT, 3, xd);
     g->t[x].kind = TK_INPUT;
     int a = graph_add_tensor(g, "t1"), b = graph_add_tensor(g, "t2");
-    int y = graph_add_tensor(g, "y"), z = -1;
+    int y = graph_add_tensor(g, "y");
     int src = kind == V_FROM_INPUT ? x : a;
     if (kind != V_FROM_INPUT)
         graph_add_node(g, "relu", "Relu", "", 1, &x, 1, &a);
@@ -61,17 +76,7 @@ static graph_t *build(int kind, const char *view, int *t1, int *t2)
     } else {
         graph_add_node(g, "neg", "Neg", "", 1, &b, 1, &y);
     }
-    if (kind == V_TWO_USERS) {
-        z = graph_add_tensor(g, "z");
-        graph_add_node(g, "abs", "Abs", "", 1, &a, 1, &z);
-    }
-    g->inputs = xmalloc(sizeof(int));
-    g->inputs[g->n_inputs++] = x;
-    g->outputs = xmalloc(2 * sizeof(int));
-    g->outputs[g->n_outputs++] = y;
-    if (z >= 0)
-        g->outputs[g->n_outputs++] = z;
-    g->opset = 13;
+    finish(g, x, y, kind == V_TWO_USERS ? a : -1);
     *t1 = src;
     *t2 = b;
     return g;
@@ -161,7 +166,7 @@ static void check_concat(int kind)
     tensor_set_shape(&g->t[x], DT_FLOAT, 4, xd);
     g->t[x].kind = TK_INPUT;
     int a = graph_add_tensor(g, "a"), b = graph_add_tensor(g, "b"), c = graph_add_tensor(g, "c");
-    int d = graph_add_tensor(g, "d"), y = graph_add_tensor(g, "y"), z = -1;
+    int d = graph_add_tensor(g, "d"), y = graph_add_tensor(g, "y");
     graph_add_node(g, "relu", "Relu", "", 1, &x, 1, &a);
     graph_add_node(g, "neg", "Neg", "", 1, &x, 1, &b);
     int cin[2] = {a, b};
@@ -184,17 +189,7 @@ static void check_concat(int kind)
             nn->attrs[0].i = 1;
         }
     graph_add_node(g, "abs", "Abs", "", 1, &c, 1, &y);
-    if (kind == C_TWO_USERS) {
-        z = graph_add_tensor(g, "z");
-        graph_add_node(g, "abs2", "Abs", "", 1, &a, 1, &z);
-    }
-    g->inputs = xmalloc(sizeof(int));
-    g->inputs[g->n_inputs++] = x;
-    g->outputs = xmalloc(2 * sizeof(int));
-    g->outputs[g->n_outputs++] = y;
-    if (z >= 0)
-        g->outputs[g->n_outputs++] = z;
-    g->opset = 13;
+    finish(g, x, y, kind == C_TWO_USERS ? a : -1);
 
     char err[256] = "";
     exec_t *ex = NULL;
