@@ -185,6 +185,13 @@ $(BUILD)/tests/zoo_predict: tests/tools/zoo_predict.c tests/tools/zoo/graphs.c t
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/tools/zoo/graphs.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
+# The per-frame C API timing of bench/run.sh is an application: rknn_api.h only,
+# linked against the shared library (this explicit rule wins over the pattern).
+$(BUILD)/tests/bench_capi: tests/tools/bench_capi.c include/rknn_api.h $(BUILD)/librknnrt.so
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -o $@ $< -L$(BUILD) -lrknnrt \
+	    -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS_ALL) -lm
+
 # The API benchmark is an application of the C API and of the executor it wraps: it
 # also links the API layer (this explicit rule wins over the tests/tools pattern).
 $(BUILD)/tests/bench_api: tests/tools/bench_api.c $(API_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)

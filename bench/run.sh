@@ -1,17 +1,23 @@
 #!/bin/bash
 # bench/run.sh [BUILD_DIR] — our runtime vs onnxruntime-node on every bundled model.
 #
-# For each model of tests/e2e/models.txt, at 1 and 2 threads: the median of RUNS
-# timed runs (default 20) after a few warm-ups, and the peak RSS, for
-# BUILD_DIR/tests/bench_model (ours) and tests/oracle/ort_bench.js (onnxruntime).
-# Prints a markdown table with verdicts against the targets (time ratio <= 2.0,
-# RSS ratio <= 1.5) and writes it to BUILD_DIR/bench/results.md. Exits 1 when a
-# model fails to run or a target is missed (BENCH_NO_GATE=1: always 0 when all ran).
+# For each model of tests/e2e/models.txt, at 1 and 2 threads, three runtimes:
+# ours = BUILD_DIR/tests/bench_model (exec_run), C API = BUILD_DIR/tests/bench_capi
+# (rknn_inputs_set + rknn_run + rknn_outputs_get + release per frame through
+# librknnrt.so, RKNN_TRACE_THREADS setting its threads) and onnxruntime-node
+# (tests/oracle/ort_bench.js). RUNS timed runs each (default 30), in ROUNDS rounds
+# (default 3) that alternate the runtimes in a rotating order, after a few warm-ups
+# per round; the pooled median and minimum, CPU time (user + sys) per run and peak
+# RSS. Prints a markdown table with verdicts against the targets (median time ratio
+# to onnxruntime <= 0.8 for ours and for the C API, RSS ratio <= 1.5) and writes it
+# to BUILD_DIR/bench/results.md. Exits 1 when a model fails to run or a target is
+# missed (BENCH_NO_GATE=1: always 0 when all ran).
 #
-# Environment: BENCH_RUNS (default 20), BENCH_WARMUP (default 3; models whose first
-# run takes over a second get 1), BENCH_THREADS (default "1 2"), BENCH_MODELS
-# (space-separated file names), BENCH_PROFILE=1 (per-op breakdown of ours and of
-# onnxruntime, 1 thread, into BUILD_DIR/bench/profile_<model>.txt).
+# Environment: BENCH_RUNS (default 30), BENCH_ROUNDS (default 3), BENCH_WARMUP
+# (default 3; models whose first run takes over a second get 1), BENCH_THREADS
+# (default "1 2"), BENCH_MODELS (space-separated file names), BENCH_PROFILE=1
+# (per-op breakdown of ours and of onnxruntime, 1 thread, into
+# BUILD_DIR/bench/profile_<model>.txt).
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,14 +28,16 @@ BUILD=${1:-${BUILD:-build}}
 BUILD=$(cd "$BUILD" && pwd)
 PY=/usr/bin/python3
 OURS=$BUILD/tests/bench_model
+CAPI=$BUILD/tests/bench_capi
 ORT=$ROOT/tests/oracle/ort_bench.js
-RUNS=${BENCH_RUNS:-20}
+RUNS=${BENCH_RUNS:-30}
+ROUNDS=${BENCH_ROUNDS:-3}
 WARMUP=${BENCH_WARMUP:-3}
 THREADS=${BENCH_THREADS:-1 2}
 OUT=$BUILD/bench
 mkdir -p "$OUT"
 
-[ -x "$OURS" ] || { echo "bench: $OURS not built (make)" >&2; exit 2; }
+[ -x "$OURS" ] && [ -x "$CAPI" ] || { echo "bench: $OURS or $CAPI not built (make)" >&2; exit 2; }
 if [ ! -d "$ROOT/tests/oracle/node_modules/onnxruntime-node" ]; then
     echo "bench: onnxruntime-node is not installed; run 'make deps'" >&2
     exit 2
@@ -39,7 +47,7 @@ RES=$OUT/raw.jsonl
 : > "$RES"
 start=$(date +%s)
 load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
-echo "bench: $RUNS timed runs per case, threads: $THREADS" >&2
+echo "bench: $RUNS timed runs per case in $ROUNDS rounds, threads: $THREADS" >&2
 
 while read -r file shapes range rest; do
     case $file in ''|'#'*) continue ;; esac
@@ -68,14 +76,27 @@ while read -r file shapes range rest; do
     probe_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
     [ "$probe_ms" -gt 1000 ] && warm=1
 
+    # Rounds alternate the three runtimes (the order rotates) so that a change of
+    # load on this shared machine falls on all of them; their runs are pooled.
+    per=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
     for t in $THREADS; do
-        o=$("$OURS" "$model" "$t" "$RUNS" "${ours_shapes[@]}" --warmup "$warm" \
-                --range "$range" 2> "$OUT/ours.err") || o='{"error": "ours failed"}'
-        r=$(node "$ORT" "$model" "$t" "$RUNS" "${ort_shapes[@]}" --warmup "$warm" \
-                --range "$range" 2> "$OUT/ort.err") || r='{"error": "ort failed"}'
-        echo "  $file threads=$t ours=$o ort=$r" >&2
-        $PY -c 'import json,sys; print(json.dumps({"model": sys.argv[1], "threads": int(sys.argv[2]),
-"ours": json.loads(sys.argv[3]), "ort": json.loads(sys.argv[4])}))' "$file" "$t" "$o" "$r" >> "$RES"
+        for ((r = 0; r < ROUNDS; r++)); do
+            tools=(ours capi ort)
+            for ((k = 0; k < 3; k++)); do
+                tool=${tools[$(( (k + r) % 3 ))]}
+                case $tool in
+                ours) o=$("$OURS" "$model" "$t" "$per" "${ours_shapes[@]}" --warmup "$warm" \
+                          --range "$range" 2> "$OUT/ours.err") || o='{"error": "ours failed"}' ;;
+                capi) o=$("$CAPI" "$model" "$t" "$per" "${ort_shapes[@]}" --warmup "$warm" \
+                          --range "$range" 2> "$OUT/capi.err") || o='{"error": "C API failed"}' ;;
+                ort) o=$(node "$ORT" "$model" "$t" "$per" "${ort_shapes[@]}" --warmup "$warm" \
+                          --range "$range" 2> "$OUT/ort.err") || o='{"error": "ort failed"}' ;;
+                esac
+                $PY -c 'import json,sys; print(json.dumps({"model": sys.argv[1], "threads": int(sys.argv[2]),
+"tool": sys.argv[3], "res": json.loads(sys.argv[4])}))' "$file" "$t" "$tool" "$o" >> "$RES"
+            done
+        done
+        echo "  $file threads=$t done" >&2
     done
     if [ "${BENCH_PROFILE:-0}" = 1 ]; then
         pf=$OUT/profile_${file%.onnx}.txt
@@ -92,41 +113,74 @@ console.log(process.resourceUsage().maxRSS)" 2>/dev/null || echo 0)
 elapsed=$(( $(date +%s) - start ))
 
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
-$PY - "$RES" "$OUT/results.md" "$node_rss" "$elapsed" "$RUNS" "$(nproc) CPUs, load average $load0 at start, $load1 at end" <<'EOF'
+$PY - "$RES" "$OUT/results.md" "$node_rss" "$elapsed" "$RUNS" "$ROUNDS" "$(nproc) CPUs, load average $load0 at start, $load1 at end" <<'EOF'
 import json, sys
-res, out, node_rss, elapsed, runs, load = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
-TIME_MAX, RSS_MAX = 2.0, 1.5
-lines = [
-    "| model | threads | ours ms | ort ms | ratio | ours RSS MB | ort RSS MB | RSS ratio | time <= %.1fx | RSS <= %.1fx |"
-    % (TIME_MAX, RSS_MAX),
-    "|---|---:|---:|---:|---:|---:|---:|---:|:---:|:---:|",
-]
-fails = 0
+res, out, node_rss, elapsed, runs, rounds, load = sys.argv[1:8]
+node_rss = int(node_rss)
+TIME_MAX, RSS_MAX = 0.8, 1.5
+cases, order, errors = {}, [], []
 for l in open(res):
     r = json.loads(l)
-    if "error" in r:
-        fails += 1
-        lines.append("| %s | - | error | - | - | - | - | - | FAIL | FAIL |" % r["model"])
-        lines.append("|   | | %s | | | | | | | |" % r["error"].replace("|", "/"))
+    if "error" in r and "tool" not in r:
+        errors.append(r)
         continue
-    o, t = r["ours"], r["ort"]
-    if "error" in o or "error" in t:
-        fails += 1
-        lines.append("| %s | %d | %s | %s | - | - | - | - | FAIL | FAIL |" % (
-            r["model"], r["threads"], o.get("error", "ok"), t.get("error", "ok")))
+    key = (r["model"], r["threads"])
+    if key not in cases:
+        cases[key] = {}
+        order.append(key)
+    c = cases[key].setdefault(r["tool"], {"times": [], "cpu": 0.0, "n": 0, "rss": 0, "error": None})
+    o = r["res"]
+    if "error" in o:
+        c["error"] = o["error"]
         continue
-    tr = o["median_ms"] / t["median_ms"] if t["median_ms"] > 0 else float("inf")
-    rr = o["peak_rss_kb"] / t["peak_rss_kb"] if t["peak_rss_kb"] > 0 else float("inf")
+    c["times"] += o["times_ms"]
+    c["cpu"] += o["cpu_ms"] * len(o["times_ms"])
+    c["n"] += len(o["times_ms"])
+    c["rss"] = max(c["rss"], o["peak_rss_kb"])
+
+def med(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+lines = [
+    "| model | thr | ours ms med / min | C API ms med / min | ort ms med / min "
+    "| ours/ort med (min) | C API/ort med (min) | CPU ms/run ours / C API / ort "
+    "| RSS MB ours / ort | RSS ratio | ours <= %.1fx | C API <= %.1fx | RSS <= %.1fx |"
+    % (TIME_MAX, TIME_MAX, RSS_MAX),
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|:---:|:---:|",
+]
+fails = 0
+for r in errors:
+    fails += 1
+    lines.append("| %s | - | error: %s | | | | | | | | FAIL | FAIL | FAIL |"
+                 % (r["model"], r["error"].replace("|", "/")))
+for key in order:
+    c = cases[key]
+    bad = [t for t in ("ours", "capi", "ort") if t not in c or c[t]["error"] or not c[t]["n"]]
+    if bad:
+        fails += 1
+        lines.append("| %s | %d | failed: %s | | | | | | | | FAIL | FAIL | FAIL |"
+                     % (key[0], key[1], ", ".join(bad)))
+        continue
+    s = {t: (med(c[t]["times"]), min(c[t]["times"]), c[t]["cpu"] / c[t]["n"]) for t in c}
+    o, a, t = s["ours"], s["capi"], s["ort"]
+    tr, ar = o[0] / t[0], a[0] / t[0]
+    rr = c["ours"]["rss"] / c["ort"]["rss"]
     tv = "ok" if tr <= TIME_MAX else "FAIL"
+    av = "ok" if ar <= TIME_MAX else "FAIL"
     rv = "ok" if rr <= RSS_MAX else "FAIL"
-    fails += (tv != "ok") + (rv != "ok")
-    lines.append("| %s | %d | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f | %s | %s |" % (
-        r["model"], r["threads"], o["median_ms"], t["median_ms"], tr,
-        o["peak_rss_kb"] / 1024, t["peak_rss_kb"] / 1024, rr, tv, rv))
+    fails += (tv != "ok") + (av != "ok") + (rv != "ok")
+    lines.append("| %s | %d | %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %.2f (%.2f) | %.2f (%.2f) "
+                 "| %.3f / %.3f / %.3f | %.1f / %.1f | %.2f | %s | %s | %s |" % (
+        key[0], key[1], o[0], o[1], a[0], a[1], t[0], t[1], tr, o[1] / t[1], ar, a[1] / t[1],
+        o[2], a[2], t[2], c["ours"]["rss"] / 1024, c["ort"]["rss"] / 1024, rr, tv, av, rv))
 lines.append("")
-lines.append("Median of %s timed runs each. ort RSS is the whole node process; node with "
-             "onnxruntime-node loaded and no model peaks at %.1f MB. Bench took %s s; %s."
-             % (runs, node_rss / 1024, elapsed, load))
+lines.append("Median and minimum of %s timed runs each, pooled from %s rounds that alternate "
+             "the three runtimes; verdicts on the medians. ours = exec_run (bench_model), C API = "
+             "rknn_inputs_set + rknn_run + rknn_outputs_get + release per frame (bench_capi). "
+             "ort RSS is the whole node process; node with onnxruntime-node loaded and no model "
+             "peaks at %.1f MB. Bench took %s s; %s." % (runs, rounds, node_rss / 1024, elapsed, load))
 text = "\n".join(lines) + "\n"
 open(out, "w").write(text)
 sys.stdout.write(text)

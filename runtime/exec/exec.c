@@ -392,13 +392,115 @@ static int check_memory(const exec_opts *o, size_t arena, char *err, size_t errl
                   "the model needs %s of activations plus %s of inputs, limit %s", a, h, l);
 }
 
+/* Tensors that live inside another one's arena block instead of their own:
+ * - Reshape, Flatten, Squeeze, Unsqueeze and Identity keep the bytes of their
+ *   input, so the output is the input's block and the node's copy finds source
+ *   and destination equal;
+ * - the inputs of a Concat whose dims before the axis are all 1 are consecutive
+ *   pieces of its output, so their producers write there and the Concat has
+ *   nothing left to copy.
+ * Only when the tensor given away (the view's input, the Concat's inputs) is not a
+ * graph input or output and feeds that node alone, so that nothing else reads it
+ * once a hook may have looked at or rewritten the result; Concat pieces also
+ * start 64-byte aligned. parent[t] / off[t] (bytes) say where t lives; a tensor
+ * is its own parent when it has its own block. Views point to earlier tensors and
+ * Concat inputs to later ones, and a view output is never a Concat output, so the
+ * parent links form no cycle. */
+static int alias_candidate(const graph_t *g, const int *uses, const int *first,
+                           const int *parent, int t)
+{
+    return t >= 0 && uses[t] == 1 && first[t] != -2 && parent[t] == t &&
+           g->t[t].kind != TK_CONST;
+}
+
+static void plan_aliases(const exec_t *x, const int *first, int *parent, size_t *off)
+{
+    static const char *const views[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze",
+                                        "Identity"};
+    const graph_t *g = x->g;
+    int *uses = xcalloc((size_t)g->n_t + 1, sizeof(int));
+
+    for (int t = 0; t < g->n_t; t++) {
+        parent[t] = t;
+        off[t] = 0;
+    }
+    for (int p = 0; p < x->n_order; p++) {
+        const node_t *n = &g->nodes[x->order[p]];
+        for (int k = 0; k < n->n_in; k++)
+            if (n->in[k] >= 0)
+                uses[n->in[k]]++;
+    }
+    for (int i = 0; i < g->n_inputs; i++)
+        uses[g->inputs[i]] += 2;
+    for (int i = 0; i < g->n_outputs; i++)
+        uses[g->outputs[i]] += 2;
+    for (int p = 0; p < x->n_order; p++) {
+        const node_t *n = &g->nodes[x->order[p]];
+        if (n->n_out != 1 || n->out[0] < 0 || n->n_in < 1)
+            continue;
+        int to = n->out[0];
+        const tensor_t *y = &g->t[to];
+        if (first[to] == -2 || y->kind == TK_CONST)
+            continue;
+        int view = 0;
+        for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
+            view |= stock_op(n, views[v]);
+        if (view) {
+            int ti = n->in[0];
+            if (alias_candidate(g, uses, first, parent, ti) &&
+                tensor_nbytes(&g->t[ti]) == tensor_nbytes(y))
+                parent[to] = ti;
+            continue;
+        }
+        if (!stock_op(n, "Concat") || y->ndim < 1)
+            continue;
+        int axis = (int)node_attr_int(n, "axis", 1);
+        if (axis < 0)
+            axis += y->ndim;
+        int ok = axis >= 0 && axis < y->ndim;
+        for (int d = 0; ok && d < axis; d++)
+            ok = y->dims[d] == 1;
+        size_t pos = 0;
+        for (int k = 0; ok && k < n->n_in; k++) {
+            int ti = n->in[k];
+            ok = alias_candidate(g, uses, first, parent, ti) && g->t[ti].dtype == y->dtype &&
+                 pos % 64 == 0;
+            if (ok)
+                pos += tensor_nbytes(&g->t[ti]);
+        }
+        if (!ok || pos != tensor_nbytes(y))
+            continue;
+        pos = 0;
+        for (int k = 0; k < n->n_in; k++) {
+            parent[n->in[k]] = to;
+            off[n->in[k]] = pos;
+            pos += tensor_nbytes(&g->t[n->in[k]]);
+        }
+    }
+    free(uses);
+}
+
+/* The tensor whose block t lives in, and t's byte offset in it. */
+static int alias_root(const int *parent, const size_t *off, int n_t, int t, size_t *at)
+{
+    size_t o = 0;
+    for (int steps = 0; parent[t] != t && steps < n_t; steps++) {
+        o += off[t];
+        t = parent[t];
+    }
+    *at = o;
+    return t;
+}
+
 static int plan_memory(exec_t *x, const exec_opts *o, char *err, size_t errlen)
 {
     graph_t *g = x->g;
     int *first = xmalloc(sizeof(int) * (size_t)g->n_t);
     int *last = xmalloc(sizeof(int) * (size_t)g->n_t);
+    int *parent = xmalloc(sizeof(int) * (size_t)g->n_t);
+    size_t *off = xmalloc(sizeof(size_t) * (size_t)g->n_t);
     span *s = xcalloc((size_t)g->n_t, sizeof(span));
-    int ns = 0, end = x->n_order, rc = RT_OK;
+    int ns = 0, nv = 0, end = x->n_order, rc = RT_OK;
 
     for (int i = 0; i < g->n_t; i++)
         first[i] = last[i] = -2;
@@ -427,8 +529,20 @@ static int plan_memory(exec_t *x, const exec_opts *o, char *err, size_t errlen)
     for (int p = 0; x->fuse && p < x->n_order; p++)
         if (x->fuse[p].head && first[x->fuse[p].out] > p)
             first[x->fuse[p].out] = p;
+    /* a block lives as long as any tensor inside it */
+    plan_aliases(x, first, parent, off);
     for (int t = 0; t < g->n_t; t++) {
-        if (first[t] == -2)
+        size_t at;
+        int r = alias_root(parent, off, g->n_t, t, &at);
+        if (r == t || first[t] == -2)
+            continue;
+        if (first[t] < first[r])
+            first[r] = first[t];
+        if (last[t] > last[r])
+            last[r] = last[t];
+    }
+    for (int t = 0; t < g->n_t; t++) {
+        if (first[t] == -2 || parent[t] != t)
             continue;
         if (tensor_numel(&g->t[t]) < 0) {
             rc = rt_err(err, errlen, RT_EINTERNAL, "tensor '%s' has no known shape at plan time",
@@ -451,15 +565,27 @@ static int plan_memory(exec_t *x, const exec_opts *o, char *err, size_t errlen)
                     exec_format_bytes(a, sizeof a, x->arena_bytes));
         goto out;
     }
-    x->arena_tensors = xmalloc(sizeof(int) * (size_t)(ns ? ns : 1));
+    for (int t = 0; t < g->n_t; t++)
+        nv += first[t] != -2 && parent[t] != t;
+    x->arena_tensors = xmalloc(sizeof(int) * (size_t)(ns + nv ? ns + nv : 1));
     x->n_arena = ns;
     for (int i = 0; i < ns; i++) {
         x->arena_tensors[i] = s[i].t;
         g->t[s[i].t].data = x->arena + s[i].off;
     }
+    /* aliases after the blocks: a root is always a placed tensor */
+    for (int t = 0; t < g->n_t; t++)
+        if (first[t] != -2 && parent[t] != t) {
+            size_t at;
+            int r = alias_root(parent, off, g->n_t, t, &at);
+            g->t[t].data = (uint8_t *)g->t[r].data + at;
+            x->arena_tensors[x->n_arena++] = t;
+        }
 out:
     free(first);
     free(last);
+    free(parent);
+    free(off);
     free(s);
     return rc;
 }

@@ -1,7 +1,48 @@
 /* runtime/exec/kernel_util.c — helpers shared by the kernel files (kernels.h). */
 #include "runtime/exec/kernels.h"
 
+#include "util/util.h"
+
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+
+typedef struct scratch {
+    float *p[SCRATCH_SLOTS];
+    size_t cap[SCRATCH_SLOTS];
+} scratch_t;
+
+static _Thread_local scratch_t tl_scratch;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_dtor(void *v)
+{
+    scratch_t *s = v;
+    for (int i = 0; i < SCRATCH_SLOTS; i++) {
+        free(s->p[i]);
+        s->p[i] = NULL;
+        s->cap[i] = 0;
+    }
+}
+
+static void scratch_init(void)
+{
+    pthread_key_create(&scratch_key, scratch_dtor);
+}
+
+float *kernel_scratch(int slot, size_t n)
+{
+    scratch_t *s = &tl_scratch;
+    if (s->cap[slot] >= n)
+        return s->p[slot];
+    pthread_once(&scratch_once, scratch_init);
+    free(s->p[slot]);
+    s->p[slot] = xaligned_alloc(n * sizeof(float));
+    s->cap[slot] = n;
+    pthread_setspecific(scratch_key, s);
+    return s->p[slot];
+}
 
 void tensor_set_shape(tensor_t *t, int dtype, int ndim, const int64_t *dims)
 {

@@ -39,6 +39,12 @@ int64_t tensor_get_int(const tensor_t *t, int64_t i);
 /* Element i of any numeric tensor as double. */
 double tensor_get_f64(const tensor_t *t, int64_t i);
 
+/* Per-thread scratch buffers, grown and reused, freed when their thread exits;
+ * 64-byte aligned. A kernel keeps its own slot so that a caller's buffer (a conv's
+ * columns) survives the callee's (the GEMM's packed panel). */
+enum { SCRATCH_CONV, SCRATCH_GEMM, SCRATCH_SLOTS };
+float *kernel_scratch(int slot, size_t floats);
+
 /* Numpy-style broadcast of two shapes into out; returns ndim or -1 if incompatible. */
 int broadcast_shape(int na, const int64_t *a, int nb, const int64_t *b, int64_t *out);
 /* Strides (in elements) of an input of shape (nd_in, dims_in) broadcast to an output

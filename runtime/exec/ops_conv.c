@@ -10,7 +10,6 @@
 #include "runtime/exec/kernels.h"
 
 #include <cblas.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,40 +51,9 @@ typedef struct conv_p {
 
 /* ---- per-thread scratch ------------------------------------------------ */
 
-typedef struct scratch {
-    float *p;
-    size_t cap;
-} scratch_t;
-
-static _Thread_local scratch_t tl_scratch;
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
-
-static void scratch_dtor(void *v)
-{
-    scratch_t *s = v;
-    free(s->p);
-    s->p = NULL;
-    s->cap = 0;
-}
-
-static void scratch_init(void)
-{
-    pthread_key_create(&scratch_key, scratch_dtor);
-}
-
-/* Grows and reuses one buffer per thread; freed when a pool thread exits. */
 static float *scratch_get(size_t n)
 {
-    scratch_t *s = &tl_scratch;
-    if (s->cap >= n)
-        return s->p;
-    pthread_once(&scratch_once, scratch_init);
-    free(s->p);
-    s->p = xaligned_alloc(n * sizeof(float));
-    s->cap = n;
-    pthread_setspecific(scratch_key, s);
-    return s->p;
+    return kernel_scratch(SCRATCH_CONV, n);
 }
 
 /* ---- geometry ---------------------------------------------------------- */

@@ -73,6 +73,32 @@ static void sc_range(void *arg, int64_t b, int64_t e)
     }
 }
 
+/* Rows of the last two dims when the inner one is short and the one before it is
+ * contiguous in the source (depth-to-space, pixel shuffle, NCHW -> NHWC of a few
+ * channels): dst[w * R + k] = src[off + w + k * ks], 4-byte elements. Per-row
+ * index arithmetic over rows of R elements would cost more than the copy. */
+static void sc_pair_range(void *arg, int64_t b, int64_t e)
+{
+    const sc_job *j = arg;
+    const int nd = j->nd;
+    const int64_t W = j->dims[nd - 2], R = j->dims[nd - 1], ks = j->st[nd - 1];
+    for (int64_t row = b; row < e; row++) {
+        int64_t off = j->base, r = row;
+        for (int d = nd - 3; d >= 0; d--) {
+            off += (r % j->dims[d]) * j->st[d];
+            r /= j->dims[d];
+        }
+        uint32_t *dst = (uint32_t *)j->dst + row * W * R;
+        const uint32_t *src = (const uint32_t *)j->src + off;
+        for (int64_t k = 0; k < R; k++) {
+            const uint32_t *sk = src + k * ks;
+            uint32_t *dk = dst + k;
+            for (int64_t w = 0; w < W; w++)
+                dk[w * R] = sk[w];
+        }
+    }
+}
+
 static void strided_copy(op_ctx *c, char *dst, const char *src, int nd, const int64_t *dims,
                          const int64_t *st, int64_t base, size_t es)
 {
@@ -104,6 +130,12 @@ static void strided_copy(op_ctx *c, char *dst, const char *src, int nd, const in
     j.src = src;
     j.dst = dst;
     j.es = es;
+    if (es == 4 && j.nd >= 2 && j.dims[j.nd - 1] <= 8 && j.st[j.nd - 2] == 1 &&
+        j.st[j.nd - 1] != 0 && j.dims[j.nd - 2] >= 16) {
+        int64_t row2 = j.dims[j.nd - 2] * j.dims[j.nd - 1];
+        op_parallel_for_work(c, total / row2, row2, sc_pair_range, &j);
+        return;
+    }
     int64_t rows = total / j.dims[j.nd - 1];
     op_parallel_for_work(c, rows, j.dims[j.nd - 1], sc_range, &j);
 }
@@ -215,6 +247,9 @@ static int concat_run(op_ctx *c, graph_t *g, node_t *n)
         for (int i = 0; i < n->n_in; i++) {
             tensor_t *b = node_input(g, n, i);
             size_t brow = b ? (size_t)(b->dims[axis] * inner) * es : 0;
+            /* the executor may have had the producer write it in place */
+            if (brow && outer == 1 && b->data == (char *)y->data + pos)
+                pos += brow, brow = 0;
             if (!brow)
                 continue;
             j.src[j.nin] = b->data;

@@ -5,7 +5,8 @@
 // sequential execution, default graph optimisation. Inputs are seeded uniform random
 // values in [LO,HI] (default 0,1); shapes come from the NAME=dims arguments, else
 // from the model (dynamic dims without a given shape are an error).
-// Prints one JSON line: {"median_ms", "min_ms", "peak_rss_kb", "runs", "threads"}.
+// Prints one JSON line: {"median_ms", "min_ms", "cpu_ms" (process user + system time
+// per timed run), "peak_rss_kb", "runs", "threads", "times_ms" (every timed run, sorted)}.
 // peak_rss_kb is the whole node process (node itself is ~40 MB of it).
 // --profile: onnxruntime's own profiler on; per-op-type times and the slowest nodes
 // (per-node median over the runs) go to stderr, in the layout of bench_model
@@ -114,20 +115,24 @@ async function main() {
   });
   for (let i = 0; i < warmup; i++) await sess.run(feeds);
   const times = [];
+  const cpu0 = process.cpuUsage();
   for (let i = 0; i < runs; i++) {
     const t0 = process.hrtime.bigint();
     await sess.run(feeds);
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
+  const cpu = process.cpuUsage(cpu0);
   times.sort((a, b) => a - b);
   const mid = times.length >> 1;
   const median = times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
   process.stdout.write(JSON.stringify({
     median_ms: +median.toFixed(3),
     min_ms: +times[0].toFixed(3),
+    cpu_ms: +((cpu.user + cpu.system) / 1000 / runs).toFixed(3),
     peak_rss_kb: process.resourceUsage().maxRSS,
     runs,
     threads,
+    times_ms: times.map((t) => +t.toFixed(4)),
   }) + '\n');
   if (profile) {
     sess.endProfiling();

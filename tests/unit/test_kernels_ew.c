@@ -683,30 +683,35 @@ static void test_layout(void)
         CHECK(rc == 0 && shape_is(outp(g, 0), 1, (int64_t[]){ 0 }), "Slice empty: %s", err);
         done(g);
     }
-    /* Transpose 6-D with the pixel-shuffle perm, against index arithmetic. */
-    {
-        int64_t d[6] = { 1, 2, 3, 2, 4, 5 }, N = 240, perm[6] = { 0, 1, 4, 2, 5, 3 };
+    /* Transpose 6-D with the pixel-shuffle perm, against index arithmetic: rows of 5
+     * take the generic strided copy, rows of 20 (contiguous in the source, inner dim
+     * of 2) the interleaving one. */
+    for (int64_t W = 5; W <= 20; W += 15) {
+        int64_t d[6] = { 1, 2, 3, 2, 4, W }, N = 48 * W, perm[6] = { 0, 1, 4, 2, 5, 3 };
         float *x = xmalloc((size_t)N * 4);
         for (int64_t i = 0; i < N; i++)
             x[i] = (float)i;
-        g = graph_new();
-        int in[1] = { mk(g, "x", DT_FLOAT, 6, d, x) };
-        n = mknode(g, "Transpose", 1, in, 1);
-        set_ints(n, "perm", 6, perm);
-        rc = run(g, 2, err, sizeof(err));
-        int ok = rc == 0 && shape_is(outp(g, 0), 6, (int64_t[]){ 1, 2, 4, 3, 5, 2 });
-        const float *y = outp(g, 0)->data;
-        int64_t k = 0;
-        for (int64_t a = 0; ok && a < 2; a++)
-            for (int64_t b = 0; b < 4; b++)
-                for (int64_t c = 0; c < 3; c++)
-                    for (int64_t e = 0; e < 5; e++)
-                        for (int64_t f = 0; f < 2; f++)
-                            ok &= y[k++] == x[((a * 3 + c) * 2 + f) * 20 + b * 5 + e];
-        CHECK(ok, "Transpose 6-D: %s", err);
-        done(g);
+        for (int th = 1; th <= 2; th++) {
+            g = graph_new();
+            int in[1] = { mk(g, "x", DT_FLOAT, 6, d, x) };
+            n = mknode(g, "Transpose", 1, in, 1);
+            set_ints(n, "perm", 6, perm);
+            rc = run(g, th, err, sizeof(err));
+            int ok = rc == 0 && shape_is(outp(g, 0), 6, (int64_t[]){ 1, 2, 4, 3, W, 2 });
+            const float *y = outp(g, 0)->data;
+            int64_t k = 0;
+            for (int64_t a = 0; ok && a < 2; a++)
+                for (int64_t b = 0; b < 4; b++)
+                    for (int64_t c = 0; c < 3; c++)
+                        for (int64_t e = 0; e < W; e++)
+                            for (int64_t f = 0; f < 2; f++)
+                                ok &= y[k++] == x[((a * 3 + c) * 2 + f) * 4 * W + b * W + e];
+            CHECK(ok, "Transpose 6-D, rows of %lld, %d threads: %s", (long long)W, th, err);
+            done(g);
+        }
         free(x);
-
+    }
+    {
         g = graph_new();
         int in2[1] = { mk(g, "x", DT_FLOAT, 2, (int64_t[]){ 4, 6 }, x24) };
         n = mknode(g, "Transpose", 1, in2, 1);

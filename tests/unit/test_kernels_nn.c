@@ -362,6 +362,9 @@ static void test_conv_sweep(void)
         {2, 1, 24, 24, 24, {33, 35}, {5, 5}, {2, 2}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 0, 0},
         {2, 1, 3, 16, 1, {64, 64}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 1},
         {2, 2, 12, 16, 1, {20, 20}, {6, 6}, {2, 2}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
+        /* K >= 128 with several row tiles: the packed column panel, partial tiles */
+        {2, 1, 160, 20, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0}, "NOTSET", 1, 0},
+        {2, 1, 16, 12, 1, {21, 23}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
     };
     for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
         check_conv(&big[i], 1);

@@ -1,0 +1,202 @@
+/* tests/tools/bench_capi.c — times the per-frame C API flow of librknnrt on one
+ * model, as an application does it (bench/run.sh's "C API" column).
+ *
+ *   bench_capi MODEL THREADS RUNS [NAME=D0,D1,...]... [--warmup N] [--range LO,HI]
+ *
+ * An application of rknn_api.h only, linked against the shared library: rknn_init
+ * from the file with RKNN_TRACE_THREADS=THREADS (the runtime's host thread count),
+ * rknn_set_input_shapes when shapes are given, float32 NCHW inputs of seeded uniform
+ * random values in [LO,HI] (default 0,1); then N warm-up frames (default 3) and RUNS
+ * timed frames of rknn_inputs_set + rknn_run + rknn_outputs_get (want_float) +
+ * rknn_outputs_release. Prints one JSON line on stdout, as bench_model does:
+ *   {"median_ms", "min_ms", "cpu_ms", "peak_rss_kb", "runs", "threads", "times_ms"}
+ * cpu_ms is the process's user + system time per timed frame (all threads). */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "rknn_api.h"
+
+#define MAX_IN 8
+#define MAX_OUT 16
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double cpu_ms(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* NAME=D0,D1,... into attr (name, n_dims, dims); 0 or -1 */
+static int parse_spec(const char *s, rknn_tensor_attr *a)
+{
+    const char *eq = strchr(s, '=');
+    if (!eq || eq == s || (size_t)(eq - s) >= sizeof(a->name))
+        return -1;
+    memset(a, 0, sizeof(*a));
+    memcpy(a->name, s, (size_t)(eq - s));
+    for (const char *p = eq + 1; *p;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || a->n_dims >= RKNN_MAX_DIMS)
+            return -1;
+        a->dims[a->n_dims++] = (uint32_t)v;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return -1;
+    }
+    return a->n_dims ? 0 : -1;
+}
+
+static int frame(rknn_context ctx, uint32_t nin, rknn_input *in, uint32_t nout,
+                 rknn_output *out)
+{
+    if (rknn_inputs_set(ctx, nin, in) || rknn_run(ctx, NULL))
+        return -1;
+    for (uint32_t i = 0; i < nout; i++) {
+        memset(&out[i], 0, sizeof(out[i]));
+        out[i].index = i;
+        out[i].want_float = 1;
+    }
+    if (rknn_outputs_get(ctx, nout, out, NULL))
+        return -1;
+    return rknn_outputs_release(ctx, nout, out) ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    rknn_tensor_attr spec[MAX_IN], ia[MAX_IN];
+    rknn_input in[MAX_IN];
+    rknn_output out[MAX_OUT];
+    rknn_input_output_num io;
+    rknn_context ctx = 0;
+    int nspec = 0, warmup = 3, ret = 2;
+    double lo = 0, hi = 1, *times = NULL;
+    float *data[MAX_IN] = {0};
+
+    if (argc < 4) {
+        fprintf(stderr, "usage: bench_capi MODEL THREADS RUNS [NAME=D0,D1,...]... "
+                        "[--warmup N] [--range LO,HI]\n");
+        return 1;
+    }
+    const char *model = argv[1];
+    int threads = atoi(argv[2]), runs = atoi(argv[3]);
+    for (int i = 4; i < argc; i++) {
+        if (!strcmp(argv[i], "--warmup") && i + 1 < argc)
+            warmup = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--range") && i + 1 < argc &&
+                 sscanf(argv[++i], "%lf,%lf", &lo, &hi) == 2)
+            ;
+        else if (nspec < MAX_IN && !parse_spec(argv[i], &spec[nspec]))
+            nspec++;
+        else {
+            fprintf(stderr, "bench_capi: bad argument '%s'\n", argv[i]);
+            return 1;
+        }
+    }
+    if (threads < 1 || runs < 1 || warmup < 0) {
+        fprintf(stderr, "bench_capi: THREADS and RUNS must be >= 1\n");
+        return 1;
+    }
+    char tv[16];
+    snprintf(tv, sizeof(tv), "%d", threads);
+    setenv("RKNN_TRACE_THREADS", tv, 1);
+
+    if (rknn_init(&ctx, (void *)model, 0, 0, NULL) ||
+        rknn_query(ctx, RKNN_QUERY_IN_OUT_NUM, &io, sizeof(io)) || io.n_input > MAX_IN ||
+        io.n_output > MAX_OUT) {
+        fprintf(stderr, "bench_capi: %s: rknn_init or its in/out query failed\n", model);
+        goto out;
+    }
+    for (uint32_t i = 0; i < io.n_input; i++) {
+        memset(&ia[i], 0, sizeof(ia[i]));
+        ia[i].index = i;
+        if (rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &ia[i], sizeof(ia[i]))) {
+            fprintf(stderr, "bench_capi: input %u: attr query failed\n", i);
+            goto out;
+        }
+        ia[i].fmt = RKNN_TENSOR_NCHW;
+        for (int s = 0; s < nspec; s++)
+            if (!strcmp(spec[s].name, ia[i].name)) {
+                ia[i].n_dims = spec[s].n_dims;
+                memcpy(ia[i].dims, spec[s].dims, sizeof(ia[i].dims));
+            }
+    }
+    if (nspec && rknn_set_input_shapes(ctx, io.n_input, ia)) {
+        fprintf(stderr, "bench_capi: rknn_set_input_shapes failed\n");
+        goto out;
+    }
+    uint64_t seed = 12345;
+    for (uint32_t i = 0; i < io.n_input; i++) {
+        size_t n = 1;
+        for (uint32_t d = 0; d < ia[i].n_dims; d++)
+            n *= ia[i].dims[d];
+        data[i] = malloc(n * sizeof(float));
+        if (!data[i])
+            goto out;
+        for (size_t k = 0; k < n; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            data[i][k] = (float)(lo + (hi - lo) * (double)(seed >> 40) / (double)(1 << 24));
+        }
+        memset(&in[i], 0, sizeof(in[i]));
+        in[i].index = i;
+        in[i].buf = data[i];
+        in[i].size = (uint32_t)(n * sizeof(float));
+        in[i].type = RKNN_TENSOR_FLOAT32;
+        in[i].fmt = RKNN_TENSOR_NCHW;
+    }
+    times = malloc(sizeof(double) * (size_t)runs);
+    if (!times)
+        goto out;
+    for (int r = 0; r < warmup; r++)
+        if (frame(ctx, io.n_input, in, io.n_output, out)) {
+            fprintf(stderr, "bench_capi: a warm-up frame failed\n");
+            goto out;
+        }
+    double c0 = cpu_ms();
+    for (int r = 0; r < runs; r++) {
+        double t0 = now_ms();
+        if (frame(ctx, io.n_input, in, io.n_output, out)) {
+            fprintf(stderr, "bench_capi: frame %d failed\n", r);
+            goto out;
+        }
+        times[r] = now_ms() - t0;
+    }
+    double cpu = (cpu_ms() - c0) / runs;
+    qsort(times, (size_t)runs, sizeof(double), cmp_d);
+    double med = runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("{\"median_ms\":%.6f,\"min_ms\":%.6f,\"cpu_ms\":%.6f,\"peak_rss_kb\":%ld,"
+           "\"runs\":%d,\"threads\":%d,\"times_ms\":[", med, times[0], cpu, ru.ru_maxrss,
+           runs, threads);
+    for (int r = 0; r < runs; r++)
+        printf("%s%.6f", r ? "," : "", times[r]);
+    printf("]}\n");
+    ret = 0;
+out:
+    if (ctx)
+        rknn_destroy(ctx);
+    for (int i = 0; i < MAX_IN; i++)
+        free(data[i]);
+    free(times);
+    return ret;
+}
