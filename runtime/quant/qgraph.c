@@ -280,9 +280,11 @@ static void swap_conv(quant_graph *q, node_t *n)
     quant_node *qn = qnode_new(n, &q->act[xi], (int)M);
     const float *wd = w->data;
     qn->w = xmalloc((size_t)tensor_numel(w));
+    qn->oscale = xmalloc(sizeof(double) * (size_t)M);
     for (int64_t m = 0; m < M; m++) {
         const qparam_t *p = wp(q, wi, (int)m);
         qn->wscale[m] = p->scale;
+        qn->oscale[m] = (double)qn->in.scale * p->scale;
         for (int64_t k = 0; k < per; k++)
             qn->w[m * per + k] = quant_q8(wd[m * per + k], p);
     }

@@ -245,6 +245,7 @@ typedef struct quant_node {
     qparam_t in;          /* input activation parameters */
     int n_ch;             /* output channels */
     float *wscale;        /* per output channel (n_ch entries, equal when per layer) */
+    double *oscale;       /* Conv: in.scale * wscale[c] (exact in double), per channel */
     int8_t *w;            /* weights, layout of the ONNX weight tensor */
     int32_t *bias;        /* int32 bias at scale in.scale * wscale[c], or NULL */
     int wide;             /* accumulate in int64 (K too large for int32) */
