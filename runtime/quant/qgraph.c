@@ -367,6 +367,7 @@ typedef struct qwrap {
     void *priv;           /* the kernel's own state */
     const quant_graph *q;
     int out0_done;        /* the kernel quantizes output 0 itself (int8 Conv) */
+    uint32_t on_grid;     /* bit k: output k is already on its grid (grid_kept) */
     int ew;               /* EW_*: an elementwise op run here with its requantization */
     float lo, hi;         /* Clip bounds */
 } qwrap;
@@ -542,7 +543,7 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     if ((j.ia != 1 && a->data == y->data) || (b && j.ib != 1 && b->data == y->data))
         return 0; /* an in-place broadcast operand would be overwritten */
     j.a = a->data;
-    j.qp = needs_grid(w->q, n->out[0]) ? &w->q->act[n->out[0]] : NULL;
+    j.qp = needs_grid(w->q, n->out[0]) && !(w->on_grid & 1) ? &w->q->act[n->out[0]] : NULL;
     if (j.qp && (w->q->type != QT_I8 || (w->q->t_fp16 && w->q->t_fp16[n->out[0]])))
         return 0;
     op_parallel_for_work(c, (j.n + EW_CHUNK - 1) / EW_CHUNK, EW_CHUNK / 2, ew_range, &j);
@@ -562,7 +563,8 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
         return rc;
     for (int k = 0; k < n->n_out; k++) {
         int t = n->out[k];
-        if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done))
+        if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done) ||
+            (k < 32 && (w->on_grid >> k & 1)))
             continue;
         qout_job j = {w->q, t, g->t[t].data, tensor_numel(&g->t[t])};
         op_parallel_for_work(c, (j.n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range,
@@ -605,6 +607,41 @@ static void ew_clip_bounds(graph_t *g, const node_t *n, qwrap *w)
     w->ew = EW_CLIP;
 }
 
+/* Ops whose every output value is one of their value inputs' values (copies,
+ * maxima, 0 for Relu: 0 lies on every grid). */
+static int copies_values(const node_t *n)
+{
+    static const char *const ops[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
+                                      "Transpose", "Slice", "Split", "Concat", "Gather",
+                                      "MaxPool", "GlobalMaxPool", "ReduceMax", "ReduceMin",
+                                      "DepthToSpace", "SpaceToDepth", "Tile", "Expand", "Relu",
+                                      NULL};
+    for (int i = 0; ops[i]; i++)
+        if (!strcmp(n->op, ops[i]))
+            return 1;
+    return !strcmp(n->op, "Resize") && !strcmp(node_attr_str(n, "mode", "nearest"), "nearest");
+}
+
+/* Output k of n needs no requantization pass: n only copies values of inputs
+ * that a node before it has put on a grid with exactly the output's parameters,
+ * and quantize-dequantize is the identity on its own grid (quant_graph_output
+ * is idempotent). The numbers are those of the pass; only the time differs. */
+static int grid_kept(const quant_graph *q, const node_t *n, int k)
+{
+    const graph_t *g = q->g;
+    int t = n->out[k], nv = !strcmp(n->op, "Concat") ? n->n_in : 1;
+    if (q->type != QT_I8 || !copies_values(n) || t < 0 || !needs_grid(q, t) ||
+        (q->t_fp16 && q->t_fp16[t]) || nv < 1)
+        return 0;
+    for (int i = 0; i < nv; i++) {
+        int x = n->in[i];
+        if (x < 0 || g->t[x].producer < 0 || !needs_grid(q, x) || (q->t_fp16 && q->t_fp16[x]) ||
+            q->act[x].scale != q->act[t].scale || q->act[x].zp != q->act[t].zp)
+            return 0;
+    }
+    return 1;
+}
+
 static void wrap_node(quant_graph *q, node_t *n)
 {
     qwrap *w = xcalloc(1, sizeof(*w));
@@ -614,6 +651,9 @@ static void wrap_node(quant_graph *q, node_t *n)
     w->orig = n->def;
     w->priv = n->priv;
     w->q = q;
+    for (int k = 0; k < n->n_out && k < 32; k++)
+        if (grid_kept(q, n, k))
+            w->on_grid |= 1u << k;
     if (n->def == &quant_op_conv && n->n_out == 1 && needs_grid(q, n->out[0]) &&
         !(q->t_fp16 && q->t_fp16[n->out[0]]) && q->type == QT_I8) {
         quant_node *qn = n->priv;
