@@ -320,6 +320,7 @@ static void swap_conv(quant_graph *q, node_t *n)
         for (int64_t m = 0; m < M; m++)
             qn->bias[m] = bias_q(((const float *)b->data)[m], (double)qn->in.scale * qn->wscale[m]);
     }
+    quant_conv_keep_geometry(g, n, qn);
     qnode_install(n, qn, &quant_op_conv);
     q->n_int8_nodes++;
 }
@@ -370,14 +371,16 @@ typedef struct qwrap {
     uint32_t on_grid;     /* bit k: output k is already on its grid (grid_kept) */
     int ew;               /* EW_*: an elementwise op run here with its requantization */
     float lo, hi;         /* Clip bounds */
+    unary_loop uloop;     /* EW_UNARY: the fp32 kernel's loop and parameters */
+    unary_par upar;
 } qwrap;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
  * requantized while it is in cache (one memory pass instead of two). The
  * float results are those of the fp32 kernels in runtime/exec (one IEEE
- * operation per element, the same Relu/Clip expressions), so the numbers are
- * unchanged. */
-enum { EW_NONE, EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_RELU, EW_CLIP };
+ * operation per element, the same Relu/Clip expressions; the other unary ops
+ * call the kernel's own loop, unary_f32_loop), so the numbers are unchanged. */
+enum { EW_NONE, EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_RELU, EW_CLIP, EW_UNARY };
 
 typedef struct qout_job {
     const quant_graph *q;
@@ -386,7 +389,9 @@ typedef struct qout_job {
     int64_t n;
 } qout_job;
 
-#define QOUT_CHUNK 16384
+/* Chunks of 4096 values, each weighted as two of a plain fp32 pass (an op and a
+ * requantization): tensors from about 12k values go to the pool. */
+#define QOUT_CHUNK 4096
 
 static void qout_range(void *arg, int64_t b, int64_t e)
 {
@@ -494,7 +499,7 @@ EWHOT static void ew_un(int op, float lo, float hi, const float *x, float *y, in
         }
 }
 
-#define EW_CHUNK 16384
+#define EW_CHUNK 4096
 
 static void ew_range(void *arg, int64_t b0, int64_t b1)
 {
@@ -502,7 +507,9 @@ static void ew_range(void *arg, int64_t b0, int64_t b1)
     int64_t lo = b0 * EW_CHUNK, hi = b1 * EW_CHUNK < j->n ? b1 * EW_CHUNK : j->n;
     int op = j->w->ew;
 
-    if (op == EW_RELU || op == EW_CLIP) {
+    if (op == EW_UNARY) {
+        j->w->uloop(j->a + lo, j->y + lo, hi - lo, &j->w->upar);
+    } else if (op == EW_RELU || op == EW_CLIP) {
         ew_un(op, j->w->lo, j->w->hi, j->a + lo, j->y + lo, hi - lo);
     } else {
         /* segments on which each broadcast operand is one value or a full run */
@@ -532,7 +539,7 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
 
     if (!a || !y->data || y->dtype != DT_FLOAT || (j.ia = ew_inner(a, y)) < 0)
         return 0;
-    if (w->ew != EW_RELU && w->ew != EW_CLIP) {
+    if (w->ew != EW_RELU && w->ew != EW_CLIP && w->ew != EW_UNARY) {
         b = node_input(g, n, 1);
         if ((j.ib = ew_inner(b, y)) < 0 || (j.ia != 1 && j.ib != 1))
             return 0;
@@ -546,7 +553,7 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     j.qp = needs_grid(w->q, n->out[0]) && !(w->on_grid & 1) ? &w->q->act[n->out[0]] : NULL;
     if (j.qp && (w->q->type != QT_I8 || (w->q->t_fp16 && w->q->t_fp16[n->out[0]])))
         return 0;
-    op_parallel_for_work(c, (j.n + EW_CHUNK - 1) / EW_CHUNK, EW_CHUNK / 2, ew_range, &j);
+    op_parallel_for_work(c, (j.n + EW_CHUNK - 1) / EW_CHUNK, EW_CHUNK * 2, ew_range, &j);
     return 1;
 }
 
@@ -567,7 +574,7 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
             (k < 32 && (w->on_grid >> k & 1)))
             continue;
         qout_job j = {w->q, t, g->t[t].data, tensor_numel(&g->t[t])};
-        op_parallel_for_work(c, (j.n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range,
+        op_parallel_for_work(c, (j.n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK * 2, qout_range,
                              &j);
     }
     return RT_OK;
@@ -669,6 +676,10 @@ static void wrap_node(quant_graph *q, node_t *n)
         w->ew = EW_RELU;
     else if (n->n_out == 1 && !strcmp(n->op, "Clip"))
         ew_clip_bounds(q->g, n, w);
+    else if (n->n_out == 1 && n->n_in == 1 && n->in[0] >= 0 &&
+             q->g->t[n->in[0]].dtype == DT_FLOAT && q->g->t[n->out[0]].dtype == DT_FLOAT &&
+             (w->uloop = unary_f32_loop(q->g, n, &w->upar)))
+        w->ew = EW_UNARY;
     n->def = &w->def;
     n->priv = w;
 }

@@ -603,7 +603,9 @@ static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
 {
     const quant_node *q = n->priv;
     conv_geom c;
-    if (conv_geometry(g, n, &c))
+    if (q->geom)
+        c = *(const conv_geom *)q->geom;
+    else if (conv_geometry(g, n, &c))
         return rt_err(ctx->err, ctx->errlen, RT_EINTERNAL, "int8 conv: bad geometry");
     const tensor_t *x = node_input(g, n, 0);
     if (impl_conv(ctx, &c, q, x->data, node_output(g, n, 0)->data,
@@ -754,6 +756,7 @@ static void q_release(node_t *n)
     n->priv = NULL;
     free(q->wscale);
     free(q->oscale);
+    free(q->geom);
     free(q->w);
     free(q->wf);
     free(q->wd);
@@ -773,4 +776,15 @@ int quant_conv_supported(graph_t *g, const node_t *n)
 {
     conv_geom c;
     return conv_geometry(g, n, &c) == 0;
+}
+
+/* The geometry read once (shapes are fixed once the graph is prepared), not
+ * from the attributes on every run. */
+void quant_conv_keep_geometry(graph_t *g, const node_t *n, quant_node *q)
+{
+    conv_geom c;
+    if (conv_geometry(g, n, &c) == 0) {
+        q->geom = xmalloc(sizeof(c));
+        memcpy(q->geom, &c, sizeof(c));
+    }
 }

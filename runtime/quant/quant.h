@@ -246,6 +246,7 @@ typedef struct quant_node {
     int n_ch;             /* output channels */
     float *wscale;        /* per output channel (n_ch entries, equal when per layer) */
     double *oscale;       /* Conv: in.scale * wscale[c] (exact in double), per channel */
+    void *geom;           /* Conv: its geometry (qkernels.c), read once */
     int8_t *w;            /* weights, layout of the ONNX weight tensor */
     int32_t *bias;        /* int32 bias at scale in.scale * wscale[c], or NULL */
     int wide;             /* accumulate in int64 (K too large for int32) */
@@ -262,6 +263,8 @@ typedef struct quant_node {
 extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;
 /* Non-zero if Conv node n is 2-D with shapes the int8 kernel handles. */
 int quant_conv_supported(graph_t *g, const node_t *n);
+/* Stores Conv node n's geometry in q (its shapes are final). */
+void quant_conv_keep_geometry(graph_t *g, const node_t *n, quant_node *q);
 
 /* ---- pre-quantized ONNX models (prequant.c) ----
  * A QDQ model (QuantizeLinear/DequantizeLinear with constant scale and zero
