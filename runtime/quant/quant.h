@@ -25,6 +25,18 @@
  *  - every other op runs its fp32 kernel on dequantized inputs and its float
  *    outputs are re-quantized (dequantize -> fp32 -> quantize). Activation
  *    buffers hold the dequantized values: each lies exactly on its int8 grid.
+ *  - how an i8 run executes (qgraph.c, qkernels.c): the graph keeps its nodes
+ *    (no quantize/dequantize nodes are added) and nothing is measured at run
+ *    time (calibration ran before). An int8 Conv centres its input to q - zp
+ *    (depthwise and pointwise tasks their own part, others in one pass), sums
+ *    with int8-valued float weights packed once (AVX-512 panels, implicit GEMM
+ *    for stride 1), then adds the int32 bias, scales by s_in*s_w[c] (kept from
+ *    prepare) and requantizes each output row while it is in cache. Every other
+ *    op runs its fp32 kernel in a wrapper that requantizes its outputs: Add,
+ *    Sub, Mul, Div, Relu, Clip and the unary ops block by block in the same
+ *    pass, the rest in one pass on the thread pool; ops that only copy values
+ *    already on the output's grid (same scale and zp) skip it. Work buffers
+ *    are per thread and kept from run to run.
  *  - fp16: weights, inputs and every float layer output are rounded to IEEE
  *    binary16 (round to nearest even); kernels accumulate in fp32.
  *  - calibration algorithms: normal = min/max over the dataset;
