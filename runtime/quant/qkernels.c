@@ -252,12 +252,9 @@ QHOT static void im2col_f(const conv_geom *c, const float *x, float *col, int64_
  * (in place) or double in. The double product and the narrowing to float are
  * what the numerics specify (quant.h); the output grid while the row is in
  * cache. */
-QHOT static void epi_row_f(float *y, int64_t n, double bias, double s, const quant_node *q)
+static void epi_row_f(float *y, int64_t n, double bias, double s, const quant_node *q)
 {
-    for (int64_t k = 0; k < n; k++)
-        y[k] = (float)(((double)y[k] + bias) * s);
-    if (q->out_q)
-        quant_qdq(y, n, &q->out);
+    quant_scale_row(y, n, bias, s, q->out_q ? &q->out : NULL);
 }
 
 QHOT static void epi_row_d(const double *a, float *y, int64_t n, double bias, double s,

@@ -84,6 +84,9 @@ int8_t quant_q8(float x, const qparam_t *p);
 float quant_dq8(int8_t q, const qparam_t *p);
 /* Quantize-dequantize n values in place. */
 void quant_qdq(float *v, int64_t n, const qparam_t *p);
+/* An int8 layer's epilogue on n exact sums: y = (float)((y + bias) * s) in double,
+ * then, when out is not NULL, quantize-dequantize by out. In place. */
+void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out);
 /* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
 
