@@ -266,6 +266,37 @@ QHOT static void epi_row_d(const double *a, float *y, int64_t n, double bias, do
         quant_qdq(y, n, &q->out);
 }
 
+/* Pointwise on the raw input, columns [0, nc) of x (row stride P): in
+ * sub-blocks of PW_SUB columns, each centred, summed and scaled while its rows
+ * are in cache; every input value is centred once over all tasks. */
+#define PW_SUB (6 * GEMM_NR)
+
+static void pw_block(const conv_job *j, int64_t gi, const float *x, float *y, int64_t nc)
+{
+    const quant_node *q = j->q;
+    int64_t cg = j->c->C / j->c->G, mg = j->c->M / j->c->G;
+    float *blkq = qs_get(QS_BLOCK, sizeof(float) * (size_t)(cg * PW_SUB));
+
+    for (int64_t s0 = 0; s0 < nc; s0 += PW_SUB) {
+        int64_t ns = nc - s0 < PW_SUB ? nc - s0 : PW_SUB;
+        for (int64_t k = 0; k < cg; k++)
+            quant_q8_centered(x + k * j->P + s0, blkq + k * ns, ns, &q->in);
+        if (q->wpack) {
+            gemm_epi e = {.act = GEMM_ACT_NONE};
+            gemm512_run(q->wpack + (size_t)gi * q->wpack_group, mg, j->K, blkq, ns, ns, y + s0,
+                        j->P, &e);
+        } else {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)ns, (int)j->K,
+                        1.0f, q->wf + gi * mg * j->K, (int)j->K, blkq, (int)ns, 0.0f, y + s0,
+                        (int)j->P);
+        }
+        for (int64_t m = 0; m < mg; m++) {
+            int64_t mm = gi * mg + m;
+            epi_row_f(y + m * j->P + s0, ns, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
+        }
+    }
+}
+
 QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
 {
     const conv_job *j = arg;
@@ -282,14 +313,10 @@ QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
             const float *b = x + p0;
             int64_t ldb = j->P;
             if (j->raw) {
-                /* pointwise on the raw input: this block's columns centred
-                 * here, each input value once over all tasks */
-                float *blkq = qs_get(QS_BLOCK, sizeof(float) * (size_t)(cg * nc));
-                for (int64_t k = 0; k < cg; k++)
-                    quant_q8_centered(x + k * j->P + p0, blkq + k * nc, nc, &q->in);
-                b = blkq;
-                ldb = nc;
-            } else if (!j->pointwise) {
+                pw_block(j, gi, x + p0, y, nc);
+                continue;
+            }
+            if (!j->pointwise) {
                 int64_t len = c->OW + (c->KW - 1) * c->dw;
                 float *col = qs_get(QS_BLOCK, sizeof(float) * (size_t)(j->K * nc + len));
                 im2col_f(c, x, col, p0, nc, cg, col + j->K * nc);
