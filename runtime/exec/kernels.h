@@ -83,7 +83,8 @@ typedef struct unary_par {
 } unary_par;
 typedef void (*unary_loop)(const void *x, void *y, int64_t n, const unary_par *p);
 /* The float32 loop of unary node n (Sigmoid, Tanh, ...) with its parameters, for
- * a caller that runs it block by block; NULL when ops_unary.c has no such op.
+ * a caller that runs it block by block; NULL when n does not run ops_unary.c's
+ * kernel.
  * Elementwise: any split of the elements gives the kernel's own results. */
 unary_loop unary_f32_loop(graph_t *g, const node_t *n, unary_par *p);
 

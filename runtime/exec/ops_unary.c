@@ -220,10 +220,12 @@ static void set_params(graph_t *g, const node_t *n, un_par *p)
     }
 }
 
+static int unary_run(op_ctx *c, graph_t *g, node_t *n);
+
 unary_loop unary_f32_loop(graph_t *g, const node_t *n, unary_par *p)
 {
     const un_desc *d = find_desc(n->op);
-    if (!d)
+    if (!d || !n->def || n->def->run != unary_run) /* another domain's op of that name */
         return NULL;
     set_params(g, n, p);
     return d->f32;
