@@ -389,9 +389,9 @@ typedef struct qout_job {
     int64_t n;
 } qout_job;
 
-/* Chunks of 4096 values, each weighted as two of a plain fp32 pass (an op and a
- * requantization): tensors from about 12k values go to the pool. */
-#define QOUT_CHUNK 4096
+/* Tensors below 4 chunks stay on the calling thread: on a busy machine a pool
+ * hand-off costs more than the pass over a small tensor. */
+#define QOUT_CHUNK 16384
 
 static void qout_range(void *arg, int64_t b, int64_t e)
 {
@@ -499,7 +499,7 @@ EWHOT static void ew_un(int op, float lo, float hi, const float *x, float *y, in
         }
 }
 
-#define EW_CHUNK 4096
+#define EW_CHUNK 16384
 
 static void ew_range(void *arg, int64_t b0, int64_t b1)
 {
@@ -553,7 +553,7 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     j.qp = needs_grid(w->q, n->out[0]) && !(w->on_grid & 1) ? &w->q->act[n->out[0]] : NULL;
     if (j.qp && (w->q->type != QT_I8 || (w->q->t_fp16 && w->q->t_fp16[n->out[0]])))
         return 0;
-    op_parallel_for_work(c, (j.n + EW_CHUNK - 1) / EW_CHUNK, EW_CHUNK * 2, ew_range, &j);
+    op_parallel_for_work(c, (j.n + EW_CHUNK - 1) / EW_CHUNK, EW_CHUNK / 2, ew_range, &j);
     return 1;
 }
 
@@ -574,7 +574,7 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
             (k < 32 && (w->on_grid >> k & 1)))
             continue;
         qout_job j = {w->q, t, g->t[t].data, tensor_numel(&g->t[t])};
-        op_parallel_for_work(c, (j.n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK * 2, qout_range,
+        op_parallel_for_work(c, (j.n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range,
                              &j);
     }
     return RT_OK;
@@ -615,12 +615,12 @@ static void ew_clip_bounds(graph_t *g, const node_t *n, qwrap *w)
 }
 
 /* Ops whose every output value is one of their value inputs' values (copies,
- * maxima, 0 for Relu: 0 lies on every grid). */
+ * and Relu's 0, which lies on every grid). Not the max/min ops: a window or
+ * reduction over nothing gives -inf, which is off the grid. */
 static int copies_values(const node_t *n)
 {
     static const char *const ops[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
                                       "Transpose", "Slice", "Split", "Concat", "Gather",
-                                      "MaxPool", "GlobalMaxPool", "ReduceMax", "ReduceMin",
                                       "DepthToSpace", "SpaceToDepth", "Tile", "Expand", "Relu",
                                       NULL};
     for (int i = 0; ops[i]; i++)
