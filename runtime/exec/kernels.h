@@ -82,6 +82,18 @@ int tensor_shape_known(const tensor_t *t);
 /* Product of d[from..to). */
 int64_t dims_prod(const int64_t *d, int from, int to);
 
+/* ---- float32 unary loops (ops_unary.c) ---- */
+typedef struct unary_par {
+    float alpha, beta, gamma;
+    double lo, hi; /* Clip bounds */
+} unary_par;
+typedef void (*unary_loop)(const void *x, void *y, int64_t n, const unary_par *p);
+/* The float32 loop of unary node n (Sigmoid, Tanh, ...) with its parameters, for
+ * a caller that runs it block by block; NULL when n does not run ops_unary.c's
+ * kernel.
+ * Elementwise: any split of the elements gives the kernel's own results. */
+unary_loop unary_f32_loop(graph_t *g, const node_t *n, unary_par *p);
+
 /* ---- AVX-512 fp32 GEMM for convs (gemm_avx512.c) ---- */
 
 #define GEMM_MR 8   /* rows of A per packed panel and register tile */

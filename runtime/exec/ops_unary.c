@@ -14,10 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-typedef struct un_par {
-    float alpha, beta, gamma;
-    double lo, hi;  /* Clip bounds */
-} un_par;
+typedef unary_par un_par;
 
 /* exp(x) for float: x = n*ln2 + r, |r| <= ln2/2, degree-7 polynomial for e^r,
  * 2^n put together in the exponent bits. Branch-free so that loops vectorise. */
@@ -56,7 +53,7 @@ static inline float exp_fast(float x)
     return x != x ? x : p;
 }
 
-typedef void (*un_kern)(const void *x, void *y, int64_t n, const un_par *p);
+typedef unary_loop un_kern;
 
 /* On x86-64 the float loops also get an AVX2/FMA clone, picked at load time. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -221,6 +218,17 @@ static void set_params(graph_t *g, const node_t *n, un_par *p)
         if (hi && hi->data && tensor_numel(hi) > 0)
             p->hi = tensor_get_f64(hi, 0);
     }
+}
+
+static int unary_run(op_ctx *c, graph_t *g, node_t *n);
+
+unary_loop unary_f32_loop(graph_t *g, const node_t *n, unary_par *p)
+{
+    const un_desc *d = find_desc(n->op);
+    if (!d || !n->def || n->def->run != unary_run) /* another domain's op of that name */
+        return NULL;
+    set_params(g, n, p);
+    return d->f32;
 }
 
 typedef struct un_job {

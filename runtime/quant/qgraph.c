@@ -280,9 +280,11 @@ static void swap_conv(quant_graph *q, node_t *n)
     quant_node *qn = qnode_new(n, &q->act[xi], (int)M);
     const float *wd = w->data;
     qn->w = xmalloc((size_t)tensor_numel(w));
+    qn->oscale = xmalloc(sizeof(double) * (size_t)M);
     for (int64_t m = 0; m < M; m++) {
         const qparam_t *p = wp(q, wi, (int)m);
         qn->wscale[m] = p->scale;
+        qn->oscale[m] = (double)qn->in.scale * p->scale;
         for (int64_t k = 0; k < per; k++)
             qn->w[m * per + k] = quant_q8(wd[m * per + k], p);
     }
@@ -318,6 +320,7 @@ static void swap_conv(quant_graph *q, node_t *n)
         for (int64_t m = 0; m < M; m++)
             qn->bias[m] = bias_q(((const float *)b->data)[m], (double)qn->in.scale * qn->wscale[m]);
     }
+    quant_conv_keep_geometry(g, n, qn);
     qnode_install(n, qn, &quant_op_conv);
     q->n_int8_nodes++;
 }
@@ -365,16 +368,19 @@ typedef struct qwrap {
     void *priv;           /* the kernel's own state */
     const quant_graph *q;
     int out0_done;        /* the kernel quantizes output 0 itself (int8 Conv) */
+    uint32_t on_grid;     /* bit k: output k is already on its grid (grid_kept) */
     int ew;               /* EW_*: an elementwise op run here with its requantization */
     float lo, hi;         /* Clip bounds */
+    unary_loop uloop;     /* EW_UNARY: the fp32 kernel's loop and parameters */
+    unary_par upar;
 } qwrap;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
  * requantized while it is in cache (one memory pass instead of two). The
  * float results are those of the fp32 kernels in runtime/exec (one IEEE
- * operation per element, the same Relu/Clip expressions), so the numbers are
- * unchanged. */
-enum { EW_NONE, EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_RELU, EW_CLIP };
+ * operation per element, the same Relu/Clip expressions; the other unary ops
+ * call the kernel's own loop, unary_f32_loop), so the numbers are unchanged. */
+enum { EW_NONE, EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_RELU, EW_CLIP, EW_UNARY };
 
 typedef struct qout_job {
     const quant_graph *q;
@@ -383,6 +389,8 @@ typedef struct qout_job {
     int64_t n;
 } qout_job;
 
+/* Tensors below 4 chunks stay on the calling thread: on a busy machine a pool
+ * hand-off costs more than the pass over a small tensor. */
 #define QOUT_CHUNK 16384
 
 static void qout_range(void *arg, int64_t b, int64_t e)
@@ -499,7 +507,9 @@ static void ew_range(void *arg, int64_t b0, int64_t b1)
     int64_t lo = b0 * EW_CHUNK, hi = b1 * EW_CHUNK < j->n ? b1 * EW_CHUNK : j->n;
     int op = j->w->ew;
 
-    if (op == EW_RELU || op == EW_CLIP) {
+    if (op == EW_UNARY) {
+        j->w->uloop(j->a + lo, j->y + lo, hi - lo, &j->w->upar);
+    } else if (op == EW_RELU || op == EW_CLIP) {
         ew_un(op, j->w->lo, j->w->hi, j->a + lo, j->y + lo, hi - lo);
     } else {
         /* segments on which each broadcast operand is one value or a full run */
@@ -529,7 +539,7 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
 
     if (!a || !y->data || y->dtype != DT_FLOAT || (j.ia = ew_inner(a, y)) < 0)
         return 0;
-    if (w->ew != EW_RELU && w->ew != EW_CLIP) {
+    if (w->ew != EW_RELU && w->ew != EW_CLIP && w->ew != EW_UNARY) {
         b = node_input(g, n, 1);
         if ((j.ib = ew_inner(b, y)) < 0 || (j.ia != 1 && j.ib != 1))
             return 0;
@@ -540,7 +550,7 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     if ((j.ia != 1 && a->data == y->data) || (b && j.ib != 1 && b->data == y->data))
         return 0; /* an in-place broadcast operand would be overwritten */
     j.a = a->data;
-    j.qp = needs_grid(w->q, n->out[0]) ? &w->q->act[n->out[0]] : NULL;
+    j.qp = needs_grid(w->q, n->out[0]) && !(w->on_grid & 1) ? &w->q->act[n->out[0]] : NULL;
     if (j.qp && (w->q->type != QT_I8 || (w->q->t_fp16 && w->q->t_fp16[n->out[0]])))
         return 0;
     op_parallel_for_work(c, (j.n + EW_CHUNK - 1) / EW_CHUNK, EW_CHUNK / 2, ew_range, &j);
@@ -560,7 +570,8 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
         return rc;
     for (int k = 0; k < n->n_out; k++) {
         int t = n->out[k];
-        if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done))
+        if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done) ||
+            (k < 32 && (w->on_grid >> k & 1)))
             continue;
         qout_job j = {w->q, t, g->t[t].data, tensor_numel(&g->t[t])};
         op_parallel_for_work(c, (j.n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range,
@@ -603,6 +614,41 @@ static void ew_clip_bounds(graph_t *g, const node_t *n, qwrap *w)
     w->ew = EW_CLIP;
 }
 
+/* Ops whose every output value is one of their value inputs' values (copies,
+ * and Relu's 0, which lies on every grid). Not the max/min ops: a window or
+ * reduction over nothing gives -inf, which is off the grid. */
+static int copies_values(const node_t *n)
+{
+    static const char *const ops[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
+                                      "Transpose", "Slice", "Split", "Concat", "Gather",
+                                      "DepthToSpace", "SpaceToDepth", "Tile", "Expand", "Relu",
+                                      NULL};
+    for (int i = 0; ops[i]; i++)
+        if (!strcmp(n->op, ops[i]))
+            return 1;
+    return !strcmp(n->op, "Resize") && !strcmp(node_attr_str(n, "mode", "nearest"), "nearest");
+}
+
+/* Output k of n needs no requantization pass: n only copies values of inputs
+ * that a node before it has put on a grid with exactly the output's parameters,
+ * and quantize-dequantize is the identity on its own grid (quant_graph_output
+ * is idempotent). The numbers are those of the pass; only the time differs. */
+static int grid_kept(const quant_graph *q, const node_t *n, int k)
+{
+    const graph_t *g = q->g;
+    int t = n->out[k], nv = !strcmp(n->op, "Concat") ? n->n_in : 1;
+    if (q->type != QT_I8 || !copies_values(n) || t < 0 || !needs_grid(q, t) ||
+        (q->t_fp16 && q->t_fp16[t]) || nv < 1)
+        return 0;
+    for (int i = 0; i < nv; i++) {
+        int x = n->in[i];
+        if (x < 0 || g->t[x].producer < 0 || !needs_grid(q, x) || (q->t_fp16 && q->t_fp16[x]) ||
+            q->act[x].scale != q->act[t].scale || q->act[x].zp != q->act[t].zp)
+            return 0;
+    }
+    return 1;
+}
+
 static void wrap_node(quant_graph *q, node_t *n)
 {
     qwrap *w = xcalloc(1, sizeof(*w));
@@ -612,6 +658,9 @@ static void wrap_node(quant_graph *q, node_t *n)
     w->orig = n->def;
     w->priv = n->priv;
     w->q = q;
+    for (int k = 0; k < n->n_out && k < 32; k++)
+        if (grid_kept(q, n, k))
+            w->on_grid |= 1u << k;
     if (n->def == &quant_op_conv && n->n_out == 1 && needs_grid(q, n->out[0]) &&
         !(q->t_fp16 && q->t_fp16[n->out[0]]) && q->type == QT_I8) {
         quant_node *qn = n->priv;
@@ -627,6 +676,10 @@ static void wrap_node(quant_graph *q, node_t *n)
         w->ew = EW_RELU;
     else if (n->n_out == 1 && !strcmp(n->op, "Clip"))
         ew_clip_bounds(q->g, n, w);
+    else if (n->n_out == 1 && n->n_in == 1 && n->in[0] >= 0 &&
+             q->g->t[n->in[0]].dtype == DT_FLOAT && q->g->t[n->out[0]].dtype == DT_FLOAT &&
+             (w->uloop = unary_f32_loop(q->g, n, &w->upar)))
+        w->ew = EW_UNARY;
     n->def = &w->def;
     n->priv = w;
 }

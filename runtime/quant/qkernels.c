@@ -10,8 +10,50 @@
 
 #include <cblas.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Per-thread buffers kept from run to run: a timed run allocates nothing and
+ * touches no fresh pages. One slot per use, so that the calling thread's
+ * whole-input buffer survives the tasks it also runs. Freed at thread exit. */
+enum { QS_INPUT, QS_BLOCK, QS_ACC, QS_ROWS, QS_N };
+typedef struct qscratch {
+    void *p;
+    size_t cap;
+} qscratch;
+
+static _Thread_local qscratch tl_qs[QS_N];
+static pthread_key_t qs_key;
+static pthread_once_t qs_once = PTHREAD_ONCE_INIT;
+
+static void qs_dtor(void *v)
+{
+    qscratch *s = v;
+    for (int i = 0; i < QS_N; i++) {
+        free(s[i].p);
+        s[i].p = NULL;
+        s[i].cap = 0;
+    }
+}
+
+static void qs_init(void)
+{
+    pthread_key_create(&qs_key, qs_dtor);
+}
+
+static void *qs_get(int slot, size_t bytes)
+{
+    qscratch *s = &tl_qs[slot];
+    if (s->cap >= bytes && s->p)
+        return s->p;
+    pthread_once(&qs_once, qs_init);
+    free(s->p);
+    s->p = xaligned_alloc(bytes ? bytes : 64);
+    s->cap = bytes;
+    pthread_setspecific(qs_key, tl_qs);
+    return s->p;
+}
 
 /* Input activations as int16 (q - zp), in [-255, 255]. */
 static int16_t *quantize_input(const float *x, int64_t n, const qparam_t *p)
@@ -68,7 +110,8 @@ static int conv_geometry(graph_t *g, const node_t *n, conv_geom *c)
 
 /* The loops that touch every output: vectorised, with an AVX2 clone. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define QHOT __attribute__((optimize("O3"), target_clones("arch=x86-64-v3", "default")))
+#define QHOT \
+    __attribute__((optimize("O3"), target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define QHOT __attribute__((optimize("O3")))
 #endif
@@ -86,6 +129,7 @@ typedef struct conv_job {
     float *y;
     int64_t K, P, cols, nblk;
     int pointwise;
+    int raw;                 /* x is the raw input, centred block by block */
 } conv_job;
 
 /* Block [p0, p0 + nc) of the output positions, one row per (ci, kh, kw):
@@ -204,13 +248,61 @@ QHOT static void im2col_f(const conv_geom *c, const float *x, float *col, int64_
     }
 }
 
+/* Scaling and requantization of one row of n exact sums: float in, float out
+ * (in place) or double in. The double product and the narrowing to float are
+ * what the numerics specify (quant.h); the output grid while the row is in
+ * cache. */
+static void epi_row_f(float *y, int64_t n, double bias, double s, const quant_node *q)
+{
+    quant_scale_row(y, n, bias, s, q->out_q ? &q->out : NULL);
+}
+
+QHOT static void epi_row_d(const double *a, float *y, int64_t n, double bias, double s,
+                           const quant_node *q)
+{
+    for (int64_t k = 0; k < n; k++)
+        y[k] = (float)((a[k] + bias) * s);
+    if (q->out_q)
+        quant_qdq(y, n, &q->out);
+}
+
+/* Pointwise on the raw input, columns [0, nc) of x (row stride P): in
+ * sub-blocks of PW_SUB columns, each centred, summed and scaled while its rows
+ * are in cache; every input value is centred once over all tasks. */
+#define PW_SUB (6 * GEMM_NR)
+
+static void pw_block(const conv_job *j, int64_t gi, const float *x, float *y, int64_t nc)
+{
+    const quant_node *q = j->q;
+    int64_t cg = j->c->C / j->c->G, mg = j->c->M / j->c->G;
+    float *blkq = qs_get(QS_BLOCK, sizeof(float) * (size_t)(cg * PW_SUB));
+
+    for (int64_t s0 = 0; s0 < nc; s0 += PW_SUB) {
+        int64_t ns = nc - s0 < PW_SUB ? nc - s0 : PW_SUB;
+        for (int64_t k = 0; k < cg; k++)
+            quant_q8_centered(x + k * j->P + s0, blkq + k * ns, ns, &q->in);
+        if (q->wpack) {
+            gemm_epi e = {.act = GEMM_ACT_NONE};
+            gemm512_run(q->wpack + (size_t)gi * q->wpack_group, mg, j->K, blkq, ns, ns, y + s0,
+                        j->P, &e);
+        } else {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)ns, (int)j->K,
+                        1.0f, q->wf + gi * mg * j->K, (int)j->K, blkq, (int)ns, 0.0f, y + s0,
+                        (int)j->P);
+        }
+        for (int64_t m = 0; m < mg; m++) {
+            int64_t mm = gi * mg + m;
+            epi_row_f(y + m * j->P + s0, ns, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
+        }
+    }
+}
+
 QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
 {
     const conv_job *j = arg;
     const conv_geom *c = j->c;
     const quant_node *q = j->q;
     int64_t cg = c->C / c->G, mg = c->M / c->G;
-    void *scratch = NULL, *acc = NULL;
 
     for (int64_t t = t0; t < t1; t++) {
         int64_t blk = t % j->nblk, ng = t / j->nblk, gi = ng % c->G, ni = ng / c->G;
@@ -220,12 +312,15 @@ QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
         if (!q->wd) {
             const float *b = x + p0;
             int64_t ldb = j->P;
+            if (j->raw) {
+                pw_block(j, gi, x + p0, y, nc);
+                continue;
+            }
             if (!j->pointwise) {
                 int64_t len = c->OW + (c->KW - 1) * c->dw;
-                if (!scratch)
-                    scratch = xmalloc(sizeof(float) * (size_t)(j->K * j->cols + len));
-                im2col_f(c, x, scratch, p0, nc, cg, (float *)scratch + j->K * j->cols);
-                b = scratch;
+                float *col = qs_get(QS_BLOCK, sizeof(float) * (size_t)(j->K * nc + len));
+                im2col_f(c, x, col, p0, nc, cg, col + j->K * nc);
+                b = col;
                 ldb = nc;
             }
             if (q->wpack) {
@@ -239,56 +334,34 @@ QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
             }
             for (int64_t m = 0; m < mg; m++) {
                 int64_t mm = gi * mg + m;
-                double s = (double)q->in.scale * q->wscale[mm];
-                double bias = q->bias ? q->bias[mm] : 0;
-                float *yr = y + m * j->P;
-                for (int64_t k = 0; k < nc; k++)
-                    yr[k] = (float)(((double)yr[k] + bias) * s);
-                if (q->out_q)
-                    quant_qdq(yr, nc, &q->out);
+                epi_row_f(y + m * j->P, nc, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
             }
         } else {
-            if (!scratch) {
-                scratch = xmalloc(sizeof(double) * (size_t)(j->K * j->cols));
-                acc = xmalloc(sizeof(double) * (size_t)(mg * j->cols));
-            }
-            im2col_double(c, x, scratch, p0, nc, cg);
+            double *col = qs_get(QS_BLOCK, sizeof(double) * (size_t)(j->K * nc));
+            double *acc = qs_get(QS_ACC, sizeof(double) * (size_t)(mg * nc));
+            im2col_double(c, x, col, p0, nc, cg);
             cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)nc, (int)j->K,
-                        1.0, q->wd + gi * mg * j->K, (int)j->K, scratch, (int)nc, 0.0, acc,
+                        1.0, q->wd + gi * mg * j->K, (int)j->K, col, (int)nc, 0.0, acc,
                         (int)nc);
             for (int64_t m = 0; m < mg; m++) {
                 int64_t mm = gi * mg + m;
-                double s = (double)q->in.scale * q->wscale[mm];
-                double bias = q->bias ? q->bias[mm] : 0;
-                const double *ar = (const double *)acc + m * nc;
-                float *yr = y + m * j->P;
-                for (int64_t k = 0; k < nc; k++)
-                    yr[k] = (float)((ar[k] + bias) * s);
-                if (q->out_q)
-                    quant_qdq(yr, nc, &q->out);
+                epi_row_d(acc + m * nc, y + m * j->P, nc, q->bias ? q->bias[mm] : 0,
+                          q->oscale[mm], q);
             }
         }
     }
-    free(scratch);
-    free(acc);
 }
 
 /* Depthwise (one input and one output channel per group): per plane, output
- * row by output row, taps added in float (exact: 255 * sum|w| < 2^24). */
-/* The scaling and requantization of n exact sums, in place. */
-QHOT static void dw_epilogue(float *y, int64_t n, double bias, double s, const quant_node *q)
-{
-    for (int64_t k = 0; k < n; k++)
-        y[k] = (float)(((double)y[k] + bias) * s);
-    if (q->out_q)
-        quant_qdq(y, n, &q->out);
-}
-
+ * row by output row, taps added in float (exact: 255 * sum|w| < 2^24). Each
+ * task centres its input plane itself (j->raw), while it is in cache. */
 QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
 {
     const conv_job *j = arg;
     const conv_geom *c = j->c;
     const quant_node *q = j->q;
+    const int64_t HW = c->H * c->W;
+    float *plane = j->raw ? qs_get(QS_BLOCK, sizeof(float) * (size_t)HW) : NULL;
     dw512_geom d = {
         .IH = c->H, .IW = c->W, .OH = c->OH, .OW = c->OW, .KH = c->KH, .KW = c->KW,
         .sy = c->sh, .sx = c->sw, .dy = c->dh, .dx = c->dw, .pt = c->pt, .pl = c->pl,
@@ -296,25 +369,31 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
     if (dw512_supported(&d)) {
         /* the fp32 AVX-512 plane kernel with bias 0: its fused multiply-adds
          * of integers stay exact (255 * sum|w| < 2^24), in any order */
-        float *ph = xaligned_alloc(sizeof(float) * dw512_scratch_floats(&d));
+        float *ph = qs_get(QS_ACC, sizeof(float) * dw512_scratch_floats(&d));
         for (int64_t t = t0; t < t1; t++) {
             int64_t m = t % c->M;
             float *y = j->y + t * j->P;
-            dw512_plane(&d, j->x + t * c->H * c->W, q->wf + m * c->KH * c->KW, 0.0f, NULL, y,
-                        ph);
-            dw_epilogue(y, j->P, q->bias ? q->bias[m] : 0, (double)q->in.scale * q->wscale[m],
-                        q);
+            const float *x = j->x + t * HW;
+            if (plane) {
+                quant_q8_centered(x, plane, HW, &q->in);
+                x = plane;
+            }
+            dw512_plane(&d, x, q->wf + m * c->KH * c->KW, 0.0f, NULL, y, ph);
+            epi_row_f(y, j->P, q->bias ? q->bias[m] : 0, q->oscale[m], q);
         }
-        free(ph);
         return;
     }
-    float *acc = xmalloc(sizeof(float) * (size_t)(c->OW ? c->OW : 1));
+    float *acc = qs_get(QS_ACC, sizeof(float) * (size_t)(c->OW ? c->OW : 1));
 
     for (int64_t t = t0; t < t1; t++) {
         int64_t m = t % c->M;
-        const float *x = j->x + t * c->H * c->W, *w = q->wf + m * c->KH * c->KW;
+        const float *x = j->x + t * HW, *w = q->wf + m * c->KH * c->KW;
         float *y = j->y + t * j->P;
-        double s = (double)q->in.scale * q->wscale[m], bias = q->bias ? q->bias[m] : 0;
+        double s = q->oscale[m], bias = q->bias ? q->bias[m] : 0;
+        if (plane) {
+            quant_q8_centered(x, plane, HW, &q->in);
+            x = plane;
+        }
         for (int64_t oh = 0; oh < c->OH; oh++) {
             memset(acc, 0, sizeof(float) * (size_t)c->OW);
             for (int64_t kh = 0; kh < c->KH; kh++) {
@@ -345,7 +424,6 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
                 quant_qdq(yr, c->OW, &q->out);
         }
     }
-    free(acc);
 }
 
 /* ---- stride-1 convs without im2col (AVX-512) ----
@@ -412,7 +490,7 @@ QHOT static void impl_epilogue(const impl_job *j, const float *acc, int64_t ldc,
 {
     const quant_node *q = j->q;
     const int64_t OW = j->c->OW;
-    double s = (double)q->in.scale * q->wscale[mm], bias = q->bias ? q->bias[mm] : 0;
+    double s = q->oscale[mm], bias = q->bias ? q->bias[mm] : 0;
     for (int64_t r = 0; r < nrow; r++) {
         const float *a = acc + r * j->Wp;
         float *yr = y + (oh0 + r) * OW;
@@ -432,9 +510,9 @@ static void impl_range(void *arg, int64_t t0, int64_t t1)
     const quant_node *q = j->q;
     int64_t cg = c->C / c->G, mg = c->M / c->G;
     int64_t ncol = j->rows * j->Wp, ncp = (ncol + GEMM_NR - 1) / GEMM_NR * GEMM_NR;
-    const float **brow = xmalloc(sizeof(*brow) * (size_t)j->K);
+    const float **brow = qs_get(QS_ROWS, sizeof(*brow) * (size_t)j->K);
     int64_t mgp = (mg + GEMM_MR - 1) / GEMM_MR * GEMM_MR;
-    float *acc = xaligned_alloc(sizeof(float) * (size_t)(mgp * ncp));
+    float *acc = qs_get(QS_ACC, sizeof(float) * (size_t)(mgp * ncp));
 
     for (int64_t t = t0; t < t1; t++) {
         int64_t blk = t % j->nblk, ng = t / j->nblk, gi = ng % c->G, ni = ng / c->G;
@@ -458,8 +536,6 @@ static void impl_range(void *arg, int64_t t0, int64_t t1)
             impl_epilogue(j, acc + m * ncp, ncp, gi * mg + m, oh0, nrow,
                           yg + m * c->OH * c->OW);
     }
-    free(brow);
-    free(acc);
 #else
     (void)arg, (void)t0, (void)t1;
 #endif
@@ -509,7 +585,7 @@ static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
     if (j.Wp < c->OW + (c->KW - 1) * c->dw)
         j.Wp = c->OW + (c->KW - 1) * c->dw;
     int64_t plane = j.Hp * j.Wp, nch = c->N * c->C;
-    float *xp = xmalloc(sizeof(float) * (size_t)(nch * plane + QIMPL_SLACK(c)));
+    float *xp = qs_get(QS_INPUT, sizeof(float) * (size_t)(nch * plane + QIMPL_SLACK(c)));
     pad_job pj = {.c = c, .q = q, .x = x, .xp = xp, .Hp = j.Hp, .Wp = j.Wp};
     op_parallel_for_work(ctx, nch, c->H * c->W, pad_range, &pj);
     memset(xp + nch * plane, 0, sizeof(float) * (size_t)QIMPL_SLACK(c));
@@ -524,7 +600,6 @@ static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
         impl_range(&j, 0, c->N * c->G * j.nblk);
     else
         op_parallel_for(ctx, c->N * c->G * j.nblk, impl_range, &j);
-    free(xp);
     return 1;
 #else
     (void)ctx, (void)c, (void)q, (void)x, (void)y, (void)K;
@@ -552,39 +627,58 @@ static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
 {
     const quant_node *q = n->priv;
     conv_geom c;
-    if (conv_geometry(g, n, &c))
+    if (q->geom)
+        c = *(const conv_geom *)q->geom;
+    else if (conv_geometry(g, n, &c))
         return rt_err(ctx->err, ctx->errlen, RT_EINTERNAL, "int8 conv: bad geometry");
     const tensor_t *x = node_input(g, n, 0);
     if (impl_conv(ctx, &c, q, x->data, node_output(g, n, 0)->data,
                   c.C / c.G * c.KH * c.KW))
         return RT_OK;
-    int64_t nx = tensor_numel(x);
-    float *xq = xmalloc(sizeof(float) * (size_t)(nx ? nx : 1));
-    cen_job cj = {.x = x->data, .xq = xq, .n = nx, .p = &q->in};
-    op_parallel_for_work(ctx, (nx + QCEN_CHUNK - 1) / QCEN_CHUNK, QCEN_CHUNK / 2, cen_range, &cj);
-    conv_job j = {.c = &c, .q = q, .x = xq, .y = node_output(g, n, 0)->data};
+    conv_job j = {.c = &c, .q = q, .x = x->data, .y = node_output(g, n, 0)->data};
     j.K = c.C / c.G * c.KH * c.KW;
     j.P = c.OH * c.OW;
     j.pointwise = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.pt == 0 && c.pl == 0 &&
                   c.OH == c.H && c.OW == c.W;
-    j.cols = QCOL_BYTES / (int64_t)(q->wd ? sizeof(double) : sizeof(float)) / (j.K ? j.K : 1);
-    j.cols = j.cols < 64 ? 64 : j.cols;
-    j.cols = j.cols > j.P ? j.P : j.cols;
-    j.nblk = j.P && j.cols ? (j.P + j.cols - 1) / j.cols : 0;
+    int dw = c.G > 1 && c.G == c.C && c.G == c.M && q->wf && !q->wd;
+    /* depthwise and pointwise tasks centre their own part of the input; the
+     * others read a centred copy (im2col repeats each value KH * KW times) */
+    j.raw = dw || (j.pointwise && !q->wd);
+    if (!j.raw) {
+        int64_t nx = tensor_numel(x);
+        float *xq = qs_get(QS_INPUT, sizeof(float) * (size_t)(nx ? nx : 1));
+        cen_job cj = {.x = x->data, .xq = xq, .n = nx, .p = &q->in};
+        op_parallel_for_work(ctx, (nx + QCEN_CHUNK - 1) / QCEN_CHUNK, QCEN_CHUNK / 2, cen_range,
+                             &cj);
+        j.x = xq;
+    }
     /* small convs stay on the calling thread, as the fp32 ones do: waking the
      * pool costs more than the work */
-    int dw = c.G > 1 && c.G == c.C && c.G == c.M && q->wf && !q->wd;
     int64_t macs = c.N * c.M * j.P * j.K;
     int inl = macs < (dw ? (1 << 17) : (1 << 20));
-    if (dw && inl)
+    int nth = inl ? 1 : ctx->nthreads;
+    /* column blocks whose B part fits in cache, and at least two tasks per
+     * thread (as conv_plan does for fp32) */
+    j.cols = QCOL_BYTES / (int64_t)(q->wd ? sizeof(double) : sizeof(float)) / (j.K ? j.K : 1);
+    j.cols = j.cols < 64 ? 64 : j.cols;
+    int64_t want = nth > 1 ? 2 * nth : 1, groups = c.N * c.G;
+    if (groups * ((j.P + j.cols - 1) / j.cols) < want) {
+        int64_t per = (want + groups - 1) / groups, c2 = (j.P + per - 1) / per;
+        if (c2 >= 16)
+            j.cols = c2 < j.cols ? c2 : j.cols;
+    }
+    if (j.cols < j.P)
+        j.cols = (j.cols + GEMM_NR - 1) / GEMM_NR * GEMM_NR;
+    j.cols = j.cols > j.P ? j.P : j.cols;
+    j.nblk = j.P && j.cols ? (j.P + j.cols - 1) / j.cols : 0;
+    if (dw && nth == 1)
         dw_range(&j, 0, c.N * c.M);
     else if (dw)
         op_parallel_for(ctx, c.N * c.M, dw_range, &j);
-    else if (j.nblk && inl)
+    else if (j.nblk && nth == 1)
         conv_range(&j, 0, c.N * c.G * j.nblk);
     else if (j.nblk)
         op_parallel_for(ctx, c.N * c.G * j.nblk, conv_range, &j);
-    free(xq);
     return RT_OK;
 }
 
@@ -685,6 +779,8 @@ static void q_release(node_t *n)
         q->orig_def->release(n);
     n->priv = NULL;
     free(q->wscale);
+    free(q->oscale);
+    free(q->geom);
     free(q->w);
     free(q->wf);
     free(q->wd);
@@ -704,4 +800,15 @@ int quant_conv_supported(graph_t *g, const node_t *n)
 {
     conv_geom c;
     return conv_geometry(g, n, &c) == 0;
+}
+
+/* The geometry read once (shapes are fixed once the graph is prepared), not
+ * from the attributes on every run. */
+void quant_conv_keep_geometry(graph_t *g, const node_t *n, quant_node *q)
+{
+    conv_geom c;
+    if (conv_geometry(g, n, &c) == 0) {
+        q->geom = xmalloc(sizeof(c));
+        memcpy(q->geom, &c, sizeof(c));
+    }
 }

@@ -129,43 +129,90 @@ QCLONES static void q8c_generic(const float *x, float *out, int64_t n, float s, 
  * by roundscale, copysign by one ternary-logic op), and the clamp done on
  * q - zp, [-128 - zp, 127 - zp] (all integers: exact); NaN ends at the lower
  * bound since max returns its second operand when the first is NaN. */
-__attribute__((target("avx512f,avx512dq"))) static void q8c_512(const float *x, float *out,
-                                                                int64_t n, float s, float zpf,
-                                                                int deq)
+#define Q512 __attribute__((target("avx512f,avx512dq")))
+
+/* The constants of one (scale, zp), set up once per call. */
+typedef struct q512c {
+    __m512 vs, vinv, h, lim, lo, hi;
+    __m512i sign, absm;
+} q512c;
+
+Q512 static inline void q512_init(q512c *k, float s, float zpf)
 {
-    const __m512 vs = _mm512_set1_ps(s), vinv = _mm512_set1_ps(1.0f / s);
-    const __m512 h = _mm512_set1_ps(0.49999997f), lim = _mm512_set1_ps(0.5f - 1.0f / 512);
-    const __m512 lo = _mm512_set1_ps(-128.0f - zpf), hi = _mm512_set1_ps(127.0f - zpf);
-    const __m512i sign = _mm512_set1_epi32((int32_t)0x80000000u);
-    const __m512i absm = _mm512_set1_epi32(0x7fffffff);
+    k->vs = _mm512_set1_ps(s);
+    k->vinv = _mm512_set1_ps(1.0f / s);
+    k->h = _mm512_set1_ps(0.49999997f);
+    k->lim = _mm512_set1_ps(0.5f - 1.0f / 512);
+    k->lo = _mm512_set1_ps(-128.0f - zpf);
+    k->hi = _mm512_set1_ps(127.0f - zpf);
+    k->sign = _mm512_set1_epi32((int32_t)0x80000000u);
+    k->absm = _mm512_set1_epi32(0x7fffffff);
+}
+
+/* q8_centered of 16 lanes (see above). */
+Q512 static inline __m512 q512_centered(__m512 v, const q512c *k)
+{
     const int rz = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
     const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    __m512 y = _mm512_mul_ps(v, k->vinv);
+    __m512i d = _mm512_and_epi32(_mm512_castps_si512(_mm512_reduce_ps(y, rn)), k->absm);
+    if (_mm512_cmp_ps_mask(_mm512_castsi512_ps(d), k->lim, _CMP_GT_OQ))
+        y = _mm512_div_ps(v, k->vs);
+    /* (y & sign) | h: 0xEA is (A & B) | C */
+    __m512 hs = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+        _mm512_castps_si512(y), k->sign, _mm512_castps_si512(k->h), 0xEA));
+    __m512 r = _mm512_roundscale_ps(_mm512_add_ps(y, hs), rz);
+    /* + 0 turns -0 into the +0 that an integer q - zp gives */
+    return _mm512_add_ps(_mm512_min_ps(_mm512_max_ps(r, k->lo), k->hi), _mm512_setzero_ps());
+}
+
+Q512 static void q8c_512(const float *x, float *out, int64_t n, float s, float zpf, int deq)
+{
+    q512c k;
+    q512_init(&k, s, zpf);
     int64_t i = 0;
 
     for (; i + 16 <= n; i += 16) {
-        __m512 v = _mm512_loadu_ps(x + i);
-        __m512 y = _mm512_mul_ps(v, vinv);
-        __m512i d = _mm512_and_epi32(_mm512_castps_si512(_mm512_reduce_ps(y, rn)), absm);
-        if (_mm512_cmp_ps_mask(_mm512_castsi512_ps(d), lim, _CMP_GT_OQ))
-            y = _mm512_div_ps(v, vs);
-        /* (y & sign) | h: 0xEA is (A & B) | C */
-        __m512 hs = _mm512_castsi512_ps(
-            _mm512_ternarylogic_epi32(_mm512_castps_si512(y), sign, _mm512_castps_si512(h), 0xEA));
-        __m512 r = _mm512_roundscale_ps(_mm512_add_ps(y, hs), rz);
-        /* + 0 turns -0 into the +0 that an integer q - zp gives */
-        r = _mm512_add_ps(_mm512_min_ps(_mm512_max_ps(r, lo), hi), _mm512_setzero_ps());
+        __m512 r = q512_centered(_mm512_loadu_ps(x + i), &k);
         if (deq)
-            r = _mm512_mul_ps(r, vs);
+            r = _mm512_mul_ps(r, k.vs);
         _mm512_storeu_ps(out + i, r);
     }
     for (; i < n; i++)
         out[i] = deq ? q8_centered(x[i], s, zpf) * s : q8_centered(x[i], s, zpf);
 }
+
+/* quant_scale_row on 16 lanes at a time: the same double operations, each
+ * lane's float rounded from its double as the scalar cast does. */
+Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, const qparam_t *p)
+{
+    q512c k;
+    const float s = p ? p->scale : 1.0f, zpf = p ? (float)p->zp : 0.0f;
+    const __m512d vb = _mm512_set1_pd(bias), vsc = _mm512_set1_pd(sc);
+    q512_init(&k, s, zpf);
+    int64_t i = 0;
+
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_loadu_ps(y + i);
+        __m512d a = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+        __m512d b = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+        __m256 fa = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(a, vb), vsc));
+        __m256 fb = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(b, vb), vsc));
+        v = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(fa)),
+                                                _mm256_castps_pd(fb), 1));
+        if (p)
+            v = _mm512_mul_ps(q512_centered(v, &k), k.vs);
+        _mm512_storeu_ps(y + i, v);
+    }
+    for (; i < n; i++) {
+        float v = (float)(((double)y[i] + bias) * sc);
+        y[i] = p ? q8_centered(v, s, zpf) * s : v;
+    }
+}
 #endif
 
-static void q8c(const float *x, float *out, int64_t n, const qparam_t *p, int deq)
+static int have_512(void)
 {
-    const float s = p->scale, zpf = (float)p->zp;
 #ifdef Q8C_512
     static int have = -1; /* set once; relaxed atomics: threads may race to set it */
     int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
@@ -173,12 +220,36 @@ static void q8c(const float *x, float *out, int64_t n, const qparam_t *p, int de
         h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
         __atomic_store_n(&have, h, __ATOMIC_RELAXED);
     }
-    if (h && isfinite(1.0f / s)) {
+    return h;
+#else
+    return 0;
+#endif
+}
+
+static void q8c(const float *x, float *out, int64_t n, const qparam_t *p, int deq)
+{
+    const float s = p->scale, zpf = (float)p->zp;
+#ifdef Q8C_512
+    if (have_512() && isfinite(1.0f / s)) {
         q8c_512(x, out, n, s, zpf, deq);
         return;
     }
 #endif
     q8c_generic(x, out, n, s, zpf, deq);
+}
+
+void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out)
+{
+#ifdef Q8C_512
+    if (have_512() && (!out || isfinite(1.0f / out->scale))) {
+        scale_row_512(y, n, bias, s, out);
+        return;
+    }
+#endif
+    for (int64_t k = 0; k < n; k++)
+        y[k] = (float)(((double)y[k] + bias) * s);
+    if (out)
+        quant_qdq(y, n, out);
 }
 
 void quant_qdq(float *v, int64_t n, const qparam_t *p)

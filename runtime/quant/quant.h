@@ -25,6 +25,18 @@
  *  - every other op runs its fp32 kernel on dequantized inputs and its float
  *    outputs are re-quantized (dequantize -> fp32 -> quantize). Activation
  *    buffers hold the dequantized values: each lies exactly on its int8 grid.
+ *  - how an i8 run executes (qgraph.c, qkernels.c): the graph keeps its nodes
+ *    (no quantize/dequantize nodes are added) and nothing is measured at run
+ *    time (calibration ran before). An int8 Conv centres its input to q - zp
+ *    (depthwise and pointwise tasks their own part, others in one pass), sums
+ *    with int8-valued float weights packed once (AVX-512 panels, implicit GEMM
+ *    for stride 1), then adds the int32 bias, scales by s_in*s_w[c] (kept from
+ *    prepare) and requantizes each output row while it is in cache. Every other
+ *    op runs its fp32 kernel in a wrapper that requantizes its outputs: Add,
+ *    Sub, Mul, Div, Relu, Clip and the unary ops block by block in the same
+ *    pass, the rest in one pass on the thread pool; ops that only copy values
+ *    already on the output's grid (same scale and zp) skip it. Work buffers
+ *    are per thread and kept from run to run.
  *  - fp16: weights, inputs and every float layer output are rounded to IEEE
  *    binary16 (round to nearest even); kernels accumulate in fp32.
  *  - calibration algorithms: normal = min/max over the dataset;
@@ -72,6 +84,9 @@ int8_t quant_q8(float x, const qparam_t *p);
 float quant_dq8(int8_t q, const qparam_t *p);
 /* Quantize-dequantize n values in place. */
 void quant_qdq(float *v, int64_t n, const qparam_t *p);
+/* An int8 layer's epilogue on n exact sums: y = (float)((y + bias) * s) in double,
+ * then, when out is not NULL, quantize-dequantize by out. In place. */
+void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out);
 /* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
 
@@ -245,6 +260,8 @@ typedef struct quant_node {
     qparam_t in;          /* input activation parameters */
     int n_ch;             /* output channels */
     float *wscale;        /* per output channel (n_ch entries, equal when per layer) */
+    double *oscale;       /* Conv: in.scale * wscale[c] (exact in double), per channel */
+    void *geom;           /* Conv: its geometry (qkernels.c), read once */
     int8_t *w;            /* weights, layout of the ONNX weight tensor */
     int32_t *bias;        /* int32 bias at scale in.scale * wscale[c], or NULL */
     int wide;             /* accumulate in int64 (K too large for int32) */
@@ -261,6 +278,8 @@ typedef struct quant_node {
 extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;
 /* Non-zero if Conv node n is 2-D with shapes the int8 kernel handles. */
 int quant_conv_supported(graph_t *g, const node_t *n);
+/* Stores Conv node n's geometry in q (its shapes are final). */
+void quant_conv_keep_geometry(graph_t *g, const node_t *n, quant_node *q);
 
 /* ---- pre-quantized ONNX models (prequant.c) ----
  * A QDQ model (QuantizeLinear/DequantizeLinear with constant scale and zero

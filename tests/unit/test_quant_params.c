@@ -96,6 +96,40 @@ int main(void)
         CHECK(bad == 0, "%d values where quant_qdq / quant_q8_centered differ from q8/dq8", bad);
     }
 
+    /* quant_scale_row (the int8 layer epilogue) equals the scalar double
+     * formula followed by q8/dq8, bit for bit: integer sums up to 2^24 and odd
+     * values (inf, NaN, -0), with and without the output grid, lengths that
+     * leave a scalar tail. */
+    {
+        enum { NV = 1003 };
+        static float acc[NV], out[NV];
+        const double scales[] = {0.0137 * 0.002, 1.0 / 3, 7.5e-6};
+        const double biases[] = {0, -12345, 987654321};
+        const qparam_t po = {0, 0, 0.0421f, -7};
+        int bad = 0;
+        uint32_t s = 777;
+        for (int i = 0; i < NV; i++) {
+            s = s * 1664525u + 1013904223u;
+            acc[i] = (float)((int32_t)(s >> 7) - (1 << 24));
+        }
+        acc[0] = INFINITY, acc[1] = -INFINITY, acc[2] = NAN, acc[3] = -0.0f, acc[4] = 0.0f;
+        for (int si = 0; si < 3; si++)
+            for (int bi = 0; bi < 3; bi++)
+                for (int grid = 0; grid < 2; grid++) {
+                    memcpy(out, acc, sizeof(acc));
+                    quant_scale_row(out, NV, biases[bi], scales[si], grid ? &po : NULL);
+                    for (int i = 0; i < NV; i++) {
+                        float want = (float)(((double)acc[i] + biases[bi]) * scales[si]);
+                        if (grid)
+                            want = quant_dq8(quant_q8(want, &po), &po);
+                        if (memcmp(&want, &out[i], sizeof(float)) &&
+                            !(want != want && out[i] != out[i]))
+                            bad++;
+                    }
+                }
+        CHECK(bad == 0, "%d values where quant_scale_row differs from the scalar epilogue", bad);
+    }
+
     /* Constant zero: scale 1, zp -128 + 0 */
     quant_param_from_range(0, 0, &p);
     CHECK(p.scale == 1.0f && quant_dq8(quant_q8(0, &p), &p) == 0, "zero range");
