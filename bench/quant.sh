@@ -1,7 +1,9 @@
 #!/bin/bash
 # bench/quant.sh [BUILD_DIR] — quantized simulation speed:
 #  1. per bundled model, the median frame time of `run -q i8` vs `run` (fp32), the
-#     same random input, RUNS timed runs each: target i8 <= 1.2x fp32 (QBENCH_TARGET);
+#     same random input, RUNS timed runs each, in ROUNDS rounds that measure both
+#     side by side: the median of the rounds' ratios, target i8 <= 1.2x fp32
+#     (QBENCH_TARGET); the ms columns are medians of the rounds' medians;
 #  2. analysis of two dump folders (the golden and quantized layer outputs of
 #     YOLOX-Nano at 416x416, or QBENCH_ANALYSIS_MODEL): `rknn-trace analyze Q
 #     --golden G` as a whole process vs numpy loading the same files and
@@ -18,6 +20,7 @@ BUILD=$(cd "$BUILD" && pwd)
 R=$BUILD/rknn-trace
 PY=/usr/bin/python3
 RUNS=${BENCH_RUNS:-10}
+ROUNDS=${BENCH_ROUNDS:-5}
 TARGET=${QBENCH_TARGET:-1.2}
 OUT=$BUILD/bench
 mkdir -p "$OUT"
@@ -27,7 +30,7 @@ fails=0
 median() { "$R" run "$@" -n "$RUNS" --no-db --json --no-progress 2>"$T/err" |
     $PY -c "import json,sys; print('%.3f' % (json.load(sys.stdin)['host']['median_us'] / 1e3))" 2>/dev/null; }
 {
-echo "| model | fp32 ms | i8 ms | ratio | i8 <= ${TARGET}x |"
+echo "| model | fp32 ms | i8 ms | ratio (range over rounds) | i8 <= ${TARGET}x |"
 echo "|---|---:|---:|---:|:---:|"
 while read -r file shapes range rest; do
     case $file in ''|'#'*) continue ;; esac
@@ -35,14 +38,35 @@ while read -r file shapes range rest; do
     sh=()
     IFS=';' read -r -a specs <<< "$shapes"
     for s in "${specs[@]}"; do sh+=(--shape "$s"); done
-    a=$(median "$ROOT/tests/data/models/$file" "${sh[@]}")
-    b=$(median "$ROOT/tests/data/models/$file" "${sh[@]}" -q i8)
-    if [ -z "$a" ] || [ -z "$b" ]; then
+    # rounds of one fp32 and one i8 measurement side by side (which goes first
+    # alternates), so that the machine's drift hits both sides of each ratio
+    pairs=
+    for r in $(seq "$ROUNDS"); do
+        if [ $((r % 2)) = 1 ]; then
+            a=$(median "$ROOT/tests/data/models/$file" "${sh[@]}")
+            b=$(median "$ROOT/tests/data/models/$file" "${sh[@]}" -q i8)
+        else
+            b=$(median "$ROOT/tests/data/models/$file" "${sh[@]}" -q i8)
+            a=$(median "$ROOT/tests/data/models/$file" "${sh[@]}")
+        fi
+        if [ -z "$a" ] || [ -z "$b" ]; then pairs=; break; fi
+        pairs="$pairs $a,$b"
+    done
+    if [ -z "$pairs" ]; then
         echo "| $file | ${a:-error} | ${b:-error} | - | FAIL |"; fails=$((fails + 1)); continue
     fi
-    v=$($PY -c "r=$b/$a; print('%.2f | %s' % (r, 'ok' if r <= $TARGET else 'FAIL'))")
+    v=$($PY - "$TARGET" $pairs <<'PYEOF'
+import statistics, sys
+t = float(sys.argv[1])
+p = [tuple(map(float, x.split(","))) for x in sys.argv[2:]]
+r = [b / a for a, b in p]
+m = statistics.median(r)
+print("%.3f | %.3f | %.2f (%.2f-%.2f) | %s" % (statistics.median(a for a, _ in p),
+      statistics.median(b for _, b in p), m, min(r), max(r), "ok" if m <= t else "FAIL"))
+PYEOF
+)
     case $v in *FAIL) fails=$((fails + 1)) ;; esac
-    echo "| $file | $a | $b | $v |"
+    echo "| $file | $v |"
 done < "$ROOT/tests/e2e/models.txt"
 echo
 M=${QBENCH_ANALYSIS_MODEL:-yolox_nano.onnx}
@@ -94,7 +118,7 @@ else
     echo "analysis: the dump run failed: $(tail -1 "$T/err")"; fails=$((fails + 1))
 fi
 echo
-echo "Median of $RUNS runs (random input, calibrated on it); $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "Per round the median of $RUNS runs of each (random input, calibrated on it), $ROUNDS rounds; verdict on the median ratio; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)."
 echo "$fails" >"$T/fails"
 } | tee "$OUT/quant.md"
 echo "bench: table written to $OUT/quant.md" >&2
