@@ -299,7 +299,7 @@ void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t 
     /* measured on yolox_nano's 1x1 convs: the copy pays from K = 128 on (-10 %),
      * costs at K <= 64, and a panel read by one row tile is not worth it */
     if (M > GEMM_MR && K >= 128 && N > 0)
-        run512_packed(ap, M, K, b, ldb, N, c, ldc, e, kernel_scratch(SCRATCH_GEMM, (size_t)K * GEMM_NR));
+        run512_packed(ap, M, K, b, ldb, N, c, ldc, e, kernel_scratch(SCRATCH_GEMM, sizeof(float) * (size_t)K * GEMM_NR));
     else
         run512(ap, M, K, b, ldb, N, c, ldc, e);
 #else

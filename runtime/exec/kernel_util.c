@@ -8,7 +8,7 @@
 #include <string.h>
 
 typedef struct scratch {
-    float *p[SCRATCH_SLOTS];
+    void *p[SCRATCH_SLOTS];
     size_t cap[SCRATCH_SLOTS];
 } scratch_t;
 
@@ -31,15 +31,15 @@ static void scratch_init(void)
     pthread_key_create(&scratch_key, scratch_dtor);
 }
 
-float *kernel_scratch(int slot, size_t n)
+void *kernel_scratch(int slot, size_t bytes)
 {
     scratch_t *s = &tl_scratch;
-    if (s->cap[slot] >= n)
+    if (s->cap[slot] >= bytes && s->p[slot])
         return s->p[slot];
     pthread_once(&scratch_once, scratch_init);
     free(s->p[slot]);
-    s->p[slot] = xaligned_alloc(n * sizeof(float));
-    s->cap[slot] = n;
+    s->p[slot] = xaligned_alloc(bytes ? bytes : 64);
+    s->cap[slot] = bytes;
     pthread_setspecific(scratch_key, s);
     return s->p[slot];
 }

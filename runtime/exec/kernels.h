@@ -39,11 +39,17 @@ int64_t tensor_get_int(const tensor_t *t, int64_t i);
 /* Element i of any numeric tensor as double. */
 double tensor_get_f64(const tensor_t *t, int64_t i);
 
-/* Per-thread scratch buffers, grown and reused, freed when their thread exits;
- * 64-byte aligned. A kernel keeps its own slot so that a caller's buffer (a conv's
- * columns) survives the callee's (the GEMM's packed panel). */
-enum { SCRATCH_CONV, SCRATCH_GEMM, SCRATCH_SLOTS };
-float *kernel_scratch(int slot, size_t floats);
+/* Per-thread scratch buffers of at least `bytes`, grown and reused from run to
+ * run (a timed run allocates nothing), freed when their thread exits; 64-byte
+ * aligned, never NULL. Each use keeps its own slot so that a caller's buffer (a
+ * conv's columns, the int8 conv's centred input) survives a callee's (the GEMM's
+ * packed panel) and the tasks the calling thread also runs. */
+enum {
+    SCRATCH_CONV, SCRATCH_GEMM,                                  /* fp32 kernels */
+    SCRATCH_Q_INPUT, SCRATCH_Q_BLOCK, SCRATCH_Q_ACC, SCRATCH_Q_ROWS, /* int8 conv */
+    SCRATCH_SLOTS
+};
+void *kernel_scratch(int slot, size_t bytes);
 
 /* Numpy-style broadcast of two shapes into out; returns ndim or -1 if incompatible. */
 int broadcast_shape(int na, const int64_t *a, int nb, const int64_t *b, int64_t *out);

@@ -53,7 +53,7 @@ typedef struct conv_p {
 
 static float *scratch_get(size_t n)
 {
-    return kernel_scratch(SCRATCH_CONV, n);
+    return kernel_scratch(SCRATCH_CONV, n * sizeof(float));
 }
 
 /* ---- geometry ---------------------------------------------------------- */

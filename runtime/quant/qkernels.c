@@ -10,50 +10,8 @@
 
 #include <cblas.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Per-thread buffers kept from run to run: a timed run allocates nothing and
- * touches no fresh pages. One slot per use, so that the calling thread's
- * whole-input buffer survives the tasks it also runs. Freed at thread exit. */
-enum { QS_INPUT, QS_BLOCK, QS_ACC, QS_ROWS, QS_N };
-typedef struct qscratch {
-    void *p;
-    size_t cap;
-} qscratch;
-
-static _Thread_local qscratch tl_qs[QS_N];
-static pthread_key_t qs_key;
-static pthread_once_t qs_once = PTHREAD_ONCE_INIT;
-
-static void qs_dtor(void *v)
-{
-    qscratch *s = v;
-    for (int i = 0; i < QS_N; i++) {
-        free(s[i].p);
-        s[i].p = NULL;
-        s[i].cap = 0;
-    }
-}
-
-static void qs_init(void)
-{
-    pthread_key_create(&qs_key, qs_dtor);
-}
-
-static void *qs_get(int slot, size_t bytes)
-{
-    qscratch *s = &tl_qs[slot];
-    if (s->cap >= bytes && s->p)
-        return s->p;
-    pthread_once(&qs_once, qs_init);
-    free(s->p);
-    s->p = xaligned_alloc(bytes ? bytes : 64);
-    s->cap = bytes;
-    pthread_setspecific(qs_key, tl_qs);
-    return s->p;
-}
 
 /* Input activations as int16 (q - zp), in [-255, 255]. */
 static int16_t *quantize_input(const float *x, int64_t n, const qparam_t *p)
@@ -275,7 +233,7 @@ static void pw_block(const conv_job *j, int64_t gi, const float *x, float *y, in
 {
     const quant_node *q = j->q;
     int64_t cg = j->c->C / j->c->G, mg = j->c->M / j->c->G;
-    float *blkq = qs_get(QS_BLOCK, sizeof(float) * (size_t)(cg * PW_SUB));
+    float *blkq = kernel_scratch(SCRATCH_Q_BLOCK, sizeof(float) * (size_t)(cg * PW_SUB));
 
     for (int64_t s0 = 0; s0 < nc; s0 += PW_SUB) {
         int64_t ns = nc - s0 < PW_SUB ? nc - s0 : PW_SUB;
@@ -318,7 +276,7 @@ QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
             }
             if (!j->pointwise) {
                 int64_t len = c->OW + (c->KW - 1) * c->dw;
-                float *col = qs_get(QS_BLOCK, sizeof(float) * (size_t)(j->K * nc + len));
+                float *col = kernel_scratch(SCRATCH_Q_BLOCK, sizeof(float) * (size_t)(j->K * nc + len));
                 im2col_f(c, x, col, p0, nc, cg, col + j->K * nc);
                 b = col;
                 ldb = nc;
@@ -337,8 +295,8 @@ QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
                 epi_row_f(y + m * j->P, nc, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
             }
         } else {
-            double *col = qs_get(QS_BLOCK, sizeof(double) * (size_t)(j->K * nc));
-            double *acc = qs_get(QS_ACC, sizeof(double) * (size_t)(mg * nc));
+            double *col = kernel_scratch(SCRATCH_Q_BLOCK, sizeof(double) * (size_t)(j->K * nc));
+            double *acc = kernel_scratch(SCRATCH_Q_ACC, sizeof(double) * (size_t)(mg * nc));
             im2col_double(c, x, col, p0, nc, cg);
             cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)nc, (int)j->K,
                         1.0, q->wd + gi * mg * j->K, (int)j->K, col, (int)nc, 0.0, acc,
@@ -361,7 +319,7 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
     const conv_geom *c = j->c;
     const quant_node *q = j->q;
     const int64_t HW = c->H * c->W;
-    float *plane = j->raw ? qs_get(QS_BLOCK, sizeof(float) * (size_t)HW) : NULL;
+    float *plane = j->raw ? kernel_scratch(SCRATCH_Q_BLOCK, sizeof(float) * (size_t)HW) : NULL;
     dw512_geom d = {
         .IH = c->H, .IW = c->W, .OH = c->OH, .OW = c->OW, .KH = c->KH, .KW = c->KW,
         .sy = c->sh, .sx = c->sw, .dy = c->dh, .dx = c->dw, .pt = c->pt, .pl = c->pl,
@@ -369,7 +327,7 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
     if (dw512_supported(&d)) {
         /* the fp32 AVX-512 plane kernel with bias 0: its fused multiply-adds
          * of integers stay exact (255 * sum|w| < 2^24), in any order */
-        float *ph = qs_get(QS_ACC, sizeof(float) * dw512_scratch_floats(&d));
+        float *ph = kernel_scratch(SCRATCH_Q_ACC, sizeof(float) * dw512_scratch_floats(&d));
         for (int64_t t = t0; t < t1; t++) {
             int64_t m = t % c->M;
             float *y = j->y + t * j->P;
@@ -383,7 +341,7 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
         }
         return;
     }
-    float *acc = qs_get(QS_ACC, sizeof(float) * (size_t)(c->OW ? c->OW : 1));
+    float *acc = kernel_scratch(SCRATCH_Q_ACC, sizeof(float) * (size_t)(c->OW ? c->OW : 1));
 
     for (int64_t t = t0; t < t1; t++) {
         int64_t m = t % c->M;
@@ -510,9 +468,9 @@ static void impl_range(void *arg, int64_t t0, int64_t t1)
     const quant_node *q = j->q;
     int64_t cg = c->C / c->G, mg = c->M / c->G;
     int64_t ncol = j->rows * j->Wp, ncp = (ncol + GEMM_NR - 1) / GEMM_NR * GEMM_NR;
-    const float **brow = qs_get(QS_ROWS, sizeof(*brow) * (size_t)j->K);
+    const float **brow = kernel_scratch(SCRATCH_Q_ROWS, sizeof(*brow) * (size_t)j->K);
     int64_t mgp = (mg + GEMM_MR - 1) / GEMM_MR * GEMM_MR;
-    float *acc = qs_get(QS_ACC, sizeof(float) * (size_t)(mgp * ncp));
+    float *acc = kernel_scratch(SCRATCH_Q_ACC, sizeof(float) * (size_t)(mgp * ncp));
 
     for (int64_t t = t0; t < t1; t++) {
         int64_t blk = t % j->nblk, ng = t / j->nblk, gi = ng % c->G, ni = ng / c->G;
@@ -585,7 +543,7 @@ static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
     if (j.Wp < c->OW + (c->KW - 1) * c->dw)
         j.Wp = c->OW + (c->KW - 1) * c->dw;
     int64_t plane = j.Hp * j.Wp, nch = c->N * c->C;
-    float *xp = qs_get(QS_INPUT, sizeof(float) * (size_t)(nch * plane + QIMPL_SLACK(c)));
+    float *xp = kernel_scratch(SCRATCH_Q_INPUT, sizeof(float) * (size_t)(nch * plane + QIMPL_SLACK(c)));
     pad_job pj = {.c = c, .q = q, .x = x, .xp = xp, .Hp = j.Hp, .Wp = j.Wp};
     op_parallel_for_work(ctx, nch, c->H * c->W, pad_range, &pj);
     memset(xp + nch * plane, 0, sizeof(float) * (size_t)QIMPL_SLACK(c));
@@ -646,7 +604,7 @@ static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
     j.raw = dw || (j.pointwise && !q->wd);
     if (!j.raw) {
         int64_t nx = tensor_numel(x);
-        float *xq = qs_get(QS_INPUT, sizeof(float) * (size_t)(nx ? nx : 1));
+        float *xq = kernel_scratch(SCRATCH_Q_INPUT, sizeof(float) * (size_t)(nx ? nx : 1));
         cen_job cj = {.x = x->data, .xq = xq, .n = nx, .p = &q->in};
         op_parallel_for_work(ctx, (nx + QCEN_CHUNK - 1) / QCEN_CHUNK, QCEN_CHUNK / 2, cen_range,
                              &cj);
