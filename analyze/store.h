@@ -46,7 +46,7 @@
 #include <stdio.h>
 
 #define STORE_APPLICATION_ID 0x524b5452 /* "RKTR" */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_NULL_INT INT64_MIN
 
 typedef struct store store;

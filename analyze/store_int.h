@@ -62,6 +62,11 @@ struct store {
     "workload, tasks, npu_op, frame_us, npu_dtype, out_scale, out_zp, out_qtype, "         \
     "out_min, out_max, out_mean, out_std"
 
+/* A layer row's key: the run's id times LAYER_KEY_SPAN plus the layer's index,
+ * so that a run's layers are one range of the table's own b-tree (schema 4). */
+#define LAYER_KEY_SPAN 1048576
+#define LAYER_KEY_RANGE "key BETWEEN ?1 * 1048576 AND ?1 * 1048576 + 1048575"
+
 #define ACC_COLS                                                                          \
     "idx, layer, name, op, node, fused, is_output, entire_cos, entire_euc, "             \
     "entire_max_abs, entire_mean_abs, entire_sqnr_db, entire_flags, single_cos, "         \

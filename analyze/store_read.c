@@ -344,7 +344,8 @@ int store_get_layers(store *st, int64_t run_id, store_layer **rows, int *n, char
 
     *rows = NULL;
     *n = 0;
-    if ((rc = sq_db_prepare(st, "SELECT " LAYER_COLS " FROM layers WHERE run_id = ? ORDER BY idx",
+    if ((rc = sq_db_prepare(st, "SELECT " LAYER_COLS " FROM layers WHERE " LAYER_KEY_RANGE
+                            " ORDER BY key",
                          &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);

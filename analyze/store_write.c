@@ -20,9 +20,14 @@ static void delete_open_run(store *st)
     if (!st->open_run)
         return; /* store_run_begin failed before its insert: nothing to undo */
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE %s = %lld", tables[i],
-                 i + 1 < sizeof tables / sizeof tables[0] ? "run_id" : "id",
-                 (long long)st->open_run);
+        if (i == 0) /* layers: by key, see LAYER_KEY_SPAN */
+            snprintf(sql, sizeof sql, "DELETE FROM layers WHERE key BETWEEN %lld AND %lld",
+                     (long long)st->open_run * LAYER_KEY_SPAN,
+                     (long long)st->open_run * LAYER_KEY_SPAN + LAYER_KEY_SPAN - 1);
+        else
+            snprintf(sql, sizeof sql, "DELETE FROM %s WHERE %s = %lld", tables[i],
+                     i + 1 < sizeof tables / sizeof tables[0] ? "run_id" : "id",
+                     (long long)st->open_run);
         if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
             sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
             st->batch_lost = 1;
@@ -149,11 +154,15 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
     if (l->target && strcmp(l->target, "NPU") != 0 && strcmp(l->target, "CPU") != 0)
         return rt_err(err, errlen, RT_EINVAL, "layer %lld: bad target '%s' (NPU or CPU)",
                       (long long)l->idx, l->target);
+    if (l->idx < 0 || l->idx >= LAYER_KEY_SPAN)
+        return rt_err(err, errlen, RT_EINVAL, "layer index %lld out of range (0 to %d)",
+                      (long long)l->idx, LAYER_KEY_SPAN - 1);
     if ((rc = sq_row_prepare(st, ROW_LAYER,
-                         "INSERT INTO layers (run_id, " LAYER_COLS ") VALUES "
-                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         "INSERT INTO layers (run_id, " LAYER_COLS ", key) VALUES "
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
         return rc;
+    sqlite3_bind_int64(s, 32, run_id * LAYER_KEY_SPAN + l->idx);
     sqlite3_bind_int64(s, 1, run_id);
     sqlite3_bind_int64(s, 2, l->idx);
     sq_bind_text(s, 3, l->node);
@@ -348,14 +357,29 @@ int store_delete_run(store *st, int64_t run_id, char *err, size_t errlen)
         return rt_err(err, errlen, RT_EINVAL, "run %lld is still open", (long long)st->open_run);
     if (st->batch == BATCH_ADDING) /* its rows would stay: no ON DELETE CASCADE */
         return rt_err(err, errlen, RT_EINVAL, "a batch that adds runs cannot delete one");
-    if ((rc = sq_db_prepare(st, "DELETE FROM runs WHERE id = ?", &s, err, errlen)))
+    /* the other tables' rows go by ON DELETE CASCADE; layer rows have no
+     * foreign key (schema 4) and go by their key range, in the same savepoint */
+    if ((rc = sq_db_exec(st, "SAVEPOINT delete_run", err, errlen)))
         return rc;
+    if ((rc = sq_db_prepare(st, "DELETE FROM runs WHERE id = ?1", &s, err, errlen)))
+        goto out;
     sqlite3_bind_int64(s, 1, run_id);
     if (sqlite3_step(s) != SQLITE_DONE)
         rc = sq_db_fail(st, err, errlen, "cannot delete the run");
     else if (sqlite3_changes(st->db) == 0)
         rc = rt_err(err, errlen, RT_EINVAL, "no run with id %lld", (long long)run_id);
     sqlite3_finalize(s);
+    s = NULL;
+    if (rc || (rc = sq_db_prepare(st, "DELETE FROM layers WHERE " LAYER_KEY_RANGE, &s, err,
+                                  errlen)))
+        goto out;
+    sqlite3_bind_int64(s, 1, run_id);
+    if (sqlite3_step(s) != SQLITE_DONE)
+        rc = sq_db_fail(st, err, errlen, "cannot delete the run's layers");
+    sqlite3_finalize(s);
+out:
+    sqlite3_exec(st->db, rc ? "ROLLBACK TO delete_run; RELEASE delete_run" : "RELEASE delete_run",
+                 NULL, NULL, NULL);
     return rc;
 }
 

@@ -42,7 +42,11 @@ SELECT label, time, model_path, model_sha256, model_format, platform, backend, q
   quant_method, threads, iterations, seed, inputs_json, total_us, status, tool_version, extra_json,
   n_layers, npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256,
   weight_bytes, internal_bytes, env_json FROM runs ORDER BY id;
-SELECT rk.n, l.* FROM layers l JOIN rk ON rk.id = l.run_id ORDER BY rk.n, l.idx;
+SELECT rk.n, l.run_id, l.idx, l.node, l.op, l.name, l.in_shapes, l.out_shapes, l.dtype, l.host_us,
+  l.npu_cycles, l.ddr_cycles, l.total_cycles, l.time_us, l.mac_usage, l.target, l.cpu_reason,
+  l.sram_hit, l.rw_kb, l.bound, l.workload, l.tasks, l.npu_op, l.frame_us, l.npu_dtype,
+  l.out_scale, l.out_zp, l.out_qtype, l.out_min, l.out_max, l.out_mean, l.out_std
+  FROM layers l JOIN rk ON rk.id = l.run_id ORDER BY rk.n, l.idx;
 SELECT rk.n, o.* FROM outputs o JOIN rk ON rk.id = o.run_id ORDER BY rk.n, o.idx;
 SELECT rk.n, a.* FROM accuracy a JOIN rk ON rk.id = a.run_id ORDER BY rk.n, a.source, a.idx;
 SELECT rk.n, t.tag FROM tags t JOIN rk ON rk.id = t.run_id ORDER BY rk.n, t.tag;
