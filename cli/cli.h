@@ -81,6 +81,18 @@ struct store;
 struct perflog_table;
 int perf_layers_store(struct store *st, int64_t id, const struct perflog_table *t,
                       const double *sram_hit, char *err, size_t errlen);
+/* The same in two steps: the rows made (their strings point into t and into
+ * text), then added; an import makes them while the previous run is written. */
+struct store_layer;
+typedef struct perf_layers {
+    struct store_layer *rows;
+    char *text;
+    int n;
+} perf_layers;
+void perf_layers_make(perf_layers *pl, const struct perflog_table *t, const double *sram_hit);
+int perf_layers_add(struct store *st, int64_t id, const perf_layers *pl, char *err,
+                    size_t errlen);
+void perf_layers_free(perf_layers *pl);
 const char *perf_numpy_dtype(const char *vendor);
 /* Level-5 dump files (vendor-named) as the run's output rows, in order. */
 struct vlog_dump;
@@ -106,6 +118,20 @@ void load_sampler_stop(load_sampler *s);
 /* Mean load per core of the samples taken between t0 and t1 (rt_now_us); returns
  * the core count (0: none). */
 int load_sampler_mean(const load_sampler *s, double t0, double t1, int pct[BOARD_MAX_CORES]);
+
+/* A text log imported while it is read (cli/import_stream.c): vlog_scan on
+ * this thread; each complete run goes through prepare (this thread) and then,
+ * in log order, write and discard on a writer thread. The first scan or write
+ * error is returned; runs after a failed write are not written. log keeps
+ * every run's flags and counts, not its rows. */
+typedef struct import_stage {
+    void (*prepare)(void *ctx, const vlog_run_t *r, void **prep);
+    int (*write)(void *ctx, const vlog_run_t *r, void *prep, char *err, size_t errlen);
+    void (*discard)(void *prep);
+    void *ctx;
+} import_stage;
+int import_stream(const char *text, size_t len, int formats, vlog_t *log,
+                  const import_stage *stage, char *err, size_t errlen);
 
 /* `run --backend board` (cli/run_board.c). */
 typedef struct run_board_opts {

@@ -1,7 +1,8 @@
 /* cli/cmd_import.c — `rknn-trace import PATH...`: board logs, toolkit output
- * and level-5 dump folders into the run store. Every file is read and checked
- * before anything is written; each run is one transaction, and a failure
- * removes the runs this import already committed. */
+ * and level-5 dump folders into the run store. Every file is read and every
+ * folder checked before the database is opened; a text log is scanned while
+ * its runs are written (cli/import_stream.c). The whole import is one
+ * transaction: a bad line anywhere leaves the database as it was. */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "dump/dump.h"
@@ -70,6 +71,8 @@ static int parse_formats(const char *s)
 /* One source: a log scanned into runs, or a dump folder. */
 typedef struct source {
     const char *path;
+    char *text;       /* a log's bytes, read before the database is opened */
+    size_t len;
     vlog_t log;
     int is_dir;
     golden_file *files;
@@ -312,17 +315,6 @@ static int cmp_dbl(const void *a, const void *b)
 }
 
 /* The run's per-layer table, with the SRAM table's hits joined to the layers. */
-static int add_layers(store *st, int64_t id, const vlog_run_t *r, char *err, size_t errlen)
-{
-    double *hit = xmalloc((size_t)(r->perf.n_rows ? r->perf.n_rows : 1) * sizeof(double));
-    int rc;
-
-    sram_join(r, hit);
-    rc = perf_layers_store(st, id, &r->perf, hit, err, errlen);
-    free(hit);
-    return rc;
-}
-
 static int add_accuracy(store *st, int64_t id, const vlog_run_t *r, char *err, size_t errlen)
 {
     for (int k = 0; k < r->n_acc; k++) {
@@ -569,6 +561,7 @@ out:
 
 static void source_free(source *x)
 {
+    free(x->text);
     vlog_free(&x->log);
     golden_files_free(x->files, x->n_files);
     for (int k = 0; k < 2; k++) {
@@ -578,13 +571,64 @@ static void source_free(source *x)
     free(x->golden_dir);
 }
 
-static int write_run(store *st, const source *src, const vlog_run_t *r, const char *label,
-                     const char *model, const char *model_sha, int copy, const char *db,
-                     int64_t *id, char *err, size_t errlen)
+/* A log with a table line it cannot read is refused; with --strict, one with
+ * any line it did not read. Returns the exit code (0: accepted). */
+static int check_lines(const source *x, int strict)
+{
+    const vlog_t *l = &x->log;
+
+    if (l->kinds[VLOG_BAD]) {
+        cli_error("import: %s:%lld: a table line that cannot be read (%lld such lines): '%.60s'",
+                  x->path, (long long)l->first_bad, (long long)l->kinds[VLOG_BAD], l->first_bad_text);
+        return EXIT_INPUT;
+    }
+    if (strict && (l->kinds[VLOG_APP] || l->kinds[VLOG_RUNTIME] || l->kinds[VLOG_TOOLKIT])) {
+        cli_error("import: %s: --strict: %lld lines not read (runtime %lld, toolkit %lld, "
+                  "other text %lld; first at line %lld)", x->path,
+                  (long long)(l->kinds[VLOG_APP] + l->kinds[VLOG_RUNTIME] + l->kinds[VLOG_TOOLKIT]),
+                  (long long)l->kinds[VLOG_RUNTIME], (long long)l->kinds[VLOG_TOOLKIT],
+                  (long long)l->kinds[VLOG_APP], (long long)l->first_app);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* What a run's rows need that does not touch the database, made before it is
+ * written (on the scanning thread of a text log): its JSON columns and its
+ * layer rows. */
+typedef struct run_prep {
+    char *env, *extra;
+    perf_layers layers;
+} run_prep;
+
+static void prepare_run(const source *src, const vlog_run_t *r, run_prep *p)
+{
+    memset(p, 0, sizeof(*p));
+    if (src->is_dir)
+        return;
+    p->env = env_json(r, src->path);
+    p->extra = extra_json(r, src->snapshot ? src->golden_dir : NULL);
+    if (r->has_perf) {
+        double *hit = xmalloc((size_t)(r->perf.n_rows ? r->perf.n_rows : 1) * sizeof(double));
+        sram_join(r, hit);
+        perf_layers_make(&p->layers, &r->perf, hit);
+        free(hit);
+    }
+}
+
+static void run_prep_free(run_prep *p)
+{
+    free(p->env);
+    free(p->extra);
+    perf_layers_free(&p->layers);
+}
+
+/* One run of a source into the store. */
+static int write_run(store *st, const source *src, const vlog_run_t *r, const run_prep *prep,
+                     const char *label, const char *model, const char *model_sha, int copy,
+                     const char *db, int64_t *id, char *err, size_t errlen)
 {
     store_run run;
-    char *env = src->is_dir ? NULL : env_json(r, src->path);
-    char *extra = src->is_dir ? NULL : extra_json(r, src->snapshot ? src->golden_dir : NULL);
     char *copy_dir = NULL, *dump_dir = NULL, *abs = NULL;
     vlog_dump_t *rows = NULL;
     int n_rows = 0, rc;
@@ -600,8 +644,8 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ch
         const char *ext = strrchr(model, '.');
         run.model_format = ext && !strcmp(ext, ".rknn") ? "rknn" : ext && !strcmp(ext, ".onnx") ? "onnx" : NULL;
     }
-    run.env_json = env;
-    run.extra_json = extra;
+    run.env_json = prep->env;
+    run.extra_json = prep->extra;
     if (r->has_mem) {
         if (r->mem.weight >= 0) run.weight_bytes = (int64_t)llround(r->mem.weight);
         if (r->mem.internal >= 0) run.internal_bytes = (int64_t)llround(r->mem.internal);
@@ -660,7 +704,7 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ch
             (rc = dump_rows_store(st, *id, rows, n_rows, err, errlen)))
             goto abort;
     } else {
-        if ((r->has_perf && (rc = add_layers(st, *id, r, err, errlen))) ||
+        if ((r->has_perf && (rc = perf_layers_add(st, *id, &prep->layers, err, errlen))) ||
             (rc = add_accuracy(st, *id, r, err, errlen)) ||
             (rc = dump_rows_store(st, *id, r->dumps, r->n_dumps, err, errlen)) ||
             (src->snapshot && (rc = dump_rows_store(st, *id, src->tensors[!r->toolkit],
@@ -696,9 +740,53 @@ out:
     free(copy_dir);
     free(dump_dir);
     free(abs);
-    free(env);
-    free(extra);
     return rc;
+}
+
+/* What writing a source's runs needs, on whichever thread writes them. */
+typedef struct import_ctx {
+    store *st;
+    const source *src;
+    const char *label, *model, *model_sha, *db;
+    int copy;
+    int64_t *ids;
+    int n_ids;
+} import_ctx;
+
+static void prepare_one(void *ctx, const vlog_run_t *r, void **prep)
+{
+    const import_ctx *c = ctx;
+    run_prep *p = xmalloc(sizeof(*p));
+
+    prepare_run(c->src, r, p);
+    *prep = p;
+}
+
+static void discard_one(void *prep)
+{
+    if (prep)
+        run_prep_free(prep);
+    free(prep);
+}
+
+static int write_one(void *ctx, const vlog_run_t *r, void *prep, char *err, size_t errlen)
+{
+    import_ctx *c = ctx;
+    char lab[256];
+    int64_t id = 0;
+    int rc;
+
+    if (c->label && c->n_ids)
+        snprintf(lab, sizeof lab, "%s-%d", c->label, c->n_ids + 1);
+    else if (c->label)
+        snprintf(lab, sizeof lab, "%s", c->label);
+    rc = write_run(c->st, c->src, r, prep, c->label ? lab : NULL, c->model,
+                   c->model_sha, c->copy, c->db, &id, err, errlen);
+    if (rc)
+        return rc;
+    c->ids = xrealloc(c->ids, (size_t)(c->n_ids + 1) * sizeof(*c->ids));
+    c->ids[c->n_ids++] = id;
+    return 0;
 }
 
 
@@ -707,7 +795,8 @@ int cmd_import(int argc, char **argv)
     const char *label = NULL, *model = NULL, *db = NULL;
     int formats = VLOG_F_ALL, strict = 0, json = 0, copy = 0, n_src = 0, ex = EXIT_OK;
     int64_t *ids = NULL, kinds[VLOG_NKINDS] = {0};
-    int n_ids = 0;
+    int created = 0;
+    import_ctx ic = {0};
     source *src = xcalloc((size_t)argc, sizeof(*src));
     store *st = NULL;
     char err[512], model_sha[65], *model_sha_p = NULL;
@@ -767,7 +856,8 @@ int cmd_import(int argc, char **argv)
         model_sha_p = model_sha;
         free(data);
     }
-    /* read and check everything before writing anything */
+    /* read every source and check the folders before the database is touched;
+     * text logs are checked while they are read, inside the transaction */
     for (int s = 0; s < n_src; s++) {
         source *x = &src[s];
         if (is_dir(x->path)) {
@@ -781,7 +871,9 @@ int cmd_import(int argc, char **argv)
                     ex = cli_exit_code(rc) == EXIT_USAGE ? EXIT_INPUT : cli_exit_code(rc);
                     goto out;
                 }
-                goto checked;
+                if ((ex = check_lines(x, strict)))
+                    goto out;
+                continue;
             }
             x->is_dir = 1;
             if (golden_scan(x->path, &x->files, &x->n_files, err, sizeof err) || !x->n_files) {
@@ -791,40 +883,14 @@ int cmd_import(int argc, char **argv)
             }
             continue;
         }
-        void *data = NULL;
-        size_t len = 0;
-        int rc = rt_read_file(x->path, &data, &len, err, sizeof err);
-        if (!rc)
-            rc = vlog_scan(data, len, formats, &x->log, err, sizeof err);
-        free(data);
-        if (rc) {
+        if (rt_read_file(x->path, (void **)&x->text, &x->len, err, sizeof err)) {
             cli_error("import: %s: %s", x->path, err);
-            ex = cli_exit_code(rc);
-            goto out;
-        }
-    checked:
-        if (x->log.kinds[VLOG_BAD]) {
-            cli_error("import: %s:%lld: a table line that cannot be read (%lld such lines): '%.60s'",
-                      x->path, (long long)x->log.first_bad, (long long)x->log.kinds[VLOG_BAD],
-                      x->log.first_bad_text);
             ex = EXIT_INPUT;
             goto out;
         }
-        if (strict && (x->log.kinds[VLOG_APP] || x->log.kinds[VLOG_RUNTIME] ||
-                       x->log.kinds[VLOG_TOOLKIT])) {
-            cli_error("import: %s: --strict: %lld lines not read (runtime %lld, toolkit %lld, "
-                      "other text %lld; first at line %lld)", x->path,
-                      (long long)(x->log.kinds[VLOG_APP] + x->log.kinds[VLOG_RUNTIME] +
-                                  x->log.kinds[VLOG_TOOLKIT]),
-                      (long long)x->log.kinds[VLOG_RUNTIME], (long long)x->log.kinds[VLOG_TOOLKIT],
-                      (long long)x->log.kinds[VLOG_APP], (long long)x->log.first_app);
-            ex = EXIT_INPUT;
-            goto out;
-        }
-        for (int k = 0; k < VLOG_NKINDS; k++)
-            kinds[k] += x->log.kinds[k];
     }
     db = store_default_path(db);
+    created = access(db, F_OK) != 0;
     if (store_open(db, &st, err, sizeof err)) {
         cli_error("%s", err);
         ex = EXIT_INPUT;
@@ -836,35 +902,52 @@ int cmd_import(int argc, char **argv)
         ex = EXIT_INPUT;
         goto out;
     }
-    for (int s = 0; s < n_src; s++) {
-        int nr = src[s].is_dir ? 1 : src[s].log.n_runs;
-        for (int k = 0; k < nr; k++) {
+    ic.st = st;
+    ic.label = label;
+    ic.model = model;
+    ic.model_sha = model_sha_p;
+    ic.copy = copy;
+    ic.db = db;
+    for (int s = 0; s < n_src && !ex; s++) {
+        source *x = &src[s];
+        int rc = 0;
+        ic.src = x;
+        if (x->text) {
+            import_stage stage = {prepare_one, write_one, discard_one, &ic};
+            rc = import_stream(x->text, x->len, formats, &x->log, &stage, err, sizeof err);
+            free(x->text);
+            x->text = NULL;
+            if (!rc && (ex = check_lines(x, strict)))
+                break;
+        } else {
             static const vlog_run_t none;
-            const vlog_run_t *r = src[s].is_dir ? &none : &src[s].log.runs[k];
-            char lab[256];
-            int64_t id = 0;
-            int rc;
-            if (label && n_ids)
-                snprintf(lab, sizeof lab, "%s-%d", label, n_ids + 1);
-            else if (label)
-                snprintf(lab, sizeof lab, "%s", label);
-            rc = write_run(st, &src[s], r, label ? lab : NULL, model, model_sha_p, copy, db, &id,
-                           err, sizeof err);
-            if (rc) {
-                cli_error("import: %s: %s", src[s].path, err);
-                store_batch_abort(st);
-                ex = cli_exit_code(rc) == EXIT_USAGE ? EXIT_INPUT : cli_exit_code(rc);
-                goto out;
+            int nr = x->is_dir ? 1 : x->log.n_runs;
+            for (int k = 0; k < nr && !rc; k++) {
+                const vlog_run_t *r = x->is_dir ? &none : &x->log.runs[k];
+                run_prep p;
+                prepare_run(x, r, &p);
+                rc = write_one(&ic, r, &p, err, sizeof err);
+                run_prep_free(&p);
             }
-            ids = xrealloc(ids, (size_t)(n_ids + 1) * sizeof(*ids));
-            ids[n_ids++] = id;
+        }
+        if (rc) {
+            cli_error("import: %s: %s", x->path, err);
+            ex = cli_exit_code(rc) == EXIT_USAGE ? EXIT_INPUT : cli_exit_code(rc);
         }
     }
+    if (ex) {
+        store_batch_abort(st);
+        goto out;
+    }
+    for (int s = 0; s < n_src; s++)
+        for (int k = 0; k < VLOG_NKINDS; k++)
+            kinds[k] += src[s].log.kinds[k];
     if (store_batch_commit(st, err, sizeof err)) {
         cli_error("import: %s", err);
         ex = cli_exit_code(RT_EIO);
         goto out;
     }
+    ids = ic.ids;
     if (json) {
         json_writer w;
         json_begin(&w, stdout);
@@ -926,7 +1009,9 @@ out:
     for (int s = 0; s < n_src; s++)
         source_free(&src[s]);
     free(src);
-    free(ids);
+    free(ic.ids);
     store_close(st);
+    if (ex && created)
+        unlink(db); /* a database this import created holds nothing */
     return ex;
 }

@@ -27,12 +27,12 @@ const char *perf_numpy_dtype(const char *vendor)
     return NULL;
 }
 
-/* "(1,3,224,224),(64,3,7,7),..." -> "[[1,3,224,224],[64,3,7,7]]"; NULL for "\" or
- * nothing readable. A truncated list (",...") keeps the shapes printed. */
-char *perf_shapes_json(const char *s, int single)
+/* "(1,3,224,224),(64,3,7,7),..." -> "[[1,3,224,224],[64,3,7,7]]" into out
+ * (room for 2 * strlen(s) + 8); 0 for "\" or nothing readable. A truncated
+ * list (",...") keeps the shapes printed. Returns the length written. */
+static size_t shapes_json_into(char *out, const char *s, int single)
 {
-    size_t n = strlen(s);
-    char *out = xmalloc(2 * n + 8), *o = out;
+    char *o = out;
     int shapes = 0;
 
     if (!single)
@@ -60,7 +60,14 @@ char *perf_shapes_json(const char *s, int single)
     if (!single)
         *o++ = ']';
     *o = 0;
-    if (!shapes) {
+    return shapes ? (size_t)(o - out) : 0;
+}
+
+char *perf_shapes_json(const char *s, int single)
+{
+    char *out = xmalloc(2 * strlen(s) + 8);
+
+    if (!shapes_json_into(out, s, single)) {
         free(out);
         return NULL;
     }
@@ -95,68 +102,113 @@ static size_t fmt_pct1(char *buf, size_t len, const char *sep, double v)
     return o;
 }
 
-int perf_layers_store(store *st, int64_t id, const perflog_table_t *t, const double *sram_hit,
-                      char *err, size_t errlen)
+/* A row's strings other than the table's own: op, two shape lists, workload. */
+static size_t row_text_room(const perflog_row_t *p)
 {
+    return 48 + 64 + 2 * strlen(p->inshape) + 8 + 2 * strlen(p->outshape) + 8;
+}
+
+/* Shapes as JSON at *o (then past it), NULL for "\" or nothing readable. */
+static const char *shapes_at(char **o, const char *s)
+{
+    size_t n;
+    if (!s[0] || !strcmp(s, "\\") || !(n = shapes_json_into(*o, s, 0)))
+        return NULL;
+    const char *v = *o;
+    *o += n + 1;
+    return v;
+}
+
+void perf_layers_make(perf_layers *pl, const perflog_table_t *t, const double *sram_hit)
+{
+    size_t room = 1;
+    char *o;
+
+    for (int k = 0; k < t->n_rows; k++)
+        room += row_text_room(&t->rows[k]);
+    pl->n = t->n_rows;
+    pl->rows = xmalloc((size_t)(pl->n ? pl->n : 1) * sizeof(*pl->rows));
+    pl->text = o = xmalloc(room);
     for (int k = 0; k < t->n_rows; k++) {
         const perflog_row_t *p = &t->rows[k];
-        store_layer l;
-        char wl[64] = "", op[48] = "", *colon;
-        char *in = NULL, *out = NULL;
-        int rc;
+        store_layer *l = &pl->rows[k];
+        const char *colon;
 
-        store_layer_init(&l);
-        l.idx = p->id;
-        l.name = p->fullname[0] ? p->fullname : NULL;
+        store_layer_init(l);
+        l->idx = p->id;
+        l->name = p->fullname[0] ? p->fullname : NULL;
         /* FullName is "<ONNX op>:<node>" */
         if ((colon = strchr(p->fullname, ':')) != NULL && colon > p->fullname) {
             size_t n = (size_t)(colon - p->fullname);
-            n = n < sizeof op - 1 ? n : sizeof op - 1;
-            memcpy(op, p->fullname, n);
-            op[n] = 0;
-            l.op = op;
-            l.node = colon[1] ? colon + 1 : NULL;
+            n = n < 47 ? n : 47;
+            memcpy(o, p->fullname, n);
+            o[n] = 0;
+            l->op = o;
+            o += n + 1;
+            l->node = colon[1] ? colon + 1 : NULL;
         }
-        l.npu_op = p->optype;
-        l.npu_dtype = p->datatype[0] ? p->datatype : NULL;
-        l.dtype = perf_numpy_dtype(p->datatype);
+        l->npu_op = p->optype;
+        l->npu_dtype = p->datatype[0] ? p->datatype : NULL;
+        l->dtype = perf_numpy_dtype(p->datatype);
         if (!strcmp(p->target, "NPU") || !strcmp(p->target, "CPU"))
-            l.target = p->target;
-        in = strcmp(p->inshape, "\\") && p->inshape[0] ? perf_shapes_json(p->inshape, 0) : NULL;
-        out = strcmp(p->outshape, "\\") && p->outshape[0] ? perf_shapes_json(p->outshape, 0) : NULL;
-        l.in_shapes = in;
-        l.out_shapes = out;
-        if (p->npu >= 0) l.npu_cycles = p->npu;
-        if (p->ddr >= 0) l.ddr_cycles = p->ddr;
-        if (p->total >= 0) l.total_cycles = p->total;
-        if (p->time_us >= 0) l.time_us = (double)p->time_us;
+            l->target = p->target;
+        l->in_shapes = shapes_at(&o, p->inshape);
+        l->out_shapes = shapes_at(&o, p->outshape);
+        if (p->npu >= 0) l->npu_cycles = p->npu;
+        if (p->ddr >= 0) l->ddr_cycles = p->ddr;
+        if (p->total >= 0) l->total_cycles = p->total;
+        if (p->time_us >= 0) l->time_us = (double)p->time_us;
         if (p->n_mac) {
             double m = p->mac[0];
             for (int c = 1; c < p->n_mac; c++)
                 m = p->mac[c] > m ? p->mac[c] : m;
-            l.mac_usage = m;
+            l->mac_usage = m;
         }
         if (p->n_wl) {
             size_t u = 0;
             for (int c = 0; c < p->n_wl; c++)
-                u += fmt_pct1(wl + u, sizeof wl - u, c ? "/" : "", p->wl[c]);
-            l.workload = wl;
+                u += fmt_pct1(o + u, 64 - u, c ? "/" : "", p->wl[c]);
+            l->workload = o;
+            o += u + 1;
         }
-        if (p->task_number >= 0) l.tasks = p->task_number;
-        if (p->rw_kb >= 0) l.rw_kb = p->rw_kb;
-        if (l.target && !strcmp(l.target, "CPU"))
-            l.bound = "CPU";
-        else if (l.target && p->npu >= 0 && p->ddr >= 0 && (p->npu || p->ddr))
-            l.bound = p->npu >= p->ddr ? "compute" : "DDR";
+        if (p->task_number >= 0) l->tasks = p->task_number;
+        if (p->rw_kb >= 0) l->rw_kb = p->rw_kb;
+        if (l->target && !strcmp(l->target, "CPU"))
+            l->bound = "CPU";
+        else if (l->target && p->npu >= 0 && p->ddr >= 0 && (p->npu || p->ddr))
+            l->bound = p->npu >= p->ddr ? "compute" : "DDR";
         if (sram_hit)
-            l.sram_hit = sram_hit[k];
-        rc = store_layer_add(st, id, &l, err, errlen);
-        free(in);
-        free(out);
+            l->sram_hit = sram_hit[k];
+    }
+}
+
+int perf_layers_add(store *st, int64_t id, const perf_layers *pl, char *err, size_t errlen)
+{
+    for (int k = 0; k < pl->n; k++) {
+        int rc = store_layer_add(st, id, &pl->rows[k], err, errlen);
         if (rc)
             return rc;
     }
     return 0;
+}
+
+void perf_layers_free(perf_layers *pl)
+{
+    free(pl->rows);
+    free(pl->text);
+    memset(pl, 0, sizeof(*pl));
+}
+
+int perf_layers_store(store *st, int64_t id, const perflog_table_t *t, const double *sram_hit,
+                      char *err, size_t errlen)
+{
+    perf_layers pl;
+    int rc;
+
+    perf_layers_make(&pl, t, sram_hit);
+    rc = perf_layers_add(st, id, &pl, err, errlen);
+    perf_layers_free(&pl);
+    return rc;
 }
 
 

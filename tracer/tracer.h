@@ -259,7 +259,19 @@ typedef struct vlog {
  * RT_EFORMAT: binary data, or no vendor output at all. Bad lines are counted,
  * not an error here. */
 int vlog_scan(const char *text, size_t len, int formats, vlog_t *out, char *err, size_t errlen);
+/* The same, telling final(ctx, v, n) each time runs [0, n) are complete: parts
+ * only go to the newest board run, so a new one completes all before it; the
+ * last call comes when the scan succeeds. final may take a complete run's rows
+ * with vlog_run_move while the scan goes on (an import writes runs as the log is
+ * read); it runs on the scanning thread, before v->runs is reallocated. */
+typedef void (*vlog_final_fn)(void *ctx, vlog_t *v, int n_final);
+int vlog_scan_each(const char *text, size_t len, int formats, vlog_final_fn final, void *ctx,
+                   vlog_t *out, char *err, size_t errlen);
 void vlog_free(vlog_t *v);
+/* dst takes src's rows, tables and dumps; src keeps its flags, counts and
+ * versions. vlog_run_free frees what a run holds. */
+void vlog_run_move(vlog_run_t *dst, vlog_run_t *src);
+void vlog_run_free(vlog_run_t *r);
 /* "000_ConvClip_317_shape_1_32_112_112_float.npy" (any folder before it). */
 int vlog_parse_dump_name(const char *path, vlog_dump_t *d);
 

@@ -26,6 +26,8 @@ typedef struct scan {
     rtinfo_t info;             /* what init lines said so far */
     acclog_t acc;
     int64_t acc_line;
+    vlog_final_fn final;       /* told when a prefix of the runs will not change again */
+    void *ctx;
     char buf[4096];            /* the current line, prefixes stripped */
 } scan_t;
 
@@ -61,6 +63,9 @@ static vlog_run_t *new_run(scan_t *sc, int64_t lineno, int toolkit)
     vlog_t *v = sc->v;
     vlog_run_t *r;
 
+    /* parts only ever go to the newest board run, so a new one ends all before it */
+    if (!toolkit && sc->final && v->n_runs)
+        sc->final(sc->ctx, v, v->n_runs);
     if (!(v->n_runs & (v->n_runs - 1)))
         v->runs = xrealloc(v->runs, (size_t)(v->n_runs ? v->n_runs * 2 : 1) * sizeof(*r));
     r = &v->runs[v->n_runs++];
@@ -589,6 +594,12 @@ static int binary_at(const char *text, size_t len, size_t *at)
 
 int vlog_scan(const char *text, size_t len, int formats, vlog_t *v, char *err, size_t errlen)
 {
+    return vlog_scan_each(text, len, formats, NULL, NULL, v, err, errlen);
+}
+
+int vlog_scan_each(const char *text, size_t len, int formats, vlog_final_fn final, void *ctx,
+                   vlog_t *v, char *err, size_t errlen)
+{
     scan_t *sc = xcalloc(1, sizeof(*sc));
     line_t *L = NULL;
     int n = 0, cap = 0, rc = 0;
@@ -597,6 +608,8 @@ int vlog_scan(const char *text, size_t len, int formats, vlog_t *v, char *err, s
     memset(v, 0, sizeof(*v));
     sc->v = v;
     sc->formats = formats;
+    sc->final = final;
+    sc->ctx = ctx;
     sc->cur = -1;
     rtinfo_init(&sc->info);
     acclog_init(&sc->acc);
@@ -655,6 +668,8 @@ int vlog_scan(const char *text, size_t len, int formats, vlog_t *v, char *err, s
         rc = rt_err(err, errlen, RT_EFORMAT,
                     "no vendor output found (no per-layer, SRAM, accuracy or memory table, "
                     "runtime information, benchmark or dump line)");
+    else if (final)
+        final(ctx, v, v->n_runs);
 out:
     if (rc)
         vlog_free(v);
@@ -664,20 +679,34 @@ out:
     return rc;
 }
 
+void vlog_run_free(vlog_run_t *r)
+{
+    if (r->has_perf) {
+        free(r->perf.rows);
+        free(r->perf.ops);
+    }
+    if (r->has_sram)
+        free(r->sram.rows);
+    benchlog_free(&r->bench);
+    free(r->acc);
+    free(r->dumps);
+}
+
+void vlog_run_move(vlog_run_t *dst, vlog_run_t *src)
+{
+    *dst = *src;
+    src->perf.rows = NULL;
+    src->perf.ops = NULL;
+    src->sram.rows = NULL;
+    src->bench.perf_ms = NULL;
+    src->acc = NULL;
+    src->dumps = NULL;
+}
+
 void vlog_free(vlog_t *v)
 {
-    for (int i = 0; i < v->n_runs; i++) {
-        vlog_run_t *r = &v->runs[i];
-        if (r->has_perf) {
-            free(r->perf.rows);
-            free(r->perf.ops);
-        }
-        if (r->has_sram)
-            free(r->sram.rows);
-        benchlog_free(&r->bench);
-        free(r->acc);
-        free(r->dumps);
-    }
+    for (int i = 0; i < v->n_runs; i++)
+        vlog_run_free(&v->runs[i]);
     free(v->runs);
     memset(v, 0, sizeof(*v));
 }

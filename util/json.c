@@ -123,8 +123,40 @@ static int utf8_len(const unsigned char *p)
 
 /* Always valid JSON: a byte that does not start a well-formed UTF-8 sequence
  * (a label typed in Latin-1, a truncated name) becomes U+FFFD. */
+/* The common case of a string with nothing to escape, into the buffer in one
+ * step (keys and most values; each put does its own bookkeeping). tail: a
+ * character written after the closing quote, or 0. Returns 0 when s needs the
+ * general path. */
+static int put_plain(json_writer *w, const char *s, char tail)
+{
+    size_t n = 0;
+
+    if (w->f)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)s; p[n]; n++)
+        if (p[n] < 0x20 || p[n] >= 0x7f || p[n] == '"' || p[n] == '\\')
+            return 0;
+    if (w->len + n + 4 > w->cap) {
+        while (w->len + n + 4 > w->cap)
+            w->cap = w->cap ? 2 * w->cap : 256;
+        w->buf = xrealloc(w->buf, w->cap);
+    }
+    char *o = w->buf + w->len;
+    *o++ = '"';
+    memcpy(o, s, n);
+    o += n;
+    *o++ = '"';
+    if (tail)
+        *o++ = tail;
+    *o = 0;
+    w->len = (size_t)(o - w->buf);
+    return 1;
+}
+
 static void put_str(json_writer *w, const char *s)
 {
+    if (put_plain(w, s, 0))
+        return;
     putc_(w, '"');
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         /* a run of printable ASCII that needs no escape: one write */
@@ -165,8 +197,10 @@ static void put_str(json_writer *w, const char *s)
 void json_key(json_writer *w, const char *key)
 {
     sep(w);
-    put_str(w, key);
-    putc_(w, ':');
+    if (!put_plain(w, key, ':')) {
+        put_str(w, key);
+        putc_(w, ':');
+    }
     w->after_key = 1;
 }
 
