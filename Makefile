@@ -110,6 +110,11 @@ $(BUILD)/tests/test_api_%: tests/unit/test_api_%.c $(API_OBJ) $(ANALYZE_OBJ) $(B
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
+# the import pipeline is the CLI's; its test takes that one object
+$(BUILD)/tests/test_import_stream: tests/unit/test_import_stream.c $(BUILD)/obj/cli/import_stream.o $(CORE_LIB) | $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(BUILD)/obj/cli/import_stream.o $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS)
+
 $(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
@@ -145,7 +150,7 @@ fuzz:
 # ThreadSanitizer: librknnrt.so and the tests that call the C API from several threads.
 # OpenBLAS is not instrumented; the runtime calls it single-threaded, and what TSan
 # still reports inside it is listed in tests/tsan.supp.
-TSAN_TESTS = test_api_threads test_api_general
+TSAN_TESTS = test_api_threads test_api_general test_import_stream
 tsan:
 	$(MAKE) BUILD=build-tsan SAN=thread OPT=-O1 build-tsan/librknnrt.so \
 	    $(patsubst %,build-tsan/tests/%,$(TSAN_TESTS))

@@ -266,6 +266,13 @@ bad_input "missing column" "$T/nocol.txt" "nocol.txt:[0-9]+: a table line"
 bad_input binary "$T/bin.txt" "not a text log"
 printf 'hello\nworld\n' >"$T/none.txt"
 bad_input "no vendor output" "$T/none.txt" "no vendor output"
+# the bad line after 80 good runs, which the writer thread has already written
+for _ in $(seq 80); do cat "$LOGS/perf-level4-multicore-improvetherical-lenet-rk3588-rkguide-11.txt"; done >"$T/late.txt"
+cat "$T/trunc.txt" >>"$T/late.txt"
+bad_input "bad line after 80 runs" "$T/late.txt" "late.txt:[0-9]+: a table line that cannot be read"
+"$RT" import --db "$T/new.db" "$T/late.txt" >/dev/null 2>&1
+eq "a new database: exit" "$?" 2
+[ ! -e "$T/new.db" ] && [ ! -e "$T/new.db-journal" ] && ok || bad "a failed import left the database it created: $(ls $T/new.db*)"
 # a snapshot folder with a tensor that is not a .npy file
 mkdir -p "$T/snapbad/simulator"
 cp "$S/error_analysis.txt" "$T/snapbad/"

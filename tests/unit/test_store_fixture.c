@@ -1,9 +1,9 @@
-/* tests/unit/test_store_fixture.c — a database written by the schema-2 release
- * (tests/data/store/v2-release.db, see its README) is upgraded to the current
- * schema with nothing lost: row counts and sums read by sqlite3 before the
- * upgrade equal what the store returns after it. Then the schema-3 run
+/* tests/unit/test_store_fixture.c — databases written by the schema-2 and
+ * schema-3 releases (tests/data/store/, see its README) are upgraded to the
+ * current schema with nothing lost: row counts and sums read by sqlite3 before
+ * the upgrade equal what the store returns after it. Then the schema-3 run
  * management on it: tags, relabelling, load samples, and deletion cascading to
- * them. Run from the repository root. */
+ * them; and the schema-4 layer keys. Run from the repository root. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include "util/util.h"
 
 #define FIXTURE "tests/data/store/v2-release.db"
+#define FIXTURE_V3 "tests/data/store/v3-release.db"
 
 static int copy(const char *from, const char *to)
 {
@@ -33,6 +34,70 @@ static int copy(const char *from, const char *to)
     fclose(f);
     free(buf);
     return ok;
+}
+
+/* the schema-3 release's file: every layer, tag and load sample survives, each
+ * layer row gets its key, and deleting a run takes its layers and nothing else */
+static void test_v3(const char *dir)
+{
+    char path[300], err[512] = "";
+    store *st = NULL;
+    store_run *runs = NULL;
+    int n_runs = 0;
+    static const char sums[] =
+        "SELECT SUM(idx * 7 + COALESCE(total_cycles, 0) + COALESCE(npu_cycles, 0)"
+        " + length(COALESCE(name, '')) + COALESCE(out_zp, 0) + CAST(COALESCE(out_scale, 0) * 1e6 AS INTEGER)"
+        " + CAST(COALESCE(out_mean, 0) * 1e6 AS INTEGER)) FROM layers";
+
+    snprintf(path, sizeof path, "%s/v3.db", dir);
+    CHECK(copy(FIXTURE_V3, path), "copy of " FIXTURE_V3);
+    CHECK(sql_int(path, "PRAGMA user_version") == 3, "the fixture is schema 3");
+    long long want_layers = sql_int(path, "SELECT COUNT(*) FROM layers");
+    long long want_sum = sql_int(path, sums);
+    long long want_tags = sql_int(path, "SELECT COUNT(*) FROM tags");
+    long long want_load = sql_int(path, "SELECT COUNT(*) FROM load_samples");
+    long long want_quant = sql_int(path, "SELECT COUNT(*) FROM layers WHERE out_scale IS NOT NULL");
+    long long run2 = sql_int(path, "SELECT COUNT(*) FROM layers WHERE run_id = 2");
+    CHECK(want_layers > 40 && want_tags == 3 && want_load > 0 && want_quant > 0 && run2 > 0,
+          "fixture rows: %lld layers, %lld tags, %lld load samples, %lld quantized",
+          want_layers, want_tags, want_load, want_quant);
+
+    CHECK(store_open(path, &st, err, sizeof err) == 0, "v3 upgrades: %s", err);
+    CHECK(sql_int(path, "PRAGMA user_version") == STORE_SCHEMA_VERSION, "current schema");
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM layers") == want_layers && sql_int(path, sums) == want_sum,
+          "every layer row and value kept (sqlite3)");
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM layers WHERE key <> run_id * 1048576 + idx") == 0,
+          "each row keyed by run id and index");
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM tags") == want_tags &&
+              sql_int(path, "SELECT COUNT(*) FROM load_samples") == want_load,
+          "tags and load samples kept");
+    CHECK(store_list_runs(st, &runs, &n_runs, err, sizeof err) == 0 && n_runs == 7, "7 runs: %s", err);
+    long long layers = 0;
+    for (int i = 0; i < n_runs; i++) {
+        store_layer *l = NULL;
+        int nl = 0;
+        CHECK(store_get_layers(st, runs[i].id, &l, &nl, err, sizeof err) == 0 &&
+                  nl == runs[i].n_layers,
+              "run %lld: %d layers, n_layers %lld", (long long)runs[i].id, nl,
+              (long long)runs[i].n_layers);
+        for (int k = 1; k < nl; k++)
+            if (l[k].idx <= l[k - 1].idx)
+                CHECK(0, "run %lld: layers out of order", (long long)runs[i].id);
+        layers += nl;
+        store_layers_free(l, nl);
+    }
+    CHECK(layers == want_layers, "layers read %lld of %lld", layers, want_layers);
+    store_runs_free(runs, n_runs);
+    CHECK(store_delete_run(st, 2, err, sizeof err) == 0, "delete run 2: %s", err);
+    CHECK(sql_int(path, "SELECT COUNT(*) FROM layers WHERE run_id = 2") == 0 &&
+              sql_int(path, "SELECT COUNT(*) FROM layers") == want_layers - run2 &&
+              sql_int(path, "SELECT COUNT(*) FROM tags WHERE run_id = 2") == 0,
+          "deleting a run deletes its layers and tags, no other row");
+    CHECK(store_delete_run(st, 2, err, sizeof err) == RT_EINVAL &&
+              sql_int(path, "SELECT COUNT(*) FROM layers") == want_layers - run2,
+          "deleting it again: an error, nothing else deleted");
+    store_close(st);
+    unlink(path);
 }
 
 int main(void)
@@ -165,6 +230,7 @@ int main(void)
     store_close(st);
 
     unlink(path);
+    test_v3(dir);
     rmdir(dir);
     TEST_END();
 }
