@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 const char *rt_status_str(int status)
@@ -113,6 +114,12 @@ int rt_read_file(const char *path, void **data, size_t *len, char *err, size_t e
     *len = 0;
     if (!f)
         return rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+    /* a regular file's size is known: one buffer, no regrowing copies */
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+        cap = (size_t)sb.st_size + 65536;
+        buf = xmalloc(cap + 1);
+    }
     for (;;) {
         if (cap - n < 65536) {
             cap = cap ? cap * 2 : 1 << 20;
