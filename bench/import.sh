@@ -3,7 +3,8 @@
 # concatenating the real samples it reads ($RT_SHARED/data/logs: per-layer
 # tables, ranking tables, SRAM, eval_memory, benchmark, accuracy, init lines),
 # into a fresh database. Reports MB/s of the whole import (read, scan, all its
-# runs written in one transaction) and the run count.
+# runs written in one transaction; the scan and the writing overlap on two
+# threads, cli/import_stream.c) and the run count.
 # Target: >= 100 MB/s. Exit 1 when missed.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
