@@ -213,14 +213,13 @@ void json_str(json_writer *w, const char *s)
         puts_(w, "null");
 }
 
-void json_int(json_writer *w, int64_t v)
+static void put_int(json_writer *w, int64_t v)
 {
     char d[24];
     size_t n = sizeof d;
     /* digits from the end, as unsigned so that INT64_MIN negates */
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 
-    sep(w);
     do
         d[--n] = (char)('0' + u % 10);
     while ((u /= 10) > 0);
@@ -229,10 +228,18 @@ void json_int(json_writer *w, int64_t v)
     put(w, d + n, sizeof d - n);
 }
 
+void json_int(json_writer *w, int64_t v)
+{
+    sep(w);
+    put_int(w, v);
+}
+
 void json_num(json_writer *w, double v)
 {
     sep(w);
-    if (isfinite(v)) {
+    if (v > -1e9 && v < 1e9 && v == (double)(int32_t)v && (v != 0 || !signbit(v))) {
+        put_int(w, (int32_t)v); /* what %.9g prints for a whole number of <= 9 digits */
+    } else if (isfinite(v)) {
         char d[32];
         int n = snprintf(d, sizeof d, "%.9g", v);
         put(w, d, (size_t)n);
