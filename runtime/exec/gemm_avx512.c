@@ -319,12 +319,22 @@ static void dw_geom(const dw512_geom *d, int64_t *hp, int64_t *wph)
     *wph = (w + 15) / 16 * 16;
 }
 
+/* Padded rows the direct kernels address: output rows rounded up to whole
+ * blocks of eight (rows past the input read the zero row). */
+static int64_t dwd_rows(const dw512_geom *d)
+{
+    return ((d->OH + 7) / 8 * 8 - 1) * d->sy + (d->KH - 1) * d->dy + 1;
+}
+
 size_t dw512_scratch_floats(const dw512_geom *d)
 {
     int64_t hp, wph;
     dw_geom(d, &hp, &wph);
-    /* phase planes, plus one padded source row for the deinterleave */
-    return (size_t)(d->sx * hp * wph + d->sx * wph + 64);
+    /* phase planes, plus one padded source row for the deinterleave; or the
+     * direct kernel's row pointers (two floats each) and zero row */
+    size_t padded = (size_t)(d->sx * hp * wph + d->sx * wph + 64);
+    size_t direct = (size_t)(2 * dwd_rows(d) + 16 + d->IW + 16);
+    return padded > direct ? padded : direct;
 }
 
 #if HAVE_GEMM512
@@ -465,6 +475,226 @@ T512 static void dw_plane512(const dw512_geom *d, const float *x, const float *w
     }
 }
 
+/* Direct depthwise kernel for column strides 1 and 2 (KW <= 16): reads the
+ * input in place, with masked loads where a tap crosses the left or right
+ * edge and a zero row standing in for rows above and below the input, so no
+ * padded copy of the plane is made. A block is one 16-column chunk of eight
+ * output rows (eight independent FMA chains); a stride-2 tap loads 32 input
+ * columns and keeps the even ones. Taps run in the same order as in
+ * dw_plane512, so both give the same sums. */
+#define DWD_MAXKW 16
+
+#define DWD_ACC(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+
+T512 static inline __mmask16 dwd_mask(int64_t start, int64_t IW)
+{
+    /* lanes j with 0 <= start + j < IW */
+    int64_t lo = start < 0 ? -start : 0, hi = IW - start;
+    if (hi > 16)
+        hi = 16;
+    if (hi <= lo)
+        return 0;
+    return (__mmask16)(((1u << hi) - 1) & ~((1u << lo) - 1));
+}
+
+T512 static inline __attribute__((always_inline)) void
+dwd_plane(const dw512_geom *d, const float *wk, __m512 bv, const gemm_epi *e, float *y,
+          const float *const *rowp, const int KH, const int KW, const int sx)
+{
+    const int64_t OH = d->OH, OW = d->OW, IW = d->IW, sy = d->sy, dy = d->dy, dx = d->dx;
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    __mmask16 mlo[DWD_MAXKW], mhi[DWD_MAXKW];
+
+    for (int64_t oy0 = 0; oy0 < OH; oy0 += 8) {
+        const int64_t nr = OH - oy0 < 8 ? OH - oy0 : 8;
+        /* rows past the plane repeat its last row and are not stored */
+#define DWD_ROWP(v) const float *const *rp##v = rowp + (oy0 + (v < nr ? v : nr - 1)) * sy;
+        DWD_ACC(DWD_ROWP)
+#undef DWD_ROWP
+        for (int64_t ox0 = 0; ox0 < OW; ox0 += 16) {
+            const int64_t cb = ox0 * sx - d->pl;
+            const __mmask16 sm = OW - ox0 >= 16 ? 0xFFFF : (__mmask16)((1u << (OW - ox0)) - 1);
+            for (int kx = 0; kx < KW; kx++) {
+                mlo[kx] = dwd_mask(cb + kx * dx, IW);
+                if (sx == 2)
+                    mhi[kx] = dwd_mask(cb + kx * dx + 16, IW);
+            }
+#define DWD_INIT(v) __m512 a##v = bv;
+            DWD_ACC(DWD_INIT)
+#undef DWD_INIT
+            for (int ky = 0; ky < KH; ky++) {
+#define DWD_ROW(v) const float *r##v = rp##v[ky * dy] + cb;
+                DWD_ACC(DWD_ROW)
+#undef DWD_ROW
+                for (int kx = 0; kx < KW; kx++) {
+                    const __m512 w = _mm512_set1_ps(wk[ky * KW + kx]);
+                    const int64_t o = kx * dx;
+                    const __mmask16 ml = mlo[kx];
+                    if (sx == 1) {
+#define DWD_FMA1(v) a##v = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(ml, r##v + o), a##v);
+                        DWD_ACC(DWD_FMA1)
+#undef DWD_FMA1
+                    } else {
+                        const __mmask16 mh = mhi[kx];
+#define DWD_FMA2(v)                                                                           \
+    a##v = _mm512_fmadd_ps(w, _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(ml, r##v + o), even, \
+                                                     _mm512_maskz_loadu_ps(mh, r##v + o + 16)), \
+                           a##v);
+                        DWD_ACC(DWD_FMA2)
+#undef DWD_FMA2
+                    }
+                }
+            }
+#define DWD_STORE(v)                                                                   \
+    if (v < nr)                                                                        \
+        _mm512_mask_storeu_ps(y + (oy0 + v) * OW + ox0, sm, act512(a##v, e));
+            DWD_ACC(DWD_STORE)
+#undef DWD_STORE
+        }
+    }
+}
+
+/* 3x3 depthwise, dilation 1, stride 1 or 2 in both axes: R output rows of one
+ * 16-column chunk per block, each input row loaded once per block and added
+ * into every output row it reaches (3 loads per row instead of 9 per output
+ * row); a stride-2 row gives its three taps from two permutes of 32 loaded
+ * columns and one shift. Per output the taps still add in (ky, kx) order. */
+#define DWR_ACC_FMA(ro, wv, tv)                                                   \
+    do {                                                                          \
+        switch (ro) {                                                             \
+        case 0: a0 = _mm512_fmadd_ps(wv, tv, a0); break;                          \
+        case 1: a1 = _mm512_fmadd_ps(wv, tv, a1); break;                          \
+        case 2: a2 = _mm512_fmadd_ps(wv, tv, a2); break;                          \
+        case 3: a3 = _mm512_fmadd_ps(wv, tv, a3); break;                          \
+        case 4: a4 = _mm512_fmadd_ps(wv, tv, a4); break;                          \
+        case 5: a5 = _mm512_fmadd_ps(wv, tv, a5); break;                          \
+        case 6: a6 = _mm512_fmadd_ps(wv, tv, a6); break;                          \
+        default: a7 = _mm512_fmadd_ps(wv, tv, a7); break;                         \
+        }                                                                         \
+    } while (0)
+
+T512 static inline __attribute__((always_inline)) void
+dwr_block(const float *const *rp, int64_t cb, __mmask16 m0, __mmask16 m1, __mmask16 m2,
+          const __m512 *w, __m512 bv, const gemm_epi *e, float *yb, int64_t OW, __mmask16 sm,
+          int nr, const int R, const int s)
+{
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    __m512 a0 = bv, a1 = bv, a2 = bv, a3 = bv, a4 = bv, a5 = bv, a6 = bv, a7 = bv;
+#pragma GCC unroll 32
+    for (int i = 0; i < (R - 1) * s + 3; i++) {
+        const float *r = rp[i] + cb;
+        __m512 t[3];
+        if (s == 1) {
+            t[0] = _mm512_maskz_loadu_ps(m0, r);
+            t[1] = _mm512_maskz_loadu_ps(m1, r + 1);
+            t[2] = _mm512_maskz_loadu_ps(m2, r + 2);
+        } else {
+            __m512 lo = _mm512_maskz_loadu_ps(m0, r), hi = _mm512_maskz_loadu_ps(m1, r + 16);
+            __m512 nx = _mm512_maskz_loadu_ps(m2, r + 32);
+            t[0] = _mm512_permutex2var_ps(lo, even, hi);
+            t[1] = _mm512_permutex2var_ps(lo, odd, hi);
+            t[2] = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(nx),
+                                                           _mm512_castps_si512(t[0]), 1));
+        }
+#pragma GCC unroll 3
+        for (int ky = 0; ky < 3; ky++) {
+            const int d = i - ky;
+            if (d < 0 || d % s || d / s >= R)
+                continue;
+#pragma GCC unroll 3
+            for (int kx = 0; kx < 3; kx++)
+                DWR_ACC_FMA(d / s, w[ky * 3 + kx], t[kx]);
+        }
+    }
+    _mm512_mask_storeu_ps(yb, sm, act512(a0, e));
+    if (nr > 1)
+        _mm512_mask_storeu_ps(yb + OW, sm, act512(a1, e));
+    if (nr > 2)
+        _mm512_mask_storeu_ps(yb + 2 * OW, sm, act512(a2, e));
+    if (nr > 3)
+        _mm512_mask_storeu_ps(yb + 3 * OW, sm, act512(a3, e));
+    if (R > 4) {
+        if (nr > 4)
+            _mm512_mask_storeu_ps(yb + 4 * OW, sm, act512(a4, e));
+        if (nr > 5)
+            _mm512_mask_storeu_ps(yb + 5 * OW, sm, act512(a5, e));
+        if (nr > 6)
+            _mm512_mask_storeu_ps(yb + 6 * OW, sm, act512(a6, e));
+        if (nr > 7)
+            _mm512_mask_storeu_ps(yb + 7 * OW, sm, act512(a7, e));
+    }
+}
+
+T512 static inline __attribute__((always_inline)) void
+dwr_plane(const dw512_geom *d, const float *wk, __m512 bv, const gemm_epi *e, float *y,
+          const float *const *rowp, const int s)
+{
+    const int64_t OH = d->OH, OW = d->OW, IW = d->IW;
+    __m512 w[9];
+    for (int t = 0; t < 9; t++)
+        w[t] = _mm512_set1_ps(wk[t]);
+    for (int64_t oy0 = 0; oy0 < OH; oy0 += 8) {
+        const int nr = OH - oy0 < 8 ? (int)(OH - oy0) : 8;
+        const float *const *rp = rowp + oy0 * s;
+        for (int64_t ox0 = 0; ox0 < OW; ox0 += 16) {
+            const int64_t cb = ox0 * s - d->pl;
+            const __mmask16 sm = OW - ox0 >= 16 ? 0xFFFF : (__mmask16)((1u << (OW - ox0)) - 1);
+            __mmask16 m0, m1, m2;
+            if (s == 1) {
+                m0 = dwd_mask(cb, IW);
+                m1 = dwd_mask(cb + 1, IW);
+                m2 = dwd_mask(cb + 2, IW);
+            } else {
+                m0 = dwd_mask(cb, IW);
+                m1 = dwd_mask(cb + 16, IW);
+                m2 = dwd_mask(cb + 32, IW) & 1;
+            }
+            float *yb = y + oy0 * OW + ox0;
+            if (nr > 4)
+                dwr_block(rp, cb, m0, m1, m2, w, bv, e, yb, OW, sm, nr, 8, s);
+            else
+                dwr_block(rp, cb, m0, m1, m2, w, bv, e, yb, OW, sm, nr, 4, s);
+        }
+    }
+}
+
+/* Padded-row pointers of the direct kernel: input row py - pt, or the zero row. */
+T512 static void dwd_run(const dw512_geom *d, const float *x, const float *wk, float bias,
+                         const gemm_epi *e, float *y, float *scratch)
+{
+    const int64_t hp = dwd_rows(d);
+    const float **rowp = (const float **)(void *)scratch;
+    float *zero = scratch + 2 * hp + 16;
+    int zeroed = 0;
+    for (int64_t py = 0; py < hp; py++) {
+        int64_t iy = py - d->pt;
+        if (iy >= 0 && iy < d->IH) {
+            rowp[py] = x + iy * d->IW;
+        } else {
+            if (!zeroed)
+                memset(zero, 0, sizeof(float) * (size_t)d->IW);
+            zeroed = 1;
+            rowp[py] = zero;
+        }
+    }
+    const __m512 bv = _mm512_set1_ps(bias);
+    const int k3 = d->KH == 3 && d->KW == 3 && d->dy == 1 && d->dx == 1 && d->sy == d->sx;
+    if (k3 && d->sx == 1)
+        dwr_plane(d, wk, bv, e, y, rowp, 1);
+    else if (k3 && d->sx == 2)
+        dwr_plane(d, wk, bv, e, y, rowp, 2);
+    else if (d->sx == 1)
+        dwd_plane(d, wk, bv, e, y, rowp, (int)d->KH, (int)d->KW, 1);
+    else
+        dwd_plane(d, wk, bv, e, y, rowp, (int)d->KH, (int)d->KW, 2);
+}
+
+static int dwd_supported(const dw512_geom *d)
+{
+    return (d->sx == 1 || d->sx == 2) && d->KW <= DWD_MAXKW;
+}
+
 #endif
 
 int dw512_supported(const dw512_geom *d)
@@ -477,7 +707,10 @@ void dw512_plane(const dw512_geom *d, const float *x, const float *w, float bias
 {
 #if HAVE_GEMM512
     gemm_epi none = {0};
-    dw_plane512(d, x, w, bias, act ? act : &none, y, scratch);
+    if (dwd_supported(d))
+        dwd_run(d, x, w, bias, act ? act : &none, y, scratch);
+    else
+        dw_plane512(d, x, w, bias, act ? act : &none, y, scratch);
 #else
     (void)d, (void)x, (void)w, (void)bias, (void)act, (void)y, (void)scratch;
 #endif

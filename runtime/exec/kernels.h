@@ -137,9 +137,10 @@ void gemm_act_apply(float *y, int64_t n, const gemm_epi *e);
 int conv_fusable(const node_t *n);
 int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, int out);
 
-/* Depthwise 2-D conv of one plane on AVX-512 (gemm_avx512.c): the input is
- * copied once into zero-padded planes split by column phase (stride), then
- * every output row is a sum of shifted rows, 64 outputs per register block. */
+/* Depthwise 2-D conv of one plane on AVX-512 (gemm_avx512.c). Column strides
+ * 1 and 2 (kernels up to 16 wide) read the input in place, masked at the
+ * edges, 8 output rows x 16 columns per register block; other strides copy
+ * the input once into zero-padded planes split by column phase. */
 #define DW_MAXTAPS_PUBLIC 256
 typedef struct dw512_geom {
     int64_t IH, IW, OH, OW, KH, KW, sy, sx, dy, dx, pt, pl;

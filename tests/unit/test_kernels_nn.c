@@ -360,6 +360,10 @@ static void test_conv_sweep(void)
         {2, 1, 64, 64, 64, {40, 40}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
         {2, 1, 64, 64, 64, {41, 39}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
         {2, 1, 24, 24, 24, {33, 35}, {5, 5}, {2, 2}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 0, 0},
+        /* depthwise 3x3 read in place: uneven pads, rows not a multiple of the
+         * 8-row block, several 16-column chunks with a short last one */
+        {2, 1, 32, 32, 32, {28, 50}, {3, 3}, {1, 1}, {1, 1}, {1, 0, 1, 2}, "NOTSET", 1, 0},
+        {2, 1, 16, 16, 16, {35, 67}, {3, 3}, {2, 2}, {1, 1}, {0, 1, 1, 0}, "NOTSET", 1, 0},
         {2, 1, 3, 16, 1, {64, 64}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 1},
         {2, 2, 12, 16, 1, {20, 20}, {6, 6}, {2, 2}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
         /* K >= 128 with several row tiles: the packed column panel, partial tiles */
