@@ -143,6 +143,10 @@ static int migrate(store *st, char *err, size_t errlen)
     int64_t ver;
     int rc;
 
+    /* a new file gets 16 KiB pages (an existing one keeps its own): a 100 MB
+     * import writes a quarter of the pages, each one system call */
+    if ((rc = sq_db_exec(st, "PRAGMA page_size = 16384", err, errlen)))
+        return rc;
     for (;;) {
         /* IMMEDIATE: take the write lock before looking, so that two processes
          * creating the same new file do not both run a step */
