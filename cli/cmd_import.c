@@ -314,7 +314,6 @@ static int cmp_dbl(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The run's per-layer table, with the SRAM table's hits joined to the layers. */
 static int add_accuracy(store *st, int64_t id, const vlog_run_t *r, char *err, size_t errlen)
 {
     for (int k = 0; k < r->n_acc; k++) {
@@ -608,7 +607,7 @@ static void prepare_run(const source *src, const vlog_run_t *r, run_prep *p)
         return;
     p->env = env_json(r, src->path);
     p->extra = extra_json(r, src->snapshot ? src->golden_dir : NULL);
-    if (r->has_perf) {
+    if (r->has_perf) { /* the per-layer table, the SRAM table's hits joined to it */
         double *hit = xmalloc((size_t)(r->perf.n_rows ? r->perf.n_rows : 1) * sizeof(double));
         sram_join(r, hit);
         perf_layers_make(&p->layers, &r->perf, hit);
