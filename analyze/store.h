@@ -65,11 +65,13 @@ typedef struct store_run {
     const char *quant_method;  /* "channel", "layer" */
     int64_t threads, iterations, seed;
     const char *inputs_json;   /* JSON text describing the inputs used */
-    double total_us;           /* set by store_run_commit */
+    double total_us;           /* set by store_run_commit (and by store_run_begin: a run
+                                  whose total_us and n_layers are given there and hold
+                                  at the commit needs no closing update) */
     const char *status;        /* NULL on write: "ok" */
     const char *tool_version;
     const char *extra_json;    /* anything else, as a JSON object */
-    int64_t n_layers;          /* read only: number of layer rows */
+    int64_t n_layers;          /* number of layer rows, counted by the store */
     /* Schema v2 */
     double npu_us;             /* predicted frame time of a plain rknn_run (NPU model) */
     double host_min_us, host_p90_us, host_stddev_us; /* this PC's frame times over the

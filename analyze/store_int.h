@@ -40,6 +40,8 @@ struct store {
     int readonly;
     int64_t open_run; /* run whose transaction is open, 0 if none */
     int64_t open_layers; /* layer rows the open run has (only store_layer_add adds them) */
+    int64_t open_n_layers; /* its n_layers and total_us as store_run_begin wrote them */
+    double open_total_us;
     int batch;        /* a batch transaction is open (enum batch_kind): runs are savepoints in it */
     int batch_lost;   /* undoing a run failed and rolled the whole batch back */
     sqlite3_stmt *row_stmt[N_ROW_STMT]; /* statements prepared once (enum row_stmt) */

@@ -94,8 +94,8 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
                          "threads, iterations, seed, inputs_json, total_us, status, "
                          "tool_version, extra_json, npu_us, host_min_us, host_p90_us, "
                          "host_stddev_us, warmup, dump_dir, dump_sha256, weight_bytes, "
-                         "internal_bytes, env_json) "
-                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         "internal_bytes, env_json, n_layers) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
         goto fail;
     if (!r->time)
@@ -128,6 +128,7 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
     sq_bind_i64(s, 26, r->weight_bytes);
     sq_bind_i64(s, 27, r->internal_bytes);
     sq_bind_text(s, 28, r->env_json);
+    sqlite3_bind_int64(s, 29, r->n_layers);
     if (sqlite3_step(s) != SQLITE_DONE) {
         rc = sq_db_fail(st, err, errlen, "cannot add the run");
         goto fail;
@@ -136,6 +137,8 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
     *run_id = sqlite3_last_insert_rowid(st->db);
     st->open_run = *run_id;
     st->open_layers = 0;
+    st->open_total_us = r->total_us;
+    st->open_n_layers = r->n_layers;
     return 0;
 fail:
     if (s)
@@ -244,6 +247,10 @@ int store_run_commit(store *st, int64_t run_id, double total_us, char *err, size
 
     if ((rc = sq_check_open(st, run_id, err, errlen)))
         return rc;
+    /* the figures the row got at store_run_begin are still right: no update */
+    if (st->open_layers == st->open_n_layers &&
+        (total_us == st->open_total_us || (isnan(total_us) && isnan(st->open_total_us))))
+        goto done;
     if ((rc = sq_row_prepare(st, RUN_FINISH,
                          "UPDATE runs SET total_us = ?, n_layers = ? WHERE id = ?",
                          &s, err, errlen)))
@@ -257,6 +264,7 @@ int store_run_commit(store *st, int64_t run_id, double total_us, char *err, size
     }
     sq_row_done(s);
     s = NULL;
+done:
     if (st->batch != BATCH_ADDING &&
         (rc = st->batch ? sq_row_exec(st, TX_RELEASE, "RELEASE run", err, errlen)
                         : sq_row_exec(st, TX_COMMIT, "COMMIT", err, errlen)))

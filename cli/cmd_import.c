@@ -685,6 +685,9 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ru
         abs = realpath(src->path, NULL);
         run.dump_dir = abs ? abs : src->path;
     }
+    /* both known before the rows: the run's row is written once */
+    run.total_us = total;
+    run.n_layers = !src->is_dir && r->has_perf ? prep->layers.n : 0;
     if ((rc = store_run_begin(st, &run, id, err, errlen)))
         goto out;
     if (src->is_dir) {

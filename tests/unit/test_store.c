@@ -688,6 +688,37 @@ static void test_list_brief(void)
     store_close(st);
 }
 
+/* A run whose total and layer count are given at its begin: right whether they
+ * hold at the commit (its row written once) or not (the commit corrects them). */
+static void test_figures_given_at_begin(void)
+{
+    char db[600], err[512];
+    store *st = NULL;
+    snprintf(db, sizeof db, "%s/given.db", dir);
+    CHECK(store_open(db, &st, err, sizeof err) == 0, "open: %s", err);
+    for (int c = 0; c < 3; c++) {
+        store_run r;
+        int64_t id = 0;
+        store_run_init(&r);
+        r.total_us = c == 2 ? NAN : 250.5;
+        r.n_layers = 3;
+        CHECK(store_run_begin(st, &r, &id, err, sizeof err) == 0, "begin: %s", err);
+        for (int i = 0; i < (c == 1 ? 2 : 3); i++) { /* case 1: fewer than said */
+            store_layer l;
+            store_layer_init(&l);
+            l.idx = i;
+            CHECK(store_layer_add(st, id, &l, err, sizeof err) == 0, "layer: %s", err);
+        }
+        CHECK(store_run_commit(st, id, c == 2 ? 99.0 : 250.5, err, sizeof err) == 0, "commit: %s", err);
+        char q[200];
+        snprintf(q, sizeof q, "SELECT n_layers * 10000 + CAST(total_us * 10 AS INTEGER) FROM runs WHERE id = %lld",
+                 (long long)id);
+        long long want = c == 0 ? 32505 : c == 1 ? 22505 : 30990;
+        CHECK(sql_int(db, q) == want, "case %d: n_layers/total_us %lld, want %lld", c, sql_int(db, q), want);
+    }
+    store_close(st);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -702,6 +733,7 @@ int main(void)
     test_hot_journal();
     test_helpers();
     test_list_brief();
+    test_figures_given_at_begin();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
