@@ -130,6 +130,44 @@ int main(void)
         CHECK(bad == 0, "%d values where quant_scale_row differs from the scalar epilogue", bad);
     }
 
+    /* The same, with sums that land inside the output grid (where the float
+     * shortcut of the grid epilogue is taken) and half of them on the sums
+     * nearest to a half-step of the output: (acc + bias) * s / s_out = k + 0.5
+     * give or take a few sums, at many scales, biases and zero points. */
+    {
+        enum { NV = 4099 };
+        static float acc[NV], out[NV];
+        int bad = 0, cases = 0;
+        uint32_t s = 4242;
+        for (int trial = 0; trial < 200; trial++) {
+            s = s * 1664525u + 1013904223u;
+            double sc = ldexp(1.0 + (s >> 8) / 16777216.0, -(int)(s % 24) - 4);
+            s = s * 1664525u + 1013904223u;
+            /* s_out from 2 to 4000 sums per step */
+            qparam_t po = {0, 0, (float)(sc * (2 + (s >> 8) % 4000) * (1 + (s & 255) / 256.0)),
+                           (int32_t)(s % 256) - 128};
+            s = s * 1664525u + 1013904223u;
+            double bias = trial % 5 == 0 ? 0 : (double)((int32_t)(s >> 9) - (1 << 22));
+            double per = po.scale / sc; /* sums per output step */
+            for (int i = 0; i < NV; i++) {
+                s = s * 1664525u + 1013904223u;
+                double k = (double)((int)(s >> 24) - 128) + (i % 2 ? 0.5 : (s >> 8 & 0xffff) / 65536.0);
+                double a = floor(k * per - bias) + (double)((int)((s >> 4) & 7) - 3);
+                acc[i] = (float)(fabs(a) < 16777216.0 ? a : 0.0);
+            }
+            memcpy(out, acc, sizeof(acc));
+            quant_scale_row(out, NV, bias, sc, &po);
+            for (int i = 0; i < NV; i++, cases++) {
+                float want = (float)(((double)acc[i] + bias) * sc);
+                want = quant_dq8(quant_q8(want, &po), &po);
+                if (memcmp(&want, &out[i], sizeof(float)))
+                    bad++;
+            }
+        }
+        CHECK(bad == 0, "%d of %d in-grid values where quant_scale_row differs from the scalar "
+              "epilogue", bad, cases);
+    }
+
     /* Constant zero: scale 1, zp -128 + 0 */
     quant_param_from_range(0, 0, &p);
     CHECK(p.scale == 1.0f && quant_dq8(quant_q8(0, &p), &p) == 0, "zero range");
