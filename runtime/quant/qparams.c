@@ -185,8 +185,13 @@ Q512 static void q8c_512(const float *x, float *out, int64_t n, float s, float z
             r = _mm512_mul_ps(r, k.vs);
         _mm512_storeu_ps(out + i, r);
     }
-    for (; i < n; i++)
-        out[i] = deq ? q8_centered(x[i], s, zpf) * s : q8_centered(x[i], s, zpf);
+    if (i < n) { /* the tail by masked loads and stores */
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        __m512 r = q512_centered(_mm512_maskz_loadu_ps(m, x + i), &k);
+        if (deq)
+            r = _mm512_mul_ps(r, k.vs);
+        _mm512_mask_storeu_ps(out + i, m, r);
+    }
 }
 
 /* quant_scale_row on 16 lanes at a time: the same double operations, each
@@ -263,6 +268,34 @@ Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, cons
         y[i] = p ? q8_centered(v, s, zpf) * s : v;
     }
 }
+
+/* quant_q8_quads on 16 positions at a time: q - zp of each channel by
+ * q512_centered, + zp + 128 (an integer in [0, 255]), one byte per channel. */
+Q512 static void quads_512(const float *const *x, int nch, int64_t n, const qparam_t *p,
+                           uint32_t *out)
+{
+    q512c k;
+    const float zpf = (float)p->zp;
+    const __m512 bias = _mm512_set1_ps(zpf + 128.0f);
+    const __m512i pad = _mm512_set1_epi32(p->zp + 128);
+    q512_init(&k, p->scale, zpf);
+    int64_t i = 0;
+
+    /* the last partial group of 16 by masked loads and stores (rows of a
+     * small feature map are short) */
+    for (; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512i u[4];
+        for (int j = 0; j < 4; j++)
+            u[j] = j < nch ? _mm512_cvttps_epi32(_mm512_add_ps(
+                                 q512_centered(_mm512_maskz_loadu_ps(m, x[j] + i), &k), bias))
+                           : pad;
+        __m512i w = _mm512_or_si512(_mm512_or_si512(u[0], _mm512_slli_epi32(u[1], 8)),
+                                    _mm512_or_si512(_mm512_slli_epi32(u[2], 16),
+                                                    _mm512_slli_epi32(u[3], 24)));
+        _mm512_mask_storeu_epi32(out + i, m, w);
+    }
+}
 #endif
 
 static int have_512(void)
@@ -314,6 +347,22 @@ void quant_qdq(float *v, int64_t n, const qparam_t *p)
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p)
 {
     q8c(x, out, n, p, 0);
+}
+
+void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p, uint32_t *out)
+{
+#ifdef Q8C_512
+    if (have_512() && isfinite(1.0f / p->scale)) {
+        quads_512(x, nch, n, p, out);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t w = 0;
+        for (int j = 0; j < 4; j++)
+            w |= (uint32_t)(j < nch ? quant_q8(x[j][i], p) + 128 : p->zp + 128) << (8 * j);
+        out[i] = w;
+    }
 }
 
 static const char *const type_names[] = {"fp32", "fp16", "i8"};

@@ -89,6 +89,9 @@ void quant_qdq(float *v, int64_t n, const qparam_t *p);
 void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out);
 /* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
+/* Four channels' values as the bytes of one word: byte j of out[i] is
+ * quant_q8(x[j][i]) + 128 for j < nch, zp + 128 (the grid's 0) for the rest. */
+void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p, uint32_t *out);
 
 /* Names for the CLI and the store; parse returns -1 if unknown. */
 int quant_type_parse(const char *s);  /* "fp32" "fp16" "i8" (also "int8", "asymmetric_quantized-8") */
@@ -271,6 +274,9 @@ typedef struct quant_node {
     int out_q;            /* epilogue while the rows are in cache (out_q != 0) */
     size_t wpack_group;   /* floats per group in wpack */
     double *wd;           /* Conv, when float sums could round: as doubles */
+    int32_t *wq;          /* Conv on AVX512-VNNI: weights as byte quads (qkernels.c), */
+    int32_t *wsum;        /* the sum of each output channel's weights, */
+    int64_t wq_k;         /* and the quad rows per channel; or NULL, 0 */
     void *orig_priv;      /* the fp32 kernel's prepared state, released with it */
     const op_def *orig_def;
 } quant_node;
