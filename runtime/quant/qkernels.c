@@ -665,6 +665,7 @@ typedef struct vn_job {
     uint32_t *xp;          /* N x C4 padded planes of quads (+ slack) */
     float *y;
     int64_t C4, Hp, Wp, rows, nblk, ncp;
+    int64_t msplit, mchunk; /* output channels in msplit tasks of mchunk (GEMM_MR-aligned) */
 } vn_job;
 
 /* Planes [t0, t1) of (batch, c4): padding and the quantized quads. */
@@ -714,9 +715,10 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
     int32_t *acc = kernel_scratch(SCRATCH_Q_ACC, sizeof(int32_t) * (size_t)(mgp * j->ncp));
 
     for (int64_t t = t0; t < t1; t++) {
-        int64_t blk = t % j->nblk, ni = t / j->nblk;
+        int64_t mp = t % j->msplit, blk = t / j->msplit % j->nblk, ni = t / j->msplit / j->nblk;
         int64_t oh0 = blk * j->rows, nrow = c->OH - oh0 < j->rows ? c->OH - oh0 : j->rows;
-        int64_t nc = nrow * j->Wp;
+        int64_t nc = nrow * j->Wp, m0 = mp * j->mchunk;
+        int64_t m1 = m0 + j->mchunk < c->M ? m0 + j->mchunk : c->M;
         const uint32_t *xn = j->xp + ni * j->C4 * j->Hp * j->Wp;
         for (int64_t c4 = 0, k = 0; c4 < j->C4; c4++)
             for (int64_t kk = 0; kk < KK; kk++, k++)
@@ -725,13 +727,13 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
         /* column tiles outside: a tile's rows of B stay in cache for every
          * panel of output channels */
         for (int64_t j0 = 0; j0 < nc; j0 += GEMM_NR)
-            for (int64_t i = 0; i < c->M; i += GEMM_MR) {
-                int nr = c->M - i < GEMM_MR ? (int)(c->M - i) : GEMM_MR;
+            for (int64_t i = m0; i < m1; i += GEMM_MR) {
+                int nr = m1 - i < GEMM_MR ? (int)(m1 - i) : GEMM_MR;
                 vtile(q->wq_k, q->wq + i * q->wq_k, brow, j0, acc + i * j->ncp + j0, j->ncp,
                       nr);
             }
         float *yn = j->y + ni * c->M * c->OH * OW;
-        for (int64_t m = 0; m < c->M; m++) {
+        for (int64_t m = m0; m < m1; m++) {
             const int32_t zc = zq * q->wsum[m];
             float *ym = yn + (m * c->OH + oh0) * OW;
             const int32_t *am = acc + m * j->ncp;
@@ -777,10 +779,18 @@ static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
     j.nblk = (c->OH + j.rows - 1) / j.rows;
     j.ncp = (j.rows * j.Wp + GEMM_NR - 1) / GEMM_NR * GEMM_NR;
     int64_t macs = c->N * c->M * c->OH * c->OW * c->C * c->KH * c->KW;
-    if (macs < (1 << 20))
-        vn_range(&j, 0, c->N * j.nblk);
+    int inl = macs < (1 << 20) || ctx->nthreads < 2;
+    /* a small map has few row blocks: its output channels are split too, so
+     * that every thread gets two tasks */
+    int64_t panels = (c->M + GEMM_MR - 1) / GEMM_MR, tasks = c->N * j.nblk;
+    j.msplit = inl || tasks >= 2 * ctx->nthreads ? 1 : (2 * ctx->nthreads + tasks - 1) / tasks;
+    j.msplit = j.msplit > panels ? panels : j.msplit;
+    j.mchunk = (panels + j.msplit - 1) / j.msplit * GEMM_MR;
+    j.msplit = (c->M + j.mchunk - 1) / j.mchunk;
+    if (inl)
+        vn_range(&j, 0, tasks * j.msplit);
     else
-        op_parallel_for(ctx, c->N * j.nblk, vn_range, &j);
+        op_parallel_for(ctx, tasks * j.msplit, vn_range, &j);
     return 1;
 }
 
