@@ -296,6 +296,38 @@ Q512 static void quads_512(const float *const *x, int nch, int64_t n, const qpar
         _mm512_mask_storeu_epi32(out + i, m, w);
     }
 }
+
+/* quant_ew_qdq on 16 lanes at a time: the op by one IEEE operation per
+ * element as the scalar expressions give it (Relu and Clip by compares, so
+ * that NaN passes through as it does there), requantized in registers. */
+Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int sb, float lo,
+                            float hi, float *y, int64_t n, const qparam_t *p)
+{
+    q512c k;
+    q512_init(&k, p->scale, (float)p->zp);
+    const __m512 a0 = _mm512_set1_ps(a[0]), b0 = _mm512_set1_ps(b ? b[0] : 0.0f);
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi), z = _mm512_setzero_ps();
+
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512 x = sa ? _mm512_maskz_loadu_ps(m, a + i) : a0, v;
+        __m512 w = op <= QEW_DIV && sb ? _mm512_maskz_loadu_ps(m, b + i) : b0;
+        switch (op) {
+        case QEW_ADD: v = _mm512_add_ps(x, w); break;
+        case QEW_SUB: v = _mm512_sub_ps(x, w); break;
+        case QEW_MUL: v = _mm512_mul_ps(x, w); break;
+        case QEW_DIV: v = _mm512_div_ps(x, w); break;
+        case QEW_RELU: /* v > 0 ? v : 0 */
+            v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, z, _CMP_GT_OQ), x);
+            break;
+        default: /* v < lo ? lo : (v > hi ? hi : v) */
+            v = _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(x, vhi, _CMP_GT_OQ), vhi);
+            v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(x, vlo, _CMP_LT_OQ), vlo);
+            break;
+        }
+        _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(q512_centered(v, &k), k.vs));
+    }
+}
 #endif
 
 static int have_512(void)
@@ -347,6 +379,20 @@ void quant_qdq(float *v, int64_t n, const qparam_t *p)
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p)
 {
     q8c(x, out, n, p, 0);
+}
+
+int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float lo, float hi,
+                 float *y, int64_t n, const qparam_t *p)
+{
+#ifdef Q8C_512
+    if (have_512() && isfinite(1.0f / p->scale)) {
+        if (n > 0)
+            ew_qdq_512(op, a, sa, b, sb, lo, hi, y, n, p);
+        return 1;
+    }
+#endif
+    (void)op, (void)a, (void)sa, (void)b, (void)sb, (void)lo, (void)hi, (void)y, (void)n;
+    return 0;
 }
 
 void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p, uint32_t *out)

@@ -89,6 +89,14 @@ void quant_qdq(float *v, int64_t n, const qparam_t *p);
 void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out);
 /* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
+/* y = quantize-dequantize by p of: a op b (QEW_ADD .. QEW_DIV, one IEEE
+ * operation), a > 0 ? a : 0 (QEW_RELU) or a < lo ? lo : (a > hi ? hi : a)
+ * (QEW_CLIP), for n elements; sa / sb: 1 a full operand, 0 one value (x[0]).
+ * y may be a or b. In one pass on AVX-512 CPUs: returns 0 when it did nothing
+ * (the caller runs the op, then quant_qdq). */
+enum { QEW_ADD, QEW_SUB, QEW_MUL, QEW_DIV, QEW_RELU, QEW_CLIP };
+int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float lo, float hi,
+                 float *y, int64_t n, const qparam_t *p);
 /* Four channels' values as the bytes of one word: byte j of out[i] is
  * quant_q8(x[j][i]) + 128 for j < nch, zp + 128 (the grid's 0) for the rest. */
 void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p, uint32_t *out);
