@@ -27,14 +27,19 @@
  *    buffers hold the dequantized values: each lies exactly on its int8 grid.
  *  - how an i8 run executes (qgraph.c, qkernels.c): the graph keeps its nodes
  *    (no quantize/dequantize nodes are added) and nothing is measured at run
- *    time (calibration ran before). An int8 Conv centres its input to q - zp
- *    (depthwise and pointwise tasks their own part, others in one pass), sums
- *    with int8-valued float weights packed once (AVX-512 panels, implicit GEMM
- *    for stride 1), then adds the int32 bias, scales by s_in*s_w[c] (kept from
- *    prepare) and requantizes each output row while it is in cache. Every other
- *    op runs its fp32 kernel in a wrapper that requantizes its outputs: Add,
- *    Sub, Mul, Div, Relu, Clip and the unary ops block by block in the same
- *    pass, the rest in one pass on the thread pool; ops that only copy values
+ *    time (calibration ran before). An int8 Conv with stride 1 and one group
+ *    runs on AVX512-VNNI CPUs as a byte dot product: the input quantized to
+ *    q + 128 in zp-padded planes of four-channel words, exact int32 sums less
+ *    (zp + 128) * sum w (the same integers as below). Otherwise it centres its
+ *    input to q - zp (depthwise and pointwise tasks their own part, others in
+ *    one pass) and sums with int8-valued float weights packed once (AVX-512
+ *    panels, implicit GEMM for stride 1). Then it adds the int32 bias, scales
+ *    by s_in*s_w[c] (kept from prepare) and requantizes each output row while
+ *    it is in cache (with an output grid, in float where that provably rounds
+ *    alike, see quant_scale_row). Every other op runs its fp32 kernel in a
+ *    wrapper that requantizes its outputs: Add, Sub, Mul, Div, Relu and Clip
+ *    in the same register pass, the unary ops block by block, the rest in one
+ *    pass on the thread pool; ops that only copy values
  *    already on the output's grid (same scale and zp) skip it. Work buffers
  *    are per thread and kept from run to run.
  *  - fp16: weights, inputs and every float layer output are rounded to IEEE
