@@ -598,6 +598,7 @@ static void qwrap_release(node_t *n)
     qwrap *w = n->priv;
     n->priv = w->priv;
     n->def = w->orig;
+    n->wraps = NULL;
     if (w->orig->release)
         w->orig->release(n);
     free(w);
@@ -695,6 +696,9 @@ static void wrap_node(quant_graph *q, node_t *n)
         w->ew = EW_UNARY;
     n->def = &w->def;
     n->priv = w;
+    /* the fp32 kernel runs as it is, then the outputs are requantized in place
+     * (ew_run does the same work for its ops): views and Concat may alias */
+    n->wraps = w->orig;
 }
 
 int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, char *err,
