@@ -413,6 +413,13 @@ static int alias_candidate(const graph_t *g, const int *uses, const int *first,
            g->t[t].kind != TK_CONST;
 }
 
+/* node's kernel is the stock one for op, or runs it unchanged (node_t.wraps) */
+static int stock_kernel(const node_t *n, const char *op)
+{
+    return stock_op(n, op) ||
+           (!strcmp(n->op, op) && n->wraps && n->wraps == exec_find_op(n->domain, n->op));
+}
+
 static void plan_aliases(const exec_t *x, const int *first, int *parent, size_t *off)
 {
     static const char *const views[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze",
@@ -444,7 +451,7 @@ static void plan_aliases(const exec_t *x, const int *first, int *parent, size_t 
             continue;
         int view = 0;
         for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
-            view |= stock_op(n, views[v]);
+            view |= stock_kernel(n, views[v]);
         if (view) {
             int ti = n->in[0];
             if (alias_candidate(g, uses, first, parent, ti) &&
@@ -452,7 +459,7 @@ static void plan_aliases(const exec_t *x, const int *first, int *parent, size_t 
                 parent[to] = ti;
             continue;
         }
-        if (!stock_op(n, "Concat") || y->ndim < 1)
+        if (!stock_kernel(n, "Concat") || y->ndim < 1)
             continue;
         int axis = (int)node_attr_int(n, "axis", 1);
         if (axis < 0)

@@ -96,6 +96,9 @@ typedef struct node {
     int keep_fp16;            /* a hybrid quantization file keeps the node in float16:
                                  NODE_FP16_NAMED (its output is named there) or
                                  NODE_FP16_FUSED (fused with a named node); 0 none */
+    const struct op_def *wraps; /* the stock kernel that def (a wrapper of the quantized
+                                 graph) runs unchanged before rewriting the outputs in
+                                 place, so the memory plan may alias as for it; or NULL */
 } node_t;
 
 enum { NODE_FP16_NAMED = 1, NODE_FP16_FUSED = 2 };

@@ -507,12 +507,21 @@ static void ew_range(void *arg, int64_t b0, int64_t b1)
     int64_t lo = b0 * EW_CHUNK, hi = b1 * EW_CHUNK < j->n ? b1 * EW_CHUNK : j->n;
     int op = j->w->ew;
 
+    /* the op and the requantization in one pass where quant_ew_qdq can */
+    const int qop = op == EW_ADD ? QEW_ADD : op == EW_SUB ? QEW_SUB : op == EW_MUL ? QEW_MUL
+                  : op == EW_DIV ? QEW_DIV : op == EW_RELU ? QEW_RELU : QEW_CLIP;
+    int done = 0;
+
     if (op == EW_UNARY) {
         j->w->uloop(j->a + lo, j->y + lo, hi - lo, &j->w->upar);
     } else if (op == EW_RELU || op == EW_CLIP) {
-        ew_un(op, j->w->lo, j->w->hi, j->a + lo, j->y + lo, hi - lo);
+        done = j->qp && quant_ew_qdq(qop, j->a + lo, 1, NULL, 0, j->w->lo, j->w->hi, j->y + lo,
+                                     hi - lo, j->qp);
+        if (!done)
+            ew_un(op, j->w->lo, j->w->hi, j->a + lo, j->y + lo, hi - lo);
     } else {
         /* segments on which each broadcast operand is one value or a full run */
+        done = j->qp != NULL;
         for (int64_t p = lo; p < hi;) {
             int64_t e = hi;
             if (j->ia > 1 && (p / j->ia + 1) * j->ia < e)
@@ -521,11 +530,15 @@ static void ew_range(void *arg, int64_t b0, int64_t b1)
                 e = (p / j->ib + 1) * j->ib;
             const float *a = j->a + (j->ia > 1 ? p / j->ia : p);
             const float *b = j->b + (j->ib > 1 ? p / j->ib : p);
-            ew_bin(op, a, j->ia == 1, b, j->ib == 1, j->y + p, e - p);
+            if (!done || !quant_ew_qdq(qop, a, j->ia == 1, b, j->ib == 1, 0, 0, j->y + p, e - p,
+                                       j->qp)) {
+                ew_bin(op, a, j->ia == 1, b, j->ib == 1, j->y + p, e - p);
+                done = 0; /* (the same answer for every segment: the CPU's) */
+            }
             p = e;
         }
     }
-    if (j->qp)
+    if (j->qp && !done)
         quant_qdq(j->y + lo, hi - lo, j->qp);
 }
 
@@ -585,6 +598,7 @@ static void qwrap_release(node_t *n)
     qwrap *w = n->priv;
     n->priv = w->priv;
     n->def = w->orig;
+    n->wraps = NULL;
     if (w->orig->release)
         w->orig->release(n);
     free(w);
@@ -682,6 +696,9 @@ static void wrap_node(quant_graph *q, node_t *n)
         w->ew = EW_UNARY;
     n->def = &w->def;
     n->priv = w;
+    /* the fp32 kernel runs as it is, then the outputs are requantized in place
+     * (ew_run does the same work for its ops): views and Concat may alias */
+    n->wraps = w->orig;
 }
 
 int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, char *err,

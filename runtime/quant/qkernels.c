@@ -565,6 +565,235 @@ static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
 #endif
 }
 
+/* ---- stride-1 convs on AVX512-VNNI (vpdpbusd: 4 byte products per lane) ----
+ * The input is quantized to q + 128 (0..255, unsigned bytes), four channels
+ * per 32-bit word, into zero-point-padded planes C4 x Hp x Wp: padding holds
+ * zp + 128, whose centred value is 0. As in impl_range, GEMM row (c4, kh, kw)
+ * of a block of output rows is the plane of c4 read from (oh0 + kh * dh) * Wp
+ * + kw * dw on, each word giving the four channels' bytes. The int32 sums are
+ * exact (|sum| <= K * 255 * 128 < 2^30), and sum (q + 128) w - (zp + 128) sum w
+ * = sum (q - zp) w: the same integers as the float paths, below 2^24 (exact32),
+ * so the same floats go into the same epilogue. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define QVNNI 1
+#define QTV __attribute__((target("avx512f,avx512bw,avx512vnni"), optimize("O3")))
+
+static int have_vnni(void)
+{
+    static int have = -1; /* set once; relaxed atomics: threads may race to set it */
+    int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
+    if (h < 0) {
+        __builtin_cpu_init();
+        h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vnni");
+        __atomic_store_n(&have, h, __ATOMIC_RELAXED);
+    }
+    return h;
+}
+
+#define VROW(r)                                                                  \
+    do {                                                                         \
+        __m512i a_ = _mm512_set1_epi32(ak[r]);                                   \
+        c##r##0 = _mm512_dpbusd_epi32(c##r##0, b0, a_);                          \
+        c##r##1 = _mm512_dpbusd_epi32(c##r##1, b1, a_);                          \
+        c##r##2 = _mm512_dpbusd_epi32(c##r##2, b2, a_);                          \
+    } while (0)
+#define VSTORE(r)                                                                \
+    do {                                                                         \
+        if (r < nr) {                                                            \
+            _mm512_storeu_si512(c + r * ldc, c##r##0);                           \
+            _mm512_storeu_si512(c + r * ldc + 16, c##r##1);                      \
+            _mm512_storeu_si512(c + r * ldc + 32, c##r##2);                      \
+        }                                                                        \
+    } while (0)
+
+/* c[r][0..48) = sum_k (bytes of brow[k][j0..j0 + 48)) . (bytes of ap[k][r])
+ * for r < nr, GEMM_MR rows of weight quads per k. */
+QTV static void vtile(int64_t K, const int32_t *ap, const uint32_t *const *brow, int64_t j0,
+                      int32_t *c, int64_t ldc, int nr)
+{
+    __m512i z = _mm512_setzero_si512();
+    __m512i c00 = z, c01 = z, c02 = z, c10 = z, c11 = z, c12 = z, c20 = z, c21 = z, c22 = z;
+    __m512i c30 = z, c31 = z, c32 = z, c40 = z, c41 = z, c42 = z, c50 = z, c51 = z, c52 = z;
+    __m512i c60 = z, c61 = z, c62 = z, c70 = z, c71 = z, c72 = z;
+    for (int64_t k = 0; k < K; k++) {
+        const uint32_t *bk = brow[k] + j0;
+        const int32_t *ak = ap + k * GEMM_MR;
+        __m512i b0 = _mm512_loadu_si512(bk), b1 = _mm512_loadu_si512(bk + 16);
+        __m512i b2 = _mm512_loadu_si512(bk + 32);
+        VROW(0); VROW(1); VROW(2); VROW(3); VROW(4); VROW(5); VROW(6); VROW(7);
+    }
+    VSTORE(0); VSTORE(1); VSTORE(2); VSTORE(3); VSTORE(4); VSTORE(5); VSTORE(6); VSTORE(7);
+}
+#endif
+
+/* Weight quads for vtile: panel i, quad row k = (c4, kh, kw), row r holds
+ * bytes w[m][4 c4 + j][kh][kw] (0 past C), m = i * GEMM_MR + r (0 past M). */
+static void vnni_pack(const conv_geom *c, quant_node *q)
+{
+#ifdef QVNNI
+    int64_t C4 = (c->C + 3) / 4, KK = c->KH * c->KW, K = c->C * KK;
+    int64_t panels = (c->M + GEMM_MR - 1) / GEMM_MR;
+    q->wq_k = C4 * KK;
+    q->wq = xaligned_alloc(sizeof(int32_t) * (size_t)(panels * q->wq_k * GEMM_MR));
+    q->wsum = xmalloc(sizeof(int32_t) * (size_t)c->M);
+    for (int64_t m = 0; m < panels * GEMM_MR; m++)
+        for (int64_t c4 = 0; c4 < C4; c4++)
+            for (int64_t kk = 0; kk < KK; kk++) {
+                uint32_t w = 0;
+                for (int64_t j = 0; j < 4 && m < c->M; j++)
+                    if (4 * c4 + j < c->C)
+                        w |= (uint32_t)(uint8_t)q->w[m * K + (4 * c4 + j) * KK + kk] << (8 * j);
+                q->wq[((m / GEMM_MR) * q->wq_k + c4 * KK + kk) * GEMM_MR + m % GEMM_MR] =
+                    (int32_t)w;
+            }
+    for (int64_t m = 0; m < c->M; m++) {
+        int32_t sum = 0;
+        for (int64_t k = 0; k < K; k++)
+            sum += q->w[m * K + k];
+        q->wsum[m] = sum;
+    }
+#else
+    (void)c, (void)q;
+#endif
+}
+
+typedef struct vn_job {
+    const conv_geom *c;
+    const quant_node *q;
+    const float *x;
+    uint32_t *xp;          /* N x C4 padded planes of quads (+ slack) */
+    float *y;
+    int64_t C4, Hp, Wp, rows, nblk, ncp;
+    int64_t msplit, mchunk; /* output channels in msplit tasks of mchunk (GEMM_MR-aligned) */
+} vn_job;
+
+/* Planes [t0, t1) of (batch, c4): padding and the quantized quads. */
+static void vn_pad_range(void *arg, int64_t t0, int64_t t1)
+{
+    const vn_job *j = arg;
+    const conv_geom *c = j->c;
+    const uint32_t pad = (uint32_t)(j->q->in.zp + 128) * 0x01010101u;
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t ni = t / j->C4, c4 = t % j->C4;
+        int nch = c->C - 4 * c4 < 4 ? (int)(c->C - 4 * c4) : 4;
+        uint32_t *d = j->xp + t * j->Hp * j->Wp;
+        const float *src[4];
+        for (int k = 0; k < 4; k++)
+            src[k] = j->x + (ni * c->C + 4 * c4 + (k < nch ? k : 0)) * c->H * c->W;
+        for (int64_t i = 0; i < c->pt * j->Wp; i++)
+            d[i] = pad;
+        if (c->pl == 0 && j->Wp == c->W) { /* rows without side padding: one run */
+            quant_q8_quads(src, nch, c->H * c->W, &j->q->in, d + c->pt * j->Wp);
+        } else {
+            for (int64_t h = 0; h < c->H; h++) {
+                uint32_t *dr = d + (c->pt + h) * j->Wp;
+                for (int64_t i = 0; i < c->pl; i++)
+                    dr[i] = pad;
+                const float *rows[4] = {src[0] + h * c->W, src[1] + h * c->W,
+                                        src[2] + h * c->W, src[3] + h * c->W};
+                quant_q8_quads(rows, nch, c->W, &j->q->in, dr + c->pl);
+                for (int64_t i = c->pl + c->W; i < j->Wp; i++)
+                    dr[i] = pad;
+            }
+        }
+        for (int64_t i = (c->pt + c->H) * j->Wp; i < j->Hp * j->Wp; i++)
+            d[i] = pad;
+    }
+}
+
+QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
+{
+#ifdef QVNNI
+    const vn_job *j = arg;
+    const conv_geom *c = j->c;
+    const quant_node *q = j->q;
+    const int64_t KK = c->KH * c->KW, OW = c->OW;
+    const int32_t zq = q->in.zp + 128;
+    const uint32_t **brow = kernel_scratch(SCRATCH_Q_ROWS, sizeof(*brow) * (size_t)q->wq_k);
+    int64_t mgp = (c->M + GEMM_MR - 1) / GEMM_MR * GEMM_MR;
+    int32_t *acc = kernel_scratch(SCRATCH_Q_ACC, sizeof(int32_t) * (size_t)(mgp * j->ncp));
+
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t mp = t % j->msplit, blk = t / j->msplit % j->nblk, ni = t / j->msplit / j->nblk;
+        int64_t oh0 = blk * j->rows, nrow = c->OH - oh0 < j->rows ? c->OH - oh0 : j->rows;
+        int64_t nc = nrow * j->Wp, m0 = mp * j->mchunk;
+        int64_t m1 = m0 + j->mchunk < c->M ? m0 + j->mchunk : c->M;
+        const uint32_t *xn = j->xp + ni * j->C4 * j->Hp * j->Wp;
+        for (int64_t c4 = 0, k = 0; c4 < j->C4; c4++)
+            for (int64_t kk = 0; kk < KK; kk++, k++)
+                brow[k] = xn + c4 * j->Hp * j->Wp + (oh0 + kk / c->KW * c->dh) * j->Wp +
+                          kk % c->KW * c->dw;
+        /* column tiles outside: a tile's rows of B stay in cache for every
+         * panel of output channels */
+        for (int64_t j0 = 0; j0 < nc; j0 += GEMM_NR)
+            for (int64_t i = m0; i < m1; i += GEMM_MR) {
+                int nr = m1 - i < GEMM_MR ? (int)(m1 - i) : GEMM_MR;
+                vtile(q->wq_k, q->wq + i * q->wq_k, brow, j0, acc + i * j->ncp + j0, j->ncp,
+                      nr);
+            }
+        float *yn = j->y + ni * c->M * c->OH * OW;
+        for (int64_t m = m0; m < m1; m++) {
+            const int32_t zc = zq * q->wsum[m];
+            float *ym = yn + (m * c->OH + oh0) * OW;
+            const int32_t *am = acc + m * j->ncp;
+            if (j->Wp == OW) /* no dropped columns: one run */
+                for (int64_t p = 0; p < nrow * OW; p++)
+                    ym[p] = (float)(am[p] - zc);
+            else
+                for (int64_t r = 0; r < nrow; r++)
+                    for (int64_t ow = 0; ow < OW; ow++)
+                        ym[r * OW + ow] = (float)(am[r * j->Wp + ow] - zc);
+            quant_scale_row(ym, nrow * OW, q->bias ? q->bias[m] : 0, q->oscale[m],
+                            q->out_q ? &q->out : NULL);
+        }
+    }
+#else
+    (void)arg, (void)t0, (void)t1;
+#endif
+}
+
+/* A stride-1, one-group conv through vn_range; 0 when not taken. */
+static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const float *x,
+                     float *y)
+{
+    if (!q->wq)
+        return 0;
+    vn_job j = {.c = c, .q = q, .x = x, .y = y, .C4 = (c->C + 3) / 4};
+    j.Hp = c->H + c->pt, j.Wp = c->W + c->pl;
+    if (j.Hp < c->OH + (c->KH - 1) * c->dh)
+        j.Hp = c->OH + (c->KH - 1) * c->dh;
+    if (j.Wp < c->OW + (c->KW - 1) * c->dw)
+        j.Wp = c->OW + (c->KW - 1) * c->dw;
+    int64_t planes = c->N * j.C4, slack = (c->KW - 1) * c->dw + GEMM_NR;
+    uint32_t *xp = kernel_scratch(SCRATCH_Q_INPUT,
+                                  sizeof(uint32_t) * (size_t)(planes * j.Hp * j.Wp + slack));
+    memset(xp + planes * j.Hp * j.Wp, 0, sizeof(uint32_t) * (size_t)slack);
+    j.xp = xp;
+    op_parallel_for_work(ctx, planes, 4 * c->H * c->W, vn_pad_range, &j);
+    /* row blocks of about 1024 padded columns (fewer for many channels): the
+     * int32 sums (M x columns) stay in L2 */
+    int64_t want = c->M > 128 ? 1024 * 128 / c->M : 1024;
+    j.rows = want / j.Wp;
+    j.rows = j.rows < 1 ? 1 : j.rows > c->OH ? c->OH : j.rows;
+    j.nblk = (c->OH + j.rows - 1) / j.rows;
+    j.ncp = (j.rows * j.Wp + GEMM_NR - 1) / GEMM_NR * GEMM_NR;
+    int64_t macs = c->N * c->M * c->OH * c->OW * c->C * c->KH * c->KW;
+    int inl = macs < (1 << 20) || ctx->nthreads < 2;
+    /* a small map has few row blocks: its output channels are split too, so
+     * that every thread gets two tasks */
+    int64_t panels = (c->M + GEMM_MR - 1) / GEMM_MR, tasks = c->N * j.nblk;
+    j.msplit = inl || tasks >= 2 * ctx->nthreads ? 1 : (2 * ctx->nthreads + tasks - 1) / tasks;
+    j.msplit = j.msplit > panels ? panels : j.msplit;
+    j.mchunk = (panels + j.msplit - 1) / j.msplit * GEMM_MR;
+    j.msplit = (c->M + j.mchunk - 1) / j.mchunk;
+    if (inl)
+        vn_range(&j, 0, tasks * j.msplit);
+    else
+        op_parallel_for(ctx, tasks * j.msplit, vn_range, &j);
+    return 1;
+}
+
 /* The input centred on the executor's threads, in chunks. */
 #define QCEN_CHUNK 16384
 typedef struct cen_job {
@@ -590,6 +819,8 @@ static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
     else if (conv_geometry(g, n, &c))
         return rt_err(ctx->err, ctx->errlen, RT_EINTERNAL, "int8 conv: bad geometry");
     const tensor_t *x = node_input(g, n, 0);
+    if (vnni_conv(ctx, &c, q, x->data, node_output(g, n, 0)->data))
+        return RT_OK;
     if (impl_conv(ctx, &c, q, x->data, node_output(g, n, 0)->data,
                   c.C / c.G * c.KH * c.KW))
         return RT_OK;
@@ -743,6 +974,8 @@ static void q_release(node_t *n)
     free(q->wf);
     free(q->wd);
     free(q->wpack);
+    free(q->wq);
+    free(q->wsum);
     free(q->bias);
     free(q);
 }
@@ -768,5 +1001,12 @@ void quant_conv_keep_geometry(graph_t *g, const node_t *n, quant_node *q)
     if (conv_geometry(g, n, &c) == 0) {
         q->geom = xmalloc(sizeof(c));
         memcpy(q->geom, &c, sizeof(c));
+#ifdef QVNNI
+        /* stride 1, one group, float-exact sums, padding on the top/left only
+         * as the padded planes hold it */
+        if (have_vnni() && q->wf && !q->wd && c.G == 1 && c.sh == 1 && c.sw == 1 &&
+            c.pt >= 0 && c.pl >= 0)
+            vnni_pack(&c, q);
+#endif
     }
 }

@@ -125,10 +125,13 @@ QCLONES static void q8c_generic(const float *x, float *out, int64_t n, float s, 
  * and the true division only for a vector with a lane whose quotient is
  * within 1/512 of a half (y - rne(y) by vreduceps): below |y| = 600 (beyond,
  * both saturate) the product is within 600 * 2^-22 of the quotient, so
- * elsewhere both round alike. Then round-half-away as in q8_centered (trunc
- * by roundscale, copysign by one ternary-logic op), and the clamp done on
- * q - zp, [-128 - zp, 127 - zp] (all integers: exact); NaN ends at the lower
- * bound since max returns its second operand when the first is NaN. */
+ * elsewhere both round alike, and away from a half round-half-away is
+ * round-to-nearest: y - (y - rne(y)), exact, from the vreduceps result in
+ * hand (inf: vreduceps gives 0). Near a half, round-half-away as in
+ * q8_centered (trunc by roundscale, copysign by one ternary-logic op). The
+ * clamp is done on q - zp, [-128 - zp, 127 - zp] (all integers: exact); NaN
+ * ends at the lower bound since max returns its second operand when the
+ * first is NaN. */
 #define Q512 __attribute__((target("avx512f,avx512dq")))
 
 /* The constants of one (scale, zp), set up once per call. */
@@ -155,9 +158,13 @@ Q512 static inline __m512 q512_centered(__m512 v, const q512c *k)
     const int rz = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
     const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     __m512 y = _mm512_mul_ps(v, k->vinv);
-    __m512i d = _mm512_and_epi32(_mm512_castps_si512(_mm512_reduce_ps(y, rn)), k->absm);
-    if (_mm512_cmp_ps_mask(_mm512_castsi512_ps(d), k->lim, _CMP_GT_OQ))
-        y = _mm512_div_ps(v, k->vs);
+    __m512 d = _mm512_reduce_ps(y, rn);
+    __m512i ad = _mm512_and_epi32(_mm512_castps_si512(d), k->absm);
+    if (!_mm512_cmp_ps_mask(_mm512_castsi512_ps(ad), k->lim, _CMP_GT_OQ))
+        /* + 0: y = -0 gives -0 (vreduceps returns +0) */
+        return _mm512_add_ps(_mm512_min_ps(_mm512_max_ps(_mm512_sub_ps(y, d), k->lo), k->hi),
+                             _mm512_setzero_ps());
+    y = _mm512_div_ps(v, k->vs);
     /* (y & sign) | h: 0xEA is (A & B) | C */
     __m512 hs = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
         _mm512_castps_si512(y), k->sign, _mm512_castps_si512(k->h), 0xEA));
@@ -178,14 +185,72 @@ Q512 static void q8c_512(const float *x, float *out, int64_t n, float s, float z
             r = _mm512_mul_ps(r, k.vs);
         _mm512_storeu_ps(out + i, r);
     }
-    for (; i < n; i++)
-        out[i] = deq ? q8_centered(x[i], s, zpf) * s : q8_centered(x[i], s, zpf);
+    if (i < n) { /* the tail by masked loads and stores */
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        __m512 r = q512_centered(_mm512_maskz_loadu_ps(m, x + i), &k);
+        if (deq)
+            r = _mm512_mul_ps(r, k.vs);
+        _mm512_mask_storeu_ps(out + i, m, r);
+    }
 }
 
 /* quant_scale_row on 16 lanes at a time: the same double operations, each
  * lane's float rounded from its double as the scalar cast does. */
+Q512 static inline __m512 scale16_exact(__m512 v, __m512d vb, __m512d vsc)
+{
+    __m512d a = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+    __m512d b = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+    __m256 fa = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(a, vb), vsc));
+    __m256 fb = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(b, vb), vsc));
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(fa)),
+                                               _mm256_castps_pd(fb), 1));
+}
+
+/* With an output grid the double result f is only quantized: q - zp =
+ * round(fl(f / s_out)), clamped. In float, t = fl(fl(y + bias) * c), c =
+ * fl(s / s_out) (bias a float: the sum is the exact one rounded once), is
+ * within 3 * 2^-24 relative of the exact (y + bias) * s / s_out, and
+ * fl(f / s_out) within 2 * 2^-24 (plus 2^-53): below |t| = 2000 they are less
+ * than 6e-4 apart, so where t is not within 1/512 of a half both round alike
+ * (beyond, both saturate). Lanes near a half send their vector through the
+ * exact double path. s and s_out of at least 2^-100 keep subnormal results
+ * (values that round to 0 either way) out of the bound. */
+Q512 static int scale_row_512_grid(float *y, int64_t n, double bias, double sc, const qparam_t *p)
+{
+    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const double tiny = 0x1p-100;
+    float bf = (float)bias, cf = (float)(sc / p->scale);
+    if ((double)bf != bias || !(sc >= tiny && sc <= 0x1p40) || !(p->scale >= tiny) ||
+        !(cf >= 0x1p-100f && cf <= 0x1p60f))
+        return 0;
+    q512c k;
+    const float s = p->scale, zpf = (float)p->zp;
+    const __m512d vb = _mm512_set1_pd(bias), vsc = _mm512_set1_pd(sc);
+    const __m512 vbf = _mm512_set1_ps(bf), vc = _mm512_set1_ps(cf);
+    q512_init(&k, s, zpf);
+    int64_t i = 0;
+
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_loadu_ps(y + i);
+        __m512 t = _mm512_mul_ps(_mm512_add_ps(v, vbf), vc);
+        __m512 d = _mm512_reduce_ps(t, rn);
+        __m512i ad = _mm512_and_epi32(_mm512_castps_si512(d), k.absm);
+        if (!_mm512_cmp_ps_mask(_mm512_castsi512_ps(ad), k.lim, _CMP_GT_OQ))
+            v = _mm512_add_ps(_mm512_min_ps(_mm512_max_ps(_mm512_sub_ps(t, d), k.lo), k.hi),
+                              _mm512_setzero_ps());
+        else
+            v = q512_centered(scale16_exact(v, vb, vsc), &k);
+        _mm512_storeu_ps(y + i, _mm512_mul_ps(v, k.vs));
+    }
+    for (; i < n; i++)
+        y[i] = q8_centered((float)(((double)y[i] + bias) * sc), s, zpf) * s;
+    return 1;
+}
+
 Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, const qparam_t *p)
 {
+    if (p && scale_row_512_grid(y, n, bias, sc, p))
+        return;
     q512c k;
     const float s = p ? p->scale : 1.0f, zpf = p ? (float)p->zp : 0.0f;
     const __m512d vb = _mm512_set1_pd(bias), vsc = _mm512_set1_pd(sc);
@@ -193,13 +258,7 @@ Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, cons
     int64_t i = 0;
 
     for (; i + 16 <= n; i += 16) {
-        __m512 v = _mm512_loadu_ps(y + i);
-        __m512d a = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
-        __m512d b = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-        __m256 fa = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(a, vb), vsc));
-        __m256 fb = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(b, vb), vsc));
-        v = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(fa)),
-                                                _mm256_castps_pd(fb), 1));
+        __m512 v = scale16_exact(_mm512_loadu_ps(y + i), vb, vsc);
         if (p)
             v = _mm512_mul_ps(q512_centered(v, &k), k.vs);
         _mm512_storeu_ps(y + i, v);
@@ -207,6 +266,66 @@ Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, cons
     for (; i < n; i++) {
         float v = (float)(((double)y[i] + bias) * sc);
         y[i] = p ? q8_centered(v, s, zpf) * s : v;
+    }
+}
+
+/* quant_q8_quads on 16 positions at a time: q - zp of each channel by
+ * q512_centered, + zp + 128 (an integer in [0, 255]), one byte per channel. */
+Q512 static void quads_512(const float *const *x, int nch, int64_t n, const qparam_t *p,
+                           uint32_t *out)
+{
+    q512c k;
+    const float zpf = (float)p->zp;
+    const __m512 bias = _mm512_set1_ps(zpf + 128.0f);
+    const __m512i pad = _mm512_set1_epi32(p->zp + 128);
+    q512_init(&k, p->scale, zpf);
+    int64_t i = 0;
+
+    /* the last partial group of 16 by masked loads and stores (rows of a
+     * small feature map are short) */
+    for (; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512i u[4];
+        for (int j = 0; j < 4; j++)
+            u[j] = j < nch ? _mm512_cvttps_epi32(_mm512_add_ps(
+                                 q512_centered(_mm512_maskz_loadu_ps(m, x[j] + i), &k), bias))
+                           : pad;
+        __m512i w = _mm512_or_si512(_mm512_or_si512(u[0], _mm512_slli_epi32(u[1], 8)),
+                                    _mm512_or_si512(_mm512_slli_epi32(u[2], 16),
+                                                    _mm512_slli_epi32(u[3], 24)));
+        _mm512_mask_storeu_epi32(out + i, m, w);
+    }
+}
+
+/* quant_ew_qdq on 16 lanes at a time: the op by one IEEE operation per
+ * element as the scalar expressions give it (Relu and Clip by compares, so
+ * that NaN passes through as it does there), requantized in registers. */
+Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int sb, float lo,
+                            float hi, float *y, int64_t n, const qparam_t *p)
+{
+    q512c k;
+    q512_init(&k, p->scale, (float)p->zp);
+    const __m512 a0 = _mm512_set1_ps(a[0]), b0 = _mm512_set1_ps(b ? b[0] : 0.0f);
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi), z = _mm512_setzero_ps();
+
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512 x = sa ? _mm512_maskz_loadu_ps(m, a + i) : a0, v;
+        __m512 w = op <= QEW_DIV && sb ? _mm512_maskz_loadu_ps(m, b + i) : b0;
+        switch (op) {
+        case QEW_ADD: v = _mm512_add_ps(x, w); break;
+        case QEW_SUB: v = _mm512_sub_ps(x, w); break;
+        case QEW_MUL: v = _mm512_mul_ps(x, w); break;
+        case QEW_DIV: v = _mm512_div_ps(x, w); break;
+        case QEW_RELU: /* v > 0 ? v : 0 */
+            v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, z, _CMP_GT_OQ), x);
+            break;
+        default: /* v < lo ? lo : (v > hi ? hi : v) */
+            v = _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(x, vhi, _CMP_GT_OQ), vhi);
+            v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(x, vlo, _CMP_LT_OQ), vlo);
+            break;
+        }
+        _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(q512_centered(v, &k), k.vs));
     }
 }
 #endif
@@ -260,6 +379,36 @@ void quant_qdq(float *v, int64_t n, const qparam_t *p)
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p)
 {
     q8c(x, out, n, p, 0);
+}
+
+int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float lo, float hi,
+                 float *y, int64_t n, const qparam_t *p)
+{
+#ifdef Q8C_512
+    if (have_512() && isfinite(1.0f / p->scale)) {
+        if (n > 0)
+            ew_qdq_512(op, a, sa, b, sb, lo, hi, y, n, p);
+        return 1;
+    }
+#endif
+    (void)op, (void)a, (void)sa, (void)b, (void)sb, (void)lo, (void)hi, (void)y, (void)n;
+    return 0;
+}
+
+void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p, uint32_t *out)
+{
+#ifdef Q8C_512
+    if (have_512() && isfinite(1.0f / p->scale)) {
+        quads_512(x, nch, n, p, out);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t w = 0;
+        for (int j = 0; j < 4; j++)
+            w |= (uint32_t)(j < nch ? quant_q8(x[j][i], p) + 128 : p->zp + 128) << (8 * j);
+        out[i] = w;
+    }
 }
 
 static const char *const type_names[] = {"fp32", "fp16", "i8"};

@@ -27,14 +27,19 @@
  *    buffers hold the dequantized values: each lies exactly on its int8 grid.
  *  - how an i8 run executes (qgraph.c, qkernels.c): the graph keeps its nodes
  *    (no quantize/dequantize nodes are added) and nothing is measured at run
- *    time (calibration ran before). An int8 Conv centres its input to q - zp
- *    (depthwise and pointwise tasks their own part, others in one pass), sums
- *    with int8-valued float weights packed once (AVX-512 panels, implicit GEMM
- *    for stride 1), then adds the int32 bias, scales by s_in*s_w[c] (kept from
- *    prepare) and requantizes each output row while it is in cache. Every other
- *    op runs its fp32 kernel in a wrapper that requantizes its outputs: Add,
- *    Sub, Mul, Div, Relu, Clip and the unary ops block by block in the same
- *    pass, the rest in one pass on the thread pool; ops that only copy values
+ *    time (calibration ran before). An int8 Conv with stride 1 and one group
+ *    runs on AVX512-VNNI CPUs as a byte dot product: the input quantized to
+ *    q + 128 in zp-padded planes of four-channel words, exact int32 sums less
+ *    (zp + 128) * sum w (the same integers as below). Otherwise it centres its
+ *    input to q - zp (depthwise and pointwise tasks their own part, others in
+ *    one pass) and sums with int8-valued float weights packed once (AVX-512
+ *    panels, implicit GEMM for stride 1). Then it adds the int32 bias, scales
+ *    by s_in*s_w[c] (kept from prepare) and requantizes each output row while
+ *    it is in cache (with an output grid, in float where that provably rounds
+ *    alike, see quant_scale_row). Every other op runs its fp32 kernel in a
+ *    wrapper that requantizes its outputs: Add, Sub, Mul, Div, Relu and Clip
+ *    in the same register pass, the unary ops block by block, the rest in one
+ *    pass on the thread pool; ops that only copy values
  *    already on the output's grid (same scale and zp) skip it. Work buffers
  *    are per thread and kept from run to run.
  *  - fp16: weights, inputs and every float layer output are rounded to IEEE
@@ -89,6 +94,17 @@ void quant_qdq(float *v, int64_t n, const qparam_t *p);
 void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out);
 /* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
+/* y = quantize-dequantize by p of: a op b (QEW_ADD .. QEW_DIV, one IEEE
+ * operation), a > 0 ? a : 0 (QEW_RELU) or a < lo ? lo : (a > hi ? hi : a)
+ * (QEW_CLIP), for n elements; sa / sb: 1 a full operand, 0 one value (x[0]).
+ * y may be a or b. In one pass on AVX-512 CPUs: returns 0 when it did nothing
+ * (the caller runs the op, then quant_qdq). */
+enum { QEW_ADD, QEW_SUB, QEW_MUL, QEW_DIV, QEW_RELU, QEW_CLIP };
+int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float lo, float hi,
+                 float *y, int64_t n, const qparam_t *p);
+/* Four channels' values as the bytes of one word: byte j of out[i] is
+ * quant_q8(x[j][i]) + 128 for j < nch, zp + 128 (the grid's 0) for the rest. */
+void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p, uint32_t *out);
 
 /* Names for the CLI and the store; parse returns -1 if unknown. */
 int quant_type_parse(const char *s);  /* "fp32" "fp16" "i8" (also "int8", "asymmetric_quantized-8") */
@@ -271,6 +287,9 @@ typedef struct quant_node {
     int out_q;            /* epilogue while the rows are in cache (out_q != 0) */
     size_t wpack_group;   /* floats per group in wpack */
     double *wd;           /* Conv, when float sums could round: as doubles */
+    int32_t *wq;          /* Conv on AVX512-VNNI: weights as byte quads (qkernels.c), */
+    int32_t *wsum;        /* the sum of each output channel's weights, */
+    int64_t wq_k;         /* and the quad rows per channel; or NULL, 0 */
     void *orig_priv;      /* the fp32 kernel's prepared state, released with it */
     const op_def *orig_def;
 } quant_node;

@@ -263,5 +263,10 @@ int main(void)
     conv_case_d(6, 8, 1, 13, 17, 3, 1, 2, 0, 2); /* dilation 2, stride 1 (padded-row im2col) */
     conv_case_d(6, 8, 2, 13, 17, 3, 2, 1, 0, 2); /* dilation 2, stride 2 */
     conv_case(16, 32, 1, 40, 56, 3, 1, 1, 0);  /* several column blocks, 2 threads */
+    /* stride 1, one group: byte quads on AVX512-VNNI CPUs (channels not a
+     * multiple of 4, outputs not of 8, > 128 outputs: shorter row blocks) */
+    conv_case(1, 64, 1, 20, 24, 5, 1, 2, 0);   /* 5x5 on one channel */
+    conv_case(13, 137, 1, 9, 30, 3, 1, 1, 0);  /* 137 outputs */
+    conv_case(7, 9, 1, 13, 13, 1, 1, 0, 0);    /* pointwise, 13x13 rows */
     TEST_END();
 }

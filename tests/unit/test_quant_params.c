@@ -130,6 +130,81 @@ int main(void)
         CHECK(bad == 0, "%d values where quant_scale_row differs from the scalar epilogue", bad);
     }
 
+    /* quant_ew_qdq (the op and the requantization in one pass) equals the
+     * scalar expression followed by q8/dq8, for inf, NaN, -0, exact halves and
+     * a length with a partial vector; b a full operand or one value. */
+    {
+        enum { NV = 531 };
+        static float a[NV], b[NV], out[NV];
+        const float odd[] = {0.5f, -0.5f, 2.5f, -2.5f, INFINITY, -INFINITY, NAN, 0.0f, -0.0f, 1e30f};
+        const qparam_t po = {0, 0, 0.25f, 3};
+        int bad = 0, ran = 1;
+        uint32_t s = 99;
+        for (int i = 0; i < NV; i++) {
+            s = s * 1664525u + 1013904223u;
+            a[i] = i < 10 ? odd[i] : ((float)(s >> 8) / (1 << 24) - 0.5f) * 90.0f;
+            b[i] = i >= 10 && i < 20 ? odd[i - 10] : (float)((int)(s % 64) - 32) * 0.125f;
+        }
+        for (int op = QEW_ADD; op <= QEW_CLIP && ran; op++)
+            for (int sb = 0; sb < 2 && ran; sb++) {
+                ran = quant_ew_qdq(op, a, 1, op <= QEW_DIV ? b : NULL, sb, -3.0f, 7.5f, out, NV,
+                                   &po);
+                for (int i = 0; ran && i < NV; i++) {
+                    float x = a[i], z = sb ? b[i] : b[0], v;
+                    switch (op) {
+                    case QEW_ADD: v = x + z; break;
+                    case QEW_SUB: v = x - z; break;
+                    case QEW_MUL: v = x * z; break;
+                    case QEW_DIV: v = x / z; break;
+                    case QEW_RELU: v = x > 0 ? x : 0; break;
+                    default: v = x < -3.0f ? -3.0f : (x > 7.5f ? 7.5f : x); break;
+                    }
+                    float want = quant_dq8(quant_q8(v, &po), &po);
+                    if (memcmp(&want, &out[i], sizeof(float)))
+                        bad++;
+                }
+            }
+        CHECK(bad == 0, "%d values where quant_ew_qdq differs from op + q8/dq8", bad);
+    }
+
+    /* The same, with sums that land inside the output grid (where the float
+     * shortcut of the grid epilogue is taken) and half of them on the sums
+     * nearest to a half-step of the output: (acc + bias) * s / s_out = k + 0.5
+     * give or take a few sums, at many scales, biases and zero points. */
+    {
+        enum { NV = 4099 };
+        static float acc[NV], out[NV];
+        int bad = 0, cases = 0;
+        uint32_t s = 4242;
+        for (int trial = 0; trial < 200; trial++) {
+            s = s * 1664525u + 1013904223u;
+            double sc = ldexp(1.0 + (s >> 8) / 16777216.0, -(int)(s % 24) - 4);
+            s = s * 1664525u + 1013904223u;
+            /* s_out from 2 to 4000 sums per step */
+            qparam_t po = {0, 0, (float)(sc * (2 + (s >> 8) % 4000) * (1 + (s & 255) / 256.0)),
+                           (int32_t)(s % 256) - 128};
+            s = s * 1664525u + 1013904223u;
+            double bias = trial % 5 == 0 ? 0 : (double)((int32_t)(s >> 9) - (1 << 22));
+            double per = po.scale / sc; /* sums per output step */
+            for (int i = 0; i < NV; i++) {
+                s = s * 1664525u + 1013904223u;
+                double k = (double)((int)(s >> 24) - 128) + (i % 2 ? 0.5 : (s >> 8 & 0xffff) / 65536.0);
+                double a = floor(k * per - bias) + (double)((int)((s >> 4) & 7) - 3);
+                acc[i] = (float)(fabs(a) < 16777216.0 ? a : 0.0);
+            }
+            memcpy(out, acc, sizeof(acc));
+            quant_scale_row(out, NV, bias, sc, &po);
+            for (int i = 0; i < NV; i++, cases++) {
+                float want = (float)(((double)acc[i] + bias) * sc);
+                want = quant_dq8(quant_q8(want, &po), &po);
+                if (memcmp(&want, &out[i], sizeof(float)))
+                    bad++;
+            }
+        }
+        CHECK(bad == 0, "%d of %d in-grid values where quant_scale_row differs from the scalar "
+              "epilogue", bad, cases);
+    }
+
     /* Constant zero: scale 1, zp -128 + 0 */
     quant_param_from_range(0, 0, &p);
     CHECK(p.scale == 1.0f && quant_dq8(quant_q8(0, &p), &p) == 0, "zero range");
