@@ -832,7 +832,10 @@ void wino4_pack_weights(const float *w, int64_t M, int64_t C, float *dst)
 int64_t wino4_rows_per_task(const wino_geom *g, int nthreads)
 {
     int64_t th = (g->OH + 3) / 4, tw = (g->OW + 3) / 4;
-    int64_t rows = 8192 / ((g->C + g->M) * tw);
+    /* the 36 weight matrices (590 KB at 64 x 64 channels) are read once per
+     * task: two tile rows of 224 columns at 64 + 64 channels beat one (-10 %
+     * CPU time) though V and M then outgrow L2 */
+    int64_t rows = 14336 / ((g->C + g->M) * tw);
     if (rows < 1)
         rows = 1;
     if (nthreads > 1) {
