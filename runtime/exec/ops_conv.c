@@ -39,9 +39,12 @@
 /* Floats of padded input rows per direct-conv task (64 KB, within L2). */
 #define DIRECT_STRIP_FLOATS (16 * 1024)
 
-/* Output planes at least this high and wide take Winograd F(4x4, 3x3); smaller
- * ones F(2x2, 3x3), whose partial tiles at the edges waste less. */
+/* Output planes at least this high and wide, with at least WINO4_MIN_C input
+ * channels, take Winograd F(4x4, 3x3); others F(2x2, 3x3), whose partial tiles
+ * at the edges waste less and whose transforms weigh less when the gemms are
+ * short (yolox's 12-channel stem measured no faster in F(4x4)). */
 #define WINO4_MIN 32
+#define WINO4_MIN_C 32
 
 /* Largest depthwise kernel side handled by the direct kernel. */
 #define DW_MAXK 64
@@ -281,7 +284,7 @@ static int conv_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
         gemm512_available() && p->nsp == 2 && p->G == 1 && p->k[1] == 3 && p->k[2] == 3 &&
         p->s[1] == 1 && p->s[2] == 1 && p->d[1] == 1 && p->d[2] == 1 && p->Cg >= 8 && p->Mg >= 8) {
         /* 3x3 stride-1 convs with some channels: Winograd F(2x2, 3x3) */
-        p->wino4 = p->out[1] >= WINO4_MIN && p->out[2] >= WINO4_MIN;
+        p->wino4 = p->out[1] >= WINO4_MIN && p->out[2] >= WINO4_MIN && p->C >= WINO4_MIN_C;
         if (p->wino4) {
             p->wino = xaligned_alloc(sizeof(float) * wino4_packed_floats(p->M, p->C));
             wino4_pack_weights(w->data, p->M, p->C, p->wino);
