@@ -167,13 +167,6 @@ int64_t wino_rows_per_task(const wino_geom *g, int nthreads);
 size_t wino_scratch_floats(const wino_geom *g, int64_t rows);
 void wino_run_rows(const wino_geom *g, const float *upack, const float *x, const float *bias,
                    const gemm_epi *act, float *y, int64_t th0, int64_t nrows, float *scratch);
-/* The same with F(4x4, 3x3): a task computes output rows [4 th0, 4 (th0 + nrows)). */
-size_t wino4_packed_floats(int64_t M, int64_t C);
-void wino4_pack_weights(const float *w, int64_t M, int64_t C, float *dst);
-int64_t wino4_rows_per_task(const wino_geom *g, int nthreads);
-size_t wino4_scratch_floats(const wino_geom *g, int64_t rows);
-void wino4_run_rows(const wino_geom *g, const float *upack, const float *x, const float *bias,
-                    const gemm_epi *act, float *y, int64_t th0, int64_t nrows, float *scratch);
 
 /* d[2i] = a[i] + bias, d[2i + 1] = b[i] + bias for i < n (gemm_avx512.c). */
 void interleave2_bias(float *d, const float *a, const float *b, int64_t n, float bias);

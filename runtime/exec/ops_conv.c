@@ -39,13 +39,6 @@
 /* Floats of padded input rows per direct-conv task (64 KB, within L2). */
 #define DIRECT_STRIP_FLOATS (16 * 1024)
 
-/* Output planes at least this high and wide, with at least WINO4_MIN_C input
- * channels, take Winograd F(4x4, 3x3); others F(2x2, 3x3), whose partial tiles
- * at the edges waste less and whose transforms weigh less when the gemms are
- * short (yolox's 12-channel stem measured no faster in F(4x4)). */
-#define WINO4_MIN 32
-#define WINO4_MIN_C 32
-
 /* Largest depthwise kernel side handled by the direct kernel. */
 #define DW_MAXK 64
 
@@ -63,7 +56,6 @@ typedef struct conv_p {
     float *wpack;            /* Conv: weights packed for gemm512_run, per group; or NULL */
     size_t wpack_group;      /* floats per group in wpack */
     float *wino;             /* Conv: Winograd-transformed weights (3x3 s1), or NULL */
-    int wino4;               /* Conv: wino holds F(4x4, 3x3) weights, not F(2x2, 3x3) */
     int direct;              /* Conv: wpack used on padded input rows, no im2col */
 } conv_p;
 
@@ -284,14 +276,8 @@ static int conv_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
         gemm512_available() && p->nsp == 2 && p->G == 1 && p->k[1] == 3 && p->k[2] == 3 &&
         p->s[1] == 1 && p->s[2] == 1 && p->d[1] == 1 && p->d[2] == 1 && p->Cg >= 8 && p->Mg >= 8) {
         /* 3x3 stride-1 convs with some channels: Winograd F(2x2, 3x3) */
-        p->wino4 = p->out[1] >= WINO4_MIN && p->out[2] >= WINO4_MIN && p->C >= WINO4_MIN_C;
-        if (p->wino4) {
-            p->wino = xaligned_alloc(sizeof(float) * wino4_packed_floats(p->M, p->C));
-            wino4_pack_weights(w->data, p->M, p->C, p->wino);
-        } else {
-            p->wino = xaligned_alloc(sizeof(float) * wino_packed_floats(p->M, p->C));
-            wino_pack_weights(w->data, p->M, p->C, p->wino);
-        }
+        p->wino = xaligned_alloc(sizeof(float) * wino_packed_floats(p->M, p->C));
+        wino_pack_weights(w->data, p->M, p->C, p->wino);
     } else if (!p->depthwise && w->kind == TK_CONST && w->data && p->K > 0 && p->Mg > 0 &&
                gemm512_available()) {
         p->wpack_group = gemm512_packed_floats(p->Mg, p->K);
@@ -744,16 +730,13 @@ typedef struct wino_job {
 static void wino_range(void *arg, int64_t t0, int64_t t1)
 {
     const wino_job *j = arg;
-    const int f4 = j->p->wino4;
-    const int64_t TH = f4 ? (j->g.OH + 3) / 4 : (j->g.OH + 1) / 2;
-    float *sc = scratch_get(f4 ? wino4_scratch_floats(&j->g, j->rows)
-                               : wino_scratch_floats(&j->g, j->rows));
+    const int64_t TH = (j->g.OH + 1) / 2;
+    float *sc = scratch_get(wino_scratch_floats(&j->g, j->rows));
     for (int64_t t = t0; t < t1; t++) {
         int64_t ni = t / j->ntask, th0 = (t % j->ntask) * j->rows;
         int64_t nr = TH - th0 < j->rows ? TH - th0 : j->rows;
-        (f4 ? wino4_run_rows : wino_run_rows)(&j->g, j->p->wino,
-                                              j->x + ni * j->p->C * j->p->Pin, j->b, j->act,
-                                              j->y + ni * j->p->M * j->p->Pout, th0, nr, sc);
+        wino_run_rows(&j->g, j->p->wino, j->x + ni * j->p->C * j->p->Pin, j->b, j->act,
+                      j->y + ni * j->p->M * j->p->Pout, th0, nr, sc);
     }
 }
 
@@ -765,9 +748,8 @@ static void conv_wino(op_ctx *c, const conv_p *p, const float *x, const float *b
         .g = {.C = p->C, .M = p->M, .IH = p->in[1], .IW = p->in[2], .OH = p->out[1],
               .OW = p->out[2], .pt = p->pb[1], .pl = p->pb[2]},
     };
-    int64_t th = p->wino4 ? (j.g.OH + 3) / 4 : (j.g.OH + 1) / 2;
-    j.rows = p->wino4 ? wino4_rows_per_task(&j.g, nth) : wino_rows_per_task(&j.g, nth);
-    j.ntask = (th + j.rows - 1) / j.rows;
+    j.rows = wino_rows_per_task(&j.g, nth);
+    j.ntask = ((j.g.OH + 1) / 2 + j.rows - 1) / j.rows;
     if (nth == 1)
         wino_range(&j, 0, p->N * j.ntask);
     else

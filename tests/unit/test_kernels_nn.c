@@ -372,8 +372,8 @@ static void test_conv_sweep(void)
         /* Winograd with a partial row panel and 16- and 32-column tiles */
         {2, 1, 32, 9, 1, {20, 36}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
         {2, 1, 16, 24, 1, {12, 64}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
-        /* planes of 32 x 32 and more, 32 channels and more: F(4x4, 3x3), partial
-         * tiles at both edges, asymmetric pads, batch 2 */
+        /* Winograd on larger planes: partial tiles at both edges, asymmetric
+         * pads, batch 2 */
         {2, 1, 32, 20, 1, {37, 45}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
         {2, 2, 40, 8, 1, {40, 70}, {3, 3}, {1, 1}, {1, 1}, {0, 1, 2, 0}, "NOTSET", 0, 0},
     };
