@@ -205,53 +205,37 @@ tile_nv(int64_t K, const float *restrict ap, const float *restrict b, int64_t ld
     ROW_STORE(4); ROW_STORE(5); ROW_STORE(6); ROW_STORE(7);
 }
 
+/* One tile of nc columns with the fewest vectors; row k of B at b + koff[k]
+ * when koff is given, else at b + k * ldb. */
 T512 static void tile(int64_t K, const float *restrict ap, const float *restrict b, int64_t ldb,
-                      float *restrict c, int64_t ldc, int nr, int nc, const float *bias,
-                      const gemm_epi *e)
+                      const int64_t *koff, float *restrict c, int64_t ldc, int nr, int nc,
+                      const float *bias, const gemm_epi *e)
 {
-    if (nc > 32)
-        tile_nv(K, ap, b, ldb, NULL, c, ldc, nr, nc, bias, e, 3, 0);
-    else if (nc > 16)
-        tile_nv(K, ap, b, ldb, NULL, c, ldc, nr, nc, bias, e, 2, 0);
-    else
-        tile_nv(K, ap, b, ldb, NULL, c, ldc, nr, nc, bias, e, 1, 0);
-}
-
-/* The same tile with row k of B at b + koff[k]. */
-T512 static void tile_off(int64_t K, const float *restrict ap, const float *restrict b,
-                          const int64_t *restrict koff, float *restrict c, int64_t ldc, int nr,
-                          int nc, const float *bias, const gemm_epi *e)
-{
-    if (nc > 32)
-        tile_nv(K, ap, b, 0, koff, c, ldc, nr, nc, bias, e, 3, 1);
-    else if (nc > 16)
-        tile_nv(K, ap, b, 0, koff, c, ldc, nr, nc, bias, e, 2, 1);
-    else
-        tile_nv(K, ap, b, 0, koff, c, ldc, nr, nc, bias, e, 1, 1);
-}
-
-T512 static void run512_off(const float *ap, int64_t M, int64_t K, const float *b,
-                            const int64_t *koff, int64_t N, float *c, int64_t ldc,
-                            const gemm_epi *e)
-{
-    for (int64_t j = 0; j < N; j += GEMM_NR) {
-        int nc = N - j < GEMM_NR ? (int)(N - j) : GEMM_NR;
-        for (int64_t i = 0; i < M; i += GEMM_MR) {
-            int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
-            tile_off(K, ap + i * K, b + j, koff, c + i * ldc + j, ldc, nr, nc,
-                     e->bias ? e->bias + i : NULL, e);
-        }
+    if (koff) {
+        if (nc > 32)
+            tile_nv(K, ap, b, 0, koff, c, ldc, nr, nc, bias, e, 3, 1);
+        else if (nc > 16)
+            tile_nv(K, ap, b, 0, koff, c, ldc, nr, nc, bias, e, 2, 1);
+        else
+            tile_nv(K, ap, b, 0, koff, c, ldc, nr, nc, bias, e, 1, 1);
+    } else {
+        if (nc > 32)
+            tile_nv(K, ap, b, ldb, NULL, c, ldc, nr, nc, bias, e, 3, 0);
+        else if (nc > 16)
+            tile_nv(K, ap, b, ldb, NULL, c, ldc, nr, nc, bias, e, 2, 0);
+        else
+            tile_nv(K, ap, b, ldb, NULL, c, ldc, nr, nc, bias, e, 1, 0);
     }
 }
 
 T512 static void run512(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb,
-                        int64_t N, float *c, int64_t ldc, const gemm_epi *e)
+                        const int64_t *koff, int64_t N, float *c, int64_t ldc, const gemm_epi *e)
 {
     for (int64_t j = 0; j < N; j += GEMM_NR) {
         int nc = N - j < GEMM_NR ? (int)(N - j) : GEMM_NR;
         for (int64_t i = 0; i < M; i += GEMM_MR) {
             int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
-            tile(K, ap + i * K, b + j, ldb, c + i * ldc + j, ldc, nr, nc,
+            tile(K, ap + i * K, b + j, ldb, koff, c + i * ldc + j, ldc, nr, nc,
                  e->bias ? e->bias + i : NULL, e);
         }
     }
@@ -281,7 +265,7 @@ T512 static void run512_packed(const float *ap, int64_t M, int64_t K, const floa
         pack_panel(b + j, ldb, K, nc, panel);
         for (int64_t i = 0; i < M; i += GEMM_MR) {
             int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
-            tile(K, ap + i * K, panel, GEMM_NR, c + i * ldc + j, ldc, nr, nc,
+            tile(K, ap + i * K, panel, GEMM_NR, NULL, c + i * ldc + j, ldc, nr, nc,
                  e->bias ? e->bias + i : NULL, e);
         }
     }
@@ -356,7 +340,7 @@ void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t 
     if (M > GEMM_MR && K >= 128 && N > 0)
         run512_packed(ap, M, K, b, ldb, N, c, ldc, e, kernel_scratch(SCRATCH_GEMM, sizeof(float) * (size_t)K * GEMM_NR));
     else
-        run512(ap, M, K, b, ldb, N, c, ldc, e);
+        run512(ap, M, K, b, ldb, NULL, N, c, ldc, e);
 #else
     (void)ap, (void)M, (void)K, (void)b, (void)ldb, (void)N, (void)c, (void)ldc, (void)e;
 #endif
@@ -366,7 +350,7 @@ void gemm512_run_offsets(const float *ap, int64_t M, int64_t K, const float *b,
                          const int64_t *koff, int64_t N, float *c, int64_t ldc, const gemm_epi *e)
 {
 #if HAVE_GEMM512
-    run512_off(ap, M, K, b, koff, N, c, ldc, e);
+    run512(ap, M, K, b, 0, koff, N, c, ldc, e);
 #else
     (void)ap, (void)M, (void)K, (void)b, (void)koff, (void)N, (void)c, (void)ldc, (void)e;
 #endif
@@ -745,7 +729,8 @@ void wino_run_rows(const wino_geom *g, const float *upack, const float *x, const
     gemm_epi none = {0};
     wino_input(g, x, th0, nrows, v);
     for (int xi = 0; xi < 16; xi++)
-        run512(upack + xi * per, g->M, g->C, v + xi * VS, TB, TB, mx + xi * MS, TB, &none);
+        run512(upack + xi * per, g->M, g->C, v + xi * VS, TB, NULL, TB, mx + xi * MS, TB,
+               &none);
     wino_output(g, mx, th0, nrows, bias, act ? act : &none, y);
 #else
     (void)g, (void)upack, (void)x, (void)bias, (void)act, (void)y, (void)th0, (void)nrows;
