@@ -122,22 +122,25 @@ T512 static inline __m512 act512(__m512 v, const gemm_epi *e)
     return v;
 }
 
-/* Applies bias and activation to one row of three vectors. */
-T512 static inline void epi_row(__m512 *v, float bias, const gemm_epi *e)
+/* Applies bias and activation to the first nv vectors of one row. */
+T512 static inline void epi_row(__m512 *v, int nv, float bias, const gemm_epi *e)
 {
     __m512 bv = _mm512_set1_ps(bias);
-    for (int q = 0; q < 3; q++)
+    for (int q = 0; q < nv; q++)
         v[q] = act512(_mm512_add_ps(v[q], bv), e);
 }
 
 /* The 24 accumulators are named variables: an array indexed in loops is kept
- * in memory by GCC. */
+ * in memory by GCC. NV (1..3, a constant after inlining) is the number of
+ * 16-column vectors the tile uses; the others are dead code. */
 #define ROW_FMA(r)                                                                 \
     do {                                                                           \
         __m512 a = _mm512_set1_ps(ak[r]);                                          \
         c##r##0 = _mm512_fmadd_ps(a, b0, c##r##0);                                 \
-        c##r##1 = _mm512_fmadd_ps(a, b1, c##r##1);                                 \
-        c##r##2 = _mm512_fmadd_ps(a, b2, c##r##2);                                 \
+        if (NV > 1)                                                                \
+            c##r##1 = _mm512_fmadd_ps(a, b1, c##r##1);                             \
+        if (NV > 2)                                                                \
+            c##r##2 = _mm512_fmadd_ps(a, b2, c##r##2);                             \
     } while (0)
 #define ALL_ROWS_FMA                                                               \
     do {                                                                           \
@@ -150,17 +153,24 @@ T512 static inline void epi_row(__m512 *v, float bias, const gemm_epi *e)
         if (r < nr) {                                                              \
             __m512 v[3] = {c##r##0, c##r##1, c##r##2};                             \
             float *cr = c + r * ldc;                                               \
-            epi_row(v, bias ? bias[r] : 0.0f, e);                                  \
+            epi_row(v, NV, bias ? bias[r] : 0.0f, e);                              \
             _mm512_mask_storeu_ps(cr, m0, v[0]);                                   \
-            _mm512_mask_storeu_ps(cr + 16, m1, v[1]);                              \
-            _mm512_mask_storeu_ps(cr + 32, m2, v[2]);                              \
+            if (NV > 1)                                                            \
+                _mm512_mask_storeu_ps(cr + 16, m1, v[1]);                          \
+            if (NV > 2)                                                            \
+                _mm512_mask_storeu_ps(cr + 32, m2, v[2]);                          \
         }                                                                          \
     } while (0)
 
-/* One GEMM_MR x GEMM_NR tile: rows < nr and columns < nc are stored. */
-T512 static void tile(int64_t K, const float *restrict ap, const float *restrict b, int64_t ldb,
-                      float *restrict c, int64_t ldc, int nr, int nc, const float *bias,
-                      const gemm_epi *e)
+/* One GEMM_MR x (16 NV) tile: rows < nr and columns < nc are stored. A tile of
+ * 16 or 32 columns has 8 or 16 accumulators, not 24 of which a third or two
+ * are wasted (the right edge of every plane whose width is not a multiple of
+ * GEMM_NR, e.g. Winograd's 112 tiles per row). OFF (a constant): row k of B
+ * is at b + koff[k] instead of b + k * ldb. */
+T512 static inline __attribute__((always_inline)) void
+tile_nv(int64_t K, const float *restrict ap, const float *restrict b, int64_t ldb,
+        const int64_t *restrict koff, float *restrict c, int64_t ldc, int nr, int nc,
+        const float *bias, const gemm_epi *e, const int NV, const int OFF)
 {
     __mmask16 m0 = nc >= 16 ? 0xFFFF : (__mmask16)((1u << nc) - 1);
     __mmask16 m1 = nc >= 32 ? 0xFFFF : nc <= 16 ? 0 : (__mmask16)((1u << (nc - 16)) - 1);
@@ -170,18 +180,24 @@ T512 static void tile(int64_t K, const float *restrict ap, const float *restrict
     __m512 c30 = z, c31 = z, c32 = z, c40 = z, c41 = z, c42 = z, c50 = z, c51 = z, c52 = z;
     __m512 c60 = z, c61 = z, c62 = z, c70 = z, c71 = z, c72 = z;
 
-    if (nc == GEMM_NR) {
+    if (nc == 16 * NV) {
         for (int64_t k = 0; k < K; k++) {
-            const float *bk = b + k * ldb;
-            __m512 b0 = _mm512_loadu_ps(bk), b1 = _mm512_loadu_ps(bk + 16);
-            __m512 b2 = _mm512_loadu_ps(bk + 32);
+            const float *bk = OFF ? b + koff[k] : b + k * ldb;
+            __m512 b0 = _mm512_loadu_ps(bk), b1 = z, b2 = z;
+            if (NV > 1)
+                b1 = _mm512_loadu_ps(bk + 16);
+            if (NV > 2)
+                b2 = _mm512_loadu_ps(bk + 32);
             ALL_ROWS_FMA;
         }
     } else {
         for (int64_t k = 0; k < K; k++) {
-            const float *bk = b + k * ldb;
-            __m512 b0 = _mm512_maskz_loadu_ps(m0, bk), b1 = _mm512_maskz_loadu_ps(m1, bk + 16);
-            __m512 b2 = _mm512_maskz_loadu_ps(m2, bk + 32);
+            const float *bk = OFF ? b + koff[k] : b + k * ldb;
+            __m512 b0 = _mm512_maskz_loadu_ps(m0, bk), b1 = z, b2 = z;
+            if (NV > 1)
+                b1 = _mm512_maskz_loadu_ps(m1, bk + 16);
+            if (NV > 2)
+                b2 = _mm512_maskz_loadu_ps(m2, bk + 32);
             ALL_ROWS_FMA;
         }
     }
@@ -189,14 +205,37 @@ T512 static void tile(int64_t K, const float *restrict ap, const float *restrict
     ROW_STORE(4); ROW_STORE(5); ROW_STORE(6); ROW_STORE(7);
 }
 
+/* One tile of nc columns with the fewest vectors; row k of B at b + koff[k]
+ * when koff is given, else at b + k * ldb. */
+T512 static void tile(int64_t K, const float *restrict ap, const float *restrict b, int64_t ldb,
+                      const int64_t *koff, float *restrict c, int64_t ldc, int nr, int nc,
+                      const float *bias, const gemm_epi *e)
+{
+    if (koff) {
+        if (nc > 32)
+            tile_nv(K, ap, b, 0, koff, c, ldc, nr, nc, bias, e, 3, 1);
+        else if (nc > 16)
+            tile_nv(K, ap, b, 0, koff, c, ldc, nr, nc, bias, e, 2, 1);
+        else
+            tile_nv(K, ap, b, 0, koff, c, ldc, nr, nc, bias, e, 1, 1);
+    } else {
+        if (nc > 32)
+            tile_nv(K, ap, b, ldb, NULL, c, ldc, nr, nc, bias, e, 3, 0);
+        else if (nc > 16)
+            tile_nv(K, ap, b, ldb, NULL, c, ldc, nr, nc, bias, e, 2, 0);
+        else
+            tile_nv(K, ap, b, ldb, NULL, c, ldc, nr, nc, bias, e, 1, 0);
+    }
+}
+
 T512 static void run512(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb,
-                        int64_t N, float *c, int64_t ldc, const gemm_epi *e)
+                        const int64_t *koff, int64_t N, float *c, int64_t ldc, const gemm_epi *e)
 {
     for (int64_t j = 0; j < N; j += GEMM_NR) {
         int nc = N - j < GEMM_NR ? (int)(N - j) : GEMM_NR;
         for (int64_t i = 0; i < M; i += GEMM_MR) {
             int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
-            tile(K, ap + i * K, b + j, ldb, c + i * ldc + j, ldc, nr, nc,
+            tile(K, ap + i * K, b + j, ldb, koff, c + i * ldc + j, ldc, nr, nc,
                  e->bias ? e->bias + i : NULL, e);
         }
     }
@@ -226,7 +265,7 @@ T512 static void run512_packed(const float *ap, int64_t M, int64_t K, const floa
         pack_panel(b + j, ldb, K, nc, panel);
         for (int64_t i = 0; i < M; i += GEMM_MR) {
             int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
-            tile(K, ap + i * K, panel, GEMM_NR, c + i * ldc + j, ldc, nr, nc,
+            tile(K, ap + i * K, panel, GEMM_NR, NULL, c + i * ldc + j, ldc, nr, nc,
                  e->bias ? e->bias + i : NULL, e);
         }
     }
@@ -301,9 +340,19 @@ void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t 
     if (M > GEMM_MR && K >= 128 && N > 0)
         run512_packed(ap, M, K, b, ldb, N, c, ldc, e, kernel_scratch(SCRATCH_GEMM, sizeof(float) * (size_t)K * GEMM_NR));
     else
-        run512(ap, M, K, b, ldb, N, c, ldc, e);
+        run512(ap, M, K, b, ldb, NULL, N, c, ldc, e);
 #else
     (void)ap, (void)M, (void)K, (void)b, (void)ldb, (void)N, (void)c, (void)ldc, (void)e;
+#endif
+}
+
+void gemm512_run_offsets(const float *ap, int64_t M, int64_t K, const float *b,
+                         const int64_t *koff, int64_t N, float *c, int64_t ldc, const gemm_epi *e)
+{
+#if HAVE_GEMM512
+    run512(ap, M, K, b, 0, koff, N, c, ldc, e);
+#else
+    (void)ap, (void)M, (void)K, (void)b, (void)koff, (void)N, (void)c, (void)ldc, (void)e;
 #endif
 }
 
@@ -913,7 +962,8 @@ void wino_run_rows(const wino_geom *g, const float *upack, const float *x, const
     gemm_epi none = {0};
     wino_input(g, x, th0, nrows, v);
     for (int xi = 0; xi < 16; xi++)
-        run512(upack + xi * per, g->M, g->C, v + xi * VS, TB, TB, mx + xi * MS, TB, &none);
+        run512(upack + xi * per, g->M, g->C, v + xi * VS, TB, NULL, TB, mx + xi * MS, TB,
+               &none);
     wino_output(g, mx, th0, nrows, bias, act ? act : &none, y);
 #else
     (void)g, (void)upack, (void)x, (void)bias, (void)act, (void)y, (void)th0, (void)nrows;

@@ -127,6 +127,10 @@ void gemm512_pack_a(const float *a, int64_t lda, int64_t M, int64_t K, float *ds
 /* C (M x N, row stride ldc) = epilogue(packed A * B), B is K x N with row stride ldb. */
 void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb, int64_t N,
                  float *c, int64_t ldc, const gemm_epi *e);
+/* The same with row k of B at b + koff[k] (any offsets, e.g. the taps of a
+ * direct conv over zero-padded input rows). */
+void gemm512_run_offsets(const float *ap, int64_t M, int64_t K, const float *b,
+                         const int64_t *koff, int64_t N, float *c, int64_t ldc, const gemm_epi *e);
 
 /* y[i] = act(y[i]) for n floats (any CPU). */
 void gemm_act_apply(float *y, int64_t n, const gemm_epi *e);

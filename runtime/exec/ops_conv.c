@@ -30,6 +30,15 @@
 #define PAR_MIN_MACS (1 << 20)
 #define PAR_MIN_MACS_DW (1 << 17)
 
+/* Convs with at most this many multiply-adds per output (Cg x kernel volume)
+ * and stride 1 run the packed gemm straight over zero-padded input rows: with
+ * so few input channels (a stem on a 1-channel image) writing and reading the
+ * im2col matrix cost as much as the gemm itself. */
+#define DIRECT_MAX_K 64
+
+/* Floats of padded input rows per direct-conv task (64 KB, within L2). */
+#define DIRECT_STRIP_FLOATS (16 * 1024)
+
 /* Largest depthwise kernel side handled by the direct kernel. */
 #define DW_MAXK 64
 
@@ -47,6 +56,7 @@ typedef struct conv_p {
     float *wpack;            /* Conv: weights packed for gemm512_run, per group; or NULL */
     size_t wpack_group;      /* floats per group in wpack */
     float *wino;             /* Conv: Winograd-transformed weights (3x3 s1), or NULL */
+    int direct;              /* Conv: wpack used on padded input rows, no im2col */
 } conv_p;
 
 /* ---- per-thread scratch ------------------------------------------------ */
@@ -275,6 +285,8 @@ static int conv_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
         for (int64_t gi = 0; gi < p->G; gi++)
             gemm512_pack_a((const float *)w->data + gi * p->Mg * p->K, p->K, p->Mg, p->K,
                            p->wpack + (size_t)gi * p->wpack_group);
+        p->direct = p->G == 1 && p->nsp == 2 && !p->pointwise && p->K <= DIRECT_MAX_K &&
+                    p->s[1] == 1 && p->s[2] == 1;
     }
     conv_release(n);
     n->priv = p;
@@ -474,6 +486,89 @@ static void conv_gemm_range(void *arg, int64_t t0, int64_t t1)
             for (int64_t m = 0; m < p->Mg; m++)
                 gemm_act_apply(y + m * p->Pout, nc, j->act);
     }
+}
+
+/* ---- direct conv (few input channels, stride 1) ---------------------- */
+
+/* Padded row width and output rows per task of the direct conv. */
+static void direct_geom(const conv_p *p, int nthreads, int64_t *wp, int64_t *rows)
+{
+    const int64_t span = (p->k[1] - 1) * p->d[1];
+    *wp = p->in[2] + p->pb[2] + p->pe[2];
+    int64_t r = DIRECT_STRIP_FLOATS / (p->Cg * *wp) - span;
+    if (r < 1)
+        r = 1;
+    if (nthreads > 1) {
+        int64_t per = ceil_div(p->out[1], 2 * nthreads);
+        if (r > per)
+            r = per;
+    }
+    *rows = r < p->out[1] ? r : p->out[1];
+}
+
+typedef struct direct_job {
+    const conv_job *j;
+    int64_t wp, rows, ntask;
+} direct_job;
+
+/* Task t: output rows [oy0, oy0 + rows) of batch item t / ntask. Their input
+ * rows are copied once, zero-padded, into a strip (one per channel); the taps
+ * of the kernel are then fixed offsets into it (koff), so every output row is
+ * one gemm of the packed weights by rows of the strip. */
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+HOT static void conv_direct_range(void *arg, int64_t t0, int64_t t1)
+{
+    const direct_job *dj = arg;
+    const conv_job *j = dj->j;
+    const conv_p *p = j->p;
+    const int64_t IH = p->in[1], IW = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t KH = p->k[1], KW = p->k[2], wp = dj->wp, pl = p->pb[2];
+    const int64_t hp = dj->rows + (KH - 1) * p->d[1];
+    float *strip = scratch_get((size_t)(p->Cg * hp * wp));
+    int64_t koff[DIRECT_MAX_K];
+    gemm_epi e = {.act = GEMM_ACT_NONE};
+
+    if (j->act)
+        e = *j->act;
+    e.bias = j->b;
+    for (int64_t c = 0, k = 0; c < p->Cg; c++)
+        for (int64_t ky = 0; ky < KH; ky++)
+            for (int64_t kx = 0; kx < KW; kx++)
+                koff[k++] = (c * hp + ky * p->d[1]) * wp + kx * p->d[2];
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t ni = t / dj->ntask, oy0 = t % dj->ntask * dj->rows;
+        int64_t nrows = OH - oy0 < dj->rows ? OH - oy0 : dj->rows;
+        int64_t used = nrows + (KH - 1) * p->d[1];
+        const float *x = j->x + ni * p->C * p->Pin;
+        float *y = j->y + ni * p->M * p->Pout;
+        for (int64_t c = 0; c < p->Cg; c++)
+            for (int64_t r = 0; r < used; r++) {
+                float *d = strip + (c * hp + r) * wp;
+                int64_t iy = oy0 + r - p->pb[1];
+                if (iy < 0 || iy >= IH) {
+                    zero_short(d, wp);
+                    continue;
+                }
+                zero_short(d, pl);
+                copy_short(d + pl, x + c * p->Pin + iy * IW, IW);
+                zero_short(d + pl + IW, wp - pl - IW);
+            }
+        for (int64_t r = 0; r < nrows; r++)
+            gemm512_run_offsets(p->wpack, p->M, p->K, strip + r * wp, koff, OW,
+                                y + (oy0 + r) * OW, p->Pout, &e);
+    }
+}
+
+static void conv_direct(op_ctx *c, const conv_job *j, int nth)
+{
+    const conv_p *p = j->p;
+    direct_job dj = {.j = j};
+    direct_geom(p, nth, &dj.wp, &dj.rows);
+    dj.ntask = ceil_div(p->out[1], dj.rows);
+    if (nth == 1)
+        conv_direct_range(&dj, 0, p->N * dj.ntask);
+    else
+        op_parallel_for(c, p->N * dj.ntask, conv_direct_range, &dj);
 }
 
 /* Depthwise: one (batch, channel) plane per task. Strided convs first split
@@ -693,6 +788,10 @@ static int conv_exec(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, floa
     }
     if (plan.wino) {
         conv_wino(c, &plan, j.x, j.b, act, out, nth);
+        return RT_OK;
+    }
+    if (plan.direct) {
+        conv_direct(c, &j, nth);
         return RT_OK;
     }
     conv_plan(&plan, nth);

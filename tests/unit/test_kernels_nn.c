@@ -369,6 +369,17 @@ static void test_conv_sweep(void)
         /* K >= 128 with several row tiles: the packed column panel, partial tiles */
         {2, 1, 160, 20, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0}, "NOTSET", 1, 0},
         {2, 1, 16, 12, 1, {21, 23}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
+        /* few input channels, stride 1: the direct conv over padded rows, with
+         * 48 + 16 + 2 column tiles, a partial row panel, dilation, batch 2 */
+        {2, 1, 1, 64, 1, {30, 114}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
+        {2, 2, 2, 9, 1, {17, 35}, {3, 3}, {1, 1}, {2, 2}, {1, 0, 3, 2}, "NOTSET", 1, 0},
+        /* Winograd with a partial row panel and 16- and 32-column tiles */
+        {2, 1, 32, 9, 1, {20, 36}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
+        {2, 1, 16, 24, 1, {12, 64}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
+        /* Winograd on larger planes: partial tiles at both edges, asymmetric
+         * pads, batch 2 */
+        {2, 1, 32, 20, 1, {37, 45}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
+        {2, 2, 40, 8, 1, {40, 70}, {3, 3}, {1, 1}, {1, 1}, {0, 1, 2, 0}, "NOTSET", 0, 0},
     };
     for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
         check_conv(&big[i], 1);
