@@ -5,7 +5,7 @@
 # into a fresh database. Reports MB/s of the whole import (read, scan, all its
 # runs written in one transaction; the scan and the writing overlap on two
 # threads, cli/import_stream.c) and the run count.
-# Target: >= 100 MB/s. Exit 1 when missed.
+# Best of 3 imports. Target: >= 100 MB/s. Exit 1 when missed.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-build}}
@@ -24,7 +24,7 @@ for _ in $(seq "$n"); do cat "$T/one.txt"; done >"$T/big.txt"
 size=$(stat -c %s "$T/big.txt")
 best=
 cpu=
-for _ in 1 2; do
+for _ in 1 2 3; do
     rm -f "$T/b.db"*
     s=$(date +%s.%N)
     /usr/bin/time -f "%U %S" -o "$T/cpu" "$RT" import --db "$T/b.db" --json "$T/big.txt" >"$T/out" ||

@@ -20,7 +20,7 @@ typedef struct stream {
     const import_stage *stage;
     pthread_mutex_t mu;
     pthread_cond_t more, room;
-    item q[QUEUE_RUNS];
+    item *q[QUEUE_RUNS];   /* pointers: a run is 5 KB, copied once */
     int head, n;
     int taken;        /* runs of the log handed to the queue */
     int eof;          /* the scan has ended: no more runs come */
@@ -35,11 +35,11 @@ static void on_final(void *ctx, vlog_t *v, int n_final)
     stream *s = ctx;
 
     for (; s->taken < n_final; s->taken++) {
-        item it;
-        vlog_run_move(&it.run, &v->runs[s->taken]);
-        it.prep = NULL;
+        item *it = xmalloc(sizeof(*it));
+        vlog_run_move(&it->run, &v->runs[s->taken]);
+        it->prep = NULL;
         if (s->stage->prepare)
-            s->stage->prepare(s->stage->ctx, &it.run, &it.prep);
+            s->stage->prepare(s->stage->ctx, &it->run, &it->prep);
         pthread_mutex_lock(&s->mu);
         while (s->n == QUEUE_RUNS)
             pthread_cond_wait(&s->room, &s->mu);
@@ -55,7 +55,7 @@ static void *writer(void *arg)
     stream *s = arg;
 
     for (;;) {
-        item it;
+        item *it;
         pthread_mutex_lock(&s->mu);
         while (!s->n && !s->eof)
             pthread_cond_wait(&s->more, &s->mu);
@@ -69,12 +69,13 @@ static void *writer(void *arg)
         pthread_cond_signal(&s->room);
         pthread_mutex_unlock(&s->mu);
         /* after a failure the queue is still drained, so the scan never waits */
-        if (!s->failed && (s->rc = s->stage->write(s->stage->ctx, &it.run, it.prep, s->err,
+        if (!s->failed && (s->rc = s->stage->write(s->stage->ctx, &it->run, it->prep, s->err,
                                                    sizeof s->err)))
             s->failed = 1;
         if (s->stage->discard)
-            s->stage->discard(it.prep);
-        vlog_run_free(&it.run);
+            s->stage->discard(it->prep);
+        vlog_run_free(&it->run);
+        free(it);
     }
     return NULL;
 }
