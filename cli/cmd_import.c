@@ -71,8 +71,9 @@ static int parse_formats(const char *s)
 /* One source: a log scanned into runs, or a dump folder. */
 typedef struct source {
     const char *path;
-    char *text;       /* a log's bytes, read before the database is opened */
+    const char *text; /* a log's bytes, mapped or read before the database is opened */
     size_t len;
+    int mapped;
     vlog_t log;
     int is_dir;
     golden_file *files;
@@ -558,9 +559,18 @@ out:
     return rc;
 }
 
+static void source_text_free(source *x)
+{
+    if (x->mapped)
+        rt_unmap_file(x->text, x->len);
+    else
+        free((void *)x->text);
+    x->text = NULL;
+}
+
 static void source_free(source *x)
 {
-    free(x->text);
+    source_text_free(x);
     vlog_free(&x->log);
     golden_files_free(x->files, x->n_files);
     for (int k = 0; k < 2; k++) {
@@ -885,7 +895,11 @@ int cmd_import(int argc, char **argv)
             }
             continue;
         }
-        if (rt_read_file(x->path, (void **)&x->text, &x->len, err, sizeof err)) {
+        int rc = rt_map_file(x->path, 1, (const void **)&x->text, &x->len, err, sizeof err);
+        x->mapped = !rc;
+        if (rc == RT_EINVAL) /* a pipe, a device, an empty file */
+            rc = rt_read_file(x->path, (void **)&x->text, &x->len, err, sizeof err);
+        if (rc) {
             cli_error("import: %s: %s", x->path, err);
             ex = EXIT_INPUT;
             goto out;
@@ -917,8 +931,7 @@ int cmd_import(int argc, char **argv)
         if (x->text) {
             import_stage stage = {prepare_one, write_one, discard_one, &ic};
             rc = import_stream(x->text, x->len, formats, &x->log, &stage, err, sizeof err);
-            free(x->text);
-            x->text = NULL;
+            source_text_free(x);
             if (!rc && (ex = check_lines(x, strict)))
                 break;
         } else {

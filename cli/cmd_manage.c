@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Options every command here takes: --db PATH, -h. Returns 1 when arg was
@@ -488,8 +489,11 @@ int cli_is_export_file(const char *path)
 {
     char head[512];
     size_t n;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    struct stat sb;
+    FILE *f;
+    /* only a regular file is peeked at: reading a pipe's first bytes would
+     * take them from the log behind them (`import /dev/stdin`) */
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || !(f = fopen(path, "rb")))
         return 0;
     n = fread(head, 1, sizeof head, f);
     fclose(f);

@@ -593,28 +593,19 @@ int npy_read(const char *path, npy_array *a, char *err, size_t errlen)
 
 int npy_map(const char *path, npy_array *a, char *err, size_t errlen)
 {
-    struct stat st;
-    void *map;
-    int fd, rc;
+    const void *map;
+    size_t len;
+    int rc;
 
     memset(a, 0, sizeof *a);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-        close(fd);
-        return npy_read(path, a, err, errlen); /* not mappable: the plain reader says why */
-    }
-    map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED)
-        return npy_read(path, a, err, errlen);
-    rc = npy_parse(map, (size_t)st.st_size, path, 1, a, err, errlen);
+    if ((rc = rt_map_file(path, 1, &map, &len, err, errlen)))
+        return rc == RT_EIO ? rc : npy_read(path, a, err, errlen); /* the plain reader says why */
+    rc = npy_parse(map, len, path, 1, a, err, errlen);
     if (!rc && a->borrowed) {
-        a->map = map;
-        a->map_len = (size_t)st.st_size;
+        a->map = (void *)map;
+        a->map_len = len;
     } else {
-        munmap(map, (size_t)st.st_size);
+        rt_unmap_file(map, len);
     }
     return rc;
 }
@@ -622,7 +613,7 @@ int npy_map(const char *path, npy_array *a, char *err, size_t errlen)
 void npy_free(npy_array *a)
 {
     if (a->map) {
-        munmap(a->map, a->map_len);
+        rt_unmap_file(a->map, a->map_len);
         memset(a, 0, sizeof *a);
         return;
     }

@@ -5,7 +5,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 const char *rt_status_str(int status)
@@ -101,6 +104,37 @@ void rt_iso_time(char *buf, size_t len)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int rt_map_file(const char *path, int populate, const void **data, size_t *len, char *err,
+                size_t errlen)
+{
+    struct stat sb;
+    void *map;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    *data = NULL;
+    *len = 0;
+    if (fd < 0)
+        return rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0) {
+        close(fd);
+        return rt_err(err, errlen, RT_EINVAL, "%s: not a non-empty regular file", path);
+    }
+    map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0),
+               fd, 0);
+    close(fd);
+    if (map == MAP_FAILED)
+        return rt_err(err, errlen, RT_EINVAL, "%s: cannot map: %s", path, strerror(errno));
+    *data = map;
+    *len = (size_t)sb.st_size;
+    return 0;
+}
+
+void rt_unmap_file(const void *data, size_t len)
+{
+    if (data && len)
+        munmap((void *)data, len);
 }
 
 int rt_read_file(const char *path, void **data, size_t *len, char *err, size_t errlen)

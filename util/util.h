@@ -50,6 +50,12 @@ void rt_iso_time(char *buf, size_t len);
 
 /* Reads a whole file into a malloc'd buffer (NUL-terminated for convenience). */
 int rt_read_file(const char *path, void **data, size_t *len, char *err, size_t errlen);
+/* Maps a non-empty regular file read-only (populate: fault every page in now);
+ * rt_unmap_file releases it. RT_EINVAL for what cannot be mapped (empty, a
+ * pipe or device: read it with rt_read_file), RT_EIO when it cannot be opened. */
+int rt_map_file(const char *path, int populate, const void **data, size_t *len, char *err,
+                size_t errlen);
+void rt_unmap_file(const void *data, size_t len);
 
 /* SHA-256 of a buffer, as 64 lowercase hex characters + NUL. */
 void rt_sha256_hex(const void *data, size_t len, char out[65]);

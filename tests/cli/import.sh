@@ -247,6 +247,15 @@ imp "$T/dumps" --copy && {
     cmp -s "$T/dumps/001_ConvClip_317_shape_1_2_2_2_float.npy" "$DB.dumps/run-$R/001_ConvClip_317_shape_1_2_2_2_float.npy" && ok || bad "copied file differs"
 }
 
+# a log through a pipe: every line read, as from the file
+cat "$LOGS/perf-level4-multicore-improvetherical-lenet-rk3588-rkguide-11.txt" |
+    "$RT" import --db "$T/pipe.db" --json /dev/stdin >"$T/pipe.json" 2>"$T/err"
+eq "a log on a pipe: exit" "$?" 0
+"$RT" import --db "$T/file.db" --json "$LOGS/perf-level4-multicore-improvetherical-lenet-rk3588-rkguide-11.txt" >"$T/file.json" 2>&1
+eq "a log on a pipe: the file's layers and line counts" \
+   "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print([r['layers'] for r in d['runs']], d['lines'])" "$T/pipe.json")" \
+   "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print([r['layers'] for r in d['runs']], d['lines'])" "$T/file.json")"
+
 # --- bad input: one line, exit 2, database unchanged -----------------------------
 before=$(sha256sum "$DB")
 bad_input() { # name file regex
