@@ -49,13 +49,13 @@ static int row(acclog_t *a, const char *s, acclog_row_t *r)
         r->cos[i] = r->euc[i] = NAN;
     if (!close || close - s - 1 >= (long)sizeof(r->op) || close == s + 1)
         return -1;
-    snprintf(r->op, sizeof r->op, "%.*s", (int)(close - s - 1), s + 1);
+    rt_copy(r->op, sizeof r->op, s + 1, (size_t)(close - s - 1));
     p = close + 1;
     while (*p == ' ')
         p++;
     if (!*p)
         return -1;
-    snprintf(r->name, sizeof r->name, "%.*s", (int)strcspn(p, " "), p);
+    rt_copy(r->name, sizeof r->name, p, strcspn(p, " "));
     p += strcspn(p, " ");
     for (;;) {
         size_t l;

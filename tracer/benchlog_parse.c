@@ -40,9 +40,9 @@ static int attr(const char *s, const char *key, char *dst, size_t n)
         const char *e = strchr(p, ']');
         if (!e)
             return 0;
-        snprintf(dst, n, "%.*s", (int)(e - p - 1), p + 1);
+        rt_copy(dst, n, p + 1, (size_t)(e - p - 1));
     } else {
-        snprintf(dst, n, "%.*s", (int)strcspn(p, ","), p);
+        rt_copy(dst, n, p, strcspn(p, ","));
     }
     return 1;
 }

@@ -65,7 +65,7 @@ static int footer(const char *s, const char *name, int64_t *v)
     s += n + 1;
     while (*s == ' ')
         s++;
-    snprintf(buf, sizeof buf, "%s", s);
+    rt_copy(buf, sizeof buf, s, SIZE_MAX);
     for (char *p = buf; *p; p++)
         if (isspace((unsigned char)*p))
             *p = 0;
@@ -172,7 +172,7 @@ static int parse_header(char *s, state *st)
 
 static void copy(char *dst, size_t len, const char *s)
 {
-    snprintf(dst, len, "%s", s);
+    rt_copy(dst, len, s, SIZE_MAX);
 }
 
 static int parse_row(char *s, state *st, sramlog_row_t *r)
@@ -253,7 +253,7 @@ static void handle_line(char *line, state *st)
     }
     if (!strncmp(p, "ID ", 3) || !strncmp(p, "ID\t", 3)) {
         char tmp[1024];
-        snprintf(tmp, sizeof tmp, "%s", p);
+        rt_copy(tmp, sizeof tmp, p, SIZE_MAX);
         if (parse_header(tmp, st))
             return;
     }

@@ -106,6 +106,15 @@ void rt_iso_time(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+char *rt_copy(char *dst, size_t cap, const char *s, size_t n)
+{
+    size_t k = strnlen(s, n < cap - 1 ? n : cap - 1);
+
+    memcpy(dst, s, k);
+    dst[k] = 0;
+    return dst;
+}
+
 int rt_map_file(const char *path, int populate, const void **data, size_t *len, char *err,
                 size_t errlen)
 {

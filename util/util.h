@@ -57,6 +57,11 @@ int rt_map_file(const char *path, int populate, const void **data, size_t *len, 
                 size_t errlen);
 void rt_unmap_file(const void *data, size_t len);
 
+/* At most n bytes of s (fewer at its NUL) into dst of cap > 0 bytes, cut to fit,
+ * NUL-terminated: snprintf(dst, cap, "%.*s", n, s) without the format parser,
+ * for parsers that copy every field of every line. Returns dst. */
+char *rt_copy(char *dst, size_t cap, const char *s, size_t n);
+
 /* SHA-256 of a buffer, as 64 lowercase hex characters + NUL. */
 void rt_sha256_hex(const void *data, size_t len, char out[65]);
 
