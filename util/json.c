@@ -237,8 +237,28 @@ void json_int(json_writer *w, int64_t v)
 void json_num(json_writer *w, double v)
 {
     sep(w);
+    long long c = v > -1e7 && v < 1e7 ? llround(v * 100) : 0;
     if (v > -1e9 && v < 1e9 && v == (double)(int32_t)v && (v != 0 || !signbit(v))) {
         put_int(w, (int32_t)v); /* what %.9g prints for a whole number of <= 9 digits */
+    } else if (c && (double)c / 100 == v) {
+        /* hundredths (the vendor's tables print two decimals): the nearest double
+         * to a decimal of <= 9 digits, which %.9g prints back, trailing 0 cut */
+        char d[24];
+        size_t n = sizeof d;
+        unsigned long long u = c < 0 ? (unsigned long long)-c : (unsigned long long)c;
+        if (u % 100) {
+            if (u % 10)
+                d[--n] = (char)('0' + u % 10);
+            d[--n] = (char)('0' + u / 10 % 10);
+            d[--n] = '.';
+        }
+        u /= 100;
+        do
+            d[--n] = (char)('0' + u % 10);
+        while ((u /= 10) > 0);
+        if (c < 0)
+            d[--n] = '-';
+        put(w, d + n, sizeof d - n);
     } else if (isfinite(v)) {
         char d[32];
         int n = snprintf(d, sizeof d, "%.9g", v);

@@ -1,6 +1,6 @@
 /* tests/unit/test_json_writer.c — util/json.c's shortcuts write what its
- * general paths write: a number as printf's "%.9g" (whole numbers take a
- * digit loop), a key or string as jansson reads it back, and byte for byte as
+ * general paths write: a number as printf's "%.9g" (whole numbers and
+ * hundredths take a digit loop), a key or string as jansson reads it back, and byte for byte as
  * jansson writes it when nothing needs escaping (those take one copy). Values: edges, and 200,000 seeded random ones. */
 #include <jansson.h>
 #include <math.h>
@@ -82,7 +82,9 @@ int main(void)
     static const double edges[] = {0.0, -0.0, 1, -1, 7, 42, 999999999, -999999999, 1e9, -1e9,
                                    1e9 + 1, 2147483647.0, 2147483648.0, -2147483648.0,
                                    4294967296.0, 1e15, 0.5, -0.5, 68.96, 1e-7, 123456789.5,
-                                   NAN, INFINITY, -INFINITY, 5e-324, 1.7976931348623157e308};
+                                   NAN, INFINITY, -INFINITY, 5e-324, 1.7976931348623157e308,
+                                   0.01, -0.01, 0.1, 0.05, 9999999.99, -9999999.99, 1e7 - 0.5,
+                                   7329546.24, 19042140.2, 100.5, 0.005, 1.255, 2.675};
     int bad = 0;
 
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
