@@ -635,7 +635,7 @@ static void run_prep_free(run_prep *p)
 /* One run of a source into the store. */
 static int write_run(store *st, const source *src, const vlog_run_t *r, const run_prep *prep,
                      const char *label, const char *model, const char *model_sha, int copy,
-                     const char *db, int64_t *id, char *err, size_t errlen)
+                     const char *db, const char *time, int64_t *id, char *err, size_t errlen)
 {
     store_run run;
     char *copy_dir = NULL, *dump_dir = NULL, *abs = NULL;
@@ -645,6 +645,7 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ru
 
     store_run_init(&run);
     run.label = label;
+    run.time = time;
     run.backend = r->toolkit ? "toolkit" : "board";
     run.platform = r->info.soc[0] ? r->info.soc : NULL;
     run.model_path = model;
@@ -760,6 +761,7 @@ typedef struct import_ctx {
     store *st;
     const source *src;
     const char *label, *model, *model_sha, *db;
+    char time[32];   /* the import's: every run it adds has the same */
     int copy;
     int64_t *ids;
     int n_ids;
@@ -793,7 +795,7 @@ static int write_one(void *ctx, const vlog_run_t *r, void *prep, char *err, size
     else if (c->label)
         snprintf(lab, sizeof lab, "%s", c->label);
     rc = write_run(c->st, c->src, r, prep, c->label ? lab : NULL, c->model,
-                   c->model_sha, c->copy, c->db, &id, err, errlen);
+                   c->model_sha, c->copy, c->db, c->time, &id, err, errlen);
     if (rc)
         return rc;
     c->ids = xrealloc(c->ids, (size_t)(c->n_ids + 1) * sizeof(*c->ids));
@@ -924,6 +926,7 @@ int cmd_import(int argc, char **argv)
     ic.model_sha = model_sha_p;
     ic.copy = copy;
     ic.db = db;
+    rt_iso_time(ic.time, sizeof ic.time);
     for (int s = 0; s < n_src && !ex; s++) {
         source *x = &src[s];
         int rc = 0;
