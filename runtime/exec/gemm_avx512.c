@@ -60,14 +60,17 @@ void gemm512_pack_a(const float *a, int64_t lda, int64_t M, int64_t K, float *ds
 
 #define T512 __attribute__((target("avx512f,avx2,fma"), optimize("O3")))
 
-/* e^x for x in [-87.3, 88.7] (clamped): x = n ln2 + r, degree-7 polynomial
- * for e^r, scalef puts in 2^n. Within a few ulp of expf. */
-T512 static inline __m512 exp512(__m512 x)
+/* e^-v for -v in [-87.3, 88.7] (clamped): -v = n ln2 + r, degree-7
+ * polynomial for e^r, scalef puts in 2^n; within a few ulp of expf. v's sign
+ * is folded into the clamp, the log2(e) product and the first reduction step
+ * instead of negating v first: negation is exact, so the result is bit for
+ * bit that of e^x on x = 0 - v. */
+T512 static inline __m512 exp512_neg(__m512 v)
 {
-    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.3f)), _mm512_set1_ps(88.7f));
-    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+    v = _mm512_max_ps(_mm512_min_ps(v, _mm512_set1_ps(87.3f)), _mm512_set1_ps(-88.7f));
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(v, _mm512_set1_ps(-1.44269504088896341f)),
                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+    __m512 r = _mm512_fnmsub_ps(n, _mm512_set1_ps(0.693145751953125f), v);
     r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.42860682030941723e-6f), r);
     __m512 p = _mm512_set1_ps(1.0f / 5040);
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720));
@@ -96,7 +99,7 @@ T512 static inline __m512 act512_only(__m512 v, const gemm_epi *e)
         /* x / (1 + e^-x) with a refined reciprocal: a division costs more
          * than the exp on these small-K convs */
         __m512 one = _mm512_set1_ps(1.0f);
-        __m512 d = _mm512_add_ps(one, exp512(_mm512_sub_ps(zero, v)));
+        __m512 d = _mm512_add_ps(one, exp512_neg(v));
         __m512 r = _mm512_rcp14_ps(d);
         r = _mm512_mul_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(2.0f)));
         return _mm512_mul_ps(v, r);
