@@ -60,14 +60,17 @@ void gemm512_pack_a(const float *a, int64_t lda, int64_t M, int64_t K, float *ds
 
 #define T512 __attribute__((target("avx512f,avx2,fma"), optimize("O3")))
 
-/* e^x for x in [-87.3, 88.7] (clamped): x = n ln2 + r, degree-7 polynomial
- * for e^r, scalef puts in 2^n. Within a few ulp of expf. */
-T512 static inline __m512 exp512(__m512 x)
+/* e^-v for -v in [-87.3, 88.7] (clamped): -v = n ln2 + r, degree-7
+ * polynomial for e^r, scalef puts in 2^n; within a few ulp of expf. v's sign
+ * is folded into the clamp, the log2(e) product and the first reduction step
+ * instead of negating v first: negation is exact, so the result is bit for
+ * bit that of e^x on x = 0 - v. */
+T512 static inline __m512 exp512_neg(__m512 v)
 {
-    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.3f)), _mm512_set1_ps(88.7f));
-    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+    v = _mm512_max_ps(_mm512_min_ps(v, _mm512_set1_ps(87.3f)), _mm512_set1_ps(-88.7f));
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(v, _mm512_set1_ps(-1.44269504088896341f)),
                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+    __m512 r = _mm512_fnmsub_ps(n, _mm512_set1_ps(0.693145751953125f), v);
     r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.42860682030941723e-6f), r);
     __m512 p = _mm512_set1_ps(1.0f / 5040);
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720));
@@ -96,7 +99,7 @@ T512 static inline __m512 act512_only(__m512 v, const gemm_epi *e)
         /* x / (1 + e^-x) with a refined reciprocal: a division costs more
          * than the exp on these small-K convs */
         __m512 one = _mm512_set1_ps(1.0f);
-        __m512 d = _mm512_add_ps(one, exp512(_mm512_sub_ps(zero, v)));
+        __m512 d = _mm512_add_ps(one, exp512_neg(v));
         __m512 r = _mm512_rcp14_ps(d);
         r = _mm512_mul_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(2.0f)));
         return _mm512_mul_ps(v, r);
@@ -169,8 +172,8 @@ T512 static inline void epi_row(__m512 *v, int nv, float bias, const gemm_epi *e
  * is at b + koff[k] instead of b + k * ldb. */
 T512 static inline __attribute__((always_inline)) void
 tile_nv(int64_t K, const float *restrict ap, const float *restrict b, int64_t ldb,
-        const int64_t *restrict koff, float *restrict c, int64_t ldc, int nr, int nc,
-        const float *bias, const gemm_epi *e, const int NV, const int OFF)
+        const int64_t *restrict koff, const float *pf, float *restrict c, int64_t ldc, int nr,
+        int nc, const float *bias, const gemm_epi *e, const int NV, const int OFF)
 {
     __mmask16 m0 = nc >= 16 ? 0xFFFF : (__mmask16)((1u << nc) - 1);
     __mmask16 m1 = nc >= 32 ? 0xFFFF : nc <= 16 ? 0 : (__mmask16)((1u << (nc - 16)) - 1);
@@ -180,7 +183,21 @@ tile_nv(int64_t K, const float *restrict ap, const float *restrict b, int64_t ld
     __m512 c30 = z, c31 = z, c32 = z, c40 = z, c41 = z, c42 = z, c50 = z, c51 = z, c52 = z;
     __m512 c60 = z, c61 = z, c62 = z, c70 = z, c71 = z, c72 = z;
 
-    if (nc == 16 * NV) {
+    if (!OFF && pf) {
+        /* the first row tile of a column panel: its B rows come from far away
+         * and ldb apart (no hardware prefetch across pages), so it asks for
+         * the next panel's rows while it works */
+        for (int64_t k = 0; k < K; k++) {
+            const float *bk = b + k * ldb, *pk = pf + k * ldb;
+            __m512 b0 = _mm512_loadu_ps(bk), b1 = _mm512_loadu_ps(bk + 16);
+            __m512 b2 = _mm512_loadu_ps(bk + 32);
+            _mm_prefetch((const char *)pk, _MM_HINT_T0);
+            _mm_prefetch((const char *)(pk + 16), _MM_HINT_T0);
+            _mm_prefetch((const char *)(pk + 32), _MM_HINT_T0);
+            _mm_prefetch((const char *)(pk + 47), _MM_HINT_T0);
+            ALL_ROWS_FMA;
+        }
+    } else if (nc == 16 * NV) {
         for (int64_t k = 0; k < K; k++) {
             const float *bk = OFF ? b + koff[k] : b + k * ldb;
             __m512 b0 = _mm512_loadu_ps(bk), b1 = z, b2 = z;
@@ -208,23 +225,25 @@ tile_nv(int64_t K, const float *restrict ap, const float *restrict b, int64_t ld
 /* One tile of nc columns with the fewest vectors; row k of B at b + koff[k]
  * when koff is given, else at b + k * ldb. */
 T512 static void tile(int64_t K, const float *restrict ap, const float *restrict b, int64_t ldb,
-                      const int64_t *koff, float *restrict c, int64_t ldc, int nr, int nc,
-                      const float *bias, const gemm_epi *e)
+                      const int64_t *koff, const float *pf, float *restrict c, int64_t ldc,
+                      int nr, int nc, const float *bias, const gemm_epi *e)
 {
     if (koff) {
         if (nc > 32)
-            tile_nv(K, ap, b, 0, koff, c, ldc, nr, nc, bias, e, 3, 1);
+            tile_nv(K, ap, b, 0, koff, NULL, c, ldc, nr, nc, bias, e, 3, 1);
         else if (nc > 16)
-            tile_nv(K, ap, b, 0, koff, c, ldc, nr, nc, bias, e, 2, 1);
+            tile_nv(K, ap, b, 0, koff, NULL, c, ldc, nr, nc, bias, e, 2, 1);
         else
-            tile_nv(K, ap, b, 0, koff, c, ldc, nr, nc, bias, e, 1, 1);
+            tile_nv(K, ap, b, 0, koff, NULL, c, ldc, nr, nc, bias, e, 1, 1);
     } else {
-        if (nc > 32)
-            tile_nv(K, ap, b, ldb, NULL, c, ldc, nr, nc, bias, e, 3, 0);
+        if (nc == GEMM_NR && pf)
+            tile_nv(K, ap, b, ldb, NULL, pf, c, ldc, nr, nc, bias, e, 3, 0);
+        else if (nc > 32)
+            tile_nv(K, ap, b, ldb, NULL, NULL, c, ldc, nr, nc, bias, e, 3, 0);
         else if (nc > 16)
-            tile_nv(K, ap, b, ldb, NULL, c, ldc, nr, nc, bias, e, 2, 0);
+            tile_nv(K, ap, b, ldb, NULL, NULL, c, ldc, nr, nc, bias, e, 2, 0);
         else
-            tile_nv(K, ap, b, ldb, NULL, c, ldc, nr, nc, bias, e, 1, 0);
+            tile_nv(K, ap, b, ldb, NULL, NULL, c, ldc, nr, nc, bias, e, 1, 0);
     }
 }
 
@@ -233,10 +252,11 @@ T512 static void run512(const float *ap, int64_t M, int64_t K, const float *b, i
 {
     for (int64_t j = 0; j < N; j += GEMM_NR) {
         int nc = N - j < GEMM_NR ? (int)(N - j) : GEMM_NR;
+        const float *next = !koff && j + GEMM_NR < N ? b + j + GEMM_NR : NULL;
         for (int64_t i = 0; i < M; i += GEMM_MR) {
             int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
-            tile(K, ap + i * K, b + j, ldb, koff, c + i * ldc + j, ldc, nr, nc,
-                 e->bias ? e->bias + i : NULL, e);
+            tile(K, ap + i * K, b + j, ldb, koff, i == 0 ? next : NULL, c + i * ldc + j, ldc,
+                 nr, nc, e->bias ? e->bias + i : NULL, e);
         }
     }
 }
@@ -265,7 +285,7 @@ T512 static void run512_packed(const float *ap, int64_t M, int64_t K, const floa
         pack_panel(b + j, ldb, K, nc, panel);
         for (int64_t i = 0; i < M; i += GEMM_MR) {
             int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
-            tile(K, ap + i * K, panel, GEMM_NR, NULL, c + i * ldc + j, ldc, nr, nc,
+            tile(K, ap + i * K, panel, GEMM_NR, NULL, NULL, c + i * ldc + j, ldc, nr, nc,
                  e->bias ? e->bias + i : NULL, e);
         }
     }
