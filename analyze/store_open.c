@@ -100,8 +100,8 @@ static const char *const migrations[] = {
     "ALTER TABLE layers ADD COLUMN out_std REAL;",
     /* v4: a layer row is keyed by run id * 2^20 + index, the table's rowid, so
      * adding one writes one b-tree instead of the table and its (run_id, idx)
-     * index (an import writes its rows twice as fast). The store deletes a run's
-     * layers by key range itself: no foreign key, which would scan the table. */
+     * index. No foreign key, whose cascade would scan the table: a trigger
+     * deletes a deleted run's layers by key range, whoever deletes it. */
     "CREATE TABLE layers_v4 ("
     "  key INTEGER PRIMARY KEY,"
     "  run_id INTEGER NOT NULL,"
@@ -113,14 +113,19 @@ static const char *const migrations[] = {
     "  sram_hit REAL, rw_kb REAL, bound TEXT, workload TEXT, tasks INTEGER,"
     "  npu_op TEXT, frame_us REAL, npu_dtype TEXT,"
     "  out_scale REAL, out_zp INTEGER, out_qtype TEXT,"
-    "  out_min REAL, out_max REAL, out_mean REAL, out_std REAL);"
+    "  out_min REAL, out_max REAL, out_mean REAL, out_std REAL,"
+    /* a row added by hand without its key is refused, not lost to its run */
+    "  CHECK (key = run_id * 1048576 + idx));"
     "INSERT INTO layers_v4 SELECT run_id * 1048576 + idx, run_id, idx, node, op, name,"
     "  in_shapes, out_shapes, dtype, host_us, npu_cycles, ddr_cycles, total_cycles, time_us,"
     "  mac_usage, target, cpu_reason, sram_hit, rw_kb, bound, workload, tasks, npu_op,"
     "  frame_us, npu_dtype, out_scale, out_zp, out_qtype, out_min, out_max, out_mean, out_std"
     "  FROM layers ORDER BY run_id, idx;"
     "DROP TABLE layers;"
-    "ALTER TABLE layers_v4 RENAME TO layers;",
+    "ALTER TABLE layers_v4 RENAME TO layers;"
+    "CREATE TRIGGER runs_delete_layers AFTER DELETE ON runs BEGIN"
+    "  DELETE FROM layers WHERE key BETWEEN old.id * 1048576 AND old.id * 1048576 + 1048575;"
+    "END;",
 };
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 _Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration step per schema version");

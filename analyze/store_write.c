@@ -13,21 +13,16 @@
  * adds has no cascade); on failure the whole batch is rolled back. */
 static void delete_open_run(store *st)
 {
-    static const char *const tables[] = {"layers", "outputs", "accuracy", "tags",
-                                         "load_samples", "runs"};
+    /* the layers go with the run (the runs_delete_layers trigger) */
+    static const char *const tables[] = {"outputs", "accuracy", "tags", "load_samples", "runs"};
     char sql[96];
 
     if (!st->open_run)
         return; /* store_run_begin failed before its insert: nothing to undo */
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-        if (i == 0) /* layers: by key, see LAYER_KEY_SPAN */
-            snprintf(sql, sizeof sql, "DELETE FROM layers WHERE key BETWEEN %lld AND %lld",
-                     (long long)st->open_run * LAYER_KEY_SPAN,
-                     (long long)st->open_run * LAYER_KEY_SPAN + LAYER_KEY_SPAN - 1);
-        else
-            snprintf(sql, sizeof sql, "DELETE FROM %s WHERE %s = %lld", tables[i],
-                     i + 1 < sizeof tables / sizeof tables[0] ? "run_id" : "id",
-                     (long long)st->open_run);
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE %s = %lld", tables[i],
+                 i + 1 < sizeof tables / sizeof tables[0] ? "run_id" : "id",
+                 (long long)st->open_run);
         if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
             sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
             st->batch_lost = 1;
@@ -365,29 +360,16 @@ int store_delete_run(store *st, int64_t run_id, char *err, size_t errlen)
         return rt_err(err, errlen, RT_EINVAL, "run %lld is still open", (long long)st->open_run);
     if (st->batch == BATCH_ADDING) /* its rows would stay: no ON DELETE CASCADE */
         return rt_err(err, errlen, RT_EINVAL, "a batch that adds runs cannot delete one");
-    /* the other tables' rows go by ON DELETE CASCADE; layer rows have no
-     * foreign key (schema 4) and go by their key range, in the same savepoint */
-    if ((rc = sq_db_exec(st, "SAVEPOINT delete_run", err, errlen)))
+    /* the other tables' rows go by ON DELETE CASCADE, the layers by the
+     * runs_delete_layers trigger (schema 4) */
+    if ((rc = sq_db_prepare(st, "DELETE FROM runs WHERE id = ?", &s, err, errlen)))
         return rc;
-    if ((rc = sq_db_prepare(st, "DELETE FROM runs WHERE id = ?1", &s, err, errlen)))
-        goto out;
     sqlite3_bind_int64(s, 1, run_id);
     if (sqlite3_step(s) != SQLITE_DONE)
         rc = sq_db_fail(st, err, errlen, "cannot delete the run");
     else if (sqlite3_changes(st->db) == 0)
         rc = rt_err(err, errlen, RT_EINVAL, "no run with id %lld", (long long)run_id);
     sqlite3_finalize(s);
-    s = NULL;
-    if (rc || (rc = sq_db_prepare(st, "DELETE FROM layers WHERE " LAYER_KEY_RANGE, &s, err,
-                                  errlen)))
-        goto out;
-    sqlite3_bind_int64(s, 1, run_id);
-    if (sqlite3_step(s) != SQLITE_DONE)
-        rc = sq_db_fail(st, err, errlen, "cannot delete the run's layers");
-    sqlite3_finalize(s);
-out:
-    sqlite3_exec(st->db, rc ? "ROLLBACK TO delete_run; RELEASE delete_run" : "RELEASE delete_run",
-                 NULL, NULL, NULL);
     return rc;
 }
 

@@ -18,8 +18,8 @@ def run(i, label, quant, total, npu):
                "normal" if quant == "i8" else None, "channel" if quant == "i8" else None, total, "ok",
                '{"npu_predicted_us":%g}' % npu))
 def layer(r, idx, op, name, host, npu):
-    db.execute("INSERT INTO layers (run_id, idx, node, op, name, host_us, time_us) VALUES (?,?,?,?,?,?,?)",
-               (r, idx, "n" + name, op, name, host, npu))
+    db.execute("INSERT INTO layers (key, run_id, idx, node, op, name, host_us, time_us) VALUES (?,?,?,?,?,?,?,?)",
+               (r * 1048576 + idx, r, idx, "n" + name, op, name, host, npu))
 def acc(r, idx, layer, op, name, cos, euc, out=0):
     db.execute("INSERT INTO accuracy (run_id, idx, layer, name, op, fused, is_output, entire_cos, entire_euc,"
                " single_cos, single_euc) VALUES (?,?,?,?,?,0,?,?,?,?,?)", (r, idx, layer, name, op, out, cos, euc, cos, euc))

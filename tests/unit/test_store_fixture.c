@@ -5,6 +5,7 @@
  * management on it: tags, relabelling, load samples, and deletion cascading to
  * them; and the schema-4 layer keys. Run from the repository root. */
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,21 @@ static void test_v3(const char *dir)
               sql_int(path, "SELECT COUNT(*) FROM layers") == want_layers - run2,
           "deleting it again: an error, nothing else deleted");
     store_close(st);
+    /* by hand with sqlite3: a deleted run takes its layers along (the trigger);
+     * a layer row without its key is refused */
+    long long run1 = sql_int(path, "SELECT COUNT(*) FROM layers WHERE run_id = 1");
+    sql_exec(path, "DELETE FROM runs WHERE id = 1");
+    CHECK(run1 > 0 && sql_int(path, "SELECT COUNT(*) FROM layers WHERE run_id = 1") == 0 &&
+              sql_int(path, "SELECT COUNT(*) FROM layers") == want_layers - run2 - run1,
+          "a run deleted by hand takes its %lld layers and no others", run1);
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open(path, &db);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, "INSERT INTO layers (run_id, idx, op) VALUES (3, 999, 'Conv')",
+                          NULL, NULL, NULL);
+    sqlite3_close(db);
+    CHECK(rc == SQLITE_CONSTRAINT && sql_int(path, "SELECT COUNT(*) FROM layers WHERE idx = 999") == 0,
+          "a layer row added by hand without its key is refused (%d)", rc);
     unlink(path);
 }
 
