@@ -808,7 +808,7 @@ int cmd_import(int argc, char **argv)
 {
     const char *label = NULL, *model = NULL, *db = NULL;
     int formats = VLOG_F_ALL, strict = 0, json = 0, copy = 0, n_src = 0, ex = EXIT_OK;
-    int64_t *ids = NULL, kinds[VLOG_NKINDS] = {0};
+    int64_t kinds[VLOG_NKINDS] = {0};
     int created = 0;
     import_ctx ic = {0};
     source *src = xcalloc((size_t)argc, sizeof(*src));
@@ -965,7 +965,6 @@ int cmd_import(int argc, char **argv)
         ex = cli_exit_code(RT_EIO);
         goto out;
     }
-    ids = ic.ids;
     if (json) {
         json_writer w;
         json_begin(&w, stdout);
@@ -977,7 +976,7 @@ int cmd_import(int argc, char **argv)
             for (int k = 0; k < nr; k++, j++) {
                 const vlog_run_t *r = src[s].is_dir ? NULL : &src[s].log.runs[k];
                 json_obj_open(&w);
-                json_key(&w, "run_id"); json_int(&w, ids[j]);
+                json_key(&w, "run_id"); json_int(&w, ic.ids[j]);
                 json_key(&w, "source"); json_str(&w, src[s].path);
                 json_key(&w, "backend"); json_str(&w, r && r->toolkit ? "toolkit" : "board");
                 json_key(&w, "platform"); json_str(&w, r && r->info.soc[0] ? r->info.soc : NULL);
@@ -1005,7 +1004,7 @@ int cmd_import(int argc, char **argv)
             int nr = src[s].is_dir ? 1 : src[s].log.n_runs;
             for (int k = 0; k < nr; k++, j++) {
                 const vlog_run_t *r = src[s].is_dir ? NULL : &src[s].log.runs[k];
-                printf("run %lld  %-7s  %s", (long long)ids[j], r && r->toolkit ? "toolkit" : "board",
+                printf("run %lld  %-7s  %s", (long long)ic.ids[j], r && r->toolkit ? "toolkit" : "board",
                        src[s].path);
                 if (r && r->has_perf)
                     printf("  %d layers", r->perf.n_rows);
