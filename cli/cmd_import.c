@@ -902,7 +902,7 @@ int cmd_import(int argc, char **argv)
         if (rc == RT_EINVAL) /* a pipe, a device, an empty file */
             rc = rt_read_file(x->path, (void **)&x->text, &x->len, err, sizeof err);
         if (rc) {
-            cli_error("import: %s: %s", x->path, err);
+            cli_error("import: %s", err); /* the reader names the file */
             ex = EXIT_INPUT;
             goto out;
         }

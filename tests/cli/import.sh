@@ -273,6 +273,7 @@ sed 's/Time(us)     //' "$f" >"$T/nocol.txt"
 bad_input "missing column" "$T/nocol.txt" "nocol.txt:[0-9]+: a table line"
 { head -c 300 "$f"; printf '\0\1\2\377garbage'; head -c 2048 /dev/urandom; } >"$T/bin.txt"
 bad_input binary "$T/bin.txt" "not a text log"
+bad_input "missing file" "$T/nope.txt" "^rknn-trace: import: [^ ]*/nope.txt: No such file or directory$"
 printf 'hello\nworld\n' >"$T/none.txt"
 bad_input "no vendor output" "$T/none.txt" "no vendor output"
 # the bad line after 80 good runs, which the writer thread has already written
