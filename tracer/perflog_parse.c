@@ -25,11 +25,53 @@ static const struct { const char *name; int col; } col_names[] = {
 
 #define MAX_TOK 64
 
-static int is_ruler(const char *s)
+static const char *skip_blanks(const char *s)
 {
-    while (*s == ' ')
+    while (*s == ' ' || *s == '\t')
         s++;
-    return !strncmp(s, "-----", 5) || !strncmp(s, "=====", 5);
+    return s;
+}
+
+int perflog_is_ruler(const char *s)
+{
+    s = skip_blanks(s);
+    return !strncmp(s, "-----", 5) || !strncmp(s, "=====", 5) || !strncmp(s, "+----", 5);
+}
+
+int perflog_is_title(const char *s)
+{
+    s = skip_blanks(s);
+    return !strcmp(s, "Network Layer Information Table") || !strcmp(s, "RKNN VERSION:") ||
+           !strcmp(s, "Operator Time Consuming Ranking Table") ||
+           !strcmp(s, "Operator Time-Consuming Ranking:") || !strcmp(s, "Performance");
+}
+
+int perflog_is_elided(const char *s)
+{
+    s = skip_blanks(s);
+    if (!strncmp(s, "[...", 4))
+        return 1;
+    if (s[0] != '.' || s[1] != '.' || s[2] != '.')
+        return 0;
+    while (*s == '.')
+        s++;
+    return !*s;
+}
+
+int perflog_is_total(const char *s)
+{
+    s = skip_blanks(s);
+    return !strncmp(s, "Total Operator Elapsed", 22) || !strncmp(s, "Total Memory R", 14) ||
+           !strncmp(s, "Total Internal Memory Read", 26) ||
+           !strncmp(s, "Total Weight Memory Read", 24);
+}
+
+/* Table layout, an elision mark or a totals line: never a row, nor the tail of
+ * a wrapped one (the whole-log scanner counts these lines as what they are). */
+static int is_layout(const char *s)
+{
+    return !*skip_blanks(s) || perflog_is_ruler(s) || perflog_is_title(s) ||
+           perflog_is_elided(s) || perflog_is_total(s);
 }
 
 static int tokenize(char *s, char **tok, int max)
@@ -371,7 +413,7 @@ static int parse_op_row(char *line, int has_cpu, int has_gpu, perflog_op_t *o)
  * is not a row by itself, completes it. On success *next moves past it. */
 static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_row_t *r)
 {
-    char *c = *next, *end, *joined;
+    char *c = *next, *end, *joined, *cont;
     perflog_row_t alone;
     size_t a, b;
     int ok;
@@ -390,7 +432,9 @@ static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_ro
     joined[b] = 0;
     while (b && (joined[b - 1] == '\r' || joined[b - 1] == ' ' || joined[b - 1] == '\t'))
         joined[--b] = 0;
-    ok = parse_row(tracer_strip_prefix(joined), h, &alone) != 0;
+    cont = tracer_strip_prefix(joined);
+    ok = !is_layout(cont) && !perflog_is_header(cont) && !perflog_is_ranking_header(cont) &&
+         parse_row(cont, h, &alone) != 0;
     if (ok) {
         memcpy(joined, row, a);
         joined[a] = ' ';
@@ -502,7 +546,7 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
                 continue;
             }
         }
-        if (is_ruler(s) || !*s)
+        if (is_layout(s))
             continue;
         if (state == 1) {
             perflog_row_t r;

@@ -66,6 +66,13 @@ void perflog_free(perflog_table_t *tables, int n);
 /* A line (prefix stripped) is a per-layer table header / a ranking table header. */
 int perflog_is_header(const char *line);
 int perflog_is_ranking_header(const char *line);
+/* Lines around and inside a table that are never a row nor a wrapped row's tail
+ * (leading blanks allowed): a ruler ("-----", "=====", "+----"), a title or
+ * "Performance", an elision mark ("...", "[..."), a totals line. */
+int perflog_is_ruler(const char *line);
+int perflog_is_title(const char *line);
+int perflog_is_elided(const char *line);
+int perflog_is_total(const char *line);
 
 /* Parser of the vendor runtime's SRAM / internal-memory
  * table (RKNN_LOG_LEVEL=3 on RK3588, shared/research/log-formats.md §4) and of

@@ -31,22 +31,6 @@ typedef struct scan {
     char buf[4096];            /* the current line, prefixes stripped */
 } scan_t;
 
-static int is_ruler(const char *s)
-{
-    return !strncmp(s, "-----", 5) || !strncmp(s, "=====", 5) || !strncmp(s, "+----", 5);
-}
-
-static int is_elided(const char *s)
-{
-    if (!strncmp(s, "[...", 4))
-        return 1;
-    if (s[0] != '.' || s[1] != '.' || s[2] != '.')
-        return 0;
-    while (*s == '.')
-        s++;
-    return !*s;
-}
-
 static void count(scan_t *sc, int64_t lineno, int kind, const char *s)
 {
     sc->v->kinds[kind]++;
@@ -223,20 +207,6 @@ static int first_token_int(const char *s)
     return *s == ' ' || *s == '\t' || !*s;
 }
 
-static int is_perf_total(const char *s)
-{
-    return !strncmp(s, "Total Operator Elapsed", 22) || !strncmp(s, "Total Memory R", 14) ||
-           !strncmp(s, "Total Internal Memory Read", 26) ||
-           !strncmp(s, "Total Weight Memory Read", 24);
-}
-
-static int is_perf_title(const char *s)
-{
-    return !strcmp(s, "Network Layer Information Table") || !strcmp(s, "RKNN VERSION:") ||
-           !strcmp(s, "Operator Time Consuming Ranking Table") ||
-           !strcmp(s, "Operator Time-Consuming Ranking:");
-}
-
 /* A row with no header before it (a copied excerpt): ID OpType DataType Target. */
 static int headerless_row(const char *s, int *compact)
 {
@@ -284,7 +254,7 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
 
     for (j = i; j < n; j++) {
         char *t = line_text(sc, &L[j], &rt);
-        if (!*t || is_ruler(t) || is_perf_title(t) || !strcmp(t, "Performance")) {
+        if (!*t || perflog_is_ruler(t) || perflog_is_title(t)) {
             layout++;
             continue;
         }
@@ -296,11 +266,11 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
             ranking = 1, layout++;
             continue;
         }
-        if (is_elided(t)) {
+        if (perflog_is_elided(t)) {
             elided++;
             continue;
         }
-        if (is_perf_total(t)) {
+        if (perflog_is_total(t)) {
             totals++;
             continue;
         }
@@ -318,7 +288,7 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
     /* trailing blank lines and rulers are nobody's: leave them to the caller */
     while (j > i + 1) {
         char *t = line_text(sc, &L[j - 1], &rt);
-        if (*t && !is_ruler(t))
+        if (*t && !perflog_is_ruler(t))
             break;
         j--, layout--;
     }
@@ -397,7 +367,7 @@ static int sram_segment(scan_t *sc, const line_t *L, int n, int i)
 
     for (j = i; j < n; j++) {
         char *t = line_text(sc, &L[j], &rt);
-        if (!*t || is_ruler(t) || (!strncmp(t, "ID ", 3) && strstr(t, " User "))) {
+        if (!*t || perflog_is_ruler(t) || (!strncmp(t, "ID ", 3) && strstr(t, " User "))) {
             layout++;
             continue;
         }
@@ -413,7 +383,7 @@ static int sram_segment(scan_t *sc, const line_t *L, int n, int i)
     }
     while (j > i + 1) {
         char *t = line_text(sc, &L[j - 1], &rt);
-        if (*t && !is_ruler(t))
+        if (*t && !perflog_is_ruler(t))
             break;
         j--, layout--;
     }
@@ -477,7 +447,7 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         count(sc, lineno, VLOG_LAYOUT, t);
         return;
     }
-    if (is_ruler(t) || is_perf_title(t) || !strcmp(t, "Performance") ||
+    if (perflog_is_ruler(t) || perflog_is_title(t) ||
         !strcmp(t, "Memory Profile Info Dump")) {
         if (!strcmp(t, "Memory Profile Info Dump") && (f & VLOG_F_MEMORY)) {
             vlog_run_t *r = run_for(sc, lineno, c && c->has_mem);
@@ -491,7 +461,7 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         count(sc, lineno, VLOG_COMMENT, t);
         return;
     }
-    if (is_elided(t)) {
+    if (perflog_is_elided(t)) {
         count(sc, lineno, VLOG_ELIDED, t);
         return;
     }
@@ -639,8 +609,8 @@ int vlog_scan_each(const char *text, size_t len, int formats, vlog_final_fn fina
             i++;
             continue;
         }
-        if (sc->acc.in_table && t[0] != '[' && !is_elided(t) && strncmp(t, "entire", 6) &&
-            strncmp(t, "cos ", 4) && !is_ruler(t))
+        if (sc->acc.in_table && t[0] != '[' && !perflog_is_elided(t) && strncmp(t, "entire", 6) &&
+            strncmp(t, "cos ", 4) && !perflog_is_ruler(t))
             flush_acc(sc);
         if ((formats & VLOG_F_PERF) && (perflog_is_header(t) || perflog_is_ranking_header(t))) {
             i = perf_segment(sc, L, n, i, NULL);
