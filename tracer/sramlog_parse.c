@@ -288,10 +288,11 @@ int sramlog_parse(const char *text, size_t len, sramlog_table_t **tables, int *n
     *n = 0;
     memcpy(buf, text, len);
     buf[len] = 0;
-    /* NUL bytes inside the text end lines too */
+    /* NUL bytes inside the text end lines too; a carriage return does not (as
+     * for the whole-log scanner, which counts the lines): it is a blank */
     for (size_t i = 0; i < len; i++)
         if (buf[i] == 0 || buf[i] == '\r')
-            buf[i] = '\n';
+            buf[i] = buf[i] ? ' ' : '\n';
     for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
         handle_line(line, &st);
     free(buf);
