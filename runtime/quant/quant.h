@@ -118,6 +118,13 @@ const char *quant_method_name(int m);
  * hist: nbins counts over [lo, hi]. Returns the chosen range for algo. */
 void quant_hist_range(const double *hist, int nbins, float lo, float hi, int algo, float *out_min,
                       float *out_max);
+/* What calibration collects from a tensor of n values: *mn / *mx lowered /
+ * raised to its finite values; hist (QUANT_HIST_BINS bins over [lo, hi), lo <
+ * hi) counts each finite non-zero value in bin (int)((v - lo) * bins / (hi - lo))
+ * (float difference, double product) clamped to the bins. */
+#define QUANT_HIST_BINS 2048
+void quant_min_max(const float *v, int64_t n, float *mn, float *mx);
+void quant_hist_add(double *hist, const float *v, int64_t n, float lo, float hi);
 
 /* ---- calibration images (image.c) ----
  * .png (libpng) and .jpg/.jpeg (libjpeg), chosen by the file extension:

@@ -277,6 +277,58 @@ int main(void)
     CHECK(lo < -9 && lo > -20, "kl clips the sparse lower tail: lo %g", lo);
     free(h);
 
+    /* What calibration collects, against a value-by-value reference: lengths
+     * that are and are not whole vectors, NaN, infinities, signed zeros, the
+     * range's edges and values just inside them. */
+    {
+        enum { N = 1003 };
+        float *v = malloc(N * sizeof(float));
+        double *got = calloc(QUANT_HIST_BINS, sizeof(double));
+        double *want = calloc(QUANT_HIST_BINS, sizeof(double));
+        const float lo = -3.25f, hi = 7.5f;
+        int bad = 0;
+        srand(7);
+        for (int i = 0; i < N; i++) {
+            float x = lo + (hi - lo) * (float)rand() / (float)RAND_MAX;
+            switch (rand() % 12) {
+            case 0: x = NAN; break;
+            case 1: x = (rand() & 1) ? INFINITY : -INFINITY; break;
+            case 2: x = (rand() & 1) ? 0.0f : -0.0f; break;
+            case 3: x = (rand() & 1) ? lo : hi; break;
+            case 4: x = nextafterf(hi, 0); break;
+            default: break;
+            }
+            v[i] = x;
+        }
+        for (int n = 0; n <= N; n += n < 40 ? 1 : 97) {
+            float mn = INFINITY, mx = -INFINITY, rmn = INFINITY, rmx = -INFINITY;
+            memset(got, 0, QUANT_HIST_BINS * sizeof(double));
+            memset(want, 0, QUANT_HIST_BINS * sizeof(double));
+            quant_min_max(v, n, &mn, &mx);
+            quant_hist_add(got, v, n, lo, hi);
+            for (int i = 0; i < n; i++) {
+                if (!isfinite(v[i]))
+                    continue;
+                rmn = v[i] < rmn ? v[i] : rmn;
+                rmx = v[i] > rmx ? v[i] : rmx;
+                if (v[i] == 0)
+                    continue;
+                double y = (v[i] - lo) * (QUANT_HIST_BINS / ((double)hi - lo));
+                int b = (int)y;
+                want[b < QUANT_HIST_BINS ? b : QUANT_HIST_BINS - 1] += 1;
+            }
+            bad += mn != rmn || mx != rmx;
+            bad += memcmp(got, want, QUANT_HIST_BINS * sizeof(double)) != 0;
+        }
+        CHECK(bad == 0, "%d lengths where min/max or the histogram differ from the reference", bad);
+        got[5] = 2;
+        quant_hist_add(got, v, 0, lo, hi);
+        CHECK(got[5] == 2, "the histogram adds to what it held");
+        free(v);
+        free(got);
+        free(want);
+    }
+
     CHECK(quant_type_parse("asymmetric_quantized-8") == QT_I8 && quant_type_parse("x") < 0, "parse");
     CHECK(quant_algo_parse("kl_divergence") == QA_KL && quant_method_parse("layer") == QM_LAYER,
           "parse");
