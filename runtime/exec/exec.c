@@ -61,6 +61,11 @@ void op_parallel_for(op_ctx *c, int64_t n, range_fn fn, void *arg)
     threadpool_run(c->pool, n, fn, arg);
 }
 
+void exec_parallel_for(exec_t *x, int64_t n, range_fn fn, void *arg)
+{
+    op_parallel_for(&x->ctx, n, fn, arg);
+}
+
 typedef struct span {
     int t;
     int first, last; /* positions in the execution order, inclusive */

@@ -109,6 +109,10 @@ int exec_run_timed(exec_t *x, layer_hook hook, void *user, char *err, size_t err
 /* Graph output i after a run (data valid until the next run or exec_free). */
 const tensor_t *exec_output(const exec_t *x, int i);
 
+/* op_parallel_for on the executor's threads, between runs (work that is not a
+ * node's, e.g. calibration's per-tensor range search). */
+void exec_parallel_for(exec_t *x, int64_t n, range_fn fn, void *arg);
+
 /* Peak bytes of the activation arena (memory plan). */
 size_t exec_arena_bytes(const exec_t *x);
 

@@ -6,6 +6,7 @@
 #include "util/util.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -323,6 +324,41 @@ static int check_finite(const float *v, int64_t n, const tensor_t *t, const char
                   "calibration data must be finite", t->name, (long long)bad, (long long)n);
 }
 
+typedef struct params_job {
+    const calib *c;
+    int algo;
+    qparam_t *p;
+    atomic_int next;
+} params_job;
+
+/* The parameters of every tensor calibration saw, whatever range this thread
+ * was given: tensors are taken one at a time, as their costs differ widely. */
+static void tensor_params(void *arg, int64_t begin, int64_t end)
+{
+    params_job *j = arg;
+    const calib *c = j->c;
+    (void)begin, (void)end;
+    for (int t; (t = atomic_fetch_add(&j->next, 1)) < c->g->n_t;) {
+        if (!c->has[t])
+            continue;
+        float lo = c->mn[t], hi = c->mx[t];
+        if (!isfinite(lo) || !isfinite(hi))
+            lo = hi = 0; /* nothing finite seen */
+        if (c->hist) {
+            float hlo = lo < 0 ? lo : 0, hhi = hi > 0 ? hi : 0;
+            const double *h = c->hist + (size_t)t * HIST_BINS;
+            double total = 0;
+            for (int b = 0; b < HIST_BINS; b++)
+                total += h[b];
+            /* A histogram with fewer values than 8 per bin (e.g. 10 logits x 20
+             * samples) is too sparse for a range search: keep min/max. */
+            if (total >= 8.0 * HIST_BINS)
+                quant_hist_range(h, HIST_BINS, hlo, hhi, j->algo, &lo, &hi);
+        }
+        quant_param_from_range(lo, hi, &j->p[t]);
+    }
+}
+
 int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
                     const void *const *inputs, int progress, qparam_t **act, uint8_t **has,
                     int *n_samples, char *err, size_t errlen)
@@ -398,24 +434,12 @@ int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
         }
     }
     p = xcalloc((size_t)g->n_t, sizeof(*p));
-    for (int t = 0; t < g->n_t; t++) {
-        if (!c.has[t])
-            continue;
-        float lo = c.mn[t], hi = c.mx[t];
-        if (!isfinite(lo) || !isfinite(hi))
-            lo = hi = 0; /* nothing finite seen */
-        if (c.hist) {
-            float hlo = lo < 0 ? lo : 0, hhi = hi > 0 ? hi : 0;
-            const double *h = c.hist + (size_t)t * HIST_BINS;
-            double total = 0;
-            for (int b = 0; b < HIST_BINS; b++)
-                total += h[b];
-            /* A histogram with fewer values than 8 per bin (e.g. 10 logits x 20
-             * samples) is too sparse for a range search: keep min/max. */
-            if (total >= 8.0 * HIST_BINS)
-                quant_hist_range(h, HIST_BINS, hlo, hhi, algo, &lo, &hi);
-        }
-        quant_param_from_range(lo, hi, &p[t]);
+    {
+        /* the range searches (KL: hundreds of candidates per tensor) on the
+         * executor's threads, a tensor at a time from a shared counter */
+        params_job j = {.c = &c, .algo = algo, .p = p};
+        atomic_init(&j.next, 0);
+        exec_parallel_for(x, g->n_t, tensor_params, &j);
     }
     *act = p;
     *has = c.has;
