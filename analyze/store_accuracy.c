@@ -162,6 +162,10 @@ void sq_read_accuracy(sqlite3_stmt *s, int c, store_accuracy *a)
     read_metrics(s, c + 7, &a->entire);
     read_metrics(s, c + 13, &a->single);
     a->source = sq_col_text(s, c + 19);
+    /* required when written; a damaged file or a table edited by hand may
+     * still hold a NULL */
+    if (!a->name)
+        a->name = xstrdup("");
 }
 
 static void read_accuracy_row(sqlite3_stmt *s, void *row) { sq_read_accuracy(s, 0, row); }
