@@ -53,6 +53,17 @@ void tensor_set_shape(tensor_t *t, int dtype, int ndim, const int64_t *dims)
         t->dims[i] = dims[i];
 }
 
+/* Saturating: a float beyond int64 (or NaN, as 0) is no valid count, axis or
+ * index either, and every caller checks the range of what it gets. */
+static int64_t f64_to_i64(double v)
+{
+    if (v != v)
+        return 0;
+    if (v >= 9223372036854775808.0)
+        return INT64_MAX;
+    return v <= -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
+}
+
 int64_t tensor_get_int(const tensor_t *t, int64_t i)
 {
     const void *p = t->data;
@@ -65,8 +76,8 @@ int64_t tensor_get_int(const tensor_t *t, int64_t i)
     case DT_UINT16: return ((const uint16_t *)p)[i];
     case DT_UINT32: return ((const uint32_t *)p)[i];
     case DT_UINT64: return (int64_t)((const uint64_t *)p)[i];
-    case DT_FLOAT: return (int64_t)((const float *)p)[i];
-    case DT_DOUBLE: return (int64_t)((const double *)p)[i];
+    case DT_FLOAT: return f64_to_i64(((const float *)p)[i]);
+    case DT_DOUBLE: return f64_to_i64(((const double *)p)[i]);
     }
     return 0;
 }

@@ -50,6 +50,11 @@ static int ra_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     return RT_OK;
 }
 
+/* Samples per output cell beyond which a ROI is refused: twice a whole 4K
+ * frame pooled to one cell (3840 x 2160); it keeps the counts far from
+ * overflowing and a run from taking hours on coordinates that are garbage. */
+#define RA_MAX_SAMPLES 16777216.0
+
 typedef struct ra_job {
     const float *x, *rois;
     const tensor_t *bidx;
@@ -57,7 +62,7 @@ typedef struct ra_job {
     int64_t C, H, W, oh, ow, N;
     int sampling, half, is_max;
     float scale;
-    int bad;  /* a batch index out of range (reported after the loop) */
+    int bad;  /* 1: a batch index out of range, 2: a ROI's sample grid (reported after the loop) */
 } ra_job;
 
 /* One bilinear sample at (y, x): the four corner offsets and weights, or 0
@@ -106,8 +111,13 @@ static void ra_range(void *arg, int64_t t0, int64_t t1)
             rh = rh > 1 ? rh : 1;
         }
         double bh = rh / (double)j->oh, bw = rw / (double)j->ow;
-        int64_t gh = j->sampling > 0 ? j->sampling : (int64_t)ceil(rh / (double)j->oh);
-        int64_t gw = j->sampling > 0 ? j->sampling : (int64_t)ceil(rw / (double)j->ow);
+        double ghd = j->sampling > 0 ? j->sampling : ceil(rh / (double)j->oh);
+        double gwd = j->sampling > 0 ? j->sampling : ceil(rw / (double)j->ow);
+        if (!(ghd * gwd <= RA_MAX_SAMPLES)) { /* NaN coordinates fail too */
+            j->bad = 2;
+            continue;
+        }
+        int64_t gh = (int64_t)ghd, gw = (int64_t)gwd;
         double count = (double)(gh * gw > 1 ? gh * gw : 1);
         for (int64_t ph = 0; ph < j->oh; ph++)
             for (int64_t pw = 0; pw < j->ow; pw++) {
@@ -149,6 +159,10 @@ static int ra_run(op_ctx *c, graph_t *g, node_t *n)
                 .scale = node_attr_float(n, "spatial_scale", 1.0f)};
     if (r->dims[0] * j.C > 0)
         op_parallel_for_work(c, r->dims[0] * j.C, j.oh * j.ow * 16, ra_range, &j);
+    if (j.bad == 2)
+        return rt_err(c->err, c->errlen, RT_EINVAL,
+                      "node '%s' (RoiAlign): a ROI is not finite or needs more than %.0f samples "
+                      "per output cell", n->name, RA_MAX_SAMPLES);
     if (j.bad)
         return rt_err(c->err, c->errlen, RT_EINVAL, "node '%s' (RoiAlign): a batch index is outside [0, %lld)",
                       n->name, (long long)j.N);
