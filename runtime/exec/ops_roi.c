@@ -113,11 +113,12 @@ static void ra_range(void *arg, int64_t t0, int64_t t1)
         double bh = rh / (double)j->oh, bw = rw / (double)j->ow;
         double ghd = j->sampling > 0 ? j->sampling : ceil(rh / (double)j->oh);
         double gwd = j->sampling > 0 ? j->sampling : ceil(rw / (double)j->ow);
-        if (!(ghd * gwd <= RA_MAX_SAMPLES)) { /* NaN coordinates fail too */
-            j->bad = 2;
+        if (!(ghd <= RA_MAX_SAMPLES && gwd <= RA_MAX_SAMPLES && ghd * gwd <= RA_MAX_SAMPLES)) {
+            j->bad = 2; /* NaN coordinates fail too */
             continue;
         }
-        int64_t gh = (int64_t)ghd, gw = (int64_t)gwd;
+        /* an inverted box (half-pixel mode) takes no samples, as in onnxruntime */
+        int64_t gh = ghd > 0 ? (int64_t)ghd : 0, gw = gwd > 0 ? (int64_t)gwd : 0;
         double count = (double)(gh * gw > 1 ? gh * gw : 1);
         for (int64_t ph = 0; ph < j->oh; ph++)
             for (int64_t pw = 0; pw < j->ow; pw++) {
