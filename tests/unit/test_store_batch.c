@@ -3,7 +3,10 @@
  * visible to another connection before the batch commits; an aborted batch, or a
  * store closed (or a process killed) with its batch open, leaves none of its runs.
  * A batch that only adds runs skips the foreign key checks and nothing else.
- * Row counts are read with sqlite3 directly. */
+ * A batch past the rows that start the kernel's writeback (store_write.c)
+ * keeps every row and no file open after it. Row counts are read with sqlite3
+ * directly. */
+#include <dirent.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -39,6 +42,18 @@ static int add_run(store *st, const char *label, int n, int abort_it, char *err,
         return rc;
     }
     return store_run_commit(st, id, 1.0, err, errlen);
+}
+
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    if (!d)
+        return -1;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
 }
 
 int main(void)
@@ -87,6 +102,27 @@ int main(void)
           "deleting f after the batch took its layers (foreign keys on again)");
     CHECK(sql_int(path, "SELECT COUNT(*) FROM pragma_foreign_key_check") == 0, "no dangling row");
 
+    /* a batch long enough for several writeback hints (one per 16,384 rows) */
+    {
+        int fds = open_fds(), rc = 0;
+        CHECK(store_batch_begin_adding(st, err, sizeof err) == 0, "long batch: %s", err);
+        for (int k = 0; k < 40 && !rc; k++) {
+            char lab[32];
+            snprintf(lab, sizeof lab, "long-%d", k);
+            rc = add_run(st, lab, 1000, 0, err, sizeof err);
+        }
+        CHECK(rc == 0, "40 runs of 1,000 layers: %s", err);
+        CHECK(store_batch_commit(st, err, sizeof err) == 0, "long commit: %s", err);
+        CHECK(open_fds() == fds, "no file left open by the long batch (%d, was %d)", open_fds(), fds);
+        CHECK(sql_int(path, "SELECT COUNT(*) FROM layers WHERE run_id IN "
+                            "(SELECT id FROM runs WHERE label LIKE 'long-%')") == 40000,
+              "the long batch's 40,000 layers");
+        sql_exec(path, "DELETE FROM runs WHERE label LIKE 'long-%'");
+        CHECK(sql_int(path, "SELECT COUNT(*) FROM runs") == 3 &&
+                  sql_int(path, "SELECT COUNT(*) FROM layers") == 2 + 3 + 5,
+              "long batch removed");
+    }
+
     /* an aborted batch, and a store closed with its batch open */
     CHECK(store_batch_begin(st, err, sizeof err) == 0, "batch 2: %s", err);
     CHECK(add_run(st, "d", 2, 0, err, sizeof err) == 0, "d: %s", err);
@@ -105,7 +141,7 @@ int main(void)
         char e[512];
         if (store_open(path, &s2, e, sizeof e) || store_batch_begin(s2, e, sizeof e))
             _exit(2);
-        for (int k = 0; k < 50; k++) {
+        for (int k = 0; k < 100; k++) { /* 20,000 layers: past a writeback */
             char lab[32];
             snprintf(lab, sizeof lab, "killed-%d", k);
             if (add_run(s2, lab, 200, 0, e, sizeof e))
