@@ -373,6 +373,10 @@ static void test_conv_sweep(void)
          * 48 + 16 + 2 column tiles, a partial row panel, dilation, batch 2 */
         {2, 1, 1, 64, 1, {30, 114}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
         {2, 2, 2, 9, 1, {17, 35}, {3, 3}, {1, 1}, {2, 2}, {1, 0, 3, 2}, "NOTSET", 1, 0},
+        /* and up to 128 taps: a 12-channel 3x3 stem (no Winograd below 16
+         * channels), a 5-channel 5x5 */
+        {2, 1, 12, 16, 1, {26, 54}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
+        {2, 2, 5, 12, 1, {19, 41}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
         /* Winograd with a partial row panel and 16- and 32-column tiles */
         {2, 1, 32, 9, 1, {20, 36}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
         {2, 1, 16, 24, 1, {12, 64}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
