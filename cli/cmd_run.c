@@ -174,11 +174,19 @@ static int cmp_double(const void *a, const void *b)
 #define MAX_SAMPLES (8LL << 20)  /* per-layer times kept (32 MiB): the first
                                     MAX_SAMPLES / layers timed runs give the medians */
 
-/* One pass over the graph; *us is its wall time. */
+/* One pass over the graph; *us is its wall time. A pass that only times runs
+ * fused as an application's would (a conv with its activation chain: the
+ * chain's time is the conv's, its other layers get none, NaN); the passes
+ * that dump or take statistics see every layer's output. */
 static int run_pass(exec_t *x, run_state *st, double *us, char *err, size_t errlen)
 {
+    int timing = !st->dump && !st->stats;
+    if (st->sample)
+        for (int l = 0; l < st->n_layers; l++)
+            st->sample[l] = NAN;
     double t0 = rt_now_us();
-    int rc = exec_run(x, on_layer, st, err, errlen);
+    int rc = timing ? exec_run_timed(x, on_layer, st, err, errlen)
+                    : exec_run(x, on_layer, st, err, errlen);
     *us = rt_now_us() - t0;
     if (rc && st->err[0])
         snprintf(err, errlen, "%s", st->err);
