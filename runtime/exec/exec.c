@@ -13,8 +13,9 @@
  * HardSwish, x * Sigmoid(x) as Sigmoid + Mul, x * Clip(x + 3, 0, 6) / 6 as
  * Add/Clip/Mul/Div), then another scalar multiply/add. The fused conv writes
  * the chain's last tensor, whose arena lifetime starts at the conv for that
- * reason; the chain's nodes are skipped. Runs with a hook execute every node
- * as the graph says. */
+ * reason; the chain's nodes are skipped. A Slice of a Slice's output reads the
+ * first one's input (plan_slices). Runs with a hook execute every node as the
+ * graph says. */
 #include "runtime/exec/exec.h"
 #include "runtime/exec/kernels.h"
 #include "runtime/exec/threadpool.h"
@@ -48,6 +49,8 @@ typedef struct fuse {
     int skip;     /* this node's output comes from an earlier fused Conv */
     int out;
     gemm_epi act;
+    int slice_of; /* this Slice reads the input of the Slice at position slice_of - 1 */
+    int slice_skip; /* this Slice's output only feeds such Slices */
 } fuse_t;
 
 void op_parallel_for(op_ctx *c, int64_t n, range_fn fn, void *arg)
@@ -305,6 +308,48 @@ static void match_chain(fuse_scan *s, int p)
         s->f[p] = (fuse_t){.head = 1, .out = t, .act = e};
 }
 
+/* A Slice of a Slice's output (YOLOX's Focus stem takes every other row, then
+ * every other column of those) reads the first one's input directly, and a
+ * Slice whose output only feeds such Slices is skipped: half the copying. */
+static int plan_slices(exec_t *x, const int *uses, fuse_t *f)
+{
+    graph_t *g = x->g;
+    int nt = g->n_t ? g->n_t : 1, any = 0;
+    int *prod = xmalloc(sizeof(int) * (size_t)nt), *composed = xcalloc((size_t)nt, sizeof(int));
+
+    for (int t = 0; t < nt; t++)
+        prod[t] = -1;
+    for (int p = 0; p < x->n_order; p++) {
+        const node_t *n = &g->nodes[x->order[p]];
+        for (int k = 0; k < n->n_out; k++)
+            if (n->out[k] >= 0)
+                prod[n->out[k]] = p;
+    }
+    for (int p = 0; p < x->n_order; p++) {
+        node_t *n = &g->nodes[x->order[p]];
+        int t = n->n_in > 0 ? n->in[0] : -1, q = t >= 0 ? prod[t] : -1;
+        if (q < 0 || f[p].skip || f[p].head || !stock_op(n, "Slice") || n->n_out != 1 ||
+            n->out[0] < 0 || f[q].skip || f[q].head || f[q].slice_of)
+            continue;
+        const node_t *inner = &g->nodes[x->order[q]];
+        if (!stock_op(inner, "Slice") || inner->n_out != 1 || !slice_composable(g, n, inner))
+            continue;
+        f[p].slice_of = q + 1;
+        composed[t]++;
+        any = 1;
+    }
+    for (int q = 0; q < x->n_order; q++) {
+        const node_t *n = &g->nodes[x->order[q]];
+        /* a graph output counts as three more uses: never skipped */
+        if (stock_op(n, "Slice") && n->n_out == 1 && n->out[0] >= 0 && composed[n->out[0]] &&
+            composed[n->out[0]] == uses[n->out[0]])
+            f[q].slice_skip = 1;
+    }
+    free(prod);
+    free(composed);
+    return any;
+}
+
 static void plan_fusion(exec_t *x)
 {
     graph_t *g = x->g;
@@ -336,6 +381,7 @@ static void plan_fusion(exec_t *x)
         match_chain(&sc, p);
         any |= f[p].head;
     }
+    any |= plan_slices(x, uses, f);
     free(uses);
     free(cons);
     if (any)
@@ -537,10 +583,17 @@ static int plan_memory(exec_t *x, const exec_opts *o, char *err, size_t errlen)
     for (int i = 0; i < g->n_outputs; i++)
         if (first[g->outputs[i]] != -2)
             last[g->outputs[i]] = end;
-    /* a fused conv writes its activation's output early */
-    for (int p = 0; x->fuse && p < x->n_order; p++)
+    /* a fused conv writes its activation's output early; a composed Slice
+     * reads the input of the Slice it follows */
+    for (int p = 0; x->fuse && p < x->n_order; p++) {
         if (x->fuse[p].head && first[x->fuse[p].out] > p)
             first[x->fuse[p].out] = p;
+        if (x->fuse[p].slice_of) {
+            int src = g->nodes[x->order[x->fuse[p].slice_of - 1]].in[0];
+            if (g->t[src].kind != TK_CONST && last[src] < p)
+                last[src] = p;
+        }
+    }
     /* a block lives as long as any tensor inside it */
     plan_aliases(x, first, parent, off);
     for (int t = 0; t < g->n_t; t++) {
@@ -689,6 +742,16 @@ static int fusion_valid(const exec_t *x)
     return 1;
 }
 
+/* The same for the composed Slices (quantization wraps every kernel). */
+static int slices_valid(const exec_t *x)
+{
+    for (int p = 0; p < x->n_order; p++)
+        if (x->fuse[p].slice_of && (!stock_op(&x->g->nodes[x->order[p]], "Slice") ||
+                                    !stock_op(&x->g->nodes[x->order[x->fuse[p].slice_of - 1]], "Slice")))
+            return 0;
+    return 1;
+}
+
 /* A kernel's error, prefixed once with its node: kernel helpers shared with
  * shape inference already name the node themselves. */
 static int node_error(const node_t *n, const char *msg, int rc, char *err, size_t errlen)
@@ -706,17 +769,20 @@ static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *er
                size_t errlen)
 {
     graph_t *g = x->g;
-    int fused = (!hook || timing_only) && x->fuse && fusion_valid(x);
+    int any = (!hook || timing_only) && x->fuse;
+    int fused = any && fusion_valid(x), sliced = any && slices_valid(x);
 
     for (int p = 0; p < x->n_order; p++) {
         node_t *n = &g->nodes[x->order[p]];
-        const fuse_t *f = fused ? &x->fuse[p] : NULL;
-        if (f && f->skip)
+        const fuse_t *f = fused ? &x->fuse[p] : NULL, *sf = sliced ? &x->fuse[p] : NULL;
+        if ((f && f->skip) || (sf && sf->slice_skip))
             continue;
         double t0 = rt_now_us();
         x->ctx_err[0] = '\0';
-        int rc = f && f->head ? conv_run_fused(&x->ctx, g, n, &f->act, f->out)
-                              : n->def->run(&x->ctx, g, n);
+        int rc = f && f->head        ? conv_run_fused(&x->ctx, g, n, &f->act, f->out)
+                 : sf && sf->slice_of ? slice_run_composed(&x->ctx, g, n,
+                                                           &g->nodes[x->order[sf->slice_of - 1]])
+                                      : n->def->run(&x->ctx, g, n);
         double t1 = rt_now_us();
         if (rc)
             return node_error(n, x->ctx_err, rc, err, errlen);

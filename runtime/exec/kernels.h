@@ -141,6 +141,13 @@ void gemm_act_apply(float *y, int64_t n, const gemm_epi *e);
 int conv_fusable(const node_t *n);
 int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, int out);
 
+/* Slice n applied to the output of Slice inner, read straight from inner's
+ * input (exec.c, when no hook looks at inner's output): one strided copy
+ * instead of two. slice_composable() says whether both have constant
+ * parameters. */
+int slice_composable(graph_t *g, const node_t *n, const node_t *inner);
+int slice_run_composed(op_ctx *c, graph_t *g, node_t *n, const node_t *inner);
+
 /* Depthwise 2-D conv of one plane on AVX-512 (gemm_avx512.c). Column strides
  * 1 and 2 (kernels up to 16 wide) read the input in place, masked at the
  * edges, 8 output rows x 16 columns per register block; other strides copy

@@ -498,6 +498,54 @@ static int slice_run(op_ctx *c, graph_t *g, node_t *n)
     return RT_OK;
 }
 
+/* n's plan on the output of inner, as one plan on inner's input: element i of
+ * an axis is inner's element b.start + i * b.step, i.e. the input's
+ * a.start + (b.start + i * b.step) * a.step. */
+static int slice_compose(graph_t *g, const node_t *n, const node_t *inner, slice_plan *p,
+                         char *err, size_t errlen)
+{
+    tensor_t *x = node_input(g, inner, 0), *t = node_output(g, inner, 0);
+    slice_plan a;
+    int rc = slice_plan_make(g, inner, x, &a, err, errlen);
+    if (!rc)
+        rc = slice_plan_make(g, n, t, p, err, errlen);
+    if (rc)
+        return rc;
+    for (int i = 0; i < x->ndim; i++) {
+        p->start[i] = a.start[i] + p->start[i] * a.step[i];
+        p->step[i] *= a.step[i];
+    }
+    return RT_OK;
+}
+
+int slice_composable(graph_t *g, const node_t *n, const node_t *inner)
+{
+    char err[8];
+    slice_plan p;
+    const tensor_t *x = node_input(g, inner, 0);
+    return x && x->ndim > 0 && node_input(g, n, 0) == node_output(g, inner, 0) &&
+           slice_compose(g, n, inner, &p, err, sizeof err) == RT_OK;
+}
+
+int slice_run_composed(op_ctx *c, graph_t *g, node_t *n, const node_t *inner)
+{
+    tensor_t *x = node_input(g, inner, 0), *y = node_output(g, n, 0);
+    slice_plan p;
+    int64_t ist[MODEL_MAX_DIMS], st[MODEL_MAX_DIMS], base = 0;
+    int rc = slice_compose(g, n, inner, &p, c->err, c->errlen);
+    if (rc)
+        return rc;
+    if (tensor_numel(y) <= 0)
+        return RT_OK;
+    contig_strides(x->ndim, x->dims, ist);
+    for (int i = 0; i < x->ndim; i++) {
+        base += p.start[i] * ist[i];
+        st[i] = p.step[i] * ist[i];
+    }
+    strided_copy(c, y->data, x->data, x->ndim, p.len, st, base, dtype_size(x->dtype));
+    return RT_OK;
+}
+
 /* ---- Transpose ----------------------------------------------------------- */
 
 static int get_perm(const node_t *n, int r, int64_t *perm, char *err, size_t errlen)

@@ -7,7 +7,7 @@
  * column counts (partial register tiles). On the real YOLOX-nano (SiLU after
  * every conv) and PP-OCR models (scalar affine + decomposed HardSwish), the fused
  * run's output equals the node-by-node run's (which tests/e2e checks against
- * onnxruntime). Depthwise geometries (strides, pads,
+ * onnxruntime). Slices of a Slice's output composed (check_slices). Depthwise geometries (strides, pads,
  * dilations, planes taller than one row strip and wider than a register block)
  * against a direct convolution in double. */
 #include "runtime/exec/exec.h"
@@ -517,6 +517,122 @@ static void check_model(const char *path, const char *input, int64_t hh, int64_t
     graph_free(g);
 }
 
+static int add_i64(graph_t *g, const char *name, int64_t v)
+{
+    int t = graph_add_tensor(g, name);
+    tensor_t *x = &g->t[t];
+    x->kind = TK_CONST;
+    x->dtype = DT_INT64;
+    x->ndim = 1;
+    x->dims[0] = 1;
+    x->data = xaligned_alloc(sizeof(int64_t));
+    *(int64_t *)x->data = v;
+    return t;
+}
+
+/* Slice(in) on one axis, the parameters as constant inputs (opset 10+). */
+static int add_slice(graph_t *g, const char *name, int in, int64_t start, int64_t end, int64_t axis,
+                     int64_t step)
+{
+    char nm[64];
+    int out = graph_add_tensor(g, name);
+    int ins[5];
+    ins[0] = in;
+    snprintf(nm, sizeof nm, "%s_s", name);
+    ins[1] = add_i64(g, nm, start);
+    snprintf(nm, sizeof nm, "%s_e", name);
+    ins[2] = add_i64(g, nm, end);
+    snprintf(nm, sizeof nm, "%s_a", name);
+    ins[3] = add_i64(g, nm, axis);
+    snprintf(nm, sizeof nm, "%s_p", name);
+    ins[4] = add_i64(g, nm, step);
+    graph_add_node(g, name, "Slice", "", 5, ins, 1, &out);
+    return out;
+}
+
+/* Slices of a Slice's output (a Focus stem, a reversed slice, one on the same
+ * axis) read the first Slice's input when nothing looks at its output: the
+ * fused run equals the node-by-node one bit for bit and a hand-indexed
+ * element; the first Slice is skipped (no timed event) only when every
+ * consumer of its output is such a Slice. Its input is an intermediate whose
+ * memory a later node could take if its lifetime were not stretched to the
+ * composed Slices. */
+static void check_slices(void)
+{
+    graph_t *g = graph_new();
+    int64_t xd[4] = {1, 3, 10, 12};
+    int x = graph_add_tensor(g, "x");
+    g->t[x].kind = TK_INPUT;
+    g->t[x].dtype = DT_FLOAT;
+    g->t[x].ndim = 4;
+    memcpy(g->t[x].dims, xd, sizeof(xd));
+    int r = graph_add_tensor(g, "r"), m = graph_add_tensor(g, "m"), q = graph_add_tensor(g, "q");
+    graph_add_node(g, "relu", "Relu", "", 1, &x, 1, &r);
+    int rows = add_slice(g, "rows", r, 0, INT64_MAX, 2, 2);        /* skipped */
+    int rev = add_slice(g, "rev", r, -1, -100, 3, -3);             /* also read by Neg */
+    graph_add_node(g, "neg", "Neg", "", 1, &x, 1, &m);             /* may take r's memory */
+    graph_add_node(g, "negrev", "Neg", "", 1, &rev, 1, &q);
+    int out[6] = {add_slice(g, "even", rows, 0, INT64_MAX, 3, 2),
+                  add_slice(g, "odd", rows, 1, INT64_MAX, 3, 2),
+                  add_slice(g, "again", rows, 1, 4, 2, 2),
+                  add_slice(g, "revrows", rev, 7, 1, 2, -2), m, q};
+    g->inputs = xmalloc(sizeof(int));
+    g->inputs[g->n_inputs++] = x;
+    g->outputs = xmalloc(sizeof(out));
+    for (int i = 0; i < 6; i++)
+        g->outputs[g->n_outputs++] = out[i];
+    g->opset = 13;
+
+    char err[256] = "";
+    exec_t *ex = NULL;
+    exec_opts o = {.nthreads = 1};
+    float in[3 * 10 * 12];
+    for (int i = 0; i < 3 * 10 * 12; i++)
+        in[i] = frand();
+    int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
+    rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
+    rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(in), err, sizeof(err));
+    CHECK(rc == 0, "slices: %s", err);
+    if (rc) {
+        graph_free(g);
+        return;
+    }
+    float *ref[6];
+    int64_t n[6];
+    int events = 0;
+    rc = exec_run(ex, count_hook, &events, err, sizeof(err)); /* node by node */
+    CHECK(rc == 0 && events == 9, "slices node by node: %d events: %s", events, err);
+    for (int i = 0; i < 6; i++) {
+        const tensor_t *t = exec_output(ex, i);
+        n[i] = tensor_numel(t);
+        ref[i] = xmalloc(sizeof(float) * (size_t)n[i]);
+        memcpy(ref[i], t->data, sizeof(float) * (size_t)n[i]);
+    }
+    /* hand-indexed: odd[0, c, i, j] = relu(x[0, c, 2i, 2j + 1]); revrows takes
+     * rows 7, 5, 3 of rev, whose column j is column 11 - 3j of x */
+    CHECK(n[1] == 3 * 5 * 6 && ref[1][(2 * 5 + 3) * 6 + 4] == fmaxf(in[(2 * 10 + 6) * 12 + 9], 0.0f),
+          "odd[0,2,3,4] by hand");
+    CHECK(n[3] == 3 * 3 * 4 && ref[3][(1 * 3 + 2) * 4 + 1] == fmaxf(in[(1 * 10 + 3) * 12 + 8], 0.0f),
+          "revrows[0,1,2,1] by hand");
+    timed_seen ts = {0};
+    for (int pass = 0; pass < 2 && !rc; pass++) {
+        for (int i = 0; i < 4; i++) /* what the composed Slices write */
+            for (int64_t k = 0; k < n[i]; k++)
+                ((float *)exec_output(ex, i)->data)[k] = NAN;
+        rc = pass ? exec_run(ex, NULL, NULL, err, sizeof(err))
+                  : exec_run_timed(ex, timed_hook, &ts, err, sizeof(err));
+        CHECK(rc == 0, "slices fused: %s", err);
+        for (int i = 0; i < 6 && !rc; i++)
+            CHECK(!memcmp(exec_output(ex, i)->data, ref[i], sizeof(float) * (size_t)n[i]),
+                  "slice output %d: fused run differs from node by node (pass %d)", i, pass);
+    }
+    CHECK(ts.events == 8, "timed events %d: only 'rows' skipped ('rev' also feeds Neg)", ts.events);
+    for (int i = 0; i < 6; i++)
+        free(ref[i]);
+    exec_free(ex);
+    graph_free(g);
+}
+
 int main(void)
 {
     for (int act = 0; act < A_COUNT; act++) {
@@ -546,6 +662,7 @@ int main(void)
     check_convt(5, 3, 9, 20, 2);
     check_convt(4, 6, 11, 7, 3);     /* stride 3: not the paired path */
     check_swapped();
+    check_slices();
     /* input ranges as tests/e2e/models.txt */
     check_model("tests/data/models/yolox_nano.onnx", "images", 416, 416, 0.0f, 255.0f);
     check_model("tests/data/models/ppocrv4_det.onnx", "x", 320, 320, -2.1f, 2.6f);
