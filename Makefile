@@ -90,7 +90,7 @@ $(CORE_LIB): $(CORE_OBJ)
 $(BUILD)/librknnrt.so: $(API_OBJ) $(CORE_LIB) runtime/api/librknnrt.map
 	$(CC) -shared -Wl,-soname,librknnrt.so -Wl,--version-script=runtime/api/librknnrt.map \
 	    -o $@ $(API_OBJ) -Wl,--whole-archive $(CORE_LIB) \
-	    -Wl,--no-whole-archive $(LDFLAGS_ALL) $(LIBS)
+	    -Wl,--no-whole-archive $(LDFLAGS_ALL) $(filter-out -lopenblas,$(LIBS)) -ldl
 
 # Exports the rknn_* functions only (same version script as the runtime), so that
 # the util functions it carries cannot clash with the application's.
@@ -100,7 +100,8 @@ $(BUILD)/librknntrace.so: $(TRACE_OBJ) runtime/api/librknnrt.map
 	    -o $@ $(TRACE_OBJ) $(LDFLAGS_ALL) -ldl
 
 # reports/ (exporters), tui/ and the board probe: linked into the CLI only. The CLI
-# loads OpenBLAS on its first BLAS call (cli/blas_lazy.c), not at start.
+# and librknnrt.so load OpenBLAS on their first BLAS call (runtime/exec/blas_lazy.c),
+# not at start.
 $(BUILD)/rknn-trace: $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB)
 	$(CC) -o $@ $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) \
 	    $(LDFLAGS_ALL) $(filter-out -lopenblas,$(LIBS)) $(DBLIBS) $(TUILIBS) $(BOARDLIBS) -ldl

@@ -95,11 +95,18 @@ RKNN_TRACE_THREADS=abc RKNN_LOG_LEVEL=1 run_flow general_badthreads sample_gener
 grep -q "W RKNN.*RKNN_TRACE_THREADS='abc'" "$T/general_badthreads.err" && ok ||
     bad "RKNN_TRACE_THREADS=abc: no warning in $(head -c 300 "$T/general_badthreads.err")"
 
+# OpenBLAS is loaded on the first BLAS call (runtime/exec/blas_lazy.c), not with the
+# runtime: YOLOX-Nano runs on the runtime's own kernels and never loads it
+readelf -d "$B/librknnrt.so" | grep -q "NEEDED.*openblas" && bad "librknnrt.so needs OpenBLAS at load" || ok
+LD_DEBUG=files run_flow general_nolib sample_general
+grep -q "file=libopenblas" "$T/general_nolib.err" && bad "the general flow loaded OpenBLAS" || ok
+grep -q "file=librknnrt" "$T/general_nolib.err" && ok || bad "LD_DEBUG=files said nothing of the libraries"
+
 grep -q "fmt=NHWC, type=FP32" "$T/general.out" && grep -q "dims=\[1, 3549, 8\]" "$T/general.out" &&
     ok || bad "general flow attrs: $(grep index= "$T/general.out")"
 grep -q "w_stride=416" "$T/zero_copy.out" && ok || bad "zero-copy input w_stride not 416"
 
-for f in zero_copy zero_copy_native zero_copy_log1 general_1thread general_badthreads; do
+for f in zero_copy zero_copy_native zero_copy_log1 general_1thread general_badthreads general_nolib; do
     cmp -s "$T/general.f32" "$T/$f.f32" && ok || bad "general and $f outputs differ"
 done
 

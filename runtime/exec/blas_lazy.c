@@ -1,16 +1,21 @@
-/* cli/blas_lazy.c — the BLAS functions the runtime calls, for the CLI only:
- * OpenBLAS is loaded on the first call instead of when the program starts.
+/* runtime/exec/blas_lazy.c — the BLAS functions the runtime calls: OpenBLAS
+ * is loaded on the first call instead of when the program starts, in
+ * librknnrt.so and in the CLI alike.
  *
  * Why: OpenBLAS pulls in libgfortran and libquadmath, whose constructor
  * registers printf handlers for %f/%g/%e (register_printf_specifier). From
- * then on glibc formats every printf of the process on its slow path, and
- * OpenBLAS starts its worker threads. Most commands (ls, show, import,
- * compare, ...) never multiply a matrix and paid both. The rknn-trace link
- * leaves -lopenblas out (Makefile); librknnrt.so and the tests still link it
- * directly. */
+ * then on glibc formats every printf of the process on its slow path, the
+ * application's included, and OpenBLAS starts worker threads that spin for a
+ * while. Most models never reach a BLAS call here (the AVX-512 kernels cover
+ * conv and gemm), and most CLI commands (ls, show, import, ...) multiply no
+ * matrix. The runtime runs its own threads, so every BLAS call is
+ * single-threaded (openblas_set_num_threads, applied when the library loads).
+ * The tests link -lopenblas too; these definitions come first and load the
+ * same library. */
 #include <cblas.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,6 +40,8 @@ static struct {
 } blas;
 
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+static int blas_threads = 1; /* the count asked for, applied at load */
+static int blas_loaded;      /* set once blas is filled in */
 
 /* The library is a dependency of the package: missing, the program cannot
  * compute and says so in one line (exit code 4, internal). */
@@ -49,10 +56,14 @@ static void blas_load(void)
         blas.set_threads = (threads_fn)dlsym(h, "openblas_set_num_threads");
     }
     if (!blas.sgemm || !blas.dgemm || !blas.sgemv || !blas.set_threads) {
-        fprintf(stderr, "rknn-trace: cannot load OpenBLAS (libopenblas.so.0): %s\n",
-                h ? "a function is missing" : dlerror());
+        fprintf(stderr, "%s: cannot load OpenBLAS (libopenblas.so.0): %s\n",
+                program_invocation_short_name, h ? "a function is missing" : dlerror());
         exit(4);
     }
+    /* loaded first, count read after (and the reverse in the setter): a count
+     * set meanwhile is applied by one of the two, or both */
+    __atomic_store_n(&blas_loaded, 1, __ATOMIC_SEQ_CST);
+    blas.set_threads(__atomic_load_n(&blas_threads, __ATOMIC_SEQ_CST));
 }
 
 void cblas_sgemm(const enum CBLAS_ORDER order, const enum CBLAS_TRANSPOSE ta,
@@ -84,8 +95,10 @@ void cblas_sgemv(const enum CBLAS_ORDER order, const enum CBLAS_TRANSPOSE t, con
     blas.sgemv(order, t, m, n, alpha, a, lda, x, incx, beta, y, incy);
 }
 
+/* Before the first BLAS call only recorded: it does not load the library. */
 void openblas_set_num_threads(int n)
 {
-    pthread_once(&blas_once, blas_load);
-    blas.set_threads(n);
+    __atomic_store_n(&blas_threads, n, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&blas_loaded, __ATOMIC_SEQ_CST))
+        blas.set_threads(n);
 }
