@@ -475,27 +475,32 @@ static int slice_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     return RT_OK;
 }
 
-static int slice_run(op_ctx *c, graph_t *g, node_t *n)
+/* y = the elements of x that plan p selects */
+static void slice_copy(op_ctx *c, const tensor_t *x, tensor_t *y, const slice_plan *p)
 {
-    tensor_t *x = node_input(g, n, 0), *y = node_output(g, n, 0);
-    slice_plan p;
     int64_t ist[MODEL_MAX_DIMS], st[MODEL_MAX_DIMS], base = 0;
-    int rc = slice_plan_make(g, n, x, &p, c->err, c->errlen);
-    if (rc)
-        return rc;
     if (tensor_numel(y) <= 0)
-        return RT_OK;
-    contig_strides(x->ndim, x->dims, ist);
-    for (int i = 0; i < x->ndim; i++) {
-        base += p.start[i] * ist[i];
-        st[i] = p.step[i] * ist[i];
-    }
+        return;
     if (x->ndim == 0) {
         memcpy(y->data, x->data, dtype_size(x->dtype));
-        return RT_OK;
+        return;
     }
-    strided_copy(c, y->data, x->data, x->ndim, p.len, st, base, dtype_size(x->dtype));
-    return RT_OK;
+    contig_strides(x->ndim, x->dims, ist);
+    for (int i = 0; i < x->ndim; i++) {
+        base += p->start[i] * ist[i];
+        st[i] = p->step[i] * ist[i];
+    }
+    strided_copy(c, y->data, x->data, x->ndim, p->len, st, base, dtype_size(x->dtype));
+}
+
+static int slice_run(op_ctx *c, graph_t *g, node_t *n)
+{
+    tensor_t *x = node_input(g, n, 0);
+    slice_plan p;
+    int rc = slice_plan_make(g, n, x, &p, c->err, c->errlen);
+    if (!rc)
+        slice_copy(c, x, node_output(g, n, 0), &p);
+    return rc;
 }
 
 /* n's plan on the output of inner, as one plan on inner's input: element i of
@@ -529,21 +534,11 @@ int slice_composable(graph_t *g, const node_t *n, const node_t *inner)
 
 int slice_run_composed(op_ctx *c, graph_t *g, node_t *n, const node_t *inner)
 {
-    tensor_t *x = node_input(g, inner, 0), *y = node_output(g, n, 0);
     slice_plan p;
-    int64_t ist[MODEL_MAX_DIMS], st[MODEL_MAX_DIMS], base = 0;
     int rc = slice_compose(g, n, inner, &p, c->err, c->errlen);
-    if (rc)
-        return rc;
-    if (tensor_numel(y) <= 0)
-        return RT_OK;
-    contig_strides(x->ndim, x->dims, ist);
-    for (int i = 0; i < x->ndim; i++) {
-        base += p.start[i] * ist[i];
-        st[i] = p.step[i] * ist[i];
-    }
-    strided_copy(c, y->data, x->data, x->ndim, p.len, st, base, dtype_size(x->dtype));
-    return RT_OK;
+    if (!rc)
+        slice_copy(c, node_input(g, inner, 0), node_output(g, n, 0), &p);
+    return rc;
 }
 
 /* ---- Transpose ----------------------------------------------------------- */
