@@ -44,11 +44,21 @@ struct exec {
     struct fuse *fuse; /* per execution position, or NULL when nothing fuses */
 };
 
+/* Longest activation chain: affine, HardSwish as four nodes, affine. */
+#define FUSE_MAX_CHAIN 8
+
+/* How a head runs in this run (fusion_modes). */
+enum { FUSE_NONE, FUSE_CONV, FUSE_CHAIN };
+
 typedef struct fuse {
     int head;     /* this Conv runs fused, writing tensor out */
     int skip;     /* this node's output comes from an earlier fused Conv */
     int out;
     gemm_epi act;
+    int owner;    /* a skipped chain node: its head's position + 1 */
+    int n_chain;  /* a head: the positions of its chain's nodes, in order */
+    int chain[FUSE_MAX_CHAIN];
+    int mode;     /* a head: FUSE_*, set at the start of every fused run */
     int slice_of; /* this Slice reads the input of the Slice at position slice_of - 1 */
     int slice_skip; /* this Slice's output only feeds such Slices */
 } fuse_t;
@@ -126,6 +136,13 @@ static int stock_op(const node_t *n, const char *op)
     return !strcmp(n->op, op) && n->def && n->def == exec_find_op(n->domain, n->op);
 }
 
+/* node's kernel is the stock one for op, or runs it unchanged (node_t.wraps) */
+static int stock_kernel(const node_t *n, const char *op)
+{
+    return stock_op(n, op) ||
+           (!strcmp(n->op, op) && n->wraps && n->wraps == exec_find_op(n->domain, n->op));
+}
+
 /* Scalar value of optional constant float input i, or def when omitted; -1 if
  * present but not a constant float scalar. */
 static int const_scalar(const graph_t *g, const node_t *n, int i, float def, float *v)
@@ -156,14 +173,14 @@ static int act_of(const graph_t *g, const node_t *c, int t, gemm_epi *e)
     memset(e, 0, sizeof(*e));
     if (c->n_out != 1 || c->in[0] != t)
         return 0;
-    if (stock_op(c, "Relu")) {
+    if (stock_kernel(c, "Relu")) {
         e->act = GEMM_ACT_RELU;
-    } else if (stock_op(c, "LeakyRelu")) {
+    } else if (stock_kernel(c, "LeakyRelu")) {
         e->act = GEMM_ACT_LEAKY;
         e->alpha = node_attr_float(c, "alpha", 0.01f);
-    } else if (stock_op(c, "HardSwish")) {
+    } else if (stock_kernel(c, "HardSwish")) {
         e->act = GEMM_ACT_HSWISH;
-    } else if (stock_op(c, "Clip")) {
+    } else if (stock_kernel(c, "Clip")) {
         e->act = GEMM_ACT_CLIP;
         if (clip_bounds(g, c, &e->alpha, &e->beta))
             return 0;
@@ -196,7 +213,7 @@ static const node_t *node_at(const fuse_scan *s, int q)
 /* n is a stock binary op of tensor t and a constant float scalar: *v. */
 static int scalar_op(const graph_t *g, const node_t *n, const char *op, int t, float *v)
 {
-    if (!stock_op(n, op) || n->n_in != 2 || n->n_out != 1 || n->out[0] < 0)
+    if (!stock_kernel(n, op) || n->n_in != 2 || n->n_out != 1 || n->out[0] < 0)
         return 0;
     int k = n->in[0] == t ? 1 : n->in[1] == t ? 0 : -1;
     if (k < 0 || n->in[k] == t || (k == 0 && !strcmp(op, "Div")))
@@ -240,10 +257,10 @@ static int match_two_branch(fuse_scan *s, int *t, gemm_epi *e)
     for (int swap = 0; swap < 2; swap++, qa ^= qb, qb ^= qa, qa ^= qb) {
         const node_t *a = node_at(s, qa), *m = node_at(s, qb);
         if (s->f[qa].skip || s->f[qb].skip || s->f[qa].head || s->f[qb].head ||
-            !stock_op(m, "Mul") || m->n_in != 2 || m->n_out != 1 || m->out[0] < 0)
+            !stock_kernel(m, "Mul") || m->n_in != 2 || m->n_out != 1 || m->out[0] < 0)
             continue;
         float v, lo, hi;
-        if (stock_op(a, "Sigmoid") && a->n_out == 1 && a->in[0] == tt && a->out[0] >= 0) {
+        if (stock_kernel(a, "Sigmoid") && a->n_out == 1 && a->in[0] == tt && a->out[0] >= 0) {
             int so = a->out[0];
             if (s->uses[so] != 1 ||
                 !((m->in[0] == tt && m->in[1] == so) || (m->in[0] == so && m->in[1] == tt)))
@@ -259,7 +276,7 @@ static int match_two_branch(fuse_scan *s, int *t, gemm_epi *e)
         if (qc < 0)
             continue;
         const node_t *c = node_at(s, qc);
-        if (!stock_op(c, "Clip") || c->in[0] != a->out[0] || c->n_out != 1 || c->out[0] < 0 ||
+        if (!stock_kernel(c, "Clip") || c->in[0] != a->out[0] || c->n_out != 1 || c->out[0] < 0 ||
             clip_bounds(g, c, &lo, &hi) || lo != 0.0f || hi != 6.0f)
             continue;
         int co = c->out[0];
@@ -304,8 +321,24 @@ static void match_chain(fuse_scan *s, int p)
         matched = 1;
         e.post = match_affine(s, &t, &e.s2, &e.b2);
     }
-    if (matched)
-        s->f[p] = (fuse_t){.head = 1, .out = t, .act = e};
+    if (!matched)
+        return;
+    s->f[p] = (fuse_t){.head = 1, .out = t, .act = e};
+    /* the nodes this match marked skipped, in order: the chain (also for
+     * kernels that run it themselves, node_t.chain) */
+    for (int q = p + 1; q < s->x->n_order; q++)
+        if (s->f[q].skip && !s->f[q].owner) {
+            s->f[q].owner = p + 1;
+            if (s->f[p].n_chain < FUSE_MAX_CHAIN)
+                s->f[p].chain[s->f[p].n_chain] = q;
+            s->f[p].n_chain++;
+        }
+    if (s->f[p].n_chain > FUSE_MAX_CHAIN) { /* no pattern is that long: not fused */
+        for (int q = p + 1; q < s->x->n_order; q++)
+            if (s->f[q].owner == p + 1)
+                s->f[q] = (fuse_t){0};
+        s->f[p] = (fuse_t){0};
+    }
 }
 
 /* A Slice of a Slice's output (YOLOX's Focus stem takes every other row, then
@@ -375,8 +408,10 @@ static void plan_fusion(exec_t *x)
         uses[g->outputs[i]] += 3;
     for (int p = 0; p < x->n_order; p++) {
         node_t *n = &g->nodes[x->order[p]];
-        if (f[p].skip || !conv_fusable(n) || n->n_out != 1 || n->out[0] < 0 ||
-            g->t[n->out[0]].dtype != DT_FLOAT)
+        /* a stock fp32 Conv, or a kernel standing in for one that runs the chain
+         * itself (fusion_modes decides at each run) */
+        if (f[p].skip || !(conv_fusable(n) || (n->chain && !strcmp(n->op, "Conv"))) ||
+            n->n_out != 1 || n->out[0] < 0 || g->t[n->out[0]].dtype != DT_FLOAT)
             continue;
         match_chain(&sc, p);
         any |= f[p].head;
@@ -462,13 +497,6 @@ static int alias_candidate(const graph_t *g, const int *uses, const int *first,
 {
     return t >= 0 && uses[t] == 1 && first[t] != -2 && parent[t] == t &&
            g->t[t].kind != TK_CONST;
-}
-
-/* node's kernel is the stock one for op, or runs it unchanged (node_t.wraps) */
-static int stock_kernel(const node_t *n, const char *op)
-{
-    return stock_op(n, op) ||
-           (!strcmp(n->op, op) && n->wraps && n->wraps == exec_find_op(n->domain, n->op));
 }
 
 static void plan_aliases(const exec_t *x, const int *first, int *parent, size_t *off)
@@ -732,14 +760,36 @@ int exec_set_input(exec_t *x, int i, const void *data, size_t nbytes, char *err,
     return RT_OK;
 }
 
-/* The fusion plan holds while every fused conv still has its stock kernel
- * (a caller may swap node kernels after exec_create). */
-static int fusion_valid(const exec_t *x)
+/* How each head runs now (a caller may swap node kernels after exec_create,
+ * as quantization does): its stock fp32 kernel with the chain as an epilogue
+ * (chain nodes stock too), the kernel that replaced it running the chain
+ * itself, or not fused (its chain's nodes then run). */
+static void fusion_modes(exec_t *x)
 {
-    for (int p = 0; p < x->n_order; p++)
-        if (x->fuse[p].head && !conv_fusable(&x->g->nodes[x->order[p]]))
-            return 0;
-    return 1;
+    graph_t *g = x->g;
+    for (int p = 0; p < x->n_order; p++) {
+        fuse_t *f = &x->fuse[p];
+        if (!f->head)
+            continue;
+        node_t *n = &g->nodes[x->order[p]];
+        const node_t *chain[FUSE_MAX_CHAIN];
+        int stock = conv_fusable(n);
+        for (int k = 0; k < f->n_chain; k++) {
+            chain[k] = &g->nodes[x->order[f->chain[k]]];
+            stock &= stock_op(chain[k], chain[k]->op);
+        }
+        f->mode = stock ? FUSE_CONV
+                : n->chain && n->chain->ok(g, n, chain, f->n_chain) ? FUSE_CHAIN
+                : FUSE_NONE;
+    }
+}
+
+static int run_chain(exec_t *x, node_t *n, const fuse_t *f)
+{
+    const node_t *chain[FUSE_MAX_CHAIN];
+    for (int k = 0; k < f->n_chain; k++)
+        chain[k] = &x->g->nodes[x->order[f->chain[k]]];
+    return n->chain->run(&x->ctx, x->g, n, chain, f->n_chain, f->out);
 }
 
 /* The same for the composed Slices (quantization wraps every kernel). */
@@ -769,17 +819,20 @@ static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *er
                size_t errlen)
 {
     graph_t *g = x->g;
-    int any = (!hook || timing_only) && x->fuse;
-    int fused = any && fusion_valid(x), sliced = any && slices_valid(x);
+    int any = (!hook || timing_only) && x->fuse, sliced = any && slices_valid(x);
 
+    if (any)
+        fusion_modes(x);
     for (int p = 0; p < x->n_order; p++) {
         node_t *n = &g->nodes[x->order[p]];
-        const fuse_t *f = fused ? &x->fuse[p] : NULL, *sf = sliced ? &x->fuse[p] : NULL;
-        if ((f && f->skip) || (sf && sf->slice_skip))
+        const fuse_t *f = any ? &x->fuse[p] : NULL, *sf = sliced ? f : NULL;
+        if ((f && f->owner && x->fuse[f->owner - 1].mode) || (sf && sf->slice_skip))
             continue;
+        int mode = f && f->head ? f->mode : FUSE_NONE;
         double t0 = rt_now_us();
         x->ctx_err[0] = '\0';
-        int rc = f && f->head        ? conv_run_fused(&x->ctx, g, n, &f->act, f->out)
+        int rc = mode == FUSE_CONV    ? conv_run_fused(&x->ctx, g, n, &f->act, f->out)
+                 : mode == FUSE_CHAIN ? run_chain(x, n, f)
                  : sf && sf->slice_of ? slice_run_composed(&x->ctx, g, n,
                                                            &g->nodes[x->order[sf->slice_of - 1]])
                                       : n->def->run(&x->ctx, g, n);
@@ -792,7 +845,7 @@ static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *er
             x->ev_in[k] = n->in[k] >= 0 ? &g->t[n->in[k]] : NULL;
         for (int k = 0; k < n->n_out; k++)
             x->ev_out[k] = n->out[k] >= 0 ? &g->t[n->out[k]] : NULL;
-        if (f && f->head) /* the chain's last output is what the fused conv wrote */
+        if (mode) /* the chain's last output is what the fused conv wrote */
             x->ev_out[0] = &g->t[f->out];
         layer_event_t ev = {
             .index = p, .node = x->order[p], .name = n->name, .op = n->op,

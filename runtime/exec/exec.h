@@ -41,6 +41,17 @@ typedef struct op_def {
     void (*release)(node_t *n);
 } op_def;
 
+/* node_t.chain, for a kernel that stands in for a Conv (quantization's): run
+ * runs node n, then the elementwise nodes chain[] that follow it (the fusion
+ * plan's activation chain) on its output block by block, writing tensor out
+ * (the last node's output) and none of the chain's other outputs; ok says
+ * whether it can, before a run skips those nodes. */
+typedef struct op_chain {
+    int (*ok)(graph_t *g, const node_t *n, const node_t *const *chain, int n_chain);
+    int (*run)(op_ctx *c, graph_t *g, node_t *n, const node_t *const *chain, int n_chain,
+               int out);
+} op_chain;
+
 /* NULL if the op is not supported. An empty or "ai.onnx" domain both mean ONNX. An op
  * type starting with "cst" (in any domain) is a custom op: it resolves to
  * exec_op_custom, whose implementation an application supplies at run time. */

@@ -99,6 +99,8 @@ typedef struct node {
     const struct op_def *wraps; /* the stock kernel that def (a wrapper of the quantized
                                  graph) runs unchanged before rewriting the outputs in
                                  place, so the memory plan may alias as for it; or NULL */
+    const struct op_chain *chain; /* a kernel that stands in for a Conv and runs its
+                                 activation chain itself (runtime/exec/exec.h), or NULL */
 } node_t;
 
 enum { NODE_FP16_NAMED = 1, NODE_FP16_FUSED = 2 };

@@ -501,45 +501,61 @@ EWHOT static void ew_un(int op, float lo, float hi, const float *x, float *y, in
 
 #define EW_CHUNK 16384
 
-static void ew_range(void *arg, int64_t b0, int64_t b1)
+/* w's op on m elements (sa / sb: 1 a full operand, 0 one value), then the
+ * requantization by qp (NULL: none); the op and the requantization in one
+ * pass where quant_ew_qdq can (it can for every block or none: the CPU's). */
+static void ew_block(const qwrap *w, const float *a, int sa, const float *b, int sb, float *y,
+                     int64_t m, const qparam_t *qp)
 {
-    const ew_job *j = arg;
-    int64_t lo = b0 * EW_CHUNK, hi = b1 * EW_CHUNK < j->n ? b1 * EW_CHUNK : j->n;
-    int op = j->w->ew;
-
-    /* the op and the requantization in one pass where quant_ew_qdq can */
+    const int op = w->ew;
     const int qop = op == EW_ADD ? QEW_ADD : op == EW_SUB ? QEW_SUB : op == EW_MUL ? QEW_MUL
                   : op == EW_DIV ? QEW_DIV : op == EW_RELU ? QEW_RELU : QEW_CLIP;
     int done = 0;
 
     if (op == EW_UNARY) {
-        j->w->uloop(j->a + lo, j->y + lo, hi - lo, &j->w->upar);
+        w->uloop(a, y, m, &w->upar);
     } else if (op == EW_RELU || op == EW_CLIP) {
-        done = j->qp && quant_ew_qdq(qop, j->a + lo, 1, NULL, 0, j->w->lo, j->w->hi, j->y + lo,
-                                     hi - lo, j->qp);
+        done = qp && quant_ew_qdq(qop, a, 1, NULL, 0, w->lo, w->hi, y, m, qp);
         if (!done)
-            ew_un(op, j->w->lo, j->w->hi, j->a + lo, j->y + lo, hi - lo);
+            ew_un(op, w->lo, w->hi, a, y, m);
     } else {
-        /* segments on which each broadcast operand is one value or a full run */
-        done = j->qp != NULL;
-        for (int64_t p = lo; p < hi;) {
-            int64_t e = hi;
-            if (j->ia > 1 && (p / j->ia + 1) * j->ia < e)
-                e = (p / j->ia + 1) * j->ia;
-            if (j->ib > 1 && (p / j->ib + 1) * j->ib < e)
-                e = (p / j->ib + 1) * j->ib;
-            const float *a = j->a + (j->ia > 1 ? p / j->ia : p);
-            const float *b = j->b + (j->ib > 1 ? p / j->ib : p);
-            if (!done || !quant_ew_qdq(qop, a, j->ia == 1, b, j->ib == 1, 0, 0, j->y + p, e - p,
-                                       j->qp)) {
-                ew_bin(op, a, j->ia == 1, b, j->ib == 1, j->y + p, e - p);
-                done = 0; /* (the same answer for every segment: the CPU's) */
-            }
-            p = e;
-        }
+        done = qp && quant_ew_qdq(qop, a, sa, b, sb, 0, 0, y, m, qp);
+        if (!done)
+            ew_bin(op, a, sa, b, sb, y, m);
     }
-    if (j->qp && !done)
-        quant_qdq(j->y + lo, hi - lo, j->qp);
+    if (qp && !done)
+        quant_qdq(y, m, qp);
+}
+
+static void ew_range(void *arg, int64_t b0, int64_t b1)
+{
+    const ew_job *j = arg;
+    int64_t lo = b0 * EW_CHUNK, hi = b1 * EW_CHUNK < j->n ? b1 * EW_CHUNK : j->n;
+
+    if (j->w->ew == EW_UNARY || j->w->ew == EW_RELU || j->w->ew == EW_CLIP) {
+        ew_block(j->w, j->a + lo, 1, NULL, 0, j->y + lo, hi - lo, j->qp);
+        return;
+    }
+    /* segments on which each broadcast operand is one value or a full run */
+    for (int64_t p = lo; p < hi;) {
+        int64_t e = hi;
+        if (j->ia > 1 && (p / j->ia + 1) * j->ia < e)
+            e = (p / j->ia + 1) * j->ia;
+        if (j->ib > 1 && (p / j->ib + 1) * j->ib < e)
+            e = (p / j->ib + 1) * j->ib;
+        const float *a = j->a + (j->ia > 1 ? p / j->ia : p);
+        const float *b = j->b + (j->ib > 1 ? p / j->ib : p);
+        ew_block(j->w, a, j->ia == 1, b, j->ib == 1, j->y + p, e - p, j->qp);
+        p = e;
+    }
+}
+
+/* The requantization of w's node n's output as ew_run does it: *qp (NULL for
+ * none); 0 when ew_run does not handle it (a float16 grid). */
+static int ew_qparam(const qwrap *w, const node_t *n, const qparam_t **qp)
+{
+    *qp = needs_grid(w->q, n->out[0]) && !(w->on_grid & 1) ? &w->q->act[n->out[0]] : NULL;
+    return !*qp || (w->q->type == QT_I8 && !(w->q->t_fp16 && w->q->t_fp16[n->out[0]]));
 }
 
 /* Runs node n's elementwise op with its requantization; 1 if done, 0 when its
@@ -563,12 +579,152 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     if ((j.ia != 1 && a->data == y->data) || (b && j.ib != 1 && b->data == y->data))
         return 0; /* an in-place broadcast operand would be overwritten */
     j.a = a->data;
-    j.qp = needs_grid(w->q, n->out[0]) && !(w->on_grid & 1) ? &w->q->act[n->out[0]] : NULL;
-    if (j.qp && (w->q->type != QT_I8 || (w->q->t_fp16 && w->q->t_fp16[n->out[0]])))
+    if (!ew_qparam(w, n, &j.qp))
         return 0;
     op_parallel_for_work(c, (j.n + EW_CHUNK - 1) / EW_CHUNK, EW_CHUNK / 2, ew_range, &j);
     return 1;
 }
+
+/* ---- a Conv's activation chain, block by block (node_t.chain) ---- */
+
+static int qwrap_run(op_ctx *c, graph_t *g, node_t *n);
+static void ew_kind(graph_t *g, const node_t *n, qwrap *w);
+
+/* Operands of w's op: one for the unary ones, else two. */
+static int ew_arity(const qwrap *w)
+{
+    return w->ew == EW_UNARY || w->ew == EW_RELU || w->ew == EW_CLIP ? 1 : 2;
+}
+
+/* Elements per block: the chain's intermediate blocks stay in L1/L2. */
+#define CHAIN_BLOCK 2048
+
+/* Operand i of chain node n: a tensor the chain holds (its head's output or
+ * an earlier node's), or a constant scalar. */
+static int chain_operand(const graph_t *g, const node_t *n, int i, const int *held, int n_held)
+{
+    int t = i < n->n_in ? n->in[i] : -1;
+    if (t < 0)
+        return 0;
+    for (int k = 0; k < n_held; k++)
+        if (held[k] == t)
+            return 1;
+    const tensor_t *x = &g->t[t];
+    return x->kind == TK_CONST && x->data && x->dtype == DT_FLOAT && tensor_numel(x) == 1;
+}
+
+/* How a chain node runs: its wrapper's op and requantization, or, for a node
+ * left with its stock fp32 kernel (no output on a grid), the same op as
+ * ew_block computes it (the same expressions) and no requantization. */
+typedef struct chain_link {
+    qwrap stock;          /* the op of a stock node */
+    const qwrap *w;
+    const qparam_t *qp;
+} chain_link;
+
+static int chain_link_of(graph_t *g, const node_t *c, chain_link *l)
+{
+    memset(l, 0, sizeof(*l));
+    if (c->def && c->def->run == qwrap_run) {
+        l->w = c->priv;
+        return l->w->ew && ew_qparam(l->w, c, &l->qp);
+    }
+    if (!c->def || c->def != exec_find_op(c->domain, c->op))
+        return 0;
+    ew_kind(g, c, &l->stock);
+    l->w = &l->stock;
+    return l->stock.ew != EW_NONE;
+}
+
+/* Every chain node is an elementwise op ew_block computes (wrapped or stock),
+ * over full operands of the head's shape or constant scalars. */
+static int qwrap_chain_ok(graph_t *g, const node_t *n, const node_t *const *chain, int n_chain)
+{
+    int held[16], n_held = 0;
+    const tensor_t *y = n->n_out == 1 && n->out[0] >= 0 ? &g->t[n->out[0]] : NULL;
+    if (!y || y->dtype != DT_FLOAT || n_chain < 1 || n_chain > 15)
+        return 0;
+    held[n_held++] = n->out[0];
+    for (int k = 0; k < n_chain; k++) {
+        const node_t *c = chain[k];
+        chain_link l;
+        if (c->n_out != 1 || c->out[0] < 0 || !chain_link_of(g, c, &l))
+            return 0;
+        const tensor_t *o = &g->t[c->out[0]];
+        if (o->dtype != DT_FLOAT || o->ndim != y->ndim ||
+            memcmp(o->dims, y->dims, sizeof(int64_t) * (size_t)y->ndim) ||
+            !chain_operand(g, c, 0, held, n_held) ||
+            (ew_arity(l.w) == 2 && !chain_operand(g, c, 1, held, n_held)))
+            return 0;
+        held[n_held++] = c->out[0];
+    }
+    return 1;
+}
+
+typedef struct chain_job {
+    const graph_t *g;
+    const node_t *const *chain;
+    const chain_link *link;
+    int n_chain;
+    int head_out, out;
+    int64_t n;
+} chain_job;
+
+static void chain_range(void *arg, int64_t b0, int64_t b1)
+{
+    const chain_job *j = arg;
+    float *tmp = xmalloc(sizeof(float) * CHAIN_BLOCK * (size_t)j->n_chain);
+    int held[16];
+    const float *ptr[16];
+
+    for (int64_t blk = b0; blk < b1; blk++) {
+        int64_t lo = blk * CHAIN_BLOCK, m = j->n - lo < CHAIN_BLOCK ? j->n - lo : CHAIN_BLOCK;
+        int n_held = 0;
+        held[n_held] = j->head_out;
+        ptr[n_held++] = (const float *)j->g->t[j->head_out].data + lo;
+        for (int k = 0; k < j->n_chain; k++) {
+            const node_t *c = j->chain[k];
+            const chain_link *l = &j->link[k];
+            const float *in[2] = {NULL, NULL};
+            int full[2] = {0, 0};
+            for (int i = 0; i < ew_arity(l->w); i++) {
+                in[i] = j->g->t[c->in[i]].data; /* a constant scalar, unless held */
+                for (int h = 0; h < n_held; h++)
+                    if (held[h] == c->in[i])
+                        in[i] = ptr[h], full[i] = 1;
+            }
+            float *y = k == j->n_chain - 1 ? (float *)j->g->t[j->out].data + lo
+                                           : tmp + (size_t)k * CHAIN_BLOCK;
+            ew_block(l->w, in[0], full[0], in[1], full[1], y, m, l->qp);
+            held[n_held] = c->out[0];
+            ptr[n_held++] = y;
+        }
+    }
+    free(tmp);
+}
+
+/* The head as it runs alone (its output written and requantized as the
+ * unfused run does), then the chain's nodes block by block, each as it runs
+ * alone: the same numbers, a third of the memory passes. */
+static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const *chain,
+                           int n_chain, int out)
+{
+    chain_link link[16];
+    int rc = qwrap_run(c, g, n);
+    if (rc)
+        return rc;
+    for (int k = 0; k < n_chain; k++)
+        if (!chain_link_of(g, chain[k], &link[k]))
+            return rt_err(c->err, c->errlen, RT_EINTERNAL, "node '%s': not a chain link",
+                          chain[k]->name);
+    chain_job j = {.g = g, .chain = chain, .link = link, .n_chain = n_chain,
+                   .head_out = n->out[0], .out = out, .n = tensor_numel(&g->t[n->out[0]])};
+    op_parallel_for_work(c, (j.n + CHAIN_BLOCK - 1) / CHAIN_BLOCK, CHAIN_BLOCK * n_chain,
+                         chain_range, &j);
+    return RT_OK;
+}
+
+static const op_chain qwrap_chain = {qwrap_chain_ok, qwrap_run_chain};
 
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
 {
@@ -599,6 +755,7 @@ static void qwrap_release(node_t *n)
     n->priv = w->priv;
     n->def = w->orig;
     n->wraps = NULL;
+    n->chain = NULL;
     if (w->orig->release)
         w->orig->release(n);
     free(w);
@@ -663,12 +820,31 @@ static int grid_kept(const quant_graph *q, const node_t *n, int k)
     return 1;
 }
 
+/* w->ew (and its Clip bounds or unary loop) for node n's op; EW_NONE when
+ * ew_block does not compute it. */
+static void ew_kind(graph_t *g, const node_t *n, qwrap *w)
+{
+    if (n->n_out == 1 && (!strcmp(n->op, "Add") || !strcmp(n->op, "Sub") ||
+                          !strcmp(n->op, "Mul") || !strcmp(n->op, "Div")) && n->n_in == 2)
+        w->ew = !strcmp(n->op, "Add") ? EW_ADD : !strcmp(n->op, "Sub") ? EW_SUB
+              : !strcmp(n->op, "Mul") ? EW_MUL : EW_DIV;
+    else if (n->n_out == 1 && n->n_in == 1 && !strcmp(n->op, "Relu"))
+        w->ew = EW_RELU;
+    else if (n->n_out == 1 && !strcmp(n->op, "Clip"))
+        ew_clip_bounds(g, n, w);
+    else if (n->n_out == 1 && n->n_in == 1 && n->in[0] >= 0 &&
+             g->t[n->in[0]].dtype == DT_FLOAT && g->t[n->out[0]].dtype == DT_FLOAT &&
+             (w->uloop = unary_f32_loop(g, n, &w->upar)))
+        w->ew = EW_UNARY;
+}
+
 static void wrap_node(quant_graph *q, node_t *n)
 {
     qwrap *w = xcalloc(1, sizeof(*w));
     w->def = *n->def;
     w->def.run = qwrap_run;
     w->def.release = qwrap_release;
+
     w->orig = n->def;
     w->priv = n->priv;
     w->q = q;
@@ -682,20 +858,10 @@ static void wrap_node(quant_graph *q, node_t *n)
         qn->out_q = 1;
         w->out0_done = 1;
     }
-    if (n->n_out == 1 && (!strcmp(n->op, "Add") || !strcmp(n->op, "Sub") ||
-                          !strcmp(n->op, "Mul") || !strcmp(n->op, "Div")) && n->n_in == 2)
-        w->ew = !strcmp(n->op, "Add") ? EW_ADD : !strcmp(n->op, "Sub") ? EW_SUB
-              : !strcmp(n->op, "Mul") ? EW_MUL : EW_DIV;
-    else if (n->n_out == 1 && n->n_in == 1 && !strcmp(n->op, "Relu"))
-        w->ew = EW_RELU;
-    else if (n->n_out == 1 && !strcmp(n->op, "Clip"))
-        ew_clip_bounds(q->g, n, w);
-    else if (n->n_out == 1 && n->n_in == 1 && n->in[0] >= 0 &&
-             q->g->t[n->in[0]].dtype == DT_FLOAT && q->g->t[n->out[0]].dtype == DT_FLOAT &&
-             (w->uloop = unary_f32_loop(q->g, n, &w->upar)))
-        w->ew = EW_UNARY;
+    ew_kind(q->g, n, w);
     n->def = &w->def;
     n->priv = w;
+    n->chain = &qwrap_chain;
     /* the fp32 kernel runs as it is, then the outputs are requantized in place
      * (ew_run does the same work for its ops): views and Concat may alias */
     n->wraps = w->orig;

@@ -16,6 +16,8 @@
 # at both shapes and back; a shape outside the set gives RKNN_ERR_FAIL (-1) and the
 # board's E lines listing the input's shapes; outputs byte-identical between the flows and within 1e-2 of onnxruntime (fp16 through the network) with
 # the same top class.
+# YOLOX-Nano and PP-OCR cls built -q i8: sample_general's outputs at level 0 (activation
+# chains fused) and level 4 (node by node) are bit-identical.
 # The fuzz corpus' containers with inconsistent options (broken_meta_*): rknn_init
 # returns -6 with one E line and no crash.
 # Prints "N passed, N failed".
@@ -52,6 +54,8 @@ def save(name, a, mean, std):
             np.ascontiguousarray((x - np.float32(mean)) / np.float32(std)))
 face = Image.open(os.path.join(sk, "astronaut.png")).convert("RGB")
 save("face", np.asarray(face.resize((320, 240), Image.BILINEAR), dtype=np.uint8), 127, 128)
+coffee = Image.open(os.path.join(sk, "coffee.png")).convert("RGB")
+save("coffee", np.asarray(coffee.resize((416, 416), Image.BILINEAR), dtype=np.uint8), 0, 1)
 text = Image.open(os.path.join(sk, "text.png")).convert("RGB")
 for w in (192, 160):
     a = np.asarray(text.crop((0, 0, 4 * w, 4 * 48)).resize((w, 48), Image.BILINEAR), dtype=np.uint8)
@@ -64,6 +68,22 @@ check "build -q i8 --mean --std" "$R" build "$M/ultraface_version-RFB-320.onnx" 
 check "build -q fp16 --mean --std --dynamic-input (no dataset)" "$R" build \
     "$M/ppocr_mobile_v2.0_cls.onnx" -q fp16 --mean 127.5 --std 127.5 \
     --dynamic-input x=1,3,48,192 --dynamic-input x=1,3,48,160 -o "$T/cls.rknn"
+
+# -- int8 activation chains run fused (a conv's SiLU, PP-LCNet's decomposed HardSwish,
+# block by block after the conv, node_t.chain) at level 0 and node by node at level 4
+# (the per-layer table's hook): the outputs are bit-identical
+check "build yolox_nano -q i8" "$R" build "$M/yolox_nano.onnx" -q i8 --dataset "$T/ds.txt" \
+    --no-progress -o "$T/yolox8.rknn"
+check "build ppocr cls -q i8" "$R" build "$M/ppocr_mobile_v2.0_cls.onnx" -q i8 \
+    --dataset "$T/ds.txt" --mean 127.5 --std 127.5 --shape x=1,3,48,192 --no-progress \
+    -o "$T/cls8.rknn"
+for c in "yolox8 coffee" "cls8 t192"; do
+    set -- $c
+    if "$S/sample_general" "$T/$1.rknn" "$T/$2.ppm" "$T/$1.l0.f32" >"$T/$1.l0.out" 2>&1 &&
+        RKNN_LOG_LEVEL=4 "$S/sample_general" "$T/$1.rknn" "$T/$2.ppm" "$T/$1.l4.f32" \
+            >"$T/$1.l4.out" 2>&1 && cmp -s "$T/$1.l0.f32" "$T/$1.l4.f32"; then ok
+    else bad "$1: int8 outputs at level 0 (fused chains) differ from level 4: $(tail -n 2 "$T/$1.l0.out")"; fi
+done
 
 # -- the int8 detector -------------------------------------------------------------------
 if "$S/sample_int8_detect" "$T/face.rknn" "$T/face.ppm" "$T/face" >"$T/det.out" 2>"$T/det.err" &&

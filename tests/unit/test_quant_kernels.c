@@ -1,7 +1,9 @@
 /* int8 Conv and Gemm kernels against a direct double-precision oracle written
  * here: the same int8 values (q - zp) * q_w summed exactly, plus the int32
  * bias, times s_in * s_w. Depthwise, grouped, pointwise, 5x5 stride 2, and a
- * layer whose sums need the double GEMM. */
+ * layer whose sums need the double GEMM. Elementwise ops with their
+ * requantization, and a Conv's activation chain run after it block by block,
+ * against the node-by-node run. */
 #include "runtime/exec/exec.h"
 #include "runtime/passes/passes.h"
 #include "runtime/quant/quant.h"
@@ -251,9 +253,120 @@ static void ew_case(void)
     free(has);
 }
 
+static int count_events(const layer_event_t *ev, void *user)
+{
+    (void)ev;
+    ++*(int *)user;
+    return 0;
+}
+
+/* A Conv's activation chain in the int8 graph, x * Sigmoid(x) (hswish = 0) or
+ * PP-LCNet's x * Clip(x + 3, 0, 6) / 6 (hswish = 1), with every tensor given a
+ * grid (the chain's inner ones are the NPU's fused layer and stay off it): a
+ * run without a hook runs the chain after the conv block by block
+ * (node_t.chain; its nodes report no event), and its output, a graph output on
+ * its grid, equals bit for bit the node-by-node run's. */
+static void chain_case(int hswish)
+{
+    char err[512];
+    enum { C = 3, M = 5, H = 37, W = 83, NX = C * H * W, NY = M * H * W };
+    static float x[NX], w[M * C * 9], ref[NY];
+    float b[M], three = 3.0f, zero = 0.0f, six = 6.0f;
+    for (int i = 0; i < NX; i++)
+        x[i] = (float)((i * 7919 % 1013) / 1013.0 * 3.0 - 1.0);
+    for (int i = 0; i < M * C * 9; i++)
+        w[i] = (float)(((i * 31) % 17) / 17.0 - 0.45);
+    for (int m = 0; m < M; m++)
+        b[m] = (float)(0.37 - 0.29 * m);
+
+    graph_t *g = graph_new();
+    int xi = graph_add_tensor(g, "x");
+    g->t[xi].dtype = DT_FLOAT;
+    g->t[xi].ndim = 4;
+    int64_t xd[4] = {1, C, H, W}, wd[4] = {M, C, 3, 3}, bd[1] = {M}, sd[1] = {1};
+    memcpy(g->t[xi].dims, xd, sizeof(xd));
+    g->t[xi].kind = TK_INPUT;
+    g->inputs = malloc(sizeof(int));
+    g->inputs[0] = xi;
+    g->n_inputs = 1;
+    int wi = add_const(g, "w", 4, wd, w), bi = add_const(g, "b", 1, bd, b);
+    int t[5], nt = hswish ? 5 : 3;
+    for (int k = 0; k < nt; k++) {
+        char name[8];
+        snprintf(name, sizeof name, "t%d", k);
+        t[k] = graph_add_tensor(g, name);
+    }
+    int cin[3] = {xi, wi, bi};
+    int64_t pads[4] = {1, 1, 1, 1};
+    int cn = graph_add_node(g, "conv", "Conv", "", 3, cin, 1, &t[0]);
+    set_ints(&g->nodes[cn], "pads", 4, pads);
+    if (hswish) {
+        int a[2] = {t[0], add_const(g, "three", 0, sd, &three)};
+        int c[3] = {t[1], add_const(g, "zero", 0, sd, &zero), add_const(g, "six", 0, sd, &six)};
+        int m[2] = {t[0], t[2]}, d[2] = {t[3], add_const(g, "six2", 0, sd, &six)};
+        graph_add_node(g, "add3", "Add", "", 2, a, 1, &t[1]);
+        graph_add_node(g, "clip", "Clip", "", 3, c, 1, &t[2]);
+        graph_add_node(g, "mul", "Mul", "", 2, m, 1, &t[3]);
+        graph_add_node(g, "div6", "Div", "", 2, d, 1, &t[4]);
+    } else {
+        int m[2] = {t[0], t[1]};
+        graph_add_node(g, "sig", "Sigmoid", "", 1, &t[0], 1, &t[1]);
+        graph_add_node(g, "mul", "Mul", "", 2, m, 1, &t[2]);
+    }
+    int yi = t[nt - 1];
+    g->t[yi].is_output = 1;
+    g->outputs = malloc(sizeof(int));
+    g->outputs[0] = yi;
+    g->n_outputs = 1;
+    g->opset = 13;
+
+    quant_graph *q = NULL;
+    CHECK(quant_graph_new(g, QT_I8, QM_CHANNEL, &q, err, sizeof(err)) == 0, "%s", err);
+    CHECK(passes_prepare(g, NULL, 0, err, sizeof(err)) == 0, "prepare: %s", err);
+    qparam_t *act = calloc((size_t)g->n_t, sizeof(*act));
+    uint8_t *has = calloc((size_t)g->n_t, 1);
+    quant_param_from_range(-1, 2, &act[xi]);
+    has[xi] = 1;
+    for (int k = 0; k < nt; k++) {
+        quant_param_from_range(-3.0f - k, 4.0f + k, &act[t[k]]);
+        has[t[k]] = 1;
+    }
+    CHECK(quant_graph_finish(q, act, has, err, sizeof(err)) == 0, "%s", err);
+    for (int i = 0; i < NX; i++)
+        x[i] = quant_dq8(quant_q8(x[i], &act[xi]), &act[xi]);
+
+    exec_t *ex = NULL;
+    exec_opts eo = {.nthreads = 2};
+    int events = 0, timed = 0;
+    CHECK(exec_create(g, &eo, &ex, err, sizeof(err)) == 0, "%s", err);
+    CHECK(exec_set_input(ex, 0, x, sizeof(x), err, sizeof(err)) == 0, "%s", err);
+    CHECK(exec_run(ex, count_events, &events, err, sizeof(err)) == 0, "%s", err);
+    memcpy(ref, exec_output(ex, 0)->data, sizeof(ref));
+    memset(exec_output(ex, 0)->data, 0xff, sizeof(ref)); /* NaN until written again */
+    CHECK(exec_run_timed(ex, count_events, &timed, err, sizeof(err)) == 0, "%s", err);
+    CHECK(events == nt && timed == 1, "%s: %d events node by node, %d fused (want %d and 1)",
+          hswish ? "hswish" : "silu", events, timed, nt);
+    int bad = 0, off = 0;
+    const float *y = exec_output(ex, 0)->data;
+    for (int i = 0; i < NY; i++) {
+        bad += memcmp(&y[i], &ref[i], sizeof(float)) != 0;
+        off += quant_dq8(quant_q8(ref[i], &act[yi]), &act[yi]) != ref[i];
+    }
+    CHECK(bad == 0, "%s chain: %d of %d values differ from the node-by-node run",
+          hswish ? "hswish" : "silu", bad, NY);
+    CHECK(off == 0, "%s chain: %d outputs off their grid", hswish ? "hswish" : "silu", off);
+    exec_free(ex);
+    quant_graph_free(q);
+    graph_free(g);
+    free(act);
+    free(has);
+}
+
 int main(void)
 {
     ew_case();
+    chain_case(0);
+    chain_case(1);
     conv_case(2, 2, 2, 5, 5, 3, 2, 1, 0);      /* depthwise, stride 2, padding */
     conv_case(4, 6, 2, 9, 7, 3, 1, 1, 0);      /* grouped GEMM, 3 outputs per group */
     conv_case(3, 5, 1, 6, 6, 1, 1, 0, 0);      /* pointwise: the input is the GEMM's B */
