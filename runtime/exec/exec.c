@@ -13,9 +13,10 @@
  * HardSwish, x * Sigmoid(x) as Sigmoid + Mul, x * Clip(x + 3, 0, 6) / 6 as
  * Add/Clip/Mul/Div), then another scalar multiply/add. The fused conv writes
  * the chain's last tensor, whose arena lifetime starts at the conv for that
- * reason; the chain's nodes are skipped. A Slice of a Slice's output reads the
- * first one's input (plan_slices). Runs with a hook execute every node as the
- * graph says. */
+ * reason; the chain's nodes are skipped. A kernel that stands in for the Conv
+ * (quantization's) may run the chain itself instead (node_t.chain). A Slice of
+ * a Slice's output reads the first one's input (plan_slices). Runs with a hook
+ * execute every node as the graph says. */
 #include "runtime/exec/exec.h"
 #include "runtime/exec/kernels.h"
 #include "runtime/exec/threadpool.h"
@@ -58,7 +59,8 @@ typedef struct fuse {
     int owner;    /* a skipped chain node: its head's position + 1 */
     int n_chain;  /* a head: the positions of its chain's nodes, in order */
     int chain[FUSE_MAX_CHAIN];
-    int mode;     /* a head: FUSE_*, set at the start of every fused run */
+    int mode;     /* a head: FUSE_*, as fusion_modes last found it ... */
+    const op_def *seen[FUSE_MAX_CHAIN + 1]; /* ... for these kernels (head, chain) */
     int slice_of; /* this Slice reads the input of the Slice at position slice_of - 1 */
     int slice_skip; /* this Slice's output only feeds such Slices */
 } fuse_t;
@@ -773,10 +775,18 @@ static void fusion_modes(exec_t *x)
             continue;
         node_t *n = &g->nodes[x->order[p]];
         const node_t *chain[FUSE_MAX_CHAIN];
-        int stock = conv_fusable(n);
+        int same = f->seen[0] == n->def;
         for (int k = 0; k < f->n_chain; k++) {
             chain[k] = &g->nodes[x->order[f->chain[k]]];
+            same &= f->seen[k + 1] == chain[k]->def;
+        }
+        if (same) /* the kernels it was decided for */
+            continue;
+        int stock = conv_fusable(n);
+        f->seen[0] = n->def;
+        for (int k = 0; k < f->n_chain; k++) {
             stock &= stock_op(chain[k], chain[k]->op);
+            f->seen[k + 1] = chain[k]->def;
         }
         f->mode = stock ? FUSE_CONV
                 : n->chain && n->chain->ok(g, n, chain, f->n_chain) ? FUSE_CHAIN

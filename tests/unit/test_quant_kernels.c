@@ -292,7 +292,7 @@ static void chain_case(int hswish)
     int wi = add_const(g, "w", 4, wd, w), bi = add_const(g, "b", 1, bd, b);
     int t[5], nt = hswish ? 5 : 3;
     for (int k = 0; k < nt; k++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "t%d", k);
         t[k] = graph_add_tensor(g, name);
     }
