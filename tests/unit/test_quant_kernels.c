@@ -26,6 +26,30 @@ static int add_const(graph_t *g, const char *name, int ndim, const int64_t *dims
     return t;
 }
 
+/* The graph's one input: float [dims]. */
+static int add_input(graph_t *g, const int64_t *dims)
+{
+    int xi = graph_add_tensor(g, "x");
+    g->t[xi].dtype = DT_FLOAT;
+    g->t[xi].ndim = 4;
+    memcpy(g->t[xi].dims, dims, sizeof(int64_t) * 4);
+    g->t[xi].kind = TK_INPUT;
+    g->inputs = malloc(sizeof(int));
+    g->inputs[0] = xi;
+    g->n_inputs = 1;
+    return xi;
+}
+
+/* The graph's one output: tensor t. */
+static void set_output(graph_t *g, int t)
+{
+    g->t[t].is_output = 1;
+    g->outputs = malloc(sizeof(int));
+    g->outputs[0] = t;
+    g->n_outputs = 1;
+    g->opset = 13;
+}
+
 static void set_ints(node_t *n, const char *name, int cnt, const int64_t *v)
 {
     n->attrs = realloc(n->attrs, sizeof(attr_t) * (size_t)(n->n_attr + 1));
@@ -59,15 +83,8 @@ static void conv_case_d(int C, int M, int G, int H, int W, int K, int st, int p,
         b[m] = (float)(0.37 - 0.29 * m);
 
     graph_t *g = graph_new();
-    int xi = graph_add_tensor(g, "x");
-    g->t[xi].dtype = DT_FLOAT;
-    g->t[xi].ndim = 4;
     int64_t xd[4] = {1, C, H, W}, wd[4] = {M, cg, K, K}, bd[1] = {M};
-    memcpy(g->t[xi].dims, xd, sizeof(xd));
-    g->t[xi].kind = TK_INPUT;
-    g->inputs = malloc(sizeof(int));
-    g->inputs[0] = xi;
-    g->n_inputs = 1;
+    int xi = add_input(g, xd);
     int wi = add_const(g, "w", 4, wd, w), bi = add_const(g, "b", 1, bd, b);
     int yi = graph_add_tensor(g, "y");
     int in[3] = {xi, wi, bi};
@@ -78,11 +95,7 @@ static void conv_case_d(int C, int M, int G, int H, int W, int K, int st, int p,
     set_ints(&g->nodes[ni], "group", 1, &group);
     int64_t dils[2] = {dl, dl};
     set_ints(&g->nodes[ni], "dilations", 2, dils);
-    g->t[yi].is_output = 1;
-    g->outputs = malloc(sizeof(int));
-    g->outputs[0] = yi;
-    g->n_outputs = 1;
-    g->opset = 13;
+    set_output(g, yi);
 
     quant_graph *q = NULL;
     CHECK(quant_graph_new(g, QT_I8, QM_CHANNEL, &q, err, sizeof(err)) == 0, "%s", err);
@@ -168,15 +181,8 @@ static void ew_case(void)
         x[i] = (float)((i * 7919 % 1013) / 1013.0 * 3.0 - 1.0) + (i % 3 ? 0.0f : 1e-3f);
 
     graph_t *g = graph_new();
-    int xi = graph_add_tensor(g, "x");
-    g->t[xi].dtype = DT_FLOAT;
-    g->t[xi].ndim = 4;
     int64_t xd[4] = {1, C, H, W}, cd[4] = {1, C, 1, 1}, sd[1] = {1};
-    memcpy(g->t[xi].dims, xd, sizeof(xd));
-    g->t[xi].kind = TK_INPUT;
-    g->inputs = malloc(sizeof(int));
-    g->inputs[0] = xi;
-    g->n_inputs = 1;
+    int xi = add_input(g, xd);
     int ci = add_const(g, "c", 4, cd, cc), si = add_const(g, "s", 1, sd, &two);
     int li = add_const(g, "lo", 0, sd, &lo), hii = add_const(g, "hi", 0, sd, &hi);
     int ki = add_const(g, "k", 1, sd, &k);
@@ -280,15 +286,8 @@ static void chain_case(int hswish)
         b[m] = (float)(0.37 - 0.29 * m);
 
     graph_t *g = graph_new();
-    int xi = graph_add_tensor(g, "x");
-    g->t[xi].dtype = DT_FLOAT;
-    g->t[xi].ndim = 4;
     int64_t xd[4] = {1, C, H, W}, wd[4] = {M, C, 3, 3}, bd[1] = {M}, sd[1] = {1};
-    memcpy(g->t[xi].dims, xd, sizeof(xd));
-    g->t[xi].kind = TK_INPUT;
-    g->inputs = malloc(sizeof(int));
-    g->inputs[0] = xi;
-    g->n_inputs = 1;
+    int xi = add_input(g, xd);
     int wi = add_const(g, "w", 4, wd, w), bi = add_const(g, "b", 1, bd, b);
     int t[5], nt = hswish ? 5 : 3;
     for (int k = 0; k < nt; k++) {
@@ -314,11 +313,7 @@ static void chain_case(int hswish)
         graph_add_node(g, "mul", "Mul", "", 2, m, 1, &t[2]);
     }
     int yi = t[nt - 1];
-    g->t[yi].is_output = 1;
-    g->outputs = malloc(sizeof(int));
-    g->outputs[0] = yi;
-    g->n_outputs = 1;
-    g->opset = 13;
+    set_output(g, yi);
 
     quant_graph *q = NULL;
     CHECK(quant_graph_new(g, QT_I8, QM_CHANNEL, &q, err, sizeof(err)) == 0, "%s", err);
