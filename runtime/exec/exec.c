@@ -43,13 +43,14 @@ struct exec {
     const tensor_t **ev_in, **ev_out;
     int ev_cap;
     struct fuse *fuse; /* per execution position, or NULL when nothing fuses */
+    int sliced;        /* every composed Slice pair still has its stock kernels (fusion_modes) */
 };
 
 /* Longest activation chain: affine, HardSwish as four nodes, affine. */
 #define FUSE_MAX_CHAIN 8
 
-/* How a head runs in this run (fusion_modes). */
-enum { FUSE_NONE, FUSE_CONV, FUSE_CHAIN };
+/* How a head runs in this run, or whether a composed Slice may (fusion_modes). */
+enum { FUSE_NONE, FUSE_CONV, FUSE_CHAIN, FUSE_SLICE };
 
 typedef struct fuse {
     int head;     /* this Conv runs fused, writing tensor out */
@@ -59,8 +60,9 @@ typedef struct fuse {
     int owner;    /* a skipped chain node: its head's position + 1 */
     int n_chain;  /* a head: the positions of its chain's nodes, in order */
     int chain[FUSE_MAX_CHAIN];
-    int mode;     /* a head: FUSE_*, as fusion_modes last found it ... */
-    const op_def *seen[FUSE_MAX_CHAIN + 1]; /* ... for these kernels (head, chain) */
+    int mode;     /* a head or composed Slice: FUSE_*, as fusion_modes last found it ... */
+    const op_def *seen[FUSE_MAX_CHAIN + 1]; /* ... for these kernels (head and chain, or
+                                               the Slice and the one it follows) */
     int slice_of; /* this Slice reads the input of the Slice at position slice_of - 1 */
     int slice_skip; /* this Slice's output only feeds such Slices */
 } fuse_t;
@@ -762,54 +764,63 @@ int exec_set_input(exec_t *x, int i, const void *data, size_t nbytes, char *err,
     return RT_OK;
 }
 
+/* The nodes of head f's chain. */
+static void chain_nodes(const exec_t *x, const fuse_t *f, const node_t **chain)
+{
+    for (int k = 0; k < f->n_chain; k++)
+        chain[k] = &x->g->nodes[x->order[f->chain[k]]];
+}
+
 /* How each head runs now (a caller may swap node kernels after exec_create,
  * as quantization does): its stock fp32 kernel with the chain as an epilogue
  * (chain nodes stock too), the kernel that replaced it running the chain
- * itself, or not fused (its chain's nodes then run). */
+ * itself, or not fused (its chain's nodes then run). The composed Slices run
+ * while every pair keeps its stock kernels (quantization wraps them all).
+ * Decided again only for kernels not seen before. */
 static void fusion_modes(exec_t *x)
 {
     graph_t *g = x->g;
+    x->sliced = 1;
     for (int p = 0; p < x->n_order; p++) {
         fuse_t *f = &x->fuse[p];
-        if (!f->head)
+        if (!f->head && !f->slice_of)
             continue;
         node_t *n = &g->nodes[x->order[p]];
         const node_t *chain[FUSE_MAX_CHAIN];
+        int m = 1;
+        if (f->head)
+            chain_nodes(x, f, chain), m += f->n_chain;
+        else
+            chain[0] = &g->nodes[x->order[f->slice_of - 1]];
         int same = f->seen[0] == n->def;
-        for (int k = 0; k < f->n_chain; k++) {
-            chain[k] = &g->nodes[x->order[f->chain[k]]];
-            same &= f->seen[k + 1] == chain[k]->def;
+        for (int k = 1; k < m; k++)
+            same &= f->seen[k] == chain[k - 1]->def;
+        if (!same) { /* not the kernels it was decided for */
+            f->seen[0] = n->def;
+            for (int k = 1; k < m; k++)
+                f->seen[k] = chain[k - 1]->def;
+            if (f->slice_of) {
+                f->mode = stock_op(n, "Slice") && stock_op(chain[0], "Slice") ? FUSE_SLICE
+                                                                             : FUSE_NONE;
+            } else {
+                int stock = conv_fusable(n);
+                for (int k = 0; k < f->n_chain; k++)
+                    stock &= stock_op(chain[k], chain[k]->op);
+                f->mode = stock ? FUSE_CONV
+                        : n->chain && n->chain->ok(g, n, chain, f->n_chain) ? FUSE_CHAIN
+                        : FUSE_NONE;
+            }
         }
-        if (same) /* the kernels it was decided for */
-            continue;
-        int stock = conv_fusable(n);
-        f->seen[0] = n->def;
-        for (int k = 0; k < f->n_chain; k++) {
-            stock &= stock_op(chain[k], chain[k]->op);
-            f->seen[k + 1] = chain[k]->def;
-        }
-        f->mode = stock ? FUSE_CONV
-                : n->chain && n->chain->ok(g, n, chain, f->n_chain) ? FUSE_CHAIN
-                : FUSE_NONE;
+        if (f->slice_of && f->mode != FUSE_SLICE)
+            x->sliced = 0;
     }
 }
 
 static int run_chain(exec_t *x, node_t *n, const fuse_t *f)
 {
     const node_t *chain[FUSE_MAX_CHAIN];
-    for (int k = 0; k < f->n_chain; k++)
-        chain[k] = &x->g->nodes[x->order[f->chain[k]]];
+    chain_nodes(x, f, chain);
     return n->chain->run(&x->ctx, x->g, n, chain, f->n_chain, f->out);
-}
-
-/* The same for the composed Slices (quantization wraps every kernel). */
-static int slices_valid(const exec_t *x)
-{
-    for (int p = 0; p < x->n_order; p++)
-        if (x->fuse[p].slice_of && (!stock_op(&x->g->nodes[x->order[p]], "Slice") ||
-                                    !stock_op(&x->g->nodes[x->order[x->fuse[p].slice_of - 1]], "Slice")))
-            return 0;
-    return 1;
 }
 
 /* A kernel's error, prefixed once with its node: kernel helpers shared with
@@ -829,10 +840,11 @@ static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *er
                size_t errlen)
 {
     graph_t *g = x->g;
-    int any = (!hook || timing_only) && x->fuse, sliced = any && slices_valid(x);
+    int any = (!hook || timing_only) && x->fuse;
 
     if (any)
         fusion_modes(x);
+    int sliced = any && x->sliced;
     for (int p = 0; p < x->n_order; p++) {
         node_t *n = &g->nodes[x->order[p]];
         const fuse_t *f = any ? &x->fuse[p] : NULL, *sf = sliced ? f : NULL;
