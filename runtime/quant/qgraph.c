@@ -373,6 +373,8 @@ typedef struct qwrap {
     float lo, hi;         /* Clip bounds */
     unary_loop uloop;     /* EW_UNARY: the fp32 kernel's loop and parameters */
     unary_par upar;
+    struct chain_link *link; /* a Conv's activation chain as qwrap_chain_ok found it */
+    int n_link;
 } qwrap;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
@@ -637,9 +639,12 @@ static int chain_link_of(graph_t *g, const node_t *c, chain_link *l)
 }
 
 /* Every chain node is an elementwise op ew_block computes (wrapped or stock),
- * over full operands of the head's shape or constant scalars. */
+ * over full operands of the head's shape or constant scalars. The links are
+ * kept in the head's wrapper for qwrap_run_chain. */
 static int qwrap_chain_ok(graph_t *g, const node_t *n, const node_t *const *chain, int n_chain)
 {
+    qwrap *w = n->priv;
+    chain_link link[16];
     int held[16], n_held = 0;
     const tensor_t *y = n->n_out == 1 && n->out[0] >= 0 ? &g->t[n->out[0]] : NULL;
     if (!y || y->dtype != DT_FLOAT || n_chain < 1 || n_chain > 15)
@@ -647,17 +652,22 @@ static int qwrap_chain_ok(graph_t *g, const node_t *n, const node_t *const *chai
     held[n_held++] = n->out[0];
     for (int k = 0; k < n_chain; k++) {
         const node_t *c = chain[k];
-        chain_link l;
-        if (c->n_out != 1 || c->out[0] < 0 || !chain_link_of(g, c, &l))
+        if (c->n_out != 1 || c->out[0] < 0 || !chain_link_of(g, c, &link[k]))
             return 0;
         const tensor_t *o = &g->t[c->out[0]];
         if (o->dtype != DT_FLOAT || o->ndim != y->ndim ||
             memcmp(o->dims, y->dims, sizeof(int64_t) * (size_t)y->ndim) ||
             !chain_operand(g, c, 0, held, n_held) ||
-            (ew_arity(l.w) == 2 && !chain_operand(g, c, 1, held, n_held)))
+            (ew_arity(link[k].w) == 2 && !chain_operand(g, c, 1, held, n_held)))
             return 0;
         held[n_held++] = c->out[0];
     }
+    w->link = xrealloc(w->link, sizeof(chain_link) * (size_t)n_chain);
+    memcpy(w->link, link, sizeof(chain_link) * (size_t)n_chain);
+    for (int k = 0; k < n_chain; k++) /* a stock node's op lives in its link */
+        if (link[k].w == &link[k].stock)
+            w->link[k].w = &w->link[k].stock;
+    w->n_link = n_chain;
     return 1;
 }
 
@@ -710,15 +720,14 @@ static void chain_range(void *arg, int64_t b0, int64_t b1)
 static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const *chain,
                            int n_chain, int out)
 {
-    chain_link link[16];
+    const qwrap *w = n->priv;
+    if (w->n_link != n_chain) /* the executor asks qwrap_chain_ok first */
+        return rt_err(c->err, c->errlen, RT_EINTERNAL, "node '%s': its chain was not checked",
+                      n->name);
     int rc = qwrap_run(c, g, n);
     if (rc)
         return rc;
-    for (int k = 0; k < n_chain; k++)
-        if (!chain_link_of(g, chain[k], &link[k]))
-            return rt_err(c->err, c->errlen, RT_EINTERNAL, "node '%s': not a chain link",
-                          chain[k]->name);
-    chain_job j = {.g = g, .chain = chain, .link = link, .n_chain = n_chain,
+    chain_job j = {.g = g, .chain = chain, .link = w->link, .n_chain = n_chain,
                    .head_out = n->out[0], .out = out, .n = tensor_numel(&g->t[n->out[0]])};
     op_parallel_for_work(c, (j.n + CHAIN_BLOCK - 1) / CHAIN_BLOCK, CHAIN_BLOCK * n_chain,
                          chain_range, &j);
@@ -759,6 +768,7 @@ static void qwrap_release(node_t *n)
     n->chain = NULL;
     if (w->orig->release)
         w->orig->release(n);
+    free(w->link);
     free(w);
 }
 
