@@ -375,6 +375,7 @@ typedef struct qwrap {
     unary_par upar;
     struct chain_link *link; /* a Conv's activation chain as qwrap_chain_ok found it */
     int n_link;
+    float *lut;           /* that chain as a table of the head's int8 grid, or NULL */
 } qwrap;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
@@ -638,9 +639,89 @@ static int chain_link_of(graph_t *g, const node_t *c, chain_link *l)
     return l->stock.ew != EW_NONE;
 }
 
+typedef struct chain_job {
+    const graph_t *g;
+    const node_t *const *chain;
+    const chain_link *link;
+    int n_chain;
+    int head_out, out;
+    int64_t n;
+    const float *lut;     /* the chain as a table of the head's grid, or NULL */
+    const qparam_t *grid;
+} chain_job;
+
+/* The chain on m elements: head holds the head's values, y gets the last
+ * node's, tmp has room for n_chain blocks. */
+static void chain_block(const chain_job *j, const float *head, float *y, int64_t m, float *tmp)
+{
+    int held[16], n_held = 0;
+    const float *ptr[16];
+
+    held[n_held] = j->head_out;
+    ptr[n_held++] = head;
+    for (int k = 0; k < j->n_chain; k++) {
+        const node_t *c = j->chain[k];
+        const chain_link *l = &j->link[k];
+        const float *in[2] = {NULL, NULL};
+        int full[2] = {0, 0};
+        for (int i = 0; i < ew_arity(l->w); i++) {
+            in[i] = j->g->t[c->in[i]].data; /* a constant scalar, unless held */
+            for (int h = 0; h < n_held; h++)
+                if (held[h] == c->in[i])
+                    in[i] = ptr[h], full[i] = 1;
+        }
+        float *o = k == j->n_chain - 1 ? y : tmp + (size_t)k * CHAIN_BLOCK;
+        ew_block(l->w, in[0], full[0], in[1], full[1], o, m, l->qp);
+        held[n_held] = c->out[0];
+        ptr[n_held++] = o;
+    }
+}
+
+static void chain_range(void *arg, int64_t b0, int64_t b1)
+{
+    const chain_job *j = arg;
+    float *tmp = xmalloc(sizeof(float) * CHAIN_BLOCK * (size_t)j->n_chain);
+    const float *head = j->g->t[j->head_out].data;
+    float *y = j->g->t[j->out].data;
+
+    for (int64_t blk = b0; blk < b1; blk++) {
+        int64_t lo = blk * CHAIN_BLOCK, m = j->n - lo < CHAIN_BLOCK ? j->n - lo : CHAIN_BLOCK;
+        /* the table up to the first value off the head's grid (none, unless
+         * the head's requantization was skipped), the ops from there */
+        int64_t done = j->lut ? quant_lut_map(head + lo, m, j->grid, j->lut, y + lo) : 0;
+        if (done < m)
+            chain_block(j, head + lo + done, y + lo + done, m - done, tmp);
+    }
+    free(tmp);
+}
+
+/* Every chain value is a function of the head's value alone (the operands are
+ * held tensors or constants), so when the head's output is on an int8 grid
+ * the chain is a table of its 256 values, made by the chain's own ops: the
+ * numbers are those of the ops, and one lookup replaces them (SiLU's
+ * Sigmoid, Mul and two requantizations). */
+static void chain_table(const graph_t *g, const node_t *n, qwrap *w, const node_t *const *chain)
+{
+    const quant_graph *q = w->q;
+    int t = n->out[0];
+    free(w->lut);
+    w->lut = NULL;
+    if (q->type != QT_I8 || !needs_grid(q, t) || (q->t_fp16 && q->t_fp16[t]))
+        return;
+    const qparam_t *p = &q->act[t];
+    float grid[256], *tmp = xmalloc(sizeof(float) * CHAIN_BLOCK * (size_t)w->n_link);
+    for (int i = 0; i < 256; i++)
+        grid[i] = (float)(i - 128 - p->zp) * p->scale;
+    chain_job j = {.g = g, .chain = chain, .link = w->link, .n_chain = w->n_link,
+                   .head_out = t};
+    w->lut = xmalloc(sizeof(float) * 256);
+    chain_block(&j, grid, w->lut, 256, tmp);
+    free(tmp);
+}
+
 /* Every chain node is an elementwise op ew_block computes (wrapped or stock),
  * over full operands of the head's shape or constant scalars. The links are
- * kept in the head's wrapper for qwrap_run_chain. */
+ * kept in the head's wrapper for qwrap_run_chain, with the chain's table. */
 static int qwrap_chain_ok(graph_t *g, const node_t *n, const node_t *const *chain, int n_chain)
 {
     qwrap *w = n->priv;
@@ -668,49 +749,8 @@ static int qwrap_chain_ok(graph_t *g, const node_t *n, const node_t *const *chai
         if (link[k].w == &link[k].stock)
             w->link[k].w = &w->link[k].stock;
     w->n_link = n_chain;
+    chain_table(g, n, w, chain);
     return 1;
-}
-
-typedef struct chain_job {
-    const graph_t *g;
-    const node_t *const *chain;
-    const chain_link *link;
-    int n_chain;
-    int head_out, out;
-    int64_t n;
-} chain_job;
-
-static void chain_range(void *arg, int64_t b0, int64_t b1)
-{
-    const chain_job *j = arg;
-    float *tmp = xmalloc(sizeof(float) * CHAIN_BLOCK * (size_t)j->n_chain);
-    int held[16];
-    const float *ptr[16];
-
-    for (int64_t blk = b0; blk < b1; blk++) {
-        int64_t lo = blk * CHAIN_BLOCK, m = j->n - lo < CHAIN_BLOCK ? j->n - lo : CHAIN_BLOCK;
-        int n_held = 0;
-        held[n_held] = j->head_out;
-        ptr[n_held++] = (const float *)j->g->t[j->head_out].data + lo;
-        for (int k = 0; k < j->n_chain; k++) {
-            const node_t *c = j->chain[k];
-            const chain_link *l = &j->link[k];
-            const float *in[2] = {NULL, NULL};
-            int full[2] = {0, 0};
-            for (int i = 0; i < ew_arity(l->w); i++) {
-                in[i] = j->g->t[c->in[i]].data; /* a constant scalar, unless held */
-                for (int h = 0; h < n_held; h++)
-                    if (held[h] == c->in[i])
-                        in[i] = ptr[h], full[i] = 1;
-            }
-            float *y = k == j->n_chain - 1 ? (float *)j->g->t[j->out].data + lo
-                                           : tmp + (size_t)k * CHAIN_BLOCK;
-            ew_block(l->w, in[0], full[0], in[1], full[1], y, m, l->qp);
-            held[n_held] = c->out[0];
-            ptr[n_held++] = y;
-        }
-    }
-    free(tmp);
 }
 
 /* The head as it runs alone (its output written and requantized as the
@@ -728,7 +768,8 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
     if (rc)
         return rc;
     chain_job j = {.g = g, .chain = chain, .link = w->link, .n_chain = n_chain,
-                   .head_out = n->out[0], .out = out, .n = tensor_numel(&g->t[n->out[0]])};
+                   .head_out = n->out[0], .out = out, .n = tensor_numel(&g->t[n->out[0]]),
+                   .lut = w->lut, .grid = &w->q->act[n->out[0]]};
     op_parallel_for_work(c, (j.n + CHAIN_BLOCK - 1) / CHAIN_BLOCK, CHAIN_BLOCK * n_chain,
                          chain_range, &j);
     return RT_OK;
@@ -769,6 +810,7 @@ static void qwrap_release(node_t *n)
     if (w->orig->release)
         w->orig->release(n);
     free(w->link);
+    free(w->lut);
     free(w);
 }
 

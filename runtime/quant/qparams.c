@@ -328,6 +328,54 @@ Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int 
         _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(q512_centered(v, &k), k.vs));
     }
 }
+
+/* quant_lut_map on 16 lanes at a time: q - zp by one rounding of x / s (on
+ * the grid x = (q - zp) * s, so the product is within 2^-15 of an integer),
+ * clamped, and accepted only if it gives x back bit for bit (-0 and NaN do
+ * not). The table stays in 16 registers: eight two-register permutes look up
+ * the index's low 5 bits, three rounds of blends pick by bits 5, 6 and 7
+ * (vgatherdps is several times slower on CPUs with the GDS fix). */
+Q512 static int64_t lut_map_512(const float *x, int64_t n, const qparam_t *p, const float *lut,
+                                float *y)
+{
+    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const __m512 vs = _mm512_set1_ps(p->scale), vinv = _mm512_set1_ps(1.0f / p->scale);
+    const __m512i lo = _mm512_set1_epi32(-128 - p->zp), hi = _mm512_set1_epi32(127 - p->zp);
+    const __m512i off = _mm512_set1_epi32(128 + p->zp);
+    const __m512i b5 = _mm512_set1_epi32(32), b6 = _mm512_set1_epi32(64);
+    const __m512i b7 = _mm512_set1_epi32(128);
+#define LUT_T(k) const __m512 t##k = _mm512_loadu_ps(lut + 16 * k)
+    LUT_T(0); LUT_T(1); LUT_T(2); LUT_T(3); LUT_T(4); LUT_T(5); LUT_T(6); LUT_T(7);
+    LUT_T(8); LUT_T(9); LUT_T(10); LUT_T(11); LUT_T(12); LUT_T(13); LUT_T(14); LUT_T(15);
+#undef LUT_T
+
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+        __m512i c = _mm512_cvt_roundps_epi32(_mm512_mul_ps(v, vinv), rn);
+        c = _mm512_min_epi32(_mm512_max_epi32(c, lo), hi);
+        __m512 g = _mm512_mul_ps(_mm512_cvtepi32_ps(c), vs);
+        __mmask16 eq = _mm512_mask_cmpeq_epi32_mask(m, _mm512_castps_si512(g),
+                                                    _mm512_castps_si512(v));
+        const int stop = eq != m;
+        if (stop) /* the lanes before the first one off the grid, then stop */
+            m = (__mmask16)((1u << __builtin_ctz(~(unsigned)eq & m)) - 1);
+        __m512i ix = _mm512_add_epi32(c, off);
+        __mmask16 m5 = _mm512_test_epi32_mask(ix, b5), m6 = _mm512_test_epi32_mask(ix, b6);
+#define LUT_64(a, b, c, d) \
+    _mm512_mask_blend_ps(m5, _mm512_permutex2var_ps(a, ix, b), _mm512_permutex2var_ps(c, ix, d))
+        __m512 r0 = LUT_64(t0, t1, t2, t3), r1 = LUT_64(t4, t5, t6, t7);
+        __m512 r2 = LUT_64(t8, t9, t10, t11), r3 = LUT_64(t12, t13, t14, t15);
+#undef LUT_64
+        __m512 u = _mm512_mask_blend_ps(_mm512_test_epi32_mask(ix, b7),
+                                        _mm512_mask_blend_ps(m6, r0, r1),
+                                        _mm512_mask_blend_ps(m6, r2, r3));
+        _mm512_mask_storeu_ps(y + i, m, u);
+        if (stop)
+            return i + __builtin_popcount(m);
+    }
+    return n;
+}
 #endif
 
 static int have_512(void)
@@ -393,6 +441,28 @@ int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float l
 #endif
     (void)op, (void)a, (void)sa, (void)b, (void)sb, (void)lo, (void)hi, (void)y, (void)n;
     return 0;
+}
+
+int64_t quant_lut_map(const float *x, int64_t n, const qparam_t *p, const float *lut, float *y)
+{
+    if (!isfinite(1.0f / p->scale))
+        return 0;
+#ifdef Q8C_512
+    if (have_512())
+        return lut_map_512(x, n, p, lut, y);
+#endif
+    const float inv = 1.0f / p->scale;
+    for (int64_t i = 0; i < n; i++) {
+        float r = rintf(x[i] * inv), g;
+        if (!(r >= (float)(-128 - p->zp) && r <= (float)(127 - p->zp)))
+            return i;
+        int32_t c = (int32_t)r;
+        g = (float)c * p->scale;
+        if (memcmp(&g, &x[i], sizeof(g)))
+            return i;
+        y[i] = lut[c + 128 + p->zp];
+    }
+    return n;
 }
 
 void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p, uint32_t *out)

@@ -40,7 +40,11 @@
  *    wrapper that requantizes its outputs: Add, Sub, Mul, Div, Relu and Clip
  *    in the same register pass, the unary ops block by block, the rest in one
  *    pass on the thread pool; ops that only copy values
- *    already on the output's grid (same scale and zp) skip it. Work buffers
+ *    already on the output's grid (same scale and zp) skip it. A layer's
+ *    activation chain (SiLU, HardSwish, ...: elementwise nodes on its output
+ *    and constants) is a function of the layer's int8 output value: it runs
+ *    as a 256-entry table made by the chain's own ops, for each value found
+ *    on that grid bit for bit (the ops themselves otherwise). Work buffers
  *    are per thread and kept from run to run.
  *  - fp16: weights, inputs and every float layer output are rounded to IEEE
  *    binary16 (round to nearest even); kernels accumulate in fp32.
@@ -102,6 +106,10 @@ void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p)
 enum { QEW_ADD, QEW_SUB, QEW_MUL, QEW_DIV, QEW_RELU, QEW_CLIP };
 int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float lo, float hi,
                  float *y, int64_t n, const qparam_t *p);
+/* y[i] = lut[q + 128] for the values x[i] on p's grid, x[i] = (q - zp) * s bit
+ * for bit (q in [-128, 127]), from the first on; returns how many were (n:
+ * all). y may be x. */
+int64_t quant_lut_map(const float *x, int64_t n, const qparam_t *p, const float *lut, float *y);
 /* Four channels' values as the bytes of one word: byte j of out[i] is
  * quant_q8(x[j][i]) + 128 for j < nch, zp + 128 (the grid's 0) for the rest. */
 void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p, uint32_t *out);

@@ -332,5 +332,49 @@ int main(void)
     CHECK(quant_type_parse("asymmetric_quantized-8") == QT_I8 && quant_type_parse("x") < 0, "parse");
     CHECK(quant_algo_parse("kl_divergence") == QA_KL && quant_method_parse("layer") == QM_LAYER,
           "parse");
+    /* quant_lut_map: every value of a grid (quant_dq8 of each q, in a random
+     * order) maps to lut[q + 128]; the count stops at the first value off the
+     * grid (a neighbour ulp, -0, NaN, inf, beyond the range) and nothing at or
+     * after it is written. Many scales and zero points, and a partial vector. */
+    {
+        enum { NV = 1000 };
+        static float x[NV], y[NV], lut[256];
+        int bad = 0, cnt = 0;
+        uint32_t s = 777;
+        for (int k = 0; k < 256; k++)
+            lut[k] = k * 1.5f - 100.25f;
+        for (int trial = 0; trial < 60; trial++) {
+            s = s * 1664525u + 1013904223u;
+            qparam_t pq = {0, 0, ldexpf(1.0f + (s >> 9) / 8388608.0f, (int)(s % 40) - 30),
+                           (int32_t)(s >> 3) % 256 - 128};
+            int8_t qv[NV];
+            for (int i = 0; i < NV; i++) {
+                s = s * 1664525u + 1013904223u;
+                qv[i] = (int8_t)(s >> 24);
+                x[i] = quant_dq8(qv[i], &pq);
+            }
+            s = s * 1664525u + 1013904223u;
+            int n = NV - (int)(s % 23), stop = trial % 3 ? (int)(s >> 8) % n : n;
+            if (stop < n) {
+                const float odd[] = {nextafterf(x[stop], INFINITY), -0.0f, NAN, INFINITY,
+                                     quant_dq8(-128, &pq) - pq.scale, x[stop] * 0.5f + pq.scale / 3};
+                x[stop] = odd[trial % 6];
+                if (trial % 6 == 1 && quant_dq8(quant_q8(-0.0f, &pq), &pq) != 0.0f)
+                    x[stop] = NAN; /* -0 is off every grid only where 0 is on it */
+                if (trial % 6 == 5 && quant_dq8(quant_q8(x[stop], &pq), &pq) == x[stop])
+                    x[stop] = NAN;
+            }
+            for (int i = 0; i < NV; i++)
+                y[i] = -1e9f;
+            int64_t got = quant_lut_map(x, n, &pq, lut, y);
+            bad += got != stop;
+            for (int i = 0; i < NV; i++, cnt++) {
+                float want = i < stop ? lut[qv[i] + 128] : -1e9f;
+                bad += memcmp(&want, &y[i], sizeof(float)) != 0;
+            }
+        }
+        CHECK(bad == 0, "quant_lut_map: %d of %d values or counts wrong", bad, cnt);
+    }
+
     TEST_END();
 }
