@@ -376,6 +376,9 @@ typedef struct qwrap {
     struct chain_link *link; /* a Conv's activation chain as qwrap_chain_ok found it */
     int n_link;
     float *lut;           /* that chain as a table of the head's int8 grid, or NULL */
+    int post;             /* POST_*: how an int8 Conv head runs its chain in its epilogue */
+    float clo, chi;       /* POST_CLAMP: the Relu or Clip bounds on the output grid */
+    qparam_t cgrid;       /* ... and that grid */
 } qwrap;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
@@ -719,6 +722,58 @@ static void chain_table(const graph_t *g, const node_t *n, qwrap *w, const node_
     free(tmp);
 }
 
+/* An int8 Conv head hands each finished part of its output to the chain in
+ * its epilogue, while it is in cache, writing the chain's output directly
+ * (its arena lifetime starts at the head, exec.c):
+ *  - POST_LUT: the output is on its grid; the chain's table, in place;
+ *  - POST_CLAMP: a lone Relu or Clip after a conv whose output is not
+ *    requantized (quant_graph_finish's fused outputs): the conv requantizes
+ *    by the activation's grid, then clamps to the grid values of its bounds.
+ *    Exact, as quantize-dequantize q is monotonic and the conv's float
+ *    results are finite (integer sums): q(min(max(v, lo), hi)) =
+ *    min(max(q(v), q(lo)), q(hi)), q(0) = 0 for Relu. */
+enum { POST_NONE, POST_LUT, POST_CLAMP };
+
+static void post_lut(const void *arg, float *y, int64_t n)
+{
+    const chain_job *j = arg;
+    int64_t done = quant_lut_map(y, n, j->grid, j->lut, y);
+    if (done == n)
+        return;
+    float *tmp = xmalloc(sizeof(float) * CHAIN_BLOCK * (size_t)j->n_chain);
+    for (int64_t o = done; o < n; o += CHAIN_BLOCK) /* in place: elementwise ops */
+        chain_block(j, y + o, y + o, n - o < CHAIN_BLOCK ? n - o : CHAIN_BLOCK, tmp);
+    free(tmp);
+}
+
+static void post_clamp(const void *arg, float *y, int64_t n)
+{
+    const qwrap *w = arg;
+    ew_un(EW_CLIP, w->clo, w->chi, y, y, n);
+}
+
+/* w->post for head n (an int8 Conv) and its checked chain (w->link). */
+static void post_mode(const node_t *n, qwrap *w, int n_chain)
+{
+    const quant_graph *q = w->q;
+    w->post = POST_NONE;
+    if (w->orig != &quant_op_conv || q->type != QT_I8)
+        return;
+    if (w->lut && w->out0_done) {
+        w->post = POST_LUT;
+        return;
+    }
+    const chain_link *l = &w->link[0];
+    if (n_chain != 1 || w->out0_done || needs_grid(q, n->out[0]) || !l->qp ||
+        (l->w->ew != EW_RELU && l->w->ew != EW_CLIP) ||
+        (l->w->ew == EW_CLIP && !(l->w->lo <= l->w->hi)))
+        return;
+    w->cgrid = *l->qp;
+    w->clo = quant_dq8(quant_q8(l->w->ew == EW_RELU ? 0.0f : l->w->lo, l->qp), l->qp);
+    w->chi = l->w->ew == EW_RELU ? INFINITY : quant_dq8(quant_q8(l->w->hi, l->qp), l->qp);
+    w->post = POST_CLAMP;
+}
+
 /* Every chain node is an elementwise op ew_block computes (wrapped or stock),
  * over full operands of the head's shape or constant scalars. The links are
  * kept in the head's wrapper for qwrap_run_chain, with the chain's table. */
@@ -750,6 +805,7 @@ static int qwrap_chain_ok(graph_t *g, const node_t *n, const node_t *const *chai
             w->link[k].w = &w->link[k].stock;
     w->n_link = n_chain;
     chain_table(g, n, w, chain);
+    post_mode(n, w, n_chain);
     return 1;
 }
 
@@ -764,12 +820,26 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
     if (w->n_link != n_chain) /* the executor asks qwrap_chain_ok first */
         return rt_err(c->err, c->errlen, RT_EINTERNAL, "node '%s': its chain was not checked",
                       n->name);
-    int rc = qwrap_run(c, g, n);
-    if (rc)
-        return rc;
     chain_job j = {.g = g, .chain = chain, .link = w->link, .n_chain = n_chain,
                    .head_out = n->out[0], .out = out, .n = tensor_numel(&g->t[n->out[0]]),
                    .lut = w->lut, .grid = &w->q->act[n->out[0]]};
+    if (w->post) { /* the conv writes the chain's output (its settings for this run) */
+        quant_node *qn = w->priv, keep = *qn;
+        tensor_t *h = &g->t[n->out[0]];
+        void *hd = h->data;
+        qn->post = w->post == POST_LUT ? post_lut : post_clamp;
+        qn->post_arg = w->post == POST_LUT ? (const void *)&j : (const void *)w;
+        if (w->post == POST_CLAMP)
+            qn->out = w->cgrid, qn->out_q = 1;
+        h->data = g->t[out].data;
+        int rc = qwrap_run(c, g, n);
+        h->data = hd;
+        *qn = keep;
+        return rc;
+    }
+    int rc = qwrap_run(c, g, n);
+    if (rc)
+        return rc;
     op_parallel_for_work(c, (j.n + CHAIN_BLOCK - 1) / CHAIN_BLOCK, CHAIN_BLOCK * n_chain,
                          chain_range, &j);
     return RT_OK;
@@ -977,7 +1047,10 @@ int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, 
         int any = 0;
         for (int k = 0; !n->folded && n->def && n->def->run && k < n->n_out; k++)
             any |= n->out[k] >= 0 && needs_grid(q, n->out[k]);
-        if (any)
+        /* an int8 Conv also when its output stays off a grid for the Relu or
+         * Clip after it: it may run that in its epilogue (qwrap_run_chain) */
+        if (any || (n->def == &quant_op_conv && n->n_out == 1 && n->out[0] >= 0 &&
+                    q->fused[n->out[0]]))
             wrap_node(q, n);
     }
     return RT_OK;

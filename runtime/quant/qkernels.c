@@ -210,9 +210,16 @@ QHOT static void im2col_f(const conv_geom *c, const float *x, float *col, int64_
  * (in place) or double in. The double product and the narrowing to float are
  * what the numerics specify (quant.h); the output grid while the row is in
  * cache. */
+static inline void epi_post(const quant_node *q, float *y, int64_t n)
+{
+    if (q->post)
+        q->post(q->post_arg, y, n);
+}
+
 static void epi_row_f(float *y, int64_t n, double bias, double s, const quant_node *q)
 {
     quant_scale_row(y, n, bias, s, q->out_q ? &q->out : NULL);
+    epi_post(q, y, n);
 }
 
 QHOT static void epi_row_d(const double *a, float *y, int64_t n, double bias, double s,
@@ -222,6 +229,7 @@ QHOT static void epi_row_d(const double *a, float *y, int64_t n, double bias, do
         y[k] = (float)((a[k] + bias) * s);
     if (q->out_q)
         quant_qdq(y, n, &q->out);
+    epi_post(q, y, n);
 }
 
 /* Pointwise on the raw input, columns [0, nc) of x (row stride P): in
@@ -380,6 +388,7 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
                 yr[ow] = (float)(((double)acc[ow] + bias) * s);
             if (q->out_q)
                 quant_qdq(yr, c->OW, &q->out);
+            epi_post(q, yr, c->OW);
         }
     }
 }
@@ -458,6 +467,7 @@ QHOT static void impl_epilogue(const impl_job *j, const float *acc, int64_t ldc,
     (void)ldc;
     if (q->out_q)
         quant_qdq(y + oh0 * OW, nrow * OW, &q->out);
+    epi_post(q, y + oh0 * OW, nrow * OW);
 }
 
 static void impl_range(void *arg, int64_t t0, int64_t t1)
@@ -746,6 +756,7 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
                         ym[r * OW + ow] = (float)(am[r * j->Wp + ow] - zc);
             quant_scale_row(ym, nrow * OW, q->bias ? q->bias[m] : 0, q->oscale[m],
                             q->out_q ? &q->out : NULL);
+            epi_post(q, ym, nrow * OW);
         }
     }
 #else

@@ -307,6 +307,11 @@ typedef struct quant_node {
     int64_t wq_k;         /* and the quad rows per channel; or NULL, 0 */
     void *orig_priv;      /* the fp32 kernel's prepared state, released with it */
     const op_def *orig_def;
+    /* Conv, set by a fused chain's run (qgraph.c) for that run: each finished
+     * part of the output (final values, still in cache) is handed to post,
+     * on the pool's threads */
+    void (*post)(const void *arg, float *y, int64_t n);
+    const void *post_arg;
 } quant_node;
 
 extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;

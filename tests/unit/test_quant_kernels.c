@@ -266,40 +266,51 @@ static int count_events(const layer_event_t *ev, void *user)
     return 0;
 }
 
-/* A Conv's activation chain in the int8 graph, x * Sigmoid(x) (hswish = 0) or
- * PP-LCNet's x * Clip(x + 3, 0, 6) / 6 (hswish = 1), with every tensor given a
- * grid (the chain's inner ones are the NPU's fused layer and stay off it): a
- * run without a hook runs the chain after the conv block by block
- * (node_t.chain; its nodes report no event), and its output, a graph output on
- * its grid, equals bit for bit the node-by-node run's. */
-static void chain_case(int hswish)
+/* A Conv's activation chain in the int8 graph: x * Sigmoid(x) (CH_SILU),
+ * PP-LCNet's x * Clip(x + 3, 0, 6) / 6 (CH_HSWISH), Relu, Clip(-1, 1.5) or a
+ * Clip whose min exceeds its max (CH_CLIP_INV, which the fp32 kernel maps to
+ * its min below it and its max elsewhere), with every tensor given a grid. A
+ * run without a hook runs the chain with the conv (node_t.chain: from its
+ * epilogue, as a table of its grid or by the ops; its nodes report no event)
+ * and its output, a graph output on its grid, equals bit for bit the
+ * node-by-node run's. Conv geometry as in conv_case_d, over every kernel path
+ * (`big`: the double GEMM). */
+enum { CH_SILU, CH_HSWISH, CH_RELU, CH_CLIP, CH_CLIP_INV };
+
+static void chain_case(int act, int C, int M, int G, int H, int W, int K, int st, int p, int big)
 {
+    static const char *const names[] = {"silu", "hswish", "relu", "clip", "clip min > max"};
     char err[512];
-    enum { C = 3, M = 5, H = 37, W = 83, NX = C * H * W, NY = M * H * W };
-    static float x[NX], w[M * C * 9], ref[NY];
-    float b[M], three = 3.0f, zero = 0.0f, six = 6.0f;
-    for (int i = 0; i < NX; i++)
+    int OH = (H + 2 * p - K) / st + 1, OW = (W + 2 * p - K) / st + 1, cg = C / G;
+    int nx = C * H * W, ny = M * OH * OW, nw = M * cg * K * K;
+    float *x = malloc(sizeof(float) * (size_t)nx), *w = malloc(sizeof(float) * (size_t)nw);
+    float *ref = malloc(sizeof(float) * (size_t)ny), *b = malloc(sizeof(float) * (size_t)M);
+    float three = 3.0f, zero = 0.0f, six = 6.0f, clo = act == CH_CLIP ? -1.0f : 1.5f;
+    float chi = act == CH_CLIP ? 1.5f : -1.0f;
+    for (int i = 0; i < nx; i++)
         x[i] = (float)((i * 7919 % 1013) / 1013.0 * 3.0 - 1.0);
-    for (int i = 0; i < M * C * 9; i++)
-        w[i] = (float)(((i * 31) % 17) / 17.0 - 0.45);
+    for (int i = 0; i < nw; i++)
+        w[i] = big ? (i % 2 ? 0.5f : -0.5f) : (float)(((i * 31) % 17) / 17.0 - 0.45);
     for (int m = 0; m < M; m++)
         b[m] = (float)(0.37 - 0.29 * m);
 
     graph_t *g = graph_new();
-    int64_t xd[4] = {1, C, H, W}, wd[4] = {M, C, 3, 3}, bd[1] = {M}, sd[1] = {1};
+    int64_t xd[4] = {1, C, H, W}, wd[4] = {M, cg, K, K}, bd[1] = {M}, sd[1] = {1};
     int xi = add_input(g, xd);
     int wi = add_const(g, "w", 4, wd, w), bi = add_const(g, "b", 1, bd, b);
-    int t[5], nt = hswish ? 5 : 3;
+    int t[5], nt = act == CH_HSWISH ? 5 : act == CH_SILU ? 3 : 2;
     for (int k = 0; k < nt; k++) {
         char name[16];
         snprintf(name, sizeof name, "t%d", k);
         t[k] = graph_add_tensor(g, name);
     }
     int cin[3] = {xi, wi, bi};
-    int64_t pads[4] = {1, 1, 1, 1};
+    int64_t pads[4] = {p, p, p, p}, strides[2] = {st, st}, group = G;
     int cn = graph_add_node(g, "conv", "Conv", "", 3, cin, 1, &t[0]);
     set_ints(&g->nodes[cn], "pads", 4, pads);
-    if (hswish) {
+    set_ints(&g->nodes[cn], "strides", 2, strides);
+    set_ints(&g->nodes[cn], "group", 1, &group);
+    if (act == CH_HSWISH) {
         int a[2] = {t[0], add_const(g, "three", 0, sd, &three)};
         int c[3] = {t[1], add_const(g, "zero", 0, sd, &zero), add_const(g, "six", 0, sd, &six)};
         int m[2] = {t[0], t[2]}, d[2] = {t[3], add_const(g, "six2", 0, sd, &six)};
@@ -307,10 +318,15 @@ static void chain_case(int hswish)
         graph_add_node(g, "clip", "Clip", "", 3, c, 1, &t[2]);
         graph_add_node(g, "mul", "Mul", "", 2, m, 1, &t[3]);
         graph_add_node(g, "div6", "Div", "", 2, d, 1, &t[4]);
-    } else {
+    } else if (act == CH_SILU) {
         int m[2] = {t[0], t[1]};
         graph_add_node(g, "sig", "Sigmoid", "", 1, &t[0], 1, &t[1]);
         graph_add_node(g, "mul", "Mul", "", 2, m, 1, &t[2]);
+    } else if (act == CH_RELU) {
+        graph_add_node(g, "relu", "Relu", "", 1, &t[0], 1, &t[1]);
+    } else {
+        int c[3] = {t[0], add_const(g, "lo", 0, sd, &clo), add_const(g, "hi", 0, sd, &chi)};
+        graph_add_node(g, "clip", "Clip", "", 3, c, 1, &t[1]);
     }
     int yi = t[nt - 1];
     set_output(g, yi);
@@ -318,50 +334,63 @@ static void chain_case(int hswish)
     quant_graph *q = NULL;
     CHECK(quant_graph_new(g, QT_I8, QM_CHANNEL, &q, err, sizeof(err)) == 0, "%s", err);
     CHECK(passes_prepare(g, NULL, 0, err, sizeof(err)) == 0, "prepare: %s", err);
-    qparam_t *act = calloc((size_t)g->n_t, sizeof(*act));
+    qparam_t *act_p = calloc((size_t)g->n_t, sizeof(*act_p));
     uint8_t *has = calloc((size_t)g->n_t, 1);
-    quant_param_from_range(-1, 2, &act[xi]);
+    quant_param_from_range(-1, 2, &act_p[xi]);
     has[xi] = 1;
     for (int k = 0; k < nt; k++) {
-        quant_param_from_range(-3.0f - k, 4.0f + k, &act[t[k]]);
+        quant_param_from_range(-3.0f - k, 4.0f + k, &act_p[t[k]]);
         has[t[k]] = 1;
     }
-    CHECK(quant_graph_finish(q, act, has, err, sizeof(err)) == 0, "%s", err);
-    for (int i = 0; i < NX; i++)
-        x[i] = quant_dq8(quant_q8(x[i], &act[xi]), &act[xi]);
+    CHECK(quant_graph_finish(q, act_p, has, err, sizeof(err)) == 0, "%s", err);
+    CHECK(q->n_int8_nodes == 1, "%s: int8 nodes %d", names[act], q->n_int8_nodes);
+    for (int i = 0; i < nx; i++)
+        x[i] = quant_dq8(quant_q8(x[i], &act_p[xi]), &act_p[xi]);
 
     exec_t *ex = NULL;
     exec_opts eo = {.nthreads = 2};
     int events = 0, timed = 0;
+    size_t bytes = sizeof(float) * (size_t)ny;
     CHECK(exec_create(g, &eo, &ex, err, sizeof(err)) == 0, "%s", err);
-    CHECK(exec_set_input(ex, 0, x, sizeof(x), err, sizeof(err)) == 0, "%s", err);
+    CHECK(exec_set_input(ex, 0, x, sizeof(float) * (size_t)nx, err, sizeof(err)) == 0, "%s", err);
     CHECK(exec_run(ex, count_events, &events, err, sizeof(err)) == 0, "%s", err);
-    memcpy(ref, exec_output(ex, 0)->data, sizeof(ref));
-    memset(exec_output(ex, 0)->data, 0xff, sizeof(ref)); /* NaN until written again */
+    memcpy(ref, exec_output(ex, 0)->data, bytes);
+    memset(exec_output(ex, 0)->data, 0xff, bytes); /* NaN until written again */
     CHECK(exec_run_timed(ex, count_events, &timed, err, sizeof(err)) == 0, "%s", err);
     CHECK(events == nt && timed == 1, "%s: %d events node by node, %d fused (want %d and 1)",
-          hswish ? "hswish" : "silu", events, timed, nt);
+          names[act], events, timed, nt);
     int bad = 0, off = 0;
     const float *y = exec_output(ex, 0)->data;
-    for (int i = 0; i < NY; i++) {
+    for (int i = 0; i < ny; i++) {
         bad += memcmp(&y[i], &ref[i], sizeof(float)) != 0;
-        off += quant_dq8(quant_q8(ref[i], &act[yi]), &act[yi]) != ref[i];
+        off += quant_dq8(quant_q8(ref[i], &act_p[yi]), &act_p[yi]) != ref[i];
     }
-    CHECK(bad == 0, "%s chain: %d of %d values differ from the node-by-node run",
-          hswish ? "hswish" : "silu", bad, NY);
-    CHECK(off == 0, "%s chain: %d outputs off their grid", hswish ? "hswish" : "silu", off);
+    CHECK(bad == 0, "%s chain, conv C%d M%d G%d K%d s%d%s: %d of %d values differ from the "
+          "node-by-node run", names[act], C, M, G, K, st, big ? " (double)" : "", bad, ny);
+    CHECK(off == 0, "%s chain: %d outputs off their grid", names[act], off);
     exec_free(ex);
     quant_graph_free(q);
     graph_free(g);
-    free(act);
+    free(act_p);
     free(has);
+    free(x);
+    free(w);
+    free(ref);
+    free(b);
 }
 
 int main(void)
 {
     ew_case();
-    chain_case(0);
-    chain_case(1);
+    /* every chain on each conv path: byte quads (stride 1), im2col (stride
+     * 2), depthwise, grouped, pointwise, the double GEMM */
+    static const int geo[][9] = {{3, 5, 1, 37, 83, 3, 1, 1, 0}, {6, 8, 1, 21, 19, 3, 2, 1, 0},
+                                 {16, 16, 16, 23, 29, 3, 1, 1, 0}, {8, 6, 2, 15, 17, 3, 1, 1, 0},
+                                 {12, 10, 1, 14, 15, 1, 1, 0, 0}, {64, 3, 1, 9, 11, 3, 1, 1, 1}};
+    for (int a = CH_SILU; a <= CH_CLIP_INV; a++)
+        for (size_t k = 0; k < sizeof(geo) / sizeof(geo[0]); k++)
+            chain_case(a, geo[k][0], geo[k][1], geo[k][2], geo[k][3], geo[k][4], geo[k][5],
+                       geo[k][6], geo[k][7], geo[k][8]);
     conv_case(2, 2, 2, 5, 5, 3, 2, 1, 0);      /* depthwise, stride 2, padding */
     conv_case(4, 6, 2, 9, 7, 3, 1, 1, 0);      /* grouped GEMM, 3 outputs per group */
     conv_case(3, 5, 1, 6, 6, 1, 1, 0, 0);      /* pointwise: the input is the GEMM's B */
