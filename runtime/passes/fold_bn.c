@@ -107,7 +107,9 @@ int passes_fold_batchnorm(graph_t *g)
         if (live_outs != 1 || node_attr_int(bn, "training_mode", 0))
             continue;
         int x = bn->in[0], ci = g->t[x].producer;
-        if (ci < 0 || uses[x] != 1 || g->t[x].dtype != DT_FLOAT)
+        /* before shape inference (quantization folds first) x may have no
+         * dtype yet: a Conv with float weights makes floats */
+        if (ci < 0 || uses[x] != 1 || (g->t[x].dtype != DT_FLOAT && g->t[x].dtype != DT_UNDEFINED))
             continue;
         const node_t *cv = &g->nodes[ci];
         if (cv->folded || strcmp(cv->op, "Conv") || cv->n_out != 1 || cv->n_in < 2 ||

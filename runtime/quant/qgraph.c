@@ -167,6 +167,10 @@ int quant_graph_new_hybrid(graph_t *g, int type, int method, const quant_cfg *cf
         free(q);
         return rt_err(err, errlen, RT_EINVAL, "quantized graph: type must be fp16 or i8");
     }
+    /* BatchNormalization is folded into its Conv before the weights are
+     * quantized, as Toolkit2 optimizes the graph before quantizing: the
+     * folded weights get the grid (passes_prepare would fold quantized ones) */
+    passes_fold_batchnorm(g);
     q->g = g;
     q->type = type;
     q->method = method;

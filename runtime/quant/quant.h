@@ -8,6 +8,9 @@
  *      q = clamp(round(x / scale) + zp, -128, 127),  x' = (q - zp) * scale,
  *    round = half away from zero. The range is first widened to contain 0 so
  *    that 0 (padding, ReLU) is exact; a constant-zero range gets scale 1.
+ *  - a BatchNormalization after a Conv is folded into it first (Toolkit2
+ *    optimizes the graph before it quantizes): the folded weights and bias
+ *    are the ones quantized;
  *  - activations: one (scale, zp) per tensor ("layer"), from calibration;
  *    weights: per output channel ("channel") or per tensor ("layer"), from the
  *    symmetric range [-max|w|, max|w|], which the same formula maps to zp = 0.
