@@ -832,6 +832,7 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
         tensor_t *h = &g->t[n->out[0]];
         void *hd = h->data;
         qn->post = w->post == POST_LUT ? post_lut : post_clamp;
+        qn->lut = w->post == POST_LUT ? w->lut : NULL;
         qn->post_arg = w->post == POST_LUT ? (const void *)&j : (const void *)w;
         if (w->post == POST_CLAMP)
             qn->out = w->cgrid, qn->out_q = 1;

@@ -216,8 +216,14 @@ static inline void epi_post(const quant_node *q, float *y, int64_t n)
         q->post(q->post_arg, y, n);
 }
 
-static void epi_row_f(float *y, int64_t n, double bias, double s, const quant_node *q)
+/* The epilogue by quant_scale_row, and the post step (its table in the same
+ * register pass where there is one). */
+static void epi_scale_row(float *y, int64_t n, double bias, double s, const quant_node *q)
 {
+    if (q->lut && q->out_q) {
+        quant_scale_row_lut(y, n, bias, s, &q->out, q->lut);
+        return;
+    }
     quant_scale_row(y, n, bias, s, q->out_q ? &q->out : NULL);
     epi_post(q, y, n);
 }
@@ -258,7 +264,7 @@ static void pw_block(const conv_job *j, int64_t gi, const float *x, float *y, in
         }
         for (int64_t m = 0; m < mg; m++) {
             int64_t mm = gi * mg + m;
-            epi_row_f(y + m * j->P + s0, ns, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
+            epi_scale_row(y + m * j->P + s0, ns, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
         }
     }
 }
@@ -300,7 +306,7 @@ QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
             }
             for (int64_t m = 0; m < mg; m++) {
                 int64_t mm = gi * mg + m;
-                epi_row_f(y + m * j->P, nc, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
+                epi_scale_row(y + m * j->P, nc, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
             }
         } else {
             double *col = kernel_scratch(SCRATCH_Q_BLOCK, sizeof(double) * (size_t)(j->K * nc));
@@ -345,7 +351,7 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
                 x = plane;
             }
             dw512_plane(&d, x, q->wf + m * c->KH * c->KW, 0.0f, NULL, y, ph);
-            epi_row_f(y, j->P, q->bias ? q->bias[m] : 0, q->oscale[m], q);
+            epi_scale_row(y, j->P, q->bias ? q->bias[m] : 0, q->oscale[m], q);
         }
         return;
     }
@@ -754,9 +760,7 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
                 for (int64_t r = 0; r < nrow; r++)
                     for (int64_t ow = 0; ow < OW; ow++)
                         ym[r * OW + ow] = (float)(am[r * j->Wp + ow] - zc);
-            quant_scale_row(ym, nrow * OW, q->bias ? q->bias[m] : 0, q->oscale[m],
-                            q->out_q ? &q->out : NULL);
-            epi_post(q, ym, nrow * OW);
+            epi_scale_row(ym, nrow * OW, q->bias ? q->bias[m] : 0, q->oscale[m], q);
         }
     }
 #else

@@ -194,6 +194,42 @@ Q512 static void q8c_512(const float *x, float *out, int64_t n, float s, float z
     }
 }
 
+/* A 256-entry float table held in 16 registers, read at the index's low 8
+ * bits: eight two-register permutes look up bits 0-4, three rounds of blends
+ * pick by bits 5, 6 and 7 (vgatherdps is several times slower on CPUs with
+ * the GDS fix). */
+typedef struct lut512 {
+    __m512 t[16];
+} lut512;
+
+Q512 static inline void lut512_load(lut512 *l, const float *lut)
+{
+    for (int k = 0; k < 16; k++)
+        l->t[k] = _mm512_loadu_ps(lut + 16 * k);
+}
+
+Q512 static inline __m512 lut512_get(const lut512 *l, __m512i ix)
+{
+    const __mmask16 m5 = _mm512_test_epi32_mask(ix, _mm512_set1_epi32(32));
+    const __mmask16 m6 = _mm512_test_epi32_mask(ix, _mm512_set1_epi32(64));
+    const __mmask16 m7 = _mm512_test_epi32_mask(ix, _mm512_set1_epi32(128));
+    __m512 r[4];
+    for (int k = 0; k < 4; k++)
+        r[k] = _mm512_mask_blend_ps(m5, _mm512_permutex2var_ps(l->t[4 * k], ix, l->t[4 * k + 1]),
+                                    _mm512_permutex2var_ps(l->t[4 * k + 2], ix, l->t[4 * k + 3]));
+    return _mm512_mask_blend_ps(m7, _mm512_mask_blend_ps(m6, r[0], r[1]),
+                                _mm512_mask_blend_ps(m6, r[2], r[3]));
+}
+
+/* The 16 centred values c = q - zp (integers as floats) as output: c * s, or
+ * lut[c + zp + 128] with a table. */
+Q512 static inline __m512 q512_out(__m512 c, const q512c *k, const lut512 *l, __m512i off)
+{
+    if (!l)
+        return _mm512_mul_ps(c, k->vs);
+    return lut512_get(l, _mm512_add_epi32(_mm512_cvtps_epi32(c), off));
+}
+
 /* quant_scale_row on 16 lanes at a time: the same double operations, each
  * lane's float rounded from its double as the scalar cast does. */
 Q512 static inline __m512 scale16_exact(__m512 v, __m512d vb, __m512d vsc)
@@ -215,7 +251,8 @@ Q512 static inline __m512 scale16_exact(__m512 v, __m512d vb, __m512d vsc)
  * (beyond, both saturate). Lanes near a half send their vector through the
  * exact double path. s and s_out of at least 2^-100 keep subnormal results
  * (values that round to 0 either way) out of the bound. */
-Q512 static int scale_row_512_grid(float *y, int64_t n, double bias, double sc, const qparam_t *p)
+Q512 static int scale_row_512_grid(float *y, int64_t n, double bias, double sc, const qparam_t *p,
+                                   const float *lut)
 {
     const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     const double tiny = 0x1p-100;
@@ -228,6 +265,10 @@ Q512 static int scale_row_512_grid(float *y, int64_t n, double bias, double sc, 
     const __m512d vb = _mm512_set1_pd(bias), vsc = _mm512_set1_pd(sc);
     const __m512 vbf = _mm512_set1_ps(bf), vc = _mm512_set1_ps(cf);
     q512_init(&k, s, zpf);
+    lut512 tab;
+    const __m512i off = _mm512_set1_epi32(p->zp + 128);
+    if (lut)
+        lut512_load(&tab, lut);
     int64_t i = 0;
 
     for (; i + 16 <= n; i += 16) {
@@ -240,32 +281,41 @@ Q512 static int scale_row_512_grid(float *y, int64_t n, double bias, double sc, 
                               _mm512_setzero_ps());
         else
             v = q512_centered(scale16_exact(v, vb, vsc), &k);
-        _mm512_storeu_ps(y + i, _mm512_mul_ps(v, k.vs));
+        _mm512_storeu_ps(y + i, q512_out(v, &k, lut ? &tab : NULL, off));
     }
-    for (; i < n; i++)
-        y[i] = q8_centered((float)(((double)y[i] + bias) * sc), s, zpf) * s;
+    for (; i < n; i++) {
+        float c = q8_centered((float)(((double)y[i] + bias) * sc), s, zpf);
+        y[i] = lut ? lut[(int32_t)c + p->zp + 128] : c * s;
+    }
     return 1;
 }
 
-Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, const qparam_t *p)
+Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, const qparam_t *p,
+                               const float *lut)
 {
-    if (p && scale_row_512_grid(y, n, bias, sc, p))
+    if (p && scale_row_512_grid(y, n, bias, sc, p, lut))
         return;
     q512c k;
     const float s = p ? p->scale : 1.0f, zpf = p ? (float)p->zp : 0.0f;
     const __m512d vb = _mm512_set1_pd(bias), vsc = _mm512_set1_pd(sc);
     q512_init(&k, s, zpf);
+    lut512 tab;
+    const __m512i off = _mm512_set1_epi32(p ? p->zp + 128 : 0);
+    if (lut)
+        lut512_load(&tab, lut);
     int64_t i = 0;
 
     for (; i + 16 <= n; i += 16) {
         __m512 v = scale16_exact(_mm512_loadu_ps(y + i), vb, vsc);
         if (p)
-            v = _mm512_mul_ps(q512_centered(v, &k), k.vs);
+            v = q512_out(q512_centered(v, &k), &k, lut ? &tab : NULL, off);
         _mm512_storeu_ps(y + i, v);
     }
     for (; i < n; i++) {
         float v = (float)(((double)y[i] + bias) * sc);
-        y[i] = p ? q8_centered(v, s, zpf) * s : v;
+        if (p)
+            v = q8_centered(v, s, zpf);
+        y[i] = !p ? v : lut ? lut[(int32_t)v + p->zp + 128] : v * s;
     }
 }
 
@@ -332,9 +382,7 @@ Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int 
 /* quant_lut_map on 16 lanes at a time: q - zp by one rounding of x / s (on
  * the grid x = (q - zp) * s, so the product is within 2^-15 of an integer),
  * clamped, and accepted only if it gives x back bit for bit (-0 and NaN do
- * not). The table stays in 16 registers: eight two-register permutes look up
- * the index's low 5 bits, three rounds of blends pick by bits 5, 6 and 7
- * (vgatherdps is several times slower on CPUs with the GDS fix). */
+ * not). */
 Q512 static int64_t lut_map_512(const float *x, int64_t n, const qparam_t *p, const float *lut,
                                 float *y)
 {
@@ -342,12 +390,8 @@ Q512 static int64_t lut_map_512(const float *x, int64_t n, const qparam_t *p, co
     const __m512 vs = _mm512_set1_ps(p->scale), vinv = _mm512_set1_ps(1.0f / p->scale);
     const __m512i lo = _mm512_set1_epi32(-128 - p->zp), hi = _mm512_set1_epi32(127 - p->zp);
     const __m512i off = _mm512_set1_epi32(128 + p->zp);
-    const __m512i b5 = _mm512_set1_epi32(32), b6 = _mm512_set1_epi32(64);
-    const __m512i b7 = _mm512_set1_epi32(128);
-#define LUT_T(k) const __m512 t##k = _mm512_loadu_ps(lut + 16 * k)
-    LUT_T(0); LUT_T(1); LUT_T(2); LUT_T(3); LUT_T(4); LUT_T(5); LUT_T(6); LUT_T(7);
-    LUT_T(8); LUT_T(9); LUT_T(10); LUT_T(11); LUT_T(12); LUT_T(13); LUT_T(14); LUT_T(15);
-#undef LUT_T
+    lut512 tab;
+    lut512_load(&tab, lut);
 
     for (int64_t i = 0; i < n; i += 16) {
         __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
@@ -360,17 +404,7 @@ Q512 static int64_t lut_map_512(const float *x, int64_t n, const qparam_t *p, co
         const int stop = eq != m;
         if (stop) /* the lanes before the first one off the grid, then stop */
             m = (__mmask16)((1u << __builtin_ctz(~(unsigned)eq & m)) - 1);
-        __m512i ix = _mm512_add_epi32(c, off);
-        __mmask16 m5 = _mm512_test_epi32_mask(ix, b5), m6 = _mm512_test_epi32_mask(ix, b6);
-#define LUT_64(a, b, c, d) \
-    _mm512_mask_blend_ps(m5, _mm512_permutex2var_ps(a, ix, b), _mm512_permutex2var_ps(c, ix, d))
-        __m512 r0 = LUT_64(t0, t1, t2, t3), r1 = LUT_64(t4, t5, t6, t7);
-        __m512 r2 = LUT_64(t8, t9, t10, t11), r3 = LUT_64(t12, t13, t14, t15);
-#undef LUT_64
-        __m512 u = _mm512_mask_blend_ps(_mm512_test_epi32_mask(ix, b7),
-                                        _mm512_mask_blend_ps(m6, r0, r1),
-                                        _mm512_mask_blend_ps(m6, r2, r3));
-        _mm512_mask_storeu_ps(y + i, m, u);
+        _mm512_mask_storeu_ps(y + i, m, lut512_get(&tab, _mm512_add_epi32(c, off)));
         if (stop)
             return i + __builtin_popcount(m);
     }
@@ -405,18 +439,30 @@ static void q8c(const float *x, float *out, int64_t n, const qparam_t *p, int de
     q8c_generic(x, out, n, s, zpf, deq);
 }
 
-void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out)
+void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qparam_t *out,
+                         const float *lut)
 {
 #ifdef Q8C_512
     if (have_512() && (!out || isfinite(1.0f / out->scale))) {
-        scale_row_512(y, n, bias, s, out);
+        scale_row_512(y, n, bias, s, out, out ? lut : NULL);
         return;
     }
 #endif
     for (int64_t k = 0; k < n; k++)
         y[k] = (float)(((double)y[k] + bias) * s);
-    if (out)
+    if (!out)
+        return;
+    if (!lut) {
         quant_qdq(y, n, out);
+        return;
+    }
+    for (int64_t k = 0; k < n; k++)
+        y[k] = lut[quant_q8(y[k], out) + 128];
+}
+
+void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out)
+{
+    quant_scale_row_lut(y, n, bias, s, out, NULL);
 }
 
 void quant_qdq(float *v, int64_t n, const qparam_t *p)

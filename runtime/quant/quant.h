@@ -99,6 +99,10 @@ void quant_qdq(float *v, int64_t n, const qparam_t *p);
 /* An int8 layer's epilogue on n exact sums: y = (float)((y + bias) * s) in double,
  * then, when out is not NULL, quantize-dequantize by out. In place. */
 void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out);
+/* The same with out, and y[i] = lut[q + 128] instead of (q - zp) * s: a table
+ * of out's 256 grid values (quant_lut_map's), without reading them back. */
+void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qparam_t *out,
+                         const float *lut);
 /* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
 /* y = quantize-dequantize by p of: a op b (QEW_ADD .. QEW_DIV, one IEEE
@@ -315,6 +319,7 @@ typedef struct quant_node {
      * on the pool's threads */
     void (*post)(const void *arg, float *y, int64_t n);
     const void *post_arg;
+    const float *lut;     /* ... or, with an output grid, quant_scale_row_lut's table */
 } quant_node;
 
 extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;

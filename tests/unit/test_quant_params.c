@@ -173,9 +173,11 @@ int main(void)
      * give or take a few sums, at many scales, biases and zero points. */
     {
         enum { NV = 4099 };
-        static float acc[NV], out[NV];
-        int bad = 0, cases = 0;
+        static float acc[NV], out[NV], outl[NV], lut[256];
+        int bad = 0, badl = 0, cases = 0;
         uint32_t s = 4242;
+        for (int k = 0; k < 256; k++)
+            lut[k] = (float)k - 0.25f;
         for (int trial = 0; trial < 200; trial++) {
             s = s * 1664525u + 1013904223u;
             double sc = ldexp(1.0 + (s >> 8) / 16777216.0, -(int)(s % 24) - 4);
@@ -194,15 +196,41 @@ int main(void)
             }
             memcpy(out, acc, sizeof(acc));
             quant_scale_row(out, NV, bias, sc, &po);
+            /* with a table: the entry of the same q (lut[k] = k - 0.25, each
+             * entry its own value), for half the trials a partial vector */
+            int nl = trial % 2 ? NV : NV - 13;
+            memcpy(outl, acc, sizeof(acc));
+            quant_scale_row_lut(outl, nl, bias, sc, &po, lut);
             for (int i = 0; i < NV; i++, cases++) {
                 float want = (float)(((double)acc[i] + bias) * sc);
-                want = quant_dq8(quant_q8(want, &po), &po);
+                int8_t qw = quant_q8(want, &po);
+                want = quant_dq8(qw, &po);
                 if (memcmp(&want, &out[i], sizeof(float)))
                     bad++;
+                float wl = i < nl ? lut[qw + 128] : acc[i];
+                if (memcmp(&wl, &outl[i], sizeof(float)))
+                    badl++;
             }
         }
         CHECK(bad == 0, "%d of %d in-grid values where quant_scale_row differs from the scalar "
               "epilogue", bad, cases);
+        CHECK(badl == 0, "%d of %d values where quant_scale_row_lut is not the table's entry "
+              "for the epilogue's q", badl, cases);
+        /* a bias a float cannot hold (2^24 + 1): the double path */
+        const qparam_t pb = {0, 0, 0.75f, -7};
+        const double bb = 16777217.0, sb = 0.75 * 0.37;
+        badl = 0;
+        for (int i = 0; i < NV; i++)
+            acc[i] = outl[i] = out[i] = (float)(-16777216 + 2 * (i % 600) - 300);
+        quant_scale_row(out, NV - 5, bb, sb, &pb);
+        quant_scale_row_lut(outl, NV - 5, bb, sb, &pb, lut);
+        for (int i = 0; i < NV - 5; i++) {
+            int8_t qw = quant_q8((float)(((double)acc[i] + bb) * sb), &pb);
+            float w = quant_dq8(qw, &pb), wl = lut[qw + 128];
+            badl += memcmp(&w, &out[i], sizeof(float)) != 0;
+            badl += memcmp(&wl, &outl[i], sizeof(float)) != 0;
+        }
+        CHECK(badl == 0, "%d values wrong with a bias of 2^24 + 1", badl);
     }
 
     /* Constant zero: scale 1, zp -128 + 0 */
