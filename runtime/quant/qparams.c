@@ -213,12 +213,14 @@ Q512 static inline __m512 lut512_get(const lut512 *l, __m512i ix)
     const __mmask16 m5 = _mm512_test_epi32_mask(ix, _mm512_set1_epi32(32));
     const __mmask16 m6 = _mm512_test_epi32_mask(ix, _mm512_set1_epi32(64));
     const __mmask16 m7 = _mm512_test_epi32_mask(ix, _mm512_set1_epi32(128));
-    __m512 r[4];
-    for (int k = 0; k < 4; k++)
-        r[k] = _mm512_mask_blend_ps(m5, _mm512_permutex2var_ps(l->t[4 * k], ix, l->t[4 * k + 1]),
-                                    _mm512_permutex2var_ps(l->t[4 * k + 2], ix, l->t[4 * k + 3]));
-    return _mm512_mask_blend_ps(m7, _mm512_mask_blend_ps(m6, r[0], r[1]),
-                                _mm512_mask_blend_ps(m6, r[2], r[3]));
+    const __m512 *t = l->t;
+    /* written out: a loop over an array of results spills them */
+#define LUT64(k) _mm512_mask_blend_ps(m5, _mm512_permutex2var_ps(t[k], ix, t[k + 1]), \
+                                      _mm512_permutex2var_ps(t[k + 2], ix, t[k + 3]))
+    __m512 lo = _mm512_mask_blend_ps(m6, LUT64(0), LUT64(4));
+    __m512 hi = _mm512_mask_blend_ps(m6, LUT64(8), LUT64(12));
+#undef LUT64
+    return _mm512_mask_blend_ps(m7, lo, hi);
 }
 
 /* The 16 centred values c = q - zp (integers as floats) as output: c * s, or
