@@ -15,7 +15,8 @@
  * the chain's last tensor, whose arena lifetime starts at the conv for that
  * reason; the chain's nodes are skipped. A kernel that stands in for the Conv
  * (quantization's) may run the chain itself instead (node_t.chain). A Slice of
- * a Slice's output reads the first one's input (plan_slices). Runs with a hook
+ * a Slice's output reads the first one's input (plan_slices; through
+ * node_t.chain too, for a wrapped pair). Runs with a hook
  * execute every node as the graph says. */
 #include "runtime/exec/exec.h"
 #include "runtime/exec/kernels.h"
@@ -50,7 +51,7 @@ struct exec {
 #define FUSE_MAX_CHAIN 8
 
 /* How a head runs in this run, or whether a composed Slice may (fusion_modes). */
-enum { FUSE_NONE, FUSE_CONV, FUSE_CHAIN, FUSE_SLICE };
+enum { FUSE_NONE, FUSE_CONV, FUSE_CHAIN, FUSE_SLICE, FUSE_SLICE_KERNEL };
 
 typedef struct fuse {
     int head;     /* this Conv runs fused, writing tensor out */
@@ -365,11 +366,11 @@ static int plan_slices(exec_t *x, const int *uses, fuse_t *f)
     for (int p = 0; p < x->n_order; p++) {
         node_t *n = &g->nodes[x->order[p]];
         int t = n->n_in > 0 ? n->in[0] : -1, q = t >= 0 ? prod[t] : -1;
-        if (q < 0 || f[p].skip || f[p].head || !stock_op(n, "Slice") || n->n_out != 1 ||
+        if (q < 0 || f[p].skip || f[p].head || !stock_kernel(n, "Slice") || n->n_out != 1 ||
             n->out[0] < 0 || f[q].skip || f[q].head || f[q].slice_of)
             continue;
         const node_t *inner = &g->nodes[x->order[q]];
-        if (!stock_op(inner, "Slice") || inner->n_out != 1 || !slice_composable(g, n, inner))
+        if (!stock_kernel(inner, "Slice") || inner->n_out != 1 || !slice_composable(g, n, inner))
             continue;
         f[p].slice_of = q + 1;
         composed[t]++;
@@ -378,7 +379,7 @@ static int plan_slices(exec_t *x, const int *uses, fuse_t *f)
     for (int q = 0; q < x->n_order; q++) {
         const node_t *n = &g->nodes[x->order[q]];
         /* a graph output counts as three more uses: never skipped */
-        if (stock_op(n, "Slice") && n->n_out == 1 && n->out[0] >= 0 && composed[n->out[0]] &&
+        if (stock_kernel(n, "Slice") && n->n_out == 1 && n->out[0] >= 0 && composed[n->out[0]] &&
             composed[n->out[0]] == uses[n->out[0]])
             f[q].slice_skip = 1;
     }
@@ -775,7 +776,8 @@ static void chain_nodes(const exec_t *x, const fuse_t *f, const node_t **chain)
  * as quantization does): its stock fp32 kernel with the chain as an epilogue
  * (chain nodes stock too), the kernel that replaced it running the chain
  * itself, or not fused (its chain's nodes then run). The composed Slices run
- * while every pair keeps its stock kernels (quantization wraps them all).
+ * while every pair keeps its stock kernels or the wrapping kernel composes
+ * them itself (quantization's, node_t.chain).
  * Decided again only for kernels not seen before. */
 static void fusion_modes(exec_t *x)
 {
@@ -801,7 +803,9 @@ static void fusion_modes(exec_t *x)
                 f->seen[k] = chain[k - 1]->def;
             if (f->slice_of) {
                 f->mode = stock_op(n, "Slice") && stock_op(chain[0], "Slice") ? FUSE_SLICE
-                                                                             : FUSE_NONE;
+                        : n->chain && n->chain->slice_ok &&
+                                  n->chain->slice_ok(g, n, chain[0]) ? FUSE_SLICE_KERNEL
+                                                                     : FUSE_NONE;
             } else {
                 int stock = conv_fusable(n);
                 for (int k = 0; k < f->n_chain; k++)
@@ -811,7 +815,7 @@ static void fusion_modes(exec_t *x)
                         : FUSE_NONE;
             }
         }
-        if (f->slice_of && f->mode != FUSE_SLICE)
+        if (f->slice_of && f->mode != FUSE_SLICE && f->mode != FUSE_SLICE_KERNEL)
             x->sliced = 0;
     }
 }
@@ -821,6 +825,13 @@ static int run_chain(exec_t *x, node_t *n, const fuse_t *f)
     const node_t *chain[FUSE_MAX_CHAIN];
     chain_nodes(x, f, chain);
     return n->chain->run(&x->ctx, x->g, n, chain, f->n_chain, f->out);
+}
+
+static int run_slice(exec_t *x, node_t *n, const fuse_t *f)
+{
+    const node_t *inner = &x->g->nodes[x->order[f->slice_of - 1]];
+    return f->mode == FUSE_SLICE_KERNEL ? n->chain->slice_run(&x->ctx, x->g, n, inner)
+                                        : slice_run_composed(&x->ctx, x->g, n, inner);
 }
 
 /* A kernel's error, prefixed once with its node: kernel helpers shared with
@@ -855,8 +866,7 @@ static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *er
         x->ctx_err[0] = '\0';
         int rc = mode == FUSE_CONV    ? conv_run_fused(&x->ctx, g, n, &f->act, f->out)
                  : mode == FUSE_CHAIN ? run_chain(x, n, f)
-                 : sf && sf->slice_of ? slice_run_composed(&x->ctx, g, n,
-                                                           &g->nodes[x->order[sf->slice_of - 1]])
+                 : sf && sf->slice_of ? run_slice(x, n, sf)
                                       : n->def->run(&x->ctx, g, n);
         double t1 = rt_now_us();
         if (rc)

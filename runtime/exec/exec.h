@@ -41,15 +41,21 @@ typedef struct op_def {
     void (*release)(node_t *n);
 } op_def;
 
-/* node_t.chain, for a kernel that stands in for a Conv (quantization's): run
- * runs node n, then the elementwise nodes chain[] that follow it (the fusion
- * plan's activation chain) on its output block by block, writing tensor out
- * (the last node's output) and none of the chain's other outputs; ok says
- * whether it can, before a run skips those nodes. */
+/* node_t.chain, for a kernel that stands in for a stock one (quantization's)
+ * and runs the executor's fused forms itself:
+ *  - a Conv's: run runs node n, then the elementwise nodes chain[] that follow
+ *    it (the fusion plan's activation chain) on its output block by block,
+ *    writing tensor out (the last node's output) and none of the chain's other
+ *    outputs; ok says whether it can, before a run skips those nodes;
+ *  - a Slice's: slice_run runs Slice n on the input of Slice inner, whose
+ *    output n reads, as slice_run_composed does, with what each kernel adds
+ *    to the values; slice_ok says whether it can (NULL: never). */
 typedef struct op_chain {
     int (*ok)(graph_t *g, const node_t *n, const node_t *const *chain, int n_chain);
     int (*run)(op_ctx *c, graph_t *g, node_t *n, const node_t *const *chain, int n_chain,
                int out);
+    int (*slice_ok)(graph_t *g, const node_t *n, const node_t *inner);
+    int (*slice_run)(op_ctx *c, graph_t *g, node_t *n, const node_t *inner);
 } op_chain;
 
 /* NULL if the op is not supported. An empty or "ai.onnx" domain both mean ONNX. An op

@@ -850,7 +850,50 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
     return RT_OK;
 }
 
-static const op_chain qwrap_chain = {qwrap_chain_ok, qwrap_run_chain};
+/* ---- a Slice of a Slice's output, composed (node_t.chain) ---- */
+
+/* The kernel under node n's wrapper (or its own, unwrapped) is the stock Slice. */
+static int stock_slice(const node_t *n)
+{
+    const op_def *d = n->def && n->def->run == qwrap_run ? ((const qwrap *)n->priv)->orig : n->def;
+    return !strcmp(n->op, "Slice") && n->n_out == 1 && d && d == exec_find_op(n->domain, "Slice");
+}
+
+static int qwrap_slice_ok(graph_t *g, const node_t *n, const node_t *inner)
+{
+    (void)g;
+    return stock_slice(n) && stock_slice(inner);
+}
+
+/* The requantization n's wrapper gives its output, on data (of n's output's
+ * size): none when n is not wrapped or keeps its values' grid. */
+static void slice_requant(op_ctx *c, const graph_t *g, const node_t *n, float *data, int64_t cnt)
+{
+    if (!n->def || n->def->run != qwrap_run)
+        return;
+    const qwrap *w = n->priv;
+    int t = n->out[0];
+    if (!needs_grid(w->q, t) || (w->on_grid & 1) || g->t[t].dtype != DT_FLOAT)
+        return;
+    qout_job j = {w->q, t, data, cnt};
+    op_parallel_for_work(c, (cnt + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range, &j);
+}
+
+/* The one strided copy from inner's input, then inner's requantization and
+ * n's: each value is the one inner would have put at that place, then n. */
+static int qwrap_slice_run(op_ctx *c, graph_t *g, node_t *n, const node_t *inner)
+{
+    int rc = slice_run_composed(c, g, n, inner);
+    if (rc)
+        return rc;
+    tensor_t *y = &g->t[n->out[0]];
+    slice_requant(c, g, inner, y->data, tensor_numel(y));
+    slice_requant(c, g, n, y->data, tensor_numel(y));
+    return RT_OK;
+}
+
+static const op_chain qwrap_chain = {qwrap_chain_ok, qwrap_run_chain, qwrap_slice_ok,
+                                     qwrap_slice_run};
 
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
 {

@@ -47,7 +47,9 @@
  *    activation chain (SiLU, HardSwish, ...: elementwise nodes on its output
  *    and constants) is a function of the layer's int8 output value: it runs
  *    as a 256-entry table made by the chain's own ops, for each value found
- *    on that grid bit for bit (the ops themselves otherwise). Work buffers
+ *    on that grid bit for bit (the ops themselves otherwise). A Slice of a
+ *    Slice's output is one strided copy from the first one's input, then
+ *    both requantizations (the executor's composed Slices). Work buffers
  *    are per thread and kept from run to run.
  *  - fp16: weights, inputs and every float layer output are rounded to IEEE
  *    binary16 (round to nearest even); kernels accumulate in fp32.
