@@ -359,6 +359,26 @@ static void tensor_params(void *arg, int64_t begin, int64_t end)
     }
 }
 
+/* MaxPool and nearest Resize outputs take their input's parameters, as
+ * Toolkit2 gives them: in real RK3566/RV1103 files (yolov8n's SPPF MaxPools,
+ * the Resizes of yolov8n and RetinaFace; tests/quant/shared.sh) each has
+ * exactly its input's scale and zero point, where a range of its own would
+ * differ for MaxPool. Their values are then their input's, on its grid. In
+ * graph order, so that a MaxPool of a MaxPool takes the first one's. */
+static void share_params(const graph_t *g, qparam_t *p, const uint8_t *has)
+{
+    for (int i = 0; i < g->n_nodes; i++) {
+        const node_t *n = &g->nodes[i];
+        int nearest = !strcmp(n->op, "Resize") &&
+                      !strcmp(node_attr_str(n, "mode", "nearest"), "nearest");
+        if (n->folded || (strcmp(n->op, "MaxPool") && !nearest) || n->n_in < 1 || n->n_out < 1)
+            continue;
+        int x = n->in[0], y = n->out[0];
+        if (x >= 0 && y >= 0 && has[x] && has[y])
+            p[y] = p[x];
+    }
+}
+
 int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
                     const void *const *inputs, int progress, qparam_t **act, uint8_t **has,
                     int *n_samples, char *err, size_t errlen)
@@ -441,6 +461,7 @@ int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
         atomic_init(&j.next, 0);
         exec_parallel_for(x, g->n_t, tensor_params, &j);
     }
+    share_params(g, p, c.has);
     *act = p;
     *has = c.has;
     c.has = NULL;

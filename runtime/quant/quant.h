@@ -12,6 +12,8 @@
  *    optimizes the graph before it quantizes): the folded weights and bias
  *    are the ones quantized;
  *  - activations: one (scale, zp) per tensor ("layer"), from calibration;
+ *    MaxPool and nearest-Resize outputs take their input's, as Toolkit2
+ *    gives them (calib.c);
  *    weights: per output channel ("channel") or per tensor ("layer"), from the
  *    symmetric range [-max|w|, max|w|], which the same formula maps to zp = 0.
  *  - Conv, Gemm and MatMul with constant weights run an int8 kernel: the input
