@@ -206,18 +206,17 @@ QHOT static void im2col_f(const conv_geom *c, const float *x, float *col, int64_
     }
 }
 
-/* Scaling and requantization of one row of n exact sums: float in, float out
- * (in place) or double in. The double product and the narrowing to float are
- * what the numerics specify (quant.h); the output grid while the row is in
- * cache. */
+/* A fused chain's step on finished output values (quant_node.post). */
 static inline void epi_post(const quant_node *q, float *y, int64_t n)
 {
     if (q->post)
         q->post(q->post_arg, y, n);
 }
 
-/* The epilogue by quant_scale_row, and the post step (its table in the same
- * register pass where there is one). */
+/* Scaling and requantization of one row of n exact sums: float in, float out
+ * (in place) or double in. The double product and the narrowing to float are
+ * what the numerics specify (quant.h); the output grid and the post step
+ * while the row is in cache (a chain's table in the same register pass). */
 static void epi_scale_row(float *y, int64_t n, double bias, double s, const quant_node *q)
 {
     if (q->lut && q->out_q) {
