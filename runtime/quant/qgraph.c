@@ -381,8 +381,7 @@ typedef struct qwrap {
     int n_link;
     float *lut;           /* that chain as a table of the head's int8 grid, or NULL */
     int post;             /* POST_*: how an int8 Conv head runs its chain in its epilogue */
-    float clo, chi;       /* POST_CLAMP: the Relu or Clip bounds on the output grid */
-    qparam_t cgrid;       /* ... and that grid */
+    float clo, chi;       /* POST_CLAMP: the Relu or Clip bounds on its grid (link[0].qp) */
 } qwrap;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
@@ -411,6 +410,14 @@ static void qout_range(void *arg, int64_t b, int64_t e)
         quant_round_f16(j->data + lo, hi - lo);
     else
         quant_qdq(j->data + lo, hi - lo, &j->q->act[j->t]);
+}
+
+/* Tensor t's requantization (its int8 grid, or float16) of the n values at
+ * data, on the executor's threads. */
+static void requant(op_ctx *c, const quant_graph *q, int t, float *data, int64_t n)
+{
+    qout_job j = {q, t, data, n};
+    op_parallel_for_work(c, (n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range, &j);
 }
 
 static int needs_grid(const quant_graph *q, int t)
@@ -684,20 +691,30 @@ static void chain_block(const chain_job *j, const float *head, float *y, int64_t
     }
 }
 
+/* The chain on n elements, head into y (y may be head: the ops are
+ * elementwise): the table up to the first value off the head's grid (none,
+ * unless the head's requantization was skipped), the ops from there; *tmp is
+ * allocated when the ops need it. */
+static void chain_apply(const chain_job *j, const float *head, float *y, int64_t n, float **tmp)
+{
+    int64_t done = j->lut ? quant_lut_map(head, n, j->grid, j->lut, y) : 0;
+    for (int64_t o = done; o < n; o += CHAIN_BLOCK) {
+        if (!*tmp)
+            *tmp = xmalloc(sizeof(float) * CHAIN_BLOCK * (size_t)j->n_chain);
+        chain_block(j, head + o, y + o, n - o < CHAIN_BLOCK ? n - o : CHAIN_BLOCK, *tmp);
+    }
+}
+
 static void chain_range(void *arg, int64_t b0, int64_t b1)
 {
     const chain_job *j = arg;
-    float *tmp = xmalloc(sizeof(float) * CHAIN_BLOCK * (size_t)j->n_chain);
+    float *tmp = NULL;
     const float *head = j->g->t[j->head_out].data;
     float *y = j->g->t[j->out].data;
 
     for (int64_t blk = b0; blk < b1; blk++) {
         int64_t lo = blk * CHAIN_BLOCK, m = j->n - lo < CHAIN_BLOCK ? j->n - lo : CHAIN_BLOCK;
-        /* the table up to the first value off the head's grid (none, unless
-         * the head's requantization was skipped), the ops from there */
-        int64_t done = j->lut ? quant_lut_map(head + lo, m, j->grid, j->lut, y + lo) : 0;
-        if (done < m)
-            chain_block(j, head + lo + done, y + lo + done, m - done, tmp);
+        chain_apply(j, head + lo, y + lo, m, &tmp);
     }
     free(tmp);
 }
@@ -740,13 +757,8 @@ enum { POST_NONE, POST_LUT, POST_CLAMP };
 
 static void post_lut(const void *arg, float *y, int64_t n)
 {
-    const chain_job *j = arg;
-    int64_t done = quant_lut_map(y, n, j->grid, j->lut, y);
-    if (done == n)
-        return;
-    float *tmp = xmalloc(sizeof(float) * CHAIN_BLOCK * (size_t)j->n_chain);
-    for (int64_t o = done; o < n; o += CHAIN_BLOCK) /* in place: elementwise ops */
-        chain_block(j, y + o, y + o, n - o < CHAIN_BLOCK ? n - o : CHAIN_BLOCK, tmp);
+    float *tmp = NULL;
+    chain_apply(arg, y, y, n, &tmp);
     free(tmp);
 }
 
@@ -772,7 +784,6 @@ static void post_mode(const node_t *n, qwrap *w, int n_chain)
         (l->w->ew != EW_RELU && l->w->ew != EW_CLIP) ||
         (l->w->ew == EW_CLIP && !(l->w->lo <= l->w->hi)))
         return;
-    w->cgrid = *l->qp;
     w->clo = quant_dq8(quant_q8(l->w->ew == EW_RELU ? 0.0f : l->w->lo, l->qp), l->qp);
     w->chi = l->w->ew == EW_RELU ? INFINITY : quant_dq8(quant_q8(l->w->hi, l->qp), l->qp);
     w->post = POST_CLAMP;
@@ -835,7 +846,7 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
         qn->lut = w->post == POST_LUT ? w->lut : NULL;
         qn->post_arg = w->post == POST_LUT ? (const void *)&j : (const void *)w;
         if (w->post == POST_CLAMP)
-            qn->out = w->cgrid, qn->out_q = 1;
+            qn->out = *w->link[0].qp, qn->out_q = 1;
         h->data = g->t[out].data;
         int rc = qwrap_run(c, g, n);
         h->data = hd;
@@ -852,11 +863,11 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
 
 /* ---- a Slice of a Slice's output, composed (node_t.chain) ---- */
 
-/* The kernel under node n's wrapper (or its own, unwrapped) is the stock Slice. */
+/* Node n runs the stock Slice, itself or under its wrapper (node_t.wraps). */
 static int stock_slice(const node_t *n)
 {
-    const op_def *d = n->def && n->def->run == qwrap_run ? ((const qwrap *)n->priv)->orig : n->def;
-    return !strcmp(n->op, "Slice") && n->n_out == 1 && d && d == exec_find_op(n->domain, "Slice");
+    const op_def *s = exec_find_op(n->domain, "Slice");
+    return !strcmp(n->op, "Slice") && n->n_out == 1 && s && (n->def == s || n->wraps == s);
 }
 
 static int qwrap_slice_ok(graph_t *g, const node_t *n, const node_t *inner)
@@ -875,8 +886,7 @@ static void slice_requant(op_ctx *c, const graph_t *g, const node_t *n, float *d
     int t = n->out[0];
     if (!needs_grid(w->q, t) || (w->on_grid & 1) || g->t[t].dtype != DT_FLOAT)
         return;
-    qout_job j = {w->q, t, data, cnt};
-    op_parallel_for_work(c, (cnt + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range, &j);
+    requant(c, w->q, t, data, cnt);
 }
 
 /* The one strided copy from inner's input, then inner's requantization and
@@ -911,9 +921,7 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
         if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done) ||
             (k < 32 && (w->on_grid >> k & 1)))
             continue;
-        qout_job j = {w->q, t, g->t[t].data, tensor_numel(&g->t[t])};
-        op_parallel_for_work(c, (j.n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range,
-                             &j);
+        requant(c, w->q, t, g->t[t].data, tensor_numel(&g->t[t]));
     }
     return RT_OK;
 }
