@@ -758,9 +758,14 @@ T512 static void dwd_run(const dw512_geom *d, const float *x, const float *wk, f
         dwd_plane(d, wk, bv, e, y, rowp, (int)d->KH, (int)d->KW, 2);
 }
 
+/* The direct kernels take blocks of eight output rows: a plane whose last
+ * block would leave more than a quarter of them unused (2 or 3 rows, as in
+ * PP-OCR's 5x5 convs over 2x96 maps, computed 8 for 2) goes to dw_plane512,
+ * whose blocks also run along the columns. */
 static int dwd_supported(const dw512_geom *d)
 {
-    return (d->sx == 1 || d->sx == 2) && d->KW <= DWD_MAXKW;
+    int64_t rows = (d->OH + 7) / 8 * 8;
+    return (d->sx == 1 || d->sx == 2) && d->KW <= DWD_MAXKW && 4 * (rows - d->OH) <= rows;
 }
 
 #endif
