@@ -1097,7 +1097,7 @@ static double ulps(float f, double r)
 static void test_silu_epilogue(void)
 {
     const int64_t ngrid = 1 << 20;
-    int64_t n = ngrid + (int64_t)(4294967296LL / 4099) + 6;
+    int64_t n = ngrid + (4294967296LL + 4098) / 4099 + 6; /* patterns 0, 4099, ... below 2^32 */
     float *x = xmalloc(sizeof(float) * (size_t)n), *y = xmalloc(sizeof(float) * (size_t)n);
     int64_t k = 0;
     for (int64_t i = 0; i < ngrid; i++)
