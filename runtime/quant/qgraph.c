@@ -380,6 +380,7 @@ typedef struct qwrap {
     struct chain_link *link; /* a Conv's activation chain as qwrap_chain_ok found it */
     int n_link;
     float *lut;           /* that chain as a table of the head's int8 grid, or NULL */
+    quant_lut8 *lut8;     /* that table as bytes, when its values are on one int8 grid */
     int post;             /* POST_*: how an int8 Conv head runs its chain in its epilogue */
     float clo, chi;       /* POST_CLAMP: the Relu or Clip bounds on its grid (link[0].qp) */
 } qwrap;
@@ -729,7 +730,9 @@ static void chain_table(const graph_t *g, const node_t *n, qwrap *w, const node_
     const quant_graph *q = w->q;
     int t = n->out[0];
     free(w->lut);
+    free(w->lut8);
     w->lut = NULL;
+    w->lut8 = NULL;
     if (q->type != QT_I8 || !needs_grid(q, t) || (q->t_fp16 && q->t_fp16[t]))
         return;
     const qparam_t *p = &q->act[t];
@@ -741,6 +744,15 @@ static void chain_table(const graph_t *g, const node_t *n, qwrap *w, const node_
     w->lut = xmalloc(sizeof(float) * 256);
     chain_block(&j, grid, w->lut, 256, tmp);
     free(tmp);
+    /* the chain's output grid, when it ends requantized: the table as bytes */
+    int u = chain[w->n_link - 1]->out[0];
+    if (needs_grid(q, u) && !(q->t_fp16 && q->t_fp16[u])) {
+        w->lut8 = xmalloc(sizeof(quant_lut8));
+        if (!quant_lut8_make(w->lut, &q->act[u], w->lut8)) {
+            free(w->lut8);
+            w->lut8 = NULL;
+        }
+    }
 }
 
 /* An int8 Conv head hands each finished part of its output to the chain in
@@ -844,6 +856,7 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
         void *hd = h->data;
         qn->post = w->post == POST_LUT ? post_lut : post_clamp;
         qn->lut = w->post == POST_LUT ? w->lut : NULL;
+        qn->lut8 = w->post == POST_LUT ? w->lut8 : NULL;
         qn->post_arg = w->post == POST_LUT ? (const void *)&j : (const void *)w;
         if (w->post == POST_CLAMP)
             qn->out = *w->link[0].qp, qn->out_q = 1;
@@ -937,6 +950,7 @@ static void qwrap_release(node_t *n)
         w->orig->release(n);
     free(w->link);
     free(w->lut);
+    free(w->lut8);
     free(w);
 }
 

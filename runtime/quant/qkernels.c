@@ -220,7 +220,7 @@ static inline void epi_post(const quant_node *q, float *y, int64_t n)
 static void epi_scale_row(float *y, int64_t n, double bias, double s, const quant_node *q)
 {
     if (q->lut && q->out_q) {
-        quant_scale_row_lut(y, n, bias, s, &q->out, q->lut);
+        quant_scale_row_lut(y, n, bias, s, &q->out, q->lut, q->lut8);
         return;
     }
     quant_scale_row(y, n, bias, s, q->out_q ? &q->out : NULL);

@@ -254,7 +254,7 @@ Q512 static inline __m512 scale16_exact(__m512 v, __m512d vb, __m512d vsc)
  * exact double path. s and s_out of at least 2^-100 keep subnormal results
  * (values that round to 0 either way) out of the bound. */
 Q512 static int scale_row_512_grid(float *y, int64_t n, double bias, double sc, const qparam_t *p,
-                                   const float *lut)
+                                   const float *lut, int centred)
 {
     const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     const double tiny = 0x1p-100;
@@ -283,19 +283,58 @@ Q512 static int scale_row_512_grid(float *y, int64_t n, double bias, double sc, 
                               _mm512_setzero_ps());
         else
             v = q512_centered(scale16_exact(v, vb, vsc), &k);
-        _mm512_storeu_ps(y + i, q512_out(v, &k, lut ? &tab : NULL, off));
+        _mm512_storeu_ps(y + i, centred ? v : q512_out(v, &k, lut ? &tab : NULL, off));
     }
     for (; i < n; i++) {
         float c = q8_centered((float)(((double)y[i] + bias) * sc), s, zpf);
-        y[i] = lut ? lut[(int32_t)c + p->zp + 128] : c * s;
+        y[i] = centred ? c : lut ? lut[(int32_t)c + p->zp + 128] : c * s;
     }
     return 1;
 }
 
-Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, const qparam_t *p,
-                               const float *lut)
+/* y[i] = the byte table's value at c + zp + 128 for the centred values c = q
+ * - zp of y (integers as floats, in [-128 - zp, 127 - zp]): two byte permutes
+ * over the table's two halves and a blend by the index's top bit give the
+ * chain's q + 128 for 16 lanes, dequantized by the table's grid as
+ * quant_dq8 does. In place of lut512_get's eight float permutes and seven
+ * blends. */
+#define QVBMI __attribute__((target("avx512f,avx512dq,avx512bw,avx512vbmi")))
+QVBMI static void lut8_map_512(float *y, int64_t n, int32_t zp, const quant_lut8 *t)
 {
-    if (p && scale_row_512_grid(y, n, bias, sc, p, lut))
+    const __m512i t0 = _mm512_loadu_si512(t->q), t1 = _mm512_loadu_si512(t->q + 64);
+    const __m512i t2 = _mm512_loadu_si512(t->q + 128), t3 = _mm512_loadu_si512(t->q + 192);
+    const __m512i off = _mm512_set1_epi32(zp + 128), top = _mm512_set1_epi8((char)0x80);
+    const __m512i byte = _mm512_set1_epi32(0xFF), zq = _mm512_set1_epi32(t->grid.zp + 128);
+    const __m512 vs = _mm512_set1_ps(t->grid.scale);
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512i ix = _mm512_add_epi32(_mm512_cvtps_epi32(_mm512_maskz_loadu_ps(m, y + i)), off);
+        __m512i lo = _mm512_permutex2var_epi8(t0, ix, t1), hi = _mm512_permutex2var_epi8(t2, ix, t3);
+        __m512i b = _mm512_mask_blend_epi8(_mm512_test_epi8_mask(ix, top), lo, hi);
+        b = _mm512_sub_epi32(_mm512_and_si512(b, byte), zq);
+        _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(_mm512_cvtepi32_ps(b), vs));
+    }
+}
+
+static int have_vbmi(void)
+{
+    static int have = -1; /* set once; relaxed atomics: threads may race to set it */
+    int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
+    if (h < 0) {
+        h = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
+        __atomic_store_n(&have, h, __ATOMIC_RELAXED);
+    }
+    return h;
+}
+
+Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, const qparam_t *p,
+                               const float *lut, const quant_lut8 *lut8)
+{
+    if (p && lut && lut8 && have_vbmi() && scale_row_512_grid(y, n, bias, sc, p, NULL, 1)) {
+        lut8_map_512(y, n, p->zp, lut8);
+        return;
+    }
+    if (p && scale_row_512_grid(y, n, bias, sc, p, lut, 0))
         return;
     q512c k;
     const float s = p ? p->scale : 1.0f, zpf = p ? (float)p->zp : 0.0f;
@@ -442,13 +481,15 @@ static void q8c(const float *x, float *out, int64_t n, const qparam_t *p, int de
 }
 
 void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qparam_t *out,
-                         const float *lut)
+                         const float *lut, const quant_lut8 *lut8)
 {
 #ifdef Q8C_512
     if (have_512() && (!out || isfinite(1.0f / out->scale))) {
-        scale_row_512(y, n, bias, s, out, out ? lut : NULL);
+        scale_row_512(y, n, bias, s, out, out ? lut : NULL, out ? lut8 : NULL);
         return;
     }
+#else
+    (void)lut8;
 #endif
     for (int64_t k = 0; k < n; k++)
         y[k] = (float)(((double)y[k] + bias) * s);
@@ -464,7 +505,22 @@ void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qpara
 
 void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out)
 {
-    quant_scale_row_lut(y, n, bias, s, out, NULL);
+    quant_scale_row_lut(y, n, bias, s, out, NULL, NULL);
+}
+
+int quant_lut8_make(const float *lut, const qparam_t *grid, quant_lut8 *t)
+{
+    for (int i = 0; i < 256; i++) {
+        float r = roundf(lut[i] / grid->scale) + (float)grid->zp;
+        if (!(r >= -128.0f && r <= 127.0f))
+            return 0;
+        float back = quant_dq8((int8_t)r, grid);
+        if (memcmp(&back, &lut[i], sizeof(float)) != 0)
+            return 0;
+        t->q[i] = (uint8_t)((int)r + 128);
+    }
+    t->grid = *grid;
+    return 1;
 }
 
 void quant_qdq(float *v, int64_t n, const qparam_t *p)

@@ -103,10 +103,20 @@ void quant_qdq(float *v, int64_t n, const qparam_t *p);
 /* An int8 layer's epilogue on n exact sums: y = (float)((y + bias) * s) in double,
  * then, when out is not NULL, quantize-dequantize by out. In place. */
 void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out);
+/* A chain's table (quant_lut_map's 256 floats) whose every value lies on one
+ * int8 grid, bit for bit (float)(q - zp) * scale: the same table as bytes,
+ * q + 128, and that grid. Looked up 64 lanes at a time on AVX512-VBMI CPUs. */
+typedef struct quant_lut8 {
+    uint8_t q[256];
+    qparam_t grid;
+} quant_lut8;
+/* Fills t from lut and grid; 0 if some value of lut is not on grid. */
+int quant_lut8_make(const float *lut, const qparam_t *grid, quant_lut8 *t);
 /* The same with out, and y[i] = lut[q + 128] instead of (q - zp) * s: a table
- * of out's 256 grid values (quant_lut_map's), without reading them back. */
+ * of out's 256 grid values (quant_lut_map's), without reading them back;
+ * lut8, when not NULL, is lut as bytes (the same results). */
 void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qparam_t *out,
-                         const float *lut);
+                         const float *lut, const quant_lut8 *lut8);
 /* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
 /* y = quantize-dequantize by p of: a op b (QEW_ADD .. QEW_DIV, one IEEE
@@ -324,6 +334,7 @@ typedef struct quant_node {
     void (*post)(const void *arg, float *y, int64_t n);
     const void *post_arg;
     const float *lut;     /* ... or, with an output grid, quant_scale_row_lut's table */
+    const quant_lut8 *lut8; /* and that table as bytes, or NULL */
 } quant_node;
 
 extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;

@@ -200,7 +200,7 @@ int main(void)
              * entry its own value), for half the trials a partial vector */
             int nl = trial % 2 ? NV : NV - 13;
             memcpy(outl, acc, sizeof(acc));
-            quant_scale_row_lut(outl, nl, bias, sc, &po, lut);
+            quant_scale_row_lut(outl, nl, bias, sc, &po, lut, NULL);
             for (int i = 0; i < NV; i++, cases++) {
                 float want = (float)(((double)acc[i] + bias) * sc);
                 int8_t qw = quant_q8(want, &po);
@@ -223,7 +223,7 @@ int main(void)
         for (int i = 0; i < NV; i++)
             acc[i] = outl[i] = out[i] = (float)(-16777216 + 2 * (i % 600) - 300);
         quant_scale_row(out, NV - 5, bb, sb, &pb);
-        quant_scale_row_lut(outl, NV - 5, bb, sb, &pb, lut);
+        quant_scale_row_lut(outl, NV - 5, bb, sb, &pb, lut, NULL);
         for (int i = 0; i < NV - 5; i++) {
             int8_t qw = quant_q8((float)(((double)acc[i] + bb) * sb), &pb);
             float w = quant_dq8(qw, &pb), wl = lut[qw + 128];
@@ -231,6 +231,53 @@ int main(void)
             badl += memcmp(&wl, &outl[i], sizeof(float)) != 0;
         }
         CHECK(badl == 0, "%d values wrong with a bias of 2^24 + 1", badl);
+    }
+
+    /* A table whose values lie on one grid (a chain ending requantized) as
+     * bytes (quant_lut8): the same entries as the float table, bit for bit,
+     * on the in-grid sums above and at every q of the head's grid; a table
+     * off its grid is not taken. */
+    {
+        enum { NV = 4099 };
+        static float acc[NV], outf[NV], outb[NV], lut[256];
+        quant_lut8 t8;
+        int bad = 0, cases = 0;
+        uint32_t s = 777;
+        const float offgrid[1] = {0.1f};
+        for (int trial = 0; trial < 100; trial++) {
+            s = s * 1664525u + 1013904223u;
+            qparam_t pg = {0, 0, ldexpf(1.0f + (float)(s >> 9) / 8388608.0f, -(int)(s % 12) - 2),
+                           (int32_t)(s % 256) - 128};
+            for (int k = 0; k < 256; k++) {
+                s = s * 1664525u + 1013904223u;
+                lut[k] = quant_dq8((int8_t)(int)((s >> 24) - 128), &pg);
+            }
+            CHECK(quant_lut8_make(lut, &pg, &t8), "trial %d: a table on its grid refused", trial);
+            qparam_t po = {0, 0, 0.5f + (float)(trial % 7) / 3.0f, (int32_t)(trial * 37 % 256) - 128};
+            double sc = 0.01 * (1 + trial % 5), bias = trial % 3 ? 0 : -17;
+            for (int i = 0; i < NV; i++) {
+                s = s * 1664525u + 1013904223u;
+                /* sums over the whole output grid and past both ends */
+                acc[i] = (float)((int)(s >> 16) % 70000 - 35000);
+            }
+            int nl = trial % 2 ? NV : NV - 11;
+            memcpy(outf, acc, sizeof(acc));
+            memcpy(outb, acc, sizeof(acc));
+            quant_scale_row_lut(outf, nl, bias, sc, &po, lut, NULL);
+            quant_scale_row_lut(outb, nl, bias, sc, &po, lut, &t8);
+            for (int i = 0; i < nl; i++, cases++) {
+                float want = lut[quant_q8((float)(((double)acc[i] + bias) * sc), &po) + 128];
+                bad += memcmp(&want, &outb[i], sizeof(float)) != 0;
+                bad += memcmp(&outf[i], &outb[i], sizeof(float)) != 0;
+            }
+            float shifted[256];
+            memcpy(shifted, lut, sizeof(lut));
+            shifted[trial] = offgrid[0] + lut[trial];
+            CHECK(!quant_lut8_make(shifted, &pg, &t8) || shifted[trial] == lut[trial],
+                  "trial %d: a table with a value off its grid taken as bytes", trial);
+        }
+        CHECK(bad == 0, "%d of %d values where the byte table differs from the float one", bad,
+              cases);
     }
 
     /* Constant zero: scale 1, zp -128 + 0 */
