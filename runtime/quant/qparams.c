@@ -316,15 +316,24 @@ QVBMI static void lut8_map_512(float *y, int64_t n, int32_t zp, const quant_lut8
     }
 }
 
-static int have_vbmi(void)
+/* The CPU's AVX-512 subsets this file uses: bit 0 F and DQ, bit 1 also BW and
+ * VBMI. Probed once; relaxed atomics: threads may race to set it. */
+static int cpu_512(void)
 {
-    static int have = -1; /* set once; relaxed atomics: threads may race to set it */
+    static int have = -1;
     int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
     if (h < 0) {
-        h = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
+        h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+        if (h && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi"))
+            h |= 2;
         __atomic_store_n(&have, h, __ATOMIC_RELAXED);
     }
     return h;
+}
+
+static int have_vbmi(void)
+{
+    return cpu_512() >> 1;
 }
 
 Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, const qparam_t *p,
@@ -456,13 +465,7 @@ Q512 static int64_t lut_map_512(const float *x, int64_t n, const qparam_t *p, co
 static int have_512(void)
 {
 #ifdef Q8C_512
-    static int have = -1; /* set once; relaxed atomics: threads may race to set it */
-    int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
-    if (h < 0) {
-        h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-        __atomic_store_n(&have, h, __ATOMIC_RELAXED);
-    }
-    return h;
+    return cpu_512() & 1;
 #else
     return 0;
 #endif
