@@ -105,7 +105,8 @@ void quant_qdq(float *v, int64_t n, const qparam_t *p);
 void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out);
 /* A chain's table (quant_lut_map's 256 floats) whose every value lies on one
  * int8 grid, bit for bit (float)(q - zp) * scale: the same table as bytes,
- * q + 128, and that grid. Looked up 64 lanes at a time on AVX512-VBMI CPUs. */
+ * q + 128, and that grid. On AVX512-VBMI CPUs two byte permutes look up 16
+ * values (lut512_get takes eight float permutes and seven blends). */
 typedef struct quant_lut8 {
     uint8_t q[256];
     qparam_t grid;
