@@ -746,12 +746,11 @@ static void chain_table(const graph_t *g, const node_t *n, qwrap *w, const node_
     free(tmp);
     /* the chain's output grid, when it ends requantized: the table as bytes */
     int u = chain[w->n_link - 1]->out[0];
-    if (needs_grid(q, u) && !(q->t_fp16 && q->t_fp16[u])) {
+    quant_lut8 t8;
+    if (needs_grid(q, u) && !(q->t_fp16 && q->t_fp16[u]) &&
+        quant_lut8_make(w->lut, &q->act[u], &t8)) {
         w->lut8 = xmalloc(sizeof(quant_lut8));
-        if (!quant_lut8_make(w->lut, &q->act[u], w->lut8)) {
-            free(w->lut8);
-            w->lut8 = NULL;
-        }
+        *w->lut8 = t8;
     }
 }
 
