@@ -194,8 +194,12 @@ QHOT static void im2col_f(const conv_geom *c, const float *x, float *col, int64_
                         hi = hi > ow1 ? ow1 : hi < lo ? lo : hi;
                         for (int64_t ow = ow0; ow < lo; ow++)
                             r[ow] = 0.0f;
-                        for (int64_t ow = lo; ow < hi; ow++)
-                            r[ow] = src[ow * c->sw + offw];
+                        if (c->sw == 2) /* a constant stride vectorises (permutes) */
+                            for (int64_t ow = lo; ow < hi; ow++)
+                                r[ow] = src[2 * ow + offw];
+                        else
+                            for (int64_t ow = lo; ow < hi; ow++)
+                                r[ow] = src[ow * c->sw + offw];
                         for (int64_t ow = hi; ow < ow1; ow++)
                             r[ow] = 0.0f;
                     }
