@@ -382,7 +382,8 @@ typedef struct qwrap {
     float *lut;           /* that chain as a table of the head's int8 grid, or NULL */
     quant_lut8 *lut8;     /* that table as bytes, when its values are on one int8 grid */
     int post;             /* POST_*: how an int8 Conv head runs its chain in its epilogue */
-    float clo, chi;       /* POST_CLAMP: the Relu or Clip bounds on its grid (link[0].qp) */
+    float clo, chi;       /* POST_CLAMP: the Relu or Clip bounds on its grid (link[0].qp), */
+    int8_t qlo, qhi;      /* and as q */
 } qwrap;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
@@ -795,8 +796,10 @@ static void post_mode(const node_t *n, qwrap *w, int n_chain)
         (l->w->ew != EW_RELU && l->w->ew != EW_CLIP) ||
         (l->w->ew == EW_CLIP && !(l->w->lo <= l->w->hi)))
         return;
-    w->clo = quant_dq8(quant_q8(l->w->ew == EW_RELU ? 0.0f : l->w->lo, l->qp), l->qp);
-    w->chi = l->w->ew == EW_RELU ? INFINITY : quant_dq8(quant_q8(l->w->hi, l->qp), l->qp);
+    w->qlo = quant_q8(l->w->ew == EW_RELU ? 0.0f : l->w->lo, l->qp);
+    w->qhi = l->w->ew == EW_RELU ? 127 : quant_q8(l->w->hi, l->qp);
+    w->clo = quant_dq8(w->qlo, l->qp);
+    w->chi = l->w->ew == EW_RELU ? INFINITY : quant_dq8(w->qhi, l->qp);
     w->post = POST_CLAMP;
 }
 
@@ -858,7 +861,8 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
         qn->lut8 = w->post == POST_LUT ? w->lut8 : NULL;
         qn->post_arg = w->post == POST_LUT ? (const void *)&j : (const void *)w;
         if (w->post == POST_CLAMP)
-            qn->out = *w->link[0].qp, qn->out_q = 1;
+            qn->out = *w->link[0].qp, qn->out_q = 1, qn->clamp = 1, qn->qlo = w->qlo,
+            qn->qhi = w->qhi;
         h->data = g->t[out].data;
         int rc = qwrap_run(c, g, n);
         h->data = hd;

@@ -227,6 +227,10 @@ static void epi_scale_row(float *y, int64_t n, double bias, double s, const quan
         quant_scale_row_lut(y, n, bias, s, &q->out, q->lut, q->lut8);
         return;
     }
+    if (q->clamp && q->out_q) { /* post's clamp, in the same pass */
+        quant_scale_row_clamp(y, n, bias, s, &q->out, q->qlo, q->qhi);
+        return;
+    }
     quant_scale_row(y, n, bias, s, q->out_q ? &q->out : NULL);
     epi_post(q, y, n);
 }

@@ -75,6 +75,13 @@ static inline float q8_centered(float x, float s, float zpf)
     return r - zpf;
 }
 
+/* q8_centered with q clamped to [qlo, qhi] (within [-128, 127]). */
+static inline float q8_centered_in(float x, float s, float zpf, int qlo, int qhi)
+{
+    float c = q8_centered(x, s, zpf), lo = (float)qlo - zpf, hi = (float)qhi - zpf;
+    return c < lo ? lo : c > hi ? hi : c;
+}
+
 /* The same on QV lanes, written with vector types: GCC does not vectorise the
  * scalar form under a function-level optimize attribute. */
 typedef float qvf __attribute__((vector_size(64)));
@@ -150,6 +157,13 @@ Q512 static inline void q512_init(q512c *k, float s, float zpf)
     k->hi = _mm512_set1_ps(127.0f - zpf);
     k->sign = _mm512_set1_epi32((int32_t)0x80000000u);
     k->absm = _mm512_set1_epi32(0x7fffffff);
+}
+
+/* The clamp of q to [qlo, qhi] instead of [-128, 127], on q - zp. */
+Q512 static inline void q512_bounds(q512c *k, int qlo, int qhi, float zpf)
+{
+    k->lo = _mm512_set1_ps((float)qlo - zpf);
+    k->hi = _mm512_set1_ps((float)qhi - zpf);
 }
 
 /* q8_centered of 16 lanes (see above). */
@@ -254,7 +268,7 @@ Q512 static inline __m512 scale16_exact(__m512 v, __m512d vb, __m512d vsc)
  * exact double path. s and s_out of at least 2^-100 keep subnormal results
  * (values that round to 0 either way) out of the bound. */
 Q512 static int scale_row_512_grid(float *y, int64_t n, double bias, double sc, const qparam_t *p,
-                                   const float *lut, int centred)
+                                   const float *lut, int centred, int qlo, int qhi)
 {
     const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     const double tiny = 0x1p-100;
@@ -267,6 +281,7 @@ Q512 static int scale_row_512_grid(float *y, int64_t n, double bias, double sc, 
     const __m512d vb = _mm512_set1_pd(bias), vsc = _mm512_set1_pd(sc);
     const __m512 vbf = _mm512_set1_ps(bf), vc = _mm512_set1_ps(cf);
     q512_init(&k, s, zpf);
+    q512_bounds(&k, qlo, qhi, zpf);
     lut512 tab;
     const __m512i off = _mm512_set1_epi32(p->zp + 128);
     if (lut)
@@ -286,7 +301,7 @@ Q512 static int scale_row_512_grid(float *y, int64_t n, double bias, double sc, 
         _mm512_storeu_ps(y + i, centred ? v : q512_out(v, &k, lut ? &tab : NULL, off));
     }
     for (; i < n; i++) {
-        float c = q8_centered((float)(((double)y[i] + bias) * sc), s, zpf);
+        float c = q8_centered_in((float)(((double)y[i] + bias) * sc), s, zpf, qlo, qhi);
         y[i] = centred ? c : lut ? lut[(int32_t)c + p->zp + 128] : c * s;
     }
     return 1;
@@ -337,18 +352,20 @@ static int have_vbmi(void)
 }
 
 Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, const qparam_t *p,
-                               const float *lut, const quant_lut8 *lut8)
+                               const float *lut, const quant_lut8 *lut8, int qlo, int qhi)
 {
-    if (p && lut && lut8 && have_vbmi() && scale_row_512_grid(y, n, bias, sc, p, NULL, 1)) {
+    if (p && lut && lut8 && have_vbmi() &&
+        scale_row_512_grid(y, n, bias, sc, p, NULL, 1, qlo, qhi)) {
         lut8_map_512(y, n, p->zp, lut8);
         return;
     }
-    if (p && scale_row_512_grid(y, n, bias, sc, p, lut, 0))
+    if (p && scale_row_512_grid(y, n, bias, sc, p, lut, 0, qlo, qhi))
         return;
     q512c k;
     const float s = p ? p->scale : 1.0f, zpf = p ? (float)p->zp : 0.0f;
     const __m512d vb = _mm512_set1_pd(bias), vsc = _mm512_set1_pd(sc);
     q512_init(&k, s, zpf);
+    q512_bounds(&k, qlo, qhi, zpf);
     lut512 tab;
     const __m512i off = _mm512_set1_epi32(p ? p->zp + 128 : 0);
     if (lut)
@@ -364,7 +381,7 @@ Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, cons
     for (; i < n; i++) {
         float v = (float)(((double)y[i] + bias) * sc);
         if (p)
-            v = q8_centered(v, s, zpf);
+            v = q8_centered_in(v, s, zpf, qlo, qhi);
         y[i] = !p ? v : lut ? lut[(int32_t)v + p->zp + 128] : v * s;
     }
 }
@@ -483,12 +500,13 @@ static void q8c(const float *x, float *out, int64_t n, const qparam_t *p, int de
     q8c_generic(x, out, n, s, zpf, deq);
 }
 
-void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qparam_t *out,
-                         const float *lut, const quant_lut8 *lut8)
+/* quant_scale_row_lut with q clamped to [qlo, qhi]. */
+static void scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out,
+                      const float *lut, const quant_lut8 *lut8, int qlo, int qhi)
 {
 #ifdef Q8C_512
     if (have_512() && (!out || isfinite(1.0f / out->scale))) {
-        scale_row_512(y, n, bias, s, out, out ? lut : NULL, out ? lut8 : NULL);
+        scale_row_512(y, n, bias, s, out, out ? lut : NULL, out ? lut8 : NULL, qlo, qhi);
         return;
     }
 #else
@@ -498,17 +516,32 @@ void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qpara
         y[k] = (float)(((double)y[k] + bias) * s);
     if (!out)
         return;
-    if (!lut) {
+    if (!lut && qlo == -128 && qhi == 127) { /* vectorised */
         quant_qdq(y, n, out);
         return;
     }
-    for (int64_t k = 0; k < n; k++)
-        y[k] = lut[quant_q8(y[k], out) + 128];
+    for (int64_t k = 0; k < n; k++) {
+        int q = quant_q8(y[k], out);
+        q = q < qlo ? qlo : q > qhi ? qhi : q;
+        y[k] = lut ? lut[q + 128] : quant_dq8((int8_t)q, out);
+    }
+}
+
+void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qparam_t *out,
+                         const float *lut, const quant_lut8 *lut8)
+{
+    scale_row(y, n, bias, s, out, lut, lut8, -128, 127);
 }
 
 void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out)
 {
-    quant_scale_row_lut(y, n, bias, s, out, NULL, NULL);
+    scale_row(y, n, bias, s, out, NULL, NULL, -128, 127);
+}
+
+void quant_scale_row_clamp(float *y, int64_t n, double bias, double s, const qparam_t *out,
+                           int qlo, int qhi)
+{
+    scale_row(y, n, bias, s, out, NULL, NULL, qlo < -128 ? -128 : qlo, qhi > 127 ? 127 : qhi);
 }
 
 int quant_lut8_make(const float *lut, const qparam_t *grid, quant_lut8 *t)

@@ -118,6 +118,11 @@ int quant_lut8_make(const float *lut, const qparam_t *grid, quant_lut8 *t);
  * lut8, when not NULL, is lut as bytes (the same results). */
 void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qparam_t *out,
                          const float *lut, const quant_lut8 *lut8);
+/* quant_scale_row with out, its q then clamped to [qlo, qhi] (a Relu or Clip
+ * on out's grid): the same as clamping the dequantized values to those of qlo
+ * and qhi, as dequantization is monotonic, in the same pass. */
+void quant_scale_row_clamp(float *y, int64_t n, double bias, double s, const qparam_t *out,
+                           int qlo, int qhi);
 /* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
 /* y = quantize-dequantize by p of: a op b (QEW_ADD .. QEW_DIV, one IEEE
@@ -336,6 +341,8 @@ typedef struct quant_node {
     const void *post_arg;
     const float *lut;     /* ... or, with an output grid, quant_scale_row_lut's table */
     const quant_lut8 *lut8; /* and that table as bytes, or NULL */
+    int clamp;            /* ... or, with an output grid, post clamps q to [qlo, qhi], */
+    int8_t qlo, qhi;      /* which the epilogue may do itself (quant_scale_row_clamp) */
 } quant_node;
 
 extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;

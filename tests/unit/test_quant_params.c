@@ -173,8 +173,8 @@ int main(void)
      * give or take a few sums, at many scales, biases and zero points. */
     {
         enum { NV = 4099 };
-        static float acc[NV], out[NV], outl[NV], lut[256];
-        int bad = 0, badl = 0, cases = 0;
+        static float acc[NV], out[NV], outl[NV], outc[NV], lut[256];
+        int bad = 0, badl = 0, badc = 0, cases = 0;
         uint32_t s = 4242;
         for (int k = 0; k < 256; k++)
             lut[k] = (float)k - 0.25f;
@@ -201,6 +201,10 @@ int main(void)
             int nl = trial % 2 ? NV : NV - 13;
             memcpy(outl, acc, sizeof(acc));
             quant_scale_row_lut(outl, nl, bias, sc, &po, lut, NULL);
+            /* with a clamp (a Relu's or a Clip's bounds as q) */
+            int qlo = (int)(s % 97) - 128, qhi = qlo + (int)(s >> 9) % (128 - qlo);
+            memcpy(outc, acc, sizeof(acc));
+            quant_scale_row_clamp(outc, nl, bias, sc, &po, qlo, qhi);
             for (int i = 0; i < NV; i++, cases++) {
                 float want = (float)(((double)acc[i] + bias) * sc);
                 int8_t qw = quant_q8(want, &po);
@@ -210,8 +214,13 @@ int main(void)
                 float wl = i < nl ? lut[qw + 128] : acc[i];
                 if (memcmp(&wl, &outl[i], sizeof(float)))
                     badl++;
+                float wc = i >= nl ? acc[i] : quant_dq8(qw < qlo ? qlo : qw > qhi ? qhi : qw, &po);
+                if (memcmp(&wc, &outc[i], sizeof(float)))
+                    badc++;
             }
         }
+        CHECK(badc == 0, "%d of %d values where quant_scale_row_clamp is not the clamped q of "
+              "the epilogue", badc, cases);
         CHECK(bad == 0, "%d of %d in-grid values where quant_scale_row differs from the scalar "
               "epilogue", bad, cases);
         CHECK(badl == 0, "%d of %d values where quant_scale_row_lut is not the table's entry "
@@ -224,11 +233,15 @@ int main(void)
             acc[i] = outl[i] = out[i] = (float)(-16777216 + 2 * (i % 600) - 300);
         quant_scale_row(out, NV - 5, bb, sb, &pb);
         quant_scale_row_lut(outl, NV - 5, bb, sb, &pb, lut, NULL);
+        memcpy(outc, acc, sizeof(acc));
+        quant_scale_row_clamp(outc, NV - 5, bb, sb, &pb, -7, 40);
         for (int i = 0; i < NV - 5; i++) {
             int8_t qw = quant_q8((float)(((double)acc[i] + bb) * sb), &pb);
             float w = quant_dq8(qw, &pb), wl = lut[qw + 128];
+            float wc = quant_dq8(qw < -7 ? -7 : qw > 40 ? 40 : qw, &pb);
             badl += memcmp(&w, &out[i], sizeof(float)) != 0;
             badl += memcmp(&wl, &outl[i], sizeof(float)) != 0;
+            badl += memcmp(&wc, &outc[i], sizeof(float)) != 0;
         }
         CHECK(badl == 0, "%d values wrong with a bias of 2^24 + 1", badl);
     }
