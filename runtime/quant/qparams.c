@@ -130,8 +130,9 @@ QCLONES static void q8c_generic(const float *x, float *out, int64_t n, float s, 
 
 /* AVX-512: x * (1 / scale) instead of the division (several times faster),
  * and the true division only for a vector with a lane whose quotient is
- * within 1/512 of a half (y - rne(y) by vreduceps): below |y| = 600 (beyond,
- * both saturate) the product is within 600 * 2^-22 of the quotient, so
+ * within 1/4096 of a half (y - rne(y) by vreduceps): below |y| = 600 (beyond,
+ * both saturate) the product is within 600 * 2^-22 = 1.4e-4 of the quotient
+ * (1/4096 = 2.4e-4; about 1 vector in 130 takes the division), so
  * elsewhere both round alike, and away from a half round-half-away is
  * round-to-nearest: y - (y - rne(y)), exact, from the vreduceps result in
  * hand (inf: vreduceps gives 0). Near a half, round-half-away as in
@@ -152,7 +153,7 @@ Q512 static inline void q512_init(q512c *k, float s, float zpf)
     k->vs = _mm512_set1_ps(s);
     k->vinv = _mm512_set1_ps(1.0f / s);
     k->h = _mm512_set1_ps(0.49999997f);
-    k->lim = _mm512_set1_ps(0.5f - 1.0f / 512);
+    k->lim = _mm512_set1_ps(0.5f - 1.0f / 4096);
     k->lo = _mm512_set1_ps(-128.0f - zpf);
     k->hi = _mm512_set1_ps(127.0f - zpf);
     k->sign = _mm512_set1_epi32((int32_t)0x80000000u);
@@ -262,9 +263,9 @@ Q512 static inline __m512 scale16_exact(__m512 v, __m512d vb, __m512d vsc)
  * round(fl(f / s_out)), clamped. In float, t = fl(fl(y + bias) * c), c =
  * fl(s / s_out) (bias a float: the sum is the exact one rounded once), is
  * within 3 * 2^-24 relative of the exact (y + bias) * s / s_out, and
- * fl(f / s_out) within 2 * 2^-24 (plus 2^-53): below |t| = 2000 they are less
- * than 6e-4 apart, so where t is not within 1/512 of a half both round alike
- * (beyond, both saturate). Lanes near a half send their vector through the
+ * fl(f / s_out) within 2 * 2^-24 (plus 2^-53): below |t| = 600 they are less
+ * than 1.8e-4 apart, so where t is not within 1/4096 (2.4e-4) of a half both
+ * round alike (beyond, both saturate). Lanes near a half send their vector through the
  * exact double path. s and s_out of at least 2^-100 keep subnormal results
  * (values that round to 0 either way) out of the bound. */
 Q512 static int scale_row_512_grid(float *y, int64_t n, double bias, double sc, const qparam_t *p,
