@@ -217,22 +217,19 @@ static inline void epi_post(const quant_node *q, float *y, int64_t n)
         q->post(q->post_arg, y, n);
 }
 
-/* Scaling and requantization of one row of n exact sums: float in, float out
- * (in place) or double in. The double product and the narrowing to float are
- * what the numerics specify (quant.h); the output grid and the post step
- * while the row is in cache (a chain's table in the same register pass). */
-static void epi_scale_row(float *y, int64_t n, double bias, double s, const quant_node *q)
+/* Scaling and requantization of one row of n exact sums, from x to y (x ==
+ * y: in place): float in, float out, or double in (epi_row_d). The double
+ * product and the narrowing to float are what the numerics specify
+ * (quant.h); the output grid and the post step while the row is in cache (a
+ * chain's table or a Relu's clamp in the same register pass). */
+static void epi_scale_row(const float *x, float *y, int64_t n, double bias, double s,
+                          const quant_node *q)
 {
-    if (q->lut && q->out_q) {
-        quant_scale_row_lut(y, n, bias, s, &q->out, q->lut, q->lut8);
-        return;
-    }
-    if (q->clamp && q->out_q) { /* post's clamp, in the same pass */
-        quant_scale_row_clamp(y, n, bias, s, &q->out, q->qlo, q->qhi);
-        return;
-    }
-    quant_scale_row(y, n, bias, s, q->out_q ? &q->out : NULL);
-    epi_post(q, y, n);
+    int lut = q->lut && q->out_q, clamp = q->clamp && q->out_q && !lut;
+    quant_epilogue_row(x, y, n, bias, s, q->out_q ? &q->out : NULL, lut ? q->lut : NULL,
+                       lut ? q->lut8 : NULL, clamp ? q->qlo : -128, clamp ? q->qhi : 127);
+    if (!lut && !clamp)
+        epi_post(q, y, n);
 }
 
 QHOT static void epi_row_d(const double *a, float *y, int64_t n, double bias, double s,
@@ -271,7 +268,8 @@ static void pw_block(const conv_job *j, int64_t gi, const float *x, float *y, in
         }
         for (int64_t m = 0; m < mg; m++) {
             int64_t mm = gi * mg + m;
-            epi_scale_row(y + m * j->P + s0, ns, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
+            float *ym = y + m * j->P + s0;
+            epi_scale_row(ym, ym, ns, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
         }
     }
 }
@@ -313,7 +311,8 @@ QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
             }
             for (int64_t m = 0; m < mg; m++) {
                 int64_t mm = gi * mg + m;
-                epi_scale_row(y + m * j->P, nc, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
+                float *ym = y + m * j->P;
+                epi_scale_row(ym, ym, nc, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
             }
         } else {
             double *col = kernel_scratch(SCRATCH_Q_BLOCK, sizeof(double) * (size_t)(j->K * nc));
@@ -358,7 +357,7 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
                 x = plane;
             }
             dw512_plane(&d, x, q->wf + m * c->KH * c->KW, 0.0f, NULL, y, ph);
-            epi_scale_row(y, j->P, q->bias ? q->bias[m] : 0, q->oscale[m], q);
+            epi_scale_row(y, y, j->P, q->bias ? q->bias[m] : 0, q->oscale[m], q);
         }
         return;
     }
@@ -624,16 +623,20 @@ static int have_vnni(void)
 #define VSTORE(r)                                                                \
     do {                                                                         \
         if (r < nr) {                                                            \
-            _mm512_storeu_si512(c + r * ldc, c##r##0);                           \
-            _mm512_storeu_si512(c + r * ldc + 16, c##r##1);                      \
-            _mm512_storeu_si512(c + r * ldc + 32, c##r##2);                      \
+            __m512i z_ = _mm512_set1_epi32(zc[r]);                               \
+            _mm512_storeu_ps(c + r * ldc, _mm512_cvtepi32_ps(_mm512_sub_epi32(c##r##0, z_))); \
+            _mm512_storeu_ps(c + r * ldc + 16,                                   \
+                             _mm512_cvtepi32_ps(_mm512_sub_epi32(c##r##1, z_))); \
+            _mm512_storeu_ps(c + r * ldc + 32,                                   \
+                             _mm512_cvtepi32_ps(_mm512_sub_epi32(c##r##2, z_))); \
         }                                                                        \
     } while (0)
 
 /* c[r][0..48) = sum_k (bytes of brow[k][j0..j0 + 48)) . (bytes of ap[k][r])
- * for r < nr, GEMM_MR rows of weight quads per k. */
+ * - zc[r] for r < nr, GEMM_MR rows of weight quads per k: the centred sums,
+ * as floats (exact: below 2^24). */
 QTV static void vtile(int64_t K, const int32_t *ap, const uint32_t *const *brow, int64_t j0,
-                      int32_t *c, int64_t ldc, int nr)
+                      const int32_t *zc, float *c, int64_t ldc, int nr)
 {
     __m512i z = _mm512_setzero_si512();
     __m512i c00 = z, c01 = z, c02 = z, c10 = z, c11 = z, c12 = z, c20 = z, c21 = z, c22 = z;
@@ -735,7 +738,7 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
     const int32_t zq = q->in.zp + 128;
     const uint32_t **brow = kernel_scratch(SCRATCH_Q_ROWS, sizeof(*brow) * (size_t)q->wq_k);
     int64_t mgp = (c->M + GEMM_MR - 1) / GEMM_MR * GEMM_MR;
-    int32_t *acc = kernel_scratch(SCRATCH_Q_ACC, sizeof(int32_t) * (size_t)(mgp * j->ncp));
+    float *acc = kernel_scratch(SCRATCH_Q_ACC, sizeof(float) * (size_t)(mgp * j->ncp));
 
     for (int64_t t = t0; t < t1; t++) {
         int64_t mp = t % j->msplit, blk = t / j->msplit % j->nblk, ni = t / j->msplit / j->nblk;
@@ -752,22 +755,23 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
         for (int64_t j0 = 0; j0 < nc; j0 += GEMM_NR)
             for (int64_t i = m0; i < m1; i += GEMM_MR) {
                 int nr = m1 - i < GEMM_MR ? (int)(m1 - i) : GEMM_MR;
-                vtile(q->wq_k, q->wq + i * q->wq_k, brow, j0, acc + i * j->ncp + j0, j->ncp,
-                      nr);
+                int32_t zc[GEMM_MR]; /* (zp + 128) sum w: the sums' centring */
+                for (int r = 0; r < nr; r++)
+                    zc[r] = zq * q->wsum[i + r];
+                vtile(q->wq_k, q->wq + i * q->wq_k, brow, j0, zc, acc + i * j->ncp + j0,
+                      j->ncp, nr);
             }
         float *yn = j->y + ni * c->M * c->OH * OW;
         for (int64_t m = m0; m < m1; m++) {
-            const int32_t zc = zq * q->wsum[m];
             float *ym = yn + (m * c->OH + oh0) * OW;
-            const int32_t *am = acc + m * j->ncp;
-            if (j->Wp == OW) /* no dropped columns: one run */
-                for (int64_t p = 0; p < nrow * OW; p++)
-                    ym[p] = (float)(am[p] - zc);
-            else
+            const float *am = acc + m * j->ncp;
+            if (j->Wp != OW) { /* the kept columns first */
                 for (int64_t r = 0; r < nrow; r++)
                     for (int64_t ow = 0; ow < OW; ow++)
-                        ym[r * OW + ow] = (float)(am[r * j->Wp + ow] - zc);
-            epi_scale_row(ym, nrow * OW, q->bias ? q->bias[m] : 0, q->oscale[m], q);
+                        ym[r * OW + ow] = am[r * j->Wp + ow];
+                am = ym;
+            }
+            epi_scale_row(am, ym, nrow * OW, q->bias ? q->bias[m] : 0, q->oscale[m], q);
         }
     }
 #else

@@ -238,12 +238,13 @@ Q512 static inline __m512 lut512_get(const lut512 *l, __m512i ix)
     return _mm512_mask_blend_ps(m7, lo, hi);
 }
 
-/* The 16 centred values c = q - zp (integers as floats) as output: c * s, or
- * lut[c + zp + 128] with a table. */
+/* The 16 centred values c = q - zp (integers as floats) as output: c * s
+ * (+ 0: q = zp gives +0, whatever the sign of c), or lut[c + zp + 128] with
+ * a table. */
 Q512 static inline __m512 q512_out(__m512 c, const q512c *k, const lut512 *l, __m512i off)
 {
     if (!l)
-        return _mm512_mul_ps(c, k->vs);
+        return _mm512_fmadd_ps(c, k->vs, _mm512_setzero_ps());
     return lut512_get(l, _mm512_add_epi32(_mm512_cvtps_epi32(c), off));
 }
 
@@ -265,71 +266,94 @@ Q512 static inline __m512 scale16_exact(__m512 v, __m512d vb, __m512d vsc)
  * within 3 * 2^-24 relative of the exact (y + bias) * s / s_out, and
  * fl(f / s_out) within 2 * 2^-24 (plus 2^-53): below |t| = 600 they are less
  * than 1.8e-4 apart, so where t is not within 1/4096 (2.4e-4) of a half both
- * round alike (beyond, both saturate). Lanes near a half send their vector through the
- * exact double path. s and s_out of at least 2^-100 keep subnormal results
- * (values that round to 0 either way) out of the bound. */
-Q512 static int scale_row_512_grid(float *y, int64_t n, double bias, double sc, const qparam_t *p,
-                                   const float *lut, int centred, int qlo, int qhi)
+ * round alike (beyond, both saturate). Lanes near a half send their vector
+ * through the exact double path. s and s_out of at least 2^-100 keep
+ * subnormal results (values that round to 0 either way) out of the bound. */
+typedef struct grid512 {
+    q512c k;
+    __m512d vb, vsc;
+    __m512 vbf, vc;
+} grid512;
+
+/* The constants for one row; 0 where the bound above does not hold. */
+Q512 static inline int grid512_init(grid512 *g, double bias, double sc, const qparam_t *p,
+                                    int qlo, int qhi)
 {
-    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     const double tiny = 0x1p-100;
     float bf = (float)bias, cf = (float)(sc / p->scale);
     if ((double)bf != bias || !(sc >= tiny && sc <= 0x1p40) || !(p->scale >= tiny) ||
         !(cf >= 0x1p-100f && cf <= 0x1p60f))
         return 0;
-    q512c k;
+    q512_init(&g->k, p->scale, (float)p->zp);
+    q512_bounds(&g->k, qlo, qhi, (float)p->zp);
+    g->vb = _mm512_set1_pd(bias), g->vsc = _mm512_set1_pd(sc);
+    g->vbf = _mm512_set1_ps(bf), g->vc = _mm512_set1_ps(cf);
+    return 1;
+}
+
+/* q - zp of 16 sums, clamped (-0 where t is -0: the outputs drop the sign). */
+Q512 static inline __m512 grid512_centred(const grid512 *g, __m512 v)
+{
+    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    __m512 t = _mm512_mul_ps(_mm512_add_ps(v, g->vbf), g->vc);
+    __m512 d = _mm512_reduce_ps(t, rn);
+    __m512i ad = _mm512_and_epi32(_mm512_castps_si512(d), g->k.absm);
+    if (!_mm512_cmp_ps_mask(_mm512_castsi512_ps(ad), g->k.lim, _CMP_GT_OQ))
+        return _mm512_min_ps(_mm512_max_ps(_mm512_sub_ps(t, d), g->k.lo), g->k.hi);
+    return q512_centered(scale16_exact(v, g->vb, g->vsc), &g->k);
+}
+
+Q512 static int scale_row_512_grid(const float *x, float *y, int64_t n, double bias, double sc,
+                                   const qparam_t *p, const float *lut, int qlo, int qhi)
+{
+    grid512 g;
+    if (!grid512_init(&g, bias, sc, p, qlo, qhi))
+        return 0;
     const float s = p->scale, zpf = (float)p->zp;
-    const __m512d vb = _mm512_set1_pd(bias), vsc = _mm512_set1_pd(sc);
-    const __m512 vbf = _mm512_set1_ps(bf), vc = _mm512_set1_ps(cf);
-    q512_init(&k, s, zpf);
-    q512_bounds(&k, qlo, qhi, zpf);
     lut512 tab;
     const __m512i off = _mm512_set1_epi32(p->zp + 128);
     if (lut)
         lut512_load(&tab, lut);
     int64_t i = 0;
 
-    for (; i + 16 <= n; i += 16) {
-        __m512 v = _mm512_loadu_ps(y + i);
-        __m512 t = _mm512_mul_ps(_mm512_add_ps(v, vbf), vc);
-        __m512 d = _mm512_reduce_ps(t, rn);
-        __m512i ad = _mm512_and_epi32(_mm512_castps_si512(d), k.absm);
-        if (!_mm512_cmp_ps_mask(_mm512_castsi512_ps(ad), k.lim, _CMP_GT_OQ))
-            v = _mm512_add_ps(_mm512_min_ps(_mm512_max_ps(_mm512_sub_ps(t, d), k.lo), k.hi),
-                              _mm512_setzero_ps());
-        else
-            v = q512_centered(scale16_exact(v, vb, vsc), &k);
-        _mm512_storeu_ps(y + i, centred ? v : q512_out(v, &k, lut ? &tab : NULL, off));
-    }
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, q512_out(grid512_centred(&g, _mm512_loadu_ps(x + i)), &g.k,
+                                         lut ? &tab : NULL, off));
     for (; i < n; i++) {
-        float c = q8_centered_in((float)(((double)y[i] + bias) * sc), s, zpf, qlo, qhi);
-        y[i] = centred ? c : lut ? lut[(int32_t)c + p->zp + 128] : c * s;
+        float c = q8_centered_in((float)(((double)x[i] + bias) * sc), s, zpf, qlo, qhi);
+        y[i] = lut ? lut[(int32_t)c + p->zp + 128] : c * s;
     }
     return 1;
 }
 
-/* y[i] = the byte table's value at c + zp + 128 for the centred values c = q
- * - zp of y (integers as floats, in [-128 - zp, 127 - zp]): two byte permutes
- * over the table's two halves and a blend by the index's top bit give the
- * chain's q + 128 for 16 lanes, dequantized by the table's grid as
- * quant_dq8 does. In place of lut512_get's eight float permutes and seven
- * blends. */
+/* The same with a chain's table as bytes: the entry at c + zp + 128 for the
+ * centred values c by two byte permutes over the table's two halves and a
+ * blend by the index's top bit (q + 128 of the chain), dequantized by the
+ * table's grid as quant_dq8 does; in place of lut512_get's eight float
+ * permutes and seven blends. The tail by masked loads and stores. */
 #define QVBMI __attribute__((target("avx512f,avx512dq,avx512bw,avx512vbmi")))
-QVBMI static void lut8_map_512(float *y, int64_t n, int32_t zp, const quant_lut8 *t)
+QVBMI static int scale_row_512_grid8(const float *x, float *y, int64_t n, double bias,
+                                     double sc, const qparam_t *p, const quant_lut8 *t, int qlo,
+                                     int qhi)
 {
+    grid512 g;
+    if (!grid512_init(&g, bias, sc, p, qlo, qhi))
+        return 0;
     const __m512i t0 = _mm512_loadu_si512(t->q), t1 = _mm512_loadu_si512(t->q + 64);
     const __m512i t2 = _mm512_loadu_si512(t->q + 128), t3 = _mm512_loadu_si512(t->q + 192);
-    const __m512i off = _mm512_set1_epi32(zp + 128), top = _mm512_set1_epi8((char)0x80);
+    const __m512i off = _mm512_set1_epi32(p->zp + 128), top = _mm512_set1_epi8((char)0x80);
     const __m512i byte = _mm512_set1_epi32(0xFF), zq = _mm512_set1_epi32(t->grid.zp + 128);
     const __m512 vs = _mm512_set1_ps(t->grid.scale);
     for (int64_t i = 0; i < n; i += 16) {
         __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
-        __m512i ix = _mm512_add_epi32(_mm512_cvtps_epi32(_mm512_maskz_loadu_ps(m, y + i)), off);
+        __m512 c = grid512_centred(&g, _mm512_maskz_loadu_ps(m, x + i));
+        __m512i ix = _mm512_add_epi32(_mm512_cvtps_epi32(c), off);
         __m512i lo = _mm512_permutex2var_epi8(t0, ix, t1), hi = _mm512_permutex2var_epi8(t2, ix, t3);
         __m512i b = _mm512_mask_blend_epi8(_mm512_test_epi8_mask(ix, top), lo, hi);
         b = _mm512_sub_epi32(_mm512_and_si512(b, byte), zq);
         _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(_mm512_cvtepi32_ps(b), vs));
     }
+    return 1;
 }
 
 /* The CPU's AVX-512 subsets this file uses: bit 0 F and DQ, bit 1 also BW and
@@ -352,15 +376,14 @@ static int have_vbmi(void)
     return cpu_512() >> 1;
 }
 
-Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, const qparam_t *p,
-                               const float *lut, const quant_lut8 *lut8, int qlo, int qhi)
+Q512 static void scale_row_512(const float *x, float *y, int64_t n, double bias, double sc,
+                               const qparam_t *p, const float *lut, const quant_lut8 *lut8,
+                               int qlo, int qhi)
 {
     if (p && lut && lut8 && have_vbmi() &&
-        scale_row_512_grid(y, n, bias, sc, p, NULL, 1, qlo, qhi)) {
-        lut8_map_512(y, n, p->zp, lut8);
+        scale_row_512_grid8(x, y, n, bias, sc, p, lut8, qlo, qhi))
         return;
-    }
-    if (p && scale_row_512_grid(y, n, bias, sc, p, lut, 0, qlo, qhi))
+    if (p && scale_row_512_grid(x, y, n, bias, sc, p, lut, qlo, qhi))
         return;
     q512c k;
     const float s = p ? p->scale : 1.0f, zpf = p ? (float)p->zp : 0.0f;
@@ -374,13 +397,13 @@ Q512 static void scale_row_512(float *y, int64_t n, double bias, double sc, cons
     int64_t i = 0;
 
     for (; i + 16 <= n; i += 16) {
-        __m512 v = scale16_exact(_mm512_loadu_ps(y + i), vb, vsc);
+        __m512 v = scale16_exact(_mm512_loadu_ps(x + i), vb, vsc);
         if (p)
             v = q512_out(q512_centered(v, &k), &k, lut ? &tab : NULL, off);
         _mm512_storeu_ps(y + i, v);
     }
     for (; i < n; i++) {
-        float v = (float)(((double)y[i] + bias) * sc);
+        float v = (float)(((double)x[i] + bias) * sc);
         if (p)
             v = q8_centered_in(v, s, zpf, qlo, qhi);
         y[i] = !p ? v : lut ? lut[(int32_t)v + p->zp + 128] : v * s;
@@ -501,20 +524,22 @@ static void q8c(const float *x, float *out, int64_t n, const qparam_t *p, int de
     q8c_generic(x, out, n, s, zpf, deq);
 }
 
-/* quant_scale_row_lut with q clamped to [qlo, qhi]. */
-static void scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out,
-                      const float *lut, const quant_lut8 *lut8, int qlo, int qhi)
+void quant_epilogue_row(const float *x, float *y, int64_t n, double bias, double s,
+                        const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
+                        int qhi)
 {
+    qlo = qlo < -128 ? -128 : qlo;
+    qhi = qhi > 127 ? 127 : qhi;
 #ifdef Q8C_512
     if (have_512() && (!out || isfinite(1.0f / out->scale))) {
-        scale_row_512(y, n, bias, s, out, out ? lut : NULL, out ? lut8 : NULL, qlo, qhi);
+        scale_row_512(x, y, n, bias, s, out, out ? lut : NULL, out ? lut8 : NULL, qlo, qhi);
         return;
     }
 #else
     (void)lut8;
 #endif
     for (int64_t k = 0; k < n; k++)
-        y[k] = (float)(((double)y[k] + bias) * s);
+        y[k] = (float)(((double)x[k] + bias) * s);
     if (!out)
         return;
     if (!lut && qlo == -128 && qhi == 127) { /* vectorised */
@@ -531,18 +556,12 @@ static void scale_row(float *y, int64_t n, double bias, double s, const qparam_t
 void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qparam_t *out,
                          const float *lut, const quant_lut8 *lut8)
 {
-    scale_row(y, n, bias, s, out, lut, lut8, -128, 127);
+    quant_epilogue_row(y, y, n, bias, s, out, lut, lut8, -128, 127);
 }
 
 void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out)
 {
-    scale_row(y, n, bias, s, out, NULL, NULL, -128, 127);
-}
-
-void quant_scale_row_clamp(float *y, int64_t n, double bias, double s, const qparam_t *out,
-                           int qlo, int qhi)
-{
-    scale_row(y, n, bias, s, out, NULL, NULL, qlo < -128 ? -128 : qlo, qhi > 127 ? 127 : qhi);
+    quant_epilogue_row(y, y, n, bias, s, out, NULL, NULL, -128, 127);
 }
 
 int quant_lut8_make(const float *lut, const qparam_t *grid, quant_lut8 *t)

@@ -118,11 +118,13 @@ int quant_lut8_make(const float *lut, const qparam_t *grid, quant_lut8 *t);
  * lut8, when not NULL, is lut as bytes (the same results). */
 void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qparam_t *out,
                          const float *lut, const quant_lut8 *lut8);
-/* quant_scale_row with out, its q then clamped to [qlo, qhi] (a Relu or Clip
- * on out's grid): the same as clamping the dequantized values to those of qlo
- * and qhi, as dequantization is monotonic, in the same pass. */
-void quant_scale_row_clamp(float *y, int64_t n, double bias, double s, const qparam_t *out,
-                           int qlo, int qhi);
+/* Both in one: the sums read from x (x == y is allowed), and with out and no
+ * table, q clamped to [qlo, qhi] (-128, 127: no clamp), a Relu or Clip on
+ * out's grid in the same pass: the same as clamping the dequantized values
+ * to those of qlo and qhi, as dequantization is monotonic. */
+void quant_epilogue_row(const float *x, float *y, int64_t n, double bias, double s,
+                        const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
+                        int qhi);
 /* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
 /* y = quantize-dequantize by p of: a op b (QEW_ADD .. QEW_DIV, one IEEE
@@ -342,7 +344,7 @@ typedef struct quant_node {
     const float *lut;     /* ... or, with an output grid, quant_scale_row_lut's table */
     const quant_lut8 *lut8; /* and that table as bytes, or NULL */
     int clamp;            /* ... or, with an output grid, post clamps q to [qlo, qhi], */
-    int8_t qlo, qhi;      /* which the epilogue may do itself (quant_scale_row_clamp) */
+    int8_t qlo, qhi;      /* which the epilogue may do itself (quant_epilogue_row) */
 } quant_node;
 
 extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;

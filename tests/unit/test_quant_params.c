@@ -204,7 +204,7 @@ int main(void)
             /* with a clamp (a Relu's or a Clip's bounds as q) */
             int qlo = (int)(s % 97) - 128, qhi = qlo + (int)(s >> 9) % (128 - qlo);
             memcpy(outc, acc, sizeof(acc));
-            quant_scale_row_clamp(outc, nl, bias, sc, &po, qlo, qhi);
+            quant_epilogue_row(acc, outc, nl, bias, sc, &po, NULL, NULL, qlo, qhi);
             for (int i = 0; i < NV; i++, cases++) {
                 float want = (float)(((double)acc[i] + bias) * sc);
                 int8_t qw = quant_q8(want, &po);
@@ -219,7 +219,7 @@ int main(void)
                     badc++;
             }
         }
-        CHECK(badc == 0, "%d of %d values where quant_scale_row_clamp is not the clamped q of "
+        CHECK(badc == 0, "%d of %d values where quant_epilogue_row is not the clamped q of "
               "the epilogue", badc, cases);
         CHECK(bad == 0, "%d of %d in-grid values where quant_scale_row differs from the scalar "
               "epilogue", bad, cases);
@@ -234,7 +234,7 @@ int main(void)
         quant_scale_row(out, NV - 5, bb, sb, &pb);
         quant_scale_row_lut(outl, NV - 5, bb, sb, &pb, lut, NULL);
         memcpy(outc, acc, sizeof(acc));
-        quant_scale_row_clamp(outc, NV - 5, bb, sb, &pb, -7, 40);
+        quant_epilogue_row(acc, outc, NV - 5, bb, sb, &pb, NULL, NULL, -7, 40);
         for (int i = 0; i < NV - 5; i++) {
             int8_t qw = quant_q8((float)(((double)acc[i] + bb) * sb), &pb);
             float w = quant_dq8(qw, &pb), wl = lut[qw + 128];
