@@ -303,35 +303,57 @@ Q512 static inline __m512 grid512_centred(const grid512 *g, __m512 v)
     return q512_centered(scale16_exact(v, g->vb, g->vsc), &g->k);
 }
 
+/* The outputs of 16 sums with a float table or none (q512_out). */
+Q512 static inline __m512 grid512_out(const grid512 *g, __m512 v, const lut512 *tab,
+                                      __m512i off)
+{
+    return q512_out(grid512_centred(g, v), &g->k, tab, off);
+}
+
+/* Rows of a few vectors are common (a depthwise plane of 3 x 96, a 1x1 conv's
+ * block): the tail is one masked vector, not a scalar loop. */
 Q512 static int scale_row_512_grid(const float *x, float *y, int64_t n, double bias, double sc,
                                    const qparam_t *p, const float *lut, int qlo, int qhi)
 {
     grid512 g;
     if (!grid512_init(&g, bias, sc, p, qlo, qhi))
         return 0;
-    const float s = p->scale, zpf = (float)p->zp;
     lut512 tab;
     const __m512i off = _mm512_set1_epi32(p->zp + 128);
     if (lut)
         lut512_load(&tab, lut);
+    const lut512 *tp = lut ? &tab : NULL;
     int64_t i = 0;
 
     for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(y + i, q512_out(grid512_centred(&g, _mm512_loadu_ps(x + i)), &g.k,
-                                         lut ? &tab : NULL, off));
-    for (; i < n; i++) {
-        float c = q8_centered_in((float)(((double)x[i] + bias) * sc), s, zpf, qlo, qhi);
-        y[i] = lut ? lut[(int32_t)c + p->zp + 128] : c * s;
+        _mm512_storeu_ps(y + i, grid512_out(&g, _mm512_loadu_ps(x + i), tp, off));
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(y + i, m, grid512_out(&g, _mm512_maskz_loadu_ps(m, x + i), tp, off));
     }
     return 1;
 }
 
-/* The same with a chain's table as bytes: the entry at c + zp + 128 for the
- * centred values c by two byte permutes over the table's two halves and a
- * blend by the index's top bit (q + 128 of the chain), dequantized by the
- * table's grid as quant_dq8 does; in place of lut512_get's eight float
- * permutes and seven blends. The tail by masked loads and stores. */
+/* The same with a chain's table as bytes: the entry at q + 128 by two byte
+ * permutes over the table's two halves and a blend by the index's top bit
+ * (q + 128 of the chain), dequantized by the table's grid as quant_dq8 does;
+ * in place of lut512_get's eight float permutes and seven blends. */
 #define QVBMI __attribute__((target("avx512f,avx512dq,avx512bw,avx512vbmi")))
+typedef struct lut8c {
+    __m512i t0, t1, t2, t3, off, top, byte, zq;
+    __m512 vs;
+} lut8c;
+
+QVBMI static inline __m512 lut8_out(const grid512 *g, const lut8c *l, __m512 v)
+{
+    __m512i ix = _mm512_add_epi32(_mm512_cvtps_epi32(grid512_centred(g, v)), l->off);
+    __m512i lo = _mm512_permutex2var_epi8(l->t0, ix, l->t1);
+    __m512i hi = _mm512_permutex2var_epi8(l->t2, ix, l->t3);
+    __m512i b = _mm512_mask_blend_epi8(_mm512_test_epi8_mask(ix, l->top), lo, hi);
+    b = _mm512_sub_epi32(_mm512_and_si512(b, l->byte), l->zq);
+    return _mm512_mul_ps(_mm512_cvtepi32_ps(b), l->vs);
+}
+
 QVBMI static int scale_row_512_grid8(const float *x, float *y, int64_t n, double bias,
                                      double sc, const qparam_t *p, const quant_lut8 *t, int qlo,
                                      int qhi)
@@ -339,19 +361,20 @@ QVBMI static int scale_row_512_grid8(const float *x, float *y, int64_t n, double
     grid512 g;
     if (!grid512_init(&g, bias, sc, p, qlo, qhi))
         return 0;
-    const __m512i t0 = _mm512_loadu_si512(t->q), t1 = _mm512_loadu_si512(t->q + 64);
-    const __m512i t2 = _mm512_loadu_si512(t->q + 128), t3 = _mm512_loadu_si512(t->q + 192);
-    const __m512i off = _mm512_set1_epi32(p->zp + 128), top = _mm512_set1_epi8((char)0x80);
-    const __m512i byte = _mm512_set1_epi32(0xFF), zq = _mm512_set1_epi32(t->grid.zp + 128);
-    const __m512 vs = _mm512_set1_ps(t->grid.scale);
-    for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
-        __m512 c = grid512_centred(&g, _mm512_maskz_loadu_ps(m, x + i));
-        __m512i ix = _mm512_add_epi32(_mm512_cvtps_epi32(c), off);
-        __m512i lo = _mm512_permutex2var_epi8(t0, ix, t1), hi = _mm512_permutex2var_epi8(t2, ix, t3);
-        __m512i b = _mm512_mask_blend_epi8(_mm512_test_epi8_mask(ix, top), lo, hi);
-        b = _mm512_sub_epi32(_mm512_and_si512(b, byte), zq);
-        _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(_mm512_cvtepi32_ps(b), vs));
+    lut8c l = {
+        .t0 = _mm512_loadu_si512(t->q), .t1 = _mm512_loadu_si512(t->q + 64),
+        .t2 = _mm512_loadu_si512(t->q + 128), .t3 = _mm512_loadu_si512(t->q + 192),
+        .off = _mm512_set1_epi32(p->zp + 128), .top = _mm512_set1_epi8((char)0x80),
+        .byte = _mm512_set1_epi32(0xFF), .zq = _mm512_set1_epi32(t->grid.zp + 128),
+        .vs = _mm512_set1_ps(t->grid.scale),
+    };
+    int64_t i = 0;
+
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, lut8_out(&g, &l, _mm512_loadu_ps(x + i)));
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(y + i, m, lut8_out(&g, &l, _mm512_maskz_loadu_ps(m, x + i)));
     }
     return 1;
 }
