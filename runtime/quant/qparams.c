@@ -303,6 +303,22 @@ Q512 static inline __m512 grid512_centred(const grid512 *g, __m512 v)
     return q512_centered(scale16_exact(v, g->vb, g->vsc), &g->k);
 }
 
+/* q + 128 of 16 sums as int32 (a table's index). Clamping t before rounding
+ * is the same as after (the bounds are integers); NaN takes lo as above. */
+Q512 static inline __m512i grid512_index(const grid512 *g, __m512 v, __m512i off)
+{
+    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    __m512 t = _mm512_mul_ps(_mm512_add_ps(v, g->vbf), g->vc);
+    __m512 d = _mm512_reduce_ps(t, rn);
+    __m512i ad = _mm512_and_epi32(_mm512_castps_si512(d), g->k.absm);
+    __m512 c;
+    if (!_mm512_cmp_ps_mask(_mm512_castsi512_ps(ad), g->k.lim, _CMP_GT_OQ))
+        c = _mm512_min_ps(_mm512_max_ps(t, g->k.lo), g->k.hi);
+    else
+        c = q512_centered(scale16_exact(v, g->vb, g->vsc), &g->k);
+    return _mm512_add_epi32(_mm512_cvtps_epi32(c), off);
+}
+
 /* The outputs of 16 sums with a float table or none (q512_out). */
 Q512 static inline __m512 grid512_out(const grid512 *g, __m512 v, const lut512 *tab,
                                       __m512i off)
@@ -340,18 +356,20 @@ Q512 static int scale_row_512_grid(const float *x, float *y, int64_t n, double b
  * in place of lut512_get's eight float permutes and seven blends. */
 #define QVBMI __attribute__((target("avx512f,avx512dq,avx512bw,avx512vbmi")))
 typedef struct lut8c {
-    __m512i t0, t1, t2, t3, off, top, byte, zq;
-    __m512 vs;
+    __m512i t0, t1, t2, t3, off, top, zq;
+    __m512 vs; /* the table's grid */
 } lut8c;
+
+/* The permutes write only each lane's low byte (the rest zero). */
+#define LUT8_LOW 0x1111111111111111ull
 
 QVBMI static inline __m512 lut8_out(const grid512 *g, const lut8c *l, __m512 v)
 {
-    __m512i ix = _mm512_add_epi32(_mm512_cvtps_epi32(grid512_centred(g, v)), l->off);
-    __m512i lo = _mm512_permutex2var_epi8(l->t0, ix, l->t1);
-    __m512i hi = _mm512_permutex2var_epi8(l->t2, ix, l->t3);
+    __m512i ix = grid512_index(g, v, l->off);
+    __m512i lo = _mm512_maskz_permutex2var_epi8(LUT8_LOW, l->t0, ix, l->t1);
+    __m512i hi = _mm512_maskz_permutex2var_epi8(LUT8_LOW, l->t2, ix, l->t3);
     __m512i b = _mm512_mask_blend_epi8(_mm512_test_epi8_mask(ix, l->top), lo, hi);
-    b = _mm512_sub_epi32(_mm512_and_si512(b, l->byte), l->zq);
-    return _mm512_mul_ps(_mm512_cvtepi32_ps(b), l->vs);
+    return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(b, l->zq)), l->vs);
 }
 
 QVBMI static int scale_row_512_grid8(const float *x, float *y, int64_t n, double bias,
@@ -365,8 +383,7 @@ QVBMI static int scale_row_512_grid8(const float *x, float *y, int64_t n, double
         .t0 = _mm512_loadu_si512(t->q), .t1 = _mm512_loadu_si512(t->q + 64),
         .t2 = _mm512_loadu_si512(t->q + 128), .t3 = _mm512_loadu_si512(t->q + 192),
         .off = _mm512_set1_epi32(p->zp + 128), .top = _mm512_set1_epi8((char)0x80),
-        .byte = _mm512_set1_epi32(0xFF), .zq = _mm512_set1_epi32(t->grid.zp + 128),
-        .vs = _mm512_set1_ps(t->grid.scale),
+        .zq = _mm512_set1_epi32(t->grid.zp + 128), .vs = _mm512_set1_ps(t->grid.scale),
     };
     int64_t i = 0;
 
