@@ -1,9 +1,13 @@
 #!/bin/bash
 # bench/quant.sh [BUILD_DIR] — quantized simulation speed:
 #  1. per bundled model, the median frame time of `run -q i8` vs `run` (fp32), the
-#     same random input, RUNS timed runs each, in ROUNDS rounds that measure both
-#     side by side: the median of the rounds' ratios, target i8 <= 1.2x fp32
-#     (QBENCH_TARGET); the ms columns are medians of the rounds' medians;
+#     same random input, RUNS timed runs each (more for a fast model: enough
+#     for QBENCH_MIN_MS, default 300 ms, of fp32 frames, as a first fp32 run
+#     measures them; a sub-millisecond model's 10 runs last 10 ms, and one
+#     burst of load on this shared machine then moves a whole round), in
+#     ROUNDS rounds that measure both side by side: the median of the rounds'
+#     ratios, target i8 <= 1.2x fp32 (QBENCH_TARGET); the ms columns are
+#     medians of the rounds' medians;
 #  2. analysis of two dump folders (the golden and quantized layer outputs of
 #     YOLOX-Nano at 416x416, or QBENCH_ANALYSIS_MODEL): `rknn-trace analyze Q
 #     --golden G` as a whole process vs numpy loading the same files and
@@ -20,6 +24,7 @@ BUILD=$(cd "$BUILD" && pwd)
 R=$BUILD/rknn-trace
 PY=/usr/bin/python3
 RUNS=${BENCH_RUNS:-10}
+MIN_MS=${QBENCH_MIN_MS:-300}
 ROUNDS=${BENCH_ROUNDS:-5}
 TARGET=${QBENCH_TARGET:-1.2}
 OUT=$BUILD/bench
@@ -27,7 +32,7 @@ mkdir -p "$OUT"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0
-median() { "$R" run "$@" -n "$RUNS" --no-db --json --no-progress 2>"$T/err" |
+median() { "$R" run "$@" -n "$n" --no-db --json --no-progress 2>"$T/err" |
     $PY -c "import json,sys; print('%.3f' % (json.load(sys.stdin)['host']['median_us'] / 1e3))" 2>/dev/null; }
 {
 echo "| model | fp32 ms | i8 ms | ratio (range over rounds) | i8 <= ${TARGET}x |"
@@ -38,6 +43,10 @@ while read -r file shapes range rest; do
     sh=()
     IFS=';' read -r -a specs <<< "$shapes"
     for s in "${specs[@]}"; do sh+=(--shape "$s"); done
+    # runs per measurement: RUNS, or enough for MIN_MS of fp32 frames (at most 2000)
+    n=$RUNS
+    a=$(median "$ROOT/tests/data/models/$file" "${sh[@]}")
+    n=$($PY -c "import math; print(max($RUNS, min(2000, math.ceil($MIN_MS / max(${a:-1}, 1e-3)))))")
     # rounds of one fp32 and one i8 measurement side by side (which goes first
     # alternates), so that the machine's drift hits both sides of each ratio
     pairs=
@@ -118,7 +127,7 @@ else
     echo "analysis: the dump run failed: $(tail -1 "$T/err")"; fails=$((fails + 1))
 fi
 echo
-echo "Per round the median of $RUNS runs of each (random input, calibrated on it), $ROUNDS rounds; verdict on the median ratio; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "Per round the median of $RUNS runs of each, or of enough runs for $MIN_MS ms of fp32 frames (random input, calibrated on it), $ROUNDS rounds; verdict on the median ratio; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)."
 echo "$fails" >"$T/fails"
 } | tee "$OUT/quant.md"
 echo "bench: table written to $OUT/quant.md" >&2

@@ -480,33 +480,67 @@ Q512 static void quads_512(const float *const *x, int nch, int64_t n, const qpar
 
 /* quant_ew_qdq on 16 lanes at a time: the op by one IEEE operation per
  * element as the scalar expressions give it (Relu and Clip by compares, so
- * that NaN passes through as it does there), requantized in registers. */
+ * that NaN passes through as it does there), requantized in registers. One
+ * loop per op (OP a constant after inlining), the last partial vector
+ * masked. */
+typedef struct ewc {
+    q512c k;
+    __m512 a0, b0, lo, hi;
+} ewc;
+
+Q512 static inline __attribute__((always_inline)) __m512
+ew16(const ewc *e, __m512 x, __m512 w, const int OP)
+{
+    __m512 v;
+    switch (OP) {
+    case QEW_ADD: v = _mm512_add_ps(x, w); break;
+    case QEW_SUB: v = _mm512_sub_ps(x, w); break;
+    case QEW_MUL: v = _mm512_mul_ps(x, w); break;
+    case QEW_DIV: v = _mm512_div_ps(x, w); break;
+    case QEW_RELU: /* v > 0 ? v : 0 */
+        v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ), x);
+        break;
+    default: /* v < lo ? lo : (v > hi ? hi : v) */
+        v = _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(x, e->hi, _CMP_GT_OQ), e->hi);
+        v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(x, e->lo, _CMP_LT_OQ), e->lo);
+        break;
+    }
+    return _mm512_mul_ps(q512_centered(v, &e->k), e->k.vs);
+}
+
+Q512 static inline __attribute__((always_inline)) void
+ew_loop(const ewc *e, const float *a, int sa, const float *b, int sb, float *y, int64_t n,
+        const int OP)
+{
+    const int two = OP <= QEW_DIV;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 x = sa ? _mm512_loadu_ps(a + i) : e->a0;
+        __m512 w = two && sb ? _mm512_loadu_ps(b + i) : e->b0;
+        _mm512_storeu_ps(y + i, ew16(e, x, w, OP));
+    }
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        __m512 x = sa ? _mm512_maskz_loadu_ps(m, a + i) : e->a0;
+        __m512 w = two && sb ? _mm512_maskz_loadu_ps(m, b + i) : e->b0;
+        _mm512_mask_storeu_ps(y + i, m, ew16(e, x, w, OP));
+    }
+}
+
 Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int sb, float lo,
                             float hi, float *y, int64_t n, const qparam_t *p)
 {
-    q512c k;
-    q512_init(&k, p->scale, (float)p->zp);
-    const __m512 a0 = _mm512_set1_ps(a[0]), b0 = _mm512_set1_ps(b ? b[0] : 0.0f);
-    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi), z = _mm512_setzero_ps();
-
-    for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
-        __m512 x = sa ? _mm512_maskz_loadu_ps(m, a + i) : a0, v;
-        __m512 w = op <= QEW_DIV && sb ? _mm512_maskz_loadu_ps(m, b + i) : b0;
-        switch (op) {
-        case QEW_ADD: v = _mm512_add_ps(x, w); break;
-        case QEW_SUB: v = _mm512_sub_ps(x, w); break;
-        case QEW_MUL: v = _mm512_mul_ps(x, w); break;
-        case QEW_DIV: v = _mm512_div_ps(x, w); break;
-        case QEW_RELU: /* v > 0 ? v : 0 */
-            v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, z, _CMP_GT_OQ), x);
-            break;
-        default: /* v < lo ? lo : (v > hi ? hi : v) */
-            v = _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(x, vhi, _CMP_GT_OQ), vhi);
-            v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(x, vlo, _CMP_LT_OQ), vlo);
-            break;
-        }
-        _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(q512_centered(v, &k), k.vs));
+    ewc e;
+    q512_init(&e.k, p->scale, (float)p->zp);
+    e.a0 = _mm512_set1_ps(a[0]), e.b0 = _mm512_set1_ps(b ? b[0] : 0.0f);
+    e.lo = _mm512_set1_ps(lo), e.hi = _mm512_set1_ps(hi);
+    switch (op) {
+    case QEW_ADD: ew_loop(&e, a, sa, b, sb, y, n, QEW_ADD); break;
+    case QEW_SUB: ew_loop(&e, a, sa, b, sb, y, n, QEW_SUB); break;
+    case QEW_MUL: ew_loop(&e, a, sa, b, sb, y, n, QEW_MUL); break;
+    case QEW_DIV: ew_loop(&e, a, sa, b, sb, y, n, QEW_DIV); break;
+    case QEW_RELU: ew_loop(&e, a, sa, b, sb, y, n, QEW_RELU); break;
+    default: ew_loop(&e, a, sa, b, sb, y, n, QEW_CLIP); break;
     }
 }
 
