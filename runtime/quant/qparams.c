@@ -451,7 +451,22 @@ Q512 static void scale_row_512(const float *x, float *y, int64_t n, double bias,
 }
 
 /* quant_q8_quads on 16 positions at a time: q - zp of each channel by
- * q512_centered, + zp + 128 (an integer in [0, 255]), one byte per channel. */
+ * q512_centered, + zp + 128 (an integer in [0, 255]), one byte per channel;
+ * the last partial group of 16 by masked loads and stores (rows of a small
+ * feature map are short). */
+Q512 static inline __attribute__((always_inline)) __m512i
+quads16(const float *const *x, int nch, int64_t i, __mmask16 m, const q512c *k, __m512 bias,
+        __m512i pad)
+{
+    __m512i u[4];
+    for (int j = 0; j < 4; j++)
+        u[j] = j < nch ? _mm512_cvttps_epi32(_mm512_add_ps(
+                             q512_centered(_mm512_maskz_loadu_ps(m, x[j] + i), k), bias))
+                       : pad;
+    return _mm512_or_si512(_mm512_or_si512(u[0], _mm512_slli_epi32(u[1], 8)),
+                           _mm512_or_si512(_mm512_slli_epi32(u[2], 16), _mm512_slli_epi32(u[3], 24)));
+}
+
 Q512 static void quads_512(const float *const *x, int nch, int64_t n, const qparam_t *p,
                            uint32_t *out)
 {
@@ -462,19 +477,11 @@ Q512 static void quads_512(const float *const *x, int nch, int64_t n, const qpar
     q512_init(&k, p->scale, zpf);
     int64_t i = 0;
 
-    /* the last partial group of 16 by masked loads and stores (rows of a
-     * small feature map are short) */
-    for (; i < n; i += 16) {
-        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
-        __m512i u[4];
-        for (int j = 0; j < 4; j++)
-            u[j] = j < nch ? _mm512_cvttps_epi32(_mm512_add_ps(
-                                 q512_centered(_mm512_maskz_loadu_ps(m, x[j] + i), &k), bias))
-                           : pad;
-        __m512i w = _mm512_or_si512(_mm512_or_si512(u[0], _mm512_slli_epi32(u[1], 8)),
-                                    _mm512_or_si512(_mm512_slli_epi32(u[2], 16),
-                                                    _mm512_slli_epi32(u[3], 24)));
-        _mm512_mask_storeu_epi32(out + i, m, w);
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_si512(out + i, quads16(x, nch, i, 0xffff, &k, bias, pad));
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_epi32(out + i, m, quads16(x, nch, i, m, &k, bias, pad));
     }
 }
 
