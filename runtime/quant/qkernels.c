@@ -217,19 +217,22 @@ static inline void epi_post(const quant_node *q, float *y, int64_t n)
         q->post(q->post_arg, y, n);
 }
 
-/* Scaling and requantization of one row of n exact sums, from x to y (x ==
- * y: in place): float in, float out, or double in (epi_row_d). The double
- * product and the narrowing to float are what the numerics specify
- * (quant.h); the output grid and the post step while the row is in cache (a
- * chain's table or a Relu's clamp in the same register pass). */
-static void epi_scale_row(const float *x, float *y, int64_t n, double bias, double s,
-                          const quant_node *q)
+/* Scaling and requantization of rows of n exact sums, output channels m0,
+ * m0 + 1, ...: row r from x + r * ldx to y + r * ldy (the same: in place).
+ * Float in, float out, or double in (epi_row_d). The double product and the
+ * narrowing to float are what the numerics specify (quant.h); the output grid
+ * and the post step while the rows are in cache (a chain's table or a Relu's
+ * clamp in the same register pass). */
+static void epi_scale_rows(const float *x, int64_t ldx, float *y, int64_t ldy, int64_t rows,
+                           int64_t n, int64_t m0, const quant_node *q)
 {
     int lut = q->lut && q->out_q, clamp = q->clamp && q->out_q && !lut;
-    quant_epilogue_row(x, y, n, bias, s, q->out_q ? &q->out : NULL, lut ? q->lut : NULL,
-                       lut ? q->lut8 : NULL, clamp ? q->qlo : -128, clamp ? q->qhi : 127);
-    if (!lut && !clamp)
-        epi_post(q, y, n);
+    quant_epilogue_rows(x, ldx, y, ldy, rows, n, q->bias ? q->bias + m0 : NULL, q->oscale + m0,
+                        q->out_q ? &q->out : NULL, lut ? q->lut : NULL, lut ? q->lut8 : NULL,
+                        clamp ? q->qlo : -128, clamp ? q->qhi : 127);
+    if (!lut && !clamp && q->post)
+        for (int64_t r = 0; r < rows; r++)
+            epi_post(q, y + r * ldy, n);
 }
 
 QHOT static void epi_row_d(const double *a, float *y, int64_t n, double bias, double s,
@@ -266,11 +269,7 @@ static void pw_block(const conv_job *j, int64_t gi, const float *x, float *y, in
                         1.0f, q->wf + gi * mg * j->K, (int)j->K, blkq, (int)ns, 0.0f, y + s0,
                         (int)j->P);
         }
-        for (int64_t m = 0; m < mg; m++) {
-            int64_t mm = gi * mg + m;
-            float *ym = y + m * j->P + s0;
-            epi_scale_row(ym, ym, ns, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
-        }
+        epi_scale_rows(y + s0, j->P, y + s0, j->P, mg, ns, gi * mg, q);
     }
 }
 
@@ -309,11 +308,7 @@ QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
                             (int)j->K, 1.0f, q->wf + gi * mg * j->K, (int)j->K, b, (int)ldb,
                             0.0f, y, (int)j->P);
             }
-            for (int64_t m = 0; m < mg; m++) {
-                int64_t mm = gi * mg + m;
-                float *ym = y + m * j->P;
-                epi_scale_row(ym, ym, nc, q->bias ? q->bias[mm] : 0, q->oscale[mm], q);
-            }
+            epi_scale_rows(y, j->P, y, j->P, mg, nc, gi * mg, q);
         } else {
             double *col = kernel_scratch(SCRATCH_Q_BLOCK, sizeof(double) * (size_t)(j->K * nc));
             double *acc = kernel_scratch(SCRATCH_Q_ACC, sizeof(double) * (size_t)(mg * nc));
@@ -348,16 +343,22 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
         /* the fp32 AVX-512 plane kernel with bias 0: its fused multiply-adds
          * of integers stay exact (255 * sum|w| < 2^24), in any order */
         float *ph = kernel_scratch(SCRATCH_Q_ACC, sizeof(float) * dw512_scratch_floats(&d));
-        for (int64_t t = t0; t < t1; t++) {
+        /* the epilogue once per run of up to DW_EPI_PLANES planes of one
+         * batch item (its outputs still in cache), not once per plane */
+        enum { DW_EPI_PLANES = 32 };
+        for (int64_t t = t0, first = t0; t < t1; t++) {
             int64_t m = t % c->M;
-            float *y = j->y + t * j->P;
             const float *x = j->x + t * HW;
             if (plane) {
                 quant_q8_centered(x, plane, HW, &q->in);
                 x = plane;
             }
-            dw512_plane(&d, x, q->wf + m * c->KH * c->KW, 0.0f, NULL, y, ph);
-            epi_scale_row(y, y, j->P, q->bias ? q->bias[m] : 0, q->oscale[m], q);
+            dw512_plane(&d, x, q->wf + m * c->KH * c->KW, 0.0f, NULL, j->y + t * j->P, ph);
+            if (t + 1 == t1 || m + 1 == c->M || t + 1 - first == DW_EPI_PLANES) {
+                float *y = j->y + first * j->P;
+                epi_scale_rows(y, j->P, y, j->P, t + 1 - first, j->P, first % c->M, q);
+                first = t + 1;
+            }
         }
         return;
     }
@@ -761,18 +762,17 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
                 vtile(q->wq_k, q->wq + i * q->wq_k, brow, j0, zc, acc + i * j->ncp + j0,
                       j->ncp, nr);
             }
-        float *yn = j->y + ni * c->M * c->OH * OW;
-        for (int64_t m = m0; m < m1; m++) {
-            float *ym = yn + (m * c->OH + oh0) * OW;
-            const float *am = acc + m * j->ncp;
-            if (j->Wp != OW) { /* the kept columns first */
-                for (int64_t r = 0; r < nrow; r++)
-                    for (int64_t ow = 0; ow < OW; ow++)
-                        ym[r * OW + ow] = am[r * j->Wp + ow];
-                am = ym;
-            }
-            epi_scale_row(am, ym, nrow * OW, q->bias ? q->bias[m] : 0, q->oscale[m], q);
+        float *ym = j->y + (ni * c->M + m0) * c->OH * OW + oh0 * OW;
+        const int64_t ldy = c->OH * OW;
+        if (j->Wp == OW) { /* no dropped columns: straight from the sums */
+            epi_scale_rows(acc + m0 * j->ncp, j->ncp, ym, ldy, m1 - m0, nrow * OW, m0, q);
+            continue;
         }
+        for (int64_t m = m0; m < m1; m++) /* the kept columns first */
+            for (int64_t r = 0; r < nrow; r++)
+                for (int64_t ow = 0; ow < OW; ow++)
+                    ym[(m - m0) * ldy + r * OW + ow] = acc[m * j->ncp + r * j->Wp + ow];
+        epi_scale_rows(ym, ldy, ym, ldy, m1 - m0, nrow * OW, m0, q);
     }
 #else
     (void)arg, (void)t0, (void)t1;

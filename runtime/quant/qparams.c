@@ -275,17 +275,22 @@ typedef struct grid512 {
     __m512 vbf, vc;
 } grid512;
 
-/* The constants for one row; 0 where the bound above does not hold. */
-Q512 static inline int grid512_init(grid512 *g, double bias, double sc, const qparam_t *p,
-                                    int qlo, int qhi)
+/* The constants of the output grid, set once for many rows. */
+Q512 static inline void grid512_tensor(grid512 *g, const qparam_t *p, int qlo, int qhi)
+{
+    q512_init(&g->k, p->scale, (float)p->zp);
+    q512_bounds(&g->k, qlo, qhi, (float)p->zp);
+}
+
+/* The constants of one row (bias, scale); 0 where the bound above does not
+ * hold. */
+Q512 static inline int grid512_row(grid512 *g, double bias, double sc, const qparam_t *p)
 {
     const double tiny = 0x1p-100;
     float bf = (float)bias, cf = (float)(sc / p->scale);
     if ((double)bf != bias || !(sc >= tiny && sc <= 0x1p40) || !(p->scale >= tiny) ||
         !(cf >= 0x1p-100f && cf <= 0x1p60f))
         return 0;
-    q512_init(&g->k, p->scale, (float)p->zp);
-    q512_bounds(&g->k, qlo, qhi, (float)p->zp);
     g->vb = _mm512_set1_pd(bias), g->vsc = _mm512_set1_pd(sc);
     g->vbf = _mm512_set1_ps(bf), g->vc = _mm512_set1_ps(cf);
     return 1;
@@ -326,28 +331,104 @@ Q512 static inline __m512 grid512_out(const grid512 *g, __m512 v, const lut512 *
     return q512_out(grid512_centred(g, v), &g->k, tab, off);
 }
 
-/* Rows of a few vectors are common (a depthwise plane of 3 x 96, a 1x1 conv's
- * block): the tail is one masked vector, not a scalar loop. */
-Q512 static int scale_row_512_grid(const float *x, float *y, int64_t n, double bias, double sc,
-                                   const qparam_t *p, const float *lut, int qlo, int qhi)
+/* The CPU's AVX-512 subsets this file uses: bit 0 F and DQ, bit 1 also BW and
+ * VBMI. Probed once; relaxed atomics: threads may race to set it. */
+static int cpu_512(void)
+{
+    static int have = -1;
+    int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
+    if (h < 0) {
+        h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+        if (h && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi"))
+            h |= 2;
+        __atomic_store_n(&have, h, __ATOMIC_RELAXED);
+    }
+    return h;
+}
+
+static int have_vbmi(void)
+{
+    return cpu_512() >> 1;
+}
+
+/* Rows of sums to outputs: row r reads x + r * ldx, writes y + r * ldy, with
+ * bias[r] (bias_i or bias_d, or 0) and scale[r]. Many short rows are common
+ * (the planes of a depthwise conv, a 1x1 conv's channels over a block, a
+ * squeeze-excite conv's one value per channel): the output grid's and the
+ * table's constants are set once, not per row. */
+typedef struct rows512 {
+    const float *x;
+    float *y;
+    int64_t ldx, ldy, rows, n;
+    const int32_t *bias_i;
+    const double *bias_d, *scale;
+    const qparam_t *p;
+    int qlo, qhi;
+} rows512;
+
+static inline double rows_bias(const rows512 *r, int64_t i)
+{
+    return r->bias_i ? (double)r->bias_i[i] : r->bias_d ? r->bias_d[i] : 0.0;
+}
+
+/* One row by the exact double path (any output, or none). */
+Q512 static void row_512_exact(const float *x, float *y, int64_t n, double bias, double sc,
+                               const qparam_t *p, const float *lut, int qlo, int qhi)
+{
+    q512c k;
+    const float s = p ? p->scale : 1.0f, zpf = p ? (float)p->zp : 0.0f;
+    const __m512d vb = _mm512_set1_pd(bias), vsc = _mm512_set1_pd(sc);
+    q512_init(&k, s, zpf);
+    q512_bounds(&k, qlo, qhi, zpf);
+    lut512 tab;
+    const __m512i off = _mm512_set1_epi32(p ? p->zp + 128 : 0);
+    if (lut)
+        lut512_load(&tab, lut);
+    int64_t i = 0;
+
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = scale16_exact(_mm512_loadu_ps(x + i), vb, vsc);
+        if (p)
+            v = q512_out(q512_centered(v, &k), &k, lut ? &tab : NULL, off);
+        _mm512_storeu_ps(y + i, v);
+    }
+    for (; i < n; i++) {
+        float v = (float)(((double)x[i] + bias) * sc);
+        if (p)
+            v = q8_centered_in(v, s, zpf, qlo, qhi);
+        y[i] = !p ? v : lut ? lut[(int32_t)v + p->zp + 128] : v * s;
+    }
+}
+
+/* With an output grid and a float table or none; the tail of a row is one
+ * masked vector. */
+Q512 static void rows_512_grid(const rows512 *r, const float *lut)
 {
     grid512 g;
-    if (!grid512_init(&g, bias, sc, p, qlo, qhi))
-        return 0;
+    grid512_tensor(&g, r->p, r->qlo, r->qhi);
     lut512 tab;
-    const __m512i off = _mm512_set1_epi32(p->zp + 128);
+    const __m512i off = _mm512_set1_epi32(r->p->zp + 128);
     if (lut)
         lut512_load(&tab, lut);
     const lut512 *tp = lut ? &tab : NULL;
-    int64_t i = 0;
+    const int64_t n = r->n;
+    const __mmask16 m = (__mmask16)((1u << (n % 16)) - 1);
 
-    for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(y + i, grid512_out(&g, _mm512_loadu_ps(x + i), tp, off));
-    if (i < n) {
-        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-        _mm512_mask_storeu_ps(y + i, m, grid512_out(&g, _mm512_maskz_loadu_ps(m, x + i), tp, off));
+    for (int64_t row = 0; row < r->rows; row++) {
+        const float *x = r->x + row * r->ldx;
+        float *y = r->y + row * r->ldy;
+        double bias = rows_bias(r, row);
+        if (!grid512_row(&g, bias, r->scale[row], r->p)) {
+            row_512_exact(x, y, n, bias, r->scale[row], r->p, lut, r->qlo, r->qhi);
+            continue;
+        }
+        int64_t i = 0;
+        for (; i + 16 <= n; i += 16)
+            _mm512_storeu_ps(y + i, grid512_out(&g, _mm512_loadu_ps(x + i), tp, off));
+        if (i < n)
+            _mm512_mask_storeu_ps(y + i, m,
+                                  grid512_out(&g, _mm512_maskz_loadu_ps(m, x + i), tp, off));
     }
-    return 1;
 }
 
 /* The same with a chain's table as bytes: the entry at q + 128 by two byte
@@ -372,81 +453,32 @@ QVBMI static inline __m512 lut8_out(const grid512 *g, const lut8c *l, __m512 v)
     return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(b, l->zq)), l->vs);
 }
 
-QVBMI static int scale_row_512_grid8(const float *x, float *y, int64_t n, double bias,
-                                     double sc, const qparam_t *p, const quant_lut8 *t, int qlo,
-                                     int qhi)
+QVBMI static void rows_512_grid8(const rows512 *r, const float *lut, const quant_lut8 *t)
 {
     grid512 g;
-    if (!grid512_init(&g, bias, sc, p, qlo, qhi))
-        return 0;
+    grid512_tensor(&g, r->p, r->qlo, r->qhi);
     lut8c l = {
         .t0 = _mm512_loadu_si512(t->q), .t1 = _mm512_loadu_si512(t->q + 64),
         .t2 = _mm512_loadu_si512(t->q + 128), .t3 = _mm512_loadu_si512(t->q + 192),
-        .off = _mm512_set1_epi32(p->zp + 128), .top = _mm512_set1_epi8((char)0x80),
+        .off = _mm512_set1_epi32(r->p->zp + 128), .top = _mm512_set1_epi8((char)0x80),
         .zq = _mm512_set1_epi32(t->grid.zp + 128), .vs = _mm512_set1_ps(t->grid.scale),
     };
-    int64_t i = 0;
+    const int64_t n = r->n;
+    const __mmask16 m = (__mmask16)((1u << (n % 16)) - 1);
 
-    for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(y + i, lut8_out(&g, &l, _mm512_loadu_ps(x + i)));
-    if (i < n) {
-        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-        _mm512_mask_storeu_ps(y + i, m, lut8_out(&g, &l, _mm512_maskz_loadu_ps(m, x + i)));
-    }
-    return 1;
-}
-
-/* The CPU's AVX-512 subsets this file uses: bit 0 F and DQ, bit 1 also BW and
- * VBMI. Probed once; relaxed atomics: threads may race to set it. */
-static int cpu_512(void)
-{
-    static int have = -1;
-    int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
-    if (h < 0) {
-        h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-        if (h && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi"))
-            h |= 2;
-        __atomic_store_n(&have, h, __ATOMIC_RELAXED);
-    }
-    return h;
-}
-
-static int have_vbmi(void)
-{
-    return cpu_512() >> 1;
-}
-
-Q512 static void scale_row_512(const float *x, float *y, int64_t n, double bias, double sc,
-                               const qparam_t *p, const float *lut, const quant_lut8 *lut8,
-                               int qlo, int qhi)
-{
-    if (p && lut && lut8 && have_vbmi() &&
-        scale_row_512_grid8(x, y, n, bias, sc, p, lut8, qlo, qhi))
-        return;
-    if (p && scale_row_512_grid(x, y, n, bias, sc, p, lut, qlo, qhi))
-        return;
-    q512c k;
-    const float s = p ? p->scale : 1.0f, zpf = p ? (float)p->zp : 0.0f;
-    const __m512d vb = _mm512_set1_pd(bias), vsc = _mm512_set1_pd(sc);
-    q512_init(&k, s, zpf);
-    q512_bounds(&k, qlo, qhi, zpf);
-    lut512 tab;
-    const __m512i off = _mm512_set1_epi32(p ? p->zp + 128 : 0);
-    if (lut)
-        lut512_load(&tab, lut);
-    int64_t i = 0;
-
-    for (; i + 16 <= n; i += 16) {
-        __m512 v = scale16_exact(_mm512_loadu_ps(x + i), vb, vsc);
-        if (p)
-            v = q512_out(q512_centered(v, &k), &k, lut ? &tab : NULL, off);
-        _mm512_storeu_ps(y + i, v);
-    }
-    for (; i < n; i++) {
-        float v = (float)(((double)x[i] + bias) * sc);
-        if (p)
-            v = q8_centered_in(v, s, zpf, qlo, qhi);
-        y[i] = !p ? v : lut ? lut[(int32_t)v + p->zp + 128] : v * s;
+    for (int64_t row = 0; row < r->rows; row++) {
+        const float *x = r->x + row * r->ldx;
+        float *y = r->y + row * r->ldy;
+        double bias = rows_bias(r, row);
+        if (!grid512_row(&g, bias, r->scale[row], r->p)) {
+            row_512_exact(x, y, n, bias, r->scale[row], r->p, lut, r->qlo, r->qhi);
+            continue;
+        }
+        int64_t i = 0;
+        for (; i + 16 <= n; i += 16)
+            _mm512_storeu_ps(y + i, lut8_out(&g, &l, _mm512_loadu_ps(x + i)));
+        if (i < n)
+            _mm512_mask_storeu_ps(y + i, m, lut8_out(&g, &l, _mm512_maskz_loadu_ps(m, x + i)));
     }
 }
 
@@ -605,33 +637,63 @@ static void q8c(const float *x, float *out, int64_t n, const qparam_t *p, int de
     q8c_generic(x, out, n, s, zpf, deq);
 }
 
-void quant_epilogue_row(const float *x, float *y, int64_t n, double bias, double s,
-                        const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
-                        int qhi)
+/* The rows of r with out (p, may be NULL), a float table or its bytes. */
+static void rows_run(const rows512 *r, const float *lut, const quant_lut8 *lut8)
 {
-    qlo = qlo < -128 ? -128 : qlo;
-    qhi = qhi > 127 ? 127 : qhi;
+    const qparam_t *out = r->p;
 #ifdef Q8C_512
     if (have_512() && (!out || isfinite(1.0f / out->scale))) {
-        scale_row_512(x, y, n, bias, s, out, out ? lut : NULL, out ? lut8 : NULL, qlo, qhi);
+        if (out && lut && lut8 && have_vbmi())
+            rows_512_grid8(r, lut, lut8);
+        else if (out)
+            rows_512_grid(r, lut);
+        else
+            for (int64_t k = 0; k < r->rows; k++)
+                row_512_exact(r->x + k * r->ldx, r->y + k * r->ldy, r->n, rows_bias(r, k),
+                              r->scale[k], NULL, NULL, -128, 127);
         return;
     }
 #else
     (void)lut8;
 #endif
-    for (int64_t k = 0; k < n; k++)
-        y[k] = (float)(((double)x[k] + bias) * s);
-    if (!out)
-        return;
-    if (!lut && qlo == -128 && qhi == 127) { /* vectorised */
-        quant_qdq(y, n, out);
-        return;
+    for (int64_t row = 0; row < r->rows; row++) {
+        const float *x = r->x + row * r->ldx;
+        float *y = r->y + row * r->ldy;
+        double bias = rows_bias(r, row), s = r->scale[row];
+        for (int64_t k = 0; k < r->n; k++)
+            y[k] = (float)(((double)x[k] + bias) * s);
+        if (!out)
+            continue;
+        if (!lut && r->qlo == -128 && r->qhi == 127) { /* vectorised */
+            quant_qdq(y, r->n, out);
+            continue;
+        }
+        for (int64_t k = 0; k < r->n; k++) {
+            int q = quant_q8(y[k], out);
+            q = q < r->qlo ? r->qlo : q > r->qhi ? r->qhi : q;
+            y[k] = lut ? lut[q + 128] : quant_dq8((int8_t)q, out);
+        }
     }
-    for (int64_t k = 0; k < n; k++) {
-        int q = quant_q8(y[k], out);
-        q = q < qlo ? qlo : q > qhi ? qhi : q;
-        y[k] = lut ? lut[q + 128] : quant_dq8((int8_t)q, out);
-    }
+}
+
+void quant_epilogue_rows(const float *x, int64_t ldx, float *y, int64_t ldy, int64_t rows,
+                         int64_t n, const int32_t *bias, const double *scale,
+                         const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
+                         int qhi)
+{
+    rows512 r = {.x = x, .y = y, .ldx = ldx, .ldy = ldy, .rows = rows, .n = n, .bias_i = bias,
+                 .scale = scale, .p = out, .qlo = qlo < -128 ? -128 : qlo,
+                 .qhi = qhi > 127 ? 127 : qhi};
+    rows_run(&r, out ? lut : NULL, out ? lut8 : NULL);
+}
+
+void quant_epilogue_row(const float *x, float *y, int64_t n, double bias, double s,
+                        const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
+                        int qhi)
+{
+    rows512 r = {.x = x, .y = y, .rows = 1, .n = n, .bias_d = &bias, .scale = &s, .p = out,
+                 .qlo = qlo < -128 ? -128 : qlo, .qhi = qhi > 127 ? 127 : qhi};
+    rows_run(&r, out ? lut : NULL, out ? lut8 : NULL);
 }
 
 void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qparam_t *out,

@@ -125,6 +125,13 @@ void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qpara
 void quant_epilogue_row(const float *x, float *y, int64_t n, double bias, double s,
                         const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
                         int qhi);
+/* The same on rows of n: row r from x + r * ldx to y + r * ldy, with
+ * bias[r] (bias NULL: 0) and scale[r]; the constants of out and the tables
+ * are set once for all rows. */
+void quant_epilogue_rows(const float *x, int64_t ldx, float *y, int64_t ldy, int64_t rows,
+                         int64_t n, const int32_t *bias, const double *scale,
+                         const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
+                         int qhi);
 /* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
 /* y = quantize-dequantize by p of: a op b (QEW_ADD .. QEW_DIV, one IEEE

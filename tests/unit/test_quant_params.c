@@ -294,6 +294,46 @@ int main(void)
               cases);
     }
 
+    /* quant_epilogue_rows (many rows, the grid's and the tables' constants
+     * set once) equals quant_epilogue_row row by row, bit for bit: strided
+     * rows of lengths with and without a tail, one bias per row (one a float
+     * cannot hold: that row takes the double path), no table, a float
+     * table, its bytes, a clamp, no output grid. */
+    {
+        enum { ROWS = 7, LDX = 53, LDY = 61 };
+        static float x[ROWS * LDX], y[ROWS * LDY], want[ROWS * LDY], lut[256];
+        const int32_t bias[ROWS] = {0, -12345, 777, 16777217, -3, 40000, 9};
+        double sc[ROWS];
+        quant_lut8 t8;
+        const qparam_t po = {0, 0, 0.173f, -9}, pg = {0, 0, 0.02f, 5};
+        int bad = 0;
+        uint32_t s = 4321;
+        for (int k = 0; k < 256; k++)
+            lut[k] = quant_dq8((int8_t)((k * 37 + 11) % 256 - 128), &pg);
+        CHECK(quant_lut8_make(lut, &pg, &t8), "the rows' table refused");
+        for (int r = 0; r < ROWS; r++)
+            sc[r] = 0.0011 * (r + 1);
+        for (int i = 0; i < ROWS * LDX; i++) {
+            s = s * 1664525u + 1013904223u;
+            x[i] = (float)((int)(s >> 12) % 40000 - 20000);
+        }
+        for (int n = 1; n <= LDX; n += 13)
+            for (int mode = 0; mode < 5; mode++) {
+                const qparam_t *out = mode == 4 ? NULL : &po;
+                const float *l = mode == 1 || mode == 2 ? lut : NULL;
+                const quant_lut8 *l8 = mode == 2 ? &t8 : NULL;
+                int qlo = mode == 3 ? -9 : -128, qhi = mode == 3 ? 60 : 127;
+                memset(y, 0, sizeof(y));
+                memset(want, 0, sizeof(want));
+                quant_epilogue_rows(x, LDX, y, LDY, ROWS, n, bias, sc, out, l, l8, qlo, qhi);
+                for (int r = 0; r < ROWS; r++)
+                    quant_epilogue_row(x + r * LDX, want + r * LDY, n, bias[r], sc[r], out, l,
+                                       l8, qlo, qhi);
+                bad += memcmp(y, want, sizeof(y)) != 0;
+            }
+        CHECK(bad == 0, "%d cases where quant_epilogue_rows differs from row by row", bad);
+    }
+
     /* Constant zero: scale 1, zp -128 + 0 */
     quant_param_from_range(0, 0, &p);
     CHECK(p.scale == 1.0f && quant_dq8(quant_q8(0, &p), &p) == 0, "zero range");
