@@ -334,7 +334,6 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
     const conv_geom *c = j->c;
     const quant_node *q = j->q;
     const int64_t HW = c->H * c->W;
-    float *plane = j->raw ? kernel_scratch(SCRATCH_Q_BLOCK, sizeof(float) * (size_t)HW) : NULL;
     dw512_geom d = {
         .IH = c->H, .IW = c->W, .OH = c->OH, .OW = c->OW, .KH = c->KH, .KW = c->KW,
         .sy = c->sh, .sx = c->sw, .dy = c->dh, .dx = c->dw, .pt = c->pt, .pl = c->pl,
@@ -343,26 +342,33 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
         /* the fp32 AVX-512 plane kernel with bias 0: its fused multiply-adds
          * of integers stay exact (255 * sum|w| < 2^24), in any order */
         float *ph = kernel_scratch(SCRATCH_Q_ACC, sizeof(float) * dw512_scratch_floats(&d));
-        /* the epilogue once per run of up to DW_EPI_PLANES planes of one
-         * batch item (its outputs still in cache), not once per plane */
-        enum { DW_EPI_PLANES = 32 };
-        for (int64_t t = t0, first = t0; t < t1; t++) {
-            int64_t m = t % c->M;
+        /* runs of planes of one batch item (up to 32, and 64 KB of input):
+         * centred in one call, then the epilogue in one call while the
+         * outputs are in cache (per plane, the calls' set-up showed on small
+         * planes such as PP-OCR's 2 x 96) */
+        int64_t run = 16384 / (HW ? HW : 1);
+        run = run < 1 ? 1 : run > 32 ? 32 : run;
+        float *cen = j->raw ? kernel_scratch(SCRATCH_Q_BLOCK, sizeof(float) * (size_t)(run * HW))
+                            : NULL;
+        for (int64_t t = t0, end; t < t1; t = end) {
+            int64_t m0 = t % c->M;
+            end = t + run < t1 ? t + run : t1;
+            end = end - t > c->M - m0 ? t + c->M - m0 : end;
             const float *x = j->x + t * HW;
-            if (plane) {
-                quant_q8_centered(x, plane, HW, &q->in);
-                x = plane;
+            if (cen) {
+                quant_q8_centered(x, cen, (end - t) * HW, &q->in);
+                x = cen;
             }
-            dw512_plane(&d, x, q->wf + m * c->KH * c->KW, 0.0f, NULL, j->y + t * j->P, ph);
-            if (t + 1 == t1 || m + 1 == c->M || t + 1 - first == DW_EPI_PLANES) {
-                float *y = j->y + first * j->P;
-                epi_scale_rows(y, j->P, y, j->P, t + 1 - first, j->P, first % c->M, q);
-                first = t + 1;
-            }
+            for (int64_t k = 0; k < end - t; k++)
+                dw512_plane(&d, x + k * HW, q->wf + (m0 + k) * c->KH * c->KW, 0.0f, NULL,
+                            j->y + (t + k) * j->P, ph);
+            float *y = j->y + t * j->P;
+            epi_scale_rows(y, j->P, y, j->P, end - t, j->P, m0, q);
         }
         return;
     }
     float *acc = kernel_scratch(SCRATCH_Q_ACC, sizeof(float) * (size_t)(c->OW ? c->OW : 1));
+    float *plane = j->raw ? kernel_scratch(SCRATCH_Q_BLOCK, sizeof(float) * (size_t)HW) : NULL;
 
     for (int64_t t = t0; t < t1; t++) {
         int64_t m = t % c->M;

@@ -63,15 +63,17 @@ static void set_ints(node_t *n, const char *name, int cnt, const int64_t *v)
     memcpy(a->ints, v, sizeof(int64_t) * (size_t)cnt);
 }
 
-/* One Conv: X [1, C, H, W] (values in [-1, 2]), W [M, C/G, K, K] (every weight
+/* One Conv: X [N, C, H, W] (values in [-1, 2]), W [M, C/G, K, K] (every weight
  * +-0.5 when `big`, so that 255 * sum|w| >= 2^24 and the double GEMM runs),
- * bias, pads p, stride st, group G; the int8 kernel vs the oracle. */
-static void conv_case_d(int C, int M, int G, int H, int W, int K, int st, int p, int big, int dl)
+ * bias, pads p, stride st, group G, dilation dl; the int8 kernel vs the
+ * oracle. */
+static void conv_case_nd(int N, int C, int M, int G, int H, int W, int K, int st, int p, int big,
+                         int dl)
 {
     char err[512];
     int OH = (H + 2 * p - dl * (K - 1) - 1) / st + 1;
     int OW = (W + 2 * p - dl * (K - 1) - 1) / st + 1, cg = C / G, mg = M / G;
-    int nx = C * H * W, nw = M * cg * K * K;
+    int nx = N * C * H * W, nw = M * cg * K * K;
     float *x = malloc(sizeof(float) * (size_t)nx), *w = malloc(sizeof(float) * (size_t)nw);
     float *b = malloc(sizeof(float) * (size_t)M);
     for (int i = 0; i < nx; i++)
@@ -83,7 +85,7 @@ static void conv_case_d(int C, int M, int G, int H, int W, int K, int st, int p,
         b[m] = (float)(0.37 - 0.29 * m);
 
     graph_t *g = graph_new();
-    int64_t xd[4] = {1, C, H, W}, wd[4] = {M, cg, K, K}, bd[1] = {M};
+    int64_t xd[4] = {N, C, H, W}, wd[4] = {M, cg, K, K}, bd[1] = {M};
     int xi = add_input(g, xd);
     int wi = add_const(g, "w", 4, wd, w), bi = add_const(g, "b", 1, bd, b);
     int yi = graph_add_tensor(g, "y");
@@ -123,6 +125,7 @@ static void conv_case_d(int C, int M, int G, int H, int W, int K, int st, int p,
 
     /* Oracle. */
     double maxerr = 0;
+    for (int n = 0; n < N; n++)
     for (int m = 0; m < M; m++) {
         double s = (double)act[xi].scale * wp[m].scale;
         int64_t bq = llround(b[m] / s);
@@ -137,11 +140,12 @@ static void conv_case_d(int C, int M, int G, int H, int W, int K, int st, int p,
                             if (ih < 0 || ih >= H || iw < 0 || iw >= W)
                                 continue;
                             int c = grp * cg + ci;
-                            int xq = quant_q8(x[(c * H + ih) * W + iw], &act[xi]) - act[xi].zp;
+                            int xq = quant_q8(x[((n * C + c) * H + ih) * W + iw], &act[xi]) -
+                                     act[xi].zp;
                             int wq = quant_q8(w[((m * cg + ci) * K + kh) * K + kw], &wp[m]);
                             acc += (int64_t)xq * wq;
                         }
-                double want = (double)acc * s, got = y[(m * OH + oh) * OW + ow];
+                double want = (double)acc * s, got = y[((n * M + m) * OH + oh) * OW + ow];
                 double e = fabs(want - got) / (fabs(want) > 1 ? fabs(want) : 1);
                 if (e > maxerr)
                     maxerr = e;
@@ -158,6 +162,11 @@ static void conv_case_d(int C, int M, int G, int H, int W, int K, int st, int p,
     free(x);
     free(w);
     free(b);
+}
+
+static void conv_case_d(int C, int M, int G, int H, int W, int K, int st, int p, int big, int dl)
+{
+    conv_case_nd(1, C, M, G, H, W, K, st, p, big, dl);
 }
 
 static void conv_case(int C, int M, int G, int H, int W, int K, int st, int p, int big)
@@ -397,6 +406,10 @@ int main(void)
     conv_case(5, 4, 1, 11, 13, 5, 2, 2, 0);    /* 5x5 stride 2 */
     conv_case(64, 2, 1, 6, 5, 3, 1, 1, 1);     /* 255 * sum|w| >= 2^24: double GEMM */
     conv_case(48, 48, 48, 40, 40, 3, 1, 1, 0); /* a real depthwise size, 2 threads */
+    /* depthwise on small planes in runs (up to 32 per call): two batch items,
+     * runs that must stop at the second item's first channel */
+    conv_case_nd(2, 40, 40, 40, 3, 96, 5, 1, 2, 0, 1);
+    conv_case_nd(3, 7, 7, 7, 2, 9, 3, 1, 1, 0, 1);
     conv_case_d(6, 8, 1, 13, 17, 3, 1, 2, 0, 2); /* dilation 2, stride 1 (padded-row im2col) */
     conv_case_d(6, 8, 2, 13, 17, 3, 2, 1, 0, 2); /* dilation 2, stride 2 */
     conv_case(16, 32, 1, 40, 56, 3, 1, 1, 0);  /* several column blocks, 2 threads */
