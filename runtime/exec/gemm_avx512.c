@@ -479,11 +479,16 @@ T512 static void dw_plane512(const dw512_geom *d, const float *x, const float *w
     const int64_t hp = (rs - 1) * d->sy + span;
     const int64_t ntap = d->KH * d->KW;
     int64_t toff[DW_MAXTAPS];
-    for (int64_t ky = 0; ky < d->KH; ky++)
-        for (int64_t kx = 0; kx < d->KW; kx++) {
-            int64_t c = kx * d->dx;
-            toff[ky * d->KW + kx] = ((c % d->sx) * hp + ky * d->dy) * wph + c / d->sx;
-        }
+    /* column kx * dx is phase (kx * dx) % sx, column (kx * dx) / sx of it,
+     * stepped without a division (one per tap cost more than a small plane's
+     * multiply-adds) */
+    for (int64_t kx = 0, ph0 = 0, col = 0; kx < d->KW; kx++) {
+        for (int64_t ky = 0; ky < d->KH; ky++)
+            toff[ky * d->KW + kx] = (ph0 * hp + ky * d->dy) * wph + col;
+        for (int64_t k = 0; k < d->dx; k++)
+            if (++ph0 == d->sx)
+                ph0 = 0, col++;
+    }
     const __m512 bv = _mm512_set1_ps(bias);
     const int64_t OW = d->OW, nc = (OW + 15) / 16;
     const __mmask16 tail = OW % 16 ? (__mmask16)((1u << (OW % 16)) - 1) : 0xFFFF;
