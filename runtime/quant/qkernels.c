@@ -631,11 +631,12 @@ static int have_vnni(void)
     do {                                                                         \
         if (r < nr) {                                                            \
             __m512i z_ = _mm512_set1_epi32(zc[r]);                               \
-            _mm512_storeu_ps(c + r * ldc, _mm512_cvtepi32_ps(_mm512_sub_epi32(c##r##0, z_))); \
-            _mm512_storeu_ps(c + r * ldc + 16,                                   \
-                             _mm512_cvtepi32_ps(_mm512_sub_epi32(c##r##1, z_))); \
-            _mm512_storeu_ps(c + r * ldc + 32,                                   \
-                             _mm512_cvtepi32_ps(_mm512_sub_epi32(c##r##2, z_))); \
+            _mm512_storeu_ps(c + r * ldc, _mm512_cvtepi32_ps(                    \
+                                              _mm512_sub_epi32(c##r##0, z_)));   \
+            _mm512_storeu_ps(c + r * ldc + 16, _mm512_cvtepi32_ps(               \
+                                                   _mm512_sub_epi32(c##r##1, z_))); \
+            _mm512_storeu_ps(c + r * ldc + 32, _mm512_cvtepi32_ps(               \
+                                                   _mm512_sub_epi32(c##r##2, z_))); \
         }                                                                        \
     } while (0)
 

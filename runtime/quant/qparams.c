@@ -47,6 +47,26 @@ float quant_dq8(int8_t q, const qparam_t *p)
     return (float)(q - p->zp) * p->scale;
 }
 
+/* Rows of sums to outputs: row r reads x + r * ldx, writes y + r * ldy, with
+ * bias[r] (bias_i or bias_d, or 0) and scale[r]. Many short rows are common
+ * (the planes of a depthwise conv, a 1x1 conv's channels over a block, a
+ * squeeze-excite conv's one value per channel): the output grid's and the
+ * table's constants are set once, not per row. */
+typedef struct epi_rows {
+    const float *x;
+    float *y;
+    int64_t ldx, ldy, rows, n;
+    const int32_t *bias_i;
+    const double *bias_d, *scale;
+    const qparam_t *p;
+    int qlo, qhi;
+} epi_rows;
+
+static inline double rows_bias(const epi_rows *r, int64_t i)
+{
+    return r->bias_i ? (double)r->bias_i[i] : r->bias_d ? r->bias_d[i] : 0.0;
+}
+
 /* quant_q8 value by value, minus zp, as float, in a form that vectorises:
  * the same IEEE division x / scale, then round-half-away as
  * trunc(y + copysign(0.5 - 2^-25, y)), which equals roundf(y) for every float
@@ -73,13 +93,6 @@ static inline float q8_centered(float x, float s, float zpf)
     r = r < -128.0f ? -128.0f : r;
     r = r > 127.0f ? 127.0f : r;
     return r - zpf;
-}
-
-/* q8_centered with q clamped to [qlo, qhi] (within [-128, 127]). */
-static inline float q8_centered_in(float x, float s, float zpf, int qlo, int qhi)
-{
-    float c = q8_centered(x, s, zpf), lo = (float)qlo - zpf, hi = (float)qhi - zpf;
-    return c < lo ? lo : c > hi ? hi : c;
 }
 
 /* The same on QV lanes, written with vector types: GCC does not vectorise the
@@ -296,14 +309,22 @@ Q512 static inline int grid512_row(grid512 *g, double bias, double sc, const qpa
     return 1;
 }
 
+/* t of 16 sums and its distance d to the nearest integer; 0 when a lane is
+ * near a half (the vector then takes the exact path). */
+Q512 static inline int grid512_t(const grid512 *g, __m512 v, __m512 *t, __m512 *d)
+{
+    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    *t = _mm512_mul_ps(_mm512_add_ps(v, g->vbf), g->vc);
+    *d = _mm512_reduce_ps(*t, rn);
+    __m512i ad = _mm512_and_epi32(_mm512_castps_si512(*d), g->k.absm);
+    return !_mm512_cmp_ps_mask(_mm512_castsi512_ps(ad), g->k.lim, _CMP_GT_OQ);
+}
+
 /* q - zp of 16 sums, clamped (-0 where t is -0: the outputs drop the sign). */
 Q512 static inline __m512 grid512_centred(const grid512 *g, __m512 v)
 {
-    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    __m512 t = _mm512_mul_ps(_mm512_add_ps(v, g->vbf), g->vc);
-    __m512 d = _mm512_reduce_ps(t, rn);
-    __m512i ad = _mm512_and_epi32(_mm512_castps_si512(d), g->k.absm);
-    if (!_mm512_cmp_ps_mask(_mm512_castsi512_ps(ad), g->k.lim, _CMP_GT_OQ))
+    __m512 t, d;
+    if (grid512_t(g, v, &t, &d))
         return _mm512_min_ps(_mm512_max_ps(_mm512_sub_ps(t, d), g->k.lo), g->k.hi);
     return q512_centered(scale16_exact(v, g->vb, g->vsc), &g->k);
 }
@@ -312,12 +333,8 @@ Q512 static inline __m512 grid512_centred(const grid512 *g, __m512 v)
  * is the same as after (the bounds are integers); NaN takes lo as above. */
 Q512 static inline __m512i grid512_index(const grid512 *g, __m512 v, __m512i off)
 {
-    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    __m512 t = _mm512_mul_ps(_mm512_add_ps(v, g->vbf), g->vc);
-    __m512 d = _mm512_reduce_ps(t, rn);
-    __m512i ad = _mm512_and_epi32(_mm512_castps_si512(d), g->k.absm);
-    __m512 c;
-    if (!_mm512_cmp_ps_mask(_mm512_castsi512_ps(ad), g->k.lim, _CMP_GT_OQ))
+    __m512 t, d, c;
+    if (grid512_t(g, v, &t, &d))
         c = _mm512_min_ps(_mm512_max_ps(t, g->k.lo), g->k.hi);
     else
         c = q512_centered(scale16_exact(v, g->vb, g->vsc), &g->k);
@@ -351,24 +368,11 @@ static int have_vbmi(void)
     return cpu_512() >> 1;
 }
 
-/* Rows of sums to outputs: row r reads x + r * ldx, writes y + r * ldy, with
- * bias[r] (bias_i or bias_d, or 0) and scale[r]. Many short rows are common
- * (the planes of a depthwise conv, a 1x1 conv's channels over a block, a
- * squeeze-excite conv's one value per channel): the output grid's and the
- * table's constants are set once, not per row. */
-typedef struct rows512 {
-    const float *x;
-    float *y;
-    int64_t ldx, ldy, rows, n;
-    const int32_t *bias_i;
-    const double *bias_d, *scale;
-    const qparam_t *p;
-    int qlo, qhi;
-} rows512;
-
-static inline double rows_bias(const rows512 *r, int64_t i)
+/* q8_centered with q clamped to [qlo, qhi] (within [-128, 127]). */
+static inline float q8_centered_in(float x, float s, float zpf, int qlo, int qhi)
 {
-    return r->bias_i ? (double)r->bias_i[i] : r->bias_d ? r->bias_d[i] : 0.0;
+    float c = q8_centered(x, s, zpf), lo = (float)qlo - zpf, hi = (float)qhi - zpf;
+    return c < lo ? lo : c > hi ? hi : c;
 }
 
 /* One row by the exact double path (any output, or none). */
@@ -402,7 +406,7 @@ Q512 static void row_512_exact(const float *x, float *y, int64_t n, double bias,
 
 /* With an output grid and a float table or none; the tail of a row is one
  * masked vector. */
-Q512 static void rows_512_grid(const rows512 *r, const float *lut)
+Q512 static void rows_512_grid(const epi_rows *r, const float *lut)
 {
     grid512 g;
     grid512_tensor(&g, r->p, r->qlo, r->qhi);
@@ -453,7 +457,7 @@ QVBMI static inline __m512 lut8_out(const grid512 *g, const lut8c *l, __m512 v)
     return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(b, l->zq)), l->vs);
 }
 
-QVBMI static void rows_512_grid8(const rows512 *r, const float *lut, const quant_lut8 *t)
+QVBMI static void rows_512_grid8(const epi_rows *r, const float *lut, const quant_lut8 *t)
 {
     grid512 g;
     grid512_tensor(&g, r->p, r->qlo, r->qhi);
@@ -638,7 +642,7 @@ static void q8c(const float *x, float *out, int64_t n, const qparam_t *p, int de
 }
 
 /* The rows of r with out (p, may be NULL), a float table or its bytes. */
-static void rows_run(const rows512 *r, const float *lut, const quant_lut8 *lut8)
+static void rows_run(const epi_rows *r, const float *lut, const quant_lut8 *lut8)
 {
     const qparam_t *out = r->p;
 #ifdef Q8C_512
@@ -681,7 +685,7 @@ void quant_epilogue_rows(const float *x, int64_t ldx, float *y, int64_t ldy, int
                          const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
                          int qhi)
 {
-    rows512 r = {.x = x, .y = y, .ldx = ldx, .ldy = ldy, .rows = rows, .n = n, .bias_i = bias,
+    epi_rows r = {.x = x, .y = y, .ldx = ldx, .ldy = ldy, .rows = rows, .n = n, .bias_i = bias,
                  .scale = scale, .p = out, .qlo = qlo < -128 ? -128 : qlo,
                  .qhi = qhi > 127 ? 127 : qhi};
     rows_run(&r, out ? lut : NULL, out ? lut8 : NULL);
@@ -691,7 +695,7 @@ void quant_epilogue_row(const float *x, float *y, int64_t n, double bias, double
                         const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
                         int qhi)
 {
-    rows512 r = {.x = x, .y = y, .rows = 1, .n = n, .bias_d = &bias, .scale = &s, .p = out,
+    epi_rows r = {.x = x, .y = y, .rows = 1, .n = n, .bias_d = &bias, .scale = &s, .p = out,
                  .qlo = qlo < -128 ? -128 : qlo, .qhi = qhi > 127 ? 127 : qhi};
     rows_run(&r, out ? lut : NULL, out ? lut8 : NULL);
 }
