@@ -404,8 +404,34 @@ Q512 static void row_512_exact(const float *x, float *y, int64_t n, double bias,
     }
 }
 
-/* With an output grid and a float table or none; the tail of a row is one
- * masked vector. */
+/* Row row's constants into g; 0 when the grid's bound does not hold for it,
+ * the row then done by the exact path. */
+Q512 static inline int rows_512_row(const epi_rows *r, int64_t row, grid512 *g, const float *lut)
+{
+    double bias = rows_bias(r, row);
+    if (grid512_row(g, bias, r->scale[row], r->p))
+        return 1;
+    row_512_exact(r->x + row * r->ldx, r->y + row * r->ldy, r->n, bias, r->scale[row], r->p, lut,
+                  r->qlo, r->qhi);
+    return 0;
+}
+
+/* The rows of r (n, m, g and lut in scope), 16 outputs at a time by OUT(v),
+ * the tail of a row one masked vector. */
+#define ROWS_512(OUT)                                                                  \
+    for (int64_t row = 0; row < r->rows; row++) {                                      \
+        const float *x = r->x + row * r->ldx;                                          \
+        float *y = r->y + row * r->ldy;                                                \
+        if (!rows_512_row(r, row, &g, lut))                                            \
+            continue;                                                                  \
+        int64_t i = 0;                                                                 \
+        for (; i + 16 <= n; i += 16)                                                   \
+            _mm512_storeu_ps(y + i, OUT(_mm512_loadu_ps(x + i)));                      \
+        if (i < n)                                                                     \
+            _mm512_mask_storeu_ps(y + i, m, OUT(_mm512_maskz_loadu_ps(m, x + i)));     \
+    }
+
+/* With an output grid and a float table or none. */
 Q512 static void rows_512_grid(const epi_rows *r, const float *lut)
 {
     grid512 g;
@@ -418,21 +444,9 @@ Q512 static void rows_512_grid(const epi_rows *r, const float *lut)
     const int64_t n = r->n;
     const __mmask16 m = (__mmask16)((1u << (n % 16)) - 1);
 
-    for (int64_t row = 0; row < r->rows; row++) {
-        const float *x = r->x + row * r->ldx;
-        float *y = r->y + row * r->ldy;
-        double bias = rows_bias(r, row);
-        if (!grid512_row(&g, bias, r->scale[row], r->p)) {
-            row_512_exact(x, y, n, bias, r->scale[row], r->p, lut, r->qlo, r->qhi);
-            continue;
-        }
-        int64_t i = 0;
-        for (; i + 16 <= n; i += 16)
-            _mm512_storeu_ps(y + i, grid512_out(&g, _mm512_loadu_ps(x + i), tp, off));
-        if (i < n)
-            _mm512_mask_storeu_ps(y + i, m,
-                                  grid512_out(&g, _mm512_maskz_loadu_ps(m, x + i), tp, off));
-    }
+#define GRID_OUT(v) grid512_out(&g, v, tp, off)
+    ROWS_512(GRID_OUT);
+#undef GRID_OUT
 }
 
 /* The same with a chain's table as bytes: the entry at q + 128 by two byte
@@ -470,20 +484,9 @@ QVBMI static void rows_512_grid8(const epi_rows *r, const float *lut, const quan
     const int64_t n = r->n;
     const __mmask16 m = (__mmask16)((1u << (n % 16)) - 1);
 
-    for (int64_t row = 0; row < r->rows; row++) {
-        const float *x = r->x + row * r->ldx;
-        float *y = r->y + row * r->ldy;
-        double bias = rows_bias(r, row);
-        if (!grid512_row(&g, bias, r->scale[row], r->p)) {
-            row_512_exact(x, y, n, bias, r->scale[row], r->p, lut, r->qlo, r->qhi);
-            continue;
-        }
-        int64_t i = 0;
-        for (; i + 16 <= n; i += 16)
-            _mm512_storeu_ps(y + i, lut8_out(&g, &l, _mm512_loadu_ps(x + i)));
-        if (i < n)
-            _mm512_mask_storeu_ps(y + i, m, lut8_out(&g, &l, _mm512_maskz_loadu_ps(m, x + i)));
-    }
+#define LUT8_OUT(v) lut8_out(&g, &l, v)
+    ROWS_512(LUT8_OUT);
+#undef LUT8_OUT
 }
 
 /* quant_q8_quads on 16 positions at a time: q - zp of each channel by
