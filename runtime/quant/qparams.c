@@ -48,7 +48,7 @@ float quant_dq8(int8_t q, const qparam_t *p)
 }
 
 /* Rows of sums to outputs: row r reads x + r * ldx, writes y + r * ldy, with
- * bias[r] (bias_i or bias_d, or 0) and scale[r]. Many short rows are common
+ * bias[r] (bias NULL: 0) and scale[r]. Many short rows are common
  * (the planes of a depthwise conv, a 1x1 conv's channels over a block, a
  * squeeze-excite conv's one value per channel): the output grid's and the
  * table's constants are set once, not per row. */
@@ -56,15 +56,15 @@ typedef struct epi_rows {
     const float *x;
     float *y;
     int64_t ldx, ldy, rows, n;
-    const int32_t *bias_i;
-    const double *bias_d, *scale;
+    const int32_t *bias;
+    const double *scale;
     const qparam_t *p;
     int qlo, qhi;
 } epi_rows;
 
 static inline double rows_bias(const epi_rows *r, int64_t i)
 {
-    return r->bias_i ? (double)r->bias_i[i] : r->bias_d ? r->bias_d[i] : 0.0;
+    return r->bias ? (double)r->bias[i] : 0.0;
 }
 
 /* quant_q8 value by value, minus zp, as float, in a form that vectorises:
@@ -261,7 +261,7 @@ Q512 static inline __m512 q512_out(__m512 c, const q512c *k, const lut512 *l, __
     return lut512_get(l, _mm512_add_epi32(_mm512_cvtps_epi32(c), off));
 }
 
-/* quant_scale_row on 16 lanes at a time: the same double operations, each
+/* The epilogue's scaling on 16 lanes at a time: the same double operations, each
  * lane's float rounded from its double as the scalar cast does. */
 Q512 static inline __m512 scale16_exact(__m512 v, __m512d vb, __m512d vsc)
 {
@@ -688,30 +688,17 @@ void quant_epilogue_rows(const float *x, int64_t ldx, float *y, int64_t ldy, int
                          const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
                          int qhi)
 {
-    epi_rows r = {.x = x, .y = y, .ldx = ldx, .ldy = ldy, .rows = rows, .n = n, .bias_i = bias,
+    epi_rows r = {.x = x, .y = y, .ldx = ldx, .ldy = ldy, .rows = rows, .n = n, .bias = bias,
                  .scale = scale, .p = out, .qlo = qlo < -128 ? -128 : qlo,
                  .qhi = qhi > 127 ? 127 : qhi};
     rows_run(&r, out ? lut : NULL, out ? lut8 : NULL);
 }
 
-void quant_epilogue_row(const float *x, float *y, int64_t n, double bias, double s,
+void quant_epilogue_row(const float *x, float *y, int64_t n, int32_t bias, double s,
                         const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
                         int qhi)
 {
-    epi_rows r = {.x = x, .y = y, .rows = 1, .n = n, .bias_d = &bias, .scale = &s, .p = out,
-                 .qlo = qlo < -128 ? -128 : qlo, .qhi = qhi > 127 ? 127 : qhi};
-    rows_run(&r, out ? lut : NULL, out ? lut8 : NULL);
-}
-
-void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qparam_t *out,
-                         const float *lut, const quant_lut8 *lut8)
-{
-    quant_epilogue_row(y, y, n, bias, s, out, lut, lut8, -128, 127);
-}
-
-void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out)
-{
-    quant_epilogue_row(y, y, n, bias, s, out, NULL, NULL, -128, 127);
+    quant_epilogue_rows(x, 0, y, 0, 1, n, &bias, &s, out, lut, lut8, qlo, qhi);
 }
 
 int quant_lut8_make(const float *lut, const qparam_t *grid, quant_lut8 *t)

@@ -41,7 +41,7 @@
  *    panels, implicit GEMM for stride 1). Then it adds the int32 bias, scales
  *    by s_in*s_w[c] (kept from prepare) and requantizes each output row while
  *    it is in cache (with an output grid, in float where that provably rounds
- *    alike, see quant_scale_row). Every other op runs its fp32 kernel in a
+ *    alike, see quant_epilogue_row). Every other op runs its fp32 kernel in a
  *    wrapper that requantizes its outputs: Add, Sub, Mul, Div, Relu and Clip
  *    in the same register pass, the unary ops block by block, the rest in one
  *    pass on the thread pool; ops that only copy values
@@ -100,9 +100,6 @@ int8_t quant_q8(float x, const qparam_t *p);
 float quant_dq8(int8_t q, const qparam_t *p);
 /* Quantize-dequantize n values in place. */
 void quant_qdq(float *v, int64_t n, const qparam_t *p);
-/* An int8 layer's epilogue on n exact sums: y = (float)((y + bias) * s) in double,
- * then, when out is not NULL, quantize-dequantize by out. In place. */
-void quant_scale_row(float *y, int64_t n, double bias, double s, const qparam_t *out);
 /* A chain's table (quant_lut_map's 256 floats) whose every value lies on one
  * int8 grid, bit for bit (float)(q - zp) * scale: the same table as bytes,
  * q + 128, and that grid. On AVX512-VBMI CPUs two byte permutes look up 16
@@ -113,16 +110,16 @@ typedef struct quant_lut8 {
 } quant_lut8;
 /* Fills t from lut and grid; 0 if some value of lut is not on grid. */
 int quant_lut8_make(const float *lut, const qparam_t *grid, quant_lut8 *t);
-/* The same with out, and y[i] = lut[q + 128] instead of (q - zp) * s: a table
- * of out's 256 grid values (quant_lut_map's), without reading them back;
- * lut8, when not NULL, is lut as bytes (the same results). */
-void quant_scale_row_lut(float *y, int64_t n, double bias, double s, const qparam_t *out,
-                         const float *lut, const quant_lut8 *lut8);
-/* Both in one: the sums read from x (x == y is allowed), and with out and no
- * table, q clamped to [qlo, qhi] (-128, 127: no clamp), a Relu or Clip on
- * out's grid in the same pass: the same as clamping the dequantized values
- * to those of qlo and qhi, as dequantization is monotonic. */
-void quant_epilogue_row(const float *x, float *y, int64_t n, double bias, double s,
+/* An int8 layer's epilogue on n exact sums read from x, written to y (x == y:
+ * in place): y = (float)((x + bias) * s) in double, then, when out is not
+ * NULL, quantize-dequantize by out. With out and a table, y[i] = lut[q + 128]
+ * instead of (q - zp) * scale: a table of out's 256 grid values
+ * (quant_lut_map's), without reading them back; lut8, when not NULL, is lut
+ * as bytes (the same results). With out and no table, q is clamped to [qlo,
+ * qhi] (-128, 127: no clamp), a Relu or Clip on out's grid in the same pass:
+ * the same as clamping the dequantized values to those of qlo and qhi, as
+ * dequantization is monotonic. */
+void quant_epilogue_row(const float *x, float *y, int64_t n, int32_t bias, double s,
                         const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
                         int qhi);
 /* The same on rows of n: row r from x + r * ldx to y + r * ldy, with
@@ -348,7 +345,7 @@ typedef struct quant_node {
      * on the pool's threads */
     void (*post)(const void *arg, float *y, int64_t n);
     const void *post_arg;
-    const float *lut;     /* ... or, with an output grid, quant_scale_row_lut's table */
+    const float *lut;     /* ... or, with an output grid, quant_epilogue_row's table */
     const quant_lut8 *lut8; /* and that table as bytes, or NULL */
     int clamp;            /* ... or, with an output grid, post clamps q to [qlo, qhi], */
     int8_t qlo, qhi;      /* which the epilogue may do itself (quant_epilogue_row) */

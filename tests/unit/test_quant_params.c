@@ -96,7 +96,7 @@ int main(void)
         CHECK(bad == 0, "%d values where quant_qdq / quant_q8_centered differ from q8/dq8", bad);
     }
 
-    /* quant_scale_row (the int8 layer epilogue) equals the scalar double
+    /* quant_epilogue_row (the int8 layer epilogue) equals the scalar double
      * formula followed by q8/dq8, bit for bit: integer sums up to 2^24 and odd
      * values (inf, NaN, -0), with and without the output grid, lengths that
      * leave a scalar tail. */
@@ -104,7 +104,7 @@ int main(void)
         enum { NV = 1003 };
         static float acc[NV], out[NV];
         const double scales[] = {0.0137 * 0.002, 1.0 / 3, 7.5e-6};
-        const double biases[] = {0, -12345, 987654321};
+        const int32_t biases[] = {0, -12345, 987654321};
         const qparam_t po = {0, 0, 0.0421f, -7};
         int bad = 0;
         uint32_t s = 777;
@@ -117,7 +117,8 @@ int main(void)
             for (int bi = 0; bi < 3; bi++)
                 for (int grid = 0; grid < 2; grid++) {
                     memcpy(out, acc, sizeof(acc));
-                    quant_scale_row(out, NV, biases[bi], scales[si], grid ? &po : NULL);
+                    quant_epilogue_row(out, out, NV, biases[bi], scales[si], grid ? &po : NULL,
+                                       NULL, NULL, -128, 127);
                     for (int i = 0; i < NV; i++) {
                         float want = (float)(((double)acc[i] + biases[bi]) * scales[si]);
                         if (grid)
@@ -127,7 +128,7 @@ int main(void)
                             bad++;
                     }
                 }
-        CHECK(bad == 0, "%d values where quant_scale_row differs from the scalar epilogue", bad);
+        CHECK(bad == 0, "%d values where quant_epilogue_row differs from the scalar epilogue", bad);
     }
 
     /* quant_ew_qdq (the op and the requantization in one pass) equals the
@@ -186,7 +187,7 @@ int main(void)
             qparam_t po = {0, 0, (float)(sc * (2 + (s >> 8) % 4000) * (1 + (s & 255) / 256.0)),
                            (int32_t)(s % 256) - 128};
             s = s * 1664525u + 1013904223u;
-            double bias = trial % 5 == 0 ? 0 : (double)((int32_t)(s >> 9) - (1 << 22));
+            int32_t bias = trial % 5 == 0 ? 0 : (int32_t)(s >> 9) - (1 << 22);
             double per = po.scale / sc; /* sums per output step */
             for (int i = 0; i < NV; i++) {
                 s = s * 1664525u + 1013904223u;
@@ -195,12 +196,12 @@ int main(void)
                 acc[i] = (float)(fabs(a) < 16777216.0 ? a : 0.0);
             }
             memcpy(out, acc, sizeof(acc));
-            quant_scale_row(out, NV, bias, sc, &po);
+            quant_epilogue_row(out, out, NV, bias, sc, &po, NULL, NULL, -128, 127);
             /* with a table: the entry of the same q (lut[k] = k - 0.25, each
              * entry its own value), for half the trials a partial vector */
             int nl = trial % 2 ? NV : NV - 13;
             memcpy(outl, acc, sizeof(acc));
-            quant_scale_row_lut(outl, nl, bias, sc, &po, lut, NULL);
+            quant_epilogue_row(outl, outl, nl, bias, sc, &po, lut, NULL, -128, 127);
             /* with a clamp (a Relu's or a Clip's bounds as q) */
             int qlo = (int)(s % 97) - 128, qhi = qlo + (int)(s >> 9) % (128 - qlo);
             memcpy(outc, acc, sizeof(acc));
@@ -221,18 +222,19 @@ int main(void)
         }
         CHECK(badc == 0, "%d of %d values where quant_epilogue_row is not the clamped q of "
               "the epilogue", badc, cases);
-        CHECK(bad == 0, "%d of %d in-grid values where quant_scale_row differs from the scalar "
+        CHECK(bad == 0, "%d of %d in-grid values where quant_epilogue_row differs from the scalar "
               "epilogue", bad, cases);
-        CHECK(badl == 0, "%d of %d values where quant_scale_row_lut is not the table's entry "
+        CHECK(badl == 0, "%d of %d values where quant_epilogue_row's table entry is not the one "
               "for the epilogue's q", badl, cases);
         /* a bias a float cannot hold (2^24 + 1): the double path */
         const qparam_t pb = {0, 0, 0.75f, -7};
-        const double bb = 16777217.0, sb = 0.75 * 0.37;
+        const int32_t bb = 16777217;
+        const double sb = 0.75 * 0.37;
         badl = 0;
         for (int i = 0; i < NV; i++)
             acc[i] = outl[i] = out[i] = (float)(-16777216 + 2 * (i % 600) - 300);
-        quant_scale_row(out, NV - 5, bb, sb, &pb);
-        quant_scale_row_lut(outl, NV - 5, bb, sb, &pb, lut, NULL);
+        quant_epilogue_row(out, out, NV - 5, bb, sb, &pb, NULL, NULL, -128, 127);
+        quant_epilogue_row(outl, outl, NV - 5, bb, sb, &pb, lut, NULL, -128, 127);
         memcpy(outc, acc, sizeof(acc));
         quant_epilogue_row(acc, outc, NV - 5, bb, sb, &pb, NULL, NULL, -7, 40);
         for (int i = 0; i < NV - 5; i++) {
@@ -266,7 +268,8 @@ int main(void)
             }
             CHECK(quant_lut8_make(lut, &pg, &t8), "trial %d: a table on its grid refused", trial);
             qparam_t po = {0, 0, 0.5f + (float)(trial % 7) / 3.0f, (int32_t)(trial * 37 % 256) - 128};
-            double sc = 0.01 * (1 + trial % 5), bias = trial % 3 ? 0 : -17;
+            double sc = 0.01 * (1 + trial % 5);
+            int32_t bias = trial % 3 ? 0 : -17;
             for (int i = 0; i < NV; i++) {
                 s = s * 1664525u + 1013904223u;
                 /* sums over the whole output grid and past both ends */
@@ -275,8 +278,8 @@ int main(void)
             int nl = trial % 2 ? NV : NV - 11;
             memcpy(outf, acc, sizeof(acc));
             memcpy(outb, acc, sizeof(acc));
-            quant_scale_row_lut(outf, nl, bias, sc, &po, lut, NULL);
-            quant_scale_row_lut(outb, nl, bias, sc, &po, lut, &t8);
+            quant_epilogue_row(outf, outf, nl, bias, sc, &po, lut, NULL, -128, 127);
+            quant_epilogue_row(outb, outb, nl, bias, sc, &po, lut, &t8, -128, 127);
             for (int i = 0; i < nl; i++, cases++) {
                 float want = lut[quant_q8((float)(((double)acc[i] + bias) * sc), &po) + 128];
                 bad += memcmp(&want, &outb[i], sizeof(float)) != 0;
