@@ -371,13 +371,21 @@ POOL_HOT static void maxpool_flat_range(void *arg, int64_t t0, int64_t t1)
     for (int64_t t = t0; t < t1; t++) {
         const float *x = j->x + t * p->Pin;
         float *y = j->y + t * p->Pout;
+        /* row by row: a test per element cost more than both max passes */
         for (int64_t py = 0; py < Hp; py++) {
-            int64_t iy = py - pt;
+            int64_t iy = py - pt, px = 0;
             float *qr = q + py * Wp;
-            for (int64_t px = 0; px < Wp; px++) {
-                int64_t ix = px - pl;
-                qr[px] = iy >= 0 && iy < IH && ix >= 0 && ix < IW ? x[iy * IW + ix] : -FLT_MAX;
+            if (iy >= 0 && iy < IH) {
+                /* columns [lo, hi) of the padded row come from the input */
+                int64_t lo = pl > 0 ? pl : 0, hi = pl + IW < Wp ? pl + IW : Wp;
+                for (; px < lo; px++)
+                    qr[px] = -FLT_MAX;
+                if (hi > lo)
+                    memcpy(qr + lo, x + iy * IW + (lo - pl), (size_t)(hi - lo) * sizeof(float));
+                px = hi > lo ? hi : lo;
             }
+            for (; px < Wp; px++)
+                qr[px] = -FLT_MAX;
         }
         /* along x: r[i] = max q[i .. i + kw) */
         int64_t nx = np - (kw - 1);
@@ -392,6 +400,117 @@ POOL_HOT static void maxpool_flat_range(void *arg, int64_t t0, int64_t t1)
     free(q);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define HAVE_POOL512 1
+#define P512 __attribute__((target("avx512f"), optimize("O3")))
+#define POOL_NARROW_MAXH 64 /* rows of maxpool_narrow_range's planes */
+
+/* Lane i of the result is lane i + s of v (s may be negative); lanes from
+ * outside [0, 16) are -FLT_MAX. idx[s + 15] and msk[s + 15] are made once. */
+typedef struct lane_shifts {
+    __m512i idx[31];
+    __mmask16 msk[31];
+} lane_shifts;
+
+P512 static void lane_shifts_init(lane_shifts *t)
+{
+    __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (int s = -15; s <= 15; s++) {
+        t->idx[s + 15] = _mm512_add_epi32(iota, _mm512_set1_epi32(s));
+        t->msk[s + 15] = (__mmask16)(s >= 0 ? 0xFFFFu >> s : (0xFFFFu << -s) & 0xFFFFu);
+    }
+}
+
+P512 static inline __m512 lane_shift(const lane_shifts *t, __m512 v, int s)
+{
+    if (s <= -16 || s >= 16)
+        return _mm512_set1_ps(-FLT_MAX);
+    return _mm512_mask_permutexvar_ps(_mm512_set1_ps(-FLT_MAX), t->msk[s + 15], t->idx[s + 15], v);
+}
+
+/* Lane i: the max of lanes i, i + dir, ..., i + (n - 1) dir of v, by doubling. */
+P512 static inline __m512 lane_window(const lane_shifts *t, __m512 v, int64_t n, int dir)
+{
+    int64_t w = 1;
+    for (; 2 * w <= n; w *= 2)
+        v = _mm512_max_ps(v, lane_shift(t, v, (int)(dir * w)));
+    if (n > w)
+        v = _mm512_max_ps(v, lane_shift(t, v, (int)(dir * (n - w))));
+    return v;
+}
+
+/* Stride-1 max pools on planes at most 16 wide (the 13x13 SPP block of YOLO
+ * models): one vector per row. Along x, output x is the max of the window
+ * ending at x (pl + 1 lanes) and the one starting at x (kw - pl lanes), each
+ * by doubling lane shifts; along y, three maxes per row whatever kh. The
+ * padded-plane passes cost several times more on planes this small. */
+P512 static void maxpool_narrow_range(void *arg, int64_t t0, int64_t t1)
+{
+    const pool_job *j = arg;
+    const pool_p *p = j->p;
+    const int64_t IH = p->in[1], IW = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t kh = p->k[1], kw = p->k[2], pt = p->pb[1], pl = p->pb[2];
+    const __mmask16 mi = (__mmask16)((1u << IW) - 1), mo = (__mmask16)((1u << OW) - 1);
+    const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
+    lane_shifts t;
+    __m512 rows[POOL_NARROW_MAXH], pre[POOL_NARROW_MAXH], suf[POOL_NARROW_MAXH];
+
+    lane_shifts_init(&t);
+    /* output row oy covers rows [a, b]: across two blocks (mode 2), the start
+     * of one (1: clipped at the top, or a whole block), the end of one (0:
+     * clipped at the bottom), or none (-1) */
+    struct {
+        int a, b, mode;
+    } win[POOL_NARROW_MAXH];
+    unsigned char first[POOL_NARROW_MAXH]; /* rows that start a block */
+    for (int64_t iy = 0; iy < IH; iy++)
+        first[iy] = iy % kh == 0;
+    for (int64_t oy = 0; oy < OH; oy++) {
+        int64_t a = oy - pt, b = a + kh;
+        a = a < 0 ? 0 : a;
+        b = (b > IH ? IH : b) - 1;
+        win[oy].a = (int)a;
+        win[oy].b = (int)b;
+        win[oy].mode = a > b ? -1 : a / kh != b / kh ? 2 : a % kh == 0 ? 1 : 0;
+    }
+    for (int64_t pi = t0; pi < t1; pi++) {
+        const float *x = j->x + pi * p->Pin;
+        float *y = j->y + pi * p->Pout;
+        for (int64_t iy = 0; iy < IH; iy++) {
+            __m512 r = _mm512_mask_loadu_ps(lowest, mi, x + iy * IW);
+            rows[iy] = _mm512_max_ps(lane_window(&t, r, pl + 1, -1), lane_window(&t, r, kw - pl, 1));
+        }
+        /* along y, van Herk: maxes from the start and to the end of blocks of
+         * kh rows (the last block ends at IH); a window spans at most two */
+        for (int64_t iy = 0; iy < IH; iy++)
+            pre[iy] = first[iy] ? rows[iy] : _mm512_max_ps(pre[iy - 1], rows[iy]);
+        suf[IH - 1] = rows[IH - 1];
+        for (int64_t iy = IH - 2; iy >= 0; iy--)
+            suf[iy] = first[iy + 1] ? rows[iy] : _mm512_max_ps(suf[iy + 1], rows[iy]);
+        for (int64_t oy = 0; oy < OH; oy++) {
+            __m512 m = lowest;
+            if (win[oy].mode == 2)
+                m = _mm512_max_ps(suf[win[oy].a], pre[win[oy].b]);
+            else if (win[oy].mode == 1)
+                m = pre[win[oy].b];
+            else if (win[oy].mode == 0)
+                m = suf[win[oy].a];
+            _mm512_mask_storeu_ps(y + oy * OW, mo, m);
+        }
+    }
+}
+
+static int maxpool_narrow_ok(const pool_p *p)
+{
+    return __builtin_cpu_supports("avx512f") && p->in[1] >= 1 && p->in[2] >= 1 &&
+           p->in[2] <= 16 && p->out[2] <= 16 &&
+           p->in[1] <= POOL_NARROW_MAXH && p->out[1] <= POOL_NARROW_MAXH && p->pb[2] < p->k[2];
+}
+#else
+#define HAVE_POOL512 0
+#endif
+
 static int pool_run_common(op_ctx *c, graph_t *g, node_t *n, int is_max)
 {
     pool_p p;
@@ -401,8 +520,15 @@ static int pool_run_common(op_ctx *c, graph_t *g, node_t *n, int is_max)
     pool_job j = {.p = &p, .x = node_input(g, n, 0)->data, .y = node_output(g, n, 0)->data};
     if (is_max && n->n_out > 1 && n->out[1] >= 0)
         j.idx = node_output(g, n, 1)->data;
-    if (is_max && !j.idx && p.nsp <= 2 && p.s[1] == 1 && p.s[2] == 1 && p.d[1] == 1 &&
-        p.d[2] == 1 && p.k[1] * p.k[2] >= 9)
+    int stride1 = is_max && !j.idx && p.nsp <= 2 && p.s[1] == 1 && p.s[2] == 1 &&
+                  p.d[1] == 1 && p.d[2] == 1;
+#if HAVE_POOL512
+    if (stride1 && maxpool_narrow_ok(&p)) {
+        par_for(c, p.N * p.C, p.N * p.C * p.Pout * p.k[1], maxpool_narrow_range, &j);
+        return RT_OK;
+    }
+#endif
+    if (stride1 && p.k[1] * p.k[2] >= 9)
         par_for(c, p.N * p.C, p.N * p.C * p.Pout * (p.k[1] + p.k[2]), maxpool_flat_range, &j);
     else if (is_max && !j.idx && p.nsp <= 2)
         par_for(c, p.N * p.C, p.N * p.C * p.Pout * p.k[1] * p.k[2], maxpool_sep_range, &j);

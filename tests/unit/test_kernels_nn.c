@@ -1003,6 +1003,13 @@ static void test_pools(void)
                         .pads = {sppk[i][0] / 2, sppk[i][1] - 1, (sppk[i][0] - 1) / 2, 0},
                         .autopad = "NOTSET"};
         check_pool(&sq, 1 + i % 2);
+        /* the same on planes of at most 16 columns (one vector per row), and
+         * on planes with fewer rows than the window */
+        sq.in[1] = 16;
+        check_pool(&sq, 1 + i % 2);
+        sq.in[0] = 3;
+        sq.in[1] = sq.k[1] + 2;
+        check_pool(&sq, 1);
     }
 
     /* hand values: 1x1x2x2 input */
