@@ -140,12 +140,11 @@ T512 static inline __m512 act512(__m512 v, const gemm_epi *e)
         }                                                                            \
     } while (0)
 
-/* Applies bias and activation to the first nv vectors of one row. */
-T512 static inline void epi_row(__m512 *v, int nv, float bias, const gemm_epi *e)
+/* Applies the activation to the first nv vectors of one row. */
+T512 static inline void epi_row(__m512 *v, int nv, const gemm_epi *e)
 {
-    __m512 bv = _mm512_set1_ps(bias);
     for (int q = 0; q < nv; q++)
-        v[q] = act512(_mm512_add_ps(v[q], bv), e);
+        v[q] = act512(v[q], e);
 }
 
 /* The 24 accumulators are named variables: an array indexed in loops is kept
@@ -171,7 +170,7 @@ T512 static inline void epi_row(__m512 *v, int nv, float bias, const gemm_epi *e
         if (r < nr) {                                                              \
             __m512 v[3] = {c##r##0, c##r##1, c##r##2};                             \
             float *cr = c + r * ldc;                                               \
-            epi_row(v, NV, bias ? bias[r] : 0.0f, e);                              \
+            epi_row(v, NV, e);                                                     \
             _mm512_mask_storeu_ps(cr, m0, v[0]);                                   \
             if (NV > 1)                                                            \
                 _mm512_mask_storeu_ps(cr + 16, m1, v[1]);                          \
@@ -193,10 +192,15 @@ tile_nv(int64_t K, const float *restrict ap, const float *restrict b, int64_t ld
     __mmask16 m0 = nc >= 16 ? 0xFFFF : (__mmask16)((1u << nc) - 1);
     __mmask16 m1 = nc >= 32 ? 0xFFFF : nc <= 16 ? 0 : (__mmask16)((1u << (nc - 16)) - 1);
     __mmask16 m2 = nc >= 48 ? 0xFFFF : nc <= 32 ? 0 : (__mmask16)((1u << (nc - 32)) - 1);
+    /* the sums start from the bias: one add fewer per output vector */
     __m512 z = _mm512_setzero_ps();
-    __m512 c00 = z, c01 = z, c02 = z, c10 = z, c11 = z, c12 = z, c20 = z, c21 = z, c22 = z;
-    __m512 c30 = z, c31 = z, c32 = z, c40 = z, c41 = z, c42 = z, c50 = z, c51 = z, c52 = z;
-    __m512 c60 = z, c61 = z, c62 = z, c70 = z, c71 = z, c72 = z;
+#define BIAS_ROW(r) const __m512 b##r = bias && r < nr ? _mm512_set1_ps(bias[r]) : z;
+    BIAS_ROW(0) BIAS_ROW(1) BIAS_ROW(2) BIAS_ROW(3)
+    BIAS_ROW(4) BIAS_ROW(5) BIAS_ROW(6) BIAS_ROW(7)
+#undef BIAS_ROW
+    __m512 c00 = b0, c01 = b0, c02 = b0, c10 = b1, c11 = b1, c12 = b1, c20 = b2, c21 = b2;
+    __m512 c22 = b2, c30 = b3, c31 = b3, c32 = b3, c40 = b4, c41 = b4, c42 = b4, c50 = b5;
+    __m512 c51 = b5, c52 = b5, c60 = b6, c61 = b6, c62 = b6, c70 = b7, c71 = b7, c72 = b7;
 
     if (!OFF && pf) {
         /* the first row tile of a column panel: its B rows come from far away
