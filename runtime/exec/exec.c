@@ -62,8 +62,13 @@ typedef struct fuse {
     int n_chain;  /* a head: the positions of its chain's nodes, in order */
     int chain[FUSE_MAX_CHAIN];
     int mode;     /* a head or composed Slice: FUSE_*, as fusion_modes last found it ... */
-    const op_def *seen[FUSE_MAX_CHAIN + 1]; /* ... for these kernels (head and chain, or
-                                               the Slice and the one it follows) */
+    const op_def *seen[FUSE_MAX_CHAIN + 2]; /* ... for these kernels (head, chain and
+                                               residual Add, or the Slice and the one
+                                               it follows) */
+    int res_at;   /* a head: the position + 1 of the Add of its output and an earlier
+                     tensor that a stock fused conv takes in its epilogue, or 0 */
+    int res, res_out; /* that Add's other input and its output */
+    int res_of;   /* that Add: its head's position + 1 */
     int slice_of; /* this Slice reads the input of the Slice at position slice_of - 1 */
     int slice_skip; /* this Slice's output only feeds such Slices */
 } fuse_t;
@@ -198,6 +203,7 @@ static int act_of(const graph_t *g, const node_t *c, int t, gemm_epi *e)
 typedef struct fuse_scan {
     const exec_t *x;
     const int *uses, *cons;
+    const int *prod; /* position of each tensor's producer, or -1 */
     fuse_t *f;
 } fuse_scan;
 
@@ -299,8 +305,34 @@ static int match_two_branch(fuse_scan *s, int *t, gemm_epi *e)
     return 0;
 }
 
+/* An Add of tensor t (the chain's output, feeding only it) and a tensor of
+ * the same shape made before position p (the shortcut of a residual block):
+ * its position, or -1. */
+static int match_residual(fuse_scan *s, int p, int t, int *res)
+{
+    const graph_t *g = s->x->g;
+    int q = only_consumer(s, t);
+    if (q < 0 || s->f[q].res_of)
+        return -1;
+    const node_t *a = node_at(s, q);
+    if (!stock_kernel(a, "Add") || a->n_in != 2 || a->n_out != 1 || a->out[0] < 0 ||
+        a->in[0] == a->in[1])
+        return -1;
+    int r = a->in[0] == t ? a->in[1] : a->in[0];
+    const tensor_t *rt = &g->t[r], *tt = &g->t[t];
+    if (r < 0 || rt->dtype != DT_FLOAT || rt->ndim != tt->ndim ||
+        (s->prod[r] >= p && s->prod[r] != -1))
+        return -1;
+    for (int d = 0; d < tt->ndim; d++)
+        if (rt->dims[d] != tt->dims[d])
+            return -1;
+    *res = r;
+    return q;
+}
+
 /* The epilogue chain after the conv at position p: [affine] [activation]
- * [affine after an activation]; every link's input feeds only that link. */
+ * [affine after an activation] [residual Add]; every link's input feeds only
+ * that link. */
 static void match_chain(fuse_scan *s, int p)
 {
     const graph_t *g = s->x->g;
@@ -326,9 +358,16 @@ static void match_chain(fuse_scan *s, int p)
         matched = 1;
         e.post = match_affine(s, &t, &e.s2, &e.b2);
     }
-    if (!matched)
+    int res = -1, qa = match_residual(s, p, t, &res);
+    if (!matched && qa < 0)
         return;
     s->f[p] = (fuse_t){.head = 1, .out = t, .act = e};
+    if (qa >= 0) {
+        s->f[p].res_at = qa + 1;
+        s->f[p].res = res;
+        s->f[p].res_out = node_at(s, qa)->out[0];
+        s->f[qa].res_of = p + 1;
+    }
     /* the nodes this match marked skipped, in order: the chain (also for
      * kernels that run it themselves, node_t.chain) */
     for (int q = p + 1; q < s->x->n_order; q++)
@@ -340,7 +379,7 @@ static void match_chain(fuse_scan *s, int p)
         }
     if (s->f[p].n_chain > FUSE_MAX_CHAIN) { /* no pattern is that long: not fused */
         for (int q = p + 1; q < s->x->n_order; q++)
-            if (s->f[q].owner == p + 1)
+            if (s->f[q].owner == p + 1 || s->f[q].res_of == p + 1)
                 s->f[q] = (fuse_t){0};
         s->f[p] = (fuse_t){0};
     }
@@ -394,12 +433,18 @@ static void plan_fusion(exec_t *x)
     int nt = g->n_t ? g->n_t : 1;
     int *uses = xcalloc((size_t)nt, sizeof(int));
     int *cons = xmalloc(sizeof(int) * 2 * (size_t)nt); /* first two consuming positions */
+    int *prod = xmalloc(sizeof(int) * (size_t)nt);
     fuse_t *f = xcalloc((size_t)(x->n_order ? x->n_order : 1), sizeof(fuse_t));
-    fuse_scan sc = {.x = x, .uses = uses, .cons = cons, .f = f};
+    fuse_scan sc = {.x = x, .uses = uses, .cons = cons, .prod = prod, .f = f};
     int any = 0;
 
+    for (int t = 0; t < nt; t++)
+        prod[t] = -1;
     for (int p = 0; p < x->n_order; p++) {
         const node_t *n = &g->nodes[x->order[p]];
+        for (int k = 0; k < n->n_out; k++)
+            if (n->out[k] >= 0)
+                prod[n->out[k]] = p;
         for (int k = 0; k < n->n_in; k++) {
             int t = n->in[k];
             if (t < 0)
@@ -424,6 +469,7 @@ static void plan_fusion(exec_t *x)
     any |= plan_slices(x, uses, f);
     free(uses);
     free(cons);
+    free(prod);
     if (any)
         x->fuse = f;
     else
@@ -621,6 +667,8 @@ static int plan_memory(exec_t *x, const exec_opts *o, char *err, size_t errlen)
     for (int p = 0; x->fuse && p < x->n_order; p++) {
         if (x->fuse[p].head && first[x->fuse[p].out] > p)
             first[x->fuse[p].out] = p;
+        if (x->fuse[p].res_at && first[x->fuse[p].res_out] > p)
+            first[x->fuse[p].res_out] = p;
         if (x->fuse[p].slice_of) {
             int src = g->nodes[x->order[x->fuse[p].slice_of - 1]].in[0];
             if (g->t[src].kind != TK_CONST && last[src] < p)
@@ -788,12 +836,15 @@ static void fusion_modes(exec_t *x)
         if (!f->head && !f->slice_of)
             continue;
         node_t *n = &g->nodes[x->order[p]];
-        const node_t *chain[FUSE_MAX_CHAIN];
+        const node_t *chain[FUSE_MAX_CHAIN + 1];
         int m = 1;
         if (f->head)
             chain_nodes(x, f, chain), m += f->n_chain;
         else
             chain[0] = &g->nodes[x->order[f->slice_of - 1]];
+        const node_t *add = f->res_at ? &g->nodes[x->order[f->res_at - 1]] : NULL;
+        if (add)
+            chain[m++ - 1] = add;
         int same = f->seen[0] == n->def;
         for (int k = 1; k < m; k++)
             same &= f->seen[k] == chain[k - 1]->def;
@@ -808,16 +859,26 @@ static void fusion_modes(exec_t *x)
                                                                      : FUSE_NONE;
             } else {
                 int stock = conv_fusable(n);
-                for (int k = 0; k < f->n_chain; k++)
+                for (int k = 0; k < m - 1; k++)
                     stock &= stock_op(chain[k], chain[k]->op);
+                /* a kernel running the chain itself leaves the Add to run */
                 f->mode = stock ? FUSE_CONV
-                        : n->chain && n->chain->ok(g, n, chain, f->n_chain) ? FUSE_CHAIN
-                        : FUSE_NONE;
+                        : f->n_chain && n->chain && n->chain->ok(g, n, chain, f->n_chain)
+                                ? FUSE_CHAIN
+                                : FUSE_NONE;
             }
         }
         if (f->slice_of && f->mode != FUSE_SLICE && f->mode != FUSE_SLICE_KERNEL)
             x->sliced = 0;
     }
+}
+
+static int run_conv(exec_t *x, node_t *n, const fuse_t *f, int out)
+{
+    gemm_epi e = f->act;
+    if (f->res_at)
+        e.res = x->g->t[f->res].data;
+    return conv_run_fused(&x->ctx, x->g, n, &e, out);
 }
 
 static int run_chain(exec_t *x, node_t *n, const fuse_t *f)
@@ -859,12 +920,14 @@ static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *er
     for (int p = 0; p < x->n_order; p++) {
         node_t *n = &g->nodes[x->order[p]];
         const fuse_t *f = any ? &x->fuse[p] : NULL, *sf = sliced ? f : NULL;
-        if ((f && f->owner && x->fuse[f->owner - 1].mode) || (sf && sf->slice_skip))
+        if ((f && f->owner && x->fuse[f->owner - 1].mode) || (sf && sf->slice_skip) ||
+            (f && f->res_of && x->fuse[f->res_of - 1].mode == FUSE_CONV))
             continue;
         int mode = f && f->head ? f->mode : FUSE_NONE;
+        int out = mode == FUSE_CONV && f->res_at ? f->res_out : f ? f->out : -1;
         double t0 = rt_now_us();
         x->ctx_err[0] = '\0';
-        int rc = mode == FUSE_CONV    ? conv_run_fused(&x->ctx, g, n, &f->act, f->out)
+        int rc = mode == FUSE_CONV    ? run_conv(x, n, f, out)
                  : mode == FUSE_CHAIN ? run_chain(x, n, f)
                  : sf && sf->slice_of ? run_slice(x, n, sf)
                                       : n->def->run(&x->ctx, g, n);
@@ -877,8 +940,8 @@ static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *er
             x->ev_in[k] = n->in[k] >= 0 ? &g->t[n->in[k]] : NULL;
         for (int k = 0; k < n->n_out; k++)
             x->ev_out[k] = n->out[k] >= 0 ? &g->t[n->out[k]] : NULL;
-        if (mode) /* the chain's last output is what the fused conv wrote */
-            x->ev_out[0] = &g->t[f->out];
+        if (mode) /* the chain's (or the Add's) output is what the fused conv wrote */
+            x->ev_out[0] = &g->t[out];
         layer_event_t ev = {
             .index = p, .node = x->order[p], .name = n->name, .op = n->op,
             .n_in = n->n_in, .n_out = n->n_out, .in = x->ev_in, .out = x->ev_out,

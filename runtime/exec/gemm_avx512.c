@@ -171,6 +171,8 @@ T512 static inline void epi_row(__m512 *v, int nv, const gemm_epi *e)
             __m512 v[3] = {c##r##0, c##r##1, c##r##2};                             \
             float *cr = c + r * ldc;                                               \
             epi_row(v, NV, e);                                                     \
+            if (res)                                                               \
+                res_row(v, NV, res + r * ldc, m0, m1, m2);                         \
             _mm512_mask_storeu_ps(cr, m0, v[0]);                                   \
             if (NV > 1)                                                            \
                 _mm512_mask_storeu_ps(cr + 16, m1, v[1]);                          \
@@ -178,6 +180,17 @@ T512 static inline void epi_row(__m512 *v, int nv, const gemm_epi *e)
                 _mm512_mask_storeu_ps(cr + 32, m2, v[2]);                          \
         }                                                                          \
     } while (0)
+
+/* Adds a residual row to the first nv vectors of a row (masked like the store). */
+T512 static inline void res_row(__m512 *v, int nv, const float *r, __mmask16 m0, __mmask16 m1,
+                                __mmask16 m2)
+{
+    v[0] = _mm512_add_ps(v[0], _mm512_maskz_loadu_ps(m0, r));
+    if (nv > 1)
+        v[1] = _mm512_add_ps(v[1], _mm512_maskz_loadu_ps(m1, r + 16));
+    if (nv > 2)
+        v[2] = _mm512_add_ps(v[2], _mm512_maskz_loadu_ps(m2, r + 32));
+}
 
 /* One GEMM_MR x (16 NV) tile: rows < nr and columns < nc are stored. A tile of
  * 16 or 32 columns has 8 or 16 accumulators, not 24 of which a third or two
@@ -187,7 +200,8 @@ T512 static inline void epi_row(__m512 *v, int nv, const gemm_epi *e)
 T512 static inline __attribute__((always_inline)) void
 tile_nv(int64_t K, const float *restrict ap, const float *restrict b, int64_t ldb,
         const int64_t *restrict koff, const float *pf, float *restrict c, int64_t ldc, int nr,
-        int nc, const float *bias, const gemm_epi *e, const int NV, const int OFF)
+        int nc, const float *bias, const float *res, const gemm_epi *e, const int NV,
+        const int OFF)
 {
     __mmask16 m0 = nc >= 16 ? 0xFFFF : (__mmask16)((1u << nc) - 1);
     __mmask16 m1 = nc >= 32 ? 0xFFFF : nc <= 16 ? 0 : (__mmask16)((1u << (nc - 16)) - 1);
@@ -245,24 +259,24 @@ tile_nv(int64_t K, const float *restrict ap, const float *restrict b, int64_t ld
  * when koff is given, else at b + k * ldb. */
 T512 static void tile(int64_t K, const float *restrict ap, const float *restrict b, int64_t ldb,
                       const int64_t *koff, const float *pf, float *restrict c, int64_t ldc,
-                      int nr, int nc, const float *bias, const gemm_epi *e)
+                      int nr, int nc, const float *bias, const float *res, const gemm_epi *e)
 {
     if (koff) {
         if (nc > 32)
-            tile_nv(K, ap, b, 0, koff, NULL, c, ldc, nr, nc, bias, e, 3, 1);
+            tile_nv(K, ap, b, 0, koff, NULL, c, ldc, nr, nc, bias, res, e, 3, 1);
         else if (nc > 16)
-            tile_nv(K, ap, b, 0, koff, NULL, c, ldc, nr, nc, bias, e, 2, 1);
+            tile_nv(K, ap, b, 0, koff, NULL, c, ldc, nr, nc, bias, res, e, 2, 1);
         else
-            tile_nv(K, ap, b, 0, koff, NULL, c, ldc, nr, nc, bias, e, 1, 1);
+            tile_nv(K, ap, b, 0, koff, NULL, c, ldc, nr, nc, bias, res, e, 1, 1);
     } else {
         if (nc == GEMM_NR && pf)
-            tile_nv(K, ap, b, ldb, NULL, pf, c, ldc, nr, nc, bias, e, 3, 0);
+            tile_nv(K, ap, b, ldb, NULL, pf, c, ldc, nr, nc, bias, res, e, 3, 0);
         else if (nc > 32)
-            tile_nv(K, ap, b, ldb, NULL, NULL, c, ldc, nr, nc, bias, e, 3, 0);
+            tile_nv(K, ap, b, ldb, NULL, NULL, c, ldc, nr, nc, bias, res, e, 3, 0);
         else if (nc > 16)
-            tile_nv(K, ap, b, ldb, NULL, NULL, c, ldc, nr, nc, bias, e, 2, 0);
+            tile_nv(K, ap, b, ldb, NULL, NULL, c, ldc, nr, nc, bias, res, e, 2, 0);
         else
-            tile_nv(K, ap, b, ldb, NULL, NULL, c, ldc, nr, nc, bias, e, 1, 0);
+            tile_nv(K, ap, b, ldb, NULL, NULL, c, ldc, nr, nc, bias, res, e, 1, 0);
     }
 }
 
@@ -275,7 +289,7 @@ T512 static void run512(const float *ap, int64_t M, int64_t K, const float *b, i
         for (int64_t i = 0; i < M; i += GEMM_MR) {
             int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
             tile(K, ap + i * K, b + j, ldb, koff, i == 0 ? next : NULL, c + i * ldc + j, ldc,
-                 nr, nc, e->bias ? e->bias + i : NULL, e);
+                 nr, nc, e->bias ? e->bias + i : NULL, e->res ? e->res + i * ldc + j : NULL, e);
         }
     }
 }
@@ -305,7 +319,7 @@ T512 static void run512_packed(const float *ap, int64_t M, int64_t K, const floa
         for (int64_t i = 0; i < M; i += GEMM_MR) {
             int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
             tile(K, ap + i * K, panel, GEMM_NR, NULL, NULL, c + i * ldc + j, ldc, nr, nc,
-                 e->bias ? e->bias + i : NULL, e);
+                 e->bias ? e->bias + i : NULL, e->res ? e->res + i * ldc + j : NULL, e);
         }
     }
 }

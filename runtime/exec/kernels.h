@@ -108,10 +108,12 @@ unary_loop unary_f32_loop(graph_t *g, const node_t *n, unary_par *p);
 enum { GEMM_ACT_NONE, GEMM_ACT_RELU, GEMM_ACT_CLIP, GEMM_ACT_LEAKY, GEMM_ACT_SILU, GEMM_ACT_HSWISH };
 
 /* Epilogue: v = C + bias[row]; if pre, v = v * s1 + b1; v = act(v); if post,
- * v = v * s2 + b2. CLIP uses [alpha, beta], LEAKY alpha; SILU is x * sigmoid(x),
- * HSWISH ONNX HardSwish. */
+ * v = v * s2 + b2; if res, v += res (a residual Add). CLIP uses [alpha, beta],
+ * LEAKY alpha; SILU is x * sigmoid(x), HSWISH ONNX HardSwish. */
 typedef struct gemm_epi {
     const float *bias;  /* M values, or NULL */
+    const float *res;   /* laid out as C (row stride ldc, from C's first element), or NULL;
+                           gemm512_run and gemm512_run_offsets add it, gemm_act_apply not */
     int act;
     float alpha, beta;
     int pre, post;

@@ -436,7 +436,8 @@ typedef struct conv_job {
     const conv_p *p;
     const float *x, *w, *b;
     float *y;
-    const gemm_epi *act;     /* fused activation, or NULL */
+    const gemm_epi *act;     /* fused activation, or NULL; its res is NULL */
+    const float *res;        /* residual added after it (laid out as y), or NULL */
 } conv_job;
 
 static void conv_gemm_range(void *arg, int64_t t0, int64_t t1)
@@ -473,6 +474,7 @@ static void conv_gemm_range(void *arg, int64_t t0, int64_t t1)
             if (j->act)
                 e = *j->act;
             e.bias = j->b ? j->b + gi * p->Mg : NULL;
+            e.res = j->res ? j->res + (y - j->y) : NULL;
             gemm512_run(p->wpack + (size_t)gi * p->wpack_group, p->Mg, p->K, bm, ldb, nc, y,
                         p->Pout, &e);
             continue;
@@ -559,9 +561,11 @@ HOT static void conv_direct_range(void *arg, int64_t t0, int64_t t1)
                 copy_short(d + pl, x + c * p->Pin + iy * IW, IW);
                 zero_short(d + pl + IW, wp - pl - IW);
             }
-        for (int64_t r = 0; r < nrows; r++)
+        for (int64_t r = 0; r < nrows; r++) {
+            e.res = j->res ? j->res + (y - j->y) + (oy0 + r) * OW : NULL;
             gemm512_run_offsets(p->wpack, p->M, p->K, strip + r * wp, koff, OW,
                                 y + (oy0 + r) * OW, p->Pout, &e);
+        }
     }
 }
 
@@ -773,13 +777,15 @@ static int conv_exec(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, floa
     }
     conv_p plan = *p;
     tensor_t *b = node_input(g, n, 2);
+    gemm_epi a = act ? *act : (gemm_epi){.act = GEMM_ACT_NONE};
+    a.res = NULL;
     conv_job j = {
         .p = &plan,
         .x = node_input(g, n, 0)->data,
         .w = node_input(g, n, 1)->data,
         .b = b ? b->data : NULL,
         .y = out,
-        .act = act,
+        .act = act ? &a : NULL,
     };
     if (plan.N == 0 || plan.M == 0 || plan.Pout == 0)
         return RT_OK;
@@ -790,21 +796,23 @@ static int conv_exec(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, floa
             conv_dw_range(&j, 0, plan.N * plan.M);
         else
             op_parallel_for(c, plan.N * plan.M, conv_dw_range, &j);
-        return RT_OK;
-    }
-    if (plan.wino) {
-        conv_wino(c, &plan, j.x, j.b, act, out, nth);
-        return RT_OK;
-    }
-    if (plan.direct) {
+    } else if (plan.wino) {
+        conv_wino(c, &plan, j.x, j.b, j.act, out, nth);
+    } else if (plan.direct) {
+        j.res = act ? act->res : NULL;
         conv_direct(c, &j, nth);
-        return RT_OK;
+    } else {
+        conv_plan(&plan, nth);
+        j.res = act && plan.wpack ? act->res : NULL;
+        if (nth == 1)
+            conv_gemm_range(&j, 0, plan.N * plan.G * plan.nblk);
+        else
+            op_parallel_for(c, plan.N * plan.G * plan.nblk, conv_gemm_range, &j);
     }
-    conv_plan(&plan, nth);
-    if (nth == 1)
-        conv_gemm_range(&j, 0, plan.N * plan.G * plan.nblk);
-    else
-        op_parallel_for(c, plan.N * plan.G * plan.nblk, conv_gemm_range, &j);
+    /* a residual the kernel did not take in its epilogue */
+    if (act && act->res && !j.res)
+        for (int64_t i = 0, len = plan.N * plan.M * plan.Pout; i < len; i++)
+            out[i] += act->res[i];
     return RT_OK;
 }
 

@@ -658,6 +658,126 @@ static void check_slices(int int8)
     graph_free(g);
 }
 
+static int add_input(graph_t *g, const char *name, int oc)
+{
+    int t = graph_add_tensor(g, name);
+    int64_t d[4] = {1, oc, H, W};
+    g->t[t].kind = TK_INPUT;
+    g->t[t].dtype = DT_FLOAT;
+    g->t[t].ndim = 4;
+    memcpy(g->t[t].dims, d, sizeof(d));
+    g->inputs[g->n_inputs++] = t;
+    return t;
+}
+
+/* x -> Conv(k x k, pad k/2, groups) -> c [-> act] -> a; y = Add(a, r) (or
+ * Add(r, a)): the shortcut of a residual block. r is a graph input, or (late)
+ * Relu of one made by a node after the conv, which the conv cannot wait for.
+ * y against the double reference act(conv) + r; the fused run must write
+ * neither c nor a (one kernel made y) unless r is late, and then y is still
+ * right. Pointwise (the GEMM's epilogue), 3x3 on few channels (direct rows)
+ * and depthwise (added after the kernel). */
+static void check_residual(int act, int k, int oc, int group, int late, int swap, int nthreads)
+{
+    graph_t *g = graph_new();
+    char err[256] = "";
+    int cg = C / group;
+    int64_t wd[4] = {oc, cg, k, k}, od[1] = {oc};
+    g->inputs = xmalloc(2 * sizeof(int));
+    int x = graph_add_tensor(g, "x");
+    int64_t xd[4] = {1, C, H, W};
+    g->t[x].kind = TK_INPUT;
+    g->t[x].dtype = DT_FLOAT;
+    g->t[x].ndim = 4;
+    memcpy(g->t[x].dims, xd, sizeof(xd));
+    g->inputs[g->n_inputs++] = x;
+    int r0 = add_input(g, "r0", oc);
+    int w = add_const(g, "w", 4, wd), b = add_const(g, "b", 1, od);
+    int c = graph_add_tensor(g, "c"), a = c, y = graph_add_tensor(g, "y"), r = r0;
+    int cin[3] = {x, w, b};
+    int cn = graph_add_node(g, "conv", "Conv", "", 3, cin, 1, &c);
+    set_ints(&g->nodes[cn], "pads", 4, k / 2);
+    if (group > 1)
+        set_ints(&g->nodes[cn], "group", 0, group);
+    if (act == A_SILU) {
+        int s = graph_add_tensor(g, "s"), min[2] = {c, s};
+        a = graph_add_tensor(g, "a");
+        graph_add_node(g, "sig", "Sigmoid", "", 1, &c, 1, &s);
+        graph_add_node(g, "mul", "Mul", "", 2, min, 1, &a);
+    } else if (act == A_RELU) {
+        a = graph_add_tensor(g, "a");
+        graph_add_node(g, "act", "Relu", "", 1, &c, 1, &a);
+    }
+    if (late) {
+        r = graph_add_tensor(g, "r");
+        graph_add_node(g, "late", "Relu", "", 1, &r0, 1, &r);
+    }
+    int ain[2] = {swap ? r : a, swap ? a : r};
+    graph_add_node(g, "res", "Add", "", 2, ain, 1, &y);
+    g->outputs = xmalloc(sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    g->opset = 13;
+
+    int64_t nx = C * H * W, ny = oc * H * W;
+    float *in = xmalloc(sizeof(float) * (size_t)nx), *rin = xmalloc(sizeof(float) * (size_t)ny);
+    double *ref = xmalloc(sizeof(double) * (size_t)ny);
+    for (int64_t i = 0; i < nx; i++)
+        in[i] = frand();
+    for (int64_t i = 0; i < ny; i++)
+        rin[i] = frand();
+    const float *wv = g->t[w].data, *bv = g->t[b].data;
+    for (int o = 0; o < oc; o++)
+        for (int i = 0; i < H; i++)
+            for (int j = 0; j < W; j++) {
+                double sum = bv[o];
+                for (int ci = 0; ci < cg; ci++)
+                    for (int ki = 0; ki < k; ki++)
+                        for (int kj = 0; kj < k; kj++) {
+                            int yi = i + ki - k / 2, xj = j + kj - k / 2;
+                            int cin_ = (o / (oc / group)) * cg + ci;
+                            if (yi >= 0 && yi < H && xj >= 0 && xj < W)
+                                sum += (double)in[(cin_ * H + yi) * W + xj] *
+                                       wv[((o * cg + ci) * k + ki) * k + kj];
+                        }
+                double v = act == A_SILU || act == A_RELU ? act_ref(act, sum) : sum;
+                double rv = rin[(o * H + i) * W + j];
+                ref[(o * H + i) * W + j] = v + (late ? fmax(rv, 0.0) : rv);
+            }
+
+    exec_t *ex = NULL;
+    exec_opts o = {.nthreads = nthreads};
+    int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
+    rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
+    rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(float) * (size_t)nx, err, sizeof(err));
+    rc = rc ? rc : exec_set_input(ex, 1, rin, sizeof(float) * (size_t)ny, err, sizeof(err));
+    CHECK(rc == 0, "residual: %s", err);
+    for (int hooked = 0; !rc && hooked < 2; hooked++) {
+        float *ad = g->t[a].data, *cd = g->t[c].data;
+        for (int64_t i = 0; i < ny; i++)
+            ad[i] = cd[i] = NAN;
+        rc = exec_run(ex, hooked ? count_hook : NULL, &(int){0}, err, sizeof(err));
+        CHECK(rc == 0, "residual run: %s", err);
+        if (rc)
+            break;
+        const float *yv = exec_output(ex, 0)->data;
+        double worst = 0;
+        for (int64_t i = 0; i < ny; i++)
+            worst = fmax(worst, fabs(yv[i] - ref[i]) / (1.0 + fabs(ref[i])));
+        CHECK(worst < 1e-5, "residual act=%d k=%d oc=%d group=%d late=%d swap=%d hooked=%d "
+              "threads=%d: max rel error %g", act, k, oc, group, late, swap, hooked, nthreads,
+              worst);
+        int a_written = !isnan(ad[0]) && !isnan(ad[ny - 1]);
+        CHECK(a_written == (hooked || late),
+              "residual act=%d k=%d group=%d late=%d hooked=%d: the Add's input %s", act, k,
+              group, late, hooked, a_written ? "written (Add not fused)" : "not written (fused)");
+    }
+    exec_free(ex);
+    graph_free(g);
+    free(in);
+    free(rin);
+    free(ref);
+}
+
 int main(void)
 {
     for (int act = 0; act < A_COUNT; act++) {
@@ -665,6 +785,13 @@ int main(void)
         check(act, 16, 1, 0, 2);
         check(act, 5, 5, 0, 1);    /* depthwise */
         check(act, 11, 1, 1, 1);   /* conv output is a graph output: no fusion */
+    }
+    for (int t = 0; t < 2; t++) {
+        check_residual(A_SILU, 1, 11, 1, 0, t, 1 + t); /* pointwise: GEMM epilogue */
+        check_residual(-1, 1, 16, 1, 0, !t, 1 + t);    /* no activation */
+        check_residual(A_RELU, 3, 11, 1, 0, t, 1 + t); /* direct rows */
+        check_residual(A_SILU, 3, 5, 5, 0, t, 1 + t);  /* depthwise: added after */
+        check_residual(A_SILU, 1, 11, 1, 1, t, 1 + t); /* shortcut made later: not fused */
     }
     check_conv(3, 3, 3, 61, 150, 3, 2, 1, 1);  /* stride 2, odd sizes, many row strips */
     check_conv(3, 3, 3, 40, 99, 3, 1, 1, 1);
