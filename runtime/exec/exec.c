@@ -534,8 +534,8 @@ static int check_memory(const exec_opts *o, size_t arena, char *err, size_t errl
  *   input, so the output is the input's block and the node's copy finds source
  *   and destination equal;
  * - the inputs of a Concat whose dims before the axis are all 1 are consecutive
- *   pieces of its output, so their producers write there and the Concat has
- *   nothing left to copy.
+ *   pieces of its output, so their producers write there and the Concat copies
+ *   only the pieces that could not be given away.
  * Only when the tensor given away (the view's input, the Concat's inputs) is not a
  * graph input or output and feeds that node alone, so that nothing else reads it
  * once a hook may have looked at or rewritten the result; Concat pieces also
@@ -599,19 +599,22 @@ static void plan_aliases(const exec_t *x, const int *first, int *parent, size_t 
             ok = y->dims[d] == 1;
         size_t pos = 0;
         for (int k = 0; ok && k < n->n_in; k++) {
-            int ti = n->in[k];
-            ok = alias_candidate(g, uses, first, parent, ti) && g->t[ti].dtype == y->dtype &&
-                 pos % 64 == 0;
+            ok = n->in[k] >= 0 && g->t[n->in[k]].dtype == y->dtype;
             if (ok)
-                pos += tensor_nbytes(&g->t[ti]);
+                pos += tensor_nbytes(&g->t[n->in[k]]);
         }
         if (!ok || pos != tensor_nbytes(y))
             continue;
+        /* each piece that may is written in place (Concat copies the others):
+         * e.g. an upsampled map beside a shortcut that other nodes also read */
         pos = 0;
         for (int k = 0; k < n->n_in; k++) {
-            parent[n->in[k]] = to;
-            off[n->in[k]] = pos;
-            pos += tensor_nbytes(&g->t[n->in[k]]);
+            int ti = n->in[k];
+            if (alias_candidate(g, uses, first, parent, ti) && pos % 64 == 0) {
+                parent[ti] = to;
+                off[ti] = pos;
+            }
+            pos += tensor_nbytes(&g->t[ti]);
         }
     }
     free(uses);
