@@ -193,7 +193,8 @@ static double act_ref(int act, double v)
     }
 }
 
-static void reference(graph_t *g, int act, int oc, int group, const float *in, double *ref)
+/* act(conv) of tensors "w" and "b", k x k with pad k / 2 (act < 0: none). */
+static void reference(graph_t *g, int act, int oc, int group, int k, const float *in, double *ref)
 {
     const float *w = g->t[graph_find_tensor(g, "w")].data, *b = g->t[graph_find_tensor(g, "b")].data;
     int cg = C / group, mg = oc / group;
@@ -202,14 +203,14 @@ static void reference(graph_t *g, int act, int oc, int group, const float *in, d
             for (int j = 0; j < W; j++) {
                 double s = b[o];
                 for (int ci = 0; ci < cg; ci++)
-                    for (int ki = 0; ki < K; ki++)
-                        for (int kj = 0; kj < K; kj++) {
-                            int yi = i + ki - 1, xj = j + kj - 1, cin = (o / mg) * cg + ci;
+                    for (int ki = 0; ki < k; ki++)
+                        for (int kj = 0; kj < k; kj++) {
+                            int yi = i + ki - k / 2, xj = j + kj - k / 2, cin = (o / mg) * cg + ci;
                             if (yi >= 0 && yi < H && xj >= 0 && xj < W)
                                 s += (double)in[(cin * H + yi) * W + xj] *
-                                     w[((o * cg + ci) * K + ki) * K + kj];
+                                     w[((o * cg + ci) * k + ki) * k + kj];
                         }
-                ref[(o * H + i) * W + j] = act_ref(act, s);
+                ref[(o * H + i) * W + j] = act < 0 ? s : act_ref(act, s);
             }
 }
 
@@ -246,7 +247,7 @@ static void check(int act, int oc, int group, int tap, int nthreads)
 
     for (int i = 0; i < C * H * W; i++)
         in[i] = frand();
-    reference(g, act, oc, group, in, ref);
+    reference(g, act, oc, group, K, in, ref);
     int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
     CHECK(rc == 0, "prepare: %s", err);
     rc = rc ? rc : exec_create(g, &o, &x, err, sizeof(err));
@@ -658,10 +659,11 @@ static void check_slices(int int8)
     graph_free(g);
 }
 
-static int add_input(graph_t *g, const char *name, int oc)
+/* A graph input of shape 1 x ch x H x W. */
+static int add_input(graph_t *g, const char *name, int ch)
 {
     int t = graph_add_tensor(g, name);
-    int64_t d[4] = {1, oc, H, W};
+    int64_t d[4] = {1, ch, H, W};
     g->t[t].kind = TK_INPUT;
     g->t[t].dtype = DT_FLOAT;
     g->t[t].ndim = 4;
@@ -681,17 +683,9 @@ static void check_residual(int act, int k, int oc, int group, int late, int swap
 {
     graph_t *g = graph_new();
     char err[256] = "";
-    int cg = C / group;
-    int64_t wd[4] = {oc, cg, k, k}, od[1] = {oc};
+    int64_t wd[4] = {oc, C / group, k, k}, od[1] = {oc};
     g->inputs = xmalloc(2 * sizeof(int));
-    int x = graph_add_tensor(g, "x");
-    int64_t xd[4] = {1, C, H, W};
-    g->t[x].kind = TK_INPUT;
-    g->t[x].dtype = DT_FLOAT;
-    g->t[x].ndim = 4;
-    memcpy(g->t[x].dims, xd, sizeof(xd));
-    g->inputs[g->n_inputs++] = x;
-    int r0 = add_input(g, "r0", oc);
+    int x = add_input(g, "x", C), r0 = add_input(g, "r0", oc);
     int w = add_const(g, "w", 4, wd), b = add_const(g, "b", 1, od);
     int c = graph_add_tensor(g, "c"), a = c, y = graph_add_tensor(g, "y"), r = r0;
     int cin[3] = {x, w, b};
@@ -725,24 +719,9 @@ static void check_residual(int act, int k, int oc, int group, int late, int swap
         in[i] = frand();
     for (int64_t i = 0; i < ny; i++)
         rin[i] = frand();
-    const float *wv = g->t[w].data, *bv = g->t[b].data;
-    for (int o = 0; o < oc; o++)
-        for (int i = 0; i < H; i++)
-            for (int j = 0; j < W; j++) {
-                double sum = bv[o];
-                for (int ci = 0; ci < cg; ci++)
-                    for (int ki = 0; ki < k; ki++)
-                        for (int kj = 0; kj < k; kj++) {
-                            int yi = i + ki - k / 2, xj = j + kj - k / 2;
-                            int cin_ = (o / (oc / group)) * cg + ci;
-                            if (yi >= 0 && yi < H && xj >= 0 && xj < W)
-                                sum += (double)in[(cin_ * H + yi) * W + xj] *
-                                       wv[((o * cg + ci) * k + ki) * k + kj];
-                        }
-                double v = act == A_SILU || act == A_RELU ? act_ref(act, sum) : sum;
-                double rv = rin[(o * H + i) * W + j];
-                ref[(o * H + i) * W + j] = v + (late ? fmax(rv, 0.0) : rv);
-            }
+    reference(g, act, oc, group, k, in, ref);
+    for (int64_t i = 0; i < ny; i++)
+        ref[i] += late ? fmax(rin[i], 0.0) : rin[i];
 
     exec_t *ex = NULL;
     exec_opts o = {.nthreads = nthreads};
