@@ -319,9 +319,10 @@ static int match_residual(fuse_scan *s, int p, int t, int *res)
         a->in[0] == a->in[1])
         return -1;
     int r = a->in[0] == t ? a->in[1] : a->in[0];
+    if (r < 0 || s->prod[r] >= p)
+        return -1;
     const tensor_t *rt = &g->t[r], *tt = &g->t[t];
-    if (r < 0 || rt->dtype != DT_FLOAT || rt->ndim != tt->ndim ||
-        (s->prod[r] >= p && s->prod[r] != -1))
+    if (rt->dtype != DT_FLOAT || rt->ndim != tt->ndim)
         return -1;
     for (int d = 0; d < tt->ndim; d++)
         if (rt->dims[d] != tt->dims[d])
