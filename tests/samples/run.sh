@@ -114,12 +114,14 @@ done
 # level-4 table, the vendor-named .npy dumps (the InputOperator dump is the image as
 # float NCHW, the OutputOperator dump the output), the NPU load file in the driver format
 RKNN_LOG_LEVEL=5 RKNN_DUMP_DIR=$T/dumps RKNN_TRACE_SYSFS=$T/sys run_flow general_log5 sample_general
-# a per-layer hook runs the layers unfused (no conv+activation epilogue): rounding may
-# differ from level 0 in the last bits, not more
+# a per-layer hook runs the layers unfused (no conv+activation epilogue): SiLU is then
+# Sigmoid and Mul, not the epilogue's formula, each within a few ulp, and over YOLOX's
+# hundred layers the outputs differ by up to about 1e-6 of their range (5e-6 of 3.7
+# seen); the bound is test_fuse's for the same comparison, 1e-5 of the range
 $PY -c '
 import sys, numpy as np
 a, b = (np.fromfile(f, np.float32).astype(np.float64) for f in sys.argv[1:3])
-sys.exit(0 if a.size == b.size and np.abs(a - b).max() <= 1e-6 * np.abs(a).max() + 1e-6 else 1)
+sys.exit(0 if a.size == b.size and np.abs(a - b).max() <= 1e-5 * np.abs(a).max() + 1e-7 else 1)
 ' "$T/general.f32" "$T/general_log5.f32" && ok || bad "level-5 outputs differ from level 0"
 grep -q "^I RKNN: \[[0-9:.]*\] RKNN Model Information, .*target platform: rk3588" "$T/general_log5.err" &&
     grep -q "^I RKNN: \[[0-9:.]*\] *Network Layer Information Table" "$T/general_log5.err" &&
