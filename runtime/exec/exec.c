@@ -13,11 +13,15 @@
  * HardSwish, x * Sigmoid(x) as Sigmoid + Mul, x * Clip(x + 3, 0, 6) / 6 as
  * Add/Clip/Mul/Div), then another scalar multiply/add. The fused conv writes
  * the chain's last tensor, whose arena lifetime starts at the conv for that
- * reason; the chain's nodes are skipped. A kernel that stands in for the Conv
- * (quantization's) may run the chain itself instead (node_t.chain). A Slice of
- * a Slice's output reads the first one's input (plan_slices; through
- * node_t.chain too, for a wrapped pair). Runs with a hook
- * execute every node as the graph says. */
+ * reason; the chain's nodes are skipped. A residual Add of the chain's output
+ * and an earlier tensor is taken in the same epilogue (match_residual), and a
+ * direct conv reads an input that a Concat of Slices cut from one tensor
+ * straight from that tensor (match_gather: YOLOX's Focus), the Add, Slices
+ * and Concat then skipped too. A kernel that stands in for the Conv
+ * (quantization's) may run the chain itself instead (node_t.chain); the Add,
+ * Slices and Concat then run. A Slice of a Slice's output reads the first
+ * one's input (plan_slices; through node_t.chain too, for a wrapped pair).
+ * Runs with a hook execute every node as the graph says. */
 #include "runtime/exec/exec.h"
 #include "runtime/exec/kernels.h"
 #include "runtime/exec/threadpool.h"
@@ -49,6 +53,10 @@ struct exec {
 
 /* Longest activation chain: affine, HardSwish as four nodes, affine. */
 #define FUSE_MAX_CHAIN 8
+/* Most nodes a gathered conv input replaces: a Concat of four Slices of Slices. */
+#define FUSE_MAX_GATHER 9
+/* A head's other nodes: chain, residual Add, gather. */
+#define FUSE_MAX_MEMBERS (FUSE_MAX_CHAIN + 1 + FUSE_MAX_GATHER)
 
 /* How a head runs in this run, or whether a composed Slice may (fusion_modes). */
 enum { FUSE_NONE, FUSE_CONV, FUSE_CHAIN, FUSE_SLICE, FUSE_SLICE_KERNEL };
@@ -62,13 +70,17 @@ typedef struct fuse {
     int n_chain;  /* a head: the positions of its chain's nodes, in order */
     int chain[FUSE_MAX_CHAIN];
     int mode;     /* a head or composed Slice: FUSE_*, as fusion_modes last found it ... */
-    const op_def *seen[FUSE_MAX_CHAIN + 2]; /* ... for these kernels (head, chain and
-                                               residual Add, or the Slice and the one
-                                               it follows) */
+    const op_def *seen[FUSE_MAX_MEMBERS + 1]; /* ... for these kernels (head and its
+                                                 members, or the Slice and the one it
+                                                 follows) */
     int res_at;   /* a head: the position + 1 of the Add of its output and an earlier
                      tensor that a stock fused conv takes in its epilogue, or 0 */
     int res, res_out; /* that Add's other input and its output */
     int res_of;   /* that Add: its head's position + 1 */
+    conv_gather *gather; /* a head: its input read in place from tensor gather_src by a
+                            stock fused conv, the nodes at gmem not run; or NULL */
+    int gather_src, n_gmem, gmem[FUSE_MAX_GATHER];
+    int gather_of; /* one of those nodes: its head's position + 1 */
     int slice_of; /* this Slice reads the input of the Slice at position slice_of - 1 */
     int slice_skip; /* this Slice's output only feeds such Slices */
 } fuse_t;
@@ -331,6 +343,84 @@ static int match_residual(fuse_scan *s, int p, int t, int *res)
     return q;
 }
 
+/* Slice q (or the Slice it reads, at *qi, whose output feeds only it) cuts
+ * from tensor *src: the Slice pair's source plan; 0 if not a stock Slice. */
+static int gather_slice(fuse_scan *s, int q, int *qi, int *src, int64_t *start, int64_t *step)
+{
+    graph_t *g = s->x->g;
+    const node_t *n = node_at(s, q), *inner = NULL;
+    if (!stock_kernel(n, "Slice") || n->n_out != 1 || n->in[0] < 0)
+        return 0;
+    int t = n->in[0];
+    *qi = s->prod[t] >= 0 && s->uses[t] == 1 ? s->prod[t] : -1;
+    if (*qi >= 0 && stock_kernel(node_at(s, *qi), "Slice") && node_at(s, *qi)->n_out == 1)
+        inner = node_at(s, *qi);
+    else
+        *qi = -1;
+    *src = inner ? inner->in[0] : t;
+    return *src >= 0 && slice_source(g, n, inner, start, step) == RT_OK;
+}
+
+/* The input of the conv at position p made by a Concat on the channel axis of
+ * Slices of one tensor, whole batch items and channels in order, any phase and
+ * positive step in rows and columns (YOLOX's Focus: every other row and
+ * column, four phases): the conv reads those elements in place and the
+ * Slices and the Concat do not run. */
+static void match_gather(fuse_scan *s, int p)
+{
+    graph_t *g = s->x->g;
+    const node_t *n = node_at(s, p);
+    int t = n->in[0], qc = t >= 0 ? s->prod[t] : -1;
+    if (qc < 0 || s->uses[t] != 1)
+        return;
+    const node_t *cat = node_at(s, qc);
+    const tensor_t *tt = &g->t[t];
+    if (!stock_kernel(cat, "Concat") || cat->n_out != 1 || tt->ndim != 4 ||
+        tt->dtype != DT_FLOAT || !conv_gather_ok(n, tt->dims[1]) ||
+        (node_attr_int(cat, "axis", 1) + 4) % 4 != 1)
+        return;
+    conv_gather gt = {0};
+    int src = -1, mem[FUSE_MAX_GATHER], nm = 0;
+    int64_t ch = 0;
+    mem[nm++] = qc;
+    for (int k = 0; k < cat->n_in; k++) {
+        int ti = cat->in[k], qs = ti >= 0 ? s->prod[ti] : -1, qi, sk;
+        int64_t st[MODEL_MAX_DIMS], sp[MODEL_MAX_DIMS];
+        if (qs < 0 || s->uses[ti] != 1 || nm + 2 > FUSE_MAX_GATHER ||
+            !gather_slice(s, qs, &qi, &sk, st, sp) || (src >= 0 && sk != src))
+            return;
+        src = sk;
+        const tensor_t *x = &g->t[src], *ct = &g->t[ti];
+        if (x->ndim != 4 || x->dtype != DT_FLOAT || x->dims[0] != tt->dims[0] || st[0] != 0 ||
+            sp[0] != 1 || sp[1] != 1 || sp[2] < 1 || sp[3] < 1 || ct->ndim != 4)
+            return;
+        for (int64_t c = 0; c < ct->dims[1]; c++, ch++) {
+            gt.off[ch] = ((st[1] + c) * x->dims[2] + st[2]) * x->dims[3] + st[3];
+            gt.rstep[ch] = sp[2] * x->dims[3];
+            gt.cstep[ch] = sp[3];
+        }
+        gt.item = x->dims[1] * x->dims[2] * x->dims[3];
+        mem[nm++] = qs;
+        if (qi >= 0)
+            mem[nm++] = qi;
+    }
+    for (int k = 0; k < nm; k++)
+        if (s->f[mem[k]].head || s->f[mem[k]].skip || s->f[mem[k]].res_of || s->f[mem[k]].gather_of)
+            return;
+    if (ch != tt->dims[1])
+        return;
+    if (!s->f[p].head)
+        s->f[p] = (fuse_t){.head = 1, .out = n->out[0]};
+    s->f[p].gather = xmalloc(sizeof(conv_gather));
+    *s->f[p].gather = gt;
+    s->f[p].gather_src = src;
+    s->f[p].n_gmem = nm;
+    for (int k = 0; k < nm; k++) {
+        s->f[p].gmem[k] = mem[k];
+        s->f[mem[k]].gather_of = p + 1;
+    }
+}
+
 /* The epilogue chain after the conv at position p: [affine] [activation]
  * [affine after an activation] [residual Add]; every link's input feeds only
  * that link. */
@@ -465,6 +555,8 @@ static void plan_fusion(exec_t *x)
             n->n_out != 1 || n->out[0] < 0 || g->t[n->out[0]].dtype != DT_FLOAT)
             continue;
         match_chain(&sc, p);
+        if (conv_fusable(n))
+            match_gather(&sc, p);
         any |= f[p].head;
     }
     any |= plan_slices(x, uses, f);
@@ -673,6 +765,9 @@ static int plan_memory(exec_t *x, const exec_opts *o, char *err, size_t errlen)
             first[x->fuse[p].out] = p;
         if (x->fuse[p].res_at && first[x->fuse[p].res_out] > p)
             first[x->fuse[p].res_out] = p;
+        int gs = x->fuse[p].gather ? x->fuse[p].gather_src : -1;
+        if (gs >= 0 && g->t[gs].kind != TK_CONST && last[gs] < p)
+            last[gs] = p;
         if (x->fuse[p].slice_of) {
             int src = g->nodes[x->order[x->fuse[p].slice_of - 1]].in[0];
             if (g->t[src].kind != TK_CONST && last[src] < p)
@@ -796,6 +891,8 @@ void exec_free(exec_t *x)
     free(x->order);
     free(x->ev_in);
     free(x->ev_out);
+    for (int p = 0; x->fuse && p < x->n_order; p++)
+        free(x->fuse[p].gather);
     free(x->fuse);
     free(x);
 }
@@ -840,15 +937,18 @@ static void fusion_modes(exec_t *x)
         if (!f->head && !f->slice_of)
             continue;
         node_t *n = &g->nodes[x->order[p]];
-        const node_t *chain[FUSE_MAX_CHAIN + 1];
+        /* the chain first (what a kernel running it itself is given), then
+         * the residual Add and the gathered nodes */
+        const node_t *chain[FUSE_MAX_MEMBERS];
         int m = 1;
         if (f->head)
             chain_nodes(x, f, chain), m += f->n_chain;
         else
             chain[0] = &g->nodes[x->order[f->slice_of - 1]];
-        const node_t *add = f->res_at ? &g->nodes[x->order[f->res_at - 1]] : NULL;
-        if (add)
-            chain[m++ - 1] = add;
+        if (f->res_at)
+            chain[m++ - 1] = &g->nodes[x->order[f->res_at - 1]];
+        for (int k = 0; k < f->n_gmem; k++)
+            chain[m++ - 1] = &g->nodes[x->order[f->gmem[k]]];
         int same = f->seen[0] == n->def;
         for (int k = 1; k < m; k++)
             same &= f->seen[k] == chain[k - 1]->def;
@@ -882,7 +982,9 @@ static int run_conv(exec_t *x, node_t *n, const fuse_t *f, int out)
     gemm_epi e = f->act;
     if (f->res_at)
         e.res = x->g->t[f->res].data;
-    return conv_run_fused(&x->ctx, x->g, n, &e, out);
+    if (f->gather) /* the source's data may have moved since the plan (inputs) */
+        f->gather->base = x->g->t[f->gather_src].data;
+    return conv_run_fused(&x->ctx, x->g, n, &e, f->gather, out);
 }
 
 static int run_chain(exec_t *x, node_t *n, const fuse_t *f)
@@ -925,7 +1027,8 @@ static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *er
         node_t *n = &g->nodes[x->order[p]];
         const fuse_t *f = any ? &x->fuse[p] : NULL, *sf = sliced ? f : NULL;
         if ((f && f->owner && x->fuse[f->owner - 1].mode) || (sf && sf->slice_skip) ||
-            (f && f->res_of && x->fuse[f->res_of - 1].mode == FUSE_CONV))
+            (f && f->res_of && x->fuse[f->res_of - 1].mode == FUSE_CONV) ||
+            (f && f->gather_of && x->fuse[f->gather_of - 1].mode == FUSE_CONV))
             continue;
         int mode = f && f->head ? f->mode : FUSE_NONE;
         int out = mode == FUSE_CONV && f->res_at ? f->res_out : f ? f->out : -1;

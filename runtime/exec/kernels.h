@@ -141,13 +141,34 @@ void gemm_act_apply(float *y, int64_t n, const gemm_epi *e);
  * the conv's own output): conv_fusable() says whether node n is a prepared fp32
  * Conv; conv_run_fused() writes act(conv) into tensor out instead. */
 int conv_fusable(const node_t *n);
-int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, int out);
+
+/* A conv input read in place from the tensor that a Concat of Slices cut it
+ * from (YOLOX's Focus stem, exec.c): input channel c of batch item i starts
+ * at base + i * item + off[c], its rows rstep[c] floats apart, its columns
+ * cstep[c] apart. conv_gather_ok() says whether conv n, with that many input
+ * channels, can read its input so (the direct kernel copies rows anyway). */
+#define CONV_GATHER_MAXC 16
+typedef struct conv_gather {
+    const float *base;
+    int64_t item;
+    int64_t off[CONV_GATHER_MAXC], rstep[CONV_GATHER_MAXC], cstep[CONV_GATHER_MAXC];
+} conv_gather;
+int conv_gather_ok(const node_t *n, int64_t channels);
+
+/* src: the input through a conv_gather, or NULL for the node's input. */
+int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act,
+                   const conv_gather *src, int out);
 
 /* Slice n applied to the output of Slice inner, read straight from inner's
  * input (exec.c, when no hook looks at inner's output): one strided copy
  * instead of two. slice_composable() says whether both have constant
  * parameters. */
 int slice_composable(graph_t *g, const node_t *n, const node_t *inner);
+/* Where Slice n (applied to Slice inner's output when inner is not NULL) takes
+ * its elements in its input (inner's input): per axis the first index and the
+ * step. Non-zero when its parameters are not constant. */
+int slice_source(graph_t *g, const node_t *n, const node_t *inner, int64_t *start,
+                 int64_t *step);
 int slice_run_composed(op_ctx *c, graph_t *g, node_t *n, const node_t *inner);
 
 /* Depthwise 2-D conv of one plane on AVX-512 (gemm_avx512.c). Column strides

@@ -323,6 +323,20 @@ static inline void zero_short(float *d, int64_t n)
         d[i] = 0.0f;
 }
 
+/* n floats from s, step floats apart (a Focus phase: step 2, which
+ * vectorises as a constant stride). */
+static inline void gather_row(float *d, const float *s, int64_t n, int64_t step)
+{
+    if (step == 1)
+        copy_short(d, s, n);
+    else if (step == 2)
+        for (int64_t i = 0; i < n; i++)
+            d[i] = s[2 * i];
+    else
+        for (int64_t i = 0; i < n; i++)
+            d[i] = s[i * step];
+}
+
 /* Stride-1 2-D im2col of whole output rows [oy0, oy1): each input row is
  * padded once into prow, then every kx row of the column matrix is a plain
  * copy from it (no per-segment bounds logic, which dominated small convs). */
@@ -438,6 +452,7 @@ typedef struct conv_job {
     float *y;
     const gemm_epi *act;     /* fused activation, or NULL; its res is NULL */
     const float *res;        /* residual added after it (laid out as y), or NULL */
+    const conv_gather *src;  /* the input read through this (direct kernel), or NULL */
 } conv_job;
 
 static void conv_gemm_range(void *arg, int64_t t0, int64_t t1)
@@ -549,6 +564,7 @@ HOT static void conv_direct_range(void *arg, int64_t t0, int64_t t1)
         int64_t used = nrows + (KH - 1) * p->d[1];
         const float *x = j->x + ni * p->C * p->Pin;
         float *y = j->y + ni * p->M * p->Pout;
+        const conv_gather *sg = j->src;
         for (int64_t c = 0; c < p->Cg; c++)
             for (int64_t r = 0; r < used; r++) {
                 float *d = strip + (c * hp + r) * wp;
@@ -558,7 +574,11 @@ HOT static void conv_direct_range(void *arg, int64_t t0, int64_t t1)
                     continue;
                 }
                 zero_short(d, pl);
-                copy_short(d + pl, x + c * p->Pin + iy * IW, IW);
+                if (sg)
+                    gather_row(d + pl, sg->base + ni * sg->item + sg->off[c] + iy * sg->rstep[c],
+                               IW, sg->cstep[c]);
+                else
+                    copy_short(d + pl, x + c * p->Pin + iy * IW, IW);
                 zero_short(d + pl + IW, wp - pl - IW);
             }
         for (int64_t r = 0; r < nrows; r++) {
@@ -766,7 +786,8 @@ static void conv_wino(op_ctx *c, const conv_p *p, const float *x, const float *b
         op_parallel_for(c, p->N * j.ntask, wino_range, &j);
 }
 
-static int conv_exec(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, float *out)
+static int conv_exec(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act,
+                     const conv_gather *src, float *out)
 {
     conv_p local, *p = n->priv;
     if (!p) {
@@ -800,6 +821,7 @@ static int conv_exec(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, floa
         conv_wino(c, &plan, j.x, j.b, j.act, out, nth);
     } else if (plan.direct) {
         j.res = act ? act->res : NULL;
+        j.src = src;
         conv_direct(c, &j, nth);
     } else {
         conv_plan(&plan, nth);
@@ -818,7 +840,7 @@ static int conv_exec(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, floa
 
 static int conv_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    return conv_exec(c, g, n, NULL, node_output(g, n, 0)->data);
+    return conv_exec(c, g, n, NULL, NULL, node_output(g, n, 0)->data);
 }
 
 int conv_fusable(const node_t *n)
@@ -827,9 +849,18 @@ int conv_fusable(const node_t *n)
     return n->def && n->def->run == conv_run && p && !p->transposed;
 }
 
-int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act, int out)
+int conv_gather_ok(const node_t *n, int64_t channels)
 {
-    return conv_exec(c, g, n, act, g->t[out].data);
+    const conv_p *p = n->priv;
+    return conv_fusable(n) && p->direct && p->C == channels && channels <= CONV_GATHER_MAXC;
+}
+
+int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act,
+                   const conv_gather *src, int out)
+{
+    if (src && !conv_gather_ok(n, node_input(g, n, 0)->dims[1]))
+        return rt_err(c->err, c->errlen, RT_EINTERNAL, "conv input gathered on another path");
+    return conv_exec(c, g, n, act, src, g->t[out].data);
 }
 
 /* ---- ConvTranspose ----------------------------------------------------- */

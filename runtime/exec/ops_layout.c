@@ -532,6 +532,24 @@ int slice_composable(graph_t *g, const node_t *n, const node_t *inner)
            slice_compose(g, n, inner, &p, err, sizeof err) == RT_OK;
 }
 
+int slice_source(graph_t *g, const node_t *n, const node_t *inner, int64_t *start,
+                 int64_t *step)
+{
+    char err[8];
+    slice_plan p;
+    const tensor_t *x = node_input(g, inner ? inner : n, 0);
+    int rc = !x || x->ndim < 1 ? RT_ESHAPE
+             : inner           ? (node_input(g, n, 0) == node_output(g, inner, 0)
+                                      ? slice_compose(g, n, inner, &p, err, sizeof err)
+                                      : RT_ESHAPE)
+                               : slice_plan_make(g, n, x, &p, err, sizeof err);
+    for (int i = 0; !rc && i < x->ndim; i++) {
+        start[i] = p.start[i];
+        step[i] = p.step[i];
+    }
+    return rc;
+}
+
 int slice_run_composed(op_ctx *c, graph_t *g, node_t *n, const node_t *inner)
 {
     slice_plan p;

@@ -757,6 +757,132 @@ static void check_residual(int act, int k, int oc, int group, int late, int swap
     free(ref);
 }
 
+/* YOLOX's Focus stem: x (1 x 3 x 12 x 18) -> four phases of every other row and
+ * column (a Slice of rows then one of columns, or one Slice of both when
+ * single) -> Concat (12 channels) -> Conv 3x3 pad 1 to 8 -> SiLU. The fused
+ * run reads the phases straight from x: its timed events are the conv's
+ * alone, unless the Concat's output is a graph output too (tap). Output
+ * against Focus and conv in double, unhooked, hooked and timed. */
+static void check_gather(int single, int tap, int nthreads)
+{
+    enum { GH = 12, GW = 18, GC = 12, GM = 8 };
+    graph_t *g = graph_new();
+    int64_t xd[4] = {1, 3, GH, GW}, wd[4] = {GM, GC, 3, 3}, od[1] = {GM};
+    int x = graph_add_tensor(g, "x");
+    g->t[x].kind = TK_INPUT;
+    g->t[x].dtype = DT_FLOAT;
+    g->t[x].ndim = 4;
+    memcpy(g->t[x].dims, xd, sizeof(xd));
+    int ph[4];
+    static const int ro[4] = {0, 1, 0, 1}, co[4] = {0, 0, 1, 1};
+    char nm[16];
+    for (int k = 0; k < 4; k++) {
+        snprintf(nm, sizeof nm, "r%d", k);
+        if (single) { /* one Slice over both axes, steps 2 */
+            int t = graph_add_tensor(g, nm), ins[5];
+            int64_t v[4][2] = {{ro[k], co[k]}, {INT64_MAX, INT64_MAX}, {2, 3}, {2, 2}};
+            const char *what[4] = {"s", "e", "a", "p"};
+            ins[0] = x;
+            for (int i = 0; i < 4; i++) {
+                char cn[24];
+                snprintf(cn, sizeof cn, "%s_%s", nm, what[i]);
+                int c = graph_add_tensor(g, cn);
+                g->t[c].dtype = DT_INT64;
+                g->t[c].ndim = 1;
+                g->t[c].dims[0] = 2;
+                g->t[c].kind = TK_CONST;
+                g->t[c].data = xaligned_alloc(2 * sizeof(int64_t));
+                memcpy(g->t[c].data, v[i], sizeof(v[i]));
+                ins[1 + i] = c;
+            }
+            graph_add_node(g, nm, "Slice", "", 5, ins, 1, &t);
+            ph[k] = t;
+        } else {
+            int rows = add_slice(g, nm, x, ro[k], INT64_MAX, 2, 2);
+            snprintf(nm, sizeof nm, "c%d", k);
+            ph[k] = add_slice(g, nm, rows, co[k], INT64_MAX, 3, 2);
+        }
+    }
+    int cat = graph_add_tensor(g, "cat"), c = graph_add_tensor(g, "c");
+    int cn = graph_add_node(g, "focus", "Concat", "", 4, ph, 1, &cat);
+    set_ints(&g->nodes[cn], "axis", 0, 1);
+    int w = add_const(g, "w", 4, wd), b = add_const(g, "b", 1, od);
+    int cin[3] = {cat, w, b}, s = graph_add_tensor(g, "s"), y = graph_add_tensor(g, "y");
+    int conv = graph_add_node(g, "stem", "Conv", "", 3, cin, 1, &c);
+    set_ints(&g->nodes[conv], "pads", 4, 1);
+    int min[2] = {c, s};
+    graph_add_node(g, "sig", "Sigmoid", "", 1, &c, 1, &s);
+    graph_add_node(g, "mul", "Mul", "", 2, min, 1, &y);
+    g->inputs = xmalloc(sizeof(int));
+    g->inputs[g->n_inputs++] = x;
+    g->outputs = xmalloc(2 * sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    if (tap)
+        g->outputs[g->n_outputs++] = cat;
+    g->opset = 13;
+
+    const int FH = GH / 2, FW = GW / 2;
+    float in[3 * GH * GW];
+    double foc[GC * FH * FW], ref[GM * FH * FW];
+    for (int i = 0; i < 3 * GH * GW; i++)
+        in[i] = frand();
+    for (int k = 0; k < 4; k++) /* channel 3k + ci: phase k of input channel ci */
+        for (int ci = 0; ci < 3; ci++)
+            for (int i = 0; i < FH; i++)
+                for (int j = 0; j < FW; j++)
+                    foc[((3 * k + ci) * FH + i) * FW + j] =
+                        in[(ci * GH + 2 * i + ro[k]) * GW + 2 * j + co[k]];
+    const float *wv = g->t[w].data, *bv = g->t[b].data;
+    for (int o = 0; o < GM; o++)
+        for (int i = 0; i < FH; i++)
+            for (int j = 0; j < FW; j++) {
+                double sum = bv[o];
+                for (int ci = 0; ci < GC; ci++)
+                    for (int ki = 0; ki < 3; ki++)
+                        for (int kj = 0; kj < 3; kj++) {
+                            int yi = i + ki - 1, xj = j + kj - 1;
+                            if (yi >= 0 && yi < FH && xj >= 0 && xj < FW)
+                                sum += foc[(ci * FH + yi) * FW + xj] * wv[((o * GC + ci) * 3 + ki) * 3 + kj];
+                        }
+                ref[(o * FH + i) * FW + j] = act_ref(A_SILU, sum);
+            }
+
+    char err[256] = "";
+    exec_t *ex = NULL;
+    exec_opts o = {.nthreads = nthreads};
+    int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
+    rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
+    rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(in), err, sizeof(err));
+    CHECK(rc == 0, "gather: %s", err);
+    /* hooked: 0 none, 1 every layer (nothing fused), 2 timing-only events */
+    for (int hooked = 0; !rc && hooked < 3; hooked++) {
+        timed_seen ts = {0};
+        int layers = 0;
+        memset(exec_output(ex, 0)->data, 0, sizeof(float) * GM * FH * FW);
+        rc = hooked == 2 ? exec_run_timed(ex, timed_hook, &ts, err, sizeof(err))
+                         : exec_run(ex, hooked ? count_hook : NULL, &layers, err, sizeof(err));
+        CHECK(rc == 0, "gather run: %s", err);
+        if (rc)
+            break;
+        const float *yv = exec_output(ex, 0)->data;
+        double worst = 0;
+        for (int i = 0; i < GM * FH * FW; i++)
+            worst = fmax(worst, fabs(yv[i] - ref[i]) / (1.0 + fabs(ref[i])));
+        CHECK(worst < 1e-5, "gather single=%d tap=%d hooked=%d threads=%d: max rel error %g",
+              single, tap, hooked, nthreads, worst);
+        if (hooked == 1)
+            CHECK(layers == (single ? 4 : 8) + 4, "gather single=%d: %d layer events", single,
+                  layers);
+        /* gathered: the conv's event alone (SiLU fused too); else also the
+         * four (outer) Slices and the Concat */
+        if (hooked == 2)
+            CHECK(ts.events == (tap ? 6 : 1), "gather single=%d tap=%d: %d timed events", single,
+                  tap, ts.events);
+    }
+    exec_free(ex);
+    graph_free(g);
+}
+
 int main(void)
 {
     for (int act = 0; act < A_COUNT; act++) {
@@ -771,6 +897,11 @@ int main(void)
         check_residual(A_RELU, 3, 11, 1, 0, t, 1 + t); /* direct rows */
         check_residual(A_SILU, 3, 5, 5, 0, t, 1 + t);  /* depthwise: added after */
         check_residual(A_SILU, 1, 11, 1, 1, t, 1 + t); /* shortcut made later: not fused */
+    }
+    for (int t = 0; t < 2; t++) {
+        check_gather(0, 0, 1 + t); /* Slices of Slices, as YOLOX exports them */
+        check_gather(1, 0, 1 + t); /* one Slice per phase */
+        check_gather(t, 1, 1);     /* the Concat is also an output: not gathered */
     }
     check_conv(3, 3, 3, 61, 150, 3, 2, 1, 1);  /* stride 2, odd sizes, many row strips */
     check_conv(3, 3, 3, 40, 99, 3, 1, 1, 1);
