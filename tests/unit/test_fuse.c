@@ -5,11 +5,14 @@
  * write the conv's own output (proof that it fused), and a conv whose output is
  * also a graph output must not fuse. Dense and depthwise convs, odd channel and
  * column counts (partial register tiles). On the real YOLOX-nano (SiLU after
- * every conv) and PP-OCR models (scalar affine + decomposed HardSwish), the fused
- * run's output equals the node-by-node run's (which tests/e2e checks against
- * onnxruntime). Slices of a Slice's output composed (check_slices). Depthwise geometries (strides, pads,
- * dilations, planes taller than one row strip and wider than a register block)
- * against a direct convolution in double. */
+ * every conv, residual Adds, a Focus stem), PP-OCR models (scalar affine +
+ * decomposed HardSwish) and UltraFace (a residual Add), the fused run's output
+ * equals the node-by-node run's (which tests/e2e checks against
+ * onnxruntime). A residual Add (check_residual) and a Focus stem's Slices and
+ * Concat (check_gather) taken by the conv, against double references. Slices
+ * of a Slice's output composed (check_slices). Depthwise geometries (strides,
+ * pads, dilations, planes taller than one row strip and wider than a register
+ * block) against a direct convolution in double. */
 #include "runtime/exec/exec.h"
 #include "runtime/model/model.h"
 #include "runtime/passes/passes.h"
@@ -930,5 +933,7 @@ int main(void)
     check_model("tests/data/models/yolox_nano.onnx", "images", 416, 416, 0.0f, 255.0f);
     check_model("tests/data/models/ppocrv4_det.onnx", "x", 320, 320, -2.1f, 2.6f);
     check_model("tests/data/models/ppocr_mobile_v2.0_cls.onnx", "x", 48, 192, -1.0f, 1.0f);
+    /* a residual Add fused in an RFB block */
+    check_model("tests/data/models/ultraface_version-RFB-320.onnx", "input", 240, 320, -1.0f, 1.0f);
     TEST_END();
 }
