@@ -238,6 +238,24 @@ static int timed_hook(const layer_event_t *ev, void *user)
     return ev->host_us >= 0 ? 0 : 1;
 }
 
+/* Largest |y - ref| / (1 + |ref|) over n values. */
+static double max_rel_err(const float *y, const double *ref, int64_t n)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++)
+        worst = fmax(worst, fabs(y[i] - ref[i]) / (1.0 + fabs(ref[i])));
+    return worst;
+}
+
+/* One run: hooked 0 without a hook, 1 with every layer's event (nothing
+ * fused, *layers counted), 2 with timing-only events (fusion kept, *ts). */
+static int run_hooked(exec_t *x, int hooked, int *layers, timed_seen *ts, char *err,
+                      size_t errlen)
+{
+    return hooked == 2 ? exec_run_timed(x, timed_hook, ts, err, errlen)
+                       : exec_run(x, hooked ? count_hook : NULL, layers, err, errlen);
+}
+
 static void check(int act, int oc, int group, int tap, int nthreads)
 {
     graph_t *g = build(act, oc, group, tap);
@@ -263,15 +281,11 @@ static void check(int act, int oc, int group, int tap, int nthreads)
             cd[i] = NAN;
         int layers = 0;
         timed_seen ts = {0};
-        rc = hooked == 2 ? exec_run_timed(x, timed_hook, &ts, err, sizeof(err))
-                         : exec_run(x, hooked ? count_hook : NULL, &layers, err, sizeof(err));
+        rc = run_hooked(x, hooked, &layers, &ts, err, sizeof(err));
         CHECK(rc == 0, "run: %s", err);
         if (rc)
             break;
-        const float *y = exec_output(x, 0)->data;
-        double worst = 0;
-        for (int i = 0; i < oc * H * W; i++)
-            worst = fmax(worst, fabs(y[i] - ref[i]) / (1.0 + fabs(ref[i])));
+        double worst = max_rel_err(exec_output(x, 0)->data, ref, oc * H * W);
         CHECK(worst < 1e-5, "%s oc=%d group=%d tap=%d hooked=%d threads=%d: max rel error %g", an,
               oc, group, tap, hooked, nthreads, worst);
         /* fused exactly when not fully hooked and c is not an output: c stays unwritten */
@@ -352,10 +366,8 @@ static void check_conv(int chans, int mo, int grp, int h, int w, int k, int st, 
         const tensor_t *yt = exec_output(ex, 0);
         CHECK(tensor_numel(yt) == (int64_t)nout, "conv output size %lld, expected %zu",
               (long long)tensor_numel(yt), nout);
-        const float *yv = yt->data;
-        double worst = 0;
-        for (size_t i = 0; i < nout && tensor_numel(yt) == (int64_t)nout; i++)
-            worst = fmax(worst, fabs(yv[i] - ref[i]) / (1.0 + fabs(ref[i])));
+        double worst = tensor_numel(yt) == (int64_t)nout
+                           ? max_rel_err(yt->data, ref, (int64_t)nout) : INFINITY;
         /* relative to the sum of |terms|: Winograd rounds differently */
         CHECK(worst < 1e-5 * sqrt((double)(cg * k * k)), "conv %d->%d/%d %dx%d k%d s%d p%d d%d: max rel error %g",
               chans, mo, grp, h, w, k, st, pad, dil, worst);
@@ -416,10 +428,8 @@ static void check_convt(int chans, int mo, int h, int w, int k)
         const tensor_t *yt = exec_output(ex, 0);
         CHECK(tensor_numel(yt) == (int64_t)nout, "convT output size %lld, expected %zu",
               (long long)tensor_numel(yt), nout);
-        const float *yv = yt->data;
-        double worst = 0;
-        for (size_t i = 0; i < nout && tensor_numel(yt) == (int64_t)nout; i++)
-            worst = fmax(worst, fabs(yv[i] - ref[i]) / (1.0 + fabs(ref[i])));
+        double worst = tensor_numel(yt) == (int64_t)nout
+                           ? max_rel_err(yt->data, ref, (int64_t)nout) : INFINITY;
         CHECK(worst < 1e-5, "convT %d->%d %dx%d k%d: max rel error %g", chans, mo, h, w, k, worst);
     }
     exec_free(ex);
@@ -737,14 +747,11 @@ static void check_residual(int act, int k, int oc, int group, int late, int swap
         float *ad = g->t[a].data, *cd = g->t[c].data;
         for (int64_t i = 0; i < ny; i++)
             ad[i] = cd[i] = NAN;
-        rc = exec_run(ex, hooked ? count_hook : NULL, &(int){0}, err, sizeof(err));
+        rc = run_hooked(ex, hooked, &(int){0}, NULL, err, sizeof(err));
         CHECK(rc == 0, "residual run: %s", err);
         if (rc)
             break;
-        const float *yv = exec_output(ex, 0)->data;
-        double worst = 0;
-        for (int64_t i = 0; i < ny; i++)
-            worst = fmax(worst, fabs(yv[i] - ref[i]) / (1.0 + fabs(ref[i])));
+        double worst = max_rel_err(exec_output(ex, 0)->data, ref, ny);
         CHECK(worst < 1e-5, "residual act=%d k=%d oc=%d group=%d late=%d swap=%d hooked=%d "
               "threads=%d: max rel error %g", act, k, oc, group, late, swap, hooked, nthreads,
               worst);
@@ -862,15 +869,11 @@ static void check_gather(int single, int tap, int nthreads)
         timed_seen ts = {0};
         int layers = 0;
         memset(exec_output(ex, 0)->data, 0, sizeof(float) * GM * FH * FW);
-        rc = hooked == 2 ? exec_run_timed(ex, timed_hook, &ts, err, sizeof(err))
-                         : exec_run(ex, hooked ? count_hook : NULL, &layers, err, sizeof(err));
+        rc = run_hooked(ex, hooked, &layers, &ts, err, sizeof(err));
         CHECK(rc == 0, "gather run: %s", err);
         if (rc)
             break;
-        const float *yv = exec_output(ex, 0)->data;
-        double worst = 0;
-        for (int i = 0; i < GM * FH * FW; i++)
-            worst = fmax(worst, fabs(yv[i] - ref[i]) / (1.0 + fabs(ref[i])));
+        double worst = max_rel_err(exec_output(ex, 0)->data, ref, GM * FH * FW);
         CHECK(worst < 1e-5, "gather single=%d tap=%d hooked=%d threads=%d: max rel error %g",
               single, tap, hooked, nthreads, worst);
         if (hooked == 1)
