@@ -76,11 +76,11 @@ typedef struct fuse {
     int res_at;   /* a head: the position + 1 of the Add of its output and an earlier
                      tensor that a stock fused conv takes in its epilogue, or 0 */
     int res, res_out; /* that Add's other input and its output */
-    int res_of;   /* that Add: its head's position + 1 */
     conv_gather *gather; /* a head: its input read in place from tensor gather_src by a
                             stock fused conv, the nodes at gmem not run; or NULL */
     int gather_src, n_gmem, gmem[FUSE_MAX_GATHER];
-    int gather_of; /* one of those nodes: its head's position + 1 */
+    int conv_of;  /* that Add, or one of those nodes: its head's position + 1 (skipped
+                     only when the head runs as a stock fused conv) */
     int slice_of; /* this Slice reads the input of the Slice at position slice_of - 1 */
     int slice_skip; /* this Slice's output only feeds such Slices */
 } fuse_t;
@@ -324,7 +324,7 @@ static int match_residual(fuse_scan *s, int p, int t, int *res)
 {
     const graph_t *g = s->x->g;
     int q = only_consumer(s, t);
-    if (q < 0 || s->f[q].res_of)
+    if (q < 0 || s->f[q].conv_of)
         return -1;
     const node_t *a = node_at(s, q);
     if (!stock_kernel(a, "Add") || a->n_in != 2 || a->n_out != 1 || a->out[0] < 0 ||
@@ -405,7 +405,7 @@ static void match_gather(fuse_scan *s, int p)
             mem[nm++] = qi;
     }
     for (int k = 0; k < nm; k++)
-        if (s->f[mem[k]].head || s->f[mem[k]].skip || s->f[mem[k]].res_of || s->f[mem[k]].gather_of)
+        if (s->f[mem[k]].head || s->f[mem[k]].skip || s->f[mem[k]].conv_of)
             return;
     if (ch != tt->dims[1])
         return;
@@ -417,7 +417,7 @@ static void match_gather(fuse_scan *s, int p)
     s->f[p].n_gmem = nm;
     for (int k = 0; k < nm; k++) {
         s->f[p].gmem[k] = mem[k];
-        s->f[mem[k]].gather_of = p + 1;
+        s->f[mem[k]].conv_of = p + 1;
     }
 }
 
@@ -457,7 +457,7 @@ static void match_chain(fuse_scan *s, int p)
         s->f[p].res_at = qa + 1;
         s->f[p].res = res;
         s->f[p].res_out = node_at(s, qa)->out[0];
-        s->f[qa].res_of = p + 1;
+        s->f[qa].conv_of = p + 1;
     }
     /* the nodes this match marked skipped, in order: the chain (also for
      * kernels that run it themselves, node_t.chain) */
@@ -470,7 +470,7 @@ static void match_chain(fuse_scan *s, int p)
         }
     if (s->f[p].n_chain > FUSE_MAX_CHAIN) { /* no pattern is that long: not fused */
         for (int q = p + 1; q < s->x->n_order; q++)
-            if (s->f[q].owner == p + 1 || s->f[q].res_of == p + 1)
+            if (s->f[q].owner == p + 1 || s->f[q].conv_of == p + 1)
                 s->f[q] = (fuse_t){0};
         s->f[p] = (fuse_t){0};
     }
@@ -479,20 +479,12 @@ static void match_chain(fuse_scan *s, int p)
 /* A Slice of a Slice's output (YOLOX's Focus stem takes every other row, then
  * every other column of those) reads the first one's input directly, and a
  * Slice whose output only feeds such Slices is skipped: half the copying. */
-static int plan_slices(exec_t *x, const int *uses, fuse_t *f)
+static int plan_slices(exec_t *x, const int *uses, const int *prod, fuse_t *f)
 {
     graph_t *g = x->g;
     int nt = g->n_t ? g->n_t : 1, any = 0;
-    int *prod = xmalloc(sizeof(int) * (size_t)nt), *composed = xcalloc((size_t)nt, sizeof(int));
+    int *composed = xcalloc((size_t)nt, sizeof(int));
 
-    for (int t = 0; t < nt; t++)
-        prod[t] = -1;
-    for (int p = 0; p < x->n_order; p++) {
-        const node_t *n = &g->nodes[x->order[p]];
-        for (int k = 0; k < n->n_out; k++)
-            if (n->out[k] >= 0)
-                prod[n->out[k]] = p;
-    }
     for (int p = 0; p < x->n_order; p++) {
         node_t *n = &g->nodes[x->order[p]];
         int t = n->n_in > 0 ? n->in[0] : -1, q = t >= 0 ? prod[t] : -1;
@@ -513,7 +505,6 @@ static int plan_slices(exec_t *x, const int *uses, fuse_t *f)
             composed[n->out[0]] == uses[n->out[0]])
             f[q].slice_skip = 1;
     }
-    free(prod);
     free(composed);
     return any;
 }
@@ -559,7 +550,7 @@ static void plan_fusion(exec_t *x)
             match_gather(&sc, p);
         any |= f[p].head;
     }
-    any |= plan_slices(x, uses, f);
+    any |= plan_slices(x, uses, prod, f);
     free(uses);
     free(cons);
     free(prod);
@@ -1027,8 +1018,7 @@ static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *er
         node_t *n = &g->nodes[x->order[p]];
         const fuse_t *f = any ? &x->fuse[p] : NULL, *sf = sliced ? f : NULL;
         if ((f && f->owner && x->fuse[f->owner - 1].mode) || (sf && sf->slice_skip) ||
-            (f && f->res_of && x->fuse[f->res_of - 1].mode == FUSE_CONV) ||
-            (f && f->gather_of && x->fuse[f->gather_of - 1].mode == FUSE_CONV))
+            (f && f->conv_of && x->fuse[f->conv_of - 1].mode == FUSE_CONV))
             continue;
         int mode = f && f->head ? f->mode : FUSE_NONE;
         int out = mode == FUSE_CONV && f->res_at ? f->res_out : f ? f->out : -1;
