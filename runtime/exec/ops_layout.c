@@ -523,15 +523,6 @@ static int slice_compose(graph_t *g, const node_t *n, const node_t *inner, slice
     return RT_OK;
 }
 
-int slice_composable(graph_t *g, const node_t *n, const node_t *inner)
-{
-    char err[8];
-    slice_plan p;
-    const tensor_t *x = node_input(g, inner, 0);
-    return x && x->ndim > 0 && node_input(g, n, 0) == node_output(g, inner, 0) &&
-           slice_compose(g, n, inner, &p, err, sizeof err) == RT_OK;
-}
-
 int slice_source(graph_t *g, const node_t *n, const node_t *inner, int64_t *start,
                  int64_t *step)
 {
@@ -548,6 +539,12 @@ int slice_source(graph_t *g, const node_t *n, const node_t *inner, int64_t *star
         step[i] = p.step[i];
     }
     return rc;
+}
+
+int slice_composable(graph_t *g, const node_t *n, const node_t *inner)
+{
+    int64_t start[MODEL_MAX_DIMS], step[MODEL_MAX_DIMS];
+    return slice_source(g, n, inner, start, step) == RT_OK;
 }
 
 int slice_run_composed(op_ctx *c, graph_t *g, node_t *n, const node_t *inner)
