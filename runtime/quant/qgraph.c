@@ -382,8 +382,7 @@ typedef struct qwrap {
     float *lut;           /* that chain as a table of the head's int8 grid, or NULL */
     quant_lut8 *lut8;     /* that table as bytes, when its values are on one int8 grid */
     int post;             /* POST_*: how an int8 Conv head runs its chain in its epilogue */
-    float clo, chi;       /* POST_CLAMP: the Relu or Clip bounds on its grid (link[0].qp), */
-    int8_t qlo, qhi;      /* and as q */
+    int8_t qlo, qhi;      /* POST_CLAMP: the Relu or Clip bounds as q on link[0].qp */
 } qwrap;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
@@ -777,7 +776,9 @@ static void post_lut(const void *arg, float *y, int64_t n)
 static void post_clamp(const void *arg, float *y, int64_t n)
 {
     const qwrap *w = arg;
-    ew_un(EW_CLIP, w->clo, w->chi, y, y, n);
+    const chain_link *l = &w->link[0];
+    float hi = l->w->ew == EW_RELU ? INFINITY : quant_dq8(w->qhi, l->qp);
+    ew_un(EW_CLIP, quant_dq8(w->qlo, l->qp), hi, y, y, n);
 }
 
 /* w->post for head n (an int8 Conv) and its checked chain (w->link). */
@@ -798,8 +799,6 @@ static void post_mode(const node_t *n, qwrap *w, int n_chain)
         return;
     w->qlo = quant_q8(l->w->ew == EW_RELU ? 0.0f : l->w->lo, l->qp);
     w->qhi = l->w->ew == EW_RELU ? 127 : quant_q8(l->w->hi, l->qp);
-    w->clo = quant_dq8(w->qlo, l->qp);
-    w->chi = l->w->ew == EW_RELU ? INFINITY : quant_dq8(w->qhi, l->qp);
     w->post = POST_CLAMP;
 }
 
