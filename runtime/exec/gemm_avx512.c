@@ -141,7 +141,7 @@ T512 static inline __m512 act512(__m512 v, const gemm_epi *e)
     } while (0)
 
 /* Applies the activation to the first nv vectors of one row. */
-T512 static inline void epi_row(__m512 *v, int nv, const gemm_epi *e)
+T512 static inline __attribute__((always_inline)) void epi_row(__m512 *v, int nv, const gemm_epi *e)
 {
     for (int q = 0; q < nv; q++)
         v[q] = act512(v[q], e);
@@ -182,7 +182,7 @@ T512 static inline void epi_row(__m512 *v, int nv, const gemm_epi *e)
     } while (0)
 
 /* Adds a residual row to the first nv vectors of a row (masked like the store). */
-T512 static inline void res_row(__m512 *v, int nv, const float *r, __mmask16 m0, __mmask16 m1,
+T512 static inline __attribute__((always_inline)) void res_row(__m512 *v, int nv, const float *r, __mmask16 m0, __mmask16 m1,
                                 __mmask16 m2)
 {
     v[0] = _mm512_add_ps(v[0], _mm512_maskz_loadu_ps(m0, r));
@@ -278,6 +278,89 @@ T512 static void tile(int64_t K, const float *restrict ap, const float *restrict
         else
             tile_nv(K, ap, b, ldb, NULL, NULL, c, ldc, nr, nc, bias, res, e, 1, 0);
     }
+}
+
+/* GEMMs of at most four rows (a detection head's 1, 3 or 4 output channels)
+ * in tiles of NR rows x 96 columns: the 8-row tile would multiply the packed
+ * panel's zero rows too, up to eight times the work. Only whole tiles; the
+ * caller leaves the columns past the last one to tile(). */
+#define SMALL_NV 6
+#define SMALL_FMA(r)                                                               \
+    do {                                                                           \
+        __m512 a = _mm512_set1_ps(ak[r]);                                          \
+        c##r##0 = _mm512_fmadd_ps(a, b0, c##r##0);                                 \
+        c##r##1 = _mm512_fmadd_ps(a, b1, c##r##1);                                 \
+        c##r##2 = _mm512_fmadd_ps(a, b2, c##r##2);                                 \
+        c##r##3 = _mm512_fmadd_ps(a, b3, c##r##3);                                 \
+        c##r##4 = _mm512_fmadd_ps(a, b4, c##r##4);                                 \
+        c##r##5 = _mm512_fmadd_ps(a, b5, c##r##5);                                 \
+    } while (0)
+#define SMALL_STORE(r)                                                             \
+    do {                                                                           \
+        __m512 v[SMALL_NV] = {c##r##0, c##r##1, c##r##2, c##r##3, c##r##4, c##r##5}; \
+        float *cr = c + r * ldc;                                                   \
+        for (int q = 0; q < SMALL_NV; q++) {                                       \
+            v[q] = act512(v[q], e);                                                \
+            if (res)                                                               \
+                v[q] = _mm512_add_ps(v[q], _mm512_loadu_ps(res + r * ldc + 16 * q)); \
+            _mm512_storeu_ps(cr + 16 * q, v[q]);                                   \
+        }                                                                          \
+    } while (0)
+
+T512 static inline __attribute__((always_inline)) void
+tile_small(int64_t K, const float *restrict ap, const float *restrict b, int64_t ldb,
+           float *restrict c, int64_t ldc, const float *bias, const float *res,
+           const gemm_epi *e, const int NR)
+{
+#define SMALL_INIT(r)                                                              \
+    const __m512 i##r = bias && r < NR ? _mm512_set1_ps(bias[r]) : _mm512_setzero_ps(); \
+    __m512 c##r##0 = i##r, c##r##1 = i##r, c##r##2 = i##r, c##r##3 = i##r, c##r##4 = i##r, \
+           c##r##5 = i##r;
+    SMALL_INIT(0) SMALL_INIT(1) SMALL_INIT(2) SMALL_INIT(3)
+#undef SMALL_INIT
+    for (int64_t k = 0; k < K; k++) {
+        const float *bk = b + k * ldb, *ak = ap + k * GEMM_MR;
+        __m512 b0 = _mm512_loadu_ps(bk), b1 = _mm512_loadu_ps(bk + 16);
+        __m512 b2 = _mm512_loadu_ps(bk + 32), b3 = _mm512_loadu_ps(bk + 48);
+        __m512 b4 = _mm512_loadu_ps(bk + 64), b5 = _mm512_loadu_ps(bk + 80);
+        /* in registers: for three rows GCC would otherwise fold each B load
+         * into every row's multiply-add (18 loads per k instead of 6) */
+        __asm__("" : "+v"(b0), "+v"(b1), "+v"(b2), "+v"(b3), "+v"(b4), "+v"(b5));
+        SMALL_FMA(0);
+        if (NR > 1)
+            SMALL_FMA(1);
+        if (NR > 2)
+            SMALL_FMA(2);
+        if (NR > 3)
+            SMALL_FMA(3);
+    }
+    SMALL_STORE(0);
+    if (NR > 1)
+        SMALL_STORE(1);
+    if (NR > 2)
+        SMALL_STORE(2);
+    if (NR > 3)
+        SMALL_STORE(3);
+}
+
+/* Columns [0, return value) of a GEMM of M <= 4 rows, in small tiles. */
+T512 static int64_t run512_small(const float *ap, int64_t M, int64_t K, const float *b,
+                                 int64_t ldb, int64_t N, float *c, int64_t ldc,
+                                 const gemm_epi *e)
+{
+    const int64_t W = 16 * SMALL_NV, done = N / W * W;
+    for (int64_t j = 0; j < done; j += W) {
+        const float *res = e->res ? e->res + j : NULL;
+        if (M == 1)
+            tile_small(K, ap, b + j, ldb, c + j, ldc, e->bias, res, e, 1);
+        else if (M == 2)
+            tile_small(K, ap, b + j, ldb, c + j, ldc, e->bias, res, e, 2);
+        else if (M == 3)
+            tile_small(K, ap, b + j, ldb, c + j, ldc, e->bias, res, e, 3);
+        else
+            tile_small(K, ap, b + j, ldb, c + j, ldc, e->bias, res, e, 4);
+    }
+    return done;
 }
 
 T512 static void run512(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb,
@@ -390,10 +473,16 @@ void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t 
 #if HAVE_GEMM512
     /* measured on yolox_nano's 1x1 convs: the copy pays from K = 128 on (-10 %),
      * costs at K <= 64, and a panel read by one row tile is not worth it */
-    if (M > GEMM_MR && K >= 128 && N > 0)
+    if (M > GEMM_MR && K >= 128 && N > 0) {
         run512_packed(ap, M, K, b, ldb, N, c, ldc, e, kernel_scratch(SCRATCH_GEMM, sizeof(float) * (size_t)K * GEMM_NR));
-    else
+    } else if (M <= 4) {
+        int64_t j = run512_small(ap, M, K, b, ldb, N, c, ldc, e);
+        gemm_epi rest = *e;
+        rest.res = e->res ? e->res + j : NULL;
+        run512(ap, M, K, b + j, ldb, NULL, N - j, c + j, ldc, &rest);
+    } else {
         run512(ap, M, K, b, ldb, NULL, N, c, ldc, e);
+    }
 #else
     (void)ap, (void)M, (void)K, (void)b, (void)ldb, (void)N, (void)c, (void)ldc, (void)e;
 #endif

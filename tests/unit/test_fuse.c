@@ -903,6 +903,8 @@ int main(void)
         check_residual(A_RELU, 3, 11, 1, 0, t, 1 + t); /* direct rows */
         check_residual(A_SILU, 3, 5, 5, 0, t, 1 + t);  /* depthwise: added after */
         check_residual(A_SILU, 1, 11, 1, 1, t, 1 + t); /* shortcut made later: not fused */
+        check_residual(A_SILU, 1, 3, 1, 0, t, 1 + t);  /* a head's few channels: small tiles */
+        check_residual(A_RELU, 1, 4, 1, 0, !t, 1 + t);
     }
     for (int t = 0; t < 2; t++) {
         check_gather(0, 0, 1 + t); /* Slices of Slices, as YOLOX exports them */

@@ -369,6 +369,12 @@ static void test_conv_sweep(void)
         /* K >= 128 with several row tiles: the packed column panel, partial tiles */
         {2, 1, 160, 20, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0}, "NOTSET", 1, 0},
         {2, 1, 16, 12, 1, {21, 23}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
+        /* at most four output channels (a detection head): 96-column tiles of
+         * the rows alone, the columns past the last one in an 8-row tile */
+        {2, 1, 64, 1, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0}, "NOTSET", 1, 0},
+        {2, 2, 24, 3, 1, {40, 40}, {1, 1}, {1, 1}, {1, 1}, {0}, "NOTSET", 0, 0},
+        {2, 1, 40, 4, 1, {12, 16}, {1, 1}, {1, 1}, {1, 1}, {0}, "NOTSET", 1, 0},
+        {2, 1, 16, 2, 1, {20, 30}, {3, 3}, {2, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
         /* few input channels, stride 1: the direct conv over padded rows, with
          * 48 + 16 + 2 column tiles, a partial row panel, dilation, batch 2 */
         {2, 1, 1, 64, 1, {30, 114}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
