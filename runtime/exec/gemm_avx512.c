@@ -366,9 +366,14 @@ T512 static int64_t run512_small(const float *ap, int64_t M, int64_t K, const fl
 T512 static void run512(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb,
                         const int64_t *koff, int64_t N, float *c, int64_t ldc, const gemm_epi *e)
 {
-    for (int64_t j = 0; j < N; j += GEMM_NR) {
-        int nc = N - j < GEMM_NR ? (int)(N - j) : GEMM_NR;
-        const float *next = !koff && j + GEMM_NR < N ? b + j + GEMM_NR : NULL;
+    for (int64_t j = 0, nc; j < N; j += nc) {
+        nc = N - j < GEMM_NR ? N - j : GEMM_NR;
+        /* 49 to 64 columns left: two tiles of up to 32 (16 accumulators each),
+         * not 48 and a one-vector tile whose 8 chains wait on the FMA latency
+         * (a 208-wide stem row: 4 x 48 + 16) */
+        if (N - j > GEMM_NR && N - j <= GEMM_NR + 16)
+            nc = N - j - 32;
+        const float *next = !koff && j + nc < N ? b + j + nc : NULL;
         for (int64_t i = 0; i < M; i += GEMM_MR) {
             int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
             tile(K, ap + i * K, b + j, ldb, koff, i == 0 ? next : NULL, c + i * ldc + j, ldc,
