@@ -472,6 +472,37 @@ void gemm_act_apply(float *y, int64_t n, const gemm_epi *e)
     act_scalar(y, n, e);
 }
 
+#if HAVE_GEMM512
+T512 static void gather2_512(float *d, const float *s, int64_t n)
+{
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        /* s[2 i + 31] is past s[2 (n - 1)] in the last vector: load 31 floats */
+        __m512 lo = _mm512_loadu_ps(s + 2 * i), hi = _mm512_maskz_loadu_ps(0x7FFF, s + 2 * i + 16);
+        _mm512_storeu_ps(d + i, _mm512_permutex2var_ps(lo, even, hi));
+    }
+    if (i < n) {
+        int64_t left = 2 * (n - i) - 1; /* floats to read, at most 31 */
+        __mmask16 mlo = left >= 16 ? 0xFFFF : (__mmask16)((1u << left) - 1);
+        __mmask16 mhi = left > 16 ? (__mmask16)((1u << (left - 16)) - 1) : 0;
+        __m512 lo = _mm512_maskz_loadu_ps(mlo, s + 2 * i), hi = _mm512_maskz_loadu_ps(mhi, s + 2 * i + 16);
+        _mm512_mask_storeu_ps(d + i, (__mmask16)((1u << (n - i)) - 1),
+                              _mm512_permutex2var_ps(lo, even, hi));
+    }
+}
+#endif
+
+void gemm512_gather2(float *d, const float *s, int64_t n)
+{
+#if HAVE_GEMM512
+    gather2_512(d, s, n);
+#else
+    for (int64_t i = 0; i < n; i++)
+        d[i] = s[2 * i];
+#endif
+}
+
 void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb, int64_t N,
                  float *c, int64_t ldc, const gemm_epi *e)
 {

@@ -42,7 +42,7 @@
 #define WINO_MIN_C 16
 
 /* Floats of padded input rows per direct-conv task (64 KB, within L2). */
-#define DIRECT_STRIP_FLOATS (16 * 1024)
+#define DIRECT_STRIP_FLOATS (48 * 1024)
 
 /* Largest depthwise kernel side handled by the direct kernel. */
 #define DW_MAXK 64
@@ -329,6 +329,8 @@ static inline void gather_row(float *d, const float *s, int64_t n, int64_t step)
 {
     if (step == 1)
         copy_short(d, s, n);
+    else if (step == 2 && gemm512_available())
+        gemm512_gather2(d, s, n);
     else if (step == 2)
         for (int64_t i = 0; i < n; i++)
             d[i] = s[2 * i];

@@ -11,6 +11,8 @@
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static struct threadpool *g_pool;
 
@@ -1228,9 +1230,41 @@ static void test_batchnorm(void)
     graph_free(g);
 }
 
+/* The direct conv's Focus row gather: d[i] = s[2 i], against the scalar loop,
+ * for every length up to 70 with s[2 (n - 1)] the last float before a page
+ * that cannot be read (an over-read faults). */
+static void test_gather2(void)
+{
+    if (!gemm512_available())
+        return;
+    long page = sysconf(_SC_PAGESIZE);
+    char *map = mmap(NULL, (size_t)(2 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+    CHECK(map != MAP_FAILED, "gather2: mmap");
+    if (map == MAP_FAILED)
+        return;
+    CHECK(mprotect(map + page, (size_t)page, PROT_NONE) == 0, "gather2: mprotect");
+    int bad = 0;
+    for (int64_t n = 1; n <= 70; n++) {
+        float *s = (float *)(void *)(map + page) - (2 * (n - 1) + 1), d[80];
+        for (int64_t i = 0; i < 2 * (n - 1) + 1; i++)
+            s[i] = (float)(i * 3 + 1);
+        for (int i = 0; i < 80; i++)
+            d[i] = -1.0f;
+        gemm512_gather2(d, s, n);
+        for (int64_t i = 0; i < n; i++)
+            bad += d[i] != s[2 * i];
+        for (int64_t i = n; i < 80; i++)
+            bad += d[i] != -1.0f;
+    }
+    CHECK(bad == 0, "gather2: %d floats wrong or written past the end", bad);
+    munmap(map, (size_t)(2 * page));
+}
+
 int main(void)
 {
     g_pool = threadpool_new(2);
+    test_gather2();
     test_conv_hand();
     test_conv_errors();
     test_conv_sweep();
