@@ -511,7 +511,7 @@ void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t 
      * costs at K <= 64, and a panel read by one row tile is not worth it */
     if (M > GEMM_MR && K >= 128 && N > 0) {
         run512_packed(ap, M, K, b, ldb, N, c, ldc, e, kernel_scratch(SCRATCH_GEMM, sizeof(float) * (size_t)K * GEMM_NR));
-    } else if (M <= 4) {
+    } else if (M >= 1 && M <= 4) {
         int64_t j = run512_small(ap, M, K, b, ldb, N, c, ldc, e);
         gemm_epi rest = *e;
         rest.res = e->res ? e->res + j : NULL;
