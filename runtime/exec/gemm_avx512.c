@@ -299,8 +299,8 @@ T512 static void tile(int64_t K, const float *restrict ap, const float *restrict
     do {                                                                           \
         __m512 v[SMALL_NV] = {c##r##0, c##r##1, c##r##2, c##r##3, c##r##4, c##r##5}; \
         float *cr = c + r * ldc;                                                   \
+        epi_row(v, SMALL_NV, e);                                                   \
         for (int q = 0; q < SMALL_NV; q++) {                                       \
-            v[q] = act512(v[q], e);                                                \
             if (res)                                                               \
                 v[q] = _mm512_add_ps(v[q], _mm512_loadu_ps(res + r * ldc + 16 * q)); \
             _mm512_storeu_ps(cr + 16 * q, v[q]);                                   \
@@ -496,11 +496,13 @@ T512 static void gather2_512(float *d, const float *s, int64_t n)
 void gemm512_gather2(float *d, const float *s, int64_t n)
 {
 #if HAVE_GEMM512
-    gather2_512(d, s, n);
-#else
+    if (gemm512_available()) {
+        gather2_512(d, s, n);
+        return;
+    }
+#endif
     for (int64_t i = 0; i < n; i++)
         d[i] = s[2 * i];
-#endif
 }
 
 void gemm512_run(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb, int64_t N,

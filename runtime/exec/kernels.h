@@ -136,8 +136,8 @@ void gemm512_run_offsets(const float *ap, int64_t M, int64_t K, const float *b,
 
 /* y[i] = act(y[i]) for n floats (any CPU). */
 void gemm_act_apply(float *y, int64_t n, const gemm_epi *e);
-/* d[i] = s[2 i] for i < n, reading no further than s[2 (n - 1)] (AVX-512;
- * only when gemm512_available()): a Focus phase row for the direct conv. */
+/* d[i] = s[2 i] for i < n, reading no further than s[2 (n - 1)] (AVX-512
+ * permutes where available): a Focus phase row for the direct conv. */
 void gemm512_gather2(float *d, const float *s, int64_t n);
 
 /* Conv with the activation that follows it (exec.c, when no layer hook looks at

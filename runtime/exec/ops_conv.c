@@ -325,17 +325,13 @@ static inline void zero_short(float *d, int64_t n)
         d[i] = 0.0f;
 }
 
-/* n floats from s, step floats apart (a Focus phase: step 2, which
- * vectorises as a constant stride). */
+/* n floats from s, step floats apart (a Focus phase: step 2, in permutes). */
 static inline void gather_row(float *d, const float *s, int64_t n, int64_t step)
 {
     if (step == 1)
         copy_short(d, s, n);
-    else if (step == 2 && gemm512_available())
-        gemm512_gather2(d, s, n);
     else if (step == 2)
-        for (int64_t i = 0; i < n; i++)
-            d[i] = s[2 * i];
+        gemm512_gather2(d, s, n);
     else
         for (int64_t i = 0; i < n; i++)
             d[i] = s[i * step];
