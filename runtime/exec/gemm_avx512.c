@@ -17,6 +17,7 @@
 #include "runtime/exec/kernels.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -555,6 +556,49 @@ static int64_t dwd_rows(const dw512_geom *d)
     return ((d->OH + 7) / 8 * 8 - 1) * d->sy + (d->KH - 1) * d->dy + 1;
 }
 
+#define DWF_MAXW 96  /* widest plane dwf_plane takes */
+#define DWF_MAXEDGE 4 /* blocks of the first and last rows: 1 + at most 3 */
+
+/* dwf_plane's lane masks, made by dw512_begin once per scratch and geometry
+ * (made per plane, they cost a small plane a fifth of its time). */
+typedef struct dwf_tab {
+    int64_t P;             /* the masks of vector v are those of v % P */
+    int64_t nhead, btail;  /* blocks [0, nhead) and [btail, ..) are edge blocks */
+    uint16_t lt[DWF_MAXW + 8], rt[DWF_MAXW + 8]; /* lanes off column 0 / W - 1, per v % P */
+    uint16_t in[DWF_MAXEDGE][8], mk[DWF_MAXEDGE][9][8]; /* edge blocks: in the plane, per tap */
+} dwf_tab;
+
+/* Vectors [vlo, vhi) have rows above and below; blocks of eight vectors
+ * [0, nhead) and [btail, nblk) do not: edge blocks, at most DWF_MAXEDGE. */
+static void dwf_layout(const dw512_geom *d, int64_t *vlo, int64_t *vhi, int64_t *nhead,
+                       int64_t *btail, int64_t *nblk)
+{
+    const int64_t W = d->IW, HW = d->IH * W;
+    *vlo = (W + 15) / 16;
+    *vhi = HW - W - 16 >= 0 ? (HW - W - 16) / 16 + 1 : 0;
+    *nhead = (*vlo + 7) / 8;
+    *btail = *vhi >= 8 ? (*vhi - 8) / 8 + 1 : 0;
+    *btail = *btail < *nhead ? *nhead : *btail;
+    *nblk = ((HW + 15) / 16 + 7) / 8;
+}
+
+static int dwf_geom_ok(const dw512_geom *d)
+{
+    int64_t lanes = (d->OW + 15) / 16 * 16, vlo, vhi, nhead, btail, nblk;
+    if (!(d->KH == 3 && d->KW == 3 && d->sy == 1 && d->sx == 1 && d->dy == 1 && d->dx == 1 &&
+          d->pt == 1 && d->pl == 1 && d->OH == d->IH && d->OW == d->IW && d->IW >= 16 &&
+          d->IW <= DWF_MAXW && 100 * d->OW < 85 * lanes))
+        return 0;
+    dwf_layout(d, &vlo, &vhi, &nhead, &btail, &nblk);
+    return nhead + nblk - btail <= DWF_MAXEDGE; /* W <= 96 keeps it so */
+}
+
+/* with an activation: without one, the nine loads cost more than the lanes save */
+static int dwf_supported(const dw512_geom *d, const gemm_epi *act)
+{
+    return act && (act->act != GEMM_ACT_NONE || act->pre || act->post) && dwf_geom_ok(d);
+}
+
 size_t dw512_scratch_floats(const dw512_geom *d)
 {
     int64_t hp, wph;
@@ -563,7 +607,10 @@ size_t dw512_scratch_floats(const dw512_geom *d)
      * direct kernel's row pointers (two floats each) and zero row */
     size_t padded = (size_t)(d->sx * hp * wph + d->sx * wph + 64);
     size_t direct = (size_t)(2 * dwd_rows(d) + 16 + d->IW + 16);
-    return padded > direct ? padded : direct;
+    size_t n = padded > direct ? padded : direct;
+    /* dwf_plane's masks (dw512_begin) */
+    size_t tab = (sizeof(dwf_tab) + sizeof(float) - 1) / sizeof(float);
+    return dwf_geom_ok(d) && tab > n ? tab : n;
 }
 
 #if HAVE_GEMM512
@@ -927,6 +974,121 @@ T512 static void dwd_run(const dw512_geom *d, const float *x, const float *wk, f
         dwd_plane(d, wk, bv, e, y, rowp, (int)d->KH, (int)d->KW, 2);
 }
 
+/* 3x3 depthwise, stride 1, pad 1, an activation after, on planes whose rows
+ * fill 16-lane vectors badly (52 columns take 64 lanes, 26 take 32): the
+ * plane as one row of H * W outputs, 16 to a vector, every tap one masked
+ * load at a fixed offset (-W - 1 .. W + 1). A tap left of column 0 or right
+ * of column W - 1 would read the next row's value and is masked off, as are
+ * taps above the first row and below the last. Nine loads per vector, not
+ * the row blocks' four, but every lane is used: with the activation's 17
+ * operations per vector the arithmetic is what counts (52x52 planes 11 %,
+ * 26x26 14 % faster; without an activation the loads cost more than the
+ * lanes save). Taps add in (ky, kx) order, as in dwr_block: the same sums. */
+/* 3x3 depthwise, stride 1, pad 1, an activation after, on planes whose rows
+ * fill 16-lane vectors badly (52 columns take 64 lanes, 26 take 32): the
+ * plane as one row of H * W outputs, 16 to a vector, every tap one masked
+ * load at a fixed offset (-W - 1 .. W + 1). A tap left of column 0 or right
+ * of column W - 1 would read the next row's value and is masked off, as are
+ * taps above the first row and below the last. Nine loads per vector, not
+ * the row blocks' four, but every lane is used, and with the activation's 17
+ * operations per vector the arithmetic is what counts. Taps add in (ky, kx)
+ * order, as in dwr_block: the same sums. */
+T512 static inline __mmask16 dwf_lanes(int64_t lo, int64_t hi)
+{
+    /* lanes j with lo <= j < hi */
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > 16 ? 16 : hi;
+    return hi <= lo ? 0 : (__mmask16)(((1u << hi) - 1) & ~((1u << lo) - 1));
+}
+
+T512 static void dwf_begin(const dw512_geom *d, dwf_tab *tb)
+{
+    const int64_t W = d->IW, HW = d->IH * W;
+    int64_t vlo, vhi, nblk, ga = W, gb = 16;
+    while (gb) {
+        int64_t r = ga % gb;
+        ga = gb;
+        gb = r;
+    }
+    tb->P = W / ga;
+    dwf_layout(d, &vlo, &vhi, &tb->nhead, &tb->btail, &nblk);
+    for (int64_t q = 0, xc = 0; q < tb->P + 8; q++) {
+        /* xc: column of the vector's first lane; W >= 16 puts at most one
+         * lane of each edge column in a vector */
+        int64_t c0 = xc ? W - xc : 0;
+        tb->lt[q] = (__mmask16)~dwf_lanes(c0, c0 + 1);
+        tb->rt[q] = (__mmask16)~dwf_lanes(W - 1 - xc, W - xc);
+        xc += 16;
+        xc -= xc >= W ? W : 0;
+    }
+    for (int64_t b = 0, eb = 0; b < nblk; b++) {
+        if (b >= tb->nhead && b < tb->btail)
+            continue;
+        for (int v = 0; v < 8; v++) {
+            int64_t p = 16 * (8 * b + v), q = (8 * b + v) % tb->P;
+            __mmask16 in = dwf_lanes(0, HW - p);
+            __mmask16 row[3] = {(__mmask16)(in & dwf_lanes(W - p, 16)), in,
+                                dwf_lanes(0, HW - W - p)};
+            tb->in[eb][v] = in;
+            for (int t = 0; t < 9; t++)
+                tb->mk[eb][t][v] = row[t / 3] & (t % 3 == 0   ? tb->lt[q]
+                                                 : t % 3 == 2 ? tb->rt[q]
+                                                              : 0xFFFF);
+        }
+        eb++;
+    }
+}
+
+T512 static void dwf_plane(const dw512_geom *d, const float *x, const float *wk, float bias,
+                           const gemm_epi *e, float *y, const dwf_tab *tb)
+{
+    const int64_t W = d->IW, HW = d->IH * W, nvec = (HW + 15) / 16;
+    const __m512 bv = _mm512_set1_ps(bias);
+    __m512 w[9];
+    int64_t off[9];
+    for (int t = 0; t < 9; t++) {
+        w[t] = _mm512_set1_ps(wk[t]);
+        off[t] = (t / 3 - 1) * W + t % 3 - 1;
+    }
+    for (int64_t v0 = 0, b = 0, q = 0; v0 < nvec; v0 += 8, b++, q = (q + 8) % tb->P) {
+        const float *xb = x + 16 * v0;
+        __m512 a0 = bv, a1 = bv, a2 = bv, a3 = bv, a4 = bv, a5 = bv, a6 = bv, a7 = bv;
+        if (b >= tb->nhead && b < tb->btail) {
+            const uint16_t *lm = tb->lt + q, *rm = tb->rt + q;
+            for (int ky = 0; ky < 3; ky++) {
+                const float *s = xb + (ky - 1) * W;
+                const __m512 wl = w[3 * ky], wc = w[3 * ky + 1], wr = w[3 * ky + 2];
+#define DWF_L(v) a##v = _mm512_fmadd_ps(wl, _mm512_maskz_loadu_ps(lm[v], s + 16 * v - 1), a##v);
+#define DWF_C(v) a##v = _mm512_fmadd_ps(wc, _mm512_loadu_ps(s + 16 * v), a##v);
+#define DWF_R(v) a##v = _mm512_fmadd_ps(wr, _mm512_maskz_loadu_ps(rm[v], s + 16 * v + 1), a##v);
+                DWD_ACC(DWF_L)
+                DWD_ACC(DWF_C)
+                DWD_ACC(DWF_R)
+#undef DWF_L
+#undef DWF_C
+#undef DWF_R
+            }
+            DW_ACT8(e);
+#define DWF_ST(v) _mm512_storeu_ps(y + 16 * (v0 + v), a##v);
+            DWD_ACC(DWF_ST)
+#undef DWF_ST
+        } else {
+            const int64_t eb = b < tb->nhead ? b : tb->nhead + b - tb->btail;
+            for (int t = 0; t < 9; t++) {
+                const float *s = xb + off[t];
+                const uint16_t *m = tb->mk[eb][t];
+#define DWF_G(v) a##v = _mm512_fmadd_ps(w[t], _mm512_maskz_loadu_ps(m[v], s + 16 * v), a##v);
+                DWD_ACC(DWF_G)
+#undef DWF_G
+            }
+            DW_ACT8(e);
+#define DWF_STM(v) _mm512_mask_storeu_ps(y + 16 * (v0 + v), tb->in[eb][v], a##v);
+            DWD_ACC(DWF_STM)
+#undef DWF_STM
+        }
+    }
+}
+
 /* The direct kernels take blocks of eight output rows: a plane whose last
  * block would leave more than a quarter of them unused (2 or 3 rows, as in
  * PP-OCR's 5x5 convs over 2x96 maps, computed 8 for 2) goes to dw_plane512,
@@ -944,12 +1106,24 @@ int dw512_supported(const dw512_geom *d)
     return gemm512_available() && d->KH * d->KW <= DW_MAXTAPS_PUBLIC && d->sx >= 1 && d->sy >= 1;
 }
 
+void dw512_begin(const dw512_geom *d, const gemm_epi *act, float *scratch)
+{
+#if HAVE_GEMM512
+    if (dwf_supported(d, act))
+        dwf_begin(d, (dwf_tab *)(void *)scratch);
+#else
+    (void)d, (void)act, (void)scratch;
+#endif
+}
+
 void dw512_plane(const dw512_geom *d, const float *x, const float *w, float bias,
                  const gemm_epi *act, float *y, float *scratch)
 {
 #if HAVE_GEMM512
     gemm_epi none = {0};
-    if (dwd_supported(d))
+    if (dwf_supported(d, act))
+        dwf_plane(d, x, w, bias, act, y, (const dwf_tab *)(void *)scratch);
+    else if (dwd_supported(d))
         dwd_run(d, x, w, bias, act ? act : &none, y, scratch);
     else
         dw_plane512(d, x, w, bias, act ? act : &none, y, scratch);

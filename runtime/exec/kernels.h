@@ -184,8 +184,12 @@ typedef struct dw512_geom {
 } dw512_geom;
 int dw512_supported(const dw512_geom *d);
 size_t dw512_scratch_floats(const dw512_geom *d);
+/* Once per scratch before its planes of one geometry and act (lane masks a
+ * kernel reads from there). */
+void dw512_begin(const dw512_geom *d, const gemm_epi *act, float *scratch);
 /* y (OH x OW) = act(conv(x) + bias); w is KH x KW; scratch has
- * dw512_scratch_floats() floats. act may be NULL. */
+ * dw512_scratch_floats() floats and went through dw512_begin with the same d
+ * and act. act may be NULL. */
 void dw512_plane(const dw512_geom *d, const float *x, const float *w, float bias,
                  const gemm_epi *act, float *y, float *scratch);
 

@@ -723,6 +723,7 @@ static void conv_dw_range(void *arg, int64_t t0, int64_t t1)
 
     if (dw512_supported(&d)) {
         float *ph = scratch_get(dw512_scratch_floats(&d));
+        dw512_begin(&d, j->act, ph);
         for (int64_t t = t0; t < t1; t++) {
             int64_t m = t % p->M, ni = t / p->M;
             dw512_plane(&d, j->x + (ni * p->C + m / p->Mg) * p->Pin, j->w + m * p->kvol,

@@ -342,6 +342,7 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
         /* the fp32 AVX-512 plane kernel with bias 0: its fused multiply-adds
          * of integers stay exact (255 * sum|w| < 2^24), in any order */
         float *ph = kernel_scratch(SCRATCH_Q_ACC, sizeof(float) * dw512_scratch_floats(&d));
+        dw512_begin(&d, NULL, ph);
         /* runs of planes of one batch item (up to 32, and 64 KB of input):
          * centred in one call, then the epilogue in one call while the
          * outputs are in cache (per plane, the calls' set-up showed on small

@@ -1259,10 +1259,96 @@ static void test_gather2(void)
     munmap(map, (size_t)(2 * page));
 }
 
+/* ---- depthwise 3x3 planes with an activation ------------------------------ */
+
+/* dw512_plane on 3x3, stride 1, pad 1 planes 17 to 81 wide (those whose rows
+ * fill 16-lane vectors badly go to the kernel that treats the plane as one
+ * row, masking taps that cross a row's ends) and 1 to 52 rows (blocks of the
+ * first and last rows, the plane's end mid-vector): against the conv and the
+ * activation in double, and bit for bit against the plane without an
+ * activation (the row kernel) followed by gemm_act_apply, as the taps add in
+ * the same order. */
+static double act_ref(double v, const gemm_epi *e)
+{
+    if (e->pre)
+        v = v * e->s1 + e->b1;
+    if (e->act == GEMM_ACT_SILU)
+        v = v / (1.0 + exp(-v));
+    else if (e->act == GEMM_ACT_RELU)
+        v = v > 0 ? v : 0;
+    else if (e->act == GEMM_ACT_CLIP)
+        v = v < e->alpha ? e->alpha : v > e->beta ? e->beta : v;
+    if (e->post)
+        v = v * e->s2 + e->b2;
+    return v;
+}
+
+static void test_dw_plane_act(void)
+{
+    static const int64_t hs[] = {1, 2, 3, 9, 52}, ws[] = {17, 26, 33, 52, 81, 104};
+    const gemm_epi acts[4] = {
+        {.act = GEMM_ACT_SILU},
+        {.act = GEMM_ACT_RELU},
+        {.act = GEMM_ACT_CLIP, .alpha = -0.5f, .beta = 0.75f},
+        {.act = GEMM_ACT_SILU, .pre = 1, .s1 = 1.5f, .b1 = -0.25f, .post = 1, .s2 = 0.5f, .b2 = 0.125f},
+    };
+    if (!gemm512_available()) {
+        printf("dw plane act: no AVX-512 on this CPU, dw512_plane is not used\n");
+        return;
+    }
+    int planes = 0;
+    for (size_t hi = 0; hi < sizeof hs / sizeof hs[0]; hi++)
+        for (size_t wi = 0; wi < sizeof ws / sizeof ws[0]; wi++) {
+            const int64_t H = hs[hi], W = ws[wi], n = H * W;
+            dw512_geom d = {.IH = H, .IW = W, .OH = H, .OW = W, .KH = 3, .KW = 3, .sy = 1,
+                            .sx = 1, .dy = 1, .dx = 1, .pt = 1, .pl = 1};
+            float *x = rand_buf(n), *w = rand_buf(9), *y = xmalloc(sizeof(float) * (size_t)n),
+                  *y2 = xmalloc(sizeof(float) * (size_t)n);
+            float *sc = xaligned_alloc(sizeof(float) * dw512_scratch_floats(&d));
+            float bias = 0.25f;
+            for (int a = 0; a < 4; a++) {
+                const gemm_epi *e = &acts[a];
+                dw512_begin(&d, e, sc);
+                dw512_plane(&d, x, w, bias, e, y, sc);
+                dw512_begin(&d, NULL, sc);
+                dw512_plane(&d, x, w, bias, NULL, y2, sc);
+                gemm_act_apply(y2, n, e);
+                double worst = 0;
+                int64_t same = 0;
+                for (int64_t p = 0; p < n; p++) {
+                    int64_t r = p / W, c = p % W;
+                    double s = bias;
+                    for (int ky = 0; ky < 3; ky++)
+                        for (int kx = 0; kx < 3; kx++) {
+                            int64_t rr = r + ky - 1, cc = c + kx - 1;
+                            if (rr >= 0 && rr < H && cc >= 0 && cc < W)
+                                s += (double)w[ky * 3 + kx] * x[rr * W + cc];
+                        }
+                    double ref = act_ref(s, e), err = fabs(y[p] - ref) / (1 + fabs(ref));
+                    worst = err > worst ? err : worst;
+                    same += memcmp(&y[p], &y2[p], sizeof(float)) == 0;
+                }
+                CHECK(worst < 1e-5, "dw plane %lldx%lld act %d: max error %g", (long long)H,
+                      (long long)W, a, worst);
+                CHECK(same == n, "dw plane %lldx%lld act %d: %lld of %lld outputs differ from "
+                      "the row kernel's", (long long)H, (long long)W, a, (long long)(n - same),
+                      (long long)n);
+                planes++;
+            }
+            free(x);
+            free(w);
+            free(y);
+            free(y2);
+            free(sc);
+        }
+    printf("dw plane act: %d planes\n", planes);
+}
+
 int main(void)
 {
     g_pool = threadpool_new(2);
     test_gather2();
+    test_dw_plane_act();
     test_conv_hand();
     test_conv_errors();
     test_conv_sweep();
