@@ -559,8 +559,9 @@ static int64_t dwd_rows(const dw512_geom *d)
 #define DWF_MAXW 96  /* widest plane dwf_plane takes */
 #define DWF_MAXEDGE 4 /* blocks of the first and last rows: 1 + at most 3 */
 
-/* dwf_plane's lane masks, made by dw512_begin once per scratch and geometry
- * (made per plane, they cost a small plane a fifth of its time). */
+/* dwf_plane's lane masks, made by dw512_begin once per scratch and geometry:
+ * made per plane or per vector, they cost more than the lanes save (26x26
+ * planes 28 -> 36 us and 42 us instead of 26). */
 typedef struct dwf_tab {
     int64_t P;             /* the masks of vector v are those of v % P */
     int64_t nhead, btail;  /* blocks [0, nhead) and [btail, ..) are edge blocks */
@@ -974,16 +975,6 @@ T512 static void dwd_run(const dw512_geom *d, const float *x, const float *wk, f
         dwd_plane(d, wk, bv, e, y, rowp, (int)d->KH, (int)d->KW, 2);
 }
 
-/* 3x3 depthwise, stride 1, pad 1, an activation after, on planes whose rows
- * fill 16-lane vectors badly (52 columns take 64 lanes, 26 take 32): the
- * plane as one row of H * W outputs, 16 to a vector, every tap one masked
- * load at a fixed offset (-W - 1 .. W + 1). A tap left of column 0 or right
- * of column W - 1 would read the next row's value and is masked off, as are
- * taps above the first row and below the last. Nine loads per vector, not
- * the row blocks' four, but every lane is used: with the activation's 17
- * operations per vector the arithmetic is what counts (52x52 planes 11 %,
- * 26x26 14 % faster; without an activation the loads cost more than the
- * lanes save). Taps add in (ky, kx) order, as in dwr_block: the same sums. */
 /* 3x3 depthwise, stride 1, pad 1, an activation after, on planes whose rows
  * fill 16-lane vectors badly (52 columns take 64 lanes, 26 take 32): the
  * plane as one row of H * W outputs, 16 to a vector, every tap one masked
