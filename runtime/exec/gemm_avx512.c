@@ -569,28 +569,27 @@ typedef struct dwf_tab {
     uint16_t in[DWF_MAXEDGE][8], mk[DWF_MAXEDGE][9][8]; /* edge blocks: in the plane, per tap */
 } dwf_tab;
 
-/* Vectors [vlo, vhi) have rows above and below; blocks of eight vectors
- * [0, nhead) and [btail, nblk) do not: edge blocks, at most DWF_MAXEDGE. */
-static void dwf_layout(const dw512_geom *d, int64_t *vlo, int64_t *vhi, int64_t *nhead,
-                       int64_t *btail, int64_t *nblk)
+/* Blocks of eight vectors [0, nhead) and [btail, nblk) have lanes without a
+ * row above or below: edge blocks, at most DWF_MAXEDGE. The others lie in
+ * vectors [vlo, vhi). */
+static void dwf_layout(const dw512_geom *d, int64_t *nhead, int64_t *btail, int64_t *nblk)
 {
     const int64_t W = d->IW, HW = d->IH * W;
-    *vlo = (W + 15) / 16;
-    *vhi = HW - W - 16 >= 0 ? (HW - W - 16) / 16 + 1 : 0;
-    *nhead = (*vlo + 7) / 8;
-    *btail = *vhi >= 8 ? (*vhi - 8) / 8 + 1 : 0;
+    const int64_t vlo = (W + 15) / 16, vhi = HW - W - 16 >= 0 ? (HW - W - 16) / 16 + 1 : 0;
+    *nhead = (vlo + 7) / 8;
+    *btail = vhi >= 8 ? (vhi - 8) / 8 + 1 : 0;
     *btail = *btail < *nhead ? *nhead : *btail;
     *nblk = ((HW + 15) / 16 + 7) / 8;
 }
 
 static int dwf_geom_ok(const dw512_geom *d)
 {
-    int64_t lanes = (d->OW + 15) / 16 * 16, vlo, vhi, nhead, btail, nblk;
+    int64_t lanes = (d->OW + 15) / 16 * 16, nhead, btail, nblk;
     if (!(d->KH == 3 && d->KW == 3 && d->sy == 1 && d->sx == 1 && d->dy == 1 && d->dx == 1 &&
           d->pt == 1 && d->pl == 1 && d->OH == d->IH && d->OW == d->IW && d->IW >= 16 &&
           d->IW <= DWF_MAXW && 100 * d->OW < 85 * lanes))
         return 0;
-    dwf_layout(d, &vlo, &vhi, &nhead, &btail, &nblk);
+    dwf_layout(d, &nhead, &btail, &nblk);
     return nhead + nblk - btail <= DWF_MAXEDGE; /* W <= 96 keeps it so */
 }
 
@@ -984,31 +983,22 @@ T512 static void dwd_run(const dw512_geom *d, const float *x, const float *wk, f
  * the row blocks' four, but every lane is used, and with the activation's 17
  * operations per vector the arithmetic is what counts. Taps add in (ky, kx)
  * order, as in dwr_block: the same sums. */
-T512 static inline __mmask16 dwf_lanes(int64_t lo, int64_t hi)
-{
-    /* lanes j with lo <= j < hi */
-    lo = lo < 0 ? 0 : lo;
-    hi = hi > 16 ? 16 : hi;
-    return hi <= lo ? 0 : (__mmask16)(((1u << hi) - 1) & ~((1u << lo) - 1));
-}
-
 T512 static void dwf_begin(const dw512_geom *d, dwf_tab *tb)
 {
     const int64_t W = d->IW, HW = d->IH * W;
-    int64_t vlo, vhi, nblk, ga = W, gb = 16;
+    int64_t nblk, ga = W, gb = 16;
     while (gb) {
         int64_t r = ga % gb;
         ga = gb;
         gb = r;
     }
     tb->P = W / ga;
-    dwf_layout(d, &vlo, &vhi, &tb->nhead, &tb->btail, &nblk);
+    dwf_layout(d, &tb->nhead, &tb->btail, &nblk);
     for (int64_t q = 0, xc = 0; q < tb->P + 8; q++) {
         /* xc: column of the vector's first lane; W >= 16 puts at most one
-         * lane of each edge column in a vector */
-        int64_t c0 = xc ? W - xc : 0;
-        tb->lt[q] = (__mmask16)~dwf_lanes(c0, c0 + 1);
-        tb->rt[q] = (__mmask16)~dwf_lanes(W - 1 - xc, W - xc);
+         * lane of each edge column in a vector (dwd_mask(s, 1): lane -s) */
+        tb->lt[q] = (__mmask16)~dwd_mask(xc ? xc - W : 0, 1);
+        tb->rt[q] = (__mmask16)~dwd_mask(xc - (W - 1), 1);
         xc += 16;
         xc -= xc >= W ? W : 0;
     }
@@ -1017,9 +1007,9 @@ T512 static void dwf_begin(const dw512_geom *d, dwf_tab *tb)
             continue;
         for (int v = 0; v < 8; v++) {
             int64_t p = 16 * (8 * b + v), q = (8 * b + v) % tb->P;
-            __mmask16 in = dwf_lanes(0, HW - p);
-            __mmask16 row[3] = {(__mmask16)(in & dwf_lanes(W - p, 16)), in,
-                                dwf_lanes(0, HW - W - p)};
+            /* lanes whose output, row above, row below is in the plane */
+            __mmask16 in = dwd_mask(p, HW);
+            __mmask16 row[3] = {(__mmask16)(in & dwd_mask(p - W, HW)), in, dwd_mask(p + W, HW)};
             tb->in[eb][v] = in;
             for (int t = 0; t < 9; t++)
                 tb->mk[eb][t][v] = row[t / 3] & (t % 3 == 0   ? tb->lt[q]
