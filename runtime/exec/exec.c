@@ -19,8 +19,11 @@
  * straight from that tensor (match_gather: YOLOX's Focus), the Add, Slices
  * and Concat then skipped too. A kernel that stands in for the Conv
  * (quantization's) may run the chain itself instead (node_t.chain); the Add,
- * Slices and Concat then run. A Slice of a Slice's output reads the first
- * one's input (plan_slices; through node_t.chain too, for a wrapped pair).
+ * Slices and Concat then run. A direct conv whose output (its chain's) only
+ * a depthwise conv reads runs with that conv and its chain as one kernel
+ * (match_pair: YOLOX's stem), its own output then never written. A Slice of
+ * a Slice's output reads the first one's input (plan_slices; through
+ * node_t.chain too, for a wrapped pair).
  * Runs with a hook execute every node as the graph says. */
 #include "runtime/exec/exec.h"
 #include "runtime/exec/kernels.h"
@@ -81,6 +84,9 @@ typedef struct fuse {
     int gather_src, n_gmem, gmem[FUSE_MAX_GATHER];
     int conv_of;  /* that Add, or one of those nodes: its head's position + 1 (skipped
                      only when the head runs as a stock fused conv) */
+    int pair;     /* a head: the position + 1 of the depthwise conv head that reads only
+                     its output and runs with it (conv_run_pair), or 0 */
+    int pair_of;  /* that depthwise conv: its direct conv's position + 1 */
     int slice_of; /* this Slice reads the input of the Slice at position slice_of - 1 */
     int slice_skip; /* this Slice's output only feeds such Slices */
 } fuse_t;
@@ -421,6 +427,31 @@ static void match_gather(fuse_scan *s, int p)
     }
 }
 
+/* A direct conv head at position p whose output (its chain's) only a
+ * depthwise conv reads: the two run as one kernel (conv_run_pair), a's output
+ * made in cache band by band (YOLOX's stem, 2.8 MB, and the stride-2
+ * depthwise conv after it). Neither may take a residual Add. */
+static void match_pair(fuse_scan *s, int p)
+{
+    fuse_t *f = s->f;
+    const node_t *a = node_at(s, p);
+    int t = f[p].head ? f[p].out : a->out[0];
+    if (f[p].skip || f[p].res_at || a->n_out != 1 || t < 0 || s->uses[t] != 1)
+        return;
+    int q = s->cons[2 * t];
+    const node_t *b = node_at(s, q);
+    if (q <= p || f[q].skip || f[q].res_at || f[q].gather || f[q].pair || b->in[0] != t ||
+        b->n_out != 1 || b->out[0] < 0 || !conv_pair_ok(a, b))
+        return;
+    /* a conv without a chain runs as a head of its own */
+    if (!f[p].head)
+        f[p] = (fuse_t){.head = 1, .out = t};
+    if (!f[q].head)
+        f[q] = (fuse_t){.head = 1, .out = b->out[0]};
+    f[p].pair = q + 1;
+    f[q].pair_of = p + 1;
+}
+
 /* The epilogue chain after the conv at position p: [affine] [activation]
  * [affine after an activation] [residual Add]; every link's input feeds only
  * that link. */
@@ -550,6 +581,11 @@ static void plan_fusion(exec_t *x)
             match_gather(&sc, p);
         any |= f[p].head;
     }
+    for (int p = 0; p < x->n_order; p++)
+        if (conv_fusable(&g->nodes[x->order[p]])) {
+            match_pair(&sc, p);
+            any |= f[p].pair;
+        }
     any |= plan_slices(x, uses, prod, f);
     free(uses);
     free(cons);
@@ -756,6 +792,8 @@ static int plan_memory(exec_t *x, const exec_opts *o, char *err, size_t errlen)
             first[x->fuse[p].out] = p;
         if (x->fuse[p].res_at && first[x->fuse[p].res_out] > p)
             first[x->fuse[p].res_out] = p;
+        if (x->fuse[p].pair && first[x->fuse[x->fuse[p].pair - 1].out] > p)
+            first[x->fuse[x->fuse[p].pair - 1].out] = p;
         int gs = x->fuse[p].gather ? x->fuse[p].gather_src : -1;
         if (gs >= 0 && g->t[gs].kind != TK_CONST && last[gs] < p)
             last[gs] = p;
@@ -978,6 +1016,22 @@ static int run_conv(exec_t *x, node_t *n, const fuse_t *f, int out)
     return conv_run_fused(&x->ctx, x->g, n, &e, f->gather, out);
 }
 
+/* Head f runs with the depthwise conv head that reads its output (both stock
+ * fused convs now): then the latter does not run itself. */
+static const fuse_t *paired(const exec_t *x, const fuse_t *f)
+{
+    const fuse_t *b = f->pair ? &x->fuse[f->pair - 1] : NULL;
+    return b && f->mode == FUSE_CONV && b->mode == FUSE_CONV ? b : NULL;
+}
+
+static int run_pair(exec_t *x, node_t *n, const fuse_t *f, const fuse_t *b)
+{
+    if (f->gather)
+        f->gather->base = x->g->t[f->gather_src].data;
+    return conv_run_pair(&x->ctx, x->g, n, &f->act, f->gather,
+                         &x->g->nodes[x->order[f->pair - 1]], &b->act, b->out);
+}
+
 static int run_chain(exec_t *x, node_t *n, const fuse_t *f)
 {
     const node_t *chain[FUSE_MAX_CHAIN];
@@ -1018,13 +1072,16 @@ static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *er
         node_t *n = &g->nodes[x->order[p]];
         const fuse_t *f = any ? &x->fuse[p] : NULL, *sf = sliced ? f : NULL;
         if ((f && f->owner && x->fuse[f->owner - 1].mode) || (sf && sf->slice_skip) ||
-            (f && f->conv_of && x->fuse[f->conv_of - 1].mode == FUSE_CONV))
+            (f && f->conv_of && x->fuse[f->conv_of - 1].mode == FUSE_CONV) ||
+            (f && f->pair_of && paired(x, &x->fuse[f->pair_of - 1])))
             continue;
         int mode = f && f->head ? f->mode : FUSE_NONE;
-        int out = mode == FUSE_CONV && f->res_at ? f->res_out : f ? f->out : -1;
+        const fuse_t *pb = f && f->head ? paired(x, f) : NULL;
+        int out = pb ? pb->out : mode == FUSE_CONV && f->res_at ? f->res_out : f ? f->out : -1;
         double t0 = rt_now_us();
         x->ctx_err[0] = '\0';
-        int rc = mode == FUSE_CONV    ? run_conv(x, n, f, out)
+        int rc = pb                   ? run_pair(x, n, f, pb)
+                 : mode == FUSE_CONV  ? run_conv(x, n, f, out)
                  : mode == FUSE_CHAIN ? run_chain(x, n, f)
                  : sf && sf->slice_of ? run_slice(x, n, sf)
                                       : n->def->run(&x->ctx, g, n);

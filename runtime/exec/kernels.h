@@ -162,6 +162,15 @@ int conv_gather_ok(const node_t *n, int64_t channels);
 int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act,
                    const conv_gather *src, int out);
 
+/* A direct conv (a, few input channels, stride 1) whose output (after act_a)
+ * only a depthwise conv (b) reads, as one kernel (exec.c): conv_pair_ok() says
+ * whether the two can; conv_run_pair() writes act_b(b(act_a(a(x)))) into
+ * tensor out, a's output made a band of rows at a time in cache and never
+ * written to its tensor. src as conv_run_fused's, for a. */
+int conv_pair_ok(const node_t *a, const node_t *b);
+int conv_run_pair(op_ctx *c, graph_t *g, node_t *a, const gemm_epi *act_a,
+                  const conv_gather *src, node_t *b, const gemm_epi *act_b, int out);
+
 /* Slice n applied to the output of Slice inner, read straight from inner's
  * input (exec.c, when no hook looks at inner's output): one strided copy
  * instead of two. slice_composable() says whether both have constant

@@ -534,58 +534,74 @@ typedef struct direct_job {
     int64_t wp, rows, ntask;
 } direct_job;
 
-/* Task t: output rows [oy0, oy0 + rows) of batch item t / ntask. Their input
- * rows are copied once, zero-padded, into a strip (one per channel); the taps
- * of the kernel are then fixed offsets into it (koff), so every output row is
- * one gemm of the packed weights by rows of the strip. */
+/* The taps of a direct conv over a strip of hp padded rows wp floats wide:
+ * fixed offsets into it (koff, K of them). */
+static void direct_koff(const conv_p *p, int64_t hp, int64_t wp, int64_t *koff)
+{
+    for (int64_t c = 0, k = 0; c < p->Cg; c++)
+        for (int64_t ky = 0; ky < p->k[1]; ky++)
+            for (int64_t kx = 0; kx < p->k[2]; kx++)
+                koff[k++] = (c * hp + ky * p->d[1]) * wp + kx * p->d[2];
+}
+
+/* Output rows [oy0, oy0 + nrows) of batch item ni into y (row oy0 there,
+ * channels ldc floats apart): their input rows are copied once, zero-padded,
+ * into the strip (one per channel, hp rows of wp); every output row is then
+ * one gemm of the packed weights by rows of the strip. e: the epilogue (its
+ * res set here when j has one, y then inside j->y). */
+static void direct_rows(const conv_job *j, float *strip, int64_t hp, int64_t wp,
+                        const int64_t *koff, gemm_epi *e, int64_t ni, int64_t oy0,
+                        int64_t nrows, float *y, int64_t ldc)
+{
+    const conv_p *p = j->p;
+    const int64_t IH = p->in[1], IW = p->in[2], OW = p->out[2], pl = p->pb[2];
+    const int64_t used = nrows + (p->k[1] - 1) * p->d[1];
+    const float *x = j->x + ni * p->C * p->Pin;
+    const conv_gather *sg = j->src;
+    for (int64_t c = 0; c < p->Cg; c++)
+        for (int64_t r = 0; r < used; r++) {
+            float *d = strip + (c * hp + r) * wp;
+            int64_t iy = oy0 + r - p->pb[1];
+            if (iy < 0 || iy >= IH) {
+                zero_short(d, wp);
+                continue;
+            }
+            zero_short(d, pl);
+            if (sg)
+                gather_row(d + pl, sg->base + ni * sg->item + sg->off[c] + iy * sg->rstep[c], IW,
+                           sg->cstep[c]);
+            else
+                copy_short(d + pl, x + c * p->Pin + iy * IW, IW);
+            zero_short(d + pl + IW, wp - pl - IW);
+        }
+    for (int64_t r = 0; r < nrows; r++) {
+        e->res = j->res ? j->res + (y - j->y) + r * OW : NULL;
+        gemm512_run_offsets(p->wpack, p->M, p->K, strip + r * wp, koff, OW, y + r * OW, ldc, e);
+    }
+}
+
+/* Task t: output rows [oy0, oy0 + rows) of batch item t / ntask. */
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 HOT static void conv_direct_range(void *arg, int64_t t0, int64_t t1)
 {
     const direct_job *dj = arg;
     const conv_job *j = dj->j;
     const conv_p *p = j->p;
-    const int64_t IH = p->in[1], IW = p->in[2], OH = p->out[1], OW = p->out[2];
-    const int64_t KH = p->k[1], KW = p->k[2], wp = dj->wp, pl = p->pb[2];
-    const int64_t hp = dj->rows + (KH - 1) * p->d[1];
-    float *strip = scratch_get((size_t)(p->Cg * hp * wp));
+    const int64_t OH = p->out[1], OW = p->out[2];
+    const int64_t hp = dj->rows + (p->k[1] - 1) * p->d[1];
+    float *strip = scratch_get((size_t)(p->Cg * hp * dj->wp));
     int64_t koff[DIRECT_MAX_K];
     gemm_epi e = {.act = GEMM_ACT_NONE};
 
     if (j->act)
         e = *j->act;
     e.bias = j->b;
-    for (int64_t c = 0, k = 0; c < p->Cg; c++)
-        for (int64_t ky = 0; ky < KH; ky++)
-            for (int64_t kx = 0; kx < KW; kx++)
-                koff[k++] = (c * hp + ky * p->d[1]) * wp + kx * p->d[2];
+    direct_koff(p, hp, dj->wp, koff);
     for (int64_t t = t0; t < t1; t++) {
         int64_t ni = t / dj->ntask, oy0 = t % dj->ntask * dj->rows;
         int64_t nrows = OH - oy0 < dj->rows ? OH - oy0 : dj->rows;
-        int64_t used = nrows + (KH - 1) * p->d[1];
-        const float *x = j->x + ni * p->C * p->Pin;
-        float *y = j->y + ni * p->M * p->Pout;
-        const conv_gather *sg = j->src;
-        for (int64_t c = 0; c < p->Cg; c++)
-            for (int64_t r = 0; r < used; r++) {
-                float *d = strip + (c * hp + r) * wp;
-                int64_t iy = oy0 + r - p->pb[1];
-                if (iy < 0 || iy >= IH) {
-                    zero_short(d, wp);
-                    continue;
-                }
-                zero_short(d, pl);
-                if (sg)
-                    gather_row(d + pl, sg->base + ni * sg->item + sg->off[c] + iy * sg->rstep[c],
-                               IW, sg->cstep[c]);
-                else
-                    copy_short(d + pl, x + c * p->Pin + iy * IW, IW);
-                zero_short(d + pl + IW, wp - pl - IW);
-            }
-        for (int64_t r = 0; r < nrows; r++) {
-            e.res = j->res ? j->res + (y - j->y) + (oy0 + r) * OW : NULL;
-            gemm512_run_offsets(p->wpack, p->M, p->K, strip + r * wp, koff, OW,
-                                y + (oy0 + r) * OW, p->Pout, &e);
-        }
+        direct_rows(j, strip, hp, dj->wp, koff, &e, ni, oy0, nrows,
+                    j->y + ni * p->M * p->Pout + oy0 * OW, p->Pout);
     }
 }
 
@@ -599,6 +615,90 @@ static void conv_direct(op_ctx *c, const conv_job *j, int nth)
         conv_direct_range(&dj, 0, p->N * dj.ntask);
     else
         op_parallel_for(c, p->N * dj.ntask, conv_direct_range, &dj);
+}
+
+/* ---- direct conv into a depthwise conv -------------------------------- */
+
+/* A direct conv (a) whose output only a depthwise conv (b) reads, as one
+ * kernel (YOLOX's stem and the stride-2 depthwise conv after it: 2.8 MB that
+ * went out to L3 and came back). A task makes b's output rows [o0, o1) of one
+ * batch item band by band: the rows of a's output that a band of b's rows
+ * reads are made into a small buffer (the rows the next band reads again are
+ * moved up, not made twice), then b runs over that buffer as a plane of those
+ * rows. Both kernels and their sums are the unfused ones'. */
+typedef struct pair_job {
+    const conv_job *a, *b;   /* a's y and b's x are not used */
+    int64_t wp;              /* a's padded input row */
+    int64_t band;            /* b's output rows per band */
+    int64_t cap;             /* a's output rows a band reads, at most */
+    int64_t rows, ntask;     /* b's output rows per task, tasks per batch item */
+    size_t strip_n, buf_n, dw_n; /* scratch floats: a's input strip, the buffer, b's own */
+} pair_job;
+
+/* b's plane geometry over its input's rows [r0, r0 + h), output rows [o, o + n). */
+static dw512_geom pair_geom(const conv_p *b, int64_t r0, int64_t h, int64_t o, int64_t n)
+{
+    return (dw512_geom){
+        .IH = h, .IW = b->in[2], .OH = n, .OW = b->out[2], .KH = b->k[1], .KW = b->k[2],
+        .sy = b->s[1], .sx = b->s[2], .dy = b->d[1], .dx = b->d[2],
+        .pt = b->pb[1] - o * b->s[1] + r0, .pl = b->pb[2],
+    };
+}
+
+/* The rows [lo, hi) of a's output that b's output rows [o, o + n) read. */
+static void pair_rows(const conv_p *b, int64_t o, int64_t n, int64_t *lo, int64_t *hi)
+{
+    int64_t first = o * b->s[1] - b->pb[1];
+    int64_t last = (o + n - 1) * b->s[1] - b->pb[1] + (b->k[1] - 1) * b->d[1];
+    *lo = first > 0 ? first : 0;
+    *hi = last + 1 < b->in[1] ? last + 1 : b->in[1];
+}
+
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+HOT static void conv_pair_range(void *arg, int64_t t0, int64_t t1)
+{
+    const pair_job *pj = arg;
+    const conv_job *ja = pj->a, *jb = pj->b;
+    const conv_p *a = ja->p, *b = jb->p;
+    const int64_t AW = a->out[2], OHb = b->out[1], OWb = b->out[2];
+    const int64_t hp = pj->cap + (a->k[1] - 1) * a->d[1], plane = pj->cap * AW;
+    float *strip = scratch_get(pj->strip_n + pj->buf_n + pj->dw_n);
+    float *buf = strip + pj->strip_n, *dws = buf + pj->buf_n;
+    int64_t koff[DIRECT_MAX_K];
+    gemm_epi e = {.act = GEMM_ACT_NONE};
+
+    if (ja->act)
+        e = *ja->act;
+    e.bias = ja->b;
+    direct_koff(a, hp, pj->wp, koff);
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t ni = t / pj->ntask, o = t % pj->ntask * pj->rows;
+        int64_t o1 = OHb - o < pj->rows ? OHb : o + pj->rows;
+        int64_t b0 = 0, b1 = 0; /* a's rows in buf */
+        for (int64_t n; o < o1; o += n) {
+            int64_t lo, hi;
+            n = o1 - o < pj->band ? o1 - o : pj->band;
+            pair_rows(b, o, n, &lo, &hi);
+            if (lo < b0 || lo >= b1) { /* nothing to keep */
+                b0 = b1 = lo;
+            } else if (lo > b0) {
+                for (int64_t m = 0; m < a->M; m++)
+                    memmove(buf + m * plane, buf + m * plane + (lo - b0) * AW,
+                            sizeof(float) * (size_t)((b1 - lo) * AW));
+                b0 = lo;
+            }
+            if (hi > b1)
+                direct_rows(ja, strip, hp, pj->wp, koff, &e, ni, b1, hi - b1,
+                            buf + (b1 - b0) * AW, plane);
+            b1 = hi;
+            dw512_geom d = pair_geom(b, b0, b1 - b0, o, n);
+            dw512_begin(&d, jb->act, dws);
+            for (int64_t m = 0; m < b->M; m++)
+                dw512_plane(&d, buf + m / b->Mg * plane, jb->w + m * b->kvol,
+                            jb->b ? jb->b[m] : 0.0f, jb->act,
+                            jb->y + (ni * b->M + m) * b->Pout + o * OWb, dws);
+        }
+    }
 }
 
 /* Depthwise: one (batch, channel) plane per task. Strided convs first split
@@ -862,6 +962,59 @@ int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act,
     if (src && !conv_gather_ok(n, node_input(g, n, 0)->dims[1]))
         return rt_err(c->err, c->errlen, RT_EINTERNAL, "conv input gathered on another path");
     return conv_exec(c, g, n, act, src, g->t[out].data);
+}
+
+int conv_pair_ok(const node_t *na, const node_t *nb)
+{
+    if (!conv_fusable(na) || !conv_fusable(nb))
+        return 0;
+    const conv_p *a = na->priv, *b = nb->priv;
+    dw512_geom d = pair_geom(b, 0, b->in[1], 0, b->out[1]);
+    return a->direct && b->depthwise && b->nsp == 2 && b->N == a->N && b->C == a->M &&
+           b->in[1] == a->out[1] && b->in[2] == a->out[2] && dw512_supported(&d);
+}
+
+static size_t round16(size_t n)
+{
+    return (n + 15) / 16 * 16;
+}
+
+int conv_run_pair(op_ctx *c, graph_t *g, node_t *na, const gemm_epi *act_a,
+                  const conv_gather *src, node_t *nb, const gemm_epi *act_b, int out)
+{
+    if (!conv_pair_ok(na, nb) || (src && !conv_gather_ok(na, node_input(g, na, 0)->dims[1])))
+        return rt_err(c->err, c->errlen, RT_EINTERNAL, "conv pair run on another path");
+    const conv_p *a = na->priv, *b = nb->priv;
+    const tensor_t *bias_a = node_input(g, na, 2), *bias_b = node_input(g, nb, 2);
+    gemm_epi ea = act_a ? *act_a : (gemm_epi){.act = GEMM_ACT_NONE};
+    gemm_epi eb = act_b ? *act_b : (gemm_epi){.act = GEMM_ACT_NONE};
+    ea.res = eb.res = NULL;
+    conv_job ja = {.p = a, .x = node_input(g, na, 0)->data, .w = node_input(g, na, 1)->data,
+                   .b = bias_a ? bias_a->data : NULL, .act = act_a ? &ea : NULL, .src = src};
+    conv_job jb = {.p = b, .w = node_input(g, nb, 1)->data, .b = bias_b ? bias_b->data : NULL,
+                   .y = g->t[out].data, .act = act_b ? &eb : NULL};
+    if (a->N == 0 || a->Pout == 0 || b->Pout == 0)
+        return RT_OK;
+    pair_job pj = {.a = &ja, .b = &jb};
+    int64_t arows, kb = (b->k[1] - 1) * b->d[1];
+    /* bands of about the rows of a's strip alone (within L2) */
+    direct_geom(a, 1, &pj.wp, &arows);
+    pj.band = arows > kb + 1 ? (arows - kb - 1) / b->s[1] + 1 : 1;
+    pj.cap = (pj.band - 1) * b->s[1] + kb + 1;
+    int nth = a->N * a->M * a->Pout * a->K < PAR_MIN_MACS ? 1 : c->nthreads;
+    /* one task per batch item alone; else two per thread, each making again
+     * the rows of a that the one before it also read */
+    pj.rows = nth == 1 ? b->out[1] : ceil_div(b->out[1], 2 * nth);
+    pj.ntask = ceil_div(b->out[1], pj.rows);
+    pj.strip_n = round16((size_t)(a->Cg * (pj.cap + (a->k[1] - 1) * a->d[1]) * pj.wp));
+    pj.buf_n = round16((size_t)(a->M * pj.cap * a->out[2]));
+    dw512_geom d = pair_geom(b, 0, pj.cap, 0, pj.band);
+    pj.dw_n = dw512_scratch_floats(&d); /* the same for every band of at most band rows */
+    if (nth == 1)
+        conv_pair_range(&pj, 0, a->N * pj.ntask);
+    else
+        op_parallel_for(c, a->N * pj.ntask, conv_pair_range, &pj);
+    return RT_OK;
 }
 
 /* ---- ConvTranspose ----------------------------------------------------- */

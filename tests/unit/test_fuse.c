@@ -10,7 +10,9 @@
  * equals the node-by-node run's (which tests/e2e checks against
  * onnxruntime). A residual Add (check_residual) and a Focus stem's Slices and
  * Concat (check_gather) taken by the conv, against double references. Slices
- * of a Slice's output composed (check_slices). Depthwise geometries (strides,
+ * of a Slice's output composed (check_slices). A few-channel conv and the
+ * depthwise conv reading it run as one kernel (check_pair): bit for bit the
+ * two run apart, against double. Depthwise geometries (strides,
  * pads, dilations, planes taller than one row strip and wider than a register
  * block) against a direct convolution in double. */
 #include "runtime/exec/exec.h"
@@ -889,6 +891,161 @@ static void check_gather(int single, int tap, int nthreads)
     graph_free(g);
 }
 
+/* The activation node(s) of act (A_SILU, A_RELU, or -1: none) after tensor t:
+ * their output. */
+static int add_act(graph_t *g, const char *name, int act, int t)
+{
+    char nm[32];
+    if (act < 0)
+        return t;
+    snprintf(nm, sizeof nm, "%s_out", name);
+    int y = graph_add_tensor(g, nm);
+    if (act == A_RELU) {
+        graph_add_node(g, name, "Relu", "", 1, &t, 1, &y);
+        return y;
+    }
+    snprintf(nm, sizeof nm, "%s_sig", name);
+    int sg = graph_add_tensor(g, nm), min[2] = {t, sg};
+    graph_add_node(g, nm, "Sigmoid", "", 1, &t, 1, &sg);
+    graph_add_node(g, name, "Mul", "", 2, min, 1, &y);
+    return y;
+}
+
+/* x (ci channels, h x w) -> 3x3 Conv, pad 1 (the direct kernel: few input
+ * channels) [-> act_a] -> a -> depthwise kb x kb Conv, stride sb, pad pb
+ * [-> act_b] -> y: the two convs run as one kernel (conv_run_pair) unless a
+ * is also a graph output (tap). Returns the fused run's y (seed: rng before
+ * the weights) after checking every run (fused, node by node, timed) against
+ * act_b(dw(act_a(conv))) in double, that the fused and timed runs do not
+ * write a unless tapped, and the timed run's events: the pair's one, or two. */
+static float *run_pair(uint64_t seed, int ci, int mid, int h, int w, int kb, int sb, int pb,
+                       int act_a, int act_b, int tap, int nthreads)
+{
+    rng = seed;
+    graph_t *g = graph_new();
+    int64_t xd[4] = {1, ci, h, w}, wa[4] = {mid, ci, 3, 3}, wb[4] = {mid, 1, kb, kb};
+    int64_t bd[1] = {mid};
+    int x = graph_add_tensor(g, "x");
+    g->t[x].kind = TK_INPUT;
+    g->t[x].dtype = DT_FLOAT;
+    g->t[x].ndim = 4;
+    memcpy(g->t[x].dims, xd, sizeof(xd));
+    int ain[3] = {x, add_const(g, "wa", 4, wa), add_const(g, "ba", 1, bd)};
+    int c = graph_add_tensor(g, "c");
+    int cn = graph_add_node(g, "conv", "Conv", "", 3, ain, 1, &c);
+    set_ints(&g->nodes[cn], "pads", 4, 1);
+    int a = add_act(g, "act_a", act_a, c);
+    int bin[3] = {a, add_const(g, "wb", 4, wb), add_const(g, "bb", 1, bd)};
+    int d = graph_add_tensor(g, "d");
+    int dn = graph_add_node(g, "dw", "Conv", "", 3, bin, 1, &d);
+    set_ints(&g->nodes[dn], "pads", 4, pb);
+    set_ints(&g->nodes[dn], "strides", 2, sb);
+    set_ints(&g->nodes[dn], "group", 0, mid);
+    int y = add_act(g, "act_b", act_b, d);
+    g->inputs = xmalloc(sizeof(int));
+    g->inputs[g->n_inputs++] = x;
+    g->outputs = xmalloc(2 * sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    if (tap)
+        g->outputs[g->n_outputs++] = a;
+    g->opset = 13;
+
+    const int oh = (h + 2 * pb - kb) / sb + 1, ow = (w + 2 * pb - kb) / sb + 1;
+    const int64_t na = (int64_t)mid * h * w, ny = (int64_t)mid * oh * ow;
+    float *in = xmalloc(sizeof(float) * (size_t)ci * h * w);
+    double *ra = xmalloc(sizeof(double) * (size_t)na), *ref = xmalloc(sizeof(double) * (size_t)ny);
+    float *fused = xmalloc(sizeof(float) * (size_t)ny);
+    for (int64_t i = 0; i < (int64_t)ci * h * w; i++)
+        in[i] = frand();
+    const float *wav = g->t[ain[1]].data, *bav = g->t[ain[2]].data;
+    const float *wbv = g->t[bin[1]].data, *bbv = g->t[bin[2]].data;
+    for (int o = 0; o < mid; o++)
+        for (int i = 0; i < h; i++)
+            for (int j = 0; j < w; j++) {
+                double sum = bav[o];
+                for (int q = 0; q < ci; q++)
+                    for (int ki = 0; ki < 3; ki++)
+                        for (int kj = 0; kj < 3; kj++) {
+                            int yi = i + ki - 1, xj = j + kj - 1;
+                            if (yi >= 0 && yi < h && xj >= 0 && xj < w)
+                                sum += (double)in[(q * h + yi) * w + xj] *
+                                       wav[((o * ci + q) * 3 + ki) * 3 + kj];
+                        }
+                ra[(o * h + i) * w + j] = act_a < 0 ? sum : act_ref(act_a, sum);
+            }
+    for (int o = 0; o < mid; o++)
+        for (int i = 0; i < oh; i++)
+            for (int j = 0; j < ow; j++) {
+                double sum = bbv[o];
+                for (int ki = 0; ki < kb; ki++)
+                    for (int kj = 0; kj < kb; kj++) {
+                        int yi = i * sb + ki - pb, xj = j * sb + kj - pb;
+                        if (yi >= 0 && yi < h && xj >= 0 && xj < w)
+                            sum += ra[(o * h + yi) * w + xj] * wbv[(o * kb + ki) * kb + kj];
+                    }
+                ref[(o * oh + i) * ow + j] = act_b < 0 ? sum : act_ref(act_b, sum);
+            }
+
+    char err[256] = "";
+    exec_t *ex = NULL;
+    exec_opts o = {.nthreads = nthreads};
+    int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
+    rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
+    rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(float) * (size_t)ci * h * w, err, sizeof(err));
+    CHECK(rc == 0, "pair: %s", err);
+    for (int hooked = 0; !rc && hooked < 3; hooked++) {
+        timed_seen ts = {0};
+        float *ad = g->t[a].data, *yd = g->t[y].data;
+        for (int64_t i = 0; i < na; i++)
+            ad[i] = NAN;
+        for (int64_t i = 0; i < ny; i++)
+            yd[i] = NAN;
+        rc = run_hooked(ex, hooked, &(int){0}, &ts, err, sizeof(err));
+        CHECK(rc == 0, "pair run: %s", err);
+        if (rc)
+            break;
+        /* the sums of a are up to ~40 and b's of ~20 of them: float's error
+         * relative to that magnitude, not to an output near 0 */
+        double worst = max_rel_err(yd, ref, ny);
+        CHECK(worst < 1e-4, "pair ci=%d mid=%d %dx%d k=%d s=%d p=%d acts %d/%d tap=%d hooked=%d "
+              "threads=%d: max rel error %g", ci, mid, h, w, kb, sb, pb, act_a, act_b, tap,
+              hooked, nthreads, worst);
+        if (hooked == 0)
+            memcpy(fused, yd, sizeof(float) * (size_t)ny);
+        if (hooked == 2)
+            CHECK(!memcmp(fused, yd, sizeof(float) * (size_t)ny),
+                  "pair %dx%d k=%d s=%d tap=%d threads=%d: the timed run differs from the fused "
+                  "one", h, w, kb, sb, tap, nthreads);
+        int a_written = !isnan(ad[0]) && !isnan(ad[na - 1]);
+        CHECK(a_written == (hooked == 1 || tap), "pair %dx%d s=%d tap=%d hooked=%d: a %s", h,
+              w, sb, tap, hooked, a_written ? "written" : "not written");
+        if (hooked == 2)
+            CHECK(ts.events == (tap ? 2 : 1), "pair tap=%d: %d timed events", tap, ts.events);
+    }
+    free(ref);
+    free(ra);
+    free(in);
+    exec_free(ex);
+    graph_free(g);
+    return fused;
+}
+
+/* The pair's result equals, bit for bit, that of the two convs run apart
+ * (each with its chain fused: a tapped). Tall planes: several bands per task. */
+static void check_pair(int ci, int mid, int h, int w, int kb, int sb, int pb, int act_a,
+                       int act_b, int nthreads)
+{
+    uint64_t seed = rng;
+    float *y0 = run_pair(seed, ci, mid, h, w, kb, sb, pb, act_a, act_b, 0, nthreads);
+    float *y1 = run_pair(seed, ci, mid, h, w, kb, sb, pb, act_a, act_b, 1, nthreads);
+    int64_t ny = (int64_t)mid * ((h + 2 * pb - kb) / sb + 1) * ((w + 2 * pb - kb) / sb + 1);
+    CHECK(!memcmp(y0, y1, sizeof(float) * (size_t)ny),
+          "pair ci=%d mid=%d %dx%d k=%d s=%d p=%d threads=%d: differs from the convs apart", ci,
+          mid, h, w, kb, sb, pb, nthreads);
+    free(y0);
+    free(y1);
+}
+
 int main(void)
 {
     for (int act = 0; act < A_COUNT; act++) {
@@ -910,6 +1067,12 @@ int main(void)
         check_gather(0, 0, 1 + t); /* Slices of Slices, as YOLOX exports them */
         check_gather(1, 0, 1 + t); /* one Slice per phase */
         check_gather(t, 1, 1);     /* the Concat is also an output: not gathered */
+    }
+    for (int t = 1; t <= 2; t++) {
+        check_pair(12, 16, 61, 150, 3, 2, 1, A_SILU, A_SILU, t); /* YOLOX's stem shape */
+        check_pair(12, 5, 64, 151, 3, 1, 1, -1, A_RELU, t);      /* stride 1, no act_a */
+        check_pair(12, 8, 47, 133, 5, 2, 2, A_RELU, -1, t);      /* 5x5, odd rows */
+        check_pair(3, 4, 9, 13, 3, 2, 0, A_SILU, A_SILU, t);     /* one band, no pad */
     }
     check_conv(3, 3, 3, 61, 150, 3, 2, 1, 1);  /* stride 2, odd sizes, many row strips */
     check_conv(3, 3, 3, 40, 99, 3, 1, 1, 1);
