@@ -534,10 +534,14 @@ typedef struct direct_job {
     int64_t wp, rows, ntask;
 } direct_job;
 
-/* The taps of a direct conv over a strip of hp padded rows wp floats wide:
- * fixed offsets into it (koff, K of them). */
-static void direct_koff(const conv_p *p, int64_t hp, int64_t wp, int64_t *koff)
+/* A direct conv task's epilogue (j's activation and bias) and the taps of its
+ * kernel over a strip of hp padded rows wp floats wide: fixed offsets into it
+ * (koff, K of them). */
+static void direct_begin(const conv_job *j, int64_t hp, int64_t wp, gemm_epi *e, int64_t *koff)
 {
+    const conv_p *p = j->p;
+    *e = j->act ? *j->act : (gemm_epi){.act = GEMM_ACT_NONE};
+    e->bias = j->b;
     for (int64_t c = 0, k = 0; c < p->Cg; c++)
         for (int64_t ky = 0; ky < p->k[1]; ky++)
             for (int64_t kx = 0; kx < p->k[2]; kx++)
@@ -549,7 +553,8 @@ static void direct_koff(const conv_p *p, int64_t hp, int64_t wp, int64_t *koff)
  * into the strip (one per channel, hp rows of wp); every output row is then
  * one gemm of the packed weights by rows of the strip. e: the epilogue (its
  * res set here when j has one, y then inside j->y). */
-static void direct_rows(const conv_job *j, float *strip, int64_t hp, int64_t wp,
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+HOT static void direct_rows(const conv_job *j, float *strip, int64_t hp, int64_t wp,
                         const int64_t *koff, gemm_epi *e, int64_t ni, int64_t oy0,
                         int64_t nrows, float *y, int64_t ldc)
 {
@@ -581,8 +586,7 @@ static void direct_rows(const conv_job *j, float *strip, int64_t hp, int64_t wp,
 }
 
 /* Task t: output rows [oy0, oy0 + rows) of batch item t / ntask. */
-__attribute__((optimize("no-tree-loop-distribute-patterns")))
-HOT static void conv_direct_range(void *arg, int64_t t0, int64_t t1)
+static void conv_direct_range(void *arg, int64_t t0, int64_t t1)
 {
     const direct_job *dj = arg;
     const conv_job *j = dj->j;
@@ -591,12 +595,9 @@ HOT static void conv_direct_range(void *arg, int64_t t0, int64_t t1)
     const int64_t hp = dj->rows + (p->k[1] - 1) * p->d[1];
     float *strip = scratch_get((size_t)(p->Cg * hp * dj->wp));
     int64_t koff[DIRECT_MAX_K];
-    gemm_epi e = {.act = GEMM_ACT_NONE};
+    gemm_epi e;
 
-    if (j->act)
-        e = *j->act;
-    e.bias = j->b;
-    direct_koff(p, hp, dj->wp, koff);
+    direct_begin(j, hp, dj->wp, &e, koff);
     for (int64_t t = t0; t < t1; t++) {
         int64_t ni = t / dj->ntask, oy0 = t % dj->ntask * dj->rows;
         int64_t nrows = OH - oy0 < dj->rows ? OH - oy0 : dj->rows;
@@ -654,8 +655,7 @@ static void pair_rows(const conv_p *b, int64_t o, int64_t n, int64_t *lo, int64_
     *hi = last + 1 < b->in[1] ? last + 1 : b->in[1];
 }
 
-__attribute__((optimize("no-tree-loop-distribute-patterns")))
-HOT static void conv_pair_range(void *arg, int64_t t0, int64_t t1)
+static void conv_pair_range(void *arg, int64_t t0, int64_t t1)
 {
     const pair_job *pj = arg;
     const conv_job *ja = pj->a, *jb = pj->b;
@@ -665,12 +665,9 @@ HOT static void conv_pair_range(void *arg, int64_t t0, int64_t t1)
     float *strip = scratch_get(pj->strip_n + pj->buf_n + pj->dw_n);
     float *buf = strip + pj->strip_n, *dws = buf + pj->buf_n;
     int64_t koff[DIRECT_MAX_K];
-    gemm_epi e = {.act = GEMM_ACT_NONE};
+    gemm_epi e;
 
-    if (ja->act)
-        e = *ja->act;
-    e.bias = ja->b;
-    direct_koff(a, hp, pj->wp, koff);
+    direct_begin(ja, hp, pj->wp, &e, koff);
     for (int64_t t = t0; t < t1; t++) {
         int64_t ni = t / pj->ntask, o = t % pj->ntask * pj->rows;
         int64_t o1 = OHb - o < pj->rows ? OHb : o + pj->rows;
