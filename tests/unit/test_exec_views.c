@@ -10,9 +10,11 @@
  * Concat: x -> Relu -> a, x -> Neg -> b, optionally Sigmoid -> d, Concat -> c ->
  * Abs -> y (and a nested Concat(Concat(a, b), d)): a and b are written in place
  * inside c when the dims before the axis are 1 and the pieces 64-byte aligned;
- * a piece with a second reader or a misaligned start is copied while the other
- * stays in place, and nothing is in place when the axis has an outer dim above
- * 1; y equals the formula computed here in every case, with and without a hook. */
+ * a piece with a second reader after the Concat or a misaligned start is copied
+ * while the other stays in place (a second reader before the Concat leaves it
+ * in place, and reads the right values), and nothing is in place when the axis
+ * has an outer dim above 1; y equals the formula computed here in every case,
+ * with and without a hook. */
 #include "runtime/exec/exec.h"
 #include "runtime/exec/kernels.h"
 #include "runtime/model/model.h"
@@ -150,7 +152,7 @@ static void check(int kind, const char *view)
     graph_free(g);
 }
 
-enum { C_PLACE, C_NESTED, C_TWO_USERS, C_MISALIGNED, C_OUTER, C_COUNT };
+enum { C_PLACE, C_NESTED, C_TWO_USERS, C_READ_BEFORE, C_MISALIGNED, C_OUTER, C_COUNT };
 
 static void check_concat(int kind)
 {
@@ -169,6 +171,11 @@ static void check_concat(int kind)
     int d = graph_add_tensor(g, "d"), y = graph_add_tensor(g, "y");
     graph_add_node(g, "relu", "Relu", "", 1, &x, 1, &a);
     graph_add_node(g, "neg", "Neg", "", 1, &x, 1, &b);
+    int z = -1;
+    if (kind == C_READ_BEFORE) { /* a's other reader runs before the Concat */
+        z = graph_add_tensor(g, "z");
+        graph_add_node(g, "abs2", "Abs", "", 1, &a, 1, &z);
+    }
     int cin[2] = {a, b};
     if (kind == C_NESTED) {
         int c1 = graph_add_tensor(g, "c1");
@@ -190,6 +197,8 @@ static void check_concat(int kind)
         }
     graph_add_node(g, "abs", "Abs", "", 1, &c, 1, &y);
     finish(g, x, y, kind == C_TWO_USERS ? a : -1);
+    if (z >= 0)
+        g->outputs[g->n_outputs++] = z;
 
     char err[256] = "";
     exec_t *ex = NULL;
@@ -202,8 +211,9 @@ static void check_concat(int kind)
         return;
     }
     const char *cd = g->t[c].data;
-    /* piece by piece: the one with a second reader, or not 64-byte aligned
-     * (b, after 36 bytes), is copied, the others are written in place */
+    /* piece by piece: the one with a second reader after the Concat, or not
+     * 64-byte aligned (b, after 36 bytes), is copied, the others are written
+     * in place */
     int a_in = g->t[a].data == cd, b_in = g->t[b].data == cd + n * 4;
     int a_want = kind != C_TWO_USERS && kind != C_OUTER;
     int b_want = kind != C_MISALIGNED && kind != C_OUTER;
@@ -236,6 +246,9 @@ static void check_concat(int kind)
                         float got = yv[(oi * parts + pc) * per + i];
                         bad += fabsf(got - want_v) > 1e-6f;
                     }
+            if (z >= 0) /* the other reader saw a before the Concat took it */
+                for (int64_t i = 0; i < n; i++)
+                    bad += ((const float *)exec_output(ex, 1)->data)[i] != (in[i] > 0 ? in[i] : 0.0f);
             CHECK(bad == 0, "concat case %d run %d: %d wrong outputs", kind, r, bad);
         }
         free(in);
