@@ -21,7 +21,9 @@
  * (quantization's) may run the chain itself instead (node_t.chain); the Add,
  * Slices and Concat then run. A direct conv whose output (its chain's) only
  * a depthwise conv reads runs with that conv and its chain as one kernel
- * (match_pair: YOLOX's stem), its own output then never written. A Slice of
+ * (match_pair: YOLOX's stem), its own output then never written. A stock
+ * fused conv's tiles also bring the next GEMM conv's packed weights into L2
+ * (fuse_t.pf): 13x13 convs read up to 0.5 MB of weights per 169 columns. A Slice of
  * a Slice's output reads the first one's input (plan_slices; through
  * node_t.chain too, for a wrapped pair).
  * Runs with a hook execute every node as the graph says. */
@@ -87,6 +89,9 @@ typedef struct fuse {
     int pair;     /* a head: the position + 1 of the depthwise conv head that reads only
                      its output and runs with it (conv_run_pair), or 0 */
     int pair_of;  /* that depthwise conv: its direct conv's position + 1 */
+    const void *pf; /* a head: the packed weights of the next GEMM conv (conv_weights),
+                       which its tiles bring into L2 as a stock fused conv, or NULL */
+    size_t pf_len;
     int slice_of; /* this Slice reads the input of the Slice at position slice_of - 1 */
     int slice_skip; /* this Slice's output only feeds such Slices */
 } fuse_t;
@@ -586,6 +591,19 @@ static void plan_fusion(exec_t *x)
             match_pair(&sc, p);
             any |= f[p].pair;
         }
+    /* each head's next GEMM conv's weights, from the end */
+    const void *next = NULL;
+    size_t next_len = 0;
+    for (int p = x->n_order - 1; any && p >= 0; p--) {
+        if (f[p].head) {
+            f[p].pf = next;
+            f[p].pf_len = next_len;
+        }
+        size_t len;
+        const void *w = conv_weights(&g->nodes[x->order[p]], &len);
+        if (w)
+            next = w, next_len = len;
+    }
     any |= plan_slices(x, uses, prod, f);
     free(uses);
     free(cons);
@@ -1027,6 +1045,8 @@ static void fusion_modes(exec_t *x)
 static int run_conv(exec_t *x, node_t *n, const fuse_t *f, int out)
 {
     gemm_epi e = f->act;
+    e.pf = f->pf;
+    e.pf_len = f->pf_len;
     if (f->res_at)
         e.res = x->g->t[f->res].data;
     if (f->gather) /* the source's data may have moved since the plan (inputs) */

@@ -364,9 +364,30 @@ T512 static int64_t run512_small(const float *ap, int64_t M, int64_t K, const fl
     return done;
 }
 
+/* e->pf spread over ntiles tiles: where the next lines start, how many per tile. */
+typedef struct pf_cursor {
+    const char *at, *end;
+    int64_t per;
+} pf_cursor;
+
+static pf_cursor pf_begin(const gemm_epi *e, int64_t ntiles)
+{
+    pf_cursor p = {e->pf, e->pf ? e->pf + e->pf_len : NULL, 0};
+    if (e->pf && ntiles > 0)
+        p.per = ((int64_t)(e->pf_len + 63) / 64 + ntiles - 1) / ntiles;
+    return p;
+}
+
+T512 static inline void pf_step(pf_cursor *p)
+{
+    for (int64_t q = 0; q < p->per && p->at < p->end; q++, p->at += 64)
+        _mm_prefetch(p->at, _MM_HINT_T1);
+}
+
 T512 static void run512(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb,
                         const int64_t *koff, int64_t N, float *c, int64_t ldc, const gemm_epi *e)
 {
+    pf_cursor pf = pf_begin(e, (N + GEMM_NR - 1) / GEMM_NR * ((M + GEMM_MR - 1) / GEMM_MR));
     for (int64_t j = 0, nc; j < N; j += nc) {
         nc = N - j < GEMM_NR ? N - j : GEMM_NR;
         /* 49 to 64 columns left: two tiles of up to 32 (16 accumulators each),
@@ -377,6 +398,7 @@ T512 static void run512(const float *ap, int64_t M, int64_t K, const float *b, i
         const float *next = !koff && j + nc < N ? b + j + nc : NULL;
         for (int64_t i = 0; i < M; i += GEMM_MR) {
             int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
+            pf_step(&pf);
             tile(K, ap + i * K, b + j, ldb, koff, i == 0 ? next : NULL, c + i * ldc + j, ldc,
                  nr, nc, e->bias ? e->bias + i : NULL, e->res ? e->res + i * ldc + j : NULL, e);
         }
@@ -402,11 +424,13 @@ T512 static void run512_packed(const float *ap, int64_t M, int64_t K, const floa
                                int64_t ldb, int64_t N, float *c, int64_t ldc, const gemm_epi *e,
                                float *panel)
 {
+    pf_cursor pf = pf_begin(e, (N + GEMM_NR - 1) / GEMM_NR * ((M + GEMM_MR - 1) / GEMM_MR));
     for (int64_t j = 0; j < N; j += GEMM_NR) {
         int nc = N - j < GEMM_NR ? (int)(N - j) : GEMM_NR;
         pack_panel(b + j, ldb, K, nc, panel);
         for (int64_t i = 0; i < M; i += GEMM_MR) {
             int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
+            pf_step(&pf);
             tile(K, ap + i * K, panel, GEMM_NR, NULL, NULL, c + i * ldc + j, ldc, nr, nc,
                  e->bias ? e->bias + i : NULL, e->res ? e->res + i * ldc + j : NULL, e);
         }

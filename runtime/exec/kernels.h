@@ -118,6 +118,10 @@ typedef struct gemm_epi {
     float alpha, beta;
     int pre, post;
     float s1, b1, s2, b2;
+    const char *pf;     /* pf_len bytes that gemm512_run brings into L2, a few lines per
+                           tile (exec.c: the next conv's weights, which L3 would
+                           otherwise hand over only as its first tiles ask), or NULL */
+    size_t pf_len;
 } gemm_epi;
 
 /* Non-zero when the CPU (and OS) run AVX-512F; else gemm512_run must not be used. */
@@ -168,6 +172,8 @@ int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act,
  * tensor out, a's output made a band of rows at a time in cache and never
  * written to its tensor. src as conv_run_fused's, for a. */
 int conv_pair_ok(const node_t *a, const node_t *b);
+/* The packed weights of conv n that the fp32 GEMM reads, or NULL (*len 0). */
+const void *conv_weights(const node_t *n, size_t *len);
 int conv_run_pair(op_ctx *c, graph_t *g, node_t *a, const gemm_epi *act_a,
                   const conv_gather *src, node_t *b, const gemm_epi *act_b, int out);
 

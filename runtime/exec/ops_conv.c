@@ -489,6 +489,12 @@ static void conv_gemm_range(void *arg, int64_t t0, int64_t t1)
             if (j->act)
                 e = *j->act;
             e.bias = j->b ? j->b + gi * p->Mg : NULL;
+            if (e.pf) { /* this task's share of what is to be prefetched */
+                int64_t nt = p->N * p->G * p->nblk;
+                size_t a = e.pf_len * (size_t)t / (size_t)nt, z = e.pf_len * (size_t)(t + 1) / (size_t)nt;
+                e.pf += a;
+                e.pf_len = z - a;
+            }
             e.res = j->res ? j->res + (y - j->y) : NULL;
             gemm512_run(p->wpack + (size_t)gi * p->wpack_group, p->Mg, p->K, bm, ldb, nc, y,
                         p->Pout, &e);
@@ -542,6 +548,7 @@ static void direct_begin(const conv_job *j, int64_t hp, int64_t wp, gemm_epi *e,
     const conv_p *p = j->p;
     *e = j->act ? *j->act : (gemm_epi){.act = GEMM_ACT_NONE};
     e->bias = j->b;
+    e->pf = NULL; /* one gemm per output row: each would start the prefetch over */
     for (int64_t c = 0, k = 0; c < p->Cg; c++)
         for (int64_t ky = 0; ky < p->k[1]; ky++)
             for (int64_t kx = 0; kx < p->k[2]; kx++)
@@ -959,6 +966,16 @@ int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act,
     if (src && !conv_gather_ok(n, node_input(g, n, 0)->dims[1]))
         return rt_err(c->err, c->errlen, RT_EINTERNAL, "conv input gathered on another path");
     return conv_exec(c, g, n, act, src, g->t[out].data);
+}
+
+const void *conv_weights(const node_t *n, size_t *len)
+{
+    const conv_p *p = n->priv;
+    *len = 0;
+    if (!conv_fusable(n) || !p->wpack)
+        return NULL;
+    *len = sizeof(float) * p->wpack_group * (size_t)p->G;
+    return p->wpack;
 }
 
 int conv_pair_ok(const node_t *na, const node_t *nb)
