@@ -570,22 +570,25 @@ HOT static void direct_rows(const conv_job *j, float *strip, int64_t hp, int64_t
     const int64_t used = nrows + (p->k[1] - 1) * p->d[1];
     const float *x = j->x + ni * p->C * p->Pin;
     const conv_gather *sg = j->src;
-    for (int64_t c = 0; c < p->Cg; c++)
-        for (int64_t r = 0; r < used; r++) {
-            float *d = strip + (c * hp + r) * wp;
-            int64_t iy = oy0 + r - p->pb[1];
-            if (iy < 0 || iy >= IH) {
-                zero_short(d, wp);
-                continue;
-            }
-            zero_short(d, pl);
-            if (sg)
-                gather_row(d + pl, sg->base + ni * sg->item + sg->off[c] + iy * sg->rstep[c], IW,
-                           sg->cstep[c]);
-            else
-                copy_short(d + pl, x + c * p->Pin + iy * IW, IW);
-            zero_short(d + pl + IW, wp - pl - IW);
+    /* a gathered input by rows, then channels: a Focus source's rows are then
+     * read in order (row phases 0 and 1 of each colour in turn), which the
+     * hardware prefetcher follows; by channel it saw every other row */
+    for (int64_t i = 0; i < p->Cg * used; i++) {
+        int64_t c = sg ? i % p->Cg : i / used, r = sg ? i / p->Cg : i % used;
+        float *d = strip + (c * hp + r) * wp;
+        int64_t iy = oy0 + r - p->pb[1];
+        if (iy < 0 || iy >= IH) {
+            zero_short(d, wp);
+            continue;
         }
+        zero_short(d, pl);
+        if (sg)
+            gather_row(d + pl, sg->base + ni * sg->item + sg->off[c] + iy * sg->rstep[c], IW,
+                       sg->cstep[c]);
+        else
+            copy_short(d + pl, x + c * p->Pin + iy * IW, IW);
+        zero_short(d + pl + IW, wp - pl - IW);
+    }
     for (int64_t r = 0; r < nrows; r++) {
         e->res = j->res ? j->res + (y - j->y) + r * OW : NULL;
         gemm512_run_offsets(p->wpack, p->M, p->K, strip + r * wp, koff, OW, y + r * OW, ldc, e);
