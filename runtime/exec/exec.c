@@ -23,8 +23,8 @@
  * a depthwise conv reads runs with that conv and its chain as one kernel
  * (match_pair: YOLOX's stem), its own output then never written. A stock
  * fused conv's tiles also bring the next GEMM conv's packed weights into L2
- * (fuse_t.pf): 13x13 convs read up to 0.5 MB of weights per 169 columns. A Slice of
- * a Slice's output reads the first one's input (plan_slices; through
+ * (fuse_t.pf): 13x13 convs read up to 0.5 MB of weights per 169 columns. A
+ * Slice of a Slice's output reads the first one's input (plan_slices; through
  * node_t.chain too, for a wrapped pair).
  * Runs with a hook execute every node as the graph says. */
 #include "runtime/exec/exec.h"
@@ -1042,6 +1042,15 @@ static void fusion_modes(exec_t *x)
     }
 }
 
+/* Head f's gathered input, or NULL: the source's data may have moved since
+ * the plan (inputs). */
+static const conv_gather *gather_now(exec_t *x, const fuse_t *f)
+{
+    if (f->gather)
+        f->gather->base = x->g->t[f->gather_src].data;
+    return f->gather;
+}
+
 static int run_conv(exec_t *x, node_t *n, const fuse_t *f, int out)
 {
     gemm_epi e = f->act;
@@ -1049,9 +1058,7 @@ static int run_conv(exec_t *x, node_t *n, const fuse_t *f, int out)
     e.pf_len = f->pf_len;
     if (f->res_at)
         e.res = x->g->t[f->res].data;
-    if (f->gather) /* the source's data may have moved since the plan (inputs) */
-        f->gather->base = x->g->t[f->gather_src].data;
-    return conv_run_fused(&x->ctx, x->g, n, &e, f->gather, out);
+    return conv_run_fused(&x->ctx, x->g, n, &e, gather_now(x, f), out);
 }
 
 /* Head f runs with the depthwise conv head that reads its output (both stock
@@ -1064,9 +1071,7 @@ static const fuse_t *paired(const exec_t *x, const fuse_t *f)
 
 static int run_pair(exec_t *x, node_t *n, const fuse_t *f, const fuse_t *b)
 {
-    if (f->gather)
-        f->gather->base = x->g->t[f->gather_src].data;
-    return conv_run_pair(&x->ctx, x->g, n, &f->act, f->gather,
+    return conv_run_pair(&x->ctx, x->g, n, &f->act, gather_now(x, f),
                          &x->g->nodes[x->order[f->pair - 1]], &b->act, b->out);
 }
 

@@ -364,14 +364,16 @@ T512 static int64_t run512_small(const float *ap, int64_t M, int64_t K, const fl
     return done;
 }
 
-/* e->pf spread over ntiles tiles: where the next lines start, how many per tile. */
+/* e->pf spread over the register tiles of an M x N product: where the next
+ * lines start, how many per tile. */
 typedef struct pf_cursor {
     const char *at, *end;
     int64_t per;
 } pf_cursor;
 
-static pf_cursor pf_begin(const gemm_epi *e, int64_t ntiles)
+static pf_cursor pf_begin(const gemm_epi *e, int64_t M, int64_t N)
 {
+    int64_t ntiles = (N + GEMM_NR - 1) / GEMM_NR * ((M + GEMM_MR - 1) / GEMM_MR);
     pf_cursor p = {e->pf, e->pf ? e->pf + e->pf_len : NULL, 0};
     if (e->pf && ntiles > 0)
         p.per = ((int64_t)(e->pf_len + 63) / 64 + ntiles - 1) / ntiles;
@@ -387,7 +389,7 @@ T512 static inline void pf_step(pf_cursor *p)
 T512 static void run512(const float *ap, int64_t M, int64_t K, const float *b, int64_t ldb,
                         const int64_t *koff, int64_t N, float *c, int64_t ldc, const gemm_epi *e)
 {
-    pf_cursor pf = pf_begin(e, (N + GEMM_NR - 1) / GEMM_NR * ((M + GEMM_MR - 1) / GEMM_MR));
+    pf_cursor pf = pf_begin(e, M, N);
     for (int64_t j = 0, nc; j < N; j += nc) {
         nc = N - j < GEMM_NR ? N - j : GEMM_NR;
         /* 49 to 64 columns left: two tiles of up to 32 (16 accumulators each),
@@ -424,7 +426,7 @@ T512 static void run512_packed(const float *ap, int64_t M, int64_t K, const floa
                                int64_t ldb, int64_t N, float *c, int64_t ldc, const gemm_epi *e,
                                float *panel)
 {
-    pf_cursor pf = pf_begin(e, (N + GEMM_NR - 1) / GEMM_NR * ((M + GEMM_MR - 1) / GEMM_MR));
+    pf_cursor pf = pf_begin(e, M, N);
     for (int64_t j = 0; j < N; j += GEMM_NR) {
         int nc = N - j < GEMM_NR ? (int)(N - j) : GEMM_NR;
         pack_panel(b + j, ldb, K, nc, panel);

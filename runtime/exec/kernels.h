@@ -172,10 +172,11 @@ int conv_run_fused(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act,
  * tensor out, a's output made a band of rows at a time in cache and never
  * written to its tensor. src as conv_run_fused's, for a. */
 int conv_pair_ok(const node_t *a, const node_t *b);
-/* The packed weights of conv n that the fp32 GEMM reads, or NULL (*len 0). */
-const void *conv_weights(const node_t *n, size_t *len);
 int conv_run_pair(op_ctx *c, graph_t *g, node_t *a, const gemm_epi *act_a,
                   const conv_gather *src, node_t *b, const gemm_epi *act_b, int out);
+
+/* The packed weights of conv n that the fp32 GEMM reads, or NULL (*len 0). */
+const void *conv_weights(const node_t *n, size_t *len);
 
 /* Slice n applied to the output of Slice inner, read straight from inner's
  * input (exec.c, when no hook looks at inner's output): one strided copy

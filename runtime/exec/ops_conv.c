@@ -491,7 +491,8 @@ static void conv_gemm_range(void *arg, int64_t t0, int64_t t1)
             e.bias = j->b ? j->b + gi * p->Mg : NULL;
             if (e.pf) { /* this task's share of what is to be prefetched */
                 int64_t nt = p->N * p->G * p->nblk;
-                size_t a = e.pf_len * (size_t)t / (size_t)nt, z = e.pf_len * (size_t)(t + 1) / (size_t)nt;
+                size_t a = e.pf_len * (size_t)t / (size_t)nt;
+                size_t z = e.pf_len * (size_t)(t + 1) / (size_t)nt;
                 e.pf += a;
                 e.pf_len = z - a;
             }
