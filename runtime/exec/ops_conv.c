@@ -34,7 +34,7 @@
  * and stride 1 run the packed gemm straight over zero-padded input rows: with
  * so few input channels (a stem on a 1-channel image) writing and reading the
  * im2col matrix cost as much as the gemm itself. */
-#define DIRECT_MAX_K 128
+#define DIRECT_MAX_K 256
 
 /* Winograd F(2x2, 3x3) needs this many input channels: its input and output
  * transforms are per tile, its savings per channel. Below, a 3x3 conv goes

@@ -256,10 +256,10 @@ assert con.execute("select count(*), sum(out_qtype='float16'), sum(out_std >= 0 
 PYEOF
 
 # --- progress: a plain line every 5 s when stderr is not a terminal, none with
-# --no-progress (about 7 s of mnist runs; the sanitizer build would take minutes)
+# --no-progress (about 10 s of mnist runs; the sanitizer build would take minutes)
 if ! grep -qa __asan_init "$RT"; then
-    "$RT" run "$MNIST" --no-db --json -n 120000 --warmup 0 >/dev/null 2>"$T/prog.err"
-    grep -qE '^rknn-trace: run [0-9]+/120000$' "$T/prog.err" && ! grep -q $'\r' "$T/prog.err" &&
+    "$RT" run "$MNIST" --no-db --json -n 350000 --warmup 0 >/dev/null 2>"$T/prog.err"
+    grep -qE '^rknn-trace: run [0-9]+/350000$' "$T/prog.err" && ! grep -q $'\r' "$T/prog.err" &&
         ok || bad "plain progress lines: $(cat "$T/prog.err")"
 fi
 

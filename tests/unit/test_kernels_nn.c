@@ -381,10 +381,13 @@ static void test_conv_sweep(void)
          * 48 + 16 + 2 column tiles, a partial row panel, dilation, batch 2 */
         {2, 1, 1, 64, 1, {30, 114}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
         {2, 2, 2, 9, 1, {17, 35}, {3, 3}, {1, 1}, {2, 2}, {1, 0, 3, 2}, "NOTSET", 1, 0},
-        /* and up to 128 taps: a 12-channel 3x3 stem (no Winograd below 16
-         * channels), a 5-channel 5x5 */
+        /* and up to 256 taps: a 12-channel 3x3 stem (no Winograd below 16
+         * channels), a 5-channel 5x5, MNIST's 8-channel 5x5 over 14x14, a
+         * 3x3 at 28 channels with a dilation (no Winograd) */
         {2, 1, 12, 16, 1, {26, 54}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
         {2, 2, 5, 12, 1, {19, 41}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
+        {2, 1, 8, 16, 1, {14, 14}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
+        {2, 2, 28, 10, 1, {15, 22}, {3, 3}, {1, 1}, {2, 2}, {2, 1, 2, 3}, "NOTSET", 1, 0},
         /* Winograd with a partial row panel and 16- and 32-column tiles */
         {2, 1, 32, 9, 1, {20, 36}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
         {2, 1, 16, 24, 1, {12, 64}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
@@ -998,6 +1001,18 @@ static void test_pools(void)
     check_pool(&p3, 2);
     p3.is_max = 1;
     check_pool(&p3, 1);
+    /* windows that tile the plane (kernel = stride, no pads): LeNet's 2x2 over
+     * 28x28 and 3x3 over 14x14 (two rows and columns left over), a 2x3
+     * window over odd sizes; ceil mode's windows past the edge take the
+     * general path and must agree */
+    static const int64_t blk[][4] = {{28, 28, 2, 2}, {14, 14, 3, 3}, {9, 11, 2, 3}, {5, 7, 1, 2}};
+    for (int i = 0; i < 4; i++)
+        for (int ceil = 0; ceil < 2; ceil++) {
+            pool_case bc = {.nsp = 2, .is_max = 1, .N = 2, .C = 3, .in = {blk[i][0], blk[i][1]},
+                            .k = {blk[i][2], blk[i][3]}, .s = {blk[i][2], blk[i][3]},
+                            .d = {1, 1}, .autopad = "NOTSET", .ceil_mode = ceil};
+            check_pool(&bc, 1 + ceil);
+        }
     /* SPP-style: stride 1, same size */
     pool_case spp = {.nsp = 2, .is_max = 1, .N = 1, .C = 8, .in = {13, 13}, .k = {9, 9},
                      .s = {1, 1}, .d = {1, 1}, .pads = {4, 4, 4, 4}, .autopad = "NOTSET"};
