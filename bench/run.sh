@@ -5,16 +5,20 @@
 # ours = BUILD_DIR/tests/bench_model (exec_run), C API = BUILD_DIR/tests/bench_capi
 # (rknn_inputs_set + rknn_run + rknn_outputs_get + release per frame through
 # librknnrt.so, RKNN_TRACE_THREADS setting its threads) and onnxruntime-node
-# (tests/oracle/ort_bench.js). RUNS timed runs each (default 30), in ROUNDS rounds
-# (default 3) that alternate the runtimes in a rotating order, after a few warm-ups
-# per round; the pooled median and minimum, CPU time (user + sys) per run and peak
-# RSS. Prints a markdown table with verdicts against the targets (median time ratio
-# to onnxruntime <= 0.8 for ours and for the C API, RSS ratio <= 1.5) and writes it
-# to BUILD_DIR/bench/results.md. Exits 1 when a model fails to run or a target is
+# (tests/oracle/ort_bench.js). The three run side by side (bench/turns.py): ROUNDS
+# rounds (default 10) give each a turn, in an order that rotates, of 5 ms of
+# untimed frames and RUNS / ROUNDS timed ones (RUNS default 30), so that a change
+# of load on this shared machine falls on all of them; the pooled median and
+# minimum, the median of each round's ratio to onnxruntime, CPU time (user + sys)
+# per timed run and peak RSS. Prints a markdown table with verdicts against the
+# targets (pooled median time ratio to onnxruntime <= 0.8 for ours and for the C
+# API, RSS ratio <= 1.5) and writes it to BUILD_DIR/bench/results.md. Exits 1
+# when a model fails to run or a target is
 # missed (BENCH_NO_GATE=1: always 0 when all ran).
 #
-# Environment: BENCH_RUNS (default 30), BENCH_ROUNDS (default 3), BENCH_WARMUP
-# (default 3; models whose first run takes over a second get 1), BENCH_THREADS
+# Environment: BENCH_RUNS (default 30), BENCH_ROUNDS (default 10), BENCH_GAP_MS
+# (rest after each turn, default 5), BENCH_WARMUP (frames before the first turn,
+# default 3; models whose first run takes over a second get 1), BENCH_THREADS
 # (default "1 2"), BENCH_MODELS (space-separated file names), BENCH_PROFILE=1
 # (per-op breakdown of ours and of onnxruntime, 1 thread, into
 # BUILD_DIR/bench/profile_<model>.txt).
@@ -31,7 +35,8 @@ OURS=$BUILD/tests/bench_model
 CAPI=$BUILD/tests/bench_capi
 ORT=$ROOT/tests/oracle/ort_bench.js
 RUNS=${BENCH_RUNS:-30}
-ROUNDS=${BENCH_ROUNDS:-3}
+ROUNDS=${BENCH_ROUNDS:-10}
+GAP_MS=${BENCH_GAP_MS:-5}
 WARMUP=${BENCH_WARMUP:-3}
 THREADS=${BENCH_THREADS:-1 2}
 OUT=$BUILD/bench
@@ -76,26 +81,17 @@ while read -r file shapes range rest; do
     probe_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
     [ "$probe_ms" -gt 1000 ] && warm=1
 
-    # Rounds alternate the three runtimes (the order rotates) so that a change of
-    # load on this shared machine falls on all of them; their runs are pooled.
+    # The three runtimes run side by side in turns of a few frames (bench/turns.py),
+    # so that a change of load on this shared machine falls on all of them.
     per=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
     for t in $THREADS; do
-        for ((r = 0; r < ROUNDS; r++)); do
-            tools=(ours capi ort)
-            for ((k = 0; k < 3; k++)); do
-                tool=${tools[$(( (k + r) % 3 ))]}
-                case $tool in
-                ours) o=$("$OURS" "$model" "$t" "$per" "${ours_shapes[@]}" --warmup "$warm" \
-                          --range "$range" 2> "$OUT/ours.err") || o='{"error": "ours failed"}' ;;
-                capi) o=$("$CAPI" "$model" "$t" "$per" "${ort_shapes[@]}" --warmup "$warm" \
-                          --range "$range" 2> "$OUT/capi.err") || o='{"error": "C API failed"}' ;;
-                ort) o=$(node "$ORT" "$model" "$t" "$per" "${ort_shapes[@]}" --warmup "$warm" \
-                          --range "$range" 2> "$OUT/ort.err") || o='{"error": "ort failed"}' ;;
-                esac
-                $PY -c 'import json,sys; print(json.dumps({"model": sys.argv[1], "threads": int(sys.argv[2]),
-"tool": sys.argv[3], "res": json.loads(sys.argv[4])}))' "$file" "$t" "$tool" "$o" >> "$RES"
-            done
-        done
+        $PY "$ROOT/bench/turns.py" "$RES" "$file" "$t" "$ROUNDS" "$GAP_MS" \
+            -- ours "$OURS" "$model" "$t" "$per" "${ours_shapes[@]}" --warmup "$warm" \
+                    --range "$range" --serve \
+            -- capi "$CAPI" "$model" "$t" "$per" "${ort_shapes[@]}" --warmup "$warm" \
+                    --range "$range" --serve \
+            -- ort node "$ORT" "$model" "$t" "$per" "${ort_shapes[@]}" --warmup "$warm" \
+                    --range "$range" --serve
         echo "  $file threads=$t done" >&2
     done
     if [ "${BENCH_PROFILE:-0}" = 1 ]; then
@@ -128,12 +124,14 @@ for l in open(res):
     if key not in cases:
         cases[key] = {}
         order.append(key)
-    c = cases[key].setdefault(r["tool"], {"times": [], "cpu": 0.0, "n": 0, "rss": 0, "error": None})
+    c = cases[key].setdefault(r["tool"], {"times": [], "turns": [], "cpu": 0.0, "n": 0, "rss": 0,
+                                          "error": None})
     o = r["res"]
     if "error" in o:
         c["error"] = o["error"]
         continue
     c["times"] += o["times_ms"]
+    c["turns"].append(o["median_ms"])
     c["cpu"] += o["cpu_ms"] * len(o["times_ms"])
     c["n"] += len(o["times_ms"])
     c["rss"] = max(c["rss"], o["peak_rss_kb"])
@@ -145,39 +143,46 @@ def med(v):
 
 lines = [
     "| model | thr | ours ms med / min | C API ms med / min | ort ms med / min "
-    "| ours/ort med (min) | C API/ort med (min) | CPU ms/run ours / C API / ort "
+    "| ours/ort med (min) | C API/ort med (min) | per round ours / C API to ort "
+    "| CPU ms/run ours / C API / ort "
     "| RSS MB ours / ort | RSS ratio | ours <= %.1fx | C API <= %.1fx | RSS <= %.1fx |"
     % (TIME_MAX, TIME_MAX, RSS_MAX),
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|:---:|:---:|",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|:---:|:---:|",
 ]
 fails = 0
 for r in errors:
     fails += 1
-    lines.append("| %s | - | error: %s | | | | | | | | FAIL | FAIL | FAIL |"
+    lines.append("| %s | - | error: %s | | | | | | | | | FAIL | FAIL | FAIL |"
                  % (r["model"], r["error"].replace("|", "/")))
 for key in order:
     c = cases[key]
     bad = [t for t in ("ours", "capi", "ort") if t not in c or c[t]["error"] or not c[t]["n"]]
     if bad:
         fails += 1
-        lines.append("| %s | %d | failed: %s | | | | | | | | FAIL | FAIL | FAIL |"
+        lines.append("| %s | %d | failed: %s | | | | | | | | | FAIL | FAIL | FAIL |"
                      % (key[0], key[1], ", ".join(bad)))
         continue
     s = {t: (med(c[t]["times"]), min(c[t]["times"]), c[t]["cpu"] / c[t]["n"]) for t in c}
     o, a, t = s["ours"], s["capi"], s["ort"]
     tr, ar = o[0] / t[0], a[0] / t[0]
+    # each round's turns ran seconds apart at most: their ratio is not swayed by
+    # a change of load between rounds
+    pr = [med([x / y for x, y in zip(c[u]["turns"], c["ort"]["turns"])]) for u in ("ours", "capi")]
     rr = c["ours"]["rss"] / c["ort"]["rss"]
     tv = "ok" if tr <= TIME_MAX else "FAIL"
     av = "ok" if ar <= TIME_MAX else "FAIL"
     rv = "ok" if rr <= RSS_MAX else "FAIL"
     fails += (tv != "ok") + (av != "ok") + (rv != "ok")
     lines.append("| %s | %d | %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %.2f (%.2f) | %.2f (%.2f) "
-                 "| %.3f / %.3f / %.3f | %.1f / %.1f | %.2f | %s | %s | %s |" % (
+                 "| %.2f / %.2f | %.3f / %.3f / %.3f | %.1f / %.1f | %.2f | %s | %s | %s |" % (
         key[0], key[1], o[0], o[1], a[0], a[1], t[0], t[1], tr, o[1] / t[1], ar, a[1] / t[1],
+        pr[0], pr[1],
         o[2], a[2], t[2], c["ours"]["rss"] / 1024, c["ort"]["rss"] / 1024, rr, tv, av, rv))
 lines.append("")
-lines.append("Median and minimum of %s timed runs each, pooled from %s rounds that alternate "
-             "the three runtimes; verdicts on the medians. ours = exec_run (bench_model), C API = "
+lines.append("Median and minimum of %s timed runs each, pooled from %s rounds that give the "
+             "three runtimes a turn each (untimed frames for 5 ms, then the timed ones) in a rotating "
+             "order; verdicts on the medians. Per round: the median over the rounds of the "
+             "ratio of the two turns' medians in that round. ours = exec_run (bench_model), C API = "
              "rknn_inputs_set + rknn_run + rknn_outputs_get + release per frame (bench_capi). "
              "ort RSS is the whole node process; node with onnxruntime-node loaded and no model "
              "peaks at %.1f MB. Bench took %s s; %s." % (runs, rounds, node_rss / 1024, elapsed, load))

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // tests/oracle/ort_bench.js MODEL THREADS RUNS [NAME=D0,D1,...]... [--warmup N] [--range LO,HI]
-//                           [--profile]
+//                           [--profile] [--serve]
 // Times onnxruntime (CPU) on MODEL: intraOpNumThreads=THREADS, interOpNumThreads=1,
 // sequential execution, default graph optimisation. Inputs are seeded uniform random
 // values in [LO,HI] (default 0,1); shapes come from the NAME=dims arguments, else
@@ -13,6 +13,9 @@
 // --profile. onnxruntime fuses nodes (Conv+Activation, ...), so its op types are
 // those of the optimised graph. Profiling costs time: compare the breakdowns, not
 // the medians of a profiled run.
+// --serve: after the warm-up, per line read from stdin until the end of input,
+// untimed runs for 5 ms (at least one), then RUNS timed runs and their JSON line
+// (bench/turns.py's turns).
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -21,7 +24,7 @@ const ort = require('onnxruntime-node');
 
 function usage() {
   process.stderr.write('usage: ort_bench.js MODEL THREADS RUNS [NAME=D0,D1,...]... ' +
-    '[--warmup N] [--range LO,HI] [--profile]\n');
+    '[--warmup N] [--range LO,HI] [--profile] [--serve]\n');
   process.exit(1);
 }
 
@@ -58,6 +61,30 @@ function fill(type, n, lo, hi, rnd) {
   }
 }
 
+// RUNS timed runs and their JSON line on stdout.
+async function batch(sess, feeds, runs, threads) {
+  const times = [];
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint();
+    await sess.run(feeds);
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  times.sort((a, b) => a - b);
+  const mid = times.length >> 1;
+  const median = times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+  process.stdout.write(JSON.stringify({
+    median_ms: +median.toFixed(3),
+    min_ms: +times[0].toFixed(3),
+    cpu_ms: +((cpu.user + cpu.system) / 1000 / runs).toFixed(3),
+    peak_rss_kb: process.resourceUsage().maxRSS,
+    runs,
+    threads,
+    times_ms: times.map((t) => +t.toFixed(4)),
+  }) + '\n');
+}
+
 async function main() {
   const args = process.argv.slice(2);
   if (args.length < 3) usage();
@@ -67,7 +94,7 @@ async function main() {
   if (!(threads >= 1) || !(runs >= 1)) usage();
   let warmup = 3;
   let lo = 0, hi = 1;
-  let profile = false;
+  let profile = false, serve = false;
   const shapes = {};
   for (let i = 3; i < args.length; i++) {
     const a = args[i];
@@ -77,6 +104,8 @@ async function main() {
       [lo, hi] = args[++i].split(',').map(Number);
     } else if (a === '--profile') {
       profile = true;
+    } else if (a === '--serve') {
+      serve = true;
     } else if (a.includes('=')) {
       const eq = a.indexOf('=');
       shapes[a.slice(0, eq)] = a.slice(eq + 1).split(',').map(Number);
@@ -114,26 +143,17 @@ async function main() {
     feeds[name] = new ort.Tensor(type, fill(type, n, lo, hi, rnd), dims);
   });
   for (let i = 0; i < warmup; i++) await sess.run(feeds);
-  const times = [];
-  const cpu0 = process.cpuUsage();
-  for (let i = 0; i < runs; i++) {
-    const t0 = process.hrtime.bigint();
-    await sess.run(feeds);
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  if (serve) {
+    const rl = require('readline').createInterface({ input: process.stdin });
+    for await (const _ of rl) {
+      // untimed runs for 5 ms, at least one (see bench_model.c)
+      const t0 = process.hrtime.bigint();
+      do await sess.run(feeds); while (process.hrtime.bigint() - t0 < 5000000n);
+      await batch(sess, feeds, runs, threads);
+    }
+  } else {
+    await batch(sess, feeds, runs, threads);
   }
-  const cpu = process.cpuUsage(cpu0);
-  times.sort((a, b) => a - b);
-  const mid = times.length >> 1;
-  const median = times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
-  process.stdout.write(JSON.stringify({
-    median_ms: +median.toFixed(3),
-    min_ms: +times[0].toFixed(3),
-    cpu_ms: +((cpu.user + cpu.system) / 1000 / runs).toFixed(3),
-    peak_rss_kb: process.resourceUsage().maxRSS,
-    runs,
-    threads,
-    times_ms: times.map((t) => +t.toFixed(4)),
-  }) + '\n');
   if (profile) {
     sess.endProfiling();
     const files = fs.readdirSync(profDir).filter((f) => f.endsWith('.json'));

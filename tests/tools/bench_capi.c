@@ -2,6 +2,7 @@
  * model, as an application does it (bench/run.sh's "C API" column).
  *
  *   bench_capi MODEL THREADS RUNS [NAME=D0,D1,...]... [--warmup N] [--range LO,HI]
+ *              [--serve]
  *
  * An application of rknn_api.h only, linked against the shared library: rknn_init
  * from the file with RKNN_TRACE_THREADS=THREADS (the runtime's host thread count),
@@ -10,7 +11,9 @@
  * timed frames of rknn_inputs_set + rknn_run + rknn_outputs_get (want_float) +
  * rknn_outputs_release. Prints one JSON line on stdout, as bench_model does:
  *   {"median_ms", "min_ms", "cpu_ms", "peak_rss_kb", "runs", "threads", "times_ms"}
- * cpu_ms is the process's user + system time per timed frame (all threads). */
+ * cpu_ms is the process's user + system time per timed frame (all threads).
+ * --serve: per line read from stdin, untimed frames for 5 ms (at least one), then
+ * RUNS timed frames and their JSON line, until the end of input (see bench_model). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdint.h>
 #include <stdio.h>
@@ -81,6 +84,50 @@ static int frame(rknn_context ctx, uint32_t nin, rknn_input *in, uint32_t nout,
     return rknn_outputs_release(ctx, nout, out) ? -1 : 0;
 }
 
+/* Untimed frames for at least SERVE_WARM_MS, at least one (see bench_model). */
+#define SERVE_WARM_MS 5.0
+
+static int rewarm(rknn_context ctx, const rknn_input_output_num *io, rknn_input *in,
+                  rknn_output *out)
+{
+    double t0 = now_ms();
+    do
+        if (frame(ctx, io->n_input, in, io->n_output, out)) {
+            fprintf(stderr, "bench_capi: a warm-up frame failed\n");
+            return -1;
+        }
+    while (now_ms() - t0 < SERVE_WARM_MS);
+    return 0;
+}
+
+/* RUNS timed frames and their JSON line on stdout (times sorted in place) */
+static int timed_batch(rknn_context ctx, const rknn_input_output_num *io, rknn_input *in,
+                       rknn_output *out, int runs, int threads, double *times)
+{
+    double c0 = cpu_ms();
+    for (int r = 0; r < runs; r++) {
+        double t0 = now_ms();
+        if (frame(ctx, io->n_input, in, io->n_output, out)) {
+            fprintf(stderr, "bench_capi: frame %d failed\n", r);
+            return -1;
+        }
+        times[r] = now_ms() - t0;
+    }
+    double cpu = (cpu_ms() - c0) / runs;
+    qsort(times, (size_t)runs, sizeof(double), cmp_d);
+    double med = runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("{\"median_ms\":%.6f,\"min_ms\":%.6f,\"cpu_ms\":%.6f,\"peak_rss_kb\":%ld,"
+           "\"runs\":%d,\"threads\":%d,\"times_ms\":[", med, times[0], cpu, ru.ru_maxrss,
+           runs, threads);
+    for (int r = 0; r < runs; r++)
+        printf("%s%.6f", r ? "," : "", times[r]);
+    printf("]}\n");
+    fflush(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     rknn_tensor_attr spec[MAX_IN], ia[MAX_IN];
@@ -88,13 +135,13 @@ int main(int argc, char **argv)
     rknn_output out[MAX_OUT];
     rknn_input_output_num io;
     rknn_context ctx = 0;
-    int nspec = 0, warmup = 3, ret = 2;
+    int nspec = 0, warmup = 3, serve = 0, ret = 2;
     double lo = 0, hi = 1, *times = NULL;
     float *data[MAX_IN] = {0};
 
     if (argc < 4) {
         fprintf(stderr, "usage: bench_capi MODEL THREADS RUNS [NAME=D0,D1,...]... "
-                        "[--warmup N] [--range LO,HI]\n");
+                        "[--warmup N] [--range LO,HI] [--serve]\n");
         return 1;
     }
     const char *model = argv[1];
@@ -105,6 +152,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--range") && i + 1 < argc &&
                  sscanf(argv[++i], "%lf,%lf", &lo, &hi) == 2)
             ;
+        else if (!strcmp(argv[i], "--serve"))
+            serve = 1;
         else if (nspec < MAX_IN && !parse_spec(argv[i], &spec[nspec]))
             nspec++;
         else {
@@ -171,26 +220,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_capi: a warm-up frame failed\n");
             goto out;
         }
-    double c0 = cpu_ms();
-    for (int r = 0; r < runs; r++) {
-        double t0 = now_ms();
-        if (frame(ctx, io.n_input, in, io.n_output, out)) {
-            fprintf(stderr, "bench_capi: frame %d failed\n", r);
-            goto out;
-        }
-        times[r] = now_ms() - t0;
+    if (serve) {
+        char line[64];
+        while (fgets(line, sizeof(line), stdin))
+            if (rewarm(ctx, &io, in, out) || timed_batch(ctx, &io, in, out, runs, threads, times))
+                goto out;
+    } else if (timed_batch(ctx, &io, in, out, runs, threads, times)) {
+        goto out;
     }
-    double cpu = (cpu_ms() - c0) / runs;
-    qsort(times, (size_t)runs, sizeof(double), cmp_d);
-    double med = runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    printf("{\"median_ms\":%.6f,\"min_ms\":%.6f,\"cpu_ms\":%.6f,\"peak_rss_kb\":%ld,"
-           "\"runs\":%d,\"threads\":%d,\"times_ms\":[", med, times[0], cpu, ru.ru_maxrss,
-           runs, threads);
-    for (int r = 0; r < runs; r++)
-        printf("%s%.6f", r ? "," : "", times[r]);
-    printf("]}\n");
     ret = 0;
 out:
     if (ctx)

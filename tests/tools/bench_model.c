@@ -1,7 +1,7 @@
 /* tests/tools/bench_model.c — times our runtime on one model (bench/run.sh).
  *
  *   bench_model MODEL THREADS RUNS [--shape NAME=D0,D1,...]... [--warmup N]
- *               [--range LO,HI] [--profile]
+ *               [--range LO,HI] [--profile] [--serve]
  *
  * Loads and prepares the model, fills every input with seeded uniform random values
  * in [LO,HI] (default 0,1), does N warm-up runs (default 3) and RUNS timed exec_run
@@ -11,6 +11,10 @@
  * cpu_ms is user + system time per timed run (all threads); times_ms every timed run
  * (sorted), so that bench/run.sh can pool several rounds; peak_rss_kb is
  * getrusage()'s ru_maxrss of this process (model, weights, arena).
+ * --serve: after the warm-up, for each line read from stdin until the end of input,
+ * untimed runs for 5 ms (at least one), then RUNS timed runs and their JSON line:
+ * bench/turns.py gives the runtimes turns of a few frames this way, so that a
+ * change of load falls on all of them.
  * --profile adds a per-op-type and slowest-layer breakdown on stderr, from the
  * layer hook's host_us over separate runs. They use exec_run_timed, which keeps the
  * executor's fusion (a Conv row then holds its fused activation chain, whose nodes
@@ -203,11 +207,72 @@ static void prof_print(const graph_t *g, const prof_t *p, double median_ms)
     free(order);
 }
 
+/* Untimed runs for at least SERVE_WARM_MS, at least one: a turn's frames then
+ * find the model back in the caches other programs' turns emptied, and a tiny
+ * model is timed at its pace, not at that of a core just woken up. */
+#define SERVE_WARM_MS 5.0
+
+static int rewarm(exec_t *x, char *err, size_t errsz)
+{
+    double t0 = rt_now_us();
+    int rc;
+    do
+        rc = exec_run(x, NULL, NULL, err, errsz);
+    while (!rc && rt_now_us() - t0 < SERVE_WARM_MS * 1000);
+    return rc;
+}
+
+/* RUNS timed exec_run calls and their JSON line on stdout (times sorted in place) */
+static int timed_batch(exec_t *x, int runs, int threads, double *times, char *err,
+                       size_t errsz)
+{
+    double cpu0 = cpu_ms();
+    for (int i = 0; i < runs; i++) {
+        double t0 = rt_now_us();
+        int rc = exec_run(x, NULL, NULL, err, errsz);
+        times[i] = (rt_now_us() - t0) / 1000.0;
+        if (rc)
+            return rc;
+    }
+    double cpu = (cpu_ms() - cpu0) / runs;
+    qsort(times, (size_t)runs, sizeof(double), cmp_double);
+    double median = runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
+
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    json_writer w;
+    json_begin(&w, stdout);
+    json_obj_open(&w);
+    json_key(&w, "median_ms");
+    json_num(&w, median);
+    json_key(&w, "min_ms");
+    json_num(&w, times[0]);
+    json_key(&w, "cpu_ms");
+    json_num(&w, cpu);
+    json_key(&w, "peak_rss_kb");
+    json_int(&w, ru.ru_maxrss);
+    json_key(&w, "runs");
+    json_int(&w, runs);
+    json_key(&w, "threads");
+    json_int(&w, threads);
+    json_key(&w, "arena_bytes");
+    json_int(&w, (int64_t)exec_arena_bytes(x));
+    json_key(&w, "times_ms");
+    json_arr_open(&w);
+    for (int i = 0; i < runs; i++)
+        json_num(&w, times[i]);
+    json_arr_close(&w);
+    json_obj_close(&w);
+    json_end(&w);
+    fflush(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     char err[512] = "";
     input_shape_t shapes[MAX_SHAPES];
-    int n_shapes = 0, warmup = 3, profile = 0, rc = 0;
+    int n_shapes = 0, warmup = 3, profile = 0, serve = 0, rc = 0;
     double lo = 0, hi = 1;
     graph_t *g = NULL;
     exec_t *x = NULL;
@@ -237,6 +302,8 @@ int main(int argc, char **argv)
                 goto usage;
         } else if (!strcmp(a, "--profile")) {
             profile = 1;
+        } else if (!strcmp(a, "--serve")) {
+            serve = 1;
         } else {
             goto usage;
         }
@@ -283,44 +350,16 @@ int main(int argc, char **argv)
             p.node_layer[i] = -1;
     }
     times = xmalloc(sizeof(double) * (size_t)runs);
-    double cpu0 = cpu_ms();
-    for (int i = 0; i < runs; i++) {
-        double t0 = rt_now_us();
-        rc = exec_run(x, NULL, NULL, err, sizeof(err));
-        times[i] = (rt_now_us() - t0) / 1000.0;
-        if (rc)
-            goto out;
+    if (serve) {
+        char line[64];
+        while (!rc && fgets(line, sizeof(line), stdin))
+            if (!(rc = rewarm(x, err, sizeof(err))))
+                rc = timed_batch(x, runs, threads, times, err, sizeof(err));
+    } else {
+        rc = timed_batch(x, runs, threads, times, err, sizeof(err));
     }
-    double cpu = (cpu_ms() - cpu0) / runs;
-    qsort(times, (size_t)runs, sizeof(double), cmp_double);
-    double median = runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
-
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    json_writer w;
-    json_begin(&w, stdout);
-    json_obj_open(&w);
-    json_key(&w, "median_ms");
-    json_num(&w, median);
-    json_key(&w, "min_ms");
-    json_num(&w, times[0]);
-    json_key(&w, "cpu_ms");
-    json_num(&w, cpu);
-    json_key(&w, "peak_rss_kb");
-    json_int(&w, ru.ru_maxrss);
-    json_key(&w, "runs");
-    json_int(&w, runs);
-    json_key(&w, "threads");
-    json_int(&w, threads);
-    json_key(&w, "arena_bytes");
-    json_int(&w, (int64_t)exec_arena_bytes(x));
-    json_key(&w, "times_ms");
-    json_arr_open(&w);
-    for (int i = 0; i < runs; i++)
-        json_num(&w, times[i]);
-    json_arr_close(&w);
-    json_obj_close(&w);
-    json_end(&w);
+    if (rc)
+        goto out;
     if (profile) {
         double *pt = xmalloc(sizeof(double) * (size_t)runs);
         for (int i = 0; i < runs && !rc; i++) {
@@ -350,6 +389,6 @@ out:
     return 0;
 usage:
     fprintf(stderr, "usage: bench_model MODEL THREADS RUNS [--shape NAME=D0,D1,...]... "
-                    "[--warmup N] [--range LO,HI] [--profile]\n");
+                    "[--warmup N] [--range LO,HI] [--profile] [--serve]\n");
     return 1;
 }
