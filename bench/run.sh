@@ -17,8 +17,9 @@
 # missed (BENCH_NO_GATE=1: always 0 when all ran).
 #
 # Environment: BENCH_RUNS (default 30), BENCH_ROUNDS (default 10), BENCH_GAP_MS
-# (rest after each turn, default 5), BENCH_WARMUP (frames before the first turn,
-# default 3; models whose first run takes over a second get 1), BENCH_THREADS
+# (the idle window awaited after each turn, default 5), BENCH_WARMUP (frames
+# before the first turn, default 3; models whose first run takes over a second
+# get 1), BENCH_THREADS
 # (default "1 2"), BENCH_MODELS (space-separated file names), BENCH_PROFILE=1
 # (per-op breakdown of ours and of onnxruntime, 1 thread, into
 # BUILD_DIR/bench/profile_<model>.txt).

@@ -6,10 +6,13 @@ program started with --serve: it loads the model, warms up, then for every line 
 its stdin runs untimed frames for 5 ms and a batch of timed frames and prints their JSON
 line. All of them are started at once; a first turn each, not recorded, waits for
 their loading and warm-up. Then ROUNDS rounds give every runtime one turn, in an
-order that rotates from round to round, with GAP_MS of rest after each turn (so
-that worker threads still spinning after a frame do not fall on the next runtime's
-turn). A change of load on this shared machine, which lasts seconds, so falls on
-every runtime alike, not on the one whose whole batch it happened to meet.
+order that rotates from round to round. After each turn the driver waits until
+the program that had it is idle (its threads used under a tenth of a GAP_MS
+window, checked up to a second): onnxruntime's worker threads spin for about
+40 ms after a run, and that spinning would otherwise take a core from the next
+runtime's turn at 2 threads. A change of load on this shared machine, which
+lasts a second or so, falls on every runtime alike, not on the one whose whole
+batch it happened to meet.
 
 Appends one line per recorded turn to RAW, as bench/run.sh reads it:
 {"model", "threads", "tool", "res": the program's JSON line or {"error": ...}}.
@@ -32,6 +35,28 @@ def split_tools(argv):
         elif cur is not None:
             cur.append(a)
     return [(g[0], g[1:]) for g in groups if len(g) > 1]
+
+
+def cpu_ns(pid):
+    """CPU time of every thread of pid so far (ns), from schedstat."""
+    total = 0
+    try:
+        for t in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                total += int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    return total
+
+
+def rest(pid, gap):
+    """Waits until pid's threads stay (nearly) idle for a window of gap s."""
+    end = time.monotonic() + 1.0
+    while True:
+        a = cpu_ns(pid)
+        time.sleep(gap)
+        if cpu_ns(pid) - a < gap * 1e8 or time.monotonic() > end:
+            return
 
 
 def last_line(path):
@@ -79,7 +104,7 @@ def main():
 
         for name, _ in tools:
             turn(name)
-            time.sleep(gap)
+            rest(procs[name].pid, gap)
         for r in range(rounds):
             for k in range(len(tools)):
                 name = tools[(k + r) % len(tools)][0]
@@ -88,7 +113,7 @@ def main():
                 res = turn(name)
                 if res is not None:
                     record(name, res)
-                time.sleep(gap)
+                rest(procs[name].pid, gap)
         for name, msg in failed.items():
             record(name, {"error": msg})
     for p in procs.values():
