@@ -366,6 +366,10 @@ static void test_conv_sweep(void)
          * 8-row block, several 16-column chunks with a short last one */
         {2, 1, 32, 32, 32, {28, 50}, {3, 3}, {1, 1}, {1, 1}, {1, 0, 1, 2}, "NOTSET", 1, 0},
         {2, 1, 16, 16, 16, {35, 67}, {3, 3}, {2, 2}, {1, 1}, {0, 1, 1, 0}, "NOTSET", 1, 0},
+        /* stride 2 whose last full 16-column chunk takes its right tap from
+         * the padding (31 -> 16 and 63 -> 32 columns) */
+        {2, 1, 8, 8, 8, {9, 31}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
+        {2, 2, 4, 4, 4, {12, 63}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 0, 0},
         {2, 1, 3, 16, 1, {64, 64}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 1},
         {2, 2, 12, 16, 1, {20, 20}, {6, 6}, {2, 2}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
         /* K >= 128 with several row tiles: the packed column panel, partial tiles */
