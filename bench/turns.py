@@ -3,14 +3,14 @@
 
 Runs several runtimes on one model in turns (bench/run.sh). Each CMD is a bench
 program started with --serve: it loads the model, warms up, then for every line on
-its stdin runs untimed frames for 5 ms and a batch of timed frames and prints their JSON
-line. All of them are started at once; a first turn each, not recorded, waits for
-their loading and warm-up. Then ROUNDS rounds give every runtime one turn, in an
-order that rotates from round to round. After each turn the driver waits until
-the program that had it is idle (its threads used under a tenth of a GAP_MS
-window, checked up to a second): onnxruntime's worker threads spin for about
-40 ms after a run, and that spinning would otherwise take a core from the next
-runtime's turn at 2 threads. A change of load on this shared machine, which
+its stdin runs untimed frames for 5 ms and a batch of timed frames and prints
+their JSON line. All of them are started at once; a first turn each, not recorded,
+waits for their loading and warm-up. Then ROUNDS rounds give every runtime one
+turn, in an order that rotates from round to round. After each turn the driver
+waits until the program that had it is idle (its threads used under a tenth of a
+GAP_MS window, checked up to a second): onnxruntime's worker threads spin for
+about 45 ms after a run, and that spinning would otherwise take a core from the
+next runtime's turn at 2 threads. A change of load on this shared machine, which
 lasts a second or so, falls on every runtime alike, not on the one whose whole
 batch it happened to meet.
 
