@@ -127,23 +127,44 @@ T512 static inline __m512 act512(__m512 v, const gemm_epi *e)
 
 /* The activation of a depthwise block's eight accumulators (a0 .. a7 in
  * scope): SiLU inline, the eight evaluations side by side (one call per
- * vector left each 17-operation chain on its own); other activations by
- * act512. */
+ * vector left each 17-operation chain on its own; through epi_row's array
+ * the stride-2 blocks ran 10 % slower); other activations by epi_row. */
 #define DW_ACT8(e)                                                                   \
     do {                                                                             \
         if ((e)->act == GEMM_ACT_SILU && !(e)->pre && !(e)->post) {                  \
             a0 = silu512(a0), a1 = silu512(a1), a2 = silu512(a2), a3 = silu512(a3); \
             a4 = silu512(a4), a5 = silu512(a5), a6 = silu512(a6), a7 = silu512(a7); \
         } else if ((e)->act != GEMM_ACT_NONE || (e)->pre || (e)->post) {             \
-            a0 = act512(a0, e), a1 = act512(a1, e), a2 = act512(a2, e);              \
-            a3 = act512(a3, e), a4 = act512(a4, e), a5 = act512(a5, e);              \
-            a6 = act512(a6, e), a7 = act512(a7, e);                                  \
+            __m512 v_[8] = {a0, a1, a2, a3, a4, a5, a6, a7};                         \
+            epi_row(v_, 8, e);                                                       \
+            a0 = v_[0], a1 = v_[1], a2 = v_[2], a3 = v_[3];                          \
+            a4 = v_[4], a5 = v_[5], a6 = v_[6], a7 = v_[7];                          \
         }                                                                            \
     } while (0)
 
-/* Applies the activation to the first nv vectors of one row. */
+/* Applies the activation to the first nv vectors of one row. The switch is
+ * taken once per row, not per vector (an indirect jump and reloads of e's
+ * fields per vector): paired medians of 400 alternating GEMMs 1 % lower for
+ * 64x64 by 64x2704 with SiLU, 3 % for 32x32 by 32x10816, 5 % without an
+ * activation; a SiLU pass over a buffer 16.5 -> 14 cycles a vector. */
 T512 static inline __attribute__((always_inline)) void epi_row(__m512 *v, int nv, const gemm_epi *e)
 {
+    if (!e->pre && !e->post) {
+        switch (e->act) {
+        case GEMM_ACT_NONE:
+            return;
+        case GEMM_ACT_SILU:
+            for (int q = 0; q < nv; q++)
+                v[q] = silu512(v[q]);
+            return;
+        case GEMM_ACT_RELU:
+            for (int q = 0; q < nv; q++)
+                v[q] = _mm512_max_ps(v[q], _mm512_setzero_ps());
+            return;
+        default:
+            break;
+        }
+    }
     for (int q = 0; q < nv; q++)
         v[q] = act512(v[q], e);
 }
@@ -442,6 +463,14 @@ T512 static void run512_packed(const float *ap, int64_t M, int64_t K, const floa
 T512 static void act512_buf(float *y, int64_t n, const gemm_epi *e)
 {
     int64_t i = 0;
+    for (; i + 128 <= n; i += 128) { /* eight at a time: epi_row's switch once */
+        __m512 v[8];
+        for (int q = 0; q < 8; q++)
+            v[q] = _mm512_loadu_ps(y + i + 16 * q);
+        epi_row(v, 8, e);
+        for (int q = 0; q < 8; q++)
+            _mm512_storeu_ps(y + i + 16 * q, v[q]);
+    }
     for (; i + 16 <= n; i += 16)
         _mm512_storeu_ps(y + i, act512(_mm512_loadu_ps(y + i), e));
     if (i < n) {
@@ -1305,11 +1334,13 @@ T512 static void wino_output(const wino_geom *g, const float *mx, int64_t th0, i
                     s[0][i] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
                     s[1][i] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
                 }
-                __m512 y0[2], y1[2];
+                __m512 v[4]; /* output rows oy (v[0], v[1]) and oy + 1 (v[2], v[3]) */
                 for (int j = 0; j < 2; j++) {
-                    y0[j] = act512(_mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s[j][0], s[j][1]), s[j][2]), bv), e);
-                    y1[j] = act512(_mm512_add_ps(_mm512_sub_ps(_mm512_sub_ps(s[j][1], s[j][2]), s[j][3]), bv), e);
+                    v[j] = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s[j][0], s[j][1]), s[j][2]), bv);
+                    v[2 + j] = _mm512_add_ps(_mm512_sub_ps(_mm512_sub_ps(s[j][1], s[j][2]), s[j][3]), bv);
                 }
+                epi_row(v, 4, e);
+                const __m512 *y0 = v, *y1 = v + 2;
                 int64_t ox = 2 * tw0, n = OW - ox;
                 __mmask16 k0 = n >= 16 ? 0xFFFF : (__mmask16)((1u << n) - 1);
                 __mmask16 k1 = n >= 32 ? 0xFFFF : n <= 16 ? 0 : (__mmask16)((1u << (n - 16)) - 1);
