@@ -1304,7 +1304,9 @@ static double act_ref(double v, const gemm_epi *e)
 
 static void test_dw_plane_act(void)
 {
-    static const int64_t hs[] = {1, 2, 3, 9, 52}, ws[] = {17, 26, 33, 52, 81, 104};
+    /* 17 x 24: the flat kernel's last inner vector has its taps end on the
+     * plane's last float */
+    static const int64_t hs[] = {1, 2, 3, 9, 17, 52}, ws[] = {17, 24, 26, 33, 52, 81, 104};
     const gemm_epi acts[4] = {
         {.act = GEMM_ACT_SILU},
         {.act = GEMM_ACT_RELU},
