@@ -1304,8 +1304,8 @@ static double act_ref(double v, const gemm_epi *e)
 
 static void test_dw_plane_act(void)
 {
-    /* 17 x 24: the flat kernel's last inner vector has its taps end on the
-     * plane's last float */
+    /* 17 x 24: a block whose right taps as an inner block would read one
+     * float past the plane (W (H - 1) a multiple of 128) runs as an edge one */
     static const int64_t hs[] = {1, 2, 3, 9, 17, 52}, ws[] = {17, 24, 26, 33, 52, 81, 104};
     const gemm_epi acts[4] = {
         {.act = GEMM_ACT_SILU},
