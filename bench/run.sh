@@ -13,16 +13,15 @@
 # per timed run and peak RSS. Prints a markdown table with verdicts against the
 # targets (pooled median time ratio to onnxruntime <= 0.8 for ours and for the C
 # API, RSS ratio <= 1.5) and writes it to BUILD_DIR/bench/results.md. Exits 1
-# when a model fails to run or a target is
-# missed (BENCH_NO_GATE=1: always 0 when all ran).
+# when a model fails to run or a target is missed (BENCH_NO_GATE=1: always 0
+# when all ran).
 #
 # Environment: BENCH_RUNS (default 30), BENCH_ROUNDS (default 10), BENCH_GAP_MS
 # (the idle window awaited after each turn, default 5), BENCH_WARMUP (frames
 # before the first turn, default 3; models whose first run takes over a second
-# get 1), BENCH_THREADS
-# (default "1 2"), BENCH_MODELS (space-separated file names), BENCH_PROFILE=1
-# (per-op breakdown of ours and of onnxruntime, 1 thread, into
-# BUILD_DIR/bench/profile_<model>.txt).
+# get 1), BENCH_THREADS (default "1 2"), BENCH_MODELS (space-separated file
+# names), BENCH_PROFILE=1 (per-op breakdown of ours and of onnxruntime, 1
+# thread, into BUILD_DIR/bench/profile_<model>.txt).
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
