@@ -61,33 +61,32 @@ void gemm512_pack_a(const float *a, int64_t lda, int64_t M, int64_t K, float *ds
 
 #define T512 __attribute__((target("avx512f,avx512dq,avx2,fma"), optimize("O3")))
 
-/* x * sigmoid(x) = x / (1 + e^-x) in 17 vector operations: the epilogue of
+/* x * sigmoid(x) = x / (1 + e^-x) in 14 vector operations: the epilogue of
  * every SiLU conv, where at K = 64 it costs as much as a third of the tile's
- * multiply-adds. -x is clamped to [-88, 88] by one vrangeps (magnitude
- * capped, sign kept), split as n ln2 + r with the magic-number
- * rounding, and e^r on |r| <= ln2 / 2 is a degree-5 polynomial fitted for
- * the least largest relative error (9.2e-8); vscalefps brings in 2^n, and
- * 1 / (1 + e^-x) is a 14-bit reciprocal with one Newton step. x below -88
- * is taken as -88, so that x * sigmoid(x) goes to 0 there. Within 4.5 ulp
- * of the double reference (tests/unit/test_kernels_nn.c). */
+ * multiply-adds. x is first raised to -88 (below, x * sigmoid(x) is under
+ * 2e-36; NaN passes through max's second operand). e^-x = 2^y, y = -x log2 e
+ * rounded to float: vreduceps gives f = y - floor(y) in [0, 1), a degree-5
+ * polynomial fitted here for the least relative error on [0, 1) (8.6e-8)
+ * gives 2^f, and vscalefps multiplies in 2^floor(y), +inf and 0 included;
+ * 1 / (1 + e^-x) is a 14-bit reciprocal with one Newton step. The rounding of
+ * y costs up to 1.23 |x| ulp on negative x, whose SiLU is then small: within
+ * 4.5 + 1.25 max(0, -x) ulp of the double reference (test_kernels_nn.c).
+ * The 17-operation form with an exact Cody-Waite reduction ran 17 % slower. */
 T512 static inline __attribute__((always_inline)) __m512 silu512(__m512 x)
 {
-    const __m512 magic = _mm512_set1_ps(0x1.8p23f), one = _mm512_set1_ps(1.0f);
-    __m512 xc = _mm512_range_ps(x, _mm512_set1_ps(88.0f), 0x02);
-    __m512 t = _mm512_fmadd_ps(xc, _mm512_set1_ps(-1.44269504088896341f), magic);
-    __m512 n = _mm512_sub_ps(t, magic);
-    __m512 r = _mm512_fnmsub_ps(n, _mm512_set1_ps(0.693145751953125f), xc);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.42860682030941723e-6f), r);
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(8.290302940e-03f), r, _mm512_set1_ps(4.189792275e-02f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.666763574e-01f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.999915063e-01f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(9.999997020e-01f));
-    p = _mm512_fmadd_ps(p, r, one);
-    __m512 d = _mm512_add_ps(one, _mm512_scalef_ps(p, n));
+    const __m512 one = _mm512_set1_ps(1.0f);
+    __m512 xm = _mm512_max_ps(_mm512_set1_ps(-88.0f), x);
+    __m512 y = _mm512_mul_ps(xm, _mm512_set1_ps(-1.44269504088896341f));
+    __m512 f = _mm512_reduce_ps(y, 0x01); /* rounding down, no fraction bits kept */
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(1.876232913e-03f), f, _mm512_set1_ps(8.992584422e-03f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.582360551e-02f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.401545346e-01f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.931529641e-01f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.999999404e-01f));
+    __m512 d = _mm512_add_ps(one, _mm512_scalef_ps(p, y));
     __m512 q = _mm512_rcp14_ps(d);
     q = _mm512_mul_ps(q, _mm512_fnmadd_ps(d, q, _mm512_set1_ps(2.0f)));
-    /* max returns its second operand, x, when x is NaN */
-    return _mm512_mul_ps(_mm512_max_ps(_mm512_set1_ps(-88.0f), x), q);
+    return _mm512_mul_ps(xm, q);
 }
 
 T512 static inline __m512 act512_only(__m512 v, const gemm_epi *e)
@@ -1187,28 +1186,35 @@ size_t wino_packed_floats(int64_t M, int64_t C)
     return 16 * gemm512_packed_floats(M, C);
 }
 
+/* U = G g G^T of one 3x3 kernel g, row-major 4x4 (in double: only the
+ * rounding to float at the end). */
+static void wino_weight_tile(const float *g, double r[16])
+{
+    double t[4][3];
+    for (int j = 0; j < 3; j++) { /* G g */
+        t[0][j] = g[j];
+        t[1][j] = 0.5 * (g[j] + g[3 + j] + g[6 + j]);
+        t[2][j] = 0.5 * (g[j] - g[3 + j] + g[6 + j]);
+        t[3][j] = g[6 + j];
+    }
+    for (int i = 0; i < 4; i++) { /* (G g) G^T */
+        r[i * 4 + 0] = t[i][0];
+        r[i * 4 + 1] = 0.5 * (t[i][0] + t[i][1] + t[i][2]);
+        r[i * 4 + 2] = 0.5 * (t[i][0] - t[i][1] + t[i][2]);
+        r[i * 4 + 3] = t[i][2];
+    }
+}
+
 void wino_pack_weights(const float *w, int64_t M, int64_t C, float *dst)
 {
     size_t per = gemm512_packed_floats(M, C);
     float *u = xmalloc(sizeof(float) * 16 * (size_t)(M * C));
     for (int64_t m = 0; m < M; m++)
         for (int64_t c = 0; c < C; c++) {
-            const float *g = w + (m * C + c) * 9;
-            double t[4][3], r[4][4];
-            for (int j = 0; j < 3; j++) { /* G g */
-                t[0][j] = g[j];
-                t[1][j] = 0.5 * (g[j] + g[3 + j] + g[6 + j]);
-                t[2][j] = 0.5 * (g[j] - g[3 + j] + g[6 + j]);
-                t[3][j] = g[6 + j];
-            }
-            for (int i = 0; i < 4; i++) { /* (G g) G^T */
-                r[i][0] = t[i][0];
-                r[i][1] = 0.5 * (t[i][0] + t[i][1] + t[i][2]);
-                r[i][2] = 0.5 * (t[i][0] - t[i][1] + t[i][2]);
-                r[i][3] = t[i][2];
-            }
+            double r[16];
+            wino_weight_tile(w + (m * C + c) * 9, r);
             for (int xi = 0; xi < 16; xi++)
-                u[((size_t)xi * M + m) * C + c] = (float)r[xi / 4][xi % 4];
+                u[((size_t)xi * M + m) * C + c] = (float)r[xi];
         }
     for (int xi = 0; xi < 16; xi++)
         gemm512_pack_a(u + (size_t)xi * M * C, C, M, C, dst + xi * per);
@@ -1379,6 +1385,208 @@ void wino_run_rows(const wino_geom *g, const float *upack, const float *x, const
 #else
     (void)g, (void)upack, (void)x, (void)bias, (void)act, (void)y, (void)th0, (void)nrows;
     (void)scratch;
+#endif
+}
+
+/* ---- Winograd F(2x2, 3x3) over a direct conv's strip ---------------------- */
+
+/* The direct conv's zero-padded input strip (few channels: yolox's 12-channel
+ * stem), as Winograd tiles without the planar passes of wino_run_rows: a
+ * block of 32 tiles (64 output columns of two rows) is transformed into
+ * V (16 x C x 2 vectors, L1), multiplied per xi by 8 output channels at a
+ * time with the weights broadcast (16 accumulators), and transformed back
+ * with the bias and the epilogue. 2.25x fewer multiply-adds than the direct
+ * GEMM; the transforms cost about a third of what they save at C = 12. */
+
+#define WS_MB 8 /* output channels per multiply pass */
+
+size_t wino_strip_floats(int64_t M, int64_t C)
+{
+    return (size_t)(16 * ((M + WS_MB - 1) / WS_MB) * C * WS_MB);
+}
+
+void wino_strip_pack(const float *w, int64_t M, int64_t C, float *dst)
+{
+    const int64_t nmc = (M + WS_MB - 1) / WS_MB;
+    memset(dst, 0, sizeof(float) * wino_strip_floats(M, C));
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t c = 0; c < C; c++) {
+            double r[16];
+            wino_weight_tile(w + (m * C + c) * 9, r);
+            for (int xi = 0; xi < 16; xi++)
+                dst[((xi * nmc + m / WS_MB) * C + c) * WS_MB + m % WS_MB] = (float)r[xi];
+        }
+}
+
+size_t wino_strip_scratch_floats(int64_t C)
+{
+    return (size_t)(16 * C * 32 + 16 * WS_MB * 32);
+}
+
+#if HAVE_GEMM512
+
+/* Lanes of the 16 floats from column s that lie before column n. */
+static inline __mmask16 ws_mask(int64_t s, int64_t n)
+{
+    int64_t k = n - s;
+    return k >= 16 ? 0xFFFF : k <= 0 ? 0 : (__mmask16)((1u << k) - 1);
+}
+
+/* V for the tiles of one 16-tile vector (column x0 of the strip rows r, the
+ * first nr of them there, the rest zero), channel by channel into v (32
+ * floats between channels, C * 32 between xi planes). */
+T512 static void ws_input(const float *r, int64_t rs, int nr, int64_t C, int64_t x0, int64_t wp,
+                          float *v)
+{
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    const __mmask16 ka0 = ws_mask(x0, wp), ka1 = ws_mask(x0 + 16, wp);
+    const __mmask16 kb0 = ws_mask(x0 + 2, wp), kb1 = ws_mask(x0 + 18, wp);
+    const int64_t vs = C * 32;
+    for (int64_t c = 0; c < C; c++, r += rs, v += 32) {
+        __m512 e[4][4];
+        for (int i = 0; i < 4; i++) {
+            if (i >= nr) {
+                e[i][0] = e[i][1] = e[i][2] = e[i][3] = _mm512_setzero_ps();
+                continue;
+            }
+            const float *row = r + i * wp + x0;
+            __m512 a0 = _mm512_maskz_loadu_ps(ka0, row), a1 = _mm512_maskz_loadu_ps(ka1, row + 16);
+            __m512 b0 = _mm512_maskz_loadu_ps(kb0, row + 2), b1 = _mm512_maskz_loadu_ps(kb1, row + 18);
+            __m512 d0 = _mm512_permutex2var_ps(a0, even, a1);
+            __m512 d1 = _mm512_permutex2var_ps(a0, odd, a1);
+            __m512 d2 = _mm512_permutex2var_ps(b0, even, b1);
+            __m512 d3 = _mm512_permutex2var_ps(b0, odd, b1);
+            e[i][0] = _mm512_sub_ps(d0, d2);
+            e[i][1] = _mm512_add_ps(d1, d2);
+            e[i][2] = _mm512_sub_ps(d2, d1);
+            e[i][3] = _mm512_sub_ps(d1, d3);
+        }
+        for (int j = 0; j < 4; j++) {
+            _mm512_storeu_ps(v + (0 * 4 + j) * vs, _mm512_sub_ps(e[0][j], e[2][j]));
+            _mm512_storeu_ps(v + (1 * 4 + j) * vs, _mm512_add_ps(e[1][j], e[2][j]));
+            _mm512_storeu_ps(v + (2 * 4 + j) * vs, _mm512_sub_ps(e[2][j], e[1][j]));
+            _mm512_storeu_ps(v + (3 * 4 + j) * vs, _mm512_sub_ps(e[1][j], e[3][j]));
+        }
+    }
+}
+
+/* mx[xi][mm][h] = sum over c of V[xi][c][h] * U[xi][mc + mm][c], nv (1 or 2)
+ * tile vectors h; the bias is the start of xi = 5, which every output sums
+ * with weight 1 (A^T M A). */
+#define WS_MUL(NV)                                                                     \
+    for (int xi = 0; xi < 16; xi++) {                                                  \
+        __m512 acc[WS_MB][2];                                                          \
+        for (int mm = 0; mm < WS_MB; mm++)                                             \
+            for (int h = 0; h < NV; h++)                                               \
+                acc[mm][h] = xi == 5 ? _mm512_set1_ps(bb[mm]) : _mm512_setzero_ps();   \
+        const float *uk = u + (xi * nmc + mc) * C * WS_MB, *vk = v + xi * C * 32;      \
+        for (int64_t c = 0; c < C; c++, uk += WS_MB, vk += 32) {                       \
+            __m512 v0 = _mm512_loadu_ps(vk), v1 = NV > 1 ? _mm512_loadu_ps(vk + 16) : v0; \
+            for (int mm = 0; mm < WS_MB; mm++) {                                       \
+                __m512 w = _mm512_set1_ps(uk[mm]);                                     \
+                acc[mm][0] = _mm512_fmadd_ps(v0, w, acc[mm][0]);                       \
+                if (NV > 1)                                                            \
+                    acc[mm][1] = _mm512_fmadd_ps(v1, w, acc[mm][1]);                   \
+            }                                                                          \
+        }                                                                              \
+        for (int mm = 0; mm < WS_MB; mm++)                                             \
+            for (int h = 0; h < NV; h++)                                               \
+                _mm512_storeu_ps(mx + (xi * WS_MB + mm) * 32 + h * 16, acc[mm][h]);    \
+    }
+
+/* Output rows oy and oy + 1 (when two) of channel m from mx[.][mm][h]: the
+ * epilogue, then the even and odd columns interleaved, nt tiles. */
+T512 static inline void ws_output(const float *mx, int mm, int h, int64_t nt, const gemm_epi *e,
+                                  float *y, const float *res, int64_t ow, int64_t OW, int top,
+                                  int two)
+{
+    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    const float *src = mx + mm * 32 + h * 16;
+    __m512 s[2][4];
+    for (int i = 0; i < 4; i++) {
+        __m512 m0 = _mm512_loadu_ps(src + (i * 4 + 0) * WS_MB * 32);
+        __m512 m1 = _mm512_loadu_ps(src + (i * 4 + 1) * WS_MB * 32);
+        __m512 m2 = _mm512_loadu_ps(src + (i * 4 + 2) * WS_MB * 32);
+        __m512 m3 = _mm512_loadu_ps(src + (i * 4 + 3) * WS_MB * 32);
+        s[0][i] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
+        s[1][i] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
+    }
+    __m512 v[4]; /* row oy: v[0] even, v[1] odd columns; row oy + 1: v[2], v[3] */
+    for (int j = 0; j < 2; j++) {
+        v[j] = _mm512_add_ps(_mm512_add_ps(s[j][0], s[j][1]), s[j][2]);
+        v[2 + j] = _mm512_sub_ps(_mm512_sub_ps(s[j][1], s[j][2]), s[j][3]);
+    }
+    epi_row(v, two ? 4 : 2, e);
+    int64_t n = OW - ow < 2 * nt ? OW - ow : 2 * nt;
+    __mmask16 k0 = n >= 16 ? 0xFFFF : (__mmask16)((1u << n) - 1);
+    __mmask16 k1 = n >= 32 ? 0xFFFF : n <= 16 ? 0 : (__mmask16)((1u << (n - 16)) - 1);
+    for (int r = 1 - top; r < 1 + two; r++) {
+        __m512 o0 = _mm512_permutex2var_ps(v[2 * r], lo, v[2 * r + 1]);
+        __m512 o1 = _mm512_permutex2var_ps(v[2 * r], hi, v[2 * r + 1]);
+        float *d = y + (r - 1 + top) * OW + ow;
+        if (res) {
+            const float *q = res + (r - 1 + top) * OW + ow;
+            o0 = _mm512_add_ps(o0, _mm512_maskz_loadu_ps(k0, q));
+            o1 = _mm512_add_ps(o1, _mm512_maskz_loadu_ps(k1, q + 16));
+        }
+        _mm512_mask_storeu_ps(d, k0, o0);
+        _mm512_mask_storeu_ps(d + 16, k1, o1);
+    }
+}
+
+T512 static void ws_run(const float *u, int64_t M, int64_t C, const float *strip, int64_t hp,
+                        int64_t wp, int first, int64_t nrows, int64_t OW, float *y, int64_t ldc,
+                        const gemm_epi *e, float *scratch)
+{
+    const int64_t TW = (OW + 1) / 2, nmc = (M + WS_MB - 1) / WS_MB, rs = hp * wp;
+    float *v = scratch, *mx = scratch + 16 * C * 32;
+    gemm_epi ep = *e;
+    ep.bias = NULL, ep.res = NULL;
+    for (int64_t oy = -first; oy < nrows; oy += 2) {
+        /* strip row oy + first is the tile's first input row */
+        int64_t left = nrows + 2 - oy;
+        int nr = left < 4 ? (int)left : 4;
+        int top = oy >= 0, two = oy + 1 < nrows;
+        for (int64_t t0 = 0; t0 < TW; t0 += 32) {
+            int64_t nt = TW - t0 < 32 ? TW - t0 : 32;
+            int nv = nt > 16 ? 2 : 1;
+            for (int h = 0; h < nv; h++)
+                ws_input(strip + (oy + first) * wp, rs, nr, C, 2 * (t0 + 16 * h), wp, v + 16 * h);
+            for (int64_t mc = 0; mc < nmc; mc++) {
+                float bb[WS_MB];
+                for (int mm = 0; mm < WS_MB; mm++)
+                    bb[mm] = e->bias && mc * WS_MB + mm < M ? e->bias[mc * WS_MB + mm] : 0.0f;
+                if (nv == 2) {
+                    WS_MUL(2)
+                } else {
+                    WS_MUL(1)
+                }
+                for (int mm = 0; mm < WS_MB && mc * WS_MB + mm < M; mm++) {
+                    int64_t m = mc * WS_MB + mm;
+                    for (int h = 0; h < nv; h++) {
+                        int64_t ow = 2 * (t0 + 16 * h), off = m * ldc + (oy + 1 - top) * OW;
+                        ws_output(mx, mm, h, nt - 16 * h > 16 ? 16 : nt - 16 * h, &ep, y + off,
+                                  e->res ? e->res + off : NULL, ow, OW, top, two);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#endif
+
+void wino_strip_rows(const float *u, int64_t M, int64_t C, const float *strip, int64_t hp,
+                     int64_t wp, int first, int64_t nrows, int64_t OW, float *y, int64_t ldc,
+                     const gemm_epi *e, float *scratch)
+{
+#if HAVE_GEMM512
+    ws_run(u, M, C, strip, hp, wp, first, nrows, OW, y, ldc, e, scratch);
+#else
+    (void)u, (void)M, (void)C, (void)strip, (void)hp, (void)wp, (void)first, (void)nrows, (void)OW;
+    (void)y, (void)ldc, (void)e, (void)scratch;
 #endif
 }
 

@@ -222,6 +222,21 @@ size_t wino_scratch_floats(const wino_geom *g, int64_t rows);
 void wino_run_rows(const wino_geom *g, const float *upack, const float *x, const float *bias,
                    const gemm_epi *act, float *y, int64_t th0, int64_t nrows, float *scratch);
 
+/* Winograd F(2x2, 3x3) over the direct conv's strip (gemm_avx512.c, AVX-512
+ * only): C channels of hp padded rows, wp floats wide, one after another.
+ * Output rows [0, nrows) of OW columns go to y (channels ldc floats apart)
+ * with e's bias, activation and residual (laid out as y). The strip's first
+ * row is that of output row -first (first 0 or 1): tiles pair output rows
+ * (-first, 1 - first), ..., and a row left alone is the first of its tile.
+ * Weights M x C x 3 x 3 packed once by wino_strip_pack into
+ * wino_strip_floats(); scratch of wino_strip_scratch_floats(). */
+size_t wino_strip_floats(int64_t M, int64_t C);
+void wino_strip_pack(const float *w, int64_t M, int64_t C, float *dst);
+size_t wino_strip_scratch_floats(int64_t C);
+void wino_strip_rows(const float *u, int64_t M, int64_t C, const float *strip, int64_t hp,
+                     int64_t wp, int first, int64_t nrows, int64_t OW, float *y, int64_t ldc,
+                     const gemm_epi *e, float *scratch);
+
 /* d[2i] = a[i] + bias, d[2i + 1] = b[i] + bias for i < n (gemm_avx512.c). */
 void interleave2_bias(float *d, const float *a, const float *b, int64_t n, float bias);
 

@@ -64,6 +64,7 @@ typedef struct conv_p {
     size_t wpack_group;      /* floats per group in wpack */
     float *wino;             /* Conv: Winograd-transformed weights (3x3 s1), or NULL */
     int direct;              /* Conv: wpack used on padded input rows, no im2col */
+    float *wstrip;           /* direct 3x3: weights for Winograd over the strip, or NULL */
 } conv_p;
 
 /* ---- per-thread scratch ------------------------------------------------ */
@@ -264,6 +265,7 @@ static void conv_release(node_t *n)
     if (p) {
         free(p->wpack);
         free(p->wino);
+        free(p->wstrip);
     }
     free(p);
     n->priv = NULL;
@@ -295,6 +297,10 @@ static int conv_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
                            p->wpack + (size_t)gi * p->wpack_group);
         p->direct = p->G == 1 && p->nsp == 2 && !p->pointwise && p->K <= DIRECT_MAX_K &&
                     p->s[1] == 1 && p->s[2] == 1;
+        if (p->direct && p->k[1] == 3 && p->k[2] == 3 && p->d[1] == 1 && p->d[2] == 1) {
+            p->wstrip = xaligned_alloc(sizeof(float) * wino_strip_floats(p->M, p->C));
+            wino_strip_pack(w->data, p->M, p->C, p->wstrip);
+        }
     }
     conv_release(n);
     n->priv = p;
@@ -526,6 +532,8 @@ static void direct_geom(const conv_p *p, int nthreads, int64_t *wp, int64_t *row
     const int64_t span = (p->k[1] - 1) * p->d[1];
     *wp = p->in[2] + p->pb[2] + p->pe[2];
     int64_t r = DIRECT_STRIP_FLOATS / (p->Cg * *wp) - span;
+    if (p->wstrip)
+        r &= ~(int64_t)1; /* whole Winograd tiles */
     if (r < 1)
         r = 1;
     if (nthreads > 1) {
@@ -534,6 +542,15 @@ static void direct_geom(const conv_p *p, int nthreads, int64_t *wp, int64_t *row
             r = per;
     }
     *rows = r < p->out[1] ? r : p->out[1];
+}
+
+/* Padded input rows of a strip for rows output rows: one more with Winograd,
+ * whose tiles pair the rows (2k, 2k + 1) of the whole output, so that a strip
+ * starting on an odd row begins one row higher (the sums of every row are
+ * then the same however the rows are split into tasks and bands). */
+static int64_t strip_height(const conv_p *p, int64_t rows)
+{
+    return rows + (p->k[1] - 1) * p->d[1] + (p->wstrip ? 1 : 0);
 }
 
 typedef struct direct_job {
@@ -568,7 +585,8 @@ HOT static void direct_rows(const conv_job *j, float *strip, int64_t hp, int64_t
 {
     const conv_p *p = j->p;
     const int64_t IH = p->in[1], IW = p->in[2], OW = p->out[2], pl = p->pb[2];
-    const int64_t used = nrows + (p->k[1] - 1) * p->d[1];
+    const int64_t lead = p->wstrip ? oy0 & 1 : 0; /* the row above, for its tile */
+    const int64_t used = lead + nrows + (p->k[1] - 1) * p->d[1];
     const float *x = j->x + ni * p->C * p->Pin;
     const conv_gather *sg = j->src;
     /* a gathered input by rows, then channels: a Focus source's rows are then
@@ -577,7 +595,7 @@ HOT static void direct_rows(const conv_job *j, float *strip, int64_t hp, int64_t
     for (int64_t i = 0; i < p->Cg * used; i++) {
         int64_t c = sg ? i % p->Cg : i / used, r = sg ? i / p->Cg : i % used;
         float *d = strip + (c * hp + r) * wp;
-        int64_t iy = oy0 + r - p->pb[1];
+        int64_t iy = oy0 - lead + r - p->pb[1];
         if (iy < 0 || iy >= IH) {
             zero_short(d, wp);
             continue;
@@ -589,6 +607,12 @@ HOT static void direct_rows(const conv_job *j, float *strip, int64_t hp, int64_t
         else
             copy_short(d + pl, x + c * p->Pin + iy * IW, IW);
         zero_short(d + pl + IW, wp - pl - IW);
+    }
+    if (p->wstrip) {
+        e->res = j->res ? j->res + (y - j->y) : NULL;
+        float *sc = kernel_scratch(SCRATCH_GEMM, sizeof(float) * wino_strip_scratch_floats(p->Cg));
+        wino_strip_rows(p->wstrip, p->M, p->Cg, strip, hp, wp, (int)lead, nrows, OW, y, ldc, e, sc);
+        return;
     }
     for (int64_t r = 0; r < nrows; r++) {
         e->res = j->res ? j->res + (y - j->y) + r * OW : NULL;
@@ -603,7 +627,7 @@ static void conv_direct_range(void *arg, int64_t t0, int64_t t1)
     const conv_job *j = dj->j;
     const conv_p *p = j->p;
     const int64_t OH = p->out[1], OW = p->out[2];
-    const int64_t hp = dj->rows + (p->k[1] - 1) * p->d[1];
+    const int64_t hp = strip_height(p, dj->rows);
     float *strip = scratch_get((size_t)(p->Cg * hp * dj->wp));
     int64_t koff[DIRECT_MAX_K];
     gemm_epi e;
@@ -672,7 +696,7 @@ static void conv_pair_range(void *arg, int64_t t0, int64_t t1)
     const conv_job *ja = pj->a, *jb = pj->b;
     const conv_p *a = ja->p, *b = jb->p;
     const int64_t AW = a->out[2], OHb = b->out[1], OWb = b->out[2];
-    const int64_t hp = pj->cap + (a->k[1] - 1) * a->d[1], plane = pj->cap * AW;
+    const int64_t hp = strip_height(a, pj->cap), plane = pj->cap * AW;
     float *strip = scratch_get(pj->strip_n + pj->buf_n + pj->dw_n);
     float *buf = strip + pj->strip_n, *dws = buf + pj->buf_n;
     int64_t koff[DIRECT_MAX_K];
@@ -1024,7 +1048,7 @@ int conv_run_pair(op_ctx *c, graph_t *g, node_t *na, const gemm_epi *act_a,
      * the rows of a that the one before it also read */
     pj.rows = nth == 1 ? b->out[1] : ceil_div(b->out[1], 2 * nth);
     pj.ntask = ceil_div(b->out[1], pj.rows);
-    pj.strip_n = round16((size_t)(a->Cg * (pj.cap + (a->k[1] - 1) * a->d[1]) * pj.wp));
+    pj.strip_n = round16((size_t)(a->Cg * strip_height(a, pj.cap) * pj.wp));
     pj.buf_n = round16((size_t)(a->M * pj.cap * a->out[2]));
     dw512_geom d = pair_geom(b, 0, pj.cap, 0, pj.band);
     pj.dw_n = dw512_scratch_floats(&d); /* the same for every band of at most band rows */
