@@ -385,13 +385,20 @@ static void test_conv_sweep(void)
          * 48 + 16 + 2 column tiles, a partial row panel, dilation, batch 2 */
         {2, 1, 1, 64, 1, {30, 114}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
         {2, 2, 2, 9, 1, {17, 35}, {3, 3}, {1, 1}, {2, 2}, {1, 0, 3, 2}, "NOTSET", 1, 0},
-        /* and up to 256 taps: a 12-channel 3x3 stem (no Winograd below 16
-         * channels), a 5-channel 5x5, MNIST's 8-channel 5x5 over 14x14, a
-         * 3x3 at 28 channels with a dilation (no Winograd) */
+        /* and up to 256 taps: a 12-channel 3x3 stem (Winograd over the
+         * strip), a 5-channel 5x5, MNIST's 8-channel 5x5 over 14x14, a 3x3 at
+         * 28 channels with a dilation (the GEMM over the strip) */
         {2, 1, 12, 16, 1, {26, 54}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
         {2, 2, 5, 12, 1, {19, 41}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
         {2, 1, 8, 16, 1, {14, 14}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, "NOTSET", 1, 0},
         {2, 2, 28, 10, 1, {15, 22}, {3, 3}, {1, 1}, {2, 2}, {2, 1, 2, 3}, "NOTSET", 1, 0},
+        /* Winograd over the strip: one channel on 5 columns (one short tile
+         * vector), 20 outputs (a partial 8-channel pass) over 47 columns (a
+         * half tile at the end) with uneven pads, 28 channels into 4 (252
+         * taps) over 70 columns (two tile vectors and one of 3 tiles) */
+        {2, 2, 1, 8, 1, {9, 5}, {3, 3}, {1, 1}, {1, 1}, {0, 1, 1, 0}, "NOTSET", 1, 0},
+        {2, 1, 15, 20, 1, {31, 47}, {3, 3}, {1, 1}, {1, 1}, {1, 0, 2, 1}, "NOTSET", 1, 0},
+        {2, 1, 28, 4, 1, {11, 70}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 0, 0},
         /* Winograd with a partial row panel and 16- and 32-column tiles */
         {2, 1, 32, 9, 1, {20, 36}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
         {2, 1, 16, 24, 1, {12, 64}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
