@@ -1427,9 +1427,18 @@ void wino_strip_pack(const float *w, int64_t M, int64_t C, float *dst)
         }
 }
 
+/* Floats between the xi planes of V: one line more than their 32 C floats
+ * (a plane stride of 1536 bytes at C = 12 puts the 16 stores of a channel on
+ * 8 offsets mod 4 KB, where the strip's loads wait behind them: 3 % of the
+ * stem's time in a paired microbenchmark). */
+static int64_t ws_vstride(int64_t C)
+{
+    return C * 32 + 16;
+}
+
 size_t wino_strip_scratch_floats(int64_t C)
 {
-    return (size_t)(16 * C * 32 + 16 * WS_MB * 32);
+    return (size_t)(16 * ws_vstride(C) + 16 * WS_MB * 32);
 }
 
 #if HAVE_GEMM512
@@ -1443,7 +1452,7 @@ static inline __mmask16 ws_mask(int64_t s, int64_t n)
 
 /* V for the tiles of one 16-tile vector (column x0 of the strip rows r, the
  * first nr of them there, the rest zero), channel by channel into v (32
- * floats between channels, C * 32 between xi planes). */
+ * floats between channels, ws_vstride() between xi planes). */
 T512 static void ws_input(const float *r, int64_t rs, int nr, int64_t C, int64_t x0, int64_t wp,
                           float *v)
 {
@@ -1451,7 +1460,7 @@ T512 static void ws_input(const float *r, int64_t rs, int nr, int64_t C, int64_t
     const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
     const __mmask16 ka0 = ws_mask(x0, wp), ka1 = ws_mask(x0 + 16, wp);
     const __mmask16 kb0 = ws_mask(x0 + 2, wp), kb1 = ws_mask(x0 + 18, wp);
-    const int64_t vs = C * 32;
+    const int64_t vs = ws_vstride(C);
     for (int64_t c = 0; c < C; c++, r += rs, v += 32) {
         __m512 e[4][4];
         for (int i = 0; i < 4; i++) {
@@ -1489,7 +1498,7 @@ T512 static void ws_input(const float *r, int64_t rs, int nr, int64_t C, int64_t
         for (int mm = 0; mm < WS_MB; mm++)                                             \
             for (int h = 0; h < NV; h++)                                               \
                 acc[mm][h] = xi == 5 ? _mm512_set1_ps(bb[mm]) : _mm512_setzero_ps();   \
-        const float *uk = u + (xi * nmc + mc) * C * WS_MB, *vk = v + xi * C * 32;      \
+        const float *uk = u + (xi * nmc + mc) * C * WS_MB, *vk = v + xi * ws_vstride(C); \
         for (int64_t c = 0; c < C; c++, uk += WS_MB, vk += 32) {                       \
             __m512 v0 = _mm512_loadu_ps(vk), v1 = NV > 1 ? _mm512_loadu_ps(vk + 16) : v0; \
             for (int mm = 0; mm < WS_MB; mm++) {                                       \
@@ -1557,7 +1566,7 @@ T512 static void ws_run(const float *u, int64_t M, int64_t C, const float *strip
                         const gemm_epi *e, float *scratch)
 {
     const int64_t TW = (OW + 1) / 2, nmc = (M + WS_MB - 1) / WS_MB, rs = hp * wp;
-    float *v = scratch, *mx = scratch + 16 * C * 32;
+    float *v = scratch, *mx = scratch + 16 * ws_vstride(C);
     gemm_epi ep = *e;
     ep.bias = NULL, ep.res = NULL;
     for (int64_t oy = -first; oy < nrows; oy += 2) {
