@@ -36,14 +36,16 @@
  * im2col matrix cost as much as the gemm itself. */
 #define DIRECT_MAX_K 256
 
-/* Winograd F(2x2, 3x3) needs this many input channels: its input and output
- * transforms are per tile, its savings per channel. Below, a 3x3 conv goes
- * direct (yolox's 12-channel stem: 2.4 ms instead of 3.0). */
+/* The planar Winograd F(2x2, 3x3) (wino_run_rows) needs this many input
+ * channels: its input and output transforms are per tile, its savings per
+ * channel. Below, a 3x3 conv goes direct (yolox's 12-channel stem: 2.4 ms
+ * instead of 3.0), where Winograd runs over the strip, block by block in L1
+ * (wino_strip_rows). */
 #define WINO_MIN_C 16
 
 /* Floats of padded input rows per direct-conv task (192 KB, within L2): a
  * strip of r output rows copies r + KH - 1 input rows, so few rows per task
- * copy the overlap often (the 12-channel stem: 17 rows, 4 at 64 KB). */
+ * copy the overlap often (the 12-channel stem: 16 rows, 4 at 64 KB). */
 #define DIRECT_STRIP_FLOATS (48 * 1024)
 
 /* Largest depthwise kernel side handled by the direct kernel. */
@@ -610,8 +612,10 @@ HOT static void direct_rows(const conv_job *j, float *strip, int64_t hp, int64_t
     }
     if (p->wstrip) {
         e->res = j->res ? j->res + (y - j->y) : NULL;
-        float *sc = kernel_scratch(SCRATCH_GEMM, sizeof(float) * wino_strip_scratch_floats(p->Cg));
-        wino_strip_rows(p->wstrip, p->M, p->Cg, strip, hp, wp, (int)lead, nrows, OW, y, ldc, e, sc);
+        size_t scn = wino_strip_scratch_floats(p->Cg);
+        float *sc = kernel_scratch(SCRATCH_GEMM, sizeof(float) * scn);
+        wino_strip_rows(p->wstrip, p->M, p->Cg, strip, hp, wp, (int)lead, nrows, OW, y, ldc, e,
+                        sc);
         return;
     }
     for (int64_t r = 0; r < nrows; r++) {
