@@ -1057,7 +1057,8 @@ int main(void)
     for (int t = 0; t < 2; t++) {
         check_residual(A_SILU, 1, 11, 1, 0, t, 1 + t); /* pointwise: GEMM epilogue */
         check_residual(-1, 1, 16, 1, 0, !t, 1 + t);    /* no activation */
-        check_residual(A_RELU, 3, 11, 1, 0, t, 1 + t); /* direct rows */
+        check_residual(A_RELU, 3, 11, 1, 0, t, 1 + t); /* direct rows (Winograd) */
+        check_residual(A_SILU, 3, 20, 1, 0, !t, 1 + t); /* 8-channel passes, the last of 4 */
         check_residual(A_SILU, 3, 5, 5, 0, t, 1 + t);  /* depthwise: added after */
         check_residual(A_SILU, 1, 11, 1, 1, t, 1 + t); /* shortcut made later: not fused */
         check_residual(A_SILU, 1, 3, 1, 0, t, 1 + t);  /* a head's few channels: small tiles */
