@@ -1273,11 +1273,26 @@ T512 static inline __m512 load_row(const float *r, int64_t s, int64_t n)
     return _mm512_maskz_loadu_ps(m, r + s);
 }
 
+/* B^T d on one input row of 16 tiles: a0 a1 hold the row's columns
+ * x0 .. x0 + 31, b0 b1 columns x0 + 2 .. x0 + 33 (tile t starts at x0 + 2t);
+ * e[j] is column j of the tiles' transform, split even/odd by permutes. */
+T512 static inline void wino_row(__m512 a0, __m512 a1, __m512 b0, __m512 b1, __m512 *e)
+{
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    __m512 d0 = _mm512_permutex2var_ps(a0, even, a1);
+    __m512 d1 = _mm512_permutex2var_ps(a0, odd, a1);
+    __m512 d2 = _mm512_permutex2var_ps(b0, even, b1);
+    __m512 d3 = _mm512_permutex2var_ps(b0, odd, b1);
+    e[0] = _mm512_sub_ps(d0, d2);
+    e[1] = _mm512_add_ps(d1, d2);
+    e[2] = _mm512_sub_ps(d2, d1);
+    e[3] = _mm512_sub_ps(d1, d3);
+}
+
 T512 static void wino_input(const wino_geom *g, const float *x, int64_t th0, int64_t nrows, float *v)
 {
     const int64_t TW = (g->OW + 1) / 2, TB = nrows * TW, C = g->C, VS = plane_stride(C, TB);
-    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
 
     /* input rows this block reads, per channel */
     int64_t py0 = 2 * th0 - g->pt, py1 = py0 + 2 * nrows + 2;
@@ -1307,16 +1322,8 @@ T512 static void wino_input(const wino_geom *g, const float *x, int64_t th0, int
                         continue;
                     }
                     const float *row = xc + iy * g->IW;
-                    __m512 a0 = load_row(row, ix, g->IW), a1 = load_row(row, ix + 16, g->IW);
-                    __m512 b0 = load_row(row, ix + 2, g->IW), b1 = load_row(row, ix + 18, g->IW);
-                    __m512 d0 = _mm512_permutex2var_ps(a0, even, a1);
-                    __m512 d1 = _mm512_permutex2var_ps(a0, odd, a1);
-                    __m512 d2 = _mm512_permutex2var_ps(b0, even, b1);
-                    __m512 d3 = _mm512_permutex2var_ps(b0, odd, b1);
-                    e[i][0] = _mm512_sub_ps(d0, d2);
-                    e[i][1] = _mm512_add_ps(d1, d2);
-                    e[i][2] = _mm512_sub_ps(d2, d1);
-                    e[i][3] = _mm512_sub_ps(d1, d3);
+                    wino_row(load_row(row, ix, g->IW), load_row(row, ix + 16, g->IW),
+                             load_row(row, ix + 2, g->IW), load_row(row, ix + 18, g->IW), e[i]);
                 }
                 int64_t n = TW - tw0;
                 __mmask16 m = n >= 16 ? 0xFFFF : (__mmask16)((1u << n) - 1);
@@ -1461,8 +1468,6 @@ static inline __mmask16 ws_mask(int64_t s, int64_t n)
 T512 static void ws_input(const float *r, int64_t rs, int nr, int64_t C, int64_t x0, int64_t wp,
                           float *v)
 {
-    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
     const __mmask16 ka0 = ws_mask(x0, wp), ka1 = ws_mask(x0 + 16, wp);
     const __mmask16 kb0 = ws_mask(x0 + 2, wp), kb1 = ws_mask(x0 + 18, wp);
     const int64_t vs = ws_vstride(C);
@@ -1474,16 +1479,9 @@ T512 static void ws_input(const float *r, int64_t rs, int nr, int64_t C, int64_t
                 continue;
             }
             const float *row = r + i * wp + x0;
-            __m512 a0 = _mm512_maskz_loadu_ps(ka0, row), a1 = _mm512_maskz_loadu_ps(ka1, row + 16);
-            __m512 b0 = _mm512_maskz_loadu_ps(kb0, row + 2), b1 = _mm512_maskz_loadu_ps(kb1, row + 18);
-            __m512 d0 = _mm512_permutex2var_ps(a0, even, a1);
-            __m512 d1 = _mm512_permutex2var_ps(a0, odd, a1);
-            __m512 d2 = _mm512_permutex2var_ps(b0, even, b1);
-            __m512 d3 = _mm512_permutex2var_ps(b0, odd, b1);
-            e[i][0] = _mm512_sub_ps(d0, d2);
-            e[i][1] = _mm512_add_ps(d1, d2);
-            e[i][2] = _mm512_sub_ps(d2, d1);
-            e[i][3] = _mm512_sub_ps(d1, d3);
+            wino_row(_mm512_maskz_loadu_ps(ka0, row), _mm512_maskz_loadu_ps(ka1, row + 16),
+                     _mm512_maskz_loadu_ps(kb0, row + 2), _mm512_maskz_loadu_ps(kb1, row + 18),
+                     e[i]);
         }
         for (int j = 0; j < 4; j++) {
             _mm512_storeu_ps(v + (0 * 4 + j) * vs, _mm512_sub_ps(e[0][j], e[2][j]));
