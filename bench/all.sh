@@ -5,7 +5,7 @@ set -u
 cd "$(dirname "$0")/.."
 B=${1:-build}
 missed=()
-for b in "run.sh:runtime vs onnxruntime-node (time <= 2x, RSS <= 1.5x)" \
+for b in "run.sh:runtime and C API vs onnxruntime-node (median time <= 0.8x, RSS <= 1.5x)" \
          "api.sh:C API overhead (<= 5 % of a run) and zero-copy" \
          "quant.sh:int8 simulation (<= 1.2x fp32) and analysis (>= 3x numpy)" \
          "npu_fidelity.sh:NPU cycles vs real RK3588 logs (exact), DDR cycles (+-15 %)" \

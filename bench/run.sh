@@ -6,8 +6,8 @@
 # (rknn_inputs_set + rknn_run + rknn_outputs_get + release per frame through
 # librknnrt.so, RKNN_TRACE_THREADS setting its threads) and onnxruntime-node
 # (tests/oracle/ort_bench.js). The three run side by side (bench/turns.py): ROUNDS
-# rounds (default 10) give each a turn, in an order that rotates, of 5 ms of
-# untimed frames and RUNS / ROUNDS timed ones (RUNS default 30), so that a change
+# rounds (default 30) give each a turn, in an order that rotates, of 5 ms of
+# untimed frames and RUNS / ROUNDS timed ones (RUNS default 90), so that a change
 # of load on this shared machine falls on all of them; the pooled median and
 # minimum, the median of each round's ratio to onnxruntime, CPU time (user + sys)
 # per timed run and peak RSS. Prints a markdown table with verdicts against the
@@ -16,7 +16,7 @@
 # when a model fails to run or a target is missed (BENCH_NO_GATE=1: always 0
 # when all ran).
 #
-# Environment: BENCH_RUNS (default 30), BENCH_ROUNDS (default 10), BENCH_GAP_MS
+# Environment: BENCH_RUNS (default 90), BENCH_ROUNDS (default 30), BENCH_GAP_MS
 # (the idle window awaited after each turn, default 5), BENCH_WARMUP (frames
 # before the first turn, default 3; models whose first run takes over a second
 # get 1), BENCH_THREADS (default "1 2"), BENCH_MODELS (space-separated file
@@ -34,8 +34,11 @@ PY=/usr/bin/python3
 OURS=$BUILD/tests/bench_model
 CAPI=$BUILD/tests/bench_capi
 ORT=$ROOT/tests/oracle/ort_bench.js
-RUNS=${BENCH_RUNS:-30}
-ROUNDS=${BENCH_ROUNDS:-10}
+# 30 rounds: a slow spell of this shared machine lasting a few seconds then falls on
+# a few rounds of each runtime, not on most of one runtime's frames (at 10 rounds it
+# moved yolox_nano's median ratio from 0.75 to 0.95 once)
+RUNS=${BENCH_RUNS:-90}
+ROUNDS=${BENCH_ROUNDS:-30}
 GAP_MS=${BENCH_GAP_MS:-5}
 WARMUP=${BENCH_WARMUP:-3}
 THREADS=${BENCH_THREADS:-1 2}
