@@ -8,11 +8,11 @@
 # (tests/oracle/ort_bench.js). The three run side by side (bench/turns.py): ROUNDS
 # rounds (default 30) give each a turn, in an order that rotates, of 5 ms of
 # untimed frames and RUNS / ROUNDS timed ones (RUNS default 90), so that a change
-# of load on this shared machine falls on all of them; the pooled median and
-# minimum, the median of each round's ratio to onnxruntime, CPU time (user + sys)
-# per timed run and peak RSS. Prints a markdown table with verdicts against the
-# targets (pooled median time ratio to onnxruntime <= 0.8 for ours and for the C
-# API, RSS ratio <= 1.5) and writes it to BUILD_DIR/bench/results.md. Exits 1
+# of load on this shared machine falls on all of them; the median over the rounds
+# of each round's time ratio to onnxruntime, the pooled median and minimum, CPU
+# time (user + sys) per timed run and peak RSS. Prints a markdown table with
+# verdicts against the targets (that per-round time ratio to onnxruntime <= 0.8
+# for ours and for the C API, RSS ratio <= 1.5) and writes it to BUILD_DIR/bench/results.md. Exits 1
 # when a model fails to run or a target is missed (BENCH_NO_GATE=1: always 0
 # when all ran).
 #
@@ -34,9 +34,8 @@ PY=/usr/bin/python3
 OURS=$BUILD/tests/bench_model
 CAPI=$BUILD/tests/bench_capi
 ORT=$ROOT/tests/oracle/ort_bench.js
-# 30 rounds: a slow spell of this shared machine lasting a few seconds then falls on
-# a few rounds of each runtime, not on most of one runtime's frames (at 10 rounds it
-# moved yolox_nano's median ratio from 0.75 to 0.95 once)
+# 30 rounds: the per-round ratio is a median over enough pairs that a slow spell
+# of this shared machine, lasting a few seconds, spoils only a few of them
 RUNS=${BENCH_RUNS:-90}
 ROUNDS=${BENCH_ROUNDS:-30}
 GAP_MS=${BENCH_GAP_MS:-5}
@@ -146,7 +145,7 @@ def med(v):
 
 lines = [
     "| model | thr | ours ms med / min | C API ms med / min | ort ms med / min "
-    "| ours/ort med (min) | C API/ort med (min) | per round ours / C API to ort "
+    "| per round ours / C API to ort | pooled ours/ort med (min) | pooled C API/ort med (min) "
     "| CPU ms/run ours / C API / ort "
     "| RSS MB ours / ort | RSS ratio | ours <= %.1fx | C API <= %.1fx | RSS <= %.1fx |"
     % (TIME_MAX, TIME_MAX, RSS_MAX),
@@ -172,20 +171,25 @@ for key in order:
     # a change of load between rounds
     pr = [med([x / y for x, y in zip(c[u]["turns"], c["ort"]["turns"])]) for u in ("ours", "capi")]
     rr = c["ours"]["rss"] / c["ort"]["rss"]
-    tv = "ok" if tr <= TIME_MAX else "FAIL"
-    av = "ok" if ar <= TIME_MAX else "FAIL"
+    # The verdicts take the per-round ratios: the pooled medians compare frames
+    # taken at different moments, and when this machine flips between its fast and
+    # its slow state (frame times of one runtime 9.6 and 14+ ms in the same run)
+    # they follow whichever runtime met more slow frames (0.83 pooled against 0.76
+    # per round in one yolox_nano run).
+    tv = "ok" if pr[0] <= TIME_MAX else "FAIL"
+    av = "ok" if pr[1] <= TIME_MAX else "FAIL"
     rv = "ok" if rr <= RSS_MAX else "FAIL"
     fails += (tv != "ok") + (av != "ok") + (rv != "ok")
-    lines.append("| %s | %d | %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %.2f (%.2f) | %.2f (%.2f) "
-                 "| %.2f / %.2f | %.3f / %.3f / %.3f | %.1f / %.1f | %.2f | %s | %s | %s |" % (
-        key[0], key[1], o[0], o[1], a[0], a[1], t[0], t[1], tr, o[1] / t[1], ar, a[1] / t[1],
-        pr[0], pr[1],
+    lines.append("| %s | %d | %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %.2f / %.2f | %.2f (%.2f) "
+                 "| %.2f (%.2f) | %.3f / %.3f / %.3f | %.1f / %.1f | %.2f | %s | %s | %s |" % (
+        key[0], key[1], o[0], o[1], a[0], a[1], t[0], t[1], pr[0], pr[1],
+        tr, o[1] / t[1], ar, a[1] / t[1],
         o[2], a[2], t[2], c["ours"]["rss"] / 1024, c["ort"]["rss"] / 1024, rr, tv, av, rv))
 lines.append("")
 lines.append("Median and minimum of %s timed runs each, pooled from %s rounds that give the "
              "three runtimes a turn each (untimed frames for 5 ms, then the timed ones) in a rotating "
-             "order; verdicts on the medians. Per round: the median over the rounds of the "
-             "ratio of the two turns' medians in that round. ours = exec_run (bench_model), C API = "
+             "order. Per round: the median over the rounds of the ratio of the two turns' "
+             "medians in that round (turns well within a second of each other); the time verdicts are on it. ours = exec_run (bench_model), C API = "
              "rknn_inputs_set + rknn_run + rknn_outputs_get + release per frame (bench_capi). "
              "ort RSS is the whole node process; node with onnxruntime-node loaded and no model "
              "peaks at %.1f MB. Bench took %s s; %s." % (runs, rounds, node_rss / 1024, elapsed, load))
