@@ -12,9 +12,9 @@
 # of each round's time ratio to onnxruntime, the pooled median and minimum, CPU
 # time (user + sys) per timed run and peak RSS. Prints a markdown table with
 # verdicts against the targets (that per-round time ratio to onnxruntime <= 0.8
-# for ours and for the C API, RSS ratio <= 1.5) and writes it to BUILD_DIR/bench/results.md. Exits 1
-# when a model fails to run or a target is missed (BENCH_NO_GATE=1: always 0
-# when all ran).
+# for ours and for the C API, RSS ratio <= 1.5) and writes it to
+# BUILD_DIR/bench/results.md. Exits 1 when a model fails to run or a target is
+# missed (BENCH_NO_GATE=1: always 0 when all ran).
 #
 # Environment: BENCH_RUNS (default 90), BENCH_ROUNDS (default 30), BENCH_GAP_MS
 # (the idle window awaited after each turn, default 5), BENCH_WARMUP (frames
@@ -167,7 +167,7 @@ for key in order:
     s = {t: (med(c[t]["times"]), min(c[t]["times"]), c[t]["cpu"] / c[t]["n"]) for t in c}
     o, a, t = s["ours"], s["capi"], s["ort"]
     tr, ar = o[0] / t[0], a[0] / t[0]
-    # each round's turns ran seconds apart at most: their ratio is not swayed by
+    # each round's turns ran about a second apart at most: their ratio is not swayed by
     # a change of load between rounds
     pr = [med([x / y for x, y in zip(c[u]["turns"], c["ort"]["turns"])]) for u in ("ours", "capi")]
     rr = c["ours"]["rss"] / c["ort"]["rss"]
@@ -189,7 +189,8 @@ lines.append("")
 lines.append("Median and minimum of %s timed runs each, pooled from %s rounds that give the "
              "three runtimes a turn each (untimed frames for 5 ms, then the timed ones) in a rotating "
              "order. Per round: the median over the rounds of the ratio of the two turns' "
-             "medians in that round (turns well within a second of each other); the time verdicts are on it. ours = exec_run (bench_model), C API = "
+             "medians in that round (turns about a second apart at most); the time verdicts "
+             "are on it. ours = exec_run (bench_model), C API = "
              "rknn_inputs_set + rknn_run + rknn_outputs_get + release per frame (bench_capi). "
              "ort RSS is the whole node process; node with onnxruntime-node loaded and no model "
              "peaks at %.1f MB. Bench took %s s; %s." % (runs, rounds, node_rss / 1024, elapsed, load))
