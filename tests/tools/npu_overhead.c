@@ -9,7 +9,9 @@
  *   level 4 run   exec_run without a hook (npu_cost takes no host time, CPU
  *                 layers included), then npu_cost() and npu_print_perf_table()
  *                 (to /dev/null: the text is written);
- * interleaved, RUNS each after 2 warm-ups; medians. Reported: the level-4
+ * interleaved, RUNS each (more for fast models: at least 0.5 s of level-0 runs, so
+ * that a 30 us model's median is not 20 samples of a noisy machine) after 4
+ * warm-ups; medians. Reported: the level-4
  * work alone (hook-free part: cost + print, timed directly), the A/B
  * difference of the two runs, and the one-time lowering (rknn_init) — all as
  * a share of the level-0 run. Target: level-4 per-run cost <= 5 %. Exit 0 when
@@ -94,8 +96,7 @@ static int one_model(const char *dir, char *file, char *shapes, double lo, doubl
     exec_t *x = NULL;
     npu_graph_t *ng = NULL;
     exec_opts o = {.nthreads = threads};
-    double *t0 = xcalloc((size_t)runs, sizeof(double)), *t4 = xcalloc((size_t)runs, sizeof(double));
-    double *tw = xcalloc((size_t)runs, sizeof(double)), lower_ms;
+    double *t0 = NULL, *t4 = NULL, *tw = NULL, lower_ms;
 
     snprintf(path, sizeof path, "%s/%s", dir, file);
     rc = n_sh < 0 ? rt_err(err, sizeof err, RT_EFORMAT, "bad shapes") :
@@ -115,9 +116,18 @@ static int one_model(const char *dir, char *file, char *shapes, double lo, doubl
         if (rc)
             goto out;
     }
-    for (int i = 0; i < 4; i++)
+    double w0 = 0;
+    for (int i = 0; i < 4; i++) {
+        w0 = rt_now_us();
         if ((rc = exec_run(x, NULL, NULL, err, sizeof err)))
             goto out;
+    }
+    w0 = (rt_now_us() - w0) / 1e3; /* the last warm-up's ms */
+    if (w0 > 0 && 500 / w0 > runs)
+        runs = 500 / w0 < 20000 ? (int)(500 / w0) : 20000;
+    t0 = xcalloc((size_t)runs, sizeof(double));
+    t4 = xcalloc((size_t)runs, sizeof(double));
+    tw = xcalloc((size_t)runs, sizeof(double));
     for (int i = 0; i < runs; i++) {
         double a = rt_now_us(), b, c;
         if ((rc = exec_run(x, NULL, NULL, err, sizeof err)))
@@ -171,7 +181,7 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("level-4 instrumentation (rk3588 table, fp32 model lowered as fp16) vs a level-0 fp32 run;\n"
-           "%d interleaved runs per model, medians, %s threads\n\n", runs,
+           "%d or more interleaved runs per model (0.5 s of level-0 runs), medians, %s threads\n\n", runs,
            threads ? argv[4] : "all");
     printf("%-32s %6s %9s %9s %9s %9s %9s %9s\n", "model", "layers", "run_ms", "l4_ms",
            "lower_ms", "l4/run", "A/B", "lower/run");
