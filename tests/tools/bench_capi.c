@@ -2,7 +2,7 @@
  * model, as an application does it (bench/run.sh's "C API" column).
  *
  *   bench_capi MODEL THREADS RUNS [NAME=D0,D1,...]... [--warmup N] [--range LO,HI]
- *              [--serve]
+ *              [--serve | --level4]
  *
  * An application of rknn_api.h only, linked against the shared library: rknn_init
  * from the file with RKNN_TRACE_THREADS=THREADS (the runtime's host thread count),
@@ -13,7 +13,11 @@
  *   {"median_ms", "min_ms", "cpu_ms", "peak_rss_kb", "runs", "threads", "times_ms"}
  * cpu_ms is the process's user + system time per timed frame (all threads).
  * --serve: per line read from stdin, untimed frames for 5 ms (at least one), then
- * RUNS timed frames and their JSON line, until the end of input (see bench_model). */
+ * RUNS timed frames and their JSON line, until the end of input (see bench_model).
+ * --level4 (bench/level4.sh): RUNS pairs of frames, one at RKNN_LOG_LEVEL=0 and one at
+ * 4, in alternating order (the runtime reads the level at every call), after warm-up
+ * frames at both levels; prints {"level0_ms", "level4_ms", "runs"}, the medians. Frame
+ * by frame, a slow spell of the machine falls on both levels alike. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdint.h>
 #include <stdio.h>
@@ -100,6 +104,40 @@ static int rewarm(rknn_context ctx, const rknn_input_output_num *io, rknn_input 
     return 0;
 }
 
+static double median_sorted(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_d);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* RUNS frames at level 0 and RUNS at level 4, interleaved; the medians on stdout */
+static int level_pairs(rknn_context ctx, const rknn_input_output_num *io, rknn_input *in,
+                       rknn_output *out, int runs, int warmup, double *times)
+{
+    double *t4 = malloc(sizeof(double) * (size_t)runs);
+    int ret = -1;
+    if (!t4)
+        return -1;
+    for (int r = -warmup; r < runs; r++)
+        for (int k = 0; k < 2; k++) {
+            int four = (r & 1) ^ k;
+            setenv("RKNN_LOG_LEVEL", four ? "4" : "0", 1);
+            double t0 = now_ms();
+            if (frame(ctx, io->n_input, in, io->n_output, out)) {
+                fprintf(stderr, "bench_capi: a frame at level %d failed\n", four ? 4 : 0);
+                goto out;
+            }
+            if (r >= 0)
+                (four ? t4 : times)[r] = now_ms() - t0;
+        }
+    printf("{\"level0_ms\":%.6f,\"level4_ms\":%.6f,\"runs\":%d}\n",
+           median_sorted(times, runs), median_sorted(t4, runs), runs);
+    ret = 0;
+out:
+    free(t4);
+    return ret;
+}
+
 /* RUNS timed frames and their JSON line on stdout (times sorted in place) */
 static int timed_batch(rknn_context ctx, const rknn_input_output_num *io, rknn_input *in,
                        rknn_output *out, int runs, int threads, double *times)
@@ -114,8 +152,7 @@ static int timed_batch(rknn_context ctx, const rknn_input_output_num *io, rknn_i
         times[r] = now_ms() - t0;
     }
     double cpu = (cpu_ms() - c0) / runs;
-    qsort(times, (size_t)runs, sizeof(double), cmp_d);
-    double med = runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
+    double med = median_sorted(times, runs);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("{\"median_ms\":%.6f,\"min_ms\":%.6f,\"cpu_ms\":%.6f,\"peak_rss_kb\":%ld,"
@@ -135,13 +172,13 @@ int main(int argc, char **argv)
     rknn_output out[MAX_OUT];
     rknn_input_output_num io;
     rknn_context ctx = 0;
-    int nspec = 0, warmup = 3, serve = 0, ret = 2;
+    int nspec = 0, warmup = 3, serve = 0, level4 = 0, ret = 2;
     double lo = 0, hi = 1, *times = NULL;
     float *data[MAX_IN] = {0};
 
     if (argc < 4) {
         fprintf(stderr, "usage: bench_capi MODEL THREADS RUNS [NAME=D0,D1,...]... "
-                        "[--warmup N] [--range LO,HI] [--serve]\n");
+                        "[--warmup N] [--range LO,HI] [--serve | --level4]\n");
         return 1;
     }
     const char *model = argv[1];
@@ -154,6 +191,8 @@ int main(int argc, char **argv)
             ;
         else if (!strcmp(argv[i], "--serve"))
             serve = 1;
+        else if (!strcmp(argv[i], "--level4"))
+            level4 = 1;
         else if (nspec < MAX_IN && !parse_spec(argv[i], &spec[nspec]))
             nspec++;
         else {
@@ -215,6 +254,10 @@ int main(int argc, char **argv)
     times = malloc(sizeof(double) * (size_t)runs);
     if (!times)
         goto out;
+    if (level4) {
+        ret = level_pairs(ctx, &io, in, out, runs, warmup, times) ? 2 : 0;
+        goto out;
+    }
     for (int r = 0; r < warmup; r++)
         if (frame(ctx, io.n_input, in, io.n_output, out)) {
             fprintf(stderr, "bench_capi: a warm-up frame failed\n");
