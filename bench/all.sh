@@ -14,7 +14,7 @@ for b in "run.sh:runtime and C API vs onnxruntime-node (median time <= 0.8x, RSS
          "npu_time.sh:level-4 Time(us) model vs real tables (int8, fp16 median <= 10 % in-sample; left-out reported)" \
          "cpu_cost.sh:CPU-fallback cost vs the real CPU rows (fit, left-out errors)" \
          "npu_overhead.sh:the NPU model's per-run cost at level 4 (<= 5 % of a run)" \
-         "level4.sh:rknn_run at RKNN_LOG_LEVEL=4 over level 0 (<= 5 %)" \
+         "level4.sh:a C API frame at RKNN_LOG_LEVEL=4 over level 0 (<= 5 %)" \
          "rknn.sh:vendor .rknn: inspect (<= 50 ms), predicted run of 300 layers (<= 200 ms)" \
          "import.sh:import of a ~100 MB log of real samples (>= 100 MB/s)" \
          "store.sh:ls over 10,000 runs x 300 layers (<= 100 ms), show of one run (<= 20 ms)" \
