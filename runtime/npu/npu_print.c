@@ -208,7 +208,7 @@ static inline void row_key(const npu_layer_t *l, int task, uint64_t key[12])
               (uint64_t)l->target;
 }
 
-/* Whether row i still prints as its cached text: at level 4 every run of a
+/* Whether a row still prints as its cached text: at level 4 every run of a
  * small model asks this of each row, so no memcmp call per row. */
 static inline int row_same(const npu_layer_t *l, int task, const uint64_t have[12])
 {
