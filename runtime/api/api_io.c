@@ -528,7 +528,6 @@ static int input_set_one(api_ctx *c, const rknn_input *in)
     char shp[128];
 
     memset(&l, 0, sizeof(l));
-    io_shape_str(io, shp, sizeof(shp));
     if (in->pass_through) {
         /* the data is already in the native layout and the model's type */
         rknn_tensor_attr na;
@@ -570,6 +569,7 @@ static int input_set_one(api_ctx *c, const rknn_input *in)
     }
     need = api_layout_bytes(io, &l);
     if (in->size < need) {
+        io_shape_str(io, shp, sizeof(shp)); /* for the messages only: a snprintf per dim */
         API_E("rknn_inputs_set, param input size(%u) < model input size(%zu): input %u '%s' "
               "%s holds %zu bytes as %s %s%s; set inputs[%u].size to the bytes in buf and "
               ".type/.fmt to what buf holds", in->size, need, in->index, t->name, shp, need,
@@ -578,10 +578,12 @@ static int input_set_one(api_ctx *c, const rknn_input *in)
         return RKNN_ERR_INPUT_INVALID;
     }
     if (in->size > need && need && in->size % need == 0 && in->size / need <= 8 &&
-        !in->pass_through)
+        !in->pass_through) {
+        io_shape_str(io, shp, sizeof(shp));
         API_W("rknn_inputs_set, input %u: size %u is %u x the %zu bytes of %s %s data: is "
               "inputs[%u].type right?", in->index, in->size, (unsigned)(in->size / need), need,
               get_type_string(in->type), shp, in->index);
+    }
     int raw = api_input_is_raw(io, &l, in->pass_through);
     int ret = api_convert(io, t->dtype, io->data, in->buf, &l, 1, "rknn_inputs_set");
     if (!ret)
