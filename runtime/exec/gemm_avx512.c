@@ -1421,14 +1421,20 @@ void wino_run_rows(const wino_geom *g, const float *upack, const float *x, const
 
 #define WS_MB 8 /* output channels per multiply pass */
 
+/* Multiply passes for M output channels (the last one zero-padded). */
+static int64_t ws_passes(int64_t M)
+{
+    return (M + WS_MB - 1) / WS_MB;
+}
+
 size_t wino_strip_floats(int64_t M, int64_t C)
 {
-    return (size_t)(16 * ((M + WS_MB - 1) / WS_MB) * C * WS_MB);
+    return (size_t)(16 * ws_passes(M) * C * WS_MB);
 }
 
 void wino_strip_pack(const float *w, int64_t M, int64_t C, float *dst)
 {
-    const int64_t nmc = (M + WS_MB - 1) / WS_MB;
+    const int64_t nmc = ws_passes(M);
     memset(dst, 0, sizeof(float) * wino_strip_floats(M, C));
     for (int64_t m = 0; m < M; m++)
         for (int64_t c = 0; c < C; c++) {
@@ -1560,7 +1566,7 @@ T512 static void ws_run(const float *u, int64_t M, int64_t C, const float *strip
                         int64_t wp, int first, int64_t nrows, int64_t OW, float *y, int64_t ldc,
                         const gemm_epi *e, float *scratch)
 {
-    const int64_t TW = (OW + 1) / 2, nmc = (M + WS_MB - 1) / WS_MB, rs = hp * wp;
+    const int64_t TW = (OW + 1) / 2, nmc = ws_passes(M), rs = hp * wp;
     const int64_t vs = ws_vstride(C);
     float *v = scratch, *mx = scratch + 16 * vs;
     gemm_epi ep = *e;
