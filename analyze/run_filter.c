@@ -1,5 +1,6 @@
 /* analyze/run_filter.c — the tests `ls` and the TUI filter runs by. */
 #include "analyze/analyze.h"
+#include "runtime/quant/quant.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -28,6 +29,10 @@ int run_filter_quant(const store_run *r, const char *spec)
         snprintf(want[k++], sizeof(want[0]), "%.*s", (int)n, p);
         p += n + (p[n] == '/');
     }
+    /* runs are stored under the canonical type (run -q takes its aliases) */
+    int t = quant_type_parse(want[0]);
+    if (t >= 0)
+        snprintf(want[0], sizeof(want[0]), "%s", quant_type_name(t));
     const char *have[3] = { r->quant, r->quant_algo, r->quant_method };
     for (int i = 0; i < k; i++)
         if (!have[i] || strcasecmp(have[i], want[i]))

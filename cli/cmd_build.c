@@ -252,7 +252,7 @@ int cmd_build(int argc, char **argv)
     /* mean/std are the model's preprocessing (rknn_init applies them), not only
      * calibration's: they need no images */
     qc.image_inputs = qc.mean || qc.std;
-    if ((qk = quant_cli_check(quant, &qc)) != EXIT_OK)
+    if ((qk = quant_cli_check(&quant, &qc)) != EXIT_OK)
         return qk;
     quant_preproc_parse(qc.mean, qc.std, &pp, NULL, 0); /* checked by quant_cli_check */
     if (qc.dump_golden || qc.dump_quant) {

@@ -424,7 +424,7 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     quant_cli_inputs(&qc, in_file, n_in);
-    if ((qk = quant_cli_check(quant, &qc)) != EXIT_OK)
+    if ((qk = quant_cli_check(&quant, &qc)) != EXIT_OK)
         return qk;
 
     /* What can be checked before a long computation: the database can take the

@@ -70,13 +70,17 @@ int quant_cli_option(int argc, char **argv, int *i, quant_cli *q)
     return 1;
 }
 
-int quant_cli_check(const char *quant, const quant_cli *q)
+int quant_cli_check(const char **quant, const quant_cli *q)
 {
-    int t = quant_type_parse(quant);
+    int t = quant_type_parse(*quant);
     if (t < 0) {
-        cli_error("-q takes fp32, fp16 or i8 (asymmetric_quantized-8), got '%s'", quant);
+        cli_error("-q takes fp32, fp16 or i8 (also float32, float16, int8, "
+                  "asymmetric_quantized-8), got '%s'", *quant);
         return EXIT_USAGE;
     }
+    /* an alias runs, is costed and is stored under the canonical name, so that
+     * `ls --quant i8` finds an `-q int8` run */
+    *quant = quant_type_name(t);
     if (quant_algo_parse(q->algo) < 0) {
         cli_error("--quant-algo takes normal, kl_divergence or mmse, got '%s'", q->algo);
         return EXIT_USAGE;

@@ -4,7 +4,7 @@
  * Integration in a command's option loop and after its run:
  *   quant_cli qc; quant_cli_init(&qc);
  *   ... else if ((k = quant_cli_option(argc, argv, &i, &qc)) != 0) { if (k < 0) return EXIT_USAGE; }
- *   if ((rc = quant_cli_check(quant, &qc))) return rc;
+ *   if ((rc = quant_cli_check(&quant, &qc))) return rc;
  *   ... before the run: quant_cli_analyse(&qc, quant, model, g, bufs, json, &acc), then
  *   run acc->qgraph; the run's summary then prints the stored per-layer error.
  */
@@ -36,8 +36,9 @@ void quant_cli_init(quant_cli *q);
  * --dataset, --mean, --std, --hybrid FILE, --write-quant-cfg FILE, --cos-threshold,
  * --dump-golden DIR, --dump-quant DIR, --no-progress. */
 int quant_cli_option(int argc, char **argv, int *i, quant_cli *q);
-/* EXIT_OK or EXIT_USAGE (message printed) for the -q value and the options. */
-int quant_cli_check(const char *quant, const quant_cli *q);
+/* EXIT_OK or EXIT_USAGE (message printed) for the -q value and the options;
+ * *quant becomes the canonical name (fp32, fp16, i8) of an accepted alias. */
+int quant_cli_check(const char **quant, const quant_cli *q);
 /* run's -i files (before quant_cli_check: --mean/--std also apply to images). */
 void quant_cli_inputs(quant_cli *q, const char *const *files, int n);
 /* Calibrates and runs the analysis for the prepared fp32 graph g (its input

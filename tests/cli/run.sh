@@ -111,6 +111,26 @@ RUNID=$($PY -c "import json;print(json.load(open('$T/run.json'))['run_id'])")
 expect 0 "" -- "$RT" show "$RUNID" --db "$DB"
 grep -q "Plus214_Output_0" "$T/out" && ok || bad "show text lacks the output"
 expect 2 "no run" -- "$RT" show nosuchrun --db "$DB"
+# -q aliases run, are costed and are stored under the canonical name; others are refused
+expect 0 "" -- "$RT" run "$MNIST" -q int8 --db "$DB" --label alias-int8 --json
+cp "$T/out" "$T/int8.json"
+expect 0 "" -- "$RT" run "$MNIST" -q i8 --no-db --json
+cp "$T/out" "$T/i8.json"
+expect 0 "" -- "$RT" run "$MNIST" -q float16 --no-db --json
+cp "$T/out" "$T/float16.json"
+expect 0 "" -- "$RT" run "$MNIST" -q fp16 --no-db --json
+$PY - "$T/int8.json" "$T/i8.json" "$T/float16.json" "$T/out" <<'PYEOF' && ok || bad "-q aliases"
+import json, sys
+a, b, c, d = (json.load(open(p)) for p in sys.argv[1:])
+assert a["quant"] == b["quant"] == "i8" and c["quant"] == d["quant"] == "fp16", (a["quant"], c["quant"])
+assert a["npu"]["predicted_us"] == b["npu"]["predicted_us"] != d["npu"]["predicted_us"]
+assert c["npu"]["predicted_us"] == d["npu"]["predicted_us"]
+PYEOF
+expect 0 "" -- "$RT" ls --db "$DB" --quant i8
+grep -q "alias-int8" "$T/out" && ok || bad "ls --quant i8 finds a -q int8 run"
+expect 0 "" -- "$RT" ls --db "$DB" --quant int8
+grep -q "alias-int8" "$T/out" && ok || bad "ls --quant int8 finds it too"
+expect 1 "-q takes fp32, fp16 or i8" -- "$RT" run "$MNIST" -q uint8 --no-db
 # A database that is not ours, and a text file, are refused; neither is modified.
 $PY -c "import sqlite3; c=sqlite3.connect('$T/other.db'); c.execute('create table t(x)'); c.commit()"
 cp "$T/other.db" "$T/other.orig"
