@@ -299,7 +299,9 @@ typedef struct run_summary {
     double fallback_us, fallback_pct;   /* their predicted time and share of the frame */
     int top[SUMMARY_TOP], n_top;        /* layer rows by predicted time, largest first */
     int top_by_table;                   /* 1: ranked by table time_us (no frame_us: v1 run) */
-    double sram_saved_kb;               /* DDR traffic SRAM saved per frame, NaN none */
+    double sram_saved_kb;               /* DDR traffic SRAM saved per frame, NaN none (or a
+                                           chip without SRAM) */
+    double nbuf_saved_kb;               /* the same through the nbuf of rk3576/rk3562, NaN none */
     int64_t weight_bytes, internal_bytes; /* RKNN_QUERY_MEM_SIZE; -1 unknown */
     /* host: this PC */
     double host_median_us, host_p90_us, host_min_us, host_stddev_us;
@@ -330,6 +332,9 @@ void summary_free(run_summary *s);
 const char *summary_output_problem(const summary_output *o, char *buf, size_t len);
 /* v printed with fmt, or "n/a" when it is NaN (missing). */
 const char *summary_fmt(char *buf, size_t len, double v, const char *fmt);
+/* "SRAM saves 12.0 KB of DDR traffic per frame", "nbuf saves ...", or "no SRAM or
+ * nbuf on rk3566": the on-chip buffer the run's chip has, for every surface. */
+const char *summary_onchip(const run_summary *s, char *buf, size_t len);
 /* The text `run` and `show` print, NPU first. color: ANSI colours. */
 void summary_print(const run_summary *s, FILE *f, int color);
 /* "# quantization: i8 (asymmetric_quantized-8), algo ..., N calibration samples, ..."

@@ -149,7 +149,11 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     }
     s->perf_table_us = n_table ? sum_table : NAN;
     s->io_us = n_frame && !isnan(s->frame_us) ? s->frame_us - sum_frame : NAN;
-    s->sram_saved_kb = n_sram ? sram / 1024.0 : NAN;
+    /* the SramHit column counts hits in whatever on-chip buffer the chip has:
+     * SRAM (rk3588), the nbuf (rk3576, rk3562), or none */
+    double hit_kb = n_sram ? sram / 1024.0 : NAN;
+    s->sram_saved_kb = !p || p->sram_bytes ? hit_kb : NAN;
+    s->nbuf_saved_kb = p && !p->sram_bytes && p->nbuf_bytes ? hit_kb : NAN;
     for (int b = 0; b < 3; b++)
         s->share_pct[b] = n_frame && sum_frame > 0 ? 100.0 * by_bound[b] / sum_frame
                           : b == 0 ? extra_num(extra, "compute")
@@ -309,6 +313,19 @@ const char *summary_fmt(char *buf, size_t len, double v, const char *fmt)
     return buf;
 }
 
+const char *summary_onchip(const run_summary *s, char *buf, size_t len)
+{
+    const npu_platform_t *p = s->run && s->run->platform ? npu_platform_find(s->run->platform) : NULL;
+    char v[64];
+    if (p && !p->sram_bytes && !p->nbuf_bytes)
+        snprintf(buf, len, "no SRAM or nbuf on %s", p->name);
+    else
+        snprintf(buf, len, "%s saves %s of DDR traffic per frame", p && !p->sram_bytes ? "nbuf" : "SRAM",
+                 summary_fmt(v, sizeof(v), p && !p->sram_bytes ? s->nbuf_saved_kb : s->sram_saved_kb,
+                             "%.1f KB"));
+    return buf;
+}
+
 static const char *bytes_str(char *buf, size_t len, int64_t b)
 {
     if (b < 0)
@@ -371,9 +388,8 @@ void summary_print(const run_summary *s, FILE *f, int color)
     fprintf(f, "bottleneck compute %s, DDR %s, CPU %s of the layers' time; I/O operators %s us\n",
             summary_fmt(a, sizeof(a), s->share_pct[0], "%.1f %%"), summary_fmt(b, sizeof(b), s->share_pct[1], "%.1f %%"),
             summary_fmt(c, sizeof(c), s->share_pct[2], "%.1f %%"), summary_fmt(d, sizeof(d), s->io_us, "%.1f"));
-    fprintf(f, "memory    weights %s, internal %s; SRAM saves %s of DDR traffic per frame\n",
-            bytes_str(a, sizeof(a), s->weight_bytes), bytes_str(b, sizeof(b), s->internal_bytes),
-            summary_fmt(c, sizeof(c), s->sram_saved_kb, "%.1f KB"));
+    fprintf(f, "memory    weights %s, internal %s; %s\n", bytes_str(a, sizeof(a), s->weight_bytes),
+            bytes_str(b, sizeof(b), s->internal_bytes), summary_onchip(s, c, sizeof(c)));
     if (s->n_load) {
         fprintf(f, "NPU load ");
         for (int k = 0; k < s->n_load; k++)
@@ -640,6 +656,7 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     j_count(w, "weight_bytes", s->weight_bytes);
     j_count(w, "internal_bytes", s->internal_bytes);
     j_num(w, "sram_saved_kb", s->sram_saved_kb);
+    j_num(w, "nbuf_saved_kb", s->nbuf_saved_kb);
     json_key(w, "fallback");
     json_obj_open(w);
     j_int(w, "count", s->n_fallback);

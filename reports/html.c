@@ -207,10 +207,10 @@ static void single_run(const rep_doc *d, FILE *f)
     snprintf(v, sizeof(v), "median %s, p90 %s, min %s", rep_num(a, sizeof(a), s->host_median_us / 1e3, "%.3f ms"),
              rep_num(b, sizeof(b), s->host_p90_us / 1e3, "%.3f ms"), rep_num(c, sizeof(c), s->host_min_us / 1e3, "%.3f ms"));
     kv(f, "host (this PC, not the board)", v);
-    snprintf(v, sizeof(v), "weights %s, internal %s, SRAM saves %s per frame",
+    snprintf(v, sizeof(v), "weights %s, internal %s, %s",
              rep_num(a, sizeof(a), s->weight_bytes >= 0 ? (double)s->weight_bytes / 1024 : NAN, "%.1f KB"),
              rep_num(b, sizeof(b), s->internal_bytes >= 0 ? (double)s->internal_bytes / 1024 : NAN, "%.1f KB"),
-             rep_num(c, sizeof(c), s->sram_saved_kb, "%.1f KB"));
+             summary_onchip(s, c, sizeof(c)));
     kv(f, "memory", v);
     v[0] = '\0';
     for (int k = 0; k < s->n_load; k++)

@@ -72,10 +72,10 @@ static void summary_section(const report_run *r, FILE *f)
     snprintf(v, sizeof(v), "median %s, p90 %s, min %s", rep_num(a, sizeof(a), s->host_median_us / 1e3, "%.3f ms"),
              rep_num(b, sizeof(b), s->host_p90_us / 1e3, "%.3f ms"), rep_num(c, sizeof(c), s->host_min_us / 1e3, "%.3f ms"));
     md_row(f, (const char *const[]){ "host (this PC, not the board)", v }, 2);
-    snprintf(v, sizeof(v), "weights %s, internal %s, SRAM saves %s per frame",
+    snprintf(v, sizeof(v), "weights %s, internal %s, %s",
              rep_num(a, sizeof(a), s->weight_bytes >= 0 ? (double)s->weight_bytes / 1024 : NAN, "%.1f KB"),
              rep_num(b, sizeof(b), s->internal_bytes >= 0 ? (double)s->internal_bytes / 1024 : NAN, "%.1f KB"),
-             rep_num(c, sizeof(c), s->sram_saved_kb, "%.1f KB"));
+             summary_onchip(s, c, sizeof(c)));
     md_row(f, (const char *const[]){ "memory", v }, 2);
     v[0] = '\0';
     for (int k = 0; k < s->n_load; k++)

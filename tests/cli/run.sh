@@ -181,6 +181,25 @@ ddr = [sum(l["ddr_cycles"] or 0 for l in x["layers"]) for x in (a, b)]
 assert ddr[1] < ddr[0] and nb["predicted_us"] <= na["predicted_us"], (ddr, na["predicted_us"], nb["predicted_us"])
 assert sum(l["npu_cycles"] or 0 for l in a["layers"]) == sum(l["npu_cycles"] or 0 for l in b["layers"])
 PYEOF
+# the on-chip buffer is named for what the chip has: SRAM (rk3588), nbuf (rk3562), neither (rk3566)
+for t in rk3588 rk3562 rk3566; do
+    expect 0 "" -- "$RT" run "$MNIST" -t $t --no-db --json
+    cp "$T/out" "$T/onchip-$t.json"
+    expect 0 "" -- "$RT" run "$MNIST" -t $t --no-db
+    cp "$T/out" "$T/onchip-$t.txt"
+done
+$PY - "$T" <<'PYEOF' && ok || bad "SRAM figures only for chips with SRAM"
+import json, sys
+d = sys.argv[1]
+j = {t: json.load(open(f"{d}/onchip-{t}.json"))["npu"] for t in ("rk3588", "rk3562", "rk3566")}
+txt = {t: open(f"{d}/onchip-{t}.txt").read() for t in j}
+assert j["rk3588"]["sram_saved_kb"] == 0 and j["rk3588"]["nbuf_saved_kb"] is None
+assert j["rk3562"]["sram_saved_kb"] is None and j["rk3562"]["nbuf_saved_kb"] > 0
+assert j["rk3566"]["sram_saved_kb"] is None and j["rk3566"]["nbuf_saved_kb"] is None
+assert "SRAM saves 0.0 KB" in txt["rk3588"]
+assert "nbuf saves %.1f KB" % j["rk3562"]["nbuf_saved_kb"] in txt["rk3562"] and "SRAM saves" not in txt["rk3562"]
+assert "no SRAM or nbuf on rk3566" in txt["rk3566"] and "SRAM saves" not in txt["rk3566"]
+PYEOF
 expect 0 "" -- "$RT" run "$MNIST" --npu-table --no-db
 grep -q "Total Operator Elapsed Per Frame Time(us)" "$T/out" && ok || bad "--npu-table prints the level-4 table"
 
