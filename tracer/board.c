@@ -137,6 +137,10 @@ void board_snapshot_load(board_snapshot_t *s)
         return;
     }
     s->cores = n > BOARD_MAX_CORES ? BOARD_MAX_CORES : n;
+    /* the simulator's load lasts as long as the process that published it */
+    if (s->sim && node_at(s->npu_dir, "owner", buf, sizeof buf) == BOARD_OK &&
+        npu_load_owner_alive(buf) == 0)
+        memset(pct, 0, sizeof pct);
     for (int c = 0; c < s->cores; c++)
         s->load_pct[c] = c < NPU_MAX_CORES ? pct[c] : 0;
 }

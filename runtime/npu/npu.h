@@ -475,5 +475,11 @@ const char *npu_sysfs_dir(char *buf, size_t len);
  * (rknn-trace*, rknpu) or any folder in a directory others can write (/tmp) is a
  * symbolic link, belongs to another user or is writable by group/others. */
 int npu_load_publish(const npu_load_t *ld, char *err, size_t errlen);
+/* The publisher, written beside `load` as <dir>/rknpu/owner = "PID START" (START:
+ * the process's start time, so that a reused pid is not taken for it). 1 when
+ * that process still runs, 0 when it has exited (its load has expired: the
+ * simulated NPU is idle, as a board's driver reads after the last job), -1 for
+ * text that is not an owner line. */
+int npu_load_owner_alive(const char *owner);
 
 #endif

@@ -271,12 +271,51 @@ out:
     return ret;
 }
 
+/* Field 22 of /proc/PID/stat (start time in clock ticks since boot): a pid and
+ * its start time name one process, whatever pid reuse happens later. 0: gone. */
+static unsigned long long proc_start(long pid)
+{
+    char path[64], buf[1024], *p;
+    unsigned long long start = 0;
+    FILE *f;
+    size_t n;
+
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    if (!(f = fopen(path, "r")))
+        return 0;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    /* the command name may hold spaces and parentheses: count from the last ')' */
+    if (!(p = strrchr(buf, ')')))
+        return 0;
+    for (int field = 2; field < 22 && p; field++)
+        p = strchr(p + 1, ' ');
+    if (p)
+        start = strtoull(p + 1, NULL, 10);
+    return start;
+}
+
 int npu_load_publish(const npu_load_t *ld, char *err, size_t errlen)
 {
-    char text[128];
+    char text[128], owner[64];
+    int rc;
 
+    snprintf(owner, sizeof owner, "%ld %llu\n", (long)getpid(), proc_start((long)getpid()));
+    if ((rc = publish_node("owner", owner, err, errlen)))
+        return rc;
     npu_load_format(ld, text, sizeof text);
     return publish_node("load", text, err, errlen);
+}
+
+int npu_load_owner_alive(const char *owner)
+{
+    long pid;
+    unsigned long long start;
+
+    if (sscanf(owner, "%ld %llu", &pid, &start) != 2 || pid <= 0)
+        return -1;
+    return proc_start(pid) == start && start != 0;
 }
 
 int npu_sram_pool_publish(const npu_sram_pool_t *sp, char *err, size_t errlen)

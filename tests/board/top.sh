@@ -112,8 +112,13 @@ check "procfs one core" "$T/p.json" "d['load']['pct']==[37] and d['source'].ends
 # --- the simulator's published load reads the same way -------------------------------
 export RKNN_TRACE_SYSFS=$T/sim
 "$RT" run tests/data/models/mnist.onnx -n 3 --no-db --no-progress >/dev/null 2>"$T/err" || bad "sim run: $(cat "$T/err")"
-snap / "$T/sim.json" --sim
 want=$($PY -c "import re,sys; print([int(x) for x in re.findall(r'Core\d+:\s*(\d+)%', open(sys.argv[1]).read())])" "$T/sim/rknpu/load")
+# the run has exited: its load has expired, the simulated NPU reads idle
+snap / "$T/sim.json" --sim
+check "sim load expired" "$T/sim.json" "d['simulated'] and d['load']['pct']==[0, 0, 0] and sum($want) > 0"
+# the same text owned by a live process (this shell: pid and start time from /proc) reads as published
+$PY -c "import sys; f=open('/proc/%s/stat' % sys.argv[1]).read(); print(sys.argv[1], f[f.rindex(')') + 2:].split()[19])" $$ >"$T/sim/rknpu/owner"
+snap / "$T/sim.json" --sim
 check "sim load" "$T/sim.json" "d['simulated'] and d['load']['pct']==$want and len($want)==3"
 unset RKNN_TRACE_SYSFS
 

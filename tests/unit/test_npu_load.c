@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "runtime/npu/npu.h"
+#include "tracer/tracer.h"
 #include "tests/test.h"
 #include "util/util.h"
 
@@ -173,11 +174,52 @@ static void test_concurrent(void)
     snprintf(path, sizeof path, "%s/rknpu", dir);
     DIR *d = opendir(path);
     for (struct dirent *e; d && (e = readdir(d));)
-        others += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "load");
+        others += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "load") &&
+                  strcmp(e->d_name, "owner");
     if (d)
         closedir(d);
     CHECK(d && others == 0, "%d temporary files left in %s", others, path);
     printf("concurrent publishing: 2 x 200 writes, %d reads, all complete\n", reads);
+}
+
+/* The simulator's load lasts as long as its publisher: a process that published
+ * and exited reads as idle (0 %), a live one as what it published; the owner line
+ * names a process by pid and start time (oracle: the kernel's /proc). */
+static void test_expiry(void)
+{
+    char dir[300], owner[64];
+    board_snapshot_t s;
+    pid_t kid;
+    int status;
+
+    snprintf(dir, sizeof dir, "%s/expiry", root);
+    setenv("RKNN_TRACE_SYSFS", dir, 1);
+    kid = fork();
+    if (kid == 0) {
+        char err[512];
+        npu_load_t ld;
+        npu_load_init(&ld, npu_platform_find("rk3588"));
+        ld.busy_us[0] = 910000;
+        _exit(npu_load_publish(&ld, err, sizeof err) ? 1 : 0);
+    }
+    CHECK(kid > 0 && waitpid(kid, &status, 0) == kid && WIFEXITED(status) &&
+          WEXITSTATUS(status) == 0, "child published");
+    board_snapshot(&s, NULL, 1, BOARD_SNAP_LOAD);
+    CHECK(s.load_state == BOARD_OK && s.cores == 3 && s.load_pct[0] == 0,
+          "exited publisher: state %d, core0 %d%% (want 0)", s.load_state, s.load_pct[0]);
+    {
+        char err[512];
+        npu_load_t ld;
+        npu_load_init(&ld, npu_platform_find("rk3588"));
+        ld.busy_us[0] = 910000;
+        CHECK(npu_load_publish(&ld, err, sizeof err) == 0, "%s", err);
+    }
+    board_snapshot(&s, NULL, 1, BOARD_SNAP_LOAD);
+    CHECK(s.load_state == BOARD_OK && s.load_pct[0] == 91, "live publisher: core0 %d%%",
+          s.load_pct[0]);
+    snprintf(owner, sizeof owner, "%ld 1", (long)getpid());
+    CHECK(npu_load_owner_alive(owner) == 0, "a reused pid (other start time) is not the owner");
+    CHECK(npu_load_owner_alive("nonsense") == -1, "text that is not an owner line");
 }
 
 int main(void)
@@ -227,6 +269,8 @@ int main(void)
               npu_load_parse(data, pct, err, sizeof err) == 1 && pct[0] == 5, "published");
         free(data);
         unlink(path);
+        snprintf(path, sizeof path, "%s/rknpu/owner", dir);
+        unlink(path);
         snprintf(path, sizeof path, "%s/rknpu", dir);
         rmdir(path);
         rmdir(dir);
@@ -246,6 +290,7 @@ int main(void)
     }
     test_planted();
     test_concurrent();
+    test_expiry();
     {
         char cmd[128];
         snprintf(cmd, sizeof cmd, "rm -rf %s", root);
