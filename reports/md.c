@@ -3,6 +3,7 @@
  * document (so a name reads the same in every table), other columns are
  * bounded by their formats. */
 #include "reports/reports.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -12,15 +13,11 @@
 #define NAME_W 30
 #define OP_W 16
 
-/* A cell with the characters Markdown would read escaped ('|' would end it). */
+/* A cell: ESC_MD ('|' would end it, a newline the row). */
 static void md_cell(FILE *f, const char *s)
 {
     fputs(" ", f);
-    for (; s && *s; s++) {
-        if (strchr("|*`<>\\[]", *s))
-            fputc('\\', f);
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
-    }
+    esc_fput(f, ESC_MD, s);
     fputs(" |", f);
 }
 
@@ -52,7 +49,7 @@ static void summary_section(const report_run *r, FILE *f)
     const run_summary *s = &r->sum;
     char nm[160], a[64], b[64], c[64], v[512];
 
-    fprintf(f, "# rknn-trace run %s\n\n", rep_run_name(r, nm, sizeof(nm)));
+    fprintf(f, "# rknn-trace run %s\n\n", esc_tmp(ESC_MD, rep_run_name(r, nm, sizeof(nm))));
     md_head(f, (const char *const[]){ "run", rep_run_name(r, nm, sizeof(nm)) }, 2, "ll");
     md_row(f, (const char *const[]){ "time", rep_str(r->run.time) }, 2);
     md_row(f, (const char *const[]){ "model", rep_short(v, sizeof(v), r->run.model_path, 90) }, 2);
@@ -129,14 +126,16 @@ static void summary_section(const report_run *r, FILE *f)
         if (s->worst_output >= 0) {
             const summary_output *o = &s->outputs[s->worst_output];
             if (summary_output_problem(o, v, sizeof(v)))
-                fprintf(f, "**%s**\n\n", v);
+                fprintf(f, "**%s**\n\n", esc_tmp(ESC_MD, v));
             else
-                fprintf(f, "Worst output `%s`: cos %s, SQNR %s.\n\n", rep_short(nm, sizeof(nm), o->name, NAME_W),
+                fprintf(f, "Worst output %s: cos %s, SQNR %s.\n\n",
+                        esc_tmp(ESC_MD, rep_short(nm, sizeof(nm), o->name, NAME_W)),
                         rep_num(a, sizeof(a), o->cos, "%.5f"), rep_num(b, sizeof(b), o->sqnr_db, "%.1f dB"));
         }
         if (s->first_below >= 0)
-            fprintf(f, "**First layer with cos < %g: `%s` (%s)**, marked below.\n\n", s->cos_threshold,
-                    rep_short(nm, sizeof(nm), s->acc[s->first_below].name, NAME_W), rep_str(s->acc[s->first_below].op));
+            fprintf(f, "**First layer with cos < %g: %s (%s)**, marked below.\n\n", s->cos_threshold,
+                    esc_tmp(ESC_MD, rep_short(nm, sizeof(nm), s->acc[s->first_below].name, NAME_W)),
+                    esc_tmp(ESC_MD, rep_str(s->acc[s->first_below].op)));
         else
             fprintf(f, "Every layer keeps cos >= %g.\n\n", s->cos_threshold);
         md_head(f, (const char *const[]){ "#", "op", "name", "entire cos", "entire SQNR", "single cos",
@@ -218,7 +217,7 @@ static void comparison(const rep_doc *d, FILE *f)
     fputs("\n```\n", f);
     for (int k = 1; k < n; k++) {
         rep_verdict(d, k, v, sizeof(v));
-        fprintf(f, "%s\n", v);
+        fprintf(f, "%s\n", esc_tmp(ESC_TERM, v));   /* in a code block: one line, no fence */
     }
     fputs("```\n", f);
 

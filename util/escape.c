@@ -146,8 +146,14 @@ static const char *ascii_rule(int format, unsigned char c)
     return NULL;
 }
 
+static int alnum(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 static void text(sink *k, int format, const unsigned char *s)
 {
+    const unsigned char *start = s;
     if (format == ESC_GNUPLOT)
         emit(k, "\"", 1);
     while (*s) {
@@ -167,7 +173,11 @@ static void text(sink *k, int format, const unsigned char *s)
             s++;
         } else if (n == 1) {
             const char *r = ascii_rule(format, *s);
-            if (r == VIS)
+            /* CommonMark: a _ between two letters or digits neither opens nor
+             * closes emphasis (snake_case names stay as they are) */
+            if (format == ESC_MD && *s == '_' && s > start && alnum(s[-1]) && alnum(s[1]))
+                emit(k, "_", 1);
+            else if (r == VIS)
                 visible(k, format, *s, 0);
             else
                 emits(k, r);
@@ -268,6 +278,14 @@ const char *esc_tmp(int format, const char *s)
 {
     static struct { char *p; size_t cap; } ring[16];
     static unsigned next;
+    if (format == ESC_TERM || format == ESC_TERM_LINES) {
+        /* the common case, printable ASCII, as it is (ls prints many) */
+        const unsigned char *p = (const unsigned char *)(s ? s : "");
+        while (*p >= 0x20 && *p < 0x7f)
+            p++;
+        if (!*p)
+            return s ? s : "";
+    }
     unsigned i = next++ % 16;
     size_t n = esc_buf(format, s, NULL, 0) + 1;
     if (ring[i].cap < n) {

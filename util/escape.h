@@ -23,7 +23,9 @@
  *                  "..." with "" when it holds , " CR or LF. NULL is an empty
  *                  field. Only for text cells: numbers never come here.
  *  ESC_MD          Markdown text (table cell, heading, sentence):
- *                  \ | ` * _ [ ] < > # backslash-escaped, newline CR tab a
+ *                  \ | ` * _ [ ] < > # backslash-escaped (but a _ between
+ *                  two ASCII letters or digits, which CommonMark never reads
+ *                  as emphasis: conv_1 stays conv_1), newline CR tab a
  *                  space (a heading or a row stays one line), other controls
  *                  as ESC_TERM.
  *  ESC_HTML        HTML text or a quoted attribute value: & < > " ' as
@@ -50,7 +52,8 @@ size_t esc_buf(int format, const char *s, char *buf, size_t len);
 /* s escaped to f; 0, or RT_EIO when f reports a write error. */
 int esc_fput(FILE *f, int format, const char *s);
 /* s escaped, for an argument of printf: one of 16 buffers reused in turn
- * (up to 16 in one call are safe). Not for threads printing at the same time. */
+ * (up to 16 in one call are safe), or s itself when a terminal format leaves
+ * it as it is (printable ASCII). Not for threads printing at the same time. */
 const char *esc_tmp(int format, const char *s);
 
 #endif

@@ -71,7 +71,8 @@ int main(void)
 
     /* Markdown: one line, no markup */
     expect(ESC_MD, "conv 1.2", "conv 1.2");
-    expect(ESC_MD, "a|b\\c`d*e_f[g]h<i>j#k", "a\\|b\\\\c\\`d\\*e\\_f\\[g\\]h\\<i\\>j\\#k");
+    expect(ESC_MD, "a|b\\c`d*e_f[g]h<i>j#k", "a\\|b\\\\c\\`d\\*e_f\\[g\\]h\\<i\\>j\\#k");
+    expect(ESC_MD, "_x_ a_ _b c__d conv_1_out", "\\_x\\_ a\\_ \\_b c\\_\\_d conv_1_out");
     expect(ESC_MD, "x\ny\r\tz\x1b[2J\x07", "x y  z\\x1b\\[2J\\x07");
     expect(ESC_MD, "<script>alert(1)</script>", "\\<script\\>alert(1)\\</script\\>");
 
