@@ -10,7 +10,8 @@
 #   CSV      Python's csv: no text cell starting = + - @ tab CR unprefixed,
 #            the names read back (one leading ' stripped) as sqlite3 holds them
 #   HTML     Python's html.parser: only the report's own elements, one script
-#   Markdown one-line heading, python3-markdown renders no injected element
+#   Markdown one-line heading, table lines within 120 columns, python3-markdown
+#            renders no injected element
 #   JSON     parses, the label and names exactly as given
 #   terminal ls, show, compare, report, import, merge, tag, label, rm and
 #            an error message: no control byte, no C1, only UTF-8
@@ -211,6 +212,7 @@ for f in glob.glob(T + "/r*.md") + [T + "/cmp.md"]:
     text = open(f, encoding="utf-8").read()
     lines = text.split("\n")
     assert lines[0].startswith("# rknn-trace ") and lines[1] == "", (f, lines[:2])
+    assert all(len(l) <= 120 for l in lines if l.startswith("|")), (f, max(map(len, lines)))
     assert not any(ord(c) < 0x20 and c != "\n" or 0x7f <= ord(c) <= 0x9f for c in text), f
     p = P()
     p.feed(markdown.markdown(text, extensions=["tables"]))
