@@ -380,8 +380,8 @@ int cmd_analyze(int argc, char **argv)
     } else if (nc.first_golden_bad >= 0) {
         const golden_row *g = &r->rows[nc.first_golden_bad];
         fprintf(stderr, "rknn-trace: warning: golden %s: %d %s NaN/inf (first: '%s', "
-                "%lld of %lld values); not compared\n", golden, nc.golden_nonfinite,
-                nc.golden_nonfinite == 1 ? "tensor holds" : "tensors hold", g->name, (long long)g->m.ref_nonfinite,
+                "%lld of %lld values); not compared\n", tt(golden), nc.golden_nonfinite,
+                nc.golden_nonfinite == 1 ? "tensor holds" : "tensors hold", tt(g->name), (long long)g->m.ref_nonfinite,
                 (long long)g->m.n);
     }
 out:
