@@ -14,7 +14,8 @@
 #            renders no injected element
 #   JSON     parses, the label and names exactly as given
 #   terminal ls, show, compare, report, import, merge, tag, label, rm and
-#            an error message: no control byte, no C1, only UTF-8
+#            an error message: no control byte, no C1, only UTF-8; the TUI
+#            (tmux) shows a run's label visibly on its one line
 source "$(dirname "$0")/../quant/harness.sh" "$@"
 DB=$T/h.db
 DB2=$T/h2.db
@@ -91,6 +92,24 @@ PYEOF
 [ "$n" -ge 17 ] && ok || bad "only $n terminal outputs checked"
 grep -qF '+n\x1b[31m<i>' "$T/term$((n - 2)).err" && ok \
     || bad "error message shows the label visibly: $(cat "$T/term$((n - 2)).err")"
+
+# the TUI (under a private tmux server): the run's heading shows the label on
+# its one line, in the terminal's escapes
+if command -v tmux >/dev/null; then
+    SOCK=rt-hostile-$$
+    tmux -L "$SOCK" -f /dev/null new-session -d -s h -x 200 -y 20 \
+        "env LANG=C.UTF-8 TERM=xterm-256color $(cd "$(dirname "$R")" && pwd)/rknn-trace tui --db $DB 1; sleep 30"
+    want='run #1 L`touch SENT_label`$(touch SENT_l2)\x1b[2J\x07=1+2|<b>x</b>\x0anext  '
+    for _ in $(seq 100); do
+        tmux -L "$SOCK" capture-pane -p -t h >"$T/screen"
+        grep -qF -- "$want" "$T/screen" && break
+        sleep 0.05
+    done
+    tmux -L "$SOCK" kill-server 2>/dev/null
+    grep -qF -- "$want" "$T/screen" && ok || { bad "tui heading"; head -3 "$T/screen"; }
+else
+    bad "tmux not installed: the TUI is not checked"
+fi
 
 # --- the reports ------------------------------------------------------------------
 for r in 1 2 3 "1 2"; do
