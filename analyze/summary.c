@@ -411,7 +411,8 @@ void summary_print(const run_summary *s, FILE *f, int color)
             double tot = s->top_by_table ? s->perf_table_us : s->frame_us;
             fprintf(f, "  %5lld %-16s %-7s %-7s %10.1f %6s %7s %9s  %s\n", (long long)l->idx,
                     tt(l->npu_op ? l->npu_op : l->op ? l->op : "?"), l->npu_dtype ? tt(l->npu_dtype) : "n/a",
-                    l->bound ? tt(l->bound) : "n/a", t, summary_fmt(a, sizeof(a), tot > 0 ? 100 * t / tot : NAN, "%.1f%%"),
+                    l->bound ? tt(l->bound) : "n/a", t,
+                    summary_fmt(a, sizeof(a), tot > 0 ? 100 * t / tot : NAN, "%.1f%%"),
                     summary_fmt(b, sizeof(b), l->mac_usage, "%.2f"), summary_fmt(c, sizeof(c), l->rw_kb, "%.1f"),
                     tt(layer_name(s->layers, s->top[k], nm, sizeof(nm))));
         }
