@@ -4,6 +4,7 @@
 #include "dump/dump.h"
 #include "runtime/exec/exec.h"
 #include "runtime/quant/quant.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -535,6 +536,12 @@ static const char *fmt_sqnr(double v, char *buf, size_t len)
     return buf;
 }
 
+/* A stored name on a terminal line (util/escape.h). */
+static const char *tt(const char *s)
+{
+    return esc_tmp(ESC_TERM, s);
+}
+
 void accuracy_print_stored(const store_accuracy *v, int n, FILE *f, double thr, int color)
 {
     int w = 24;
@@ -542,7 +549,7 @@ void accuracy_print_stored(const store_accuracy *v, int n, FILE *f, double thr, 
     const char *rs = color ? "\033[0m" : "";
 
     for (int i = 0; i < n; i++) {
-        int l = (int)strlen(v[i].op ? v[i].op : "-") + (int)strlen(v[i].name) + 3;
+        int l = (int)strlen(tt(v[i].op ? v[i].op : "-")) + (int)strlen(tt(v[i].name)) + 3;
         if (l > w)
             w = l < 120 ? l : 120;
     }
@@ -559,7 +566,7 @@ void accuracy_print_stored(const store_accuracy *v, int n, FILE *f, double thr, 
     fputc('\n', f);
     for (int i = 0; i < n; i++) {
         const store_accuracy *row = &v[i];
-        snprintf(label, sizeof(label), "[%s] %s%s", row->op ? row->op : "-", row->name,
+        snprintf(label, sizeof(label), "[%s] %s%s", tt(row->op ? row->op : "-"), tt(row->name),
                  row->fused ? " -" : "");
         metrics_fmt_cos(row->entire.cos, a, sizeof(a));
         metrics_fmt_euc(row->entire.euc, b, sizeof(b));
@@ -575,19 +582,19 @@ void accuracy_print_stored(const store_accuracy *v, int n, FILE *f, double thr, 
     int fb = rows_first_below(v, n, thr), ws = rows_worst_single(v, n);
     if (fb >= 0)
         fprintf(f, "first layer with entire cos < %g: [%s] %s  (cos %.5f, layer %lld)\n", thr,
-                v[fb].op ? v[fb].op : "-", v[fb].name, v[fb].entire.cos, (long long)v[fb].layer);
+                tt(v[fb].op ? v[fb].op : "-"), tt(v[fb].name), v[fb].entire.cos, (long long)v[fb].layer);
     else
         fprintf(f, "every layer keeps entire cos >= %g\n", thr);
     if (ws >= 0)
         fprintf(f, "worst single-layer error: [%s] %s  (single cos %.5f, euc %s)\n",
-                v[ws].op ? v[ws].op : "-", v[ws].name, v[ws].single.cos,
+                tt(v[ws].op ? v[ws].op : "-"), tt(v[ws].name), v[ws].single.cos,
                 metrics_fmt_euc(v[ws].single.euc, e, sizeof(e)));
     for (int i = 0; i < n; i++) {
         if (!v[i].is_output)
             continue;
         const metrics_t *me = &v[i].entire;
         fprintf(f, "output %s: cos %s  euc %s  max_abs %s  mean_abs %.6g  sqnr %s dB\n",
-                v[i].name, metrics_fmt_cos(me->cos, a, sizeof(a)),
+                tt(v[i].name), metrics_fmt_cos(me->cos, a, sizeof(a)),
                 metrics_fmt_euc(me->euc, b, sizeof(b)), metrics_fmt_euc(me->max_abs, m, sizeof(m)),
                 me->mean_abs, fmt_sqnr(me->sqnr_db, s, sizeof(s)));
     }

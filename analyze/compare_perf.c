@@ -1,6 +1,7 @@
 /* analyze/compare_perf.c — predicted vs measured: a board run's per-layer table
  * against the NPU model's prediction of the same model, layer by layer. */
 #include "analyze/analyze.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -341,12 +342,18 @@ void perfcmp_free(perfcmp_result *r)
 
 /* ---- rendering ---- */
 
+/* A stored name on a terminal line (util/escape.h). */
+static const char *tt(const char *s)
+{
+    return esc_tmp(ESC_TERM, s);
+}
+
 /* "board  run #3 label (model path, platform)" */
 static void print_run(FILE *f, const char *side, const store_run *r)
 {
     fprintf(f, "%-6s run #%lld%s%s (%s, %s)\n", side, (long long)r->id, r->label ? " " : "",
-            r->label ? r->label : "", r->model_path ? r->model_path : "model not recorded",
-            r->platform ? r->platform : "platform not recorded");
+            tt(r->label), r->model_path ? tt(r->model_path) : "model not recorded",
+            r->platform ? tt(r->platform) : "platform not recorded");
 }
 
 static const char *const fig_names[PERFCMP_NFIG] = {"time", "NPU cycles", "DDR cycles"};
@@ -371,7 +378,7 @@ void perfcmp_print(const perfcmp_result *r, FILE *f)
         else
             snprintf(id, sizeof id, "-");
         fprintf(f, "%-4s %-16.16s %-40.40s %10s %10s %7s %10s %10s %7s %9s %9s %7s %-7s %-7s%s\n",
-                id, w->op ? w->op : "-", w->fullname ? w->fullname : "-",
+                id, w->op ? tt(w->op) : "-", w->fullname ? tt(w->fullname) : "-",
                 summary_fmt(a, sizeof a, w->fig[0][PERFCMP_NPU], "%.0f"),
                 summary_fmt(b, sizeof b, w->fig[1][PERFCMP_NPU], "%.0f"),
                 summary_fmt(c, sizeof c, w->err_pct[PERFCMP_NPU], "%+.1f"),
@@ -381,7 +388,7 @@ void perfcmp_print(const perfcmp_result *r, FILE *f)
                 summary_fmt(h, sizeof h, w->fig[0][PERFCMP_TIME], "%.0f"),
                 summary_fmt(i9, sizeof i9, w->fig[1][PERFCMP_TIME], "%.1f"),
                 summary_fmt(j, sizeof j, w->err_pct[PERFCMP_TIME], "%+.1f"),
-                w->bound[0] ? w->bound[0] : "-", w->bound[1] ? w->bound[1] : "-",
+                w->bound[0] ? tt(w->bound[0]) : "-", w->bound[1] ? tt(w->bound[1]) : "-",
                 w->layer[0] < 0 ? "  (model only)" : w->layer[1] < 0 ? "  (board only)"
                 : w->by_shape ? "  (by shape)" : "");
     }
@@ -391,7 +398,7 @@ void perfcmp_print(const perfcmp_result *r, FILE *f)
         fprintf(f, "  %-10s median |err| %s%%, worst %s%% (%s), total %s%% (board %s, model %s; %d layers)\n",
                 fig_names[k], summary_fmt(a, sizeof a, r->median_abs_pct[k], "%.1f"),
                 summary_fmt(b, sizeof b, w ? w->err_pct[k] : NAN, "%+.1f"),
-                w && w->fullname ? w->fullname : "-",
+                w && w->fullname ? tt(w->fullname) : "-",
                 summary_fmt(c, sizeof c, r->total_err_pct[k], "%+.1f"),
                 summary_fmt(d, sizeof d, r->n_err[k] ? r->sum[0][k] : NAN, "%.0f"),
                 summary_fmt(e, sizeof e, r->n_err[k] ? r->sum[1][k] : NAN, "%.0f"), r->n_err[k]);
@@ -402,8 +409,8 @@ void perfcmp_print(const perfcmp_result *r, FILE *f)
         fprintf(f, "layers the model gets most wrong (time):\n");
         for (int k = 0; k < r->n_top; k++) {
             const perfcmp_row *w = &r->rows[r->top[k]];
-            fprintf(f, "  %-16s %-40s board %s us, model %s us (%s us, %s%%)\n", w->op ? w->op : "-",
-                    w->fullname ? w->fullname : "-", summary_fmt(a, sizeof a, w->fig[0][PERFCMP_TIME], "%.0f"),
+            fprintf(f, "  %-16s %-40s board %s us, model %s us (%s us, %s%%)\n", w->op ? tt(w->op) : "-",
+                    w->fullname ? tt(w->fullname) : "-", summary_fmt(a, sizeof a, w->fig[0][PERFCMP_TIME], "%.0f"),
                     summary_fmt(b, sizeof b, w->fig[1][PERFCMP_TIME], "%.0f"),
                     summary_fmt(c, sizeof c, w->err_us, "%+.0f"),
                     summary_fmt(d, sizeof d, w->err_pct[PERFCMP_TIME], "%+.1f"));

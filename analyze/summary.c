@@ -3,6 +3,7 @@
  * The vendor's level-4 table is rebuilt from the same rows for `show --npu-table`. */
 #include "analyze/analyze.h"
 #include "runtime/npu/npu.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -353,6 +354,12 @@ static const char *layer_name(const store_layer *rows, int i, char *buf, size_t 
     return buf;
 }
 
+/* Stored text on a terminal line (a label or an imported name may hold any byte). */
+static const char *tt(const char *s)
+{
+    return esc_tmp(ESC_TERM, s);
+}
+
 void summary_print(const run_summary *s, FILE *f, int color)
 {
     const store_run *r = s->run;
@@ -362,22 +369,21 @@ void summary_print(const run_summary *s, FILE *f, int color)
 
     if (r->id > 0)
         fprintf(f, "run       #%lld%s%s  %s\n", (long long)r->id, r->label ? " " : "",
-                r->label ? r->label : "", r->time ? r->time : "");
+                tt(r->label), tt(r->time));
     else
-        fprintf(f, "run       not recorded%s%s\n", r->label ? ", label " : "", r->label ? r->label : "");
-    fprintf(f, "model     %s (%s)\n", r->model_path ? r->model_path : "n/a",
-            r->model_format ? r->model_format : "n/a");
-    fprintf(f, "target    %s, backend %s, %s%s%s%s%s\n", r->platform ? r->platform : "n/a",
-            r->backend ? r->backend : "n/a", r->quant ? r->quant : "n/a",
-            r->quant_algo ? " " : "", r->quant_algo ? r->quant_algo : "",
-            r->quant_method ? " " : "", r->quant_method ? r->quant_method : "");
+        fprintf(f, "run       not recorded%s%s\n", r->label ? ", label " : "", tt(r->label));
+    fprintf(f, "model     %s (%s)\n", r->model_path ? tt(r->model_path) : "n/a",
+            r->model_format ? tt(r->model_format) : "n/a");
+    fprintf(f, "target    %s, backend %s, %s%s%s%s%s\n", r->platform ? tt(r->platform) : "n/a",
+            r->backend ? tt(r->backend) : "n/a", r->quant ? tt(r->quant) : "n/a",
+            r->quant_algo ? " " : "", tt(r->quant_algo), r->quant_method ? " " : "", tt(r->quant_method));
 
     /* NPU first: the figures a board user acts on */
     if (isnan(s->frame_us)) {
         fprintf(f, "\npredicted n/a (no NPU prediction recorded)\n");
     } else {
         fprintf(f, "\n%spredicted %.3f ms per frame, %.1f FPS%s on %s NPU at %s MHz (NPU model)\n",
-                hi, s->frame_us / 1e3, s->fps, lo, r->platform ? r->platform : "n/a",
+                hi, s->frame_us / 1e3, s->fps, lo, r->platform ? tt(r->platform) : "n/a",
                 s->npu_mhz > 0 ? (snprintf(a, sizeof(a), "%d", s->npu_mhz), a) : "n/a");
         fprintf(f, "          expected error: mean |err| %.1f %%, %d of %d model/chip pairs within "
                 "+-%.0f %% (%s)\n", SUMMARY_BAND_MEAN_PCT, SUMMARY_BAND_WITHIN, SUMMARY_BAND_PAIRS,
@@ -404,9 +410,9 @@ void summary_print(const run_summary *s, FILE *f, int color)
         for (int k = 0; k < s->n_fallback; k++) {
             const store_layer *l = &s->layers[s->fallback[k]];
             fprintf(f, "  %5lld %-16s %9s us  %s  (%s)\n", (long long)l->idx,
-                    l->npu_op ? l->npu_op : l->op ? l->op : "?", summary_fmt(a, sizeof(a), l->frame_us, "%.1f"),
-                    layer_name(s->layers, s->fallback[k], nm, sizeof(nm)),
-                    l->cpu_reason ? l->cpu_reason : "reason n/a");
+                    tt(l->npu_op ? l->npu_op : l->op ? l->op : "?"), summary_fmt(a, sizeof(a), l->frame_us, "%.1f"),
+                    tt(layer_name(s->layers, s->fallback[k], nm, sizeof(nm))),
+                    l->cpu_reason ? tt(l->cpu_reason) : "reason n/a");
         }
     } else {
         fprintf(f, "CPU fallback: none\n");
@@ -420,10 +426,11 @@ void summary_print(const run_summary *s, FILE *f, int color)
             double t = s->top_by_table ? l->time_us : l->frame_us;
             double tot = s->top_by_table ? s->perf_table_us : s->frame_us;
             fprintf(f, "  %5lld %-16s %-7s %-7s %10.1f %6s %7s %9s  %s\n", (long long)l->idx,
-                    l->npu_op ? l->npu_op : l->op ? l->op : "?", l->npu_dtype ? l->npu_dtype : "n/a",
-                    l->bound ? l->bound : "n/a", t, summary_fmt(a, sizeof(a), tot > 0 ? 100 * t / tot : NAN, "%.1f%%"),
+                    tt(l->npu_op ? l->npu_op : l->op ? l->op : "?"), l->npu_dtype ? tt(l->npu_dtype) : "n/a",
+                    l->bound ? tt(l->bound) : "n/a", t,
+                    summary_fmt(a, sizeof(a), tot > 0 ? 100 * t / tot : NAN, "%.1f%%"),
                     summary_fmt(b, sizeof(b), l->mac_usage, "%.2f"), summary_fmt(c, sizeof(c), l->rw_kb, "%.1f"),
-                    layer_name(s->layers, s->top[k], nm, sizeof(nm)));
+                    tt(layer_name(s->layers, s->top[k], nm, sizeof(nm))));
         }
     }
 
@@ -437,7 +444,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
                     "ONNX model, or the file on a board)\n");
         else
             fprintf(f, "\nhost      not executed on this PC (backend %s)\n",
-                    *backend ? backend : "unknown");
+                    *backend ? tt(backend) : "unknown");
     } else {
         /* board runs (run --backend board, attach) timed rknn_run on the board itself */
         int on_board = !strcmp(backend, "board");
@@ -462,36 +469,36 @@ void summary_print(const run_summary *s, FILE *f, int color)
             const summary_output *o = &s->outputs[s->worst_output];
             const char *pb = summary_output_problem(o, nm, sizeof(nm));
             if (pb)
-                fprintf(f, ": %s%s%s", red, pb, lo);
+                fprintf(f, ": %s%s%s", red, tt(pb), lo);
             else
-                fprintf(f, ": output '%s' cos %.5f, SQNR %s", o->name, o->cos,
+                fprintf(f, ": output '%s' cos %.5f, SQNR %s", tt(o->name), o->cos,
                         summary_fmt(a, sizeof(a), o->sqnr_db, "%.1f dB"));
         }
         fputc('\n', f);
         if (s->first_below >= 0)
             fprintf(f, "          first layer with cos < %g: %s (%s)\n", s->cos_threshold,
-                    s->acc[s->first_below].name, s->acc[s->first_below].op ? s->acc[s->first_below].op : "?");
+                    tt(s->acc[s->first_below].name), tt(s->acc[s->first_below].op ? s->acc[s->first_below].op : "?"));
         else
             fprintf(f, "          every layer keeps cos >= %g\n", s->cos_threshold);
         if (s->worst_single >= 0)
-            fprintf(f, "          worst single layer: %s (%s), cos %.5f\n", s->acc[s->worst_single].name,
-                    s->acc[s->worst_single].op ? s->acc[s->worst_single].op : "?",
+            fprintf(f, "          worst single layer: %s (%s), cos %.5f\n", tt(s->acc[s->worst_single].name),
+                    tt(s->acc[s->worst_single].op ? s->acc[s->worst_single].op : "?"),
                     s->acc[s->worst_single].single.cos);
     }
     fputs("\noutputs\n", f);
     for (int k = 0; k < s->n_outputs; k++) {
         const summary_output *o = &s->outputs[k];
-        fprintf(f, "  %s %s %s", o->name ? o->name : "?", o->dtype ? o->dtype : "n/a",
-                o->shape ? o->shape : "n/a");
+        fprintf(f, "  %s %s %s", o->name ? tt(o->name) : "?", o->dtype ? tt(o->dtype) : "n/a",
+                o->shape ? tt(o->shape) : "n/a");
         if (o->acc >= 0)
             fprintf(f, "  cos %s SQNR %s max|err| %s", summary_fmt(a, sizeof(a), o->cos, "%.5f"),
                     summary_fmt(b, sizeof(b), o->sqnr_db, "%.1f dB"), summary_fmt(c, sizeof(c), o->max_abs, "%.4g"));
         if (summary_output_problem(o, nm, sizeof(nm)))
-            fprintf(f, "  %s%s%s", red, nm, lo);
+            fprintf(f, "  %s%s%s", red, tt(nm), lo);
         fputc('\n', f);
     }
     if (s->dump_dir)
-        fprintf(f, "dump      %s\n", s->dump_dir);
+        fprintf(f, "dump      %s\n", tt(s->dump_dir));
 }
 
 void summary_print_accuracy(const run_summary *s, FILE *f, int color)
@@ -499,10 +506,10 @@ void summary_print_accuracy(const run_summary *s, FILE *f, int color)
     const store_run *r = s->run;
     if (!s->n_acc)
         return;
-    fprintf(f, "\n# quantization: %s", r->quant ? r->quant : "n/a");
+    fprintf(f, "\n# quantization: %s", r->quant ? tt(r->quant) : "n/a");
     if (r->quant_algo)
-        fprintf(f, " (asymmetric_quantized-8), algo %s, method %s", r->quant_algo,
-                r->quant_method ? r->quant_method : "n/a");
+        fprintf(f, " (asymmetric_quantized-8), algo %s, method %s", tt(r->quant_algo),
+                r->quant_method ? tt(r->quant_method) : "n/a");
     if (s->calib_samples >= 0)
         fprintf(f, ", %lld calibration sample%s", (long long)s->calib_samples,
                 s->calib_samples == 1 ? "" : "s");

@@ -1,5 +1,6 @@
 /* cli/args.c — small argument helpers shared by the commands. */
 #include "cli/cli.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -24,10 +25,16 @@ int cli_exit_code(int status)
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
-    fputs("rknn-trace: ", stderr);
+    char *msg = NULL;
+    /* messages quote labels, names and paths: no control byte of theirs
+     * reaches the terminal (ESC_TERM_LINES keeps the message's own lines) */
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int n = vasprintf(&msg, fmt, ap);
     va_end(ap);
+    fputs("rknn-trace: ", stderr);
+    if (n >= 0)
+        esc_fput(stderr, ESC_TERM_LINES, msg);
+    free(msg);
     fputc('\n', stderr);
 }
 

@@ -4,6 +4,7 @@
 #include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "dump/dump.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -12,6 +13,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* A name (from dump file names, a label) on a terminal line (util/escape.h). */
+static const char *tt(const char *x)
+{
+    return esc_tmp(ESC_TERM, x);
+}
 
 static void usage(FILE *f)
 {
@@ -318,7 +325,7 @@ int cmd_analyze(int argc, char **argv)
         }
         printf("# %s vs golden %s (%s layout): error of each layer output against the golden\n"
                "# ('nan': constant tensor or not finite; '-': no golden file of that name)\n\n",
-               dir, golden, r->layout);
+               tt(dir), tt(golden), r->layout);
         printf("%-*s %-8s   %-12s %-12s %-12s %s\n", wn, "layer_name", "cos", "euc", "max_abs",
                "mean_abs", "sqnr_db");
         for (int i = 0; i < wn + 62; i++)
@@ -327,7 +334,7 @@ int cmd_analyze(int argc, char **argv)
         for (int i = 0; i < r->n_rows; i++) {
             const golden_row *g = &r->rows[i];
             char label[600];
-            snprintf(label, sizeof(label), "[%s] %s", g->op ? g->op : "Input", g->name);
+            snprintf(label, sizeof(label), "[%s] %s", g->op ? tt(g->op) : "Input", tt(g->name));
             if (!g->matched) {
                 printf("%-*s %-8s\n", wn, label, "-");
                 continue;
@@ -346,11 +353,11 @@ int cmd_analyze(int argc, char **argv)
             printf("%d matched layer%s not comparable (cos nan): %d with NaN/inf in the golden, "
                    "%d with NaN/inf in the run, %d constant; first: [%s] %s (%s)\n",
                    nc.n, nc.n == 1 ? "" : "s", nc.golden_nonfinite, nc.run_nonfinite, nc.constant,
-                   f->op ? f->op : "Input", f->name, nan_reason(&f->m));
+                   f->op ? tt(f->op) : "Input", tt(f->name), nan_reason(&f->m));
         }
         if (first >= 0)
             printf("first layer with cos < %g: [%s] %s  (cos %.5f)\n", thr,
-                   r->rows[first].op ? r->rows[first].op : "Input", r->rows[first].name,
+                   r->rows[first].op ? tt(r->rows[first].op) : "Input", tt(r->rows[first].name),
                    r->rows[first].m.cos);
         else if (nc.n == r->n_matched)
             printf("no matched layer could be compared\n");
@@ -360,8 +367,8 @@ int cmd_analyze(int argc, char **argv)
         else
             printf("every matched layer keeps cos >= %g\n", thr);
         if (worst >= 0)
-            printf("lowest cos: [%s] %s  (cos %.5f)\n", r->rows[worst].op ? r->rows[worst].op : "Input",
-                   r->rows[worst].name, r->rows[worst].m.cos);
+            printf("lowest cos: [%s] %s  (cos %.5f)\n", r->rows[worst].op ? tt(r->rows[worst].op) : "Input",
+                   tt(r->rows[worst].name), r->rows[worst].m.cos);
     }
     ret = EXIT_OK;
     fflush(stdout);
@@ -373,8 +380,8 @@ int cmd_analyze(int argc, char **argv)
     } else if (nc.first_golden_bad >= 0) {
         const golden_row *g = &r->rows[nc.first_golden_bad];
         fprintf(stderr, "rknn-trace: warning: golden %s: %d %s NaN/inf (first: '%s', "
-                "%lld of %lld values); not compared\n", golden, nc.golden_nonfinite,
-                nc.golden_nonfinite == 1 ? "tensor holds" : "tensors hold", g->name, (long long)g->m.ref_nonfinite,
+                "%lld of %lld values); not compared\n", tt(golden), nc.golden_nonfinite,
+                nc.golden_nonfinite == 1 ? "tensor holds" : "tensors hold", tt(g->name), (long long)g->m.ref_nonfinite,
                 (long long)g->m.n);
     }
 out:

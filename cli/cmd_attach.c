@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "analyze/store.h"
 #include "tracer/tracer.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <dirent.h>
@@ -449,7 +450,7 @@ int cmd_attach(int argc, char **argv)
         goto out;
     }
     for (int i = 0; i < j.n_warn; i++)
-        fprintf(stderr, "rknn-trace: warning: %s\n", j.warn[i]);
+        fprintf(stderr, "rknn-trace: warning: %s\n", esc_tmp(ESC_TERM, j.warn[i]));
     if (!no_db && (rc = store_open(store_default_path(db), &st, err, sizeof err))) {
         cli_error("%s", err);
         ret = EXIT_INTERNAL;
@@ -462,10 +463,10 @@ int cmd_attach(int argc, char **argv)
         else if (!c->has_init)
             printf("context %llu: not made by rknn_init (calls on it are in the warnings)", c->id);
         else if (!c->n_run)
-            printf("context %llu: %s%sno rknn_run", c->id, c->path, c->path[0] ? ": " : "");
+            printf("context %llu: %s%sno rknn_run", c->id, esc_tmp(ESC_TERM, c->path), c->path[0] ? ": " : "");
         else
             printf("context %llu: %s%s%d runs, rknn_run median %.1f us, inputs_set %.1f us, "
-                   "outputs_get %.1f us, %d perf tables", c->id, c->path[0] ? c->path : "",
+                   "outputs_get %.1f us, %d perf tables", c->id, esc_tmp(ESC_TERM, c->path),
                    c->path[0] ? ": " : "", c->n_run, board_time_stats(c->run_us, c->n_run).median,
                    board_time_stats(c->set_us, c->n_set).median,
                    board_time_stats(c->get_us, c->n_get).median, c->n_perf);

@@ -8,6 +8,7 @@
  * named failure, never a bare "nan". */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -168,9 +169,15 @@ static int is_prediction(const store_run *r)
     return r->backend && !strcmp(r->backend, "predict");
 }
 
+/* A stored name on a terminal line (util/escape.h). */
+static const char *tt(const char *s)
+{
+    return esc_tmp(ESC_TERM, s);
+}
+
 static const char *or_dash(const char *s)
 {
-    return s && s[0] ? s : "-";
+    return s && s[0] ? tt(s) : "-";
 }
 
 /* Per op type: the layer count of each side, "Conv 3/2" where they differ. */
@@ -192,7 +199,7 @@ static void print_op_counts(const compare_graph *g)
             for (int q = 0; q < 2; q++)
                 for (int j = 0; j < g->n[q]; j++)
                     c[q] += !g->gl[q][j].io && !strcmp(g->gl[q][j].op, op);
-            printf(" %s %d/%d%s", op, c[0], c[1], c[0] != c[1] ? "*" : "");
+            printf(" %s %d/%d%s", tt(op), c[0], c[1], c[0] != c[1] ? "*" : "");
             same &= c[0] == c[1];
         }
     printf("%s\n", same ? "" : "   (* differ)");
@@ -200,7 +207,7 @@ static void print_op_counts(const compare_graph *g)
 
 static void print_glayer(const compare_glayer *l)
 {
-    printf("%s %s %s %s in %s out %s", l->op, l->full, or_dash(l->target), or_dash(l->dtype),
+    printf("%s %s %s %s in %s out %s", tt(l->op), tt(l->full), or_dash(l->target), or_dash(l->dtype),
            or_dash(l->in_shape), or_dash(l->out_shape));
 }
 
@@ -232,7 +239,7 @@ static void print_graph(const compare_graph *g)
             int k = p->l[0] >= 0 ? 0 : 1;
             printf("  only in %c: ", 'A' + k);
             print_glayer(&g->gl[k][p->l[k]]);
-            printf(" (%s)", p->note);
+            printf(" (%s)", tt(p->note));
         }
         putchar('\n');
     }
@@ -433,7 +440,7 @@ int cmd_compare(int argc, char **argv)
                 char e2[512];
                 c->vs_ok = !compare_output_files(fa, fb, &c->vs, e2, sizeof(e2));
                 if (!c->vs_ok)
-                    fprintf(stderr, "rknn-trace: warning: output '%s' vs the baseline: %s\n", name, e2);
+                    fprintf(stderr, "rknn-trace: warning: output '%s' vs the baseline: %s\n", tt(name), tt(e2));
             }
             out_problem(&s[k], c, name, c->problem, sizeof(c->problem));
         }
@@ -609,7 +616,7 @@ int cmd_compare(int argc, char **argv)
     for (int k = 0; k < nr; k++)
         snprintf(tag[k], sizeof(tag[k]), "%c", 'A' + k);
     for (int k = 0; k < nr; k++)
-        printf("%s = run %s%s\n", tag[k], run_name(&s[k].run, nm, sizeof(nm)),
+        printf("%s = run %s%s\n", tag[k], tt(run_name(&s[k].run, nm, sizeof(nm))),
                k == 0 ? " (baseline)" : "");
     /* predictions made with different cost-model constants differ by the model too */
     for (int k = 1; k < nr; k++) {
@@ -626,7 +633,7 @@ int cmd_compare(int argc, char **argv)
     /* outputs first: the figures a gate acts on */
     printf("\noutputs (vs golden: the run's own fp32 golden; vs A: the baseline's output)\n");
     for (int j = 0; j < n_outs; j++) {
-        printf("  %s\n", out_names[j]);
+        printf("  %s\n", tt(out_names[j]));
         for (int k = 0; k < nr; k++) {
             const out_cell *oj = &oc[j * nr + k];
             const summary_output *o = oj->out >= 0 ? &s[k].sum.outputs[oj->out] : NULL;
@@ -648,7 +655,7 @@ int cmd_compare(int argc, char **argv)
                     printf("   vs A: n/a (%s)", oj->out < 0 ? "no such output" : "no dumped outputs");
             }
             if (oj->problem[0])
-                printf("   FAILURE: %s", oj->problem);
+                printf("   FAILURE: %s", tt(oj->problem));
             putchar('\n');
         }
     }
@@ -659,7 +666,7 @@ int cmd_compare(int argc, char **argv)
     putchar('\n');
     for (int i = 0; i < n_rows; i++) {
         char label[256];
-        snprintf(label, sizeof(label), "[%s] %s", rows[i].op ? rows[i].op : "-", rows[i].name);
+        snprintf(label, sizeof(label), "[%s] %s", tt(rows[i].op ? rows[i].op : "-"), tt(rows[i].name));
         printf("%-40s", label);
         for (int k = 0; k < nr; k++) {
             int li = find_layer(&s[k], rows[i].name), ai = find_acc(&s[k], rows[i].name);
@@ -677,13 +684,13 @@ int cmd_compare(int argc, char **argv)
     for (int k = 0; k < nr; k++) {
         const run_summary *m = &s[k].sum;
         printf("%s %s: %s%s%s%s%s, %d layers, predicted NPU %s ms, host (this PC) %s ms", tag[k],
-               run_name(&s[k].run, nm, sizeof(nm)), s[k].run.quant ? s[k].run.quant : "-",
-               s[k].run.quant_algo ? " " : "", s[k].run.quant_algo ? s[k].run.quant_algo : "",
-               s[k].run.quant_method ? " " : "", s[k].run.quant_method ? s[k].run.quant_method : "",
+               tt(run_name(&s[k].run, nm, sizeof(nm))), s[k].run.quant ? tt(s[k].run.quant) : "-",
+               s[k].run.quant_algo ? " " : "", tt(s[k].run.quant_algo),
+               s[k].run.quant_method ? " " : "", tt(s[k].run.quant_method),
                s[k].nl, cell(a, sizeof(a), m->frame_us / 1e3, "%.3f"),
                cell(b, sizeof(b), m->host_median_us / 1e3, "%.3f"));
         if (m->n_acc && m->first_below >= 0)
-            printf(", first cos < %g: %s", thr, s[k].acc[m->first_below].name);
+            printf(", first cos < %g: %s", thr, tt(s[k].acc[m->first_below].name));
         else if (m->n_acc)
             printf(", every layer cos >= %g", thr);
         putchar('\n');
@@ -696,15 +703,15 @@ int cmd_compare(int argc, char **argv)
         int named = 0;
         for (int j = 0; j < n_outs; j++)
             if (oc[j * nr + k].problem[0])
-                printf("GATE FAILED: %s\n", oc[j * nr + k].problem), named = 1;
+                printf("GATE FAILED: %s\n", tt(oc[j * nr + k].problem)), named = 1;
         if (!named)
-            printf("GATE FAILED: run %s output cos %.5f < %g\n", run_name(&s[k].run, nm, sizeof(nm)),
+            printf("GATE FAILED: run %s output cos %.5f < %g\n", tt(run_name(&s[k].run, nm, sizeof(nm))),
                    cos_value[k], fail_cos);
     }
     for (int k = 1; k < nr; k++)
         if (slow_failed[k])
             printf("GATE FAILED: run %s is %.1f%% slower than the baseline by %s (limit %g%%)\n",
-                   run_name(&s[k].run, nm, sizeof(nm)), s[k].slower_pct,
+                   tt(run_name(&s[k].run, nm, sizeof(nm))), s[k].slower_pct,
                    by_host ? "host median" : "predicted NPU frame", fail_slower);
     if (graph)
         print_graph(&cg);

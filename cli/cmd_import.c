@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "dump/dump.h"
 #include "tracer/tracer.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -1010,7 +1011,7 @@ int cmd_import(int argc, char **argv)
             for (int k = 0; k < nr; k++, j++) {
                 const vlog_run_t *r = src[s].is_dir ? NULL : &src[s].log.runs[k];
                 printf("run %lld  %-7s  %s", (long long)ic.ids[j], r && r->toolkit ? "toolkit" : "board",
-                       src[s].path);
+                       esc_tmp(ESC_TERM, src[s].path));
                 if (r && r->has_perf)
                     printf("  %d layers", r->perf.n_rows);
                 if (r && r->n_acc)

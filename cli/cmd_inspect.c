@@ -3,6 +3,7 @@
 #include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "runtime/model/rknn_file.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -467,10 +468,23 @@ int cmd_inspect(int argc, char **argv)
         cli_error("%s", err);
         return cli_exit_code(rc);
     }
-    if (json)
+    if (json) {
         print_json(path, m, stdout);
-    else
-        print_text(path, m, stdout);
+    } else {
+        /* every name in it comes from the file: the whole text through
+         * ESC_TERM_LINES (its own lines kept, no control byte of the file's) */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mf = open_memstream(&text, &len);
+        if (mf) {
+            print_text(path, m, mf);
+            fclose(mf);
+            esc_fput(stdout, ESC_TERM_LINES, text);
+        } else {
+            print_text(path, m, stdout);
+        }
+        free(text);
+    }
     rknn_model_free(m);
     return EXIT_OK;
 }

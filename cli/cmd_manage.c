@@ -3,6 +3,7 @@
  * cmd_import). Every change says what it did on stdout; nothing is silent. */
 #include "analyze/store.h"
 #include "cli/cli.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -34,10 +35,16 @@ static int common_opt(int argc, char **argv, int *i, const char *usage, const ch
     return 0;
 }
 
+/* A stored text on a terminal line (util/escape.h). */
+static const char *tt(const char *s)
+{
+    return esc_tmp(ESC_TERM, s);
+}
+
 static void run_name(const store_run *r, char *buf, size_t len)
 {
     if (r->label)
-        snprintf(buf, len, "%lld '%s'", (long long)r->id, r->label);
+        snprintf(buf, len, "%lld '%s'", (long long)r->id, tt(r->label));
     else
         snprintf(buf, len, "%lld", (long long)r->id);
 }
@@ -211,7 +218,7 @@ static int tag_cmd(int argc, char **argv, int add)
         goto fail;
     }
     run_name(&run, nm, sizeof nm);
-    printf("run %s: tags %s\n", nm, run.tags ? run.tags : "(none)");
+    printf("run %s: tags %s\n", nm, run.tags ? tt(run.tags) : "(none)");
     goto out;
 fail:
     cli_error("%s: %s", name, err);
@@ -272,7 +279,7 @@ int cmd_label(int argc, char **argv)
     if ((rc = store_set_label(st, run.id, label, err, sizeof err)))
         goto fail;
     printf("run %lld: label %s%s%s -> %s%s%s\n", (long long)run.id, old ? "'" : "",
-           old ? old : "(none)", old ? "'" : "", label ? "'" : "", label ? label : "(none)",
+           old ? tt(old) : "(none)", old ? "'" : "", label ? "'" : "", label ? tt(label) : "(none)",
            label ? "'" : "");
     goto out;
 fail:
@@ -401,7 +408,7 @@ int cmd_export(int argc, char **argv)
     if (rc)
         goto fail;
     if (strcmp(outpath, "-"))
-        printf("exported %d run%s to %s\n", nids, nids == 1 ? "" : "s", outpath);
+        printf("exported %d run%s to %s\n", nids, nids == 1 ? "" : "s", tt(outpath));
     goto out;
 fail:
     cli_error("export: %s", err);
@@ -432,7 +439,7 @@ typedef struct notes {
 static void collect_note(void *ctx, const char *line)
 {
     notes *n = ctx;
-    fprintf(n->f, "  %s\n", line);
+    fprintf(n->f, "  %s\n", tt(line));
 }
 
 static void notes_open(notes *n)
@@ -451,7 +458,7 @@ static void notes_close(notes *n, int print)
 
 static void report(const char *what, const char *from, const store_import_stats *s)
 {
-    printf("%s %s: %d run%s added", what, from, s->added, s->added == 1 ? "" : "s");
+    printf("%s %s: %d run%s added", what, tt(from), s->added, s->added == 1 ? "" : "s");
     if (s->added == 1)
         printf(" (id %lld)", (long long)s->first_id);
     else if (s->added > 1)

@@ -4,6 +4,7 @@
 #include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "cli/run_record.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <ctype.h>
@@ -403,21 +404,22 @@ int cmd_ls(int argc, char **argv)
             snprintf(c, sizeof(c), "collapsed");
         else
             summary_fmt(c, sizeof(c), rows[i].cos, "%.5f");
-        /* as printf("%5lld  %-16s %-20s %-7s %-7s %-22s %11s %8s %10s %9s %7s  %s\n") */
+        /* every stored text through ESC_TERM (an import or a label can hold
+         * any byte); as printf("%5lld  %-16s %-20s %-7s %-7s %-22s %11s %8s %10s %9s %7s  %s\n") */
         ln.n = 0;
         line_pad(&ln, fmt_id(id, sizeof id, r->id), 5, 0);
         line_add(&ln, "  ");
-        line_pad(&ln, r->label ? r->label : "-", 16, 1);
-        line_pad(&ln, r->time ? r->time : "-", 20, 1);
-        line_pad(&ln, r->platform ? r->platform : "-", 7, 1);
-        line_pad(&ln, r->backend ? r->backend : "-", 7, 1);
+        line_pad(&ln, r->label ? esc_tmp(ESC_TERM, r->label) : "-", 16, 1);
+        line_pad(&ln, r->time ? esc_tmp(ESC_TERM, r->time) : "-", 20, 1);
+        line_pad(&ln, r->platform ? esc_tmp(ESC_TERM, r->platform) : "-", 7, 1);
+        line_pad(&ln, r->backend ? esc_tmp(ESC_TERM, r->backend) : "-", 7, 1);
         /* the quantization: "quant[/algo][/method]" in 22 columns */
         size_t q0 = ln.n;
-        line_add(&ln, r->quant ? r->quant : "-");
+        line_add(&ln, r->quant ? esc_tmp(ESC_TERM, r->quant) : "-");
         if (r->quant_algo)
-            line_add(&ln, "/"), line_add(&ln, r->quant_algo);
+            line_add(&ln, "/"), line_add(&ln, esc_tmp(ESC_TERM, r->quant_algo));
         if (r->quant_method)
-            line_add(&ln, "/"), line_add(&ln, r->quant_method);
+            line_add(&ln, "/"), line_add(&ln, esc_tmp(ESC_TERM, r->quant_method));
         line_pad(&ln, "", 22 - (ln.n - q0 < 22 ? (int)(ln.n - q0) : 22), 1);
         line_pad(&ln, summary_fmt(a, sizeof(a), rows[i].npu_us / 1e3, "%.3f"), 11, 0);
         line_add(&ln, " ");
@@ -429,7 +431,7 @@ int cmd_ls(int argc, char **argv)
         line_add(&ln, " ");
         line_pad(&ln, summary_fmt(d, sizeof(d), rows[i].sqnr, "%.1f"), 7, 0);
         line_add(&ln, "  ");
-        line_add(&ln, r->model_path ? r->model_path : "-");
+        line_add(&ln, r->model_path ? esc_tmp(ESC_TERM, r->model_path) : "-");
         line_add(&ln, "\n");
         fwrite(ln.buf, 1, ln.n, stdout);
     }

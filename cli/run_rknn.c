@@ -7,6 +7,7 @@
 #include "cli/run_record.h"
 #include "runtime/model/rknn_file.h"
 #include "runtime/npu/npu.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -523,8 +524,8 @@ int cmd_run_rknn(int argc, char **argv)
             npu_print_sram_table(json ? stderr : stdout, ng, NPU_PRINT_PREFIX);
     }
     if (!json)
-        printf("%s: %s file for %s (toolkit %s), %d compiled layers\n", model,
-               rknn_container_name(m->container), ng->plat->name, m->toolkit ? m->toolkit : "?",
+        printf("%s: %s file for %s (toolkit %s), %d compiled layers\n", esc_tmp(ESC_TERM, model),
+               rknn_container_name(m->container), ng->plat->name, m->toolkit ? esc_tmp(ESC_TERM, m->toolkit) : "?",
                ng->n);
     run_rows_print(&pred.run, pred.rows, pred.n, NULL, 0, NULL, 0, json, 0.99, stdout);
     ret = EXIT_OK;

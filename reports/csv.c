@@ -1,30 +1,21 @@
 /* reports/csv.c — `report -f csv`: one row per layer with every stored field
  * (and the layer's stored error vs the golden), a header row, RFC 4180 quoting
- * (CRLF line ends). Missing is an empty field; reals round-trip exactly. A
+ * (CRLF line ends); a text field a spreadsheet would read as a formula (= + -
+ * @ first) starts with ' (ESC_CSV). Missing is an empty field; reals round-trip exactly. A
  * comparison has one row per aligned layer: per run its time and cosines, and
  * the delta against the baseline. */
 #include "reports/reports.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A text field: RFC 4180 quoting and the formula prefix (util/escape.h). */
 static void put_str(FILE *f, const char *s)
 {
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
+    esc_fput(f, ESC_CSV, s);
 }
 
 /* The shortest text that reads back as exactly v; empty when NaN. */

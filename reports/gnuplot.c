@@ -1,5 +1,7 @@
 /* reports/gnuplot.c — `report -f gnuplot -o DIR`: data files (.dat, missing
- * values "?") and scripts (.gp) that Debian's gnuplot renders to PNG
+ * values "?"; a layer's name is one ESC_GNUPLOT_DAT field, util/escape.h) and
+ * scripts (.gp; a label only inside an ESC_GNUPLOT string, drawn noenhanced)
+ * that Debian's gnuplot renders to PNG
  * (`cd DIR && gnuplot layers.gp`; pngcairo when the build has it, else png):
  *   layers.gp   per-layer time split by its DDR and NPU cycles
  *   error.gp    entire and single cos vs the fp32 golden (runs with errors)
@@ -8,6 +10,7 @@
  * A comparison writes layers_A.gp, layers_B.gp, ... one per run. */
 #include "reports/reports.h"
 #include "runtime/npu/npu.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -34,18 +37,6 @@ static void terminal(FILE *f, const char *png, int w, int h)
             w, h, w, h, png);
 }
 
-/* Escapes a title for a double-quoted gnuplot string. */
-static void gp_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc(*s == '\n' ? ' ' : *s, f);
-    }
-    fputc('"', f);
-}
-
 static int layers_files(const report_run *r, const char *dir, const char *suffix, char *err, size_t errlen)
 {
     char name[64], nm[160];
@@ -55,7 +46,7 @@ static int layers_files(const report_run *r, const char *dir, const char *suffix
     snprintf(name, sizeof(name), "layers%s.dat", suffix);
     if ((rc = rep_fopen(dir, name, &f, err, errlen)))
         return rc;
-    fputs("# layer  time_us  ddr_part_us  npu_part_us  ddr_cycles  npu_cycles\n", f);
+    fputs("# layer  time_us  ddr_part_us  npu_part_us  ddr_cycles  npu_cycles  name\n", f);
     for (int i = 0; i < r->n_layers; i++) {
         const store_layer *l = &r->layers[i];
         double t = rep_layer_us(r, l);
@@ -68,6 +59,7 @@ static int layers_files(const report_run *r, const char *dir, const char *suffix
             ddr = 0, npu = t;  /* a CPU layer: no cycles, drawn whole */
         fprintf(f, "%lld", (long long)(l->idx == STORE_NULL_INT ? i : l->idx));
         put(f, t), put(f, ddr), put(f, npu), put(f, dc), put(f, nc);
+        fputc(' ', f), esc_fput(f, ESC_GNUPLOT_DAT, l->name);
         fputc('\n', f);
     }
     if ((rc = rep_fclose(f, name, err, errlen)))
@@ -81,8 +73,8 @@ static int layers_files(const report_run *r, const char *dir, const char *suffix
     char t[256];
     snprintf(t, sizeof(t), "run %s: time per layer (us, %s), split by DDR / NPU cycles",
              rep_run_name(r, nm, sizeof(nm)), rep_is_board(r) ? "measured" : "predicted");
-    gp_str(f, t);
-    fprintf(f, "\nset xlabel \"layer\"\nset ylabel \"us\"\nset style fill solid 1.0 noborder\n"
+    esc_fput(f, ESC_GNUPLOT, t);   /* no ` or @ of the label reaches the script */
+    fprintf(f, " noenhanced\nset xlabel \"layer\"\nset ylabel \"us\"\nset style fill solid 1.0 noborder\n"
                "set boxwidth 0.8\n"
                "plot \"layers%s.dat\" using 1:($3+$4) with boxes lc rgb \"#e8912d\" title \"DDR cycles' share\", \\\n"
                "     \"\" using 1:4 with boxes lc rgb \"#3b78c4\" title \"NPU cycles' share\"\n", suffix);

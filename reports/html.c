@@ -3,23 +3,16 @@
  * filter by the text typed above them; a link to the file may carry the view
  * (#filter=TEXT&sort=TABLE:COLUMN[:desc]). Charts are inline SVG. */
 #include "reports/reports.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <math.h>
 #include <string.h>
 
+/* Every text and attribute value from the store: ESC_HTML. */
 static void esc(FILE *f, const char *s)
 {
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
-        }
-    }
+    esc_fput(f, ESC_HTML, s);
 }
 
 static const char style[] =

@@ -1,8 +1,9 @@
 /* reports/md.c — `report -f md`: paste-ready for a GitHub issue. Every table
- * line fits in 120 characters: names are cut by rep_short to one width per
+ * line fits in 120 characters: names are cut by md_short to one width per
  * document (so a name reads the same in every table), other columns are
  * bounded by their formats. */
 #include "reports/reports.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -12,16 +13,24 @@
 #define NAME_W 30
 #define OP_W 16
 
-/* A cell with the characters Markdown would read escaped ('|' would end it). */
+/* A cell: ESC_MD ('|' would end it, a newline the row). */
 static void md_cell(FILE *f, const char *s)
 {
     fputs(" ", f);
-    for (; s && *s; s++) {
-        if (strchr("|*`<>\\[]", *s))
-            fputc('\\', f);
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
-    }
+    esc_fput(f, ESC_MD, s);
     fputs(" |", f);
+}
+
+/* rep_short, cut further until its escaped text (ESC_MD adds a backslash per
+ * markup character, four characters per control) fits width columns, so a
+ * table line keeps within MD_MAX; the same name and width give the same text. */
+static const char *md_short(char *buf, size_t len, const char *name, int width)
+{
+    for (int w = width;; w--) {
+        rep_short(buf, len, name, w);
+        if (w <= 5 || rep_width(esc_tmp(ESC_MD, buf)) <= width)
+            return buf;
+    }
 }
 
 static void md_row(FILE *f, const char *const *cells, int n)
@@ -52,10 +61,10 @@ static void summary_section(const report_run *r, FILE *f)
     const run_summary *s = &r->sum;
     char nm[160], a[64], b[64], c[64], v[512];
 
-    fprintf(f, "# rknn-trace run %s\n\n", rep_run_name(r, nm, sizeof(nm)));
+    fprintf(f, "# rknn-trace run %s\n\n", esc_tmp(ESC_MD, rep_run_name(r, nm, sizeof(nm))));
     md_head(f, (const char *const[]){ "run", rep_run_name(r, nm, sizeof(nm)) }, 2, "ll");
     md_row(f, (const char *const[]){ "time", rep_str(r->run.time) }, 2);
-    md_row(f, (const char *const[]){ "model", rep_short(v, sizeof(v), r->run.model_path, 90) }, 2);
+    md_row(f, (const char *const[]){ "model", md_short(v, sizeof(v), r->run.model_path, 90) }, 2);
     snprintf(v, sizeof(v), "%s, backend %s, %s%s%s%s%s", rep_str(r->run.platform), rep_str(r->run.backend),
              rep_str(r->run.quant), r->run.quant_algo ? " " : "", r->run.quant_algo ? r->run.quant_algo : "",
              r->run.quant_method ? " " : "", r->run.quant_method ? r->run.quant_method : "");
@@ -98,8 +107,8 @@ static void summary_section(const report_run *r, FILE *f)
             double t = s->top_by_table ? l->time_us : l->frame_us;
             double tot = s->top_by_table ? s->perf_table_us : s->frame_us;
             char i0[24], op[80], n0[160], t0[32], sh[32], mac[32], rw[32];
-            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), rep_short(op, sizeof(op), layer_op(l), OP_W),
-                                             rep_short(n0, sizeof(n0), l->name, NAME_W), rep_str(l->npu_dtype),
+            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), md_short(op, sizeof(op), layer_op(l), OP_W),
+                                             md_short(n0, sizeof(n0), l->name, NAME_W), rep_str(l->npu_dtype),
                                              rep_str(l->bound), rep_num(t0, sizeof(t0), t, "%.1f"),
                                              rep_num(sh, sizeof(sh), tot > 0 ? 100 * t / tot : NAN, "%.1f %%"),
                                              rep_num(mac, sizeof(mac), l->mac_usage, "%.2f"),
@@ -117,10 +126,10 @@ static void summary_section(const report_run *r, FILE *f)
         for (int k = 0; k < s->n_fallback; k++) {
             const store_layer *l = &r->layers[s->fallback[k]];
             char i0[24], op[80], n0[160], t0[32], why[200];
-            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), rep_short(op, sizeof(op), layer_op(l), OP_W),
-                                             rep_short(n0, sizeof(n0), l->name, NAME_W),
+            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), md_short(op, sizeof(op), layer_op(l), OP_W),
+                                             md_short(n0, sizeof(n0), l->name, NAME_W),
                                              rep_num(t0, sizeof(t0), l->frame_us, "%.1f"),
-                                             rep_short(why, sizeof(why), l->cpu_reason, 48) }, 5);
+                                             md_short(why, sizeof(why), l->cpu_reason, 48) }, 5);
         }
     }
 
@@ -129,14 +138,16 @@ static void summary_section(const report_run *r, FILE *f)
         if (s->worst_output >= 0) {
             const summary_output *o = &s->outputs[s->worst_output];
             if (summary_output_problem(o, v, sizeof(v)))
-                fprintf(f, "**%s**\n\n", v);
+                fprintf(f, "**%s**\n\n", esc_tmp(ESC_MD, v));
             else
-                fprintf(f, "Worst output `%s`: cos %s, SQNR %s.\n\n", rep_short(nm, sizeof(nm), o->name, NAME_W),
+                fprintf(f, "Worst output %s: cos %s, SQNR %s.\n\n",
+                        esc_tmp(ESC_MD, md_short(nm, sizeof(nm), o->name, NAME_W)),
                         rep_num(a, sizeof(a), o->cos, "%.5f"), rep_num(b, sizeof(b), o->sqnr_db, "%.1f dB"));
         }
         if (s->first_below >= 0)
-            fprintf(f, "**First layer with cos < %g: `%s` (%s)**, marked below.\n\n", s->cos_threshold,
-                    rep_short(nm, sizeof(nm), s->acc[s->first_below].name, NAME_W), rep_str(s->acc[s->first_below].op));
+            fprintf(f, "**First layer with cos < %g: %s (%s)**, marked below.\n\n", s->cos_threshold,
+                    esc_tmp(ESC_MD, md_short(nm, sizeof(nm), s->acc[s->first_below].name, NAME_W)),
+                    esc_tmp(ESC_MD, rep_str(s->acc[s->first_below].op)));
         else
             fprintf(f, "Every layer keeps cos >= %g.\n\n", s->cos_threshold);
         md_head(f, (const char *const[]){ "#", "op", "name", "entire cos", "entire SQNR", "single cos",
@@ -144,10 +155,10 @@ static void summary_section(const report_run *r, FILE *f)
         for (int i = 0; i < s->n_acc; i++) {
             const store_accuracy *x = &s->acc[i];
             char i0[24], op[80], n0[170], c0[32], c1[32], c2[32], c3[32], c4[32];
-            rep_short(n0, sizeof(n0), x->name, NAME_W);
+            md_short(n0, sizeof(n0), x->name, NAME_W);
             if (i == s->first_below)
                 snprintf(n0 + strlen(n0), sizeof(n0) - strlen(n0), " %s", "(first)");
-            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), x->layer), rep_short(op, sizeof(op), x->op, OP_W), n0,
+            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), x->layer), md_short(op, sizeof(op), x->op, OP_W), n0,
                                              rep_num(c0, sizeof(c0), x->entire.cos, "%.5f"),
                                              rep_num(c1, sizeof(c1), x->entire.sqnr_db, "%.1f"),
                                              rep_num(c2, sizeof(c2), x->single.cos, "%.5f"),
@@ -163,8 +174,8 @@ static void summary_section(const report_run *r, FILE *f)
         char n0[160], sh[64], c0[32], c1[32], c2[32], pb[256];
         const char *state = summary_output_problem(o, pb, sizeof(pb)) ? "collapsed"
                             : o->acc >= 0 ? "ok" : REP_MISSING;
-        md_row(f, (const char *const[]){ rep_short(n0, sizeof(n0), o->name, NAME_W), rep_str(o->dtype),
-                                         rep_short(sh, sizeof(sh), o->shape, 24), rep_num(c0, sizeof(c0), o->cos, "%.5f"),
+        md_row(f, (const char *const[]){ md_short(n0, sizeof(n0), o->name, NAME_W), rep_str(o->dtype),
+                                         md_short(sh, sizeof(sh), o->shape, 24), rep_num(c0, sizeof(c0), o->cos, "%.5f"),
                                          rep_num(c1, sizeof(c1), o->sqnr_db, "%.1f"),
                                          rep_num(c2, sizeof(c2), o->max_abs, "%.4g"), state }, 7);
     }
@@ -182,8 +193,8 @@ static void layers_section(const rep_doc *dd, FILE *f)
             continue;
         const store_layer *l = &r->layers[row->layer[0]];
         char i0[24], op[80], n0[160], t0[32], cy[32], mac[32], rw[32], c0[32];
-        md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), rep_short(op, sizeof(op), layer_op(l), OP_W),
-                                         rep_short(n0, sizeof(n0), l->name, NAME_W), rep_str(l->target),
+        md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), md_short(op, sizeof(op), layer_op(l), OP_W),
+                                         md_short(n0, sizeof(n0), l->name, NAME_W), rep_str(l->target),
                                          rep_str(l->bound), rep_num(t0, sizeof(t0), rep_layer_us(r, l), "%.1f"),
                                          rep_int(cy, sizeof(cy), l->total_cycles),
                                          rep_num(mac, sizeof(mac), l->mac_usage, "%.2f"),
@@ -208,8 +219,8 @@ static void comparison(const rep_doc *d, FILE *f)
                  r->run.quant_algo ? r->run.quant_algo : "");
         snprintf(nl, sizeof(nl), "%d", r->n_layers);
         const char *base = r->run.model_path ? strrchr(r->run.model_path, '/') : NULL;
-        md_row(f, (const char *const[]){ tag, rep_short(nm, sizeof(nm), rep_run_name(r, v, sizeof(v)), 20),
-                                         rep_short(model, sizeof(model), base ? base + 1 : r->run.model_path, 24),
+        md_row(f, (const char *const[]){ tag, md_short(nm, sizeof(nm), rep_run_name(r, v, sizeof(v)), 20),
+                                         md_short(model, sizeof(model), base ? base + 1 : r->run.model_path, 24),
                                          rep_str(r->run.platform), q, nl,
                                          rep_num(a, sizeof(a), r->sum.frame_us / 1e3, "%.3f"),
                                          rep_num(b, sizeof(b), r->sum.host_median_us / 1e3, "%.3f"),
@@ -218,7 +229,7 @@ static void comparison(const rep_doc *d, FILE *f)
     fputs("\n```\n", f);
     for (int k = 1; k < n; k++) {
         rep_verdict(d, k, v, sizeof(v));
-        fprintf(f, "%s\n", v);
+        fprintf(f, "%s\n", esc_tmp(ESC_TERM, v));   /* in a code block: one line, no fence */
     }
     fputs("```\n", f);
 
@@ -233,8 +244,8 @@ static void comparison(const rep_doc *d, FILE *f)
             const rep_row *row = &d->rows[i];
             char in[4 * REPORT_MAX_RUNS], n0[160], op[80];
             if (!rep_row_runs(d, row, in, sizeof(in)))
-                md_row(f, (const char *const[]){ rep_short(n0, sizeof(n0), row->name, NAME_W),
-                                                 rep_short(op, sizeof(op), row->op, OP_W), in }, 3);
+                md_row(f, (const char *const[]){ md_short(n0, sizeof(n0), row->name, NAME_W),
+                                                 md_short(op, sizeof(op), row->op, OP_W), in }, 3);
         }
     }
 
@@ -266,8 +277,8 @@ static void comparison(const rep_doc *d, FILE *f)
         const char *cp[2 + 2 * REPORT_MAX_RUNS];
         double base = rep_row_us(d, row, 0);
         nc = 0;
-        cp[nc] = rep_short(cells[nc], sizeof(cells[0]), row->name, name_w), nc++;
-        cp[nc] = rep_short(cells[nc], sizeof(cells[0]), row->op, OP_W), nc++;
+        cp[nc] = md_short(cells[nc], sizeof(cells[0]), row->name, name_w), nc++;
+        cp[nc] = md_short(cells[nc], sizeof(cells[0]), row->op, OP_W), nc++;
         for (int k = 0; k < n; k++) {
             double us = rep_row_us(d, row, k);
             cp[nc] = rep_num(cells[nc], sizeof(cells[0]), us, "%.1f"), nc++;
@@ -296,8 +307,8 @@ static void comparison(const rep_doc *d, FILE *f)
             char cells[2 + REPORT_MAX_RUNS][48];
             const char *cp[2 + REPORT_MAX_RUNS];
             nc = 0;
-            cp[nc] = rep_short(cells[nc], sizeof(cells[0]), row->name, name_w), nc++;
-            cp[nc] = rep_short(cells[nc], sizeof(cells[0]), row->op, OP_W), nc++;
+            cp[nc] = md_short(cells[nc], sizeof(cells[0]), row->name, name_w), nc++;
+            cp[nc] = md_short(cells[nc], sizeof(cells[0]), row->op, OP_W), nc++;
             for (int k = 0; k < n; k++)
                 cp[nc] = rep_num(cells[nc], sizeof(cells[0]), rep_row_cos(d, row, k, 0), "%.5f"), nc++;
             md_row(f, cp, nc);

@@ -1,6 +1,7 @@
 /* reports/report.c — loading runs, aligning them, cells and files shared by
  * every format, and the dispatch of report_write. */
 #include "reports/reports.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -468,7 +469,7 @@ out:
     for (int k = 1; k < n && !rc && verdicts; k++) {
         char v[1024];
         rep_verdict(&d, k, v, sizeof(v));
-        fprintf(verdicts, "%s\n", v);
+        fprintf(verdicts, "%s\n", esc_tmp(ESC_TERM, v));
     }
     rep_doc_free(&d);
     return rc;

@@ -6,7 +6,9 @@
  * (analyze/analyze.h: summary_compute; `-f json` is summary_json_doc, the
  * document of `show --json`). Missing is not zero: a figure nobody measured
  * prints "—" in text (Markdown, HTML, PNG labels), an empty cell in CSV, null
- * in JSON, "?" in gnuplot data; it never prints 0.
+ * in JSON, "?" in gnuplot data; it never prints 0. Every name (label, model,
+ * layer, tensor, op, log string) is written through util/escape.h's format
+ * for its output, never raw.
  *
  * A comparison aligns the runs' layers by source tensor name (compare_align,
  * the first run is the baseline), shows per-layer deltas, lists the layers only

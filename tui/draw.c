@@ -1,6 +1,7 @@
 /* tui/draw.c — cells, bars and sparklines, in UTF-8 blocks or plain ASCII. */
 #define RT_TUI_INTERNAL
 #include "tui/tui.h"
+#include "util/escape.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -28,8 +29,8 @@ void tui_text(int y, int x, int w, const char *s, attr_t a, int right, int pad)
     int cols, n;
     if (w <= 0)
         return;
-    if (!s)
-        s = "";
+    /* curses would act on a newline or tab in a name: shown as \x0a (util/escape.h) */
+    s = esc_tmp(ESC_TERM, s ? s : "");
     n = fit_bytes(s, w, &cols);
     attron(a);
     move(y, x);

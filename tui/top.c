@@ -6,6 +6,7 @@
 #define RT_TUI_INTERNAL
 #include "tui/tui.h"
 #include "tracer/tracer.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 #include <langinfo.h>
@@ -88,7 +89,8 @@ void tui_top_print(const board_snapshot_t *s)
     if (s->procs_state != BOARD_OK)
         printf("%s", board_state_name(s->procs_state));
     for (int i = 0; i < s->n_procs; i++)
-        printf("%s%d %s (%s)", i ? ", " : "", s->procs[i].pid, s->procs[i].comm, s->procs[i].node);
+        printf("%s%d %s (%s)", i ? ", " : "", s->procs[i].pid, esc_tmp(ESC_TERM, s->procs[i].comm),
+               esc_tmp(ESC_TERM, s->procs[i].node));   /* a process names itself */
     if (s->procs_state == BOARD_OK && !s->n_procs)
         printf("none");
     if (s->n_procs_denied)
@@ -169,7 +171,8 @@ static void draw(const board_snapshot_t *s, const history_t *h, int utf8, int in
     if (s->procs_state != BOARD_OK && y < rows)
         mvprintw(y++, 0, "processes: %s", board_state_name(s->procs_state));
     for (int i = 0; i < s->n_procs && y < rows; i++)
-        mvprintw(y++, 0, "%7d  %-16s %s", s->procs[i].pid, s->procs[i].comm, s->procs[i].node);
+        mvprintw(y++, 0, "%7d  %-16s %s", s->procs[i].pid, esc_tmp(ESC_TERM, s->procs[i].comm),
+                 esc_tmp(ESC_TERM, s->procs[i].node));
     if (s->procs_state == BOARD_OK && !s->n_procs && y < rows)
         mvprintw(y++, 0, "%7s  none holds the NPU", "-");
     if (s->n_procs_denied && y < rows)

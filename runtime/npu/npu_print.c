@@ -9,6 +9,7 @@
 #include <time.h>
 #include <sys/time.h>
 #include "runtime/npu/npu.h"
+#include "util/escape.h"
 #include "util/util.h"
 
 typedef struct lbuf {
@@ -229,7 +230,10 @@ static void format_row(const npu_layer_t *l, int cores, int task, lbuf *b)
     b->s[0] = 0;
     snprintf(tmp, sizeof(tmp), "%d", l->id);
     col(b, tmp, 5);
-    col(b, l->optype, 19);
+    /* names come from the model: no control byte reaches the terminal (a
+     * buffer, not esc_tmp: tables may print from several threads) */
+    esc_buf(ESC_TERM, l->optype, tmp, sizeof(tmp));
+    col(b, tmp, 19);
     col(b, l->datatype, 9);
     col(b, npu ? "NPU" : "CPU", 7);
     shapes_str(l->in, l->n_in < NPU_MAX_IO ? l->n_in : NPU_MAX_IO, l->n_in, 41, tmp,
@@ -265,7 +269,9 @@ static void format_row(const npu_layer_t *l, int cores, int task, lbuf *b)
     snprintf(tmp, sizeof(tmp), "%lld", (long long)l->rw_kb);
     col(b, tmp, 13);
     /* FullName padded to 16 (e.g. "Concat:/Concat  ") */
-    snprintf(tmp, sizeof(tmp), "%-16s", l->fullname ? l->fullname : "");
+    char name[512];
+    esc_buf(ESC_TERM, l->fullname, name, sizeof(name));
+    snprintf(tmp, sizeof(tmp), "%-16s", name);
     put(b, tmp);
 }
 
@@ -387,7 +393,8 @@ static void build_perf_table(FILE *f, const npu_graph_t *ng, int flags, pout *ou
         for (int i = 0; i < na; i++) {
             int64_t tot = a[i].cpu + a[i].npu;
             b.n = 0;
-            col(&b, a[i].op, 19);
+            esc_buf(ESC_TERM, a[i].op, tmp, sizeof(tmp));
+            col(&b, tmp, 19);
             snprintf(tmp, sizeof(tmp), "%d", a[i].calls);
             col(&b, tmp, 13);
             snprintf(tmp, sizeof(tmp), "%lld", (long long)a[i].cpu);
@@ -420,8 +427,10 @@ static void build_perf_table(FILE *f, const npu_graph_t *ng, int flags, pout *ou
     /* not in the vendor's table: why a layer of a hybrid model is float16 */
     for (int i = 0; i < ng->n; i++)
         if (ng->l[i].dtype_note) {
-            snprintf(tmp, sizeof(tmp), "hybrid: layer %d %s runs in %s (%s)", ng->l[i].id,
-                     ng->l[i].optype, npu_dtype_name(ng->l[i].dtype), ng->l[i].dtype_note);
+            char op[160];
+            esc_buf(ESC_TERM, ng->l[i].optype, op, sizeof(op));
+            snprintf(tmp, sizeof(tmp), "hybrid: layer %d %s runs in %s (%s)", ng->l[i].id, op,
+                     npu_dtype_name(ng->l[i].dtype), ng->l[i].dtype_note);
             line_out(&po, tmp);
         }
     /* not in the vendor's table either: the frame model (npu_platform.c) is
