@@ -156,7 +156,10 @@ typedef struct npu_layer {
     int n_in, n_out;
     npu_shape_t in[NPU_MAX_IO], out[NPU_MAX_IO];
     int in_const[NPU_MAX_IO];     /* input i is a weight/bias/constant */
-    int in_align[NPU_MAX_IO];     /* channel padding of input i as its producer stored it, 0 = C2 */
+    int in_align[NPU_MAX_IO];     /* channel padding of input i as its producer stored it, 0 = C2,
+                                   * -1 = not padded (a vendor file's native shape says so) */
+    int out_align[NPU_MAX_IO];    /* the same for output i: 0 = npu_out_align, -1 not padded,
+                                   * > 1 padded to it (set from a vendor file's native shape) */
     int out_tensor;               /* graph tensor index of the first output, -1 if none */
     int out_is_graph_output;      /* that tensor is a model output */
     /* MAC geometry (conv family) */
