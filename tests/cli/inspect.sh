@@ -318,7 +318,25 @@ assert len(d['layers']) == 102 and abs(sum(l['frame_us'] for l in d['layers']) +
 assert sum(l['npu_op'] == 'ConvExSwish' for l in d['layers']) == 57   # MANIFEST op counts
 " "$T/out" && ok || bad "run --json of yolov8n"
 # refusals: unknown chip, undecoded graph, Toolkit1, wrong -t
-expect 2 "rv1126b, a chip the NPU model does not know" -- "$RT" run "$D/multiple_input_demo.rv1126b.rknn" --no-db
+# rv1126b (toolkit 2.3.2) is in the platform table: 950 MHz, RK3576's arrays;
+# Conv_1 3x3, IC 3, OC 8 on 128x128: 16384 px * 9 * ceil(3/32) * ceil(8/32) = 147456 cycles
+expect 0 "" -- "$RT" run "$D/multiple_input_demo.rv1126b.rknn" --db "$T/v.db" --label v
+grep -q "on rv1126b NPU at 950 MHz" "$T/out" && grep -q "5 compiled layers" "$T/out" && ok \
+    || bad "rv1126b file predicted: $(grep predicted "$T/out")"
+[ "$(sqlite3 "$T/v.db" "select npu_cycles||','||target from layers where node='Conv:Conv_1'")" = "147456,NPU" ] \
+    && ok || bad "rv1126b Conv_1 cycles: $(sqlite3 "$T/v.db" "select npu_cycles from layers where node='Conv:Conv_1'")"
+# a chip name the table does not have (the JSON's target renamed, same length): refused
+$PY -c "
+import sys; b = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(b.replace(b'\"rv1126b\"', b'\"rx1126b\"'))" \
+    "$D/multiple_input_demo.rv1126b.rknn" "$T/rx.rknn"
+expect 2 "rx1126b, a chip the NPU model does not know [(]known: .*rv1126b, rv1106b, rv1103b, rk2118[)]" -- \
+    "$RT" run "$T/rx.rknn" --no-db
+# info: the new chips, each value measured or estimated with its source
+expect 0 "" -- "$RT" info
+for c in rv1126b rv1106b rv1103b rk2118; do grep -q "^  $c " "$T/out" || bad "info: no $c"; done
+grep -A20 "^  rv1126b " "$T/out" | grep -qE "npu clock +950 MHz +measured +API scaling_frequency.sh" && ok \
+    || bad "info: rv1126b clock provenance"
+grep -qE "^  rk2118 +1 core +1000 MHz, float16 +128 MACs/cycle" "$T/out" && ok || bad "info: rk2118 line"
 expect 0 "" -- "$RT" run "$D/retinaface.rv1103.rknn" --no-db
 # header word 0 (the graph's size) pointing elsewhere: the task table is read, no graph
 $PY -c "
