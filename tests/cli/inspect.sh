@@ -352,6 +352,33 @@ expect 1 "does not apply" -- "$RT" run "$SRC" -q fp16 --no-db
 # a weight naming a data buffer the file does not have (fuzz seed): one line, exit 2
 expect 2 "broken_buffer_index.rknn: FlatBuffer tensor.buffer: buffer 32767 of" -- \
     "$RT" inspect tests/fuzz/corpus/rknn/broken_buffer_index.rknn
+# no fixed limits: Toolkit2 2.3.x native shapes of 24 values (4 blocks of 6) read
+# whole (fuzz seeds written by bench/make_rknn.py native=24, tests/fuzz/corpus/make_rknn.py)
+for f in native24 lite_native24; do
+    expect 0 "" -- "$RT" inspect --json "tests/fuzz/corpus/rknn/$f.rknn"
+    $PY -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+w = [i for n in d['nodes'] for i in n['inputs'] if i['name'] == 'w0']
+assert w and w[0]['native_shape'] == [1, 1, 3, 3, 16, 32] * 4, w" "$T/out" && ok || bad "$f: 24-value native shape"
+done
+# ... and the bounds that replace them, from the file's own sizes: vectors that
+# overlap (more 4-byte values than the model data holds), a lite node naming
+# more NPU tasks than the task table has
+expect 2 "broken_overlap.rknn: FlatBuffer tensor\[6\]\.shape: 1188 values, more than the 20416-byte model data holds besides the values read before \(at most 592 left\): vectors overlap" -- \
+    "$RT" inspect tests/fuzz/corpus/rknn/broken_overlap.rknn
+expect 2 "FlatBuffer node\[1\]\.task_number: 9 tasks, the task table has 3" -- \
+    "$RT" inspect tests/fuzz/corpus/rknn/broken_lite_task_number.rknn
+# RV1103 depthwise convs: weight (1,C,kh,kw) in the file, read as (C,1,kh,kw)
+# (the ONNX's shape, onnx::Conv_633 of stage2.1.0 is [128,1,3,3] there)
+expect 0 "" -- "$RT" inspect --json "$D/retinaface.rv1103.rknn"
+$PY -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+sh = {n['name']: [i['shape'] for i in n['inputs']][1] for n in d['nodes'] if n['op'].startswith('Conv')}
+assert sh['Conv:/stage2/stage2.1/stage2.1.0/Conv'] == [128, 1, 3, 3], sh
+assert sh['Conv:/stage1/stage1.1/stage1.1.0/Conv'] == [8, 1, 3, 3]
+assert sh['Conv:/stage2/stage2.1/stage2.1.3/Conv'] == [128, 128, 1, 1]   # pointwise: as it is
+assert sum(s[1] == 1 and s[0] > 1 for s in sh.values()) == 13, sum(s[1] == 1 for s in sh.values())
+" "$T/out" && ok || bad "retinaface depthwise weight shapes"
 
 # --- weights: the bytes a conv weight's buffer holds (inspect --json data_offset)
 # are the ONNX weights quantized per output channel, asymmetric int8 (scale
