@@ -32,6 +32,9 @@
 # No placement or dtype differs. Its 13 depthwise convs cost what ours cost
 # (the file's weight (1,C,3,3) read as (C,1,3,3), group C).
 #
+# Every conv of every file has the weight shape (kernel, channels per group)
+# of the ONNX conv it names, as our run stores it (kernels_pair).
+#
 # Predicted frames, file against its ONNX on the same chip, within 5 % each
 # (measured: rk3562 -0.2 %, rk3566 -3.9 % (both toolkits), rk3576, rk3588 and
 # rv1126b 0.0 %, retinaface.rv1103 -0.9 %). rk3566's -3.9 %: both convs cost
@@ -163,8 +166,36 @@ frame_pair() { # LABEL_ONNX LABEL_RKNN NAME
         bad "$3: predicted frame of the file $r us, of its ONNX $o us: more than 5 % apart"
     fi
 }
+# kernels: every conv of the file has the weight shape of the ONNX conv it
+# names (its FullName's node; toolkit 2.x appends the fused op), as ours stores it
+kernels_pair() { # LABEL_ONNX LABEL_RKNN NAME
+    local out
+    if out=$($PY - "$DB" "$1" "$2" <<'EOF'
+import json, sqlite3, sys
+db, lo, lr = sys.argv[1:4]
+c = sqlite3.connect(db)
+def rows(label):
+    return c.execute("select node, npu_op, in_shapes from layers where run_id = "
+                     "(select id from runs where label = ?)", (label,)).fetchall()
+ours = {n: json.loads(s) for n, op, s in rows(lo) if s}
+errs, n = [], 0
+for node, op, s in rows(lr):
+    if not op.startswith('Conv'):
+        continue
+    src = node.split(':', 1)[1]
+    src = src[:-len('_' + op)] if src.endswith('_' + op) else src
+    w = json.loads(s)[1]
+    n += 1
+    if src not in ours or len(ours[src]) < 2 or ours[src][1] != w:
+        errs.append(f"{node}: weight {w}, ours {ours.get(src)}")
+print("; ".join(errs) if errs else n)
+sys.exit(1 if errs or not n else 0)
+EOF
+    ); then ok; else bad "$3 kernels: $out"; fi
+}
 for f in rk3562 rk3566 rk3566.tk134 rk3576 rk3588 rk3588.tk134 rv1126b; do
     frame_pair "o-$f" "r-$f" "multiple_input_demo.$f"
+    kernels_pair "o-$f" "r-$f" "multiple_input_demo.$f"
 done
 
 # --- yolov8n.rk3566 against the bench's YOLOv8n -----------------------------------
@@ -281,6 +312,7 @@ sys.exit(1 if errs else 0)
 EOF
     ); then ok; else bad "$out"; fi
     frame_pair o-rf r-rf retinaface.rv1103
+    kernels_pair o-rf r-rf retinaface.rv1103
     # a depthwise conv (stage2.1.0: 3x3, 128 channels, 40x40) costs the same
     # both sides: 1600 px * 9 taps * ceil(128/32) = 57600 cycles on rv1103 (DW 32 ch/cycle)
     a=$(sqlite3 "$DB" "select npu_cycles||','||round(mac_usage,2) from layers where node='/stage2/stage2.1/stage2.1.2/LeakyRelu'")
