@@ -73,13 +73,11 @@ static char *dup_clean(const char *s, size_t n)
     return d;
 }
 
-static void copy_field(char *dst, size_t dlen, const char *s, size_t n)
+/* A string field set to n bytes of the file (as long as they are), cleaned. */
+static void set_field(char **dst, const char *s, size_t n)
 {
-    if (n >= dlen)
-        n = dlen - 1;
-    for (size_t i = 0; i < n; i++)
-        dst[i] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
-    dst[n] = '\0';
+    free(*dst);
+    *dst = dup_clean(s, n);
 }
 
 const char *rknn_container_name(int c)
@@ -157,12 +155,12 @@ static int add_json_tensor(ctx *c, json_t *nt, int kind)
                 if (!strcasecmp(s, rknn_dtype_name(d)) ||
                     (d == 10 && !strcasecmp(s, "FLOAT16")) || (d == 1 && !strcasecmp(s, "FLOAT32")))
                     t->dtype = d;
-            copy_field(t->dtype_name, sizeof(t->dtype_name), s, strlen(s));
+            set_field(&t->dtype_name, s, strlen(s));
             for (char *q = t->dtype_name; *q; q++)
                 *q = (char)tolower((unsigned char)*q);
         }
         if (qm)
-            copy_field(t->qmethod, sizeof(t->qmethod), qm, strlen(qm));
+            set_field(&t->qmethod, qm, strlen(qm));
         if (json_is_number(sc) && json_is_integer(zp)) {
             t->has_quant = 1;
             t->scale = json_number_value(sc);
@@ -386,13 +384,13 @@ static int decode_tensor(ctx *c, const fb_table *t, long i, rknn_tensor *dt)
     }
     if (fb_vector(t, 6, 1, &qv) < 0)
         return fb_fail(c, "tensor", i, "quant_method");
-    copy_field(dt->qmethod, sizeof(dt->qmethod), (const char *)qv.b->p + qv.pos, qv.n);
+    set_field(&dt->qmethod, (const char *)qv.b->p + qv.pos, qv.n);
     {
         const char *s;
         uint32_t n;
         if (fb_str(t, 7, &s, &n) < 0)
             return fb_fail(c, "tensor", i, "dtype_name");
-        copy_field(dt->dtype_name, sizeof(dt->dtype_name), s, n);
+        set_field(&dt->dtype_name, s, n);
     }
     {
         static const char *const qf[4] = {"min", "max", "scale", "zero_point"};
@@ -463,7 +461,7 @@ static int decode_params(ctx *c, const fb_table *nt, long i, rknn_node *n)
     case 3: /* pooling */
         if (fb_str(&p, 0, &s, &len) < 0)
             return fb_fail(c, "node", i, "params.auto_pad");
-        copy_field(n->auto_pad, sizeof(n->auto_pad), s, len);
+        set_field(&n->auto_pad, s, len);
         if ((r = get_ints(c, &p, 3, "node", i, "params.kernel", &n->kernel, &n->n_kernel)) ||
             (r = get_ints(c, &p, 4, "node", i, "params.pads", &n->pad, &n->n_pad)) ||
             (r = get_ints(c, &p, n->param_tag == 1 ? 5 : 6, "node", i, "params.strides",
@@ -476,10 +474,10 @@ static int decode_params(ctx *c, const fb_table *nt, long i, rknn_node *n)
     case 26: /* resize */
         if (fb_str(&p, 0, &s, &len) < 0)
             return fb_fail(c, "node", i, "params.coordinate_mode");
-        copy_field(n->coord_mode, sizeof(n->coord_mode), s, len);
+        set_field(&n->coord_mode, s, len);
         if (fb_str(&p, 4, &s, &len) < 0)
             return fb_fail(c, "node", i, "params.mode");
-        copy_field(n->mode, sizeof(n->mode), s, len);
+        set_field(&n->mode, s, len);
         break;
     case 20: /* split */
         if ((tmp = fb_i32(&p, 0, 0, &axis)) < 0)
@@ -643,9 +641,9 @@ static int decode_generator(ctx *c, const char *s, uint32_t n)
         if (!io || !json_is_object(a))
             continue;
         if ((l = json_string_value(json_object_get(a, "layout"))))
-            copy_field(io->layout, sizeof(io->layout), l, strlen(l));
+            set_field(&io->layout, l, strlen(l));
         if ((l = json_string_value(json_object_get(a, "layout_ori"))))
-            copy_field(io->layout_ori, sizeof(io->layout_ori), l, strlen(l));
+            set_field(&io->layout_ori, l, strlen(l));
         if (json_is_boolean(json_object_get(a, "rgb2bgr")))
             io->rgb2bgr = json_is_true(json_object_get(a, "rgb2bgr"));
         if (!io->n_mean)
@@ -678,9 +676,9 @@ static int decode_native_io(ctx *c, const char *s, uint32_t n, const char *field
         if (!io)
             continue;
         if (d)
-            copy_field(io->native_dtype, sizeof(io->native_dtype), d, strlen(d));
+            set_field(&io->native_dtype, d, strlen(d));
         if (l)
-            copy_field(io->native_layout, sizeof(io->native_layout), l, strlen(l));
+            set_field(&io->native_layout, l, strlen(l));
     }
     json_decref(root);
     return 0;
@@ -860,12 +858,43 @@ static int decode_vpmn(ctx *c, const uint8_t *p, size_t n)
         return bad(c, "NBG header", "model data of %zu bytes, 80 needed", n);
     m->nbg_major = p[4] | p[5] << 8;
     m->nbg_minor = p[6] | p[7] << 8;
-    copy_field(m->nbg_name, sizeof(m->nbg_name), (const char *)p + 12, strnlen((const char *)p + 12, 64));
+    {   /* the NBG header's name field: 64 bytes */
+        size_t n = strnlen((const char *)p + 12, 64);
+        for (size_t i = 0; i < n; i++)
+            m->nbg_name[i] = p[12 + i] < 0x20 || p[12 + i] == 0x7f ? '?' : (char)p[12 + i];
+        m->nbg_name[n] = '\0';
+    }
     m->nbg_nodes = (int)rd_u32(p + 76);
     return 0;
 }
 
 /* ---- container ------------------------------------------------------------ */
+
+static void empty_if_null(char **s)
+{
+    if (!*s)
+        *s = xstrdup("");
+}
+
+/* A parsed model's string fields are never NULL: "" where the file has none. */
+static void fill_empty(rknn_model *m)
+{
+    for (int i = 0; i < m->n_tensors; i++) {
+        empty_if_null(&m->tensors[i].qmethod);
+        empty_if_null(&m->tensors[i].dtype_name);
+    }
+    for (int i = 0; i < m->n_nodes; i++) {
+        empty_if_null(&m->nodes[i].auto_pad);
+        empty_if_null(&m->nodes[i].mode);
+        empty_if_null(&m->nodes[i].coord_mode);
+    }
+    for (int i = 0; i < m->n_io; i++) {
+        empty_if_null(&m->io[i].layout);
+        empty_if_null(&m->io[i].layout_ori);
+        empty_if_null(&m->io[i].native_dtype);
+        empty_if_null(&m->io[i].native_layout);
+    }
+}
 
 int rknn_model_parse(const void *buf, size_t len, const char *what, rknn_model **out, char *err,
                      size_t errlen)
@@ -945,10 +974,12 @@ int rknn_model_parse(const void *buf, size_t len, const char *what, rknn_model *
         ret = io_from_json(&c, json);
 out:
     json_decref(json);
-    if (ret)
+    if (ret) {
         rknn_model_free(m);
-    else
+    } else {
+        fill_empty(m);
         *out = m;
+    }
     return ret;
 }
 
@@ -975,6 +1006,8 @@ void rknn_model_free(rknn_model *m)
         free(m->tensors[i].name);
         free(m->tensors[i].shape);
         free(m->tensors[i].native);
+        free(m->tensors[i].qmethod);
+        free(m->tensors[i].dtype_name);
     }
     for (int i = 0; i < m->n_nodes; i++) {
         rknn_node *n = &m->nodes[i];
@@ -986,12 +1019,19 @@ void rknn_model_free(rknn_model *m)
         free(n->stride);
         free(n->pad);
         free(n->dilation);
+        free(n->auto_pad);
+        free(n->mode);
+        free(n->coord_mode);
     }
     for (int i = 0; i < m->n_io; i++) {
         free(m->io[i].name);
         free(m->io[i].mean);
         free(m->io[i].std);
         free(m->io[i].reorder);
+        free(m->io[i].layout);
+        free(m->io[i].layout_ori);
+        free(m->io[i].native_dtype);
+        free(m->io[i].native_layout);
     }
     for (int i = 0; i < m->n_tk1_ops; i++)
         free(m->tk1_ops[i]);

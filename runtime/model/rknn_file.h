@@ -10,7 +10,8 @@
  * limit: arrays (shapes, index lists, per-channel values) are as long as the
  * file says, and the file's size bounds them all: the FlatBuffer's decoded
  * 4-byte values together fit in its bytes (vectors do not overlap), and a
- * tensor or node needs at least 8 bytes. Bad input gives RT_EFORMAT and a
+ * tensor or node needs at least 8 bytes; strings are as long as the file's
+ * (never NULL in a parsed model: "" when absent). Bad input gives RT_EFORMAT and a
  * one-line message naming the file, the field and the bound.
  *
  * Typical use:
@@ -90,8 +91,8 @@ typedef struct rknn_tensor {
                                 file gives (native shapes of weights are blocks of
                                 6, one per output-channel group: 6, 12, 24 seen) */
     int64_t *shape, *native; /* nd / nnd values (NULL when 0) */
-    char qmethod[16];        /* "layer", "channel", "" */
-    char dtype_name[16];     /* "int8", "" for weights */
+    char *qmethod;           /* "layer", "channel", "" */
+    char *dtype_name;        /* "int8", "" for weights */
     int has_quant;
     double min, max, scale;
     int64_t zero_point;
@@ -110,9 +111,9 @@ typedef struct rknn_node {
     /* conv / pooling parameters (n_* = 0: absent) */
     int n_kernel, n_stride, n_pad, n_dilation;
     int64_t *kernel, *stride, *pad, *dilation;  /* as many as the file gives */
-    char auto_pad[16];
+    char *auto_pad;
     /* resize / split / others */
-    char mode[24], coord_mode[24];
+    char *mode, *coord_mode;
     int64_t axis;
     int has_axis;
     int tasks;               /* RV1103/RV1106: its NPU tasks in the task table, -1 unknown */
@@ -125,8 +126,8 @@ typedef struct rknn_io {
     char *name;
     int tensor;              /* graph tensor index, -1 unknown */
     int is_output;
-    char layout[8], layout_ori[8];   /* framework layout ("nchw"), "" unknown */
-    char native_dtype[16], native_layout[8]; /* what the NPU wants (input_json/output_json) */
+    char *layout, *layout_ori;       /* framework layout ("nchw"), "" unknown */
+    char *native_dtype, *native_layout; /* what the NPU wants (input_json/output_json) */
     int n_mean, n_std, n_reorder;   /* one per channel, as many as the file gives */
     double *mean, *std;
     int *reorder;
