@@ -8,7 +8,8 @@ chain, and OutputOperator: the layout of docs/rknn-format.md, for timing the
 reader and the prediction on a model of a given size (real samples stop at
 102 layers). native=K gives each conv weight a native shape of K values (blocks
 of 6 as the compiler writes them; Toolkit2 2.3.x writes 24 for some weights);
-tasks=T sets every lite node's task number to T (the fuzz corpus uses both)."""
+tasks=T sets every lite node's task number to T; dims=D writes the activations
+with D dims (trailing 1s) (the fuzz corpus and tests use these)."""
 import json, struct, sys
 
 opts = dict(a.split('=', 1) for a in sys.argv[1:] if '=' in a)
@@ -18,6 +19,7 @@ target = args[2] if len(args) > 2 else 'rk3588'
 lite = len(args) > 3 and args[3] == 'lite'
 native_len = int(opts.get('native', 0))
 task_no = int(opts.get('tasks', 1))
+act_dims = int(opts.get('dims', 4))
 buf = bytearray()
 
 # A table is a list of (slot, kind, value): kind 'u8', 'i32', 'str', 'ivec',
@@ -72,7 +74,8 @@ def tensor(name, kind, shape, dtype=3, native=None):
 def weight_native(k):
     blocks = max(1, k // 6)
     return ([C // 16 // blocks or 1, 1, 3, 3, 16, 32] * blocks + [1] * (k % 6)) if k else None
-x = tensor('input', 1, [1, C, H, H])
+act = [1, C, H, H] + [1] * (act_dims - 4)
+x = tensor('input', 1, act)
 nodes.append([(1, 'str', 'InputOperator'), (2, 'str', 'InputOperator:input'), (3, 'u8', 0),
               (5, 'ivec', [x])])
 prev2 = x
@@ -81,14 +84,14 @@ for i in range(n):
     if op.startswith('Conv'):
         w = tensor(f'w{i}', 4, [C, C, 3, 3], native=weight_native(native_len))
         b = tensor(f'b{i}', 4, [C], 6)
-        y = tensor(f't{i}', 3, [1, C, H, H])
+        y = tensor(f't{i}', 3, act)
         params = [(1, 'ivec', [1, 1]), (3, 'ivec', [3, 3]), (4, 'ivec', [1, 1, 1, 1]),
                   (5, 'ivec', [1, 1])]
         nodes.append([(1, 'str', op), (2, 'str', f'Conv:Conv_{i}'), (3, 'u8', 2),
                       (4, 'ivec', [x, w, b]), (5, 'ivec', [y])] +
                      ([(9, 'ivec', [task_no])] if lite else [(7, 'u8', 1), (8, 'table', params)]))
     else:
-        y = tensor(f't{i}', 3, [1, C, H, H])
+        y = tensor(f't{i}', 3, act)
         nodes.append([(1, 'str', op), (2, 'str', f'{op}:{op}_{i}'), (3, 'u8', 2),
                       (4, 'ivec', [x, prev2]), (5, 'ivec', [y])] + ([(9, 'ivec', [task_no])] if lite else []))
     prev2, x = x, y

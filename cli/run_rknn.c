@@ -146,6 +146,16 @@ static int is_alias_input(const rknn_model *m, const rknn_node *n, int k)
     return 0;
 }
 
+/* A layer's tensor of more dims than an NPU layer holds: refused by name
+ * rather than cut (the file may have any rank). */
+static int too_many_dims(const rknn_tensor *t, int i, const rknn_node *n, char *err, size_t errlen)
+{
+    if (t->nd <= NPU_SHAPE_MAX)
+        return 0;
+    return rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s): tensor '%s' has %d dims, the NPU "
+                  "model's layers take at most %d", i + 1, n->name, t->name, t->nd, NPU_SHAPE_MAX);
+}
+
 static void to_shape(const rknn_tensor *t, npu_shape_t *s)
 {
     s->nd = t->nd < NPU_SHAPE_MAX ? t->nd : NPU_SHAPE_MAX;
@@ -210,6 +220,8 @@ static int build_layers(const rknn_model *m, const npu_platform_t *p, npu_graph_
             const rknn_tensor *t = &m->tensors[n->in[k]];
             if (is_blob_kind(t->kind) || is_alias_input(m, n, k))
                 continue;
+            if (too_many_dims(t, i, n, err, errlen))
+                goto fail;
             if (l->n_in < NPU_MAX_IO) {
                 to_shape(t, &l->in[l->n_in]);
                 l->in_const[l->n_in] = is_const_kind(t->kind);
@@ -230,6 +242,8 @@ static int build_layers(const rknn_model *m, const npu_platform_t *p, npu_graph_
             const rknn_tensor *t = &m->tensors[n->out[k]];
             if (is_blob_kind(t->kind))
                 continue;
+            if (too_many_dims(t, i, n, err, errlen))
+                goto fail;
             if (l->n_out < NPU_MAX_IO) {
                 to_shape(t, &l->out[l->n_out]);
                 l->out_align[l->n_out] = l->kind == NPU_K_IO ? 0 : native_align(t);

@@ -368,6 +368,12 @@ expect 2 "broken_overlap.rknn: FlatBuffer tensor\[6\]\.shape: 1188 values, more 
     "$RT" inspect tests/fuzz/corpus/rknn/broken_overlap.rknn
 expect 2 "FlatBuffer node\[1\]\.task_number: 9 tasks, the task table has 3" -- \
     "$RT" inspect tests/fuzz/corpus/rknn/broken_lite_task_number.rknn
+# a layer tensor of more dims than an NPU layer holds (6): refused by name, not cut
+$PY bench/make_rknn.py "$T/d7.rknn" 3 rk3588 dims=7
+expect 0 "" -- "$RT" inspect "$T/d7.rknn"
+grep -q "\[1,32,80,80,1,1,1\]" "$T/out" && ok || bad "7-dim activations read whole"
+expect 2 "node 1 \(InputOperator:input\): tensor 'input' has 7 dims, the NPU model's layers take at most 6" -- \
+    "$RT" run "$T/d7.rknn" --no-db
 # RV1103 depthwise convs: weight (1,C,kh,kw) in the file, read as (C,1,kh,kw)
 # (the ONNX's shape, onnx::Conv_633 of stage2.1.0 is [128,1,3,3] there)
 expect 0 "" -- "$RT" inspect --json "$D/retinaface.rv1103.rknn"
