@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/make_rknn.py OUT N [TARGET [lite]] [native=K] [tasks=T] — writes a synthetic Toolkit2 .rknn
+"""bench/make_rknn.py OUT N [TARGET [lite]] [native=K] [tasks=T] [dims=D] — writes a synthetic Toolkit2 .rknn
 (container version 6, FlatBuffer model data, JSON trailer), or with `lite` an
 RV1103/RV1106 one (container 0x1004: header, task table, then the graph as
 the lite FlatBuffer with its slot numbers), whose graph is
