@@ -1,17 +1,25 @@
 #!/usr/bin/env python3
-"""bench/make_rknn.py OUT N [TARGET [lite]] — writes a synthetic Toolkit2 .rknn
+"""bench/make_rknn.py OUT N [TARGET [lite]] [native=K] [tasks=T] [dims=D] — writes a synthetic Toolkit2 .rknn
 (container version 6, FlatBuffer model data, JSON trailer), or with `lite` an
 RV1103/RV1106 one (container 0x1004: header, task table, then the graph as
 the lite FlatBuffer with its slot numbers), whose graph is
 InputOperator, N ConvRelu/Add/Conv layers on a 1x32x80x80 int8 tensor
 chain, and OutputOperator: the layout of docs/rknn-format.md, for timing the
 reader and the prediction on a model of a given size (real samples stop at
-102 layers)."""
+102 layers). native=K gives each conv weight a native shape of K values (blocks
+of 6 as the compiler writes them; Toolkit2 2.3.x writes 24 for some weights);
+tasks=T sets every lite node's task number to T; dims=D writes the activations
+with D dims (trailing 1s) (the fuzz corpus and tests use these)."""
 import json, struct, sys
 
-out, n = sys.argv[1], int(sys.argv[2])
-target = sys.argv[3] if len(sys.argv) > 3 else 'rk3588'
-lite = len(sys.argv) > 4 and sys.argv[4] == 'lite'
+opts = dict(a.split('=', 1) for a in sys.argv[1:] if '=' in a)
+args = [a for a in sys.argv[1:] if '=' not in a]
+out, n = args[0], int(args[1])
+target = args[2] if len(args) > 2 else 'rk3588'
+lite = len(args) > 3 and args[3] == 'lite'
+native_len = int(opts.get('native', 0))
+task_no = int(opts.get('tasks', 1))
+act_dims = int(opts.get('dims', 4))
 buf = bytearray()
 
 # A table is a list of (slot, kind, value): kind 'u8', 'i32', 'str', 'ivec',
@@ -57,30 +65,35 @@ def emit(fields):
 
 C, H = 32, 80
 tensors, nodes = [[(0, 'u8', 0)]], []
-def tensor(name, kind, shape, dtype=3):
+def tensor(name, kind, shape, dtype=3, native=None):
     q = 6 if lite else 10  # scale, zero point
-    tensors.append([(0, 'u8', dtype), (2, 'u8', kind), (4, 'ivec', shape), (5, 'str', name),
-                    (q, 'ivec', [0x3c23d70a]), (q + 1, 'ivec', [0])])
+    tensors.append([(0, 'u8', dtype), (2, 'u8', kind)] + ([(3, 'ivec', native)] if native else []) +
+                   [(4, 'ivec', shape), (5, 'str', name), (q, 'ivec', [0x3c23d70a]), (q + 1, 'ivec', [0])])
     return len(tensors) - 1
-x = tensor('input', 1, [1, C, H, H])
+# a weight's native shape: [OC1, IC1, kh, kw, OC2, IC2] blocks, one per output-channel group
+def weight_native(k):
+    blocks = max(1, k // 6)
+    return ([C // 16 // blocks or 1, 1, 3, 3, 16, 32] * blocks + [1] * (k % 6)) if k else None
+act = [1, C, H, H] + [1] * (act_dims - 4)
+x = tensor('input', 1, act)
 nodes.append([(1, 'str', 'InputOperator'), (2, 'str', 'InputOperator:input'), (3, 'u8', 0),
               (5, 'ivec', [x])])
 prev2 = x
 for i in range(n):
     op = ('ConvRelu', 'Add', 'Conv')[i % 3]
     if op.startswith('Conv'):
-        w = tensor(f'w{i}', 4, [C, C, 3, 3])
+        w = tensor(f'w{i}', 4, [C, C, 3, 3], native=weight_native(native_len))
         b = tensor(f'b{i}', 4, [C], 6)
-        y = tensor(f't{i}', 3, [1, C, H, H])
+        y = tensor(f't{i}', 3, act)
         params = [(1, 'ivec', [1, 1]), (3, 'ivec', [3, 3]), (4, 'ivec', [1, 1, 1, 1]),
                   (5, 'ivec', [1, 1])]
         nodes.append([(1, 'str', op), (2, 'str', f'Conv:Conv_{i}'), (3, 'u8', 2),
                       (4, 'ivec', [x, w, b]), (5, 'ivec', [y])] +
-                     ([(9, 'ivec', [1])] if lite else [(7, 'u8', 1), (8, 'table', params)]))
+                     ([(9, 'ivec', [task_no])] if lite else [(7, 'u8', 1), (8, 'table', params)]))
     else:
-        y = tensor(f't{i}', 3, [1, C, H, H])
+        y = tensor(f't{i}', 3, act)
         nodes.append([(1, 'str', op), (2, 'str', f'{op}:{op}_{i}'), (3, 'u8', 2),
-                      (4, 'ivec', [x, prev2]), (5, 'ivec', [y])] + ([(9, 'ivec', [1])] if lite else []))
+                      (4, 'ivec', [x, prev2]), (5, 'ivec', [y])] + ([(9, 'ivec', [task_no])] if lite else []))
     prev2, x = x, y
 tensors[x][1] = (2, 'u8', 2)
 nodes.append([(1, 'str', 'OutputOperator'), (2, 'str', f'OutputOperator:t{n - 1}'), (3, 'u8', 2),

@@ -2,6 +2,7 @@
  * runtime library is. */
 #include "cli/cli.h"
 #include "runtime/exec/exec.h"
+#include "runtime/npu/npu.h"
 #include "tracer/tracer.h"
 #include "util/util.h"
 
@@ -61,6 +62,29 @@ static void print_board(void)
     free(s);
 }
 
+/* The platform table as the NPU model uses it: one line per chip, then for
+ * the chips whose numbers are partly assumed, what each value rests on. */
+static void print_platforms(void)
+{
+    const npu_platform_t *p;
+    char dts[64];
+
+    printf("platforms  (NPU model; peak = cores x MACs/cycle x 2 x clock)\n");
+    for (int i = 0; (p = npu_platform_at(i)); i++) {
+        int dt = npu_peak_macs(p, NPU_INT8) ? NPU_INT8 : NPU_FP16;
+        printf("  %-8s %d core%s %4d MHz, %s %4d MACs/cycle, peak %.2f TOPS %s; %s; %s\n",
+               p->name, p->cores, p->cores > 1 ? "s" : " ", p->npu_mhz, npu_dtype_key(dt),
+               npu_peak_macs(p, dt), p->cores * npu_peak_macs(p, dt) * 2.0 * p->npu_mhz / 1e6,
+               npu_dtype_key(dt), npu_platform_dtypes(p, dts, sizeof dts),
+               p->sram_bytes ? "SRAM" : p->nbuf_bytes ? "nbuf" : "no on-chip buffer");
+        const npu_fact_t *f;
+        int n = npu_platform_facts(p->name, &f);
+        for (int k = 0; k < n; k++)
+            printf("             %-16s %-24s %-9s %s\n", f[k].what, f[k].value, f[k].status,
+                   f[k].source);
+    }
+}
+
 int cmd_info(int argc, char **argv)
 {
     char self[PATH_MAX], lib[PATH_MAX + 32];
@@ -72,7 +96,7 @@ int cmd_info(int argc, char **argv)
         return EXIT_OK;
     }
     printf("version    rknn-trace %s\n", RKNN_TRACE_VERSION);
-    printf("platforms  rk3588 rk3576 rk3566 rk3568 rk3562 rv1106 rv1103\n");
+    print_platforms();
     printf("backends   sim (this host)\n");
     printf("ops        ");
     int col = 11;

@@ -166,9 +166,9 @@ static void print_text(const char *path, const rknn_model *m, FILE *f)
         fprintf(f, "preprocessing (JSON): %s\n", m->json_pre);
     switch (m->container) {
     case RKNN_C_LITE:
-        fprintf(f, "%stask table: %u NPU tasks, %u register writes; header words %u %u %u %u %u %u\n",
+        fprintf(f, "%stask table: %u NPU tasks, %llu register writes; header words %u %u %u %u %u %u\n",
                 m->lite_graph ? "" : "graph: not decoded (no FlatBuffer config section found)\n",
-                m->lite_tasks, m->lite_regcfg_total, m->lite_words[0], m->lite_words[1],
+                m->lite_tasks, (unsigned long long)m->lite_regcfg_total, m->lite_words[0], m->lite_words[1],
                 m->lite_words[2], m->lite_words[3], m->lite_words[4], m->lite_words[5]);
         if (!m->lite_graph)
             return;
@@ -321,7 +321,7 @@ static void print_json(const char *path, const rknn_model *m, FILE *f)
         json_key(&w, "tasks");
         json_int(&w, m->lite_tasks);
         json_key(&w, "register_writes");
-        json_int(&w, m->lite_regcfg_total);
+        json_int(&w, (int64_t)m->lite_regcfg_total);
         json_key(&w, "graph_decoded");
         json_bool(&w, m->lite_graph);
         json_obj_close(&w);

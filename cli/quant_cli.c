@@ -116,6 +116,12 @@ int quant_cli_check(const char **quant, const quant_cli *q)
                   "to quantize this model", plat->name);
         return EXIT_INPUT;
     }
+    /* and one without int8 (rk2118) float16 models only */
+    if (q->target && t == QT_I8 && !npu_platform_get(q->target, &plat, err, sizeof(err)) &&
+        !npu_peak_macs(plat, NPU_INT8)) {
+        cli_error("%s runs float16 models only (its NPU has no int8): use -q fp16", plat->name);
+        return EXIT_INPUT;
+    }
     return EXIT_OK;
 }
 

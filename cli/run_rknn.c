@@ -110,6 +110,53 @@ static const char *datatype_of(int code)
     return "INT8";
 }
 
+/* How the compiler stores a 4-D activation, from its native shape: NC1HWC2
+ * [N, C1, H, W, C2] holds C1 * C2 channels (an NHWC image input is
+ * [1, 1, H, W, C]: C2 = C, a model output may have an extra C1 slab); a 4-D
+ * native shape is the tensor unpadded ([1, 1, N, C] of RV1103 head concats).
+ * As in_align / out_align: channels padded to it, -1 none, 0 unknown (C2). */
+static int native_align(const rknn_tensor *t)
+{
+    if (t->nd != 4)
+        return 0;
+    if (t->nnd == 4)
+        return -1;
+    if (t->nnd == 5 && t->native[1] > 0 && t->native[4] > 0 &&
+        t->native[1] * t->native[4] >= t->shape[1] && t->native[1] * t->native[4] <= 1 << 20)
+        return t->native[1] * t->native[4] > 1 ? (int)(t->native[1] * t->native[4]) : -1;
+    return 0;
+}
+
+/* "X_exSecondary" beside X among a node's inputs: the same data in the
+ * other layout (RV1103 Transpose/Reshape/Resize inputs, native NC1HWC2
+ * where X is plain); the layer reads one of the two, so it is not counted
+ * as a second input. */
+static int is_alias_input(const rknn_model *m, const rknn_node *n, int k)
+{
+    static const char sfx[] = "_exSecondary";
+    const char *name = m->tensors[n->in[k]].name;
+    size_t len = strlen(name), sl = sizeof(sfx) - 1;
+
+    if (len <= sl || strcmp(name + len - sl, sfx))
+        return 0;
+    for (int j = 0; j < n->n_in; j++) {
+        const char *o = m->tensors[n->in[j]].name;
+        if (j != k && strlen(o) == len - sl && !strncmp(o, name, len - sl))
+            return 1;
+    }
+    return 0;
+}
+
+/* A layer's tensor of more dims than an NPU layer holds: refused by name
+ * rather than cut (the file may have any rank). */
+static int too_many_dims(const rknn_tensor *t, int i, const rknn_node *n, char *err, size_t errlen)
+{
+    if (t->nd <= NPU_SHAPE_MAX)
+        return 0;
+    return rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s): tensor '%s' has %d dims, the NPU "
+                  "model's layers take at most %d", i + 1, n->name, t->name, t->nd, NPU_SHAPE_MAX);
+}
+
 static void to_shape(const rknn_tensor *t, npu_shape_t *s)
 {
     s->nd = t->nd < NPU_SHAPE_MAX ? t->nd : NPU_SHAPE_MAX;
@@ -172,11 +219,15 @@ static int build_layers(const rknn_model *m, const npu_platform_t *p, npu_graph_
         l->out_tensor = -1;
         for (int k = 0; k < n->n_in; k++) {
             const rknn_tensor *t = &m->tensors[n->in[k]];
-            if (is_blob_kind(t->kind))
+            if (is_blob_kind(t->kind) || is_alias_input(m, n, k))
                 continue;
+            if (too_many_dims(t, i, n, err, errlen))
+                goto fail;
             if (l->n_in < NPU_MAX_IO) {
                 to_shape(t, &l->in[l->n_in]);
                 l->in_const[l->n_in] = is_const_kind(t->kind);
+                /* Input/OutputOperator convert as our lowering costs them (C2) */
+                l->in_align[l->n_in] = l->kind == NPU_K_IO ? 0 : native_align(t);
             }
             l->n_in++;
             if (is_const_kind(t->kind)) {
@@ -192,8 +243,12 @@ static int build_layers(const rknn_model *m, const npu_platform_t *p, npu_graph_
             const rknn_tensor *t = &m->tensors[n->out[k]];
             if (is_blob_kind(t->kind))
                 continue;
-            if (l->n_out < NPU_MAX_IO)
+            if (too_many_dims(t, i, n, err, errlen))
+                goto fail;
+            if (l->n_out < NPU_MAX_IO) {
                 to_shape(t, &l->out[l->n_out]);
+                l->out_align[l->n_out] = l->kind == NPU_K_IO ? 0 : native_align(t);
+            }
             l->n_out++;
             l->out_v[l->n_out_v++] = n->out[k];
             l->src_tensors[l->n_src_tensors++] = xstrdup(t->name);

@@ -11,7 +11,11 @@
 #include "util/util.h"
 #include <jansson.h>
 
-#define MAX_ITEMS (1 << 20)  /* tensors, nodes, I/O: far above any real model */
+/* A tensor or node costs at least its 4-byte offset in the table vector and
+ * a 4-byte table (vtables may be shared): more than len / 8 of them in a
+ * FlatBuffer of len bytes means tables shared between entries, which no
+ * writer does and which would multiply memory. */
+#define FB_MIN_ENTRY 8
 
 /* model-data blob of RV1103/RV1106 files: 64-byte header, then 40-byte task records */
 #define LITE_HDR 64
@@ -24,6 +28,7 @@ typedef struct ctx {
     rknn_model *m;
     fb_buf fb;
     int lite;       /* the RV1103/RV1106 FlatBuffer: other slot numbers */
+    uint64_t budget; /* 4-byte values the FlatBuffer can still hold (see take) */
 } ctx;
 
 static int bad(ctx *c, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -68,13 +73,11 @@ static char *dup_clean(const char *s, size_t n)
     return d;
 }
 
-static void copy_field(char *dst, size_t dlen, const char *s, size_t n)
+/* A string field set to n bytes of the file (as long as they are), cleaned. */
+static void set_field(char **dst, const char *s, size_t n)
 {
-    if (n >= dlen)
-        n = dlen - 1;
-    for (size_t i = 0; i < n; i++)
-        dst[i] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
-    dst[n] = '\0';
+    free(*dst);
+    *dst = dup_clean(s, n);
 }
 
 const char *rknn_container_name(int c)
@@ -136,10 +139,9 @@ static int add_json_tensor(ctx *c, json_t *nt, int kind)
         t->name = xstrdup("");
     t->kind = kind;
     t->size = -1;
-    if (json_is_array(size)) {
-        if (json_array_size(size) > RKNN_MAX_DIMS)
-            return bad(c, "JSON trailer norm_tensor.size", "rank %zu > %d",
-                       json_array_size(size), RKNN_MAX_DIMS);
+    if (json_is_array(size) && json_array_size(size)) {
+        /* as many dims as the JSON has: jansson holds them already */
+        t->shape = xmalloc(sizeof(*t->shape) * json_array_size(size));
         json_array_foreach(size, k, v) t->shape[t->nd++] = json_integer_value(v);
     }
     if (json_is_object(dt)) {
@@ -153,12 +155,12 @@ static int add_json_tensor(ctx *c, json_t *nt, int kind)
                 if (!strcasecmp(s, rknn_dtype_name(d)) ||
                     (d == 10 && !strcasecmp(s, "FLOAT16")) || (d == 1 && !strcasecmp(s, "FLOAT32")))
                     t->dtype = d;
-            copy_field(t->dtype_name, sizeof(t->dtype_name), s, strlen(s));
+            set_field(&t->dtype_name, s, strlen(s));
             for (char *q = t->dtype_name; *q; q++)
                 *q = (char)tolower((unsigned char)*q);
         }
         if (qm)
-            copy_field(t->qmethod, sizeof(t->qmethod), qm, strlen(qm));
+            set_field(&t->qmethod, qm, strlen(qm));
         if (json_is_number(sc) && json_is_integer(zp)) {
             t->has_quant = 1;
             t->scale = json_number_value(sc);
@@ -182,8 +184,6 @@ static int io_from_json(ctx *c, json_t *root)
 
     if (!json_is_array(graph) || !json_is_array(norm))
         return 0;
-    if (json_array_size(graph) > MAX_ITEMS)
-        return bad(c, "JSON trailer graph", "%zu entries", json_array_size(graph));
     for (int pass = 0; pass < 2; pass++) {  /* inputs first, then outputs */
         const char *want = pass ? "output" : "input";
         json_array_foreach(graph, i, e) {
@@ -251,7 +251,7 @@ static int parse_json(ctx *c, const uint8_t *p, size_t n, json_t **out)
         json_decref(pre);
     }
     nodes = json_object_get(root, "nodes");
-    if (json_is_array(nodes) && json_array_size(nodes) <= MAX_ITEMS) {
+    if (json_is_array(nodes)) {
         m->tk1_ops = xcalloc(json_array_size(nodes) + 1, sizeof(char *));
         json_array_foreach(nodes, i, nd) {
             char *op = json_dup_str(nd, "op");
@@ -287,23 +287,45 @@ static int get_str(ctx *c, const fb_table *t, int slot, const char *table, long 
     return 0;
 }
 
-/* A vector of 4-byte ints into dst (at most max; more is an error). */
+/* n 4-byte values of a vector taken from the budget: all vectors decoded
+ * from one FlatBuffer fit in its bytes unless they overlap, so the budget
+ * (len / 4) bounds what a file can make us allocate by its own size. */
+static int take(ctx *c, const char *table, long idx, const char *field, uint32_t n)
+{
+    char f[96];
+
+    if (n <= c->budget) {
+        c->budget -= n;
+        return 0;
+    }
+    if (idx >= 0)
+        snprintf(f, sizeof(f), "FlatBuffer %s[%ld].%s", table, idx, field);
+    else
+        snprintf(f, sizeof(f), "FlatBuffer %s.%s", table, field);
+    return bad(c, f, "%u values, more than the %zu-byte model data holds besides the "
+               "values read before (at most %llu left): vectors overlap", n, c->fb.len,
+               (unsigned long long)c->budget);
+}
+
+/* A vector of 4-byte ints: *dst allocated with as many values as it has
+ * (NULL when empty). */
 static int get_ints(ctx *c, const fb_table *t, int slot, const char *table, long idx,
-                    const char *field, int64_t *dst, int max, int *n)
+                    const char *field, int64_t **dst, int *n)
 {
     fb_vec v;
     int r = fb_vector(t, slot, 4, &v);
 
     *n = 0;
+    *dst = NULL;
     if (r < 0)
         return fb_fail(c, table, idx, field);
-    if (v.n > (uint32_t)max) {
-        char f[96];
-        snprintf(f, sizeof(f), "FlatBuffer %s[%ld].%s", table, idx, field);
-        return bad(c, f, "%u values, at most %d expected", v.n, max);
-    }
+    if ((r = take(c, table, idx, field, v.n)))
+        return r;
+    if (!v.n)
+        return 0;
+    *dst = xmalloc(sizeof(**dst) * v.n);
     for (uint32_t i = 0; i < v.n; i++)
-        dst[i] = (int32_t)fb_vec_u32(&v, i);
+        (*dst)[i] = (int32_t)fb_vec_u32(&v, i);
     *n = (int)v.n;
     return 0;
 }
@@ -340,8 +362,8 @@ static int decode_tensor(ctx *c, const fb_table *t, long i, rknn_tensor *dt)
         return bad(c, "FlatBuffer tensor.data_type", "unknown dtype code %u (tensor %ld)", code, i);
     dt->dtype = code;
     dt->kind = kind;
-    if ((r = get_ints(c, t, 3, "tensor", i, "native_shape", dt->native, RKNN_MAX_NATIVE_DIMS, &dt->nnd)) ||
-        (r = get_ints(c, t, 4, "tensor", i, "shape", dt->shape, RKNN_MAX_DIMS, &dt->nd)) ||
+    if ((r = get_ints(c, t, 3, "tensor", i, "native_shape", &dt->native, &dt->nnd)) ||
+        (r = get_ints(c, t, 4, "tensor", i, "shape", &dt->shape, &dt->nd)) ||
         (r = get_str(c, t, 5, "tensor", i, "name", &dt->name)))
         return r;
     if (!dt->name)
@@ -362,13 +384,13 @@ static int decode_tensor(ctx *c, const fb_table *t, long i, rknn_tensor *dt)
     }
     if (fb_vector(t, 6, 1, &qv) < 0)
         return fb_fail(c, "tensor", i, "quant_method");
-    copy_field(dt->qmethod, sizeof(dt->qmethod), (const char *)qv.b->p + qv.pos, qv.n);
+    set_field(&dt->qmethod, (const char *)qv.b->p + qv.pos, qv.n);
     {
         const char *s;
         uint32_t n;
         if (fb_str(t, 7, &s, &n) < 0)
             return fb_fail(c, "tensor", i, "dtype_name");
-        copy_field(dt->dtype_name, sizeof(dt->dtype_name), s, n);
+        set_field(&dt->dtype_name, s, n);
     }
     {
         static const char *const qf[4] = {"min", "max", "scale", "zero_point"};
@@ -439,23 +461,23 @@ static int decode_params(ctx *c, const fb_table *nt, long i, rknn_node *n)
     case 3: /* pooling */
         if (fb_str(&p, 0, &s, &len) < 0)
             return fb_fail(c, "node", i, "params.auto_pad");
-        copy_field(n->auto_pad, sizeof(n->auto_pad), s, len);
-        if ((r = get_ints(c, &p, 3, "node", i, "params.kernel", n->kernel, 2, &n->n_kernel)) ||
-            (r = get_ints(c, &p, 4, "node", i, "params.pads", n->pad, 4, &n->n_pad)) ||
-            (r = get_ints(c, &p, n->param_tag == 1 ? 5 : 6, "node", i, "params.strides", n->stride,
-                          2, &n->n_stride)))
+        set_field(&n->auto_pad, s, len);
+        if ((r = get_ints(c, &p, 3, "node", i, "params.kernel", &n->kernel, &n->n_kernel)) ||
+            (r = get_ints(c, &p, 4, "node", i, "params.pads", &n->pad, &n->n_pad)) ||
+            (r = get_ints(c, &p, n->param_tag == 1 ? 5 : 6, "node", i, "params.strides",
+                          &n->stride, &n->n_stride)))
             return r;
         if (n->param_tag == 1 &&
-            (r = get_ints(c, &p, 1, "node", i, "params.dilations", n->dilation, 2, &n->n_dilation)))
+            (r = get_ints(c, &p, 1, "node", i, "params.dilations", &n->dilation, &n->n_dilation)))
             return r;
         break;
     case 26: /* resize */
         if (fb_str(&p, 0, &s, &len) < 0)
             return fb_fail(c, "node", i, "params.coordinate_mode");
-        copy_field(n->coord_mode, sizeof(n->coord_mode), s, len);
+        set_field(&n->coord_mode, s, len);
         if (fb_str(&p, 4, &s, &len) < 0)
             return fb_fail(c, "node", i, "params.mode");
-        copy_field(n->mode, sizeof(n->mode), s, len);
+        set_field(&n->mode, s, len);
         break;
     case 20: /* split */
         if ((tmp = fb_i32(&p, 0, 0, &axis)) < 0)
@@ -473,11 +495,14 @@ static int get_index_list(ctx *c, const fb_table *t, int slot, long i, const cha
                           int **out, int *n)
 {
     fb_vec v;
+    int r;
 
     *out = NULL;
     *n = 0;
     if (fb_vector(t, slot, 4, &v) < 0)
         return fb_fail(c, "node", i, field);
+    if ((r = take(c, "node", i, field, v.n)))
+        return r;
     *out = xmalloc(sizeof(int) * (v.n ? v.n : 1));
     for (uint32_t k = 0; k < v.n; k++) {
         uint32_t x = fb_vec_u32(&v, k);
@@ -521,11 +546,54 @@ static int decode_node(ctx *c, const fb_table *t, long i, rknn_node *n)
         uint32_t tn;
         if ((r = get_first4(c, t, 9, i, "task_number", &tn)) < 0)
             return r;
+        if (r && tn > c->m->lite_tasks) {
+            char f[64];
+            snprintf(f, sizeof(f), "FlatBuffer node[%ld].task_number", i);
+            return bad(c, f, "%u tasks, the task table has %u", tn, c->m->lite_tasks);
+        }
         if (r)
-            n->tasks = (int)(tn > (uint32_t)MAX_ITEMS ? MAX_ITEMS : tn);
+            n->tasks = (int)tn;
         return 0;
     }
     return decode_params(c, t, i, n);
+}
+
+/* RV1103/RV1106 files store a depthwise conv's weight of C channels as
+ * (1, C, kh, kw), its native shape as [1, C1, kh, kw, 1, 32] (one output
+ * channel per block, the channels in the input-channel lanes), where a
+ * regular conv has (OC, IC, kh, kw) and [OC1, IC1, kh, kw, 16, 32]. What says
+ * depthwise is the weight's single output channel against the node's C
+ * output channels, with C input channels: read as it is, it would be a dense
+ * conv of C x C x kh x kw MACs. Rewritten to the framework's (C, 1, kh, kw),
+ * group C. A weight (1, C, kh, kw) of a node with one output channel is a
+ * dense conv and stays. */
+static void lite_depthwise(rknn_model *m)
+{
+    for (int i = 0; i < m->n_nodes; i++) {
+        rknn_node *n = &m->nodes[i];
+        const rknn_tensor *data = NULL, *out = NULL;
+        rknn_tensor *w = NULL;
+        if (strncmp(n->type, "Conv", 4) || !strncmp(n->type, "ConvTranspose", 13))
+            continue;
+        for (int k = 0; k < n->n_in; k++) {
+            rknn_tensor *t = &m->tensors[n->in[k]];
+            int is_const = t->kind == 4 || t->kind == 5 || t->kind == 8;
+            if (!is_const && !data && t->kind != 6 && t->kind != 7 && t->kind != 9 && t->kind != 10)
+                data = t;
+            else if (is_const && !w && t->nd == 4)
+                w = t;
+        }
+        if (n->n_out)
+            out = &m->tensors[n->out[0]];
+        if (!data || !w || !out || data->nd != 4 || out->nd != 4)
+            continue;
+        int64_t ch = out->shape[1];
+        if (ch > 1 && w->shape[0] == 1 && w->shape[1] == ch && data->shape[1] == ch) {
+            w->shape[0] = ch;
+            w->shape[1] = 1;
+            n->group = (int)(ch > INT32_MAX ? INT32_MAX : ch);
+        }
+    }
 }
 
 static rknn_io *find_io(rknn_model *m, const char *name)
@@ -536,17 +604,20 @@ static rknn_io *find_io(rknn_model *m, const char *name)
     return NULL;
 }
 
-static void fill_nums(json_t *arr, double *dst, int *n)
+/* One value per channel, as many as the list has (jansson holds them already). */
+static void fill_nums(json_t *arr, double **dst, int *n)
 {
     size_t k;
     json_t *v;
 
     *n = 0;
-    if (!json_is_array(arr))
+    if (!json_is_array(arr) || !json_array_size(arr))
         return;
+    free(*dst);
+    *dst = xmalloc(sizeof(**dst) * json_array_size(arr));
     json_array_foreach(arr, k, v) {
-        if (*n < 4 && json_is_number(v))
-            dst[(*n)++] = json_number_value(v);
+        if (json_is_number(v))
+            (*dst)[(*n)++] = json_number_value(v);
     }
 }
 
@@ -570,15 +641,15 @@ static int decode_generator(ctx *c, const char *s, uint32_t n)
         if (!io || !json_is_object(a))
             continue;
         if ((l = json_string_value(json_object_get(a, "layout"))))
-            copy_field(io->layout, sizeof(io->layout), l, strlen(l));
+            set_field(&io->layout, l, strlen(l));
         if ((l = json_string_value(json_object_get(a, "layout_ori"))))
-            copy_field(io->layout_ori, sizeof(io->layout_ori), l, strlen(l));
+            set_field(&io->layout_ori, l, strlen(l));
         if (json_is_boolean(json_object_get(a, "rgb2bgr")))
             io->rgb2bgr = json_is_true(json_object_get(a, "rgb2bgr"));
         if (!io->n_mean)
-            fill_nums(json_object_get(a, "mean"), io->mean, &io->n_mean);
+            fill_nums(json_object_get(a, "mean"), &io->mean, &io->n_mean);
         if (!io->n_std)
-            fill_nums(json_object_get(a, "std"), io->std, &io->n_std);
+            fill_nums(json_object_get(a, "std"), &io->std, &io->n_std);
     }
     dyn = json_object_get(root, "dynamic_shapes");
     if ((json_is_object(dyn) && json_object_size(dyn)) || (json_is_array(dyn) && json_array_size(dyn))) {
@@ -605,9 +676,9 @@ static int decode_native_io(ctx *c, const char *s, uint32_t n, const char *field
         if (!io)
             continue;
         if (d)
-            copy_field(io->native_dtype, sizeof(io->native_dtype), d, strlen(d));
+            set_field(&io->native_dtype, d, strlen(d));
         if (l)
-            copy_field(io->native_layout, sizeof(io->native_layout), l, strlen(l));
+            set_field(&io->native_layout, l, strlen(l));
     }
     json_decref(root);
     return 0;
@@ -625,6 +696,7 @@ static int decode_flatbuffer(ctx *c, const uint8_t *p, size_t n)
 
     c->fb.p = p;
     c->fb.len = n;
+    c->budget = n / 4;
     if (n < 8 || memcmp(p + 4, "RKNN", 4))
         return bad(c, "FlatBuffer", "no RKNN file identifier");
     if (fb_root(&c->fb, &root))
@@ -658,10 +730,14 @@ static int decode_flatbuffer(ctx *c, const uint8_t *p, size_t n)
         return bad(c, "FlatBuffer model.graphs", "no graph");
     if (fb_vec_table(&graphs, 0, &g))
         return fb_fail(c, "graph", 0, "table");
-    if (fb_vector(&g, 0, 4, &tv) < 0 || tv.n > MAX_ITEMS)
+    if (fb_vector(&g, 0, 4, &tv) < 0)
         return fb_fail(c, "graph", 0, "tensors");
-    if (fb_vector(&g, 1, 4, &nv) < 0 || nv.n > MAX_ITEMS)
+    if (fb_vector(&g, 1, 4, &nv) < 0)
         return fb_fail(c, "graph", 0, "nodes");
+    if ((uint64_t)tv.n + nv.n > n / FB_MIN_ENTRY)
+        return bad(c, "FlatBuffer graph[0].tensors", "%u tensors and %u nodes, a %zu-byte model "
+                   "data holds at most %zu (%d bytes each)", tv.n, nv.n, n, n / FB_MIN_ENTRY,
+                   FB_MIN_ENTRY);
     m->tensors = xcalloc(tv.n ? tv.n : 1, sizeof(*m->tensors));
     for (uint32_t i = 0; i < tv.n; i++) {
         if (fb_vec_table(&tv, i, &t))
@@ -680,11 +756,13 @@ static int decode_flatbuffer(ctx *c, const uint8_t *p, size_t n)
     }
     if (!c->lite && (r = resolve_buffers(c, &root)))
         return r;
+    if (c->lite)
+        lite_depthwise(m);
     /* graph inputs and outputs: tensor indices */
     if (fb_vector(&g, 2, 4, &iv) < 0 || fb_vector(&g, 3, 4, &ov) < 0)
         return fb_fail(c, "graph", 0, "inputs");
-    if ((uint64_t)iv.n + ov.n > MAX_ITEMS)
-        return bad(c, "FlatBuffer graph.inputs", "too many");
+    if ((r = take(c, "graph", 0, "inputs", iv.n)) || (r = take(c, "graph", 0, "outputs", ov.n)))
+        return r;
     m->io = xcalloc((size_t)iv.n + ov.n + 1, sizeof(*m->io));
     for (uint32_t k = 0; k < iv.n + ov.n; k++) {
         uint32_t x = k < iv.n ? fb_vec_u32(&iv, k) : fb_vec_u32(&ov, k - iv.n);
@@ -709,11 +787,19 @@ static int decode_flatbuffer(ctx *c, const uint8_t *p, size_t n)
         if (fb_vec_table(&normv, k, &nt) || fb_vector(&nt, 0, 4, &mv) < 0 ||
             fb_vector(&nt, 1, 4, &sv) < 0 || fb_vector(&nt, 2, 4, &rv) < 0)
             return fb_fail(c, "normalization", (long)k, "table");
-        for (uint32_t e = 0; e < mv.n && e < 4; e++)
+        if ((r = take(c, "normalization", (long)k, "mean", mv.n)) ||
+            (r = take(c, "normalization", (long)k, "std", sv.n)) ||
+            (r = take(c, "normalization", (long)k, "reorder", rv.n)))
+            return r;
+        /* one value per channel, as many as the file has */
+        io->mean = xmalloc(sizeof(*io->mean) * (mv.n + 1));
+        io->std = xmalloc(sizeof(*io->std) * (sv.n + 1));
+        io->reorder = xmalloc(sizeof(*io->reorder) * (rv.n + 1));
+        for (uint32_t e = 0; e < mv.n; e++)
             io->mean[io->n_mean++] = u32_float(fb_vec_u32(&mv, e));
-        for (uint32_t e = 0; e < sv.n && e < 4; e++)
+        for (uint32_t e = 0; e < sv.n; e++)
             io->std[io->n_std++] = u32_float(fb_vec_u32(&sv, e));
-        for (uint32_t e = 0; e < rv.n && e < 4; e++)
+        for (uint32_t e = 0; e < rv.n; e++)
             io->reorder[io->n_reorder++] = (int)fb_vec_u32(&rv, e);
     }
     r = fb_str(&root, 3, &s, &sl);
@@ -772,12 +858,43 @@ static int decode_vpmn(ctx *c, const uint8_t *p, size_t n)
         return bad(c, "NBG header", "model data of %zu bytes, 80 needed", n);
     m->nbg_major = p[4] | p[5] << 8;
     m->nbg_minor = p[6] | p[7] << 8;
-    copy_field(m->nbg_name, sizeof(m->nbg_name), (const char *)p + 12, strnlen((const char *)p + 12, 64));
+    {   /* the NBG header's name field: 64 bytes */
+        size_t n = strnlen((const char *)p + 12, 64);
+        for (size_t i = 0; i < n; i++)
+            m->nbg_name[i] = p[12 + i] < 0x20 || p[12 + i] == 0x7f ? '?' : (char)p[12 + i];
+        m->nbg_name[n] = '\0';
+    }
     m->nbg_nodes = (int)rd_u32(p + 76);
     return 0;
 }
 
 /* ---- container ------------------------------------------------------------ */
+
+static void empty_if_null(char **s)
+{
+    if (!*s)
+        *s = xstrdup("");
+}
+
+/* A parsed model's string fields are never NULL: "" where the file has none. */
+static void fill_empty(rknn_model *m)
+{
+    for (int i = 0; i < m->n_tensors; i++) {
+        empty_if_null(&m->tensors[i].qmethod);
+        empty_if_null(&m->tensors[i].dtype_name);
+    }
+    for (int i = 0; i < m->n_nodes; i++) {
+        empty_if_null(&m->nodes[i].auto_pad);
+        empty_if_null(&m->nodes[i].mode);
+        empty_if_null(&m->nodes[i].coord_mode);
+    }
+    for (int i = 0; i < m->n_io; i++) {
+        empty_if_null(&m->io[i].layout);
+        empty_if_null(&m->io[i].layout_ori);
+        empty_if_null(&m->io[i].native_dtype);
+        empty_if_null(&m->io[i].native_layout);
+    }
+}
 
 int rknn_model_parse(const void *buf, size_t len, const char *what, rknn_model **out, char *err,
                      size_t errlen)
@@ -857,10 +974,12 @@ int rknn_model_parse(const void *buf, size_t len, const char *what, rknn_model *
         ret = io_from_json(&c, json);
 out:
     json_decref(json);
-    if (ret)
+    if (ret) {
         rknn_model_free(m);
-    else
+    } else {
+        fill_empty(m);
         *out = m;
+    }
     return ret;
 }
 
@@ -883,16 +1002,37 @@ void rknn_model_free(rknn_model *m)
 {
     if (!m)
         return;
-    for (int i = 0; i < m->n_tensors; i++)
+    for (int i = 0; i < m->n_tensors; i++) {
         free(m->tensors[i].name);
-    for (int i = 0; i < m->n_nodes; i++) {
-        free(m->nodes[i].type);
-        free(m->nodes[i].name);
-        free(m->nodes[i].in);
-        free(m->nodes[i].out);
+        free(m->tensors[i].shape);
+        free(m->tensors[i].native);
+        free(m->tensors[i].qmethod);
+        free(m->tensors[i].dtype_name);
     }
-    for (int i = 0; i < m->n_io; i++)
+    for (int i = 0; i < m->n_nodes; i++) {
+        rknn_node *n = &m->nodes[i];
+        free(n->type);
+        free(n->name);
+        free(n->in);
+        free(n->out);
+        free(n->kernel);
+        free(n->stride);
+        free(n->pad);
+        free(n->dilation);
+        free(n->auto_pad);
+        free(n->mode);
+        free(n->coord_mode);
+    }
+    for (int i = 0; i < m->n_io; i++) {
         free(m->io[i].name);
+        free(m->io[i].mean);
+        free(m->io[i].std);
+        free(m->io[i].reorder);
+        free(m->io[i].layout);
+        free(m->io[i].layout_ori);
+        free(m->io[i].native_dtype);
+        free(m->io[i].native_layout);
+    }
     for (int i = 0; i < m->n_tk1_ops; i++)
         free(m->tk1_ops[i]);
     free(m->tk1_ops);

@@ -6,8 +6,13 @@
  *
  * Everything is checked before use: every offset and length of the
  * container and of the FlatBuffer (flatbuf.c), element counts against the
- * bytes they need, strings against their buffer. Bad input gives RT_EFORMAT
- * and a one-line message naming the file and the field.
+ * bytes they need, strings against their buffer. No count has a fixed
+ * limit: arrays (shapes, index lists, per-channel values) are as long as the
+ * file says, and the file's size bounds them all: the FlatBuffer's decoded
+ * 4-byte values together fit in its bytes (vectors do not overlap), and a
+ * tensor or node needs at least 8 bytes; strings are as long as the file's
+ * (never NULL in a parsed model: "" when absent). Bad input gives RT_EFORMAT and a
+ * one-line message naming the file, the field and the bound.
  *
  * Typical use:
  *     rknn_model *m;
@@ -76,19 +81,18 @@ enum rknn_container {
     RKNN_C_UNKNOWN_DATA,
 };
 
-#define RKNN_MAX_DIMS 8
-#define RKNN_MAX_NATIVE_DIMS 16  /* weights keep long native shapes (12 seen) */
-
 enum { RKNN_TGT_CPU = 0, RKNN_TGT_GPU = 1, RKNN_TGT_NPU = 2 };
 
 typedef struct rknn_tensor {
     char *name;
     int dtype;               /* file's code: ONNX TensorProto numbering (1 f32, 3 i8, 10 f16 ...) */
     int kind;                /* 1 input, 2 output, 3 activation, 4/5/8 constants, 9/10 regcmd/task ... */
-    int nd, nnd;             /* original and native ranks */
-    int64_t shape[RKNN_MAX_DIMS], native[RKNN_MAX_NATIVE_DIMS];
-    char qmethod[16];        /* "layer", "channel", "" */
-    char dtype_name[16];     /* "int8", "" for weights */
+    int nd, nnd;             /* original and native ranks: as many values as the
+                                file gives (native shapes of weights are blocks of
+                                6, one per output-channel group: 6, 12, 24 seen) */
+    int64_t *shape, *native; /* nd / nnd values (NULL when 0) */
+    char *qmethod;           /* "layer", "channel", "" */
+    char *dtype_name;        /* "int8", "" for weights */
     int has_quant;
     double min, max, scale;
     int64_t zero_point;
@@ -106,13 +110,15 @@ typedef struct rknn_node {
     int param_tag;           /* union tag of the parameter table, 0 none */
     /* conv / pooling parameters (n_* = 0: absent) */
     int n_kernel, n_stride, n_pad, n_dilation;
-    int64_t kernel[2], stride[2], pad[4], dilation[2];
-    char auto_pad[16];
+    int64_t *kernel, *stride, *pad, *dilation;  /* as many as the file gives */
+    char *auto_pad;
     /* resize / split / others */
-    char mode[24], coord_mode[24];
+    char *mode, *coord_mode;
     int64_t axis;
     int has_axis;
     int tasks;               /* RV1103/RV1106: its NPU tasks in the task table, -1 unknown */
+    int group;               /* conv groups when the file says more than the op type:
+                                RV1103/RV1106 depthwise convs (see lite_depthwise), else 0 */
 } rknn_node;
 
 /* One model input or output as the generator string and the graph give it. */
@@ -120,11 +126,11 @@ typedef struct rknn_io {
     char *name;
     int tensor;              /* graph tensor index, -1 unknown */
     int is_output;
-    char layout[8], layout_ori[8];   /* framework layout ("nchw"), "" unknown */
-    char native_dtype[16], native_layout[8]; /* what the NPU wants (input_json/output_json) */
-    int n_mean, n_std, n_reorder;
-    double mean[4], std[4];
-    int reorder[4];
+    char *layout, *layout_ori;       /* framework layout ("nchw"), "" unknown */
+    char *native_dtype, *native_layout; /* what the NPU wants (input_json/output_json) */
+    int n_mean, n_std, n_reorder;   /* one per channel, as many as the file gives */
+    double *mean, *std;
+    int *reorder;
     int rgb2bgr;             /* -1 unknown */
 } rknn_io;
 
@@ -158,7 +164,7 @@ typedef struct rknn_model {
     /* RV1103/RV1106 blob: header words and the task table */
     uint32_t lite_words[6];
     uint32_t lite_tasks;
-    uint32_t lite_regcfg_total;      /* sum of regcfg_amount over the tasks */
+    uint64_t lite_regcfg_total;      /* sum of regcfg_amount over the tasks */
     int lite_graph;                  /* the graph decoded from the config section */
     /* Toolkit1: NBG header or the JSON graph */
     int nbg_major, nbg_minor, nbg_nodes;

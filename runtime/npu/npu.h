@@ -80,7 +80,7 @@ typedef struct npu_platform {
  * npu_cost_model_fingerprint hashes every constant; tests/unit/test_npu_platform.c
  * pins its value for the current version, so a changed constant without a new
  * version fails there. */
-#define NPU_COST_MODEL_VERSION 2
+#define NPU_COST_MODEL_VERSION 3
 uint64_t npu_cost_model_fingerprint(void);
 
 /* Case-insensitive lookup ("RK3588" works); NULL if unknown. */
@@ -89,6 +89,17 @@ const npu_platform_t *npu_platform_find(const char *name);
 int npu_platform_get(const char *name, const npu_platform_t **out, char *err, size_t errlen);
 /* Comma-separated list of known names, for usage text. */
 const char *npu_platform_names(void);
+/* The i-th platform of the table, NULL past the end (for listings). */
+const npu_platform_t *npu_platform_at(int i);
+/* Where a value of the table comes from (the chips Toolkit2 2.1-2.3.2 added):
+ * status "measured" (a first-hand source) or "estimated" (assumed, why). */
+typedef struct npu_fact {
+    const char *chip, *what, *value, *status, *source;
+} npu_fact_t;
+/* The facts of one chip, contiguous: *out and their count (0: none kept). */
+int npu_platform_facts(const char *name, const npu_fact_t **out);
+/* "int8, float16": the dtypes the chip's NPU computes in, into buf. */
+const char *npu_platform_dtypes(const npu_platform_t *p, char *buf, size_t len);
 /* DDR bytes per NPU cycle: ddr_mhz * 2 (double data rate) * bus bytes * eff / npu_mhz. */
 double npu_ddr_bytes_per_cycle(const npu_platform_t *p);
 /* Peak MACs per cycle per core for a dtype (mac_ic * mac_oc), 0 if unsupported. */
@@ -156,7 +167,10 @@ typedef struct npu_layer {
     int n_in, n_out;
     npu_shape_t in[NPU_MAX_IO], out[NPU_MAX_IO];
     int in_const[NPU_MAX_IO];     /* input i is a weight/bias/constant */
-    int in_align[NPU_MAX_IO];     /* channel padding of input i as its producer stored it, 0 = C2 */
+    int in_align[NPU_MAX_IO];     /* channel padding of input i as its producer stored it, 0 = C2,
+                                   * -1 = not padded (a vendor file's native shape says so) */
+    int out_align[NPU_MAX_IO];    /* the same for output i: 0 = npu_out_align, -1 not padded,
+                                   * > 1 padded to it (set from a vendor file's native shape) */
     int out_tensor;               /* graph tensor index of the first output, -1 if none */
     int out_is_graph_output;      /* that tensor is a model output */
     /* MAC geometry (conv family) */

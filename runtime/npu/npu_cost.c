@@ -205,12 +205,14 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
         int nhwc = !strcmp(l->datatype, "UINT8") && i == 0;
         if (l->in_const[i])
             continue;
-        l->bytes_in += npu_act_bytes(ng, l, &l->in[i], nhwc ? 0 : l->in_align[i] > 1 ? l->in_align[i] : 1);
+        l->bytes_in += npu_act_bytes(ng, l, &l->in[i], nhwc || l->in_align[i] < 0 ? 0
+                                                       : l->in_align[i] > 1 ? l->in_align[i] : 1);
     }
     /* a conv-type layer producing a graph output stores it padded to 2*C2
      * (FIT: LOG-Y8 rows 74/92/105 with OC 3 -> 32, triority-05 row 94 -> 16) */
     for (int i = 0; i < l->n_out && i < NPU_MAX_IO; i++)
-        l->bytes_out += npu_act_bytes(ng, l, &l->out[i], conv_out_align(ng, l));
+        l->bytes_out += npu_act_bytes(ng, l, &l->out[i], l->out_align[i] < 0 ? 0
+                                      : l->out_align[i] > 1 ? l->out_align[i] : conv_out_align(ng, l));
     l->bytes_w = npu_weight_bytes(ng, l);
     if (l->kind == NPU_K_ELTWISE || l->kind == NPU_K_MOVE || l->kind == NPU_K_POOL ||
         l->kind == NPU_K_OTHER || l->kind == NPU_K_CONVERT || l->kind == NPU_K_MATMUL) {

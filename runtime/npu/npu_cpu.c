@@ -74,7 +74,7 @@ static double stored_elems(const npu_graph_t *ng, const npu_layer_t *l, int i)
     const npu_shape_t *s = &l->in[i];
     int a;
 
-    if (s->nd != 4 || !strcmp(l->datatype, "FLOAT"))
+    if (s->nd != 4 || !strcmp(l->datatype, "FLOAT") || l->in_align[i] < 0)
         return numel(s);
     a = l->in_align[i] > 1 ? l->in_align[i] : ng->plat->c2[l->dtype] > 0 ? ng->plat->c2[l->dtype] : 1;
     return (double)s->d[0] * (double)((s->d[1] + a - 1) / a * a) * (double)s->d[2] *

@@ -1033,10 +1033,11 @@ int npu_lower_at(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph
     if (ndt < 0)
         return rt_err(err, errlen, RT_EINVAL, "npu_lower: dtype %s has no NPU mode",
                       dtype_name(dtype));
-    if (!npu_peak_macs(p, ndt))
-        return rt_err(err, errlen, RT_EUNSUPPORTED, "%s NPU has no %s (supported: %s%s)",
-                      p->name, npu_dtype_name(ndt), "int8",
-                      p->mac_ic[NPU_FP16] ? ", float16" : ", int16");
+    if (!npu_peak_macs(p, ndt)) {
+        char dts[64];
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "%s NPU has no %s (supported: %s)",
+                      p->name, npu_dtype_name(ndt), npu_platform_dtypes(p, dts, sizeof dts));
+    }
 
     ng = xcalloc(1, sizeof(*ng));
     ng->plat = p;

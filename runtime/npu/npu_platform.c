@@ -234,6 +234,78 @@ static const npu_platform_t platforms[] = {
         .max_tasks_per_commit = 65535,
         .cpu_core = "Cortex-A7", .cpu_big = 1, .cpu_mhz = 1200, .cpu_ipc = IPC_A7, /* as rv1106 */
     },
+    /* The chips Toolkit2 2.1-2.3.2 added. Few public numbers exist: what each
+     * value rests on, measured or estimated, is the facts table below
+     * (npu_platform_facts, printed by `rknn-trace info`, docs/npu-model.md). */
+    {
+        .name = "rv1126b", .family = "rk3576", /* op list §3.5 "RK3576/RV1126B" */
+        .cores = 1, .core_mask = 0x1, /* DRV 0.9.8 rv1126b_rknpu_config */
+        /* its sample file has RK3576's native shapes (weights [1,1,kh,kw,16,4],
+         * NC1HWC2 C2 16, bias [8*OC] bytes): RK3576's int8/fp16 arrays
+         * assumed; its op list names int8 and float16 only (w4a16 weights) */
+        .mac_ic = {32, 32, 0, 0, 0, 0}, .mac_oc = {32, 16, 0, 0, 0, 0},
+        .dw_ch = {64, 64, 0, 0, 0, 0}, .c2 = {16, 8, 0, 0, 0, 0},
+        .npu_mhz = 950,              /* API bench NPU 950 MHz */
+        .ddr_mhz = 1560,             /* estimated: as rk3562/rk3568 */
+        .ddr_bus_bytes = 4,          /* estimated */
+        .ddr_eff = DDR_EFF,
+        .sram_bytes = 0,
+        .nbuf_bytes = 512 * 1024,    /* DRV 0.9.8: nbuf 512 KiB, one core */
+        TIME_MODEL,
+        FRAME(1.50, 0.00),           /* estimated: rk3576's fit (no benchmark) */
+        .cbuf_bytes = 384 * 1024,    /* estimated: as rk3576 */
+        .max_tasks_per_commit = 65535, /* estimated: 16-bit as the newer configs */
+        .cpu_core = "Cortex-A53", .cpu_big = 4, .cpu_mhz = 1600, .cpu_ipc = IPC_A53, /* estimated */
+    },
+    {
+        .name = "rv1106b", .family = "rv1106", /* op list §3.7: RV1106's set less some */
+        .cores = 1, .core_mask = 0x1, /* estimated (npu-hw.md §1.1) */
+        /* int8 only (rknn-oplist data types); C2 int8 8 (G table 5-1): the
+         * 8-byte strokes of RK356x, whose int8 array (32x16, DW 32) is assumed */
+        .mac_ic = {32, 0, 0, 0, 0, 0}, .mac_oc = {16, 0, 0, 0, 0, 0},
+        .dw_ch = {32, 0, 0, 0, 0, 0}, .c2 = {8, 0, 0, 0, 0, 0},
+        .npu_mhz = 500,              /* estimated: as rv1106's benchmark clock */
+        .ddr_mhz = 924, .ddr_bus_bytes = 2, /* estimated: as rv1106 */
+        .ddr_eff = DDR_EFF,
+        .sram_bytes = 0,
+        TIME_MODEL,
+        FRAME(0.90, 0.92),           /* estimated: rv1106's fit */
+        .cbuf_bytes = 128 * 1024,    /* estimated */
+        .max_tasks_per_commit = 65535,
+        .cpu_core = "Cortex-A7", .cpu_big = 1, .cpu_mhz = 1200, .cpu_ipc = IPC_A7, /* estimated */
+    },
+    {
+        .name = "rv1103b", .family = "rv1106",
+        .cores = 1, .core_mask = 0x1,
+        .mac_ic = {32, 0, 0, 0, 0, 0}, .mac_oc = {16, 0, 0, 0, 0, 0},
+        .dw_ch = {32, 0, 0, 0, 0, 0}, .c2 = {8, 0, 0, 0, 0, 0},
+        .npu_mhz = 500, .ddr_mhz = 924, .ddr_bus_bytes = 2, .ddr_eff = DDR_EFF, /* as rv1106b */
+        .sram_bytes = 0,
+        TIME_MODEL,
+        FRAME(0.90, 0.92),
+        .cbuf_bytes = 128 * 1024,
+        .max_tasks_per_commit = 65535,
+        .cpu_core = "Cortex-A7", .cpu_big = 1, .cpu_mhz = 1200, .cpu_ipc = IPC_A7,
+    },
+    {
+        /* an audio SoC: float16 only (rknn-oplist data types), no CPU ops
+         * (op list §4.1); its own op list (§3.6) is not in the lowering's
+         * table, which uses RV1106's (almost no CPU ops either) */
+        .name = "rk2118", .family = "rk2118",
+        .cores = 1, .core_mask = 0x1, /* estimated */
+        /* C2 fp16 4 (G table 5-1, low confidence): RK356x's fp16 array 16x8, DW 16 assumed */
+        .mac_ic = {0, 16, 0, 0, 0, 0}, .mac_oc = {0, 8, 0, 0, 0, 0},
+        .dw_ch = {0, 16, 0, 0, 0, 0}, .c2 = {0, 4, 0, 0, 0, 0},
+        .npu_mhz = 1000,             /* estimated: no public clock */
+        .ddr_mhz = 924, .ddr_bus_bytes = 2, /* estimated */
+        .ddr_eff = DDR_EFF,
+        .sram_bytes = 0,
+        TIME_MODEL,
+        FRAME(0.90, 0.92),           /* estimated: rv1106's fit */
+        .cbuf_bytes = 128 * 1024,    /* estimated */
+        .max_tasks_per_commit = 65535,
+        .cpu_core = "HiFi4 DSP", .cpu_big = 3, .cpu_mhz = 600, .cpu_ipc = IPC_A7, /* estimated */
+    },
 };
 
 #define N_PLATFORMS (int)(sizeof(platforms) / sizeof(platforms[0]))
@@ -250,7 +322,89 @@ const npu_platform_t *npu_platform_find(const char *name)
 
 const char *npu_platform_names(void)
 {
-    return "rk3588, rk3576, rk3566, rk3568, rk3562, rv1106, rv1103";
+    return "rk3588, rk3576, rk3566, rk3568, rk3562, rv1106, rv1103, rv1126b, rv1106b, rv1103b, "
+           "rk2118";
+}
+
+const npu_platform_t *npu_platform_at(int i)
+{
+    return i >= 0 && i < N_PLATFORMS ? &platforms[i] : NULL;
+}
+
+/* What each value of the chips added last rests on. "measured": read from a
+ * first-hand source (vendor driver, device tree, benchmark script, SDK guide
+ * table, a vendor-compiled sample file); "estimated": assumed, with the
+ * reason. Sources: shared/research/npu-hw.md (G, DRV, API tags), rknn-oplist.md,
+ * rknn-api.md, the sample multiple_input_demo.rv1126b.rknn (toolkit 2.3.2). */
+static const npu_fact_t facts[] = {
+    {"rv1126b", "cores", "1", "measured", "DRV 0.9.8 rv1126b_rknpu_config"},
+    {"rv1126b", "npu clock", "950 MHz", "measured", "API scaling_frequency.sh bench NPU clock"},
+    {"rv1126b", "int8 MACs/cycle", "1024 (32x32), DW 64 ch", "estimated",
+     "RK3576's array: its sample file has RK3576's native weight layout [1,1,kh,kw,16,4], "
+     "C2 16 and bias bytes; one op-list section with RK3576 (rknn-oplist §3.5)"},
+    {"rv1126b", "fp16 MACs/cycle", "512 (32x16)", "estimated", "as RK3576 (same reason)"},
+    {"rv1126b", "peak", "1.95 TOPS int8", "estimated", "1024 MACs x 2 x 950 MHz; no public figure "
+     "in our sources"},
+    {"rv1126b", "C2", "int8 16, fp16 8", "measured", "native shapes of its sample file; "
+     "rknn-api.md C2 table"},
+    {"rv1126b", "dtypes", "int8, float16", "measured", "rknn-oplist.md data types (RK3576/RV1126B)"},
+    {"rv1126b", "on-chip buffer", "nbuf 512 KiB", "measured", "DRV 0.9.8 nbuf @0x3ff30000"},
+    {"rv1126b", "op list", "RK3576's", "measured", "rknn-oplist §3.5 (RK3576/RV1126B, 78 ops)"},
+    {"rv1126b", "DDR", "1560 MHz x 32-bit", "estimated", "not in our sources: as RK3562/RK3568"},
+    {"rv1126b", "frame fit", "RK3576's", "estimated", "no model-zoo benchmark column"},
+    {"rv1126b", "CPU", "4x Cortex-A53 1.6 GHz", "estimated", "not in our sources"},
+    {"rv1106b", "cores", "1", "estimated", "npu-hw.md §1.1 (UNVERIFIED there)"},
+    {"rv1106b", "npu clock", "500 MHz", "estimated", "not found: RV1106's benchmark clock"},
+    {"rv1106b", "int8 MACs/cycle", "512 (32x16), DW 32 ch", "estimated",
+     "C2 int8 8 as RK356x (G table 5-1), whose int8 array is 32x16"},
+    {"rv1106b", "peak", "0.51 TOPS int8", "estimated", "512 MACs x 2 x 500 MHz"},
+    {"rv1106b", "C2", "int8 8", "measured", "G table 5-1 (npu-hw.md §2.1)"},
+    {"rv1106b", "dtypes", "int8", "measured", "rknn-oplist.md data types; C2 table fp16 \"/\""},
+    {"rv1106b", "on-chip buffer", "none", "estimated", "not found"},
+    {"rv1106b", "op list", "RV1106's", "estimated", "§3.7 is RV1106's less GRU/Gather/LSTM/...: "
+     "the lowering uses RV1106's"},
+    {"rv1106b", "DDR", "924 MHz x 16-bit", "estimated", "as RV1106"},
+    {"rv1106b", "frame fit", "RV1106's", "estimated", "no benchmark"},
+    {"rv1106b", "CPU", "1x Cortex-A7 1.2 GHz", "estimated", "npu-hw.md §1.1 (UNVERIFIED there)"},
+    {"rv1103b", "all values", "as rv1106b", "estimated", "same SDK tables (C2 8, int8 only); "
+     "nothing chip-specific public"},
+    {"rk2118", "cores", "1", "estimated", "not found"},
+    {"rk2118", "npu clock", "1000 MHz", "estimated", "not found"},
+    {"rk2118", "fp16 MACs/cycle", "128 (16x8), DW 16 ch", "estimated",
+     "C2 fp16 4 as RK356x (G table 5-1, low confidence), whose fp16 array is 16x8"},
+    {"rk2118", "peak", "0.26 TOPS fp16", "estimated", "128 x 2 x 1 GHz; a vendor blog's 1.2 TOPS "
+     "(npu-hw.md §1.1) names no dtype or clock"},
+    {"rk2118", "C2", "fp16 4", "measured", "G table 5-1 (decoding of low confidence)"},
+    {"rk2118", "dtypes", "float16", "measured", "rknn-oplist.md data types"},
+    {"rk2118", "op list", "RV1106's", "estimated", "§3.6 (60 ops, no CPU ops) is not in the "
+     "lowering's table; RV1106's has almost no CPU ops"},
+    {"rk2118", "DDR", "924 MHz x 16-bit", "estimated", "not found"},
+    {"rk2118", "CPU", "3x HiFi4 DSP", "estimated", "vendor blog (npu-hw.md §1.1); no CPU ops run"},
+};
+
+int npu_platform_facts(const char *name, const npu_fact_t **out)
+{
+    int first = -1, n = 0;
+
+    for (int i = 0; i < (int)(sizeof(facts) / sizeof(facts[0])); i++)
+        if (name && !strcasecmp(facts[i].chip, name)) {
+            if (first < 0)
+                first = i;
+            n++;
+        }
+    *out = first >= 0 ? &facts[first] : NULL;
+    return n;
+}
+
+const char *npu_platform_dtypes(const npu_platform_t *p, char *buf, size_t len)
+{
+    size_t o = 0;
+
+    buf[0] = '\0';
+    for (int d = 0; d < NPU_FP32 && o < len; d++)
+        if (npu_peak_macs(p, d))
+            o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", npu_dtype_key(d));
+    return buf;
 }
 
 int npu_platform_get(const char *name, const npu_platform_t **out, char *err, size_t errlen)

@@ -318,7 +318,25 @@ assert len(d['layers']) == 102 and abs(sum(l['frame_us'] for l in d['layers']) +
 assert sum(l['npu_op'] == 'ConvExSwish' for l in d['layers']) == 57   # MANIFEST op counts
 " "$T/out" && ok || bad "run --json of yolov8n"
 # refusals: unknown chip, undecoded graph, Toolkit1, wrong -t
-expect 2 "rv1126b, a chip the NPU model does not know" -- "$RT" run "$D/multiple_input_demo.rv1126b.rknn" --no-db
+# rv1126b (toolkit 2.3.2) is in the platform table: 950 MHz, RK3576's arrays;
+# Conv_1 3x3, IC 3, OC 8 on 128x128: 16384 px * 9 * ceil(3/32) * ceil(8/32) = 147456 cycles
+expect 0 "" -- "$RT" run "$D/multiple_input_demo.rv1126b.rknn" --db "$T/v.db" --label v
+grep -q "on rv1126b NPU at 950 MHz" "$T/out" && grep -q "5 compiled layers" "$T/out" && ok \
+    || bad "rv1126b file predicted: $(grep predicted "$T/out")"
+[ "$(sqlite3 "$T/v.db" "select npu_cycles||','||target from layers where node='Conv:Conv_1'")" = "147456,NPU" ] \
+    && ok || bad "rv1126b Conv_1 cycles: $(sqlite3 "$T/v.db" "select npu_cycles from layers where node='Conv:Conv_1'")"
+# a chip name the table does not have (the JSON's target renamed, same length): refused
+$PY -c "
+import sys; b = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(b.replace(b'\"rv1126b\"', b'\"rx1126b\"'))" \
+    "$D/multiple_input_demo.rv1126b.rknn" "$T/rx.rknn"
+expect 2 "rx1126b, a chip the NPU model does not know [(]known: .*rv1126b, rv1106b, rv1103b, rk2118[)]" -- \
+    "$RT" run "$T/rx.rknn" --no-db
+# info: the new chips, each value measured or estimated with its source
+expect 0 "" -- "$RT" info
+for c in rv1126b rv1106b rv1103b rk2118; do grep -q "^  $c " "$T/out" || bad "info: no $c"; done
+grep -A20 "^  rv1126b " "$T/out" | grep -qE "npu clock +950 MHz +measured +API scaling_frequency.sh" && ok \
+    || bad "info: rv1126b clock provenance"
+grep -qE "^  rk2118 +1 core +1000 MHz, float16 +128 MACs/cycle" "$T/out" && ok || bad "info: rk2118 line"
 expect 0 "" -- "$RT" run "$D/retinaface.rv1103.rknn" --no-db
 # header word 0 (the graph's size) pointing elsewhere: the task table is read, no graph
 $PY -c "
@@ -334,6 +352,39 @@ expect 1 "does not apply" -- "$RT" run "$SRC" -q fp16 --no-db
 # a weight naming a data buffer the file does not have (fuzz seed): one line, exit 2
 expect 2 "broken_buffer_index.rknn: FlatBuffer tensor.buffer: buffer 32767 of" -- \
     "$RT" inspect tests/fuzz/corpus/rknn/broken_buffer_index.rknn
+# no fixed limits: Toolkit2 2.3.x native shapes of 24 values (4 blocks of 6) read
+# whole (fuzz seeds written by bench/make_rknn.py native=24, tests/fuzz/corpus/make_rknn.py)
+for f in native24 lite_native24; do
+    expect 0 "" -- "$RT" inspect --json "tests/fuzz/corpus/rknn/$f.rknn"
+    $PY -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+w = [i for n in d['nodes'] for i in n['inputs'] if i['name'] == 'w0']
+assert w and w[0]['native_shape'] == [1, 1, 3, 3, 16, 32] * 4, w" "$T/out" && ok || bad "$f: 24-value native shape"
+done
+# ... and the bounds that replace them, from the file's own sizes: vectors that
+# overlap (more 4-byte values than the model data holds), a lite node naming
+# more NPU tasks than the task table has
+expect 2 "broken_overlap.rknn: FlatBuffer tensor\[6\]\.shape: 1188 values, more than the 20416-byte model data holds besides the values read before \(at most 592 left\): vectors overlap" -- \
+    "$RT" inspect tests/fuzz/corpus/rknn/broken_overlap.rknn
+expect 2 "FlatBuffer node\[1\]\.task_number: 9 tasks, the task table has 3" -- \
+    "$RT" inspect tests/fuzz/corpus/rknn/broken_lite_task_number.rknn
+# a layer tensor of more dims than an NPU layer holds (6): refused by name, not cut
+$PY bench/make_rknn.py "$T/d7.rknn" 3 rk3588 dims=7
+expect 0 "" -- "$RT" inspect "$T/d7.rknn"
+grep -q "\[1,32,80,80,1,1,1\]" "$T/out" && ok || bad "7-dim activations read whole"
+expect 2 "node 1 \(InputOperator:input\): tensor 'input' has 7 dims, the NPU model's layers take at most 6" -- \
+    "$RT" run "$T/d7.rknn" --no-db
+# RV1103 depthwise convs: weight (1,C,kh,kw) in the file, read as (C,1,kh,kw)
+# (the ONNX's shape, onnx::Conv_633 of stage2.1.0 is [128,1,3,3] there)
+expect 0 "" -- "$RT" inspect --json "$D/retinaface.rv1103.rknn"
+$PY -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+sh = {n['name']: [i['shape'] for i in n['inputs']][1] for n in d['nodes'] if n['op'].startswith('Conv')}
+assert sh['Conv:/stage2/stage2.1/stage2.1.0/Conv'] == [128, 1, 3, 3], sh
+assert sh['Conv:/stage1/stage1.1/stage1.1.0/Conv'] == [8, 1, 3, 3]
+assert sh['Conv:/stage2/stage2.1/stage2.1.3/Conv'] == [128, 128, 1, 1]   # pointwise: as it is
+assert sum(s[1] == 1 and s[0] > 1 for s in sh.values()) == 13, sum(s[1] == 1 for s in sh.values())
+" "$T/out" && ok || bad "retinaface depthwise weight shapes"
 
 # --- weights: the bytes a conv weight's buffer holds (inspect --json data_offset)
 # are the ONNX weights quantized per output channel, asymmetric int8 (scale

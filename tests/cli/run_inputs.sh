@@ -158,6 +158,9 @@ expect 0 "" -- "$RT" run "$PPOCR" $HINT --no-db
 # rv1106/rv1103 float models: the chip runs int8 only, -q i8 suggested.
 expect 2 "rv1106 runs int8 models only .*: add -q i8 --dataset FILE" -- "$RT" run "$MNIST" -t rv1106 --no-db
 expect 2 "rv1103 runs int8 models only" -- "$RT" run "$MNIST" -t rv1103 -q fp16 --no-db
+expect 2 "rv1106b runs int8 models only" -- "$RT" run "$MNIST" -t rv1106b -q fp16 --no-db
+expect 2 "rk2118 runs float16 models only \(its NPU has no int8\): use -q fp16" -- \
+    "$RT" run "$MNIST" -t rk2118 -q i8 --dataset "$T/ds1.txt" --no-db
 expect 0 "" -- "$RT" run "$MNIST" -t rv1106 -q i8 --dataset "$T/ds1.txt" --no-db --no-progress
 
 # Colour only on a terminal without NO_COLOR (script(1) gives a terminal).

@@ -15,11 +15,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_model(const rknn_model *m, size_t size)
 {
+    uint64_t values = 0;
+
     if (m->data_off > size || m->json_off > size || m->extra_bytes > size)
         abort();
     for (int i = 0; i < m->n_nodes; i++) {
         const rknn_node *n = &m->nodes[i];
-        if (!n->type || !n->name || n->target < 0 || n->target > RKNN_TGT_NPU)
+        if (!n->type || !n->name || n->target < 0 || n->target > RKNN_TGT_NPU ||
+            !n->auto_pad || !n->mode || !n->coord_mode)
             abort();
         for (int k = 0; k < n->n_in; k++)
             if (n->in[k] < 0 || n->in[k] >= m->n_tensors)
@@ -30,13 +33,25 @@ static void check_model(const rknn_model *m, size_t size)
     }
     for (int i = 0; i < m->n_tensors; i++) {
         const rknn_tensor *t = &m->tensors[i];
-        if (!t->name || t->nd < 0 || t->nd > RKNN_MAX_DIMS || t->nnd < 0 ||
-            t->nnd > RKNN_MAX_NATIVE_DIMS || !rknn_dtype_name(t->dtype))
+        /* ranks come from the file: their values must be there, and every
+         * 4-byte value read lies in the file (the reader's budget) */
+        if (!t->name || t->nd < 0 || t->nnd < 0 || (uint64_t)(t->nd + t->nnd) * 4 > size ||
+            (t->nd && !t->shape) || (t->nnd && !t->native) || !rknn_dtype_name(t->dtype) ||
+            !t->qmethod || !t->dtype_name)
+            abort();
+        values += (uint64_t)t->nd + t->nnd;
+    }
+    for (int i = 0; i < m->n_io; i++) {
+        const rknn_io *io = &m->io[i];
+        if (!io->name || io->tensor < 0 || io->tensor >= m->n_tensors ||
+            (io->n_mean && !io->mean) || (io->n_std && !io->std) || (io->n_reorder && !io->reorder) ||
+            !io->layout || !io->layout_ori || !io->native_dtype || !io->native_layout)
             abort();
     }
-    for (int i = 0; i < m->n_io; i++)
-        if (!m->io[i].name || m->io[i].tensor < 0 || m->io[i].tensor >= m->n_tensors)
-            abort();
+    /* what a file makes the reader hold is bounded by its size (FlatBuffer
+     * shapes: one 4-byte value each; JSON dims take at least 2 bytes) */
+    if (values > size)
+        abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -229,6 +229,12 @@ static void cpu_cost(void)
                   !strcmp(ng->l[ng->n - 2].optype, "Sqrt") && ng->l[ng->n - 2].reason,
               "rk3566 Sqrt on the CPU: %s", ng ? "" : err);
         npu_graph_free(ng);
+        ng = NULL;
+        /* a float16-only NPU refuses int8 and names what it has */
+        CHECK(npu_lower(g, npu_platform_find("rk2118"), DT_INT8, &ng, err, sizeof err) ==
+                      RT_EUNSUPPORTED && !ng && strstr(err, "rk2118 NPU has no INT8") &&
+                  strstr(err, "(supported: float16)"),
+              "rk2118 int8 refused: %s", err);
         graph_free(g);
     }
 }
@@ -238,7 +244,8 @@ int main(void)
     div_and_frame();
     channel_sum();
     cpu_cost();
-    const char *names[] = {"rk3588", "rk3576", "rk3566", "rk3568", "rk3562", "rv1106", "rv1103"};
+    const char *names[] = {"rk3588", "rk3576", "rk3566", "rk3568", "rk3562", "rv1106", "rv1103",
+                           "rv1126b", "rv1106b", "rv1103b", "rk2118"};
     char err[256];
     const npu_platform_t *p;
     unsigned cores;
@@ -270,6 +277,49 @@ int main(void)
     p = npu_platform_find("rk3566");
     CHECK(p->c2[NPU_INT8] == 8 && p->c2[NPU_FP16] == 4, "rk356x C2");
 
+    /* The chips Toolkit2 2.1-2.3.2 added (npu-hw.md, rknn-oplist.md, rknn-api.md):
+     * RV1126B one core (DRV 0.9.8) at the bench's 950 MHz, C2 16/8 as its sample
+     * file's native shapes: 1024 x 2 x 0.95 GHz = 1.9456 TOPS int8; int8 and
+     * float16 only (op list). RV1106B/RV1103B: int8 only, C2 8. RK2118: float16
+     * only, C2 4. */
+    p = npu_platform_find("rv1126b");
+    CHECK(p && p->cores == 1 && p->npu_mhz == 950 && !strcmp(p->family, "rk3576"), "rv1126b");
+    CHECK_NEAR(npu_peak_macs(p, NPU_INT8) * 2.0 * p->npu_mhz * 1e6, 1.9456e12, 1e9, "rv1126b TOPS");
+    CHECK(p->c2[NPU_INT8] == 16 && p->c2[NPU_FP16] == 8 && p->nbuf_bytes == 512 * 1024,
+          "rv1126b C2, nbuf");
+    CHECK(!npu_peak_macs(p, NPU_BF16) && !npu_peak_macs(p, NPU_INT4), "rv1126b: int8/fp16 only");
+    for (int k = 0; k < 2; k++) {
+        p = npu_platform_find(k ? "rv1103b" : "rv1106b");
+        CHECK(p && p->c2[NPU_INT8] == 8 && npu_peak_macs(p, NPU_INT8) == 512 &&
+                  !npu_peak_macs(p, NPU_FP16) && !npu_peak_macs(p, NPU_INT16),
+              "%s int8 only, C2 8", k ? "rv1103b" : "rv1106b");
+    }
+    p = npu_platform_find("rk2118");
+    CHECK(p && !npu_peak_macs(p, NPU_INT8) && npu_peak_macs(p, NPU_FP16) == 128 &&
+              p->c2[NPU_FP16] == 4, "rk2118 float16 only");
+    {
+        char dts[64];
+        CHECK(!strcmp(npu_platform_dtypes(p, dts, sizeof dts), "float16"), "rk2118: %s", dts);
+        CHECK(!strcmp(npu_platform_dtypes(npu_platform_find("rv1126b"), dts, sizeof dts),
+                      "int8, float16"), "rv1126b: %s", dts);
+    }
+    /* every value of a new chip says what it rests on: measured or estimated, a source */
+    {
+        static const char *const added[] = {"rv1126b", "rv1106b", "rv1103b", "rk2118"};
+        for (int k = 0; k < 4; k++) {
+            const npu_fact_t *f;
+            int n = npu_platform_facts(added[k], &f), bad = 0;
+            for (int j = 0; j < n; j++)
+                bad += strcmp(f[j].chip, added[k]) ||
+                       (strcmp(f[j].status, "measured") && strcmp(f[j].status, "estimated")) ||
+                       !f[j].source[0] || !f[j].value[0];
+            CHECK(n >= 1 && !bad, "%s: %d facts, %d malformed", added[k], n, bad);
+        }
+        const npu_fact_t *f;
+        CHECK(npu_platform_facts("rv1126b", &f) >= 10, "rv1126b: clock, MACs, cores, SRAM ...");
+        CHECK(npu_platform_facts("rk9999", &f) == 0 && !f, "no facts for an unknown chip");
+    }
+
     /* core masks */
     p = npu_platform_find("rk3588");
     CHECK(npu_core_mask_check(p, 7, &cores, err, sizeof err) == 0 && cores == 7, "0_1_2");
@@ -282,7 +332,7 @@ int main(void)
     /* The cost model's constants belong to a version: a change to any of them
      * without a new NPU_COST_MODEL_VERSION (and this pin) fails here. */
     {
-        static const struct { int version; uint64_t fingerprint; } pinned = { 2, 0xe0ceab419ea17477ULL };
+        static const struct { int version; uint64_t fingerprint; } pinned = { 3, 0x6de66a0ad26ec7aaULL };
         uint64_t fp = npu_cost_model_fingerprint();
         CHECK(NPU_COST_MODEL_VERSION == pinned.version && fp == pinned.fingerprint,
               "cost model constants changed (fingerprint 0x%016llx): bump "

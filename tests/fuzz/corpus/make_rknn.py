@@ -58,6 +58,16 @@ if b:
         t = tv + 4 + 4 * i; t += u(t)
         return fb + field(t, k)
     w('broken_buffer_index.rknn', patched(lambda v: struct.pack_into('<i', v, tensor_slot(v, 2, 18), 0x7fff)))
+    # the shape vectors of tensors 1..21 each stretched to every 4-byte value
+    # after it (legal for one vector alone): together they overlap, more
+    # values than the model data holds (the reader's budget, len / 4)
+    def stretch(v):
+        for i in range(1, 22):
+            at = tensor_slot(v, i, 4)
+            vec = at + struct.unpack_from('<I', v, at)[0]
+            if fb < vec < fb + dsize - 4:
+                struct.pack_into('<I', v, vec, (fb + dsize - vec - 4) // 4)
+    w('broken_overlap.rknn', patched(stretch))
     # bit flips spread over the FlatBuffer
     for k, off in enumerate(range(fb + 8, fb + dsize, dsize // 3)):
         w(f'broken_flip_{k}.rknn', patched(lambda v, o=off: v.__setitem__(o, v[o] ^ 0x80)))
@@ -82,6 +92,18 @@ cut = bytearray(g); struct.pack_into('<I', cut, 64, struct.unpack_from('<I', g, 
 w('broken_lite_graph_size.rknn', cut)
 flip = bytearray(g); o = 64 + gsize - struct.unpack_from('<I', g, 64)[0]; flip[o] ^= 0x40
 w('broken_lite_graph_root.rknn', flip)
+# Toolkit2 2.3.x writes native shapes of 24 values (4 blocks of 6) for some
+# weights, which a reader with a fixed limit refused ("tensor[71].native_shape:
+# 24 values"); no such real file is redistributable, so bench/make_rknn.py
+# writes one (native=24), as a Toolkit2 and as a lite graph. tasks=9: lite
+# nodes naming more tasks than the task table's 3.
+with tempfile.TemporaryDirectory() as tmp:
+    mk = os.path.join(here, '..', '..', '..', 'bench', 'make_rknn.py')
+    for name, extra in (('native24.rknn', ['rv1126b', 'native=24']),
+                        ('lite_native24.rknn', ['rv1106', 'lite', 'native=24']),
+                        ('broken_lite_task_number.rknn', ['rv1106', 'lite', 'tasks=9'])):
+        subprocess.run([sys.executable, mk, os.path.join(tmp, name), '3'] + extra, check=True)
+        w(name, open(os.path.join(tmp, name), 'rb').read())
 w('encrypted.rknn', b'CYPTRKNN' + bytes(range(64)))
 w('rknx.rknn', b'RKNX' + bytes(60))
 w('nbg_short.rknn', b'RKNN\0\0\0\0' + struct.pack('<QQ', 1, 8) + b'VPMN\x0b\0\1\0' + struct.pack('<Q', 2) + b'{}')
