@@ -15,6 +15,7 @@ struct outfile {
     int fd;
     int werr;   /* errno of the first failed write, 0 none */
     int nosync;
+    int dfd;    /* path is relative to it (AT_FDCWD: a plain path) */
     char *path;
     char *tmp;  /* NULL: written straight (a device, a stream) */
 };
@@ -109,7 +110,7 @@ static int create_tmp(outfile *o, mode_t keep, int have_keep)
         else
             snprintf(o->tmp, cap, "%.*s.rknn-trace-%ld-%d.tmp", slash ? (int)(slash - path + 1) : 0,
                      path, (long)getpid(), k);
-        o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        o->fd = openat(o->dfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (o->fd >= 0)
             break;
         if (errno == ENAMETOOLONG && !longname) {
@@ -128,6 +129,12 @@ static int create_tmp(outfile *o, mode_t keep, int have_keep)
 
 int outfile_open(const char *path, outfile **out, FILE **f, char *err, size_t errlen)
 {
+    return outfile_open_at(AT_FDCWD, path, 0, out, f, err, errlen);
+}
+
+int outfile_open_at(int dfd, const char *path, int flags, outfile **out, FILE **f, char *err,
+                    size_t errlen)
+{
     static const cookie_io_functions_t io = { NULL, cookie_write, cookie_seek, cookie_close };
     struct stat ls, sb;
     const char *why;
@@ -138,13 +145,13 @@ int outfile_open(const char *path, outfile **out, FILE **f, char *err, size_t er
     *f = NULL;
     if (!path || !*path)
         return rt_err(err, errlen, RT_EINVAL, "no output file named");
-    if (lstat(path, &ls) == 0) {
+    if (fstatat(dfd, path, &ls, AT_SYMLINK_NOFOLLOW) == 0) {
         if (S_ISLNK(ls.st_mode)) {
             /* a link is replaced, not followed; only a device or stream behind it is written */
-            if (stat(path, &sb) != 0)
+            if (fstatat(dfd, path, &sb, 0) != 0)
                 sb.st_mode = 0;  /* dangling: replaced */
             if (S_ISCHR(sb.st_mode) ||
-                (is_stream_link(path) && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode) ||
+                (dfd == AT_FDCWD && is_stream_link(path) && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode) ||
                                           S_ISREG(sb.st_mode))))
                 straight = 1;
             else if ((why = refused_kind(sb.st_mode)))
@@ -157,7 +164,7 @@ int outfile_open(const char *path, outfile **out, FILE **f, char *err, size_t er
                           why);
         } else {
             /* a regular file: replaced only where fopen could have written it */
-            if (access(path, W_OK) != 0)
+            if (faccessat(dfd, path, W_OK, 0) != 0)
                 return rt_err(err, errlen, RT_EIO, "cannot write '%s': %s", path,
                               outfile_strerror(errno));
             keep_mode = 1;
@@ -168,10 +175,12 @@ int outfile_open(const char *path, outfile **out, FILE **f, char *err, size_t er
 
     o = xcalloc(1, sizeof *o);
     o->fd = -1;
+    o->dfd = dfd;
+    o->nosync = (flags & OUTFILE_NOSYNC) != 0;
     o->path = xstrdup(path);
     if (straight) {
         struct stat fs;
-        o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        o->fd = openat(dfd, path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
         if (o->fd < 0)
             goto fail_errno;
         /* a file behind /dev/stdout is rewritten, as fopen "w" would */
@@ -191,7 +200,7 @@ fail_errno:
     if (o->fd >= 0)
         close(o->fd);
     if (o->tmp && o->fd >= 0)
-        unlink(o->tmp);
+        unlinkat(o->dfd, o->tmp, 0);
     outfile_free(o);
     return rc;
 }
@@ -218,10 +227,10 @@ int outfile_commit(outfile *o, char *err, size_t errlen)
     fclose(o->f);
     if (close(o->fd) != 0 && !e && errno != EINTR)
         e = errno;
-    if (!e && o->tmp && rename(o->tmp, o->path) != 0)
+    if (!e && o->tmp && renameat(o->dfd, o->tmp, o->dfd, o->path) != 0)
         e = errno;
     if (e && o->tmp)
-        unlink(o->tmp);
+        unlinkat(o->dfd, o->tmp, 0);
     int rc = e ? rt_err(err, errlen, RT_EIO, "writing '%s' failed: %s", o->path,
                         outfile_strerror(e))
                : RT_OK;
@@ -236,7 +245,7 @@ void outfile_abort(outfile *o)
     fclose(o->f);
     close(o->fd);
     if (o->tmp)
-        unlink(o->tmp);
+        unlinkat(o->dfd, o->tmp, 0);
     outfile_free(o);
 }
 
@@ -259,10 +268,9 @@ int outfile_write(const char *path, const void *data, size_t len, int flags, cha
 {
     outfile *o;
     FILE *f;
-    int rc = outfile_open(path, &o, &f, err, errlen);
+    int rc = outfile_open_at(AT_FDCWD, path, flags, &o, &f, err, errlen);
     if (rc)
         return rc;
-    o->nosync = (flags & OUTFILE_NOSYNC) != 0;
     if (len)
         fwrite(data, 1, len, f);  /* a short write is reported by the commit */
     return outfile_commit(o, err, errlen);

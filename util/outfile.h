@@ -39,10 +39,22 @@
 
 typedef struct outfile outfile;
 
+/* OUTFILE_NOSYNC skips the fsync, for the hundreds of files of a dump folder
+ * (it doubled the time of `run --dump`) and nodes rewritten every frame: a
+ * reader still never sees a partial file, but after a system crash a file
+ * may be empty, to be rewritten by running again. */
+enum { OUTFILE_NOSYNC = 1 };
+
 /* Opens path for writing: *o (free with commit, abort or close) and the
  * stream *f to write to. On failure *o and *f are NULL and nothing exists
  * that did not exist before. */
 int outfile_open(const char *path, outfile **o, FILE **f, char *err, size_t errlen);
+
+/* As outfile_open, with path relative to the open folder dfd (a folder
+ * checked once, walked without following links; AT_FDCWD: a plain path) and
+ * flags (OUTFILE_NOSYNC above). */
+int outfile_open_at(int dfd, const char *path, int flags, outfile **o, FILE **f, char *err,
+                    size_t errlen);
 
 /* Makes the written file the target (see above) and frees o. Returns RT_EIO
  * naming the path and the cause when any write, the flush, fsync, close or
@@ -60,11 +72,7 @@ int outfile_close(outfile *o, int status, char *err, size_t errlen);
 /* The temporary's path (NULL when the target is written straight). */
 const char *outfile_tmp_path(const outfile *o);
 
-/* A whole buffer into path, as open + fwrite + commit. OUTFILE_NOSYNC skips
- * the fsync, for the hundreds of files of a dump folder (it doubled the time
- * of `run --dump`): a reader still never sees a partial file, but after a
- * system crash a file may be empty, to be rewritten by running again. */
-enum { OUTFILE_NOSYNC = 1 };
+/* A whole buffer into path, as open + fwrite + commit. */
 int outfile_write(const char *path, const void *data, size_t len, int flags, char *err,
                   size_t errlen);
 
