@@ -83,10 +83,19 @@ static const char *refused_kind(mode_t m)
     return NULL;
 }
 
-/* /dev/stdout, /dev/fd/N, /proc/self/fd/N: links naming a stream already open. */
+/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: links naming a stream
+ * that is already open (not /dev/shm or other folders where files live). */
 static int is_stream_link(const char *path)
 {
-    return !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6);
+    static const char *const names[] = { "/dev/stdout", "/dev/stderr" };
+    static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(path, names[i]))
+            return 1;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (!strncmp(path, dirs[i], strlen(dirs[i])) && !strchr(path + strlen(dirs[i]), '/'))
+            return 1;
+    return 0;
 }
 
 static void outfile_free(outfile *o)
@@ -150,9 +159,9 @@ int outfile_open_at(int dfd, const char *path, int flags, outfile **out, FILE **
             /* a link is replaced, not followed; only a device or stream behind it is written */
             if (fstatat(dfd, path, &sb, 0) != 0)
                 sb.st_mode = 0;  /* dangling: replaced */
-            if (S_ISCHR(sb.st_mode) ||
-                (dfd == AT_FDCWD && is_stream_link(path) && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode) ||
-                                          S_ISREG(sb.st_mode))))
+            int stream = dfd == AT_FDCWD && is_stream_link(path) &&
+                         (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode) || S_ISREG(sb.st_mode));
+            if (S_ISCHR(sb.st_mode) || stream)
                 straight = 1;
             else if ((why = refused_kind(sb.st_mode)))
                 return rt_err(err, errlen, RT_EIO, "cannot write '%s': it is a link to %s", path,
@@ -191,7 +200,6 @@ int outfile_open_at(int dfd, const char *path, int flags, outfile **out, FILE **
     }
     if (!(o->f = fopencookie(o, "w", io)))
         goto fail_errno;
-    setvbuf(o->f, NULL, _IOFBF, 1 << 16);
     *out = o;
     *f = o->f;
     return RT_OK;

@@ -19,8 +19,8 @@
  * FIFO, a socket and a block device are refused with a one-line message
  * (RT_EIO) before anything is created. A character device (/dev/null, a
  * terminal) is written straight and stays a device; so is a standard-stream
- * link under /dev or /proc (/dev/stdout, /dev/fd/N), which names a stream
- * that is already open, whatever it is (a pipe, a file).
+ * link (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), which names a
+ * stream that is already open, whatever it is (a pipe, a file).
  *
  * Concurrent writers of one target each write their own temporary; the last
  * rename wins and the target is always one complete file.

@@ -64,6 +64,12 @@ RTA=$(cd "$(dirname "$RT")" && pwd)/rknn-trace
 (cd "$T" && "$RTA" report one --db "$DB" -f csv -o - >"$T/stdout.csv" 2>"$T/err")
 check '[ ! -e "$T/-" ] && head -1 "$T/stdout.csv" | grep -q "^idx,"' "report -o - did not write stdout"
 
+# a standard stream named as a file (a pipe behind /dev/stdout, process substitution)
+check '"$RT" report one --db "$DB" -f csv -o /dev/stdout 2>/dev/null | head -1 | grep -q "^idx,"' \
+    "report -o /dev/stdout into a pipe"
+"$RT" report one --db "$DB" -f md -o >(cat >"$T/subst.md") 2>/dev/null; sleep 0.2
+check 'grep -q "^# " "$T/subst.md"' "report -o >(cat) (a /dev/fd/N pipe)"
+
 # --- refused targets: a folder and a FIFO, one line, exit 2, nothing made ------
 mkdir "$T/folder"; mkfifo "$T/fifo"
 expect 2 "folder" -- "$RT" export --all --db "$DB" -o "$T/folder"
