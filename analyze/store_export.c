@@ -281,7 +281,7 @@ int store_export(store *st, const int64_t *ids, int n, FILE *out, char *err, siz
                 json_object_set(o, key, v);
             fputs(i ? ",\n" : "\n", out);
             if (json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0)
-                rc = rt_err(err, errlen, RT_EIO, "cannot write the export: out of memory");
+                rc = rt_err(err, errlen, RT_EIO, "cannot write the export");
             json_decref(c);
             json_decref(o);
         }

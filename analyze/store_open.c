@@ -201,8 +201,14 @@ static int check_file(const char *path, int readonly, char *err, size_t errlen)
             return 0;
         return rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
     }
-    if (S_ISDIR(sb.st_mode))
-        return rt_err(err, errlen, RT_EIO, "%s: is a directory", path);
+    /* a device, FIFO or folder is refused before SQLite opens it: SQLite
+     * would write PATH-journal beside it, block on a FIFO, or replace nothing
+     * it could read back */
+    if (!S_ISREG(sb.st_mode))
+        return rt_err(err, errlen, RT_EIO, "%s: is %s, not a database file", path,
+                      S_ISDIR(sb.st_mode) ? "a directory" : S_ISCHR(sb.st_mode) ? "a character device"
+                      : S_ISBLK(sb.st_mode) ? "a block device" : S_ISFIFO(sb.st_mode) ? "a FIFO"
+                      : "a socket");
     if (sb.st_size == 0)
         return 0;
     f = fopen(path, "rb");

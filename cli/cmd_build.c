@@ -13,6 +13,7 @@
 #include "runtime/quant/quant.h"
 #include "util/util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +185,7 @@ int cmd_build(int argc, char **argv)
     void **bufs = NULL;
     void *onnx = NULL, *cfg = NULL;
     size_t onnx_len = 0, cfg_len = 0;
-    char *meta = NULL, cfg_path[64] = "", err[1024] = "";
+    char *meta = NULL, cfg_path[4096] = "", err[1024] = "";
     size_t meta_len = 0;
     accuracy_report *acc = NULL;
 
@@ -363,10 +364,15 @@ int cmd_build(int argc, char **argv)
                 fill_uniform(bufs[j], tensor_numel(t), (uint64_t)j);
         }
         if (qt == QT_I8) {
-            snprintf(cfg_path, sizeof(cfg_path), "/tmp/rknn-trace-build-XXXXXX");
+            /* a private (0600, O_EXCL) file that quant_cfg_write replaces
+             * whole, keeping its mode; removed at the end */
+            const char *tmpdir = getenv("TMPDIR");
+            snprintf(cfg_path, sizeof(cfg_path), "%s/rknn-trace-build-XXXXXX",
+                     tmpdir && *tmpdir ? tmpdir : "/tmp");
             int fd = mkstemp(cfg_path);
             if (fd < 0) {
-                rc = rt_err(err, sizeof(err), RT_EIO, "cannot make a temporary file");
+                rc = rt_err(err, sizeof(err), RT_EIO, "cannot make a temporary file in %s: %s",
+                            tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
                 cfg_path[0] = 0;
                 goto fail;
             }

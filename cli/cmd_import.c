@@ -8,6 +8,7 @@
 #include "dump/dump.h"
 #include "tracer/tracer.h"
 #include "util/escape.h"
+#include "util/outfile.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -356,17 +357,11 @@ static int copy_file(const char *from, const char *to, char *err, size_t errlen)
 {
     void *data = NULL;
     size_t len = 0;
-    FILE *f;
     int rc = rt_read_file(from, &data, &len, err, errlen);
 
     if (rc)
         return rc;
-    f = fopen(to, "wb");
-    if (!f || fwrite(data, 1, len, f) != len) {
-        rc = rt_err(err, errlen, RT_EIO, "cannot write %s: %s", to, strerror(errno));
-    }
-    if (f && fclose(f) && !rc)
-        rc = rt_err(err, errlen, RT_EIO, "cannot write %s: %s", to, strerror(errno));
+    rc = outfile_write(to, data, len, OUTFILE_NOSYNC, err, errlen);  /* one of many dump files */
     free(data);
     return rc;
 }

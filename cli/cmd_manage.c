@@ -4,6 +4,7 @@
 #include "analyze/store.h"
 #include "cli/cli.h"
 #include "util/escape.h"
+#include "util/outfile.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -322,13 +323,14 @@ int cmd_export(int argc, char **argv)
 {
     const char *db = NULL, *outpath = NULL;
     char **refs = xcalloc((size_t)argc, sizeof *refs), **tags = xcalloc((size_t)argc, sizeof *tags);
-    char err[512], *tmp = NULL;
+    char err[512];
     int nref = 0, ntag = 0, all = 0, stop = 0, ex = EXIT_OK, rc = 0, nr = 0, n_all = 0;
     store_run *runs = xcalloc((size_t)argc, sizeof *runs), *every = NULL;
     int64_t *ids = NULL;
     int nids = 0;
     store *st = NULL;
     FILE *f = NULL;
+    outfile *of = NULL;
 
     for (int i = 1; i < argc && !stop; i++) {
         const char *a = argv[i];
@@ -383,28 +385,15 @@ int cmd_export(int argc, char **argv)
         ex = EXIT_INPUT;
         goto out;
     }
-    /* a file appears whole or not at all: written beside, then renamed */
-    if (!strcmp(outpath, "-")) {
+    /* a file appears whole or not at all (util/outfile.h) */
+    if (!strcmp(outpath, "-"))
         f = stdout;
-    } else {
-        size_t len = strlen(outpath) + 8;
-        tmp = xmalloc(len);
-        snprintf(tmp, len, "%s.tmp", outpath);
-        if (!(f = fopen(tmp, "w"))) {
-            rc = rt_err(err, sizeof err, RT_EIO, "%s: %s", tmp, strerror(errno));
-            goto fail;
-        }
-    }
+    else if ((rc = outfile_open(outpath, &of, &f, err, sizeof err)))
+        goto fail;
     rc = store_export(st, ids, nids, f, err, sizeof err);
-    if (f != stdout) {
-        if (fclose(f) != 0 && !rc)
-            rc = rt_err(err, sizeof err, RT_EIO, "%s: %s", tmp, strerror(errno));
-        f = NULL;
-        if (!rc && rename(tmp, outpath) != 0)
-            rc = rt_err(err, sizeof err, RT_EIO, "%s: %s", outpath, strerror(errno));
-        if (rc)
-            unlink(tmp);
-    }
+    if (of)
+        rc = outfile_close(of, rc, err, sizeof err);
+    of = NULL;
     if (rc)
         goto fail;
     if (strcmp(outpath, "-"))
@@ -421,7 +410,6 @@ out:
     free(ids);
     free(refs);
     free(tags);
-    free(tmp);
     store_close(st);
     return ex;
 }

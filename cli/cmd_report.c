@@ -26,7 +26,7 @@ static void usage(FILE *f)
             "                         trace: Chrome trace-event JSON (Perfetto), one run\n"
             "                         gnuplot: a folder of .dat and .gp files (cd DIR; gnuplot X.gp)\n"
             "                         png: a folder of charts (layer times, error curve, SRAM map)\n"
-            "  -o, --output OUT       file to write (default stdout); the folder for gnuplot and png\n"
+            "  -o, --output OUT       file to write (default, or -: stdout); the folder for gnuplot and png\n"
             "      --cos-threshold X  first layer with entire cos < X (0.99)\n"
             "      --db PATH          database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
             "exit: 0 ok, 1 usage, 2 unknown run or unwritable output\n",
@@ -84,6 +84,8 @@ int cmd_report(int argc, char **argv)
         cli_error("report: unknown format '%s' (%s)", fmt, report_format_names());
         return EXIT_USAGE;
     }
+    if (out && !strcmp(out, "-") && !report_format_is_folder(format))
+        out = NULL;  /* as export: - is stdout */
     if (report_format_is_folder(format) && !out) {
         cli_error("report -f %s writes a folder: name it with -o DIR", fmt);
         return EXIT_USAGE;

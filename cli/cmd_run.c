@@ -613,7 +613,9 @@ int cmd_run(int argc, char **argv)
         stats_done = !rc;
         st.stats = NULL;
         if (!rc)
-            rc = dump_dir_close(st.dump, err, sizeof(err));
+            rc = dump_dir_close(st.dump, err, sizeof(err));  /* frees it either way */
+        else
+            dump_dir_discard(st.dump);
         st.dump = NULL;
         if (!rc)
             rc = dump_dir_hash(dump, rec.dump_sha256, err, sizeof(err));

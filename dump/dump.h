@@ -30,7 +30,9 @@ typedef struct npy_array {
     size_t map_len;
 } npy_array;
 
-/* Writes one array. dims[ndim] must be >= 0; data holds count * size bytes. */
+/* Writes one array. dims[ndim] must be >= 0; data holds count * size bytes.
+ * Through util/outfile.h (OUTFILE_NOSYNC): the file appears whole or not at
+ * all, an existing one is intact when the write fails. */
 int npy_write(const char *path, int dtype, int ndim, const int64_t *dims, const void *data,
               char *err, size_t errlen);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "runtime/model/model.h"
+#include "util/outfile.h"
 #include "util/util.h"
 
 #define NAME_PART_MAX 96 /* keeps file names well under NAME_MAX */
@@ -192,26 +193,28 @@ void dump_dir_discard(dump_dir *d)
     free(d);
 }
 
+static char *join_path(const char *dir, const char *file)
+{
+    size_t n = strlen(dir) + strlen(file) + 2;
+    char *p = xmalloc(n);
+    snprintf(p, n, "%s/%s", dir, file);
+    return p;
+}
+
 int dump_dir_close(dump_dir *d, char *err, size_t errlen)
 {
-    char *path = NULL, *tmp = NULL;
+    char *path = NULL;
     FILE *f = NULL;
+    outfile *o = NULL;
     json_writer w;
     int rc = 0;
 
     if (!d)
         return 0;
-    size_t plen = strlen(d->dir) + 32;
-    path = xmalloc(plen);
-    tmp = xmalloc(plen);
-    snprintf(path, plen, "%s/index.json", d->dir);
-    snprintf(tmp, plen, "%s/index.json.tmp", d->dir);
-    /* written beside and renamed, so that a reader never sees half an index */
-    f = fopen(tmp, "w");
-    if (!f) {
-        rc = rt_err(err, errlen, RT_EIO, "%s: %s", tmp, strerror(errno));
+    path = join_path(d->dir, "index.json");
+    /* util/outfile.h: a reader never sees half an index */
+    if ((rc = outfile_open(path, &o, &f, err, errlen)))
         goto out;
-    }
     json_begin(&w, f);
     json_arr_open(&w);
     for (int i = 0; i < d->n; i++) {
@@ -238,25 +241,9 @@ int dump_dir_close(dump_dir *d, char *err, size_t errlen)
     }
     json_arr_close(&w);
     json_end(&w);
-    if (ferror(f)) {
-        rc = rt_err(err, errlen, RT_EIO, "%s: write error", tmp);
-        goto out;
-    }
-    int cr = fclose(f);
-    f = NULL;
-    if (cr != 0) {
-        rc = rt_err(err, errlen, RT_EIO, "%s: write error: %s", tmp, strerror(errno));
-        goto out;
-    }
-    if (rename(tmp, path) != 0)
-        rc = rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+    rc = outfile_commit(o, err, errlen);
 out:
-    if (f)
-        fclose(f);
-    if (rc)
-        remove(tmp);
     free(path);
-    free(tmp);
     dump_dir_discard(d);
     return rc;
 }
@@ -422,14 +409,6 @@ int dump_dir_load_index(const char *dir, dump_entry **entries, int *n, char *err
 }
 
 /* ------------------------------------------------------------ before a run */
-
-static char *join_path(const char *dir, const char *file)
-{
-    size_t n = strlen(dir) + strlen(file) + 2;
-    char *p = xmalloc(n);
-    snprintf(p, n, "%s/%s", dir, file);
-    return p;
-}
 
 /* Removes an earlier run's index and the files it lists. */
 static int remove_old_dumps(const char *dir, char *err, size_t errlen)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "runtime/model/model.h"
+#include "util/outfile.h"
 #include "util/util.h"
 
 #define NPY_MAGIC "\x93NUMPY"
@@ -197,30 +198,12 @@ int npy_write(const char *path, int dtype, int ndim, const int64_t *dims, const 
 {
     void *buf = NULL;
     size_t len = 0;
-    FILE *f = NULL;
     int rc;
 
     rc = npy_encode(dtype, ndim, dims, data, 0, 0, &buf, &len, err, errlen);
     if (rc)
         return rc;
-    f = fopen(path, "wb");
-    if (!f) {
-        rc = rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
-        goto out;
-    }
-    if (fwrite(buf, 1, len, f) != len) {
-        rc = rt_err(err, errlen, RT_EIO, "%s: write error: %s", path, strerror(errno));
-        goto out;
-    }
-    if (fclose(f) != 0) {
-        f = NULL;
-        rc = rt_err(err, errlen, RT_EIO, "%s: write error: %s", path, strerror(errno));
-        goto out;
-    }
-    f = NULL;
-out:
-    if (f)
-        fclose(f);
+    rc = outfile_write(path, buf, len, OUTFILE_NOSYNC, err, errlen);  /* one of many dump files */
     free(buf);
     return rc;
 }

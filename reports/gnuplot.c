@@ -41,10 +41,11 @@ static int layers_files(const report_run *r, const char *dir, const char *suffix
 {
     char name[64], nm[160];
     FILE *f = NULL;
+    outfile *o = NULL;
     int rc;
 
     snprintf(name, sizeof(name), "layers%s.dat", suffix);
-    if ((rc = rep_fopen(dir, name, &f, err, errlen)))
+    if ((rc = rep_fopen(dir, name, &o, &f, err, errlen)))
         return rc;
     fputs("# layer  time_us  ddr_part_us  npu_part_us  ddr_cycles  npu_cycles  name\n", f);
     for (int i = 0; i < r->n_layers; i++) {
@@ -62,10 +63,10 @@ static int layers_files(const report_run *r, const char *dir, const char *suffix
         fputc(' ', f), esc_fput(f, ESC_GNUPLOT_DAT, l->name);
         fputc('\n', f);
     }
-    if ((rc = rep_fclose(f, name, err, errlen)))
+    if ((rc = rep_fclose(o, f, name, err, errlen)))
         return rc;
     snprintf(name, sizeof(name), "layers%s.gp", suffix);
-    if ((rc = rep_fopen(dir, name, &f, err, errlen)))
+    if ((rc = rep_fopen(dir, name, &o, &f, err, errlen)))
         return rc;
     snprintf(nm, sizeof(nm), "layers%s.png", suffix);
     terminal(f, nm, 1200, 500);
@@ -78,14 +79,15 @@ static int layers_files(const report_run *r, const char *dir, const char *suffix
                "set boxwidth 0.8\n"
                "plot \"layers%s.dat\" using 1:($3+$4) with boxes lc rgb \"#e8912d\" title \"DDR cycles' share\", \\\n"
                "     \"\" using 1:4 with boxes lc rgb \"#3b78c4\" title \"NPU cycles' share\"\n", suffix);
-    return rep_fclose(f, name, err, errlen);
+    return rep_fclose(o, f, name, err, errlen);
 }
 
 static int error_files(const rep_doc *d, const char *dir, char *err, size_t errlen)
 {
     FILE *f = NULL;
+    outfile *o = NULL;
     int rc;
-    if ((rc = rep_fopen(dir, "error.dat", &f, err, errlen)))
+    if ((rc = rep_fopen(dir, "error.dat", &o, &f, err, errlen)))
         return rc;
     fputs("# row", f);
     for (int k = 0; k < d->n; k++)
@@ -102,7 +104,7 @@ static int error_files(const rep_doc *d, const char *dir, char *err, size_t errl
             put(f, rep_row_cos(d, &d->rows[i], k, 0)), put(f, rep_row_cos(d, &d->rows[i], k, 1));
         fputc('\n', f);
     }
-    if ((rc = rep_fclose(f, "error.dat", err, errlen)) || (rc = rep_fopen(dir, "error.gp", &f, err, errlen)))
+    if ((rc = rep_fclose(o, f, "error.dat", err, errlen)) || (rc = rep_fopen(dir, "error.gp", &o, &f, err, errlen)))
         return rc;
     terminal(f, "error.png", 1200, 500);
     fputs("set title \"cos vs the fp32 golden: entire (errors accumulated) and single (layer alone)\"\n"
@@ -117,18 +119,19 @@ static int error_files(const rep_doc *d, const char *dir, char *err, size_t errl
         first = 0;
     }
     fputc('\n', f);
-    return rep_fclose(f, "error.gp", err, errlen);
+    return rep_fclose(o, f, "error.gp", err, errlen);
 }
 
 /* Sampled load when stored, else which cores the layers keep busy over the frame. */
 static int load_files(const report_run *r, const char *dir, char *err, size_t errlen)
 {
     FILE *f = NULL;
+    outfile *o = NULL;
     int rc, cores = 1, sampled = r->n_load > 0;
     const npu_platform_t *p = npu_platform_find(r->run.platform);
     if (p)
         cores = p->cores;
-    if ((rc = rep_fopen(dir, "load.dat", &f, err, errlen)))
+    if ((rc = rep_fopen(dir, "load.dat", &o, &f, err, errlen)))
         return rc;
     fprintf(f, "# %s\n# t_us", sampled ? "NPU load sampled while the run ran (%)"
                                         : "NPU cores busy over one frame, from the layers (%)");
@@ -181,7 +184,7 @@ static int load_files(const report_run *r, const char *dir, char *err, size_t er
             put(f, 0);
         fputc('\n', f);
     }
-    if ((rc = rep_fclose(f, "load.dat", err, errlen)) || (rc = rep_fopen(dir, "load.gp", &f, err, errlen)))
+    if ((rc = rep_fclose(o, f, "load.dat", err, errlen)) || (rc = rep_fopen(dir, "load.gp", &o, &f, err, errlen)))
         return rc;
     terminal(f, "load.png", 1200, 400);
     fprintf(f, "set title \"%s\"\nset xlabel \"us\"\nset ylabel \"%%\"\nset yrange [0:105]\nplot ",
@@ -189,14 +192,15 @@ static int load_files(const report_run *r, const char *dir, char *err, size_t er
     for (int c = 0; c < cores; c++)
         fprintf(f, "%s\"load.dat\" using 1:%d with steps lw 2 title \"core %d\"", c ? ", \\\n     " : "", 2 + c, c);
     fputc('\n', f);
-    return rep_fclose(f, "load.gp", err, errlen);
+    return rep_fclose(o, f, "load.gp", err, errlen);
 }
 
 static int compare_files(const rep_doc *d, const char *dir, char *err, size_t errlen)
 {
     FILE *f = NULL;
+    outfile *o = NULL;
     int rc;
-    if ((rc = rep_fopen(dir, "compare.dat", &f, err, errlen)))
+    if ((rc = rep_fopen(dir, "compare.dat", &o, &f, err, errlen)))
         return rc;
     fputs("# row", f);
     for (int k = 0; k < d->n; k++)
@@ -213,7 +217,7 @@ static int compare_files(const rep_doc *d, const char *dir, char *err, size_t er
         }
         fputc('\n', f);
     }
-    if ((rc = rep_fclose(f, "compare.dat", err, errlen)) || (rc = rep_fopen(dir, "compare.gp", &f, err, errlen)))
+    if ((rc = rep_fclose(o, f, "compare.dat", err, errlen)) || (rc = rep_fopen(dir, "compare.gp", &o, &f, err, errlen)))
         return rc;
     terminal(f, "compare.png", 1200, 500);
     fputs("set title \"time delta per aligned layer vs the baseline A (us; > 0: slower)\"\n"
@@ -222,7 +226,7 @@ static int compare_files(const rep_doc *d, const char *dir, char *err, size_t er
         fprintf(f, "%s\"compare.dat\" using 1:%d with impulses lw 2 title \"%s - A\"", k > 1 ? ", \\\n     " : "",
                 2 + 2 * k, rep_tag(k));
     fputc('\n', f);
-    return rep_fclose(f, "compare.gp", err, errlen);
+    return rep_fclose(o, f, "compare.gp", err, errlen);
 }
 
 int report_gnuplot(const rep_doc *d, const char *dir, char *err, size_t errlen)

@@ -151,16 +151,29 @@ int rep_text(rep_canvas *c, int x, int y, const char *s, int scale, uint32_t rgb
     return x - x0;
 }
 
+/* libpng's own handlers print to stderr; the failure is reported once, by us */
+static void png_quiet_error(png_structp png, png_const_charp msg)
+{
+    (void)msg;
+    png_longjmp(png, 1);
+}
+
+static void png_quiet_warning(png_structp png, png_const_charp msg)
+{
+    (void)png, (void)msg;
+}
+
 int rep_canvas_write(const rep_canvas *c, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "wb");
+    FILE *f = NULL;
+    outfile *o = NULL;
     png_structp png = NULL;
     png_infop info = NULL;
-    int rc = RT_OK;
+    int rc = outfile_open(path, &o, &f, err, errlen);
 
-    if (!f)
-        return rt_err(err, errlen, RT_EIO, "cannot write '%s': %s", path, strerror(errno));
-    png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    if (rc)
+        return rc;
+    png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, png_quiet_error, png_quiet_warning);
     info = png ? png_create_info_struct(png) : NULL;
     if (!info) {
         rc = rt_err(err, errlen, RT_ENOMEM, "libpng: out of memory writing '%s'", path);
@@ -183,7 +196,5 @@ int rep_canvas_write(const rep_canvas *c, const char *path, char *err, size_t er
     png_write_end(png, NULL);
 out:
     png_destroy_write_struct(&png, &info);
-    if (fclose(f) && !rc)
-        rc = rt_err(err, errlen, RT_EIO, "writing '%s' failed: %s", path, strerror(errno));
-    return rc;
+    return outfile_close(o, rc, err, errlen);
 }

@@ -404,23 +404,19 @@ out:
     return rc;
 }
 
-int rep_fopen(const char *dir, const char *name, FILE **f, char *err, size_t errlen)
+int rep_fopen(const char *dir, const char *name, outfile **o, FILE **f, char *err,
+              size_t errlen)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
-    if (!(*f = fopen(path, "w")))
-        return rt_err(err, errlen, RT_EIO, "cannot write '%s': %s", path, strerror(errno));
-    return RT_OK;
+    return outfile_open(path, o, f, err, errlen);
 }
 
-int rep_fclose(FILE *f, const char *path, char *err, size_t errlen)
+int rep_fclose(outfile *o, FILE *f, const char *path, char *err, size_t errlen)
 {
-    int bad = ferror(f);
-    if (f == stdout)
-        bad |= fflush(f) != 0;
-    else
-        bad |= fclose(f) != 0;
-    if (bad)
+    if (o)
+        return outfile_commit(o, err, errlen);
+    if (ferror(f) || fflush(f) != 0)
         return rt_err(err, errlen, RT_EIO, "writing '%s' failed: %s", path ? path : "stdout",
                       strerror(errno ? errno : EIO));
     return RT_OK;
@@ -431,6 +427,7 @@ int report_write(const report_run *runs, int n, int format, const char *out, FIL
 {
     rep_doc d;
     FILE *f = NULL;
+    outfile *o = NULL;
     int rc = RT_OK;
 
     if (n < 1 || n > REPORT_MAX_RUNS || format < 0 || format >= REPORT_NFORMATS)
@@ -450,7 +447,7 @@ int report_write(const report_run *runs, int n, int format, const char *out, FIL
                                           : report_png(&d, out, err, errlen);
         goto out;
     }
-    if (out && (rc = rep_fopen(NULL, out, &f, err, errlen)))
+    if (out && (rc = rep_fopen(NULL, out, &o, &f, err, errlen)))
         goto out;
     if (!out)
         f = stdout;
@@ -462,9 +459,10 @@ int report_write(const report_run *runs, int n, int format, const char *out, FIL
     case REPORT_JSON: rc = report_json(&d, f); break;
     case REPORT_TRACE: rc = report_trace(&d, f); break;
     }
-    int crc = rep_fclose(f, out, err, errlen);
-    if (!rc)
-        rc = crc;
+    if (rc)
+        rc = outfile_close(o, rc, err, errlen);
+    else
+        rc = rep_fclose(o, f, out, err, errlen);
 out:
     for (int k = 1; k < n && !rc && verdicts; k++) {
         char v[1024];

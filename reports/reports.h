@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "analyze/analyze.h"
+#include "util/outfile.h"
 
 #define REPORT_MAX_RUNS 16
 
@@ -118,10 +119,13 @@ double rep_row_us(const rep_doc *d, const rep_row *row, int k);
 uint32_t rep_bound_rgb(const char *bound);
 /* Creates folder dir (and its parents) if missing; RT_EIO when it cannot. */
 int rep_mkdir(const char *dir, char *err, size_t errlen);
-/* Opens dir/name (dir NULL: name) for writing; RT_EIO names the path. */
-int rep_fopen(const char *dir, const char *name, FILE **f, char *err, size_t errlen);
-/* Closes f, reporting a write error (full disk) on path. */
-int rep_fclose(FILE *f, const char *path, char *err, size_t errlen);
+/* Opens dir/name (dir NULL: name) for writing through util/outfile.h (the
+ * previous file stays whole until rep_fclose); RT_EIO names the path. */
+int rep_fopen(const char *dir, const char *name, outfile **o, FILE **f, char *err,
+              size_t errlen);
+/* Commits o (NULL: f is stdout, flushed), reporting a write error (full disk)
+ * on path; the previous file is intact when it fails. */
+int rep_fclose(outfile *o, FILE *f, const char *path, char *err, size_t errlen);
 
 int report_md(const rep_doc *d, FILE *f);
 int report_html(const rep_doc *d, FILE *f);

@@ -2,6 +2,7 @@
  * load its graph (layout: docs/sim-model-format.md). Every offset and length is
  * checked against the file before use. */
 #include "runtime/model/model.h"
+#include "util/outfile.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -105,7 +106,6 @@ int simmodel_write(const char *path, int n, const char *const *tags, const void 
         return rt_err(err, errlen, RT_EINVAL, "simulator model: %d sections", n);
     size_t hdr = HEADER + (size_t)n * ENTRY, off = (hdr + 7) & ~(size_t)7;
     unsigned char *h = xcalloc(1, off);
-    char *tmp = NULL;
     memcpy(h, SIMMODEL_MAGIC, SIMMODEL_MAGIC_LEN);
     wr32(h + 8, SIMMODEL_VERSION);
     wr32(h + 12, (uint32_t)n);
@@ -118,48 +118,26 @@ int simmodel_write(const char *path, int n, const char *const *tags, const void 
         wr64(e + 16, lens[i]);
         at = (at + lens[i] + 7) & ~(size_t)7;
     }
-    int rc = RT_OK, fd = -1;
-    /* A new file beside the target, renamed over it once complete: a failed
-     * write never leaves a truncated container (nor truncates an old one). */
-    size_t tl = strlen(path) + 32;
-    tmp = xmalloc(tl);
-    for (int k = 0; fd < 0 && k < 100; k++) {
-        snprintf(tmp, tl, "%s.tmp%ld.%d", path, (long)getpid(), k);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0) {
-        rc = rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
-        goto out;
-    }
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        rc = rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
-        close(fd);
-        remove(tmp);
-        goto out;
-    }
+    /* util/outfile.h: a failed write never leaves a truncated container (nor
+     * truncates an old one) */
+    outfile *o = NULL;
+    FILE *f = NULL;
     static const unsigned char zeros[8];
+    int rc = outfile_open(path, &o, &f, err, errlen);
+    if (rc) {
+        free(h);
+        return rc;
+    }
     size_t pos = off;
-    int ok = fwrite(h, 1, off, f) == off;
-    for (int i = 0; i < n && ok; i++) {
-        ok = fwrite(data[i], 1, lens[i], f) == lens[i];
+    fwrite(h, 1, off, f);
+    for (int i = 0; i < n; i++) {
+        fwrite(data[i], 1, lens[i], f);
         pos += lens[i];
         size_t pad = ((pos + 7) & ~(size_t)7) - pos;
-        ok = ok && fwrite(zeros, 1, pad, f) == pad;
+        fwrite(zeros, 1, pad, f);
         pos += pad;
     }
-    ok = ok && fflush(f) == 0 && fsync(fd) == 0;
-    if (fclose(f) || !ok) {
-        rc = rt_err(err, errlen, RT_EIO, "%s: write error", path);
-        remove(tmp);
-    } else if (rename(tmp, path)) {
-        rc = rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
-        remove(tmp);
-    }
-out:
-    free(tmp);
+    rc = outfile_commit(o, err, errlen);  /* a failed write is reported here */
     free(h);
     return rc;
 }

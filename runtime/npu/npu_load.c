@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "runtime/npu/npu.h"
+#include "util/outfile.h"
 #include "util/util.h"
 
 void npu_load_init(npu_load_t *ld, const npu_platform_t *p)
@@ -217,58 +218,25 @@ out:
     return fd;
 }
 
-/* <sysfs dir>/rknpu/<node> := text: written under a name nobody else can predict
- * or pre-create, then renamed over the node, so readers never see a half-written
- * file and a link planted at the node is replaced, not followed. */
+/* <sysfs dir>/rknpu/<node> := text, through util/outfile.h relative to the
+ * checked folder: readers never see a half-written file, a link planted at
+ * the node or at a temporary's name is replaced or skipped, never followed.
+ * No fsync: the node is rewritten every frame. */
 static int publish_node(const char *node, const char *text, char *err, size_t errlen)
 {
-    static unsigned long long seq;
-    char tmp[96];
-    size_t len = strlen(text);
-    int dfd, fd = -1, ret = RT_EIO;
+    outfile *o;
+    FILE *f;
+    int dfd, rc;
 
     dfd = open_node_dir(err, errlen);
     if (dfd < 0)
         return RT_EIO;
-    for (int tries = 0; fd < 0 && tries < 100; tries++) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        snprintf(tmp, sizeof tmp, ".%s.%ld.%llu.%ld", node, (long)getpid(),
-                 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED), (long)ts.tv_nsec);
-        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0 && errno != EEXIST)
-            break;
+    if (!(rc = outfile_open_at(dfd, node, OUTFILE_NOSYNC, &o, &f, err, errlen))) {
+        fputs(text, f);
+        rc = outfile_commit(o, err, errlen);
     }
-    if (fd < 0) {
-        rt_err(err, errlen, RT_EIO, "cannot create a temporary %s node: %s", node,
-               strerror(errno));
-        goto out;
-    }
-    {
-        ssize_t w = write(fd, text, len);
-        int e = w < 0 ? errno : ENOSPC;
-        if (close(fd) && w == (ssize_t)len) {
-            w = -1;
-            e = errno;
-        }
-        fd = -1;
-        if (w != (ssize_t)len) {
-            rt_err(err, errlen, RT_EIO, "cannot write the %s node: %s", node, strerror(e));
-            unlinkat(dfd, tmp, 0);
-            goto out;
-        }
-    }
-    if (renameat(dfd, tmp, dfd, node)) {
-        rt_err(err, errlen, RT_EIO, "cannot replace the %s node: %s", node, strerror(errno));
-        unlinkat(dfd, tmp, 0);
-        goto out;
-    }
-    ret = 0;
-out:
-    if (fd >= 0)
-        close(fd);
     close(dfd);
-    return ret;
+    return rc ? RT_EIO : 0;
 }
 
 /* Field 22 of /proc/PID/stat (start time in clock ticks since boot): a pid and

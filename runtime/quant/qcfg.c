@@ -2,6 +2,7 @@
  * RKNN-Toolkit2's `*.quantization.cfg` (YAML, see quant.h): read with libyaml for
  * --hybrid, written for --write-quant-cfg. */
 #include "runtime/quant/quant.h"
+#include "util/outfile.h"
 #include "util/util.h"
 
 #include <ctype.h>
@@ -285,9 +286,11 @@ static void put_list(FILE *f, const char *key, int n, const qparam_t *p, int wha
 int quant_cfg_write(const quant_graph *q, const char *path, char *err, size_t errlen)
 {
     const graph_t *g = q->g;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return rt_err(err, errlen, RT_EIO, "%s: cannot write: %m", path);
+    outfile *o;
+    FILE *f;
+    int rc = outfile_open(path, &o, &f, err, errlen);
+    if (rc)
+        return rc;
     int any = 0;
     for (int i = 0; i < g->n_nodes; i++)
         any |= q->node_fp16 && q->node_fp16[i];
@@ -328,8 +331,5 @@ int quant_cfg_write(const quant_graph *q, const char *path, char *err, size_t er
         put_list(f, "scale", n, p, 2);
         put_list(f, "zero_point", n, p, 3);
     }
-    int bad = ferror(f);
-    if (fclose(f) || bad)
-        return rt_err(err, errlen, RT_EIO, "%s: write error", path);
-    return RT_OK;
+    return outfile_commit(o, err, errlen);
 }
