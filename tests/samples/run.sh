@@ -254,6 +254,11 @@ for f in onnx container twice; do
     grep -Eq '^I RKNN: \[[0-9:.]+\] [0-9]+ +cstSigmoid +[A-Z0-9]+ +CPU +\(1,4,8,8\) +\(1,4,8,8\) .*cstSigmoid:sig' "$C/$f.err" &&
         ok || bad "custom op $f: no CPU cstSigmoid row in the level-4 table"
 done
+# RKNN_QUERY_PERF_DETAIL on the flag-0 context, as the SDK demo asks it: success with an
+# empty detail (a board's answer) and one W line naming the flag it needs
+grep -q '^perf detail length: 0$' "$C/onnx.out" &&
+    [ "$(grep -c '^W RKNN.*RKNN_QUERY_PERF_DETAIL.*RKNN_FLAG_COLLECT_PERF_MASK' "$C/onnx.err")" = 1 ] && ok ||
+    bad "custom op PERF_DETAIL without the flag: $(grep -i perf "$C/onnx.out") $(grep PERF "$C/onnx.err")"
 cmp -s "$C/onnx.f32" "$C/container.f32" && cmp -s "$C/onnx.f32" "$C/twice.f32" && ok ||
     bad "custom op: ONNX, container and twice-registered outputs differ"
 e=$(grep '^E RKNN' "$C/unregistered.err")

@@ -109,8 +109,12 @@ static void test_query(void)
     a.index = 3;
     EXPECT(rknn_query(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR, &a, sizeof(a)), RKNN_ERR_PARAM_INVALID,
            "index(3) >= output_num(1)");
-    EXPECT(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)), RKNN_ERR_PARAM_INVALID,
-           "RKNN_FLAG_COLLECT_PERF_MASK");
+    /* without RKNN_FLAG_COLLECT_PERF_MASK a board answers success with an empty detail
+     * (rknn-toolkit2 issue 437), which the SDK's custom-op demo prints with %s */
+    memset(&pd, 0x5a, sizeof(pd));
+    CHECK(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)) == 0 && pd.perf_data &&
+              pd.perf_data[0] == 0 && pd.data_len == 0,
+          "PERF_DETAIL without the flag: success, empty detail");
     rknn_destroy(ctx);
 
     ctx = init_mnist(RKNN_FLAG_COLLECT_PERF_MASK);
