@@ -48,7 +48,8 @@ static void usage(FILE *f)
           "      --shape NAME=D0,D1,...  fix the dynamic dimensions of input NAME (one shape)\n"
           "      --dynamic-input NAME=D0,..[;NAME2=..]  one shape set (every input), repeat\n"
           "                          for more, as Toolkit2's config(dynamic_input=...); the\n"
-          "                          first set is the one calibrated and shown at rknn_init\n"
+          "                          first set is the one calibrated; rknn_init shows the\n"
+          "                          largest\n"
           "      --no-progress       no calibration progress bar\n",
           f);
 }

@@ -665,22 +665,50 @@ static int container_load(api_ctx *c, const char *target_env)
     return RKNN_SUCC;
 }
 
+/* The container's largest shape set: the most elements over all inputs together
+ * (Toolkit2's "largest resolution", the set whose input sizes sum highest), the
+ * first of equals. */
+static int largest_set(const api_ctx *c)
+{
+    int best = 0;
+    double best_n = -1;
+
+    for (int s = 0; s < c->opts.n_sets; s++) {
+        double sum = 0;
+        for (int i = 0; i < c->opts.set_inputs; i++) {
+            const int64_t *d = simmodel_set_dims(&c->opts, s, i);
+            double n = 1;
+            for (int k = 0; k < c->opts.ndim[(size_t)s * (size_t)c->opts.set_inputs + i]; k++)
+                n *= (double)d[k];
+            sum += n;
+        }
+        if (sum > best_n) {
+            best_n = sum;
+            best = s;
+        }
+    }
+    return best;
+}
+
 /* Every set of the container prepared once at init, so that RKNN_QUERY_MEM_SIZE
- * covers the largest; the context is left on the first set. */
+ * covers the largest; the context is left on the largest set: the SDK guide's
+ * dynamic-shape chapter has INPUT_ATTR/OUTPUT_ATTR, before rknn_set_input_shapes,
+ * give the largest shapes, from which a zero-copy application sizes its input and
+ * output memory for every set. */
 static int sets_measure(api_ctx *c)
 {
-    int n = c->opts.set_inputs, ret = RKNN_SUCC;
+    int n = c->opts.set_inputs, ret = RKNN_SUCC, big = largest_set(c);
     int64_t (*sh)[MODEL_MAX_DIMS] = xcalloc((size_t)n, sizeof(*sh));
 
     for (int s = 1; s <= c->opts.n_sets && !ret; s++) {
-        int k = s % c->opts.n_sets; /* the first set last */
+        int k = (big + s) % c->opts.n_sets; /* the largest set last */
         for (int i = 0; i < n; i++)
             memcpy(sh[i], simmodel_set_dims(&c->opts, k, i), sizeof(sh[i]));
         ret = api_ctx_prepare(c, (const int64_t(*)[MODEL_MAX_DIMS])sh,
                               c->opts.ndim + (size_t)k * (size_t)n);
     }
     free(sh);
-    c->set_index = 0;
+    c->set_index = big;
     return ret;
 }
 
