@@ -479,19 +479,13 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
         out[i].conv_note = c->out[i].conv_note;
     }
     api_prev_free(c); /* a previous frame of other shapes is no result */
-    c->weight_bytes = 0;
-    for (int i = 0; i < g->n_t; i++)
-        if (g->t[i].kind == TK_CONST && g->t[i].data)
-            c->weight_bytes += tensor_nbytes(&g->t[i]);
-
+    /* weight and internal sizes: api_npu.c (the NPU plan of these shapes) */
     if (x) {
         size_t iob = 0;
         for (int k = 0; k < g->n_inputs; k++)
             iob += api_io_bytes(&in[k]);
         for (int k = 0; k < g->n_outputs; k++)
             iob += api_io_bytes(&out[k]);
-        if (exec_arena_bytes(x) > c->max_internal)
-            c->max_internal = exec_arena_bytes(x);
         if (iob > c->max_io)
             c->max_io = iob;
     }
@@ -706,6 +700,8 @@ static int sets_measure(api_ctx *c)
             memcpy(sh[i], simmodel_set_dims(&c->opts, k, i), sizeof(sh[i]));
         ret = api_ctx_prepare(c, (const int64_t(*)[MODEL_MAX_DIMS])sh,
                               c->opts.ndim + (size_t)k * (size_t)n);
+        if (!ret)
+            api_npu_measure(c);
     }
     free(sh);
     c->set_index = big;
@@ -1057,11 +1053,12 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
             io += api_io_bytes(&c->out[i]);
         if (io < c->max_io) /* the largest of the shapes prepared so far */
             io = c->max_io;
-        m->total_weight_size = (uint32_t)c->weight_bytes;
-        m->total_internal_size = c->x ? (uint32_t)exec_arena_bytes(c->x) : 0;
-        if (m->total_internal_size < c->max_internal)
-            m->total_internal_size = (uint32_t)c->max_internal;
-        m->total_dma_allocated_size = c->weight_bytes + m->total_internal_size + io;
+        /* the NPU plan in the container's dtype, the largest over the shapes prepared:
+         * the level-3 "allocated internal size" line's number (api_npu.c) */
+        m->total_weight_size = c->pending ? 0 : (uint32_t)c->max_weight;
+        m->total_internal_size = c->pending ? 0 : (uint32_t)c->max_internal;
+        m->total_dma_allocated_size =
+            (uint64_t)m->total_weight_size + m->total_internal_size + io;
         api_npu_mem_sizes(c, &m->total_sram_size, &m->free_sram_size);
         break;
     }

@@ -88,6 +88,42 @@ for c in "yolox8 coffee" "cls8 t192"; do
     else bad "$1: int8 outputs at level 0 (fused chains) differ from level 4: $(tail -n 2 "$T/$1.l0.out")"; fi
 done
 
+# -- RKNN_QUERY_MEM_SIZE follows the container's dtype: YOLOX-Nano as ONNX (fp32, which
+# the NPU runs in fp16), built -q fp16 and -q i8, sample_general at level 3. Oracles: the
+# model's parameter count (python3-onnx): fp16 weights take 2..4 bytes a parameter
+# (fp16 values, wider biases), int8 1..2; `rknn-trace run --json`'s weight_bytes /
+# internal_bytes (the CLI's own lowering of the container); and the level-3
+# "allocated internal size" line, which must say what MEM_SIZE says.
+check "build yolox_nano -q fp16" "$R" build "$M/yolox_nano.onnx" -q fp16 -o "$T/yolox16.rknn"
+for c in "$M/yolox_nano.onnx:onnx" "$T/yolox16.rknn:fp16" "$T/yolox8.rknn:i8"; do
+    f=${c%:*} q=${c##*:}
+    RKNN_LOG_LEVEL=3 "$S/sample_general" "$f" "$T/coffee.ppm" "$T/mem.$q.f32" >"$T/mem.$q.out" 2>"$T/mem.$q.err" ||
+        bad "sample_general $q at level 3: $(tail -n 2 "$T/mem.$q.out")"
+    "$R" run "$f" --json >"$T/mem.$q.json" 2>/dev/null || bad "rknn-trace run --json $q"
+done
+check "MEM_SIZE in the container's dtype, as the level-3 line and run --json say" \
+    $PY - "$T" "$M/yolox_nano.onnx" <<'EOF'
+import json, re, sys
+import numpy as np
+import onnx
+t, model = sys.argv[1:3]
+params = sum(int(np.prod(i.dims)) for i in onnx.load(model).graph.initializer if i.data_type == 1)
+got = {}
+for q in ("onnx", "fp16", "i8"):
+    out = open("%s/mem.%s.out" % (t, q)).read()
+    w, i = map(int, re.search(r"^total weight size: (\d+), total internal size: (\d+)$", out, re.M).groups())
+    d = [int(x) for x in re.findall(r"allocated internal size: (\d+) with", open("%s/mem.%s.err" % (t, q)).read())]
+    assert d == [i], (q, d, i)
+    npu = json.load(open("%s/mem.%s.json" % (t, q)))["npu"]
+    assert (npu["weight_bytes"], npu["internal_bytes"]) == (w, i), (q, npu["weight_bytes"], npu["internal_bytes"], w, i)
+    got[q] = (w, i)
+assert got["onnx"] == got["fp16"], got
+assert 2 * params <= got["fp16"][0] < 4 * params, (params, got)
+assert params <= got["i8"][0] < 2 * params, (params, got)
+assert got["i8"][1] <= got["fp16"][1], got
+print("params", params, got)
+EOF
+
 # -- the int8 detector -------------------------------------------------------------------
 if "$S/sample_int8_detect" "$T/face.rknn" "$T/face.ppm" "$T/face" >"$T/det.out" 2>"$T/det.err" &&
     ! grep -q "E RKNN\|AddressSanitizer\|runtime error" "$T/det.err"; then ok
