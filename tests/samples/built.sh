@@ -89,16 +89,18 @@ for c in "yolox8 coffee" "cls8 t192"; do
 done
 
 # -- RKNN_QUERY_MEM_SIZE follows the container's dtype: YOLOX-Nano as ONNX (fp32, which
-# the NPU runs in fp16), built -q fp16 and -q i8, sample_general at level 3. Oracles: the
+# the NPU runs in fp16), built -q fp16 and -q i8, sample_multi_dynamic (its one shape:
+# the init-time MEM_SIZE as rknn_dynshape_inference.cc prints it) at level 3. Oracles: the
 # model's parameter count (python3-onnx): fp16 weights take 2..4 bytes a parameter
 # (fp16 values, wider biases), int8 1..2; `rknn-trace run --json`'s weight_bytes /
 # internal_bytes (the CLI's own lowering of the container); and the level-3
 # "allocated internal size" line, which must say what MEM_SIZE says.
 check "build yolox_nano -q fp16" "$R" build "$M/yolox_nano.onnx" -q fp16 -o "$T/yolox16.rknn"
+$PY -c 'import sys, numpy as np; np.random.default_rng(5).uniform(0, 255, (1, 3, 416, 416)).astype(np.float32).tofile(sys.argv[1])' "$T/yolox_in.f32"
 for c in "$M/yolox_nano.onnx:onnx" "$T/yolox16.rknn:fp16" "$T/yolox8.rknn:i8"; do
     f=${c%:*} q=${c##*:}
-    RKNN_LOG_LEVEL=3 "$S/sample_general" "$f" "$T/coffee.ppm" "$T/mem.$q.f32" >"$T/mem.$q.out" 2>"$T/mem.$q.err" ||
-        bad "sample_general $q at level 3: $(tail -n 2 "$T/mem.$q.out")"
+    RKNN_LOG_LEVEL=3 "$S/sample_multi_dynamic" "$f" 0 "$T/mem.$q.f32" "$T/yolox_in.f32" >"$T/mem.$q.out" 2>"$T/mem.$q.err" ||
+        bad "sample_multi_dynamic $q at level 3: $(tail -n 2 "$T/mem.$q.out")"
     "$R" run "$f" --json >"$T/mem.$q.json" 2>/dev/null || bad "rknn-trace run --json $q"
 done
 check "MEM_SIZE in the container's dtype, as the level-3 line and run --json say" \
@@ -111,7 +113,8 @@ params = sum(int(np.prod(i.dims)) for i in onnx.load(model).graph.initializer if
 got = {}
 for q in ("onnx", "fp16", "i8"):
     out = open("%s/mem.%s.out" % (t, q)).read()
-    w, i = map(int, re.search(r"^total weight size: (\d+), total internal size: (\d+)$", out, re.M).groups())
+    i = int(re.search(r"^mem size at init: internal (\d+)$", out, re.M).group(1))
+    w = int(re.search(r"^weight size at init: (\d+)$", out, re.M).group(1))
     d = [int(x) for x in re.findall(r"allocated internal size: (\d+) with", open("%s/mem.%s.err" % (t, q)).read())]
     assert d == [i], (q, d, i)
     npu = json.load(open("%s/mem.%s.json" % (t, q)))["npu"]

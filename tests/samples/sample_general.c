@@ -44,16 +44,6 @@ int main(int argc, char **argv)
         goto out;
     }
     printf("sdk version: %s driver version: %s\n", version.api_version, version.drv_version);
-    /* as the SDK's demos print it after the versions (flag 0: no MEM_ALLOC_OUTSIDE) */
-    rknn_mem_size mem_size;
-    ret = rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &mem_size, sizeof(mem_size));
-    if (ret < 0) {
-        printf("rknn_query MEM_SIZE error ret=%d\n", ret);
-        goto out;
-    }
-    printf("total weight size: %u, total internal size: %u\n", mem_size.total_weight_size,
-           mem_size.total_internal_size);
-    printf("total dma used size: %zu\n", (size_t)mem_size.total_dma_allocated_size);
 
     ret = rknn_query(ctx, RKNN_QUERY_IN_OUT_NUM, &io_num, sizeof(io_num));
     if (ret < 0 || io_num.n_input != 1 || io_num.n_output > 8) {

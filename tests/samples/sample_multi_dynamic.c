@@ -100,6 +100,7 @@ int main(int argc, char **argv)
     if (rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &mem0, sizeof(mem0)) < 0)
         goto out;
     printf("mem size at init: internal %u\n", mem0.total_internal_size);
+    printf("weight size at init: %u\n", mem0.total_weight_size);
 
     for (uint32_t i = 0; i < io_num.n_input; i++)
         for (uint32_t k = 0; k < in_attr[i].n_dims; k++)
