@@ -109,12 +109,15 @@ void api_npu_measure(api_ctx *c)
     const npu_platform_t *np = npu_platform_find(c->plat->name);
     npu_graph_t *ng = NULL;
     char err[512];
-    int bad = -1;
+    int bad = -1, st;
 
     if (c->pending || !c->g)
         return;
-    if (np && npu_lower_at(c->g, np, npu_dtype(c), &ng, &bad, err, sizeof(err)) == 0 &&
-        npu_mem_plan(ng, c->g, NULL, 0, err, sizeof(err)) != 0) {
+    st = np ? npu_lower_at(c->g, np, npu_dtype(c), &ng, &bad, err, sizeof(err))
+            : RT_EUNSUPPORTED;
+    if (!st)
+        st = npu_mem_plan(ng, c->g, NULL, 0, err, sizeof(err));
+    if (st) { /* the host's figures, as api_npu_prepare falls back to */
         npu_graph_free(ng);
         ng = NULL;
     }
