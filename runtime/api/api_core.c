@@ -479,19 +479,13 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
         out[i].conv_note = c->out[i].conv_note;
     }
     api_prev_free(c); /* a previous frame of other shapes is no result */
-    c->weight_bytes = 0;
-    for (int i = 0; i < g->n_t; i++)
-        if (g->t[i].kind == TK_CONST && g->t[i].data)
-            c->weight_bytes += tensor_nbytes(&g->t[i]);
-
+    /* weight and internal sizes: api_npu.c (the NPU plan of these shapes) */
     if (x) {
         size_t iob = 0;
         for (int k = 0; k < g->n_inputs; k++)
             iob += api_io_bytes(&in[k]);
         for (int k = 0; k < g->n_outputs; k++)
             iob += api_io_bytes(&out[k]);
-        if (exec_arena_bytes(x) > c->max_internal)
-            c->max_internal = exec_arena_bytes(x);
         if (iob > c->max_io)
             c->max_io = iob;
     }
@@ -665,22 +659,52 @@ static int container_load(api_ctx *c, const char *target_env)
     return RKNN_SUCC;
 }
 
+/* The container's largest shape set: the most elements over all inputs together
+ * (Toolkit2's "largest resolution", the set whose input sizes sum highest), the
+ * first of equals. */
+static int largest_set(const api_ctx *c)
+{
+    int best = 0;
+    double best_n = -1;
+
+    for (int s = 0; s < c->opts.n_sets; s++) {
+        double sum = 0;
+        for (int i = 0; i < c->opts.set_inputs; i++) {
+            const int64_t *d = simmodel_set_dims(&c->opts, s, i);
+            double n = 1;
+            for (int k = 0; k < c->opts.ndim[(size_t)s * (size_t)c->opts.set_inputs + i]; k++)
+                n *= (double)d[k];
+            sum += n;
+        }
+        if (sum > best_n) {
+            best_n = sum;
+            best = s;
+        }
+    }
+    return best;
+}
+
 /* Every set of the container prepared once at init, so that RKNN_QUERY_MEM_SIZE
- * covers the largest; the context is left on the first set. */
+ * covers the largest; the context is left on the largest set: the SDK guide's
+ * dynamic-shape chapter has INPUT_ATTR/OUTPUT_ATTR, before rknn_set_input_shapes,
+ * give the largest shapes, from which a zero-copy application sizes its input and
+ * output memory for every set. */
 static int sets_measure(api_ctx *c)
 {
-    int n = c->opts.set_inputs, ret = RKNN_SUCC;
+    int n = c->opts.set_inputs, ret = RKNN_SUCC, big = largest_set(c);
     int64_t (*sh)[MODEL_MAX_DIMS] = xcalloc((size_t)n, sizeof(*sh));
 
     for (int s = 1; s <= c->opts.n_sets && !ret; s++) {
-        int k = s % c->opts.n_sets; /* the first set last */
+        int k = (big + s) % c->opts.n_sets; /* the largest set last */
         for (int i = 0; i < n; i++)
             memcpy(sh[i], simmodel_set_dims(&c->opts, k, i), sizeof(sh[i]));
         ret = api_ctx_prepare(c, (const int64_t(*)[MODEL_MAX_DIMS])sh,
                               c->opts.ndim + (size_t)k * (size_t)n);
+        if (!ret)
+            api_npu_measure(c);
     }
     free(sh);
-    c->set_index = 0;
+    c->set_index = big;
     return ret;
 }
 
@@ -983,10 +1007,17 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
     case RKNN_QUERY_PERF_DETAIL: {
         rknn_perf_detail *p = info;
         if (!(c->flag & RKNN_FLAG_COLLECT_PERF_MASK)) {
-            API_E("rknn_query, RKNN_QUERY_PERF_DETAIL needs RKNN_FLAG_COLLECT_PERF_MASK in the "
-                  "flag of rknn_init");
-            ret = RKNN_ERR_PARAM_INVALID;
-            goto out;
+            /* a board answers success with an empty detail (Toolkit2 then prints "Get
+             * model perf detail success, but detail is empty!", rknn-toolkit2 issue 437),
+             * and the SDK's custom-op demo, which inits with flag 0, prints perf_data with
+             * %s: an empty string, not NULL */
+            static char empty[1];
+            API_W("rknn_query, RKNN_QUERY_PERF_DETAIL: the per-layer detail is collected "
+                  "only with RKNN_FLAG_COLLECT_PERF_MASK in the flag of rknn_init; returning "
+                  "an empty detail");
+            p->perf_data = empty;
+            p->data_len = 0;
+            break;
         }
         api_perf_text_refresh(c);
         if (!c->perf_text) {
@@ -1022,11 +1053,12 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
             io += api_io_bytes(&c->out[i]);
         if (io < c->max_io) /* the largest of the shapes prepared so far */
             io = c->max_io;
-        m->total_weight_size = (uint32_t)c->weight_bytes;
-        m->total_internal_size = c->x ? (uint32_t)exec_arena_bytes(c->x) : 0;
-        if (m->total_internal_size < c->max_internal)
-            m->total_internal_size = (uint32_t)c->max_internal;
-        m->total_dma_allocated_size = c->weight_bytes + m->total_internal_size + io;
+        /* the NPU plan in the container's dtype, the largest over the shapes prepared:
+         * the level-3 "allocated internal size" line's number (api_npu.c) */
+        m->total_weight_size = c->pending ? 0 : (uint32_t)c->max_weight;
+        m->total_internal_size = c->pending ? 0 : (uint32_t)c->max_internal;
+        m->total_dma_allocated_size =
+            (uint64_t)m->total_weight_size + m->total_internal_size + io;
         api_npu_mem_sizes(c, &m->total_sram_size, &m->free_sram_size);
         break;
     }

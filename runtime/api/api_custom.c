@@ -6,6 +6,7 @@
  * api_custom_bind hooks the new graph's nodes again and runs prepare with the new
  * shapes (init for a node bound for the first time). */
 #include "runtime/api/api_internal.h"
+#include "runtime/api/api_custom_view.h"
 #include "rknn_custom_op.h"
 #include "runtime/exec/exec.h"
 #include "util/util.h"
@@ -20,6 +21,7 @@ typedef struct api_custom_node {
     int node;                   /* index in c->g */
     const rknn_custom_op *op;   /* in api_custom.ops */
     rknn_custom_op_context octx;
+    api_custom_ref ref;         /* octx.internal_ctx: the node, for get_op_attr */
 } api_custom_node;
 
 struct api_custom {
@@ -29,31 +31,6 @@ struct api_custom {
     int n_nodes;
 };
 
-/* The node's tensors as the callbacks see them: model layout and type. */
-static void tensor_view(const tensor_t *t, rknn_custom_op_tensor *v)
-{
-    int rt = api_rtype_of_dtype(t->dtype);
-    size_t n = 1;
-
-    memset(v, 0, sizeof(*v));
-    snprintf(v->attr.name, sizeof(v->attr.name), "%s", t->name);
-    v->attr.n_dims = (uint32_t)(t->ndim > 0 ? t->ndim : 0);
-    for (int d = 0; d < t->ndim && d < RKNN_MAX_DIMS; d++) {
-        v->attr.dims[d] = (uint32_t)t->dims[d];
-        n *= (size_t)t->dims[d];
-    }
-    v->attr.n_elems = (uint32_t)n;
-    v->attr.type = (rknn_tensor_type)(rt < 0 ? RKNN_TENSOR_FLOAT32 : rt);
-    v->attr.size = (uint32_t)(n * api_rtype_size(v->attr.type));
-    v->attr.size_with_stride = v->attr.size;
-    v->attr.fmt = t->ndim == 4 ? RKNN_TENSOR_NCHW : RKNN_TENSOR_UNDEFINED;
-    v->attr.qnt_type = RKNN_TENSOR_QNT_NONE;
-    v->attr.scale = 1.0f;
-    v->mem.virt_addr = t->data;
-    v->mem.fd = -1;
-    v->mem.size = v->attr.size;
-}
-
 /* Calls fn (init, prepare or compute) with the node's tensors as they are now. */
 typedef int (*cb_fn)(rknn_custom_op_context *, rknn_custom_op_tensor *, uint32_t,
                      rknn_custom_op_tensor *, uint32_t);
@@ -62,16 +39,11 @@ static int call(api_custom_node *b, graph_t *g, cb_fn fn)
 {
     const node_t *n = &g->nodes[b->node];
     rknn_custom_op_tensor *io = xcalloc((size_t)(n->n_in + n->n_out) + 1, sizeof(*io));
-    int k = 0, r;
+    uint32_t n_in;
+    int k = api_custom_views(g, n, io, &n_in), r;
 
-    for (int i = 0; i < n->n_in; i++)
-        if (n->in[i] >= 0)
-            tensor_view(&g->t[n->in[i]], &io[k++]);
-    int n_in = k;
-    for (int i = 0; i < n->n_out; i++)
-        if (n->out[i] >= 0)
-            tensor_view(&g->t[n->out[i]], &io[k++]);
-    r = fn(&b->octx, io, (uint32_t)n_in, io + n_in, (uint32_t)(k - n_in));
+    b->ref.node = n;
+    r = fn(&b->octx, io, n_in, io + n_in, (uint32_t)k - n_in);
     free(io);
     return r;
 }
@@ -109,7 +81,8 @@ static int bind_nodes(api_ctx *c, const char *fn)
         const rknn_custom_op *o;
         int fresh = 0;
 
-        if (!exec_op_is_custom(n->def))
+        /* an int8/fp16 container's graph wraps the node (its outputs requantized) */
+        if (!exec_op_is_custom(n->def) && !exec_op_is_custom(n->wraps))
             continue;
         for (int i = 0; i < cu->n_nodes && !b; i++)
             if (cu->nodes[i]->node == ni)
@@ -123,12 +96,13 @@ static int bind_nodes(api_ctx *c, const char *fn)
             b->node = ni;
             b->op = o;
             b->octx.target = RKNN_TARGET_TYPE_CPU;
-            b->octx.internal_ctx = (rknn_custom_op_interal_context)(uintptr_t)b;
+            b->octx.internal_ctx = (rknn_custom_op_interal_context)(uintptr_t)&b->ref;
             cu->nodes = xrealloc(cu->nodes, sizeof(*cu->nodes) * (size_t)(cu->n_nodes + 1));
             cu->nodes[cu->n_nodes++] = b;
             fresh = 1;
         }
-        n->priv = b;
+        *quant_node_kernel_priv(n) = b;
+        b->ref.node = n;
         if ((fresh && b->op->init && call(b, c->g, b->op->init) != 0) ||
             (b->op->prepare && call(b, c->g, b->op->prepare) != 0)) {
             API_E("%s, custom op %s (node '%s'): the %s callback returned an error", fn,
@@ -155,7 +129,7 @@ void api_custom_free(api_ctx *c)
         if (b->op->destroy)
             b->op->destroy(&b->octx);
         if (c->g)
-            c->g->nodes[b->node].priv = NULL;
+            *quant_node_kernel_priv(&c->g->nodes[b->node]) = NULL;
         free(b);
     }
     free(cu->nodes);
@@ -250,7 +224,7 @@ out:
 void rknn_custom_op_get_op_attr(rknn_custom_op_context *op_ctx, const char *attr_name,
                                 rknn_custom_op_attr *op_attr)
 {
-    const api_custom_node *b;
+    const api_custom_ref *ref;
     const attr_t *a;
 
     if (!op_attr)
@@ -258,9 +232,11 @@ void rknn_custom_op_get_op_attr(rknn_custom_op_context *op_ctx, const char *attr
     memset(op_attr, 0, sizeof(*op_attr));
     if (!op_ctx || !attr_name || !op_ctx->internal_ctx)
         return;
-    b = (const api_custom_node *)(uintptr_t)op_ctx->internal_ctx;
+    /* a context's binding, or `rknn-trace build --custom-op` calibrating through a
+     * plugin library: both hand out an api_custom_ref */
+    ref = (const api_custom_ref *)(uintptr_t)op_ctx->internal_ctx;
     snprintf(op_attr->name, sizeof(op_attr->name), "%s", attr_name);
-    if (!b->c->g || !(a = node_attr(&b->c->g->nodes[b->node], attr_name)))
+    if (!ref->node || !(a = node_attr(ref->node, attr_name)))
         return;
     switch (a->type) {
     case ATTR_FLOAT:

@@ -100,7 +100,6 @@ typedef struct api_ctx {
     uint64_t prev_frame;
     rknn_tensor_mem *weight_mem, *internal_mem;
     int core_mask, batch_core_num;
-    size_t weight_bytes;
     /* a `rknn-trace build` container: its options, quantization and parameters */
     int container;
     simmodel_opts opts;
@@ -111,7 +110,8 @@ typedef struct api_ctx {
     int set_index;            /* the container's shape set now prepared */
     /* RKNN_QUERY_MEM_SIZE: the largest over the shape set (memory sized at init
      * stays large enough whatever set is chosen later) */
-    size_t max_internal, max_io;
+    uint64_t max_weight, max_internal; /* api_npu.c: the plan's, else the host's */
+    size_t max_io;
     struct api_custom *custom; /* rknn_register_custom_ops (api_custom.c), NULL if none */
 } api_ctx;
 
@@ -155,6 +155,15 @@ void api_log(char level, const char *fmt, ...) __attribute__((format(printf, 2, 
  * and the chip) when a node runs neither on the chip's NPU nor on its CPU: rknn_init
  * refuses the model, as a board does. */
 int api_npu_prepare(api_ctx *c);
+/* Lowers and plans the prepared graph without SRAM and without keeping it, only to
+ * add its sizes to max_weight/max_internal (every shape set at init). */
+void api_npu_measure(api_ctx *c);
+/* Weight and internal bytes the current shapes need: the NPU plan's (Total Weight /
+ * Internal Memory Size, in the container's dtype), else the host's constants and
+ * arena counted in that dtype. What rknn_set_weight_mem, rknn_set_internal_mem and
+ * rknn_run check; RKNN_QUERY_MEM_SIZE and the level-3 line give the largest of them
+ * over the shapes prepared (max_weight, max_internal). */
+void api_mem_need(const api_ctx *c, uint64_t *weight, uint64_t *internal);
 /* Frees the lowered graph, giving its SRAM back to the process pool. */
 void api_npu_drop(api_ctx *c);
 /* RKNN_QUERY_MEM_SIZE's SRAM fields (0/0 on chips without SRAM). */

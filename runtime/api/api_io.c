@@ -871,25 +871,27 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
         ret = RKNN_ERR_FAIL;
         goto out;
     }
-    if ((c->flag & RKNN_FLAG_MEM_ALLOC_OUTSIDE) && !c->weight_mem && c->weight_bytes) {
+    uint64_t need_w, need_i;
+    api_mem_need(c, &need_w, &need_i);
+    if ((c->flag & RKNN_FLAG_MEM_ALLOC_OUTSIDE) && !c->weight_mem && need_w) {
         API_E("rknn_run, RKNN_FLAG_MEM_ALLOC_OUTSIDE is set but no weight memory was given: "
               "call rknn_set_weight_mem with RKNN_QUERY_MEM_SIZE.total_weight_size bytes");
         ret = RKNN_ERR_FAIL;
         goto out;
     }
     if ((c->flag & (RKNN_FLAG_MEM_ALLOC_OUTSIDE | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE)) &&
-        !c->internal_mem && exec_arena_bytes(c->x)) {
+        !c->internal_mem && need_i) {
         API_E("rknn_run, RKNN_FLAG_%s is set but no internal memory was given: call "
               "rknn_set_internal_mem with RKNN_QUERY_MEM_SIZE.total_internal_size bytes",
               (c->flag & RKNN_FLAG_MEM_ALLOC_OUTSIDE) ? "MEM_ALLOC_OUTSIDE" : "INTERNAL_ALLOC_OUTSIDE");
         ret = RKNN_ERR_FAIL;
         goto out;
     }
-    if (c->internal_mem && api_mem_avail(c->internal_mem) < exec_arena_bytes(c->x)) {
+    if (c->internal_mem && api_mem_avail(c->internal_mem) < need_i) {
         /* sized before rknn_set_input_shapes chose larger shapes */
         API_E("rknn_run, the internal memory has %zu bytes but the current input shapes need "
               "%zu: allocate RKNN_QUERY_MEM_SIZE.total_internal_size as queried after "
-              "rknn_init", api_mem_avail(c->internal_mem), exec_arena_bytes(c->x));
+              "rknn_init", api_mem_avail(c->internal_mem), (size_t)need_i);
         ret = RKNN_ERR_MALLOC_FAIL;
         goto out;
     }

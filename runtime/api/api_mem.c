@@ -501,9 +501,11 @@ int rknn_set_weight_mem(rknn_context ctx, rknn_tensor_mem *mem)
         ret = RKNN_ERR_FAIL;
         goto out;
     }
-    if (api_mem_avail(mem) < c->weight_bytes) {
+    uint64_t need_w, need_i;
+    api_mem_need(c, &need_w, &need_i);
+    if (api_mem_avail(mem) < need_w) {
         API_E("rknn_set_weight_mem, mem has %zu bytes but the weights need %zu "
-              "(RKNN_QUERY_MEM_SIZE.total_weight_size)", api_mem_avail(mem), c->weight_bytes);
+              "(RKNN_QUERY_MEM_SIZE.total_weight_size)", api_mem_avail(mem), (size_t)need_w);
         ret = RKNN_ERR_PARAM_INVALID;
         goto out;
     }
@@ -533,7 +535,11 @@ int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem *mem)
     ret = api_ctx_ready(c, "rknn_set_internal_mem");
     if (ret)
         goto out;
-    need = exec_arena_bytes(c->x);
+    {
+        uint64_t need_w, need_i;
+        api_mem_need(c, &need_w, &need_i);
+        need = (size_t)need_i;
+    }
     if (api_mem_avail(mem) < need) {
         API_E("rknn_set_internal_mem, mem has %zu bytes but intermediate tensors need %zu "
               "(RKNN_QUERY_MEM_SIZE.total_internal_size)", api_mem_avail(mem), need);

@@ -55,6 +55,76 @@ static int sram_wanted(const api_ctx *c, uint32_t *want)
     return st || (c->flag & RKNN_FLAG_ENABLE_SRAM);
 }
 
+/* The NPU data type of the context's container (an fp32 model runs as fp16). */
+static int npu_dtype(const api_ctx *c)
+{
+    return c->qtype == QT_I8 ? DT_INT8 : c->qtype == QT_FP16 ? DT_FLOAT16 : DT_FLOAT;
+}
+
+/* The weight and internal sizes of a lowered graph's plan, else (no NPU model of the
+ * graph) the host's: the constants and the executor's arena, in the container's dtype
+ * (float data as int8 or fp16 elements). The one computation behind
+ * RKNN_QUERY_MEM_SIZE, the level-3 "allocated internal size" line and the checks of
+ * rknn_set_weight_mem / rknn_set_internal_mem / rknn_run. */
+static void sizes_of(const api_ctx *c, const npu_graph_t *ng, uint64_t *weight,
+                     uint64_t *internal)
+{
+    if (ng && ng->mem) {
+        *weight = ng->mem->weight_size;
+        *internal = ng->mem->internal_size;
+        return;
+    }
+    int el = c->qtype == QT_I8 ? 1 : c->qtype == QT_FP16 ? 2 : 4;
+    uint64_t w = 0;
+    for (int i = 0; c->g && i < c->g->n_t; i++) {
+        const tensor_t *t = &c->g->t[i];
+        if (t->kind == TK_CONST && t->data)
+            w += t->dtype == DT_FLOAT ? (uint64_t)tensor_numel(t) * (uint64_t)el
+                                      : (uint64_t)tensor_nbytes(t);
+    }
+    *weight = w;
+    *internal = c->x ? (uint64_t)exec_arena_bytes(c->x) * (uint64_t)el / 4 : 0;
+}
+
+void api_mem_need(const api_ctx *c, uint64_t *weight, uint64_t *internal)
+{
+    sizes_of(c, c->npu, weight, internal);
+}
+
+/* Adds the current shapes' sizes to the largest seen (RKNN_QUERY_MEM_SIZE covers
+ * every shape the context was prepared for). */
+static void note_sizes(api_ctx *c, const npu_graph_t *ng)
+{
+    uint64_t w, i;
+
+    sizes_of(c, ng, &w, &i);
+    if (w > c->max_weight)
+        c->max_weight = w;
+    if (i > c->max_internal)
+        c->max_internal = i;
+}
+
+void api_npu_measure(api_ctx *c)
+{
+    const npu_platform_t *np = npu_platform_find(c->plat->name);
+    npu_graph_t *ng = NULL;
+    char err[512];
+    int bad = -1, st;
+
+    if (c->pending || !c->g)
+        return;
+    st = np ? npu_lower_at(c->g, np, npu_dtype(c), &ng, &bad, err, sizeof(err))
+            : RT_EUNSUPPORTED;
+    if (!st)
+        st = npu_mem_plan(ng, c->g, NULL, 0, err, sizeof(err));
+    if (st) { /* the host's figures, as api_npu_prepare falls back to */
+        npu_graph_free(ng);
+        ng = NULL;
+    }
+    note_sizes(c, ng);
+    npu_graph_free(ng);
+}
+
 int api_npu_prepare(api_ctx *c)
 {
     const npu_platform_t *np;
@@ -70,7 +140,7 @@ int api_npu_prepare(api_ctx *c)
         return 0;
     sram = sram_wanted(c, &want);
     np = npu_platform_find(c->plat->name);
-    int dt = c->qtype == QT_I8 ? DT_INT8 : c->qtype == QT_FP16 ? DT_FLOAT16 : DT_FLOAT, bad = -1;
+    int dt = npu_dtype(c), bad = -1;
     if (np)
         st = npu_lower_at(c->g, np, dt, &ng, &bad, err, sizeof(err));
     else
@@ -96,6 +166,7 @@ int api_npu_prepare(api_ctx *c)
             API_W("rknn_init, RKNN_FLAG_ENABLE_SRAM: no NPU model of this graph on %s, so no "
                   "SRAM plan: running with internal tensors in DDR", c->plat->name);
         c->npu_failed = 1;
+        note_sizes(c, NULL);
         return 0;
     }
     if (npu_set_core_mask(ng, (unsigned)c->core_mask, err, sizeof(err)) != 0)
@@ -120,14 +191,16 @@ int api_npu_prepare(api_ctx *c)
     pthread_mutex_unlock(&npu_lock);
     if (st)
         API_D("no Internal-buffer plan for this graph: %s", err);
+    note_sizes(c, ng);
     for (int i = 0; i < ng->n; i++)
         ncpu += ng->l[i].target == NPU_TGT_CPU && ng->l[i].kind != NPU_K_IO;
     API_D("simulated NPU %s: %d layers (%d on the CPU), model data type %s, %d MHz", np->name,
           ng->n, ncpu, npu_dtype_name(ng->dtype), np->npu_mhz);
     if (ng->mem) {
-        /* the 1.5.2 runtime's line (log-formats.md §4) */
+        /* the 1.5.2 runtime's line (log-formats.md §4): the size RKNN_QUERY_MEM_SIZE
+         * answers (the largest over the shapes prepared, a shape set's largest) */
         API_D("allocated internal size: %llu with sram size: %u, total sram size: %u, free "
-              "sram size: %u", (unsigned long long)ng->mem->internal_size, ng->mem->sram_size,
+              "sram size: %u", (unsigned long long)c->max_internal, ng->mem->sram_size,
               ms.total_sram_size, ms.free_sram_size);
         if (sram && ng->mem->sram_size == 0 && ng->mem->internal_size)
             API_W("rknn_init, RKNN_FLAG_ENABLE_SRAM: no free SRAM left on %s (%u of %u bytes "

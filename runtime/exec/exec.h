@@ -72,6 +72,10 @@ typedef struct exec_custom_hook {
 } exec_custom_hook;
 extern const op_def exec_op_custom;
 int exec_op_is_custom(const op_def *d);
+/* The hook of every custom node that has none of its own (NULL: none), for the whole
+ * process: `rknn-trace build --custom-op` runs the graphs its calibration loads through
+ * a plugin library this way. Set it before the runs; not owned. */
+void exec_custom_set_default(exec_custom_hook *h);
 /* NULL-terminated list of every supported op name (for `rknn-trace info`). */
 const char *const *exec_op_names(void);
 

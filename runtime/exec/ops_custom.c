@@ -1,6 +1,7 @@
 /* runtime/exec/ops_custom.c — custom ops ("cst*" op types): the executor's side. The
  * implementation belongs to whoever set the node's hook (the C API's
- * rknn_register_custom_ops); shapes come from the model or follow input 0. */
+ * rknn_register_custom_ops) or the process's default hook (`rknn-trace build
+ * --custom-op`); shapes come from the model or follow input 0. */
 #include "runtime/exec/exec.h"
 #include "util/util.h"
 
@@ -29,9 +30,16 @@ static int custom_infer(graph_t *g, node_t *n, char *err, size_t errlen)
     return 0;
 }
 
+static exec_custom_hook *default_hook;
+
+void exec_custom_set_default(exec_custom_hook *h)
+{
+    default_hook = h;
+}
+
 static int custom_run(op_ctx *c, graph_t *g, node_t *n)
 {
-    exec_custom_hook *h = n->priv;
+    exec_custom_hook *h = n->priv ? n->priv : default_hook;
 
     if (!h)
         return rt_err(c->err, c->errlen, RT_EUNSUPPORTED,

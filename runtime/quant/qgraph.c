@@ -941,6 +941,13 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
     return RT_OK;
 }
 
+void **quant_node_kernel_priv(node_t *n)
+{
+    if (n->wraps && n->def && n->def->run == qwrap_run)
+        return &((qwrap *)n->priv)->priv;
+    return &n->priv;
+}
+
 static void qwrap_release(node_t *n)
 {
     qwrap *w = n->priv;

@@ -282,6 +282,10 @@ void quant_graph_output(const quant_graph *q, int t, float *data);
  * parameters in *p), "float16", or NULL (left float). */
 const char *quant_graph_tensor_qtype(const quant_graph *q, int t, qparam_t *p);
 void quant_graph_free(quant_graph *q);
+/* Where the stock kernel of node n finds its priv when it runs: &n->priv, or for a node
+ * the quantized graph wraps (n->wraps set) the wrapper's saved one. A custom node's
+ * hook goes there (runtime/api binds registered ops after the graph is quantized). */
+void **quant_node_kernel_priv(node_t *n);
 
 /* ---- hybrid quantization file (qcfg.c) ----
  * RKNN-Toolkit2's `*.quantization.cfg` layout, the YAML subset it writes:

@@ -68,6 +68,9 @@ check "build -q i8 --mean --std" "$R" build "$M/ultraface_version-RFB-320.onnx" 
 check "build -q fp16 --mean --std --dynamic-input (no dataset)" "$R" build \
     "$M/ppocr_mobile_v2.0_cls.onnx" -q fp16 --mean 127.5 --std 127.5 \
     --dynamic-input x=1,3,48,192 --dynamic-input x=1,3,48,160 -o "$T/cls.rknn"
+check "the same with the smaller shape first" "$R" build \
+    "$M/ppocr_mobile_v2.0_cls.onnx" -q fp16 --mean 127.5 --std 127.5 \
+    --dynamic-input x=1,3,48,160 --dynamic-input x=1,3,48,192 -o "$T/cls-rev.rknn"
 
 # -- int8 activation chains run fused (a conv's SiLU, PP-LCNet's decomposed HardSwish,
 # block by block after the conv, node_t.chain) at level 0 and node by node at level 4
@@ -84,6 +87,45 @@ for c in "yolox8 coffee" "cls8 t192"; do
             >"$T/$1.l4.out" 2>&1 && cmp -s "$T/$1.l0.f32" "$T/$1.l4.f32"; then ok
     else bad "$1: int8 outputs at level 0 (fused chains) differ from level 4: $(tail -n 2 "$T/$1.l0.out")"; fi
 done
+
+# -- RKNN_QUERY_MEM_SIZE follows the container's dtype: YOLOX-Nano as ONNX (fp32, which
+# the NPU runs in fp16), built -q fp16 and -q i8, sample_multi_dynamic (its one shape:
+# the init-time MEM_SIZE as rknn_dynshape_inference.cc prints it) at level 3. Oracles: the
+# model's parameter count (python3-onnx): fp16 weights take 2..4 bytes a parameter
+# (fp16 values, wider biases), int8 1..2; `rknn-trace run --json`'s weight_bytes /
+# internal_bytes (the CLI's own lowering of the container); and the level-3
+# "allocated internal size" line, which must say what MEM_SIZE says.
+check "build yolox_nano -q fp16" "$R" build "$M/yolox_nano.onnx" -q fp16 -o "$T/yolox16.rknn"
+$PY -c 'import sys, numpy as np; np.random.default_rng(5).uniform(0, 255, (1, 3, 416, 416)).astype(np.float32).tofile(sys.argv[1])' "$T/yolox_in.f32"
+for c in "$M/yolox_nano.onnx:onnx" "$T/yolox16.rknn:fp16" "$T/yolox8.rknn:i8"; do
+    f=${c%:*} q=${c##*:}
+    RKNN_LOG_LEVEL=3 "$S/sample_multi_dynamic" "$f" 0 "$T/mem.$q.f32" "$T/yolox_in.f32" >"$T/mem.$q.out" 2>"$T/mem.$q.err" ||
+        bad "sample_multi_dynamic $q at level 3: $(tail -n 2 "$T/mem.$q.out")"
+    "$R" run "$f" --json >"$T/mem.$q.json" 2>/dev/null || bad "rknn-trace run --json $q"
+done
+check "MEM_SIZE in the container's dtype, as the level-3 line and run --json say" \
+    $PY - "$T" "$M/yolox_nano.onnx" <<'EOF'
+import json, re, sys
+import numpy as np
+import onnx
+t, model = sys.argv[1:3]
+params = sum(int(np.prod(i.dims)) for i in onnx.load(model).graph.initializer if i.data_type == 1)
+got = {}
+for q in ("onnx", "fp16", "i8"):
+    out = open("%s/mem.%s.out" % (t, q)).read()
+    i = int(re.search(r"^mem size at init: internal (\d+)$", out, re.M).group(1))
+    w = int(re.search(r"^weight size at init: (\d+)$", out, re.M).group(1))
+    d = [int(x) for x in re.findall(r"allocated internal size: (\d+) with", open("%s/mem.%s.err" % (t, q)).read())]
+    assert d == [i], (q, d, i)
+    npu = json.load(open("%s/mem.%s.json" % (t, q)))["npu"]
+    assert (npu["weight_bytes"], npu["internal_bytes"]) == (w, i), (q, npu["weight_bytes"], npu["internal_bytes"], w, i)
+    got[q] = (w, i)
+assert got["onnx"] == got["fp16"], got
+assert 2 * params <= got["fp16"][0] < 4 * params, (params, got)
+assert params <= got["i8"][0] < 2 * params, (params, got)
+assert got["i8"][1] <= got["fp16"][1], got
+print("params", params, got)
+EOF
 
 # -- the int8 detector -------------------------------------------------------------------
 if "$S/sample_int8_detect" "$T/face.rknn" "$T/face.ppm" "$T/face" >"$T/det.out" 2>"$T/det.err" &&
@@ -172,6 +214,16 @@ done
 for k in 0 1 2; do
     cmp -s "$T/general.$k.f32" "$T/zero-copy.$k.f32" && ok || bad "image $k: general and zero-copy differ"
 done
+# the largest shape second: INPUT_ATTR/OUTPUT_ATTR before rknn_set_input_shapes still
+# give it (the SDK guide), so the zero-copy memory sized from them fits both shapes
+if "$S/sample_dynamic" --zero-copy "$T/cls-rev.rknn" "$T/rev" "$T/t160.ppm" "$T/t192.ppm" \
+        >"$T/rev.out" 2>"$T/rev.err"; then ok
+else bad "sample_dynamic zero-copy, smaller set first: $(tail -n 3 "$T/rev.out") $(head -c 400 "$T/rev.err")"; fi
+grep -q "^input x: 2 shapes (NHWC): \[1,48,160,3\] \[1,48,192,3\]$" "$T/rev.out" &&
+    grep -q "dims=\[1, 48, 192, 3\], n_elems=27648," "$T/rev.out" && ok ||
+    bad "smaller set first: range or INPUT_ATTR: $(head -n 3 "$T/rev.out")"
+cmp -s "$T/rev.0.f32" "$T/general.1.f32" && cmp -s "$T/rev.1.f32" "$T/general.0.f32" && ok ||
+    bad "smaller set first: outputs differ from the other container's"
 cmp -s "$T/general.0.f32" "$T/general.2.f32" && ok || bad "192 wide, before and after 160, differ"
 for w in 192 160; do
     NODE_PATH=tests/oracle/node_modules node tests/oracle/ort_run.js "$M/ppocr_mobile_v2.0_cls.onnx" \
@@ -229,7 +281,7 @@ for k in 1 2; do
             >"$T/mi.$k.out" 2>"$T/mi.$k.err" && [ ! -s "$T/mi.$k.err" ]; then ok
     else bad "sample_multi_dynamic set $k: $(tail -n 2 "$T/mi.$k.out") $(head -c 300 "$T/mi.$k.err")"; fi
 done
-check "two inputs: ranges, first-set attrs, MEM_SIZE of the largest, set attrs, outputs" \
+check "two inputs: ranges, largest-set attrs, MEM_SIZE of the largest, set attrs, outputs" \
     $PY - "$T" <<'EOF'
 import glob, re, sys
 import numpy as np
@@ -244,10 +296,11 @@ for k, (h, w) in ((1, (96, 64)), (2, (160, 192))):
         want = "input %s: 3 shapes (NHWC): [1,128,128,%d] [1,96,64,%d] [1,160,192,%d]" % (name, c, c, c)
         assert want in out.splitlines(), (want, out[:400])
     before, after = out.split("current input tensors:")
-    # before rknn_set_input_shapes: the first set, FP16 (the container's dtype)
-    assert "name=input.1, n_dims=4, dims=[1, 128, 128, 1], n_elems=16384, size=32768," in before
-    assert "name=input, n_dims=4, dims=[1, 128, 128, 3], n_elems=49152, size=98304," in before
-    assert "name=8, n_dims=4, dims=[1, 8, 128, 128], n_elems=131072, size=262144," in before
+    # before rknn_set_input_shapes: the largest set (160x192, the third), FP16 (the
+    # container's dtype)
+    assert "name=input.1, n_dims=4, dims=[1, 160, 192, 1], n_elems=30720, size=61440," in before
+    assert "name=input, n_dims=4, dims=[1, 160, 192, 3], n_elems=92160, size=184320," in before
+    assert "name=8, n_dims=4, dims=[1, 8, 160, 192], n_elems=245760, size=491520," in before
     n = h * w
     assert "name=input.1, n_dims=4, dims=[1, %d, %d, 1], n_elems=%d," % (h, w, n) in after, after
     assert "name=input, n_dims=4, dims=[1, %d, %d, 3], n_elems=%d," % (h, w, 3 * n) in after

@@ -254,6 +254,11 @@ for f in onnx container twice; do
     grep -Eq '^I RKNN: \[[0-9:.]+\] [0-9]+ +cstSigmoid +[A-Z0-9]+ +CPU +\(1,4,8,8\) +\(1,4,8,8\) .*cstSigmoid:sig' "$C/$f.err" &&
         ok || bad "custom op $f: no CPU cstSigmoid row in the level-4 table"
 done
+# RKNN_QUERY_PERF_DETAIL on the flag-0 context, as the SDK demo asks it: success with an
+# empty detail (a board's answer) and one W line naming the flag it needs
+grep -q '^perf detail length: 0$' "$C/onnx.out" &&
+    [ "$(grep -c '^W RKNN.*RKNN_QUERY_PERF_DETAIL.*RKNN_FLAG_COLLECT_PERF_MASK' "$C/onnx.err")" = 1 ] && ok ||
+    bad "custom op PERF_DETAIL without the flag: $(grep -i perf "$C/onnx.out") $(grep PERF "$C/onnx.err")"
 cmp -s "$C/onnx.f32" "$C/container.f32" && cmp -s "$C/onnx.f32" "$C/twice.f32" && ok ||
     bad "custom op: ONNX, container and twice-registered outputs differ"
 e=$(grep '^E RKNN' "$C/unregistered.err")
@@ -283,6 +288,44 @@ d = np.abs(r - y).max() if r.size == y.size else np.inf
 print("custom op vs onnxruntime: max |diff| %.3g" % d)
 sys.exit(0 if d <= 1e-5 else 1)
 ' "$C/ref/y.npy" "$C/onnx.f32"; then ok; else bad "custom op outputs differ from onnxruntime's"; fi
+
+# -- an int8 container of the custom-op model: `build -q i8` calibrates through the
+# application's callbacks in a plugin library (tests/samples/plugins/cst_sigmoid.c,
+# exporting get_rknn_custom_op as rknn_server's plugins do; its init reads alpha with
+# rknn_custom_op_get_op_attr and fails without it). Without --custom-op the build is
+# refused with a line naming the node and the option. sample_custom_op runs the int8
+# container with its own registration. Oracles: the same network written with stock
+# ops (reference.onnx: Mul + Sigmoid) built -q i8 on the same data gives the same
+# outputs (within one step of the output's grid), and onnxruntime's float outputs.
+echo "$C/x.npy" >"$C/ds.txt"
+"$B/rknn-trace" build "$C/custom.onnx" -q i8 --dataset "$C/ds.txt" --no-progress \
+    -o "$C/none8.rknn" >/dev/null 2>"$C/none8.err"
+[ $? = 2 ] && [ "$(grep -c . "$C/none8.err")" = 1 ] &&
+    grep -q "node 'sig' is custom op cstSigmoid: give --custom-op LIB.so" "$C/none8.err" && ok ||
+    bad "build -q i8 of a custom op without --custom-op: $(cat "$C/none8.err")"
+if ${CC:-cc} -shared -fPIC -Wall -Wextra -Werror -Wno-unused-parameter -Iinclude \
+        -o "$C/libcst_sigmoid.so" tests/samples/plugins/cst_sigmoid.c -lm 2>"$C/cc.err" &&
+    "$B/rknn-trace" build "$C/custom.onnx" -q i8 --dataset "$C/ds.txt" --no-progress \
+        --custom-op "$C/libcst_sigmoid.so" -o "$C/custom8.rknn" >/dev/null 2>"$C/b8.err" &&
+    "$B/rknn-trace" build "$C/reference.onnx" -q i8 --dataset "$C/ds.txt" --no-progress \
+        -o "$C/reference8.rknn" >/dev/null 2>>"$C/b8.err"; then ok
+else bad "build -q i8 --custom-op: $(head -c 400 "$C/cc.err" "$C/b8.err")"; fi
+custom_flow int8 "$C/custom8.rknn" 0
+RKNN_LOG_LEVEL=0 "$S/sample_custom_op" "$C/reference8.rknn" "$C/x.f32" "$C/ref8.f32" >/dev/null 2>&1 ||
+    bad "the stock-op int8 container does not run"
+[ "$(grep -c '^init: alpha=1.5' "$C/int8.out")" = 1 ] && ! grep -q "^E RKNN" "$C/int8.err" && ok ||
+    bad "custom op int8: callbacks or E lines: $(cat "$C/int8.out") $(grep '^E' "$C/int8.err")"
+$PY -c '
+import sys, numpy as np
+r = np.load(sys.argv[1]).astype(np.float64).ravel()
+y = np.fromfile(sys.argv[2], np.float32).astype(np.float64)
+s = np.fromfile(sys.argv[3], np.float32).astype(np.float64)
+assert y.size == r.size == s.size, (y.size, r.size, s.size)
+step = (r.max() - r.min()) / 255  # one step of an int8 grid over the output range
+d_stock, d_ort = np.abs(y - s).max(), np.abs(y - r).max()
+print("int8 custom op vs stock ops: %.3g, vs onnxruntime: %.3g (step %.3g)" % (d_stock, d_ort, step))
+sys.exit(0 if d_stock <= step * 1.01 and d_ort <= 4 * step else 1)
+' "$C/ref/y.npy" "$C/int8.f32" "$C/ref8.f32" && ok || bad "int8 custom-op outputs"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -158,6 +158,16 @@ int main(int argc, char **argv)
         ret = mode == 1 ? 2 : 1; /* expected without a registration */
         goto out;
     }
+    /* as the SDK's custom-op demo: the per-layer detail right after rknn_run, on a
+     * context made with flag 0, any failure fatal, perf_data printed with %s */
+    rknn_perf_detail perf_detail;
+    if (rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &perf_detail, sizeof(perf_detail)) != RKNN_SUCC) {
+        fprintf(stderr, "rknn_query fail!\n");
+        ret = 255;
+        goto out;
+    }
+    printf("rknn run perf detail is:\n%s", perf_detail.perf_data);
+    printf("perf detail length: %llu\n", (unsigned long long)perf_detail.data_len);
     memset(&out, 0, sizeof(out));
     out.want_float = 1;
     if (rknn_outputs_get(ctx, 1, &out, NULL) < 0)

@@ -8,8 +8,9 @@
  *
  * Each image runs at the set's shape of its size (in the order given). Zero-copy:
  * the internal memory is allocated once from the init-time RKNN_QUERY_MEM_SIZE
- * (RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE), the input memory once for the largest shape of
- * the set, and both serve every shape. Before the images, a shape outside the set
+ * (RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE), the input and output memory once from
+ * INPUT_ATTR/OUTPUT_ATTR before any rknn_set_input_shapes (the SDK guide: those are
+ * the largest shapes), and all of them serve every shape. Before the images, a shape outside the set
  * must be refused. Writes OUT_PREFIX.K.f32 (the float outputs of image K); prints
  * the set, the attributes, the top class. Exit 0 on success. */
 #include "sample_util.h"
@@ -69,15 +70,16 @@ int main(int argc, char **argv)
         max_elems = n > max_elems ? n : max_elems;
     }
     printf("\n");
-    /* before any rknn_set_input_shapes: the first shape of the set */
+    /* before any rknn_set_input_shapes: the largest shape of the set (SDK guide,
+     * dynamic shape, zero-copy API: memory sized from INPUT_ATTR/OUTPUT_ATTR then
+     * serves every shape) */
     if (attr_query(ctx, RKNN_QUERY_INPUT_ATTR, 0, &in_attr) < 0)
         goto out;
     sample_dump_attr(&in_attr);
-    for (uint32_t k = 0; k < in_attr.n_dims; k++)
-        if (in_attr.dims[k] != range.dyn_range[0][k]) {
-            printf("INPUT_ATTR is not the first shape of the set\n");
-            goto out;
-        }
+    if (in_attr.n_elems != max_elems) {
+        printf("INPUT_ATTR is not the largest shape of the set\n");
+        goto out;
+    }
     for (uint32_t i = 0; i < io_num.n_output; i++) {
         if (attr_query(ctx, RKNN_QUERY_OUTPUT_ATTR, i, &out_attr[i]) < 0 || !out_attr[i].n_dims)
             goto out;
@@ -89,9 +91,14 @@ int main(int argc, char **argv)
            (unsigned long long)mem0.total_dma_allocated_size);
     if (zero_copy) {
         internal = rknn_create_mem(ctx, mem0.total_internal_size);
-        in_mem = rknn_create_mem(ctx, max_elems); /* uint8 pixels of the largest shape */
+        /* uint8 pixels, and float outputs, of the shapes INPUT_ATTR/OUTPUT_ATTR give
+         * before any rknn_set_input_shapes: "the largest input tensor memory" */
+        in_mem = rknn_create_mem(ctx, in_attr.n_elems);
         if (!internal || !in_mem || rknn_set_internal_mem(ctx, internal) < 0)
             goto out;
+        for (uint32_t i = 0; i < io_num.n_output; i++)
+            if (!(out_mem[i] = rknn_create_mem(ctx, out_attr[i].n_elems * sizeof(float))))
+                goto out;
     }
 
     /* a shape outside the set is refused */
@@ -161,14 +168,17 @@ int main(int argc, char **argv)
         } else {
             cur.type = RKNN_TENSOR_UINT8;
             cur.fmt = RKNN_TENSOR_NHWC;
+            if (in_mem->size < (uint32_t)(w * h * 3)) { /* the SDK demo would overrun it */
+                printf("input memory of %u bytes from INPUT_ATTR is too small for %dx%d\n",
+                       in_mem->size, w, h);
+                goto out;
+            }
             memcpy(in_mem->virt_addr, img, (size_t)(w * h * 3));
             if ((ret = rknn_set_io_mem(ctx, in_mem, &cur)) < 0)
                 goto out;
             for (uint32_t i = 0; i < io_num.n_output; i++) {
                 out_attr[i].type = RKNN_TENSOR_FLOAT32;
-                if (!out_mem[i])
-                    out_mem[i] = rknn_create_mem(ctx, out_attr[i].n_elems * sizeof(float));
-                if (!out_mem[i] || out_mem[i]->size < out_attr[i].n_elems * sizeof(float) ||
+                if (out_mem[i]->size < out_attr[i].n_elems * sizeof(float) ||
                     (ret = rknn_set_io_mem(ctx, out_mem[i], &out_attr[i])) < 0)
                     goto out;
                 outs[i] = out_mem[i]->virt_addr;

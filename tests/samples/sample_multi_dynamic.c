@@ -1,6 +1,6 @@
 /* tests/samples/sample_multi_dynamic.c — a two-input dynamic-shape model as the SDK's
  * rknn_dynshape_inference.cc drives one: RKNN_QUERY_INPUT_DYNAMIC_RANGE per input,
- * the attributes before any rknn_set_input_shapes (the first shape set), the init-time
+ * the attributes before any rknn_set_input_shapes (the largest shape set), the init-time
  * RKNN_QUERY_MEM_SIZE, then every input set to shape set SET (the n-th row of each
  * input's range, as the SDK sample fills attr.dims from dyn_range[i].dyn_range[s]),
  * CURRENT_INPUT/OUTPUT_ATTR, one run on float32 NCHW data.
@@ -93,13 +93,14 @@ int main(int argc, char **argv)
         }
         print_range(&range[i]);
     }
-    /* before rknn_set_input_shapes: the first set */
+    /* before rknn_set_input_shapes: the largest set (SDK guide, dynamic shape) */
     if (query_attrs(ctx, "", RKNN_QUERY_INPUT_ATTR, RKNN_QUERY_OUTPUT_ATTR, &io_num, in_attr,
                     out_attr) < 0)
         goto out;
     if (rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &mem0, sizeof(mem0)) < 0)
         goto out;
     printf("mem size at init: internal %u\n", mem0.total_internal_size);
+    printf("weight size at init: %u\n", mem0.total_weight_size);
 
     for (uint32_t i = 0; i < io_num.n_input; i++)
         for (uint32_t k = 0; k < in_attr[i].n_dims; k++)

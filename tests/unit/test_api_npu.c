@@ -218,12 +218,16 @@ static void test_levels_012(void)
     cap_begin();
     ctx = init_model(MNIST, 0);
     CHECK(rknn_run(ctx, NULL) == 0, "run without inputs"); /* a W at level >= 1 */
-    CHECK(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof pd) != 0, "perf without flag");
+    /* without RKNN_FLAG_COLLECT_PERF_MASK: success, empty detail, a W line (level 1) */
+    CHECK(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof pd) == 0 && pd.data_len == 0,
+          "perf without flag");
+    CHECK(rknn_query(ctx, RKNN_QUERY_CMD_MAX, &pd, sizeof pd) == RKNN_ERR_PARAM_INVALID,
+          "a bad command");
     rknn_destroy(ctx);
     out = cap_end(NULL);
     n = lines_ok(out, "E");
     CHECK(n == 1, "level 0: one E line, got %d lines:\n%s", n, out);
-    CHECK(strstr(out, "RKNN_FLAG_COLLECT_PERF_MASK") != NULL, "the E line says why: %s", out);
+    CHECK(strstr(out, "cmd = 18") != NULL, "the E line says why: %s", out);
     free(out);
 
     /* level 1: + the W line of the unset input */
@@ -234,6 +238,14 @@ static void test_levels_012(void)
     rknn_destroy(ctx);
     out = cap_end(NULL);
     CHECK(lines_ok(out, "W") == 1 && strstr(out, "never set"), "level 1: one W line:\n%s", out);
+    free(out);
+    cap_begin();
+    ctx = init_model(MNIST, 0);
+    CHECK(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof pd) == 0, "perf without flag");
+    rknn_destroy(ctx);
+    out = cap_end(NULL);
+    CHECK(lines_ok(out, "W") == 1 && strstr(out, "RKNN_FLAG_COLLECT_PERF_MASK"),
+          "level 1: PERF_DETAIL without the flag gives one W line naming it:\n%s", out);
     free(out);
 
     /* level 2: + the three init lines, as the vendor's 2.x runtime prints them */
