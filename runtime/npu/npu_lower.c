@@ -259,17 +259,8 @@ static void layer_cover(lower_t *L, npu_layer_t *l, int node)
 {
     const node_t *n = &L->g->nodes[node];
 
-    l->src_nodes = xrealloc(l->src_nodes, (size_t)(l->n_src_nodes + 1) * sizeof(int));
-    l->src_nodes[l->n_src_nodes++] = node;
-    for (int i = 0; i < n->n_out; i++) {
-        if (n->out[i] < 0)
-            continue;
-        l->src_tensors = xrealloc(l->src_tensors, (size_t)(l->n_src_tensors + 1) * sizeof(char *));
-        l->src_tensors[l->n_src_tensors++] = xstrdup(L->g->t[n->out[i]].name);
-    }
-    L->done[node] = 1;
-    L->ng->node_layer[node] = (int)(l - L->ng->l);
-    /* a fused op's head brings the nodes the rewrite absorbed */
+    /* a fused op's head brings the nodes the rewrite absorbed, in graph
+     * order before it: the head, which makes the layer's output, stays last */
     for (int k = 0; L->fu && k < L->fu->n; k++)
         if (L->fu->head_of[k] == node && !L->done[k]) {
             const node_t *a = &L->fu->nodes[k];
@@ -285,6 +276,16 @@ static void layer_cover(lower_t *L, npu_layer_t *l, int node)
             L->done[k] = 1;
             L->ng->node_layer[k] = (int)(l - L->ng->l);
         }
+    l->src_nodes = xrealloc(l->src_nodes, (size_t)(l->n_src_nodes + 1) * sizeof(int));
+    l->src_nodes[l->n_src_nodes++] = node;
+    for (int i = 0; i < n->n_out; i++) {
+        if (n->out[i] < 0)
+            continue;
+        l->src_tensors = xrealloc(l->src_tensors, (size_t)(l->n_src_tensors + 1) * sizeof(char *));
+        l->src_tensors[l->n_src_tensors++] = xstrdup(L->g->t[n->out[i]].name);
+    }
+    L->done[node] = 1;
+    L->ng->node_layer[node] = (int)(l - L->ng->l);
 }
 
 static void layer_set_fullname(npu_layer_t *l, const char *op, const char *name, const char *suffix)
@@ -1188,9 +1189,13 @@ int npu_lower_at(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph
     /* fused layers carry the vendor's names ("exNorm:<ReduceMean>_2ln") */
     for (int i = 0; i < ng->n; i++) {
         npu_layer_t *l = &ng->l[i];
-        if (l->n_src_nodes > 0 && fu.fullname[l->src_nodes[0]]) {
+        int first = -1; /* the first node the layer covers of its own */
+        for (int k = 0; k < l->n_src_nodes && first < 0; k++)
+            if (fu.head_of[l->src_nodes[k]] < 0)
+                first = l->src_nodes[k];
+        if (first >= 0 && fu.fullname[first]) {
             free(l->fullname);
-            l->fullname = xstrdup(fu.fullname[l->src_nodes[0]]);
+            l->fullname = xstrdup(fu.fullname[first]);
         }
     }
     ret = hybrid_dtypes(&L, err, errlen);
