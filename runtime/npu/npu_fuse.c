@@ -14,6 +14,7 @@
  * part of a later pattern (a Softmax pattern inside an attention block, a
  * LayerNorm core growing by its scale and bias). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -462,7 +463,12 @@ static int match_norm(fz_t *F, int head)
         int ins[1] = {x};
         /* the vendor names the layer after the first ReduceMean: "ReduceMean_2ln" */
         int first = rms ? v : prod_op(F, NODE(F, prod_op(F, d, "Sub"))->in[1], "ReduceMean");
-        rewrite(F, &s, head, rms ? "RMSNormalization" : "LayerNormalization", ins, 1, 0, 0,
+        int64_t ax[8], lo = INT64_MAX;
+        int na = red_axes(F, NODE(F, v), ax, 8);
+        for (int i = 0; i < na; i++)
+            lo = ax[i] < lo ? ax[i] : lo;
+        /* axis: the first normalized axis, which the scale and bias may vary along */
+        rewrite(F, &s, head, rms ? "RMSNormalization" : "LayerNormalization", ins, 1, 1, lo,
                 vname("exNorm", NODE(F, first), "_2ln"));
     }
     return 1;
@@ -485,6 +491,19 @@ static int match_norm_affine(fz_t *F, int head)
     if (p < 0 || !F->f->owned[p] ||
         (strcmp(NODE(F, p)->op, "LayerNormalization") && strcmp(NODE(F, p)->op, "RMSNormalization")))
         return 0;
+    /* a scale or bias varies along the normalized axes only (a [1,T,C]
+     * positional embedding added after the norm is no bias) */
+    {
+        const tensor_t *x = &F->g->t[NODE(F, p)->in[0]], *cst = &F->g->t[h->in[k]];
+        int64_t axis = node_attr_int(NODE(F, p), "axis", -1);
+        if (x->ndim <= 0 || cst->ndim > x->ndim)
+            return 0;
+        for (int i = 0; i < cst->ndim; i++) {
+            int xa = x->ndim - cst->ndim + i; /* right-aligned broadcast */
+            if (xa < axis && cst->dims[i] != 1)
+                return 0;
+        }
+    }
     /* scale first, then bias, once each */
     if (!strcmp(h->op, "Mul") && NODE(F, p)->n_in != 1)
         return 0;
@@ -497,13 +516,15 @@ static int match_norm_affine(fz_t *F, int head)
     memcpy(ins, NODE(F, p)->in, (size_t)NODE(F, p)->n_in * sizeof(int));
     if (!strcmp(h->op, "Mul")) {
         ins[1] = h->in[k];
-        rewrite(F, &s, head, NODE(F, p)->op, ins, 2, 0, 0, NULL);
+        rewrite(F, &s, head, NODE(F, p)->op, ins, 2, 1, node_attr_int(NODE(F, p), "axis", -1),
+                NULL);
     } else {
         int n = NODE(F, p)->n_in;
         if (n == 1) /* bias without a scale: an empty scale slot */
             ins[n++] = -1;
         ins[n++] = h->in[k];
-        rewrite(F, &s, head, NODE(F, p)->op, ins, n, 0, 0, NULL);
+        rewrite(F, &s, head, NODE(F, p)->op, ins, n, 1, node_attr_int(NODE(F, p), "axis", -1),
+                NULL);
     }
     return 1;
 }
@@ -670,7 +691,11 @@ static int match_softmax(fz_t *F, int head)
     x = NODE(F, e)->in[0];
     if ((sb = prod_op(F, x, "Sub")) >= 0) {
         int mx = prod_op(F, NODE(F, sb)->in[1], "ReduceMax");
-        if (mx >= 0 && NODE(F, mx)->in[0] == NODE(F, sb)->in[0]) {
+        int64_t mxa[1];
+        /* the max must be over the softmax's axis: constant along it */
+        if (mx >= 0 && NODE(F, mx)->in[0] == NODE(F, sb)->in[0] &&
+            red_axes(F, NODE(F, mx), mxa, 1) == 1 && mxa[0] == ax[0] &&
+            node_attr_int(NODE(F, mx), "keepdims", 1) == 1) {
             pset_t t = s;
             add(&t, sb);
             add(&t, mx);

@@ -130,6 +130,31 @@ att = [N("Relu", ["x"], ["q"]), N("Transpose", ["q"], ["kt"], perm=[0, 1, 3, 2])
        N("Softmax", ["ss"], ["p"], axis=-1), N("MatMul", ["p", "q"], ["y"])]
 save("att_form", att, [c("sc", 0.17)], [1, 4, 64, 32])
 save("att_open", att, [c("sc", 0.17)], [1, 4, 64, 32], outs=("y", "p"))
+# ---- not rewrites: what only looks like a pattern
+pos = rng.standard_normal((1, 16, C))
+save("ln_pos_op", ln_pre + [N("LayerNormalization", ["h", "g", "b"], ["n"], axis=-1, epsilon=1e-5),
+                            N("Add", ["n", "pe"], ["y"])], ln_init + [c("pe", pos)], [1, 16, 1, C])
+save("ln_pos_form", ln_pre + [
+    N("ReduceMean", ["h"], ["m"], axes=[-1]), N("Sub", ["h", "m"], ["d"]),
+    N("Pow", ["d", "two"], ["d2"]), N("ReduceMean", ["d2"], ["v"], axes=[-1]),
+    N("Add", ["v", "eps"], ["ve"]), N("Sqrt", ["ve"], ["s"]), N("Div", ["d", "s"], ["n0"]),
+    N("Mul", ["n0", "g"], ["ng"]), N("Add", ["ng", "b"], ["n"]), N("Add", ["n", "pe"], ["y"])],
+    ln_init + [c("pe", pos)], [1, 16, 1, C])
+# the variance's intermediate is also a model output: nothing may go away
+save("ln_open", ln_pre + [
+    N("ReduceMean", ["h"], ["m"], axes=[-1]), N("Sub", ["h", "m"], ["d"]),
+    N("Pow", ["d", "two"], ["d2"]), N("ReduceMean", ["d2"], ["v"], axes=[-1]),
+    N("Add", ["v", "eps"], ["ve"]), N("Sqrt", ["ve"], ["s"]), N("Div", ["d", "s"], ["y"])],
+    ln_init, [1, 16, 1, C], outs=("y", "v"))
+# gating x * Sigmoid(g(x)), and x * HardSigmoid(x) with ONNX's default alpha 0.2
+act("gate_form_relu", [N("Conv", ["h", "w0"], ["g1"]), N("Sigmoid", ["g1"], ["s"]),
+                       N("Mul", ["h", "s"], ["y"])], "relu")
+act("hsig02_relu", [N("HardSigmoid", ["h"], ["s"]), N("Mul", ["h", "s"], ["y"])], "relu")
+# Exp(x - max over another axis) / sum: the softmax of x - max, the max kept
+save("sm_wrongmax", [N("Relu", ["x"], ["h"]), N("ReduceMax", ["h"], ["mx"], axes=[2]),
+                     N("Sub", ["h", "mx"], ["d"]), N("Exp", ["d"], ["e"]),
+                     N("ReduceSum", ["e", "ax"], ["s"]), N("Div", ["e", "s"], ["y"])],
+     [ci("ax", [-1])], [1, 4, 16, 16])
 # ---- patch embedding: 16x16 stride 16 conv, and the 1x1 conv of its space-to-depth input
 save("patch16", [N("Conv", ["x", "wp"], ["y"], kernel_shape=[16, 16], strides=[16, 16])],
      [c("wp", rng.standard_normal((64, 3, 16, 16)) * 0.05)], [1, 3, 64, 64])
@@ -207,6 +232,14 @@ for cq in $CHIPS; do
     if [ -n "$got" ] && [ "$got" = "$want" ] && [ "$want" -gt 0 ]; then ok
     else bad "$chip exSDPAttention cycles '$got', the two exMatMuls' $want ($lf | $lo)"; fi
 done
+# not rewritten: a position embedding stays an Add after exNorm; an exposed
+# intermediate, a gate and HardSigmoid(alpha 0.2) keep their pieces
+same ln_pos_form ln_pos_op "rk3588=exNorm/NPU/0 Add/NPU/"
+l=$(layers ln_open rk3588 fp16); case "$l" in *exNorm*) bad "ln_open fused: $l" ;; *ReduceMean/CPU/*Sqrt/CPU/*) ok ;; *) bad "ln_open: $l" ;; esac
+l=$(layers gate_form_relu rk3588 fp16); case "$l" in *[Ss]wish*) bad "gate fused: $l" ;; *) ok ;; esac
+l=$(layers hsig02_relu rk3588 fp16); case "$l" in *HardSwish*) bad "HardSigmoid(0.2) fused: $l" ;; *"HardSigmoid/NPU/"*" Mul/NPU/"*) ok ;; *) bad "hsig02: $l" ;; esac
+# (exp(d) / sum exp(d) is still the softmax of d = x - max: only the max stays out)
+l=$(layers sm_wrongmax rk3588 fp16); case "$l" in *"ReduceMax/CPU/0 Sub/NPU/0 exSoftmax13/NPU/0") ok ;; *) bad "sm_wrongmax: $l" ;; esac
 # patch embedding: on the NPU, with the cycles of the 1x1 conv over 768 channels
 for cq in $CHIPS; do
     chip=${cq%%:*}; q=${cq#*:}
