@@ -232,8 +232,9 @@ static int closed(const fz_t *F, const pset_t *s, int head)
     return 1;
 }
 
-/* Replaces the head by op(ins...) covering s; axis >= INT64_MIN+1 sets an
- * "axis" attribute; name: the vendor's full name of the layer (taken). */
+/* Replaces the head by op(ins...) covering s (ins -1: an omitted input);
+ * has_axis gives it an "axis" attribute; name: the vendor's full name of the
+ * layer (taken over), NULL to keep an absorbed head's. */
 static void rewrite(fz_t *F, const pset_t *s, int head, const char *op, const int *ins, int nin,
                     int has_axis, int64_t axis, char *name)
 {
@@ -294,13 +295,15 @@ static char *vname(const char *optype, const node_t *n, const char *suffix)
     return s;
 }
 
-/* reduction axes from the attribute or a constant second input (opset 18);
- * keepdims must be 1 unless allowed */
+/* reduction axes, made non-negative, from the attribute or a constant second
+ * input (opset 18); their count, -1 if none or more than max */
 static int red_axes(const fz_t *F, const node_t *n, int64_t *ax, int max)
 {
     const int64_t *v = NULL;
     int cnt = node_attr_ints(n, "axes", &v);
 
+    if (n->n_in < 1 || n->in[0] < 0)
+        return -1;
     if (cnt <= 0 && n->n_in > 1 && is_c(F, n->in[1]) && F->g->t[n->in[1]].dtype == DT_INT64) {
         v = F->g->t[n->in[1]].data;
         cnt = (int)tensor_numel(&F->g->t[n->in[1]]);
@@ -435,7 +438,8 @@ static int match_norm(fz_t *F, int head)
     } else {
         return 0;
     }
-    if (var < 0 || (v = prod_op(F, var, "ReduceMean")) < 0)
+    if (var < 0 || (v = prod_op(F, var, "ReduceMean")) < 0 ||
+        node_attr_int(NODE(F, v), "keepdims", 1) != 1)
         return 0;
     add(&s, v);
     sq = NODE(F, v)->in[0];
@@ -594,7 +598,7 @@ static int match_act(fz_t *F, int head)
 {
     const node_t *h = NODE(F, head);
     pset_t s = {.cnt = 0};
-    int fac[4], nf, x = -1;
+    int fac[4], nf;
     double c = 1;
 
     if ((strcmp(h->op, "Mul") && strcmp(h->op, "Div")) || h->n_in != 2)
@@ -603,7 +607,7 @@ static int match_act(fz_t *F, int head)
     nf = factors(F, h->out[0], -1, 0, fac, 0, &c, &s);
     if (nf != 2)
         return 0;
-    for (int k = 0; k < 2 && x < 0; k++) {
+    for (int k = 0; k < 2; k++) {
         int cand = fac[k], fn = fac[1 - k], p = prod(F, fn);
         pset_t t = s;
         double v;
