@@ -504,6 +504,17 @@ static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t l
     return 0;
 }
 
+/* exNorm in a model of another dtype: the compiler keeps it on the NPU in
+ * float16 between two exDataConverts (int8 ViT of rknn-toolkit2 issue 217:
+ * "exDataConvert ..._2layer_norm__cvt_int8_float16", "exLayerNorm FLOAT16
+ * NPU ...ReduceMean_38_2layer_norm", "..._cvt_float16_int8"), where the NPU
+ * has float16 at all (not RV1106). */
+static int norm_fp16(const lower_t *L, const op_rule *r)
+{
+    return r && !strcmp(r->vendor, "exNorm") && L->ng->dtype != NPU_FP16 &&
+           npu_peak_macs(L->p, NPU_FP16) > 0;
+}
+
 /* Decides target; why gets the CPU reason. */
 static int place(const lower_t *L, const node_t *n, const op_rule *r, char *why, size_t len)
 {
@@ -523,7 +534,7 @@ static int place(const lower_t *L, const node_t *n, const op_rule *r, char *why,
         snprintf(why, len, "%s is not in the %s NPU op list", n->op, chip);
         return NPU_TGT_CPU;
     }
-    if (r->fp16_only && L->ng->dtype != NPU_FP16 && !n->keep_fp16) {
+    if (r->fp16_only && L->ng->dtype != NPU_FP16 && !n->keep_fp16 && !norm_fp16(L, r)) {
         snprintf(why, len, "%s runs on the NPU in float16 only", n->op);
         return NPU_TGT_CPU;
     }
@@ -860,7 +871,7 @@ static int is_fp_cpu_layer(const lower_t *L, const npu_layer_t *l, const node_t 
 static npu_layer_t *add_convert(lower_t *L, int ti, const char *dir)
 {
     npu_layer_t *l = layer_new(L, "exDataConvert", NPU_K_CONVERT, NPU_TGT_NPU);
-    char suf[16];
+    char suf[32];
 
     snprintf(suf, sizeof(suf), "_%s", dir);
     layer_add_in(l, shape_of(T(L, ti)), 0, ti);
@@ -899,7 +910,7 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
     char why[200] = "";
     int target, kind = r ? r->kind : NPU_K_OTHER;
     npu_layer_t *l;
-    int fp_cpu = 0;
+    int fp_cpu = 0, cvt_out = 0, main_idx = -1;
 
     if (!strcmp(n->op, "Identity") || !strcmp(n->op, "Dropout")) {
         L->done[ni] = 1; /* folded by the converter */
@@ -944,7 +955,17 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
         goto outputs;
     }
 
+    if (target == NPU_TGT_NPU && norm_fp16(L, r) && !n->keep_fp16 && n->n_in > 0 && n->in[0] >= 0) {
+        add_convert(L, n->in[0], "cvt_int8_float16");
+        cvt_out = 1;
+    }
     l = layer_new(L, r ? r->vendor : n->op, kind, target);
+    if (cvt_out) {
+        l->dtype = NPU_FP16;
+        snprintf(l->datatype, sizeof(l->datatype), "%s", npu_dtype_name(NPU_FP16));
+        l->dtype_note = xstrdup("exNorm runs in float16 only: the compiler converts its input "
+                                "and output (docs/vendor-rewrites.md)");
+    }
     if (r && !strcmp(n->op, "Softmax") && g->opset >= 13)
         snprintf(l->optype, sizeof(l->optype), "exSoftmax13");
     if (r && !strcmp(n->op, "Cast"))
@@ -1002,10 +1023,17 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
             l->out_tensor = g->nodes[c].out[0];
         }
     }
+    if (cvt_out && n->n_out > 0 && n->out[0] >= 0) {
+        npu_layer_t *cv;
+        main_idx = L->ng->n - 1;
+        cv = add_convert(L, n->out[0], "cvt_float16_int8");
+        cv->dtype = NPU_FP16;
+        snprintf(cv->datatype, sizeof(cv->datatype), "%s", npu_dtype_name(NPU_FP16));
+    }
 outputs:
     {
         /* back to int8 for NPU consumers of a float CPU layer's outputs */
-        int last = L->ng->n - 1; /* by index: add_output_ops may move ng->l */
+        int last = main_idx >= 0 ? main_idx : L->ng->n - 1; /* by index: add_output_ops may move ng->l */
         for (int k = 0; k < L->ng->l[last].n_src_nodes; k++) {
             const node_t *sn = &g->nodes[L->ng->l[last].src_nodes[k]];
             add_output_ops(L, sn);

@@ -190,6 +190,18 @@ same() { # model_a model_b [what must appear in every chip's layers: chip=patter
 NORM="rk3588=exNorm/NPU/0 rk3576=exNorm/NPU/0 rk3566=exNorm/NPU/0 rk3562=exNorm/NPU/0 rv1106=exLayerNorm/CPU/0"
 same ln_torch ln_op $NORM
 same ln_tf ln_op $NORM
+# int8 on a chip with a float16 NPU: exNorm stays on the NPU in float16
+# between two exDataConverts (rknn-toolkit2 issue 217's int8 ViT table)
+# (the level-4 table: the converts are layers of no ONNX node)
+table() { # model chip quant: "OpType/DataType/Target" of every row
+    "$R" run "$T/$1.onnx" -q "$3" -t "$2" --no-db --no-progress --npu-table -n 1 2>/dev/null |
+        awk '$1 ~ /^[0-9]+$/ && NF > 4 { printf "%s/%s/%s ", $2, $3, $4 }'
+}
+for chip in rk3588 rk3566; do
+    la=$(table ln_torch $chip i8); lb=$(table ln_op $chip i8)
+    case "$la" in *"exDataConvert/INT8/NPU exNorm/FLOAT16/NPU exDataConvert/FLOAT16/NPU "*) ok ;; *) bad "ln_torch $chip i8: $la" ;; esac
+    [ "$la" = "$lb" ] && ok || bad "ln_torch vs ln_op $chip i8: [$la] vs [$lb]"
+done
 same rms_form ln_op $NORM
 # InstanceNormalization is no op of RV1106 at all (op list: converter x);
 # written out it is exLayerNorm there
