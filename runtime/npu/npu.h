@@ -246,7 +246,9 @@ void npu_fuse_free(npu_fused_t *f);
  * fp16, as the vendor's converter does); every layer gets it, except an NPU
  * layer covering a node a hybrid file keeps in float16 (node_t.keep_fp16, set
  * by the quantizer for the named node and the conv/bias/activation chain it is
- * fused in): that whole layer is NPU_FP16, with dtype_note saying why.
+ * fused in): that whole layer is NPU_FP16, with dtype_note saying why; so is
+ * an exNorm in a model of another dtype, between two exDataConvert layers.
+ * The compiler's graph rewrites (npu_fuse) are applied first.
  * Fails (RT_EUNSUPPORTED, the message naming the chip, the op and its node)
  * on a dtype the chip's NPU lacks (e.g. fp16 on rv1106, also for a hybrid
  * layer), and on an op that neither the chip's NPU (within its limits) nor
