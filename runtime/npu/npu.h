@@ -233,13 +233,36 @@ typedef struct npu_graph {
     npu_row_cache_t *row_cache;   /* n rows + the table (internal; one printer at a time per graph) */
 } npu_graph_t;
 
+/* The vendor compiler's graph rewrites (npu_fuse.c, docs/vendor-rewrites.md),
+ * applied by npu_lower before placement: view becomes g with a copy of its
+ * nodes in which each recognised pattern (written-out LayerNorm/RMSNorm,
+ * GELU, SiLU, HardSwish, Mish, Softmax, attention, ReduceMean over H,W) is
+ * one node of the fused op ("LayerNormalization", "RMSNormalization",
+ * "Gelu", "Swish", "HardSwish", "Mish", "Softmax", "SDPAttention",
+ * "GlobalAveragePool") at the pattern's last node (its head), reading the
+ * pattern's inputs; the other nodes are marked folded, head_of naming their
+ * head. fullname[head]: the vendor's layer name ("exNorm:<ReduceMean>_2ln"),
+ * or NULL. view shares g's tensors; free with npu_fuse_free. */
+typedef struct npu_fused {
+    node_t *nodes;     /* the view's nodes */
+    int n;
+    int *head_of;      /* per node: the head that absorbed it, -1 */
+    char **fullname;   /* per head: vendor full name or NULL */
+    int *owned;        /* per node: op/in/attrs allocated here */
+    int n_rewrites;
+} npu_fused_t;
+int npu_fuse(const graph_t *g, const npu_platform_t *p, npu_fused_t *f, graph_t *view);
+void npu_fuse_free(npu_fused_t *f);
+
 /* Lowers a prepared graph (passes_prepare done: shapes known; folded nodes are
  * skipped). dtype in ONNX numbering: DT_INT8/DT_UINT8 (quantized model),
  * DT_FLOAT16, or DT_FLOAT (the NPU has no fp32: an unquantized model runs in
  * fp16, as the vendor's converter does); every layer gets it, except an NPU
  * layer covering a node a hybrid file keeps in float16 (node_t.keep_fp16, set
  * by the quantizer for the named node and the conv/bias/activation chain it is
- * fused in): that whole layer is NPU_FP16, with dtype_note saying why.
+ * fused in): that whole layer is NPU_FP16, with dtype_note saying why; so is
+ * an exNorm in a model of another dtype, between two exDataConvert layers.
+ * The compiler's graph rewrites (npu_fuse) are applied first.
  * Fails (RT_EUNSUPPORTED, the message naming the chip, the op and its node)
  * on a dtype the chip's NPU lacks (e.g. fp16 on rv1106, also for a hybrid
  * layer), and on an op that neither the chip's NPU (within its limits) nor

@@ -46,7 +46,7 @@ static const struct cpu_op {
     {"ReduceMin", 1, 0, 1}, {"ReduceL2", 2, 0, 1}, {"ArgMax", 1, 0, 1}, {"ArgMin", 1, 0, 1},
     {"TopK", 2, 0, 1}, {"Hardmax", 1, 0, 1},
     {"InstanceNormalization", 5, 0, 0}, {"LpNormalization", 3, 0, 0}, {"LRN", 6, 1, 0},
-    {"exNorm", 5, 0, 0}, {"BatchNormalization", 2, 0, 0},
+    {"exNorm", 5, 0, 0}, {"exLayerNorm", 5, 0, 0}, {"BatchNormalization", 2, 0, 0},
     {"RoiAlign", 40, 0, 0},   /* about 4 bilinear samples of 10 flops per output */
     {"MaxRoiPool", 4, 0, 0},
     {"Add", 1, 0, 0}, {"Sub", 1, 0, 0}, {"Mul", 1, 0, 0}, {"Div", 1, 0, 0}, {"Max", 1, 0, 0},

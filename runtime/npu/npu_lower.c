@@ -61,10 +61,19 @@ static const op_rule rules[] = {
     {"Softplus", "Softplus", NPU_K_ELTWISE, FALL, FBIG, 0},
     {"Mish", "exMish", NPU_K_ELTWISE, FALL, FBIG, 0},
     {"Gelu", "exGelu", NPU_K_ELTWISE, FALL, FBIG, 0},
+    /* fused ops the compiler makes of written-out patterns (npu_fuse.c,
+     * docs/vendor-rewrites.md); RMSNorm is exNorm's rms mode; exSDPAttention
+     * is on every NPU but RK356X's and has no CPU op */
+    {"Swish", "exSwish", NPU_K_ELTWISE, FALL, FBIG, 0},
+    {"RMSNormalization", "exNorm", NPU_K_OTHER, FBIG, FALL, 1},
+    {"SDPAttention", "exSDPAttention", NPU_K_MATMUL, FALL & ~F356X, 0, 0},
     {"BatchNormalization", "BatchNormalization", NPU_K_ELTWISE, FALL, FBIG, 0},
     {"LayerNormalization", "exNorm", NPU_K_OTHER, FBIG, FALL, 1},
     {"MeanVarianceNormalization", "exNorm", NPU_K_OTHER, FBIG, FBIG, 1},
-    {"InstanceNormalization", "InstanceNormalization", NPU_K_OTHER, 0, FBIG, 0},
+    /* the op list has no NPU InstanceNormalization, but a real fp16 table runs
+     * one as exNorm on the NPU (triority-05 row 63, "exNorm:/insnorm/
+     * InstanceNormalization"): exNorm's mean_var mode */
+    {"InstanceNormalization", "exNorm", NPU_K_OTHER, FBIG, FBIG, 1},
     {"LpNormalization", "LpNormalization", NPU_K_OTHER, 0, FBIG, 0},
     {"LRN", "LRN", NPU_K_OTHER, 0, FBIG, 0},
     {"MaxPool", "MaxPool", NPU_K_POOL, FALL, FBIG, 0},
@@ -127,7 +136,7 @@ static const struct { const char *onnx, *suffix; } fusable_act[] = {
     {"Relu", "Relu"}, {"LeakyRelu", "LeakyRelu"}, {"PRelu", "PRelu"}, {"Clip", "Clip"},
     {"Sigmoid", "Sigmoid"}, {"Tanh", "Tanh"}, {"Elu", "Elu"}, {"HardSigmoid", "HardSigmoid"},
     {"HardSwish", "HardSwish"}, {"Softplus", "Softplus"}, {"Mish", "Mish"},
-    {"Gelu", "ExGelu"},
+    {"Gelu", "ExGelu"}, {"Swish", "ExSwish"},
 };
 
 /* CPU ops that move int8 data as it is; every other CPU op computes in float
@@ -175,6 +184,7 @@ typedef struct lower {
     int *done;        /* per node: covered by a layer */
     int *tensor_fp;   /* per tensor: 1 when held in float by a CPU layer */
     int unrunnable;   /* the node neither the NPU nor the CPU runs, else -1 */
+    const npu_fused_t *fu;  /* the compiler's rewrites (npu_fuse) */
 } lower_t;
 
 static const tensor_t *T(const lower_t *L, int i) { return i >= 0 ? &L->g->t[i] : NULL; }
@@ -249,6 +259,23 @@ static void layer_cover(lower_t *L, npu_layer_t *l, int node)
 {
     const node_t *n = &L->g->nodes[node];
 
+    /* a fused op's head brings the nodes the rewrite absorbed, in graph
+     * order before it: the head, which makes the layer's output, stays last */
+    for (int k = 0; L->fu && k < L->fu->n; k++)
+        if (L->fu->head_of[k] == node && !L->done[k]) {
+            const node_t *a = &L->fu->nodes[k];
+            l->src_nodes = xrealloc(l->src_nodes, (size_t)(l->n_src_nodes + 1) * sizeof(int));
+            l->src_nodes[l->n_src_nodes++] = k;
+            for (int i = 0; i < a->n_out; i++) {
+                if (a->out[i] < 0)
+                    continue;
+                l->src_tensors = xrealloc(l->src_tensors,
+                                          (size_t)(l->n_src_tensors + 1) * sizeof(char *));
+                l->src_tensors[l->n_src_tensors++] = xstrdup(L->g->t[a->out[i]].name);
+            }
+            L->done[k] = 1;
+            L->ng->node_layer[k] = (int)(l - L->ng->l);
+        }
     l->src_nodes = xrealloc(l->src_nodes, (size_t)(l->n_src_nodes + 1) * sizeof(int));
     l->src_nodes[l->n_src_nodes++] = node;
     for (int i = 0; i < n->n_out; i++) {
@@ -302,6 +329,35 @@ static int attr_exceeds(const node_t *n, const char *attr, int64_t max, const ch
     return 0;
 }
 
+/* A patch embedding: a conv whose kernel equals its stride (no padding, no
+ * dilation, not grouped) beyond the conv limits (stride > 7 or kernel > 31,
+ * ViT's 16x16/16). The compiler runs it on the NPU by a rewrite (the kernel
+ * windows do not overlap: a space-to-depth of the input and a 1x1 conv over
+ * C*kh*kw channels); see docs/vendor-rewrites.md. */
+static int is_patch_conv(const lower_t *L, const node_t *n)
+{
+    const tensor_t *w = n->n_in > 1 ? T(L, n->in[1]) : NULL;
+    const int64_t *st = NULL, *v = NULL;
+    int ns, cnt;
+
+    if (strcmp(n->op, "Conv") || !w || w->ndim != 4 || node_attr_int(n, "group", 1) != 1 ||
+        (ns = node_attr_ints(n, "strides", &st)) != 2 || st[0] != w->dims[2] ||
+        st[1] != w->dims[3] || (st[0] <= 7 && st[1] <= 7 && w->dims[2] <= 31 && w->dims[3] <= 31))
+        return 0;
+    if (strcmp(node_attr_str(n, "auto_pad", "NOTSET"), "NOTSET") &&
+        strcmp(node_attr_str(n, "auto_pad", "NOTSET"), "VALID"))
+        return 0;
+    cnt = node_attr_ints(n, "pads", &v);
+    for (int i = 0; i < cnt; i++)
+        if (v[i])
+            return 0;
+    cnt = node_attr_ints(n, "dilations", &v);
+    for (int i = 0; i < cnt; i++)
+        if (v[i] != 1)
+            return 0;
+    return 1;
+}
+
 static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t len)
 {
     const graph_t *g = L->g;
@@ -314,6 +370,8 @@ static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t l
         int64_t group = node_attr_int(n, "group", 1);
         int dw = w && group > 1 && group == dim(x, 1) && dim(w, 1) == 1;
         int kmax = dw ? 8 : 31;
+        if (is_patch_conv(L, n))
+            return 0;
         if (w && w->ndim == 4 && (dim(w, 2) > kmax || dim(w, 3) > kmax)) {
             snprintf(why, len, "%s kernel %lldx%lld exceeds 1..%d", dw ? "depthwise" : "conv",
                      (long long)dim(w, 2), (long long)dim(w, 3), kmax);
@@ -446,6 +504,17 @@ static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t l
     return 0;
 }
 
+/* exNorm in a model of another dtype: the compiler keeps it on the NPU in
+ * float16 between two exDataConverts (int8 ViT of rknn-toolkit2 issue 217:
+ * "exDataConvert ..._2layer_norm__cvt_int8_float16", "exLayerNorm FLOAT16
+ * NPU ...ReduceMean_38_2layer_norm", "..._cvt_float16_int8"), where the NPU
+ * has float16 at all (not RV1106). */
+static int norm_fp16(const lower_t *L, const op_rule *r)
+{
+    return r && !strcmp(r->vendor, "exNorm") && L->ng->dtype != NPU_FP16 &&
+           npu_peak_macs(L->p, NPU_FP16) > 0;
+}
+
 /* Decides target; why gets the CPU reason. */
 static int place(const lower_t *L, const node_t *n, const op_rule *r, char *why, size_t len)
 {
@@ -465,7 +534,7 @@ static int place(const lower_t *L, const node_t *n, const op_rule *r, char *why,
         snprintf(why, len, "%s is not in the %s NPU op list", n->op, chip);
         return NPU_TGT_CPU;
     }
-    if (r->fp16_only && L->ng->dtype != NPU_FP16 && !n->keep_fp16) {
+    if (r->fp16_only && L->ng->dtype != NPU_FP16 && !n->keep_fp16 && !norm_fp16(L, r)) {
         snprintf(why, len, "%s runs on the NPU in float16 only", n->op);
         return NPU_TGT_CPU;
     }
@@ -546,6 +615,10 @@ static void conv_geometry(lower_t *L, npu_layer_t *l, const node_t *n)
     l->px_batch = dim(y, 0);
     if (group > 1 && group == l->ic && l->oc == l->ic)
         l->kind = NPU_K_DWCONV;
+    if (is_patch_conv(L, n)) { /* the 1x1 conv over the space-to-depth input */
+        l->ic *= l->kh * l->kw;
+        l->kh = l->kw = 1;
+    }
 }
 
 static void gemm_geometry(lower_t *L, npu_layer_t *l, const node_t *n)
@@ -798,7 +871,7 @@ static int is_fp_cpu_layer(const lower_t *L, const npu_layer_t *l, const node_t 
 static npu_layer_t *add_convert(lower_t *L, int ti, const char *dir)
 {
     npu_layer_t *l = layer_new(L, "exDataConvert", NPU_K_CONVERT, NPU_TGT_NPU);
-    char suf[16];
+    char suf[32];
 
     snprintf(suf, sizeof(suf), "_%s", dir);
     layer_add_in(l, shape_of(T(L, ti)), 0, ti);
@@ -837,7 +910,7 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
     char why[200] = "";
     int target, kind = r ? r->kind : NPU_K_OTHER;
     npu_layer_t *l;
-    int fp_cpu = 0;
+    int fp_cpu = 0, cvt_out = 0, main_idx = -1;
 
     if (!strcmp(n->op, "Identity") || !strcmp(n->op, "Dropout")) {
         L->done[ni] = 1; /* folded by the converter */
@@ -882,7 +955,17 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
         goto outputs;
     }
 
+    if (target == NPU_TGT_NPU && norm_fp16(L, r) && !n->keep_fp16 && n->n_in > 0 && n->in[0] >= 0) {
+        add_convert(L, n->in[0], "cvt_int8_float16");
+        cvt_out = 1;
+    }
     l = layer_new(L, r ? r->vendor : n->op, kind, target);
+    if (cvt_out) {
+        l->dtype = NPU_FP16;
+        snprintf(l->datatype, sizeof(l->datatype), "%s", npu_dtype_name(NPU_FP16));
+        l->dtype_note = xstrdup("exNorm runs in float16 only: the compiler converts its input "
+                                "and output (docs/vendor-rewrites.md)");
+    }
     if (r && !strcmp(n->op, "Softmax") && g->opset >= 13)
         snprintf(l->optype, sizeof(l->optype), "exSoftmax13");
     if (r && !strcmp(n->op, "Cast"))
@@ -893,6 +976,9 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
     layer_cover(L, l, ni);
     if (target == NPU_TGT_CPU)
         l->reason = xstrdup(why);
+    /* the CPU's op is exLayerNorm (op list ch. 4, RV1106's CPU op set) */
+    if (target == NPU_TGT_CPU && !strcmp(l->optype, "exNorm"))
+        snprintf(l->optype, sizeof(l->optype), "exLayerNorm");
     if (fp_cpu) {
         l->dtype = NPU_FP32;
         snprintf(l->datatype, sizeof(l->datatype), "FLOAT");
@@ -908,6 +994,12 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
         gemm_geometry(L, l, n);
     } else if (l->kind == NPU_K_MATMUL) {
         gemm_geometry(L, l, n);
+        if (!strcmp(n->op, "SDPAttention")) {
+            /* Q [.., Lq, d] x K [.., d, Lk]: ic = d, oc = Lk; the second
+             * product (P x V) is costed from oc and the output's last dim */
+            const tensor_t *k = T(L, n->in[1]);
+            l->oc = k && k->ndim >= 1 ? (int)k->dims[k->ndim - 1] : 1;
+        }
     }
     if (l->kind == NPU_K_DECONV) {
         const tensor_t *x = T(L, n->in[0]), *w = n->n_in > 1 ? T(L, n->in[1]) : NULL;
@@ -931,10 +1023,17 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
             l->out_tensor = g->nodes[c].out[0];
         }
     }
+    if (cvt_out && n->n_out > 0 && n->out[0] >= 0) {
+        npu_layer_t *cv;
+        main_idx = L->ng->n - 1;
+        cv = add_convert(L, n->out[0], "cvt_float16_int8");
+        cv->dtype = NPU_FP16;
+        snprintf(cv->datatype, sizeof(cv->datatype), "%s", npu_dtype_name(NPU_FP16));
+    }
 outputs:
     {
         /* back to int8 for NPU consumers of a float CPU layer's outputs */
-        int last = L->ng->n - 1; /* by index: add_output_ops may move ng->l */
+        int last = main_idx >= 0 ? main_idx : L->ng->n - 1; /* by index: add_output_ops may move ng->l */
         for (int k = 0; k < L->ng->l[last].n_src_nodes; k++) {
             const node_t *sn = &g->nodes[L->ng->l[last].src_nodes[k]];
             add_output_ops(L, sn);
@@ -1023,6 +1122,8 @@ int npu_lower_at(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph
 {
     lower_t L = {.unrunnable = -1};
     npu_graph_t *ng = NULL;
+    npu_fused_t fu = {0};
+    graph_t view;
     int ndt = dtype_to_npu(dtype), ret = 0;
 
     *out = NULL;
@@ -1049,6 +1150,11 @@ int npu_lower_at(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph
     for (int i = 0; i < g->n_nodes; i++)
         ng->node_layer[i] = -1;
 
+    /* from here on the graph is the compiler's rewritten view (same node
+     * and tensor indices) */
+    npu_fuse(g, p, &fu, &view);
+    g = &view;
+    L.fu = &fu;
     L.g = g;
     L.p = p;
     L.ng = ng;
@@ -1109,6 +1215,18 @@ int npu_lower_at(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph
                 !strcmp(ng->l[k].datatype, "UINT8"))
                 snprintf(l->datatype, sizeof(l->datatype), "UINT8");
     }
+    /* fused layers carry the vendor's names ("exNorm:<ReduceMean>_2ln") */
+    for (int i = 0; i < ng->n; i++) {
+        npu_layer_t *l = &ng->l[i];
+        int first = -1; /* the first node the layer covers of its own */
+        for (int k = 0; k < l->n_src_nodes && first < 0; k++)
+            if (fu.head_of[l->src_nodes[k]] < 0)
+                first = l->src_nodes[k];
+        if (first >= 0 && fu.fullname[first]) {
+            free(l->fullname);
+            l->fullname = xstrdup(fu.fullname[first]);
+        }
+    }
     ret = hybrid_dtypes(&L, err, errlen);
     if (ret)
         goto out;
@@ -1121,6 +1239,7 @@ out:
     free(L.n_cons);
     free(L.done);
     free(L.tensor_fp);
+    npu_fuse_free(&fu);
     if (ret && unrunnable)
         *unrunnable = L.unrunnable;
     if (ret) {
