@@ -1,8 +1,9 @@
 /* cli/run_board.c — `run MODEL --backend board`: the model on the NPU through a
  * vendor-style librknnrt.so loaded with dlopen. N timed runs without perf
  * collection (it slows the NPU), then one profiled run in a context made with
- * RKNN_FLAG_COLLECT_PERF_MASK whose PERF_DETAIL table becomes the layer rows;
- * the environment and the NPU load sampled during the runs are stored with it. */
+ * RKNN_FLAG_COLLECT_PERF_MASK whose PERF_DETAIL table becomes the layer rows
+ * (record/source_board.c); the environment and the NPU load sampled during the
+ * runs are stored with it. */
 #include "cli/cli.h"
 #include "analyze/store.h"
 #include "tracer/tracer.h"
@@ -88,26 +89,33 @@ static int load_api(vendor_api *a, const char *path, char *err, size_t errlen)
 }
 
 /* ---- inputs ---- */
-static uint64_t splitmix(uint64_t *x)
+/* The seeded input of every backend (record/seed_input.c) as float32: the
+ * runtime converts it to the model's type and layout as it would for an
+ * application. A 4-D input the runtime holds as NHWC is fed in NCHW order, the
+ * order the simulator fills, so that a seed is the same input on both. */
+static void seeded_input(const rknn_tensor_attr *a, long long seed, int index, rknn_input *in,
+                         run_input_fed *fed, int64_t *dims)
 {
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    float *f = xmalloc((size_t)(a->n_elems ? a->n_elems : 1) * sizeof(float));
+
+    seed_input_fill(DT_FLOAT, a->n_elems, seed, index, f);
+    in->buf = f;
+    in->size = a->n_elems * (uint32_t)sizeof(float);
+    in->type = RKNN_TENSOR_FLOAT32;
+    in->fmt = a->fmt;
+    fed->ndim = a->n_dims < MODEL_MAX_DIMS ? (int)a->n_dims : MODEL_MAX_DIMS;
+    for (int k = 0; k < fed->ndim; k++)
+        dims[k] = a->dims[k];
+    if (a->n_dims == 4 && a->fmt == RKNN_TENSOR_NHWC) {
+        in->fmt = RKNN_TENSOR_NCHW;
+        dims[1] = a->dims[3], dims[2] = a->dims[1], dims[3] = a->dims[2];
+    }
+    fed->name = a->name;
+    fed->dtype = "float32";
+    fed->dims = dims;
+    fed->data = f;
+    fed->nbytes = in->size;
 }
-
-/* Seeded float32 data in [0, 1) per input: the runtime converts it to the
- * model's type and layout as it would for an application. */
-static float *random_input(uint32_t n, uint64_t seed)
-{
-    float *f = xmalloc((size_t)(n ? n : 1) * sizeof(float));
-    uint64_t st = seed;
-
-    for (uint32_t i = 0; i < n; i++)
-        f[i] = (float)((splitmix(&st) >> 40) / (double)(1ULL << 24));
-    return f;
-}
-
 
 /* rknn type of a .npy's dtype, -1 for one the API cannot take. */
 static int rknn_type_of(int dt)
@@ -127,7 +135,8 @@ static int rknn_type_of(int dt)
  * dtype; a 4-D file in the NCHW order of an NHWC input goes as NCHW (the runtime
  * converts, as for an application). */
 static int given_inputs(const run_board_opts *o, const rknn_tensor_attr *attr, uint32_t n,
-                        rknn_input *ins, char *err, size_t errlen)
+                        rknn_input *ins, run_input_fed *fed, int64_t (*dims)[8], char *err,
+                        size_t errlen)
 {
     for (int k = 0; k < o->n_in; k++) {
         uint32_t i = 0;
@@ -159,6 +168,13 @@ static int given_inputs(const run_board_opts *o, const rknn_tensor_attr *attr, u
         ins[i].size = (uint32_t)a.nbytes;
         ins[i].type = (rknn_tensor_type)type;
         ins[i].fmt = fmt;
+        fed[i].file = o->in_file[k];
+        fed[i].dtype = dtype_name(a.dtype);
+        fed[i].ndim = a.ndim < 8 ? a.ndim : 8;
+        for (int d = 0; d < fed[i].ndim; d++)
+            dims[i][d] = a.dims[d];
+        fed[i].data = ins[i].buf;
+        fed[i].nbytes = ins[i].size;
         npy_free(&a);
     }
     return 0;
@@ -253,6 +269,10 @@ int run_board(const run_board_opts *o)
     rknn_input_output_num io = {0};
     rknn_tensor_attr *iattr = NULL;
     rknn_input *ins = NULL;
+    run_input_fed *fed = NULL;
+    int64_t (*in_dims)[8] = NULL;
+    run_rows rows;
+    int have_rows = 0;
     rknn_output *outs = NULL;
     rknn_sdk_version ver;
     rknn_perf_detail pd = {0};
@@ -262,12 +282,10 @@ int run_board(const run_board_opts *o)
     dump_guard dg = {.saved_stdout = -1};
     vlog_dump_t *dumps = NULL;
     int n_dumps = 0;
-    store *st = NULL;
-    store_run run;
     void *model = NULL;
     size_t model_len = 0;
     double *times = NULL;
-    char err[1024] = "", sha[65], *env = NULL, idbuf[32];
+    char err[1024] = "", sha[65], idbuf[32];
     int n_tables = 0, have_ver = 0, ret = EXIT_INTERNAL, rc, sampling = 0;
     int64_t run_id = 0;
     long long iters = o->iters > 0 ? o->iters : 10, warmup = o->warmup >= 0 ? o->warmup : 2;
@@ -300,6 +318,8 @@ int run_board(const run_board_opts *o)
     iattr = xcalloc(io.n_input, sizeof(*iattr));
     ins = xcalloc(io.n_input, sizeof(*ins));
     outs = xcalloc(io.n_output ? io.n_output : 1, sizeof(*outs));
+    fed = xcalloc(io.n_input, sizeof(*fed));
+    in_dims = xcalloc(io.n_input, sizeof(*in_dims));
     for (uint32_t i = 0; i < io.n_input; i++) {
         iattr[i].index = i;
         if (api.query(ctx, RKNN_QUERY_INPUT_ATTR, &iattr[i], sizeof iattr[i]) != RKNN_SUCC) {
@@ -308,12 +328,9 @@ int run_board(const run_board_opts *o)
             goto out;
         }
         ins[i].index = i;
-        ins[i].buf = random_input(iattr[i].n_elems, (uint64_t)o->seed * 1000003u + i);
-        ins[i].size = iattr[i].n_elems * (uint32_t)sizeof(float);
-        ins[i].type = RKNN_TENSOR_FLOAT32;
-        ins[i].fmt = iattr[i].fmt;
+        seeded_input(&iattr[i], o->seed, (int)i, &ins[i], &fed[i], in_dims[i]);
     }
-    if ((rc = given_inputs(o, iattr, io.n_input, ins, err, sizeof err))) {
+    if ((rc = given_inputs(o, iattr, io.n_input, ins, fed, in_dims, err, sizeof err))) {
         cli_error("%s", err);
         ret = EXIT_INPUT;
         goto out;
@@ -390,66 +407,36 @@ int run_board(const run_board_opts *o)
     load_sampler_stop(&smp);
     sampling = 0;
 
-    time_stats ts = board_time_stats(times, (int)iters);
+    time_stats ts = time_stats_of(times, iters);
     double med = ts.median, p90 = ts.p90;
     board_facts bf = {.runtime = o->runtime, .api_version = have_ver ? ver.api_version : NULL,
                       .drv_version = have_ver ? ver.drv_version : NULL};
     board_model_facts(&bf, model, model_len);
-    env = run_env_json(o->root, &bf);
-    char platbuf[32], extra[256];
+    char platbuf[32], *inputs = inputs_json_of(fed, (int)io.n_input, o->seed);
     int lp[BOARD_MAX_CORES], nl = load_sampler_mean(&smp, 0, 1e300, lp);
-    size_t u = (size_t)snprintf(extra, sizeof extra, "{\"source\":\"run --backend board\"");
-    if (pr.run_duration >= 0)
-        u += (size_t)snprintf(extra + u, sizeof extra - u, ",\"perf_run_us\":%lld",
-                              (long long)pr.run_duration);
-    for (int c = 0; c < nl && u < sizeof extra; c++) /* the summary's NPU load: mean per core */
-        u += (size_t)snprintf(extra + u, sizeof extra - u, "%s%d", c ? "," : ",\"npu_load\":[", lp[c]);
-    if (u < sizeof extra)
-        snprintf(extra + u, sizeof extra - u, "%s}", nl ? "]" : "");
+    board_run br = {.model = o->model, .label = o->label, .runtime = o->runtime, .sha256 = sha,
+                    .platform = board_platform(o->target, &bf, o->root, platbuf, sizeof platbuf),
+                    .iters = iters, .warmup = warmup, .seed = o->seed, .times = times,
+                    .perf = &tables[0], .perf_run_us = pr.run_duration >= 0 ? pr.run_duration : -1,
+                    .dumps = dumps, .n_dumps = n_dumps, .dump_dir = dg.dir, .load = smp.rows,
+                    .n_load = smp.n, .load_pct = lp, .n_load_pct = nl,
+                    .env = run_env_json(o->root, &bf), .inputs_json = inputs};
+    rc = run_rows_board(&br, &rows, err, sizeof err);
+    free(inputs);
+    if (rc) {
+        free(br.env);
+        cli_error("%s", err);
+        goto out;
+    }
+    have_rows = 1;
 
     if (!o->no_db) {
-        char tm[32];
-        const char *ext = strrchr(o->model, '.');
-        store_run_init(&run);
-        rt_iso_time(tm, sizeof tm);
-        run.label = o->label;
-        run.backend = "board";
-        run.platform = board_platform(o->target, &bf, o->root, platbuf, sizeof platbuf);
-        run.model_path = o->model;
-        run.model_sha256 = sha;
-        run.model_format = ext && !strcmp(ext, ".rknn") ? "rknn" : ext && !strcmp(ext, ".onnx") ? "onnx" : NULL;
-        run.iterations = iters;
-        run.warmup = warmup;
-        run.seed = o->seed;
-        run.host_min_us = ts.min;
-        run.host_p90_us = p90;
-        run.host_stddev_us = ts.stddev;
-        run.extra_json = extra; /* PERF_RUN is measured: not a prediction (npu_us) */
-        run.env_json = env;
-        run.tool_version = RKNN_TRACE_VERSION;
-        run.dump_dir = n_dumps ? dg.dir : NULL;
-        if ((rc = store_open(store_default_path(o->db), &st, err, sizeof err)) ||
-            (rc = store_run_begin(st, &run, &run_id, err, sizeof err))) {
+        if ((rc = run_rows_store(&rows, store_default_path(o->db), err, sizeof err))) {
             cli_error("%s", err);
             ret = cli_exit_code(rc);
             goto out;
         }
-        rc = perf_layers_store(st, run_id, &tables[0], NULL, err, sizeof err);
-        if (!rc)
-            rc = dump_rows_store(st, run_id, dumps, n_dumps, err, sizeof err);
-        for (int k = 0; !rc && k < smp.n; k++)
-            rc = store_load_add(st, run_id, &smp.rows[k], err, sizeof err);
-        if (!rc)
-            rc = store_run_commit(st, run_id, med, err, sizeof err);
-        else
-            store_run_abort(st, run_id);
-        if (rc) {
-            cli_error("%s", err);
-            ret = cli_exit_code(rc);
-            goto out;
-        }
-        store_close(st);
-        st = NULL;
+        run_id = rows.run.id;
         /* the same summary `show` prints */
         snprintf(idbuf, sizeof idbuf, "%lld", (long long)run_id);
         char *av[] = {"show", idbuf, "--db", (char *)store_default_path(o->db), o->json ? "--json" : NULL, NULL};
@@ -470,8 +457,6 @@ out:
     if (sampling)
         load_sampler_stop(&smp);
     free(smp.rows);
-    if (st)
-        store_close(st);
     if (pctx)
         api.destroy(pctx);
     if (ctx)
@@ -481,8 +466,11 @@ out:
     free(ins);
     free(outs);
     free(iattr);
+    free(fed);
+    free(in_dims);
     free(times);
-    free(env);
+    if (have_rows)
+        run_rows_free(&rows);
     free(model);
     if (tables)
         perflog_free(tables, n_tables);
