@@ -204,6 +204,7 @@ static void layer_out(json_writer *w, const npu_layer_t *l, int at, int skip, in
     json_obj_open(w);
     json_key(w, "at"), json_int(w, at);
     json_key(w, "skip"), json_int(w, skip);
+    json_key(w, "id"), json_int(w, l->id);
     json_key(w, "op"), json_str(w, l->optype);
     json_key(w, "datatype"), json_str(w, l->datatype);
     json_key(w, "dtype"), json_int(w, l->dtype);
@@ -284,7 +285,7 @@ char *rows_npu_extra(const npu_graph_t *ng, const store_layer *rows, int n_rows,
     json_key(&w, "rows");
     json_arr_open(&w);
     for (int i = 0; i < ng->n; i++) {
-        shown(&ng->l[i], i + 1, cores, a, sizeof a);
+        shown(&ng->l[i], ng->l[i].id, cores, a, sizeof a);
         if (k < nc) {
             shown(&c[k], i + 1, cores, b, sizeof b);
             if (!strcmp(a, b)) {
@@ -349,6 +350,7 @@ static void layer_in(json_t *o, npu_layer_t *l, int cores)
     snprintf(l->optype, sizeof(l->optype), "%s", (s = json_string_value(json_object_get(o, "op"))) ? s : "");
     snprintf(l->datatype, sizeof(l->datatype), "%s",
              (s = json_string_value(json_object_get(o, "datatype"))) ? s : "");
+    l->id = (int)json_integer_value(json_object_get(o, "id"));
     l->dtype = (int)json_integer_value(json_object_get(o, "dtype"));
     if (l->dtype < 0 || l->dtype >= NPU_NDTYPE)
         l->dtype = NPU_INT8;
@@ -412,16 +414,17 @@ int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows, np
         json_t *x = extra ? json_array_get(extra, e) : NULL;
         npu_layer_t *l = &ng->l[ng->n];
         if (x && json_integer_value(json_object_get(x, "at")) == pos) {
-            layer_in(x, l, cores);
+            layer_in(x, l, cores); /* with its own ID */
             k += (int)json_integer_value(json_object_get(x, "skip")) == 1;
             e++;
+            ng->n++;
         } else if (k < nc) {
             *l = c[k];
             memset(&c[k++], 0, sizeof(*c)); /* its strings move to ng */
+            l->id = ++ng->n;
         } else {
             break;
         }
-        l->id = ++ng->n;
     }
     layers_free(c, nc);
     json_decref(root);
