@@ -455,14 +455,17 @@ static int print_npu_table(const store_run *run, const store_layer *layers, int 
     int complete, rc = rows_npu_graph(run, layers, nl, &ng, &complete, err, errlen);
 
     if (!rc) {
+        int has_io = 0;
+        for (int i = 0; i < ng.n; i++)
+            has_io |= !strcmp(ng.l[i].optype, "InputOperator");
         npu_print_perf_table(stdout, &ng, 0);
         if (complete)
             printf("(rebuilt from the stored rows of run #%lld)\n", (long long)run->id);
-        else
-            printf("(rebuilt from the stored rows of run #%lld: a run recorded before the "
-                   "level-4 rows were kept, its InputOperator/OutputOperator/exDataConvert rows "
-                   "and the layers a node is lowered to are not stored; MacUsage of cores other "
-                   "than core 0 repeats core 0's)\n", (long long)run->id);
+        else /* a vendor table's rows (board, import), or a run recorded before */
+            printf("(rebuilt from the stored rows of run #%lld%s; MacUsage of cores other than "
+                   "core 0 repeats core 0's)\n", (long long)run->id,
+                   has_io ? "" : ": InputOperator/OutputOperator/exDataConvert rows and the layers "
+                                 "a node is lowered to are not stored");
     }
     rows_npu_graph_free(&ng);
     return rc;
