@@ -108,12 +108,7 @@ typedef struct run_board_opts {
     const char *dump;                /* --dump DIR: the runtime's level-5 dumps, or NULL */
 } run_board_opts;
 int run_board(const run_board_opts *o);
-/* The vendor runtime to load: given, else $RKNN_TRACE_RUNTIME, else the first
- * of the standard paths that exists; NULL when none. */
-const char *board_runtime_find(const char *given);
 int cmd_attach(int argc, char **argv);
-/* An rknpu device under root: a DRM device of driver rknpu, or /dev/rknpu. */
-int board_npu_present(const char *root);
 
 /* The name among names[0..n) closest to typed (edit distance of at most a
  * third of its length), NULL when none is close (cli/suggest.c). */

@@ -71,7 +71,9 @@ typedef struct run_rows {
     char *extra, *inputs_json, *dump_dir, *env;
     void **text;            /* other owned allocations */
     int n_text, cap_text;
-    char *perf_text;        /* board: perf_layers_make's text */
+    char *perf_text;        /* board: perf_layers_make's text, */
+    perflog_table_t *perf_tables; /* and the tables it points into */
+    int n_perf_tables;
 } run_rows;
 
 void run_rows_free(run_rows *rows);
@@ -159,6 +161,34 @@ typedef struct board_run {
     const char *inputs_json;        /* the inputs fed, or NULL */
 } board_run;
 int run_rows_board(const board_run *b, run_rows *rows, char *err, size_t errlen);
+
+/* The whole board run: the runtime loaded (dlopen), -i files or the seeded
+ * inputs fed, warmup + iters timed rknn_run calls while the NPU load is
+ * sampled under root, one profiled run (its dumps into dump with RKNN_LOG_LEVEL
+ * 5, the runtime's stdout sent to stderr meanwhile), and its rows. db: checked
+ * with store_preflight before the runs (NULL: not recorded). RT_EIO for a
+ * runtime or model that fails (err says which), a preflight's status. */
+typedef struct board_exec_opts {
+    const char *model, *runtime, *root, *target, *label, *db;
+    long long iters, warmup, seed;   /* iters 0: 10; warmup -1: 2 */
+    const char *const *in_name, *const *in_file; /* -i NAME=FILE.npy */
+    int n_in;
+    const char *dump;                /* --dump DIR, or NULL */
+} board_exec_opts;
+typedef struct board_exec_out {
+    long long iters, perf_run_us;    /* perf_run_us -1: unknown */
+    time_stats times;                /* of rknn_run */
+    int n_layers, n_load;
+    int no_dumps;                    /* --dump given, the runtime wrote none */
+    char dump_dir[4096];
+} board_exec_out;
+int board_exec(const board_exec_opts *o, run_rows *rows, board_exec_out *res, char *err,
+               size_t errlen);
+/* The vendor runtime to load: given, else $RKNN_TRACE_RUNTIME, else the first
+ * of the standard paths that exists; NULL when none. */
+const char *board_runtime_find(const char *given);
+/* An rknpu device under root: a DRM device of driver rknpu, or /dev/rknpu. */
+int board_npu_present(const char *root);
 /* JSON list of the inputs fed: name, dtype, shape, and a file or the seeded
  * source, with the sha256 of the bytes of each (malloc'd). */
 typedef struct run_input_fed {

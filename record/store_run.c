@@ -35,6 +35,8 @@ void run_rows_free(run_rows *rows)
     free(rows->dump_dir);
     free(rows->env);
     free(rows->perf_text);
+    if (rows->perf_tables)
+        perflog_free(rows->perf_tables, rows->n_perf_tables);
     memset(rows, 0, sizeof(*rows));
 }
 
