@@ -4,9 +4,12 @@
  * Contract:
  *   * One builder per source fills a run_rows: run_rows_build (sim: a graph run
  *     here with the NPU model's prediction), run_rows_predict (a vendor .rknn
- *     costed on a PC), run_rows_board (a vendor runtime's timed runs and its
- *     PERF_DETAIL table). The rows are complete before anything is stored, so
- *     that a command can print them whether recording works or not.
+ *     costed on a PC; predict_graph builds its NPU layers), run_rows_board (a
+ *     vendor runtime's timed runs and its PERF_DETAIL table; board_exec makes
+ *     the whole board run). The rows are complete before anything is stored,
+ *     so that a command can print them whether recording works or not.
+ *     import and attach still build their rows in cli/ (perf_layers_*,
+ *     dump_rows_store, the load sampler and board facts are theirs too).
  *   * run_rows_store writes any of them in ONE transaction (nothing of the run
  *     is left on failure) and sets rows->run.id; run_rows_free frees them.
  *   * The NPU-layer-to-row mapping is one (record/rows_npu.c) and goes both
