@@ -47,6 +47,8 @@ CORE_SRC    = $(filter-out $(BOARD_SRC) $(TRACE_SRC),$(wildcard util/*.c runtime
                          runtime/exec/*.c runtime/quant/*.c runtime/npu/*.c dump/*.c tracer/*.c))
 API_SRC     = $(wildcard runtime/api/*.c)
 ANALYZE_SRC = $(wildcard analyze/*.c)
+# record/ (a source's rows into the store): the CLI and the tests, not librknnrt.so
+RECORD_SRC  = $(wildcard record/*.c)
 REPORTS_SRC = $(wildcard reports/*.c)
 CLI_SRC     = $(wildcard cli/*.c)
 TUI_SRC     = $(wildcard tui/*.c)
@@ -58,6 +60,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 CORE_OBJ    = $(call obj,$(CORE_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
 API_OBJ     = $(call obj,$(API_SRC))
 ANALYZE_OBJ = $(call obj,$(ANALYZE_SRC))
+RECORD_OBJ  = $(call obj,$(RECORD_SRC))
 REPORTS_OBJ = $(call obj,$(REPORTS_SRC))
 CLI_OBJ     = $(call obj,$(CLI_SRC))
 TUI_OBJ     = $(call obj,$(TUI_SRC))
@@ -102,8 +105,8 @@ $(BUILD)/librknntrace.so: $(TRACE_OBJ) runtime/api/librknnrt.map
 # reports/ (exporters), tui/ and the board probe: linked into the CLI only. The CLI
 # and librknnrt.so load OpenBLAS on their first BLAS call (runtime/exec/blas_lazy.c),
 # not at start.
-$(BUILD)/rknn-trace: $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB)
-	$(CC) -o $@ $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) \
+$(BUILD)/rknn-trace: $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(RECORD_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB)
+	$(CC) -o $@ $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(RECORD_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) \
 	    $(LDFLAGS_ALL) $(filter-out -lopenblas,$(LIBS)) $(DBLIBS) $(TUILIBS) $(BOARDLIBS) -ldl
 
 # API tests are applications of the C API: they also link the API layer.
@@ -116,9 +119,9 @@ $(BUILD)/tests/test_import_stream: tests/unit/test_import_stream.c $(BUILD)/obj/
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(BUILD)/obj/cli/import_stream.o $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
+$(BUILD)/tests/%: tests/unit/%.c $(RECORD_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(RECORD_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
 $(BUILD)/tests/%: tests/tools/%.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
@@ -126,9 +129,9 @@ $(BUILD)/tests/%: tests/tools/%.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GE
 
 # Fuzz targets built with a plain main() that replays files (tests/fuzz/replay.c);
 # `make fuzz` builds them with clang's libFuzzer instead.
-$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
+$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(RECORD_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/fuzz/replay.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/fuzz/replay.c $(RECORD_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
 deps:
 	bash scripts/deps.sh

@@ -343,12 +343,6 @@ void summary_print_accuracy(const run_summary *s, FILE *f, int color);
 /* The run document of docs/json.md (`run --json`, `show --json`, report -f json). */
 void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs,
                       struct json_writer *w);
-/* The vendor's level-4 table (runtime 2.3 layout) rebuilt from stored layer
- * rows: one row per NPU layer that has figures. RT_ENOTFOUND when the run has
- * no predicted layers. */
-int summary_print_npu_table(const store_run *run, const store_layer *layers, int n_layers,
-                            FILE *f, char *err, size_t errlen);
-
 /* ---- Predicted vs measured (analyze/compare_perf.c) ----
  * A board run (a board's or an imported per-layer table: backend "board") and
  * a predicted run of the same model (backend "sim": `run`; "predict": a vendor

@@ -1,6 +1,6 @@
 /* analyze/summary.c — the run summary, computed once from stored rows, and its
  * two renderings: the text of `run`/`show` and the JSON document (docs/json.md).
- * The vendor's level-4 table is rebuilt from the same rows for `show --npu-table`. */
+ * (The vendor's level-4 table is rebuilt from the same rows by record/rows_npu.c.) */
 #include "analyze/analyze.h"
 #include "runtime/npu/npu.h"
 #include "util/escape.h"
@@ -139,8 +139,9 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
             sum_frame += l->frame_us;
             n_frame++;
         }
-        if (!isnan(l->time_us))
-            sum_table += l->time_us, n_table++;
+        if (!isnan(l->time_us)) /* whole microseconds, as the table adds them */
+            sum_table += l->time_us >= 0 && l->time_us < 1e15 ? (double)(int64_t)l->time_us : 0,
+            n_table++;
         if (!isnan(l->sram_hit))
             sram += l->sram_hit, n_sram++;
         if (is_fallback(l)) {
@@ -148,7 +149,10 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
             s->fallback_us += !isnan(l->frame_us) ? l->frame_us : 0;
         }
     }
-    s->perf_table_us = n_table ? sum_table : NAN;
+    /* the level-4 table's own total when the run kept it (its Input/OutputOperator
+     * and split layers have no row), else the rows' */
+    double tab = extra_num(extra, "perf_table_us");
+    s->perf_table_us = !isnan(tab) ? tab : n_table ? sum_table : NAN;
     s->io_us = n_frame && !isnan(s->frame_us) ? s->frame_us - sum_frame : NAN;
     /* the SramHit column counts hits in whatever on-chip buffer the chip has:
      * SRAM (rk3588), the nbuf (rk3576, rk3562), or none */
@@ -779,106 +783,4 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     }
     json_arr_close(w);
     json_obj_close(w);
-}
-
-/* ---- the vendor's level-4 table from stored rows ---------------------------- */
-
-/* "[[1,3,224,224],[64,3,7,7]]" (or one "[1,1000]") into shapes; returns the
- * count of shapes in the text (only the first max are stored). */
-static int parse_shapes(const char *js, npu_shape_t *sh, int max)
-{
-    int n = 0, depth = 0;
-    npu_shape_t cur = { 0 };
-    if (!js)
-        return 0;
-    int nested = js[0] == '[' && strchr(js + 1, '[') != NULL;
-    for (const char *p = js; *p; p++) {
-        if (*p == '[') {
-            depth++;
-            if (depth == 1 + nested)
-                cur.nd = 0;
-        } else if (*p == ']') {
-            if (depth == 1 + nested) {
-                if (n < max)
-                    sh[n] = cur;
-                n++;
-            }
-            depth--;
-        } else if ((*p == '-' || (*p >= '0' && *p <= '9')) && depth == 1 + nested) {
-            char *end;
-            long long v = strtoll(p, &end, 10);
-            if (cur.nd < NPU_SHAPE_MAX)
-                cur.d[cur.nd++] = v;
-            p = end - 1;
-        }
-    }
-    return n;
-}
-
-int summary_print_npu_table(const store_run *run, const store_layer *layers, int n_layers,
-                            FILE *f, char *err, size_t errlen)
-{
-    const npu_platform_t *p = run->platform ? npu_platform_find(run->platform) : NULL;
-    npu_graph_t ng;
-    int first = 0, rc = RT_OK;
-
-    if (!p)
-        return rt_err(err, errlen, RT_ENOTFOUND, "run #%lld: unknown platform '%s'",
-                      (long long)run->id, run->platform ? run->platform : "");
-    memset(&ng, 0, sizeof(ng));
-    ng.plat = p;
-    ng.l = xcalloc((size_t)(n_layers ? n_layers : 1), sizeof(npu_layer_t));
-    for (int i = 0; i < n_layers; i++) {
-        const store_layer *s = &layers[i];
-        if (!is_layer_row(s) || !known_int(s->total_cycles))
-            continue;
-        npu_layer_t *l = &ng.l[ng.n];
-        l->id = ng.n + 1;
-        snprintf(l->optype, sizeof(l->optype), "%s", s->npu_op ? s->npu_op : s->op ? s->op : "");
-        snprintf(l->datatype, sizeof(l->datatype), "%s", s->npu_dtype ? s->npu_dtype : "");
-        l->target = s->target && !strcmp(s->target, "CPU") ? NPU_TGT_CPU : NPU_TGT_NPU;
-        /* a fused layer reads what its first covered node reads */
-        l->n_in = parse_shapes(layers[first].in_shapes, l->in, NPU_MAX_IO);
-        l->n_out = parse_shapes(s->out_shapes, l->out, NPU_MAX_IO);
-        l->ddr_cycles = known_int(s->ddr_cycles) ? (uint64_t)s->ddr_cycles : 0;
-        l->npu_cycles = known_int(s->npu_cycles) ? (uint64_t)s->npu_cycles : 0;
-        l->total_cycles = (uint64_t)s->total_cycles;
-        /* stored rows may come from any file: the printer converts these to
-         * integers, so keep them where that is defined */
-        l->time_us = s->time_us >= 0 && s->time_us < 1e15 ? s->time_us : 0;
-        l->rw_kb = s->rw_kb >= 0 && s->rw_kb < 1e15 ? s->rw_kb : 0;
-        l->task_number = known_int(s->tasks) ? (int)s->tasks : 0;
-        const char *wl = s->workload;
-        for (int c = 0; c < p->cores && c < NPU_MAX_CORES; c++) {
-            l->workload[c] = wl && *wl ? strtod(wl, NULL) : (c == 0 ? 100 : 0);
-            /* only core 0's MAC usage is stored: the busy cores share the work */
-            l->mac_usage[c] = l->workload[c] > 0 && !isnan(s->mac_usage) ? s->mac_usage : 0;
-            while (wl && *wl && *wl != '/')
-                wl++;
-            if (wl && *wl == '/')
-                wl++;
-        }
-        l->macs = !isnan(s->mac_usage) && s->mac_usage > 0;
-        char full[512];
-        l->fullname = xstrdup(layer_name(layers, i, full, sizeof(full)));
-        ng.n++;
-        first = i + 1;
-    }
-    if (!ng.n) {
-        rc = rt_err(err, errlen, RT_ENOTFOUND, "run #%lld has no predicted NPU layers",
-                    (long long)run->id);
-        goto out;
-    }
-    npu_print_perf_table(f, &ng, 0);
-    int has_io = 0;
-    for (int i = 0; i < ng.n; i++)
-        has_io |= !strcmp(ng.l[i].optype, "InputOperator");
-    fprintf(f, "(rebuilt from the stored rows of run #%lld%s; MacUsage of cores other than core 0 "
-            "repeats core 0's)\n", (long long)run->id,
-            has_io ? "" : ": InputOperator/OutputOperator/exDataConvert rows are not stored");
-out:
-    for (int i = 0; i < ng.n; i++)
-        free(ng.l[i].fullname);
-    free(ng.l);
-    return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "runtime/model/model.h"
 #include "runtime/passes/passes.h"
+#include "record/record.h" /* the rows of every source, the load sampler, board facts */
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_GATE = 3, EXIT_INTERNAL = 4 };
 
@@ -24,6 +25,16 @@ int cmd_inspect(int argc, char **argv);
 int run_rknn_is(const char *path);
 int cmd_run_rknn(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+/* The run summary of stored rows (text with the per-layer error table, or the
+ * docs/json.md document): what `run` prints and `show` prints again (cli/run_store.c). */
+void run_rows_print(const store_run *run, const store_layer *layers, int nl,
+                    const store_output *outs, int no, const store_accuracy *acc, int na,
+                    int json, double cos_threshold, FILE *f);
+/* After a sim run: builds the rows (record/), records them unless record is 0
+ * (--no-db), prints the summary (also when recording failed, saying so).
+ * Returns an exit code. */
+int run_record_finish(run_record *r, int record, const char *db, int json,
+                      double cos_threshold);
 /* Managing runs (cli/cmd_manage.c). */
 int cmd_rm(int argc, char **argv);
 int cmd_tag(int argc, char **argv);
@@ -73,52 +84,6 @@ long long cli_parse_core_mask(const char *v);
 /* Parses a non-negative integer; -1 on error. */
 long long cli_parse_count(const char *s);
 
-/* The vendor's per-layer performance table as layer rows of run id (cli/perf_rows.c),
- * with each row's SRAM hit bytes from sram_hit[row] (NULL: none);
- * its dtype names in numpy's words; "(1,3,224,224),(64,3,7,7)" as a JSON list of
- * shapes (single: the first shape alone), NULL when nothing is readable. */
-struct store;
-struct perflog_table;
-int perf_layers_store(struct store *st, int64_t id, const struct perflog_table *t,
-                      const double *sram_hit, char *err, size_t errlen);
-/* The same in two steps: the rows made (their strings point into t and into
- * text), then added; an import makes them while the previous run is written. */
-struct store_layer;
-typedef struct perf_layers {
-    struct store_layer *rows;
-    char *text;
-    int n;
-} perf_layers;
-void perf_layers_make(perf_layers *pl, const struct perflog_table *t, const double *sram_hit);
-int perf_layers_add(struct store *st, int64_t id, const perf_layers *pl, char *err,
-                    size_t errlen);
-void perf_layers_free(perf_layers *pl);
-const char *perf_numpy_dtype(const char *vendor);
-/* Level-5 dump files (vendor-named) as the run's output rows, in order. */
-struct vlog_dump;
-int dump_rows_store(struct store *st, int64_t id, const struct vlog_dump *d, int n, char *err,
-                    size_t errlen);
-char *perf_shapes_json(const char *s, int single);
-
-/* NPU load sampled on a thread (cli/load_sampler.c): rows[0..n) once stopped,
- * t_us since t0 (rt_now_us at the start); free(rows). */
-#include <pthread.h>
-#include "tracer/tracer.h"
-typedef struct load_sampler {
-    pthread_t th;
-    int running, stop;
-    pthread_mutex_t mu;
-    board_snapshot_t snap;
-    double t0;
-    struct store_load_sample *rows;
-    int n, cap;
-} load_sampler;
-void load_sampler_start(load_sampler *s, const char *root);
-void load_sampler_stop(load_sampler *s);
-/* Mean load per core of the samples taken between t0 and t1 (rt_now_us); returns
- * the core count (0: none). */
-int load_sampler_mean(const load_sampler *s, double t0, double t1, int pct[BOARD_MAX_CORES]);
-
 /* A text log imported while it is read (cli/import_stream.c): vlog_scan on
  * this thread; each complete run goes through prepare (this thread) and then,
  * in log order, write and discard on a writer thread. The first scan or write
@@ -143,34 +108,7 @@ typedef struct run_board_opts {
     const char *dump;                /* --dump DIR: the runtime's level-5 dumps, or NULL */
 } run_board_opts;
 int run_board(const run_board_opts *o);
-/* The vendor runtime to load: given, else $RKNN_TRACE_RUNTIME, else the first
- * of the standard paths that exists; NULL when none. */
-const char *board_runtime_find(const char *given);
-/* What a board run knows besides the board: the runtime (path, SDK_VERSION's
- * api/driver strings) and, for a vendor .rknn, its target chip, toolkit and
- * compiler (board_model_facts). NULL or "": unknown, left out. */
-typedef struct board_facts {
-    const char *runtime, *api_version, *drv_version;
-    char model_target[32], toolkit[64], compiler[96];
-} board_facts;
-void board_model_facts(board_facts *f, const void *model, size_t len);
-/* The board's environment (board_env_json) with those facts, malloc'd. */
-char *run_env_json(const char *root, const board_facts *bf);
-/* The run's platform: given (-t), else the .rknn's target, else the SoC of the
- * board's device tree (in buf), else NULL. */
-const char *board_platform(const char *given, const board_facts *bf, const char *root, char *buf,
-                           size_t len);
 int cmd_attach(int argc, char **argv);
-/* The version string a runtime library carries ("librknnrt version: 1.5.2 (hash@date)",
- * the same text RKNN_QUERY_SDK_VERSION answers), read from the file itself; 1 when found. */
-int board_runtime_version(const char *path, char *out, size_t len);
-/* Median, min, p90 and population stddev of n times (NaN each when n is 0). */
-typedef struct time_stats { double median, min, p90, stddev; } time_stats;
-time_stats board_time_stats(const double *v, int n);
-/* An rknpu device under root: a DRM device of driver rknpu, or /dev/rknpu. */
-int board_npu_present(const char *root);
-
-#define RKNN_TRACE_VERSION "0.1.0"
 
 /* The name among names[0..n) closest to typed (edit distance of at most a
  * third of its length), NULL when none is close (cli/suggest.c). */

@@ -220,7 +220,7 @@ static int store_ctx(store *st, trace_ctx *c, int k, const char *label, const ch
     int n_tables = 0, rc;
     char lab[256], *env, *extra;
     store_run run;
-    time_stats ts = board_time_stats(c->run_us, c->n_run);
+    time_stats ts = time_stats_of(c->run_us, c->n_run);
 
     /* layers: the last table read after a run, else a level-4 table in the log */
     if (c->perf)

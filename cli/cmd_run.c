@@ -3,7 +3,6 @@
 #include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "cli/input_file.h"
-#include "cli/run_record.h"
 #include "cli/quant_cli.h"
 #include "dump/dump.h"
 #include "runtime/exec/exec.h"
@@ -84,41 +83,6 @@ static void usage(FILE *f)
           "      --json              print one JSON document on stdout\n"
           "      --no-progress       no progress (a bar on a terminal, else a line every 5 s)\n",
           f);
-}
-
-/* splitmix64: a tiny, well-known generator, so that a seed means the same
- * input on every machine. */
-static uint64_t next_rand(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* Uniform [0,1) for floats, [0,10) for integers, {0,1} for bool. */
-static int fill_random(tensor_t *t, uint64_t seed, void *buf, char *err, size_t errlen)
-{
-    int64_t n = tensor_numel(t);
-    uint64_t s = seed;
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t r = next_rand(&s);
-        double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);
-        switch (t->dtype) {
-        case DT_FLOAT: ((float *)buf)[i] = (float)u; break;
-        case DT_DOUBLE: ((double *)buf)[i] = u; break;
-        case DT_INT64: ((int64_t *)buf)[i] = (int64_t)(u * 10); break;
-        case DT_INT32: ((int32_t *)buf)[i] = (int32_t)(u * 10); break;
-        case DT_UINT8: ((uint8_t *)buf)[i] = (uint8_t)(u * 256); break;
-        case DT_INT8: ((int8_t *)buf)[i] = (int8_t)(u * 256 - 128); break;
-        case DT_BOOL: ((uint8_t *)buf)[i] = (uint8_t)(r & 1); break;
-        default:
-            return rt_err(err, errlen, RT_EUNSUPPORTED,
-                          "input '%s': no random generator for dtype %s; give -i %s=FILE.npy",
-                          t->name, dtype_name(t->dtype), t->name);
-        }
-    }
-    return RT_OK;
 }
 
 typedef struct run_state {
@@ -216,20 +180,6 @@ static void progress(int mode, double *last, const char *what, long long i, long
         fprintf(stderr, "%s%s %lld/%lld%s", cr, what, i, n, end);
     else
         fprintf(stderr, "%s%s %lld (%.1f s)%s", cr, what, i, elapsed_us / 1e6, end);
-}
-
-/* Frame-time statistics over n sorted samples. */
-static void frame_stats(const double *v, long long n, run_record *rec)
-{
-    double mean = 0, ss = 0;
-    rec->median_us = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    rec->min_us = v[0];
-    rec->p90_us = v[(long long)ceil(0.9 * (double)n) - 1]; /* nearest rank */
-    for (long long i = 0; i < n; i++)
-        mean += v[i] / (double)n;
-    for (long long i = 0; i < n; i++)
-        ss += (v[i] - mean) * (v[i] - mean);
-    rec->stddev_us = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
 }
 
 /* "512M", "4G", "4GiB", "1073741824": bytes, 0 on error. */
@@ -530,11 +480,15 @@ int cmd_run(int argc, char **argv)
                             exec_format_bytes(a, sizeof(a), nbytes), t->name);
                 goto fail;
             }
-            rc = fill_random(t, (uint64_t)seed + (uint64_t)j, bufs[j], err, sizeof(err));
-            if (rc)
+            if ((rc = seed_input_fill(t->dtype, tensor_numel(t), seed, j, bufs[j]))) {
+                rt_err(err, sizeof(err), rc, "input '%s': no random generator for dtype %s; "
+                       "give -i %s=FILE.npy", t->name, dtype_name(t->dtype), t->name);
                 goto fail;
+            }
         }
         rec.inputs[j].file = file;
+        rec.inputs[j].data = bufs[j];
+        rec.inputs[j].nbytes = nbytes;
     }
 
     /* -q i8/fp16: calibrate, analyse against the fp32 golden, then the run (its
@@ -698,8 +652,7 @@ int cmd_run(int argc, char **argv)
             npu_print_sram_table(stdout, ng, 0);
         npu_print_perf_table(stdout, ng, 0);
     }
-    qsort(iter_us, (size_t)iters, sizeof(double), cmp_double);
-    frame_stats(iter_us, iters, &rec);
+    rec.iter_us = iter_us;
 
     rec.model = model;
     rec.platform = target;
@@ -716,7 +669,19 @@ int cmd_run(int argc, char **argv)
     rec.g = g;
     rec.x = x;
     rec.ng = ng;
-    rec.acc = acc;
+    if (acc) {
+        rec.quantized = 1;
+        if (acc->type == QT_I8) {
+            rec.quant_algo = quant_algo_name(acc->algo);
+            rec.quant_method = quant_method_name(acc->method);
+        }
+        rec.calib_samples = acc->n_samples;
+        rec.int8_layers = acc->n_int8_nodes;
+        rec.fp16_layers = acc->n_fp16_nodes;
+        rec.cfg_params = acc->n_cfg_params;
+        rec.acc_rows = accuracy_store_rows(acc);
+        rec.n_acc = acc->n_rows;
+    }
     rec.qg = qg;
     rec.stats = stats_done ? stats : NULL;
     ret = run_record_finish(&rec, !no_db, db, json, qc.cos_threshold);
@@ -743,6 +708,7 @@ out:
     quant_dataset_free(&ds0);
     free(bufs);
     free(rec.inputs);
+    free(rec.acc_rows); /* not taken by rows that failed to build */
     free(st.layer_us);
     free(samples);
     npu_graph_free(ng);

@@ -3,7 +3,6 @@
  * `ls` work in C over store_list_runs (the store alone knows SQL). */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
-#include "cli/run_record.h"
 #include "util/escape.h"
 #include "util/util.h"
 
@@ -450,6 +449,30 @@ out:
 
 /* ---- show -------------------------------------------------------------------- */
 
+/* The level-4 table `run --npu-table` printed, rebuilt from the rows (record/). */
+static int print_npu_table(const store_run *run, const store_layer *layers, int nl, char *err,
+                           size_t errlen)
+{
+    npu_graph_t ng;
+    int complete, rc = rows_npu_graph(run, layers, nl, &ng, &complete, err, errlen);
+
+    if (!rc) {
+        int has_io = 0;
+        for (int i = 0; i < ng.n; i++)
+            has_io |= !strcmp(ng.l[i].optype, "InputOperator");
+        npu_print_perf_table(stdout, &ng, 0);
+        if (complete)
+            printf("(rebuilt from the stored rows of run #%lld)\n", (long long)run->id);
+        else /* a vendor table's rows (board, import), or a run recorded before */
+            printf("(rebuilt from the stored rows of run #%lld%s; MacUsage of cores other than "
+                   "core 0 repeats core 0's)\n", (long long)run->id,
+                   has_io ? "" : ": InputOperator/OutputOperator/exDataConvert rows and the layers "
+                                 "a node is lowered to are not stored");
+    }
+    rows_npu_graph_free(&ng);
+    return rc;
+}
+
 int cmd_show(int argc, char **argv)
 {
     const char *db = NULL, *ref = NULL;
@@ -509,7 +532,7 @@ int cmd_show(int argc, char **argv)
     if (!rc)
         rc = store_get_accuracy(st, run.id, &acc, &na, err, sizeof(err));
     if (!rc && npu_table && !json)
-        rc = summary_print_npu_table(&run, layers, nl, stdout, err, sizeof(err));
+        rc = print_npu_table(&run, layers, nl, err, sizeof(err));
     if (rc) {
         cli_error("%s", err);
         goto out;

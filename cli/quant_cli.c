@@ -6,7 +6,6 @@
 #include "cli/cli.h"
 #include "cli/input_file.h"
 #include "cli/quant_cli.h"
-#include "cli/run_record.h"
 #include "analyze/analyze.h"
 #include "runtime/npu/npu.h"
 #include "runtime/quant/quant.h"

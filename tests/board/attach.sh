@@ -59,6 +59,12 @@ assert got==want, got
 assert len(e['run_us'])==3 and all(x>0 for x in e['run_us']) and c['rknn_run']['total_us']>=sum(e['run_us'])*0.999, e['run_us']" \
     "$(q "select extra_json from runs where label='g'")" && ok || bad "calls: $(q "select json_extract(extra_json,'$.process_calls') from runs where label='g'")"
 [ "$(q "select json_extract(env_json,'$.runtime_version') like '%rknn-trace%' from runs where label='g'")" = 1 ] && ok || bad "env"
+# the timing statistics of every source (record/timing.c): median, sample stddev
+$PY -c "
+import json,sys,statistics as st; e=json.loads(sys.argv[1]); r=e['run_us']
+assert abs(float(sys.argv[2])-st.median(r)) < 1e-3 and abs(float(sys.argv[3])-st.stdev(r)) < 1e-3*max(1,st.stdev(r)), (r, sys.argv[2:])" \
+    "$(q "select extra_json from runs where label='g'")" "$(q "select total_us from runs where label='g'")" \
+    "$(q "select host_stddev_us from runs where label='g'")" && ok || bad "attach: median/sample stddev of run_us"
 
 # -- zero-copy sample: runs recorded, no false warning ---------------------------------
 "$RT" attach --db "$T/db" --label z -- "$B/samples/sample_zero_copy" "$Y" "$T/img.ppm" "$T/z.f32" 2 >"$T/z.out" 2>"$T/z.err"

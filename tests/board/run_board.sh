@@ -117,6 +117,35 @@ print(n, s)" "$P")
     [ "$(q "select json_extract(extra_json,'$.perf_run_us') from runs where label='vend'")" = 1234 ] && ok || bad "perf_run_us"
 fi
 
+# --seed: one generator for both backends (record/seed_input.c). A 3-channel
+# input (its NHWC/NCHW order matters): the sha256 both record of the bytes fed,
+# the input each dumps, and the first values against splitmix64 computed here.
+$PY tests/cli/make_models.py "$T" || bad "make_models.py"
+"$RT" run "$T/gap.onnx" --backend sim -n 1 --seed 11 --dump "$T/sd" --label s11 --db "$T/db" --no-progress >/dev/null 2>"$T/err" \
+    || bad "seeded sim run: $(cat "$T/err")"
+"$RT" run "$T/gap.onnx" --backend board --runtime "$LIB" -n 1 --seed 11 --dump "$T/bd" --label b11 --db "$T/db" >/dev/null 2>"$T/err" \
+    || bad "seeded board run: $(tail -1 "$T/err")"
+$PY - "$(q "select inputs_json from runs where label='s11'")" "$(q "select inputs_json from runs where label='b11'")" "$T" <<'PYEOF' && ok || bad "--seed: same input on sim and board"
+import glob, hashlib, json, sys
+import numpy as np
+s, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+assert s[0]["sha256"] == b[0]["sha256"] and s[0]["source"] == b[0]["source"] == "random:uniform01:splitmix64:seed=11", (s, b)
+assert s[0]["shape"] == b[0]["shape"] == [1, 3, 64, 64], (s, b)
+x = np.load(sys.argv[3] + "/sd/input_x.npy")
+y = np.load(glob.glob(sys.argv[3] + "/bd/000_InputOperator_x_*.npy")[0])
+assert x.shape == y.shape == (1, 3, 64, 64) and np.array_equal(x, y)
+assert hashlib.sha256(x.tobytes()).hexdigest() == s[0]["sha256"]
+M64 = (1 << 64) - 1
+st, want = 11, []
+for _ in range(3):
+    st = (st + 0x9e3779b97f4a7c15) & M64
+    z = ((st ^ (st >> 30)) * 0xbf58476d1ce4e5b9) & M64
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M64
+    z ^= z >> 31
+    want.append(np.float32((z >> 11) / 2.0**53))
+assert list(x.reshape(-1)[:3]) == want, (x.reshape(-1)[:3], want)
+PYEOF
+
 # auto: the board only with an rknpu device and a runtime
 "$RT" run "$M" -n 2 --label a1 --db "$T/db" --no-progress >/dev/null 2>&1
 [ "$(q "select backend from runs where label='a1'")" = sim ] && ok || bad "auto without a device"

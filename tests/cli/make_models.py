@@ -5,7 +5,9 @@ Writes the tiny ONNX models the CLI tests need (encoded with the hand-written
 protobuf helpers of tests/quant/make_qdq.py; no onnx package here):
   gather.onnx  y = Gather(table, idx): table float32 [4,3] (constant),
                idx an int64 [2] model input, so the indices come from the data.
-  sym.onnx     y = Relu(x) with x float32 [batch, 3] (a symbolic dimension)."""
+  sym.onnx     y = Relu(x) with x float32 [batch, 3] (a symbolic dimension).
+  gap.onnx     y = GlobalAveragePool(Relu(Conv(x))), x float32 [1,3,64,64]: the NPU
+               runs the pool as three depthwise convs (64 -> 10 -> 2 -> 1)."""
 import os
 import sys
 
@@ -36,6 +38,14 @@ def main():
     g.add("Gather", ["table", "idx"], ["y"], axis=0)
     g.write(os.path.join(out, "gather.onnx"), ("idx", INT64, [2]), ("y", FLOAT, [2, 3]))
     write_sym(os.path.join(out, "sym.onnx"))
+    g = Graph()
+    rng = np.random.default_rng(3)
+    g.init("w", rng.standard_normal((8, 3, 3, 3)).astype(np.float32) * 0.3, FLOAT)
+    g.init("b", np.linspace(-0.1, 0.1, 8, dtype=np.float32), FLOAT)
+    c = g.add("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1])
+    r = g.add("Relu", [c], ["r"])
+    g.add("GlobalAveragePool", [r], ["y"])
+    g.write(os.path.join(out, "gap.onnx"), ("x", FLOAT, [1, 3, 64, 64]), ("y", FLOAT, [1, 8, 1, 1]))
 
 
 if __name__ == "__main__":

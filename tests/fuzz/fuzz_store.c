@@ -1,7 +1,8 @@
 /* tests/fuzz/fuzz_store.c — fuzz target for the store's read path: bytes -> a
  * database file of this process -> store_open_readonly -> the list of runs;
  * every run by id and by label, its layers, outputs and per-layer errors, and
- * the run summary rendered from them (its JSON must be valid), its compiled
+ * the run summary rendered from them (its JSON must be valid), its level-4
+ * table rebuilt (record/rows_npu.c), its compiled
  * graph compared with itself (compare --graph). Any
  * status is fine; a crash, a sanitizer report or a leak is a bug. A run found
  * by its id must be that run (else abort). */
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "analyze/analyze.h"
+#include "record/record.h"
 #include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -89,7 +91,11 @@ static void read_run(store *st, const store_run *run)
         mem = NULL;
         if (!json_valid(doc))
             abort();
-        summary_print_npu_table(run, l, nl, null, err, sizeof err);
+        npu_graph_t ng; /* show --npu-table */
+        int complete;
+        if (!rows_npu_graph(run, l, nl, &ng, &complete, err, sizeof err))
+            npu_print_perf_table(null, &ng, 0);
+        rows_npu_graph_free(&ng);
         summary_free(&s);
         /* the run's compiled graph against itself: every layer accounted for */
         compare_side cs = { run, l, nl, a, na };

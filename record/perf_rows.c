@@ -1,7 +1,7 @@
-/* cli/perf_rows.c — a vendor per-layer performance table (tracer/perflog_parse.c)
+/* record/perf_rows.c — a vendor per-layer performance table (tracer/perflog_parse.c)
  * as the store's layer rows: what `import` reads from a log, `run --backend board`
  * and `attach` from RKNN_QUERY_PERF_DETAIL. */
-#include "cli/cli.h"
+#include "record/record.h"
 #include "analyze/store.h"
 #include "tracer/tracer.h"
 #include "util/util.h"
@@ -213,25 +213,32 @@ int perf_layers_store(store *st, int64_t id, const perflog_table_t *t, const dou
 
 
 /* Level-5 dump files (vendor names, tracer/vlog_parse_dump_name) as output rows. */
+void dump_rows_make(const vlog_dump_t *d, int n, store_output *o, char (*shape)[160])
+{
+    for (int k = 0; k < n; k++) {
+        int64_t dims[8];
+        store_output_init(&o[k]);
+        for (int j = 0; j < d[k].n_dims && j < 8; j++)
+            dims[j] = d[k].dims[j];
+        o[k].idx = k;
+        o[k].name = d[k].name;
+        o[k].shape = store_format_shape(shape[k], sizeof shape[k], d[k].n_dims < 8 ? d[k].n_dims : 8, dims);
+        o[k].dtype = perf_numpy_dtype(d[k].dtype);
+        o[k].dump_file = d[k].path;
+    }
+}
+
 int dump_rows_store(store *st, int64_t id, const vlog_dump_t *d, int n, char *err, size_t errlen)
 {
     for (int k = 0; k < n; k++) {
         store_output o;
-        int64_t dims[8];
-        char shape[160];
+        char shape[1][160];
         int rc;
 
-        store_output_init(&o);
-        for (int j = 0; j < d[k].n_dims; j++)
-            dims[j] = d[k].dims[j];
+        dump_rows_make(&d[k], 1, &o, shape);
         o.idx = k;
-        o.name = d[k].name;
-        o.shape = store_format_shape(shape, sizeof shape, d[k].n_dims, dims);
-        o.dtype = perf_numpy_dtype(d[k].dtype);
-        o.dump_file = d[k].path;
         if ((rc = store_output_add(st, id, &o, err, errlen)))
             return rc;
     }
     return 0;
 }
-

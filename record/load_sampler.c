@@ -1,6 +1,6 @@
-/* cli/load_sampler.c — the NPU load read every 50 ms on a thread while `run
+/* record/load_sampler.c — the NPU load read every 50 ms on a thread while `run
  * --backend board` or `attach` runs, kept as store rows (t since the start). */
-#include "cli/cli.h"
+#include "record/record.h"
 #include "analyze/store.h"
 #include "tracer/tracer.h"
 #include "util/util.h"

@@ -1,7 +1,7 @@
-/* cli/board_facts.c — what a board run records besides its rows: the board's
+/* record/board_facts.c — what a board run records besides its rows: the board's
  * environment with the runtime's versions and a vendor .rknn's own facts, and
  * the platform to file the run under. Shared by run --backend board and attach. */
-#include "cli/cli.h"
+#include "record/record.h"
 #include "runtime/model/rknn_file.h"
 #include "tracer/tracer.h"
 #include "util/util.h"
@@ -120,32 +120,4 @@ int board_runtime_version(const char *path, char *out, size_t len)
     }
     free(data);
     return found;
-}
-
-static int cmp_time(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-time_stats board_time_stats(const double *v, int n)
-{
-    time_stats t = {NAN, NAN, NAN, NAN};
-    double *c, mean = 0, var = 0;
-
-    if (n <= 0)
-        return t;
-    c = xmalloc((size_t)n * sizeof(double));
-    memcpy(c, v, (size_t)n * sizeof(double));
-    qsort(c, (size_t)n, sizeof(double), cmp_time);
-    t.median = n & 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-    t.min = c[0];
-    t.p90 = c[(int)ceil(0.9 * n) - 1];
-    for (int i = 0; i < n; i++)
-        mean += c[i] / n;
-    for (int i = 0; i < n; i++)
-        var += (c[i] - mean) * (c[i] - mean) / n;
-    t.stddev = sqrt(var);
-    free(c);
-    return t;
 }

@@ -1,0 +1,445 @@
+/* record/rows_npu.c — the one mapping between a costed NPU layer (the level-4
+ * table's row) and the store's layer rows, both ways.
+ *
+ * Forward, a layer's figures go on the row of the node that produces its
+ * output (rows_npu_fill). Backward, the table is rebuilt from those carrier
+ * rows in order (carrier_layer). What that does not give back exactly — the
+ * Input/OutputOperator and exDataConvert layers (no node of the source graph),
+ * the layers of a node lowered to several (a GlobalAveragePool cascade), a
+ * fused layer whose shapes or name differ from its nodes' — is kept whole in
+ * the run's extra JSON ("npu_table", docs/store.md), checked by formatting
+ * both, so the rebuilt table is the printed one row for row. */
+#include "record/record.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int known_int(int64_t v)
+{
+    return v != STORE_NULL_INT;
+}
+
+void rows_npu_fill(const npu_graph_t *ng, const npu_layer_t *l, store_layer *row, char *wl,
+                   size_t wlen)
+{
+    size_t u = 0;
+
+    row->target = l->target == NPU_TGT_CPU ? "CPU" : "NPU";
+    row->npu_op = l->optype;
+    row->bound = npu_bound_name(l->bound);
+    row->cpu_reason = l->reason;
+    row->npu_cycles = (int64_t)l->npu_cycles;
+    row->ddr_cycles = (int64_t)l->ddr_cycles;
+    row->total_cycles = (int64_t)l->total_cycles;
+    row->time_us = l->time_us;
+    row->mac_usage = l->mac_usage[0];
+    row->rw_kb = l->rw_kb;
+    row->tasks = l->task_number;
+    row->sram_hit = l->sram_hit;
+    row->frame_us = l->frame_us;
+    row->npu_dtype = l->datatype;
+    wl[0] = '\0';
+    for (int c = 0; c < ng->plat->cores && c < NPU_MAX_CORES && u < wlen; c++)
+        u += (size_t)snprintf(wl + u, wlen - u, "%s%.0f%%", c ? "/" : "", l->workload[c]);
+    row->workload = wl;
+}
+
+/* ---- rows -> layers ----------------------------------------------------------- */
+
+/* A row with an NPU layer's figures (set by rows_npu_fill or a vendor table). */
+static int is_layer_row(const store_layer *l)
+{
+    return known_int(l->total_cycles) || !isnan(l->frame_us);
+}
+
+static int is_carrier(const store_layer *l)
+{
+    return known_int(l->total_cycles);
+}
+
+/* "[[1,3,224,224],[64,3,7,7]]" (or one "[1,1000]") into shapes; returns the
+ * count of shapes in the text (only the first max are stored); "[]" is none. */
+static int parse_shapes(const char *js, npu_shape_t *sh, int max)
+{
+    int n = 0, depth = 0;
+    npu_shape_t cur = {0};
+    if (!js || !strcmp(js, "[]"))
+        return 0;
+    int nested = js[0] == '[' && strchr(js + 1, '[') != NULL;
+    for (const char *p = js; *p; p++) {
+        if (*p == '[') {
+            depth++;
+            if (depth == 1 + nested)
+                cur.nd = 0;
+        } else if (*p == ']') {
+            if (depth == 1 + nested) {
+                if (n < max)
+                    sh[n] = cur;
+                n++;
+            }
+            depth--;
+        } else if ((*p == '-' || (*p >= '0' && *p <= '9')) && depth == 1 + nested) {
+            char *end;
+            long long v = strtoll(p, &end, 10);
+            if (cur.nd < NPU_SHAPE_MAX)
+                cur.d[cur.nd++] = v;
+            p = end - 1;
+        }
+    }
+    return n;
+}
+
+static int dtype_of_name(const char *dt)
+{
+    return !dt ? NPU_INT8 : !strcmp(dt, "FLOAT16") ? NPU_FP16 : !strcmp(dt, "INT16") ? NPU_INT16
+           : !strcmp(dt, "BFLOAT16") ? NPU_BF16 : !strcmp(dt, "FLOAT") ? NPU_FP32 : NPU_INT8;
+}
+
+/* The vendor's FullName of the layer on row i: its first node's (a fused
+ * Conv+Relu is named by its Conv), the row after the previous one with figures. */
+static void layer_name(const store_layer *rows, int i, char *buf, size_t len)
+{
+    int first = i;
+    while (first > 0 && !is_layer_row(&rows[first - 1]))
+        first--;
+    const store_layer *l = &rows[first];
+    if (l->node && strchr(l->node, ':')) /* already "<op>:<name>" (a vendor .rknn's rows) */
+        snprintf(buf, len, "%s", l->node);
+    else
+        snprintf(buf, len, "%s:%s", l->op ? l->op : "?", l->node ? l->node : "?");
+}
+
+/* The level-4 row carrier row i gives back; first: the row after the previous
+ * carrier (a fused layer reads what its first covered node reads). */
+static void carrier_layer(const npu_platform_t *p, const store_layer *rows, int i, int first,
+                          npu_layer_t *l)
+{
+    const store_layer *s = &rows[i];
+    char full[512];
+
+    memset(l, 0, sizeof(*l));
+    snprintf(l->optype, sizeof(l->optype), "%s", s->npu_op ? s->npu_op : s->op ? s->op : "");
+    snprintf(l->datatype, sizeof(l->datatype), "%s", s->npu_dtype ? s->npu_dtype : "");
+    l->dtype = dtype_of_name(s->npu_dtype);
+    l->target = s->target && !strcmp(s->target, "CPU") ? NPU_TGT_CPU : NPU_TGT_NPU;
+    l->n_in = parse_shapes(rows[first].in_shapes, l->in, NPU_MAX_IO);
+    l->n_out = parse_shapes(s->out_shapes, l->out, NPU_MAX_IO);
+    l->ddr_cycles = known_int(s->ddr_cycles) ? (uint64_t)s->ddr_cycles : 0;
+    l->npu_cycles = known_int(s->npu_cycles) ? (uint64_t)s->npu_cycles : 0;
+    l->total_cycles = (uint64_t)s->total_cycles;
+    /* stored rows may come from any file: the printer converts these to
+     * integers, so keep them where that is defined */
+    l->time_us = s->time_us >= 0 && s->time_us < 1e15 ? s->time_us : 0;
+    l->rw_kb = s->rw_kb >= 0 && s->rw_kb < 1e15 ? s->rw_kb : 0;
+    l->task_number = known_int(s->tasks) && s->tasks >= 0 && s->tasks < 1 << 30 ? (int)s->tasks : 0;
+    const char *wl = s->workload;
+    for (int c = 0; c < p->cores && c < NPU_MAX_CORES; c++) {
+        l->workload[c] = wl && *wl ? strtod(wl, NULL) : (c == 0 ? 100 : 0);
+        /* only core 0's MAC usage is on the row: the busy cores share the work */
+        l->mac_usage[c] = l->workload[c] > 0 && !isnan(s->mac_usage) ? s->mac_usage : 0;
+        while (wl && *wl && *wl != '/')
+            wl++;
+        if (wl && *wl == '/')
+            wl++;
+    }
+    l->macs = !isnan(s->mac_usage) && s->mac_usage > 0;
+    layer_name(rows, i, full, sizeof(full));
+    l->fullname = xstrdup(full);
+}
+
+/* What the printer shows of a layer (and the figures its totals add up), as
+ * text: two layers print alike when these are equal. */
+static void shown(const npu_layer_t *l, int id, int cores, char *buf, size_t len)
+{
+    int npu = l->target == NPU_TGT_NPU;
+    size_t u = (size_t)snprintf(buf, len, "%d|%s|%s|%d|%d|%d|", id, l->optype, l->datatype, npu,
+                                l->n_in, l->n_out);
+    for (int k = 0; k < l->n_in && k < NPU_MAX_IO && u < len; k++)
+        for (int d = 0; d <= l->in[k].nd && u < len; d++)
+            u += (size_t)snprintf(buf + u, len - u, d < l->in[k].nd ? "%lld," : ";",
+                                  (long long)(d < l->in[k].nd ? l->in[k].d[d] : 0));
+    for (int k = 0; k < l->n_out && k < NPU_MAX_IO && u < len; k++)
+        for (int d = 0; d <= l->out[k].nd && u < len; d++)
+            u += (size_t)snprintf(buf + u, len - u, d < l->out[k].nd ? "%lld," : ";",
+                                  (long long)(d < l->out[k].nd ? l->out[k].d[d] : 0));
+    if (u < len)
+        u += (size_t)snprintf(buf + u, len - u, "|%llu/%llu/%llu|%lld|%.17g|%d|%s|%s|%s|",
+                              (unsigned long long)l->ddr_cycles, (unsigned long long)l->npu_cycles,
+                              (unsigned long long)l->total_cycles, (long long)l->time_us, l->rw_kb,
+                              npu ? l->task_number : 0, l->fullname ? l->fullname : "",
+                              npu ? npu_dtype_name(l->dtype) : "", l->dtype_note ? l->dtype_note : "");
+    for (int c = 0; c < cores && u < len; c++)
+        u += (size_t)snprintf(buf + u, len - u, "%.2f/%.1f,", npu && l->macs ? l->mac_usage[c] : -1.0,
+                              npu ? l->workload[c] : 0.0);
+}
+
+static void raw_num(json_writer *w, double v)
+{
+    char t[40];
+    snprintf(t, sizeof t, "%.17g", v);
+    if (isfinite(v))
+        json_raw(w, t);
+    else
+        json_write_null(w);
+}
+
+static void shapes_out(json_writer *w, const npu_shape_t *s, int n)
+{
+    json_arr_open(w);
+    for (int k = 0; k < n && k < NPU_MAX_IO; k++) {
+        json_arr_open(w);
+        for (int d = 0; d < s[k].nd; d++)
+            json_int(w, s[k].d[d]);
+        json_arr_close(w);
+    }
+    json_arr_close(w);
+}
+
+/* Layer l whole, as an element of "npu_table"."rows". */
+static void layer_out(json_writer *w, const npu_layer_t *l, int at, int skip, int cores)
+{
+    json_obj_open(w);
+    json_key(w, "at"), json_int(w, at);
+    json_key(w, "skip"), json_int(w, skip);
+    json_key(w, "id"), json_int(w, l->id);
+    json_key(w, "op"), json_str(w, l->optype);
+    json_key(w, "datatype"), json_str(w, l->datatype);
+    json_key(w, "dtype"), json_int(w, l->dtype);
+    json_key(w, "target"), json_str(w, l->target == NPU_TGT_CPU ? "CPU" : "NPU");
+    json_key(w, "n_in"), json_int(w, l->n_in);
+    json_key(w, "in"), shapes_out(w, l->in, l->n_in);
+    json_key(w, "n_out"), json_int(w, l->n_out);
+    json_key(w, "out"), shapes_out(w, l->out, l->n_out);
+    json_key(w, "cycles");
+    json_arr_open(w);
+    json_int(w, (int64_t)l->ddr_cycles), json_int(w, (int64_t)l->npu_cycles);
+    json_int(w, (int64_t)l->total_cycles);
+    json_arr_close(w);
+    json_key(w, "time_us"), raw_num(w, l->time_us);
+    json_key(w, "macs"), json_bool(w, l->macs != 0);
+    json_key(w, "mac_usage");
+    json_arr_open(w);
+    for (int c = 0; c < cores; c++)
+        raw_num(w, l->mac_usage[c]);
+    json_arr_close(w);
+    json_key(w, "workload");
+    json_arr_open(w);
+    for (int c = 0; c < cores; c++)
+        raw_num(w, l->workload[c]);
+    json_arr_close(w);
+    json_key(w, "tasks"), json_int(w, l->task_number);
+    json_key(w, "rw_kb"), raw_num(w, l->rw_kb);
+    json_key(w, "fullname"), json_str(w, l->fullname ? l->fullname : "");
+    if (l->dtype_note)
+        json_key(w, "note"), json_str(w, l->dtype_note);
+    json_obj_close(w);
+}
+
+/* The carrier rows of stored rows, in order, as level-4 layers (*n of them). */
+static npu_layer_t *carriers_of(const npu_platform_t *p, const store_layer *rows, int n_rows,
+                                int *n)
+{
+    npu_layer_t *c = xcalloc((size_t)(n_rows ? n_rows : 1), sizeof(*c));
+    int first = 0;
+
+    *n = 0;
+    for (int i = 0; i < n_rows; i++) {
+        if (!is_carrier(&rows[i]))
+            continue;
+        carrier_layer(p, rows, i, first, &c[(*n)++]);
+        first = i + 1;
+    }
+    return c;
+}
+
+static void layers_free(npu_layer_t *l, int n)
+{
+    for (int i = 0; l && i < n; i++) {
+        free(l[i].fullname);
+        free(l[i].dtype_note);
+    }
+    free(l);
+}
+
+char *rows_npu_extra(const npu_graph_t *ng, const store_layer *rows, int n_rows,
+                     const int *carrier)
+{
+    int cores = ng->plat->cores < NPU_MAX_CORES ? ng->plat->cores : NPU_MAX_CORES, nc = 0, k = 0;
+    npu_layer_t *c = carriers_of(ng->plat, rows, n_rows, &nc);
+    int64_t total = 0;
+    char a[2048], b[2048];
+    json_writer w;
+
+    /* the members of the run's extra object: ,"perf_table_us":...,"npu_table":{...} */
+    json_begin_mem(&w);
+    json_obj_open(&w);
+    for (int i = 0; i < ng->n; i++)
+        total += (int64_t)ng->l[i].time_us;
+    json_key(&w, "perf_table_us"), json_int(&w, total);
+    json_key(&w, "npu_table");
+    json_obj_open(&w);
+    json_key(&w, "layers"), json_int(&w, ng->n);
+    json_key(&w, "rows");
+    json_arr_open(&w);
+    for (int i = 0; i < ng->n; i++) {
+        shown(&ng->l[i], ng->l[i].id, cores, a, sizeof a);
+        if (k < nc) {
+            shown(&c[k], i + 1, cores, b, sizeof b);
+            if (!strcmp(a, b)) {
+                k++;
+                continue;
+            }
+        }
+        /* not given back by the next carrier: kept whole; that carrier is
+         * skipped when it is this layer's own */
+        int skip = k < nc && carrier && carrier[i] >= 0 && is_carrier(&rows[carrier[i]]);
+        if (skip) {
+            int idx = 0; /* the carrier's position among the carriers */
+            for (int r = 0; r < carrier[i]; r++)
+                idx += is_carrier(&rows[r]);
+            skip = idx == k;
+        }
+        layer_out(&w, &ng->l[i], i, skip, cores);
+        k += skip;
+    }
+    json_arr_close(&w);
+    json_obj_close(&w);
+    json_obj_close(&w);
+    layers_free(c, nc);
+    char *text = json_take(&w, NULL);
+    /* the members alone: the caller places them in its own object */
+    size_t n = strlen(text);
+    while (n && (text[n - 1] == '\n' || text[n - 1] == ' '))
+        n--;
+    char *members = xmalloc(n + 1);
+    memcpy(members, text + 1, n > 1 ? n - 2 : 0);
+    members[n > 1 ? n - 2 : 0] = '\0';
+    free(text);
+    return members;
+}
+
+static void shapes_in(json_t *a, npu_shape_t *s)
+{
+    size_t k;
+    json_t *v;
+    json_array_foreach(a, k, v) {
+        if (k >= NPU_MAX_IO)
+            break;
+        size_t d;
+        json_t *x;
+        s[k].nd = 0;
+        json_array_foreach(v, d, x) if (d < NPU_SHAPE_MAX) s[k].d[s[k].nd++] = json_integer_value(x);
+    }
+}
+
+static double num_at(json_t *a, size_t i)
+{
+    json_t *v = json_array_get(a, i);
+    return v ? json_number_value(v) : 0;
+}
+
+static void layer_in(json_t *o, npu_layer_t *l, int cores)
+{
+    json_t *cy = json_object_get(o, "cycles");
+    const char *s;
+
+    memset(l, 0, sizeof(*l));
+    snprintf(l->optype, sizeof(l->optype), "%s", (s = json_string_value(json_object_get(o, "op"))) ? s : "");
+    snprintf(l->datatype, sizeof(l->datatype), "%s",
+             (s = json_string_value(json_object_get(o, "datatype"))) ? s : "");
+    l->id = (int)json_integer_value(json_object_get(o, "id"));
+    l->dtype = (int)json_integer_value(json_object_get(o, "dtype"));
+    if (l->dtype < 0 || l->dtype >= NPU_NDTYPE)
+        l->dtype = NPU_INT8;
+    s = json_string_value(json_object_get(o, "target"));
+    l->target = s && !strcmp(s, "CPU") ? NPU_TGT_CPU : NPU_TGT_NPU;
+    l->n_in = (int)json_integer_value(json_object_get(o, "n_in"));
+    l->n_out = (int)json_integer_value(json_object_get(o, "n_out"));
+    l->n_in = l->n_in < 0 ? 0 : l->n_in;
+    l->n_out = l->n_out < 0 ? 0 : l->n_out;
+    shapes_in(json_object_get(o, "in"), l->in);
+    shapes_in(json_object_get(o, "out"), l->out);
+    l->ddr_cycles = (uint64_t)json_integer_value(json_array_get(cy, 0));
+    l->npu_cycles = (uint64_t)json_integer_value(json_array_get(cy, 1));
+    l->total_cycles = (uint64_t)json_integer_value(json_array_get(cy, 2));
+    l->time_us = json_number_value(json_object_get(o, "time_us"));
+    l->time_us = l->time_us >= 0 && l->time_us < 1e15 ? l->time_us : 0;
+    l->macs = json_is_true(json_object_get(o, "macs"));
+    for (int c = 0; c < cores; c++) {
+        l->mac_usage[c] = num_at(json_object_get(o, "mac_usage"), (size_t)c);
+        l->workload[c] = num_at(json_object_get(o, "workload"), (size_t)c);
+    }
+    l->task_number = (int)json_integer_value(json_object_get(o, "tasks"));
+    l->rw_kb = json_number_value(json_object_get(o, "rw_kb"));
+    l->rw_kb = l->rw_kb >= 0 && l->rw_kb < 1e15 ? l->rw_kb : 0;
+    s = json_string_value(json_object_get(o, "fullname"));
+    l->fullname = xstrdup(s ? s : "");
+    if ((s = json_string_value(json_object_get(o, "note"))))
+        l->dtype_note = xstrdup(s);
+}
+
+int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows, npu_graph_t *ng,
+                   int *complete, char *err, size_t errlen)
+{
+    const npu_platform_t *p = run->platform ? npu_platform_find(run->platform) : NULL;
+    json_t *root = NULL, *tab = NULL, *extra = NULL;
+    int nc = 0, k = 0, n;
+    npu_layer_t *c;
+
+    memset(ng, 0, sizeof(*ng));
+    *complete = 0;
+    if (!p)
+        return rt_err(err, errlen, RT_ENOTFOUND, "run #%lld: unknown platform '%s'",
+                      (long long)run->id, run->platform ? run->platform : "");
+    int cores = p->cores < NPU_MAX_CORES ? p->cores : NPU_MAX_CORES;
+    ng->plat = p;
+    c = carriers_of(p, rows, n_rows, &nc);
+    if (run->extra_json && (root = json_loads(run->extra_json, 0, NULL)) != NULL &&
+        json_is_object(tab = json_object_get(root, "npu_table")) &&
+        json_is_integer(json_object_get(tab, "layers")) &&
+        json_is_array(extra = json_object_get(tab, "rows"))) {
+        n = (int)json_integer_value(json_object_get(tab, "layers"));
+        n = n < 0 ? 0 : n > nc + (int)json_array_size(extra) ? nc + (int)json_array_size(extra) : n;
+        *complete = 1;
+    } else {
+        n = nc;
+        extra = NULL;
+    }
+    ng->l = xcalloc((size_t)(n ? n : 1), sizeof(npu_layer_t));
+    size_t e = 0;
+    for (int pos = 0; pos < n; pos++) {
+        json_t *x = extra ? json_array_get(extra, e) : NULL;
+        npu_layer_t *l = &ng->l[ng->n];
+        if (x && json_integer_value(json_object_get(x, "at")) == pos) {
+            layer_in(x, l, cores); /* with its own ID */
+            k += (int)json_integer_value(json_object_get(x, "skip")) == 1;
+            e++;
+            ng->n++;
+        } else if (k < nc) {
+            *l = c[k];
+            memset(&c[k++], 0, sizeof(*c)); /* its strings move to ng */
+            l->id = ++ng->n;
+        } else {
+            break;
+        }
+    }
+    layers_free(c, nc);
+    json_decref(root);
+    if (!ng->n)
+        return rt_err(err, errlen, RT_ENOTFOUND, "run #%lld has no predicted NPU layers",
+                      (long long)run->id);
+    return RT_OK;
+}
+
+void rows_npu_graph_free(npu_graph_t *ng)
+{
+    for (int i = 0; ng->l && i < ng->n; i++) {
+        free(ng->l[i].fullname);
+        free(ng->l[i].dtype_note);
+    }
+    free(ng->l);
+    memset(ng, 0, sizeof(*ng));
+}

@@ -1,0 +1,41 @@
+/* record/seed_input.c — the seeded random input of a run without -i, one
+ * generator for every backend, so that a seed means the same input on the
+ * simulator and on a board, on every machine. */
+#include "record/record.h"
+
+#include <stdio.h>
+
+/* splitmix64: a tiny, well-known generator */
+static uint64_t next_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+int seed_input_fill(int dtype, int64_t n, long long seed, int index, void *buf)
+{
+    uint64_t s = (uint64_t)seed + (uint64_t)index;
+
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = next_rand(&s);
+        double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);
+        switch (dtype) {
+        case DT_FLOAT: ((float *)buf)[i] = (float)u; break;
+        case DT_DOUBLE: ((double *)buf)[i] = u; break;
+        case DT_INT64: ((int64_t *)buf)[i] = (int64_t)(u * 10); break;
+        case DT_INT32: ((int32_t *)buf)[i] = (int32_t)(u * 10); break;
+        case DT_UINT8: ((uint8_t *)buf)[i] = (uint8_t)(u * 256); break;
+        case DT_INT8: ((int8_t *)buf)[i] = (int8_t)(u * 256 - 128); break;
+        case DT_BOOL: ((uint8_t *)buf)[i] = (uint8_t)(r & 1); break;
+        default: return RT_EUNSUPPORTED;
+        }
+    }
+    return RT_OK;
+}
+
+void seed_input_source(char *buf, size_t len, long long seed, int index)
+{
+    snprintf(buf, len, "random:uniform01:splitmix64:seed=%lld", seed + index);
+}

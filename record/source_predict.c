@@ -1,0 +1,377 @@
+/* record/source_predict.c — a vendor .rknn on a PC (`run model.rknn`, backend
+ * predict): its compiled graph (the compiler's own fusion, placement, dtypes
+ * and shapes, read by runtime/model/rknn_file.h) as NPU layers for the cost
+ * model, and the costed layers as one layer row per compiled node. */
+#include "record/record.h"
+#include "runtime/model/rknn_file.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int kind_of(const char *op)
+{
+    static const char *const move[] = {"Concat", "Split", "Slice", "Reshape", "Transpose",
+                                       "Resize", "Pad", "Gather", "Flatten", "Squeeze",
+                                       "Unsqueeze", "Expand", "Tile", "DepthToSpace",
+                                       "SpaceToDepth", "ReshapeTranspose", "TransposeReshape",
+                                       "exPassThrough", NULL};
+    if (!strcmp(op, "InputOperator") || !strcmp(op, "OutputOperator"))
+        return NPU_K_IO;
+    if (!strcmp(op, "exDataConvert"))
+        return NPU_K_CONVERT;
+    if (!strncmp(op, "ConvTranspose", 13) || !strncmp(op, "Deconv", 6))
+        return NPU_K_DECONV;
+    if (!strncmp(op, "Conv", 4))
+        return NPU_K_CONV;
+    if (strstr(op, "MatMul") || !strcmp(op, "Gemm"))
+        return NPU_K_MATMUL;
+    if (strstr(op, "Pool"))
+        return NPU_K_POOL;
+    for (int i = 0; move[i]; i++)
+        if (!strcmp(op, move[i]))
+            return NPU_K_MOVE;
+    if (!strncmp(op, "cst", 3) || !strcmp(op, "CustomOperator"))
+        return NPU_K_OTHER;
+    return NPU_K_ELTWISE;
+}
+
+static int is_const_kind(int kind)
+{
+    return kind == 4 || kind == 5 || kind == 8;
+}
+
+/* regcmd/task/buffer blobs: not data the layer computes on */
+static int is_blob_kind(int kind)
+{
+    return kind == 6 || kind == 7 || kind == 9 || kind == 10;
+}
+
+static int npu_dtype_of(int code)
+{
+    switch (code) {
+    case 10: return NPU_FP16;
+    case 5: return NPU_INT16;
+    case 16: return NPU_BF16;
+    case 1: return NPU_FP16; /* no fp32 on the NPU: billed like the vendor's fp16 path */
+    }
+    return NPU_INT8;
+}
+
+static const char *datatype_of(int code)
+{
+    switch (code) {
+    case 2: return "UINT8";
+    case 3: return "INT8";
+    case 5: return "INT16";
+    case 6: return "INT32";
+    case 7: return "INT64";
+    case 10: return "FLOAT16";
+    case 16: return "BFLOAT16";
+    case 1: return "FLOAT";
+    }
+    return "INT8";
+}
+
+/* How the compiler stores a 4-D activation, from its native shape: NC1HWC2
+ * [N, C1, H, W, C2] holds C1 * C2 channels (an NHWC image input is
+ * [1, 1, H, W, C]: C2 = C, a model output may have an extra C1 slab); a 4-D
+ * native shape is the tensor unpadded ([1, 1, N, C] of RV1103 head concats).
+ * As in_align / out_align: channels padded to it, -1 none, 0 unknown (C2). */
+static int native_align(const rknn_tensor *t)
+{
+    if (t->nd != 4)
+        return 0;
+    if (t->nnd == 4)
+        return -1;
+    if (t->nnd == 5 && t->native[1] > 0 && t->native[4] > 0 &&
+        t->native[1] * t->native[4] >= t->shape[1] && t->native[1] * t->native[4] <= 1 << 20)
+        return t->native[1] * t->native[4] > 1 ? (int)(t->native[1] * t->native[4]) : -1;
+    return 0;
+}
+
+/* "X_exSecondary" beside X among a node's inputs: the same data in the
+ * other layout (RV1103 Transpose/Reshape/Resize inputs, native NC1HWC2
+ * where X is plain); the layer reads one of the two, so it is not counted
+ * as a second input. */
+static int is_alias_input(const rknn_model *m, const rknn_node *n, int k)
+{
+    static const char sfx[] = "_exSecondary";
+    const char *name = m->tensors[n->in[k]].name;
+    size_t len = strlen(name), sl = sizeof(sfx) - 1;
+
+    if (len <= sl || strcmp(name + len - sl, sfx))
+        return 0;
+    for (int j = 0; j < n->n_in; j++) {
+        const char *o = m->tensors[n->in[j]].name;
+        if (j != k && strlen(o) == len - sl && !strncmp(o, name, len - sl))
+            return 1;
+    }
+    return 0;
+}
+
+/* A layer's tensor of more dims than an NPU layer holds: refused by name
+ * rather than cut (the file may have any rank). */
+static int too_many_dims(const rknn_tensor *t, int i, const rknn_node *n, char *err, size_t errlen)
+{
+    if (t->nd <= NPU_SHAPE_MAX)
+        return 0;
+    return rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s): tensor '%s' has %d dims, the NPU "
+                  "model's layers take at most %d", i + 1, n->name, t->name, t->nd, NPU_SHAPE_MAX);
+}
+
+static void to_shape(const rknn_tensor *t, npu_shape_t *s)
+{
+    s->nd = t->nd < NPU_SHAPE_MAX ? t->nd : NPU_SHAPE_MAX;
+    for (int k = 0; k < s->nd; k++)
+        s->d[k] = t->shape[k];
+}
+
+/* The decoded graph as NPU layers, one per compiled node, and a graph_t
+ * holding its tensors' names and shapes (for the memory plan). */
+int predict_graph(const rknn_model *m, const npu_platform_t *p, npu_graph_t **out,
+                  graph_t **gout, char *err, size_t errlen)
+{
+    npu_graph_t *ng = xcalloc(1, sizeof(*ng));
+    graph_t *g = graph_new();
+    int dt_count[NPU_NDTYPE] = {0};
+
+    ng->plat = p;
+    ng->cores = 1;
+    ng->n = ng->cap = m->n_nodes;
+    ng->l = xcalloc((size_t)(m->n_nodes ? m->n_nodes : 1), sizeof(*ng->l));
+    ng->n_nodes = m->n_nodes;
+    ng->node_layer = xmalloc(sizeof(int) * (size_t)(m->n_nodes ? m->n_nodes : 1));
+    ng->n_values = m->n_tensors;
+    for (int i = 0; i < m->n_tensors; i++) {
+        const rknn_tensor *t = &m->tensors[i];
+        char name[64];
+        const char *use = t->name;
+        if (!use[0] || graph_find_tensor(g, use) >= 0) {
+            snprintf(name, sizeof(name), "#%d", i);
+            use = name;
+        }
+        int idx = graph_add_tensor(g, use);
+        tensor_t *gt = &g->t[idx];
+        gt->dtype = t->dtype;
+        gt->ndim = t->nd < MODEL_MAX_DIMS ? t->nd : MODEL_MAX_DIMS;
+        for (int k = 0; k < gt->ndim; k++)
+            gt->dims[k] = t->shape[k];
+        gt->is_output = t->kind == 2;
+    }
+    for (int i = 0; i < m->n_nodes; i++) {
+        const rknn_node *n = &m->nodes[i];
+        npu_layer_t *l = &ng->l[i];
+        const rknn_tensor *first_out = NULL, *weight = NULL, *data_in = NULL;
+        int dcode = -1;
+
+        l->id = i + 1;
+        snprintf(l->optype, sizeof(l->optype), "%s", n->type);
+        l->fullname = xstrdup(n->name);
+        l->target = n->target == RKNN_TGT_NPU ? NPU_TGT_NPU : NPU_TGT_CPU;
+        l->kind = kind_of(n->type);
+        if (l->target == NPU_TGT_CPU && l->kind != NPU_K_IO)
+            l->reason = xstrdup("placed on the CPU by the vendor compiler");
+        l->src_nodes = xmalloc(sizeof(int));
+        l->src_nodes[0] = i;
+        l->n_src_nodes = 1;
+        ng->node_layer[i] = i;
+        l->in_v = xmalloc(sizeof(int) * (size_t)(n->n_in + 1));
+        l->out_v = xmalloc(sizeof(int) * (size_t)(n->n_out + 1));
+        l->src_tensors = xcalloc((size_t)n->n_out + 1, sizeof(char *));
+        l->out_tensor = -1;
+        for (int k = 0; k < n->n_in; k++) {
+            const rknn_tensor *t = &m->tensors[n->in[k]];
+            if (is_blob_kind(t->kind) || is_alias_input(m, n, k))
+                continue;
+            if (too_many_dims(t, i, n, err, errlen))
+                goto fail;
+            if (l->n_in < NPU_MAX_IO) {
+                to_shape(t, &l->in[l->n_in]);
+                l->in_const[l->n_in] = is_const_kind(t->kind);
+                /* Input/OutputOperator convert as our lowering costs them (C2) */
+                l->in_align[l->n_in] = l->kind == NPU_K_IO ? 0 : native_align(t);
+            }
+            l->n_in++;
+            if (is_const_kind(t->kind)) {
+                if (!weight && t->nd == 4)
+                    weight = t;
+            } else {
+                l->in_v[l->n_in_v++] = n->in[k];
+                if (!data_in)
+                    data_in = t;
+            }
+        }
+        for (int k = 0; k < n->n_out; k++) {
+            const rknn_tensor *t = &m->tensors[n->out[k]];
+            if (is_blob_kind(t->kind))
+                continue;
+            if (too_many_dims(t, i, n, err, errlen))
+                goto fail;
+            if (l->n_out < NPU_MAX_IO) {
+                to_shape(t, &l->out[l->n_out]);
+                l->out_align[l->n_out] = l->kind == NPU_K_IO ? 0 : native_align(t);
+            }
+            l->n_out++;
+            l->out_v[l->n_out_v++] = n->out[k];
+            l->src_tensors[l->n_src_tensors++] = xstrdup(t->name);
+            if (!first_out) {
+                first_out = t;
+                l->out_tensor = n->out[k];
+                l->out_is_graph_output = t->kind == 2;
+            }
+        }
+        /* the layer's data type: its output's (OutputOperator: its input's) */
+        dcode = first_out ? first_out->dtype : data_in ? data_in->dtype : 3;
+        l->dtype = npu_dtype_of(dcode);
+        snprintf(l->datatype, sizeof(l->datatype), "%s", datatype_of(dcode));
+        if (l->target == NPU_TGT_NPU && p->mac_ic[l->dtype] == 0) {
+            rt_err(err, errlen, RT_EUNSUPPORTED,
+                   "node %d (%s): dtype %s is not supported by the %s NPU; the file does not fit "
+                   "this chip", i + 1, n->name, npu_dtype_name(l->dtype), p->name);
+            goto fail;
+        }
+        if (l->target == NPU_TGT_NPU)
+            dt_count[l->dtype]++;
+        /* MAC geometry of the conv family, from the compiler's shapes */
+        if ((l->kind == NPU_K_CONV || l->kind == NPU_K_DECONV) && data_in && first_out &&
+            data_in->nd == 4 && first_out->nd == 4) {
+            l->ic = (int)data_in->shape[1];
+            l->oc = (int)first_out->shape[1];
+            l->kh = n->n_kernel == 2 ? (int)n->kernel[0] : weight ? (int)weight->shape[2] : 1;
+            l->kw = n->n_kernel == 2 ? (int)n->kernel[1] : weight ? (int)weight->shape[3] : 1;
+            l->group = weight && weight->shape[1] > 0 && l->ic % weight->shape[1] == 0
+                           ? (int)(l->ic / weight->shape[1]) : 1;
+            if (l->kind == NPU_K_CONV && l->group > 1 && l->group == l->ic && l->oc == l->ic)
+                l->kind = NPU_K_DWCONV;
+            l->out_pixels = first_out->shape[0] * first_out->shape[2] * first_out->shape[3];
+            if (l->kind == NPU_K_DECONV)
+                l->out_pixels = data_in->shape[0] * data_in->shape[2] * data_in->shape[3];
+            if (l->ic <= 0 || l->oc <= 0 || l->kh <= 0 || l->kw <= 0 || l->out_pixels <= 0) {
+                rt_err(err, errlen, RT_EFORMAT, "node %d (%s): shapes do not describe a "
+                       "convolution", i + 1, n->name);
+                goto fail;
+            }
+        } else if (l->kind == NPU_K_MATMUL && data_in && first_out && data_in->nd >= 2 &&
+                   first_out->nd >= 2) {
+            l->ic = (int)data_in->shape[data_in->nd - 1];
+            l->oc = (int)first_out->shape[first_out->nd - 1];
+            l->out_pixels = 1;
+            for (int k = 0; k < first_out->nd - 1; k++)
+                l->out_pixels *= first_out->shape[k];
+            l->kh = l->kw = 1;
+        } else if (l->kind == NPU_K_CONV || l->kind == NPU_K_DECONV || l->kind == NPU_K_MATMUL) {
+            l->kind = NPU_K_OTHER; /* no geometry: costed by its data only */
+        }
+    }
+    /* the model's dtype: what most NPU layers compute in */
+    ng->dtype = NPU_INT8;
+    for (int d = 0; d < NPU_NDTYPE; d++)
+        if (dt_count[d] > dt_count[ng->dtype])
+            ng->dtype = d;
+    *out = ng;
+    *gout = g;
+    return 0;
+fail:
+    npu_graph_free(ng);
+    graph_free(g);
+    return RT_EUNSUPPORTED;
+}
+
+static const char *quant_of(int npu_dtype)
+{
+    return npu_dtype == NPU_INT8 ? "i8" : npu_dtype == NPU_FP16 ? "fp16"
+           : npu_dtype == NPU_INT16 ? "i16" : npu_dtype == NPU_BF16 ? "bf16" : "?";
+}
+
+static char *shapes_json(const npu_shape_t *s, int n)
+{
+    size_t cap = 16 + (size_t)n * 24 * NPU_SHAPE_MAX, len = 0;
+    char *out = xmalloc(cap), one[24 * NPU_SHAPE_MAX];
+
+    out[len++] = '[';
+    for (int k = 0; k < n && k < NPU_MAX_IO; k++) {
+        store_format_shape(one, sizeof(one), s[k].nd, s[k].d);
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", k ? "," : "", one);
+    }
+    snprintf(out + len, cap - len, "]");
+    return out;
+}
+
+/* One store_layer per compiled node, from the costed graph. */
+static void fill_layer_row(const rknn_model *m, const npu_graph_t *ng, int i, store_layer *row,
+                           char *op, size_t oplen, char *wl, size_t wlen)
+{
+    const npu_layer_t *l = &ng->l[i];
+    const char *colon = strchr(l->fullname, ':');
+
+    store_layer_init(row);
+    row->idx = i;
+    row->node = l->fullname;
+    /* the source op is the FullName's prefix ("Conv:Conv_0"), else the vendor op */
+    snprintf(op, oplen, "%.*s", colon ? (int)(colon - l->fullname) : (int)strlen(l->optype),
+             colon ? l->fullname : l->optype);
+    row->op = op;
+    row->name = l->n_src_tensors ? l->src_tensors[0] : NULL;
+    row->dtype = l->out_tensor >= 0 ? rknn_dtype_name(m->tensors[l->out_tensor].dtype) : NULL;
+    rows_npu_fill(ng, l, row, wl, wlen);
+}
+
+int run_rows_predict(const char *path, const char *label, const rknn_model *m,
+                     const npu_graph_t *ng, run_rows *rows, char *err, size_t errlen)
+{
+    void *buf = NULL;
+    size_t len = 0, n = (size_t)(ng->n ? ng->n : 1);
+    char head[256];
+    int rc;
+
+    memset(rows, 0, sizeof(*rows));
+    if ((rc = rt_read_file(path, &buf, &len, err, errlen)))
+        return rc;
+    rt_sha256_hex(buf, len, rows->sha);
+    free(buf);
+    rt_iso_time(rows->time, sizeof(rows->time));
+    store_run_init(&rows->run);
+    rows->run.label = label;
+    rows->run.time = rows->time;
+    rows->run.model_path = realpath(path, rows->path) ? rows->path : path;
+    rows->run.model_sha256 = rows->sha;
+    rows->run.model_format = "rknn";
+    rows->run.platform = ng->plat->name;
+    rows->run.backend = "predict";
+    rows->run.quant = quant_of(ng->dtype);
+    rows->run.iterations = 0;
+    rows->run.npu_us = npu_frame_us(ng);
+    if (ng->mem) {
+        rows->run.weight_bytes = (int64_t)ng->mem->weight_size;
+        rows->run.internal_bytes = (int64_t)ng->mem->internal_size;
+    }
+    rows->layers = xcalloc(n, sizeof(*rows->layers));
+    char (*op)[48] = run_rows_keep(rows, xcalloc(n, 48));
+    char (*wl)[96] = run_rows_keep(rows, xcalloc(n, 96));
+    int *carrier = xmalloc(n * sizeof(int));
+    for (int i = 0; i < ng->n; i++) {
+        fill_layer_row(m, ng, i, &rows->layers[i], op[i], sizeof(op[i]), wl[i], sizeof(wl[i]));
+        rows->layers[i].in_shapes = run_rows_keep(rows, shapes_json(ng->l[i].in, ng->l[i].n_in));
+        rows->layers[i].out_shapes = run_rows_keep(rows, shapes_json(ng->l[i].out, ng->l[i].n_out));
+        carrier[i] = i;
+    }
+    rows->n_layers = ng->n;
+    rows->run.n_layers = ng->n;
+    /* what has no column: the file's versions, that no outputs were computed,
+     * and the level-4 rows the layer rows do not give back */
+    snprintf(head, sizeof(head), "{\"toolkit\":\"%.60s\",\"compiler\":\"%.60s\","
+             "\"numeric_outputs\":false", m->toolkit ? m->toolkit : "",
+             m->compiler ? m->compiler : "");
+    for (char *c = head; *c; c++) /* versions are plain text: keep the JSON valid */
+        if (*c == '\\' || (unsigned char)*c < 0x20)
+            *c = '?';
+    char *npu = rows_npu_extra(ng, rows->layers, rows->n_layers, carrier);
+    size_t el = strlen(head) + strlen(npu) + 4;
+    rows->extra = xmalloc(el);
+    snprintf(rows->extra, el, "%s%s%s}", head, *npu ? "," : "", npu);
+    rows->run.extra_json = rows->extra;
+    free(npu);
+    free(carrier);
+    return 0;
+}
