@@ -1,6 +1,7 @@
 /* cli/cli.h — private to cli/: one function per command, and argument helpers.
  * Commands return the process exit code (DESIGN.md): 0 ok, 1 usage error,
- * 2 bad input, 3 a gate failed, 4 internal error. */
+ * 2 bad input, 3 a gate failed, 4 internal error, 5 computed but not recorded
+ * (the results were printed; the database did not take the run). */
 #ifndef RT_CLI_H
 #define RT_CLI_H
 
@@ -9,7 +10,8 @@
 #include "runtime/model/model.h"
 #include "runtime/passes/passes.h"
 
-enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_GATE = 3, EXIT_INTERNAL = 4 };
+enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_GATE = 3, EXIT_INTERNAL = 4,
+       EXIT_NOT_RECORDED = 5 };
 
 int cmd_run(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
@@ -53,6 +55,9 @@ int cmd_top(int argc, char **argv);
 int cli_exit_code(int status);
 /* Prints "rknn-trace: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A run computed (its results printed) that the database did not take: says
+ * "the run was NOT recorded: why" on stderr, returns EXIT_NOT_RECORDED. */
+int cli_not_recorded(const char *why);
 
 /* A --shape value "NAME=D0,D1,..." appended to shapes[*n] (at most max): name
  * points into arg ('=' replaced by NUL). -1 after printing a usage error. */

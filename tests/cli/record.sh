@@ -74,13 +74,21 @@ sleep 0.1
 rm -f "$DB2" "$DB2-journal" && mkdir "$DB2"
 wait $pid
 rc=$?
-[ "$rc" -eq 2 ] && grep -q "the run was NOT recorded: .*late.db" "$T/late.err" && ok ||
+[ "$rc" -eq 5 ] && grep -q "the run was NOT recorded: .*late.db" "$T/late.err" && ok ||
     bad "late failure: exit $rc, stderr $(cat "$T/late.err")"
 $PY - "$T/late.out" <<'PYEOF' && ok || bad "late failure: the results are not printed"
 import json, sys
 run = json.load(open(sys.argv[1]))
 assert run["layers"] and run["host"]["median_us"] > 0 and run["label"] == "late", run.keys()
 PYEOF
+
+# a vendor .rknn's predicted run: the label is checked before it is computed (exit 2,
+# nothing printed), as `run` of a model does
+RKNN=${RT_SHARED:-../shared}/data/models/rknn/multiple_input_demo.rk3588.rknn
+if [ -f "$RKNN" ]; then
+    expect 2 "label 'taken' is already used by run 1" -- "$RT" run "$RKNN" --db "$DB" --label taken
+    [ ! -s "$T/out" ] && ok || bad "rknn, taken label: printed '$(head -c 100 "$T/out")'"
+fi
 
 # --- dump folders: no silent reuse, a hash per run ----------------------------------
 DB3=$T/dumps.db
