@@ -124,6 +124,25 @@ void load_sampler_stop(load_sampler *s);
  * the core count (0: none). */
 int load_sampler_mean(const load_sampler *s, double t0, double t1, int pct[BOARD_MAX_CORES]);
 
+/* What `import` reads (cli/import_read.c), bounded. The first IMPORT_TEXT_HEAD
+ * bytes of a log must be text (no NUL or control byte other than tab, CR, form
+ * feed and the ESC of colour codes; at most a quarter of them not UTF-8); no
+ * line may pass IMPORT_MAX_LINE bytes (the real logs' longest is 465); one
+ * import holds at most IMPORT_MAX_BYTES: its logs' text, and the line index,
+ * runs and rows made of them (vlog_scan_bounded). An export file may be at
+ * most IMPORT_MAX_EXPORT bytes (its JSON takes about 8 times its size). */
+#define IMPORT_TEXT_HEAD ((size_t)64 << 10)
+#define IMPORT_MAX_LINE (64 << 10)
+#define IMPORT_MAX_BYTES ((size_t)1 << 30)
+#define IMPORT_MAX_EXPORT ((size_t)128 << 20)
+/* A log's bytes: a regular file mapped (*mapped: release with rt_unmap_file),
+ * anything else read in chunks into a malloc'd, NUL-terminated buffer; *budget
+ * is lowered by len. RT_EFORMAT for binary data or an over-long line,
+ * RT_ENOMEM past *budget (naming IMPORT_MAX_BYTES), RT_EIO when unreadable;
+ * every message names the file. */
+int import_read_log(const char *path, size_t *budget, const char **text, size_t *len,
+                    int *mapped, char *err, size_t errlen);
+
 /* A text log imported while it is read (cli/import_stream.c): vlog_scan on
  * this thread; each complete run goes through prepare (this thread) and then,
  * in log order, write and discard on a writer thread. The first scan or write
@@ -134,6 +153,7 @@ typedef struct import_stage {
     int (*write)(void *ctx, const vlog_run_t *r, void *prep, char *err, size_t errlen);
     void (*discard)(void *prep);
     void *ctx;
+    size_t *budget;   /* what the scan may hold (vlog_scan_bounded); NULL: no bound */
 } import_stage;
 int import_stream(const char *text, size_t len, int formats, vlog_t *log,
                   const import_stage *stage, char *err, size_t errlen);
