@@ -68,9 +68,13 @@ expect 2 "$T/file" -- "$RT" run "$SR" --no-db --dump "$T/file/d"
 DB2=$T/late.db
 "$RT" run "$SR" --db "$DB2" --label late --json >"$T/late.out" 2>"$T/late.err" &
 pid=$!
-for _ in $(seq 200); do [ -e "$DB2" ] && break; sleep 0.02; done
-# the preflight created the database; it disappears while the run computes
-sleep 0.1
+# the preflight created the database and closed it again (no descriptor of the run
+# names it: a slow sanitizer build is still in it for a while); it disappears while
+# the run computes
+for _ in $(seq 1000); do
+    [ -e "$DB2" ] && ! ls -l /proc/$pid/fd 2>/dev/null | grep -q "late\.db" && break
+    sleep 0.01
+done
 rm -f "$DB2" "$DB2-journal" && mkdir "$DB2"
 wait $pid
 rc=$?
