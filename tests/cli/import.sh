@@ -342,6 +342,15 @@ python3 -c "import sys; l=open(sys.argv[1]).read().split('\n'); l.insert(0, 'app
 imp "$f" && app0=$(jget "d['lines']['app']") && rows0=$(jget "d['runs'][0]['layers']")
 imp "$T/long60.txt" && eq "a 60 KB line: one more app line, same rows" \
     "$(jget "d['lines']['app'] - $app0, d['runs'][0]['layers']")" "(1, $rows0)"
+# the limit to the byte, in a file and through a pipe (read in chunks): a 65,536-byte
+# line passes, a 65,537-byte one fails naming its line (after 11,587 short lines)
+for n in 65536 65537; do
+    python3 -c "import sys; n = int(sys.argv[1]); open(sys.argv[2], 'w').write(''.join('p%d\\n' % i for i in range(11587)) + 'a' * n + '\\n' + open(sys.argv[3]).read())" $n "$T/edge.txt" "$f"
+    "$RT" import --db "$T/edge.db" "$T/edge.txt" >/dev/null 2>"$T/err"; r1=$?
+    "$RT" import --db "$T/edge.db" /dev/stdin <"$T/edge.txt" >/dev/null 2>"$T/err2"; r2=$?
+    if [ $n = 65536 ]; then eq "a line of 64 KiB: file, pipe" "$r1 $r2" "0 0"
+    else eq "a line of 64 KiB + 1: file, pipe" "$r1 $r2 $(grep -c 'edge.txt:11588: a line longer' "$T/err") $(grep -c 'stdin:11588: a line longer' "$T/err2")" "2 2 1 1"; fi
+done
 before=$(sha256sum "$DB")
 # mostly not UTF-8: Latin-1 text past the first 64 KiB
 python3 -c "open('$T/latin1.txt', 'wb').write(('caf\xe9 \xe0 ' * 1000 + '\n').encode('latin-1') * 20 + b'\xe9\xe8\xff' * 30000)"
