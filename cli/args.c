@@ -38,6 +38,13 @@ void cli_error(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+int cli_not_recorded(const char *why)
+{
+    fflush(stdout); /* the results first, then why they are not in the database */
+    cli_error("the run was NOT recorded: %s", why);
+    return EXIT_NOT_RECORDED;
+}
+
 long long cli_parse_count(const char *s)
 {
     char *end;

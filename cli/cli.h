@@ -1,6 +1,7 @@
 /* cli/cli.h — private to cli/: one function per command, and argument helpers.
  * Commands return the process exit code (DESIGN.md): 0 ok, 1 usage error,
- * 2 bad input, 3 a gate failed, 4 internal error. */
+ * 2 bad input, 3 a gate failed, 4 internal error, 5 computed but not recorded
+ * (the results were printed; the database did not take the run). */
 #ifndef RT_CLI_H
 #define RT_CLI_H
 
@@ -10,7 +11,8 @@
 #include "runtime/passes/passes.h"
 #include "record/record.h" /* the rows of every source, the load sampler, board facts */
 
-enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_GATE = 3, EXIT_INTERNAL = 4 };
+enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_GATE = 3, EXIT_INTERNAL = 4,
+       EXIT_NOT_RECORDED = 5 };
 
 int cmd_run(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
@@ -64,6 +66,9 @@ int cmd_top(int argc, char **argv);
 int cli_exit_code(int status);
 /* Prints "rknn-trace: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A run computed (its results printed) that the database did not take: says
+ * "the run was NOT recorded: why" on stderr, returns EXIT_NOT_RECORDED. */
+int cli_not_recorded(const char *why);
 
 /* A --shape value "NAME=D0,D1,..." appended to shapes[*n] (at most max): name
  * points into arg ('=' replaced by NUL). -1 after printing a usage error. */
@@ -84,6 +89,25 @@ long long cli_parse_core_mask(const char *v);
 /* Parses a non-negative integer; -1 on error. */
 long long cli_parse_count(const char *s);
 
+/* What `import` reads (cli/import_read.c), bounded. The first IMPORT_TEXT_HEAD
+ * bytes of a log must be text (no NUL or control byte other than tab, CR, form
+ * feed and the ESC of colour codes; at most a quarter of them not UTF-8); no
+ * line may pass IMPORT_MAX_LINE bytes (the real logs' longest is 465); one
+ * import holds at most IMPORT_MAX_BYTES: its logs' text, and the line index,
+ * runs and rows made of them (vlog_scan_bounded). An export file may be at
+ * most IMPORT_MAX_EXPORT bytes (its JSON takes about 8 times its size). */
+#define IMPORT_TEXT_HEAD ((size_t)64 << 10)
+#define IMPORT_MAX_LINE (64 << 10)
+#define IMPORT_MAX_BYTES ((size_t)1 << 30)
+#define IMPORT_MAX_EXPORT ((size_t)128 << 20)
+/* A log's bytes: a regular file mapped (*mapped: release with rt_unmap_file),
+ * anything else read in chunks into a malloc'd, NUL-terminated buffer; *budget
+ * is lowered by len. RT_EFORMAT for binary data or an over-long line,
+ * RT_ENOMEM past *budget (naming IMPORT_MAX_BYTES), RT_EIO when unreadable;
+ * every message names the file. */
+int import_read_log(const char *path, size_t *budget, const char **text, size_t *len,
+                    int *mapped, char *err, size_t errlen);
+
 /* A text log imported while it is read (cli/import_stream.c): vlog_scan on
  * this thread; each complete run goes through prepare (this thread) and then,
  * in log order, write and discard on a writer thread. The first scan or write
@@ -94,6 +118,7 @@ typedef struct import_stage {
     int (*write)(void *ctx, const vlog_run_t *r, void *prep, char *err, size_t errlen);
     void (*discard)(void *prep);
     void *ctx;
+    size_t *budget;   /* what the scan may hold (vlog_scan_bounded); NULL: no bound */
 } import_stage;
 int import_stream(const char *text, size_t len, int formats, vlog_t *log,
                   const import_stage *stage, char *err, size_t errlen);

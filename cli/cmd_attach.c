@@ -451,37 +451,43 @@ int cmd_attach(int argc, char **argv)
     }
     for (int i = 0; i < j.n_warn; i++)
         fprintf(stderr, "rknn-trace: warning: %s\n", esc_tmp(ESC_TERM, j.warn[i]));
-    if (!no_db && (rc = store_open(store_default_path(db), &st, err, sizeof err))) {
-        cli_error("%s", err);
-        ret = EXIT_INTERNAL;
-        goto out;
-    }
+    /* a database that cannot take the runs now (after the up-front check) keeps
+     * the summary: printed, then "NOT recorded" */
+    int not_stored = !no_db && store_open(store_default_path(db), &st, err, sizeof err) != 0;
+    /* the summary goes to stderr: stdout is the application's own, byte for byte */
     for (int i = 0, k = 0; i < j.n; i++) {
         trace_ctx *c = &j.c[i];
+        char line[1024];
         if (c->has_init && c->init_ret)
-            printf("context %llu: rknn_init failed (%d)", c->id, c->init_ret);
+            snprintf(line, sizeof line, "context %llu: rknn_init failed (%d)", c->id, c->init_ret);
         else if (!c->has_init)
-            printf("context %llu: not made by rknn_init (calls on it are in the warnings)", c->id);
+            snprintf(line, sizeof line, "context %llu: not made by rknn_init (calls on it are in "
+                     "the warnings)", c->id);
         else if (!c->n_run)
-            printf("context %llu: %s%sno rknn_run", c->id, esc_tmp(ESC_TERM, c->path), c->path[0] ? ": " : "");
+            snprintf(line, sizeof line, "context %llu: %s%sno rknn_run", c->id, c->path,
+                     c->path[0] ? ": " : "");
         else
-            printf("context %llu: %s%s%d runs, rknn_run median %.1f us, inputs_set %.1f us, "
-                   "outputs_get %.1f us, %d perf tables", c->id, esc_tmp(ESC_TERM, c->path),
-                   c->path[0] ? ": " : "", c->n_run, board_time_stats(c->run_us, c->n_run).median,
-                   board_time_stats(c->set_us, c->n_set).median,
-                   board_time_stats(c->get_us, c->n_get).median, c->n_perf);
-        if (st && c->n_run) {
+            snprintf(line, sizeof line, "context %llu: %s%s%d runs, rknn_run median %.1f us, "
+                     "inputs_set %.1f us, outputs_get %.1f us, %d perf tables", c->id,
+                     c->path[0] ? c->path : "", c->path[0] ? ": " : "", c->n_run,
+                     board_time_stats(c->run_us, c->n_run).median,
+                     board_time_stats(c->set_us, c->n_set).median,
+                     board_time_stats(c->get_us, c->n_get).median, c->n_perf);
+        if (st && c->n_run && !not_stored) {
             int64_t id = 0;
-            if ((rc = store_ctx(st, c, k++, label, root, app, status, sig, (int)perf, &j, log, j.n == 1,
-                                &smp, jdir, &id, err, sizeof err))) {
-                putchar('\n');
-                cli_error("attach: %s", err);
-                ret = EXIT_INTERNAL;
-                goto out;
+            if (store_ctx(st, c, k++, label, root, app, status, sig, (int)perf, &j, log, j.n == 1,
+                          &smp, jdir, &id, err, sizeof err) == 0) {
+                size_t u = strlen(line);
+                snprintf(line + u, sizeof line - u, ", run %lld", (long long)id);
+            } else {
+                not_stored = 1; /* this context's run and those after it */
             }
-            printf(", run %lld", (long long)id);
         }
-        putchar('\n');
+        cli_error("attach: %s", line);
+    }
+    if (not_stored) { /* the application ran: computed, not recorded */
+        ret = cli_not_recorded(err);
+        goto out;
     }
     ret = sig ? 128 + sig : status;
 out:

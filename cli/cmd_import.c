@@ -34,6 +34,9 @@ static void usage(FILE *f)
           "by kind; a table line that cannot be read is an error.\n"
           "A FILE.json written by `rknn-trace export` is read back whole, alone (runs whose\n"
           "content is here already are skipped; a taken label becomes LABEL-2).\n"
+          "Bounds (exit 2, nothing stored): a log is text from its first bytes, no line is\n"
+          "longer than 64 KiB, one import holds at most 1 GiB (logs, runs, rows); an export\n"
+          "file is at most 128 MiB.\n"
           "\n"
           "      --label TEXT    label of the run (the next runs: TEXT-2, TEXT-3, ...)\n"
           "      --model FILE    the model the log belongs to (path and sha256 recorded)\n"
@@ -491,34 +494,56 @@ static int snapshot_tensors(const char *dir, char **map, int n_map, vlog_dump_t 
     return 0;
 }
 
+/* n rows of size each, read from a folder, against what the import may hold. */
+static int charge_rows(const char *dir, size_t n, size_t each, size_t *budget, char *err,
+                       size_t errlen)
+{
+    if (n > *budget / each)
+        return rt_err(err, errlen, RT_ENOMEM, "%s: %zu files, more than the %zu MiB left of "
+                      "what one import may hold (%d MiB) can list", dir, n, *budget >> 20,
+                      (int)(IMPORT_MAX_BYTES >> 20));
+    *budget -= n * each;
+    return 0;
+}
+
+/* An import's failure to read as an exit code: anything it read is bad input. */
+static int input_exit(int rc)
+{
+    int ex = cli_exit_code(rc);
+    return ex == EXIT_USAGE || rc == RT_ENOMEM ? EXIT_INPUT : ex;
+}
+
 /* DIR/error_analysis.txt through the log scanner, map_name_to_file.txt line
  * by line (lines that are no pair count as unread), the tensor folders. */
-static int read_snapshot(source *x, int formats, char *err, size_t errlen)
+static int read_snapshot(source *x, int formats, size_t *budget, char *err, size_t errlen)
 {
     char *table = path_join(x->path, "error_analysis.txt");
     char *mapf = path_join(x->path, "map_name_to_file.txt");
     char **map = NULL, *text = NULL;
-    void *data = NULL;
+    const char *data = NULL;
     size_t len = 0;
-    int n_map = 0, rc;
+    int n_map = 0, mapped = 0, rc;
     vlog_t *v = &x->log;
 
     x->snapshot = 1;
-    rc = rt_read_file(table, &data, &len, err, errlen);
+    /* its text files under the bounds of a log; each text is let go once read */
+    rc = import_read_log(table, budget, &data, &len, &mapped, err, errlen);
     if (!rc)
-        rc = vlog_scan(data, len, formats, v, err, errlen);
-    free(data);
+        rc = vlog_scan_bounded(data, len, formats, budget, NULL, NULL, v, err, errlen);
+    if (data)
+        *budget += len;
+    mapped ? rt_unmap_file(data, len) : free((void *)data);
     if (rc)
         goto out;
     if (is_file(mapf)) {
         char *line, *save = NULL, name[256], file[256];
         int64_t lineno = 0;
-        if ((rc = rt_read_file(mapf, (void **)&data, &len, err, errlen)))
+        if ((rc = import_read_log(mapf, budget, &data, &len, &mapped, err, errlen)))
             goto out;
-        text = xmalloc(len + 1);
+        text = xmalloc(len + 1); /* strtok_r writes: a copy of the mapped text */
         memcpy(text, data, len);
         text[len] = 0;
-        free(data);
+        mapped ? rt_unmap_file(data, len) : free((void *)data);
         data = NULL;
         for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
             const char *t = line;
@@ -542,9 +567,11 @@ static int read_snapshot(source *x, int formats, char *err, size_t errlen)
     x->tensor_dir[0] = tensor_folder(x->path, "simulator");
     x->tensor_dir[1] = tensor_folder(x->path, "runtime");
     for (int k = 0; k < 2 && !rc; k++)
-        if (x->tensor_dir[k])
-            rc = snapshot_tensors(x->tensor_dir[k], map, n_map, &x->tensors[k], &x->n_tensors[k],
-                                  err, errlen);
+        if (x->tensor_dir[k] &&
+            !(rc = snapshot_tensors(x->tensor_dir[k], map, n_map, &x->tensors[k],
+                                    &x->n_tensors[k], err, errlen)))
+            rc = charge_rows(x->tensor_dir[k], (size_t)x->n_tensors[k], sizeof(vlog_dump_t),
+                             budget, err, errlen);
 out:
     for (int k = 0; k < 2 * n_map; k++)
         free(map[k]);
@@ -806,6 +833,7 @@ int cmd_import(int argc, char **argv)
     int formats = VLOG_F_ALL, strict = 0, json = 0, copy = 0, n_src = 0, ex = EXIT_OK;
     int64_t kinds[VLOG_NKINDS] = {0};
     int created = 0;
+    size_t budget = IMPORT_MAX_BYTES; /* what the import may still hold (cli/import_read.c) */
     import_ctx ic = {0};
     source *src = xcalloc((size_t)argc, sizeof(*src));
     store *st = NULL;
@@ -850,6 +878,14 @@ int cmd_import(int argc, char **argv)
         goto out;
     }
     if (cli_is_export_file(src[0].path)) { /* runs written by `rknn-trace export` */
+        struct stat sb;
+        if (stat(src[0].path, &sb) == 0 && (uint64_t)sb.st_size > IMPORT_MAX_EXPORT) {
+            cli_error("import: %s: an export of %lld MiB, over the %d MiB one import reads (its "
+                      "JSON takes about 8 times its size in memory); export fewer runs per file",
+                      src[0].path, (long long)(sb.st_size >> 20), (int)(IMPORT_MAX_EXPORT >> 20));
+            ex = EXIT_INPUT;
+            goto out;
+        }
         ex = cli_import_export(src[0].path, n_src, db, label || model || strict || copy ||
                                json || formats != VLOG_F_ALL);
         goto out;
@@ -875,10 +911,10 @@ int cmd_import(int argc, char **argv)
             int snap = is_file(table);
             free(table);
             if (snap) {
-                int rc = read_snapshot(x, formats, err, sizeof err);
+                int rc = read_snapshot(x, formats, &budget, err, sizeof err);
                 if (rc) {
                     cli_error("import: %s: %s", x->path, err);
-                    ex = cli_exit_code(rc) == EXIT_USAGE ? EXIT_INPUT : cli_exit_code(rc);
+                    ex = input_exit(rc);
                     goto out;
                 }
                 if ((ex = check_lines(x, strict)))
@@ -886,17 +922,16 @@ int cmd_import(int argc, char **argv)
                 continue;
             }
             x->is_dir = 1;
-            if (golden_scan(x->path, &x->files, &x->n_files, err, sizeof err) || !x->n_files) {
+            if (golden_scan(x->path, &x->files, &x->n_files, err, sizeof err) || !x->n_files ||
+                charge_rows(x->path, (size_t)x->n_files, sizeof(golden_file), &budget, err,
+                            sizeof err)) {
                 cli_error("import: %s: %s", x->path, x->n_files ? err : "no .npy dump in the folder");
                 ex = EXIT_INPUT;
                 goto out;
             }
             continue;
         }
-        int rc = rt_map_file(x->path, 1, (const void **)&x->text, &x->len, err, sizeof err);
-        x->mapped = !rc;
-        if (rc == RT_EINVAL) /* a pipe, a device, an empty file */
-            rc = rt_read_file(x->path, (void **)&x->text, &x->len, err, sizeof err);
+        int rc = import_read_log(x->path, &budget, &x->text, &x->len, &x->mapped, err, sizeof err);
         if (rc) {
             cli_error("import: %s", err); /* the reader names the file */
             ex = EXIT_INPUT;
@@ -928,8 +963,15 @@ int cmd_import(int argc, char **argv)
         int rc = 0;
         ic.src = x;
         if (x->text) {
-            import_stage stage = {prepare_one, write_one, discard_one, &ic};
+            import_stage stage = {prepare_one, write_one, discard_one, &ic, &budget};
             rc = import_stream(x->text, x->len, formats, &x->log, &stage, err, sizeof err);
+            if (rc == RT_ENOMEM) { /* the scan passed the bound: name it */
+                size_t n = strlen(err);
+                snprintf(err + n, sizeof err - n, " (one import holds at most %d MiB: its logs' "
+                         "text and what is read from them); split the log",
+                         (int)(IMPORT_MAX_BYTES >> 20));
+            }
+            budget += x->len; /* the text is let go */
             source_text_free(x);
             if (!rc && (ex = check_lines(x, strict)))
                 break;
@@ -946,7 +988,7 @@ int cmd_import(int argc, char **argv)
         }
         if (rc) {
             cli_error("import: %s: %s", x->path, err);
-            ex = cli_exit_code(rc) == EXIT_USAGE ? EXIT_INPUT : cli_exit_code(rc);
+            ex = input_exit(rc);
         }
     }
     if (ex) {

@@ -93,7 +93,7 @@ int import_stream(const char *text, size_t len, int formats, vlog_t *log,
     pthread_cond_init(&s->room, NULL);
     if (pthread_create(&tid, NULL, writer, s)) {
         /* no second thread: scan first, then write on this one */
-        rc = vlog_scan(text, len, formats, log, err, errlen);
+        rc = vlog_scan_bounded(text, len, formats, stage->budget, NULL, NULL, log, err, errlen);
         for (int i = 0; !rc && i < log->n_runs; i++) {
             void *prep = NULL;
             if (stage->prepare)
@@ -104,7 +104,7 @@ int import_stream(const char *text, size_t len, int formats, vlog_t *log,
         }
         goto out;
     }
-    rc = vlog_scan_each(text, len, formats, on_final, s, log, err, errlen);
+    rc = vlog_scan_bounded(text, len, formats, stage->budget, on_final, s, log, err, errlen);
     pthread_mutex_lock(&s->mu);
     s->eof = 1;
     pthread_cond_signal(&s->more);

@@ -135,6 +135,12 @@ int cmd_run_rknn(int argc, char **argv)
         ret = EXIT_USAGE;
         goto out;
     }
+    /* as `run` does: the database can take the run, checked before it is computed */
+    if (!no_db && (rc = store_preflight(store_default_path(db), label, err, sizeof(err)))) {
+        cli_error("%s", err);
+        ret = cli_exit_code(rc);
+        goto out;
+    }
     if ((rc = predict_graph(m, plat, &ng, &g, err, sizeof(err)))) {
         cli_error("%s: %s", model, err);
         ret = cli_exit_code(rc);
@@ -157,11 +163,8 @@ int cmd_run_rknn(int argc, char **argv)
         goto out;
     }
     built = 1;
-    if (!no_db && (rc = run_rows_store(&pred, store_default_path(db), err, sizeof(err)))) {
-        cli_error("%s", err);
-        ret = cli_exit_code(rc);
-        goto out;
-    }
+    /* a failure to record keeps the results: printed, then why they are not stored */
+    rc = no_db ? 0 : run_rows_store(&pred, store_default_path(db), err, sizeof(err));
     if (npu_table) {
         npu_print_perf_table(json ? stderr : stdout, ng, NPU_PRINT_PREFIX);
         if (sram)
@@ -172,7 +175,7 @@ int cmd_run_rknn(int argc, char **argv)
                rknn_container_name(m->container), ng->plat->name, m->toolkit ? esc_tmp(ESC_TERM, m->toolkit) : "?",
                ng->n);
     run_rows_print(&pred.run, pred.layers, pred.n_layers, NULL, 0, NULL, 0, json, 0.99, stdout);
-    ret = EXIT_OK;
+    ret = rc ? cli_not_recorded(err) : EXIT_OK;
 out:
     if (built)
         run_rows_free(&pred);

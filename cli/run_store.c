@@ -26,11 +26,8 @@ int run_record_finish(run_record *r, int record, const char *db, int json, doubl
      * and the exit code says that the run is not in the database */
     run_rows_print(&rows.run, rows.layers, rows.n_layers, rows.outs, rows.n_outs, rows.acc,
                    rows.n_acc, json, cos_threshold, stdout);
-    if (rc) {
-        fflush(stdout);
-        cli_error("the run was NOT recorded: %s", err[0] ? err : rt_status_str(rc));
-        ret = cli_exit_code(rc);
-    }
+    if (rc)
+        ret = cli_not_recorded(err[0] ? err : rt_status_str(rc));
     run_rows_free(&rows);
     return ret;
 }

@@ -262,6 +262,9 @@ typedef struct vlog {
     int64_t first_app;           /* first VLOG_APP line */
 } vlog_t;
 
+/* Whether text holds a byte no log holds (NUL, a control byte other than tab,
+ * newline, CR, form feed and ESC of colour codes); *at: the first one. */
+int vlog_binary_at(const char *text, size_t len, size_t *at);
 /* formats: VLOG_F_* mask of the parts to read (others count as VLOG_APP).
  * RT_EFORMAT: binary data, or no vendor output at all. Bad lines are counted,
  * not an error here. */
@@ -274,6 +277,15 @@ int vlog_scan(const char *text, size_t len, int formats, vlog_t *out, char *err,
 typedef void (*vlog_final_fn)(void *ctx, vlog_t *v, int n_final);
 int vlog_scan_each(const char *text, size_t len, int formats, vlog_final_fn final, void *ctx,
                    vlog_t *out, char *err, size_t errlen);
+/* The same, bounded: *budget (NULL: no bound) is what the scan may hold in
+ * memory: its line index (VLOG_LINE_BYTES a line, as the array grows), the runs (sizeof(vlog_run_t) each,
+ * as the array grows) and their rows (sizeof each row kept), less the rows final
+ * took; room is kept for the next growth of what grows, and a table is checked
+ * before it is parsed. Past it the scan stops: RT_ENOMEM naming the line, out
+ * empty, *budget unchanged. On success *budget is lowered by what out holds. */
+enum { VLOG_LINE_BYTES = 16 };
+int vlog_scan_bounded(const char *text, size_t len, int formats, size_t *budget,
+                      vlog_final_fn final, void *ctx, vlog_t *out, char *err, size_t errlen);
 void vlog_free(vlog_t *v);
 /* dst takes src's rows, tables and dumps; src keeps its flags, counts and
  * versions. vlog_run_free frees what a run holds. */

@@ -18,6 +18,7 @@ const char *const vlog_kind_names[VLOG_NKINDS] = {
 typedef struct line {
     const char *s, *e;
 } line_t;
+_Static_assert(sizeof(line_t) == VLOG_LINE_BYTES, "the line index's size is documented");
 
 typedef struct scan {
     vlog_t *v;
@@ -28,8 +29,63 @@ typedef struct scan {
     int64_t acc_line;
     vlog_final_fn final;       /* told when a prefix of the runs will not change again */
     void *ctx;
+    /* the bound (vlog_scan_bounded): bytes held in the line index, the runs and
+     * their rows (sizeof each, capacities as allocated), less what final took */
+    size_t budget, held, index_bytes;
+    int credited;              /* runs [0, credited) already looked at after final */
+    int64_t over;              /* the line where the bound was passed, 0 none */
     char buf[4096];            /* the current line, prefixes stripped */
 } scan_t;
+
+/* The capacity of an array doubled from 1 that holds n. */
+static size_t pow2_cap(int n)
+{
+    return n <= 1 ? (size_t)(n > 0) : (size_t)1 << (64 - __builtin_clzll((unsigned long long)n - 1));
+}
+
+/* What a run holds besides its slot, as charged when its parts came. */
+static size_t run_rows_bytes(const vlog_run_t *r)
+{
+    size_t n = pow2_cap(r->n_dumps) * sizeof(vlog_dump_t) + (size_t)r->n_acc * sizeof(acclog_row_t) +
+               (size_t)r->bench.n_perf * 2 * sizeof(double);
+    if (r->has_perf)
+        n += (size_t)r->perf.n_rows * sizeof(perflog_row_t) + (size_t)r->perf.n_ops * sizeof(perflog_op_t);
+    if (r->has_sram)
+        n += (size_t)r->sram.n_rows * sizeof(sramlog_row_t);
+    return n;
+}
+
+/* Whether n more bytes, and the next growth of the arrays that grow line by
+ * line (runs, the current run's dumps, an accuracy table being read and its
+ * copies), fit the bound; when not, the scan stops at lineno. */
+static int fits(scan_t *sc, size_t n, int64_t lineno)
+{
+    const vlog_run_t *c = sc->cur >= 0 ? &sc->v->runs[sc->cur] : NULL;
+    size_t grow = (size_t)sc->v->n_runs * sizeof(vlog_run_t) +
+                  pow2_cap(sc->acc.n_rows) * sizeof(acclog_row_t) * 3 +
+                  (c ? pow2_cap(c->n_dumps) * sizeof(vlog_dump_t) : 0);
+
+    if (sc->over)
+        return 0;
+    if (sc->held > sc->budget || n + grow > sc->budget - sc->held) {
+        sc->over = lineno > 0 ? lineno : 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* After final: the rows of the runs it took (vlog_run_move) are no longer held. */
+static void credit_final(scan_t *sc, int n_final)
+{
+    for (; sc->credited < n_final; sc->credited++) {
+        const vlog_run_t *r = &sc->v->runs[sc->credited];
+        if (!r->perf.rows && !r->perf.ops && !r->sram.rows && !r->acc && !r->dumps &&
+            !r->bench.perf_ms) {
+            size_t b = run_rows_bytes(r);
+            sc->held -= b < sc->held ? b : sc->held;
+        }
+    }
+}
 
 static void count(scan_t *sc, int64_t lineno, int kind, const char *s)
 {
@@ -48,10 +104,14 @@ static vlog_run_t *new_run(scan_t *sc, int64_t lineno, int toolkit)
     vlog_run_t *r;
 
     /* parts only ever go to the newest board run, so a new one ends all before it */
-    if (!toolkit && sc->final && v->n_runs)
+    if (!toolkit && sc->final && v->n_runs) {
         sc->final(sc->ctx, v, v->n_runs);
-    if (!(v->n_runs & (v->n_runs - 1)))
+        credit_final(sc, v->n_runs);
+    }
+    if (!(v->n_runs & (v->n_runs - 1))) {
         v->runs = xrealloc(v->runs, (size_t)(v->n_runs ? v->n_runs * 2 : 1) * sizeof(*r));
+        sc->held += (size_t)(v->n_runs ? v->n_runs : 1) * sizeof(*r);
+    }
     r = &v->runs[v->n_runs++];
     memset(r, 0, sizeof(*r));
     r->toolkit = toolkit;
@@ -130,6 +190,7 @@ static void flush_acc(scan_t *sc)
         }
         r->acc = xmalloc((size_t)(a->n_rows ? a->n_rows : 1) * sizeof(*r->acc));
         r->n_acc = a->n_rows;
+        sc->held += (size_t)a->n_rows * sizeof(*r->acc);
         for (int i = 0; i < a->n_rows; i++) {
             acclog_row_t x = a->rows[i];
             for (int k = 0; k < 4; k++) {
@@ -292,6 +353,10 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
             break;
         j--, layout--;
     }
+    /* the table's text is copied and its rows parsed: both must fit the bound */
+    if (!fits(sc, (size_t)(L[j - 1].e - L[i].s) + (size_t)(rowlike + oplines) * 2 *
+                      (sizeof(perflog_row_t) + sizeof(perflog_op_t)), i + 1))
+        return j;
     {
         const char *a = L[i].s, *b = L[j - 1].e;
         size_t hl = synth_header ? strlen(synth_header) : 0;
@@ -309,6 +374,7 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
         /* a ranking table completes the per-layer table just read */
         if (c && c->has_perf && !c->perf.n_ops && t->n_ops && !t->n_rows && !t->generation) {
             c->perf.ops = t->ops, c->perf.n_ops = t->n_ops, c->perf.has_total_op = t->has_total_op;
+            sc->held += (size_t)t->n_ops * sizeof(perflog_op_t);
             if (c->perf.total_time_us < 0)
                 c->perf.total_time_us = t->total_time_us;
             used_ops += t->n_ops;
@@ -318,6 +384,7 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
         r = run_for(sc, i + 1, c && c->has_perf);
         r->has_perf = 1;
         r->perf = *t;
+        sc->held += (size_t)t->n_rows * sizeof(perflog_row_t) + (size_t)t->n_ops * sizeof(perflog_op_t);
         if (r->perf.total_time_us < 0 && t->has_total_op) /* a ranking table's Total row */
             r->perf.total_time_us = t->ops[t->n_ops - 1].total_us;
         used_rows += t->n_rows + t->n_joined;
@@ -387,6 +454,8 @@ static int sram_segment(scan_t *sc, const line_t *L, int n, int i)
             break;
         j--, layout--;
     }
+    if (!fits(sc, (size_t)rowlike * 2 * sizeof(sramlog_row_t), i + 1))
+        return j;
     if (sramlog_parse(L[i].s, (size_t)(L[j - 1].e - L[i].s), &tabs, &ntab, err, sizeof err) != 0)
         ntab = 0;
     for (int k = 0; k < ntab; k++) {
@@ -395,6 +464,7 @@ static int sram_segment(scan_t *sc, const line_t *L, int n, int i)
         vlog_run_t *r = run_for(sc, i + 1, c && (c->has_sram || c->has_perf));
         r->has_sram = 1;
         r->sram = tabs[k];
+        sc->held += (size_t)tabs[k].n_rows * sizeof(sramlog_row_t);
         used += tabs[k].n_rows;
         rowlike -= tabs[k].n_rows;
     }
@@ -499,8 +569,10 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
                 }
                 benchlog_free(&probe);
             }
+            int n_perf = r ? r->bench.n_perf : 0;
             if (r && benchlog_line(&r->bench, t)) {
                 r->has_bench = 1;
+                sc->held += (size_t)(r->bench.n_perf - n_perf) * 2 * sizeof(double);
                 count(sc, lineno, VLOG_USED, t);
                 return;
             }
@@ -513,9 +585,11 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
             p++;
         if (vlog_parse_dump_name(p, &d) == 0) {
             vlog_run_t *r = run_for(sc, lineno, 0);
-            if (!(r->n_dumps & (r->n_dumps - 1)))
+            if (!(r->n_dumps & (r->n_dumps - 1))) {
                 r->dumps = xrealloc(r->dumps, (size_t)(r->n_dumps ? r->n_dumps * 2 : 1) *
                                                   sizeof(*r->dumps));
+                sc->held += (size_t)(r->n_dumps ? r->n_dumps : 1) * sizeof(*r->dumps);
+            }
             r->dumps[r->n_dumps++] = d;
             count(sc, lineno, VLOG_USED, t);
         } else {
@@ -562,13 +636,24 @@ static int binary_at(const char *text, size_t len, size_t *at)
     return 0;
 }
 
+int vlog_binary_at(const char *text, size_t len, size_t *at)
+{
+    return binary_at(text, len, at);
+}
+
 int vlog_scan(const char *text, size_t len, int formats, vlog_t *v, char *err, size_t errlen)
 {
-    return vlog_scan_each(text, len, formats, NULL, NULL, v, err, errlen);
+    return vlog_scan_bounded(text, len, formats, NULL, NULL, NULL, v, err, errlen);
 }
 
 int vlog_scan_each(const char *text, size_t len, int formats, vlog_final_fn final, void *ctx,
                    vlog_t *v, char *err, size_t errlen)
+{
+    return vlog_scan_bounded(text, len, formats, NULL, final, ctx, v, err, errlen);
+}
+
+int vlog_scan_bounded(const char *text, size_t len, int formats, size_t *budget,
+                      vlog_final_fn final, void *ctx, vlog_t *v, char *err, size_t errlen)
 {
     scan_t *sc = xcalloc(1, sizeof(*sc));
     line_t *L = NULL;
@@ -581,6 +666,7 @@ int vlog_scan_each(const char *text, size_t len, int formats, vlog_final_fn fina
     sc->final = final;
     sc->ctx = ctx;
     sc->cur = -1;
+    sc->budget = budget ? *budget : SIZE_MAX;
     rtinfo_init(&sc->info);
     acclog_init(&sc->acc);
     if (binary_at(text, len, &at)) {
@@ -591,8 +677,15 @@ int vlog_scan_each(const char *text, size_t len, int formats, vlog_final_fn fina
     for (size_t p = 0; p < len;) {
         const char *s = text + p, *nl = memchr(s, '\n', len - p), *e = nl ? nl : text + len;
         if (n == cap) {
+            size_t more = (size_t)(cap ? cap : 256) * sizeof(*L);
+            if (more > sc->budget - sc->held) {
+                sc->over = n + 1;
+                goto over;
+            }
             cap = cap ? cap * 2 : 256;
             L = xrealloc(L, (size_t)cap * sizeof(*L));
+            sc->held += more;
+            sc->index_bytes += more;
         }
         p = (size_t)(e - text) + 1;
         while (e > s && (e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
@@ -603,6 +696,8 @@ int vlog_scan_each(const char *text, size_t len, int formats, vlog_final_fn fina
     v->n_lines = n;
     for (int i = 0; i < n;) {
         int rt, compact;
+        if (!fits(sc, sizeof sc->buf, i + 1))
+            break;
         char *t = line_text(sc, &L[i], &rt), *raw = sc->buf;
         if (!*t) {
             count(sc, i + 1, VLOG_LAYOUT, t);
@@ -633,13 +728,22 @@ int vlog_scan_each(const char *text, size_t len, int formats, vlog_final_fn fina
         one_line(sc, i + 1, raw, t, rt);
         i++;
     }
-    flush_acc(sc);
-    if (!v->n_runs)
+    if (!sc->over)
+        flush_acc(sc);
+over:
+    if (sc->over)
+        rc = rt_err(err, errlen, RT_ENOMEM, "line %lld: the line index, runs and rows read so far "
+                    "pass the %zu MiB left for them", (long long)sc->over, sc->budget >> 20);
+    else if (!v->n_runs)
         rc = rt_err(err, errlen, RT_EFORMAT,
                     "no vendor output found (no per-layer, SRAM, accuracy or memory table, "
                     "runtime information, benchmark or dump line)");
-    else if (final)
+    else if (final) {
         final(ctx, v, v->n_runs);
+        credit_final(sc, v->n_runs);
+    }
+    if (!rc && budget) /* the line index goes; the runs stay with v */
+        *budget -= sc->held - sc->index_bytes < *budget ? sc->held - sc->index_bytes : *budget;
 out:
     if (rc)
         vlog_free(v);

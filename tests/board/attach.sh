@@ -34,7 +34,9 @@ cc -std=c11 -Wall -Wextra -Werror -O1 $([ "$B" != build ] && echo "-fsanitize=ad
     >"$T/b.out" 2>"$T/b.err"; rc=$?
 [ $rc = 0 ] && ok || bad "attach exit $rc: $(cat "$T/b.err")"
 cmp -s "$T/a.f32" "$T/b.f32" && ok || bad "outputs differ under attach"
-diff <(grep -v -E "ms$|^context " "$T/a.out") <(grep -v -E "ms$|^context " "$T/b.out") >/dev/null && ok || bad "app text differs"
+diff <(grep -v -E "ms$" "$T/a.out") <(grep -v -E "ms$" "$T/b.out") >/dev/null && ok || bad "app text differs"
+grep -Eq "^rknn-trace: attach: context [0-9]+: (.*: )?3 runs, rknn_run median .*, run [0-9]+$" "$T/b.err" && ok ||
+    bad "the summary is not on stderr: $(cat "$T/b.err")"
 [ "$(q "select iterations||','||backend||','||model_sha256 from runs where label='g'")" = "3,board,$(sha256sum "$Y" | cut -d' ' -f1)" ] \
     && ok || bad "run row: $(q "select iterations, backend, model_sha256 from runs")"
 RKNN_LOG_LEVEL=4 "$B/samples/sample_general" "$Y" "$T/img.ppm" "$T/c.f32" 1 >"$T/l4.out" 2>&1
@@ -95,7 +97,21 @@ shown=$(grep -c " RKNN: " "$T/lg.out" "$T/lg.err" | awk -F: '{s+=$2} END{print s
     && grep -q "context 57005: rknn_run on a context rknn_init did not return" "$T/mu.err" \
     && grep -q "input 0 has size 3140, its 784 elements of type 0 take 3136 bytes" "$T/mu.err" && ok || bad "misuse: $(cat "$T/mu.err")"
 [ "$(q "select json_array_length(extra_json,'$.warnings') from runs where label='mu'")" = 3 ] && ok || bad "misuse stored"
-grep -q "^context 57005: not made by rknn_init" "$T/mu.out" && ok || bad "misuse text: $(cat "$T/mu.out")"
+grep -q "^rknn-trace: attach: context 57005: not made by rknn_init" "$T/mu.err" && ok || bad "misuse text: $(cat "$T/mu.err")"
+
+# -- the application's stdout is its own: byte-identical with and without attach -----
+"$T/app" print "$M" >"$T/p1.out" 2>/dev/null; rc1=$?
+"$RT" attach --db "$T/db" --label pr -- "$T/app" print "$M" >"$T/p2.out" 2>"$T/p2.err"; rc2=$?
+[ "$rc1/$rc2" = 0/0 ] && [ -s "$T/p1.out" ] && cmp -s "$T/p1.out" "$T/p2.out" && ok ||
+    bad "app stdout under attach: exit $rc1/$rc2, $(cmp "$T/p1.out" "$T/p2.out" 2>&1) $(cat "$T/p2.err")"
+[ "$(q "select iterations from runs where label='pr'")" = 2 ] && grep -q "context .*2 runs.*, run [0-9]" "$T/p2.err" &&
+    ok || bad "print run not recorded: $(cat "$T/p2.err")"
+# the database goes away while the application runs (after attach's up-front check):
+# the summary still printed, "NOT recorded", exit 5 (computed, not recorded)
+"$RT" attach --db "$T/gone.db" --label gone -- sh -c 'rm -f "$1" && mkdir "$1" && exec "$2" print "$3"' sh \
+    "$T/gone.db" "$T/app" "$M" >"$T/g.out" 2>"$T/g.err"; rc=$?
+[ $rc = 5 ] && grep -q "the run was NOT recorded: .*gone.db" "$T/g.err" && grep -q "context .*: 2 runs" "$T/g.err" &&
+    cmp -s "$T/p1.out" "$T/g.out" && ok || bad "attach, not recorded: exit $rc, $(cat "$T/g.err")"
 
 # -- two contexts (rknn_dup_context): one run each, labelled L and L-2, same model ------
 "$RT" attach --db "$T/db" --label two -- "$T/app" two "$M" >"$T/two.out" 2>"$T/two.err"

@@ -302,5 +302,79 @@ eq "strict on a clean table" "$?" 0
 "$RT" import --db "$DB" --format bogus x >/dev/null 2>&1
 eq "bad --format" "$?" 1
 
+# --- bounded input (cli/import_read.c): endless or binary input ends with one line,
+# exit 2, quickly, also under a 2 GiB address-space limit; nothing stored ----------
+before=$(sha256sum "$DB")
+# (a sanitizer build reserves terabytes of shadow memory: no address-space limit there)
+VLIM=2097152
+ldd "$RT" 2>/dev/null | grep -q libasan && VLIM=unlimited
+bounded() { # name regex max_seconds -- import arguments
+    local name=$1 re=$2 max=$3; shift 4
+    local t0=$(date +%s%N)
+    ( ulimit -v $VLIM; exec "$RT" import --db "$DB" "$@" ) >"$T/out" 2>"$T/err"
+    local rc=$? ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    eq "$name: exit" "$rc" 2
+    eq "$name: one line" "$(grep -c . "$T/err")" 1
+    grep -Eq -- "$re" "$T/err" && ok || bad "$name: stderr '$(cat "$T/err")' lacks /$re/"
+    [ "$ms" -lt $((max * 1000)) ] && ok || bad "$name: ${ms} ms (want < ${max} s)"
+    eq "$name: db unchanged" "$(sha256sum "$DB")" "$before"
+}
+bounded "/dev/zero" "^rknn-trace: import: /dev/zero: not a text log: binary byte 0x00 at offset 0$" 5 -- /dev/zero
+bounded "/dev/urandom" "^rknn-trace: import: /dev/urandom: not a text log" 5 -- /dev/urandom
+# a FIFO whose writer never stops (a writer still waiting to open it is let through
+# afterwards: a reader comes and goes): plain text lines, until the import's bound (1 GiB of
+# text and line index; "y" lines cost 2 + 16 bytes each)
+mkfifo "$T/fifo"
+yes >"$T/fifo" 2>/dev/null & wp=$!
+bounded "endless FIFO" "fifo: more than the 1024 MiB left of what one import may hold \(1024 MiB" 60 -- "$T/fifo"
+kill $wp 2>/dev/null; exec 3<>"$T/fifo"; exec 3<&-; wait $wp 2>/dev/null
+# a FIFO of one endless line
+{ tr '\0' 'a' </dev/zero >"$T/fifo"; } 2>/dev/null & wp=$!
+bounded "endless line" "fifo:1: a line longer than 64 KiB" 10 -- "$T/fifo"
+kill $wp 2>/dev/null; exec 3<>"$T/fifo"; exec 3<&-; wait $wp 2>/dev/null
+# over-long line: a 70,000-byte line after line 40 of a real log (the longest real line
+# is 465 bytes); its number is the one Python counts
+f=$LOGS/perf-perfdetail-yolov8n1920-rk3588-channy-01.txt
+python3 -c "import sys; l=open(sys.argv[1]).read().split('\n'); l.insert(40, 'app: ' + 'x' * 70000); open(sys.argv[2], 'w').write('\n'.join(l))" "$f" "$T/long.txt"
+bad_input "over-long line" "$T/long.txt" "long.txt:41: a line longer than 64 KiB"
+# a 60,000-byte application line (before the table) is under the limit: one app line
+python3 -c "import sys; l=open(sys.argv[1]).read().split('\n'); l.insert(0, 'app: ' + 'x' * 60000); open(sys.argv[2], 'w').write('\n'.join(l))" "$f" "$T/long60.txt"
+imp "$f" && app0=$(jget "d['lines']['app']") && rows0=$(jget "d['runs'][0]['layers']")
+imp "$T/long60.txt" && eq "a 60 KB line: one more app line, same rows" \
+    "$(jget "d['lines']['app'] - $app0, d['runs'][0]['layers']")" "(1, $rows0)"
+# the limit to the byte, in a file and through a pipe (read in chunks): a 65,536-byte
+# line passes, a 65,537-byte one fails naming its line (after 11,587 short lines)
+for n in 65536 65537; do
+    python3 -c "import sys; n = int(sys.argv[1]); open(sys.argv[2], 'w').write(''.join('p%d\\n' % i for i in range(11587)) + 'a' * n + '\\n' + open(sys.argv[3]).read())" $n "$T/edge.txt" "$f"
+    "$RT" import --db "$T/edge.db" "$T/edge.txt" >/dev/null 2>"$T/err"; r1=$?
+    "$RT" import --db "$T/edge.db" /dev/stdin <"$T/edge.txt" >/dev/null 2>"$T/err2"; r2=$?
+    if [ $n = 65536 ]; then eq "a line of 64 KiB: file, pipe" "$r1 $r2" "0 0"
+    else eq "a line of 64 KiB + 1: file, pipe" "$r1 $r2 $(grep -c 'edge.txt:11588: a line longer' "$T/err") $(grep -c 'stdin:11588: a line longer' "$T/err2")" "2 2 1 1"; fi
+done
+before=$(sha256sum "$DB")
+# mostly not UTF-8: Latin-1 text past the first 64 KiB
+python3 -c "open('$T/latin1.txt', 'wb').write(('caf\xe9 \xe0 ' * 1000 + '\n').encode('latin-1') * 20 + b'\xe9\xe8\xff' * 30000)"
+bad_input "not UTF-8" "$T/latin1.txt" "not a text log: [0-9]+ of its first 65536 bytes are not UTF-8 text"
+# real-log variants still read: CRLF line ends, ANSI colours on the app's lines, UTF-8
+sed 's/$/\r/' "$f" >"$T/crlf.txt"
+imp "$T/crlf.txt" && eq "CRLF: layers, bad" "$(jget "d['runs'][0]['layers'], d['lines']['bad']")" "($rows0, 0)"
+{ printf '\033[0;32mI app: start \342\234\223 mod\303\250le\033[0m\n'; cat "$f"; printf '\033[1;31mdone\033[0m\n'; } >"$T/ansi.txt"
+imp "$T/ansi.txt" && eq "ANSI colours, UTF-8: layers, app lines" "$(jget "d['runs'][0]['layers'], d['lines']['app'] - $app0")" "($rows0, 2)"
+before=$(sha256sum "$DB")
+# the scanner's share of the bound: 600,000 dump lines of one run hold 776 bytes each
+python3 -c "
+import sys
+with open(sys.argv[1], 'w') as f:
+    for i in range(600000): f.write('dump npy tensor to: /d/%06d_Conv_t%d_shape_1_2_float.npy\n' % (i % 1000000, i))" "$T/dumps.txt"
+bounded "rows past the bound" "dumps.txt: line [0-9]+: the line index, runs and rows read so far pass the [0-9]+ MiB left for them \(one import holds at most 1024 MiB" 30 -- "$T/dumps.txt"
+rm -f "$T/dumps.txt"
+# an export file over 128 MiB is refused by its size before it is read
+{ printf '{"format":"rknn-trace-export","version":1,"runs":[\n'; } >"$T/huge.json"
+truncate -s 200M "$T/huge.json"
+bounded "export over 128 MiB" "huge.json: an export of 200 MiB, over the 128 MiB one import reads" 5 -- "$T/huge.json"
+# a snapshot folder's table goes through the same reader
+cp -r "$S" "$T/snapbin" && head -c 4096 /dev/urandom >>"$T/snapbin/error_analysis.txt"
+bad_input "snapshot: binary table" "$T/snapbin" "error_analysis.txt: not a text log"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -133,7 +133,7 @@ int main(void)
     char *text = real_logs(12, &len), err[512];
     vlog_t whole, streamed;
     sink s = {.scanner = pthread_self(), .fail_at = -1};
-    import_stage stage = {prepare, write_run, discard, &s};
+    import_stage stage = {prepare, write_run, discard, &s, NULL};
 
     CHECK(len > 100000, "samples read: %zu bytes", len);
     CHECK(vlog_scan(text, len, VLOG_F_ALL, &whole, err, sizeof err) == 0, "oracle scan: %s", err);

@@ -1,0 +1,201 @@
+/* cli/import_read.c — what `import` reads, bounded. A log must be text from
+ * its first bytes, its lines at most IMPORT_MAX_LINE bytes, and one import
+ * holds at most IMPORT_MAX_BYTES: the text of its logs and what the scanner
+ * makes of them (tracer/vlog_scan_bounded charges its runs and rows to the same
+ * budget). A regular file is checked by its size before it is mapped; a pipe,
+ * a FIFO or a device is read chunk by chunk and stopped at the first bound it
+ * passes, so /dev/zero, /dev/urandom or a writer that never stops end with one
+ * error, and never with an allocation that fails. */
+#include "cli/cli.h"
+#include "tracer/tracer.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { CHUNK = 1 << 16 };
+
+/* Bytes of the head that are no UTF-8 text (a byte of a broken sequence, DEL). */
+static size_t non_text_bytes(const unsigned char *p, size_t n)
+{
+    size_t bad = 0;
+
+    for (size_t i = 0; i < n;) {
+        unsigned char c = p[i];
+        size_t k = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 9;
+        size_t j = 1;
+        if (c == 0x7f || k == 9) {
+            bad++, i++;
+            continue;
+        }
+        while (j <= k && i + j < n && (p[i + j] & 0xc0) == 0x80)
+            j++;
+        if (j <= k && i + j < n) /* cut short by a byte that continues nothing */
+            bad += j;
+        i += j;
+    }
+    return bad;
+}
+
+/* The first IMPORT_TEXT_HEAD bytes: no control byte a log does not hold, and
+ * mostly UTF-8 (a Latin-1 accent here and there passes). */
+static int check_head(const char *path, const char *p, size_t n, char *err, size_t errlen)
+{
+    size_t at, bad;
+
+    if (n > IMPORT_TEXT_HEAD)
+        n = IMPORT_TEXT_HEAD;
+    if (vlog_binary_at(p, n, &at))
+        return rt_err(err, errlen, RT_EFORMAT, "%s: not a text log: binary byte 0x%02x at "
+                      "offset %zu", path, (unsigned char)p[at], at);
+    bad = non_text_bytes((const unsigned char *)p, n);
+    if (bad * 4 > n)
+        return rt_err(err, errlen, RT_EFORMAT, "%s: not a text log: %zu of its first %zu bytes "
+                      "are not UTF-8 text", path, bad, n);
+    return 0;
+}
+
+/* Lines of p[0..n) (continuing one of *cur bytes, line number *line): none
+ * longer than IMPORT_MAX_LINE. Block by block: a line between two newlines of
+ * one block is shorter than the block, so only the first and the last of each
+ * are measured (a log of 2-byte lines is checked at memory speed). */
+static int check_lines(const char *path, const char *p, size_t n, size_t *cur, int64_t *line,
+                       char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i += IMPORT_MAX_LINE) {
+        size_t b = n - i < IMPORT_MAX_LINE ? n - i : IMPORT_MAX_LINE;
+        const char *q = p + i, *first = memchr(q, '\n', b);
+        if (*cur + (size_t)(first ? first - q : (ptrdiff_t)b) > IMPORT_MAX_LINE)
+            return rt_err(err, errlen, RT_EFORMAT, "%s:%lld: a line longer than %d KiB (the "
+                          "runtime's lines are under 1 KiB): not a log, or a line to cut out "
+                          "before importing", path, (long long)*line, IMPORT_MAX_LINE >> 10);
+        if (!first) {
+            *cur += b;
+            continue;
+        }
+        int64_t nl = 0;
+        for (size_t k = (size_t)(first - q); k < b; k++)
+            nl += q[k] == '\n';
+        *line += nl;
+        *cur = b - 1 - (size_t)((const char *)memrchr(q, '\n', b) - q);
+    }
+    return 0;
+}
+
+static int over_budget(const char *path, size_t budget, char *err, size_t errlen)
+{
+    return rt_err(err, errlen, RT_ENOMEM, "%s: more than the %zu MiB left of what one import "
+                  "may hold (%d MiB: its logs' text and what is read from them); split the log",
+                  path, budget >> 20, (int)(IMPORT_MAX_BYTES >> 20));
+}
+
+/* The text and the line index the scan will make of it (VLOG_LINE_BYTES a
+ * line) within the budget: a log of short lines stops early. */
+static int fits(const char *path, size_t n, int64_t lines, size_t budget, char *err,
+                size_t errlen)
+{
+    if (n > budget || (size_t)lines > (budget - n) / VLOG_LINE_BYTES)
+        return over_budget(path, budget, err, errlen);
+    return 0;
+}
+
+int import_read_log(const char *path, size_t *budget, const char **text, size_t *len,
+                    int *mapped, char *err, size_t errlen)
+{
+    struct stat sb;
+    char *buf = NULL;
+    size_t n = 0, cap = 0, cur = 0;
+    int64_t line = 1;
+    int rc = 0, head_done = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    *text = NULL, *len = 0, *mapped = 0;
+    if (fd < 0)
+        return rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+    if (fstat(fd, &sb) != 0) {
+        rc = rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
+        void *map;
+        if ((uint64_t)sb.st_size > *budget) {
+            rc = over_budget(path, *budget, err, errlen);
+            goto out;
+        }
+        map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (map == MAP_FAILED) {
+            rc = rt_err(err, errlen, RT_ENOMEM, "%s: cannot map %lld bytes: %s", path,
+                        (long long)sb.st_size, strerror(errno));
+            goto out;
+        }
+        n = (size_t)sb.st_size;
+        if ((rc = check_head(path, map, n, err, errlen)) ||
+            (rc = check_lines(path, map, n, &cur, &line, err, errlen)) ||
+            (rc = fits(path, n, line, *budget, err, errlen))) {
+            munmap(map, n);
+            goto out;
+        }
+        *text = map, *len = n, *mapped = 1;
+        *budget -= n;
+        goto out;
+    }
+    /* a pipe, a FIFO, a device: chunks, each checked as it comes */
+    for (;;) {
+        ssize_t got;
+        if (cap - n < CHUNK) {
+            size_t want = cap ? cap * 2 : 4 * CHUNK;
+            char *p;
+            if (want > *budget + CHUNK + 1) /* never more than the budget and one chunk */
+                want = *budget + CHUNK + 1;
+            if (want <= cap || !(p = realloc(buf, want))) {
+                rc = over_budget(path, *budget, err, errlen);
+                goto out;
+            }
+            buf = p, cap = want;
+        }
+        got = read(fd, buf + n, CHUNK);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            rc = rt_err(err, errlen, RT_EIO, "%s: read error: %s", path, strerror(errno));
+            goto out;
+        }
+        if (got == 0)
+            break;
+        size_t at;
+        if (vlog_binary_at(buf + n, (size_t)got, &at)) {
+            rc = rt_err(err, errlen, RT_EFORMAT, "%s: not a text log: binary byte 0x%02x at "
+                        "offset %zu", path, (unsigned char)buf[n + at], n + at);
+            goto out;
+        }
+        if ((rc = check_lines(path, buf + n, (size_t)got, &cur, &line, err, errlen)))
+            goto out;
+        n += (size_t)got;
+        if (!head_done && n >= IMPORT_TEXT_HEAD) {
+            head_done = 1;
+            if ((rc = check_head(path, buf, n, err, errlen)))
+                goto out;
+        }
+        if ((rc = fits(path, n, line, *budget, err, errlen)))
+            goto out;
+    }
+    if (!head_done && n && (rc = check_head(path, buf, n, err, errlen)))
+        goto out;
+    if (!buf && !(buf = malloc(1))) {
+        rc = over_budget(path, *budget, err, errlen);
+        goto out;
+    }
+    buf[n] = 0; /* cap > n: room was kept for a chunk */
+    *text = buf, *len = n;
+    *budget -= n;
+    buf = NULL;
+out:
+    free(buf);
+    close(fd);
+    return rc;
+}
