@@ -36,8 +36,9 @@ struct rknn_model;
 /* Register layouts. */
 enum emu_map {
     EMU_MAP_NONE = 0,   /* not verified: raw writes only */
-    EMU_MAP_RK3588,     /* rk3588, rv1103, rv1106 */
+    EMU_MAP_RK3588,     /* rk3588 */
     EMU_MAP_RK356X,     /* rk3566, rk3568: CORE registers one word lower */
+    EMU_MAP_RV110X,     /* rv1103, rv1106: rk3588's, CNA pad left at bits 8..11 */
 };
 
 /* Blocks, as the entries' target field names them (bits 8..15 of the u16;
@@ -168,6 +169,11 @@ typedef struct emu_program {
 } emu_program;
 
 /* Finds the tasks of m, whose whole file is file[0..len). */
+/* Decodes every task of p into out[p->n_tasks]: a task starts from the
+ * registers earlier tasks of its ping-pong register group left (tasks i-2,
+ * i-4, ...), so that a later tile writing only what changes decodes whole.
+ * Unknown registers and n_regs count its own writes only. */
+int emu_program_decode(const emu_program *p, emu_task *out);
 int emu_program_load(const struct rknn_model *m, const uint8_t *file, size_t len, emu_program *out,
                      char *err, size_t errlen);
 void emu_program_free(emu_program *p);

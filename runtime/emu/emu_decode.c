@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "runtime/emu/emu.h"
+#include "util/util.h"
+#include <stdlib.h>
 
 /* A register file of one task: the last write of each address wins (the
  * vendor writes CNA_CBUF_CON0 twice). */
@@ -181,7 +183,9 @@ static void decode_cna(const regfile *f, emu_task *t)
         }
     if (get(f, 0x1068, &v)) {
         t->pad_top = (int)bits(v, 0, 3);
-        t->pad_left = (int)bits(v, 4, 7);
+        /* RV110x: left at 8..11 (its tiles write 0x101, 0x100, 0: top/left
+         * pads of 1 give symmetric bottom/right pads that way) */
+        t->pad_left = t->map == EMU_MAP_RV110X ? (int)bits(v, 8, 11) : (int)bits(v, 4, 7);
     }
     if (get(f, 0x1070, &v))
         t->feature_addr = v;
@@ -200,7 +204,7 @@ static void decode_cna(const regfile *f, emu_task *t)
 static void decode_core(const regfile *f, emu_task *t)
 {
     uint32_t v;
-    int rk3588 = t->map == EMU_MAP_RK3588;
+    int rk3588 = t->map != EMU_MAP_RK356X;
     uint16_t misc = rk3588 ? 0x3010 : 0x300c, size0 = rk3588 ? 0x3014 : 0x3010,
              size1 = rk3588 ? 0x3018 : 0x3014;
     if (get(f, misc, &v)) {
@@ -355,11 +359,13 @@ static int block_of(uint16_t addr)
     return blk[addr >> 12];
 }
 
-void emu_decode(int map, const emu_reg *regs, int n, emu_task *t)
+static void decode_from(int map, const emu_reg *regs, int n, int own, emu_task *t)
 {
     regfile f = {regs, n < 0 ? 0 : n};
-    init(t, map, f.n);
-    for (int i = 0; i < f.n; i++) {
+    if (own < 0 || own > f.n)
+        own = 0;
+    init(t, map, f.n - own);
+    for (int i = own; i < f.n; i++) {
         uint16_t a = regs[i].addr;
         t->blocks |= block_of(a);
         if (map != EMU_MAP_NONE && !emu_reg_name(map, a)) {
@@ -386,10 +392,55 @@ void emu_decode(int map, const emu_reg *regs, int n, emu_task *t)
     decode_rdma(&f, t);
     decode_ppu(&f, t);
     classify(t);
+    if (own > 0)
+        note(t, "registers it does not write come from earlier tasks of its register group");
     if (t->n_unknown) {
         char b[64];
         snprintf(b, sizeof b, "%d register%s not in the map (kept raw)", t->n_unknown,
                  t->n_unknown == 1 ? "" : "s");
         note(t, b);
     }
+}
+
+void emu_decode(int map, const emu_reg *regs, int n, emu_task *t)
+{
+    decode_from(map, regs, n, 0, t);
+}
+
+/* The blocks' S_POINTER writes enable two register groups used in turn
+ * (ping-pong), and the vendor's later tiles of a layer write only what
+ * changes: task i starts from what tasks i-2, i-4 ... left in its group. */
+#define NREG 0x4000 /* 16-bit addresses, 4-byte registers */
+int emu_program_decode(const emu_program *p, emu_task *out)
+{
+    uint32_t *val = xcalloc(2 * NREG, sizeof *val);
+    uint8_t *set = xcalloc(2 * NREG, 1);
+    emu_reg *buf = NULL;
+    size_t cap = 0;
+    for (int i = 0; i < p->n_tasks; i++) {
+        const emu_stream *s = &p->tasks[i];
+        int g = i & 1, nb = 0;
+        size_t need = (size_t)NREG + (size_t)s->n_regs;
+        if (need > cap) {
+            cap = need;
+            buf = xrealloc(buf, cap * sizeof *buf);
+        }
+        for (int a = 0; a < NREG; a++)
+            if (set[g * NREG + a]) {
+                buf[nb].target = 0;
+                buf[nb].addr = (uint16_t)(a << 2);
+                buf[nb++].value = val[g * NREG + a];
+            }
+        memcpy(buf + nb, s->regs, (size_t)s->n_regs * sizeof *buf);
+        decode_from(p->map, buf, nb + s->n_regs, nb, &out[i]);
+        for (int k = 0; k < s->n_regs; k++) {
+            int a = s->regs[k].addr >> 2;
+            val[g * NREG + a] = s->regs[k].value;
+            set[g * NREG + a] = 1;
+        }
+    }
+    free(buf);
+    free(val);
+    free(set);
+    return 0;
 }

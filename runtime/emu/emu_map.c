@@ -119,10 +119,10 @@ static const char *find(const regname *t, size_t n, uint16_t addr)
 
 const char *emu_reg_name(int map, uint16_t addr)
 {
-    if (map != EMU_MAP_RK3588 && map != EMU_MAP_RK356X)
+    if (map != EMU_MAP_RK3588 && map != EMU_MAP_RK356X && map != EMU_MAP_RV110X)
         return NULL;
     if ((addr & 0xf000) == 0x3000)
-        return map == EMU_MAP_RK3588 ? find(core_rk3588, N(core_rk3588), addr)
+        return map != EMU_MAP_RK356X ? find(core_rk3588, N(core_rk3588), addr)
                                      : find(core_rk356x, N(core_rk356x), addr);
     return find(common_regs, N(common_regs), addr);
 }
@@ -138,8 +138,7 @@ const char *emu_block_name(uint16_t addr)
 int emu_map_for_target(const char *target)
 {
     static const struct { const char *name; int map; } t[] = {
-        {"rk3588", EMU_MAP_RK3588}, {"rv1103", EMU_MAP_RK3588}, {"rv1106", EMU_MAP_RK3588},
-        {"rv1103b", EMU_MAP_RK3588}, {"rv1106b", EMU_MAP_RK3588},
+        {"rk3588", EMU_MAP_RK3588}, {"rv1103", EMU_MAP_RV110X}, {"rv1106", EMU_MAP_RV110X},
         {"rk3566", EMU_MAP_RK356X}, {"rk3568", EMU_MAP_RK356X},
     };
     if (!target)
@@ -155,13 +154,15 @@ const char *emu_map_name(int map)
     switch (map) {
     case EMU_MAP_RK3588: return "rk3588";
     case EMU_MAP_RK356X: return "rk356x";
+    case EMU_MAP_RV110X: return "rv110x";
     default: return "none";
     }
 }
 
 static const emu_chip_info chips[] = {
     {"rk3588", "tasks decoded (CNA, CORE, DPU, DPU_RDMA, PPU, PPU_RDMA); not executed"},
-    {"rv1103 rv1106", "tasks decoded as rk3588 (extra CNA/DPU registers kept raw); not executed"},
+    {"rv1103 rv1106", "tasks decoded as rk3588 but the CNA pad field (19 extra CNA/DPU registers kept raw); "
+                      "not executed"},
     {"rk3566 rk3568", "tasks decoded (CORE at other offsets; a few CNA/DPU_RDMA registers raw); "
                       "not executed"},
     {"rk3562 rk3576 rv1126b", "tasks found, register layout not verified: raw writes only"},
