@@ -381,5 +381,92 @@ print('\n'.join(errs)); sys.exit(1 if errs else 0)
 EOF
 ); then ok; else bad "weights in the file: $out"; fi
 
+# --- inspect --tasks: decoded conv geometry against the graph ----------------------
+# The oracle is the file's own graph (kernel, stride, channels, output width of
+# the node a task names), recomputed here from `inspect --json`'s node list,
+# not from the decoder. A depthwise layer may be split by channels: its tasks'
+# channels must then add up to the graph's. Files whose register layout is not
+# verified must say "not decoded" for every task.
+for f in "$D"/*.rknn; do
+    n=$(basename "$f")
+    if ! "$RT" inspect "$f" --tasks --json >"$T/$n.tasks.json" 2>"$T/err"; then
+        bad "inspect --tasks $n failed: $(cat "$T/err")"; continue
+    fi
+    "$RT" inspect "$f" --tasks >"$T/$n.tasks.txt" 2>>"$T/err" || bad "inspect --tasks $n (text) failed"
+    if out=$($PY - "$n" "$T/$n.tasks.json" "$T/$n.tasks.txt" <<'EOF'
+import json, sys
+name, path, txt = sys.argv[1:4]
+d = json.load(open(path))
+nt = d['npu_tasks']
+errs = []
+nodes = {x['id']: x for x in d['nodes']}
+# per file: (conv tasks that must agree, register map, tasks)
+want = {'multiple_input_demo.rk3588.rknn': (12, 'rk3588', 17),
+        'multiple_input_demo.rk3566.rknn': (2, 'rk356x', 10),
+        'retinaface.rv1103.rknn': (105, 'rv110x', 155),
+        'multiple_input_demo.rk3562.rknn': (0, 'none', 41),
+        'multiple_input_demo.rk3576.rknn': (0, 'none', 8),
+        'multiple_input_demo.rv1126b.rknn': (0, 'none', 2),
+        'multiple_input_demo.rk3566.tk134.rknn': (0, 'rk356x', 10),
+        'multiple_input_demo.rk3588.tk134.rknn': (0, 'rk3588', 17),
+        'yolov8n.rk3566.rknn': (0, 'rk356x', 245)}
+def geom(node):
+    four = [i for i in node['inputs'] if len(i['shape']) == 4]
+    ins, ws = four[:1], four[1:2]   # the feature first, then the weight [OC, IC/g, kh, kw]
+    o = node['outputs'][0]['shape']
+    k = node.get('kernel') or (ws[0]['shape'][2:] if ws else None)
+    s = node.get('stride')
+    if not s and ins and ins[0]['shape'][3] % o[3] == 0:
+        s = [ins[0]['shape'][2] // o[2], ins[0]['shape'][3] // o[3]]
+    return dict(kh=k[0], kw=k[1], sy=s[0], sx=s[1], ic=ins[0]['shape'][1] if ins else None,
+                oc=o[1], ow=o[3],
+                # depthwise: [C, 1, kh, kw]; RV110x graphs store [1, C, kh, kw]
+                dw=bool(ws and 1 in ws[0]['shape'][:2] and max(ws[0]['shape'][:2]) == o[1] > 1))
+agree = 0
+split = {}
+for t in nt['tasks']:
+    if nt['register_map'] == 'none' and t['op'] != 'undecoded':
+        errs.append(f"{name}: task {t['index']}: op {t['op']} on an unverified map")
+    if t['op'] not in ('conv', 'depthwise') or t['node'] is None:
+        continue
+    node = nodes[t['node']]
+    if not node['op'].startswith('Conv'):
+        continue
+    g = geom(node)
+    got = dict(kh=t['kernel_h'], kw=t['kernel_w'], sy=t['stride_y'], sx=t['stride_x'],
+               ic=t['in_c'], oc=t['out_c'], ow=t['out_w'])
+    diff = [k for k in got if g[k] is not None and got[k] != g[k]]
+    if diff == ['ic', 'oc'] and t['op'] == 'depthwise' and g['dw']:
+        split.setdefault(t['node'], set()).add((t['feature_addr'], t['in_c']))
+        continue
+    if diff:
+        errs.append(f"{name}: task {t['index']} node {t['node']}: " +
+                    ", ".join(f"{k} decoded {got[k]} graph {g[k]}" for k in diff))
+    else:
+        agree += 1
+for nid, parts in split.items():
+    g = geom(nodes[nid])
+    if sum(c for _, c in parts) != g['ic']:
+        errs.append(f"{name}: node {nid}: depthwise parts {sorted(parts)} do not add up to {g['ic']}")
+    else:
+        agree += len(parts)
+w = want.get(name)
+if w:
+    if agree != w[0]:
+        errs.append(f"{name}: {agree} conv tasks agree with the graph, {w[0]} expected")
+    if nt['register_map'] != w[1] or len(nt['tasks']) != w[2]:
+        errs.append(f"{name}: map {nt['register_map']} with {len(nt['tasks'])} tasks, want {w[1]} / {w[2]}")
+elif nt['tasks']:
+    errs.append(f"{name}: {len(nt['tasks'])} tasks in a file without register writes")
+text = open(txt).read()
+if nt['tasks'] and 'geometry check:' not in text:
+    errs.append(f"{name}: no geometry summary in the text output")
+if nt['register_map'] == 'none' and nt['tasks'] and text.count('not decoded:') != len(nt['tasks']):
+    errs.append(f"{name}: undecoded tasks not marked in the text")
+print('\n'.join(errs)); sys.exit(1 if errs else 0)
+EOF
+); then ok; else bad "inspect --tasks $n: $out"; fi
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
