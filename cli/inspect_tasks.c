@@ -300,6 +300,7 @@ void inspect_tasks_json(json_writer *w, const rknn_model *m, const emu_program *
         jint(w, "node", s->node >= 0 ? s->node + 1 : -1);
         json_key(w, "op"); json_str(w, emu_op_name(t.op));
         json_key(w, "writes"); json_int(w, s->n_regs);
+        json_key(w, "file_offset"); json_int(w, s->file_off);
         json_key(w, "enable_mask"); json_int(w, s->enable_mask);
         jint(w, "in_w", t.in_w); jint(w, "in_h", t.in_h); jint(w, "in_c", t.in_c_real);
         jint(w, "in_c_aligned", t.in_c);

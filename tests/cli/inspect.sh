@@ -468,5 +468,26 @@ EOF
 ); then ok; else bad "inspect --tasks $n: $out"; fi
 done
 
+# info lists per chip what is decoded: it must agree with what inspect --tasks did
+"$RT" info >"$T/info" 2>&1 || bad "info failed"
+for f in "$D"/*.rknn; do
+    n=$(basename "$f")
+    [ -f "$T/$n.tasks.json" ] || continue
+    if out=$($PY - "$T/$n.tasks.json" "$T/info" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1])); info = open(sys.argv[2]).read()
+if not d['npu_tasks']['tasks']:
+    sys.exit(0)
+chip = d['target']
+line = next((l for l in info.splitlines() if ':' in l and chip in l.split(':')[0].split()), None)
+if line is None:
+    print(f"info names no line for {chip}"); sys.exit(1)
+decoded = d['npu_tasks']['register_map'] != 'none'
+if decoded != ('tasks decoded' in line) or 'not executed' not in line and decoded:
+    print(f"{chip}: info says '{line.strip()}', inspect decoded={decoded}"); sys.exit(1)
+EOF
+); then ok; else bad "info vs inspect --tasks ($n): $out"; fi
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
