@@ -58,20 +58,13 @@ static void node_geometry(const rknn_model *m, const rknn_node *n, graph_conv *g
     }
 }
 
-/* 1 agrees, 0 differs (why in buf), -1 nothing to check against. */
-static int check_task(const rknn_model *m, const emu_stream *s, const emu_task *t, char *buf,
-                      size_t len)
+/* Compares a conv task with one conv node: 1 agrees, 0 differs (why in buf). */
+static int check_node(const rknn_model *m, int node, const emu_task *t, char *buf, size_t len)
 {
     graph_conv g;
     size_t l = 0;
     int bad = 0;
-    if (t->op != EMU_OP_CONV && t->op != EMU_OP_DEPTHWISE)
-        return -1;
-    if (s->node < 0 || s->node >= m->n_nodes || !is_conv_node(&m->nodes[s->node])) {
-        snprintf(buf, len, "no conv node to check against");
-        return -1;
-    }
-    node_geometry(m, &m->nodes[s->node], &g);
+    node_geometry(m, &m->nodes[node], &g);
     buf[0] = 0;
 #define CMP(what, a, b)                                                                        \
     do {                                                                                       \
@@ -94,6 +87,30 @@ static int check_task(const rknn_model *m, const emu_stream *s, const emu_task *
         bad = 1;
     }
     return !bad;
+}
+
+/* 1 agrees with its node, 0 differs (why in buf), 2 no node index in the file
+ * but some conv node has its geometry (node in *match), -1 nothing to check. */
+static int check_task(const rknn_model *m, const emu_stream *s, const emu_task *t, char *buf,
+                      size_t len, int *match)
+{
+    *match = -1;
+    if (t->op != EMU_OP_CONV && t->op != EMU_OP_DEPTHWISE)
+        return -1;
+    if (s->node < 0) {
+        for (int i = 0; i < m->n_nodes; i++)
+            if (is_conv_node(&m->nodes[i]) && check_node(m, i, t, buf, len) == 1) {
+                *match = i;
+                return 2;
+            }
+        snprintf(buf, len, "no node index, and no conv node of this geometry");
+        return -1;
+    }
+    if (s->node >= m->n_nodes || !is_conv_node(&m->nodes[s->node])) {
+        snprintf(buf, len, "no conv node to check against");
+        return -1;
+    }
+    return check_node(m, s->node, t, buf, len);
 }
 
 static void addr(FILE *f, const char *what, int64_t a)
@@ -129,7 +146,7 @@ static void stage_text(FILE *f, const char *name, const emu_dpu_stage *s)
 }
 
 static void task_text(FILE *f, const rknn_model *m, const emu_program *p, int i, const emu_task *t,
-                      int chk, const char *why)
+                      int chk, int match, const char *why)
 {
     const emu_stream *s = &p->tasks[i];
     fprintf(f, "task %d  %-9s", i, emu_op_name(t->op));
@@ -189,7 +206,10 @@ static void task_text(FILE *f, const rknn_model *m, const emu_program *p, int i,
             fprintf(f, " ew operand at 0x%llx", (unsigned long long)t->ew_addr);
         fputc('\n', f);
     }
-    if (chk >= 0)
+    if (chk == 2)
+        fprintf(f, "  graph   no node index in the file; geometry of node %d %s\n", match + 1,
+                m->nodes[match].name);
+    else if (chk >= 0)
         fprintf(f, "  graph   %s%s\n", chk ? "agrees" : "DIFFERS: ", chk ? "" : why);
     if (t->n_unknown) {
         fprintf(f, "  unknown");
@@ -216,7 +236,7 @@ int inspect_tasks_load(const char *path, const rknn_model *m, emu_program *p, ch
 
 void inspect_tasks_text(FILE *f, const rknn_model *m, const emu_program *p)
 {
-    int n_conv = 0, n_ok = 0, n_nonode = 0, n_undec = 0, n_unk = 0;
+    int n_conv = 0, n_ok = 0, n_nonode = 0, n_undec = 0, n_unk = 0, n_geo = 0, match;
     char why[256];
     fprintf(f, "npu tasks: %d (%s), %lld register writes, register map %s; decoded only, not "
                "executed\n",
@@ -225,19 +245,21 @@ void inspect_tasks_text(FILE *f, const rknn_model *m, const emu_program *p)
     emu_program_decode(p, all);
     for (int i = 0; i < p->n_tasks; i++) {
         emu_task t = all[i];
-        int c = check_task(m, &p->tasks[i], &t, why, sizeof why);
+        int c = check_task(m, &p->tasks[i], &t, why, sizeof why, &match);
         if (t.op == EMU_OP_CONV || t.op == EMU_OP_DEPTHWISE) {
             n_conv++;
             n_ok += c == 1;
-            n_nonode += c < 0;
+            n_geo += c == 2;
+            n_nonode += c < 0 || c == 2;
         }
         n_undec += t.op == EMU_OP_UNDECODED;
         n_unk += t.op == EMU_OP_UNKNOWN;
-        task_text(f, m, p, i, &t, c, why);
+        task_text(f, m, p, i, &t, c, match, why);
     }
     fprintf(f, "geometry check: %d of %d conv tasks agree with the graph, %d differ, %d without a "
-               "conv node; %d tasks of unknown kind, %d not decoded\n",
-            n_ok, n_conv - n_nonode, n_conv - n_nonode - n_ok, n_nonode, n_unk, n_undec);
+               "conv node (%d of them have the geometry of one); %d tasks of unknown kind, %d not "
+               "decoded\n",
+            n_ok, n_conv - n_nonode, n_conv - n_nonode - n_ok, n_nonode, n_geo, n_unk, n_undec);
     free(all);
 }
 
@@ -275,7 +297,7 @@ static void stage_json(json_writer *w, const char *k, const emu_dpu_stage *s)
 void inspect_tasks_json(json_writer *w, const rknn_model *m, const emu_program *p)
 {
     char why[256];
-    int n_conv = 0, n_ok = 0, n_nonode = 0;
+    int n_conv = 0, n_ok = 0, n_nonode = 0, n_geo = 0, match;
     json_key(w, "npu_tasks");
     json_obj_open(w);
     json_key(w, "source"); json_str(w, emu_source_name(p->source));
@@ -289,11 +311,12 @@ void inspect_tasks_json(json_writer *w, const rknn_model *m, const emu_program *
     for (int i = 0; i < p->n_tasks; i++) {
         const emu_stream *s = &p->tasks[i];
         emu_task t = all[i];
-        int c = check_task(m, s, &t, why, sizeof why);
+        int c = check_task(m, s, &t, why, sizeof why, &match);
         if (t.op == EMU_OP_CONV || t.op == EMU_OP_DEPTHWISE) {
             n_conv++;
             n_ok += c == 1;
-            n_nonode += c < 0;
+            n_geo += c == 2;
+            n_nonode += c < 0 || c == 2;
         }
         json_obj_open(w);
         json_key(w, "index"); json_int(w, i);
@@ -328,7 +351,8 @@ void inspect_tasks_json(json_writer *w, const rknn_model *m, const emu_program *
         jint(w, "pool_kernel_h", t.pool_kh); jint(w, "pool_stride_x", t.pool_sx);
         jint(w, "pool_stride_y", t.pool_sy);
         json_key(w, "graph_check");
-        if (c < 0) json_write_null(w); else json_str(w, c ? "agrees" : why);
+        if (c < 0) json_write_null(w); else json_str(w, c == 2 ? "no node index" : c ? "agrees" : why);
+        jint(w, "geometry_of_node", c == 2 ? match + 1 : -1);
         json_key(w, "unknown_registers");
         json_arr_open(w);
         for (int k = 0; k < t.n_unknown && k < EMU_MAX_UNKNOWN; k++) {
@@ -345,6 +369,7 @@ void inspect_tasks_json(json_writer *w, const rknn_model *m, const emu_program *
     json_key(w, "conv_checked"); json_int(w, n_conv - n_nonode);
     json_key(w, "conv_agree"); json_int(w, n_ok);
     json_key(w, "conv_without_node"); json_int(w, n_nonode);
+    json_key(w, "conv_geometry_found"); json_int(w, n_geo);
     json_obj_close(w);
     free(all);
 }

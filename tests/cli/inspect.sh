@@ -394,7 +394,7 @@ for f in "$D"/*.rknn; do
     fi
     "$RT" inspect "$f" --tasks >"$T/$n.tasks.txt" 2>>"$T/err" || bad "inspect --tasks $n (text) failed"
     if out=$($PY - "$n" "$T/$n.tasks.json" "$T/$n.tasks.txt" <<'EOF'
-import json, sys
+import json, os, sys
 name, path, txt = sys.argv[1:4]
 d = json.load(open(path))
 nt = d['npu_tasks']
@@ -410,6 +410,10 @@ want = {'multiple_input_demo.rk3588.rknn': (12, 'rk3588', 17),
         'multiple_input_demo.rk3566.tk134.rknn': (0, 'rk356x', 10),
         'multiple_input_demo.rk3588.tk134.rknn': (0, 'rk3588', 17),
         'yolov8n.rk3566.rknn': (0, 'rk356x', 245)}
+# model-1 files carry no node index per task: conv tasks whose geometry some
+# conv node has (then the rest must be output-channel splits of one)
+want_geo = {'multiple_input_demo.rk3566.tk134.rknn': 2,
+            'multiple_input_demo.rk3588.tk134.rknn': 12, 'yolov8n.rk3566.rknn': 121}
 def geom(node):
     four = [i for i in node['inputs'] if len(i['shape']) == 4]
     ins, ws = four[:1], four[1:2]   # the feature first, then the weight [OC, IC/g, kh, kw]
@@ -424,7 +428,42 @@ def geom(node):
                 dw=bool(ws and 1 in ws[0]['shape'][:2] and max(ws[0]['shape'][:2]) == o[1] > 1))
 agree = 0
 split = {}
+convs = [geom(x) for x in d['nodes'] if x['op'].startswith('Conv')]
+geo = 0
+# a model-1 file and the model-6 file of the same network and chip: on rk3566
+# the same tasks in the same order, decoded to the same geometry (the model-6
+# file's task table names each task's node). The rk3588 pair's compilers
+# (1.4.2, 1.6.2) tile the convs differently.
+sib = sib_nodes = None
+if name == 'multiple_input_demo.rk3566.tk134.rknn':
+    other = os.path.join(os.path.dirname(path), name.replace('.tk134', '') + '.tasks.json')
+    o = json.load(open(other))
+    a, b = nt['tasks'], o['npu_tasks']['tasks']
+    keys = ('op', 'in_w', 'in_h', 'in_c', 'kernel_w', 'kernel_h', 'stride_x', 'stride_y',
+            'out_w', 'out_h', 'out_c', 'pad_top', 'pad_left')
+    if len(a) != len(b):
+        errs.append(f"{name}: {len(a)} tasks, the model-6 file {len(b)}")
+    else:
+        for x, y in zip(a, b):
+            dk = [k for k in keys if x[k] != y[k]]
+            if dk:
+                errs.append(f"{name}: task {x['index']}: {dk} differ from the model-6 file's")
+        sib = [y for y in b]
+        sib = {y['index']: y for y in b}
+        sib_nodes = {x['id']: x for x in o['nodes']}
 for t in nt['tasks']:
+    if t['op'] in ('conv', 'depthwise') and t['node'] is None and name in want_geo:
+        got = dict(kh=t['kernel_h'], kw=t['kernel_w'], sy=t['stride_y'], sx=t['stride_x'],
+                   ic=t['in_c'], oc=t['out_c'], ow=t['out_w'])
+        same = [g for g in convs if all(g[k] == got[k] for k in got)]
+        part = [g for g in convs if all(g[k] == got[k] for k in got if k != 'oc') and g['oc'] > got['oc']]
+        if same:
+            geo += 1
+            if t['graph_check'] != 'no node index':
+                errs.append(f"{name}: task {t['index']}: a node has its geometry, inspect says {t['graph_check']}")
+        elif not part and not (sib and sib[t['index']]['node'] and sib_nodes[sib[t['index']]['node']]['op'] == 'OutputOperator'):
+            errs.append(f"{name}: task {t['index']}: no conv node has its geometry {got}")
+        continue
     if nt['register_map'] == 'none' and t['op'] != 'undecoded':
         errs.append(f"{name}: task {t['index']}: op {t['op']} on an unverified map")
     if t['op'] not in ('conv', 'depthwise') or t['node'] is None:
@@ -450,6 +489,8 @@ for nid, parts in split.items():
         errs.append(f"{name}: node {nid}: depthwise parts {sorted(parts)} do not add up to {g['ic']}")
     else:
         agree += len(parts)
+if geo != want_geo.get(name, 0):
+    errs.append(f"{name}: {geo} conv tasks with a node's geometry, {want_geo.get(name, 0)} expected")
 w = want.get(name)
 if w:
     if agree != w[0]:
