@@ -14,6 +14,8 @@
 typedef struct regfile {
     const emu_reg *r;
     int n;
+    int own;        /* r[own..n) are the task's writes, the rest inherited */
+    int *inherited; /* set when a value read comes from before own */
 } regfile;
 
 static int get(const regfile *f, uint16_t addr, uint32_t *v)
@@ -21,6 +23,8 @@ static int get(const regfile *f, uint16_t addr, uint32_t *v)
     for (int i = f->n - 1; i >= 0; i--)
         if (f->r[i].addr == addr) {
             *v = f->r[i].value;
+            if (i < f->own)
+                *f->inherited = 1;
             return 1;
         }
     return 0;
@@ -361,9 +365,11 @@ static int block_of(uint16_t addr)
 
 static void decode_from(int map, const emu_reg *regs, int n, int own, emu_task *t)
 {
-    regfile f = {regs, n < 0 ? 0 : n};
+    int inherited = 0;
+    regfile f = {regs, n < 0 ? 0 : n, 0, &inherited};
     if (own < 0 || own > f.n)
         own = 0;
+    f.own = own;
     init(t, map, f.n - own);
     for (int i = own; i < f.n; i++) {
         uint16_t a = regs[i].addr;
@@ -392,7 +398,7 @@ static void decode_from(int map, const emu_reg *regs, int n, int own, emu_task *
     decode_rdma(&f, t);
     decode_ppu(&f, t);
     classify(t);
-    if (own > 0)
+    if (inherited)
         note(t, "registers it does not write come from earlier tasks of its register group");
     if (t->n_unknown) {
         char b[64];

@@ -530,5 +530,106 @@ EOF
 ); then ok; else bad "info vs inspect --tasks ($n): $out"; fi
 done
 
+# --- per-channel words of a conv (the DPU's BS operands): the ONNX weights and
+# biases quantized here (numpy) against the bias tensor's bytes. Groups of G
+# output channels (G = 8 on rk3588/rk3576/rv1126b, 4 on rk3566/rk3562):
+# G int32 bias = round(b / (s_in * s_w)) - zp_in * sum(q - zp_w), G int16 -zp_w,
+# G int16 multiplier = round(s_w / max(s_w) * 2^14); the DPU's output converter
+# takes s_in * max(s_w) / s_out as OUT_CVT_SCALE / 2^OUT_CVT_SHIFT and the
+# output zero point as OUT_CVT_OFFSET (docs/rknn-format.md)
+if out=$($PY - "$D" "$T" <<'EOF'
+import json, subprocess, sys, numpy as np
+sys.path.insert(0, 'tests/cli')
+from onnx_wire import fields
+d_dir, tmp = sys.argv[1:3]
+graph = [v for f, v in fields(open(f'{d_dir}/multiple_input_demo.onnx', 'rb').read()) if f == 7][0]
+inits = {}
+for f, v in fields(graph):
+    if f == 5:
+        tf = fields(v)
+        inits[[x for k, x in tf if k == 8][0].decode()] = np.frombuffer(
+            [x for k, x in tf if k == 9][0], np.float32).reshape([x for k, x in tf if k == 1])
+errs, checked, cvt = [], 0, 0
+group = {'rk3588': 8, 'rk3588.tk134': 8, 'rk3576': 8, 'rv1126b': 8, 'rk3566': 4,
+         'rk3566.tk134': 4, 'rk3562': 4}
+for chip, g in group.items():
+    name = f'multiple_input_demo.{chip}.rknn'
+    d = json.load(open(f'{tmp}/{name}.tasks.json'))
+    raw = open(f'{d_dir}/{name}', 'rb').read()
+    tensors = {}
+    for n in d['nodes']:
+        for t in n['inputs'] + n['outputs']:
+            tensors[t['name']] = t
+    for n in d['nodes']:
+        bt = [t for t in n['inputs'] if t['name'].endswith('.bias')]
+        if not bt:
+            continue
+        bt = bt[0]; conv = bt['name'][:-5]
+        w, b = inits[conv + '.weight'], inits[conv + '.bias']
+        f = w.reshape(w.shape[0], -1); mn, mx = f.min(1), f.max(1)
+        s = (mx - mn) / 255; z = np.round(-128 - mn / s)
+        q = np.clip(np.round(f / s[:, None]) + z[:, None], -128, 127)
+        zin = -128  # both inputs: scale 1, zero point -128 (inspect shows them; MANIFEST)
+        bias = np.round(b / s) - zin * (q.sum(1) - f.shape[1] * z)
+        blob = raw[bt['data_offset']: bt['data_offset'] + bt['data_bytes']]
+        oc = w.shape[0]
+        gb, gz, gm = [], [], []
+        for k in range(0, oc, g):
+            o = k * 8  # 2 words per channel
+            gb += np.frombuffer(blob, np.int32, g, o).tolist()
+            gz += np.frombuffer(blob, np.int16, g, o + 4 * g).tolist()
+            gm += np.frombuffer(blob, np.int16, g, o + 6 * g).tolist()
+        if gz[:oc] != (-z).astype(int).tolist() or gm[:oc] != np.round(s / s.max() * 16384).astype(int).tolist():
+            errs.append(f"{name} {conv}: -zp_w {gz[:oc]} / multipliers {gm[:oc]} differ")
+        tol = 8 if (chip, conv) == ('rv1126b', 'conv1') else 0  # see docs: off by up to 7 there
+        if np.abs(np.array(gb[:oc]) - bias).max() > tol:
+            errs.append(f"{name} {conv}: bias words {gb[:oc]}, want {bias.astype(int).tolist()}")
+        checked += 1
+        # the output converter of the plain Conv's tasks (not the ConvAdd)
+        if n['op'] != 'Conv' or d['npu_tasks']['register_map'] == 'none':
+            continue
+        outt = n['outputs'][0]['name']
+        sout = {'7': 2.61823416}[outt]; zout = 16  # tensor '7' (inspect's tensor list)
+        for t in d['npu_tasks']['tasks']:
+            if t['node'] != n['id'] or t['op'] != 'conv':
+                continue
+            got = t['out_cvt_scale'] / 2 ** t['out_cvt_shift']
+            want = 1.0 * s.max() / sout
+            if abs(got - want) > 2 ** -t['out_cvt_shift'] or t['out_cvt_offset'] != zout or \
+               t['bs']['mul_shift'] != 14 or not t['bs']['alu_per_channel'] or not t['bs']['mul_per_channel']:
+                errs.append(f"{name} task {t['index']}: out cvt {t['out_cvt_scale']}>>{t['out_cvt_shift']} "
+                            f"offset {t['out_cvt_offset']} bs {t['bs']}, want {want} offset {zout}")
+            cvt += 1
+if checked != 14 or cvt < 3:
+    errs.append(f"{checked} convs' per-channel words checked (14 expected), {cvt} output converters")
+print('\n'.join(errs)); sys.exit(1 if errs else 0)
+EOF
+); then ok; else bad "per-channel words: $out"; fi
+
+# RV110x: the same per-channel words in the weight section (NPU addresses are
+# offsets from the register commands, which the weights follow): in every conv
+# node whose BS multiplier is per channel the largest is 2^14, none is above.
+# (Depthwise tasks bypass BS; their words are laid out otherwise: not checked.)
+if out=$($PY - "$D/retinaface.rv1103.rknn" "$T/retinaface.rv1103.rknn.tasks.json" <<'EOF'
+import json, struct, sys, numpy as np
+path, js = sys.argv[1:3]
+raw = open(path, 'rb').read(); d = json.load(open(js))
+w = struct.unpack_from('<6I', raw, 64)
+base = 64 + 64 + w[1]
+per = {}
+for t in d['npu_tasks']['tasks']:
+    if t['op'] != 'conv' or t['bs_addr'] is None or not t['bs']['mul_per_channel']:
+        continue
+    c = t['out_c']; a = base + t['bs_addr']
+    for k in range(0, c, 4):
+        per.setdefault(t['node'], set()).update(np.frombuffer(raw, np.int16, min(4, c - k), a + k * 8 + 24).tolist())
+bad = [n for n, m in per.items() if max(m) != 16384 or min(m) <= 0]
+errs = [f"node {n}: multipliers {sorted(per[n])[:6]}... max {max(per[n])}" for n in bad[:5]]
+if len(per) != 43:
+    errs.append(f"{len(per)} conv nodes with per-channel multipliers, 43 expected")
+print('\n'.join(errs)); sys.exit(1 if errs else 0)
+EOF
+); then ok; else bad "rv1103 per-channel words: $out"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
