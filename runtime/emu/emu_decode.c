@@ -9,13 +9,15 @@
 #include "util/util.h"
 #include <stdlib.h>
 
-/* A register file of one task: the last write of each address wins (the
- * vendor writes CNA_CBUF_CON0 twice). */
+/* A register file of one task: its own writes (the last write of an address
+ * wins: the vendor writes CNA_CBUF_CON0 twice), then what earlier tasks of
+ * its register group left (dense, by address; NULL none). */
 typedef struct regfile {
     const emu_reg *r;
     int n;
-    int own;        /* r[own..n) are the task's writes, the rest inherited */
-    int *inherited; /* set when a value read comes from before own */
+    const uint32_t *base_val;
+    const uint8_t *base_set;
+    int *inherited; /* set when a value read comes from the base */
 } regfile;
 
 static int get(const regfile *f, uint16_t addr, uint32_t *v)
@@ -23,10 +25,13 @@ static int get(const regfile *f, uint16_t addr, uint32_t *v)
     for (int i = f->n - 1; i >= 0; i--)
         if (f->r[i].addr == addr) {
             *v = f->r[i].value;
-            if (i < f->own)
-                *f->inherited = 1;
             return 1;
         }
+    if (f->base_set && f->base_set[addr]) {
+        *v = f->base_val[addr];
+        *f->inherited = 1;
+        return 1;
+    }
     return 0;
 }
 
@@ -363,15 +368,13 @@ static int block_of(uint16_t addr)
     return blk[addr >> 12];
 }
 
-static void decode_from(int map, const emu_reg *regs, int n, int own, emu_task *t)
+static void decode_from(int map, const emu_reg *regs, int n, const uint32_t *base_val,
+                        const uint8_t *base_set, emu_task *t)
 {
     int inherited = 0;
-    regfile f = {regs, n < 0 ? 0 : n, 0, &inherited};
-    if (own < 0 || own > f.n)
-        own = 0;
-    f.own = own;
-    init(t, map, f.n - own);
-    for (int i = own; i < f.n; i++) {
+    regfile f = {regs, n < 0 ? 0 : n, base_val, base_set, &inherited};
+    init(t, map, f.n);
+    for (int i = 0; i < f.n; i++) {
         uint16_t a = regs[i].addr;
         t->blocks |= block_of(a);
         if (map != EMU_MAP_NONE && !emu_reg_name(map, a)) {
@@ -410,42 +413,26 @@ static void decode_from(int map, const emu_reg *regs, int n, int own, emu_task *
 
 void emu_decode(int map, const emu_reg *regs, int n, emu_task *t)
 {
-    decode_from(map, regs, n, 0, t);
+    decode_from(map, regs, n, NULL, NULL, t);
 }
 
 /* The blocks' S_POINTER writes enable two register groups used in turn
  * (ping-pong), and the vendor's later tiles of a layer write only what
  * changes: task i starts from what tasks i-2, i-4 ... left in its group. */
-#define NREG 0x4000 /* 16-bit addresses, 4-byte registers */
+#define NREG 0x10000 /* 16-bit register addresses */
 int emu_program_decode(const emu_program *p, emu_task *out)
 {
     uint32_t *val = xcalloc(2 * NREG, sizeof *val);
     uint8_t *set = xcalloc(2 * NREG, 1);
-    emu_reg *buf = NULL;
-    size_t cap = 0;
     for (int i = 0; i < p->n_tasks; i++) {
         const emu_stream *s = &p->tasks[i];
-        int g = i & 1, nb = 0;
-        size_t need = (size_t)NREG + (size_t)s->n_regs;
-        if (need > cap) {
-            cap = need;
-            buf = xrealloc(buf, cap * sizeof *buf);
-        }
-        for (int a = 0; a < NREG; a++)
-            if (set[g * NREG + a]) {
-                buf[nb].target = 0;
-                buf[nb].addr = (uint16_t)(a << 2);
-                buf[nb++].value = val[g * NREG + a];
-            }
-        memcpy(buf + nb, s->regs, (size_t)s->n_regs * sizeof *buf);
-        decode_from(p->map, buf, nb + s->n_regs, nb, &out[i]);
+        size_t g = (size_t)(i & 1) * NREG;
+        decode_from(p->map, s->regs, s->n_regs, val + g, set + g, &out[i]);
         for (int k = 0; k < s->n_regs; k++) {
-            int a = s->regs[k].addr >> 2;
-            val[g * NREG + a] = s->regs[k].value;
-            set[g * NREG + a] = 1;
+            val[g + s->regs[k].addr] = s->regs[k].value;
+            set[g + s->regs[k].addr] = 1;
         }
     }
-    free(buf);
     free(val);
     free(set);
     return 0;
