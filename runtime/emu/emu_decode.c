@@ -17,17 +17,29 @@ typedef struct regfile {
     int n;
     const uint32_t *base_val;
     const uint8_t *base_set;
+    int own_blocks; /* EMU_BLK_* the task writes: only those inherit */
     int *inherited; /* set when a value read comes from the base */
 } regfile;
 
+static int block_of(uint16_t addr);
+
+/* f->r sorted by address, and by position within an address (sort_own):
+ * the last of equal addresses is the last write. */
 static int get(const regfile *f, uint16_t addr, uint32_t *v)
 {
-    for (int i = f->n - 1; i >= 0; i--)
-        if (f->r[i].addr == addr) {
-            *v = f->r[i].value;
-            return 1;
-        }
-    if (f->base_set && f->base_set[addr]) {
+    int lo = 0, hi = f->n;
+    while (lo < hi) { /* first entry above addr */
+        int mid = (lo + hi) / 2;
+        if (f->r[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && f->r[lo - 1].addr == addr) {
+        *v = f->r[lo - 1].value;
+        return 1;
+    }
+    if (f->base_set && f->base_set[addr] && (block_of(addr) & f->own_blocks)) {
         *v = f->base_val[addr];
         *f->inherited = 1;
         return 1;
@@ -338,8 +350,11 @@ static void classify(emu_task *t)
     if (cna && core && dpu && t->conv_mode >= 0 && t->kw > 0)
         t->op = t->conv_mode == 3 ? EMU_OP_DEPTHWISE : t->conv_mode == 0 ? EMU_OP_CONV
                                                                          : EMU_OP_UNKNOWN;
-    else if (ppu && !cna && t->pool_method >= 0)
+    else if (ppu && !cna && t->pool_method >= 0) {
         t->op = EMU_OP_POOL;
+        if (t->pool_kw == 1 && t->pool_kh == 1 && t->pool_sx == 1 && t->pool_sy == 1)
+            note(t, "1x1 pooling with stride 1: a copy");
+    }
     else if (dpu && !cna && !ppu && t->out_w > 0)
         t->op = EMU_OP_ELTWISE;
     else {
@@ -368,11 +383,43 @@ static int block_of(uint16_t addr)
     return blk[addr >> 12];
 }
 
+typedef struct pos_reg {
+    emu_reg r;
+    int pos;
+} pos_reg;
+
+static int cmp_pos_reg(const void *a, const void *b)
+{
+    const pos_reg *x = a, *y = b;
+    if (x->r.addr != y->r.addr)
+        return x->r.addr < y->r.addr ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* A copy of the writes sorted by address, stable: lookups in O(log n). */
+static emu_reg *sort_own(const emu_reg *regs, int n)
+{
+    pos_reg *p = xcalloc((size_t)n + 1, sizeof *p);
+    emu_reg *out = xcalloc((size_t)n + 1, sizeof *out);
+    for (int i = 0; i < n; i++) {
+        p[i].r = regs[i];
+        p[i].pos = i;
+    }
+    qsort(p, (size_t)n, sizeof *p, cmp_pos_reg);
+    for (int i = 0; i < n; i++)
+        out[i] = p[i].r;
+    free(p);
+    return out;
+}
+
 static void decode_from(int map, const emu_reg *regs, int n, const uint32_t *base_val,
                         const uint8_t *base_set, emu_task *t)
 {
     int inherited = 0;
-    regfile f = {regs, n < 0 ? 0 : n, base_val, base_set, &inherited};
+    if (n < 0)
+        n = 0;
+    emu_reg *sorted = sort_own(regs, n);
+    regfile f = {sorted, n, base_val, base_set, 0, &inherited};
     init(t, map, f.n);
     for (int i = 0; i < f.n; i++) {
         uint16_t a = regs[i].addr;
@@ -390,9 +437,11 @@ static void decode_from(int map, const emu_reg *regs, int n, const uint32_t *bas
             }
         }
     }
+    f.own_blocks = t->blocks;
     if (map == EMU_MAP_NONE) {
         t->op = EMU_OP_UNDECODED;
         note(t, "register layout of this chip not verified: raw writes only");
+        free(sorted);
         return;
     }
     decode_cna(&f, t);
@@ -409,6 +458,7 @@ static void decode_from(int map, const emu_reg *regs, int n, const uint32_t *bas
                  t->n_unknown == 1 ? "" : "s");
         note(t, b);
     }
+    free(sorted);
 }
 
 void emu_decode(int map, const emu_reg *regs, int n, emu_task *t)

@@ -489,6 +489,22 @@ for nid, parts in split.items():
         errs.append(f"{name}: node {nid}: depthwise parts {sorted(parts)} do not add up to {g['ic']}")
     else:
         agree += len(parts)
+# pooling (PPU) tasks: some pool node has their kernel and stride
+pools = [x for x in d['nodes'] if 'Pool' in x['op']]
+npool = 0
+for t in nt['tasks']:
+    if t['op'] != 'pool':
+        continue
+    npool += 1
+    k = [t['pool_kernel_h'], t['pool_kernel_w']]; st = [t['pool_stride_y'], t['pool_stride_x']]
+    if k == [1, 1] and st == [1, 1]:  # a 1x1 pooling moves data (rk3588's ConvAdd)
+        if 'copy' not in t['notes']:
+            errs.append(f"{name}: pool task {t['index']}: 1x1 pooling not called a copy")
+        continue
+    if not any(x.get('kernel') == k and x.get('stride') == st for x in pools):
+        errs.append(f"{name}: pool task {t['index']}: kernel {k} stride {st}, no such pool node")
+if name == 'yolov8n.rk3566.rknn' and npool != 6:
+    errs.append(f"{name}: {npool} pool tasks, want 6 (3 MaxPool 5x5, 2 tasks each)")
 if geo != want_geo.get(name, 0):
     errs.append(f"{name}: {geo} conv tasks with a node's geometry, {want_geo.get(name, 0)} expected")
 w = want.get(name)
