@@ -148,6 +148,7 @@ static void stage_text(FILE *f, const char *name, const emu_dpu_stage *s)
 static void task_text(FILE *f, const rknn_model *m, const emu_program *p, int i, const emu_task *t,
                       int chk, int match, const char *why)
 {
+    int group = emu_channel_group(m->target ? m->target : m->fb_target);
     const emu_stream *s = &p->tasks[i];
     fprintf(f, "task %d  %-9s", i, emu_op_name(t->op));
     if (s->node >= 0)
@@ -198,8 +199,15 @@ static void task_text(FILE *f, const rknn_model *m, const emu_program *p, int i,
     }
     if (t->brdma_use > 0 || t->nrdma_use > 0 || t->erdma_disable == 0) {
         fprintf(f, "  per-channel data:");
-        if (t->brdma_use > 0)
+        if (t->brdma_use > 0) {
             fprintf(f, " bs (use 0x%x) at 0x%llx", t->brdma_use, (unsigned long long)t->bs_addr);
+            if (p->file_base >= 0 && t->bs_addr >= 0 && t->bs_addr < p->file_limit)
+                fprintf(f, " (file offset %lld)", (long long)(p->file_base + t->bs_addr));
+            if (group > 0 && t->bs.present && !t->bs.bypass && t->bs.mul_src)
+                fprintf(f, ": per %d channels %d int32 bias, %d int16 -zp_w, %d int16 "
+                           "multipliers (BS shift %d)",
+                        group, group, group, group, t->bs.mul_shift);
+        }
         if (t->nrdma_use > 0)
             fprintf(f, " bn (use 0x%x) at 0x%llx", t->nrdma_use, (unsigned long long)t->bn_addr);
         if (t->erdma_disable == 0)
@@ -304,6 +312,7 @@ void inspect_tasks_json(json_writer *w, const rknn_model *m, const emu_program *
     json_key(w, "register_map"); json_str(w, emu_map_name(p->map));
     json_key(w, "register_writes"); json_int(w, p->n_regs);
     json_key(w, "executed"); json_bool(w, 0);
+    jint(w, "channel_group", emu_channel_group(m->target ? m->target : m->fb_target));
     json_key(w, "tasks");
     json_arr_open(w);
     emu_task *all = xcalloc(p->n_tasks ? (size_t)p->n_tasks : 1, sizeof *all);
@@ -341,6 +350,8 @@ void inspect_tasks_json(json_writer *w, const rknn_model *m, const emu_program *
         jint(w, "feature_addr", t.feature_addr); jint(w, "weight_addr", t.weight_addr);
         jint(w, "weight_bytes", t.weight_bytes); jint(w, "dst_addr", t.dst_addr);
         jint(w, "bs_addr", t.bs_addr); jint(w, "bn_addr", t.bn_addr);
+        jint(w, "bs_file_offset", p->file_base >= 0 && t.bs_addr >= 0 && t.bs_addr < p->file_limit
+                                      ? p->file_base + t.bs_addr : -1);
         jint(w, "ew_addr", t.ew_addr);
         stage_json(w, "bs", &t.bs);
         stage_json(w, "bn", &t.bn);

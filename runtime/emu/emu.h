@@ -17,12 +17,19 @@
  *    rk3562, rk3576, rv1126b) gets op EMU_OP_UNDECODED with its raw writes.
  *  - Register map: the RK3588 layout of the public register descriptions
  *    (Mesa's rocket driver `registers.xml`, mtx512/rk3588-npu `npu_hw.h`,
- *    the RK3588 TRM names), which the rk3588 and rv1103/rv1106 files follow;
- *    rk3566/rk3568 differ in the CORE block (checked on the sample files:
- *    docs/rknn-format.md "Compiled NPU tasks").
+ *    the RK3588 TRM names), which the rk3588 files follow; rv1103/rv1106
+ *    differ in one field, rk3566/rk3568 in the CORE block (checked on the
+ *    sample files: docs/rknn-format.md "Compiled NPU tasks").
  *  - Addresses are the NPU addresses the file holds: Toolkit2 files keep 0
  *    where the runtime patches a buffer address at load time (the patch table
- *    is not decoded), RV110x files hold offsets in the runtime's buffers.
+ *    is not decoded); RV110x files hold offsets from their register commands,
+ *    which the weights follow (emu_program.file_base), above that the
+ *    runtime's internal buffer.
+ *  - Per-channel words of a conv (DPU BS operands, at bs_addr or in the
+ *    node's bias tensor): per group of emu_channel_group() output channels,
+ *    G int32 bias (zero-point terms folded in), G int16 minus the weight zero
+ *    point, G int16 multipliers s_w / max(s_w) in Q14; the DPU output
+ *    converter holds s_in * max(s_w) / s_out and the output zero point.
  *  - No global state; all functions are thread-safe on distinct objects.
  */
 #ifndef RT_EMU_H
@@ -161,6 +168,8 @@ enum emu_src {
 
 typedef struct emu_program {
     int map;
+    int64_t file_base;     /* RV110x: file offset of NPU address 0, -1 none */
+    int64_t file_limit;    /* addresses below it are in the file */
     int source;            /* enum emu_src */
     int fmt;               /* enum emu_fmt */
     emu_stream *tasks;
@@ -178,6 +187,10 @@ int emu_program_load(const struct rknn_model *m, const uint8_t *file, size_t len
                      char *err, size_t errlen);
 void emu_program_free(emu_program *p);
 const char *emu_source_name(int source);
+
+/* Output channels per group of per-channel words: 8 (rk3588, rk3576,
+ * rv1126b), 4 (rk3566, rk3568, rk3562, rv1103, rv1106), 0 unknown. */
+int emu_channel_group(const char *target);
 
 /* Chips and what is decoded for them, for `rknn-trace info`. */
 typedef struct emu_chip_info {

@@ -11,36 +11,44 @@
 
 /* A register file of one task: its own writes (the last write of an address
  * wins: the vendor writes CNA_CBUF_CON0 twice), then what earlier tasks of
- * its register group left (dense, by address; NULL none). */
+ * its register group left (one entry per address, sorted; none: nbase 0). */
 typedef struct regfile {
     const emu_reg *r;
     int n;
-    const uint32_t *base_val;
-    const uint8_t *base_set;
+    const emu_reg *base;
+    int nbase;
     int own_blocks; /* EMU_BLK_* the task writes: only those inherit */
     int *inherited; /* set when a value read comes from the base */
 } regfile;
 
 static int block_of(uint16_t addr);
 
-/* f->r sorted by address, and by position within an address (sort_own):
- * the last of equal addresses is the last write. */
-static int get(const regfile *f, uint16_t addr, uint32_t *v)
+/* Index of the last entry of r[0..n) (sorted by address) with address
+ * addr, -1 none. */
+static int find_last(const emu_reg *r, int n, uint16_t addr)
 {
-    int lo = 0, hi = f->n;
+    int lo = 0, hi = n;
     while (lo < hi) { /* first entry above addr */
         int mid = (lo + hi) / 2;
-        if (f->r[mid].addr <= addr)
+        if (r[mid].addr <= addr)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo > 0 && f->r[lo - 1].addr == addr) {
-        *v = f->r[lo - 1].value;
+    return lo > 0 && r[lo - 1].addr == addr ? lo - 1 : -1;
+}
+
+/* f->r sorted by address, and by position within an address (sort_own):
+ * the last of equal addresses is the last write. */
+static int get(const regfile *f, uint16_t addr, uint32_t *v)
+{
+    int i = find_last(f->r, f->n, addr);
+    if (i >= 0) {
+        *v = f->r[i].value;
         return 1;
     }
-    if (f->base_set && f->base_set[addr] && (block_of(addr) & f->own_blocks)) {
-        *v = f->base_val[addr];
+    if ((block_of(addr) & f->own_blocks) && (i = find_last(f->base, f->nbase, addr)) >= 0) {
+        *v = f->base[i].value;
         *f->inherited = 1;
         return 1;
     }
@@ -412,14 +420,15 @@ static emu_reg *sort_own(const emu_reg *regs, int n)
     return out;
 }
 
-static void decode_from(int map, const emu_reg *regs, int n, const uint32_t *base_val,
-                        const uint8_t *base_set, emu_task *t)
+/* Decodes regs[0..n) over base; returns the writes sorted by address. */
+static emu_reg *decode_from(int map, const emu_reg *regs, int n, const emu_reg *base, int nbase,
+                            emu_task *t)
 {
     int inherited = 0;
     if (n < 0)
         n = 0;
     emu_reg *sorted = sort_own(regs, n);
-    regfile f = {sorted, n, base_val, base_set, 0, &inherited};
+    regfile f = {sorted, n, base, nbase, 0, &inherited};
     init(t, map, f.n);
     for (int i = 0; i < f.n; i++) {
         uint16_t a = regs[i].addr;
@@ -441,8 +450,7 @@ static void decode_from(int map, const emu_reg *regs, int n, const uint32_t *bas
     if (map == EMU_MAP_NONE) {
         t->op = EMU_OP_UNDECODED;
         note(t, "register layout of this chip not verified: raw writes only");
-        free(sorted);
-        return;
+        return sorted;
     }
     decode_cna(&f, t);
     decode_core(&f, t);
@@ -458,32 +466,53 @@ static void decode_from(int map, const emu_reg *regs, int n, const uint32_t *bas
                  t->n_unknown == 1 ? "" : "s");
         note(t, b);
     }
-    free(sorted);
+    return sorted;
 }
 
 void emu_decode(int map, const emu_reg *regs, int n, emu_task *t)
 {
-    decode_from(map, regs, n, NULL, NULL, t);
+    free(decode_from(map, regs, n, NULL, 0, t));
+}
+
+/* base (unique, sorted) updated by the sorted writes w[0..n): a new array. */
+static emu_reg *merge(const emu_reg *base, int nb, const emu_reg *w, int n, int *out_n)
+{
+    emu_reg *m = xcalloc((size_t)nb + (size_t)n + 1, sizeof *m);
+    int i = 0, j = 0, k = 0;
+    while (i < nb || j < n) {
+        if (j < n && (i >= nb || w[j].addr <= base[i].addr)) {
+            uint16_t a = w[j].addr;
+            while (j + 1 < n && w[j + 1].addr == a) /* the last write of a */
+                j++;
+            m[k++] = w[j++];
+            if (i < nb && base[i].addr == a)
+                i++;
+        } else {
+            m[k++] = base[i++];
+        }
+    }
+    *out_n = k;
+    return m;
 }
 
 /* The blocks' S_POINTER writes enable two register groups used in turn
  * (ping-pong), and the vendor's later tiles of a layer write only what
  * changes: task i starts from what tasks i-2, i-4 ... left in its group. */
-#define NREG 0x10000 /* 16-bit register addresses */
 int emu_program_decode(const emu_program *p, emu_task *out)
 {
-    uint32_t *val = xcalloc(2 * NREG, sizeof *val);
-    uint8_t *set = xcalloc(2 * NREG, 1);
+    emu_reg *st[2] = {NULL, NULL};
+    int nst[2] = {0, 0};
     for (int i = 0; i < p->n_tasks; i++) {
         const emu_stream *s = &p->tasks[i];
-        size_t g = (size_t)(i & 1) * NREG;
-        decode_from(p->map, s->regs, s->n_regs, val + g, set + g, &out[i]);
-        for (int k = 0; k < s->n_regs; k++) {
-            val[g + s->regs[k].addr] = s->regs[k].value;
-            set[g + s->regs[k].addr] = 1;
-        }
+        int g = i & 1, nn;
+        emu_reg *sorted = decode_from(p->map, s->regs, s->n_regs, st[g], nst[g], &out[i]);
+        emu_reg *m = merge(st[g], nst[g], sorted, s->n_regs < 0 ? 0 : s->n_regs, &nn);
+        free(sorted);
+        free(st[g]);
+        st[g] = m;
+        nst[g] = nn;
     }
-    free(val);
-    free(set);
+    free(st[0]);
+    free(st[1]);
     return 0;
 }

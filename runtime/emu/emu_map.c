@@ -159,6 +159,21 @@ const char *emu_map_name(int map)
     }
 }
 
+int emu_channel_group(const char *target)
+{
+    static const char *const g8[] = {"rk3588", "rk3576", "rv1126b"};
+    static const char *const g4[] = {"rk3566", "rk3568", "rk3562", "rv1103", "rv1106"};
+    if (!target)
+        return 0;
+    for (size_t i = 0; i < N(g8); i++)
+        if (!strcmp(target, g8[i]))
+            return 8;
+    for (size_t i = 0; i < N(g4); i++)
+        if (!strcmp(target, g4[i]))
+            return 4;
+    return 0;
+}
+
 static const emu_chip_info chips[] = {
     {"rk3588", "tasks decoded (CNA, CORE, DPU, DPU_RDMA, PPU, PPU_RDMA); not executed"},
     {"rv1103 rv1106", "tasks decoded as rk3588 but the CNA pad field (19 extra CNA/DPU registers kept raw); "

@@ -101,6 +101,7 @@ int emu_program_load(const rknn_model *m, const uint8_t *file, size_t len, emu_p
 {
     int r = 0;
     memset(out, 0, sizeof *out);
+    out->file_base = -1;
     out->map = emu_map_for_target(m->target ? m->target : m->fb_target);
     if (m->container == RKNN_C_LITE) {
         size_t d = m->data_off, dn = (size_t)m->data_size;
@@ -116,6 +117,9 @@ int emu_program_load(const rknn_model *m, const uint8_t *file, size_t len, emu_p
                           n, cmd_len, cmd);
         out->source = EMU_SRC_LITE;
         out->fmt = EMU_FMT_TVR;
+        /* NPU addresses count from the register commands; the weights follow them */
+        out->file_base = (int64_t)(d + cmd);
+        out->file_limit = (int64_t)(dn - cmd) < 0 ? 0 : (int64_t)(dn - cmd);
         r = from_table(out, file, d + tab, n, d + cmd, cmd_len, m->n_nodes, err, errlen);
     } else if (m->container == RKNN_C_TK2_FB) {
         const rknn_tensor *reg, *task;

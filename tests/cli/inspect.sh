@@ -632,15 +632,19 @@ path, js = sys.argv[1:3]
 raw = open(path, 'rb').read(); d = json.load(open(js))
 w = struct.unpack_from('<6I', raw, 64)
 base = 64 + 64 + w[1]
-per = {}
+per, errs = {}, []
+if d['npu_tasks']['channel_group'] != 4:
+    errs.append(f"channel group {d['npu_tasks']['channel_group']}, want 4")
 for t in d['npu_tasks']['tasks']:
     if t['op'] != 'conv' or t['bs_addr'] is None or not t['bs']['mul_per_channel']:
         continue
     c = t['out_c']; a = base + t['bs_addr']
+    if t['bs_file_offset'] != a:
+        errs.append(f"task {t['index']}: bs_file_offset {t['bs_file_offset']}, want {a}")
     for k in range(0, c, 4):
         per.setdefault(t['node'], set()).update(np.frombuffer(raw, np.int16, min(4, c - k), a + k * 8 + 24).tolist())
 bad = [n for n, m in per.items() if max(m) != 16384 or min(m) <= 0]
-errs = [f"node {n}: multipliers {sorted(per[n])[:6]}... max {max(per[n])}" for n in bad[:5]]
+errs += [f"node {n}: multipliers {sorted(per[n])[:6]}... max {max(per[n])}" for n in bad[:5]]
 if len(per) != 43:
     errs.append(f"{len(per)} conv nodes with per-channel multipliers, 43 expected")
 print('\n'.join(errs)); sys.exit(1 if errs else 0)
