@@ -166,13 +166,13 @@ static void task_text(FILE *f, const rknn_model *m, const emu_program *p, int i,
             fprintf(f, " line %lld surf %lld", (long long)t->line_stride, (long long)t->surf_stride);
         fputc('\n', f);
     }
-    if (t->kw >= 0)
-        fprintf(f, "  kernel  %dx%d x%d  stride %dx%d  dilation %dx%d  pad t%d l%d b%d r%d  "
-                   "weights %lld B (%lld/kernel)",
-                t->kw, t->kh, t->kernels, t->stride_x, t->stride_y, t->dil_x, t->dil_y, t->pad_top,
-                t->pad_left, t->pad_bottom, t->pad_right, (long long)t->weight_bytes,
-                (long long)t->weight_bytes_per_kernel);
     if (t->kw >= 0) {
+        fprintf(f, "  kernel  %dx%d x%d  stride %dx%d  dilation %dx%d  pad t%d l%d", t->kw, t->kh,
+                t->kernels, t->stride_x, t->stride_y, t->dil_x, t->dil_y, t->pad_top, t->pad_left);
+        if (t->has_pad_bottom && t->has_pad_right)
+            fprintf(f, " b%d r%d", t->pad_bottom, t->pad_right);
+        fprintf(f, "  weights %lld B (%lld/kernel)", (long long)t->weight_bytes,
+                (long long)t->weight_bytes_per_kernel);
         addr(f, "at", t->weight_addr);
         fprintf(f, "  proc %s\n", emu_prec_name(t->proc_prec));
     }
@@ -340,8 +340,10 @@ void inspect_tasks_json(json_writer *w, const rknn_model *m, const emu_program *
         jint(w, "stride_x", t.stride_x); jint(w, "stride_y", t.stride_y);
         jint(w, "dilation_x", t.dil_x); jint(w, "dilation_y", t.dil_y);
         jint(w, "pad_top", t.pad_top); jint(w, "pad_left", t.pad_left);
-        json_key(w, "pad_bottom"); t.pad_bottom > -100 && t.kw >= 0 ? json_int(w, t.pad_bottom) : json_write_null(w);
-        json_key(w, "pad_right"); t.pad_right > -100 && t.kw >= 0 ? json_int(w, t.pad_right) : json_write_null(w);
+        json_key(w, "pad_bottom");
+        t.has_pad_bottom ? json_int(w, t.pad_bottom) : json_write_null(w);
+        json_key(w, "pad_right");
+        t.has_pad_right ? json_int(w, t.pad_right) : json_write_null(w);
         jint(w, "out_w", t.out_w); jint(w, "out_h", t.out_h); jint(w, "out_c", t.out_c_orig);
         jint(w, "out_c_aligned", t.out_c);
         json_key(w, "in_precision"); t.in_prec >= 0 ? json_str(w, emu_prec_name(t.in_prec)) : json_write_null(w);

@@ -111,7 +111,11 @@ typedef struct emu_task {
     int n_regs;
     /* CNA: input feature, kernel, weights */
     int conv_mode, in_w, in_h, in_c, in_c_real, kw, kh, kernels;
-    int stride_x, stride_y, dil_x, dil_y, pad_top, pad_left, pad_bottom, pad_right;
+    int stride_x, stride_y, dil_x, dil_y, pad_top, pad_left;
+    /* bottom/right: what the output size needs beyond the input and the
+     * top/left pad (negative: input rows/columns the output does not use);
+     * has_pad_bottom/right say whether they could be computed */
+    int pad_bottom, pad_right, has_pad_bottom, has_pad_right;
     int in_prec, proc_prec;
     int64_t feature_addr, weight_addr;          /* -1 absent */
     int64_t line_stride, surf_stride, weight_bytes, weight_bytes_per_kernel;

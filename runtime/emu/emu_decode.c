@@ -140,7 +140,7 @@ static void init(emu_task *t, int map, int n)
     /* -1: the task does not write it */
     int *ints[] = {&t->conv_mode, &t->in_w, &t->in_h, &t->in_c, &t->in_c_real, &t->kw, &t->kh,
                    &t->kernels, &t->stride_x, &t->stride_y, &t->dil_x, &t->dil_y, &t->pad_top,
-                   &t->pad_left, &t->pad_bottom, &t->pad_right, &t->in_prec, &t->proc_prec,
+                   &t->pad_left, &t->in_prec, &t->proc_prec,
                    &t->cvt_bypass, &t->core_w, &t->core_h, &t->core_c, &t->clip_truncate,
                    &t->out_w, &t->out_h, &t->out_c, &t->out_c_orig, &t->out_prec, &t->dpu_in_prec,
                    &t->dpu_conv_mode, &t->dpu_output_mode, &t->dpu_flying, &t->ew_bypass,
@@ -376,10 +376,12 @@ static void classify(emu_task *t)
         if (ow > 0 && t->stride_x > 0 && t->in_w > 0 && t->pad_left >= 0 && t->dil_x > 0) {
             int need = (ow - 1) * t->stride_x + (t->kw - 1) * t->dil_x + 1;
             t->pad_right = need - t->in_w - t->pad_left;
+            t->has_pad_right = 1;
         }
         if (oh > 0 && t->stride_y > 0 && t->in_h > 0 && t->pad_top >= 0 && t->dil_y > 0) {
             int need = (oh - 1) * t->stride_y + (t->kh - 1) * t->dil_y + 1;
             t->pad_bottom = need - t->in_h - t->pad_top;
+            t->has_pad_bottom = 1;
         }
     }
 }

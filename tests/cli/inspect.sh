@@ -651,5 +651,81 @@ print('\n'.join(errs)); sys.exit(1 if errs else 0)
 EOF
 ); then ok; else bad "rv1103 per-channel words: $out"; fi
 
+# --- the decoded conv tasks against the source ONNX (its own protobuf reader):
+# kernel_shape, strides, dilations, the left pad of every task and the top
+# pad of a node's first task, group (depthwise iff group = channels), for the
+# files compiled from multiple_input_demo.onnx / retinaface.onnx that name
+# each task's node
+if out=$($PY - "$D" "$T" <<'EOF'
+import json, sys
+sys.path.insert(0, 'tests/cli')
+from onnx_wire import fields
+d_dir, tmp = sys.argv[1:3]
+def onnx_convs(path):
+    graph = [v for f, v in fields(open(path, 'rb').read()) if f == 7][0]
+    out = {}
+    for f, v in fields(graph):
+        if f != 1:
+            continue
+        nf = fields(v)
+        if [x.decode() for k, x in nf if k == 4][0] != 'Conv':
+            continue
+        attrs = {}
+        for k, a in nf:
+            if k != 5:
+                continue
+            af = fields(a)
+            name = [x.decode() for kk, x in af if kk == 1][0]
+            ints = []
+            for kk, x in af:
+                if kk == 8 and isinstance(x, int):
+                    ints.append(x)
+                elif kk == 8:  # packed varints
+                    j = 0
+                    while j < len(x):
+                        vv = s = 0
+                        while True:
+                            c = x[j]; j += 1; vv |= (c & 0x7f) << s; s += 7
+                            if c < 0x80:
+                                break
+                        ints.append(vv)
+            one = [x for kk, x in af if kk == 3]
+            attrs[name] = ints if ints else (one[0] if one else None)
+        out[([x.decode() for k, x in nf if k == 3] or [''])[0]] = attrs
+    return out
+errs, checked = [], 0
+cases = [('multiple_input_demo.onnx', f'multiple_input_demo.{c}.rknn') for c in ('rk3588', 'rk3566')]
+cases.append(('retinaface.onnx', 'retinaface.rv1103.rknn'))
+for src, name in cases:
+    convs = onnx_convs(f'{d_dir}/{src}')
+    d = json.load(open(f'{tmp}/{name}.tasks.json'))
+    nodes = {x['id']: x for x in d['nodes']}
+    first = {}
+    for t in d['npu_tasks']['tasks']:
+        if t['op'] not in ('conv', 'depthwise') or t['node'] is None:
+            continue
+        full = nodes[t['node']]['name']
+        if not full.startswith('Conv:') or full[5:] not in convs:
+            continue
+        a = convs[full[5:]]
+        pads = a.get('pads') or [0, 0, 0, 0]
+        want = dict(k=a['kernel_shape'], s=a.get('strides') or [1, 1], dil=a.get('dilations') or [1, 1],
+                    left=pads[1], dw=(a.get('group') or 1) > 1)
+        got = dict(k=[t['kernel_h'], t['kernel_w']], s=[t['stride_y'], t['stride_x']],
+                   dil=[t['dilation_y'], t['dilation_x']], left=t['pad_left'], dw=t['op'] == 'depthwise')
+        diff = [k for k in want if want[k] != got[k]]
+        if t['node'] not in first:
+            first[t['node']] = t
+            if t['pad_top'] != pads[0]:
+                diff.append('top')
+        if diff:
+            errs.append(f"{name} task {t['index']} ({full}): {diff}: decoded {got} top {t['pad_top']}, ONNX {want} pads {pads}")
+        checked += 1
+if checked != 12 + 2 + 105:
+    errs.append(f"{checked} conv tasks checked against the ONNX, {12 + 2 + 105} expected")
+print('\n'.join(errs[:12])); sys.exit(1 if errs else 0)
+EOF
+); then ok; else bad "conv tasks vs source ONNX: $out"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
