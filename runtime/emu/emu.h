@@ -83,7 +83,7 @@ enum emu_op {
     EMU_OP_DEPTHWISE,
     EMU_OP_POOL,           /* PPU */
     EMU_OP_ELTWISE,        /* DPU only: element-wise / conversion / copy */
-    EMU_OP_MATMUL,         /* conv with a 1x1 input plane feeding rows (fully connected) */
+    EMU_OP_MATMUL,         /* reserved: matmul tasks are not told apart from convs yet */
 };
 const char *emu_op_name(int op);
 

@@ -38,8 +38,8 @@ void emu_program_free(emu_program *p)
     memset(p, 0, sizeof *p);
 }
 
-static int add_stream(emu_program *p, const uint8_t *file, size_t off, uint32_t n, int node,
-                      uint32_t en, uint32_t im)
+static void add_stream(emu_program *p, const uint8_t *file, size_t off, uint32_t n, int node,
+                       uint32_t en, uint32_t im)
 {
     emu_stream *s = &p->tasks[p->n_tasks++];
     s->node = node;
@@ -50,7 +50,6 @@ static int add_stream(emu_program *p, const uint8_t *file, size_t off, uint32_t 
     s->regs = xcalloc(n ? n : 1, sizeof *s->regs);
     emu_regs_parse(file + off, n, p->fmt, s->regs);
     p->n_regs += n;
-    return 0;
 }
 
 /* A task table of n records at tab and register commands [cmd, cmd + cmd_len). */
@@ -72,7 +71,9 @@ static int from_table(emu_program *p, const uint8_t *file, size_t tab, uint32_t 
     return 0;
 }
 
-static int fb_blobs(emu_program *p, const rknn_model *m, size_t len, const rknn_tensor **reg,
+/* The regcmd (kind 9) and task (kind 10) blobs, each checked inside the
+ * file; returns the number of model-1 per-task blobs (kind 7) or RT_EFORMAT. */
+static int fb_blobs(const rknn_model *m, size_t len, const rknn_tensor **reg,
                     const rknn_tensor **task, char *err, size_t errlen)
 {
     int n7 = 0;
@@ -92,7 +93,6 @@ static int fb_blobs(emu_program *p, const rknn_model *m, size_t len, const rknn_
         else
             n7++;
     }
-    (void)p;
     return n7;
 }
 
@@ -119,11 +119,11 @@ int emu_program_load(const rknn_model *m, const uint8_t *file, size_t len, emu_p
         out->fmt = EMU_FMT_TVR;
         /* NPU addresses count from the register commands; the weights follow them */
         out->file_base = (int64_t)(d + cmd);
-        out->file_limit = (int64_t)(dn - cmd) < 0 ? 0 : (int64_t)(dn - cmd);
+        out->file_limit = (int64_t)(dn - cmd);
         r = from_table(out, file, d + tab, n, d + cmd, cmd_len, m->n_nodes, err, errlen);
     } else if (m->container == RKNN_C_TK2_FB) {
         const rknn_tensor *reg, *task;
-        int n7 = fb_blobs(out, m, len, &reg, &task, err, errlen);
+        int n7 = fb_blobs(m, len, &reg, &task, err, errlen);
         if (n7 < 0)
             return n7;
         if (reg && task) {
