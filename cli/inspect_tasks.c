@@ -155,7 +155,10 @@ static void task_text(FILE *f, const rknn_model *m, const emu_program *p, int i,
         fprintf(f, " node %d %s", s->node + 1, m->nodes[s->node].name);
     fprintf(f, "  (%d writes, enable 0x%x)\n", s->n_regs, s->enable_mask);
     if (t->op == EMU_OP_UNDECODED) {
-        fprintf(f, "  not decoded: %s\n", t->notes);
+        fprintf(f, "  not decoded: %s\n  raw    ", t->notes);
+        for (int k = 0; k < t->n_unknown && k < EMU_MAX_UNKNOWN; k++)
+            fprintf(f, " %04x=%08x", t->unknown_addr[k], t->unknown_val[k]);
+        fprintf(f, "%s\n", t->n_unknown > EMU_MAX_UNKNOWN ? " ..." : "");
         return;
     }
     if (t->in_w >= 0) {

@@ -14,15 +14,15 @@
  *    field value without a known meaning, goes into t->unknown (address and
  *    value) and t->notes; a field the task does not write stays -1 (absent,
  *    not zero). A chip whose register layout is not verified (EMU_MAP_NONE:
- *    rk3562, rk3576, rv1126b) gets op EMU_OP_UNDECODED with its raw writes.
+ *    rk3562, rk3576, rv1126b) gets op EMU_OP_UNDECODED, its writes in t->unknown.
  *  - Register map: the RK3588 layout of the public register descriptions
  *    (Mesa's rocket driver `registers.xml`, mtx512/rk3588-npu `npu_hw.h`,
  *    the RK3588 TRM names), which the rk3588 files follow; rv1103/rv1106
  *    differ in one field, rk3566/rk3568 in the CORE block (checked on the
  *    sample files: docs/rknn-format.md "Compiled NPU tasks").
- *  - Addresses are the NPU addresses the file holds: Toolkit2 files keep 0
- *    where the runtime patches a buffer address at load time (the patch table
- *    is not decoded); RV110x files hold offsets from their register commands,
+ *  - Addresses are the NPU addresses the file holds: Toolkit2 files keep
+ *    offsets into buffers whose addresses the runtime adds at load time (0 at
+ *    a buffer's start; which buffer is not decoded); RV110x files hold offsets from their register commands,
  *    which the weights follow (emu_program.file_base), above that the
  *    runtime's internal buffer.
  *  - Per-channel words of a conv (DPU BS operands, at bs_addr or in the

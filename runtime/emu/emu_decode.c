@@ -435,7 +435,7 @@ static emu_reg *decode_from(int map, const emu_reg *regs, int n, const emu_reg *
     for (int i = 0; i < f.n; i++) {
         uint16_t a = regs[i].addr;
         t->blocks |= block_of(a);
-        if (map != EMU_MAP_NONE && !emu_reg_name(map, a)) {
+        if (!emu_reg_name(map, a)) { /* every write when the map is not verified */
             int seen = 0;
             for (int k = 0; k < t->n_unknown && k < EMU_MAX_UNKNOWN; k++)
                 seen |= t->unknown_addr[k] == a;
