@@ -44,7 +44,8 @@ BOARD_SRC   = tracer/board.c tracer/board_drm.c
 # librknntrace.so, the LD_PRELOAD interposer: its own library, not in the core.
 TRACE_SRC   = tracer/interpose.c
 CORE_SRC    = $(filter-out $(BOARD_SRC) $(TRACE_SRC),$(wildcard util/*.c runtime/model/*.c runtime/passes/*.c \
-                         runtime/exec/*.c runtime/quant/*.c runtime/npu/*.c dump/*.c tracer/*.c))
+                         runtime/exec/*.c runtime/quant/*.c runtime/npu/*.c runtime/emu/*.c dump/*.c \
+                         tracer/*.c))
 API_SRC     = $(wildcard runtime/api/*.c)
 ANALYZE_SRC = $(wildcard analyze/*.c)
 # record/ (a source's rows into the store): the CLI and the tests, not librknnrt.so

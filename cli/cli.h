@@ -22,6 +22,15 @@ int cmd_compare(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
+/* inspect --tasks (cli/inspect_tasks.c): a vendor file's NPU tasks decoded */
+struct rknn_model;
+struct emu_program;
+struct json_writer;
+int inspect_tasks_load(const char *path, const struct rknn_model *m, struct emu_program *p,
+                       char *err, size_t errlen);
+void inspect_tasks_text(FILE *f, const struct rknn_model *m, const struct emu_program *p);
+void inspect_tasks_json(struct json_writer *w, const struct rknn_model *m,
+                        const struct emu_program *p);
 /* `run` of a vendor .rknn on a PC: a predicted profile (cli/run_rknn.c). run_rknn_is:
  * the file starts like a vendor container. */
 int run_rknn_is(const char *path);

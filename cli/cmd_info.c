@@ -1,6 +1,7 @@
 /* cli/cmd_info.c — `rknn-trace info`: what this build supports and where the
  * runtime library is. */
 #include "cli/cli.h"
+#include "runtime/emu/emu.h"
 #include "runtime/exec/exec.h"
 #include "runtime/npu/npu.h"
 #include "tracer/tracer.h"
@@ -110,6 +111,11 @@ int cmd_info(int argc, char **argv)
         col += w;
     }
     putchar('\n');
+    /* vendor .rknn tasks (runtime/emu): decoded per register layout, none executed */
+    int n_chips;
+    const emu_chip_info *chips = emu_chip_table(&n_chips);
+    for (int i = 0; i < n_chips; i++)
+        printf("%-10s %s: %s\n", i ? "" : "npu tasks", chips[i].chips, chips[i].status);
     char *ours = NULL;
     if (n > 0) {
         self[n] = '\0';

@@ -2,6 +2,7 @@
  * container holds (runtime/model/rknn_file.h), without running anything. */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "runtime/emu/emu.h"
 #include "runtime/model/rknn_file.h"
 #include "util/escape.h"
 #include "util/util.h"
@@ -13,12 +14,15 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: rknn-trace inspect FILE.rknn [--json]\n"
+    fputs("usage: rknn-trace inspect FILE.rknn [--json] [--tasks]\n"
           "Shows what a vendor-compiled .rknn holds: target, toolkit and compiler versions,\n"
           "inputs/outputs (dtype, layout, original and native shape, quantization,\n"
           "mean/std), the compiled node list (fused op types, FullName, CPU/NPU,\n"
           "parameters) and counts per op type and target.\n"
-          "      --json   one JSON document on stdout\n",
+          "      --json   one JSON document on stdout\n"
+          "      --tasks  also the compiled NPU tasks, decoded from their register writes\n"
+          "               (op, geometry, addresses, precision, output chain; checked against\n"
+          "               the graph; decode only, nothing is executed)\n",
           f);
 }
 
@@ -224,7 +228,7 @@ static void json_nums(json_writer *w, const double *v, int n)
     json_arr_close(w);
 }
 
-static void print_json(const char *path, const rknn_model *m, FILE *f)
+static void print_json(const char *path, const rknn_model *m, const emu_program *tasks, FILE *f)
 {
     json_writer w;
     op_count *oc = NULL;
@@ -437,6 +441,8 @@ static void print_json(const char *path, const rknn_model *m, FILE *f)
     json_key(&w, "GPU");
     json_int(&w, per_tgt[RKNN_TGT_GPU]);
     json_obj_close(&w);
+    if (tasks)
+        inspect_tasks_json(&w, m, tasks);
     json_obj_close(&w);
     json_end(&w);
     free(oc);
@@ -445,8 +451,9 @@ static void print_json(const char *path, const rknn_model *m, FILE *f)
 int cmd_inspect(int argc, char **argv)
 {
     const char *path = NULL;
-    int json = 0, rc;
+    int json = 0, want_tasks = 0, rc;
     rknn_model *m = NULL;
+    emu_program tasks = {0};
     char err[512];
 
     for (int i = 1; i < argc; i++) {
@@ -455,6 +462,8 @@ int cmd_inspect(int argc, char **argv)
             return EXIT_OK;
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
+        } else if (!strcmp(argv[i], "--tasks")) {
+            want_tasks = 1;
         } else if (cli_model_arg("inspect", argv[i], &path)) {
             return EXIT_USAGE;
         }
@@ -468,8 +477,13 @@ int cmd_inspect(int argc, char **argv)
         cli_error("%s", err);
         return cli_exit_code(rc);
     }
+    if (want_tasks && (rc = inspect_tasks_load(path, m, &tasks, err, sizeof(err)))) {
+        cli_error("%s: %s", path, err);
+        rknn_model_free(m);
+        return cli_exit_code(rc);
+    }
     if (json) {
-        print_json(path, m, stdout);
+        print_json(path, m, want_tasks ? &tasks : NULL, stdout);
     } else {
         /* every name in it comes from the file: the whole text through
          * ESC_TERM_LINES (its own lines kept, no control byte of the file's) */
@@ -478,13 +492,18 @@ int cmd_inspect(int argc, char **argv)
         FILE *mf = open_memstream(&text, &len);
         if (mf) {
             print_text(path, m, mf);
+            if (want_tasks)
+                inspect_tasks_text(mf, m, &tasks);
             fclose(mf);
             esc_fput(stdout, ESC_TERM_LINES, text);
         } else {
             print_text(path, m, stdout);
+            if (want_tasks)
+                inspect_tasks_text(stdout, m, &tasks);
         }
         free(text);
     }
+    emu_program_free(&tasks);
     rknn_model_free(m);
     return EXIT_OK;
 }

@@ -432,5 +432,351 @@ print('\n'.join(errs)); sys.exit(1 if errs else 0)
 EOF
 ); then ok; else bad "weights in the file: $out"; fi
 
+# --- inspect --tasks: decoded conv geometry against the graph ----------------------
+# The oracle is the file's own graph (kernel, stride, channels, output width of
+# the node a task names), recomputed here from `inspect --json`'s node list,
+# not from the decoder. A depthwise layer may be split by channels: its tasks'
+# channels must then add up to the graph's. Files whose register layout is not
+# verified must say "not decoded" for every task.
+for f in "$D"/*.rknn; do
+    n=$(basename "$f")
+    if ! "$RT" inspect "$f" --tasks --json >"$T/$n.tasks.json" 2>"$T/err"; then
+        bad "inspect --tasks $n failed: $(cat "$T/err")"; continue
+    fi
+    "$RT" inspect "$f" --tasks >"$T/$n.tasks.txt" 2>>"$T/err" || bad "inspect --tasks $n (text) failed"
+    if out=$($PY - "$n" "$T/$n.tasks.json" "$T/$n.tasks.txt" <<'EOF'
+import json, os, sys
+name, path, txt = sys.argv[1:4]
+d = json.load(open(path))
+nt = d['npu_tasks']
+errs = []
+nodes = {x['id']: x for x in d['nodes']}
+# per file: (conv tasks that must agree, register map, tasks)
+want = {'multiple_input_demo.rk3588.rknn': (12, 'rk3588', 17),
+        'multiple_input_demo.rk3566.rknn': (2, 'rk356x', 10),
+        'retinaface.rv1103.rknn': (105, 'rv110x', 155),
+        'multiple_input_demo.rk3562.rknn': (0, 'none', 41),
+        'multiple_input_demo.rk3576.rknn': (0, 'none', 8),
+        'multiple_input_demo.rv1126b.rknn': (0, 'none', 2),
+        'multiple_input_demo.rk3566.tk134.rknn': (0, 'rk356x', 10),
+        'multiple_input_demo.rk3588.tk134.rknn': (0, 'rk3588', 17),
+        'yolov8n.rk3566.rknn': (0, 'rk356x', 245)}
+# model-1 files carry no node index per task: conv tasks whose geometry some
+# conv node has (then the rest must be output-channel splits of one)
+want_geo = {'multiple_input_demo.rk3566.tk134.rknn': 2,
+            'multiple_input_demo.rk3588.tk134.rknn': 12, 'yolov8n.rk3566.rknn': 121}
+def geom(node):
+    four = [i for i in node['inputs'] if len(i['shape']) == 4]
+    ins, ws = four[:1], four[1:2]   # the feature first, then the weight [OC, IC/g, kh, kw]
+    o = node['outputs'][0]['shape']
+    k = node.get('kernel') or (ws[0]['shape'][2:] if ws else None)
+    s = node.get('stride')
+    if not s and ins and ins[0]['shape'][3] % o[3] == 0:
+        s = [ins[0]['shape'][2] // o[2], ins[0]['shape'][3] // o[3]]
+    return dict(kh=k[0], kw=k[1], sy=s[0], sx=s[1], ic=ins[0]['shape'][1] if ins else None,
+                oc=o[1], ow=o[3],
+                # depthwise: [C, 1, kh, kw]; RV110x graphs store [1, C, kh, kw]
+                dw=bool(ws and 1 in ws[0]['shape'][:2] and max(ws[0]['shape'][:2]) == o[1] > 1))
+agree = 0
+split = {}
+convs = [geom(x) for x in d['nodes'] if x['op'].startswith('Conv')]
+geo = 0
+# a model-1 file and the model-6 file of the same network and chip: on rk3566
+# the same tasks in the same order, decoded to the same geometry (the model-6
+# file's task table names each task's node). The rk3588 pair's compilers
+# (1.4.2, 1.6.2) tile the convs differently.
+sib = sib_nodes = None
+if name == 'multiple_input_demo.rk3566.tk134.rknn':
+    other = os.path.join(os.path.dirname(path), name.replace('.tk134', '') + '.tasks.json')
+    o = json.load(open(other))
+    a, b = nt['tasks'], o['npu_tasks']['tasks']
+    keys = ('op', 'in_w', 'in_h', 'in_c', 'kernel_w', 'kernel_h', 'stride_x', 'stride_y',
+            'out_w', 'out_h', 'out_c', 'pad_top', 'pad_left')
+    if len(a) != len(b):
+        errs.append(f"{name}: {len(a)} tasks, the model-6 file {len(b)}")
+    else:
+        for x, y in zip(a, b):
+            dk = [k for k in keys if x[k] != y[k]]
+            if dk:
+                errs.append(f"{name}: task {x['index']}: {dk} differ from the model-6 file's")
+        sib = [y for y in b]
+        sib = {y['index']: y for y in b}
+        sib_nodes = {x['id']: x for x in o['nodes']}
+for t in nt['tasks']:
+    if t['op'] in ('conv', 'depthwise') and t['node'] is None and name in want_geo:
+        got = dict(kh=t['kernel_h'], kw=t['kernel_w'], sy=t['stride_y'], sx=t['stride_x'],
+                   ic=t['in_c'], oc=t['out_c'], ow=t['out_w'])
+        same = [g for g in convs if all(g[k] == got[k] for k in got)]
+        part = [g for g in convs if all(g[k] == got[k] for k in got if k != 'oc') and g['oc'] > got['oc']]
+        if same:
+            geo += 1
+            if t['graph_check'] != 'no node index':
+                errs.append(f"{name}: task {t['index']}: a node has its geometry, inspect says {t['graph_check']}")
+        elif not part and not (sib and sib[t['index']]['node'] and sib_nodes[sib[t['index']]['node']]['op'] == 'OutputOperator'):
+            errs.append(f"{name}: task {t['index']}: no conv node has its geometry {got}")
+        continue
+    if nt['register_map'] == 'none' and t['op'] != 'undecoded':
+        errs.append(f"{name}: task {t['index']}: op {t['op']} on an unverified map")
+    if t['op'] not in ('conv', 'depthwise') or t['node'] is None:
+        continue
+    node = nodes[t['node']]
+    if not node['op'].startswith('Conv'):
+        continue
+    g = geom(node)
+    got = dict(kh=t['kernel_h'], kw=t['kernel_w'], sy=t['stride_y'], sx=t['stride_x'],
+               ic=t['in_c'], oc=t['out_c'], ow=t['out_w'])
+    diff = [k for k in got if g[k] is not None and got[k] != g[k]]
+    if diff == ['ic', 'oc'] and t['op'] == 'depthwise' and g['dw']:
+        split.setdefault(t['node'], set()).add((t['feature_addr'], t['in_c']))
+        continue
+    if diff:
+        errs.append(f"{name}: task {t['index']} node {t['node']}: " +
+                    ", ".join(f"{k} decoded {got[k]} graph {g[k]}" for k in diff))
+    else:
+        agree += 1
+for nid, parts in split.items():
+    g = geom(nodes[nid])
+    if sum(c for _, c in parts) != g['ic']:
+        errs.append(f"{name}: node {nid}: depthwise parts {sorted(parts)} do not add up to {g['ic']}")
+    else:
+        agree += len(parts)
+# pooling (PPU) tasks: some pool node has their kernel and stride
+pools = [x for x in d['nodes'] if 'Pool' in x['op']]
+npool = 0
+for t in nt['tasks']:
+    if t['op'] != 'pool':
+        continue
+    npool += 1
+    k = [t['pool_kernel_h'], t['pool_kernel_w']]; st = [t['pool_stride_y'], t['pool_stride_x']]
+    if k == [1, 1] and st == [1, 1]:  # a 1x1 pooling moves data (rk3588's ConvAdd)
+        if 'copy' not in t['notes']:
+            errs.append(f"{name}: pool task {t['index']}: 1x1 pooling not called a copy")
+        continue
+    if not any(x.get('kernel') == k and x.get('stride') == st for x in pools):
+        errs.append(f"{name}: pool task {t['index']}: kernel {k} stride {st}, no such pool node")
+if name == 'yolov8n.rk3566.rknn' and npool != 6:
+    errs.append(f"{name}: {npool} pool tasks, want 6 (3 MaxPool 5x5, 2 tasks each)")
+if geo != want_geo.get(name, 0):
+    errs.append(f"{name}: {geo} conv tasks with a node's geometry, {want_geo.get(name, 0)} expected")
+w = want.get(name)
+if w:
+    if agree != w[0]:
+        errs.append(f"{name}: {agree} conv tasks agree with the graph, {w[0]} expected")
+    if nt['register_map'] != w[1] or len(nt['tasks']) != w[2]:
+        errs.append(f"{name}: map {nt['register_map']} with {len(nt['tasks'])} tasks, want {w[1]} / {w[2]}")
+elif nt['tasks']:
+    errs.append(f"{name}: {len(nt['tasks'])} tasks in a file without register writes")
+text = open(txt).read()
+if nt['tasks'] and 'geometry check:' not in text:
+    errs.append(f"{name}: no geometry summary in the text output")
+if nt['register_map'] == 'none' and nt['tasks'] and text.count('not decoded:') != len(nt['tasks']):
+    errs.append(f"{name}: undecoded tasks not marked in the text")
+print('\n'.join(errs)); sys.exit(1 if errs else 0)
+EOF
+); then ok; else bad "inspect --tasks $n: $out"; fi
+done
+
+# info lists per chip what is decoded: it must agree with what inspect --tasks did
+"$RT" info >"$T/info" 2>&1 || bad "info failed"
+for f in "$D"/*.rknn; do
+    n=$(basename "$f")
+    [ -f "$T/$n.tasks.json" ] || continue
+    if out=$($PY - "$T/$n.tasks.json" "$T/info" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1])); info = open(sys.argv[2]).read()
+if not d['npu_tasks']['tasks']:
+    sys.exit(0)
+chip = d['target']
+line = next((l for l in info.splitlines() if ':' in l and chip in l.split(':')[0].split()), None)
+if line is None:
+    print(f"info names no line for {chip}"); sys.exit(1)
+decoded = d['npu_tasks']['register_map'] != 'none'
+if decoded != ('tasks decoded' in line) or 'not executed' not in line and decoded:
+    print(f"{chip}: info says '{line.strip()}', inspect decoded={decoded}"); sys.exit(1)
+EOF
+); then ok; else bad "info vs inspect --tasks ($n): $out"; fi
+done
+
+# --- per-channel words of a conv (the DPU's BS operands): the ONNX weights and
+# biases quantized here (numpy) against the bias tensor's bytes. Groups of G
+# output channels (G = 8 on rk3588/rk3576/rv1126b, 4 on rk3566/rk3562):
+# G int32 bias = round(b / (s_in * s_w)) - zp_in * sum(q - zp_w), G int16 -zp_w,
+# G int16 multiplier = round(s_w / max(s_w) * 2^14); the DPU's output converter
+# takes s_in * max(s_w) / s_out as OUT_CVT_SCALE / 2^OUT_CVT_SHIFT and the
+# output zero point as OUT_CVT_OFFSET (docs/rknn-format.md)
+if out=$($PY - "$D" "$T" <<'EOF'
+import json, subprocess, sys, numpy as np
+sys.path.insert(0, 'tests/cli')
+from onnx_wire import fields
+d_dir, tmp = sys.argv[1:3]
+graph = [v for f, v in fields(open(f'{d_dir}/multiple_input_demo.onnx', 'rb').read()) if f == 7][0]
+inits = {}
+for f, v in fields(graph):
+    if f == 5:
+        tf = fields(v)
+        inits[[x for k, x in tf if k == 8][0].decode()] = np.frombuffer(
+            [x for k, x in tf if k == 9][0], np.float32).reshape([x for k, x in tf if k == 1])
+errs, checked, cvt = [], 0, 0
+group = {'rk3588': 8, 'rk3588.tk134': 8, 'rk3576': 8, 'rv1126b': 8, 'rk3566': 4,
+         'rk3566.tk134': 4, 'rk3562': 4}
+for chip, g in group.items():
+    name = f'multiple_input_demo.{chip}.rknn'
+    d = json.load(open(f'{tmp}/{name}.tasks.json'))
+    raw = open(f'{d_dir}/{name}', 'rb').read()
+    tensors = {}
+    for n in d['nodes']:
+        for t in n['inputs'] + n['outputs']:
+            tensors[t['name']] = t
+    for n in d['nodes']:
+        bt = [t for t in n['inputs'] if t['name'].endswith('.bias')]
+        if not bt:
+            continue
+        bt = bt[0]; conv = bt['name'][:-5]
+        w, b = inits[conv + '.weight'], inits[conv + '.bias']
+        f = w.reshape(w.shape[0], -1); mn, mx = f.min(1), f.max(1)
+        s = (mx - mn) / 255; z = np.round(-128 - mn / s)
+        q = np.clip(np.round(f / s[:, None]) + z[:, None], -128, 127)
+        zin = -128  # both inputs: scale 1, zero point -128 (inspect shows them; MANIFEST)
+        bias = np.round(b / s) - zin * (q.sum(1) - f.shape[1] * z)
+        blob = raw[bt['data_offset']: bt['data_offset'] + bt['data_bytes']]
+        oc = w.shape[0]
+        gb, gz, gm = [], [], []
+        for k in range(0, oc, g):
+            o = k * 8  # 2 words per channel
+            gb += np.frombuffer(blob, np.int32, g, o).tolist()
+            gz += np.frombuffer(blob, np.int16, g, o + 4 * g).tolist()
+            gm += np.frombuffer(blob, np.int16, g, o + 6 * g).tolist()
+        if gz[:oc] != (-z).astype(int).tolist() or gm[:oc] != np.round(s / s.max() * 16384).astype(int).tolist():
+            errs.append(f"{name} {conv}: -zp_w {gz[:oc]} / multipliers {gm[:oc]} differ")
+        tol = 8 if (chip, conv) == ('rv1126b', 'conv1') else 0  # see docs: off by up to 7 there
+        if np.abs(np.array(gb[:oc]) - bias).max() > tol:
+            errs.append(f"{name} {conv}: bias words {gb[:oc]}, want {bias.astype(int).tolist()}")
+        checked += 1
+        # the output converter of the plain Conv's tasks (not the ConvAdd)
+        if n['op'] != 'Conv' or d['npu_tasks']['register_map'] == 'none':
+            continue
+        outt = n['outputs'][0]['name']
+        sout = {'7': 2.61823416}[outt]; zout = 16  # tensor '7' (inspect's tensor list)
+        for t in d['npu_tasks']['tasks']:
+            if t['node'] != n['id'] or t['op'] != 'conv':
+                continue
+            got = t['out_cvt_scale'] / 2 ** t['out_cvt_shift']
+            want = 1.0 * s.max() / sout
+            if abs(got - want) > 2 ** -t['out_cvt_shift'] or t['out_cvt_offset'] != zout or \
+               t['bs']['mul_shift'] != 14 or not t['bs']['alu_per_channel'] or not t['bs']['mul_per_channel']:
+                errs.append(f"{name} task {t['index']}: out cvt {t['out_cvt_scale']}>>{t['out_cvt_shift']} "
+                            f"offset {t['out_cvt_offset']} bs {t['bs']}, want {want} offset {zout}")
+            cvt += 1
+if checked != 14 or cvt < 3:
+    errs.append(f"{checked} convs' per-channel words checked (14 expected), {cvt} output converters")
+print('\n'.join(errs)); sys.exit(1 if errs else 0)
+EOF
+); then ok; else bad "per-channel words: $out"; fi
+
+# RV110x: the same per-channel words in the weight section (NPU addresses are
+# offsets from the register commands, which the weights follow): in every conv
+# node whose BS multiplier is per channel the largest is 2^14, none is above.
+# (Depthwise tasks bypass BS; their words are laid out otherwise: not checked.)
+if out=$($PY - "$D/retinaface.rv1103.rknn" "$T/retinaface.rv1103.rknn.tasks.json" <<'EOF'
+import json, struct, sys, numpy as np
+path, js = sys.argv[1:3]
+raw = open(path, 'rb').read(); d = json.load(open(js))
+w = struct.unpack_from('<6I', raw, 64)
+base = 64 + 64 + w[1]
+per, errs = {}, []
+if d['npu_tasks']['channel_group'] != 4:
+    errs.append(f"channel group {d['npu_tasks']['channel_group']}, want 4")
+for t in d['npu_tasks']['tasks']:
+    if t['op'] != 'conv' or t['bs_addr'] is None or not t['bs']['mul_per_channel']:
+        continue
+    c = t['out_c']; a = base + t['bs_addr']
+    if t['bs_file_offset'] != a:
+        errs.append(f"task {t['index']}: bs_file_offset {t['bs_file_offset']}, want {a}")
+    for k in range(0, c, 4):
+        per.setdefault(t['node'], set()).update(np.frombuffer(raw, np.int16, min(4, c - k), a + k * 8 + 24).tolist())
+bad = [n for n, m in per.items() if max(m) != 16384 or min(m) <= 0]
+errs += [f"node {n}: multipliers {sorted(per[n])[:6]}... max {max(per[n])}" for n in bad[:5]]
+if len(per) != 43:
+    errs.append(f"{len(per)} conv nodes with per-channel multipliers, 43 expected")
+print('\n'.join(errs)); sys.exit(1 if errs else 0)
+EOF
+); then ok; else bad "rv1103 per-channel words: $out"; fi
+
+# --- the decoded conv tasks against the source ONNX (its own protobuf reader):
+# kernel_shape, strides, dilations, the left pad of every task and the top
+# pad of a node's first task, group (depthwise iff group = channels), for the
+# files compiled from multiple_input_demo.onnx / retinaface.onnx that name
+# each task's node
+if out=$($PY - "$D" "$T" <<'EOF'
+import json, sys
+sys.path.insert(0, 'tests/cli')
+from onnx_wire import fields
+d_dir, tmp = sys.argv[1:3]
+def onnx_convs(path):
+    graph = [v for f, v in fields(open(path, 'rb').read()) if f == 7][0]
+    out = {}
+    for f, v in fields(graph):
+        if f != 1:
+            continue
+        nf = fields(v)
+        if [x.decode() for k, x in nf if k == 4][0] != 'Conv':
+            continue
+        attrs = {}
+        for k, a in nf:
+            if k != 5:
+                continue
+            af = fields(a)
+            name = [x.decode() for kk, x in af if kk == 1][0]
+            ints = []
+            for kk, x in af:
+                if kk == 8 and isinstance(x, int):
+                    ints.append(x)
+                elif kk == 8:  # packed varints
+                    j = 0
+                    while j < len(x):
+                        vv = s = 0
+                        while True:
+                            c = x[j]; j += 1; vv |= (c & 0x7f) << s; s += 7
+                            if c < 0x80:
+                                break
+                        ints.append(vv)
+            one = [x for kk, x in af if kk == 3]
+            attrs[name] = ints if ints else (one[0] if one else None)
+        out[([x.decode() for k, x in nf if k == 3] or [''])[0]] = attrs
+    return out
+errs, checked = [], 0
+cases = [('multiple_input_demo.onnx', f'multiple_input_demo.{c}.rknn') for c in ('rk3588', 'rk3566')]
+cases.append(('retinaface.onnx', 'retinaface.rv1103.rknn'))
+for src, name in cases:
+    convs = onnx_convs(f'{d_dir}/{src}')
+    d = json.load(open(f'{tmp}/{name}.tasks.json'))
+    nodes = {x['id']: x for x in d['nodes']}
+    first = {}
+    for t in d['npu_tasks']['tasks']:
+        if t['op'] not in ('conv', 'depthwise') or t['node'] is None:
+            continue
+        full = nodes[t['node']]['name']
+        if not full.startswith('Conv:') or full[5:] not in convs:
+            continue
+        a = convs[full[5:]]
+        pads = a.get('pads') or [0, 0, 0, 0]
+        want = dict(k=a['kernel_shape'], s=a.get('strides') or [1, 1], dil=a.get('dilations') or [1, 1],
+                    left=pads[1], dw=(a.get('group') or 1) > 1)
+        got = dict(k=[t['kernel_h'], t['kernel_w']], s=[t['stride_y'], t['stride_x']],
+                   dil=[t['dilation_y'], t['dilation_x']], left=t['pad_left'], dw=t['op'] == 'depthwise')
+        diff = [k for k in want if want[k] != got[k]]
+        if t['node'] not in first:
+            first[t['node']] = t
+            if t['pad_top'] != pads[0]:
+                diff.append('top')
+        if diff:
+            errs.append(f"{name} task {t['index']} ({full}): {diff}: decoded {got} top {t['pad_top']}, ONNX {want} pads {pads}")
+        checked += 1
+if checked != 12 + 2 + 105:
+    errs.append(f"{checked} conv tasks checked against the ONNX, {12 + 2 + 105} expected")
+print('\n'.join(errs[:12])); sys.exit(1 if errs else 0)
+EOF
+); then ok; else bad "conv tasks vs source ONNX: $out"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,206 @@
+/* runtime/emu/emu.h — the compiled NPU tasks of a vendor `.rknn`, decoded
+ * (stage 1 of running a vendor file on a PC: decode only, nothing executes).
+ *
+ * Contract:
+ *  - A task is a list of register writes, 64-bit entries as the file stores
+ *    them. emu_program_load() finds every task of a parsed model (the RV110x
+ *    task table and its register commands; the Toolkit2 `regcmd` and `task`
+ *    blobs; the per-task blobs of model-version-1 files) and copies its
+ *    writes; it checks every offset and count against the file and fails with
+ *    RT_EFORMAT and one message, never reads outside the buffer.
+ *  - emu_decode() turns one task's writes into an emu_task: operation,
+ *    geometry, addresses, precisions, the output-processing chain. It never
+ *    fails and never guesses: a register the chip's map does not name, or a
+ *    field value without a known meaning, goes into t->unknown (address and
+ *    value) and t->notes; a field the task does not write stays -1 (absent,
+ *    not zero). A chip whose register layout is not verified (EMU_MAP_NONE:
+ *    rk3562, rk3576, rv1126b) gets op EMU_OP_UNDECODED, its writes in t->unknown.
+ *  - Register map: the RK3588 layout of the public register descriptions
+ *    (Mesa's rocket driver `registers.xml`, mtx512/rk3588-npu `npu_hw.h`,
+ *    the RK3588 TRM names), which the rk3588 files follow; rv1103/rv1106
+ *    differ in one field, rk3566/rk3568 in the CORE block (checked on the
+ *    sample files: docs/rknn-format.md "Compiled NPU tasks").
+ *  - Addresses are the NPU addresses the file holds: Toolkit2 files keep
+ *    offsets into buffers whose addresses the runtime adds at load time (0 at
+ *    a buffer's start; which buffer is not decoded); RV110x files hold offsets from their register commands,
+ *    which the weights follow (emu_program.file_base), above that the
+ *    runtime's internal buffer.
+ *  - Per-channel words of a conv (DPU BS operands, at bs_addr or in the
+ *    node's bias tensor): per group of emu_channel_group() output channels,
+ *    G int32 bias (zero-point terms folded in), G int16 minus the weight zero
+ *    point, G int16 multipliers s_w / max(s_w) in Q14; the DPU output
+ *    converter holds s_in * max(s_w) / s_out and the output zero point.
+ *  - No global state; all functions are thread-safe on distinct objects.
+ */
+#ifndef RT_EMU_H
+#define RT_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rknn_model;
+
+/* Register layouts. */
+enum emu_map {
+    EMU_MAP_NONE = 0,   /* not verified: raw writes only */
+    EMU_MAP_RK3588,     /* rk3588 */
+    EMU_MAP_RK356X,     /* rk3566, rk3568: CORE registers one word lower */
+    EMU_MAP_RV110X,     /* rv1103, rv1106: rk3588's, CNA pad left at bits 8..11 */
+};
+
+/* Blocks, as the entries' target field names them (bits 8..15 of the u16;
+ * bit 0 is set on every write). */
+enum emu_block {
+    EMU_BLK_PC = 0x01, EMU_BLK_CNA = 0x02, EMU_BLK_DDMA = 0x04, EMU_BLK_CORE = 0x08,
+    EMU_BLK_DPU = 0x10, EMU_BLK_DPU_RDMA = 0x20, EMU_BLK_PPU = 0x40, EMU_BLK_PPU_RDMA = 0x80,
+};
+
+typedef struct emu_reg {
+    uint16_t target;   /* 0x0201 CNA, 0x0801 CORE, 0x1001 DPU ... (0 in model-v1 blobs) */
+    uint16_t addr;     /* register address, 0x1000 CNA, 0x3000 CORE, 0x4000 DPU, ... */
+    uint32_t value;
+} emu_reg;
+
+/* 64-bit entry formats. */
+enum emu_fmt {
+    EMU_FMT_TVR = 0,   /* bits 48..63 target, 16..47 value, 0..15 address (RV110x, model v6) */
+    EMU_FMT_VR,        /* bits 32..63 value, 16..31 address, 0..15 zero (model v1 blobs) */
+};
+
+/* Decodes n 8-byte little-endian entries of p. */
+void emu_regs_parse(const uint8_t *p, size_t n, int fmt, emu_reg *out);
+
+/* Map lookups: name "CNA_CONV_CON1", NULL when the map does not name it. */
+const char *emu_reg_name(int map, uint16_t addr);
+const char *emu_block_name(uint16_t addr);   /* by address range: "CNA", "DPU", ... */
+int emu_map_for_target(const char *target);  /* "rk3588" -> EMU_MAP_RK3588 */
+const char *emu_map_name(int map);
+
+enum emu_op {
+    EMU_OP_UNDECODED = 0,  /* layout not verified for this chip */
+    EMU_OP_UNKNOWN,        /* map known, combination of blocks/modes not understood */
+    EMU_OP_CONV,
+    EMU_OP_DEPTHWISE,
+    EMU_OP_POOL,           /* PPU */
+    EMU_OP_ELTWISE,        /* DPU only: element-wise / conversion / copy */
+    EMU_OP_MATMUL,         /* reserved: matmul tasks are not told apart from convs yet */
+};
+const char *emu_op_name(int op);
+
+enum emu_prec { EMU_PREC_NONE = -1 };  /* 0 int8, 1 int16, 2 fp16, 4 int32, 5 fp32 */
+const char *emu_prec_name(int prec);   /* "int8" ... "prec3" for codes without a name */
+
+/* One DPU stage of the output chain (BS, BN): an ALU (add) then a multiplier
+ * with shift, then ReLU/ReLUX. src 1 = per-channel operand read from memory
+ * (the DPU_RDMA's BS/BN base address), 0 = the register operand. */
+typedef struct emu_dpu_stage {
+    int present;
+    int bypass, alu_bypass, alu_algo, alu_src, mul_bypass, mul_src, mul_prelu;
+    int relu_bypass, relux_en;
+    int32_t alu_operand;
+    int mul_operand, mul_shift, truncate_src;
+    uint32_t relux_cmp;
+} emu_dpu_stage;
+
+#define EMU_MAX_UNKNOWN 48
+
+typedef struct emu_task {
+    int map;               /* enum emu_map used */
+    int op;                /* enum emu_op */
+    int blocks;            /* EMU_BLK_* written */
+    int n_regs;
+    /* CNA: input feature, kernel, weights */
+    int conv_mode, in_w, in_h, in_c, in_c_real, kw, kh, kernels;
+    int stride_x, stride_y, dil_x, dil_y, pad_top, pad_left;
+    /* bottom/right: what the output size needs beyond the input and the
+     * top/left pad (negative: input rows/columns the output does not use);
+     * has_pad_bottom/right say whether they could be computed */
+    int pad_bottom, pad_right, has_pad_bottom, has_pad_right;
+    int in_prec, proc_prec;
+    int64_t feature_addr, weight_addr;          /* -1 absent */
+    int64_t line_stride, surf_stride, weight_bytes, weight_bytes_per_kernel;
+    int32_t pad_value;
+    int has_pad_value;
+    int cvt_bypass;                             /* input converter (CNA_CVT_CON0) */
+    int cvt_scale[4], cvt_offset[4];
+    /* CORE: output of the MAC array */
+    int core_w, core_h, core_c;
+    int clip_truncate;
+    /* DPU: output cube and the chain */
+    int out_w, out_h, out_c, out_c_orig, out_prec, dpu_in_prec;
+    int64_t dst_addr, dst_surf_stride;
+    int dpu_conv_mode, dpu_output_mode, dpu_flying;
+    emu_dpu_stage bs, bn;
+    int ew_present, ew_bypass, ew_op_type, ew_lut_bypass, ew_alu_algo, ew_op_src, ew_binary;
+    int64_t out_cvt_offset;                     /* the output zero point, signed */
+    int out_cvt_scale, out_cvt_shift;
+    int lut_used;
+    /* DPU_RDMA: where per-channel operands and the second input live */
+    int64_t bs_addr, bn_addr, ew_addr, rdma_src_addr;
+    int brdma_use, nrdma_use, erdma_disable, mrdma_disable;
+    /* PPU: pooling */
+    int pool_method, pool_kw, pool_kh, pool_sx, pool_sy;
+    int pool_pad[4];                            /* top, bottom, left, right */
+    int pool_in_w, pool_in_h, pool_in_c, pool_out_w, pool_out_h, pool_out_c;
+    int64_t pool_src_addr, pool_dst_addr;
+    /* what it could not decode */
+    int n_unknown;                              /* may exceed EMU_MAX_UNKNOWN */
+    uint16_t unknown_addr[EMU_MAX_UNKNOWN];
+    uint32_t unknown_val[EMU_MAX_UNKNOWN];
+    char notes[256];                            /* "; "-separated, "" none */
+} emu_task;
+
+/* Decodes one task's writes with map (enum emu_map). Never fails. */
+void emu_decode(int map, const emu_reg *regs, int n, emu_task *t);
+
+/* ---- the tasks of a model ----------------------------------------------- */
+
+typedef struct emu_stream {
+    int node;              /* graph node index (the task record's op_idx), -1 unknown */
+    uint32_t enable_mask, int_mask;
+    int64_t file_off;      /* its first entry in the file */
+    int n_regs;
+    emu_reg *regs;
+} emu_stream;
+
+enum emu_src {
+    EMU_SRC_NONE = 0,      /* no register writes in this file */
+    EMU_SRC_LITE,          /* RV110x task table + register commands */
+    EMU_SRC_FB_TASKS,      /* Toolkit2 model v6: `task` table + `regcmd` blob */
+    EMU_SRC_FB_BLOBS,      /* model v1: one blob per task, no node index */
+};
+
+typedef struct emu_program {
+    int map;
+    int64_t file_base;     /* RV110x: file offset of NPU address 0, -1 none */
+    int64_t file_limit;    /* addresses below it are in the file */
+    int source;            /* enum emu_src */
+    int fmt;               /* enum emu_fmt */
+    emu_stream *tasks;
+    int n_tasks;
+    int64_t n_regs;
+} emu_program;
+
+/* Finds the tasks of m, whose whole file is file[0..len). */
+/* Decodes every task of p into out[p->n_tasks]: a task starts from the
+ * registers earlier tasks of its ping-pong register group left (tasks i-2,
+ * i-4, ...), so that a later tile writing only what changes decodes whole.
+ * Unknown registers and n_regs count its own writes only. */
+int emu_program_decode(const emu_program *p, emu_task *out);
+int emu_program_load(const struct rknn_model *m, const uint8_t *file, size_t len, emu_program *out,
+                     char *err, size_t errlen);
+void emu_program_free(emu_program *p);
+const char *emu_source_name(int source);
+
+/* Output channels per group of per-channel words: 8 (rk3588, rk3576,
+ * rv1126b), 4 (rk3566, rk3568, rk3562, rv1103, rv1106), 0 unknown. */
+int emu_channel_group(const char *target);
+
+/* Chips and what is decoded for them, for `rknn-trace info`. */
+typedef struct emu_chip_info {
+    const char *chips;
+    const char *status;
+} emu_chip_info;
+const emu_chip_info *emu_chip_table(int *n);
+
+#endif
