@@ -66,16 +66,16 @@ expect 2 "$T/file" -- "$RT" run "$SR" --no-db --dump "$T/file/d"
 
 # --- recording fails after the computation: results printed, exit non-zero --------
 DB2=$T/late.db
-"$RT" run "$SR" --db "$DB2" --label late --json >"$T/late.out" 2>"$T/late.err" &
+# the input comes through a FIFO, which the run opens only after its up-front check
+# of the database: while the run waits for it, the database gives way to a folder
+mkfifo "$T/late.npy"
+$PY -c "import numpy as np; np.save('$T/late-in.npy', np.random.default_rng(5).random((1,1,28,28), dtype=np.float32))"
+"$RT" run "$MNIST" -i Input3="$T/late.npy" --db "$DB2" --label late --json >"$T/late.out" 2>"$T/late.err" &
 pid=$!
-# the preflight created the database and closed it again (no descriptor of the run
-# names it: a slow sanitizer build is still in it for a while); it disappears while
-# the run computes
-for _ in $(seq 1000); do
-    [ -e "$DB2" ] && ! ls -l /proc/$pid/fd 2>/dev/null | grep -q "late\.db" && break
-    sleep 0.01
-done
+exec 3>"$T/late.npy"
 rm -f "$DB2" "$DB2-journal" && mkdir "$DB2"
+cat "$T/late-in.npy" >&3
+exec 3>&-
 wait $pid
 rc=$?
 [ "$rc" -eq 5 ] && grep -q "the run was NOT recorded: .*late.db" "$T/late.err" && ok ||
