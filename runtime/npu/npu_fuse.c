@@ -31,7 +31,9 @@ typedef struct fz {
      * board times say the compiler keeps it as four layers: with it fused,
      * ppocrv4_det (24 of them) is predicted 35 % under the model zoo's
      * rk3588 time, without it 4 % (tests/tools/npu_models); see
-     * docs/vendor-rewrites.md */
+     * docs/vendor-rewrites.md. Refitted with it, both Paddle networks are
+     * still far under their board times (ppocrv4_det -31 %, ppocrv4_rec
+     * -31 % on rk3588 left out; docs/npu-model.md) */
     int relu6_hswish;
     int *ncons;          /* per tensor: executed consumers in the view */
     int **cons;
