@@ -595,32 +595,83 @@ static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
 #endif
 }
 
-/* ---- stride-1 convs on AVX512-VNNI (vpdpbusd: 4 byte products per lane) ----
+/* ---- one-group convs on byte quads: AVX512-VNNI, or AVX2 ----
  * The input is quantized to q + 128 (0..255, unsigned bytes), four channels
- * per 32-bit word, into zero-point-padded planes C4 x Hp x Wp: padding holds
- * zp + 128, whose centred value is 0. As in impl_range, GEMM row (c4, kh, kw)
- * of a block of output rows is the plane of c4 read from (oh0 + kh * dh) * Wp
- * + kw * dw on, each word giving the four channels' bytes. The int32 sums are
- * exact (|sum| <= K * 255 * 128 < 2^30), and sum (q + 128) w - (zp + 128) sum w
- * = sum (q - zp) w: the same integers as the float paths, below 2^24 (exact32),
- * so the same floats go into the same epilogue. */
+ * per 32-bit word, into zero-point-padded planes: padding holds zp + 128,
+ * whose centred value is 0. A stride (sh, sw) conv reads padded position
+ * (oh * sh + kh * dh, ow * sw + kw * dw); written as (oh + kh * dh / sh) * sh +
+ * kh * dh % sh (the same for columns), it is position (oh + kh * dh / sh, ow +
+ * kw * dw / sw) of the phase plane (kh * dh % sh, kw * dw % sw), which holds
+ * padded positions (a * sh + py, b * sw + px). So every conv is a stride-1
+ * one on sh * sw phase planes (one plane at stride 1) of Hq x Wq each, and as
+ * in impl_range, GEMM row (c4, kh, kw) of a block of output rows is a phase
+ * plane of c4 read from (oh0 + kh * dh / sh) * Wq + kw * dw / sw on, each word
+ * giving four channels' bytes; columns ow >= OW of each row are computed and
+ * dropped. The int32 sums are exact (|sum| <= K * 255 * 128 < 2^30), and sum
+ * (q + 128) w - (zp + 128) sum w = sum (q - zp) w: the same integers as the
+ * float paths, below 2^24 (exact32), so the same floats go into the same
+ * epilogue. The byte products: vpdpbusd on AVX512-VNNI (4 per 32-bit lane),
+ * else on AVX2 the even and odd bytes widened to 16 bits and summed in pairs
+ * by vpmaddwd (exact: 255 * 128 fits 16 bits signed products' operands). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define QVNNI 1
 #define QTV __attribute__((target("avx512f,avx512bw,avx512vnni"), optimize("O3")))
+#define QT2 __attribute__((target("avx2"), optimize("O3")))
 
-static int have_vnni(void)
+/* What the CPU has: QISA_VNNI, QISA_AVX2 or QISA_FLOAT; set once (relaxed
+ * atomics: threads may race to set it, to the same value). */
+static int cpu_isa(void)
 {
-    static int have = -1; /* set once; relaxed atomics: threads may race to set it */
-    int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
+    static int isa = -1;
+    int h = __atomic_load_n(&isa, __ATOMIC_RELAXED);
     if (h < 0) {
         __builtin_cpu_init();
         h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512vnni");
-        __atomic_store_n(&have, h, __ATOMIC_RELAXED);
+                    __builtin_cpu_supports("avx512vnni")
+                ? QISA_VNNI
+            : __builtin_cpu_supports("avx2") ? QISA_AVX2
+                                             : QISA_FLOAT;
+        __atomic_store_n(&isa, h, __ATOMIC_RELAXED);
     }
     return h;
 }
+#else
+static int cpu_isa(void)
+{
+    return QISA_FLOAT;
+}
+#endif
 
+static int isa_forced = -1; /* -1: RT_QISA not read yet */
+
+static int isa_from_env(void)
+{
+    const char *e = getenv("RT_QISA");
+    if (!e || !*e)
+        return QISA_AUTO;
+    return !strcmp(e, "vnni") ? QISA_VNNI : !strcmp(e, "avx2") ? QISA_AVX2
+                                          : !strcmp(e, "float") ? QISA_FLOAT
+                                                                : QISA_AUTO;
+}
+
+int quant_isa(void)
+{
+    int f = __atomic_load_n(&isa_forced, __ATOMIC_RELAXED);
+    if (f < 0) {
+        f = isa_from_env();
+        __atomic_store_n(&isa_forced, f, __ATOMIC_RELAXED);
+    }
+    int hw = cpu_isa();
+    return f == QISA_AUTO || f > hw ? hw : f;
+}
+
+int quant_isa_force(int isa)
+{
+    __atomic_store_n(&isa_forced, isa, __ATOMIC_RELAXED);
+    return quant_isa();
+}
+
+#ifdef QVNNI
 #define VROW(r)                                                                  \
     do {                                                                         \
         __m512i a_ = _mm512_set1_epi32(ak[r]);                                   \
@@ -660,13 +711,59 @@ QTV static void vtile(int64_t K, const int32_t *ap, const uint32_t *const *brow,
     }
     VSTORE(0); VSTORE(1); VSTORE(2); VSTORE(3); VSTORE(4); VSTORE(5); VSTORE(6); VSTORE(7);
 }
+
+/* vpdpbusd on AVX2: b's bytes are unsigned, a's signed; the even bytes of
+ * each 16-bit half (b & 0xff, a sign-extended from its low byte) and the odd
+ * ones (b >> 8, a >> 8 arithmetic), each pair of halves summed by vpmaddwd. */
+#define V2ROW(r)                                                                 \
+    do {                                                                         \
+        __m256i a_ = _mm256_set1_epi32(ak[r]);                                   \
+        __m256i ae_ = _mm256_srai_epi16(_mm256_slli_epi16(a_, 8), 8);            \
+        __m256i ao_ = _mm256_srai_epi16(a_, 8);                                  \
+        c##r##0 = _mm256_add_epi32(c##r##0, _mm256_add_epi32(                    \
+                                                _mm256_madd_epi16(be0, ae_),     \
+                                                _mm256_madd_epi16(bo0, ao_)));   \
+        c##r##1 = _mm256_add_epi32(c##r##1, _mm256_add_epi32(                    \
+                                                _mm256_madd_epi16(be1, ae_),     \
+                                                _mm256_madd_epi16(bo1, ao_)));   \
+    } while (0)
+#define V2STORE(r)                                                               \
+    do {                                                                         \
+        if (r0 + r < nr) {                                                       \
+            __m256i z_ = _mm256_set1_epi32(zc[r0 + r]);                          \
+            float *cr_ = c + (r0 + r) * ldc + j;                                 \
+            _mm256_storeu_ps(cr_, _mm256_cvtepi32_ps(_mm256_sub_epi32(c##r##0, z_))); \
+            _mm256_storeu_ps(cr_ + 8, _mm256_cvtepi32_ps(_mm256_sub_epi32(c##r##1, z_))); \
+        }                                                                        \
+    } while (0)
+
+/* vtile's sums on AVX2: 16 columns by 4 rows at a time (14 registers). */
+QT2 static void vtile2(int64_t K, const int32_t *ap, const uint32_t *const *brow, int64_t j0,
+                       const int32_t *zc, float *c, int64_t ldc, int nr)
+{
+    const __m256i lo = _mm256_set1_epi16(0xff);
+    for (int j = 0; j < GEMM_NR; j += 16)
+        for (int r0 = 0; r0 < nr; r0 += 4) {
+            __m256i z = _mm256_setzero_si256();
+            __m256i c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z;
+            for (int64_t k = 0; k < K; k++) {
+                const uint32_t *bk = brow[k] + j0 + j;
+                const int32_t *ak = ap + k * GEMM_MR + r0;
+                __m256i b0 = _mm256_loadu_si256((const __m256i *)bk);
+                __m256i b1 = _mm256_loadu_si256((const __m256i *)(bk + 8));
+                __m256i be0 = _mm256_and_si256(b0, lo), bo0 = _mm256_srli_epi16(b0, 8);
+                __m256i be1 = _mm256_and_si256(b1, lo), bo1 = _mm256_srli_epi16(b1, 8);
+                V2ROW(0); V2ROW(1); V2ROW(2); V2ROW(3);
+            }
+            V2STORE(0); V2STORE(1); V2STORE(2); V2STORE(3);
+        }
+}
 #endif
 
 /* Weight quads for vtile: panel i, quad row k = (c4, kh, kw), row r holds
  * bytes w[m][4 c4 + j][kh][kw] (0 past C), m = i * GEMM_MR + r (0 past M). */
 static void vnni_pack(const conv_geom *c, quant_node *q)
 {
-#ifdef QVNNI
     int64_t C4 = (c->C + 3) / 4, KK = c->KH * c->KW, K = c->C * KK;
     int64_t panels = (c->M + GEMM_MR - 1) / GEMM_MR;
     q->wq_k = C4 * KK;
@@ -688,52 +785,98 @@ static void vnni_pack(const conv_geom *c, quant_node *q)
             sum += q->w[m * K + k];
         q->wsum[m] = sum;
     }
-#else
-    (void)c, (void)q;
-#endif
 }
 
 typedef struct vn_job {
     const conv_geom *c;
     const quant_node *q;
     const float *x;
-    uint32_t *xp;          /* N x C4 padded planes of quads (+ slack) */
+    uint32_t *xp;          /* N x C4 x (sh x sw phases) planes of quads (+ slack) */
     float *y;
-    int64_t C4, Hp, Wp, rows, nblk, ncp;
+    int64_t C4, Hq, Wq, rows, nblk, ncp;
     int64_t msplit, mchunk; /* output channels in msplit tasks of mchunk (GEMM_MR-aligned) */
+    int isa;
 } vn_job;
 
-/* Planes [t0, t1) of (batch, c4): padding and the quantized quads. */
+/* Planes [t0, t1) of (batch, c4): padding and the quantized quads, in the
+ * phase planes of the stride. */
 static void vn_pad_range(void *arg, int64_t t0, int64_t t1)
 {
     const vn_job *j = arg;
     const conv_geom *c = j->c;
     const uint32_t pad = (uint32_t)(j->q->in.zp + 128) * 0x01010101u;
+    const int64_t sh = c->sh, sw = c->sw, Hq = j->Hq, Wq = j->Wq, PQ = Hq * Wq;
+    /* stride > 1: a row's quads, then dealt to the phases */
+    uint32_t *rowq = sh * sw > 1 ? kernel_scratch(SCRATCH_Q_BLOCK, sizeof(uint32_t) *
+                                                                       (size_t)(c->W ? c->W : 1))
+                                 : NULL;
     for (int64_t t = t0; t < t1; t++) {
         int64_t ni = t / j->C4, c4 = t % j->C4;
         int nch = c->C - 4 * c4 < 4 ? (int)(c->C - 4 * c4) : 4;
-        uint32_t *d = j->xp + t * j->Hp * j->Wp;
+        uint32_t *d = j->xp + t * sh * sw * PQ;
         const float *src[4];
         for (int k = 0; k < 4; k++)
             src[k] = j->x + (ni * c->C + 4 * c4 + (k < nch ? k : 0)) * c->H * c->W;
-        for (int64_t i = 0; i < c->pt * j->Wp; i++)
-            d[i] = pad;
-        if (c->pl == 0 && j->Wp == c->W) { /* rows without side padding: one run */
-            quant_q8_quads(src, nch, c->H * c->W, &j->q->in, d + c->pt * j->Wp);
-        } else {
-            for (int64_t h = 0; h < c->H; h++) {
-                uint32_t *dr = d + (c->pt + h) * j->Wp;
-                for (int64_t i = 0; i < c->pl; i++)
-                    dr[i] = pad;
-                const float *rows[4] = {src[0] + h * c->W, src[1] + h * c->W,
-                                        src[2] + h * c->W, src[3] + h * c->W};
-                quant_q8_quads(rows, nch, c->W, &j->q->in, dr + c->pl);
-                for (int64_t i = c->pl + c->W; i < j->Wp; i++)
-                    dr[i] = pad;
+        if (!rowq) {
+            int64_t rows_in = c->H < Hq - c->pt ? c->H : Hq - c->pt;
+            rows_in = rows_in < 0 ? 0 : rows_in;
+            int64_t pt = c->pt < Hq ? c->pt : Hq;
+            for (int64_t i = 0; i < pt * Wq; i++)
+                d[i] = pad;
+            if (c->pl == 0 && Wq == c->W) { /* rows without side padding: one run */
+                quant_q8_quads(src, nch, rows_in * c->W, &j->q->in, d + pt * Wq);
+            } else {
+                int64_t ncol = c->W < Wq - c->pl ? c->W : Wq - c->pl;
+                for (int64_t h = 0; h < rows_in; h++) {
+                    uint32_t *dr = d + (pt + h) * Wq;
+                    for (int64_t i = 0; i < c->pl && i < Wq; i++)
+                        dr[i] = pad;
+                    const float *rows[4] = {src[0] + h * c->W, src[1] + h * c->W,
+                                            src[2] + h * c->W, src[3] + h * c->W};
+                    if (ncol > 0)
+                        quant_q8_quads(rows, nch, ncol, &j->q->in, dr + c->pl);
+                    for (int64_t i = c->pl + (ncol > 0 ? ncol : 0); i < Wq; i++)
+                        dr[i] = pad;
+                }
             }
+            for (int64_t i = (pt + rows_in) * Wq; i < PQ; i++)
+                d[i] = pad;
+            continue;
         }
-        for (int64_t i = (c->pt + c->H) * j->Wp; i < j->Hp * j->Wp; i++)
-            d[i] = pad;
+        for (int64_t py = 0; py < sh; py++)
+            for (int64_t a = 0; a < Hq; a++) {
+                int64_t ih = a * sh + py - c->pt;
+                if (ih < 0 || ih >= c->H) {
+                    for (int64_t px = 0; px < sw; px++) {
+                        uint32_t *dr = d + (py * sw + px) * PQ + a * Wq;
+                        for (int64_t b = 0; b < Wq; b++)
+                            dr[b] = pad;
+                    }
+                    continue;
+                }
+                const float *rows[4] = {src[0] + ih * c->W, src[1] + ih * c->W,
+                                        src[2] + ih * c->W, src[3] + ih * c->W};
+                quant_q8_quads(rows, nch, c->W, &j->q->in, rowq);
+                for (int64_t px = 0; px < sw; px++) {
+                    uint32_t *dr = d + (py * sw + px) * PQ + a * Wq;
+                    /* b with 0 <= b * sw + px - pl < W */
+                    int64_t off = px - c->pl;
+                    int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+                    int64_t hi = c->W - off <= 0 ? 0 : (c->W - off + sw - 1) / sw;
+                    hi = hi > Wq ? Wq : hi;
+                    lo = lo > hi ? hi : lo;
+                    for (int64_t b = 0; b < lo; b++)
+                        dr[b] = pad;
+                    if (sw == 2)
+                        for (int64_t b = lo; b < hi; b++)
+                            dr[b] = rowq[2 * b + off];
+                    else
+                        for (int64_t b = lo; b < hi; b++)
+                            dr[b] = rowq[b * sw + off];
+                    for (int64_t b = hi; b < Wq; b++)
+                        dr[b] = pad;
+                }
+            }
     }
 }
 
@@ -743,7 +886,8 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
     const vn_job *j = arg;
     const conv_geom *c = j->c;
     const quant_node *q = j->q;
-    const int64_t KK = c->KH * c->KW, OW = c->OW;
+    const int64_t KK = c->KH * c->KW, OW = c->OW, sh = c->sh, sw = c->sw;
+    const int64_t PQ = j->Hq * j->Wq;
     const int32_t zq = q->in.zp + 128;
     const uint32_t **brow = kernel_scratch(SCRATCH_Q_ROWS, sizeof(*brow) * (size_t)q->wq_k);
     int64_t mgp = (c->M + GEMM_MR - 1) / GEMM_MR * GEMM_MR;
@@ -752,13 +896,15 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
     for (int64_t t = t0; t < t1; t++) {
         int64_t mp = t % j->msplit, blk = t / j->msplit % j->nblk, ni = t / j->msplit / j->nblk;
         int64_t oh0 = blk * j->rows, nrow = c->OH - oh0 < j->rows ? c->OH - oh0 : j->rows;
-        int64_t nc = nrow * j->Wp, m0 = mp * j->mchunk;
+        int64_t nc = nrow * j->Wq, m0 = mp * j->mchunk;
         int64_t m1 = m0 + j->mchunk < c->M ? m0 + j->mchunk : c->M;
-        const uint32_t *xn = j->xp + ni * j->C4 * j->Hp * j->Wp;
+        const uint32_t *xn = j->xp + ni * j->C4 * sh * sw * PQ;
         for (int64_t c4 = 0, k = 0; c4 < j->C4; c4++)
-            for (int64_t kk = 0; kk < KK; kk++, k++)
-                brow[k] = xn + c4 * j->Hp * j->Wp + (oh0 + kk / c->KW * c->dh) * j->Wp +
-                          kk % c->KW * c->dw;
+            for (int64_t kk = 0; kk < KK; kk++, k++) {
+                int64_t ry = kk / c->KW * c->dh, rx = kk % c->KW * c->dw;
+                brow[k] = xn + ((c4 * sh + ry % sh) * sw + rx % sw) * PQ +
+                          (oh0 + ry / sh) * j->Wq + rx / sw;
+            }
         /* column tiles outside: a tile's rows of B stay in cache for every
          * panel of output channels */
         for (int64_t j0 = 0; j0 < nc; j0 += GEMM_NR)
@@ -767,19 +913,23 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
                 int32_t zc[GEMM_MR]; /* (zp + 128) sum w: the sums' centring */
                 for (int r = 0; r < nr; r++)
                     zc[r] = zq * q->wsum[i + r];
-                vtile(q->wq_k, q->wq + i * q->wq_k, brow, j0, zc, acc + i * j->ncp + j0,
-                      j->ncp, nr);
+                if (j->isa == QISA_VNNI)
+                    vtile(q->wq_k, q->wq + i * q->wq_k, brow, j0, zc, acc + i * j->ncp + j0,
+                          j->ncp, nr);
+                else
+                    vtile2(q->wq_k, q->wq + i * q->wq_k, brow, j0, zc, acc + i * j->ncp + j0,
+                           j->ncp, nr);
             }
         float *ym = j->y + (ni * c->M + m0) * c->OH * OW + oh0 * OW;
         const int64_t ldy = c->OH * OW;
-        if (j->Wp == OW) { /* no dropped columns: straight from the sums */
+        if (j->Wq == OW) { /* no dropped columns: straight from the sums */
             epi_scale_rows(acc + m0 * j->ncp, j->ncp, ym, ldy, m1 - m0, nrow * OW, m0, q);
             continue;
         }
         for (int64_t m = m0; m < m1; m++) /* the kept columns first */
             for (int64_t r = 0; r < nrow; r++)
                 for (int64_t ow = 0; ow < OW; ow++)
-                    ym[(m - m0) * ldy + r * OW + ow] = acc[m * j->ncp + r * j->Wp + ow];
+                    ym[(m - m0) * ldy + r * OW + ow] = acc[m * j->ncp + r * j->Wq + ow];
         epi_scale_rows(ym, ldy, ym, ldy, m1 - m0, nrow * OW, m0, q);
     }
 #else
@@ -787,31 +937,31 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
 #endif
 }
 
-/* A stride-1, one-group conv through vn_range; 0 when not taken. */
+/* A one-group conv through vn_range; 0 when not taken. */
 static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const float *x,
                      float *y)
 {
-    if (!q->wq)
+    int isa = quant_isa();
+    if (!q->wq || isa < QISA_AVX2)
         return 0;
-    vn_job j = {.c = c, .q = q, .x = x, .y = y, .C4 = (c->C + 3) / 4};
-    j.Hp = c->H + c->pt, j.Wp = c->W + c->pl;
-    if (j.Hp < c->OH + (c->KH - 1) * c->dh)
-        j.Hp = c->OH + (c->KH - 1) * c->dh;
-    if (j.Wp < c->OW + (c->KW - 1) * c->dw)
-        j.Wp = c->OW + (c->KW - 1) * c->dw;
+    vn_job j = {.c = c, .q = q, .x = x, .y = y, .C4 = (c->C + 3) / 4, .isa = isa};
+    /* every phase plane as large as the widest read: output (oh, ow) at tap
+     * (kh, kw) reads (oh + kh * dh / sh, ow + kw * dw / sw) */
+    j.Hq = c->OH + (c->KH - 1) * c->dh / c->sh;
+    j.Wq = c->OW + (c->KW - 1) * c->dw / c->sw;
     int64_t planes = c->N * j.C4, slack = (c->KW - 1) * c->dw + GEMM_NR;
-    uint32_t *xp = kernel_scratch(SCRATCH_Q_INPUT,
-                                  sizeof(uint32_t) * (size_t)(planes * j.Hp * j.Wp + slack));
-    memset(xp + planes * j.Hp * j.Wp, 0, sizeof(uint32_t) * (size_t)slack);
+    int64_t words = planes * c->sh * c->sw * j.Hq * j.Wq;
+    uint32_t *xp = kernel_scratch(SCRATCH_Q_INPUT, sizeof(uint32_t) * (size_t)(words + slack));
+    memset(xp + words, 0, sizeof(uint32_t) * (size_t)slack);
     j.xp = xp;
     op_parallel_for_work(ctx, planes, 4 * c->H * c->W, vn_pad_range, &j);
     /* row blocks of about 1024 padded columns (fewer for many channels): the
      * int32 sums (M x columns) stay in L2 */
     int64_t want = c->M > 128 ? 1024 * 128 / c->M : 1024;
-    j.rows = want / j.Wp;
+    j.rows = want / j.Wq;
     j.rows = j.rows < 1 ? 1 : j.rows > c->OH ? c->OH : j.rows;
     j.nblk = (c->OH + j.rows - 1) / j.rows;
-    j.ncp = (j.rows * j.Wp + GEMM_NR - 1) / GEMM_NR * GEMM_NR;
+    j.ncp = (j.rows * j.Wq + GEMM_NR - 1) / GEMM_NR * GEMM_NR;
     int64_t macs = c->N * c->M * c->OH * c->OW * c->C * c->KH * c->KW;
     int inl = macs < (1 << 20) || ctx->nthreads < 2;
     /* a small map has few row blocks: its output channels are split too, so
@@ -1035,12 +1185,10 @@ void quant_conv_keep_geometry(graph_t *g, const node_t *n, quant_node *q)
     if (conv_geometry(g, n, &c) == 0) {
         q->geom = xmalloc(sizeof(c));
         memcpy(q->geom, &c, sizeof(c));
-#ifdef QVNNI
-        /* stride 1, one group, float-exact sums, padding on the top/left only
-         * as the padded planes hold it */
-        if (have_vnni() && q->wf && !q->wd && c.G == 1 && c.sh == 1 && c.sw == 1 &&
-            c.pt >= 0 && c.pl >= 0)
+        /* one group, float-exact sums, padding on the top/left only as the
+         * padded planes hold it; packed whenever the CPU has a byte-quad
+         * path, which quant_isa picks per run */
+        if (cpu_isa() >= QISA_AVX2 && q->wf && !q->wd && c.G == 1 && c.pt >= 0 && c.pl >= 0)
             vnni_pack(&c, q);
-#endif
     }
 }

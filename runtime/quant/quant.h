@@ -352,6 +352,18 @@ typedef struct quant_node {
 } quant_node;
 
 extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;
+/* The integer path of one-group convs: QISA_VNNI byte dot products
+ * (vpdpbusd, AVX512-VNNI), QISA_AVX2 the same byte products by 16-bit
+ * multiply-adds, QISA_FLOAT the float GEMM of centred values (im2col, the
+ * packed AVX-512 or BLAS GEMM); every path gives the same integer sums, so
+ * the same outputs bit for bit. quant_isa() is the path the next run takes:
+ * the best the CPU has, or the one asked for by RT_QISA=vnni|avx2|float
+ * (read once) or quant_isa_force (QISA_AUTO: back to the best), lowered to
+ * what the CPU has. Weights are packed for the byte paths when a graph is
+ * prepared on a CPU with AVX2, whatever is forced. */
+enum { QISA_AUTO = 0, QISA_FLOAT = 1, QISA_AVX2 = 2, QISA_VNNI = 3 };
+int quant_isa(void);
+int quant_isa_force(int isa); /* returns quant_isa() after the change */
 /* Non-zero if Conv node n is 2-D with shapes the int8 kernel handles. */
 int quant_conv_supported(graph_t *g, const node_t *n);
 /* Stores Conv node n's geometry in q (its shapes are final). */
