@@ -328,9 +328,13 @@ QHOT static void conv_range(void *arg, int64_t t0, int64_t t1)
 /* Depthwise (one input and one output channel per group): per plane, output
  * row by output row, taps added in float (exact: 255 * sum|w| < 2^24). Each
  * task centres its input plane itself (j->raw), while it is in cache. */
+static int dwv_range(const conv_job *j, int64_t t0, int64_t t1);
+
 QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
 {
     const conv_job *j = arg;
+    if (j->raw && dwv_range(j, t0, t1))
+        return;
     const conv_geom *c = j->c;
     const quant_node *q = j->q;
     const int64_t HW = c->H * c->W;
@@ -942,7 +946,7 @@ static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
                      float *y)
 {
     int isa = quant_isa();
-    if (!q->wq || isa < QISA_AVX2)
+    if (!q->wq || q->wq_dw || isa < QISA_AVX2)
         return 0;
     vn_job j = {.c = c, .q = q, .x = x, .y = y, .C4 = (c->C + 3) / 4, .isa = isa};
     /* every phase plane as large as the widest read: output (oh, ow) at tap
@@ -976,6 +980,160 @@ static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
     else
         op_parallel_for(ctx, tasks * j.msplit, vn_range, &j);
     return 1;
+}
+
+/* ---- depthwise convs on AVX512-VNNI + VBMI ----
+ * Each input plane is quantized to bytes q + 128 in a zero-point-padded byte
+ * plane (rows (OH - 1) * sh + KH, padding zp + 128, as in vn_pad_range). A
+ * channel's taps go four columns to a word: word (kh, g) holds w[kh][4 g + t]
+ * (0 past KW). Output (oh, ow) is sum over kh, g of the bytes at padded (oh *
+ * sh + kh, ow * sw + 4 g + t), t < 4, times that word: for 16 outputs in a
+ * row, one 64-byte load from the padded row, one byte permute (vpermb) that
+ * lays out each output's four bytes, one vpdpbusd. Less (zp + 128) sum w, the
+ * int32 sums are the centred ones of the float path, exact below 2^24. */
+#if defined(QVNNI)
+#define QTB __attribute__((target("avx512f,avx512bw,avx512vnni,avx512vbmi"), optimize("O3")))
+
+static int have_vbmi(void)
+{
+    static int have = -1;
+    int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
+    if (h < 0) {
+        __builtin_cpu_init();
+        h = __builtin_cpu_supports("avx512vbmi");
+        __atomic_store_n(&have, h, __ATOMIC_RELAXED);
+    }
+    return h;
+}
+
+/* The padded byte plane's row length for c: every 32-column block of a row
+ * reads 64 bytes from ow0 * sw + 4 g. */
+static int64_t dwv_row_bytes(const conv_geom *c)
+{
+    int64_t G4 = (c->KW + 3) / 4;
+    int64_t need = (c->OW + 31) / 32 * 32 * c->sw + 4 * G4 + 64;
+    int64_t have = c->pl + c->W;
+    need = need > have ? need : have;
+    return (need + 63) / 64 * 64;
+}
+
+/* Plane x (H x W floats) into P: Hp rows of Wb bytes. */
+static void dwv_fill(const conv_geom *c, const qparam_t *p, const float *x, uint8_t *P,
+                     int64_t Hp, int64_t Wb)
+{
+    const uint8_t pad = (uint8_t)(p->zp + 128);
+    int64_t r0 = c->pt < Hp ? c->pt : Hp, r1 = c->pt + c->H < Hp ? c->pt + c->H : Hp;
+    memset(P, pad, (size_t)(r0 * Wb));
+    for (int64_t r = r0; r < r1; r++) {
+        memset(P + r * Wb, pad, (size_t)c->pl);
+        memset(P + r * Wb + c->pl + c->W, pad, (size_t)(Wb - c->pl - c->W));
+    }
+    if (r1 > r0)
+        quant_q8_bytes(x, r1 - r0, c->W, c->W, p, P + r0 * Wb + c->pl, Wb);
+    memset(P + r1 * Wb, pad, (size_t)((Hp - r1) * Wb));
+}
+
+/* One channel m's plane from P into y (OH x OW floats, the centred sums). */
+QTB static void dwv_plane(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P,
+                          int64_t Wb, float *y)
+{
+    const int64_t G4 = (c->KW + 3) / 4, sw = c->sw, sh = c->sh, OW = c->OW, KH = c->KH;
+    const int32_t *wq = q->wq + m * q->wq_k;
+    uint8_t ib[64];
+    for (int b = 0; b < 16; b++)
+        for (int t = 0; t < 4; t++)
+            ib[4 * b + t] = (uint8_t)(b * sw + t);
+    const __m512i idx = _mm512_loadu_si512(ib);
+    const __m512i zc = _mm512_set1_epi32((q->in.zp + 128) * q->wsum[m]);
+    const int64_t step = 16 * sw;
+    for (int64_t oh = 0; oh < c->OH; oh += 2) {
+        int two = oh + 1 < c->OH;
+        for (int64_t ow0 = 0; ow0 < OW; ow0 += 32) {
+            __m512i a00 = _mm512_setzero_si512(), a01 = a00, a10 = a00, a11 = a00;
+            for (int64_t kh = 0; kh < KH; kh++) {
+                const uint8_t *r0 = P + (oh * sh + kh) * Wb + ow0 * sw;
+                const uint8_t *r1 = two ? r0 + sh * Wb : r0;
+                for (int64_t g = 0; g < G4; g++) {
+                    __m512i wv = _mm512_set1_epi32(wq[kh * G4 + g]);
+                    a00 = _mm512_dpbusd_epi32(
+                        a00, _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r0 + 4 * g)), wv);
+                    a01 = _mm512_dpbusd_epi32(
+                        a01, _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r0 + step + 4 * g)),
+                        wv);
+                    a10 = _mm512_dpbusd_epi32(
+                        a10, _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r1 + 4 * g)), wv);
+                    a11 = _mm512_dpbusd_epi32(
+                        a11, _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r1 + step + 4 * g)),
+                        wv);
+                }
+            }
+            int64_t n0 = OW - ow0 < 16 ? OW - ow0 : 16, n1 = OW - ow0 - 16;
+            n1 = n1 < 0 ? 0 : n1 > 16 ? 16 : n1;
+            __mmask16 k0 = (__mmask16)((1u << n0) - 1), k1 = (__mmask16)((1u << n1) - 1);
+            float *y0 = y + oh * OW + ow0;
+            _mm512_mask_storeu_ps(y0, k0, _mm512_cvtepi32_ps(_mm512_sub_epi32(a00, zc)));
+            _mm512_mask_storeu_ps(y0 + 16, k1, _mm512_cvtepi32_ps(_mm512_sub_epi32(a01, zc)));
+            if (two) {
+                _mm512_mask_storeu_ps(y0 + OW, k0, _mm512_cvtepi32_ps(_mm512_sub_epi32(a10, zc)));
+                _mm512_mask_storeu_ps(y0 + OW + 16, k1,
+                                      _mm512_cvtepi32_ps(_mm512_sub_epi32(a11, zc)));
+            }
+        }
+    }
+}
+#endif
+
+/* Depthwise planes [t0, t1) of j (raw input) on VNNI; 0 when not taken. */
+static int dwv_range(const conv_job *j, int64_t t0, int64_t t1)
+{
+#if defined(QVNNI)
+    const conv_geom *c = j->c;
+    const quant_node *q = j->q;
+    if (!q->wq || !q->wq_dw || quant_isa() < QISA_VNNI || !have_vbmi())
+        return 0;
+    const int64_t Hp = (c->OH - 1) * c->sh + c->KH + 1, Wb = dwv_row_bytes(c);
+    const int64_t HW = c->H * c->W;
+    uint8_t *P = kernel_scratch(SCRATCH_Q_BLOCK, (size_t)(Hp * Wb + 64));
+    /* runs of planes of one batch item (up to 32): the epilogue in one call */
+    for (int64_t t = t0, end; t < t1; t = end) {
+        int64_t m0 = t % c->M;
+        end = t + 32 < t1 ? t + 32 : t1;
+        end = end - t > c->M - m0 ? t + c->M - m0 : end;
+        for (int64_t k = 0; k < end - t; k++) {
+            dwv_fill(c, &q->in, j->x + (t + k) * HW, P, Hp, Wb);
+            dwv_plane(c, q, m0 + k, P, Wb, j->y + (t + k) * j->P);
+        }
+        float *y = j->y + t * j->P;
+        epi_scale_rows(y, j->P, y, j->P, end - t, j->P, m0, q);
+    }
+    return 1;
+#else
+    (void)j, (void)t0, (void)t1;
+    return 0;
+#endif
+}
+
+/* Tap quads for dwv_plane: channel m, word kh * G4 + g = w[m][kh][4 g + t]. */
+static void dwv_pack(const conv_geom *c, quant_node *q)
+{
+    int64_t G4 = (c->KW + 3) / 4, KK = c->KH * c->KW;
+    q->wq_k = c->KH * G4;
+    q->wq = xaligned_alloc(sizeof(int32_t) * (size_t)(c->M * q->wq_k));
+    q->wsum = xmalloc(sizeof(int32_t) * (size_t)c->M);
+    q->wq_dw = 1;
+    for (int64_t m = 0; m < c->M; m++) {
+        int32_t sum = 0;
+        for (int64_t kh = 0; kh < c->KH; kh++)
+            for (int64_t g = 0; g < G4; g++) {
+                uint32_t w = 0;
+                for (int64_t t = 0; t < 4 && 4 * g + t < c->KW; t++)
+                    w |= (uint32_t)(uint8_t)q->w[m * KK + kh * c->KW + 4 * g + t] << (8 * t);
+                q->wq[m * q->wq_k + kh * G4 + g] = (int32_t)w;
+            }
+        for (int64_t k = 0; k < KK; k++)
+            sum += q->w[m * KK + k];
+        q->wsum[m] = sum;
+    }
 }
 
 /* The input centred on the executor's threads, in chunks. */
@@ -1190,5 +1348,10 @@ void quant_conv_keep_geometry(graph_t *g, const node_t *n, quant_node *q)
          * path, which quant_isa picks per run */
         if (cpu_isa() >= QISA_AVX2 && q->wf && !q->wd && c.G == 1 && c.pt >= 0 && c.pl >= 0)
             vnni_pack(&c, q);
+        /* depthwise, dilation 1, strides up to 4 (16 outputs' bytes within
+         * one 64-byte load) */
+        else if (cpu_isa() >= QISA_VNNI && q->wf && !q->wd && c.G > 1 && c.G == c.C &&
+                 c.G == c.M && c.dh == 1 && c.dw == 1 && c.sw <= 4 && c.pt >= 0 && c.pl >= 0)
+            dwv_pack(&c, q);
     }
 }

@@ -146,6 +146,9 @@ int64_t quant_lut_map(const float *x, int64_t n, const qparam_t *p, const float 
 /* Four channels' values as the bytes of one word: byte j of out[i] is
  * quant_q8(x[j][i]) + 128 for j < nch, zp + 128 (the grid's 0) for the rest. */
 void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p, uint32_t *out);
+/* rows of n values as bytes: out[r * ldo + i] = quant_q8(x[r * ldx + i]) + 128. */
+void quant_q8_bytes(const float *x, int64_t rows, int64_t n, int64_t ldx, const qparam_t *p,
+                    uint8_t *out, int64_t ldo);
 
 /* Names for the CLI and the store; parse returns -1 if unknown. */
 int quant_type_parse(const char *s);  /* "fp32" "fp16" "i8" (also "int8", "asymmetric_quantized-8") */
@@ -338,6 +341,7 @@ typedef struct quant_node {
     int32_t *wq;          /* Conv on AVX512-VNNI: weights as byte quads (qkernels.c), */
     int32_t *wsum;        /* the sum of each output channel's weights, */
     int64_t wq_k;         /* and the quad rows per channel; or NULL, 0 */
+    int wq_dw;            /* wq holds a depthwise conv's tap quads (qkernels.c) */
     void *orig_priv;      /* the fp32 kernel's prepared state, released with it */
     const op_def *orig_def;
     /* Conv, set by a fused chain's run (qgraph.c) for that run: each finished
