@@ -1225,21 +1225,80 @@ typedef struct mm_job {
     float alpha, beta;
 } mm_job;
 
+/* A row's int32 sums on AVX512-VNNI: acc[n] = sum_k a[k] * w[k][n], from
+ * the row as bytes a + zp + 128 (four to a word) times the weight quads
+ * (quant_mm_pack), less (zp + 128) * sum_k w[k][n]: exact, the same integers
+ * as the scalar loop. 64 columns at a time (four independent sums). */
+#ifdef QVNNI
+QTV static void mm_row_vnni(const quant_node *q, const int16_t *a, int64_t K, int64_t N,
+                            uint32_t *aq, int32_t *acc)
+{
+    const int32_t off = q->in.zp + 128;
+    const int64_t K4 = q->wq_k, Np = (N + 15) / 16 * 16;
+    for (int64_t k4 = 0; k4 < K4; k4++) {
+        uint32_t w = 0;
+        for (int64_t t = 0; t < 4 && 4 * k4 + t < K; t++)
+            w |= (uint32_t)(uint8_t)(a[4 * k4 + t] + off) << (8 * t);
+        aq[k4] = w;
+    }
+    for (int64_t n0 = 0; n0 < Np; n0 += 64) {
+        int nb = Np - n0 < 64 ? (int)((Np - n0) / 16) : 4;
+        __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+        const int32_t *wk = q->wq + n0;
+        for (int64_t k4 = 0; k4 < K4; k4++, wk += Np) {
+            __m512i av = _mm512_set1_epi32((int32_t)aq[k4]);
+            s0 = _mm512_dpbusd_epi32(s0, av, _mm512_loadu_si512(wk));
+            if (nb > 1)
+                s1 = _mm512_dpbusd_epi32(s1, av, _mm512_loadu_si512(wk + 16));
+            if (nb > 2)
+                s2 = _mm512_dpbusd_epi32(s2, av, _mm512_loadu_si512(wk + 32));
+            if (nb > 3)
+                s3 = _mm512_dpbusd_epi32(s3, av, _mm512_loadu_si512(wk + 48));
+        }
+        __m512i sv[4] = {s0, s1, s2, s3};
+        for (int b = 0; b < nb; b++) {
+            int64_t c0 = n0 + 16 * b;
+            __mmask16 m = N - c0 >= 16 ? 0xffff : (__mmask16)((1u << (N - c0)) - 1);
+            __m512i z = _mm512_mullo_epi32(_mm512_set1_epi32(off),
+                                           _mm512_maskz_loadu_epi32(m, q->wsum + c0));
+            _mm512_mask_storeu_epi32(acc + c0, m, _mm512_sub_epi32(sv[b], z));
+        }
+    }
+}
+#endif
+
 static void mm_range(void *arg, int64_t begin, int64_t end)
 {
     mm_job *j = arg;
     int32_t *acc = xmalloc(sizeof(int32_t) * (size_t)(j->N ? j->N : 1));
+    int vnni = 0;
+    uint32_t *aq = NULL;
+#ifdef QVNNI
+    vnni = j->q->wq && quant_isa() == QISA_VNNI;
+    if (vnni)
+        aq = xmalloc(sizeof(uint32_t) * (size_t)(j->q->wq_k ? j->q->wq_k : 1));
+#endif
     for (int64_t r = begin; r < end; r++) {
-        for (int64_t k = 0; k < j->N; k++)
-            acc[k] = j->q->bias ? j->q->bias[k] : 0;
         const int16_t *ar = j->a + r * j->K;
-        for (int64_t k = 0; k < j->K; k++) {
-            int32_t av = ar[k];
-            if (!av)
-                continue;
-            const int8_t *br = j->q->w + k * j->N;
-            for (int64_t c = 0; c < j->N; c++)
-                acc[c] += av * br[c];
+#ifdef QVNNI
+        if (vnni) {
+            mm_row_vnni(j->q, ar, j->K, j->N, aq, acc);
+            if (j->q->bias)
+                for (int64_t k = 0; k < j->N; k++)
+                    acc[k] += j->q->bias[k];
+        }
+#endif
+        if (!vnni) {
+            for (int64_t k = 0; k < j->N; k++)
+                acc[k] = j->q->bias ? j->q->bias[k] : 0;
+            for (int64_t k = 0; k < j->K; k++) {
+                int32_t av = ar[k];
+                if (!av)
+                    continue;
+                const int8_t *br = j->q->w + k * j->N;
+                for (int64_t c = 0; c < j->N; c++)
+                    acc[c] += av * br[c];
+            }
         }
         float *yr = j->y + r * j->N;
         for (int64_t c = 0; c < j->N; c++) {
@@ -1249,7 +1308,30 @@ static void mm_range(void *arg, int64_t begin, int64_t end)
             yr[c] = (float)v;
         }
     }
+    free(aq);
     free(acc);
+}
+
+/* Weight quads for mm_row_vnni: word k4 * Np + n holds w[4 k4 + t][n] (0
+ * past K or N), Np = N rounded up to 16; wsum[n] = sum_k w[k][n] (Np). */
+void quant_mm_pack(quant_node *q, int64_t K, int64_t N)
+{
+    if (cpu_isa() < QISA_VNNI || K < 1 || N < 1)
+        return;
+    int64_t K4 = (K + 3) / 4, Np = (N + 15) / 16 * 16;
+    q->wq_k = K4;
+    q->wq = xaligned_alloc(sizeof(int32_t) * (size_t)(K4 * Np));
+    q->wsum = xcalloc((size_t)Np, sizeof(int32_t));
+    for (int64_t k4 = 0; k4 < K4; k4++)
+        for (int64_t n = 0; n < Np; n++) {
+            uint32_t w = 0;
+            for (int64_t t = 0; t < 4 && 4 * k4 + t < K && n < N; t++)
+                w |= (uint32_t)(uint8_t)q->w[(4 * k4 + t) * N + n] << (8 * t);
+            q->wq[k4 * Np + n] = (int32_t)w;
+        }
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t n = 0; n < N; n++)
+            q->wsum[n] += q->w[k * N + n];
 }
 
 static int qgemm_run(op_ctx *ctx, graph_t *g, node_t *n)

@@ -32,10 +32,13 @@
  *    buffers hold the dequantized values: each lies exactly on its int8 grid.
  *  - how an i8 run executes (qgraph.c, qkernels.c): the graph keeps its nodes
  *    (no quantize/dequantize nodes are added) and nothing is measured at run
- *    time (calibration ran before). An int8 Conv with stride 1 and one group
- *    runs on AVX512-VNNI CPUs as a byte dot product: the input quantized to
- *    q + 128 in zp-padded planes of four-channel words, exact int32 sums less
- *    (zp + 128) * sum w (the same integers as below). Otherwise it centres its
+ *    time (calibration ran before). An int8 Conv with one group runs as a
+ *    byte dot product (vpdpbusd on AVX512-VNNI, 16-bit multiply-adds on
+ *    AVX2): the input quantized to q + 128 in zp-padded planes of
+ *    four-channel words (a stride's phase planes), exact int32 sums less
+ *    (zp + 128) * sum w (the same integers as below); a depthwise one on
+ *    AVX512-VNNI + VBMI the same way with four taps of a row to a word.
+ *    Otherwise (or RT_QISA=float, see quant_isa) it centres its
  *    input to q - zp (depthwise and pointwise tasks their own part, others in
  *    one pass) and sums with int8-valued float weights packed once (AVX-512
  *    panels, implicit GEMM for stride 1). Then it adds the int32 bias, scales
@@ -368,6 +371,10 @@ extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;
 enum { QISA_AUTO = 0, QISA_FLOAT = 1, QISA_AVX2 = 2, QISA_VNNI = 3 };
 int quant_isa(void);
 int quant_isa_force(int isa); /* returns quant_isa() after the change */
+/* Gemm/MatMul node q with int8 weights w [K][N]: packs them as byte quads
+ * along K for vpdpbusd on AVX512-VNNI CPUs (nothing elsewhere); used by
+ * quant_graph_finish. */
+void quant_mm_pack(quant_node *q, int64_t K, int64_t N);
 /* Non-zero if Conv node n is 2-D with shapes the int8 kernel handles. */
 int quant_conv_supported(graph_t *g, const node_t *n);
 /* Stores Conv node n's geometry in q (its shapes are final). */

@@ -195,6 +195,83 @@ static void one_case(const shape *s, int idx)
     free(b);
 }
 
+/* MatMul [R, K] x constant [K, N]: the VNNI row kernel (forced) and the
+ * scalar loop (forced float) against the oracle sum (q_x - zp) q_w times
+ * s_in * s_w[n], bit for bit. */
+static void mm_case(int R, int K, int N, int threads)
+{
+    char err[512];
+    float *x = malloc(sizeof(float) * (size_t)(R * K)), *w = malloc(sizeof(float) * (size_t)(K * N));
+    for (int i = 0; i < R * K; i++)
+        x[i] = (float)(rnd() % 100000) / 100000.0f * 3.5f - 1.2f;
+    for (int i = 0; i < K * N; i++)
+        w[i] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
+    graph_t *g = graph_new();
+    int64_t xd[2] = {R, K}, wd[2] = {K, N};
+    int xi = add_tensor(g, "x", 2, xd, TK_INPUT, NULL);
+    g->inputs = malloc(sizeof(int));
+    g->inputs[0] = xi;
+    g->n_inputs = 1;
+    int wi = add_tensor(g, "w", 2, wd, TK_CONST, w);
+    int yi = graph_add_tensor(g, "y");
+    int in[2] = {xi, wi};
+    graph_add_node(g, "mm", "MatMul", "", 2, in, 1, &yi);
+    g->t[yi].is_output = 1;
+    g->outputs = malloc(sizeof(int));
+    g->outputs[0] = yi;
+    g->n_outputs = 1;
+    g->opset = 13;
+    quant_graph *q = NULL;
+    CHECK(quant_graph_new(g, QT_I8, QM_CHANNEL, &q, err, sizeof(err)) == 0, "%s", err);
+    int nw = q->wparam_n[wi];
+    qparam_t *wp = malloc(sizeof(qparam_t) * (size_t)nw);
+    memcpy(wp, q->wparam[wi], sizeof(qparam_t) * (size_t)nw);
+    CHECK(passes_prepare(g, NULL, 0, err, sizeof(err)) == 0, "prepare: %s", err);
+    qparam_t *act = calloc((size_t)g->n_t, sizeof(*act));
+    uint8_t *has = calloc((size_t)g->n_t, 1);
+    quant_param_from_range(-1.0f, 2.0f, &act[xi]);
+    has[xi] = 1;
+    CHECK(quant_graph_finish(q, act, has, err, sizeof(err)) == 0, "%s", err);
+    CHECK(q->n_int8_nodes == 1, "matmul: %d int8 nodes", q->n_int8_nodes);
+    float *want = malloc(sizeof(float) * (size_t)(R * N));
+    for (int r = 0; r < R; r++)
+        for (int n = 0; n < N; n++) {
+            const qparam_t *p = &wp[nw > 1 ? n : 0];
+            int64_t acc = 0;
+            for (int k = 0; k < K; k++)
+                acc += (int64_t)(quant_q8(x[r * K + k], &act[xi]) - act[xi].zp) *
+                       quant_q8(w[k * N + n], p);
+            want[r * N + n] = (float)((double)acc * ((double)act[xi].scale * p->scale) * 1.0f);
+        }
+    exec_t *ex = NULL;
+    exec_opts eo = {.nthreads = threads};
+    CHECK(exec_create(g, &eo, &ex, err, sizeof(err)) == 0, "%s", err);
+    CHECK(exec_set_input(ex, 0, x, sizeof(float) * (size_t)(R * K), err, sizeof(err)) == 0, "%s",
+          err);
+    static const int isas[2] = {QISA_VNNI, QISA_FLOAT};
+    for (int k = 0; k < 2; k++) {
+        quant_isa_force(isas[k]);
+        CHECK(exec_run(ex, NULL, NULL, err, sizeof(err)) == 0, "%s", err);
+        const float *y = exec_output(ex, 0)->data;
+        int bad = -1;
+        for (int i = 0; i < R * N && bad < 0; i++)
+            if (memcmp(&y[i], &want[i], sizeof(float)))
+                bad = i;
+        CHECK(bad < 0, "matmul %dx%dx%d path %d: output %d is %.9g, oracle %.9g", R, K, N,
+              isas[k], bad, bad < 0 ? 0.0 : y[bad], bad < 0 ? 0.0 : want[bad]);
+    }
+    quant_isa_force(QISA_AUTO);
+    exec_free(ex);
+    quant_graph_free(q);
+    graph_free(g);
+    free(act);
+    free(has);
+    free(wp);
+    free(want);
+    free(x);
+    free(w);
+}
+
 int main(void)
 {
     /* the paths exist on this CPU, or are lowered to what it has */
@@ -252,6 +329,11 @@ int main(void)
     };
     for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
         one_case(&fixed[k], 1000 + (int)k);
+    /* MatMul: K and N not multiples of 4 or 16, more than 64 columns, one row */
+    mm_case(5, 7, 3, 1);
+    mm_case(33, 130, 77, 2);
+    mm_case(1, 256, 10, 1);
+    mm_case(17, 4, 64, 2);
     /* most of them took the byte quads (when the CPU has AVX2) */
     if (quant_isa_force(QISA_AUTO) >= QISA_AVX2)
         CHECK(n_quads >= 20, "%d cases packed as byte quads", n_quads);
