@@ -930,11 +930,10 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
             epi_scale_rows(acc + m0 * j->ncp, j->ncp, ym, ldy, m1 - m0, nrow * OW, m0, q);
             continue;
         }
-        for (int64_t m = m0; m < m1; m++) /* the kept columns first */
-            for (int64_t r = 0; r < nrow; r++)
-                for (int64_t ow = 0; ow < OW; ow++)
-                    ym[(m - m0) * ldy + r * OW + ow] = acc[m * j->ncp + r * j->Wq + ow];
-        epi_scale_rows(ym, ldy, ym, ldy, m1 - m0, nrow * OW, m0, q);
+        /* output row by output row, the kept columns read from the sums */
+        for (int64_t r = 0; r < nrow; r++)
+            epi_scale_rows(acc + m0 * j->ncp + r * j->Wq, j->ncp, ym + r * OW, ldy, m1 - m0, OW,
+                           m0, q);
     }
 #else
     (void)arg, (void)t0, (void)t1;
