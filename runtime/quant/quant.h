@@ -36,8 +36,9 @@
  *    byte dot product (vpdpbusd on AVX512-VNNI, 16-bit multiply-adds on
  *    AVX2): the input quantized to q + 128 in zp-padded planes of
  *    four-channel words (a stride's phase planes), exact int32 sums less
- *    (zp + 128) * sum w (the same integers as below); a depthwise one on
- *    AVX512-VNNI + VBMI the same way with four taps of a row to a word.
+ *    (zp + 128) * sum w (the same integers as below); a depthwise one at
+ *    least 4 wide on AVX512-VNNI + VBMI the same way with four taps of a row
+ *    to a word.
  *    Otherwise (or RT_QISA=float, see quant_isa) it centres its
  *    input to q - zp (depthwise and pointwise tasks their own part, others in
  *    one pass) and sums with int8-valued float weights packed once (AVX-512

@@ -7,8 +7,8 @@
  * float (then, when the output has a grid, quantized and dequantized). Shapes:
  * batch 1-2, channels 1-19 (not multiples of 4), strides 1-3, dilation 1-2,
  * unequal pads, kernels 1-5 (not square), some grouped (float only, as a
- * control) and depthwise (tap quads on AVX512-VNNI + VBMI, else float), 1 and
- * 2 threads. On a CPU without AVX512-VNNI or AVX2
+ * control) and depthwise (tap quads on AVX512-VNNI + VBMI when at least 4
+ * wide, else float), 1 and 2 threads. On a CPU without AVX512-VNNI or AVX2
  * the forced path is lowered to what it has (quant_isa), and those checks
  * compare that path with itself. */
 #include "runtime/exec/exec.h"
@@ -319,13 +319,15 @@ int main(void)
         {1, 24, 136, 1, 13, 15, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 0, 2},
         {1, 1, 64, 1, 30, 28, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, 2},
         {1, 64, 32, 1, 20, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},
-        /* depthwise (tap quads on AVX512-VNNI + VBMI, else the float path):
-         * PP-OCR's 5x5 at stride (2, 1), 3x3 stride 2 in two batch items,
-         * 3x3 stride 1 with rows of 40, a 7-wide kernel (two tap words) */
+        /* depthwise (tap quads on AVX512-VNNI + VBMI when at least 4 wide,
+         * else the float path): PP-OCR's 5x5 at stride (2, 1), 5x4 stride 2
+         * in two batch items, 4x5 stride 1 with rows of 40, a 7-wide kernel
+         * (two tap words) at stride 3, a 3x3 (float) */
         {1, 24, 24, 24, 12, 96, 5, 5, 2, 1, 1, 1, 2, 2, 2, 2, 1, 2},
-        {2, 16, 16, 16, 26, 26, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 1},
-        {1, 8, 8, 8, 13, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+        {2, 16, 16, 16, 26, 26, 5, 4, 2, 2, 1, 1, 1, 1, 1, 1, 0, 1},
+        {1, 8, 8, 8, 13, 40, 4, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},
         {1, 5, 5, 5, 9, 33, 3, 7, 1, 3, 1, 1, 1, 3, 0, 2, 0, 2},
+        {1, 8, 8, 8, 13, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},
     };
     for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
         one_case(&fixed[k], 1000 + (int)k);
