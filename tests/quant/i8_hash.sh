@@ -52,7 +52,7 @@ while read -r m q f h; do
         echo "FAIL $m $q $f: ${r:-no reference} vs $h"; failed=$((failed + 1)); fi
 done <"$T/got.s"
 # files in the reference that the run did not write
-missing=$(join -v1 <(awk '{print $1"|"$2"|"$3}' "$T/ref" | LC_ALL=C sort) \
+missing=$(LC_ALL=C join -v1 <(awk '{print $1"|"$2"|"$3}' "$T/ref" | LC_ALL=C sort) \
                    <(awk '{print $1"|"$2"|"$3}' "$T/got.s" | LC_ALL=C sort) | wc -l)
 [ "$missing" -gt 0 ] && { echo "FAIL $missing reference files not written"; failed=$((failed + 1)); }
 echo "$passed passed, $failed failed"
