@@ -6,7 +6,7 @@
 #     measures them; a sub-millisecond model's 10 runs last 10 ms, and one
 #     burst of load on this shared machine then moves a whole round), in
 #     ROUNDS rounds that measure both side by side: the median of the rounds'
-#     ratios, target i8 <= 1.2x fp32 (QBENCH_TARGET); the ms columns are
+#     ratios, target i8 <= 0.5x fp32 (QBENCH_TARGET); the ms columns are
 #     medians of the rounds' medians;
 #  2. analysis of two dump folders (the golden and quantized layer outputs of
 #     YOLOX-Nano at 416x416, or QBENCH_ANALYSIS_MODEL): `rknn-trace analyze Q
@@ -26,7 +26,7 @@ PY=/usr/bin/python3
 RUNS=${BENCH_RUNS:-10}
 MIN_MS=${QBENCH_MIN_MS:-300}
 ROUNDS=${BENCH_ROUNDS:-5}
-TARGET=${QBENCH_TARGET:-1.2}
+TARGET=${QBENCH_TARGET:-0.5}
 OUT=$BUILD/bench
 mkdir -p "$OUT"
 T=$(mktemp -d)

@@ -70,7 +70,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "board probe, top [$b]" bash tests/board/top.sh "$b"
     suite "run --backend board [$b]" bash tests/board/run_board.sh "$b"
     suite "attach (LD_PRELOAD) [$b]" bash tests/board/attach.sh "$b"
-    for q in compare analyze hybrid build images qdq shared; do
+    for q in compare analyze hybrid build images qdq shared i8_hash; do
         suite "quant $q [$b]" bash tests/quant/$q.sh "$b"
     done
     if [ "$full" = 1 ]; then

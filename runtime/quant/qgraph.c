@@ -356,6 +356,7 @@ static void swap_mm(quant_graph *q, node_t *n, int gemm)
         for (int64_t c = 0; c < N; c++)
             qn->bias[c] = bias_q(((const float *)b->data)[c], (double)qn->in.scale * qn->wscale[c]);
     }
+    quant_mm_pack(qn, K, N);
     qnode_install(n, qn, gemm ? &quant_op_gemm : &quant_op_matmul);
     q->n_int8_nodes++;
 }

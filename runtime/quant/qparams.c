@@ -524,6 +524,35 @@ Q512 static void quads_512(const float *const *x, int nch, int64_t n, const qpar
     }
 }
 
+/* quant_q8_bytes on 16 values at a time, the constants set once for all
+ * rows; the row's tail by a masked load and store. */
+Q512 __attribute__((target("avx512bw"))) static void bytes_512(const float *x, int64_t rows,
+                                                               int64_t n, int64_t ldx,
+                                                               const qparam_t *p, uint8_t *out,
+                                                               int64_t ldo)
+{
+    q512c k;
+    const float zpf = (float)p->zp;
+    const __m512 bias = _mm512_set1_ps(zpf + 128.0f);
+    q512_init(&k, p->scale, zpf);
+    for (int64_t r = 0; r < rows; r++) {
+        const float *xr = x + r * ldx;
+        uint8_t *o = out + r * ldo;
+        int64_t i = 0;
+        for (; i + 16 <= n; i += 16)
+            _mm_storeu_si128((__m128i *)(o + i),
+                             _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(_mm512_add_ps(
+                                 q512_centered(_mm512_loadu_ps(xr + i), &k), bias))));
+        if (i < n) {
+            __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+            _mm512_mask_cvtepi32_storeu_epi8(
+                o + i, m,
+                _mm512_cvttps_epi32(_mm512_add_ps(
+                    q512_centered(_mm512_maskz_loadu_ps(m, xr + i), &k), bias)));
+        }
+    }
+}
+
 /* quant_ew_qdq on 16 lanes at a time: the op by one IEEE operation per
  * element as the scalar expressions give it (Relu and Clip by compares, so
  * that NaN passes through as it does there), requantized in registers. One
@@ -776,6 +805,20 @@ void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p
             w |= (uint32_t)(j < nch ? quant_q8(x[j][i], p) + 128 : p->zp + 128) << (8 * j);
         out[i] = w;
     }
+}
+
+void quant_q8_bytes(const float *x, int64_t rows, int64_t n, int64_t ldx, const qparam_t *p,
+                    uint8_t *out, int64_t ldo)
+{
+#ifdef Q8C_512
+    if (have_512() && (cpu_512() & 2) && isfinite(1.0f / p->scale)) {
+        bytes_512(x, rows, n, ldx, p, out, ldo);
+        return;
+    }
+#endif
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t i = 0; i < n; i++)
+            out[r * ldo + i] = (uint8_t)(quant_q8(x[r * ldx + i], p) + 128);
 }
 
 static const char *const type_names[] = {"fp32", "fp16", "i8"};

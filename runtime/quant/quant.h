@@ -32,10 +32,14 @@
  *    buffers hold the dequantized values: each lies exactly on its int8 grid.
  *  - how an i8 run executes (qgraph.c, qkernels.c): the graph keeps its nodes
  *    (no quantize/dequantize nodes are added) and nothing is measured at run
- *    time (calibration ran before). An int8 Conv with stride 1 and one group
- *    runs on AVX512-VNNI CPUs as a byte dot product: the input quantized to
- *    q + 128 in zp-padded planes of four-channel words, exact int32 sums less
- *    (zp + 128) * sum w (the same integers as below). Otherwise it centres its
+ *    time (calibration ran before). An int8 Conv with one group runs as a
+ *    byte dot product (vpdpbusd on AVX512-VNNI, 16-bit multiply-adds on
+ *    AVX2): the input quantized to q + 128 in zp-padded planes of
+ *    four-channel words (a stride's phase planes), exact int32 sums less
+ *    (zp + 128) * sum w (the same integers as below); a depthwise one at
+ *    least 4 wide on AVX512-VNNI + VBMI the same way with four taps of a row
+ *    to a word.
+ *    Otherwise (or RT_QISA=float, see quant_isa) it centres its
  *    input to q - zp (depthwise and pointwise tasks their own part, others in
  *    one pass) and sums with int8-valued float weights packed once (AVX-512
  *    panels, implicit GEMM for stride 1). Then it adds the int32 bias, scales
@@ -146,6 +150,9 @@ int64_t quant_lut_map(const float *x, int64_t n, const qparam_t *p, const float 
 /* Four channels' values as the bytes of one word: byte j of out[i] is
  * quant_q8(x[j][i]) + 128 for j < nch, zp + 128 (the grid's 0) for the rest. */
 void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p, uint32_t *out);
+/* rows of n values as bytes: out[r * ldo + i] = quant_q8(x[r * ldx + i]) + 128. */
+void quant_q8_bytes(const float *x, int64_t rows, int64_t n, int64_t ldx, const qparam_t *p,
+                    uint8_t *out, int64_t ldo);
 
 /* Names for the CLI and the store; parse returns -1 if unknown. */
 int quant_type_parse(const char *s);  /* "fp32" "fp16" "i8" (also "int8", "asymmetric_quantized-8") */
@@ -342,6 +349,7 @@ typedef struct quant_node {
     int32_t *wq;          /* Conv on AVX512-VNNI: weights as byte quads (qkernels.c), */
     int32_t *wsum;        /* the sum of each output channel's weights, */
     int64_t wq_k;         /* and the quad rows per channel; or NULL, 0 */
+    int wq_dw;            /* wq holds a depthwise conv's tap quads (qkernels.c) */
     void *orig_priv;      /* the fp32 kernel's prepared state, released with it */
     const op_def *orig_def;
     /* Conv, set by a fused chain's run (qgraph.c) for that run: each finished
@@ -356,6 +364,22 @@ typedef struct quant_node {
 } quant_node;
 
 extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;
+/* The integer path of one-group convs: QISA_VNNI byte dot products
+ * (vpdpbusd, AVX512-VNNI), QISA_AVX2 the same byte products by 16-bit
+ * multiply-adds, QISA_FLOAT the float GEMM of centred values (im2col, the
+ * packed AVX-512 or BLAS GEMM); every path gives the same integer sums, so
+ * the same outputs bit for bit. quant_isa() is the path the next run takes:
+ * the best the CPU has, or the one asked for by RT_QISA=vnni|avx2|float
+ * (read once) or quant_isa_force (QISA_AUTO: back to the best), lowered to
+ * what the CPU has. Weights are packed for the byte paths when a graph is
+ * prepared on a CPU with AVX2, whatever is forced. */
+enum { QISA_AUTO = 0, QISA_FLOAT = 1, QISA_AVX2 = 2, QISA_VNNI = 3 };
+int quant_isa(void);
+int quant_isa_force(int isa); /* returns quant_isa() after the change */
+/* Gemm/MatMul node q with int8 weights w [K][N]: packs them as byte quads
+ * along K for vpdpbusd on AVX512-VNNI CPUs (nothing elsewhere); used by
+ * quant_graph_finish. */
+void quant_mm_pack(quant_node *q, int64_t K, int64_t N);
 /* Non-zero if Conv node n is 2-D with shapes the int8 kernel handles. */
 int quant_conv_supported(graph_t *g, const node_t *n);
 /* Stores Conv node n's geometry in q (its shapes are final). */
