@@ -70,7 +70,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "board probe, top [$b]" bash tests/board/top.sh "$b"
     suite "run --backend board [$b]" bash tests/board/run_board.sh "$b"
     suite "attach (LD_PRELOAD) [$b]" bash tests/board/attach.sh "$b"
-    for q in compare analyze hybrid build images qdq shared i8_hash; do
+    for q in compare analyze hybrid build images qdq shared; do
         suite "quant $q [$b]" bash tests/quant/$q.sh "$b"
     done
     if [ "$full" = 1 ]; then
@@ -78,6 +78,8 @@ run_suites() { # build dir, full (1) or fast (0)
         suite "crash during recording [$b]" bash tests/cli/crash.sh "$b"
         suite "npu prediction determinism [$b]" bash tests/npu/determinism.sh "$b"
         suite "quant real models [$b]" bash tests/quant/run.sh "$b"
+        # every dump of the six models in int8: the byte kernels against the reference hashes
+        suite "quant i8_hash [$b]" bash tests/quant/i8_hash.sh "$b"
         [ -f tests/numpy/run.sh ] && suite "npy vs numpy [$b]" bash tests/numpy/run.sh "$b"
         suite "real models vs onnxruntime [$b]" bash tests/e2e/run.sh "$b"
         suite "transformer, recurrent and ROI ops vs onnxruntime [$b]" bash tests/ops/run.sh "$b"
