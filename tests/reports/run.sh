@@ -39,7 +39,7 @@ for f in md html csv json; do
 done
 rep uf32 uf8 -f md -o "$T/cmp2.md"
 # the i8 run also has an error row for the graph input, which the fp32 run lacks
-grep -q '^verdict: B #3 uf8 vs A #2 uf32: frame [+-][0-9.]*% (\(slower\|faster\|same\)), output cos 0\.9[0-9]*, layers 128 matched, 0 only in A, 1 only in B$' "$T/out" \
+grep -q '^verdict: B #3 uf8 vs A #2 uf32: predicted NPU frame [+-][0-9.]*% (\(slower\|faster\|same\)), output cos 0\.9[0-9]*, layers 128 matched, 0 only in A, 1 only in B$' "$T/out" \
     && ok || bad "verdict line on stdout: $(cat "$T/out")"
 
 # --- Markdown: tables, 120 columns, names cut consistently, missing is — ------------
