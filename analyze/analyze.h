@@ -379,8 +379,14 @@ typedef struct perfcmp_result {
     double median_abs_pct[PERFCMP_NFIG]; /* over paired layers with both figures, NaN none */
     int worst[PERFCMP_NFIG];     /* row with the largest |err_pct|, -1 none */
     int n_err[PERFCMP_NFIG];     /* paired layers with an error */
-    double sum[2][PERFCMP_NFIG]; /* over paired layers having both figures */
+    double sum[2][PERFCMP_NFIG]; /* over paired layers with an error (both figures, the
+                                    board's non-zero: a board prints 0 for what it does
+                                    not count, e.g. a non-conv layer's DDR cycles) */
     double total_err_pct[PERFCMP_NFIG];  /* of those sums */
+    int has_factor[PERFCMP_NFIG];        /* the model is off by a near-constant factor
+                                            (cmp_factor, analyze/compare_doc.h) */
+    double factor[PERFCMP_NFIG], factor_share[PERFCMP_NFIG]; /* model/board, share within 5 % */
+    char factor_hint[PERFCMP_NFIG][256]; /* what it points at (clock, core count) */
     int bound_known, bound_agree;/* paired layers with both bounds / the same bound */
     int top[PERFCMP_TOP], n_top; /* rows the model gets most wrong: largest |err_us| */
 } perfcmp_result;

@@ -195,6 +195,37 @@ static entry *entries_of(const cmp_run *r, int *out_n, char ***fallback, int *n_
     return e;
 }
 
+/* For a board run against a prediction (either way round): run k's layer row
+ * -> the baseline's layer row it pairs with (analyze/compare_perf.c: FullName,
+ * then op type and shape), -1 none; NULL when the pair is not board vs
+ * prediction. A board table names its rows by FullName, a prediction by
+ * tensor: by name alone they would never meet. */
+static int *perf_pairs(const cmp_run *base, const cmp_run *r)
+{
+    int sb = perfcmp_side(&base->run), sr = perfcmp_side(&r->run);
+    if (sb < 0 || sr < 0 || sb == sr)
+        return NULL;
+    const cmp_run *board = sb ? base : r, *model = sb ? r : base;
+    perfcmp_result pr;
+    char err[256];
+    if (perfcmp_compute(&board->run, board->layers, board->n_layers, &model->run, model->layers,
+                        model->n_layers, &pr, err, sizeof(err))) {
+        perfcmp_free(&pr);
+        return NULL;
+    }
+    int *map = xmalloc((size_t)(r->n_layers ? r->n_layers : 1) * sizeof(int));
+    for (int i = 0; i < r->n_layers; i++)
+        map[i] = -1;
+    int kb = sb ? 0 : 1;   /* the baseline's side in pr.rows[].layer */
+    for (int i = 0; i < pr.n_rows; i++) {
+        const perfcmp_row *w = &pr.rows[i];
+        if (w->layer[0] >= 0 && w->layer[1] >= 0 && w->layer[1 - kb] < r->n_layers)
+            map[w->layer[1 - kb]] = w->layer[kb];
+    }
+    perfcmp_free(&pr);
+    return map;
+}
+
 static void align(cmp_doc *d, char ***owned_names, int *n_owned)
 {
     int cap = 0, nn = 0;
@@ -204,8 +235,12 @@ static void align(cmp_doc *d, char ***owned_names, int *n_owned)
     char **names = NULL;
     name_map m;
     map_init(&m, cap);
+    int *base_row = xmalloc((size_t)(d->runs[0].n_layers ? d->runs[0].n_layers : 1) * sizeof(int));
+    for (int i = 0; i < d->runs[0].n_layers; i++)
+        base_row[i] = -1;
     for (int k = 0; k < d->n; k++) {
         int ne = 0, nf = 0;
+        int *pairs = k ? perf_pairs(&d->runs[0], &d->runs[k]) : NULL;
         char **fb = NULL;
         entry *e = entries_of(&d->runs[k], &ne, &fb, &nf);
         names = xrealloc(names, (size_t)(nn + nf + 1) * sizeof(*names));
@@ -213,7 +248,13 @@ static void align(cmp_doc *d, char ***owned_names, int *n_owned)
         nn += nf;
         free(fb);
         for (int i = 0; i < ne; i++) {
-            int r = map_find(&m, d->rows, sizeof(*d->rows), offsetof(cmp_row, name), e[i].name, d->n_rows);
+            int r = -1;
+            /* board vs prediction: the performance pairing, else the name */
+            if (pairs && e[i].li >= 0 && pairs[e[i].li] >= 0 && base_row[pairs[e[i].li]] >= 0 &&
+                !(d->rows[base_row[pairs[e[i].li]]].runs & (1u << k)))
+                r = base_row[pairs[e[i].li]];
+            else
+                r = map_find(&m, d->rows, sizeof(*d->rows), offsetof(cmp_row, name), e[i].name, d->n_rows);
             cmp_row *row;
             if (r < 0) {
                 row = &d->rows[d->n_rows++];
@@ -232,9 +273,13 @@ static void align(cmp_doc *d, char ***owned_names, int *n_owned)
             row->acc[k] = e[i].ai;
             if (!row->op)
                 row->op = e[i].op;
+            if (k == 0 && e[i].li >= 0)
+                base_row[e[i].li] = (int)(row - d->rows);
         }
+        free(pairs);
         free(e);
     }
+    free(base_row);
     free(m.slot);
     for (int i = 0; i < d->n_rows; i++) {
         const cmp_row *row = &d->rows[i];
