@@ -114,7 +114,9 @@ int run_filter_tag(const store_run *r, const char *tag);
 
 /* ---- External golden (analyze/golden.c) ----
  * A folder of .npy tensors, one per tensor name, in any of three layouts:
- *  - ours: DIR/index.json (rknn-trace run --dump, --dump-golden, --dump-quant);
+ *  - ours: DIR/index.json, a JSON list (rknn-trace run --dump, --dump-golden,
+ *    --dump-quant); another tool's index.json (an onnxruntime or Polygraphy
+ *    dump's object) is ignored and the folder read by name, as below;
  *  - a board's RKNN_LOG_LEVEL=5 dumps:
  *      NNN_<OpType>_<tensor>_shape_<d0>_<d1>..._<dtype>.npy
  *    (NNN the op index; when a tensor appears twice — an op's input dumped
