@@ -1,8 +1,8 @@
 /* cli/cmd_compare.c — `rknn-trace compare RUN RUN [RUN...]`: recorded runs side
  * by side (the first is the baseline): per graph output the error vs the fp32
- * golden and vs the baseline's output, layer by layer (aligned by source tensor
- * name), a speed verdict on the predicted NPU frame (or this PC's time with
- * --by host), and CI gates. With a vendor .rknn's predicted run (or --graph):
+ * golden and vs the baseline's output, layer by layer, verdicts and CI gates:
+ * the comparison document of analyze/compare_doc.h, which `report` and the TUI
+ * render too; this file only prints it. With a vendor .rknn's predicted run (or --graph):
  * the two compiled graphs layer against layer (fusion, placement, dtypes,
  * shapes). A collapsed output (constant, all-zero or NaN) is a
  * named failure, never a bare "nan". */
@@ -25,8 +25,10 @@ static void usage(FILE *f)
           "Shows recorded runs side by side; the first is the baseline. Per graph output:\n"
           "cos and SQNR vs the fp32 golden (runs made with -q i8|fp16) and cos, SQNR and\n"
           "max-abs vs the baseline's output (runs recorded with --dump); layer by layer,\n"
-          "aligned by the source model's tensor names: entire cos and the predicted NPU time;\n"
-          "then one summary and one speed line per run.\n"
+          "the union of the runs' tensors aligned by name (a board run against a prediction:\n"
+          "by FullName, then op type and shape): entire cos and the predicted NPU time;\n"
+          "then one summary line per run and one verdict line per run after the baseline\n"
+          "(the line `report` prints; its speed figures are of one kind and named).\n"
           "When A or B is a vendor .rknn's predicted run (or with --graph): the compiled\n"
           "graphs of A and B layer against layer (aligned by output tensor name, else by op\n"
           "type and shape): where fusion, CPU/NPU placement, dtypes or shapes differ.\n"
