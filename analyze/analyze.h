@@ -114,7 +114,9 @@ int run_filter_tag(const store_run *r, const char *tag);
 
 /* ---- External golden (analyze/golden.c) ----
  * A folder of .npy tensors, one per tensor name, in any of three layouts:
- *  - ours: DIR/index.json (rknn-trace run --dump, --dump-golden, --dump-quant);
+ *  - ours: DIR/index.json, a JSON list (rknn-trace run --dump, --dump-golden,
+ *    --dump-quant); another tool's index.json (an onnxruntime or Polygraphy
+ *    dump's object) is ignored and the folder read by name, as below;
  *  - a board's RKNN_LOG_LEVEL=5 dumps:
  *      NNN_<OpType>_<tensor>_shape_<d0>_<d1>..._<dtype>.npy
  *    (NNN the op index; when a tensor appears twice — an op's input dumped
@@ -379,8 +381,14 @@ typedef struct perfcmp_result {
     double median_abs_pct[PERFCMP_NFIG]; /* over paired layers with both figures, NaN none */
     int worst[PERFCMP_NFIG];     /* row with the largest |err_pct|, -1 none */
     int n_err[PERFCMP_NFIG];     /* paired layers with an error */
-    double sum[2][PERFCMP_NFIG]; /* over paired layers having both figures */
+    double sum[2][PERFCMP_NFIG]; /* over paired layers with an error (both figures, the
+                                    board's non-zero: a board prints 0 for what it does
+                                    not count, e.g. a non-conv layer's DDR cycles) */
     double total_err_pct[PERFCMP_NFIG];  /* of those sums */
+    int has_factor[PERFCMP_NFIG];        /* the model is off by a near-constant factor
+                                            (cmp_factor, analyze/compare_doc.h) */
+    double factor[PERFCMP_NFIG], factor_share[PERFCMP_NFIG]; /* model/board, share within 5 % */
+    char factor_hint[PERFCMP_NFIG][256]; /* what it points at (clock, core count) */
     int bound_known, bound_agree;/* paired layers with both bounds / the same bound */
     int top[PERFCMP_TOP], n_top; /* rows the model gets most wrong: largest |err_us| */
 } perfcmp_result;

@@ -1,9 +1,12 @@
 /* analyze/compare_perf.c — predicted vs measured: a board run's per-layer table
  * against the NPU model's prediction of the same model, layer by layer. */
 #include "analyze/analyze.h"
+#include "analyze/compare_doc.h"
+#include "runtime/npu/npu.h"
 #include "util/escape.h"
 #include "util/util.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +229,8 @@ static void summarize(perfcmp_result *r)
 {
     double *v = xmalloc((size_t)(r->n_rows ? r->n_rows : 1) * sizeof(double));
     int *order = xmalloc((size_t)(r->n_rows ? r->n_rows : 1) * sizeof(int)), n_order = 0;
+    double *fa = xmalloc((size_t)(r->n_rows ? r->n_rows : 1) * sizeof(double));
+    double *fb = xmalloc((size_t)(r->n_rows ? r->n_rows : 1) * sizeof(double));
 
     for (int k = 0; k < PERFCMP_NFIG; k++) {
         int n = 0;
@@ -236,10 +241,13 @@ static void summarize(perfcmp_result *r)
             const perfcmp_row *w = &r->rows[i];
             if (w->layer[0] < 0 || w->layer[1] < 0 || isnan(w->fig[0][k]) || isnan(w->fig[1][k]))
                 continue;
-            r->sum[0][k] += w->fig[0][k];
-            r->sum[1][k] += w->fig[1][k];
+            /* totals only over layers the board counts: a board prints 0
+             * for what it does not measure (DDR cycles of a non-conv layer) */
             if (isnan(w->err_pct[k]))
                 continue;
+            r->sum[0][k] += w->fig[0][k];
+            r->sum[1][k] += w->fig[1][k];
+            fa[n] = w->fig[0][k], fb[n] = w->fig[1][k];
             v[n++] = fabs(w->err_pct[k]);
             if (fabs(w->err_pct[k]) > worst)
                 worst = fabs(w->err_pct[k]), r->worst[k] = i;
@@ -248,7 +256,10 @@ static void summarize(perfcmp_result *r)
         qsort(v, (size_t)n, sizeof(double), cmp_dbl);
         r->median_abs_pct[k] = !n ? NAN : n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
         r->total_err_pct[k] = err_pct(r->sum[0][k], r->sum[1][k]);
+        r->has_factor[k] = cmp_factor(fa, fb, n, 0.05, &r->factor[k], &r->factor_share[k]);
     }
+    free(fa);
+    free(fb);
     for (int i = 0; i < r->n_rows; i++) {
         const perfcmp_row *w = &r->rows[i];
         if (w->layer[0] >= 0 && w->layer[1] >= 0 && w->bound[0] && w->bound[1]) {
@@ -290,6 +301,51 @@ static void fill_row(perfcmp_row *w, const layer_ref *b, const store_layer *bl, 
                     ? NAN : w->fig[1][PERFCMP_TIME] - w->fig[0][PERFCMP_TIME];
 }
 
+/* A clock the run recorded (an imported table's header: "npu_clock_mhz",
+ * "ddr_clock_mhz" in its extra JSON, at the top or one object deep), else
+ * the chip's (what the model assumes), else -1. */
+static int run_clock(const store_run *r, const char *key)
+{
+    int v = -1;
+    json_t *root = r->extra_json ? json_loads(r->extra_json, 0, NULL) : NULL;
+    if (json_is_object(root)) {
+        json_t *x = json_object_get(root, key);
+        const char *k;
+        json_t *sub;
+        if (!json_is_integer(x))
+            json_object_foreach(root, k, sub)
+                if (json_is_object(sub) && json_is_integer(json_object_get(sub, key))) {
+                    x = json_object_get(sub, key);
+                    break;
+                }
+        if (json_is_integer(x))
+            v = (int)json_integer_value(x);
+    }
+    json_decref(root);
+    if (v < 0 && r->platform) {
+        const npu_platform_t *p = npu_platform_find(r->platform);
+        if (p)
+            v = !strcmp(key, "npu_clock_mhz") ? p->npu_mhz : p->ddr_mhz;
+    }
+    return v;
+}
+
+static void factor_hints(perfcmp_result *r)
+{
+    static const char *const cols[PERFCMP_NFIG] = { "time", "NPU cycles", "DDR cycles" };
+    int npu[2], ddr[2], cores[2];
+    for (int s = 0; s < 2; s++) {
+        const npu_platform_t *p = r->run[s]->platform ? npu_platform_find(r->run[s]->platform) : NULL;
+        npu[s] = run_clock(r->run[s], "npu_clock_mhz");
+        ddr[s] = run_clock(r->run[s], "ddr_clock_mhz");
+        cores[s] = p ? p->cores : -1;
+    }
+    for (int k = 0; k < PERFCMP_NFIG; k++)
+        if (r->has_factor[k])
+            cmp_factor_hint(cols[k], r->factor[k], npu, ddr, cores, r->factor_hint[k],
+                            sizeof(r->factor_hint[k]));
+}
+
 int perfcmp_compute(const store_run *board, const store_layer *bl, int nb,
                     const store_run *model, const store_layer *ml, int nm, perfcmp_result *out,
                     char *err, size_t errlen)
@@ -326,6 +382,7 @@ int perfcmp_compute(const store_run *board, const store_layer *bl, int nb,
         w->fullname = w->fullname ? xstrdup(w->fullname) : NULL;
     }
     summarize(out);
+    factor_hints(out);
 out:
     refs_free(b, n_b);
     refs_free(m, n_m);
@@ -403,6 +460,10 @@ void perfcmp_print(const perfcmp_result *r, FILE *f)
                 summary_fmt(d, sizeof d, r->n_err[k] ? r->sum[0][k] : NAN, "%.0f"),
                 summary_fmt(e, sizeof e, r->n_err[k] ? r->sum[1][k] : NAN, "%.0f"), r->n_err[k]);
     }
+    for (int k = 0; k < PERFCMP_NFIG; k++)
+        if (r->has_factor[k])
+            fprintf(f, "  note: %s (%.0f%% of %d layers within 5%% of x%.3g)\n", r->factor_hint[k],
+                    r->factor_share[k] * 100, r->n_err[k], r->factor[k]);
     if (r->bound_known)
         fprintf(f, "  bound      the same on %d of %d layers\n", r->bound_agree, r->bound_known);
     if (r->n_top) {
@@ -488,6 +549,8 @@ void perfcmp_json(const perfcmp_result *r, json_writer *w)
         json_key(w, "board_sum"), json_num(w, r->n_err[k] ? r->sum[0][k] : NAN);
         json_key(w, "model_sum"), json_num(w, r->n_err[k] ? r->sum[1][k] : NAN);
         json_key(w, "total_err_pct"), json_num(w, r->total_err_pct[k]);
+        json_key(w, "factor"), json_num(w, r->has_factor[k] ? r->factor[k] : NAN);
+        json_key(w, "factor_hint"), json_str(w, r->has_factor[k] ? r->factor_hint[k] : NULL);
         json_obj_close(w);
     }
     json_key(w, "bound_known"), json_int(w, r->bound_known);

@@ -6,6 +6,7 @@
 #include "util/util.h"
 
 #include <ctype.h>
+#include <jansson.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -102,6 +103,24 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* 1 when dir has an index.json of ours (rknn-trace dumps write a JSON list);
+ * an index.json of another tool (an onnxruntime or Polygraphy dump writes an
+ * object) does not make the folder ours: its .npy files are read by name. An
+ * index.json that does not parse counts as ours, so that its error shows. */
+static int has_our_index(const char *dir)
+{
+    char *ip = join(dir, "index.json");
+    struct stat sb;
+    int ours = 0;
+    if (stat(ip, &sb) == 0) {
+        json_t *j = json_load_file(ip, 0, NULL);
+        ours = !j || json_is_array(j);
+        json_decref(j);
+    }
+    free(ip);
+    return ours;
+}
+
 int golden_scan(const char *dir, golden_file **files, int *n, char *err, size_t errlen)
 {
     golden_file *v = NULL;
@@ -117,7 +136,7 @@ int golden_scan(const char *dir, golden_file **files, int *n, char *err, size_t 
         return rt_err(err, errlen, RT_EIO, "%s: %s", dir,
                       S_ISDIR(sb.st_mode) || e != ENOENT ? "not a folder" : strerror(e));
     }
-    if (stat(ip, &sb) == 0) {
+    if (has_our_index(dir)) {
         dump_entry *e = NULL;
         int ne = 0;
         free(ip);
@@ -319,8 +338,7 @@ int golden_analyze(const char *run_dir, const char *golden_dir, golden_report **
     if ((rc = golden_scan(run_dir, &x, &nx, err, errlen)) ||
         (rc = golden_scan(golden_dir, &g, &ng, err, errlen)))
         goto out;
-    snprintf(path, sizeof(path), "%s/index.json", golden_dir);
-    r->layout = stat(path, &sb) == 0 ? "rknn-trace" : "by-name";
+    r->layout = has_our_index(golden_dir) ? "rknn-trace" : "by-name";
     for (int i = 0; i < ng && r->layout[0] == 'b'; i++)
         if (g[i].index >= 0)
             r->layout = "rknpu-level5";

@@ -3,7 +3,11 @@
 # runs: a predicted run of ppocrv4_det (480x480, rk3588: 328 layer rows) and
 # its own level-4 table imported as a board run (267 layers). Reports the best
 # of 10 wall-clock times of the whole command (open, read both runs, align,
-# print), text and --json. Target: <= 50 ms. Exit 1 when missed.
+# print), text and --json. Target: <= 50 ms.
+# Then the comparison document of three 2,000-layer runs (tests/tools/report_fixture:
+# a run, another model's with renamed and dropped layers, a board run) rendered by
+# `compare`, `compare --json` and every `report` format that compares; target: CPU
+# time <= 1 s each (median of 5; wall time printed too). Exit 1 when missed.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-build}}
@@ -32,4 +36,43 @@ for mode in "" --json; do
         "${mode:+ $mode}" "$rows" "$(echo "$best / 1000" | bc -l)"
     [ "$best" -gt "$worst" ] && worst=$best
 done
-[ "$worst" -le 50000 ]
+status=0
+[ "$worst" -le 50000 ] || status=1
+
+FIX=$BUILD/tests/report_fixture
+[ -x "$FIX" ] || { echo "bench compare: $FIX not built (make)" >&2; exit 2; }
+"$FIX" "$T/n.db" big 2000 && "$FIX" "$T/n.db" other 2000 --variant &&
+    "$FIX" "$T/n.db" board 2000 --board >/dev/null || exit 2
+python3 - "$RT" "$T" <<'PYEND' || status=1
+import os, resource, statistics, subprocess, sys, time
+rt, tmp = sys.argv[1:3]
+db = os.path.join(tmp, "n.db")
+def measure(args):
+    wall, cpu = [], []
+    for _ in range(5):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        r = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wall.append((time.perf_counter() - t0) * 1e3)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1e3)
+        if r.returncode:
+            sys.exit(f"bench compare: {' '.join(args)} failed: {r.stderr.decode()}")
+    return statistics.median(wall), statistics.median(cpu)
+runs = ["big", "other", "board"]
+cmds = [("compare", [rt, "compare", *runs, "--db", db]),
+        ("compare --json", [rt, "compare", *runs, "--db", db, "--json"])]
+for fmt in ("md", "html", "csv", "json", "gnuplot", "png"):
+    cmds.append((f"report -f {fmt}", [rt, "report", *runs, "-f", fmt, "-o", os.path.join(tmp, "r3." + fmt), "--db", db]))
+print("load average %.1f %.1f %.1f on %d CPUs" % (*os.getloadavg(), os.cpu_count()))
+missed = []
+for name, args in cmds:
+    wall, cpu = measure(args)
+    ok = cpu <= 1000
+    print(f"3 x 2,000-layer runs: {name:<16} wall {wall:6.0f} ms, cpu {cpu:6.0f} ms (target cpu <= 1000) {'ok' if ok else 'MISSED'}")
+    if not ok:
+        missed.append(name)
+if missed:
+    sys.exit("bench compare: over 1 s: " + ", ".join(missed))
+PYEND
+exit $status

@@ -1,12 +1,13 @@
 /* cli/cmd_compare.c — `rknn-trace compare RUN RUN [RUN...]`: recorded runs side
  * by side (the first is the baseline): per graph output the error vs the fp32
- * golden and vs the baseline's output, layer by layer (aligned by source tensor
- * name), a speed verdict on the predicted NPU frame (or this PC's time with
- * --by host), and CI gates. With a vendor .rknn's predicted run (or --graph):
+ * golden and vs the baseline's output, layer by layer, verdicts and CI gates:
+ * the comparison document of analyze/compare_doc.h, which `report` and the TUI
+ * render too; this file only prints it. With a vendor .rknn's predicted run (or --graph):
  * the two compiled graphs layer against layer (fusion, placement, dtypes,
  * shapes). A collapsed output (constant, all-zero or NaN) is a
  * named failure, never a bare "nan". */
 #include "analyze/analyze.h"
+#include "analyze/compare_doc.h"
 #include "cli/cli.h"
 #include "util/escape.h"
 #include "util/util.h"
@@ -16,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_RUNS 16
+#define MAX_RUNS CMP_MAX_RUNS
 
 static void usage(FILE *f)
 {
@@ -24,8 +25,10 @@ static void usage(FILE *f)
           "Shows recorded runs side by side; the first is the baseline. Per graph output:\n"
           "cos and SQNR vs the fp32 golden (runs made with -q i8|fp16) and cos, SQNR and\n"
           "max-abs vs the baseline's output (runs recorded with --dump); layer by layer,\n"
-          "aligned by the source model's tensor names: entire cos and the predicted NPU time;\n"
-          "then one summary and one speed line per run.\n"
+          "the union of the runs' tensors aligned by name (a board run against a prediction:\n"
+          "by FullName, then op type and shape): entire cos and the predicted NPU time;\n"
+          "then one summary line per run and one verdict line per run after the baseline\n"
+          "(the line `report` prints; its speed figures are of one kind and named).\n"
           "When A or B is a vendor .rknn's predicted run (or with --graph): the compiled\n"
           "graphs of A and B layer against layer (aligned by output tensor name, else by op\n"
           "type and shape): where fusion, CPU/NPU placement, dtypes or shapes differ.\n"
@@ -47,53 +50,6 @@ static void usage(FILE *f)
           f);
 }
 
-typedef struct side {
-    store_run run;
-    int have_run;
-    store_layer *layers;
-    store_output *outs;
-    store_accuracy *acc;
-    int nl, no, na;
-    run_summary sum;
-    int have_sum;
-    double speed_us;      /* the --by figure */
-    double slower_pct;    /* vs the baseline */
-} side;
-
-/* One graph output of the baseline, in every run. */
-typedef struct out_cell {
-    int out;              /* run's output row, -1 none */
-    int vs_ok;            /* vs-baseline metrics computed */
-    metrics_t vs;         /* this run's output against the baseline's */
-    char problem[400];    /* named failure, "" none */
-} out_cell;
-
-static int load_side(store *st, const char *ref, side *s, double thr, char *err, size_t errlen)
-{
-    int rc = store_get_run(st, ref, &s->run, err, errlen);
-    if (rc)
-        return rc;
-    s->have_run = 1;
-    if ((rc = store_get_layers(st, s->run.id, &s->layers, &s->nl, err, errlen)) ||
-        (rc = store_get_outputs(st, s->run.id, &s->outs, &s->no, err, errlen)) ||
-        (rc = store_get_accuracy(st, s->run.id, &s->acc, &s->na, err, errlen)))
-        return rc;
-    summary_compute(&s->run, s->layers, s->nl, s->outs, s->no, s->acc, s->na, thr, &s->sum);
-    s->have_sum = 1;
-    return RT_OK;
-}
-
-static void side_free(side *s)
-{
-    if (s->have_sum)
-        summary_free(&s->sum);
-    store_layers_free(s->layers, s->nl);
-    store_outputs_free(s->outs, s->no);
-    store_accuracy_free(s->acc, s->na);
-    if (s->have_run)
-        store_run_clear(&s->run);
-}
-
 static const char *cell(char *buf, size_t len, double v, const char *fmt)
 {
     if (isnan(v))
@@ -109,59 +65,9 @@ static const char *run_name(const store_run *r, char *buf, size_t len)
     return buf;
 }
 
-static int find_layer(const side *s, const char *name)
-{
-    for (int i = 0; i < s->nl; i++)
-        if (s->layers[i].name && !strcmp(s->layers[i].name, name))
-            return i;
-    return -1;
-}
-
-static int find_acc(const side *s, const char *name)
-{
-    for (int i = 0; i < s->na; i++)
-        if (s->acc[i].name && !strcmp(s->acc[i].name, name))
-            return i;
-    return -1;
-}
-
-static int find_out(const side *s, const char *name)
-{
-    for (int i = 0; i < s->no; i++)
-        if (s->outs[i].name && name && !strcmp(s->outs[i].name, name))
-            return i;
-    return -1;
-}
-
-static int find_sum_out(const side *s, const char *name)
-{
-    for (int i = 0; i < s->sum.n_outputs; i++)
-        if (s->sum.outputs[i].name && name && !strcmp(s->sum.outputs[i].name, name))
-            return i;
-    return -1;
-}
-
 static double layer_npu_us(const store_layer *l)
 {
     return !isnan(l->frame_us) ? l->frame_us : l->time_us;
-}
-
-/* The output's problem in run k: its own collapse vs the golden, else a
- * constant/non-finite tensor seen against the baseline. */
-static void out_problem(const side *s, const out_cell *c, const char *name, char *buf, size_t len)
-{
-    char nm[128], tmp[256];
-    buf[0] = '\0';
-    if (c->out >= 0 && summary_output_problem(&s->sum.outputs[c->out], tmp, sizeof(tmp))) {
-        snprintf(buf, len, "run %s: %.200s", run_name(&s->run, nm, sizeof(nm)), tmp);
-        return;
-    }
-    if (!c->vs_ok)
-        return;
-    if (c->vs.flags & METRIC_NONFINITE)
-        snprintf(buf, len, "run %s: output '%s' has NaN/inf values", run_name(&s->run, nm, sizeof(nm)), name);
-    else if (c->vs.flags & METRIC_X_CONST)
-        snprintf(buf, len, "run %s: output '%s' is constant (collapsed)", run_name(&s->run, nm, sizeof(nm)), name);
 }
 
 static int is_prediction(const store_run *r)
@@ -323,16 +229,15 @@ int cmd_compare(int argc, char **argv)
     double thr = 0.99, fail_cos = NAN, fail_slower = NAN;
     int json = 0, bad = 0, ret = EXIT_INTERNAL, rc = RT_OK, nr = 0, by_host = 0, graph = 0;
     compare_graph cg;
-    side s[MAX_RUNS];
+    cmp_run s[MAX_RUNS];
+    cmp_doc doc;
+    cmp_gates gt;
     store *st = NULL;
-    compare_row *rows = NULL;
-    out_cell *oc = NULL;   /* [output][run] */
-    const char **out_names = NULL;
-    int n_rows = 0, n_outs = 0;
     char err[512] = "";
 
     memset(s, 0, sizeof(s));
     memset(&cg, 0, sizeof(cg));
+    memset(&doc, 0, sizeof(doc));
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -391,101 +296,37 @@ int cmd_compare(int argc, char **argv)
         return ret;
     rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
     for (int k = 0; k < nr && !rc; k++)
-        rc = load_side(st, ref[k], &s[k], thr, err, sizeof(err));
+        rc = cmp_run_load(st, ref[k], thr, &s[k], err, sizeof(err));
+    if (!rc)
+        rc = cmp_doc_build(s, nr, by_host, CMP_OUTPUT_FILES, &doc, err, sizeof(err));
     if (rc) {
         cli_error("%s", err);
         ret = cli_exit_code(rc);
         goto out;
     }
+    const int n_outs = doc.n_outs, n_rows = doc.n_rows;
+    const char **out_names = doc.out_names;
+    const cmp_out_cell *oc = doc.oc;
+    const cmp_row *rows = doc.rows;
+    for (int i = 0; i < n_outs * nr; i++)
+        if (oc[i].warn[0])
+            fprintf(stderr, "rknn-trace: warning: output '%s' vs the baseline: %s\n",
+                    tt(out_names[i / nr]), tt(oc[i].warn));
 
-    /* speed: the predicted NPU frame unless --by host */
-    for (int k = 0; k < nr; k++) {
-        s[k].speed_us = by_host ? s[k].sum.host_median_us : s[k].sum.frame_us;
-        s[k].slower_pct = compare_slower_pct(s[0].speed_us, s[k].speed_us);
-    }
-    if (!isnan(fail_slower))
-        for (int k = 0; k < nr; k++)
-            if (isnan(s[k].speed_us)) {
-                cli_error("--fail-if-slower: run %s has no %s", ref[k],
-                          by_host ? "recorded host time" : "predicted NPU time (try --by host)");
-                ret = EXIT_INPUT;
-                goto out;
-            }
-
-    /* graph outputs: the baseline's, then those only other runs have */
-    int cap = 0;
-    for (int k = 0; k < nr; k++)
-        cap += s[k].sum.n_outputs;
-    out_names = xcalloc((size_t)(cap ? cap : 1), sizeof(*out_names));
-    for (int k = 0; k < nr; k++)
-        for (int j = 0; j < s[k].sum.n_outputs; j++) {
-            const char *name = s[k].sum.outputs[j].name;
-            int seen = !name;
-            for (int i = 0; i < n_outs && !seen; i++)
-                seen = !strcmp(out_names[i], name);
-            if (!seen)
-                out_names[n_outs++] = name;
-        }
-    oc = xcalloc((size_t)(n_outs ? n_outs : 1) * (size_t)nr, sizeof(*oc));
-    for (int j = 0; j < n_outs; j++) {
-        const char *name = out_names[j];
-        int base = find_out(&s[0], name);
-        for (int k = 0; k < nr; k++) {
-            out_cell *c = &oc[j * nr + k];
-            int row = find_out(&s[k], name);
-            c->out = find_sum_out(&s[k], name);
-            const char *fa = base >= 0 ? s[0].outs[base].dump_file : NULL;
-            const char *fb = row >= 0 ? s[k].outs[row].dump_file : NULL;
-            if (k > 0 && fa && fb) {
-                char e2[512];
-                c->vs_ok = !compare_output_files(fa, fb, &c->vs, e2, sizeof(e2));
-                if (!c->vs_ok)
-                    fprintf(stderr, "rknn-trace: warning: output '%s' vs the baseline: %s\n", tt(name), tt(e2));
-            }
-            out_problem(&s[k], c, name, c->problem, sizeof(c->problem));
-        }
-    }
-
-    /* gates */
-    int failed = 0, cos_failed[MAX_RUNS] = { 0 }, slow_failed[MAX_RUNS] = { 0 }, gated = 0;
-    double cos_value[MAX_RUNS];
-    for (int k = 0; k < nr; k++) {
-        cos_value[k] = NAN;
-        if (isnan(fail_cos))
-            continue;
-        /* vs the golden when the run has it, else vs the baseline's outputs */
-        int has = s[k].sum.n_acc > 0;
-        for (int j = 0; j < n_outs; j++) {
-            const out_cell *c = &oc[j * nr + k];
-            double v = c->out >= 0 && s[k].sum.outputs[c->out].acc >= 0 ? s[k].sum.outputs[c->out].cos
-                       : c->vs_ok ? c->vs.cos : NAN;
-            if (c->problem[0])
-                has = 1, cos_failed[k] = 1;
-            if (!isnan(v)) {
-                has = 1;
-                if (isnan(cos_value[k]) || v < cos_value[k])
-                    cos_value[k] = v;
-            }
-        }
-        if (!isnan(cos_value[k]) && cos_value[k] < fail_cos)
-            cos_failed[k] = 1;
-        gated += has;
-        failed |= cos_failed[k];
-    }
-    if (!isnan(fail_cos) && !gated) {
-        cli_error("--fail-if-cos-below: no run has per-layer errors or dumped outputs to compare "
-                  "(record one with rknn-trace run MODEL -q i8|fp16, or --dump)");
+    /* gates (analyze/compare_doc.h) */
+    gt.fail_cos = fail_cos;
+    gt.fail_slower = fail_slower;
+    if ((rc = cmp_gates_eval(&doc, &gt, err, sizeof(err)))) {
+        cli_error("%s", err);
         ret = EXIT_INPUT;
         goto out;
     }
-    for (int k = 1; k < nr && !isnan(fail_slower); k++)
-        if (!isnan(s[k].slower_pct) && s[k].slower_pct > fail_slower)
-            slow_failed[k] = failed = 1;
+    const int failed = gt.failed, *cos_failed = gt.cos_failed, *slow_failed = gt.slow_failed;
+    const double *cos_value = gt.cos_value;
 
-    /* layers: the baseline's names against the first other run, all runs looked up */
-    compare_side ca = { &s[0].run, s[0].layers, s[0].nl, s[0].acc, s[0].na };
-    compare_side cb = { &s[1].run, s[1].layers, s[1].nl, s[1].acc, s[1].na };
-    compare_align(&ca, &cb, &rows, &n_rows);
+    /* the compiled graphs of A and B */
+    compare_side ca = { &s[0].run, s[0].layers, s[0].n_layers, s[0].acc, s[0].n_acc };
+    compare_side cb = { &s[1].run, s[1].layers, s[1].n_layers, s[1].acc, s[1].n_acc };
     graph |= is_prediction(&s[0].run) || is_prediction(&s[1].run);
     if (graph)
         compare_graph_build(&ca, &cb, &cg);
@@ -511,10 +352,10 @@ int cmd_compare(int argc, char **argv)
             json_key(&w, "quant"), json_str(&w, s[k].run.quant);
             json_key(&w, "quant_algo"), json_str(&w, s[k].run.quant_algo);
             json_key(&w, "quant_method"), json_str(&w, s[k].run.quant_method);
-            json_key(&w, "layers"), json_int(&w, s[k].nl);
+            json_key(&w, "layers"), json_int(&w, s[k].n_layers);
             json_key(&w, "npu_us"), json_num(&w, m->frame_us);
             json_key(&w, "host_median_us"), json_num(&w, m->host_median_us);
-            json_key(&w, "slower_pct"), json_num(&w, k ? s[k].slower_pct : NAN);
+            json_key(&w, "slower_pct"), json_num(&w, k ? doc.speed[k].slower_pct : NAN);
             json_key(&w, "has_errors"), json_bool(&w, m->n_acc > 0);
             json_key(&w, "output_cos"), json_num(&w, m->out_cos);
             json_key(&w, "output_sqnr_db"), json_num(&w, m->out_sqnr_db);
@@ -533,7 +374,7 @@ int cmd_compare(int argc, char **argv)
             json_key(&w, "runs");
             json_arr_open(&w);
             for (int k = 0; k < nr; k++) {
-                const out_cell *c = &oc[j * nr + k];
+                const cmp_out_cell *c = &oc[j * nr + k];
                 const summary_output *o = c->out >= 0 ? &s[k].sum.outputs[c->out] : NULL;
                 metrics_t g = { .cos = o ? o->cos : NAN, .sqnr_db = o ? o->sqnr_db : NAN,
                                 .max_abs = o ? o->max_abs : NAN };
@@ -557,7 +398,7 @@ int cmd_compare(int argc, char **argv)
             json_key(&w, "runs");
             json_arr_open(&w);
             for (int k = 0; k < nr; k++) {
-                int li = find_layer(&s[k], rows[i].name), ai = find_acc(&s[k], rows[i].name);
+                int li = rows[i].layer[k], ai = rows[i].acc[k];
                 if (li < 0 && ai < 0) {
                     json_write_null(&w);
                     continue;
@@ -599,7 +440,7 @@ int cmd_compare(int argc, char **argv)
             json_key(&w, "by"), json_str(&w, by_host ? "host" : "npu");
             json_key(&w, "run"), json_int(&w, s[k].run.id);
             json_key(&w, "threshold"), json_num(&w, fail_slower);
-            json_key(&w, "value"), json_num(&w, s[k].slower_pct);
+            json_key(&w, "value"), json_num(&w, doc.speed[k].slower_pct);
             json_key(&w, "failed"), json_bool(&w, slow_failed[k]);
             json_obj_close(&w);
         }
@@ -611,7 +452,7 @@ int cmd_compare(int argc, char **argv)
         goto out;
     }
 
-    char nm[128], a[32], b[32], verdict[256];
+    char nm[128], a[32], b[32], verdict[512];
     char tag[MAX_RUNS][4];
     for (int k = 0; k < nr; k++)
         snprintf(tag[k], sizeof(tag[k]), "%c", 'A' + k);
@@ -635,7 +476,7 @@ int cmd_compare(int argc, char **argv)
     for (int j = 0; j < n_outs; j++) {
         printf("  %s\n", tt(out_names[j]));
         for (int k = 0; k < nr; k++) {
-            const out_cell *oj = &oc[j * nr + k];
+            const cmp_out_cell *oj = &oc[j * nr + k];
             const summary_output *o = oj->out >= 0 ? &s[k].sum.outputs[oj->out] : NULL;
             printf("    %-2s vs golden: ", tag[k]);
             if (o && o->acc >= 0 && o->state == SUM_OUT_OK)
@@ -669,7 +510,7 @@ int cmd_compare(int argc, char **argv)
         snprintf(label, sizeof(label), "[%s] %s", tt(rows[i].op ? rows[i].op : "-"), tt(rows[i].name));
         printf("%-40s", label);
         for (int k = 0; k < nr; k++) {
-            int li = find_layer(&s[k], rows[i].name), ai = find_acc(&s[k], rows[i].name);
+            int li = rows[i].layer[k], ai = rows[i].acc[k];
             double cv = ai >= 0 ? s[k].acc[ai].entire.cos : NAN;
             if (ai >= 0 && isnan(cv))
                 snprintf(a, sizeof(a), "const");
@@ -687,7 +528,7 @@ int cmd_compare(int argc, char **argv)
                tt(run_name(&s[k].run, nm, sizeof(nm))), s[k].run.quant ? tt(s[k].run.quant) : "-",
                s[k].run.quant_algo ? " " : "", tt(s[k].run.quant_algo),
                s[k].run.quant_method ? " " : "", tt(s[k].run.quant_method),
-               s[k].nl, cell(a, sizeof(a), m->frame_us / 1e3, "%.3f"),
+               s[k].n_layers, cell(a, sizeof(a), m->frame_us / 1e3, "%.3f"),
                cell(b, sizeof(b), m->host_median_us / 1e3, "%.3f"));
         if (m->n_acc && m->first_below >= 0)
             printf(", first cos < %g: %s", thr, tt(s[k].acc[m->first_below].name));
@@ -695,8 +536,10 @@ int cmd_compare(int argc, char **argv)
             printf(", every layer cos >= %g", thr);
         putchar('\n');
     }
-    for (int k = 1; k < nr; k++)
-        printf("%s\n", compare_verdict(verdict, sizeof(verdict), tag[k], s[k].slower_pct, by_host));
+    for (int k = 1; k < nr; k++) {
+        cmp_verdict(&doc, k, verdict, sizeof(verdict));
+        printf("%s\n", tt(verdict));
+    }
     for (int k = 0; k < nr; k++) {
         if (!cos_failed[k])
             continue;
@@ -711,18 +554,16 @@ int cmd_compare(int argc, char **argv)
     for (int k = 1; k < nr; k++)
         if (slow_failed[k])
             printf("GATE FAILED: run %s is %.1f%% slower than the baseline by %s (limit %g%%)\n",
-                   tt(run_name(&s[k].run, nm, sizeof(nm))), s[k].slower_pct,
+                   tt(run_name(&s[k].run, nm, sizeof(nm))), doc.speed[k].slower_pct,
                    by_host ? "host median" : "predicted NPU frame", fail_slower);
     if (graph)
         print_graph(&cg);
     ret = failed ? EXIT_GATE : EXIT_OK;
 out:
     compare_graph_free(&cg);
-    free(oc);
-    free(out_names);
-    free(rows);
+    cmp_doc_free(&doc);
     for (int k = 0; k < nr; k++)
-        side_free(&s[k]);
+        cmp_run_free(&s[k]);
     store_close(st);
     return ret;
 }

@@ -35,33 +35,12 @@ int report_format_is_folder(int format)
 int report_run_load(store *st, const char *ref, double cos_threshold, report_run *r, char *err,
                     size_t errlen)
 {
-    int rc;
-    memset(r, 0, sizeof(*r));
-    if ((rc = store_get_run(st, ref, &r->run, err, errlen)))
-        return rc;
-    r->have_run = 1;
-    if ((rc = store_get_layers(st, r->run.id, &r->layers, &r->n_layers, err, errlen)) ||
-        (rc = store_get_outputs(st, r->run.id, &r->outs, &r->n_outs, err, errlen)) ||
-        (rc = store_get_accuracy(st, r->run.id, &r->acc, &r->n_acc, err, errlen)) ||
-        (rc = store_get_load(st, r->run.id, &r->load, &r->n_load, err, errlen)))
-        return rc;
-    summary_compute(&r->run, r->layers, r->n_layers, r->outs, r->n_outs, r->acc, r->n_acc,
-                    cos_threshold, &r->sum);
-    r->have_sum = 1;
-    return RT_OK;
+    return cmp_run_load(st, ref, cos_threshold, r, err, errlen);
 }
 
 void report_run_free(report_run *r)
 {
-    if (r->have_sum)
-        summary_free(&r->sum);
-    store_layers_free(r->layers, r->n_layers);
-    store_outputs_free(r->outs, r->n_outs);
-    store_accuracy_free(r->acc, r->n_acc);
-    free(r->load);
-    if (r->have_run)
-        store_run_clear(&r->run);
-    memset(r, 0, sizeof(*r));
+    cmp_run_free(r);
 }
 
 /* ---- alignment ----------------------------------------------------------------- */
@@ -84,11 +63,6 @@ static int cmp_name_ix_row(const void *a, const void *b)
     return c ? c : x->row - y->row;
 }
 
-static compare_side side_of(const report_run *r)
-{
-    return (compare_side){ &r->run, r->layers, r->n_layers, r->acc, r->n_acc };
-}
-
 int rep_doc_build(const report_run *runs, int n, rep_doc *d)
 {
     memset(d, 0, sizeof(*d));
@@ -108,6 +82,7 @@ int rep_doc_build(const report_run *runs, int n, rep_doc *d)
             row->op = r->layers[i].op;
             row->layer[0] = i;
             row->acc[0] = -1;
+            row->runs = 1;
             if (row->name)
                 ix[n_ix++] = (name_ix){ row->name, i };
         }
@@ -135,75 +110,18 @@ int rep_doc_build(const report_run *runs, int n, rep_doc *d)
             row->op = r->acc[a].op;
             row->layer[0] = -1;
             row->acc[0] = a;
+            row->runs = 1;
         }
         free(ix);
         return RT_OK;
     }
-    compare_side base = side_of(&runs[0]);
-    int cap = 0;
-    for (int k = 0; k < n; k++)
-        cap += runs[k].n_layers + runs[k].n_acc;
-    d->rows = xcalloc((size_t)cap + 1, sizeof(*d->rows));
-    name_ix *ix = xcalloc((size_t)cap + 1, sizeof(*ix));
-    int n_ix = 0;
-    for (int k = 1; k < n; k++) {
-        compare_side other = side_of(&runs[k]);
-        compare_row *al = NULL;
-        int na = 0;
-        compare_align(&base, &other, &al, &na);
-        for (int i = 0; i < na; i++) {
-            name_ix key = { al[i].name, -1 }, *hit = NULL;
-            if (n_ix)
-                hit = bsearch(&key, ix, (size_t)n_ix, sizeof(*ix), cmp_name_ix);
-            rep_row *row;
-            if (hit) {
-                row = &d->rows[hit->row];
-            } else {
-                row = &d->rows[d->n_rows];
-                row->name = al[i].name;
-                row->op = al[i].op;
-                for (int j = 0; j < n; j++)
-                    row->layer[j] = row->acc[j] = -1;
-                row->layer[0] = al[i].layer[0];
-                row->acc[0] = al[i].acc[0];
-                /* keep ix sorted: insert */
-                int lo = 0, hi = n_ix;
-                while (lo < hi) {
-                    int mid = (lo + hi) / 2;
-                    if (strcmp(ix[mid].name, key.name) < 0)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                memmove(&ix[lo + 1], &ix[lo], (size_t)(n_ix - lo) * sizeof(*ix));
-                ix[lo] = (name_ix){ key.name, d->n_rows++ };
-                n_ix++;
-            }
-            row->layer[k] = al[i].layer[1];
-            row->acc[k] = al[i].acc[1];
-            if (!row->op)
-                row->op = al[i].op;
-        }
-        free(al);
-    }
-    free(ix);
-    for (int i = 0; i < d->n_rows; i++) {
-        const rep_row *row = &d->rows[i];
-        int in_base = row->layer[0] >= 0 || row->acc[0] >= 0;
-        for (int k = 1; k < n; k++) {
-            int in_k = row->layer[k] >= 0 || row->acc[k] >= 0;
-            d->only_base[k] += in_base && !in_k;
-            d->only_run[k] += in_k && !in_base;
-            d->matched[k] += in_k && in_base;
-        }
-    }
-    return RT_OK;
+    char err[128];
+    return cmp_doc_build(runs, n, 0, 0, d, err, sizeof(err));
 }
 
 void rep_doc_free(rep_doc *d)
 {
-    free(d->rows);
-    memset(d, 0, sizeof(*d));
+    cmp_doc_free(d);
 }
 
 /* ---- cells ----------------------------------------------------------------------- */
@@ -272,7 +190,7 @@ const char *rep_short(char *buf, size_t len, const char *name, int width)
 
 int rep_is_board(const report_run *r)
 {
-    return r->run.backend && !strcmp(r->run.backend, "board");
+    return cmp_run_is_board(r);
 }
 
 double rep_layer_us(const report_run *r, const store_layer *l)
@@ -284,29 +202,17 @@ double rep_layer_us(const report_run *r, const store_layer *l)
 
 const char *rep_run_name(const report_run *r, char *buf, size_t len)
 {
-    snprintf(buf, len, "#%lld%s%s", (long long)r->run.id, r->run.label ? " " : "",
-             r->run.label ? r->run.label : "");
-    return buf;
+    return cmp_run_name(r, buf, len);
 }
 
 const char *rep_tag(int k)
 {
-    static const char *const tags[REPORT_MAX_RUNS] = { "A", "B", "C", "D", "E", "F", "G", "H",
-                                                       "I", "J", "K", "L", "M", "N", "O", "P" };
-    return k >= 0 && k < REPORT_MAX_RUNS ? tags[k] : "?";
+    return cmp_tag(k);
 }
 
 int rep_row_runs(const rep_doc *d, const rep_row *row, char *buf, size_t len)
 {
-    int all = 1;
-    buf[0] = '\0';
-    for (int k = 0; k < d->n; k++) {
-        int has = row->layer[k] >= 0 || row->acc[k] >= 0;
-        all &= has;
-        if (has)
-            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", rep_tag(k));
-    }
-    return all;
+    return cmp_row_runs(d, row, buf, len);
 }
 
 double rep_row_cos(const rep_doc *d, const rep_row *row, int k, int single)
@@ -323,45 +229,9 @@ double rep_row_us(const rep_doc *d, const rep_row *row, int k)
     return l < 0 ? NAN : rep_layer_us(&d->runs[k], &d->runs[k].layers[l]);
 }
 
-/* The frame a verdict compares: a board run's measured sum, else the prediction. */
-static double run_frame_us(const report_run *r)
-{
-    if (rep_is_board(r)) {
-        double t = 0;
-        int any = 0;
-        for (int i = 0; i < r->n_layers; i++)
-            if (!isnan(r->layers[i].time_us))
-                t += r->layers[i].time_us, any = 1;
-        if (any)
-            return t;
-    }
-    return r->sum.frame_us;
-}
-
 void rep_verdict(const rep_doc *d, int k, char *buf, size_t len)
 {
-    const report_run *a = &d->runs[0], *b = &d->runs[k];
-    char na[96], nb[96], t[64], c[64];
-    double fa = run_frame_us(a), fb = run_frame_us(b);
-    double pct = fa > 0 && !isnan(fb) ? (fb / fa - 1) * 100 : NAN;
-    if (isnan(pct))
-        snprintf(t, sizeof(t), "frame %s (no time to compare)", REP_MISSING);
-    else
-        snprintf(t, sizeof(t), "frame %+.1f%% (%s)", pct,
-                 fabs(pct) < 0.05 ? "same" : pct > 0 ? "slower" : "faster");
-    if (b->sum.n_collapsed)
-        snprintf(c, sizeof(c), "%d output%s collapsed", b->sum.n_collapsed,
-                 b->sum.n_collapsed > 1 ? "s" : "");
-    else
-        rep_num(c, sizeof(c), b->sum.out_cos, "output cos %.5f");
-    if (isnan(b->sum.out_cos) && !b->sum.n_collapsed)
-        snprintf(c, sizeof(c), "output cos %s", REP_MISSING);
-    snprintf(buf, len, "verdict: %s %s vs %s %s: %s, %s, layers %d matched, %d only in %s, %d only in %s%s",
-             rep_tag(k), rep_run_name(b, nb, sizeof(nb)), rep_tag(0), rep_run_name(a, na, sizeof(na)), t,
-             c, d->matched[k], d->only_base[k], rep_tag(0), d->only_run[k],
-             rep_tag(k),
-             a->run.model_sha256 && b->run.model_sha256 && strcmp(a->run.model_sha256, b->run.model_sha256)
-                 ? ", different models" : "");
+    cmp_verdict(d, k, buf, len);
 }
 
 uint32_t rep_bound_rgb(const char *bound)

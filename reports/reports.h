@@ -10,10 +10,11 @@
  * layer, tensor, op, log string) is written through util/escape.h's format
  * for its output, never raw.
  *
- * A comparison aligns the runs' layers by source tensor name (compare_align,
- * the first run is the baseline), shows per-layer deltas, lists the layers only
- * one side has, and ends with one "verdict:" line per run against the baseline
- * that a CI job can grep. */
+ * A comparison renders the one comparison document (analyze/compare_doc.h:
+ * the union of the runs' layers aligned by source tensor name, the first run
+ * the baseline), shows per-layer deltas, lists the layers only some runs have,
+ * and ends with one "verdict:" line per run against the baseline (cmp_verdict,
+ * the line `compare` prints too) that a CI job can grep. */
 #ifndef RT_REPORTS_H
 #define RT_REPORTS_H
 
@@ -21,30 +22,18 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "analyze/analyze.h"
+#include "analyze/compare_doc.h"
 #include "util/outfile.h"
 
-#define REPORT_MAX_RUNS 16
+#define REPORT_MAX_RUNS CMP_MAX_RUNS
 
 enum report_format {
     REPORT_MD, REPORT_HTML, REPORT_CSV, REPORT_JSON, REPORT_TRACE, REPORT_GNUPLOT, REPORT_PNG,
     REPORT_NFORMATS
 };
 
-/* One run as the store gives it, and its summary. */
-typedef struct report_run {
-    store_run run;
-    int have_run;
-    store_layer *layers;
-    int n_layers;
-    store_output *outs;
-    int n_outs;
-    store_accuracy *acc;
-    int n_acc;
-    store_load_sample *load;   /* sampled NPU load, may be empty */
-    int n_load;
-    run_summary sum;
-    int have_sum;
-} report_run;
+/* One run as the store gives it, and its summary: analyze/compare_doc.h's run. */
+typedef cmp_run report_run;
 
 /* "md", "html", ... -> enum report_format; -1 when unknown. */
 int report_format_parse(const char *name);
@@ -69,22 +58,11 @@ int report_write(const report_run *runs, int n, int format, const char *out, FIL
 
 /* ---- Internal to the reports module ------------------------------------------------ */
 
-/* A layer row aligned over the runs (the baseline's names in its order, then
- * those only later runs have). layer/acc: row index in run k, -1 none. */
-typedef struct rep_row {
-    const char *name, *op;
-    int layer[REPORT_MAX_RUNS];
-    int acc[REPORT_MAX_RUNS];
-} rep_row;
-
-typedef struct rep_doc {
-    const report_run *runs;
-    int n;                       /* runs; 1: a single-run report */
-    rep_row *rows;               /* n == 1: one row per layer row, then accuracy-only tensors */
-    int n_rows;
-    int only_base[REPORT_MAX_RUNS], only_run[REPORT_MAX_RUNS]; /* unmatched counts vs run 0 */
-    int matched[REPORT_MAX_RUNS];    /* names run k shares with run 0 */
-} rep_doc;
+/* The comparison document (analyze/compare_doc.h): rows aligned over the runs
+ * by its one rule, speed pairs, verdicts. n == 1: a single-run report, one row
+ * per layer row (also those without a name), then the accuracy-only tensors. */
+typedef cmp_row rep_row;
+typedef cmp_doc rep_doc;
 
 int rep_doc_build(const report_run *runs, int n, rep_doc *d);
 void rep_doc_free(rep_doc *d);

@@ -4,6 +4,7 @@
  * largest regression first, and the verdict lines `compare` prints. */
 #define RT_TUI_INTERNAL
 #include "tui/tui.h"
+#include "analyze/compare_doc.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -20,23 +21,27 @@ static const tui_key keys[] = {
 
 enum { C_OP, C_NAME, C_DCOS, C_DUS, C_DPCT, C_RUN0 };
 
-typedef struct cmp_row {
+typedef struct cv_row {
     const char *name, *op;
+    const char *tail;           /* name without the prefix every name shares */
     int li[MAX_CMP], ai[MAX_CMP];
     double dcos, dus, dpct;     /* worst over the runs vs the baseline */
     int worst;                  /* the run with the worst change */
-} cmp_row;
+} cv_row;
 
 typedef struct compare_view {
     tui_view v;
     tui *t;
     tui_run *r[MAX_CMP];
     int nr, by_host, any_acc;
-    cmp_row *rows;
+    cv_row *rows;
     int n;
+    cmp_run cr[MAX_CMP];        /* the runs as the comparison document reads them (borrowed) */
+    cmp_doc doc;
+    int base_golden;            /* the baseline is fp32: its cos vs the golden is 1 */
     tui_col cols[C_RUN0 + 2 * MAX_CMP];
     char titles[2 * MAX_CMP][24];
-    char verdict[MAX_CMP][256], legend[MAX_CMP][320];
+    char verdict[MAX_CMP][512], legend[MAX_CMP][320];
     tui_table tb;
 } compare_view;
 
@@ -53,29 +58,15 @@ static double layer_us(const compare_view *cv, int k, int li)
 
 static double acc_cos(const compare_view *cv, int k, int ai)
 {
-    return ai >= 0 ? cv->r[k]->acc[ai].entire.cos : NAN;
-}
-
-static int find_layer(const tui_run *r, const char *name)
-{
-    for (int i = 0; i < r->nl; i++)
-        if (r->layers[i].name && !strcmp(r->layers[i].name, name))
-            return i;
-    return -1;
-}
-
-static int find_acc(const tui_run *r, const char *name)
-{
-    for (int i = 0; i < r->na; i++)
-        if (r->acc[i].name && !strcmp(r->acc[i].name, name))
-            return i;
-    return -1;
+    if (ai < 0)
+        return k == 0 && cv->base_golden ? 1.0 : NAN;
+    return cv->r[k]->acc[ai].entire.cos;
 }
 
 static double num(void *ctx, int row, int col)
 {
     const compare_view *cv = ctx;
-    const cmp_row *c = &cv->rows[row];
+    const cv_row *c = &cv->rows[row];
     switch (col) {
     case C_DCOS: return c->dcos;
     case C_DUS: return c->dus;
@@ -88,11 +79,11 @@ static double num(void *ctx, int row, int col)
 static void cell(void *ctx, int row, int col, char *buf, size_t len, int *color, double *frac)
 {
     const compare_view *cv = ctx;
-    const cmp_row *c = &cv->rows[row];
+    const cv_row *c = &cv->rows[row];
     double v = col >= C_DCOS ? num(ctx, row, col) : NAN;
     switch (col) {
     case C_OP: snprintf(buf, len, "%s", c->op ? c->op : "-"); return;
-    case C_NAME: snprintf(buf, len, "%s", c->name); return;
+    case C_NAME: snprintf(buf, len, "%s", c->tail); return;
     case C_DCOS:
         tui_num(buf, len, v, "%+.5f");
         if (!isnan(v) && v < 0)
@@ -119,29 +110,49 @@ static void cell(void *ctx, int row, int col, char *buf, size_t len, int *color,
     }
 }
 
+/* The length of the prefix (up to a '/' or ':') that every name shares, so
+ * that rows show the part that tells them apart. */
+static size_t common_prefix(const cv_row *rows, int n)
+{
+    if (n < 2)
+        return 0;
+    size_t p = strlen(rows[0].name);
+    for (int i = 1; i < n && p; i++) {
+        size_t j = 0;
+        while (j < p && rows[i].name[j] == rows[0].name[j])
+            j++;
+        p = j;
+    }
+    while (p && rows[0].name[p - 1] != '/' && rows[0].name[p - 1] != ':')
+        p--;
+    for (int i = 0; i < n; i++)     /* never an empty name */
+        if (!rows[i].name[p])
+            return 0;
+    return p;
+}
+
+/* Rows of the comparison document (analyze/compare_doc.h: the union of the
+ * runs' tensors, by the one alignment rule) with the worst change vs A. */
 static void build_rows(compare_view *cv)
 {
-    compare_row *al = NULL;
-    int n = 0;
-    const tui_run *a = cv->r[0], *b = cv->r[1];
-    compare_side sa = { &a->run, a->layers, a->nl, a->acc, a->na };
-    compare_side sb = { &b->run, b->layers, b->nl, b->acc, b->na };
-    compare_align(&sa, &sb, &al, &n);
+    const cmp_doc *d = &cv->doc;
+    int n = d->n_rows;
     cv->rows = xcalloc((size_t)(n ? n : 1), sizeof(*cv->rows));
     cv->n = n;
     for (int i = 0; i < n; i++) {
-        cmp_row *c = &cv->rows[i];
-        c->name = al[i].name;
-        c->op = al[i].op;
+        cv_row *c = &cv->rows[i];
+        c->name = d->rows[i].name;
+        c->op = d->rows[i].op;
         c->dcos = c->dus = c->dpct = NAN;
         c->worst = 0;
         for (int k = 0; k < cv->nr; k++) {
-            c->li[k] = k < 2 ? al[i].layer[k] : find_layer(cv->r[k], c->name);
-            c->ai[k] = k < 2 ? al[i].acc[k] : find_acc(cv->r[k], c->name);
+            c->li[k] = d->rows[i].layer[k];
+            c->ai[k] = d->rows[i].acc[k];
         }
         double cos0 = acc_cos(cv, 0, c->ai[0]), us0 = layer_us(cv, 0, c->li[0]);
         for (int k = 1; k < cv->nr; k++) {
-            double dc = acc_cos(cv, k, c->ai[k]) - cos0, du = layer_us(cv, k, c->li[k]) - us0;
+            double dc = c->ai[k] >= 0 ? acc_cos(cv, k, c->ai[k]) - cos0 : NAN;
+            double du = layer_us(cv, k, c->li[k]) - us0;
             if (!isnan(dc) && (isnan(c->dcos) || dc < c->dcos))
                 c->dcos = dc, c->worst = k;
             if (!isnan(du) && (isnan(c->dus) || du > c->dus)) {
@@ -152,7 +163,9 @@ static void build_rows(compare_view *cv)
             }
         }
     }
-    free(al);
+    size_t p = common_prefix(cv->rows, n);
+    for (int i = 0; i < n; i++)
+        cv->rows[i].tail = cv->rows[i].name + p;
 }
 
 static void draw(tui *t, tui_view *v, int y0, int h)
@@ -187,7 +200,7 @@ static int key(tui *t, tui_view *v, int ch)
     switch (ch) {
     case '\n': case '\r': case KEY_ENTER:
         if (row >= 0) {
-            const cmp_row *c = &cv->rows[row];
+            const cv_row *c = &cv->rows[row];
             int k = c->li[c->worst] >= 0 || c->ai[c->worst] >= 0 ? c->worst : 0;
             tui_push(t, tui_detail_view(t, cv->r[k], c->li[k], c->ai[k]));
         }
@@ -214,6 +227,7 @@ static void destroy(tui_view *v)
     compare_view *cv = (compare_view *)v;
     tui_table_free(&cv->tb);
     free(cv->rows);
+    cmp_doc_free(&cv->doc);
     for (int k = 0; k < cv->nr; k++)
         tui_run_free(cv->r[k]);
     free(cv);
@@ -247,15 +261,27 @@ int tui_compare_view(tui *t, const int64_t *ids, int n, tui_view **out, char *er
         cv->by_host = !isnan(cv->r[k]->sum.host_median_us);
     for (int k = 0; k < n; k++)
         cv->any_acc |= cv->r[k]->na > 0;
+    for (int k = 0; k < n; k++) {
+        const tui_run *r = cv->r[k];
+        cv->cr[k] = (cmp_run){ .run = r->run, .layers = r->layers, .n_layers = r->nl,
+                               .outs = r->outs, .n_outs = r->no, .acc = r->acc, .n_acc = r->na,
+                               .sum = r->sum };
+    }
+    /* an fp32 baseline is the golden the others' cos is measured against */
+    cv->base_golden = cv->r[0]->na == 0 && (!cv->r[0]->run.quant || !strcmp(cv->r[0]->run.quant, "fp32") ||
+                                            !strcmp(cv->r[0]->run.quant, "none"));
+    if ((rc = cmp_doc_build(cv->cr, cv->nr, cv->by_host, 0, &cv->doc, err, errlen))) {
+        destroy(&cv->v);
+        return rc;
+    }
     build_rows(cv);
 
-    double base = cv->by_host ? cv->r[0]->sum.host_median_us : cv->r[0]->sum.frame_us;
     for (int k = 0; k < n; k++) {
         const tui_run *r = cv->r[k];
         char tag[4] = { (char)('A' + k), 0 };
         double us = cv->by_host ? r->sum.host_median_us : r->sum.frame_us;
-        compare_verdict(cv->verdict[k], sizeof(cv->verdict[k]), tag, compare_slower_pct(base, us),
-                        cv->by_host);
+        if (k)
+            cmp_verdict(&cv->doc, k, cv->verdict[k], sizeof(cv->verdict[k]));
         snprintf(cv->legend[k], sizeof(cv->legend[k]), " %s = run #%lld%s%s%s: %s %s%s%s, %d layers, %s %s ms%s%s",
                  tag, (long long)r->run.id, r->run.label ? " " : "", r->run.label ? r->run.label : "",
                  k ? "" : " (baseline)", r->run.platform ? r->run.platform : "-",

@@ -4,6 +4,7 @@
  * its rows, the summary, each layer's error row). */
 #define RT_TUI_INTERNAL
 #include "tui/tui.h"
+#include "analyze/compare_doc.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -49,25 +50,24 @@ static void map_accuracy(tui_run *r)
 
 int tui_run_load(tui *t, int64_t id, tui_run **out, char *err, size_t errlen)
 {
-    tui_run *r = xcalloc(1, sizeof(*r));
+    /* the one run loader (analyze/compare_doc.h), its rows moved into the view's run */
+    cmp_run c;
     char ref[32];
     int rc;
     snprintf(ref, sizeof(ref), "%lld", (long long)id);
-    if ((rc = store_get_run(t->st, ref, &r->run, err, errlen))) {
-        free(r);
+    if ((rc = cmp_run_load(t->st, ref, t->thr, &c, err, errlen))) {
+        cmp_run_free(&c);
         return rc;
     }
-    if ((rc = store_get_layers(t->st, id, &r->layers, &r->nl, err, errlen)) ||
-        (rc = store_get_outputs(t->st, id, &r->outs, &r->no, err, errlen)) ||
-        (rc = store_get_accuracy(t->st, id, &r->acc, &r->na, err, errlen))) {
-        store_layers_free(r->layers, r->nl);
-        store_outputs_free(r->outs, r->no);
-        store_run_clear(&r->run);
-        free(r);
-        return rc;
-    }
+    tui_run *r = xcalloc(1, sizeof(*r));
+    r->run = c.run;
+    r->layers = c.layers, r->nl = c.n_layers;
+    r->outs = c.outs, r->no = c.n_outs;
+    r->acc = c.acc, r->na = c.n_acc;
+    r->sum = c.sum;
+    r->sum.run = &r->run;   /* the summary borrows the run it was computed from */
+    free(c.load);
     map_accuracy(r);
-    summary_compute(&r->run, r->layers, r->nl, r->outs, r->no, r->acc, r->na, t->thr, &r->sum);
     *out = r;
     return RT_OK;
 }

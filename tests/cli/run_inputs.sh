@@ -56,6 +56,28 @@ assert [(l["name"], l["nan_reason"], l["golden_nonfinite"]) for l in bad] == \
     [("Convolution28_Output_0", "golden not finite", 5)], bad
 PYEOF
 
+# a folder of reference outputs with another tool's own index.json (onnxruntime
+# or Polygraphy dumps write an object): its .npy files are read by tensor name
+$PY - "$T" <<'PYEOF' || bad "making the by-name golden"
+import json, os, re, sys
+import numpy as np
+t = sys.argv[1]
+os.makedirs(f"{t}/ort", exist_ok=True)
+idx = json.load(open(f"{t}/ad/index.json"))
+for e in idx:
+    a = np.load(os.path.join(f"{t}/ad", e["file"])).astype(np.float32)
+    np.save(os.path.join(f"{t}/ort", re.sub(r"[^A-Za-z0-9._-]", "_", e["name"]) + ".npy"), a)
+json.dump({"producer": "onnxruntime", "outputs": [e["name"] for e in idx]}, open(f"{t}/ort/index.json", "w"))
+PYEOF
+expect 0 "" -- "$RT" analyze "$T/ad" --golden "$T/ort" --json
+$PY - "$T/out" "$T/ad/index.json" <<'PYEOF' && ok || bad "golden folder with a foreign index.json: $(head -c 300 "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {e["name"] for e in json.load(open(sys.argv[2]))}
+assert d["matched"] == len(names) and d["comparable"] == len(names), (d["matched"], len(names))
+assert all(l["matched"] and l["cos"] is not None and l["cos"] > 0.999999 for l in d["layers"]), d["layers"][:2]
+PYEOF
+
 # --mean/--std: 1 value or one per channel of the image input.
 $PY -c "
 from PIL import Image

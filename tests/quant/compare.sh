@@ -53,7 +53,7 @@ ex = rows[4]; assert ex[0] == "[Softmax]" and ex[2:6] == ["-", "-", "-", "1.0"],
 text = "\n".join(lines)
 assert "A #1 base: i8 normal channel, 3 layers, predicted NPU 0.500 ms, host (this PC) 1.000 ms, first cos < 0.99: r1" in text, text
 assert "B #2 cand: fp16, 3 layers, predicted NPU 0.400 ms, host (this PC) 1.150 ms, every layer cos >= 0.99" in text, text
-assert "B vs A: predicted NPU frame -20.0%" in text, text
+assert "verdict: B #2 cand vs A #1 base: predicted NPU frame -20.0% (faster)" in text, text
 assert "A  vs golden: cos 0.97000" in text and "B  vs golden: cos 0.99600" in text, text
 assert "GATE" not in text
 PYEOF
@@ -69,7 +69,7 @@ expect_rc 0 "cos gate 0.95" "$R" compare base cand --db "$DB" --fail-if-cos-belo
 expect_rc 0 "slower gate 10% (predicted)" "$R" compare base cand --db "$DB" --fail-if-slower 10%
 expect_rc 3 "slower gate 10% --by host" "$R" compare base cand --db "$DB" --fail-if-slower 10% --by host
 grep -q "GATE FAILED: run #2 cand is 15.0% slower than the baseline by host median (limit 10%)" "$T/out" && ok || bad "slower gate line"
-grep -q "B vs A: host median (this PC) +15.0%" "$T/out" && ok || bad "host verdict line"
+grep -q "verdict: B #2 cand vs A #1 base: host median (this PC) +15.0% (slower)" "$T/out" && ok || bad "host verdict line"
 expect_rc 0 "slower gate 20 --by host" "$R" compare base cand --db "$DB" --fail-if-slower 20 --by host
 expect_rc 3 "A slower than B (predicted)" "$R" compare cand base --db "$DB" --fail-if-slower 10
 grep -q "GATE FAILED: run #1 base is 25.0% slower than the baseline by predicted NPU frame (limit 10%)" "$T/out" && ok || bad "predicted gate line"

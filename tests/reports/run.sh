@@ -39,7 +39,7 @@ for f in md html csv json; do
 done
 rep uf32 uf8 -f md -o "$T/cmp2.md"
 # the i8 run also has an error row for the graph input, which the fp32 run lacks
-grep -q '^verdict: B #3 uf8 vs A #2 uf32: frame [+-][0-9.]*% (\(slower\|faster\|same\)), output cos 0\.9[0-9]*, layers 128 matched, 0 only in A, 1 only in B$' "$T/out" \
+grep -q '^verdict: B #3 uf8 vs A #2 uf32: predicted NPU frame [+-][0-9.]*% (\(slower\|faster\|same\)), output cos 0\.9[0-9]*, layers 128 matched, 0 only in A, 1 only in B$' "$T/out" \
     && ok || bad "verdict line on stdout: $(cat "$T/out")"
 
 # --- Markdown: tables, 120 columns, names cut consistently, missing is — ------------
@@ -156,6 +156,40 @@ assert "layers 266 matched" in v[0]["line"], v[0]
 m = json.load(open(os.path.join(T, "cmp3.json")))["runs"][2]
 assert "layers 0 matched, 300 only in A" in v[1]["line"], v[1]
 assert "different models" in v[0]["line"] and v[1]["only_in_run"] > 0
+PYEOF
+
+# one comparison on every surface: three runs (one a board run, one of another
+# model) list the same layers in the same order, each marked with the same
+# runs, and the same verdict lines in compare, compare --json and report md/html/json
+"$R" compare wide variant board --db "$DB" >"$T/c3.txt" 2>"$T/err" && ok || bad "compare 3 runs: $(cat "$T/err")"
+"$R" compare wide variant board --db "$DB" --json >"$T/c3.json" 2>"$T/err" && ok || bad "compare 3 runs --json"
+for f in md html json; do
+    rep wide variant board -f $f -o "$T/c3r.$f" && ok || bad "report wide variant board -f $f: $(cat "$T/err")"
+done
+$PY - "$T" <<'PYEOF' && ok || bad "compare and report: different layers or verdicts"
+import html, json, os, re, sys
+T = sys.argv[1]
+txt = open(os.path.join(T, "c3.txt")).read().splitlines()
+verdicts = [l for l in txt if l.startswith("verdict: ")]
+assert len(verdicts) == 2 and verdicts[0].startswith("verdict: B #") and verdicts[1].startswith("verdict: C #"), verdicts
+# the board run against a prediction: the profiled total vs the level-4 total, named
+assert "board profiled total" in verdicts[1] and "predicted level-4 total" in verdicts[1], verdicts[1]
+md = [l for l in open(os.path.join(T, "c3r.md")).read().splitlines() if l.startswith("verdict: ")]
+assert md == verdicts, (md, verdicts)
+rj = json.load(open(os.path.join(T, "c3r.json")))
+assert [v["line"] for v in rj["verdicts"]] == verdicts, rj["verdicts"]
+h = open(os.path.join(T, "c3r.html")).read()
+for v in verdicts:
+    assert html.escape(v, quote=False) in h or html.escape(v) in h, v
+cj = json.load(open(os.path.join(T, "c3.json")))
+names = [l["name"] for l in cj["layers"]]
+assert names == [l["name"] for l in rj["layers"]], "layer order differs"
+has = lambda l: [r is not None for r in l["runs"]]
+assert [has(l) for l in cj["layers"]] == [has(l) for l in rj["layers"]], "runs per layer differ"
+assert len(names) == len(set(names)) and len(names) > 300, len(names)
+# text table rows: the same names in the same order (each row is "[op] name ...")
+rows = [l.split()[1] for l in txt if l.startswith("[")]
+assert rows == names, (rows[:3], names[:3])
 PYEOF
 
 # --- trace-event rules, times vs the rows ---------------------------------------------------

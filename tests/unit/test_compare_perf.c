@@ -76,9 +76,14 @@ int main(void)
     CHECK_NEAR(r.median_abs_pct[PERFCMP_NPU], 10, 1e-9, "median npu");
     CHECK_NEAR(r.median_abs_pct[PERFCMP_DDR], 10, 1e-9, "median ddr");
     CHECK(r.worst[PERFCMP_TIME] == 2 && r.worst[PERFCMP_DDR] == 1, "worst %d %d", r.worst[0], r.worst[2]);
-    /* sums over layers with both figures: time 100+80+50+0 vs 120+60+55+5 */
+    /* sums over paired layers the board counts (x's board time is 0, left
+     * out on both sides): time 100+80+50 vs 120+60+55; DDR 500+400+300 vs
+     * 400+400+330 (x: board 0) */
     CHECK_NEAR(r.sum[0][PERFCMP_TIME], 230, 1e-9, "board time sum");
-    CHECK_NEAR(r.total_err_pct[PERFCMP_TIME], (240.0 / 230 - 1) * 100, 1e-9, "total time err");
+    CHECK_NEAR(r.sum[1][PERFCMP_TIME], 235, 1e-9, "model time sum");
+    CHECK_NEAR(r.total_err_pct[PERFCMP_TIME], (235.0 / 230 - 1) * 100, 1e-9, "total time err");
+    CHECK_NEAR(r.sum[1][PERFCMP_DDR], 1130, 1e-9, "model ddr sum");
+    CHECK(!r.has_factor[PERFCMP_TIME] && !r.has_factor[PERFCMP_DDR], "no factor on 3 layers");
     /* ranking by |err_us|: c1 and c2 20 (row order breaks the tie), a1 and x 5 */
     CHECK(r.n_top == 4 && r.top[0] == 1 && r.top[1] == 2 && r.top[2] == 3 && r.top[3] == 4,
           "top %d %d %d %d", r.top[0], r.top[1], r.top[2], r.top[3]);
