@@ -6,16 +6,19 @@
 #include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "dump/dump.h"
+#include "runtime/npu/npu.h"
 #include "tracer/tracer.h"
 #include "util/escape.h"
 #include "util/outfile.h"
 #include "util/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <dirent.h>
@@ -30,6 +33,8 @@ static void usage(FILE *f)
           "becomes a 'toolkit' run), its snapshot folder (error_analysis.txt, the tensors\n"
           "of simulator/ and runtime/ named by map_name_to_file.txt, golden/ recorded) and\n"
           "level-5 dumps (a folder, or the log's dump lines).\n"
+          "Error lines (E RKNN, failed submits, toolkit errors) make a failed run with its\n"
+          "error lines and a diagnosis of the known ones.\n"
           "A log with several runs gives several runs. Lines that are not read are counted\n"
           "by kind; a table line that cannot be read is an error.\n"
           "A FILE.json written by `rknn-trace export` is read back whole, alone (runs whose\n"
@@ -40,8 +45,10 @@ static void usage(FILE *f)
           "\n"
           "      --label TEXT    label of the run (the next runs: TEXT-2, TEXT-3, ...)\n"
           "      --model FILE    the model the log belongs to (path and sha256 recorded)\n"
+          "      --target CHIP   the board's platform (rk3588, ...); default: the one the log\n"
+          "                      names (target platform, RKNN_TARGET, device tree, rk3588, ...)\n"
           "      --format F      auto (default) or only: perf, sram, info, memory, benchmark,\n"
-          "                      accuracy, dumps (comma-separated)\n"
+          "                      accuracy, dumps, errors (comma-separated)\n"
           "      --strict        any line not read (other than layout, comments, elisions) fails\n"
           "      --copy          copy dump files next to the database instead of referencing them\n"
           "      --db PATH       database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
@@ -55,6 +62,7 @@ static int parse_formats(const char *s)
         {"auto", VLOG_F_ALL}, {"perf", VLOG_F_PERF}, {"sram", VLOG_F_SRAM},
         {"info", VLOG_F_INFO}, {"memory", VLOG_F_MEMORY}, {"benchmark", VLOG_F_BENCH},
         {"accuracy", VLOG_F_ACC}, {"dumps", VLOG_F_DUMPS},
+        {"errors", VLOG_F_ERRORS},
     };
     int mask = 0;
     char *dup = xstrdup(s), *save = NULL;
@@ -87,6 +95,7 @@ typedef struct source {
      * tensors [0] of the simulator (the toolkit run), [1] of the runtime (the
      * board run) */
     int snapshot;
+    char platform[16]; /* the one platform the log's text names, "" none or several */
     char *tensor_dir[2], *golden_dir;
     vlog_dump_t *tensors[2];
     int n_tensors[2];
@@ -167,6 +176,43 @@ static char *env_json(const vlog_run_t *r, const char *source_path)
     while (len && text[len - 1] == '\n')
         text[--len] = 0;
     return text;
+}
+
+/* The platform a log's text names: a platform table name as a word of its
+ * own, case aside ("target platform: rk3588", "RKNN_TARGET=rk3588",
+ * "rockchip,rk3588-evb", "RK3588 board"), outside '#' lines (notes of whoever
+ * saved the log). Exactly one distinct name, else "" (none, or several). */
+static void log_platform(const char *text, size_t len, char *out, size_t outlen)
+{
+    const npu_platform_t *found = NULL;
+    int bol = 1, comment = 0;
+
+    out[0] = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = text[i];
+        if (ch == '\n') {
+            bol = 1, comment = 0;
+            continue;
+        }
+        if (bol && (ch == ' ' || ch == '\t'))
+            continue;
+        if (bol)
+            comment = ch == '#', bol = 0;
+        if (comment || (ch != 'r' && ch != 'R') || (i && isalnum((unsigned char)text[i - 1])))
+            continue;
+        for (int k = 0; npu_platform_at(k); k++) {
+            const npu_platform_t *p = npu_platform_at(k);
+            size_t n = strlen(p->name);
+            if (i + n <= len && !strncasecmp(text + i, p->name, n) &&
+                (i + n == len || !isalnum((unsigned char)text[i + n]))) {
+                if (found && found != p)
+                    return; /* several: the log does not say which */
+                found = p;
+            }
+        }
+    }
+    if (found)
+        snprintf(out, outlen, "%s", found->name);
 }
 
 /* "(1,32,112,112),(...)" and "(1,32,112,112)": the first shapes equal. */
@@ -298,11 +344,57 @@ static char *extra_json(const vlog_run_t *r, const char *golden_dir)
         any = 1;
     }
     if (r->has_bench) {
+        const benchlog_t *b = &r->bench;
+        int nw = b->n_warmup < BENCHLOG_MAX_WARMUP ? b->n_warmup : BENCHLOG_MAX_WARMUP;
         json_key(&w, "benchmark");
         json_obj_open(&w);
-        json_key(&w, "avg_ms"); json_num(&w, r->bench.avg_ms >= 0 ? r->bench.avg_ms : NAN);
-        json_key(&w, "avg_fps"); json_num(&w, r->bench.avg_fps >= 0 ? r->bench.avg_fps : NAN);
-        json_key(&w, "dma_bytes"); if (r->bench.dma_size >= 0) json_int(&w, r->bench.dma_size); else json_write_null(&w);
+        /* as printed: the Avg line (null when the log has none), every timed
+         * iteration's time and FPS, the warm-up's (null: no warm-up section) */
+        json_key(&w, "avg_ms"); json_num(&w, b->avg_ms >= 0 ? b->avg_ms : NAN);
+        json_key(&w, "avg_fps"); json_num(&w, b->avg_fps >= 0 ? b->avg_fps : NAN);
+        json_key(&w, "dma_bytes"); if (b->dma_size >= 0) json_int(&w, b->dma_size); else json_write_null(&w);
+        json_key(&w, "iteration_ms");
+        json_arr_open(&w);
+        for (int k = 0; k < b->n_perf; k++)
+            json_num(&w, b->perf_ms[k]);
+        json_arr_close(&w);
+        json_key(&w, "iteration_fps");
+        json_arr_open(&w);
+        for (int k = 0; k < b->n_perf; k++)
+            json_num(&w, b->perf_fps[k]);
+        json_arr_close(&w);
+        json_key(&w, "warmup");
+        if (b->has_warmup) json_int(&w, b->n_warmup); else json_write_null(&w);
+        json_key(&w, "warmup_ms");
+        json_arr_open(&w);
+        for (int k = 0; k < nw; k++)
+            json_num(&w, b->warmup_ms[k]);
+        json_arr_close(&w);
+        json_key(&w, "warmup_fps");
+        json_arr_open(&w);
+        for (int k = 0; k < nw; k++)
+            json_num(&w, b->warmup_fps[k]);
+        json_arr_close(&w);
+        json_obj_close(&w);
+        any = 1;
+    }
+    if (r->n_errors) {
+        /* the error lines as printed, and what the known ones mean */
+        const char *dx = NULL;
+        int n = r->n_errors < VLOG_MAX_ERRORS ? r->n_errors : VLOG_MAX_ERRORS;
+        json_key(&w, "errors");
+        json_obj_open(&w);
+        json_key(&w, "count"); json_int(&w, r->n_errors);
+        json_key(&w, "lines");
+        json_arr_open(&w);
+        for (int k = 0; k < n; k++) {
+            json_str(&w, r->errors[k]);
+            if (!dx)
+                dx = errlog_diagnosis(r->errors[k], NULL);
+        }
+        json_arr_close(&w);
+        json_key(&w, "diagnosis");
+        json_str(&w, dx ? dx : "not a known error: read the lines");
         json_obj_close(&w);
         any = 1;
     }
@@ -338,6 +430,12 @@ static int add_accuracy(store *st, int64_t id, const vlog_run_t *r, char *err, s
         s.single.cos = a->cos[1], s.single.euc = a->euc[1];
         s.entire.max_abs = s.entire.mean_abs = s.entire.sqnr_db = NAN;
         s.single.max_abs = s.single.mean_abs = s.single.sqnr_db = NAN;
+        /* a cos the log printed as 'nan' beside a euc it printed: Toolkit2's
+         * constant tensor; a cos it did not print stays missing (n/a) */
+        if (isnan(s.entire.cos) && !isnan(s.entire.euc))
+            s.entire.flags = METRIC_X_CONST;
+        if (isnan(s.single.cos) && !isnan(s.single.euc))
+            s.single.flags = METRIC_X_CONST;
         if ((rc = store_accuracy_add(st, id, &s, err, errlen)))
             return rc;
     }
@@ -655,10 +753,25 @@ static void run_prep_free(run_prep *p)
     perf_layers_free(&p->layers);
 }
 
+/* The run's platform: --target, else the run's own init lines ("target
+ * platform: rk3588", "target set by user is"), else the one the log names;
+ * a table name when the table knows it. */
+static const char *run_platform(const source *src, const vlog_run_t *r, const char *target)
+{
+    const npu_platform_t *p;
+
+    if (target)
+        return target;
+    if (r->info.soc[0])
+        return (p = npu_platform_find(r->info.soc)) ? p->name : r->info.soc;
+    return src->platform[0] ? src->platform : NULL;
+}
+
 /* One run of a source into the store. */
 static int write_run(store *st, const source *src, const vlog_run_t *r, const run_prep *prep,
                      const char *label, const char *model, const char *model_sha, int copy,
-                     const char *db, const char *time, int64_t *id, char *err, size_t errlen)
+                     const char *db, const char *time, const char *target, int64_t *id,
+                     char *err, size_t errlen)
 {
     store_run run;
     char *copy_dir = NULL, *dump_dir = NULL, *abs = NULL;
@@ -670,7 +783,8 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ru
     run.label = label;
     run.time = time;
     run.backend = r->toolkit ? "toolkit" : "board";
-    run.platform = r->info.soc[0] ? r->info.soc : NULL;
+    run.platform = run_platform(src, r, target);
+    run.status = r->failed ? "failed" : NULL;
     run.model_path = model;
     run.model_sha256 = model_sha;
     if (model) {
@@ -692,7 +806,8 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ru
     if (r->has_perf && r->perf.total_time_us >= 0)
         total = (double)r->perf.total_time_us;
     if (r->has_bench) {
-        run.warmup = r->bench.n_warmup;
+        if (r->bench.has_warmup) /* no warm-up section: the log does not say */
+            run.warmup = r->bench.n_warmup;
         if (r->bench.n_perf) {
             double *t = xmalloc((size_t)r->bench.n_perf * sizeof(double));
             memcpy(t, r->bench.perf_ms, (size_t)r->bench.n_perf * sizeof(double));
@@ -783,7 +898,7 @@ out:
 typedef struct import_ctx {
     store *st;
     const source *src;
-    const char *label, *model, *model_sha, *db;
+    const char *label, *model, *model_sha, *db, *target;
     char time[32];   /* the import's: every run it adds has the same */
     int copy;
     int64_t *ids;
@@ -818,7 +933,7 @@ static int write_one(void *ctx, const vlog_run_t *r, void *prep, char *err, size
     else if (c->label)
         snprintf(lab, sizeof lab, "%s", c->label);
     rc = write_run(c->st, c->src, r, prep, c->label ? lab : NULL, c->model,
-                   c->model_sha, c->copy, c->db, c->time, &id, err, errlen);
+                   c->model_sha, c->copy, c->db, c->time, c->target, &id, err, errlen);
     if (rc)
         return rc;
     c->ids = xrealloc(c->ids, (size_t)(c->n_ids + 1) * sizeof(*c->ids));
@@ -829,7 +944,7 @@ static int write_one(void *ctx, const vlog_run_t *r, void *prep, char *err, size
 
 int cmd_import(int argc, char **argv)
 {
-    const char *label = NULL, *model = NULL, *db = NULL;
+    const char *label = NULL, *model = NULL, *db = NULL, *target = NULL;
     int formats = VLOG_F_ALL, strict = 0, json = 0, copy = 0, n_src = 0, ex = EXIT_OK;
     int64_t kinds[VLOG_NKINDS] = {0};
     int created = 0;
@@ -848,6 +963,16 @@ int cmd_import(int argc, char **argv)
             if (!(label = cli_opt_value(argc, argv, &i))) { ex = EXIT_USAGE; goto out; }
         } else if (cli_opt_is(a, "--model")) {
             if (!(model = cli_opt_value(argc, argv, &i))) { ex = EXIT_USAGE; goto out; }
+        } else if (cli_opt_is(a, "--target")) {
+            const npu_platform_t *p;
+            if (!(target = cli_opt_value(argc, argv, &i))) { ex = EXIT_USAGE; goto out; }
+            if (!(p = npu_platform_find(target))) {
+                cli_error("import: --target %s: unknown platform (known: %s)", target,
+                          npu_platform_names());
+                ex = EXIT_USAGE;
+                goto out;
+            }
+            target = p->name;
         } else if (cli_opt_is(a, "--db")) {
             if (!(db = cli_opt_value(argc, argv, &i))) { ex = EXIT_USAGE; goto out; }
         } else if (cli_opt_is(a, "--format")) {
@@ -887,7 +1012,7 @@ int cmd_import(int argc, char **argv)
             goto out;
         }
         ex = cli_import_export(src[0].path, n_src, db, label || model || strict || copy ||
-                               json || formats != VLOG_F_ALL);
+                               json || target || formats != VLOG_F_ALL);
         goto out;
     }
     if (model) {
@@ -937,6 +1062,7 @@ int cmd_import(int argc, char **argv)
             ex = EXIT_INPUT;
             goto out;
         }
+        log_platform(x->text, x->len, x->platform, sizeof x->platform);
     }
     db = store_default_path(db);
     created = access(db, F_OK) != 0;
@@ -955,6 +1081,7 @@ int cmd_import(int argc, char **argv)
     ic.label = label;
     ic.model = model;
     ic.model_sha = model_sha_p;
+    ic.target = target;
     ic.copy = copy;
     ic.db = db;
     rt_iso_time(ic.time, sizeof ic.time);
@@ -1019,7 +1146,8 @@ int cmd_import(int argc, char **argv)
                 json_key(&w, "run_id"); json_int(&w, ic.ids[j]);
                 json_key(&w, "source"); json_str(&w, src[s].path);
                 json_key(&w, "backend"); json_str(&w, r && r->toolkit ? "toolkit" : "board");
-                json_key(&w, "platform"); json_str(&w, r && r->info.soc[0] ? r->info.soc : NULL);
+                json_key(&w, "platform"); json_str(&w, r ? run_platform(&src[s], r, target) : target);
+                json_key(&w, "status"); json_str(&w, r && r->failed ? "failed" : "ok");
                 json_key(&w, "layers"); json_int(&w, r && r->has_perf ? r->perf.n_rows : 0);
                 json_key(&w, "accuracy"); json_int(&w, r ? r->n_acc : 0);
                 json_key(&w, "tensors");
@@ -1053,6 +1181,9 @@ int cmd_import(int argc, char **argv)
                     printf("  %d layers", r->perf.n_rows);
                 if (r && r->n_acc)
                     printf("  %d accuracy rows", r->n_acc);
+                if (r && r->n_errors)
+                    printf("  %s, %d error line%s", r->failed ? "failed" : "ok", r->n_errors,
+                           r->n_errors == 1 ? "" : "s");
                 if (!r || r->n_dumps || (src[s].snapshot && src[s].n_tensors[!r->toolkit]))
                     printf("  %d tensors", !r ? src[s].n_files
                                               : r->n_dumps + (src[s].snapshot ? src[s].n_tensors[!r->toolkit] : 0));

@@ -47,7 +47,7 @@ static size_t pow2_cap(int n)
 static size_t run_rows_bytes(const vlog_run_t *r)
 {
     size_t n = pow2_cap(r->n_dumps) * sizeof(vlog_dump_t) + (size_t)r->n_acc * sizeof(acclog_row_t) +
-               (size_t)r->bench.n_perf * 2 * sizeof(double);
+               (size_t)r->bench.n_perf * 4 * sizeof(double);
     if (r->has_perf)
         n += (size_t)r->perf.n_rows * sizeof(perflog_row_t) + (size_t)r->perf.n_ops * sizeof(perflog_op_t);
     if (r->has_sram)
@@ -128,7 +128,8 @@ static vlog_run_t *new_run(scan_t *sc, int64_t lineno, int toolkit)
 
 static int run_has_data(const vlog_run_t *r)
 {
-    return r->has_perf || r->has_sram || r->has_mem || r->has_bench || r->acc || r->n_dumps;
+    return r->has_perf || r->has_sram || r->has_mem || r->has_bench || r->acc || r->n_dumps ||
+           r->n_errors;
 }
 
 /* The board run a part goes to: a new one when the current one has it already. */
@@ -572,7 +573,7 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
             int n_perf = r ? r->bench.n_perf : 0;
             if (r && benchlog_line(&r->bench, t)) {
                 r->has_bench = 1;
-                sc->held += (size_t)(r->bench.n_perf - n_perf) * 2 * sizeof(double);
+                sc->held += (size_t)(r->bench.n_perf - n_perf) * 4 * sizeof(double);
                 count(sc, lineno, VLOG_USED, t);
                 return;
             }
@@ -595,6 +596,18 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         } else {
             count(sc, lineno, VLOG_BAD, t);
         }
+        return;
+    }
+    if ((f & VLOG_F_ERRORS) && errlog_is_error(raw, t)) {
+        /* an error ends nothing by itself: it goes to the run it happened in */
+        vlog_run_t *r = run_for(sc, lineno, 0);
+        int fatal = 1;
+        errlog_diagnosis(raw, &fatal);
+        if (r->n_errors < VLOG_MAX_ERRORS)
+            snprintf(r->errors[r->n_errors], sizeof r->errors[0], "%s", raw);
+        r->n_errors++;
+        r->failed |= fatal;
+        count(sc, lineno, VLOG_USED, t);
         return;
     }
     if (rt) {
@@ -773,6 +786,7 @@ void vlog_run_move(vlog_run_t *dst, vlog_run_t *src)
     src->perf.ops = NULL;
     src->sram.rows = NULL;
     src->bench.perf_ms = NULL;
+    src->bench.perf_fps = NULL;
     src->acc = NULL;
     src->dumps = NULL;
 }
