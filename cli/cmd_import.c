@@ -319,6 +319,16 @@ static char *extra_json(const vlog_run_t *r, const char *golden_dir)
         json_key(&w, "other_bytes"); json_num(&w, r->mem.other >= 0 ? r->mem.other : NAN);
         json_key(&w, "total_bytes"); json_num(&w, r->mem.total >= 0 ? r->mem.total : NAN);
         json_key(&w, "model_bytes"); json_num(&w, r->mem.model_size >= 0 ? r->mem.model_size : NAN);
+        /* the sizes as the log printed them (MiB with 2 decimals: the bytes
+         * above are those figures times 2^20, not exact byte counts) */
+        json_key(&w, "printed");
+        json_obj_open(&w);
+        static const char *const mem_keys[5] = {"weight", "internal", "other", "total", "model"};
+        for (int k = 0; k < 5; k++) {
+            json_key(&w, mem_keys[k]);
+            json_str(&w, r->mem.text[k][0] ? r->mem.text[k] : NULL);
+        }
+        json_obj_close(&w);
         json_obj_close(&w);
         any = 1;
     }

@@ -154,6 +154,9 @@ typedef struct memlog {
     int active;                              /* inside the dump box */
     int n_lines;                             /* lines read */
     double weight, internal, other, total, model_size;
+    /* the same as printed, unit and all ("3.53 MiB"); "" when absent */
+#define MEMLOG_TEXT 24
+    char text[5][MEMLOG_TEXT];               /* weight, internal, other, total, model */
 } memlog_t;
 void memlog_init(memlog_t *m);
 int memlog_line(memlog_t *m, const char *s);
@@ -267,10 +270,11 @@ typedef struct vlog_run {
     int n_acc;
     vlog_dump_t *dumps;
     int n_dumps;
-    /* error lines (VLOG_F_ERRORS): the first VLOG_MAX_ERRORS as printed (cut
-     * at 255 bytes), the count of all, and whether one of them ends the run */
-    char errors[VLOG_MAX_ERRORS][256];
+    /* error lines (VLOG_F_ERRORS): the first VLOG_MAX_ERRORS as printed (owned),
+     * the count of all, and whether one of them ends the run */
+    char *errors[VLOG_MAX_ERRORS];
     int n_errors, failed;
+    size_t errors_bytes;         /* what the kept lines hold (the scan's bound) */
 } vlog_run_t;
 
 typedef struct vlog {

@@ -48,6 +48,7 @@ static size_t run_rows_bytes(const vlog_run_t *r)
 {
     size_t n = pow2_cap(r->n_dumps) * sizeof(vlog_dump_t) + (size_t)r->n_acc * sizeof(acclog_row_t) +
                (size_t)r->bench.n_perf * 4 * sizeof(double);
+    n += r->errors_bytes;
     if (r->has_perf)
         n += (size_t)r->perf.n_rows * sizeof(perflog_row_t) + (size_t)r->perf.n_ops * sizeof(perflog_op_t);
     if (r->has_sram)
@@ -80,7 +81,7 @@ static void credit_final(scan_t *sc, int n_final)
     for (; sc->credited < n_final; sc->credited++) {
         const vlog_run_t *r = &sc->v->runs[sc->credited];
         if (!r->perf.rows && !r->perf.ops && !r->sram.rows && !r->acc && !r->dumps &&
-            !r->bench.perf_ms) {
+            !r->bench.perf_ms && !r->errors[0]) {
             size_t b = run_rows_bytes(r);
             sc->held -= b < sc->held ? b : sc->held;
         }
@@ -603,8 +604,11 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         vlog_run_t *r = run_for(sc, lineno, 0);
         int fatal = 1;
         errlog_diagnosis(raw, &fatal);
-        if (r->n_errors < VLOG_MAX_ERRORS)
-            snprintf(r->errors[r->n_errors], sizeof r->errors[0], "%s", raw);
+        if (r->n_errors < VLOG_MAX_ERRORS) {
+            r->errors[r->n_errors] = xstrdup(raw);
+            r->errors_bytes += strlen(raw) + 1;
+            sc->held += strlen(raw) + 1;
+        }
         r->n_errors++;
         r->failed |= fatal;
         count(sc, lineno, VLOG_USED, t);
@@ -777,6 +781,8 @@ void vlog_run_free(vlog_run_t *r)
     benchlog_free(&r->bench);
     free(r->acc);
     free(r->dumps);
+    for (int k = 0; k < r->n_errors && k < VLOG_MAX_ERRORS; k++)
+        free(r->errors[k]);
 }
 
 void vlog_run_move(vlog_run_t *dst, vlog_run_t *src)
@@ -789,6 +795,7 @@ void vlog_run_move(vlog_run_t *dst, vlog_run_t *src)
     src->bench.perf_fps = NULL;
     src->acc = NULL;
     src->dumps = NULL;
+    memset(src->errors, 0, sizeof src->errors);
 }
 
 void vlog_free(vlog_t *v)
