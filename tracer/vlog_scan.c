@@ -121,6 +121,9 @@ static vlog_run_t *new_run(scan_t *sc, int64_t lineno, int toolkit)
     if (!toolkit) {
         r->info = sc->info;
         sc->cur = v->n_runs - 1;
+    } else { /* the simulator's half: the session's target and toolkit, not the board's runtime */
+        memcpy(r->info.soc, sc->info.soc, sizeof r->info.soc);
+        memcpy(r->info.toolkit_version, sc->info.toolkit_version, sizeof r->info.toolkit_version);
     }
     memlog_init(&r->mem);
     benchlog_init(&r->bench);

@@ -534,6 +534,12 @@ eq "--target unknown: exit, one line, no database" "$? $(wc -l <"$T/err") $([ -e
 eq "--target wins, table name" "$(sqlite3 "$T/t.db" "SELECT platform FROM runs")" "rk3566"
 "$RT" show 1 --db "$T/t.db" --npu-table >"$T/npu" 2>"$T/err"
 eq "show --npu-table of an imported table: exit, rows" "$? $(grep -cE '^[0-9]+ +[A-Za-z]' "$T/npu")" "0 $(rows_in "$LOGS"/perf-perfdetail-yolov8n1920-rk3588-channy-01.txt)"
+# an accuracy session's own lines: both halves keep the target and the toolkit version
+f=$LOGS/accuracy-cos-euc-mobilenetv2-rk3588-tk1.6.0-rkdoc-02.txt
+{ printf 'I rknn-toolkit2 version: 1.6.0+81f21f4d\nI target set by user is: rk3588\n'; grep -v '^#' "$f"; } >"$T/accsession.txt"
+rm -f "$T/a.db"
+"$RT" import --db "$T/a.db" "$T/accsession.txt" >/dev/null
+eq "accuracy session: platform, toolkit of both halves" "$(sqlite3 "$T/a.db" "SELECT group_concat(x, '; ') FROM (SELECT backend||' '||platform||' '||json_extract(env_json,'\$.toolkit_version') AS x FROM runs ORDER BY backend)")" "board rk3588 1.6.0+81f21f4d; toolkit rk3588 1.6.0+81f21f4d"
 # nothing recognisable: one line, exit 2, nothing stored
 printf 'hello\nworld\n' >"$T/none.txt"
 rm -f "$T/n.db"
