@@ -536,6 +536,36 @@ static const char *fmt_sqnr(double v, char *buf, size_t len)
     return buf;
 }
 
+/* A value missing from a row (an imported log that did not print it) is
+ * "n/a"; "nan" is kept for what the metrics define as NaN: cos and SQNR of a
+ * constant tensor, any metric of one that is not finite (flags METRIC_*). */
+static const char *cell_cos(double v, int flags, char *buf, size_t len)
+{
+    if (isnan(v) && !(flags & (METRIC_REF_CONST | METRIC_X_CONST | METRIC_NONFINITE))) {
+        snprintf(buf, len, "n/a");
+        return buf;
+    }
+    return metrics_fmt_cos(v, buf, len);
+}
+
+static const char *cell_dist(double v, int flags, char *buf, size_t len)
+{
+    if (isnan(v) && !(flags & METRIC_NONFINITE)) {
+        snprintf(buf, len, "n/a");
+        return buf;
+    }
+    return metrics_fmt_euc(v, buf, len);
+}
+
+static const char *cell_sqnr(double v, int flags, char *buf, size_t len)
+{
+    if (isnan(v) && !(flags & (METRIC_REF_CONST | METRIC_X_CONST | METRIC_NONFINITE))) {
+        snprintf(buf, len, "n/a");
+        return buf;
+    }
+    return fmt_sqnr(v, buf, len);
+}
+
 /* A stored name on a terminal line (util/escape.h). */
 static const char *tt(const char *s)
 {
@@ -556,8 +586,9 @@ void accuracy_print_stored(const store_accuracy *v, int n, FILE *f, double thr, 
     fputs("# entire: error of each layer between 'golden' (fp32) and the quantized simulation, "
           "accumulated layer by layer.\n"
           "# single: error of the layer alone, fed with the golden inputs.\n"
-          "# ('nan': the tensor is constant (all zeros or all equal) or not finite; '-': "
-          "fused into the next activation, not quantized itself)\n\n", f);
+          "# ('nan': the tensor is constant (all zeros or all equal) or not finite; 'n/a': "
+          "not given (a log that did not print it); '-': fused into the next activation, not "
+          "quantized itself)\n\n", f);
     fprintf(f, "%-*s %-26s %-26s %-12s %s\n", w, "layer_name", "         entire", "         single",
             "max_abs", "sqnr_db");
     fprintf(f, "%-*s %-26s %-26s\n", w, "", "    cos      euc", "    cos      euc");
@@ -568,15 +599,15 @@ void accuracy_print_stored(const store_accuracy *v, int n, FILE *f, double thr, 
         const store_accuracy *row = &v[i];
         snprintf(label, sizeof(label), "[%s] %s%s", tt(row->op ? row->op : "-"), tt(row->name),
                  row->fused ? " -" : "");
-        metrics_fmt_cos(row->entire.cos, a, sizeof(a));
-        metrics_fmt_euc(row->entire.euc, b, sizeof(b));
-        metrics_fmt_cos(row->single.cos, d, sizeof(d));
-        metrics_fmt_euc(row->single.euc, e, sizeof(e));
-        metrics_fmt_euc(row->entire.max_abs, m, sizeof(m));
+        cell_cos(row->entire.cos, row->entire.flags, a, sizeof(a));
+        cell_dist(row->entire.euc, row->entire.flags, b, sizeof(b));
+        cell_cos(row->single.cos, row->single.flags, d, sizeof(d));
+        cell_dist(row->single.euc, row->single.flags, e, sizeof(e));
+        cell_dist(row->entire.max_abs, row->entire.flags, m, sizeof(m));
         fprintf(f, "%-*s %s%-8s%s | %-12s  %s%-8s%s | %-12s  %-12s %s\n", w, label,
                 cos_color(row->entire.cos, thr, color), a, rs, b,
                 cos_color(row->single.cos, thr, color), d, rs, e, m,
-                fmt_sqnr(row->entire.sqnr_db, s, sizeof(s)));
+                cell_sqnr(row->entire.sqnr_db, row->entire.flags, s, sizeof(s)));
     }
     fputc('\n', f);
     int fb = rows_first_below(v, n, thr), ws = rows_worst_single(v, n);
@@ -588,15 +619,18 @@ void accuracy_print_stored(const store_accuracy *v, int n, FILE *f, double thr, 
     if (ws >= 0)
         fprintf(f, "worst single-layer error: [%s] %s  (single cos %.5f, euc %s)\n",
                 tt(v[ws].op ? v[ws].op : "-"), tt(v[ws].name), v[ws].single.cos,
-                metrics_fmt_euc(v[ws].single.euc, e, sizeof(e)));
+                cell_dist(v[ws].single.euc, v[ws].single.flags, e, sizeof(e)));
     for (int i = 0; i < n; i++) {
         if (!v[i].is_output)
             continue;
         const metrics_t *me = &v[i].entire;
-        fprintf(f, "output %s: cos %s  euc %s  max_abs %s  mean_abs %.6g  sqnr %s dB\n",
-                tt(v[i].name), metrics_fmt_cos(me->cos, a, sizeof(a)),
-                metrics_fmt_euc(me->euc, b, sizeof(b)), metrics_fmt_euc(me->max_abs, m, sizeof(m)),
-                me->mean_abs, fmt_sqnr(me->sqnr_db, s, sizeof(s)));
+        fprintf(f, "output %s: cos %s  euc %s  max_abs %s  mean_abs %s  sqnr %s%s\n",
+                tt(v[i].name), cell_cos(me->cos, me->flags, a, sizeof(a)),
+                cell_dist(me->euc, me->flags, b, sizeof(b)),
+                cell_dist(me->max_abs, me->flags, m, sizeof(m)),
+                isnan(me->mean_abs) && !(me->flags & METRIC_NONFINITE) ? "n/a"
+                    : (snprintf(d, sizeof(d), "%.6g", me->mean_abs), d),
+                cell_sqnr(me->sqnr_db, me->flags, s, sizeof(s)), isnan(me->sqnr_db) ? "" : " dB");
     }
 }
 

@@ -336,9 +336,9 @@ static const char *bytes_str(char *buf, size_t len, int64_t b)
     if (b < 0)
         snprintf(buf, len, "n/a");
     else if (b >= 1 << 20)
-        snprintf(buf, len, "%.2f MB", (double)b / (1 << 20));
+        snprintf(buf, len, "%.2f MiB", (double)b / (1 << 20)); /* eval_memory prints MiB */
     else
-        snprintf(buf, len, "%.1f KB", (double)b / 1024);
+        snprintf(buf, len, "%.1f KiB", (double)b / 1024);
     return buf;
 }
 

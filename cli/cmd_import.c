@@ -5,7 +5,9 @@
  * transaction: a bad line anywhere leaves the database as it was. */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "record/record.h"
 #include "dump/dump.h"
+#include "runtime/npu/npu.h"
 #include "tracer/tracer.h"
 #include "util/escape.h"
 #include "util/outfile.h"
@@ -30,6 +32,8 @@ static void usage(FILE *f)
           "becomes a 'toolkit' run), its snapshot folder (error_analysis.txt, the tensors\n"
           "of simulator/ and runtime/ named by map_name_to_file.txt, golden/ recorded) and\n"
           "level-5 dumps (a folder, or the log's dump lines).\n"
+          "Error lines (E RKNN, failed submits, toolkit errors) make a failed run with its\n"
+          "error lines and a diagnosis of the known ones.\n"
           "A log with several runs gives several runs. Lines that are not read are counted\n"
           "by kind; a table line that cannot be read is an error.\n"
           "A FILE.json written by `rknn-trace export` is read back whole, alone (runs whose\n"
@@ -40,8 +44,10 @@ static void usage(FILE *f)
           "\n"
           "      --label TEXT    label of the run (the next runs: TEXT-2, TEXT-3, ...)\n"
           "      --model FILE    the model the log belongs to (path and sha256 recorded)\n"
+          "      --target CHIP   the board's platform (rk3588, ...); default: the one the log\n"
+          "                      names (target platform, RKNN_TARGET, device tree, rk3588, ...)\n"
           "      --format F      auto (default) or only: perf, sram, info, memory, benchmark,\n"
-          "                      accuracy, dumps (comma-separated)\n"
+          "                      accuracy, dumps, errors (comma-separated)\n"
           "      --strict        any line not read (other than layout, comments, elisions) fails\n"
           "      --copy          copy dump files next to the database instead of referencing them\n"
           "      --db PATH       database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
@@ -55,6 +61,7 @@ static int parse_formats(const char *s)
         {"auto", VLOG_F_ALL}, {"perf", VLOG_F_PERF}, {"sram", VLOG_F_SRAM},
         {"info", VLOG_F_INFO}, {"memory", VLOG_F_MEMORY}, {"benchmark", VLOG_F_BENCH},
         {"accuracy", VLOG_F_ACC}, {"dumps", VLOG_F_DUMPS},
+        {"errors", VLOG_F_ERRORS},
     };
     int mask = 0;
     char *dup = xstrdup(s), *save = NULL;
@@ -87,6 +94,7 @@ typedef struct source {
      * tensors [0] of the simulator (the toolkit run), [1] of the runtime (the
      * board run) */
     int snapshot;
+    char platform[16]; /* the one platform the log's text names, "" none or several */
     char *tensor_dir[2], *golden_dir;
     vlog_dump_t *tensors[2];
     int n_tensors[2];
@@ -96,252 +104,6 @@ static int is_dir(const char *p)
 {
     struct stat sb;
     return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-static void json_str_if(json_writer *w, const char *key, const char *v)
-{
-    if (v && *v) {
-        json_key(w, key);
-        json_str(w, v);
-    }
-}
-
-static void json_freqs(json_writer *w, const char *key, const int64_t *v, int n)
-{
-    if (!n)
-        return;
-    json_key(w, key);
-    json_arr_open(w);
-    for (int i = 0; i < n; i++) {
-        if (v[i] < 0)
-            json_write_null(w);
-        else
-            json_int(w, v[i]);
-    }
-    json_arr_close(w);
-}
-
-/* The log's own environment (docs/store.md, env_json). */
-static char *env_json(const vlog_run_t *r, const char *source_path)
-{
-    const rtinfo_t *i = &r->info;
-    const benchlog_t *b = &r->bench;
-    char *text;
-    size_t len;
-    json_writer w;
-
-    json_begin_mem(&w);
-    json_obj_open(&w);
-    json_str_if(&w, "source", source_path);
-    json_str_if(&w, "soc", i->soc);
-    json_str_if(&w, "runtime_version", i->runtime_version[0] ? i->runtime_version : b->runtime_version);
-    json_str_if(&w, "runtime_build", i->runtime_build[0] ? i->runtime_build : b->runtime_build);
-    json_str_if(&w, "driver_version", i->driver_version[0] ? i->driver_version : b->driver_version);
-    json_str_if(&w, "toolkit_version", i->toolkit_version);
-    json_str_if(&w, "compiler_version", i->compiler_version);
-    json_str_if(&w, "compiler_build", i->compiler_build);
-    json_str_if(&w, "model_version", i->model_version);
-    json_str_if(&w, "npu_target", i->npu_target);
-    json_str_if(&w, "framework", i->framework);
-    json_str_if(&w, "framework_layout", i->layout);
-    json_str_if(&w, "inference_type", i->inference_type);
-    json_str_if(&w, "api_version", i->api_version);
-    json_str_if(&w, "server_version", i->server_version);
-    if (i->npu_mhz >= 0) {
-        json_key(&w, "npu_clock_mhz");
-        json_int(&w, i->npu_mhz);
-    }
-    if (i->ddr_mhz >= 0) {
-        json_key(&w, "ddr_clock_mhz");
-        json_int(&w, i->ddr_mhz);
-    }
-    json_freqs(&w, "cpu_freq_khz", i->cpu_khz, i->n_cpu_khz);
-    json_freqs(&w, "npu_freq_hz", i->npu_hz, i->n_npu_hz);
-    json_freqs(&w, "ddr_freq_hz", i->ddr_hz, i->n_ddr_hz);
-    json_obj_close(&w);
-    text = json_take(&w, &len);
-    if (len <= 2) { /* "{}" */
-        free(text);
-        return NULL;
-    }
-    while (len && text[len - 1] == '\n')
-        text[--len] = 0;
-    return text;
-}
-
-/* "(1,32,112,112),(...)" and "(1,32,112,112)": the first shapes equal. */
-static int first_shape_is(const char *list, const char *shape)
-{
-    size_t n = strlen(shape);
-    return n > 2 && !strncmp(list, shape, n) && (list[n] == 0 || list[n] == ',');
-}
-
-/* SRAM table rows joined to the layers of the same run's per-layer table
- * (log-formats.md §4): a row is a tensor, its User the layer that reads it
- * (the first layer of that OpType, from the previous match on, whose first
- * input has the tensor's OrigShape); the tensor's SramHit bytes go to the
- * layer that wrote it (the last one before the reader whose first output has
- * that shape). hit[k]: bytes per perf row, NaN when nothing joined. Returns
- * the count of rows joined. */
-static int sram_join(const vlog_run_t *r, double *hit)
-{
-    const perflog_table_t *t = &r->perf;
-    int joined = 0, from = 0;
-
-    for (int k = 0; k < t->n_rows; k++)
-        hit[k] = NAN;
-    if (!r->has_sram || !r->has_perf || !r->sram.has_hit)
-        return 0;
-    for (int i = 0; i < r->sram.n_rows; i++) {
-        const sramlog_row_t *x = &r->sram.rows[i];
-        int reader = -1, writer = -1;
-        if (x->hit < 0 || !x->origshape[0])
-            continue;
-        for (int k = from; k < t->n_rows && reader < 0; k++)
-            if (!strcmp(t->rows[k].optype, x->user) && first_shape_is(t->rows[k].inshape, x->origshape))
-                reader = k;
-        for (int k = reader - 1; k >= 0 && writer < 0; k--)
-            if (first_shape_is(t->rows[k].outshape, x->origshape))
-                writer = k;
-        if (writer < 0)
-            continue;
-        hit[writer] = (isnan(hit[writer]) ? 0 : hit[writer]) + (double)x->hit;
-        from = reader;
-        joined++;
-    }
-    return joined;
-}
-
-/* Figures of the run that have no column: totals, memory, SRAM, benchmark. */
-static char *extra_json(const vlog_run_t *r, const char *golden_dir)
-{
-    char *text;
-    size_t len;
-    json_writer w;
-    int any = 0;
-
-    json_begin_mem(&w);
-    json_obj_open(&w);
-    json_key(&w, "import");
-    json_str(&w, r->toolkit ? "accuracy_analysis simulator" : "board log");
-    if (golden_dir) {
-        /* the float model's tensors: `analyze RUN --golden DIR` */
-        char *g = realpath(golden_dir, NULL);
-        json_key(&w, "golden_dir");
-        json_str(&w, g ? g : golden_dir);
-        free(g);
-    }
-    if (r->has_perf) {
-        json_key(&w, "perf");
-        json_obj_open(&w);
-        json_key(&w, "generation");
-        if (r->perf.generation)
-            json_str(&w, (char[]){r->perf.generation, 0});
-        else
-            json_write_null(&w);
-        json_key(&w, "total_time_us");
-        if (r->perf.total_time_us >= 0) json_int(&w, r->perf.total_time_us); else json_write_null(&w);
-        json_key(&w, "total_rw_kb");
-        json_num(&w, r->perf.total_rw_kb >= 0 ? r->perf.total_rw_kb : NAN);
-        json_key(&w, "total_rw_mb");
-        json_num(&w, r->perf.total_rw_mb >= 0 ? r->perf.total_rw_mb : NAN);
-        if (r->perf.n_ops) {
-            json_key(&w, "ops");
-            json_arr_open(&w);
-            for (int k = 0; k < r->perf.n_ops; k++) {
-                const perflog_op_t *o = &r->perf.ops[k];
-                json_obj_open(&w);
-                json_key(&w, "op"); json_str(&w, o->optype);
-                json_key(&w, "calls"); if (o->calls >= 0) json_int(&w, o->calls); else json_write_null(&w);
-                json_key(&w, "cpu_us"); if (o->cpu_us >= 0) json_int(&w, o->cpu_us); else json_write_null(&w);
-                json_key(&w, "gpu_us"); if (o->gpu_us >= 0) json_int(&w, o->gpu_us); else json_write_null(&w);
-                json_key(&w, "npu_us"); json_int(&w, o->npu_us);
-                json_key(&w, "total_us"); json_int(&w, o->total_us);
-                json_key(&w, "ratio"); json_num(&w, o->ratio >= 0 ? o->ratio : NAN);
-                json_obj_close(&w);
-            }
-            json_arr_close(&w);
-        }
-        json_obj_close(&w);
-        any = 1;
-    }
-    if (r->has_mem) {
-        json_key(&w, "memory");
-        json_obj_open(&w);
-        json_key(&w, "weight_bytes"); json_num(&w, r->mem.weight >= 0 ? r->mem.weight : NAN);
-        json_key(&w, "internal_bytes"); json_num(&w, r->mem.internal >= 0 ? r->mem.internal : NAN);
-        json_key(&w, "other_bytes"); json_num(&w, r->mem.other >= 0 ? r->mem.other : NAN);
-        json_key(&w, "total_bytes"); json_num(&w, r->mem.total >= 0 ? r->mem.total : NAN);
-        json_key(&w, "model_bytes"); json_num(&w, r->mem.model_size >= 0 ? r->mem.model_size : NAN);
-        json_obj_close(&w);
-        any = 1;
-    }
-    if (r->has_sram) {
-        const sramlog_table_t *s = &r->sram;
-        int64_t hit = 0;
-        for (int k = 0; k < s->n_rows; k++)
-            if (s->rows[k].hit > 0)
-                hit += s->rows[k].hit;
-        json_key(&w, "sram");
-        json_obj_open(&w);
-        json_key(&w, "kind"); json_str(&w, s->alloc_kind[0] ? s->alloc_kind : NULL);
-        json_key(&w, "size"); if (s->alloc_size >= 0) json_int(&w, s->alloc_size); else json_write_null(&w);
-        json_key(&w, "tensors"); json_int(&w, s->n_rows);
-        json_key(&w, "hit_bytes"); if (s->has_hit) json_int(&w, hit); else json_write_null(&w);
-        json_key(&w, "rw_sram_hit"); if (s->rw_sram_hit >= 0) json_int(&w, s->rw_sram_hit); else json_write_null(&w);
-        if (r->has_perf) {
-            double *hit = xmalloc((size_t)(r->perf.n_rows ? r->perf.n_rows : 1) * sizeof(double));
-            json_key(&w, "joined"); json_int(&w, sram_join(r, hit));
-            free(hit);
-        }
-        json_obj_close(&w);
-        any = 1;
-    }
-    if (r->has_bench) {
-        json_key(&w, "benchmark");
-        json_obj_open(&w);
-        json_key(&w, "avg_ms"); json_num(&w, r->bench.avg_ms >= 0 ? r->bench.avg_ms : NAN);
-        json_key(&w, "avg_fps"); json_num(&w, r->bench.avg_fps >= 0 ? r->bench.avg_fps : NAN);
-        json_key(&w, "dma_bytes"); if (r->bench.dma_size >= 0) json_int(&w, r->bench.dma_size); else json_write_null(&w);
-        json_obj_close(&w);
-        any = 1;
-    }
-    json_obj_close(&w);
-    text = json_take(&w, &len);
-    (void)any;
-    while (len && text[len - 1] == '\n')
-        text[--len] = 0;
-    return text;
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static int add_accuracy(store *st, int64_t id, const vlog_run_t *r, char *err, size_t errlen)
-{
-    for (int k = 0; k < r->n_acc; k++) {
-        const acclog_row_t *a = &r->acc[k];
-        store_accuracy s;
-        int rc;
-
-        store_accuracy_init(&s);
-        s.idx = k;
-        s.layer = !strcmp(a->op, "Input") ? -1 : k;
-        s.name = a->name;
-        s.op = a->op;
-        s.fused = r->toolkit && a->n_cells == 0;
-        s.is_output = k == r->n_acc - 1;
-        s.entire.cos = a->cos[0], s.entire.euc = a->euc[0];
-        s.single.cos = a->cos[1], s.single.euc = a->euc[1];
-        s.entire.max_abs = s.entire.mean_abs = s.entire.sqnr_db = NAN;
-        s.single.max_abs = s.single.mean_abs = s.single.sqnr_db = NAN;
-        if ((rc = store_accuracy_add(st, id, &s, err, errlen)))
-            return rc;
-    }
-    return 0;
 }
 
 static char *dirname_of(const char *path)
@@ -638,11 +400,11 @@ static void prepare_run(const source *src, const vlog_run_t *r, run_prep *p)
     memset(p, 0, sizeof(*p));
     if (src->is_dir)
         return;
-    p->env = env_json(r, src->path);
-    p->extra = extra_json(r, src->snapshot ? src->golden_dir : NULL);
+    p->env = import_env_json(r, src->path);
+    p->extra = import_extra_json(r, src->snapshot ? src->golden_dir : NULL);
     if (r->has_perf) { /* the per-layer table, the SRAM table's hits joined to it */
         double *hit = xmalloc((size_t)(r->perf.n_rows ? r->perf.n_rows : 1) * sizeof(double));
-        sram_join(r, hit);
+        import_sram_join(r, hit);
         perf_layers_make(&p->layers, &r->perf, hit);
         free(hit);
     }
@@ -658,7 +420,8 @@ static void run_prep_free(run_prep *p)
 /* One run of a source into the store. */
 static int write_run(store *st, const source *src, const vlog_run_t *r, const run_prep *prep,
                      const char *label, const char *model, const char *model_sha, int copy,
-                     const char *db, const char *time, int64_t *id, char *err, size_t errlen)
+                     const char *db, const char *time, const char *target, int64_t *id,
+                     char *err, size_t errlen)
 {
     store_run run;
     char *copy_dir = NULL, *dump_dir = NULL, *abs = NULL;
@@ -666,11 +429,10 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ru
     int n_rows = 0, rc;
     double total = NAN;
 
-    store_run_init(&run);
+    /* the run's figures from the log (record/source_import.c) */
+    import_run_fill(&run, r, target, src->platform);
     run.label = label;
     run.time = time;
-    run.backend = r->toolkit ? "toolkit" : "board";
-    run.platform = r->info.soc[0] ? r->info.soc : NULL;
     run.model_path = model;
     run.model_sha256 = model_sha;
     if (model) {
@@ -679,34 +441,7 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ru
     }
     run.env_json = prep->env;
     run.extra_json = prep->extra;
-    if (r->has_mem) {
-        if (r->mem.weight >= 0) run.weight_bytes = (int64_t)llround(r->mem.weight);
-        if (r->mem.internal >= 0) run.internal_bytes = (int64_t)llround(r->mem.internal);
-    } else if (r->has_bench && r->bench.weight_size >= 0) {
-        run.weight_bytes = r->bench.weight_size;
-        run.internal_bytes = r->bench.internal_size;
-    } else if (r->has_sram) {
-        if (r->sram.total_weight >= 0) run.weight_bytes = r->sram.total_weight;
-        if (r->sram.total_internal >= 0) run.internal_bytes = r->sram.total_internal;
-    }
-    if (r->has_perf && r->perf.total_time_us >= 0)
-        total = (double)r->perf.total_time_us;
-    if (r->has_bench) {
-        run.warmup = r->bench.n_warmup;
-        if (r->bench.n_perf) {
-            double *t = xmalloc((size_t)r->bench.n_perf * sizeof(double));
-            memcpy(t, r->bench.perf_ms, (size_t)r->bench.n_perf * sizeof(double));
-            qsort(t, (size_t)r->bench.n_perf, sizeof(double), cmp_dbl);
-            run.iterations = r->bench.n_perf;
-            run.host_min_us = t[0] * 1000.0;
-            if (isnan(total))
-                total = (r->bench.n_perf & 1 ? t[r->bench.n_perf / 2]
-                                             : (t[r->bench.n_perf / 2 - 1] + t[r->bench.n_perf / 2]) / 2) * 1000.0;
-            free(t);
-        }
-        if (isnan(total) && r->bench.avg_ms >= 0)
-            total = r->bench.avg_ms * 1000.0;
-    }
+    total = run.total_us;
     if (r->n_dumps) {
         dump_dir = dirname_of(r->dumps[0].path);
         run.dump_dir = dump_dir;
@@ -741,26 +476,13 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ru
             goto abort;
     } else {
         if ((r->has_perf && (rc = perf_layers_add(st, *id, &prep->layers, err, errlen))) ||
-            (rc = add_accuracy(st, *id, r, err, errlen)) ||
+            (rc = import_accuracy_add(st, *id, r, err, errlen)) ||
             (rc = dump_rows_store(st, *id, r->dumps, r->n_dumps, err, errlen)) ||
             (src->snapshot && (rc = dump_rows_store(st, *id, src->tensors[!r->toolkit],
                                                   src->n_tensors[!r->toolkit], err, errlen))))
             goto abort;
-        if (r->has_bench)
-            for (int k = 0, o = 0; k < r->bench.n_tensors; k++) {
-                const benchlog_tensor_t *t = &r->bench.tensors[k];
-                store_output so;
-                char shape[160];
-                if (!t->is_output)
-                    continue;
-                store_output_init(&so);
-                so.idx = o++;
-                so.name = t->name;
-                so.shape = store_format_shape(shape, sizeof shape, t->n_dims, t->dims);
-                so.dtype = perf_numpy_dtype(t->type);
-                if ((rc = store_output_add(st, *id, &so, err, errlen)))
-                    goto abort;
-            }
+        if (r->has_bench && (rc = import_bench_outputs_add(st, *id, r, err, errlen)))
+            goto abort;
     }
     rc = store_run_commit(st, *id, total, err, errlen);
     goto out;
@@ -783,7 +505,7 @@ out:
 typedef struct import_ctx {
     store *st;
     const source *src;
-    const char *label, *model, *model_sha, *db;
+    const char *label, *model, *model_sha, *db, *target;
     char time[32];   /* the import's: every run it adds has the same */
     int copy;
     int64_t *ids;
@@ -818,7 +540,7 @@ static int write_one(void *ctx, const vlog_run_t *r, void *prep, char *err, size
     else if (c->label)
         snprintf(lab, sizeof lab, "%s", c->label);
     rc = write_run(c->st, c->src, r, prep, c->label ? lab : NULL, c->model,
-                   c->model_sha, c->copy, c->db, c->time, &id, err, errlen);
+                   c->model_sha, c->copy, c->db, c->time, c->target, &id, err, errlen);
     if (rc)
         return rc;
     c->ids = xrealloc(c->ids, (size_t)(c->n_ids + 1) * sizeof(*c->ids));
@@ -829,7 +551,7 @@ static int write_one(void *ctx, const vlog_run_t *r, void *prep, char *err, size
 
 int cmd_import(int argc, char **argv)
 {
-    const char *label = NULL, *model = NULL, *db = NULL;
+    const char *label = NULL, *model = NULL, *db = NULL, *target = NULL;
     int formats = VLOG_F_ALL, strict = 0, json = 0, copy = 0, n_src = 0, ex = EXIT_OK;
     int64_t kinds[VLOG_NKINDS] = {0};
     int created = 0;
@@ -848,6 +570,16 @@ int cmd_import(int argc, char **argv)
             if (!(label = cli_opt_value(argc, argv, &i))) { ex = EXIT_USAGE; goto out; }
         } else if (cli_opt_is(a, "--model")) {
             if (!(model = cli_opt_value(argc, argv, &i))) { ex = EXIT_USAGE; goto out; }
+        } else if (cli_opt_is(a, "--target")) {
+            const npu_platform_t *p;
+            if (!(target = cli_opt_value(argc, argv, &i))) { ex = EXIT_USAGE; goto out; }
+            if (!(p = npu_platform_find(target))) {
+                cli_error("import: --target %s: unknown platform (known: %s)", target,
+                          npu_platform_names());
+                ex = EXIT_USAGE;
+                goto out;
+            }
+            target = p->name;
         } else if (cli_opt_is(a, "--db")) {
             if (!(db = cli_opt_value(argc, argv, &i))) { ex = EXIT_USAGE; goto out; }
         } else if (cli_opt_is(a, "--format")) {
@@ -887,7 +619,7 @@ int cmd_import(int argc, char **argv)
             goto out;
         }
         ex = cli_import_export(src[0].path, n_src, db, label || model || strict || copy ||
-                               json || formats != VLOG_F_ALL);
+                               json || target || formats != VLOG_F_ALL);
         goto out;
     }
     if (model) {
@@ -937,6 +669,7 @@ int cmd_import(int argc, char **argv)
             ex = EXIT_INPUT;
             goto out;
         }
+        import_log_platform(x->text, x->len, x->platform, sizeof x->platform);
     }
     db = store_default_path(db);
     created = access(db, F_OK) != 0;
@@ -955,6 +688,7 @@ int cmd_import(int argc, char **argv)
     ic.label = label;
     ic.model = model;
     ic.model_sha = model_sha_p;
+    ic.target = target;
     ic.copy = copy;
     ic.db = db;
     rt_iso_time(ic.time, sizeof ic.time);
@@ -1019,7 +753,8 @@ int cmd_import(int argc, char **argv)
                 json_key(&w, "run_id"); json_int(&w, ic.ids[j]);
                 json_key(&w, "source"); json_str(&w, src[s].path);
                 json_key(&w, "backend"); json_str(&w, r && r->toolkit ? "toolkit" : "board");
-                json_key(&w, "platform"); json_str(&w, r && r->info.soc[0] ? r->info.soc : NULL);
+                json_key(&w, "platform"); json_str(&w, r ? import_run_platform(r, target, src[s].platform) : target);
+                json_key(&w, "status"); json_str(&w, r && r->failed ? "failed" : "ok");
                 json_key(&w, "layers"); json_int(&w, r && r->has_perf ? r->perf.n_rows : 0);
                 json_key(&w, "accuracy"); json_int(&w, r ? r->n_acc : 0);
                 json_key(&w, "tensors");
@@ -1053,6 +788,9 @@ int cmd_import(int argc, char **argv)
                     printf("  %d layers", r->perf.n_rows);
                 if (r && r->n_acc)
                     printf("  %d accuracy rows", r->n_acc);
+                if (r && r->n_errors)
+                    printf("  %s, %d error line%s", r->failed ? "failed" : "ok", r->n_errors,
+                           r->n_errors == 1 ? "" : "s");
                 if (!r || r->n_dumps || (src[s].snapshot && src[s].n_tensors[!r->toolkit]))
                     printf("  %d tensors", !r ? src[s].n_files
                                               : r->n_dumps + (src[s].snapshot ? src[s].n_tensors[!r->toolkit] : 0));

@@ -7,6 +7,7 @@
 #include "util/util.h"
 
 #include <ctype.h>
+#include <jansson.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -473,6 +474,70 @@ static int print_npu_table(const store_run *run, const store_layer *layers, int 
     return rc;
 }
 
+static void print_num(const char *fmt, json_t *v)
+{
+    if (json_is_number(v))
+        printf(fmt, json_number_value(v));
+    else
+        fputs("n/a", stdout);
+}
+
+/* What an imported log printed that has no column (extra_json, written by
+ * `import`): its error lines with their diagnosis, the benchmark's own
+ * figures, the per-layer table's totals. n/a: the log did not print it. */
+static void print_imported(const store_run *run)
+{
+    json_t *root = run->extra_json ? json_loads(run->extra_json, 0, NULL) : NULL;
+    json_t *e, *b, *p;
+
+    if (!root || !json_is_string(json_object_get(root, "import")))
+        goto out;
+    if (json_is_object(e = json_object_get(root, "errors"))) {
+        json_t *lines = json_object_get(e, "lines"), *l;
+        size_t k;
+        printf("\nstatus    %s: %lld error line%s in the log\n", run->status ? run->status : "ok",
+               (long long)json_integer_value(json_object_get(e, "count")),
+               json_integer_value(json_object_get(e, "count")) == 1 ? "" : "s");
+        json_array_foreach(lines, k, l)
+            printf("  %s\n", esc_tmp(ESC_TERM, json_string_value(l)));
+        if (json_is_string(json_object_get(e, "diagnosis")))
+            printf("diagnosis %s\n", esc_tmp(ESC_TERM, json_string_value(json_object_get(e, "diagnosis"))));
+    }
+    if (json_is_object(b = json_object_get(root, "benchmark"))) {
+        json_t *ms = json_object_get(b, "iteration_ms"), *fps = json_object_get(b, "iteration_fps");
+        printf("\nbenchmark avg ");
+        print_num("%.2f ms", json_object_get(b, "avg_ms"));
+        fputs(", avg FPS ", stdout);
+        print_num("%.2f", json_object_get(b, "avg_fps"));
+        printf(" (the log's Avg line); %zu timed iteration%s", json_array_size(ms),
+               json_array_size(ms) == 1 ? "" : "s");
+        if (json_array_size(fps)) {
+            double lo = INFINITY, hi = -INFINITY;
+            size_t k;
+            json_t *v;
+            json_array_foreach(fps, k, v) {
+                double x = json_number_value(v);
+                lo = x < lo ? x : lo, hi = x > hi ? x : hi;
+            }
+            printf(", FPS %.2f..%.2f", lo, hi);
+        }
+        fputs(", warm-up ", stdout);
+        print_num("%.0f", json_object_get(b, "warmup"));
+        putchar('\n');
+    }
+    if (json_is_object(p = json_object_get(root, "perf")) &&
+        (json_is_number(json_object_get(p, "total_time_us")) ||
+         json_is_number(json_object_get(p, "total_rw_kb")))) {
+        printf("\nlog total operator time ");
+        print_num("%.0f us", json_object_get(p, "total_time_us"));
+        fputs(" per frame, memory read/write ", stdout);
+        print_num("%.2f KB", json_object_get(p, "total_rw_kb"));
+        fputs(" per frame\n", stdout);
+    }
+out:
+    json_decref(root);
+}
+
 int cmd_show(int argc, char **argv)
 {
     const char *db = NULL, *ref = NULL;
@@ -539,6 +604,8 @@ int cmd_show(int argc, char **argv)
     }
     if (!npu_table || json)
         run_rows_print(&run, layers, nl, outs, no, acc, na, json, thr, stdout);
+    if (!npu_table && !json)
+        print_imported(&run);
 out:
     store_layers_free(layers, nl);
     store_outputs_free(outs, no);

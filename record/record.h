@@ -8,8 +8,11 @@
  *     vendor runtime's timed runs and its PERF_DETAIL table; board_exec makes
  *     the whole board run). The rows are complete before anything is stored,
  *     so that a command can print them whether recording works or not.
- *     import and attach still build their rows in cli/ (perf_layers_*,
- *     dump_rows_store, the load sampler and board facts are theirs too).
+ *     An imported log's runs (record/source_import.c): import_run_fill, the
+ *     import_*_json columns, import_accuracy_add / import_bench_outputs_add;
+ *     `import` keeps option parsing, reading, dump folders and rendering.
+ *     attach still builds its rows in cli/ (perf_layers_*, dump_rows_store,
+ *     the load sampler and board facts are shared).
  *   * run_rows_store writes any of them in ONE transaction (nothing of the run
  *     is left on failure) and sets rows->run.id; run_rows_free frees them.
  *   * The NPU-layer-to-row mapping is one (record/rows_npu.c) and goes both
@@ -266,6 +269,32 @@ void load_sampler_stop(load_sampler *s);
 int load_sampler_mean(const load_sampler *s, double t0, double t1, int pct[BOARD_MAX_CORES]);
 
 /* ---- what a board run records besides its rows (record/board_facts.c) -------- */
+
+/* ---- an imported log's runs (record/source_import.c) ---------------------
+ * Only what the log printed: a figure it did not print stays missing (NULL in
+ * the store, null in the JSON columns, n/a when shown). */
+/* The platform a log's text names (a platform table name as a word, case
+ * aside, outside '#' lines): exactly one distinct name, else "". */
+void import_log_platform(const char *text, size_t len, char *out, size_t outlen);
+/* The run's platform: target (--target, a table name), else the run's init
+ * lines ("target platform: rk3588"), else log_platform, else NULL. */
+const char *import_run_platform(const vlog_run_t *r, const char *target, const char *log_platform);
+/* store_run_init, then the run's columns from the log: backend, platform,
+ * status ("failed" when an error line ends the run), memory, warm-up (only
+ * when a warm-up section was printed), iterations, min, total_us (the table's
+ * total, else the median of the timed iterations, else the Avg line). */
+void import_run_fill(store_run *run, const vlog_run_t *r, const char *target,
+                     const char *log_platform);
+/* The env_json and extra_json columns (docs/store.md), malloc'd; env NULL
+ * when the log says nothing of its environment. */
+char *import_env_json(const vlog_run_t *r, const char *source_path);
+char *import_extra_json(const vlog_run_t *r, const char *golden_dir);
+/* SRAM table rows joined to the run's per-layer rows: hit[k] bytes per row
+ * (NaN: none); returns the count joined (log-formats.md §4). */
+int import_sram_join(const vlog_run_t *r, double *hit);
+/* The accuracy rows of the run's side, the benchmark's output tensors. */
+int import_accuracy_add(store *st, int64_t id, const vlog_run_t *r, char *err, size_t errlen);
+int import_bench_outputs_add(store *st, int64_t id, const vlog_run_t *r, char *err, size_t errlen);
 
 /* The runtime (path, SDK_VERSION's api/driver strings) and, for a vendor .rknn,
  * its target chip, toolkit and compiler (board_model_facts). NULL or "":

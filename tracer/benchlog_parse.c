@@ -18,7 +18,8 @@ void benchlog_init(benchlog_t *b)
 void benchlog_free(benchlog_t *b)
 {
     free(b->perf_ms);
-    b->perf_ms = NULL;
+    free(b->perf_fps);
+    b->perf_ms = b->perf_fps = NULL;
     b->n_perf = 0;
 }
 
@@ -51,6 +52,7 @@ static int tensor_line(benchlog_t *b, const char *s)
 {
     benchlog_tensor_t t = {0};
     char v[256], *p, *e;
+    int n_dims = 8;
 
     if (!attr(s, "index", v, sizeof v))
         return 0;
@@ -60,7 +62,14 @@ static int tensor_line(benchlog_t *b, const char *s)
         !attr(s, "type", t.type, sizeof t.type))
         return 0;
     attr(s, "fmt", t.fmt, sizeof t.fmt);
-    for (p = v; *p && t.n_dims < 8;) {
+    /* dims is a fixed array of the runtime: "n_dims=2, dims=[1, 1001, 0, 0]"
+     * prints padding after the n_dims that count */
+    {
+        char nd[16];
+        if (attr(s, "n_dims", nd, sizeof nd) && atoi(nd) >= 0 && atoi(nd) < 8)
+            n_dims = atoi(nd);
+    }
+    for (p = v; *p && t.n_dims < n_dims;) {
         long long d = strtoll(p, &e, 10);
         if (e == p)
             return 0;
@@ -84,10 +93,17 @@ static int iteration(benchlog_t *b, const char *s)
         !(ms >= 0))
         return 0;
     if (b->section == 4) {
-        if (!(b->n_perf & (b->n_perf + 1)) || !b->perf_ms)
+        if (!(b->n_perf & (b->n_perf + 1)) || !b->perf_ms) {
             b->perf_ms = xrealloc(b->perf_ms, (size_t)(b->n_perf + 1) * 2 * sizeof(double));
+            b->perf_fps = xrealloc(b->perf_fps, (size_t)(b->n_perf + 1) * 2 * sizeof(double));
+        }
+        b->perf_fps[b->n_perf] = fps;
         b->perf_ms[b->n_perf++] = ms;
     } else {
+        if (b->n_warmup < BENCHLOG_MAX_WARMUP) {
+            b->warmup_ms[b->n_warmup] = ms;
+            b->warmup_fps[b->n_warmup] = fps;
+        }
         b->n_warmup++;
     }
     return 1;
@@ -130,7 +146,7 @@ int benchlog_line(benchlog_t *b, const char *s)
     } else if (!strncmp(s, "custom string:", 14)) {
         used = 1;
     } else if (!strcmp(s, "Warmup ...")) {
-        b->section = 3, used = 1;
+        b->section = 3, b->has_warmup = 1, used = 1;
     } else if (!strcmp(s, "Begin perf ...")) {
         b->section = 4, used = 1;
     } else if (isdigit((unsigned char)*s) && strstr(s, ": Elapse Time = ")) {

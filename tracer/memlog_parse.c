@@ -35,7 +35,7 @@ static double size_bytes(const char *s)
     return -1;
 }
 
-static int value(const char *s, const char *key, double *dst)
+static int value(const char *s, const char *key, double *dst, char *text)
 {
     size_t n = strlen(key);
     double v;
@@ -46,6 +46,9 @@ static int value(const char *s, const char *key, double *dst)
     if (v < 0)
         return 0;
     *dst = v;
+    for (s += n; *s == ' ';)
+        s++;
+    snprintf(text, MEMLOG_TEXT, "%.*s", MEMLOG_TEXT - 1, s);
     return 1;
 }
 
@@ -65,13 +68,13 @@ int memlog_line(memlog_t *m, const char *s)
                !strcmp(s, "INFO: When evaluating memory usage, we need consider")) {
         used = 1;
     } else {
-        used = value(s, "Total Weight Memory:", &m->weight) ||
-               value(s, "Weight Memory:", &m->weight) ||
-               value(s, "Total Internal Tensor Memory:", &m->internal) ||
-               value(s, "Internal Tensor Memory:", &m->internal) ||
-               value(s, "Other Memory:", &m->other) ||
-               value(s, "Total Memory:", &m->total) ||
-               value(s, "the size of model, current model size is:", &m->model_size);
+        used = value(s, "Total Weight Memory:", &m->weight, m->text[0]) ||
+               value(s, "Weight Memory:", &m->weight, m->text[0]) ||
+               value(s, "Total Internal Tensor Memory:", &m->internal, m->text[1]) ||
+               value(s, "Internal Tensor Memory:", &m->internal, m->text[1]) ||
+               value(s, "Other Memory:", &m->other, m->text[2]) ||
+               value(s, "Total Memory:", &m->total, m->text[3]) ||
+               value(s, "the size of model, current model size is:", &m->model_size, m->text[4]);
     }
     if (used)
         m->n_lines++;

@@ -145,6 +145,25 @@ int rtinfo_line(rtinfo_t *i, const char *s)
             i->ddr_mhz = mhz;
         return 1;
     }
+    /* the toolkit's own logger lines of a session (accuracy_analysis, eval_perf,
+     * init_runtime): "I target set by user is: rk3588", "I rknn-toolkit2
+     * version: 2.3.0+81f21f4d" */
+    if (!strncmp(s, "I target set by user is:", 24)) {
+        for (p = s + 24; *p == ' ';)
+            p++;
+        if (!*p)
+            return 0;
+        snprintf(i->soc, sizeof i->soc, "%.*s", (int)strcspn(p, " "), p);
+        return 1;
+    }
+    if (!strncmp(s, "I rknn-toolkit2 version:", 24)) {
+        for (p = s + 24; *p == ' ';)
+            p++;
+        if (!*p)
+            return 0;
+        snprintf(i->toolkit_version, sizeof i->toolkit_version, "%.*s", (int)strcspn(p, " "), p);
+        return 1;
+    }
     /* the toolkit's version box when it connects to a board */
     if (!strncmp(s, "API:", 4) || !strncmp(s, "  API:", 6)) {
         p = strstr(s, "API:") + 4;

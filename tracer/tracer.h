@@ -154,6 +154,9 @@ typedef struct memlog {
     int active;                              /* inside the dump box */
     int n_lines;                             /* lines read */
     double weight, internal, other, total, model_size;
+    /* the same as printed, unit and all ("3.53 MiB"); "" when absent */
+#define MEMLOG_TEXT 24
+    char text[5][MEMLOG_TEXT];               /* weight, internal, other, total, model */
 } memlog_t;
 void memlog_init(memlog_t *m);
 int memlog_line(memlog_t *m, const char *s);
@@ -161,6 +164,7 @@ int memlog_line(memlog_t *m, const char *s);
 /* rknn_benchmark / rknn_common_test output: the version line, sizes, tensor
  * attributes, Warmup/Begin perf iteration lines, the Avg line, Top5. */
 #define BENCHLOG_MAX_TENSORS 16
+#define BENCHLOG_MAX_WARMUP 16
 typedef struct benchlog_tensor {
     int index, is_output, n_dims;
     int64_t dims[8];
@@ -175,7 +179,10 @@ typedef struct benchlog {
     int n_tensors;
     int section;                             /* 0 none, 1 input, 2 output tensors, 3 warmup, 4 perf */
     double *perf_ms;                         /* timed iterations (after "Begin perf") */
+    double *perf_fps;                        /* their FPS as printed (same count) */
     int n_perf, n_warmup;
+    int has_warmup;                          /* a "Warmup ..." section was printed */
+    double warmup_ms[BENCHLOG_MAX_WARMUP], warmup_fps[BENCHLOG_MAX_WARMUP]; /* first ones */
     double avg_ms, avg_fps;                  /* the Avg line, -1 absent */
 } benchlog_t;
 void benchlog_init(benchlog_t *b);
@@ -229,7 +236,19 @@ enum vlog_kind {
 extern const char *const vlog_kind_names[VLOG_NKINDS];
 
 enum { VLOG_F_PERF = 1, VLOG_F_SRAM = 2, VLOG_F_INFO = 4, VLOG_F_MEMORY = 8,
-       VLOG_F_BENCH = 16, VLOG_F_ACC = 32, VLOG_F_DUMPS = 64, VLOG_F_ALL = 127 };
+       VLOG_F_BENCH = 16, VLOG_F_ACC = 32, VLOG_F_DUMPS = 64, VLOG_F_ERRORS = 128,
+       VLOG_F_ALL = 255 };
+
+/* Error lines of the runtime, the driver and the toolkit (log-formats.md §6):
+ * `E RKNN:` (any prefix, logcat's `E RKNN    :`), the toolkit's `E func:`
+ * lines, Python `...Error:` / `...Exception:` lines, a fatal signal. raw: the
+ * line as printed, t: without its logger prefix. Returns 1 for an error line. */
+int errlog_is_error(const char *raw, const char *t);
+/* The known error a line names (a small table in tracer/errlog_parse.c):
+ * a short diagnosis, and whether it ends the run (*fatal; a dump file that
+ * cannot be written does not). NULL: not a known error (fatal). */
+const char *errlog_diagnosis(const char *line, int *fatal);
+#define VLOG_MAX_ERRORS 8
 
 typedef struct vlog_dump {
     int index;
@@ -251,6 +270,11 @@ typedef struct vlog_run {
     int n_acc;
     vlog_dump_t *dumps;
     int n_dumps;
+    /* error lines (VLOG_F_ERRORS): the first VLOG_MAX_ERRORS as printed (owned),
+     * the count of all, and whether one of them ends the run */
+    char *errors[VLOG_MAX_ERRORS];
+    int n_errors, failed;
+    size_t errors_bytes;         /* what the kept lines hold (the scan's bound) */
 } vlog_run_t;
 
 typedef struct vlog {

@@ -47,7 +47,8 @@ static size_t pow2_cap(int n)
 static size_t run_rows_bytes(const vlog_run_t *r)
 {
     size_t n = pow2_cap(r->n_dumps) * sizeof(vlog_dump_t) + (size_t)r->n_acc * sizeof(acclog_row_t) +
-               (size_t)r->bench.n_perf * 2 * sizeof(double);
+               (size_t)r->bench.n_perf * 4 * sizeof(double);
+    n += r->errors_bytes;
     if (r->has_perf)
         n += (size_t)r->perf.n_rows * sizeof(perflog_row_t) + (size_t)r->perf.n_ops * sizeof(perflog_op_t);
     if (r->has_sram)
@@ -80,7 +81,7 @@ static void credit_final(scan_t *sc, int n_final)
     for (; sc->credited < n_final; sc->credited++) {
         const vlog_run_t *r = &sc->v->runs[sc->credited];
         if (!r->perf.rows && !r->perf.ops && !r->sram.rows && !r->acc && !r->dumps &&
-            !r->bench.perf_ms) {
+            !r->bench.perf_ms && !r->errors[0]) {
             size_t b = run_rows_bytes(r);
             sc->held -= b < sc->held ? b : sc->held;
         }
@@ -120,6 +121,9 @@ static vlog_run_t *new_run(scan_t *sc, int64_t lineno, int toolkit)
     if (!toolkit) {
         r->info = sc->info;
         sc->cur = v->n_runs - 1;
+    } else { /* the simulator's half: the session's target and toolkit, not the board's runtime */
+        memcpy(r->info.soc, sc->info.soc, sizeof r->info.soc);
+        memcpy(r->info.toolkit_version, sc->info.toolkit_version, sizeof r->info.toolkit_version);
     }
     memlog_init(&r->mem);
     benchlog_init(&r->bench);
@@ -128,7 +132,8 @@ static vlog_run_t *new_run(scan_t *sc, int64_t lineno, int toolkit)
 
 static int run_has_data(const vlog_run_t *r)
 {
-    return r->has_perf || r->has_sram || r->has_mem || r->has_bench || r->acc || r->n_dumps;
+    return r->has_perf || r->has_sram || r->has_mem || r->has_bench || r->acc || r->n_dumps ||
+           r->n_errors;
 }
 
 /* The board run a part goes to: a new one when the current one has it already. */
@@ -572,7 +577,7 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
             int n_perf = r ? r->bench.n_perf : 0;
             if (r && benchlog_line(&r->bench, t)) {
                 r->has_bench = 1;
-                sc->held += (size_t)(r->bench.n_perf - n_perf) * 2 * sizeof(double);
+                sc->held += (size_t)(r->bench.n_perf - n_perf) * 4 * sizeof(double);
                 count(sc, lineno, VLOG_USED, t);
                 return;
             }
@@ -595,6 +600,21 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         } else {
             count(sc, lineno, VLOG_BAD, t);
         }
+        return;
+    }
+    if ((f & VLOG_F_ERRORS) && errlog_is_error(raw, t)) {
+        /* an error ends nothing by itself: it goes to the run it happened in */
+        vlog_run_t *r = run_for(sc, lineno, 0);
+        int fatal = 1;
+        errlog_diagnosis(raw, &fatal);
+        if (r->n_errors < VLOG_MAX_ERRORS) {
+            r->errors[r->n_errors] = xstrdup(raw);
+            r->errors_bytes += strlen(raw) + 1;
+            sc->held += strlen(raw) + 1;
+        }
+        r->n_errors++;
+        r->failed |= fatal;
+        count(sc, lineno, VLOG_USED, t);
         return;
     }
     if (rt) {
@@ -764,6 +784,8 @@ void vlog_run_free(vlog_run_t *r)
     benchlog_free(&r->bench);
     free(r->acc);
     free(r->dumps);
+    for (int k = 0; k < r->n_errors && k < VLOG_MAX_ERRORS; k++)
+        free(r->errors[k]);
 }
 
 void vlog_run_move(vlog_run_t *dst, vlog_run_t *src)
@@ -773,8 +795,10 @@ void vlog_run_move(vlog_run_t *dst, vlog_run_t *src)
     src->perf.ops = NULL;
     src->sram.rows = NULL;
     src->bench.perf_ms = NULL;
+    src->bench.perf_fps = NULL;
     src->acc = NULL;
     src->dumps = NULL;
+    memset(src->errors, 0, sizeof src->errors);
 }
 
 void vlog_free(vlog_t *v)

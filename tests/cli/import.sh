@@ -108,7 +108,7 @@ imp "$f" && {
     R=$(last_id)
     eq "bench iterations, median" "$(q "SELECT iterations||' '||total_us||' '||host_min_us FROM runs WHERE id=$R")" "$(grep -c 'Elapse Time' "$f") 4820.0 4790.0"
     eq "bench version" "$(q "SELECT json_extract(env_json,'\$.runtime_version')||' '||json_extract(env_json,'\$.driver_version') FROM runs WHERE id=$R")" "1.4.0 0.8.2"
-    eq "bench output tensor" "$(q "SELECT name||' '||shape||' '||dtype FROM outputs WHERE run_id=$R")" "MobilenetV1/Predictions/Reshape_1 [1,1001,0,0] int8"
+    eq "bench output tensor" "$(q "SELECT name||' '||shape||' '||dtype FROM outputs WHERE run_id=$R")" "MobilenetV1/Predictions/Reshape_1 [1,1001] int8"  # n_dims=2: the two 0s pad the runtime's fixed dims array
 }
 f=$LOGS/benchmark-rknn_benchmark-yolov5s-rk3588-core1-rt2.1.0-129-02.txt
 imp "$f" &&
@@ -375,6 +375,176 @@ bounded "export over 128 MiB" "huge.json: an export of 200 MiB, over the 128 MiB
 # a snapshot folder's table goes through the same reader
 cp -r "$S" "$T/snapbin" && head -c 4096 /dev/urandom >>"$T/snapbin/error_analysis.txt"
 bad_input "snapshot: binary table" "$T/snapbin" "error_analysis.txt: not a text log"
+
+# --- every real log that imports: what the log prints equals what is stored --
+# The expected values are read from the log text here, by python3 with its own
+# patterns (not our parsers): FPS and times of every iteration, the Avg line,
+# warm-up (none when the log has no "Warmup ..." section), totals, the target
+# the log names, versions, output dims (n_dims of them), memory as printed.
+# Error logs (rterr-*, tkerr-*, buildlog-error-*) are failed runs with their
+# error lines and the diagnosis of the known error.
+cat >"$T/oracle.py" <<'PY'
+import json, re, sqlite3, subprocess, sys
+rt, db, path = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(path, encoding='utf-8', errors='replace').read()
+lines = [l.rstrip('\r\n') for l in text.split('\n')]
+body = [l for l in lines if not l.lstrip().startswith('#')]
+p = subprocess.run([rt, 'import', '--db', db, '--json', path], capture_output=True, text=True)
+fails = []
+def eq(what, got, want):
+    if got != want:
+        fails.append('%s: got %r, want %r' % (what, got, want))
+errs = [l for l in body if re.search(r'(^|\s)E RKNN\s*:', l) or re.match(r'E \S+:', l) or
+        re.match(r'[A-Za-z_.]*(Error|Exception): ', l.strip()) or 'Fatal signal ' in l]
+if p.returncode != 0:
+    # a log with no vendor output: one line, exit 2, nothing stored; never one with errors
+    eq('refused: exit, stderr lines, no vendor output', (p.returncode, len(p.stderr.strip().split('\n')),
+       'no vendor output found' in p.stderr), (2, 1, True))
+    eq('refused log has no error line', errs, [])
+    print('\n'.join(fails)); sys.exit(0)
+d = json.loads(p.stdout)
+con = sqlite3.connect(db)
+runs = {r['run_id']: r for r in d['runs']}
+rows = {i: con.execute('SELECT platform, status, warmup, iterations, env_json, extra_json FROM runs WHERE id=?',
+                       (i,)).fetchone() for i in runs}
+board = [i for i in runs if runs[i]['backend'] == 'board'] or list(runs)
+last = rows[board[-1]]
+env = json.loads(last[4] or '{}')
+extra = json.loads(last[5] or '{}')
+# target: the run's init line, the toolkit's "target set by user", else the one chip name
+names = ['rk3588', 'rk3576', 'rk3566', 'rk3568', 'rk3562', 'rv1106', 'rv1103', 'rv1126b',
+         'rv1106b', 'rv1103b', 'rk2118']
+m = [re.search(r'target platform: (\w+)', l) or re.search(r'target set by user is: (\w+)', l) for l in body]
+m = [x.group(1).lower() for x in m if x]
+if m:
+    want = m[-1]
+else:
+    seen = set(n for l in body for n in names if re.search(r'(?<![A-Za-z0-9])' + n + r'(?![A-Za-z0-9])', l, re.I))
+    want = seen.pop() if len(seen) == 1 else None
+eq('platform', last[0], want)
+# versions
+m = [re.search(r'(?:librknnrt version:|rknn_api/rknnrt version:|sdk version:) ([^ ,]+)', l) for l in body]
+m = [x.group(1) for x in m if x]
+if m and not any('sdk version:' in l for l in body):
+    eq('runtime version', env.get('runtime_version'), m[-1])
+m = [re.search(r'(?:Driver Information[,:] version:|driver version:) ([^ ,]+)', l) for l in body]
+m = [x.group(1) for x in m if x]
+if m and not any('sdk version:' in l for l in body):
+    eq('driver version', env.get('driver_version'), m[-1])
+m = [re.search(r'toolkit version: ([^ (,]+)', l) or re.search(r'rknn-toolkit2 version: (\S+)', l) for l in body]
+m = [x.group(1) for x in m if x]
+if m:
+    eq('toolkit version', env.get('toolkit_version'), m[-1])
+# benchmark: iterations after "Begin perf", warm-up after "Warmup", the Avg line
+it = re.compile(r'^\s*(\d+): Elapse Time = ([\d.]+)ms, FPS = ([\d.]+)$')
+sec, timed, warm, has_warm, avg = None, [], [], False, None
+for l in body:
+    s = l.strip()
+    if s == 'Warmup ...': sec, has_warm = 'w', True
+    elif s == 'Begin perf ...': sec = 'p'
+    elif it.match(l):
+        g = it.match(l)
+        (timed if sec == 'p' else warm).append((float(g.group(2)), float(g.group(3))))
+    elif re.match(r'Avg Time ([\d.]+)ms, Avg FPS = ([\d.]+)$', s):
+        g = re.match(r'Avg Time ([\d.]+)ms, Avg FPS = ([\d.]+)$', s)
+        avg = (float(g.group(1)), float(g.group(2)))
+if timed or warm or 'output tensors:' in text:
+    b = extra.get('benchmark', {})
+    eq('iteration FPS', b.get('iteration_fps'), [f for _, f in timed])
+    eq('iteration ms', b.get('iteration_ms'), [t for t, _ in timed])
+    eq('warm-up FPS', b.get('warmup_fps'), [f for _, f in warm])
+    eq('warm-up (column)', last[2], len(warm) if has_warm else None)
+    eq('avg', (b.get('avg_ms'), b.get('avg_fps')), avg if avg else (None, None))
+    eq('iterations (column)', last[3], len(timed) if timed else None)
+    outs, sec = [], None
+    for l in body:
+        s = l.strip()
+        if s in ('input tensors:', 'output tensors:'): sec = s
+        elif sec == 'output tensors:' and s.startswith('index='):
+            nd = int(re.search(r'n_dims=(\d+)', s).group(1))
+            dims = [int(x) for x in re.search(r'dims=\[([^\]]*)\]', s).group(1).split(',')][:nd]
+            outs.append('[' + ','.join(map(str, dims)) + ']')
+        elif not s.startswith('index='): sec = None if sec == 'output tensors:' and outs else sec
+    got = [r[0] for r in con.execute('SELECT shape FROM outputs WHERE run_id=? ORDER BY idx', (board[-1],))]
+    eq('output dims', got, outs)
+# totals of the per-layer table
+m = [re.search(r'Total Operator Elapsed (?:Per Frame )?Time\(us\): (\d+)', l) for l in body]
+m = [int(x.group(1)) for x in m if x]
+if m:
+    eq('total time (us)', extra.get('perf', {}).get('total_time_us'), m[-1])
+m = [re.search(r'Total Memory Read/Write (?:Per Frame )?Size\(KB\): ([\d.]+)', l) for l in body]
+m = [float(x.group(1)) for x in m if x]
+if m:
+    eq('total RW (KB)', extra.get('perf', {}).get('total_rw_kb'), m[-1])
+# eval_memory as printed, unit and all; show prints the same figures in MiB
+mem = {}
+for key, pat in (('weight', r'(?:Total )?Weight Memory: (.+)$'), ('internal', r'(?:Total )?Internal Tensor Memory: (.+)$'),
+                 ('other', r'Other Memory: (.+)$'), ('total', r'^\s*Total Memory: (.+)$'),
+                 ('model', r'current model size is: (.+)$')):
+    for l in body:
+        g = re.search(pat, l)
+        if g: mem[key] = g.group(1).strip()
+if mem:
+    pr = extra.get('memory', {}).get('printed', {})
+    eq('memory as printed', {k: v for k, v in pr.items() if v}, mem)
+    show = subprocess.run([rt, 'show', str(board[-1]), '--db', db], capture_output=True, text=True).stdout
+    eq('show memory', re.search(r'memory    weights (.*?), internal (.*?);', show).groups(),
+       (mem['weight'], mem['internal']))
+# error lines: a failed run, its lines, the diagnosis of the known error
+known = [('failed to submit', 'NPU job did not complete'), ('failed open dump path', None),
+         ('failed to allocate handle', 'NPU memory could not be allocated'),
+         ('REGTASK', "register value exceeds its field width"),
+         ('Connect to Device Failure', 'could not connect to the board'),
+         ('/sys/class/devfreq/', 'frequency node')]
+if errs:
+    e = extra.get('errors', {})
+    eq('error count', e.get('count'), len(errs))
+    eq('error lines', e.get('lines'), [x.rstrip() for x in errs][:8])
+    fatal = any('failed open dump path' not in x for x in errs)  # the dump's own error is not the run's
+    eq('status', last[1], 'failed' if fatal else 'ok')
+    for k, dx in known:
+        if dx and any(k in x for x in errs):
+            eq('diagnosis of ' + k, dx in (e.get('diagnosis') or ''), True)
+            break
+    if fatal:
+        show = subprocess.run([rt, 'show', str(board[-1]), '--db', db], capture_output=True, text=True).stdout
+        eq('show: status line', 'status    failed' in show and 'diagnosis ' in show, True)
+else:
+    eq('status', last[1], 'ok')
+print('\n'.join(fails))
+PY
+n_checked=0
+for f in "$LOGS"/*.txt; do
+    n=$(basename "$f")
+    rm -f "$T/o.db"
+    out=$(python3 "$T/oracle.py" "$RT" "$T/o.db" "$f" 2>&1)
+    if [ -n "$out" ]; then bad "$n: $out"; else ok; fi
+    n_checked=$((n_checked + 1))
+done
+eq "real logs checked against their text" "$n_checked" "$(ls "$LOGS"/*.txt | wc -l)"
+# the error logs are failed runs: counted here so that a log kind cannot drop out
+rm -f "$T/e.db"
+"$RT" import --db "$T/e.db" "$LOGS"/rterr-*.txt "$LOGS"/tkerr-*.txt "$LOGS"/buildlog-error-*.txt >/dev/null 2>"$T/err"
+eq "error logs: failed runs" "$(sqlite3 "$T/e.db" "SELECT count(*) FROM runs WHERE status='failed'")" "$(ls "$LOGS"/rterr-*.txt "$LOGS"/tkerr-*.txt "$LOGS"/buildlog-error-*.txt | wc -l)"
+# --target: validated; stored; an imported table then has its --npu-table
+rm -f "$T/t.db"
+"$RT" import --db "$T/t.db" --target rk9999 "$LOGS"/perf-optable-yolov8n1920x1088-rk3588-channy-02.txt >/dev/null 2>"$T/err"
+eq "--target unknown: exit, one line, no database" "$? $(wc -l <"$T/err") $([ -e "$T/t.db" ] && echo db)" "1 1 "
+"$RT" import --db "$T/t.db" --target RK3566 "$LOGS"/perf-perfdetail-yolov8n1920-rk3588-channy-01.txt >/dev/null
+eq "--target wins, table name" "$(sqlite3 "$T/t.db" "SELECT platform FROM runs")" "rk3566"
+"$RT" show 1 --db "$T/t.db" --npu-table >"$T/npu" 2>"$T/err"
+eq "show --npu-table of an imported table: exit, rows" "$? $(grep -cE '^[0-9]+ +[A-Za-z]' "$T/npu")" "0 $(rows_in "$LOGS"/perf-perfdetail-yolov8n1920-rk3588-channy-01.txt)"
+# an accuracy session's own lines: both halves keep the target and the toolkit version
+f=$LOGS/accuracy-cos-euc-mobilenetv2-rk3588-tk1.6.0-rkdoc-02.txt
+{ printf 'I rknn-toolkit2 version: 1.6.0+81f21f4d\nI target set by user is: rk3588\n'; grep -v '^#' "$f"; } >"$T/accsession.txt"
+rm -f "$T/a.db"
+"$RT" import --db "$T/a.db" "$T/accsession.txt" >/dev/null
+eq "accuracy session: platform, toolkit of both halves" "$(sqlite3 "$T/a.db" "SELECT group_concat(x, '; ') FROM (SELECT backend||' '||platform||' '||json_extract(env_json,'\$.toolkit_version') AS x FROM runs ORDER BY backend)")" "board rk3588 1.6.0+81f21f4d; toolkit rk3588 1.6.0+81f21f4d"
+# nothing recognisable: one line, exit 2, nothing stored
+printf 'hello\nworld\n' >"$T/none.txt"
+rm -f "$T/n.db"
+"$RT" import --db "$T/n.db" "$T/none.txt" >/dev/null 2>"$T/err"
+eq "no vendor output: exit, lines, no database" "$? $(wc -l <"$T/err") $([ -e "$T/n.db" ] && echo db)" "2 1 "
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,104 @@
+/* tracer/errlog_parse.c — error lines of the runtime, the driver and the
+ * toolkit (log-formats.md §6), and the small table of the known ones. */
+#include <ctype.h>
+#include <string.h>
+#include "tracer/tracer.h"
+
+/* "E RKNN" then blanks and ':' somewhere in the line: "E RKNN: [ts] ...",
+ * "rknn_run E RKNN: ...", logcat's "... E RKNN    : ...". */
+static int has_e_rknn(const char *s)
+{
+    for (const char *p = s; (p = strstr(p, "E RKNN")) != NULL; p += 6) {
+        const char *q = p + 6;
+        if (p != s && p[-1] != ' ')
+            continue;
+        while (*q == ' ')
+            q++;
+        if (*q == ':')
+            return 1;
+    }
+    return 0;
+}
+
+/* Python's "ValueError: ...", "Exception: ...", "rknn.api.X.FooError: ...". */
+static int python_error(const char *t)
+{
+    const char *c = strstr(t, ": ");
+    size_t n;
+
+    if (!c || !isalpha((unsigned char)t[0]))
+        return 0;
+    for (const char *p = t; p < c; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.')
+            return 0;
+    n = (size_t)(c - t);
+    return (n >= 5 && !strncmp(c - 5, "Error", 5)) || (n >= 9 && !strncmp(c - 9, "Exception", 9));
+}
+
+int errlog_is_error(const char *raw, const char *t)
+{
+    if (has_e_rknn(raw))
+        return 1;
+    /* the toolkit's logger: "E init_runtime: ...", "E RKNNAPI: ..." */
+    if (raw[0] == 'E' && raw[1] == ' ' && raw[2] && raw[2] != ' ' && strchr(raw + 2, ':'))
+        return 1;
+    return python_error(t) || strstr(raw, "Fatal signal ") != NULL;
+}
+
+/* What a line says, and what it means per the runtime's own wording and the
+ * catalog of log-formats.md §6. First match wins. */
+static const struct known_error {
+    const char *says, *means;
+    int fatal;
+} known[] = {
+    {"failed to submit", "an NPU job did not complete (timeout or NPU hang); the runtime's own "
+     "advice is to update toolkit2 and runtime: a runtime that does not match the kernel "
+     "driver, or a model the NPU hangs on", 1},
+    {"failed open dump path", "a level-5 dump file could not be written (the dump folder does "
+     "not exist on the board); the run itself went on", 0},
+    {"Failed to open dump path", "a level-5 dump file could not be written (the dump folder "
+     "does not exist on the board); the run itself went on", 0},
+    {"failed to allocate handle", "NPU memory could not be allocated (DMA/CMA or swiotlb too "
+     "small for the model, or a driver that does not match the runtime)", 1},
+    {"failed to malloc npu memory", "NPU memory could not be allocated (DMA/CMA or swiotlb too "
+     "small for the model)", 1},
+    {"failed to allocate fd", "NPU memory could not be allocated (out of memory on the board)", 1},
+    {"Too many open files", "the process ran out of file descriptors (NPU buffers not released)", 1},
+    {"invalid tensor malloc size", "a tensor of size 0 was asked for (a model the runtime cannot "
+     "place)", 1},
+    {"REGTASK: The bit width of field value exceeds the limit", "a layer's register value "
+     "exceeds its field width: a tensor too large for the NPU's registers that the compiler "
+     "did not split (the model needs smaller shapes or a newer toolkit)", 1},
+    {"load model failed", "the runtime could not load the model (a model built by another "
+     "toolkit version than the runtime, or out of memory)", 1},
+    {"Import rknn model failed", "the runtime could not load the model (a model built by another "
+     "toolkit version than the runtime, or out of memory)", 1},
+    {"Invalid RKNN model version", "the model was built by a toolkit that does not match the "
+     "runtime version", 1},
+    {"server connect fail", "the toolkit could not reach rknn_server on the board (not "
+     "running, or another version than the toolkit)", 1},
+    {"Connect to Device Failure", "the toolkit could not connect to the board (adb/USB/network; "
+     "an adb client and server of other versions, or rknn_server not running)", 1},
+    {"Init runtime environment failed", "init_runtime failed: the board could not be reached "
+     "or its runtime does not match the toolkit", 1},
+    {"RKNN_ERR_DEVICE_UNAVAILABLE", "the board's NPU is not available to the toolkit", 1},
+    {"RKNN_ERR_MODEL_INVALID", "the runtime refused the model (toolkit and runtime versions "
+     "differ)", 1},
+    {"RKNN_ERR_MALLOC_FAIL", "the runtime ran out of memory", 1},
+    {"/sys/class/devfreq/", "a frequency node the toolkit reads does not exist on this board "
+     "(eval_perf fixes or reads the DDR/NPU clock through devfreq)", 1},
+    {"Fatal signal", "the program crashed", 1},
+};
+
+const char *errlog_diagnosis(const char *line, int *fatal)
+{
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strstr(line, known[i].says)) {
+            if (fatal)
+                *fatal = known[i].fatal;
+            return known[i].means;
+        }
+    if (fatal)
+        *fatal = 1;
+    return NULL;
+}
