@@ -22,6 +22,8 @@ typedef struct emu_mem {
     int8_t **buf;         /* per tensor, NULL none */
     int64_t *bytes;
     uint8_t *written;
+    int64_t *ew_delta;    /* per node: EW address - destination address of its first task */
+    uint8_t *ew_seen;
 } emu_mem;
 
 /* a 4-D activation in NC1HWC2 (or NHWC [1,1,H,W,C]) */
@@ -106,6 +108,22 @@ static void node_operands(const rknn_model *m, const rknn_node *nd, int *x, int 
     }
 }
 
+/* Registers the map does not name whose non-zero values the emulator ignores:
+ * on rk3566/rk3568 the block at 0x2000 (its S_POINTER 0x2004 = 0xe like every
+ * block's, 0x200c = 1), CNA 0x1018 (0x24000 on the first task), DPU_RDMA
+ * 0x5024 (0xf) and 0x503c (0x1fff8 on a ConvAdd). Ignoring them reproduces the
+ * source model on multiple_input_demo.rk3566 (tests/cli/emulate.sh); every
+ * other non-zero unnamed register stops the run. */
+static int ignored_raw(int map, uint16_t addr)
+{
+    static const uint16_t rk356x[] = {0x2004, 0x200c, 0x1018, 0x5024, 0x503c};
+    if (map == EMU_MAP_RK356X)
+        for (size_t i = 0; i < sizeof(rk356x) / sizeof(rk356x[0]); i++)
+            if (rk356x[i] == addr)
+                return 1;
+    return 0;
+}
+
 #define STOP(...) do { rc = rt_err(err, errlen, RT_EUNSUPPORTED, __VA_ARGS__); goto out; } while (0)
 
 static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti,
@@ -135,9 +153,25 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
         STOP("task %d (node %s): a tile of the width or the channels (in %dx%d, out %dx%d, %d "
              "kernels; tensors %dx%d, %dx%d) is not emulated", ti, nn, t->in_w, t->in_c_real, t->out_w,
              t->out_c_orig, t->kernels, in.w, in.c, out.w, out.c);
-    if (!t->has_pad_value)
-        STOP("task %d (node %s): no CNA pad value", ti, nn);
-    if (!t->bs.present || t->bs.bypass || t->bs.alu_bypass || t->bs.alu_algo != 2 || !t->bs.alu_src ||
+    int32_t pad_value = t->pad_value;
+    if (!t->has_pad_value) {
+        /* rk3566/rk3568 write no CNA_PAD_CON1; CNA_PAD_CON0's upper half holds the
+         * input's zero point there (0xff80 = -128 above the top/left pads) */
+        if (t->map != EMU_MAP_RK356X || !rs->set[grp][0x1068 / 4])
+            STOP("task %d (node %s): no CNA pad value", ti, nn);
+        pad_value = (int16_t)(rs->val[grp][0x1068 / 4] >> 16);
+    }
+    /* rk3566/rk3568 encode the add otherwise (BS_CFG 0x148, EW_CFG 0x900002d0 where
+     * rk3588 writes 0x20140, 0x904202c0: algo 0 and bits 3 / 4 set); only those
+     * exact words are taken there */
+    uint32_t bs_cfg = rs->set[grp][0x4040 / 4] ? rs->val[grp][0x4040 / 4] : 0;
+    uint32_t ew_cfg = rs->set[grp][0x4070 / 4] ? rs->val[grp][0x4070 / 4] : 0;
+    int rk356x = t->map == EMU_MAP_RK356X;
+    if (rk356x && bs_cfg != 0x148)
+        STOP("task %d (node %s): DPU_BS_CFG 0x%x: on rk356x only 0x148 (per-channel add and "
+             "multiply) is understood", ti, nn, bs_cfg);
+    if (!t->bs.present || t->bs.bypass || t->bs.alu_bypass || t->bs.alu_algo != (rk356x ? 0 : 2) ||
+        !t->bs.alu_src ||
         t->bs.mul_bypass || !t->bs.mul_src || t->bs.mul_prelu || !t->bs.relu_bypass || t->bs.relux_en)
         STOP("task %d (node %s): BS stage other than per-channel add and multiply without ReLU "
              "(bypass %d alu %d/%d/src %d mul %d/src %d/prelu %d relu bypass %d)", ti, nn,
@@ -148,7 +182,10 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     if (t->lut_used)
         STOP("task %d (node %s): LUT activation: its programming is not decoded", ti, nn);
     int use_ew = t->ew_present && !t->ew_bypass;
-    if (use_ew && (t->ew_alu_algo != 2 || !t->ew_op_src || !t->ew_lut_bypass || t->ew_op_type ||
+    if (use_ew && rk356x && ew_cfg != 0x900002d0)
+        STOP("task %d (node %s): DPU_EW_CFG 0x%x: on rk356x only 0x900002d0 (add of a memory "
+             "operand) is understood", ti, nn, ew_cfg);
+    if (use_ew && (t->ew_alu_algo != (rk356x ? 0 : 2) || !t->ew_op_src || !t->ew_lut_bypass || t->ew_op_type ||
                    t->ew_binary))
         STOP("task %d (node %s): EW stage other than the add of a memory operand (algo %d src %d "
              "lut bypass %d type %d binary %d)", ti, nn, t->ew_alu_algo, t->ew_op_src,
@@ -173,6 +210,15 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     /* the EW operand sits at the output's position: one offset for the whole node */
     uint32_t ew_cvt_off = 0, ew_cvt = 0;
     if (use_ew) {
+        int64_t delta = t->ew_addr - t->dst_addr;
+        if (!mem->ew_seen[node]) {
+            mem->ew_seen[node] = 1;
+            mem->ew_delta[node] = delta;
+        } else if (mem->ew_delta[node] != delta) {
+            STOP("task %d (node %s): EW operand at 0x%llx for the destination 0x%llx: not at the "
+                 "offset the node's first tile used (0x%llx)", ti, nn, (long long)t->ew_addr,
+                 (long long)t->dst_addr, (long long)mem->ew_delta[node]);
+        }
         int a1 = 0x4074 / 4, a2 = 0x4078 / 4;
         if (!rs->set[grp][a1] || !rs->set[grp][a2])
             STOP("task %d (node %s): EW converter registers not written", ti, nn);
@@ -198,7 +244,7 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     const uint8_t *B = file + bt->data_off + t->bs_addr;
     int sx = t->stride_x, sy = t->stride_y, dx = t->dil_x > 0 ? t->dil_x : 1,
         dy = t->dil_y > 0 ? t->dil_y : 1;
-    int8_t padv = sat8(t->pad_value);
+    int8_t padv = sat8(pad_value);
     for (int oc = 0; oc < out.c; oc++) {
         const uint8_t *g = B + (int64_t)(oc / G) * G * 8;
         int j = oc % G;
@@ -298,7 +344,9 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
     mem.buf = calloc((size_t)m->n_tensors + 1, sizeof(*mem.buf));
     mem.bytes = calloc((size_t)m->n_tensors + 1, sizeof(*mem.bytes));
     mem.written = calloc((size_t)m->n_tensors + 1, 1);
-    if (!tasks || !rs || !mem.buf || !mem.bytes || !mem.written) {
+    mem.ew_delta = calloc((size_t)m->n_nodes + 1, sizeof(*mem.ew_delta));
+    mem.ew_seen = calloc((size_t)m->n_nodes + 1, 1);
+    if (!tasks || !rs || !mem.buf || !mem.bytes || !mem.written || !mem.ew_delta || !mem.ew_seen) {
         rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
         goto out;
     }
@@ -381,10 +429,15 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
                         t->pool_kh, t->pool_sx, t->pool_sy, t->pool_in_w, t->pool_in_h, t->pool_in_c);
             goto out;
         }
+        if (t->n_unknown > EMU_MAX_UNKNOWN) {
+            rc = rt_err(err, errlen, RT_EUNSUPPORTED,
+                        "task %d (node %s): %d registers not in the map", i, node_name(m, s->node),
+                        t->n_unknown);
+            goto out;
+        }
         if (t->n_unknown > 0) {
-            /* the raw registers rk3588/rk356x keep are all zero on the files checked */
-            for (int u = 0; u < t->n_unknown && u < EMU_MAX_UNKNOWN; u++)
-                if (t->unknown_val[u] != 0) {
+            for (int u = 0; u < t->n_unknown; u++)
+                if (t->unknown_val[u] != 0 && !ignored_raw(prog.map, t->unknown_addr[u])) {
                     rc = rt_err(err, errlen, RT_EUNSUPPORTED,
                                 "task %d (node %s): register 0x%04x = 0x%08x has no known meaning",
                                 i, node_name(m, s->node), t->unknown_addr[u], t->unknown_val[u]);
@@ -458,6 +511,8 @@ out:
     free(mem.buf);
     free(mem.bytes);
     free(mem.written);
+    free(mem.ew_delta);
+    free(mem.ew_seen);
     free(rs);
     free(tasks);
     emu_program_free(&prog);
