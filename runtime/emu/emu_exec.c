@@ -7,6 +7,7 @@
 #include "runtime/model/rknn_file.h"
 #include "util/util.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,7 +129,7 @@ static int ignored_raw(int map, uint16_t addr)
 
 static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti,
                     const emu_task *t, const regstate *rs, int grp, int node, emu_mem *mem,
-                    char *err, size_t errlen)
+                    int *rows, char *err, size_t errlen)
 {
     const rknn_node *nd = &m->nodes[node];
     const char *nn = node_name(m, node);
@@ -207,6 +208,8 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     int y0i = (int)(t->feature_addr / in_row), y0o = (int)(t->dst_addr / out_row);
     if (y0i + t->in_h > in.h || y0o + t->out_h > out.h)
         STOP("task %d (node %s): tile rows beyond the tensor", ti, nn);
+    rows[0] = y0o;
+    rows[1] = y0o + t->out_h;
     /* the EW operand sits at the output's position: one offset for the whole node */
     uint32_t ew_cvt_off = 0, ew_cvt = 0;
     if (use_ew) {
@@ -327,6 +330,9 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
     emu_mem mem = {0};
     const char *why;
     int rc = 0, k = 0;
+    /* DIR/tasks.json: which rows of which tensor each computed task wrote, so that a
+     * tensor differing from the source model points at its tasks */
+    json_t *index = dump_dir ? json_array() : NULL;
 
     memset(res, 0, sizeof(*res));
     if (!emu_exec_supported(m, &why))
@@ -444,9 +450,41 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
                     goto out;
                 }
         }
-        if ((rc = run_conv(m, file, len, i, t, rs, g, s->node, &mem, err, errlen)))
+        int rows[2] = {0, 0};
+        if ((rc = run_conv(m, file, len, i, t, rs, g, s->node, &mem, rows, err, errlen)))
             goto out;
         res->tasks_run++;
+        if (index) {
+            /* the rows this task wrote, dequantized: DIR/task_NNNN_<tensor>.npy */
+            const rknn_tensor *ot = &m->tensors[nd->out[0]];
+            const char *tn = ot->name ? ot->name : "tensor";
+            char name[512], path[4096];
+            act a;
+            snprintf(name, sizeof(name), "task_%04d_%s", i, tn);
+            dump_name(path, sizeof(path), dump_dir, name);
+            if (act_of(ot, &mem, nd->out[0], &a) == 0 && ot->has_quant) {
+                int h = rows[1] - rows[0];
+                float *f = malloc(sizeof(float) * (size_t)a.c * (size_t)(h > 0 ? h : 1) * a.w);
+                int64_t dims[4] = {1, a.c, h, a.w};
+                if (!f) {
+                    rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+                    goto out;
+                }
+                for (int c = 0; c < a.c; c++)
+                    for (int y = 0; y < h; y++)
+                        for (int x = 0; x < a.w; x++)
+                            f[((int64_t)c * h + y) * a.w + x] = (float)(
+                                (a.p[act_off(&a, c, rows[0] + y, x)] - ot->zero_point) * ot->scale);
+                rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
+                free(f);
+                if (rc)
+                    goto out;
+            }
+            json_array_append_new(index, json_pack("{s:i, s:s, s:s, s:s, s:[i,i], s:s}", "task", i,
+                                                   "node", node_name(m, s->node), "op",
+                                                   emu_op_name(t->op), "tensor", tn, "rows",
+                                                   rows[0], rows[1], "file", strrchr(path, '/') + 1));
+        }
     }
     /* outputs: dequantized NCHW from the output tensors (the CPU's OutputOperator) */
     for (int i = 0; i < m->n_io; i++)
@@ -502,8 +540,15 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
             if (rc)
                 goto out;
         }
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/tasks.json", dump_dir);
+        if (!index || json_dump_file(index, path, JSON_COMPACT) != 0) {
+            rc = rt_err(err, errlen, RT_EIO, "%s: cannot write", path);
+            goto out;
+        }
     }
 out:
+    json_decref(index);
     if (rc)
         emu_result_free(res);
     for (int i = 0; mem.buf && i < m->n_tensors; i++)
