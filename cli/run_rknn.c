@@ -41,7 +41,8 @@ static void usage(FILE *f)
           "                          before mean/std (as rknn_inputs_set); default: --seed\n"
           "      --seed N            --emulate: seeded uniform [0,1) inputs (default 0)\n"
           "      --dump DIR          --emulate: every computed tensor as DIR/<name>.npy\n"
-          "                          (float32 NCHW, dequantized)\n"
+          "                          (float32 NCHW, dequantized), each task's rows as\n"
+          "                          task_NNNN_<name>.npy, listed in DIR/tasks.json\n"
           "      --json              one JSON document on stdout\n",
           f);
 }
