@@ -111,6 +111,11 @@ expect 0 "" -- "$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate "${IN[@]
 [ "$(sqlite3 "$DB" "select count(*) from layers l join runs r on r.id = l.run_id where r.label='emu'")" = 5 ] \
     && ok || bad "stored layers: $(sqlite3 "$DB" 'select count(*) from layers')"
 
+# compare of the ONNX run and the emulated one, both stored with their dumps
+expect 0 "" -- "$RT" run "$D/multiple_input_demo.onnx" --backend sim -t rk3588 "${IN[@]}" --dump "$T/od" --db "$DB" --label onnx
+expect 0 "" -- "$RT" compare onnx emu --db "$DB"
+grep -Eq "B  vs golden: .*vs A: cos 0\.999[89]" "$T/out" && ok || bad "compare onnx emu: $(grep 'vs A' "$T/out")"
+
 # --- what it does not run: one line each, exit 2 -------------------------------
 expect 2 "retinaface.rv1103.rknn: --emulate: not emulated: RV110x" -- \
     "$RT" run "$D/retinaface.rv1103.rknn" --emulate --no-db
