@@ -129,6 +129,16 @@ static int emulate_run(const char *model, const rknn_model *m, const char *const
         }
         n_in++;
     }
+    for (int k = 0; k < n_spec && !rc; k++) {
+        int found = 0;
+        for (int i = 0; i < m->n_io; i++) {
+            size_t nl = strlen(m->io[i].name);
+            found |= !m->io[i].is_output && !strncmp(spec[k], m->io[i].name, nl) && spec[k][nl] == '=';
+        }
+        if (!found)
+            rc = rt_err(err, errlen, RT_ENOTFOUND, "-i %s: the file has no input of that name",
+                        spec[k]);
+    }
     if (!rc && dump && mkdir(dump, 0777) && errno != EEXIST)
         rc = rt_err(err, errlen, RT_EIO, "--dump %s: %s", dump, strerror(errno));
     if (!rc)
@@ -211,6 +221,17 @@ int cmd_run_rknn(int argc, char **argv)
     if (!model) {
         usage(stderr);
         return EXIT_USAGE;
+    }
+    if (!emulate && (n_in_spec || dump)) {
+        cli_error("run %s: -i and --dump need --emulate (without it nothing is computed)", model);
+        return EXIT_USAGE;
+    }
+    for (int k = 0; k < n_in_spec; k++) {
+        const char *eq = strchr(in_spec[k], '=');
+        if (!eq || eq == in_spec[k] || !eq[1]) {
+            cli_error("-i %s: want NAME=FILE.npy", in_spec[k]);
+            return EXIT_USAGE;
+        }
     }
     if (emulate && !run_rknn_is(model)) {
         cli_error("--emulate runs a vendor .rknn's NPU tasks; %s is not one", model);

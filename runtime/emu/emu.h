@@ -1,5 +1,5 @@
 /* runtime/emu/emu.h — the compiled NPU tasks of a vendor `.rknn`, decoded
- * (stage 1 of running a vendor file on a PC: decode only, nothing executes).
+ * (emu_decode, emu_program) and executed where understood (emu_exec).
  *
  * Contract:
  *  - A task is a list of register writes, 64-bit entries as the file stores
@@ -214,7 +214,8 @@ const emu_chip_info *emu_chip_table(int *n);
  *   v = round(acc * mul / 2^14)               BS per-channel multiplier
  *   v += round((e + EW_CVT_OFFSET) * s / 2^t) EW (ConvAdd): scale bits 0..15, shift 16..21
  *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
- * Rounding: half up (add 2^(n-1), arithmetic shift), as the bias words assume.
+ * Rounding: half up (add 2^(n-1), arithmetic shift): reproduces the source
+ * model on the sample files; not compared bit for bit with a board.
  * Anything else (depthwise, BN/ReLU/LUT stages, pools that are not
  * one-pixel in-place copies, RV110x files, model-1 files without node
  * indices) stops the run: RT_EUNSUPPORTED and a message naming the task,

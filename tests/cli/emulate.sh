@@ -126,6 +126,9 @@ expect 2 "not emulated: the chip's register layout is not decoded" -- \
 expect 1 "is not one" -- "$RT" run "$D/multiple_input_demo.onnx" --emulate --no-db
 expect 2 "input.1 needs 16384 float32 values" -- \
     "$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate -i "input.1=$T/b.npy" --no-db
+expect 2 "-i nope=.*: the file has no input of that name" -- \
+    "$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate -i "nope=$T/a.npy" --no-db
+expect 1 "need --emulate" -- "$RT" run "$D/multiple_input_demo.rk3588.rknn" -i "input=$T/b.npy" --no-db
 # a copy whose first task writes 1 into DPU 0x40c4 (unnamed, 0 in every file seen)
 "$RT" inspect "$D/multiple_input_demo.rk3588.rknn" --tasks --json >"$T/tasks.json" 2>/dev/null
 $PY - "$D/multiple_input_demo.rk3588.rknn" "$T/tasks.json" "$T/patched.rknn" <<'EOF'
