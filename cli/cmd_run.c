@@ -237,6 +237,10 @@ int cmd_run(int argc, char **argv)
     int qk;
 
     quant_cli_init(&qc);
+    /* --emulate: a vendor .rknn's NPU tasks on a PC (cli/run_rknn.c parses all of it) */
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--emulate"))
+            return cmd_run_rknn(argc, argv);
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;

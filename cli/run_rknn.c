@@ -6,11 +6,15 @@
 #include "cli/cli.h"
 #include "record/record.h"
 #include "runtime/model/rknn_file.h"
+#include "runtime/emu/emu.h"
 #include "runtime/npu/npu.h"
+#include "dump/dump.h"
 #include "util/escape.h"
 #include "util/util.h"
 
+#include <errno.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +33,16 @@ static void usage(FILE *f)
           "      --label TEXT        label of the stored run\n"
           "      --db PATH           database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
           "      --no-db             do not record the run\n"
+          "      --emulate           also compute the outputs: run the file's NPU tasks in the\n"
+          "                          NPU's integer arithmetic (runtime/emu; `info` lists the\n"
+          "                          chips); stops naming the first task it does not understand.\n"
+          "                          The run is recorded with backend emulate\n"
+          "  -i NAME=FILE.npy        --emulate: float32 input in the framework layout (NCHW),\n"
+          "                          before mean/std (as rknn_inputs_set); default: --seed\n"
+          "      --seed N            --emulate: seeded uniform [0,1) inputs (default 0)\n"
+          "      --dump DIR          --emulate: every computed tensor as DIR/<name>.npy\n"
+          "                          (float32 NCHW, dequantized), each task's rows as\n"
+          "                          task_NNNN_<name>.npy, listed in DIR/tasks.json\n"
           "      --json              one JSON document on stdout\n",
           f);
 }
@@ -46,9 +60,104 @@ int run_rknn_is(const char *path)
     return rknn_file_is(head, n);
 }
 
+static void emulate_dump_path(char *buf, size_t n, const char *dir, const char *name)
+{
+    size_t k = (size_t)snprintf(buf, n, "%s/", dir);
+    for (const char *s = name; *s && k + 5 < n; s++)
+        buf[k++] = (*s == '/' || *s == '\\' || *s == ':') ? '_' : *s;
+    snprintf(buf + k, n - k, ".npy");
+}
+
+static void emulate_print_output(FILE *f, const char *name, const char *shape, const float *v,
+                                 const int64_t *dims)
+{
+    int64_t n = dims[0] * dims[1] * dims[2] * dims[3];
+    double lo = n ? v[0] : 0, hi = lo, sum = 0;
+    for (int64_t i = 0; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+        sum += v[i];
+    }
+    fprintf(f, "output %s %s float32 min %.6g max %.6g mean %.6g\n", esc_tmp(ESC_TERM, name),
+            shape, lo, hi, n ? sum / (double)n : 0.0);
+}
+
+/* reads the inputs (-i NAME=FILE.npy, else seeded) and runs the tasks */
+static int emulate_run(const char *model, const rknn_model *m, const char *const *spec, int n_spec,
+                       long long seed, const char *dump, emu_result *er, char *err, size_t errlen)
+{
+    void *file = NULL;
+    size_t len = 0;
+    float *in[16] = {0};
+    int n_in = 0, rc;
+
+    if ((rc = rt_read_file(model, &file, &len, err, errlen)))
+        return rc;
+    for (int i = 0; i < m->n_io && !rc; i++) {
+        const rknn_io *io = &m->io[i];
+        const rknn_tensor *t = io->tensor >= 0 ? &m->tensors[io->tensor] : NULL;
+        int64_t n = 1;
+        if (io->is_output)
+            continue;
+        if (n_in >= 16 || !t || t->nd != 4) {
+            rc = rt_err(err, errlen, RT_EUNSUPPORTED, "input %s: not a 4-D tensor", io->name);
+            break;
+        }
+        for (int d = 0; d < 4; d++)
+            n *= t->shape[d];
+        const char *path = NULL;
+        size_t nl = strlen(io->name);
+        for (int k = 0; k < n_spec; k++)
+            if (!strncmp(spec[k], io->name, nl) && spec[k][nl] == '=')
+                path = spec[k] + nl + 1;
+        if (!(in[n_in] = malloc(sizeof(float) * (size_t)n))) {
+            rc = rt_err(err, errlen, RT_ENOMEM, "out of memory");
+            break;
+        }
+        if (path) {
+            npy_array a;
+            if ((rc = npy_read(path, &a, err, errlen)))
+                break;
+            if (a.dtype != DT_FLOAT || a.count != (size_t)n)
+                rc = rt_err(err, errlen, RT_ESHAPE, "%s: input %s needs %lld float32 values", path,
+                            io->name, (long long)n);
+            else
+                memcpy(in[n_in], a.data, sizeof(float) * (size_t)n);
+            npy_free(&a);
+        } else {
+            rc = seed_input_fill(DT_FLOAT, n, seed, n_in, in[n_in]);
+        }
+        n_in++;
+    }
+    for (int k = 0; k < n_spec && !rc; k++) {
+        int found = 0;
+        for (int i = 0; i < m->n_io; i++) {
+            size_t nl = strlen(m->io[i].name);
+            found |= !m->io[i].is_output && !strncmp(spec[k], m->io[i].name, nl) && spec[k][nl] == '=';
+        }
+        if (!found)
+            rc = rt_err(err, errlen, RT_ENOTFOUND, "-i %s: the file has no input of that name",
+                        spec[k]);
+    }
+    if (!rc && dump && mkdir(dump, 0777) && errno != EEXIST)
+        rc = rt_err(err, errlen, RT_EIO, "--dump %s: %s", dump, strerror(errno));
+    if (!rc)
+        rc = emu_exec(m, file, len, (const float *const *)in, n_in, dump, er, err, errlen);
+    for (int i = 0; i < n_in; i++)
+        free(in[i]);
+    free(file);
+    return rc;
+}
+
 int cmd_run_rknn(int argc, char **argv)
 {
-    const char *model = NULL, *target = NULL, *label = NULL, *db = NULL, *v;
+    const char *model = NULL, *target = NULL, *label = NULL, *db = NULL, *v, *dump = NULL;
+    const char *in_spec[16];
+    int n_in_spec = 0, emulate = 0;
+    long long seed = 0;
+    emu_result er = {0};
+    store_output *eouts = NULL;
+    char **epaths = NULL, **eshapes = NULL;
     int json = 0, no_db = 0, npu_table = 0, sram = 0, rc, ret = EXIT_INPUT;
     long long core_mask = 0;
     const npu_platform_t *plat;
@@ -76,6 +185,23 @@ int cmd_run_rknn(int argc, char **argv)
         } else if (cli_opt_is(a, "--core-mask")) {
             if (!(v = cli_opt_value(argc, argv, &i)) || (core_mask = cli_parse_core_mask(v)) < 0)
                 return EXIT_USAGE;
+        } else if (!strcmp(a, "--emulate")) {
+            emulate = 1;
+        } else if (!strcmp(a, "-i") || cli_opt_is(a, "--input")) {
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            if (n_in_spec >= 16) {
+                cli_error("-i: at most 16 inputs");
+                return EXIT_USAGE;
+            }
+            in_spec[n_in_spec++] = v;
+        } else if (cli_opt_is(a, "--seed")) {
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            seed = strtoll(v, NULL, 0);
+        } else if (cli_opt_is(a, "--dump")) {
+            if (!(dump = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
         } else if (!strcmp(a, "--npu-table")) {
             npu_table = 1;
         } else if (!strcmp(a, "--sram")) {
@@ -94,6 +220,21 @@ int cmd_run_rknn(int argc, char **argv)
     }
     if (!model) {
         usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!emulate && (n_in_spec || dump)) {
+        cli_error("run %s: -i and --dump need --emulate (without it nothing is computed)", model);
+        return EXIT_USAGE;
+    }
+    for (int k = 0; k < n_in_spec; k++) {
+        const char *eq = strchr(in_spec[k], '=');
+        if (!eq || eq == in_spec[k] || !eq[1]) {
+            cli_error("-i %s: want NAME=FILE.npy", in_spec[k]);
+            return EXIT_USAGE;
+        }
+    }
+    if (emulate && !run_rknn_is(model)) {
+        cli_error("--emulate runs a vendor .rknn's NPU tasks; %s is not one", model);
         return EXIT_USAGE;
     }
     if ((rc = rknn_model_read(model, &m, err, sizeof(err)))) {
@@ -163,6 +304,46 @@ int cmd_run_rknn(int argc, char **argv)
         goto out;
     }
     built = 1;
+    if (emulate) {
+        if ((rc = emulate_run(model, m, (const char *const *)in_spec, n_in_spec, seed, dump, &er,
+                              err, sizeof(err)))) {
+            cli_error("%s: --emulate: %s", model, err);
+            ret = cli_exit_code(rc);
+            goto out;
+        }
+        pred.run.backend = "emulate";
+        eouts = calloc((size_t)er.n_out + 1, sizeof(*eouts));
+        epaths = calloc((size_t)er.n_out + 1, sizeof(char *));
+        eshapes = calloc((size_t)er.n_out + 1, sizeof(char *));
+        if (!eouts || !epaths || !eshapes) {
+            cli_error("out of memory");
+            ret = EXIT_INTERNAL;
+            goto out;
+        }
+        for (int j = 0; j < er.n_out; j++) {
+            char sh[128], pth[4096];
+            snprintf(sh, sizeof(sh), "[%lld,%lld,%lld,%lld]", (long long)er.out_dims[j][0],
+                     (long long)er.out_dims[j][1], (long long)er.out_dims[j][2],
+                     (long long)er.out_dims[j][3]);
+            eshapes[j] = strdup(sh);
+            if (dump) {
+                emulate_dump_path(pth, sizeof(pth), dump, er.out_names[j]);
+                epaths[j] = strdup(pth);
+            }
+            eouts[j] = (store_output){.idx = j, .name = er.out_names[j], .shape = eshapes[j],
+                                      .dtype = "float32", .dump_file = epaths[j]};
+            if (!json)
+                emulate_print_output(stdout, er.out_names[j], sh, er.out[j], er.out_dims[j]);
+        }
+        free(pred.outs);
+        pred.outs = eouts;
+        pred.n_outs = er.n_out;
+        eouts = NULL;
+        if (!json)
+            printf("emulated: %d NPU tasks computed, %d one-pixel in-place copies skipped, %d "
+                   "OutputOperator tasks done on the CPU\n", er.tasks_run, er.tasks_copy,
+                   er.tasks_output_op);
+    }
     /* a failure to record keeps the results: printed, then why they are not stored */
     rc = no_db ? 0 : run_rows_store(&pred, store_default_path(db), err, sizeof(err));
     if (npu_table) {
@@ -179,6 +360,14 @@ int cmd_run_rknn(int argc, char **argv)
 out:
     if (built)
         run_rows_free(&pred);
+    for (int j = 0; j < er.n_out; j++) {
+        free(epaths ? epaths[j] : NULL);
+        free(eshapes ? eshapes[j] : NULL);
+    }
+    free(epaths);
+    free(eshapes);
+    free(eouts);
+    emu_result_free(&er);
     npu_graph_free(ng);
     graph_free(g);
     rknn_model_free(m);

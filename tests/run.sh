@@ -73,6 +73,7 @@ run_suites() { # build dir, full (1) or fast (0)
     for q in compare analyze hybrid build images qdq shared; do
         suite "quant $q [$b]" bash tests/quant/$q.sh "$b"
     done
+    suite "vendor .rknn emulated vs the source ONNX [$b]" bash tests/cli/emulate.sh "$b"
     if [ "$full" = 1 ]; then
         # slow and about the process, not its memory: killed writers, repeated runs
         suite "crash during recording [$b]" bash tests/cli/crash.sh "$b"

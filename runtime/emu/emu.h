@@ -1,5 +1,5 @@
 /* runtime/emu/emu.h — the compiled NPU tasks of a vendor `.rknn`, decoded
- * (stage 1 of running a vendor file on a PC: decode only, nothing executes).
+ * (emu_decode, emu_program) and executed where understood (emu_exec).
  *
  * Contract:
  *  - A task is a list of register writes, 64-bit entries as the file stores
@@ -202,5 +202,43 @@ typedef struct emu_chip_info {
     const char *status;
 } emu_chip_info;
 const emu_chip_info *emu_chip_table(int *n);
+
+/* ---- execution (runtime/emu/emu_exec.c) ----------------------------------
+ * emu_exec() runs the tasks of a Toolkit2 file (rk3588, rk3566/rk3568 maps)
+ * in the file's order in the NPU's integer arithmetic, over one buffer per
+ * graph tensor in its native layout. A task's addresses are bound to its
+ * node's tensors (feature: the first input, weights and per-channel words:
+ * the node's constants, destination: its output; the element-wise operand:
+ * the node's other activation at the output's position). Conv per output:
+ *   acc = bias32 + sum x * (w + negzp)        exact int32 (int64 checked)
+ *   v = round(acc * mul / 2^14)               BS per-channel multiplier
+ *   v += round((e + EW_CVT_OFFSET) * s / 2^t) EW (ConvAdd): scale bits 0..15, shift 16..21
+ *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
+ * Rounding: half up (add 2^(n-1), arithmetic shift): reproduces the source
+ * model on the sample files; not compared bit for bit with a board.
+ * Anything else (depthwise, BN/ReLU/LUT stages, pools that are not
+ * one-pixel in-place copies, RV110x files, model-1 files without node
+ * indices) stops the run: RT_EUNSUPPORTED and a message naming the task,
+ * its node and what was not understood. Input/OutputOperator run on the CPU
+ * (mean/std, quantization from the file; the NPU tasks of an NPU-placed
+ * OutputOperator, which only reformat, are skipped and counted). */
+typedef struct emu_result {
+    int n_out;
+    char **out_names;        /* the file's output names */
+    float **out;             /* NCHW, dequantized */
+    int64_t (*out_dims)[4];
+    int tasks_run, tasks_copy, tasks_output_op;
+} emu_result;
+
+/* inputs[i]: float NCHW (the framework layout) of the file's i-th input, as
+ * rknn_inputs_set would take it before mean/std. dump_dir: every computed
+ * tensor as DIR/<name>.npy (float32, NCHW, dequantized), NULL none. */
+int emu_exec(const struct rknn_model *m, const uint8_t *file, size_t len,
+             const float *const *inputs, int n_inputs, const char *dump_dir, emu_result *res,
+             char *err, size_t errlen);
+void emu_result_free(emu_result *r);
+/* 1 when emu_exec can run this file's kind at all (the chip's map and the
+ * container); the tasks can still stop it. */
+int emu_exec_supported(const struct rknn_model *m, const char **why);
 
 #endif

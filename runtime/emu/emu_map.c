@@ -175,12 +175,14 @@ int emu_channel_group(const char *target)
 }
 
 static const emu_chip_info chips[] = {
-    {"rk3588", "tasks decoded (CNA, CORE, DPU, DPU_RDMA, PPU, PPU_RDMA); not executed"},
+    {"rk3588", "tasks decoded (CNA, CORE, DPU, DPU_RDMA, PPU, PPU_RDMA); executed by run --emulate "
+               "(model-6 files): int8 conv, ConvAdd, one-pixel copies; depthwise, pooling, BN/ReLU, "
+               "LUT stop it"},
     {"rv1103 rv1106", "tasks decoded as rk3588 but the CNA pad field (19 extra CNA/DPU registers kept raw); "
-                      "not executed"},
-    {"rk3566 rk3568", "tasks decoded (CORE at other offsets; a few CNA/DPU_RDMA registers raw); "
-                      "not executed"},
-    {"rk3562 rk3576 rv1126b", "tasks found, register layout not verified: raw writes only"},
+                      "not executed (internal-buffer addresses not bound to tensors)"},
+    {"rk3566 rk3568", "tasks decoded (CORE at other offsets; a few CNA/DPU_RDMA registers raw); executed "
+                      "by run --emulate as rk3588 (their BS/EW config words), OutputOperator on the CPU"},
+    {"rk3562 rk3576 rv1126b", "tasks found, register layout not verified: raw writes only; not executed"},
 };
 
 const emu_chip_info *emu_chip_table(int *n)

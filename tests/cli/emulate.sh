@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# `rknn-trace run FILE.rknn --emulate`: the vendor file's NPU tasks executed in
+# the NPU's integer arithmetic (runtime/emu/emu_exec.c), checked against the
+# source model run by our ONNX runtime on the same input (every tensor both
+# sides name, numpy cosine and quantization steps), the store read by the
+# sqlite3 CLI, and refusals: files or tasks it does not understand stop with
+# one line naming the task (a register patched here into a copy).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+RT=$B/rknn-trace
+PY=/usr/bin/python3
+SHARED=${RT_SHARED:-../shared}
+D=$SHARED/data/models/rknn
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+expect() { # EXIT_CODE STDERR_REGEX -- command...
+    local code=$1 re=$2; shift 3
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ "$rc" -ne "$code" ]; then bad "$* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; return; fi
+    if [ -n "$re" ] && ! grep -Eq -- "$re" "$T/err"; then bad "$* -> stderr '$(head -c 300 "$T/err")' lacks /$re/"; return; fi
+    if [ "$code" -ge 2 ] && [ "$(grep -c . "$T/err")" -ne 1 ]; then bad "$* -> stderr is not one line: $(cat "$T/err")"; return; fi
+    if grep -q "AddressSanitizer\|runtime error" "$T/err"; then bad "$* -> sanitizer report"; return; fi
+    ok
+}
+
+if [ ! -f "$D/multiple_input_demo.onnx" ]; then
+    echo "no $D/multiple_input_demo.onnx: vendor samples missing"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+# one image per input, integer pixels 0..255 (the files' inputs: scale 1, zp -128)
+$PY - "$T" <<'EOF'
+import sys, numpy as np
+r = np.random.default_rng(7)
+np.save(sys.argv[1] + '/a.npy', r.integers(0, 256, (1, 1, 128, 128)).astype(np.float32))
+np.save(sys.argv[1] + '/b.npy', r.integers(0, 256, (1, 3, 128, 128)).astype(np.float32))
+EOF
+IN=(-i "input.1=$T/a.npy" -i "input=$T/b.npy")
+expect 0 "" -- "$RT" run "$D/multiple_input_demo.onnx" --backend sim "${IN[@]}" --dump "$T/onnx" --no-db
+
+# --- emulated against the ONNX run, every tensor both name ---------------------
+for chip in rk3588 rk3566; do
+    f=$D/multiple_input_demo.$chip.rknn
+    expect 0 "" -- "$RT" run "$f" --emulate "${IN[@]}" --dump "$T/$chip" --no-db
+    grep -q "^output 8 \[1,8,128,128\] float32" "$T/out" && ok || bad "$chip: output line: $(head -3 "$T/out")"
+    "$RT" inspect "$f" --json >"$T/$chip.json" 2>/dev/null || bad "$chip: inspect --json"
+    if out=$($PY - "$T/onnx" "$T/$chip" "$T/$chip.json" <<'EOF'
+import json, sys, numpy as np
+onnx, emu, meta = sys.argv[1:4]
+idx = json.load(open(onnx + '/index.json'))
+q = {o['name']: (o['scale'], o['zero_point']) for o in json.load(open(meta))['outputs']}
+msgs, seen = [], 0
+for e in idx:
+    try:
+        a = np.load(f"{emu}/{e['name']}.npy")
+    except FileNotFoundError:
+        continue                      # fused away in the file (Conv_0's own output 6)
+    b = np.load(f"{onnx}/{e['file']}")
+    seen += 1
+    if a.shape != b.shape:
+        msgs.append(f"{e['name']}: shape {a.shape} vs {b.shape}"); continue
+    a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
+    cos = a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
+    want = 1.0 if e['layer'] < 0 else 0.9999
+    if cos < want:
+        msgs.append(f"{e['name']} (layer {e['layer']}): cosine {cos:.6f} < {want}")
+    if e['name'] in q:                # an output: within one step of the rounded float
+        s, z = q[e['name']]
+        d = np.abs(np.round(a / s) - (np.clip(np.round(b / s) + z, -128, 127) - z))
+        if d.max() > 1:
+            msgs.append(f"{e['name']}: {int((d > 1).sum())} values more than one step off")
+if seen != 4:
+    msgs.append(f"{seen} tensors compared, want 4 (2 inputs, 7, 8)")
+# every task's own rows (the 1-, 2- and 3-core tilings overwrite each other's)
+byname = {e['name']: np.load(f"{onnx}/{e['file']}") for e in idx}
+tasks = json.load(open(emu + '/tasks.json'))
+for t in tasks:
+    a = np.load(f"{emu}/{t['file']}").astype(np.float64)
+    r0, r1 = t['rows']
+    b = byname[t['tensor']][:, :, r0:r1, :].astype(np.float64)
+    cos = (a * b).sum() / (np.linalg.norm(a) * np.linalg.norm(b))
+    if a.shape != b.shape or cos < 0.9999:
+        msgs.append(f"task {t['task']} ({t['node']}, {t['tensor']} rows {r0}..{r1}): cosine {cos:.6f}")
+print(len(tasks), end=' ')
+print('; '.join(msgs)); sys.exit(1 if msgs else 0)
+EOF
+    ); then ok; else bad "$chip emulated vs ONNX: $out"; fi
+    want=$([ $chip = rk3588 ] && echo 12 || echo 2)
+    [ "${out%% *}" = "$want" ] && ok || bad "$chip: ${out%% *} task dumps, want $want"
+done
+# the same quantization on both chips: the same integers
+cmp -s "$T/rk3588/8.npy" "$T/rk3566/8.npy" && ok || bad "rk3588 and rk3566 outputs differ"
+grep -q "12 NPU tasks computed, 5 one-pixel in-place copies" <("$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate "${IN[@]}" --no-db 2>&1) \
+    && ok || bad "rk3588: task counts"
+
+# --- the store: backend emulate, the output with its dump ------------------------
+DB=$T/db
+expect 0 "" -- "$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate "${IN[@]}" --dump "$T/st" --db "$DB" --label emu
+[ "$(sqlite3 "$DB" "select backend||','||platform||','||model_format from runs where label='emu'")" = "emulate,rk3588,rknn" ] \
+    && ok || bad "stored run: $(sqlite3 "$DB" 'select backend, platform, model_format from runs')"
+[ "$(sqlite3 "$DB" "select name||','||shape||','||dtype||','||dump_file from outputs")" = "8,[1,8,128,128],float32,$T/st/8.npy" ] \
+    && ok || bad "stored outputs: $(sqlite3 "$DB" 'select * from outputs')"
+[ "$(sqlite3 "$DB" "select count(*) from layers l join runs r on r.id = l.run_id where r.label='emu'")" = 5 ] \
+    && ok || bad "stored layers: $(sqlite3 "$DB" 'select count(*) from layers')"
+
+# compare of the ONNX run and the emulated one, both stored with their dumps
+expect 0 "" -- "$RT" run "$D/multiple_input_demo.onnx" --backend sim -t rk3588 "${IN[@]}" --dump "$T/od" --db "$DB" --label onnx
+expect 0 "" -- "$RT" compare onnx emu --db "$DB"
+grep -Eq "B  vs golden: .*vs A: cos 0\.999[89]" "$T/out" && ok || bad "compare onnx emu: $(grep 'vs A' "$T/out")"
+
+# --- what it does not run: one line each, exit 2 -------------------------------
+expect 2 "retinaface.rv1103.rknn: --emulate: not emulated: RV110x" -- \
+    "$RT" run "$D/retinaface.rv1103.rknn" --emulate --no-db
+expect 2 "not emulated: one regcmd blob per task" -- "$RT" run "$D/yolov8n.rk3566.rknn" --emulate --no-db
+expect 2 "not emulated: one regcmd blob per task" -- "$RT" run "$D/multiple_input_demo.rk3588.tk134.rknn" --emulate --no-db
+expect 2 "not emulated: the chip's register layout is not decoded" -- \
+    "$RT" run "$D/multiple_input_demo.rk3562.rknn" --emulate --no-db
+expect 1 "is not one" -- "$RT" run "$D/multiple_input_demo.onnx" --emulate --no-db
+expect 2 "input.1 needs 16384 float32 values" -- \
+    "$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate -i "input.1=$T/b.npy" --no-db
+expect 2 "-i nope=.*: the file has no input of that name" -- \
+    "$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate -i "nope=$T/a.npy" --no-db
+expect 1 "need --emulate" -- "$RT" run "$D/multiple_input_demo.rk3588.rknn" -i "input=$T/b.npy" --no-db
+# a copy whose first task writes 1 into DPU 0x40c4 (unnamed, 0 in every file seen)
+"$RT" inspect "$D/multiple_input_demo.rk3588.rknn" --tasks --json >"$T/tasks.json" 2>/dev/null
+$PY - "$D/multiple_input_demo.rk3588.rknn" "$T/tasks.json" "$T/patched.rknn" <<'EOF'
+import json, struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+t = json.load(open(sys.argv[2]))['npu_tasks']['tasks'][1]
+for k in range(t['writes']):
+    o = t['file_offset'] + 8 * k
+    e, = struct.unpack_from('<Q', b, o)
+    if e & 0xffff == 0x40c4:
+        struct.pack_into('<Q', b, o, (e & ~(0xffffffff << 16)) | (1 << 16))
+        break
+else:
+    sys.exit('no 0x40c4 write')
+open(sys.argv[3], 'wb').write(b)
+EOF
+expect 2 "task 1 \(node Conv:Conv_0\): register 0x40c4 = 0x00000001 has no known meaning" -- \
+    "$RT" run "$T/patched.rknn" --emulate "${IN[@]}" --no-db
+
+# --- info says what is executed per chip -----------------------------------------
+"$RT" info >"$T/info" 2>&1
+grep -q "rk3588: .*executed by run --emulate" "$T/info" && ok || bad "info: rk3588 line"
+grep -q "rv1103 rv1106: .*not executed" "$T/info" && ok || bad "info: rv1103 line"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
