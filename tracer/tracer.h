@@ -422,6 +422,8 @@ typedef struct trace_journal {
     int n_fn, cap_fn;
     char **warn;                   /* "ctx N: text" */
     int n_warn, cap_warn;
+    char runtime[8];               /* L line: "simlib" (this project's librknnrt.so),
+                                      "vendor", "" (a journal without it) */
 } trace_journal;
 /* Parses buf (modified in place; perf texts point into it) into j (zeroed first
  * by the caller); never fails: what cannot be read is left out. */
