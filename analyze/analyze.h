@@ -370,7 +370,7 @@ int summary_layers_measured(const run_summary *s);
 const char *summary_frame_label(const run_summary *s);
 const char *summary_frame_missing(const run_summary *s);
 const char *summary_timing_label(const run_summary *s);
-const char *summary_top_title(const run_summary *s);
+const char *summary_top_title(const run_summary *s, char *buf, size_t len);
 /* The time of a layer row the summary ranks: its table time or its frame share. */
 double summary_layer_us(const run_summary *s, const store_layer *l);
 /* "output 'scores' is constant (collapsed)"-style text of an output state,

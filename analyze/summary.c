@@ -393,11 +393,14 @@ const char *summary_timing_label(const run_summary *s)
     return "host (this PC, not the board)";
 }
 
-const char *summary_top_title(const run_summary *s)
+const char *summary_top_title(const run_summary *s, char *buf, size_t len)
 {
-    return summary_layers_measured(s) ? "Slowest measured layers (level-4 table time, measured on the board)"
-           : s->top_by_table ? "Slowest layers (level-4 table time)"
-                             : "Slowest predicted layers (predicted by the NPU model)";
+    snprintf(buf, len, "Slowest %s layers (%s%s)",
+             s->top_prov == PROV_BOARD ? "measured" : s->top_prov == PROV_PREDICTED ? "predicted" : "",
+             s->top_by_table ? "level-4 table time, " : "", provenance_words(s->top_prov));
+    if (s->top_prov != PROV_BOARD && s->top_prov != PROV_PREDICTED)
+        memmove(buf + 8, buf + 9, strlen(buf + 9) + 1); /* "Slowest  layers" */
+    return buf;
 }
 
 void summary_free(run_summary *s)
@@ -582,10 +585,9 @@ void summary_print(const run_summary *s, FILE *f, int color)
         fprintf(f, "CPU fallback: none\n");
     }
     if (s->n_top) {
-        fprintf(f, "slowest %s layers (%s%s)\n  %5s %-16s %-7s %-7s %10s %6s %7s %9s  %s\n",
-                summary_layers_measured(s) ? "measured" : "predicted", provenance_words(s->top_prov),
-                s->top_by_table && s->top_prov == PROV_PREDICTED
-                    ? "; level-4 table time: run recorded before frame times" : "",
+        summary_top_title(s, nm, sizeof(nm));
+        nm[0] = 's';
+        fprintf(f, "%s\n  %5s %-16s %-7s %-7s %10s %6s %7s %9s  %s\n", nm,
                 "layer", "OpType", "dtype", "bound", "time us", "share", "MAC%", "RW KB", "FullName");
         for (int k = 0; k < s->n_top; k++) {
             const store_layer *l = &s->layers[s->top[k]];

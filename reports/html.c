@@ -229,7 +229,7 @@ static void single_run(const rep_doc *d, FILE *f)
         svg_error(f, r);
 
     if (s->n_top) {
-        fputs("<h2>", f), esc(f, summary_top_title(s)), fputs("</h2>\n", f);
+        fputs("<h2>", f), esc(f, summary_top_title(s, v, sizeof(v))), fputs("</h2>\n", f);
         table_open(f, "top", (const char *const[]){ "#", "OpType", "name", "dtype", "bound", "time us", "MAC %", "RW KB" }, 8);
         for (int k = 0; k < s->n_top; k++) {
             const store_layer *l = &r->layers[s->top[k]];

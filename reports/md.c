@@ -102,7 +102,7 @@ static void summary_section(const report_run *r, FILE *f)
     md_row(f, (const char *const[]){ "I/O operators (us)", rep_num(a, sizeof(a), s->io_us, "%.1f") }, 2);
 
     if (s->n_top) {
-        fprintf(f, "\n## %s\n\n", summary_top_title(s));
+        fprintf(f, "\n## %s\n\n", summary_top_title(s, v, sizeof(v)));
         md_head(f, (const char *const[]){ "#", "OpType", "name", "dtype", "bound", "time us", "share",
                                            "MAC %", "RW KB" }, 9, "rllllrrrr");
         for (int k = 0; k < s->n_top; k++) {
