@@ -633,7 +633,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
                     *backend ? tt(backend) : "unknown");
     } else {
         fprintf(f, "\n%s %s: median %s ms, p90 %s ms, min %s ms, stddev %s ms\n",
-                s->prov.timing == PROV_HOST ? "host     " : "timing    rknn_run,",
+                s->prov.timing == PROV_HOST || s->prov.timing == PROV_NONE ? "host     " : "timing    rknn_run,",
                 provenance_words(s->prov.timing != PROV_NONE ? s->prov.timing : PROV_HOST),
                 summary_fmt(a, sizeof(a), s->host_median_us / 1e3, "%.3f"),
                 summary_fmt(b, sizeof(b), s->host_p90_us / 1e3, "%.3f"), summary_fmt(c, sizeof(c), s->host_min_us / 1e3, "%.3f"),
