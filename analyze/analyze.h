@@ -281,7 +281,39 @@ typedef struct summary_output {
     int state;                          /* enum summary_output_state */
 } summary_output;
 
+/* Where a figure of a run came from. Every surface that prints a time or a
+ * frame says it in the words of provenance_words(), derived by provenance_of()
+ * from the run's backend (and, for an attached application, from the runtime it
+ * ran on: backend "simlib" is this project's own librknnrt.so). */
+enum provenance {
+    PROV_NONE = 0,      /* no such figure */
+    PROV_PREDICTED,     /* the NPU model (sim, predict; the simulated library's tables) */
+    PROV_BOARD,         /* measured on a board: its runtime (board, attach, an imported log) */
+    PROV_HOST,          /* this PC's CPU running the CPU runtime (sim) */
+    PROV_SIMLIB,        /* rknn_run of this project's librknnrt.so on this PC (attach, board) */
+    PROV_TOOLKIT,       /* Toolkit2's simulator on a PC (imported accuracy_analysis) */
+};
+
+/* The provenance of each figure of a run. */
+typedef struct run_provenance {
+    int frame;          /* the frame figure (npu.predicted_us) */
+    int layer_frame;    /* the layers' frame shares (frame_us), kept when the run has no frame */
+    int table;          /* the level-4 table: its total and the layers' times */
+    int timing;         /* the timed runs: median/p90/min of rknn_run or the host runtime */
+    int imported;       /* 1: read from a log a board or Toolkit2 printed */
+} run_provenance;
+
+void provenance_of(const store_run *run, run_provenance *p);
+/* "predicted by the NPU model", "measured on the board", ... ("n/a" for PROV_NONE). */
+const char *provenance_words(int prov);
+/* One word for columns and JSON: "predicted", "board", "host", "simlib",
+ * "toolkit", NULL for PROV_NONE. */
+const char *provenance_tag(int prov);
+/* "frame: WORDS; table: WORDS; timing: WORDS", the figures a run has. */
+const char *provenance_line(const run_provenance *p, char *buf, size_t len);
+
 typedef struct run_summary {
+    run_provenance prov;                /* where each figure came from */
     const store_run *run;               /* borrowed, as are all rows below */
     const store_layer *layers;
     int n_layers;
@@ -300,7 +332,9 @@ typedef struct run_summary {
     int *fallback;                      /* their layer rows, in order */
     double fallback_us, fallback_pct;   /* their predicted time and share of the frame */
     int top[SUMMARY_TOP], n_top;        /* layer rows by predicted time, largest first */
-    int top_by_table;                   /* 1: ranked by table time_us (no frame_us: v1 run) */
+    int top_by_table;                   /* 1: ranked by table time_us (no frame_us: a v1 run,
+                                           a board's or an imported log's measured table) */
+    int top_prov;                       /* enum provenance of the layers' times */
     double sram_saved_kb;               /* DDR traffic SRAM saved per frame, NaN none (or a
                                            chip without SRAM) */
     double nbuf_saved_kb;               /* the same through the nbuf of rk3576/rk3562, NaN none */
@@ -329,6 +363,18 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
                      const store_output *outs, int n_outs, const store_accuracy *acc, int n_acc,
                      double cos_threshold, run_summary *s);
 void summary_free(run_summary *s);
+/* 1: the layers' times were measured on a board (top_by_table, PROV_BOARD). */
+int summary_layers_measured(const run_summary *s);
+/* The reports' labels, in the provenance's words: "predicted frame" (or
+ * "frame" for a measured table), what a missing frame says, the timed runs'
+ * row ("host (this PC, not the board)", "rknn_run (measured on the board)",
+ * ...), the slowest layers' heading. */
+const char *summary_frame_label(const run_summary *s);
+const char *summary_frame_missing(const run_summary *s);
+const char *summary_timing_label(const run_summary *s);
+const char *summary_top_title(const run_summary *s, char *buf, size_t len);
+/* The time of a layer row the summary ranks: its table time or its frame share. */
+double summary_layer_us(const run_summary *s, const store_layer *l);
 /* "output 'scores' is constant (collapsed)"-style text of an output state,
  * NULL for SUM_OUT_OK / SUM_OUT_UNKNOWN. */
 const char *summary_output_problem(const summary_output *o, char *buf, size_t len);

@@ -61,9 +61,9 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
                       "bad label '%s': a label must not be empty or a number", r->label);
     if (r->backend && strcmp(r->backend, "sim") != 0 && strcmp(r->backend, "board") != 0 &&
         strcmp(r->backend, "predict") != 0 && strcmp(r->backend, "toolkit") != 0 &&
-        strcmp(r->backend, "emulate") != 0)
+        strcmp(r->backend, "simlib") != 0 && strcmp(r->backend, "emulate") != 0)
         return rt_err(err, errlen, RT_EINVAL,
-                      "bad backend '%s' (sim, board, predict, toolkit or emulate)",
+                      "bad backend '%s' (sim, board, simlib, predict, toolkit or emulate)",
                       r->backend);
     if (st->batch_lost)
         return rt_err(err, errlen, RT_EIO, "%s: the batch was rolled back", st->path);

@@ -6,6 +6,7 @@
 #include "util/escape.h"
 #include "util/util.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,43 +16,139 @@ static int known_int(int64_t v)
     return v != STORE_NULL_INT;
 }
 
-/* A number after "key": in a v1 run's extra JSON (written by `run` before
- * schema v2 had columns for it); NaN when absent. */
-static double extra_num(const char *extra, const char *key)
+/* The facts a run's extra JSON carries that no column holds, read once by
+ * their place in the document (never by searching its text): what `run`
+ * writes (record/source_sim.c: npu_load, perf_table_us, quant{}), what a v1
+ * run wrote (npu_predicted_us, npu_share{}), what board and attach runs write
+ * (npu_load), what an import writes (import, perf{total_time_us}). */
+typedef struct extra_facts {
+    int imported;                 /* the "import" key */
+    double predicted_us;          /* v1: npu_predicted_us */
+    double perf_table_us;         /* perf_table_us */
+    double total_time_us;         /* an import's perf.total_time_us */
+    double share[3];              /* v1: npu_share compute, DDR, CPU */
+    double quant[4];              /* quant: calibration_samples, int8_layers, fp16_layers,
+                                     cfg_parameters */
+    int load[3], n_load;          /* npu_load: 0..100 per core */
+} extra_facts;
+
+static double j_real(json_t *o, const char *key)
 {
-    char k[64];
-    size_t n = strlen(key);
-    if (n + 4 > sizeof(k))
-        return NAN;
-    /* "key": built by hand: ls calls this for every run it lists */
-    k[0] = '"';
-    memcpy(k + 1, key, n);
-    memcpy(k + n + 1, "\":", 3);
-    const char *p = extra ? strstr(extra, k) : NULL;
-    if (!p)
-        return NAN;
-    char *end;
-    double v = strtod(p + strlen(k), &end);
-    return end == p + strlen(k) ? NAN : v;
+    json_t *v = o ? json_object_get(o, key) : NULL;
+    return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* "npu_load":[61,50,50] of the extra JSON (no column holds the load). */
-static int extra_load(const char *extra, int pct[3])
+static void extra_read(const char *text, extra_facts *x)
 {
-    const char *p = extra ? strstr(extra, "\"npu_load\":[") : NULL;
-    int n = 0;
-    if (!p)
-        return 0;
-    p += strlen("\"npu_load\":[");
-    while (n < 3 && *p && *p != ']') {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || v < 0 || v > 100)
-            return 0;
-        pct[n++] = (int)v;
-        p = end + (*end == ',');
+    static const char *const share_keys[3] = { "compute", "DDR", "CPU" };
+    static const char *const quant_keys[4] = { "calibration_samples", "int8_layers", "fp16_layers",
+                                               "cfg_parameters" };
+    json_t *root = text ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;
+
+    memset(x, 0, sizeof(*x));
+    if (!json_is_object(root))
+        root = (json_decref(root), NULL);
+    x->imported = root && json_object_get(root, "import") != NULL;
+    x->predicted_us = j_real(root, "npu_predicted_us");
+    x->perf_table_us = j_real(root, "perf_table_us");
+    x->total_time_us = j_real(root ? json_object_get(root, "perf") : NULL, "total_time_us");
+    json_t *sh = root ? json_object_get(root, "npu_share") : NULL;
+    for (int b = 0; b < 3; b++)
+        x->share[b] = j_real(sh, share_keys[b]);
+    json_t *q = root ? json_object_get(root, "quant") : NULL;
+    for (int k = 0; k < 4; k++)
+        x->quant[k] = j_real(q, quant_keys[k]);
+    json_t *ld = root ? json_object_get(root, "npu_load") : NULL;
+    for (size_t k = 0; json_is_array(ld) && k < json_array_size(ld) && k < 3; k++) {
+        json_t *v = json_array_get(ld, k);
+        double p = json_is_number(v) ? json_number_value(v) : -1;
+        if (!(p >= 0 && p <= 100) || p != floor(p)) { /* stored text: untrusted */
+            x->n_load = 0;
+            break;
+        }
+        x->load[x->n_load++] = (int)p;
     }
-    return n;
+    json_decref(root);
+}
+
+/* ---- provenance ------------------------------------------------------------ */
+
+static int backend_is(const store_run *r, const char *b)
+{
+    return r->backend && !strcmp(r->backend, b);
+}
+
+static void provenance_from(const store_run *r, const extra_facts *x, run_provenance *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->imported = x->imported;
+    /* only the NPU model writes a frame figure (npu_us): a board's PERF_RUN is in extra */
+    p->frame = PROV_PREDICTED;
+    if (backend_is(r, "sim")) {
+        p->table = PROV_PREDICTED, p->timing = PROV_HOST;
+    } else if (backend_is(r, "predict")) {
+        p->table = PROV_PREDICTED, p->timing = PROV_NONE;
+    } else if (backend_is(r, "emulate")) {
+        /* a vendor file's tasks executed on this PC: the NPU model's table, this PC's time */
+        p->table = PROV_PREDICTED, p->timing = PROV_HOST;
+    } else if (backend_is(r, "simlib")) {
+        /* this project's runtime prints the NPU model's table */
+        p->table = PROV_PREDICTED, p->timing = PROV_SIMLIB;
+    } else if (backend_is(r, "board")) {
+        p->table = PROV_BOARD, p->timing = PROV_BOARD;
+    } else if (backend_is(r, "toolkit")) {
+        p->table = PROV_TOOLKIT, p->timing = PROV_TOOLKIT;
+    } else {
+        p->frame = p->table = p->timing = PROV_NONE;
+    }
+    p->layer_frame = p->frame;
+}
+
+void provenance_of(const store_run *r, run_provenance *p)
+{
+    extra_facts x;
+    extra_read(r->extra_json, &x);
+    provenance_from(r, &x, p);
+}
+
+const char *provenance_words(int prov)
+{
+    switch (prov) {
+    case PROV_PREDICTED: return "predicted by the NPU model";
+    case PROV_BOARD: return "measured on the board";
+    case PROV_HOST: return "this PC's CPU, not the board";
+    case PROV_SIMLIB: return "this project's simulated librknnrt.so on this PC, not the board";
+    case PROV_TOOLKIT: return "Toolkit2's simulator on a PC, not the board";
+    }
+    return "n/a";
+}
+
+const char *provenance_tag(int prov)
+{
+    switch (prov) {
+    case PROV_PREDICTED: return "predicted";
+    case PROV_BOARD: return "board";
+    case PROV_HOST: return "host";
+    case PROV_SIMLIB: return "simlib";
+    case PROV_TOOLKIT: return "toolkit";
+    }
+    return NULL;
+}
+
+const char *provenance_line(const run_provenance *p, char *buf, size_t len)
+{
+    const int v[3] = { p->frame, p->table, p->timing };
+    static const char *const what[3] = { "frame", "table", "timing" };
+    size_t u = 0;
+
+    buf[0] = '\0';
+    for (int k = 0; k < 3; k++)
+        if (v[k] != PROV_NONE && u < len)
+            u += (size_t)snprintf(buf + u, len - u, "%s%s %s", u ? "; " : "", what[k],
+                                  provenance_words(v[k]));
+    if (!u)
+        snprintf(buf, len, "n/a");
+    return buf;
 }
 
 /* The node row that carries an NPU layer's figures (set_npu_fields in cli/). */
@@ -112,20 +209,22 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->out_cos = s->out_sqnr_db = NAN;
 
     /* predicted frame: the v2 column, else the v1 extra JSON (if it is JSON at all) */
-    const char *extra = run->extra_json && json_valid(run->extra_json) ? run->extra_json : NULL;
-    s->frame_us = !isnan(run->npu_us) ? run->npu_us : extra_num(extra, "npu_predicted_us");
+    extra_facts x;
+    extra_read(run->extra_json, &x);
+    provenance_from(run, &x, &s->prov);
+    s->frame_us = !isnan(run->npu_us) ? run->npu_us : x.predicted_us;
     s->fps = s->frame_us > 0 ? 1e6 / s->frame_us : NAN;
     const npu_platform_t *p = run->platform ? npu_platform_find(run->platform) : NULL;
     s->npu_mhz = p ? p->npu_mhz : -1;
     s->n_cores = p ? p->cores : -1;
-    s->n_load = extra_load(extra, s->load_pct);
-    double q[4] = { extra_num(extra, "calibration_samples"),
-                    extra_num(extra, "int8_layers"), extra_num(extra, "fp16_layers"),
-                    extra_num(extra, "cfg_parameters") };
+    s->n_load = x.n_load;
+    memcpy(s->load_pct, x.load, sizeof(x.load));
+    const double *q = x.quant;
     int64_t *qd[4] = { &s->calib_samples, &s->int8_layers, &s->fp16_layers, &s->cfg_params };
     for (int k = 0; k < 4; k++)
         *qd[k] = !(q[k] >= 0 && q[k] < 1e15) ? -1 : (int64_t)q[k]; /* stored text: untrusted */
 
+    double by_bound_t[3] = { 0, 0, 0 }, sum_bound_t = 0; /* a measured table's */
     double by_bound[3] = { 0, 0, 0 }, sum_frame = 0, sum_table = 0, sram = 0;
     int n_frame = 0, n_table = 0, n_sram = 0;
     s->fallback = xcalloc((size_t)(n_layers ? n_layers : 1), sizeof(int));
@@ -139,6 +238,12 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
             sum_frame += l->frame_us;
             n_frame++;
         }
+        if (!isnan(l->time_us) && l->bound) {
+            int b = !strcmp(l->bound, "compute") ? 0 : !strcmp(l->bound, "DDR") ? 1
+                    : !strcmp(l->bound, "CPU") ? 2 : -1;
+            if (b >= 0)
+                by_bound_t[b] += l->time_us, sum_bound_t += l->time_us;
+        }
         if (!isnan(l->time_us)) /* whole microseconds, as the table adds them */
             sum_table += l->time_us >= 0 && l->time_us < 1e15 ? (double)(int64_t)l->time_us : 0,
             n_table++;
@@ -151,23 +256,39 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     }
     /* the level-4 table's own total when the run kept it (its Input/OutputOperator
      * and split layers have no row), else the rows' */
-    double tab = extra_num(extra, "perf_table_us");
+    double tab = x.perf_table_us;
     s->perf_table_us = !isnan(tab) ? tab : n_table ? sum_table : NAN;
+    /* an imported log's "total" is its profiled table's sum (it ran rknn_run
+     * with profiling on; no timed runs unless a benchmark printed them) */
+    double imp_total = s->prov.imported ? x.total_time_us : NAN;
+    int total_is_table = !isnan(imp_total) && imp_total == run->total_us;
+    if (total_is_table && isnan(s->perf_table_us))
+        s->perf_table_us = imp_total;
     s->io_us = n_frame && !isnan(s->frame_us) ? s->frame_us - sum_frame : NAN;
     /* the SramHit column counts hits in whatever on-chip buffer the chip has:
      * SRAM (rk3588), the nbuf (rk3576, rk3562), or none */
     double hit_kb = n_sram ? sram / 1024.0 : NAN;
     s->sram_saved_kb = !p || p->sram_bytes ? hit_kb : NAN;
     s->nbuf_saved_kb = p && !p->sram_bytes && p->nbuf_bytes ? hit_kb : NAN;
+    int measured = !n_frame && s->prov.table == PROV_BOARD && sum_bound_t > 0;
     for (int b = 0; b < 3; b++)
-        s->share_pct[b] = n_frame && sum_frame > 0 ? 100.0 * by_bound[b] / sum_frame
-                          : b == 0 ? extra_num(extra, "compute")
-                          : b == 1 ? extra_num(extra, "DDR")
-                                   : extra_num(extra, "CPU");
-    if (!n_frame)
+        s->share_pct[b] = measured ? 100.0 * by_bound_t[b] / sum_bound_t
+                          : n_frame && sum_frame > 0 ? 100.0 * by_bound[b] / sum_frame
+                                                     : x.share[b];
+    double fb_total = s->frame_us;
+    if (!n_frame && s->prov.table == PROV_BOARD) {
+        /* a board's table: the times it measured for its CPU layers */
+        double t = 0;
+        int n_t = 0;
+        for (int k = 0; k < s->n_fallback; k++)
+            if (!isnan(layers[s->fallback[k]].time_us))
+                t += layers[s->fallback[k]].time_us, n_t++;
+        s->fallback_us = n_t ? t : NAN;
+        fb_total = s->perf_table_us;
+    } else if (!n_frame) {
         s->fallback_us = NAN;
-    s->fallback_pct = s->frame_us > 0 && !isnan(s->fallback_us) ? 100.0 * s->fallback_us / s->frame_us
-                                                                 : NAN;
+    }
+    s->fallback_pct = fb_total > 0 && !isnan(s->fallback_us) ? 100.0 * s->fallback_us / fb_total : NAN;
 
     /* top layers: by predicted frame time, a v1 run by its table time */
     int *idx = xcalloc((size_t)(n_layers ? n_layers : 1), sizeof(int)), n = 0;
@@ -178,6 +299,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     rank rk = { layers, n_frame > 0 };
     qsort_r(idx, (size_t)n, sizeof(int), by_time, &rk);
     s->n_top = n < SUMMARY_TOP ? n : SUMMARY_TOP;
+    s->top_prov = s->top_by_table ? s->prov.table : s->prov.frame;
     memcpy(s->top, idx, sizeof(int) * (size_t)s->n_top);
     free(idx);
 
@@ -186,13 +308,20 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
 
     /* a predicted-only run (backend "predict": a vendor .rknn on a PC) ran nothing here */
     int predicted_only = run->backend && !strcmp(run->backend, "predict");
-    s->host_median_us = predicted_only ? NAN : run->total_us;
+    s->host_median_us = predicted_only || total_is_table ? NAN : run->total_us;
     s->host_p90_us = run->host_p90_us;
     s->host_min_us = run->host_min_us;
     s->host_stddev_us = run->host_stddev_us;
     s->iterations = known_int(run->iterations) ? run->iterations : -1;
     s->warmup = known_int(run->warmup) ? run->warmup : -1;
     s->threads = known_int(run->threads) ? run->threads : -1;
+    /* each figure's provenance, NONE where the run has no such figure */
+    if (isnan(s->frame_us))
+        s->prov.frame = PROV_NONE;
+    if (isnan(s->perf_table_us) && !n_table)
+        s->prov.table = PROV_NONE;
+    if (isnan(s->host_median_us) && isnan(s->host_min_us) && isnan(s->host_p90_us))
+        s->prov.timing = PROV_NONE;
     s->dump_dir = run->dump_dir;
 
     /* accuracy: the graph outputs first, then the findings over all rows */
@@ -246,6 +375,49 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
         if (!isnan(sc) && (s->worst_single < 0 || sc < acc[s->worst_single].single.cos))
             s->worst_single = i;
     }
+}
+
+int summary_layers_measured(const run_summary *s)
+{
+    return s->top_by_table && s->top_prov == PROV_BOARD;
+}
+
+double summary_layer_us(const run_summary *s, const store_layer *l)
+{
+    return s->top_by_table ? l->time_us : l->frame_us;
+}
+
+const char *summary_frame_label(const run_summary *s)
+{
+    return isnan(s->frame_us) && s->prov.table == PROV_BOARD ? "frame" : "predicted frame";
+}
+
+const char *summary_frame_missing(const run_summary *s)
+{
+    return s->prov.table == PROV_BOARD ? "no NPU prediction: the table was measured on the board"
+                                       : "no NPU prediction recorded";
+}
+
+const char *summary_timing_label(const run_summary *s)
+{
+    switch (s->prov.timing) {
+    case PROV_BOARD: return "rknn_run (measured on the board)";
+    case PROV_SIMLIB: return "rknn_run (this project's simulated librknnrt.so on this PC, not the board)";
+    case PROV_TOOLKIT: return "timing (Toolkit2's simulator on a PC, not the board)";
+    }
+    if (s->prov.imported)
+        return "timed runs (none in the log: its table total is not an rknn_run median)";
+    return "host (this PC, not the board)";
+}
+
+const char *summary_top_title(const run_summary *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "Slowest %s layers (%s%s)",
+             s->top_prov == PROV_BOARD ? "measured" : s->top_prov == PROV_PREDICTED ? "predicted" : "",
+             s->top_by_table ? "level-4 table time, " : "", provenance_words(s->top_prov));
+    if (s->top_prov != PROV_BOARD && s->top_prov != PROV_PREDICTED)
+        memmove(buf + 8, buf + 9, strlen(buf + 9) + 1); /* "Slowest  layers" */
+    return buf;
 }
 
 void summary_free(run_summary *s)
@@ -382,8 +554,13 @@ void summary_print(const run_summary *s, FILE *f, int color)
             r->backend ? tt(r->backend) : "n/a", r->quant ? tt(r->quant) : "n/a",
             r->quant_algo ? " " : "", tt(r->quant_algo), r->quant_method ? " " : "", tt(r->quant_method));
 
+    fprintf(f, "figures   %s\n", provenance_line(&s->prov, nm, sizeof(nm)));
+
     /* NPU first: the figures a board user acts on */
-    if (isnan(s->frame_us)) {
+    if (isnan(s->frame_us) && s->prov.table == PROV_BOARD) {
+        fprintf(f, "\nframe     n/a (no NPU prediction: the table below was %s)\n",
+                provenance_words(s->prov.table));
+    } else if (isnan(s->frame_us)) {
         fprintf(f, "\npredicted n/a (no NPU prediction recorded)\n");
     } else {
         fprintf(f, "\n%spredicted %.3f ms per frame, %.1f FPS%s on %s NPU at %s MHz (NPU model)\n",
@@ -392,9 +569,11 @@ void summary_print(const run_summary *s, FILE *f, int color)
         fprintf(f, "          expected error: mean |err| %.1f %%, %d of %d model/chip pairs within "
                 "+-%.0f %% (%s)\n", SUMMARY_BAND_MEAN_PCT, SUMMARY_BAND_WITHIN, SUMMARY_BAND_PAIRS,
                 SUMMARY_BAND_LIMIT_PCT, SUMMARY_BAND_SOURCE);
-        fprintf(f, "          level-4 table total %s ms (layer by layer, as perf_debug runs)\n",
-                summary_fmt(a, sizeof(a), s->perf_table_us / 1e3, "%.3f"));
     }
+    if (!isnan(s->frame_us) || !isnan(s->perf_table_us))
+        fprintf(f, "          level-4 table total %s ms (layer by layer, %s)\n",
+                summary_fmt(a, sizeof(a), s->perf_table_us / 1e3, "%.3f"),
+                provenance_words(s->prov.table != PROV_NONE ? s->prov.table : s->prov.frame));
     fprintf(f, "bottleneck compute %s, DDR %s, CPU %s of the layers' time; I/O operators %s us\n",
             summary_fmt(a, sizeof(a), s->share_pct[0], "%.1f %%"), summary_fmt(b, sizeof(b), s->share_pct[1], "%.1f %%"),
             summary_fmt(c, sizeof(c), s->share_pct[2], "%.1f %%"), summary_fmt(d, sizeof(d), s->io_us, "%.1f"));
@@ -414,7 +593,8 @@ void summary_print(const run_summary *s, FILE *f, int color)
         for (int k = 0; k < s->n_fallback; k++) {
             const store_layer *l = &s->layers[s->fallback[k]];
             fprintf(f, "  %5lld %-16s %9s us  %s  (%s)\n", (long long)l->idx,
-                    tt(l->npu_op ? l->npu_op : l->op ? l->op : "?"), summary_fmt(a, sizeof(a), l->frame_us, "%.1f"),
+                    tt(l->npu_op ? l->npu_op : l->op ? l->op : "?"),
+                    summary_fmt(a, sizeof(a), summary_layer_us(s, l), "%.1f"),
                     tt(layer_name(s->layers, s->fallback[k], nm, sizeof(nm))),
                     l->cpu_reason ? tt(l->cpu_reason) : "reason n/a");
         }
@@ -422,8 +602,9 @@ void summary_print(const run_summary *s, FILE *f, int color)
         fprintf(f, "CPU fallback: none\n");
     }
     if (s->n_top) {
-        fprintf(f, "slowest predicted layers%s\n  %5s %-16s %-7s %-7s %10s %6s %7s %9s  %s\n",
-                s->top_by_table ? " (level-4 table time: run recorded before frame times)" : "",
+        summary_top_title(s, nm, sizeof(nm));
+        nm[0] = 's';
+        fprintf(f, "%s\n  %5s %-16s %-7s %-7s %10s %6s %7s %9s  %s\n", nm,
                 "layer", "OpType", "dtype", "bound", "time us", "share", "MAC%", "RW KB", "FullName");
         for (int k = 0; k < s->n_top; k++) {
             const store_layer *l = &s->layers[s->top[k]];
@@ -438,11 +619,15 @@ void summary_print(const run_summary *s, FILE *f, int color)
         }
     }
 
-    /* host figures: this PC, never the board; a run that did not execute here
-     * (a predicted vendor file, an imported board log) has none */
+    /* timed runs: this PC's CPU (sim), the board's rknn_run (board, attach), or
+     * this project's library (simlib); a predicted vendor file or a log that
+     * printed no timed runs has none */
     const char *backend = s->run && s->run->backend ? s->run->backend : "";
-    if (isnan(s->host_median_us) && strcmp(backend, "sim") != 0) {
-        if (!strcmp(backend, "predict"))
+    if (s->prov.timing == PROV_NONE && strcmp(backend, "sim") != 0) {
+        if (s->prov.imported)
+            fprintf(f, "\ntiming    none: the log printed no timed runs (its table total is the "
+                    "profiled layers' sum, not an rknn_run median)\n");
+        else if (!strcmp(backend, "predict"))
             fprintf(f, "\nhost      not executed: a vendor .rknn holds NPU machine code, so its "
                     "profile is predicted and no numeric outputs were computed (run its source "
                     "ONNX model, or the file on a board)\n");
@@ -450,11 +635,9 @@ void summary_print(const run_summary *s, FILE *f, int color)
             fprintf(f, "\nhost      not executed on this PC (backend %s)\n",
                     *backend ? tt(backend) : "unknown");
     } else {
-        /* board runs (run --backend board, attach) timed rknn_run on the board itself */
-        int on_board = !strcmp(backend, "board");
-        fprintf(f, "\n%s: median %s ms, p90 %s ms, min %s ms, stddev %s ms\n",
-                on_board ? "board     rknn_run through the board's runtime"
-                         : "host      this PC's CPU, not the board",
+        fprintf(f, "\n%s %s: median %s ms, p90 %s ms, min %s ms, stddev %s ms\n",
+                s->prov.timing == PROV_HOST || s->prov.timing == PROV_NONE ? "host     " : "timing    rknn_run,",
+                provenance_words(s->prov.timing != PROV_NONE ? s->prov.timing : PROV_HOST),
                 summary_fmt(a, sizeof(a), s->host_median_us / 1e3, "%.3f"),
                 summary_fmt(b, sizeof(b), s->host_p90_us / 1e3, "%.3f"), summary_fmt(c, sizeof(c), s->host_min_us / 1e3, "%.3f"),
                 summary_fmt(d, sizeof(d), s->host_stddev_us / 1e3, "%.3f"));
@@ -629,8 +812,22 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     j_raw(w, "inputs", r->inputs_json);
     j_count(w, "layer_count", s->n_layers);
 
+    json_key(w, "provenance");
+    json_obj_open(w);
+    j_str(w, "frame", provenance_tag(s->prov.frame));
+    j_str(w, "table", provenance_tag(s->prov.table));
+    j_str(w, "timing", provenance_tag(s->prov.timing));
+    j_str(w, "top", provenance_tag(s->top_prov));
+    json_key(w, "imported");
+    json_bool(w, s->prov.imported);
+    json_key(w, "words");
+    json_str(w, provenance_line(&s->prov, buf, sizeof(buf)));
+    json_obj_close(w);
+
     json_key(w, "npu");
     json_obj_open(w);
+    j_str(w, "provenance", provenance_tag(s->prov.frame));
+    j_str(w, "perf_table_provenance", provenance_tag(s->prov.table));
     j_num(w, "predicted_us", s->frame_us);
     j_num(w, "fps", s->fps);
     j_num(w, "perf_table_us", s->perf_table_us);
@@ -689,8 +886,8 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
 
     json_key(w, "host");
     json_obj_open(w);
-    j_str(w, "note", s->run && s->run->backend && !strcmp(s->run->backend, "board")
-                     ? "rknn_run on the board, through its runtime" : "this PC's CPU, not the board");
+    j_str(w, "provenance", provenance_tag(s->prov.timing));
+    j_str(w, "note", provenance_words(s->prov.timing != PROV_NONE ? s->prov.timing : PROV_HOST));
     j_num(w, "median_us", s->host_median_us);
     j_num(w, "p90_us", s->host_p90_us);
     j_num(w, "min_us", s->host_min_us);

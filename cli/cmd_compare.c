@@ -524,11 +524,13 @@ int cmd_compare(int argc, char **argv)
     putchar('\n');
     for (int k = 0; k < nr; k++) {
         const run_summary *m = &s[k].sum;
-        printf("%s %s: %s%s%s%s%s, %d layers, predicted NPU %s ms, host (this PC) %s ms", tag[k],
+        /* the timed runs in their provenance's words: this PC, the board, the simulated library */
+        printf("%s %s: %s%s%s%s%s, %d layers, predicted NPU %s ms, %s %s ms", tag[k],
                tt(run_name(&s[k].run, nm, sizeof(nm))), s[k].run.quant ? tt(s[k].run.quant) : "-",
                s[k].run.quant_algo ? " " : "", tt(s[k].run.quant_algo),
                s[k].run.quant_method ? " " : "", tt(s[k].run.quant_method),
                s[k].n_layers, cell(a, sizeof(a), m->frame_us / 1e3, "%.3f"),
+               summary_timing_label(m),
                cell(b, sizeof(b), m->host_median_us / 1e3, "%.3f"));
         if (m->n_acc && m->first_below >= 0)
             printf(", first cos < %g: %s", thr, tt(s[k].acc[m->first_below].name));

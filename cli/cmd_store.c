@@ -50,6 +50,7 @@ typedef struct ls_row {
     store_run *run;
     double npu_us, host_us, cos, sqnr;
     double board_us;  /* a board run's rknn_run median: measured there, not on this PC */
+    run_provenance prov;  /* where npu_us and the times came from */
     char *worst;
     int collapsed, has_acc;
 } ls_row;
@@ -215,7 +216,8 @@ static void ls_figures(ls_row *row, const store_run_outputs *ro)
     row->npu_us = sum.frame_us;
     row->host_us = sum.host_median_us;
     row->board_us = NAN;
-    if (row->run->backend && !strcmp(row->run->backend, "board")) {
+    row->prov = sum.prov;
+    if (sum.prov.timing == PROV_BOARD) { /* measured on the board, not this PC */
         row->board_us = row->host_us;
         row->host_us = NAN;
     }
@@ -324,6 +326,12 @@ static void ls_json_row(json_writer *w, const ls_row *row)
     json_key(w, "npu_us"), json_num(w, row->npu_us);
     json_key(w, "host_median_us"), json_num(w, row->host_us);
     json_key(w, "board_us"), json_num(w, row->board_us);
+    json_key(w, "provenance");
+    json_obj_open(w);
+    json_key(w, "frame"), json_str(w, provenance_tag(row->prov.frame));
+    json_key(w, "timing"), json_str(w, provenance_tag(row->prov.timing));
+    json_key(w, "imported"), json_bool(w, row->prov.imported);
+    json_obj_close(w);
     json_key(w, "output_cos"), json_num(w, row->cos);
     json_key(w, "output_sqnr_db"), json_num(w, row->sqnr);
     json_key(w, "worst_output"), json_str(w, row->has_acc ? row->worst : NULL);

@@ -31,20 +31,16 @@ void board_model_facts(board_facts *f, const void *model, size_t len)
  * facts added, as one JSON object (env_json). */
 char *run_env_json(const char *root, const board_facts *bf)
 {
-    char *base = board_env_json(root), *text = NULL;
-    size_t len = 0, bl = base ? strlen(base) : 0;
+    char *text = NULL;
+    size_t len = 0;
     FILE *f;
     json_writer w;
 
-    if (!base || bl < 2 || !(f = open_memstream(&text, &len))) {
-        free(base);
+    if (!(f = open_memstream(&text, &len)))
         return NULL;
-    }
-    base[bl - 1] = '\0'; /* drop the closing brace, add ours */
-    fputs(base, f);
     json_begin(&w, f);
-    w.depth = 1;
-    w.need_comma[1] = 1;
+    json_obj_open(&w);
+    board_env_write(&w, root);
     const struct { const char *key, *v; } kv[] = {
         {"runtime_path", bf->runtime}, {"runtime_version", bf->api_version},
         {"runtime_driver_version", bf->drv_version}, {"model_target", bf->model_target},
@@ -55,9 +51,8 @@ char *run_env_json(const char *root, const board_facts *bf)
             json_key(&w, kv[i].key);
             json_str(&w, kv[i].v);
         }
-    fputc('}', f);
+    json_obj_close(&w);
     fclose(f);
-    free(base);
     return text;
 }
 

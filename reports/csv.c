@@ -47,7 +47,7 @@ static const char *const layer_cols =
     "time_us,mac_usage,target,cpu_reason,sram_hit,rw_kb,bound,workload,tasks,npu_op,frame_us,"
     "npu_dtype,entire_cos,entire_euc,entire_max_abs,entire_mean_abs,entire_sqnr_db,single_cos,"
     "single_euc,single_max_abs,single_mean_abs,single_sqnr_db,out_scale,out_zp,out_qtype,"
-    "out_min,out_max,out_mean,out_std";
+    "out_min,out_max,out_mean,out_std,time_provenance,frame_provenance";
 
 static void put_metrics(FILE *f, const metrics_t *m)
 {
@@ -104,6 +104,9 @@ static void single_run(const rep_doc *d, FILE *f)
         fputc(',', f), put_real(f, l->out_max);
         fputc(',', f), put_real(f, l->out_mean);
         fputc(',', f), put_real(f, l->out_std);
+        /* where time_us and frame_us came from (provenance_tag), empty when absent */
+        fputc(',', f), put_str(f, isnan(l->time_us) ? NULL : provenance_tag(r->sum.prov.table));
+        fputc(',', f), put_str(f, isnan(l->frame_us) ? NULL : provenance_tag(r->sum.prov.layer_frame));
         fputs("\r\n", f);
     }
 }

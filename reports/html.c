@@ -187,19 +187,23 @@ static void single_run(const rep_doc *d, FILE *f)
              rep_str(r->run.quant), r->run.quant_algo ? " " : "", r->run.quant_algo ? r->run.quant_algo : "",
              r->run.quant_method ? " " : "", r->run.quant_method ? r->run.quant_method : "");
     kv(f, "target", v);
+    kv(f, "figures", provenance_line(&s->prov, v, sizeof(v)));
     if (isnan(s->frame_us))
-        snprintf(v, sizeof(v), "%s (no NPU prediction recorded)", REP_MISSING);
+        snprintf(v, sizeof(v), "%s (%s)", REP_MISSING, summary_frame_missing(s));
     else
         snprintf(v, sizeof(v), "%.3f ms, %.1f FPS (NPU model, mean error %.1f %%: %s)", s->frame_us / 1e3, s->fps,
                  SUMMARY_BAND_MEAN_PCT, SUMMARY_BAND_SOURCE);
-    kv(f, "predicted frame", v);
-    kv(f, "level-4 table total", rep_num(a, sizeof(a), s->perf_table_us / 1e3, "%.3f ms"));
+    kv(f, summary_frame_label(s), v);
+    rep_num(a, sizeof(a), s->perf_table_us / 1e3, "%.3f ms");
+    if (s->prov.table != PROV_NONE)
+        snprintf(a + strlen(a), sizeof(a) - strlen(a), " (%s)", provenance_words(s->prov.table));
+    kv(f, "level-4 table total", a);
     snprintf(v, sizeof(v), "compute %s, DDR %s, CPU %s", rep_num(a, sizeof(a), s->share_pct[0], "%.1f %%"),
              rep_num(b, sizeof(b), s->share_pct[1], "%.1f %%"), rep_num(c, sizeof(c), s->share_pct[2], "%.1f %%"));
     kv(f, "bottleneck", v);
     snprintf(v, sizeof(v), "median %s, p90 %s, min %s", rep_num(a, sizeof(a), s->host_median_us / 1e3, "%.3f ms"),
              rep_num(b, sizeof(b), s->host_p90_us / 1e3, "%.3f ms"), rep_num(c, sizeof(c), s->host_min_us / 1e3, "%.3f ms"));
-    kv(f, "host (this PC, not the board)", v);
+    kv(f, summary_timing_label(s), v);
     snprintf(v, sizeof(v), "weights %s, internal %s, %s",
              rep_num(a, sizeof(a), s->weight_bytes >= 0 ? (double)s->weight_bytes / 1024 : NAN, "%.1f KB"),
              rep_num(b, sizeof(b), s->internal_bytes >= 0 ? (double)s->internal_bytes / 1024 : NAN, "%.1f KB"),
@@ -225,7 +229,7 @@ static void single_run(const rep_doc *d, FILE *f)
         svg_error(f, r);
 
     if (s->n_top) {
-        fputs("<h2>Slowest layers</h2>\n", f);
+        fputs("<h2>", f), esc(f, summary_top_title(s, v, sizeof(v))), fputs("</h2>\n", f);
         table_open(f, "top", (const char *const[]){ "#", "OpType", "name", "dtype", "bound", "time us", "MAC %", "RW KB" }, 8);
         for (int k = 0; k < s->n_top; k++) {
             const store_layer *l = &r->layers[s->top[k]];
@@ -245,7 +249,7 @@ static void single_run(const rep_doc *d, FILE *f)
             const store_layer *l = &r->layers[s->fallback[k]];
             char i0[24], t0[32];
             row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), rep_str(layer_op(l)), rep_str(l->name),
-                                                rep_num(t0, sizeof(t0), l->frame_us, "%.1f"), rep_str(l->cpu_reason) }, 5);
+                                                rep_num(t0, sizeof(t0), summary_layer_us(s, l), "%.1f"), rep_str(l->cpu_reason) }, 5);
         }
         table_close(f);
     }

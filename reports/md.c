@@ -69,18 +69,21 @@ static void summary_section(const report_run *r, FILE *f)
              rep_str(r->run.quant), r->run.quant_algo ? " " : "", r->run.quant_algo ? r->run.quant_algo : "",
              r->run.quant_method ? " " : "", r->run.quant_method ? r->run.quant_method : "");
     md_row(f, (const char *const[]){ "target", v }, 2);
+    md_row(f, (const char *const[]){ "figures", provenance_line(&s->prov, v, sizeof(v)) }, 2);
     if (isnan(s->frame_us))
-        snprintf(v, sizeof(v), "%s (no NPU prediction recorded)", REP_MISSING);
+        snprintf(v, sizeof(v), "%s (%s)", REP_MISSING, summary_frame_missing(s));
     else
         snprintf(v, sizeof(v), "%.3f ms, %.1f FPS at %s MHz (NPU model, mean error %.1f %%)",
                  s->frame_us / 1e3, s->fps, s->npu_mhz > 0 ? (snprintf(a, sizeof(a), "%d", s->npu_mhz), a)
                                                            : REP_MISSING, SUMMARY_BAND_MEAN_PCT);
-    md_row(f, (const char *const[]){ "predicted frame", v }, 2);
-    md_row(f, (const char *const[]){ "level-4 table total",
-                                     rep_num(a, sizeof(a), s->perf_table_us / 1e3, "%.3f ms") }, 2);
+    md_row(f, (const char *const[]){ summary_frame_label(s), v }, 2);
+    rep_num(a, sizeof(a), s->perf_table_us / 1e3, "%.3f ms");
+    if (s->prov.table != PROV_NONE)
+        snprintf(a + strlen(a), sizeof(a) - strlen(a), " (%s)", provenance_words(s->prov.table));
+    md_row(f, (const char *const[]){ "level-4 table total", a }, 2);
     snprintf(v, sizeof(v), "median %s, p90 %s, min %s", rep_num(a, sizeof(a), s->host_median_us / 1e3, "%.3f ms"),
              rep_num(b, sizeof(b), s->host_p90_us / 1e3, "%.3f ms"), rep_num(c, sizeof(c), s->host_min_us / 1e3, "%.3f ms"));
-    md_row(f, (const char *const[]){ "host (this PC, not the board)", v }, 2);
+    md_row(f, (const char *const[]){ summary_timing_label(s), v }, 2);
     snprintf(v, sizeof(v), "weights %s, internal %s, %s",
              rep_num(a, sizeof(a), s->weight_bytes >= 0 ? (double)s->weight_bytes / 1024 : NAN, "%.1f KB"),
              rep_num(b, sizeof(b), s->internal_bytes >= 0 ? (double)s->internal_bytes / 1024 : NAN, "%.1f KB"),
@@ -99,7 +102,7 @@ static void summary_section(const report_run *r, FILE *f)
     md_row(f, (const char *const[]){ "I/O operators (us)", rep_num(a, sizeof(a), s->io_us, "%.1f") }, 2);
 
     if (s->n_top) {
-        fprintf(f, "\n## Slowest layers%s\n\n", s->top_by_table ? " (level-4 table time)" : "");
+        fprintf(f, "\n## %s\n\n", summary_top_title(s, v, sizeof(v)));
         md_head(f, (const char *const[]){ "#", "OpType", "name", "dtype", "bound", "time us", "share",
                                            "MAC %", "RW KB" }, 9, "rllllrrrr");
         for (int k = 0; k < s->n_top; k++) {
@@ -128,7 +131,7 @@ static void summary_section(const report_run *r, FILE *f)
             char i0[24], op[80], n0[160], t0[32], why[200];
             md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), md_short(op, sizeof(op), layer_op(l), OP_W),
                                              md_short(n0, sizeof(n0), l->name, NAME_W),
-                                             rep_num(t0, sizeof(t0), l->frame_us, "%.1f"),
+                                             rep_num(t0, sizeof(t0), summary_layer_us(s, l), "%.1f"),
                                              md_short(why, sizeof(why), l->cpu_reason, 48) }, 5);
         }
     }

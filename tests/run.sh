@@ -70,6 +70,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "board probe, top [$b]" bash tests/board/top.sh "$b"
     suite "run --backend board [$b]" bash tests/board/run_board.sh "$b"
     suite "attach (LD_PRELOAD) [$b]" bash tests/board/attach.sh "$b"
+    suite "one run of each source told alike on every surface [$b]" bash tests/cli/story.sh "$b"
     for q in compare analyze hybrid build images qdq shared; do
         suite "quant $q [$b]" bash tests/quant/$q.sh "$b"
     done

@@ -589,33 +589,40 @@ static void env_devfreq(json_writer *w, const char *root, const char *name, cons
 
 char *board_env_json(const char *root)
 {
-    board_snapshot_t *s = xcalloc(1, sizeof(*s));
-    char *text = NULL, dir[700], buf[256], err[64], gov[48];
+    char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     json_writer w;
 
-    if (!f) {
-        free(s);
+    if (!f)
         return NULL;
-    }
-    board_snapshot(s, root, 0, BOARD_SNAP_DRM | BOARD_SNAP_ENV);
     json_begin(&w, f);
     json_obj_open(&w);
-    json_key(&w, "source"); json_str(&w, "board");
-    if (s->kernel_state == BOARD_OK) { json_key(&w, "kernel"); json_str(&w, s->kernel); }
-    if (s->soc_state == BOARD_OK) { json_key(&w, "soc"); json_str(&w, s->soc); }
-    if (s->dt_model[0]) { json_key(&w, "board_model"); json_str(&w, s->dt_model); }
-    if (s->version_state == BOARD_OK) { json_key(&w, "driver_version"); json_str(&w, s->driver_version); }
-    else if (s->drm_version[0]) { json_key(&w, "driver_version"); json_str(&w, s->drm_version); }
-    if (s->drm_node[0]) { json_key(&w, "npu_device"); json_str(&w, s->drm_node); }
-    if (s->freq_state == BOARD_OK) { json_key(&w, "npu_freq_hz"); json_int(&w, (int64_t)s->freq_hz); }
-    else if (s->cur_state == BOARD_OK) { json_key(&w, "npu_freq_hz"); json_int(&w, (int64_t)s->cur_freq_hz); }
-    if (s->gov_state == BOARD_OK) { json_key(&w, "npu_governor"); json_str(&w, s->governor); }
-    env_devfreq(&w, s->root, "dmc", "ddr");
+    board_env_write(&w, root);
+    json_obj_close(&w);
+    fclose(f);
+    return text;
+}
+
+void board_env_write(json_writer *w, const char *root)
+{
+    board_snapshot_t *s = xcalloc(1, sizeof(*s));
+    char dir[700], buf[256], err[64], gov[48];
+    board_snapshot(s, root, 0, BOARD_SNAP_DRM | BOARD_SNAP_ENV);
+    json_key(w, "source"); json_str(w, "board");
+    if (s->kernel_state == BOARD_OK) { json_key(w, "kernel"); json_str(w, s->kernel); }
+    if (s->soc_state == BOARD_OK) { json_key(w, "soc"); json_str(w, s->soc); }
+    if (s->dt_model[0]) { json_key(w, "board_model"); json_str(w, s->dt_model); }
+    if (s->version_state == BOARD_OK) { json_key(w, "driver_version"); json_str(w, s->driver_version); }
+    else if (s->drm_version[0]) { json_key(w, "driver_version"); json_str(w, s->drm_version); }
+    if (s->drm_node[0]) { json_key(w, "npu_device"); json_str(w, s->drm_node); }
+    if (s->freq_state == BOARD_OK) { json_key(w, "npu_freq_hz"); json_int(w, (int64_t)s->freq_hz); }
+    else if (s->cur_state == BOARD_OK) { json_key(w, "npu_freq_hz"); json_int(w, (int64_t)s->cur_freq_hz); }
+    if (s->gov_state == BOARD_OK) { json_key(w, "npu_governor"); json_str(w, s->governor); }
+    env_devfreq(w, s->root, "dmc", "ddr");
     /* CPU clusters: one cpufreq policy each */
-    json_key(&w, "cpu");
-    json_arr_open(&w);
+    json_key(w, "cpu");
+    json_arr_open(w);
     for (int p = 0; p < 16; p++) {
         uint64_t khz;
         char name[64];
@@ -623,21 +630,18 @@ char *board_env_json(const char *root)
         join(dir, sizeof dir, s->root, name);
         if (dir_state(dir) != BOARD_OK)
             continue;
-        json_obj_open(&w);
-        json_key(&w, "policy"); json_int(&w, p);
+        json_obj_open(w);
+        json_key(w, "policy"); json_int(w, p);
         if (node_at(dir, "scaling_cur_freq", buf, sizeof buf) == BOARD_OK &&
             !board_parse_u64(buf, &khz, err, sizeof err)) {
-            json_key(&w, "cur_khz"); json_int(&w, (int64_t)khz);
+            json_key(w, "cur_khz"); json_int(w, (int64_t)khz);
         }
         if (node_at(dir, "scaling_governor", buf, sizeof buf) == BOARD_OK &&
             !board_parse_word(buf, gov, sizeof gov, err, sizeof err)) {
-            json_key(&w, "governor"); json_str(&w, gov);
+            json_key(w, "governor"); json_str(w, gov);
         }
-        json_obj_close(&w);
+        json_obj_close(w);
     }
-    json_arr_close(&w);
-    json_obj_close(&w);
-    fclose(f);
+    json_arr_close(w);
     free(s);
-    return text;
 }

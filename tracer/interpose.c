@@ -25,6 +25,9 @@
  *   D ctx                                        rknn_destroy
  *   C 0 name calls ns                            every rknn_* function's calls and time so
  *                                                far (the last line of a name counts)
+ *   L 0 simlib|vendor version                    the runtime forwarded to, once: simlib is
+ *                                                this project's librknnrt.so (it exports
+ *                                                rknn_trace_simulated_runtime), vendor any other
  * The journal is flushed every 0.5 s, at rknn_init/rknn_destroy, at exit and on
  * a crash signal the application does not handle itself; a process killed
  * outright (SIGKILL) leaves what it ran until the last periodic flush. */
@@ -453,6 +456,14 @@ EXPORT int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t
         }
     }
     rknn_context id = ret == RKNN_SUCC && context ? *context : 0;
+    static int told;
+    if (!told) {
+        /* a data symbol looked up, never called: the runtime is left untouched */
+        const char *sim = dlsym(RTLD_NEXT, "rknn_trace_simulated_runtime");
+        char v[128];
+        told = 1;
+        emit("L\t0\t%s\t%s\n", sim ? "simlib" : "vendor", field(v, sizeof v, sim));
+    }
     emit("I\t%llu\t%u\t%u\t%d\t%lld\t%s\t%s\t%s\n", (unsigned long long)id, flag, size, ret,
          t1 - t0, sha, kind, path);
     if (ret == RKNN_SUCC && context) {

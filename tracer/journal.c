@@ -132,6 +132,10 @@ void trace_journal_parse(char *buf, size_t len, trace_journal *j)
             j->fn[i].ns = atoll(f[4]);
             continue;
         }
+        if (k == 'L' && n >= 3) {
+            copy(j->runtime, sizeof j->runtime, f[2]);
+            continue;
+        }
         if (k == 'W') {
             if (!grow((void **)&j->warn, j->n_warn, &j->cap_warn, sizeof(char *), MAX_WARNINGS))
                 continue;

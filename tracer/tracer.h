@@ -414,6 +414,9 @@ void board_snapshot_json(const board_snapshot_t *s, struct json_writer *w);
 /* The environment of a run (kernel, SoC, clocks, governors, driver) as a JSON
  * object, malloc'd: for store_run.env_json. */
 char *board_env_json(const char *root);
+/* The same keys into an object w holds open: the one writer of a board's
+ * environment, which a run's env_json extends with its own keys. */
+void board_env_write(struct json_writer *w, const char *root);
 
 /* ---- The journal of librknntrace.so (tracer/journal.c; format in
  * tracer/interpose.c), read back per context. Times in µs. ---- */
@@ -446,6 +449,8 @@ typedef struct trace_journal {
     int n_fn, cap_fn;
     char **warn;                   /* "ctx N: text" */
     int n_warn, cap_warn;
+    char runtime[8];               /* L line: "simlib" (this project's librknnrt.so),
+                                      "vendor", "" (a journal without it) */
 } trace_journal;
 /* Parses buf (modified in place; perf texts point into it) into j (zeroed first
  * by the caller); never fails: what cannot be read is left out. */

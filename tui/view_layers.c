@@ -462,8 +462,9 @@ tui_view *tui_layers_view(tui *t, tui_run *r)
     lv->r = r;
     lv->below = NAN;
     build_items(lv);
-    /* a board's table holds measured times; a simulated run's, the NPU model's */
-    int board = r->run.backend && !strcmp(r->run.backend, "board");
+    /* a board's table holds measured times; a simulated run's (the simulated
+     * library's too), the NPU model's: the summary's provenance says which */
+    int board = r->sum.prov.table == PROV_BOARD;
     memcpy(lv->cols, cols, sizeof(cols));
     lv->cols[C_PRED].title = board ? "board us" : "pred us";
     tui_table_init(&lv->tb, lv->cols, N_COLS, 2, lv->n, lv);

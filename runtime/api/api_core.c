@@ -16,6 +16,11 @@
 #include <sys/time.h>
 #include <time.h>
 
+/* This library's name for itself: a symbol the vendor's runtime does not
+ * export, so that librknntrace.so (and run --backend board) can tell a run of
+ * the simulated runtime from a board's without calling into it. */
+const char rknn_trace_simulated_runtime[] = API_VERSION;
+
 /* ---- logging ---------------------------------------------------------------- */
 
 /* "<L> RKNN: [HH:MM:SS.mmm] msg" (log-formats.md §1), local time as the vendor's */

@@ -14,6 +14,8 @@
 #include "runtime/quant/quant.h"
 
 #define API_VERSION "2.3.2 (rknn-trace simulator@" __DATE__ ")"
+/* exported: the simulated runtime identifies itself (api_core.c) */
+extern const char rknn_trace_simulated_runtime[];
 #define API_DRV_VERSION "0.9.8"
 
 /* The simulated chip: what the API exposes of it (cores, NC1HWC2 stroke width,

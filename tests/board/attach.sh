@@ -37,7 +37,10 @@ cmp -s "$T/a.f32" "$T/b.f32" && ok || bad "outputs differ under attach"
 diff <(grep -v -E "ms$" "$T/a.out") <(grep -v -E "ms$" "$T/b.out") >/dev/null && ok || bad "app text differs"
 grep -Eq "^rknn-trace: attach: context [0-9]+: (.*: )?3 runs, rknn_run median .*, run [0-9]+$" "$T/b.err" && ok ||
     bad "the summary is not on stderr: $(cat "$T/b.err")"
-[ "$(q "select iterations||','||backend||','||model_sha256 from runs where label='g'")" = "3,board,$(sha256sum "$Y" | cut -d' ' -f1)" ] \
+# the app ran on this project's librknnrt.so: backend simlib (it exports
+# rknn_trace_simulated_runtime, which nm sees), never board
+nm -D --defined-only "$B/librknnrt.so" | grep -q " rknn_trace_simulated_runtime$" && ok || bad "no self-identifying symbol"
+[ "$(q "select iterations||','||backend||','||model_sha256 from runs where label='g'")" = "3,simlib,$(sha256sum "$Y" | cut -d' ' -f1)" ] \
     && ok || bad "run row: $(q "select iterations, backend, model_sha256 from runs")"
 RKNN_LOG_LEVEL=4 "$B/samples/sample_general" "$Y" "$T/img.ppm" "$T/c.f32" 1 >"$T/l4.out" 2>&1
 want=$($PY -c "
@@ -129,6 +132,12 @@ if [ -f "$RK" ]; then
         >"$T/v.out" 2>"$T/v.err" || bad "vendor attach: $(cat "$T/v.err")"
     [ "$(q "select platform||' '||json_extract(env_json,'$.toolkit_version')||' '||model_format||' '||iterations from runs where label='vend'")" = \
       "rk3588 1.6.2-source_code rknn 2" ] && ok || bad "vendor facts: $(q "select platform, model_format, env_json from runs where label='vend'")"
+    # the stand-in exports no rknn_trace_simulated_runtime: a board's runtime, measured times
+    [ "$(q "select backend from runs where label='vend'")" = board ] && ok || bad "vendor backend: $(q "select backend from runs where label='vend'")"
+    "$RT" show vend --db "$T/db" | grep -q "^figures   table measured on the board; timing measured on the board$" && ok \
+        || bad "vendor provenance: $("$RT" show vend --db "$T/db" | grep figures)"
+    "$RT" show g --db "$T/db" | grep -q "timing this project's simulated librknnrt.so on this PC, not the board$" && ok \
+        || bad "simlib provenance: $("$RT" show g --db "$T/db" | grep figures)"
     [ "$(q "select count(*) from layers l join runs r on r.id=l.run_id where r.label='vend'")" -gt 100 ] && ok || bad "vendor table under attach"
 fi
 

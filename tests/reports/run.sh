@@ -95,6 +95,9 @@ cols = ("idx,node,op,name,in_shapes,out_shapes,dtype,host_us,npu_cycles,ddr_cycl
         "mac_usage,target,cpu_reason,sram_hit,rw_kb,bound,workload,tasks,npu_op,frame_us,npu_dtype").split(",")
 mcols = [p + m for p in ("entire_", "single_") for m in ("cos", "euc", "max_abs", "mean_abs", "sqnr_db")]
 qcols = "out_scale,out_zp,out_qtype,out_min,out_max,out_mean,out_std".split(",")
+pcols = ["time_provenance", "frame_provenance"]
+# docs/json.md: a sim or predict run's table is the NPU model's, a board's measured; no backend: none
+prov = {"sim": "predicted", "predict": "predicted", "board": "board", None: ""}
 def same(text, v):
     if v is None: return text == ""
     if isinstance(v, str): return text == v
@@ -103,14 +106,18 @@ for label in ("uf8", "miss", "board", "mnist"):
     raw = open(os.path.join(T, label + ".csv"), "rb").read()
     assert raw.endswith(b"\r\n") and b"\r\n" in raw.split(b"\r\n")[0] + b"\r\n"
     rows = list(csv.reader(open(os.path.join(T, label + ".csv"), newline="", encoding="utf-8")))
-    assert rows[0] == cols + mcols + qcols, rows[0]
-    rid, = con.execute("select id from runs where label=?", (label,)).fetchone()
+    assert rows[0] == cols + mcols + qcols + pcols, rows[0]
+    rid, backend = con.execute("select id, backend from runs where label=?", (label,)).fetchone()
     db = con.execute("select %s from layers where run_id=? order by idx" % ",".join(cols + qcols), (rid,)).fetchall()
     acc = {r[0]: r[1:] for r in con.execute("select name, %s from accuracy where run_id=? order by idx desc"
                                             % ",".join(mcols), (rid,))}
     assert len(rows) - 1 == len(db), (label, len(rows), len(db))
     for got, want in zip(rows[1:], db):
-        assert len(got) == len(cols) + len(mcols) + len(qcols)
+        assert len(got) == len(cols) + len(mcols) + len(qcols) + len(pcols)
+        # the provenance of time_us and frame_us: empty exactly when the figure is
+        tp, fp = got[-2:]
+        assert tp == ("" if want[cols.index("time_us")] is None else prov[backend]), (label, tp)
+        assert fp == ("" if want[cols.index("frame_us")] is None else "predicted"), (label, fp)
         for c, g, w in zip(cols, got, want):
             assert same(g, w), (label, c, g, w)
         for c, g, w in zip(qcols, got[len(cols) + len(mcols):], want[len(cols):]):

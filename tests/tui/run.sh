@@ -196,7 +196,7 @@ import sys
 t = sys.argv[1]
 show = [l.rstrip() for l in open(t + "/cls-rk3566.txt").read().splitlines()]
 scr = [l.rstrip() for l in open(t + "/screen").read().splitlines()[1:12]]
-assert scr[:8] == [l[:100] for l in show[:8]], (scr[:8], show[:8])
+assert scr[:8] == [l[:100].rstrip() for l in show[:8]], (scr[:8], show[:8])
 PYEOF
 keys q
 check "back to layers" "pred us"

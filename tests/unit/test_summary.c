@@ -144,6 +144,73 @@ int main(void)
     summary_compute(&empty, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
     CHECK(isnan(s.frame_us) && isnan(s.fps) && isnan(s.share_pct[0]) && s.npu_mhz == -1 &&
               s.n_top == 0 && s.n_load == 0, "empty run");
+    CHECK(s.prov.frame == PROV_NONE && s.prov.table == PROV_NONE && s.prov.timing == PROV_NONE,
+          "empty run: no provenance");
+    summary_free(&s);
+
+    /* ---- provenance: by backend, figures present ---- */
+    static const struct { const char *backend; int frame, table, timing; } pv[] = {
+        { "sim", PROV_PREDICTED, PROV_PREDICTED, PROV_HOST },
+        { "predict", PROV_PREDICTED, PROV_PREDICTED, PROV_NONE },
+        { "board", PROV_PREDICTED, PROV_BOARD, PROV_BOARD },
+        { "simlib", PROV_PREDICTED, PROV_PREDICTED, PROV_SIMLIB },
+        { "toolkit", PROV_PREDICTED, PROV_TOOLKIT, PROV_TOOLKIT },
+        { NULL, PROV_NONE, PROV_NONE, PROV_NONE },
+    };
+    for (size_t i = 0; i < sizeof(pv) / sizeof(pv[0]); i++) {
+        store_run r;
+        run_provenance p;
+        store_run_init(&r);
+        r.backend = pv[i].backend;
+        provenance_of(&r, &p);
+        CHECK(p.frame == pv[i].frame && p.table == pv[i].table && p.timing == pv[i].timing && !p.imported,
+              "provenance of %s: %d %d %d", pv[i].backend ? pv[i].backend : "NULL", p.frame, p.table, p.timing);
+    }
+    CHECK(!strcmp(provenance_words(PROV_BOARD), "measured on the board") &&
+              !strcmp(provenance_words(PROV_HOST), "this PC's CPU, not the board") &&
+              !strcmp(provenance_words(PROV_NONE), "n/a") && !provenance_tag(PROV_NONE) &&
+              !strcmp(provenance_tag(PROV_SIMLIB), "simlib"), "provenance words and tags");
+
+    /* an imported board log: its total is its table's sum (perf.total_time_us),
+     * not an rknn_run median; its CPU layer shows the time the log gave it */
+    store_run imp;
+    store_layer il[2];
+    store_run_init(&imp);
+    imp.backend = "board";
+    imp.total_us = 300;
+    imp.extra_json = "{\"import\":\"board log\",\"perf\":{\"generation\":\"A\",\"total_time_us\":300}}";
+    for (int k = 0; k < 2; k++) {
+        store_layer_init(&il[k]);
+        il[k].idx = k;
+        il[k].total_cycles = 1000;
+    }
+    il[0].time_us = 100, il[0].target = "NPU", il[0].bound = "compute";
+    il[1].time_us = 200, il[1].target = "CPU", il[1].bound = "CPU";
+    summary_compute(&imp, il, 2, NULL, 0, NULL, 0, 0.99, &s);
+    CHECK(s.prov.imported && s.prov.table == PROV_BOARD && s.prov.timing == PROV_NONE &&
+              isnan(s.host_median_us), "import: no rknn_run median (timing %d, %g)", s.prov.timing,
+          s.host_median_us);
+    CHECK(s.perf_table_us == 300 && summary_layers_measured(&s) && s.top[0] == 1,
+          "import: measured table, slowest first (%g)", s.perf_table_us);
+    CHECK(s.n_fallback == 1 && s.fallback_us == 200 && fabs(s.fallback_pct - 100.0 * 200 / 300) < 1e-9,
+          "import: the CPU layer's measured time (%g us, %g %%)", s.fallback_us, s.fallback_pct);
+    CHECK(fabs(s.share_pct[0] - 100.0 / 3) < 1e-9 && fabs(s.share_pct[2] - 200.0 / 3) < 1e-9,
+          "import: shares of the measured table");
+    summary_free(&s);
+
+    /* extra JSON read by place: a key inside a string or a nested object is not a fact */
+    store_run ex;
+    store_run_init(&ex);
+    ex.backend = "sim";
+    ex.extra_json = "{\"note\":\"\\\"npu_load\\\":[1,2,3]\",\"x\":{\"perf_table_us\":7},"
+                    "\"npu_share\":{\"compute\":70,\"DDR\":20,\"CPU\":10}}";
+    summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
+    CHECK(s.n_load == 0 && isnan(s.perf_table_us) && s.share_pct[0] == 70 && s.share_pct[2] == 10,
+          "extra read by place: load %d, table %g", s.n_load, s.perf_table_us);
+    summary_free(&s);
+    ex.extra_json = "{\"npu_load\":[50,101,0]}";
+    summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
+    CHECK(s.n_load == 0, "a load over 100 %% is not a load");
     summary_free(&s);
     TEST_END();
 }
