@@ -120,6 +120,14 @@ typedef struct store_layer {
     double out_min, out_max, out_mean, out_std;  /* std: population (divides by n) */
 } store_layer;
 
+/* 1 when row l carries an NPU layer's figures (cycles or a frame share): a layer
+ * fused from several nodes has them on its last node's row only. */
+int store_layer_has_figures(const store_layer *l);
+/* The vendor's FullName of the layer whose figures are on row i: "<op>:<node>" of
+ * the first node it covers (a fused Conv+Relu is named by its Conv), i.e. the row
+ * after the previous row with figures; a vendor .rknn's rows already hold it. */
+const char *store_layer_fullname(const store_layer *rows, int i, char *buf, size_t len);
+
 typedef struct store_output {
     int64_t idx;               /* graph output index */
     const char *name;

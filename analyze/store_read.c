@@ -558,3 +558,21 @@ out:
     *nout = n;
     return 0;
 }
+
+int store_layer_has_figures(const store_layer *l)
+{
+    return l->total_cycles != STORE_NULL_INT || !isnan(l->frame_us);
+}
+
+const char *store_layer_fullname(const store_layer *rows, int i, char *buf, size_t len)
+{
+    int first = i;
+    while (first > 0 && !store_layer_has_figures(&rows[first - 1]))
+        first--;
+    const store_layer *l = &rows[first];
+    if (l->node && strchr(l->node, ':')) /* already "<op>:<name>" (a vendor .rknn's rows) */
+        snprintf(buf, len, "%s", l->node);
+    else
+        snprintf(buf, len, "%s:%s", l->op ? l->op : "?", l->node ? l->node : "?");
+    return buf;
+}

@@ -151,19 +151,13 @@ const char *provenance_line(const run_provenance *p, char *buf, size_t len)
     return buf;
 }
 
-/* The node row that carries an NPU layer's figures (set_npu_fields in cli/). */
-static int is_layer_row(const store_layer *l)
-{
-    return known_int(l->total_cycles) || !isnan(l->frame_us);
-}
-
 /* A layer the CPU runs instead of the NPU; Input/OutputOperator rows (stored
  * for a vendor .rknn's predicted run) are the runtime's own CPU work, not a
  * fallback. */
 static int is_fallback(const store_layer *l)
 {
     const char *op = l->npu_op ? l->npu_op : l->op ? l->op : "";
-    return is_layer_row(l) && l->target && !strcmp(l->target, "CPU") &&
+    return store_layer_has_figures(l) && l->target && !strcmp(l->target, "CPU") &&
            strcmp(op, "InputOperator") && strcmp(op, "OutputOperator");
 }
 
@@ -294,7 +288,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     int *idx = xcalloc((size_t)(n_layers ? n_layers : 1), sizeof(int)), n = 0;
     s->top_by_table = !n_frame;
     for (int i = 0; i < n_layers; i++)
-        if (is_layer_row(&layers[i]) && !isnan(n_frame ? layers[i].frame_us : layers[i].time_us))
+        if (store_layer_has_figures(&layers[i]) && !isnan(n_frame ? layers[i].frame_us : layers[i].time_us))
             idx[n++] = i;
     rank rk = { layers, n_frame > 0 };
     qsort_r(idx, (size_t)n, sizeof(int), by_time, &rk);
@@ -514,22 +508,6 @@ static const char *bytes_str(char *buf, size_t len, int64_t b)
     return buf;
 }
 
-/* The vendor's FullName of the NPU layer whose figures are on row i: the
- * first node it covers (a fused Conv+Relu is named by its Conv), i.e. the row
- * after the previous row with figures. */
-static const char *layer_name(const store_layer *rows, int i, char *buf, size_t len)
-{
-    int first = i;
-    while (first > 0 && !is_layer_row(&rows[first - 1]))
-        first--;
-    const store_layer *l = &rows[first];
-    if (l->node && strchr(l->node, ':')) /* already "<op>:<name>" (a vendor .rknn's rows) */
-        snprintf(buf, len, "%s", l->node);
-    else
-        snprintf(buf, len, "%s:%s", l->op ? l->op : "?", l->node ? l->node : "?");
-    return buf;
-}
-
 /* Stored text on a terminal line (a label or an imported name may hold any byte). */
 static const char *tt(const char *s)
 {
@@ -595,7 +573,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
             fprintf(f, "  %5lld %-16s %9s us  %s  (%s)\n", (long long)l->idx,
                     tt(l->npu_op ? l->npu_op : l->op ? l->op : "?"),
                     summary_fmt(a, sizeof(a), summary_layer_us(s, l), "%.1f"),
-                    tt(layer_name(s->layers, s->fallback[k], nm, sizeof(nm))),
+                    tt(store_layer_fullname(s->layers, s->fallback[k], nm, sizeof(nm))),
                     l->cpu_reason ? tt(l->cpu_reason) : "reason n/a");
         }
     } else {
@@ -615,7 +593,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
                     l->bound ? tt(l->bound) : "n/a", t,
                     summary_fmt(a, sizeof(a), tot > 0 ? 100 * t / tot : NAN, "%.1f%%"),
                     summary_fmt(b, sizeof(b), l->mac_usage, "%.2f"), summary_fmt(c, sizeof(c), l->rw_kb, "%.1f"),
-                    tt(layer_name(s->layers, s->top[k], nm, sizeof(nm))));
+                    tt(store_layer_fullname(s->layers, s->top[k], nm, sizeof(nm))));
         }
     }
 
@@ -755,7 +733,7 @@ static void j_layer_ref(json_writer *w, const store_layer *rows, int i, double f
     json_obj_open(w);
     j_int(w, "layer", l->idx);
     j_str(w, "op_type", l->npu_op ? l->npu_op : l->op);
-    j_str(w, "full_name", layer_name(rows, i, nm, sizeof(nm)));
+    j_str(w, "full_name", store_layer_fullname(rows, i, nm, sizeof(nm)));
     j_str(w, "name", l->name);
     j_str(w, "dtype", l->npu_dtype);
     j_str(w, "bound", l->bound);

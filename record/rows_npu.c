@@ -49,12 +49,6 @@ void rows_npu_fill(const npu_graph_t *ng, const npu_layer_t *l, store_layer *row
 
 /* ---- rows -> layers ----------------------------------------------------------- */
 
-/* A row with an NPU layer's figures (set by rows_npu_fill or a vendor table). */
-static int is_layer_row(const store_layer *l)
-{
-    return known_int(l->total_cycles) || !isnan(l->frame_us);
-}
-
 static int is_carrier(const store_layer *l)
 {
     return known_int(l->total_cycles);
@@ -98,20 +92,6 @@ static int dtype_of_name(const char *dt)
            : !strcmp(dt, "BFLOAT16") ? NPU_BF16 : !strcmp(dt, "FLOAT") ? NPU_FP32 : NPU_INT8;
 }
 
-/* The vendor's FullName of the layer on row i: its first node's (a fused
- * Conv+Relu is named by its Conv), the row after the previous one with figures. */
-static void layer_name(const store_layer *rows, int i, char *buf, size_t len)
-{
-    int first = i;
-    while (first > 0 && !is_layer_row(&rows[first - 1]))
-        first--;
-    const store_layer *l = &rows[first];
-    if (l->node && strchr(l->node, ':')) /* already "<op>:<name>" (a vendor .rknn's rows) */
-        snprintf(buf, len, "%s", l->node);
-    else
-        snprintf(buf, len, "%s:%s", l->op ? l->op : "?", l->node ? l->node : "?");
-}
-
 /* The level-4 row carrier row i gives back; first: the row after the previous
  * carrier (a fused layer reads what its first covered node reads). */
 static void carrier_layer(const npu_platform_t *p, const store_layer *rows, int i, int first,
@@ -146,7 +126,7 @@ static void carrier_layer(const npu_platform_t *p, const store_layer *rows, int 
             wl++;
     }
     l->macs = !isnan(s->mac_usage) && s->mac_usage > 0;
-    layer_name(rows, i, full, sizeof(full));
+    store_layer_fullname(rows, i, full, sizeof(full));
     l->fullname = xstrdup(full);
 }
 
