@@ -67,6 +67,9 @@ suite() { # name, command...
 
 run_suites() { # build dir, full (1) or fast (0)
     local b=$1 full=$2 t n
+    # the sources, not a build: once
+    [ "$full" = 1 ] && suite "include graph: no cycle between folders, one-way layers" \
+        python3 tests/tools/include_cycles.py
     # the unit programs are named from the plain build, so that the sanitizer
     # pass can be listed and selected before it is built
     for t in "$B"/tests/test_*; do

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <stdio.h>
 #include "runtime/model/model.h"
-#include "runtime/exec/exec.h"
 #include "util/util.h"
 
 #define GRAPH_MAGIC 0x47524150484d4150ull /* "GRAPHMAP" */

@@ -116,6 +116,25 @@ typedef struct graph {
     char *producer;            /* producer name and version, may be "" */
 } graph_t;
 
+/* An operator's entry in the executor's table (runtime/exec, exec_find_op binds
+ * node_t.def after load). Declared here, with the node that points to it, so that
+ * graph_free releases a node's prepared state without calling into the executor. */
+struct op_ctx;
+typedef struct op_def {
+    const char *name;   /* ONNX op_type */
+    const char *domain; /* "" for ai.onnx */
+    /* Sets dtype/ndim/dims of every output from the inputs (whose shapes are
+     * known; constant inputs have data). May read constant input values
+     * (e.g. Reshape's shape). Returns 0 or RT_E* with a message. */
+    int (*infer)(graph_t *g, node_t *n, char *err, size_t errlen);
+    /* Optional: once per graph after shapes are known (pack weights into n->priv). */
+    int (*prepare)(graph_t *g, node_t *n, char *err, size_t errlen);
+    /* Computes outputs; input and output buffers are in g->t[...].data. */
+    int (*run)(struct op_ctx *c, graph_t *g, node_t *n);
+    /* Optional: frees n->priv. */
+    void (*release)(node_t *n);
+} op_def;
+
 /* Loading. The format is detected from the content: ONNX, the simulator
  * container of `rknn-trace build`; vendor-compiled .rknn files are refused with
  * a message saying why. `what` names the buffer in messages (a path, "model buffer"). */
