@@ -4,6 +4,7 @@
  * model, and the costed layers as one layer row per compiled node. */
 #include "record/record.h"
 #include "runtime/model/rknn_file.h"
+#include "util/dtype.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,17 +61,8 @@ static int npu_dtype_of(int code)
 
 static const char *datatype_of(int code)
 {
-    switch (code) {
-    case 2: return "UINT8";
-    case 3: return "INT8";
-    case 5: return "INT16";
-    case 6: return "INT32";
-    case 7: return "INT64";
-    case 10: return "FLOAT16";
-    case 16: return "BFLOAT16";
-    case 1: return "FLOAT";
-    }
-    return "INT8";
+    const char *s = dtype_vendor_name(code);
+    return s && code != DT_UINT16 ? s : "INT8"; /* the rest as the NPU's int8 */
 }
 
 /* How the compiler stores a 4-D activation, from its native shape: NC1HWC2

@@ -13,29 +13,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "util/dtype.h" /* enum dtype, dtype_size, dtype_name */
 
 #define MODEL_MAX_DIMS 8
-
-enum dtype {
-    DT_UNDEFINED = 0,
-    DT_FLOAT = 1,
-    DT_UINT8 = 2,
-    DT_INT8 = 3,
-    DT_UINT16 = 4,
-    DT_INT16 = 5,
-    DT_INT32 = 6,
-    DT_INT64 = 7,
-    DT_STRING = 8,
-    DT_BOOL = 9, /* stored as one byte, 0 or 1 */
-    DT_FLOAT16 = 10,
-    DT_DOUBLE = 11,
-    DT_UINT32 = 12,
-    DT_UINT64 = 13,
-    DT_BFLOAT16 = 16,
-};
-
-size_t dtype_size(int dt);          /* 0 for unknown/string */
-const char *dtype_name(int dt);     /* "float32", "int64", ... (numpy names) */
 
 enum tensor_kind {
     TK_ACT = 0,    /* produced by a node at run time */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/model/rknn_file.h"
+#include "util/dtype.h"
 #include "util/util.h"
 #include <jansson.h>
 
@@ -95,11 +96,7 @@ const char *rknn_target_name(int t)
 
 const char *rknn_dtype_name(int code)
 {
-    static const char *const names[] = {"undefined", "float32", "uint8", "int8", "uint16",
-                                        "int16", "int32", "int64", "string", "bool",
-                                        "float16", "float64", "uint32", "uint64", "complex64",
-                                        "complex128", "bfloat16"};
-    return code >= 0 && code <= 16 ? names[code] : NULL;
+    return dtype_name_or_null(code); /* the file numbers types as ONNX does */
 }
 
 int rknn_file_is(const void *buf, size_t len)
