@@ -37,17 +37,6 @@ static int kind_of(const char *op)
     return NPU_K_ELTWISE;
 }
 
-static int is_const_kind(int kind)
-{
-    return kind == 4 || kind == 5 || kind == 8;
-}
-
-/* regcmd/task/buffer blobs: not data the layer computes on */
-static int is_blob_kind(int kind)
-{
-    return kind == 6 || kind == 7 || kind == 9 || kind == 10;
-}
-
 static int npu_dtype_of(int code)
 {
     switch (code) {
@@ -149,7 +138,7 @@ int predict_graph(const rknn_model *m, const npu_platform_t *p, npu_graph_t **ou
         gt->ndim = t->nd < MODEL_MAX_DIMS ? t->nd : MODEL_MAX_DIMS;
         for (int k = 0; k < gt->ndim; k++)
             gt->dims[k] = t->shape[k];
-        gt->is_output = t->kind == 2;
+        gt->is_output = t->kind == RKNN_TK_OUTPUT;
     }
     for (int i = 0; i < m->n_nodes; i++) {
         const rknn_node *n = &m->nodes[i];
@@ -174,18 +163,18 @@ int predict_graph(const rknn_model *m, const npu_platform_t *p, npu_graph_t **ou
         l->out_tensor = -1;
         for (int k = 0; k < n->n_in; k++) {
             const rknn_tensor *t = &m->tensors[n->in[k]];
-            if (is_blob_kind(t->kind) || is_alias_input(m, n, k))
+            if (rknn_kind_is_blob(t->kind) || is_alias_input(m, n, k))
                 continue;
             if (too_many_dims(t, i, n, err, errlen))
                 goto fail;
             if (l->n_in < NPU_MAX_IO) {
                 to_shape(t, &l->in[l->n_in]);
-                l->in_const[l->n_in] = is_const_kind(t->kind);
+                l->in_const[l->n_in] = rknn_kind_is_const(t->kind);
                 /* Input/OutputOperator convert as our lowering costs them (C2) */
                 l->in_align[l->n_in] = l->kind == NPU_K_IO ? 0 : native_align(t);
             }
             l->n_in++;
-            if (is_const_kind(t->kind)) {
+            if (rknn_kind_is_const(t->kind)) {
                 if (!weight && t->nd == 4)
                     weight = t;
             } else {
@@ -196,7 +185,7 @@ int predict_graph(const rknn_model *m, const npu_platform_t *p, npu_graph_t **ou
         }
         for (int k = 0; k < n->n_out; k++) {
             const rknn_tensor *t = &m->tensors[n->out[k]];
-            if (is_blob_kind(t->kind))
+            if (rknn_kind_is_blob(t->kind))
                 continue;
             if (too_many_dims(t, i, n, err, errlen))
                 goto fail;
@@ -210,7 +199,7 @@ int predict_graph(const rknn_model *m, const npu_platform_t *p, npu_graph_t **ou
             if (!first_out) {
                 first_out = t;
                 l->out_tensor = n->out[k];
-                l->out_is_graph_output = t->kind == 2;
+                l->out_is_graph_output = t->kind == RKNN_TK_OUTPUT;
             }
         }
         /* the layer's data type: its output's (OutputOperator: its input's) */

@@ -574,8 +574,8 @@ static void lite_depthwise(rknn_model *m)
             continue;
         for (int k = 0; k < n->n_in; k++) {
             rknn_tensor *t = &m->tensors[n->in[k]];
-            int is_const = t->kind == 4 || t->kind == 5 || t->kind == 8;
-            if (!is_const && !data && t->kind != 6 && t->kind != 7 && t->kind != 9 && t->kind != 10)
+            int is_const = rknn_kind_is_const(t->kind);
+            if (!is_const && !data && !rknn_kind_is_blob(t->kind))
                 data = t;
             else if (is_const && !w && t->nd == 4)
                 w = t;
