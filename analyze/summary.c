@@ -185,7 +185,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->internal_bytes = known_int(run->internal_bytes) ? run->internal_bytes : -1;
 
     /* a predicted-only run (backend "predict": a vendor .rknn on a PC) ran nothing here */
-    int predicted_only = run->backend && !strcmp(run->backend, "predict");
+    int predicted_only = store_backend_of(run->backend) == BACKEND_PREDICT;
     s->host_median_us = predicted_only ? NAN : run->total_us;
     s->host_p90_us = run->host_p90_us;
     s->host_min_us = run->host_min_us;
@@ -441,8 +441,9 @@ void summary_print(const run_summary *s, FILE *f, int color)
     /* host figures: this PC, never the board; a run that did not execute here
      * (a predicted vendor file, an imported board log) has none */
     const char *backend = s->run && s->run->backend ? s->run->backend : "";
-    if (isnan(s->host_median_us) && strcmp(backend, "sim") != 0) {
-        if (!strcmp(backend, "predict"))
+    int bk = store_backend_of(s->run ? s->run->backend : NULL);
+    if (isnan(s->host_median_us) && bk != BACKEND_SIM) {
+        if (bk == BACKEND_PREDICT)
             fprintf(f, "\nhost      not executed: a vendor .rknn holds NPU machine code, so its "
                     "profile is predicted and no numeric outputs were computed (run its source "
                     "ONNX model, or the file on a board)\n");
@@ -451,7 +452,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
                     *backend ? tt(backend) : "unknown");
     } else {
         /* board runs (run --backend board, attach) timed rknn_run on the board itself */
-        int on_board = !strcmp(backend, "board");
+        int on_board = bk == BACKEND_BOARD;
         fprintf(f, "\n%s: median %s ms, p90 %s ms, min %s ms, stddev %s ms\n",
                 on_board ? "board     rknn_run through the board's runtime"
                          : "host      this PC's CPU, not the board",
@@ -685,7 +686,7 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
 
     json_key(w, "host");
     json_obj_open(w);
-    j_str(w, "note", s->run && s->run->backend && !strcmp(s->run->backend, "board")
+    j_str(w, "note", s->run && store_backend_of(s->run->backend) == BACKEND_BOARD
                      ? "rknn_run on the board, through its runtime" : "this PC's CPU, not the board");
     j_num(w, "median_us", s->host_median_us);
     j_num(w, "p90_us", s->host_p90_us);

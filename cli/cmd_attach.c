@@ -249,7 +249,7 @@ static int store_ctx(store *st, trace_ctx *c, int k, const char *label, const ch
             snprintf(lab, sizeof lab, "%s", label);
         run.label = lab;
     }
-    run.backend = "board";
+    run.backend = store_backend_name(BACKEND_BOARD);
     run.model_path = c->path[0] ? c->path : NULL;
     run.model_sha256 = strcmp(c->sha, "") ? c->sha : NULL;
     run.model_format = !strcmp(c->kind, "rknn") ? "rknn" : !strcmp(c->kind, "onnx") ? "onnx"

@@ -166,7 +166,7 @@ static void out_problem(const side *s, const out_cell *c, const char *name, char
 
 static int is_prediction(const store_run *r)
 {
-    return r->backend && !strcmp(r->backend, "predict");
+    return store_backend_of(r->backend) == BACKEND_PREDICT;
 }
 
 /* A stored name on a terminal line (util/escape.h). */

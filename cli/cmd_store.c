@@ -214,7 +214,7 @@ static void ls_figures(ls_row *row, const store_run_outputs *ro)
     row->npu_us = sum.frame_us;
     row->host_us = sum.host_median_us;
     row->board_us = NAN;
-    if (row->run->backend && !strcmp(row->run->backend, "board")) {
+    if (store_backend_of(row->run->backend) == BACKEND_BOARD) {
         row->board_us = row->host_us;
         row->host_us = NAN;
     }

@@ -319,7 +319,7 @@ int run_rows_predict(const char *path, const char *label, const rknn_model *m,
     rows->run.model_sha256 = rows->sha;
     rows->run.model_format = "rknn";
     rows->run.platform = ng->plat->name;
-    rows->run.backend = "predict";
+    rows->run.backend = store_backend_name(BACKEND_PREDICT);
     rows->run.quant = quant_of(ng->dtype);
     rows->run.iterations = 0;
     rows->run.npu_us = npu_frame_us(ng);

@@ -272,7 +272,7 @@ const char *rep_short(char *buf, size_t len, const char *name, int width)
 
 int rep_is_board(const report_run *r)
 {
-    return r->run.backend && !strcmp(r->run.backend, "board");
+    return store_backend_of(r->run.backend) == BACKEND_BOARD;
 }
 
 double rep_layer_us(const report_run *r, const store_layer *l)

@@ -463,7 +463,7 @@ tui_view *tui_layers_view(tui *t, tui_run *r)
     lv->below = NAN;
     build_items(lv);
     /* a board's table holds measured times; a simulated run's, the NPU model's */
-    int board = r->run.backend && !strcmp(r->run.backend, "board");
+    int board = store_backend_of(r->run.backend) == BACKEND_BOARD;
     memcpy(lv->cols, cols, sizeof(cols));
     lv->cols[C_PRED].title = board ? "board us" : "pred us";
     tui_table_init(&lv->tb, lv->cols, N_COLS, 2, lv->n, lv);
