@@ -3,6 +3,7 @@
 #   make deps       install build and test dependencies (Debian packages, npm oracle)
 #   make demo       build and run the main job on a bundled real model
 #   make test       all tests, then again under AddressSanitizer + UBSan
+#                   (SUITE='PAT...': only the suites whose name has one of the globs)
 #   make bench      every benchmark against its target (bench/all.sh)
 #   make fuzz       libFuzzer on every parser
 #   make tsan       the library and the C API thread tests under ThreadSanitizer (build-tsan/)
@@ -140,11 +141,15 @@ deps:
 demo: all
 	bash scripts/demo.sh
 
+# SUITE: space-separated globs/substrings over the names `bash tests/run.sh --list` prints
+SUITE ?=
+SUITE_ARGS = $(foreach p,$(SUITE),--only '$(p)')
+
 test: all
-	bash tests/run.sh
+	bash tests/run.sh $(SUITE_ARGS)
 
 test-fast: all
-	RT_SKIP_ASAN=1 bash tests/run.sh
+	RT_SKIP_ASAN=1 bash tests/run.sh $(SUITE_ARGS)
 
 bench: all
 	bash bench/all.sh $(BUILD)

@@ -18,11 +18,8 @@ static int known(int64_t v)
 
 int perfcmp_side(const store_run *run)
 {
-    if (!run->backend)
-        return -1;
-    if (!strcmp(run->backend, "board"))
-        return 1;
-    return !strcmp(run->backend, "sim") || !strcmp(run->backend, "predict") ? 0 : -1;
+    int b = store_backend_of(run->backend);
+    return b == BACKEND_BOARD ? 1 : b == BACKEND_SIM || b == BACKEND_PREDICT ? 0 : -1;
 }
 
 /* One side's layers: rows with figures, each named by the first row it covers

@@ -59,7 +59,7 @@ typedef struct store_run {
     const char *model_sha256;
     const char *model_format;  /* "onnx", "rknn-sim", "rknn", ... */
     const char *platform;      /* "rk3588", ... */
-    const char *backend;       /* "sim" or "board" (or NULL) */
+    const char *backend;       /* "sim", "board", "predict", "toolkit" (or NULL): store_backend_of */
     const char *quant;         /* "fp32", "fp16", "i8", ... */
     const char *quant_algo;    /* "normal", "kl_divergence", "mmse" */
     const char *quant_method;  /* "channel", "layer" */
@@ -85,6 +85,15 @@ typedef struct store_run {
     const char *tags;          /* read only: the run's tags, sorted, comma-separated;
                                   NULL: none (store_tag_add) */
 } store_run;
+
+/* store_run.backend, what made the run, as an enum: the strings live only in
+ * analyze/store_backend.c. BACKEND_NONE for NULL, BACKEND_UNKNOWN for another. */
+enum store_backend {
+    BACKEND_NONE = 0, BACKEND_SIM, BACKEND_BOARD, BACKEND_PREDICT, BACKEND_TOOLKIT,
+    BACKEND_SIMLIB, BACKEND_EMULATE, BACKEND_UNKNOWN
+};
+int store_backend_of(const char *backend);
+const char *store_backend_name(int backend); /* "sim", ...; NULL for none/unknown */
 
 typedef struct store_layer {
     int64_t idx;               /* execution order, unique within a run */

@@ -59,9 +59,7 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
     if (r->label && (!*r->label || sq_all_digits(r->label)))
         return rt_err(err, errlen, RT_EINVAL,
                       "bad label '%s': a label must not be empty or a number", r->label);
-    if (r->backend && strcmp(r->backend, "sim") != 0 && strcmp(r->backend, "board") != 0 &&
-        strcmp(r->backend, "predict") != 0 && strcmp(r->backend, "toolkit") != 0 &&
-        strcmp(r->backend, "simlib") != 0 && strcmp(r->backend, "emulate") != 0)
+    if (store_backend_of(r->backend) == BACKEND_UNKNOWN)
         return rt_err(err, errlen, RT_EINVAL,
                       "bad backend '%s' (sim, board, simlib, predict, toolkit or emulate)",
                       r->backend);

@@ -692,11 +692,7 @@ void summary_print_accuracy(const run_summary *s, FILE *f, int color)
 
 static void j_int(json_writer *w, const char *k, int64_t v)
 {
-    json_key(w, k);
-    if (v == STORE_NULL_INT)
-        json_write_null(w);
-    else
-        json_int(w, v);
+    json_key_int(w, k, v, STORE_NULL_INT);
 }
 
 static void j_count(json_writer *w, const char *k, int64_t v)

@@ -72,7 +72,7 @@ static double layer_npu_us(const store_layer *l)
 
 static int is_prediction(const store_run *r)
 {
-    return r->backend && !strcmp(r->backend, "predict");
+    return store_backend_of(r->backend) == BACKEND_PREDICT;
 }
 
 /* A stored name on a terminal line (util/escape.h). */

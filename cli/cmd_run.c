@@ -660,7 +660,7 @@ int cmd_run(int argc, char **argv)
 
     rec.model = model;
     rec.platform = target;
-    rec.backend = "sim";
+    rec.backend = store_backend_name(BACKEND_SIM);
     rec.quant = quant;
     rec.label = label;
     rec.seed = seed;

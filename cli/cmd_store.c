@@ -285,11 +285,7 @@ static const char *fmt_id(char *buf, size_t len, int64_t v)
 
 static void json_opt_int(json_writer *w, const char *key, int64_t v)
 {
-    json_key(w, key);
-    if (v == STORE_NULL_INT)
-        json_write_null(w);
-    else
-        json_int(w, v);
+    json_key_int(w, key, v, STORE_NULL_INT);
 }
 
 static void ls_json_row(json_writer *w, const ls_row *row)

@@ -26,9 +26,9 @@ static void node_geometry(const rknn_model *m, const rknn_node *n, graph_conv *g
     memset(g, 0xff, sizeof *g);
     for (int k = 0; k < n->n_in; k++) {
         const rknn_tensor *t = &m->tensors[n->in[k]];
-        if (!in && (t->kind == 1 || t->kind == 3) && t->nd == 4)
+        if (!in && (t->kind == RKNN_TK_INPUT || t->kind == RKNN_TK_ACT) && t->nd == 4)
             in = t;
-        else if (!w && (t->kind == 4 || t->kind == 5 || t->kind == 8) && t->nd == 4)
+        else if (!w && rknn_kind_is_const(t->kind) && t->nd == 4)
             w = t;
     }
     if (n->n_out > 0 && m->tensors[n->out[0]].nd == 4)

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/model/model.h"
+#include "util/dtype.h"
 #include "util/outfile.h"
 #include "util/util.h"
 

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/model/model.h"
+#include "util/dtype.h"
 #include "util/outfile.h"
 #include "util/util.h"
 
@@ -30,23 +30,22 @@ struct npy_type {
     int dt;
     char kind;  /* numpy kind character: f, i, u, b */
     int size;
-    const char *descr;
-    const char *name;
+    const char *descr; /* the name is util/dtype.h's dtype_name */
 };
 
 static const struct npy_type npy_types[] = {
-    { DT_FLOAT, 'f', 4, "<f4", "float32" },
-    { DT_FLOAT16, 'f', 2, "<f2", "float16" },
-    { DT_DOUBLE, 'f', 8, "<f8", "float64" },
-    { DT_INT8, 'i', 1, "|i1", "int8" },
-    { DT_INT16, 'i', 2, "<i2", "int16" },
-    { DT_INT32, 'i', 4, "<i4", "int32" },
-    { DT_INT64, 'i', 8, "<i8", "int64" },
-    { DT_UINT8, 'u', 1, "|u1", "uint8" },
-    { DT_UINT16, 'u', 2, "<u2", "uint16" },
-    { DT_UINT32, 'u', 4, "<u4", "uint32" },
-    { DT_UINT64, 'u', 8, "<u8", "uint64" },
-    { DT_BOOL, 'b', 1, "|b1", "bool" },
+    { DT_FLOAT, 'f', 4, "<f4" },
+    { DT_FLOAT16, 'f', 2, "<f2" },
+    { DT_DOUBLE, 'f', 8, "<f8" },
+    { DT_INT8, 'i', 1, "|i1" },
+    { DT_INT16, 'i', 2, "<i2" },
+    { DT_INT32, 'i', 4, "<i4" },
+    { DT_INT64, 'i', 8, "<i8" },
+    { DT_UINT8, 'u', 1, "|u1" },
+    { DT_UINT16, 'u', 2, "<u2" },
+    { DT_UINT32, 'u', 4, "<u4" },
+    { DT_UINT64, 'u', 8, "<u8" },
+    { DT_BOOL, 'b', 1, "|b1" },
 };
 #define N_TYPES (sizeof(npy_types) / sizeof(npy_types[0]))
 
@@ -74,8 +73,7 @@ const char *npy_descr(int dtype)
 
 const char *npy_dtype_name(int dtype)
 {
-    const struct npy_type *t = type_by_dt(dtype);
-    return t ? t->name : NULL;
+    return type_by_dt(dtype) ? dtype_name(dtype) : NULL;
 }
 
 int npy_dtype_from_name(const char *name)
@@ -83,7 +81,7 @@ int npy_dtype_from_name(const char *name)
     if (!name)
         return 0;
     for (size_t i = 0; i < N_TYPES; i++)
-        if (strcmp(npy_types[i].name, name) == 0)
+        if (strcmp(dtype_name(npy_types[i].dt), name) == 0)
             return npy_types[i].dt;
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "record/record.h"
 #include "analyze/store.h"
 #include "tracer/tracer.h"
+#include "util/dtype.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -13,18 +14,8 @@
 
 const char *perf_numpy_dtype(const char *vendor)
 {
-    static const struct { const char *v, *np; } map[] = {
-        {"INT8", "int8"}, {"UINT8", "uint8"}, {"INT16", "int16"}, {"UINT16", "uint16"},
-        {"INT32", "int32"}, {"INT64", "int64"}, {"FLOAT16", "float16"}, {"FP16", "float16"},
-        {"FLOAT", "float32"}, {"FLOAT32", "float32"}, {"BFLOAT16", "bfloat16"},
-        {"float", "float32"}, {"uint8", "uint8"}, {"int8", "int8"}, {"float16", "float16"},
-        {"int32", "int32"}, {"int64", "int64"}, {"int16", "int16"},
-        {"float32", "float32"}, {"float64", "float64"}, {"uint16", "uint16"}, {"bool", "bool"},
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(vendor, map[i].v))
-            return map[i].np;
-    return NULL;
+    int d = dtype_from_name(vendor); /* vendor or numpy spelling */
+    return dtype_size(d) ? dtype_name(d) : NULL;
 }
 
 /* "(1,3,224,224),(64,3,7,7),..." -> "[[1,3,224,224],[64,3,7,7]]" into out

@@ -469,7 +469,7 @@ int run_rows_board(const board_run *b, run_rows *rows, char *err, size_t errlen)
     rt_iso_time(rows->time, sizeof rows->time);
     rows->run.time = rows->time;
     rows->run.label = b->label;
-    rows->run.backend = "board";
+    rows->run.backend = store_backend_name(BACKEND_BOARD);
     rows->run.platform = b->platform ? run_rows_keep(rows, xstrdup(b->platform)) : NULL;
     rows->run.model_path = b->model;
     snprintf(rows->sha, sizeof rows->sha, "%s", b->sha256);

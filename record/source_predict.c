@@ -4,6 +4,7 @@
  * model, and the costed layers as one layer row per compiled node. */
 #include "record/record.h"
 #include "runtime/model/rknn_file.h"
+#include "util/dtype.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,17 +37,6 @@ static int kind_of(const char *op)
     return NPU_K_ELTWISE;
 }
 
-static int is_const_kind(int kind)
-{
-    return kind == 4 || kind == 5 || kind == 8;
-}
-
-/* regcmd/task/buffer blobs: not data the layer computes on */
-static int is_blob_kind(int kind)
-{
-    return kind == 6 || kind == 7 || kind == 9 || kind == 10;
-}
-
 static int npu_dtype_of(int code)
 {
     switch (code) {
@@ -60,17 +50,8 @@ static int npu_dtype_of(int code)
 
 static const char *datatype_of(int code)
 {
-    switch (code) {
-    case 2: return "UINT8";
-    case 3: return "INT8";
-    case 5: return "INT16";
-    case 6: return "INT32";
-    case 7: return "INT64";
-    case 10: return "FLOAT16";
-    case 16: return "BFLOAT16";
-    case 1: return "FLOAT";
-    }
-    return "INT8";
+    const char *s = dtype_vendor_name(code);
+    return s && code != DT_UINT16 ? s : "INT8"; /* the rest as the NPU's int8 */
 }
 
 /* How the compiler stores a 4-D activation, from its native shape: NC1HWC2
@@ -157,7 +138,7 @@ int predict_graph(const rknn_model *m, const npu_platform_t *p, npu_graph_t **ou
         gt->ndim = t->nd < MODEL_MAX_DIMS ? t->nd : MODEL_MAX_DIMS;
         for (int k = 0; k < gt->ndim; k++)
             gt->dims[k] = t->shape[k];
-        gt->is_output = t->kind == 2;
+        gt->is_output = t->kind == RKNN_TK_OUTPUT;
     }
     for (int i = 0; i < m->n_nodes; i++) {
         const rknn_node *n = &m->nodes[i];
@@ -182,18 +163,18 @@ int predict_graph(const rknn_model *m, const npu_platform_t *p, npu_graph_t **ou
         l->out_tensor = -1;
         for (int k = 0; k < n->n_in; k++) {
             const rknn_tensor *t = &m->tensors[n->in[k]];
-            if (is_blob_kind(t->kind) || is_alias_input(m, n, k))
+            if (rknn_kind_is_blob(t->kind) || is_alias_input(m, n, k))
                 continue;
             if (too_many_dims(t, i, n, err, errlen))
                 goto fail;
             if (l->n_in < NPU_MAX_IO) {
                 to_shape(t, &l->in[l->n_in]);
-                l->in_const[l->n_in] = is_const_kind(t->kind);
+                l->in_const[l->n_in] = rknn_kind_is_const(t->kind);
                 /* Input/OutputOperator convert as our lowering costs them (C2) */
                 l->in_align[l->n_in] = l->kind == NPU_K_IO ? 0 : native_align(t);
             }
             l->n_in++;
-            if (is_const_kind(t->kind)) {
+            if (rknn_kind_is_const(t->kind)) {
                 if (!weight && t->nd == 4)
                     weight = t;
             } else {
@@ -204,7 +185,7 @@ int predict_graph(const rknn_model *m, const npu_platform_t *p, npu_graph_t **ou
         }
         for (int k = 0; k < n->n_out; k++) {
             const rknn_tensor *t = &m->tensors[n->out[k]];
-            if (is_blob_kind(t->kind))
+            if (rknn_kind_is_blob(t->kind))
                 continue;
             if (too_many_dims(t, i, n, err, errlen))
                 goto fail;
@@ -218,7 +199,7 @@ int predict_graph(const rknn_model *m, const npu_platform_t *p, npu_graph_t **ou
             if (!first_out) {
                 first_out = t;
                 l->out_tensor = n->out[k];
-                l->out_is_graph_output = t->kind == 2;
+                l->out_is_graph_output = t->kind == RKNN_TK_OUTPUT;
             }
         }
         /* the layer's data type: its output's (OutputOperator: its input's) */
@@ -338,7 +319,7 @@ int run_rows_predict(const char *path, const char *label, const rknn_model *m,
     rows->run.model_sha256 = rows->sha;
     rows->run.model_format = "rknn";
     rows->run.platform = ng->plat->name;
-    rows->run.backend = "predict";
+    rows->run.backend = store_backend_name(BACKEND_PREDICT);
     rows->run.quant = quant_of(ng->dtype);
     rows->run.iterations = 0;
     rows->run.npu_us = npu_frame_us(ng);

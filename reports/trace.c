@@ -45,11 +45,7 @@ static void num_arg(json_writer *w, const char *k, double v)
 
 static void int_arg(json_writer *w, const char *k, int64_t v)
 {
-    json_key(w, k);
-    if (v == STORE_NULL_INT)
-        json_write_null(w);
-    else
-        json_int(w, v);
+    json_key_int(w, k, v, STORE_NULL_INT);
 }
 
 static void meta(json_writer *w, int tid, const char *what, const char *name)

@@ -2,17 +2,49 @@
 # Runs every test suite, then the sanitizer build of the fast ones; sums the
 # "N passed, N failed" lines of each suite into one closing line.
 #   RT_SKIP_ASAN=1  skip the AddressSanitizer + UBSan pass
+#   --only PATTERN  run only the suites whose name contains PATTERN (a glob:
+#                   '*' and '?' work, e.g. 'unit test_kernels_*'); repeat for
+#                   several; a name matching any one runs
+#   --list          print the suite names (of both passes) and run nothing
 set -uo pipefail
 cd "$(dirname "$0")/.."
+only=(); list=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        --only) [ $# -ge 2 ] || { echo "run.sh: --only needs a pattern" >&2; exit 2; }
+                only+=("$2"); shift 2 ;;
+        --only=*) only+=("${1#--only=}"); shift ;;
+        --list) list=1; shift ;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+        *) echo "run.sh: unknown argument '$1' (--only PATTERN, --list)" >&2; exit 2 ;;
+    esac
+done
 B=${BUILD:-build}
 BA=${BUILD_ASAN:-build-asan}
 export RT_SHARED=${RT_SHARED:-../shared}
 
 passed=0; failed=0; suites_failed=()
 log=$(mktemp -d)
+mode=run     # run, list (print names) or count (count matching names into $matched)
+matched=0
+
+selected() { # name: does it match one of the --only patterns (all when none)?
+    [ ${#only[@]} -eq 0 ] && return 0
+    local p
+    for p in "${only[@]}"; do
+        # shellcheck disable=SC2053  # the pattern is a glob on purpose
+        [[ $1 == *$p* ]] && return 0
+    done
+    return 1
+}
 
 suite() { # name, command...
     local name=$1; shift
+    selected "$name" || return 0
+    case $mode in
+        list) printf '%s\n' "$name"; return 0 ;;
+        count) matched=$((matched + 1)); return 0 ;;
+    esac
     printf '== %s\n' "$name"
     local t0=$SECONDS
     "$@" >"$log/out" 2>"$log/err"
@@ -34,9 +66,15 @@ suite() { # name, command...
 }
 
 run_suites() { # build dir, full (1) or fast (0)
-    local b=$1 full=$2
-    for t in "$b"/tests/test_*; do
-        [ -x "$t" ] && suite "unit $(basename "$t") [$b]" "$t"
+    local b=$1 full=$2 t n
+    # the sources, not a build: once
+    [ "$full" = 1 ] && suite "include graph: no cycle between folders, one-way layers" \
+        python3 tests/tools/include_cycles.py
+    # the unit programs are named from the plain build, so that the sanitizer
+    # pass can be listed and selected before it is built
+    for t in "$B"/tests/test_*; do
+        n=$(basename "$t")
+        [ -x "$t" ] && [[ $n != *.* ]] && suite "unit $n [$b]" "$b/tests/$n"
     done
     [ -x "$b/tests/conformance" ] && suite "onnx conformance [$b]" "$b/tests/conformance"
     for f in "$b"/tests/fuzz_*; do
@@ -88,8 +126,23 @@ run_suites() { # build dir, full (1) or fast (0)
     fi
 }
 
-run_suites "$B" 1
+if [ $list = 1 ]; then
+    mode=list; run_suites "$B" 1
+    [ "${RT_SKIP_ASAN:-0}" != 1 ] && run_suites "$BA" 0
+    rm -rf "$log"; exit 0
+fi
+asan_matched=0
 if [ "${RT_SKIP_ASAN:-0}" != 1 ]; then
+    mode=count; run_suites "$BA" 0; asan_matched=$matched
+fi
+mode=count; run_suites "$B" 1
+if [ $matched -eq 0 ]; then
+    printf 'no suite matches %s (bash tests/run.sh --list prints the names)\n' "${only[*]}" >&2
+    rm -rf "$log"; exit 1
+fi
+mode=run
+run_suites "$B" 1
+if [ "${RT_SKIP_ASAN:-0}" != 1 ] && [ $asan_matched -gt 0 ]; then
     echo "== building with AddressSanitizer + UndefinedBehaviorSanitizer into $BA"
     if make -s -j"$(nproc)" BUILD="$BA" SAN=1 OPT=-O1 all >"$log/asan-build" 2>&1; then
         export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

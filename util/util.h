@@ -94,6 +94,8 @@ void json_int(json_writer *w, int64_t v);
 void json_num(json_writer *w, double v);      /* non-finite writes null */
 void json_bool(json_writer *w, int v);
 void json_write_null(json_writer *w);
+/* "key": v, or "key": null when v is the missing value (STORE_NULL_INT, -1 ...) */
+void json_key_int(json_writer *w, const char *key, int64_t v, int64_t missing);
 /* A value already in JSON (stored text): written as is when it is valid JSON
  * (RFC 8259, UTF-8), else null. */
 void json_raw(json_writer *w, const char *text);

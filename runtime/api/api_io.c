@@ -54,55 +54,6 @@ int api_rtype_valid(int rt)
     return rt >= 0 && rt < RKNN_TENSOR_TYPE_MAX && rt != RKNN_TENSOR_INT4;
 }
 
-static float half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, u;
-    float f;
-
-    if (exp == 0) {
-        /* zero or subnormal: man * 2^-24 */
-        f = ldexpf((float)man, -24);
-        return sign ? -f : f;
-    }
-    if (exp == 31)
-        u = sign | 0x7f800000u | (man << 13);
-    else
-        u = sign | ((exp + 112) << 23) | (man << 13);
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-/* Round to nearest even, overflow to infinity, subnormals kept. */
-static uint16_t float_to_half(float f)
-{
-    uint32_t u, sign, man;
-    int exp;
-
-    memcpy(&u, &f, 4);
-    sign = (u >> 16) & 0x8000;
-    exp = (int)((u >> 23) & 0xff);
-    man = u & 0x7fffff;
-    if (exp == 255)
-        return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
-    exp -= 112;
-    if (exp >= 31)
-        return (uint16_t)(sign | 0x7c00);
-    if (exp <= 0) {
-        if (exp < -10)
-            return (uint16_t)sign;
-        man |= 0x800000;
-        int shift = 14 - exp;
-        uint32_t half = man >> shift, rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
-        if (rem > mid || (rem == mid && (half & 1)))
-            half++;
-        return (uint16_t)(sign | half);
-    }
-    uint32_t h = ((uint32_t)exp << 10) | (man >> 13), rem = man & 0x1fff;
-    if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-        h++; /* a carry into the exponent is the correct rounding */
-    return (uint16_t)(sign | h);
-}
-
 static float bf16_to_float(uint16_t b)
 {
     uint32_t u = (uint32_t)b << 16;
@@ -125,7 +76,7 @@ static double rd(const void *p, int64_t i, int t)
 {
     switch (t) {
     case RKNN_TENSOR_FLOAT32: return ((const float *)p)[i];
-    case RKNN_TENSOR_FLOAT16: return half_to_float(((const uint16_t *)p)[i]);
+    case RKNN_TENSOR_FLOAT16: return rt_f16_to_f32(((const uint16_t *)p)[i]);
     case RKNN_TENSOR_BFLOAT16: return bf16_to_float(((const uint16_t *)p)[i]);
     case RKNN_TENSOR_INT8: return ((const int8_t *)p)[i];
     case RKNN_TENSOR_UINT8: return ((const uint8_t *)p)[i];
@@ -148,7 +99,7 @@ static void wr(void *p, int64_t i, int t, double v)
 {
     switch (t) {
     case RKNN_TENSOR_FLOAT32: ((float *)p)[i] = (float)v; break;
-    case RKNN_TENSOR_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
+    case RKNN_TENSOR_FLOAT16: ((uint16_t *)p)[i] = rt_f32_to_f16((float)v); break;
     case RKNN_TENSOR_BFLOAT16: ((uint16_t *)p)[i] = float_to_bf16((float)v); break;
     case RKNN_TENSOR_BOOL: ((uint8_t *)p)[i] = v != 0; break;
     default:

@@ -26,20 +26,8 @@ struct op_ctx {
  * Runs inline when n is small or there is one thread. */
 void op_parallel_for(op_ctx *c, int64_t n, range_fn fn, void *arg);
 
-typedef struct op_def {
-    const char *name;   /* ONNX op_type */
-    const char *domain; /* "" for ai.onnx */
-    /* Sets dtype/ndim/dims of every output from the inputs (whose shapes are
-     * known; constant inputs have data). May read constant input values
-     * (e.g. Reshape's shape). Returns 0 or RT_E* with a message. */
-    int (*infer)(graph_t *g, node_t *n, char *err, size_t errlen);
-    /* Optional: once per graph after shapes are known (pack weights into n->priv). */
-    int (*prepare)(graph_t *g, node_t *n, char *err, size_t errlen);
-    /* Computes outputs; input and output buffers are in g->t[...].data. */
-    int (*run)(op_ctx *c, graph_t *g, node_t *n);
-    /* Optional: frees n->priv. */
-    void (*release)(node_t *n);
-} op_def;
+/* op_def, an operator's entry in the table (infer, prepare, run, release), is
+ * declared with the node that points to it (runtime/model/model.h). */
 
 /* node_t.chain, for a kernel that stands in for a stock one (quantization's)
  * and runs the executor's fused forms itself:

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <stdio.h>
 #include "runtime/model/model.h"
-#include "runtime/exec/exec.h"
 #include "util/util.h"
 
 #define GRAPH_MAGIC 0x47524150484d4150ull /* "GRAPHMAP" */
@@ -594,41 +593,4 @@ tensor_t *node_output(graph_t *g, const node_t *n, int i)
     if (i < 0 || i >= n->n_out || n->out[i] < 0 || n->out[i] >= g->n_t)
         return NULL;
     return &g->t[n->out[i]];
-}
-
-size_t dtype_size(int dt)
-{
-    switch (dt) {
-    case DT_FLOAT: case DT_INT32: case DT_UINT32:
-        return 4;
-    case DT_UINT8: case DT_INT8: case DT_BOOL:
-        return 1;
-    case DT_UINT16: case DT_INT16: case DT_FLOAT16: case DT_BFLOAT16:
-        return 2;
-    case DT_INT64: case DT_DOUBLE: case DT_UINT64:
-        return 8;
-    default:
-        return 0;
-    }
-}
-
-const char *dtype_name(int dt)
-{
-    switch (dt) {
-    case DT_FLOAT: return "float32";
-    case DT_UINT8: return "uint8";
-    case DT_INT8: return "int8";
-    case DT_UINT16: return "uint16";
-    case DT_INT16: return "int16";
-    case DT_INT32: return "int32";
-    case DT_INT64: return "int64";
-    case DT_STRING: return "string";
-    case DT_BOOL: return "bool";
-    case DT_FLOAT16: return "float16";
-    case DT_DOUBLE: return "float64";
-    case DT_UINT32: return "uint32";
-    case DT_UINT64: return "uint64";
-    case DT_BFLOAT16: return "bfloat16";
-    default: return "undefined";
-    }
 }

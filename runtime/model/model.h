@@ -13,29 +13,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "util/dtype.h" /* enum dtype, dtype_size, dtype_name */
 
 #define MODEL_MAX_DIMS 8
-
-enum dtype {
-    DT_UNDEFINED = 0,
-    DT_FLOAT = 1,
-    DT_UINT8 = 2,
-    DT_INT8 = 3,
-    DT_UINT16 = 4,
-    DT_INT16 = 5,
-    DT_INT32 = 6,
-    DT_INT64 = 7,
-    DT_STRING = 8,
-    DT_BOOL = 9, /* stored as one byte, 0 or 1 */
-    DT_FLOAT16 = 10,
-    DT_DOUBLE = 11,
-    DT_UINT32 = 12,
-    DT_UINT64 = 13,
-    DT_BFLOAT16 = 16,
-};
-
-size_t dtype_size(int dt);          /* 0 for unknown/string */
-const char *dtype_name(int dt);     /* "float32", "int64", ... (numpy names) */
 
 enum tensor_kind {
     TK_ACT = 0,    /* produced by a node at run time */
@@ -115,6 +95,25 @@ typedef struct graph {
     int64_t opset;             /* default-domain opset version */
     char *producer;            /* producer name and version, may be "" */
 } graph_t;
+
+/* An operator's entry in the executor's table (runtime/exec, exec_find_op binds
+ * node_t.def after load). Declared here, with the node that points to it, so that
+ * graph_free releases a node's prepared state without calling into the executor. */
+struct op_ctx;
+typedef struct op_def {
+    const char *name;   /* ONNX op_type */
+    const char *domain; /* "" for ai.onnx */
+    /* Sets dtype/ndim/dims of every output from the inputs (whose shapes are
+     * known; constant inputs have data). May read constant input values
+     * (e.g. Reshape's shape). Returns 0 or RT_E* with a message. */
+    int (*infer)(graph_t *g, node_t *n, char *err, size_t errlen);
+    /* Optional: once per graph after shapes are known (pack weights into n->priv). */
+    int (*prepare)(graph_t *g, node_t *n, char *err, size_t errlen);
+    /* Computes outputs; input and output buffers are in g->t[...].data. */
+    int (*run)(struct op_ctx *c, graph_t *g, node_t *n);
+    /* Optional: frees n->priv. */
+    void (*release)(node_t *n);
+} op_def;
 
 /* Loading. The format is detected from the content: ONNX, the simulator
  * container of `rknn-trace build`; vendor-compiled .rknn files are refused with

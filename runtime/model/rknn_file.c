@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/model/rknn_file.h"
+#include "util/dtype.h"
 #include "util/util.h"
 #include <jansson.h>
 
@@ -95,11 +96,7 @@ const char *rknn_target_name(int t)
 
 const char *rknn_dtype_name(int code)
 {
-    static const char *const names[] = {"undefined", "float32", "uint8", "int8", "uint16",
-                                        "int16", "int32", "int64", "string", "bool",
-                                        "float16", "float64", "uint32", "uint64", "complex64",
-                                        "complex128", "bfloat16"};
-    return code >= 0 && code <= 16 ? names[code] : NULL;
+    return dtype_name_or_null(code); /* the file numbers types as ONNX does */
 }
 
 int rknn_file_is(const void *buf, size_t len)
@@ -577,8 +574,8 @@ static void lite_depthwise(rknn_model *m)
             continue;
         for (int k = 0; k < n->n_in; k++) {
             rknn_tensor *t = &m->tensors[n->in[k]];
-            int is_const = t->kind == 4 || t->kind == 5 || t->kind == 8;
-            if (!is_const && !data && t->kind != 6 && t->kind != 7 && t->kind != 9 && t->kind != 10)
+            int is_const = rknn_kind_is_const(t->kind);
+            if (!is_const && !data && !rknn_kind_is_blob(t->kind))
                 data = t;
             else if (is_const && !w && t->nd == 4)
                 w = t;

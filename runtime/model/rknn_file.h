@@ -83,10 +83,34 @@ enum rknn_container {
 
 enum { RKNN_TGT_CPU = 0, RKNN_TGT_GPU = 1, RKNN_TGT_NPU = 2 };
 
+/* rknn_tensor.kind: what a tensor of the file holds (docs/rknn-format.md) */
+enum rknn_tensor_kind {
+    RKNN_TK_INPUT = 1,
+    RKNN_TK_OUTPUT = 2,
+    RKNN_TK_ACT = 3,     /* an activation between layers */
+    RKNN_TK_CONST = 4,   /* constants (weights, biases): 4, 5 and 8 */
+    RKNN_TK_CONST5 = 5,
+    RKNN_TK_TABLE = 6,   /* blobs, not data a layer computes on: 6, 7, 9 and 10;
+                            6 lookup tables (Sigmoid, exSwish) */
+    RKNN_TK_TASK1 = 7,   /* one task of a model-1 file (toolkit <= 1.5) */
+    RKNN_TK_CONST8 = 8,
+    RKNN_TK_REGCMD = 9,  /* the register commands */
+    RKNN_TK_TASK = 10,   /* the task table */
+};
+static inline int rknn_kind_is_const(int kind)
+{
+    return kind == RKNN_TK_CONST || kind == RKNN_TK_CONST5 || kind == RKNN_TK_CONST8;
+}
+static inline int rknn_kind_is_blob(int kind)
+{
+    return kind == RKNN_TK_TABLE || kind == RKNN_TK_TASK1 || kind == RKNN_TK_REGCMD ||
+           kind == RKNN_TK_TASK;
+}
+
 typedef struct rknn_tensor {
     char *name;
     int dtype;               /* file's code: ONNX TensorProto numbering (1 f32, 3 i8, 10 f16 ...) */
-    int kind;                /* 1 input, 2 output, 3 activation, 4/5/8 constants, 9/10 regcmd/task ... */
+    int kind;                /* enum rknn_tensor_kind */
     int nd, nnd;             /* original and native ranks: as many values as the
                                 file gives (native shapes of weights are blocks of
                                 6, one per output-channel group: 6, 12, 24 seen) */

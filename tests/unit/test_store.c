@@ -128,6 +128,15 @@ static void test_create_insert_list(void)
     bad.backend = "gpu";
     rc = store_run_begin(st, &bad, &id3, err, sizeof err);
     CHECK(rc == RT_EINVAL, "bad backend: %s", err);
+    /* the backends docs/store.md lists, each a round trip through the enum */
+    static const char *const backends[] = {"sim", "board", "predict", "toolkit"};
+    for (int k = 0; k < 4; k++)
+        CHECK(store_backend_of(backends[k]) != BACKEND_UNKNOWN &&
+              !strcmp(store_backend_name(store_backend_of(backends[k])), backends[k]),
+              "backend %s", backends[k]);
+    CHECK(store_backend_of(NULL) == BACKEND_NONE && store_backend_of("gpu") == BACKEND_UNKNOWN &&
+          store_backend_of("Sim") == BACKEND_UNKNOWN && !store_backend_name(BACKEND_UNKNOWN) &&
+          !store_backend_name(BACKEND_NONE), "no backend, another backend");
     CHECK(sql_int(db, "SELECT COUNT(*) FROM runs") == 2, "refused runs left nothing");
 
     /* list */
