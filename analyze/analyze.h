@@ -26,9 +26,8 @@ int metrics_cos_grade(double cos, double thr);
 
 
 /* ---- Run comparison (analyze/compare.c) ----
- * Two stored runs side by side, aligned by source tensor name (so that fusions,
- * renamed nodes and extra layers do not shift the rows): the names of run A in
- * its execution order (graph inputs first), then the names only run B has. */
+ * One side of a two-run comparison: a stored run and its rows (the alignment of
+ * N runs by source tensor name is the comparison document, analyze/compare_doc.h). */
 typedef struct compare_side {
     const store_run *run;
     const store_layer *layers;
@@ -37,13 +36,6 @@ typedef struct compare_side {
     int n_acc;
 } compare_side;
 
-typedef struct compare_row {
-    const char *name, *op;      /* borrowed from the runs' rows */
-    int layer[2];               /* index into side k's layers, -1: none */
-    int acc[2];                 /* index into side k's acc rows, -1: none */
-} compare_row;
-
-int compare_align(const compare_side *a, const compare_side *b, compare_row **rows, int *n);
 /* The compiled graphs of two runs, layer against layer: a layer is what the
  * NPU (or the CPU) executes as one step, i.e. the rows it covers (a fused
  * Conv+Add: the Conv's row and the Add's) up to the row that carries its

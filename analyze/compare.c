@@ -1,5 +1,6 @@
-/* analyze/compare.c — two stored runs aligned by source tensor name, and their
- * stored output tensors compared. */
+/* analyze/compare.c — two stored runs' output tensors compared, and their compiled
+ * graphs layer against layer (the alignment of N runs by tensor name is
+ * analyze/compare_doc.c). */
 #include "analyze/analyze.h"
 #include "dump/dump.h"
 #include "util/util.h"
@@ -7,122 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct entry {
-    int64_t layer;   /* execution position: layer index, -1 for inputs */
-    int seq;         /* order of appearance, to keep the sort stable */
-    const char *name, *op;
-    int li, ai;      /* layer row, accuracy row */
-} entry;
-
-static int cmp_entry(const void *x, const void *y)
-{
-    const entry *a = x, *b = y;
-    if (a->layer != b->layer)
-        return a->layer < b->layer ? -1 : 1;
-    return a->seq - b->seq;
-}
-
-/* Entry indices by name: open addressing over FNV-1a hashes, so that aligning
- * two runs of thousands of layers stays linear. */
-typedef struct name_map {
-    int *slot;          /* entry index + 1, 0: empty */
-    unsigned mask;
-} name_map;
-
-static unsigned name_hash(const char *s)
-{
-    unsigned h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
-static void map_init(name_map *m, int n)
-{
-    unsigned cap = 16;
-    while (cap < (unsigned)n * 2)
-        cap <<= 1;
-    m->slot = xcalloc(cap, sizeof(int));
-    m->mask = cap - 1;
-}
-
-/* The entry named `name`, or -1; with add >= 0 an absent name is inserted as entry add. */
-static int map_find(name_map *m, const entry *e, const char *name, int add)
-{
-    for (unsigned h = name_hash(name) & m->mask;; h = (h + 1) & m->mask) {
-        if (!m->slot[h]) {
-            if (add >= 0)
-                m->slot[h] = add + 1;
-            return -1;
-        }
-        if (!strcmp(e[m->slot[h] - 1].name, name))
-            return m->slot[h] - 1;
-    }
-}
-
-/* Every distinct tensor name of one run, in execution order. */
-static entry *entries_of(const compare_side *s, int *out_n)
-{
-    int cap = s->n_layers + s->n_acc, n = 0, seq = 0;
-    entry *e = xcalloc((size_t)(cap ? cap : 1), sizeof(*e));
-    name_map m;
-    map_init(&m, cap);
-    for (int i = 0; i < s->n_acc; i++) {
-        const store_accuracy *a = &s->acc[i];
-        if (!a->name)
-            continue;
-        e[n] = (entry){ a->layer == STORE_NULL_INT ? -1 : a->layer, seq, a->name, a->op, -1, i };
-        if (map_find(&m, e, a->name, n) < 0)
-            n++, seq++;
-    }
-    for (int i = 0; i < s->n_layers; i++) {
-        const store_layer *l = &s->layers[i];
-        if (!l->name)
-            continue;
-        e[n] = (entry){ l->idx, seq, l->name, l->op, i, -1 };
-        int k = map_find(&m, e, l->name, n);
-        if (k >= 0)
-            e[k].li = i;
-        else
-            n++, seq++;
-    }
-    free(m.slot);
-    qsort(e, (size_t)n, sizeof(*e), cmp_entry);
-    *out_n = n;
-    return e;
-}
-
-int compare_align(const compare_side *a, const compare_side *b, compare_row **rows, int *n)
-{
-    int na, nb, cnt = 0;
-    entry *ea = entries_of(a, &na), *eb = entries_of(b, &nb);
-    compare_row *v = xcalloc((size_t)(na + nb ? na + nb : 1), sizeof(*v));
-    name_map ma, mb;
-    map_init(&ma, na);
-    map_init(&mb, nb);
-    for (int i = 0; i < na; i++)
-        map_find(&ma, ea, ea[i].name, i);
-    for (int k = 0; k < nb; k++)
-        map_find(&mb, eb, eb[k].name, k);
-
-    for (int i = 0; i < na; i++) {
-        int k = map_find(&mb, eb, ea[i].name, -1);
-        v[cnt++] = (compare_row){ ea[i].name, ea[i].op ? ea[i].op : k >= 0 ? eb[k].op : NULL,
-                                  { ea[i].li, k >= 0 ? eb[k].li : -1 },
-                                  { ea[i].ai, k >= 0 ? eb[k].ai : -1 } };
-    }
-    for (int k = 0; k < nb; k++)
-        if (map_find(&ma, ea, eb[k].name, -1) < 0)
-            v[cnt++] = (compare_row){ eb[k].name, eb[k].op, { -1, eb[k].li }, { -1, eb[k].ai } };
-    free(ma.slot);
-    free(mb.slot);
-    free(ea);
-    free(eb);
-    *rows = v;
-    *n = cnt;
-    return RT_OK;
-}
 
 int compare_output_files(const char *a, const char *b, metrics_t *m, char *err, size_t errlen)
 {

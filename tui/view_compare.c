@@ -1,5 +1,5 @@
 /* tui/view_compare.c — two or more runs aligned by source tensor name
- * (compare_align, as `compare` aligns them), the first marked the baseline:
+ * (the comparison document, as `compare` aligns them), the first marked the baseline:
  * per tensor the worst change of entire cos and of predicted time against it,
  * largest regression first, and the verdict lines `compare` prints. */
 #define RT_TUI_INTERNAL
