@@ -19,6 +19,19 @@ int metrics_compute_typed(int ref_dtype, const void *ref, int x_dtype, const voi
  * digits), "nan" for NaN. */
 const char *metrics_fmt_cos(double v, char *buf, size_t len);
 const char *metrics_fmt_euc(double v, char *buf, size_t len);
+
+/* Element-wise tolerance (numpy isclose / Polygraphy --atol --rtol): element i
+ * passes when |x[i] - ref[i]| <= atol + rtol * |ref[i]|; a NaN on either side
+ * fails. worst: the element with the largest |x - ref| (a non-finite
+ * difference ranks above any finite one; the first on ties), -1 when n == 0. */
+typedef struct tol_t {
+    int64_t fail;               /* failing elements */
+    int64_t worst;              /* flat (C-order) index */
+    double x, ref;              /* values at worst */
+} tol_t;
+
+int metrics_tolerance(int ref_dtype, const void *ref, int x_dtype, const void *x, int64_t n,
+                      double atol, double rtol, tol_t *t, char *err, size_t errlen);
 /* How the accuracy table colours a cosine against threshold thr: METRIC_GRADE_OK
  * (>= thr, green), _NEAR (within 0.04 below, yellow), _BAD (red), _NAN (magenta). */
 enum { METRIC_GRADE_OK = 0, METRIC_GRADE_NEAR, METRIC_GRADE_BAD, METRIC_GRADE_NAN };
@@ -140,16 +153,28 @@ typedef struct golden_row {
     int64_t count;
     int dtype, ref_dtype;
     metrics_t m;                /* run values vs golden */
+    tol_t tol;                  /* against the report's atol / rtol */
+    int ndim;                   /* the run tensor's shape */
+    int64_t dims[32];
+    int is_output;              /* set by the caller: a graph output */
 } golden_row;
 
 typedef struct golden_report {
     int n_rows, n_matched;
     golden_row *rows;
     const char *layout;         /* golden folder layout: "rknn-trace", "rknpu-level5", "by-name" */
+    double atol, rtol;
 } golden_report;
+
+/* Defaults of Polygraphy's --atol / --rtol. */
+#define GOLDEN_ATOL 1e-5
+#define GOLDEN_RTOL 1e-5
 
 int golden_analyze(const char *run_dir, const char *golden_dir, golden_report **out, char *err,
                    size_t errlen);
+/* golden_analyze with the element tolerances of every row's tol. */
+int golden_analyze_tol(const char *run_dir, const char *golden_dir, double atol, double rtol,
+                       golden_report **out, char *err, size_t errlen);
 void golden_report_free(golden_report *r);
 
 #include <stdio.h>

@@ -294,6 +294,16 @@ static void row_run(gwork *w, int i)
         rc = rt_err(err, errlen, rc, "tensor '%s': %s", w->x[i].name, msg);
         goto out;
     }
+    rc = metrics_tolerance(b.dtype, b.data, a.dtype, a.data, (int64_t)a.count, w->r->atol,
+                           w->r->rtol, &row->tol, err, errlen);
+    if (rc) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "%s", err);
+        rc = rt_err(err, errlen, rc, "tensor '%s': %s", w->x[i].name, msg);
+        goto out;
+    }
+    row->ndim = a.ndim < 32 ? a.ndim : 32;
+    memcpy(row->dims, a.dims, sizeof(int64_t) * (size_t)row->ndim);
     row->matched = 1;
     row->count = (int64_t)a.count;
     row->dtype = a.dtype;
@@ -321,6 +331,12 @@ static void *worker(void *arg)
 int golden_analyze(const char *run_dir, const char *golden_dir, golden_report **out, char *err,
                    size_t errlen)
 {
+    return golden_analyze_tol(run_dir, golden_dir, GOLDEN_ATOL, GOLDEN_RTOL, out, err, errlen);
+}
+
+int golden_analyze_tol(const char *run_dir, const char *golden_dir, double atol, double rtol,
+                       golden_report **out, char *err, size_t errlen)
+{
     golden_file *x = NULL, *g = NULL;
     int nx = 0, ng = 0, rc;
     golden_report *r = xcalloc(1, sizeof(*r));
@@ -338,6 +354,8 @@ int golden_analyze(const char *run_dir, const char *golden_dir, golden_report **
     if ((rc = golden_scan(run_dir, &x, &nx, err, errlen)) ||
         (rc = golden_scan(golden_dir, &g, &ng, err, errlen)))
         goto out;
+    r->atol = atol;
+    r->rtol = rtol;
     r->layout = has_our_index(golden_dir) ? "rknn-trace" : "by-name";
     for (int i = 0; i < ng && r->layout[0] == 'b'; i++)
         if (g[i].index >= 0)

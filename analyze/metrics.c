@@ -185,6 +185,31 @@ int metrics_compute_typed(int ref_dtype, const void *ref, int x_dtype, const voi
     return RT_OK;
 }
 
+int metrics_tolerance(int ref_dtype, const void *ref, int x_dtype, const void *x, int64_t n,
+                      double atol, double rtol, tol_t *t, char *err, size_t errlen)
+{
+    getter gr = getter_for(ref_dtype), gx = getter_for(x_dtype);
+    double worst = -1;
+    if (!gr || !gx)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "no tolerance check for dtype %s",
+                      dtype_name(gr ? x_dtype : ref_dtype));
+    *t = (tol_t){ 0, -1, NAN, NAN };
+    for (int64_t i = 0; i < n; i++) {
+        double r = gr(ref, i), v = gx(x, i), d = fabs(v - r);
+        /* written so that a NaN difference fails */
+        if (!(d <= atol + rtol * fabs(r)))
+            t->fail++;
+        double rank = isnan(d) || isinf(d) ? INFINITY : d;
+        if (t->worst < 0 || rank > worst) {
+            worst = rank;
+            t->worst = i;
+            t->x = v;
+            t->ref = r;
+        }
+    }
+    return RT_OK;
+}
+
 const char *metrics_fmt_cos(double v, char *buf, size_t len)
 {
     if (isnan(v))

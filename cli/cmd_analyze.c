@@ -32,6 +32,9 @@ static void usage(FILE *f)
           "\n"
           "      --golden DIR        the reference tensors (required)\n"
           "      --cos-threshold X   name the first layer whose cos < X (default 0.99)\n"
+          "      --atol X            element tolerance |run - golden| <= atol + rtol*|golden|\n"
+          "      --rtol Y            (defaults 1e-5 and 1e-5); giving either makes a failing\n"
+          "                          graph output a gate failure (exit code 3)\n"
           "      --db PATH           database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
           "      --json              one JSON document on stdout\n",
           f);
@@ -152,6 +155,57 @@ static const char *nan_reason(const metrics_t *m)
     return "run constant";
 }
 
+/* Which rows are graph outputs: a recorded run's outputs by name; for a bare
+ * dump folder (no run to ask), the tensors of its last layer. */
+static void mark_outputs(const char *db, int64_t run_id, golden_report *r)
+{
+    if (run_id) {
+        store *st = NULL;
+        store_output *outs = NULL;
+        int n = 0;
+        char err[256];
+        if (!store_open_readonly(store_default_path(db), &st, err, sizeof(err)) &&
+            !store_get_outputs(st, run_id, &outs, &n, err, sizeof(err)))
+            for (int i = 0; i < r->n_rows; i++)
+                for (int k = 0; k < n; k++)
+                    if (outs[k].name && !strcmp(outs[k].name, r->rows[i].name))
+                        r->rows[i].is_output = 1;
+        store_outputs_free(outs, n);
+        store_close(st);
+        return;
+    }
+    int last = -1;
+    for (int i = 0; i < r->n_rows; i++)
+        if (r->rows[i].layer > last)
+            last = r->rows[i].layer;
+    for (int i = 0; i < r->n_rows; i++)
+        r->rows[i].is_output = last >= 0 && r->rows[i].layer == last;
+}
+
+/* The multi-dimensional (C-order) index of a row's worst element. */
+static void unravel(const golden_row *g, int64_t *c)
+{
+    int64_t f = g->tol.worst;
+    for (int k = g->ndim - 1; k >= 0; k--) {
+        int64_t d = g->dims[k] > 0 ? g->dims[k] : 1;
+        c[k] = f % d;
+        f /= d;
+    }
+}
+
+static const char *fmt_coords(const golden_row *g, char *buf, size_t len)
+{
+    int64_t c[32];
+    size_t o = 0;
+    unravel(g, c);
+    o += (size_t)snprintf(buf, len, "[");
+    for (int k = 0; k < g->ndim && o < len; k++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%lld", k ? "," : "", (long long)c[k]);
+    if (o < len)
+        snprintf(buf + o, len - o, "]");
+    return buf;
+}
+
 typedef struct nan_count {
     int n, golden_nonfinite, run_nonfinite, constant;
     int first, first_golden_bad; /* row index, -1 */
@@ -183,8 +237,8 @@ static void count_nan(const golden_report *r, nan_count *c)
 int cmd_analyze(int argc, char **argv)
 {
     const char *db = NULL, *ref = NULL, *golden = NULL;
-    double thr = 0.99;
-    int json = 0, ret = EXIT_INTERNAL, rc;
+    double thr = 0.99, atol = GOLDEN_ATOL, rtol = GOLDEN_RTOL;
+    int json = 0, tol_given = 0, ret = EXIT_INTERNAL, rc;
     int64_t run_id = 0;
     char err[1024] = "", *dir = NULL;
     golden_report *r = NULL;
@@ -211,6 +265,18 @@ int cmd_analyze(int argc, char **argv)
                 cli_error("--cos-threshold takes a number in [-1, 1], got '%s'", v);
                 return EXIT_USAGE;
             }
+        } else if (cli_opt_is(a, "--atol") || cli_opt_is(a, "--rtol")) {
+            char *end;
+            int is_a = a[2] == 'a';
+            if (!(v = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+            double x = strtod(v, &end);
+            if (*end || end == v || !(x >= 0 && isfinite(x))) {
+                cli_error("%s takes a number >= 0, got '%s'", is_a ? "--atol" : "--rtol", v);
+                return EXIT_USAGE;
+            }
+            *(is_a ? &atol : &rtol) = x;
+            tol_given = 1;
         } else if (a[0] == '-' && a[1]) {
             return cli_unknown_option("analyze", a);
         } else if (!ref) {
@@ -251,7 +317,7 @@ int cmd_analyze(int argc, char **argv)
             return no_dump ? EXIT_INPUT : cli_exit_code(rc);
         }
     }
-    rc = golden_analyze(dir, golden, &r, err, sizeof(err));
+    rc = golden_analyze_tol(dir, golden, atol, rtol, &r, err, sizeof(err));
     if (rc) {
         cli_error("%s", err);
         ret = rc == RT_EINVAL ? EXIT_INPUT : cli_exit_code(rc);
@@ -264,7 +330,14 @@ int cmd_analyze(int argc, char **argv)
         ret = cli_exit_code(rc);
         goto out;
     }
-    int first = -1, worst = -1;
+    mark_outputs(db, run_id, r);
+    int first = -1, worst = -1, out_fail = 0, layer_fail = 0;
+    for (int i = 0; i < r->n_rows; i++) {
+        if (!r->rows[i].matched || !r->rows[i].tol.fail)
+            continue;
+        layer_fail++;
+        out_fail += r->rows[i].is_output;
+    }
     nan_count nc;
     count_nan(r, &nc);
     for (int i = 0; i < r->n_rows; i++) {
@@ -289,6 +362,11 @@ int cmd_analyze(int argc, char **argv)
         json_key(&w, "first_below"), json_str(&w, first >= 0 ? r->rows[first].name : NULL);
         json_key(&w, "comparable"), json_int(&w, r->n_matched - nc.n);
         json_key(&w, "not_comparable"), json_int(&w, nc.n);
+        json_key(&w, "atol"), json_num(&w, atol);
+        json_key(&w, "rtol"), json_num(&w, rtol);
+        json_key(&w, "tolerance_given"), json_bool(&w, tol_given);
+        json_key(&w, "tol_failed_layers"), json_int(&w, layer_fail);
+        json_key(&w, "tol_failed_outputs"), json_int(&w, out_fail);
         json_key(&w, "layers");
         json_arr_open(&w);
         for (int i = 0; i < r->n_rows; i++) {
@@ -298,6 +376,7 @@ int cmd_analyze(int argc, char **argv)
             json_key(&w, "op"), json_str(&w, g->op);
             json_key(&w, "name"), json_str(&w, g->name);
             json_key(&w, "matched"), json_bool(&w, g->matched);
+            json_key(&w, "is_output"), json_bool(&w, g->is_output);
             json_key(&w, "cos"), json_num(&w, g->m.cos);
             json_key(&w, "nan_reason");
             json_str(&w, g->matched && isnan(g->m.cos) ? nan_reason(&g->m) : NULL);
@@ -310,6 +389,30 @@ int cmd_analyze(int argc, char **argv)
                 json_str(&w, "inf");
             else
                 json_num(&w, g->m.sqnr_db);
+            json_key(&w, "tol_pass");
+            if (g->matched)
+                json_bool(&w, !g->tol.fail);
+            else
+                json_str(&w, NULL);
+            json_key(&w, "tol_fail_count"), json_int(&w, g->matched ? g->tol.fail : 0);
+            json_key(&w, "worst_index");
+            if (g->matched && g->tol.worst >= 0)
+                json_int(&w, g->tol.worst);
+            else
+                json_str(&w, NULL);
+            json_key(&w, "worst_coords");
+            if (g->matched && g->tol.worst >= 0) {
+                int64_t c[32];
+                unravel(g, c);
+                json_arr_open(&w);
+                for (int k = 0; k < g->ndim; k++)
+                    json_int(&w, c[k]);
+                json_arr_close(&w);
+            } else {
+                json_str(&w, NULL);
+            }
+            json_key(&w, "worst_run"), json_num(&w, g->matched ? g->tol.x : NAN);
+            json_key(&w, "worst_golden"), json_num(&w, g->matched ? g->tol.ref : NAN);
             json_obj_close(&w);
         }
         json_arr_close(&w);
@@ -326,9 +429,9 @@ int cmd_analyze(int argc, char **argv)
         printf("# %s vs golden %s (%s layout): error of each layer output against the golden\n"
                "# ('nan': constant tensor or not finite; '-': no golden file of that name)\n\n",
                tt(dir), tt(golden), r->layout);
-        printf("%-*s %-8s   %-12s %-12s %-12s %s\n", wn, "layer_name", "cos", "euc", "max_abs",
-               "mean_abs", "sqnr_db");
-        for (int i = 0; i < wn + 62; i++)
+        printf("%-*s %-8s   %-12s %-12s %-12s %-8s %s\n", wn, "layer_name", "cos", "euc", "max_abs",
+               "mean_abs", "sqnr_db", "tolerance (failing elements, worst at flat [coords]: run golden)");
+        for (int i = 0; i < wn + 72; i++)
             putchar('-');
         putchar('\n');
         for (int i = 0; i < r->n_rows; i++) {
@@ -342,10 +445,16 @@ int cmd_analyze(int argc, char **argv)
             const char *c0 = "", *c1 = color ? "\033[0m" : "";
             if (color)
                 c0 = isnan(g->m.cos) ? "\033[35m" : g->m.cos >= thr ? "\033[32m" : "\033[31m";
-            printf("%-*s %s%-8s%s | %-12s %-12s %-12.6g %s\n", wn, label, c0,
+            char co[400];
+            printf("%-*s %s%-8s%s | %-12s %-12s %-12.6g %-8s %s%s", wn, label, c0,
                    metrics_fmt_cos(g->m.cos, a, sizeof(a)), c1, metrics_fmt_euc(g->m.euc, b, sizeof(b)),
                    metrics_fmt_euc(g->m.max_abs, m, sizeof(m)), g->m.mean_abs,
-                   fmt_sqnr(g->m.sqnr_db, s, sizeof(s)));
+                   fmt_sqnr(g->m.sqnr_db, s, sizeof(s)), g->tol.fail ? "FAIL" : "pass",
+                   g->is_output ? " (output)" : "");
+            if (g->tol.fail)
+                printf(" %lld, worst at %lld %s: %.9g %.9g", (long long)g->tol.fail,
+                       (long long)g->tol.worst, fmt_coords(g, co, sizeof(co)), g->tol.x, g->tol.ref);
+            putchar('\n');
         }
         printf("\n%d of %d tensors matched by name\n", r->n_matched, r->n_rows);
         if (nc.n) {
@@ -366,12 +475,19 @@ int cmd_analyze(int argc, char **argv)
                    r->n_matched - nc.n, r->n_matched, thr);
         else
             printf("every matched layer keeps cos >= %g\n", thr);
+        printf("tolerance atol %g rtol %g: %d matched layer%s (%d graph output%s)\n", atol, rtol,
+               layer_fail, layer_fail == 1 ? " fails" : "s fail", out_fail, out_fail == 1 ? "" : "s");
         if (worst >= 0)
             printf("lowest cos: [%s] %s  (cos %.5f)\n", r->rows[worst].op ? tt(r->rows[worst].op) : "Input",
                    tt(r->rows[worst].name), r->rows[worst].m.cos);
     }
     ret = EXIT_OK;
     fflush(stdout);
+    if (tol_given && out_fail) {
+        cli_error("%d graph output%s outside atol %g rtol %g", out_fail, out_fail == 1 ? "" : "s",
+                  atol, rtol);
+        ret = EXIT_GATE;
+    }
     if (nc.n == r->n_matched) {
         cli_error("golden %s: none of the %d matched layers could be compared (%d with NaN/inf "
                   "in the golden, %d in the run, %d constant)", golden, nc.n,

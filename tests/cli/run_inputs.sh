@@ -78,6 +78,86 @@ assert d["matched"] == len(names) and d["comparable"] == len(names), (d["matched
 assert all(l["matched"] and l["cos"] is not None and l["cos"] > 0.999999 for l in d["layers"]), d["layers"][:2]
 PYEOF
 
+# --atol/--rtol (Polygraphy's element check |run - golden| <= atol + rtol*|golden|):
+# a golden with known perturbations in the graph output (the last layer) and in
+# one inner layer; counts, worst index and values checked against numpy.
+$PY - "$T" <<'PYEOF' || bad "making the perturbed golden"
+import json, os, shutil, sys
+import numpy as np
+t = sys.argv[1]
+os.makedirs(f"{t}/tolg", exist_ok=True)
+shutil.copy(f"{t}/ad/index.json", f"{t}/tolg/index.json")
+idx = json.load(open(f"{t}/ad/index.json"))
+last = max(e["layer"] for e in idx)
+inner = [e for e in idx if 0 <= e["layer"] < last and np.load(os.path.join(f"{t}/ad", e["file"])).size > 20][0]
+for e in idx:
+    a = np.load(os.path.join(f"{t}/ad", e["file"])).copy()
+    if e["layer"] == last:
+        a.flat[0] += np.float32(2e-6)        # inside the default tolerance
+        a.flat[3] += np.float32(1e-3)
+        a.flat[7] -= np.float32(0.5)         # the worst
+    elif e is inner:
+        a.flat[5] += np.float32(2.0)
+        a.flat[11] += np.float32(3.0)        # the worst
+        a.flat[19] += np.float32(0.25)
+    np.save(os.path.join(f"{t}/tolg", e["file"]), a)
+open(f"{t}/tol_inner", "w").write(inner["name"])
+PYEOF
+cat >"$T/tolcheck.py" <<'PYEOF'
+import json, os, sys
+import numpy as np
+out, t, atol, rtol = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+d = json.load(open(out))
+assert d["atol"] == atol and d["rtol"] == rtol, (d["atol"], d["rtol"])
+idx = {e["name"]: e for e in json.load(open(f"{t}/ad/index.json"))}
+last = max(e["layer"] for e in idx.values())
+nfail = nout = 0
+for l in d["layers"]:
+    e = idx[l["name"]]
+    a = np.load(os.path.join(f"{t}/ad", e["file"])).astype(np.float64)
+    g = np.load(os.path.join(f"{t}/tolg", e["file"])).astype(np.float64)
+    diff = np.abs(a - g)
+    fail = int(np.count_nonzero(~(diff <= atol + rtol * np.abs(g))))
+    w = int(np.argmax(diff))
+    assert l["is_output"] == (e["layer"] == last), l
+    assert l["tol_fail_count"] == fail and l["tol_pass"] == (fail == 0), (l["name"], l["tol_fail_count"], fail)
+    assert l["worst_index"] == w, (l["name"], l["worst_index"], w)
+    assert l["worst_coords"] == list(np.unravel_index(w, a.shape)), (l["worst_coords"], a.shape)
+    assert np.float32(l["worst_run"]) == a.flat[w] and np.float32(l["worst_golden"]) == g.flat[w], \
+        (l["worst_run"], a.flat[w], l["worst_golden"], g.flat[w])
+    nfail += fail > 0
+    nout += fail > 0 and l["is_output"]
+assert d["tol_failed_layers"] == nfail and d["tol_failed_outputs"] == nout, (d["tol_failed_layers"], nfail, nout)
+print(nfail, nout)
+PYEOF
+# defaults, no flag: reported, but not a gate
+expect 0 "" -- "$RT" analyze "$T/ad" --golden "$T/tolg" --json
+R=$($PY "$T/tolcheck.py" "$T/out" "$T" 1e-5 1e-5) && [ "$R" = "2 1" ] && ok || bad "tolerance, defaults: $R"
+# given: the failing output is a gate failure
+expect 3 "1 graph output outside atol 0.0001 rtol 0.001" -- "$RT" analyze "$T/ad" --golden "$T/tolg" --atol 1e-4 --rtol 1e-3 --json
+R=$($PY "$T/tolcheck.py" "$T/out" "$T" 1e-4 1e-3) && [ "$R" = "2 1" ] && ok || bad "tolerance, given: $R"
+# atol 1 lets the output's -0.5 pass; the inner layer still fails, no gate
+expect 0 "" -- "$RT" analyze "$T/ad" --golden "$T/tolg" --atol 1 --json
+R=$($PY "$T/tolcheck.py" "$T/out" "$T" 1 1e-5) && [ "$R" = "1 0" ] && ok || bad "tolerance, atol 1: $R"
+# the text report: the inner layer's FAIL line with count, worst index, coords and values
+expect 0 "" -- "$RT" analyze "$T/ad" --golden "$T/tolg" --atol 1
+L=$(grep -F "$(cat "$T/tol_inner")" "$T/out")
+$PY - "$T" "$L" <<'PYEOF' && ok || bad "tolerance text line: $L"
+import json, os, sys
+import numpy as np
+t, line = sys.argv[1], sys.argv[2]
+e = [e for e in json.load(open(f"{t}/ad/index.json")) if e["name"] == open(f"{t}/tol_inner").read()][0]
+a = np.load(os.path.join(f"{t}/ad", e["file"])); g = np.load(os.path.join(f"{t}/tolg", e["file"]))
+c = ",".join(str(int(i)) for i in np.unravel_index(11, a.shape))
+a64, g64 = a.astype(np.float64), g.astype(np.float64)
+n = np.count_nonzero(~(np.abs(a64 - g64) <= 1 + 1e-5 * np.abs(g64)))
+want = "FAIL %d, worst at 11 [%s]: %.9g %.9g" % (n, c, a.flat[11], g.flat[11])
+assert line.rstrip().endswith(want), (line, want)
+PYEOF
+grep -q "^tolerance atol 1 rtol 1e-05: 1 matched layer fails (0 graph outputs)$" "$T/out" && ok ||
+    bad "tolerance summary: $(grep '^tolerance' "$T/out")"
+expect 1 "--rtol takes a number >= 0, got '-1'" -- "$RT" analyze "$T/ad" --golden "$T/tolg" --rtol -1
+
 # --mean/--std: 1 value or one per channel of the image input.
 $PY -c "
 from PIL import Image
