@@ -156,6 +156,10 @@ assert line.rstrip().endswith(want), (line, want)
 PYEOF
 grep -q "^tolerance atol 1 rtol 1e-05: 1 matched layer fails (0 graph outputs)$" "$T/out" && ok ||
     bad "tolerance summary: $(grep '^tolerance' "$T/out")"
+# a recorded run: its graph outputs come from the store (same seeded input, same values)
+expect 0 "" -- "$RT" run "$MNIST" --db "$T/tol.db" --dump "$T/tolrun" --label tolrun -n 1 --warmup 0
+expect 3 "1 graph output outside atol" -- "$RT" analyze tolrun --db "$T/tol.db" --golden "$T/tolg" --atol 1e-4 --rtol 1e-3 --json
+R=$($PY "$T/tolcheck.py" "$T/out" "$T" 1e-4 1e-3) && [ "$R" = "2 1" ] && ok || bad "tolerance, recorded run: $R"
 expect 1 "--rtol takes a number >= 0, got '-1'" -- "$RT" analyze "$T/ad" --golden "$T/tolg" --rtol -1
 
 # --mean/--std: 1 value or one per channel of the image input.
