@@ -356,6 +356,11 @@ int cmd_run(int argc, char **argv)
     /* auto: the board when it has an NPU and a vendor runtime is found */
     const char *rt_path = board_runtime_find(runtime);
     if (!strcmp(backend, "board") || (!strcmp(backend, "auto") && rt_path && board_npu_present(root))) {
+        if (npu_mhz || ddr_mhz) {
+            cli_error("--backend board: --npu-mhz/--ddr-mhz set the clocks of a prediction; "
+                      "the board runs at its own");
+            return EXIT_USAGE;
+        }
         if (!rt_path) {
             cli_error("--backend board: no librknnrt.so found (--runtime PATH, $RKNN_TRACE_RUNTIME, "
                       "/usr/lib/librknnrt.so, ...)");
@@ -364,11 +369,6 @@ int cmd_run(int argc, char **argv)
         if (quant_given) {
             cli_error("--backend board: -q does not apply (the model file brings its "
                       "quantization)");
-            return EXIT_USAGE;
-        }
-        if (npu_mhz || ddr_mhz) {
-            cli_error("--backend board: --npu-mhz/--ddr-mhz set the clocks of a prediction; "
-                      "the board runs at its own");
             return EXIT_USAGE;
         }
         run_board_opts bo = {model, rt_path, root, target_given ? target : NULL, label, db,

@@ -278,6 +278,9 @@ for bad_clk in 0 -5 abc 1.5 20000 ""; do
     expect 1 "bad clock" -- "$RT" run "$MNIST" --no-db --npu-mhz "$bad_clk"
 done
 expect 1 "bad clock" -- "$RT" run "$MNIST" --no-db --ddr-mhz 5
+expect 1 "set the clocks of a prediction" -- "$RT" run "$MNIST" --no-db --backend board --npu-mhz 500
+"$RT" run --help | grep -q -- "--npu-mhz N .*NPU clock" && "$RT" run --help | grep -q -- "--ddr-mhz N .*DDR clock" \
+    && ok || bad "run --help lacks --npu-mhz/--ddr-mhz"
 
 # the same on a vendor .rknn (cli/run_rknn.c)
 RKC="$SHARED/data/models/rknn/multiple_input_demo.rk3588.rknn"
