@@ -30,6 +30,7 @@ typedef struct extra_facts {
     double quant[4];              /* quant: calibration_samples, int8_layers, fp16_layers,
                                      cfg_parameters */
     int load[3], n_load;          /* npu_load: 0..100 per core */
+    double npu_clock_mhz;         /* npu_clock_mhz: the clock a prediction used */
 } extra_facts;
 
 static double j_real(json_t *o, const char *key)
@@ -51,6 +52,7 @@ static void extra_read(const char *text, extra_facts *x)
     x->imported = root && json_object_get(root, "import") != NULL;
     x->predicted_us = j_real(root, "npu_predicted_us");
     x->perf_table_us = j_real(root, "perf_table_us");
+    x->npu_clock_mhz = j_real(root, "npu_clock_mhz");
     x->total_time_us = j_real(root ? json_object_get(root, "perf") : NULL, "total_time_us");
     json_t *sh = root ? json_object_get(root, "npu_share") : NULL;
     for (int b = 0; b < 3; b++)
@@ -209,7 +211,10 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->frame_us = !isnan(run->npu_us) ? run->npu_us : x.predicted_us;
     s->fps = s->frame_us > 0 ? 1e6 / s->frame_us : NAN;
     const npu_platform_t *p = run->platform ? npu_platform_find(run->platform) : NULL;
-    s->npu_mhz = p ? p->npu_mhz : -1;
+    /* the clock the run recorded (run --npu-mhz), else the chip's */
+    s->npu_mhz = x.npu_clock_mhz >= 1 && x.npu_clock_mhz <= 1e5 ? (int)x.npu_clock_mhz
+               : p                                             ? p->npu_mhz
+                                                               : -1;
     s->n_cores = p ? p->cores : -1;
     s->n_load = x.n_load;
     memcpy(s->load_pct, x.load, sizeof(x.load));

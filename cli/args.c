@@ -158,6 +158,30 @@ int cli_use_color(FILE *f)
     return isatty(fileno(f)) && !(no && no[0]) && !(term && !strcmp(term, "dumb"));
 }
 
+int cli_parse_mhz(const char *opt, const char *v)
+{
+    char *end;
+    long long m = strtoll(v, &end, 10);
+    if (*end || end == v || m < 10 || m > 10000) {
+        cli_error("%s: bad clock '%s' (an integer MHz from 10 to 10000)", opt, v);
+        return -1;
+    }
+    return (int)m;
+}
+
+const npu_platform_t *cli_platform_clocks(npu_platform_t *copy, const npu_platform_t *p,
+                                          int npu_mhz, int ddr_mhz)
+{
+    if (!npu_mhz && !ddr_mhz)
+        return p;
+    *copy = *p;
+    if (npu_mhz)
+        copy->npu_mhz = npu_mhz;
+    if (ddr_mhz)
+        copy->ddr_mhz = ddr_mhz;
+    return copy;
+}
+
 long long cli_parse_core_mask(const char *v)
 {
     char *end;

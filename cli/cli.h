@@ -95,6 +95,13 @@ double cli_parse_real(const char *opt, const char *v, double lo, double hi, int 
 /* A --core-mask value (RKNN_NPU_CORE_* bits, decimal or 0x...); -1 after printing
  * a usage error. */
 long long cli_parse_core_mask(const char *v);
+/* A --npu-mhz/--ddr-mhz value: an integer clock in MHz within [10, 10000]; -1
+ * after printing a usage error. */
+int cli_parse_mhz(const char *opt, const char *v);
+/* *copy = *p with the clocks npu_mhz/ddr_mhz (0: the table's) replaced; the
+ * shared platform table is never written. Returns copy, or p when neither is given. */
+const npu_platform_t *cli_platform_clocks(npu_platform_t *copy, const npu_platform_t *p,
+                                          int npu_mhz, int ddr_mhz);
 /* Parses a non-negative integer; -1 on error. */
 long long cli_parse_count(const char *s);
 

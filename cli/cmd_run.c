@@ -61,6 +61,9 @@ static void usage(FILE *f)
           "      --core-mask M       NPU cores as RKNN_NPU_CORE_*: 0 auto (default), 1, 2, 4, 3, 7\n"
           "      --sram              put internal tensors in on-chip SRAM where possible, as\n"
           "                          RKNN_FLAG_ENABLE_SRAM does (rk3588 only)\n"
+          "      --npu-mhz N         predict at an NPU clock of N MHz instead of the platform's\n"
+          "      --ddr-mhz N         predict at a DDR clock of N MHz instead of the platform's\n"
+          "                          (both recorded with the run; 10 to 10000)\n"
           "      --npu-table         print the predicted per-layer table as the vendor runtime\n"
           "                          does at RKNN_LOG_LEVEL=4 (and the SRAM table with --sram)\n"
           "      --dump DIR          write every layer's output as .npy and DIR/index.json,\n"
@@ -217,6 +220,8 @@ int cmd_run(int argc, char **argv)
     int npu_table = 0, sram = 0, quant_given = 0, target_given = 0, dump_overwrite = 0;
     size_t max_memory = 0, in_bytes = 0;
     const npu_platform_t *plat = NULL;
+    npu_platform_t plat_clk; /* the platform at --npu-mhz/--ddr-mhz */
+    int npu_mhz = 0, ddr_mhz = 0;
     npu_graph_t *ng = NULL;
     char err[1024] = "";
     graph_t *g = NULL;
@@ -321,6 +326,10 @@ int cmd_run(int argc, char **argv)
         } else if (cli_opt_is(a, "--core-mask")) {
             if (!(v = cli_opt_value(argc, argv, &i)) || (core_mask = cli_parse_core_mask(v)) < 0)
                 return EXIT_USAGE;
+        } else if (cli_opt_is(a, "--npu-mhz") || cli_opt_is(a, "--ddr-mhz")) {
+            int *dst = cli_opt_is(a, "--npu-mhz") ? &npu_mhz : &ddr_mhz;
+            if (!(v = cli_opt_value(argc, argv, &i)) || (*dst = cli_parse_mhz(a, v)) < 0)
+                return EXIT_USAGE;
         } else if (!strcmp(a, "--npu-table")) {
             npu_table = 1;
         } else if (!strcmp(a, "--sram")) {
@@ -347,6 +356,11 @@ int cmd_run(int argc, char **argv)
     /* auto: the board when it has an NPU and a vendor runtime is found */
     const char *rt_path = board_runtime_find(runtime);
     if (!strcmp(backend, "board") || (!strcmp(backend, "auto") && rt_path && board_npu_present(root))) {
+        if (npu_mhz || ddr_mhz) {
+            cli_error("--backend board: --npu-mhz/--ddr-mhz set the clocks of a prediction; "
+                      "the board runs at its own");
+            return EXIT_USAGE;
+        }
         if (!rt_path) {
             cli_error("--backend board: no librknnrt.so found (--runtime PATH, $RKNN_TRACE_RUNTIME, "
                       "/usr/lib/librknnrt.so, ...)");
@@ -369,6 +383,7 @@ int cmd_run(int argc, char **argv)
         cli_error("%s", err);
         return EXIT_USAGE;
     }
+    plat = cli_platform_clocks(&plat_clk, plat, npu_mhz, ddr_mhz);
     if (sram && !plat->sram_bytes) {
         cli_error("--sram: %s has no NPU SRAM (only rk3588 has)", plat->name);
         return EXIT_USAGE;

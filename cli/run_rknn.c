@@ -30,6 +30,9 @@ static void usage(FILE *f)
           "      --core-mask M       NPU cores as RKNN_NPU_CORE_*: 0 auto (default), 1, 2, 4, 3, 7\n"
           "      --sram              plan the internal buffer into SRAM (rk3588 only)\n"
           "      --npu-table         print the level-4 per-layer table this file would produce\n"
+          "      --npu-mhz N         predict at an NPU clock of N MHz instead of the platform's\n"
+          "      --ddr-mhz N         predict at a DDR clock of N MHz instead of the platform's\n"
+          "                          (both recorded with the run; 10 to 10000)\n"
           "      --label TEXT        label of the stored run\n"
           "      --db PATH           database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
           "      --no-db             do not record the run\n"
@@ -161,6 +164,8 @@ int cmd_run_rknn(int argc, char **argv)
     int json = 0, no_db = 0, npu_table = 0, sram = 0, rc, ret = EXIT_INPUT;
     long long core_mask = 0;
     const npu_platform_t *plat;
+    npu_platform_t plat_clk; /* the platform at --npu-mhz/--ddr-mhz */
+    int npu_mhz = 0, ddr_mhz = 0;
     rknn_model *m = NULL;
     npu_graph_t *ng = NULL;
     graph_t *g = NULL;
@@ -201,6 +206,10 @@ int cmd_run_rknn(int argc, char **argv)
             seed = strtoll(v, NULL, 0);
         } else if (cli_opt_is(a, "--dump")) {
             if (!(dump = cli_opt_value(argc, argv, &i)))
+                return EXIT_USAGE;
+        } else if (cli_opt_is(a, "--npu-mhz") || cli_opt_is(a, "--ddr-mhz")) {
+            int *dst = cli_opt_is(a, "--npu-mhz") ? &npu_mhz : &ddr_mhz;
+            if (!(v = cli_opt_value(argc, argv, &i)) || (*dst = cli_parse_mhz(a, v)) < 0)
                 return EXIT_USAGE;
         } else if (!strcmp(a, "--npu-table")) {
             npu_table = 1;
@@ -276,6 +285,7 @@ int cmd_run_rknn(int argc, char **argv)
         ret = EXIT_USAGE;
         goto out;
     }
+    plat = cli_platform_clocks(&plat_clk, plat, npu_mhz, ddr_mhz);
     /* as `run` does: the database can take the run, checked before it is computed */
     if (!no_db && (rc = store_preflight(store_default_path(db), label, err, sizeof(err)))) {
         cli_error("%s", err);

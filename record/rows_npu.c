@@ -259,6 +259,10 @@ char *rows_npu_extra(const npu_graph_t *ng, const store_layer *rows, int n_rows,
     for (int i = 0; i < ng->n; i++)
         total += (int64_t)ng->l[i].time_us;
     json_key(&w, "perf_table_us"), json_int(&w, total);
+    /* the clocks the prediction used (run --npu-mhz/--ddr-mhz may override
+     * the platform's); compare reads them back for its clock hints */
+    json_key(&w, "npu_clock_mhz"), json_int(&w, ng->plat->npu_mhz);
+    json_key(&w, "ddr_clock_mhz"), json_int(&w, ng->plat->ddr_mhz);
     json_key(&w, "npu_table");
     json_obj_open(&w);
     json_key(&w, "layers"), json_int(&w, ng->n);

@@ -232,5 +232,84 @@ if cc -shared -fPIC -o "$T/vendor/librknnrt.so" "$T/vendor/v.c" 2>/dev/null; the
     grep -q "would load $T/vendor/librknnrt.so (another runtime" "$T/out" && ok || bad "info: another runtime first"
 fi
 
+# --- --npu-mhz / --ddr-mhz: the prediction at other clocks -----------------------
+# time = (npu_cycles * t_npu + ddr_cycles * t_ddr) * share / npu_mhz + t_layer
+# (docs/npu-model.md) with ddr_cycles counted in NPU clocks: at half the NPU
+# clock the NPU cycles stay and the DDR cycles halve, and the clock-dependent
+# part of a compute-bound layer's time doubles, so t(250) - t(500) is twice
+# t(500) - t(1000). At half the DDR clock a DDR-bound layer's DDR cycles double.
+for c in 1000 500 250; do
+    expect 0 "" -- "$RT" run "$MNIST" --no-db --json -n 1 --warmup 0 --npu-mhz $c
+    cp "$T/out" "$T/clk$c.json"
+done
+expect 0 "" -- "$RT" run "$MNIST" --no-db --json -n 1 --warmup 0
+cp "$T/out" "$T/clkdef.json"
+expect 0 "" -- "$RT" run "$MNIST" --json -n 1 --warmup 0 --ddr-mhz 1056 --db "$T/clk.db" --label ddrhalf
+cp "$T/out" "$T/ddr1056.json"
+expect 0 "" -- "$RT" ls --db "$T/clk.db" --json
+cp "$T/out" "$T/ddrshow.json"
+$PY - "$T" <<'PYEOF' && ok || bad "--npu-mhz / --ddr-mhz predictions"
+import json, sys
+t = sys.argv[1]
+ld = lambda n: json.load(open(f"{t}/{n}.json"))
+d, a, b, c, h = ld("clkdef"), ld("clk1000"), ld("clk500"), ld("clk250"), ld("ddr1056")
+key = lambda r: [(l["npu_cycles"], l["ddr_cycles"], l["time_us"]) for l in r["layers"]]
+assert key(d) == key(a), "--npu-mhz 1000 is the rk3588 default"
+assert (d["npu"]["clock_mhz"], b["npu"]["clock_mhz"]) == (1000, 500), (d["npu"]["clock_mhz"], b["npu"]["clock_mhz"])
+n_comp = n_ddr = 0
+for la, lb, lc, lh in zip(a["layers"], b["layers"], c["layers"], h["layers"]):
+    if la["npu_cycles"] is None:
+        continue
+    assert la["npu_cycles"] == lb["npu_cycles"] == lc["npu_cycles"] == lh["npu_cycles"], la
+    assert abs(lb["ddr_cycles"] - la["ddr_cycles"] / 2) <= 1, (la, lb)
+    if la["bound"] == "compute":
+        n_comp += 1
+        d1, d2 = lb["time_us"] - la["time_us"], lc["time_us"] - lb["time_us"]
+        assert d1 > 0 and abs(d2 / d1 - 2) < 0.02, (la["time_us"], lb["time_us"], lc["time_us"])
+    if la["bound"] == "DDR":
+        n_ddr += 1
+        assert abs(lh["ddr_cycles"] - 2 * la["ddr_cycles"]) <= 2, (la, lh)
+        assert lh["time_us"] > la["time_us"], (la, lh)
+assert n_comp >= 2 and n_ddr >= 2, (n_comp, n_ddr)
+extra = ld("ddrshow")[0]["extra"]
+assert (extra["npu_clock_mhz"], extra["ddr_clock_mhz"]) == (1000, 1056), extra
+PYEOF
+for bad_clk in 0 -5 abc 1.5 20000 ""; do
+    expect 1 "bad clock" -- "$RT" run "$MNIST" --no-db --npu-mhz "$bad_clk"
+done
+expect 1 "bad clock" -- "$RT" run "$MNIST" --no-db --ddr-mhz 5
+expect 1 "set the clocks of a prediction" -- "$RT" run "$MNIST" --no-db --backend board --npu-mhz 500
+"$RT" run --help | grep -q -- "--npu-mhz N .*NPU clock" && "$RT" run --help | grep -q -- "--ddr-mhz N .*DDR clock" \
+    && ok || bad "run --help lacks --npu-mhz/--ddr-mhz"
+
+# the same on a vendor .rknn (cli/run_rknn.c)
+RKC="$SHARED/data/models/rknn/multiple_input_demo.rk3588.rknn"
+if [ -f "$RKC" ]; then
+    for c in 1000 500 250; do
+        expect 0 "" -- "$RT" run "$RKC" --no-db --json --npu-mhz $c
+        cp "$T/out" "$T/rk$c.json"
+    done
+    expect 0 "" -- "$RT" run "$RKC" --no-db --json --ddr-mhz 1056
+    cp "$T/out" "$T/rkddr.json"
+    $PY - "$T" <<'PYEOF' && ok || bad ".rknn --npu-mhz / --ddr-mhz predictions"
+import json, sys
+t = sys.argv[1]
+a, b, c, h = (json.load(open(f"{t}/{n}.json")) for n in ("rk1000", "rk500", "rk250", "rkddr"))
+assert b["npu"]["clock_mhz"] == 500, b["npu"]["clock_mhz"]
+n = 0
+for la, lb, lc, lh in zip(a["layers"], b["layers"], c["layers"], h["layers"]):
+    if la["bound"] != "compute":
+        continue
+    n += 1
+    assert la["npu_cycles"] == lb["npu_cycles"] == lc["npu_cycles"] == lh["npu_cycles"] > 0, la
+    assert abs(lb["ddr_cycles"] - la["ddr_cycles"] / 2) <= 1, (la, lb)
+    assert abs(lh["ddr_cycles"] - 2 * la["ddr_cycles"]) <= 2, (la, lh)
+    d1, d2 = lb["time_us"] - la["time_us"], lc["time_us"] - lb["time_us"]
+    assert d1 > 0 and abs(d2 / d1 - 2) < 0.02, (la["time_us"], lb["time_us"], lc["time_us"])
+assert n >= 2, n
+PYEOF
+    expect 1 "bad clock" -- "$RT" run "$RKC" --no-db --ddr-mhz 99999
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
