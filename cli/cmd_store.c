@@ -230,6 +230,13 @@ static void ls_figures(ls_row *row, const store_run_outputs *ro)
     summary_free(&sum);
 }
 
+/* The host PC column's marker for a time that is this PC's but not its CPU
+ * runtime's ("" for the column's plain meaning); a board time has its own column. */
+static const char *ls_host_mark(int timing)
+{
+    return timing == PROV_SIMLIB ? "*" : timing == PROV_TOOLKIT ? "^" : "";
+}
+
 /* A text line built by hand: printf's field widths cost more than the rest of
  * a listing of many runs. */
 typedef struct {
@@ -401,6 +408,7 @@ int cmd_ls(int argc, char **argv)
            "target", "backend", "quant", "NPU pred ms", "board ms", "host PC ms", "out cos",
            "SQNR dB", "model");
     line ln = {0};
+    unsigned marks = 0; /* the PROV_* bits marked in the host PC column */
     for (int i = 0; i < shown; i++) {
         const store_run *r = rows[i].run;
         char id[24], a[32], b[32], c[32], d[32], e[32];
@@ -429,7 +437,15 @@ int cmd_ls(int argc, char **argv)
         line_add(&ln, " ");
         line_pad(&ln, summary_fmt(e, sizeof(e), rows[i].board_us / 1e3, "%.3f"), 8, 0);
         line_add(&ln, " ");
-        line_pad(&ln, summary_fmt(b, sizeof(b), rows[i].host_us / 1e3, "%.3f"), 10, 0);
+        /* a time this PC took through something other than the CPU runtime
+         * (simulated library, Toolkit2's simulator): marked, legend below */
+        const char *mk = ls_host_mark(rows[i].prov.timing);
+        summary_fmt(b, sizeof(b), rows[i].host_us / 1e3, "%.3f");
+        if (*mk && isfinite(rows[i].host_us)) {
+            strncat(b, mk, sizeof(b) - strlen(b) - 1);
+            marks |= 1u << rows[i].prov.timing;
+        }
+        line_pad(&ln, b, 10, 0);
         line_add(&ln, " ");
         line_pad(&ln, c, 9, 0);
         line_add(&ln, " ");
@@ -440,6 +456,10 @@ int cmd_ls(int argc, char **argv)
         fwrite(ln.buf, 1, ln.n, stdout);
     }
     free(ln.buf);
+    for (int p = 0; p < 8; p++)
+        if (marks & (1u << p))
+            printf("%s host PC ms: %s (%s)\n", ls_host_mark(p), provenance_words(p),
+                   provenance_tag(p));
     if (!shown)
         printf(n ? "(no run matches)\n" : "(no runs yet: rknn-trace run MODEL records one)\n");
 out:

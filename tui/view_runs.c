@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-enum { C_ID, C_LABEL, C_MODEL, C_TARGET, C_QUANT, C_PRED, C_COS, C_MEAS, C_TIME, C_BACKEND,
+enum { C_ID, C_LABEL, C_MODEL, C_TARGET, C_QUANT, C_PRED, C_COS, C_MEAS, C_MFROM, C_TIME, C_BACKEND,
        C_SQNR, C_LAYERS, C_TAGS, N_COLS };
 
 /* What tells runs apart first: 80 columns show up to the output's cosine. */
@@ -20,6 +20,8 @@ static const tui_col cols[N_COLS] = {
     [C_MODEL] = {"model", 14, TCOL_TEXT, 0},   [C_TARGET] = {"target", 6, TCOL_TEXT, 0},
     [C_QUANT] = {"quant", 17, TCOL_TEXT, 0},   [C_PRED] = {"pred ms", 8, TCOL_NUM, 1},
     [C_COS] = {"out cos", 9, TCOL_NUM, 1},     [C_MEAS] = {"meas ms", 8, TCOL_NUM, 1},
+    /* where the measured time came from: a board's and this PC's never share an unlabeled column */
+    [C_MFROM] = {"from", 7, TCOL_TEXT, 0},
     [C_TIME] = {"time (UTC)", 11, TCOL_TEXT, 0}, [C_BACKEND] = {"bk", 5, TCOL_TEXT, 0},
     [C_SQNR] = {"SQNR", 6, TCOL_NUM, 1},       [C_LAYERS] = {"layers", 6, TCOL_NUM, 1},
     [C_TAGS] = {"tags", 12, TCOL_TEXT, 0},
@@ -42,6 +44,7 @@ static const tui_key keys[] = {
  * error rows (two queries), read when first needed. */
 typedef struct figs {
     int times, errors, collapsed;
+    int meas_prov;              /* PROV_* of meas_us */
     double pred_us, meas_us, cos, sqnr;
 } figs;
 
@@ -73,6 +76,7 @@ static void load_times(runs_view *rv, int i)
     summary_compute(&rv->runs[i], NULL, 0, NULL, 0, NULL, 0, rv->t->thr, &s);
     f->pred_us = s.frame_us;
     f->meas_us = s.host_median_us;
+    f->meas_prov = s.prov.timing;
     summary_free(&s);
 }
 
@@ -103,7 +107,7 @@ static void load_errors(runs_view *rv, int i)
 
 static void load_figs(runs_view *rv, int i, int col)
 {
-    if (col == C_PRED || col == C_MEAS)
+    if (col == C_PRED || col == C_MEAS || col == C_MFROM)
         load_times(rv, i);
     else if (col == C_COS || col == C_SQNR)
         load_errors(rv, i);
@@ -153,6 +157,10 @@ static void cell(void *ctx, int row, int col, char *buf, size_t len, int *color,
     case C_QUANT: quant_text(r, buf, len); break;
     case C_PRED: tui_num(buf, len, f->pred_us / 1e3, "%.3f"); break;
     case C_MEAS: tui_num(buf, len, f->meas_us / 1e3, "%.3f"); break;
+    case C_MFROM:
+        snprintf(buf, len, "%s", !isnan(f->meas_us) && provenance_tag(f->meas_prov)
+                                     ? provenance_tag(f->meas_prov) : "-");
+        break;
     case C_COS:
         if (f->collapsed) {
             snprintf(buf, len, "collapsed");

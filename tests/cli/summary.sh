@@ -152,6 +152,51 @@ PYEOF
 expect_rc 0 "ls text" "$R" ls --db "$DB" --quant i8/mmse
 grep -q "q-mmse .* i8/mmse/channel " "$T/out" && grep -q "NPU pred ms board ms host PC ms" "$T/out" &&
     [ "$(grep -c mnist "$T/out")" = 1 ] && ok || bad "ls text: $(cat "$T/out")"
+
+# ls text: each time in the column its provenance names, marked when it is not
+# the column's plain meaning (a simulated-library or Toolkit2 time), with a legend.
+# A board run through the stand-in runtime; two sim runs relabelled simlib and
+# toolkit in the database (the backend alone decides the timing's provenance).
+PDB=$T/prov.db
+for l in ps pl pt; do
+    expect_rc 0 "sim run $l" "$R" run "$M" --backend sim -n 2 --no-progress --db "$PDB" --label $l
+done
+expect_rc 0 "board run" env RKNN_TRACE_SYSFS="$T/sysfs" "$R" run "$M" --backend board \
+    --runtime "$B/librknnrt.so" -t rk3588 -n 2 --label pb --db "$PDB"
+sqlite3 "$PDB" "update runs set backend='simlib' where label='pl'; update runs set backend='toolkit' where label='pt'"
+expect_rc 0 "ls --json prov" "$R" ls --db "$PDB" --json
+cp "$T/out" "$T/prov.json"
+expect_rc 0 "ls text prov" "$R" ls --db "$PDB"
+$PY - "$T/prov.json" "$T/out" <<'PYEOF' && ok || bad "ls provenance columns: $(cat "$T/out")"
+import json, sys
+runs = {r["label"]: r for r in json.load(open(sys.argv[1]))}
+lines = open(sys.argv[2]).read().splitlines()
+head = lines[0]
+# right-aligned columns: a cell ends where its title ends
+end = {t: head.index(t) + len(t) for t in ("NPU pred ms", "board ms", "host PC ms")}
+cell = lambda ln, t: ln[:end[t]].split()[-1]
+rows = {ln.split()[1]: ln for ln in lines[1:] if ln[:5].strip().isdigit()}
+want_tim = {"ps": "host", "pl": "simlib", "pt": "toolkit", "pb": "board"}
+mark = {"host": "", "simlib": "*", "toolkit": "^"}
+for lab, tim in want_tim.items():
+    r, ln = runs[lab], rows[lab]
+    assert r["provenance"]["timing"] == tim, (lab, r["provenance"])
+    ms = lambda us: "%.3f" % (us / 1e3)
+    if tim == "board":
+        assert cell(ln, "board ms") == ms(r["board_us"]) and cell(ln, "host PC ms") == "n/a", ln
+    else:
+        assert cell(ln, "host PC ms") == ms(r["host_median_us"]) + mark[tim], ln
+        assert cell(ln, "board ms") == "n/a", ln
+    if r["npu_us"] is not None:
+        assert cell(ln, "NPU pred ms") == ms(r["npu_us"]), ln
+legend = [ln for ln in lines if not ln[:5].strip().isdigit()][1:]
+assert legend == [
+    "* host PC ms: this project's simulated librknnrt.so on this PC, not the board (simlib)",
+    "^ host PC ms: Toolkit2's simulator on a PC, not the board (toolkit)"], legend
+PYEOF
+# no legend when no time is marked
+expect_rc 0 "ls text sim only" "$R" ls --db "$PDB" --label ps
+[ "$(wc -l <"$T/out")" = 2 ] && ! grep -q "host PC ms:" "$T/out" && ok || bad "ls legend without marks: $(cat "$T/out")"
 expect_rc 1 "ls bad --since" "$R" ls --db "$DB" --since yesterday
 expect_rc 1 "ls bad --sort" "$R" ls --db "$DB" --sort speed
 expect_rc 1 "ls stray argument" "$R" ls --db "$DB" f32

@@ -136,7 +136,7 @@ rows = [l for l in open(sys.argv[1] + "/screen").read().splitlines()[3:] if l.st
 ids = [int(l.split()[0]) for l in rows]
 assert ids == sorted(ids) and len(ids) == 6, ids
 PYEOF
-keys s s s s s s s s s s s s s
+keys s s s s s s s s s s s s s s
 check "natural order again" "sorted by natural order"
 # help overlay
 keys '?'
@@ -460,6 +460,35 @@ check "nine runs" "9 runs"
 keys Space Space Space Space Space Space Space Space Space c
 check "compare of 8" "H = run #2 fx1"
 check "compare says which" "comparing the first 8 marked runs"
+keys Q
+DB=$DB0
+
+# ---- measured times say where they came from: a board's and this PC's apart ------------
+PDB=$T/prov.db
+for l in ps pl; do
+    "$R" run $M/mnist.onnx --backend sim -n 2 --no-progress --db "$PDB" --label $l >/dev/null 2>&1 || bad "sim run $l"
+done
+RKNN_TRACE_SYSFS=$T/sysfs "$R" run $M/mnist.onnx --backend board --runtime "$B/librknnrt.so" -t rk3588 -n 2 \
+    --label pb --db "$PDB" >/dev/null 2>&1 || bad "board run"
+sqlite3 "$PDB" "update runs set backend='simlib' where label='pl'"
+"$R" ls --db "$PDB" --json >"$T/prov.json"
+DB=$PDB; start --
+check "prov runs" "3 runs"
+pycheck "runs: meas ms and its provenance tag as ls --json" <<'PYEOF'
+import json, sys
+t = sys.argv[1]
+ls = {r["label"]: r for r in json.load(open(t + "/prov.json"))}
+lines = open(t + "/screen").read().splitlines()
+head = next(l for l in lines if "meas ms" in l)
+assert "meas ms" in head and "from" in head and head.index("from") > head.index("meas ms"), head
+for lab, tag in (("ps", "host"), ("pl", "simlib"), ("pb", "board")):
+    r = ls[lab]
+    assert r["provenance"]["timing"] == tag, r["provenance"]
+    us = r["board_us"] if tag == "board" else r["host_median_us"]
+    line = next(l for l in lines if (" %s " % lab) in l)
+    cells = line[head.index("meas ms") - 1:].split()
+    assert cells[:2] == ["%.3f" % (us / 1e3), tag], (line, cells)
+PYEOF
 keys Q
 DB=$DB0
 
