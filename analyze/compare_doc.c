@@ -65,6 +65,22 @@ double cmp_run_profiled_us(const cmp_run *r)
     return any ? t : NAN;
 }
 
+double cmp_run_layer_us(const cmp_run *r, const store_layer *l)
+{
+    if (cmp_run_is_board(r) && !isnan(l->time_us))
+        return l->time_us;
+    return !isnan(l->frame_us) ? l->frame_us : l->time_us;
+}
+
+double cmp_row_us(const cmp_doc *d, const cmp_row *row, int k)
+{
+    int li = row->layer[k];
+    if (li < 0)
+        return NAN;
+    const store_layer *l = &d->runs[k].layers[li];
+    return d->by_host ? l->host_us : cmp_run_layer_us(&d->runs[k], l);
+}
+
 const char *cmp_tag(int k)
 {
     static const char *const tags[CMP_MAX_RUNS] = { "A", "B", "C", "D", "E", "F", "G", "H",
@@ -490,6 +506,23 @@ void cmp_doc_free(cmp_doc *d)
     free(d->out_names);
     free(d->oc);
     memset(d, 0, sizeof(*d));
+}
+
+/* ---- the compiled graphs -------------------------------------------------------- */
+
+int cmp_doc_graph(const cmp_doc *d, int force, compare_graph *g)
+{
+    memset(g, 0, sizeof(*g));
+    if (d->n < 2)
+        return 0;
+    const cmp_run *a = &d->runs[0], *b = &d->runs[1];
+    if (!force && store_backend_of(a->run.backend) != BACKEND_PREDICT &&
+        store_backend_of(b->run.backend) != BACKEND_PREDICT)
+        return 0;
+    compare_side ca = { &a->run, a->layers, a->n_layers, a->acc, a->n_acc };
+    compare_side cb = { &b->run, b->layers, b->n_layers, b->acc, b->n_acc };
+    compare_graph_build(&ca, &cb, g);
+    return 1;
 }
 
 /* ---- gates ---------------------------------------------------------------------- */

@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analyze/analyze.h"
+#include "util/util.h"
 
 #define CMP_MAX_RUNS 16
 
@@ -141,6 +142,13 @@ const char *cmp_speed_text(const cmp_doc *d, int k, char *buf, size_t len);
  * uf32: predicted NPU frame +3.1% (slower), output cos 0.99912, layers 128 matched, 0 only
  * in A, 1 only in B". Every surface prints this line. */
 void cmp_verdict(const cmp_doc *d, int k, char *buf, size_t len);
+/* The time a comparison shows for layer row l of run r: a board run's measured
+ * table time, else the predicted frame share, else the table time; NaN none.
+ * Every surface (compare, reports, the JSON document) draws this figure. */
+double cmp_run_layer_us(const cmp_run *r, const store_layer *l);
+/* Row row's time in run k as the document compares it: with by_host this PC's
+ * host time, else cmp_run_layer_us; NaN when run k lacks the row. */
+double cmp_row_us(const cmp_doc *d, const cmp_row *row, int k);
 /* "A", "B", ... and "#3 label" */
 const char *cmp_tag(int k);
 const char *cmp_run_name(const cmp_run *r, char *buf, size_t len);
@@ -176,5 +184,23 @@ int cmp_factor(const double *a, const double *b, int n, double tol, double *fact
  * "NPU cycles", "time". */
 const char *cmp_factor_hint(const char *column, double factor, int npu_mhz[2], int ddr_mhz[2],
                             int cores[2], char *buf, size_t len);
+
+/* ---- the compiled graphs of A and B ----
+ * Built (1) when force is set or when A or B is a vendor .rknn's predicted run
+ * (backend "predict"); 0 leaves g zeroed. Free with compare_graph_free. */
+int cmp_doc_graph(const cmp_doc *d, int force, compare_graph *g);
+
+/* ---- the JSON document ----
+ * The one JSON form of a comparison, kind "comparison" (docs/json.md): what
+ * `compare --json` and `report RUN RUN... -f json` print, byte for byte the
+ * same for the same runs and options. */
+#define CMP_JSON_SCHEMA_VERSION SUMMARY_SCHEMA_VERSION
+
+typedef struct cmp_json_opts {
+    const cmp_gates *gates;         /* evaluated gates, NULL: none given */
+    const compare_graph *graph;     /* NULL: the graphs were not compared */
+} cmp_json_opts;
+
+void cmp_doc_json(const cmp_doc *d, const cmp_json_opts *o, json_writer *w);
 
 #endif

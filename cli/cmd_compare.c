@@ -65,16 +65,6 @@ static const char *run_name(const store_run *r, char *buf, size_t len)
     return buf;
 }
 
-static double layer_npu_us(const store_layer *l)
-{
-    return !isnan(l->frame_us) ? l->frame_us : l->time_us;
-}
-
-static int is_prediction(const store_run *r)
-{
-    return store_backend_of(r->backend) == BACKEND_PREDICT;
-}
-
 /* A stored name on a terminal line (util/escape.h). */
 static const char *tt(const char *s)
 {
@@ -149,78 +139,6 @@ static void print_graph(const compare_graph *g)
         }
         putchar('\n');
     }
-}
-
-static void json_glayer(json_writer *w, const compare_graph *g, int k, int i)
-{
-    if (i < 0) {
-        json_write_null(w);
-        return;
-    }
-    const compare_glayer *l = &g->gl[k][i];
-    json_obj_open(w);
-    json_key(w, "op"), json_str(w, l->op);
-    json_key(w, "full_name"), json_str(w, l->full);
-    json_key(w, "target"), json_str(w, l->target);
-    json_key(w, "dtype"), json_str(w, l->dtype);
-    json_key(w, "out_shapes"), json_str(w, l->out_shape);
-    json_key(w, "in_shape"), json_str(w, l->in_shape[0] ? l->in_shape : NULL);
-    json_obj_close(w);
-}
-
-static void json_graph(json_writer *w, const compare_graph *g)
-{
-    json_key(w, "graph");
-    json_obj_open(w);
-    json_key(w, "aligned_by"), json_str(w, g->by_name ? "name" : "op_shape");
-    json_key(w, "layers"), json_arr_open(w);
-    for (int k = 0; k < 2; k++)
-        json_int(w, g->n[k] - g->io[k]);
-    json_arr_close(w);
-    json_key(w, "io_operators"), json_arr_open(w);
-    for (int k = 0; k < 2; k++)
-        json_int(w, g->io[k]);
-    json_arr_close(w);
-    json_key(w, "equal"), json_int(w, g->n_equal);
-    json_key(w, "differ"), json_int(w, g->n_differ);
-    json_key(w, "only"), json_arr_open(w);
-    json_int(w, g->n_only[0]);
-    json_int(w, g->n_only[1]);
-    json_arr_close(w);
-    json_key(w, "pairs"), json_arr_open(w);
-    for (int i = 0; i < g->n_pairs; i++) {
-        const compare_gpair *p = &g->pairs[i];
-        json_obj_open(w);
-        json_key(w, "a"), json_glayer(w, g, 0, p->l[0]);
-        json_key(w, "b"), json_glayer(w, g, 1, p->l[1]);
-        json_key(w, "differ"), json_arr_open(w);
-        for (int bit = 0; bit < 5; bit++)
-            if (p->diff & (1 << bit))
-                json_str(w, compare_graph_diff_name(1 << bit));
-        json_arr_close(w);
-        json_key(w, "note"), json_str(w, p->note[0] ? p->note : NULL);
-        json_obj_close(w);
-    }
-    json_arr_close(w);
-    json_obj_close(w);
-}
-
-static void json_metrics_obj(json_writer *w, const char *key, const metrics_t *m, int ok)
-{
-    json_key(w, key);
-    if (!ok) {
-        json_write_null(w);
-        return;
-    }
-    json_obj_open(w);
-    json_key(w, "cos"), json_num(w, m->cos);
-    json_key(w, "sqnr_db");
-    if (isinf(m->sqnr_db))
-        json_str(w, m->sqnr_db > 0 ? "inf" : "-inf");
-    else
-        json_num(w, m->sqnr_db);
-    json_key(w, "max_abs"), json_num(w, m->max_abs);
-    json_obj_close(w);
 }
 
 int cmd_compare(int argc, char **argv)
@@ -325,128 +243,13 @@ int cmd_compare(int argc, char **argv)
     const double *cos_value = gt.cos_value;
 
     /* the compiled graphs of A and B */
-    compare_side ca = { &s[0].run, s[0].layers, s[0].n_layers, s[0].acc, s[0].n_acc };
-    compare_side cb = { &s[1].run, s[1].layers, s[1].n_layers, s[1].acc, s[1].n_acc };
-    graph |= is_prediction(&s[0].run) || is_prediction(&s[1].run);
-    if (graph)
-        compare_graph_build(&ca, &cb, &cg);
+    graph = cmp_doc_graph(&doc, graph, &cg);
 
     if (json) {
         json_writer w;
+        cmp_json_opts jo = { .gates = &gt, .graph = graph ? &cg : NULL };
         json_begin(&w, stdout);
-        json_obj_open(&w);
-        json_key(&w, "schema_version"), json_int(&w, SUMMARY_SCHEMA_VERSION);
-        json_key(&w, "kind"), json_str(&w, "compare");
-        json_key(&w, "by"), json_str(&w, by_host ? "host" : "npu");
-        json_key(&w, "cos_threshold"), json_num(&w, thr);
-        json_key(&w, "runs");
-        json_arr_open(&w);
-        for (int k = 0; k < nr; k++) {
-            const run_summary *m = &s[k].sum;
-            json_obj_open(&w);
-            json_key(&w, "id"), json_int(&w, s[k].run.id);
-            json_key(&w, "label"), json_str(&w, s[k].run.label);
-            json_key(&w, "baseline"), json_bool(&w, k == 0);
-            json_key(&w, "model"), json_str(&w, s[k].run.model_path);
-            json_key(&w, "platform"), json_str(&w, s[k].run.platform);
-            json_key(&w, "quant"), json_str(&w, s[k].run.quant);
-            json_key(&w, "quant_algo"), json_str(&w, s[k].run.quant_algo);
-            json_key(&w, "quant_method"), json_str(&w, s[k].run.quant_method);
-            json_key(&w, "layers"), json_int(&w, s[k].n_layers);
-            json_key(&w, "npu_us"), json_num(&w, m->frame_us);
-            json_key(&w, "host_median_us"), json_num(&w, m->host_median_us);
-            json_key(&w, "slower_pct"), json_num(&w, k ? doc.speed[k].slower_pct : NAN);
-            json_key(&w, "has_errors"), json_bool(&w, m->n_acc > 0);
-            json_key(&w, "output_cos"), json_num(&w, m->out_cos);
-            json_key(&w, "output_sqnr_db"), json_num(&w, m->out_sqnr_db);
-            json_key(&w, "worst_output"),
-                json_str(&w, m->worst_output >= 0 ? m->outputs[m->worst_output].name : NULL);
-            json_key(&w, "first_below"),
-                json_str(&w, m->first_below >= 0 ? s[k].acc[m->first_below].name : NULL);
-            json_obj_close(&w);
-        }
-        json_arr_close(&w);
-        json_key(&w, "outputs");
-        json_arr_open(&w);
-        for (int j = 0; j < n_outs; j++) {
-            json_obj_open(&w);
-            json_key(&w, "name"), json_str(&w, out_names[j]);
-            json_key(&w, "runs");
-            json_arr_open(&w);
-            for (int k = 0; k < nr; k++) {
-                const cmp_out_cell *c = &oc[j * nr + k];
-                const summary_output *o = c->out >= 0 ? &s[k].sum.outputs[c->out] : NULL;
-                metrics_t g = { .cos = o ? o->cos : NAN, .sqnr_db = o ? o->sqnr_db : NAN,
-                                .max_abs = o ? o->max_abs : NAN };
-                json_obj_open(&w);
-                json_key(&w, "run"), json_int(&w, s[k].run.id);
-                json_metrics_obj(&w, "vs_golden", &g, o && o->acc >= 0);
-                json_metrics_obj(&w, "vs_baseline", &c->vs, c->vs_ok);
-                json_key(&w, "problem"), json_str(&w, c->problem[0] ? c->problem : NULL);
-                json_obj_close(&w);
-            }
-            json_arr_close(&w);
-            json_obj_close(&w);
-        }
-        json_arr_close(&w);
-        json_key(&w, "layers");
-        json_arr_open(&w);
-        for (int i = 0; i < n_rows; i++) {
-            json_obj_open(&w);
-            json_key(&w, "name"), json_str(&w, rows[i].name);
-            json_key(&w, "op"), json_str(&w, rows[i].op);
-            json_key(&w, "runs");
-            json_arr_open(&w);
-            for (int k = 0; k < nr; k++) {
-                int li = rows[i].layer[k], ai = rows[i].acc[k];
-                if (li < 0 && ai < 0) {
-                    json_write_null(&w);
-                    continue;
-                }
-                json_obj_open(&w);
-                json_key(&w, "layer");
-                if (li >= 0)
-                    json_int(&w, s[k].layers[li].idx);
-                else
-                    json_write_null(&w);
-                json_key(&w, "host_us"), json_num(&w, li >= 0 ? s[k].layers[li].host_us : NAN);
-                json_key(&w, "npu_us"), json_num(&w, li >= 0 ? layer_npu_us(&s[k].layers[li]) : NAN);
-                json_key(&w, "entire_cos"), json_num(&w, ai >= 0 ? s[k].acc[ai].entire.cos : NAN);
-                json_key(&w, "entire_euc"), json_num(&w, ai >= 0 ? s[k].acc[ai].entire.euc : NAN);
-                json_key(&w, "single_cos"), json_num(&w, ai >= 0 ? s[k].acc[ai].single.cos : NAN);
-                json_key(&w, "single_euc"), json_num(&w, ai >= 0 ? s[k].acc[ai].single.euc : NAN);
-                json_obj_close(&w);
-            }
-            json_arr_close(&w);
-            json_obj_close(&w);
-        }
-        json_arr_close(&w);
-        if (graph)
-            json_graph(&w, &cg);
-        json_key(&w, "gates");
-        json_arr_open(&w);
-        for (int k = 0; k < nr && !isnan(fail_cos); k++) {
-            json_obj_open(&w);
-            json_key(&w, "gate"), json_str(&w, "cos");
-            json_key(&w, "run"), json_int(&w, s[k].run.id);
-            json_key(&w, "threshold"), json_num(&w, fail_cos);
-            json_key(&w, "value"), json_num(&w, cos_value[k]);
-            json_key(&w, "failed"), json_bool(&w, cos_failed[k]);
-            json_obj_close(&w);
-        }
-        for (int k = 1; k < nr && !isnan(fail_slower); k++) {
-            json_obj_open(&w);
-            json_key(&w, "gate"), json_str(&w, "slower");
-            json_key(&w, "by"), json_str(&w, by_host ? "host" : "npu");
-            json_key(&w, "run"), json_int(&w, s[k].run.id);
-            json_key(&w, "threshold"), json_num(&w, fail_slower);
-            json_key(&w, "value"), json_num(&w, doc.speed[k].slower_pct);
-            json_key(&w, "failed"), json_bool(&w, slow_failed[k]);
-            json_obj_close(&w);
-        }
-        json_arr_close(&w);
-        json_key(&w, "failed"), json_bool(&w, failed);
-        json_obj_close(&w);
+        cmp_doc_json(&doc, &jo, &w);
         json_end(&w);
         ret = failed ? EXIT_GATE : EXIT_OK;
         goto out;
@@ -510,13 +313,13 @@ int cmd_compare(int argc, char **argv)
         snprintf(label, sizeof(label), "[%s] %s", tt(rows[i].op ? rows[i].op : "-"), tt(rows[i].name));
         printf("%-40s", label);
         for (int k = 0; k < nr; k++) {
-            int li = rows[i].layer[k], ai = rows[i].acc[k];
+            int ai = rows[i].acc[k];
             double cv = ai >= 0 ? s[k].acc[ai].entire.cos : NAN;
             if (ai >= 0 && isnan(cv))
                 snprintf(a, sizeof(a), "const");
             else
                 cell(a, sizeof(a), cv, "%.5f");
-            double t = li < 0 ? NAN : by_host ? s[k].layers[li].host_us : layer_npu_us(&s[k].layers[li]);
+            double t = cmp_row_us(&doc, &rows[i], k);
             printf(" %11s %11s", a, cell(b, sizeof(b), t, "%.1f"));
         }
         putchar('\n');

@@ -115,8 +115,9 @@ int rep_doc_build(const report_run *runs, int n, rep_doc *d)
         free(ix);
         return RT_OK;
     }
+    /* as `compare` builds it, so that `-f json` is its document */
     char err[128];
-    return cmp_doc_build(runs, n, 0, 0, d, err, sizeof(err));
+    return cmp_doc_build(runs, n, 0, CMP_OUTPUT_FILES, d, err, sizeof(err));
 }
 
 void rep_doc_free(rep_doc *d)
@@ -195,9 +196,7 @@ int rep_is_board(const report_run *r)
 
 double rep_layer_us(const report_run *r, const store_layer *l)
 {
-    if (rep_is_board(r) && !isnan(l->time_us))
-        return l->time_us;
-    return !isnan(l->frame_us) ? l->frame_us : l->time_us;
+    return cmp_run_layer_us(r, l);
 }
 
 const char *rep_run_name(const report_run *r, char *buf, size_t len)

@@ -148,13 +148,13 @@ print(s['paired_by_name'] == s['board_layers'] == s['model_layers'] == $(log_row
 
 # not a board/sim pair: the usual compare; gates refused; nothing to compare
 "$RT" compare --db "$DB" --json self self >"$T/out" 2>/dev/null
-eq "sim vs sim: usual compare" "$(python3 -c "import json; print(json.load(open('$T/out'))['kind'])")" compare
+eq "sim vs sim: usual compare" "$(python3 -c "import json; print(json.load(open('$T/out'))['kind'])")" comparison
 "$RT" compare --db "$DB" --json self "$board" --fail-if-cos-below 0.5 >"$T/out" 2>/dev/null
-eq "gates on board/sim: the usual compare" "$?/$(python3 -c "import json; print(json.load(open('$T/out'))['kind'])")" "0/compare"
+eq "gates on board/sim: the usual compare" "$?/$(python3 -c "import json; print(json.load(open('$T/out'))['kind'])")" "0/comparison"
 "$RT" import --db "$DB" "$LOGS/accuracy-cos-euc-mobilenetv2-rk3588-tk1.6.0-rkdoc-02.txt" >/dev/null
 acc=$(sqlite3 "$DB" "SELECT max(id) FROM runs WHERE backend='board'")
 "$RT" compare --db "$DB" --json self "$acc" >"$T/out" 2>/dev/null
-eq "board run without layer figures: the usual compare" "$?/$(python3 -c "import json; print(json.load(open('$T/out'))['kind'])")" "0/compare"
+eq "board run without layer figures: the usual compare" "$?/$(python3 -c "import json; print(json.load(open('$T/out'))['kind'])")" "0/comparison"
 "$RT" compare --db "$DB" self 999 >/dev/null 2>"$T/err"
 eq "unknown run: exit, one line" "$?/$(grep -c . "$T/err")" "2/1"
 

@@ -86,11 +86,16 @@ expect_rc 3 "json" "$R" compare base cand --db "$DB" --json --fail-if-cos-below 
 $PY - "$T/out" <<'PYEOF' && ok || bad "json document"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema_version"] == 1 and d["kind"] == "compare" and d["by"] == "npu"
+assert d["schema_version"] == 1 and d["kind"] == "comparison" and d["by"] == "npu"
 a, b = d["runs"]
 assert a["id"] == 1 and a["baseline"] and b["label"] == "cand" and a["output_cos"] == 0.97
 assert a["first_below"] == "r1" and b["first_below"] is None
 assert a["slower_pct"] is None and abs(b["slower_pct"] + 20.0) < 1e-9, b
+# the speed pair by hand: predicted frames 500 -> 400 us
+s = b["speed"]
+assert a["speed"] is None and s["kind"] == s["baseline_kind"] == "predicted_frame", s
+assert (s["baseline_us"], s["us"]) == (500.0, 400.0) and s["slower_pct"] == b["slower_pct"], s
+assert [v["tag"] for v in d["verdicts"]] == ["B"] and d["verdicts"][0]["line"].startswith("verdict: B #2 cand vs A #1 base: " + s["text"])
 names = [l["name"] for l in d["layers"]]
 assert names == ["x", "c1", "r1", "out", "extra"], names
 assert d["layers"][1]["runs"][1] is None and d["layers"][4]["runs"][0] is None

@@ -147,8 +147,8 @@ done
 import json, os, sys
 T = sys.argv[1]
 c = json.load(open(os.path.join(T, "cmp.json")))
-assert c["kind"] == "report_compare" and c["schema_version"] == 1
-assert c["runs"] == [json.load(open(os.path.join(T, f))) for f in ("a.json", "b.json")]
+assert c["kind"] == "comparison" and c["schema_version"] == 1
+assert [r["document"] for r in c["runs"]] == [json.load(open(os.path.join(T, f))) for f in ("a.json", "b.json")]
 v = c["verdicts"][0]
 assert v["only_in_baseline"] == 0 and v["only_in_run"] == 1 and v["line"].startswith("verdict: B #3 uf8")
 for l in c["layers"]:
@@ -173,6 +173,8 @@ PYEOF
 for f in md html json; do
     rep wide variant board -f $f -o "$T/c3r.$f" && ok || bad "report wide variant board -f $f: $(cat "$T/err")"
 done
+# one writer: the same document, byte for byte
+cmp -s "$T/c3.json" "$T/c3r.json" && ok || bad "compare --json and report -f json of the same runs differ"
 $PY - "$T" <<'PYEOF' && ok || bad "compare and report: different layers or verdicts"
 import html, json, os, re, sys
 T = sys.argv[1]
