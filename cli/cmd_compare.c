@@ -296,7 +296,9 @@ int cmd_compare(int argc, char **argv)
                 else if (oj->vs_ok)
                     printf("   vs A: max-abs %.4g", oj->vs.max_abs);
                 else
-                    printf("   vs A: n/a (%s)", oj->out < 0 ? "no such output" : "no dumped outputs");
+                    printf("   vs A: n/a (%s)", oj->out < 0 ? "no such output"
+                                                : oc[j * nr].row < 0 ? "A has no such output"
+                                                                     : "no dumped outputs");
             }
             if (oj->problem[0])
                 printf("   FAILURE: %s", tt(oj->problem));

@@ -1,7 +1,10 @@
 /* tui/view_compare.c — two or more runs aligned by source tensor name
  * (the comparison document, as `compare` aligns them), the first marked the baseline:
  * per tensor the worst change of entire cos and of predicted time against it,
- * largest regression first, and the verdict lines `compare` prints. */
+ * largest regression first, and the verdict lines `compare` prints. A name
+ * wider than its column shows its tail ("…conv/Conv_output_0"): layers of one
+ * network share their heads. Every number column sorts worst first: the sort
+ * key of a cos is its drop, of a time its growth. */
 #define RT_TUI_INTERNAL
 #include "tui/tui.h"
 #include "analyze/compare_doc.h"
@@ -23,7 +26,6 @@ enum { C_OP, C_NAME, C_DCOS, C_DUS, C_DPCT, C_RUN0 };
 
 typedef struct cv_row {
     const char *name, *op;
-    const char *tail;           /* name without the prefix every name shares */
     int li[MAX_CMP], ai[MAX_CMP];
     double dcos, dus, dpct;     /* worst over the runs vs the baseline */
     int worst;                  /* the run with the worst change */
@@ -63,9 +65,8 @@ static double acc_cos(const compare_view *cv, int k, int ai)
     return cv->r[k]->acc[ai].entire.cos;
 }
 
-static double num(void *ctx, int row, int col)
+static double value(const compare_view *cv, int row, int col)
 {
-    const compare_view *cv = ctx;
     const cv_row *c = &cv->rows[row];
     switch (col) {
     case C_DCOS: return c->dcos;
@@ -76,14 +77,44 @@ static double num(void *ctx, int row, int col)
     return (col - C_RUN0) % 2 ? layer_us(cv, k, c->li[k]) : acc_cos(cv, k, c->ai[k]);
 }
 
+/* The sort key: larger is worse, so that the table's numeric order (largest
+ * first: s, a header click, c, t) puts the worst row on top. */
+static double num(void *ctx, int row, int col)
+{
+    const compare_view *cv = ctx;
+    double v = value(cv, row, col);
+    int is_cos = col == C_DCOS || (col >= C_RUN0 && (col - C_RUN0) % 2 == 0);
+    if (col >= C_RUN0 && is_cos && cv->rows[row].ai[(col - C_RUN0) / 2] < 0)
+        return NAN;     /* no error row: nothing to rank */
+    return is_cos ? -v : v;
+}
+
+/* name into buf, or its last width-1 code points after "…" when wider */
+static const char *fit_tail(char *buf, size_t len, const char *name, int width)
+{
+    int w = 0;
+    for (const char *p = name; *p; p++)
+        w += ((unsigned char)*p & 0xc0) != 0x80;
+    if (w <= width || width < 2) {
+        snprintf(buf, len, "%s", name);
+        return buf;
+    }
+    const char *p = name;
+    for (int skip = w - (width - 1); skip > 0; skip--)
+        for (p++; ((unsigned char)*p & 0xc0) == 0x80; p++)
+            ;
+    snprintf(buf, len, "\xe2\x80\xa6%s", p);
+    return buf;
+}
+
 static void cell(void *ctx, int row, int col, char *buf, size_t len, int *color, double *frac)
 {
     const compare_view *cv = ctx;
     const cv_row *c = &cv->rows[row];
-    double v = col >= C_DCOS ? num(ctx, row, col) : NAN;
+    double v = col >= C_DCOS ? value(cv, row, col) : NAN;
     switch (col) {
     case C_OP: snprintf(buf, len, "%s", c->op ? c->op : "-"); return;
-    case C_NAME: snprintf(buf, len, "%s", c->tail); return;
+    case C_NAME: fit_tail(buf, len, c->name, cv->cols[C_NAME].width); return;
     case C_DCOS:
         tui_num(buf, len, v, "%+.5f");
         if (!isnan(v) && v < 0)
@@ -108,27 +139,6 @@ static void cell(void *ctx, int row, int col, char *buf, size_t len, int *color,
     } else {
         snprintf(buf, len, "-");
     }
-}
-
-/* The length of the prefix (up to a '/' or ':') that every name shares, so
- * that rows show the part that tells them apart. */
-static size_t common_prefix(const cv_row *rows, int n)
-{
-    if (n < 2)
-        return 0;
-    size_t p = strlen(rows[0].name);
-    for (int i = 1; i < n && p; i++) {
-        size_t j = 0;
-        while (j < p && rows[i].name[j] == rows[0].name[j])
-            j++;
-        p = j;
-    }
-    while (p && rows[0].name[p - 1] != '/' && rows[0].name[p - 1] != ':')
-        p--;
-    for (int i = 0; i < n; i++)     /* never an empty name */
-        if (!rows[i].name[p])
-            return 0;
-    return p;
 }
 
 /* Rows of the comparison document (analyze/compare_doc.h: the union of the
@@ -163,9 +173,6 @@ static void build_rows(compare_view *cv)
             }
         }
     }
-    size_t p = common_prefix(cv->rows, n);
-    for (int i = 0; i < n; i++)
-        cv->rows[i].tail = cv->rows[i].name + p;
 }
 
 static void draw(tui *t, tui_view *v, int y0, int h)
@@ -186,7 +193,7 @@ static void draw(tui *t, tui_view *v, int y0, int h)
 static void sort_by(compare_view *cv, int col)
 {
     cv->tb.sort_col = col;
-    cv->tb.sort_desc = col != C_DCOS;   /* cos: the largest drop (most negative) first */
+    cv->tb.sort_desc = 1;               /* the sort key grows with the regression */
     tui_table_refresh(&cv->tb);
     cv->tb.cur = cv->tb.top = 0;
 }
@@ -294,7 +301,14 @@ int tui_compare_view(tui *t, const int64_t *ids, int n, tui_view **out, char *er
         snprintf(cv->titles[2 * k + 1], sizeof(cv->titles[0]), "us %s", tag);
     }
     cv->cols[C_OP] = (tui_col){ "op", 12, TCOL_TEXT, 0 };
-    cv->cols[C_NAME] = (tui_col){ "tensor", 24, TCOL_TEXT, 0 };
+    int name_w = 12;                    /* the longest name, up to 32 cells */
+    for (int i = 0; i < cv->n; i++) {
+        int w = 0;
+        for (const char *p = cv->rows[i].name; *p; p++)
+            w += ((unsigned char)*p & 0xc0) != 0x80;
+        name_w = w > name_w ? (w < 32 ? w : 32) : name_w;
+    }
+    cv->cols[C_NAME] = (tui_col){ "tensor", name_w, TCOL_TEXT, 0 };
     cv->cols[C_DCOS] = (tui_col){ "d cos", 9, TCOL_NUM, 1 };
     cv->cols[C_DUS] = (tui_col){ cv->by_host ? "d host us" : "d us", 9, TCOL_NUM, 1 };
     cv->cols[C_DPCT] = (tui_col){ "d %", 6, TCOL_NUM, 1 };
