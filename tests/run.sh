@@ -93,6 +93,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "predicted vs measured per layer [$b]" bash tests/cli/compare_perf.sh "$b"
     suite "cli recording, dumps, limits, timing [$b]" bash tests/cli/record.sh "$b"
     suite "tui under tmux [$b]" bash tests/tui/run.sh "$b"
+    suite "one comparison on every surface (compare, report, tui) [$b]" bash tests/compare/surfaces.sh "$b"
     suite "npu lowering vs vendor tables [$b]" "$b/tests/npu_models" tests/data/models \
         tests/fuzz/corpus/perflog --check
     suite "npu Time(us) model vs real tables [$b]" sh bench/npu_time.sh "$b" --check
