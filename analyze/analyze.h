@@ -127,7 +127,15 @@ int run_filter_tag(const store_run *r, const char *tag);
  *    (NNN the op index; when a tensor appears twice — an op's input dumped
  *    again — the float file wins, then the lower index);
  *  - anything else, e.g. onnxruntime dumps: <tensor>.npy, the tensor name with
- *    every character outside [A-Za-z0-9._-] replaced by '_' (as our dumps do).
+ *    every character outside [A-Za-z0-9._-] replaced by '_' (as our dumps do);
+ *    .npy files in subfolders too, named by their path under DIR (a tensor
+ *    "/conv1/Conv_output_0" written as conv1/Conv_output_0.npy); an index.json
+ *    object of another tool that names its files ({"tensor": "file.npy"} or
+ *    {"...": [{"name", "file"}]}) gives their tensor names; files that are not
+ *    .npy are ignored;
+ *  - a Toolkit2 accuracy_analysis snapshot folder (golden/ beside simulator/
+ *    or error_analysis.txt): its golden/ (golden/npy/ when present) tensors,
+ *    by name as above; simulator/ holds the quantized values, not a golden.
  * golden_analyze compares, for every tensor of the run folder (in its index
  * order), the file of the same name in the golden folder: metrics of the run's
  * values against the golden (reference) values. Element counts that differ, a
@@ -140,6 +148,19 @@ typedef struct golden_file {
 } golden_file;
 
 int golden_scan(const char *dir, golden_file **files, int *n, char *err, size_t errlen);
+/* golden_scan that also says how DIR was read when it is not ours: "by-name"
+ * or "toolkit2-snapshot" (layout may be NULL). */
+int golden_scan_layout(const char *dir, golden_file **files, int *n, const char **layout,
+                       char *err, size_t errlen);
+/* Another tool's index.json: tensor name -> file (relative .npy paths inside
+ * the folder only). -1 when text is not a JSON object; entries of another
+ * form are skipped. Free with golden_name_map_free. */
+typedef struct golden_name_map {
+    char **name, **file;
+    int n;
+} golden_name_map;
+int golden_parse_index_map(const char *text, size_t len, golden_name_map *m);
+void golden_name_map_free(golden_name_map *m);
 /* A board's level-5 dump name NNN_<OpType>_<tensor>_shape_<d0>_..._<dtype>.npy:
  * 0 and its parts (op and tensor malloc'd; dtype 0 when the token is unknown),
  * -1 when file is not such a name. */
@@ -162,7 +183,8 @@ typedef struct golden_row {
 typedef struct golden_report {
     int n_rows, n_matched;
     golden_row *rows;
-    const char *layout;         /* golden folder layout: "rknn-trace", "rknpu-level5", "by-name" */
+    const char *layout;         /* golden folder layout: "rknn-trace", "rknpu-level5", "by-name",
+                                   "toolkit2-snapshot" */
     double atol, rtol;
 } golden_report;
 

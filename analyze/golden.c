@@ -121,7 +121,146 @@ static int has_our_index(const char *dir)
     return ours;
 }
 
+/* ---- another tool's index.json ---------------------------------------------- */
+
+static int ends_npy(const char *f)
+{
+    size_t l = strlen(f);
+    return l > 4 && !strcmp(f + l - 4, ".npy");
+}
+
+/* A relative file name that stays inside the folder. */
+static int safe_rel(const char *f)
+{
+    return f[0] && f[0] != '/' && !strstr(f, "..");
+}
+
+static void map_add(golden_name_map *m, const char *name, const char *file)
+{
+    if (!name || !file || !name[0] || !ends_npy(file) || !safe_rel(file))
+        return;
+    m->name = xrealloc(m->name, sizeof(*m->name) * (size_t)(m->n + 1));
+    m->file = xrealloc(m->file, sizeof(*m->file) * (size_t)(m->n + 1));
+    m->name[m->n] = xstrdup(name);
+    m->file[m->n++] = xstrdup(file);
+}
+
+int golden_parse_index_map(const char *text, size_t len, golden_name_map *m)
+{
+    memset(m, 0, sizeof(*m));
+    json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+    if (!json_is_object(j)) {
+        json_decref(j);
+        return -1;
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(j, k, v) {
+        if (json_is_string(v)) {
+            map_add(m, k, json_string_value(v));         /* {"tensor": "file.npy"} */
+        } else if (json_is_array(v)) {
+            size_t i;
+            json_t *e;
+            json_array_foreach(v, i, e)                    /* {"...": [{"name", "file"}]} */
+                map_add(m, json_string_value(json_object_get(e, "name")),
+                        json_string_value(json_object_get(e, "file")));
+        }
+    }
+    json_decref(j);
+    return 0;
+}
+
+void golden_name_map_free(golden_name_map *m)
+{
+    for (int i = 0; i < m->n; i++) {
+        free(m->name[i]);
+        free(m->file[i]);
+    }
+    free(m->name);
+    free(m->file);
+    memset(m, 0, sizeof(*m));
+}
+
+/* The name another tool's index.json gives file rel (relative to the folder
+ * scanned), or NULL. */
+static const char *map_name(const golden_name_map *m, const char *rel)
+{
+    for (int i = 0; i < m->n; i++)
+        if (!strcmp(m->file[i], rel))
+            return m->name[i];
+    return NULL;
+}
+
+static int is_dir(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* Every .npy under dir (subfolders to depth 8, in sorted order), as paths
+ * relative to root; other files are skipped. */
+static void list_npy(const char *root, const char *rel, int depth, char ***names, int *nn, int *cap)
+{
+    char *dir = rel[0] ? join(root, rel) : xstrdup(root);
+    DIR *d = opendir(dir);
+    if (!d) {
+        free(dir);
+        return;
+    }
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        char *r = rel[0] ? join(rel, de->d_name) : xstrdup(de->d_name);
+        char *full = join(root, r);
+        if (ends_npy(de->d_name) && !is_dir(full)) {
+            if (*nn == *cap) {
+                *cap = *cap ? *cap * 2 : 64;
+                *names = xrealloc(*names, sizeof(**names) * (size_t)*cap);
+            }
+            (*names)[(*nn)++] = r;
+            r = NULL;
+        } else if (depth < 8 && is_dir(full)) {
+            list_npy(root, r, depth + 1, names, nn, cap);
+        }
+        free(full);
+        free(r);
+    }
+    closedir(d);
+    free(dir);
+}
+
+/* A Toolkit2 accuracy_analysis snapshot folder: golden/ (the float model's
+ * tensors) beside simulator/ (the quantized ones) or error_analysis.txt. The
+ * folder to read as the golden (golden/npy when there is one), malloc'd, or
+ * NULL. */
+static char *snapshot_golden(const char *dir)
+{
+    char *g = join(dir, "golden"), *sim = join(dir, "simulator"), *ea = join(dir, "error_analysis.txt");
+    struct stat sb;
+    int snap = is_dir(g) && (is_dir(sim) || stat(ea, &sb) == 0);
+    free(sim);
+    free(ea);
+    if (!snap) {
+        free(g);
+        return NULL;
+    }
+    char *npy = join(g, "npy");
+    if (is_dir(npy)) {
+        free(g);
+        return npy;
+    }
+    free(npy);
+    return g;
+}
+
 int golden_scan(const char *dir, golden_file **files, int *n, char *err, size_t errlen)
+{
+    return golden_scan_layout(dir, files, n, NULL, err, errlen);
+}
+
+int golden_scan_layout(const char *dir, golden_file **files, int *n, const char **layout,
+                       char *err, size_t errlen)
 {
     golden_file *v = NULL;
     int cnt = 0, cap = 0, rc = RT_OK;
@@ -158,30 +297,39 @@ int golden_scan(const char *dir, golden_file **files, int *n, char *err, size_t 
     }
     free(ip);
 
-    DIR *d = opendir(dir);
-    if (!d)
-        return rt_err(err, errlen, RT_EIO, "%s: %s", dir, strerror(errno));
+    /* a Toolkit2 snapshot: its golden/ folder, never the quantized simulator/ */
+    char *snap = snapshot_golden(dir);
+    if (snap)
+        dir = snap;
+    if (layout)
+        *layout = snap ? "toolkit2-snapshot" : "by-name";
+    /* another tool's index.json naming its files */
+    golden_name_map map = {0};
+    char *ip2 = join(dir, "index.json");
+    size_t ilen = 0;
+    void *itext = NULL;
+    char ierr[64];
+    struct stat isb;
+    if (stat(ip2, &isb) == 0 && S_ISREG(isb.st_mode) &&
+        !rt_read_file(ip2, &itext, &ilen, ierr, sizeof(ierr)))
+        golden_parse_index_map(itext, ilen, &map);
+    free(itext);
+    free(ip2);
     char **names = NULL;
     int nn = 0, ncap = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        size_t l = strlen(de->d_name);
-        if (l < 5 || strcmp(de->d_name + l - 4, ".npy"))
-            continue;
-        if (nn == ncap) {
-            ncap = ncap ? ncap * 2 : 64;
-            names = xrealloc(names, sizeof(*names) * (size_t)ncap);
-        }
-        names[nn++] = xstrdup(de->d_name);
-    }
-    closedir(d);
+    list_npy(dir, "", 0, &names, &nn, &ncap);
     /* readdir order is arbitrary: sort, so that NNN_ prefixes come in order */
     if (nn)
         qsort(names, (size_t)nn, sizeof(*names), cmp_name);
     for (int i = 0; i < nn; i++) {
         int idx = -1, dt = 0, dup = -1;
         char *op = NULL, *tensor = NULL;
-        if (golden_parse_dump_name(names[i], &idx, &op, &tensor, &dt) != 0) {
+        const char *mapped = map_name(&map, names[i]);
+        if (mapped) {
+            tensor = xstrdup(mapped);
+        } else if (golden_parse_dump_name(names[i], &idx, &op, &tensor, &dt) != 0) {
+            /* by name: the path under the folder ("conv1/Conv_output_0" for a
+             * tensor "/conv1/Conv_output_0" written as nested folders) */
             tensor = xstrdup(names[i]);
             tensor[strlen(tensor) - 4] = 0;
             idx = -1;
@@ -213,6 +361,8 @@ int golden_scan(const char *dir, golden_file **files, int *n, char *err, size_t 
     for (int i = 0; i < nn; i++)
         free(names[i]);
     free(names);
+    golden_name_map_free(&map);
+    free(snap);
     *files = v;
     *n = cnt;
     return rc;
@@ -238,6 +388,12 @@ static int find_golden(const golden_file *g, int n, const char *name)
     safe_name(name, safe, sizeof(safe));
     for (int i = 0; i < n; i++)
         if (!strcmp(g[i].name, safe))
+            return i;
+    /* a tensor path written as folders: "/conv1/Conv_output_0" as conv1/Conv_output_0.npy */
+    while (*name == '/')
+        name++;
+    for (int i = 0; name[0] && i < n; i++)
+        if (strchr(g[i].name, '/') && !strcmp(g[i].name, name))
             return i;
     return -1;
 }
@@ -351,12 +507,13 @@ int golden_analyze_tol(const char *run_dir, const char *golden_dir, double atol,
                     "rknn-trace run --dump)", run_dir);
         goto out;
     }
+    const char *layout = "by-name";
     if ((rc = golden_scan(run_dir, &x, &nx, err, errlen)) ||
-        (rc = golden_scan(golden_dir, &g, &ng, err, errlen)))
+        (rc = golden_scan_layout(golden_dir, &g, &ng, &layout, err, errlen)))
         goto out;
     r->atol = atol;
     r->rtol = rtol;
-    r->layout = has_our_index(golden_dir) ? "rknn-trace" : "by-name";
+    r->layout = has_our_index(golden_dir) ? "rknn-trace" : layout;
     for (int i = 0; i < ng && r->layout[0] == 'b'; i++)
         if (g[i].index >= 0)
             r->layout = "rknpu-level5";
