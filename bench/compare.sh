@@ -6,8 +6,11 @@
 # print), text and --json. Target: <= 50 ms.
 # Then the comparison document of three 2,000-layer runs (tests/tools/report_fixture:
 # a run, another model's with renamed and dropped layers, a board run) rendered by
-# `compare`, `compare --json` and every `report` format that compares; target: CPU
-# time <= 1 s each (median of 5; wall time printed too). Exit 1 when missed.
+# `compare`, `compare --json`, every `report` format that compares (md, html, csv,
+# json, gnuplot, png; trace shows one run) and the TUI compare view (timed by the
+# TUI's key log: the `c` key that loads the three runs, builds the document and
+# draws it); target: CPU time <= 1 s each (median of 5; wall time printed too).
+# Exit 1 when missed.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-build}}
@@ -75,4 +78,35 @@ for name, args in cmds:
 if missed:
     sys.exit("bench compare: over 1 s: " + ", ".join(missed))
 PYEND
+# the TUI compare view: mark the three runs (listed newest first) and press c
+SOCK=rt-bench-cmp-$$
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$T"' EXIT
+: >"$T/tui"
+for i in 1 2 3 4 5; do
+    tmux -L "$SOCK" kill-server 2>/dev/null
+    SOCK=rt-bench-cmp-$$-$i
+    rm -f "$T/keys.log"
+    tmux -L "$SOCK" -f /dev/null new-session -d -s b -x 160 -y 50 \
+        "env LANG=C.UTF-8 TERM=xterm-256color RKNN_TRACE_TUI_KEYLOG=$T/keys.log $RT tui --db $T/n.db; sleep 60"
+    for _ in $(seq 200); do grep -q '^open' "$T/keys.log" 2>/dev/null && break; sleep 0.05; done
+    tmux -L "$SOCK" send-keys -t b G Space k Space k k Space c
+    for _ in $(seq 600); do grep -q '^key c ' "$T/keys.log" 2>/dev/null && break; sleep 0.05; done
+    # "key c VIEW WALL_MS out OUT_MS cpu CPU_MS" (VIEW: the one that took the key)
+    shown=no
+    for _ in $(seq 100); do
+        tmux -L "$SOCK" capture-pane -p -t b | grep -q '^verdict: C ' && { shown=yes; break; }
+        sleep 0.05
+    done
+    awk -v s=$shown '/^key c / {print $4, $8, s}' "$T/keys.log" >>"$T/tui"
+done
+tmux -L "$SOCK" kill-server 2>/dev/null
+if [ "$(wc -l <"$T/tui")" -ne 5 ] || grep -qv ' yes$' "$T/tui"; then
+    echo "bench compare: the TUI did not open the compare view: $(cat "$T/tui")" >&2; status=1
+else
+    read -r wall cpu < <(sort -n -k2 "$T/tui" | awk 'NR == 3 {print $1, $2}')
+    ok=$(awk -v c="$cpu" 'BEGIN {print (c <= 1000) ? "ok" : "MISSED"}')
+    printf '3 x 2,000-layer runs: %-16s wall %6.0f ms, cpu %6.0f ms (target cpu <= 1000) %s\n' \
+        "tui compare view" "$wall" "$cpu" "$ok"
+    [ "$ok" = ok ] || status=1
+fi
 exit $status
