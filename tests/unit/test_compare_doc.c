@@ -6,6 +6,7 @@
 #include "tests/test.h"
 #include "util/util.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,44 @@ int main(void)
     CHECK(g.cos_failed[1] && !g.cos_failed[0] && !g.cos_failed[2], "cos gates");
     CHECK_NEAR(g.cos_value[1], 0.95, 1e-12, "cos value");
     CHECK(isnan(g.cos_value[0]), "A has no cos");
+
+    /* the JSON document of this comparison, read back with jansson */
+    json_writer w;
+    json_begin_mem(&w);
+    cmp_json_opts jo = { .gates = &g, .graph = NULL };
+    cmp_doc_json(&d, &jo, &w);
+    char *text = json_take(&w, NULL);
+    json_t *j = json_loads(text, 0, NULL);
+    CHECK(j && !strcmp(json_string_value(json_object_get(j, "kind")), "comparison") &&
+          json_integer_value(json_object_get(j, "schema_version")) == 1, "kind");
+    json_t *jl = json_object_get(j, "layers"), *jx = json_array_get(jl, 0);
+    CHECK(json_array_size(jl) == 5, "json layers %zu", json_array_size(jl));
+    for (size_t i = 0; i < json_array_size(jl) && i < 5; i++)
+        CHECK(!strcmp(json_string_value(json_object_get(json_array_get(jl, i), "name")), want[i]), "json row %zu", i);
+    json_t *in = json_object_get(jx, "in_runs");
+    CHECK(json_array_size(in) == 2 && !strcmp(json_string_value(json_array_get(in, 0)), "A") &&
+          !strcmp(json_string_value(json_array_get(in, 1)), "C"), "x in A, C");
+    /* x: A's table time 400 (no frame share), C's measured 400: delta 0; B lacks it */
+    json_t *xr = json_object_get(jx, "runs");
+    CHECK(json_number_value(json_object_get(json_array_get(xr, 0), "us")) == 400 &&
+          json_is_null(json_object_get(json_array_get(xr, 0), "delta_us")) &&
+          json_is_null(json_array_get(xr, 1)) &&
+          json_number_value(json_object_get(json_array_get(xr, 2), "delta_us")) == 0, "x cells");
+    CHECK(json_is_true(json_object_get(json_array_get(jl, 2), "unnamed")), "Conv#0 unnamed");
+    json_t *sp = json_object_get(json_array_get(json_object_get(j, "runs"), 2), "speed");
+    CHECK(!strcmp(json_string_value(json_object_get(sp, "kind")), "board_profiled") &&
+          !strcmp(json_string_value(json_object_get(sp, "baseline_kind")), "predicted_table") &&
+          json_number_value(json_object_get(sp, "us")) == 800 &&
+          json_number_value(json_object_get(sp, "baseline_us")) == 1050, "C speed");
+    CHECK(json_is_null(json_object_get(json_array_get(json_object_get(j, "runs"), 0), "speed")), "A speed");
+    json_t *jv = json_object_get(j, "verdicts");
+    cmp_verdict(&d, 2, buf, sizeof buf);
+    CHECK(json_array_size(jv) == 2 && !strcmp(json_string_value(json_object_get(json_array_get(jv, 1), "line")), buf) &&
+          json_integer_value(json_object_get(json_array_get(jv, 1), "matched")) == 2, "verdict C");
+    CHECK(json_is_true(json_object_get(j, "failed")) && json_array_size(json_object_get(j, "gates")) == 5 &&
+          json_is_null(json_object_get(j, "graph")), "gates: 3 cos + 2 slower, no graph");
+    json_decref(j);
+    free(text);
     g = (cmp_gates){ .fail_cos = 0.9, .fail_slower = 20 };
     CHECK(cmp_gates_eval(&d, &g, err, sizeof err) == 0 && !g.failed, "gates pass");
     cmp_doc_free(&d);
