@@ -237,6 +237,11 @@ int emu_exec(const struct rknn_model *m, const uint8_t *file, size_t len,
              const float *const *inputs, int n_inputs, const char *dump_dir, emu_result *res,
              char *err, size_t errlen);
 void emu_result_free(emu_result *r);
+/* The RV110x half of emu_exec (emu_lite.c): p's tasks, decoded into tasks,
+ * over one flat NPU address space. */
+int emu_lite_exec(const struct rknn_model *m, const uint8_t *file, size_t len,
+                  const emu_program *p, const emu_task *tasks, const float *const *inputs,
+                  int n_inputs, const char *dump_dir, emu_result *res, char *err, size_t errlen);
 /* 1 when emu_exec can run this file's kind at all (the chip's map and the
  * container); the tasks can still stop it. */
 int emu_exec_supported(const struct rknn_model *m, const char **why);

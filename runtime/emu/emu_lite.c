@@ -1,0 +1,449 @@
+/* runtime/emu/emu_lite.c — runs an RV1103/RV1106 ("lite") file's NPU tasks
+ * over one flat NPU address space (emu.h, docs/rknn-format.md "Execution on
+ * RV110x"). These files hold absolute offsets: below the weights' end the
+ * file's register commands and weights, above it the runtime's internal
+ * buffer, so a task reads and writes memory as its registers say and the
+ * graph is only needed to place the input and to name what was computed. */
+#include "runtime/emu/emu.h"
+#include "dump/dump.h"
+#include "runtime/model/model.h"
+#include "runtime/model/rknn_file.h"
+#include "util/util.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define C2 16 /* int8 lanes of a native activation (native shapes [1, C1, H, W, 16]) */
+
+typedef struct lite_mem {
+    uint8_t *m;
+    int64_t size;
+} lite_mem;
+
+/* register values of the two ping-pong groups (last write wins; 0 unwritten) */
+typedef struct lite_regs {
+    uint32_t val[2][0x10000 / 4];
+    uint8_t set[2][0x10000 / 4];
+} lite_regs;
+
+static int64_t rs_round(int64_t v, int n) { return n <= 0 ? v : (v + ((int64_t)1 << (n - 1))) >> n; }
+static __int128 rs_round128(__int128 v, int n) { return n <= 0 ? v : (v + ((__int128)1 << (n - 1))) >> n; }
+static int8_t sat8(int64_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
+static int32_t rd32(const uint8_t *p) { return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24); }
+static int16_t rd16(const uint8_t *p) { return (int16_t)(p[0] | p[1] << 8); }
+
+static uint32_t reg(const lite_regs *r, int g, uint16_t a) { return r->val[g][a / 4]; }
+
+static int in_mem(const lite_mem *mem, int64_t addr, int64_t n)
+{
+    return addr >= 0 && n >= 0 && addr <= mem->size && n <= mem->size - addr;
+}
+
+static const char *nname(const rknn_model *m, int node)
+{
+    return node >= 0 && node < m->n_nodes && m->nodes[node].name ? m->nodes[node].name : "?";
+}
+
+/* Registers the map does not name, and the values with which the result
+ * reproduces the source model on retinaface.rv1103 (tests/cli/emulate.sh):
+ * CNA 0x103c, 0x1048, 0x108c, 0x1188, 0x118c (geometry and weight sizes the
+ * named fields repeat), DPU 0x401c/0x4028/0x402c/0x40dc/0x40e4/0x40ec
+ * (0x7fffffff) and 0x40d8/0x40e0/0x40e8 (0x80000000 or 0): saturation bounds
+ * left wide open. 0x101c is the input converter's third offset (used). Any
+ * other unnamed register with a non-zero value stops the run. */
+static int lite_ignored(uint16_t a, uint32_t v)
+{
+    switch (a) {
+    case 0x103c: case 0x1048: case 0x108c: case 0x1188: case 0x118c: case 0x101c:
+        return 1;
+    case 0x401c: case 0x4028: case 0x402c: case 0x40dc: case 0x40e4: case 0x40ec:
+        return v == 0x7fffffff;
+    case 0x40d8: case 0x40e0: case 0x40e8:
+        return v == 0x80000000u || v == 0;
+    default:
+        return v == 0;
+    }
+}
+
+#define STOP(...) return rt_err(err, errlen, RT_EUNSUPPORTED, __VA_ARGS__)
+
+/* One conv or depthwise task. Arithmetic (found on retinaface.rv1103, checked
+ * layer by layer against the source model):
+ *   x    input byte; an image input through the CNA converter:
+ *        sat8(round((pixel * scale_c + offset_c) / 2^trunc_c))
+ *   acc  = bias32[oc] + sum x * weff      exact (int64, checked to fit int32)
+ *        weff: dense (q + negzp[oc]); depthwise (q + k), the byte pair (q, k),
+ *        k = -zp_w as int8 (-128 stands for +128: the weight zero point -128)
+ *   v    = acc * mul[oc]                  per-channel multiplier (BS shift 0)
+ *   v    = v < 0 ? round(v * slope / 2^14) : v     BN PReLU (LeakyRelu)
+ *   y    = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET) */
+static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs, int g, int ti,
+                     int node, lite_mem *mem, char *err, size_t errlen)
+{
+    const char *nn = nname(m, node);
+    int dw = t->op == EMU_OP_DEPTHWISE;
+    if (t->in_prec != 0 || t->proc_prec != 0 || t->out_prec != 0)
+        STOP("task %d (node %s): precisions in %s proc %s out %s: only int8 is emulated", ti, nn,
+             emu_prec_name(t->in_prec), emu_prec_name(t->proc_prec), emu_prec_name(t->out_prec));
+    if (t->in_w <= 0 || t->in_h <= 0 || t->in_c_real <= 0 || t->kw <= 0 || t->kh <= 0 ||
+        t->kernels <= 0 || t->out_w <= 0 || t->out_h <= 0 || t->out_c_orig <= 0 ||
+        t->stride_x <= 0 || t->stride_y <= 0 || t->feature_addr < 0 || t->weight_addr < 0 ||
+        t->dst_addr < 0 || t->bs_addr < 0 || t->dst_surf_stride < 0 || t->pad_top < 0 ||
+        t->pad_left < 0 || t->weight_bytes <= 0 || t->weight_bytes_per_kernel <= 0)
+        STOP("task %d (node %s): geometry or addresses incomplete", ti, nn);
+    uint32_t bs_cfg = reg(rs, g, 0x4040), bn_cfg = reg(rs, g, 0x4060), brdma = reg(rs, g, 0x501c);
+    /* the exact words seen: dense BS per-channel add and multiply (BRDMA data 7: bias,
+     * -zp_w, multiplier), depthwise BS "bypassed" with bias and multiplier read (data 5) */
+    if (!dw && (bs_cfg != 0x120180 || brdma != 0xe || t->bs.mul_shift != 0))
+        STOP("task %d (node %s): DPU_BS_CFG 0x%x, BRDMA_CFG 0x%x, BS shift %d: only 0x120180 / 0xe "
+             "/ 0 (per-channel add and multiply) are understood for a conv", ti, nn, bs_cfg, brdma,
+             t->bs.mul_shift);
+    if (dw && (bs_cfg != 0x100092 || brdma != 0xa))
+        STOP("task %d (node %s): DPU_BS_CFG 0x%x, BRDMA_CFG 0x%x: only 0x100092 / 0xa are "
+             "understood for a depthwise conv", ti, nn, bs_cfg, brdma);
+    int prelu = 0, slope = 0;
+    if (bn_cfg == 0x22 && t->bn.mul_prelu && !t->bn.mul_src && t->bn.mul_shift == 0) {
+        prelu = 1;
+        slope = t->bn.mul_operand;
+    } else if (bn_cfg != 0x53) {
+        STOP("task %d (node %s): DPU_BN_CFG 0x%x: only 0x53 (bypass) and 0x22 with a register "
+             "PReLU slope are understood", ti, nn, bn_cfg);
+    }
+    if (!t->ew_present || !t->ew_bypass)
+        STOP("task %d (node %s): element-wise stage in use (DPU_EW_CFG 0x%x): not emulated on "
+             "RV110x", ti, nn, reg(rs, g, 0x4070));
+    if (reg(rs, g, 0x4084) >> 16 || t->out_cvt_shift > 62)
+        STOP("task %d (node %s): DPU_OUT_CVT_SCALE 0x%x / shift %d not understood", ti, nn,
+             reg(rs, g, 0x4084), t->out_cvt_shift);
+    /* input: the image through the converter, or native NC1HWC2 */
+    int image = t->cvt_bypass == 0;
+    int ic_n = t->in_c_real;
+    int64_t line = (int64_t)(reg(rs, g, 0x107c) & 0xfffffff) * 4,
+            surf = (int64_t)(reg(rs, g, 0x1080) & 0xfffffff) * 16;
+    int cscale[3] = {0}, ctrunc[3] = {0};
+    int64_t coff[3] = {0};
+    if (image) {
+        uint32_t c0 = reg(rs, g, 0x104c);
+        if (ic_n > 3 || (c0 & 0xe) != 0)
+            STOP("task %d (node %s): CNA input converter 0x%x with %d channels: only the 3-channel "
+                 "image form is understood", ti, nn, c0, ic_n);
+        uint32_t s01 = reg(rs, g, 0x1050), s23 = reg(rs, g, 0x1054);
+        cscale[0] = (int)(s01 & 0xffff);
+        cscale[1] = (int)(s01 >> 16);
+        cscale[2] = (int)(s23 & 0xffff);
+        coff[0] = (int32_t)reg(rs, g, 0x1058);
+        coff[1] = (int32_t)reg(rs, g, 0x105c);
+        coff[2] = (int32_t)reg(rs, g, 0x101c);
+        for (int c = 0; c < 3; c++)
+            ctrunc[c] = (int)(c0 >> (4 + 6 * c) & 0x3f);
+        line = (int64_t)t->in_w * ic_n;
+    } else if (line != (int64_t)t->in_w * C2 || surf < (int64_t)t->in_h * line) {
+        STOP("task %d (node %s): feature strides line %lld surface %lld for width %d: not the "
+             "native %d-lane layout", ti, nn, (long long)line, (long long)surf, t->in_w, C2);
+    }
+    int oc_n = dw ? t->out_c_orig : t->kernels;
+    if (dw && (t->in_c_real != oc_n))
+        STOP("task %d (node %s): depthwise with %d input and %d output channels", ti, nn,
+             t->in_c_real, oc_n);
+    if (!dw && t->out_c_orig != oc_n)
+        STOP("task %d (node %s): %d kernels for %d output channels", ti, nn, t->kernels,
+             t->out_c_orig);
+    int kh = t->kh, kw = t->kw;
+    int64_t wpk = t->weight_bytes_per_kernel, wtot = t->weight_bytes;
+    int64_t per_tap = wtot / (kh * kw);
+    int icp = (int)(wpk / (kh * kw)), ic2 = icp < 32 ? icp : 32;
+    if (dw ? (per_tap * kh * kw != wtot || per_tap < 2 * oc_n)
+           : (wpk % (kh * kw) || icp < ic_n || icp % ic2 || wtot != wpk * oc_n))
+        STOP("task %d (node %s): weight sizes %lld (%lld per kernel) do not fit %d kernels of "
+             "%dx%dx%d", ti, nn, (long long)wtot, (long long)wpk, oc_n, kh, kw, ic_n);
+    /* depthwise: 32 lanes a tap for up to 16 channels, else blocks of 32 channels of 64 */
+    int dw_tap = oc_n <= 16 ? 32 : 64;
+    if (dw && wtot != (oc_n <= 16 ? 32 : (int64_t)(oc_n + 31) / 32 * 64) * kh * kw)
+        STOP("task %d (node %s): depthwise weights of %lld bytes for %d channels of %dx%d", ti, nn,
+             (long long)wtot, oc_n, kh, kw);
+    int64_t chw = dw ? 24 : 32; /* bytes of per-channel words per group of 4 */
+    int64_t in_span = image ? (int64_t)t->in_h * line
+                            : (int64_t)((ic_n + C2 - 1) / C2 - 1) * surf + (int64_t)t->in_h * line;
+    int64_t dsurf = t->dst_surf_stride * 16, oline = (int64_t)t->out_w * C2;
+    int64_t out_span = (int64_t)((oc_n + C2 - 1) / C2 - 1) * dsurf + (int64_t)t->out_h * oline;
+    if (!in_mem(mem, t->feature_addr, in_span) || !in_mem(mem, t->weight_addr, wtot) ||
+        !in_mem(mem, t->bs_addr, (oc_n + 3) / 4 * chw) || !in_mem(mem, t->dst_addr, out_span) ||
+        (oc_n > C2 && dsurf < (int64_t)t->out_h * oline))
+        STOP("task %d (node %s): feature 0x%llx, weights 0x%llx, per-channel words 0x%llx or "
+             "destination 0x%llx outside the %lld-byte NPU memory", ti, nn,
+             (long long)t->feature_addr, (long long)t->weight_addr, (long long)t->bs_addr,
+             (long long)t->dst_addr, (long long)mem->size);
+    int padv = t->has_pad_value ? t->pad_value : 0; /* unwritten: the register's reset 0 */
+    /* the input tile as int8 (pad outside), [c][y][x] */
+    int ih = t->in_h, iw = t->in_w;
+    int8_t *x = malloc((size_t)ic_n * ih * iw);
+    if (!x)
+        return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+    const uint8_t *fb = mem->m + t->feature_addr;
+    for (int c = 0; c < ic_n; c++)
+        for (int y = 0; y < ih; y++)
+            for (int xx = 0; xx < iw; xx++) {
+                int8_t v;
+                if (image) {
+                    int64_t p = fb[(int64_t)y * line + (int64_t)xx * ic_n + c];
+                    v = sat8(rs_round(p * cscale[c] + coff[c], ctrunc[c]));
+                } else {
+                    v = (int8_t)fb[(c / C2) * surf + (int64_t)y * line + (int64_t)xx * C2 + c % C2];
+                }
+                x[((int64_t)c * ih + y) * iw + xx] = v;
+            }
+    const uint8_t *W = mem->m + t->weight_addr, *B = mem->m + t->bs_addr;
+    int rc = 0;
+    for (int oc = 0; oc < oc_n && !rc; oc++) {
+        const uint8_t *gw = B + (int64_t)(oc / 4) * chw;
+        int j = oc % 4;
+        int64_t bias = rd32(gw + 4 * j);
+        int nzp = dw ? 0 : rd16(gw + 16 + 2 * j);
+        int mul = rd16(gw + (dw ? 16 : 24) + 2 * j);
+        /* dense weights: blocks of 16 kernels, [IC1][kh][kw][kernels in block][IC2] */
+        int ob = oc_n - oc / 16 * 16 < 16 ? oc_n - oc / 16 * 16 : 16;
+        const int8_t *wb = (const int8_t *)W + (int64_t)(oc / 16) * 16 * wpk;
+        for (int oy = 0; oy < t->out_h && !rc; oy++)
+            for (int ox = 0; ox < t->out_w; ox++) {
+                int64_t acc = bias;
+                for (int ky = 0; ky < kh; ky++) {
+                    int iy = oy * t->stride_y - t->pad_top + ky * t->dil_y;
+                    for (int kx = 0; kx < kw; kx++) {
+                        int ix = ox * t->stride_x - t->pad_left + kx * t->dil_x;
+                        int inside = iy >= 0 && iy < ih && ix >= 0 && ix < iw;
+                        if (dw) {
+                            /* blocks of 32 channels, [kh][kw][32 x (q, k)] each */
+                            const int8_t *wp = (const int8_t *)W + (int64_t)(oc / 32) * kh * kw * 64 +
+                                               (ky * kw + kx) * dw_tap + 2 * (oc % 32);
+                            int xv = inside ? x[((int64_t)oc * ih + iy) * iw + ix] : padv;
+                            /* wp[1] is -zp_w as int8: -(-128) wraps to -128 */
+                            acc += (int64_t)xv * (wp[0] + (wp[1] == -128 ? 128 : wp[1]));
+                            continue;
+                        }
+                        for (int ic = 0; ic < ic_n; ic++) {
+                            int xv = inside ? x[((int64_t)ic * ih + iy) * iw + ix] : padv;
+                            const int8_t *wp = wb + ((((int64_t)(ic / ic2) * kh + ky) * kw + kx) * ob +
+                                                     oc % 16) * ic2 + ic % ic2;
+                            acc += (int64_t)xv * (*wp + nzp);
+                        }
+                    }
+                }
+                if (acc < INT32_MIN || acc > INT32_MAX) {
+                    rc = rt_err(err, errlen, RT_EUNSUPPORTED,
+                                "task %d (node %s): accumulator %lld overflows int32 (channel %d, "
+                                "row %d, column %d)", ti, nn, (long long)acc, oc, oy, ox);
+                    break;
+                }
+                int64_t v = acc * mul;
+                if (prelu && v < 0)
+                    v = rs_round(v * slope, 14);
+                int64_t y = (int64_t)rs_round128((__int128)v * t->out_cvt_scale, t->out_cvt_shift) +
+                            t->out_cvt_offset;
+                mem->m[t->dst_addr + (oc / C2) * dsurf + (int64_t)oy * oline + (int64_t)ox * C2 +
+                       oc % C2] = (uint8_t)sat8(y);
+            }
+    }
+    free(x);
+    return rc;
+}
+
+/* a graph tensor's native activation at NPU address base, dequantized NCHW */
+static float *lite_tensor(const rknn_tensor *t, const lite_mem *mem, int64_t base, int64_t dims[4])
+{
+    if (t->nd != 4 || !t->shape || t->nnd != 5 || !t->native || t->native[4] != C2 || !t->has_quant)
+        return NULL;
+    int64_t c = t->shape[1], h = t->shape[2], w = t->shape[3];
+    int64_t surf = h * w * C2;
+    if (c <= 0 || h <= 0 || w <= 0 || !in_mem(mem, base, ((c + C2 - 1) / C2) * surf))
+        return NULL;
+    float *f = malloc(sizeof(float) * (size_t)(c * h * w));
+    if (!f)
+        return NULL;
+    for (int64_t ch = 0; ch < c; ch++)
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++)
+                f[(ch * h + y) * w + x] = (float)(
+                    ((int8_t)mem->m[base + (ch / C2) * surf + (y * w + x) * C2 + ch % C2] -
+                     t->zero_point) * t->scale);
+    dims[0] = 1;
+    dims[1] = c;
+    dims[2] = h;
+    dims[3] = w;
+    return f;
+}
+
+static void lite_dump_name(char *buf, size_t n, const char *dir, const char *name)
+{
+    size_t k = (size_t)snprintf(buf, n, "%s/", dir);
+    for (const char *s = name; *s && k + 5 < n; s++)
+        buf[k++] = (*s == '/' || *s == '\\' || *s == ':') ? '_' : *s;
+    snprintf(buf + k, n - k, ".npy");
+}
+
+/* DIR/<tensor>.npy of a node's output at base, when it is a native activation */
+static int lite_dump_node(const rknn_model *m, int node, const lite_mem *mem, int64_t base,
+                          const char *dir, char *err, size_t errlen)
+{
+    const rknn_node *nd = &m->nodes[node];
+    int64_t dims[4];
+    char path[4096];
+    if (nd->n_out < 1)
+        return 0;
+    const rknn_tensor *ot = &m->tensors[nd->out[0]];
+    float *f = lite_tensor(ot, mem, base, dims);
+    if (!f)
+        return 0;
+    lite_dump_name(path, sizeof path, dir, ot->name ? ot->name : "tensor");
+    int rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
+    free(f);
+    return rc;
+}
+
+int emu_lite_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_program *prog,
+                  const emu_task *tasks, const float *const *inputs, int n_inputs,
+                  const char *dump_dir, emu_result *res, char *err, size_t errlen)
+{
+    lite_mem mem = {0};
+    lite_regs *rs = calloc(1, sizeof(*rs));
+    int64_t *node_base = calloc((size_t)m->n_nodes + 1, sizeof(int64_t));
+    uint8_t *node_done = calloc((size_t)m->n_nodes + 1, 1);
+    int *node_left = calloc((size_t)m->n_nodes + 1, sizeof(int));
+    json_t *index = dump_dir ? json_array() : NULL;
+    int rc = 0, stop = -1, k = 0;
+    char stop_msg[1024] = "";
+
+    if (!rs || !node_base || !node_done || !node_left) {
+        rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+        goto out;
+    }
+    /* the address space: the file's register commands and weights, then the internal buffer */
+    mem.size = prog->file_limit + (int64_t)m->lite_words[4];
+    if (prog->file_base < 0 || (uint64_t)prog->file_base + (uint64_t)prog->file_limit > len ||
+        mem.size > ((int64_t)1 << 31) || !(mem.m = calloc((size_t)mem.size, 1))) {
+        rc = rt_err(err, errlen, RT_ENOMEM, "emulate: NPU memory of %lld bytes", (long long)mem.size);
+        goto out;
+    }
+    memcpy(mem.m, file + prog->file_base, (size_t)prog->file_limit);
+    for (int i = 0; i < prog->n_tasks; i++)
+        if (prog->tasks[i].node >= 0)
+            node_left[prog->tasks[i].node]++;
+    /* inputs: the uint8 image the CNA's converter reads (mean, std and quantization are
+     * its registers), NHWC at the feature address of the first task reading it */
+    for (int i = 0; i < m->n_io; i++) {
+        const rknn_io *io = &m->io[i];
+        if (io->is_output)
+            continue;
+        const rknn_tensor *t = io->tensor >= 0 ? &m->tensors[io->tensor] : NULL;
+        int64_t base = -1;
+        for (int ti = 0; ti < prog->n_tasks && base < 0 && t; ti++) {
+            int nd = prog->tasks[ti].node;
+            if (nd >= 0 && m->nodes[nd].n_in > 0 && m->nodes[nd].in[0] == io->tensor &&
+                tasks[ti].cvt_bypass == 0 && tasks[ti].pad_top > 0)
+                base = tasks[ti].feature_addr;
+        }
+        if (k >= n_inputs || !t || t->nd != 4 || !t->shape || t->shape[1] > 3 || base < 0 ||
+            !in_mem(&mem, base, t->shape[1] * t->shape[2] * t->shape[3])) {
+            rc = rt_err(err, errlen, RT_EUNSUPPORTED,
+                        "emulate: input %s: not an image of at most 3 channels read through the "
+                        "CNA's input converter by a first tile", io->name);
+            goto out;
+        }
+        int64_t C = t->shape[1], H = t->shape[2], W = t->shape[3];
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t y = 0; y < H; y++)
+                for (int64_t x = 0; x < W; x++) {
+                    double v = nearbyint(inputs[k][(c * H + y) * W + x]);
+                    mem.m[base + (y * W + x) * C + c] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+                }
+        k++;
+    }
+    for (int i = 0; i < prog->n_tasks; i++) {
+        const emu_stream *s = &prog->tasks[i];
+        const emu_task *t = &tasks[i];
+        int g = i & 1, node = s->node;
+        for (int r = 0; r < s->n_regs; r++) {
+            rs->val[g][s->regs[r].addr / 4] = s->regs[r].value;
+            rs->set[g][s->regs[r].addr / 4] = 1;
+        }
+        if (node < 0 || node >= m->n_nodes) {
+            snprintf(stop_msg, sizeof stop_msg, "task %d: no graph node index", i);
+            stop = i;
+            break;
+        }
+        if (t->n_unknown > EMU_MAX_UNKNOWN) {
+            snprintf(stop_msg, sizeof stop_msg, "task %d (node %s): %d registers not in the map", i,
+                     nname(m, node), t->n_unknown);
+            stop = i;
+            break;
+        }
+        for (int u = 0; u < t->n_unknown && stop < 0; u++)
+            if (!lite_ignored(t->unknown_addr[u], t->unknown_val[u])) {
+                snprintf(stop_msg, sizeof stop_msg,
+                         "task %d (node %s): register 0x%04x = 0x%08x has no known meaning", i,
+                         nname(m, node), t->unknown_addr[u], t->unknown_val[u]);
+                stop = i;
+            }
+        if (stop >= 0)
+            break;
+        if (t->op != EMU_OP_CONV && t->op != EMU_OP_DEPTHWISE) {
+            snprintf(stop_msg, sizeof stop_msg,
+                     "task %d (node %s, %s): %s tasks are not emulated on RV110x (enable 0x%x; "
+                     "DPU_BS_CFG 0x%x, DPU_RDMA source 0x%llx, destination 0x%llx)", i,
+                     nname(m, node), m->nodes[node].type ? m->nodes[node].type : "?",
+                     emu_op_name(t->op), s->enable_mask, reg(rs, g, 0x4040),
+                     (long long)t->rdma_src_addr, (long long)t->dst_addr);
+            stop = i;
+            break;
+        }
+        if ((rc = lite_conv(m, t, rs, g, i, node, &mem, stop_msg, sizeof stop_msg))) {
+            if (rc != RT_EUNSUPPORTED)
+                goto out;
+            rc = 0;
+            stop = i;
+            break;
+        }
+        if (!node_base[node] && !node_done[node])
+            node_base[node] = t->dst_addr + 1; /* +1: 0 means unset */
+        if (--node_left[node] == 0) {
+            /* dumped now: the compiler reuses the internal buffer for later layers */
+            node_done[node] = 1;
+            if (dump_dir && (rc = lite_dump_node(m, node, &mem, node_base[node] - 1, dump_dir, err,
+                                                  errlen)))
+                goto out;
+        }
+        if (index) {
+            const rknn_node *nd = &m->nodes[node];
+            const rknn_tensor *ot = nd->n_out > 0 ? &m->tensors[nd->out[0]] : NULL;
+            json_array_append_new(index, json_pack("{s:i, s:s, s:s, s:s, s:I}", "task", i, "node",
+                                                   nname(m, node), "op", emu_op_name(t->op),
+                                                   "tensor", ot && ot->name ? ot->name : "",
+                                                   "dst", (json_int_t)t->dst_addr));
+        }
+    }
+    if (dump_dir) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/tasks.json", dump_dir);
+        if (!rc && json_dump_file(index, path, JSON_COMPACT) != 0)
+            rc = rt_err(err, errlen, RT_EIO, "%s: cannot write", path);
+        if (rc)
+            goto out;
+    }
+    if (stop >= 0) {
+        rc = rt_err(err, errlen, RT_EUNSUPPORTED, "%s (%d of %d tasks ran%s)", stop_msg, stop,
+                    prog->n_tasks, dump_dir ? "; their layers are dumped" : "");
+        goto out;
+    }
+    rc = rt_err(err, errlen, RT_EUNSUPPORTED, "the outputs' reformatting is not emulated on RV110x");
+out:
+    (void)res;
+    json_decref(index);
+    free(mem.m);
+    free(rs);
+    free(node_base);
+    free(node_done);
+    free(node_left);
+    return rc;
+}
