@@ -77,7 +77,7 @@ static int lite_ignored(uint16_t a, uint32_t v)
  *   acc  = bias32[oc] + sum x * weff      exact (int64, checked to fit int32)
  *        weff: dense (q + negzp[oc]); depthwise (q + k), the byte pair (q, k),
  *        k = -zp_w as int8 (-128 stands for +128: the weight zero point -128)
- *   v    = acc * mul[oc]                  per-channel multiplier (BS shift 0)
+ *   v    = round(acc * mul[oc] / 2^s)     per-channel multiplier, s = BS_CFG bits 9..13
  *   v    = v < 0 ? round(v * slope / 2^14) : v     BN PReLU (LeakyRelu)
  *   y    = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET) */
 static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs, int g, int ti,
@@ -97,7 +97,11 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
     uint32_t bs_cfg = reg(rs, g, 0x4040), bn_cfg = reg(rs, g, 0x4060), brdma = reg(rs, g, 0x501c);
     /* the exact words seen: dense BS per-channel add and multiply (BRDMA data 7: bias,
      * -zp_w, multiplier), depthwise BS "bypassed" with bias and multiplier read (data 5) */
-    if (!dw && (bs_cfg != 0x120180 || brdma != 0xe || t->bs.mul_shift != 0))
+    /* bits 9..13 of BS_CFG: a right shift after the per-channel multiply (0 before a
+     * PReLU, 14 where BN is bypassed); the sizes of the results say so, the public
+     * RK3588 descriptions leave these bits unnamed */
+    int bs_shift = !dw ? (int)(bs_cfg >> 9 & 0x1f) : 0;
+    if (!dw && ((bs_cfg & ~(0x1fu << 9)) != 0x120180 || brdma != 0xe || t->bs.mul_shift != 0))
         STOP("task %d (node %s): DPU_BS_CFG 0x%x, BRDMA_CFG 0x%x, BS shift %d: only 0x120180 / 0xe "
              "/ 0 (per-channel add and multiply) are understood for a conv", ti, nn, bs_cfg, brdma,
              t->bs.mul_shift);
@@ -108,8 +112,8 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
     if (bn_cfg == 0x22 && t->bn.mul_prelu && !t->bn.mul_src && t->bn.mul_shift == 0) {
         prelu = 1;
         slope = t->bn.mul_operand;
-    } else if (bn_cfg != 0x53) {
-        STOP("task %d (node %s): DPU_BN_CFG 0x%x: only 0x53 (bypass) and 0x22 with a register "
+    } else if (!(bn_cfg & 1)) {
+        STOP("task %d (node %s): DPU_BN_CFG 0x%x: only bypass (bit 0) and 0x22 with a register "
              "PReLU slope are understood", ti, nn, bn_cfg);
     }
     if (!t->ew_present || !t->ew_bypass)
@@ -237,7 +241,7 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
                                 "row %d, column %d)", ti, nn, (long long)acc, oc, oy, ox);
                     break;
                 }
-                int64_t v = acc * mul;
+                int64_t v = rs_round(acc * mul, bs_shift);
                 if (prelu && v < 0)
                     v = rs_round(v * slope, 14);
                 int64_t y = (int64_t)rs_round128((__int128)v * t->out_cvt_scale, t->out_cvt_shift) +
