@@ -78,7 +78,9 @@ static int lite_ignored(uint16_t a, uint32_t v)
  *        weff: dense (q + negzp[oc]); depthwise (q + k), the byte pair (q, k),
  *        k = -zp_w as int8 (-128 stands for +128: the weight zero point -128)
  *   v    = round(acc * mul[oc] / 2^s)     per-channel multiplier, s = BS_CFG bits 9..13
- *   v    = v < 0 ? round(v * slope / 2^14) : v     BN PReLU (LeakyRelu)
+ *   v    = round((v < 0 ? round(v * slope / 2^14) : v) / 2^t)   BN PReLU (LeakyRelu),
+ *        t its shift field
+ *   v   += round((e + EW_CVT_OFFSET) * s / 2^n)   ConvLeakyReluAdd's operand
  *   y    = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET) */
 static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs, int g, int ti,
                      int node, lite_mem *mem, char *err, size_t errlen)
@@ -109,17 +111,34 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
         STOP("task %d (node %s): DPU_BS_CFG 0x%x, BRDMA_CFG 0x%x: only 0x100092 / 0xa are "
              "understood for a depthwise conv", ti, nn, bs_cfg, brdma);
     int prelu = 0, slope = 0;
-    if (bn_cfg == 0x22 && t->bn.mul_prelu && !t->bn.mul_src && t->bn.mul_shift == 0) {
+    int bn_shift = 0;
+    if (bn_cfg == 0x22 && t->bn.mul_prelu && !t->bn.mul_src) {
         prelu = 1;
         slope = t->bn.mul_operand;
+        bn_shift = t->bn.mul_shift; /* on both branches: OUT_CVT_SHIFT is that much smaller */
     } else if (!(bn_cfg & 1)) {
         STOP("task %d (node %s): DPU_BN_CFG 0x%x: only bypass (bit 0) and 0x22 with a register "
              "PReLU slope are understood", ti, nn, bn_cfg);
     }
-    if (!t->ew_present || !t->ew_bypass)
-        STOP("task %d (node %s): element-wise stage in use (DPU_EW_CFG 0x%x): not emulated on "
-             "RV110x", ti, nn, reg(rs, g, 0x4070));
-    if (reg(rs, g, 0x4084) >> 16 || t->out_cvt_shift > 62)
+    /* the element-wise add of a ConvLeakyReluAdd: a native operand at DPU_RDMA_EW_BASE_ADDR
+     * (surface stride EW_SURF_STRIDE), v += round((e + EW_CVT_OFFSET) * scale / 2^shift),
+     * scale and shift in EW_CVT_SCALE bits 0..15 and 16..21; only the words seen */
+    uint32_t ew_cfg = reg(rs, g, 0x4070), fmt = reg(rs, g, 0x4010);
+    int use_ew = !t->ew_present ? 0 : !t->ew_bypass;
+    int32_t ew_off = (int32_t)reg(rs, g, 0x4074);
+    uint32_t ew_cvt = reg(rs, g, 0x4078);
+    int64_t ew_addr = reg(rs, g, 0x5038), ew_surf = reg(rs, g, 0x5040);
+    if (use_ew && (ew_cfg != 0x8002c0c0 || fmt != 0x802000 || reg(rs, g, 0x5034) != 0x40000004 ||
+                   ew_cvt >> 22))
+        STOP("task %d (node %s): element-wise stage DPU_EW_CFG 0x%x (DATA_FORMAT 0x%x, ERDMA_CFG "
+             "0x%x, EW_CVT_SCALE 0x%x): only the add of a memory operand (0x8002c0c0) is emulated "
+             "on RV110x", ti, nn, ew_cfg, fmt, reg(rs, g, 0x5034), ew_cvt);
+    if (!use_ew && fmt != 0x800000)
+        STOP("task %d (node %s): DPU_DATA_FORMAT 0x%x not understood", ti, nn, fmt);
+    if (!t->ew_present)
+        STOP("task %d (node %s): no DPU_EW_CFG", ti, nn);
+    /* bit 16 of OUT_CVT_SCALE comes with the element-wise add (and on every DPU-only task) */
+    if (reg(rs, g, 0x4084) >> 16 != (uint32_t)use_ew || t->out_cvt_shift > 62)
         STOP("task %d (node %s): DPU_OUT_CVT_SCALE 0x%x / shift %d not understood", ti, nn,
              reg(rs, g, 0x4084), t->out_cvt_shift);
     /* input: the image through the converter, or native NC1HWC2 */
@@ -180,6 +199,11 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
              "destination 0x%llx outside the %lld-byte NPU memory", ti, nn,
              (long long)t->feature_addr, (long long)t->weight_addr, (long long)t->bs_addr,
              (long long)t->dst_addr, (long long)mem->size);
+    if (use_ew && (!in_mem(mem, ew_addr, (int64_t)((oc_n + C2 - 1) / C2 - 1) * ew_surf +
+                                          (int64_t)t->out_h * oline) ||
+                   (oc_n > C2 && ew_surf < (int64_t)t->out_h * oline)))
+        STOP("task %d (node %s): element-wise operand at 0x%llx (surface stride %lld) outside the "
+             "NPU memory", ti, nn, (long long)ew_addr, (long long)ew_surf);
     int padv = t->has_pad_value ? t->pad_value : 0; /* unwritten: the register's reset 0 */
     /* the input tile as int8 (pad outside), [c][y][x] */
     int ih = t->in_h, iw = t->in_w;
@@ -242,16 +266,95 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
                     break;
                 }
                 int64_t v = rs_round(acc * mul, bs_shift);
-                if (prelu && v < 0)
-                    v = rs_round(v * slope, 14);
+                if (prelu) {
+                    if (v < 0)
+                        v = rs_round(v * slope, 14);
+                    v = rs_round(v, bn_shift);
+                }
+                int64_t at = (oc / C2) * dsurf + (int64_t)oy * oline + (int64_t)ox * C2 + oc % C2;
+                if (use_ew) {
+                    int64_t e = (int8_t)mem->m[ew_addr + (oc / C2) * ew_surf +
+                                              ((int64_t)oy * t->out_w + ox) * C2 + oc % C2];
+                    v += rs_round((e + ew_off) * (int64_t)(ew_cvt & 0xffff), (int)(ew_cvt >> 16));
+                }
                 int64_t y = (int64_t)rs_round128((__int128)v * t->out_cvt_scale, t->out_cvt_shift) +
                             t->out_cvt_offset;
-                mem->m[t->dst_addr + (oc / C2) * dsurf + (int64_t)oy * oline + (int64_t)ox * C2 +
-                       oc % C2] = (uint8_t)sat8(y);
+                mem->m[t->dst_addr + at] = (uint8_t)sat8(y);
             }
     }
     free(x);
     return rc;
+}
+
+/* A DPU-only task (enable 0x18): the DPU_RDMA reads a native cube, the DPU
+ * writes it again. Two forms are understood, each only with the exact
+ * configuration words seen on retinaface.rv1103:
+ *  - copy (Concat inputs into their channel slices, Relu): source and
+ *    destination cubes equal, surfaces contiguous; per value
+ *      y = sat8(round((x + IN_OFFSET) * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
+ *    IN_OFFSET is DPU 0x4018 (minus the source's zero point); a ReLU is the
+ *    destination's range (zero point -128), not a stage;
+ *  - nearest 2x upsample of one 16-channel surface (Resize): DPU_RDMA
+ *    SRC_DMA_CFG 0x1249, the destination twice as wide, written a row pair
+ *    per source row (DST_SURF_STRIDE one output row, SURFACE_ADD its surface). */
+static int lite_dpu(const rknn_model *m, const emu_task *t, const lite_regs *rs, int g, int ti,
+                    int node, lite_mem *mem, char *err, size_t errlen)
+{
+    const char *nn = nname(m, node);
+    uint32_t sw = (reg(rs, g, 0x500c) & 0x1fff) + 1, sh = (reg(rs, g, 0x5010) & 0x1fff) + 1,
+             sc = (reg(rs, g, 0x5014) & 0x1fff) + 1;
+    uint32_t dw = (reg(rs, g, 0x4030) & 0x1fff) + 1, dh = (reg(rs, g, 0x4034) & 0x1fff) + 1,
+             dc = (reg(rs, g, 0x403c) & 0x1fff) + 1;
+    uint32_t feat = reg(rs, g, 0x5044), dma = reg(rs, g, 0x5048), fmt = reg(rs, g, 0x4010);
+    uint32_t mode = reg(rs, g, 0x400c), notch = reg(rs, g, 0x4038), cvt = reg(rs, g, 0x4084);
+    uint32_t bs = reg(rs, g, 0x4040), bn = reg(rs, g, 0x4060), ew = reg(rs, g, 0x4070);
+    int64_t src = reg(rs, g, 0x5018), dst = reg(rs, g, 0x4020);
+    int64_t dsurf = reg(rs, g, 0x4024), sadd = reg(rs, g, 0x40c0);
+    int32_t in_off = (int32_t)reg(rs, g, 0x4018), out_off = (int32_t)reg(rs, g, 0x4080);
+    int shift = (int)(reg(rs, g, 0x4088) & 0xfff);
+    if (mode != 0x1e5 || (bs != 0x53 && bs != 0x100012) || !(bn & 1) || !(ew & 1) ||
+        (cvt >> 16) != 1 || shift > 40)
+        STOP("task %d (node %s): DPU-only task with DPU_FEATURE_MODE_CFG 0x%x, BS 0x%x, BN 0x%x, "
+             "EW 0x%x, OUT_CVT_SCALE 0x%x: not a form emulated on RV110x", ti, nn, mode, bs, bn,
+             ew, cvt);
+    int scale = (int)(cvt & 0xffff);
+    if (fmt == 0x800000 && feat == 0x907809 && dma == 0 && notch == 0 && sw == dw && sh == dh &&
+        sc == dc && dsurf == (int64_t)dw * dh * C2 && sadd == dsurf) {
+        int64_t span = (int64_t)(dc + C2 - 1) / C2 * dsurf;
+        if (!in_mem(mem, src, span) || !in_mem(mem, dst, span))
+            STOP("task %d (node %s): copy of %lld bytes from 0x%llx to 0x%llx outside the NPU "
+                 "memory", ti, nn, (long long)span, (long long)src, (long long)dst);
+        /* in place (Relu) and overlapping slices read whole before writing */
+        uint8_t *tmp = malloc((size_t)span);
+        if (!tmp)
+            return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+        memcpy(tmp, mem->m + src, (size_t)span);
+        for (uint32_t c = 0; c < dc; c++)
+            for (int64_t p = 0; p < (int64_t)dw * dh; p++) {
+                int64_t o = (int64_t)(c / C2) * dsurf + p * C2 + c % C2;
+                int64_t v = (int64_t)(int8_t)tmp[o] + in_off;
+                mem->m[dst + o] = (uint8_t)sat8(rs_round(v * scale, shift) + out_off);
+            }
+        free(tmp);
+        return 0;
+    }
+    if (fmt == 0x1000000 && feat == 0x927809 && dma == 0x1249 && dw == 2 * sw && dh == sh &&
+        dc == C2 && dsurf == (int64_t)dw * C2 && sadd == 4 * (int64_t)sw * sh * C2 && in_off == 0 &&
+        out_off == 0 && scale == 1 && shift == 0) {
+        if (!in_mem(mem, src, (int64_t)sw * sh * C2) || !in_mem(mem, dst, sadd))
+            STOP("task %d (node %s): upsample from 0x%llx to 0x%llx outside the NPU memory", ti,
+                 nn, (long long)src, (long long)dst);
+        for (uint32_t y = 0; y < 2 * sh; y++)
+            for (uint32_t x = 0; x < dw; x++)
+                memcpy(mem->m + dst + ((int64_t)y * dw + x) * C2,
+                       mem->m + src + ((int64_t)(y / 2) * sw + x / 2) * C2, C2);
+        return 0;
+    }
+    STOP("task %d (node %s): DPU-only task: source %ux%ux%u at 0x%llx, destination %ux%ux%u at "
+         "0x%llx (surface stride %lld, add %lld, notch 0x%x), DATA_FORMAT 0x%x, RDMA mode 0x%x / "
+         "DMA 0x%x: not a copy or 2x upsample as emulated on RV110x", ti, nn, sw, sh, sc,
+         (long long)src, dw, dh, dc, (long long)dst, (long long)dsurf, (long long)sadd, notch, fmt,
+         feat, dma);
 }
 
 /* a graph tensor's native activation at NPU address base, dequantized NCHW */
@@ -384,7 +487,8 @@ int emu_lite_exec(const rknn_model *m, const uint8_t *file, size_t len, const em
             break;
         }
         for (int u = 0; u < t->n_unknown && stop < 0; u++)
-            if (!lite_ignored(t->unknown_addr[u], t->unknown_val[u])) {
+            if (!lite_ignored(t->unknown_addr[u], t->unknown_val[u]) &&
+                !(s->enable_mask == 0x18 && t->unknown_addr[u] == 0x4018)) { /* its input offset */
                 snprintf(stop_msg, sizeof stop_msg,
                          "task %d (node %s): register 0x%04x = 0x%08x has no known meaning", i,
                          nname(m, node), t->unknown_addr[u], t->unknown_val[u]);
@@ -392,7 +496,15 @@ int emu_lite_exec(const rknn_model *m, const uint8_t *file, size_t len, const em
             }
         if (stop >= 0)
             break;
-        if (t->op != EMU_OP_CONV && t->op != EMU_OP_DEPTHWISE) {
+        if (s->enable_mask == 0x18 && t->op == EMU_OP_ELTWISE) {
+            if ((rc = lite_dpu(m, t, rs, g, i, node, &mem, stop_msg, sizeof stop_msg))) {
+                if (rc != RT_EUNSUPPORTED)
+                    goto out;
+                rc = 0;
+                stop = i;
+                break;
+            }
+        } else if (t->op != EMU_OP_CONV && t->op != EMU_OP_DEPTHWISE) {
             snprintf(stop_msg, sizeof stop_msg,
                      "task %d (node %s, %s): %s tasks are not emulated on RV110x (enable 0x%x; "
                      "DPU_BS_CFG 0x%x, DPU_RDMA source 0x%llx, destination 0x%llx)", i,
@@ -401,8 +513,7 @@ int emu_lite_exec(const rknn_model *m, const uint8_t *file, size_t len, const em
                      (long long)t->rdma_src_addr, (long long)t->dst_addr);
             stop = i;
             break;
-        }
-        if ((rc = lite_conv(m, t, rs, g, i, node, &mem, stop_msg, sizeof stop_msg))) {
+        } else if ((rc = lite_conv(m, t, rs, g, i, node, &mem, stop_msg, sizeof stop_msg))) {
             if (rc != RT_EUNSUPPORTED)
                 goto out;
             rc = 0;

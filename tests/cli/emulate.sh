@@ -131,7 +131,7 @@ np.save(sys.argv[1] + '/face_onnx.npy', x - np.array([104, 117, 123], np.float32
 EOF
     expect 0 "" -- "$RT" run "$D/retinaface.onnx" --backend sim -i "input.1=$T/face_onnx.npy" --dump "$T/rf_onnx" --no-db
     mkdir -p "$T/rf_emu"
-    expect 2 "task 74 \(node Concat:/ssh3/Concat\): register 0x4018 = 0x00000080 has no known meaning \(74 of 155 tasks ran; their layers are dumped\)" -- \
+    expect 2 "task 125 \(node Transpose:/BboxHead.2/Transpose\): DPU-only task: .*not a copy or 2x upsample as emulated on RV110x \(125 of 155 tasks ran; their layers are dumped\)" -- \
         "$RT" run "$D/retinaface.rv1103.rknn" --emulate -i "input.1=$T/face.npy" --dump "$T/rf_emu" --no-db
     if out=$($PY - "$T/rf_onnx" "$T/rf_emu" <<'EOF'
 import json, os, sys, numpy as np
@@ -151,17 +151,24 @@ for e in json.load(open(onnx + '/index.json')):
         b = np.maximum(b, 0)  # range [0, ..] (zero point -128): the ReLU after the Concat folded in
     c = a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
     cs.append(c)
-    if c < 0.97:   # the vendor's int8 ranges saturate this photo's brightest values
+    if c < 0.9:    # drift: coarse int8 scales (ssh1: 0.13 a step) and saturated bright values
         msgs.append(f"{e['name']} (layer {e['layer']}, tasks " +
                     ','.join(str(t['task']) for t in tasks if t['tensor'] == e['name']) +
                     f"): cosine {c:.4f}")
-if len(cs) != 33:
-    msgs.append(f"{len(cs)} layers compared, want 33 (nodes 2..34)")
-if len(tasks) != 74:
-    msgs.append(f"{len(tasks)} tasks in tasks.json, want 74")
+if len(cs) != 64:
+    msgs.append(f"{len(cs)} layers compared, want 64 (nodes 2..64 and the two Adds)")
+if len(tasks) != 125:
+    msgs.append(f"{len(tasks)} tasks in tasks.json, want 125")
 print(f"{min(cs):.4f} {np.mean(cs):.4f}", '; '.join(msgs)); sys.exit(1 if msgs else 0)
 EOF
     ); then ok; echo "retinaface layers vs ONNX: min/mean cosine $out"; else bad "retinaface emulated vs ONNX: $out"; fi
+    # each conv layer recomputed in float from its emulated input (tests/oracle/emu_layers.py)
+    if out=$($PY tests/oracle/emu_layers.py "$D/retinaface.onnx" "$T/rf_emu" 0.999 1.5); then
+        [ "$(tail -1 <<<"$out")" = "55 layers, 0 failing (cosine below 0.999 with values 1.5 steps off)" ] \
+            && ok || bad "retinaface per-layer oracle: $(tail -1 <<<"$out")"
+    else
+        bad "retinaface per-layer oracle: $(grep -v '^0\.9999' <<<"$out" | head -5)"
+    fi
 else
     echo "skimage missing: retinaface layer check skipped"
 fi
