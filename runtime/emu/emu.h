@@ -217,8 +217,9 @@ const emu_chip_info *emu_chip_table(int *n);
  * Rounding: half up (add 2^(n-1), arithmetic shift): reproduces the source
  * model on the sample files; not compared bit for bit with a board.
  * Anything else (depthwise, BN/ReLU/LUT stages, pools that are not
- * one-pixel in-place copies, RV110x files, model-1 files without node
- * indices) stops the run: RT_EUNSUPPORTED and a message naming the task,
+ * one-pixel in-place copies, model-1 files without node indices) stops the
+ * run; RV110x files run in emu_lite.c (docs/rknn-format.md "Execution on
+ * RV110x"): RT_EUNSUPPORTED and a message naming the task,
  * its node and what was not understood. Input/OutputOperator run on the CPU
  * (mean/std, quantization from the file; the NPU tasks of an NPU-placed
  * OutputOperator, which only reformat, are skipped and counted). */
