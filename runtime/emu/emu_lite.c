@@ -205,24 +205,34 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
         STOP("task %d (node %s): element-wise operand at 0x%llx (surface stride %lld) outside the "
              "NPU memory", ti, nn, (long long)ew_addr, (long long)ew_surf);
     int padv = t->has_pad_value ? t->pad_value : 0; /* unwritten: the register's reset 0 */
-    /* the input tile as int8 (pad outside), [c][y][x] */
-    int ih = t->in_h, iw = t->in_w;
-    int8_t *x = malloc((size_t)ic_n * ih * iw);
-    if (!x)
+    /* the input tile padded on every side the kernel reaches, [y][x][c] as int16 so that
+     * each tap is one contiguous dot product; weights likewise, weff = w + nzp per kernel */
+    int ih = t->in_h, iw = t->in_w, sy = t->stride_y, sx = t->stride_x;
+    int dy = t->dil_y > 0 ? t->dil_y : 1, dx = t->dil_x > 0 ? t->dil_x : 1;
+    int ph = (t->out_h - 1) * sy + (kh - 1) * dy + 1, pw = (t->out_w - 1) * sx + (kw - 1) * dx + 1;
+    int16_t *x = malloc(sizeof(int16_t) * (size_t)ph * pw * ic_n);
+    int16_t *wk = malloc(sizeof(int16_t) * (size_t)kh * kw * ic_n);
+    if (!x || !wk) {
+        free(x);
+        free(wk);
         return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+    }
     const uint8_t *fb = mem->m + t->feature_addr;
-    for (int c = 0; c < ic_n; c++)
-        for (int y = 0; y < ih; y++)
-            for (int xx = 0; xx < iw; xx++) {
-                int8_t v;
-                if (image) {
-                    int64_t p = fb[(int64_t)y * line + (int64_t)xx * ic_n + c];
-                    v = sat8(rs_round(p * cscale[c] + coff[c], ctrunc[c]));
-                } else {
-                    v = (int8_t)fb[(c / C2) * surf + (int64_t)y * line + (int64_t)xx * C2 + c % C2];
-                }
-                x[((int64_t)c * ih + y) * iw + xx] = v;
+    for (int y = 0; y < ph; y++)
+        for (int xx = 0; xx < pw; xx++) {
+            int iy = y - t->pad_top, ix = xx - t->pad_left;
+            int inside = iy >= 0 && iy < ih && ix >= 0 && ix < iw;
+            int16_t *px = x + ((int64_t)y * pw + xx) * ic_n;
+            for (int c = 0; c < ic_n; c++) {
+                int v = padv;
+                if (inside && image)
+                    v = sat8(rs_round((int64_t)fb[(int64_t)iy * line + (int64_t)ix * ic_n + c] *
+                                          cscale[c] + coff[c], ctrunc[c]));
+                else if (inside)
+                    v = (int8_t)fb[(c / C2) * surf + (int64_t)iy * line + (int64_t)ix * C2 + c % C2];
+                px[c] = (int16_t)v;
             }
+        }
     const uint8_t *W = mem->m + t->weight_addr, *B = mem->m + t->bs_addr;
     int rc = 0;
     for (int oc = 0; oc < oc_n && !rc; oc++) {
@@ -231,34 +241,39 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
         int64_t bias = rd32(gw + 4 * j);
         int nzp = dw ? 0 : rd16(gw + 16 + 2 * j);
         int mul = rd16(gw + (dw ? 16 : 24) + 2 * j);
-        /* dense weights: blocks of 16 kernels, [IC1][kh][kw][kernels in block][IC2] */
-        int ob = oc_n - oc / 16 * 16 < 16 ? oc_n - oc / 16 * 16 : 16;
-        const int8_t *wb = (const int8_t *)W + (int64_t)(oc / 16) * 16 * wpk;
+        if (dw) {
+            /* blocks of 32 channels, [kh][kw][32 x (q, k)] each; k is -zp_w as int8:
+             * -(-128) wraps to -128, which stands for +128 */
+            for (int tap = 0; tap < kh * kw; tap++) {
+                const int8_t *wp = (const int8_t *)W + (int64_t)(oc / 32) * kh * kw * 64 +
+                                   tap * dw_tap + 2 * (oc % 32);
+                wk[tap] = (int16_t)(wp[0] + (wp[1] == -128 ? 128 : wp[1]));
+            }
+        } else {
+            /* dense weights: blocks of 16 kernels, [IC1][kh][kw][kernels in block][IC2] */
+            int ob = oc_n - oc / 16 * 16 < 16 ? oc_n - oc / 16 * 16 : 16;
+            const int8_t *wb = (const int8_t *)W + (int64_t)(oc / 16) * 16 * wpk;
+            for (int tap = 0; tap < kh * kw; tap++)
+                for (int ic = 0; ic < ic_n; ic++)
+                    wk[(int64_t)tap * ic_n + ic] = (int16_t)(
+                        wb[(((int64_t)(ic / ic2) * kh * kw + tap) * ob + oc % 16) * ic2 + ic % ic2] + nzp);
+        }
         for (int oy = 0; oy < t->out_h && !rc; oy++)
             for (int ox = 0; ox < t->out_w; ox++) {
                 int64_t acc = bias;
-                for (int ky = 0; ky < kh; ky++) {
-                    int iy = oy * t->stride_y - t->pad_top + ky * t->dil_y;
+                for (int ky = 0; ky < kh; ky++)
                     for (int kx = 0; kx < kw; kx++) {
-                        int ix = ox * t->stride_x - t->pad_left + kx * t->dil_x;
-                        int inside = iy >= 0 && iy < ih && ix >= 0 && ix < iw;
+                        const int16_t *px = x + ((int64_t)(oy * sy + ky * dy) * pw + ox * sx + kx * dx) * ic_n;
                         if (dw) {
-                            /* blocks of 32 channels, [kh][kw][32 x (q, k)] each */
-                            const int8_t *wp = (const int8_t *)W + (int64_t)(oc / 32) * kh * kw * 64 +
-                                               (ky * kw + kx) * dw_tap + 2 * (oc % 32);
-                            int xv = inside ? x[((int64_t)oc * ih + iy) * iw + ix] : padv;
-                            /* wp[1] is -zp_w as int8: -(-128) wraps to -128 */
-                            acc += (int64_t)xv * (wp[0] + (wp[1] == -128 ? 128 : wp[1]));
+                            acc += (int64_t)px[oc] * wk[ky * kw + kx];
                             continue;
                         }
-                        for (int ic = 0; ic < ic_n; ic++) {
-                            int xv = inside ? x[((int64_t)ic * ih + iy) * iw + ix] : padv;
-                            const int8_t *wp = wb + ((((int64_t)(ic / ic2) * kh + ky) * kw + kx) * ob +
-                                                     oc % 16) * ic2 + ic % ic2;
-                            acc += (int64_t)xv * (*wp + nzp);
-                        }
+                        const int16_t *wt = wk + (int64_t)(ky * kw + kx) * ic_n;
+                        int32_t part = 0; /* |x * w| <= 128 * 255, ic_n <= 16384: fits */
+                        for (int ic = 0; ic < ic_n; ic++)
+                            part += (int32_t)px[ic] * wt[ic];
+                        acc += part;
                     }
-                }
                 if (acc < INT32_MIN || acc > INT32_MAX) {
                     rc = rt_err(err, errlen, RT_EUNSUPPORTED,
                                 "task %d (node %s): accumulator %lld overflows int32 (channel %d, "
@@ -283,6 +298,7 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
             }
     }
     free(x);
+    free(wk);
     return rc;
 }
 
