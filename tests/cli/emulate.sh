@@ -131,8 +131,18 @@ np.save(sys.argv[1] + '/face_onnx.npy', x - np.array([104, 117, 123], np.float32
 EOF
     expect 0 "" -- "$RT" run "$D/retinaface.onnx" --backend sim -i "input.1=$T/face_onnx.npy" --dump "$T/rf_onnx" --no-db
     mkdir -p "$T/rf_emu"
-    expect 2 "task 125 \(node Transpose:/BboxHead.2/Transpose\): DPU-only task: .*not a copy or 2x upsample as emulated on RV110x \(125 of 155 tasks ran; their layers are dumped\)" -- \
+    expect 2 "task 125 \(node Transpose:/BboxHead.2/Transpose\): DPU-only task: .*not a copy or 2x upsample as emulated on RV110x \(125 of 155 tasks ran; their layers and stopped_task.json are dumped\)" -- \
         "$RT" run "$D/retinaface.rv1103.rknn" --emulate -i "input.1=$T/face.npy" --dump "$T/rf_emu" --no-db
+    # the stopped task, whole: the reason and every register it sees
+    $PY - "$T/rf_emu/stopped_task.json" <<'EOF' && ok || bad "retinaface stopped_task.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {x['addr']: x for x in d['registers']}
+assert d['task'] == 125 and d['node_name'] == 'Transpose:/BboxHead.2/Transpose', d
+assert d['reason'].startswith('task 125 (node Transpose:/BboxHead.2/Transpose): DPU-only task'), d['reason']
+assert r['0x4010']['value'] == 0x81000004 and r['0x4010']['name'] == 'DPU_DATA_FORMAT', r['0x4010']
+assert r['0x5018']['value'] == 0x123000 and r['0x4018']['name'] is None, (r['0x5018'], r['0x4018'])
+EOF
     if out=$($PY - "$T/rf_onnx" "$T/rf_emu" <<'EOF'
 import json, os, sys, numpy as np
 onnx, emu = sys.argv[1:3]
