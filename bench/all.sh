@@ -16,6 +16,7 @@ for b in "run.sh:runtime and C API vs onnxruntime-node (median time <= 0.8x, RSS
          "npu_overhead.sh:the NPU model's per-run cost at level 4 (<= 5 % of a run)" \
          "level4.sh:a C API frame at RKNN_LOG_LEVEL=4 over level 0 (<= 5 %)" \
          "rknn.sh:vendor .rknn: inspect (<= 50 ms), predicted run of 300 layers (<= 200 ms)" \
+         "emulate.sh:vendor .rknn emulation (run --emulate) vs our int8 simulation of its source (<= 3x CPU)" \
          "import.sh:import of a ~100 MB log of real samples (>= 100 MB/s)" \
          "store.sh:ls over 10,000 runs x 300 layers (<= 100 ms), show of one run (<= 20 ms)" \
          "tui.sh:tui: open 10,000 runs (<= 200 ms), scroll 2,000 layers (<= 16 ms a key)" \

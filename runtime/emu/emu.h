@@ -217,8 +217,9 @@ const emu_chip_info *emu_chip_table(int *n);
  * Rounding: half up (add 2^(n-1), arithmetic shift): reproduces the source
  * model on the sample files; not compared bit for bit with a board.
  * Anything else (depthwise, BN/ReLU/LUT stages, pools that are not
- * one-pixel in-place copies, RV110x files, model-1 files without node
- * indices) stops the run: RT_EUNSUPPORTED and a message naming the task,
+ * one-pixel in-place copies, model-1 files without node indices) stops the
+ * run; RV110x files run in emu_lite.c (docs/rknn-format.md "Execution on
+ * RV110x"): RT_EUNSUPPORTED and a message naming the task,
  * its node and what was not understood. Input/OutputOperator run on the CPU
  * (mean/std, quantization from the file; the NPU tasks of an NPU-placed
  * OutputOperator, which only reformat, are skipped and counted). */
@@ -237,6 +238,11 @@ int emu_exec(const struct rknn_model *m, const uint8_t *file, size_t len,
              const float *const *inputs, int n_inputs, const char *dump_dir, emu_result *res,
              char *err, size_t errlen);
 void emu_result_free(emu_result *r);
+/* The RV110x half of emu_exec (emu_lite.c): p's tasks, decoded into tasks,
+ * over one flat NPU address space. */
+int emu_lite_exec(const struct rknn_model *m, const uint8_t *file, size_t len,
+                  const emu_program *p, const emu_task *tasks, const float *const *inputs,
+                  int n_inputs, const char *dump_dir, emu_result *res, char *err, size_t errlen);
 /* 1 when emu_exec can run this file's kind at all (the chip's map and the
  * container); the tasks can still stop it. */
 int emu_exec_supported(const struct rknn_model *m, const char **why);

@@ -225,7 +225,8 @@ static void decode_cna(const regfile *f, emu_task *t)
     if (get(f, 0x1080, &v))
         t->surf_stride = bits(v, 0, 27);
     if (get(f, 0x1184, &v)) {
-        t->pad_value = (int32_t)v;
+        /* RV110x writes the pad value as 16 bits (0xffad = -83, the input's zero point) */
+        t->pad_value = t->map == EMU_MAP_RV110X ? (int32_t)(int16_t)v : (int32_t)v;
         t->has_pad_value = 1;
     }
 }

@@ -49,9 +49,8 @@ int emu_exec_supported(const rknn_model *m, const char **why)
     const char *tg = m->target ? m->target : m->fb_target;
     int map = tg ? emu_map_for_target(tg) : EMU_MAP_NONE;
     if (m->container == RKNN_C_LITE) {
-        *why = "RV110x files: the runtime's internal-buffer addresses (above the weights) are not "
-               "bound to tensors yet";
-        return 0;
+        *why = map == EMU_MAP_RV110X ? NULL : "a lite file for a chip other than rv1103/rv1106";
+        return map == EMU_MAP_RV110X;
     }
     if (m->container != RKNN_C_TK2_FB) {
         *why = "no compiled NPU tasks of a known kind";
@@ -339,6 +338,16 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         return rt_err(err, errlen, RT_EUNSUPPORTED, "not emulated: %s", why);
     if ((rc = emu_program_load(m, file, len, &prog, err, errlen)))
         return rc;
+    if (prog.source == EMU_SRC_LITE) {
+        tasks = calloc((size_t)prog.n_tasks + 1, sizeof(*tasks));
+        if (!tasks) {
+            rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+            goto out;
+        }
+        emu_program_decode(&prog, tasks);
+        rc = emu_lite_exec(m, file, len, &prog, tasks, inputs, n_inputs, dump_dir, res, err, errlen);
+        goto out;
+    }
     if (prog.source != EMU_SRC_FB_TASKS) {
         rc = rt_err(err, errlen, RT_EUNSUPPORTED,
                     "not emulated: %s: tasks without graph node indices cannot be bound to tensors",

@@ -179,7 +179,10 @@ static const emu_chip_info chips[] = {
                "(model-6 files): int8 conv, ConvAdd, one-pixel copies; depthwise, pooling, BN/ReLU, "
                "LUT stop it"},
     {"rv1103 rv1106", "tasks decoded as rk3588 but the CNA pad field (19 extra CNA/DPU registers kept raw); "
-                      "not executed (internal-buffer addresses not bound to tensors)"},
+                      "executed by run --emulate over one flat NPU address space: int8 conv and "
+                      "depthwise, image input converter, PReLU, ConvLeakyReluAdd, DPU copies and 2x "
+                      "upsample (retinaface: 125 of 155 tasks); its head's Transpose/Reshape "
+                      "layout tasks stop it"},
     {"rk3566 rk3568", "tasks decoded (CORE at other offsets; a few CNA/DPU_RDMA registers raw); executed "
                       "by run --emulate as rk3588 (their BS/EW config words), OutputOperator on the CPU"},
     {"rk3562 rk3576 rv1126b", "tasks found, register layout not verified: raw writes only; not executed"},
