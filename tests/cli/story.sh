@@ -6,8 +6,8 @@
 # board's table), attach (an application on the project's librknnrt.so) and
 # import (every log of ../shared/data/logs that holds runs: level-4 tables, eval_perf,
 # rknn_common_test, accuracy sessions, eval_memory, runtime errors ...). Surfaces:
-# run's text, run --json, show, show --json, ls --json, report md/html/csv/json and
-# the TUI (its summary view and runs list, captured under tmux).
+# run's text, run --json, show, show --json, show --npu-table, ls --json, report
+# md/html/csv/json and the TUI (its summary view and runs list, captured under tmux).
 # tests/tools/story_surfaces.py reads each and checks that the frame figure, the
 # level-4 total, the layer count, the CPU-fallback layers with their costs and the
 # provenance words agree, and are the words the source deserves (docs/json.md).
@@ -94,6 +94,9 @@ done
 while read -r l _; do
     "$RT" show "$l" --db "$DB" >"$T/$l.show" 2>"$T/err" || bad "show $l: $(cat "$T/err")"
     "$RT" show "$l" --db "$DB" --json >"$T/$l.sjson" 2>"$T/err" || bad "show --json $l: $(cat "$T/err")"
+    # the level-4 table rebuilt (a run of no known platform or without layers has none)
+    "$RT" show "$l" --db "$DB" --npu-table >"$T/$l.npu" 2>"$T/err" || { grep -qE "unknown platform|has no predicted NPU layers" "$T/err" \
+        && rm "$T/$l.npu" || bad "show --npu-table $l: $(cat "$T/err")"; }
     for f in md html csv json; do
         "$RT" report "$l" --db "$DB" -f $f -o "$T/$l.$f" 2>"$T/err" || bad "report $f $l: $(cat "$T/err")"
     done

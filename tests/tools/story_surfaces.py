@@ -3,7 +3,8 @@
 
 T holds, per RUN (a label, or an id), what each surface printed: RUN.run (run's
 text), RUN.rjson (run --json), RUN.show, RUN.sjson (show --json), RUN.md,
-RUN.html, RUN.csv, RUN.json (report -f md/html/csv/json) and RUN.tui
+RUN.html, RUN.csv, RUN.json (report -f md/html/csv/json), RUN.npu (show
+--npu-table, where the run's platform is known) and RUN.tui
 (the TUI's summary view, a tmux capture); T/ls.json and T/tui-runs (the TUI's
 runs list) hold every run. A file that is absent is a surface the run does not
 have (an import has no run text). SPECS has one line per run:
@@ -103,6 +104,12 @@ def check_run(label, want, ls, tui_rows):
                                              "level-4 table time, " if sj["npu"]["top_by"] == "time_us" else "",
                                              WORDS[tp])
         title = title.replace("lowest  layers", "lowest layers")
+
+    # the level-4 table show --npu-table rebuilds: its total line is the summary's total
+    npu = rd(label, "npu")
+    if npu is not None:
+        m = re.search(r"^Total Operator Elapsed Per Frame Time\(us\): (\d+)$", npu, re.M)
+        eq("npu-table total", m and int(m.group(1)), None if tot is None else int(round(tot)))
 
     # ---- the summary text: show, run's own text, the TUI's summary view
     def text_checks(what, s):
