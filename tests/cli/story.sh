@@ -143,16 +143,22 @@ logs, out = sys.argv[1], sys.argv[2]
 os.makedirs(out)
 def w(name, data):
     open(os.path.join(out, name), "wb").write(data)
-for f in sorted(os.listdir(logs)):
-    if not f.startswith(("perf-", "rterr-", "accuracy-", "memory-", "benchmark-")):
-        continue
-    b = open(os.path.join(logs, f), "rb").read()
-    stem = f[:-4]
+def bounds(stem, b):
     w(stem + ".nul", b[: len(b) // 2] + b"\0" + b[len(b) // 2:])          # a binary byte inside
     w(stem + ".long", b[: len(b) // 3] + b"x" * 70000 + b"\n" + b[len(b) // 3:])  # a line over 64 KiB
     w(stem + ".head", b[:40].split(b"\n")[0][:20])                        # cut before any table
     w(stem + ".ctl", b.replace(b"\n", b"\n\x01", 1))                      # a control byte
-    # a layer row of a table cut in the middle (a log cut short, a mangled copy)
+seen = set()
+for f in sorted(os.listdir(logs)):
+    kind = f.split("-")[0]
+    if kind not in ("perf", "rterr", "accuracy", "memory", "benchmark"):
+        continue
+    b = open(os.path.join(logs, f), "rb").read()
+    stem = f[:-4]
+    if kind not in seen:  # the bounds of every log: on the first log of each kind
+        seen.add(kind)
+        bounds(stem, b)
+    # a layer row of a table cut in the middle (a log cut short, a mangled copy): every table
     lines = b.split(b"\n")
     rows = [i for i, x in enumerate(lines) if re.match(rb"\s*(\[?\S+\]?\s+)?\d+\s+\S+\s+\S+", x) and len(x) > 30]
     if f.startswith(("perf-", "accuracy-board")) and rows:
