@@ -217,28 +217,35 @@ def check_run(label, want, ls, tui_rows):
         if r:
             eq("tui pred", r["pred"], "-" if fr is None else "%.3f" % (fr / 1e3))
             eq("tui from", r["from"], "-" if sj["host"]["median_us"] is None else tags[2])
+            med = sj["host"]["median_us"]
+            eq("tui meas", r["meas"], "-" if med is None else "%.3f" % (med / 1e3))
     return E
 
 
 def tui_runs():
-    """The runs list as captured: id -> its Pred ms and MeasFrom cells."""
+    """The runs list as captured: id -> its pred ms, meas ms and from cells. The
+    numbers are right-aligned under their heading: a cell runs from the end of
+    the heading before it to the end of its own ("pred ms"); "from" is text,
+    left-aligned under its heading."""
     p = T + "/tui-runs"
     if not os.path.exists(p):
         return None
     lines = open(p, encoding="utf-8").read().splitlines()
-    head = next(l for l in lines if re.search(r"\bid\b", l) and "pred" in l.lower())
-    cols = {n.lower(): m.start() for m in re.finditer(r"\S+", head) for n in [m.group(0)]}
+    head = next(l for l in lines if "pred ms" in l)
+    words = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"\S+", head)]
+    def span(name, numeric):
+        k = next(i for i, w in enumerate(words) if w[2] == name)
+        if numeric:  # "pred" "ms": from the end of the word before "pred" to the end of "ms"
+            return words[k - 1][1], words[k + 1][1]
+        return words[k][0], words[k + 1][0] if k + 1 < len(words) else None
+    spans = {"pred": span("pred", 1), "meas": span("meas", 1), "from": span("from", 0)}
     out = {}
     for l in lines[lines.index(head) + 1:]:
         f = l.split()
         if not f or not f[0].isdigit():
             continue
-        cells = {}
-        for name in ("pred", "from"):
-            k = next((c for c in cols if c.startswith(name)), None)
-            if k is not None:
-                cells[name] = l[cols[k]:].split()[0] if len(l) > cols[k] else ""
-        out[int(f[0])] = cells
+        # a text cell before a number may fill its column: the number is the span's last word
+        out[int(f[0])] = {k: (l[a:b].split() or [""])[-1 if k != "from" else 0] for k, (a, b) in spans.items()}
     return out
 
 
