@@ -68,6 +68,8 @@ def check_run(label, want, ls, tui_rows):
     eq("npu.provenance", sj["npu"]["provenance"], tags[0])
     eq("npu.perf_table_provenance", sj["npu"]["perf_table_provenance"], tags[1])
     eq("host.provenance", sj["host"]["provenance"], tags[2])
+    if tags[2] is None:
+        eq("no timing, no median", sj["host"]["median_us"], None)
 
     fr, tot, n = sj["npu"]["predicted_us"], sj["npu"]["perf_table_us"], sj["layer_count"]
     fb = sj["npu"]["fallback"]
@@ -139,6 +141,8 @@ def check_run(label, want, ls, tui_rows):
         med = sj["host"]["median_us"]
         if med is not None:
             eq(what + " timing words", ("%s: median " % WORDS[tags[2]]) in s, True)
+        elif tags[2] is None:  # never a median where nothing was timed
+            eq(what + " no median", re.search(r"median [0-9]", s), None)
 
     text_checks("show", rd(label, "show"))
     run = rd(label, "run")
