@@ -432,9 +432,10 @@ const char *summary_fallback_head(const run_summary *s, const char *missing, cha
     int known = !isnan(s->fallback_us);
     snprintf(pct, sizeof(pct), "%.1f %%", s->fallback_pct);
     snprintf(us, sizeof(us), "%.3f ms", s->fallback_us / 1e3);
-    snprintf(buf, len, "%d layer%s, %s of the frame (%s%s%s)", s->n_fallback, s->n_fallback == 1 ? "" : "s",
-             isnan(s->fallback_pct) ? missing : pct, known ? us : missing, known ? ", " : "",
-             known ? provenance_words(s->top_prov) : "");
+    /* a table's times are a share of the table's total, frame shares of the frame */
+    snprintf(buf, len, "%d layer%s, %s of the %s (%s%s%s)", s->n_fallback, s->n_fallback == 1 ? "" : "s",
+             isnan(s->fallback_pct) ? missing : pct, s->top_by_table ? "level-4 table total" : "frame",
+             known ? us : missing, known ? ", " : "", known ? provenance_words(s->top_prov) : "");
     return buf;
 }
 

@@ -76,6 +76,8 @@ def check_run(label, want, ls, tui_rows):
     # the cost of a CPU layer as every surface prints it, in the words of its source
     fb_list = [(r["layer"], r["op_type"], r["us"]) for r in fb["layers"]]
     fb_words = WORDS.get(fb.get("provenance"))
+    # the share is of what the costs are part of: the frame, or the table's total
+    whole = "level-4 table total" if sj["npu"]["top_by"] == "time_us" else "frame"
     eq("fallback count", fb["count"], len(fb["layers"]))
     if fb["count"]:
         eq("fallback cost words", fb_words is not None or all(u is None for _, _, u in fb_list), True)
@@ -127,7 +129,8 @@ def check_run(label, want, ls, tui_rows):
         else:
             eq(what + " table", m and m.group(1), ms(tot))
             eq(what + " table words", m and m.group(2), WORDS.get(tags[1] or tags[0]))
-        m = re.search(r"^CPU fallback: (\d+) layers?, (\S+)(?: %)? of the frame \((?:(\S+) ms, ([^)]*)|n/a)\)", s, re.M)
+        m = re.search(r"^CPU fallback: (\d+) layers?, (\S+)(?: %)? of the " + whole +
+                      r" \((?:(\S+) ms, ([^)]*)|n/a)\)", s, re.M)
         if not fb["count"]:
             eq(what + " no fallback", re.search(r"^CPU fallback: none", s, re.M) is not None, True)
         else:
@@ -188,8 +191,8 @@ def check_run(label, want, ls, tui_rows):
             eq("md: why no timing", "| %s | %s |" % (m.group(1), m.group(2)) in md.replace("\\", ""), True)
             eq("html: why no timing", "<tr><th>%s</th><td>%s</td></tr>" % (m.group(1), m.group(2)) in ht, True)
     if fb["count"]:
-        head = "%d layer%s, %s of the frame (%s)" % (
-            fb["count"], "s" if fb["count"] > 1 else "", "—" if fb["pct"] is None else "%.1f %%" % fb["pct"],
+        head = "%d layer%s, %s of the %s (%s)" % (
+            fb["count"], "s" if fb["count"] > 1 else "", "—" if fb["pct"] is None else "%.1f %%" % fb["pct"], whole,
             "—" if fb["us"] is None else "%s ms, %s" % (ms(fb["us"]), fb_words))
         eq("md fallback head", (head + ".") in md, True)
         eq("html fallback head", "<tr><th>CPU fallback</th><td>%s</td></tr>" % head in ht, True)

@@ -201,7 +201,7 @@ int main(void)
     CHECK(why && !strcmp(what, "timing") && !strncmp(why, "none: the log printed no timed runs", 35),
           "import: why no timing: %s %s", what ? what : "NULL", why ? why : "NULL");
     summary_fallback_head(&s, "n/a", buf, sizeof(buf));
-    CHECK(!strcmp(buf, "1 layer, 66.7 % of the frame (0.200 ms, measured on the board)"), "import: %s", buf);
+    CHECK(!strcmp(buf, "1 layer, 66.7 % of the level-4 table total (0.200 ms, measured on the board)"), "import: %s", buf);
     summary_free(&s);
     /* the same table from this project's library (attach): its CPU layer's time
      * is the table's, in the NPU model's words */
@@ -209,7 +209,7 @@ int main(void)
     imp.extra_json = NULL;
     summary_compute(&imp, il, 2, NULL, 0, NULL, 0, 0.99, &s);
     summary_fallback_head(&s, "—", buf, sizeof(buf));
-    CHECK(s.fallback_us == 200 && !strcmp(buf, "1 layer, 66.7 % of the frame (0.200 ms, predicted by the NPU model)"),
+    CHECK(s.fallback_us == 200 && !strcmp(buf, "1 layer, 66.7 % of the level-4 table total (0.200 ms, predicted by the NPU model)"),
           "simlib table: %s", buf);
     CHECK(!summary_timing_missing(&s, &what, buf, sizeof(buf)), "simlib: its rknn_run times");
     summary_free(&s);
@@ -219,7 +219,7 @@ int main(void)
     il[0].time_us = NAN;
     summary_compute(&imp, il, 2, NULL, 0, NULL, 0, 0.99, &s);
     summary_fallback_head(&s, "n/a", buf, sizeof(buf));
-    CHECK(!strcmp(buf, "1 layer, n/a of the frame (n/a)"), "unknown cost: %s", buf);
+    CHECK(!strcmp(buf, "1 layer, n/a of the level-4 table total (n/a)"), "unknown cost: %s", buf);
     summary_free(&s);
 
     /* extra JSON read by place: a key inside a string or a nested object is not a fact */
