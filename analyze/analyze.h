@@ -412,6 +412,15 @@ const char *summary_frame_label(const run_summary *s);
 const char *summary_frame_missing(const run_summary *s);
 const char *summary_timing_label(const run_summary *s);
 const char *summary_top_title(const run_summary *s, char *buf, size_t len);
+/* Why a run has no timed runs, NULL when it has them (or is a sim run): "none:
+ * the log printed no timed runs ...", "not executed: a vendor .rknn ...", with
+ * *what the row's name ("timing", "host"): show's line and the reports' row. */
+const char *summary_timing_missing(const run_summary *s, const char **what, char *buf, size_t len);
+/* "2 layers, 3.1 % of the frame (0.120 ms, predicted by the NPU model)" ("of
+ * the level-4 table total" for a table's times): the CPU-fallback headline of
+ * every surface, its cost in its provenance's words (missing: what a surface
+ * prints for an unknown figure, "n/a" or "—"). */
+const char *summary_fallback_head(const run_summary *s, const char *missing, char *buf, size_t len);
 /* The time of a layer row the summary ranks: its table time or its frame share. */
 double summary_layer_us(const run_summary *s, const store_layer *l);
 /* "output 'scores' is constant (collapsed)"-style text of an output state,

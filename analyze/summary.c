@@ -275,8 +275,9 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
                           : n_frame && sum_frame > 0 ? 100.0 * by_bound[b] / sum_frame
                                                      : x.share[b];
     double fb_total = s->frame_us;
-    if (!n_frame && s->prov.table == PROV_BOARD) {
-        /* a board's table: the times it measured for its CPU layers */
+    if (!n_frame && n_table) {
+        /* no frame shares: the table's times for its CPU layers (measured on a
+         * board, or the simulated library's), as the layer rows print them */
         double t = 0;
         int n_t = 0;
         for (int k = 0; k < s->n_fallback; k++)
@@ -406,7 +407,36 @@ const char *summary_timing_label(const run_summary *s)
     }
     if (s->prov.imported)
         return "timed runs (none in the log: its table total is not an rknn_run median)";
-    return "host (this PC, not the board)";
+    return "host (this PC's CPU, not the board)";
+}
+
+const char *summary_timing_missing(const run_summary *s, const char **what, char *buf, size_t len)
+{
+    const char *backend = s->run && s->run->backend ? s->run->backend : "";
+    if (s->prov.timing != PROV_NONE || !strcmp(backend, "sim"))
+        return NULL;
+    *what = s->prov.imported ? "timing" : "host";
+    if (s->prov.imported)
+        return "none: the log printed no timed runs (its table total is the profiled layers' sum, "
+               "not an rknn_run median)";
+    if (!strcmp(backend, "predict"))
+        return "not executed: a vendor .rknn holds NPU machine code, so its profile is predicted "
+               "and no numeric outputs were computed (run its source ONNX model, or the file on a board)";
+    snprintf(buf, len, "not executed on this PC (backend %s)", *backend ? backend : "unknown");
+    return buf;
+}
+
+const char *summary_fallback_head(const run_summary *s, const char *missing, char *buf, size_t len)
+{
+    char pct[32], us[32];
+    int known = !isnan(s->fallback_us);
+    snprintf(pct, sizeof(pct), "%.1f %%", s->fallback_pct);
+    snprintf(us, sizeof(us), "%.3f ms", s->fallback_us / 1e3);
+    /* a table's times are a share of the table's total, frame shares of the frame */
+    snprintf(buf, len, "%d layer%s, %s of the %s (%s%s%s)", s->n_fallback, s->n_fallback == 1 ? "" : "s",
+             isnan(s->fallback_pct) ? missing : pct, s->top_by_table ? "level-4 table total" : "frame",
+             known ? us : missing, known ? ", " : "", known ? provenance_words(s->top_prov) : "");
+    return buf;
 }
 
 const char *summary_top_title(const run_summary *s, char *buf, size_t len)
@@ -570,9 +600,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
         fprintf(f, "NPU load  n/a\n");
     }
     if (s->n_fallback) {
-        fprintf(f, "%sCPU fallback:%s %d layer%s, %s of the frame (%s ms)\n", red, lo, s->n_fallback,
-                s->n_fallback > 1 ? "s" : "", summary_fmt(a, sizeof(a), s->fallback_pct, "%.1f %%"),
-                summary_fmt(b, sizeof(b), s->fallback_us / 1e3, "%.3f"));
+        fprintf(f, "%sCPU fallback:%s %s\n", red, lo, summary_fallback_head(s, "n/a", nm, sizeof(nm)));
         for (int k = 0; k < s->n_fallback; k++) {
             const store_layer *l = &s->layers[s->fallback[k]];
             fprintf(f, "  %5lld %-16s %9s us  %s  (%s)\n", (long long)l->idx,
@@ -605,18 +633,9 @@ void summary_print(const run_summary *s, FILE *f, int color)
     /* timed runs: this PC's CPU (sim), the board's rknn_run (board, attach), or
      * this project's library (simlib); a predicted vendor file or a log that
      * printed no timed runs has none */
-    const char *backend = s->run && s->run->backend ? s->run->backend : "";
-    if (s->prov.timing == PROV_NONE && strcmp(backend, "sim") != 0) {
-        if (s->prov.imported)
-            fprintf(f, "\ntiming    none: the log printed no timed runs (its table total is the "
-                    "profiled layers' sum, not an rknn_run median)\n");
-        else if (!strcmp(backend, "predict"))
-            fprintf(f, "\nhost      not executed: a vendor .rknn holds NPU machine code, so its "
-                    "profile is predicted and no numeric outputs were computed (run its source "
-                    "ONNX model, or the file on a board)\n");
-        else
-            fprintf(f, "\nhost      not executed on this PC (backend %s)\n",
-                    *backend ? tt(backend) : "unknown");
+    const char *what, *why = summary_timing_missing(s, &what, nm, sizeof(nm));
+    if (why) {
+        fprintf(f, "\n%-9s %s\n", what, tt(why));
     } else {
         fprintf(f, "\n%s %s: median %s ms, p90 %s ms, min %s ms, stddev %s ms\n",
                 s->prov.timing == PROV_HOST || s->prov.timing == PROV_NONE ? "host     " : "timing    rknn_run,",
@@ -727,7 +746,8 @@ static void j_raw(json_writer *w, const char *k, const char *v)
     json_raw(w, v);
 }
 
-static void j_layer_ref(json_writer *w, const store_layer *rows, int i, double frame)
+/* us: the layer's cost as the text and the reports print it (summary_layer_us) */
+static void j_layer_ref(json_writer *w, const store_layer *rows, int i, double frame, double us)
 {
     const store_layer *l = &rows[i];
     char nm[256];
@@ -741,6 +761,7 @@ static void j_layer_ref(json_writer *w, const store_layer *rows, int i, double f
     j_str(w, "reason", l->cpu_reason);
     j_num(w, "frame_us", l->frame_us);
     j_num(w, "pct", frame > 0 ? 100.0 * l->frame_us / frame : NAN);
+    j_num(w, "us", us);
     json_obj_close(w);
 }
 
@@ -849,17 +870,19 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     j_int(w, "count", s->n_fallback);
     j_num(w, "us", s->fallback_us);
     j_num(w, "pct", s->fallback_pct);
+    j_str(w, "provenance", isnan(s->fallback_us) ? NULL : provenance_tag(s->top_prov));
     json_key(w, "layers");
     json_arr_open(w);
     for (int k = 0; k < s->n_fallback; k++)
-        j_layer_ref(w, s->layers, s->fallback[k], s->frame_us);
+        j_layer_ref(w, s->layers, s->fallback[k], s->frame_us,
+                    summary_layer_us(s, &s->layers[s->fallback[k]]));
     json_arr_close(w);
     json_obj_close(w);
     j_str(w, "top_by", s->top_by_table ? "time_us" : "frame_us");
     json_key(w, "top");
     json_arr_open(w);
     for (int k = 0; k < s->n_top; k++)
-        j_layer_ref(w, s->layers, s->top[k], s->frame_us);
+        j_layer_ref(w, s->layers, s->top[k], s->frame_us, summary_layer_us(s, &s->layers[s->top[k]]));
     json_arr_close(w);
     json_obj_close(w);
 

@@ -1,7 +1,8 @@
 /* cli/cmd_attach.c — `rknn-trace attach [options] -- APP ARGS...`: runs an
  * unmodified application with librknntrace.so preloaded (tracer/interpose.c),
- * samples the NPU load while it runs, then turns the interposer's journal into
- * one stored run per RKNN context. The application's exit status is attach's. */
+ * samples the NPU load while it runs, then stores one run per RKNN context of
+ * the interposer's journal (its rows: record/source_attach.c). The
+ * application's exit status is attach's. */
 #include "cli/cli.h"
 #include "analyze/store.h"
 #include "tracer/tracer.h"
@@ -113,182 +114,6 @@ static void pump(int out_fd, int err_fd, char **log, size_t *log_len)
             }
         }
     }
-}
-
-static int count_log_lines(const char *log)
-{
-    int n = 0;
-
-    for (const char *l = log; l && *l;) {
-        const char *e = strchr(l, '\n');
-        if (strstr(l, " RKNN: ") && (!e || strstr(l, " RKNN: ") < e))
-            n++;
-        l = e ? e + 1 : NULL;
-    }
-    return n;
-}
-
-static char *extra_json(const trace_ctx *c, char **app, int status, int sig, int perf_every,
-                        const trace_journal *j, int log_lines, const load_sampler *smp)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    json_writer w;
-    if (!m)
-        return NULL;
-    json_begin(&w, m);
-    json_obj_open(&w);
-    json_key(&w, "source"); json_str(&w, "attach");
-    json_key(&w, "app");
-    json_arr_open(&w);
-    for (int i = 0; app[i]; i++)
-        json_str(&w, app[i]);
-    json_arr_close(&w);
-    json_key(&w, "exit_status"); sig ? json_write_null(&w) : json_int(&w, status);
-    json_key(&w, "signal"); sig ? json_int(&w, sig) : json_write_null(&w);
-    json_key(&w, "init_flags"); json_int(&w, c->flags);
-    json_key(&w, "model_bytes"); json_int(&w, (int64_t)c->size);
-    json_key(&w, "n_inputs"); c->n_in >= 0 ? json_int(&w, c->n_in) : json_write_null(&w);
-    json_key(&w, "n_outputs"); c->n_out >= 0 ? json_int(&w, c->n_out) : json_write_null(&w);
-    json_key(&w, "inputs_set_median_us"); json_num(&w, board_time_stats(c->set_us, c->n_set).median);
-    json_key(&w, "outputs_get_median_us"); json_num(&w, board_time_stats(c->get_us, c->n_get).median);
-    json_key(&w, "perf_every"); perf_every ? json_int(&w, perf_every) : json_write_null(&w);
-    json_key(&w, "perf_tables"); json_int(&w, c->n_perf);
-    /* RKNN_QUERY_PERF_RUN of the last profiled run: measured, not a prediction */
-    json_key(&w, "perf_run_us"); c->perf_run_us >= 0 ? json_int(&w, c->perf_run_us) : json_write_null(&w);
-    json_key(&w, "tensors");
-    if (c->attrs) {
-        char *list = xmalloc(c->attrs_len + 3);
-        snprintf(list, c->attrs_len + 3, "[%s]", c->attrs);
-        json_raw(&w, list);
-        free(list);
-    } else {
-        json_write_null(&w);
-    }
-    json_key(&w, "warnings");
-    json_arr_open(&w);
-    char prefix[48];
-    snprintf(prefix, sizeof prefix, "context %llu: ", c->id);
-    for (int i = 0; i < j->n_warn; i++)
-        if (!strncmp(j->warn[i], prefix, strlen(prefix)))
-            json_str(&w, j->warn[i] + strlen(prefix));
-    json_arr_close(&w);
-    json_key(&w, "log_lines"); json_int(&w, log_lines);
-    /* every iteration's times, in order (the first 10000) */
-    const struct { const char *key; const double *v; int n; } lists[] = {
-        {"run_us", c->run_us, c->n_run}, {"inputs_set_us", c->set_us, c->n_set},
-        {"outputs_get_us", c->get_us, c->n_get}};
-    for (int l = 0; l < 3; l++) {
-        json_key(&w, lists[l].key);
-        json_arr_open(&w);
-        for (int i = 0; i < lists[l].n && i < 10000; i++)
-            json_num(&w, round(lists[l].v[i] * 1000) / 1000);
-        json_arr_close(&w);
-    }
-    /* the process's calls of every rknn_* function (all contexts together) */
-    json_key(&w, "process_calls");
-    json_obj_open(&w);
-    for (int i = 0; i < j->n_fn; i++) {
-        json_key(&w, j->fn[i].name);
-        json_obj_open(&w);
-        json_key(&w, "calls"); json_int(&w, j->fn[i].calls);
-        json_key(&w, "total_us"); json_num(&w, j->fn[i].ns / 1e3);
-        json_obj_close(&w);
-    }
-    json_obj_close(&w);
-    int lp[BOARD_MAX_CORES], nl = load_sampler_mean(smp, c->first_t, c->last_t + 100e3, lp);
-    if (nl) { /* the summary's NPU load: mean per core while the context ran */
-        json_key(&w, "npu_load");
-        json_arr_open(&w);
-        for (int k = 0; k < nl; k++)
-            json_int(&w, lp[k]);
-        json_arr_close(&w);
-    }
-    json_obj_close(&w);
-    fclose(m);
-    return text;
-}
-
-/* One context as one stored run; returns 0 or an RT_E* status. */
-static int store_ctx(store *st, trace_ctx *c, int k, const char *label, const char *root, char **app,
-                     int status, int sig, int perf_every, const trace_journal *j, const char *log,
-                     int single, const load_sampler *smp, const char *model_dir, int64_t *id,
-                     char *err, size_t errlen)
-{
-    perflog_table_t *tables = NULL;
-    int n_tables = 0, rc;
-    char lab[256], *env, *extra;
-    store_run run;
-    time_stats ts = time_stats_of(c->run_us, c->n_run);
-
-    /* layers: the last table read after a run, else a level-4 table in the log */
-    if (c->perf)
-        perflog_parse(c->perf, c->perf_len, &tables, &n_tables, err, errlen);
-    else if (single && log)
-        perflog_parse(log, strlen(log), &tables, &n_tables, err, errlen);
-    board_facts bf = {.api_version = c->api, .drv_version = c->drv};
-    char platbuf[32];
-    if (!strcmp(c->kind, "rknn")) {
-        /* the model: by its path, or the copy the interposer saved under its hash */
-        void *data = NULL;
-        size_t n = 0;
-        char saved[PATH_MAX + 80], e2[128];
-        snprintf(saved, sizeof saved, "%s/%s.rknn", model_dir, c->sha);
-        if (!rt_read_file(c->path[0] ? c->path : saved, &data, &n, e2, sizeof e2))
-            board_model_facts(&bf, data, n);
-        free(data);
-    }
-    env = run_env_json(root, &bf);
-    extra = extra_json(c, app, status, sig, perf_every, j, log ? count_log_lines(log) : 0, smp);
-    store_run_init(&run);
-    if (label) {
-        if (k)
-            snprintf(lab, sizeof lab, "%s-%d", label, k + 1);
-        else
-            snprintf(lab, sizeof lab, "%s", label);
-        run.label = lab;
-    }
-    /* an application on this project's simulated runtime ran nothing on a board */
-    run.backend = !strcmp(j->runtime, "simlib") ? "simlib" : "board";
-    run.model_path = c->path[0] ? c->path : NULL;
-    run.model_sha256 = strcmp(c->sha, "") ? c->sha : NULL;
-    run.model_format = !strcmp(c->kind, "rknn") ? "rknn" : !strcmp(c->kind, "onnx") ? "onnx"
-                     : !strcmp(c->kind, "sim") ? "rknn-sim" : NULL;
-    run.iterations = c->n_run;
-    run.warmup = 0;
-    run.host_min_us = ts.min;
-    run.host_p90_us = ts.p90;
-    run.host_stddev_us = ts.stddev;
-    run.platform = board_platform(NULL, &bf, root, platbuf, sizeof platbuf);
-    if (c->weight >= 0) {
-        run.weight_bytes = c->weight;
-        run.internal_bytes = c->internal;
-    }
-    run.env_json = env;
-    run.extra_json = extra;
-    run.tool_version = RKNN_TRACE_VERSION;
-    rc = store_run_begin(st, &run, id, err, errlen);
-    if (!rc && n_tables)
-        rc = perf_layers_store(st, *id, &tables[n_tables - 1], NULL, err, errlen);
-    /* the samples taken while this context ran, from its first run on */
-    for (int i = 0; !rc && i < smp->n; i++) {
-        store_load_sample s = smp->rows[i];
-        double at = smp->t0 + s.t_us;
-        if (c->n_run && (at < c->first_t - 100e3 || at > c->last_t + 100e3))
-            continue;
-        s.t_us = at - c->first_t;
-        rc = store_load_add(st, *id, &s, err, errlen);
-    }
-    if (!rc)
-        rc = store_run_commit(st, *id, ts.median, err, errlen);
-    else
-        store_run_abort(st, *id);
-    if (tables)
-        perflog_free(tables, n_tables);
-    free(env);
-    free(extra);
-    return rc;
 }
 
 int cmd_attach(int argc, char **argv)
@@ -455,6 +280,8 @@ int cmd_attach(int argc, char **argv)
     /* a database that cannot take the runs now (after the up-front check) keeps
      * the summary: printed, then "NOT recorded" */
     int not_stored = !no_db && store_open(store_default_path(db), &st, err, sizeof err) != 0;
+    if (st) /* each run is stored in its own transaction (run_rows_store) */
+        store_close(st), st = NULL;
     /* the summary goes to stderr: stdout is the application's own, byte for byte */
     for (int i = 0, k = 0; i < j.n; i++) {
         trace_ctx *c = &j.c[i];
@@ -474,15 +301,18 @@ int cmd_attach(int argc, char **argv)
                      board_time_stats(c->run_us, c->n_run).median,
                      board_time_stats(c->set_us, c->n_set).median,
                      board_time_stats(c->get_us, c->n_get).median, c->n_perf);
-        if (st && c->n_run && !not_stored) {
-            int64_t id = 0;
-            if (store_ctx(st, c, k++, label, root, app, status, sig, (int)perf, &j, log, j.n == 1,
-                          &smp, jdir, &id, err, sizeof err) == 0) {
+        if (!no_db && c->n_run && !not_stored) {
+            attach_run ar = {c, &j, app, status, sig, (int)perf, label, k++, root, jdir, log,
+                             j.n == 1, &smp};
+            run_rows rows;
+            if (run_rows_attach(&ar, &rows, err, sizeof err) == 0 &&
+                run_rows_store(&rows, store_default_path(db), err, sizeof err) == 0) {
                 size_t u = strlen(line);
-                snprintf(line + u, sizeof line - u, ", run %lld", (long long)id);
+                snprintf(line + u, sizeof line - u, ", run %lld", (long long)rows.run.id);
             } else {
                 not_stored = 1; /* this context's run and those after it */
             }
+            run_rows_free(&rows);
         }
         cli_error("attach: %s", line);
     }

@@ -1,6 +1,6 @@
 /* cli/run_board.c — `run MODEL --backend board`: the run on the vendor runtime
  * and its rows (record/source_board.c) recorded, then the summary `show`
- * prints and the timing line. */
+ * prints (also with --no-db, from the rows) and the timing line. */
 #include "cli/cli.h"
 #include "util/util.h"
 
@@ -23,30 +23,28 @@ int run_board(const run_board_opts *o)
     if (res.no_dumps)
         fprintf(stderr, "rknn-trace: warning: the runtime wrote no level-5 dumps into %s\n",
                 res.dump_dir);
-    if (!o->no_db) {
-        if ((rc = run_rows_store(&rows, store_default_path(o->db), err, sizeof err))) {
-            /* measured, not stored: the figures, then why */
+    if (o->no_db || (rc = run_rows_store(&rows, store_default_path(o->db), err, sizeof err))) {
+        /* not stored (--no-db, or the database refused it): the summary `show`
+         * would print, from the rows, then the timing line (not in a JSON document) */
+        rows.run.n_layers = rows.n_layers;
+        run_rows_print(&rows.run, rows.layers, rows.n_layers, rows.outs, rows.n_outs, rows.acc,
+                       rows.n_acc, o->json, 0.99, stdout);
+        if (!o->json)
             printf("board: %s, %lld runs: rknn_run median %.1f us (min %.1f, p90 %.1f); profiled "
                    "run: %d layers, %lld us\n", o->runtime, res.iters, res.times.median,
                    res.times.min, res.times.p90, res.n_layers, (long long)res.perf_run_us);
-            run_rows_free(&rows);
-            return cli_not_recorded(err);
-        }
-        /* the same summary `show` prints */
-        snprintf(idbuf, sizeof idbuf, "%lld", (long long)rows.run.id);
-        char *av[] = {"show", idbuf, "--db", (char *)store_default_path(o->db), o->json ? "--json" : NULL, NULL};
-        ret = cmd_show(o->json ? 5 : 4, av);
-        if (!o->json)
-            printf("board: %s, %lld runs: rknn_run median %.1f us (min %.1f, p90 %.1f); profiled run "
-                   "%lld us (RKNN_QUERY_PERF_RUN), %d layers; %d load samples\n", o->runtime,
-                   res.iters, res.times.median, res.times.min, res.times.p90,
-                   (long long)res.perf_run_us, res.n_layers, res.n_load);
-    } else {
-        printf("board: %s, %lld runs: rknn_run median %.1f us (min %.1f, p90 %.1f); profiled run: "
-               "%d layers, %lld us\n", o->runtime, res.iters, res.times.median, res.times.min,
-               res.times.p90, res.n_layers, (long long)res.perf_run_us);
-        ret = EXIT_OK;
+        run_rows_free(&rows);
+        return o->no_db ? EXIT_OK : cli_not_recorded(err);
     }
+    /* recorded: the same summary `show` prints */
+    snprintf(idbuf, sizeof idbuf, "%lld", (long long)rows.run.id);
+    char *av[] = {"show", idbuf, "--db", (char *)store_default_path(o->db), o->json ? "--json" : NULL, NULL};
+    ret = cmd_show(o->json ? 5 : 4, av);
+    if (!o->json)
+        printf("board: %s, %lld runs: rknn_run median %.1f us (min %.1f, p90 %.1f); profiled run "
+               "%lld us (RKNN_QUERY_PERF_RUN), %d layers; %d load samples\n", o->runtime,
+               res.iters, res.times.median, res.times.min, res.times.p90,
+               (long long)res.perf_run_us, res.n_layers, res.n_load);
     run_rows_free(&rows);
     return ret;
 }

@@ -11,8 +11,8 @@
  *     An imported log's runs (record/source_import.c): import_run_fill, the
  *     import_*_json columns, import_accuracy_add / import_bench_outputs_add;
  *     `import` keeps option parsing, reading, dump folders and rendering.
- *     attach still builds its rows in cli/ (perf_layers_*, dump_rows_store,
- *     the load sampler and board facts are shared).
+ *     run_rows_attach (record/source_attach.c): a context an application
+ *     made, traced by `attach` (which runs the application and stores them).
  *   * run_rows_store writes any of them in ONE transaction (nothing of the run
  *     is left on failure) and sets rows->run.id; run_rows_free frees them.
  *   * The NPU-layer-to-row mapping is one (record/rows_npu.c) and goes both
@@ -267,6 +267,23 @@ void load_sampler_stop(load_sampler *s);
 /* Mean load per core of the samples taken between t0 and t1 (rt_now_us); returns
  * the core count (0: none). */
 int load_sampler_mean(const load_sampler *s, double t0, double t1, int pct[BOARD_MAX_CORES]);
+
+/* ---- attach: an application's context (record/source_attach.c) -------------- */
+
+typedef struct attach_run {
+    const trace_ctx *ctx;           /* the context: its runs, tables, queries */
+    const trace_journal *journal;   /* the process: its runtime, warnings, every call */
+    char *const *app;               /* the application's argv */
+    int status, sig, perf_every;    /* its exit status or signal; --perf N (0: none) */
+    const char *label;              /* NULL: none; context k > 0 gets "LABEL-(k+1)" */
+    int k;
+    const char *root, *model_dir;   /* the board's /sys and /proc; the models saved */
+    const char *log;                /* the runtime's log lines captured, or NULL */
+    int single;                     /* the only context: a level-4 table in log is its */
+    const load_sampler *smp;        /* the NPU load sampled while the application ran */
+} attach_run;
+/* The context's rows (backend "board", "simlib" on this project's library). */
+int run_rows_attach(const attach_run *a, run_rows *rows, char *err, size_t errlen);
 
 /* ---- what a board run records besides its rows (record/board_facts.c) -------- */
 

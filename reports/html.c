@@ -203,7 +203,8 @@ static void single_run(const rep_doc *d, FILE *f)
     kv(f, "bottleneck", v);
     snprintf(v, sizeof(v), "median %s, p90 %s, min %s", rep_num(a, sizeof(a), s->host_median_us / 1e3, "%.3f ms"),
              rep_num(b, sizeof(b), s->host_p90_us / 1e3, "%.3f ms"), rep_num(c, sizeof(c), s->host_min_us / 1e3, "%.3f ms"));
-    kv(f, summary_timing_label(s), v);
+    const char *what, *why = summary_timing_missing(s, &what, c, sizeof(c));
+    kv(f, why ? what : summary_timing_label(s), why ? why : v);
     snprintf(v, sizeof(v), "weights %s, internal %s, %s",
              rep_num(a, sizeof(a), s->weight_bytes >= 0 ? (double)s->weight_bytes / 1024 : NAN, "%.1f KB"),
              rep_num(b, sizeof(b), s->internal_bytes >= 0 ? (double)s->internal_bytes / 1024 : NAN, "%.1f KB"),
@@ -213,9 +214,7 @@ static void single_run(const rep_doc *d, FILE *f)
     for (int k = 0; k < s->n_load; k++)
         snprintf(v + strlen(v), sizeof(v) - strlen(v), "%sCore%d %d %%", k ? ", " : "", k, s->load_pct[k]);
     kv(f, "NPU load", s->n_load ? v : REP_MISSING);
-    snprintf(v, sizeof(v), "%d layer%s, %s of the frame", s->n_fallback, s->n_fallback == 1 ? "" : "s",
-             rep_num(a, sizeof(a), s->fallback_pct, "%.1f %%"));
-    kv(f, "CPU fallback", v);
+    kv(f, "CPU fallback", s->n_fallback ? summary_fallback_head(s, REP_MISSING, v, sizeof(v)) : "none");
     if (s->n_acc) {
         if (s->worst_output >= 0 && summary_output_problem(&s->outputs[s->worst_output], v, sizeof(v)))
             kv(f, "accuracy", v);

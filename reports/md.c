@@ -83,7 +83,8 @@ static void summary_section(const report_run *r, FILE *f)
     md_row(f, (const char *const[]){ "level-4 table total", a }, 2);
     snprintf(v, sizeof(v), "median %s, p90 %s, min %s", rep_num(a, sizeof(a), s->host_median_us / 1e3, "%.3f ms"),
              rep_num(b, sizeof(b), s->host_p90_us / 1e3, "%.3f ms"), rep_num(c, sizeof(c), s->host_min_us / 1e3, "%.3f ms"));
-    md_row(f, (const char *const[]){ summary_timing_label(s), v }, 2);
+    const char *what, *why = summary_timing_missing(s, &what, c, sizeof(c));
+    md_row(f, (const char *const[]){ why ? what : summary_timing_label(s), why ? why : v }, 2);
     snprintf(v, sizeof(v), "weights %s, internal %s, %s",
              rep_num(a, sizeof(a), s->weight_bytes >= 0 ? (double)s->weight_bytes / 1024 : NAN, "%.1f KB"),
              rep_num(b, sizeof(b), s->internal_bytes >= 0 ? (double)s->internal_bytes / 1024 : NAN, "%.1f KB"),
@@ -123,8 +124,7 @@ static void summary_section(const report_run *r, FILE *f)
     if (!s->n_fallback) {
         fputs("No layer falls back to the CPU.\n", f);
     } else {
-        fprintf(f, "%d layer%s, %s of the frame (%s).\n\n", s->n_fallback, s->n_fallback > 1 ? "s" : "",
-                rep_num(a, sizeof(a), s->fallback_pct, "%.1f %%"), rep_num(b, sizeof(b), s->fallback_us / 1e3, "%.3f ms"));
+        fprintf(f, "%s.\n\n", esc_tmp(ESC_MD, summary_fallback_head(s, REP_MISSING, v, sizeof(v))));
         md_head(f, (const char *const[]){ "#", "OpType", "name", "time us", "reason" }, 5, "rllrl");
         for (int k = 0; k < s->n_fallback; k++) {
             const store_layer *l = &r->layers[s->fallback[k]];

@@ -1,153 +1,187 @@
 #!/usr/bin/env bash
-# One run of each source, told the same way everywhere: sim (ONNX fp32 and i8),
-# predict (a vendor .rknn), board (through a stand-in of the vendor runtime),
-# attach (an application on this project's librknnrt.so) and import (a board's
-# level-4 log). For each, a Python reader of run's and show's text, show --json,
-# ls --json and report md/html/csv/json checks that the frame figure, the level-4
-# total, the layer count and the provenance words are identical on every surface,
-# and that the words are the ones the source deserves (docs/json.md).
+# One story per run: one run of every source, told the same way on every surface.
+# Sources: sim (ONNX fp32 with a CPU fallback, int8, fp16, hybrid int8/fp16, a
+# container written by `build`), predict (a vendor .rknn), board (the project's
+# librknnrt.so standing in for the vendor's, and a stub runtime returning a real
+# board's table), attach (an application on the project's librknnrt.so) and
+# import (every log of ../shared/data/logs that holds runs: level-4 tables, eval_perf,
+# rknn_common_test, accuracy sessions, eval_memory, runtime errors ...). Surfaces:
+# run's text, run --json, show, show --json, show --npu-table, ls --json, report
+# md/html/csv/json and the TUI (its summary view and runs list, captured under tmux).
+# tests/tools/story_surfaces.py reads each and checks that the frame figure, the
+# level-4 total, the layer count, the CPU-fallback layers with their costs and the
+# provenance words agree, and are the words the source deserves (docs/json.md).
+# Then: a malformed log (a real one cut or mutated) is one line, exit 2, nothing stored.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}
-RT=$B/rknn-trace
+RT=$PWD/$B/rknn-trace
+LIB=$B/librknnrt.so
 PY=/usr/bin/python3
 export RT_SHARED=${RT_SHARED:-../shared}
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+SOCK=rt-story-$$
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; [ -n "${STORY_KEEP:-}" ] || rm -rf "$T"' EXIT
 export RKNN_TRACE_SYSFS=$T/sim
-unset RKNN_LOG_LEVEL RKNN_TRACE_PERF RKNN_TRACE_JOURNAL RKNN_TRACE_RUNTIME
+unset RKNN_LOG_LEVEL RKNN_TRACE_PERF RKNN_TRACE_JOURNAL RKNN_TRACE_RUNTIME NO_COLOR
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0"
 pass=0; fail=0
 ok()  { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 M=tests/data/models/mnist.onnx
+C=tests/data/models/ppocr_mobile_v2.0_cls.onnx
 Y=tests/data/models/yolox_nano.onnx
 RK=$RT_SHARED/data/models/rknn/multiple_input_demo.rk3588.rknn
-LOG=$RT_SHARED/data/logs/perf-rows-2x-int8-cpu-gather-yolo-rk3588-yolov10-115-08.txt
+LOGS=$RT_SHARED/data/logs
 P=tests/fuzz/corpus/perflog/perf-perfdetail-yolov8n1920-rk3588-channy-01.txt
 DB=$T/db
+SPECS=$T/specs
+: >"$SPECS"
 
-# label, words each figure deserves ("-": no such figure): frame, table, timing
-runs=()
-"$RT" run "$M" --db "$DB" --label fp -n 2 --no-progress >"$T/fp.run" 2>"$T/err" && ok || bad "sim fp32: $(cat "$T/err")"
-runs+=("fp|predicted|predicted|host")
-"$RT" run "$M" --db "$DB" --label i8 -q i8 -n 2 --no-progress >"$T/i8.run" 2>"$T/err" && ok || bad "sim i8: $(cat "$T/err")"
-runs+=("i8|predicted|predicted|host")
+# run LABEL FRAME TABLE TIMING -- ARGS: one recorded run (its text in LABEL.run),
+# then the same with --json --no-db (LABEL.rjson: the figures that do not depend
+# on this PC's timing must be the recorded run's)
+run() {
+    local l=$1 spec="$1 $2 $3 $4"; shift 5
+    "$RT" run "$@" --db "$DB" --label "$l" >"$T/$l.run" 2>"$T/err" && ok || bad "run $l: $(tail -3 "$T/err")"
+    "$RT" run "$@" --no-db --json >"$T/$l.rjson" 2>"$T/err" && ok || bad "run --json $l: $(tail -3 "$T/err")"
+    echo "$spec" >>"$SPECS"
+}
+S=(--no-progress -n 2)
+run fp32 predicted predicted host -- "$C" --shape x=1,3,48,192 -t rk3566 "${S[@]}"
+run i8 predicted predicted host -- "$M" -q i8 "${S[@]}" --write-quant-cfg "$T/m.cfg"
+run fp16 predicted predicted host -- "$M" -q fp16 "${S[@]}"
+sed 's/^custom_quantize_layers: {}$/custom_quantize_layers:\n    Convolution110_Output_0: float16/' "$T/m.cfg" >"$T/h.cfg"
+run hybrid predicted predicted host -- "$M" -q i8 --hybrid "$T/h.cfg" "${S[@]}"
+"$RT" build "$M" -q i8 --hybrid "$T/m.cfg" -t rk3588 -o "$T/m.rknn" >/dev/null 2>"$T/err" && ok || bad "build: $(cat "$T/err")"
+run container predicted predicted host -- "$T/m.rknn" "${S[@]}"
+run board - board board -- "$M" --backend board --runtime "$LIB" -n 3
 if [ -f "$RK" ]; then
-    "$RT" run "$RK" --db "$DB" --label pred >"$T/pred.run" 2>"$T/err" && ok || bad "predict: $(cat "$T/err")"
-    runs+=("pred|predicted|predicted|-")
+    run predict predicted predicted - -- "$RK"
     mkdir -p "$T/stub"
     cc -std=c11 -shared -fPIC -Iinclude -o "$T/stub/librknnrt.so" tests/board/stub_runtime.c || bad "stub build"
-    STUB_PERF=$P "$RT" run "$RK" --backend board --runtime "$T/stub/librknnrt.so" -n 3 --label brd --db "$DB" \
-        >"$T/brd.run" 2>"$T/err" && ok || bad "board on the stub: $(cat "$T/err")"
-    runs+=("brd|-|board|board")
+    STUB_PERF=$P run stub - board board -- "$RK" --backend board --runtime "$T/stub/librknnrt.so" -n 3
 fi
 $PY -c "open('$T/img.ppm','wb').write(b'P6\n416 416\n255\n'+bytes((i*7)%256 for i in range(416*416*3)))"
-"$RT" attach --db "$DB" --perf 1 --label att -- "$B/samples/sample_general" "$Y" "$T/img.ppm" "$T/o.f32" 2 \
+"$RT" attach --db "$DB" --perf 1 --label attach -- "$B/samples/sample_general" "$Y" "$T/img.ppm" "$T/o.f32" 2 \
     >/dev/null 2>"$T/err" && ok || bad "attach: $(cat "$T/err")"
-runs+=("att|-|predicted|simlib")
-if [ -f "$LOG" ]; then
-    "$RT" import "$LOG" --db "$DB" --label imp >/dev/null 2>"$T/err" && ok || bad "import: $(cat "$T/err")"
-    runs+=("imp|-|board|-")
-fi
-"$RT" ls --json --db "$DB" >"$T/ls.json" 2>"$T/err" || bad "ls --json: $(cat "$T/err")"
+echo "attach - predicted simlib" >>"$SPECS"
 
-for spec in "${runs[@]}"; do
-    l=${spec%%|*}
+# every log of the kinds that hold runs, in one import (one transaction): each of its
+# runs must agree; a log of another kind (debugfs, dmesg, a server's start) is
+# refused alone with one line
+"$RT" import "$LOGS"/{accuracy,benchmark,buildlog,evalperf,memory,perf,rterr,rtlog,sram,tkerr,tkver}-*.txt \
+    --db "$DB" --json >"$T/imp.json" 2>"$T/err" && ok || bad "import of every log: $(cat "$T/err")"
+$PY - "$T/imp.json" "$SPECS" "$T/kinds" <<'PYEOF' && ok || bad "import: runs of every log"
+import json, os, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+with open(sys.argv[2], "a") as s, open(sys.argv[3], "w") as k:
+    for r in runs:   # imported runs go by id; the kind of log is its name's first two words
+        s.write("%d ? ? ?\n" % r["run_id"])
+        k.write("%d %s\n" % (r["run_id"], "-".join(os.path.basename(r["source"]).split("-")[:2])))
+kinds = {"-".join(os.path.basename(r["source"]).split("-")[:1]) for r in runs}
+need = {"accuracy", "benchmark", "memory", "perf", "rterr", "tkerr", "rtlog", "sram"}
+assert need <= kinds and len(runs) >= 40, (sorted(kinds), len(runs))
+PYEOF
+for f in "$LOGS"/{debugfs,dmesg,npuload,rknnserver}-*.txt; do
+    "$RT" import "$f" --db "$DB" >/dev/null 2>"$T/err"; rc=$?
+    [ $rc = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "^rknn-trace: import: " "$T/err" && ok \
+        || bad "import $(basename "$f"): exit $rc, not one line: $(cat "$T/err")"
+done
+
+# ---- every surface of every run ---------------------------------------------------
+"$RT" ls --json --db "$DB" >"$T/ls.json" 2>"$T/err" || bad "ls --json: $(cat "$T/err")"
+while read -r l _; do
     "$RT" show "$l" --db "$DB" >"$T/$l.show" 2>"$T/err" || bad "show $l: $(cat "$T/err")"
     "$RT" show "$l" --db "$DB" --json >"$T/$l.sjson" 2>"$T/err" || bad "show --json $l: $(cat "$T/err")"
+    # the level-4 table rebuilt (a run of no known platform or without layers has none)
+    "$RT" show "$l" --db "$DB" --npu-table >"$T/$l.npu" 2>"$T/err" || { grep -qE "unknown platform|has no predicted NPU layers" "$T/err" \
+        && rm "$T/$l.npu" || bad "show --npu-table $l: $(cat "$T/err")"; }
     for f in md html csv json; do
         "$RT" report "$l" --db "$DB" -f $f -o "$T/$l.$f" 2>"$T/err" || bad "report $f $l: $(cat "$T/err")"
     done
-    $PY - "$T" "$spec" <<'PYEOF' && ok || bad "surfaces disagree: $spec"
-import csv, html, json, re, sys
-T, spec = sys.argv[1], sys.argv[2]
-label, *want = spec.split("|")
-WORDS = {"predicted": "predicted by the NPU model", "board": "measured on the board",
-         "host": "this PC's CPU, not the board",
-         "simlib": "this project's simulated librknnrt.so on this PC, not the board"}
-# the figures line, built from what the source deserves
-line = "; ".join("%s %s" % (k, WORDS[w]) for k, w in zip(("frame", "table", "timing"), want) if w != "-")
-rd = lambda ext: open("%s/%s.%s" % (T, label, ext), encoding="utf-8").read()
-show, sj, rj = rd("show"), json.loads(rd("sjson")), json.loads(rd("json"))
-md, ht = rd("md"), html.unescape(rd("html"))
-rows = list(csv.DictReader(open("%s/%s.csv" % (T, label), newline="", encoding="utf-8")))
-ls = [r for r in json.load(open(T + "/ls.json")) if r["label"] == label][0]
-errs = []
-def eq(what, a, b):
-    if a != b: errs.append("%s: %r != %r" % (what, a, b))
-# provenance words: show's line, the JSON documents, md's and html's figures row
-m = re.search(r"^figures   (.*)$", show, re.M)
-eq("show figures", m and m.group(1), line)
-eq("show --json words", sj["provenance"]["words"], line)
-eq("report json words", rj["provenance"]["words"], line)
-eq("md figures", "| figures | %s |" % line in md, True)
-eq("html figures", "<tr><th>figures</th><td>%s</td></tr>" % line in ht, True)
-tags = [None if w == "-" else w for w in want]
-eq("json tags", [sj["provenance"][k] for k in ("frame", "table", "timing")], tags)
-eq("ls tags", [ls["provenance"][k] for k in ("frame", "timing")], [tags[0], tags[2]])
-eq("host tag", sj["host"]["provenance"], tags[2])
-# the frame figure: ms in show, md, html; us in JSON (the same on both)
-fr = sj["npu"]["predicted_us"]
-eq("frame json", rj["npu"]["predicted_us"], fr)
-eq("frame ls", ls["npu_us"], fr)
-m = re.search(r"^predicted ([0-9.]+) ms per frame", show, re.M)
-eq("frame show", m and m.group(1), None if fr is None else "%.3f" % (fr / 1e3))
-if fr is None:
-    eq("show: no frame", re.search(r"^(frame     n/a|predicted n/a)", show, re.M) is not None, True)
-else:
-    eq("frame md", "| predicted frame | %.3f ms," % (fr / 1e3) in md, True)
-    eq("frame html", "<tr><th>predicted frame</th><td>%.3f ms," % (fr / 1e3) in ht, True)
-# the level-4 table total, with its provenance words
-tot = sj["npu"]["perf_table_us"]
-eq("table json", rj["npu"]["perf_table_us"], tot)
-if tot is not None:
-    t = "%.3f ms" % (tot / 1e3)
-    w = WORDS[want[1]]
-    eq("table show", "level-4 table total %s (layer by layer, %s)" % (t, w) in show, True)
-    eq("table md", "| level-4 table total | %s (%s) |" % (t, w) in md, True)
-    eq("table html", "<tr><th>level-4 table total</th><td>%s (%s)</td></tr>" % (t, w) in ht, True)
-# the layer count: the JSON documents, ls, the CSV's rows
-n = sj["layer_count"]
-eq("layers json", rj["layer_count"], n)
-eq("layers ls", ls["layer_count"], n)
-eq("layers csv", len(rows), n)
-eq("csv time provenance", {r["time_provenance"] for r in rows if r["time_us"]} <= {tags[1]}, True)
-# the timed runs: never a median of rknn_run where none was timed
-med = sj["host"]["median_us"]
-if tags[2] is None:
-    eq("no median", med, None)
-    eq("show: no median", re.search(r"median [0-9]", show), None)
-else:
-    eq("show median", "%s: median %.3f ms" % (WORDS[tags[2]], med / 1e3) in show, True)
-# measured layers are called measured, predicted ones predicted
-if sj["npu"]["top"]:
-    kind = "measured" if tags[1] == "board" and fr is None else "predicted"
-    title = "lowest %s layers (%s%s)" % (kind, "level-4 table time, " if sj["npu"]["top_by"] == "time_us" else "",
-                                         WORDS["board" if kind == "measured" else "predicted"])
-    eq("show slowest", re.search(r"^s%s$" % re.escape(title), show, re.M) is not None, True)
-    eq("md slowest", "## S%s\n" % title in md, True)
-    eq("html slowest", "<h2>S%s</h2>" % title in ht, True)
-    eq("json top", sj["provenance"]["top"], "board" if kind == "measured" else "predicted")
-# CPU layers a measured table timed show their time
-if tags[1] == "board":
-    for f in sj["npu"]["fallback"]["layers"]:
-        eq("fallback time", f["frame_us"] is not None or any(
-            r["time_us"] for r in rows if r["idx"] == str(f["layer"])), True)
-    eq("show fallback times", re.search(r"^\s+\d+ \S+\s+n/a us", show, re.M), None)
-# run's own text is show's (a recorded run says what show will say)
-try:
-    run = rd("run")
-    # from the run line on (a vendor file's run says what it read first); the times differ
-    run = run[run.index("run       #"):]
-    strip = lambda s: re.sub(r"^(run       #\d+.*|\s+\d+ timed run.*)$", "", s, flags=re.M)
-    eq("run text", strip(run.split("\noutputs")[0]), strip(show.split("\noutputs")[0]))
-except FileNotFoundError:
-    pass
-if errs:
-    print("\n".join(errs), file=sys.stderr)
-    sys.exit(1)
-PYEOF
+done <"$SPECS"
+
+# the TUI under tmux (a private server, a window tall enough for every run and a summary)
+screen() { tmux -L "$SOCK" capture-pane -p -t story 2>/dev/null; }
+keys() { tmux -L "$SOCK" send-keys -t story "$@"; }
+wait_for() { # TEXT: the screen shows it (5 s at most); the screen in $T/screen
+    for _ in $(seq 100); do
+        screen >"$T/screen"
+        grep -qF -- "$1" "$T/screen" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+tmux -L "$SOCK" -f /dev/null new-session -d -s story -x 200 -y 100 \
+    "env LANG=C.UTF-8 TERM=xterm-256color NO_COLOR=1 $RT tui --db $DB; sleep 30"
+wait_for "pred ms" && sleep 0.2 && screen >"$T/tui-runs" && ok || bad "tui runs list: $(cat "$T/screen")"
+# the summary view of one run of each source (an import: the first run of each kind of
+# log), opened with i on its row of the runs list (reached from the nearer end)
+n_rows=$(awk 'h && $1 ~ /^[0-9]+$/ { n++ } /pred ms/ { h = 1 } END { print n }' "$T/tui-runs")
+for l in fp32 i8 fp16 hybrid container board predict stub attach $(sort -u -k2,2 "$T/kinds" | cut -d' ' -f1); do
+    [ -f "$T/$l.sjson" ] || continue
+    id=$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))['id'])" "$T/$l.sjson")
+    row=$(awk -v id="$id" 'h && $1 ~ /^[0-9]+$/ { if ($1 == id) print n; n++ } /pred ms/ { h = 1 }' "$T/tui-runs")
+    [ -n "$row" ] || { bad "tui: run #$id not in the list"; continue; }
+    if [ $((2 * row)) -lt "$n_rows" ]; then keys g; [ "$row" -gt 0 ] && keys -N "$row" Down
+    else keys G; up=$((n_rows - 1 - row)); [ "$up" -gt 0 ] && keys -N "$up" Up; fi
+    keys i
+    if wait_for "run       #$id "; then sleep 0.05; screen >"$T/$l.tui"; ok; else bad "tui $l: no summary: $(cat "$T/screen")"; fi
+    keys q
+    wait_for "pred ms" || bad "tui $l: not back to the runs"
 done
+tmux -L "$SOCK" kill-server 2>/dev/null
+
+$PY tests/tools/story_surfaces.py "$T" "$SPECS" >"$T/dis" && ok || { bad "surfaces disagree:"; cat "$T/dis" >&2; }
+
+# ---- a malformed log: one line, exit 2, nothing stored -------------------------------
+before=$("$RT" ls --json --db "$DB" | $PY -c "import json,sys; print(len(json.load(sys.stdin)))")
+$PY - "$LOGS" "$T/bad" <<'PYEOF' || bad "making malformed logs"
+import os, re, sys
+logs, out = sys.argv[1], sys.argv[2]
+os.makedirs(out)
+def w(name, data):
+    open(os.path.join(out, name), "wb").write(data)
+def bounds(stem, b):
+    w(stem + ".nul", b[: len(b) // 2] + b"\0" + b[len(b) // 2:])          # a binary byte inside
+    w(stem + ".long", b[: len(b) // 3] + b"x" * 70000 + b"\n" + b[len(b) // 3:])  # a line over 64 KiB
+    w(stem + ".head", b[:40].split(b"\n")[0][:20])                        # cut before any table
+    w(stem + ".ctl", b.replace(b"\n", b"\n\x01", 1))                      # a control byte
+seen = set()
+for f in sorted(os.listdir(logs)):
+    kind = f.split("-")[0]
+    if kind not in ("perf", "rterr", "accuracy", "memory", "benchmark"):
+        continue
+    b = open(os.path.join(logs, f), "rb").read()
+    stem = f[:-4]
+    if kind not in seen:  # the bounds of every log: on the first log of each kind
+        seen.add(kind)
+        bounds(stem, b)
+    # a layer row of a table cut in the middle (a log cut short, a mangled copy): every table
+    lines = b.split(b"\n")
+    rows = [i for i, x in enumerate(lines) if re.match(rb"\s*(\[?\S+\]?\s+)?\d+\s+\S+\s+\S+", x) and len(x) > 30]
+    if f.startswith(("perf-", "accuracy-board")) and rows:
+        i = rows[len(rows) // 2]
+        lines[i] = lines[i][: len(lines[i]) // 2] + b" 12x"
+        w(stem + ".row", b"\n".join(lines))
+PYEOF
+# a cut row of these tables is read as an application's line and the table taken as
+# ending there (tracer/): stored, not refused. Listed so that a fix shows here.
+ROW_GAPS=" perf-evalperf-oldfmt-tasksize-mobilenetv2-rk3588-tk1.5.2-rkdoc-01.row perf-optable-total-row-fp16-unet256-rk3588-tk2.3.0-triority-06.row perf-optable-yolov8n1920x1088-rk3588-channy-02.row "
+for f in "$T"/bad/*; do
+    case $ROW_GAPS in
+    *" ${f##*/} "*)
+        "$RT" import "$f" --db "$T/gap.db" >/dev/null 2>&1 && ok || bad "${f##*/} is refused now: take it off ROW_GAPS"
+        continue;;
+    esac
+    "$RT" import "$f" --db "$DB" >"$T/out" 2>"$T/err"; rc=$?
+    if [ $rc = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "^rknn-trace: import: " "$T/err" && [ ! -s "$T/out" ]; then ok
+    else bad "malformed $(basename "$f"): exit $rc, stderr: $(head -c 400 "$T/err")"; fi
+done
+after=$("$RT" ls --json --db "$DB" | $PY -c "import json,sys; print(len(json.load(sys.stdin)))")
+[ "$before" = "$after" ] && ok || bad "malformed logs stored runs: $before -> $after"
+
+[ -n "${STORY_KEEP:-}" ] && echo "surfaces kept in $T"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -51,8 +51,8 @@ c1 = rows[1]; assert c1[2:6] == ["0.99500", "50.0", "-", "-"], c1
 r1 = rows[2]; assert r1[0] == "[Relu]" and r1[2:6] == ["0.98000", "5.0", "0.99900", "40.0"], r1
 ex = rows[4]; assert ex[0] == "[Softmax]" and ex[2:6] == ["-", "-", "-", "1.0"], ex
 text = "\n".join(lines)
-assert "A #1 base: i8 normal channel, 3 layers, predicted NPU 0.500 ms, host (this PC, not the board) 1.000 ms, first cos < 0.99: r1" in text, text
-assert "B #2 cand: fp16, 3 layers, predicted NPU 0.400 ms, host (this PC, not the board) 1.150 ms, every layer cos >= 0.99" in text, text
+assert "A #1 base: i8 normal channel, 3 layers, predicted NPU 0.500 ms, host (this PC's CPU, not the board) 1.000 ms, first cos < 0.99: r1" in text, text
+assert "B #2 cand: fp16, 3 layers, predicted NPU 0.400 ms, host (this PC's CPU, not the board) 1.150 ms, every layer cos >= 0.99" in text, text
 assert "verdict: B #2 cand vs A #1 base: predicted NPU frame -20.0% (faster)" in text, text
 assert "A  vs golden: cos 0.97000" in text and "B  vs golden: cos 0.99600" in text, text
 assert "GATE" not in text

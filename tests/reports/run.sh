@@ -71,7 +71,7 @@ for cells, (idx, name, frame) in zip(rows, db):
 # a run with missing fields: — and never 0 for what is not stored
 miss = open(os.path.join(T, "miss.md"), encoding="utf-8").read()
 assert "| predicted frame | — (no NPU prediction recorded) |" in miss
-assert "| host (this PC, not the board) | median —, p90 —, min — |" in miss
+assert "| host (this PC's CPU, not the board) | median —, p90 —, min — |" in miss
 lay = [l.split(" | ") for l in miss.split("## Layers")[1].splitlines() if l.startswith("| ") and l[2].isdigit()]
 db = con.execute("select l.idx, l.time_us, l.total_cycles, l.target from layers l join runs r on "
                  "r.id=l.run_id where r.label='miss' order by idx").fetchall()

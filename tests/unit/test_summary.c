@@ -196,6 +196,30 @@ int main(void)
           "import: the CPU layer's measured time (%g us, %g %%)", s.fallback_us, s.fallback_pct);
     CHECK(fabs(s.share_pct[0] - 100.0 / 3) < 1e-9 && fabs(s.share_pct[2] - 200.0 / 3) < 1e-9,
           "import: shares of the measured table");
+    /* the lines every surface prints: the fallback's cost in its words, why no timing */
+    const char *what = NULL, *why = summary_timing_missing(&s, &what, buf, sizeof(buf));
+    CHECK(why && !strcmp(what, "timing") && !strncmp(why, "none: the log printed no timed runs", 35),
+          "import: why no timing: %s %s", what ? what : "NULL", why ? why : "NULL");
+    summary_fallback_head(&s, "n/a", buf, sizeof(buf));
+    CHECK(!strcmp(buf, "1 layer, 66.7 % of the level-4 table total (0.200 ms, measured on the board)"), "import: %s", buf);
+    summary_free(&s);
+    /* the same table from this project's library (attach): its CPU layer's time
+     * is the table's, in the NPU model's words */
+    imp.backend = "simlib";
+    imp.extra_json = NULL;
+    summary_compute(&imp, il, 2, NULL, 0, NULL, 0, 0.99, &s);
+    summary_fallback_head(&s, "—", buf, sizeof(buf));
+    CHECK(s.fallback_us == 200 && !strcmp(buf, "1 layer, 66.7 % of the level-4 table total (0.200 ms, predicted by the NPU model)"),
+          "simlib table: %s", buf);
+    CHECK(!summary_timing_missing(&s, &what, buf, sizeof(buf)), "simlib: its rknn_run times");
+    summary_free(&s);
+    /* no cost known: no words for it */
+    imp.backend = "sim";
+    il[1].time_us = NAN;
+    il[0].time_us = NAN;
+    summary_compute(&imp, il, 2, NULL, 0, NULL, 0, 0.99, &s);
+    summary_fallback_head(&s, "n/a", buf, sizeof(buf));
+    CHECK(!strcmp(buf, "1 layer, n/a of the level-4 table total (n/a)"), "unknown cost: %s", buf);
     summary_free(&s);
 
     /* extra JSON read by place: a key inside a string or a nested object is not a fact */
