@@ -154,12 +154,16 @@ int cmd_attach(int argc, char **argv);
 /* The name among names[0..n) closest to typed (edit distance of at most a
  * third of its length), NULL when none is close (cli/suggest.c). */
 const char *cli_suggest(const char *typed, const char *const *names, int n);
-/* The options a command's --help lists ("-t", "--target", ...), malloc'd;
- * *n = 0 for an unknown command (cli/main.c). */
-char **cli_command_options(const char *cmd, int *n);
-void cli_strings_free(char **v, int n);
-/* Prints "CMD: unknown option 'A'" with the closest option of CMD, if any;
- * returns EXIT_USAGE. */
+/* The option table of command cmd (cli/opt.h), NULL for an unknown command
+ * (cli/main.c). */
+struct cli_spec;
+const struct cli_spec *cli_command_spec(const char *cmd);
+extern const struct cli_spec cli_spec_run, cli_spec_ls, cli_spec_show, cli_spec_build,
+    cli_spec_analyze, cli_spec_compare, cli_spec_import, cli_spec_rm, cli_spec_tag,
+    cli_spec_untag, cli_spec_label, cli_spec_export, cli_spec_merge, cli_spec_tui,
+    cli_spec_inspect, cli_spec_report, cli_spec_attach, cli_spec_top, cli_spec_info;
+/* Prints "CMD: unknown option 'A'" with the closest option of CMD's table, if
+ * any; returns EXIT_USAGE. */
 int cli_unknown_option(const char *cmd, const char *a);
 /* Colour on stream f: a terminal, and NO_COLOR unset or empty
  * (https://no-color.org), and TERM not "dumb". */
