@@ -86,6 +86,3 @@ static const cli_opt top_names[] = {
     NAME("--root"), NAME("--sim"), NAME("--snapshot"), NAME("--json"), NAME("--interval"),
     NAME("--count"), CLI_OPT_END};
 const cli_spec cli_spec_top = {"top", NULL, top_names, NULL};
-
-static const cli_opt no_names[] = {CLI_OPT_END};
-const cli_spec cli_spec_info = {"info", NULL, no_names, NULL};
