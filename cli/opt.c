@@ -58,7 +58,7 @@ static int store_value(const cli_opt *o, const char *shown, const char *v, void 
         long long n = cli_parse_count(v);
         if (n < 0 || n < o->lo || (o->hi > 0 && n > o->hi)) {
             if (o->hi > 0)
-                cli_error("%s takes a count from %g to %g, got '%s'", shown, o->lo, o->hi, v);
+                cli_error("%s takes a count from %.0f to %.0f, got '%s'", shown, o->lo, o->hi, v);
             else
                 cli_error("%s takes a count, got '%s'", shown, v);
             return -1;
@@ -113,11 +113,14 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, void *opts)
     return n_operands;
 }
 
-/* "  -t, --target P" or "      --db PATH" */
-static int opt_lhs(const cli_opt *o, char *buf, size_t len)
+/* "  -t, --target P" or "      --db PATH" ("  --db PATH" in a table
+ * without short names) */
+static int opt_lhs(const cli_opt *o, int shorts, char *buf, size_t len)
 {
     char shrt[8] = "    ";
-    if (o->short_name)
+    if (!shorts)
+        shrt[0] = '\0';
+    else if (o->short_name)
         snprintf(shrt, sizeof shrt, "-%c, ", o->short_name);
     return snprintf(buf, len, "  %s%s%s%s", shrt, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 }
@@ -125,16 +128,18 @@ static int opt_lhs(const cli_opt *o, char *buf, size_t len)
 void cli_help(const cli_spec *spec, FILE *f)
 {
     char lhs[128];
-    int col = 0;
+    int col = 0, shorts = 0;
 
     fputs(spec->usage, f);
+    for (const cli_opt *o = spec->opts; o->name; o++)
+        shorts |= o->short_name != 0;
     for (const cli_opt *o = spec->opts; o->name; o++) {
-        int w = opt_lhs(o, lhs, sizeof lhs) + 2;
+        int w = opt_lhs(o, shorts, lhs, sizeof lhs) + 2;
         if (w <= HELP_COL_MAX && w > col)
             col = w;
     }
     for (const cli_opt *o = spec->opts; o->name; o++) {
-        int w = opt_lhs(o, lhs, sizeof lhs);
+        int w = opt_lhs(o, shorts, lhs, sizeof lhs);
         fputs(lhs, f);
         if (w + 2 > col) /* too wide: the help goes below */
             fprintf(f, "\n%*s", col, "");

@@ -81,8 +81,3 @@ const cli_spec cli_spec_tui = {"tui", NULL, tui_names, NULL};
 
 static const cli_opt inspect_names[] = {NAME("--json"), NAME("--tasks"), CLI_OPT_END};
 const cli_spec cli_spec_inspect = {"inspect", NULL, inspect_names, NULL};
-
-static const cli_opt top_names[] = {
-    NAME("--root"), NAME("--sim"), NAME("--snapshot"), NAME("--json"), NAME("--interval"),
-    NAME("--count"), CLI_OPT_END};
-const cli_spec cli_spec_top = {"top", NULL, top_names, NULL};
