@@ -76,8 +76,5 @@ static const cli_opt export_names[] = {
     SHORT("--output", 'o'), NAME("--db"), NAME("--tag"), NAME("--all"), CLI_OPT_END};
 const cli_spec cli_spec_export = {"export", NULL, export_names, NULL};
 
-static const cli_opt tui_names[] = {NAME("--db"), NAME("--cos-threshold"), CLI_OPT_END};
-const cli_spec cli_spec_tui = {"tui", NULL, tui_names, NULL};
-
 static const cli_opt inspect_names[] = {NAME("--json"), NAME("--tasks"), CLI_OPT_END};
 const cli_spec cli_spec_inspect = {"inspect", NULL, inspect_names, NULL};
