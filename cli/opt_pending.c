@@ -56,11 +56,6 @@ static const cli_opt build_names[] = {
     NAME("--custom-op"), NAME("--no-progress"), CLI_OPT_END};
 const cli_spec cli_spec_build = {"build", NULL, build_names, NULL};
 
-static const cli_opt ls_names[] = {
-    NAME("--model"), NAME("--platform"), NAME("--quant"), NAME("--label"), NAME("--tag"),
-    NAME("--since"), NAME("--sort"), NAME("--limit"), NAME("--db"), NAME("--json"), CLI_OPT_END};
-const cli_spec cli_spec_ls = {"ls", NULL, ls_names, NULL};
-
 static const cli_opt rm_names[] = {SHORT("--yes", 'y'), NAME("--db"), CLI_OPT_END};
 const cli_spec cli_spec_rm = {"rm", NULL, rm_names, NULL};
 

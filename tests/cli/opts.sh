@@ -56,6 +56,7 @@ done
 DB=$T/r.db
 expect 0 "" -- "$RT" ls --db "$DB" --limit 2
 expect 0 "" -- "$RT" ls --db="$DB" --limit=2 --json
+expect 1 "ls: --json takes no value" -- "$RT" ls --db "$DB" --json=1
 expect 1 "option '--limit' needs a value" -- "$RT" ls --db "$DB" --limit
 expect 1 "--limit takes a count, got 'x'" -- "$RT" ls --db "$DB" --limit x
 expect 1 "top: unknown option '--snapshto'; did you mean '--snapshot'\?" -- "$RT" top --snapshto
