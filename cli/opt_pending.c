@@ -56,20 +56,5 @@ static const cli_opt build_names[] = {
     NAME("--custom-op"), NAME("--no-progress"), CLI_OPT_END};
 const cli_spec cli_spec_build = {"build", NULL, build_names, NULL};
 
-static const cli_opt rm_names[] = {SHORT("--yes", 'y'), NAME("--db"), CLI_OPT_END};
-const cli_spec cli_spec_rm = {"rm", NULL, rm_names, NULL};
-
-static const cli_opt db_names[] = {NAME("--db"), CLI_OPT_END};
-const cli_spec cli_spec_tag = {"tag", NULL, db_names, NULL};
-const cli_spec cli_spec_untag = {"untag", NULL, db_names, NULL};
-const cli_spec cli_spec_merge = {"merge", NULL, db_names, NULL};
-
-static const cli_opt label_names[] = {NAME("--db"), NAME("--none"), CLI_OPT_END};
-const cli_spec cli_spec_label = {"label", NULL, label_names, NULL};
-
-static const cli_opt export_names[] = {
-    SHORT("--output", 'o'), NAME("--db"), NAME("--tag"), NAME("--all"), CLI_OPT_END};
-const cli_spec cli_spec_export = {"export", NULL, export_names, NULL};
-
 static const cli_opt inspect_names[] = {NAME("--json"), NAME("--tasks"), CLI_OPT_END};
 const cli_spec cli_spec_inspect = {"inspect", NULL, inspect_names, NULL};
