@@ -56,5 +56,3 @@ static const cli_opt build_names[] = {
     NAME("--custom-op"), NAME("--no-progress"), CLI_OPT_END};
 const cli_spec cli_spec_build = {"build", NULL, build_names, NULL};
 
-static const cli_opt inspect_names[] = {NAME("--json"), NAME("--tasks"), CLI_OPT_END};
-const cli_spec cli_spec_inspect = {"inspect", NULL, inspect_names, NULL};
