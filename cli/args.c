@@ -1,5 +1,6 @@
 /* cli/args.c — small argument helpers shared by the commands. */
 #include "cli/cli.h"
+#include "runtime/passes/passes.h"
 #include "cli/opt.h"
 #include "util/escape.h"
 #include "util/util.h"

@@ -3,8 +3,10 @@
  * samples the NPU load while it runs, then turns the interposer's journal into
  * one stored run per RKNN context. The application's exit status is attach's. */
 #include "cli/cli.h"
+#include "record/record.h"
 #include "analyze/store.h"
-#include "tracer/tracer.h"
+#include "tracer/board.h"
+#include "tracer/journal.h"
 #include "util/escape.h"
 #include "util/util.h"
 

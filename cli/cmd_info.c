@@ -1,11 +1,12 @@
 /* cli/cmd_info.c — `rknn-trace info`: what this build supports and where the
  * runtime library is. */
 #include "cli/cli.h"
+#include "record/record.h"
 #include "cli/opt.h"
 #include "runtime/emu/emu.h"
 #include "runtime/exec/exec.h"
 #include "runtime/npu/npu.h"
-#include "tracer/tracer.h"
+#include "tracer/board.h"
 #include "util/util.h"
 
 #include <dlfcn.h>

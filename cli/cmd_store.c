@@ -4,6 +4,7 @@
 #include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "cli/opt.h"
+#include "record/record.h"
 #include "util/escape.h"
 #include "util/util.h"
 

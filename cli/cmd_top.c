@@ -3,8 +3,9 @@
  * live ncurses view, or one snapshot (--snapshot [--json]). Reads only the
  * board probe (tracer/board*.c). */
 #include "cli/cli.h"
+#include "record/record.h"
 #include "cli/opt.h"
-#include "tracer/tracer.h"
+#include "tracer/board.h"
 #include "tui/tui.h"
 #include "util/util.h"
 
