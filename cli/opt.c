@@ -134,11 +134,15 @@ void cli_help(const cli_spec *spec, FILE *f)
     for (const cli_opt *o = spec->opts; o->name; o++)
         shorts |= o->short_name != 0;
     for (const cli_opt *o = spec->opts; o->name; o++) {
+        if (!o->help)
+            continue;
         int w = opt_lhs(o, shorts, lhs, sizeof lhs) + 2;
         if (w <= HELP_COL_MAX && w > col)
             col = w;
     }
     for (const cli_opt *o = spec->opts; o->name; o++) {
+        if (!o->help) /* parsed, suggested, not listed */
+            continue;
         int w = opt_lhs(o, shorts, lhs, sizeof lhs);
         fputs(lhs, f);
         if (w + 2 > col) /* too wide: the help goes below */

@@ -34,7 +34,8 @@ typedef struct cli_opt {
     char short_name;        /* 't' for "-t", or 0 */
     cli_opt_kind kind;
     const char *arg;        /* the value's name in --help ("PATH"); NULL for a flag */
-    const char *help;       /* its --help text; '\n' starts an indented line */
+    const char *help;       /* its --help text; '\n' starts an indented line; NULL:
+                             * parsed and suggested, not listed */
     size_t offset;          /* of its target in the command's options struct */
     int set;                /* CLI_FLAG: the value stored (0: 1) */
     int max;                /* CLI_LIST: at most this many (0: CLI_LIST_MAX) */

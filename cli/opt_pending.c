@@ -48,11 +48,3 @@ static const cli_opt import_names[] = {
     NAME("--label"), NAME("--model"), NAME("--target"), NAME("--format"), NAME("--strict"),
     NAME("--copy"), NAME("--db"), NAME("--json"), CLI_OPT_END};
 const cli_spec cli_spec_import = {"import", NULL, import_names, NULL};
-
-static const cli_opt build_names[] = {
-    SHORT("--output", 'o'), SHORT("--target", 't'), SHORT("--quant", 'q'), NAME("--dataset"),
-    NAME("--quant-algo"), NAME("--quant-method"), NAME("--mean"), NAME("--std"),
-    NAME("--reorder"), NAME("--hybrid"), NAME("--shape"), NAME("--dynamic-input"),
-    NAME("--custom-op"), NAME("--no-progress"), CLI_OPT_END};
-const cli_spec cli_spec_build = {"build", NULL, build_names, NULL};
-
