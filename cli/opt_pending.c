@@ -43,8 +43,3 @@ const cli_spec cli_spec_report = {"report", NULL, report_names, NULL};
 static const cli_opt attach_names[] = {
     NAME("--db"), NAME("--perf"), NAME("--label"), NAME("--root"), NAME("--no-db"), CLI_OPT_END};
 const cli_spec cli_spec_attach = {"attach", NULL, attach_names, NULL};
-
-static const cli_opt import_names[] = {
-    NAME("--label"), NAME("--model"), NAME("--target"), NAME("--format"), NAME("--strict"),
-    NAME("--copy"), NAME("--db"), NAME("--json"), CLI_OPT_END};
-const cli_spec cli_spec_import = {"import", NULL, import_names, NULL};
