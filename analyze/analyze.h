@@ -200,7 +200,9 @@ int golden_analyze_tol(const char *run_dir, const char *golden_dir, double atol,
 void golden_report_free(golden_report *r);
 
 #include <stdio.h>
-#include "runtime/passes/passes.h"
+
+struct input_shape; /* runtime/passes/passes.h */
+struct graph;       /* runtime/model/model.h */
 
 /* ---- Quantization accuracy analysis (analyze/accuracy.c) ----
  *
@@ -253,14 +255,14 @@ typedef struct accuracy_report {
      * kernels installed), for the caller to execute with its own executor; each
      * float layer output then goes through quant_graph_output(qg, ...). Owned by
      * the report unless the caller takes them (set the fields to NULL). */
-    graph_t *qgraph;
+    struct graph *qgraph;
     struct quant_graph *qg;
 } accuracy_report;
 
 void accuracy_opts_init(accuracy_opts *o);
 /* inputs: one float32 buffer per graph input (graph-input order), sized for
  * the shapes that `shapes` fixes. */
-int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shapes,
+int accuracy_run(const char *model_path, const struct input_shape *shapes, int n_shapes,
                  const void *const *inputs, const accuracy_opts *o, accuracy_report **out,
                  char *err, size_t errlen);
 void accuracy_report_free(accuracy_report *r);

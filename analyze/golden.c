@@ -3,6 +3,7 @@
  * compute the error of every common tensor. */
 #include "analyze/analyze.h"
 #include "dump/dump.h"
+#include "runtime/model/model.h"
 #include "util/util.h"
 
 #include <ctype.h>

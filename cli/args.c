@@ -1,5 +1,7 @@
 /* cli/args.c — small argument helpers shared by the commands. */
 #include "cli/cli.h"
+#include "runtime/passes/passes.h"
+#include "cli/opt.h"
 #include "util/escape.h"
 #include "util/util.h"
 
@@ -138,17 +140,15 @@ double cli_parse_real(const char *opt, const char *v, double lo, double hi, int 
 int cli_unknown_option(const char *cmd, const char *a)
 {
     char typed[64];
-    int n = 0;
-    char **opts = cli_command_options(cmd, &n);
+    const cli_spec *spec = cli_command_spec(cmd);
     /* "--taget=rk3588": the option's name only */
     snprintf(typed, sizeof(typed), "%.*s", (int)strcspn(a, "="), a);
-    const char *near = cli_suggest(typed, (const char *const *)opts, n);
+    const char *near = spec ? cli_opt_suggest(spec->opts, typed) : NULL;
     if (near)
         cli_error("%s: unknown option '%s'; did you mean '%s'? (see rknn-trace %s --help)", cmd,
                   typed, near, cmd);
     else
         cli_error("%s: unknown option '%s' (see rknn-trace %s --help)", cmd, typed, cmd);
-    cli_strings_free(opts, n);
     return EXIT_USAGE;
 }
 

@@ -7,9 +7,14 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "runtime/model/model.h"
-#include "runtime/passes/passes.h"
-#include "record/record.h" /* the rows of every source, the load sampler, board facts */
+#include "analyze/store.h"            /* store_run and the other rows */
+#include "record/version.h"
+#include "runtime/npu/npu_platform.h"  /* npu_platform_t */
+#include "tracer/tracer.h"             /* vlog_t, vlog_run_t */
+#include "util/util.h"
+
+struct input_shape;  /* runtime/passes/passes.h */
+struct run_record;   /* record/record.h */
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_GATE = 3, EXIT_INTERNAL = 4,
        EXIT_NOT_RECORDED = 5 };
@@ -44,7 +49,7 @@ void run_rows_print(const store_run *run, const store_layer *layers, int nl,
 /* After a sim run: builds the rows (record/), records them unless record is 0
  * (--no-db), prints the summary (also when recording failed, saying so).
  * Returns an exit code. */
-int run_record_finish(run_record *r, int record, const char *db, int json,
+int run_record_finish(struct run_record *r, int record, const char *db, int json,
                       double cos_threshold);
 /* Managing runs (cli/cmd_manage.c). */
 int cmd_rm(int argc, char **argv);
@@ -81,7 +86,7 @@ int cli_not_recorded(const char *why);
 
 /* A --shape value "NAME=D0,D1,..." appended to shapes[*n] (at most max): name
  * points into arg ('=' replaced by NUL). -1 after printing a usage error. */
-int cli_add_shape(char *arg, input_shape_t *shapes, int *n, int max);
+int cli_add_shape(char *arg, struct input_shape *shapes, int *n, int max);
 /* argv element arg is option `name`, alone or as "--name=VALUE". */
 int cli_opt_is(const char *arg, const char *name);
 /* Value of an option that takes an argument: "--opt VALUE" or "--opt=VALUE".
@@ -154,12 +159,16 @@ int cmd_attach(int argc, char **argv);
 /* The name among names[0..n) closest to typed (edit distance of at most a
  * third of its length), NULL when none is close (cli/suggest.c). */
 const char *cli_suggest(const char *typed, const char *const *names, int n);
-/* The options a command's --help lists ("-t", "--target", ...), malloc'd;
- * *n = 0 for an unknown command (cli/main.c). */
-char **cli_command_options(const char *cmd, int *n);
-void cli_strings_free(char **v, int n);
-/* Prints "CMD: unknown option 'A'" with the closest option of CMD, if any;
- * returns EXIT_USAGE. */
+/* The option table of command cmd (cli/opt.h), NULL for an unknown command
+ * (cli/main.c). */
+struct cli_spec;
+const struct cli_spec *cli_command_spec(const char *cmd);
+extern const struct cli_spec cli_spec_run, cli_spec_ls, cli_spec_show, cli_spec_build,
+    cli_spec_analyze, cli_spec_compare, cli_spec_import, cli_spec_rm, cli_spec_tag,
+    cli_spec_untag, cli_spec_label, cli_spec_export, cli_spec_merge, cli_spec_tui,
+    cli_spec_inspect, cli_spec_report, cli_spec_attach, cli_spec_top, cli_spec_info;
+/* Prints "CMD: unknown option 'A'" with the closest option of CMD's table, if
+ * any; returns EXIT_USAGE. */
 int cli_unknown_option(const char *cmd, const char *a);
 /* Colour on stream f: a terminal, and NO_COLOR unset or empty
  * (https://no-color.org), and TERM not "dumb". */

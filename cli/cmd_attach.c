@@ -4,8 +4,10 @@
  * the interposer's journal (its rows: record/source_attach.c). The
  * application's exit status is attach's. */
 #include "cli/cli.h"
+#include "record/record.h"
 #include "analyze/store.h"
-#include "tracer/tracer.h"
+#include "tracer/board.h"
+#include "tracer/journal.h"
 #include "util/escape.h"
 #include "util/util.h"
 

@@ -6,6 +6,7 @@
  * with those parameters. */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "cli/opt.h"
 #include "cli/quant_cli.h"
 #include "runtime/api/api_custom_view.h"
 #include "runtime/exec/exec.h"
@@ -26,43 +27,6 @@
 
 #define MAX_SHAPES 64
 #define MAX_SETS 512 /* RKNN_MAX_DYNAMIC_SHAPE_NUM */
-
-static void usage(FILE *f)
-{
-    fputs("usage: rknn-trace build MODEL.onnx -o OUT.rknn [options]\n"
-          "Writes a simulator model: rknn-trace's own container (not a vendor .rknn) with\n"
-          "the ONNX graph and weights, the quantization parameters (Toolkit2's\n"
-          "*.quantization.cfg layout), the target and the build options. `rknn-trace run\n"
-          "OUT.rknn` and the simulated rknn_init load it.\n"
-          "\n"
-          "  -o, --output FILE       the container to write (required)\n"
-          "  -t, --target PLATFORM   rk3588 (default), rk3576, rk3566, rk3568, rk3562, rv1106, rv1103,\n"
-          "                          rv1126b, rv1106b, rv1103b, rk2118 (`rknn-trace info` lists them)\n"
-          "  -q, --quant TYPE        i8 (default; needs --dataset unless the model is QDQ\n"
-          "                          pre-quantized: then its own scales), fp16, fp32\n"
-          "      --quant-algo A      normal (default), kl_divergence, mmse\n"
-          "      --quant-method M    channel (default), layer\n"
-          "      --dataset FILE      calibration list (.npy, .png, .jpg per input)\n"
-          "      --mean M[,M1,M2], --std S[,S1,S2]   preprocessing of every image input\n"
-          "                          (4-D NCHW, C = 1..4; an NHWC input is refused):\n"
-          "                          part of the model, as Toolkit2's\n"
-          "                          mean_values/std_values; rknn_init applies them to raw\n"
-          "                          (uint8 NHWC) input; calibration images too\n"
-          "      --reorder C0,C1,C2  channel order of the raw input (2,1,0: BGR data for an\n"
-          "                          RGB model)\n"
-          "      --hybrid FILE       *.quantization.cfg: fp16 layers, fixed parameters\n"
-          "      --shape NAME=D0,D1,...  fix the dynamic dimensions of input NAME (one shape)\n"
-          "      --dynamic-input NAME=D0,..[;NAME2=..]  one shape set (every input), repeat\n"
-          "                          for more, as Toolkit2's config(dynamic_input=...); the\n"
-          "                          first set is the one calibrated; rknn_init shows the\n"
-          "                          largest\n"
-          "      --custom-op LIB.so  a plugin library with the application's CPU custom op\n"
-          "                          (exports rknn_custom_op *get_rknn_custom_op(void), as\n"
-          "                          rknn_server's plugins): -q i8/fp16 run its cst* nodes\n"
-          "                          through its callbacks; repeat for more op types\n"
-          "      --no-progress       no calibration progress bar\n",
-          f);
-}
 
 /* The calibrated graph needs an input to run its analysis on: a seeded
  * uniform [0, 1) one (splitmix64), as `run` makes without -i. */
@@ -344,347 +308,506 @@ static int check_set(const char *model, const input_shape_t *shapes, int n, char
     return rc;
 }
 
-int cmd_build(int argc, char **argv)
-{
-    const char *model = NULL, *out = NULL, *target = "rk3588", *quant = "i8";
-    input_shape_t shapes[MAX_SHAPES];
-    int n_shapes = 0, ret = EXIT_INTERNAL, rc, qk, n_sets = 0, n_reorder = 0;
-    const char *set_args[MAX_SETS], *reorder = NULL, *plugin_args[MAX_PLUGINS];
-    int n_plugins = 0;
-    int reorder_v[4];
-    int64_t *set_dims = NULL; /* [set][input][MODEL_MAX_DIMS] */
-    int *set_ndim = NULL;
-    char *set_buf = NULL;
-    quant_preproc pp;
-    quant_cli qc;
-    const npu_platform_t *plat = NULL;
-    graph_t *g = NULL;
-    void **bufs = NULL;
-    void *onnx = NULL, *cfg = NULL;
-    size_t onnx_len = 0, cfg_len = 0;
-    char *meta = NULL, cfg_path[4096] = "", err[1024] = "";
-    size_t meta_len = 0;
-    accuracy_report *acc = NULL;
+/* ---- options ------------------------------------------------------------------------ */
 
-    quant_cli_init(&qc);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return EXIT_OK;
-        } else if (!strcmp(a, "-o") || cli_opt_is(a, "--output")) {
-            if (!(out = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (!strcmp(a, "-t") || cli_opt_is(a, "--target")) {
-            if (!(target = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (!strcmp(a, "-q") || cli_opt_is(a, "--quant")) {
-            if (!(quant = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--shape")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            if (cli_add_shape((char *)v, shapes, &n_shapes, MAX_SHAPES))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--dynamic-input")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            if (n_sets == MAX_SETS) {
-                cli_error("build: at most %d --dynamic-input sets", MAX_SETS);
-                return EXIT_USAGE;
-            }
-            set_args[n_sets++] = v;
-        } else if (cli_opt_is(a, "--custom-op")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            if (n_plugins == MAX_PLUGINS) {
-                cli_error("build: at most %d --custom-op libraries", MAX_PLUGINS);
-                return EXIT_USAGE;
-            }
-            plugin_args[n_plugins++] = v;
-        } else if (cli_opt_is(a, "--reorder")) {
-            if (!(reorder = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if ((qk = quant_cli_option(argc, argv, &i, &qc)) != 0) {
-            if (qk < 0)
-                return EXIT_USAGE;
-        } else if (cli_model_arg("build", a, &model)) {
-            return EXIT_USAGE;
-        }
+typedef struct shape_list {
+    input_shape_t v[MAX_SHAPES];
+    int n;
+} shape_list;
+
+typedef struct set_list {
+    const char *v[MAX_SETS];
+    int n;
+} set_list;
+
+typedef struct build_opts {
+    const char *out, *target, *quant, *reorder;
+    shape_list shapes;
+    set_list sets;
+    cli_list plugins;
+    quant_cli qc;
+} build_opts;
+
+static int opt_shape(const char *opt, const char *v, void *target)
+{
+    shape_list *l = target;
+    return cli_add_shape((char *)v, l->v, &l->n, MAX_SHAPES);
+}
+
+static int opt_set(const char *opt, const char *v, void *target)
+{
+    set_list *l = target;
+    if (l->n == MAX_SETS) {
+        cli_error("build: at most %d --dynamic-input sets", MAX_SETS);
+        return -1;
     }
-    if (!model || !out) {
-        if (model)
+    l->v[l->n++] = v;
+    return 0;
+}
+
+#define CLI_OPTS_T build_opts
+static const cli_opt build_options[] = {
+    CLI_OPT_STR("--output", 'o', "FILE", out, "the container to write (required)"),
+    CLI_OPT_STR("--target", 't', "PLATFORM", target,
+                "rk3588 (default), rk3576, rk3566, rk3568, rk3562, rv1106, rv1103,\n"
+                "rv1126b, rv1106b, rv1103b, rk2118 (`rknn-trace info` lists them)"),
+    CLI_OPT_STR("--quant", 'q', "TYPE", quant,
+                "i8 (default; needs --dataset unless the model is QDQ\n"
+                "pre-quantized: then its own scales), fp16, fp32"),
+    CLI_OPT_STR("--quant-algo", 0, "A", qc.algo, "normal (default), kl_divergence, mmse"),
+    CLI_OPT_STR("--quant-method", 0, "M", qc.method, "channel (default), layer"),
+    CLI_OPT_STR("--dataset", 0, "FILE", qc.dataset, "calibration list (.npy, .png, .jpg per input)"),
+    CLI_OPT_STR("--mean", 0, "M[,M1,M2]", qc.mean,
+                "preprocessing of every image input, with --std\n"
+                "(4-D NCHW, C = 1..4; an NHWC input is refused):\n"
+                "part of the model, as Toolkit2's\n"
+                "mean_values/std_values; rknn_init applies them to raw\n"
+                "(uint8 NHWC) input; calibration images too"),
+    CLI_OPT_STR("--std", 0, "S[,S1,S2]", qc.std, "the std of --mean's preprocessing"),
+    CLI_OPT_STR("--reorder", 0, "C0,C1,C2", reorder,
+                "channel order of the raw input (2,1,0: BGR data for an\n"
+                "RGB model)"),
+    CLI_OPT_STR("--hybrid", 0, "FILE", qc.hybrid, "*.quantization.cfg: fp16 layers, fixed parameters"),
+    CLI_OPT_CALL("--shape", 0, "NAME=D0,D1,...", shapes, opt_shape,
+                 "fix the dynamic dimensions of input NAME (one shape)"),
+    CLI_OPT_CALL("--dynamic-input", 0, "NAME=D0,..[;NAME2=..]", sets, opt_set,
+                 "one shape set (every input), repeat\n"
+                 "for more, as Toolkit2's config(dynamic_input=...); the\n"
+                 "first set is the one calibrated; rknn_init shows the\n"
+                 "largest"),
+    CLI_OPT_LIST("--custom-op", 0, "LIB.so", plugins, MAX_PLUGINS,
+                 "a plugin library with the application's CPU custom op\n"
+                 "(exports rknn_custom_op *get_rknn_custom_op(void), as\n"
+                 "rknn_server's plugins): -q i8/fp16 run its cst* nodes\n"
+                 "through its callbacks; repeat for more op types"),
+    CLI_OPT_FLAG("--no-progress", 0, qc.no_progress, "no calibration progress bar"),
+    /* quant_cli's options `run` takes too, not listed: the dumps are refused,
+     * the others change nothing a build writes */
+    CLI_OPT_STR("--write-quant-cfg", 0, "FILE", qc.write_cfg, NULL),
+    CLI_OPT_REAL("--cos-threshold", 0, "X", qc.cos_threshold, -1, 1, NULL),
+    CLI_OPT_STR("--dump-golden", 0, "DIR", qc.dump_golden, NULL),
+    CLI_OPT_STR("--dump-quant", 0, "DIR", qc.dump_quant, NULL),
+    CLI_OPT_END};
+#undef CLI_OPTS_T
+
+const cli_spec cli_spec_build = {
+    "build",
+    "usage: rknn-trace build MODEL.onnx -o OUT.rknn [options]\n"
+    "Writes a simulator model: rknn-trace's own container (not a vendor .rknn) with\n"
+    "the ONNX graph and weights, the quantization parameters (Toolkit2's\n"
+    "*.quantization.cfg layout), the target and the build options. `rknn-trace run\n"
+    "OUT.rknn` and the simulated rknn_init load it.\n"
+    "\n",
+    build_options, NULL};
+
+/* ---- the build, step by step ----------------------------------------------------------- */
+
+/* Everything one build holds; each step returns an exit code (EXIT_OK: go on)
+ * and prints its own error. */
+typedef struct build_job {
+    build_opts o;
+    const char *model, *quant;
+    int qt, n_sets, n_reorder, reorder_v[4];
+    input_shape_t *shapes;       /* o.shapes.v: --shape, or the first --dynamic-input set */
+    int n_shapes;
+    int64_t *set_dims;           /* [set][input][MODEL_MAX_DIMS] */
+    int *set_ndim;
+    char *set_buf;
+    quant_preproc pp;
+    const npu_platform_t *plat;
+    graph_t *g;
+    void **bufs;
+    void *onnx, *cfg;
+    size_t onnx_len, cfg_len;
+    char *meta;
+    size_t meta_len;
+    char cfg_path[4096], err[1024];
+    accuracy_report *acc;
+} build_job;
+
+/* A runtime status as the build's error (b->err, else the status's name). */
+static int build_fail(build_job *b, int rc)
+{
+    cli_error("%s", b->err[0] ? b->err : rt_status_str(rc));
+    return cli_exit_code(rc);
+}
+
+/* Options and what can be checked before the model is read. */
+static int build_args(build_job *b, int argc, char **argv)
+{
+    build_opts *o = &b->o;
+    int n, qk;
+
+    o->target = "rk3588";
+    o->quant = "i8";
+    quant_cli_init(&o->qc);
+    if ((n = cli_parse(&cli_spec_build, argc, argv, o)) < 0)
+        return n == CLI_PARSE_HELP ? -1 : EXIT_USAGE;
+    if (n > 1) {
+        cli_error("build: more than one model given ('%s', '%s')", argv[1], argv[2]);
+        return EXIT_USAGE;
+    }
+    b->model = n ? argv[1] : NULL;
+    b->quant = o->quant;
+    b->shapes = o->shapes.v;
+    b->n_shapes = o->shapes.n;
+    b->n_sets = o->sets.n;
+    if (!b->model || !o->out) {
+        if (b->model)
             cli_error("build: -o OUT.rknn is required");
         else
-            usage(stderr);
+            cli_help(&cli_spec_build, stderr);
         return EXIT_USAGE;
     }
-    if (same_file(model, out)) {
-        cli_error("build: the output %s is the model %s itself; give another -o", out, model);
+    if (same_file(b->model, o->out)) {
+        cli_error("build: the output %s is the model %s itself; give another -o", o->out,
+                  b->model);
         return EXIT_USAGE;
     }
-    if (npu_platform_get(target, &plat, err, sizeof(err))) {
-        cli_error("%s", err);
+    if (npu_platform_get(o->target, &b->plat, b->err, sizeof(b->err))) {
+        cli_error("%s", b->err);
         return EXIT_USAGE;
     }
-    if (n_sets && n_shapes) {
+    if (b->n_sets && b->n_shapes) {
         cli_error("build: --shape is the one-set case of --dynamic-input; give one of them");
         return EXIT_USAGE;
     }
-    if (reorder && (n_reorder = parse_reorder(reorder, reorder_v)) < 0) {
+    if (o->reorder && (b->n_reorder = parse_reorder(o->reorder, b->reorder_v)) < 0) {
         cli_error("build: --reorder takes a permutation of 0..N-1 (N <= 4), e.g. 2,1,0; got '%s'",
-                  reorder);
+                  o->reorder);
         return EXIT_USAGE;
     }
     /* mean/std are the model's preprocessing (rknn_init applies them), not only
      * calibration's: they need no images */
-    qc.image_inputs = qc.mean || qc.std;
-    if ((qk = quant_cli_check(&quant, &qc)) != EXIT_OK)
+    o->qc.image_inputs = o->qc.mean || o->qc.std;
+    if ((qk = quant_cli_check(&b->quant, &o->qc)) != EXIT_OK)
         return qk;
-    quant_preproc_parse(qc.mean, qc.std, &pp, NULL, 0); /* checked by quant_cli_check */
-    if (qc.dump_golden || qc.dump_quant) {
+    quant_preproc_parse(o->qc.mean, o->qc.std, &b->pp, NULL, 0); /* checked by quant_cli_check */
+    if (o->qc.dump_golden || o->qc.dump_quant) {
         cli_error("build: --dump-golden/--dump-quant belong to rknn-trace run");
         return EXIT_USAGE;
     }
-    int qt = quant_type_parse(quant);
-    rc = rt_read_file(model, &onnx, &onnx_len, err, sizeof(err));
-    if (!rc && simmodel_is(onnx, onnx_len))
-        rc = rt_err(err, sizeof(err), RT_EINVAL, "%s is already a simulator model; build "
-                    "takes the source ONNX model", model);
+    b->qt = quant_type_parse(b->quant);
+    return EXIT_OK;
+}
+
+/* --dynamic-input: every set parsed and checked; shapes[] left at the first. */
+static int build_sets(build_job *b)
+{
+    graph_t *g = b->g;
+    const set_list *sets = &b->o.sets;
+    int ret, rc;
+
+    graph_free_static_inputs(g); /* as Toolkit2's dynamic_input resizes a static model */
+    b->o.qc.resize_static = 1;
+    b->set_dims = xcalloc((size_t)b->n_sets * (size_t)g->n_inputs * MODEL_MAX_DIMS, sizeof(int64_t));
+    b->set_ndim = xcalloc((size_t)b->n_sets * (size_t)g->n_inputs, sizeof(int));
+    for (int k = 0; k < b->n_sets; k++) {
+        free(b->set_buf);
+        b->set_buf = xstrdup(sets->v[k]);
+        if ((ret = parse_set(b->set_buf, g, k, b->set_dims, b->set_ndim, b->model, b->shapes,
+                             &b->n_shapes)) != EXIT_OK)
+            return ret;
+        /* every set must make a valid model, not only the calibrated one */
+        char msg[600];
+        if (k > 0 && (rc = check_set(b->model, b->shapes, b->n_shapes, msg, sizeof(msg)))) {
+            rt_err(b->err, sizeof(b->err), rc, "--dynamic-input set %d (%.200s): %s", k,
+                   sets->v[k], msg);
+            return build_fail(b, rc);
+        }
+    }
+    free(b->set_buf);
+    b->set_buf = xstrdup(sets->v[0]); /* shapes[] point into it: the first set */
+    parse_set(b->set_buf, g, 0, b->set_dims, b->set_ndim, b->model, b->shapes, &b->n_shapes);
+    return EXIT_OK;
+}
+
+/* --shape: the one set, every input as prepared. */
+static void build_one_set(build_job *b)
+{
+    const graph_t *g = b->g;
+
+    b->n_sets = 1;
+    b->set_dims = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1) * MODEL_MAX_DIMS,
+                          sizeof(int64_t));
+    b->set_ndim = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(int));
+    for (int j = 0; j < g->n_inputs; j++) {
+        const tensor_t *t = &g->t[g->inputs[j]];
+        b->set_ndim[j] = t->ndim;
+        memcpy(b->set_dims + (size_t)j * MODEL_MAX_DIMS, t->dims, sizeof(int64_t) * (size_t)t->ndim);
+    }
+}
+
+/* The ONNX model read, its shapes fixed, prepared, its custom ops provided. */
+static int build_load(build_job *b)
+{
+    const quant_cli *qc = &b->o.qc;
+    int rc, ret;
+
+    rc = rt_read_file(b->model, &b->onnx, &b->onnx_len, b->err, sizeof(b->err));
+    if (!rc && simmodel_is(b->onnx, b->onnx_len))
+        rc = rt_err(b->err, sizeof(b->err), RT_EINVAL, "%s is already a simulator model; build "
+                    "takes the source ONNX model", b->model);
     if (!rc)
-        rc = model_load_file(model, &g, err, sizeof(err));
+        rc = model_load_file(b->model, &b->g, b->err, sizeof(b->err));
     if (rc)
-        goto fail;
+        return build_fail(b, rc);
     /* a QDQ model brings its own parameters (runtime/quant/prequant.c) */
-    if (qt == QT_I8 && !qc.dataset && !qc.hybrid &&
-        quant_prequant_detect(g, NULL) != QP_QDQ) {
-        ret = EXIT_USAGE;
+    if (b->qt == QT_I8 && !qc->dataset && !qc->hybrid &&
+        quant_prequant_detect(b->g, NULL) != QP_QDQ) {
         cli_error("build -q i8 needs --dataset (calibration images or .npy), or --hybrid with "
                   "every parameter");
-        goto out;
+        return EXIT_USAGE;
     }
-    if (n_sets) {
-        graph_free_static_inputs(g); /* as Toolkit2's dynamic_input resizes a static model */
-        qc.resize_static = 1;
-        set_dims = xcalloc((size_t)n_sets * (size_t)g->n_inputs * MODEL_MAX_DIMS, sizeof(int64_t));
-        set_ndim = xcalloc((size_t)n_sets * (size_t)g->n_inputs, sizeof(int));
-        for (int k = 0; k < n_sets; k++) {
-            free(set_buf);
-            set_buf = xstrdup(set_args[k]);
-            if ((ret = parse_set(set_buf, g, k, set_dims, set_ndim, model, shapes,
-                                 &n_shapes)) != EXIT_OK)
-                goto out;
-            /* every set must make a valid model, not only the calibrated one */
-            char msg[600];
-            if (k > 0 && (rc = check_set(model, shapes, n_shapes, msg, sizeof(msg)))) {
-                rt_err(err, sizeof(err), rc, "--dynamic-input set %d (%.200s): %s", k,
-                       set_args[k], msg);
-                goto fail;
-            }
-        }
-        free(set_buf);
-        set_buf = xstrdup(set_args[0]); /* shapes[] point into it: the first set */
-        parse_set(set_buf, g, 0, set_dims, set_ndim, model, shapes, &n_shapes);
-    }
-    rc = passes_prepare(g, shapes, n_shapes, err, sizeof(err));
-    if (rc)
-        goto fail;
-    for (int k = 0; k < n_plugins; k++)
-        if ((rc = load_plugin(plugin_args[k], err, sizeof(err))) != 0)
-            goto fail;
+    if (b->n_sets && (ret = build_sets(b)) != EXIT_OK)
+        return ret;
+    if ((rc = passes_prepare(b->g, b->shapes, b->n_shapes, b->err, sizeof(b->err))))
+        return build_fail(b, rc);
+    for (int k = 0; k < b->o.plugins.n; k++)
+        if ((rc = load_plugin(b->o.plugins.v[k], b->err, sizeof(b->err))) != 0)
+            return build_fail(b, rc);
     /* int8 calibration and the fp16 analysis run the graph: every custom node needs
      * its implementation */
-    int nc = qt != QT_FP32 ? unprovided_custom(g) : -1;
+    int nc = b->qt != QT_FP32 ? unprovided_custom(b->g) : -1;
     if (nc >= 0) {
-        rc = rt_err(err, sizeof(err), RT_EUNSUPPORTED, "build -q %s runs the model, and node "
+        rc = rt_err(b->err, sizeof(b->err), RT_EUNSUPPORTED, "build -q %s runs the model, and node "
                     "'%s' is custom op %s: give --custom-op LIB.so, a library exporting "
                     "get_rknn_custom_op() with the application's callbacks "
-                    "(docs/matmul-api.md)", quant, g->nodes[nc].name, g->nodes[nc].op);
-        goto fail;
+                    "(docs/matmul-api.md)", b->quant, b->g->nodes[nc].name, b->g->nodes[nc].op);
+        return build_fail(b, rc);
     }
-    if (n_shapes && !n_sets) { /* --shape: the one set, every input as prepared */
-        n_sets = 1;
-        set_dims = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1) * MODEL_MAX_DIMS,
-                           sizeof(int64_t));
-        set_ndim = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(int));
-        for (int j = 0; j < g->n_inputs; j++) {
-            const tensor_t *t = &g->t[g->inputs[j]];
-            set_ndim[j] = t->ndim;
-            memcpy(set_dims + (size_t)j * MODEL_MAX_DIMS, t->dims, sizeof(int64_t) * (size_t)t->ndim);
-        }
-    }
+    if (b->n_shapes && !b->n_sets)
+        build_one_set(b);
+    return EXIT_OK;
+}
+
+/* --mean/--std/--reorder against each input, and an op the target runs on
+ * neither its NPU nor its CPU. */
+static int build_check(build_job *b)
+{
+    const graph_t *g = b->g;
+    const quant_cli *qc = &b->o.qc;
+    int rc, pre = qc->mean || qc->std || b->o.reorder;
+    char *err = b->err;
+    size_t errlen = sizeof(b->err);
+
     for (int j = 0; j < g->n_inputs; j++) {
         const tensor_t *t = &g->t[g->inputs[j]];
         /* Toolkit2 reads dim 1 of a 4-D ONNX input as its channels and refuses
          * mean_values of another length ("The len of mean_values ([123.675, 116.28,
          * 103.53]) for input 0 is wrong, expect 224!", mmdeploy issue 2271): an NHWC
          * input gets no silent skip either */
-        if ((qc.mean || qc.std || reorder) && t->dtype == DT_FLOAT && t->ndim == 4 &&
-            !is_image_input(t)) {
+        if (pre && t->dtype == DT_FLOAT && t->ndim == 4 && !is_image_input(t)) {
             char sh[64];
-            rc = rt_err(err, sizeof(err), RT_EINVAL, "--mean/--std/--reorder: input '%s' is %s "
+            rc = rt_err(err, errlen, RT_EINVAL, "--mean/--std/--reorder: input '%s' is %s "
                         "and an ONNX input's channels are dim 1 (%lld here, as Toolkit2 reads "
                         "them; mean/std take 1..4 channels): a channels-last input takes its "
                         "normalisation in the model, or transpose it to NCHW", t->name,
                         tensor_shape_str(t, sh, sizeof(sh)), (long long)t->dims[1]);
-            goto fail;
+            return build_fail(b, rc);
         }
-        if ((qc.mean || qc.std || reorder) && is_image_input(t) &&
-            ((rc = quant_preproc_check(&pp, t, err, sizeof(err))) ||
-             (n_reorder && n_reorder != t->dims[1] &&
-              (rc = rt_err(err, sizeof(err), RT_EINVAL, "--reorder gives %d channels, input "
-                           "'%s' has %lld", n_reorder, t->name, (long long)t->dims[1])))))
-            goto fail;
+        if (pre && is_image_input(t) &&
+            ((rc = quant_preproc_check(&b->pp, t, err, errlen)) ||
+             (b->n_reorder && b->n_reorder != t->dims[1] &&
+              (rc = rt_err(err, errlen, RT_EINVAL, "--reorder gives %d channels, input "
+                           "'%s' has %lld", b->n_reorder, t->name, (long long)t->dims[1])))))
+            return build_fail(b, rc);
     }
 
-    /* an op the target runs on neither its NPU nor its CPU: Toolkit2 converts such a
-     * model and the board's rknn_init refuses it; here the build does */
-    {
-        npu_graph_t *ng = NULL;
-        int bad = -1, dt = qt == QT_I8 ? DT_INT8 : qt == QT_FP16 ? DT_FLOAT16 : DT_FLOAT;
-        char e[512];
-        if (npu_lower_at(g, plat, dt, &ng, &bad, e, sizeof(e)) && bad < 0 && dt != DT_INT8)
-            npu_lower_at(g, plat, DT_INT8, &ng, &bad, e, sizeof(e)); /* a dtype it lacks */
-        npu_graph_free(ng);
-        if (bad >= 0) {
-            npu_unrunnable_msg(g, plat, bad, err, sizeof(err));
-            rc = RT_EUNSUPPORTED;
-            goto fail;
-        }
+    /* Toolkit2 converts such a model and the board's rknn_init refuses it; here
+     * the build does */
+    npu_graph_t *ng = NULL;
+    int bad = -1, dt = b->qt == QT_I8 ? DT_INT8 : b->qt == QT_FP16 ? DT_FLOAT16 : DT_FLOAT;
+    char e[512];
+    if (npu_lower_at(g, b->plat, dt, &ng, &bad, e, sizeof(e)) && bad < 0 && dt != DT_INT8)
+        npu_lower_at(g, b->plat, DT_INT8, &ng, &bad, e, sizeof(e)); /* a dtype it lacks */
+    npu_graph_free(ng);
+    if (bad >= 0) {
+        npu_unrunnable_msg(g, b->plat, bad, err, errlen);
+        return build_fail(b, RT_EUNSUPPORTED);
     }
+    return EXIT_OK;
+}
 
-    if (qt != QT_FP32) {
-        bufs = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*bufs));
+/* int8 calibration (its parameters into b->cfg) or the fp16 analysis, on a
+ * seeded input. */
+static int build_calibrate(build_job *b)
+{
+    graph_t *g = b->g;
+    int rc, ret;
+
+    if (b->qt == QT_FP32)
+        return EXIT_OK;
+    b->bufs = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*b->bufs));
+    for (int j = 0; j < g->n_inputs; j++) {
+        tensor_t *t = &g->t[g->inputs[j]];
+        b->bufs[j] = xaligned_alloc(tensor_nbytes(t) ? tensor_nbytes(t) : 1);
+        if (t->dtype == DT_FLOAT)
+            fill_uniform(b->bufs[j], tensor_numel(t), (uint64_t)j);
+    }
+    if (b->qt == QT_I8) {
+        /* a private (0600, O_EXCL) file that quant_cfg_write replaces
+         * whole, keeping its mode; removed at the end */
+        const char *tmpdir = getenv("TMPDIR");
+        snprintf(b->cfg_path, sizeof(b->cfg_path), "%s/rknn-trace-build-XXXXXX",
+                 tmpdir && *tmpdir ? tmpdir : "/tmp");
+        int fd = mkstemp(b->cfg_path);
+        if (fd < 0) {
+            rc = rt_err(b->err, sizeof(b->err), RT_EIO, "cannot make a temporary file in %s: %s",
+                        tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+            b->cfg_path[0] = 0;
+            return build_fail(b, rc);
+        }
+        close(fd);
+        b->o.qc.write_cfg = b->cfg_path;
+    }
+    ret = quant_cli_analyse(&b->o.qc, b->quant, b->model, g, (const void *const *)b->bufs, 0,
+                            &b->acc);
+    if (ret != EXIT_OK)
+        return ret;
+    if (b->qt == QT_I8 &&
+        (rc = rt_read_file(b->cfg_path, &b->cfg, &b->cfg_len, b->err, sizeof(b->err))))
+        return build_fail(b, rc);
+    return EXIT_OK;
+}
+
+static void build_meta_inputs(const build_job *b, json_writer *w)
+{
+    const graph_t *g = b->g;
+    const quant_cli *qc = &b->o.qc;
+
+    json_key(w, "inputs");
+    json_arr_open(w);
+    for (int j = 0; j < g->n_inputs; j++) {
+        const tensor_t *t = &g->t[g->inputs[j]];
+        int img = is_image_input(t);
+        json_obj_open(w);
+        json_key(w, "name"), json_str(w, t->name);
+        json_key(w, "mean");
+        write_list(w, img && qc->mean ? b->pp.mean : NULL, NULL, b->pp.n_mean);
+        json_key(w, "std");
+        write_list(w, img && qc->std ? b->pp.std : NULL, NULL, b->pp.n_std);
+        json_key(w, "reorder");
+        write_list(w, NULL, img && b->n_reorder ? b->reorder_v : NULL, b->n_reorder);
+        json_obj_close(w);
+    }
+    json_arr_close(w);
+    json_key(w, "dynamic_input");
+    if (!b->n_sets)
+        json_write_null(w);
+    else
+        json_arr_open(w);
+    for (int k = 0; k < b->n_sets; k++) {
+        json_arr_open(w);
         for (int j = 0; j < g->n_inputs; j++) {
-            tensor_t *t = &g->t[g->inputs[j]];
-            bufs[j] = xaligned_alloc(tensor_nbytes(t) ? tensor_nbytes(t) : 1);
-            if (t->dtype == DT_FLOAT)
-                fill_uniform(bufs[j], tensor_numel(t), (uint64_t)j);
+            json_arr_open(w);
+            size_t at = (size_t)k * (size_t)g->n_inputs + (size_t)j;
+            for (int d = 0; d < b->set_ndim[at]; d++)
+                json_int(w, b->set_dims[at * MODEL_MAX_DIMS + (size_t)d]);
+            json_arr_close(w);
         }
-        if (qt == QT_I8) {
-            /* a private (0600, O_EXCL) file that quant_cfg_write replaces
-             * whole, keeping its mode; removed at the end */
-            const char *tmpdir = getenv("TMPDIR");
-            snprintf(cfg_path, sizeof(cfg_path), "%s/rknn-trace-build-XXXXXX",
-                     tmpdir && *tmpdir ? tmpdir : "/tmp");
-            int fd = mkstemp(cfg_path);
-            if (fd < 0) {
-                rc = rt_err(err, sizeof(err), RT_EIO, "cannot make a temporary file in %s: %s",
-                            tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-                cfg_path[0] = 0;
-                goto fail;
-            }
-            close(fd);
-            qc.write_cfg = cfg_path;
-        }
-        ret = quant_cli_analyse(&qc, quant, model, g, (const void *const *)bufs, 0, &acc);
-        if (ret != EXIT_OK)
-            goto out;
-        ret = EXIT_INTERNAL;
-        if (qt == QT_I8 && (rc = rt_read_file(cfg_path, &cfg, &cfg_len, err, sizeof(err))))
-            goto fail;
+        json_arr_close(w);
     }
+    if (b->n_sets)
+        json_arr_close(w);
+}
 
-    /* META: what run and rknn_init need, and how the file was made. */
-    {
-        FILE *mf = open_memstream(&meta, &meta_len);
-        json_writer w;
-        char now[32], sha[65];
-        rt_iso_time(now, sizeof(now));
-        rt_sha256_hex(onnx, onnx_len, sha);
-        json_begin(&w, mf);
-        json_obj_open(&w);
-        json_key(&w, "format"), json_str(&w, "rknn-trace-sim");
-        json_key(&w, "version"), json_int(&w, SIMMODEL_VERSION);
-        json_key(&w, "target"), json_str(&w, plat->name);
-        json_key(&w, "quant"), json_str(&w, quant_type_name(qt));
-        json_key(&w, "quant_dtype"),
-            json_str(&w, qt == QT_I8 ? "asymmetric_quantized-8" : qt == QT_FP16 ? "float16" : "float32");
-        json_key(&w, "quant_algo"), json_str(&w, qt == QT_I8 ? qc.algo : NULL);
-        json_key(&w, "quant_method"), json_str(&w, qt == QT_I8 ? qc.method : NULL);
-        json_key(&w, "dataset"), json_str(&w, qc.dataset);
-        json_key(&w, "calibration_samples"), json_int(&w, acc ? acc->n_samples : 0);
-        json_key(&w, "mean"), json_str(&w, qc.mean);
-        json_key(&w, "std"), json_str(&w, qc.std);
-        json_key(&w, "hybrid"), json_str(&w, qc.hybrid);
-        json_key(&w, "inputs");
-        json_arr_open(&w);
-        for (int j = 0; j < g->n_inputs; j++) {
-            const tensor_t *t = &g->t[g->inputs[j]];
-            int img = is_image_input(t);
-            json_obj_open(&w);
-            json_key(&w, "name"), json_str(&w, t->name);
-            json_key(&w, "mean");
-            write_list(&w, img && qc.mean ? pp.mean : NULL, NULL, pp.n_mean);
-            json_key(&w, "std");
-            write_list(&w, img && qc.std ? pp.std : NULL, NULL, pp.n_std);
-            json_key(&w, "reorder");
-            write_list(&w, NULL, img && n_reorder ? reorder_v : NULL, n_reorder);
-            json_obj_close(&w);
-        }
-        json_arr_close(&w);
-        json_key(&w, "dynamic_input");
-        if (!n_sets)
-            json_write_null(&w);
-        else
-            json_arr_open(&w);
-        for (int k = 0; k < n_sets; k++) {
-            json_arr_open(&w);
-            for (int j = 0; j < g->n_inputs; j++) {
-                json_arr_open(&w);
-                size_t at = (size_t)k * (size_t)g->n_inputs + (size_t)j;
-                for (int d = 0; d < set_ndim[at]; d++)
-                    json_int(&w, set_dims[at * MODEL_MAX_DIMS + (size_t)d]);
-                json_arr_close(&w);
-            }
-            json_arr_close(&w);
-        }
-        if (n_sets)
-            json_arr_close(&w);
-        json_key(&w, "int8_layers"), json_int(&w, acc ? acc->n_int8_nodes : 0);
-        json_key(&w, "fp16_layers"), json_int(&w, acc ? acc->n_fp16_nodes : 0);
-        json_key(&w, "source"), json_str(&w, model);
-        json_key(&w, "source_sha256"), json_str(&w, sha);
-        json_key(&w, "created"), json_str(&w, now);
-        json_key(&w, "tool"), json_str(&w, "rknn-trace");
-        json_obj_close(&w);
-        json_end(&w);
-        fclose(mf);
-    }
-    {
-        const char *tags[3] = {"META", "ONNX", "QCFG"};
-        const void *data[3] = {meta, onnx, cfg};
-        size_t lens[3] = {meta_len, onnx_len, cfg_len};
-        rc = simmodel_write(out, cfg ? 3 : 2, tags, data, lens, err, sizeof(err));
-        if (rc)
-            goto fail;
-    }
-    printf("wrote %s: %s for %s", out, quant_type_name(qt), plat->name);
-    if (acc && qt == QT_I8)
-        printf(" (%s, %s, %d calibration samples, %d int8 layers, %d fp16 layers)", qc.algo,
-               qc.method, acc->n_samples, acc->n_int8_nodes, acc->n_fp16_nodes);
-    if (n_sets > 1)
-        printf(", %d input shape sets", n_sets);
+/* META: what run and rknn_init need, and how the file was made. */
+static void build_meta(build_job *b)
+{
+    FILE *mf = open_memstream(&b->meta, &b->meta_len);
+    const quant_cli *qc = &b->o.qc;
+    const accuracy_report *acc = b->acc;
+    int qt = b->qt;
+    json_writer w;
+    char now[32], sha[65];
+
+    rt_iso_time(now, sizeof(now));
+    rt_sha256_hex(b->onnx, b->onnx_len, sha);
+    json_begin(&w, mf);
+    json_obj_open(&w);
+    json_key(&w, "format"), json_str(&w, "rknn-trace-sim");
+    json_key(&w, "version"), json_int(&w, SIMMODEL_VERSION);
+    json_key(&w, "target"), json_str(&w, b->plat->name);
+    json_key(&w, "quant"), json_str(&w, quant_type_name(qt));
+    json_key(&w, "quant_dtype"),
+        json_str(&w, qt == QT_I8 ? "asymmetric_quantized-8" : qt == QT_FP16 ? "float16" : "float32");
+    json_key(&w, "quant_algo"), json_str(&w, qt == QT_I8 ? qc->algo : NULL);
+    json_key(&w, "quant_method"), json_str(&w, qt == QT_I8 ? qc->method : NULL);
+    json_key(&w, "dataset"), json_str(&w, qc->dataset);
+    json_key(&w, "calibration_samples"), json_int(&w, acc ? acc->n_samples : 0);
+    json_key(&w, "mean"), json_str(&w, qc->mean);
+    json_key(&w, "std"), json_str(&w, qc->std);
+    json_key(&w, "hybrid"), json_str(&w, qc->hybrid);
+    build_meta_inputs(b, &w);
+    json_key(&w, "int8_layers"), json_int(&w, acc ? acc->n_int8_nodes : 0);
+    json_key(&w, "fp16_layers"), json_int(&w, acc ? acc->n_fp16_nodes : 0);
+    json_key(&w, "source"), json_str(&w, b->model);
+    json_key(&w, "source_sha256"), json_str(&w, sha);
+    json_key(&w, "created"), json_str(&w, now);
+    json_key(&w, "tool"), json_str(&w, "rknn-trace");
+    json_obj_close(&w);
+    json_end(&w);
+    fclose(mf);
+}
+
+static int build_write(build_job *b)
+{
+    const char *tags[3] = {"META", "ONNX", "QCFG"};
+    const void *data[3] = {b->meta, b->onnx, b->cfg};
+    size_t lens[3] = {b->meta_len, b->onnx_len, b->cfg_len};
+    int rc = simmodel_write(b->o.out, b->cfg ? 3 : 2, tags, data, lens, b->err, sizeof(b->err));
+
+    if (rc)
+        return build_fail(b, rc);
+    printf("wrote %s: %s for %s", b->o.out, quant_type_name(b->qt), b->plat->name);
+    if (b->acc && b->qt == QT_I8)
+        printf(" (%s, %s, %d calibration samples, %d int8 layers, %d fp16 layers)", b->o.qc.algo,
+               b->o.qc.method, b->acc->n_samples, b->acc->n_int8_nodes, b->acc->n_fp16_nodes);
+    if (b->n_sets > 1)
+        printf(", %d input shape sets", b->n_sets);
     printf("\n");
-    ret = EXIT_OK;
-    goto out;
-fail:
-    cli_error("%s", err[0] ? err : rt_status_str(rc));
-    ret = cli_exit_code(rc);
-out:
-    if (cfg_path[0])
-        remove(cfg_path);
-    for (int j = 0; bufs && j < g->n_inputs; j++)
-        free(bufs[j]);
-    free(bufs);
-    free(onnx);
-    free(cfg);
-    free(meta);
-    free(set_dims);
-    free(set_ndim);
-    free(set_buf);
-    accuracy_report_free(acc);
-    graph_free(g);
+    return EXIT_OK;
+}
+
+static void build_job_free(build_job *b)
+{
+    if (b->cfg_path[0])
+        remove(b->cfg_path);
+    for (int j = 0; b->bufs && j < b->g->n_inputs; j++)
+        free(b->bufs[j]);
+    free(b->bufs);
+    free(b->onnx);
+    free(b->cfg);
+    free(b->meta);
+    free(b->set_dims);
+    free(b->set_ndim);
+    free(b->set_buf);
+    accuracy_report_free(b->acc);
+    graph_free(b->g);
     plugins_free();
+    free(b);
+}
+
+int cmd_build(int argc, char **argv)
+{
+    build_job *b = xcalloc(1, sizeof(*b));
+    int ret = build_args(b, argc, argv);
+
+    if (ret < 0) { /* --help */
+        free(b);
+        return EXIT_OK;
+    }
+    if (ret == EXIT_OK)
+        ret = build_load(b);
+    if (ret == EXIT_OK)
+        ret = build_check(b);
+    if (ret == EXIT_OK)
+        ret = build_calibrate(b);
+    if (ret == EXIT_OK) {
+        build_meta(b);
+        ret = build_write(b);
+    }
+    build_job_free(b);
     return ret;
 }

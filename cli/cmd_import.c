@@ -5,6 +5,7 @@
  * transaction: a bad line anywhere leaves the database as it was. */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "cli/opt.h"
 #include "record/record.h"
 #include "dump/dump.h"
 #include "runtime/npu/npu.h"
@@ -21,39 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <dirent.h>
-
-static void usage(FILE *f)
-{
-    fputs("usage: rknn-trace import PATH... [options]\n"
-          "Reads what a board or Toolkit2 printed and records it as runs: per-layer\n"
-          "performance tables (RKNN_LOG_LEVEL=4, eval_perf, perf_detail; every generation),\n"
-          "the ranking table and totals, runtime/driver/toolkit version lines, SRAM tables,\n"
-          "eval_memory, rknn_benchmark output, accuracy_analysis tables (the simulator half\n"
-          "becomes a 'toolkit' run), its snapshot folder (error_analysis.txt, the tensors\n"
-          "of simulator/ and runtime/ named by map_name_to_file.txt, golden/ recorded) and\n"
-          "level-5 dumps (a folder, or the log's dump lines).\n"
-          "Error lines (E RKNN, failed submits, toolkit errors) make a failed run with its\n"
-          "error lines and a diagnosis of the known ones.\n"
-          "A log with several runs gives several runs. Lines that are not read are counted\n"
-          "by kind; a table line that cannot be read is an error.\n"
-          "A FILE.json written by `rknn-trace export` is read back whole, alone (runs whose\n"
-          "content is here already are skipped; a taken label becomes LABEL-2).\n"
-          "Bounds (exit 2, nothing stored): a log is text from its first bytes, no line is\n"
-          "longer than 64 KiB, one import holds at most 1 GiB (logs, runs, rows); an export\n"
-          "file is at most 128 MiB.\n"
-          "\n"
-          "      --label TEXT    label of the run (the next runs: TEXT-2, TEXT-3, ...)\n"
-          "      --model FILE    the model the log belongs to (path and sha256 recorded)\n"
-          "      --target CHIP   the board's platform (rk3588, ...); default: the one the log\n"
-          "                      names (target platform, RKNN_TARGET, device tree, rk3588, ...)\n"
-          "      --format F      auto (default) or only: perf, sram, info, memory, benchmark,\n"
-          "                      accuracy, dumps, errors (comma-separated)\n"
-          "      --strict        any line not read (other than layout, comments, elisions) fails\n"
-          "      --copy          copy dump files next to the database instead of referencing them\n"
-          "      --db PATH       database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
-          "      --json          one JSON document on stdout\n",
-          f);
-}
 
 static int parse_formats(const char *s)
 {
@@ -549,267 +517,344 @@ static int write_one(void *ctx, const vlog_run_t *r, void *prep, char *err, size
 }
 
 
-int cmd_import(int argc, char **argv)
-{
-    const char *label = NULL, *model = NULL, *db = NULL, *target = NULL;
-    int formats = VLOG_F_ALL, strict = 0, json = 0, copy = 0, n_src = 0, ex = EXIT_OK;
-    int64_t kinds[VLOG_NKINDS] = {0};
-    int created = 0;
-    size_t budget = IMPORT_MAX_BYTES; /* what the import may still hold (cli/import_read.c) */
-    import_ctx ic = {0};
-    source *src = xcalloc((size_t)argc, sizeof(*src));
-    store *st = NULL;
-    char err[512], model_sha[65], *model_sha_p = NULL;
+/* ---- options ------------------------------------------------------------------------ */
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            goto out;
-        } else if (cli_opt_is(a, "--label")) {
-            if (!(label = cli_opt_value(argc, argv, &i))) { ex = EXIT_USAGE; goto out; }
-        } else if (cli_opt_is(a, "--model")) {
-            if (!(model = cli_opt_value(argc, argv, &i))) { ex = EXIT_USAGE; goto out; }
-        } else if (cli_opt_is(a, "--target")) {
-            const npu_platform_t *p;
-            if (!(target = cli_opt_value(argc, argv, &i))) { ex = EXIT_USAGE; goto out; }
-            if (!(p = npu_platform_find(target))) {
-                cli_error("import: --target %s: unknown platform (known: %s)", target,
-                          npu_platform_names());
-                ex = EXIT_USAGE;
-                goto out;
-            }
-            target = p->name;
-        } else if (cli_opt_is(a, "--db")) {
-            if (!(db = cli_opt_value(argc, argv, &i))) { ex = EXIT_USAGE; goto out; }
-        } else if (cli_opt_is(a, "--format")) {
-            const char *f = cli_opt_value(argc, argv, &i);
-            if (!f || (formats = parse_formats(f)) <= 0) {
-                if (f)
-                    cli_error("import: unknown --format '%s' (auto, perf, sram, info, memory, "
-                              "benchmark, accuracy, dumps)", f);
-                ex = EXIT_USAGE;
-                goto out;
-            }
-        } else if (!strcmp(a, "--strict")) {
-            strict = 1;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--copy")) {
-            copy = 1;
-        } else if (a[0] == '-' && a[1]) {
-            ex = cli_unknown_option("import", a);
-            goto out;
-        } else {
-            src[n_src++].path = a;
-        }
+typedef struct import_opts {
+    const char *label, *model, *db, *target;
+    int formats, strict, json, copy;
+} import_opts;
+
+static int opt_target(const char *opt, const char *v, void *target)
+{
+    const npu_platform_t *p = npu_platform_find(v);
+    if (!p) {
+        cli_error("import: --target %s: unknown platform (known: %s)", v, npu_platform_names());
+        return -1;
     }
-    if (!n_src) {
-        usage(stderr);
-        ex = EXIT_USAGE;
-        goto out;
+    *(const char **)target = p->name;
+    return 0;
+}
+
+static int opt_format(const char *opt, const char *v, void *target)
+{
+    if ((*(int *)target = parse_formats(v)) <= 0) {
+        cli_error("import: unknown --format '%s' (auto, perf, sram, info, memory, "
+                  "benchmark, accuracy, dumps)", v);
+        return -1;
     }
-    if (cli_is_export_file(src[0].path)) { /* runs written by `rknn-trace export` */
-        struct stat sb;
-        if (stat(src[0].path, &sb) == 0 && (uint64_t)sb.st_size > IMPORT_MAX_EXPORT) {
-            cli_error("import: %s: an export of %lld MiB, over the %d MiB one import reads (its "
-                      "JSON takes about 8 times its size in memory); export fewer runs per file",
-                      src[0].path, (long long)(sb.st_size >> 20), (int)(IMPORT_MAX_EXPORT >> 20));
-            ex = EXIT_INPUT;
-            goto out;
-        }
-        ex = cli_import_export(src[0].path, n_src, db, label || model || strict || copy ||
-                               json || target || formats != VLOG_F_ALL);
-        goto out;
+    return 0;
+}
+
+#define CLI_OPTS_T import_opts
+static const cli_opt import_options[] = {
+    CLI_OPT_STR("--label", 0, "TEXT", label, "label of the run (the next runs: TEXT-2, TEXT-3, ...)"),
+    CLI_OPT_STR("--model", 0, "FILE", model, "the model the log belongs to (path and sha256 recorded)"),
+    CLI_OPT_CALL("--target", 0, "CHIP", target, opt_target,
+                 "the board's platform (rk3588, ...); default: the one the log\n"
+                 "names (target platform, RKNN_TARGET, device tree, rk3588, ...)"),
+    CLI_OPT_CALL("--format", 0, "F", formats, opt_format,
+                 "auto (default) or only: perf, sram, info, memory, benchmark,\n"
+                 "accuracy, dumps, errors (comma-separated)"),
+    CLI_OPT_FLAG("--strict", 0, strict,
+                 "any line not read (other than layout, comments, elisions) fails"),
+    CLI_OPT_FLAG("--copy", 0, copy,
+                 "copy dump files next to the database instead of referencing them"),
+    CLI_OPT_DB(db),
+    CLI_OPT_FLAG("--json", 0, json, "one JSON document on stdout"),
+    CLI_OPT_END};
+#undef CLI_OPTS_T
+
+const cli_spec cli_spec_import = {
+    "import",
+    "usage: rknn-trace import PATH... [options]\n"
+    "Reads what a board or Toolkit2 printed and records it as runs: per-layer\n"
+    "performance tables (RKNN_LOG_LEVEL=4, eval_perf, perf_detail; every generation),\n"
+    "the ranking table and totals, runtime/driver/toolkit version lines, SRAM tables,\n"
+    "eval_memory, rknn_benchmark output, accuracy_analysis tables (the simulator half\n"
+    "becomes a 'toolkit' run), its snapshot folder (error_analysis.txt, the tensors\n"
+    "of simulator/ and runtime/ named by map_name_to_file.txt, golden/ recorded) and\n"
+    "level-5 dumps (a folder, or the log's dump lines).\n"
+    "Error lines (E RKNN, failed submits, toolkit errors) make a failed run with its\n"
+    "error lines and a diagnosis of the known ones.\n"
+    "A log with several runs gives several runs. Lines that are not read are counted\n"
+    "by kind; a table line that cannot be read is an error.\n"
+    "A FILE.json written by `rknn-trace export` is read back whole, alone (runs whose\n"
+    "content is here already are skipped; a taken label becomes LABEL-2).\n"
+    "Bounds (exit 2, nothing stored): a log is text from its first bytes, no line is\n"
+    "longer than 64 KiB, one import holds at most 1 GiB (logs, runs, rows); an export\n"
+    "file is at most 128 MiB.\n"
+    "\n",
+    import_options, NULL};
+
+/* ---- the import, step by step --------------------------------------------------------- */
+
+typedef struct import_job {
+    const import_opts *o;
+    source *src;
+    int n_src;
+    size_t budget;   /* what the import may still hold (cli/import_read.c) */
+    char err[512];
+} import_job;
+
+/* `import FILE.json` of an export, within its bound. */
+static int import_export_file(const char *path, int n_paths, const import_opts *o)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && (uint64_t)sb.st_size > IMPORT_MAX_EXPORT) {
+        cli_error("import: %s: an export of %lld MiB, over the %d MiB one import reads (its "
+                  "JSON takes about 8 times its size in memory); export fewer runs per file",
+                  path, (long long)(sb.st_size >> 20), (int)(IMPORT_MAX_EXPORT >> 20));
+        return EXIT_INPUT;
     }
-    if (model) {
-        void *data = NULL;
-        size_t len = 0;
-        if (rt_read_file(model, &data, &len, err, sizeof err)) {
-            cli_error("import: %s", err);
-            ex = EXIT_INPUT;
-            goto out;
-        }
-        rt_sha256_hex(data, len, model_sha);
-        model_sha_p = model_sha;
-        free(data);
-    }
-    /* read every source and check the folders before the database is touched;
-     * text logs are checked while they are read, inside the transaction */
-    for (int s = 0; s < n_src; s++) {
-        source *x = &src[s];
+    return cli_import_export(path, n_paths, o->db, o->label || o->model || o->strict ||
+                             o->copy || o->json || o->target || o->formats != VLOG_F_ALL);
+}
+
+/* Every source read and the folders checked before the database is touched;
+ * text logs are checked while they are read, inside the transaction. */
+static int import_read_sources(import_job *j)
+{
+    char *err = j->err;
+    size_t errlen = sizeof(j->err);
+
+    for (int s = 0; s < j->n_src; s++) {
+        source *x = &j->src[s];
         if (is_dir(x->path)) {
             char *table = path_join(x->path, "error_analysis.txt");
-            int snap = is_file(table);
+            int snap = is_file(table), ex;
             free(table);
             if (snap) {
-                int rc = read_snapshot(x, formats, &budget, err, sizeof err);
+                int rc = read_snapshot(x, j->o->formats, &j->budget, err, errlen);
                 if (rc) {
                     cli_error("import: %s: %s", x->path, err);
-                    ex = input_exit(rc);
-                    goto out;
+                    return input_exit(rc);
                 }
-                if ((ex = check_lines(x, strict)))
-                    goto out;
+                if ((ex = check_lines(x, j->o->strict)))
+                    return ex;
                 continue;
             }
             x->is_dir = 1;
-            if (golden_scan(x->path, &x->files, &x->n_files, err, sizeof err) || !x->n_files ||
-                charge_rows(x->path, (size_t)x->n_files, sizeof(golden_file), &budget, err,
-                            sizeof err)) {
+            if (golden_scan(x->path, &x->files, &x->n_files, err, errlen) || !x->n_files ||
+                charge_rows(x->path, (size_t)x->n_files, sizeof(golden_file), &j->budget, err,
+                            errlen)) {
                 cli_error("import: %s: %s", x->path, x->n_files ? err : "no .npy dump in the folder");
-                ex = EXIT_INPUT;
-                goto out;
+                return EXIT_INPUT;
             }
             continue;
         }
-        int rc = import_read_log(x->path, &budget, &x->text, &x->len, &x->mapped, err, sizeof err);
+        int rc = import_read_log(x->path, &j->budget, &x->text, &x->len, &x->mapped, err, errlen);
         if (rc) {
             cli_error("import: %s", err); /* the reader names the file */
-            ex = EXIT_INPUT;
-            goto out;
+            return EXIT_INPUT;
         }
         import_log_platform(x->text, x->len, x->platform, sizeof x->platform);
     }
-    db = store_default_path(db);
+    return EXIT_OK;
+}
+
+/* One source's runs through ic (inside the transaction). */
+static int import_write_source(import_job *j, source *x, import_ctx *ic)
+{
+    char *err = j->err;
+    size_t errlen = sizeof(j->err);
+    int rc = 0, ex;
+
+    ic->src = x;
+    if (x->text) {
+        import_stage stage = {prepare_one, write_one, discard_one, ic, &j->budget};
+        rc = import_stream(x->text, x->len, j->o->formats, &x->log, &stage, err, errlen);
+        if (rc == RT_ENOMEM) { /* the scan passed the bound: name it */
+            size_t n = strlen(err);
+            snprintf(err + n, errlen - n, " (one import holds at most %d MiB: its logs' "
+                     "text and what is read from them); split the log",
+                     (int)(IMPORT_MAX_BYTES >> 20));
+        }
+        j->budget += x->len; /* the text is let go */
+        source_text_free(x);
+        if (!rc && (ex = check_lines(x, j->o->strict)))
+            return ex;
+    } else {
+        static const vlog_run_t none;
+        int nr = x->is_dir ? 1 : x->log.n_runs;
+        for (int k = 0; k < nr && !rc; k++) {
+            const vlog_run_t *r = x->is_dir ? &none : &x->log.runs[k];
+            run_prep p;
+            prepare_run(x, r, &p);
+            rc = write_one(ic, r, &p, err, errlen);
+            run_prep_free(&p);
+        }
+    }
+    if (rc) {
+        cli_error("import: %s: %s", x->path, err);
+        return input_exit(rc);
+    }
+    return EXIT_OK;
+}
+
+/* The "tensors" figure of a run (r NULL: a dump folder). */
+static int import_tensors(const source *x, const vlog_run_t *r)
+{
+    return !r ? x->n_files : r->n_dumps + (x->snapshot ? x->n_tensors[!r->toolkit] : 0);
+}
+
+static void import_print_json(const import_job *j, const int64_t *ids, const int64_t *kinds)
+{
+    const char *target = j->o->target;
+    json_writer w;
+    size_t len;
+    char *text;
+
+    json_begin_mem(&w); /* one write: 17,000 runs took 20 ms through stdio */
+    json_obj_open(&w);
+    json_key(&w, "runs");
+    json_arr_open(&w);
+    for (int s = 0, i = 0; s < j->n_src; s++) {
+        const source *x = &j->src[s];
+        int nr = x->is_dir ? 1 : x->log.n_runs;
+        for (int k = 0; k < nr; k++, i++) {
+            const vlog_run_t *r = x->is_dir ? NULL : &x->log.runs[k];
+            json_obj_open(&w);
+            json_key(&w, "run_id"); json_int(&w, ids[i]);
+            json_key(&w, "source"); json_str(&w, x->path);
+            json_key(&w, "backend"); json_str(&w, r && r->toolkit ? "toolkit" : "board");
+            json_key(&w, "platform"); json_str(&w, r ? import_run_platform(r, target, x->platform) : target);
+            json_key(&w, "status"); json_str(&w, r && r->failed ? "failed" : "ok");
+            json_key(&w, "layers"); json_int(&w, r && r->has_perf ? r->perf.n_rows : 0);
+            json_key(&w, "accuracy"); json_int(&w, r ? r->n_acc : 0);
+            json_key(&w, "tensors");
+            json_int(&w, import_tensors(x, r));
+            json_key(&w, "total_us");
+            if (r && r->has_perf && r->perf.total_time_us >= 0) json_int(&w, r->perf.total_time_us); else json_write_null(&w);
+            json_obj_close(&w);
+        }
+    }
+    json_arr_close(&w);
+    json_key(&w, "lines");
+    json_obj_open(&w);
+    for (int k = 0; k < VLOG_NKINDS; k++) {
+        json_key(&w, vlog_kind_names[k]);
+        json_int(&w, kinds[k]);
+    }
+    json_obj_close(&w);
+    json_obj_close(&w);
+    json_end(&w);
+    text = json_take(&w, &len);
+    fwrite(text, 1, len, stdout);
+    free(text);
+}
+
+static void import_print_text(const import_job *j, const int64_t *ids, const int64_t *kinds)
+{
+    for (int s = 0, i = 0; s < j->n_src; s++) {
+        const source *x = &j->src[s];
+        int nr = x->is_dir ? 1 : x->log.n_runs;
+        for (int k = 0; k < nr; k++, i++) {
+            const vlog_run_t *r = x->is_dir ? NULL : &x->log.runs[k];
+            printf("run %lld  %-7s  %s", (long long)ids[i], r && r->toolkit ? "toolkit" : "board",
+                   esc_tmp(ESC_TERM, x->path));
+            if (r && r->has_perf)
+                printf("  %d layers", r->perf.n_rows);
+            if (r && r->n_acc)
+                printf("  %d accuracy rows", r->n_acc);
+            if (r && r->n_errors)
+                printf("  %s, %d error line%s", r->failed ? "failed" : "ok", r->n_errors,
+                       r->n_errors == 1 ? "" : "s");
+            if (!r || r->n_dumps || (x->snapshot && x->n_tensors[!r->toolkit]))
+                printf("  %d tensors", import_tensors(x, r));
+            putchar('\n');
+        }
+    }
+    printf("lines:");
+    for (int k = 0; k < VLOG_NKINDS; k++)
+        if (kinds[k])
+            printf(" %s %lld", vlog_kind_names[k], (long long)kinds[k]);
+    putchar('\n');
+}
+
+/* The sources read, every run written in one transaction (all or none), the
+ * runs listed. */
+static int import_logs(import_job *j)
+{
+    const import_opts *o = j->o;
+    int64_t kinds[VLOG_NKINDS] = {0};
+    import_ctx ic = {0};
+    store *st = NULL;
+    char model_sha[65];
+    const char *db = NULL;
+    int ex, created = 0;
+
+    if (o->model) {
+        void *data = NULL;
+        size_t len = 0;
+        if (rt_read_file(o->model, &data, &len, j->err, sizeof j->err)) {
+            cli_error("import: %s", j->err);
+            return EXIT_INPUT;
+        }
+        rt_sha256_hex(data, len, model_sha);
+        free(data);
+    }
+    if ((ex = import_read_sources(j)))
+        return ex;
+    db = store_default_path(o->db);
     created = access(db, F_OK) != 0;
-    if (store_open(db, &st, err, sizeof err)) {
-        cli_error("%s", err);
+    if (store_open(db, &st, j->err, sizeof j->err) ||
+        /* the whole import is one transaction: all its runs, or none */
+        store_batch_begin_adding(st, j->err, sizeof j->err)) {
+        cli_error("%s", j->err);
         ex = EXIT_INPUT;
         goto out;
     }
-    /* the whole import is one transaction: all its runs, or none */
-    if (store_batch_begin_adding(st, err, sizeof err)) {
-        cli_error("%s", err);
-        ex = EXIT_INPUT;
-        goto out;
-    }
-    ic.st = st;
-    ic.label = label;
-    ic.model = model;
-    ic.model_sha = model_sha_p;
-    ic.target = target;
-    ic.copy = copy;
-    ic.db = db;
+    ic = (import_ctx){.st = st, .label = o->label, .model = o->model,
+                      .model_sha = o->model ? model_sha : NULL, .target = o->target,
+                      .copy = o->copy, .db = db};
     rt_iso_time(ic.time, sizeof ic.time);
-    for (int s = 0; s < n_src && !ex; s++) {
-        source *x = &src[s];
-        int rc = 0;
-        ic.src = x;
-        if (x->text) {
-            import_stage stage = {prepare_one, write_one, discard_one, &ic, &budget};
-            rc = import_stream(x->text, x->len, formats, &x->log, &stage, err, sizeof err);
-            if (rc == RT_ENOMEM) { /* the scan passed the bound: name it */
-                size_t n = strlen(err);
-                snprintf(err + n, sizeof err - n, " (one import holds at most %d MiB: its logs' "
-                         "text and what is read from them); split the log",
-                         (int)(IMPORT_MAX_BYTES >> 20));
-            }
-            budget += x->len; /* the text is let go */
-            source_text_free(x);
-            if (!rc && (ex = check_lines(x, strict)))
-                break;
-        } else {
-            static const vlog_run_t none;
-            int nr = x->is_dir ? 1 : x->log.n_runs;
-            for (int k = 0; k < nr && !rc; k++) {
-                const vlog_run_t *r = x->is_dir ? &none : &x->log.runs[k];
-                run_prep p;
-                prepare_run(x, r, &p);
-                rc = write_one(&ic, r, &p, err, sizeof err);
-                run_prep_free(&p);
-            }
-        }
-        if (rc) {
-            cli_error("import: %s: %s", x->path, err);
-            ex = input_exit(rc);
-        }
-    }
+    for (int s = 0; s < j->n_src && !ex; s++)
+        ex = import_write_source(j, &j->src[s], &ic);
     if (ex) {
         store_batch_abort(st);
         goto out;
     }
-    for (int s = 0; s < n_src; s++)
+    for (int s = 0; s < j->n_src; s++)
         for (int k = 0; k < VLOG_NKINDS; k++)
-            kinds[k] += src[s].log.kinds[k];
-    if (store_batch_commit(st, err, sizeof err)) {
-        cli_error("import: %s", err);
+            kinds[k] += j->src[s].log.kinds[k];
+    if (store_batch_commit(st, j->err, sizeof j->err)) {
+        cli_error("import: %s", j->err);
         ex = cli_exit_code(RT_EIO);
         goto out;
     }
-    if (json) {
-        json_writer w;
-        size_t len;
-        char *text;
-        json_begin_mem(&w); /* one write: 17,000 runs took 20 ms through stdio */
-        json_obj_open(&w);
-        json_key(&w, "runs");
-        json_arr_open(&w);
-        for (int s = 0, j = 0; s < n_src; s++) {
-            int nr = src[s].is_dir ? 1 : src[s].log.n_runs;
-            for (int k = 0; k < nr; k++, j++) {
-                const vlog_run_t *r = src[s].is_dir ? NULL : &src[s].log.runs[k];
-                json_obj_open(&w);
-                json_key(&w, "run_id"); json_int(&w, ic.ids[j]);
-                json_key(&w, "source"); json_str(&w, src[s].path);
-                json_key(&w, "backend"); json_str(&w, r && r->toolkit ? "toolkit" : "board");
-                json_key(&w, "platform"); json_str(&w, r ? import_run_platform(r, target, src[s].platform) : target);
-                json_key(&w, "status"); json_str(&w, r && r->failed ? "failed" : "ok");
-                json_key(&w, "layers"); json_int(&w, r && r->has_perf ? r->perf.n_rows : 0);
-                json_key(&w, "accuracy"); json_int(&w, r ? r->n_acc : 0);
-                json_key(&w, "tensors");
-                json_int(&w, !r ? src[s].n_files : r->n_dumps + (src[s].snapshot ? src[s].n_tensors[!r->toolkit] : 0));
-                json_key(&w, "total_us");
-                if (r && r->has_perf && r->perf.total_time_us >= 0) json_int(&w, r->perf.total_time_us); else json_write_null(&w);
-                json_obj_close(&w);
-            }
-        }
-        json_arr_close(&w);
-        json_key(&w, "lines");
-        json_obj_open(&w);
-        for (int k = 0; k < VLOG_NKINDS; k++) {
-            json_key(&w, vlog_kind_names[k]);
-            json_int(&w, kinds[k]);
-        }
-        json_obj_close(&w);
-        json_obj_close(&w);
-        json_end(&w);
-        text = json_take(&w, &len);
-        fwrite(text, 1, len, stdout);
-        free(text);
-    } else {
-        for (int s = 0, j = 0; s < n_src; s++) {
-            int nr = src[s].is_dir ? 1 : src[s].log.n_runs;
-            for (int k = 0; k < nr; k++, j++) {
-                const vlog_run_t *r = src[s].is_dir ? NULL : &src[s].log.runs[k];
-                printf("run %lld  %-7s  %s", (long long)ic.ids[j], r && r->toolkit ? "toolkit" : "board",
-                       esc_tmp(ESC_TERM, src[s].path));
-                if (r && r->has_perf)
-                    printf("  %d layers", r->perf.n_rows);
-                if (r && r->n_acc)
-                    printf("  %d accuracy rows", r->n_acc);
-                if (r && r->n_errors)
-                    printf("  %s, %d error line%s", r->failed ? "failed" : "ok", r->n_errors,
-                           r->n_errors == 1 ? "" : "s");
-                if (!r || r->n_dumps || (src[s].snapshot && src[s].n_tensors[!r->toolkit]))
-                    printf("  %d tensors", !r ? src[s].n_files
-                                              : r->n_dumps + (src[s].snapshot ? src[s].n_tensors[!r->toolkit] : 0));
-                putchar('\n');
-            }
-        }
-        printf("lines:");
-        for (int k = 0; k < VLOG_NKINDS; k++)
-            if (kinds[k])
-                printf(" %s %lld", vlog_kind_names[k], (long long)kinds[k]);
-        putchar('\n');
-    }
+    if (o->json)
+        import_print_json(j, ic.ids, kinds);
+    else
+        import_print_text(j, ic.ids, kinds);
 out:
-    for (int s = 0; s < n_src; s++)
-        source_free(&src[s]);
-    free(src);
     free(ic.ids);
     store_close(st);
     if (ex && created)
         unlink(db); /* a database this import created holds nothing */
+    return ex;
+}
+
+int cmd_import(int argc, char **argv)
+{
+    import_opts o = {.formats = VLOG_F_ALL};
+    import_job j = {.o = &o, .budget = IMPORT_MAX_BYTES};
+    int n = cli_parse(&cli_spec_import, argc, argv, &o), ex;
+
+    if (n < 0)
+        return n == CLI_PARSE_HELP ? EXIT_OK : EXIT_USAGE;
+    if (!n) {
+        cli_help(&cli_spec_import, stderr);
+        return EXIT_USAGE;
+    }
+    if (cli_is_export_file(argv[1])) /* runs written by `rknn-trace export` */
+        return import_export_file(argv[1], n, &o);
+    j.n_src = n;
+    j.src = xcalloc((size_t)n, sizeof(*j.src));
+    for (int s = 0; s < n; s++)
+        j.src[s].path = argv[1 + s];
+    ex = import_logs(&j);
+    for (int s = 0; s < n; s++)
+        source_free(&j.src[s]);
+    free(j.src);
     return ex;
 }

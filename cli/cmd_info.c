@@ -1,10 +1,12 @@
 /* cli/cmd_info.c — `rknn-trace info`: what this build supports and where the
  * runtime library is. */
 #include "cli/cli.h"
+#include "record/record.h"
+#include "cli/opt.h"
 #include "runtime/emu/emu.h"
 #include "runtime/exec/exec.h"
 #include "runtime/npu/npu.h"
-#include "tracer/tracer.h"
+#include "tracer/board.h"
 #include "util/util.h"
 
 #include <dlfcn.h>
@@ -86,21 +88,11 @@ static void print_platforms(void)
     }
 }
 
-int cmd_info(int argc, char **argv)
+static void print_ops(void)
 {
-    char self[PATH_MAX], lib[PATH_MAX + 32];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-    if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        puts("usage: rknn-trace info\nPrints the version, the supported ops and platforms and where the "
-             "simulated librknnrt.so is,\nthe NPU device libdrm finds (driver rknpu) and the driver version.");
-        return EXIT_OK;
-    }
-    printf("version    rknn-trace %s\n", RKNN_TRACE_VERSION);
-    print_platforms();
-    printf("backends   sim (this host)\n");
-    printf("ops        ");
     int col = 11;
+
+    printf("ops        ");
     for (const char *const *op = exec_op_names(); *op; op++) {
         int w = (int)strlen(*op) + 1;
         if (col + w > 100) {
@@ -116,40 +108,89 @@ int cmd_info(int argc, char **argv)
     const emu_chip_info *chips = emu_chip_table(&n_chips);
     for (int i = 0; i < n_chips; i++)
         printf("%-10s %s: %s\n", i ? "" : "npu tasks", chips[i].chips, chips[i].status);
-    char *ours = NULL;
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash)
-            *slash = '\0';
-        /* Installed layout: PREFIX/bin/rknn-trace and PREFIX/lib/rknn-trace/librknnrt.so;
-         * build layout: build/rknn-trace and build/librknnrt.so. */
-        snprintf(lib, sizeof(lib), "%s/../lib/rknn-trace/librknnrt.so", self);
-        if (access(lib, R_OK) != 0)
-            snprintf(lib, sizeof(lib), "%s/librknnrt.so", self);
-        if (access(lib, R_OK) == 0)
-            ours = realpath(lib, NULL);
-    }
-    if (ours) {
-        char ver[160];
-        printf("runtime    %s (simulated NPU; kept off the default library path)\n", ours);
-        if (board_runtime_version(ours, ver, sizeof ver))
-            printf("           librknnrt version: %s\n", ver);
-        char *dir = xstrdup(ours);
-        *strrchr(dir, '/') = '\0';
-        printf("           select it with: export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n",
-               dir);
-        free(dir);
-    }
-    print_loaded_runtime(ours);
-    print_board();
+}
+
+/* This build's librknnrt.so, realpath'd (free it), or NULL. Installed layout:
+ * PREFIX/bin/rknn-trace and PREFIX/lib/rknn-trace/librknnrt.so; build layout:
+ * build/rknn-trace and build/librknnrt.so. */
+static char *our_runtime(void)
+{
+    char self[PATH_MAX], lib[PATH_MAX + 32];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+    if (n <= 0)
+        return NULL;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(lib, sizeof(lib), "%s/../lib/rknn-trace/librknnrt.so", self);
+    if (access(lib, R_OK) != 0)
+        snprintf(lib, sizeof(lib), "%s/librknnrt.so", self);
+    return access(lib, R_OK) == 0 ? realpath(lib, NULL) : NULL;
+}
+
+static void print_our_runtime(const char *ours)
+{
+    char ver[160];
+
+    printf("runtime    %s (simulated NPU; kept off the default library path)\n", ours);
+    if (board_runtime_version(ours, ver, sizeof ver))
+        printf("           librknnrt version: %s\n", ver);
+    char *dir = xstrdup(ours);
+    *strrchr(dir, '/') = '\0';
+    printf("           select it with: export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n",
+           dir);
+    free(dir);
+}
+
+static void print_vendor_runtime(void)
+{
     const char *vendor = board_runtime_find(NULL);
     char vv[160];
+
     if (vendor)
         printf("board run  %s%s%s (--backend board, attach)\n", vendor,
                board_runtime_version(vendor, vv, sizeof vv) ? ", version " : "", vv);
     else
         printf("board run  no vendor librknnrt.so found ($RKNN_TRACE_RUNTIME, /usr/lib, ...)\n");
+}
+
+typedef struct info_opts {
+    int unused;
+} info_opts;
+
+#define CLI_OPTS_T info_opts
+static const cli_opt info_options[] = {CLI_OPT_END};
+#undef CLI_OPTS_T
+
+const cli_spec cli_spec_info = {
+    "info",
+    "usage: rknn-trace info\nPrints the version, the supported ops and platforms and where the "
+    "simulated librknnrt.so is,\nthe NPU device libdrm finds (driver rknpu) and the driver version.\n",
+    info_options, NULL};
+
+int cmd_info(int argc, char **argv)
+{
+    info_opts o = {0};
+    int n = cli_parse(&cli_spec_info, argc, argv, &o);
+
+    if (n < 0)
+        return n == CLI_PARSE_HELP ? EXIT_OK : EXIT_USAGE;
+    if (n > 0) {
+        cli_error("info takes no arguments, got '%s'", argv[1]);
+        return EXIT_USAGE;
+    }
+    printf("version    rknn-trace %s\n", RKNN_TRACE_VERSION);
+    print_platforms();
+    printf("backends   sim (this host)\n");
+    print_ops();
+    char *ours = our_runtime();
+    if (ours)
+        print_our_runtime(ours);
+    print_loaded_runtime(ours);
+    print_board();
+    print_vendor_runtime();
     free(ours);
     return EXIT_OK;
 }

@@ -2,6 +2,7 @@
  * container holds (runtime/model/rknn_file.h), without running anything. */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "cli/opt.h"
 #include "runtime/emu/emu.h"
 #include "runtime/model/rknn_file.h"
 #include "util/escape.h"
@@ -12,19 +13,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *f)
-{
-    fputs("usage: rknn-trace inspect FILE.rknn [--json] [--tasks]\n"
-          "Shows what a vendor-compiled .rknn holds: target, toolkit and compiler versions,\n"
-          "inputs/outputs (dtype, layout, original and native shape, quantization,\n"
-          "mean/std), the compiled node list (fused op types, FullName, CPU/NPU,\n"
-          "parameters) and counts per op type and target.\n"
-          "      --json   one JSON document on stdout\n"
-          "      --tasks  also the compiled NPU tasks, decoded from their register writes\n"
-          "               (op, geometry, addresses, precision, output chain; checked against\n"
-          "               the graph; decode only, nothing is executed)\n",
-          f);
-}
+typedef struct inspect_opts {
+    int json, tasks;
+} inspect_opts;
+
+#define CLI_OPTS_T inspect_opts
+static const cli_opt inspect_options[] = {
+    CLI_OPT_FLAG("--json", 0, json, "one JSON document on stdout"),
+    CLI_OPT_FLAG("--tasks", 0, tasks,
+                 "also the compiled NPU tasks, decoded from their register writes\n"
+                 "(op, geometry, addresses, precision, output chain; checked against\n"
+                 "the graph; decode only, nothing is executed)"),
+    CLI_OPT_END};
+#undef CLI_OPTS_T
+
+const cli_spec cli_spec_inspect = {
+    "inspect",
+    "usage: rknn-trace inspect FILE.rknn [--json] [--tasks]\n"
+    "Shows what a vendor-compiled .rknn holds: target, toolkit and compiler versions,\n"
+    "inputs/outputs (dtype, layout, original and native shape, quantization,\n"
+    "mean/std), the compiled node list (fused op types, FullName, CPU/NPU,\n"
+    "parameters) and counts per op type and target.\n",
+    inspect_options, NULL};
 
 /* Counting op types in first-seen order (a model has a few dozen at most). */
 typedef struct op_count {
@@ -228,11 +238,153 @@ static void json_nums(json_writer *w, const double *v, int n)
     json_arr_close(w);
 }
 
+/* The "inputs" (pass 0) or "outputs" (pass 1) list. */
+static void json_io_list(json_writer *w, const rknn_model *m, int pass)
+{
+    json_key(w, pass ? "outputs" : "inputs");
+    json_arr_open(w);
+    for (int i = 0; i < m->n_io; i++) {
+        const rknn_io *io = &m->io[i];
+        const rknn_tensor *t = &m->tensors[io->tensor];
+        if (io->is_output != pass)
+            continue;
+        json_obj_open(w);
+        json_key(w, "name");
+        json_str(w, io->name);
+        json_key(w, "dtype");
+        json_str(w, io_dtype(m, io));
+        json_key(w, "layout");
+        json_str(w, io->native_layout[0] ? io->native_layout : NULL);
+        json_key(w, "framework_layout");
+        json_str(w, io->layout[0] ? io->layout : NULL);
+        json_key(w, "shape");
+        json_shape(w, t->nd, t->shape);
+        json_key(w, "native_shape");
+        json_shape(w, t->nnd, t->native);
+        json_key(w, "qmethod");
+        json_str(w, t->qmethod[0] ? t->qmethod : NULL);
+        json_key(w, "scale");
+        if (t->has_quant)
+            json_num(w, t->scale);
+        else
+            json_write_null(w);
+        json_key(w, "zero_point");
+        if (t->has_quant)
+            json_int(w, t->zero_point);
+        else
+            json_write_null(w);
+        json_key(w, "mean");
+        json_nums(w, io->mean, io->n_mean);
+        json_key(w, "std");
+        json_nums(w, io->std, io->n_std);
+        json_key(w, "reorder");
+        json_arr_open(w);
+        for (int k = 0; k < io->n_reorder; k++)
+            json_int(w, io->reorder[k]);
+        json_arr_close(w);
+        json_obj_close(w);
+    }
+    json_arr_close(w);
+}
+
+/* One compiled node (id: its 1-based position). */
+static void json_node(json_writer *w, const rknn_model *m, const rknn_node *n, int i)
+{
+    json_obj_open(w);
+    json_key(w, "id");
+    json_int(w, i + 1);
+    json_key(w, "op");
+    json_str(w, n->type);
+    json_key(w, "name");
+    json_str(w, n->name);
+    json_key(w, "target");
+    json_str(w, rknn_target_name(n->target));
+    for (int io = 0; io < 2; io++) {
+        json_key(w, io ? "outputs" : "inputs");
+        json_arr_open(w);
+        for (int k = 0; k < (io ? n->n_out : n->n_in); k++) {
+            const rknn_tensor *t = &m->tensors[io ? n->out[k] : n->in[k]];
+            json_obj_open(w);
+            json_key(w, "name");
+            json_str(w, t->name);
+            json_key(w, "dtype");
+            json_str(w, rknn_dtype_name(t->dtype));
+            json_key(w, "shape");
+            json_shape(w, t->nd, t->shape);
+            json_key(w, "native_shape");
+            json_shape(w, t->nnd, t->native);
+            if (t->data_off >= 0) {
+                json_key(w, "data_offset");
+                json_int(w, t->data_off);
+                json_key(w, "data_bytes");
+                json_int(w, t->data_len);
+            }
+            json_obj_close(w);
+        }
+        json_arr_close(w);
+    }
+    if (n->n_kernel) {
+        json_key(w, "kernel");
+        json_shape(w, n->n_kernel, n->kernel);
+    }
+    if (n->n_stride) {
+        json_key(w, "stride");
+        json_shape(w, n->n_stride, n->stride);
+    }
+    if (n->n_pad) {
+        json_key(w, "pad");
+        json_shape(w, n->n_pad, n->pad);
+    }
+    if (n->n_dilation) {
+        json_key(w, "dilation");
+        json_shape(w, n->n_dilation, n->dilation);
+    }
+    if (n->mode[0]) {
+        json_key(w, "mode");
+        json_str(w, n->mode);
+    }
+    if (n->has_axis) {
+        json_key(w, "axis");
+        json_int(w, n->axis);
+    }
+    if (n->tasks >= 0) {
+        json_key(w, "tasks");
+        json_int(w, n->tasks);
+    }
+    json_obj_close(w);
+}
+
+/* "op_counts" and "target_counts". */
+static void json_counts(json_writer *w, const rknn_model *m)
+{
+    op_count *oc = NULL;
+    int nop, per_tgt[3] = {0, 0, 0};
+
+    for (int i = 0; i < m->n_nodes; i++)
+        per_tgt[m->nodes[i].target]++;
+    nop = count_ops(m, &oc);
+    json_key(w, "op_counts");
+    json_obj_open(w);
+    for (int k = 0; k < nop; k++) {
+        json_key(w, oc[k].op);
+        json_int(w, oc[k].n);
+    }
+    json_obj_close(w);
+    json_key(w, "target_counts");
+    json_obj_open(w);
+    json_key(w, "NPU");
+    json_int(w, per_tgt[RKNN_TGT_NPU]);
+    json_key(w, "CPU");
+    json_int(w, per_tgt[RKNN_TGT_CPU]);
+    json_key(w, "GPU");
+    json_int(w, per_tgt[RKNN_TGT_GPU]);
+    json_obj_close(w);
+    free(oc);
+}
+
 static void print_json(const char *path, const rknn_model *m, const emu_program *tasks, FILE *f)
 {
     json_writer w;
-    op_count *oc = NULL;
-    int nop, per_tgt[3] = {0, 0, 0};
 
     json_begin(&w, f);
     json_obj_open(&w);
@@ -273,52 +425,8 @@ static void print_json(const char *path, const rknn_model *m, const emu_program 
         json_raw(&w, m->dyn_json);
     else
         json_write_null(&w);
-    for (int pass = 0; pass < 2; pass++) {
-        json_key(&w, pass ? "outputs" : "inputs");
-        json_arr_open(&w);
-        for (int i = 0; i < m->n_io; i++) {
-            const rknn_io *io = &m->io[i];
-            const rknn_tensor *t = &m->tensors[io->tensor];
-            if (io->is_output != pass)
-                continue;
-            json_obj_open(&w);
-            json_key(&w, "name");
-            json_str(&w, io->name);
-            json_key(&w, "dtype");
-            json_str(&w, io_dtype(m, io));
-            json_key(&w, "layout");
-            json_str(&w, io->native_layout[0] ? io->native_layout : NULL);
-            json_key(&w, "framework_layout");
-            json_str(&w, io->layout[0] ? io->layout : NULL);
-            json_key(&w, "shape");
-            json_shape(&w, t->nd, t->shape);
-            json_key(&w, "native_shape");
-            json_shape(&w, t->nnd, t->native);
-            json_key(&w, "qmethod");
-            json_str(&w, t->qmethod[0] ? t->qmethod : NULL);
-            json_key(&w, "scale");
-            if (t->has_quant)
-                json_num(&w, t->scale);
-            else
-                json_write_null(&w);
-            json_key(&w, "zero_point");
-            if (t->has_quant)
-                json_int(&w, t->zero_point);
-            else
-                json_write_null(&w);
-            json_key(&w, "mean");
-            json_nums(&w, io->mean, io->n_mean);
-            json_key(&w, "std");
-            json_nums(&w, io->std, io->n_std);
-            json_key(&w, "reorder");
-            json_arr_open(&w);
-            for (int k = 0; k < io->n_reorder; k++)
-                json_int(&w, io->reorder[k]);
-            json_arr_close(&w);
-            json_obj_close(&w);
-        }
-        json_arr_close(&w);
-    }
+    json_io_list(&w, m, 0);
+    json_io_list(&w, m, 1);
     if (m->container == RKNN_C_LITE) {
         json_key(&w, "lite");
         json_obj_open(&w);
@@ -357,152 +465,72 @@ static void print_json(const char *path, const rknn_model *m, const emu_program 
     json_int(&w, m->container == RKNN_C_TK2_FB || m->lite_graph ? m->n_tensors : 0);
     json_key(&w, "nodes");
     json_arr_open(&w);
-    for (int i = 0; i < m->n_nodes; i++) {
-        const rknn_node *n = &m->nodes[i];
-        json_obj_open(&w);
-        json_key(&w, "id");
-        json_int(&w, i + 1);
-        json_key(&w, "op");
-        json_str(&w, n->type);
-        json_key(&w, "name");
-        json_str(&w, n->name);
-        json_key(&w, "target");
-        json_str(&w, rknn_target_name(n->target));
-        for (int io = 0; io < 2; io++) {
-            json_key(&w, io ? "outputs" : "inputs");
-            json_arr_open(&w);
-            for (int k = 0; k < (io ? n->n_out : n->n_in); k++) {
-                const rknn_tensor *t = &m->tensors[io ? n->out[k] : n->in[k]];
-                json_obj_open(&w);
-                json_key(&w, "name");
-                json_str(&w, t->name);
-                json_key(&w, "dtype");
-                json_str(&w, rknn_dtype_name(t->dtype));
-                json_key(&w, "shape");
-                json_shape(&w, t->nd, t->shape);
-                json_key(&w, "native_shape");
-                json_shape(&w, t->nnd, t->native);
-                if (t->data_off >= 0) {
-                    json_key(&w, "data_offset");
-                    json_int(&w, t->data_off);
-                    json_key(&w, "data_bytes");
-                    json_int(&w, t->data_len);
-                }
-                json_obj_close(&w);
-            }
-            json_arr_close(&w);
-        }
-        if (n->n_kernel) {
-            json_key(&w, "kernel");
-            json_shape(&w, n->n_kernel, n->kernel);
-        }
-        if (n->n_stride) {
-            json_key(&w, "stride");
-            json_shape(&w, n->n_stride, n->stride);
-        }
-        if (n->n_pad) {
-            json_key(&w, "pad");
-            json_shape(&w, n->n_pad, n->pad);
-        }
-        if (n->n_dilation) {
-            json_key(&w, "dilation");
-            json_shape(&w, n->n_dilation, n->dilation);
-        }
-        if (n->mode[0]) {
-            json_key(&w, "mode");
-            json_str(&w, n->mode);
-        }
-        if (n->has_axis) {
-            json_key(&w, "axis");
-            json_int(&w, n->axis);
-        }
-        if (n->tasks >= 0) {
-            json_key(&w, "tasks");
-            json_int(&w, n->tasks);
-        }
-        json_obj_close(&w);
-        per_tgt[n->target]++;
-    }
+    for (int i = 0; i < m->n_nodes; i++)
+        json_node(&w, m, &m->nodes[i], i);
     json_arr_close(&w);
-    nop = count_ops(m, &oc);
-    json_key(&w, "op_counts");
-    json_obj_open(&w);
-    for (int k = 0; k < nop; k++) {
-        json_key(&w, oc[k].op);
-        json_int(&w, oc[k].n);
-    }
-    json_obj_close(&w);
-    json_key(&w, "target_counts");
-    json_obj_open(&w);
-    json_key(&w, "NPU");
-    json_int(&w, per_tgt[RKNN_TGT_NPU]);
-    json_key(&w, "CPU");
-    json_int(&w, per_tgt[RKNN_TGT_CPU]);
-    json_key(&w, "GPU");
-    json_int(&w, per_tgt[RKNN_TGT_GPU]);
-    json_obj_close(&w);
+    json_counts(&w, m);
     if (tasks)
         inspect_tasks_json(&w, m, tasks);
     json_obj_close(&w);
     json_end(&w);
-    free(oc);
+}
+
+/* The text, every name in it from the file: the whole text through
+ * ESC_TERM_LINES (its own lines kept, no control byte of the file's). */
+static void print_text_escaped(const char *path, const rknn_model *m, const emu_program *tasks)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&text, &len);
+
+    if (mf) {
+        print_text(path, m, mf);
+        if (tasks)
+            inspect_tasks_text(mf, m, tasks);
+        fclose(mf);
+        esc_fput(stdout, ESC_TERM_LINES, text);
+    } else {
+        print_text(path, m, stdout);
+        if (tasks)
+            inspect_tasks_text(stdout, m, tasks);
+    }
+    free(text);
 }
 
 int cmd_inspect(int argc, char **argv)
 {
-    const char *path = NULL;
-    int json = 0, want_tasks = 0, rc;
+    inspect_opts o = {0};
+    const char *path;
+    int n = cli_parse(&cli_spec_inspect, argc, argv, &o), rc;
     rknn_model *m = NULL;
     emu_program tasks = {0};
     char err[512];
 
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return EXIT_OK;
-        } else if (!strcmp(argv[i], "--json")) {
-            json = 1;
-        } else if (!strcmp(argv[i], "--tasks")) {
-            want_tasks = 1;
-        } else if (cli_model_arg("inspect", argv[i], &path)) {
-            return EXIT_USAGE;
-        }
-    }
-    if (!path) {
-        usage(stderr);
+    if (n < 0)
+        return n == CLI_PARSE_HELP ? EXIT_OK : EXIT_USAGE;
+    if (n > 1) {
+        cli_error("inspect: more than one model given ('%s', '%s')", argv[1], argv[2]);
         return EXIT_USAGE;
     }
+    if (!n) {
+        cli_help(&cli_spec_inspect, stderr);
+        return EXIT_USAGE;
+    }
+    path = argv[1];
     rc = rknn_model_read(path, &m, err, sizeof(err));
     if (rc) {
         cli_error("%s", err);
         return cli_exit_code(rc);
     }
-    if (want_tasks && (rc = inspect_tasks_load(path, m, &tasks, err, sizeof(err)))) {
+    if (o.tasks && (rc = inspect_tasks_load(path, m, &tasks, err, sizeof(err)))) {
         cli_error("%s: %s", path, err);
         rknn_model_free(m);
         return cli_exit_code(rc);
     }
-    if (json) {
-        print_json(path, m, want_tasks ? &tasks : NULL, stdout);
-    } else {
-        /* every name in it comes from the file: the whole text through
-         * ESC_TERM_LINES (its own lines kept, no control byte of the file's) */
-        char *text = NULL;
-        size_t len = 0;
-        FILE *mf = open_memstream(&text, &len);
-        if (mf) {
-            print_text(path, m, mf);
-            if (want_tasks)
-                inspect_tasks_text(mf, m, &tasks);
-            fclose(mf);
-            esc_fput(stdout, ESC_TERM_LINES, text);
-        } else {
-            print_text(path, m, stdout);
-            if (want_tasks)
-                inspect_tasks_text(stdout, m, &tasks);
-        }
-        free(text);
-    }
+    if (o.json)
+        print_json(path, m, o.tasks ? &tasks : NULL, stdout);
+    else
+        print_text_escaped(path, m, o.tasks ? &tasks : NULL);
     emu_program_free(&tasks);
     rknn_model_free(m);
     return EXIT_OK;

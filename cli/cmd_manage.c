@@ -3,6 +3,7 @@
  * cmd_import). Every change says what it did on stdout; nothing is silent. */
 #include "analyze/store.h"
 #include "cli/cli.h"
+#include "cli/opt.h"
 #include "util/escape.h"
 #include "util/outfile.h"
 #include "util/util.h"
@@ -14,27 +15,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Options every command here takes: --db PATH, -h. Returns 1 when arg was
- * one of them (*stop: help printed or usage error, with *ex set). */
-static int common_opt(int argc, char **argv, int *i, const char *usage, const char **db,
-                      int *stop, int *ex)
+/* The options of the commands here; each command's table names its own. */
+typedef struct manage_opts {
+    const char *db, *output;
+    int yes, none, all;
+    cli_list tags;
+} manage_opts;
+
+/* The operand count (in argv[1..n]), or -1 with *ex the exit code (help or
+ * a usage error). */
+static int manage_parse(const cli_spec *spec, int argc, char **argv, manage_opts *o, int *ex)
 {
-    const char *a = argv[*i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-        fputs(usage, stdout);
-        *stop = 1;
-        *ex = EXIT_OK;
-        return 1;
-    }
-    if (cli_opt_is(a, "--db")) {
-        if (!(*db = cli_opt_value(argc, argv, i))) {
-            *stop = 1;
-            *ex = EXIT_USAGE;
-        }
-        return 1;
-    }
-    return 0;
+    memset(o, 0, sizeof *o);
+    int n = cli_parse(spec, argc, argv, o);
+    if (n < 0)
+        *ex = n == CLI_PARSE_HELP ? EXIT_OK : EXIT_USAGE;
+    return n < 0 ? -1 : n;
 }
+
+#define CLI_OPTS_T manage_opts
 
 /* A stored text on a terminal line (util/escape.h). */
 static const char *tt(const char *s)
@@ -76,34 +75,45 @@ static int resolve_runs(store *st, char **refs, int n, store_run *runs, int *nr)
 
 /* ---- rm ------------------------------------------------------------------- */
 
-static const char rm_usage[] =
+static const cli_opt rm_options[] = {
+    CLI_OPT_FLAG("--yes", 'y', yes, "do not ask"),
+    CLI_OPT_DB(db),
+    CLI_OPT_END};
+
+const cli_spec cli_spec_rm = {
+    "rm",
     "usage: rknn-trace rm RUN... [-y] [--db PATH]\n"
     "Deletes runs (RUN: an id or a label) with their layers, outputs, errors, tags and\n"
     "load samples, all or none. Asks first on a terminal; elsewhere (a script, a pipe)\n"
-    "it deletes only with -y. Each deleted run is named on stdout.\n"
-    "  -y, --yes        do not ask\n"
-    "      --db PATH    database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n";
+    "it deletes only with -y. Each deleted run is named on stdout.\n",
+    rm_options, NULL};
+
+/* Asks on the terminal whether to delete runs[0..nr): 1 for yes. */
+static int rm_confirm(const store_run *runs, int nr, const char *db)
+{
+    char nm[160], answer[16] = "";
+
+    fprintf(stderr, "delete %d run%s from %s:", nr, nr == 1 ? "" : "s", store_default_path(db));
+    for (int k = 0; k < nr; k++) {
+        run_name(&runs[k], nm, sizeof nm);
+        fprintf(stderr, "%s %s", k ? "," : "", nm);
+    }
+    fprintf(stderr, "? [y/N] ");
+    return fgets(answer, sizeof answer, stdin) && (answer[0] == 'y' || answer[0] == 'Y');
+}
 
 int cmd_rm(int argc, char **argv)
 {
-    const char *db = NULL;
-    char **refs = xcalloc((size_t)argc, sizeof *refs), err[512], nm[160];
+    manage_opts o;
+    char err[512], nm[160];
     store_run *runs = xcalloc((size_t)argc, sizeof *runs);
-    int nref = 0, nr = 0, yes = 0, stop = 0, ex = EXIT_OK, rc = 0;
+    int nref, nr = 0, ex = EXIT_OK, rc = 0;
     store *st = NULL;
+    const char *db;
 
-    for (int i = 1; i < argc && !stop; i++) {
-        if (common_opt(argc, argv, &i, rm_usage, &db, &stop, &ex))
-            continue;
-        if (!strcmp(argv[i], "-y") || !strcmp(argv[i], "--yes"))
-            yes = 1;
-        else if (argv[i][0] == '-' && argv[i][1])
-            ex = cli_unknown_option("rm", argv[i]), stop = 1;
-        else
-            refs[nref++] = argv[i];
-    }
-    if (stop)
+    if ((nref = manage_parse(&cli_spec_rm, argc, argv, &o, &ex)) < 0)
         goto out;
+    db = o.db;
     if (!nref) {
         cli_error("rm: which runs? (rknn-trace rm RUN...; rknn-trace ls lists them)");
         ex = EXIT_USAGE;
@@ -114,24 +124,16 @@ int cmd_rm(int argc, char **argv)
         ex = cli_exit_code(rc);
         goto out;
     }
-    if ((ex = resolve_runs(st, refs, nref, runs, &nr)))
+    if ((ex = resolve_runs(st, argv + 1, nref, runs, &nr)))
         goto out;
-    if (!yes) {
+    if (!o.yes) {
         if (!isatty(STDIN_FILENO)) {
             cli_error("rm: not deleting %d run%s without a confirmation: stdin is not a terminal "
                       "(add -y)", nr, nr == 1 ? "" : "s");
             ex = EXIT_USAGE;
             goto out;
         }
-        fprintf(stderr, "delete %d run%s from %s:", nr, nr == 1 ? "" : "s",
-                store_default_path(db));
-        for (int k = 0; k < nr; k++) {
-            run_name(&runs[k], nm, sizeof nm);
-            fprintf(stderr, "%s %s", k ? "," : "", nm);
-        }
-        fprintf(stderr, "? [y/N] ");
-        char answer[16] = "";
-        if (!fgets(answer, sizeof answer, stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
+        if (!rm_confirm(runs, nr, db)) {
             printf("nothing deleted\n");
             goto out;
         }
@@ -158,44 +160,39 @@ out:
     for (int k = 0; k < nr; k++)
         store_run_clear(&runs[k]);
     free(runs);
-    free(refs);
     store_close(st);
     return ex;
 }
 
 /* ---- tag, untag, label ------------------------------------------------------ */
 
-static const char tag_usage[] =
-    "usage: rknn-trace tag RUN TAG... [--db PATH]\n"
-    "       rknn-trace untag RUN TAG... [--db PATH]\n"
-    "Puts tags on a run (or takes them off). A tag is a short word: letters, digits and\n"
+#define TAG_USAGE \
+    "usage: rknn-trace tag RUN TAG... [--db PATH]\n" \
+    "       rknn-trace untag RUN TAG... [--db PATH]\n" \
+    "Puts tags on a run (or takes them off). A tag is a short word: letters, digits and\n" \
     ". _ - + : / @ =. `ls --tag TAG` lists the runs that have it.\n"
-    "      --db PATH    database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n";
+
+static const cli_opt db_options[] = {CLI_OPT_DB(db), CLI_OPT_END};
+const cli_spec cli_spec_tag = {"tag", TAG_USAGE, db_options, NULL};
+const cli_spec cli_spec_untag = {"untag", TAG_USAGE, db_options, NULL};
 
 static int tag_cmd(int argc, char **argv, int add)
 {
-    const char *db = NULL, *ref = NULL, *name = add ? "tag" : "untag";
-    char **tags = xcalloc((size_t)argc, sizeof *tags), err[512], nm[160];
-    int nt = 0, stop = 0, ex = EXIT_OK, rc = 0, have = 0;
+    const char *name = add ? "tag" : "untag";
+    manage_opts o;
+    char err[512], nm[160];
+    int n, nt, ex = EXIT_OK, rc = 0, have = 0;
     store *st = NULL;
     store_run run;
 
-    for (int i = 1; i < argc && !stop; i++) {
-        if (common_opt(argc, argv, &i, tag_usage, &db, &stop, &ex))
-            continue;
-        if (argv[i][0] == '-' && argv[i][1])
-            ex = cli_unknown_option(name, argv[i]), stop = 1;
-        else if (!ref)
-            ref = argv[i];
-        else
-            tags[nt++] = argv[i];
-    }
-    if (stop)
-        goto out;
-    if (!ref || !nt) {
+    if ((n = manage_parse(add ? &cli_spec_tag : &cli_spec_untag, argc, argv, &o, &ex)) < 0)
+        return ex;
+    const char *db = o.db, *ref = n ? argv[1] : NULL;
+    char **tags = argv + 2;
+    nt = n - 1;
+    if (!ref || nt < 1) {
         cli_error("%s: give a run and at least one tag (rknn-trace %s RUN TAG...)", name, name);
-        ex = EXIT_USAGE;
-        goto out;
+        return EXIT_USAGE;
     }
     if ((rc = store_open(store_default_path(db), &st, err, sizeof err)) ||
         (rc = store_get_run(st, ref, &run, err, sizeof err)))
@@ -227,7 +224,6 @@ fail:
 out:
     if (have)
         store_run_clear(&run);
-    free(tags);
     store_close(st);
     return ex;
 }
@@ -235,42 +231,36 @@ out:
 int cmd_tag(int argc, char **argv) { return tag_cmd(argc, argv, 1); }
 int cmd_untag(int argc, char **argv) { return tag_cmd(argc, argv, 0); }
 
-static const char label_usage[] =
+static const cli_opt label_options[] = {
+    CLI_OPT_FLAG("--none", 0, none, "no label"),
+    CLI_OPT_DB(db),
+    CLI_OPT_END};
+
+const cli_spec cli_spec_label = {
+    "label",
     "usage: rknn-trace label RUN NAME [--db PATH]\n"
     "       rknn-trace label RUN --none [--db PATH]\n"
-    "Gives a run a new label (unique, not a number), or takes its label away.\n"
-    "      --none       no label\n"
-    "      --db PATH    database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n";
+    "Gives a run a new label (unique, not a number), or takes its label away.\n",
+    label_options, NULL};
 
 int cmd_label(int argc, char **argv)
 {
-    const char *db = NULL, *ref = NULL, *label = NULL;
-    int none = 0, stop = 0, ex = EXIT_OK, rc = 0, have = 0;
+    manage_opts o;
+    int n, ex = EXIT_OK, rc = 0, have = 0;
     char err[512], *old = NULL;
     store *st = NULL;
     store_run run;
 
-    for (int i = 1; i < argc && !stop; i++) {
-        if (common_opt(argc, argv, &i, label_usage, &db, &stop, &ex))
-            continue;
-        if (!strcmp(argv[i], "--none"))
-            none = 1;
-        else if (argv[i][0] == '-' && argv[i][1])
-            ex = cli_unknown_option("label", argv[i]), stop = 1;
-        else if (!ref)
-            ref = argv[i];
-        else if (!label)
-            label = argv[i];
-        else
-            cli_error("label: one run and one name, got a third argument '%s'", argv[i]),
-                ex = EXIT_USAGE, stop = 1;
+    if ((n = manage_parse(&cli_spec_label, argc, argv, &o, &ex)) < 0)
+        return ex;
+    if (n > 2) {
+        cli_error("label: one run and one name, got a third argument '%s'", argv[3]);
+        return EXIT_USAGE;
     }
-    if (stop)
-        goto out;
-    if (!ref || (!label) == !none) {
+    const char *db = o.db, *ref = n > 0 ? argv[1] : NULL, *label = n > 1 ? argv[2] : NULL;
+    if (!ref || (!label) == !o.none) {
         cli_error("label: give a run and a name, or --none (rknn-trace label RUN NAME)");
-        ex = EXIT_USAGE;
-        goto out;
+        return EXIT_USAGE;
     }
     if ((rc = store_open(store_default_path(db), &st, err, sizeof err)) ||
         (rc = store_get_run(st, ref, &run, err, sizeof err)))
@@ -296,16 +286,21 @@ out:
 
 /* ---- export ----------------------------------------------------------------- */
 
-static const char export_usage[] =
+static const cli_opt export_options[] = {
+    CLI_OPT_STR("--output", 'o', "FILE", output, "the file to write ('-': stdout)"),
+    CLI_OPT_LIST("--tag", 0, "TAG", tags, 0, "the runs that have TAG (repeatable: every one)"),
+    CLI_OPT_FLAG("--all", 0, all, "every run"),
+    CLI_OPT_DB(db),
+    CLI_OPT_END};
+
+const cli_spec cli_spec_export = {
+    "export",
     "usage: rknn-trace export RUN... -o FILE.json [--db PATH]\n"
     "       rknn-trace export --tag TAG... | --all -o FILE.json\n"
     "Writes runs, whole (layers, outputs, per-layer errors, tags, load samples; missing\n"
     "values as null), to one JSON file that `rknn-trace import FILE.json` reads back\n"
-    "into any database (docs/store.md, \"Export\").\n"
-    "  -o, --output FILE  the file to write ('-': stdout)\n"
-    "      --tag TAG      the runs that have TAG (repeatable: every one)\n"
-    "      --all          every run\n"
-    "      --db PATH      database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n";
+    "into any database (docs/store.md, \"Export\").\n",
+    export_options, NULL};
 
 int cli_tags_have(const char *tags, const char *tag)
 {
@@ -319,67 +314,64 @@ int cli_tags_have(const char *tags, const char *tag)
     return 0;
 }
 
+/* The ids to export: runs[0..nr) as given, then (--tag, --all) every other
+ * run that has every tag; malloc'd into *ids. */
+static int export_ids(store *st, const manage_opts *o, const store_run *runs, int nr,
+                      int64_t **ids, int *nids, char *err, size_t errlen)
+{
+    store_run *every = NULL;
+    int n_all = 0, rc = 0;
+
+    *ids = xcalloc((size_t)nr + 1, sizeof **ids);
+    *nids = 0;
+    for (int k = 0; k < nr; k++)
+        (*ids)[(*nids)++] = runs[k].id;
+    if (!o->tags.n && !o->all)
+        return 0;
+    if ((rc = store_list_runs(st, &every, &n_all, err, errlen)))
+        return rc;
+    *ids = xrealloc(*ids, sizeof **ids * (size_t)(*nids + n_all + 1));
+    for (int k = 0; k < n_all; k++) {
+        int keep = 1, dup = 0;
+        for (int t = 0; t < o->tags.n; t++)
+            keep &= cli_tags_have(every[k].tags, o->tags.v[t]);
+        for (int j = 0; j < nr; j++)
+            dup |= (*ids)[j] == every[k].id;
+        if (keep && !dup)
+            (*ids)[(*nids)++] = every[k].id;
+    }
+    store_runs_free(every, n_all);
+    return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
-    const char *db = NULL, *outpath = NULL;
-    char **refs = xcalloc((size_t)argc, sizeof *refs), **tags = xcalloc((size_t)argc, sizeof *tags);
+    manage_opts o;
+    const char *db, *outpath;
     char err[512];
-    int nref = 0, ntag = 0, all = 0, stop = 0, ex = EXIT_OK, rc = 0, nr = 0, n_all = 0;
-    store_run *runs = xcalloc((size_t)argc, sizeof *runs), *every = NULL;
+    int nref, ex = EXIT_OK, rc = 0, nr = 0;
+    store_run *runs = xcalloc((size_t)argc, sizeof *runs);
     int64_t *ids = NULL;
     int nids = 0;
     store *st = NULL;
     FILE *f = NULL;
     outfile *of = NULL;
 
-    for (int i = 1; i < argc && !stop; i++) {
-        const char *a = argv[i];
-        if (common_opt(argc, argv, &i, export_usage, &db, &stop, &ex))
-            continue;
-        if (!strcmp(a, "-o") || cli_opt_is(a, "--output")) {
-            if (!strcmp(a, "-o") && i + 1 < argc)
-                outpath = argv[++i];
-            else if (!(outpath = cli_opt_value(argc, argv, &i)))
-                ex = EXIT_USAGE, stop = 1;
-        } else if (cli_opt_is(a, "--tag")) {
-            if (!(tags[ntag++] = (char *)cli_opt_value(argc, argv, &i)))
-                ex = EXIT_USAGE, stop = 1;
-        } else if (!strcmp(a, "--all")) {
-            all = 1;
-        } else if (a[0] == '-' && a[1]) {
-            ex = cli_unknown_option("export", a), stop = 1;
-        } else {
-            refs[nref++] = argv[i];
-        }
-    }
-    if (stop)
+    if ((nref = manage_parse(&cli_spec_export, argc, argv, &o, &ex)) < 0)
         goto out;
-    if (!outpath || (!nref && !ntag && !all)) {
+    db = o.db;
+    outpath = o.output;
+    if (!outpath || (!nref && !o.tags.n && !o.all)) {
         cli_error("export: give runs (RUN..., --tag TAG or --all) and -o FILE.json");
         ex = EXIT_USAGE;
         goto out;
     }
     if ((rc = store_open_readonly(store_default_path(db), &st, err, sizeof err)))
         goto fail;
-    if ((ex = resolve_runs(st, refs, nref, runs, &nr)))
+    if ((ex = resolve_runs(st, argv + 1, nref, runs, &nr)))
         goto out;
-    ids = xcalloc((size_t)nr + 1, sizeof *ids);
-    for (int k = 0; k < nr; k++)
-        ids[nids++] = runs[k].id;
-    if (ntag || all) {
-        if ((rc = store_list_runs(st, &every, &n_all, err, sizeof err)))
-            goto fail;
-        ids = xrealloc(ids, sizeof *ids * (size_t)(nids + n_all + 1));
-        for (int k = 0; k < n_all; k++) {
-            int keep = 1, dup = 0;
-            for (int t = 0; t < ntag; t++)
-                keep &= cli_tags_have(every[k].tags, tags[t]);
-            for (int j = 0; j < nr; j++)
-                dup |= ids[j] == every[k].id;
-            if (keep && !dup)
-                ids[nids++] = every[k].id;
-        }
-    }
+    if ((rc = export_ids(st, &o, runs, nr, &ids, &nids, err, sizeof err)))
+        goto fail;
     if (!nids) {
         cli_error("export: no run has every tag given; nothing written");
         ex = EXIT_INPUT;
@@ -406,10 +398,7 @@ out:
     for (int k = 0; k < nr; k++)
         store_run_clear(&runs[k]);
     free(runs);
-    store_runs_free(every, n_all);
     free(ids);
-    free(refs);
-    free(tags);
     store_close(st);
     return ex;
 }
@@ -505,34 +494,30 @@ int cli_import_export(const char *path, int n_paths, const char *db, int log_opt
     return add_runs("import", db, path, store_import_export);
 }
 
-static const char merge_usage[] =
+static const cli_opt merge_options[] = {CLI_OPT_DB(db), CLI_OPT_END};
+
+const cli_spec cli_spec_merge = {
+    "merge",
     "usage: rknn-trace merge OTHER.db [--db PATH]\n"
     "Adds the runs of another rknn-trace database (another machine's, say) to this one,\n"
     "in one transaction: each gets a new id; a run whose content is here already is\n"
-    "skipped; a label taken here becomes LABEL-2 (-3, ...). One line per such run.\n"
-    "      --db PATH    database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n";
+    "skipped; a label taken here becomes LABEL-2 (-3, ...). One line per such run.\n",
+    merge_options, NULL};
 
 int cmd_merge(int argc, char **argv)
 {
-    const char *db = NULL, *other = NULL;
-    int stop = 0, ex = EXIT_OK;
+    manage_opts o;
+    int n, ex = EXIT_OK;
 
-    for (int i = 1; i < argc && !stop; i++) {
-        if (common_opt(argc, argv, &i, merge_usage, &db, &stop, &ex))
-            continue;
-        if (argv[i][0] == '-' && argv[i][1])
-            ex = cli_unknown_option("merge", argv[i]), stop = 1;
-        else if (!other)
-            other = argv[i];
-        else
-            cli_error("merge: one database at a time, got a second: '%s'", argv[i]),
-                ex = EXIT_USAGE, stop = 1;
-    }
-    if (stop)
+    if ((n = manage_parse(&cli_spec_merge, argc, argv, &o, &ex)) < 0)
         return ex;
-    if (!other) {
+    if (n > 1) {
+        cli_error("merge: one database at a time, got a second: '%s'", argv[2]);
+        return EXIT_USAGE;
+    }
+    if (!n) {
         cli_error("merge: which database? (rknn-trace merge OTHER.db)");
         return EXIT_USAGE;
     }
-    return add_runs("merge", db, other, store_merge);
+    return add_runs("merge", o.db, argv[1], store_merge);
 }

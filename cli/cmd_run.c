@@ -2,6 +2,7 @@
  * layer by layer, dump and record the run. */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "record/record.h"
 #include "cli/input_file.h"
 #include "cli/quant_cli.h"
 #include "dump/dump.h"

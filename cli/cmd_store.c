@@ -3,6 +3,8 @@
  * `ls` work in C over store_list_runs (the store alone knows SQL). */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "cli/opt.h"
+#include "record/record.h"
 #include "util/escape.h"
 #include "util/util.h"
 
@@ -20,31 +22,39 @@
 
 /* ---- ls ---------------------------------------------------------------------- */
 
-static const char ls_usage[] =
-    "usage: rknn-trace ls [options]\n"
-    "Lists the recorded runs: predicted NPU frame (NPU model), this PC's host median,\n"
-    "quantization, and the final outputs' cosine / SQNR vs the fp32 golden where known.\n"
-    "\n"
-    "      --model TEXT      runs of a model: its path, file name, or a glob of either\n"
-    "      --platform P      runs for target P (rk3588, ...)\n"
-    "      --quant Q         fp32, fp16, i8; i8/mmse and i8/mmse/layer narrow algo and method\n"
-    "      --label GLOB      labels matching GLOB (fnmatch: * ? [...])\n"
-    "      --tag TAG         runs tagged TAG (repeatable: runs with every one given)\n"
-    "      --since WHEN      recorded at or after WHEN: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC)\n"
-    "      --sort FIELD      id (default), time, label, model, platform, quant, npu, host,\n"
-    "                        cos, sqnr; -FIELD sorts descending; unknown values last\n"
-    "      --limit N         at most N runs (after sorting)\n"
-    "      --db PATH         database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
-    "      --json            a JSON list (docs/json.md)\n";
-
 typedef struct ls_opts {
     const char *db, *model, *platform, *quant, *label, *since, *sort;
-    const char *tags[16];
-    int n_tags;
+    cli_list tags;
     long long limit;
     int json;
     int sort_field, sort_desc;  /* index into sort_fields, -FIELD */
 } ls_opts;
+
+#define CLI_OPTS_T ls_opts
+static const cli_opt ls_options[] = {
+    CLI_OPT_STR("--model", 0, "TEXT", model, "runs of a model: its path, file name, or a glob of either"),
+    CLI_OPT_STR("--platform", 0, "P", platform, "runs for target P (rk3588, ...)"),
+    CLI_OPT_STR("--quant", 0, "Q", quant, "fp32, fp16, i8; i8/mmse and i8/mmse/layer narrow algo and method"),
+    CLI_OPT_STR("--label", 0, "GLOB", label, "labels matching GLOB (fnmatch: * ? [...])"),
+    CLI_OPT_LIST("--tag", 0, "TAG", tags, 16, "runs tagged TAG (repeatable: runs with every one given)"),
+    CLI_OPT_STR("--since", 0, "WHEN", since,
+                "recorded at or after WHEN: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC)"),
+    CLI_OPT_STR("--sort", 0, "FIELD", sort,
+                "id (default), time, label, model, platform, quant, npu, host,\n"
+                "cos, sqnr; -FIELD sorts descending; unknown values last"),
+    CLI_OPT_COUNT("--limit", 0, "N", limit, 0, 0, "at most N runs (after sorting)"),
+    CLI_OPT_DB(db),
+    CLI_OPT_FLAG("--json", 0, json, "a JSON list (docs/json.md)"),
+    CLI_OPT_END};
+#undef CLI_OPTS_T
+
+const cli_spec cli_spec_ls = {
+    "ls",
+    "usage: rknn-trace ls [options]\n"
+    "Lists the recorded runs: predicted NPU frame (NPU model), this PC's host median,\n"
+    "quantization, and the final outputs' cosine / SQNR vs the fp32 golden where known.\n"
+    "\n",
+    ls_options, NULL};
 
 typedef struct ls_row {
     store_run *run;
@@ -72,8 +82,8 @@ static int valid_since(const char *s)
 
 static int keep(const store_run *r, const ls_opts *o)
 {
-    for (int i = 0; i < o->n_tags; i++)
-        if (!cli_tags_have(r->tags, o->tags[i]))
+    for (int i = 0; i < o->tags.n; i++)
+        if (!cli_tags_have(r->tags, o->tags.v[i]))
             return 0;
     if (o->model && !run_filter_model(r, o->model))
         return 0;
@@ -142,47 +152,17 @@ static int cmp_rows(const void *x, const void *y, void *ctx)
     return c;
 }
 
+/* 0, -2 after --help, -1 after a usage error */
 static int parse_ls(int argc, char **argv, ls_opts *o)
 {
     memset(o, 0, sizeof(*o));
     o->limit = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        const char **dst = cli_opt_is(a, "--db") ? &o->db : cli_opt_is(a, "--model") ? &o->model
-                           : cli_opt_is(a, "--platform") ? &o->platform
-                           : cli_opt_is(a, "--quant") ? &o->quant
-                           : cli_opt_is(a, "--label") ? &o->label
-                           : cli_opt_is(a, "--since") ? &o->since
-                           : cli_opt_is(a, "--sort") ? &o->sort : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(ls_usage, stdout);
-            return -2;
-        } else if (!strcmp(a, "--json")) {
-            o->json = 1;
-        } else if (dst) {
-            if (!(*dst = cli_opt_value(argc, argv, &i)))
-                return -1;
-        } else if (cli_opt_is(a, "--tag")) {
-            if (o->n_tags == (int)(sizeof(o->tags) / sizeof(o->tags[0]))) {
-                cli_error("ls: at most %d --tag options", o->n_tags);
-                return -1;
-            }
-            if (!(o->tags[o->n_tags++] = cli_opt_value(argc, argv, &i)))
-                return -1;
-        } else if (cli_opt_is(a, "--limit")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return -1;
-            if ((o->limit = cli_parse_count(v)) < 0) {
-                cli_error("--limit takes a count, got '%s'", v);
-                return -1;
-            }
-        } else if (a[0] == '-') {
-            cli_unknown_option("ls", a);
-            return -1;
-        } else {
-            cli_error("ls: unexpected argument '%s' (see rknn-trace ls --help)", a);
-            return -1;
-        }
+    int n = cli_parse(&cli_spec_ls, argc, argv, o);
+    if (n < 0)
+        return n == CLI_PARSE_HELP ? -2 : -1;
+    if (n > 0) {
+        cli_error("ls: unexpected argument '%s' (see rknn-trace ls --help)", argv[1]);
+        return -1;
     }
     if (o->since && !valid_since(o->since)) {
         cli_error("--since takes YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z], got '%s'", o->since);
@@ -348,62 +328,10 @@ static void ls_json_row(json_writer *w, const ls_row *row)
     json_obj_close(w);
 }
 
-int cmd_ls(int argc, char **argv)
+/* The listing as text: one line per run, the legend of the host PC column's
+ * marks; n_runs: how many runs the database holds. */
+static void ls_print_text(const ls_row *rows, int shown, int n_runs)
 {
-    ls_opts o;
-    store *st = NULL;
-    store_run *runs = NULL;
-    store_run_outputs *ro = NULL;
-    ls_row *rows = NULL;
-    int n = 0, nk = 0, n_ro = 0, rc, ret = EXIT_OK;
-    char err[512];
-
-    rc = parse_ls(argc, argv, &o);
-    if (rc)
-        return rc == -2 ? EXIT_OK : EXIT_USAGE;
-    const char *path = store_default_path(o.db);
-    /* No database yet is an empty list, not an error. */
-    if (access(path, F_OK) != 0 && errno == ENOENT) {
-        if (o.json)
-            puts("[]");
-        else
-            printf("(no runs yet in %s: rknn-trace run MODEL records one)\n", path);
-        return EXIT_OK;
-    }
-    rc = store_open_readonly(path, &st, err, sizeof(err));
-    if (!rc)
-        rc = o.json ? store_list_runs(st, &runs, &n, err, sizeof(err)) /* shows inputs, extra */
-                    : store_list_runs_brief(st, &runs, &n, err, sizeof(err));
-    if (!rc)
-        rc = store_list_run_outputs(st, &ro, &n_ro, err, sizeof(err));
-    rows = xcalloc((size_t)(n ? n : 1), sizeof(*rows));
-    /* both lists are in run id order: one walk pairs them */
-    for (int i = 0, k = 0; i < n && !rc; i++) {
-        while (k < n_ro && ro[k].run_id < runs[i].id)
-            k++;
-        if (!keep(&runs[i], &o))
-            continue;
-        rows[nk].run = &runs[i];
-        ls_figures(&rows[nk], k < n_ro && ro[k].run_id == runs[i].id ? &ro[k] : NULL);
-        nk++;
-    }
-    if (rc) {
-        cli_error("%s", err);
-        ret = cli_exit_code(rc);
-        goto out;
-    }
-    qsort_r(rows, (size_t)nk, sizeof(*rows), cmp_rows, &o);
-    int shown = o.limit >= 0 && o.limit < nk ? (int)o.limit : nk;
-    if (o.json) {
-        json_writer w;
-        json_begin(&w, stdout);
-        json_arr_open(&w);
-        for (int i = 0; i < shown; i++)
-            ls_json_row(&w, &rows[i]);
-        json_arr_close(&w);
-        json_end(&w);
-        goto out;
-    }
     printf("%5s  %-16s %-20s %-7s %-7s %-22s %11s %8s %10s %9s %7s  %s\n", "id", "label", "time",
            "target", "backend", "quant", "NPU pred ms", "board ms", "host PC ms", "out cos",
            "SQNR dB", "model");
@@ -461,7 +389,70 @@ int cmd_ls(int argc, char **argv)
             printf("%s host PC ms: %s (%s)\n", ls_host_mark(p), provenance_words(p),
                    provenance_tag(p));
     if (!shown)
-        printf(n ? "(no run matches)\n" : "(no runs yet: rknn-trace run MODEL records one)\n");
+        printf(n_runs ? "(no run matches)\n" : "(no runs yet: rknn-trace run MODEL records one)\n");
+}
+
+static void ls_print_json(const ls_row *rows, int shown)
+{
+    json_writer w;
+    json_begin(&w, stdout);
+    json_arr_open(&w);
+    for (int i = 0; i < shown; i++)
+        ls_json_row(&w, &rows[i]);
+    json_arr_close(&w);
+    json_end(&w);
+}
+
+int cmd_ls(int argc, char **argv)
+{
+    ls_opts o;
+    store *st = NULL;
+    store_run *runs = NULL;
+    store_run_outputs *ro = NULL;
+    ls_row *rows = NULL;
+    int n = 0, nk = 0, n_ro = 0, rc, ret = EXIT_OK;
+    char err[512];
+
+    rc = parse_ls(argc, argv, &o);
+    if (rc)
+        return rc == -2 ? EXIT_OK : EXIT_USAGE;
+    const char *path = store_default_path(o.db);
+    /* No database yet is an empty list, not an error. */
+    if (access(path, F_OK) != 0 && errno == ENOENT) {
+        if (o.json)
+            puts("[]");
+        else
+            printf("(no runs yet in %s: rknn-trace run MODEL records one)\n", path);
+        return EXIT_OK;
+    }
+    rc = store_open_readonly(path, &st, err, sizeof(err));
+    if (!rc)
+        rc = o.json ? store_list_runs(st, &runs, &n, err, sizeof(err)) /* shows inputs, extra */
+                    : store_list_runs_brief(st, &runs, &n, err, sizeof(err));
+    if (!rc)
+        rc = store_list_run_outputs(st, &ro, &n_ro, err, sizeof(err));
+    rows = xcalloc((size_t)(n ? n : 1), sizeof(*rows));
+    /* both lists are in run id order: one walk pairs them */
+    for (int i = 0, k = 0; i < n && !rc; i++) {
+        while (k < n_ro && ro[k].run_id < runs[i].id)
+            k++;
+        if (!keep(&runs[i], &o))
+            continue;
+        rows[nk].run = &runs[i];
+        ls_figures(&rows[nk], k < n_ro && ro[k].run_id == runs[i].id ? &ro[k] : NULL);
+        nk++;
+    }
+    if (rc) {
+        cli_error("%s", err);
+        ret = cli_exit_code(rc);
+        goto out;
+    }
+    qsort_r(rows, (size_t)nk, sizeof(*rows), cmp_rows, &o);
+    int shown = o.limit >= 0 && o.limit < nk ? (int)o.limit : nk;
+    if (o.json)
+        ls_print_json(rows, shown);
+    else
+        ls_print_text(rows, shown, n);
 out:
     for (int i = 0; i < nk; i++)
         free(rows[i].worst);

@@ -1,5 +1,6 @@
 /* cli/cmd_tui.c — `rknn-trace tui [--db PATH] [RUN]`: the ncurses browser (tui/). */
 #include "cli/cli.h"
+#include "cli/opt.h"
 #include "tui/tui.h"
 #include "util/util.h"
 
@@ -7,55 +8,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *f)
-{
-    fputs("usage: rknn-trace tui [--db PATH] [RUN] [--cos-threshold X]\n"
-          "Browses the recorded runs in the terminal: runs (sort, search, filter, mark,\n"
-          "compare, relabel, delete), a run's layers (CPU fallbacks and their reasons,\n"
-          "bound, share of the frame, error vs golden), a layer's detail, the run\n"
-          "summary as `show` prints it, two or more runs compared, the NPU load.\n"
-          "RUN (an id or a label) opens that run's layers first. Press ? for the keys.\n"
-          "Read-only, except a delete or a new label the user confirms.\n"
-          "\n"
-          "      --db PATH          database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
-          "      --cos-threshold X  colours and the first layer with entire cos < X (0.99)\n"
-          "environment: NO_COLOR (monochrome), RKNN_TRACE_TUI_KEYLOG=FILE (time of each key)\n"
-          "exit: 0 ok, 1 usage or no terminal, 2 missing or foreign database, unknown run\n",
-          f);
-}
+typedef struct tui_cli_opts {
+    const char *db;
+    double cos_threshold;
+} tui_cli_opts;
+
+#define CLI_OPTS_T tui_cli_opts
+static const cli_opt tui_options[] = {
+    CLI_OPT_DB(db),
+    CLI_OPT_REAL("--cos-threshold", 0, "X", cos_threshold, -1, 1,
+                 "colours and the first layer with entire cos < X (0.99)"),
+    CLI_OPT_END};
+#undef CLI_OPTS_T
+
+const cli_spec cli_spec_tui = {
+    "tui",
+    "usage: rknn-trace tui [--db PATH] [RUN] [--cos-threshold X]\n"
+    "Browses the recorded runs in the terminal: runs (sort, search, filter, mark,\n"
+    "compare, relabel, delete), a run's layers (CPU fallbacks and their reasons,\n"
+    "bound, share of the frame, error vs golden), a layer's detail, the run\n"
+    "summary as `show` prints it, two or more runs compared, the NPU load.\n"
+    "RUN (an id or a label) opens that run's layers first. Press ? for the keys.\n"
+    "Read-only, except a delete or a new label the user confirms.\n"
+    "\n",
+    tui_options,
+    "environment: NO_COLOR (monochrome), RKNN_TRACE_TUI_KEYLOG=FILE (time of each key)\n"
+    "exit: 0 ok, 1 usage or no terminal, 2 missing or foreign database, unknown run\n"};
 
 int cmd_tui(int argc, char **argv)
 {
-    const char *db = NULL, *run = NULL;
-    double thr = 0.99;
-    int bad = 0;
+    tui_cli_opts c = {.cos_threshold = 0.99};
     char err[512] = "";
+    int n = cli_parse(&cli_spec_tui, argc, argv, &c);
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return EXIT_OK;
-        } else if (cli_opt_is(a, "--db")) {
-            if (!(db = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--cos-threshold")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            thr = cli_parse_real("--cos-threshold", v, -1, 1, &bad);
-            if (bad)
-                return EXIT_USAGE;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_unknown_option("tui", a);
-        } else if (!run) {
-            run = a;
-        } else {
-            cli_error("tui takes one run, got a second: '%s'", a);
-            return EXIT_USAGE;
-        }
+    if (n < 0)
+        return n == CLI_PARSE_HELP ? EXIT_OK : EXIT_USAGE;
+    if (n > 1) {
+        cli_error("tui takes one run, got a second: '%s'", argv[2]);
+        return EXIT_USAGE;
     }
-    tui_opts o = { .db = store_default_path(db), .run = run, .cos_threshold = thr,
-                   .keylog = getenv("RKNN_TRACE_TUI_KEYLOG") };
+    tui_opts o = { .db = store_default_path(c.db), .run = n ? argv[1] : NULL,
+                   .cos_threshold = c.cos_threshold, .keylog = getenv("RKNN_TRACE_TUI_KEYLOG") };
     if (o.keylog && !*o.keylog)
         o.keylog = NULL;
     int rc = tui_main(&o, err, sizeof(err));

@@ -1,36 +1,55 @@
 /* cli/main.c — `rknn-trace` command dispatch. */
 #include "cli/cli.h"
+#include "cli/opt.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const struct command {
     const char *name;
     int (*fn)(int argc, char **argv);
     const char *help;
+    const cli_spec *spec; /* its options */
 } commands[] = {
-    {"run", cmd_run, "run a model on the simulated runtime, layer by layer, and record it"},
-    {"ls", cmd_ls, "list recorded runs"},
-    {"show", cmd_show, "show one run and its layers"},
-    {"build", cmd_build, "write a simulator model (ONNX + quantization + target) for run/rknn_init"},
-    {"analyze", cmd_analyze, "a run's layer outputs vs an external golden folder (.npy by tensor name)"},
-    {"compare", cmd_compare, "two runs side by side: per-layer error and times, CI gates"},
-    {"import", cmd_import, "board logs, toolkit output and level-5 dump folders into runs"},
-    {"rm", cmd_rm, "delete runs (asks first; -y in scripts)"},
-    {"tag", cmd_tag, "put tags on a run (ls --tag filters by them)"},
-    {"untag", cmd_untag, "take tags off a run"},
-    {"label", cmd_label, "give a run a new label"},
-    {"export", cmd_export, "runs, whole, to a JSON file that import reads back"},
-    {"merge", cmd_merge, "add the runs of another database (deduplicated, ids remapped)"},
-    {"tui", cmd_tui, "browse runs, layers, errors and comparisons in the terminal (ncurses)"},
-    {"inspect", cmd_inspect, "what a vendor .rknn holds: target, versions, I/O, compiled nodes"},
-    {"report", cmd_report, "export runs or a comparison: md, html, csv, json, trace, gnuplot, png"},
-    {"attach", cmd_attach, "trace an unmodified application's rknn_* calls (LD_PRELOAD) into runs"},
-    {"top", cmd_top, "the NPU live: load per core, clock, driver, SRAM, processes holding it"},
-    {"info", cmd_info, "this build: version, supported ops, platforms, runtime library"},
+    {"run", cmd_run, "run a model on the simulated runtime, layer by layer, and record it",
+     &cli_spec_run},
+    {"ls", cmd_ls, "list recorded runs",
+     &cli_spec_ls},
+    {"show", cmd_show, "show one run and its layers",
+     &cli_spec_show},
+    {"build", cmd_build, "write a simulator model (ONNX + quantization + target) for run/rknn_init",
+     &cli_spec_build},
+    {"analyze", cmd_analyze, "a run's layer outputs vs an external golden folder (.npy by tensor name)",
+     &cli_spec_analyze},
+    {"compare", cmd_compare, "two runs side by side: per-layer error and times, CI gates",
+     &cli_spec_compare},
+    {"import", cmd_import, "board logs, toolkit output and level-5 dump folders into runs",
+     &cli_spec_import},
+    {"rm", cmd_rm, "delete runs (asks first; -y in scripts)",
+     &cli_spec_rm},
+    {"tag", cmd_tag, "put tags on a run (ls --tag filters by them)",
+     &cli_spec_tag},
+    {"untag", cmd_untag, "take tags off a run",
+     &cli_spec_untag},
+    {"label", cmd_label, "give a run a new label",
+     &cli_spec_label},
+    {"export", cmd_export, "runs, whole, to a JSON file that import reads back",
+     &cli_spec_export},
+    {"merge", cmd_merge, "add the runs of another database (deduplicated, ids remapped)",
+     &cli_spec_merge},
+    {"tui", cmd_tui, "browse runs, layers, errors and comparisons in the terminal (ncurses)",
+     &cli_spec_tui},
+    {"inspect", cmd_inspect, "what a vendor .rknn holds: target, versions, I/O, compiled nodes",
+     &cli_spec_inspect},
+    {"report", cmd_report, "export runs or a comparison: md, html, csv, json, trace, gnuplot, png",
+     &cli_spec_report},
+    {"attach", cmd_attach, "trace an unmodified application's rknn_* calls (LD_PRELOAD) into runs",
+     &cli_spec_attach},
+    {"top", cmd_top, "the NPU live: load per core, clock, driver, SRAM, processes holding it",
+     &cli_spec_top},
+    {"info", cmd_info, "this build: version, supported ops, platforms, runtime library",
+     &cli_spec_info},
 };
 
 #define N_COMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
@@ -65,72 +84,10 @@ static const struct command *find_command(const char *name)
     return NULL;
 }
 
-/* The command's --help text, captured from its stdout: the options it lists
- * are the ones it takes, so that suggestions never drift from the help. */
-static char *command_help(const struct command *c)
-{
-    char *av[] = {(char *)c->name, "--help", NULL}, *text = NULL;
-    FILE *tmp = tmpfile();
-    int saved = -1;
-    long len;
-
-    if (!tmp)
-        return NULL;
-    fflush(stdout);
-    if ((saved = dup(STDOUT_FILENO)) < 0 || dup2(fileno(tmp), STDOUT_FILENO) < 0)
-        goto out;
-    c->fn(2, av);
-    fflush(stdout);
-    dup2(saved, STDOUT_FILENO);
-    if ((len = ftell(tmp)) < 0 || fseek(tmp, 0, SEEK_SET))
-        goto out;
-    text = calloc(1, (size_t)len + 1);
-    if (text && fread(text, 1, (size_t)len, tmp) != (size_t)len) {
-        free(text);
-        text = NULL;
-    }
-out:
-    if (saved >= 0)
-        close(saved);
-    fclose(tmp);
-    return text;
-}
-
-char **cli_command_options(const char *cmd, int *n)
+const cli_spec *cli_command_spec(const char *cmd)
 {
     const struct command *c = find_command(cmd);
-    char *text = c ? command_help(c) : NULL, **v = NULL;
-    int cap = 0;
-
-    *n = 0;
-    for (char *p = text; p && *p; p++) {
-        /* an option starts a word: "-t", "--target", "[--seed" ... */
-        if (*p != '-' || (p > text && !strchr(" \t\n[,|(", p[-1])))
-            continue;
-        size_t k = 1;
-        while (isalnum((unsigned char)p[k]) || p[k] == '-')
-            k++;
-        if (k < 2 || (p[1] == '-' ? k < 4 : k != 2) || !isalpha((unsigned char)p[p[1] == '-' ? 2 : 1]))
-            continue;
-        int dup = 0;
-        for (int i = 0; i < *n && !dup; i++)
-            dup = strlen(v[i]) == k && !strncmp(v[i], p, k);
-        if (!dup) {
-            if (*n == cap && !(v = realloc(v, sizeof(*v) * (size_t)(cap = cap ? 2 * cap : 32))))
-                break;
-            v[(*n)++] = strndup(p, k);
-        }
-        p += k - 1;
-    }
-    free(text);
-    return v;
-}
-
-void cli_strings_free(char **v, int n)
-{
-    for (int i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
+    return c ? c->spec : NULL;
 }
 
 static void usage(FILE *f)

@@ -2,6 +2,7 @@
  * and its rows (record/source_board.c) recorded, then the summary `show`
  * prints (also with --no-db, from the rows) and the timing line. */
 #include "cli/cli.h"
+#include "record/record.h"
 #include "util/util.h"
 
 #include <stdio.h>

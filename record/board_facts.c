@@ -3,7 +3,7 @@
  * the platform to file the run under. Shared by run --backend board and attach. */
 #include "record/record.h"
 #include "runtime/model/rknn_file.h"
-#include "tracer/tracer.h"
+#include "tracer/board.h"
 #include "util/util.h"
 
 #include <math.h>

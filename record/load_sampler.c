@@ -2,7 +2,7 @@
  * --backend board` or `attach` runs, kept as store rows (t since the start). */
 #include "record/record.h"
 #include "analyze/store.h"
-#include "tracer/tracer.h"
+#include "tracer/board.h"
 #include "util/util.h"
 
 #include <pthread.h>

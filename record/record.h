@@ -38,10 +38,9 @@
 #include "runtime/exec/exec.h"
 #include "runtime/model/model.h"
 #include "runtime/npu/npu.h"
-#include "tracer/tracer.h"
+#include "tracer/board.h"
+#include "record/version.h"
 #include "util/util.h"
-
-#define RKNN_TRACE_VERSION "0.1.0"
 
 /* ---- timing (record/timing.c) ---------------------------------------------- */
 

@@ -83,6 +83,7 @@ run_suites() { # build dir, full (1) or fast (0)
     done
     suite "cli [$b]" bash tests/cli/run.sh "$b"
     suite "cli summary, ls, compare [$b]" bash tests/cli/summary.sh "$b"
+    suite "cli option tables: help, parsing, suggestions [$b]" bash tests/cli/opts.sh "$b"
     suite "reports: md html csv json trace gnuplot png [$b]" bash tests/reports/run.sh "$b"
     suite "reports and terminal: hostile names escaped per format [$b]" bash tests/reports/hostile.sh "$b"
     suite "vendor .rknn inspect and prediction [$b]" bash tests/cli/inspect.sh "$b"

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "runtime/npu/npu.h"
-#include "tracer/tracer.h"
+#include "tracer/board.h"
 #include "util/util.h"
 
 #define NODE_CAP 8192

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <xf86drm.h>
-#include "tracer/tracer.h"
+#include "tracer/board.h"
 
 #define MAX_DRM_DEVICES 16
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracer/tracer.h"
+#include "tracer/board.h"
 #include "util/util.h"
 
 const char *board_state_name(int state)

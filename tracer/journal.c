@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracer/tracer.h"
+#include "tracer/journal.h"
 #include "util/util.h"
 
 /* Room for one more of n items of size sz in *v (capacity doubling); 0 when the

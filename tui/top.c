@@ -5,7 +5,7 @@
  * root shows as such, never as 0. */
 #define RT_TUI_INTERNAL
 #include "tui/tui.h"
-#include "tracer/tracer.h"
+#include "tracer/board.h"
 #include "util/escape.h"
 #include "util/util.h"
 

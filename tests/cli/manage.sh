@@ -107,7 +107,7 @@ check "[ \"\$(echo '$env' | python3 -c 'import json,sys;print(json.load(sys.stdi
 check "[ \"\$(echo '$env' | python3 -c 'import json,sys;print(json.load(sys.stdin)[\"host\"][\"cores\"])')\" = $(nproc) ]" "env host cores = nproc"
 os=$(. /etc/os-release; echo "$PRETTY_NAME")
 check "[ \"\$(echo '$env' | python3 -c 'import json,sys;print(json.load(sys.stdin)[\"host\"][\"os\"])')\" = \"$os\" ]" "env host os = os-release"
-cm=$(sed -n 's/^#define NPU_COST_MODEL_VERSION \([0-9]*\)/\1/p' runtime/npu/npu.h)
+cm=$(sed -n 's/^#define NPU_COST_MODEL_VERSION \([0-9]*\)/\1/p' runtime/npu/npu_platform.h)
 check "[ \"\$(echo '$env' | python3 -c 'import json,sys;print(json.load(sys.stdin)[\"npu_cost_model\"][\"version\"])')\" = $cm ]" "env cost model version"
 
 # compare notes a cost-model difference, and only then

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/npu/npu.h"
-#include "tracer/tracer.h"
+#include "tracer/board.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

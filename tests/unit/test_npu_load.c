@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "runtime/npu/npu.h"
-#include "tracer/tracer.h"
+#include "tracer/board.h"
 #include "tests/test.h"
 #include "util/util.h"
 
