@@ -39,6 +39,7 @@
 #include "runtime/model/model.h"
 #include "runtime/npu/npu.h"
 #include "tracer/board.h"
+#include "tracer/journal.h"
 #include "record/version.h"
 #include "util/util.h"
 
