@@ -16,7 +16,8 @@
 static void delete_open_run(store *st)
 {
     /* the layers go with the run (the runs_delete_layers trigger) */
-    static const char *const tables[] = {"outputs", "accuracy", "tags", "load_samples", "runs"};
+    static const char *const tables[] = {"outputs", "accuracy", "tags", "load_samples", "npu_load",
+                                         "runs"};
     char sql[96];
 
     if (!st->open_run)
@@ -91,8 +92,9 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
                          "threads, iterations, seed, inputs_json, total_us, status, "
                          "tool_version, extra_json, npu_us, host_min_us, host_p90_us, "
                          "host_stddev_us, warmup, dump_dir, dump_sha256, weight_bytes, "
-                         "internal_bytes, env_json, n_layers) "
-                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         "internal_bytes, env_json, n_layers, " RUN_FACT_COLS_SET ") "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                         "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
         goto fail;
     if (!r->time)
@@ -126,12 +128,16 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
     sq_bind_i64(s, 27, r->internal_bytes);
     sq_bind_text(s, 28, r->env_json);
     sqlite3_bind_int64(s, 29, r->n_layers);
+    sq_bind_facts(s, 30, r);
     if (sqlite3_step(s) != SQLITE_DONE) {
         rc = sq_db_fail(st, err, errlen, "cannot add the run");
         goto fail;
     }
     sq_row_done(s);
     *run_id = sqlite3_last_insert_rowid(st->db);
+    st->open_run = *run_id;
+    if ((rc = sq_write_load(st, *run_id, r, err, errlen)))
+        goto fail;
     st->open_run = *run_id;
     st->open_layers = 0;
     st->open_total_us = r->total_us;
@@ -141,6 +147,7 @@ fail:
     if (s)
         sq_row_done(s);
     run_rollback(st);
+    st->open_run = 0;
     return rc;
 }
 

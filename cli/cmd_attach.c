@@ -129,7 +129,7 @@ static int count_log_lines(const char *log)
 }
 
 static char *extra_json(const trace_ctx *c, char **app, int status, int sig, int perf_every,
-                        const trace_journal *j, int log_lines, const load_sampler *smp)
+                        const trace_journal *j, int log_lines)
 {
     char *text = NULL;
     size_t len = 0;
@@ -155,8 +155,6 @@ static char *extra_json(const trace_ctx *c, char **app, int status, int sig, int
     json_key(&w, "outputs_get_median_us"); json_num(&w, board_time_stats(c->get_us, c->n_get).median);
     json_key(&w, "perf_every"); perf_every ? json_int(&w, perf_every) : json_write_null(&w);
     json_key(&w, "perf_tables"); json_int(&w, c->n_perf);
-    /* RKNN_QUERY_PERF_RUN of the last profiled run: measured, not a prediction */
-    json_key(&w, "perf_run_us"); c->perf_run_us >= 0 ? json_int(&w, c->perf_run_us) : json_write_null(&w);
     json_key(&w, "tensors");
     if (c->attrs) {
         char *list = xmalloc(c->attrs_len + 3);
@@ -197,14 +195,6 @@ static char *extra_json(const trace_ctx *c, char **app, int status, int sig, int
         json_obj_close(&w);
     }
     json_obj_close(&w);
-    int lp[BOARD_MAX_CORES], nl = load_sampler_mean(smp, c->first_t, c->last_t + 100e3, lp);
-    if (nl) { /* the summary's NPU load: mean per core while the context ran */
-        json_key(&w, "npu_load");
-        json_arr_open(&w);
-        for (int k = 0; k < nl; k++)
-            json_int(&w, lp[k]);
-        json_arr_close(&w);
-    }
     json_obj_close(&w);
     fclose(m);
     return text;
@@ -240,7 +230,7 @@ static int store_ctx(store *st, trace_ctx *c, int k, const char *label, const ch
         free(data);
     }
     env = run_env_json(root, &bf);
-    extra = extra_json(c, app, status, sig, perf_every, j, log ? count_log_lines(log) : 0, smp);
+    extra = extra_json(c, app, status, sig, perf_every, j, log ? count_log_lines(log) : 0);
     store_run_init(&run);
     if (label) {
         if (k)
@@ -268,6 +258,13 @@ static int store_ctx(store *st, trace_ctx *c, int k, const char *label, const ch
     run.env_json = env;
     run.extra_json = extra;
     run.tool_version = RKNN_TRACE_VERSION;
+    /* RKNN_QUERY_PERF_RUN of the last profiled run: measured, not a prediction */
+    if (c->perf_run_us >= 0)
+        run.perf_run_us = c->perf_run_us;
+    /* the summary's NPU load: mean per core while the context ran */
+    int lp[BOARD_MAX_CORES], nl = load_sampler_mean(smp, c->first_t, c->last_t + 100e3, lp);
+    for (int k = 0; k < nl && k < STORE_MAX_CORES; k++)
+        run.load_pct[run.n_load++] = lp[k];
     rc = store_run_begin(st, &run, id, err, errlen);
     if (!rc && n_tables)
         rc = perf_layers_store(st, *id, &tables[n_tables - 1], NULL, err, errlen);

@@ -7,7 +7,7 @@
  * Input/OutputOperator and exDataConvert layers (no node of the source graph),
  * the layers of a node lowered to several (a GlobalAveragePool cascade), a
  * fused layer whose shapes or name differ from its nodes' — is kept whole in
- * the run's extra JSON ("npu_table", docs/store.md), checked by formatting
+ * the run's npu_table_json (docs/store.md), checked by formatting
  * both, so the rebuilt table is the printed one row for row. */
 #include "record/record.h"
 
@@ -244,8 +244,8 @@ static void layers_free(npu_layer_t *l, int n)
     free(l);
 }
 
-char *rows_npu_extra(const npu_graph_t *ng, const store_layer *rows, int n_rows,
-                     const int *carrier)
+char *rows_npu_table(const npu_graph_t *ng, const store_layer *rows, int n_rows,
+                     const int *carrier, store_run *run)
 {
     int cores = ng->plat->cores < NPU_MAX_CORES ? ng->plat->cores : NPU_MAX_CORES, nc = 0, k = 0;
     npu_layer_t *c = carriers_of(ng->plat, rows, n_rows, &nc);
@@ -253,17 +253,14 @@ char *rows_npu_extra(const npu_graph_t *ng, const store_layer *rows, int n_rows,
     char a[2048], b[2048];
     json_writer w;
 
-    /* the members of the run's extra object: ,"perf_table_us":...,"npu_table":{...} */
-    json_begin_mem(&w);
-    json_obj_open(&w);
     for (int i = 0; i < ng->n; i++)
         total += (int64_t)ng->l[i].time_us;
-    json_key(&w, "perf_table_us"), json_int(&w, total);
+    run->perf_table_us = (double)total;
     /* the clocks the prediction used (run --npu-mhz/--ddr-mhz may override
      * the platform's); compare reads them back for its clock hints */
-    json_key(&w, "npu_clock_mhz"), json_int(&w, ng->plat->npu_mhz);
-    json_key(&w, "ddr_clock_mhz"), json_int(&w, ng->plat->ddr_mhz);
-    json_key(&w, "npu_table");
+    run->npu_clock_mhz = ng->plat->npu_mhz;
+    run->ddr_clock_mhz = ng->plat->ddr_mhz;
+    json_begin_mem(&w);
     json_obj_open(&w);
     json_key(&w, "layers"), json_int(&w, ng->n);
     json_key(&w, "rows");
@@ -291,18 +288,12 @@ char *rows_npu_extra(const npu_graph_t *ng, const store_layer *rows, int n_rows,
     }
     json_arr_close(&w);
     json_obj_close(&w);
-    json_obj_close(&w);
     layers_free(c, nc);
-    char *text = json_take(&w, NULL);
-    /* the members alone: the caller places them in its own object */
-    size_t n = strlen(text);
+    size_t n;
+    char *text = json_take(&w, &n);
     while (n && (text[n - 1] == '\n' || text[n - 1] == ' '))
-        n--;
-    char *members = xmalloc(n + 1);
-    memcpy(members, text + 1, n > 1 ? n - 2 : 0);
-    members[n > 1 ? n - 2 : 0] = '\0';
-    free(text);
-    return members;
+        text[--n] = '\0';
+    return text;
 }
 
 static void shapes_in(json_t *a, npu_shape_t *s)
@@ -381,8 +372,8 @@ int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows, np
     int cores = p->cores < NPU_MAX_CORES ? p->cores : NPU_MAX_CORES;
     ng->plat = p;
     c = carriers_of(p, rows, n_rows, &nc);
-    if (run->extra_json && (root = json_loads(run->extra_json, 0, NULL)) != NULL &&
-        json_is_object(tab = json_object_get(root, "npu_table")) &&
+    if (run->npu_table_json && (root = json_loads(run->npu_table_json, 0, NULL)) != NULL &&
+        json_is_object(tab = root) &&
         json_is_integer(json_object_get(tab, "layers")) &&
         json_is_array(extra = json_object_get(tab, "rows"))) {
         n = (int)json_integer_value(json_object_get(tab, "layers"));

@@ -88,7 +88,7 @@ static void mapping(void)
     npu_graph_t ng = {0}, back;
     store_layer rows[2];
     store_run run;
-    char wl[2][64], err[256], *extra, *json, *a, *b;
+    char wl[2][64], err[256], *json, *a, *b;
     int carrier[4] = {-1, -1, 1, -1}, complete = 0;
 
     memset(l, 0, sizeof l);
@@ -113,13 +113,14 @@ static void mapping(void)
     CHECK(rows[1].total_cycles == 900 && !strcmp(rows[1].workload, "33%/33%/33%") &&
           rows[1].tasks == 2 && !strcmp(rows[1].npu_op, "Conv"), "fill: %s", rows[1].workload);
 
-    extra = rows_npu_extra(&ng, rows, 2, carrier);
-    CHECK(strstr(extra, "\"perf_table_us\":107,") == extra, "%s", extra); /* 17+45+35+10 */
-    json = xmalloc(strlen(extra) + 3);
-    sprintf(json, "{%s}", extra);
     store_run_init(&run);
+    json = rows_npu_table(&ng, rows, 2, carrier, &run);
+    CHECK(run.perf_table_us == 107, "total %g", run.perf_table_us); /* 17+45+35+10 */
+    CHECK(run.npu_clock_mhz == ng.plat->npu_mhz && run.ddr_clock_mhz == ng.plat->ddr_mhz,
+          "clocks %lld %lld", (long long)run.npu_clock_mhz, (long long)run.ddr_clock_mhz);
+    CHECK(!strncmp(json, "{\"layers\":4,", 12), "%s", json);
     run.platform = "rk3588";
-    run.extra_json = json;
+    run.npu_table_json = json;
     CHECK(rows_npu_graph(&run, rows, 2, &back, &complete, err, sizeof err) == RT_OK, "%s", err);
     CHECK(complete && back.n == 4, "%d layers", back.n);
     a = table(&ng);
@@ -130,7 +131,7 @@ static void mapping(void)
     rows_npu_graph_free(&back);
 
     /* a run stored without the extra rows: its carrier only, as before */
-    run.extra_json = "{\"npu_load\":[1,2,3]}";
+    run.npu_table_json = NULL;
     CHECK(rows_npu_graph(&run, rows, 2, &back, &complete, err, sizeof err) == RT_OK && !complete &&
           back.n == 1 && !strcmp(back.l[0].fullname, "Relu:relu"), "old run");
     rows_npu_graph_free(&back);
@@ -139,7 +140,6 @@ static void mapping(void)
     rows_npu_graph_free(&back);
     free(a);
     free(json);
-    free(extra);
 }
 
 int main(void)

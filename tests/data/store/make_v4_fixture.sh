@@ -3,7 +3,10 @@
 # the release whose store schema was 4 (BUILD holds its rknn-trace and
 # librknnrt.so), and in OUT_DIR/v4-release/ what that release printed for each
 # run N: show-N.txt, show-N.json (show --json), report-N.json (report -f json),
-# npu-table-N.txt (show --npu-table, runs that have one) and ls.txt.
+# npu-table-N.txt (show --npu-table, runs that have one), report-N.FORMAT (md,
+# html, csv, trace, gnuplot: a folder), ls.txt, compare-A-B.txt and
+# report-A-B.md for a few pairs; export-v1.json: every run exported (export
+# version 1).
 # tests/cli/store_upgrade.sh upgrades a copy with this version and compares.
 # Run from the repository root.
 set -euo pipefail
@@ -42,5 +45,15 @@ for i in $(seq 1 "$n"); do
     "$RT" show "$i" --db "$DB" --json >"$O/show-$i.json"
     "$RT" report "$i" --db "$DB" -f json -o "$O/report-$i.json" >/dev/null
     "$RT" show "$i" --db "$DB" --npu-table >"$O/npu-table-$i.txt" 2>/dev/null || rm -f "$O/npu-table-$i.txt"
+    for f in md html csv trace gnuplot; do
+        "$RT" report "$i" --db "$DB" -f $f -o "$O/report-$i.$f" >/dev/null
+    done
 done
 "$RT" ls --db "$DB" >"$O/ls.txt"
+"$RT" export $(seq 1 "$n") --db "$DB" -o "$O/export-v1.json" 2>/dev/null
+# comparisons: quantized vs fp32, a chip at other clocks, the board vs the prediction
+for p in "1 2" "1 3" "1 8" "5 1"; do
+    set -- $p
+    "$RT" compare "$1" "$2" --db "$DB" >"$O/compare-$1-$2.txt" || true
+    "$RT" report "$1" "$2" --db "$DB" -f md -o "$O/report-$1-$2.md" >/dev/null
+done
