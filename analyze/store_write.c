@@ -148,6 +148,7 @@ fail:
         sq_row_done(s);
     run_rollback(st);
     st->open_run = 0;
+    *run_id = 0;
     return rc;
 }
 

@@ -63,7 +63,22 @@ static const char v1_rows[] =
     "INSERT INTO runs (id, label, time, model_path, platform, backend, quant, total_us) "
     "VALUES (1, 'old', '2026-01-02T03:04:05Z', 'm.onnx', 'rk3588', 'sim', 'fp32', 12.5);"
     "INSERT INTO layers (run_id, idx, node, op, name, host_us, time_us) "
-    "VALUES (1, 0, 'n0', 'Conv', 't0', 3.0, 1.5), (1, 1, 'n1', 'Relu', 't1', 1.0, NULL);";
+    "VALUES (1, 0, 'n0', 'Conv', 't0', 3.0, 1.5), (1, 1, 'n1', 'Relu', 't1', 1.0, NULL);"
+    /* facts a schema-1 run kept in its extra JSON, a load that is not one, keys
+     * that only look like facts (inside a string, one object deep) */
+    "INSERT INTO runs (id, label, time, platform, backend, extra_json) VALUES (2, 'v1x', "
+    "'2026-01-02T03:04:06Z', 'rk3588', 'sim', '{\"npu_predicted_us\":812.5,"
+    "\"npu_share\":{\"compute\":70,\"DDR\":20,\"CPU\":10},\"dump_dir\":\"/d/x\","
+    "\"note\":\"\\\"npu_load\\\":[1,2,3]\",\"x\":{\"perf_table_us\":7},"
+    "\"npu_load\":[50,101,0]}');"
+    /* a schema-4 run's keys, and an extra text that is not JSON */
+    "INSERT INTO runs (id, label, time, platform, backend, extra_json) VALUES (3, 'v4x', "
+    "'2026-01-02T03:04:07Z', 'rk3588', 'sim', '{\"npu_load\":[61,50,50],\"quant\":"
+    "{\"calibration_samples\":4,\"int8_layers\":7,\"fp16_layers\":1,\"cfg_parameters\":2},"
+    "\"perf_table_us\":298,\"npu_clock_mhz\":800,\"ddr_clock_mhz\":1066,"
+    "\"npu_table\":{\"layers\":9,\"rows\":[{\"at\":0,\"time_us\":27.176870748299322}]}}');"
+    "INSERT INTO runs (id, label, time, extra_json) VALUES (4, 'bad', '2026-01-02T03:04:08Z', "
+    "'{\"npu_load\":[1,2');";
 
 static void make_v1(const char *path)
 {
@@ -161,6 +176,28 @@ int main(void)
               !r.dump_dir && !r.dump_sha256 && r.weight_bytes == STORE_NULL_INT,
           "v2 fields of a v1 run are missing, not zero");
     store_run_clear(&r);
+    /* the facts of the extra texts in their columns, what only looks like one left */
+    CHECK(store_get_run(st, "v1x", &r, err, sizeof err) == 0 && r.npu_us == 812.5 &&
+              r.share_pct[0] == 70 && r.share_pct[1] == 20 && r.share_pct[2] == 10 &&
+              r.dump_dir && !strcmp(r.dump_dir, "/d/x") && r.n_load == 0 &&
+              isnan(r.perf_table_us) && r.extra_json &&
+              !strcmp(r.extra_json, "{\"note\":\"\\\"npu_load\\\":[1,2,3]\",\"x\":"
+                                    "{\"perf_table_us\":7},\"npu_load\":[50,101,0]}"),
+          "schema-1 facts moved: %s", r.extra_json ? r.extra_json : "NULL");
+    store_run_clear(&r);
+    CHECK(store_get_run(st, "v4x", &r, err, sizeof err) == 0 && !r.extra_json && r.n_load == 3 &&
+              r.load_pct[0] == 61 && r.load_pct[2] == 50 && r.calib_samples == 4 &&
+              r.int8_layers == 7 && r.fp16_layers == 1 && r.cfg_params == 2 &&
+              r.perf_table_us == 298 && r.npu_clock_mhz == 800 && r.ddr_clock_mhz == 1066 &&
+              r.npu_table_json &&
+              !strcmp(r.npu_table_json, "{\"layers\":9,\"rows\":[{\"at\":0,\"time_us\":"
+                                        "27.176870748299322}]}"),
+          "schema-4 facts moved, every digit kept: %s", r.npu_table_json ? r.npu_table_json : "NULL");
+    store_run_clear(&r);
+    CHECK(store_get_run(st, "bad", &r, err, sizeof err) == 0 && r.extra_json &&
+              !strcmp(r.extra_json, "{\"npu_load\":[1,2") && r.n_load == 0,
+          "a text that is not JSON stays as it was");
+    store_run_clear(&r);
     CHECK(store_get_layers(st, 1, &rows, &n, err, sizeof err) == 0 && n == 2, "old layers");
     if (n == 2)
         CHECK(isnan(rows[0].frame_us) && !rows[0].npu_dtype && rows[0].time_us == 1.5 &&
@@ -201,12 +238,12 @@ int main(void)
               !strcmp(back.env_json, "{\"host\":{\"cores\":2}}"),
           "v2 run fields round trip");
     store_run_clear(&back);
-    CHECK(sql_int(path, "SELECT frame_us * 4 FROM layers WHERE run_id = 2") == 69 &&
-              sql_int(path, "SELECT npu_dtype = 'FP16' FROM layers WHERE run_id = 2") == 1,
+    CHECK(id == 5 && sql_int(path, "SELECT frame_us * 4 FROM layers WHERE run_id = 5") == 69 &&
+              sql_int(path, "SELECT npu_dtype = 'FP16' FROM layers WHERE run_id = 5") == 1,
           "v2 layer columns as written (sqlite3)");
     CHECK(sql_int(path, "SELECT out_scale * 8 + out_zp * 10 + (out_qtype = 'asymmetric_quantized-8') "
                         "+ out_min * 100 + out_max * 1000 + out_mean * 4e4 + out_std * 4e5 "
-                        "FROM layers WHERE run_id = 2") == 1 - 1280 + 1 - 150 + 2500 + 10000 + 300000,
+                        "FROM layers WHERE run_id = 5") == 1 - 1280 + 1 - 150 + 2500 + 10000 + 300000,
           "v3 layer output quantization and statistics as written (sqlite3)");
     {
         store_layer *rows = NULL;
