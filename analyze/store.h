@@ -91,7 +91,8 @@ typedef struct store_run {
      * (docs/store.md). Missing: NaN / STORE_NULL_INT / NULL / n_load 0. */
     double perf_table_us;      /* the level-4 table's Total line (sum of whole µs) */
     int64_t npu_clock_mhz, ddr_clock_mhz; /* the clocks a prediction used */
-    const char *npu_table_json; /* the level-4 rows no layer row gives back (record/rows_npu.c) */
+    int64_t npu_table_layers;  /* rows of the level-4 table `run --npu-table` printed; set
+                                  when the rows no layer row gives back are stored (npu_rows) */
     int64_t calib_samples, int8_layers, fp16_layers, cfg_params; /* a quantized run's */
     const char *import_kind;   /* made by `import`: "board log", "accuracy_analysis simulator" */
     double log_total_us;       /* an imported log's total operator time (perf table) */
@@ -248,6 +249,37 @@ int store_load_add(store *st, int64_t run_id, const store_load_sample *s, char *
  * t_us 0: the load is stored once, in the run (store_run.load_pct). */
 int store_get_load(store *st, int64_t run_id, store_load_sample **rows, int *n, char *err,
                    size_t errlen);   /* free(*rows) */
+
+/* ---- The level-4 rows no layer row gives back (table npu_rows, schema 5) ----
+ * Input/OutputOperator, exDataConvert, the layers of a node lowered to several,
+ * a fused layer whose shapes or name differ from its nodes': each kept whole,
+ * written and read by record/rows_npu.c only, inside the run's transaction.
+ * Missing values are NaN / STORE_NULL_INT / NULL. */
+#define STORE_NPU_ROW_CORES 3
+typedef struct store_npu_row {
+    int64_t at;                /* its position in the table (0-based) */
+    int skip;                  /* 1: it stands for the next layer row with figures */
+    int64_t id;                /* the table's ID */
+    const char *op, *datatype; /* OpType, DataType as printed */
+    int64_t dtype;             /* the NPU model's dtype (runtime/npu/npu.h enum) */
+    const char *target;        /* "NPU" or "CPU" */
+    int64_t n_in, n_out;       /* inputs and outputs the layer has */
+    const char *in_shapes, *out_shapes; /* JSON lists of the first 8 shapes */
+    int64_t ddr_cycles, npu_cycles, total_cycles;
+    double time_us, rw_kb;
+    int macs;                  /* 1: the MacUsage column has figures */
+    int n_cores;               /* per-core figures below (<= STORE_NPU_ROW_CORES) */
+    double mac_usage[STORE_NPU_ROW_CORES], workload[STORE_NPU_ROW_CORES]; /* % per core */
+    int64_t tasks;
+    const char *fullname, *note;
+} store_npu_row;
+
+void store_npu_row_init(store_npu_row *r);
+int store_npu_row_add(store *st, int64_t run_id, const store_npu_row *row, char *err,
+                      size_t errlen);
+int store_get_npu_rows(store *st, int64_t run_id, store_npu_row **rows, int *n, char *err,
+                       size_t errlen);
+void store_npu_rows_free(store_npu_row *rows, int n);
 
 /* Helpers for callers building rows: "[1,3,224,224]" ("[]" for a scalar). */
 const char *store_format_shape(char *buf, size_t len, int ndim, const int64_t *dims);

@@ -24,8 +24,10 @@ typedef struct bundle {
     store_output *outs;
     store_accuracy *acc;
     store_load_sample *load;
+    store_npu_row *npu;  /* the level-4 rows no layer row gives back */
     const char **tags;
-    int nl, no, na, nload, ntags;
+    int nl, no, na, nload, ntags, nnpu;
+    int npu_borrowed;    /* npu points into legacy */
     int from_db;
     char *tags_text;     /* from_db: run.tags split in place */
     sq_legacy legacy;    /* a version-1 export's facts moved out of its texts */
@@ -37,8 +39,11 @@ static void bundle_free(bundle *b)
         store_layers_free(b->layers, b->nl);
         store_outputs_free(b->outs, b->no);
         store_accuracy_free(b->acc, b->na);
+        store_npu_rows_free(b->npu, b->nnpu);
         store_run_clear(&b->run);
     } else {
+        if (!b->npu_borrowed)
+            free(b->npu);
         free(b->layers);
         free(b->outs);
         free(b->acc);
@@ -85,7 +90,8 @@ static int bundle_read(store *st, int64_t run_id, bundle *b, char *err, size_t e
     if ((rc = store_get_layers(st, run_id, &b->layers, &b->nl, err, errlen)) ||
         (rc = store_get_outputs(st, run_id, &b->outs, &b->no, err, errlen)) ||
         (rc = get_accuracy_all(st, run_id, &b->acc, &b->na, err, errlen)) ||
-        (rc = sq_get_samples(st, run_id, &b->load, &b->nload, err, errlen)))
+        (rc = sq_get_samples(st, run_id, &b->load, &b->nload, err, errlen)) ||
+        (rc = store_get_npu_rows(st, run_id, &b->npu, &b->nnpu, err, errlen)))
         goto fail;
     if (b->run.tags) {
         b->tags_text = xstrdup(b->run.tags);
@@ -127,7 +133,7 @@ static const field run_fields[] = {
     RF("env_json", K_TEXT, env_json),
     /* schema 5 (export version 2) */
     RF("perf_table_us", K_REAL, perf_table_us), RF("npu_clock_mhz", K_I64, npu_clock_mhz),
-    RF("ddr_clock_mhz", K_I64, ddr_clock_mhz), RF("npu_table_json", K_TEXT, npu_table_json),
+    RF("ddr_clock_mhz", K_I64, ddr_clock_mhz), RF("npu_table_layers", K_I64, npu_table_layers),
     RF("calib_samples", K_I64, calib_samples), RF("int8_layers", K_I64, int8_layers),
     RF("fp16_layers", K_I64, fp16_layers), RF("cfg_params", K_I64, cfg_params),
     RF("import_kind", K_TEXT, import_kind), RF("log_total_us", K_REAL, log_total_us),
@@ -173,6 +179,22 @@ static const field acc_fields[] = {
     AF("single_mean_abs", K_REAL, single.mean_abs), AF("single_sqnr_db", K_REAL, single.sqnr_db),
     AF("single_flags", K_INT, single.flags), AF("source", K_TEXT, source),
 };
+
+#define NF_(k, t, m) { k, t, offsetof(store_npu_row, m) }
+static const field npu_row_fields[] = {
+    NF_("at", K_I64, at), NF_("skip", K_INT, skip), NF_("id", K_I64, id), NF_("op", K_TEXT, op),
+    NF_("datatype", K_TEXT, datatype), NF_("dtype", K_I64, dtype),
+    NF_("target", K_TEXT, target), NF_("n_in", K_I64, n_in), NF_("n_out", K_I64, n_out),
+    NF_("in_shapes", K_TEXT, in_shapes), NF_("out_shapes", K_TEXT, out_shapes),
+    NF_("ddr_cycles", K_I64, ddr_cycles), NF_("npu_cycles", K_I64, npu_cycles),
+    NF_("total_cycles", K_I64, total_cycles), NF_("time_us", K_REAL, time_us),
+    NF_("rw_kb", K_REAL, rw_kb), NF_("macs", K_INT, macs), NF_("n_cores", K_INT, n_cores),
+    NF_("mac_usage0", K_REAL, mac_usage[0]), NF_("mac_usage1", K_REAL, mac_usage[1]),
+    NF_("mac_usage2", K_REAL, mac_usage[2]), NF_("workload0", K_REAL, workload[0]),
+    NF_("workload1", K_REAL, workload[1]), NF_("workload2", K_REAL, workload[2]),
+    NF_("tasks", K_I64, tasks), NF_("fullname", K_TEXT, fullname), NF_("note", K_TEXT, note),
+};
+_Static_assert(STORE_NPU_ROW_CORES == 3, "npu_row_fields name three cores");
 
 #define SF(k, t, m) { k, t, offsetof(store_load_sample, m) }
 static const field load_fields[] = {
@@ -245,6 +267,8 @@ static json_t *content_json(const bundle *b)
                                                  NF(acc_fields)));
     json_object_set_new(o, "load_samples", rows_json(b->load, sizeof *b->load, b->nload,
                                                      load_fields, NF(load_fields)));
+    json_object_set_new(o, "npu_rows", rows_json(b->npu, sizeof *b->npu, b->nnpu,
+                                                 npu_row_fields, NF(npu_row_fields)));
     return o;
 }
 
@@ -352,7 +376,8 @@ static int row_from_json(json_t *o, void *row, const field *fields, size_t nf, c
                                          !strcmp(key, "tags") || !strcmp(key, "layers") ||
                                          !strcmp(key, "outputs") || !strcmp(key, "accuracy") ||
                                          !strcmp(key, "load_samples") ||
-                                         !strcmp(key, "npu_load")))
+                                         !strcmp(key, "npu_load") ||
+                                         !strcmp(key, "npu_rows")))
                 continue;
             return rt_err(err, errlen, RT_EFORMAT, "%s %d: unknown field '%s'", what, idx, key);
         }
@@ -437,6 +462,7 @@ static int rows_from_json(json_t *o, const char *key, void **rows, int *n, size_
 static void init_layer(void *r) { store_layer_init(r); }
 static void init_output(void *r) { store_output_init(r); }
 static void init_acc(void *r) { store_accuracy_init(r); }
+static void init_npu_row(void *r) { store_npu_row_init(r); }
 static void init_load(void *r)
 {
     store_load_sample *s = r;
@@ -479,7 +505,8 @@ static int bundle_from_json(json_t *o, int idx, int version, bundle *b, char *er
         return rc;
     if (version < 2) {
         /* what a schema-4 database would hold after its upgrade */
-        if (json_object_get(o, "npu_load") || json_object_get(o, "perf_table_us"))
+        if (json_object_get(o, "npu_load") || json_object_get(o, "perf_table_us") ||
+            json_object_get(o, "npu_rows"))
             return rt_err(err, errlen, RT_EFORMAT, "run %d: a version-1 export with fields of "
                           "version 2", idx);
         sq_facts_from_legacy(&b->run, &b->legacy);
@@ -512,6 +539,18 @@ static int bundle_from_json(json_t *o, int idx, int version, bundle *b, char *er
         return rc;
     if (version < 2 && sq_samples_repeat_load(&b->run, b->load, b->nload))
         b->nload = 0; /* they only repeated the load, now the run's own */
+    if (version < 2) {
+        b->npu = b->legacy.npu_rows, b->nnpu = b->legacy.n_npu_rows;
+        b->npu_borrowed = 1;
+    } else if ((rc = rows_from_json(o, "npu_rows", (void **)&b->npu, &b->nnpu, sizeof *b->npu,
+                                    init_npu_row, npu_row_fields, NF(npu_row_fields), idx, err,
+                                    errlen))) {
+        return rc;
+    }
+    for (int k = 0; k < b->nnpu; k++)
+        if (b->npu[k].n_cores < 0 || b->npu[k].n_cores > STORE_NPU_ROW_CORES)
+            return rt_err(err, errlen, RT_EFORMAT, "run %d: level-4 row %d: n_cores %d", idx, k,
+                          b->npu[k].n_cores);
     return 0;
 }
 
@@ -629,6 +668,8 @@ static int add_bundle(const adder *a, bundle *b, const char *name, char *err, si
         rc = store_accuracy_add(st, id, &b->acc[i], err, errlen);
     for (int i = 0; i < b->nload && !rc; i++)
         rc = store_load_add(st, id, &b->load[i], err, errlen);
+    for (int i = 0; i < b->nnpu && !rc; i++)
+        rc = store_npu_row_add(st, id, &b->npu[i], err, errlen);
     if (!rc)
         rc = store_run_commit(st, id, b->run.total_us, err, errlen);
     else

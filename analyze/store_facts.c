@@ -20,7 +20,7 @@ void sq_read_facts(sqlite3_stmt *s, int c, store_run *r)
     r->perf_table_us = sq_col_dbl(s, c);
     r->npu_clock_mhz = sq_col_i64(s, c + 1);
     r->ddr_clock_mhz = sq_col_i64(s, c + 2);
-    r->npu_table_json = sq_col_text(s, c + 3);
+    r->npu_table_layers = sq_col_i64(s, c + 3);
     r->calib_samples = sq_col_i64(s, c + 4);
     r->int8_layers = sq_col_i64(s, c + 5);
     r->fp16_layers = sq_col_i64(s, c + 6);
@@ -50,7 +50,7 @@ void sq_bind_facts(sqlite3_stmt *s, int first, const store_run *r)
     sq_bind_dbl(s, first, r->perf_table_us);
     sq_bind_i64(s, first + 1, r->npu_clock_mhz);
     sq_bind_i64(s, first + 2, r->ddr_clock_mhz);
-    sq_bind_text(s, first + 3, r->npu_table_json);
+    sq_bind_i64(s, first + 3, r->npu_table_layers);
     sq_bind_i64(s, first + 4, r->calib_samples);
     sq_bind_i64(s, first + 5, r->int8_layers);
     sq_bind_i64(s, first + 6, r->fp16_layers);
@@ -229,6 +229,157 @@ static void take_load(json_t *o, store_run *r)
     json_object_del(o, "npu_load");
 }
 
+/* ---- "npu_table": {"layers": N, "rows": [{...}]}, as record/rows_npu.c wrote it */
+
+static const char *text_of(json_t *o, const char *key, int *ok)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v)
+        return NULL;
+    if (!json_is_string(v))
+        *ok = 0;
+    return json_string_value(v);
+}
+
+static int64_t int_of(json_t *o, const char *key, int *ok)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v)
+        return STORE_NULL_INT;
+    if (!json_is_integer(v) || json_integer_value(v) == STORE_NULL_INT)
+        *ok = 0;
+    return json_integer_value(v);
+}
+
+static double real_of(json_t *v, int *ok)
+{
+    if (!v)
+        return NAN;
+    if (!json_is_number(v))
+        *ok = 0;
+    return json_number_value(v);
+}
+
+/* A list of shapes (lists of integers), as its text, or NULL (*ok 0) if it is not one. */
+static char *shapes_of(json_t *a, int *ok)
+{
+    json_t *sh, *d;
+    size_t i, k;
+    if (!a)
+        return NULL;
+    if (!json_is_array(a)) {
+        *ok = 0;
+        return NULL;
+    }
+    json_array_foreach(a, i, sh) {
+        if (!json_is_array(sh))
+            *ok = 0;
+        json_array_foreach(sh, k, d) if (!json_is_integer(d)) *ok = 0;
+    }
+    return *ok ? dump_value(a) : NULL;
+}
+
+/* One row of "rows": every key known and of its type, else 0. */
+static int npu_row_of(json_t *o, store_npu_row *r)
+{
+    static const char *const keys[] = {"at", "skip", "id", "op", "datatype", "dtype", "target",
+                                       "n_in", "in", "n_out", "out", "cycles", "time_us", "macs",
+                                       "mac_usage", "workload", "tasks", "rw_kb", "fullname", "note"};
+    const char *k;
+    json_t *v, *cy, *mu, *wl;
+    int ok = json_is_object(o);
+
+    store_npu_row_init(r);
+    if (!ok)
+        return 0;
+    json_object_foreach(o, k, v) {
+        size_t i = 0;
+        while (i < sizeof keys / sizeof keys[0] && strcmp(keys[i], k))
+            i++;
+        if (i == sizeof keys / sizeof keys[0])
+            ok = 0;
+    }
+    r->at = int_of(o, "at", &ok);
+    int64_t skip = int_of(o, "skip", &ok);
+    r->skip = skip == 1;
+    ok = ok && r->at >= 0 && r->at < (int64_t)1 << 31 && (skip == 0 || skip == 1);
+    r->id = int_of(o, "id", &ok);
+    r->op = text_of(o, "op", &ok);
+    r->datatype = text_of(o, "datatype", &ok);
+    r->dtype = int_of(o, "dtype", &ok);
+    r->target = text_of(o, "target", &ok);
+    ok = ok && (!r->target || !strcmp(r->target, "NPU") || !strcmp(r->target, "CPU"));
+    r->n_in = int_of(o, "n_in", &ok);
+    r->n_out = int_of(o, "n_out", &ok);
+    r->in_shapes = shapes_of(json_object_get(o, "in"), &ok);
+    r->out_shapes = shapes_of(json_object_get(o, "out"), &ok);
+    if ((cy = json_object_get(o, "cycles"))) {
+        int64_t *dst[3] = {&r->ddr_cycles, &r->npu_cycles, &r->total_cycles};
+        ok = ok && json_is_array(cy) && json_array_size(cy) == 3;
+        for (size_t i = 0; ok && i < 3; i++) {
+            v = json_array_get(cy, i);
+            ok = json_is_integer(v) && json_integer_value(v) != STORE_NULL_INT;
+            *dst[i] = json_integer_value(v);
+        }
+    }
+    r->time_us = real_of(json_object_get(o, "time_us"), &ok);
+    r->rw_kb = real_of(json_object_get(o, "rw_kb"), &ok);
+    v = json_object_get(o, "macs");
+    ok = ok && (!v || json_is_boolean(v));
+    r->macs = json_is_true(v);
+    mu = json_object_get(o, "mac_usage");
+    wl = json_object_get(o, "workload");
+    ok = ok && (!mu || (json_is_array(mu) && json_array_size(mu) <= STORE_NPU_ROW_CORES)) &&
+         (!wl || (json_is_array(wl) && json_array_size(wl) <= STORE_NPU_ROW_CORES)) &&
+         json_array_size(mu) == json_array_size(wl);
+    r->n_cores = ok ? (int)json_array_size(mu) : 0;
+    for (int c = 0; ok && c < r->n_cores; c++) {
+        r->mac_usage[c] = real_of(json_array_get(mu, (size_t)c), &ok);
+        r->workload[c] = real_of(json_array_get(wl, (size_t)c), &ok);
+    }
+    r->tasks = int_of(o, "tasks", &ok);
+    r->fullname = text_of(o, "fullname", &ok);
+    r->note = text_of(o, "note", &ok);
+    /* the strings move with the row (the object goes) */
+    const char **str[5] = {&r->op, &r->datatype, &r->target, &r->fullname, &r->note};
+    for (int i = 0; i < 5; i++)
+        *str[i] = *str[i] ? xstrdup(*str[i]) : NULL;
+    return ok;
+}
+
+static void npu_row_strings_free(store_npu_row *r)
+{
+    const char *str[7] = {r->op, r->datatype, r->target, r->fullname, r->note, r->in_shapes,
+                          r->out_shapes};
+    for (int i = 0; i < 7; i++)
+        free((void *)str[i]);
+}
+
+/* The rows of table t into own, in order of "at"; 0 (nothing taken) unless
+ * every row is one as record/rows_npu.c writes them. */
+static int npu_table_rows(json_t *t, sq_legacy *own)
+{
+    json_t *rows = json_object_get(t, "rows"), *layers = json_object_get(t, "layers"), *v;
+    size_t i;
+    int ok = json_is_array(rows) && json_is_integer(layers) && json_integer_value(layers) >= 0 &&
+             json_integer_value(layers) < (int64_t)1 << 31 && json_object_size(t) == 2;
+    if (!ok)
+        return 0;
+    store_npu_row *r = xcalloc(json_array_size(rows) + 1, sizeof *r);
+    json_array_foreach(rows, i, v) {
+        ok = npu_row_of(v, &r[i]) && (i == 0 || r[i].at > r[i - 1].at);
+        if (!ok) {
+            for (size_t k = 0; k <= i; k++)
+                npu_row_strings_free(&r[k]);
+            free(r);
+            return 0;
+        }
+    }
+    own->npu_rows = r;
+    own->n_npu_rows = (int)json_array_size(rows);
+    return 1;
+}
+
 /* Moves the keys of the extra object x into r. */
 static void extra_facts(json_t *x, store_run *r, sq_legacy *own)
 {
@@ -260,8 +411,9 @@ static void extra_facts(json_t *x, store_run *r, sq_legacy *own)
         if (!json_object_size(v))
             json_object_del(x, "npu_share");
     }
-    if (json_is_object(v = json_object_get(x, "npu_table")) && !r->npu_table_json) {
-        r->npu_table_json = own->npu_table = dump_value(v);
+    if (json_is_object(v = json_object_get(x, "npu_table")) && r->npu_table_layers == STORE_NULL_INT &&
+        npu_table_rows(v, own)) {
+        r->npu_table_layers = json_integer_value(json_object_get(v, "layers"));
         json_object_del(x, "npu_table");
     }
     take_text(x, "dump_dir", &r->dump_dir, &own->dump_dir); /* schema 1 */
@@ -321,7 +473,9 @@ void sq_legacy_free(sq_legacy *own)
 {
     free(own->extra);
     free(own->env);
-    free(own->npu_table);
+    for (int i = 0; i < own->n_npu_rows; i++)
+        npu_row_strings_free(&own->npu_rows[i]);
+    free(own->npu_rows);
     free(own->fingerprint);
     free(own->import_kind);
     free(own->dump_dir);
@@ -344,7 +498,7 @@ int sq_migrate_facts(store *st, char *err, size_t errlen)
         return rc;
     rc = sq_db_prepare(st, "UPDATE runs SET extra_json = ?, env_json = ?, npu_us = ?, "
                            "dump_dir = ?, perf_table_us = ?, npu_clock_mhz = ?, "
-                           "ddr_clock_mhz = ?, npu_table_json = ?, calib_samples = ?, "
+                           "ddr_clock_mhz = ?, npu_table_layers = ?, calib_samples = ?, "
                            "int8_layers = ?, fp16_layers = ?, cfg_params = ?, import_kind = ?, "
                            "log_total_us = ?, perf_run_us = ?, share_compute_pct = ?, "
                            "share_ddr_pct = ?, share_cpu_pct = ?, cost_model_version = ?, "
@@ -368,6 +522,8 @@ int sq_migrate_facts(store *st, char *err, size_t errlen)
         sq_row_done(up);
         if (!rc)
             rc = sq_write_load(st, r.id, &r, err, errlen);
+        if (!rc)
+            rc = sq_add_npu_rows(st, r.id, own.npu_rows, own.n_npu_rows, err, errlen);
         if (!rc)
             rc = sq_get_samples(st, r.id, &smp, &ns, err, errlen);
         if (!rc && sq_samples_repeat_load(&r, smp, ns)) {

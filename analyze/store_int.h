@@ -59,7 +59,7 @@ struct store {
 /* Schema v5's typed facts (store_facts.c), read by read_run from column 30 on;
  * the NPU load per core as "61,50,50" (an internal form, split by read_run) */
 #define RUN_COLS_FACTS                                                                     \
-    "perf_table_us, npu_clock_mhz, ddr_clock_mhz, npu_table_json, calib_samples, "        \
+    "perf_table_us, npu_clock_mhz, ddr_clock_mhz, npu_table_layers, calib_samples, "      \
     "int8_layers, fp16_layers, cfg_params, import_kind, log_total_us, perf_run_us, "      \
     "share_compute_pct, share_ddr_pct, share_cpu_pct, cost_model_version, "               \
     "cost_model_fingerprint, (SELECT group_concat(load_pct, ',') FROM (SELECT load_pct "   \
@@ -126,7 +126,7 @@ void sq_read_facts(sqlite3_stmt *s, int c, store_run *r);
  * RUN_COLS_FACTS order (without the load, written by sq_write_load). */
 void sq_bind_facts(sqlite3_stmt *s, int first, const store_run *r);
 #define RUN_FACT_COLS_SET                                                                  \
-    "perf_table_us, npu_clock_mhz, ddr_clock_mhz, npu_table_json, calib_samples, "        \
+    "perf_table_us, npu_clock_mhz, ddr_clock_mhz, npu_table_layers, calib_samples, "      \
     "int8_layers, fp16_layers, cfg_params, import_kind, log_total_us, perf_run_us, "      \
     "share_compute_pct, share_ddr_pct, share_cpu_pct, cost_model_version, "               \
     "cost_model_fingerprint"
@@ -141,7 +141,9 @@ int sq_write_load(store *st, int64_t run_id, const store_run *r, char *err, size
 typedef struct sq_legacy {
     char *extra, *env;          /* what stays of the texts (NULL: nothing) */
     int extra_changed, env_changed;
-    char *npu_table, *fingerprint, *import_kind, *dump_dir; /* strings r now points to */
+    char *fingerprint, *import_kind, *dump_dir; /* strings r now points to */
+    store_npu_row *npu_rows;    /* the level-4 rows of "npu_table" (their strings owned) */
+    int n_npu_rows;
 } sq_legacy;
 void sq_facts_from_legacy(store_run *r, sq_legacy *own);
 void sq_legacy_free(sq_legacy *own);
@@ -150,6 +152,9 @@ void sq_legacy_free(sq_legacy *own);
 int sq_samples_repeat_load(const store_run *r, const store_load_sample *rows, int n);
 /* The v4 -> v5 step's data move, inside the migration's transaction. */
 int sq_migrate_facts(store *st, char *err, size_t errlen);
+/* Adds the legacy rows of own to run run_id (the migration, a version-1 export). */
+int sq_add_npu_rows(store *st, int64_t run_id, const store_npu_row *rows, int n, char *err,
+                    size_t errlen);
 /* Every sample of a run as stored (store_get_load adds a prediction's load). */
 int sq_get_samples(store *st, int64_t run_id, store_load_sample **rows, int *n, char *err,
                    size_t errlen);

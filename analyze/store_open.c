@@ -131,7 +131,7 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN perf_table_us REAL;"
     "ALTER TABLE runs ADD COLUMN npu_clock_mhz INTEGER;"
     "ALTER TABLE runs ADD COLUMN ddr_clock_mhz INTEGER;"
-    "ALTER TABLE runs ADD COLUMN npu_table_json TEXT;"
+    "ALTER TABLE runs ADD COLUMN npu_table_layers INTEGER;"
     "ALTER TABLE runs ADD COLUMN calib_samples INTEGER;"
     "ALTER TABLE runs ADD COLUMN int8_layers INTEGER;"
     "ALTER TABLE runs ADD COLUMN fp16_layers INTEGER;"
@@ -148,7 +148,17 @@ static const char *const migrations[] = {
     "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     "  core INTEGER NOT NULL,"
     "  load_pct INTEGER NOT NULL CHECK (load_pct BETWEEN 0 AND 100),"
-    "  PRIMARY KEY (run_id, core));",
+    "  PRIMARY KEY (run_id, core));"
+    "CREATE TABLE npu_rows ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  at INTEGER NOT NULL, skip INTEGER NOT NULL, id INTEGER, op TEXT, datatype TEXT,"
+    "  dtype INTEGER, target TEXT, n_in INTEGER, n_out INTEGER, in_shapes TEXT, out_shapes TEXT,"
+    "  ddr_cycles INTEGER, npu_cycles INTEGER, total_cycles INTEGER, time_us REAL, rw_kb REAL,"
+    "  macs INTEGER NOT NULL, n_cores INTEGER NOT NULL,"
+    "  mac_usage0 REAL, mac_usage1 REAL, mac_usage2 REAL,"
+    "  workload0 REAL, workload1 REAL, workload2 REAL,"
+    "  tasks INTEGER, fullname TEXT, note TEXT,"
+    "  PRIMARY KEY (run_id, at));",
 };
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 _Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration step per schema version");
@@ -532,6 +542,7 @@ void store_run_init(store_run *r)
     r->perf_table_us = r->log_total_us = NAN;
     r->share_pct[0] = r->share_pct[1] = r->share_pct[2] = NAN;
     r->npu_clock_mhz = r->ddr_clock_mhz = r->perf_run_us = r->cost_model_version = STORE_NULL_INT;
+    r->npu_table_layers = STORE_NULL_INT;
     r->calib_samples = r->int8_layers = r->fp16_layers = r->cfg_params = STORE_NULL_INT;
 }
 
@@ -546,6 +557,16 @@ void store_layer_init(store_layer *l)
 void store_output_init(store_output *o)
 {
     memset(o, 0, sizeof *o);
+}
+
+void store_npu_row_init(store_npu_row *r)
+{
+    memset(r, 0, sizeof *r);
+    r->id = r->dtype = r->n_in = r->n_out = r->tasks = STORE_NULL_INT;
+    r->ddr_cycles = r->npu_cycles = r->total_cycles = STORE_NULL_INT;
+    r->time_us = r->rw_kb = NAN;
+    for (int c = 0; c < STORE_NPU_ROW_CORES; c++)
+        r->mac_usage[c] = r->workload[c] = NAN;
 }
 
 /* -------------------------------------------------------------- preflight */

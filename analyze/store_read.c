@@ -54,7 +54,7 @@ void store_run_clear(store_run *r)
                            r->model_format, r->platform, r->backend, r->quant,
                            r->quant_algo, r->quant_method, r->inputs_json, r->status,
                            r->tool_version, r->extra_json, r->dump_dir, r->dump_sha256, r->env_json,
-                           r->tags, r->npu_table_json, r->import_kind, r->cost_model_fingerprint };
+                           r->tags, r->import_kind, r->cost_model_fingerprint };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free((void *)strs[i]);
     store_run_init(r);
@@ -71,14 +71,14 @@ static void read_run_row(sqlite3_stmt *s, void *row) { read_run(s, row); }
 static void free_runs(void *rows, int n) { store_runs_free(rows, n); }
 
 /* RUN_COLS_NO_TAGS in its order, without the JSON a listing does not show
- * (inputs, extra, environment, the level-4 rows). */
+ * (inputs, extra, environment). */
 #define RUN_COLS_BRIEF                                                                     \
     "id, label, time, model_path, model_sha256, model_format, platform, backend, quant, " \
     "quant_algo, quant_method, threads, iterations, seed, NULL, total_us, status, "       \
     "tool_version, NULL, n_layers, "                                                      \
     "npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256, "   \
     "weight_bytes, internal_bytes, NULL, "                                                \
-    "perf_table_us, npu_clock_mhz, ddr_clock_mhz, NULL, calib_samples, "                  \
+    "perf_table_us, npu_clock_mhz, ddr_clock_mhz, npu_table_layers, calib_samples, "      \
     "int8_layers, fp16_layers, cfg_params, import_kind, log_total_us, perf_run_us, "      \
     "share_compute_pct, share_ddr_pct, share_cpu_pct, cost_model_version, "               \
     "cost_model_fingerprint, (SELECT group_concat(load_pct, ',') FROM (SELECT load_pct "   \

@@ -17,7 +17,7 @@ static void delete_open_run(store *st)
 {
     /* the layers go with the run (the runs_delete_layers trigger) */
     static const char *const tables[] = {"outputs", "accuracy", "tags", "load_samples", "npu_load",
-                                         "runs"};
+                                         "npu_rows", "runs"};
     char sql[96];
 
     if (!st->open_run)

@@ -475,11 +475,18 @@ out:
 /* ---- show -------------------------------------------------------------------- */
 
 /* The level-4 table `run --npu-table` printed, rebuilt from the rows (record/). */
-static int print_npu_table(const store_run *run, const store_layer *layers, int nl, char *err,
-                           size_t errlen)
+static int print_npu_table(store *st, const store_run *run, const store_layer *layers, int nl,
+                           char *err, size_t errlen)
 {
     npu_graph_t ng;
-    int complete, rc = rows_npu_graph(run, layers, nl, &ng, &complete, err, errlen);
+    store_npu_row *extra = NULL;
+    int n_extra = 0, complete = 0;
+    int rc = store_get_npu_rows(st, run->id, &extra, &n_extra, err, errlen);
+    if (!rc)
+        rc = rows_npu_graph(run, layers, nl, extra, n_extra, &ng, &complete, err, errlen);
+    else
+        memset(&ng, 0, sizeof ng);
+    store_npu_rows_free(extra, n_extra);
 
     if (!rc) {
         int has_io = 0;
@@ -624,7 +631,7 @@ int cmd_show(int argc, char **argv)
     if (!rc)
         rc = store_get_accuracy(st, run.id, &acc, &na, err, sizeof(err));
     if (!rc && npu_table && !json)
-        rc = print_npu_table(&run, layers, nl, err, sizeof(err));
+        rc = print_npu_table(st, &run, layers, nl, err, sizeof(err));
     if (rc) {
         cli_error("%s", err);
         goto out;

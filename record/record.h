@@ -20,7 +20,7 @@
  *     rows_npu_graph rebuilds the level-4 table from stored rows, the same text
  *     `run --npu-table` printed: the layers no row carries exactly (Input/
  *     OutputOperator, exDataConvert, a node lowered to several layers) are kept
- *     in the run's npu_table_json, with the table's total in perf_table_us
+ *     as the run's npu_rows, with the table's total in perf_table_us
  *     (docs/store.md).
  *   * Timing statistics of every source come from time_stats_of (median, p90,
  *     min, sample stddev), seeded random inputs from seed_input_fill: the same
@@ -74,7 +74,9 @@ typedef struct run_rows {
     int n_layers, n_outs, n_acc, n_load;
     /* owned text the rows point to */
     char time[32], sha[65], path[4096];
-    char *extra, *inputs_json, *dump_dir, *env, *npu_table;
+    char *extra, *inputs_json, *dump_dir, *env;
+    store_npu_row *npu_rows;  /* the level-4 rows no layer row gives back */
+    int n_npu_rows;
     void **text;            /* other owned allocations */
     int n_text, cap_text;
     char *perf_text;        /* board: perf_layers_make's text, */
@@ -213,15 +215,18 @@ char *inputs_json_of(const run_input_fed *in, int n, long long seed);
 void rows_npu_fill(const npu_graph_t *ng, const npu_layer_t *l, store_layer *row, char *wl,
                    size_t wlen);
 /* The level-4 rows the carrier rows (those with total_cycles) do not rebuild
- * exactly, as the run's npu_table_json ({"layers":N,"rows":[...]}, malloc'd);
- * sets run's perf_table_us (the table's total) and the clocks the prediction
- * used. carrier[i]: the row carrying layer i, -1 none. */
-char *rows_npu_table(const npu_graph_t *ng, const store_layer *rows, int n_rows,
-                     const int *carrier, store_run *run);
-/* The level-4 table of stored rows as an NPU graph for npu_print_perf_table
- * (free with rows_npu_graph_free); *complete: the extra rows were stored. */
-int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows, npu_graph_t *ng,
-                   int *complete, char *err, size_t errlen);
+ * exactly, as the run's npu_rows (*n of them; free with rows_npu_rows_free);
+ * sets run's perf_table_us (the table's total), npu_table_layers and the
+ * clocks the prediction used. carrier[i]: the row carrying layer i, -1 none. */
+store_npu_row *rows_npu_table(const npu_graph_t *ng, const store_layer *rows, int n_rows,
+                              const int *carrier, store_run *run, int *n);
+void rows_npu_rows_free(store_npu_row *rows, int n);
+/* The level-4 table of stored rows (layer rows and the run's npu_rows) as an
+ * NPU graph for npu_print_perf_table (free with rows_npu_graph_free);
+ * *complete: the run kept its whole table (npu_table_layers). */
+int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows,
+                   const store_npu_row *extra, int n_extra, npu_graph_t *ng, int *complete,
+                   char *err, size_t errlen);
 void rows_npu_graph_free(npu_graph_t *ng);
 
 /* ---- vendor tables and dumps as rows (record/perf_rows.c) -------------------- */

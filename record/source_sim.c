@@ -237,8 +237,8 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
             carrier[k] = last >= 0 && last < g->n_nodes && last < ng->n_nodes &&
                          ng->node_layer[last] == k ? row_of[last] : -1;
         }
-        info->npu_table_json = rows->npu_table =
-            rows_npu_table(ng, rows->layers, rows->n_layers, carrier, info);
+        rows->npu_rows = rows_npu_table(ng, rows->layers, rows->n_layers, carrier, info,
+                                        &rows->n_npu_rows);
         free(carrier);
     }
     free(row_of);

@@ -31,7 +31,7 @@ void run_rows_free(run_rows *rows)
     free(rows->acc);
     free(rows->load);
     free(rows->extra);
-    free(rows->npu_table);
+    rows_npu_rows_free(rows->npu_rows, rows->n_npu_rows);
     free(rows->inputs_json);
     free(rows->dump_dir);
     free(rows->env);
@@ -154,6 +154,8 @@ int run_rows_store(run_rows *rows, const char *db, char *err, size_t errlen)
         rc = store_accuracy_add(st, id, &rows->acc[i], err, errlen);
     for (int i = 0; i < rows->n_load && !rc; i++)
         rc = store_load_add(st, id, &rows->load[i], err, errlen);
+    for (int i = 0; i < rows->n_npu_rows && !rc; i++)
+        rc = store_npu_row_add(st, id, &rows->npu_rows[i], err, errlen);
     if (!rc)
         rc = store_run_commit(st, id, rows->run.total_us, err, errlen);
     if (rc)

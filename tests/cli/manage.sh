@@ -42,10 +42,11 @@ SELECT label, time, model_path, model_sha256, model_format, platform, backend, q
   quant_method, threads, iterations, seed, inputs_json, total_us, status, tool_version, extra_json,
   n_layers, npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256,
   weight_bytes, internal_bytes, env_json, perf_table_us, npu_clock_mhz, ddr_clock_mhz,
-  npu_table_json, calib_samples, int8_layers, fp16_layers, cfg_params, import_kind, log_total_us,
+  npu_table_layers, calib_samples, int8_layers, fp16_layers, cfg_params, import_kind, log_total_us,
   perf_run_us, share_compute_pct, share_ddr_pct, share_cpu_pct, cost_model_version,
   cost_model_fingerprint FROM runs ORDER BY id;
 SELECT rk.n, p.core, p.load_pct FROM npu_load p JOIN rk ON rk.id = p.run_id ORDER BY rk.n, p.core;
+SELECT rk.n, x.* FROM npu_rows x JOIN rk ON rk.id = x.run_id ORDER BY rk.n, x.at;
 SELECT rk.n, l.run_id, l.idx, l.node, l.op, l.name, l.in_shapes, l.out_shapes, l.dtype, l.host_us,
   l.npu_cycles, l.ddr_cycles, l.total_cycles, l.time_us, l.mac_usage, l.target, l.cpu_reason,
   l.sram_hit, l.rw_kb, l.bound, l.workload, l.tasks, l.npu_op, l.frame_us, l.npu_dtype,

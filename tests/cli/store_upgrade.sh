@@ -90,8 +90,21 @@ for r in con.execute("SELECT * FROM runs ORDER BY id"):
         want(i, col, r[col], q.get(key))
     perf = x.get("perf", {})
     want(i, "log_total_us", r["log_total_us"], perf.get("total_time_us") if "import" in x else None)
-    want(i, "npu_table_json", json.loads(r["npu_table_json"]) if r["npu_table_json"] else None,
-         x.get("npu_table"))
+    t = x.get("npu_table")
+    want(i, "npu_table_layers", r["npu_table_layers"], t["layers"] if t else None)
+    got = []
+    for n in con.execute("SELECT * FROM npu_rows WHERE run_id=? ORDER BY at", (r["id"],)):
+        row = {"at": n["at"], "skip": n["skip"], "id": n["id"], "op": n["op"], "datatype": n["datatype"],
+               "dtype": n["dtype"], "target": n["target"], "n_in": n["n_in"], "in": json.loads(n["in_shapes"]),
+               "n_out": n["n_out"], "out": json.loads(n["out_shapes"]),
+               "cycles": [n["ddr_cycles"], n["npu_cycles"], n["total_cycles"]], "time_us": n["time_us"],
+               "macs": bool(n["macs"]), "mac_usage": [n[f"mac_usage{c}"] for c in range(n["n_cores"])],
+               "workload": [n[f"workload{c}"] for c in range(n["n_cores"])], "tasks": n["tasks"],
+               "rw_kb": n["rw_kb"], "fullname": n["fullname"]}
+        if n["note"] is not None:
+            row["note"] = n["note"]
+        got.append(row)
+    want(i, "npu_rows", got, t["rows"] if t else [])
     cm = e.get("npu_cost_model", {})
     want(i, "cost_model_version", r["cost_model_version"], cm.get("version"))
     want(i, "cost_model_fingerprint", r["cost_model_fingerprint"], cm.get("fingerprint"))
