@@ -131,7 +131,7 @@ static const field run_fields[] = {
     RF("dump_dir", K_TEXT, dump_dir), RF("dump_sha256", K_TEXT, dump_sha256),
     RF("weight_bytes", K_I64, weight_bytes), RF("internal_bytes", K_I64, internal_bytes),
     RF("env_json", K_TEXT, env_json),
-    /* schema 5 (export version 2) */
+    /* schema 5 (export version 2): from N_RUN_FIELDS_V1 on */
     RF("perf_table_us", K_REAL, perf_table_us), RF("npu_clock_mhz", K_I64, npu_clock_mhz),
     RF("ddr_clock_mhz", K_I64, ddr_clock_mhz), RF("npu_table_layers", K_I64, npu_table_layers),
     RF("calib_samples", K_I64, calib_samples), RF("int8_layers", K_I64, int8_layers),
@@ -142,6 +142,8 @@ static const field run_fields[] = {
     RF("cost_model_version", K_I64, cost_model_version),
     RF("cost_model_fingerprint", K_TEXT, cost_model_fingerprint),
 };
+
+#define N_RUN_FIELDS_V1 27 /* the fields of an export version 1 */
 
 #define LF(k, t, m) { k, t, offsetof(store_layer, m) }
 static const field layer_fields[] = {
@@ -505,8 +507,10 @@ static int bundle_from_json(json_t *o, int idx, int version, bundle *b, char *er
         return rc;
     if (version < 2) {
         /* what a schema-4 database would hold after its upgrade */
-        if (json_object_get(o, "npu_load") || json_object_get(o, "perf_table_us") ||
-            json_object_get(o, "npu_rows"))
+        int v2 = json_object_get(o, "npu_load") || json_object_get(o, "npu_rows");
+        for (size_t k = N_RUN_FIELDS_V1; k < NF(run_fields); k++)
+            v2 |= json_object_get(o, run_fields[k].key) != NULL;
+        if (v2)
             return rt_err(err, errlen, RT_EFORMAT, "run %d: a version-1 export with fields of "
                           "version 2", idx);
         sq_facts_from_legacy(&b->run, &b->legacy);

@@ -135,10 +135,9 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
     }
     sq_row_done(s);
     *run_id = sqlite3_last_insert_rowid(st->db);
-    st->open_run = *run_id;
+    st->open_run = *run_id; /* so that a failure below undoes the run's row */
     if ((rc = sq_write_load(st, *run_id, r, err, errlen)))
         goto fail;
-    st->open_run = *run_id;
     st->open_layers = 0;
     st->open_total_us = r->total_us;
     st->open_n_layers = r->n_layers;

@@ -263,8 +263,8 @@ static int store_ctx(store *st, trace_ctx *c, int k, const char *label, const ch
         run.perf_run_us = c->perf_run_us;
     /* the summary's NPU load: mean per core while the context ran */
     int lp[BOARD_MAX_CORES], nl = load_sampler_mean(smp, c->first_t, c->last_t + 100e3, lp);
-    for (int k = 0; k < nl && k < STORE_MAX_CORES; k++)
-        run.load_pct[run.n_load++] = lp[k];
+    for (int core = 0; core < nl && core < STORE_MAX_CORES; core++)
+        run.load_pct[run.n_load++] = lp[core];
     rc = store_run_begin(st, &run, id, err, errlen);
     if (!rc && n_tables)
         rc = perf_layers_store(st, *id, &tables[n_tables - 1], NULL, err, errlen);

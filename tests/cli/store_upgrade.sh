@@ -147,6 +147,17 @@ assert a['version'] == 2 and a['store_schema'] == 5, (a['version'], a['store_sch
 assert a['runs'] == b['runs'], 'upgraded and imported runs differ'
 " "$T/a.json" "$T/b.json" && ok || bad "export of the upgraded vs the imported version-1 runs"
 
+# a version-1 file holding a field of version 2 is refused, nothing added
+$PY - "$F/v4-release/export-v1.json" "$T/mixed.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["runs"][0]["npu_clock_mhz"] = 1000
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+"$RT" import "$T/mixed.json" --db "$T/mixed.db" >/dev/null 2>"$T/err"; rc=$?
+[ $rc = 2 ] && grep -q "version-1 export with fields of version 2" "$T/err" && \
+    [ "$(sqlite3 "$T/mixed.db" "select count(*) from runs" 2>/dev/null || echo 0)" = 0 ] && ok || bad "mixed export: exit $rc, $(cat "$T/err")"
+
 # -- a failed upgrade leaves the schema-4 file as it was ------------------------------
 cp "$F/v4-release.db" "$T/u.db"
 sqlite3 "$T/u.db" "CREATE TABLE npu_load (mine TEXT)" # a user's table in the step's way
