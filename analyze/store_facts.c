@@ -448,23 +448,25 @@ void sq_facts_from_legacy(store_run *r, sq_legacy *own)
 
     memset(own, 0, sizeof *own);
     if (x) {
-        size_t had = json_object_size(x);
+        json_t *had = json_deep_copy(x); /* a key may go from one object deep */
         extra_facts(x, r, own);
-        if (json_object_size(x) != had) {
+        if (!json_equal(had, x)) {
             own->extra = json_object_size(x) ? dump_value(x) : NULL;
             r->extra_json = own->extra;
             own->extra_changed = 1;
         }
+        json_decref(had);
         json_decref(x);
     }
     if (e) {
-        size_t had = json_object_size(e);
+        json_t *had = json_deep_copy(e);
         env_facts(e, r, own);
-        if (json_object_size(e) != had) {
+        if (!json_equal(had, e)) {
             own->env = json_object_size(e) ? dump_value(e) : NULL;
             r->env_json = own->env;
             own->env_changed = 1;
         }
+        json_decref(had);
         json_decref(e);
     }
 }

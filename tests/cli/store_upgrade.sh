@@ -158,6 +158,19 @@ EOF
 [ $rc = 2 ] && grep -q "version-1 export with fields of version 2" "$T/err" && \
     [ "$(sqlite3 "$T/mixed.db" "select count(*) from runs" 2>/dev/null || echo 0)" = 0 ] && ok || bad "mixed export: exit $rc, $(cat "$T/err")"
 
+# values that are not of their column's type stay in their text, the rest moves
+# (tests/fuzz/corpus/store/legacy_v4_odd.db: run 1's load, quant counts, a table row
+# and cost model version mangled by hand, run 5's import mark and total)
+cp tests/fuzz/corpus/store/legacy_v4_odd.db "$T/odd.db"
+"$RT" ls --db "$T/odd.db" >/dev/null 2>&1
+[ "$(sqlite3 "$T/odd.db" "select cost_model_fingerprint || ' ' || json_extract(env_json, '\$.npu_cost_model') ||
+    ' ' || json_extract(extra_json, '\$.npu_load') || ' ' || json_extract(extra_json, '\$.quant') ||
+    ' ' || json_type(extra_json, '\$.npu_table') || ' ' || quote(npu_table_layers) || ' ' || npu_clock_mhz
+    from runs where id = 1")" = '6de66a0ad26ec7aa {"version":-3} [50,101] {"int8_layers":"x","fp16_layers":1.5} object NULL 1000' ] && \
+  [ "$(sqlite3 "$T/odd.db" "select quote(import_kind) || ' ' || json_extract(extra_json, '\$.import') || ' ' ||
+    json_extract(extra_json, '\$.perf.total_time_us') from runs where id = 5")" = 'NULL 7 n/a' ] && \
+  [ "$(sqlite3 "$T/odd.db" "select count(*) from npu_load")" = 0 ] && ok || bad "mangled values kept in their texts"
+
 # -- a failed upgrade leaves the schema-4 file as it was ------------------------------
 cp "$F/v4-release.db" "$T/u.db"
 sqlite3 "$T/u.db" "CREATE TABLE npu_load (mine TEXT)" # a user's table in the step's way

@@ -80,6 +80,9 @@ static const char v1_rows[] =
     "\"target\":\"CPU\",\"in\":[],\"out\":[[1,1,28,28]],\"cycles\":[0,0,0],"
     "\"time_us\":27.176870748299322,\"macs\":false,\"mac_usage\":[0,0],\"workload\":[0,0.5],"
     "\"fullname\":\"InputOperator:x\"},{\"at\":4,\"skip\":1,\"op\":\"Conv\"}]}}');"
+    /* a key one object deep moves alone: the text is written back without it */
+    "INSERT INTO runs (id, label, time, extra_json) VALUES (5, 'nested', "
+    "'2026-01-02T03:04:08Z', '{\"quant\":{\"int8_layers\":3,\"note\":\"x\"}}');"
     /* a table whose row has a key no writer wrote: kept in the text */
     "INSERT INTO runs (id, label, time, platform, backend, extra_json) VALUES (6, 'odd', "
     "'2026-01-02T03:04:09Z', 'rk3588', 'sim', '{\"npu_table\":{\"layers\":2,\"rows\":"
@@ -212,6 +215,10 @@ int main(void)
               "level-4 rows moved, every digit kept: %d rows %s", nx, err);
         store_npu_rows_free(x, nx);
     }
+    store_run_clear(&r);
+    CHECK(store_get_run(st, "nested", &r, err, sizeof err) == 0 && r.int8_layers == 3 &&
+              r.extra_json && !strcmp(r.extra_json, "{\"quant\":{\"note\":\"x\"}}"),
+          "a nested key moved alone: %s", r.extra_json ? r.extra_json : "NULL");
     store_run_clear(&r);
     CHECK(store_get_run(st, "odd", &r, err, sizeof err) == 0 && r.npu_table_layers == STORE_NULL_INT &&
               r.extra_json && strstr(r.extra_json, "\"colour\":1"),
