@@ -49,6 +49,7 @@
 #define STORE_SCHEMA_VERSION 5
 #define STORE_NULL_INT INT64_MIN
 #define STORE_MAX_CORES 8   /* NPU cores a run's load is kept for */
+#define STORE_NPU_ROW_CORES 3 /* NPU cores a layer's per-core figures are kept for */
 
 typedef struct store store;
 
@@ -131,6 +132,9 @@ typedef struct store_layer {
     double rw_kb;
     const char *bound;         /* "compute", "DDR" or "CPU" */
     const char *workload;      /* per-core split as the vendor prints it */
+    int n_workload;            /* v5: that split as numbers, % per core (workload_pct);
+                                  0 on write: the store reads them from workload */
+    double workload_pct[STORE_NPU_ROW_CORES];
     int64_t tasks;             /* NPU task count */
     const char *npu_op;        /* vendor OpType of the NPU layer this node belongs to
                                   (ConvRelu, ConvExSwish, ...); its figures are on the
@@ -255,7 +259,6 @@ int store_get_load(store *st, int64_t run_id, store_load_sample **rows, int *n, 
  * a fused layer whose shapes or name differ from its nodes': each kept whole,
  * written and read by record/rows_npu.c only, inside the run's transaction.
  * Missing values are NaN / STORE_NULL_INT / NULL. */
-#define STORE_NPU_ROW_CORES 3
 typedef struct store_npu_row {
     int64_t at;                /* its position in the table (0-based) */
     int skip;                  /* 1: it stands for the next layer row with figures */
@@ -280,6 +283,10 @@ int store_npu_row_add(store *st, int64_t run_id, const store_npu_row *row, char 
 int store_get_npu_rows(store *st, int64_t run_id, store_npu_row **rows, int *n, char *err,
                        size_t errlen);
 void store_npu_rows_free(store_npu_row *rows, int n);
+
+/* The per-core shares of a WorkLoad text ("30%/30%/40%", "100.0%/0.0%/0.0%"):
+ * the numbers in order, at most max; 0 when the text holds none or is not one. */
+int store_workload_parse(const char *text, double *pct, int max);
 
 /* Helpers for callers building rows: "[1,3,224,224]" ("[]" for a scalar). */
 const char *store_format_shape(char *buf, size_t len, int ndim, const int64_t *dims);

@@ -161,6 +161,9 @@ static const field layer_fields[] = {
     LF("out_qtype", K_TEXT, out_qtype), LF("out_min", K_REAL, out_min),
     LF("out_max", K_REAL, out_max), LF("out_mean", K_REAL, out_mean),
     LF("out_std", K_REAL, out_std),
+    /* export version 2 */
+    LF("workload_cores", K_INT, n_workload), LF("workload0", K_REAL, workload_pct[0]),
+    LF("workload1", K_REAL, workload_pct[1]), LF("workload2", K_REAL, workload_pct[2]),
 };
 
 #define OF(k, t, m) { k, t, offsetof(store_output, m) }
@@ -544,6 +547,15 @@ static int bundle_from_json(json_t *o, int idx, int version, bundle *b, char *er
     if (version < 2 && sq_samples_repeat_load(&b->run, b->load, b->nload))
         b->nload = 0; /* they only repeated the load, now the run's own */
     if (version < 2) {
+        /* the layers' split as numbers, as the upgrade reads them */
+        for (int k = 0; k < b->nl; k++)
+            if (json_object_get(json_array_get(json_object_get(o, "layers"), (size_t)k), "workload_cores"))
+                return rt_err(err, errlen, RT_EFORMAT, "run %d: a version-1 export with fields "
+                              "of version 2", idx);
+            else
+                b->layers[k].n_workload = store_workload_parse(b->layers[k].workload,
+                                                               b->layers[k].workload_pct,
+                                                               STORE_NPU_ROW_CORES);
         b->npu = b->legacy.npu_rows, b->nnpu = b->legacy.n_npu_rows;
         b->npu_borrowed = 1;
     } else if ((rc = rows_from_json(o, "npu_rows", (void **)&b->npu, &b->nnpu, sizeof *b->npu,

@@ -484,6 +484,55 @@ void sq_legacy_free(sq_legacy *own)
     memset(own, 0, sizeof *own);
 }
 
+int store_workload_parse(const char *text, double *pct, int max)
+{
+    int n = 0;
+    for (const char *p = text; p && *p && n < max;) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !isfinite(v))
+            return 0;
+        pct[n++] = v;
+        p = end + strspn(end, "% /");
+    }
+    return n;
+}
+
+/* The layers' WorkLoad texts as numbers, one UPDATE per distinct text. */
+static int migrate_workload(store *st, char *err, size_t errlen)
+{
+    sqlite3_stmt *q = NULL, *up = NULL;
+    int rc, step;
+
+    if ((rc = sq_db_prepare(st, "SELECT DISTINCT workload FROM layers WHERE workload IS NOT NULL",
+                            &q, err, errlen)) ||
+        (rc = sq_db_prepare(st, "UPDATE layers SET workload_cores = ?, workload0 = ?, "
+                                "workload1 = ?, workload2 = ? WHERE workload = ?",
+                            &up, err, errlen)))
+        goto out;
+    while (!rc && (step = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *w = (const char *)sqlite3_column_text(q, 0);
+        double pct[STORE_NPU_ROW_CORES];
+        int n = store_workload_parse(w, pct, STORE_NPU_ROW_CORES);
+        if (!n)
+            continue;
+        sqlite3_bind_int(up, 1, n);
+        for (int c = 0; c < n; c++)
+            sq_bind_dbl(up, 2 + c, pct[c]);
+        sqlite3_bind_text(up, 5, w, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(up) != SQLITE_DONE)
+            rc = sq_db_fail(st, err, errlen, "cannot read the layers' workload");
+        sqlite3_reset(up);
+        sqlite3_clear_bindings(up);
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = sq_db_fail(st, err, errlen, "cannot read the layers' workload");
+out:
+    sqlite3_finalize(q);
+    sqlite3_finalize(up);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- migration */
 
 /* Every run of a schema-4 file: its facts moved into the new columns and its
@@ -539,5 +588,5 @@ int sq_migrate_facts(store *st, char *err, size_t errlen)
     }
     sqlite3_finalize(up);
     store_runs_free(runs, n);
-    return rc;
+    return rc ? rc : migrate_workload(st, err, errlen);
 }

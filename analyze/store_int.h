@@ -74,7 +74,7 @@ struct store {
     "idx, node, op, name, in_shapes, out_shapes, dtype, host_us, npu_cycles, ddr_cycles, " \
     "total_cycles, time_us, mac_usage, target, cpu_reason, sram_hit, rw_kb, bound, "      \
     "workload, tasks, npu_op, frame_us, npu_dtype, out_scale, out_zp, out_qtype, "         \
-    "out_min, out_max, out_mean, out_std"
+    "out_min, out_max, out_mean, out_std, workload_cores, workload0, workload1, workload2"
 
 /* A layer row's key: the run's id times LAYER_KEY_SPAN plus the layer's index,
  * so that a run's layers are one range of the table's own b-tree (schema 4). */

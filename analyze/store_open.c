@@ -128,6 +128,10 @@ static const char *const migrations[] = {
     "END;",
     /* v5: the facts extra_json and env_json carried that a reader needs, typed
      * (the rows move in sq_migrate_facts, in this step's transaction) */
+    "ALTER TABLE layers ADD COLUMN workload_cores INTEGER;"
+    "ALTER TABLE layers ADD COLUMN workload0 REAL;"
+    "ALTER TABLE layers ADD COLUMN workload1 REAL;"
+    "ALTER TABLE layers ADD COLUMN workload2 REAL;"
     "ALTER TABLE runs ADD COLUMN perf_table_us REAL;"
     "ALTER TABLE runs ADD COLUMN npu_clock_mhz INTEGER;"
     "ALTER TABLE runs ADD COLUMN ddr_clock_mhz INTEGER;"
@@ -552,6 +556,8 @@ void store_layer_init(store_layer *l)
     l->npu_cycles = l->ddr_cycles = l->total_cycles = l->tasks = l->out_zp = STORE_NULL_INT;
     l->host_us = l->time_us = l->mac_usage = l->sram_hit = l->rw_kb = l->frame_us = NAN;
     l->out_scale = l->out_min = l->out_max = l->out_mean = l->out_std = NAN;
+    for (int c = 0; c < STORE_NPU_ROW_CORES; c++)
+        l->workload_pct[c] = NAN;
 }
 
 void store_output_init(store_output *o)

@@ -324,6 +324,10 @@ static void read_layer(sqlite3_stmt *s, store_layer *l)
     l->out_max = sq_col_dbl(s, 27);
     l->out_mean = sq_col_dbl(s, 28);
     l->out_std = sq_col_dbl(s, 29);
+    int nw = sqlite3_column_int(s, 30);
+    l->n_workload = nw > 0 && nw <= STORE_NPU_ROW_CORES ? nw : 0; /* a row edited by hand */
+    for (int c = 0; c < l->n_workload; c++)
+        l->workload_pct[c] = sq_col_dbl(s, 31 + c);
 }
 
 void store_layers_free(store_layer *rows, int n)

@@ -166,10 +166,10 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
                       (long long)l->idx, LAYER_KEY_SPAN - 1);
     if ((rc = sq_row_prepare(st, ROW_LAYER,
                          "INSERT INTO layers (run_id, " LAYER_COLS ", key) VALUES "
-                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
         return rc;
-    sqlite3_bind_int64(s, 32, run_id * LAYER_KEY_SPAN + l->idx);
+    sqlite3_bind_int64(s, 36, run_id * LAYER_KEY_SPAN + l->idx);
     sqlite3_bind_int64(s, 1, run_id);
     sqlite3_bind_int64(s, 2, l->idx);
     sq_bind_text(s, 3, l->node);
@@ -201,6 +201,17 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
     sq_bind_dbl(s, 29, l->out_max);
     sq_bind_dbl(s, 30, l->out_mean);
     sq_bind_dbl(s, 31, l->out_std);
+    /* the split as numbers: the writer's, else read once from the printed text */
+    double pct[STORE_NPU_ROW_CORES];
+    int nw = l->n_workload > 0 && l->n_workload <= STORE_NPU_ROW_CORES ? l->n_workload : 0;
+    if (nw)
+        memcpy(pct, l->workload_pct, sizeof pct);
+    else
+        nw = store_workload_parse(l->workload, pct, STORE_NPU_ROW_CORES);
+    if (nw)
+        sqlite3_bind_int(s, 32, nw);
+    for (int c = 0; c < nw; c++)
+        sq_bind_dbl(s, 33 + c, pct[c]);
     if (sqlite3_step(s) != SQLITE_DONE) {
         if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_CONSTRAINT)
             rc = rt_err(err, errlen, RT_EINVAL, "layer %lld added twice", (long long)l->idx);

@@ -44,7 +44,7 @@ void rows_npu_fill(const npu_graph_t *ng, const npu_layer_t *l, store_layer *row
     wl[0] = '\0';
     for (int c = 0; c < ng->plat->cores && c < NPU_MAX_CORES && u < wlen; c++)
         u += (size_t)snprintf(wl + u, wlen - u, "%s%.0f%%", c ? "/" : "", l->workload[c]);
-    row->workload = wl;
+    row->workload = wl; /* the store keeps the whole percents it prints as numbers too */
 }
 
 /* ---- rows -> layers ----------------------------------------------------------- */
@@ -115,15 +115,12 @@ static void carrier_layer(const npu_platform_t *p, const store_layer *rows, int 
     l->time_us = s->time_us >= 0 && s->time_us < 1e15 ? s->time_us : 0;
     l->rw_kb = s->rw_kb >= 0 && s->rw_kb < 1e15 ? s->rw_kb : 0;
     l->task_number = known_int(s->tasks) && s->tasks >= 0 && s->tasks < 1 << 30 ? (int)s->tasks : 0;
-    const char *wl = s->workload;
     for (int c = 0; c < p->cores && c < NPU_MAX_CORES; c++) {
-        l->workload[c] = wl && *wl ? strtod(wl, NULL) : (c == 0 ? 100 : 0);
+        /* the split as the store read it; a row without one ran on core 0 */
+        double w = c < s->n_workload ? s->workload_pct[c] : 0;
+        l->workload[c] = !s->n_workload ? (c == 0 ? 100 : 0) : isnan(w) ? 0 : w;
         /* only core 0's MAC usage is on the row: the busy cores share the work */
         l->mac_usage[c] = l->workload[c] > 0 && !isnan(s->mac_usage) ? s->mac_usage : 0;
-        while (wl && *wl && *wl != '/')
-            wl++;
-        if (wl && *wl == '/')
-            wl++;
     }
     l->macs = !isnan(s->mac_usage) && s->mac_usage > 0;
     store_layer_fullname(rows, i, full, sizeof(full));

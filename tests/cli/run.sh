@@ -279,7 +279,9 @@ for bad_clk in 0 -5 abc 1.5 20000 ""; do
 done
 expect 1 "bad clock" -- "$RT" run "$MNIST" --no-db --ddr-mhz 5
 expect 1 "set the clocks of a prediction" -- "$RT" run "$MNIST" --no-db --backend board --npu-mhz 500
-"$RT" run --help | grep -q -- "--npu-mhz N .*NPU clock" && "$RT" run --help | grep -q -- "--ddr-mhz N .*DDR clock" \
+# the help read whole first: grep -q would close the pipe early (SIGPIPE under pipefail)
+run_help=$("$RT" run --help)
+grep -q -- "--npu-mhz N .*NPU clock" <<<"$run_help" && grep -q -- "--ddr-mhz N .*DDR clock" <<<"$run_help" \
     && ok || bad "run --help lacks --npu-mhz/--ddr-mhz"
 
 # the same on a vendor .rknn (cli/run_rknn.c)

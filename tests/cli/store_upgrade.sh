@@ -122,6 +122,17 @@ for r in con.execute("SELECT * FROM runs ORDER BY id"):
     old = before["samples"][i]
     repeat = len(old) == len(load) and all(s == [0.0, c, float(load[c])] for c, s in enumerate(old))
     want(i, "load samples", smp, [] if repeat and load else old)
+# every layer's WorkLoad text as numbers (Python's float() of each share)
+import re
+n_wl = 0
+for node, wl, n, *pct in con.execute("SELECT node, workload, workload_cores, workload0, workload1, "
+                                     "workload2 FROM layers"):
+    shares = [float(x) for x in re.findall(r"([0-9.]+)%", wl)] if wl else []
+    if n != (len(shares) or None) or pct[:len(shares)] != shares:
+        bad.append(f"layer {node}: workload {wl!r} read as {n} {pct}")
+    n_wl += bool(shares)
+if n_wl < 30:
+    bad.append(f"only {n_wl} layers with a workload")
 if not any(before[str(k)]["extra"] and "npu_load" in before[str(k)]["extra"] for k in (1, 2, 3, 8)):
     bad.append("fixture lacks npu_load")
 print("\n".join(bad), file=sys.stderr)

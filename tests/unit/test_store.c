@@ -724,6 +724,43 @@ static void test_list_brief(void)
         }
     }
     CHECK(nb == 2 && same_str(brief[1].tags, "old"), "tags read in the brief list");
+    /* a layer's per-core split: kept as printed and as numbers, read once by the
+     * store when the writer gives only the text */
+    {
+        static const char *const texts[] = { "50%/30%/20%", "100.0%/0.0%/0.0%", "100%", "n/a", NULL };
+        static const int want_n[] = { 3, 3, 1, 0, 0 };
+        static const double want0[] = { 50, 100, 100, NAN, NAN }, want2[] = { 20, 0, NAN, NAN, NAN };
+        store_run r;
+        int64_t wid = 0;
+        store_run_init(&r);
+        int rc2 = store_run_begin(st, &r, &wid, err, sizeof err);
+        for (int k = 0; k < 6 && !rc2; k++) {
+            store_layer l;
+            store_layer_init(&l);
+            l.idx = k;
+            if (k < 5) {
+                l.workload = texts[k];
+            } else { /* the writer's numbers win over its text */
+                l.workload = "1%/2%";
+                l.n_workload = 2, l.workload_pct[0] = 60, l.workload_pct[1] = 40;
+            }
+            rc2 = store_layer_add(st, wid, &l, err, sizeof err);
+        }
+        rc2 = rc2 ? rc2 : store_run_commit(st, wid, 1.0, err, sizeof err);
+        store_layer *ls2 = NULL;
+        int nl2 = 0;
+        CHECK(rc2 == 0 && store_get_layers(st, wid, &ls2, &nl2, err, sizeof err) == 0 && nl2 == 6,
+              "workload rows: %s", err);
+        for (int k = 0; k < 5 && nl2 == 6; k++)
+            CHECK(ls2[k].n_workload == want_n[k] && same_str(ls2[k].workload, texts[k]) &&
+                      (!want_n[k] || ls2[k].workload_pct[0] == want0[k]) &&
+                      (want_n[k] < 3 || ls2[k].workload_pct[2] == want2[k]),
+                  "workload '%s': %d cores", texts[k] ? texts[k] : "NULL", ls2[k].n_workload);
+        CHECK(nl2 == 6 && ls2[5].n_workload == 2 && ls2[5].workload_pct[0] == 60 &&
+                  ls2[5].workload_pct[1] == 40 && same_str(ls2[5].workload, "1%/2%"),
+              "the writer's numbers kept");
+        store_layers_free(ls2, nl2);
+    }
     /* the load is stored once: a run without samples reads it as one per core at t 0 */
     store_load_sample *ls = NULL;
     int nls = 0;
