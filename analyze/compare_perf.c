@@ -6,7 +6,6 @@
 #include "util/escape.h"
 #include "util/util.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,33 +297,15 @@ static void fill_row(perfcmp_row *w, const layer_ref *b, const store_layer *bl, 
                     ? NAN : w->fig[1][PERFCMP_TIME] - w->fig[0][PERFCMP_TIME];
 }
 
-/* A clock the run recorded (an imported table's header: "npu_clock_mhz",
- * "ddr_clock_mhz" in its extra JSON, at the top or one object deep), else
- * the chip's (what the model assumes), else -1. */
-static int run_clock(const store_run *r, const char *key)
+/* A clock the run recorded (the clocks its prediction used), else the
+ * chip's (what the model assumes), else -1. */
+static int run_clock(const store_run *r, int ddr)
 {
-    int v = -1;
-    json_t *root = r->extra_json ? json_loads(r->extra_json, 0, NULL) : NULL;
-    if (json_is_object(root)) {
-        json_t *x = json_object_get(root, key);
-        const char *k;
-        json_t *sub;
-        if (!json_is_integer(x))
-            json_object_foreach(root, k, sub)
-                if (json_is_object(sub) && json_is_integer(json_object_get(sub, key))) {
-                    x = json_object_get(sub, key);
-                    break;
-                }
-        if (json_is_integer(x))
-            v = (int)json_integer_value(x);
-    }
-    json_decref(root);
-    if (v < 0 && r->platform) {
-        const npu_platform_t *p = npu_platform_find(r->platform);
-        if (p)
-            v = !strcmp(key, "npu_clock_mhz") ? p->npu_mhz : p->ddr_mhz;
-    }
-    return v;
+    int64_t v = ddr ? r->ddr_clock_mhz : r->npu_clock_mhz;
+    if (v >= 0 && v <= INT32_MAX)
+        return (int)v;
+    const npu_platform_t *p = r->platform ? npu_platform_find(r->platform) : NULL;
+    return p ? (ddr ? p->ddr_mhz : p->npu_mhz) : -1;
 }
 
 static void factor_hints(perfcmp_result *r)
@@ -333,8 +314,8 @@ static void factor_hints(perfcmp_result *r)
     int npu[2], ddr[2], cores[2];
     for (int s = 0; s < 2; s++) {
         const npu_platform_t *p = r->run[s]->platform ? npu_platform_find(r->run[s]->platform) : NULL;
-        npu[s] = run_clock(r->run[s], "npu_clock_mhz");
-        ddr[s] = run_clock(r->run[s], "ddr_clock_mhz");
+        npu[s] = run_clock(r->run[s], 0);
+        ddr[s] = run_clock(r->run[s], 1);
         cores[s] = p ? p->cores : -1;
     }
     for (int k = 0; k < PERFCMP_NFIG; k++)

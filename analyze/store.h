@@ -46,8 +46,10 @@
 #include <stdio.h>
 
 #define STORE_APPLICATION_ID 0x524b5452 /* "RKTR" */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 #define STORE_NULL_INT INT64_MIN
+#define STORE_MAX_CORES 8   /* NPU cores a run's load is kept for */
+#define STORE_NPU_ROW_CORES 3 /* NPU cores a layer's per-core figures are kept for */
 
 typedef struct store store;
 
@@ -70,7 +72,9 @@ typedef struct store_run {
                                   at the commit needs no closing update) */
     const char *status;        /* NULL on write: "ok" */
     const char *tool_version;
-    const char *extra_json;    /* anything else, as a JSON object */
+    const char *extra_json;    /* what a source found that no column holds, as a JSON
+                                  object (an imported log's tables, attach's call journal:
+                                  docs/store.md); NULL when there is nothing */
     int64_t n_layers;          /* number of layer rows, counted by the store */
     /* Schema v2 */
     double npu_us;             /* predicted frame time of a plain rknn_run (NPU model) */
@@ -84,6 +88,21 @@ typedef struct store_run {
     /* Schema v3 */
     const char *tags;          /* read only: the run's tags, sorted, comma-separated;
                                   NULL: none (store_tag_add) */
+    /* Schema v5: the facts older schemas kept in extra_json and env_json, typed
+     * (docs/store.md). Missing: NaN / STORE_NULL_INT / NULL / n_load 0. */
+    double perf_table_us;      /* the level-4 table's Total line (sum of whole µs) */
+    int64_t npu_clock_mhz, ddr_clock_mhz; /* the clocks a prediction used */
+    int64_t npu_table_layers;  /* rows of the level-4 table `run --npu-table` printed; set
+                                  when the rows no layer row gives back are stored (npu_rows) */
+    int64_t calib_samples, int8_layers, fp16_layers, cfg_params; /* a quantized run's */
+    const char *import_kind;   /* made by `import`: "board log", "accuracy_analysis simulator" */
+    double log_total_us;       /* an imported log's total operator time (perf table) */
+    int64_t perf_run_us;       /* RKNN_QUERY_PERF_RUN on a board (run --backend board, attach) */
+    double share_pct[3];       /* schema-1 runs only: compute, DDR, CPU share of the frame */
+    int64_t cost_model_version; /* NPU_COST_MODEL_VERSION the prediction was made with */
+    const char *cost_model_fingerprint;
+    int n_load;                /* NPU load per core over the run (table npu_load) */
+    int load_pct[STORE_MAX_CORES]; /* 0..100 */
 } store_run;
 
 /* store_run.backend, what made the run, as an enum: the strings live only in
@@ -113,6 +132,9 @@ typedef struct store_layer {
     double rw_kb;
     const char *bound;         /* "compute", "DDR" or "CPU" */
     const char *workload;      /* per-core split as the vendor prints it */
+    int n_workload;            /* v5: that split as numbers, % per core (workload_pct);
+                                  0 on write: the store reads them from workload */
+    double workload_pct[STORE_NPU_ROW_CORES];
     int64_t tasks;             /* NPU task count */
     const char *npu_op;        /* vendor OpType of the NPU layer this node belongs to
                                   (ConvRelu, ConvExSwish, ...); its figures are on the
@@ -226,8 +248,45 @@ typedef struct store_load_sample {
 
 int store_load_add(store *st, int64_t run_id, const store_load_sample *s, char *err,
                    size_t errlen);
+/* A run that has no samples but an NPU load per core (a prediction: its
+ * load is computed, not sampled) reads that load as one sample per core at
+ * t_us 0: the load is stored once, in the run (store_run.load_pct). */
 int store_get_load(store *st, int64_t run_id, store_load_sample **rows, int *n, char *err,
                    size_t errlen);   /* free(*rows) */
+
+/* ---- The level-4 rows no layer row gives back (table npu_rows, schema 5) ----
+ * Input/OutputOperator, exDataConvert, the layers of a node lowered to several,
+ * a fused layer whose shapes or name differ from its nodes': each kept whole,
+ * written and read by record/rows_npu.c only, inside the run's transaction.
+ * Missing values are NaN / STORE_NULL_INT / NULL. */
+typedef struct store_npu_row {
+    int64_t at;                /* its position in the table (0-based) */
+    int skip;                  /* 1: it stands for the next layer row with figures */
+    int64_t id;                /* the table's ID */
+    const char *op, *datatype; /* OpType, DataType as printed */
+    int64_t dtype;             /* the NPU model's dtype (runtime/npu/npu.h enum) */
+    const char *target;        /* "NPU" or "CPU" */
+    int64_t n_in, n_out;       /* inputs and outputs the layer has */
+    const char *in_shapes, *out_shapes; /* JSON lists of the first 8 shapes */
+    int64_t ddr_cycles, npu_cycles, total_cycles;
+    double time_us, rw_kb;
+    int macs;                  /* 1: the MacUsage column has figures */
+    int n_cores;               /* per-core figures below (<= STORE_NPU_ROW_CORES) */
+    double mac_usage[STORE_NPU_ROW_CORES], workload[STORE_NPU_ROW_CORES]; /* % per core */
+    int64_t tasks;
+    const char *fullname, *note;
+} store_npu_row;
+
+void store_npu_row_init(store_npu_row *r);
+int store_npu_row_add(store *st, int64_t run_id, const store_npu_row *row, char *err,
+                      size_t errlen);
+int store_get_npu_rows(store *st, int64_t run_id, store_npu_row **rows, int *n, char *err,
+                       size_t errlen);
+void store_npu_rows_free(store_npu_row *rows, int n);
+
+/* The per-core shares of a WorkLoad text ("30%/30%/40%", "100.0%/0.0%/0.0%"):
+ * the numbers in order, at most max; 0 when the text holds none or is not one. */
+int store_workload_parse(const char *text, double *pct, int max);
 
 /* Helpers for callers building rows: "[1,3,224,224]" ("[]" for a scalar). */
 const char *store_format_shape(char *buf, size_t len, int ndim, const int64_t *dims);
@@ -313,7 +372,7 @@ void store_run_outputs_free(store_run_outputs *rows, int n);
  * store_run_content_hash is the SHA-256 of that content as compact JSON with
  * sorted keys; two databases holding the same run give the same hash. */
 #define STORE_EXPORT_FORMAT "rknn-trace-export"
-#define STORE_EXPORT_VERSION 1
+#define STORE_EXPORT_VERSION 2
 
 int store_run_content_hash(store *st, int64_t run_id, char hex[65], char *err, size_t errlen);
 /* Writes runs ids[0..n) as one JSON document: {"format", "version",
@@ -342,8 +401,8 @@ int store_import_export(store *st, const char *path, store_note_fn note, void *c
 int store_merge(store *st, const char *other_path, store_note_fn note, void *ctx,
                 store_import_stats *stats, char *err, size_t errlen);
 
-/* The NPU cost model version a run's prediction was made with (env_json
- * "npu_cost_model"), or -1 when the run does not say. */
+/* The NPU cost model version a run's prediction was made with, or -1 when
+ * the run does not say. */
 int store_run_cost_model(const store_run *r);
 
 #endif

@@ -24,10 +24,13 @@ typedef struct bundle {
     store_output *outs;
     store_accuracy *acc;
     store_load_sample *load;
+    store_npu_row *npu;  /* the level-4 rows no layer row gives back */
     const char **tags;
-    int nl, no, na, nload, ntags;
+    int nl, no, na, nload, ntags, nnpu;
+    int npu_borrowed;    /* npu points into legacy */
     int from_db;
     char *tags_text;     /* from_db: run.tags split in place */
+    sq_legacy legacy;    /* a version-1 export's facts moved out of its texts */
 } bundle;
 
 static void bundle_free(bundle *b)
@@ -36,8 +39,11 @@ static void bundle_free(bundle *b)
         store_layers_free(b->layers, b->nl);
         store_outputs_free(b->outs, b->no);
         store_accuracy_free(b->acc, b->na);
+        store_npu_rows_free(b->npu, b->nnpu);
         store_run_clear(&b->run);
     } else {
+        if (!b->npu_borrowed)
+            free(b->npu);
         free(b->layers);
         free(b->outs);
         free(b->acc);
@@ -45,6 +51,7 @@ static void bundle_free(bundle *b)
     free(b->load);
     free(b->tags);
     free(b->tags_text);
+    sq_legacy_free(&b->legacy);
     memset(b, 0, sizeof *b);
 }
 
@@ -83,7 +90,8 @@ static int bundle_read(store *st, int64_t run_id, bundle *b, char *err, size_t e
     if ((rc = store_get_layers(st, run_id, &b->layers, &b->nl, err, errlen)) ||
         (rc = store_get_outputs(st, run_id, &b->outs, &b->no, err, errlen)) ||
         (rc = get_accuracy_all(st, run_id, &b->acc, &b->na, err, errlen)) ||
-        (rc = store_get_load(st, run_id, &b->load, &b->nload, err, errlen)))
+        (rc = sq_get_samples(st, run_id, &b->load, &b->nload, err, errlen)) ||
+        (rc = store_get_npu_rows(st, run_id, &b->npu, &b->nnpu, err, errlen)))
         goto fail;
     if (b->run.tags) {
         b->tags_text = xstrdup(b->run.tags);
@@ -123,7 +131,19 @@ static const field run_fields[] = {
     RF("dump_dir", K_TEXT, dump_dir), RF("dump_sha256", K_TEXT, dump_sha256),
     RF("weight_bytes", K_I64, weight_bytes), RF("internal_bytes", K_I64, internal_bytes),
     RF("env_json", K_TEXT, env_json),
+    /* schema 5 (export version 2): from N_RUN_FIELDS_V1 on */
+    RF("perf_table_us", K_REAL, perf_table_us), RF("npu_clock_mhz", K_I64, npu_clock_mhz),
+    RF("ddr_clock_mhz", K_I64, ddr_clock_mhz), RF("npu_table_layers", K_I64, npu_table_layers),
+    RF("calib_samples", K_I64, calib_samples), RF("int8_layers", K_I64, int8_layers),
+    RF("fp16_layers", K_I64, fp16_layers), RF("cfg_params", K_I64, cfg_params),
+    RF("import_kind", K_TEXT, import_kind), RF("log_total_us", K_REAL, log_total_us),
+    RF("perf_run_us", K_I64, perf_run_us), RF("share_compute_pct", K_REAL, share_pct[0]),
+    RF("share_ddr_pct", K_REAL, share_pct[1]), RF("share_cpu_pct", K_REAL, share_pct[2]),
+    RF("cost_model_version", K_I64, cost_model_version),
+    RF("cost_model_fingerprint", K_TEXT, cost_model_fingerprint),
 };
+
+#define N_RUN_FIELDS_V1 27 /* the fields of an export version 1 */
 
 #define LF(k, t, m) { k, t, offsetof(store_layer, m) }
 static const field layer_fields[] = {
@@ -141,6 +161,9 @@ static const field layer_fields[] = {
     LF("out_qtype", K_TEXT, out_qtype), LF("out_min", K_REAL, out_min),
     LF("out_max", K_REAL, out_max), LF("out_mean", K_REAL, out_mean),
     LF("out_std", K_REAL, out_std),
+    /* export version 2 */
+    LF("workload_cores", K_INT, n_workload), LF("workload0", K_REAL, workload_pct[0]),
+    LF("workload1", K_REAL, workload_pct[1]), LF("workload2", K_REAL, workload_pct[2]),
 };
 
 #define OF(k, t, m) { k, t, offsetof(store_output, m) }
@@ -161,6 +184,22 @@ static const field acc_fields[] = {
     AF("single_mean_abs", K_REAL, single.mean_abs), AF("single_sqnr_db", K_REAL, single.sqnr_db),
     AF("single_flags", K_INT, single.flags), AF("source", K_TEXT, source),
 };
+
+#define NF_(k, t, m) { k, t, offsetof(store_npu_row, m) }
+static const field npu_row_fields[] = {
+    NF_("at", K_I64, at), NF_("skip", K_INT, skip), NF_("id", K_I64, id), NF_("op", K_TEXT, op),
+    NF_("datatype", K_TEXT, datatype), NF_("dtype", K_I64, dtype),
+    NF_("target", K_TEXT, target), NF_("n_in", K_I64, n_in), NF_("n_out", K_I64, n_out),
+    NF_("in_shapes", K_TEXT, in_shapes), NF_("out_shapes", K_TEXT, out_shapes),
+    NF_("ddr_cycles", K_I64, ddr_cycles), NF_("npu_cycles", K_I64, npu_cycles),
+    NF_("total_cycles", K_I64, total_cycles), NF_("time_us", K_REAL, time_us),
+    NF_("rw_kb", K_REAL, rw_kb), NF_("macs", K_INT, macs), NF_("n_cores", K_INT, n_cores),
+    NF_("mac_usage0", K_REAL, mac_usage[0]), NF_("mac_usage1", K_REAL, mac_usage[1]),
+    NF_("mac_usage2", K_REAL, mac_usage[2]), NF_("workload0", K_REAL, workload[0]),
+    NF_("workload1", K_REAL, workload[1]), NF_("workload2", K_REAL, workload[2]),
+    NF_("tasks", K_I64, tasks), NF_("fullname", K_TEXT, fullname), NF_("note", K_TEXT, note),
+};
+_Static_assert(STORE_NPU_ROW_CORES == 3, "npu_row_fields name three cores");
 
 #define SF(k, t, m) { k, t, offsetof(store_load_sample, m) }
 static const field load_fields[] = {
@@ -218,7 +257,13 @@ static json_t *rows_json(const void *rows, size_t size, int n, const field *fiel
  * changes, and which a merge may have to change). */
 static json_t *content_json(const bundle *b)
 {
-    json_t *o = row_json(&b->run, run_fields, NF(run_fields));
+    json_t *o = row_json(&b->run, run_fields, NF(run_fields)), *load = json_null();
+    if (b->run.n_load) {
+        load = json_array();
+        for (int c = 0; c < b->run.n_load; c++)
+            json_array_append_new(load, json_integer(b->run.load_pct[c]));
+    }
+    json_object_set_new(o, "npu_load", load);
     json_object_set_new(o, "layers", rows_json(b->layers, sizeof *b->layers, b->nl, layer_fields,
                                                NF(layer_fields)));
     json_object_set_new(o, "outputs", rows_json(b->outs, sizeof *b->outs, b->no, output_fields,
@@ -227,6 +272,8 @@ static json_t *content_json(const bundle *b)
                                                  NF(acc_fields)));
     json_object_set_new(o, "load_samples", rows_json(b->load, sizeof *b->load, b->nload,
                                                      load_fields, NF(load_fields)));
+    json_object_set_new(o, "npu_rows", rows_json(b->npu, sizeof *b->npu, b->nnpu,
+                                                 npu_row_fields, NF(npu_row_fields)));
     return o;
 }
 
@@ -333,7 +380,9 @@ static int row_from_json(json_t *o, void *row, const field *fields, size_t nf, c
             if (!strcmp(what, "run") && (!strcmp(key, "content_sha256") || !strcmp(key, "label") ||
                                          !strcmp(key, "tags") || !strcmp(key, "layers") ||
                                          !strcmp(key, "outputs") || !strcmp(key, "accuracy") ||
-                                         !strcmp(key, "load_samples")))
+                                         !strcmp(key, "load_samples") ||
+                                         !strcmp(key, "npu_load") ||
+                                         !strcmp(key, "npu_rows")))
                 continue;
             return rt_err(err, errlen, RT_EFORMAT, "%s %d: unknown field '%s'", what, idx, key);
         }
@@ -418,6 +467,7 @@ static int rows_from_json(json_t *o, const char *key, void **rows, int *n, size_
 static void init_layer(void *r) { store_layer_init(r); }
 static void init_output(void *r) { store_output_init(r); }
 static void init_acc(void *r) { store_accuracy_init(r); }
+static void init_npu_row(void *r) { store_npu_row_init(r); }
 static void init_load(void *r)
 {
     store_load_sample *s = r;
@@ -425,7 +475,28 @@ static void init_load(void *r)
     s->core = STORE_NULL_INT;
 }
 
-static int bundle_from_json(json_t *o, int idx, bundle *b, char *err, size_t errlen)
+/* The run's "npu_load" (version 2): null, or whole percents per core. */
+static int load_from_json(json_t *o, int idx, store_run *r, char *err, size_t errlen)
+{
+    json_t *a = json_object_get(o, "npu_load"), *v;
+    size_t i;
+
+    if (!a || json_is_null(a))
+        return 0;
+    if (!json_is_array(a) || json_array_size(a) > STORE_MAX_CORES)
+        return rt_err(err, errlen, RT_EFORMAT, "run %d: 'npu_load' is not a list of up to %d "
+                      "percents", idx, STORE_MAX_CORES);
+    json_array_foreach(a, i, v) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 100)
+            return rt_err(err, errlen, RT_EFORMAT, "run %d: 'npu_load' holds a value that is "
+                          "not a percent", idx);
+        r->load_pct[i] = (int)json_integer_value(v);
+    }
+    r->n_load = (int)json_array_size(a);
+    return 0;
+}
+
+static int bundle_from_json(json_t *o, int idx, int version, bundle *b, char *err, size_t errlen)
 {
     json_t *label, *tags, *v;
     size_t i;
@@ -435,6 +506,18 @@ static int bundle_from_json(json_t *o, int idx, bundle *b, char *err, size_t err
     store_run_init(&b->run);
     if ((rc = row_from_json(o, &b->run, run_fields, NF(run_fields), "run", idx, err, errlen)))
         return rc;
+    if (version >= 2 && (rc = load_from_json(o, idx, &b->run, err, errlen)))
+        return rc;
+    if (version < 2) {
+        /* what a schema-4 database would hold after its upgrade */
+        int v2 = json_object_get(o, "npu_load") || json_object_get(o, "npu_rows");
+        for (size_t k = N_RUN_FIELDS_V1; k < NF(run_fields); k++)
+            v2 |= json_object_get(o, run_fields[k].key) != NULL;
+        if (v2)
+            return rt_err(err, errlen, RT_EFORMAT, "run %d: a version-1 export with fields of "
+                          "version 2", idx);
+        sq_facts_from_legacy(&b->run, &b->legacy);
+    }
     label = json_object_get(o, "label");
     if (label && !json_is_null(label) && !json_is_string(label))
         return rt_err(err, errlen, RT_EFORMAT, "run %d: 'label' is not a string", idx);
@@ -461,6 +544,29 @@ static int bundle_from_json(json_t *o, int idx, bundle *b, char *err, size_t err
         (rc = rows_from_json(o, "load_samples", (void **)&b->load, &b->nload, sizeof *b->load,
                              init_load, load_fields, NF(load_fields), idx, err, errlen)))
         return rc;
+    if (version < 2 && sq_samples_repeat_load(&b->run, b->load, b->nload))
+        b->nload = 0; /* they only repeated the load, now the run's own */
+    if (version < 2) {
+        /* the layers' split as numbers, as the upgrade reads them */
+        for (int k = 0; k < b->nl; k++)
+            if (json_object_get(json_array_get(json_object_get(o, "layers"), (size_t)k), "workload_cores"))
+                return rt_err(err, errlen, RT_EFORMAT, "run %d: a version-1 export with fields "
+                              "of version 2", idx);
+            else
+                b->layers[k].n_workload = store_workload_parse(b->layers[k].workload,
+                                                               b->layers[k].workload_pct,
+                                                               STORE_NPU_ROW_CORES);
+        b->npu = b->legacy.npu_rows, b->nnpu = b->legacy.n_npu_rows;
+        b->npu_borrowed = 1;
+    } else if ((rc = rows_from_json(o, "npu_rows", (void **)&b->npu, &b->nnpu, sizeof *b->npu,
+                                    init_npu_row, npu_row_fields, NF(npu_row_fields), idx, err,
+                                    errlen))) {
+        return rc;
+    }
+    for (int k = 0; k < b->nnpu; k++)
+        if (b->npu[k].n_cores < 0 || b->npu[k].n_cores > STORE_NPU_ROW_CORES)
+            return rt_err(err, errlen, RT_EFORMAT, "run %d: level-4 row %d: n_cores %d", idx, k,
+                          b->npu[k].n_cores);
     return 0;
 }
 
@@ -578,6 +684,8 @@ static int add_bundle(const adder *a, bundle *b, const char *name, char *err, si
         rc = store_accuracy_add(st, id, &b->acc[i], err, errlen);
     for (int i = 0; i < b->nload && !rc; i++)
         rc = store_load_add(st, id, &b->load[i], err, errlen);
+    for (int i = 0; i < b->nnpu && !rc; i++)
+        rc = store_npu_row_add(st, id, &b->npu[i], err, errlen);
     if (!rc)
         rc = store_run_commit(st, id, b->run.total_us, err, errlen);
     else
@@ -611,7 +719,7 @@ int store_import_export(store *st, const char *path, store_note_fn note, void *c
     bundle *b = NULL;
     size_t n = 0, i;
     adder a = { st, note, ctx, stats };
-    int rc = 0, in_batch = 0;
+    int rc = 0, in_batch = 0, version;
 
     memset(stats, 0, sizeof *stats);
     if ((rc = sq_check_writable(st, err, errlen)))
@@ -642,6 +750,7 @@ int store_import_export(store *st, const char *path, store_note_fn note, void *c
                     (long long)json_integer_value(v), STORE_EXPORT_VERSION);
         goto out;
     }
+    version = (int)json_integer_value(v);
     runs = json_object_get(doc, "runs");
     if (!json_is_array(runs)) {
         rc = rt_err(err, errlen, RT_EFORMAT, "%s: rknn-trace export without a list of runs", path);
@@ -651,7 +760,7 @@ int store_import_export(store *st, const char *path, store_note_fn note, void *c
     n = json_array_size(runs);
     b = xcalloc(n + 1, sizeof *b);
     json_array_foreach(runs, i, v) {
-        if ((rc = bundle_from_json(v, (int)i + 1, &b[i], err, errlen))) {
+        if ((rc = bundle_from_json(v, (int)i + 1, version, &b[i], err, errlen))) {
             char msg[512];
             snprintf(msg, sizeof msg, "%s", err);
             rc = rt_err(err, errlen, rc, "%s: %s", path, msg);
@@ -734,14 +843,8 @@ out:
 
 int store_run_cost_model(const store_run *r)
 {
-    json_t *env, *v;
-    int version = -1;
-
-    if (!r || !r->env_json || !(env = json_loads(r->env_json, 0, NULL)))
+    if (!r || r->cost_model_version == STORE_NULL_INT || r->cost_model_version < 0 ||
+        r->cost_model_version >= 1000000)
         return -1;
-    v = json_object_get(json_object_get(env, "npu_cost_model"), "version");
-    if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < 1000000)
-        version = (int)json_integer_value(v);
-    json_decref(env);
-    return version;
+    return (int)r->cost_model_version;
 }

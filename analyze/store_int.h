@@ -55,7 +55,17 @@ struct store {
     "quant_algo, quant_method, threads, iterations, seed, inputs_json, total_us, status, " \
     "tool_version, extra_json, n_layers, "                                                \
     "npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256, "   \
-    "weight_bytes, internal_bytes, env_json"
+    "weight_bytes, internal_bytes, env_json, " RUN_COLS_FACTS
+/* Schema v5's typed facts (store_facts.c), read by read_run from column 30 on;
+ * the NPU load per core as "61,50,50" (an internal form, split by read_run) */
+#define RUN_COLS_FACTS                                                                     \
+    "perf_table_us, npu_clock_mhz, ddr_clock_mhz, npu_table_layers, calib_samples, "      \
+    "int8_layers, fp16_layers, cfg_params, import_kind, log_total_us, perf_run_us, "      \
+    "share_compute_pct, share_ddr_pct, share_cpu_pct, cost_model_version, "               \
+    "cost_model_fingerprint, (SELECT group_concat(load_pct, ',') FROM (SELECT load_pct "   \
+    "FROM npu_load WHERE run_id = runs.id ORDER BY core))"
+#define RUN_COL_FACTS 30
+#define RUN_COL_TAGS 47
 #define RUN_COLS                                                                           \
     RUN_COLS_NO_TAGS ", (SELECT group_concat(tag, ',') FROM (SELECT tag FROM tags "          \
     "WHERE run_id = runs.id ORDER BY tag))"
@@ -64,7 +74,7 @@ struct store {
     "idx, node, op, name, in_shapes, out_shapes, dtype, host_us, npu_cycles, ddr_cycles, " \
     "total_cycles, time_us, mac_usage, target, cpu_reason, sram_hit, rw_kb, bound, "      \
     "workload, tasks, npu_op, frame_us, npu_dtype, out_scale, out_zp, out_qtype, "         \
-    "out_min, out_max, out_mean, out_std"
+    "out_min, out_max, out_mean, out_std, workload_cores, workload0, workload1, workload2"
 
 /* A layer row's key: the run's id times LAYER_KEY_SPAN plus the layer's index,
  * so that a run's layers are one range of the table's own b-tree (schema 4). */
@@ -108,6 +118,46 @@ int sq_check_open(store *st, int64_t run_id, char *err, size_t errlen);
 int sq_query_rows(store *st, sqlite3_stmt *s, size_t size, void (*read)(sqlite3_stmt *, void *),
                   void (*release)(void *, int), const char *what, void **rows, int *n,
                   char *err, size_t errlen);
+
+/* store_facts.c */
+/* Reads RUN_COLS_FACTS starting at column c into r. */
+void sq_read_facts(sqlite3_stmt *s, int c, store_run *r);
+/* Binds r's facts to parameters first.. of an INSERT or UPDATE in
+ * RUN_COLS_FACTS order (without the load, written by sq_write_load). */
+void sq_bind_facts(sqlite3_stmt *s, int first, const store_run *r);
+#define RUN_FACT_COLS_SET                                                                  \
+    "perf_table_us, npu_clock_mhz, ddr_clock_mhz, npu_table_layers, calib_samples, "      \
+    "int8_layers, fp16_layers, cfg_params, import_kind, log_total_us, perf_run_us, "      \
+    "share_compute_pct, share_ddr_pct, share_cpu_pct, cost_model_version, "               \
+    "cost_model_fingerprint"
+#define RUN_N_FACT_COLS 16
+/* Writes r's NPU load per core as rows of npu_load for run run_id. */
+int sq_write_load(store *st, int64_t run_id, const store_run *r, char *err, size_t errlen);
+/* The facts schema <= 4 kept in extra_json / env_json (and a schema-1 run's
+ * predicted time, shares and dump folder) moved into r's typed fields, where
+ * r does not have them yet; r's extra_json and env_json then point to what
+ * stays (own->extra, own->env; NULL when nothing does). A text that is not a JSON object stays as it is. Used
+ * by the migration to schema 5 and by importing a version-1 export. */
+typedef struct sq_legacy {
+    char *extra, *env;          /* what stays of the texts (NULL: nothing) */
+    int extra_changed, env_changed;
+    char *fingerprint, *import_kind, *dump_dir; /* strings r now points to */
+    store_npu_row *npu_rows;    /* the level-4 rows of "npu_table" (their strings owned) */
+    int n_npu_rows;
+} sq_legacy;
+void sq_facts_from_legacy(store_run *r, sq_legacy *own);
+void sq_legacy_free(sq_legacy *own);
+/* Samples that only repeat the run's load per core (one per core at t_us 0,
+ * how a prediction kept its load before schema 5): 1 if rows[0..n) are those. */
+int sq_samples_repeat_load(const store_run *r, const store_load_sample *rows, int n);
+/* The v4 -> v5 step's data move, inside the migration's transaction. */
+int sq_migrate_facts(store *st, char *err, size_t errlen);
+/* Adds the legacy rows of own to run run_id (the migration, a version-1 export). */
+int sq_add_npu_rows(store *st, int64_t run_id, const store_npu_row *rows, int n, char *err,
+                    size_t errlen);
+/* Every sample of a run as stored (store_get_load adds a prediction's load). */
+int sq_get_samples(store *st, int64_t run_id, store_load_sample **rows, int *n, char *err,
+                   size_t errlen);
 
 /* store_accuracy.c: one error row whose ACC_COLS start at column c. */
 void sq_read_accuracy(sqlite3_stmt *s, int c, store_accuracy *a);

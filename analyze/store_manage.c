@@ -145,7 +145,7 @@ static void read_load_row(sqlite3_stmt *s, void *row)
 
 static void free_load(void *rows, int n) { (void)n; free(rows); }
 
-int store_get_load(store *st, int64_t run_id, store_load_sample **rows, int *n, char *err,
+int sq_get_samples(store *st, int64_t run_id, store_load_sample **rows, int *n, char *err,
                    size_t errlen)
 {
     sqlite3_stmt *s = NULL;
@@ -159,5 +159,24 @@ int store_get_load(store *st, int64_t run_id, store_load_sample **rows, int *n, 
     sqlite3_bind_int64(s, 1, run_id);
     return sq_query_rows(st, s, sizeof(store_load_sample), read_load_row, free_load,
                       "cannot read the load samples", (void **)rows, n, err, errlen);
+}
+
+int store_get_load(store *st, int64_t run_id, store_load_sample **rows, int *n, char *err,
+                   size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sq_get_samples(st, run_id, rows, n, err, errlen);
+
+    if (rc || *n)
+        return rc;
+    /* no samples: the run's load per core, if it has one, at t 0 */
+    free(*rows);
+    *rows = NULL;
+    if ((rc = sq_db_prepare(st, "SELECT 0.0, core, load_pct FROM npu_load WHERE run_id = ? "
+                             "ORDER BY core", &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    return sq_query_rows(st, s, sizeof(store_load_sample), read_load_row, free_load,
+                      "cannot read the NPU load", (void **)rows, n, err, errlen);
 }
 

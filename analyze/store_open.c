@@ -126,6 +126,43 @@ static const char *const migrations[] = {
     "CREATE TRIGGER runs_delete_layers AFTER DELETE ON runs BEGIN"
     "  DELETE FROM layers WHERE key BETWEEN old.id * 1048576 AND old.id * 1048576 + 1048575;"
     "END;",
+    /* v5: the facts extra_json and env_json carried that a reader needs, typed
+     * (the rows move in sq_migrate_facts, in this step's transaction) */
+    "ALTER TABLE layers ADD COLUMN workload_cores INTEGER;"
+    "ALTER TABLE layers ADD COLUMN workload0 REAL;"
+    "ALTER TABLE layers ADD COLUMN workload1 REAL;"
+    "ALTER TABLE layers ADD COLUMN workload2 REAL;"
+    "ALTER TABLE runs ADD COLUMN perf_table_us REAL;"
+    "ALTER TABLE runs ADD COLUMN npu_clock_mhz INTEGER;"
+    "ALTER TABLE runs ADD COLUMN ddr_clock_mhz INTEGER;"
+    "ALTER TABLE runs ADD COLUMN npu_table_layers INTEGER;"
+    "ALTER TABLE runs ADD COLUMN calib_samples INTEGER;"
+    "ALTER TABLE runs ADD COLUMN int8_layers INTEGER;"
+    "ALTER TABLE runs ADD COLUMN fp16_layers INTEGER;"
+    "ALTER TABLE runs ADD COLUMN cfg_params INTEGER;"
+    "ALTER TABLE runs ADD COLUMN import_kind TEXT;"
+    "ALTER TABLE runs ADD COLUMN log_total_us REAL;"
+    "ALTER TABLE runs ADD COLUMN perf_run_us INTEGER;"
+    "ALTER TABLE runs ADD COLUMN share_compute_pct REAL;"
+    "ALTER TABLE runs ADD COLUMN share_ddr_pct REAL;"
+    "ALTER TABLE runs ADD COLUMN share_cpu_pct REAL;"
+    "ALTER TABLE runs ADD COLUMN cost_model_version INTEGER;"
+    "ALTER TABLE runs ADD COLUMN cost_model_fingerprint TEXT;"
+    "CREATE TABLE npu_load ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  core INTEGER NOT NULL,"
+    "  load_pct INTEGER NOT NULL CHECK (load_pct BETWEEN 0 AND 100),"
+    "  PRIMARY KEY (run_id, core));"
+    "CREATE TABLE npu_rows ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  at INTEGER NOT NULL, skip INTEGER NOT NULL, id INTEGER, op TEXT, datatype TEXT,"
+    "  dtype INTEGER, target TEXT, n_in INTEGER, n_out INTEGER, in_shapes TEXT, out_shapes TEXT,"
+    "  ddr_cycles INTEGER, npu_cycles INTEGER, total_cycles INTEGER, time_us REAL, rw_kb REAL,"
+    "  macs INTEGER NOT NULL, n_cores INTEGER NOT NULL,"
+    "  mac_usage0 REAL, mac_usage1 REAL, mac_usage2 REAL,"
+    "  workload0 REAL, workload1 REAL, workload2 REAL,"
+    "  tasks INTEGER, fullname TEXT, note TEXT,"
+    "  PRIMARY KEY (run_id, at));",
 };
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 _Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration step per schema version");
@@ -164,6 +201,8 @@ static int migrate(store *st, char *err, size_t errlen)
             return 0;
         }
         if ((rc = sq_db_exec(st, migrations[ver], err, errlen)))
+            goto fail;
+        if (ver == 4 && (rc = sq_migrate_facts(st, err, errlen)))
             goto fail;
         rt_iso_time(now, sizeof now);
         snprintf(sql, sizeof sql,
@@ -504,6 +543,11 @@ void store_run_init(store_run *r)
     r->weight_bytes = r->internal_bytes = STORE_NULL_INT;
     r->total_us = r->npu_us = r->host_min_us = r->host_p90_us = r->host_stddev_us = NAN;
     r->n_layers = 0;
+    r->perf_table_us = r->log_total_us = NAN;
+    r->share_pct[0] = r->share_pct[1] = r->share_pct[2] = NAN;
+    r->npu_clock_mhz = r->ddr_clock_mhz = r->perf_run_us = r->cost_model_version = STORE_NULL_INT;
+    r->npu_table_layers = STORE_NULL_INT;
+    r->calib_samples = r->int8_layers = r->fp16_layers = r->cfg_params = STORE_NULL_INT;
 }
 
 void store_layer_init(store_layer *l)
@@ -512,11 +556,23 @@ void store_layer_init(store_layer *l)
     l->npu_cycles = l->ddr_cycles = l->total_cycles = l->tasks = l->out_zp = STORE_NULL_INT;
     l->host_us = l->time_us = l->mac_usage = l->sram_hit = l->rw_kb = l->frame_us = NAN;
     l->out_scale = l->out_min = l->out_max = l->out_mean = l->out_std = NAN;
+    for (int c = 0; c < STORE_NPU_ROW_CORES; c++)
+        l->workload_pct[c] = NAN;
 }
 
 void store_output_init(store_output *o)
 {
     memset(o, 0, sizeof *o);
+}
+
+void store_npu_row_init(store_npu_row *r)
+{
+    memset(r, 0, sizeof *r);
+    r->id = r->dtype = r->n_in = r->n_out = r->tasks = STORE_NULL_INT;
+    r->ddr_cycles = r->npu_cycles = r->total_cycles = STORE_NULL_INT;
+    r->time_us = r->rw_kb = NAN;
+    for (int c = 0; c < STORE_NPU_ROW_CORES; c++)
+        r->mac_usage[c] = r->workload[c] = NAN;
 }
 
 /* -------------------------------------------------------------- preflight */

@@ -42,7 +42,8 @@ static void read_run(sqlite3_stmt *s, store_run *r)
     r->weight_bytes = sq_col_i64(s, 27);
     r->internal_bytes = sq_col_i64(s, 28);
     r->env_json = sq_col_text(s, 29);
-    r->tags = sq_col_text(s, 30);
+    sq_read_facts(s, RUN_COL_FACTS, r);
+    r->tags = sq_col_text(s, RUN_COL_TAGS);
 }
 
 void store_run_clear(store_run *r)
@@ -53,7 +54,7 @@ void store_run_clear(store_run *r)
                            r->model_format, r->platform, r->backend, r->quant,
                            r->quant_algo, r->quant_method, r->inputs_json, r->status,
                            r->tool_version, r->extra_json, r->dump_dir, r->dump_sha256, r->env_json,
-                           r->tags };
+                           r->tags, r->import_kind, r->cost_model_fingerprint };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free((void *)strs[i]);
     store_run_init(r);
@@ -69,14 +70,19 @@ void store_runs_free(store_run *runs, int n)
 static void read_run_row(sqlite3_stmt *s, void *row) { read_run(s, row); }
 static void free_runs(void *rows, int n) { store_runs_free(rows, n); }
 
-/* RUN_COLS_NO_TAGS in its order, without the JSON a listing does not show:
- * extra_json only where it holds a v1 run's predicted time (no npu_us). */
+/* RUN_COLS_NO_TAGS in its order, without the JSON a listing does not show
+ * (inputs, extra, environment). */
 #define RUN_COLS_BRIEF                                                                     \
     "id, label, time, model_path, model_sha256, model_format, platform, backend, quant, " \
     "quant_algo, quant_method, threads, iterations, seed, NULL, total_us, status, "       \
-    "tool_version, CASE WHEN npu_us IS NULL THEN extra_json END, n_layers, "              \
+    "tool_version, NULL, n_layers, "                                                      \
     "npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256, "   \
-    "weight_bytes, internal_bytes, NULL"
+    "weight_bytes, internal_bytes, NULL, "                                                \
+    "perf_table_us, npu_clock_mhz, ddr_clock_mhz, npu_table_layers, calib_samples, "      \
+    "int8_layers, fp16_layers, cfg_params, import_kind, log_total_us, perf_run_us, "      \
+    "share_compute_pct, share_ddr_pct, share_cpu_pct, cost_model_version, "               \
+    "cost_model_fingerprint, (SELECT group_concat(load_pct, ',') FROM (SELECT load_pct "   \
+    "FROM npu_load WHERE run_id = runs.id ORDER BY core))"
 
 /* The tags of every run, read in (run_id, tag) order from the tags key and
  * joined here: cheaper than grouping them in SQL and joining that to runs. */
@@ -113,7 +119,7 @@ static int attach_tags(store *st, store_run *runs, int n, char *err, size_t errl
 static int list_runs(store *st, const char *cols, store_run **runs, int *n, char *err,
                      size_t errlen)
 {
-    char sql[1024];
+    char sql[2048];
     sqlite3_stmt *s = NULL;
     int rc;
 
@@ -152,7 +158,7 @@ int store_list_runs_brief(store *st, store_run **runs, int *n, char *err, size_t
 static int find_runs(store *st, const char *where, const char *ref, store_run *r, int *count,
                      char *err, size_t errlen)
 {
-    char sql[512];
+    char sql[2048];
     sqlite3_stmt *s = NULL;
     int rc, step;
 
@@ -318,6 +324,10 @@ static void read_layer(sqlite3_stmt *s, store_layer *l)
     l->out_max = sq_col_dbl(s, 27);
     l->out_mean = sq_col_dbl(s, 28);
     l->out_std = sq_col_dbl(s, 29);
+    int nw = sqlite3_column_int(s, 30);
+    l->n_workload = nw > 0 && nw <= STORE_NPU_ROW_CORES ? nw : 0; /* a row edited by hand */
+    for (int c = 0; c < l->n_workload; c++)
+        l->workload_pct[c] = sq_col_dbl(s, 31 + c);
 }
 
 void store_layers_free(store_layer *rows, int n)

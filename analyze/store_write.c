@@ -16,7 +16,8 @@
 static void delete_open_run(store *st)
 {
     /* the layers go with the run (the runs_delete_layers trigger) */
-    static const char *const tables[] = {"outputs", "accuracy", "tags", "load_samples", "runs"};
+    static const char *const tables[] = {"outputs", "accuracy", "tags", "load_samples", "npu_load",
+                                         "npu_rows", "runs"};
     char sql[96];
 
     if (!st->open_run)
@@ -91,8 +92,9 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
                          "threads, iterations, seed, inputs_json, total_us, status, "
                          "tool_version, extra_json, npu_us, host_min_us, host_p90_us, "
                          "host_stddev_us, warmup, dump_dir, dump_sha256, weight_bytes, "
-                         "internal_bytes, env_json, n_layers) "
-                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         "internal_bytes, env_json, n_layers, " RUN_FACT_COLS_SET ") "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                         "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
         goto fail;
     if (!r->time)
@@ -126,13 +128,16 @@ int store_run_begin(store *st, const store_run *r, int64_t *run_id, char *err, s
     sq_bind_i64(s, 27, r->internal_bytes);
     sq_bind_text(s, 28, r->env_json);
     sqlite3_bind_int64(s, 29, r->n_layers);
+    sq_bind_facts(s, 30, r);
     if (sqlite3_step(s) != SQLITE_DONE) {
         rc = sq_db_fail(st, err, errlen, "cannot add the run");
         goto fail;
     }
     sq_row_done(s);
     *run_id = sqlite3_last_insert_rowid(st->db);
-    st->open_run = *run_id;
+    st->open_run = *run_id; /* so that a failure below undoes the run's row */
+    if ((rc = sq_write_load(st, *run_id, r, err, errlen)))
+        goto fail;
     st->open_layers = 0;
     st->open_total_us = r->total_us;
     st->open_n_layers = r->n_layers;
@@ -141,6 +146,8 @@ fail:
     if (s)
         sq_row_done(s);
     run_rollback(st);
+    st->open_run = 0;
+    *run_id = 0;
     return rc;
 }
 
@@ -159,10 +166,10 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
                       (long long)l->idx, LAYER_KEY_SPAN - 1);
     if ((rc = sq_row_prepare(st, ROW_LAYER,
                          "INSERT INTO layers (run_id, " LAYER_COLS ", key) VALUES "
-                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &s, err, errlen)))
         return rc;
-    sqlite3_bind_int64(s, 32, run_id * LAYER_KEY_SPAN + l->idx);
+    sqlite3_bind_int64(s, 36, run_id * LAYER_KEY_SPAN + l->idx);
     sqlite3_bind_int64(s, 1, run_id);
     sqlite3_bind_int64(s, 2, l->idx);
     sq_bind_text(s, 3, l->node);
@@ -194,6 +201,17 @@ int store_layer_add(store *st, int64_t run_id, const store_layer *l, char *err, 
     sq_bind_dbl(s, 29, l->out_max);
     sq_bind_dbl(s, 30, l->out_mean);
     sq_bind_dbl(s, 31, l->out_std);
+    /* the split as numbers: the writer's, else read once from the printed text */
+    double pct[STORE_NPU_ROW_CORES];
+    int nw = l->n_workload > 0 && l->n_workload <= STORE_NPU_ROW_CORES ? l->n_workload : 0;
+    if (nw)
+        memcpy(pct, l->workload_pct, sizeof pct);
+    else
+        nw = store_workload_parse(l->workload, pct, STORE_NPU_ROW_CORES);
+    if (nw)
+        sqlite3_bind_int(s, 32, nw);
+    for (int c = 0; c < nw; c++)
+        sq_bind_dbl(s, 33 + c, pct[c]);
     if (sqlite3_step(s) != SQLITE_DONE) {
         if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_CONSTRAINT)
             rc = rt_err(err, errlen, RT_EINVAL, "layer %lld added twice", (long long)l->idx);

@@ -6,7 +6,6 @@
 #include "util/escape.h"
 #include "util/util.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,63 +15,6 @@ static int known_int(int64_t v)
     return v != STORE_NULL_INT;
 }
 
-/* The facts a run's extra JSON carries that no column holds, read once by
- * their place in the document (never by searching its text): what `run`
- * writes (record/source_sim.c: npu_load, perf_table_us, quant{}), what a v1
- * run wrote (npu_predicted_us, npu_share{}), what board and attach runs write
- * (npu_load), what an import writes (import, perf{total_time_us}). */
-typedef struct extra_facts {
-    int imported;                 /* the "import" key */
-    double predicted_us;          /* v1: npu_predicted_us */
-    double perf_table_us;         /* perf_table_us */
-    double total_time_us;         /* an import's perf.total_time_us */
-    double share[3];              /* v1: npu_share compute, DDR, CPU */
-    double quant[4];              /* quant: calibration_samples, int8_layers, fp16_layers,
-                                     cfg_parameters */
-    int load[3], n_load;          /* npu_load: 0..100 per core */
-    double npu_clock_mhz;         /* npu_clock_mhz: the clock a prediction used */
-} extra_facts;
-
-static double j_real(json_t *o, const char *key)
-{
-    json_t *v = o ? json_object_get(o, key) : NULL;
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static void extra_read(const char *text, extra_facts *x)
-{
-    static const char *const share_keys[3] = { "compute", "DDR", "CPU" };
-    static const char *const quant_keys[4] = { "calibration_samples", "int8_layers", "fp16_layers",
-                                               "cfg_parameters" };
-    json_t *root = text ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;
-
-    memset(x, 0, sizeof(*x));
-    if (!json_is_object(root))
-        root = (json_decref(root), NULL);
-    x->imported = root && json_object_get(root, "import") != NULL;
-    x->predicted_us = j_real(root, "npu_predicted_us");
-    x->perf_table_us = j_real(root, "perf_table_us");
-    x->npu_clock_mhz = j_real(root, "npu_clock_mhz");
-    x->total_time_us = j_real(root ? json_object_get(root, "perf") : NULL, "total_time_us");
-    json_t *sh = root ? json_object_get(root, "npu_share") : NULL;
-    for (int b = 0; b < 3; b++)
-        x->share[b] = j_real(sh, share_keys[b]);
-    json_t *q = root ? json_object_get(root, "quant") : NULL;
-    for (int k = 0; k < 4; k++)
-        x->quant[k] = j_real(q, quant_keys[k]);
-    json_t *ld = root ? json_object_get(root, "npu_load") : NULL;
-    for (size_t k = 0; json_is_array(ld) && k < json_array_size(ld) && k < 3; k++) {
-        json_t *v = json_array_get(ld, k);
-        double p = json_is_number(v) ? json_number_value(v) : -1;
-        if (!(p >= 0 && p <= 100) || p != floor(p)) { /* stored text: untrusted */
-            x->n_load = 0;
-            break;
-        }
-        x->load[x->n_load++] = (int)p;
-    }
-    json_decref(root);
-}
-
 /* ---- provenance ------------------------------------------------------------ */
 
 static int backend_is(const store_run *r, const char *b)
@@ -80,11 +22,11 @@ static int backend_is(const store_run *r, const char *b)
     return r->backend && !strcmp(r->backend, b);
 }
 
-static void provenance_from(const store_run *r, const extra_facts *x, run_provenance *p)
+void provenance_of(const store_run *r, run_provenance *p)
 {
     memset(p, 0, sizeof(*p));
-    p->imported = x->imported;
-    /* only the NPU model writes a frame figure (npu_us): a board's PERF_RUN is in extra */
+    p->imported = r->import_kind != NULL;
+    /* only the NPU model writes a frame figure (npu_us): a board's PERF_RUN is perf_run_us */
     p->frame = PROV_PREDICTED;
     if (backend_is(r, "sim")) {
         p->table = PROV_PREDICTED, p->timing = PROV_HOST;
@@ -104,13 +46,6 @@ static void provenance_from(const store_run *r, const extra_facts *x, run_proven
         p->frame = p->table = p->timing = PROV_NONE;
     }
     p->layer_frame = p->frame;
-}
-
-void provenance_of(const store_run *r, run_provenance *p)
-{
-    extra_facts x;
-    extra_read(r->extra_json, &x);
-    provenance_from(r, &x, p);
 }
 
 const char *provenance_words(int prov)
@@ -204,24 +139,22 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->worst_output = s->first_below = s->worst_single = -1;
     s->out_cos = s->out_sqnr_db = NAN;
 
-    /* predicted frame: the v2 column, else the v1 extra JSON (if it is JSON at all) */
-    extra_facts x;
-    extra_read(run->extra_json, &x);
-    provenance_from(run, &x, &s->prov);
-    s->frame_us = !isnan(run->npu_us) ? run->npu_us : x.predicted_us;
+    /* the run's typed facts (docs/store.md, schema 5) */
+    provenance_of(run, &s->prov);
+    s->frame_us = run->npu_us;
     s->fps = s->frame_us > 0 ? 1e6 / s->frame_us : NAN;
     const npu_platform_t *p = run->platform ? npu_platform_find(run->platform) : NULL;
     /* the clock the run recorded (run --npu-mhz), else the chip's */
-    s->npu_mhz = x.npu_clock_mhz >= 1 && x.npu_clock_mhz <= 1e5 ? (int)x.npu_clock_mhz
-               : p                                             ? p->npu_mhz
-                                                               : -1;
+    int64_t mhz = run->npu_clock_mhz;
+    s->npu_mhz = mhz >= 1 && mhz <= 100000 ? (int)mhz : p ? p->npu_mhz : -1;
     s->n_cores = p ? p->cores : -1;
-    s->n_load = x.n_load;
-    memcpy(s->load_pct, x.load, sizeof(x.load));
-    const double *q = x.quant;
+    s->n_load = run->n_load < 3 ? run->n_load : 3;
+    for (int k = 0; k < s->n_load; k++)
+        s->load_pct[k] = run->load_pct[k];
+    const int64_t q[4] = { run->calib_samples, run->int8_layers, run->fp16_layers, run->cfg_params };
     int64_t *qd[4] = { &s->calib_samples, &s->int8_layers, &s->fp16_layers, &s->cfg_params };
     for (int k = 0; k < 4; k++)
-        *qd[k] = !(q[k] >= 0 && q[k] < 1e15) ? -1 : (int64_t)q[k]; /* stored text: untrusted */
+        *qd[k] = q[k] >= 0 && q[k] < (int64_t)1e15 ? q[k] : -1; /* NULL is STORE_NULL_INT */
 
     double by_bound_t[3] = { 0, 0, 0 }, sum_bound_t = 0; /* a measured table's */
     double by_bound[3] = { 0, 0, 0 }, sum_frame = 0, sum_table = 0, sram = 0;
@@ -255,11 +188,11 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     }
     /* the level-4 table's own total when the run kept it (its Input/OutputOperator
      * and split layers have no row), else the rows' */
-    double tab = x.perf_table_us;
+    double tab = run->perf_table_us;
     s->perf_table_us = !isnan(tab) ? tab : n_table ? sum_table : NAN;
     /* an imported log's "total" is its profiled table's sum (it ran rknn_run
      * with profiling on; no timed runs unless a benchmark printed them) */
-    double imp_total = s->prov.imported ? x.total_time_us : NAN;
+    double imp_total = s->prov.imported ? run->log_total_us : NAN;
     int total_is_table = !isnan(imp_total) && imp_total == run->total_us;
     if (total_is_table && isnan(s->perf_table_us))
         s->perf_table_us = imp_total;
@@ -273,7 +206,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     for (int b = 0; b < 3; b++)
         s->share_pct[b] = measured ? 100.0 * by_bound_t[b] / sum_bound_t
                           : n_frame && sum_frame > 0 ? 100.0 * by_bound[b] / sum_frame
-                                                     : x.share[b];
+                                                     : run->share_pct[b];
     double fb_total = s->frame_us;
     if (!n_frame && n_table) {
         /* no frame shares: the table's times for its CPU layers (measured on a

@@ -49,25 +49,6 @@ static int is_dir(const char *p)
     return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-/* The dump folder a run recorded ("dump_dir" in its extra JSON), malloc'd. */
-static char *run_dump_dir(const store_run *r)
-{
-    const char *key = "\"dump_dir\":\"";
-    const char *p = r->extra_json ? strstr(r->extra_json, key) : NULL;
-    if (!p)
-        return NULL;
-    p += strlen(key);
-    size_t n = strlen(p);
-    char *s = xmalloc(n + 1), *o = s;
-    for (; *p && *p != '"'; p++) {
-        if (*p == '\\' && p[1])
-            p++;
-        *o++ = *p;
-    }
-    *o = 0;
-    return s;
-}
-
 /* The run's dump folder must still hold what the run wrote: analysing a
  * folder that a later run (or a person) changed would report other data. */
 static int check_dump_hash(const store_run *r, const char *dir, char *err, size_t errlen)
@@ -305,7 +286,7 @@ int cmd_analyze(int argc, char **argv)
         rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
         if (!rc && !(rc = store_get_run(st, ref, &run, err, sizeof(err)))) {
             run_id = run.id;
-            dir = run.dump_dir ? xstrdup(run.dump_dir) : run_dump_dir(&run);
+            dir = run.dump_dir ? xstrdup(run.dump_dir) : NULL;
             if (!dir && (no_dump = 1))
                 rc = rt_err(err, sizeof(err), RT_EINVAL,
                             "run %s was recorded without --dump: give its dump folder instead", ref);

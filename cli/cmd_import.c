@@ -409,6 +409,8 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ru
     }
     run.env_json = prep->env;
     run.extra_json = prep->extra;
+    if (!src->is_dir)
+        import_run_facts(&run, r);
     total = run.total_us;
     if (r->n_dumps) {
         dump_dir = dirname_of(r->dumps[0].path);

@@ -466,11 +466,18 @@ out:
 /* ---- show -------------------------------------------------------------------- */
 
 /* The level-4 table `run --npu-table` printed, rebuilt from the rows (record/). */
-static int print_npu_table(const store_run *run, const store_layer *layers, int nl, char *err,
-                           size_t errlen)
+static int print_npu_table(store *st, const store_run *run, const store_layer *layers, int nl,
+                           char *err, size_t errlen)
 {
     npu_graph_t ng;
-    int complete, rc = rows_npu_graph(run, layers, nl, &ng, &complete, err, errlen);
+    store_npu_row *extra = NULL;
+    int n_extra = 0, complete = 0;
+    int rc = store_get_npu_rows(st, run->id, &extra, &n_extra, err, errlen);
+    if (!rc)
+        rc = rows_npu_graph(run, layers, nl, extra, n_extra, &ng, &complete, err, errlen);
+    else
+        memset(&ng, 0, sizeof ng);
+    store_npu_rows_free(extra, n_extra);
 
     if (!rc) {
         int has_io = 0;
@@ -498,14 +505,15 @@ static void print_num(const char *fmt, json_t *v)
 }
 
 /* What an imported log printed that has no column (extra_json, written by
- * `import`): its error lines with their diagnosis, the benchmark's own
- * figures, the per-layer table's totals. n/a: the log did not print it. */
+ * `import`, record/source_import.c: its one reader is this): its error lines
+ * with their diagnosis, the benchmark's own figures, the per-layer table's
+ * totals. n/a: the log did not print it. */
 static void print_imported(const store_run *run)
 {
     json_t *root = run->extra_json ? json_loads(run->extra_json, 0, NULL) : NULL;
     json_t *e, *b, *p;
 
-    if (!root || !json_is_string(json_object_get(root, "import")))
+    if (!run->import_kind || !json_is_object(root))
         goto out;
     if (json_is_object(e = json_object_get(root, "errors"))) {
         json_t *lines = json_object_get(e, "lines"), *l;
@@ -541,10 +549,12 @@ static void print_imported(const store_run *run)
         putchar('\n');
     }
     if (json_is_object(p = json_object_get(root, "perf")) &&
-        (json_is_number(json_object_get(p, "total_time_us")) ||
-         json_is_number(json_object_get(p, "total_rw_kb")))) {
+        (!isnan(run->log_total_us) || json_is_number(json_object_get(p, "total_rw_kb")))) {
         printf("\nlog total operator time ");
-        print_num("%.0f us", json_object_get(p, "total_time_us"));
+        if (isnan(run->log_total_us))
+            fputs("n/a", stdout);
+        else
+            printf("%.0f us", run->log_total_us);
         fputs(" per frame, memory read/write ", stdout);
         print_num("%.2f KB", json_object_get(p, "total_rw_kb"));
         fputs(" per frame\n", stdout);
@@ -612,7 +622,7 @@ int cmd_show(int argc, char **argv)
     if (!rc)
         rc = store_get_accuracy(st, run.id, &acc, &na, err, sizeof(err));
     if (!rc && npu_table && !json)
-        rc = print_npu_table(&run, layers, nl, err, sizeof(err));
+        rc = print_npu_table(st, &run, layers, nl, err, sizeof(err));
     if (rc) {
         cli_error("%s", err);
         goto out;

@@ -20,8 +20,8 @@
  *     rows_npu_graph rebuilds the level-4 table from stored rows, the same text
  *     `run --npu-table` printed: the layers no row carries exactly (Input/
  *     OutputOperator, exDataConvert, a node lowered to several layers) are kept
- *     in the run's extra JSON ("npu_table"), with the table's total
- *     ("perf_table_us", docs/store.md).
+ *     as the run's npu_rows, with the table's total in perf_table_us
+ *     (docs/store.md).
  *   * Timing statistics of every source come from time_stats_of (median, p90,
  *     min, sample stddev), seeded random inputs from seed_input_fill: the same
  *     --seed is the same input on every backend.
@@ -75,6 +75,8 @@ typedef struct run_rows {
     /* owned text the rows point to */
     char time[32], sha[65], path[4096];
     char *extra, *inputs_json, *dump_dir, *env;
+    store_npu_row *npu_rows;  /* the level-4 rows no layer row gives back */
+    int n_npu_rows;
     void **text;            /* other owned allocations */
     int n_text, cap_text;
     char *perf_text;        /* board: perf_layers_make's text, */
@@ -213,15 +215,18 @@ char *inputs_json_of(const run_input_fed *in, int n, long long seed);
 void rows_npu_fill(const npu_graph_t *ng, const npu_layer_t *l, store_layer *row, char *wl,
                    size_t wlen);
 /* The level-4 rows the carrier rows (those with total_cycles) do not rebuild
- * exactly, and the table's total, as members of a JSON object
- * ("perf_table_us":N,"npu_table":{"layers":N,"rows":[...]}), malloc'd.
- * carrier[i]: the row carrying layer i, -1 none. */
-char *rows_npu_extra(const npu_graph_t *ng, const store_layer *rows, int n_rows,
-                     const int *carrier);
-/* The level-4 table of stored rows as an NPU graph for npu_print_perf_table
- * (free with rows_npu_graph_free); *complete: the extra rows were stored. */
-int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows, npu_graph_t *ng,
-                   int *complete, char *err, size_t errlen);
+ * exactly, as the run's npu_rows (*n of them; free with rows_npu_rows_free);
+ * sets run's perf_table_us (the table's total), npu_table_layers and the
+ * clocks the prediction used. carrier[i]: the row carrying layer i, -1 none. */
+store_npu_row *rows_npu_table(const npu_graph_t *ng, const store_layer *rows, int n_rows,
+                              const int *carrier, store_run *run, int *n);
+void rows_npu_rows_free(store_npu_row *rows, int n);
+/* The level-4 table of stored rows (layer rows and the run's npu_rows) as an
+ * NPU graph for npu_print_perf_table (free with rows_npu_graph_free);
+ * *complete: the run kept its whole table (npu_table_layers). */
+int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows,
+                   const store_npu_row *extra, int n_extra, npu_graph_t *ng, int *complete,
+                   char *err, size_t errlen);
 void rows_npu_graph_free(npu_graph_t *ng);
 
 /* ---- vendor tables and dumps as rows (record/perf_rows.c) -------------------- */
@@ -303,9 +308,13 @@ const char *import_run_platform(const vlog_run_t *r, const char *target, const c
 void import_run_fill(store_run *run, const vlog_run_t *r, const char *target,
                      const char *log_platform);
 /* The env_json and extra_json columns (docs/store.md), malloc'd; env NULL
- * when the log says nothing of its environment. */
+ * when the log says nothing of its environment, extra NULL when the log
+ * printed no table the columns do not hold. */
 char *import_env_json(const vlog_run_t *r, const char *source_path);
 char *import_extra_json(const vlog_run_t *r, const char *golden_dir);
+/* The typed facts of an imported log's run: what made it (import_kind), its
+ * table's total (log_total_us). */
+void import_run_facts(store_run *run, const vlog_run_t *r);
 /* SRAM table rows joined to the run's per-layer rows: hit[k] bytes per row
  * (NaN: none); returns the count joined (log-formats.md §4). */
 int import_sram_join(const vlog_run_t *r, double *hit);

@@ -7,7 +7,7 @@
  * Input/OutputOperator and exDataConvert layers (no node of the source graph),
  * the layers of a node lowered to several (a GlobalAveragePool cascade), a
  * fused layer whose shapes or name differ from its nodes' — is kept whole in
- * the run's extra JSON ("npu_table", docs/store.md), checked by formatting
+ * the run's npu_rows (docs/store.md), checked by formatting
  * both, so the rebuilt table is the printed one row for row. */
 #include "record/record.h"
 
@@ -44,7 +44,7 @@ void rows_npu_fill(const npu_graph_t *ng, const npu_layer_t *l, store_layer *row
     wl[0] = '\0';
     for (int c = 0; c < ng->plat->cores && c < NPU_MAX_CORES && u < wlen; c++)
         u += (size_t)snprintf(wl + u, wlen - u, "%s%.0f%%", c ? "/" : "", l->workload[c]);
-    row->workload = wl;
+    row->workload = wl; /* the store keeps the whole percents it prints as numbers too */
 }
 
 /* ---- rows -> layers ----------------------------------------------------------- */
@@ -115,15 +115,12 @@ static void carrier_layer(const npu_platform_t *p, const store_layer *rows, int 
     l->time_us = s->time_us >= 0 && s->time_us < 1e15 ? s->time_us : 0;
     l->rw_kb = s->rw_kb >= 0 && s->rw_kb < 1e15 ? s->rw_kb : 0;
     l->task_number = known_int(s->tasks) && s->tasks >= 0 && s->tasks < 1 << 30 ? (int)s->tasks : 0;
-    const char *wl = s->workload;
     for (int c = 0; c < p->cores && c < NPU_MAX_CORES; c++) {
-        l->workload[c] = wl && *wl ? strtod(wl, NULL) : (c == 0 ? 100 : 0);
+        /* the split as the store read it; a row without one ran on core 0 */
+        double w = c < s->n_workload ? s->workload_pct[c] : 0;
+        l->workload[c] = !s->n_workload ? (c == 0 ? 100 : 0) : isnan(w) ? 0 : w;
         /* only core 0's MAC usage is on the row: the busy cores share the work */
         l->mac_usage[c] = l->workload[c] > 0 && !isnan(s->mac_usage) ? s->mac_usage : 0;
-        while (wl && *wl && *wl != '/')
-            wl++;
-        if (wl && *wl == '/')
-            wl++;
     }
     l->macs = !isnan(s->mac_usage) && s->mac_usage > 0;
     store_layer_fullname(rows, i, full, sizeof(full));
@@ -156,66 +153,65 @@ static void shown(const npu_layer_t *l, int id, int cores, char *buf, size_t len
                               npu ? l->workload[c] : 0.0);
 }
 
-static void raw_num(json_writer *w, double v)
+static char *shapes_text(const npu_shape_t *sh, int n)
 {
-    char t[40];
-    snprintf(t, sizeof t, "%.17g", v);
-    if (isfinite(v))
-        json_raw(w, t);
-    else
-        json_write_null(w);
-}
-
-static void shapes_out(json_writer *w, const npu_shape_t *s, int n)
-{
-    json_arr_open(w);
+    json_writer w;
+    size_t len;
+    json_begin_mem(&w);
+    json_arr_open(&w);
     for (int k = 0; k < n && k < NPU_MAX_IO; k++) {
-        json_arr_open(w);
-        for (int d = 0; d < s[k].nd; d++)
-            json_int(w, s[k].d[d]);
-        json_arr_close(w);
+        json_arr_open(&w);
+        for (int d = 0; d < sh[k].nd; d++)
+            json_int(&w, sh[k].d[d]);
+        json_arr_close(&w);
     }
-    json_arr_close(w);
+    json_arr_close(&w);
+    char *t = json_take(&w, &len);
+    while (len && (t[len - 1] == '\n' || t[len - 1] == ' '))
+        t[--len] = '\0';
+    return t;
 }
 
-/* Layer l whole, as an element of "npu_table"."rows". */
-static void layer_out(json_writer *w, const npu_layer_t *l, int at, int skip, int cores)
+/* Layer l whole, as a row of npu_rows (its strings malloc'd: rows_npu_rows_free). */
+static void row_out(store_npu_row *r, const npu_layer_t *l, int at, int skip, int cores)
 {
-    json_obj_open(w);
-    json_key(w, "at"), json_int(w, at);
-    json_key(w, "skip"), json_int(w, skip);
-    json_key(w, "id"), json_int(w, l->id);
-    json_key(w, "op"), json_str(w, l->optype);
-    json_key(w, "datatype"), json_str(w, l->datatype);
-    json_key(w, "dtype"), json_int(w, l->dtype);
-    json_key(w, "target"), json_str(w, l->target == NPU_TGT_CPU ? "CPU" : "NPU");
-    json_key(w, "n_in"), json_int(w, l->n_in);
-    json_key(w, "in"), shapes_out(w, l->in, l->n_in);
-    json_key(w, "n_out"), json_int(w, l->n_out);
-    json_key(w, "out"), shapes_out(w, l->out, l->n_out);
-    json_key(w, "cycles");
-    json_arr_open(w);
-    json_int(w, (int64_t)l->ddr_cycles), json_int(w, (int64_t)l->npu_cycles);
-    json_int(w, (int64_t)l->total_cycles);
-    json_arr_close(w);
-    json_key(w, "time_us"), raw_num(w, l->time_us);
-    json_key(w, "macs"), json_bool(w, l->macs != 0);
-    json_key(w, "mac_usage");
-    json_arr_open(w);
-    for (int c = 0; c < cores; c++)
-        raw_num(w, l->mac_usage[c]);
-    json_arr_close(w);
-    json_key(w, "workload");
-    json_arr_open(w);
-    for (int c = 0; c < cores; c++)
-        raw_num(w, l->workload[c]);
-    json_arr_close(w);
-    json_key(w, "tasks"), json_int(w, l->task_number);
-    json_key(w, "rw_kb"), raw_num(w, l->rw_kb);
-    json_key(w, "fullname"), json_str(w, l->fullname ? l->fullname : "");
-    if (l->dtype_note)
-        json_key(w, "note"), json_str(w, l->dtype_note);
-    json_obj_close(w);
+    store_npu_row_init(r);
+    r->at = at;
+    r->skip = skip;
+    r->id = l->id;
+    r->op = xstrdup(l->optype);
+    r->datatype = xstrdup(l->datatype);
+    r->dtype = l->dtype;
+    r->target = l->target == NPU_TGT_CPU ? "CPU" : "NPU";
+    r->n_in = l->n_in;
+    r->n_out = l->n_out;
+    r->in_shapes = shapes_text(l->in, l->n_in);
+    r->out_shapes = shapes_text(l->out, l->n_out);
+    r->ddr_cycles = (int64_t)l->ddr_cycles;
+    r->npu_cycles = (int64_t)l->npu_cycles;
+    r->total_cycles = (int64_t)l->total_cycles;
+    r->time_us = l->time_us;
+    r->rw_kb = l->rw_kb;
+    r->macs = l->macs != 0;
+    r->n_cores = cores < STORE_NPU_ROW_CORES ? cores : STORE_NPU_ROW_CORES;
+    for (int c = 0; c < r->n_cores; c++) {
+        r->mac_usage[c] = l->mac_usage[c];
+        r->workload[c] = l->workload[c];
+    }
+    r->tasks = l->task_number;
+    r->fullname = xstrdup(l->fullname ? l->fullname : "");
+    r->note = l->dtype_note ? xstrdup(l->dtype_note) : NULL;
+}
+
+void rows_npu_rows_free(store_npu_row *rows, int n)
+{
+    for (int i = 0; rows && i < n; i++) {
+        const char *str[6] = {rows[i].op, rows[i].datatype, rows[i].in_shapes, rows[i].out_shapes,
+                              rows[i].fullname, rows[i].note};
+        for (int k = 0; k < 6; k++)
+            free((void *)str[k]);
+    }
+    free(rows);
 }
 
 /* The carrier rows of stored rows, in order, as level-4 layers (*n of them). */
@@ -244,30 +240,24 @@ static void layers_free(npu_layer_t *l, int n)
     free(l);
 }
 
-char *rows_npu_extra(const npu_graph_t *ng, const store_layer *rows, int n_rows,
-                     const int *carrier)
+store_npu_row *rows_npu_table(const npu_graph_t *ng, const store_layer *rows, int n_rows,
+                              const int *carrier, store_run *run, int *n_out)
 {
     int cores = ng->plat->cores < NPU_MAX_CORES ? ng->plat->cores : NPU_MAX_CORES, nc = 0, k = 0;
     npu_layer_t *c = carriers_of(ng->plat, rows, n_rows, &nc);
+    store_npu_row *out = xcalloc((size_t)(ng->n ? ng->n : 1), sizeof(*out));
     int64_t total = 0;
     char a[2048], b[2048];
-    json_writer w;
 
-    /* the members of the run's extra object: ,"perf_table_us":...,"npu_table":{...} */
-    json_begin_mem(&w);
-    json_obj_open(&w);
     for (int i = 0; i < ng->n; i++)
         total += (int64_t)ng->l[i].time_us;
-    json_key(&w, "perf_table_us"), json_int(&w, total);
+    run->perf_table_us = (double)total;
     /* the clocks the prediction used (run --npu-mhz/--ddr-mhz may override
      * the platform's); compare reads them back for its clock hints */
-    json_key(&w, "npu_clock_mhz"), json_int(&w, ng->plat->npu_mhz);
-    json_key(&w, "ddr_clock_mhz"), json_int(&w, ng->plat->ddr_mhz);
-    json_key(&w, "npu_table");
-    json_obj_open(&w);
-    json_key(&w, "layers"), json_int(&w, ng->n);
-    json_key(&w, "rows");
-    json_arr_open(&w);
+    run->npu_clock_mhz = ng->plat->npu_mhz;
+    run->ddr_clock_mhz = ng->plat->ddr_mhz;
+    run->npu_table_layers = ng->n;
+    *n_out = 0;
     for (int i = 0; i < ng->n; i++) {
         shown(&ng->l[i], ng->l[i].id, cores, a, sizeof a);
         if (k < nc) {
@@ -286,29 +276,18 @@ char *rows_npu_extra(const npu_graph_t *ng, const store_layer *rows, int n_rows,
                 idx += is_carrier(&rows[r]);
             skip = idx == k;
         }
-        layer_out(&w, &ng->l[i], i, skip, cores);
+        row_out(&out[(*n_out)++], &ng->l[i], i, skip, cores);
         k += skip;
     }
-    json_arr_close(&w);
-    json_obj_close(&w);
-    json_obj_close(&w);
     layers_free(c, nc);
-    char *text = json_take(&w, NULL);
-    /* the members alone: the caller places them in its own object */
-    size_t n = strlen(text);
-    while (n && (text[n - 1] == '\n' || text[n - 1] == ' '))
-        n--;
-    char *members = xmalloc(n + 1);
-    memcpy(members, text + 1, n > 1 ? n - 2 : 0);
-    members[n > 1 ? n - 2 : 0] = '\0';
-    free(text);
-    return members;
+    return out;
 }
 
-static void shapes_in(json_t *a, npu_shape_t *s)
+/* A stored JSON list of shapes (the store's own text) into s. */
+static void shapes_in(const char *text, npu_shape_t *s)
 {
+    json_t *a = text ? json_loads(text, 0, NULL) : NULL, *v;
     size_t k;
-    json_t *v;
     json_array_foreach(a, k, v) {
         if (k >= NPU_MAX_IO)
             break;
@@ -317,59 +296,51 @@ static void shapes_in(json_t *a, npu_shape_t *s)
         s[k].nd = 0;
         json_array_foreach(v, d, x) if (d < NPU_SHAPE_MAX) s[k].d[s[k].nd++] = json_integer_value(x);
     }
+    json_decref(a);
 }
 
-static double num_at(json_t *a, size_t i)
+static int64_t or_zero(int64_t v)
 {
-    json_t *v = json_array_get(a, i);
-    return v ? json_number_value(v) : 0;
+    return v == STORE_NULL_INT ? 0 : v;
 }
 
-static void layer_in(json_t *o, npu_layer_t *l, int cores)
+static void layer_in(const store_npu_row *r, npu_layer_t *l, int cores)
 {
-    json_t *cy = json_object_get(o, "cycles");
-    const char *s;
-
     memset(l, 0, sizeof(*l));
-    snprintf(l->optype, sizeof(l->optype), "%s", (s = json_string_value(json_object_get(o, "op"))) ? s : "");
-    snprintf(l->datatype, sizeof(l->datatype), "%s",
-             (s = json_string_value(json_object_get(o, "datatype"))) ? s : "");
-    l->id = (int)json_integer_value(json_object_get(o, "id"));
-    l->dtype = (int)json_integer_value(json_object_get(o, "dtype"));
+    snprintf(l->optype, sizeof(l->optype), "%s", r->op ? r->op : "");
+    snprintf(l->datatype, sizeof(l->datatype), "%s", r->datatype ? r->datatype : "");
+    l->id = (int)or_zero(r->id);
+    l->dtype = (int)or_zero(r->dtype);
     if (l->dtype < 0 || l->dtype >= NPU_NDTYPE)
         l->dtype = NPU_INT8;
-    s = json_string_value(json_object_get(o, "target"));
-    l->target = s && !strcmp(s, "CPU") ? NPU_TGT_CPU : NPU_TGT_NPU;
-    l->n_in = (int)json_integer_value(json_object_get(o, "n_in"));
-    l->n_out = (int)json_integer_value(json_object_get(o, "n_out"));
+    l->target = r->target && !strcmp(r->target, "CPU") ? NPU_TGT_CPU : NPU_TGT_NPU;
+    l->n_in = (int)or_zero(r->n_in);
+    l->n_out = (int)or_zero(r->n_out);
     l->n_in = l->n_in < 0 ? 0 : l->n_in;
     l->n_out = l->n_out < 0 ? 0 : l->n_out;
-    shapes_in(json_object_get(o, "in"), l->in);
-    shapes_in(json_object_get(o, "out"), l->out);
-    l->ddr_cycles = (uint64_t)json_integer_value(json_array_get(cy, 0));
-    l->npu_cycles = (uint64_t)json_integer_value(json_array_get(cy, 1));
-    l->total_cycles = (uint64_t)json_integer_value(json_array_get(cy, 2));
-    l->time_us = json_number_value(json_object_get(o, "time_us"));
-    l->time_us = l->time_us >= 0 && l->time_us < 1e15 ? l->time_us : 0;
-    l->macs = json_is_true(json_object_get(o, "macs"));
-    for (int c = 0; c < cores; c++) {
-        l->mac_usage[c] = num_at(json_object_get(o, "mac_usage"), (size_t)c);
-        l->workload[c] = num_at(json_object_get(o, "workload"), (size_t)c);
+    shapes_in(r->in_shapes, l->in);
+    shapes_in(r->out_shapes, l->out);
+    l->ddr_cycles = (uint64_t)or_zero(r->ddr_cycles);
+    l->npu_cycles = (uint64_t)or_zero(r->npu_cycles);
+    l->total_cycles = (uint64_t)or_zero(r->total_cycles);
+    l->time_us = r->time_us >= 0 && r->time_us < 1e15 ? r->time_us : 0;
+    l->macs = r->macs;
+    for (int c = 0; c < cores && c < r->n_cores; c++) {
+        l->mac_usage[c] = isnan(r->mac_usage[c]) ? 0 : r->mac_usage[c];
+        l->workload[c] = isnan(r->workload[c]) ? 0 : r->workload[c];
     }
-    l->task_number = (int)json_integer_value(json_object_get(o, "tasks"));
-    l->rw_kb = json_number_value(json_object_get(o, "rw_kb"));
-    l->rw_kb = l->rw_kb >= 0 && l->rw_kb < 1e15 ? l->rw_kb : 0;
-    s = json_string_value(json_object_get(o, "fullname"));
-    l->fullname = xstrdup(s ? s : "");
-    if ((s = json_string_value(json_object_get(o, "note"))))
-        l->dtype_note = xstrdup(s);
+    l->task_number = (int)or_zero(r->tasks);
+    l->rw_kb = r->rw_kb >= 0 && r->rw_kb < 1e15 ? r->rw_kb : 0;
+    l->fullname = xstrdup(r->fullname ? r->fullname : "");
+    if (r->note)
+        l->dtype_note = xstrdup(r->note);
 }
 
-int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows, npu_graph_t *ng,
-                   int *complete, char *err, size_t errlen)
+int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows,
+                   const store_npu_row *extra, int n_extra, npu_graph_t *ng, int *complete,
+                   char *err, size_t errlen)
 {
     const npu_platform_t *p = run->platform ? npu_platform_find(run->platform) : NULL;
-    json_t *root = NULL, *tab = NULL, *extra = NULL;
     int nc = 0, k = 0, n;
     npu_layer_t *c;
 
@@ -381,25 +352,22 @@ int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows, np
     int cores = p->cores < NPU_MAX_CORES ? p->cores : NPU_MAX_CORES;
     ng->plat = p;
     c = carriers_of(p, rows, n_rows, &nc);
-    if (run->extra_json && (root = json_loads(run->extra_json, 0, NULL)) != NULL &&
-        json_is_object(tab = json_object_get(root, "npu_table")) &&
-        json_is_integer(json_object_get(tab, "layers")) &&
-        json_is_array(extra = json_object_get(tab, "rows"))) {
-        n = (int)json_integer_value(json_object_get(tab, "layers"));
-        n = n < 0 ? 0 : n > nc + (int)json_array_size(extra) ? nc + (int)json_array_size(extra) : n;
+    if (run->npu_table_layers != STORE_NULL_INT) {
+        n = run->npu_table_layers < 0 ? 0 : run->npu_table_layers > nc + n_extra ? nc + n_extra
+                                                                              : (int)run->npu_table_layers;
         *complete = 1;
     } else {
         n = nc;
-        extra = NULL;
+        n_extra = 0;
     }
     ng->l = xcalloc((size_t)(n ? n : 1), sizeof(npu_layer_t));
-    size_t e = 0;
+    int e = 0;
     for (int pos = 0; pos < n; pos++) {
-        json_t *x = extra ? json_array_get(extra, e) : NULL;
+        const store_npu_row *x = e < n_extra ? &extra[e] : NULL;
         npu_layer_t *l = &ng->l[ng->n];
-        if (x && json_integer_value(json_object_get(x, "at")) == pos) {
+        if (x && x->at == pos) {
             layer_in(x, l, cores); /* with its own ID */
-            k += (int)json_integer_value(json_object_get(x, "skip")) == 1;
+            k += x->skip == 1;
             e++;
             ng->n++;
         } else if (k < nc) {
@@ -411,7 +379,6 @@ int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows, np
         }
     }
     layers_free(c, nc);
-    json_decref(root);
     if (!ng->n)
         return rt_err(err, errlen, RT_ENOTFOUND, "run #%lld has no predicted NPU layers",
                       (long long)run->id);

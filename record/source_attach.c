@@ -24,7 +24,7 @@ static int count_log_lines(const char *log)
 }
 
 static char *extra_json(const trace_ctx *c, char *const *app, int status, int sig, int perf_every,
-                        const trace_journal *j, int log_lines, const load_sampler *smp)
+                        const trace_journal *j, int log_lines)
 {
     char *text = NULL;
     size_t len = 0;
@@ -50,8 +50,6 @@ static char *extra_json(const trace_ctx *c, char *const *app, int status, int si
     json_key(&w, "outputs_get_median_us"); json_num(&w, board_time_stats(c->get_us, c->n_get).median);
     json_key(&w, "perf_every"); perf_every ? json_int(&w, perf_every) : json_write_null(&w);
     json_key(&w, "perf_tables"); json_int(&w, c->n_perf);
-    /* RKNN_QUERY_PERF_RUN of the last profiled run: measured, not a prediction */
-    json_key(&w, "perf_run_us"); c->perf_run_us >= 0 ? json_int(&w, c->perf_run_us) : json_write_null(&w);
     json_key(&w, "tensors");
     if (c->attrs) {
         char *list = xmalloc(c->attrs_len + 3);
@@ -92,14 +90,6 @@ static char *extra_json(const trace_ctx *c, char *const *app, int status, int si
         json_obj_close(&w);
     }
     json_obj_close(&w);
-    int lp[BOARD_MAX_CORES], nl = load_sampler_mean(smp, c->first_t, c->last_t + 100e3, lp);
-    if (nl) { /* the summary's NPU load: mean per core while the context ran */
-        json_key(&w, "npu_load");
-        json_arr_open(&w);
-        for (int k = 0; k < nl; k++)
-            json_int(&w, lp[k]);
-        json_arr_close(&w);
-    }
     json_obj_close(&w);
     fclose(m);
     return text;
@@ -138,7 +128,7 @@ int run_rows_attach(const attach_run *a, run_rows *rows, char *err, size_t errle
     rows->run.env_json = rows->env = run_env_json(a->root, &bf);
     rows->run.extra_json = rows->extra =
         extra_json(c, a->app, a->status, a->sig, a->perf_every, a->journal,
-                   a->log ? count_log_lines(a->log) : 0, smp);
+                   a->log ? count_log_lines(a->log) : 0);
     if (a->label) {
         char lab[256];
         if (a->k)
@@ -167,6 +157,13 @@ int run_rows_attach(const attach_run *a, run_rows *rows, char *err, size_t errle
         rows->run.internal_bytes = c->internal;
     }
     rows->run.tool_version = RKNN_TRACE_VERSION;
+    /* RKNN_QUERY_PERF_RUN of the last profiled run: measured, not a prediction */
+    if (c->perf_run_us >= 0)
+        rows->run.perf_run_us = c->perf_run_us;
+    /* the summary's NPU load: mean per core while the context ran */
+    int lp[BOARD_MAX_CORES], nl = load_sampler_mean(smp, c->first_t, c->last_t + 100e3, lp);
+    for (int core = 0; core < nl && core < STORE_MAX_CORES; core++)
+        rows->run.load_pct[rows->run.n_load++] = lp[core];
     if (n_tables) {
         perf_layers pl;
         perf_layers_make(&pl, &tables[n_tables - 1], NULL);

@@ -461,7 +461,6 @@ int run_rows_board(const board_run *b, run_rows *rows, char *err, size_t errlen)
     const char *ext = strrchr(b->model, '.');
     time_stats ts = time_stats_of(b->times, b->iters);
     perf_layers pl;
-    size_t u;
 
     (void)err, (void)errlen;
     memset(rows, 0, sizeof(*rows));
@@ -489,18 +488,13 @@ int run_rows_board(const board_run *b, run_rows *rows, char *err, size_t errlen)
         rows->run.dump_dir = rows->dump_dir = xstrdup(b->dump_dir);
     if (b->inputs_json)
         rows->run.inputs_json = rows->inputs_json = xstrdup(b->inputs_json);
-    /* PERF_RUN is measured, not a prediction (npu_us): it goes to the extra
-     * JSON, with the summary's NPU load (the mean per core) */
-    rows->extra = xmalloc(256);
-    u = (size_t)snprintf(rows->extra, 256, "{\"source\":\"run --backend board\"");
+    /* PERF_RUN is measured, not a prediction (npu_us); the summary's NPU
+     * load is the mean per core */
+    rows->run.extra_json = "{\"source\":\"run --backend board\"}";
     if (b->perf_run_us >= 0)
-        u += (size_t)snprintf(rows->extra + u, 256 - u, ",\"perf_run_us\":%lld", b->perf_run_us);
-    for (int c = 0; c < b->n_load_pct && u < 256; c++)
-        u += (size_t)snprintf(rows->extra + u, 256 - u, "%s%d", c ? "," : ",\"npu_load\":[",
-                              b->load_pct[c]);
-    if (u < 256)
-        snprintf(rows->extra + u, 256 - u, "%s}", b->n_load_pct ? "]" : "");
-    rows->run.extra_json = rows->extra;
+        rows->run.perf_run_us = b->perf_run_us;
+    for (int c = 0; c < b->n_load_pct && c < STORE_MAX_CORES; c++)
+        rows->run.load_pct[rows->run.n_load++] = b->load_pct[c];
 
     perf_layers_make(&pl, b->perf, NULL);
     rows->layers = pl.rows;

@@ -163,7 +163,8 @@ int import_sram_join(const vlog_run_t *r, double *hit)
     return joined;
 }
 
-/* Figures of the run that have no column: totals, memory, SRAM, benchmark. */
+/* Figures of the run that have no column: the log's tables (perf ranking,
+ * memory, SRAM, benchmark, errors), NULL when it printed none of them. */
 char *import_extra_json(const vlog_run_t *r, const char *golden_dir)
 {
     char *text;
@@ -173,14 +174,13 @@ char *import_extra_json(const vlog_run_t *r, const char *golden_dir)
 
     json_begin_mem(&w);
     json_obj_open(&w);
-    json_key(&w, "import");
-    json_str(&w, r->toolkit ? "accuracy_analysis simulator" : "board log");
     if (golden_dir) {
         /* the float model's tensors: `analyze RUN --golden DIR` */
         char *g = realpath(golden_dir, NULL);
         json_key(&w, "golden_dir");
         json_str(&w, g ? g : golden_dir);
         free(g);
+        any = 1;
     }
     if (r->has_perf) {
         json_key(&w, "perf");
@@ -190,8 +190,6 @@ char *import_extra_json(const vlog_run_t *r, const char *golden_dir)
             json_str(&w, (char[]){r->perf.generation, 0});
         else
             json_write_null(&w);
-        json_key(&w, "total_time_us");
-        if (r->perf.total_time_us >= 0) json_int(&w, r->perf.total_time_us); else json_write_null(&w);
         json_key(&w, "total_rw_kb");
         json_num(&w, r->perf.total_rw_kb >= 0 ? r->perf.total_rw_kb : NAN);
         json_key(&w, "total_rw_mb");
@@ -315,10 +313,20 @@ char *import_extra_json(const vlog_run_t *r, const char *golden_dir)
     }
     json_obj_close(&w);
     text = json_take(&w, &len);
-    (void)any;
+    if (!any) { /* nothing beyond the columns */
+        free(text);
+        return NULL;
+    }
     while (len && text[len - 1] == '\n')
         text[--len] = 0;
     return text;
+}
+
+void import_run_facts(store_run *run, const vlog_run_t *r)
+{
+    run->import_kind = r->toolkit ? "accuracy_analysis simulator" : "board log";
+    if (r->has_perf && r->perf.total_time_us >= 0)
+        run->log_total_us = (double)r->perf.total_time_us;
 }
 
 

@@ -339,20 +339,20 @@ int run_rows_predict(const char *path, const char *label, const rknn_model *m,
     }
     rows->n_layers = ng->n;
     rows->run.n_layers = ng->n;
-    /* what has no column: the file's versions, that no outputs were computed,
-     * and the level-4 rows the layer rows do not give back */
+    /* what has no column: the file's versions, that no outputs were computed;
+     * the level-4 rows the layer rows do not give back go to npu_rows */
     snprintf(head, sizeof(head), "{\"toolkit\":\"%.60s\",\"compiler\":\"%.60s\","
              "\"numeric_outputs\":false", m->toolkit ? m->toolkit : "",
              m->compiler ? m->compiler : "");
     for (char *c = head; *c; c++) /* versions are plain text: keep the JSON valid */
         if (*c == '\\' || (unsigned char)*c < 0x20)
             *c = '?';
-    char *npu = rows_npu_extra(ng, rows->layers, rows->n_layers, carrier);
-    size_t el = strlen(head) + strlen(npu) + 4;
+    rows->npu_rows = rows_npu_table(ng, rows->layers, rows->n_layers, carrier, &rows->run,
+                                    &rows->n_npu_rows);
+    size_t el = strlen(head) + 2;
     rows->extra = xmalloc(el);
-    snprintf(rows->extra, el, "%s%s%s}", head, *npu ? "," : "", npu);
+    snprintf(rows->extra, el, "%s}", head);
     rows->run.extra_json = rows->extra;
-    free(npu);
     free(carrier);
     return 0;
 }

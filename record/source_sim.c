@@ -118,29 +118,6 @@ static char *output_dump_file(const char *dir, const dump_entry *e, int n, const
     return NULL;
 }
 
-/* What no column holds: the predicted load per core, what the quantization
- * did, and the level-4 rows no layer row carries. */
-static char *extra_json(const run_record *r, const int *pct, const char *npu)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-
-    fputs("{\"npu_load\":[", f);
-    for (int c = 0; c < r->load.cores; c++)
-        fprintf(f, "%s%d", c ? "," : "", pct[c]);
-    fputc(']', f);
-    if (r->quantized)
-        fprintf(f, ",\"quant\":{\"calibration_samples\":%d,\"int8_layers\":%d,"
-                   "\"fp16_layers\":%d,\"cfg_parameters\":%d}",
-                r->calib_samples, r->int8_layers, r->fp16_layers, r->cfg_params);
-    if (npu && *npu)
-        fprintf(f, ",%s", npu);
-    fputc('}', f);
-    fclose(f);
-    return buf;
-}
-
 int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
 {
     store_run *info = &rows->run;
@@ -247,12 +224,11 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
         npu_mem_query(r->ng, NULL, &mem);
         info->weight_bytes = (int64_t)mem.total_weight_size;
         info->internal_bytes = (int64_t)mem.total_internal_size;
-        /* the load has no column: the run's busy share per core, and as load
-         * samples, the table a board's sampled load goes to */
+        /* the run's busy share per core: computed, not sampled, so no load
+         * samples (the store reads it as one sample per core at t 0) */
         npu_load_percent(&r->load, pct);
-        rows->load = xcalloc(NPU_MAX_CORES, sizeof(*rows->load));
-        for (int c = 0; c < r->load.cores && c < NPU_MAX_CORES; c++)
-            rows->load[rows->n_load++] = (store_load_sample){0, c, pct[c]};
+        for (int c = 0; c < r->load.cores && c < NPU_MAX_CORES && c < STORE_MAX_CORES; c++)
+            info->load_pct[info->n_load++] = pct[c];
         /* the row carrying each NPU layer: its last covered node's, if that
          * node's layer is this one */
         for (int k = 0; k < ng->n; k++) {
@@ -261,9 +237,8 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
             carrier[k] = last >= 0 && last < g->n_nodes && last < ng->n_nodes &&
                          ng->node_layer[last] == k ? row_of[last] : -1;
         }
-        char *npu = rows_npu_extra(ng, rows->layers, rows->n_layers, carrier);
-        info->extra_json = rows->extra = extra_json(r, pct, npu);
-        free(npu);
+        rows->npu_rows = rows_npu_table(ng, rows->layers, rows->n_layers, carrier, info,
+                                        &rows->n_npu_rows);
         free(carrier);
     }
     free(row_of);
@@ -288,6 +263,12 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
         rows->n_outs = j + 1;
     }
     dump_entries_free(idx, n_idx);
+    if (r->quantized && r->ng) {
+        info->calib_samples = r->calib_samples;
+        info->int8_layers = r->int8_layers;
+        info->fp16_layers = r->fp16_layers;
+        info->cfg_params = r->cfg_params;
+    }
     rows->acc = r->acc_rows;
     rows->n_acc = r->n_acc;
     r->acc_rows = NULL;

@@ -31,6 +31,7 @@ void run_rows_free(run_rows *rows)
     free(rows->acc);
     free(rows->load);
     free(rows->extra);
+    rows_npu_rows_free(rows->npu_rows, rows->n_npu_rows);
     free(rows->inputs_json);
     free(rows->dump_dir);
     free(rows->env);
@@ -68,11 +69,11 @@ static void file_value(const char *path, const char *key, char sep, char *out, s
     fclose(f);
 }
 
-/* The environment of a run made here (docs/store.md, env_json): the tool, the
- * host (CPU model, cores, OS), and for a prediction the cost model's version. */
-static char *host_env_json(int predicted)
+/* The environment of a run made here (docs/store.md, env_json): the tool and
+ * the host (CPU model, cores, OS). */
+static char *host_env_json(void)
 {
-    char cpu[256], os[256], buf[64], *text = NULL;
+    char cpu[256], os[256], *text = NULL;
     size_t len = 0;
     struct utsname u;
     FILE *f = open_memstream(&text, &len);
@@ -110,16 +111,6 @@ static char *host_env_json(int predicted)
         json_str(&w, kernel);
     }
     json_obj_close(&w);
-    if (predicted) {
-        json_key(&w, "npu_cost_model");
-        json_obj_open(&w);
-        json_key(&w, "version");
-        json_int(&w, NPU_COST_MODEL_VERSION);
-        snprintf(buf, sizeof buf, "%016llx", (unsigned long long)npu_cost_model_fingerprint());
-        json_key(&w, "fingerprint");
-        json_str(&w, buf);
-        json_obj_close(&w);
-    }
     json_obj_close(&w);
     json_end(&w);
     fclose(f);
@@ -141,7 +132,14 @@ int run_rows_store(run_rows *rows, const char *db, char *err, size_t errlen)
     if (!rows->run.tool_version)
         rows->run.tool_version = RKNN_TRACE_VERSION;
     if (!rows->run.env_json)
-        rows->run.env_json = env = host_env_json(isfinite(rows->run.npu_us));
+        rows->run.env_json = env = host_env_json();
+    /* a prediction names the cost model it was made with */
+    char fp[24];
+    if (!caller_env && isfinite(rows->run.npu_us)) {
+        snprintf(fp, sizeof fp, "%016llx", (unsigned long long)npu_cost_model_fingerprint());
+        rows->run.cost_model_version = NPU_COST_MODEL_VERSION;
+        rows->run.cost_model_fingerprint = fp;
+    }
     rc = store_open(store_default_path(db), &st, err, errlen);
     if (rc)
         goto out;
@@ -156,6 +154,8 @@ int run_rows_store(run_rows *rows, const char *db, char *err, size_t errlen)
         rc = store_accuracy_add(st, id, &rows->acc[i], err, errlen);
     for (int i = 0; i < rows->n_load && !rc; i++)
         rc = store_load_add(st, id, &rows->load[i], err, errlen);
+    for (int i = 0; i < rows->n_npu_rows && !rc; i++)
+        rc = store_npu_row_add(st, id, &rows->npu_rows[i], err, errlen);
     if (!rc)
         rc = store_run_commit(st, id, rows->run.total_us, err, errlen);
     if (rc)
@@ -165,6 +165,8 @@ int run_rows_store(run_rows *rows, const char *db, char *err, size_t errlen)
 out:
     store_close(st);
     rows->run.env_json = caller_env;
+    if (rows->run.cost_model_fingerprint == fp)
+        rows->run.cost_model_fingerprint = NULL;
     free(env);
     return rc;
 }

@@ -405,7 +405,7 @@ if p.returncode != 0:
 d = json.loads(p.stdout)
 con = sqlite3.connect(db)
 runs = {r['run_id']: r for r in d['runs']}
-rows = {i: con.execute('SELECT platform, status, warmup, iterations, env_json, extra_json FROM runs WHERE id=?',
+rows = {i: con.execute('SELECT platform, status, warmup, iterations, env_json, extra_json, log_total_us FROM runs WHERE id=?',
                        (i,)).fetchone() for i in runs}
 board = [i for i in runs if runs[i]['backend'] == 'board'] or list(runs)
 last = rows[board[-1]]
@@ -471,7 +471,7 @@ if timed or warm or 'output tensors:' in text:
 m = [re.search(r'Total Operator Elapsed (?:Per Frame )?Time\(us\): (\d+)', l) for l in body]
 m = [int(x.group(1)) for x in m if x]
 if m:
-    eq('total time (us)', extra.get('perf', {}).get('total_time_us'), m[-1])
+    eq('total time (us)', last[6], m[-1])
 m = [re.search(r'Total Memory Read/Write (?:Per Frame )?Size\(KB\): ([\d.]+)', l) for l in body]
 m = [float(x.group(1)) for x in m if x]
 if m:

@@ -41,7 +41,12 @@ CREATE TEMP VIEW rk AS SELECT id, (SELECT COUNT(*) FROM runs r2 WHERE r2.id <= r
 SELECT label, time, model_path, model_sha256, model_format, platform, backend, quant, quant_algo,
   quant_method, threads, iterations, seed, inputs_json, total_us, status, tool_version, extra_json,
   n_layers, npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256,
-  weight_bytes, internal_bytes, env_json FROM runs ORDER BY id;
+  weight_bytes, internal_bytes, env_json, perf_table_us, npu_clock_mhz, ddr_clock_mhz,
+  npu_table_layers, calib_samples, int8_layers, fp16_layers, cfg_params, import_kind, log_total_us,
+  perf_run_us, share_compute_pct, share_ddr_pct, share_cpu_pct, cost_model_version,
+  cost_model_fingerprint FROM runs ORDER BY id;
+SELECT rk.n, p.core, p.load_pct FROM npu_load p JOIN rk ON rk.id = p.run_id ORDER BY rk.n, p.core;
+SELECT rk.n, x.* FROM npu_rows x JOIN rk ON rk.id = x.run_id ORDER BY rk.n, x.at;
 SELECT rk.n, l.run_id, l.idx, l.node, l.op, l.name, l.in_shapes, l.out_shapes, l.dtype, l.host_us,
   l.npu_cycles, l.ddr_cycles, l.total_cycles, l.time_us, l.mac_usage, l.target, l.cpu_reason,
   l.sram_hit, l.rw_kb, l.bound, l.workload, l.tasks, l.npu_op, l.frame_us, l.npu_dtype,
@@ -108,13 +113,14 @@ check "[ \"\$(echo '$env' | python3 -c 'import json,sys;print(json.load(sys.stdi
 os=$(. /etc/os-release; echo "$PRETTY_NAME")
 check "[ \"\$(echo '$env' | python3 -c 'import json,sys;print(json.load(sys.stdin)[\"host\"][\"os\"])')\" = \"$os\" ]" "env host os = os-release"
 cm=$(sed -n 's/^#define NPU_COST_MODEL_VERSION \([0-9]*\)/\1/p' runtime/npu/npu_platform.h)
-check "[ \"\$(echo '$env' | python3 -c 'import json,sys;print(json.load(sys.stdin)[\"npu_cost_model\"][\"version\"])')\" = $cm ]" "env cost model version"
+check "[ \"\$(sqlite3 $A \"select cost_model_version from runs where label='mnist-fp32'\")\" = $cm ]" "cost model version"
+check "[ \"\$(sqlite3 $A \"select length(cost_model_fingerprint) from runs where label='mnist-fp32'\")\" = 16 ]" "cost model fingerprint"
 
 # compare notes a cost-model difference, and only then
 "$RT" compare mnist-fp32 quantized --db "$A" >"$T/cmp" 2>&1
 check "! grep -q 'different NPU cost models' $T/cmp" "no note for the same cost model"
 cp "$A" "$T/cm.db"
-sqlite3 "$T/cm.db" "update runs set env_json = json_set(env_json, '\$.npu_cost_model.version', $((cm + 1))) where label='quantized'"
+sqlite3 "$T/cm.db" "update runs set cost_model_version = $((cm + 1)) where label='quantized'"
 "$RT" compare mnist-fp32 quantized --db "$T/cm.db" >"$T/cmp" 2>&1
 check "grep -q \"A: version $cm, B: version $((cm + 1))\" $T/cmp" "compare notes different cost models: $(head -5 $T/cmp)"
 
@@ -170,8 +176,8 @@ sum0=$(sha256sum <"$D")
 unchanged() { check "[ \"\$(sha256sum <$D)\" = \"$sum0\" ]" "$1 left the database unchanged"; }
 head -c $(($(stat -c %s "$T/e1.json") / 2)) "$T/e1.json" >"$T/trunc.json"
 expect 2 "trunc.json: not a complete JSON document" -- "$RT" import "$T/trunc.json" --db "$D"; unchanged "truncated export"
-sed 's/"version":1,/"version":99,/' "$T/e1.json" >"$T/newer.json"
-expect 2 "newer rknn-trace \(export version 99 > 1\)" -- "$RT" import "$T/newer.json" --db "$D"; unchanged "newer export"
+sed 's/"version":2,/"version":99,/' "$T/e1.json" >"$T/newer.json"
+expect 2 "newer rknn-trace \(export version 99 > 2\)" -- "$RT" import "$T/newer.json" --db "$D"; unchanged "newer export"
 sed 's/"rknn-trace-export"/"something-else"/' "$T/e1.json" >"$T/other.json"
 expect 2 "" -- "$RT" import "$T/other.json" --db "$D"; unchanged "a JSON file that is not an export"
 # the last run has a field of the wrong type: the good runs before it are not written either

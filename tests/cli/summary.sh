@@ -287,10 +287,12 @@ f = [r for r in runs if r["label"] == "f32"][0]
 assert f["inputs"] is None and f["extra"] is None, f
 PYEOF
 expect_rc 0 "show --json of the corrupted run" "$R" show f32 --db "$DB" --json
-$PY -c "import json,sys; d=json.loads(open(sys.argv[1],'rb').read().decode()); assert d['inputs'] is None and d['npu']['load'] is None" "$T/out" && ok || bad "show --json corrupted"
+$PY -c "import json,sys; d=json.loads(open(sys.argv[1],'rb').read().decode()); assert d['inputs'] is None and d['npu']['load'] is not None" "$T/out" && ok || bad "show --json corrupted (the load is its own column)"
 
-# --- a schema v1 run (figures in extra_json) is still summarised ------------------------
-$PY - "$DB" <<'PYEOF' || bad "v1-style row"
+# --- a schema v1 run (figures in extra_json) in an older file is summarised after its
+# upgrade: added to a copy of the schema-2 release's database, whose upgrade moves them
+cp tests/data/store/v2-release.db "$T/v2.db"
+$PY - "$T/v2.db" <<'PYEOF' || bad "v1-style row"
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.execute("INSERT INTO runs (label, time, model_path, platform, quant, total_us, status, extra_json) VALUES "
@@ -298,7 +300,7 @@ db.execute("INSERT INTO runs (label, time, model_path, platform, quant, total_us
            "'{\"npu_predicted_us\":1234.5,\"npu_share\":{\"compute\":60.00,\"DDR\":30.00,\"CPU\":10.00},\"npu_load\":[40,0,0],\"dump_dir\":\"/x\"}')")
 db.commit()
 PYEOF
-expect_rc 0 "show v1 --json" "$R" show old --db "$DB" --json
+expect_rc 0 "show v1 --json" "$R" show old --db "$T/v2.db" --json
 $PY - "$T/out" <<'PYEOF' && ok || bad "v1 run summary"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -306,7 +308,7 @@ n = d["npu"]
 assert n["predicted_us"] == 1234.5 and n["share"] == {"compute": 60.0, "DDR": 30.0, "CPU": 10.0}, n
 assert n["load"] == [40, 0, 0] and n["weight_bytes"] is None and d["host"]["p90_us"] is None
 PYEOF
-expect_rc 0 "show v1 text" "$R" show old --db "$DB"
+expect_rc 0 "show v1 text" "$R" show old --db "$T/v2.db"
 grep -q "predicted 1.234 ms per frame" "$T/out" && grep -q "memory    weights n/a, internal n/a" "$T/out" && ok ||
     bad "v1 text: $(head -12 "$T/out")"
 

@@ -92,10 +92,14 @@ static void read_run(store *st, const store_run *run)
         if (!json_valid(doc))
             abort();
         npu_graph_t ng; /* show --npu-table */
-        int complete;
-        if (!rows_npu_graph(run, l, nl, &ng, &complete, err, sizeof err))
+        store_npu_row *x = NULL;
+        int complete, nx = 0;
+        if (store_get_npu_rows(st, run->id, &x, &nx, err, sizeof err))
+            x = NULL, nx = 0;
+        if (!rows_npu_graph(run, l, nl, x, nx, &ng, &complete, err, sizeof err))
             npu_print_perf_table(null, &ng, 0);
         rows_npu_graph_free(&ng);
+        store_npu_rows_free(x, nx);
         summary_free(&s);
         /* the run's compiled graph against itself: every layer accounted for */
         compare_side cs = { run, l, nl, a, na };

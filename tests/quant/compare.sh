@@ -13,10 +13,9 @@ db = sqlite3.connect(sys.argv[1])
 db.execute("PRAGMA foreign_keys = ON")
 db.execute("DELETE FROM runs")
 def run(i, label, quant, total, npu):
-    db.execute("INSERT INTO runs (id, label, time, model_path, quant, quant_algo, quant_method, total_us, status, extra_json)"
+    db.execute("INSERT INTO runs (id, label, time, model_path, quant, quant_algo, quant_method, total_us, status, npu_us)"
                " VALUES (?,?,?,?,?,?,?,?,?,?)", (i, label, "2026-01-01T00:00:00Z", "m.onnx", quant,
-               "normal" if quant == "i8" else None, "channel" if quant == "i8" else None, total, "ok",
-               '{"npu_predicted_us":%g}' % npu))
+               "normal" if quant == "i8" else None, "channel" if quant == "i8" else None, total, "ok", npu))
 def layer(r, idx, op, name, host, npu):
     db.execute("INSERT INTO layers (key, run_id, idx, node, op, name, host_us, time_us) VALUES (?,?,?,?,?,?,?,?)",
                (r * 1048576 + idx, r, idx, "n" + name, op, name, host, npu))

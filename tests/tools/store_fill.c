@@ -45,15 +45,19 @@ static int fill_run(store *st, int k, int layers, char *err, size_t errlen)
     r.inputs_json = "[{\"name\":\"images\",\"shape\":[1,3,640,640]}]";
     r.total_us = NAN_IF(k % 4 == 3, 1000.0 / 3.0 + k);
     r.tool_version = "0.1.0";
-    snprintf(extra, sizeof extra, "{\"npu_load\":[%d,%d,%d]}", k % 100, 0, 7);
+    snprintf(extra, sizeof extra, "{\"note\":\"run %d\"}", k);
     r.extra_json = extra;
+    r.n_load = 3, r.load_pct[0] = k % 100, r.load_pct[1] = 0, r.load_pct[2] = 7;
+    r.perf_table_us = NAN_IF(k % 3 == 2, 300.0 + k);
+    r.npu_clock_mhz = NULL_IF(k % 5 == 4, 1000);
     r.npu_us = 12345.678901234567 + k * 0.1;
     r.host_min_us = 0.1 + k;
     r.host_p90_us = 1e-300;
     r.host_stddev_us = NAN_IF(k % 2, 3.25);
     r.warmup = NULL_IF(k % 2, 1);
     r.weight_bytes = (int64_t)1 << 40;
-    r.env_json = "{\"tool\":\"rknn-trace 0.1.0\",\"npu_cost_model\":{\"version\":1}}";
+    r.env_json = "{\"tool\":\"rknn-trace 0.1.0\"}";
+    r.cost_model_version = 1;
     if ((rc = store_run_begin(st, &r, &id, err, errlen)))
         return rc;
     for (int i = 0; i < layers && !rc; i++) {

@@ -88,7 +88,7 @@ static void mapping(void)
     npu_graph_t ng = {0}, back;
     store_layer rows[2];
     store_run run;
-    char wl[2][64], err[256], *extra, *json, *a, *b;
+    char wl[2][64], err[256], *a, *b;
     int carrier[4] = {-1, -1, 1, -1}, complete = 0;
 
     memset(l, 0, sizeof l);
@@ -113,14 +113,21 @@ static void mapping(void)
     CHECK(rows[1].total_cycles == 900 && !strcmp(rows[1].workload, "33%/33%/33%") &&
           rows[1].tasks == 2 && !strcmp(rows[1].npu_op, "Conv"), "fill: %s", rows[1].workload);
 
-    extra = rows_npu_extra(&ng, rows, 2, carrier);
-    CHECK(strstr(extra, "\"perf_table_us\":107,") == extra, "%s", extra); /* 17+45+35+10 */
-    json = xmalloc(strlen(extra) + 3);
-    sprintf(json, "{%s}", extra);
     store_run_init(&run);
+    int nx = 0;
+    store_npu_row *x = rows_npu_table(&ng, rows, 2, carrier, &run, &nx);
+    CHECK(run.perf_table_us == 107, "total %g", run.perf_table_us); /* 17+45+35+10 */
+    CHECK(run.npu_clock_mhz == ng.plat->npu_mhz && run.ddr_clock_mhz == ng.plat->ddr_mhz,
+          "clocks %lld %lld", (long long)run.npu_clock_mhz, (long long)run.ddr_clock_mhz);
+    /* no layer is given back by the one carrier exactly (its name is the pool's):
+     * all four kept, the second conv standing for the carrier (skip) */
+    CHECK(run.npu_table_layers == 4 && nx == 4 && x[0].at == 0 && x[1].at == 1 && x[2].at == 2 &&
+              x[2].skip == 1 && !x[1].skip && x[3].at == 3 &&
+              !strcmp(x[0].op, "InputOperator") && !strcmp(x[0].target, "CPU") &&
+              x[1].n_cores == 3 && x[1].time_us == 45.88 && !strcmp(x[1].fullname, "Conv:pool_2conv0"),
+          "level-4 rows: %d", nx);
     run.platform = "rk3588";
-    run.extra_json = json;
-    CHECK(rows_npu_graph(&run, rows, 2, &back, &complete, err, sizeof err) == RT_OK, "%s", err);
+    CHECK(rows_npu_graph(&run, rows, 2, x, nx, &back, &complete, err, sizeof err) == RT_OK, "%s", err);
     CHECK(complete && back.n == 4, "%d layers", back.n);
     a = table(&ng);
     b = table(&back);
@@ -130,16 +137,15 @@ static void mapping(void)
     rows_npu_graph_free(&back);
 
     /* a run stored without the extra rows: its carrier only, as before */
-    run.extra_json = "{\"npu_load\":[1,2,3]}";
-    CHECK(rows_npu_graph(&run, rows, 2, &back, &complete, err, sizeof err) == RT_OK && !complete &&
+    run.npu_table_layers = STORE_NULL_INT;
+    CHECK(rows_npu_graph(&run, rows, 2, NULL, 0, &back, &complete, err, sizeof err) == RT_OK && !complete &&
           back.n == 1 && !strcmp(back.l[0].fullname, "Relu:relu"), "old run");
     rows_npu_graph_free(&back);
     run.platform = "nochip";
-    CHECK(rows_npu_graph(&run, rows, 2, &back, &complete, err, sizeof err) == RT_ENOTFOUND, "chip");
+    CHECK(rows_npu_graph(&run, rows, 2, NULL, 0, &back, &complete, err, sizeof err) == RT_ENOTFOUND, "chip");
     rows_npu_graph_free(&back);
     free(a);
-    free(json);
-    free(extra);
+    rows_npu_rows_free(x, nx);
 }
 
 int main(void)

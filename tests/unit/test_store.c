@@ -645,8 +645,7 @@ static int same_str(const char *a, const char *b)
 }
 
 /* store_list_runs_brief: every field of the full list but the JSON a listing
- * does not show, and a v1 run (no npu_us) keeps the extra JSON its predicted
- * time is read from */
+ * does not show; the typed facts (schema 5) written are read back, in both */
 static void test_list_brief(void)
 {
     const char *db = path_of("brief.db");
@@ -663,9 +662,22 @@ static void test_list_brief(void)
         r.platform = "rk3588";
         r.backend = "sim";
         r.inputs_json = "[{\"name\":\"x\"}]";
-        r.extra_json = "{\"npu_predicted_us\":12.5}";
+        r.extra_json = "{\"npu_predicted_us\":12.5}"; /* a key like any other now */
         r.env_json = "{\"host\":\"h\"}";
         r.npu_us = k ? NAN : 10.0;
+        r.perf_table_us = k ? NAN : 298;
+        r.npu_clock_mhz = k ? STORE_NULL_INT : 800;
+        r.ddr_clock_mhz = 1066;
+        r.npu_table_layers = k ? STORE_NULL_INT : 9;
+        r.int8_layers = k ? 5 : STORE_NULL_INT;
+        r.import_kind = k ? "board log" : NULL;
+        r.log_total_us = k ? 12631 : NAN;
+        r.perf_run_us = k ? 160 : STORE_NULL_INT;
+        r.share_pct[1] = k ? 25.5 : NAN;
+        r.cost_model_version = k ? STORE_NULL_INT : 3;
+        r.cost_model_fingerprint = k ? NULL : "6de66a0ad26ec7aa";
+        r.n_load = k ? 0 : 3;
+        r.load_pct[0] = 91, r.load_pct[1] = 0, r.load_pct[2] = 100;
         rc = store_run_begin(st, &r, &id[k], err, sizeof err) ||
              store_run_commit(st, id[k], 20.0, err, sizeof err) ||
              store_tag_add(st, id[k], k ? "old" : "new", err, sizeof err);
@@ -686,12 +698,91 @@ static void test_list_brief(void)
                   b->threads == f->threads && b->weight_bytes == f->weight_bytes &&
                   (b->npu_us == f->npu_us || (isnan(b->npu_us) && isnan(f->npu_us))),
               "run %d: the brief list's fields are the full list's", i);
-        CHECK(f->inputs_json && f->env_json && f->extra_json, "full list has the JSON");
-        CHECK(!b->inputs_json && !b->env_json, "brief list leaves inputs and env out");
-        CHECK(i == 0 ? !b->extra_json : same_str(b->extra_json, f->extra_json),
-              "run %d: extra only for the v1 run", i);
+        CHECK(f->inputs_json && f->env_json && f->extra_json &&
+                  same_str(f->extra_json, "{\"npu_predicted_us\":12.5}") &&
+                  isnan(f->npu_us) == (i == 1), "full list has the JSON, as written");
+        CHECK(!b->inputs_json && !b->env_json && !b->extra_json,
+              "brief list leaves inputs, env and extra out");
+        CHECK(f->npu_table_layers == b->npu_table_layers &&
+                  f->npu_table_layers == (i ? STORE_NULL_INT : 9), "run %d: level-4 table rows", i);
+        for (int v = 0; v < 2; v++) {
+            const store_run *x = v ? b : f;
+            CHECK(i == 0 ? x->perf_table_us == 298 && x->npu_clock_mhz == 800 &&
+                               x->ddr_clock_mhz == 1066 && x->int8_layers == STORE_NULL_INT &&
+                               !x->import_kind && isnan(x->log_total_us) &&
+                               x->perf_run_us == STORE_NULL_INT && isnan(x->share_pct[1]) &&
+                               x->cost_model_version == 3 &&
+                               same_str(x->cost_model_fingerprint, "6de66a0ad26ec7aa") &&
+                               x->n_load == 3 && x->load_pct[0] == 91 && x->load_pct[1] == 0 &&
+                               x->load_pct[2] == 100
+                         : isnan(x->perf_table_us) && x->npu_clock_mhz == STORE_NULL_INT &&
+                               x->int8_layers == 5 && same_str(x->import_kind, "board log") &&
+                               x->log_total_us == 12631 && x->perf_run_us == 160 &&
+                               x->share_pct[1] == 25.5 && isnan(x->share_pct[0]) &&
+                               x->cost_model_version == STORE_NULL_INT && x->n_load == 0,
+                  "run %d, %s list: the typed facts read back", i, v ? "brief" : "full");
+        }
     }
     CHECK(nb == 2 && same_str(brief[1].tags, "old"), "tags read in the brief list");
+    /* a layer's per-core split: kept as printed and as numbers, read once by the
+     * store when the writer gives only the text */
+    {
+        static const char *const texts[] = { "50%/30%/20%", "100.0%/0.0%/0.0%", "100%", "n/a", NULL };
+        static const int want_n[] = { 3, 3, 1, 0, 0 };
+        static const double want0[] = { 50, 100, 100, NAN, NAN }, want2[] = { 20, 0, NAN, NAN, NAN };
+        store_run r;
+        int64_t wid = 0;
+        store_run_init(&r);
+        int rc2 = store_run_begin(st, &r, &wid, err, sizeof err);
+        for (int k = 0; k < 6 && !rc2; k++) {
+            store_layer l;
+            store_layer_init(&l);
+            l.idx = k;
+            if (k < 5) {
+                l.workload = texts[k];
+            } else { /* the writer's numbers win over its text */
+                l.workload = "1%/2%";
+                l.n_workload = 2, l.workload_pct[0] = 60, l.workload_pct[1] = 40;
+            }
+            rc2 = store_layer_add(st, wid, &l, err, sizeof err);
+        }
+        rc2 = rc2 ? rc2 : store_run_commit(st, wid, 1.0, err, sizeof err);
+        store_layer *ls2 = NULL;
+        int nl2 = 0;
+        CHECK(rc2 == 0 && store_get_layers(st, wid, &ls2, &nl2, err, sizeof err) == 0 && nl2 == 6,
+              "workload rows: %s", err);
+        for (int k = 0; k < 5 && nl2 == 6; k++)
+            CHECK(ls2[k].n_workload == want_n[k] && same_str(ls2[k].workload, texts[k]) &&
+                      (!want_n[k] || ls2[k].workload_pct[0] == want0[k]) &&
+                      (want_n[k] < 3 || ls2[k].workload_pct[2] == want2[k]),
+                  "workload '%s': %d cores", texts[k] ? texts[k] : "NULL", ls2[k].n_workload);
+        CHECK(nl2 == 6 && ls2[5].n_workload == 2 && ls2[5].workload_pct[0] == 60 &&
+                  ls2[5].workload_pct[1] == 40 && same_str(ls2[5].workload, "1%/2%"),
+              "the writer's numbers kept");
+        store_layers_free(ls2, nl2);
+    }
+    /* the load is stored once: a run without samples reads it as one per core at t 0 */
+    store_load_sample *ls = NULL;
+    int nls = 0;
+    CHECK(store_get_load(st, id[0], &ls, &nls, err, sizeof err) == 0 && nls == 3 &&
+              ls[0].t_us == 0 && ls[0].core == 0 && ls[0].load_pct == 91 && ls[2].core == 2 &&
+              ls[2].load_pct == 100, "load as samples: %d %s", nls, err);
+    free(ls);
+    CHECK(store_get_load(st, id[1], &ls, &nls, err, sizeof err) == 0 && nls == 0, "no load");
+    free(ls);
+    CHECK(sql_int(db, "SELECT COUNT(*) FROM load_samples") == 0 &&
+              sql_int(db, "SELECT COUNT(*) FROM npu_load") == 3, "stored once");
+    {
+        store_run r;
+        int64_t bad_id = 0;
+        store_run_init(&r);
+        r.n_load = 1, r.load_pct[0] = 101;
+        CHECK(store_run_begin(st, &r, &bad_id, err, sizeof err) == RT_EINVAL &&
+                  strstr(err, "101") && bad_id == 0, "a load over 100 %% refused: %s", err);
+        r.n_load = 0;
+        CHECK(store_run_begin(st, &r, &bad_id, err, sizeof err) == 0 &&
+                  store_run_commit(st, bad_id, 1.0, err, sizeof err) == 0, "the handle still writes: %s", err);
+    }
     store_runs_free(full, nf);
     store_runs_free(brief, nb);
     store_close(st);

@@ -69,11 +69,15 @@ static void test_v3(const char *dir)
           "every layer row and value kept (sqlite3)");
     CHECK(sql_int(path, "SELECT COUNT(*) FROM layers WHERE key <> run_id * 1048576 + idx") == 0,
           "each row keyed by run id and index");
+    /* schema 5: a prediction's samples (its load repeated at t 0) are its
+     * npu_load rows, read back as those samples */
     CHECK(sql_int(path, "SELECT COUNT(*) FROM tags") == want_tags &&
-              sql_int(path, "SELECT COUNT(*) FROM load_samples") == want_load,
+              sql_int(path, "SELECT COUNT(*) FROM load_samples") +
+                      sql_int(path, "SELECT COUNT(*) FROM npu_load WHERE run_id NOT IN "
+                                    "(SELECT run_id FROM load_samples)") == want_load,
           "tags and load samples kept");
     CHECK(store_list_runs(st, &runs, &n_runs, err, sizeof err) == 0 && n_runs == 7, "7 runs: %s", err);
-    long long layers = 0;
+    long long layers = 0, load = 0;
     for (int i = 0; i < n_runs; i++) {
         store_layer *l = NULL;
         int nl = 0;
@@ -86,8 +90,14 @@ static void test_v3(const char *dir)
                 CHECK(0, "run %lld: layers out of order", (long long)runs[i].id);
         layers += nl;
         store_layers_free(l, nl);
+        store_load_sample *ls = NULL;
+        int nls = 0;
+        CHECK(store_get_load(st, runs[i].id, &ls, &nls, err, sizeof err) == 0, "%s", err);
+        load += nls;
+        free(ls);
     }
     CHECK(layers == want_layers, "layers read %lld of %lld", layers, want_layers);
+    CHECK(load == want_load, "load samples read %lld of %lld", load, want_load);
     store_runs_free(runs, n_runs);
     CHECK(store_delete_run(st, 2, err, sizeof err) == 0, "delete run 2: %s", err);
     CHECK(sql_int(path, "SELECT COUNT(*) FROM layers WHERE run_id = 2") == 0 &&

@@ -63,7 +63,32 @@ static const char v1_rows[] =
     "INSERT INTO runs (id, label, time, model_path, platform, backend, quant, total_us) "
     "VALUES (1, 'old', '2026-01-02T03:04:05Z', 'm.onnx', 'rk3588', 'sim', 'fp32', 12.5);"
     "INSERT INTO layers (run_id, idx, node, op, name, host_us, time_us) "
-    "VALUES (1, 0, 'n0', 'Conv', 't0', 3.0, 1.5), (1, 1, 'n1', 'Relu', 't1', 1.0, NULL);";
+    "VALUES (1, 0, 'n0', 'Conv', 't0', 3.0, 1.5), (1, 1, 'n1', 'Relu', 't1', 1.0, NULL);"
+    /* facts a schema-1 run kept in its extra JSON, a load that is not one, keys
+     * that only look like facts (inside a string, one object deep) */
+    "INSERT INTO runs (id, label, time, platform, backend, extra_json) VALUES (2, 'v1x', "
+    "'2026-01-02T03:04:06Z', 'rk3588', 'sim', '{\"npu_predicted_us\":812.5,"
+    "\"npu_share\":{\"compute\":70,\"DDR\":20,\"CPU\":10},\"dump_dir\":\"/d/x\","
+    "\"note\":\"\\\"npu_load\\\":[1,2,3]\",\"x\":{\"perf_table_us\":7},"
+    "\"npu_load\":[50,101,0]}');"
+    /* a schema-4 run's keys, and an extra text that is not JSON */
+    "INSERT INTO runs (id, label, time, platform, backend, extra_json) VALUES (3, 'v4x', "
+    "'2026-01-02T03:04:07Z', 'rk3588', 'sim', '{\"npu_load\":[61,50,50],\"quant\":"
+    "{\"calibration_samples\":4,\"int8_layers\":7,\"fp16_layers\":1,\"cfg_parameters\":2},"
+    "\"perf_table_us\":298,\"npu_clock_mhz\":800,\"ddr_clock_mhz\":1066,"
+    "\"npu_table\":{\"layers\":9,\"rows\":[{\"at\":0,\"skip\":0,\"id\":1,\"op\":\"InputOperator\","
+    "\"target\":\"CPU\",\"in\":[],\"out\":[[1,1,28,28]],\"cycles\":[0,0,0],"
+    "\"time_us\":27.176870748299322,\"macs\":false,\"mac_usage\":[0,0],\"workload\":[0,0.5],"
+    "\"fullname\":\"InputOperator:x\"},{\"at\":4,\"skip\":1,\"op\":\"Conv\"}]}}');"
+    /* a key one object deep moves alone: the text is written back without it */
+    "INSERT INTO runs (id, label, time, extra_json) VALUES (5, 'nested', "
+    "'2026-01-02T03:04:08Z', '{\"quant\":{\"int8_layers\":3,\"note\":\"x\"}}');"
+    /* a table whose row has a key no writer wrote: kept in the text */
+    "INSERT INTO runs (id, label, time, platform, backend, extra_json) VALUES (6, 'odd', "
+    "'2026-01-02T03:04:09Z', 'rk3588', 'sim', '{\"npu_table\":{\"layers\":2,\"rows\":"
+    "[{\"at\":0,\"colour\":1}]}}');"
+    "INSERT INTO runs (id, label, time, extra_json) VALUES (4, 'bad', '2026-01-02T03:04:08Z', "
+    "'{\"npu_load\":[1,2');";
 
 static void make_v1(const char *path)
 {
@@ -161,6 +186,48 @@ int main(void)
               !r.dump_dir && !r.dump_sha256 && r.weight_bytes == STORE_NULL_INT,
           "v2 fields of a v1 run are missing, not zero");
     store_run_clear(&r);
+    /* the facts of the extra texts in their columns, what only looks like one left */
+    CHECK(store_get_run(st, "v1x", &r, err, sizeof err) == 0 && r.npu_us == 812.5 &&
+              r.share_pct[0] == 70 && r.share_pct[1] == 20 && r.share_pct[2] == 10 &&
+              r.dump_dir && !strcmp(r.dump_dir, "/d/x") && r.n_load == 0 &&
+              isnan(r.perf_table_us) && r.extra_json &&
+              !strcmp(r.extra_json, "{\"note\":\"\\\"npu_load\\\":[1,2,3]\",\"x\":"
+                                    "{\"perf_table_us\":7},\"npu_load\":[50,101,0]}"),
+          "schema-1 facts moved: %s", r.extra_json ? r.extra_json : "NULL");
+    store_run_clear(&r);
+    CHECK(store_get_run(st, "v4x", &r, err, sizeof err) == 0 && !r.extra_json && r.n_load == 3 &&
+              r.load_pct[0] == 61 && r.load_pct[2] == 50 && r.calib_samples == 4 &&
+              r.int8_layers == 7 && r.fp16_layers == 1 && r.cfg_params == 2 &&
+              r.perf_table_us == 298 && r.npu_clock_mhz == 800 && r.ddr_clock_mhz == 1066 &&
+              r.npu_table_layers == 9,
+          "schema-4 facts moved");
+    {
+        store_npu_row *x = NULL;
+        int nx = 0;
+        CHECK(store_get_npu_rows(st, r.id, &x, &nx, err, sizeof err) == 0 && nx == 2 &&
+                  x[0].at == 0 && x[0].skip == 0 && x[0].id == 1 && !strcmp(x[0].op, "InputOperator") &&
+                  !strcmp(x[0].target, "CPU") && !strcmp(x[0].in_shapes, "[]") &&
+                  !strcmp(x[0].out_shapes, "[[1,1,28,28]]") && x[0].total_cycles == 0 &&
+                  x[0].time_us == 27.176870748299322 && !x[0].macs && x[0].n_cores == 2 &&
+                  x[0].workload[1] == 0.5 && !strcmp(x[0].fullname, "InputOperator:x") &&
+                  !x[0].note && x[0].n_in == STORE_NULL_INT && x[1].at == 4 && x[1].skip == 1 &&
+                  isnan(x[1].time_us) && x[1].n_cores == 0,
+              "level-4 rows moved, every digit kept: %d rows %s", nx, err);
+        store_npu_rows_free(x, nx);
+    }
+    store_run_clear(&r);
+    CHECK(store_get_run(st, "nested", &r, err, sizeof err) == 0 && r.int8_layers == 3 &&
+              r.extra_json && !strcmp(r.extra_json, "{\"quant\":{\"note\":\"x\"}}"),
+          "a nested key moved alone: %s", r.extra_json ? r.extra_json : "NULL");
+    store_run_clear(&r);
+    CHECK(store_get_run(st, "odd", &r, err, sizeof err) == 0 && r.npu_table_layers == STORE_NULL_INT &&
+              r.extra_json && strstr(r.extra_json, "\"colour\":1"),
+          "a table no writer wrote stays in the text: %s", r.extra_json ? r.extra_json : "NULL");
+    store_run_clear(&r);
+    CHECK(store_get_run(st, "bad", &r, err, sizeof err) == 0 && r.extra_json &&
+              !strcmp(r.extra_json, "{\"npu_load\":[1,2") && r.n_load == 0,
+          "a text that is not JSON stays as it was");
+    store_run_clear(&r);
     CHECK(store_get_layers(st, 1, &rows, &n, err, sizeof err) == 0 && n == 2, "old layers");
     if (n == 2)
         CHECK(isnan(rows[0].frame_us) && !rows[0].npu_dtype && rows[0].time_us == 1.5 &&
@@ -201,12 +268,12 @@ int main(void)
               !strcmp(back.env_json, "{\"host\":{\"cores\":2}}"),
           "v2 run fields round trip");
     store_run_clear(&back);
-    CHECK(sql_int(path, "SELECT frame_us * 4 FROM layers WHERE run_id = 2") == 69 &&
-              sql_int(path, "SELECT npu_dtype = 'FP16' FROM layers WHERE run_id = 2") == 1,
+    CHECK(id == 7 && sql_int(path, "SELECT frame_us * 4 FROM layers WHERE run_id = 7") == 69 &&
+              sql_int(path, "SELECT npu_dtype = 'FP16' FROM layers WHERE run_id = 7") == 1,
           "v2 layer columns as written (sqlite3)");
     CHECK(sql_int(path, "SELECT out_scale * 8 + out_zp * 10 + (out_qtype = 'asymmetric_quantized-8') "
                         "+ out_min * 100 + out_max * 1000 + out_mean * 4e4 + out_std * 4e5 "
-                        "FROM layers WHERE run_id = 2") == 1 - 1280 + 1 - 150 + 2500 + 10000 + 300000,
+                        "FROM layers WHERE run_id = 7") == 1 - 1280 + 1 - 150 + 2500 + 10000 + 300000,
           "v3 layer output quantization and statistics as written (sqlite3)");
     {
         store_layer *rows = NULL;

@@ -73,7 +73,7 @@ int main(void)
     run.npu_us = 100;
     run.total_us = 2000;
     run.weight_bytes = 4096;
-    run.extra_json = "{\"npu_load\":[61,50,50]}";
+    run.n_load = 3, run.load_pct[0] = 61, run.load_pct[1] = 50, run.load_pct[2] = 50;
     store_layer l[4];
     for (int i = 0; i < 4; i++)
         store_layer_init(&l[i]), l[i].idx = i;
@@ -178,7 +178,8 @@ int main(void)
     store_run_init(&imp);
     imp.backend = "board";
     imp.total_us = 300;
-    imp.extra_json = "{\"import\":\"board log\",\"perf\":{\"generation\":\"A\",\"total_time_us\":300}}";
+    imp.import_kind = "board log";
+    imp.log_total_us = 300;
     for (int k = 0; k < 2; k++) {
         store_layer_init(&il[k]);
         il[k].idx = k;
@@ -222,19 +223,22 @@ int main(void)
     CHECK(!strcmp(buf, "1 layer, n/a of the level-4 table total (n/a)"), "unknown cost: %s", buf);
     summary_free(&s);
 
-    /* extra JSON read by place: a key inside a string or a nested object is not a fact */
+    /* the summary reads typed facts only: keys in the extra text are not facts */
     store_run ex;
     store_run_init(&ex);
     ex.backend = "sim";
-    ex.extra_json = "{\"note\":\"\\\"npu_load\\\":[1,2,3]\",\"x\":{\"perf_table_us\":7},"
-                    "\"npu_share\":{\"compute\":70,\"DDR\":20,\"CPU\":10}}";
+    ex.extra_json = "{\"npu_load\":[1,2,3],\"perf_table_us\":7,\"import\":\"board log\"}";
+    ex.share_pct[0] = 70, ex.share_pct[1] = 20, ex.share_pct[2] = 10; /* a schema-1 run's */
     summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
-    CHECK(s.n_load == 0 && isnan(s.perf_table_us) && s.share_pct[0] == 70 && s.share_pct[2] == 10,
-          "extra read by place: load %d, table %g", s.n_load, s.perf_table_us);
+    CHECK(s.n_load == 0 && isnan(s.perf_table_us) && !s.prov.imported && s.share_pct[0] == 70 &&
+              s.share_pct[2] == 10, "extra text not read: load %d, table %g", s.n_load,
+          s.perf_table_us);
     summary_free(&s);
-    ex.extra_json = "{\"npu_load\":[50,101,0]}";
+    ex.n_load = 4, ex.load_pct[3] = 5;
+    ex.npu_clock_mhz = 800;
     summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
-    CHECK(s.n_load == 0, "a load over 100 %% is not a load");
+    CHECK(s.n_load == 3 && s.npu_mhz == 800, "three cores of load shown (%d), the run's clock %d",
+          s.n_load, s.npu_mhz);
     summary_free(&s);
     TEST_END();
 }

@@ -1,0 +1,147 @@
+/* analyze/store_npu_rows.c — the level-4 rows no layer row gives back (table
+ * npu_rows, schema 5), written inside the run's transaction. */
+#include "analyze/store_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+#define NPU_ROW_COLS                                                                      \
+    "at, skip, id, op, datatype, dtype, target, n_in, n_out, in_shapes, out_shapes, "    \
+    "ddr_cycles, npu_cycles, total_cycles, time_us, rw_kb, macs, n_cores, mac_usage0, "  \
+    "mac_usage1, mac_usage2, workload0, workload1, workload2, tasks, fullname, note"
+
+static int add_row(store *st, sqlite3_stmt *s, int64_t run_id, const store_npu_row *r,
+                   char *err, size_t errlen)
+{
+    if (r->at < 0 || r->at >= (int64_t)1 << 31 || r->n_cores < 0 ||
+        r->n_cores > STORE_NPU_ROW_CORES)
+        return rt_err(err, errlen, RT_EINVAL, "level-4 row at %lld with %d cores: out of range",
+                      (long long)r->at, r->n_cores);
+    if (r->target && strcmp(r->target, "NPU") && strcmp(r->target, "CPU"))
+        return rt_err(err, errlen, RT_EINVAL, "level-4 row %lld: bad target '%s' (NPU or CPU)",
+                      (long long)r->at, r->target);
+    sqlite3_bind_int64(s, 1, run_id);
+    sqlite3_bind_int64(s, 2, r->at);
+    sqlite3_bind_int(s, 3, r->skip != 0);
+    sq_bind_i64(s, 4, r->id);
+    sq_bind_text(s, 5, r->op);
+    sq_bind_text(s, 6, r->datatype);
+    sq_bind_i64(s, 7, r->dtype);
+    sq_bind_text(s, 8, r->target);
+    sq_bind_i64(s, 9, r->n_in);
+    sq_bind_i64(s, 10, r->n_out);
+    sq_bind_text(s, 11, r->in_shapes);
+    sq_bind_text(s, 12, r->out_shapes);
+    sq_bind_i64(s, 13, r->ddr_cycles);
+    sq_bind_i64(s, 14, r->npu_cycles);
+    sq_bind_i64(s, 15, r->total_cycles);
+    sq_bind_dbl(s, 16, r->time_us);
+    sq_bind_dbl(s, 17, r->rw_kb);
+    sqlite3_bind_int(s, 18, r->macs != 0);
+    sqlite3_bind_int(s, 19, r->n_cores);
+    for (int c = 0; c < STORE_NPU_ROW_CORES; c++) {
+        sq_bind_dbl(s, 20 + c, c < r->n_cores ? r->mac_usage[c] : NAN);
+        sq_bind_dbl(s, 23 + c, c < r->n_cores ? r->workload[c] : NAN);
+    }
+    sq_bind_i64(s, 26, r->tasks);
+    sq_bind_text(s, 27, r->fullname);
+    sq_bind_text(s, 28, r->note);
+    int rc = sqlite3_step(s) == SQLITE_DONE ? 0 : sq_db_fail(st, err, errlen, "cannot add the level-4 row");
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return rc;
+}
+
+static int prepare_insert(store *st, sqlite3_stmt **s, char *err, size_t errlen)
+{
+    return sq_db_prepare(st, "INSERT INTO npu_rows (run_id, " NPU_ROW_COLS ") VALUES "
+                             "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         s, err, errlen);
+}
+
+int sq_add_npu_rows(store *st, int64_t run_id, const store_npu_row *rows, int n, char *err,
+                    size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+    if (!n)
+        return 0;
+    if ((rc = prepare_insert(st, &s, err, errlen)))
+        return rc;
+    for (int i = 0; i < n && !rc; i++)
+        rc = add_row(st, s, run_id, &rows[i], err, errlen);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int store_npu_row_add(store *st, int64_t run_id, const store_npu_row *row, char *err,
+                      size_t errlen)
+{
+    int rc = sq_check_open(st, run_id, err, errlen);
+    return rc ? rc : sq_add_npu_rows(st, run_id, row, 1, err, errlen);
+}
+
+static void read_row(sqlite3_stmt *s, void *p)
+{
+    store_npu_row *r = p;
+    store_npu_row_init(r);
+    r->at = sqlite3_column_int64(s, 0);
+    r->skip = sqlite3_column_int(s, 1);
+    r->id = sq_col_i64(s, 2);
+    r->op = sq_col_text(s, 3);
+    r->datatype = sq_col_text(s, 4);
+    r->dtype = sq_col_i64(s, 5);
+    r->target = sq_col_text(s, 6);
+    r->n_in = sq_col_i64(s, 7);
+    r->n_out = sq_col_i64(s, 8);
+    r->in_shapes = sq_col_text(s, 9);
+    r->out_shapes = sq_col_text(s, 10);
+    r->ddr_cycles = sq_col_i64(s, 11);
+    r->npu_cycles = sq_col_i64(s, 12);
+    r->total_cycles = sq_col_i64(s, 13);
+    r->time_us = sq_col_dbl(s, 14);
+    r->rw_kb = sq_col_dbl(s, 15);
+    r->macs = sqlite3_column_int(s, 16);
+    r->n_cores = sqlite3_column_int(s, 17);
+    if (r->n_cores < 0 || r->n_cores > STORE_NPU_ROW_CORES) /* a row edited by hand */
+        r->n_cores = 0;
+    for (int c = 0; c < r->n_cores; c++) {
+        r->mac_usage[c] = sq_col_dbl(s, 18 + c);
+        r->workload[c] = sq_col_dbl(s, 21 + c);
+    }
+    r->tasks = sq_col_i64(s, 24);
+    r->fullname = sq_col_text(s, 25);
+    r->note = sq_col_text(s, 26);
+}
+
+void store_npu_rows_free(store_npu_row *rows, int n)
+{
+    for (int i = 0; rows && i < n; i++) {
+        const char *str[7] = {rows[i].op, rows[i].datatype, rows[i].target, rows[i].in_shapes,
+                              rows[i].out_shapes, rows[i].fullname, rows[i].note};
+        for (int k = 0; k < 7; k++)
+            free((void *)str[k]);
+    }
+    free(rows);
+}
+
+static void free_rows(void *rows, int n) { store_npu_rows_free(rows, n); }
+
+int store_get_npu_rows(store *st, int64_t run_id, store_npu_row **rows, int *n, char *err,
+                       size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    *rows = NULL;
+    *n = 0;
+    if ((rc = sq_db_prepare(st, "SELECT " NPU_ROW_COLS " FROM npu_rows WHERE run_id = ? ORDER BY at",
+                            &s, err, errlen)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    return sq_query_rows(st, s, sizeof(store_npu_row), read_row, free_rows,
+                         "cannot read the level-4 rows", (void **)rows, n, err, errlen);
+}
