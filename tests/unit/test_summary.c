@@ -208,6 +208,7 @@ int main(void)
      * is the table's, in the NPU model's words */
     imp.backend = "simlib";
     imp.extra_json = NULL;
+    imp.import_kind = NULL;
     summary_compute(&imp, il, 2, NULL, 0, NULL, 0, 0.99, &s);
     summary_fallback_head(&s, "—", buf, sizeof(buf));
     CHECK(s.fallback_us == 200 && !strcmp(buf, "1 layer, 66.7 % of the level-4 table total (0.200 ms, predicted by the NPU model)"),
