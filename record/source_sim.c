@@ -134,6 +134,8 @@ static char *extra_json(const run_record *r, const int *pct, const char *npu)
         fprintf(f, ",\"quant\":{\"calibration_samples\":%d,\"int8_layers\":%d,"
                    "\"fp16_layers\":%d,\"cfg_parameters\":%d}",
                 r->calib_samples, r->int8_layers, r->fp16_layers, r->cfg_params);
+    if (r->eval_json)
+        fprintf(f, ",\"eval\":%s", r->eval_json);
     if (npu && *npu)
         fprintf(f, ",%s", npu);
     fputc('}', f);
