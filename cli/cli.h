@@ -20,6 +20,7 @@ int cmd_show(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 /* inspect --tasks (cli/inspect_tasks.c): a vendor file's NPU tasks decoded */

@@ -17,6 +17,7 @@ static const struct command {
     {"show", cmd_show, "show one run and its layers"},
     {"build", cmd_build, "write a simulator model (ONNX + quantization + target) for run/rknn_init"},
     {"analyze", cmd_analyze, "a run's layer outputs vs an external golden folder (.npy by tensor name)"},
+    {"tune", cmd_tune, "the fewest fp16 layers for an int8 model to meet an accuracy target"},
     {"compare", cmd_compare, "two runs side by side: per-layer error and times, CI gates"},
     {"import", cmd_import, "board logs, toolkit output and level-5 dump folders into runs"},
     {"rm", cmd_rm, "delete runs (asks first; -y in scripts)"},
