@@ -143,7 +143,8 @@ static int keep_run(void *user, tune_session *s, const tune_point *p, const char
     rc = run_quiet(ac, av);
     unlink(path);
     if (rc)
-        return rt_err(err, errlen, RT_EIO, "storing '%s' as a run failed (exit %d)", what, rc);
+        return rt_err(err, errlen, RT_EIO, "storing '%s' as a run failed (exit %d)",
+                      esc_tmp(ESC_TERM, what), rc);
     store *st = NULL;
     store_run run;
     snprintf(tags[0], sizeof tags[0], "tune");

@@ -63,7 +63,8 @@ static void row(search *q, int i)
     if (b && b != p)
         snprintf(d, sizeof d, "%+.1f%%", (p->npu_us - b->npu_us) / b->npu_us * 100);
     progress_clear(q);
-    fprintf(q->so->out, "%4d  %-34s %5d  %-9s %-9s %8.3f  %-7s %s\n", i + 1, q->r->what[i],
+    fprintf(q->so->out, "%4d  %-34s %5d  %-9s %-9s %8.3f  %-7s %s\n", i + 1,
+            esc_tmp(ESC_TERM, q->r->what[i]),
             p->n_fp16, fmt_score(q->metric, p->worst, w, sizeof w),
             fmt_score(q->metric, p->mean, m, sizeof m), p->npu_us / 1000, d,
             p->meets ? "meets" : "");
@@ -155,7 +156,7 @@ int tune_search(tune_session *s, const tune_search_opts *so, tune_result *r, cha
     memset(r, 0, sizeof(*r));
     r->best = r->base = -1;
     /* 6 plain, all-fp16, single (about 3), 2 per sensitivity, the search */
-    q.planned = 6 + 1 + 2 + 2 * k_sens + 2 * (int)ceil(log2(nc + 1)) + 8 + 5;
+    q.planned = 6 + 1 + 2 + 2 * k_sens + 6 * (int)ceil(log2(nc + 1)) + 5;
     fprintf(so->out, "step  %-34s %5s  %-9s %-9s %8s  %-7s\n", "configuration", "fp16",
             tune_metric_name(q.metric), "mean", "NPU ms", "delta");
     fprintf(so->out, "%-35s %-5s  %-19s\n", "", "", "(worst sample, mean over samples)");
@@ -189,8 +190,10 @@ int tune_search(tune_session *s, const tune_search_opts *so, tune_result *r, cha
         goto done;
     /* 3. sensitivity of the layers with the largest single-layer error */
     progress(&q);
-    if ((rc = tune_single(s, algo, method, err, errlen)))
-        goto out;
+    if ((rc = tune_single(s, algo, method, err, errlen))) {
+        q.rc = rc;
+        goto stopped; /* interrupted, or its error stands */
+    }
     q.done += 2;
     sort_s = s;
     sort_metric = &q.metric;
@@ -253,19 +256,33 @@ int tune_search(tune_session *s, const tune_search_opts *so, tune_result *r, cha
     }
     if ((rc = maybe_keep(&q, hi_pt, r->what[hi_pt], err, errlen)))
         goto out;
-    /* then drop each layer the target does not need, least sensitive first */
+    /* then drop what the target does not need: a block of the set at a time
+     * (the whole set past the first, then halves of what could not go, down
+     * to single layers), least sensitive blocks first */
     int n_set = hi, *set = xmalloc(sizeof(int) * (size_t)(hi + 1)), best_pt = hi_pt;
+    int *trial = xmalloc(sizeof(int) * (size_t)(hi + 1));
+    int (*blk)[2] = xmalloc(sizeof(*blk) * (size_t)(2 * hi + 4)), nb = 0;
     memcpy(set, order, sizeof(int) * (size_t)hi);
-    for (int c = n_set - 1; c >= 0 && n_set > 1 && hi <= 16; c--) {
-        int *trial = xmalloc(sizeof(int) * (size_t)n_set);
-        int nt = 0;
+    if (n_set > 1)
+        blk[nb][0] = 1, blk[nb][1] = n_set, nb++;   /* [from, to) of the current set */
+    while (nb > 0) {
+        int from = blk[nb - 1][0], to = blk[nb - 1][1], nt = 0;
+        nb--;
+        if (to > n_set)
+            to = n_set;
+        if (from >= to)
+            continue;
         for (int j = 0; j < n_set; j++)
-            if (j != c)
+            if (j < from || j >= to)
                 trial[nt++] = set[j];
-        snprintf(what, sizeof what, "without %s", cand[set[c]].name);
+        if (to - from == 1)
+            snprintf(what, sizeof what, "without %s", cand[set[from]].name);
+        else
+            snprintf(what, sizeof what, "without %d layers (%d..%d)", to - from, from + 1, to);
         i = eval(&q, what, algo, method, trial, nt, -1, err, errlen);
         if (i < 0) {
             free(trial);
+            free(blk);
             free(set);
             goto stopped;
         }
@@ -274,9 +291,37 @@ int tune_search(tune_session *s, const tune_search_opts *so, tune_result *r, cha
             memcpy(set, trial, sizeof(int) * (size_t)nt);
             n_set = nt;
             best_pt = i;
+            /* the blocks still to try sit before this one: their indices hold */
+        } else if (to - from > 1) {
+            int mid = (from + to) / 2;
+            blk[nb][0] = mid, blk[nb][1] = to, nb++;   /* the later (less sensitive) half first */
+            blk[nb][0] = from, blk[nb][1] = mid, nb++;
+            int t0 = blk[nb - 1][0], t1 = blk[nb - 1][1];
+            blk[nb - 1][0] = blk[nb - 2][0], blk[nb - 1][1] = blk[nb - 2][1];
+            blk[nb - 2][0] = t0, blk[nb - 2][1] = t1;
         }
-        free(trial);
     }
+    /* the first layer too, when the rest holds without it */
+    if (n_set > 1) {
+        snprintf(what, sizeof what, "without %s", cand[set[0]].name);
+        i = eval(&q, what, algo, method, set + 1, n_set - 1, -1, err, errlen);
+        if (i < 0) {
+            free(trial);
+            free(blk);
+            free(set);
+            goto stopped;
+        }
+        row(&q, i);
+        if (r->pts[i].meets) {
+            memmove(set, set + 1, sizeof(int) * (size_t)(n_set - 1));
+            n_set--;
+            best_pt = i;
+        }
+    }
+    free(trial);
+    free(blk);
+    if ((rc = maybe_keep(&q, best_pt, r->what[best_pt], err, errlen)))
+        goto out;
     /* 5. the set with the other calibrations */
     int answer = best_pt;
     for (int a = 0; a < 3; a++)

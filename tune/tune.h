@@ -106,7 +106,9 @@ int tune_front_png(const char *path, const tune_point *pts, int n, const int *ke
  *    layer in int8 (every other candidate fp16);
  * 4. candidates ordered by the first (then the rest by single cos): the
  *    shortest prefix that meets the target (doubling, then bisection), then
- *    each of its layers dropped again when the target still holds;
+ *    what it does not need dropped again: the prefix past its first layer as
+ *    one block, a block that cannot go split in halves, down to single
+ *    layers, the later (less sensitive) half first; the first layer last;
  * 5. that set with the other algorithms and methods: the best is the answer.
  * Every evaluation is a row of the table on `out`; keep() is called for the
  * base, each point that improves on the last kept one, and the answer. */
