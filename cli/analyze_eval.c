@@ -47,7 +47,8 @@ int analyze_eval(const char *ref, const char *db, quant_cli *qc, int json)
     const char *q = quant, *target = NULL;
     qc->algo = algo;
     qc->method = method;
-    if ((ret = quant_cli_container(model, &q, 1, &target, 0, qc)) != EXIT_OK)
+    /* a `build` container brings its parameters (its QCFG section) */
+    if ((ret = quant_cli_container(model, &q, 0, &target, 0, qc)) != EXIT_OK)
         return ret;
     if (!strcmp(quant, "i8") && !qc->dataset && !qc->hybrid) {
         cli_error("--eval of an i8 run needs its calibration: --dataset FILE (or --hybrid FILE)");
