@@ -8,6 +8,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define W 760
 #define H 480
@@ -48,7 +50,8 @@ int tune_front_png(const char *path, const tune_point *pts, int n, const int *ke
         return rt_err(err, errlen, rc, "out of memory drawing %s", path);
 #define PX(v) (X0 + (int)lround(((v) - xmin) / (xmax - xmin) * PW))
 #define PY(v) (Y0 + PH - (int)lround(((v) - ymin) / (ymax - ymin) * PH))
-    rep_text(&c, X0, 12, title, 2, INK);
+    const char *base = strrchr(title, '/');
+    rep_text(&c, X0, 12, base ? base + 1 : title, 2, INK);
     for (int k = 0; k <= 4; k++) {
         double yv = ymin + (ymax - ymin) * k / 4, xv = xmin + (xmax - xmin) * k / 4;
         rep_line(&c, X0, PY(yv), X0 + PW, PY(yv), GRID);
@@ -68,15 +71,25 @@ int tune_front_png(const char *path, const tune_point *pts, int n, const int *ke
     for (int i = 0; i < n; i++)
         if (isfinite(pts[i].npu_us) && finite_score(pts[i].worst))
             rep_fill(&c, PX(pts[i].npu_us / 1000) - 2, PY(pts[i].worst) - 2, 5, 5, 0xa0a0a0);
+    /* the kept points joined by predicted time, not in the order found */
+    int *by_t = xmalloc(sizeof(int) * (size_t)(n_kept + 1)), m = 0;
     for (int k = 0; k < n_kept; k++) {
         const tune_point *p = &pts[kept[k]];
         if (!isfinite(p->npu_us) || !finite_score(p->worst))
             continue;
-        if (k > 0 && isfinite(pts[kept[k - 1]].worst))
-            rep_line(&c, PX(pts[kept[k - 1]].npu_us / 1000), PY(pts[kept[k - 1]].worst),
+        int j = m++;
+        for (; j > 0 && pts[by_t[j - 1]].npu_us > p->npu_us; j--)
+            by_t[j] = by_t[j - 1];
+        by_t[j] = kept[k];
+    }
+    for (int k = 0; k < m; k++) {
+        const tune_point *p = &pts[by_t[k]];
+        if (k > 0)
+            rep_line(&c, PX(pts[by_t[k - 1]].npu_us / 1000), PY(pts[by_t[k - 1]].worst),
                      PX(p->npu_us / 1000), PY(p->worst), 0x2060d0);
         rep_fill(&c, PX(p->npu_us / 1000) - 4, PY(p->worst) - 4, 9, 9, 0x2060d0);
     }
+    free(by_t);
     rc = rep_canvas_write(&c, path, err, errlen);
     rep_canvas_free(&c);
     return rc;

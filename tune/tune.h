@@ -91,7 +91,7 @@ int tune_write_cfg(tune_session *s, const tune_point *p, const char *path, char 
 void tune_point_copy(tune_point *dst, const tune_point *src);
 
 /* The accuracy-vs-time front as a PNG (libpng, reports' canvas): every point
- * evaluated (grey), the kept ones (blue, joined), the target (red). */
+ * evaluated (grey), the kept ones (blue, joined by time), the target (red). */
 int tune_front_png(const char *path, const tune_point *pts, int n, const int *kept, int n_kept,
                    int metric, double target, const char *title, char *err, size_t errlen);
 
