@@ -52,7 +52,8 @@ ANALYZE_SRC = $(wildcard analyze/*.c)
 # record/ (a source's rows into the store): the CLI and the tests, not librknnrt.so
 RECORD_SRC  = $(wildcard record/*.c)
 REPORTS_SRC = $(wildcard reports/*.c)
-CLI_SRC     = $(wildcard cli/*.c)
+# tune/ (the quantization repair search) is linked with the CLI that runs it
+CLI_SRC     = $(wildcard cli/*.c) $(wildcard tune/*.c)
 TUI_SRC     = $(wildcard tui/*.c)
 UNIT_SRC    = $(wildcard tests/unit/test_*.c)
 FUZZ_SRC    = $(wildcard tests/fuzz/fuzz_*.c)

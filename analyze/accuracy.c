@@ -27,7 +27,7 @@ typedef struct ctx {
     int *row_of;        /* golden tensor index -> report row (-1) */
     accuracy_report *r;
     dump_dir *dump;
-    int mode;           /* 0 golden, 1 entire, 2 single */
+    int mode;           /* 0 golden, 1 entire, 2 single, 3 golden of an eval sample */
     char err[512];
 } ctx;
 
@@ -63,6 +63,11 @@ static int golden_hook(const layer_event_t *ev, void *user)
         if (!is_float_out(c->gf, t))
             continue;
         size_t nb = tensor_nbytes(&c->gf->t[t]);
+        if (c->mode == 3) { /* the rows exist: new values only */
+            if (c->golden[t])
+                memcpy(c->golden[t], c->gf->t[t].data, nb);
+            continue;
+        }
         c->golden[t] = xmalloc(nb ? nb : 1);
         memcpy(c->golden[t], c->gf->t[t].data, nb);
         add_row(c, ev->index, n->name, n->op, t);
@@ -131,6 +136,130 @@ static int set_inputs(graph_t *g, exec_t *x, const void *const *inputs, quant_gr
     return RT_OK;
 }
 
+/* The input rows: each input's own quantization. */
+static void input_rows(ctx *c, const void *const *inputs)
+{
+    for (int j = 0; j < c->gq->n_inputs; j++) {
+        int t = c->gq->inputs[j], ft = c->q2f[t];
+        if (ft < 0 || c->row_of[ft] < 0)
+            continue;
+        int64_t cnt = tensor_numel(&c->gq->t[t]);
+        float *buf = xmalloc(sizeof(float) * (size_t)(cnt ? cnt : 1));
+        memcpy(buf, inputs[j], sizeof(float) * (size_t)cnt);
+        quant_graph_output(c->q, t, buf);
+        metrics_compute(c->golden[ft], buf, cnt, &c->r->rows[c->row_of[ft]].entire);
+        c->r->rows[c->row_of[ft]].single = c->r->rows[c->row_of[ft]].entire;
+        free(buf);
+    }
+}
+
+void eval_stat_init(eval_stat *s)
+{
+    s->min = s->mean = s->max = NAN;
+    s->sum = 0;
+    s->n = 0;
+    s->worst = -1;
+}
+
+void eval_stat_add(eval_stat *s, double v, int sample, int lower_worse)
+{
+    if (isnan(v))
+        return;
+    int worse = !s->n || (lower_worse ? v < s->min : v > s->max); /* ties: the first */
+    if (!s->n || v < s->min)
+        s->min = v;
+    if (!s->n || v > s->max)
+        s->max = v;
+    if (worse)
+        s->worst = sample;
+    s->sum += v;
+    s->n++;
+    s->mean = s->sum / s->n;
+}
+
+/* Every sample of the evaluation list: golden, entire and single runs as for
+ * the analysed input, each row's metrics gathered into r->eval. The rows keep
+ * the analysed input's metrics. */
+static int eval_samples(ctx *c, exec_t *xf, exec_t *xq, const quant_dataset *ev, char *err,
+                        size_t errlen)
+{
+    accuracy_report *r = c->r;
+    int n_in = c->gf->n_inputs, rc = RT_OK;
+    float **bufs = xcalloc((size_t)(n_in ? n_in : 1), sizeof(*bufs));
+    accuracy_row *saved = xmalloc(sizeof(*saved) * (size_t)(r->n_rows ? r->n_rows : 1));
+
+    memcpy(saved, r->rows, sizeof(*saved) * (size_t)r->n_rows);
+    for (int j = 0; j < n_in; j++) {
+        size_t nb = tensor_nbytes(&c->gf->t[c->gf->inputs[j]]);
+        bufs[j] = xmalloc(nb ? nb : 1);
+    }
+    r->n_eval = ev->n_samples;
+    r->eval = xmalloc(sizeof(*r->eval) * (size_t)(r->n_rows ? r->n_rows : 1));
+    r->eval_files = xcalloc((size_t)ev->n_samples, sizeof(char *));
+    r->eval_sample_cos = xmalloc(sizeof(double) * (size_t)ev->n_samples);
+    r->eval_worst = -1;
+    for (int i = 0; i < r->n_rows; i++) {
+        eval_stat_init(&r->eval[i].cos);
+        eval_stat_init(&r->eval[i].euc);
+        eval_stat_init(&r->eval[i].sqnr);
+        eval_stat_init(&r->eval[i].single_cos);
+    }
+    for (int s = 0; s < ev->n_samples; s++) {
+        r->eval_files[s] = xstrdup(ev->files[s * ev->n_inputs]);
+        if ((rc = quant_dataset_sample(ev, s, c->gf, bufs, err, errlen)))
+            goto out;
+        for (int j = 0; j < n_in; j++)
+            memcpy(c->golden[c->gf->inputs[j]], bufs[j],
+                   tensor_nbytes(&c->gf->t[c->gf->inputs[j]]));
+        c->mode = 3;
+        if ((rc = set_inputs(c->gf, xf, (const void *const *)bufs, NULL, err, errlen)) ||
+            (rc = exec_run(xf, golden_hook, c, err, errlen)))
+            goto hook;
+        input_rows(c, (const void *const *)bufs);
+        c->mode = 1;
+        if ((rc = set_inputs(c->gq, xq, (const void *const *)bufs, c->q, err, errlen)) ||
+            (rc = exec_run(xq, quant_hook, c, err, errlen)))
+            goto hook;
+        c->mode = 2;
+        if ((rc = set_inputs(c->gq, xq, (const void *const *)bufs, c->q, err, errlen)) ||
+            (rc = exec_run(xq, quant_hook, c, err, errlen)))
+            goto hook;
+        for (int i = 0; i < r->n_rows; i++) {
+            const accuracy_row *row = &r->rows[i];
+            eval_stat_add(&r->eval[i].cos, row->entire.cos, s, 1);
+            eval_stat_add(&r->eval[i].euc, row->entire.euc, s, 0);
+            eval_stat_add(&r->eval[i].sqnr, row->entire.sqnr_db, s, 1);
+            eval_stat_add(&r->eval[i].single_cos, row->single.cos, s, 1);
+        }
+        double low = NAN;
+        for (int k = 0; k < c->gf->n_outputs; k++) {
+            int row = c->row_of[c->gf->outputs[k]];
+            double v = row >= 0 ? r->rows[row].entire.cos : NAN;
+            if (!isnan(v) && (isnan(low) || v < low))
+                low = v;
+        }
+        r->eval_sample_cos[s] = low;
+        if (!isnan(low) && (r->eval_worst < 0 || low < r->eval_sample_cos[r->eval_worst]))
+            r->eval_worst = s;
+    }
+    goto out;
+hook:
+    if (c->err[0])
+        rt_err(err, errlen, rc, "%s", c->err);
+out:
+    if (rc) {
+        char msg[768];
+        snprintf(msg, sizeof(msg), "%s", err);
+        rt_err(err, errlen, rc, "--eval %s: %s", r->eval_path, msg);
+    }
+    memcpy(r->rows, saved, sizeof(*saved) * (size_t)r->n_rows);
+    free(saved);
+    for (int j = 0; j < n_in; j++)
+        free(bufs[j]);
+    free(bufs);
+    return rc;
+}
+
 int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shapes,
                  const void *const *inputs, const accuracy_opts *o, accuracy_report **out,
                  char *err, size_t errlen)
@@ -138,7 +267,8 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
     ctx c = {0};
     accuracy_report *r = xcalloc(1, sizeof(*r));
     exec_t *xf = NULL, *xq = NULL;
-    quant_dataset ds = {0};
+    quant_dataset ds = {0}, ev = {0};
+    float **own = NULL;         /* the first eval sample when no input was given */
     quant_cfg cfg = {0};
     quant_prequant pq = {0}, pq2 = {0};
     int prequant = 0;
@@ -184,6 +314,35 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
                         "needs float32 inputs", t->name, dtype_name(t->dtype));
             goto out;
         }
+    }
+    if (o->eval) {
+        r->eval_path = xstrdup(o->eval);
+        rc = quant_dataset_load(o->eval, c.gf->n_inputs, &ev, err, errlen);
+        if (rc) {
+            char msg[768];
+            snprintf(msg, sizeof(msg), "%s", err);
+            rt_err(err, errlen, rc, "--eval: %s", msg);
+            goto out;
+        }
+        if (o->preproc)
+            ev.pp = *o->preproc;
+        if (!inputs) {
+            own = xcalloc((size_t)(c.gf->n_inputs ? c.gf->n_inputs : 1), sizeof(*own));
+            for (int j = 0; j < c.gf->n_inputs; j++)
+                own[j] = xmalloc(tensor_nbytes(&c.gf->t[c.gf->inputs[j]]) + 1);
+            rc = quant_dataset_sample(&ev, 0, c.gf, own, err, errlen);
+            if (rc) {
+                char msg[768];
+                snprintf(msg, sizeof(msg), "%s", err);
+                rt_err(err, errlen, rc, "--eval %s: %s", o->eval, msg);
+                goto out;
+            }
+            inputs = (const void *const *)own;
+        }
+    }
+    if (!inputs) {
+        rc = rt_err(err, errlen, RT_EINVAL, "accuracy analysis: no input");
+        goto out;
     }
     rc = exec_create(c.gf, &eo, &xf, err, errlen);
     if (rc)
@@ -245,8 +404,10 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
         if (rc)
             goto out;
     }
-    exec_free(xf); /* the golden values are copied: free the arena */
-    xf = NULL;
+    if (!o->eval) {
+        exec_free(xf); /* the golden values are copied: free the arena */
+        xf = NULL;
+    }
 
     /* The quantized graph: its own instance of the model. */
     rc = model_load_file(model_path, &c.gq, err, errlen);
@@ -342,18 +503,7 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
         goto out;
 
     /* Input rows: the input's own quantization. */
-    for (int j = 0; j < c.gq->n_inputs; j++) {
-        int t = c.gq->inputs[j], ft = c.q2f[t];
-        if (ft < 0 || c.row_of[ft] < 0)
-            continue;
-        int64_t cnt = tensor_numel(&c.gq->t[t]);
-        float *buf = xmalloc(sizeof(float) * (size_t)(cnt ? cnt : 1));
-        memcpy(buf, inputs[j], sizeof(float) * (size_t)cnt);
-        quant_graph_output(c.q, t, buf);
-        metrics_compute(c.golden[ft], buf, cnt, &r->rows[c.row_of[ft]].entire);
-        r->rows[c.row_of[ft]].single = r->rows[c.row_of[ft]].entire;
-        free(buf);
-    }
+    input_rows(&c, inputs);
 
     /* Entire run. */
     if (o->dump_quant) {
@@ -402,6 +552,8 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
     r->output_rows = xmalloc(sizeof(int) * (size_t)(r->n_outputs ? r->n_outputs : 1));
     for (int k = 0; k < r->n_outputs; k++)
         r->output_rows[k] = c.row_of[c.gf->outputs[k]];
+    if (o->eval && (rc = eval_samples(&c, xf, xq, &ev, err, errlen)))
+        goto out;
     if (o->keep_graph) {
         r->qgraph = c.gq;
         r->qg = c.q;
@@ -430,6 +582,10 @@ out:
     graph_free(c.gq);
     graph_free(c.gf);
     quant_dataset_free(&ds);
+    for (int j = 0; own && j < ev.n_inputs; j++)
+        free(own[j]);
+    free(own);
+    quant_dataset_free(&ev);
     quant_cfg_free(&cfg);
     quant_prequant_free(&pq);
     quant_prequant_free(&pq2);
@@ -453,6 +609,12 @@ void accuracy_report_free(accuracy_report *r)
     free(r->rows);
     free(r->output_rows);
     free(r->model);
+    for (int s = 0; r->eval_files && s < r->n_eval; s++)
+        free(r->eval_files[s]);
+    free(r->eval_files);
+    free(r->eval);
+    free(r->eval_sample_cos);
+    free(r->eval_path);
     quant_graph_free(r->qg);
     graph_free(r->qgraph);
     free(r);

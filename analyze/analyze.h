@@ -232,7 +232,26 @@ typedef struct accuracy_opts {
     const char *hybrid_text; /* ... or its text (hybrid then only names it) */
     size_t hybrid_len;
     const char *write_cfg;   /* write the parameters used in that layout */
+    const char *eval;        /* evaluation list (dataset.txt layout): every row's error
+                                over each of its samples too (accuracy_eval_*) */
 } accuracy_opts;
+
+/* One metric over the samples of an evaluation list: NaN values (a constant
+ * tensor) are left out of min, mean and max; worst: the sample (0-based) of
+ * the worst value (lowest cos and SQNR, largest Euclidean), -1 when none. */
+typedef struct eval_stat {
+    double min, mean, max, sum;
+    int n, worst;
+} eval_stat;
+
+typedef struct accuracy_eval_row {
+    eval_stat cos, euc, sqnr;   /* entire, vs the fp32 golden of the same sample */
+    eval_stat single_cos;       /* single */
+} accuracy_eval_row;
+
+void eval_stat_init(eval_stat *s);
+/* lower_worse: the lowest value is the worst (cos, SQNR), else the highest. */
+void eval_stat_add(eval_stat *s, double v, int sample, int lower_worse);
 
 typedef struct accuracy_row {
     int layer;               /* executed-layer index (-1: graph input) */
@@ -257,6 +276,13 @@ typedef struct accuracy_report {
      * the report unless the caller takes them (set the fields to NULL). */
     struct graph *qgraph;
     struct quant_graph *qg;
+    /* With opts.eval: per row, its error over every sample of the list */
+    int n_eval;
+    char *eval_path;
+    char **eval_files;       /* each sample's first file */
+    accuracy_eval_row *eval;
+    double *eval_sample_cos; /* per sample: its lowest output cosine (NaN: none) */
+    int eval_worst;          /* the sample with the lowest output cosine, -1 */
 } accuracy_report;
 
 void accuracy_opts_init(accuracy_opts *o);
@@ -266,6 +292,13 @@ int accuracy_run(const char *model_path, const struct input_shape *shapes, int n
                  const void *const *inputs, const accuracy_opts *o, accuracy_report **out,
                  char *err, size_t errlen);
 void accuracy_report_free(accuracy_report *r);
+/* inputs may be NULL with opts.eval: the list's first sample is then the
+ * analysed input (its shapes those of the model). */
+/* The evaluation of a report (n_eval > 0) as the JSON object docs/store.md
+ * describes (extra_json "eval"), malloc'd; the headline `run` and `analyze`
+ * print: samples, the worst sample named, each output's cos and SQNR min/mean. */
+char *accuracy_eval_json(const accuracy_report *r);
+void accuracy_eval_print(const accuracy_report *r, FILE *f);
 /* First row (in execution order) whose entire cosine is below threshold, and
  * the row with the lowest single cosine; -1 when none (NaN rows are skipped). */
 int accuracy_first_below(const accuracy_report *r, double threshold);

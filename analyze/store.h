@@ -236,6 +236,10 @@ void store_outputs_free(store_output *rows, int n);
 int store_tag_add(store *st, int64_t run_id, const char *tag, char *err, size_t errlen);
 int store_tag_remove(store *st, int64_t run_id, const char *tag, char *err, size_t errlen);
 int store_set_label(store *st, int64_t run_id, const char *label, char *err, size_t errlen);
+/* Sets the run's extra_json key "eval" (`analyze RUN --eval`: the error over
+ * every sample of an evaluation list, docs/store.md) to the JSON object json,
+ * replacing an earlier one; the other keys are kept. One statement. */
+int store_run_set_eval(store *st, int64_t run_id, const char *json, char *err, size_t errlen);
 
 /* NPU load sampled while a run ran (a board's debugfs `load`, the simulator's
  * published load file): one row per core and moment, in the order added,

@@ -180,3 +180,13 @@ int store_get_load(store *st, int64_t run_id, store_load_sample **rows, int *n, 
                       "cannot read the NPU load", (void **)rows, n, err, errlen);
 }
 
+
+int store_run_set_eval(store *st, int64_t run_id, const char *json, char *err, size_t errlen)
+{
+    if (!json || !json_valid(json))
+        return rt_err(err, errlen, RT_EINVAL, "the evaluation is not a JSON object");
+    /* one statement: the run's other extra_json keys stay as they are */
+    return exec_bound(st, "UPDATE runs SET extra_json = json_set(CASE WHEN json_valid(extra_json) "
+                      "THEN extra_json ELSE '{}' END, '$.eval', json(?2)) WHERE id = ?1",
+                      run_id, json, 1, "cannot store the evaluation", err, errlen);
+}

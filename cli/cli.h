@@ -25,6 +25,7 @@ int cmd_show(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 /* inspect --tasks (cli/inspect_tasks.c): a vendor file's NPU tasks decoded */
@@ -163,7 +164,7 @@ const char *cli_suggest(const char *typed, const char *const *names, int n);
  * (cli/main.c). */
 struct cli_spec;
 const struct cli_spec *cli_command_spec(const char *cmd);
-extern const struct cli_spec cli_spec_run, cli_spec_ls, cli_spec_show, cli_spec_build,
+extern const struct cli_spec cli_spec_run, cli_spec_tune, cli_spec_ls, cli_spec_show, cli_spec_build,
     cli_spec_analyze, cli_spec_compare, cli_spec_import, cli_spec_rm, cli_spec_tag,
     cli_spec_untag, cli_spec_label, cli_spec_export, cli_spec_merge, cli_spec_tui,
     cli_spec_inspect, cli_spec_report, cli_spec_attach, cli_spec_top, cli_spec_info;

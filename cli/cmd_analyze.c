@@ -3,6 +3,7 @@
  * onnxruntime dumps named after tensors, a board's RKNN_LOG_LEVEL=5 dumps). */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "cli/quant_cli.h"
 #include "dump/dump.h"
 #include "util/escape.h"
 #include "util/util.h"
@@ -23,6 +24,7 @@ static const char *tt(const char *x)
 static void usage(FILE *f)
 {
     fputs("usage: rknn-trace analyze RUN|DUMP_DIR --golden DIR [options]\n"
+          "       rknn-trace analyze RUN --eval FILE [--dataset FILE] [--mean M] [--std S]\n"
           "Compares every layer output of a run (its --dump folder; RUN: a recorded run made\n"
           "with --dump, or the folder itself) with the .npy file of the same tensor name in\n"
           "DIR: rknn-trace dumps (index.json), a board's RKNN_LOG_LEVEL=5 dumps\n"
@@ -39,7 +41,11 @@ static void usage(FILE *f)
           "      --rtol Y            (defaults 1e-5 and 1e-5); giving either makes a failing\n"
           "                          graph output a gate failure (exit code 3)\n"
           "      --db PATH           database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
-          "      --json              one JSON document on stdout\n",
+          "      --json              one JSON document on stdout\n"
+          "      --eval FILE         a recorded -q i8/fp16 run simulated again on every sample\n"
+          "                          of FILE (--dataset's layout): each layer's and output's\n"
+          "                          cos, euc and SQNR min/mean/max and worst sample, stored\n"
+          "                          with the run; --dataset FILE calibrates an i8 run again\n",
           f);
 }
 
@@ -226,9 +232,18 @@ int cmd_analyze(int argc, char **argv)
     int64_t run_id = 0;
     char err[1024] = "", *dir = NULL;
     golden_report *r = NULL;
+    quant_cli qc;
+    quant_cli_init(&qc);
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
+        int qk;
+        if (cli_opt_is(a, "--eval") || cli_opt_is(a, "--dataset") || cli_opt_is(a, "--hybrid") ||
+            cli_opt_is(a, "--mean") || cli_opt_is(a, "--std") || !strcmp(a, "--no-progress")) {
+            if ((qk = quant_cli_option(argc, argv, &i, &qc)) < 0)
+                return EXIT_USAGE;
+            continue;
+        }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return EXIT_OK;
@@ -269,6 +284,13 @@ int cmd_analyze(int argc, char **argv)
             cli_error("analyze takes one run or dump folder, got a second: '%s'", a);
             return EXIT_USAGE;
         }
+    }
+    if (ref && qc.eval && !golden)
+        return analyze_eval(ref, db, &qc, json);
+    if (qc.eval || qc.dataset || qc.hybrid || qc.mean || qc.std) {
+        cli_error("analyze: --eval (with --dataset, --hybrid, --mean, --std) and --golden are "
+                  "separate analyses: give one");
+        return EXIT_USAGE;
     }
     if (!ref || !golden) {
         if (ref)

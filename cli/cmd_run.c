@@ -43,6 +43,9 @@ static void usage(FILE *f)
           "                          custom_quantize_layers stay fp16; quantize_parameters fix\n"
           "                          activation scales/zero points\n"
           "      --write-quant-cfg FILE  write the parameters used, in that layout\n"
+          "      --eval FILE         evaluation list (--dataset's layout): every layer's and\n"
+          "                          output's error over each sample too (min, mean, worst\n"
+          "                          sample; stored with the run)\n"
           "      --cos-threshold X   name the first layer whose entire cos < X (default 0.99)\n"
           "      --dump-golden DIR, --dump-quant DIR   layer outputs of both runs (.npy)\n"
           "  -i NAME=FILE            input data for model input NAME (repeatable): .npy as is,\n"
@@ -240,6 +243,7 @@ int cmd_run(int argc, char **argv)
     run_layer_stats *stats = NULL;
     int stats_done = 0;
     float *qin = NULL;
+    char *eval_json = NULL;
     int qk;
 
     quant_cli_init(&qc);
@@ -410,8 +414,9 @@ int cmd_run(int argc, char **argv)
         goto fail;
     /* -q with --dataset and no -i: the accuracy check (and the timed run) feed
      * the dataset's first sample, not random noise */
-    if (!n_in && qc.dataset && strcmp(quant, "fp32")) {
-        rc = quant_dataset_load(qc.dataset, g->n_inputs, &ds0, err, sizeof(err));
+    if (!n_in && (qc.dataset || qc.eval) && strcmp(quant, "fp32")) {
+        rc = quant_dataset_load(qc.dataset ? qc.dataset : qc.eval, g->n_inputs, &ds0, err,
+                                sizeof(err));
         if (rc)
             goto fail;
         for (int j = 0; j < g->n_inputs && n_in < MAX_ARGS; j++) {
@@ -520,8 +525,8 @@ int cmd_run(int argc, char **argv)
         if (ret != EXIT_OK)
             goto out;
         if (ds0.n_samples) /* said once the dataset has been read without error */
-            fprintf(stderr, "rknn-trace: input: the first --dataset sample (%s%s)\n",
-                    ds0.files[0], ds0.n_inputs > 1 ? ", ..." : "");
+            fprintf(stderr, "rknn-trace: input: the first %s sample (%s%s)\n",
+                    qc.dataset ? "--dataset" : "--eval", ds0.files[0], ds0.n_inputs > 1 ? ", ..." : "");
         ret = EXIT_INTERNAL;
         qg = acc->qg;
         graph_free(g);
@@ -701,10 +706,16 @@ int cmd_run(int argc, char **argv)
         rec.cfg_params = acc->n_cfg_params;
         rec.acc_rows = accuracy_store_rows(acc);
         rec.n_acc = acc->n_rows;
+        if (acc->n_eval)
+            rec.eval_json = eval_json = accuracy_eval_json(acc);
     }
     rec.qg = qg;
     rec.stats = stats_done ? stats : NULL;
     ret = run_record_finish(&rec, !no_db, db, json, qc.cos_threshold);
+    if (acc && acc->n_eval && !json) {
+        fflush(stdout);
+        accuracy_eval_print(acc, stdout);
+    }
     goto out;
 
 fail:
@@ -740,5 +751,6 @@ out:
     free(stats);
     accuracy_report_free(acc);
     free(qc.c_cfg);
+    free(eval_json);
     return ret;
 }

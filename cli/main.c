@@ -22,6 +22,8 @@ static const struct command {
      &cli_spec_build},
     {"analyze", cmd_analyze, "a run's layer outputs vs an external golden folder (.npy by tensor name)",
      &cli_spec_analyze},
+    {"tune", cmd_tune, "the fewest fp16 layers for an int8 model to meet an accuracy target",
+     &cli_spec_tune},
     {"compare", cmd_compare, "two runs side by side: per-layer error and times, CI gates",
      &cli_spec_compare},
     {"import", cmd_import, "board logs, toolkit output and level-5 dump folders into runs",

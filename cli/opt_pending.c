@@ -10,7 +10,7 @@
 
 static const cli_opt run_names[] = {
     SHORT("--target", 't'), SHORT("--quant", 'q'), NAME("--quant-algo"), NAME("--quant-method"),
-    NAME("--dataset"), NAME("--mean"), NAME("--std"), NAME("--hybrid"), NAME("--write-quant-cfg"),
+    NAME("--dataset"), NAME("--eval"), NAME("--mean"), NAME("--std"), NAME("--hybrid"), NAME("--write-quant-cfg"),
     NAME("--cos-threshold"), NAME("--dump-golden"), NAME("--dump-quant"), SHORT("--input", 'i'),
     NAME("--shape"), NAME("--seed"), SHORT("--iters", 'n'), NAME("--warmup"),
     NAME("--max-memory"), NAME("--threads"), NAME("--core-mask"), NAME("--sram"),
@@ -26,8 +26,16 @@ const cli_spec cli_spec_show = {"show", NULL, show_names, NULL};
 
 static const cli_opt analyze_names[] = {
     NAME("--golden"), NAME("--dump"), NAME("--cos-threshold"), NAME("--atol"), NAME("--rtol"),
-    NAME("--db"), NAME("--json"), CLI_OPT_END};
+    NAME("--eval"), NAME("--dataset"), NAME("--hybrid"), NAME("--mean"), NAME("--std"),
+    NAME("--no-progress"), NAME("--db"), NAME("--json"), CLI_OPT_END};
 const cli_spec cli_spec_analyze = {"analyze", NULL, analyze_names, NULL};
+
+static const cli_opt tune_names[] = {
+    NAME("--dataset"), NAME("--eval"), NAME("--target-cos"), NAME("--target-sqnr"), NAME("--atol"),
+    SHORT("--target", 't'), SHORT("--output", 'o'), NAME("--png"), NAME("--candidates"),
+    NAME("--mean"), NAME("--std"), NAME("--threads"), NAME("--db"), NAME("--no-db"),
+    NAME("--no-progress"), CLI_OPT_END};
+const cli_spec cli_spec_tune = {"tune", NULL, tune_names, NULL};
 
 static const cli_opt compare_names[] = {
     NAME("--dump"), NAME("--graph"), NAME("--by"), NAME("--fail-if-slower"),

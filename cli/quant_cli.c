@@ -37,6 +37,8 @@ int quant_cli_option(int argc, char **argv, int *i, quant_cli *q)
         dst = &q->dataset;
     else if (cli_opt_is(a, "--hybrid"))
         dst = &q->hybrid;
+    else if (cli_opt_is(a, "--eval"))
+        dst = &q->eval;
     else if (cli_opt_is(a, "--write-quant-cfg"))
         dst = &q->write_cfg;
     else if (cli_opt_is(a, "--mean"))
@@ -86,6 +88,10 @@ int quant_cli_check(const char **quant, const quant_cli *q)
     }
     if (quant_method_parse(q->method) < 0) {
         cli_error("--quant-method takes channel or layer, got '%s'", q->method);
+        return EXIT_USAGE;
+    }
+    if (t == QT_FP32 && q->eval) {
+        cli_error("--eval needs -q i8 or -q fp16 (the error against the fp32 golden)");
         return EXIT_USAGE;
     }
     if (t == QT_FP32 && (q->dataset || q->dump_golden || q->dump_quant ||
@@ -156,6 +162,7 @@ int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
     o.hybrid_text = q->c_cfg;
     o.hybrid_len = q->c_cfg_len;
     o.write_cfg = q->write_cfg;
+    o.eval = q->eval;
     quant_preproc pp;
     quant_preproc_parse(q->mean, q->std, &pp, NULL, 0); /* checked by quant_cli_check */
     o.preproc = &pp;

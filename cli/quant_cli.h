@@ -17,6 +17,7 @@
 typedef struct quant_cli {
     const char *algo, *method, *dataset, *dump_golden, *dump_quant, *mean, *std;
     const char *hybrid, *write_cfg;
+    const char *eval;    /* --eval FILE: the error over every sample of that list */
     double cos_threshold;
     int no_progress;
     int threads;         /* run's --threads (0: all cores) */
@@ -34,7 +35,7 @@ void quant_cli_init(quant_cli *q);
 /* 1: argv[*i] was a quantization option (consumed, *i advanced); 0: not one;
  * -1: a usage error (already printed). Options: --quant-algo, --quant-method,
  * --dataset, --mean, --std, --hybrid FILE, --write-quant-cfg FILE, --cos-threshold,
- * --dump-golden DIR, --dump-quant DIR, --no-progress. */
+ * --dump-golden DIR, --dump-quant DIR, --no-progress, --eval FILE. */
 int quant_cli_option(int argc, char **argv, int *i, quant_cli *q);
 /* EXIT_OK or EXIT_USAGE (message printed) for the -q value and the options;
  * *quant becomes the canonical name (fp32, fp16, i8) of an accepted alias. */
@@ -55,5 +56,9 @@ int quant_cli_analyse(const quant_cli *q, const char *quant, const char *model,
  * qc->c_cfg after the run. */
 int quant_cli_container(const char *model, const char **quant, int quant_given,
                         const char **target, int target_given, quant_cli *qc);
+
+/* `analyze RUN --eval FILE` (cli/analyze_eval.c): qc holds --eval, --dataset,
+ * --hybrid, --mean, --std. Returns an exit code. */
+int analyze_eval(const char *ref, const char *db, quant_cli *qc, int json);
 
 #endif

@@ -130,6 +130,7 @@ typedef struct run_record {
     int n_acc;
     const struct quant_graph *qg; /* -q i8/fp16: the run's quantization, or NULL */
     const run_layer_stats *stats; /* per executed layer, or NULL: not computed */
+    const char *eval_json;  /* --eval: accuracy_eval_json's object (extra_json "eval"), or NULL */
     int64_t run_id;         /* set by run_record_finish, 0 when not stored */
     char sha256[65];
     char dump_sha256[65];      /* hash over the --dump folder's files, "" if none */

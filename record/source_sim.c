@@ -151,6 +151,13 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
     info->iterations = r->iters;
     info->seed = r->seed;
     info->inputs_json = rows->inputs_json = inputs_json(r);
+    /* --eval: the error over every sample (analyze's object), the one key left */
+    if (r->eval_json) {
+        size_t n = strlen(r->eval_json) + 16;
+        char *x = run_rows_keep(rows, xmalloc(n));
+        snprintf(x, n, "{\"eval\":%s}", r->eval_json);
+        info->extra_json = x;
+    }
     time_stats ts = time_stats_of(r->iter_us, r->iters);
     info->total_us = ts.median;
     info->host_min_us = ts.min;

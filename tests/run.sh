@@ -114,7 +114,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "run --backend board [$b]" bash tests/board/run_board.sh "$b"
     suite "attach (LD_PRELOAD) [$b]" bash tests/board/attach.sh "$b"
     suite "one run of each source told alike on every surface [$b]" bash tests/cli/story.sh "$b"
-    for q in compare analyze golden_sources hybrid build images qdq shared; do
+    for q in compare analyze golden_sources hybrid build images qdq shared eval tune; do
         suite "quant $q [$b]" bash tests/quant/$q.sh "$b"
     done
     suite "vendor .rknn emulated vs the source ONNX [$b]" bash tests/cli/emulate.sh "$b"

@@ -1,6 +1,7 @@
 /* runtime/quant/dataset.c — the calibration list (Toolkit2's dataset.txt):
  * one sample per line, one file per model input, space separated. */
 #include "runtime/quant/quant.h"
+#include "dump/dump.h"
 #include "util/util.h"
 
 #include <ctype.h>
@@ -160,4 +161,39 @@ void quant_dataset_free(quant_dataset *d)
         free(d->files[i]);
     free(d->files);
     memset(d, 0, sizeof(*d));
+}
+
+int quant_dataset_sample(const quant_dataset *ds, int s, const graph_t *g, float *const *bufs,
+                         char *err, size_t errlen)
+{
+    if (ds->n_inputs != g->n_inputs)
+        return rt_err(err, errlen, RT_EINVAL, "dataset has %d files per line, the model %d inputs",
+                      ds->n_inputs, g->n_inputs);
+    for (int j = 0; j < g->n_inputs; j++) {
+        const tensor_t *t = &g->t[g->inputs[j]];
+        const char *f = ds->files[s * ds->n_inputs + j];
+        char shape[128];
+        int rc;
+        if (t->dtype != DT_FLOAT)
+            return rt_err(err, errlen, RT_EUNSUPPORTED, "input '%s' is %s: needs float32 inputs",
+                          t->name, dtype_name(t->dtype));
+        if (quant_file_kind(f) != QF_NPY) {
+            if ((rc = quant_image_load(f, t, &ds->pp, bufs[j], err, errlen)))
+                return rc;
+            continue;
+        }
+        npy_array a = {0};
+        if ((rc = npy_read(f, &a, err, errlen)))
+            return rc;
+        if (a.dtype != DT_FLOAT || (int64_t)a.count != tensor_numel(t)) {
+            rc = rt_err(err, errlen, RT_ESHAPE, "sample %d: %s: %s with %zu values, input '%s' "
+                        "needs float32 %s", s + 1, f, dtype_name(a.dtype), a.count, t->name,
+                        tensor_shape_str(t, shape, sizeof(shape)));
+            npy_free(&a);
+            return rc;
+        }
+        memcpy(bufs[j], a.data, tensor_nbytes(t));
+        npy_free(&a);
+    }
+    return RT_OK;
 }

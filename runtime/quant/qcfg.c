@@ -302,7 +302,9 @@ int quant_cfg_write(const quant_graph *q, const char *path, char *err, size_t er
     } else {
         fputs("custom_quantize_layers:\n", f);
         for (int i = 0; i < g->n_nodes; i++)
-            if (q->node_fp16[i] && g->nodes[i].n_out && g->nodes[i].out[0] >= 0) {
+            /* a BatchNormalization folded into its conv gave it its output: one entry */
+            if (q->node_fp16[i] && !g->nodes[i].folded && g->nodes[i].n_out &&
+                g->nodes[i].out[0] >= 0) {
                 fputs("    ", f);
                 put_key(f, g->t[g->nodes[i].out[0]].name);
                 fputs(": float16\n", f);

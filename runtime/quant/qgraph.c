@@ -182,11 +182,13 @@ int quant_graph_new_hybrid(graph_t *g, int type, int method, const quant_cfg *cf
         int t = graph_find_tensor(g, cfg->fp16[k]), found = 0;
         for (int i = 0; t >= 0 && i < g->n_nodes; i++)
             for (int o = 0; o < g->nodes[i].n_out; o++)
-                if (g->nodes[i].out[o] == t && !q->node_fp16[i]) {
+                if (g->nodes[i].out[o] == t) {
+                    found = 1; /* a name given twice is the same layer */
+                    if (q->node_fp16[i])
+                        continue;
                     q->node_fp16[i] = 1;
                     g->nodes[i].keep_fp16 = NODE_FP16_NAMED;
                     q->n_fp16_nodes++;
-                    found = 1;
                 }
         if (!found) {
             int rc = rt_err(err, errlen, RT_EFORMAT, "hybrid file: custom_quantize_layers names "

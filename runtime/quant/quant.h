@@ -226,6 +226,11 @@ int quant_dataset_parse(const char *text, size_t len, const char *base_dir, int 
 int quant_dataset_load(const char *path, int n_inputs, quant_dataset *out, char *err,
                        size_t errlen);
 void quant_dataset_free(quant_dataset *d);
+/* Sample s (0-based) into bufs (one float32 buffer of tensor_nbytes per graph
+ * input of the prepared graph g): .npy files must hold float32 with the
+ * input's element count (RT_ESHAPE naming the sample, file and shape). */
+int quant_dataset_sample(const quant_dataset *ds, int s, const graph_t *g, float *const *bufs,
+                         char *err, size_t errlen);
 
 /* ---- calibration (calib.c) ----
  * Runs the prepared fp32 graph g (with executor x) on every sample and returns,

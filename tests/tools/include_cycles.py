@@ -13,15 +13,16 @@ import re
 import sys
 
 SRC_DIRS = ["analyze", "cli", "dump", "include", "record", "reports", "runtime",
-            "tracer", "tui", "util"]
+            "tracer", "tui", "tune", "util"]
 INC_PATHS = [".", "include"]
 # docs/architecture.md: the runtime and the tracer never include the front ends
 # nor the store's readers
-FORBIDDEN = [("runtime/", ["analyze", "tui", "reports", "cli", "record"]),
-             ("tracer", ["analyze", "tui", "reports", "cli", "record"]),
+FORBIDDEN = [("runtime/", ["analyze", "tui", "reports", "cli", "record", "tune"]),
+             ("tracer", ["analyze", "tui", "reports", "cli", "record", "tune"]),
              ("util", [m for m in SRC_DIRS if m not in ("util", "include")]),
-             ("record", ["tui", "reports", "cli"]),
-             ("analyze", ["tui", "reports", "cli"])]
+             ("record", ["tui", "reports", "cli", "tune"]),
+             ("analyze", ["tui", "reports", "cli", "tune"]),
+             ("reports", ["tune"]), ("tui", ["tune"])]
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 

@@ -1,0 +1,126 @@
+/* analyze/accuracy_eval.c — a quantized run's error over every sample of an
+ * evaluation list (accuracy_opts.eval): the stored JSON object and the
+ * headline naming the worst sample. */
+#include "analyze/analyze.h"
+#include "util/escape.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An SQNR of +inf (identical tensors) is the string "inf", as elsewhere. */
+static void num_or_inf(json_writer *w, double v)
+{
+    if (isinf(v))
+        json_str(w, v > 0 ? "inf" : "-inf");
+    else
+        json_num(w, v);
+}
+
+static void stat_json(json_writer *w, const char *key, const eval_stat *s)
+{
+    json_key(w, key);
+    json_obj_open(w);
+    json_key(w, "min"), num_or_inf(w, s->min);
+    json_key(w, "mean"), num_or_inf(w, s->mean);
+    json_key(w, "max"), num_or_inf(w, s->max);
+    json_key(w, "worst_sample");
+    if (s->worst < 0)
+        json_write_null(w);
+    else
+        json_int(w, s->worst);
+    json_key(w, "n"), json_int(w, s->n);
+    json_obj_close(w);
+}
+
+static void row_json(json_writer *w, const accuracy_report *r, int i)
+{
+    const accuracy_eval_row *e = &r->eval[i];
+    json_obj_open(w);
+    json_key(w, "name"), json_str(w, r->rows[i].name);
+    json_key(w, "op"), json_str(w, r->rows[i].op);
+    json_key(w, "entire");
+    json_obj_open(w);
+    stat_json(w, "cos", &e->cos);
+    stat_json(w, "euc", &e->euc);
+    stat_json(w, "sqnr_db", &e->sqnr);
+    json_obj_close(w);
+    json_key(w, "single");
+    json_obj_open(w);
+    stat_json(w, "cos", &e->single_cos);
+    json_obj_close(w);
+    json_obj_close(w);
+}
+
+char *accuracy_eval_json(const accuracy_report *r)
+{
+    json_writer w;
+    json_begin_mem(&w);
+    json_obj_open(&w);
+    json_key(&w, "file"), json_str(&w, r->eval_path);
+    json_key(&w, "samples");
+    json_arr_open(&w);
+    for (int s = 0; s < r->n_eval; s++)
+        json_str(&w, r->eval_files[s]);
+    json_arr_close(&w);
+    json_key(&w, "sample_min_output_cos");
+    json_arr_open(&w);
+    for (int s = 0; s < r->n_eval; s++)
+        json_num(&w, r->eval_sample_cos[s]);
+    json_arr_close(&w);
+    json_key(&w, "worst_sample");
+    if (r->eval_worst < 0)
+        json_write_null(&w);
+    else
+        json_int(&w, r->eval_worst);
+    json_key(&w, "outputs");
+    json_arr_open(&w);
+    for (int k = 0; k < r->n_outputs; k++)
+        if (r->output_rows[k] >= 0)
+            row_json(&w, r, r->output_rows[k]);
+    json_arr_close(&w);
+    json_key(&w, "layers");
+    json_arr_open(&w);
+    for (int i = 0; i < r->n_rows; i++)
+        row_json(&w, r, i);
+    json_arr_close(&w);
+    json_obj_close(&w);
+    return json_take(&w, NULL);
+}
+
+static const char *fmt(char *buf, size_t len, double v, const char *f)
+{
+    if (isnan(v))
+        snprintf(buf, len, "nan");
+    else if (isinf(v))
+        snprintf(buf, len, "%sinf", v < 0 ? "-" : "");
+    else
+        snprintf(buf, len, f, v);
+    return buf;
+}
+
+void accuracy_eval_print(const accuracy_report *r, FILE *f)
+{
+    char a[32], b[32], c[32], d[32], x[32];
+    if (!r->n_eval)
+        return;
+    fprintf(f, "eval: %d samples of %s", r->n_eval, esc_tmp(ESC_TERM, r->eval_path));
+    if (r->eval_worst >= 0)
+        fprintf(f, "; worst sample %d (%s): lowest output cos %s\n", r->eval_worst + 1,
+                esc_tmp(ESC_TERM, r->eval_files[r->eval_worst]),
+                fmt(a, sizeof a, r->eval_sample_cos[r->eval_worst], "%.5f"));
+    else
+        fputs("; no output has a defined cosine\n", f);
+    for (int k = 0; k < r->n_outputs; k++) {
+        int i = r->output_rows[k];
+        if (i < 0)
+            continue;
+        const accuracy_eval_row *e = &r->eval[i];
+        fprintf(f, "eval output %s: cos min %s (sample %d) mean %s  sqnr min %s mean %s dB  "
+                "euc max %s\n", esc_tmp(ESC_TERM, r->rows[i].name),
+                fmt(a, sizeof a, e->cos.min, "%.5f"), e->cos.worst + 1,
+                fmt(b, sizeof b, e->cos.mean, "%.5f"), fmt(c, sizeof c, e->sqnr.min, "%.2f"),
+                fmt(d, sizeof d, e->sqnr.mean, "%.2f"), fmt(x, sizeof x, e->euc.max, "%.5g"));
+    }
+}
