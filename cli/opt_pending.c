@@ -20,10 +20,6 @@ static const cli_opt run_names[] = {
     NAME("--no-progress"), CLI_OPT_END};
 const cli_spec cli_spec_run = {"run", NULL, run_names, NULL};
 
-static const cli_opt show_names[] = {
-    NAME("--db"), NAME("--json"), NAME("--npu-table"), NAME("--cos-threshold"), CLI_OPT_END};
-const cli_spec cli_spec_show = {"show", NULL, show_names, NULL};
-
 static const cli_opt analyze_names[] = {
     NAME("--golden"), NAME("--dump"), NAME("--cos-threshold"), NAME("--atol"), NAME("--rtol"),
     NAME("--db"), NAME("--json"), CLI_OPT_END};
