@@ -25,12 +25,6 @@ static const cli_opt analyze_names[] = {
     NAME("--db"), NAME("--json"), CLI_OPT_END};
 const cli_spec cli_spec_analyze = {"analyze", NULL, analyze_names, NULL};
 
-static const cli_opt compare_names[] = {
-    NAME("--dump"), NAME("--graph"), NAME("--by"), NAME("--fail-if-slower"),
-    NAME("--cos-threshold"), NAME("--fail-if-cos-below"), NAME("--db"), NAME("--json"),
-    CLI_OPT_END};
-const cli_spec cli_spec_compare = {"compare", NULL, compare_names, NULL};
-
 static const cli_opt report_names[] = {
     SHORT("--format", 'f'), SHORT("--output", 'o'), NAME("--json"), NAME("--cos-threshold"),
     NAME("--db"), CLI_OPT_END};
