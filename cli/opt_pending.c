@@ -25,11 +25,6 @@ static const cli_opt analyze_names[] = {
     NAME("--db"), NAME("--json"), CLI_OPT_END};
 const cli_spec cli_spec_analyze = {"analyze", NULL, analyze_names, NULL};
 
-static const cli_opt report_names[] = {
-    SHORT("--format", 'f'), SHORT("--output", 'o'), NAME("--json"), NAME("--cos-threshold"),
-    NAME("--db"), CLI_OPT_END};
-const cli_spec cli_spec_report = {"report", NULL, report_names, NULL};
-
 static const cli_opt attach_names[] = {
     NAME("--db"), NAME("--perf"), NAME("--label"), NAME("--root"), NAME("--no-db"), CLI_OPT_END};
 const cli_spec cli_spec_attach = {"attach", NULL, attach_names, NULL};
