@@ -25,6 +25,3 @@ static const cli_opt analyze_names[] = {
     NAME("--db"), NAME("--json"), CLI_OPT_END};
 const cli_spec cli_spec_analyze = {"analyze", NULL, analyze_names, NULL};
 
-static const cli_opt attach_names[] = {
-    NAME("--db"), NAME("--perf"), NAME("--label"), NAME("--root"), NAME("--no-db"), CLI_OPT_END};
-const cli_spec cli_spec_attach = {"attach", NULL, attach_names, NULL};
