@@ -9,6 +9,7 @@
 #include "analyze/analyze.h"
 #include "analyze/compare_doc.h"
 #include "cli/cli.h"
+#include "cli/opt.h"
 #include "util/escape.h"
 #include "util/util.h"
 
@@ -18,37 +19,6 @@
 #include <string.h>
 
 #define MAX_RUNS CMP_MAX_RUNS
-
-static void usage(FILE *f)
-{
-    fputs("usage: rknn-trace compare BASELINE RUN [RUN...] [options]\n"
-          "Shows recorded runs side by side; the first is the baseline. Per graph output:\n"
-          "cos and SQNR vs the fp32 golden (runs made with -q i8|fp16) and cos, SQNR and\n"
-          "max-abs vs the baseline's output (runs recorded with --dump); layer by layer,\n"
-          "the union of the runs' tensors aligned by name (a board run against a prediction:\n"
-          "by FullName, then op type and shape): entire cos and the predicted NPU time;\n"
-          "then one summary line per run and one verdict line per run after the baseline\n"
-          "(the line `report` prints; its speed figures are of one kind and named).\n"
-          "When A or B is a vendor .rknn's predicted run (or with --graph): the compiled\n"
-          "graphs of A and B layer against layer (aligned by output tensor name, else by op\n"
-          "type and shape): where fusion, CPU/NPU placement, dtypes or shapes differ.\n"
-          "\n"
-          "      --graph               compare the compiled graphs of A and B (layers, op types)\n"
-          "      --by npu|host         speed verdict and --fail-if-slower on the predicted NPU\n"
-          "                            frame (default) or on this PC's host median\n"
-          "      --cos-threshold X     name each run's first layer with entire cos < X (0.99)\n"
-          "      --fail-if-cos-below X exit 3 if a run's graph output has cos < X, or is\n"
-          "                            collapsed (constant, all-zero, NaN)\n"
-          "      --fail-if-slower P    exit 3 if a run is more than P percent slower than the\n"
-          "                            baseline\n"
-          "      --db PATH             database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
-          "      --json                one JSON document on stdout (docs/json.md)\n"
-          "A board run (imported table) and a predicted run of the same model, in either\n"
-          "order and without gates, are compared layer by layer instead: NPU cycles, DDR\n"
-          "cycles, time and bound of the board and of the model, with the model's error.\n"
-          "exit: 0 ok, 1 usage, 2 unknown run or a gate without data, 3 a gate failed\n",
-          f);
-}
 
 static const char *cell(char *buf, size_t len, double v, const char *fmt)
 {
@@ -141,124 +111,105 @@ static void print_graph(const compare_graph *g)
     }
 }
 
-int cmd_compare(int argc, char **argv)
+typedef struct compare_opts {
+    const char *db;
+    double thr, fail_cos, fail_slower;  /* NaN: no such gate */
+    int json, by_host, graph;
+} compare_opts;
+
+/* --by npu|host */
+static int parse_by(const char *opt, const char *v, void *target)
 {
-    const char *db = NULL, *ref[MAX_RUNS];
-    double thr = 0.99, fail_cos = NAN, fail_slower = NAN;
-    int json = 0, bad = 0, ret = EXIT_INTERNAL, rc = RT_OK, nr = 0, by_host = 0, graph = 0;
-    compare_graph cg;
-    cmp_run s[MAX_RUNS];
-    cmp_doc doc;
-    cmp_gates gt;
-    store *st = NULL;
-    char err[512] = "";
-
-    memset(s, 0, sizeof(s));
-    memset(&cg, 0, sizeof(cg));
-    memset(&doc, 0, sizeof(doc));
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--graph")) {
-            graph = 1;
-        } else if (cli_opt_is(a, "--db")) {
-            if (!(db = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--by")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            if (strcmp(v, "npu") && strcmp(v, "host")) {
-                cli_error("--by takes npu or host, got '%s'", v);
-                return EXIT_USAGE;
-            }
-            by_host = !strcmp(v, "host");
-        } else if (cli_opt_is(a, "--cos-threshold")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            thr = cli_parse_real("--cos-threshold", v, -1, 1, &bad);
-        } else if (cli_opt_is(a, "--fail-if-cos-below")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            fail_cos = cli_parse_real("--fail-if-cos-below", v, -1, 1, &bad);
-        } else if (cli_opt_is(a, "--fail-if-slower")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            char tmp[64];
-            snprintf(tmp, sizeof(tmp), "%s", v);
-            size_t l = strlen(tmp);
-            if (l && tmp[l - 1] == '%')
-                tmp[l - 1] = '\0';
-            fail_slower = cli_parse_real("--fail-if-slower", tmp, 0, 1e6, &bad);
-        } else if (a[0] == '-' && a[1]) {
-            return cli_unknown_option("compare", a);
-        } else if (nr < MAX_RUNS) {
-            ref[nr++] = a;
-        } else {
-            cli_error("compare takes at most %d runs", MAX_RUNS);
-            return EXIT_USAGE;
-        }
-        if (bad)
-            return EXIT_USAGE;
+    if (strcmp(v, "npu") && strcmp(v, "host")) {
+        cli_error("--by takes npu or host, got '%s'", v);
+        return -1;
     }
-    if (nr < 2) {
-        usage(stderr);
-        return EXIT_USAGE;
-    }
-    /* a board run and a predicted run: predicted vs measured, layer by layer */
-    if (nr == 2 && compare_perf_try(db, ref[0], ref[1], json,
-                                    !isnan(fail_cos) || !isnan(fail_slower) || by_host, &ret))
-        return ret;
-    rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
-    for (int k = 0; k < nr && !rc; k++)
-        rc = cmp_run_load(st, ref[k], thr, &s[k], err, sizeof(err));
-    if (!rc)
-        rc = cmp_doc_build(s, nr, by_host, CMP_OUTPUT_FILES, &doc, err, sizeof(err));
-    if (rc) {
-        cli_error("%s", err);
-        ret = cli_exit_code(rc);
-        goto out;
-    }
-    const int n_outs = doc.n_outs, n_rows = doc.n_rows;
-    const char **out_names = doc.out_names;
-    const cmp_out_cell *oc = doc.oc;
-    const cmp_row *rows = doc.rows;
-    for (int i = 0; i < n_outs * nr; i++)
-        if (oc[i].warn[0])
-            fprintf(stderr, "rknn-trace: warning: output '%s' vs the baseline: %s\n",
-                    tt(out_names[i / nr]), tt(oc[i].warn));
+    *(int *)target = !strcmp(v, "host");
+    return 0;
+}
 
-    /* gates (analyze/compare_doc.h) */
-    gt.fail_cos = fail_cos;
-    gt.fail_slower = fail_slower;
-    if ((rc = cmp_gates_eval(&doc, &gt, err, sizeof(err)))) {
-        cli_error("%s", err);
-        ret = EXIT_INPUT;
-        goto out;
+/* --fail-if-slower P or P% */
+static int parse_slower(const char *opt, const char *v, void *target)
+{
+    char tmp[64];
+    int bad = 0;
+    snprintf(tmp, sizeof(tmp), "%s", v);
+    size_t l = strlen(tmp);
+    if (l && tmp[l - 1] == '%')
+        tmp[l - 1] = '\0';
+    *(double *)target = cli_parse_real("--fail-if-slower", tmp, 0, 1e6, &bad);
+    return bad ? -1 : 0;
+}
+
+#define CLI_OPTS_T compare_opts
+static const cli_opt compare_options[] = {
+    CLI_OPT_FLAG("--graph", 0, graph, "compare the compiled graphs of A and B (layers, op types)"),
+    CLI_OPT_CALL("--by", 0, "npu|host", by_host, parse_by,
+                 "speed verdict and --fail-if-slower on the predicted NPU\n"
+                 "frame (default) or on this PC's host median"),
+    CLI_OPT_REAL("--cos-threshold", 0, "X", thr, -1, 1,
+                 "name each run's first layer with entire cos < X (0.99)"),
+    CLI_OPT_REAL("--fail-if-cos-below", 0, "X", fail_cos, -1, 1,
+                 "exit 3 if a run's graph output has cos < X, or is\n"
+                 "collapsed (constant, all-zero, NaN)"),
+    CLI_OPT_CALL("--fail-if-slower", 0, "P", fail_slower, parse_slower,
+                 "exit 3 if a run is more than P percent slower than the\nbaseline"),
+    CLI_OPT_DB(db),
+    CLI_OPT_FLAG("--json", 0, json, "one JSON document on stdout (docs/json.md)"),
+    CLI_OPT_END};
+#undef CLI_OPTS_T
+
+const cli_spec cli_spec_compare = {
+    "compare",
+    "usage: rknn-trace compare BASELINE RUN [RUN...] [options]\n"
+    "Shows recorded runs side by side; the first is the baseline. Per graph output:\n"
+    "cos and SQNR vs the fp32 golden (runs made with -q i8|fp16) and cos, SQNR and\n"
+    "max-abs vs the baseline's output (runs recorded with --dump); layer by layer,\n"
+    "the union of the runs' tensors aligned by name (a board run against a prediction:\n"
+    "by FullName, then op type and shape): entire cos and the predicted NPU time;\n"
+    "then one summary line per run and one verdict line per run after the baseline\n"
+    "(the line `report` prints; its speed figures are of one kind and named).\n"
+    "When A or B is a vendor .rknn's predicted run (or with --graph): the compiled\n"
+    "graphs of A and B layer against layer (aligned by output tensor name, else by op\n"
+    "type and shape): where fusion, CPU/NPU placement, dtypes or shapes differ.\n"
+    "\n",
+    compare_options,
+    "A board run (imported table) and a predicted run of the same model, in either\n"
+    "order and without gates, are compared layer by layer instead: NPU cycles, DDR\n"
+    "cycles, time and bound of the board and of the model, with the model's error.\n"
+    "exit: 0 ok, 1 usage, 2 unknown run or a gate without data, 3 a gate failed\n"};
+
+/* The runs (2..MAX_RUNS) left in argv[1..n]: n; -1 after --help; 0 after a
+ * usage error. */
+static int parse_compare(int argc, char **argv, compare_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->thr = 0.99;
+    o->fail_cos = o->fail_slower = NAN;
+    int n = cli_parse(&cli_spec_compare, argc, argv, o);
+    if (n == CLI_PARSE_HELP)
+        return -1;
+    if (n < 0)
+        return 0;
+    if (n > MAX_RUNS) {
+        cli_error("compare takes at most %d runs", MAX_RUNS);
+        return 0;
     }
-    const int failed = gt.failed, *cos_failed = gt.cos_failed, *slow_failed = gt.slow_failed;
-    const double *cos_value = gt.cos_value;
-
-    /* the compiled graphs of A and B */
-    graph = cmp_doc_graph(&doc, graph, &cg);
-
-    if (json) {
-        json_writer w;
-        cmp_json_opts jo = { .gates = &gt, .graph = graph ? &cg : NULL };
-        json_begin(&w, stdout);
-        cmp_doc_json(&doc, &jo, &w);
-        json_end(&w);
-        ret = failed ? EXIT_GATE : EXIT_OK;
-        goto out;
+    if (n < 2) {
+        cli_help(&cli_spec_compare, stderr);
+        return 0;
     }
+    return n;
+}
 
-    char nm[128], a[32], b[32], verdict[512];
-    char tag[MAX_RUNS][4];
-    for (int k = 0; k < nr; k++)
-        snprintf(tag[k], sizeof(tag[k]), "%c", 'A' + k);
+/* The runs' names and, where their predictions come from different NPU cost
+ * models, a note saying so. */
+static void print_run_names(const cmp_doc *doc, char tag[][4])
+{
+    const cmp_run *s = doc->runs;
+    const int nr = doc->n;
+    char nm[128];
+
     for (int k = 0; k < nr; k++)
         printf("%s = run %s%s\n", tag[k], tt(run_name(&s[k].run, nm, sizeof(nm))),
                k == 0 ? " (baseline)" : "");
@@ -273,11 +224,20 @@ int cmd_compare(int argc, char **argv)
                    "their predicted times differ by the model as well\n", tag[k], vs[0], tag[k],
                    vs[1]);
     }
+}
 
-    /* outputs first: the figures a gate acts on */
+/* Per graph output, per run: vs the golden, vs the baseline's output, the
+ * failure it names. */
+static void print_outputs(const cmp_doc *doc, char tag[][4])
+{
+    const cmp_run *s = doc->runs;
+    const int nr = doc->n;
+    const cmp_out_cell *oc = doc->oc;
+    char a[32];
+
     printf("\noutputs (vs golden: the run's own fp32 golden; vs A: the baseline's output)\n");
-    for (int j = 0; j < n_outs; j++) {
-        printf("  %s\n", tt(out_names[j]));
+    for (int j = 0; j < doc->n_outs; j++) {
+        printf("  %s\n", tt(doc->out_names[j]));
         for (int k = 0; k < nr; k++) {
             const cmp_out_cell *oj = &oc[j * nr + k];
             const summary_output *o = oj->out >= 0 ? &s[k].sum.outputs[oj->out] : NULL;
@@ -305,29 +265,47 @@ int cmd_compare(int argc, char **argv)
             putchar('\n');
         }
     }
+}
+
+/* The union of the runs' layers: entire cos and the time --by reads. */
+static void print_layers(const cmp_doc *doc, char tag[][4])
+{
+    const cmp_run *s = doc->runs;
+    const int nr = doc->n, by_host = doc->by_host;
+    char a[32], b[32];
 
     printf("\n%-40s", by_host ? "layer (entire cos, host us: this PC)" : "layer (entire cos, predicted NPU us)");
     for (int k = 0; k < nr; k++)
         printf(" %8s %-2s %8s %-2s", "cos", tag[k], by_host ? "host us" : "npu us", tag[k]);
     putchar('\n');
-    for (int i = 0; i < n_rows; i++) {
+    for (int i = 0; i < doc->n_rows; i++) {
+        const cmp_row *row = &doc->rows[i];
         char label[256];
-        snprintf(label, sizeof(label), "[%s] %s", tt(rows[i].op ? rows[i].op : "-"), tt(rows[i].name));
+        snprintf(label, sizeof(label), "[%s] %s", tt(row->op ? row->op : "-"), tt(row->name));
         printf("%-40s", label);
         for (int k = 0; k < nr; k++) {
-            int ai = rows[i].acc[k];
+            int ai = row->acc[k];
             double cv = ai >= 0 ? s[k].acc[ai].entire.cos : NAN;
             if (ai >= 0 && isnan(cv))
                 snprintf(a, sizeof(a), "const");
             else
                 cell(a, sizeof(a), cv, "%.5f");
-            double t = cmp_row_us(&doc, &rows[i], k);
+            double t = cmp_row_us(doc, row, k);
             printf(" %11s %11s", a, cell(b, sizeof(b), t, "%.1f"));
         }
         putchar('\n');
     }
     putchar('\n');
-    for (int k = 0; k < nr; k++) {
+}
+
+/* One summary line per run: quantization, layers, times in their
+ * provenance's words, the first layer below the cos threshold. */
+static void print_run_lines(const cmp_doc *doc, char tag[][4], double thr)
+{
+    const cmp_run *s = doc->runs;
+    char nm[128], a[32], b[32];
+
+    for (int k = 0; k < doc->n; k++) {
         const run_summary *m = &s[k].sum;
         /* the timed runs in their provenance's words: this PC, the board, the simulated library */
         printf("%s %s: %s%s%s%s%s, %d layers, predicted NPU %s ms, %s %s ms", tag[k],
@@ -343,29 +321,112 @@ int cmd_compare(int argc, char **argv)
             printf(", every layer cos >= %g", thr);
         putchar('\n');
     }
+}
+
+/* The verdict line of each run after the baseline, then each failed gate. */
+static void print_verdicts(const cmp_doc *doc, const cmp_gates *gt)
+{
+    const cmp_run *s = doc->runs;
+    const int nr = doc->n;
+    const cmp_out_cell *oc = doc->oc;
+    char nm[128], verdict[512];
+
     for (int k = 1; k < nr; k++) {
-        cmp_verdict(&doc, k, verdict, sizeof(verdict));
+        cmp_verdict(doc, k, verdict, sizeof(verdict));
         printf("%s\n", tt(verdict));
     }
     for (int k = 0; k < nr; k++) {
-        if (!cos_failed[k])
+        if (!gt->cos_failed[k])
             continue;
         int named = 0;
-        for (int j = 0; j < n_outs; j++)
+        for (int j = 0; j < doc->n_outs; j++)
             if (oc[j * nr + k].problem[0])
                 printf("GATE FAILED: %s\n", tt(oc[j * nr + k].problem)), named = 1;
         if (!named)
             printf("GATE FAILED: run %s output cos %.5f < %g\n", tt(run_name(&s[k].run, nm, sizeof(nm))),
-                   cos_value[k], fail_cos);
+                   gt->cos_value[k], gt->fail_cos);
     }
     for (int k = 1; k < nr; k++)
-        if (slow_failed[k])
+        if (gt->slow_failed[k])
             printf("GATE FAILED: run %s is %.1f%% slower than the baseline by %s (limit %g%%)\n",
-                   tt(run_name(&s[k].run, nm, sizeof(nm))), doc.speed[k].slower_pct,
-                   by_host ? "host median" : "predicted NPU frame", fail_slower);
-    if (graph)
-        print_graph(&cg);
-    ret = failed ? EXIT_GATE : EXIT_OK;
+                   tt(run_name(&s[k].run, nm, sizeof(nm))), doc->speed[k].slower_pct,
+                   doc->by_host ? "host median" : "predicted NPU frame", gt->fail_slower);
+}
+
+/* The comparison as text; cg: the compiled graphs of A and B, or NULL. */
+static void print_compare(const cmp_doc *doc, const cmp_gates *gt, const compare_graph *cg,
+                          double thr)
+{
+    char tag[MAX_RUNS][4];
+
+    for (int k = 0; k < doc->n; k++)
+        snprintf(tag[k], sizeof(tag[k]), "%c", 'A' + k);
+    print_run_names(doc, tag);
+    print_outputs(doc, tag); /* outputs first: the figures a gate acts on */
+    print_layers(doc, tag);
+    print_run_lines(doc, tag, thr);
+    print_verdicts(doc, gt);
+    if (cg)
+        print_graph(cg);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    compare_opts o;
+    int ret = EXIT_INTERNAL, rc = RT_OK, nr;
+    compare_graph cg;
+    cmp_run s[MAX_RUNS];
+    cmp_doc doc;
+    cmp_gates gt;
+    store *st = NULL;
+    char err[512] = "";
+
+    if ((nr = parse_compare(argc, argv, &o)) <= 0)
+        return nr < 0 ? EXIT_OK : EXIT_USAGE;
+    const char *const *ref = (const char *const *)argv + 1;
+    /* a board run and a predicted run: predicted vs measured, layer by layer */
+    if (nr == 2 && compare_perf_try(o.db, ref[0], ref[1], o.json,
+                                    !isnan(o.fail_cos) || !isnan(o.fail_slower) || o.by_host, &ret))
+        return ret;
+    memset(s, 0, sizeof(s));
+    memset(&cg, 0, sizeof(cg));
+    memset(&doc, 0, sizeof(doc));
+    rc = store_open_readonly(store_default_path(o.db), &st, err, sizeof(err));
+    for (int k = 0; k < nr && !rc; k++)
+        rc = cmp_run_load(st, ref[k], o.thr, &s[k], err, sizeof(err));
+    if (!rc)
+        rc = cmp_doc_build(s, nr, o.by_host, CMP_OUTPUT_FILES, &doc, err, sizeof(err));
+    if (rc) {
+        cli_error("%s", err);
+        ret = cli_exit_code(rc);
+        goto out;
+    }
+    for (int i = 0; i < doc.n_outs * nr; i++)
+        if (doc.oc[i].warn[0])
+            fprintf(stderr, "rknn-trace: warning: output '%s' vs the baseline: %s\n",
+                    tt(doc.out_names[i / nr]), tt(doc.oc[i].warn));
+
+    /* gates (analyze/compare_doc.h) */
+    gt.fail_cos = o.fail_cos;
+    gt.fail_slower = o.fail_slower;
+    if ((rc = cmp_gates_eval(&doc, &gt, err, sizeof(err)))) {
+        cli_error("%s", err);
+        ret = EXIT_INPUT;
+        goto out;
+    }
+    /* the compiled graphs of A and B */
+    int graph = cmp_doc_graph(&doc, o.graph, &cg);
+
+    if (o.json) {
+        json_writer w;
+        cmp_json_opts jo = { .gates = &gt, .graph = graph ? &cg : NULL };
+        json_begin(&w, stdout);
+        cmp_doc_json(&doc, &jo, &w);
+        json_end(&w);
+    } else {
+        print_compare(&doc, &gt, graph ? &cg : NULL, o.thr);
+    }
+    ret = gt.failed ? EXIT_GATE : EXIT_OK;
 out:
     compare_graph_free(&cg);
     cmp_doc_free(&doc);

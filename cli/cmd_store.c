@@ -563,11 +563,53 @@ out:
     json_decref(root);
 }
 
+typedef struct show_opts {
+    const char *db;
+    int json, npu_table;
+    double thr;
+} show_opts;
+
+#define CLI_OPTS_T show_opts
+static const cli_opt show_options[] = {
+    CLI_OPT_FLAG("--npu-table", 0, npu_table, "the vendor-style level-4 table, rebuilt from the rows"),
+    CLI_OPT_REAL("--cos-threshold", 0, "X", thr, -1, 1,
+                 "name the first layer whose entire cos < X (0.99)"),
+    CLI_OPT_FLAG("--json", 0, json, "the run document of docs/json.md"),
+    CLI_OPT_DB(db),
+    CLI_OPT_END};
+#undef CLI_OPTS_T
+
+const cli_spec cli_spec_show = {
+    "show",
+    "usage: rknn-trace show RUN [--db PATH] [--json] [--npu-table] [--cos-threshold X]\n"
+    "Shows one run (RUN: its id or its label): the same summary `run` printed,\n"
+    "NPU first, and its per-layer error table when it has one.\n",
+    show_options, NULL};
+
+/* The run's reference into *ref; EXIT_OK, -1 after --help, else EXIT_USAGE. */
+static int parse_show(int argc, char **argv, show_opts *o, const char **ref)
+{
+    memset(o, 0, sizeof(*o));
+    o->thr = 0.99;
+    int n = cli_parse(&cli_spec_show, argc, argv, o);
+    if (n < 0)
+        return n == CLI_PARSE_HELP ? -1 : EXIT_USAGE;
+    if (n > 1) {
+        cli_error("show takes one run, got a second: '%s'", argv[2]);
+        return EXIT_USAGE;
+    }
+    if (!n) {
+        cli_error("show: which run? (rknn-trace show RUN; rknn-trace ls lists them)");
+        return EXIT_USAGE;
+    }
+    *ref = argv[1];
+    return EXIT_OK;
+}
+
 int cmd_show(int argc, char **argv)
 {
-    const char *db = NULL, *ref = NULL;
-    int json = 0, npu_table = 0, bad = 0;
-    double thr = 0.99;
+    show_opts o;
+    const char *ref = NULL;
     store *st = NULL;
     store_run run;
     store_layer *layers = NULL;
@@ -576,42 +618,11 @@ int cmd_show(int argc, char **argv)
     int nl = 0, no = 0, na = 0, rc, have_run = 0;
     char err[512];
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs("usage: rknn-trace show RUN [--db PATH] [--json] [--npu-table] [--cos-threshold X]\n"
-                  "Shows one run (RUN: its id or its label): the same summary `run` printed,\n"
-                  "NPU first, and its per-layer error table when it has one.\n"
-                  "      --npu-table        the vendor-style level-4 table, rebuilt from the rows\n"
-                  "      --cos-threshold X  name the first layer whose entire cos < X (0.99)\n"
-                  "      --json             the run document of docs/json.md\n", stdout);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--npu-table")) {
-            npu_table = 1;
-        } else if (cli_opt_is(a, "--db")) {
-            if (!(db = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--cos-threshold")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            thr = cli_parse_real("--cos-threshold", v, -1, 1, &bad);
-            if (bad)
-                return EXIT_USAGE;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_unknown_option("show", a);
-        } else if (!ref) {
-            ref = a;
-        } else {
-            cli_error("show takes one run, got a second: '%s'", a);
-            return EXIT_USAGE;
-        }
-    }
-    if (!ref) {
-        cli_error("show: which run? (rknn-trace show RUN; rknn-trace ls lists them)");
-        return EXIT_USAGE;
-    }
+    if ((rc = parse_show(argc, argv, &o, &ref)))
+        return rc < 0 ? EXIT_OK : rc;
+    const char *db = o.db;
+    const int json = o.json, npu_table = o.npu_table;
+    const double thr = o.thr;
     rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
     if (!rc && !(rc = store_get_run(st, ref, &run, err, sizeof(err))))
         have_run = 1;

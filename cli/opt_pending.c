@@ -20,10 +20,6 @@ static const cli_opt run_names[] = {
     NAME("--no-progress"), CLI_OPT_END};
 const cli_spec cli_spec_run = {"run", NULL, run_names, NULL};
 
-static const cli_opt show_names[] = {
-    NAME("--db"), NAME("--json"), NAME("--npu-table"), NAME("--cos-threshold"), CLI_OPT_END};
-const cli_spec cli_spec_show = {"show", NULL, show_names, NULL};
-
 static const cli_opt analyze_names[] = {
     NAME("--golden"), NAME("--dump"), NAME("--cos-threshold"), NAME("--atol"), NAME("--rtol"),
     NAME("--eval"), NAME("--dataset"), NAME("--hybrid"), NAME("--mean"), NAME("--std"),
@@ -36,18 +32,3 @@ static const cli_opt tune_names[] = {
     NAME("--mean"), NAME("--std"), NAME("--threads"), NAME("--db"), NAME("--no-db"),
     NAME("--no-progress"), CLI_OPT_END};
 const cli_spec cli_spec_tune = {"tune", NULL, tune_names, NULL};
-
-static const cli_opt compare_names[] = {
-    NAME("--dump"), NAME("--graph"), NAME("--by"), NAME("--fail-if-slower"),
-    NAME("--cos-threshold"), NAME("--fail-if-cos-below"), NAME("--db"), NAME("--json"),
-    CLI_OPT_END};
-const cli_spec cli_spec_compare = {"compare", NULL, compare_names, NULL};
-
-static const cli_opt report_names[] = {
-    SHORT("--format", 'f'), SHORT("--output", 'o'), NAME("--json"), NAME("--cos-threshold"),
-    NAME("--db"), CLI_OPT_END};
-const cli_spec cli_spec_report = {"report", NULL, report_names, NULL};
-
-static const cli_opt attach_names[] = {
-    NAME("--db"), NAME("--perf"), NAME("--label"), NAME("--root"), NAME("--no-db"), CLI_OPT_END};
-const cli_spec cli_spec_attach = {"attach", NULL, attach_names, NULL};

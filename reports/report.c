@@ -24,7 +24,7 @@ int report_format_parse(const char *name)
 
 const char *report_format_names(void)
 {
-    return "md, html, csv, json, trace, gnuplot, png";
+    return REPORT_FORMAT_NAMES;
 }
 
 int report_format_is_folder(int format)

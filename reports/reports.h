@@ -38,6 +38,8 @@ typedef cmp_run report_run;
 /* "md", "html", ... -> enum report_format; -1 when unknown. */
 int report_format_parse(const char *name);
 /* "md, html, csv, json, trace, gnuplot, png" */
+/* the formats as report_format_names() lists them (a literal: option tables use it) */
+#define REPORT_FORMAT_NAMES "md, html, csv, json, trace, gnuplot, png"
 const char *report_format_names(void);
 /* 1: the format writes a folder (gnuplot, png), 0: one file (or stdout). */
 int report_format_is_folder(int format);

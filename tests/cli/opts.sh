@@ -62,6 +62,16 @@ expect 1 "--limit takes a count, got 'x'" -- "$RT" ls --db "$DB" --limit x
 expect 1 "top: unknown option '--snapshto'; did you mean '--snapshot'\?" -- "$RT" top --snapshto
 expect 1 "tui: unknown option '--dbb'; did you mean '--db'\?" -- "$RT" tui --dbb=x
 expect 1 "unknown option '-Q' \(see rknn-trace ls --help\)" -- "$RT" ls -Q
+expect 1 "show: --json takes no value" -- "$RT" show 1 --db "$DB" --json=1
+expect 1 "compare: unknown option '--gaph'; did you mean '--graph'\?" -- "$RT" compare 1 2 --gaph
+expect 1 "--by takes npu or host, got 'gpu'" -- "$RT" compare 1 2 --db "$DB" --by=gpu
+expect 1 "--fail-if-slower takes a number in \[0, 1e\+06\], got 'x'" -- "$RT" compare 1 2 --fail-if-slower x%
+expect 1 "option '-o' needs a value" -- "$RT" report 1 -f md -o
+expect 1 "report: unknown format 'doc'" -- "$RT" report 1 --format=doc
+expect 1 "attach: --perf wants a count from 1, not '0'" -- "$RT" attach --perf=0 -- true
+expect 1 "attach: --no-db takes no value" -- "$RT" attach --no-db=1 -- true
+# after APP (or --) every word is the application's: its own -h is not attach's
+expect 1 "attach: unknown option '-x'" -- "$RT" attach -x -- true -h
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
