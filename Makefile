@@ -39,8 +39,9 @@ BOARDLIBS = -ldrm
 GEN_C    = $(BUILD)/gen/onnx/onnx.pb-c.c
 GEN_H    = $(BUILD)/gen/onnx/onnx.pb-c.h
 
-# Module sources (folders as in DESIGN.md). The runtime core goes into librknnrt.so
-# and into every program; analyze/ (SQLite) only into the CLI and tests.
+# Module sources (folders as in DESIGN.md). The runtime core (libcore.a) goes into
+# every program, and into librknnrt.so only the objects the C API needs (no log
+# parser of tracer/); analyze/ (SQLite) only into the CLI and tests.
 BOARD_SRC   = tracer/board.c tracer/board_drm.c
 # librknntrace.so, the LD_PRELOAD interposer: its own library, not in the core.
 TRACE_SRC   = tracer/interpose.c
@@ -95,8 +96,7 @@ $(CORE_LIB): $(CORE_OBJ)
 
 $(BUILD)/librknnrt.so: $(API_OBJ) $(CORE_LIB) runtime/api/librknnrt.map
 	$(CC) -shared -Wl,-soname,librknnrt.so -Wl,--version-script=runtime/api/librknnrt.map \
-	    -o $@ $(API_OBJ) -Wl,--whole-archive $(CORE_LIB) \
-	    -Wl,--no-whole-archive $(LDFLAGS_ALL) $(filter-out -lopenblas,$(LIBS)) -ldl
+	    -o $@ $(API_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(filter-out -lopenblas,$(LIBS)) -ldl
 
 # Exports the rknn_* functions only (same version script as the runtime), so that
 # the util functions it carries cannot clash with the application's.

@@ -91,8 +91,9 @@ typedef struct api_ctx {
     char *perf_text;          /* RKNN_QUERY_PERF_DETAIL */
     int perf_stale;           /* the NPU model was costed since perf_text was written:
                                * the text is made when PERF_DETAIL is asked for */
-    struct npu_graph *npu;    /* the graph lowered for the NPU cost model (runtime/npu), or
-                               * NULL: built at the first costed run, dropped on re-prepare */
+    struct npu_session *npu;  /* the graph on the NPU cost model (runtime/npu: lowered,
+                               * planned, costed), or NULL: built at the first costed run,
+                               * dropped on re-prepare */
     int npu_failed;           /* lowering failed: host-time table instead */
     double *layer_us;         /* per executed node of the last run */
     int n_layer_us;
@@ -166,7 +167,7 @@ void api_npu_measure(api_ctx *c);
  * rknn_run check; RKNN_QUERY_MEM_SIZE and the level-3 line give the largest of them
  * over the shapes prepared (max_weight, max_internal). */
 void api_mem_need(const api_ctx *c, uint64_t *weight, uint64_t *internal);
-/* Frees the lowered graph, giving its SRAM back to the process pool. */
+/* Closes the NPU session, giving its SRAM back to the process pool. */
 void api_npu_drop(api_ctx *c);
 /* RKNN_QUERY_MEM_SIZE's SRAM fields (0/0 on chips without SRAM). */
 void api_npu_mem_sizes(const api_ctx *c, uint32_t *total_sram, uint32_t *free_sram);

@@ -690,7 +690,7 @@ void api_perf_text_refresh(api_ctx *c)
     f = open_memstream(&buf, &len);
     if (!f)
         return;
-    npu_print_perf_table(f, c->npu, 0);
+    npu_print_perf_table(f, c->npu->ng, 0);
     fclose(f);
     free(c->perf_text);
     c->perf_text = buf;
@@ -703,7 +703,7 @@ static int perf_npu(api_ctx *c, const perf_rec *p)
         api_npu_prepare(c); /* lowered at init; again only after a failed re-prepare */
     if (!c->npu)
         return -1;
-    npu_cost(c->npu); /* from the work alone: host times never enter a prediction */
+    npu_cost(c->npu->ng); /* from the work alone: host times never enter a prediction */
     c->perf_stale = 1; /* the text only when PERF_DETAIL asks: level 4 prints it anyway */
     c->n_layer_us = p->n;
     return 0;
@@ -904,13 +904,13 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
     if (layers)
         perf_build(c, &p);
     if (level >= 4 && c->npu)
-        npu_print_perf_table(stderr, c->npu, NPU_PRINT_PREFIX); /* as the vendor at level 4 */
+        npu_print_perf_table(stderr, c->npu->ng, NPU_PRINT_PREFIX); /* as the vendor at level 4 */
     else if (level >= 4 && c->perf_text)
         fputs(c->perf_text, stderr);
     api_npu_account_run(c, layers);
     /* PERF_RUN answers what a board's plain rknn_run would take: the predicted frame
      * (costed by api_npu_account_run), not this host's time */
-    c->perf_run_us = c->npu ? (int64_t)(npu_frame_us(c->npu) + 0.5) : c->last_run_us;
+    c->perf_run_us = c->npu ? (int64_t)(npu_frame_us(c->npu->ng) + 0.5) : c->last_run_us;
     for (int i = 0; i < c->n_out; i++) {
         api_io *io = &c->out[i];
         const tensor_t *t = exec_output(c->x, i);

@@ -1,12 +1,10 @@
 /* runtime/api/api_npu.c — the simulated NPU inside librknnrt as the vendor runtime
- * shows it: the graph lowered once per context (runtime/npu), the Internal-buffer
- * plan with RK3588 SRAM (RKNN_FLAG_ENABLE_SRAM, RKNN_INTERNAL_MEM_TYPE=sram[#KB]),
- * the level-3 SRAM table, level-5 per-layer .npy dumps under the vendor's names,
- * and the NPU load published in the driver's `load` format after every run.
- *
- * One process-wide lock guards what the contexts share: the chip's SRAM pool (the
- * driver has one per board) and the load window. Facts: shared/research/rknn-api.md
- * §10, log-formats.md §4, §5, §7, npu-hw.md §3.5. */
+ * shows it: a context's NPU session (runtime/npu: the graph lowered once per context,
+ * the Internal-buffer plan with RK3588 SRAM (RKNN_FLAG_ENABLE_SRAM,
+ * RKNN_INTERNAL_MEM_TYPE=sram[#KB]), the NPU load published in the driver's `load`
+ * format after every run), the level-3 SRAM table and the level-5 per-layer .npy
+ * dumps under the vendor's names. Facts: shared/research/rknn-api.md §10,
+ * log-formats.md §4, §5, §7, npu-hw.md §3.5. */
 #include "runtime/api/api_internal.h"
 #include "dump/dump.h"
 #include "runtime/npu/npu.h"
@@ -18,21 +16,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static pthread_mutex_t npu_lock = PTHREAD_MUTEX_INITIALIZER;
-
 /* ---- lowering and the memory plan ---------------------------------------------- */
 
 void api_npu_drop(api_ctx *c)
 {
-    if (c->npu) {
-        npu_sram_pool_t *pool = c->npu->mem ? c->npu->mem->pool : NULL;
-        char err[256];
-        pthread_mutex_lock(&npu_lock); /* gives its SRAM back to the shared pool */
-        npu_graph_free(c->npu);
-        if (pool)
-            npu_sram_pool_publish(pool, err, sizeof(err)); /* debugfs `mm`, best effort */
-        pthread_mutex_unlock(&npu_lock);
-    }
+    npu_session_close(c->npu);
     c->npu = NULL;
     c->npu_failed = 0;
 }
@@ -88,7 +76,7 @@ static void sizes_of(const api_ctx *c, const npu_graph_t *ng, uint64_t *weight,
 
 void api_mem_need(const api_ctx *c, uint64_t *weight, uint64_t *internal)
 {
-    sizes_of(c, c->npu, weight, internal);
+    sizes_of(c, c->npu ? c->npu->ng : NULL, weight, internal);
 }
 
 /* Adds the current shapes' sizes to the largest seen (RKNN_QUERY_MEM_SIZE covers
@@ -107,50 +95,39 @@ static void note_sizes(api_ctx *c, const npu_graph_t *ng)
 void api_npu_measure(api_ctx *c)
 {
     const npu_platform_t *np = npu_platform_find(c->plat->name);
-    npu_graph_t *ng = NULL;
+    npu_session_t *s = NULL;
     char err[512];
-    int bad = -1, st;
 
     if (c->pending || !c->g)
         return;
-    st = np ? npu_lower_at(c->g, np, npu_dtype(c), &ng, &bad, err, sizeof(err))
-            : RT_EUNSUPPORTED;
-    if (!st)
-        st = npu_mem_plan(ng, c->g, NULL, 0, err, sizeof(err));
-    if (st) { /* the host's figures, as api_npu_prepare falls back to */
-        npu_graph_free(ng);
-        ng = NULL;
+    if (np) { /* without SRAM; a failure leaves the host's figures, as api_npu_prepare */
+        npu_session_opts o = {.plat = np, .dtype = npu_dtype(c)};
+        npu_session_open(c->g, &o, &s, NULL, err, sizeof(err));
     }
-    note_sizes(c, ng);
-    npu_graph_free(ng);
+    note_sizes(c, s ? s->ng : NULL);
+    npu_session_close(s);
 }
 
 int api_npu_prepare(api_ctx *c)
 {
     const npu_platform_t *np;
-    npu_sram_pool_t *pool = NULL;
-    npu_graph_t *ng = NULL;
-    npu_mem_sizes_t ms;
+    npu_session_t *s = NULL;
     char err[512] = "";
     uint32_t want = 0;
-    int sram, st, ncpu = 0;
+    int sram, st, bad = -1, ncpu = 0;
 
     api_npu_drop(c);
     if (c->pending || !c->g)
         return 0;
     sram = sram_wanted(c, &want);
     np = npu_platform_find(c->plat->name);
-    int dt = npu_dtype(c), bad = -1;
-    if (np)
-        st = npu_lower_at(c->g, np, dt, &ng, &bad, err, sizeof(err));
-    else
+    if (np) {
+        npu_session_opts o = {.plat = np, .dtype = npu_dtype(c),
+                              .core_mask = (unsigned)c->core_mask,
+                              .sram = sram && np->sram_bytes, .sram_want = want, .context = 1};
+        st = npu_session_open(c->g, &o, &s, &bad, err, sizeof(err));
+    } else {
         st = RT_EUNSUPPORTED;
-    /* a dtype the chip lacks (fp32 ONNX on rv1106) hides the ops: ask in int8 */
-    if (st && np && bad < 0 && dt != DT_INT8 && !npu_peak_macs(np, NPU_FP16)) {
-        npu_graph_t *g8 = NULL;
-        char e8[512];
-        if (npu_lower_at(c->g, np, DT_INT8, &g8, &bad, e8, sizeof(e8)) == 0)
-            npu_graph_free(g8);
     }
     if (bad >= 0) {
         /* a board: "E RKNN: unsupport cpu OP op ...", "rknn fallback cpu failed",
@@ -169,8 +146,7 @@ int api_npu_prepare(api_ctx *c)
         note_sizes(c, NULL);
         return 0;
     }
-    if (npu_set_core_mask(ng, (unsigned)c->core_mask, err, sizeof(err)) != 0)
-        npu_set_core_mask(ng, RKNN_NPU_CORE_AUTO, err, sizeof(err));
+    npu_graph_t *ng = s->ng;
     if (sram && !np->sram_bytes) {
         /* the vendor runtime allocates with an SRAM size of 0 when the driver has none */
         API_W("rknn_init, RKNN_FLAG_ENABLE_SRAM: %s has no NPU SRAM (only rk3588 has, 956 KB): "
@@ -180,16 +156,7 @@ int api_npu_prepare(api_ctx *c)
     if (sram && (c->flag & RKNN_FLAG_SHARE_SRAM))
         API_W("rknn_init, RKNN_FLAG_SHARE_SRAM is not implemented (by the vendor runtime "
               "either): this context gets its own part of the SRAM");
-    pthread_mutex_lock(&npu_lock);
-    pool = sram ? npu_sram_pool_process(np) : NULL;
-    st = npu_mem_plan(ng, c->g, pool, want, err, sizeof(err));
-    if (st && pool)
-        st = npu_mem_plan(ng, c->g, NULL, 0, err, sizeof(err));
-    npu_mem_query(ng, pool, &ms);
-    if (pool)
-        npu_sram_pool_publish(pool, err, sizeof(err)); /* debugfs `mm`, best effort */
-    pthread_mutex_unlock(&npu_lock);
-    if (st)
+    if (s->plan_rc)
         API_D("no Internal-buffer plan for this graph: %s", err);
     note_sizes(c, ng);
     for (int i = 0; i < ng->n; i++)
@@ -201,26 +168,23 @@ int api_npu_prepare(api_ctx *c)
          * answers (the largest over the shapes prepared, a shape set's largest) */
         API_D("allocated internal size: %llu with sram size: %u, total sram size: %u, free "
               "sram size: %u", (unsigned long long)c->max_internal, ng->mem->sram_size,
-              ms.total_sram_size, ms.free_sram_size);
+              s->mem.total_sram_size, s->mem.free_sram_size);
         if (sram && ng->mem->sram_size == 0 && ng->mem->internal_size)
             API_W("rknn_init, RKNN_FLAG_ENABLE_SRAM: no free SRAM left on %s (%u of %u bytes "
                   "free, used by other contexts): internal tensors stay in DDR", np->name,
-                  ms.free_sram_size, ms.total_sram_size);
+                  s->mem.free_sram_size, s->mem.total_sram_size);
         if (sram && api_log_level() >= 3)
             npu_print_sram_table(stderr, ng, NPU_PRINT_PREFIX | NPU_PRINT_DEBUG);
     }
-    c->npu = ng;
+    c->npu = s;
     return 0;
 }
 
 void api_npu_mem_sizes(const api_ctx *c, uint32_t *total_sram, uint32_t *free_sram)
 {
-    const npu_platform_t *np = npu_platform_find(c->plat->name);
     npu_mem_sizes_t ms;
 
-    pthread_mutex_lock(&npu_lock);
-    npu_mem_query(c->npu, np ? npu_sram_pool_process(np) : NULL, &ms);
-    pthread_mutex_unlock(&npu_lock);
+    npu_session_mem_sizes(npu_platform_find(c->plat->name), c->npu ? c->npu->ng : NULL, &ms);
     *total_sram = ms.total_sram_size;
     *free_sram = ms.free_sram_size;
 }
@@ -233,7 +197,7 @@ int api_npu_core_mask(api_ctx *c, unsigned mask, const char *fn)
     int st;
 
     if (c->npu)
-        st = npu_set_core_mask(c->npu, mask, err, sizeof(err));
+        st = npu_set_core_mask(c->npu->ng, mask, err, sizeof(err));
     else if (np)
         st = npu_core_mask_check(np, mask, &cores, err, sizeof(err));
     else
@@ -314,16 +278,17 @@ void api_npu_dump_begin(api_ctx *c)
 
     if (!c->npu)
         return;
+    const npu_graph_t *ng = c->npu->ng;
     API_D("Get NPU frequency: %dMHz (the simulator's cost-model clock, no board)",
-          c->npu->plat->npu_mhz);
+          ng->plat->npu_mhz);
     API_D("Get DDR frequency: %dMHz (the simulator's cost-model clock, no board)",
-          c->npu->plat->ddr_mhz);
+          ng->plat->ddr_mhz);
     if (mkdir_p(dir))
         API_E("cannot create the dump directory %s (RKNN_DUMP_DIR): %s", dir, strerror(errno));
     /* graph inputs: the InputOperator's output and every layer reading one (vendor
      * dumps "001_ConvClip_input_..." next to "001_ConvClip_317_...") */
-    for (int i = 0; i < c->npu->n; i++) {
-        const npu_layer_t *l = &c->npu->l[i];
+    for (int i = 0; i < ng->n; i++) {
+        const npu_layer_t *l = &ng->l[i];
         for (int k = 0; k < l->n_out_v; k++)
             if (l->out_v[k] < c->g->n_t && is_graph_input(c->g, l->out_v[k]))
                 dump_one(c, l, l->out_v[k]);
@@ -346,8 +311,8 @@ void api_npu_dump_event(api_ctx *c, const layer_event_t *ev)
         int ti = n->out[k];
         if (ti < 0)
             continue;
-        for (int i = 0; i < c->npu->n; i++) {
-            const npu_layer_t *l = &c->npu->l[i];
+        for (int i = 0; i < c->npu->ng->n; i++) {
+            const npu_layer_t *l = &c->npu->ng->l[i];
             int hit = l->kind == NPU_K_IO && l->n_out_v == 0 && l->out_tensor == ti;
             for (int j = 0; j < l->n_out_v && !hit; j++)
                 hit = l->out_v[j] == ti;
@@ -359,103 +324,18 @@ void api_npu_dump_event(api_ctx *c, const layer_event_t *ev)
 
 /* ---- NPU load ------------------------------------------------------------------- */
 
-/* The driver adds each job's busy time per core and reads the sum over an interval of
- * RKNPU_LOAD_INTERVAL = 1 s (log-formats.md §7); here: the predicted busy time of
- * every rknn_run of the process within the last second of wall time. The file is
- * rewritten at most every LOAD_PUBLISH_US (a rename on a disk file system costs ~1.5
- * ms: too much for every frame of a small model) and at rknn_destroy, so the last
- * frames are never missing from it. */
-#define LOAD_WINDOW_US 1e6
-#define LOAD_PUBLISH_US 100e3
-
-typedef struct load_ent {
-    double t_us;
-    double busy[NPU_MAX_CORES];
-} load_ent;
-
-static load_ent *load_ring;
-static int load_n, load_cap, load_warned, load_dirty;
-static double load_published_us = -1e18;
-static const npu_platform_t *load_plat;
-
-/* Drops runs older than the window. Under npu_lock. */
-static void load_trim(double now)
-{
-    int k = 0;
-
-    for (int i = 0; i < load_n; i++)
-        if (load_ring[i].t_us > now - LOAD_WINDOW_US)
-            load_ring[k++] = load_ring[i];
-    load_n = k;
-}
-
-/* Publishes the sum over the window. Under npu_lock. */
-static void load_publish(double now)
-{
-    npu_load_t ld;
-    char err[512];
-
-    load_trim(now);
-    npu_load_init(&ld, load_plat);
-    ld.window_us = LOAD_WINDOW_US;
-    for (int i = 0; i < load_n; i++)
-        for (int j = 0; j < NPU_MAX_CORES; j++)
-            ld.busy_us[j] += load_ring[i].busy[j];
-    if (npu_load_publish(&ld, err, sizeof(err)) && !load_warned) {
-        load_warned = 1;
-        API_W("NPU load not published (RKNN_TRACE_SYSFS): %s", err);
-    }
-    load_published_us = now;
-    load_dirty = 0;
-}
-
 void api_npu_account_run(api_ctx *c, int perf_debug)
 {
-    npu_graph_t *ng = c->npu;
-    npu_load_t one;
-    double now;
+    char err[512];
 
-    if (!ng)
-        return;
-    if (!ng->cost_valid)
-        npu_cost(ng); /* depends only on lowering, cores and SRAM: no host time */
-    npu_load_init(&one, ng->plat);
-    if (perf_debug) {
-        /* layer by layer, each paying the per-layer submission (the level-4 times) */
-        npu_load_add_run(&one, ng);
-    } else {
-        /* one job of many tasks: the frame model's layer times, as npu_frame_us */
-        for (int i = 0; i < ng->n; i++) {
-            const npu_layer_t *l = &ng->l[i];
-            double t = l->frame_us;
-            if (l->target != NPU_TGT_NPU || t <= 0)
-                continue;
-            for (int k = 0; k < one.cores; k++)
-                one.busy_us[k] += t * l->workload[k] / 100.0;
-        }
-    }
-    pthread_mutex_lock(&npu_lock);
-    now = rt_now_us();
-    if (load_n == load_cap)
-        load_trim(now);
-    if (load_n == load_cap) {
-        load_cap = load_cap ? load_cap * 2 : 64;
-        load_ring = xrealloc(load_ring, sizeof(*load_ring) * (size_t)load_cap);
-    }
-    load_ring[load_n].t_us = now;
-    memcpy(load_ring[load_n].busy, one.busy_us, sizeof(one.busy_us));
-    load_n++;
-    load_plat = ng->plat; /* the chip of the last run names the cores */
-    load_dirty = 1;
-    if (now - load_published_us >= LOAD_PUBLISH_US)
-        load_publish(now);
-    pthread_mutex_unlock(&npu_lock);
+    if (c->npu && npu_session_account_run(c->npu, perf_debug, err, sizeof(err)))
+        API_W("NPU load not published (RKNN_TRACE_SYSFS): %s", err);
 }
 
 void api_npu_load_flush(void)
 {
-    pthread_mutex_lock(&npu_lock);
-    if (load_dirty)
-        load_publish(rt_now_us());
-    pthread_mutex_unlock(&npu_lock);
+    char err[512];
+
+    if (npu_session_load_flush(err, sizeof(err)))
+        API_W("NPU load not published (RKNN_TRACE_SYSFS): %s", err);
 }

@@ -89,7 +89,7 @@ typedef struct fuse {
     int pair;     /* a head: the position + 1 of the depthwise conv head that reads only
                      its output and runs with it (conv_run_pair), or 0 */
     int pair_of;  /* that depthwise conv: its direct conv's position + 1 */
-    const void *pf; /* a head: the packed weights of the next GEMM conv (conv_weights),
+    const void *pf; /* a head: the packed weights of the next GEMM conv (op_fusion.weights),
                        which its tiles bring into L2 as a stock fused conv, or NULL */
     size_t pf_len;
     int slice_of; /* this Slice reads the input of the Slice at position slice_of - 1 */
@@ -174,6 +174,21 @@ static int stock_kernel(const node_t *n, const char *op)
 {
     return stock_op(n, op) ||
            (!strcmp(n->op, op) && n->wraps && n->wraps == exec_find_op(n->domain, n->op));
+}
+
+/* The fusion hooks of node n's kernel, else of the stock kernel it runs
+ * unchanged (node_t.wraps), or NULL. */
+static const op_fusion *fusion_of(const node_t *n)
+{
+    const op_def *d = n->def && n->def->fusion ? n->def : n->wraps;
+    return d ? d->fusion : NULL;
+}
+
+/* node n heads a fused conv-like kernel with its chain as the epilogue */
+static int head_fusable(const node_t *n)
+{
+    const op_fusion *h = fusion_of(n);
+    return h && h->fusable && h->fusable(n);
 }
 
 /* Scalar value of optional constant float input i, or def when omitted; -1 if
@@ -369,7 +384,8 @@ static int gather_slice(fuse_scan *s, int q, int *qi, int *src, int64_t *start, 
     else
         *qi = -1;
     *src = inner ? inner->in[0] : t;
-    return *src >= 0 && slice_source(g, n, inner, start, step) == RT_OK;
+    return *src >= 0 && fusion_of(n) && fusion_of(n)->source &&
+           fusion_of(n)->source(g, n, inner, start, step) == RT_OK;
 }
 
 /* The input of the conv at position p made by a Concat on the channel axis of
@@ -387,7 +403,8 @@ static void match_gather(fuse_scan *s, int p)
     const node_t *cat = node_at(s, qc);
     const tensor_t *tt = &g->t[t];
     if (!stock_kernel(cat, "Concat") || cat->n_out != 1 || tt->ndim != 4 ||
-        tt->dtype != DT_FLOAT || !conv_gather_ok(n, tt->dims[1]) ||
+        tt->dtype != DT_FLOAT || !fusion_of(n)->gather_ok ||
+        !fusion_of(n)->gather_ok(n, tt->dims[1]) ||
         (node_attr_int(cat, "axis", 1) + 4) % 4 != 1)
         return;
     conv_gather gt = {0};
@@ -446,7 +463,8 @@ static void match_pair(fuse_scan *s, int p)
     int q = s->cons[2 * t];
     const node_t *b = node_at(s, q);
     if (q <= p || f[q].skip || f[q].res_at || f[q].gather || f[q].pair || b->in[0] != t ||
-        b->n_out != 1 || b->out[0] < 0 || !conv_pair_ok(a, b))
+        b->n_out != 1 || b->out[0] < 0 || !fusion_of(a)->pair_ok ||
+        !fusion_of(a)->pair_ok(a, b))
         return;
     /* a conv without a chain runs as a head of its own */
     if (!f[p].head)
@@ -528,7 +546,8 @@ static int plan_slices(exec_t *x, const int *uses, const int *prod, fuse_t *f)
             n->out[0] < 0 || f[q].skip || f[q].head || f[q].slice_of)
             continue;
         const node_t *inner = &g->nodes[x->order[q]];
-        if (!stock_kernel(inner, "Slice") || inner->n_out != 1 || !slice_composable(g, n, inner))
+        if (!stock_kernel(inner, "Slice") || inner->n_out != 1 || !fusion_of(n)->composable ||
+            !fusion_of(n)->composable(g, n, inner))
             continue;
         f[p].slice_of = q + 1;
         composed[t]++;
@@ -578,16 +597,16 @@ static void plan_fusion(exec_t *x)
         node_t *n = &g->nodes[x->order[p]];
         /* a stock fp32 Conv, or a kernel standing in for one that runs the chain
          * itself (fusion_modes decides at each run) */
-        if (f[p].skip || !(conv_fusable(n) || (n->chain && !strcmp(n->op, "Conv"))) ||
+        if (f[p].skip || !(head_fusable(n) || (n->chain && !strcmp(n->op, "Conv"))) ||
             n->n_out != 1 || n->out[0] < 0 || g->t[n->out[0]].dtype != DT_FLOAT)
             continue;
         match_chain(&sc, p);
-        if (conv_fusable(n))
+        if (head_fusable(n))
             match_gather(&sc, p);
         any |= f[p].head;
     }
     for (int p = 0; p < x->n_order; p++)
-        if (conv_fusable(&g->nodes[x->order[p]])) {
+        if (head_fusable(&g->nodes[x->order[p]])) {
             match_pair(&sc, p);
             any |= f[p].pair;
         }
@@ -599,8 +618,10 @@ static void plan_fusion(exec_t *x)
             f[p].pf = next;
             f[p].pf_len = next_len;
         }
-        size_t len;
-        const void *w = conv_weights(&g->nodes[x->order[p]], &len);
+        const node_t *n = &g->nodes[x->order[p]];
+        const op_fusion *h = fusion_of(n);
+        size_t len = 0;
+        const void *w = h && h->weights ? h->weights(n, &len) : NULL;
         if (w)
             next = w, next_len = len;
     }
@@ -1027,7 +1048,7 @@ static void fusion_modes(exec_t *x)
                                   n->chain->slice_ok(g, n, chain[0]) ? FUSE_SLICE_KERNEL
                                                                      : FUSE_NONE;
             } else {
-                int stock = conv_fusable(n);
+                int stock = head_fusable(n);
                 for (int k = 0; k < m - 1; k++)
                     stock &= stock_op(chain[k], chain[k]->op);
                 /* a kernel running the chain itself leaves the Add to run */
@@ -1058,7 +1079,7 @@ static int run_conv(exec_t *x, node_t *n, const fuse_t *f, int out)
     e.pf_len = f->pf_len;
     if (f->res_at)
         e.res = x->g->t[f->res].data;
-    return conv_run_fused(&x->ctx, x->g, n, &e, gather_now(x, f), out);
+    return fusion_of(n)->run_fused(&x->ctx, x->g, n, &e, gather_now(x, f), out);
 }
 
 /* Head f runs with the depthwise conv head that reads its output (both stock
@@ -1071,7 +1092,7 @@ static const fuse_t *paired(const exec_t *x, const fuse_t *f)
 
 static int run_pair(exec_t *x, node_t *n, const fuse_t *f, const fuse_t *b)
 {
-    return conv_run_pair(&x->ctx, x->g, n, &f->act, gather_now(x, f),
+    return fusion_of(n)->run_pair(&x->ctx, x->g, n, &f->act, gather_now(x, f),
                          &x->g->nodes[x->order[f->pair - 1]], &b->act, b->out);
 }
 
@@ -1086,7 +1107,7 @@ static int run_slice(exec_t *x, node_t *n, const fuse_t *f)
 {
     const node_t *inner = &x->g->nodes[x->order[f->slice_of - 1]];
     return f->mode == FUSE_SLICE_KERNEL ? n->chain->slice_run(&x->ctx, x->g, n, inner)
-                                        : slice_run_composed(&x->ctx, x->g, n, inner);
+                                        : fusion_of(n)->run_composed(&x->ctx, x->g, n, inner);
 }
 
 /* A kernel's error, prefixed once with its node: kernel helpers shared with

@@ -190,6 +190,27 @@ int slice_source(graph_t *g, const node_t *n, const node_t *inner, int64_t *star
                  int64_t *step);
 int slice_run_composed(op_ctx *c, graph_t *g, node_t *n, const node_t *inner);
 
+/* An op's fusion hooks (op_def.fusion): what exec.c's fusion plan calls through a
+ * node's kernel, so that the executor names no op's kernel. Every hook optional. */
+typedef struct op_fusion {
+    /* a head whose activation chain runs as its epilogue (Conv: conv_fusable,
+     * conv_run_fused, conv_gather_ok, conv_pair_ok, conv_run_pair, conv_weights) */
+    int (*fusable)(const node_t *n);
+    int (*run_fused)(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act,
+                     const conv_gather *src, int out);
+    int (*gather_ok)(const node_t *n, int64_t channels);
+    int (*pair_ok)(const node_t *a, const node_t *b);
+    int (*run_pair)(op_ctx *c, graph_t *g, node_t *a, const gemm_epi *act_a,
+                    const conv_gather *src, node_t *b, const gemm_epi *act_b, int out);
+    const void *(*weights)(const node_t *n, size_t *len);
+    /* the op applied to the output of another node of the op, read straight from
+     * that one's input (Slice: slice_composable, slice_source, slice_run_composed) */
+    int (*composable)(graph_t *g, const node_t *n, const node_t *inner);
+    int (*source)(graph_t *g, const node_t *n, const node_t *inner, int64_t *start,
+                  int64_t *step);
+    int (*run_composed)(op_ctx *c, graph_t *g, node_t *n, const node_t *inner);
+} op_fusion;
+
 /* Depthwise 2-D conv of one plane on AVX-512 (gemm_avx512.c). Column strides
  * 1 and 2 (kernels up to 16 wide) read the input in place, masked at the
  * edges, 8 output rows x 16 columns per register block; other strides copy

@@ -1371,8 +1371,17 @@ static int convt_run(op_ctx *c, graph_t *g, node_t *n)
     return RT_OK;
 }
 
+static const op_fusion conv_fusion = {
+    .fusable = conv_fusable,
+    .run_fused = conv_run_fused,
+    .gather_ok = conv_gather_ok,
+    .pair_ok = conv_pair_ok,
+    .run_pair = conv_run_pair,
+    .weights = conv_weights,
+};
+
 const op_def exec_ops_conv[] = {
-    {"Conv", "", conv_infer, conv_prepare, conv_run, conv_release},
-    {"ConvTranspose", "", convt_infer, convt_prepare, convt_run, conv_release},
+    {"Conv", "", conv_infer, conv_prepare, conv_run, conv_release, &conv_fusion},
+    {"ConvTranspose", "", convt_infer, convt_prepare, convt_run, conv_release, NULL},
     {0},
 };

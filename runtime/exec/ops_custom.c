@@ -48,7 +48,7 @@ static int custom_run(op_ctx *c, graph_t *g, node_t *n)
     return h->run(h, g, n, c->err, c->errlen);
 }
 
-const op_def exec_op_custom = {"cst*", "", custom_infer, NULL, custom_run, NULL};
+const op_def exec_op_custom = {"cst*", "", custom_infer, NULL, custom_run, NULL, NULL};
 
 int exec_op_is_custom(const op_def *d)
 {

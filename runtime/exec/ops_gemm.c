@@ -291,7 +291,7 @@ static int matmul_run(op_ctx *ctx, graph_t *g, node_t *n)
 }
 
 const op_def exec_ops_gemm[] = {
-    {"Gemm", "", gemm_infer, NULL, gemm_run, NULL},
-    {"MatMul", "", matmul_infer, NULL, matmul_run, NULL},
+    {"Gemm", "", gemm_infer, NULL, gemm_run, NULL, NULL},
+    {"MatMul", "", matmul_infer, NULL, matmul_run, NULL, NULL},
     {0},
 };

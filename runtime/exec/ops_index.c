@@ -286,9 +286,9 @@ static int mu_run(op_ctx *c, graph_t *g, node_t *n)
 }
 
 const op_def exec_ops_index[] = {
-    {"EyeLike", "", eye_infer, NULL, eye_run, NULL},
-    {"ReverseSequence", "", rs_infer, NULL, rs_run, NULL},
-    {"ScatterND", "", sn_infer, NULL, sn_run, NULL},
-    {"MaxUnpool", "", mu_infer, NULL, mu_run, NULL},
+    {"EyeLike", "", eye_infer, NULL, eye_run, NULL, NULL},
+    {"ReverseSequence", "", rs_infer, NULL, rs_run, NULL, NULL},
+    {"ScatterND", "", sn_infer, NULL, sn_run, NULL, NULL},
+    {"MaxUnpool", "", mu_infer, NULL, mu_run, NULL, NULL},
     {0},
 };

@@ -1028,17 +1028,23 @@ static int pad_run(op_ctx *c, graph_t *g, node_t *n)
     return RT_OK;
 }
 
+static const op_fusion slice_fusion = {
+    .composable = slice_composable,
+    .source = slice_source,
+    .run_composed = slice_run_composed,
+};
+
 const op_def exec_ops_layout[] = {
-    { "Concat", "", concat_infer, NULL, concat_run, NULL },
-    { "Split", "", split_infer, NULL, split_run, NULL },
-    { "Slice", "", slice_infer, NULL, slice_run, NULL },
-    { "Transpose", "", transpose_infer, NULL, transpose_run, NULL },
-    { "Gather", "", gather_infer, NULL, gather_run, NULL },
-    { "GatherElements", "", gather_infer, NULL, gather_run, NULL },
-    { "Expand", "", expand_infer, NULL, expand_run, NULL },
-    { "Tile", "", tile_infer, NULL, tile_run, NULL },
-    { "Pad", "", pad_infer, NULL, pad_run, NULL },
-    { "DepthToSpace", "", d2s_infer, NULL, d2s_run, NULL },
-    { "SpaceToDepth", "", d2s_infer, NULL, d2s_run, NULL },
-    { NULL, NULL, NULL, NULL, NULL, NULL },
+    { "Concat", "", concat_infer, NULL, concat_run, NULL, NULL },
+    { "Split", "", split_infer, NULL, split_run, NULL, NULL },
+    { "Slice", "", slice_infer, NULL, slice_run, NULL, &slice_fusion },
+    { "Transpose", "", transpose_infer, NULL, transpose_run, NULL, NULL },
+    { "Gather", "", gather_infer, NULL, gather_run, NULL, NULL },
+    { "GatherElements", "", gather_infer, NULL, gather_run, NULL, NULL },
+    { "Expand", "", expand_infer, NULL, expand_run, NULL, NULL },
+    { "Tile", "", tile_infer, NULL, tile_run, NULL, NULL },
+    { "Pad", "", pad_infer, NULL, pad_run, NULL, NULL },
+    { "DepthToSpace", "", d2s_infer, NULL, d2s_run, NULL, NULL },
+    { "SpaceToDepth", "", d2s_infer, NULL, d2s_run, NULL, NULL },
+    { NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };

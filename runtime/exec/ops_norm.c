@@ -186,6 +186,6 @@ static int bn_run(op_ctx *c, graph_t *g, node_t *n)
 }
 
 const op_def exec_ops_norm[] = {
-    {"BatchNormalization", "", bn_infer, bn_prepare, bn_run, bn_release},
+    {"BatchNormalization", "", bn_infer, bn_prepare, bn_run, bn_release, NULL},
     {0},
 };

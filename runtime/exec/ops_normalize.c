@@ -401,10 +401,10 @@ static int lrn_run(op_ctx *c, graph_t *g, node_t *n)
 }
 
 const op_def exec_ops_normalize[] = {
-    {"LayerNormalization", "", ln_infer, NULL, ln_run, NULL},
-    {"InstanceNormalization", "", in_infer, NULL, in_run, NULL},
-    {"MeanVarianceNormalization", "", grp_infer, NULL, grp_run, NULL},
-    {"LpNormalization", "", grp_infer, NULL, grp_run, NULL},
-    {"LRN", "", lrn_infer, NULL, lrn_run, NULL},
+    {"LayerNormalization", "", ln_infer, NULL, ln_run, NULL, NULL},
+    {"InstanceNormalization", "", in_infer, NULL, in_run, NULL, NULL},
+    {"MeanVarianceNormalization", "", grp_infer, NULL, grp_run, NULL, NULL},
+    {"LpNormalization", "", grp_infer, NULL, grp_run, NULL, NULL},
+    {"LRN", "", lrn_infer, NULL, lrn_run, NULL, NULL},
     {0},
 };

@@ -677,9 +677,9 @@ static int gmax_run(op_ctx *c, graph_t *g, node_t *n)
 }
 
 const op_def exec_ops_pool[] = {
-    {"MaxPool", "", maxpool_infer, NULL, maxpool_run, NULL},
-    {"AveragePool", "", avgpool_infer, NULL, avgpool_run, NULL},
-    {"GlobalAveragePool", "", global_infer, NULL, gavg_run, NULL},
-    {"GlobalMaxPool", "", global_infer, NULL, gmax_run, NULL},
+    {"MaxPool", "", maxpool_infer, NULL, maxpool_run, NULL, NULL},
+    {"AveragePool", "", avgpool_infer, NULL, avgpool_run, NULL, NULL},
+    {"GlobalAveragePool", "", global_infer, NULL, gavg_run, NULL, NULL},
+    {"GlobalMaxPool", "", global_infer, NULL, gmax_run, NULL, NULL},
     {0},
 };

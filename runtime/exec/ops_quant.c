@@ -875,18 +875,18 @@ static int qun_run(op_ctx *c, graph_t *g, node_t *n)
 
 #define MS "com.microsoft"
 const op_def exec_ops_quant[] = {
-    { "QuantizeLinear", "", qdq_infer, NULL, qdq_run, NULL },
-    { "DequantizeLinear", "", qdq_infer, NULL, qdq_run, NULL },
-    { "DynamicQuantizeLinear", "", dynq_infer, NULL, dynq_run, NULL },
-    { "QLinearConv", "", iconv_infer, NULL, iconv_run, NULL },
-    { "ConvInteger", "", iconv_infer, NULL, iconv_run, NULL },
-    { "QLinearMatMul", "", imm_infer, NULL, imm_run, NULL },
-    { "MatMulInteger", "", imm_infer, NULL, imm_run, NULL },
-    { "QLinearAdd", MS, qbin_infer, NULL, qbin_run, NULL },
-    { "QLinearMul", MS, qbin_infer, NULL, qbin_run, NULL },
-    { "QLinearGlobalAveragePool", MS, qgap_infer, NULL, qgap_run, NULL },
-    { "QLinearSigmoid", MS, qun_infer, NULL, qun_run, NULL },
-    { "QLinearLeakyRelu", MS, qun_infer, NULL, qun_run, NULL },
-    { NULL, NULL, NULL, NULL, NULL, NULL },
+    { "QuantizeLinear", "", qdq_infer, NULL, qdq_run, NULL, NULL },
+    { "DequantizeLinear", "", qdq_infer, NULL, qdq_run, NULL, NULL },
+    { "DynamicQuantizeLinear", "", dynq_infer, NULL, dynq_run, NULL, NULL },
+    { "QLinearConv", "", iconv_infer, NULL, iconv_run, NULL, NULL },
+    { "ConvInteger", "", iconv_infer, NULL, iconv_run, NULL, NULL },
+    { "QLinearMatMul", "", imm_infer, NULL, imm_run, NULL, NULL },
+    { "MatMulInteger", "", imm_infer, NULL, imm_run, NULL, NULL },
+    { "QLinearAdd", MS, qbin_infer, NULL, qbin_run, NULL, NULL },
+    { "QLinearMul", MS, qbin_infer, NULL, qbin_run, NULL, NULL },
+    { "QLinearGlobalAveragePool", MS, qgap_infer, NULL, qgap_run, NULL, NULL },
+    { "QLinearSigmoid", MS, qun_infer, NULL, qun_run, NULL, NULL },
+    { "QLinearLeakyRelu", MS, qun_infer, NULL, qun_run, NULL, NULL },
+    { NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 #undef MS

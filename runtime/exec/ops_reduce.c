@@ -424,16 +424,16 @@ static int sm_run(op_ctx *c, graph_t *g, node_t *n)
     return RT_OK;
 }
 
-#define R(op) { op, "", reduce_infer, NULL, reduce_run, NULL }
+#define R(op) { op, "", reduce_infer, NULL, reduce_run, NULL, NULL }
 const op_def exec_ops_reduce[] = {
     R("ReduceSum"), R("ReduceMean"), R("ReduceMax"), R("ReduceMin"), R("ReduceProd"),
     R("ReduceL1"), R("ReduceL2"), R("ReduceLogSum"), R("ReduceLogSumExp"),
     R("ReduceSumSquare"),
-    { "ArgMax", "", arg_infer, NULL, arg_run, NULL },
-    { "ArgMin", "", arg_infer, NULL, arg_run, NULL },
-    { "Softmax", "", sm_infer, NULL, sm_run, NULL },
-    { "LogSoftmax", "", sm_infer, NULL, sm_run, NULL },
-    { "Hardmax", "", sm_infer, NULL, sm_run, NULL },
-    { NULL, NULL, NULL, NULL, NULL, NULL },
+    { "ArgMax", "", arg_infer, NULL, arg_run, NULL, NULL },
+    { "ArgMin", "", arg_infer, NULL, arg_run, NULL, NULL },
+    { "Softmax", "", sm_infer, NULL, sm_run, NULL, NULL },
+    { "LogSoftmax", "", sm_infer, NULL, sm_run, NULL, NULL },
+    { "Hardmax", "", sm_infer, NULL, sm_run, NULL, NULL },
+    { NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 #undef R

@@ -654,7 +654,7 @@ static int resize_run(op_ctx *c, graph_t *g, node_t *n)
 }
 
 const op_def exec_ops_resize[] = {
-    { "Resize", "", resize_infer, resize_prepare, resize_run, resize_release },
-    { "Upsample", "", resize_infer, resize_prepare, resize_run, resize_release },
-    { NULL, NULL, NULL, NULL, NULL, NULL },
+    { "Resize", "", resize_infer, resize_prepare, resize_run, resize_release, NULL },
+    { "Upsample", "", resize_infer, resize_prepare, resize_run, resize_release, NULL },
+    { NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };

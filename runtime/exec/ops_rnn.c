@@ -314,8 +314,8 @@ out:
 }
 
 const op_def exec_ops_rnn[] = {
-    {"RNN", "", rnn_infer, NULL, rnn_run, NULL},
-    {"GRU", "", rnn_infer, NULL, rnn_run, NULL},
-    {"LSTM", "", rnn_infer, NULL, rnn_run, NULL},
+    {"RNN", "", rnn_infer, NULL, rnn_run, NULL, NULL},
+    {"GRU", "", rnn_infer, NULL, rnn_run, NULL, NULL},
+    {"LSTM", "", rnn_infer, NULL, rnn_run, NULL, NULL},
     {0},
 };

@@ -229,7 +229,7 @@ static int mrp_run(op_ctx *c, graph_t *g, node_t *n)
 }
 
 const op_def exec_ops_roi[] = {
-    {"RoiAlign", "", ra_infer, NULL, ra_run, NULL},
-    {"MaxRoiPool", "", mrp_infer, NULL, mrp_run, NULL},
+    {"RoiAlign", "", ra_infer, NULL, ra_run, NULL, NULL},
+    {"MaxRoiPool", "", mrp_infer, NULL, mrp_run, NULL, NULL},
     {0},
 };

@@ -330,7 +330,7 @@ static int pred_run(op_ctx *c, graph_t *g, node_t *n)
     return RT_OK;
 }
 
-#define U(op) { op, "", unary_infer, NULL, unary_run, NULL }
+#define U(op) { op, "", unary_infer, NULL, unary_run, NULL, NULL }
 const op_def exec_ops_unary[] = {
     U("Relu"), U("LeakyRelu"), U("Clip"), U("Sigmoid"), U("Tanh"), U("HardSigmoid"),
     U("HardSwish"), U("Sqrt"), U("Exp"), U("Log"), U("Erf"), U("Neg"), U("Abs"),
@@ -338,9 +338,9 @@ const op_def exec_ops_unary[] = {
     U("Elu"), U("Selu"), U("Celu"), U("ThresholdedRelu"), U("Shrink"), U("Sign"),
     U("Sin"), U("Cos"), U("Tan"), U("Asin"), U("Acos"), U("Atan"), U("Sinh"), U("Cosh"),
     U("Asinh"), U("Acosh"), U("Atanh"), U("Mish"),
-    { "Not", "", pred_infer, NULL, pred_run, NULL },
-    { "IsNaN", "", pred_infer, NULL, pred_run, NULL },
-    { "IsInf", "", pred_infer, NULL, pred_run, NULL },
-    { NULL, NULL, NULL, NULL, NULL, NULL },
+    { "Not", "", pred_infer, NULL, pred_run, NULL, NULL },
+    { "IsNaN", "", pred_infer, NULL, pred_run, NULL, NULL },
+    { "IsInf", "", pred_infer, NULL, pred_run, NULL, NULL },
+    { NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 #undef U

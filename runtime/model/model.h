@@ -113,6 +113,9 @@ typedef struct op_def {
     int (*run)(struct op_ctx *c, graph_t *g, node_t *n);
     /* Optional: frees n->priv. */
     void (*release)(node_t *n);
+    /* Optional: how the executor fuses the op with its neighbours (runtime/exec's
+     * kernels.h, struct op_fusion); NULL: it never does. */
+    const struct op_fusion *fusion;
 } op_def;
 
 /* Loading. The format is detected from the content: ONNX, the simulator

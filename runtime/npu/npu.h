@@ -427,4 +427,57 @@ int npu_load_publish(const npu_load_t *ld, char *err, size_t errlen);
  * text that is not an owner line. */
 int npu_load_owner_alive(const char *owner);
 
+/* ---- a session: one prepared graph on the simulated NPU ----------------- */
+
+/* The one orchestration of a graph on the simulated NPU, shared by `rknn-trace
+ * run` and librknnrt's contexts (rknn_init, rknn_run): lowered for the chip,
+ * its cores selected, its memory planned (internal tensors in the process's
+ * SRAM pool when asked), costed; then its runs' busy time published as the
+ * driver's NPU load. The process's SRAM pool and load window are shared by
+ * every session; one lock in npu_session.c guards both. */
+typedef struct npu_session_opts {
+    const npu_platform_t *plat;
+    int dtype;              /* DT_INT8, DT_FLOAT16, or DT_FLOAT (runs as fp16) */
+    unsigned core_mask;     /* RKNN_NPU_CORE_*, 0 = auto */
+    int sram;               /* internal tensors in npu_sram_pool_process(plat) */
+    uint32_t sram_want;     /* bytes of it, 0 = as much as is free */
+    int context;            /* a librknnrt context: a core mask the chip lacks runs as
+                             * auto, an SRAM plan that fails is made in DDR, a plan that
+                             * still fails leaves none (plan_rc), and the pool's map is
+                             * published for debugfs `mm` */
+} npu_session_opts;
+
+typedef struct npu_session {
+    npu_graph_t *ng;        /* lowered, cores set, memory planned, costed */
+    npu_session_opts o;
+    int plan_rc;            /* context: the memory plan's status (not 0: no plan) */
+    npu_mem_sizes_t mem;    /* right after the plan: the pool's SRAM then */
+} npu_session_t;
+
+/* Opens a session on a prepared graph (which must outlive it). 0 and *out, or
+ * the failing step's status with err: lowering (*unrunnable, when not NULL,
+ * names the node neither the chip's NPU nor its CPU runs, also when the chip
+ * lacks the dtype that would have shown it; else -1), and without `context`
+ * the core mask and the memory plan. With `context`, a failed plan leaves
+ * plan_rc and its reason in err, and the session opens. */
+int npu_session_open(const graph_t *g, const npu_session_opts *o, npu_session_t **out,
+                     int *unrunnable, char *err, size_t errlen);
+/* Frees the session; its SRAM goes back to the pool (published with `context`). */
+void npu_session_close(npu_session_t *s);
+/* RKNN_QUERY_MEM_SIZE's numbers of ng (may be NULL) with the pool of p as it is now. */
+void npu_session_mem_sizes(const npu_platform_t *p, const npu_graph_t *ng,
+                           npu_mem_sizes_t *out);
+/* `rknn-trace run`: frames run back to back, the window being their predicted
+ * time; *ld is filled and published. Status of the publication. */
+int npu_session_load_frames(const npu_session_t *s, long long frames, npu_load_t *ld,
+                            char *err, size_t errlen);
+/* rknn_run: the run's predicted busy time per core into the process's 1 s load
+ * window, published at most every 100 ms. perf_debug: layer by layer (each
+ * layer paying its submission), else the frame model's time (npu_frame_us).
+ * Returns the publication's failure the first time only (one warning). */
+int npu_session_account_run(npu_session_t *s, int perf_debug, char *err, size_t errlen);
+/* Publishes the window now if runs were added since the last write (rknn_destroy);
+ * the same status as npu_session_account_run. */
+int npu_session_load_flush(char *err, size_t errlen);
+
 #endif

@@ -1405,9 +1405,9 @@ static void q_release(node_t *n)
 
 /* infer is never called (the swap happens after shape inference); the fp32
  * op's infer is kept for completeness through quant_graph_finish. */
-const op_def quant_op_conv = {"Conv", "", NULL, NULL, qconv_run, q_release};
-const op_def quant_op_gemm = {"Gemm", "", NULL, NULL, qgemm_run, q_release};
-const op_def quant_op_matmul = {"MatMul", "", NULL, NULL, qmatmul_run, q_release};
+const op_def quant_op_conv = {"Conv", "", NULL, NULL, qconv_run, q_release, NULL};
+const op_def quant_op_gemm = {"Gemm", "", NULL, NULL, qgemm_run, q_release, NULL};
+const op_def quant_op_matmul = {"MatMul", "", NULL, NULL, qmatmul_run, q_release, NULL};
 
 /* Used by qgraph.c: checks that Conv node n fits the int8 kernel. */
 int quant_conv_supported(graph_t *g, const node_t *n)

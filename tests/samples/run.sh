@@ -45,6 +45,12 @@ for f in rknn_matmul_create rknn_matmul_create_dynamic_shape rknn_matmul_set_io_
     nm -D --defined-only "$B/librknnrt.so" | grep -q " T $f\$" && ok || bad "librknnrt.so does not export $f"
 done
 nm -D --defined-only "$B/librknnrt.so" | grep -q " api_matmul_known\$" && bad "internal symbol exported" || ok
+# the library links only what the C API needs: none of the tracer's log parsers
+# (the functions their objects define) is in it
+parsers=$(nm -g --defined-only "$B"/obj/tracer/*_parse.o | awk 'NF == 3 && $2 == "T" {print $3}')
+[ -n "$parsers" ] || bad "no functions found in the tracer's parser objects"
+carried=$(nm --defined-only "$B/librknnrt.so" | awk 'NF == 3 {print $3}' | grep -Fxf <(echo "$parsers") | head -3)
+[ -z "$carried" ] && ok || bad "librknnrt.so carries the tracer's log parsers: $carried"
 
 # -- input: a photo, 416x416 RGB; the same pixels as float NCHW for onnxruntime ---------
 if ! $PY - "$T" <<'EOF'

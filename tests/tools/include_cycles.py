@@ -23,6 +23,16 @@ FORBIDDEN = [("runtime/", ["analyze", "tui", "reports", "cli", "record", "tune"]
              ("record", ["tui", "reports", "cli", "tune"]),
              ("analyze", ["tui", "reports", "cli", "tune"]),
              ("reports", ["tune"]), ("tui", ["tune"])]
+# docs/architecture.md's layers inside runtime/: what each module may include
+# (runtime/api, at the top, may include every runtime module)
+RUNTIME_LAYERS = {
+    "runtime/model": {"util"},
+    "runtime/exec": {"runtime/model", "util"},
+    "runtime/npu": {"runtime/model", "util"},
+    "runtime/emu": {"runtime/model", "dump", "util"},
+    "runtime/passes": {"runtime/exec", "runtime/model", "util"},
+    "runtime/quant": {"runtime/passes", "runtime/exec", "runtime/model", "dump", "util"},
+}
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
@@ -114,14 +124,23 @@ def a_cycle(comp, succ):
     return comp
 
 
+def layer_violations(edges):
+    """Edges out of a runtime module to one its layer may not include."""
+    return [(a, b) for (a, b) in sorted(edges)
+            if a in RUNTIME_LAYERS and a != b and b not in RUNTIME_LAYERS[a]]
+
+
 def self_check():
-    """The check on a tree made to fail: dump/ <-> runtime/model, util -> cli."""
+    """The check on a tree made to fail: dump/ <-> runtime/model, util -> cli,
+    runtime/model -> runtime/exec."""
     import tempfile
     with tempfile.TemporaryDirectory() as t:
         files = {"dump/d.c": '#include "runtime/model/model.h"\n',
                  "dump/dump.h": "", "cli/cli.h": "",
                  "runtime/model/model.h": '#include "m.h"\n',
                  "runtime/model/m.h": '#include "dump/dump.h"\n',
+                 "runtime/model/g.c": '#include "runtime/exec/exec.h"\n',
+                 "runtime/exec/exec.h": "",
                  "util/u.c": '#include "cli/cli.h"\n#include <stdio.h>\n'}
         for name, text in files.items():
             os.makedirs(os.path.join(t, os.path.dirname(name)), exist_ok=True)
@@ -134,7 +153,9 @@ def self_check():
         comps = [c for c in sccs({m for ab in e for m in ab}, succ) if len(c) > 1]
         return (comps == [["dump", "runtime/model"]] and
                 e.get(("runtime/model", "dump")) == [("runtime/model/m.h", "dump/dump.h")] and
-                ("util", "cli") in e)
+                ("util", "cli") in e and
+                layer_violations(e) == [("runtime/model", "dump"),
+                                        ("runtime/model", "runtime/exec")])
 
 
 def main():
@@ -174,6 +195,15 @@ def main():
                 print("    %s includes %s" % (src, dst))
         if not bad:
             passed += 1
+    bad = layer_violations(edges)
+    for a, b in bad:
+        failed += 1
+        print("%s must not include %s (its layer: %s):" %
+              (a, b, ", ".join(sorted(RUNTIME_LAYERS[a]))))
+        for src, dst in edges[(a, b)]:
+            print("    %s includes %s" % (src, dst))
+    if not bad:
+        passed += 1
     print("%d modules, %d edges between them" % (len(nodes), len(edges)))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
