@@ -303,16 +303,22 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
 }
 
 /* A DPU-only task (enable 0x18): the DPU_RDMA reads a native cube, the DPU
- * writes it again. Two forms are understood, each only with the exact
- * configuration words seen on retinaface.rv1103:
- *  - copy (Concat inputs into their channel slices, Relu): source and
- *    destination cubes equal, surfaces contiguous; per value
+ * writes it again. These forms are understood, each only with the exact
+ * configuration words seen on retinaface.rv1103 (checked against the source
+ * model by tests/oracle/emu_layers.py):
+ *  - copy (Concat inputs into their channel slices, Relu, the head's row
+ *    Concats into one surface, the final Reshapes): source and destination
+ *    cubes equal, surfaces contiguous; per value
  *      y = sat8(round((x + IN_OFFSET) * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
  *    IN_OFFSET is DPU 0x4018 (minus the source's zero point); a ReLU is the
  *    destination's range (zero point -128), not a stage;
  *  - nearest 2x upsample of one 16-channel surface (Resize): DPU_RDMA
  *    SRC_DMA_CFG 0x1249, the destination twice as wide, written a row pair
- *    per source row (DST_SURF_STRIDE one output row, SURFACE_ADD its surface). */
+ *    per source row (DST_SURF_STRIDE one output row, SURFACE_ADD its surface);
+ *  - Transpose NCHW -> NHWC in two passes: the C1 surfaces interleaved per
+ *    pixel (DATA_FORMAT 0x81000004), then each pixel's first C bytes written
+ *    compactly (DPU_FEATURE_MODE_CFG bits 9..29); see below.
+ * *scratch is set for a task whose output is an intermediate buffer. */
 static int lite_dpu(const rknn_model *m, const emu_task *t, const lite_regs *rs, int g, int ti,
                     int node, lite_mem *mem, int *scratch, char *err, size_t errlen)
 {
