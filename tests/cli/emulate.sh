@@ -167,6 +167,35 @@ for out, head, c in [('515', 'BboxHead', 4), ('553', 'ClassHead', 2), ('592', 'L
 print(' '.join(rep), '; '.join(msgs)); sys.exit(1 if msgs else 0)
 EOF
     ); then ok; echo "retinaface outputs vs ONNX fp32 (as is/int8-clipped): $out"; else bad "retinaface outputs: $out"; fi
+    # the fair end-to-end check of the head: each output against the source model's
+    # head (1x1 convs, Transpose, Reshape, Concat in float64, tests/oracle/emu_layers.py)
+    # applied to the emulated ssh outputs, rounded to the output's int8 grid and clipped
+    if out=$($PY - "$D/retinaface.onnx" "$T/rf_emu" "$T/rf.json" <<'EOF'
+import json, sys, numpy as np
+sys.path.insert(0, 'tests/oracle')
+import emu_layers
+model, emu, meta = sys.argv[1:4]
+inits, nodes = emu_layers.load(model)
+q = {o['name']: (o['scale'], o['zero_point']) for o in json.load(open(meta))['outputs']}
+L = lambda n: np.load(emu + '/' + n.replace('/', '_') + '.npy').astype(np.float64)
+cos = lambda a, b: float(a.ravel() @ b.ravel() / (np.linalg.norm(a) * np.linalg.norm(b)))
+rep, msgs = [], []
+for out, head, c in [('515', 'BboxHead', 4), ('553', 'ClassHead', 2), ('592', 'LandmarkHead', 10)]:
+    ys = []
+    for i in range(3):
+        n = next(n for n in nodes if n['op'] == 'Conv' and n['out'][0] == f'/{head}.{i}/conv1x1/Conv_output_0')
+        y = emu_layers.conv(L(n['in'][0])[0], inits[n['in'][1]], inits[n['in'][2]], n['attr'])
+        ys.append(y.transpose(1, 2, 0).reshape(-1, c))
+    s, z = q[out]
+    f = np.concatenate(ys)
+    fc = (np.clip(np.round(f / s) + z, -128, 127) - z) * s
+    got = L(out).reshape(-1, c)
+    rep.append(f"{out} {cos(got, fc):.5f} ({np.abs(got - fc).max() / s:.0f} steps)")
+    if cos(got, fc) < 0.998:
+        msgs.append(f"{out}: cosine {cos(got, fc):.5f}")
+print(' '.join(rep), '; '.join(msgs)); sys.exit(1 if msgs else 0)
+EOF
+    ); then ok; echo "retinaface outputs vs the fp32 head on the emulated ssh outputs: $out"; else bad "retinaface head: $out"; fi
     # a copy whose task 125 (the first head Transpose) has another DATA_FORMAT: the run
     # stops there with one line and DIR/stopped_task.json, the reason and every register
     $PY tests/cli/rknn_lite_patch.py "$D/retinaface.rv1103.rknn" "$T/rf_fmt.rknn" 125 0x4010 0x81000005 \

@@ -239,4 +239,5 @@ def compare_with(npy, tasks, bound, max_steps, stats):
     return compare
 
 
-main()
+if __name__ == '__main__':
+    main()
