@@ -303,18 +303,24 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
 }
 
 /* A DPU-only task (enable 0x18): the DPU_RDMA reads a native cube, the DPU
- * writes it again. Two forms are understood, each only with the exact
- * configuration words seen on retinaface.rv1103:
- *  - copy (Concat inputs into their channel slices, Relu): source and
- *    destination cubes equal, surfaces contiguous; per value
+ * writes it again. These forms are understood, each only with the exact
+ * configuration words seen on retinaface.rv1103 (checked against the source
+ * model by tests/oracle/emu_layers.py):
+ *  - copy (Concat inputs into their channel slices, Relu, the head's row
+ *    Concats into one surface, the final Reshapes): source and destination
+ *    cubes equal, surfaces contiguous; per value
  *      y = sat8(round((x + IN_OFFSET) * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
  *    IN_OFFSET is DPU 0x4018 (minus the source's zero point); a ReLU is the
  *    destination's range (zero point -128), not a stage;
  *  - nearest 2x upsample of one 16-channel surface (Resize): DPU_RDMA
  *    SRC_DMA_CFG 0x1249, the destination twice as wide, written a row pair
- *    per source row (DST_SURF_STRIDE one output row, SURFACE_ADD its surface). */
+ *    per source row (DST_SURF_STRIDE one output row, SURFACE_ADD its surface);
+ *  - Transpose NCHW -> NHWC in two passes: the C1 surfaces interleaved per
+ *    pixel (DATA_FORMAT 0x81000004), then each pixel's first C bytes written
+ *    compactly (DPU_FEATURE_MODE_CFG bits 9..29); see below.
+ * *scratch is set for a task whose output is an intermediate buffer. */
 static int lite_dpu(const rknn_model *m, const emu_task *t, const lite_regs *rs, int g, int ti,
-                    int node, lite_mem *mem, char *err, size_t errlen)
+                    int node, lite_mem *mem, int *scratch, char *err, size_t errlen)
 {
     const char *nn = nname(m, node);
     uint32_t sw = (reg(rs, g, 0x500c) & 0x1fff) + 1, sh = (reg(rs, g, 0x5010) & 0x1fff) + 1,
@@ -328,15 +334,26 @@ static int lite_dpu(const rknn_model *m, const emu_task *t, const lite_regs *rs,
     int64_t dsurf = reg(rs, g, 0x4024), sadd = reg(rs, g, 0x40c0);
     int32_t in_off = (int32_t)reg(rs, g, 0x4018), out_off = (int32_t)reg(rs, g, 0x4080);
     int shift = (int)(reg(rs, g, 0x4088) & 0xfff);
-    if (mode != 0x1e5 || (bs != 0x53 && bs != 0x100012) || !(bn & 1) || !(ew & 1) ||
+    *scratch = 0;
+    /* the compacting write (bits 9..24 of the mode: output bytes / 16, bit 25, bits 28..29 the
+     * channel granularity 4 or 8 bytes) is checked below; everything else as the copies */
+    uint32_t mode_lo = mode & 0x1ff, n16 = mode >> 9 & 0xffff, gran = mode >> 28;
+    int compact = mode != 0x1e5 && mode_lo == 0x1e5 && (mode >> 25 & 7) == 1 && (gran == 1 || gran == 2);
+    if ((mode != 0x1e5 && !compact) || (bs != 0x53 && bs != 0x100012) || !(bn & 1) || !(ew & 1) ||
         (cvt >> 16) != 1 || shift > 40)
         STOP("task %d (node %s): DPU-only task with DPU_FEATURE_MODE_CFG 0x%x, BS 0x%x, BN 0x%x, "
              "EW 0x%x, OUT_CVT_SCALE 0x%x: not a form emulated on RV110x", ti, nn, mode, bs, bn,
              ew, cvt);
     int scale = (int)(cvt & 0xffff);
-    if (fmt == 0x800000 && feat == 0x907809 && dma == 0 && notch == 0 && sw == dw && sh == dh &&
-        sc == dc && dsurf == (int64_t)dw * dh * C2 && sadd == dsurf) {
-        int64_t span = (int64_t)(dc + C2 - 1) / C2 * dsurf;
+    int identity = in_off == 0 && out_off == 0 && scale == 1 && shift == 0;
+    int64_t plane = (int64_t)dw * dh * C2;
+    /* one surface (the head's Concats of [1, 1, N, C] rows): the destination's surface stride
+     * is the whole output; the notch then is 0 or what is left of it in 16-byte units */
+    int one_surf = dc <= C2 && dsurf > plane && sadd == dsurf &&
+                   (notch == 0 || notch == (uint32_t)(dsurf / C2 - (int64_t)dw * dh) * 0x10001u);
+    if (!compact && fmt == 0x800000 && feat == 0x907809 && dma == 0 && sw == dw && sh == dh &&
+        sc == dc && ((notch == 0 && dsurf == plane && sadd == dsurf) || one_surf)) {
+        int64_t span = one_surf ? plane : (int64_t)(dc + C2 - 1) / C2 * dsurf;
         if (!in_mem(mem, src, span) || !in_mem(mem, dst, span))
             STOP("task %d (node %s): copy of %lld bytes from 0x%llx to 0x%llx outside the NPU "
                  "memory", ti, nn, (long long)span, (long long)src, (long long)dst);
@@ -354,7 +371,48 @@ static int lite_dpu(const rknn_model *m, const emu_task *t, const lite_regs *rs,
         free(tmp);
         return 0;
     }
-    if (fmt == 0x1000000 && feat == 0x927809 && dma == 0x1249 && dw == 2 * sw && dh == sh &&
+    /* first pass of a Transpose to NHWC: the C1 surfaces of a native tensor interleaved per
+     * pixel, [C1][pixels][16] -> [pixels][C1][16]. The source is read as 4-byte words, 8 to
+     * a pixel pair (cube W 8, H C1, C pixels / 2), SRC_DMA_CFG bits 22.. pixels / 8 - 1, the
+     * RDMA surface notch minus one surface (pixels * 16 bytes) when C1 > 1; the destination
+     * a pixel (16 * C1 bytes) per DST_SURF_STRIDE, SURFACE_ADD a pair of them in 4-byte words */
+    uint32_t snotch = reg(rs, g, 0x504c);
+    int64_t pixels = 2 * (int64_t)sc, c1 = sh;
+    if (!compact && fmt == 0x81000004 && feat == 0x927889 && identity && sw == 8 && dw == 8 &&
+        (c1 == 1 || c1 == 2) && dh == sh && dc == sc && pixels % 8 == 0 &&
+        dma == (uint32_t)(pixels / 8 - 1) << 22 &&
+        snotch == (c1 > 1 ? (uint32_t)(-(pixels * C2)) : 0) && dsurf == C2 * c1 &&
+        sadd == 128 * c1 && notch == (uint32_t)(7 * c1) * 0x10001u) {
+        int64_t span = pixels * C2 * c1;
+        if (!in_mem(mem, src, span) || !in_mem(mem, dst, span) || (src < dst + span && dst < src + span))
+            STOP("task %d (node %s): interleave of %lld bytes from 0x%llx to 0x%llx outside the "
+                 "NPU memory or overlapping", ti, nn, (long long)span, (long long)src, (long long)dst);
+        for (int64_t s = 0; s < c1; s++)
+            for (int64_t p = 0; p < pixels; p++)
+                memcpy(mem->m + dst + (p * c1 + s) * C2, mem->m + src + (s * pixels + p) * C2, C2);
+        *scratch = 1; /* an intermediate: the node's output is the second pass's */
+        return 0;
+    }
+    /* second pass: a native cube (W C1, H image width, C image height x 16) written compactly,
+     * of each row of W x 16 lanes (one pixel) only its first cout bytes, the real channels:
+     * cout = (mode bits 9..24) * 16 / rows, a multiple of 8 exactly when bits 28..29 are 2 */
+    if (compact && fmt == 0x800000 && feat == 0x907809 && dma == 0 && notch == 0 && identity &&
+        sw == dw && sh == dh && sc == dc && sc % C2 == 0 && dsurf == 0 && sadd == 0) {
+        int64_t rows = (int64_t)sh * (sc / C2), out = (int64_t)n16 * C2, cout = rows ? out / rows : 0;
+        if (cout <= 0 || cout * rows != out || cout > (int64_t)sw * C2 || cout % 4 ||
+            (cout % 8 == 0) != (gran == 2))
+            STOP("task %d (node %s): compacting write of %lld bytes from %lld rows of %u lanes "
+                 "(granularity %u): not understood", ti, nn, (long long)out, (long long)rows,
+                 sw * C2, gran);
+        if (!in_mem(mem, src, rows * sw * C2) || !in_mem(mem, dst, out) ||
+            (src < dst + out && dst < src + rows * sw * C2))
+            STOP("task %d (node %s): compacting write from 0x%llx to 0x%llx outside the NPU "
+                 "memory or overlapping", ti, nn, (long long)src, (long long)dst);
+        for (int64_t r = 0; r < rows; r++)
+            memcpy(mem->m + dst + r * cout, mem->m + src + r * sw * C2, (size_t)cout);
+        return 0;
+    }
+    if (!compact && fmt == 0x1000000 && feat == 0x927809 && dma == 0x1249 && dw == 2 * sw && dh == sh &&
         dc == C2 && dsurf == (int64_t)dw * C2 && sadd == 4 * (int64_t)sw * sh * C2 && in_off == 0 &&
         out_off == 0 && scale == 1 && shift == 0) {
         if (!in_mem(mem, src, (int64_t)sw * sh * C2) || !in_mem(mem, dst, sadd))
@@ -367,15 +425,38 @@ static int lite_dpu(const rknn_model *m, const emu_task *t, const lite_regs *rs,
         return 0;
     }
     STOP("task %d (node %s): DPU-only task: source %ux%ux%u at 0x%llx, destination %ux%ux%u at "
-         "0x%llx (surface stride %lld, add %lld, notch 0x%x), DATA_FORMAT 0x%x, RDMA mode 0x%x / "
-         "DMA 0x%x: not a copy or 2x upsample as emulated on RV110x", ti, nn, sw, sh, sc,
-         (long long)src, dw, dh, dc, (long long)dst, (long long)dsurf, (long long)sadd, notch, fmt,
-         feat, dma);
+         "0x%llx (surface stride %lld, add %lld, notch 0x%x), DATA_FORMAT 0x%x, mode 0x%x, RDMA mode "
+         "0x%x / DMA 0x%x: not a copy, 2x upsample or transpose pass as emulated on RV110x", ti,
+         nn, sw, sh, sc, (long long)src, dw, dh, dc, (long long)dst, (long long)dsurf,
+         (long long)sadd, notch, fmt, mode, feat, dma);
 }
 
-/* a graph tensor's native activation at NPU address base, dequantized NCHW */
-static float *lite_tensor(const rknn_tensor *t, const lite_mem *mem, int64_t base, int64_t dims[4])
+/* a graph tensor at NPU address base, dequantized: a native activation as NCHW (nd 4), a
+ * tensor whose native shape is its shape (the head's NHWC Transposes, [1, 1, N, C] rows,
+ * the outputs) as its row-major bytes (nd its rank, at most 4) */
+static float *lite_tensor(const rknn_tensor *t, const lite_mem *mem, int64_t base, int64_t dims[4],
+                          int *nd)
 {
+    int same = t->shape && t->native && t->nd == t->nnd && t->nd >= 1 && t->nd <= 4 && t->has_quant;
+    for (int i = 0; same && i < t->nd; i++)
+        same = t->shape[i] == t->native[i] && t->shape[i] > 0 && t->shape[i] <= ((int64_t)1 << 30);
+    if (same) {
+        int64_t n = 1;
+        for (int i = 0; i < t->nd; i++)
+            n *= t->shape[i];
+        if (n > ((int64_t)1 << 30) || !in_mem(mem, base, n))
+            return NULL;
+        float *f = malloc(sizeof(float) * (size_t)n);
+        if (!f)
+            return NULL;
+        for (int64_t i = 0; i < n; i++)
+            f[i] = (float)(((int8_t)mem->m[base + i] - t->zero_point) * t->scale);
+        for (int i = 0; i < 4; i++)
+            dims[i] = i < t->nd ? t->shape[i] : 1;
+        *nd = t->nd;
+        return f;
+    }
+    *nd = 4;
     if (t->nd != 4 || !t->shape || t->nnd != 5 || !t->native || t->native[4] != C2 || !t->has_quant)
         return NULL;
     int64_t c = t->shape[1], h = t->shape[2], w = t->shape[3];
@@ -412,15 +493,16 @@ static int lite_dump_node(const rknn_model *m, int node, const lite_mem *mem, in
 {
     const rknn_node *nd = &m->nodes[node];
     int64_t dims[4];
+    int rank = 4;
     char path[4096];
     if (nd->n_out < 1)
         return 0;
     const rknn_tensor *ot = &m->tensors[nd->out[0]];
-    float *f = lite_tensor(ot, mem, base, dims);
+    float *f = lite_tensor(ot, mem, base, dims, &rank);
     if (!f)
         return 0;
     lite_dump_name(path, sizeof path, dir, ot->name ? ot->name : "tensor");
-    int rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
+    int rc = npy_write(path, DT_FLOAT, rank, dims, f, err, errlen);
     free(f);
     return rc;
 }
@@ -433,12 +515,13 @@ int emu_lite_exec(const rknn_model *m, const uint8_t *file, size_t len, const em
     lite_regs *rs = calloc(1, sizeof(*rs));
     int64_t *node_base = calloc((size_t)m->n_nodes + 1, sizeof(int64_t));
     uint8_t *node_done = calloc((size_t)m->n_nodes + 1, 1);
+    int64_t *tensor_base = calloc((size_t)m->n_tensors + 1, sizeof(int64_t)); /* +1; 0 unset */
     int *node_left = calloc((size_t)m->n_nodes + 1, sizeof(int));
     json_t *index = dump_dir ? json_array() : NULL;
     int rc = 0, stop = -1, k = 0;
     char stop_msg[1024] = "";
 
-    if (!rs || !node_base || !node_done || !node_left) {
+    if (!rs || !node_base || !node_done || !node_left || !tensor_base) {
         rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
         goto out;
     }
@@ -512,8 +595,9 @@ int emu_lite_exec(const rknn_model *m, const uint8_t *file, size_t len, const em
             }
         if (stop >= 0)
             break;
+        int scratch = 0;
         if (s->enable_mask == 0x18 && t->op == EMU_OP_ELTWISE) {
-            if ((rc = lite_dpu(m, t, rs, g, i, node, &mem, stop_msg, sizeof stop_msg))) {
+            if ((rc = lite_dpu(m, t, rs, g, i, node, &mem, &scratch, stop_msg, sizeof stop_msg))) {
                 if (rc != RT_EUNSUPPORTED)
                     goto out;
                 rc = 0;
@@ -536,11 +620,14 @@ int emu_lite_exec(const rknn_model *m, const uint8_t *file, size_t len, const em
             stop = i;
             break;
         }
-        if (!node_base[node] && !node_done[node])
+        if (!node_base[node] && !node_done[node] && !scratch)
             node_base[node] = t->dst_addr + 1; /* +1: 0 means unset */
         if (--node_left[node] == 0) {
             /* dumped now: the compiler reuses the internal buffer for later layers */
             node_done[node] = 1;
+            if (m->nodes[node].n_out > 0 && m->nodes[node].out[0] >= 0 &&
+                m->nodes[node].out[0] < m->n_tensors)
+                tensor_base[m->nodes[node].out[0]] = node_base[node];
             if (dump_dir && (rc = lite_dump_node(m, node, &mem, node_base[node] - 1, dump_dir, err,
                                                   errlen)))
                 goto out;
@@ -594,14 +681,52 @@ int emu_lite_exec(const rknn_model *m, const uint8_t *file, size_t len, const em
                     prog->n_tasks, dump_dir ? "; their layers and stopped_task.json are dumped" : "");
         goto out;
     }
-    rc = rt_err(err, errlen, RT_EUNSUPPORTED, "the outputs' reformatting is not emulated on RV110x");
+    /* outputs: what the tasks left at each output tensor's address, dequantized */
+    for (int i = 0; i < m->n_io; i++)
+        res->n_out += m->io[i].is_output;
+    res->out_names = calloc((size_t)res->n_out + 1, sizeof(char *));
+    res->out = calloc((size_t)res->n_out + 1, sizeof(float *));
+    res->out_dims = calloc((size_t)res->n_out + 1, sizeof(*res->out_dims));
+    if (!res->out_names || !res->out || !res->out_dims) {
+        rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+        goto out;
+    }
+    k = 0;
+    for (int i = 0; i < m->n_io; i++) {
+        const rknn_io *io = &m->io[i];
+        if (!io->is_output)
+            continue;
+        int rank = 4;
+        int64_t dims[4];
+        float *f = io->tensor >= 0 && io->tensor < m->n_tensors && tensor_base[io->tensor]
+                       ? lite_tensor(&m->tensors[io->tensor], &mem, tensor_base[io->tensor] - 1,
+                                     dims, &rank)
+                       : NULL;
+        if (!f) {
+            rc = rt_err(err, errlen, RT_EUNSUPPORTED, "emulate: output %s was not computed",
+                        io->name ? io->name : "?");
+            goto out;
+        }
+        /* [1, N, C] as [1, 1, N, C]: the result's dims are 4 */
+        for (int d = 3; d >= 0; d--)
+            res->out_dims[k][d] = d - (4 - rank) >= 0 ? dims[d - (4 - rank)] : 1;
+        res->out[k] = f;
+        if (!(res->out_names[k] = strdup(io->name ? io->name : ""))) {
+            rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+            goto out;
+        }
+        k++;
+    }
+    res->tasks_run = prog->n_tasks;
 out:
-    (void)res;
+    if (rc)
+        emu_result_free(res);
     json_decref(index);
     free(mem.m);
     free(rs);
     free(node_base);
     free(node_done);
     free(node_left);
+    free(tensor_base);
     return rc;
 }

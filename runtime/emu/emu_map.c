@@ -180,9 +180,9 @@ static const emu_chip_info chips[] = {
                "LUT stop it"},
     {"rv1103 rv1106", "tasks decoded as rk3588 but the CNA pad field (19 extra CNA/DPU registers kept raw); "
                       "executed by run --emulate over one flat NPU address space: int8 conv and "
-                      "depthwise, image input converter, PReLU, ConvLeakyReluAdd, DPU copies and 2x "
-                      "upsample (retinaface: 125 of 155 tasks); its head's Transpose/Reshape "
-                      "layout tasks stop it"},
+                      "depthwise, image input converter, PReLU, ConvLeakyReluAdd, DPU copies, 2x "
+                      "upsample, NCHW->NHWC Transpose (two passes), row Concats and Reshapes "
+                      "(retinaface: all 155 tasks, its outputs); other DPU-only forms stop it"},
     {"rk3566 rk3568", "tasks decoded (CORE at other offsets; a few CNA/DPU_RDMA registers raw); executed "
                       "by run --emulate as rk3588 (their BS/EW config words), OutputOperator on the CPU"},
     {"rk3562 rk3576 rv1126b", "tasks found, register layout not verified: raw writes only; not executed"},
