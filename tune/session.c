@@ -97,6 +97,22 @@ out:
     return rc;
 }
 
+/* Sample k's inputs, as the quantized graph takes them, into b's executor. */
+static int set_quant_inputs(const tune_session *s, const built *b, int k, char *err, size_t errlen)
+{
+    int rc = RT_OK;
+    for (int j = 0; j < s->n_in && !rc; j++) {
+        int t = b->g->inputs[j];
+        size_t nb = tensor_nbytes(&b->g->t[t]);
+        float *buf = xmalloc(nb + 1);
+        memcpy(buf, s->in[k][j], nb);
+        quant_graph_output(b->q, t, buf);
+        rc = exec_set_input(b->x, j, buf, nb, err, errlen);
+        free(buf);
+    }
+    return rc;
+}
+
 static int is_float_out(const graph_t *g, int t)
 {
     return t >= 0 && g->t[t].dtype == DT_FLOAT && g->t[t].data && g->t[t].kind != TK_CONST;
@@ -182,15 +198,8 @@ int tune_eval(tune_session *s, int algo, int method, const int *fp16, int n, int
     p->worst = metric == TUNE_ATOL ? -INFINITY : INFINITY;
     p->worst_sample = -1;
     for (int k = 0; k < s->ns; k++) {
-        for (int j = 0; j < s->n_in && !rc; j++) {
-            int t = b.g->inputs[j];
-            size_t nb = tensor_nbytes(&b.g->t[t]);
-            float *buf = xmalloc(nb + 1);
-            memcpy(buf, s->in[k][j], nb);
-            quant_graph_output(b.q, t, buf);
-            rc = exec_set_input(b.x, j, buf, nb, err, errlen);
-            free(buf);
-        }
+        if (!rc)
+            rc = set_quant_inputs(s, &b, k, err, errlen);
         if (!rc && (rc = exec_run(b.x, quant_hook, &b, err, errlen)) && s->o.stop && *s->o.stop)
             rc = rt_err(err, errlen, RT_EINVAL, "interrupted");
         if (rc)
@@ -329,15 +338,8 @@ int tune_single(tune_session *s, int algo, int method, char *err, size_t errlen)
                                 tensor_nbytes(&s->gf->t[s->gf->inputs[j]]), err, errlen);
         if (!rc)
             rc = exec_run(s->xf, golden_copy_hook, &c, err, errlen);
-        for (int j = 0; j < s->n_in && !rc; j++) {
-            int t = b.g->inputs[j];
-            size_t nb = tensor_nbytes(&b.g->t[t]);
-            float *buf = xmalloc(nb + 1);
-            memcpy(buf, s->in[k][j], nb);
-            quant_graph_output(b.q, t, buf);
-            rc = exec_set_input(b.x, j, buf, nb, err, errlen);
-            free(buf);
-        }
+        if (!rc)
+            rc = set_quant_inputs(s, &b, k, err, errlen);
         if (!rc)
             rc = exec_run(b.x, single_hook, &c, err, errlen);
     }

@@ -238,6 +238,8 @@ int emu_exec(const struct rknn_model *m, const uint8_t *file, size_t len,
              const float *const *inputs, int n_inputs, const char *dump_dir, emu_result *res,
              char *err, size_t errlen);
 void emu_result_free(emu_result *r);
+/* res's output arrays sized for m's outputs (n_out set; emu_result_free frees them). */
+int emu_result_alloc(const struct rknn_model *m, emu_result *res, char *err, size_t errlen);
 /* The RV110x half of emu_exec (emu_lite.c): p's tasks, decoded into tasks,
  * over one flat NPU address space. */
 int emu_lite_exec(const struct rknn_model *m, const uint8_t *file, size_t len,

@@ -308,6 +308,18 @@ static void dump_name(char *buf, size_t n, const char *dir, const char *name)
     snprintf(buf + k, n - k, ".npy");
 }
 
+int emu_result_alloc(const rknn_model *m, emu_result *res, char *err, size_t errlen)
+{
+    for (int i = 0; i < m->n_io; i++)
+        res->n_out += m->io[i].is_output;
+    res->out_names = calloc((size_t)res->n_out + 1, sizeof(char *));
+    res->out = calloc((size_t)res->n_out + 1, sizeof(float *));
+    res->out_dims = calloc((size_t)res->n_out + 1, sizeof(*res->out_dims));
+    if (!res->out_names || !res->out || !res->out_dims)
+        return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+    return RT_OK;
+}
+
 void emu_result_free(emu_result *r)
 {
     for (int i = 0; i < r->n_out; i++) {
@@ -496,15 +508,8 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         }
     }
     /* outputs: dequantized NCHW from the output tensors (the CPU's OutputOperator) */
-    for (int i = 0; i < m->n_io; i++)
-        res->n_out += m->io[i].is_output;
-    res->out_names = calloc((size_t)res->n_out + 1, sizeof(char *));
-    res->out = calloc((size_t)res->n_out + 1, sizeof(float *));
-    res->out_dims = calloc((size_t)res->n_out + 1, sizeof(*res->out_dims));
-    if (!res->out_names || !res->out || !res->out_dims) {
-        rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+    if ((rc = emu_result_alloc(m, res, err, errlen)))
         goto out;
-    }
     k = 0;
     for (int i = 0; i < m->n_io; i++) {
         const rknn_io *io = &m->io[i];

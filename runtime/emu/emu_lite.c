@@ -682,15 +682,8 @@ int emu_lite_exec(const rknn_model *m, const uint8_t *file, size_t len, const em
         goto out;
     }
     /* outputs: what the tasks left at each output tensor's address, dequantized */
-    for (int i = 0; i < m->n_io; i++)
-        res->n_out += m->io[i].is_output;
-    res->out_names = calloc((size_t)res->n_out + 1, sizeof(char *));
-    res->out = calloc((size_t)res->n_out + 1, sizeof(float *));
-    res->out_dims = calloc((size_t)res->n_out + 1, sizeof(*res->out_dims));
-    if (!res->out_names || !res->out || !res->out_dims) {
-        rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+    if ((rc = emu_result_alloc(m, res, err, errlen)))
         goto out;
-    }
     k = 0;
     for (int i = 0; i < m->n_io; i++) {
         const rknn_io *io = &m->io[i];
