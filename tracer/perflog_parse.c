@@ -465,6 +465,19 @@ static perflog_table_t *new_table(perflog_table_t **tabs, int *n, int *cap)
     return t;
 }
 
+/* A row of t that could not be read: the first one's line number (counted in
+ * the text as given, once per table). */
+static void note_bad(perflog_table_t *t, const char *text, const char *buf, const char *line)
+{
+    int n = 1;
+
+    if (t->first_bad_line)
+        return;
+    for (const char *p = text, *e = text + (line - buf); p < e; p++)
+        n += *p == '\n';
+    t->first_bad_line = n;
+}
+
 static const char *after(const char *s, const char *key)
 {
     const char *p = strstr(s, key);
@@ -572,6 +585,7 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
             if (parse_row(s, &h, &r) != 0) {
                 if (join_wrapped(whole, &next, &h, &r) != 0) {
                     cur->n_bad_rows++;
+                    note_bad(cur, text, buf, line);
                     continue;
                 }
                 cur->n_joined++;
@@ -583,8 +597,10 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
             cur->rows[cur->n_rows++] = r;
         } else if (state == 2) {
             perflog_op_t o;
-            if (parse_op_row(s, has_cpu, has_gpu, &o) != 0)
+            if (parse_op_row(s, has_cpu, has_gpu, &o) != 0) {
+                note_bad(cur, text, buf, line);
                 continue;
+            }
             if (cur->n_ops == ocap) {
                 ocap = ocap ? ocap * 2 : 32;
                 cur->ops = xrealloc(cur->ops, (size_t)ocap * sizeof(*cur->ops));

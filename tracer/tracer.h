@@ -56,6 +56,8 @@ typedef struct perflog_table {
     perflog_op_t *ops;
     int n_ops;
     int has_total_op;                  /* the ranking table has a Total row (last in ops) */
+    int first_bad_line;                /* 1-based line of the text: the first row (layer or
+                                          ranking) that could not be read, 0 none */
 } perflog_table_t;
 
 /* Parses every table in text. Returns 0 with *n >= 1, RT_EFORMAT when no table
@@ -284,6 +286,11 @@ typedef struct vlog {
     int64_t first_bad;           /* line number of the first VLOG_BAD line, 0 none */
     char first_bad_text[96];
     int64_t first_app;           /* first VLOG_APP line */
+    /* tables that end early: a ranking table before its closing ruler or Total row
+     * (every one the runtime prints has one: the log is cut), a per-layer table
+     * without its "Total Operator Elapsed" line (excerpts of real logs lack it: it
+     * may be cut). The line after the table's last, n_lines + 1 at the end of the log. */
+    int64_t unclosed_ranking, untotalled_layers;
 } vlog_t;
 
 /* Whether text holds a byte no log holds (NUL, a control byte other than tab,
