@@ -597,8 +597,10 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
             cur->rows[cur->n_rows++] = r;
         } else if (state == 2) {
             perflog_op_t o;
+            int rowlike = perflog_is_op_rowlike(s); /* parse_op_row cuts s into cells */
             if (parse_op_row(s, has_cpu, has_gpu, &o) != 0) {
-                note_bad(cur, text, buf, line);
+                if (rowlike) /* not the text after the table */
+                    note_bad(cur, text, buf, line);
                 continue;
             }
             if (cur->n_ops == ocap) {
@@ -626,6 +628,26 @@ int perflog_is_header(const char *line)
     int has_task;
 
     return parse_header(line, &h, &gen, &has_task) == 0;
+}
+
+int perflog_is_op_rowlike(const char *t)
+{
+    size_t l = strlen(t);
+    const char *p;
+
+    t = skip_blanks(t);
+    l = strlen(t);
+    if (!isalpha((unsigned char)*t) || !strchr(t, ' '))
+        return 0;
+    if (isdigit((unsigned char)t[l - 1 - (t[l - 1] == '%')]))
+        return 1;
+    p = t + strcspn(t, " \t");
+    p = skip_blanks(p);
+    if (!isdigit((unsigned char)*p))
+        return 0;
+    while (isdigit((unsigned char)*p))
+        p++;
+    return *p == ' ' || *p == '\t' || !*p;
 }
 
 int perflog_is_ranking_header(const char *line)

@@ -68,6 +68,9 @@ void perflog_free(perflog_table_t *tables, int n);
 /* A line (prefix stripped) is a per-layer table header / a ranking table header. */
 int perflog_is_header(const char *line);
 int perflog_is_ranking_header(const char *line);
+/* A line of a ranking table's body: "Op N ... 12.3%", a Total row, or one whose
+ * second cell is a call count (a row cut short reads as one, to be refused). */
+int perflog_is_op_rowlike(const char *line);
 /* Lines around and inside a table that are never a row nor a wrapped row's tail
  * (leading blanks allowed): a ruler ("-----", "=====", "+----"), a title or
  * "Performance", an elision mark ("...", "[..."), a totals line. */

@@ -310,22 +310,6 @@ static char *line_text(scan_t *sc, const line_t *l, int *rt)
     return t;
 }
 
-/* A line of a ranking table: "OpType CallNumber ..." times, a Total row, or one
- * whose second cell is a call count (a row cut short: read, and refused, as one). */
-static int ranking_rowlike(const char *t)
-{
-    size_t l = strlen(t);
-    const char *p;
-
-    if (!isalpha((unsigned char)*t) || !strchr(t, ' '))
-        return 0;
-    if (isdigit((unsigned char)t[l - 1 - (t[l - 1] == '%')]))
-        return 1;
-    p = t + strcspn(t, " \t");
-    p += strspn(p, " \t");
-    return first_token_int(p);
-}
-
 /* A per-layer table with no totals line after it that may have lost rows: a
  * measured one (a layer took time or had a workload: the runtime prints its
  * totals under it) or one with no rows at all. The toolkit's build tables (no
@@ -381,7 +365,7 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
             rowlike++;
             continue;
         }
-        if (ranking && ranking_rowlike(t)) {
+        if (ranking && perflog_is_op_rowlike(t)) {
             oplines++;
             rank_rows++;
             if (!strncmp(t, "Total ", 6))
