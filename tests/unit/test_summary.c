@@ -213,6 +213,7 @@ int main(void)
         CHECK(s.prov.imported && s.prov.table == PROV_NONE && why && !strstr(why, "table total") &&
                   !strstr(summary_timing_label(&s), "table total"),
               "import without a table: %s / %s", why ? why : "NULL", summary_timing_label(&s));
+        summary_free(&s);
     }
     summary_compute(&imp, il, 2, NULL, 0, NULL, 0, 0.99, &s);
     summary_fallback_head(&s, "n/a", buf, sizeof(buf));
