@@ -338,8 +338,10 @@ const char *summary_timing_label(const run_summary *s)
     case PROV_SIMLIB: return "rknn_run (this project's simulated librknnrt.so on this PC, not the board)";
     case PROV_TOOLKIT: return "timing (Toolkit2's simulator on a PC, not the board)";
     }
-    if (s->prov.imported)
-        return "timed runs (none in the log: its table total is not an rknn_run median)";
+    if (s->prov.imported) /* a runtime error, an accuracy or memory dump: no table either */
+        return s->prov.table != PROV_NONE
+                   ? "timed runs (none in the log: its table total is not an rknn_run median)"
+                   : "timed runs (none in the log, and no per-layer table)";
     return "host (this PC's CPU, not the board)";
 }
 
@@ -349,9 +351,11 @@ const char *summary_timing_missing(const run_summary *s, const char **what, char
     if (s->prov.timing != PROV_NONE || !strcmp(backend, "sim"))
         return NULL;
     *what = s->prov.imported ? "timing" : "host";
-    if (s->prov.imported)
+    if (s->prov.imported && s->prov.table != PROV_NONE)
         return "none: the log printed no timed runs (its table total is the profiled layers' sum, "
                "not an rknn_run median)";
+    if (s->prov.imported)
+        return "none: the log printed no timed runs and no per-layer table";
     if (!strcmp(backend, "predict"))
         return "not executed: a vendor .rknn holds NPU machine code, so its profile is predicted "
                "and no numeric outputs were computed (run its source ONNX model, or the file on a board)";

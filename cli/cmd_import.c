@@ -340,8 +340,19 @@ static int check_lines(const source *x, int strict)
     const vlog_t *l = &x->log;
 
     if (l->kinds[VLOG_BAD]) {
-        cli_error("import: %s:%lld: a table line that cannot be read (%lld such lines): '%.60s'",
-                  x->path, (long long)l->first_bad, (long long)l->kinds[VLOG_BAD], l->first_bad_text);
+        cli_error("import: %s:%lld: a table line that cannot be read (%lld such lines): '%s'",
+                  x->path, (long long)l->first_bad, (long long)l->kinds[VLOG_BAD],
+                  esc_tmp(ESC_TERM, l->first_bad_text));
+        return EXIT_INPUT;
+    }
+    if (l->unclosed_ranking) {
+        if (l->unclosed_ranking > l->n_lines)
+            cli_error("import: %s: the log ends inside an operator ranking table (no ruler or "
+                      "Total row under its rows): the log is cut", x->path);
+        else
+            cli_error("import: %s:%lld: an operator ranking table ends here without the ruler or "
+                      "Total row under its rows: the log is cut", x->path,
+                      (long long)l->unclosed_ranking);
         return EXIT_INPUT;
     }
     if (strict && (l->kinds[VLOG_APP] || l->kinds[VLOG_RUNTIME] || l->kinds[VLOG_TOOLKIT])) {
@@ -352,6 +363,12 @@ static int check_lines(const source *x, int strict)
                   (long long)l->kinds[VLOG_APP], (long long)l->first_app);
         return EXIT_INPUT;
     }
+    /* excerpts of real logs end a per-layer table without its totals: kept, with a word */
+    if (l->untotalled_layers)
+        fprintf(stderr, "rknn-trace: warning: import: %s:%lld: a per-layer table ends %s without "
+                "its 'Total Operator Elapsed' line: it may be cut\n", x->path,
+                (long long)(l->untotalled_layers > l->n_lines ? l->n_lines : l->untotalled_layers),
+                l->untotalled_layers > l->n_lines ? "at the end of the log" : "here");
     return 0;
 }
 

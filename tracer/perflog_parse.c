@@ -465,6 +465,19 @@ static perflog_table_t *new_table(perflog_table_t **tabs, int *n, int *cap)
     return t;
 }
 
+/* A row of t that could not be read: the first one's line number (counted in
+ * the text as given, once per table). */
+static void note_bad(perflog_table_t *t, const char *text, const char *buf, const char *line)
+{
+    int n = 1;
+
+    if (t->first_bad_line)
+        return;
+    for (const char *p = text, *e = text + (line - buf); p < e; p++)
+        n += *p == '\n';
+    t->first_bad_line = n;
+}
+
 static const char *after(const char *s, const char *key)
 {
     const char *p = strstr(s, key);
@@ -572,6 +585,7 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
             if (parse_row(s, &h, &r) != 0) {
                 if (join_wrapped(whole, &next, &h, &r) != 0) {
                     cur->n_bad_rows++;
+                    note_bad(cur, text, buf, line);
                     continue;
                 }
                 cur->n_joined++;
@@ -583,8 +597,12 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
             cur->rows[cur->n_rows++] = r;
         } else if (state == 2) {
             perflog_op_t o;
-            if (parse_op_row(s, has_cpu, has_gpu, &o) != 0)
+            int rowlike = perflog_is_op_rowlike(s); /* parse_op_row cuts s into cells */
+            if (parse_op_row(s, has_cpu, has_gpu, &o) != 0) {
+                if (rowlike) /* not the text after the table */
+                    note_bad(cur, text, buf, line);
                 continue;
+            }
             if (cur->n_ops == ocap) {
                 ocap = ocap ? ocap * 2 : 32;
                 cur->ops = xrealloc(cur->ops, (size_t)ocap * sizeof(*cur->ops));
@@ -610,6 +628,26 @@ int perflog_is_header(const char *line)
     int has_task;
 
     return parse_header(line, &h, &gen, &has_task) == 0;
+}
+
+int perflog_is_op_rowlike(const char *t)
+{
+    size_t l = strlen(t);
+    const char *p;
+
+    t = skip_blanks(t);
+    l = strlen(t);
+    if (!isalpha((unsigned char)*t) || !strchr(t, ' '))
+        return 0;
+    if (isdigit((unsigned char)t[l - 1 - (t[l - 1] == '%')]))
+        return 1;
+    p = t + strcspn(t, " \t");
+    p = skip_blanks(p);
+    if (!isdigit((unsigned char)*p))
+        return 0;
+    while (isdigit((unsigned char)*p))
+        p++;
+    return *p == ' ' || *p == '\t' || !*p;
 }
 
 int perflog_is_ranking_header(const char *line)

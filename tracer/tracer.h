@@ -56,6 +56,8 @@ typedef struct perflog_table {
     perflog_op_t *ops;
     int n_ops;
     int has_total_op;                  /* the ranking table has a Total row (last in ops) */
+    int first_bad_line;                /* 1-based line of the text: the first row (layer or
+                                          ranking) that could not be read, 0 none */
 } perflog_table_t;
 
 /* Parses every table in text. Returns 0 with *n >= 1, RT_EFORMAT when no table
@@ -66,6 +68,9 @@ void perflog_free(perflog_table_t *tables, int n);
 /* A line (prefix stripped) is a per-layer table header / a ranking table header. */
 int perflog_is_header(const char *line);
 int perflog_is_ranking_header(const char *line);
+/* A line of a ranking table's body: "Op N ... 12.3%", a Total row, or one whose
+ * second cell is a call count (a row cut short reads as one, to be refused). */
+int perflog_is_op_rowlike(const char *line);
 /* Lines around and inside a table that are never a row nor a wrapped row's tail
  * (leading blanks allowed): a ruler ("-----", "=====", "+----"), a title or
  * "Performance", an elision mark ("...", "[..."), a totals line. */
@@ -284,6 +289,11 @@ typedef struct vlog {
     int64_t first_bad;           /* line number of the first VLOG_BAD line, 0 none */
     char first_bad_text[96];
     int64_t first_app;           /* first VLOG_APP line */
+    /* tables that end early: a ranking table before its closing ruler or Total row
+     * (every one the runtime prints has one: the log is cut), a per-layer table
+     * without its "Total Operator Elapsed" line (excerpts of real logs lack it: it
+     * may be cut). The line after the table's last, n_lines + 1 at the end of the log. */
+    int64_t unclosed_ranking, untotalled_layers;
 } vlog_t;
 
 /* Whether text holds a byte no log holds (NUL, a control byte other than tab,

@@ -310,17 +310,37 @@ static char *line_text(scan_t *sc, const line_t *l, int *rt)
     return t;
 }
 
+/* A per-layer table with no totals line after it that may have lost rows: a
+ * measured one (a layer took time or had a workload: the runtime prints its
+ * totals under it) or one with no rows at all. The toolkit's build tables (no
+ * time or workload, or all 0) end without totals. */
+static int may_be_cut(const perflog_table_t *t)
+{
+    for (int k = 0; k < t->n_rows; k++) {
+        const perflog_row_t *r = &t->rows[k];
+        if (r->time_us > 0)
+            return 1;
+        for (int w = 0; w < r->n_wl; w++)
+            if (r->wl[w] > 0)
+                return 1;
+    }
+    return !t->n_rows;
+}
+
 /* Lines i.. that belong to a per-layer / ranking table; returns the line after. */
 static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *synth_header)
 {
     int j, rt, ranking = 0, rowlike = 0, oplines = 0, totals = 0, layout = 0, elided = 0;
     perflog_table_t *tabs = NULL;
-    int ntab = 0, used_rows = 0, used_ops = 0;
+    int ntab = 0, used_rows = 0, used_ops = 0, first_bad = 0;
+    int rank_open = 0, rank_rows = 0; /* a ranking table not closed yet, its rows so far */
     char err[128];
 
     for (j = i; j < n; j++) {
         char *t = line_text(sc, &L[j], &rt);
         if (!*t || perflog_is_ruler(t) || perflog_is_title(t)) {
+            if (ranking && rank_rows && perflog_is_ruler(t))
+                rank_open = 0; /* the ruler under its rows */
             layout++;
             continue;
         }
@@ -330,6 +350,7 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
         }
         if (perflog_is_ranking_header(t)) {
             ranking = 1, layout++;
+            rank_open = 1, rank_rows = 0;
             continue;
         }
         if (perflog_is_elided(t)) {
@@ -344,9 +365,11 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
             rowlike++;
             continue;
         }
-        if (ranking && isalpha((unsigned char)*t) && strchr(t, ' ') &&
-            isdigit((unsigned char)t[strlen(t) - 1 - (t[strlen(t) - 1] == '%')])) {
+        if (ranking && perflog_is_op_rowlike(t)) {
             oplines++;
+            rank_rows++;
+            if (!strncmp(t, "Total ", 6))
+                rank_open = 0;
             continue;
         }
         break;
@@ -382,10 +405,23 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
             sc->held += (size_t)t->n_ops * sizeof(perflog_op_t);
             if (c->perf.total_time_us < 0)
                 c->perf.total_time_us = t->total_time_us;
+            if (t->first_bad_line) {
+                int at = i + t->first_bad_line - 1 - (synth_header != NULL);
+                if (at >= i && at < j && (!first_bad || at + 1 < first_bad))
+                    first_bad = at + 1;
+            }
             used_ops += t->n_ops;
             free(t->rows);
             continue;
         }
+        /* the text's line of the first row not read (the synthetic header is one line) */
+        if (t->first_bad_line) {
+            int at = i + t->first_bad_line - 1 - (synth_header != NULL);
+            if (at >= i && at < j && (!first_bad || at + 1 < first_bad))
+                first_bad = at + 1;
+        }
+        if (t->generation && t->total_time_us < 0 && may_be_cut(t) && !sc->v->untotalled_layers)
+            sc->v->untotalled_layers = j + 1;
         r = run_for(sc, i + 1, c && c->has_perf);
         r->has_perf = 1;
         r->perf = *t;
@@ -402,6 +438,11 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
     if (rowlike + oplines > used_rows + used_ops) {
         /* name the first row-like line that no table took */
         int bad = rowlike + oplines - used_rows - used_ops;
+        if (!sc->v->first_bad && first_bad) {
+            char *t = line_text(sc, &L[first_bad - 1], &rt);
+            sc->v->first_bad = first_bad;
+            snprintf(sc->v->first_bad_text, sizeof sc->v->first_bad_text, "%s", t);
+        }
         if (!sc->v->first_bad) {
             for (int k = j - 1; k >= i; k--) {
                 char *t = line_text(sc, &L[k], &rt);
@@ -415,6 +456,8 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
         sc->v->kinds[VLOG_BAD] += bad;
         sc->v->kinds[VLOG_USED] += rowlike + oplines - bad - used_rows - used_ops;
     }
+    if (rank_open && !sc->v->unclosed_ranking)
+        sc->v->unclosed_ranking = j + 1;
     return j;
 }
 

@@ -341,9 +341,60 @@ static void round_trip(unsigned mask, int flags)
     graph_free(g);
 }
 
+/* Real logs cut (tests/fuzz/corpus/perflog/broken-cut-*.txt, from the files of
+ * the same names in shared/data/logs): a ranking row cut in half is a bad row
+ * named by its own line (read by hand: the cut line), not the table's end; a
+ * ranking table cut at a line boundary is unclosed; a measured level-4 table
+ * without its totals line is noted. The uncut logs have none of these. */
+static void cut_tables(void)
+{
+    static const struct { const char *name; int bad_line; int unclosed, untotalled; } cut[] = {
+        {"broken-cut-ranking-row-oldfmt-tasksize.txt", 21, 0, 0},
+        {"broken-cut-ranking-row-total-unet256.txt", 16, 0, 0},
+        {"broken-cut-ranking-row-yolov8n.txt", 15, 0, 0},
+        {"broken-cut-ranking-at-line-unet256.txt", 0, 1, 0},
+        {"broken-cut-level4-at-line-lenet.txt", 0, 0, 1},
+        {"perf-evalperf-oldfmt-tasksize-mobilenetv2-rk3588-tk1.5.2-rkdoc-01.txt", 0, 0, 0},
+        {"perf-evalperf-oldfmt-full-yolov5s-rk3588-tk1.5.0-vendordoc-06.txt", 0, 0, 0},
+        {"perf-evalperf-2xfmt-abridged-mobilenet-rk3588-sdk2.3.0-rkguide-10.txt", 0, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof cut / sizeof cut[0]; k++) {
+        char path[512], err[256];
+        void *buf;
+        size_t len;
+        vlog_t v;
+        int n = 0, bad = 0;
+        perflog_table_t *t = load(cut[k].name, &n);
+
+        for (int i = 0; i < n; i++)
+            if (t[i].first_bad_line && !bad)
+                bad = t[i].first_bad_line;
+        CHECK(bad == cut[k].bad_line, "%s: parser's bad line %d, want %d", cut[k].name, bad,
+              cut[k].bad_line);
+        perflog_free(t, n);
+        snprintf(path, sizeof path, CORPUS "%s", cut[k].name);
+        if (rt_read_file(path, &buf, &len, err, sizeof err)) {
+            CHECK(0, "%s", err);
+            continue;
+        }
+        CHECK(vlog_scan(buf, len, VLOG_F_ALL, &v, err, sizeof err) == 0, "%s: %s", cut[k].name, err);
+        CHECK(v.first_bad == cut[k].bad_line && (v.kinds[VLOG_BAD] > 0) == (cut[k].bad_line > 0),
+              "%s: scan's bad line %lld (%lld bad), want %d", cut[k].name, (long long)v.first_bad,
+              (long long)v.kinds[VLOG_BAD], cut[k].bad_line);
+        CHECK((v.unclosed_ranking == v.n_lines + 1) == cut[k].unclosed && (v.unclosed_ranking > 0) ==
+                  cut[k].unclosed, "%s: unclosed ranking at %lld of %lld lines", cut[k].name,
+              (long long)v.unclosed_ranking, (long long)v.n_lines);
+        CHECK((v.untotalled_layers > 0) == cut[k].untotalled, "%s: untotalled %lld", cut[k].name,
+              (long long)v.untotalled_layers);
+        vlog_free(&v);
+        free(buf);
+    }
+}
+
 int main(void)
 {
     real_logs();
+    cut_tables();
     wrapped_rows();
     affine_fold();
     round_trip(0, 0);

@@ -199,8 +199,24 @@ int main(void)
           "import: shares of the measured table");
     /* the lines every surface prints: the fallback's cost in its words, why no timing */
     const char *what = NULL, *why = summary_timing_missing(&s, &what, buf, sizeof(buf));
-    CHECK(why && !strcmp(what, "timing") && !strncmp(why, "none: the log printed no timed runs", 35),
+    CHECK(why && !strcmp(what, "timing") && !strncmp(why, "none: the log printed no timed runs", 35) &&
+              strstr(why, "table total"),
           "import: why no timing: %s %s", what ? what : "NULL", why ? why : "NULL");
+    summary_free(&s);
+    /* a runtime error's log: no timed runs and no table, so no "table total" either */
+    {
+        store_run er;
+        store_run_init(&er);
+        er.backend = "board";
+        er.extra_json = "{\"import\":\"board log\"}";
+        summary_compute(&er, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
+        why = summary_timing_missing(&s, &what, buf, sizeof(buf));
+        CHECK(s.prov.imported && s.prov.table == PROV_NONE && why && !strstr(why, "table total") &&
+                  !strstr(summary_timing_label(&s), "table total"),
+              "import without a table: %s / %s", why ? why : "NULL", summary_timing_label(&s));
+        summary_free(&s);
+    }
+    summary_compute(&imp, il, 2, NULL, 0, NULL, 0, 0.99, &s);
     summary_fallback_head(&s, "n/a", buf, sizeof(buf));
     CHECK(!strcmp(buf, "1 layer, 66.7 % of the level-4 table total (0.200 ms, measured on the board)"), "import: %s", buf);
     summary_free(&s);
