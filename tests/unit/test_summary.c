@@ -208,7 +208,7 @@ int main(void)
         store_run er;
         store_run_init(&er);
         er.backend = "board";
-        er.extra_json = "{\"import\":\"board log\"}";
+        er.import_kind = "board log";
         summary_compute(&er, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
         why = summary_timing_missing(&s, &what, buf, sizeof(buf));
         CHECK(s.prov.imported && s.prov.table == PROV_NONE && why && !strstr(why, "table total") &&
