@@ -1,8 +1,7 @@
 /* analyze/accuracy_eval.c — a quantized run's error over every sample of an
- * evaluation list (accuracy_opts.eval): the stored JSON object and the
- * headline naming the worst sample. */
+ * evaluation list (accuracy_opts.eval): the JSON object stored with the run
+ * (the run summary reads and shows it: analyze/summary_eval.c). */
 #include "analyze/analyze.h"
-#include "util/escape.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -87,40 +86,4 @@ char *accuracy_eval_json(const accuracy_report *r)
     json_arr_close(&w);
     json_obj_close(&w);
     return json_take(&w, NULL);
-}
-
-static const char *fmt(char *buf, size_t len, double v, const char *f)
-{
-    if (isnan(v))
-        snprintf(buf, len, "nan");
-    else if (isinf(v))
-        snprintf(buf, len, "%sinf", v < 0 ? "-" : "");
-    else
-        snprintf(buf, len, f, v);
-    return buf;
-}
-
-void accuracy_eval_print(const accuracy_report *r, FILE *f)
-{
-    char a[32], b[32], c[32], d[32], x[32];
-    if (!r->n_eval)
-        return;
-    fprintf(f, "eval: %d samples of %s", r->n_eval, esc_tmp(ESC_TERM, r->eval_path));
-    if (r->eval_worst >= 0)
-        fprintf(f, "; worst sample %d (%s): lowest output cos %s\n", r->eval_worst + 1,
-                esc_tmp(ESC_TERM, r->eval_files[r->eval_worst]),
-                fmt(a, sizeof a, r->eval_sample_cos[r->eval_worst], "%.5f"));
-    else
-        fputs("; no output has a defined cosine\n", f);
-    for (int k = 0; k < r->n_outputs; k++) {
-        int i = r->output_rows[k];
-        if (i < 0)
-            continue;
-        const accuracy_eval_row *e = &r->eval[i];
-        fprintf(f, "eval output %s: cos min %s (sample %d) mean %s  sqnr min %s mean %s dB  "
-                "euc max %s\n", esc_tmp(ESC_TERM, r->rows[i].name),
-                fmt(a, sizeof a, e->cos.min, "%.5f"), e->cos.worst + 1,
-                fmt(b, sizeof b, e->cos.mean, "%.5f"), fmt(c, sizeof c, e->sqnr.min, "%.2f"),
-                fmt(d, sizeof d, e->sqnr.mean, "%.2f"), fmt(x, sizeof x, e->euc.max, "%.5g"));
-    }
 }

@@ -295,10 +295,9 @@ void accuracy_report_free(accuracy_report *r);
 /* inputs may be NULL with opts.eval: the list's first sample is then the
  * analysed input (its shapes those of the model). */
 /* The evaluation of a report (n_eval > 0) as the JSON object docs/store.md
- * describes (extra_json "eval"), malloc'd; the headline `run` and `analyze`
- * print: samples, the worst sample named, each output's cos and SQNR min/mean. */
+ * describes (extra_json "eval"), malloc'd; every surface shows it from the
+ * stored run (summary_eval). */
 char *accuracy_eval_json(const accuracy_report *r);
-void accuracy_eval_print(const accuracy_report *r, FILE *f);
 /* First row (in execution order) whose entire cosine is below threshold, and
  * the row with the lowest single cosine; -1 when none (NaN rows are skipped). */
 int accuracy_first_below(const accuracy_report *r, double threshold);
@@ -386,6 +385,35 @@ const char *provenance_tag(int prov);
 /* "frame: WORDS; table: WORDS; timing: WORDS", the figures a run has. */
 const char *provenance_line(const run_provenance *p, char *buf, size_t len);
 
+/* The evaluation a quantized run stored (extra_json "eval": `run --eval`,
+ * `analyze RUN --eval`), as every surface shows it: the samples, the worst one
+ * (the lowest output cosine), each output's cos and SQNR over the samples.
+ * Samples are 0-based here and in JSON, 1-based in text. */
+typedef struct summary_eval_output {
+    char *name;
+    double cos_min, cos_mean;           /* NaN: no sample with a defined cos */
+    int cos_worst;                      /* the sample of cos_min, -1 none */
+    double sqnr_min_db, sqnr_mean_db;   /* +inf: identical tensors */
+    double euc_max;
+} summary_eval_output;
+
+typedef struct summary_eval {
+    int n_samples;                      /* 0: the run has no evaluation */
+    char *file;                         /* the evaluation list */
+    int worst;                          /* the sample with the lowest output cos, -1 none */
+    char *worst_file;                   /* its first file */
+    double worst_cos;                   /* its lowest output cos, NaN */
+    summary_eval_output *outputs;
+    int n_outputs;
+} summary_eval;
+
+/* Reads extra_json's "eval" (NULL or without one: n_samples 0); a malformed
+ * object is no evaluation. Free with summary_eval_free. */
+void summary_eval_read(const char *extra_json, summary_eval *e);
+void summary_eval_free(summary_eval *e);
+/* The run document's "eval" value (docs/json.md): null without one. */
+void summary_eval_json(const summary_eval *e, struct json_writer *w);
+
 typedef struct run_summary {
     run_provenance prov;                /* where each figure came from */
     const store_run *run;               /* borrowed, as are all rows below */
@@ -428,6 +456,7 @@ typedef struct run_summary {
     int n_collapsed;                    /* outputs in a collapsed state */
     /* the quantization itself (extra JSON "quant": not in the rows), -1 unknown */
     int64_t calib_samples, int8_layers, fp16_layers, cfg_params;
+    summary_eval eval;                  /* the stored evaluation (extra JSON "eval") */
     char *owned;                        /* internal */
 } run_summary;
 
@@ -471,6 +500,15 @@ void summary_print(const run_summary *s, FILE *f, int color);
 /* "# quantization: i8 (asymmetric_quantized-8), algo ..., N calibration samples, ..."
  * then the Toolkit2-style per-layer error table; nothing without accuracy rows. */
 void summary_print_accuracy(const run_summary *s, FILE *f, int color);
+/* The evaluation's lines of that text ("eval      5 samples of FILE; worst
+ * sample 3 (FILE): lowest output cos ..."), nothing without one: also what
+ * `analyze RUN --eval` prints of the run it stored. */
+void summary_print_eval(const run_summary *s, FILE *f);
+/* That line's text, unescaped: "5 samples of FILE; worst sample 3 (FILE):
+ * lowest output cos 0.99812" (the reports' sentence too). */
+const char *summary_eval_head(const run_summary *s, char *buf, size_t len);
+/* A cos or SQNR as text and JSON show it: "inf" for +inf, NaN as missing. */
+const char *summary_fmt_inf(char *buf, size_t len, double v, const char *fmt);
 /* The run document of docs/json.md (`run --json`, `show --json`, report -f json). */
 void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs,
                       struct json_writer *w);

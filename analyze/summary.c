@@ -138,6 +138,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->cos_threshold = thr;
     s->worst_output = s->first_below = s->worst_single = -1;
     s->out_cos = s->out_sqnr_db = NAN;
+    summary_eval_read(run->extra_json, &s->eval);
 
     /* the run's typed facts (docs/store.md, schema 5) */
     provenance_of(run, &s->prov);
@@ -391,6 +392,7 @@ void summary_free(run_summary *s)
     free(s->fallback);
     free(s->outputs);
     free(s->owned);
+    summary_eval_free(&s->eval);
     memset(s, 0, sizeof(*s));
 }
 
@@ -611,6 +613,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
                     tt(s->acc[s->worst_single].op ? s->acc[s->worst_single].op : "?"),
                     s->acc[s->worst_single].single.cos);
     }
+    summary_print_eval(s, f);
     fputs("\noutputs\n", f);
     for (int k = 0; k < s->n_outputs; k++) {
         const summary_output *o = &s->outputs[k];
@@ -861,6 +864,8 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
         accuracy_json_outputs(s->acc, s->n_acc, w);
         json_obj_close(w);
     }
+    json_key(w, "eval");
+    summary_eval_json(&s->eval, w);
 
     json_key(w, "outputs");
     json_arr_open(w);

@@ -77,11 +77,23 @@ int analyze_eval(const char *ref, const char *db, quant_cli *qc, int json)
         ret = cli_exit_code(rc);
         goto out;
     }
-    char *doc = accuracy_eval_json(acc);
+    char *doc = accuracy_eval_json(acc), id[32];
+    store_run stored;
+    int have_stored = 0;
     rc = store_open(store_default_path(db), &st, err, sizeof(err));
     if (!rc)
         rc = store_run_set_eval(st, run_id, doc, err, sizeof(err));
+    /* what it prints is read back, as `show` reads it */
+    snprintf(id, sizeof(id), "%lld", (long long)run_id);
+    if (!rc && !json && store_get_run(st, id, &stored, err, sizeof(err)) == RT_OK)
+        have_stored = 1;
     store_close(st);
+    if (!rc && !json && !have_stored) {
+        cli_error("the evaluation was stored, reading it back failed: %s", err);
+        free(doc);
+        ret = cli_exit_code(RT_EIO);
+        goto out;
+    }
     if (rc) {
         cli_error("the evaluation was NOT stored: %s", err);
         free(doc);
@@ -91,10 +103,15 @@ int analyze_eval(const char *ref, const char *db, quant_cli *qc, int json)
     if (json)
         printf("{\"run\":%lld,\"eval\":%s}\n", (long long)run_id, doc);
     else {
+        run_summary sum;
         printf("run %lld (%s): %s %s/%s\n", (long long)run_id, esc_tmp(ESC_TERM, model), quant,
                algo, method);
-        accuracy_eval_print(acc, stdout);
+        summary_compute(&stored, NULL, 0, NULL, 0, NULL, 0, qc->cos_threshold, &sum);
+        summary_print_eval(&sum, stdout);
+        summary_free(&sum);
     }
+    if (have_stored)
+        store_run_clear(&stored);
     free(doc);
     ret = EXIT_OK;
 out:

@@ -534,12 +534,7 @@ static int sim_record(run_sim *r, const run_opts *o)
     }
     rec->qg = r->qg;
     rec->stats = r->stats_done ? r->stats : NULL;
-    int ret = run_record_finish(rec, !o->no_db, o->db, o->json, o->qc->cos_threshold);
-    if (acc && acc->n_eval && !o->json) {
-        fflush(stdout);
-        accuracy_eval_print(acc, stdout);
-    }
-    return ret;
+    return run_record_finish(rec, !o->no_db, o->db, o->json, o->qc->cos_threshold);
 }
 
 static void sim_free(run_sim *r, const run_opts *o)

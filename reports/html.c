@@ -222,6 +222,9 @@ static void single_run(const rep_doc *d, FILE *f)
             kv(f, "worst output cos", rep_num(a, sizeof(a), s->out_cos, "%.5f"));
         kv(f, "first layer below threshold", s->first_below >= 0 ? s->acc[s->first_below].name : "none");
     }
+    char head[8192];
+    if (s->eval.n_samples)
+        kv(f, "eval", summary_eval_head(s, head, sizeof(head)));
     fputs("</table>\n<h2>Charts</h2>\n", f);
     svg_bars(f, r);
     if (r->n_acc)
@@ -266,6 +269,22 @@ static void single_run(const rep_doc *d, FILE *f)
                                        rep_num(c2, sizeof(c2), x->single.cos, "%.5f"),
                                        rep_num(c3, sizeof(c3), x->single.sqnr_db, "%.1f"),
                                        rep_num(c4, sizeof(c4), x->entire.max_abs, "%.4g") }, 8);
+        }
+        table_close(f);
+    }
+    if (s->eval.n_samples) {
+        fputs("<h2>Evaluation over the samples</h2>\n", f);
+        table_open(f, "eval", (const char *const[]){ "output", "cos min", "worst sample", "cos mean",
+                                                     "SQNR min dB", "SQNR mean dB", "euc max" }, 7);
+        for (int k = 0; k < s->eval.n_outputs; k++) {
+            const summary_eval_output *o = &s->eval.outputs[k];
+            char c0[32], i0[24], c1[32], c2[32], c3[32], c4[32];
+            row(f, NULL, (const char *const[]){ rep_str(o->name), rep_num(c0, sizeof(c0), o->cos_min, "%.5f"),
+                                                rep_int(i0, sizeof(i0), o->cos_worst >= 0 ? o->cos_worst + 1 : STORE_NULL_INT),
+                                                rep_num(c1, sizeof(c1), o->cos_mean, "%.5f"),
+                                                rep_num(c2, sizeof(c2), o->sqnr_min_db, "%.2f"),
+                                                rep_num(c3, sizeof(c3), o->sqnr_mean_db, "%.2f"),
+                                                rep_num(c4, sizeof(c4), o->euc_max, "%.5g") }, 7);
         }
         table_close(f);
     }

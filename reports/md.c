@@ -170,6 +170,25 @@ static void summary_section(const report_run *r, FILE *f)
         }
     }
 
+    if (s->eval.n_samples) {
+        char head[8192];
+        fprintf(f, "\n## Evaluation over the samples\n\n%s.\n\n",
+                esc_tmp(ESC_MD, summary_eval_head(s, head, sizeof(head))));
+        md_head(f, (const char *const[]){ "output", "cos min", "worst sample", "cos mean", "SQNR min dB",
+                                           "SQNR mean dB", "euc max" }, 7, "lrrrrrr");
+        for (int k = 0; k < s->eval.n_outputs; k++) {
+            const summary_eval_output *o = &s->eval.outputs[k];
+            char n0[160], c0[32], i0[24], c1[32], c2[32], c3[32], c4[32];
+            md_row(f, (const char *const[]){ md_short(n0, sizeof(n0), o->name, NAME_W),
+                                             rep_num(c0, sizeof(c0), o->cos_min, "%.5f"),
+                                             rep_int(i0, sizeof(i0), o->cos_worst >= 0 ? o->cos_worst + 1 : STORE_NULL_INT),
+                                             rep_num(c1, sizeof(c1), o->cos_mean, "%.5f"),
+                                             rep_num(c2, sizeof(c2), o->sqnr_min_db, "%.2f"),
+                                             rep_num(c3, sizeof(c3), o->sqnr_mean_db, "%.2f"),
+                                             rep_num(c4, sizeof(c4), o->euc_max, "%.5g") }, 7);
+        }
+    }
+
     fprintf(f, "\n## Outputs\n\n");
     md_head(f, (const char *const[]){ "name", "dtype", "shape", "cos", "SQNR dB", "max abs", "state" }, 7, "lllrrrl");
     for (int k = 0; k < s->n_outputs; k++) {

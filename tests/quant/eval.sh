@@ -22,7 +22,8 @@ PYEOF
 DB="$T/t.db"
 expect_rc 0 "run --eval" "$R" run "$M" -q i8 --dataset "$T/cal/dataset.txt" --eval "$T/ev/eval.txt" \
     --db "$DB" --label ev --no-progress -n 1
-grep -q "^eval: 5 samples of .*worst sample [1-5] (.*e[0-4].npy): lowest output cos" "$T/out" && ok ||
+cp "$T/out" "$T/run.txt"
+grep -q "^eval      5 samples of .*worst sample [1-5] (.*e[0-4].npy): lowest output cos" "$T/out" && ok ||
     bad "headline names the worst sample: $(grep ^eval "$T/out")"
 for i in 0 1 2 3 4; do
     expect_rc 0 "oracle run $i" "$R" run "$M" -q i8 --dataset "$T/cal/dataset.txt" \
@@ -75,6 +76,91 @@ for doc in (ev, an):
     low = [metrics(G[i][outs[0]], Q[i][outs[0]])[0] for i in range(5)]
     assert doc["worst_sample"] == int(np.argmin(low)), (doc["worst_sample"], low)
     assert np.allclose(doc["sample_min_output_cos"], low, rtol=0, atol=2e-6)
+PYEOF
+# --- every surface of the run summary: the same worst sample and min cos --------------
+# (the oracle: numpy's per-sample output cosines from the dumps above)
+expect_rc 0 "show ev" "$R" show ev --db "$DB"
+cp "$T/out" "$T/show.txt"
+expect_rc 0 "show ev --json" "$R" show ev --db "$DB" --json
+cp "$T/out" "$T/show.json"
+expect_rc 0 "run --eval --json" "$R" run "$M" -q i8 --dataset "$T/cal/dataset.txt" --eval "$T/ev/eval.txt" \
+    --no-db --no-progress -n 1 --json
+cp "$T/out" "$T/run.json"
+for f in md html json; do
+    expect_rc 0 "report -f $f" "$R" report ev --db "$DB" -f $f -o "$T/rep.$f"
+done
+expect_rc 0 "analyze --eval (text)" "$R" analyze ev --eval "$T/ev/eval.txt" --dataset "$T/cal/dataset.txt" \
+    --db "$DB" --no-progress
+cp "$T/out" "$T/an.txt"
+# the TUI's summary view (i) of the run, in a tall window so the eval lines are on it
+SOCK=rt-eval-$$
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$T"' EXIT
+tmux -L "$SOCK" -f /dev/null new-session -d -s ev -x 160 -y 70 \
+    "env LANG=C.UTF-8 TERM=xterm-256color $PWD/$R tui --db $DB ev; sleep 60"
+for _ in $(seq 100); do
+    tmux -L "$SOCK" capture-pane -p -t ev >"$T/tui.txt"
+    grep -q "pred us" "$T/tui.txt" && break
+    sleep 0.05
+done
+tmux -L "$SOCK" send-keys -t ev i
+for _ in $(seq 100); do
+    tmux -L "$SOCK" capture-pane -p -t ev >"$T/tui.txt"
+    grep -q "^ *eval " "$T/tui.txt" && break
+    sleep 0.05
+done
+tmux -L "$SOCK" send-keys -t ev q q
+tmux -L "$SOCK" kill-server 2>/dev/null
+$PY - "$T" <<'PYEOF' && ok || bad "run, show, analyze, --json, reports and the TUI: one worst sample and min cos, numpy's"
+import html, json, os, re, sys
+import numpy as np
+T = sys.argv[1]
+def load(d):
+    idx = json.load(open(os.path.join(d, "index.json")))
+    return {e["name"]: np.load(os.path.join(d, e["file"])).astype(np.float64).ravel() for e in idx}
+out = "Plus214_Output_0"
+cos = []
+for i in range(5):
+    r, x = load("%s/g%d" % (T, i))[out], load("%s/q%d" % (T, i))[out]
+    cos.append(r.dot(x) / (np.linalg.norm(r) * np.linalg.norm(x)))
+worst, low, mean = int(np.argmin(cos)), min(cos), float(np.mean(cos))
+head = "5 samples of %s/ev/eval.txt; worst sample %d (%s/ev/e%d.npy): lowest output cos %.5f" % (
+    T, worst + 1, T, worst, low)
+line = "output '%s': cos min %.5f (sample %d) mean %.5f," % (out, low, worst + 1, mean)
+def eval_lines(text):
+    ls = text.splitlines()
+    i = next(k for k, l in enumerate(ls) if l.lstrip().startswith("eval "))
+    return [l.rstrip() for l in ls[i:i + 2]]
+run, show, an = (open(T + f).read() for f in ("/run.txt", "/show.txt", "/an.txt"))
+# run prints show's text byte for byte, the eval lines once
+assert run.endswith(show) and len(show) > 500, (len(run), len(show))
+assert run.count("eval      5 samples") == 1 and an.count("eval      5 samples") == 1, (run, an)
+ev = eval_lines(show)
+assert ev[0] == "eval      " + head, (ev[0], head)
+assert ev[1].startswith("          " + line), (ev[1], line)
+assert eval_lines(an) == ev, (eval_lines(an), ev)
+tui = [l.strip() for l in open(T + "/tui.txt").read().splitlines()]
+i = next(k for k, l in enumerate(tui) if l.startswith("eval "))
+assert tui[i:i + 2] == [l.strip() for l in ev], (tui[i:i + 2], ev)
+# the run document: show --json, run --json, report -f json
+docs = [json.load(open(T + f))["eval"] for f in ("/show.json", "/run.json", "/rep.json")]
+for d in docs:
+    assert d["samples"] == 5 and d["worst_sample"] == worst, (d, worst)
+    assert d["worst_file"].endswith("e%d.npy" % worst) and d["file"].endswith("eval.txt"), d
+    assert abs(d["worst_min_output_cos"] - low) <= 2e-6, (d, low)
+    o, = d["outputs"]
+    assert o["name"] == out and o["cos_worst_sample"] == worst, o
+    assert abs(o["cos_min"] - low) <= 2e-6 and abs(o["cos_mean"] - mean) <= 2e-6, (o, low, mean)
+    assert o["sqnr_min_db"] <= o["sqnr_mean_db"] and o["euc_max"] > 0, o
+assert docs[0] == docs[2] and docs[0]["outputs"] == docs[1]["outputs"], docs
+# the reports: the headline sentence and the output's row
+md = open(T + "/rep.md").read()
+assert "\n" + head.replace("_", "\\_") + ".\n" in md or "\n" + head + ".\n" in md, md[-3000:]
+row = [l for l in md.splitlines() if l.startswith("| Plus214") and "%.5f | %d | %.5f |" % (low, worst + 1, mean) in l]
+assert len(row) == 1, md[-2000:]
+page = html.unescape(re.sub(r"<[^>]+>", " ", open(T + "/rep.html").read()))
+assert head in page, head
+cells = re.findall(r'<table[^>]*id="eval".*?</table>', open(T + "/rep.html").read(), re.S)
+assert len(cells) == 1 and ">%.5f<" % low in cells[0] and ">%d<" % (worst + 1) in cells[0], cells
 PYEOF
 # errors: a sample of another shape names it; --eval of an fp32 run is a usage error
 $PY -c "import numpy as np; np.save('$T/ev/bad.npy', np.zeros((1,1,32,32), np.float32))"
