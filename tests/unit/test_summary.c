@@ -257,5 +257,38 @@ int main(void)
     CHECK(s.n_load == 3 && s.npu_mhz == 800, "three cores of load shown (%d), the run's clock %d",
           s.n_load, s.npu_mhz);
     summary_free(&s);
+
+    /* the one extra key the summary reads: the stored evaluation */
+    ex.extra_json = "{\"perf\":{},\"eval\":{\"file\":\"ev.txt\",\"samples\":[\"a.npy\",\"b.npy\",\"c.npy\"],"
+                    "\"sample_min_output_cos\":[0.9,0.5,null],\"worst_sample\":1,\"outputs\":[{\"name\":\"y\","
+                    "\"entire\":{\"cos\":{\"min\":0.5,\"mean\":0.7,\"worst_sample\":1},\"euc\":{\"max\":2.5},"
+                    "\"sqnr_db\":{\"min\":\"inf\",\"mean\":\"inf\"}}},{\"name\":\"z\",\"entire\":{\"cos\":"
+                    "{\"min\":null,\"worst_sample\":9}}}]}}";
+    summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
+    const summary_eval *e = &s.eval;
+    CHECK(e->n_samples == 3 && e->worst == 1 && !strcmp(e->worst_file, "b.npy") && e->worst_cos == 0.5 &&
+              !strcmp(e->file, "ev.txt"), "eval: %d samples, worst %d", e->n_samples, e->worst);
+    CHECK(e->n_outputs == 2 && e->outputs[0].cos_min == 0.5 && e->outputs[0].cos_worst == 1 &&
+              isinf(e->outputs[0].sqnr_min_db) && e->outputs[0].euc_max == 2.5,
+          "eval output y: %d outputs", e->n_outputs);
+    CHECK(isnan(e->outputs[1].cos_min) && e->outputs[1].cos_worst == -1 && isnan(e->outputs[1].euc_max),
+          "eval output z: missing figures and a sample outside the list are missing");
+    char head[256], *txt = NULL;
+    size_t tlen = 0;
+    FILE *tf = open_memstream(&txt, &tlen);
+    summary_print_eval(&s, tf);
+    fclose(tf);
+    CHECK(!strcmp(summary_eval_head(&s, head, sizeof(head)),
+                  "3 samples of ev.txt; worst sample 2 (b.npy): lowest output cos 0.50000"), "%s", head);
+    CHECK(!strcmp(txt, "eval      3 samples of ev.txt; worst sample 2 (b.npy): lowest output cos 0.50000\n"
+                       "          output 'y': cos min 0.50000 (sample 2) mean 0.70000, SQNR min inf mean inf dB, "
+                       "euc max 2.5\n          output 'z': cos min n/a mean n/a, SQNR min n/a mean n/a dB, "
+                       "euc max n/a\n"), "eval text: %s", txt);
+    free(txt);
+    summary_free(&s);
+    ex.extra_json = "{\"eval\":{\"samples\":[\"a.npy\"],\"worst_sample\":3";  /* cut short */
+    summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
+    CHECK(s.eval.n_samples == 0 && s.eval.worst == -1, "a malformed eval is no evaluation");
+    summary_free(&s);
     TEST_END();
 }
