@@ -25,10 +25,3 @@ static const cli_opt analyze_names[] = {
     NAME("--eval"), NAME("--dataset"), NAME("--hybrid"), NAME("--mean"), NAME("--std"),
     NAME("--no-progress"), NAME("--db"), NAME("--json"), CLI_OPT_END};
 const cli_spec cli_spec_analyze = {"analyze", NULL, analyze_names, NULL};
-
-static const cli_opt tune_names[] = {
-    NAME("--dataset"), NAME("--eval"), NAME("--target-cos"), NAME("--target-sqnr"), NAME("--atol"),
-    SHORT("--target", 't'), SHORT("--output", 'o'), NAME("--png"), NAME("--candidates"),
-    NAME("--mean"), NAME("--std"), NAME("--threads"), NAME("--db"), NAME("--no-db"),
-    NAME("--no-progress"), CLI_OPT_END};
-const cli_spec cli_spec_tune = {"tune", NULL, tune_names, NULL};
