@@ -19,9 +19,3 @@ static const cli_opt run_names[] = {
     NAME("--runtime"), NAME("--root"), NAME("--db"), NAME("--no-db"), NAME("--json"),
     NAME("--no-progress"), CLI_OPT_END};
 const cli_spec cli_spec_run = {"run", NULL, run_names, NULL};
-
-static const cli_opt analyze_names[] = {
-    NAME("--golden"), NAME("--dump"), NAME("--cos-threshold"), NAME("--atol"), NAME("--rtol"),
-    NAME("--eval"), NAME("--dataset"), NAME("--hybrid"), NAME("--mean"), NAME("--std"),
-    NAME("--no-progress"), NAME("--db"), NAME("--json"), CLI_OPT_END};
-const cli_spec cli_spec_analyze = {"analyze", NULL, analyze_names, NULL};
