@@ -3,6 +3,7 @@
  * onnxruntime dumps named after tensors, a board's RKNN_LOG_LEVEL=5 dumps). */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "cli/opt.h"
 #include "cli/quant_cli.h"
 #include "dump/dump.h"
 #include "util/escape.h"
@@ -21,33 +22,68 @@ static const char *tt(const char *x)
     return esc_tmp(ESC_TERM, x);
 }
 
-static void usage(FILE *f)
+typedef struct analyze_cli {
+    const char *db, *golden;
+    double thr, atol, rtol; /* atol, rtol: NaN when not given */
+    int json;
+    quant_cli qc;
+} analyze_cli;
+
+/* --atol X, --rtol Y: finite and >= 0 */
+static int parse_tol(const char *opt, const char *v, void *target)
 {
-    fputs("usage: rknn-trace analyze RUN|DUMP_DIR --golden DIR [options]\n"
-          "       rknn-trace analyze RUN --eval FILE [--dataset FILE] [--mean M] [--std S]\n"
-          "Compares every layer output of a run (its --dump folder; RUN: a recorded run made\n"
-          "with --dump, or the folder itself) with the .npy file of the same tensor name in\n"
-          "DIR: rknn-trace dumps (index.json), a board's RKNN_LOG_LEVEL=5 dumps\n"
-          "(NNN_<OpType>_<tensor>_shape_<dims>_<dtype>.npy) or files named after the tensors\n"
-          "(<tensor>.npy, characters outside [A-Za-z0-9._-] as '_', e.g. onnxruntime dumps;\n"
-          "in subfolders by the tensor's path; named by another tool's index.json object),\n"
-          "or a Toolkit2 accuracy_analysis snapshot folder (its golden/, not simulator/).\n"
-          "Files that are not .npy are ignored.\n"
-          "The golden is the reference: cos, euc, max_abs, mean_abs, sqnr_db of the run's values.\n"
-          "\n"
-          "      --golden DIR        the reference tensors (required)\n"
-          "      --cos-threshold X   name the first layer whose cos < X (default 0.99)\n"
-          "      --atol X            element tolerance |run - golden| <= atol + rtol*|golden|\n"
-          "      --rtol Y            (defaults 1e-5 and 1e-5); giving either makes a failing\n"
-          "                          graph output a gate failure (exit code 3)\n"
-          "      --db PATH           database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
-          "      --json              one JSON document on stdout\n"
-          "      --eval FILE         a recorded -q i8/fp16 run simulated again on every sample\n"
-          "                          of FILE (--dataset's layout): each layer's and output's\n"
-          "                          cos, euc and SQNR min/mean/max and worst sample, stored\n"
-          "                          with the run; --dataset FILE calibrates an i8 run again\n",
-          f);
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || end == v || !(x >= 0 && isfinite(x))) {
+        cli_error("%s takes a number >= 0, got '%s'", opt, v);
+        return -1;
+    }
+    *(double *)target = x;
+    return 0;
 }
+
+#define CLI_OPTS_T analyze_cli
+static const cli_opt analyze_options[] = {
+    CLI_OPT_STR("--golden", 0, "DIR", golden, "the reference tensors (required)"),
+    CLI_OPT_REAL("--cos-threshold", 0, "X", thr, -1, 1,
+                 "name the first layer whose cos < X (default 0.99)"),
+    CLI_OPT_CALL("--atol", 0, "X", atol, parse_tol,
+                 "element tolerance |run - golden| <= atol + rtol*|golden|"),
+    CLI_OPT_CALL("--rtol", 0, "Y", rtol, parse_tol,
+                 "(defaults 1e-5 and 1e-5); giving either makes a failing\n"
+                 "graph output a gate failure (exit code 3)"),
+    CLI_OPT_DB(db),
+    CLI_OPT_FLAG("--json", 0, json, "one JSON document on stdout"),
+    CLI_OPT_STR("--eval", 0, "FILE", qc.eval,
+                "a recorded -q i8/fp16 run simulated again on every sample\n"
+                "of FILE (--dataset's layout): each layer's and output's\n"
+                "cos, euc and SQNR min/mean/max and worst sample, stored\n"
+                "with the run; --dataset FILE calibrates an i8 run again"),
+    /* --eval's companions, named in the usage line */
+    CLI_OPT_STR("--dataset", 0, "FILE", qc.dataset, NULL),
+    CLI_OPT_STR("--hybrid", 0, "FILE", qc.hybrid, NULL),
+    CLI_OPT_STR("--mean", 0, "M", qc.mean, NULL),
+    CLI_OPT_STR("--std", 0, "S", qc.std, NULL),
+    CLI_OPT_FLAG("--no-progress", 0, qc.no_progress, NULL),
+    CLI_OPT_END};
+#undef CLI_OPTS_T
+
+const cli_spec cli_spec_analyze = {
+    "analyze",
+    "usage: rknn-trace analyze RUN|DUMP_DIR --golden DIR [options]\n"
+    "       rknn-trace analyze RUN --eval FILE [--dataset FILE] [--mean M] [--std S]\n"
+    "Compares every layer output of a run (its --dump folder; RUN: a recorded run made\n"
+    "with --dump, or the folder itself) with the .npy file of the same tensor name in\n"
+    "DIR: rknn-trace dumps (index.json), a board's RKNN_LOG_LEVEL=5 dumps\n"
+    "(NNN_<OpType>_<tensor>_shape_<dims>_<dtype>.npy) or files named after the tensors\n"
+    "(<tensor>.npy, characters outside [A-Za-z0-9._-] as '_', e.g. onnxruntime dumps;\n"
+    "in subfolders by the tensor's path; named by another tool's index.json object),\n"
+    "or a Toolkit2 accuracy_analysis snapshot folder (its golden/, not simulator/).\n"
+    "Files that are not .npy are ignored.\n"
+    "The golden is the reference: cos, euc, max_abs, mean_abs, sqnr_db of the run's values.\n"
+    "\n",
+    analyze_options,
+    NULL};
 
 static int is_dir(const char *p)
 {
@@ -226,65 +262,28 @@ static void count_nan(const golden_report *r, nan_count *c)
 
 int cmd_analyze(int argc, char **argv)
 {
-    const char *db = NULL, *ref = NULL, *golden = NULL;
-    double thr = 0.99, atol = GOLDEN_ATOL, rtol = GOLDEN_RTOL;
-    int json = 0, tol_given = 0, ret = EXIT_INTERNAL, rc;
+    analyze_cli o = {.thr = 0.99, .atol = NAN, .rtol = NAN};
+    int ret = EXIT_INTERNAL, rc;
     int64_t run_id = 0;
     char err[1024] = "", *dir = NULL;
     golden_report *r = NULL;
-    quant_cli qc;
-    quant_cli_init(&qc);
+    quant_cli_init(&o.qc);
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int qk;
-        if (cli_opt_is(a, "--eval") || cli_opt_is(a, "--dataset") || cli_opt_is(a, "--hybrid") ||
-            cli_opt_is(a, "--mean") || cli_opt_is(a, "--std") || !strcmp(a, "--no-progress")) {
-            if ((qk = quant_cli_option(argc, argv, &i, &qc)) < 0)
-                return EXIT_USAGE;
-            continue;
-        }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (cli_opt_is(a, "--db")) {
-            if (!(db = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--golden")) {
-            if (!(golden = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--cos-threshold")) {
-            char *end;
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            thr = strtod(v, &end);
-            if (*end || end == v || !(thr >= -1 && thr <= 1)) {
-                cli_error("--cos-threshold takes a number in [-1, 1], got '%s'", v);
-                return EXIT_USAGE;
-            }
-        } else if (cli_opt_is(a, "--atol") || cli_opt_is(a, "--rtol")) {
-            char *end;
-            int is_a = a[2] == 'a';
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            double x = strtod(v, &end);
-            if (*end || end == v || !(x >= 0 && isfinite(x))) {
-                cli_error("%s takes a number >= 0, got '%s'", is_a ? "--atol" : "--rtol", v);
-                return EXIT_USAGE;
-            }
-            *(is_a ? &atol : &rtol) = x;
-            tol_given = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_unknown_option("analyze", a);
-        } else if (!ref) {
-            ref = a;
-        } else {
-            cli_error("analyze takes one run or dump folder, got a second: '%s'", a);
-            return EXIT_USAGE;
-        }
+    int n = cli_parse(&cli_spec_analyze, argc, argv, &o);
+    if (n == CLI_PARSE_HELP)
+        return EXIT_OK;
+    if (n < 0)
+        return EXIT_USAGE;
+    if (n > 1) {
+        cli_error("analyze takes one run or dump folder, got a second: '%s'", argv[2]);
+        return EXIT_USAGE;
     }
+    const char *db = o.db, *ref = n ? argv[1] : NULL, *golden = o.golden;
+    double thr = o.thr, atol = isnan(o.atol) ? GOLDEN_ATOL : o.atol;
+    double rtol = isnan(o.rtol) ? GOLDEN_RTOL : o.rtol;
+    int json = o.json, tol_given = !isnan(o.atol) || !isnan(o.rtol);
+    quant_cli qc = o.qc;
+
     if (ref && qc.eval && !golden)
         return analyze_eval(ref, db, &qc, json);
     if (qc.eval || qc.dataset || qc.hybrid || qc.mean || qc.std) {
@@ -296,7 +295,7 @@ int cmd_analyze(int argc, char **argv)
         if (ref)
             cli_error("analyze: --golden DIR is required");
         else
-            usage(stderr);
+            cli_help(&cli_spec_analyze, stderr);
         return EXIT_USAGE;
     }
     if (is_dir(ref)) {

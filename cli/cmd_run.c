@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/input_file.h"
 #include "cli/quant_cli.h"
+#include "cli/run_cli.h"
 #include "record/record.h"
 #include "dump/dump.h"
 #include "runtime/exec/exec.h"
@@ -19,78 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define MAX_ARGS 64
-
-static void usage(FILE *f)
-{
-    fputs("usage: rknn-trace run MODEL [options]\n"
-          "Runs MODEL (ONNX, or a model written by rknn-trace build, which brings its target\n"
-          "and quantization) on the simulated runtime layer by layer and records the run.\n"
-          "\n"
-          "  -t, --target PLATFORM   rk3588 (default), rk3576, rk3566, rk3568, rk3562, rv1106, rv1103,\n"
-          "                          rv1126b, rv1106b, rv1103b, rk2118 (`rknn-trace info` lists them)\n"
-          "  -q, --quant TYPE        fp32 (default), fp16, i8: i8/fp16 also run the quantized\n"
-          "                          simulation and print its per-layer error vs fp32\n"
-          "      --quant-algo A      normal (default), kl_divergence, mmse\n"
-          "      --quant-method M    channel (default), layer (weights; activations per layer)\n"
-          "      --dataset FILE      calibration list: one line per sample, one file per input\n"
-          "                          (.npy as is; .png/.jpg resized bilinearly to the input's\n"
-          "                          HxW, RGB order, then (pixel - mean) / std)\n"
-          "      --mean M[,M1,M2]    per-channel mean of the dataset images (default 0)\n"
-          "      --std S[,S1,S2]     per-channel std of the dataset images (default 1)\n"
-          "      --hybrid FILE       *.quantization.cfg (Toolkit2 layout): layers named under\n"
-          "                          custom_quantize_layers stay fp16; quantize_parameters fix\n"
-          "                          activation scales/zero points\n"
-          "      --write-quant-cfg FILE  write the parameters used, in that layout\n"
-          "      --eval FILE         evaluation list (--dataset's layout): every layer's and\n"
-          "                          output's error over each sample too (min, mean, worst\n"
-          "                          sample; stored with the run)\n"
-          "      --cos-threshold X   name the first layer whose entire cos < X (default 0.99)\n"
-          "      --dump-golden DIR, --dump-quant DIR   layer outputs of both runs (.npy)\n"
-          "  -i NAME=FILE            input data for model input NAME (repeatable): .npy as is,\n"
-          "                          .png/.jpg as --dataset images (resized, --mean/--std)\n"
-          "      --shape NAME=D0,D1,...  fix the dynamic dimensions of input NAME\n"
-          "      --seed N            seed of the random inputs used when -i is absent (default 0)\n"
-          "  -n, --iters N           N timed runs (at most 1000000); default: at least 10 and\n"
-          "                          at least 1 s of them (3 when a run takes over 1 s).\n"
-          "                          This PC's frame time is their median (p90, min and\n"
-          "                          stddev too), each layer's time its median over them\n"
-          "      --warmup N          untimed runs before them (default 2; 1 when the first\n"
-          "                          takes over 1 s)\n"
-          "      --max-memory SIZE   refuse a model whose activations and inputs need more\n"
-          "                          (bytes, or with K, M, G, T: 512M, 4G; default: physical\n"
-          "                          memory, or the process's memory limit when lower)\n"
-          "      --threads N         CPU threads (default: all cores)\n"
-          "      --core-mask M       NPU cores as RKNN_NPU_CORE_*: 0 auto (default), 1, 2, 4, 3, 7\n"
-          "      --sram              put internal tensors in on-chip SRAM where possible, as\n"
-          "                          RKNN_FLAG_ENABLE_SRAM does (rk3588 only)\n"
-          "      --npu-mhz N         predict at an NPU clock of N MHz instead of the platform's\n"
-          "      --ddr-mhz N         predict at a DDR clock of N MHz instead of the platform's\n"
-          "                          (both recorded with the run; 10 to 10000)\n"
-          "      --npu-table         print the predicted per-layer table as the vendor runtime\n"
-          "                          does at RKNN_LOG_LEVEL=4 (and the SRAM table with --sram)\n"
-          "      --dump DIR          write every layer's output as .npy and DIR/index.json,\n"
-          "                          from one untimed run; a folder that already holds a\n"
-          "                          run's dumps (an index.json) is refused; the run records\n"
-          "                          a hash of the folder, which analyze RUN checks\n"
-          "      --dump-overwrite    replace the dumps of an earlier run in DIR\n"
-          "      --label TEXT        a name for the run (unique), usable instead of its id\n"
-          "      --backend B         auto (default), sim, board: board runs the model through a\n"
-          "                          vendor librknnrt.so (N timed runs, then one profiled run);\n"
-          "                          auto picks it when an rknpu device is present and a runtime\n"
-          "                          is found\n"
-          "      --runtime PATH      the librknnrt.so of the board backend (default:\n"
-          "                          $RKNN_TRACE_RUNTIME, then /usr/lib/librknnrt.so, ...)\n"
-          "      --root DIR          read the board's /sys and /proc under DIR (default /)\n"
-          "      --db PATH           database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
-          "      --no-db             do not record the run (else the database and --label are\n"
-          "                          checked before the model is loaded; when recording still\n"
-          "                          fails, the results are printed and the exit code is not 0)\n"
-          "      --json              print one JSON document on stdout\n"
-          "      --no-progress       no progress (a bar on a terminal, else a line every 5 s)\n",
-          f);
-}
 
 typedef struct run_state {
     graph_t *g;
@@ -137,7 +66,6 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-#define MAX_ITERS 1000000LL      /* -n and --warmup */
 #define AUTO_MIN_ITERS 10        /* default timed runs: at least this many ... */
 #define AUTO_MIN_US 1e6          /* ... and at least this long */
 #define SLOW_RUN_US 1e6          /* a run over this: 1 warm-up, 3 timed runs */
@@ -189,34 +117,10 @@ static void progress(int mode, double *last, const char *what, long long i, long
         fprintf(stderr, "%s%s %lld (%.1f s)%s", cr, what, i, elapsed_us / 1e6, end);
 }
 
-/* "512M", "4G", "4GiB", "1073741824": bytes, 0 on error. */
-static size_t parse_size(const char *s)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    int shift = 0;
-    if (end == s || errno || *s == '-')
-        return 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    case 't': case 'T': shift = 40; end++; break;
-    }
-    if (shift && *end == 'i')
-        end++;
-    if (*end == 'B' || (shift && *end == 'b'))
-        end++;
-    if (*end || v > (SIZE_MAX >> shift))
-        return 0;
-    return (size_t)v << shift;
-}
-
 /* What `run` was asked, once its options are read. */
 typedef struct run_opts {
     const char *model, *target, *quant, *dump, *label, *db;
-    const char **in_name, **in_file; /* MAX_ARGS slots: the dataset's first sample may add */
+    const char **in_name, **in_file; /* RUN_MAX_ARGS slots: the dataset's first sample may add */
     int n_in;
     input_shape_t *shapes;
     int n_shapes;
@@ -589,7 +493,7 @@ static int sim_load(run_sim *r, run_opts *o, int *rc)
         if ((*rc = quant_dataset_load(qc->dataset ? qc->dataset : qc->eval, r->g->n_inputs,
                                       &r->ds0, err, errlen)))
             return EXIT_INTERNAL;
-        for (int j = 0; j < r->g->n_inputs && o->n_in < MAX_ARGS; j++) {
+        for (int j = 0; j < r->g->n_inputs && o->n_in < RUN_MAX_ARGS; j++) {
             o->in_name[o->n_in] = r->g->t[r->g->inputs[j]].name;
             o->in_file[o->n_in++] = r->ds0.files[j];
         }
@@ -597,7 +501,7 @@ static int sim_load(run_sim *r, run_opts *o, int *rc)
     /* Given inputs: read them first, so that their shapes fix dynamic dims. */
     r->given = xcalloc((size_t)(o->n_in ? o->n_in : 1), sizeof(*r->given));
     if ((*rc = cli_inputs_read(r->g, o->in_name, o->in_file, o->n_in, qc->mean, qc->std,
-                               r->given, o->shapes, &o->n_shapes, MAX_ARGS, err, errlen)) ||
+                               r->given, o->shapes, &o->n_shapes, RUN_MAX_ARGS, err, errlen)) ||
         (*rc = passes_prepare(r->g, o->shapes, o->n_shapes, err, errlen)))
         return EXIT_INTERNAL;
     /* a model the chip cannot run (an op neither its NPU nor its runtime's CPU
@@ -659,185 +563,57 @@ out:
 
 int cmd_run(int argc, char **argv)
 {
-    const char *model = NULL, *target = "rk3588", *quant = "fp32", *dump = NULL, *label = NULL;
-    const char *backend = "auto", *db = NULL, *runtime = NULL, *root = "/";
-    const char *in_name[MAX_ARGS], *in_file[MAX_ARGS];
-    input_shape_t shapes[MAX_ARGS];
-    int n_in = 0, n_shapes = 0, json = 0, no_db = 0, ret;
-    long long seed = 0, iters = 0, warmup = -1, threads = 0, core_mask = 0;
-    int npu_table = 0, sram = 0, quant_given = 0, target_given = 0, dump_overwrite = 0;
-    size_t max_memory = 0;
     const npu_platform_t *plat = NULL;
     npu_platform_t plat_clk; /* the platform at --npu-mhz/--ddr-mhz */
-    int npu_mhz = 0, ddr_mhz = 0;
     char err[1024] = "";
-    quant_cli qc;
-    int qk;
+    run_cli c;
+    int ret;
 
-    quant_cli_init(&qc);
     /* --emulate: a vendor .rknn's NPU tasks on a PC (cli/run_rknn.c parses all of it) */
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--emulate"))
             return cmd_run_rknn(argc, argv);
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return EXIT_OK;
-        } else if (!strcmp(a, "-t") || cli_opt_is(a, "--target")) {
-            if (!(target = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            target_given = 1;
-        } else if (!strcmp(a, "-q") || cli_opt_is(a, "--quant")) {
-            if (!(quant = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            quant_given = 1;
-        } else if (!strcmp(a, "-i") || cli_opt_is(a, "--input")) {
-            char *arg;
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            arg = (char *)v;
-            char *eq = strchr(arg, '=');
-            if (!eq || eq == arg || !eq[1] || n_in >= MAX_ARGS) {
-                cli_error("-i takes NAME=FILE.npy, got '%s'", v);
-                return EXIT_USAGE;
-            }
-            *eq = '\0';
-            in_name[n_in] = arg;
-            in_file[n_in++] = eq + 1;
-        } else if (cli_opt_is(a, "--shape")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            if (cli_add_shape((char *)v, shapes, &n_shapes, MAX_ARGS))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--seed") || cli_opt_is(a, "--threads") || !strcmp(a, "-n") ||
-                   cli_opt_is(a, "--iters") || cli_opt_is(a, "--warmup")) {
-            long long *dst = cli_opt_is(a, "--seed")      ? &seed
-                           : cli_opt_is(a, "--threads")   ? &threads
-                           : cli_opt_is(a, "--warmup")    ? &warmup
-                                                          : &iters;
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            if ((*dst = cli_parse_count(v)) < 0 || (dst == &iters && *dst == 0) ||
-                (dst == &threads && *dst > 256)) {
-                cli_error("%s: bad number '%s'", a, v);
-                return EXIT_USAGE;
-            }
-            if ((dst == &iters || dst == &warmup) && *dst > MAX_ITERS) {
-                cli_error("%s: %s runs is more than the %lld allowed", a, v, MAX_ITERS);
-                return EXIT_USAGE;
-            }
-        } else if (cli_opt_is(a, "--max-memory")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            if (!(max_memory = parse_size(v))) {
-                cli_error("--max-memory takes a size such as 512M, 4G or a byte count, got '%s'",
-                          v);
-                return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--dump-overwrite")) {
-            dump_overwrite = 1;
-        } else if (cli_opt_is(a, "--dump")) {
-            if (!(dump = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--label")) {
-            if (!(label = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--runtime")) {
-            if (!(runtime = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--root")) {
-            if (!(root = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--backend")) {
-            if (!(backend = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--db")) {
-            if (!(db = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--core-mask")) {
-            if (!(v = cli_opt_value(argc, argv, &i)) || (core_mask = cli_parse_core_mask(v)) < 0)
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--npu-mhz") || cli_opt_is(a, "--ddr-mhz")) {
-            int *dst = cli_opt_is(a, "--npu-mhz") ? &npu_mhz : &ddr_mhz;
-            if (!(v = cli_opt_value(argc, argv, &i)) || (*dst = cli_parse_mhz(a, v)) < 0)
-                return EXIT_USAGE;
-        } else if (!strcmp(a, "--npu-table")) {
-            npu_table = 1;
-        } else if (!strcmp(a, "--sram")) {
-            sram = 1;
-        } else if (!strcmp(a, "--no-db")) {
-            no_db = 1;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if ((qk = quant_cli_option(argc, argv, &i, &qc)) != 0) {
-            if (qk < 0)
-                return EXIT_USAGE;
-        } else if (cli_model_arg("run", a, &model)) {
-            return EXIT_USAGE;
-        }
-    }
-    if (!model) {
-        usage(stderr);
+    const char *model = run_cli_parse(argc, argv, &c, &ret);
+    if (!model)
+        return ret;
+    const char *target = c.target ? c.target : "rk3588", *quant = c.quant ? c.quant : "fp32";
+    if (strcmp(c.backend, "auto") && strcmp(c.backend, "sim") && strcmp(c.backend, "board")) {
+        cli_error("--backend takes auto, sim or board, got '%s'", c.backend);
         return EXIT_USAGE;
     }
-    if (strcmp(backend, "auto") && strcmp(backend, "sim") && strcmp(backend, "board")) {
-        cli_error("--backend takes auto, sim or board, got '%s'", backend);
-        return EXIT_USAGE;
-    }
-    /* auto: the board when it has an NPU and a vendor runtime is found */
-    const char *rt_path = board_runtime_find(runtime);
-    if (!strcmp(backend, "board") || (!strcmp(backend, "auto") && rt_path && board_npu_present(root))) {
-        if (npu_mhz || ddr_mhz) {
-            cli_error("--backend board: --npu-mhz/--ddr-mhz set the clocks of a prediction; "
-                      "the board runs at its own");
-            return EXIT_USAGE;
-        }
-        if (!rt_path) {
-            cli_error("--backend board: no librknnrt.so found (--runtime PATH, $RKNN_TRACE_RUNTIME, "
-                      "/usr/lib/librknnrt.so, ...)");
-            return EXIT_INPUT;
-        }
-        if (quant_given) {
-            cli_error("--backend board: -q does not apply (the model file brings its "
-                      "quantization)");
-            return EXIT_USAGE;
-        }
-        run_board_opts bo = {model, rt_path, root, target_given ? target : NULL, label, db,
-                             iters, warmup, seed, json, no_db, in_name, in_file, n_in, dump};
-        return run_board(&bo);
-    }
+    if (run_board_pick(&c, model, &ret))
+        return ret;
     if (run_rknn_is(model)) return cmd_run_rknn(argc, argv); /* vendor file: predicted profile */
     /* a `rknn-trace build` container brings its target and quantization */
-    if ((qk = quant_cli_container(model, &quant, quant_given, &target, target_given, &qc)))
-        return qk;
+    if ((ret = quant_cli_container(model, &quant, c.quant != NULL, &target, c.target != NULL,
+                                   &c.qc)))
+        return ret;
     if (npu_platform_get(target, &plat, err, sizeof(err))) {
         cli_error("%s", err);
         return EXIT_USAGE;
     }
-    plat = cli_platform_clocks(&plat_clk, plat, npu_mhz, ddr_mhz);
-    if (sram && !plat->sram_bytes) {
+    plat = cli_platform_clocks(&plat_clk, plat, c.npu_mhz, c.ddr_mhz);
+    if (c.sram && !plat->sram_bytes) {
         cli_error("--sram: %s has no NPU SRAM (only rk3588 has)", plat->name);
         return EXIT_USAGE;
     }
     unsigned cores;
-    if (npu_core_mask_check(plat, (unsigned)core_mask, &cores, err, sizeof(err))) {
+    if (npu_core_mask_check(plat, (unsigned)c.core_mask, &cores, err, sizeof(err))) {
         cli_error("--core-mask: %s", err);
         return EXIT_USAGE;
     }
-    quant_cli_inputs(&qc, in_file, n_in);
-    if ((qk = quant_cli_check(&quant, &qc)) != EXIT_OK)
-        return qk;
+    quant_cli_inputs(&c.qc, c.in.file, c.in.n);
+    if ((ret = quant_cli_check(&quant, &c.qc)) != EXIT_OK)
+        return ret;
 
-    run_opts o = {.model = model, .target = target, .quant = quant, .dump = dump,
-                  .label = label, .db = db, .in_name = in_name, .in_file = in_file,
-                  .n_in = n_in, .shapes = shapes, .n_shapes = n_shapes, .json = json,
-                  .no_db = no_db, .npu_table = npu_table, .sram = sram,
-                  .dump_overwrite = dump_overwrite, .seed = seed, .iters = iters,
-                  .warmup = warmup, .threads = threads, .core_mask = core_mask,
-                  .max_memory = max_memory, .plat = plat, .qc = &qc};
+    run_opts o = {.model = model, .target = target, .quant = quant, .dump = c.dump,
+                  .label = c.label, .db = c.db, .in_name = c.in.name, .in_file = c.in.file,
+                  .n_in = c.in.n, .shapes = c.shapes.v, .n_shapes = c.shapes.n, .json = c.json,
+                  .no_db = c.no_db, .npu_table = c.npu_table, .sram = c.sram,
+                  .dump_overwrite = c.dump_overwrite, .seed = c.seed, .iters = c.iters,
+                  .warmup = c.warmup, .threads = c.threads, .core_mask = c.core_mask,
+                  .max_memory = c.max_memory, .plat = plat, .qc = &c.qc};
     ret = run_sim_model(&o);
-    free(qc.c_cfg);
+    free(c.qc.c_cfg);
     return ret;
 }

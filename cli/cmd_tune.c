@@ -3,6 +3,7 @@
  * is tune/ (tune.h). */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "cli/opt.h"
 #include "runtime/npu/npu.h"
 #include "runtime/quant/quant.h"
 #include "tune/tune.h"
@@ -18,36 +19,96 @@
 #include <time.h>
 #include <unistd.h>
 
-static void usage(FILE *f)
+/* What the search aims at: one of --target-cos, --target-sqnr, --atol. */
+typedef struct tune_goal {
+    int metric, n;
+    double x;
+} tune_goal;
+
+typedef struct tune_cli {
+    const char *dataset, *eval, *target, *out, *png, *db, *mean, *std;
+    tune_goal goal;
+    long long threads, cands;
+    int no_db, no_progress;
+} tune_cli;
+
+/* --target-cos X, --target-sqnr DB, --atol X: the metric is the option's */
+static int parse_goal(const char *opt, const char *v, void *target)
 {
-    fputs("usage: rknn-trace tune MODEL --dataset FILE -o OUT.quantization.cfg [options]\n"
-          "Finds the fewest layers to keep in fp16 (and the calibration) for MODEL in int8 to\n"
-          "meet an accuracy target on every output over every evaluation sample, at the\n"
-          "least predicted NPU time; writes them as a Toolkit2 *.quantization.cfg that\n"
-          "`build --hybrid` and `run --hybrid` take. Each step is a row of a table; each kept\n"
-          "configuration is stored as a run tagged 'tune' and the session's tag.\n"
-          "\n"
-          "      --dataset FILE      calibration list (one line per sample, as run --dataset)\n"
-          "      --eval FILE         evaluation list (same layout; default: the dataset)\n"
-          "      --target-cos X      cos of every output on every sample >= X (default 0.99)\n"
-          "      --target-sqnr DB    or SQNR >= DB\n"
-          "      --atol X            or every element within X of the fp32 golden\n"
-          "  -t, --target PLATFORM   chip whose NPU time is predicted (default rk3588); one\n"
-          "                          without float16 (rv1106, rv1103) cannot take fp16 layers\n"
-          "  -o, --output FILE       the quantization.cfg to write (required)\n"
-          "      --png FILE          the accuracy-vs-time front (default: OUT's name, .png)\n"
-          "      --candidates N      layers measured for sensitivity: the N with the lowest\n"
-          "                          single-layer cos (default 12; 0: every layer)\n"
-          "      --mean M, --std S   preprocessing of .png/.jpg samples (as run)\n"
-          "      --threads N         CPU threads (default: all cores)\n"
-          "      --db PATH           database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
-          "      --no-db             store no runs\n"
-          "      --no-progress       no progress line (else on a terminal: evaluations, time left)\n"
-          "Ctrl-C stops the search: the best configuration so far is written, the runs\n"
-          "stored so far stay. Exit 3 when the target is not reached (the best found is\n"
-          "written and named).\n",
-          f);
+    tune_goal *g = target;
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || end == v || !isfinite(x)) {
+        cli_error("%s takes a number, got '%s'", opt, v);
+        return -1;
+    }
+    g->metric = !strcmp(opt, "--atol") ? TUNE_ATOL : !strcmp(opt, "--target-cos") ? TUNE_COS
+                                                                                    : TUNE_SQNR;
+    g->x = x;
+    g->n++;
+    if (g->metric == TUNE_COS && !(x > -1 && x <= 1)) {
+        cli_error("--target-cos takes a number in (-1, 1], got '%s'", v);
+        return -1;
+    }
+    if (g->metric == TUNE_ATOL && !(x >= 0)) {
+        cli_error("--atol takes a number >= 0, got '%s'", v);
+        return -1;
+    }
+    return 0;
 }
+
+/* --threads N, --candidates N: up to 100000 */
+static int parse_n(const char *opt, const char *v, void *target)
+{
+    long long n = cli_parse_count(v);
+    if (n < 0 || n > 100000) {
+        cli_error("%s: bad number '%s'", opt, v);
+        return -1;
+    }
+    *(long long *)target = n;
+    return 0;
+}
+
+#define CLI_OPTS_T tune_cli
+static const cli_opt tune_cli_options[] = {
+    CLI_OPT_STR("--dataset", 0, "FILE", dataset,
+                "calibration list (one line per sample, as run --dataset)"),
+    CLI_OPT_STR("--eval", 0, "FILE", eval, "evaluation list (same layout; default: the dataset)"),
+    CLI_OPT_CALL("--target-cos", 0, "X", goal, parse_goal,
+                 "cos of every output on every sample >= X (default 0.99)"),
+    CLI_OPT_CALL("--target-sqnr", 0, "DB", goal, parse_goal, "or SQNR >= DB"),
+    CLI_OPT_CALL("--atol", 0, "X", goal, parse_goal, "or every element within X of the fp32 golden"),
+    CLI_OPT_STR("--target", 't', "PLATFORM", target,
+                "chip whose NPU time is predicted (default rk3588); one\n"
+                "without float16 (rv1106, rv1103) cannot take fp16 layers"),
+    CLI_OPT_STR("--output", 'o', "FILE", out, "the quantization.cfg to write (required)"),
+    CLI_OPT_STR("--png", 0, "FILE", png, "the accuracy-vs-time front (default: OUT's name, .png)"),
+    CLI_OPT_CALL("--candidates", 0, "N", cands, parse_n,
+                 "layers measured for sensitivity: the N with the lowest\n"
+                 "single-layer cos (default 12; 0: every layer)"),
+    CLI_OPT_STR("--mean", 0, "M", mean, "preprocessing of .png/.jpg samples (as run)"),
+    CLI_OPT_STR("--std", 0, "S", std, "preprocessing of .png/.jpg samples (as run)"),
+    CLI_OPT_CALL("--threads", 0, "N", threads, parse_n, "CPU threads (default: all cores)"),
+    CLI_OPT_DB(db),
+    CLI_OPT_FLAG("--no-db", 0, no_db, "store no runs"),
+    CLI_OPT_FLAG("--no-progress", 0, no_progress,
+                 "no progress line (else on a terminal: evaluations, time left)"),
+    CLI_OPT_END};
+#undef CLI_OPTS_T
+
+const cli_spec cli_spec_tune = {
+    "tune",
+    "usage: rknn-trace tune MODEL --dataset FILE -o OUT.quantization.cfg [options]\n"
+    "Finds the fewest layers to keep in fp16 (and the calibration) for MODEL in int8 to\n"
+    "meet an accuracy target on every output over every evaluation sample, at the\n"
+    "least predicted NPU time; writes them as a Toolkit2 *.quantization.cfg that\n"
+    "`build --hybrid` and `run --hybrid` take. Each step is a row of a table; each kept\n"
+    "configuration is stored as a run tagged 'tune' and the session's tag.\n"
+    "\n",
+    tune_cli_options,
+    "Ctrl-C stops the search: the best configuration so far is written, the runs\n"
+    "stored so far stay. Exit 3 when the target is not reached (the best found is\n"
+    "written and named).\n"};
 
 static volatile sig_atomic_t stop_flag;
 static void on_sigint(int sig)
@@ -164,83 +225,34 @@ static int keep_run(void *user, tune_session *s, const tune_point *p, const char
     return rc;
 }
 
-static double parse_num(const char *opt, const char *v, int *bad)
-{
-    char *end;
-    double x = strtod(v, &end);
-    if (*end || end == v || !isfinite(x)) {
-        cli_error("%s takes a number, got '%s'", opt, v);
-        *bad = 1;
-    }
-    return x;
-}
-
 int cmd_tune(int argc, char **argv)
 {
-    const char *model = NULL, *dataset = NULL, *eval = NULL, *target = "rk3588", *out = NULL;
-    const char *png = NULL, *db = NULL, *mean = NULL, *std = NULL, *v;
-    int metric = TUNE_COS, n_targets = 0, no_db = 0, no_progress = 0, bad = 0;
-    long long threads = 0, cands = 12;
-    double goal = 0.99;
+    tune_cli cl = {.target = "rk3588", .goal = {TUNE_COS, 0, 0.99}, .cands = 12};
     char err[1024] = "";
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **dst = NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--no-db")) {
-            no_db = 1;
-        } else if (!strcmp(a, "--no-progress")) {
-            no_progress = 1;
-        } else if (cli_opt_is(a, "--target-cos") || cli_opt_is(a, "--target-sqnr") ||
-                   cli_opt_is(a, "--atol")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            metric = a[2] == 'a' ? TUNE_ATOL : a[9] == 'c' ? TUNE_COS : TUNE_SQNR;
-            goal = parse_num(a, v, &bad);
-            n_targets++;
-            if (!bad && metric == TUNE_COS && !(goal > -1 && goal <= 1)) {
-                cli_error("--target-cos takes a number in (-1, 1], got '%s'", v);
-                bad = 1;
-            }
-            if (!bad && metric == TUNE_ATOL && !(goal >= 0)) {
-                cli_error("--atol takes a number >= 0, got '%s'", v);
-                bad = 1;
-            }
-        } else if (cli_opt_is(a, "--threads") || cli_opt_is(a, "--candidates")) {
-            long long *n = a[2] == 't' ? &threads : &cands;
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            if ((*n = cli_parse_count(v)) < 0 || *n > 100000) {
-                cli_error("%s: bad number '%s'", a, v);
-                return EXIT_USAGE;
-            }
-        } else if (cli_opt_is(a, "--dataset")) dst = &dataset;
-        else if (cli_opt_is(a, "--eval")) dst = &eval;
-        else if (!strcmp(a, "-t") || cli_opt_is(a, "--target")) dst = &target;
-        else if (!strcmp(a, "-o") || cli_opt_is(a, "--output")) dst = &out;
-        else if (cli_opt_is(a, "--png")) dst = &png;
-        else if (cli_opt_is(a, "--db")) dst = &db;
-        else if (cli_opt_is(a, "--mean")) dst = &mean;
-        else if (cli_opt_is(a, "--std")) dst = &std;
-        else if (cli_model_arg("tune", a, &model))
-            return EXIT_USAGE;
-        if (dst && !(*dst = cli_opt_value(argc, argv, &i)))
-            return EXIT_USAGE;
-        if (bad)
-            return EXIT_USAGE;
+    int n = cli_parse(&cli_spec_tune, argc, argv, &cl);
+    if (n == CLI_PARSE_HELP)
+        return EXIT_OK;
+    if (n < 0)
+        return EXIT_USAGE;
+    if (n > 1) {
+        cli_error("tune: more than one model given ('%s', '%s')", argv[1], argv[2]);
+        return EXIT_USAGE;
     }
+    const char *model = n ? argv[1] : NULL, *target = cl.target, *out = cl.out, *png = cl.png;
+    const char *dataset = cl.dataset, *eval = cl.eval, *db = cl.db, *mean = cl.mean, *std = cl.std;
+    int metric = cl.goal.metric, no_db = cl.no_db, no_progress = cl.no_progress;
+    long long threads = cl.threads, cands = cl.cands;
+    double goal = cl.goal.x;
     if (!model || !dataset || !out) {
         if (model)
             cli_error("tune needs %s", !dataset ? "--dataset FILE (calibration samples)"
                                                 : "-o OUT.quantization.cfg");
         else
-            usage(stderr);
+            cli_help(&cli_spec_tune, stderr);
         return EXIT_USAGE;
     }
-    if (n_targets > 1) {
+    if (cl.goal.n > 1) {
         cli_error("give one target: --target-cos, --target-sqnr or --atol");
         return EXIT_USAGE;
     }

@@ -2,10 +2,12 @@
  * and its rows (record/source_board.c) recorded, then the summary `show`
  * prints (also with --no-db, from the rows) and the timing line. */
 #include "cli/cli.h"
+#include "cli/run_cli.h"
 #include "record/record.h"
 #include "util/util.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int run_board(const run_board_opts *o)
 {
@@ -48,4 +50,31 @@ int run_board(const run_board_opts *o)
                (long long)res.perf_run_us, res.n_layers, res.n_load);
     run_rows_free(&rows);
     return ret;
+}
+
+int run_board_pick(const run_cli *c, const char *model, int *ret)
+{
+    /* auto: the board when it has an NPU and a vendor runtime is found */
+    const char *rt_path = board_runtime_find(c->runtime);
+    if (strcmp(c->backend, "board") &&
+        !(!strcmp(c->backend, "auto") && rt_path && board_npu_present(c->root)))
+        return 0;
+    *ret = EXIT_USAGE;
+    if (c->npu_mhz || c->ddr_mhz) {
+        cli_error("--backend board: --npu-mhz/--ddr-mhz set the clocks of a prediction; "
+                  "the board runs at its own");
+    } else if (!rt_path) {
+        cli_error("--backend board: no librknnrt.so found (--runtime PATH, $RKNN_TRACE_RUNTIME, "
+                  "/usr/lib/librknnrt.so, ...)");
+        *ret = EXIT_INPUT;
+    } else if (c->quant) {
+        cli_error("--backend board: -q does not apply (the model file brings its "
+                  "quantization)");
+    } else {
+        run_board_opts bo = {model, rt_path, c->root, c->target, c->label, c->db, c->iters,
+                             c->warmup, c->seed, c->json, c->no_db, c->in.name, c->in.file,
+                             c->in.n, c->dump};
+        *ret = run_board(&bo);
+    }
+    return 1;
 }
