@@ -270,11 +270,14 @@ int golden_scan_layout(const char *dir, golden_file **files, int *n, const char 
 
     *files = NULL;
     *n = 0;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+    if (stat(dir, &sb) != 0) {
         int e = errno;
         free(ip);
-        return rt_err(err, errlen, RT_EIO, "%s: %s", dir,
-                      S_ISDIR(sb.st_mode) || e != ENOENT ? "not a folder" : strerror(e));
+        return rt_err(err, errlen, RT_EIO, "%s: %s", dir, strerror(e));
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        free(ip);
+        return rt_err(err, errlen, RT_EIO, "%s: not a folder", dir);
     }
     if (has_our_index(dir)) {
         dump_entry *e = NULL;

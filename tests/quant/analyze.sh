@@ -109,6 +109,12 @@ grep -q "tensor 'ReLU32_Output_0': 6272 values in .*\[1,8,28,28\], 6271 in golde
 [ "$(wc -l <"$T/err")" = 1 ] && ok || bad "one line"
 mkdir -p "$T/empty"
 expect_rc 2 "nothing in common" "$R" analyze "$T/D" --golden "$T/empty"
+# a missing golden folder says why (stat's error), a file is not a folder
+expect_rc 2 "missing golden" "$R" analyze "$T/D" --golden "$T/no-such-dir"
+grep -q "no-such-dir: No such file or directory" "$T/err" && ok || bad "missing golden: $(cat "$T/err")"
+: >"$T/golden-file"
+expect_rc 2 "golden is a file" "$R" analyze "$T/D" --golden "$T/golden-file"
+grep -q "golden-file: not a folder" "$T/err" && ok || bad "file as golden: $(cat "$T/err")"
 expect_rc 2 "run without dump" "$R" analyze nodump --golden "$T/byname" --db "$T/r.db"
 grep -q "recorded without --dump" "$T/err" && ok || bad "no-dump message"
 expect_rc 2 "unknown run" "$R" analyze nosuch --golden "$T/byname" --db "$T/r.db"
