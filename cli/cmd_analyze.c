@@ -260,13 +260,25 @@ static void count_nan(const golden_report *r, nan_count *c)
     }
 }
 
-int cmd_analyze(int argc, char **argv)
+/* the options of a golden comparison, defaults applied */
+typedef struct analyze_opts {
+    const char *db, *ref, *golden;
+    double thr, atol, rtol;
+    int json, tol_given;
+} analyze_opts;
+
+/* what the printed and returned verdicts are made of */
+typedef struct analyze_summary {
+    int first, worst;         /* row index of the first cos < thr, of the lowest cos; -1 */
+    int out_fail, layer_fail; /* matched rows outside the tolerance */
+    nan_count nc;
+} analyze_summary;
+
+/* -1: a golden comparison follows (a filled in); else the exit code (help, a
+ * usage error, or that of --eval, which is run here) */
+static int parse_args(int argc, char **argv, analyze_opts *a)
 {
     analyze_cli o = {.thr = 0.99, .atol = NAN, .rtol = NAN};
-    int ret = EXIT_INTERNAL, rc;
-    int64_t run_id = 0;
-    char err[1024] = "", *dir = NULL;
-    golden_report *r = NULL;
     quant_cli_init(&o.qc);
 
     int n = cli_parse(&cli_spec_analyze, argc, argv, &o);
@@ -278,51 +290,277 @@ int cmd_analyze(int argc, char **argv)
         cli_error("analyze takes one run or dump folder, got a second: '%s'", argv[2]);
         return EXIT_USAGE;
     }
-    const char *db = o.db, *ref = n ? argv[1] : NULL, *golden = o.golden;
-    double thr = o.thr, atol = isnan(o.atol) ? GOLDEN_ATOL : o.atol;
-    double rtol = isnan(o.rtol) ? GOLDEN_RTOL : o.rtol;
-    int json = o.json, tol_given = !isnan(o.atol) || !isnan(o.rtol);
+    *a = (analyze_opts){.db = o.db, .ref = n ? argv[1] : NULL, .golden = o.golden, .thr = o.thr,
+                        .atol = isnan(o.atol) ? GOLDEN_ATOL : o.atol,
+                        .rtol = isnan(o.rtol) ? GOLDEN_RTOL : o.rtol, .json = o.json,
+                        .tol_given = !isnan(o.atol) || !isnan(o.rtol)};
     quant_cli qc = o.qc;
 
-    if (ref && qc.eval && !golden)
-        return analyze_eval(ref, db, &qc, json);
+    if (a->ref && qc.eval && !a->golden)
+        return analyze_eval(a->ref, a->db, &qc, a->json);
     if (qc.eval || qc.dataset || qc.hybrid || qc.mean || qc.std) {
         cli_error("analyze: --eval (with --dataset, --hybrid, --mean, --std) and --golden are "
                   "separate analyses: give one");
         return EXIT_USAGE;
     }
-    if (!ref || !golden) {
-        if (ref)
+    if (!a->ref || !a->golden) {
+        if (a->ref)
             cli_error("analyze: --golden DIR is required");
         else
             cli_help(&cli_spec_analyze, stderr);
         return EXIT_USAGE;
     }
-    if (is_dir(ref)) {
-        dir = xstrdup(ref);
-    } else {
-        store *st = NULL;
-        store_run run;
-        int no_dump = 0;
-        rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
-        if (!rc && !(rc = store_get_run(st, ref, &run, err, sizeof(err)))) {
-            run_id = run.id;
-            dir = run.dump_dir ? xstrdup(run.dump_dir) : NULL;
-            if (!dir && (no_dump = 1))
-                rc = rt_err(err, sizeof(err), RT_EINVAL,
-                            "run %s was recorded without --dump: give its dump folder instead", ref);
-            else
-                rc = check_dump_hash(&run, dir, err, sizeof(err));
-            store_run_clear(&run);
-        }
-        store_close(st);
-        if (rc) {
-            cli_error("%s", err);
-            free(dir);
-            return no_dump ? EXIT_INPUT : cli_exit_code(rc);
-        }
+    return -1;
+}
+
+/* RUN|DUMP_DIR to the dump folder (*dir, allocated) and, for a recorded run,
+ * its id (*run_id, else left 0): 0, or the exit code */
+static int load_dump_dir(const analyze_opts *a, char **dir, int64_t *run_id)
+{
+    if (is_dir(a->ref)) {
+        *dir = xstrdup(a->ref);
+        return 0;
     }
-    rc = golden_analyze_tol(dir, golden, atol, rtol, &r, err, sizeof(err));
+    store *st = NULL;
+    store_run run;
+    int no_dump = 0;
+    char err[1024] = "";
+    int rc = store_open_readonly(store_default_path(a->db), &st, err, sizeof(err));
+    if (!rc && !(rc = store_get_run(st, a->ref, &run, err, sizeof(err)))) {
+        *run_id = run.id;
+        *dir = run.dump_dir ? xstrdup(run.dump_dir) : NULL;
+        if (!*dir && (no_dump = 1))
+            rc = rt_err(err, sizeof(err), RT_EINVAL,
+                        "run %s was recorded without --dump: give its dump folder instead", a->ref);
+        else
+            rc = check_dump_hash(&run, *dir, err, sizeof(err));
+        store_run_clear(&run);
+    }
+    store_close(st);
+    if (rc) {
+        cli_error("%s", err);
+        free(*dir);
+        *dir = NULL;
+        return no_dump ? EXIT_INPUT : cli_exit_code(rc);
+    }
+    return 0;
+}
+
+static void summarize(const golden_report *r, double thr, analyze_summary *s)
+{
+    s->first = s->worst = -1;
+    s->out_fail = s->layer_fail = 0;
+    for (int i = 0; i < r->n_rows; i++) {
+        if (!r->rows[i].matched || !r->rows[i].tol.fail)
+            continue;
+        s->layer_fail++;
+        s->out_fail += r->rows[i].is_output;
+    }
+    count_nan(r, &s->nc);
+    for (int i = 0; i < r->n_rows; i++) {
+        const golden_row *w = &r->rows[i];
+        if (!w->matched || isnan(w->m.cos))
+            continue;
+        if (s->first < 0 && w->m.cos < thr)
+            s->first = i;
+        if (s->worst < 0 || w->m.cos < r->rows[s->worst].m.cos)
+            s->worst = i;
+    }
+}
+
+/* one element of --json's "layers" */
+static void print_json_layer(json_writer *w, const golden_row *g)
+{
+    json_obj_open(w);
+    json_key(w, "layer"), json_int(w, g->layer);
+    json_key(w, "op"), json_str(w, g->op);
+    json_key(w, "name"), json_str(w, g->name);
+    json_key(w, "matched"), json_bool(w, g->matched);
+    json_key(w, "is_output"), json_bool(w, g->is_output);
+    json_key(w, "cos"), json_num(w, g->m.cos);
+    json_key(w, "nan_reason");
+    json_str(w, g->matched && isnan(g->m.cos) ? nan_reason(&g->m) : NULL);
+    json_key(w, "golden_nonfinite"), json_int(w, g->m.ref_nonfinite);
+    json_key(w, "euc"), json_num(w, g->m.euc);
+    json_key(w, "max_abs"), json_num(w, g->m.max_abs);
+    json_key(w, "mean_abs"), json_num(w, g->m.mean_abs);
+    json_key(w, "sqnr_db");
+    if (isinf(g->m.sqnr_db))
+        json_str(w, "inf");
+    else
+        json_num(w, g->m.sqnr_db);
+    json_key(w, "tol_pass");
+    if (g->matched)
+        json_bool(w, !g->tol.fail);
+    else
+        json_str(w, NULL);
+    json_key(w, "tol_fail_count"), json_int(w, g->matched ? g->tol.fail : 0);
+    json_key(w, "worst_index");
+    if (g->matched && g->tol.worst >= 0)
+        json_int(w, g->tol.worst);
+    else
+        json_str(w, NULL);
+    json_key(w, "worst_coords");
+    if (g->matched && g->tol.worst >= 0) {
+        int64_t c[32];
+        unravel(g, c);
+        json_arr_open(w);
+        for (int k = 0; k < g->ndim; k++)
+            json_int(w, c[k]);
+        json_arr_close(w);
+    } else {
+        json_str(w, NULL);
+    }
+    json_key(w, "worst_run"), json_num(w, g->matched ? g->tol.x : NAN);
+    json_key(w, "worst_golden"), json_num(w, g->matched ? g->tol.ref : NAN);
+    json_obj_close(w);
+}
+
+static void print_json(const analyze_opts *a, const char *dir, const golden_report *r,
+                       const analyze_summary *s)
+{
+    json_writer w;
+    json_begin(&w, stdout);
+    json_obj_open(&w);
+    json_key(&w, "dump_dir"), json_str(&w, dir);
+    json_key(&w, "golden_dir"), json_str(&w, a->golden);
+    json_key(&w, "golden_layout"), json_str(&w, r->layout);
+    json_key(&w, "tensors"), json_int(&w, r->n_rows);
+    json_key(&w, "matched"), json_int(&w, r->n_matched);
+    json_key(&w, "cos_threshold"), json_num(&w, a->thr);
+    json_key(&w, "first_below"), json_str(&w, s->first >= 0 ? r->rows[s->first].name : NULL);
+    json_key(&w, "comparable"), json_int(&w, r->n_matched - s->nc.n);
+    json_key(&w, "not_comparable"), json_int(&w, s->nc.n);
+    json_key(&w, "atol"), json_num(&w, a->atol);
+    json_key(&w, "rtol"), json_num(&w, a->rtol);
+    json_key(&w, "tolerance_given"), json_bool(&w, a->tol_given);
+    json_key(&w, "tol_failed_layers"), json_int(&w, s->layer_fail);
+    json_key(&w, "tol_failed_outputs"), json_int(&w, s->out_fail);
+    json_key(&w, "layers");
+    json_arr_open(&w);
+    for (int i = 0; i < r->n_rows; i++)
+        print_json_layer(&w, &r->rows[i]);
+    json_arr_close(&w);
+    json_obj_close(&w);
+    json_end(&w);
+}
+
+/* the header and one line per tensor of the text report */
+static void print_text_table(const analyze_opts *a, const char *dir, const golden_report *r)
+{
+    int wn = 24, color = cli_use_color(stdout);
+    char ca[32], b[32], m[32], s[32];
+    for (int i = 0; i < r->n_rows; i++) {
+        int l = (int)strlen(r->rows[i].name) + (r->rows[i].op ? (int)strlen(r->rows[i].op) : 5) + 3;
+        if (l > wn)
+            wn = l < 120 ? l : 120;
+    }
+    printf("# %s vs golden %s (%s layout): error of each layer output against the golden\n"
+           "# ('nan': constant tensor or not finite; '-': no golden file of that name)\n\n",
+           tt(dir), tt(a->golden), r->layout);
+    printf("%-*s %-8s   %-12s %-12s %-12s %-8s %s\n", wn, "layer_name", "cos", "euc", "max_abs",
+           "mean_abs", "sqnr_db", "tolerance (failing elements, worst at flat [coords]: run golden)");
+    for (int i = 0; i < wn + 72; i++)
+        putchar('-');
+    putchar('\n');
+    for (int i = 0; i < r->n_rows; i++) {
+        const golden_row *g = &r->rows[i];
+        char label[600];
+        snprintf(label, sizeof(label), "[%s] %s", g->op ? tt(g->op) : "Input", tt(g->name));
+        if (!g->matched) {
+            printf("%-*s %-8s\n", wn, label, "-");
+            continue;
+        }
+        const char *c0 = "", *c1 = color ? "\033[0m" : "";
+        if (color)
+            c0 = isnan(g->m.cos) ? "\033[35m" : g->m.cos >= a->thr ? "\033[32m" : "\033[31m";
+        char co[400];
+        printf("%-*s %s%-8s%s | %-12s %-12s %-12.6g %-8s %s%s", wn, label, c0,
+               metrics_fmt_cos(g->m.cos, ca, sizeof(ca)), c1, metrics_fmt_euc(g->m.euc, b, sizeof(b)),
+               metrics_fmt_euc(g->m.max_abs, m, sizeof(m)), g->m.mean_abs,
+               fmt_sqnr(g->m.sqnr_db, s, sizeof(s)), g->tol.fail ? "FAIL" : "pass",
+               g->is_output ? " (output)" : "");
+        if (g->tol.fail)
+            printf(" %lld, worst at %lld %s: %.9g %.9g", (long long)g->tol.fail,
+                   (long long)g->tol.worst, fmt_coords(g, co, sizeof(co)), g->tol.x, g->tol.ref);
+        putchar('\n');
+    }
+}
+
+/* the closing lines of the text report: matches, the first and lowest cos, the tolerance */
+static void print_text_summary(const analyze_opts *a, const golden_report *r,
+                               const analyze_summary *s)
+{
+    const nan_count *nc = &s->nc;
+    double thr = a->thr;
+    int first = s->first, worst = s->worst;
+    printf("\n%d of %d tensors matched by name\n", r->n_matched, r->n_rows);
+    if (nc->n) {
+        const golden_row *f = &r->rows[nc->first];
+        printf("%d matched layer%s not comparable (cos nan): %d with NaN/inf in the golden, "
+               "%d with NaN/inf in the run, %d constant; first: [%s] %s (%s)\n",
+               nc->n, nc->n == 1 ? "" : "s", nc->golden_nonfinite, nc->run_nonfinite, nc->constant,
+               f->op ? tt(f->op) : "Input", tt(f->name), nan_reason(&f->m));
+    }
+    if (first >= 0)
+        printf("first layer with cos < %g: [%s] %s  (cos %.5f)\n", thr,
+               r->rows[first].op ? tt(r->rows[first].op) : "Input", tt(r->rows[first].name),
+               r->rows[first].m.cos);
+    else if (nc->n == r->n_matched)
+        printf("no matched layer could be compared\n");
+    else if (nc->n)
+        printf("every comparable layer (%d of %d matched) keeps cos >= %g\n",
+               r->n_matched - nc->n, r->n_matched, thr);
+    else
+        printf("every matched layer keeps cos >= %g\n", thr);
+    printf("tolerance atol %g rtol %g: %d matched layer%s (%d graph output%s)\n", a->atol, a->rtol,
+           s->layer_fail, s->layer_fail == 1 ? " fails" : "s fail", s->out_fail,
+           s->out_fail == 1 ? "" : "s");
+    if (worst >= 0)
+        printf("lowest cos: [%s] %s  (cos %.5f)\n", r->rows[worst].op ? tt(r->rows[worst].op) : "Input",
+               tt(r->rows[worst].name), r->rows[worst].m.cos);
+}
+
+/* after the report: the exit code (a tolerance gate, nothing comparable) and
+ * the warning about a golden holding NaN/inf */
+static int verdict(const analyze_opts *a, const golden_report *r, const analyze_summary *s)
+{
+    const nan_count *nc = &s->nc;
+    int ret = EXIT_OK;
+    fflush(stdout);
+    if (a->tol_given && s->out_fail) {
+        cli_error("%d graph output%s outside atol %g rtol %g", s->out_fail,
+                  s->out_fail == 1 ? "" : "s", a->atol, a->rtol);
+        ret = EXIT_GATE;
+    }
+    if (nc->n == r->n_matched) {
+        cli_error("golden %s: none of the %d matched layers could be compared (%d with NaN/inf "
+                  "in the golden, %d in the run, %d constant)", a->golden, nc->n,
+                  nc->golden_nonfinite, nc->run_nonfinite, nc->constant);
+        ret = EXIT_INPUT;
+    } else if (nc->first_golden_bad >= 0) {
+        const golden_row *g = &r->rows[nc->first_golden_bad];
+        fprintf(stderr, "rknn-trace: warning: golden %s: %d %s NaN/inf (first: '%s', "
+                "%lld of %lld values); not compared\n", tt(a->golden), nc->golden_nonfinite,
+                nc->golden_nonfinite == 1 ? "tensor holds" : "tensors hold", tt(g->name),
+                (long long)g->m.ref_nonfinite, (long long)g->m.n);
+    }
+    return ret;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    analyze_opts a;
+    analyze_summary s;
+    int64_t run_id = 0;
+    char err[1024] = "", *dir = NULL;
+    golden_report *r = NULL;
+    int ret = parse_args(argc, argv, &a), rc;
+    if (ret >= 0)
+        return ret;
+    if ((ret = load_dump_dir(&a, &dir, &run_id)))
+        return ret;
+    rc = golden_analyze_tol(dir, a.golden, a.atol, a.rtol, &r, err, sizeof(err));
     if (rc) {
         cli_error("%s", err);
         ret = rc == RT_EINVAL ? EXIT_INPUT : cli_exit_code(rc);
@@ -330,181 +568,20 @@ int cmd_analyze(int argc, char **argv)
     }
     /* A recorded run keeps the result (before anything is printed, so that a
      * failure to store leaves no output that looks like success). */
-    if (run_id && (rc = store_golden_rows(db, run_id, golden, r, err, sizeof(err)))) {
+    if (run_id && (rc = store_golden_rows(a.db, run_id, a.golden, r, err, sizeof(err)))) {
         cli_error("%s", err);
         ret = cli_exit_code(rc);
         goto out;
     }
-    mark_outputs(db, run_id, r);
-    int first = -1, worst = -1, out_fail = 0, layer_fail = 0;
-    for (int i = 0; i < r->n_rows; i++) {
-        if (!r->rows[i].matched || !r->rows[i].tol.fail)
-            continue;
-        layer_fail++;
-        out_fail += r->rows[i].is_output;
-    }
-    nan_count nc;
-    count_nan(r, &nc);
-    for (int i = 0; i < r->n_rows; i++) {
-        const golden_row *w = &r->rows[i];
-        if (!w->matched || isnan(w->m.cos))
-            continue;
-        if (first < 0 && w->m.cos < thr)
-            first = i;
-        if (worst < 0 || w->m.cos < r->rows[worst].m.cos)
-            worst = i;
-    }
-    if (json) {
-        json_writer w;
-        json_begin(&w, stdout);
-        json_obj_open(&w);
-        json_key(&w, "dump_dir"), json_str(&w, dir);
-        json_key(&w, "golden_dir"), json_str(&w, golden);
-        json_key(&w, "golden_layout"), json_str(&w, r->layout);
-        json_key(&w, "tensors"), json_int(&w, r->n_rows);
-        json_key(&w, "matched"), json_int(&w, r->n_matched);
-        json_key(&w, "cos_threshold"), json_num(&w, thr);
-        json_key(&w, "first_below"), json_str(&w, first >= 0 ? r->rows[first].name : NULL);
-        json_key(&w, "comparable"), json_int(&w, r->n_matched - nc.n);
-        json_key(&w, "not_comparable"), json_int(&w, nc.n);
-        json_key(&w, "atol"), json_num(&w, atol);
-        json_key(&w, "rtol"), json_num(&w, rtol);
-        json_key(&w, "tolerance_given"), json_bool(&w, tol_given);
-        json_key(&w, "tol_failed_layers"), json_int(&w, layer_fail);
-        json_key(&w, "tol_failed_outputs"), json_int(&w, out_fail);
-        json_key(&w, "layers");
-        json_arr_open(&w);
-        for (int i = 0; i < r->n_rows; i++) {
-            const golden_row *g = &r->rows[i];
-            json_obj_open(&w);
-            json_key(&w, "layer"), json_int(&w, g->layer);
-            json_key(&w, "op"), json_str(&w, g->op);
-            json_key(&w, "name"), json_str(&w, g->name);
-            json_key(&w, "matched"), json_bool(&w, g->matched);
-            json_key(&w, "is_output"), json_bool(&w, g->is_output);
-            json_key(&w, "cos"), json_num(&w, g->m.cos);
-            json_key(&w, "nan_reason");
-            json_str(&w, g->matched && isnan(g->m.cos) ? nan_reason(&g->m) : NULL);
-            json_key(&w, "golden_nonfinite"), json_int(&w, g->m.ref_nonfinite);
-            json_key(&w, "euc"), json_num(&w, g->m.euc);
-            json_key(&w, "max_abs"), json_num(&w, g->m.max_abs);
-            json_key(&w, "mean_abs"), json_num(&w, g->m.mean_abs);
-            json_key(&w, "sqnr_db");
-            if (isinf(g->m.sqnr_db))
-                json_str(&w, "inf");
-            else
-                json_num(&w, g->m.sqnr_db);
-            json_key(&w, "tol_pass");
-            if (g->matched)
-                json_bool(&w, !g->tol.fail);
-            else
-                json_str(&w, NULL);
-            json_key(&w, "tol_fail_count"), json_int(&w, g->matched ? g->tol.fail : 0);
-            json_key(&w, "worst_index");
-            if (g->matched && g->tol.worst >= 0)
-                json_int(&w, g->tol.worst);
-            else
-                json_str(&w, NULL);
-            json_key(&w, "worst_coords");
-            if (g->matched && g->tol.worst >= 0) {
-                int64_t c[32];
-                unravel(g, c);
-                json_arr_open(&w);
-                for (int k = 0; k < g->ndim; k++)
-                    json_int(&w, c[k]);
-                json_arr_close(&w);
-            } else {
-                json_str(&w, NULL);
-            }
-            json_key(&w, "worst_run"), json_num(&w, g->matched ? g->tol.x : NAN);
-            json_key(&w, "worst_golden"), json_num(&w, g->matched ? g->tol.ref : NAN);
-            json_obj_close(&w);
-        }
-        json_arr_close(&w);
-        json_obj_close(&w);
-        json_end(&w);
+    mark_outputs(a.db, run_id, r);
+    summarize(r, a.thr, &s);
+    if (a.json) {
+        print_json(&a, dir, r, &s);
     } else {
-        int wn = 24, color = cli_use_color(stdout);
-        char a[32], b[32], m[32], s[32];
-        for (int i = 0; i < r->n_rows; i++) {
-            int l = (int)strlen(r->rows[i].name) + (r->rows[i].op ? (int)strlen(r->rows[i].op) : 5) + 3;
-            if (l > wn)
-                wn = l < 120 ? l : 120;
-        }
-        printf("# %s vs golden %s (%s layout): error of each layer output against the golden\n"
-               "# ('nan': constant tensor or not finite; '-': no golden file of that name)\n\n",
-               tt(dir), tt(golden), r->layout);
-        printf("%-*s %-8s   %-12s %-12s %-12s %-8s %s\n", wn, "layer_name", "cos", "euc", "max_abs",
-               "mean_abs", "sqnr_db", "tolerance (failing elements, worst at flat [coords]: run golden)");
-        for (int i = 0; i < wn + 72; i++)
-            putchar('-');
-        putchar('\n');
-        for (int i = 0; i < r->n_rows; i++) {
-            const golden_row *g = &r->rows[i];
-            char label[600];
-            snprintf(label, sizeof(label), "[%s] %s", g->op ? tt(g->op) : "Input", tt(g->name));
-            if (!g->matched) {
-                printf("%-*s %-8s\n", wn, label, "-");
-                continue;
-            }
-            const char *c0 = "", *c1 = color ? "\033[0m" : "";
-            if (color)
-                c0 = isnan(g->m.cos) ? "\033[35m" : g->m.cos >= thr ? "\033[32m" : "\033[31m";
-            char co[400];
-            printf("%-*s %s%-8s%s | %-12s %-12s %-12.6g %-8s %s%s", wn, label, c0,
-                   metrics_fmt_cos(g->m.cos, a, sizeof(a)), c1, metrics_fmt_euc(g->m.euc, b, sizeof(b)),
-                   metrics_fmt_euc(g->m.max_abs, m, sizeof(m)), g->m.mean_abs,
-                   fmt_sqnr(g->m.sqnr_db, s, sizeof(s)), g->tol.fail ? "FAIL" : "pass",
-                   g->is_output ? " (output)" : "");
-            if (g->tol.fail)
-                printf(" %lld, worst at %lld %s: %.9g %.9g", (long long)g->tol.fail,
-                       (long long)g->tol.worst, fmt_coords(g, co, sizeof(co)), g->tol.x, g->tol.ref);
-            putchar('\n');
-        }
-        printf("\n%d of %d tensors matched by name\n", r->n_matched, r->n_rows);
-        if (nc.n) {
-            const golden_row *f = &r->rows[nc.first];
-            printf("%d matched layer%s not comparable (cos nan): %d with NaN/inf in the golden, "
-                   "%d with NaN/inf in the run, %d constant; first: [%s] %s (%s)\n",
-                   nc.n, nc.n == 1 ? "" : "s", nc.golden_nonfinite, nc.run_nonfinite, nc.constant,
-                   f->op ? tt(f->op) : "Input", tt(f->name), nan_reason(&f->m));
-        }
-        if (first >= 0)
-            printf("first layer with cos < %g: [%s] %s  (cos %.5f)\n", thr,
-                   r->rows[first].op ? tt(r->rows[first].op) : "Input", tt(r->rows[first].name),
-                   r->rows[first].m.cos);
-        else if (nc.n == r->n_matched)
-            printf("no matched layer could be compared\n");
-        else if (nc.n)
-            printf("every comparable layer (%d of %d matched) keeps cos >= %g\n",
-                   r->n_matched - nc.n, r->n_matched, thr);
-        else
-            printf("every matched layer keeps cos >= %g\n", thr);
-        printf("tolerance atol %g rtol %g: %d matched layer%s (%d graph output%s)\n", atol, rtol,
-               layer_fail, layer_fail == 1 ? " fails" : "s fail", out_fail, out_fail == 1 ? "" : "s");
-        if (worst >= 0)
-            printf("lowest cos: [%s] %s  (cos %.5f)\n", r->rows[worst].op ? tt(r->rows[worst].op) : "Input",
-                   tt(r->rows[worst].name), r->rows[worst].m.cos);
+        print_text_table(&a, dir, r);
+        print_text_summary(&a, r, &s);
     }
-    ret = EXIT_OK;
-    fflush(stdout);
-    if (tol_given && out_fail) {
-        cli_error("%d graph output%s outside atol %g rtol %g", out_fail, out_fail == 1 ? "" : "s",
-                  atol, rtol);
-        ret = EXIT_GATE;
-    }
-    if (nc.n == r->n_matched) {
-        cli_error("golden %s: none of the %d matched layers could be compared (%d with NaN/inf "
-                  "in the golden, %d in the run, %d constant)", golden, nc.n,
-                  nc.golden_nonfinite, nc.run_nonfinite, nc.constant);
-        ret = EXIT_INPUT;
-    } else if (nc.first_golden_bad >= 0) {
-        const golden_row *g = &r->rows[nc.first_golden_bad];
-        fprintf(stderr, "rknn-trace: warning: golden %s: %d %s NaN/inf (first: '%s', "
-                "%lld of %lld values); not compared\n", tt(golden), nc.golden_nonfinite,
-                nc.golden_nonfinite == 1 ? "tensor holds" : "tensors hold", tt(g->name), (long long)g->m.ref_nonfinite,
-                (long long)g->m.n);
-    }
+    ret = verdict(&a, r, &s);
 out:
     golden_report_free(r);
     free(dir);

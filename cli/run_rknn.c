@@ -152,104 +152,126 @@ static int emulate_run(const char *model, const rknn_model *m, const char *const
     return rc;
 }
 
-int cmd_run_rknn(int argc, char **argv)
-{
-    const char *model = NULL, *target = NULL, *label = NULL, *db = NULL, *v, *dump = NULL;
+/* the options of `run model.rknn` */
+typedef struct {
+    const char *model, *target, *label, *db, *dump;
     const char *in_spec[16];
-    int n_in_spec = 0, emulate = 0;
-    long long seed = 0;
-    emu_result er = {0};
-    store_output *eouts = NULL;
-    char **epaths = NULL, **eshapes = NULL;
-    int json = 0, no_db = 0, npu_table = 0, sram = 0, rc, ret = EXIT_INPUT;
-    long long core_mask = 0;
+    int n_in_spec, emulate, json, no_db, npu_table, sram, npu_mhz, ddr_mhz;
+    long long seed, core_mask;
+} rknn_run_opts;
+
+/* what a run builds, freed by rknn_run_free whatever step stopped it */
+typedef struct {
+    rknn_model *m;
     const npu_platform_t *plat;
     npu_platform_t plat_clk; /* the platform at --npu-mhz/--ddr-mhz */
-    int npu_mhz = 0, ddr_mhz = 0;
-    rknn_model *m = NULL;
-    npu_graph_t *ng = NULL;
-    graph_t *g = NULL;
+    npu_graph_t *ng;
+    graph_t *g;
     run_rows pred;
-    int built = 0;
-    char err[1024];
+    int built;
+    emu_result er;
+    store_output *eouts;
+    char **epaths, **eshapes;
+} rknn_run;
 
+/* -1: go on; else the exit code (help, or a usage error) */
+static int parse_args(int argc, char **argv, rknn_run_opts *o)
+{
+    const char *v;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return EXIT_OK;
         } else if (!strcmp(a, "-t") || cli_opt_is(a, "--target")) {
-            if (!(target = cli_opt_value(argc, argv, &i)))
+            if (!(o->target = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
         } else if (cli_opt_is(a, "--label")) {
-            if (!(label = cli_opt_value(argc, argv, &i)))
+            if (!(o->label = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
         } else if (cli_opt_is(a, "--db")) {
-            if (!(db = cli_opt_value(argc, argv, &i)))
+            if (!(o->db = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
         } else if (cli_opt_is(a, "--core-mask")) {
-            if (!(v = cli_opt_value(argc, argv, &i)) || (core_mask = cli_parse_core_mask(v)) < 0)
+            if (!(v = cli_opt_value(argc, argv, &i)) || (o->core_mask = cli_parse_core_mask(v)) < 0)
                 return EXIT_USAGE;
         } else if (!strcmp(a, "--emulate")) {
-            emulate = 1;
+            o->emulate = 1;
         } else if (!strcmp(a, "-i") || cli_opt_is(a, "--input")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-            if (n_in_spec >= 16) {
+            if (o->n_in_spec >= 16) {
                 cli_error("-i: at most 16 inputs");
                 return EXIT_USAGE;
             }
-            in_spec[n_in_spec++] = v;
+            o->in_spec[o->n_in_spec++] = v;
         } else if (cli_opt_is(a, "--seed")) {
             if (!(v = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
-            seed = strtoll(v, NULL, 0);
+            o->seed = strtoll(v, NULL, 0);
         } else if (cli_opt_is(a, "--dump")) {
-            if (!(dump = cli_opt_value(argc, argv, &i)))
+            if (!(o->dump = cli_opt_value(argc, argv, &i)))
                 return EXIT_USAGE;
         } else if (cli_opt_is(a, "--npu-mhz") || cli_opt_is(a, "--ddr-mhz")) {
-            int *dst = cli_opt_is(a, "--npu-mhz") ? &npu_mhz : &ddr_mhz;
+            int *dst = cli_opt_is(a, "--npu-mhz") ? &o->npu_mhz : &o->ddr_mhz;
             if (!(v = cli_opt_value(argc, argv, &i)) || (*dst = cli_parse_mhz(a, v)) < 0)
                 return EXIT_USAGE;
         } else if (!strcmp(a, "--npu-table")) {
-            npu_table = 1;
+            o->npu_table = 1;
         } else if (!strcmp(a, "--sram")) {
-            sram = 1;
+            o->sram = 1;
         } else if (!strcmp(a, "--no-db")) {
-            no_db = 1;
+            o->no_db = 1;
         } else if (!strcmp(a, "--json")) {
-            json = 1;
+            o->json = 1;
         } else if (a[0] == '-' && a[1]) {
             cli_error("run: %s does not apply to a vendor .rknn on a PC (%s; see run --help)", a,
                       "only its profile is predicted");
             return EXIT_USAGE;
-        } else if (cli_model_arg("run", a, &model)) {
+        } else if (cli_model_arg("run", a, &o->model)) {
             return EXIT_USAGE;
         }
     }
-    if (!model) {
+    return -1;
+}
+
+/* the checks that need no file read: 0, or EXIT_USAGE */
+static int validate_args(const rknn_run_opts *o)
+{
+    if (!o->model) {
         usage(stderr);
         return EXIT_USAGE;
     }
-    if (!emulate && (n_in_spec || dump)) {
-        cli_error("run %s: -i and --dump need --emulate (without it nothing is computed)", model);
+    if (!o->emulate && (o->n_in_spec || o->dump)) {
+        cli_error("run %s: -i and --dump need --emulate (without it nothing is computed)", o->model);
         return EXIT_USAGE;
     }
-    for (int k = 0; k < n_in_spec; k++) {
-        const char *eq = strchr(in_spec[k], '=');
-        if (!eq || eq == in_spec[k] || !eq[1]) {
-            cli_error("-i %s: want NAME=FILE.npy", in_spec[k]);
+    for (int k = 0; k < o->n_in_spec; k++) {
+        const char *eq = strchr(o->in_spec[k], '=');
+        if (!eq || eq == o->in_spec[k] || !eq[1]) {
+            cli_error("-i %s: want NAME=FILE.npy", o->in_spec[k]);
             return EXIT_USAGE;
         }
     }
-    if (emulate && !run_rknn_is(model)) {
-        cli_error("--emulate runs a vendor .rknn's NPU tasks; %s is not one", model);
+    if (o->emulate && !run_rknn_is(o->model)) {
+        cli_error("--emulate runs a vendor .rknn's NPU tasks; %s is not one", o->model);
         return EXIT_USAGE;
     }
-    if ((rc = rknn_model_read(model, &m, err, sizeof(err)))) {
+    return 0;
+}
+
+/* reads the file and picks its platform (checked against -t, --sram), then
+ * applies the clocks: 0, or the exit code */
+static int load_model(const rknn_run_opts *o, rknn_run *s)
+{
+    const char *model = o->model, *target = o->target;
+    char err[1024];
+    int rc;
+    if ((rc = rknn_model_read(model, &s->m, err, sizeof(err)))) {
         cli_error("%s", err);
         return cli_exit_code(rc);
     }
+    const rknn_model *m = s->m;
     if (m->container != RKNN_C_TK2_FB && !(m->container == RKNN_C_LITE && m->lite_graph)) {
         cli_error("%s: %s file: %s; `rknn-trace inspect %s` shows what it holds", model,
                   rknn_container_name(m->container),
@@ -259,127 +281,158 @@ int cmd_run_rknn(int argc, char **argv)
                   : m->container == RKNN_C_ENCRYPTED ? "encrypted, nothing to predict from"
                   : "no compiled layer list (Toolkit1/RKNPU1 formats are not predicted)",
                   model);
-        goto out;
+        return EXIT_INPUT;
     }
-    {
-        const char *ft = m->target ? m->target : m->fb_target;
-        if (!ft || !(plat = npu_platform_find(ft))) {
-            cli_error("%s: compiled for %s, a chip the NPU model does not know (known: %s); "
-                      "`rknn-trace inspect` shows the file, no profile is predicted", model,
-                      ft ? ft : "an unstated target", npu_platform_names());
-            goto out;
-        }
-        if (target && !npu_platform_find(target)) {
-            cli_error("-t %s: unknown platform (known: %s)", target, npu_platform_names());
-            ret = EXIT_USAGE;
-            goto out;
-        }
-        if (target && npu_platform_find(target) != plat) {
-            cli_error("%s: compiled for %s; it cannot run on %s (-t)", model, plat->name, target);
-            ret = EXIT_USAGE;
-            goto out;
-        }
+    const char *ft = m->target ? m->target : m->fb_target;
+    if (!ft || !(s->plat = npu_platform_find(ft))) {
+        cli_error("%s: compiled for %s, a chip the NPU model does not know (known: %s); "
+                  "`rknn-trace inspect` shows the file, no profile is predicted", model,
+                  ft ? ft : "an unstated target", npu_platform_names());
+        return EXIT_INPUT;
     }
-    if (sram && !plat->sram_bytes) {
-        cli_error("--sram: %s has no NPU SRAM (only rk3588 has)", plat->name);
-        ret = EXIT_USAGE;
-        goto out;
+    if (target && !npu_platform_find(target)) {
+        cli_error("-t %s: unknown platform (known: %s)", target, npu_platform_names());
+        return EXIT_USAGE;
     }
-    plat = cli_platform_clocks(&plat_clk, plat, npu_mhz, ddr_mhz);
+    if (target && npu_platform_find(target) != s->plat) {
+        cli_error("%s: compiled for %s; it cannot run on %s (-t)", model, s->plat->name, target);
+        return EXIT_USAGE;
+    }
+    if (o->sram && !s->plat->sram_bytes) {
+        cli_error("--sram: %s has no NPU SRAM (only rk3588 has)", s->plat->name);
+        return EXIT_USAGE;
+    }
+    s->plat = cli_platform_clocks(&s->plat_clk, s->plat, o->npu_mhz, o->ddr_mhz);
+    return 0;
+}
+
+/* the compiled graph costed by the NPU model, as rows: 0, or the exit code */
+static int predict(const rknn_run_opts *o, rknn_run *s)
+{
+    char err[1024];
+    int rc;
     /* as `run` does: the database can take the run, checked before it is computed */
-    if (!no_db && (rc = store_preflight(store_default_path(db), label, err, sizeof(err)))) {
+    if (!o->no_db && (rc = store_preflight(store_default_path(o->db), o->label, err, sizeof(err)))) {
         cli_error("%s", err);
-        ret = cli_exit_code(rc);
-        goto out;
+        return cli_exit_code(rc);
     }
-    if ((rc = predict_graph(m, plat, &ng, &g, err, sizeof(err)))) {
-        cli_error("%s: %s", model, err);
-        ret = cli_exit_code(rc);
-        goto out;
+    if ((rc = predict_graph(s->m, s->plat, &s->ng, &s->g, err, sizeof(err)))) {
+        cli_error("%s: %s", o->model, err);
+        return cli_exit_code(rc);
     }
-    if ((rc = npu_set_core_mask(ng, (unsigned)core_mask, err, sizeof(err)))) {
+    if ((rc = npu_set_core_mask(s->ng, (unsigned)o->core_mask, err, sizeof(err)))) {
         cli_error("--core-mask: %s", err);
-        ret = EXIT_USAGE;
-        goto out;
+        return EXIT_USAGE;
     }
-    if ((rc = npu_mem_plan(ng, g, sram ? npu_sram_pool_process(plat) : NULL, 0, err, sizeof(err)))) {
-        cli_error("%s: memory plan: %s", model, err);
-        ret = EXIT_INTERNAL;
-        goto out;
+    if ((rc = npu_mem_plan(s->ng, s->g, o->sram ? npu_sram_pool_process(s->plat) : NULL, 0, err,
+                           sizeof(err)))) {
+        cli_error("%s: memory plan: %s", o->model, err);
+        return EXIT_INTERNAL;
     }
-    npu_cost(ng);
-    if ((rc = run_rows_predict(model, label, m, ng, &pred, err, sizeof(err)))) {
+    npu_cost(s->ng);
+    if ((rc = run_rows_predict(o->model, o->label, s->m, s->ng, &s->pred, err, sizeof(err)))) {
         cli_error("%s", err);
-        ret = cli_exit_code(rc);
-        goto out;
+        return cli_exit_code(rc);
     }
-    built = 1;
-    if (emulate) {
-        if ((rc = emulate_run(model, m, (const char *const *)in_spec, n_in_spec, seed, dump, &er,
-                              err, sizeof(err)))) {
-            cli_error("%s: --emulate: %s", model, err);
-            ret = cli_exit_code(rc);
-            goto out;
-        }
-        pred.run.backend = "emulate";
-        eouts = calloc((size_t)er.n_out + 1, sizeof(*eouts));
-        epaths = calloc((size_t)er.n_out + 1, sizeof(char *));
-        eshapes = calloc((size_t)er.n_out + 1, sizeof(char *));
-        if (!eouts || !epaths || !eshapes) {
-            cli_error("out of memory");
-            ret = EXIT_INTERNAL;
-            goto out;
-        }
-        for (int j = 0; j < er.n_out; j++) {
-            char sh[128], pth[4096];
-            snprintf(sh, sizeof(sh), "[%lld,%lld,%lld,%lld]", (long long)er.out_dims[j][0],
-                     (long long)er.out_dims[j][1], (long long)er.out_dims[j][2],
-                     (long long)er.out_dims[j][3]);
-            eshapes[j] = strdup(sh);
-            if (dump) {
-                emulate_dump_path(pth, sizeof(pth), dump, er.out_names[j]);
-                epaths[j] = strdup(pth);
-            }
-            eouts[j] = (store_output){.idx = j, .name = er.out_names[j], .shape = eshapes[j],
-                                      .dtype = "float32", .dump_file = epaths[j]};
-            if (!json)
-                emulate_print_output(stdout, er.out_names[j], sh, er.out[j], er.out_dims[j]);
-        }
-        free(pred.outs);
-        pred.outs = eouts;
-        pred.n_outs = er.n_out;
-        eouts = NULL;
-        if (!json)
-            printf("emulated: %d NPU tasks computed, %d one-pixel in-place copies skipped, %d "
-                   "OutputOperator tasks done on the CPU\n", er.tasks_run, er.tasks_copy,
-                   er.tasks_output_op);
+    s->built = 1;
+    return 0;
+}
+
+/* --emulate: the NPU tasks computed, their outputs printed (unless --json)
+ * and made the run's outputs: 0, or the exit code */
+static int emulate(const rknn_run_opts *o, rknn_run *s)
+{
+    char err[1024];
+    int rc;
+    emu_result *er = &s->er;
+    if ((rc = emulate_run(o->model, s->m, o->in_spec, o->n_in_spec, o->seed, o->dump, er, err,
+                          sizeof(err)))) {
+        cli_error("%s: --emulate: %s", o->model, err);
+        return cli_exit_code(rc);
     }
+    s->pred.run.backend = "emulate";
+    s->eouts = calloc((size_t)er->n_out + 1, sizeof(*s->eouts));
+    s->epaths = calloc((size_t)er->n_out + 1, sizeof(char *));
+    s->eshapes = calloc((size_t)er->n_out + 1, sizeof(char *));
+    if (!s->eouts || !s->epaths || !s->eshapes) {
+        cli_error("out of memory");
+        return EXIT_INTERNAL;
+    }
+    for (int j = 0; j < er->n_out; j++) {
+        char sh[128], pth[4096];
+        snprintf(sh, sizeof(sh), "[%lld,%lld,%lld,%lld]", (long long)er->out_dims[j][0],
+                 (long long)er->out_dims[j][1], (long long)er->out_dims[j][2],
+                 (long long)er->out_dims[j][3]);
+        s->eshapes[j] = strdup(sh);
+        if (o->dump) {
+            emulate_dump_path(pth, sizeof(pth), o->dump, er->out_names[j]);
+            s->epaths[j] = strdup(pth);
+        }
+        s->eouts[j] = (store_output){.idx = j, .name = er->out_names[j], .shape = s->eshapes[j],
+                                     .dtype = "float32", .dump_file = s->epaths[j]};
+        if (!o->json)
+            emulate_print_output(stdout, er->out_names[j], sh, er->out[j], er->out_dims[j]);
+    }
+    free(s->pred.outs);
+    s->pred.outs = s->eouts;
+    s->pred.n_outs = er->n_out;
+    s->eouts = NULL;
+    if (!o->json)
+        printf("emulated: %d NPU tasks computed, %d one-pixel in-place copies skipped, %d "
+               "OutputOperator tasks done on the CPU\n", er->tasks_run, er->tasks_copy,
+               er->tasks_output_op);
+    return 0;
+}
+
+/* stores the run (unless --no-db), prints the tables and the summary */
+static int record_and_print(const rknn_run_opts *o, rknn_run *s)
+{
+    char err[1024];
     /* a failure to record keeps the results: printed, then why they are not stored */
-    rc = no_db ? 0 : run_rows_store(&pred, store_default_path(db), err, sizeof(err));
-    if (npu_table) {
-        npu_print_perf_table(json ? stderr : stdout, ng, NPU_PRINT_PREFIX);
-        if (sram)
-            npu_print_sram_table(json ? stderr : stdout, ng, NPU_PRINT_PREFIX);
+    int rc = o->no_db ? 0 : run_rows_store(&s->pred, store_default_path(o->db), err, sizeof(err));
+    if (o->npu_table) {
+        npu_print_perf_table(o->json ? stderr : stdout, s->ng, NPU_PRINT_PREFIX);
+        if (o->sram)
+            npu_print_sram_table(o->json ? stderr : stdout, s->ng, NPU_PRINT_PREFIX);
     }
-    if (!json)
-        printf("%s: %s file for %s (toolkit %s), %d compiled layers\n", esc_tmp(ESC_TERM, model),
-               rknn_container_name(m->container), ng->plat->name, m->toolkit ? esc_tmp(ESC_TERM, m->toolkit) : "?",
-               ng->n);
-    run_rows_print(&pred.run, pred.layers, pred.n_layers, NULL, 0, NULL, 0, json, 0.99, stdout);
-    ret = rc ? cli_not_recorded(err) : EXIT_OK;
-out:
-    if (built)
-        run_rows_free(&pred);
-    for (int j = 0; j < er.n_out; j++) {
-        free(epaths ? epaths[j] : NULL);
-        free(eshapes ? eshapes[j] : NULL);
+    if (!o->json)
+        printf("%s: %s file for %s (toolkit %s), %d compiled layers\n", esc_tmp(ESC_TERM, o->model),
+               rknn_container_name(s->m->container), s->ng->plat->name,
+               s->m->toolkit ? esc_tmp(ESC_TERM, s->m->toolkit) : "?", s->ng->n);
+    run_rows_print(&s->pred.run, s->pred.layers, s->pred.n_layers, NULL, 0, NULL, 0, o->json, 0.99,
+                   stdout);
+    return rc ? cli_not_recorded(err) : EXIT_OK;
+}
+
+static void rknn_run_free(rknn_run *s)
+{
+    if (s->built)
+        run_rows_free(&s->pred);
+    for (int j = 0; j < s->er.n_out; j++) {
+        free(s->epaths ? s->epaths[j] : NULL);
+        free(s->eshapes ? s->eshapes[j] : NULL);
     }
-    free(epaths);
-    free(eshapes);
-    free(eouts);
-    emu_result_free(&er);
-    npu_graph_free(ng);
-    graph_free(g);
-    rknn_model_free(m);
+    free(s->epaths);
+    free(s->eshapes);
+    free(s->eouts);
+    emu_result_free(&s->er);
+    npu_graph_free(s->ng);
+    graph_free(s->g);
+    rknn_model_free(s->m);
+}
+
+int cmd_run_rknn(int argc, char **argv)
+{
+    rknn_run_opts o = {0};
+    rknn_run s = {0};
+    int ret = parse_args(argc, argv, &o);
+    if (ret >= 0)
+        return ret;
+    if ((ret = validate_args(&o)))
+        return ret;
+    if (!(ret = load_model(&o, &s)) && !(ret = predict(&o, &s)) &&
+        !(o.emulate && (ret = emulate(&o, &s))))
+        ret = record_and_print(&o, &s);
+    rknn_run_free(&s);
     return ret;
 }
