@@ -203,13 +203,16 @@ int tensor_shape_known(const tensor_t *t)
     return 1;
 }
 
-void same_pads(int upper, int64_t in, int64_t ext, int64_t s, int64_t *out, int64_t *pb,
-               int64_t *pe)
+void window_take(const node_window *w, int64_t *in, int64_t *out, int64_t *k, int64_t *s,
+                 int64_t *d, int64_t *pb, int64_t *pe)
 {
-    *out = ceil_div(in, s);
-    int64_t tot = (*out - 1) * s + ext - in;
-    if (tot < 0)
-        tot = 0;
-    *pb = upper ? tot / 2 : tot - tot / 2;
-    *pe = tot - *pb;
+    for (int i = 0; i < 3; i++) {
+        in[i] = w->in[i];
+        out[i] = w->out[i];
+        k[i] = w->k[i];
+        s[i] = w->s[i];
+        d[i] = w->d[i];
+        pb[i] = w->pb[i];
+        pe[i] = w->pe[i];
+    }
 }

@@ -73,11 +73,10 @@ int tensor_is_const(const tensor_t *t);
  * (dynamic shapes are not supported). */
 int node_const_ints(graph_t *g, const node_t *n, int i, const char *what, int64_t *v, int max,
                     char *err, size_t errlen);
-/* auto_pad SAME_UPPER (upper != 0) / SAME_LOWER along one axis: out = ceil(in / s)
- * and the total padding (never negative) split with the odd one at the end
- * (UPPER) or at the start (LOWER). ext is the dilated kernel extent. */
-void same_pads(int upper, int64_t in, int64_t ext, int64_t s, int64_t *out, int64_t *pb,
-               int64_t *pe);
+/* A node_window's extents, kernel, strides, dilations and pads into a
+ * kernel's own 3-slot arrays. */
+void window_take(const node_window *w, int64_t *in, int64_t *out, int64_t *k, int64_t *s,
+                 int64_t *d, int64_t *pb, int64_t *pe);
 /* ceil(a / b) for a >= 0, b > 0. */
 static inline int64_t ceil_div(int64_t a, int64_t b)
 {

@@ -54,6 +54,7 @@
 typedef struct conv_p {
     int nsp;                 /* spatial rank as given (1..3) */
     int transposed;
+    int auto_pad;            /* enum auto_pad */
     int64_t N, C, M, G, Cg, Mg;
     int64_t in[3], out[3], k[3], s[3], d[3], pb[3], pe[3];
     int64_t K;               /* Cg * kernel volume (Conv) or Mg * kernel volume (ConvT) */
@@ -78,70 +79,11 @@ static float *scratch_get(size_t n)
 
 /* ---- geometry ---------------------------------------------------------- */
 
-/* Reads strides/dilations/pads/kernel_shape into p (3-D form) and checks them. */
-static int conv_attrs(const node_t *n, conv_p *p, const int64_t *wk, char *err, size_t errlen)
-{
-    int nsp = p->nsp, off = 3 - nsp;
-    const int64_t *v;
-    int cnt;
-
-    for (int i = 0; i < 3; i++) {
-        p->k[i] = 1;
-        p->s[i] = 1;
-        p->d[i] = 1;
-        p->pb[i] = p->pe[i] = 0;
-        p->in[i] = p->out[i] = 1;
-    }
-    for (int i = 0; i < nsp; i++)
-        p->k[off + i] = wk[i];
-    cnt = node_attr_ints(n, "kernel_shape", &v);
-    if (cnt >= 0) {
-        if (cnt != nsp)
-            goto bad_rank;
-        for (int i = 0; i < nsp; i++)
-            if (v[i] != wk[i])
-                return rt_err(err, errlen, RT_ESHAPE,
-                              "node '%s' (%s): kernel_shape does not match the weights",
-                              n->name, n->op);
-    }
-    cnt = node_attr_ints(n, "strides", &v);
-    if (cnt >= 0) {
-        if (cnt != nsp)
-            goto bad_rank;
-        for (int i = 0; i < nsp; i++)
-            p->s[off + i] = v[i];
-    }
-    cnt = node_attr_ints(n, "dilations", &v);
-    if (cnt >= 0) {
-        if (cnt != nsp)
-            goto bad_rank;
-        for (int i = 0; i < nsp; i++)
-            p->d[off + i] = v[i];
-    }
-    cnt = node_attr_ints(n, "pads", &v);
-    if (cnt >= 0) {
-        if (cnt != 2 * nsp)
-            goto bad_rank;
-        for (int i = 0; i < nsp; i++) {
-            p->pb[off + i] = v[i];
-            p->pe[off + i] = v[nsp + i];
-        }
-    }
-    for (int i = 0; i < 3; i++)
-        if (p->k[i] < 1 || p->s[i] < 1 || p->d[i] < 1 || p->pb[i] < 0 || p->pe[i] < 0)
-            return rt_err(err, errlen, RT_ESHAPE,
-                          "node '%s' (%s): kernel, strides and dilations must be >= 1 and pads >= 0",
-                          n->name, n->op);
-    return RT_OK;
-bad_rank:
-    return rt_err(err, errlen, RT_ESHAPE,
-                  "node '%s' (%s): attribute length does not match %d spatial dims",
-                  n->name, n->op, nsp);
-}
-
-/* Common input checks: X and W float, ranks 3..5, shapes known. */
-static int conv_inputs(graph_t *g, const node_t *n, conv_p *p, tensor_t **xo, tensor_t **wo,
-                       char *err, size_t errlen)
+/* Common input checks: X and W float, ranks 3..5, shapes known; the window
+ * with auto_pad made explicit pads and the output extent when resolve is set
+ * (Conv), as written otherwise (ConvTranspose pads its output instead). */
+static int conv_inputs(graph_t *g, const node_t *n, conv_p *p, int resolve, tensor_t **xo,
+                       tensor_t **wo, char *err, size_t errlen)
 {
     int rc = check_arity(n, 2, 3, 1, err, errlen);
     if (rc)
@@ -164,11 +106,14 @@ static int conv_inputs(graph_t *g, const node_t *n, conv_p *p, tensor_t **xo, te
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): %lld channels not divisible by group %lld",
                       n->name, n->op, (long long)p->C, (long long)p->G);
     p->Cg = p->C / p->G;
-    rc = conv_attrs(n, p, w->dims + 2, err, errlen);
+    node_window win;
+    rc = node_window_read(n, p->nsp, w->dims + 2, resolve ? x->dims + 2 : NULL, &win, err, errlen);
     if (rc)
         return rc;
+    window_take(&win, p->in, p->out, p->k, p->s, p->d, p->pb, p->pe);
     for (int i = 0; i < p->nsp; i++)
         p->in[3 - p->nsp + i] = x->dims[2 + i];
+    p->auto_pad = win.auto_pad;
     p->kvol = p->k[0] * p->k[1] * p->k[2];
     p->Pin = p->in[0] * p->in[1] * p->in[2];
     *xo = x;
@@ -179,7 +124,7 @@ static int conv_inputs(graph_t *g, const node_t *n, conv_p *p, tensor_t **xo, te
 static int conv_geom(graph_t *g, const node_t *n, conv_p *p, char *err, size_t errlen)
 {
     tensor_t *x = NULL, *w = NULL, *b;
-    int rc = conv_inputs(g, n, p, &x, &w, err, errlen);
+    int rc = conv_inputs(g, n, p, 1, &x, &w, err, errlen);
     if (rc)
         return rc;
     p->M = w->dims[0];
@@ -193,25 +138,6 @@ static int conv_geom(graph_t *g, const node_t *n, conv_p *p, char *err, size_t e
     if (b && (b->ndim != 1 || b->dims[0] != p->M))
         return rt_err(err, errlen, RT_ESHAPE, "node '%s' (Conv): bias must have %lld elements",
                       n->name, (long long)p->M);
-    const char *ap = node_attr_str(n, "auto_pad", "NOTSET");
-    for (int i = 0; i < 3; i++) {
-        int64_t ext = (p->k[i] - 1) * p->d[i] + 1;
-        if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
-            same_pads(!strcmp(ap, "SAME_UPPER"), p->in[i], ext, p->s[i], &p->out[i], &p->pb[i],
-                      &p->pe[i]);
-        } else {
-            if (!strcmp(ap, "VALID"))
-                p->pb[i] = p->pe[i] = 0;
-            else if (strcmp(ap, "NOTSET"))
-                return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (Conv): auto_pad '%s'",
-                              n->name, ap);
-            int64_t span = p->in[i] + p->pb[i] + p->pe[i] - ext;
-            if (span < 0)
-                return rt_err(err, errlen, RT_ESHAPE,
-                              "node '%s' (Conv): kernel larger than the padded input", n->name);
-            p->out[i] = span / p->s[i] + 1;
-        }
-    }
     p->K = p->Cg * p->kvol;
     p->Pout = p->out[0] * p->out[1] * p->out[2];
     p->pointwise = p->kvol == 1 && p->s[0] == 1 && p->s[1] == 1 && p->s[2] == 1 &&
@@ -1068,7 +994,7 @@ int conv_run_pair(op_ctx *c, graph_t *g, node_t *na, const gemm_epi *act_a,
 static int convt_geom(graph_t *g, const node_t *n, conv_p *p, char *err, size_t errlen)
 {
     tensor_t *x = NULL, *w = NULL, *b;
-    int rc = conv_inputs(g, n, p, &x, &w, err, errlen);
+    int rc = conv_inputs(g, n, p, 0, &x, &w, err, errlen);
     if (rc)
         return rc;
     int nsp = p->nsp, off = 3 - nsp;
@@ -1104,11 +1030,7 @@ static int convt_geom(graph_t *g, const node_t *n, conv_p *p, char *err, size_t 
             oshape[off + i] = v[cnt - nsp + i];
         have_os = 1;
     }
-    const char *ap = node_attr_str(n, "auto_pad", "NOTSET");
-    int same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
-    if (!same && strcmp(ap, "NOTSET") && strcmp(ap, "VALID"))
-        return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (ConvTranspose): auto_pad '%s'",
-                      n->name, ap);
+    int same = p->auto_pad == AUTO_PAD_SAME_UPPER || p->auto_pad == AUTO_PAD_SAME_LOWER;
     for (int i = 0; i < 3; i++) {
         int64_t ext = (p->k[i] - 1) * p->d[i] + 1;
         int64_t full = p->s[i] * (p->in[i] - 1) + opad[i] + ext;
@@ -1121,7 +1043,7 @@ static int convt_geom(graph_t *g, const node_t *n, conv_p *p, char *err, size_t 
             int64_t tot = full - want;
             if (tot < 0)
                 tot = 0; /* the extra output is never written: zero-padded at the end */
-            if (!strcmp(ap, "SAME_UPPER")) {
+            if (p->auto_pad == AUTO_PAD_SAME_UPPER) {
                 p->pb[i] = tot / 2;
                 p->pe[i] = tot - tot / 2;
             } else {
@@ -1130,7 +1052,7 @@ static int convt_geom(graph_t *g, const node_t *n, conv_p *p, char *err, size_t 
             }
             p->out[i] = want;
         } else {
-            if (!strcmp(ap, "VALID"))
+            if (p->auto_pad == AUTO_PAD_VALID)
                 p->pb[i] = p->pe[i] = 0;
             p->out[i] = full - p->pb[i] - p->pe[i];
         }

@@ -50,87 +50,20 @@ static int pool_geom(graph_t *g, const node_t *n, int is_max, pool_p *p, char *e
     if (rc)
         return rc;
     memset(p, 0, sizeof *p);
-    int nsp = x->ndim - 2, off = 3 - nsp;
-    p->nsp = nsp;
+    node_window win;
+    rc = node_window_read(n, x->ndim - 2, NULL, x->dims + 2, &win, err, errlen);
+    if (rc)
+        return rc;
+    window_take(&win, p->in, p->out, p->k, p->s, p->d, p->pb, p->pe);
+    p->nsp = win.nsp;
     p->is_max = is_max;
     p->N = x->dims[0];
     p->C = x->dims[1];
-    for (int i = 0; i < 3; i++) {
-        p->in[i] = p->k[i] = p->s[i] = p->d[i] = 1;
-        p->pb[i] = p->pe[i] = 0;
-    }
-    for (int i = 0; i < nsp; i++)
-        p->in[off + i] = x->dims[2 + i];
-
-    const int64_t *v;
-    int cnt = node_attr_ints(n, "kernel_shape", &v);
-    if (cnt != nsp)
-        return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): kernel_shape must have %d values",
-                      n->name, n->op, nsp);
-    for (int i = 0; i < nsp; i++)
-        p->k[off + i] = v[i];
-    if ((cnt = node_attr_ints(n, "strides", &v)) >= 0) {
-        if (cnt != nsp)
-            goto bad_len;
-        for (int i = 0; i < nsp; i++)
-            p->s[off + i] = v[i];
-    }
-    if ((cnt = node_attr_ints(n, "dilations", &v)) >= 0) {
-        if (cnt != nsp)
-            goto bad_len;
-        for (int i = 0; i < nsp; i++)
-            p->d[off + i] = v[i];
-    }
-    if ((cnt = node_attr_ints(n, "pads", &v)) >= 0) {
-        if (cnt != 2 * nsp)
-            goto bad_len;
-        for (int i = 0; i < nsp; i++) {
-            p->pb[off + i] = v[i];
-            p->pe[off + i] = v[nsp + i];
-        }
-    }
-    for (int i = 0; i < 3; i++)
-        if (p->k[i] < 1 || p->s[i] < 1 || p->d[i] < 1 || p->pb[i] < 0 || p->pe[i] < 0)
-            return rt_err(err, errlen, RT_ESHAPE,
-                          "node '%s' (%s): kernel, strides and dilations must be >= 1 and pads >= 0",
-                          n->name, n->op);
     p->count_pad = node_attr_int(n, "count_include_pad", 0) != 0;
     p->col_major = node_attr_int(n, "storage_order", 0) != 0;
-    int ceil_mode = node_attr_int(n, "ceil_mode", 0) != 0;
-    const char *ap = node_attr_str(n, "auto_pad", "NOTSET");
-
-    for (int i = 0; i < 3; i++) {
-        int64_t ext = (p->k[i] - 1) * p->d[i] + 1;
-        if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
-            same_pads(!strcmp(ap, "SAME_UPPER"), p->in[i], ext, p->s[i], &p->out[i], &p->pb[i],
-                      &p->pe[i]);
-        } else if (!strcmp(ap, "VALID")) {
-            p->pb[i] = p->pe[i] = 0;
-            if (p->in[i] < ext)
-                goto too_big;
-            p->out[i] = (p->in[i] - ext) / p->s[i] + 1;
-        } else if (!strcmp(ap, "NOTSET")) {
-            int64_t span = p->in[i] + p->pb[i] + p->pe[i] - ext;
-            if (span < 0)
-                goto too_big;
-            p->out[i] = (ceil_mode ? ceil_div(span, p->s[i]) : span / p->s[i]) + 1;
-            /* the last window must start inside the input or the left padding */
-            if (ceil_mode && (p->out[i] - 1) * p->s[i] >= p->in[i] + p->pb[i])
-                p->out[i]--;
-        } else {
-            return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): auto_pad '%s'",
-                          n->name, n->op, ap);
-        }
-    }
     p->Pin = p->in[0] * p->in[1] * p->in[2];
     p->Pout = p->out[0] * p->out[1] * p->out[2];
     return RT_OK;
-bad_len:
-    return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): attribute length does not match %d spatial dims",
-                  n->name, n->op, nsp);
-too_big:
-    return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): kernel larger than the padded input",
-                  n->name, n->op);
 }
 
 static int pool_infer_common(graph_t *g, node_t *n, int is_max, char *err, size_t errlen)

@@ -266,10 +266,8 @@ static int iconv_geom_get(graph_t *g, const node_t *n, iconv_geom *p, char *err,
 {
     int lin = !strcmp(n->op, "QLinearConv");
     const tensor_t *x = node_input(g, n, 0), *w = node_input(g, n, lin ? 3 : 1);
-    const int64_t *v;
-    const char *ap = node_attr_str(n, "auto_pad", "NOTSET");
-    int64_t pe[3] = {0, 0, 0};
-    int cnt;
+    node_window win;
+    int64_t pe[3]; /* the kernels read the begin pads only */
 
     memset(p, 0, sizeof(*p));
     if (!tensor_shape_known(x) || !tensor_shape_known(w))
@@ -292,70 +290,10 @@ static int iconv_geom_get(graph_t *g, const node_t *n, iconv_geom *p, char *err,
                       (long long)w->dims[1], (long long)p->G);
     p->Cg = p->C / p->G;
     p->Mg = p->M / p->G;
-    for (int i = 0; i < 3; i++) {
-        p->in[i] = p->k[i] = p->s[i] = p->d[i] = p->out[i] = 1;
-    }
-    /* Spatial dims right-aligned in the 3 slots. */
-    int o = 3 - p->nsp;
-    for (int i = 0; i < p->nsp; i++) {
-        p->in[o + i] = x->dims[2 + i];
-        p->k[o + i] = w->dims[2 + i];
-    }
-    if ((cnt = node_attr_ints(n, "kernel_shape", &v)) >= 0) {
-        if (cnt != p->nsp)
-            return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s): kernel_shape rank", n->name,
-                          n->op);
-        for (int i = 0; i < cnt; i++)
-            if (v[i] != p->k[o + i])
-                return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): kernel_shape differs "
-                              "from W", n->name, n->op);
-    }
-    if ((cnt = node_attr_ints(n, "strides", &v)) >= 0) {
-        if (cnt != p->nsp)
-            return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s): strides rank", n->name, n->op);
-        for (int i = 0; i < cnt; i++)
-            p->s[o + i] = v[i];
-    }
-    if ((cnt = node_attr_ints(n, "dilations", &v)) >= 0) {
-        if (cnt != p->nsp)
-            return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s): dilations rank", n->name,
-                          n->op);
-        for (int i = 0; i < cnt; i++)
-            p->d[o + i] = v[i];
-    }
-    if ((cnt = node_attr_ints(n, "pads", &v)) >= 0) {
-        if (cnt != 2 * p->nsp)
-            return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s): pads count", n->name, n->op);
-        for (int i = 0; i < p->nsp; i++) {
-            p->pb[o + i] = v[i];
-            pe[o + i] = v[p->nsp + i];
-        }
-    }
-    for (int i = 0; i < 3; i++) {
-        if (p->s[i] < 1 || p->d[i] < 1 || p->k[i] < 1 || p->pb[i] < 0 || pe[i] < 0 ||
-            p->k[i] > (1 << 20) || p->d[i] > (1 << 20) || p->pb[i] > (1 << 20) ||
-            pe[i] > (1 << 20))
-            return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s): bad kernel, stride, dilation "
-                          "or pad", n->name, n->op);
-        int64_t ext = (p->k[i] - 1) * p->d[i] + 1;
-        if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
-            p->out[i] = (p->in[i] + p->s[i] - 1) / p->s[i];
-            int64_t tot = (p->out[i] - 1) * p->s[i] + ext - p->in[i];
-            tot = tot < 0 ? 0 : tot;
-            p->pb[i] = !strcmp(ap, "SAME_UPPER") ? tot / 2 : tot - tot / 2;
-        } else {
-            if (!strcmp(ap, "VALID"))
-                p->pb[i] = pe[i] = 0;
-            else if (strcmp(ap, "NOTSET"))
-                return rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' (%s): auto_pad '%s'",
-                              n->name, n->op, ap);
-            int64_t span = p->in[i] + p->pb[i] + pe[i] - ext;
-            if (span < 0)
-                return rt_err(err, errlen, RT_ESHAPE, "node '%s' (%s): kernel larger than the "
-                              "padded input", n->name, n->op);
-            p->out[i] = span / p->s[i] + 1;
-        }
-    }
+    int rc = node_window_read(n, p->nsp, w->dims + 2, x->dims + 2, &win, err, errlen);
+    if (rc)
+        return rc;
+    window_take(&win, p->in, p->out, p->k, p->s, p->d, p->pb, pe);
     p->kvol = p->k[0] * p->k[1] * p->k[2];
     p->Pin = p->in[0] * p->in[1] * p->in[2];
     p->Pout = p->out[0] * p->out[1] * p->out[2];

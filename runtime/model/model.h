@@ -162,6 +162,33 @@ const char *node_attr_str(const node_t *n, const char *name, const char *def);
 int node_attr_ints(const node_t *n, const char *name, const int64_t **v);
 int node_attr_floats(const node_t *n, const char *name, const float **v);
 
+/* ---- window attributes (window.c) ----------------------------------------
+ * kernel_shape, strides, dilations, pads, auto_pad and ceil_mode of Conv,
+ * ConvTranspose, the pools and their quantized forms, read and checked in one
+ * place. 3-D form (D, H, W): a node's nsp spatial dims fill the last nsp
+ * slots, the leading ones are unit axes with no padding. */
+enum auto_pad { AUTO_PAD_NOTSET, AUTO_PAD_SAME_UPPER, AUTO_PAD_SAME_LOWER, AUTO_PAD_VALID };
+
+typedef struct node_window {
+    int nsp;                   /* spatial dims, 1..3 */
+    int auto_pad;              /* enum auto_pad */
+    const char *auto_pad_name; /* as written, "NOTSET" when absent */
+    int ceil_mode;
+    int64_t k[3], s[3], d[3];
+    int64_t pb[3], pe[3];      /* pads at the begin and end of each axis */
+    int64_t in[3], out[3];     /* input and output extents; all 1 when no input was given */
+} node_window;
+
+/* Reads node n's window for nsp spatial dims. kernel: the weights' spatial
+ * dims, which a kernel_shape must match; NULL for the pools, where
+ * kernel_shape is required. in: the input's spatial dims, or NULL. Given in,
+ * auto_pad becomes explicit pads and out is the output extent (floor, or
+ * ceil with ceil_mode); without it the pads are as written. Fails (status,
+ * message naming the node) on a wrong length, a value out of range, an
+ * unknown auto_pad or a kernel larger than the padded input. */
+int node_window_read(const node_t *n, int nsp, const int64_t *kernel, const int64_t *in,
+                     node_window *w, char *err, size_t errlen);
+
 /* Input i of node n as a tensor, or NULL when absent/omitted. */
 tensor_t *node_input(graph_t *g, const node_t *n, int i);
 tensor_t *node_output(graph_t *g, const node_t *n, int i);

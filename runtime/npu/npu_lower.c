@@ -312,20 +312,33 @@ static int64_t dim(const tensor_t *t, int i)
     return t && i < t->ndim ? t->dims[i] : 1;
 }
 
-/* NPU limits of rknn-oplist.md §4; returns 1 and fills why when the node must
- * fall back to the CPU. */
-/* 1 (with the reason in why) when a value of the ints attribute exceeds max;
- * fmt has one %lld for that value. */
-static int attr_exceeds(const node_t *n, const char *attr, int64_t max, const char *fmt,
-                        char *why, size_t len)
+/* The window of conv or pool n (kernel from its weights, if any), pads made
+ * explicit when its input shape is known; fails with the reason in why. */
+static int window_of(const lower_t *L, const node_t *n, node_window *win, char *why, size_t len)
 {
-    const int64_t *v;
-    int cnt = node_attr_ints(n, attr, &v);
-    for (int i = 0; i < cnt; i++)
-        if (v[i] > max) {
-            snprintf(why, len, fmt, (long long)v[i]);
-            return 1;
-        }
+    const tensor_t *x = T(L, n->in[0]);
+    const tensor_t *w = strstr(n->op, "Pool") || n->n_in < 2 ? NULL : T(L, n->in[1]);
+    int known = x && x->ndim >= 3;
+
+    for (int i = 0; known && i < x->ndim; i++)
+        known = x->dims[i] >= 0;
+    if (!x || x->ndim < 3 || (w && w->ndim != x->ndim))
+        return snprintf(why, len, "window of rank %d unsupported", x ? x->ndim : -1), -1;
+    return node_window_read(n, x->ndim - 2, w ? w->dims + 2 : NULL, known ? x->dims + 2 : NULL,
+                            win, why, len) ? -1 : 0;
+}
+
+/* 1 (with the reason in why) when a value of the window's 3-slot array v (or
+ * of v and v2, the begin and end pads) exceeds max; fmt has one %lld for it. */
+static int window_exceeds(const node_window *win, const int64_t *v, const int64_t *v2,
+                          int64_t max, const char *fmt, char *why, size_t len)
+{
+    for (int j = 0; j < (v2 ? 2 : 1); j++)
+        for (int i = 3 - win->nsp; i < 3; i++)
+            if ((j ? v2 : v)[i] > max) {
+                snprintf(why, len, fmt, (long long)(j ? v2 : v)[i]);
+                return 1;
+            }
     return 0;
 }
 
@@ -337,32 +350,27 @@ static int attr_exceeds(const node_t *n, const char *attr, int64_t max, const ch
 static int is_patch_conv(const lower_t *L, const node_t *n)
 {
     const tensor_t *w = n->n_in > 1 ? T(L, n->in[1]) : NULL;
-    const int64_t *st = NULL, *v = NULL;
-    int ns, cnt;
+    node_window win;
+    char why[8];
 
     if (strcmp(n->op, "Conv") || !w || w->ndim != 4 || node_attr_int(n, "group", 1) != 1 ||
-        (ns = node_attr_ints(n, "strides", &st)) != 2 || st[0] != w->dims[2] ||
-        st[1] != w->dims[3] || (st[0] <= 7 && st[1] <= 7 && w->dims[2] <= 31 && w->dims[3] <= 31))
+        window_of(L, n, &win, why, sizeof why) || win.s[1] != w->dims[2] ||
+        win.s[2] != w->dims[3] ||
+        (win.s[1] <= 7 && win.s[2] <= 7 && w->dims[2] <= 31 && w->dims[3] <= 31))
         return 0;
-    if (strcmp(node_attr_str(n, "auto_pad", "NOTSET"), "NOTSET") &&
-        strcmp(node_attr_str(n, "auto_pad", "NOTSET"), "VALID"))
+    if (win.auto_pad != AUTO_PAD_NOTSET && win.auto_pad != AUTO_PAD_VALID)
         return 0;
-    cnt = node_attr_ints(n, "pads", &v);
-    for (int i = 0; i < cnt; i++)
-        if (v[i])
-            return 0;
-    cnt = node_attr_ints(n, "dilations", &v);
-    for (int i = 0; i < cnt; i++)
-        if (v[i] != 1)
+    for (int i = 1; i < 3; i++)
+        if (win.pb[i] || win.pe[i] || win.d[i] != 1)
             return 0;
     return 1;
 }
 
+/* NPU limits of rknn-oplist.md §4; returns 1 and fills why when the node must
+ * fall back to the CPU. */
 static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t len)
 {
     const graph_t *g = L->g;
-    const int64_t *v;
-    int cnt;
 
     if (!strcmp(n->op, "Conv")) {
         const tensor_t *w = n->n_in > 1 ? T(L, n->in[1]) : NULL;
@@ -377,11 +385,15 @@ static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t l
                      (long long)dim(w, 2), (long long)dim(w, 3), kmax);
             return 1;
         }
-        if (attr_exceeds(n, "strides", 7, "stride %lld exceeds 1..7", why, len))
+        node_window win;
+        if (window_of(L, n, &win, why, len))
             return 1;
-        if (attr_exceeds(n, "pads", 15, "pad %lld exceeds 0..15", why, len))
+        if (window_exceeds(&win, win.s, NULL, 7, "stride %lld exceeds 1..7", why, len))
             return 1;
-        if (attr_exceeds(n, "dilations", (dw ? 32 : 31), "dilation %lld exceeds limit", why, len))
+        if (window_exceeds(&win, win.pb, win.pe, 15, "pad %lld exceeds 0..15", why, len))
+            return 1;
+        if (window_exceeds(&win, win.d, NULL, (dw ? 32 : 31), "dilation %lld exceeds limit", why,
+                           len))
             return 1;
         return 0;
     }
@@ -392,30 +404,36 @@ static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t l
             snprintf(why, len, "deconv kernel exceeds 1..31");
             return 1;
         }
-        if ((cnt = node_attr_ints(n, "strides", &v)) > 0)
-            for (int i = 0; i < cnt; i++)
-                if (v[i] > 8 || (strict && v[i] != 1 && v[i] != 2 && v[i] != 4 && v[i] != 8)) {
-                    snprintf(why, len, "deconv stride %lld not supported on %s", (long long)v[i],
-                             L->p->name);
-                    return 1;
-                }
+        node_window win;
+        if (window_of(L, n, &win, why, len))
+            return 1;
+        for (int i = 3 - win.nsp; i < 3; i++) {
+            int64_t st = win.s[i];
+            if (st > 8 || (strict && st != 1 && st != 2 && st != 4 && st != 8)) {
+                snprintf(why, len, "deconv stride %lld not supported on %s", (long long)st,
+                         L->p->name);
+                return 1;
+            }
+        }
         return 0;
     }
     if (!strcmp(n->op, "MaxPool") || !strcmp(n->op, "AveragePool")) {
-        const char *ap = node_attr_str(n, "auto_pad", "NOTSET");
-        if (node_attr_int(n, "ceil_mode", 0)) {
+        node_window win;
+        if (window_of(L, n, &win, why, len))
+            return 1;
+        if (win.ceil_mode) {
             snprintf(why, len, "ceil_mode unsupported on NPU");
             return 1;
         }
-        if (strcmp(ap, "NOTSET") != 0) {
-            snprintf(why, len, "auto_pad %s unsupported (explicit pads only)", ap);
+        if (win.auto_pad != AUTO_PAD_NOTSET) {
+            snprintf(why, len, "auto_pad %s unsupported (explicit pads only)", win.auto_pad_name);
             return 1;
         }
-        if (attr_exceeds(n, "kernel_shape", 7, "pool kernel %lld exceeds 7", why, len))
+        if (window_exceeds(&win, win.k, NULL, 7, "pool kernel %lld exceeds 7", why, len))
             return 1;
-        if (attr_exceeds(n, "strides", 8, "pool stride %lld exceeds 8", why, len))
+        if (window_exceeds(&win, win.s, NULL, 8, "pool stride %lld exceeds 8", why, len))
             return 1;
-        if (attr_exceeds(n, "pads", 7, "pool pad %lld exceeds 7", why, len))
+        if (window_exceeds(&win, win.pb, win.pe, 7, "pool pad %lld exceeds 7", why, len))
             return 1;
         return 0;
     }

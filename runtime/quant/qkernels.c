@@ -32,34 +32,18 @@ typedef struct conv_geom {
 static int conv_geometry(graph_t *g, const node_t *n, conv_geom *c)
 {
     const tensor_t *x = node_input(g, n, 0), *w = node_input(g, n, 1), *y = node_output(g, n, 0);
-    const int64_t *v;
-    int cnt;
+    node_window win;
 
-    if (!x || !w || !y || x->ndim != 4 || w->ndim != 4 || y->ndim != 4)
+    if (!x || !w || !y || x->ndim != 4 || w->ndim != 4 || y->ndim != 4 ||
+        node_window_read(n, 2, w->dims + 2, x->dims + 2, &win, NULL, 0))
         return -1;
     c->N = x->dims[0], c->C = x->dims[1], c->H = x->dims[2], c->W = x->dims[3];
     c->M = w->dims[0], c->KH = w->dims[2], c->KW = w->dims[3];
     c->OH = y->dims[2], c->OW = y->dims[3];
     c->G = node_attr_int(n, "group", 1);
-    c->sh = c->sw = c->dh = c->dw = 1;
-    c->pt = c->pl = 0;
-    if ((cnt = node_attr_ints(n, "strides", &v)) == 2)
-        c->sh = v[0], c->sw = v[1];
-    if ((cnt = node_attr_ints(n, "dilations", &v)) == 2)
-        c->dh = v[0], c->dw = v[1];
-    const char *ap = node_attr_str(n, "auto_pad", "NOTSET");
-    if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
-        int64_t th = (c->OH - 1) * c->sh + (c->KH - 1) * c->dh + 1 - c->H;
-        int64_t tw = (c->OW - 1) * c->sw + (c->KW - 1) * c->dw + 1 - c->W;
-        th = th < 0 ? 0 : th;
-        tw = tw < 0 ? 0 : tw;
-        int upper = !strcmp(ap, "SAME_UPPER");
-        c->pt = upper ? th / 2 : th - th / 2;
-        c->pl = upper ? tw / 2 : tw - tw / 2;
-    } else if (strcmp(ap, "VALID") != 0) {
-        if ((cnt = node_attr_ints(n, "pads", &v)) == 4)
-            c->pt = v[0], c->pl = v[1];
-    }
+    c->sh = win.s[1], c->sw = win.s[2];
+    c->dh = win.d[1], c->dw = win.d[2];
+    c->pt = win.pb[1], c->pl = win.pb[2];
     if (c->G < 1 || c->C % c->G || c->M % c->G || w->dims[1] != c->C / c->G ||
         y->dims[1] != c->M || y->dims[0] != c->N)
         return -1;
