@@ -931,6 +931,80 @@ static void test_passes(void)
     graph_free(g);
 }
 
+/* ---- window attributes ---------------------------------------------------
+ * Expected pads and extents worked out by hand from the ONNX operator text
+ * (Conv, MaxPool): SAME output = ceil(in / stride), total padding
+ * (out - 1) * stride + (k - 1) * dilation + 1 - in, the odd one at the end
+ * (SAME_UPPER) or the start (SAME_LOWER). */
+
+/* node_window_read of a 1-D window (input extent in) whose attributes are
+ * kernel_shape k (0: none), strides s, dilations d, pads {b, e} (b < 0: none),
+ * auto_pad ap and ceil_mode cm; kernel: the weights' extent or 0 (a pool). */
+static int window1(int64_t kernel, int64_t k, int64_t s, int64_t d, int64_t b, int64_t e,
+                   const char *ap, int cm, int64_t in, node_window *w)
+{
+    int64_t kv[] = {k}, sv[] = {s}, dv[] = {d}, pv[] = {b, e};
+    attr_t at[6] = {
+        {.name = "strides", .type = ATTR_INTS, .n = 1, .ints = sv},
+        {.name = "dilations", .type = ATTR_INTS, .n = 1, .ints = dv},
+        {.name = "auto_pad", .type = ATTR_STRING, .s = (char *)ap},
+        {.name = "ceil_mode", .type = ATTR_INT, .i = cm},
+        {.name = "pads", .type = ATTR_INTS, .n = 2, .ints = pv},
+        {.name = "kernel_shape", .type = ATTR_INTS, .n = 1, .ints = kv},
+    };
+    /* the last two only when given: pads, then kernel_shape moved down */
+    int na = 4;
+    if (b >= 0)
+        na++;
+    if (k) {
+        at[na] = at[5];
+        na++;
+    }
+    node_t n = {.name = "w", .op = kernel ? "Conv" : "MaxPool", .n_attr = na, .attrs = at};
+    char err[160];
+    return node_window_read(&n, 1, kernel ? &kernel : NULL, in >= 0 ? &in : NULL, w, err,
+                            sizeof err);
+}
+
+static void test_window(void)
+{
+    node_window w;
+    int rc;
+
+    rc = window1(0, 2, 2, 1, -1, 0, "SAME_UPPER", 0, 5, &w);
+    CHECK(!rc && w.out[2] == 3 && w.pb[2] == 0 && w.pe[2] == 1, "SAME_UPPER 5/k2/s2: out 3, pads 0+1");
+    CHECK(w.nsp == 1 && w.k[0] == 1 && w.in[1] == 1 && w.out[0] == 1 && w.pb[1] == 0,
+          "leading slots are unit axes");
+    rc = window1(0, 2, 2, 1, -1, 0, "SAME_LOWER", 0, 5, &w);
+    CHECK(!rc && w.out[2] == 3 && w.pb[2] == 1 && w.pe[2] == 0, "SAME_LOWER 5/k2/s2: pads 1+0");
+    rc = window1(3, 0, 1, 2, -1, 0, "SAME_UPPER", 0, 7, &w);
+    CHECK(!rc && w.out[2] == 7 && w.pb[2] == 2 && w.pe[2] == 2 && w.k[2] == 3,
+          "conv SAME_UPPER 7/k3/d2: pads 2+2, kernel from the weights");
+    rc = window1(3, 0, 2, 1, 1, 1, "VALID", 0, 5, &w);
+    CHECK(!rc && w.out[2] == 2 && w.pb[2] == 0 && w.pe[2] == 0, "VALID drops the pads: out 2");
+    rc = window1(3, 0, 2, 1, 1, 1, "NOTSET", 0, -1, &w);
+    CHECK(!rc && w.pb[2] == 1 && w.pe[2] == 1 && w.out[2] == 1, "no input: pads as written");
+    rc = window1(0, 3, 2, 1, 0, 0, "NOTSET", 1, 6, &w);
+    CHECK(!rc && w.out[2] == 3, "ceil_mode 6/k3/s2: out 3 (floor would be 2)");
+    rc = window1(0, 2, 2, 1, 0, 1, "NOTSET", 1, 4, &w);
+    CHECK(!rc && w.out[2] == 2, "ceil_mode: a window starting in the end padding is dropped");
+    rc = window1(0, 2, 2, 1, 0, 1, "NOTSET", 0, 4, &w);
+    CHECK(!rc && w.out[2] == 2 && w.ceil_mode == 0, "floor 4+1/k2/s2: out 2");
+
+    rc = window1(0, 0, 1, 1, -1, 0, "NOTSET", 0, 5, &w);
+    CHECK(rc == RT_ESHAPE, "a pool without kernel_shape: %d", rc);
+    rc = window1(3, 5, 1, 1, -1, 0, "NOTSET", 0, 5, &w);
+    CHECK(rc == RT_ESHAPE, "kernel_shape other than the weights: %d", rc);
+    rc = window1(0, 2, 1, 1, -1, 0, "SAME", 0, 5, &w);
+    CHECK(rc == RT_EUNSUPPORTED, "unknown auto_pad: %d", rc);
+    rc = window1(0, 2, 0, 1, -1, 0, "NOTSET", 0, 5, &w);
+    CHECK(rc == RT_ESHAPE, "stride 0: %d", rc);
+    rc = window1(0, 7, 1, 1, 0, 0, "NOTSET", 0, 5, &w);
+    CHECK(rc == RT_ESHAPE, "kernel larger than the padded input: %d", rc);
+    rc = window1(0, 7, 1, 1, 1, 1, "NOTSET", 0, 5, &w);
+    CHECK(!rc && w.out[2] == 1, "kernel 7 over 1+5+1: out 1");
+}
+
 int main(void)
 {
     test_graph_api();
@@ -941,5 +1015,6 @@ int main(void)
     test_ppocr();
     test_broken();
     test_passes();
+    test_window();
     TEST_END();
 }
