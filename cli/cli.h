@@ -37,10 +37,9 @@ int inspect_tasks_load(const char *path, const struct rknn_model *m, struct emu_
 void inspect_tasks_text(FILE *f, const struct rknn_model *m, const struct emu_program *p);
 void inspect_tasks_json(struct json_writer *w, const struct rknn_model *m,
                         const struct emu_program *p);
-/* `run` of a vendor .rknn on a PC: a predicted profile (cli/run_rknn.c). run_rknn_is:
- * the file starts like a vendor container. */
+/* The file starts like a vendor container: `run` predicts its profile
+ * (cli/run_rknn.c, cmd_run_rknn in cli/run_cli.h). */
 int run_rknn_is(const char *path);
-int cmd_run_rknn(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 /* The run summary of stored rows (text with the per-layer error table, or the
  * docs/json.md document): what `run` prints and `show` prints again (cli/run_store.c). */

@@ -569,13 +569,12 @@ int cmd_run(int argc, char **argv)
     run_cli c;
     int ret;
 
-    /* --emulate: a vendor .rknn's NPU tasks on a PC (cli/run_rknn.c parses all of it) */
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--emulate"))
-            return cmd_run_rknn(argc, argv);
     const char *model = run_cli_parse(argc, argv, &c, &ret);
     if (!model)
         return ret;
+    /* --emulate: a vendor .rknn's NPU tasks on a PC */
+    if (c.emulate)
+        return cmd_run_rknn(&c, model);
     const char *target = c.target ? c.target : "rk3588", *quant = c.quant ? c.quant : "fp32";
     if (strcmp(c.backend, "auto") && strcmp(c.backend, "sim") && strcmp(c.backend, "board")) {
         cli_error("--backend takes auto, sim or board, got '%s'", c.backend);
@@ -583,7 +582,7 @@ int cmd_run(int argc, char **argv)
     }
     if (run_board_pick(&c, model, &ret))
         return ret;
-    if (run_rknn_is(model)) return cmd_run_rknn(argc, argv); /* vendor file: predicted profile */
+    if (run_rknn_is(model)) return cmd_run_rknn(&c, model); /* vendor file: predicted profile */
     /* a `rknn-trace build` container brings its target and quantization */
     if ((ret = quant_cli_container(model, &quant, c.quant != NULL, &target, c.target != NULL,
                                    &c.qc)))

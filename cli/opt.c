@@ -77,6 +77,11 @@ static int store_value(const cli_opt *o, const char *shown, const char *v, void 
 
 int cli_parse(const cli_spec *spec, int argc, char **argv, void *opts)
 {
+    return cli_parse_at(spec, argc, argv, opts, NULL);
+}
+
+int cli_parse_at(const cli_spec *spec, int argc, char **argv, void *opts, int *at)
+{
     int n_operands = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -94,6 +99,8 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, void *opts)
             cli_unknown_option(spec->name, a);
             return CLI_PARSE_ERROR;
         }
+        if (at && !at[o - spec->opts])
+            at[o - spec->opts] = i;
         if (o->kind == CLI_FLAG) {
             if (v) {
                 cli_error("%s: %s takes no value (see rknn-trace %s --help)", spec->name,

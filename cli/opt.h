@@ -79,6 +79,10 @@ enum { CLI_PARSE_HELP = -2, CLI_PARSE_ERROR = -1 };
  * stdout; CLI_PARSE_ERROR after printing a usage error (an unknown option
  * with the table's closest, a missing or bad value). */
 int cli_parse(const cli_spec *spec, int argc, char **argv, void *opts);
+/* cli_parse that also notes in at[k] (one slot per table entry, zeroed by the
+ * caller) the argv index where entry k was first given: for a command that
+ * takes only some of its options in some cases. */
+int cli_parse_at(const cli_spec *spec, int argc, char **argv, void *opts, int *at);
 /* The --help text: usage, one line (or more) per option, footer. */
 void cli_help(const cli_spec *spec, FILE *f);
 /* The table's closest option to typed ("--taget"), or NULL. */

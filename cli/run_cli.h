@@ -1,6 +1,6 @@
 /* cli/run_cli.h — private to cli/: the options of `run` as its cli_opt table
- * (cli/run_opts.c) reads them, for cmd_run.c and the board dispatch in
- * run_board.c. */
+ * (cli/run_opts.c) reads them, for cmd_run.c, the board dispatch in
+ * run_board.c and a vendor .rknn's run in run_rknn.c. */
 #ifndef RT_RUN_CLI_H
 #define RT_RUN_CLI_H
 
@@ -30,12 +30,19 @@ typedef struct run_cli {
     size_t max_memory;
     int npu_mhz, ddr_mhz, json, no_db, npu_table, sram, dump_overwrite, emulate;
     quant_cli qc;
+    const char *not_rknn;        /* the first option given that a vendor .rknn does
+                                  * not take, as typed ("-q"), or NULL */
 } run_cli;
 
 /* Reads argv (left as it is, but for -i values split at their '=') into c:
  * the model's path, or NULL with *ret the exit code (after --help, a usage
  * error). */
 const char *run_cli_parse(int argc, char **argv, run_cli *c, int *ret);
+
+/* `run` of a vendor .rknn on a PC with the options c read (cli/run_rknn.c):
+ * its predicted profile, or with --emulate its NPU tasks computed; the exit
+ * code. */
+int cmd_run_rknn(const run_cli *c, const char *model);
 
 /* `run --backend board`, or auto with an rknpu device and a runtime found:
  * 1 and *ret the run's exit code; 0 when the model runs here. */

@@ -178,10 +178,25 @@ static const cli_opt run_options[] = {
     CLI_OPT_FLAG("--json", 0, json, "print one JSON document on stdout"),
     CLI_OPT_FLAG("--no-progress", 0, qc.no_progress,
                  "no progress (a bar on a terminal, else a line every 5 s)"),
-    /* a vendor .rknn's (cli/run_rknn.c, which reads argv itself) */
+    /* a vendor .rknn's (cli/run_rknn.c): described in the footer */
     CLI_OPT_FLAG("--emulate", 0, emulate, NULL),
     CLI_OPT_END};
 #undef CLI_OPTS_T
+
+/* The options a vendor .rknn takes (cli/run_rknn.c, the footer below); any
+ * other given with one is refused there. */
+static const char *const rknn_options[] = {
+    "--target", "--core-mask", "--sram", "--npu-table", "--npu-mhz", "--ddr-mhz", "--label",
+    "--db",     "--no-db",     "--json", "--emulate",   "--input",   "--seed",    "--dump",
+};
+
+static int rknn_takes(const char *name)
+{
+    for (size_t k = 0; k < sizeof rknn_options / sizeof *rknn_options; k++)
+        if (!strcmp(name, rknn_options[k]))
+            return 1;
+    return 0;
+}
 
 const cli_spec cli_spec_run = {
     "run",
@@ -190,7 +205,24 @@ const cli_spec cli_spec_run = {
     "and quantization) on the simulated runtime layer by layer and records the run.\n"
     "\n",
     run_options,
-    NULL};
+    "\n"
+    "MODEL may be a vendor-compiled .rknn (RKNN-Toolkit2). On a PC its profile is\n"
+    "predicted from the graph Rockchip's compiler built (its fusion, CPU/NPU placement,\n"
+    "dtypes and shapes) with the NPU model and recorded (backend predict); no numeric\n"
+    "outputs are computed. It takes -t (which must match the file's target), --core-mask,\n"
+    "--sram (the internal buffer planned into SRAM), --npu-table (the level-4 per-layer\n"
+    "table the file would produce), --npu-mhz, --ddr-mhz, --label, --db, --no-db, --json\n"
+    "and:\n"
+    "      --emulate           also compute the outputs: run the file's NPU tasks in the\n"
+    "                          NPU's integer arithmetic (runtime/emu; `info` lists the\n"
+    "                          chips); stops naming the first task it does not understand.\n"
+    "                          The run is recorded with backend emulate\n"
+    "  -i NAME=FILE.npy        --emulate: float32 input in the framework layout (NCHW),\n"
+    "                          before mean/std (as rknn_inputs_set); default: --seed\n"
+    "      --seed N            --emulate: seeded uniform [0,1) inputs (default 0)\n"
+    "      --dump DIR          --emulate: every computed tensor as DIR/<name>.npy\n"
+    "                          (float32 NCHW, dequantized), each task's rows as\n"
+    "                          task_NNNN_<name>.npy, listed in DIR/tasks.json\n"};
 
 const char *run_cli_parse(int argc, char **argv, run_cli *c, int *ret)
 {
@@ -199,12 +231,17 @@ const char *run_cli_parse(int argc, char **argv, run_cli *c, int *ret)
     c->root = "/";
     c->warmup = -1;
     quant_cli_init(&c->qc);
-    /* cli_parse moves the operands to the front: a copy keeps argv for run_rknn.c */
+    /* cli_parse moves the operands to the front: a copy keeps argv as typed */
     char **av = xmalloc(((size_t)argc + 1) * sizeof(*av));
     memcpy(av, argv, (size_t)argc * sizeof(*av));
     av[argc] = NULL;
     const char *model = NULL;
-    int n = cli_parse(&cli_spec_run, argc, av, c);
+    int at[sizeof run_options / sizeof *run_options] = {0}, first = 0;
+    int n = cli_parse_at(&cli_spec_run, argc, av, c, at);
+    for (size_t k = 0; run_options[k].name; k++)
+        if (at[k] && (!first || at[k] < first) && !rknn_takes(run_options[k].name))
+            first = at[k];
+    c->not_rknn = first ? argv[first] : NULL; /* as typed: av's front holds the operands now */
     *ret = n == CLI_PARSE_HELP ? EXIT_OK : EXIT_USAGE;
     if (n > 1)
         cli_error("run: more than one model given ('%s', '%s')", av[1], av[2]);

@@ -1,9 +1,10 @@
-/* cli/run_rknn.c — `rknn-trace run model.rknn` on a PC: the options, the
+/* cli/run_rknn.c — `rknn-trace run model.rknn` on a PC with the options
+ * `run`'s table read (those a vendor file takes, listed in cli/run_opts.c): the
  * compiled graph of a vendor file costed by the NPU model, its rows
  * (record/source_predict.c) stored as a run with backend "predict", and the
  * summary printed. No numeric output is computed. */
 #include "analyze/analyze.h"
-#include "cli/cli.h"
+#include "cli/run_cli.h"
 #include "record/record.h"
 #include "runtime/model/rknn_file.h"
 #include "runtime/emu/emu.h"
@@ -19,36 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-static void usage(FILE *f)
-{
-    fputs("usage: rknn-trace run MODEL.rknn [options]   (vendor-compiled file, on a PC)\n"
-          "Predicts the profile of the graph Rockchip's compiler built (its fusion, CPU/NPU\n"
-          "placement, dtypes and shapes) with the NPU model, and records it (backend predict).\n"
-          "No numeric outputs are computed.\n"
-          "  -t, --target NAME       must match the file's target if given\n"
-          "      --core-mask M       NPU cores as RKNN_NPU_CORE_*: 0 auto (default), 1, 2, 4, 3, 7\n"
-          "      --sram              plan the internal buffer into SRAM (rk3588 only)\n"
-          "      --npu-table         print the level-4 per-layer table this file would produce\n"
-          "      --npu-mhz N         predict at an NPU clock of N MHz instead of the platform's\n"
-          "      --ddr-mhz N         predict at a DDR clock of N MHz instead of the platform's\n"
-          "                          (both recorded with the run; 10 to 10000)\n"
-          "      --label TEXT        label of the stored run\n"
-          "      --db PATH           database (default $RKNN_TRACE_DB, else ./rknn-trace.db)\n"
-          "      --no-db             do not record the run\n"
-          "      --emulate           also compute the outputs: run the file's NPU tasks in the\n"
-          "                          NPU's integer arithmetic (runtime/emu; `info` lists the\n"
-          "                          chips); stops naming the first task it does not understand.\n"
-          "                          The run is recorded with backend emulate\n"
-          "  -i NAME=FILE.npy        --emulate: float32 input in the framework layout (NCHW),\n"
-          "                          before mean/std (as rknn_inputs_set); default: --seed\n"
-          "      --seed N            --emulate: seeded uniform [0,1) inputs (default 0)\n"
-          "      --dump DIR          --emulate: every computed tensor as DIR/<name>.npy\n"
-          "                          (float32 NCHW, dequantized), each task's rows as\n"
-          "                          task_NNNN_<name>.npy, listed in DIR/tasks.json\n"
-          "      --json              one JSON document on stdout\n",
-          f);
-}
 
 int run_rknn_is(const char *path)
 {
@@ -86,7 +57,7 @@ static void emulate_print_output(FILE *f, const char *name, const char *shape, c
 }
 
 /* reads the inputs (-i NAME=FILE.npy, else seeded) and runs the tasks */
-static int emulate_run(const char *model, const rknn_model *m, const char *const *spec, int n_spec,
+static int emulate_run(const char *model, const rknn_model *m, const run_inputs *spec,
                        long long seed, const char *dump, emu_result *er, char *err, size_t errlen)
 {
     void *file = NULL;
@@ -109,10 +80,9 @@ static int emulate_run(const char *model, const rknn_model *m, const char *const
         for (int d = 0; d < 4; d++)
             n *= t->shape[d];
         const char *path = NULL;
-        size_t nl = strlen(io->name);
-        for (int k = 0; k < n_spec; k++)
-            if (!strncmp(spec[k], io->name, nl) && spec[k][nl] == '=')
-                path = spec[k] + nl + 1;
+        for (int k = 0; k < spec->n; k++)
+            if (!strcmp(spec->name[k], io->name))
+                path = spec->file[k];
         if (!(in[n_in] = malloc(sizeof(float) * (size_t)n))) {
             rc = rt_err(err, errlen, RT_ENOMEM, "out of memory");
             break;
@@ -132,15 +102,13 @@ static int emulate_run(const char *model, const rknn_model *m, const char *const
         }
         n_in++;
     }
-    for (int k = 0; k < n_spec && !rc; k++) {
+    for (int k = 0; k < spec->n && !rc; k++) {
         int found = 0;
-        for (int i = 0; i < m->n_io; i++) {
-            size_t nl = strlen(m->io[i].name);
-            found |= !m->io[i].is_output && !strncmp(spec[k], m->io[i].name, nl) && spec[k][nl] == '=';
-        }
+        for (int i = 0; i < m->n_io; i++)
+            found |= !m->io[i].is_output && !strcmp(spec->name[k], m->io[i].name);
         if (!found)
-            rc = rt_err(err, errlen, RT_ENOTFOUND, "-i %s: the file has no input of that name",
-                        spec[k]);
+            rc = rt_err(err, errlen, RT_ENOTFOUND, "-i %s=%s: the file has no input of that name",
+                        spec->name[k], spec->file[k]);
     }
     if (!rc && dump && mkdir(dump, 0777) && errno != EEXIST)
         rc = rt_err(err, errlen, RT_EIO, "--dump %s: %s", dump, strerror(errno));
@@ -152,16 +120,9 @@ static int emulate_run(const char *model, const rknn_model *m, const char *const
     return rc;
 }
 
-/* the options of `run model.rknn` */
-typedef struct {
-    const char *model, *target, *label, *db, *dump;
-    const char *in_spec[16];
-    int n_in_spec, emulate, json, no_db, npu_table, sram, npu_mhz, ddr_mhz;
-    long long seed, core_mask;
-} rknn_run_opts;
-
 /* what a run builds, freed by rknn_run_free whatever step stopped it */
 typedef struct {
+    const char *model;       /* the file's path */
     rknn_model *m;
     const npu_platform_t *plat;
     npu_platform_t plat_clk; /* the platform at --npu-mhz/--ddr-mhz */
@@ -174,87 +135,24 @@ typedef struct {
     char **epaths, **eshapes;
 } rknn_run;
 
-/* -1: go on; else the exit code (help, or a usage error) */
-static int parse_args(int argc, char **argv, rknn_run_opts *o)
-{
-    const char *v;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return EXIT_OK;
-        } else if (!strcmp(a, "-t") || cli_opt_is(a, "--target")) {
-            if (!(o->target = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--label")) {
-            if (!(o->label = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--db")) {
-            if (!(o->db = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--core-mask")) {
-            if (!(v = cli_opt_value(argc, argv, &i)) || (o->core_mask = cli_parse_core_mask(v)) < 0)
-                return EXIT_USAGE;
-        } else if (!strcmp(a, "--emulate")) {
-            o->emulate = 1;
-        } else if (!strcmp(a, "-i") || cli_opt_is(a, "--input")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            if (o->n_in_spec >= 16) {
-                cli_error("-i: at most 16 inputs");
-                return EXIT_USAGE;
-            }
-            o->in_spec[o->n_in_spec++] = v;
-        } else if (cli_opt_is(a, "--seed")) {
-            if (!(v = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-            o->seed = strtoll(v, NULL, 0);
-        } else if (cli_opt_is(a, "--dump")) {
-            if (!(o->dump = cli_opt_value(argc, argv, &i)))
-                return EXIT_USAGE;
-        } else if (cli_opt_is(a, "--npu-mhz") || cli_opt_is(a, "--ddr-mhz")) {
-            int *dst = cli_opt_is(a, "--npu-mhz") ? &o->npu_mhz : &o->ddr_mhz;
-            if (!(v = cli_opt_value(argc, argv, &i)) || (*dst = cli_parse_mhz(a, v)) < 0)
-                return EXIT_USAGE;
-        } else if (!strcmp(a, "--npu-table")) {
-            o->npu_table = 1;
-        } else if (!strcmp(a, "--sram")) {
-            o->sram = 1;
-        } else if (!strcmp(a, "--no-db")) {
-            o->no_db = 1;
-        } else if (!strcmp(a, "--json")) {
-            o->json = 1;
-        } else if (a[0] == '-' && a[1]) {
-            cli_error("run: %s does not apply to a vendor .rknn on a PC (%s; see run --help)", a,
-                      "only its profile is predicted");
-            return EXIT_USAGE;
-        } else if (cli_model_arg("run", a, &o->model)) {
-            return EXIT_USAGE;
-        }
-    }
-    return -1;
-}
-
 /* the checks that need no file read: 0, or EXIT_USAGE */
-static int validate_args(const rknn_run_opts *o)
+static int validate_args(const run_cli *o, const char *model)
 {
-    if (!o->model) {
-        usage(stderr);
+    if (o->not_rknn) {
+        cli_error("run: %s does not apply to a vendor .rknn on a PC (%s; see run --help)",
+                  o->not_rknn, "only its profile is predicted");
         return EXIT_USAGE;
     }
-    if (!o->emulate && (o->n_in_spec || o->dump)) {
-        cli_error("run %s: -i and --dump need --emulate (without it nothing is computed)", o->model);
+    if (o->in.n > 16) {
+        cli_error("-i: at most 16 inputs");
         return EXIT_USAGE;
     }
-    for (int k = 0; k < o->n_in_spec; k++) {
-        const char *eq = strchr(o->in_spec[k], '=');
-        if (!eq || eq == o->in_spec[k] || !eq[1]) {
-            cli_error("-i %s: want NAME=FILE.npy", o->in_spec[k]);
-            return EXIT_USAGE;
-        }
+    if (!o->emulate && (o->in.n || o->dump)) {
+        cli_error("run %s: -i and --dump need --emulate (without it nothing is computed)", model);
+        return EXIT_USAGE;
     }
-    if (o->emulate && !run_rknn_is(o->model)) {
-        cli_error("--emulate runs a vendor .rknn's NPU tasks; %s is not one", o->model);
+    if (o->emulate && !run_rknn_is(model)) {
+        cli_error("--emulate runs a vendor .rknn's NPU tasks; %s is not one", model);
         return EXIT_USAGE;
     }
     return 0;
@@ -262,9 +160,9 @@ static int validate_args(const rknn_run_opts *o)
 
 /* reads the file and picks its platform (checked against -t, --sram), then
  * applies the clocks: 0, or the exit code */
-static int load_model(const rknn_run_opts *o, rknn_run *s)
+static int load_model(const run_cli *o, rknn_run *s)
 {
-    const char *model = o->model, *target = o->target;
+    const char *model = s->model, *target = o->target;
     char err[1024];
     int rc;
     if ((rc = rknn_model_read(model, &s->m, err, sizeof(err)))) {
@@ -307,7 +205,7 @@ static int load_model(const rknn_run_opts *o, rknn_run *s)
 }
 
 /* the compiled graph costed by the NPU model, as rows: 0, or the exit code */
-static int predict(const rknn_run_opts *o, rknn_run *s)
+static int predict(const run_cli *o, rknn_run *s)
 {
     char err[1024];
     int rc;
@@ -317,7 +215,7 @@ static int predict(const rknn_run_opts *o, rknn_run *s)
         return cli_exit_code(rc);
     }
     if ((rc = predict_graph(s->m, s->plat, &s->ng, &s->g, err, sizeof(err)))) {
-        cli_error("%s: %s", o->model, err);
+        cli_error("%s: %s", s->model, err);
         return cli_exit_code(rc);
     }
     if ((rc = npu_set_core_mask(s->ng, (unsigned)o->core_mask, err, sizeof(err)))) {
@@ -326,11 +224,11 @@ static int predict(const rknn_run_opts *o, rknn_run *s)
     }
     if ((rc = npu_mem_plan(s->ng, s->g, o->sram ? npu_sram_pool_process(s->plat) : NULL, 0, err,
                            sizeof(err)))) {
-        cli_error("%s: memory plan: %s", o->model, err);
+        cli_error("%s: memory plan: %s", s->model, err);
         return EXIT_INTERNAL;
     }
     npu_cost(s->ng);
-    if ((rc = run_rows_predict(o->model, o->label, s->m, s->ng, &s->pred, err, sizeof(err)))) {
+    if ((rc = run_rows_predict(s->model, o->label, s->m, s->ng, &s->pred, err, sizeof(err)))) {
         cli_error("%s", err);
         return cli_exit_code(rc);
     }
@@ -340,14 +238,14 @@ static int predict(const rknn_run_opts *o, rknn_run *s)
 
 /* --emulate: the NPU tasks computed, their outputs printed (unless --json)
  * and made the run's outputs: 0, or the exit code */
-static int emulate(const rknn_run_opts *o, rknn_run *s)
+static int emulate(const run_cli *o, rknn_run *s)
 {
     char err[1024];
     int rc;
     emu_result *er = &s->er;
-    if ((rc = emulate_run(o->model, s->m, o->in_spec, o->n_in_spec, o->seed, o->dump, er, err,
+    if ((rc = emulate_run(s->model, s->m, &o->in, o->seed, o->dump, er, err,
                           sizeof(err)))) {
-        cli_error("%s: --emulate: %s", o->model, err);
+        cli_error("%s: --emulate: %s", s->model, err);
         return cli_exit_code(rc);
     }
     s->pred.run.backend = "emulate";
@@ -385,7 +283,7 @@ static int emulate(const rknn_run_opts *o, rknn_run *s)
 }
 
 /* stores the run (unless --no-db), prints the tables and the summary */
-static int record_and_print(const rknn_run_opts *o, rknn_run *s)
+static int record_and_print(const run_cli *o, rknn_run *s)
 {
     char err[1024];
     /* a failure to record keeps the results: printed, then why they are not stored */
@@ -396,7 +294,7 @@ static int record_and_print(const rknn_run_opts *o, rknn_run *s)
             npu_print_sram_table(o->json ? stderr : stdout, s->ng, NPU_PRINT_PREFIX);
     }
     if (!o->json)
-        printf("%s: %s file for %s (toolkit %s), %d compiled layers\n", esc_tmp(ESC_TERM, o->model),
+        printf("%s: %s file for %s (toolkit %s), %d compiled layers\n", esc_tmp(ESC_TERM, s->model),
                rknn_container_name(s->m->container), s->ng->plat->name,
                s->m->toolkit ? esc_tmp(ESC_TERM, s->m->toolkit) : "?", s->ng->n);
     run_rows_print(&s->pred.run, s->pred.layers, s->pred.n_layers, NULL, 0, NULL, 0, o->json, 0.99,
@@ -421,18 +319,15 @@ static void rknn_run_free(rknn_run *s)
     rknn_model_free(s->m);
 }
 
-int cmd_run_rknn(int argc, char **argv)
+int cmd_run_rknn(const run_cli *o, const char *model)
 {
-    rknn_run_opts o = {0};
-    rknn_run s = {0};
-    int ret = parse_args(argc, argv, &o);
-    if (ret >= 0)
+    rknn_run s = {.model = model};
+    int ret = validate_args(o, model);
+    if (ret)
         return ret;
-    if ((ret = validate_args(&o)))
-        return ret;
-    if (!(ret = load_model(&o, &s)) && !(ret = predict(&o, &s)) &&
-        !(o.emulate && (ret = emulate(&o, &s))))
-        ret = record_and_print(&o, &s);
+    if (!(ret = load_model(o, &s)) && !(ret = predict(o, &s)) &&
+        !(o->emulate && (ret = emulate(o, &s))))
+        ret = record_and_print(o, &s);
     rknn_run_free(&s);
     return ret;
 }

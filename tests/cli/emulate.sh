@@ -258,6 +258,13 @@ expect 2 "input.1 needs 16384 float32 values" -- \
 expect 2 "-i nope=.*: the file has no input of that name" -- \
     "$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate -i "nope=$T/a.npy" --no-db
 expect 1 "need --emulate" -- "$RT" run "$D/multiple_input_demo.rk3588.rknn" -i "input=$T/b.npy" --no-db
+# --emulate goes through run's option table: its suggestions, and a refusal
+# that names the first option it does not take, as typed
+expect 1 "run: unknown option '--seeed'; did you mean '--seed'\?" -- \
+    "$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate --seeed 3 --no-db
+expect 1 "run: -n does not apply to a vendor .rknn on a PC" -- \
+    "$RT" run "$D/multiple_input_demo.rk3588.rknn" --no-db --emulate -n 3 -q fp16
+"$RT" run --help | grep -qE "^ +--emulate +also compute the outputs" && ok || bad "run --help: no --emulate"
 # a copy whose first task writes 1 into DPU 0x40c4 (unnamed, 0 in every file seen)
 "$RT" inspect "$D/multiple_input_demo.rk3588.rknn" --tasks --json >"$T/tasks.json" 2>/dev/null
 $PY - "$D/multiple_input_demo.rk3588.rknn" "$T/tasks.json" "$T/patched.rknn" <<'EOF'
