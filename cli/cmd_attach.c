@@ -5,7 +5,11 @@
  * application's exit status is attach's. */
 #include "cli/cli.h"
 #include "cli/opt.h"
-#include "record/record.h"
+#include "record/load_sampler.h"
+#include "record/rows.h"
+#include "record/source_attach.h"
+#include "record/store_run.h"
+#include "record/timing.h"
 #include "analyze/store.h"
 #include "tracer/board.h"
 #include "tracer/journal.h"

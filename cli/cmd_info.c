@@ -1,7 +1,9 @@
 /* cli/cmd_info.c — `rknn-trace info`: what this build supports and where the
  * runtime library is. */
 #include "cli/cli.h"
-#include "record/record.h"
+#include "record/board_facts.h"
+#include "record/source_board.h"
+#include "record/version.h"
 #include "cli/opt.h"
 #include "runtime/emu/emu.h"
 #include "runtime/exec/exec.h"

@@ -4,7 +4,7 @@
 #include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "cli/opt.h"
-#include "record/record.h"
+#include "record/rows_npu.h"
 #include "util/escape.h"
 #include "util/util.h"
 

@@ -3,7 +3,8 @@
  * live ncurses view, or one snapshot (--snapshot [--json]). Reads only the
  * board probe (tracer/board*.c). */
 #include "cli/cli.h"
-#include "record/record.h"
+#include "record/board_facts.h"
+#include "record/source_board.h"
 #include "cli/opt.h"
 #include "tracer/board.h"
 #include "tui/tui.h"

@@ -3,7 +3,9 @@
  * prints (also with --no-db, from the rows) and the timing line. */
 #include "cli/cli.h"
 #include "cli/run_cli.h"
-#include "record/record.h"
+#include "record/rows.h"
+#include "record/source_board.h"
+#include "record/store_run.h"
 #include "util/util.h"
 
 #include <stdio.h>

@@ -5,7 +5,10 @@
  * summary printed. No numeric output is computed. */
 #include "analyze/analyze.h"
 #include "cli/run_cli.h"
-#include "record/record.h"
+#include "record/inputs.h"
+#include "record/rows.h"
+#include "record/source_predict.h"
+#include "record/store_run.h"
 #include "runtime/model/rknn_file.h"
 #include "runtime/emu/emu.h"
 #include "runtime/npu/npu.h"

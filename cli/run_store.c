@@ -3,7 +3,9 @@
  * printed through the one run summary (analyze/summary.c). */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
-#include "record/record.h"
+#include "record/rows.h"
+#include "record/source_sim.h"
+#include "record/store_run.h"
 #include "util/util.h"
 
 #include <stdio.h>

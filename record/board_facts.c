@@ -1,7 +1,7 @@
 /* record/board_facts.c — what a board run records besides its rows: the board's
  * environment with the runtime's versions and a vendor .rknn's own facts, and
  * the platform to file the run under. Shared by run --backend board and attach. */
-#include "record/record.h"
+#include "record/board_facts.h"
 #include "runtime/model/rknn_file.h"
 #include "tracer/board.h"
 #include "util/util.h"

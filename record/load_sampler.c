@@ -1,6 +1,6 @@
 /* record/load_sampler.c — the NPU load read every 50 ms on a thread while `run
  * --backend board` or `attach` runs, kept as store rows (t since the start). */
-#include "record/record.h"
+#include "record/load_sampler.h"
 #include "analyze/store.h"
 #include "tracer/board.h"
 #include "util/util.h"

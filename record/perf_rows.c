@@ -1,7 +1,7 @@
 /* record/perf_rows.c — a vendor per-layer performance table (tracer/perflog_parse.c)
  * as the store's layer rows: what `import` reads from a log, `run --backend board`
  * and `attach` from RKNN_QUERY_PERF_DETAIL. */
-#include "record/record.h"
+#include "record/perf_rows.h"
 #include "analyze/store.h"
 #include "tracer/tracer.h"
 #include "util/dtype.h"

@@ -9,7 +9,8 @@
  * fused layer whose shapes or name differ from its nodes' — is kept whole in
  * the run's npu_rows (docs/store.md), checked by formatting
  * both, so the rebuilt table is the printed one row for row. */
-#include "record/record.h"
+#include "record/rows_npu.h"
+#include "util/util.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -1,7 +1,9 @@
 /* record/seed_input.c — the seeded random input of a run without -i, one
  * generator for every backend, so that a seed means the same input on the
  * simulator and on a board, on every machine. */
-#include "record/record.h"
+#include "record/inputs.h"
+#include "util/util.h"
+#include "util/dtype.h"
 
 #include <stdio.h>
 

@@ -2,7 +2,14 @@
  * the interposer's journal as one run's rows (backend "board", or "simlib" for
  * an application on this project's librknnrt.so), its facts in the extra JSON
  * (docs/store.md). cli/cmd_attach.c runs the application and stores the rows. */
-#include "record/record.h"
+#include "record/board_facts.h"
+#include "record/load_sampler.h"
+#include "record/perf_rows.h"
+#include "record/rows.h"
+#include "record/source_attach.h"
+#include "record/timing.h"
+#include "record/version.h"
+#include "util/util.h"
 
 #include <limits.h>
 #include <math.h>

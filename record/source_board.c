@@ -4,9 +4,20 @@
  * run in a context made with RKNN_FLAG_COLLECT_PERF_MASK whose PERF_DETAIL
  * table becomes the layer rows, its level-5 dumps the output rows; the
  * environment and the NPU load sampled during the runs go with them. */
-#include "record/record.h"
+#include "record/board_facts.h"
+#include "record/inputs.h"
+#include "record/load_sampler.h"
+#include "record/perf_rows.h"
+#include "record/rows.h"
+#include "record/source_board.h"
+#include "record/timing.h"
+#include "record/version.h"
 #include "dump/dump.h"
 #include "rknn_api.h"
+#include "util/util.h"
+#include "util/dtype.h"
+#include "runtime/model/model.h"
+#include "tracer/board.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "record/record.h"
+#include "record/perf_rows.h"
+#include "record/source_import.h"
 #include "util/util.h"
+#include "runtime/npu/npu_platform.h"
 
 static void json_str_if(json_writer *w, const char *key, const char *v)
 {

@@ -2,9 +2,12 @@
  * predict): its compiled graph (the compiler's own fusion, placement, dtypes
  * and shapes, read by runtime/model/rknn_file.h) as NPU layers for the cost
  * model, and the costed layers as one layer row per compiled node. */
-#include "record/record.h"
+#include "record/rows.h"
+#include "record/rows_npu.h"
+#include "record/source_predict.h"
 #include "runtime/model/rknn_file.h"
 #include "util/dtype.h"
+#include "util/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,9 +3,15 @@
  * time, the NPU model's figures (record/rows_npu.c), the output's statistics
  * and quantization; the graph outputs; the error rows of a quantized run; the
  * predicted load per core. */
-#include "record/record.h"
+#include "record/inputs.h"
+#include "record/rows.h"
+#include "record/rows_npu.h"
+#include "record/source_sim.h"
+#include "record/timing.h"
+#include "record/version.h"
 #include "dump/dump.h"
 #include "runtime/quant/quant.h"
+#include "util/util.h"
 
 #include <math.h>
 #include <stdio.h>

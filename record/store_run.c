@@ -1,6 +1,10 @@
 /* record/store_run.c — the rows of any source stored in one transaction, with
  * this host's environment when the source brought none; and their memory. */
-#include "record/record.h"
+#include "record/rows.h"
+#include "record/rows_npu.h"
+#include "record/store_run.h"
+#include "record/version.h"
+#include "util/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* record/timing.c — the one definition of a run's timing statistics, used by
  * every source that times iterations (sim, board, attach; docs/store.md). */
-#include "record/record.h"
+#include "record/timing.h"
+#include "util/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "analyze/analyze.h"
-#include "record/record.h"
+#include "record/rows_npu.h"
 #include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

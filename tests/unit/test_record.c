@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "record/record.h"
+#include "record/inputs.h"
+#include "record/rows_npu.h"
+#include "record/timing.h"
 #include "tests/test.h"
+#include "util/util.h"
 
 static void timing(void)
 {
