@@ -216,3 +216,12 @@ void window_take(const node_window *w, int64_t *in, int64_t *out, int64_t *k, in
         pe[i] = w->pe[i];
     }
 }
+
+int window_out_dims(int64_t n, int64_t c, int nsp, const int64_t *out, int64_t *dims)
+{
+    dims[0] = n;
+    dims[1] = c;
+    for (int i = 0; i < nsp; i++)
+        dims[2 + i] = out[3 - nsp + i];
+    return nsp + 2;
+}

@@ -77,6 +77,9 @@ int node_const_ints(graph_t *g, const node_t *n, int i, const char *what, int64_
  * kernel's own 3-slot arrays. */
 void window_take(const node_window *w, int64_t *in, int64_t *out, int64_t *k, int64_t *s,
                  int64_t *d, int64_t *pb, int64_t *pe);
+/* A windowed op's output dims: n, c, then the nsp spatial extents of out (in
+ * 3-D form, the last nsp slots); returns the rank, nsp + 2. */
+int window_out_dims(int64_t n, int64_t c, int nsp, const int64_t *out, int64_t *dims);
 /* ceil(a / b) for a >= 0, b > 0. */
 static inline int64_t ceil_div(int64_t a, int64_t b)
 {

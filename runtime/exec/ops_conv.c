@@ -174,17 +174,24 @@ static void conv_plan(conv_p *p, int nthreads)
     p->nblk = ceil_div(p->Pout, cols);
 }
 
-static int conv_infer(graph_t *g, node_t *n, char *err, size_t errlen)
+typedef int (*conv_geom_fn)(graph_t *g, const node_t *n, conv_p *p, char *err, size_t errlen);
+
+/* Output 0's shape from geom's geometry (conv_geom or convt_geom). */
+static int conv_infer_by(conv_geom_fn geom, graph_t *g, node_t *n, char *err, size_t errlen)
 {
     conv_p p;
-    int rc = conv_geom(g, n, &p, err, errlen);
+    int rc = geom(g, n, &p, err, errlen);
     if (rc)
         return rc;
-    int64_t dims[5] = {p.N, p.M};
-    for (int i = 0; i < p.nsp; i++)
-        dims[2 + i] = p.out[3 - p.nsp + i];
-    tensor_set_shape(node_output(g, n, 0), DT_FLOAT, p.nsp + 2, dims);
+    int64_t dims[5];
+    tensor_set_shape(node_output(g, n, 0), DT_FLOAT, window_out_dims(p.N, p.M, p.nsp, p.out, dims),
+                     dims);
     return RT_OK;
+}
+
+static int conv_infer(graph_t *g, node_t *n, char *err, size_t errlen)
+{
+    return conv_infer_by(conv_geom, g, n, err, errlen);
 }
 
 static void conv_release(node_t *n)
@@ -1067,15 +1074,7 @@ static int convt_geom(graph_t *g, const node_t *n, conv_p *p, char *err, size_t 
 
 static int convt_infer(graph_t *g, node_t *n, char *err, size_t errlen)
 {
-    conv_p p;
-    int rc = convt_geom(g, n, &p, err, errlen);
-    if (rc)
-        return rc;
-    int64_t dims[5] = {p.N, p.M};
-    for (int i = 0; i < p.nsp; i++)
-        dims[2 + i] = p.out[3 - p.nsp + i];
-    tensor_set_shape(node_output(g, n, 0), DT_FLOAT, p.nsp + 2, dims);
-    return RT_OK;
+    return conv_infer_by(convt_geom, g, n, err, errlen);
 }
 
 /* Kernel == stride, no padding or dilation, output exactly in * stride: every

@@ -72,14 +72,13 @@ static int pool_infer_common(graph_t *g, node_t *n, int is_max, char *err, size_
     int rc = pool_geom(g, n, is_max, &p, err, errlen);
     if (rc)
         return rc;
-    int64_t dims[5] = {p.N, p.C};
-    for (int i = 0; i < p.nsp; i++)
-        dims[2 + i] = p.out[3 - p.nsp + i];
-    tensor_set_shape(node_output(g, n, 0), DT_FLOAT, p.nsp + 2, dims);
+    int64_t dims[5];
+    int rank = window_out_dims(p.N, p.C, p.nsp, p.out, dims);
+    tensor_set_shape(node_output(g, n, 0), DT_FLOAT, rank, dims);
     if (n->n_out > 1 && n->out[1] >= 0) {
         if (!is_max)
             return rt_err(err, errlen, RT_EFORMAT, "node '%s' (%s): too many outputs", n->name, n->op);
-        tensor_set_shape(node_output(g, n, 1), DT_INT64, p.nsp + 2, dims);
+        tensor_set_shape(node_output(g, n, 1), DT_INT64, rank, dims);
     }
     return RT_OK;
 }

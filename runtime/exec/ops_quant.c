@@ -341,11 +341,8 @@ static int iconv_infer(graph_t *g, node_t *n, char *err, size_t errlen)
         if (rc)
             return rc;
     }
-    dims[0] = p.N;
-    dims[1] = p.M;
-    for (int i = 0; i < p.nsp; i++)
-        dims[2 + i] = p.out[3 - p.nsp + i];
-    tensor_set_shape(node_output(g, n, 0), odt, p.nsp + 2, dims);
+    tensor_set_shape(node_output(g, n, 0), odt, window_out_dims(p.N, p.M, p.nsp, p.out, dims),
+                     dims);
     return RT_OK;
 }
 
