@@ -2,7 +2,6 @@
  * runtime library is. */
 #include "cli/cli.h"
 #include "record/board_facts.h"
-#include "record/source_board.h"
 #include "record/version.h"
 #include "cli/opt.h"
 #include "runtime/emu/emu.h"

@@ -4,7 +4,6 @@
  * board probe (tracer/board*.c). */
 #include "cli/cli.h"
 #include "record/board_facts.h"
-#include "record/source_board.h"
 #include "cli/opt.h"
 #include "tracer/board.h"
 #include "tui/tui.h"

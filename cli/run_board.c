@@ -3,6 +3,7 @@
  * prints (also with --no-db, from the rows) and the timing line. */
 #include "cli/cli.h"
 #include "cli/run_cli.h"
+#include "record/board_facts.h"
 #include "record/rows.h"
 #include "record/source_board.h"
 #include "record/store_run.h"

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void board_model_facts(board_facts *f, const void *model, size_t len)
 {
@@ -115,4 +116,38 @@ int board_runtime_version(const char *path, char *out, size_t len)
     }
     free(data);
     return found;
+}
+
+/* Where a vendor runtime usually is: Debian/Ubuntu board images, Rockchip's
+ * rootfs (/usr/lib), Android (/vendor/lib64). */
+static const char *const standard_paths[] = {
+    "/usr/lib/librknnrt.so", "/usr/lib64/librknnrt.so", "/usr/lib/aarch64-linux-gnu/librknnrt.so",
+    "/usr/local/lib/librknnrt.so", "/vendor/lib64/librknnrt.so", "/system/lib64/librknnrt.so",
+};
+
+const char *board_runtime_find(const char *given)
+{
+    const char *env = getenv("RKNN_TRACE_RUNTIME");
+
+    if (given && *given)
+        return given;
+    if (env && *env)
+        return env;
+    for (size_t i = 0; i < sizeof standard_paths / sizeof *standard_paths; i++)
+        if (access(standard_paths[i], R_OK) == 0)
+            return standard_paths[i];
+    return NULL;
+}
+
+int board_npu_present(const char *root)
+{
+    board_snapshot_t *s = xcalloc(1, sizeof(*s));
+    char dev[600];
+    int yes;
+
+    board_snapshot(s, root, 0, BOARD_SNAP_DRM);
+    snprintf(dev, sizeof dev, "%s/dev/rknpu", strcmp(root, "/") ? root : "");
+    yes = s->drm_state == BOARD_OK || access(dev, F_OK) == 0;
+    free(s);
+    return yes;
 }

@@ -1,6 +1,6 @@
 /* record/board_facts.h — what a board run records besides its rows: the
- * runtime, the model's target and toolkit, the board's environment
- * (record/board_facts.c). */
+ * runtime, the model's target and toolkit, the board's environment; and
+ * where the runtime and the NPU are (record/board_facts.c). */
 #ifndef RT_RECORD_BOARD_FACTS_H
 #define RT_RECORD_BOARD_FACTS_H
 
@@ -23,5 +23,11 @@ const char *board_platform(const char *given, const board_facts *bf, const char 
 /* The version string a runtime library carries ("librknnrt version: 1.5.2 (hash@date)",
  * the same text RKNN_QUERY_SDK_VERSION answers), read from the file itself; 1 when found. */
 int board_runtime_version(const char *path, char *out, size_t len);
+
+/* The vendor runtime to load: given, else $RKNN_TRACE_RUNTIME, else the first
+ * of the standard paths that exists; NULL when none. */
+const char *board_runtime_find(const char *given);
+/* An rknpu device under root: a DRM device of driver rknpu, or /dev/rknpu. */
+int board_npu_present(const char *root);
 
 #endif

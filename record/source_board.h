@@ -50,10 +50,5 @@ typedef struct board_exec_out {
 } board_exec_out;
 int board_exec(const board_exec_opts *o, run_rows *rows, board_exec_out *res, char *err,
                size_t errlen);
-/* The vendor runtime to load: given, else $RKNN_TRACE_RUNTIME, else the first
- * of the standard paths that exists; NULL when none. */
-const char *board_runtime_find(const char *given);
-/* An rknpu device under root: a DRM device of driver rknpu, or /dev/rknpu. */
-int board_npu_present(const char *root);
 
 #endif
