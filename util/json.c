@@ -294,6 +294,20 @@ void json_key_int(json_writer *w, const char *key, int64_t v, int64_t missing)
     json_int_or_null(w, v, missing);
 }
 
+struct json_t *json_text(const char *s)
+{
+    json_t *v = s ? json_string(s) : json_null();
+    if (!v) {
+        json_writer w;
+        json_begin_mem(&w);
+        json_str(&w, s);
+        char *t = json_take(&w, NULL);
+        v = json_loads(t, JSON_DECODE_ANY, NULL);
+        free(t);
+    }
+    return v;
+}
+
 /* Stored JSON text is checked by Debian's jansson (RFC 8259, UTF-8) before it
  * is emitted raw. */
 int json_valid(const char *text)

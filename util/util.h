@@ -102,6 +102,12 @@ void json_write_null(json_writer *w);
 void json_int_or_null(json_writer *w, int64_t v, int64_t missing);
 /* "key": json_int_or_null(v, missing) */
 void json_key_int(json_writer *w, const char *key, int64_t v, int64_t missing);
+/* The same rule for a text going into a jansson value (an export, a dump's
+ * index): NULL is null, and a text that is not UTF-8, which json_string
+ * refuses (the key or entry would vanish), is the string json_str writes, each
+ * such byte U+FFFD. NULL only when out of memory. */
+struct json_t;
+struct json_t *json_text(const char *s);
 /* A value already in JSON (stored text): written as is when it is valid JSON
  * (RFC 8259, UTF-8), else null. */
 void json_raw(json_writer *w, const char *text);

@@ -3,8 +3,9 @@
 # never a crash, never the text "(null)", never NaN/Infinity, never a sentinel
 # number. Fed the unknown cases: every real log of $RT_SHARED/data/logs that
 # `import` reads (each lacks most run facts: model, platform, seed, timings),
-# a run with no board facts (no published load, --no-db), `top` on an empty
-# root, a .rknn whose version holds a quote, a model path that is not UTF-8.
+# a run with no board facts (a board run on an empty root, --no-db), `top` on an empty
+# root, a .rknn whose version holds a quote or whose node name is not UTF-8
+# (the emulator's dump index), a model path that is not UTF-8.
 # Oracles: Python's json module with parse_constant refusing NaN/Infinity, and
 # the store read by Python's sqlite3 (a NULL column is null in the document, a
 # value the same value).
@@ -233,6 +234,28 @@ EOF
     ); [ -z "$out" ]; then ok; else bad "extra_json of a quoted version: $out ($(head -c 300 "$T/extra.json"))"; fi
 else
     bad "no $RK: vendor samples missing"
+fi
+
+# --- a node name that is not UTF-8: the emulator's tasks.json keeps its task ------
+if [ -f "$RK" ]; then
+    $PY - "$RK" "$T/ff.rknn" <<'EOF'
+import sys
+b = open(sys.argv[1], "rb").read()
+old = b"\x00Conv:Conv_1\x00"       # the FlatBuffer string of node Conv_1, once in the file
+assert b.count(old) == 1
+open(sys.argv[2], "wb").write(b.replace(old, b"\x00Conv:Conv\xff1\x00"))
+EOF
+    expect 0 "" -- "$RT" run "$RK" --emulate --dump "$T/emu_ok" --no-db
+    expect 0 "" -- "$RT" run "$T/ff.rknn" --emulate --dump "$T/emu_ff" --no-db
+    strict "$T/emu_ok/tasks.json" "$T/emu_ff/tasks.json"
+    if out=$($PY - "$T/emu_ok/tasks.json" "$T/emu_ff/tasks.json" 2>&1 <<'EOF'
+import json, sys
+ok, ff = (json.load(open(p)) for p in sys.argv[1:3])
+nodes = [t["node"] for t in ff]
+if len(ff) != len(ok) or "Conv:Conv\ufffd1" not in nodes:
+    print(f"{len(ff)} tasks (unpatched {len(ok)}), nodes {nodes}")
+EOF
+    ); [ -z "$out" ]; then ok; else bad "tasks.json of a non-UTF-8 node name: $out"; fi
 fi
 
 # --- a model path that is not UTF-8: exported with U+FFFD, never dropped ----------
