@@ -820,11 +820,7 @@ void accuracy_json_stored(const store_accuracy *v, int n, json_writer *w)
     for (int i = 0; i < n; i++) {
         const store_accuracy *row = &v[i];
         json_obj_open(w);
-        json_key(w, "layer");
-        if (row->layer == STORE_NULL_INT)
-            json_write_null(w);
-        else
-            json_int(w, row->layer);
+        json_key_int(w, "layer", row->layer, STORE_NULL_INT);
         json_key(w, "node"), json_str(w, row->node);
         json_key(w, "op"), json_str(w, row->op);
         json_key(w, "name"), json_str(w, row->name);

@@ -24,11 +24,7 @@ static void stat_json(json_writer *w, const char *key, const eval_stat *s)
     json_key(w, "min"), num_or_inf(w, s->min);
     json_key(w, "mean"), num_or_inf(w, s->mean);
     json_key(w, "max"), num_or_inf(w, s->max);
-    json_key(w, "worst_sample");
-    if (s->worst < 0)
-        json_write_null(w);
-    else
-        json_int(w, s->worst);
+    json_key_int(w, "worst_sample", s->worst, -1);
     json_key(w, "n"), json_int(w, s->n);
     json_obj_close(w);
 }
@@ -68,11 +64,7 @@ char *accuracy_eval_json(const accuracy_report *r)
     for (int s = 0; s < r->n_eval; s++)
         json_num(&w, r->eval_sample_cos[s]);
     json_arr_close(&w);
-    json_key(&w, "worst_sample");
-    if (r->eval_worst < 0)
-        json_write_null(&w);
-    else
-        json_int(&w, r->eval_worst);
+    json_key_int(&w, "worst_sample", r->eval_worst, -1);
     json_key(&w, "outputs");
     json_arr_open(&w);
     for (int k = 0; k < r->n_outputs; k++)

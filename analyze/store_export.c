@@ -210,16 +210,16 @@ static const field load_fields[] = {
 
 /* ---------------------------------------------------------------- to JSON */
 
-/* Missing is null; a real that is infinite (an SQNR of identical tensors) is
- * the string "inf" or "-inf", which JSON numbers cannot say. */
+/* Missing is null; a text that is not UTF-8 has U+FFFD (json_text), the same
+ * in the content hash, so that stays stable; a real that is infinite (an SQNR
+ * of identical tensors) is the string "inf" or "-inf", which JSON numbers
+ * cannot say. */
 static json_t *value_json(const void *row, const field *f)
 {
     const char *p = (const char *)row + f->off;
     switch (f->kind) {
-    case K_TEXT: {
-        const char *s = *(const char *const *)p;
-        return s ? json_string(s) : json_null();
-    }
+    case K_TEXT:
+        return json_text(*(const char *const *)p);
     case K_I64: {
         int64_t v = *(const int64_t *)p;
         return v == STORE_NULL_INT ? json_null() : json_integer(v);
@@ -320,9 +320,9 @@ int store_export(store *st, const int64_t *ids, int n, FILE *out, char *err, siz
             const char *key;
             json_t *v;
             json_object_set_new(o, "content_sha256", json_string(hex));
-            json_object_set_new(o, "label", b.run.label ? json_string(b.run.label) : json_null());
+            json_object_set_new(o, "label", json_text(b.run.label));
             for (int k = 0; k < b.ntags; k++)
-                json_array_append_new(tags, json_string(b.tags[k]));
+                json_array_append_new(tags, json_text(b.tags[k]));
             json_object_set_new(o, "tags", tags);
             json_object_foreach(c, key, v)
                 json_object_set(o, key, v);

@@ -654,20 +654,6 @@ void summary_print_accuracy(const run_summary *s, FILE *f, int color)
 
 /* ---- JSON (docs/json.md) --------------------------------------------------- */
 
-static void j_int(json_writer *w, const char *k, int64_t v)
-{
-    json_key_int(w, k, v, STORE_NULL_INT);
-}
-
-static void j_count(json_writer *w, const char *k, int64_t v)
-{
-    json_key(w, k);
-    if (v < 0)
-        json_write_null(w);
-    else
-        json_int(w, v);
-}
-
 static void j_num(json_writer *w, const char *k, double v)
 {
     json_key(w, k);
@@ -692,7 +678,7 @@ static void j_layer_ref(json_writer *w, const store_layer *rows, int i, double f
     const store_layer *l = &rows[i];
     char nm[256];
     json_obj_open(w);
-    j_int(w, "layer", l->idx);
+    json_key_int(w, "layer", l->idx, STORE_NULL_INT);
     j_str(w, "op_type", l->npu_op ? l->npu_op : l->op);
     j_str(w, "full_name", store_layer_fullname(rows, i, nm, sizeof(nm)));
     j_str(w, "name", l->name);
@@ -722,7 +708,7 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     char buf[256];
 
     json_obj_open(w);
-    j_int(w, "schema_version", SUMMARY_SCHEMA_VERSION);
+    json_key(w, "schema_version"), json_int(w, SUMMARY_SCHEMA_VERSION);
     j_str(w, "kind", "run");
     json_key(w, "id");
     if (r->id > 0)
@@ -745,12 +731,12 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     j_str(w, "quant", r->quant);
     j_str(w, "quant_algo", r->quant_algo);
     j_str(w, "quant_method", r->quant_method);
-    j_int(w, "seed", r->seed);
+    json_key_int(w, "seed", r->seed, STORE_NULL_INT);
     j_str(w, "tool_version", r->tool_version);
     j_str(w, "dump_dir", s->dump_dir);
     j_str(w, "dump_sha256", r->dump_sha256);
     j_raw(w, "inputs", r->inputs_json);
-    j_count(w, "layer_count", s->n_layers);
+    json_key_int(w, "layer_count", s->n_layers, -1);
 
     json_key(w, "provenance");
     json_obj_open(w);
@@ -781,8 +767,8 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     json_obj_open(w);
     j_num(w, "mean_abs_pct", SUMMARY_BAND_MEAN_PCT);
     j_num(w, "limit_pct", SUMMARY_BAND_LIMIT_PCT);
-    j_int(w, "pairs_within", SUMMARY_BAND_WITHIN);
-    j_int(w, "pairs", SUMMARY_BAND_PAIRS);
+    json_key(w, "pairs_within"), json_int(w, SUMMARY_BAND_WITHIN);
+    json_key(w, "pairs"), json_int(w, SUMMARY_BAND_PAIRS);
     j_str(w, "source", SUMMARY_BAND_SOURCE);
     json_obj_close(w);
     json_key(w, "share");
@@ -800,14 +786,14 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     } else {
         json_write_null(w);
     }
-    j_count(w, "cores", s->n_cores);
-    j_count(w, "weight_bytes", s->weight_bytes);
-    j_count(w, "internal_bytes", s->internal_bytes);
+    json_key_int(w, "cores", s->n_cores, -1);
+    json_key_int(w, "weight_bytes", s->weight_bytes, -1);
+    json_key_int(w, "internal_bytes", s->internal_bytes, -1);
     j_num(w, "sram_saved_kb", s->sram_saved_kb);
     j_num(w, "nbuf_saved_kb", s->nbuf_saved_kb);
     json_key(w, "fallback");
     json_obj_open(w);
-    j_int(w, "count", s->n_fallback);
+    json_key_int(w, "count", s->n_fallback, STORE_NULL_INT);
     j_num(w, "us", s->fallback_us);
     j_num(w, "pct", s->fallback_pct);
     j_str(w, "provenance", isnan(s->fallback_us) ? NULL : provenance_tag(s->top_prov));
@@ -834,9 +820,9 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     j_num(w, "p90_us", s->host_p90_us);
     j_num(w, "min_us", s->host_min_us);
     j_num(w, "stddev_us", s->host_stddev_us);
-    j_count(w, "iterations", s->iterations);
-    j_count(w, "warmup", s->warmup);
-    j_count(w, "threads", s->threads);
+    json_key_int(w, "iterations", s->iterations, -1);
+    json_key_int(w, "warmup", s->warmup, -1);
+    json_key_int(w, "threads", s->threads, -1);
     json_obj_close(w);
 
     json_key(w, "accuracy");
@@ -847,15 +833,15 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
         j_str(w, "quant", r->quant);
         j_str(w, "quant_algo", r->quant_algo);
         j_str(w, "quant_method", r->quant_method);
-        j_count(w, "calibration_samples", s->calib_samples);
-        j_count(w, "int8_layers", s->int8_layers);
-        j_count(w, "fp16_layers", s->fp16_layers);
-        j_count(w, "cfg_parameters", s->cfg_params);
+        json_key_int(w, "calibration_samples", s->calib_samples, -1);
+        json_key_int(w, "int8_layers", s->int8_layers, -1);
+        json_key_int(w, "fp16_layers", s->fp16_layers, -1);
+        json_key_int(w, "cfg_parameters", s->cfg_params, -1);
         j_num(w, "cos_threshold", s->cos_threshold);
         j_str(w, "worst_output", s->worst_output >= 0 ? s->outputs[s->worst_output].name : NULL);
         j_num(w, "output_cos", s->out_cos);
         j_num(w, "output_sqnr_db", s->out_sqnr_db);
-        j_int(w, "collapsed_outputs", s->n_collapsed);
+        json_key_int(w, "collapsed_outputs", s->n_collapsed, STORE_NULL_INT);
         j_str(w, "first_below", s->first_below >= 0 ? s->acc[s->first_below].name : NULL);
         j_str(w, "worst_single", s->worst_single >= 0 ? s->acc[s->worst_single].name : NULL);
         json_key(w, "layers");
@@ -890,7 +876,7 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     for (int i = 0; i < s->n_layers; i++) {
         const store_layer *l = &s->layers[i];
         json_obj_open(w);
-        j_int(w, "index", l->idx);
+        json_key_int(w, "index", l->idx, STORE_NULL_INT);
         j_str(w, "node", l->node);
         j_str(w, "op", l->op);
         j_str(w, "name", l->name);
@@ -903,18 +889,18 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
         j_str(w, "npu_dtype", l->npu_dtype);
         j_str(w, "bound", l->bound);
         j_str(w, "cpu_reason", l->cpu_reason);
-        j_int(w, "npu_cycles", l->npu_cycles);
-        j_int(w, "ddr_cycles", l->ddr_cycles);
-        j_int(w, "total_cycles", l->total_cycles);
+        json_key_int(w, "npu_cycles", l->npu_cycles, STORE_NULL_INT);
+        json_key_int(w, "ddr_cycles", l->ddr_cycles, STORE_NULL_INT);
+        json_key_int(w, "total_cycles", l->total_cycles, STORE_NULL_INT);
         j_num(w, "time_us", l->time_us);
         j_num(w, "frame_us", l->frame_us);
         j_num(w, "mac_usage", l->mac_usage);
         j_num(w, "rw_kb", l->rw_kb);
         j_num(w, "sram_hit", l->sram_hit);
         j_str(w, "workload", l->workload);
-        j_int(w, "tasks", l->tasks);
+        json_key_int(w, "tasks", l->tasks, STORE_NULL_INT);
         j_num(w, "out_scale", l->out_scale);
-        j_int(w, "out_zp", l->out_zp);
+        json_key_int(w, "out_zp", l->out_zp, STORE_NULL_INT);
         j_str(w, "out_qtype", l->out_qtype);
         j_num(w, "out_min", l->out_min);
         j_num(w, "out_max", l->out_max);

@@ -142,15 +142,6 @@ static void num_or_inf(json_writer *w, const char *key, double v)
         json_num(w, v);
 }
 
-static void index_or_null(json_writer *w, const char *key, int k)
-{
-    json_key(w, key);
-    if (k >= 0)
-        json_int(w, k);
-    else
-        json_write_null(w);
-}
-
 void summary_eval_json(const summary_eval *e, json_writer *w)
 {
     if (!e->n_samples) {
@@ -160,7 +151,7 @@ void summary_eval_json(const summary_eval *e, json_writer *w)
     json_obj_open(w);
     json_key(w, "file"), json_str(w, e->file);
     json_key(w, "samples"), json_int(w, e->n_samples);
-    index_or_null(w, "worst_sample", e->worst);
+    json_key_int(w, "worst_sample", e->worst, -1);
     json_key(w, "worst_file"), json_str(w, e->worst_file);
     num_or_inf(w, "worst_min_output_cos", e->worst_cos);
     json_key(w, "outputs");
@@ -171,7 +162,7 @@ void summary_eval_json(const summary_eval *e, json_writer *w)
         json_key(w, "name"), json_str(w, o->name);
         num_or_inf(w, "cos_min", o->cos_min);
         num_or_inf(w, "cos_mean", o->cos_mean);
-        index_or_null(w, "cos_worst_sample", o->cos_worst);
+        json_key_int(w, "cos_worst_sample", o->cos_worst, -1);
         num_or_inf(w, "sqnr_min_db", o->sqnr_min_db);
         num_or_inf(w, "sqnr_mean_db", o->sqnr_mean_db);
         num_or_inf(w, "euc_max", o->euc_max);

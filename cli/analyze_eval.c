@@ -100,9 +100,15 @@ int analyze_eval(const char *ref, const char *db, quant_cli *qc, int json)
         ret = cli_exit_code(rc);
         goto out;
     }
-    if (json)
-        printf("{\"run\":%lld,\"eval\":%s}\n", (long long)run_id, doc);
-    else {
+    if (json) {
+        json_writer w;
+        json_begin(&w, stdout);
+        json_obj_open(&w);
+        json_key(&w, "run"), json_int(&w, run_id);
+        json_key(&w, "eval"), json_raw(&w, doc);
+        json_obj_close(&w);
+        json_end(&w);
+    } else {
         run_summary sum;
         printf("run %lld (%s): %s %s/%s\n", (long long)run_id, esc_tmp(ESC_TERM, model), quant,
                algo, method);

@@ -270,11 +270,6 @@ static const char *fmt_id(char *buf, size_t len, int64_t v)
     return buf + n;
 }
 
-static void json_opt_int(json_writer *w, const char *key, int64_t v)
-{
-    json_key_int(w, key, v, STORE_NULL_INT);
-}
-
 static void ls_json_row(json_writer *w, const ls_row *row)
 {
     const store_run *r = row->run;
@@ -292,10 +287,10 @@ static void ls_json_row(json_writer *w, const ls_row *row)
     json_key(w, "quant"), json_str(w, r->quant);
     json_key(w, "quant_algo"), json_str(w, r->quant_algo);
     json_key(w, "quant_method"), json_str(w, r->quant_method);
-    json_opt_int(w, "threads", r->threads);
-    json_opt_int(w, "iterations", r->iterations);
-    json_opt_int(w, "seed", r->seed);
-    json_opt_int(w, "layer_count", r->n_layers);
+    json_key_int(w, "threads", r->threads, STORE_NULL_INT);
+    json_key_int(w, "iterations", r->iterations, STORE_NULL_INT);
+    json_key_int(w, "seed", r->seed, STORE_NULL_INT);
+    json_key_int(w, "layer_count", r->n_layers, STORE_NULL_INT);
     json_key(w, "tags");
     json_arr_open(w);
     for (const char *p = r->tags; p && *p;) {

@@ -274,15 +274,6 @@ void inspect_tasks_text(FILE *f, const rknn_model *m, const emu_program *p)
     free(all);
 }
 
-static void jint(json_writer *w, const char *k, int64_t v)
-{
-    json_key(w, k);
-    if (v < 0)
-        json_write_null(w);
-    else
-        json_int(w, v);
-}
-
 static void stage_json(json_writer *w, const char *k, const emu_dpu_stage *s)
 {
     json_key(w, k);
@@ -315,7 +306,7 @@ void inspect_tasks_json(json_writer *w, const rknn_model *m, const emu_program *
     json_key(w, "register_map"); json_str(w, emu_map_name(p->map));
     json_key(w, "register_writes"); json_int(w, p->n_regs);
     json_key(w, "executed"); json_bool(w, 0);
-    jint(w, "channel_group", emu_channel_group(m->target ? m->target : m->fb_target));
+    json_key_int(w, "channel_group", emu_channel_group(m->target ? m->target : m->fb_target), -1);
     json_key(w, "tasks");
     json_arr_open(w);
     emu_task *all = xcalloc(p->n_tasks ? (size_t)p->n_tasks : 1, sizeof *all);
@@ -332,43 +323,54 @@ void inspect_tasks_json(json_writer *w, const rknn_model *m, const emu_program *
         }
         json_obj_open(w);
         json_key(w, "index"); json_int(w, i);
-        jint(w, "node", s->node >= 0 ? s->node + 1 : -1);
+        json_key_int(w, "node", s->node >= 0 ? s->node + 1 : -1, -1);
         json_key(w, "op"); json_str(w, emu_op_name(t.op));
         json_key(w, "writes"); json_int(w, s->n_regs);
         json_key(w, "file_offset"); json_int(w, s->file_off);
         json_key(w, "enable_mask"); json_int(w, s->enable_mask);
-        jint(w, "in_w", t.in_w); jint(w, "in_h", t.in_h); jint(w, "in_c", t.in_c_real);
-        jint(w, "in_c_aligned", t.in_c);
-        jint(w, "kernel_w", t.kw); jint(w, "kernel_h", t.kh); jint(w, "kernels", t.kernels);
-        jint(w, "stride_x", t.stride_x); jint(w, "stride_y", t.stride_y);
-        jint(w, "dilation_x", t.dil_x); jint(w, "dilation_y", t.dil_y);
-        jint(w, "pad_top", t.pad_top); jint(w, "pad_left", t.pad_left);
+        json_key_int(w, "in_w", t.in_w, -1);
+        json_key_int(w, "in_h", t.in_h, -1);
+        json_key_int(w, "in_c", t.in_c_real, -1);
+        json_key_int(w, "in_c_aligned", t.in_c, -1);
+        json_key_int(w, "kernel_w", t.kw, -1);
+        json_key_int(w, "kernel_h", t.kh, -1);
+        json_key_int(w, "kernels", t.kernels, -1);
+        json_key_int(w, "stride_x", t.stride_x, -1); json_key_int(w, "stride_y", t.stride_y, -1);
+        json_key_int(w, "dilation_x", t.dil_x, -1); json_key_int(w, "dilation_y", t.dil_y, -1);
+        json_key_int(w, "pad_top", t.pad_top, -1); json_key_int(w, "pad_left", t.pad_left, -1);
         json_key(w, "pad_bottom");
         t.has_pad_bottom ? json_int(w, t.pad_bottom) : json_write_null(w);
         json_key(w, "pad_right");
         t.has_pad_right ? json_int(w, t.pad_right) : json_write_null(w);
-        jint(w, "out_w", t.out_w); jint(w, "out_h", t.out_h); jint(w, "out_c", t.out_c_orig);
-        jint(w, "out_c_aligned", t.out_c);
+        json_key_int(w, "out_w", t.out_w, -1);
+        json_key_int(w, "out_h", t.out_h, -1);
+        json_key_int(w, "out_c", t.out_c_orig, -1);
+        json_key_int(w, "out_c_aligned", t.out_c, -1);
         json_key(w, "in_precision"); t.in_prec >= 0 ? json_str(w, emu_prec_name(t.in_prec)) : json_write_null(w);
         json_key(w, "proc_precision"); t.proc_prec >= 0 ? json_str(w, emu_prec_name(t.proc_prec)) : json_write_null(w);
         json_key(w, "out_precision"); t.out_prec >= 0 ? json_str(w, emu_prec_name(t.out_prec)) : json_write_null(w);
-        jint(w, "feature_addr", t.feature_addr); jint(w, "weight_addr", t.weight_addr);
-        jint(w, "weight_bytes", t.weight_bytes); jint(w, "dst_addr", t.dst_addr);
-        jint(w, "bs_addr", t.bs_addr); jint(w, "bn_addr", t.bn_addr);
-        jint(w, "bs_file_offset", p->file_base >= 0 && t.bs_addr >= 0 && t.bs_addr < p->file_limit
-                                      ? p->file_base + t.bs_addr : -1);
-        jint(w, "ew_addr", t.ew_addr);
+        json_key_int(w, "feature_addr", t.feature_addr, -1);
+        json_key_int(w, "weight_addr", t.weight_addr, -1);
+        json_key_int(w, "weight_bytes", t.weight_bytes, -1);
+        json_key_int(w, "dst_addr", t.dst_addr, -1);
+        json_key_int(w, "bs_addr", t.bs_addr, -1); json_key_int(w, "bn_addr", t.bn_addr, -1);
+        json_key_int(w, "bs_file_offset", p->file_base >= 0 && t.bs_addr >= 0 &&
+                     t.bs_addr < p->file_limit ? p->file_base + t.bs_addr : -1, -1);
+        json_key_int(w, "ew_addr", t.ew_addr, -1);
         stage_json(w, "bs", &t.bs);
         stage_json(w, "bn", &t.bn);
         json_key(w, "out_cvt_offset");
         t.out_cvt_scale >= 0 ? json_int(w, t.out_cvt_offset) : json_write_null(w);
-        jint(w, "out_cvt_scale", t.out_cvt_scale); jint(w, "out_cvt_shift", t.out_cvt_shift);
-        jint(w, "pool_method", t.pool_method); jint(w, "pool_kernel_w", t.pool_kw);
-        jint(w, "pool_kernel_h", t.pool_kh); jint(w, "pool_stride_x", t.pool_sx);
-        jint(w, "pool_stride_y", t.pool_sy);
+        json_key_int(w, "out_cvt_scale", t.out_cvt_scale, -1);
+        json_key_int(w, "out_cvt_shift", t.out_cvt_shift, -1);
+        json_key_int(w, "pool_method", t.pool_method, -1);
+        json_key_int(w, "pool_kernel_w", t.pool_kw, -1);
+        json_key_int(w, "pool_kernel_h", t.pool_kh, -1);
+        json_key_int(w, "pool_stride_x", t.pool_sx, -1);
+        json_key_int(w, "pool_stride_y", t.pool_sy, -1);
         json_key(w, "graph_check");
         if (c < 0) json_write_null(w); else json_str(w, c == 2 ? "no node index" : c ? "agrees" : why);
-        jint(w, "geometry_of_node", c == 2 ? match + 1 : -1);
+        json_key_int(w, "geometry_of_node", c == 2 ? match + 1 : -1, -1);
         json_key(w, "unknown_registers");
         json_arr_open(w);
         for (int k = 0; k < t.n_unknown && k < EMU_MAX_UNKNOWN; k++) {

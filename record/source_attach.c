@@ -51,8 +51,8 @@ static char *extra_json(const trace_ctx *c, char *const *app, int status, int si
     json_key(&w, "signal"); sig ? json_int(&w, sig) : json_write_null(&w);
     json_key(&w, "init_flags"); json_int(&w, c->flags);
     json_key(&w, "model_bytes"); json_int(&w, (int64_t)c->size);
-    json_key(&w, "n_inputs"); c->n_in >= 0 ? json_int(&w, c->n_in) : json_write_null(&w);
-    json_key(&w, "n_outputs"); c->n_out >= 0 ? json_int(&w, c->n_out) : json_write_null(&w);
+    json_key_int(&w, "n_inputs", c->n_in, -1);
+    json_key_int(&w, "n_outputs", c->n_out, -1);
     json_key(&w, "inputs_set_median_us"); json_num(&w, board_time_stats(c->set_us, c->n_set).median);
     json_key(&w, "outputs_get_median_us"); json_num(&w, board_time_stats(c->get_us, c->n_get).median);
     json_key(&w, "perf_every"); perf_every ? json_int(&w, perf_every) : json_write_null(&w);

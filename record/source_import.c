@@ -27,12 +27,8 @@ static void json_freqs(json_writer *w, const char *key, const int64_t *v, int n)
         return;
     json_key(w, key);
     json_arr_open(w);
-    for (int i = 0; i < n; i++) {
-        if (v[i] < 0)
-            json_write_null(w);
-        else
-            json_int(w, v[i]);
-    }
+    for (int i = 0; i < n; i++)
+        json_int_or_null(w, v[i], -1);
     json_arr_close(w);
 }
 
@@ -203,9 +199,9 @@ char *import_extra_json(const vlog_run_t *r, const char *golden_dir)
                 const perflog_op_t *o = &r->perf.ops[k];
                 json_obj_open(&w);
                 json_key(&w, "op"); json_str(&w, o->optype);
-                json_key(&w, "calls"); if (o->calls >= 0) json_int(&w, o->calls); else json_write_null(&w);
-                json_key(&w, "cpu_us"); if (o->cpu_us >= 0) json_int(&w, o->cpu_us); else json_write_null(&w);
-                json_key(&w, "gpu_us"); if (o->gpu_us >= 0) json_int(&w, o->gpu_us); else json_write_null(&w);
+                json_key_int(&w, "calls", o->calls, -1);
+                json_key_int(&w, "cpu_us", o->cpu_us, -1);
+                json_key_int(&w, "gpu_us", o->gpu_us, -1);
                 json_key(&w, "npu_us"); json_int(&w, o->npu_us);
                 json_key(&w, "total_us"); json_int(&w, o->total_us);
                 json_key(&w, "ratio"); json_num(&w, o->ratio >= 0 ? o->ratio : NAN);
@@ -246,10 +242,10 @@ char *import_extra_json(const vlog_run_t *r, const char *golden_dir)
         json_key(&w, "sram");
         json_obj_open(&w);
         json_key(&w, "kind"); json_str(&w, s->alloc_kind[0] ? s->alloc_kind : NULL);
-        json_key(&w, "size"); if (s->alloc_size >= 0) json_int(&w, s->alloc_size); else json_write_null(&w);
+        json_key_int(&w, "size", s->alloc_size, -1);
         json_key(&w, "tensors"); json_int(&w, s->n_rows);
         json_key(&w, "hit_bytes"); if (s->has_hit) json_int(&w, hit); else json_write_null(&w);
-        json_key(&w, "rw_sram_hit"); if (s->rw_sram_hit >= 0) json_int(&w, s->rw_sram_hit); else json_write_null(&w);
+        json_key_int(&w, "rw_sram_hit", s->rw_sram_hit, -1);
         if (r->has_perf) {
             double *hit = xmalloc((size_t)(r->perf.n_rows ? r->perf.n_rows : 1) * sizeof(double));
             json_key(&w, "joined"); json_int(&w, import_sram_join(r, hit));
@@ -267,7 +263,7 @@ char *import_extra_json(const vlog_run_t *r, const char *golden_dir)
          * iteration's time and FPS, the warm-up's (null: no warm-up section) */
         json_key(&w, "avg_ms"); json_num(&w, b->avg_ms >= 0 ? b->avg_ms : NAN);
         json_key(&w, "avg_fps"); json_num(&w, b->avg_fps >= 0 ? b->avg_fps : NAN);
-        json_key(&w, "dma_bytes"); if (b->dma_size >= 0) json_int(&w, b->dma_size); else json_write_null(&w);
+        json_key_int(&w, "dma_bytes", b->dma_size, -1);
         json_key(&w, "iteration_ms");
         json_arr_open(&w);
         for (int k = 0; k < b->n_perf; k++)

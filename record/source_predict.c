@@ -306,7 +306,6 @@ int run_rows_predict(const char *path, const char *label, const rknn_model *m,
 {
     void *buf = NULL;
     size_t len = 0, n = (size_t)(ng->n ? ng->n : 1);
-    char head[256];
     int rc;
 
     memset(rows, 0, sizeof(*rows));
@@ -344,17 +343,16 @@ int run_rows_predict(const char *path, const char *label, const rknn_model *m,
     rows->run.n_layers = ng->n;
     /* what has no column: the file's versions, that no outputs were computed;
      * the level-4 rows the layer rows do not give back go to npu_rows */
-    snprintf(head, sizeof(head), "{\"toolkit\":\"%.60s\",\"compiler\":\"%.60s\","
-             "\"numeric_outputs\":false", m->toolkit ? m->toolkit : "",
-             m->compiler ? m->compiler : "");
-    for (char *c = head; *c; c++) /* versions are plain text: keep the JSON valid */
-        if (*c == '\\' || (unsigned char)*c < 0x20)
-            *c = '?';
+    json_writer w;
+    json_begin_mem(&w); /* the versions are the file's text: json_str escapes them, NULL is null */
+    json_obj_open(&w);
+    json_key(&w, "toolkit"), json_str(&w, m->toolkit);
+    json_key(&w, "compiler"), json_str(&w, m->compiler);
+    json_key(&w, "numeric_outputs"), json_bool(&w, 0);
+    json_obj_close(&w);
     rows->npu_rows = rows_npu_table(ng, rows->layers, rows->n_layers, carrier, &rows->run,
                                     &rows->n_npu_rows);
-    size_t el = strlen(head) + 2;
-    rows->extra = xmalloc(el);
-    snprintf(rows->extra, el, "%s}", head);
+    rows->extra = json_take(&w, NULL);
     rows->run.extra_json = rows->extra;
     free(carrier);
     return 0;

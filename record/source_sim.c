@@ -159,10 +159,12 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
     info->inputs_json = rows->inputs_json = inputs_json(r);
     /* --eval: the error over every sample (analyze's object), the one key left */
     if (r->eval_json) {
-        size_t n = strlen(r->eval_json) + 16;
-        char *x = run_rows_keep(rows, xmalloc(n));
-        snprintf(x, n, "{\"eval\":%s}", r->eval_json);
-        info->extra_json = x;
+        json_writer w;
+        json_begin_mem(&w);
+        json_obj_open(&w);
+        json_key(&w, "eval"), json_raw(&w, r->eval_json);
+        json_obj_close(&w);
+        info->extra_json = run_rows_keep(rows, json_take(&w, NULL));
     }
     time_stats ts = time_stats_of(r->iter_us, r->iters);
     info->total_us = ts.median;

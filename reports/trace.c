@@ -43,11 +43,6 @@ static void num_arg(json_writer *w, const char *k, double v)
     json_key(w, k), json_num(w, v);
 }
 
-static void int_arg(json_writer *w, const char *k, int64_t v)
-{
-    json_key_int(w, k, v, STORE_NULL_INT);
-}
-
 static void meta(json_writer *w, int tid, const char *what, const char *name)
 {
     json_obj_open(w);
@@ -141,16 +136,16 @@ int report_trace(const rep_doc *d, FILE *f)
             num_arg(&w, "dur", dur);
             json_key(&w, "args");
             json_obj_open(&w);
-            int_arg(&w, "layer", l->idx);
+            json_key_int(&w, "layer", l->idx, STORE_NULL_INT);
             str_arg(&w, "node", l->node);
             str_arg(&w, "op", l->op);
             str_arg(&w, "name", l->name);
             json_key(&w, "in_shapes"), json_raw(&w, l->in_shapes);
             json_key(&w, "out_shapes"), json_raw(&w, l->out_shapes);
             str_arg(&w, "dtype", l->npu_dtype ? l->npu_dtype : l->dtype);
-            int_arg(&w, "npu_cycles", l->npu_cycles);
-            int_arg(&w, "ddr_cycles", l->ddr_cycles);
-            int_arg(&w, "total_cycles", l->total_cycles);
+            json_key_int(&w, "npu_cycles", l->npu_cycles, STORE_NULL_INT);
+            json_key_int(&w, "ddr_cycles", l->ddr_cycles, STORE_NULL_INT);
+            json_key_int(&w, "total_cycles", l->total_cycles, STORE_NULL_INT);
             num_arg(&w, "mac_usage_pct", l->mac_usage);
             str_arg(&w, "bound", l->bound);
             num_arg(&w, "rw_kb", l->rw_kb);

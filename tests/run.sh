@@ -89,6 +89,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "vendor .rknn inspect and prediction [$b]" bash tests/cli/inspect.sh "$b"
     suite "vendor .rknn vs our lowering (compare) [$b]" bash tests/cli/rknn_compare.sh "$b"
     suite "import of real logs [$b]" bash tests/cli/import.sh "$b"
+    suite "unknown is null on every JSON surface [$b]" bash tests/cli/json_unknown.sh "$b"
     suite "managing runs: rm, tags, labels, export/import, merge [$b]" bash tests/cli/manage.sh "$b"
     suite "store upgrade 4 -> 5: schema-4 runs print the same, typed facts [$b]" bash tests/cli/store_upgrade.sh "$b"
     suite "output files: whole or not at all, devices, full disk, --db kinds [$b]" bash tests/cli/outfile.sh "$b"

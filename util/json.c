@@ -280,13 +280,32 @@ void json_write_null(json_writer *w)
     puts_(w, "null");
 }
 
-void json_key_int(json_writer *w, const char *key, int64_t v, int64_t missing)
+void json_int_or_null(json_writer *w, int64_t v, int64_t missing)
 {
-    json_key(w, key);
-    if (v == missing)
+    if (v <= missing)
         json_write_null(w);
     else
         json_int(w, v);
+}
+
+void json_key_int(json_writer *w, const char *key, int64_t v, int64_t missing)
+{
+    json_key(w, key);
+    json_int_or_null(w, v, missing);
+}
+
+struct json_t *json_text(const char *s)
+{
+    json_t *v = s ? json_string(s) : json_null();
+    if (!v) {
+        json_writer w;
+        json_begin_mem(&w);
+        json_str(&w, s);
+        char *t = json_take(&w, NULL);
+        v = json_loads(t, JSON_DECODE_ANY, NULL);
+        free(t);
+    }
+    return v;
 }
 
 /* Stored JSON text is checked by Debian's jansson (RFC 8259, UTF-8) before it

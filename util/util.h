@@ -94,8 +94,20 @@ void json_int(json_writer *w, int64_t v);
 void json_num(json_writer *w, double v);      /* non-finite writes null */
 void json_bool(json_writer *w, int v);
 void json_write_null(json_writer *w);
-/* "key": v, or "key": null when v is the missing value (STORE_NULL_INT, -1 ...) */
+/* An integer that may be unknown: v, or null when v <= missing, the largest
+ * value that means unknown: STORE_NULL_INT for a store column (that value only),
+ * -1 for a count, size or index (any negative). Every such integer goes through
+ * here, as every string through json_str (NULL: null) and every real through
+ * json_num (non-finite: null). */
+void json_int_or_null(json_writer *w, int64_t v, int64_t missing);
+/* "key": json_int_or_null(v, missing) */
 void json_key_int(json_writer *w, const char *key, int64_t v, int64_t missing);
+/* The same rule for a text going into a jansson value (an export, a dump's
+ * index): NULL is null, and a text that is not UTF-8, which json_string
+ * refuses (the key or entry would vanish), is the string json_str writes, each
+ * such byte U+FFFD. NULL only when out of memory. */
+struct json_t;
+struct json_t *json_text(const char *s);
 /* A value already in JSON (stored text): written as is when it is valid JSON
  * (RFC 8259, UTF-8), else null. */
 void json_raw(json_writer *w, const char *text);

@@ -501,10 +501,12 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
                 if (rc)
                     goto out;
             }
-            json_array_append_new(index, json_pack("{s:i, s:s, s:s, s:s, s:[i,i], s:s}", "task", i,
-                                                   "node", node_name(m, s->node), "op",
-                                                   emu_op_name(t->op), "tensor", tn, "rows",
-                                                   rows[0], rows[1], "file", strrchr(path, '/') + 1));
+            /* names are the file's bytes: json_text keeps an entry whose name is not UTF-8 */
+            json_array_append_new(index, json_pack("{s:i, s:o, s:s, s:o, s:[i,i], s:o}", "task", i,
+                                                   "node", json_text(node_name(m, s->node)), "op",
+                                                   emu_op_name(t->op), "tensor", json_text(tn),
+                                                   "rows", rows[0], rows[1], "file",
+                                                   json_text(strrchr(path, '/') + 1)));
         }
     }
     /* outputs: dequantized NCHW from the output tensors (the CPU's OutputOperator) */

@@ -635,9 +635,11 @@ int emu_lite_exec(const rknn_model *m, const uint8_t *file, size_t len, const em
         if (index) {
             const rknn_node *nd = &m->nodes[node];
             const rknn_tensor *ot = nd->n_out > 0 ? &m->tensors[nd->out[0]] : NULL;
-            json_array_append_new(index, json_pack("{s:i, s:s, s:s, s:s, s:I}", "task", i, "node",
-                                                   nname(m, node), "op", emu_op_name(t->op),
-                                                   "tensor", ot && ot->name ? ot->name : "",
+            /* names are the file's bytes (json_text: null when none, kept when not UTF-8) */
+            json_array_append_new(index, json_pack("{s:i, s:o, s:s, s:o, s:I}", "task", i, "node",
+                                                   json_text(nname(m, node)), "op",
+                                                   emu_op_name(t->op), "tensor",
+                                                   json_text(ot ? ot->name : NULL),
                                                    "dst", (json_int_t)t->dst_addr));
         }
     }
@@ -664,10 +666,10 @@ int emu_lite_exec(const rknn_model *m, const uint8_t *file, size_t len, const em
                 json_array_append_new(regs, json_pack("{s:s, s:s?, s:I}", "addr", hex, "name", name,
                                                       "value", (json_int_t)rs->val[g][a]));
             }
-            json_t *doc = json_pack("{s:i, s:i, s:s, s:s, s:o}", "task", stop, "node",
+            json_t *doc = json_pack("{s:i, s:i, s:o, s:o, s:o}", "task", stop, "node",
                                     prog->tasks[stop].node, "node_name",
-                                    nname(m, prog->tasks[stop].node), "reason", stop_msg,
-                                    "registers", regs);
+                                    json_text(nname(m, prog->tasks[stop].node)), "reason",
+                                    json_text(stop_msg), "registers", regs);
             char path[4096];
             snprintf(path, sizeof path, "%s/stopped_task.json", dump_dir);
             int bad = !doc || json_dump_file(doc, path, JSON_INDENT(1)) != 0;

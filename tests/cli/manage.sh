@@ -14,21 +14,7 @@ trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 MNIST=tests/data/models/mnist.onnx
 
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
-
-# expect EXIT_CODE STDERR_REGEX -- command...: exit code and one clear stderr line
-expect() {
-    local code=$1 re=$2; shift 3
-    "$@" >"$T/out" 2>"$T/err" </dev/null
-    local rc=$?
-    if [ "$rc" -ne "$code" ]; then bad "$* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; return; fi
-    if [ -n "$re" ] && ! grep -Eq -- "$re" "$T/err"; then bad "$* -> stderr '$(head -c 300 "$T/err")' lacks /$re/"; return; fi
-    if [ "$code" -ne 0 ] && [ "$(grep -c . "$T/err")" -ne 1 ]; then bad "$* -> stderr is not one line: $(cat "$T/err")"; return; fi
-    if grep -q "AddressSanitizer\|runtime error" "$T/err"; then bad "$* -> sanitizer report"; return; fi
-    ok
-}
+source tests/cli/expect.sh
 
 # Every row of every table as the sqlite3 shell quotes it (reals to 20 digits,
 # NULL as NULL), run ids replaced by the run's rank in id order, so that two

@@ -12,20 +12,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-
-# expect EXIT_CODE STDERR_REGEX -- command...
-expect() {
-    local code=$1 re=$2; shift 3
-    "$@" >"$T/out" 2>"$T/err" </dev/null
-    local rc=$?
-    if [ "$rc" -ne "$code" ]; then bad "$* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; return; fi
-    if [ -n "$re" ] && ! grep -Eq -- "$re" "$T/err"; then bad "$* -> stderr '$(head -c 300 "$T/err")' lacks /$re/"; return; fi
-    if [ "$code" -ne 0 ] && [ "$(grep -c . "$T/err")" -ne 1 ]; then bad "$* -> stderr is not one line: $(cat "$T/err")"; return; fi
-    if grep -q "AddressSanitizer\|runtime error" "$T/err"; then bad "$* -> sanitizer report"; return; fi
-    ok
-}
+source tests/cli/expect.sh
 
 # The commands, from the top-level help.
 cmds=$("$RT" --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {print $1} on && /^$/ {on = 0}')

@@ -23,21 +23,7 @@ cleanup() {
 trap cleanup EXIT
 pass=0; fail=0
 
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
-
-# expect EXIT_CODE STDERR_REGEX -- command...: exit code, one clear stderr line, no sanitizer report
-expect() {
-    local code=$1 re=$2; shift 3
-    "$@" >"$T/out" 2>"$T/err" </dev/null
-    local rc=$?
-    if [ "$rc" -ne "$code" ]; then bad "$* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; return; fi
-    if grep -q "Sanitizer\|runtime error" "$T/err"; then bad "$* -> sanitizer report: $(head -c 600 "$T/err")"; return; fi
-    if [ -n "$re" ] && ! grep -Eq -- "$re" "$T/err"; then bad "$* -> stderr '$(head -c 300 "$T/err")' lacks /$re/"; return; fi
-    if [ "$code" -ne 0 ] && [ "$(grep -c . "$T/err")" -ne 1 ]; then bad "$* -> stderr is not one line: $(cat "$T/err")"; return; fi
-    ok
-}
+source tests/cli/expect.sh
 # no name ending in .tmp under a folder
 no_tmp() { [ -z "$(find "$1" -name '*.tmp' ! -name 'OUT.tmp' 2>/dev/null)" ]; }
 valid_json() { python3 -m json.tool "$1" >/dev/null 2>&1; }

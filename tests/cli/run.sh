@@ -12,23 +12,10 @@ trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 MNIST=tests/data/models/mnist.onnx
 
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-
-# expect EXIT_CODE STDERR_REGEX -- command...: exit code, and a single clear line on stderr
-expect() {
-    local code=$1 re=$2; shift 3
-    "$@" >"$T/out" 2>"$T/err"
-    local rc=$?
-    if [ "$rc" -ne "$code" ]; then bad "$* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; return; fi
-    if [ -n "$re" ] && ! grep -Eq -- "$re" "$T/err"; then bad "$* -> stderr '$(head -c 300 "$T/err")' lacks /$re/"; return; fi
-    if [ "$code" -eq 2 ] && [ "$(grep -c . "$T/err")" -ne 1 ]; then bad "$* -> stderr is not one line: $(cat "$T/err")"; return; fi
-    if grep -q "AddressSanitizer\|runtime error" "$T/err"; then bad "$* -> sanitizer report"; return; fi
-    ok
-}
+source tests/cli/expect.sh
 
 # --- usage and bad input -------------------------------------------------------
-expect 1 "usage" -- "$RT"
+EXPECT_LINES=any expect 1 "usage" -- "$RT"
 expect 1 "unknown command" -- "$RT" frobnicate
 expect 1 "unknown option" -- "$RT" run "$MNIST" --bogus
 expect 1 "unknown platform 'rk9999'" -- "$RT" run "$MNIST" -t rk9999 --no-db

@@ -1,7 +1,8 @@
 /* tests/unit/test_json_writer.c — util/json.c's shortcuts write what its
  * general paths write: a number as printf's "%.9g" (whole numbers and
  * hundredths take a digit loop), a key or string as jansson reads it back, and byte for byte as
- * jansson writes it when nothing needs escaping (those take one copy). Values: edges, and 200,000 seeded random ones. */
+ * jansson writes it when nothing needs escaping (those take one copy). Values: edges, and 200,000 seeded random ones.
+ * Unknown values (NULL, NaN, infinities, the missing integer) are null. */
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
@@ -113,5 +114,36 @@ int main(void)
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         bad += !str_ok(strs[i]);
     CHECK(bad == 0, "%d strings encoded unlike jansson", bad);
+
+    /* unknown values: null, never "(null)", NaN or a sentinel number; the text
+     * written out by hand, and jansson (strict: no NaN) must read it */
+    json_writer w;
+    json_begin_mem(&w);
+    json_obj_open(&w);
+    json_key(&w, "s"), json_str(&w, NULL);
+    json_key(&w, "nan"), json_num(&w, NAN);
+    json_key(&w, "inf"), json_num(&w, -INFINITY);
+    json_key_int(&w, "col", INT64_MIN, INT64_MIN);    /* STORE_NULL_INT */
+    json_key_int(&w, "col_min", INT64_MIN + 1, INT64_MIN);
+    json_key_int(&w, "neg", -7, INT64_MIN);           /* a zero point: negative is known */
+    json_key(&w, "counts"), json_arr_open(&w);
+    static const int64_t counts[] = {-1, -5, INT64_MIN, 0, 7};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        json_int_or_null(&w, counts[i], -1);
+    json_arr_close(&w);
+    json_key(&w, "latin1"), json_str(&w, "caf\xe9");
+    json_obj_close(&w);
+    char *doc = json_take(&w, NULL);
+    const char *want = "{\"s\":null,\"nan\":null,\"inf\":null,\"col\":null,"
+                       "\"col_min\":-9223372036854775807,\"neg\":-7,"
+                       "\"counts\":[null,null,null,0,7],\"latin1\":\"caf\\ufffd\"}";
+    CHECK(!strcmp(doc, want), "unknowns written as %s, want %s", doc, want);
+    json_error_t e;
+    json_t *back = json_loads(doc, 0, &e);
+    CHECK(back && json_is_null(json_object_get(back, "nan")) &&
+              !strcmp(json_string_value(json_object_get(back, "latin1")), "caf\xef\xbf\xbd"),
+          "jansson reads the unknowns back: %s", back ? "values differ" : e.text);
+    json_decref(back);
+    free(doc);
     TEST_END();
 }
