@@ -167,7 +167,7 @@ enum emu_src {
     EMU_SRC_NONE = 0,      /* no register writes in this file */
     EMU_SRC_LITE,          /* RV110x task table + register commands */
     EMU_SRC_FB_TASKS,      /* Toolkit2 model v6: `task` table + `regcmd` blob */
-    EMU_SRC_FB_BLOBS,      /* model v1: one blob per task, no node index */
+    EMU_SRC_FB_BLOBS,      /* model v1: one blob per task, its node from the nodes' task lists */
 };
 
 typedef struct emu_program {
@@ -217,7 +217,7 @@ const emu_chip_info *emu_chip_table(int *n);
  * Rounding: half up (add 2^(n-1), arithmetic shift): reproduces the source
  * model on the sample files; not compared bit for bit with a board.
  * Anything else (depthwise, BN/ReLU/LUT stages, pools that are not
- * one-pixel in-place copies, model-1 files without node indices) stops the
+ * one-pixel in-place copies, model-1 tasks no node's task list names) stops the
  * run; RV110x files run in emu_lite.c (docs/rknn-format.md "Execution on
  * RV110x"): RT_EUNSUPPORTED and a message naming the task,
  * its node and what was not understood. Input/OutputOperator run on the CPU

@@ -177,10 +177,13 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
              "(bypass %d alu %d/%d/src %d mul %d/src %d/prelu %d relu bypass %d)", ti, nn,
              t->bs.bypass, t->bs.alu_bypass, t->bs.alu_algo, t->bs.alu_src, t->bs.mul_bypass,
              t->bs.mul_src, t->bs.mul_prelu, t->bs.relu_bypass);
+    /* a LUT task (yolov8n's ConvExSwish, ConvSigmoid) scales in BN first; the
+     * tables are in the file (docs/rknn-format.md), their interpolation is not emulated */
+    if (t->lut_used)
+        STOP("task %d (node %s %s): LUT activation (DPU LUT stage after a BN multiplier): "
+             "not emulated", ti, nd->type, nn);
     if (t->bn.present && !t->bn.bypass)
         STOP("task %d (node %s): BN stage in use (ReLU/PReLU/second operand): not emulated", ti, nn);
-    if (t->lut_used)
-        STOP("task %d (node %s): LUT activation: its programming is not decoded", ti, nn);
     int use_ew = t->ew_present && !t->ew_bypass;
     if (use_ew && rk356x && ew_cfg != 0x900002d0)
         STOP("task %d (node %s): DPU_EW_CFG 0x%x: on rk356x only 0x900002d0 (add of a memory "
@@ -238,6 +241,12 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
              icp, (long long)t->weight_addr, kh, kw);
     int64_t wbytes = (int64_t)kh * kw * ocp * icp;
     int64_t groups = (out.c + G - 1) / G;
+    /* toolkit 1.3.4 for rk3588 stores more bytes than the native shape has
+     * (1280, 1408 for 1152): another layout, probably compressed */
+    if (wt->nnd == 6 && wt->data_len > wbytes)
+        STOP("task %d (node %s): weight tensor %s holds %lld bytes for its %lld-byte native "
+             "layout (another layout, probably compressed): not emulated", ti, nn, wt->name,
+             (long long)wt->data_len, (long long)wbytes);
     if (wt->data_len < wbytes || (uint64_t)wt->data_off + (uint64_t)wbytes > len ||
         t->bs_addr < 0 || bt->data_len < t->bs_addr + groups * G * 8 ||
         (uint64_t)bt->data_off + (uint64_t)bt->data_len > len)
@@ -360,7 +369,10 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         rc = emu_lite_exec(m, file, len, &prog, tasks, inputs, n_inputs, dump_dir, res, err, errlen);
         goto out;
     }
-    if (prog.source != EMU_SRC_FB_TASKS) {
+    int unbound = prog.source != EMU_SRC_FB_TASKS && prog.source != EMU_SRC_FB_BLOBS;
+    for (int i = 0; !unbound && i < prog.n_tasks; i++)
+        unbound = prog.tasks[i].node < 0; /* a model-1 blob no node's task list names */
+    if (unbound) {
         rc = rt_err(err, errlen, RT_EUNSUPPORTED,
                     "not emulated: %s: tasks without graph node indices cannot be bound to tensors",
                     emu_source_name(prog.source));
