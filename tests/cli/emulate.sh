@@ -35,7 +35,7 @@ IN=(-i "input.1=$T/a.npy" -i "input=$T/b.npy")
 expect 0 "" -- "$RT" run "$D/multiple_input_demo.onnx" --backend sim "${IN[@]}" --dump "$T/onnx" --no-db
 
 # --- emulated against the ONNX run, every tensor both name ---------------------
-for chip in rk3588 rk3566; do
+for chip in rk3588 rk3566 rk3566.tk134; do
     f=$D/multiple_input_demo.$chip.rknn
     expect 0 "" -- "$RT" run "$f" --emulate "${IN[@]}" --dump "$T/$chip" --no-db
     grep -q "^output 8 \[1,8,128,128\] float32" "$T/out" && ok || bad "$chip: output line: $(head -3 "$T/out")"
@@ -86,6 +86,10 @@ EOF
 done
 # the same quantization on both chips: the same integers
 cmp -s "$T/rk3588/8.npy" "$T/rk3566/8.npy" && ok || bad "rk3588 and rk3566 outputs differ"
+# toolkit 1.3.4's model-1 file, its tasks bound by the nodes' task lists: the same
+# integers as toolkit 1.6.2's, whose task table names the nodes
+cmp -s "$T/rk3566/8.npy" "$T/rk3566.tk134/8.npy" && cmp -s "$T/rk3566/7.npy" "$T/rk3566.tk134/7.npy" \
+    && ok || bad "rk3566 tk134 and v6 tensors differ"
 grep -q "12 NPU tasks computed, 5 one-pixel in-place copies" <("$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate "${IN[@]}" --no-db 2>&1) \
     && ok || bad "rk3588: task counts"
 
@@ -245,13 +249,42 @@ EOF
 else
     echo "skimage missing: retinaface layer check skipped"
 fi
-expect 2 "not emulated: one regcmd blob per task" -- "$RT" run "$D/yolov8n.rk3566.rknn" --emulate --no-db
-expect 2 "not emulated: one regcmd blob per task" -- "$RT" run "$D/multiple_input_demo.rk3588.tk134.rknn" --emulate --no-db
+# yolov8n (model 1): every task bound, the first is a conv whose swish is the DPU's LUT
+expect 2 "yolov8n.rk3566.rknn: --emulate: task 0 \(node ConvExSwish Conv:input.12_Conv\): LUT activation \(DPU LUT stage after a BN multiplier\): not emulated" -- \
+    "$RT" run "$D/yolov8n.rk3566.rknn" --emulate --no-db
+# rk3588 toolkit 1.3.4: bound, but its weight buffers are larger than their native
+# shapes (another layout, docs/rknn-format.md "Weights"): refused, not misread
+expect 2 "task 0 \(node Conv:Conv_1\): weight tensor conv2.weight holds 1280 bytes for its 1152-byte native layout \(another layout, probably compressed\): not emulated" -- \
+    "$RT" run "$D/multiple_input_demo.rk3588.tk134.rknn" --emulate --no-db
+# a model-1 copy without the nodes' task lists (node slot 6 dropped from every
+# node vtable): nothing binds its tasks, the run is refused
+$PY - "$D/multiple_input_demo.rk3566.tk134.rknn" "$T/unbound.rknn" <<'EOF' || bad "unbound copy"
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+u32 = lambda o: struct.unpack_from('<I', b, 64 + o)[0]
+def vt(t):
+    return t - struct.unpack_from('<i', b, 64 + t)[0]
+def field(t, k):
+    v = vt(t); n = (struct.unpack_from('<H', b, 64 + v)[0] - 4) // 2
+    f = struct.unpack_from('<H', b, 64 + v + 4 + 2 * k)[0] if k < n else 0
+    return t + f if f else None
+def tables(t, k):
+    o = field(t, k); o += u32(o)
+    return [o + 4 + 4 * i + u32(o + 4 + 4 * i) for i in range(u32(o))]
+g = tables(u32(0), 2)[0]
+vts = {vt(nd) for nd in tables(g, 1)}
+for v in vts:   # FlatBuffers share vtables between tables
+    if (struct.unpack_from('<H', b, 64 + v)[0] - 4) // 2 > 6:
+        struct.pack_into('<H', b, 64 + v + 4 + 12, 0)
+assert all(field(nd, 6) is None for nd in tables(g, 1))
+open(sys.argv[2], 'wb').write(b)
+EOF
+expect 2 "unbound.rknn: --emulate: not emulated: one regcmd blob per task: tasks without graph node indices cannot be bound to tensors" -- \
+    "$RT" run "$T/unbound.rknn" --emulate --no-db
 for chip in rk3562 rk3576 rv1126b; do   # every other chip with a sample: an honest refusal
     expect 2 "multiple_input_demo.$chip.rknn: --emulate: not emulated: the chip's register layout is not decoded" -- \
         "$RT" run "$D/multiple_input_demo.$chip.rknn" --emulate --no-db
 done
-expect 2 "not emulated: one regcmd blob per task" -- "$RT" run "$D/multiple_input_demo.rk3566.tk134.rknn" --emulate --no-db
 expect 1 "is not one" -- "$RT" run "$D/multiple_input_demo.onnx" --emulate --no-db
 expect 2 "input.1 needs 16384 float32 values" -- \
     "$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate -i "input.1=$T/b.npy" --no-db
