@@ -159,6 +159,8 @@ static void task_text(FILE *f, const rknn_model *m, const emu_program *p, int i,
     if (s->node >= 0)
         fprintf(f, " node %d %s", s->node + 1, m->nodes[s->node].name);
     fprintf(f, "  (%d writes, enable 0x%x)\n", s->n_regs, s->enable_mask);
+    if (s->lut >= 0) /* model 1: the table's own register stream uploads it */
+        fprintf(f, "  lut     tensor %d %s\n", s->lut, m->tensors[s->lut].name);
     if (t->op == EMU_OP_UNDECODED) {
         fprintf(f, "  not decoded: %s\n  raw    ", t->notes);
         for (int k = 0; k < t->n_unknown && k < EMU_MAX_UNKNOWN; k++)
@@ -343,6 +345,8 @@ void inspect_tasks_json(json_writer *w, const rknn_model *m, const emu_program *
         json_key(w, "writes"); json_int(w, s->n_regs);
         json_key(w, "file_offset"); json_int(w, s->file_off);
         json_key(w, "enable_mask"); json_int(w, s->enable_mask);
+        json_key(w, "lut_tensor");
+        if (s->lut >= 0) json_str(w, m->tensors[s->lut].name); else json_write_null(w);
         jint(w, "in_w", t.in_w); jint(w, "in_h", t.in_h); jint(w, "in_c", t.in_c_real);
         jint(w, "in_c_aligned", t.in_c);
         jint(w, "kernel_w", t.kw); jint(w, "kernel_h", t.kh); jint(w, "kernels", t.kernels);

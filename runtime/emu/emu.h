@@ -157,6 +157,7 @@ void emu_decode(int map, const emu_reg *regs, int n, emu_task *t);
 
 typedef struct emu_stream {
     int node;              /* graph node index (the task record's op_idx), -1 unknown */
+    int lut;               /* model 1: the LUT table tensor its node's task list names, -1 none */
     uint32_t enable_mask, int_mask;
     int64_t file_off;      /* its first entry in the file */
     int n_regs;

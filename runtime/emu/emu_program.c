@@ -43,6 +43,7 @@ static void add_stream(emu_program *p, const uint8_t *file, size_t off, uint32_t
 {
     emu_stream *s = &p->tasks[p->n_tasks++];
     s->node = node;
+    s->lut = -1;
     s->enable_mask = en;
     s->int_mask = im;
     s->file_off = (int64_t)off;
@@ -144,10 +145,12 @@ int emu_program_load(const rknn_model *m, const uint8_t *file, size_t len, emu_p
             out->tasks = xcalloc((size_t)n7, sizeof *out->tasks);
             for (int i = 0; i < m->n_tensors; i++) {
                 const rknn_tensor *t = &m->tensors[i];
-                if (t->kind == 7)
+                if (t->kind == 7) {
                     add_stream(out, file, (size_t)t->data_off, (uint32_t)(t->data_len / 8),
                                t->task_node < m->n_nodes ? t->task_node : -1, t->task_enable,
                                t->task_int_mask);
+                    out->tasks[out->n_tasks - 1].lut = t->task_lut < m->n_tensors ? t->task_lut : -1;
+                }
             }
         }
     }

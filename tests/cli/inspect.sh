@@ -469,6 +469,22 @@ if d.get('model_version') == 1:
         errs.append(f"{name}: task nodes {got[:8]}... differ from the node task lists {want_nodes[:8]}...")
     if None in want_nodes:
         errs.append(f"{name}: a task blob no node lists")
+    # slot 1 of a task's entry: the LUT table tensor (kind 6), by name
+    tens = tables(g, 0)
+    def tname(i):
+        o = slot(tens[i], 5); o += u32(o); return fb[o + 4: o + 4 + u32(o)].decode()
+    lut = {u32(slot(e, 0)): (tname(u32(slot(e, 1))) if slot(e, 1) else None)
+           for nd in tables(g, 1) for e in tables(nd, 6)}
+    got_lut = [t['lut_tensor'] for t in nt['tasks']]
+    if got_lut != [lut.get(x) for x in blobs]:
+        errs.append(f"{name}: LUT tensors differ from the node task lists")
+    # and they follow the op: exSwish for ConvExSwish, Sigmoid for ConvSigmoid
+    for t in nt['tasks']:
+        op = d['nodes'][t['node'] - 1]['op'] if t['node'] else None
+        if t['lut_tensor'] != {'ConvExSwish': 'exSwish', 'ConvSigmoid': 'Sigmoid'}.get(op):
+            errs.append(f"{name}: task {t['index']} ({op}): LUT {t['lut_tensor']}")
+    if name == 'yolov8n.rk3566.rknn' and sum(x is not None for x in got_lut) != 127:
+        errs.append(f"{name}: {sum(x is not None for x in got_lut)} LUT tasks, want 127 (122 exSwish, 5 Sigmoid)")
 nodes = {x['id']: x for x in d['nodes']}
 # per file: (conv tasks that must agree, register map, tasks)
 want = {'multiple_input_demo.rk3588.rknn': (12, 'rk3588', 17),
