@@ -58,7 +58,7 @@ for e in idx:
     a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
     cos = a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
     want = 1.0 if e['layer'] < 0 else 0.9999
-    if cos < want:
+    if not cos >= want:          # NaN (a non-finite dump) fails too
         msgs.append(f"{e['name']} (layer {e['layer']}): cosine {cos:.6f} < {want}")
     if e['name'] in q:                # an output: within one step of the rounded float
         s, z = q[e['name']]
@@ -75,7 +75,7 @@ for t in tasks:
     r0, r1 = t['rows']
     b = byname[t['tensor']][:, :, r0:r1, :].astype(np.float64)
     cos = (a * b).sum() / (np.linalg.norm(a) * np.linalg.norm(b))
-    if a.shape != b.shape or cos < 0.9999:
+    if a.shape != b.shape or not np.isfinite(a).all() or not cos >= 0.9999:
         msgs.append(f"task {t['task']} ({t['node']}, {t['tensor']} rows {r0}..{r1}): cosine {cos:.6f}")
 print(len(tasks), end=' ')
 print('; '.join(msgs)); sys.exit(1 if msgs else 0)
