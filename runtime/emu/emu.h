@@ -221,7 +221,8 @@ const emu_chip_info *emu_chip_table(int *n);
  * one-pixel in-place copies, model-1 tasks no node's task list names) stops the
  * run; RV110x files run in emu_lite.c (docs/rknn-format.md "Execution on
  * RV110x"): RT_EUNSUPPORTED and a message naming the task,
- * its node and what was not understood. Input/OutputOperator run on the CPU
+ * its node and what was not understood (with dump_dir: DIR/stopped_task.json and
+ * the tensors computed before it). Input/OutputOperator run on the CPU
  * (mean/std, quantization from the file; the NPU tasks of an NPU-placed
  * OutputOperator, which only reformat, are skipped and counted). */
 typedef struct emu_result {
@@ -246,6 +247,13 @@ int emu_result_alloc(const struct rknn_model *m, emu_result *res, char *err, siz
 int emu_lite_exec(const struct rknn_model *m, const uint8_t *file, size_t len,
                   const emu_program *p, const emu_task *tasks, const float *const *inputs,
                   int n_inputs, const char *dump_dir, emu_result *res, char *err, size_t errlen);
+/* DIR/stopped_task.json of a run that stopped: the task, its node, the reason
+ * (the error line), its LUT table (model 1, NULL none) and every register the
+ * task sees (val/set: its ping-pong group, 0x10000 / 4 words), by address and
+ * the map's name. 0 or RT_EIO. */
+int emu_write_stopped(const char *dir, int map, const uint32_t *val, const uint8_t *set, int task,
+                      int node, const char *node_name, const char *lut, const char *reason,
+                      char *err, size_t errlen);
 /* 1 when emu_exec can run this file's kind at all (the chip's map and the
  * container); the tasks can still stop it. */
 int emu_exec_supported(const struct rknn_model *m, const char **why);

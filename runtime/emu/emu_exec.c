@@ -44,6 +44,30 @@ static int64_t rshift_round(int64_t v, int n)
 
 static int8_t sat8(int64_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
 
+int emu_write_stopped(const char *dir, int map, const uint32_t *val, const uint8_t *set, int task,
+                      int node, const char *node_name, const char *lut, const char *reason,
+                      char *err, size_t errlen)
+{
+    json_t *regs = json_array();
+    for (int a = 0; regs && a < 0x10000 / 4; a++) {
+        if (!set[a])
+            continue;
+        char hex[16];
+        snprintf(hex, sizeof hex, "0x%04x", a * 4);
+        json_array_append_new(regs, json_pack("{s:s, s:s?, s:I}", "addr", hex, "name",
+                                              emu_reg_name(map, (uint16_t)(a * 4)), "value",
+                                              (json_int_t)val[a]));
+    }
+    json_t *doc = json_pack("{s:i, s:i, s:s, s:s?, s:s, s:o?}", "task", task, "node", node,
+                            "node_name", node_name ? node_name : "", "lut", lut, "reason", reason,
+                            "registers", regs);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stopped_task.json", dir);
+    int bad = !doc || json_dump_file(doc, path, JSON_INDENT(1)) != 0;
+    json_decref(doc);
+    return bad ? rt_err(err, errlen, RT_EIO, "%s: cannot write", path) : 0;
+}
+
 int emu_exec_supported(const rknn_model *m, const char **why)
 {
     const char *tg = m->target ? m->target : m->fb_target;
@@ -341,6 +365,35 @@ void emu_result_free(emu_result *r)
     memset(r, 0, sizeof(*r));
 }
 
+/* Every tensor a task or the input wrote, dequantized, as DIR/<name>.npy, and
+ * DIR/tasks.json (which rows each computed task wrote). */
+static int dump_computed(const rknn_model *m, emu_mem *mem, const char *dump_dir, json_t *index,
+                         char *err, size_t errlen)
+{
+    int rc;
+    for (int i = 0; i < m->n_tensors; i++) {
+        const rknn_tensor *t = &m->tensors[i];
+        act a;
+        char path[4096];
+        if (!mem->written[i] || act_of(t, mem, i, &a) || !t->has_quant)
+            continue;
+        float *f = dequant(t, &a);
+        int64_t dims[4] = {1, a.c, a.h, a.w};
+        if (!f)
+            return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+        dump_name(path, sizeof(path), dump_dir, t->name ? t->name : "tensor");
+        rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
+        free(f);
+        if (rc)
+            return rc;
+    }
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/tasks.json", dump_dir);
+    if (!index || json_dump_file(index, path, JSON_COMPACT) != 0)
+        return rt_err(err, errlen, RT_EIO, "%s: cannot write", path);
+    return 0;
+}
+
 int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *const *inputs,
              int n_inputs, const char *dump_dir, emu_result *res, char *err, size_t errlen)
 {
@@ -349,7 +402,7 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
     regstate *rs = NULL;
     emu_mem mem = {0};
     const char *why;
-    int rc = 0, k = 0;
+    int rc = 0, k = 0, cur = -1; /* cur: the task being run */
     /* DIR/tasks.json: which rows of which tensor each computed task wrote, so that a
      * tensor differing from the source model points at its tasks */
     json_t *index = dump_dir ? json_array() : NULL;
@@ -440,6 +493,7 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         const emu_stream *s = &prog.tasks[i];
         const emu_task *t = &tasks[i];
         int g = i & 1;
+        cur = i;
         for (int r = 0; r < s->n_regs; r++) {
             rs->val[g][s->regs[r].addr / 4] = s->regs[r].value;
             rs->set[g][s->regs[r].addr / 4] = 1;
@@ -519,6 +573,7 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
                                                    rows[0], rows[1], "file", strrchr(path, '/') + 1));
         }
     }
+    cur = -1;
     /* outputs: dequantized NCHW from the output tensors (the CPU's OutputOperator) */
     if ((rc = emu_result_alloc(m, res, err, errlen)))
         goto out;
@@ -547,33 +602,29 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         k++;
     }
     /* every computed tensor, dequantized, by its graph name */
-    if (dump_dir) {
-        for (int i = 0; i < m->n_tensors; i++) {
-            const rknn_tensor *t = &m->tensors[i];
-            act a;
-            char path[4096];
-            if (!mem.written[i] || act_of(t, &mem, i, &a) || !t->has_quant)
-                continue;
-            float *f = dequant(t, &a);
-            int64_t dims[4] = {1, a.c, a.h, a.w};
-            if (!f) {
-                rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
-                goto out;
-            }
-            dump_name(path, sizeof(path), dump_dir, t->name ? t->name : "tensor");
-            rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
-            free(f);
-            if (rc)
-                goto out;
-        }
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/tasks.json", dump_dir);
-        if (!index || json_dump_file(index, path, JSON_COMPACT) != 0) {
-            rc = rt_err(err, errlen, RT_EIO, "%s: cannot write", path);
-            goto out;
+    if (dump_dir && (rc = dump_computed(m, &mem, dump_dir, index, err, errlen)))
+        goto out;
+out:
+    if (rc == RT_EUNSUPPORTED && cur >= 0) {
+        /* a task stopped the run: what ran before it is dumped, with the task's registers */
+        char msg[1024];
+        const emu_stream *s = &prog.tasks[cur];
+        snprintf(msg, sizeof msg, "%s", err);
+        if (dump_dir) {
+            char e2[512];
+            int g = cur & 1;
+            const char *lut = s->lut >= 0 ? m->tensors[s->lut].name : NULL;
+            if (emu_write_stopped(dump_dir, prog.map, rs->val[g], rs->set[g], cur, s->node,
+                                  node_name(m, s->node), lut, msg, e2, sizeof e2) ||
+                dump_computed(m, &mem, dump_dir, index, e2, sizeof e2))
+                rc = rt_err(err, errlen, RT_EIO, "%s", e2);
+            else
+                rt_err(err, errlen, RT_EUNSUPPORTED, "%s (%d of %d tasks ran; their tensors and "
+                       "stopped_task.json are dumped)", msg, cur, prog.n_tasks);
+        } else {
+            rt_err(err, errlen, RT_EUNSUPPORTED, "%s (%d of %d tasks ran)", msg, cur, prog.n_tasks);
         }
     }
-out:
     json_decref(index);
     if (rc)
         emu_result_free(res);

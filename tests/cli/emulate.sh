@@ -250,8 +250,33 @@ else
     echo "skimage missing: retinaface layer check skipped"
 fi
 # yolov8n (model 1): every task bound, the first is a conv whose swish is the DPU's LUT
-expect 2 "yolov8n.rk3566.rknn: --emulate: task 0 \(node ConvExSwish Conv:input.12_Conv\): LUT activation \(DPU LUT stage after a BN multiplier\): not emulated" -- \
-    "$RT" run "$D/yolov8n.rk3566.rknn" --emulate --no-db
+$PY -c "import numpy as np; np.save('$T/y8.npy', np.random.default_rng(5).integers(0, 256, (1, 3, 640, 640)).astype(np.float32))"
+mkdir -p "$T/y8"
+expect 2 "yolov8n.rk3566.rknn: --emulate: task 0 \(node ConvExSwish Conv:input.12_Conv\): LUT activation \(DPU LUT stage after a BN multiplier\): not emulated \(0 of 245 tasks ran; their tensors and stopped_task.json are dumped\)" -- \
+    "$RT" run "$D/yolov8n.rk3566.rknn" --emulate -i "x.1=$T/y8.npy" --dump "$T/y8" --no-db
+# what it leaves: the input as the NPU got it (x / 255 quantized with scale 1/255, zp
+# -128: exact), and task 0's registers, against its blob's entries parsed here
+"$RT" inspect "$D/yolov8n.rk3566.rknn" --tasks --json >"$T/y8.json" 2>/dev/null || bad "yolov8n inspect --tasks"
+$PY - "$T/y8" "$T/y8.npy" "$T/y8.json" "$D/yolov8n.rk3566.rknn" <<'EOF' && ok || bad "yolov8n stopped run: dumps"
+import json, struct, sys, numpy as np
+dump, inp, meta, rknn = sys.argv[1:5]
+x = np.load(dump + '/x.1.npy')
+assert x.shape == (1, 3, 640, 640) and np.isfinite(x).all(), x.shape
+assert np.abs(x - np.load(inp) / 255).max() < 1e-6
+assert json.load(open(dump + '/tasks.json')) == []
+d = json.load(open(dump + '/stopped_task.json'))
+assert (d['task'], d['node_name'], d['lut']) == (0, 'Conv:input.12_Conv', 'exSwish'), d
+t = json.load(open(meta))['npu_tasks']['tasks'][0]
+b = open(rknn, 'rb').read()
+ents = [struct.unpack_from('<HHI', b, t['file_offset'] + 8 * k) for k in range(t['writes'])]
+want = {}
+for zero, addr, val in ents:   # model-1 entries: 0, address, value
+    assert zero == 0
+    want[addr] = val
+got = {int(r['addr'], 16): r['value'] for r in d['registers']}
+assert got == want, set(got.items()) ^ set(want.items())
+assert got[0x410c] == 0x50500 and got[0x4110] == 0xffffc000 and got[0x411c] == 0x4000   # LUT_INFO, LE_START, LO_END
+EOF
 # rk3588 toolkit 1.3.4: bound, but its weight buffers are larger than their native
 # shapes (another layout, docs/rknn-format.md "Weights"): refused, not misread
 expect 2 "task 0 \(node Conv:Conv_1\): weight tensor conv2.weight holds 1280 bytes for its 1152-byte native layout \(another layout, probably compressed\): not emulated" -- \
