@@ -217,7 +217,11 @@ const emu_chip_info *emu_chip_table(int *n);
  *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
  * Rounding: half up (add 2^(n-1), arithmetic shift): reproduces the source
  * model on the sample files; not compared bit for bit with a board.
- * Anything else (depthwise, BN/ReLU/LUT stages, pools that are not
+ * A LUT activation (model-1 files, yolov8n's one configuration): x =
+ *   round(v * BN_MUL / 2^BN_SHIFT), y = the LE/LO table at x, linear between
+ *   entries, the slopes beyond them, then OUT_CVT on y (the tables from the
+ *   stream's LUT tensor, docs/rknn-format.md).
+ * Anything else (depthwise, BN/ReLU stages, other LUT forms, pools that are not
  * one-pixel in-place copies, model-1 tasks no node's task list names) stops the
  * run; RV110x files run in emu_lite.c (docs/rknn-format.md "Execution on
  * RV110x"): RT_EUNSUPPORTED and a message naming the task,

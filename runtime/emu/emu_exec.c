@@ -37,6 +37,10 @@ typedef struct act {
 static int32_t rd_i32(const uint8_t *p) { return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24); }
 static int16_t rd_i16(const uint8_t *p) { return (int16_t)(p[0] | p[1] << 8); }
 
+static uint32_t rd_u32(const uint8_t *p) { return (uint32_t)rd_i32(p); }
+
+#define LUT_N 513 /* entries of each LUT table (512 intervals) */
+
 static int64_t rshift_round(int64_t v, int n)
 {
     return n <= 0 ? v : (v + ((int64_t)1 << (n - 1))) >> n;
@@ -150,9 +154,81 @@ static int ignored_raw(int map, uint16_t addr)
 
 #define STOP(...) do { rc = rt_err(err, errlen, RT_EUNSUPPORTED, __VA_ARGS__); goto out; } while (0)
 
+/* The DPU LUT of a model-1 task: its two tables, uploaded by the LUT tensor's own
+ * register stream (LUT_ACCESS_CFG 0x20000 then the LE table's words through
+ * LUT_ACCESS_DATA, 0x30000 then the LO table's), and the task's LUT registers. */
+typedef struct lut_stage {
+    int32_t le[LUT_N], lo[LUT_N];
+    int64_t le_start, le_end, lo_start, lo_end;
+    int le_shift, lo_shift;
+    int uflow_scale, uflow_shift, oflow_scale, oflow_shift;
+} lut_stage;
+
+static int lut_load(const rknn_model *m, const uint8_t *file, size_t len, int lut,
+                    const regstate *rs, int grp, lut_stage *L)
+{
+    const rknn_tensor *t = lut >= 0 && lut < m->n_tensors ? &m->tensors[lut] : NULL;
+    int n_le = 0, n_lo = 0, cur = 0;
+    if (!t || t->data_off < 0 || t->data_len < 0 || (uint64_t)t->data_off > len ||
+        (uint64_t)t->data_len > len - (uint64_t)t->data_off)
+        return -1;
+    for (int64_t k = 0; k + 8 <= t->data_len; k += 8) {
+        const uint8_t *e = file + t->data_off + k; /* model-1 entry: 0, address, value */
+        uint32_t addr = (uint32_t)e[2] | (uint32_t)e[3] << 8, v = rd_u32(e + 4);
+        if (addr == 0x4100)
+            cur = v == 0x20000 ? 1 : v == 0x30000 ? 2 : 0;
+        else if (addr == 0x4104 && cur == 1 && n_le < LUT_N)
+            L->le[n_le++] = (int32_t)v;
+        else if (addr == 0x4104 && cur == 2 && n_lo < LUT_N)
+            L->lo[n_lo++] = (int32_t)v;
+    }
+    static const uint16_t need[] = {0x4108, 0x410c, 0x4110, 0x4114, 0x4118, 0x411c,
+                                    0x4120, 0x4124, 0x4128, 0x412c};
+    for (size_t k = 0; k < sizeof need / sizeof need[0]; k++)
+        if (!rs->set[grp][need[k] / 4])
+            return -1;
+#define R(a) rs->val[grp][(a) / 4]
+    /* the one configuration seen (yolov8n, 127 tasks): LUT_CFG 0x68, LE index
+     * offset 0, equal index shifts, LE ending where LO starts, 512 intervals each */
+    if (n_le < LUT_N || n_lo < LUT_N || R(0x4108) != 0x68 || (R(0x410c) & 0xff))
+        return -1;
+    L->le_shift = (int)(R(0x410c) >> 8 & 0xff);
+    L->lo_shift = (int)(R(0x410c) >> 16 & 0xff);
+    L->le_start = (int32_t)R(0x4110);
+    L->le_end = (int32_t)R(0x4114);
+    L->lo_start = (int32_t)R(0x4118);
+    L->lo_end = (int32_t)R(0x411c);
+    if (L->le_shift > 20 || L->lo_shift > 20 || L->le_end != L->lo_start ||
+        L->le_end - L->le_start != (int64_t)(LUT_N - 1) << L->le_shift ||
+        L->lo_end - L->lo_start != (int64_t)(LUT_N - 1) << L->lo_shift)
+        return -1;
+    L->uflow_scale = (int16_t)(R(0x4120) & 0xffff);
+    L->uflow_shift = (int)(R(0x4124) & 0x1f);
+    L->oflow_scale = (int16_t)(R(0x4128) >> 16);
+    L->oflow_shift = (int)(R(0x412c) >> 5 & 0x1f);
+#undef R
+    return 0;
+}
+
+/* y = the table at x: linear between entries, the slopes beyond the ends */
+static int64_t lut_eval(const lut_stage *L, int64_t x)
+{
+    if (x < L->le_start)
+        return L->le[0] + rshift_round((x - L->le_start) * L->uflow_scale, L->uflow_shift);
+    if (x > L->lo_end)
+        return L->lo[LUT_N - 1] + rshift_round((x - L->lo_end) * L->oflow_scale, L->oflow_shift);
+    const int32_t *T = x < L->le_end ? L->le : L->lo;
+    int sh = x < L->le_end ? L->le_shift : L->lo_shift;
+    int64_t d = x - (x < L->le_end ? L->le_start : L->lo_start);
+    int64_t i = d >> sh, f = d & (((int64_t)1 << sh) - 1);
+    if (i >= LUT_N - 1)
+        return T[LUT_N - 1];
+    return T[i] + rshift_round((int64_t)(T[i + 1] - T[i]) * f, sh);
+}
+
 static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti,
-                    const emu_task *t, const regstate *rs, int grp, int node, emu_mem *mem,
-                    int *rows, char *err, size_t errlen)
+                    const emu_task *t, const regstate *rs, int grp, int node, int lut,
+                    emu_mem *mem, int *rows, char *err, size_t errlen)
 {
     const rknn_node *nd = &m->nodes[node];
     const char *nn = node_name(m, node);
@@ -203,12 +279,24 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
              t->bs.mul_src, t->bs.mul_prelu, t->bs.relu_bypass);
     /* a LUT task (yolov8n's ConvExSwish, ConvSigmoid) scales in BN first; the
      * tables are in the file (docs/rknn-format.md), their interpolation is not emulated */
-    if (t->lut_used)
-        STOP("task %d (node %s %s): LUT activation (DPU LUT stage after a BN multiplier): "
-             "not emulated", ti, nd->type, nn);
-    if (t->bn.present && !t->bn.bypass)
+    lut_stage L;
+    if (t->lut_used) {
+        uint32_t bn_cfg = rs->set[grp][0x4060 / 4] ? rs->val[grp][0x4060 / 4] : 0;
+        if (ew_cfg != 0x302 || bn_cfg != 0x48 || !t->bn.present || t->bn.bypass ||
+            (!t->bn.alu_bypass && (t->bn.alu_src || t->bn.alu_operand)) || t->bn.mul_bypass ||
+            t->bn.mul_src || t->bn.mul_prelu || !t->bn.relu_bypass || t->bn.mul_shift < 0 ||
+            t->bn.mul_shift > 31)
+            STOP("task %d (node %s %s): LUT activation with EW_CFG 0x%x, BN_CFG 0x%x: only a BN "
+                 "register multiplier before the LUT (0x48, EW 0x302) is emulated", ti, nd->type,
+                 nn, ew_cfg, bn_cfg);
+        if (lut_load(m, file, len, lut, rs, grp, &L))
+            STOP("task %d (node %s %s): LUT activation: its table (tensor %d) or LUT registers "
+                 "are not the form emulated (two 513-entry tables, LUT_CFG 0x68)", ti, nd->type,
+                 nn, lut);
+    } else if (t->bn.present && !t->bn.bypass) {
         STOP("task %d (node %s): BN stage in use (ReLU/PReLU/second operand): not emulated", ti, nn);
-    int use_ew = t->ew_present && !t->ew_bypass;
+    }
+    int use_ew = t->ew_present && !t->ew_bypass && !t->lut_used;
     if (use_ew && rk356x && ew_cfg != 0x900002d0)
         STOP("task %d (node %s): DPU_EW_CFG 0x%x: on rk356x only 0x900002d0 (add of a memory "
              "operand) is understood", ti, nn, ew_cfg);
@@ -258,12 +346,16 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     }
     /* weights and per-channel words from the file */
     const rknn_tensor *wt = &m->tensors[wi], *bt = &m->tensors[bi];
+    /* native [OC1, IC1, kh, kw, OC2, IC2]: blocks of OC2 output channels (yolov8n's
+     * 32-channel convs: 2 x 16), each [IC1][kh][kw][OC2][IC2] */
     int kh = t->kh, kw = t->kw, ocp = (int)wt->native[4], icp = (int)wt->native[5];
-    if (wt->native[2] != kh || wt->native[3] != kw || ocp < out.c || icp < in.c || t->weight_addr != 0)
-        STOP("task %d (node %s): weight layout [1,1,%lld,%lld,%d,%d] at 0x%llx does not fit the "
-             "task's kernel %dx%d", ti, nn, (long long)wt->native[2], (long long)wt->native[3], ocp,
-             icp, (long long)t->weight_addr, kh, kw);
-    int64_t wbytes = (int64_t)kh * kw * ocp * icp;
+    int ob = (int)wt->native[0], ib = (int)wt->native[1];
+    if (wt->native[2] != kh || wt->native[3] != kw || ob < 1 || ib != 1 || ocp < 1 ||
+        (int64_t)ob * ocp < out.c || icp < in.c || t->weight_addr != 0)
+        STOP("task %d (node %s): weight layout [%d,%d,%lld,%lld,%d,%d] at 0x%llx does not fit the "
+             "task's kernel %dx%d, %d to %d channels", ti, nn, ob, ib, (long long)wt->native[2],
+             (long long)wt->native[3], ocp, icp, (long long)t->weight_addr, kh, kw, in.c, out.c);
+    int64_t wbytes = (int64_t)ob * kh * kw * ocp * icp;
     int64_t groups = (out.c + G - 1) / G;
     /* toolkit 1.3.4 for rk3588 stores more bytes than the native shape has
      * (1280, 1408 for 1152): another layout, probably compressed */
@@ -293,7 +385,8 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
                     for (int kx = 0; kx < kw; kx++) {
                         int ix = ox * sx - t->pad_left + kx * dx;
                         int inside = iy >= 0 && iy < t->in_h && ix >= 0 && ix < t->in_w;
-                        const int8_t *wk = W + ((int64_t)(ky * kw + kx) * ocp + oc) * icp;
+                        const int8_t *wk = W + (int64_t)(oc / ocp) * kh * kw * ocp * icp +
+                                           ((int64_t)(ky * kw + kx) * ocp + oc % ocp) * icp;
                         for (int ic = 0; ic < in.c; ic++) {
                             int x = inside ? in.p[act_off(&in, ic, y0i + iy, ix)] : padv;
                             acc += (int64_t)x * (wk[ic] + nzp);
@@ -310,6 +403,8 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
                     v += rshift_round((e + (int32_t)ew_cvt_off) * (int64_t)(ew_cvt & 0xffff),
                                       (int)(ew_cvt >> 16 & 0x3f));
                 }
+                if (t->lut_used) /* BN: a register multiplier, then the LUT */
+                    v = lut_eval(&L, rshift_round(v * t->bn.mul_operand, t->bn.mul_shift));
                 int64_t y = rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset;
                 out.p[pos] = sat8(y);
             }
@@ -538,7 +633,7 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
                 }
         }
         int rows[2] = {0, 0};
-        if ((rc = run_conv(m, file, len, i, t, rs, g, s->node, &mem, rows, err, errlen)))
+        if ((rc = run_conv(m, file, len, i, t, rs, g, s->node, s->lut, &mem, rows, err, errlen)))
             goto out;
         res->tasks_run++;
         if (index) {

@@ -249,13 +249,15 @@ EOF
 else
     echo "skimage missing: retinaface layer check skipped"
 fi
-# yolov8n (model 1): every task bound, the first is a conv whose swish is the DPU's LUT
+# yolov8n (model 1): every task bound. The first 28 tasks run (its three first
+# ConvExSwish layers, swish through the DPU's LUT), then the first Split stops it
 $PY -c "import numpy as np; np.save('$T/y8.npy', np.random.default_rng(5).integers(0, 256, (1, 3, 640, 640)).astype(np.float32))"
 mkdir -p "$T/y8"
-expect 2 "yolov8n.rk3566.rknn: --emulate: task 0 \(node ConvExSwish Conv:input.12_Conv\): LUT activation \(DPU LUT stage after a BN multiplier\): not emulated \(0 of 245 tasks ran; their tensors and stopped_task.json are dumped\)" -- \
+expect 2 "yolov8n.rk3566.rknn: --emulate: task 28 \(node Split:259_Split\): eltwise tasks are not emulated \(28 of 245 tasks ran; their tensors and stopped_task.json are dumped\)" -- \
     "$RT" run "$D/yolov8n.rk3566.rknn" --emulate -i "x.1=$T/y8.npy" --dump "$T/y8" --no-db
 # what it leaves: the input as the NPU got it (x / 255 quantized with scale 1/255, zp
-# -128: exact), and task 0's registers, against its blob's entries parsed here
+# -128: exact), every task's rows finite and shaped, and task 28's own register
+# writes in stopped_task.json, against its blob's entries parsed here
 "$RT" inspect "$D/yolov8n.rk3566.rknn" --tasks --json >"$T/y8.json" 2>/dev/null || bad "yolov8n inspect --tasks"
 $PY - "$T/y8" "$T/y8.npy" "$T/y8.json" "$D/yolov8n.rk3566.rknn" <<'EOF' && ok || bad "yolov8n stopped run: dumps"
 import json, struct, sys, numpy as np
@@ -263,20 +265,33 @@ dump, inp, meta, rknn = sys.argv[1:5]
 x = np.load(dump + '/x.1.npy')
 assert x.shape == (1, 3, 640, 640) and np.isfinite(x).all(), x.shape
 assert np.abs(x - np.load(inp) / 255).max() < 1e-6
-assert json.load(open(dump + '/tasks.json')) == []
+tasks = json.load(open(dump + '/tasks.json'))
+nodes = {n['name']: n for n in json.load(open(meta))['nodes']}
+assert [t['task'] for t in tasks] == list(range(28)), [t['task'] for t in tasks]
+for t in tasks:
+    a = np.load(dump + '/' + t['file'])
+    _, c, h, w = nodes[t['node']]['outputs'][0]['shape']
+    assert a.shape == (1, c, t['rows'][1] - t['rows'][0], w) and np.isfinite(a).all(), (t, a.shape)
+
 d = json.load(open(dump + '/stopped_task.json'))
-assert (d['task'], d['node_name'], d['lut']) == (0, 'Conv:input.12_Conv', 'exSwish'), d
-t = json.load(open(meta))['npu_tasks']['tasks'][0]
+assert (d['task'], d['node_name'], d['lut']) == (28, 'Split:259_Split', None), d
+t = json.load(open(meta))['npu_tasks']['tasks'][28]
 b = open(rknn, 'rb').read()
-ents = [struct.unpack_from('<HHI', b, t['file_offset'] + 8 * k) for k in range(t['writes'])]
-want = {}
-for zero, addr, val in ents:   # model-1 entries: 0, address, value
-    assert zero == 0
-    want[addr] = val
 got = {int(r['addr'], 16): r['value'] for r in d['registers']}
-assert got == want, set(got.items()) ^ set(want.items())
-assert got[0x410c] == 0x50500 and got[0x4110] == 0xffffc000 and got[0x411c] == 0x4000   # LUT_INFO, LE_START, LO_END
+for k in range(t['writes']):   # model-1 entries: 0, address, value
+    zero, addr, val = struct.unpack_from('<HHI', b, t['file_offset'] + 8 * k)
+    assert zero == 0 and got.get(addr) == val, (hex(addr), val, got.get(addr))
 EOF
+# each of the three LUT layers against float64 swish of its own integer conv,
+# one scale S fitted per layer (tests/oracle/emu_lut.py)
+"$RT" inspect "$D/yolov8n.rk3566.rknn" --json >"$T/y8n.json" 2>/dev/null || bad "yolov8n inspect --json"
+for node in 2 3 4; do
+    if out=$($PY tests/oracle/emu_lut.py "$D/yolov8n.rk3566.rknn" "$T/y8n.json" "$T/y8" $node 1.0); then
+        ok; echo "yolov8n LUT layer: $out"
+    else
+        bad "yolov8n LUT layer: $out"
+    fi
+done
 # rk3588 toolkit 1.3.4: bound, but its weight buffers are larger than their native
 # shapes (another layout, docs/rknn-format.md "Weights"): refused, not misread
 expect 2 "task 0 \(node Conv:Conv_1\): weight tensor conv2.weight holds 1280 bytes for its 1152-byte native layout \(another layout, probably compressed\): not emulated" -- \
