@@ -24,6 +24,7 @@ typedef struct emu_mem {
     int64_t *bytes;
     uint8_t *written;
     int64_t *ew_delta;    /* per node: EW address - destination address of its first task */
+    int copy_out;         /* the tensor the last Split/Concat copy wrote */
     uint8_t *ew_seen;
 } emu_mem;
 
@@ -414,6 +415,71 @@ out:
     return rc;
 }
 
+/* A DPU-only task of a Split (or Concat) node (yolov8n): one whole channel slice
+ * copied between the node's input and output tensors, requantized on the way:
+ * y = sat8(round((x + BS ALU operand) * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET).
+ * Addresses are offsets into the tensors: the source's (Split) or the
+ * destination's (Concat) offset picks the slice, whole C2 surfaces. Only the
+ * register words yolov8n's copies write are taken; anything else stops. */
+static int run_copy(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
+                    int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+{
+    const rknn_node *nd = &m->nodes[node];
+    const char *nn = node_name(m, node);
+    int split = !strcmp(nd->type, "Split"), rc = 0;
+    act src, dst;
+#define R(a) (rs->set[grp][(a) / 4] ? rs->val[grp][(a) / 4] : 0)
+    if (R(0x400c) != 0x109 || R(0x4010) != 0 || R(0x5044) != 0x4001 || R(0x4070) != 0x383 ||
+        R(0x4060) != 0x53 || (R(0x4040) != 0x53 && R(0x4040) != 0x58) || t->ew_present < 0 ||
+        t->rdma_src_addr < 0 || t->dst_addr < 0 || t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
+        STOP("task %d (node %s): DPU-only task (FEATURE_MODE 0x%x, DATA_FORMAT 0x%x, RDMA mode "
+             "0x%x, EW 0x%x, BN 0x%x, BS 0x%x): not a channel-slice copy as emulated", ti, nn,
+             R(0x400c), R(0x4010), R(0x5044), R(0x4070), R(0x4060), R(0x4040));
+    int64_t add = R(0x4040) == 0x58 ? (int32_t)R(0x4044) : 0;
+#undef R
+    /* the one tensor on the node's other side: the slice's start channel says which */
+    int one = split ? nd->in[0] : nd->out[0], many_n = split ? nd->n_out : nd->n_in;
+    const int *many = split ? nd->out : nd->in;
+    if (act_of(&m->tensors[one], mem, one, split ? &src : &dst))
+        STOP("task %d (node %s): %s is not a 4-D activation", ti, nn, m->tensors[one].name);
+    act *big = split ? &src : &dst;
+    int64_t surf = (int64_t)big->h * big->w * big->c2, off = split ? t->rdma_src_addr : t->dst_addr;
+    if ((split ? t->dst_addr : t->rdma_src_addr) != 0 || surf <= 0 || off % surf)
+        STOP("task %d (node %s): source 0x%llx, destination 0x%llx: not whole surfaces", ti, nn,
+             (long long)t->rdma_src_addr, (long long)t->dst_addr);
+    int c0 = (int)(off / surf) * big->c2, start = 0, pick = -1;
+    for (int k = 0; k < many_n && pick < 0; k++) {
+        const rknn_tensor *x = &m->tensors[many[k]];
+        int ch = x->nd == 4 ? (int)x->shape[1] : -1;
+        if (start == c0 && ch == t->out_c)
+            pick = many[k];
+        start += ch;
+    }
+    act *small = split ? &dst : &src;
+    if (pick < 0 || act_of(&m->tensors[pick], mem, pick, small) || small->h != big->h ||
+        small->w != big->w || t->out_w != big->w || t->out_h != big->h)
+        STOP("task %d (node %s): no %s of %d channels at channel %d (cube %dx%dx%d)", ti, nn,
+             split ? "output" : "input", t->out_c, c0, t->out_w, t->out_h, t->out_c);
+    if (!mem->written[split ? one : pick])
+        STOP("task %d (node %s): its source was not computed", ti, nn);
+    for (int c = 0; c < t->out_c; c++)
+        for (int y = 0; y < big->h; y++)
+            for (int x = 0; x < big->w; x++) {
+                int64_t v = split ? src.p[act_off(&src, c0 + c, y, x)] : src.p[act_off(&src, c, y, x)];
+                v = rshift_round((v + add) * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset;
+                if (split)
+                    dst.p[act_off(&dst, c, y, x)] = sat8(v);
+                else
+                    dst.p[act_off(&dst, c0 + c, y, x)] = sat8(v);
+            }
+    mem->written[split ? pick : one] = 1;
+    rows[0] = 0;
+    rows[1] = big->h;
+    mem->copy_out = split ? pick : one;
+out:
+    return rc;
+}
+
 /* float NCHW of a written activation, dequantized with its tensor's quantization */
 static float *dequant(const rknn_tensor *t, const act *a)
 {
@@ -632,19 +698,26 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
                     goto out;
                 }
         }
-        int rows[2] = {0, 0};
-        if ((rc = run_conv(m, file, len, i, t, rs, g, s->node, s->lut, &mem, rows, err, errlen)))
+        int rows[2] = {0, 0}, out_t = nd->n_out ? nd->out[0] : -1;
+        /* Concat has the same form (run_copy), not taken before a file reaches one */
+        if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Split")) {
+            if ((rc = run_copy(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
+                goto out;
+            out_t = mem.copy_out;
+        } else if ((rc = run_conv(m, file, len, i, t, rs, g, s->node, s->lut, &mem, rows, err,
+                                  errlen))) {
             goto out;
+        }
         res->tasks_run++;
         if (index) {
             /* the rows this task wrote, dequantized: DIR/task_NNNN_<tensor>.npy */
-            const rknn_tensor *ot = &m->tensors[nd->out[0]];
+            const rknn_tensor *ot = &m->tensors[out_t];
             const char *tn = ot->name ? ot->name : "tensor";
             char name[512], path[4096];
             act a;
             snprintf(name, sizeof(name), "task_%04d_%s", i, tn);
             dump_name(path, sizeof(path), dump_dir, name);
-            if (act_of(ot, &mem, nd->out[0], &a) == 0 && ot->has_quant) {
+            if (act_of(ot, &mem, out_t, &a) == 0 && ot->has_quant) {
                 int h = rows[1] - rows[0];
                 float *f = malloc(sizeof(float) * (size_t)a.c * (size_t)(h > 0 ? h : 1) * a.w);
                 int64_t dims[4] = {1, a.c, h, a.w};

@@ -249,14 +249,14 @@ EOF
 else
     echo "skimage missing: retinaface layer check skipped"
 fi
-# yolov8n (model 1): every task bound. The first 28 tasks run (its three first
-# ConvExSwish layers, swish through the DPU's LUT), then the first Split stops it
+# yolov8n (model 1): every task bound. The first 34 tasks run (five ConvExSwish
+# layers, swish through the DPU's LUT, and a Split), then the first Add stops it
 $PY -c "import numpy as np; np.save('$T/y8.npy', np.random.default_rng(5).integers(0, 256, (1, 3, 640, 640)).astype(np.float32))"
 mkdir -p "$T/y8"
-expect 2 "yolov8n.rk3566.rknn: --emulate: task 28 \(node Split:259_Split\): eltwise tasks are not emulated \(28 of 245 tasks ran; their tensors and stopped_task.json are dumped\)" -- \
+expect 2 "yolov8n.rk3566.rknn: --emulate: task 34 \(node Add:291_Add\): eltwise tasks are not emulated \(34 of 245 tasks ran; their tensors and stopped_task.json are dumped\)" -- \
     "$RT" run "$D/yolov8n.rk3566.rknn" --emulate -i "x.1=$T/y8.npy" --dump "$T/y8" --no-db
 # what it leaves: the input as the NPU got it (x / 255 quantized with scale 1/255, zp
-# -128: exact), every task's rows finite and shaped, and task 28's own register
+# -128: exact), every task's rows finite and shaped, and task 34's own register
 # writes in stopped_task.json, against its blob's entries parsed here
 "$RT" inspect "$D/yolov8n.rk3566.rknn" --tasks --json >"$T/y8.json" 2>/dev/null || bad "yolov8n inspect --tasks"
 $PY - "$T/y8" "$T/y8.npy" "$T/y8.json" "$D/yolov8n.rk3566.rknn" <<'EOF' && ok || bad "yolov8n stopped run: dumps"
@@ -267,31 +267,46 @@ assert x.shape == (1, 3, 640, 640) and np.isfinite(x).all(), x.shape
 assert np.abs(x - np.load(inp) / 255).max() < 1e-6
 tasks = json.load(open(dump + '/tasks.json'))
 nodes = {n['name']: n for n in json.load(open(meta))['nodes']}
-assert [t['task'] for t in tasks] == list(range(28)), [t['task'] for t in tasks]
+assert [t['task'] for t in tasks] == list(range(34)), [t['task'] for t in tasks]
 for t in tasks:
     a = np.load(dump + '/' + t['file'])
     _, c, h, w = nodes[t['node']]['outputs'][0]['shape']
     assert a.shape == (1, c, t['rows'][1] - t['rows'][0], w) and np.isfinite(a).all(), (t, a.shape)
 
 d = json.load(open(dump + '/stopped_task.json'))
-assert (d['task'], d['node_name'], d['lut']) == (28, 'Split:259_Split', None), d
-t = json.load(open(meta))['npu_tasks']['tasks'][28]
+assert (d['task'], d['node_name'], d['lut']) == (34, 'Add:291_Add', None), d
+t = json.load(open(meta))['npu_tasks']['tasks'][34]
 b = open(rknn, 'rb').read()
 got = {int(r['addr'], 16): r['value'] for r in d['registers']}
 for k in range(t['writes']):   # model-1 entries: 0, address, value
     zero, addr, val = struct.unpack_from('<HHI', b, t['file_offset'] + 8 * k)
     assert zero == 0 and got.get(addr) == val, (hex(addr), val, got.get(addr))
 EOF
-# each of the three LUT layers against float64 swish of its own integer conv,
+# each of the five LUT layers against float64 swish of its own integer conv,
 # one scale S fitted per layer (tests/oracle/emu_lut.py)
 "$RT" inspect "$D/yolov8n.rk3566.rknn" --json >"$T/y8n.json" 2>/dev/null || bad "yolov8n inspect --json"
-for node in 2 3 4; do
+for node in 2 3 4 6 7; do
     if out=$($PY tests/oracle/emu_lut.py "$D/yolov8n.rk3566.rknn" "$T/y8n.json" "$T/y8" $node 1.0); then
         ok; echo "yolov8n LUT layer: $out"
     else
         bad "yolov8n LUT layer: $out"
     fi
 done
+# the Split: each output is its channel slice of the input, requantized to its
+# own scale (the file's quantization, read by the oracle's FlatBuffer walk)
+$PY - "$D/yolov8n.rk3566.rknn" "$T/y8" <<'EOF' && ok || bad "yolov8n Split"
+import sys
+sys.path.insert(0, 'tests/oracle')
+import numpy as np, emu_lut
+_, quant = emu_lut.flatbuffer(sys.argv[1])
+a = np.load(sys.argv[2] + '/257.npy')[0]
+for name, part in [('260', a[:16]), ('input.10', a[16:])]:
+    o = np.load(f"{sys.argv[2]}/{name}.npy")[0]
+    s, z = quant[name]
+    assert o.shape == part.shape and np.isfinite(o).all(), (name, o.shape)
+    d = np.abs(o - np.clip(part, s * (-128 - z), s * (127 - z))).max() / s
+    assert d <= 0.51, (name, d)
+EOF
 # rk3588 toolkit 1.3.4: bound, but its weight buffers are larger than their native
 # shapes (another layout, docs/rknn-format.md "Weights"): refused, not misread
 expect 2 "task 0 \(node Conv:Conv_1\): weight tensor conv2.weight holds 1280 bytes for its 1152-byte native layout \(another layout, probably compressed\): not emulated" -- \

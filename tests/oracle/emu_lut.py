@@ -14,7 +14,8 @@ up to one scalar: z_c = S * acc_c * mul_c / 2^14, S = s_in * max(s_w), which
 the file does not store (docs/rknn-format.md). S is fitted (log-spaced search,
 then refined) so that swish(z) (sigmoid(z)) matches the dequantized emulated
 output; a LUT read wrongly (tables swapped, a wrong index shift or offset)
-is a function no single S makes swish. Prints the fitted S, the cosine and
+is a function no single S makes swish. The float result is clipped to the
+range the output's int8 holds (the saturated largest values). Prints the fitted S, the cosine and
 the largest difference in output steps over every value; exit 1 when one is
 more than MAX_STEPS (argv[5], default 1.5) off or a dumped value is not finite.
 """
@@ -107,16 +108,22 @@ def main():
     # S fitted on a sample of the outputs (every value is checked below)
     idx = np.random.default_rng(0).choice(pre.size, min(pre.size, 20000), replace=False)
     ps, gs = pre.ravel()[idx], got.ravel()[idx]
-    steps = lambda S: np.abs(act(ps * S) - gs).max() / s_out
+    lo, hi = s_out * (-128 - z_out), s_out * (127 - z_out)   # what int8 can hold
+    fq = lambda z: np.clip(act(z), lo, hi)
+    steps = lambda S: np.abs(fq(ps * S) - gs).max() / s_out
     # S: coarse log search, then a finer one around the best
     cand = np.exp(np.linspace(np.log(1e-7), np.log(1e-1), 600))
     best = min(cand, key=steps)
     for _ in range(3):
         cand = np.linspace(best * 0.97, best * 1.03, 301)
         best = min(cand, key=steps)
-    f = act(pre * best)
+    f = fq(pre * best)
     cos = float((f * got).sum() / (np.linalg.norm(f) * np.linalg.norm(got)))
-    worst = np.abs(f - got).max() / s_out
+    err = np.abs(f - got) / s_out
+    worst = err.max()
+    if len(sys.argv) > 6:   # debugging: where the largest differences are
+        k = np.argsort(err.ravel())[-5:]
+        print(np.c_[(pre * best).ravel()[k], f.ravel()[k], got.ravel()[k], err.ravel()[k]], (err > 1).sum())
     print(f"node {node_id} {node['op']} {node['name']}: S {best:.6g}, cosine {cos:.6f}, "
           f"at most {worst:.2f} output steps off ({OC}x{OH}x{OW})")
     sys.exit(0 if worst <= max_steps and np.isfinite(got).all() else 1)
