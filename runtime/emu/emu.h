@@ -221,8 +221,9 @@ const emu_chip_info *emu_chip_table(int *n);
  *   round(v * BN_MUL / 2^BN_SHIFT), y = the LE/LO table at x, linear between
  *   entries, the slopes beyond them, then OUT_CVT on y (the tables from the
  *   stream's LUT tensor, docs/rknn-format.md).
- * A Split's DPU-only task copies one channel slice, requantized (BS ALU add,
- *   OUT_CVT), the source offset in the input picking the slice.
+ * A Split's or Concat's DPU-only task copies one channel slice, requantized (BS
+ *   ALU add, OUT_CVT), the source (Split) or destination (Concat) offset picking
+ *   the slice; an Add's adds its two inputs (BS multiplier, EW converter).
  * Anything else (depthwise, BN/ReLU stages, other LUT forms, pools that are not
  * one-pixel in-place copies, model-1 tasks no node's task list names) stops the
  * run; RV110x files run in emu_lite.c (docs/rknn-format.md "Execution on

@@ -240,6 +240,12 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     node_operands(m, nd, &xi, &wi, &bi, &ei);
     if (t->op != EMU_OP_CONV)
         STOP("task %d (node %s): %s tasks are not emulated", ti, nn, emu_op_name(t->op));
+    for (int k = 0; wi < 0 && k < nd->n_in; k++) {
+        const rknn_tensor *w = &m->tensors[nd->in[k]];
+        if (w->data_off >= 0 && w->nnd > 6 && w->nnd % 6 == 0) /* yolov8n's 48 = 32 + 16 */
+            STOP("task %d (node %s): weight %s in %d input-channel blocks (native shape of %d "
+                 "values): not emulated", ti, nn, w->name, w->nnd / 6, w->nnd);
+    }
     if (nd->n_out != 1 || xi < 0 || wi < 0 || bi < 0)
         STOP("task %d (node %s): the node's input, weight, bias and output tensors are not all found",
              ti, nn);
@@ -415,7 +421,7 @@ out:
     return rc;
 }
 
-/* A DPU-only task of a Split (or Concat) node (yolov8n): one whole channel slice
+/* A DPU-only task of a Split or Concat node (yolov8n): one whole channel slice
  * copied between the node's input and output tensors, requantized on the way:
  * y = sat8(round((x + BS ALU operand) * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET).
  * Addresses are offsets into the tensors: the source's (Split) or the
@@ -476,6 +482,57 @@ static int run_copy(const rknn_model *m, int ti, const emu_task *t, const regsta
     rows[0] = 0;
     rows[1] = big->h;
     mem->copy_out = split ? pick : one;
+out:
+    return rc;
+}
+
+/* A DPU-only task of an Add node (yolov8n): its first input through the BS
+ * stage, the second as the EW operand, both whole tensors of the output's shape:
+ *   v = round((a + BS_ALU) * BS_MUL / 2^s) + round((b + EW_CVT_OFFSET) * scale / 2^t)
+ *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
+ * (BS_MUL_CFG: operand bits 16..31, shift bits 8..13; EW_CVT_SCALE as ConvAdd's).
+ * Only the register words yolov8n's Adds write are taken; anything else stops. */
+static int run_add(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
+                   int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+{
+    const rknn_node *nd = &m->nodes[node];
+    const char *nn = node_name(m, node);
+    int rc = 0;
+    act a, b, o;
+#define R(x) (rs->set[grp][(x) / 4] ? rs->val[grp][(x) / 4] : 0)
+    uint32_t mul = R(0x4048), ewc = R(0x4078);
+    if (R(0x400c) != 0x109 || R(0x4010) != 0x10 || R(0x5044) != 0x4001 || R(0x4070) != 0x900002d0 ||
+        R(0x4060) != 0x53 || R(0x4040) != 0x48 || (mul & 0xc0ff) || R(0x5034) != 0x40000000 ||
+        (ewc >> 22) || t->rdma_src_addr != 0 || t->dst_addr != 0 || t->ew_addr != 0 ||
+        t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
+        STOP("task %d (node %s): DPU-only task (DATA_FORMAT 0x%x, EW 0x%x, BS 0x%x, BS_MUL 0x%x, "
+             "ERDMA 0x%x, addresses 0x%llx 0x%llx 0x%llx): not a whole-tensor add as emulated",
+             ti, nn, R(0x4010), R(0x4070), R(0x4040), mul, R(0x5034),
+             (long long)t->rdma_src_addr, (long long)t->ew_addr, (long long)t->dst_addr);
+    int64_t alu = (int32_t)R(0x4044), ewoff = (int32_t)R(0x4074);
+#undef R
+    if (nd->n_in != 2 || nd->n_out != 1 || act_of(&m->tensors[nd->in[0]], mem, nd->in[0], &a) ||
+        act_of(&m->tensors[nd->in[1]], mem, nd->in[1], &b) ||
+        act_of(&m->tensors[nd->out[0]], mem, nd->out[0], &o) || a.c != o.c || b.c != o.c ||
+        a.h != o.h || b.h != o.h || a.w != o.w || b.w != o.w || t->out_c != o.c ||
+        t->out_h != o.h || t->out_w != o.w)
+        STOP("task %d (node %s): not two inputs of the output's shape (cube %dx%dx%d)", ti, nn,
+             t->out_w, t->out_h, t->out_c);
+    if (!mem->written[nd->in[0]] || !mem->written[nd->in[1]])
+        STOP("task %d (node %s): an input was not computed", ti, nn);
+    int ms = (int)(mul >> 8 & 0x3f), es = (int)(ewc >> 16 & 0x3f);
+    int64_t mo = (int16_t)(mul >> 16), es_mul = ewc & 0xffff;
+    for (int c = 0; c < o.c; c++)
+        for (int y = 0; y < o.h; y++)
+            for (int x = 0; x < o.w; x++) {
+                int64_t v = rshift_round((a.p[act_off(&a, c, y, x)] + alu) * mo, ms) +
+                            rshift_round((b.p[act_off(&b, c, y, x)] + ewoff) * es_mul, es);
+                o.p[act_off(&o, c, y, x)] =
+                    sat8(rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset);
+            }
+    mem->written[nd->out[0]] = 1;
+    rows[0] = 0;
+    rows[1] = o.h;
 out:
     return rc;
 }
@@ -699,11 +756,13 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
                 }
         }
         int rows[2] = {0, 0}, out_t = nd->n_out ? nd->out[0] : -1;
-        /* Concat has the same form (run_copy), not taken before a file reaches one */
-        if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Split")) {
+        if (t->op == EMU_OP_ELTWISE && (!strcmp(nd->type, "Split") || !strcmp(nd->type, "Concat"))) {
             if ((rc = run_copy(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
                 goto out;
             out_t = mem.copy_out;
+        } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Add")) {
+            if ((rc = run_add(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
+                goto out;
         } else if ((rc = run_conv(m, file, len, i, t, rs, g, s->node, s->lut, &mem, rows, err,
                                   errlen))) {
             goto out;

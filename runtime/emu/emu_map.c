@@ -185,7 +185,7 @@ static const emu_chip_info chips[] = {
                       "(retinaface: all 155 tasks, its outputs); other DPU-only forms stop it"},
     {"rk3566 rk3568", "tasks decoded (CORE at other offsets; a few CNA/DPU_RDMA registers raw); executed "
                       "by run --emulate as rk3588 (their BS/EW config words), OutputOperator on the CPU; "
-                      "the LUT activation and Split copies of model-1 files (yolov8n: its first 34 tasks)"},
+                      "the LUT activation, Split, Concat and Add of model-1 files (yolov8n: its first 38 tasks)"},
     {"rk3562 rk3576 rv1126b", "tasks found, register layout not verified: raw writes only; not executed"},
 };
 

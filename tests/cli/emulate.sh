@@ -249,14 +249,15 @@ EOF
 else
     echo "skimage missing: retinaface layer check skipped"
 fi
-# yolov8n (model 1): every task bound. The first 34 tasks run (five ConvExSwish
-# layers, swish through the DPU's LUT, and a Split), then the first Add stops it
+# yolov8n (model 1): every task bound. The first 38 tasks run (five ConvExSwish
+# layers, swish through the DPU's LUT, a Split, an Add, a Concat), then the first
+# weight of two input-channel blocks stops it
 $PY -c "import numpy as np; np.save('$T/y8.npy', np.random.default_rng(5).integers(0, 256, (1, 3, 640, 640)).astype(np.float32))"
 mkdir -p "$T/y8"
-expect 2 "yolov8n.rk3566.rknn: --emulate: task 34 \(node Add:291_Add\): eltwise tasks are not emulated \(34 of 245 tasks ran; their tensors and stopped_task.json are dumped\)" -- \
+expect 2 "yolov8n.rk3566.rknn: --emulate: task 38 \(node Conv:input0.10_Conv\): weight weight.8 in 2 input-channel blocks \(native shape of 12 values\): not emulated \(38 of 245 tasks ran; their tensors and stopped_task.json are dumped\)" -- \
     "$RT" run "$D/yolov8n.rk3566.rknn" --emulate -i "x.1=$T/y8.npy" --dump "$T/y8" --no-db
 # what it leaves: the input as the NPU got it (x / 255 quantized with scale 1/255, zp
-# -128: exact), every task's rows finite and shaped, and task 34's own register
+# -128: exact), every task's rows finite and shaped, and task 38's own register
 # writes in stopped_task.json, against its blob's entries parsed here
 "$RT" inspect "$D/yolov8n.rk3566.rknn" --tasks --json >"$T/y8.json" 2>/dev/null || bad "yolov8n inspect --tasks"
 $PY - "$T/y8" "$T/y8.npy" "$T/y8.json" "$D/yolov8n.rk3566.rknn" <<'EOF' && ok || bad "yolov8n stopped run: dumps"
@@ -267,15 +268,15 @@ assert x.shape == (1, 3, 640, 640) and np.isfinite(x).all(), x.shape
 assert np.abs(x - np.load(inp) / 255).max() < 1e-6
 tasks = json.load(open(dump + '/tasks.json'))
 nodes = {n['name']: n for n in json.load(open(meta))['nodes']}
-assert [t['task'] for t in tasks] == list(range(34)), [t['task'] for t in tasks]
+assert [t['task'] for t in tasks] == list(range(38)), [t['task'] for t in tasks]
 for t in tasks:
     a = np.load(dump + '/' + t['file'])
     _, c, h, w = nodes[t['node']]['outputs'][0]['shape']
     assert a.shape == (1, c, t['rows'][1] - t['rows'][0], w) and np.isfinite(a).all(), (t, a.shape)
 
 d = json.load(open(dump + '/stopped_task.json'))
-assert (d['task'], d['node_name'], d['lut']) == (34, 'Add:291_Add', None), d
-t = json.load(open(meta))['npu_tasks']['tasks'][34]
+assert (d['task'], d['node_name'], d['lut']) == (38, 'Conv:input0.10_Conv', 'exSwish'), d
+t = json.load(open(meta))['npu_tasks']['tasks'][38]
 b = open(rknn, 'rb').read()
 got = {int(r['addr'], 16): r['value'] for r in d['registers']}
 for k in range(t['writes']):   # model-1 entries: 0, address, value
@@ -292,19 +293,22 @@ for node in 2 3 4 6 7; do
         bad "yolov8n LUT layer: $out"
     fi
 done
-# the Split: each output is its channel slice of the input, requantized to its
-# own scale (the file's quantization, read by the oracle's FlatBuffer walk)
-$PY - "$D/yolov8n.rk3566.rknn" "$T/y8" <<'EOF' && ok || bad "yolov8n Split"
+# the Split (each output its channel slice of the input), the Add and the Concat,
+# each in float64 from its emulated inputs, requantized to the output's own scale
+# (the file's quantization, read by the oracle's FlatBuffer walk): within half a step
+$PY - "$D/yolov8n.rk3566.rknn" "$T/y8" <<'EOF' && ok || bad "yolov8n Split, Add, Concat"
 import sys
 sys.path.insert(0, 'tests/oracle')
 import numpy as np, emu_lut
 _, quant = emu_lut.flatbuffer(sys.argv[1])
-a = np.load(sys.argv[2] + '/257.npy')[0]
-for name, part in [('260', a[:16]), ('input.10', a[16:])]:
-    o = np.load(f"{sys.argv[2]}/{name}.npy")[0]
+L = lambda n: np.load(f"{sys.argv[2]}/{n}.npy").astype(np.float64)
+a = L('257')
+for name, want in [('260', a[:, :16]), ('input.10', a[:, 16:]), ('291', L('input.10') + L('290')),
+                   ('input0.8', np.concatenate([L('260'), L('input.10'), L('291')], 1))]:
+    o = L(name)
     s, z = quant[name]
-    assert o.shape == part.shape and np.isfinite(o).all(), (name, o.shape)
-    d = np.abs(o - np.clip(part, s * (-128 - z), s * (127 - z))).max() / s
+    assert o.shape == want.shape and np.isfinite(o).all(), (name, o.shape)
+    d = np.abs(o - np.clip(want, s * (-128 - z), s * (127 - z))).max() / s
     assert d <= 0.51, (name, d)
 EOF
 # rk3588 toolkit 1.3.4: bound, but its weight buffers are larger than their native
