@@ -157,6 +157,7 @@ void emu_decode(int map, const emu_reg *regs, int n, emu_task *t);
 
 typedef struct emu_stream {
     int node;              /* graph node index (the task record's op_idx), -1 unknown */
+    int lut;               /* model 1: the LUT table tensor its node's task list names, -1 none */
     uint32_t enable_mask, int_mask;
     int64_t file_off;      /* its first entry in the file */
     int n_regs;
@@ -167,7 +168,7 @@ enum emu_src {
     EMU_SRC_NONE = 0,      /* no register writes in this file */
     EMU_SRC_LITE,          /* RV110x task table + register commands */
     EMU_SRC_FB_TASKS,      /* Toolkit2 model v6: `task` table + `regcmd` blob */
-    EMU_SRC_FB_BLOBS,      /* model v1: one blob per task, no node index */
+    EMU_SRC_FB_BLOBS,      /* model v1: one blob per task, its node from the nodes' task lists */
 };
 
 typedef struct emu_program {
@@ -216,11 +217,19 @@ const emu_chip_info *emu_chip_table(int *n);
  *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
  * Rounding: half up (add 2^(n-1), arithmetic shift): reproduces the source
  * model on the sample files; not compared bit for bit with a board.
- * Anything else (depthwise, BN/ReLU/LUT stages, pools that are not
- * one-pixel in-place copies, model-1 files without node indices) stops the
+ * A LUT activation (model-1 files, yolov8n's one configuration): x =
+ *   round(v * BN_MUL / 2^BN_SHIFT), y = the LE/LO table at x, linear between
+ *   entries, the slopes beyond them, then OUT_CVT on y (the tables from the
+ *   stream's LUT tensor, docs/rknn-format.md).
+ * A Split's or Concat's DPU-only task copies one channel slice, requantized (BS
+ *   ALU add, OUT_CVT), the source (Split) or destination (Concat) offset picking
+ *   the slice; an Add's adds its two inputs (BS multiplier, EW converter).
+ * Anything else (depthwise, BN/ReLU stages, other LUT forms, pools that are not
+ * one-pixel in-place copies, model-1 tasks no node's task list names) stops the
  * run; RV110x files run in emu_lite.c (docs/rknn-format.md "Execution on
  * RV110x"): RT_EUNSUPPORTED and a message naming the task,
- * its node and what was not understood. Input/OutputOperator run on the CPU
+ * its node and what was not understood (with dump_dir: DIR/stopped_task.json and
+ * the tensors computed before it). Input/OutputOperator run on the CPU
  * (mean/std, quantization from the file; the NPU tasks of an NPU-placed
  * OutputOperator, which only reformat, are skipped and counted). */
 typedef struct emu_result {
@@ -245,6 +254,17 @@ int emu_result_alloc(const struct rknn_model *m, emu_result *res, char *err, siz
 int emu_lite_exec(const struct rknn_model *m, const uint8_t *file, size_t len,
                   const emu_program *p, const emu_task *tasks, const float *const *inputs,
                   int n_inputs, const char *dump_dir, emu_result *res, char *err, size_t errlen);
+/* DIR/stopped_task.json of a run that stopped: the task, its node, the reason
+ * (the error line), its LUT table (model 1, NULL none) and every register the
+ * task sees (val/set: its ping-pong group, 0x10000 / 4 words), by address and
+ * the map's name. 0 or RT_EIO. */
+struct json_t;
+/* DIR/NAME: doc as JSON, written whole through util/outfile.h. */
+int emu_write_json(const char *dir, const char *name, struct json_t *doc, size_t flags,
+                   char *err, size_t errlen);
+int emu_write_stopped(const char *dir, int map, const uint32_t *val, const uint8_t *set, int task,
+                      int node, const char *node_name, const char *lut, const char *reason,
+                      char *err, size_t errlen);
 /* 1 when emu_exec can run this file's kind at all (the chip's map and the
  * container); the tasks can still stop it. */
 int emu_exec_supported(const struct rknn_model *m, const char **why);

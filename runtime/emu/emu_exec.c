@@ -5,6 +5,7 @@
 #include "dump/dump.h"
 #include "runtime/model/model.h"
 #include "runtime/model/rknn_file.h"
+#include "util/outfile.h"
 #include "util/util.h"
 
 #include <jansson.h>
@@ -24,6 +25,7 @@ typedef struct emu_mem {
     int64_t *bytes;
     uint8_t *written;
     int64_t *ew_delta;    /* per node: EW address - destination address of its first task */
+    int copy_out;         /* the tensor the last Split/Concat copy wrote */
     uint8_t *ew_seen;
 } emu_mem;
 
@@ -37,12 +39,52 @@ typedef struct act {
 static int32_t rd_i32(const uint8_t *p) { return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24); }
 static int16_t rd_i16(const uint8_t *p) { return (int16_t)(p[0] | p[1] << 8); }
 
+static uint32_t rd_u32(const uint8_t *p) { return (uint32_t)rd_i32(p); }
+
+#define LUT_N 513 /* entries of each LUT table (512 intervals) */
+
 static int64_t rshift_round(int64_t v, int n)
 {
     return n <= 0 ? v : (v + ((int64_t)1 << (n - 1))) >> n;
 }
 
 static int8_t sat8(int64_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
+
+int emu_write_json(const char *dir, const char *name, json_t *doc, size_t flags, char *err,
+                   size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = doc ? json_dumps(doc, flags) : NULL;
+    if (!text)
+        return rt_err(err, errlen, RT_ENOMEM, "%s: out of memory", path);
+    int rc = outfile_write(path, text, strlen(text), 0, err, errlen);
+    free(text);
+    return rc;
+}
+
+int emu_write_stopped(const char *dir, int map, const uint32_t *val, const uint8_t *set, int task,
+                      int node, const char *node_name, const char *lut, const char *reason,
+                      char *err, size_t errlen)
+{
+    json_t *regs = json_array();
+    for (int a = 0; regs && a < 0x10000 / 4; a++) {
+        if (!set[a])
+            continue;
+        char hex[16];
+        snprintf(hex, sizeof hex, "0x%04x", a * 4);
+        json_array_append_new(regs, json_pack("{s:s, s:s?, s:I}", "addr", hex, "name",
+                                              emu_reg_name(map, (uint16_t)(a * 4)), "value",
+                                              (json_int_t)val[a]));
+    }
+    /* names are the file's bytes: json_text keeps one that is not UTF-8 */
+    json_t *doc = json_pack("{s:i, s:i, s:o, s:o, s:o, s:o?}", "task", task, "node", node,
+                            "node_name", json_text(node_name), "lut", json_text(lut), "reason",
+                            json_text(reason), "registers", regs);
+    int rc = emu_write_json(dir, "stopped_task.json", doc, JSON_INDENT(1), err, errlen);
+    json_decref(doc);
+    return rc;
+}
 
 int emu_exec_supported(const rknn_model *m, const char **why)
 {
@@ -126,9 +168,81 @@ static int ignored_raw(int map, uint16_t addr)
 
 #define STOP(...) do { rc = rt_err(err, errlen, RT_EUNSUPPORTED, __VA_ARGS__); goto out; } while (0)
 
+/* The DPU LUT of a model-1 task: its two tables, uploaded by the LUT tensor's own
+ * register stream (LUT_ACCESS_CFG 0x20000 then the LE table's words through
+ * LUT_ACCESS_DATA, 0x30000 then the LO table's), and the task's LUT registers. */
+typedef struct lut_stage {
+    int32_t le[LUT_N], lo[LUT_N];
+    int64_t le_start, le_end, lo_start, lo_end;
+    int le_shift, lo_shift;
+    int uflow_scale, uflow_shift, oflow_scale, oflow_shift;
+} lut_stage;
+
+static int lut_load(const rknn_model *m, const uint8_t *file, size_t len, int lut,
+                    const regstate *rs, int grp, lut_stage *L)
+{
+    const rknn_tensor *t = lut >= 0 && lut < m->n_tensors ? &m->tensors[lut] : NULL;
+    int n_le = 0, n_lo = 0, cur = 0;
+    if (!t || t->data_off < 0 || t->data_len < 0 || (uint64_t)t->data_off > len ||
+        (uint64_t)t->data_len > len - (uint64_t)t->data_off)
+        return -1;
+    for (int64_t k = 0; k + 8 <= t->data_len; k += 8) {
+        const uint8_t *e = file + t->data_off + k; /* model-1 entry: 0, address, value */
+        uint32_t addr = (uint32_t)e[2] | (uint32_t)e[3] << 8, v = rd_u32(e + 4);
+        if (addr == 0x4100)
+            cur = v == 0x20000 ? 1 : v == 0x30000 ? 2 : 0;
+        else if (addr == 0x4104 && cur == 1 && n_le < LUT_N)
+            L->le[n_le++] = (int32_t)v;
+        else if (addr == 0x4104 && cur == 2 && n_lo < LUT_N)
+            L->lo[n_lo++] = (int32_t)v;
+    }
+    static const uint16_t need[] = {0x4108, 0x410c, 0x4110, 0x4114, 0x4118, 0x411c,
+                                    0x4120, 0x4124, 0x4128, 0x412c};
+    for (size_t k = 0; k < sizeof need / sizeof need[0]; k++)
+        if (!rs->set[grp][need[k] / 4])
+            return -1;
+#define R(a) rs->val[grp][(a) / 4]
+    /* the one configuration seen (yolov8n, 127 tasks): LUT_CFG 0x68, LE index
+     * offset 0, equal index shifts, LE ending where LO starts, 512 intervals each */
+    if (n_le < LUT_N || n_lo < LUT_N || R(0x4108) != 0x68 || (R(0x410c) & 0xff))
+        return -1;
+    L->le_shift = (int)(R(0x410c) >> 8 & 0xff);
+    L->lo_shift = (int)(R(0x410c) >> 16 & 0xff);
+    L->le_start = (int32_t)R(0x4110);
+    L->le_end = (int32_t)R(0x4114);
+    L->lo_start = (int32_t)R(0x4118);
+    L->lo_end = (int32_t)R(0x411c);
+    if (L->le_shift > 20 || L->lo_shift > 20 || L->le_end != L->lo_start ||
+        L->le_end - L->le_start != (int64_t)(LUT_N - 1) << L->le_shift ||
+        L->lo_end - L->lo_start != (int64_t)(LUT_N - 1) << L->lo_shift)
+        return -1;
+    L->uflow_scale = (int16_t)(R(0x4120) & 0xffff);
+    L->uflow_shift = (int)(R(0x4124) & 0x1f);
+    L->oflow_scale = (int16_t)(R(0x4128) >> 16);
+    L->oflow_shift = (int)(R(0x412c) >> 5 & 0x1f);
+#undef R
+    return 0;
+}
+
+/* y = the table at x: linear between entries, the slopes beyond the ends */
+static int64_t lut_eval(const lut_stage *L, int64_t x)
+{
+    if (x < L->le_start)
+        return L->le[0] + rshift_round((x - L->le_start) * L->uflow_scale, L->uflow_shift);
+    if (x > L->lo_end)
+        return L->lo[LUT_N - 1] + rshift_round((x - L->lo_end) * L->oflow_scale, L->oflow_shift);
+    const int32_t *T = x < L->le_end ? L->le : L->lo;
+    int sh = x < L->le_end ? L->le_shift : L->lo_shift;
+    int64_t d = x - (x < L->le_end ? L->le_start : L->lo_start);
+    int64_t i = d >> sh, f = d & (((int64_t)1 << sh) - 1);
+    if (i >= LUT_N - 1)
+        return T[LUT_N - 1];
+    return T[i] + rshift_round((int64_t)(T[i + 1] - T[i]) * f, sh);
+}
+
 static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti,
-                    const emu_task *t, const regstate *rs, int grp, int node, emu_mem *mem,
-                    int *rows, char *err, size_t errlen)
+                    const emu_task *t, const regstate *rs, int grp, int node, int lut,
+                    emu_mem *mem, int *rows, char *err, size_t errlen)
 {
     const rknn_node *nd = &m->nodes[node];
     const char *nn = node_name(m, node);
@@ -139,6 +253,12 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     node_operands(m, nd, &xi, &wi, &bi, &ei);
     if (t->op != EMU_OP_CONV)
         STOP("task %d (node %s): %s tasks are not emulated", ti, nn, emu_op_name(t->op));
+    for (int k = 0; wi < 0 && k < nd->n_in; k++) {
+        const rknn_tensor *w = &m->tensors[nd->in[k]];
+        if (w->data_off >= 0 && w->nnd > 6 && w->nnd % 6 == 0) /* yolov8n's 48 = 32 + 16 */
+            STOP("task %d (node %s): weight %s in %d input-channel blocks (native shape of %d "
+                 "values): not emulated", ti, nn, w->name, w->nnd / 6, w->nnd);
+    }
     if (nd->n_out != 1 || xi < 0 || wi < 0 || bi < 0)
         STOP("task %d (node %s): the node's input, weight, bias and output tensors are not all found",
              ti, nn);
@@ -177,11 +297,26 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
              "(bypass %d alu %d/%d/src %d mul %d/src %d/prelu %d relu bypass %d)", ti, nn,
              t->bs.bypass, t->bs.alu_bypass, t->bs.alu_algo, t->bs.alu_src, t->bs.mul_bypass,
              t->bs.mul_src, t->bs.mul_prelu, t->bs.relu_bypass);
-    if (t->bn.present && !t->bn.bypass)
+    /* a LUT task (yolov8n's ConvExSwish, ConvSigmoid) scales in BN first; the
+     * tables are in the file (docs/rknn-format.md), their interpolation is not emulated */
+    lut_stage L;
+    if (t->lut_used) {
+        uint32_t bn_cfg = rs->set[grp][0x4060 / 4] ? rs->val[grp][0x4060 / 4] : 0;
+        if (ew_cfg != 0x302 || bn_cfg != 0x48 || !t->bn.present || t->bn.bypass ||
+            (!t->bn.alu_bypass && (t->bn.alu_src || t->bn.alu_operand)) || t->bn.mul_bypass ||
+            t->bn.mul_src || t->bn.mul_prelu || !t->bn.relu_bypass || t->bn.mul_shift < 0 ||
+            t->bn.mul_shift > 31)
+            STOP("task %d (node %s %s): LUT activation with EW_CFG 0x%x, BN_CFG 0x%x: only a BN "
+                 "register multiplier before the LUT (0x48, EW 0x302) is emulated", ti, nd->type,
+                 nn, ew_cfg, bn_cfg);
+        if (lut_load(m, file, len, lut, rs, grp, &L))
+            STOP("task %d (node %s %s): LUT activation: its table (tensor %d) or LUT registers "
+                 "are not the form emulated (two 513-entry tables, LUT_CFG 0x68)", ti, nd->type,
+                 nn, lut);
+    } else if (t->bn.present && !t->bn.bypass) {
         STOP("task %d (node %s): BN stage in use (ReLU/PReLU/second operand): not emulated", ti, nn);
-    if (t->lut_used)
-        STOP("task %d (node %s): LUT activation: its programming is not decoded", ti, nn);
-    int use_ew = t->ew_present && !t->ew_bypass;
+    }
+    int use_ew = t->ew_present && !t->ew_bypass && !t->lut_used;
     if (use_ew && rk356x && ew_cfg != 0x900002d0)
         STOP("task %d (node %s): DPU_EW_CFG 0x%x: on rk356x only 0x900002d0 (add of a memory "
              "operand) is understood", ti, nn, ew_cfg);
@@ -231,13 +366,23 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     }
     /* weights and per-channel words from the file */
     const rknn_tensor *wt = &m->tensors[wi], *bt = &m->tensors[bi];
+    /* native [OC1, IC1, kh, kw, OC2, IC2]: blocks of OC2 output channels (yolov8n's
+     * 32-channel convs: 2 x 16), each [IC1][kh][kw][OC2][IC2] */
     int kh = t->kh, kw = t->kw, ocp = (int)wt->native[4], icp = (int)wt->native[5];
-    if (wt->native[2] != kh || wt->native[3] != kw || ocp < out.c || icp < in.c || t->weight_addr != 0)
-        STOP("task %d (node %s): weight layout [1,1,%lld,%lld,%d,%d] at 0x%llx does not fit the "
-             "task's kernel %dx%d", ti, nn, (long long)wt->native[2], (long long)wt->native[3], ocp,
-             icp, (long long)t->weight_addr, kh, kw);
-    int64_t wbytes = (int64_t)kh * kw * ocp * icp;
+    int ob = (int)wt->native[0], ib = (int)wt->native[1];
+    if (wt->native[2] != kh || wt->native[3] != kw || ob < 1 || ib != 1 || ocp < 1 ||
+        (int64_t)ob * ocp < out.c || icp < in.c || t->weight_addr != 0)
+        STOP("task %d (node %s): weight layout [%d,%d,%lld,%lld,%d,%d] at 0x%llx does not fit the "
+             "task's kernel %dx%d, %d to %d channels", ti, nn, ob, ib, (long long)wt->native[2],
+             (long long)wt->native[3], ocp, icp, (long long)t->weight_addr, kh, kw, in.c, out.c);
+    int64_t wbytes = (int64_t)ob * kh * kw * ocp * icp;
     int64_t groups = (out.c + G - 1) / G;
+    /* toolkit 1.3.4 for rk3588 stores more bytes than the native shape has
+     * (1280, 1408 for 1152): another layout, probably compressed */
+    if (wt->nnd == 6 && wt->data_len > wbytes)
+        STOP("task %d (node %s): weight tensor %s holds %lld bytes for its %lld-byte native "
+             "layout (another layout, probably compressed): not emulated", ti, nn, wt->name,
+             (long long)wt->data_len, (long long)wbytes);
     if (wt->data_len < wbytes || (uint64_t)wt->data_off + (uint64_t)wbytes > len ||
         t->bs_addr < 0 || bt->data_len < t->bs_addr + groups * G * 8 ||
         (uint64_t)bt->data_off + (uint64_t)bt->data_len > len)
@@ -260,7 +405,8 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
                     for (int kx = 0; kx < kw; kx++) {
                         int ix = ox * sx - t->pad_left + kx * dx;
                         int inside = iy >= 0 && iy < t->in_h && ix >= 0 && ix < t->in_w;
-                        const int8_t *wk = W + ((int64_t)(ky * kw + kx) * ocp + oc) * icp;
+                        const int8_t *wk = W + (int64_t)(oc / ocp) * kh * kw * ocp * icp +
+                                           ((int64_t)(ky * kw + kx) * ocp + oc % ocp) * icp;
                         for (int ic = 0; ic < in.c; ic++) {
                             int x = inside ? in.p[act_off(&in, ic, y0i + iy, ix)] : padv;
                             acc += (int64_t)x * (wk[ic] + nzp);
@@ -277,11 +423,129 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
                     v += rshift_round((e + (int32_t)ew_cvt_off) * (int64_t)(ew_cvt & 0xffff),
                                       (int)(ew_cvt >> 16 & 0x3f));
                 }
+                if (t->lut_used) /* BN: a register multiplier, then the LUT */
+                    v = lut_eval(&L, rshift_round(v * t->bn.mul_operand, t->bn.mul_shift));
                 int64_t y = rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset;
                 out.p[pos] = sat8(y);
             }
     }
     mem->written[nd->out[0]] = 1;
+out:
+    return rc;
+}
+
+/* A DPU-only task of a Split or Concat node (yolov8n): one whole channel slice
+ * copied between the node's input and output tensors, requantized on the way:
+ * y = sat8(round((x + BS ALU operand) * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET).
+ * Addresses are offsets into the tensors: the source's (Split) or the
+ * destination's (Concat) offset picks the slice, whole C2 surfaces. Only the
+ * register words yolov8n's copies write are taken; anything else stops. */
+static int run_copy(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
+                    int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+{
+    const rknn_node *nd = &m->nodes[node];
+    const char *nn = node_name(m, node);
+    int split = !strcmp(nd->type, "Split"), rc = 0;
+    act src, dst;
+#define R(a) (rs->set[grp][(a) / 4] ? rs->val[grp][(a) / 4] : 0)
+    if (R(0x400c) != 0x109 || R(0x4010) != 0 || R(0x5044) != 0x4001 || R(0x4070) != 0x383 ||
+        R(0x4060) != 0x53 || (R(0x4040) != 0x53 && R(0x4040) != 0x58) || t->ew_present < 0 ||
+        t->rdma_src_addr < 0 || t->dst_addr < 0 || t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
+        STOP("task %d (node %s): DPU-only task (FEATURE_MODE 0x%x, DATA_FORMAT 0x%x, RDMA mode "
+             "0x%x, EW 0x%x, BN 0x%x, BS 0x%x): not a channel-slice copy as emulated", ti, nn,
+             R(0x400c), R(0x4010), R(0x5044), R(0x4070), R(0x4060), R(0x4040));
+    int64_t add = R(0x4040) == 0x58 ? (int32_t)R(0x4044) : 0;
+#undef R
+    /* the one tensor on the node's other side: the slice's start channel says which */
+    int one = split ? nd->in[0] : nd->out[0], many_n = split ? nd->n_out : nd->n_in;
+    const int *many = split ? nd->out : nd->in;
+    if (act_of(&m->tensors[one], mem, one, split ? &src : &dst))
+        STOP("task %d (node %s): %s is not a 4-D activation", ti, nn, m->tensors[one].name);
+    act *big = split ? &src : &dst;
+    int64_t surf = (int64_t)big->h * big->w * big->c2, off = split ? t->rdma_src_addr : t->dst_addr;
+    if ((split ? t->dst_addr : t->rdma_src_addr) != 0 || surf <= 0 || off % surf)
+        STOP("task %d (node %s): source 0x%llx, destination 0x%llx: not whole surfaces", ti, nn,
+             (long long)t->rdma_src_addr, (long long)t->dst_addr);
+    int c0 = (int)(off / surf) * big->c2, start = 0, pick = -1;
+    for (int k = 0; k < many_n && pick < 0; k++) {
+        const rknn_tensor *x = &m->tensors[many[k]];
+        int ch = x->nd == 4 ? (int)x->shape[1] : -1;
+        if (start == c0 && ch == t->out_c)
+            pick = many[k];
+        start += ch;
+    }
+    act *small = split ? &dst : &src;
+    if (pick < 0 || act_of(&m->tensors[pick], mem, pick, small) || small->h != big->h ||
+        small->w != big->w || t->out_w != big->w || t->out_h != big->h)
+        STOP("task %d (node %s): no %s of %d channels at channel %d (cube %dx%dx%d)", ti, nn,
+             split ? "output" : "input", t->out_c, c0, t->out_w, t->out_h, t->out_c);
+    if (!mem->written[split ? one : pick])
+        STOP("task %d (node %s): its source was not computed", ti, nn);
+    for (int c = 0; c < t->out_c; c++)
+        for (int y = 0; y < big->h; y++)
+            for (int x = 0; x < big->w; x++) {
+                int64_t v = split ? src.p[act_off(&src, c0 + c, y, x)] : src.p[act_off(&src, c, y, x)];
+                v = rshift_round((v + add) * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset;
+                if (split)
+                    dst.p[act_off(&dst, c, y, x)] = sat8(v);
+                else
+                    dst.p[act_off(&dst, c0 + c, y, x)] = sat8(v);
+            }
+    mem->written[split ? pick : one] = 1;
+    rows[0] = 0;
+    rows[1] = big->h;
+    mem->copy_out = split ? pick : one;
+out:
+    return rc;
+}
+
+/* A DPU-only task of an Add node (yolov8n): its first input through the BS
+ * stage, the second as the EW operand, both whole tensors of the output's shape:
+ *   v = round((a + BS_ALU) * BS_MUL / 2^s) + round((b + EW_CVT_OFFSET) * scale / 2^t)
+ *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
+ * (BS_MUL_CFG: operand bits 16..31, shift bits 8..13; EW_CVT_SCALE as ConvAdd's).
+ * Only the register words yolov8n's Adds write are taken; anything else stops. */
+static int run_add(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
+                   int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+{
+    const rknn_node *nd = &m->nodes[node];
+    const char *nn = node_name(m, node);
+    int rc = 0;
+    act a, b, o;
+#define R(x) (rs->set[grp][(x) / 4] ? rs->val[grp][(x) / 4] : 0)
+    uint32_t mul = R(0x4048), ewc = R(0x4078);
+    if (R(0x400c) != 0x109 || R(0x4010) != 0x10 || R(0x5044) != 0x4001 || R(0x4070) != 0x900002d0 ||
+        R(0x4060) != 0x53 || R(0x4040) != 0x48 || (mul & 0xc0ff) || R(0x5034) != 0x40000000 ||
+        (ewc >> 22) || t->rdma_src_addr != 0 || t->dst_addr != 0 || t->ew_addr != 0 ||
+        t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
+        STOP("task %d (node %s): DPU-only task (DATA_FORMAT 0x%x, EW 0x%x, BS 0x%x, BS_MUL 0x%x, "
+             "ERDMA 0x%x, addresses 0x%llx 0x%llx 0x%llx): not a whole-tensor add as emulated",
+             ti, nn, R(0x4010), R(0x4070), R(0x4040), mul, R(0x5034),
+             (long long)t->rdma_src_addr, (long long)t->ew_addr, (long long)t->dst_addr);
+    int64_t alu = (int32_t)R(0x4044), ewoff = (int32_t)R(0x4074);
+#undef R
+    if (nd->n_in != 2 || nd->n_out != 1 || act_of(&m->tensors[nd->in[0]], mem, nd->in[0], &a) ||
+        act_of(&m->tensors[nd->in[1]], mem, nd->in[1], &b) ||
+        act_of(&m->tensors[nd->out[0]], mem, nd->out[0], &o) || a.c != o.c || b.c != o.c ||
+        a.h != o.h || b.h != o.h || a.w != o.w || b.w != o.w || t->out_c != o.c ||
+        t->out_h != o.h || t->out_w != o.w)
+        STOP("task %d (node %s): not two inputs of the output's shape (cube %dx%dx%d)", ti, nn,
+             t->out_w, t->out_h, t->out_c);
+    if (!mem->written[nd->in[0]] || !mem->written[nd->in[1]])
+        STOP("task %d (node %s): an input was not computed", ti, nn);
+    int ms = (int)(mul >> 8 & 0x3f), es = (int)(ewc >> 16 & 0x3f);
+    int64_t mo = (int16_t)(mul >> 16), es_mul = ewc & 0xffff;
+    for (int c = 0; c < o.c; c++)
+        for (int y = 0; y < o.h; y++)
+            for (int x = 0; x < o.w; x++) {
+                int64_t v = rshift_round((a.p[act_off(&a, c, y, x)] + alu) * mo, ms) +
+                            rshift_round((b.p[act_off(&b, c, y, x)] + ewoff) * es_mul, es);
+                o.p[act_off(&o, c, y, x)] =
+                    sat8(rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset);
+            }
+    mem->written[nd->out[0]] = 1;
+    rows[0] = 0;
+    rows[1] = o.h;
 out:
     return rc;
 }
@@ -332,6 +596,31 @@ void emu_result_free(emu_result *r)
     memset(r, 0, sizeof(*r));
 }
 
+/* Every tensor a task or the input wrote, dequantized, as DIR/<name>.npy, and
+ * DIR/tasks.json (which rows each computed task wrote). */
+static int dump_computed(const rknn_model *m, emu_mem *mem, const char *dump_dir, json_t *index,
+                         char *err, size_t errlen)
+{
+    int rc;
+    for (int i = 0; i < m->n_tensors; i++) {
+        const rknn_tensor *t = &m->tensors[i];
+        act a;
+        char path[4096];
+        if (!mem->written[i] || act_of(t, mem, i, &a) || !t->has_quant)
+            continue;
+        float *f = dequant(t, &a);
+        int64_t dims[4] = {1, a.c, a.h, a.w};
+        if (!f)
+            return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+        dump_name(path, sizeof(path), dump_dir, t->name ? t->name : "tensor");
+        rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
+        free(f);
+        if (rc)
+            return rc;
+    }
+    return emu_write_json(dump_dir, "tasks.json", index, JSON_COMPACT, err, errlen);
+}
+
 int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *const *inputs,
              int n_inputs, const char *dump_dir, emu_result *res, char *err, size_t errlen)
 {
@@ -340,7 +629,7 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
     regstate *rs = NULL;
     emu_mem mem = {0};
     const char *why;
-    int rc = 0, k = 0;
+    int rc = 0, k = 0, cur = -1; /* cur: the task being run */
     /* DIR/tasks.json: which rows of which tensor each computed task wrote, so that a
      * tensor differing from the source model points at its tasks */
     json_t *index = dump_dir ? json_array() : NULL;
@@ -360,7 +649,10 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         rc = emu_lite_exec(m, file, len, &prog, tasks, inputs, n_inputs, dump_dir, res, err, errlen);
         goto out;
     }
-    if (prog.source != EMU_SRC_FB_TASKS) {
+    int unbound = prog.source != EMU_SRC_FB_TASKS && prog.source != EMU_SRC_FB_BLOBS;
+    for (int i = 0; !unbound && i < prog.n_tasks; i++)
+        unbound = prog.tasks[i].node < 0; /* a model-1 blob no node's task list names */
+    if (unbound) {
         rc = rt_err(err, errlen, RT_EUNSUPPORTED,
                     "not emulated: %s: tasks without graph node indices cannot be bound to tensors",
                     emu_source_name(prog.source));
@@ -428,6 +720,7 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         const emu_stream *s = &prog.tasks[i];
         const emu_task *t = &tasks[i];
         int g = i & 1;
+        cur = i;
         for (int r = 0; r < s->n_regs; r++) {
             rs->val[g][s->regs[r].addr / 4] = s->regs[r].value;
             rs->set[g][s->regs[r].addr / 4] = 1;
@@ -471,19 +764,28 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
                     goto out;
                 }
         }
-        int rows[2] = {0, 0};
-        if ((rc = run_conv(m, file, len, i, t, rs, g, s->node, &mem, rows, err, errlen)))
+        int rows[2] = {0, 0}, out_t = nd->n_out ? nd->out[0] : -1;
+        if (t->op == EMU_OP_ELTWISE && (!strcmp(nd->type, "Split") || !strcmp(nd->type, "Concat"))) {
+            if ((rc = run_copy(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
+                goto out;
+            out_t = mem.copy_out;
+        } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Add")) {
+            if ((rc = run_add(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
+                goto out;
+        } else if ((rc = run_conv(m, file, len, i, t, rs, g, s->node, s->lut, &mem, rows, err,
+                                  errlen))) {
             goto out;
+        }
         res->tasks_run++;
         if (index) {
             /* the rows this task wrote, dequantized: DIR/task_NNNN_<tensor>.npy */
-            const rknn_tensor *ot = &m->tensors[nd->out[0]];
+            const rknn_tensor *ot = &m->tensors[out_t];
             const char *tn = ot->name ? ot->name : "tensor";
             char name[512], path[4096];
             act a;
             snprintf(name, sizeof(name), "task_%04d_%s", i, tn);
             dump_name(path, sizeof(path), dump_dir, name);
-            if (act_of(ot, &mem, nd->out[0], &a) == 0 && ot->has_quant) {
+            if (act_of(ot, &mem, out_t, &a) == 0 && ot->has_quant) {
                 int h = rows[1] - rows[0];
                 float *f = malloc(sizeof(float) * (size_t)a.c * (size_t)(h > 0 ? h : 1) * a.w);
                 int64_t dims[4] = {1, a.c, h, a.w};
@@ -509,6 +811,7 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
                                                    json_text(strrchr(path, '/') + 1)));
         }
     }
+    cur = -1;
     /* outputs: dequantized NCHW from the output tensors (the CPU's OutputOperator) */
     if ((rc = emu_result_alloc(m, res, err, errlen)))
         goto out;
@@ -537,33 +840,29 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         k++;
     }
     /* every computed tensor, dequantized, by its graph name */
-    if (dump_dir) {
-        for (int i = 0; i < m->n_tensors; i++) {
-            const rknn_tensor *t = &m->tensors[i];
-            act a;
-            char path[4096];
-            if (!mem.written[i] || act_of(t, &mem, i, &a) || !t->has_quant)
-                continue;
-            float *f = dequant(t, &a);
-            int64_t dims[4] = {1, a.c, a.h, a.w};
-            if (!f) {
-                rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
-                goto out;
-            }
-            dump_name(path, sizeof(path), dump_dir, t->name ? t->name : "tensor");
-            rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
-            free(f);
-            if (rc)
-                goto out;
-        }
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/tasks.json", dump_dir);
-        if (!index || json_dump_file(index, path, JSON_COMPACT) != 0) {
-            rc = rt_err(err, errlen, RT_EIO, "%s: cannot write", path);
-            goto out;
+    if (dump_dir && (rc = dump_computed(m, &mem, dump_dir, index, err, errlen)))
+        goto out;
+out:
+    if (rc == RT_EUNSUPPORTED && cur >= 0) {
+        /* a task stopped the run: what ran before it is dumped, with the task's registers */
+        char msg[1024];
+        const emu_stream *s = &prog.tasks[cur];
+        snprintf(msg, sizeof msg, "%s", err);
+        if (dump_dir) {
+            char e2[512];
+            int g = cur & 1;
+            const char *lut = s->lut >= 0 ? m->tensors[s->lut].name : NULL;
+            if (emu_write_stopped(dump_dir, prog.map, rs->val[g], rs->set[g], cur, s->node,
+                                  node_name(m, s->node), lut, msg, e2, sizeof e2) ||
+                dump_computed(m, &mem, dump_dir, index, e2, sizeof e2))
+                rc = rt_err(err, errlen, RT_EIO, "%s", e2);
+            else
+                rt_err(err, errlen, RT_EUNSUPPORTED, "%s (%d of %d tasks ran; their tensors and "
+                       "stopped_task.json are dumped)", msg, cur, prog.n_tasks);
+        } else {
+            rt_err(err, errlen, RT_EUNSUPPORTED, "%s (%d of %d tasks ran)", msg, cur, prog.n_tasks);
         }
     }
-out:
     json_decref(index);
     if (rc)
         emu_result_free(res);

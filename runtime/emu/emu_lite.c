@@ -644,41 +644,19 @@ int emu_lite_exec(const rknn_model *m, const uint8_t *file, size_t len, const em
         }
     }
     if (dump_dir) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/tasks.json", dump_dir);
-        if (!rc && json_dump_file(index, path, JSON_COMPACT) != 0)
-            rc = rt_err(err, errlen, RT_EIO, "%s: cannot write", path);
+        if (!rc)
+            rc = emu_write_json(dump_dir, "tasks.json", index, JSON_COMPACT, err, errlen);
         if (rc)
             goto out;
     }
     if (stop >= 0) {
         /* DIR/stopped_task.json: the reason and every register the task sees (its own
          * writes and what its group's earlier tasks left), by address and name */
-        if (dump_dir) {
-            json_t *regs = json_array();
-            int g = stop & 1;
-            for (int a = 0; a < 0x10000 / 4; a++) {
-                if (!rs->set[g][a])
-                    continue;
-                const char *name = emu_reg_name(prog->map, (uint16_t)(a * 4));
-                char hex[16];
-                snprintf(hex, sizeof hex, "0x%04x", a * 4);
-                json_array_append_new(regs, json_pack("{s:s, s:s?, s:I}", "addr", hex, "name", name,
-                                                      "value", (json_int_t)rs->val[g][a]));
-            }
-            json_t *doc = json_pack("{s:i, s:i, s:o, s:o, s:o}", "task", stop, "node",
-                                    prog->tasks[stop].node, "node_name",
-                                    json_text(nname(m, prog->tasks[stop].node)), "reason",
-                                    json_text(stop_msg), "registers", regs);
-            char path[4096];
-            snprintf(path, sizeof path, "%s/stopped_task.json", dump_dir);
-            int bad = !doc || json_dump_file(doc, path, JSON_INDENT(1)) != 0;
-            json_decref(doc);
-            if (bad) {
-                rc = rt_err(err, errlen, RT_EIO, "%s: cannot write", path);
-                goto out;
-            }
-        }
+        if (dump_dir &&
+            (rc = emu_write_stopped(dump_dir, prog->map, rs->val[stop & 1], rs->set[stop & 1],
+                                    stop, prog->tasks[stop].node, nname(m, prog->tasks[stop].node),
+                                    NULL, stop_msg, err, errlen)))
+            goto out;
         rc = rt_err(err, errlen, RT_EUNSUPPORTED, "%s (%d of %d tasks ran%s)", stop_msg, stop,
                     prog->n_tasks, dump_dir ? "; their layers and stopped_task.json are dumped" : "");
         goto out;

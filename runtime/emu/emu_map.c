@@ -176,15 +176,16 @@ int emu_channel_group(const char *target)
 
 static const emu_chip_info chips[] = {
     {"rk3588", "tasks decoded (CNA, CORE, DPU, DPU_RDMA, PPU, PPU_RDMA); executed by run --emulate "
-               "(model-6 files): int8 conv, ConvAdd, one-pixel copies; depthwise, pooling, BN/ReLU, "
-               "LUT stop it"},
+               "(model-6 files; model-1 files through the nodes' task lists): int8 conv, ConvAdd, "
+               "one-pixel copies; depthwise, pooling, BN/ReLU, LUT, compressed weights stop it"},
     {"rv1103 rv1106", "tasks decoded as rk3588 but the CNA pad field (19 extra CNA/DPU registers kept raw); "
                       "executed by run --emulate over one flat NPU address space: int8 conv and "
                       "depthwise, image input converter, PReLU, ConvLeakyReluAdd, DPU copies, 2x "
                       "upsample, NCHW->NHWC Transpose (two passes), row Concats and Reshapes "
                       "(retinaface: all 155 tasks, its outputs); other DPU-only forms stop it"},
     {"rk3566 rk3568", "tasks decoded (CORE at other offsets; a few CNA/DPU_RDMA registers raw); executed "
-                      "by run --emulate as rk3588 (their BS/EW config words), OutputOperator on the CPU"},
+                      "by run --emulate as rk3588 (their BS/EW config words), OutputOperator on the CPU; "
+                      "the LUT activation, Split, Concat and Add of model-1 files (yolov8n: its first 38 tasks)"},
     {"rk3562 rk3576 rv1126b", "tasks found, register layout not verified: raw writes only; not executed"},
 };
 

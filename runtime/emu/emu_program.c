@@ -43,6 +43,7 @@ static void add_stream(emu_program *p, const uint8_t *file, size_t off, uint32_t
 {
     emu_stream *s = &p->tasks[p->n_tasks++];
     s->node = node;
+    s->lut = -1;
     s->enable_mask = en;
     s->int_mask = im;
     s->file_off = (int64_t)off;
@@ -137,15 +138,19 @@ int emu_program_load(const rknn_model *m, const uint8_t *file, size_t len, emu_p
                            (size_t)reg->data_len, m->n_nodes, err, errlen);
         } else if (n7 > 0) {
             /* model version 1: the blobs in tensor order are the tasks in order
-             * (checked against the same network's model-6 file) */
+             * (checked against the same network's model-6 file); the node whose
+             * task list names a blob is its node, with its masks */
             out->source = EMU_SRC_FB_BLOBS;
             out->fmt = EMU_FMT_VR;
             out->tasks = xcalloc((size_t)n7, sizeof *out->tasks);
             for (int i = 0; i < m->n_tensors; i++) {
                 const rknn_tensor *t = &m->tensors[i];
-                if (t->kind == 7)
-                    add_stream(out, file, (size_t)t->data_off, (uint32_t)(t->data_len / 8), -1, 0,
-                               0);
+                if (t->kind == 7) {
+                    add_stream(out, file, (size_t)t->data_off, (uint32_t)(t->data_len / 8),
+                               t->task_node < m->n_nodes ? t->task_node : -1, t->task_enable,
+                               t->task_int_mask);
+                    out->tasks[out->n_tasks - 1].lut = t->task_lut < m->n_tensors ? t->task_lut : -1;
+                }
             }
         }
     }

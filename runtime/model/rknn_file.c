@@ -136,6 +136,7 @@ static int add_json_tensor(ctx *c, json_t *nt, int kind)
         t->name = xstrdup("");
     t->kind = kind;
     t->size = -1;
+    t->task_node = t->task_lut = -1;
     if (json_is_array(size) && json_array_size(size)) {
         /* as many dims as the JSON has: jansson holds them already */
         t->shape = xmalloc(sizeof(*t->shape) * json_array_size(size));
@@ -352,6 +353,7 @@ static int decode_tensor(ctx *c, const fb_table *t, long i, rknn_tensor *dt)
 
     dt->size = -1;
     dt->buffer = -1;
+    dt->task_node = dt->task_lut = -1;
     dt->data_off = dt->data_len = -1;
     if (fb_u8(t, 0, 0, &code) < 0 || fb_u8(t, 2, 0, &kind) < 0)
         return fb_fail(c, "tensor", i, "data_type");
@@ -514,6 +516,41 @@ static int get_index_list(ctx *c, const fb_table *t, int slot, long i, const cha
     return 0;
 }
 
+/* Model-1 files (toolkit <= 1.5): node slot 6 lists the node's NPU tasks,
+ * each a table: slot 0 its register blob (a kind-7 tensor), 1 the LUT table
+ * tensor, 3 the enable mask, 4 the interrupt mask (docs/rknn-format.md,
+ * "Which node a model-1 task belongs to"). Each blob belongs to one node. */
+static int decode_node_tasks(ctx *c, const fb_table *t, long i)
+{
+    fb_vec v;
+    char f[80];
+
+    if (fb_vector(t, 6, 4, &v) < 0)
+        return fb_fail(c, "node", i, "tasks");
+    snprintf(f, sizeof(f), "FlatBuffer node[%ld].tasks", i);
+    for (uint32_t k = 0; k < v.n; k++) {
+        fb_table e;
+        int32_t blob, lut, en, im;
+        if (fb_vec_table(&v, k, &e) || fb_i32(&e, 0, -1, &blob) < 0 ||
+            fb_i32(&e, 1, -1, &lut) < 0 || fb_i32(&e, 3, 0, &en) < 0 || fb_i32(&e, 4, 0, &im) < 0)
+            return fb_fail(c, "node", i, "tasks");
+        if (blob < 0 || blob >= c->m->n_tensors || c->m->tensors[blob].kind != RKNN_TK_TASK1)
+            return bad(c, f, "task %u: tensor %d is not a task blob of the %d tensors", k, blob,
+                       c->m->n_tensors);
+        if (lut < -1 || lut >= c->m->n_tensors)
+            return bad(c, f, "task %u: LUT tensor %d, the graph has %d", k, lut, c->m->n_tensors);
+        rknn_tensor *b = &c->m->tensors[blob];
+        if (b->task_node >= 0)
+            return bad(c, f, "task %u: tensor %d is node %d's task already", k, blob,
+                       b->task_node);
+        b->task_node = (int)i;
+        b->task_lut = lut;
+        b->task_enable = (uint32_t)en;
+        b->task_int_mask = (uint32_t)im;
+    }
+    return 0;
+}
+
 static int decode_node(ctx *c, const fb_table *t, long i, rknn_node *n)
 {
     uint8_t tgt, tag;
@@ -552,6 +589,8 @@ static int decode_node(ctx *c, const fb_table *t, long i, rknn_node *n)
             n->tasks = (int)tn;
         return 0;
     }
+    if (c->m->model_version >= 0 && c->m->model_version < 6 && (r = decode_node_tasks(c, t, i)))
+        return r;
     return decode_params(c, t, i, n);
 }
 

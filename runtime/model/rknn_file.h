@@ -124,6 +124,11 @@ typedef struct rknn_tensor {
     int buffer;              /* index into the model's data buffers (weights, biases,
                                 regcmd/task blobs), -1 none */
     int64_t data_off, data_len; /* those bytes: offset in the file and length, -1 none */
+    /* a model-1 task blob (kind 7) as its node's task list names it (node
+     * slot 6): the node, the task's enable and interrupt masks, the LUT table
+     * tensor its DPU loads (Sigmoid, exSwish), -1 when not named */
+    int task_node, task_lut;
+    uint32_t task_enable, task_int_mask;
 } rknn_tensor;
 
 typedef struct rknn_node {

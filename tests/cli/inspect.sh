@@ -272,6 +272,13 @@ expect 2 "json_size.rknn: json_size" -- "$RT" inspect "$T/json_size.rknn"
 expect 2 "json.rknn: JSON trailer" -- "$RT" inspect "$T/json.rknn"
 expect 2 "root.rknn: FlatBuffer model" -- "$RT" inspect "$T/root.rknn"
 expect 2 "vtable.rknn: FlatBuffer model" -- "$RT" inspect "$T/vtable.rknn"
+# model-1 task lists (node slot 6) naming a tensor that is no task blob, or a
+# blob another node's list has (tests/fuzz/corpus/make_rknn.py)
+C=tests/fuzz/corpus/rknn
+expect 2 "broken_task_blob.rknn: FlatBuffer node\[2\].tasks: task 0: tensor 0 is not a task blob of the 22 tensors" -- \
+    "$RT" inspect "$C/broken_task_blob.rknn"
+expect 2 "broken_task_twice.rknn: FlatBuffer node\[3\].tasks: task 0: tensor 12 is node 2's task already" -- \
+    "$RT" inspect "$C/broken_task_twice.rknn"
 "$RT" inspect "$T/vtable_self.rknn" >/dev/null 2>"$T/err"; rc=$?
 { [ $rc -eq 0 ] || [ $rc -eq 2 ]; } && ! grep -q "Sanitizer\|runtime error" "$T/err" && ok || bad "vtable_self: exit $rc"
 expect 2 "trunc_data.rknn" -- "$RT" run "$T/trunc_data.rknn" --no-db
@@ -432,12 +439,52 @@ for f in "$D"/*.rknn; do
         bad "inspect --tasks $n failed: $(cat "$T/err")"; continue
     fi
     "$RT" inspect "$f" --tasks >"$T/$n.tasks.txt" 2>>"$T/err" || bad "inspect --tasks $n (text) failed"
-    if out=$($PY - "$n" "$T/$n.tasks.json" "$T/$n.tasks.txt" <<'EOF'
-import json, os, sys
-name, path, txt = sys.argv[1:4]
+    if out=$($PY - "$n" "$T/$n.tasks.json" "$T/$n.tasks.txt" "$f" <<'EOF'
+import json, os, struct, sys
+name, path, txt, rknn = sys.argv[1:5]
 d = json.load(open(path))
 nt = d['npu_tasks']
 errs = []
+if d.get('model_version') == 1:
+    # model-1 files: task i is the i-th kind-7 tensor; the node whose task list
+    # (node slot 6: tables, slot 0 the tensor) names it is its node. Walked here.
+    b = open(rknn, 'rb').read()
+    fb = b[64: 64 + struct.unpack_from('<Q', b, 16)[0]]
+    u32 = lambda o: struct.unpack_from('<I', fb, o)[0]
+    def slot(t, k):
+        vt = t - struct.unpack_from('<i', fb, t)[0]
+        n = (struct.unpack_from('<H', fb, vt)[0] - 4) // 2
+        f = struct.unpack_from('<H', fb, vt + 4 + 2 * k)[0] if k < n else 0
+        return t + f if f else None
+    def tables(t, k):
+        o = slot(t, k)
+        if o is None: return []
+        o += u32(o); return [o + 4 + 4 * i + u32(o + 4 + 4 * i) for i in range(u32(o))]
+    g = tables(u32(0), 2)[0]
+    blobs = [i for i, t in enumerate(tables(g, 0)) if slot(t, 2) and fb[slot(t, 2)] == 7]
+    owner = {u32(slot(e, 0)): ni + 1 for ni, nd in enumerate(tables(g, 1)) for e in tables(nd, 6)}
+    got = [t['node'] for t in nt['tasks']]
+    want_nodes = [owner.get(x) for x in blobs]
+    if got != want_nodes:
+        errs.append(f"{name}: task nodes {got[:8]}... differ from the node task lists {want_nodes[:8]}...")
+    if None in want_nodes:
+        errs.append(f"{name}: a task blob no node lists")
+    # slot 1 of a task's entry: the LUT table tensor (kind 6), by name
+    tens = tables(g, 0)
+    def tname(i):
+        o = slot(tens[i], 5); o += u32(o); return fb[o + 4: o + 4 + u32(o)].decode()
+    lut = {u32(slot(e, 0)): (tname(u32(slot(e, 1))) if slot(e, 1) else None)
+           for nd in tables(g, 1) for e in tables(nd, 6)}
+    got_lut = [t['lut_tensor'] for t in nt['tasks']]
+    if got_lut != [lut.get(x) for x in blobs]:
+        errs.append(f"{name}: LUT tensors differ from the node task lists")
+    # and they follow the op: exSwish for ConvExSwish, Sigmoid for ConvSigmoid
+    for t in nt['tasks']:
+        op = d['nodes'][t['node'] - 1]['op'] if t['node'] else None
+        if t['lut_tensor'] != {'ConvExSwish': 'exSwish', 'ConvSigmoid': 'Sigmoid'}.get(op):
+            errs.append(f"{name}: task {t['index']} ({op}): LUT {t['lut_tensor']}")
+    if name == 'yolov8n.rk3566.rknn' and sum(x is not None for x in got_lut) != 127:
+        errs.append(f"{name}: {sum(x is not None for x in got_lut)} LUT tasks, want 127 (122 exSwish, 5 Sigmoid)")
 nodes = {x['id']: x for x in d['nodes']}
 # per file: (conv tasks that must agree, register map, tasks)
 want = {'multiple_input_demo.rk3588.rknn': (12, 'rk3588', 17),
@@ -446,13 +493,13 @@ want = {'multiple_input_demo.rk3588.rknn': (12, 'rk3588', 17),
         'multiple_input_demo.rk3562.rknn': (0, 'none', 41),
         'multiple_input_demo.rk3576.rknn': (0, 'none', 8),
         'multiple_input_demo.rv1126b.rknn': (0, 'none', 2),
-        'multiple_input_demo.rk3566.tk134.rknn': (0, 'rk356x', 10),
-        'multiple_input_demo.rk3588.tk134.rknn': (0, 'rk3588', 17),
-        'yolov8n.rk3566.rknn': (0, 'rk356x', 245)}
-# model-1 files carry no node index per task: conv tasks whose geometry some
-# conv node has (then the rest must be output-channel splits of one)
-want_geo = {'multiple_input_demo.rk3566.tk134.rknn': 2,
-            'multiple_input_demo.rk3588.tk134.rknn': 12, 'yolov8n.rk3566.rknn': 121}
+        'multiple_input_demo.rk3566.tk134.rknn': (2, 'rk356x', 10),
+        'multiple_input_demo.rk3588.tk134.rknn': (12, 'rk3588', 17),
+        'yolov8n.rk3566.rknn': (131, 'rk356x', 245)}
+# model-1 files carry no node index in a task record; each node lists its tasks
+# (node slot 6). A file that would still have a task without a node: conv tasks
+# whose geometry some conv node has (then the rest must be output-channel tiles)
+want_geo = {}
 def geom(node):
     four = [i for i in node['inputs'] if len(i['shape']) == 4]
     ins, ws = four[:1], four[1:2]   # the feature first, then the weight [OC, IC/g, kh, kw]
@@ -467,6 +514,7 @@ def geom(node):
                 dw=bool(ws and 1 in ws[0]['shape'][:2] and max(ws[0]['shape'][:2]) == o[1] > 1))
 agree = 0
 split = {}
+octile = {}
 convs = [geom(x) for x in d['nodes'] if x['op'].startswith('Conv')]
 geo = 0
 # a model-1 file and the model-6 file of the same network and chip: on rk3566
@@ -487,6 +535,11 @@ if name == 'multiple_input_demo.rk3566.tk134.rknn':
             dk = [k for k in keys if x[k] != y[k]]
             if dk:
                 errs.append(f"{name}: task {x['index']}: {dk} differ from the model-6 file's")
+            # the node its node's task list binds it to, against the task table's op_idx
+            xn = x['node'] and d['nodes'][x['node'] - 1]['name']
+            yn = y['node'] and o['nodes'][y['node'] - 1]['name']
+            if xn != yn:
+                errs.append(f"{name}: task {x['index']}: node {xn}, the model-6 file's {yn}")
         sib = [y for y in b]
         sib = {y['index']: y for y in b}
         sib_nodes = {x['id']: x for x in o['nodes']}
@@ -514,6 +567,11 @@ for t in nt['tasks']:
     got = dict(kh=t['kernel_h'], kw=t['kernel_w'], sy=t['stride_y'], sx=t['stride_x'],
                ic=t['in_c'], oc=t['out_c'], ow=t['out_w'])
     diff = [k for k in got if g[k] is not None and got[k] != g[k]]
+    if diff == ['oc'] and got['oc'] < g['oc']:   # a tile of the output channels
+        octile.setdefault((t['node'], t['feature_addr']), []).append(got['oc'])
+        if t['graph_check'] != 'agrees':
+            errs.append(f"{name}: task {t['index']}: output-channel tile, inspect says {t['graph_check']}")
+        continue
     if diff == ['ic', 'oc'] and t['op'] == 'depthwise' and g['dw']:
         split.setdefault(t['node'], set()).add((t['feature_addr'], t['in_c']))
         continue
@@ -522,6 +580,11 @@ for t in nt['tasks']:
                     ", ".join(f"{k} decoded {got[k]} graph {g[k]}" for k in diff))
     else:
         agree += 1
+for (nid, fa), parts in octile.items():   # per row tile, the output-channel tiles add up
+    if sum(parts) != geom(nodes[nid])['oc']:
+        errs.append(f"{name}: node {nid} input at {fa}: output-channel tiles {parts} do not add up to {geom(nodes[nid])['oc']}")
+    else:
+        agree += len(parts)
 for nid, parts in split.items():
     g = geom(nodes[nid])
     if sum(c for _, c in parts) != g['ic']:

@@ -40,6 +40,10 @@ static void check_model(const rknn_model *m, size_t size)
             !t->qmethod || !t->dtype_name)
             abort();
         values += (uint64_t)t->nd + t->nnd;
+        /* a model-1 task blob's node (from the nodes' task lists) and LUT table */
+        if (t->task_node < -1 || t->task_node >= m->n_nodes || t->task_lut < -1 ||
+            t->task_lut >= m->n_tensors || (t->task_node >= 0 && t->kind != RKNN_TK_TASK1))
+            abort();
     }
     for (int i = 0; i < m->n_io; i++) {
         const rknn_io *io = &m->io[i];

@@ -58,6 +58,21 @@ if b:
         t = tv + 4 + 4 * i; t += u(t)
         return fb + field(t, k)
     w('broken_buffer_index.rknn', patched(lambda v: struct.pack_into('<i', v, tensor_slot(v, 2, 18), 0x7fff)))
+    # model-1 task lists (node slot 6: tables, slot 0 the task's register blob):
+    # node 2's first task naming tensor 0 (not a blob), node 3's naming node 2's blob
+    def node_task(v, ni, k):
+        u = lambda o: struct.unpack_from('<I', v, fb + o)[0]
+        def field(t, k):
+            vt = t - struct.unpack_from('<i', v, fb + t)[0]
+            return t + struct.unpack_from('<H', v, fb + vt + 4 + 2 * k)[0]
+        g = field(root, 2); g += u(g); g += 4; g += u(g)
+        nv = field(g, 1); nv += u(nv)
+        n = nv + 4 + 4 * ni; n += u(n)
+        tl = field(n, 6); tl += u(tl)
+        e = tl + 4 + 4 * k; e += u(e)
+        return fb + field(e, 0)
+    w('broken_task_blob.rknn', patched(lambda v: struct.pack_into('<i', v, node_task(v, 2, 0), 0)))
+    w('broken_task_twice.rknn', patched(lambda v: struct.pack_into('<i', v, node_task(v, 3, 0), 12)))
     # the shape vectors of tensors 1..21 each stretched to every 4-byte value
     # after it (legal for one vector alone): together they overlap, more
     # values than the model data holds (the reader's budget, len / 4)

@@ -1,0 +1,133 @@
+"""tests/oracle/emu_lut.py FILE.rknn INSPECT.json DUMP_DIR NODE_ID
+
+Checks an emulated conv layer whose activation is the DPU's LUT (yolov8n's
+ConvExSwish / ConvSigmoid, model-1 files) against float64 swish / sigmoid.
+
+What is taken from the file, read here with its own FlatBuffer walk: the
+conv's int8 weights ([kh][kw][OC'][IC'] bytes at the weight's data_offset),
+its per-channel words (per 4 channels: 4 int32 bias with the zero-point terms
+folded in, 4 int16 -zp_w, 4 int16 multipliers s_w / max(s_w) in Q14), the
+input's and output's scale and zero point (tensor slots 10, 11). The input
+is the emulated dump (dequantized, quantized back here). Then, per output
+channel c, the accumulator acc_c (exact integers) is the conv in real units
+up to one scalar: z_c = S * acc_c * mul_c / 2^14, S = s_in * max(s_w), which
+the file does not store (docs/rknn-format.md). S is fitted (log-spaced search,
+then refined) so that swish(z) (sigmoid(z)) matches the dequantized emulated
+output; a LUT read wrongly (tables swapped, a wrong index shift or offset)
+is a function no single S makes swish. The float result is clipped to the
+range the output's int8 holds (the saturated largest values). Prints the fitted S, the cosine and
+the largest difference in output steps over every value; exit 1 when one is
+more than MAX_STEPS (argv[5], default 1.5) off or a dumped value is not finite.
+"""
+import json
+import struct
+import sys
+
+import numpy as np
+
+
+def flatbuffer(path):
+    b = open(path, 'rb').read()
+    fb = b[64: 64 + struct.unpack_from('<Q', b, 16)[0]]
+    u32 = lambda o: struct.unpack_from('<I', fb, o)[0]
+
+    def slot(t, k):
+        vt = t - struct.unpack_from('<i', fb, t)[0]
+        n = (struct.unpack_from('<H', fb, vt)[0] - 4) // 2
+        f = struct.unpack_from('<H', fb, vt + 4 + 2 * k)[0] if k < n else 0
+        return t + f if f else None
+
+    def tables(t, k):
+        o = slot(t, k)
+        o += u32(o)
+        return [o + 4 + 4 * i + u32(o + 4 + 4 * i) for i in range(u32(o))]
+
+    def first(t, k, fmt):
+        o = slot(t, k)
+        if o is None:
+            return None
+        o += u32(o)
+        return struct.unpack_from(fmt, fb, o + 4)[0] if u32(o) else None
+
+    def name(t):
+        o = slot(t, 5)
+        o += u32(o)
+        return fb[o + 4: o + 4 + u32(o)].decode()
+
+    g = tables(u32(0), 2)[0]
+    quant = {}
+    for t in tables(g, 0):
+        quant[name(t)] = (first(t, 10, '<f'), first(t, 11, '<i'))
+    return b, quant
+
+
+def main():
+    rknn, meta, dump, node_id = sys.argv[1:5]
+    max_steps = float(sys.argv[5]) if len(sys.argv) > 5 else 1.5
+    raw, quant = flatbuffer(rknn)
+    d = json.load(open(meta))
+    node = d['nodes'][int(node_id) - 1]
+    sig = lambda z: 0.5 * (1 + np.tanh(0.5 * z))       # no overflow for large |z|
+    act = {'ConvExSwish': lambda z: z * sig(z), 'ConvSigmoid': sig}[node['op']]
+    xin, w, bias = node['inputs'][:3]
+    out = node['outputs'][0]
+    s_in, z_in = quant[xin['name']]
+    s_out, z_out = quant[out['name']]
+    x = np.load(f"{dump}/{xin['name']}.npy").astype(np.float64)[0]
+    q = np.clip(np.round(x / s_in) + z_in, -128, 127)                # C, H, W
+    ob, ib, kh, kw, ocp, icp = w['native_shape']     # blocks of ocp output channels
+    assert ib == 1, w['native_shape']
+    W = np.frombuffer(raw, np.int8, ob * kh * kw * ocp * icp, w['data_offset'])
+    W = W.reshape(ob, kh, kw, ocp, icp).transpose(1, 2, 0, 3, 4).reshape(kh, kw, ob * ocp, icp)
+    oc, ic = w['shape'][0], w['shape'][1]
+    words = raw[bias['data_offset']: bias['data_offset'] + bias['data_bytes']]
+    G = 4
+    b32, nzp, mul = [], [], []
+    for c in range(oc):
+        g0 = (c // G) * G * 8
+        j = c % G
+        b32.append(struct.unpack_from('<i', words, g0 + 4 * j)[0])
+        nzp.append(struct.unpack_from('<h', words, g0 + 4 * G + 2 * j)[0])
+        mul.append(struct.unpack_from('<h', words, g0 + 6 * G + 2 * j)[0])
+    sy, sx = node['stride']
+    pt, pl = node['pad'][:2]          # ONNX order: top, left, bottom, right
+    C, H, Wd = q.shape
+    _, OC, OH, OW = out['shape']
+    # padding with the input's zero point (real 0), the kernel's taps gathered
+    P = np.full((C, H + kh + pt, Wd + kw + pl), z_in, np.float64)
+    P[:, pt: pt + H, pl: pl + Wd] = q
+    acc = np.zeros((OC, OH, OW), np.float64)
+    for ky in range(kh):
+        for kx in range(kw):
+            patch = P[:, ky: ky + sy * OH: sy, kx: kx + sx * OW: sx][:, :OH, :OW]   # C, OH, OW
+            wk = W[ky, kx, :OC, :ic].astype(np.float64) + np.array(nzp, np.float64)[:, None]
+            acc += np.einsum('oc,chw->ohw', wk, patch)
+    acc += np.array(b32, np.float64)[:, None, None]
+    pre = acc * (np.array(mul, np.float64) / 2 ** 14)[:, None, None]
+    got = np.load(f"{dump}/{out['name']}.npy").astype(np.float64)[0]
+    # S fitted on a sample of the outputs (every value is checked below)
+    idx = np.random.default_rng(0).choice(pre.size, min(pre.size, 20000), replace=False)
+    ps, gs = pre.ravel()[idx], got.ravel()[idx]
+    lo, hi = s_out * (-128 - z_out), s_out * (127 - z_out)   # what int8 can hold
+    fq = lambda z: np.clip(act(z), lo, hi)
+    steps = lambda S: np.abs(fq(ps * S) - gs).max() / s_out
+    # S: coarse log search, then a finer one around the best
+    cand = np.exp(np.linspace(np.log(1e-7), np.log(1e-1), 600))
+    best = min(cand, key=steps)
+    for _ in range(3):
+        cand = np.linspace(best * 0.97, best * 1.03, 301)
+        best = min(cand, key=steps)
+    f = fq(pre * best)
+    cos = float((f * got).sum() / (np.linalg.norm(f) * np.linalg.norm(got)))
+    err = np.abs(f - got) / s_out
+    worst = err.max()
+    if len(sys.argv) > 6:   # debugging: where the largest differences are
+        k = np.argsort(err.ravel())[-5:]
+        print(np.c_[(pre * best).ravel()[k], f.ravel()[k], got.ravel()[k], err.ravel()[k]], (err > 1).sum())
+    print(f"node {node_id} {node['op']} {node['name']}: S {best:.6g}, cosine {cos:.6f}, "
+          f"at most {worst:.2f} output steps off ({OC}x{OH}x{OW})")
+    sys.exit(0 if worst <= max_steps and np.isfinite(got).all() else 1)
+
+
+if __name__ == '__main__':
+    main()
