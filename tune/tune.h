@@ -9,8 +9,9 @@
  * configuration (algorithm, weight method, the candidates kept in fp16: each
  * a layer whose output the int8 graph quantizes; naming it moves the whole
  * conv + bias + activation chain the NPU runs as one layer, runtime/quant),
- * runs it on every sample and scores the outputs, and costs it with the NPU
- * model on the session's chip.
+ * runs it on every sample (in parallel: one graph and one-thread executor per
+ * core, --threads) and scores the outputs, and costs it with the NPU model on
+ * the session's chip.
  *
  * Scores: the target's metric (cos, SQNR in dB, or the largest absolute
  * error) of each output on each sample; a sample's score is that of its worst

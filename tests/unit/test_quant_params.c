@@ -365,6 +365,41 @@ int main(void)
     CHECK(quant_f16_to_f32(0x0001) == 0x1p-24f && quant_f16_to_f32(0x3555) == 0.333251953125f,
           "decode");
 
+    /* quant_round_f16 (vcvtps2ph where the CPU has it) against the scalar
+     * conversion above, bit for bit: a spread of bit patterns over all of
+     * float32, each half value and its ties and neighbours (the rounding's
+     * edges), NaNs with payloads; lengths that leave every tail. */
+    {
+        enum { NR = 65536 * 5 + 70000 };
+        uint32_t *u = malloc(sizeof(uint32_t) * NR);
+        float *v = malloc(sizeof(float) * NR);
+        int64_t n = 0;
+        for (uint64_t b = 0; b < (1ull << 32); b += 65521)
+            u[n++] = (uint32_t)b;
+        for (uint32_t h = 0; h < 0x10000; h++) {
+            float f = quant_f16_to_f32((uint16_t)h);
+            uint32_t x;
+            memcpy(&x, &f, 4);
+            u[n++] = x, u[n++] = x + 1, u[n++] = x - 1;
+            u[n++] = x + 0x1000, u[n++] = x - 0x1000; /* ties of normal halves */
+        }
+        u[n++] = 0x7fc00001u, u[n++] = 0xffa00000u, u[n++] = 0x7f800001u, u[n++] = 0x7fffffffu;
+        int mism = 0;
+        for (int64_t len = n; len > n - 17; len--) {
+            memcpy(v, u, sizeof(float) * (size_t)len);
+            quant_round_f16(v, len);
+            for (int64_t i = 0; i < len; i++) {
+                float f, r;
+                memcpy(&f, &u[i], 4);
+                r = quant_f16_to_f32(quant_f32_to_f16(f));
+                mism += memcmp(&r, &v[i], 4) != 0;
+            }
+        }
+        CHECK(mism == 0, "quant_round_f16: %d values differ from the scalar rounding", mism);
+        free(u);
+        free(v);
+    }
+
     /* Range search: a bulk in [0,1] and one far outlier at 100. */
     enum { NB = 2048 };
     double *h = calloc(NB, sizeof(double));
