@@ -213,6 +213,11 @@ char *inputs_json_of(const run_input_fed *in, int n, long long seed);
 
 /* Layer l's figures on row (cycles, times, MAC usage, RW, tasks, SRAM hit,
  * workload into wl, dtype, target, OpType, bound). */
+/* The order of a simulated run's layer rows: graph order, except that the
+ * nodes of a deferred NPU layer (npu_layer_t.deferred) move to just before
+ * its last node, so a layer's rows stay contiguous in the order it runs.
+ * Returns n_nodes node indices (free()). */
+int *rows_node_order(const graph_t *g, const npu_graph_t *ng);
 void rows_npu_fill(const npu_graph_t *ng, const npu_layer_t *l, store_layer *row, char *wl,
                    size_t wlen);
 /* The level-4 rows the carrier rows (those with total_cycles) do not rebuild

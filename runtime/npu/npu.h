@@ -81,6 +81,9 @@ typedef struct npu_layer {
                                    * > 1 padded to it (set from a vendor file's native shape) */
     int out_tensor;               /* graph tensor index of the first output, -1 if none */
     int out_is_graph_output;      /* that tensor is a model output */
+    int deferred;                 /* it runs after a node later in the graph (a conv taking
+                                   * an Add after its other operand): its covered nodes are
+                                   * not contiguous in graph order */
     /* MAC geometry (conv family) */
     int kh, kw, ic, oc, group;
     int64_t out_pixels;           /* N*OH*OW (or M for matmul) */

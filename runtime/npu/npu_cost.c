@@ -87,10 +87,13 @@ uint64_t npu_act_bytes(const npu_graph_t *ng, const npu_layer_t *l, const npu_sh
 
 int npu_out_align(const npu_graph_t *ng, const npu_layer_t *l)
 {
-    /* "NC1HWC2 outputs: last conv-type layer 2*C2" (rknn-oplist.md §5) */
+    /* "NC1HWC2 outputs: last conv-type layer 2*C2" (rknn-oplist.md §5); rk3562
+     * pads to one C2: its multiple_input_demo file (toolkit 1.6.2) stores the
+     * 8-channel ConvAdd output as native [1,1,128,128,16], where rk3566's
+     * (1.6.2), rk3576's, rk3588's and rv1126b's hold two C2 groups */
     if (l->target == NPU_TGT_NPU && l->out_is_graph_output &&
         (l->kind == NPU_K_CONV || l->kind == NPU_K_DECONV || l->kind == NPU_K_DWCONV))
-        return 2 * ng->plat->c2[l->dtype];
+        return (strcmp(ng->plat->family, "rk3562") ? 2 : 1) * ng->plat->c2[l->dtype];
     return 1;
 }
 
