@@ -297,8 +297,9 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
                      (lut_px > 0 ? p->t_lut_us[dt] : 0);
         if (npu_layer_uses_lut(l) && l->n_out > 0)
             l->lut_elems = (uint64_t)numel(&l->out[0]);
-        l->frame_us = (fmax((double)l->npu_cycles, l->ddr_cycles * p->f_ddr) +
-                       (double)l->lut_elems * p->f_lut) * maxshare / p->npu_mhz + p->f_layer_us;
+        l->frame_us = npu_frame_cycles(p, (double)l->npu_cycles, (double)l->ddr_cycles,
+                                       (double)l->lut_elems) * maxshare / p->npu_mhz +
+                      p->f_layer_us;
     }
     if (l->macs) {
         double peak = (double)npu_peak_macs(p, dt) * ncores;
@@ -327,6 +328,13 @@ void npu_cost(npu_graph_t *ng)
         ng->total_rw_kb += l->rw_kb;
     }
     ng->cost_valid = 1;
+}
+
+double npu_frame_cycles(const npu_platform_t *p, double npu, double ddr_cycles, double lut_elems)
+{
+    double ddr = ddr_cycles * p->f_ddr;
+
+    return fmax(npu, ddr) + p->f_overlap * fmin(npu, ddr) + lut_elems * p->f_lut;
 }
 
 double npu_frame_us(const npu_graph_t *ng)
