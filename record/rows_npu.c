@@ -18,6 +18,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+int *rows_node_order(const graph_t *g, const npu_graph_t *ng)
+{
+    int *order = xmalloc(sizeof(int) * (size_t)(g->n_nodes ? g->n_nodes : 1)), n = 0;
+
+    for (int i = 0; i < g->n_nodes; i++) {
+        const npu_layer_t *l = ng && i < ng->n_nodes && ng->node_layer[i] >= 0
+                                   ? &ng->l[ng->node_layer[i]] : NULL;
+        if (!l || !l->deferred || !l->n_src_nodes) {
+            order[n++] = i;
+            continue;
+        }
+        if (l->src_nodes[l->n_src_nodes - 1] != i)
+            continue; /* placed with the layer's last node */
+        for (int k = 0; k < l->n_src_nodes; k++)
+            if (l->src_nodes[k] >= 0 && l->src_nodes[k] < g->n_nodes &&
+                ng->node_layer[l->src_nodes[k]] == ng->node_layer[i])
+                order[n++] = l->src_nodes[k];
+    }
+    /* nodes a layer lists but that map elsewhere (never expected): in order */
+    for (int i = 0; n < g->n_nodes && i < g->n_nodes; i++) {
+        int seen = 0;
+        for (int k = 0; k < n && !seen; k++)
+            seen = order[k] == i;
+        if (!seen)
+            order[n++] = i;
+    }
+    return order;
+}
+
 static int known_int(int64_t v)
 {
     return v != STORE_NULL_INT;

@@ -11,6 +11,12 @@
 #include "analyze/store.h"
 #include "runtime/npu/npu.h"
 
+/* The order of a simulated run's layer rows: graph order, except that the
+ * nodes of a deferred NPU layer (npu_layer_t.deferred) move to just before
+ * its last node, so a layer's rows stay contiguous in the order it runs.
+ * Returns n_nodes node indices (free()). */
+int *rows_node_order(const graph_t *g, const npu_graph_t *ng);
+
 /* Layer l's figures on row (cycles, times, MAC usage, RW, tasks, SRAM hit,
  * workload into wl, dtype, target, OpType, bound). */
 void rows_npu_fill(const npu_graph_t *ng, const npu_layer_t *l, store_layer *row, char *wl,

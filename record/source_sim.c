@@ -183,16 +183,22 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
     rows->layers = xcalloc((size_t)nl, sizeof(*rows->layers));
     char (*wl)[64] = run_rows_keep(rows, xcalloc((size_t)nl, 64));
     int *row_of = xmalloc(sizeof(int) * (size_t)(g->n_nodes ? g->n_nodes : 1));
-    for (int i = 0, l = 0; i < g->n_nodes; i++) {
+    int *exec_of = xmalloc(sizeof(int) * (size_t)(g->n_nodes ? g->n_nodes : 1));
+    int *order = rows_node_order(g, r->ng);
+    /* the executor's index of each node (host_us, stats), graph order */
+    for (int i = 0, e = 0; i < g->n_nodes; i++)
+        exec_of[i] = g->nodes[i].folded ? -1 : e++;
+    for (int oi = 0, rl = 0; oi < g->n_nodes; oi++) {
+        int i = order[oi], l = exec_of[i];
         const node_t *n = &g->nodes[i];
         row_of[i] = -1;
-        if (n->folded || l >= r->n_layers)
+        if (n->folded || l >= r->n_layers || rl >= r->n_layers)
             continue;
-        store_layer *row = &rows->layers[l];
+        store_layer *row = &rows->layers[rl];
         store_layer_init(row);
         const tensor_t *o = n->n_out && n->out[0] >= 0 ? &g->t[n->out[0]] : NULL;
-        row_of[i] = l;
-        row->idx = l;
+        row_of[i] = rl;
+        row->idx = rl;
         row->node = n->name;
         row->op = n->op;
         row->name = o ? o->name : NULL;
@@ -206,7 +212,7 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
         if (ng && i < ng->n_nodes && ng->node_layer[i] >= 0) {
             const npu_layer_t *nl_ = &ng->l[ng->node_layer[i]];
             if (nl_->n_src_nodes && nl_->src_nodes[nl_->n_src_nodes - 1] == i) {
-                rows_npu_fill(ng, nl_, row, wl[l], sizeof wl[l]);
+                rows_npu_fill(ng, nl_, row, wl[rl], sizeof wl[rl]);
             } else {
                 row->target = nl_->target == NPU_TGT_CPU ? "CPU" : "NPU";
                 row->npu_op = nl_->optype;
@@ -228,9 +234,11 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
             row->out_mean = r->stats[l].mean;
             row->out_std = r->stats[l].std;
         }
-        l++;
-        rows->n_layers = l;
+        rl++;
+        rows->n_layers = rl;
     }
+    free(order);
+    free(exec_of);
     if (r->ng) {
         const npu_graph_t *ng = r->ng;
         npu_mem_sizes_t mem;

@@ -81,6 +81,9 @@ typedef struct npu_layer {
                                    * > 1 padded to it (set from a vendor file's native shape) */
     int out_tensor;               /* graph tensor index of the first output, -1 if none */
     int out_is_graph_output;      /* that tensor is a model output */
+    int deferred;                 /* it runs after a node later in the graph (a conv taking
+                                   * an Add after its other operand): its covered nodes are
+                                   * not contiguous in graph order */
     /* MAC geometry (conv family) */
     int kh, kw, ic, oc, group;
     int64_t out_pixels;           /* N*OH*OW (or M for matmul) */
@@ -209,6 +212,10 @@ void npu_cost(npu_graph_t *ng);
  * Fitted on and checked against the model zoo's board table
  * (bench/npu_models.sh, with leave-one-model-out errors). */
 double npu_frame_us(const npu_graph_t *ng);
+/* One NPU layer's frame-model cycles on p, before the core share and the
+ * per-layer cost: max(npu, ddr) + f_overlap * min(npu, ddr) + lut_elems *
+ * f_lut with ddr = ddr_cycles * f_ddr (npu_platform.h). */
+double npu_frame_cycles(const npu_platform_t *p, double npu, double ddr_cycles, double lut_elems);
 /* 1 when the layer's activation goes through the NPU's lookup table
  * (Sigmoid, SiLU as ExSwish, Tanh, Elu, Softplus, Mish, Gelu). */
 int npu_layer_uses_lut(const npu_layer_t *l);

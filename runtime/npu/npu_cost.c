@@ -87,10 +87,13 @@ uint64_t npu_act_bytes(const npu_graph_t *ng, const npu_layer_t *l, const npu_sh
 
 int npu_out_align(const npu_graph_t *ng, const npu_layer_t *l)
 {
-    /* "NC1HWC2 outputs: last conv-type layer 2*C2" (rknn-oplist.md §5) */
+    /* "NC1HWC2 outputs: last conv-type layer 2*C2" (rknn-oplist.md §5); rk3562
+     * pads to one C2: its multiple_input_demo file (toolkit 1.6.2) stores the
+     * 8-channel ConvAdd output as native [1,1,128,128,16], where rk3566's
+     * (1.6.2), rk3576's, rk3588's and rv1126b's hold two C2 groups */
     if (l->target == NPU_TGT_NPU && l->out_is_graph_output &&
         (l->kind == NPU_K_CONV || l->kind == NPU_K_DECONV || l->kind == NPU_K_DWCONV))
-        return 2 * ng->plat->c2[l->dtype];
+        return (strcmp(ng->plat->family, "rk3562") ? 2 : 1) * ng->plat->c2[l->dtype];
     return 1;
 }
 
@@ -294,8 +297,9 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
                      (lut_px > 0 ? p->t_lut_us[dt] : 0);
         if (npu_layer_uses_lut(l) && l->n_out > 0)
             l->lut_elems = (uint64_t)numel(&l->out[0]);
-        l->frame_us = (fmax((double)l->npu_cycles, l->ddr_cycles * p->f_ddr) +
-                       (double)l->lut_elems * p->f_lut) * maxshare / p->npu_mhz + p->f_layer_us;
+        l->frame_us = npu_frame_cycles(p, (double)l->npu_cycles, (double)l->ddr_cycles,
+                                       (double)l->lut_elems) * maxshare / p->npu_mhz +
+                      p->f_layer_us;
     }
     if (l->macs) {
         double peak = (double)npu_peak_macs(p, dt) * ncores;
@@ -324,6 +328,13 @@ void npu_cost(npu_graph_t *ng)
         ng->total_rw_kb += l->rw_kb;
     }
     ng->cost_valid = 1;
+}
+
+double npu_frame_cycles(const npu_platform_t *p, double npu, double ddr_cycles, double lut_elems)
+{
+    double ddr = ddr_cycles * p->f_ddr;
+
+    return fmax(npu, ddr) + p->f_overlap * fmin(npu, ddr) + lut_elems * p->f_lut;
 }
 
 double npu_frame_us(const npu_graph_t *ng)

@@ -722,6 +722,68 @@ static int fuse_activation(lower_t *L, npu_layer_t *l, int cur, char *name, size
     return cur;
 }
 
+/* The conv-type layer that takes an Add: the compiler fuses Add(a, b) into
+ * the conv that makes a, its FIRST operand, and runs that conv after b's
+ * producer when b comes later in the graph. The vendor files say so:
+ * multiple_input_demo (all seven, toolkits 1.3.4-2.3.2), Add_2(Conv_0,
+ * Conv_1) as "Conv Conv:Conv_1" then "ConvAdd Conv:Conv_0"; retinaface.rv1103,
+ * both FPN Adds (conv, Resize) as ConvLeakyReluAdd after the Resize. For an
+ * NPU conv ni whose chain (BatchNormalization / per-channel affine, one
+ * activation, as lower_conv fuses them) ends in such an Add with b not yet
+ * computed: returns b's producer, which ni waits for, and the chain's nodes
+ * in chain[]; else -1 (lower_conv fuses the Add now when b is ready). */
+static int add_first_operand_wait(const lower_t *L, int ni, int *chain, int *n_chain, int cap)
+{
+    const graph_t *g = L->g;
+    const node_t *n = &g->nodes[ni];
+    const tensor_t *o, *y;
+    char why[200];
+    int cur, c, other, prod;
+
+    *n_chain = 0;
+    if (strcmp(n->op, "Conv") || n->n_out < 1 || n->out[0] < 0 ||
+        place(L, n, rule_for(L, n), why, sizeof(why)) != NPU_TGT_NPU)
+        return -1;
+    cur = n->out[0];
+    for (;;) {
+        c = sole_consumer(L, cur);
+        if (c < 0 || (strcmp(g->nodes[c].op, "BatchNormalization") && !is_channel_affine(L, c, cur)))
+            break;
+        if (*n_chain >= cap)
+            return -1;
+        chain[(*n_chain)++] = c;
+        cur = g->nodes[c].out[0];
+    }
+    /* SiLU (ExSwish) takes no Add (lower_conv) */
+    if (!g->t[cur].is_output && L->n_cons[cur] == 2 &&
+        (!strcmp(g->nodes[L->cons[cur][0]].op, "Sigmoid") ||
+         !strcmp(g->nodes[L->cons[cur][1]].op, "Sigmoid")))
+        return -1;
+    c = sole_consumer(L, cur);
+    for (size_t i = 0; c >= 0 && i < sizeof(fusable_act) / sizeof(fusable_act[0]); i++)
+        if (!strcmp(g->nodes[c].op, fusable_act[i].onnx)) {
+            if (strstr(fusable_act[i].suffix, "ExSwish") || *n_chain >= cap)
+                return -1;
+            chain[(*n_chain)++] = c;
+            cur = g->nodes[c].out[0];
+            c = sole_consumer(L, cur);
+            break;
+        }
+    if (c < 0 || strcmp(g->nodes[c].op, "Add") || g->nodes[c].n_in != 2 ||
+        g->nodes[c].in[0] != cur || g->nodes[c].in[1] == cur)
+        return -1;
+    other = g->nodes[c].in[1];
+    o = T(L, other);
+    y = T(L, cur);
+    if (!o || !y || is_const(L, other) || o->ndim != y->ndim)
+        return -1;
+    for (int i = 0; i < o->ndim; i++)
+        if (o->dims[i] != y->dims[i])
+            return -1;
+    prod = o->producer;
+    return prod >= 0 && prod != ni && !L->done[prod] ? prod : -1;
+}
+
 /* Conv (+BatchNormalization | constant per-channel affine)... (+activation | SiLU)
  * (+Add (+Relu)). */
 static void lower_conv(lower_t *L, int ni, npu_layer_t *l)
@@ -758,9 +820,9 @@ static void lower_conv(lower_t *L, int ni, npu_layer_t *l)
         const node_t *ad = &g->nodes[c];
         int other = ad->in[0] == cur ? ad->in[1] : ad->in[0];
         const tensor_t *o = T(L, other), *y = T(L, cur);
-        /* the operand must exist when the fused layer runs: a sibling branch
-         * computed later (RFB: ConvLinear + shortcut conv + Add) keeps the
-         * Add for the conv that comes last */
+        /* the operand must exist when the fused layer runs; a conv making
+         * the Add's first operand waited for it (add_first_operand_wait), a
+         * conv making the second takes the Add only when the first is ready */
         int ready = o && (o->producer < 0 || L->done[o->producer]);
         int same = o && y && ready && o->ndim == y->ndim && !is_const(L, other) && other != cur;
         for (int i = 0; same && i < o->ndim; i++)
@@ -899,7 +961,27 @@ static npu_layer_t *add_convert(lower_t *L, int ti, const char *dir)
     return l;
 }
 
-static void add_output_ops(lower_t *L, const node_t *n)
+/* Where the OutputOperator of int8 output ti runs when an NPU layer made it.
+ * The vendor files: on rk3562 and rk3566 (toolkits 1.3.4 and 1.6.2) the
+ * [1,8,128,128] output of multiple_input_demo is converted on the NPU
+ * (node target 2, rknn-format.md), on rk3576, rk3588 and rv1126b on the CPU;
+ * yolov8n.rk3566 (toolkit 1.5.0) converts its six [1,64|80,H,W] outputs on the
+ * CPU. Read as: rk3562 and rk356x take the NC1HWC2-to-NCHW move of an output
+ * whose channels fit one C2 group (8 <= C2 16 on rk3562, 8 on rk356x; 64 and
+ * 80 do not) on the NPU. One chip family pair and one shape each way: the
+ * boundary between 8 and 64 channels is not pinned by any file. */
+static int output_on_npu(const lower_t *L, int ti, int producer_on_npu)
+{
+    const tensor_t *t = T(L, ti);
+    int c2 = L->p->c2[NPU_INT8];
+
+    if (!producer_on_npu || L->ng->dtype != NPU_INT8 || L->tensor_fp[ti] || !t ||
+        t->ndim != 4 || (strcmp(L->p->family, "rk3562") && strcmp(L->p->family, "rk356x")))
+        return 0;
+    return c2 > 0 && t->dims[1] > 0 && t->dims[1] <= c2;
+}
+
+static void add_output_ops(lower_t *L, const node_t *n, int producer_on_npu)
 {
     for (int i = 0; i < n->n_out; i++) {
         int ti = n->out[i];
@@ -907,8 +989,17 @@ static void add_output_ops(lower_t *L, const node_t *n)
             continue;
         for (int k = 0; k < L->g->n_outputs; k++)
             if (L->g->outputs[k] == ti) {
-                npu_layer_t *l = layer_new(L, "OutputOperator", NPU_K_IO, NPU_TGT_CPU);
+                int tgt = output_on_npu(L, ti, producer_on_npu) ? NPU_TGT_NPU : NPU_TGT_CPU;
+                npu_layer_t *l = layer_new(L, "OutputOperator", NPU_K_IO, tgt);
                 layer_add_in(l, shape_of(T(L, ti)), 0, ti);
+                if (tgt == NPU_TGT_NPU && !strcmp(L->p->family, "rk3562")) {
+                    /* rk3562's file reads "<out>_exSecondary0" too, the output
+                     * staged as [N,H,W,C2] (multiple_input_demo.rk3562.rknn) */
+                    const tensor_t *t = T(L, ti);
+                    npu_shape_t st = {.nd = 4, .d = {t->dims[0], t->dims[2], t->dims[3],
+                                                     L->p->c2[NPU_INT8]}};
+                    layer_add_in(l, st, 0, -1);
+                }
                 layer_set_fullname(l, "OutputOperator", L->g->t[ti].name, NULL);
                 l->out_tensor = ti;
                 if (L->tensor_fp[ti]) {
@@ -1052,9 +1143,10 @@ outputs:
     {
         /* back to int8 for NPU consumers of a float CPU layer's outputs */
         int last = main_idx >= 0 ? main_idx : L->ng->n - 1; /* by index: add_output_ops may move ng->l */
+        int on_npu = L->ng->l[last].target == NPU_TGT_NPU;
         for (int k = 0; k < L->ng->l[last].n_src_nodes; k++) {
             const node_t *sn = &g->nodes[L->ng->l[last].src_nodes[k]];
-            add_output_ops(L, sn);
+            add_output_ops(L, sn, on_npu);
         }
         if (fp_cpu)
             for (int i = 0; i < n->n_out; i++) {
@@ -1143,6 +1235,7 @@ int npu_lower_at(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph
     npu_fused_t fu = {0};
     graph_t view;
     int ndt = dtype_to_npu(dtype), ret = 0;
+    int *wait = NULL, pending = 0;
 
     *out = NULL;
     if (unrunnable)
@@ -1212,6 +1305,39 @@ int npu_lower_at(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph
             snprintf(l->datatype, sizeof(l->datatype), "UINT8");
     }
 
+    /* graph order, except a conv that takes an Add after its other operand
+     * (add_first_operand_wait): it and its chain wait for that operand's
+     * producer, and run as soon as it is done */
+    wait = xmalloc((size_t)(g->n_nodes > 0 ? g->n_nodes : 1) * sizeof(int));
+    for (int i = 0; i < g->n_nodes; i++)
+        wait[i] = -1;
+    for (int i = 0; i < g->n_nodes; i++) {
+        int chain[16], nc = 0, w;
+        if (g->nodes[i].folded || L.done[i] || wait[i] != -1)
+            continue;
+        w = add_first_operand_wait(&L, i, chain, &nc, 16);
+        if (w >= 0) {
+            wait[i] = w;
+            pending++;
+            for (int k = 0; k < nc; k++)
+                wait[chain[k]] = -2; /* covered by the conv's layer */
+            continue;
+        }
+        ret = lower_node(&L, i, err, errlen);
+        for (int j = 0; !ret && pending && j < g->n_nodes; j++)
+            if (wait[j] >= 0 && !L.done[j] && L.done[wait[j]]) {
+                wait[j] = -3; /* lowered after its wait */
+                pending--;
+                ret = lower_node(&L, j, err, errlen);
+                j = -1; /* one may free another */
+            }
+        if (ret)
+            goto out;
+    }
+    for (int i = 0; i < g->n_nodes; i++)
+        if (wait[i] == -3 && ng->node_layer[i] >= 0)
+            ng->l[ng->node_layer[i]].deferred = 1;
+    /* a wait that never ended (its operand's producer folded away): in order */
     for (int i = 0; i < g->n_nodes; i++) {
         if (g->nodes[i].folded || L.done[i])
             continue;
@@ -1257,6 +1383,7 @@ out:
     free(L.n_cons);
     free(L.done);
     free(L.tensor_fp);
+    free(wait);
     npu_fuse_free(&fu);
     if (ret && unrunnable)
         *unrunnable = L.unrunnable;

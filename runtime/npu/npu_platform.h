@@ -43,9 +43,11 @@ typedef struct npu_platform {
     double t_lut[NPU_NDTYPE], t_lut_us[NPU_NDTYPE];
     /* Frame model of a plain rknn_run (what the model zoo's FPS measure; FIT
      * on that table, see npu_platform.c): per NPU layer, frame_us =
-     * (max(npu_cycles, ddr_cycles * f_ddr) + lut_elems * f_lut) * share / npu_mhz
-     * + f_layer_us. */
-    double f_ddr, f_lut, f_layer_us;
+     * (max(npu, ddr) + f_overlap * min(npu, ddr) + lut_elems * f_lut) * share / npu_mhz
+     * + f_layer_us, with npu = npu_cycles and ddr = ddr_cycles * f_ddr: the
+     * part f_overlap of the shorter of compute and DDR time is not hidden
+     * behind the longer (docs/npu-model.md). */
+    double f_ddr, f_lut, f_layer_us, f_overlap;
     int cbuf_bytes;             /* per-core convolution buffer (task tiling) */
     int max_tasks_per_commit;   /* DRV: 4095 (12-bit) or 65535 (16-bit) */
     /* The chip's CPU, for CPU-fallback layers (npu_cost): the runtime's CPU
@@ -65,7 +67,7 @@ typedef struct npu_platform {
  * npu_cost_model_fingerprint hashes every constant; tests/unit/test_npu_platform.c
  * pins its value for the current version, so a changed constant without a new
  * version fails there. */
-#define NPU_COST_MODEL_VERSION 3
+#define NPU_COST_MODEL_VERSION 4
 uint64_t npu_cost_model_fingerprint(void);
 
 /* Case-insensitive lookup ("RK3588" works); NULL if unknown. */

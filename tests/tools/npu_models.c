@@ -1,14 +1,15 @@
 /* tests/tools/npu_models.c — whole-model frame time of the simulated NPU against
  * the real boards (shared/research/npu-benchmarks.md).
  *
- * usage: npu_models [MODEL_DIR [PERFLOG_DIR [--table MODEL [CHIP] | --check | --overlap]]]
+ * usage: npu_models [MODEL_DIR [PERFLOG_DIR [--table MODEL [CHIP] | --check | --no-overlap]]]
  *        (defaults tests/data/models and tests/fuzz/corpus/perflog; --table
  *        also prints MODEL's predicted per-layer table on CHIP, rk3588 default;
  *        --check makes the lowering comparisons with the vendor's tables
- *        assertions: "N passed, N failed", exit 1 on a failure; --overlap
- *        fits the frame model with a partial overlap of each layer's compute
- *        and DDR time as well, an analysis: its pred_ms and left-out columns
- *        are that fit's, not npu_cost.c's) 
+ *        assertions: "N passed, N failed", exit 1 on a failure; --no-overlap
+ *        fits the frame model with full overlap of each layer's compute and
+ *        DDR time (f_overlap 0, the model before the overlap term), an
+ *        analysis: its pred_ms and left-out columns are that fit's, not
+ *        npu_cost.c's)
  *
  * The models of the rknn_model_zoo benchmark table that we can reproduce in
  * ONNX: ppocrv4_det (the same PaddleOCR network, bundled in tests/data/models)
@@ -209,8 +210,8 @@ static void yolov5_check(const char *dir, const npu_graph_t *built)
             int img = !strcmp(r->datatype, "UINT8") && first_npu > 0;
             double npu2 = img ? first_npu : (double)r->npu;
             img_npu = img ? (double)r->npu : img_npu;
-            frame += layer_frame((double)r->npu, ddr, p->f_ddr, 0) / p->npu_mhz + p->f_layer_us;
-            frame2 += layer_frame(npu2, ddr, p->f_ddr, 0) / p->npu_mhz + p->f_layer_us;
+            frame += npu_frame_cycles(p, (double)r->npu, ddr, 0) / p->npu_mhz + p->f_layer_us;
+            frame2 += npu_frame_cycles(p, npu2, ddr, 0) / p->npu_mhz + p->f_layer_us;
             rows++;
         }
     }
@@ -346,8 +347,8 @@ typedef struct frame_fit {
 #define B_STEPS 71   /* f_ddr 0.50 .. 4.00 by 0.05 */
 #define S_STEPS 51   /* f_lut 0 .. 1.00 by 0.02 */
 #define C_STEPS 41   /* f_layer_us 0 .. 40 by 1 */
-#define K_STEPS 11   /* overlap 0 .. 1.0 by 0.1 (--overlap; else 0 only) */
-static int k_steps = 1;
+#define K_STEPS 11   /* overlap 0 .. 1.0 by 0.1 (--no-overlap: 0 only) */
+static int k_steps = K_STEPS;
 static double b_of(int k) { return 0.5 + 0.05 * k; }
 static double s_of(int k) { return 0.02 * k; }
 static double k_of(int k) { return 0.1 * k; }
@@ -452,10 +453,10 @@ int main(int argc, char **argv)
     const char *logs = argc > 2 ? argv[2] : "tests/fuzz/corpus/perflog";
     const char *table = argc > 4 && !strcmp(argv[3], "--table") ? argv[4] : NULL;
     int check_mode = argc > 3 && !strcmp(argv[3], "--check");
-    /* --overlap: an analysis, not the model: the fit also chooses the part of
-     * the shorter of a layer's compute and DDR time that does not overlap the
-     * longer (npu_cost.c bills max(npu, ddr * f_ddr), overlap 0) */
-    int overlap_mode = argc > 3 && !strcmp(argv[3], "--overlap");
+    /* --no-overlap: an analysis, not the model: the fit with the whole of
+     * the shorter of a layer's compute and DDR time hidden behind the longer
+     * (f_overlap 0; npu_cost.c bills the part f_overlap of it) */
+    int overlap_mode = argc > 3 && !strcmp(argv[3], "--no-overlap");
     const char *table_chip = argc > 5 ? argv[5] : "rk3588";
     char err[512];
     int bad = 0, n_20 = 0, n_loo20 = 0, nx = 0;
@@ -473,7 +474,7 @@ int main(int argc, char **argv)
     double loo[NMODELS * NFIT];
 
     if (overlap_mode)
-        k_steps = K_STEPS;
+        k_steps = 1;
 
     for (size_t m = 0; m < NMODELS; m++) {
         const bench_model *bm = &models[m];
@@ -585,7 +586,7 @@ int main(int argc, char **argv)
                                          f.layer_us, f.overlap) / xs[j].board_us - 1;
         }
         free(sums);
-        /* --overlap: the pred_ms column is the analysis fit's, not npu_cost's */
+        /* --no-overlap: the pred_ms column is the analysis fit's, not npu_cost's */
         for (int j = 0; overlap_mode && j < nx; j++) {
             int c = xs[j].chip;
             rows[j].pred_ms = sample_pred(&xs[j], all.ddr[c], all.lut[c], all.layer_us,
@@ -598,18 +599,19 @@ int main(int argc, char **argv)
                "the float16 and extra models predicted, not fitted)\n", nfit);
         print_fit(&all, "  fitted");
         {
-            frame_fit tab = {{0}, {0}, p0->f_layer_us, 0};
+            frame_fit tab = {{0}, {0}, p0->f_layer_us, p0->f_overlap};
             int same = 1;
             for (int c = 0; c < NFIT; c++) {
                 const npu_platform_t *p = npu_platform_find(chips[c]);
                 tab.ddr[c] = p->f_ddr;
                 tab.lut[c] = p->f_lut;
                 same &= fabs(p->f_ddr - all.ddr[c]) < 1e-9 && fabs(p->f_lut - all.lut[c]) < 1e-9 &&
-                        fabs(p->f_layer_us - all.layer_us) < 1e-9 && all.overlap == 0;
+                        fabs(p->f_layer_us - all.layer_us) < 1e-9 &&
+                        fabs(p->f_overlap - all.overlap) < 1e-9;
             }
             print_fit(&tab, "  npu_platform.c");
             if (overlap_mode)
-                printf("  (--overlap: an analysis of the frame model with partial overlap, "
+                printf("  (--no-overlap: an analysis of the frame model with full overlap, "
                        "not npu_platform.c's model)\n");
             else
                 check(same, "npu_platform.c's frame constants are the fit's");

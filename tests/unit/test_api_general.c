@@ -460,12 +460,14 @@ static void check_perf_run(const char *model, rknn_input *in)
         const perflog_row_t *r = &tb[0].rows[i];
         npu_layer_t l = {0};
         snprintf(l.optype, sizeof l.optype, "%.39s", r->optype);
-        if (strcmp(r->target, "NPU"))
+        if (strcmp(r->target, "NPU")) {
             want += (double)r->time_us;
-        else
-            want += (fmax((double)r->npu, (double)r->ddr * p->f_ddr) +
+        } else {
+            double npu = (double)r->npu, ddr = (double)r->ddr * p->f_ddr;
+            want += (fmax(npu, ddr) + p->f_overlap * fmin(npu, ddr) +
                      (npu_layer_uses_lut(&l) ? shape_elems(r->outshape) * p->f_lut : 0)) /
                         p->npu_mhz + p->f_layer_us;
+        }
         host_rows += strcmp(r->target, "NPU") && strcmp(r->optype, "InputOperator") &&
                      strcmp(r->optype, "OutputOperator");
     }
