@@ -206,20 +206,17 @@ static int mu_shapes(graph_t *g, const node_t *n, int64_t *inferred, int64_t *ou
                      size_t errlen)
 {
     const tensor_t *x = node_input(g, n, 0);
-    const int64_t *ks = NULL, *pads = NULL, *st = NULL;
     int sp = x->ndim - 2;
-    if (node_attr_ints(n, "kernel_shape", &ks) != sp)
-        return rt_err(err, errlen, RT_EINVAL, "node '%s' (MaxUnpool): kernel_shape needs %d values",
-                      n->name, sp);
-    int np = node_attr_ints(n, "pads", &pads), ns = node_attr_ints(n, "strides", &st);
-    if ((np >= 0 && np != 2 * sp) || (ns >= 0 && ns != sp))
-        return rt_err(err, errlen, RT_EINVAL, "node '%s' (MaxUnpool): pads or strides of the wrong length",
-                      n->name);
+    node_window w;
+    int rc = node_window_read(n, sp, NULL, NULL, &w, err, errlen);
+    if (rc)
+        return rc;
     inferred[0] = x->dims[0];
     inferred[1] = x->dims[1];
-    for (int i = 0; i < sp; i++)
-        inferred[2 + i] = (x->dims[2 + i] - 1) * (ns >= 0 ? st[i] : 1) -
-                          (np >= 0 ? pads[i] + pads[sp + i] : 0) + ks[i];
+    for (int i = 0; i < sp; i++) {
+        int a = 3 - sp + i;
+        inferred[2 + i] = (x->dims[2 + i] - 1) * w.s[a] - (w.pb[a] + w.pe[a]) + w.k[a];
+    }
     memcpy(out, inferred, sizeof(int64_t) * (size_t)x->ndim);
     if (node_input(g, n, 2)) {
         int m = node_const_ints(g, n, 2, "output_shape", out, MODEL_MAX_DIMS, err, errlen);
