@@ -443,7 +443,7 @@ nodes = {x['id']: x for x in d['nodes']}
 want = {'multiple_input_demo.rk3588.rknn': (12, 'rk3588', 17),
         'multiple_input_demo.rk3566.rknn': (2, 'rk356x', 10),
         'retinaface.rv1103.rknn': (105, 'rv110x', 155),
-        'multiple_input_demo.rk3562.rknn': (0, 'none', 41),
+        'multiple_input_demo.rk3562.rknn': (4, 't4', 41),
         'multiple_input_demo.rk3576.rknn': (0, 'none', 8),
         'multiple_input_demo.rv1126b.rknn': (0, 'none', 2),
         'multiple_input_demo.rk3566.tk134.rknn': (0, 'rk356x', 10),

@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (size < 2)
         return 0;
-    int map = data[0] % 4, fmt = data[1] % 2;
+    int map = data[0] % EMU_MAP_COUNT, fmt = data[1] % 2;
     size_t n = (size - 2) / 8;
     emu_program p = {0};
     p.map = map;
