@@ -14,8 +14,9 @@
  *    field value without a known meaning, goes into t->unknown (address and
  *    value) and t->notes; a field the task does not write stays -1 (absent,
  *    not zero). A chip whose register layout is not verified (EMU_MAP_NONE:
- *    rk3576, rv1126b) gets op EMU_OP_UNDECODED, its writes in t->unknown;
- *    rk3562's layout (EMU_MAP_T4) is decoded from tables (emu_layout.c).
+ *    rv1126b) gets op EMU_OP_UNDECODED, its writes in t->unknown;
+ *    rk3562 (EMU_MAP_T4) and rk3576 (EMU_MAP_F2) are decoded from tables
+ *    (emu_layout.c).
  *  - Register map: the RK3588 layout of the public register descriptions
  *    (Mesa's rocket driver `registers.xml`, mtx512/rk3588-npu `npu_hw.h`,
  *    the RK3588 TRM names), which the rk3588 files follow; rv1103/rv1106
@@ -48,6 +49,7 @@ enum emu_map {
     EMU_MAP_RK356X,     /* rk3566, rk3568: CORE registers one word lower */
     EMU_MAP_RV110X,     /* rv1103, rv1106: rk3588's, CNA pad left at bits 8..11 */
     EMU_MAP_T4,         /* rk3562 ("RKNPU t4"): own CNA/CORE/DPU layout (emu_layout.c) */
+    EMU_MAP_F2,         /* rk3576 ("RKNPU f2"): t4's DPU, N-1 CNA sizes (emu_layout.c) */
     EMU_MAP_COUNT
 };
 

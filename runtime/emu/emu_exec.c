@@ -57,7 +57,7 @@ int emu_exec_supported(const rknn_model *m, const char **why)
         return 0;
     }
     if (map != EMU_MAP_RK3588 && map != EMU_MAP_RK356X && !emu_layout_known(map)) {
-        *why = "the chip's register layout is not decoded (rk3576, rv1126b)";
+        *why = "the chip's register layout is not decoded (rv1126b)";
         return 0;
     }
     *why = NULL;

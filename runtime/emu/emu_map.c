@@ -142,6 +142,7 @@ int emu_map_for_target(const char *target)
     static const struct { const char *name; int map; } t[] = {
         {"rk3588", EMU_MAP_RK3588}, {"rv1103", EMU_MAP_RV110X}, {"rv1106", EMU_MAP_RV110X},
         {"rk3566", EMU_MAP_RK356X}, {"rk3568", EMU_MAP_RK356X}, {"rk3562", EMU_MAP_T4},
+        {"rk3576", EMU_MAP_F2},
     };
     if (!target)
         return EMU_MAP_NONE;
@@ -158,6 +159,7 @@ const char *emu_map_name(int map)
     case EMU_MAP_RK356X: return "rk356x";
     case EMU_MAP_RV110X: return "rv110x";
     case EMU_MAP_T4: return "t4";
+    case EMU_MAP_F2: return "f2";
     default: return "none";
     }
 }
@@ -192,7 +194,10 @@ static const emu_chip_info chips[] = {
                "table); executed by run --emulate (model-6 files): int8 conv and ConvAdd in row tiles, "
                "every other register at the sample files' values (anything else stops it), "
                "OutputOperator on the CPU"},
-    {"rk3576 rv1126b", "tasks found, register layout not verified: raw writes only; not executed"},
+    {"rk3576", "tasks decoded (layout f2: t4's DPU offsets, CNA sizes as N-1, from a field table); "
+               "executed by run --emulate (model-6 files): int8 conv and ConvAdd, whole and in row "
+               "tiles, every other register at the sample files' values (anything else stops it)"},
+    {"rv1126b", "tasks found, register layout not verified: raw writes only; not executed"},
 };
 
 const emu_chip_info *emu_chip_table(int *n)

@@ -35,7 +35,7 @@ IN=(-i "input.1=$T/a.npy" -i "input=$T/b.npy")
 expect 0 "" -- "$RT" run "$D/multiple_input_demo.onnx" --backend sim "${IN[@]}" --dump "$T/onnx" --no-db
 
 # --- emulated against the ONNX run, every tensor both name ---------------------
-for chip in rk3588 rk3566 rk3562; do
+for chip in rk3588 rk3566 rk3562 rk3576; do
     f=$D/multiple_input_demo.$chip.rknn
     expect 0 "" -- "$RT" run "$f" --emulate "${IN[@]}" --dump "$T/$chip" --no-db
     grep -q "^output 8 \[1,8,128,128\] float32" "$T/out" && ok || bad "$chip: output line: $(head -3 "$T/out")"
@@ -81,14 +81,16 @@ print(len(tasks), end=' ')
 print('; '.join(msgs)); sys.exit(1 if msgs else 0)
 EOF
     ); then ok; else bad "$chip emulated vs ONNX: $out"; fi
-    want=$(case $chip in rk3588) echo 12;; rk3562) echo 4;; *) echo 2;; esac)
+    want=$(case $chip in rk3588) echo 12;; rk3562) echo 4;; rk3576) echo 8;; *) echo 2;; esac)
     [ "${out%% *}" = "$want" ] && ok || bad "$chip: ${out%% *} task dumps, want $want"
 done
 # the same quantization on both chips: the same integers
 cmp -s "$T/rk3588/8.npy" "$T/rk3566/8.npy" && ok || bad "rk3588 and rk3566 outputs differ"
-# rk3562's own layout, the same per-channel words as rk3566: the same integers too
-for n in 7 8; do
-    cmp -s "$T/rk3566/$n.npy" "$T/rk3562/$n.npy" && ok || bad "rk3566 and rk3562 tensor $n differ"
+# rk3562's and rk3576's own layouts, the same per-channel words: the same integers too
+for chip in rk3562 rk3576; do
+    for n in 7 8; do
+        cmp -s "$T/rk3566/$n.npy" "$T/$chip/$n.npy" && ok || bad "rk3566 and $chip tensor $n differ"
+    done
 done
 grep -q "12 NPU tasks computed, 5 one-pixel in-place copies" <("$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate "${IN[@]}" --no-db 2>&1) \
     && ok || bad "rk3588: task counts"
@@ -254,7 +256,11 @@ expect 2 "not emulated: one regcmd blob per task" -- "$RT" run "$D/multiple_inpu
 grep -q "4 NPU tasks computed, 0 one-pixel in-place copies skipped, 37 OutputOperator tasks" \
     <("$RT" run "$D/multiple_input_demo.rk3562.rknn" --emulate "${IN[@]}" --no-db 2>&1) \
     && ok || bad "rk3562: task counts"
-for chip in rk3576 rv1126b; do   # every other chip with a sample: an honest refusal
+# rk3576: the whole image once per conv (twice), then two row tiles of 64 (two cores)
+grep -q "8 NPU tasks computed, 0 one-pixel in-place copies skipped, 0 OutputOperator tasks" \
+    <("$RT" run "$D/multiple_input_demo.rk3576.rknn" --emulate "${IN[@]}" --no-db 2>&1) \
+    && ok || bad "rk3576: task counts"
+for chip in rv1126b; do   # every other chip with a sample: an honest refusal
     expect 2 "multiple_input_demo.$chip.rknn: --emulate: not emulated: the chip's register layout is not decoded" -- \
         "$RT" run "$D/multiple_input_demo.$chip.rknn" --emulate --no-db
 done
@@ -323,7 +329,8 @@ expect 2 "task 1 \(node Conv:Conv_1\): register 0x40b0 = 0x000249eb: a value the
 "$RT" info >"$T/info" 2>&1
 grep -q "rk3588: .*executed by run --emulate" "$T/info" && ok || bad "info: rk3588 line"
 grep -q "rk3562: tasks decoded (layout t4.*executed by run --emulate" "$T/info" && ok || bad "info: rk3562 line"
-grep -q "rk3576 rv1126b: .*register layout not verified.*not executed" "$T/info" && ok || bad "info: rk3576 line"
+grep -q "rk3576: tasks decoded (layout f2.*executed by run --emulate" "$T/info" && ok || bad "info: rk3576 line"
+grep -q "rv1126b: .*register layout not verified.*not executed" "$T/info" && ok || bad "info: rv1126b line"
 grep -q "rv1103 rv1106: .*executed by run --emulate over one flat NPU address space.*Transpose (two passes), row Concats and Reshapes (retinaface: all 155 tasks, its outputs); other DPU-only forms stop it" "$T/info" && ok || bad "info: rv1103 line"
 
 echo "$pass passed, $fail failed"
