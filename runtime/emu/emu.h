@@ -137,7 +137,8 @@ typedef struct emu_task {
     int dpu_conv_mode, dpu_output_mode, dpu_flying;
     emu_dpu_stage bs, bn;
     int ew_present, ew_bypass, ew_op_type, ew_lut_bypass, ew_alu_algo, ew_op_src, ew_binary;
-    int64_t ew_cvt_offset, ew_cvt_scale;        /* EW operand converter: offset, scale word */
+    int64_t ew_cvt_offset, ew_cvt_scale;        /* EW operand converter: offset (INT64_MIN
+                                                   absent), scale word (-1 absent) */
     int64_t out_cvt_offset;                     /* the output zero point, signed */
     int out_cvt_scale, out_cvt_shift;
     int lut_used;

@@ -143,7 +143,8 @@ static void init(emu_task *t, int map, int n)
     t->map = map;
     t->n_regs = n;
     /* -1: the task does not write it */
-    t->ew_cvt_offset = t->ew_cvt_scale = -1;
+    t->ew_cvt_offset = INT64_MIN; /* any int32 is a valid offset */
+    t->ew_cvt_scale = -1;
     int *ints[] = {&t->conv_mode, &t->in_w, &t->in_h, &t->in_c, &t->in_c_real, &t->kw, &t->kh,
                    &t->kernels, &t->stride_x, &t->stride_y, &t->dil_x, &t->dil_y, &t->pad_top,
                    &t->pad_left, &t->in_prec, &t->proc_prec,

@@ -227,7 +227,7 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
                  "offset the node's first tile used (0x%llx)", ti, nn, (long long)t->ew_addr,
                  (long long)t->dst_addr, (long long)mem->ew_delta[node]);
         }
-        if (t->ew_cvt_offset == -1 || t->ew_cvt_scale < 0)
+        if (t->ew_cvt_offset == INT64_MIN || t->ew_cvt_scale < 0)
             STOP("task %d (node %s): EW converter registers not written", ti, nn);
         ew_cvt_off = (uint32_t)t->ew_cvt_offset;
         ew_cvt = (uint32_t)t->ew_cvt_scale;
@@ -462,17 +462,18 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
             goto out;
         }
         if (emu_layout_known(prog.map)) {
-            /* every write of the task decoded, left aside or with a sample's value */
-            for (int r = 0; r < s->n_regs; r++)
-                if (!emu_layout_check(prog.map, s->regs[r].addr, s->regs[r].value)) {
-                    rc = rt_err(err, errlen, RT_EUNSUPPORTED,
-                                "task %d (node %s): register 0x%04x = 0x%08x: %s", i,
-                                node_name(m, s->node), s->regs[r].addr, s->regs[r].value,
-                                emu_reg_name(prog.map, s->regs[r].addr)
-                                    ? "a value the sample files do not write (not decoded)"
-                                    : "not in the chip's register table");
-                    goto out;
-                }
+            /* the register state the task runs with (its writes and what earlier
+             * tasks of its group left): each decoded, left aside or a sample's value */
+            for (int r = 0; r < 0x10000 / 4; r++) {
+                uint16_t a = (uint16_t)(4 * r);
+                if (!rs->set[g][r] || emu_layout_check(prog.map, a, rs->val[g][r]))
+                    continue;
+                rc = rt_err(err, errlen, RT_EUNSUPPORTED, "task %d (node %s): register 0x%04x = 0x%08x: %s",
+                            i, node_name(m, s->node), a, rs->val[g][r],
+                            emu_reg_name(prog.map, a) ? "a value the sample files do not write (not decoded)"
+                                                      : "not in the chip's register table");
+                goto out;
+            }
         } else if (t->n_unknown > EMU_MAX_UNKNOWN) {
             rc = rt_err(err, errlen, RT_EUNSUPPORTED,
                         "task %d (node %s): %d registers not in the map", i, node_name(m, s->node),
