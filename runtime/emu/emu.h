@@ -14,7 +14,9 @@
  *    field value without a known meaning, goes into t->unknown (address and
  *    value) and t->notes; a field the task does not write stays -1 (absent,
  *    not zero). A chip whose register layout is not verified (EMU_MAP_NONE:
- *    rk3562, rk3576, rv1126b) gets op EMU_OP_UNDECODED, its writes in t->unknown.
+ *    rv1126b) gets op EMU_OP_UNDECODED, its writes in t->unknown;
+ *    rk3562 (EMU_MAP_T4) and rk3576 (EMU_MAP_F2) are decoded from tables
+ *    (emu_layout.c).
  *  - Register map: the RK3588 layout of the public register descriptions
  *    (Mesa's rocket driver `registers.xml`, mtx512/rk3588-npu `npu_hw.h`,
  *    the RK3588 TRM names), which the rk3588 files follow; rv1103/rv1106
@@ -46,6 +48,9 @@ enum emu_map {
     EMU_MAP_RK3588,     /* rk3588 */
     EMU_MAP_RK356X,     /* rk3566, rk3568: CORE registers one word lower */
     EMU_MAP_RV110X,     /* rv1103, rv1106: rk3588's, CNA pad left at bits 8..11 */
+    EMU_MAP_T4,         /* rk3562 ("RKNPU t4"): own CNA/CORE/DPU layout (emu_layout.c) */
+    EMU_MAP_F2,         /* rk3576 ("RKNPU f2"): t4's DPU, N-1 CNA sizes (emu_layout.c) */
+    EMU_MAP_COUNT
 };
 
 /* Blocks, as the entries' target field names them (bits 8..15 of the u16;
@@ -132,6 +137,8 @@ typedef struct emu_task {
     int dpu_conv_mode, dpu_output_mode, dpu_flying;
     emu_dpu_stage bs, bn;
     int ew_present, ew_bypass, ew_op_type, ew_lut_bypass, ew_alu_algo, ew_op_src, ew_binary;
+    int64_t ew_cvt_offset, ew_cvt_scale;        /* EW operand converter: offset (INT64_MIN
+                                                   absent), scale word (-1 absent) */
     int64_t out_cvt_offset;                     /* the output zero point, signed */
     int out_cvt_scale, out_cvt_shift;
     int lut_used;
@@ -152,6 +159,17 @@ typedef struct emu_task {
 
 /* Decodes one task's writes with map (enum emu_map). Never fails. */
 void emu_decode(int map, const emu_reg *regs, int n, emu_task *t);
+
+/* ---- table-driven layouts outside the rk3588 family (emu_layout.c) ----
+ * emu_layout_decode() fills t's fields from the layout's field table, reading
+ * registers through get (1 when ctx holds addr, its value in *v). */
+typedef int (*emu_reg_get)(const void *ctx, uint16_t addr, uint32_t *v);
+int emu_layout_known(int map);
+const char *emu_layout_reg_name(int map, uint16_t addr);
+void emu_layout_decode(int map, emu_reg_get get, const void *ctx, emu_task *t);
+/* 1 when the run may go on with addr = value: a decoded field, a register
+ * left aside, or a word with one of the values the sample files write */
+int emu_layout_check(int map, uint16_t addr, uint32_t value);
 
 /* ---- the tasks of a model ----------------------------------------------- */
 

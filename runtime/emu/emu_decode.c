@@ -55,6 +55,11 @@ static int get(const regfile *f, uint16_t addr, uint32_t *v)
     return 0;
 }
 
+static int get_cb(const void *ctx, uint16_t addr, uint32_t *v)
+{
+    return get(ctx, addr, v);
+}
+
 static uint32_t bits(uint32_t v, int lo, int hi)
 {
     return (v >> lo) & (uint32_t)((1ull << (hi - lo + 1)) - 1);
@@ -138,6 +143,8 @@ static void init(emu_task *t, int map, int n)
     t->map = map;
     t->n_regs = n;
     /* -1: the task does not write it */
+    t->ew_cvt_offset = INT64_MIN; /* any int32 is a valid offset */
+    t->ew_cvt_scale = -1;
     int *ints[] = {&t->conv_mode, &t->in_w, &t->in_h, &t->in_c, &t->in_c_real, &t->kw, &t->kh,
                    &t->kernels, &t->stride_x, &t->stride_y, &t->dil_x, &t->dil_y, &t->pad_top,
                    &t->pad_left, &t->in_prec, &t->proc_prec,
@@ -295,6 +302,10 @@ static void decode_dpu(const regfile *f, emu_task *t)
         if (!t->ew_bypass && !t->ew_lut_bypass)
             t->lut_used = 1;
     }
+    if (get(f, 0x4074, &v))
+        t->ew_cvt_offset = (int32_t)v;
+    if (get(f, 0x4078, &v))
+        t->ew_cvt_scale = v;
     if (get(f, 0x4080, &v))
         t->out_cvt_offset = (int32_t)v;
     if (get(f, 0x4084, &v))
@@ -455,11 +466,15 @@ static emu_reg *decode_from(int map, const emu_reg *regs, int n, const emu_reg *
         note(t, "register layout of this chip not verified: raw writes only");
         return sorted;
     }
-    decode_cna(&f, t);
-    decode_core(&f, t);
-    decode_dpu(&f, t);
-    decode_rdma(&f, t);
-    decode_ppu(&f, t);
+    if (emu_layout_known(map)) {
+        emu_layout_decode(map, get_cb, &f, t);
+    } else {
+        decode_cna(&f, t);
+        decode_core(&f, t);
+        decode_dpu(&f, t);
+        decode_rdma(&f, t);
+        decode_ppu(&f, t);
+    }
     classify(t);
     if (inherited)
         note(t, "registers it does not write come from earlier tasks of its register group");

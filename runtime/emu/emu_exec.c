@@ -98,8 +98,8 @@ int emu_exec_supported(const rknn_model *m, const char **why)
         *why = "no compiled NPU tasks of a known kind";
         return 0;
     }
-    if (map != EMU_MAP_RK3588 && map != EMU_MAP_RK356X) {
-        *why = "the chip's register layout is not decoded (rk3562, rk3576, rv1126b)";
+    if (map != EMU_MAP_RK3588 && map != EMU_MAP_RK356X && !emu_layout_known(map)) {
+        *why = "the chip's register layout is not decoded (rv1126b)";
         return 0;
     }
     *why = NULL;
@@ -287,18 +287,24 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     uint32_t bs_cfg = rs->set[grp][0x4040 / 4] ? rs->val[grp][0x4040 / 4] : 0;
     uint32_t ew_cfg = rs->set[grp][0x4070 / 4] ? rs->val[grp][0x4070 / 4] : 0;
     int rk356x = t->map == EMU_MAP_RK356X;
-    if (rk356x && bs_cfg != 0x148)
+    /* table layouts: their stage words were checked against the values the
+     * sample files write (emu_layout_check), one meaning each */
+    int table = emu_layout_known(t->map);
+    if (table && (!t->bs.present || !t->bs.alu_src || !t->bs.mul_src || !t->bs.relu_bypass))
+        STOP("task %d (node %s): BS stage other than per-channel add and multiply without ReLU",
+             ti, nn);
+    if (!table && rk356x && bs_cfg != 0x148)
         STOP("task %d (node %s): DPU_BS_CFG 0x%x: on rk356x only 0x148 (per-channel add and "
              "multiply) is understood", ti, nn, bs_cfg);
-    if (!t->bs.present || t->bs.bypass || t->bs.alu_bypass || t->bs.alu_algo != (rk356x ? 0 : 2) ||
+    if (!table && (!t->bs.present || t->bs.bypass || t->bs.alu_bypass || t->bs.alu_algo != (rk356x ? 0 : 2) ||
         !t->bs.alu_src ||
-        t->bs.mul_bypass || !t->bs.mul_src || t->bs.mul_prelu || !t->bs.relu_bypass || t->bs.relux_en)
+        t->bs.mul_bypass || !t->bs.mul_src || t->bs.mul_prelu || !t->bs.relu_bypass || t->bs.relux_en))
         STOP("task %d (node %s): BS stage other than per-channel add and multiply without ReLU "
              "(bypass %d alu %d/%d/src %d mul %d/src %d/prelu %d relu bypass %d)", ti, nn,
              t->bs.bypass, t->bs.alu_bypass, t->bs.alu_algo, t->bs.alu_src, t->bs.mul_bypass,
              t->bs.mul_src, t->bs.mul_prelu, t->bs.relu_bypass);
-    /* a LUT task (yolov8n's ConvExSwish, ConvSigmoid) scales in BN first; the
-     * tables are in the file (docs/rknn-format.md), their interpolation is not emulated */
+    /* a LUT task (yolov8n's ConvExSwish, ConvSigmoid) scales in BN first, then
+     * interpolates the file's two tables (docs/rknn-format.md) */
     lut_stage L;
     if (t->lut_used) {
         uint32_t bn_cfg = rs->set[grp][0x4060 / 4] ? rs->val[grp][0x4060 / 4] : 0;
@@ -317,10 +323,10 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
         STOP("task %d (node %s): BN stage in use (ReLU/PReLU/second operand): not emulated", ti, nn);
     }
     int use_ew = t->ew_present && !t->ew_bypass && !t->lut_used;
-    if (use_ew && rk356x && ew_cfg != 0x900002d0)
+    if (use_ew && !table && rk356x && ew_cfg != 0x900002d0)
         STOP("task %d (node %s): DPU_EW_CFG 0x%x: on rk356x only 0x900002d0 (add of a memory "
              "operand) is understood", ti, nn, ew_cfg);
-    if (use_ew && (t->ew_alu_algo != (rk356x ? 0 : 2) || !t->ew_op_src || !t->ew_lut_bypass || t->ew_op_type ||
+    if (use_ew && !table && (t->ew_alu_algo != (rk356x ? 0 : 2) || !t->ew_op_src || !t->ew_lut_bypass || t->ew_op_type ||
                    t->ew_binary))
         STOP("task %d (node %s): EW stage other than the add of a memory operand (algo %d src %d "
              "lut bypass %d type %d binary %d)", ti, nn, t->ew_alu_algo, t->ew_op_src,
@@ -356,11 +362,10 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
                  "offset the node's first tile used (0x%llx)", ti, nn, (long long)t->ew_addr,
                  (long long)t->dst_addr, (long long)mem->ew_delta[node]);
         }
-        int a1 = 0x4074 / 4, a2 = 0x4078 / 4;
-        if (!rs->set[grp][a1] || !rs->set[grp][a2])
+        if (t->ew_cvt_offset == INT64_MIN || t->ew_cvt_scale < 0)
             STOP("task %d (node %s): EW converter registers not written", ti, nn);
-        ew_cvt_off = rs->val[grp][a1];
-        ew_cvt = rs->val[grp][a2];
+        ew_cvt_off = (uint32_t)t->ew_cvt_offset;
+        ew_cvt = (uint32_t)t->ew_cvt_scale;
         if (ew_cvt >> 22)
             STOP("task %d (node %s): EW_CVT_SCALE 0x%x has bits above 21 set", ti, nn, ew_cvt);
     }
@@ -749,7 +754,20 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
                         t->pool_kh, t->pool_sx, t->pool_sy, t->pool_in_w, t->pool_in_h, t->pool_in_c);
             goto out;
         }
-        if (t->n_unknown > EMU_MAX_UNKNOWN) {
+        if (emu_layout_known(prog.map)) {
+            /* the register state the task runs with (its writes and what earlier
+             * tasks of its group left): each decoded, left aside or a sample's value */
+            for (int r = 0; r < 0x10000 / 4; r++) {
+                uint16_t a = (uint16_t)(4 * r);
+                if (!rs->set[g][r] || emu_layout_check(prog.map, a, rs->val[g][r]))
+                    continue;
+                rc = rt_err(err, errlen, RT_EUNSUPPORTED, "task %d (node %s): register 0x%04x = 0x%08x: %s",
+                            i, node_name(m, s->node), a, rs->val[g][r],
+                            emu_reg_name(prog.map, a) ? "a value the sample files do not write (not decoded)"
+                                                      : "not in the chip's register table");
+                goto out;
+            }
+        } else if (t->n_unknown > EMU_MAX_UNKNOWN) {
             rc = rt_err(err, errlen, RT_EUNSUPPORTED,
                         "task %d (node %s): %d registers not in the map", i, node_name(m, s->node),
                         t->n_unknown);

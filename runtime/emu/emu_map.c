@@ -119,6 +119,8 @@ static const char *find(const regname *t, size_t n, uint16_t addr)
 
 const char *emu_reg_name(int map, uint16_t addr)
 {
+    if (emu_layout_known(map))
+        return emu_layout_reg_name(map, addr);
     if (map != EMU_MAP_RK3588 && map != EMU_MAP_RK356X && map != EMU_MAP_RV110X)
         return NULL;
     if ((addr & 0xf000) == 0x3000)
@@ -139,7 +141,8 @@ int emu_map_for_target(const char *target)
 {
     static const struct { const char *name; int map; } t[] = {
         {"rk3588", EMU_MAP_RK3588}, {"rv1103", EMU_MAP_RV110X}, {"rv1106", EMU_MAP_RV110X},
-        {"rk3566", EMU_MAP_RK356X}, {"rk3568", EMU_MAP_RK356X},
+        {"rk3566", EMU_MAP_RK356X}, {"rk3568", EMU_MAP_RK356X}, {"rk3562", EMU_MAP_T4},
+        {"rk3576", EMU_MAP_F2},
     };
     if (!target)
         return EMU_MAP_NONE;
@@ -155,6 +158,8 @@ const char *emu_map_name(int map)
     case EMU_MAP_RK3588: return "rk3588";
     case EMU_MAP_RK356X: return "rk356x";
     case EMU_MAP_RV110X: return "rv110x";
+    case EMU_MAP_T4: return "t4";
+    case EMU_MAP_F2: return "f2";
     default: return "none";
     }
 }
@@ -186,7 +191,14 @@ static const emu_chip_info chips[] = {
     {"rk3566 rk3568", "tasks decoded (CORE at other offsets; a few CNA/DPU_RDMA registers raw); executed "
                       "by run --emulate as rk3588 (their BS/EW config words), OutputOperator on the CPU; "
                       "the LUT activation, Split, Concat and Add of model-1 files (yolov8n: its first 38 tasks)"},
-    {"rk3562 rk3576 rv1126b", "tasks found, register layout not verified: raw writes only; not executed"},
+    {"rk3562", "tasks decoded (layout t4: its own CNA, CORE, DPU and DPU_RDMA offsets, from a field "
+               "table); executed by run --emulate (model-6 files): int8 conv and ConvAdd in row tiles, "
+               "every other register at the sample files' values (anything else stops it), "
+               "OutputOperator on the CPU"},
+    {"rk3576", "tasks decoded (layout f2: t4's DPU offsets, CNA sizes as N-1, from a field table); "
+               "executed by run --emulate (model-6 files): int8 conv and ConvAdd, whole and in row "
+               "tiles, every other register at the sample files' values (anything else stops it)"},
+    {"rv1126b", "tasks found, register layout not verified: raw writes only; not executed"},
 };
 
 const emu_chip_info *emu_chip_table(int *n)

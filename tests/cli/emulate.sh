@@ -35,7 +35,7 @@ IN=(-i "input.1=$T/a.npy" -i "input=$T/b.npy")
 expect 0 "" -- "$RT" run "$D/multiple_input_demo.onnx" --backend sim "${IN[@]}" --dump "$T/onnx" --no-db
 
 # --- emulated against the ONNX run, every tensor both name ---------------------
-for chip in rk3588 rk3566 rk3566.tk134; do
+for chip in rk3588 rk3566 rk3566.tk134 rk3562 rk3576; do
     f=$D/multiple_input_demo.$chip.rknn
     expect 0 "" -- "$RT" run "$f" --emulate "${IN[@]}" --dump "$T/$chip" --no-db
     grep -q "^output 8 \[1,8,128,128\] float32" "$T/out" && ok || bad "$chip: output line: $(head -3 "$T/out")"
@@ -81,7 +81,7 @@ print(len(tasks), end=' ')
 print('; '.join(msgs)); sys.exit(1 if msgs else 0)
 EOF
     ); then ok; else bad "$chip emulated vs ONNX: $out"; fi
-    want=$([ $chip = rk3588 ] && echo 12 || echo 2)
+    want=$(case $chip in rk3588) echo 12;; rk3562) echo 4;; rk3576) echo 8;; *) echo 2;; esac)
     [ "${out%% *}" = "$want" ] && ok || bad "$chip: ${out%% *} task dumps, want $want"
 done
 # the same quantization on both chips: the same integers
@@ -90,6 +90,12 @@ cmp -s "$T/rk3588/8.npy" "$T/rk3566/8.npy" && ok || bad "rk3588 and rk3566 outpu
 # integers as toolkit 1.6.2's, whose task table names the nodes
 cmp -s "$T/rk3566/8.npy" "$T/rk3566.tk134/8.npy" && cmp -s "$T/rk3566/7.npy" "$T/rk3566.tk134/7.npy" \
     && ok || bad "rk3566 tk134 and v6 tensors differ"
+# rk3562's and rk3576's own layouts, the same per-channel words: the same integers too
+for chip in rk3562 rk3576; do
+    for n in 7 8; do
+        cmp -s "$T/rk3566/$n.npy" "$T/$chip/$n.npy" && ok || bad "rk3566 and $chip tensor $n differ"
+    done
+done
 grep -q "12 NPU tasks computed, 5 one-pixel in-place copies" <("$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate "${IN[@]}" --no-db 2>&1) \
     && ok || bad "rk3588: task counts"
 
@@ -340,7 +346,14 @@ open(sys.argv[2], 'wb').write(b)
 EOF
 expect 2 "unbound.rknn: --emulate: not emulated: one regcmd blob per task: tasks without graph node indices cannot be bound to tensors" -- \
     "$RT" run "$T/unbound.rknn" --emulate --no-db
-for chip in rk3562 rk3576 rv1126b; do   # every other chip with a sample: an honest refusal
+grep -q "4 NPU tasks computed, 0 one-pixel in-place copies skipped, 37 OutputOperator tasks" \
+    <("$RT" run "$D/multiple_input_demo.rk3562.rknn" --emulate "${IN[@]}" --no-db 2>&1) \
+    && ok || bad "rk3562: task counts"
+# rk3576: the whole image once per conv (twice), then two row tiles of 64 (two cores)
+grep -q "8 NPU tasks computed, 0 one-pixel in-place copies skipped, 0 OutputOperator tasks" \
+    <("$RT" run "$D/multiple_input_demo.rk3576.rknn" --emulate "${IN[@]}" --no-db 2>&1) \
+    && ok || bad "rk3576: task counts"
+for chip in rv1126b; do   # every other chip with a sample: an honest refusal
     expect 2 "multiple_input_demo.$chip.rknn: --emulate: not emulated: the chip's register layout is not decoded" -- \
         "$RT" run "$D/multiple_input_demo.$chip.rknn" --emulate --no-db
 done
@@ -376,9 +389,40 @@ EOF
 expect 2 "task 1 \(node Conv:Conv_0\): register 0x40c4 = 0x00000001 has no known meaning" -- \
     "$RT" run "$T/patched.rknn" --emulate "${IN[@]}" --no-db
 
+# rk3562 (a table layout): a word the sample files do not write stops the run at
+# its task, in a register left undecoded (0x40b8: 0x4000 in every conv task) and
+# in the undecoded bits of a decoded one (0x40b0: bit 16 set on the ConvAdd only)
+"$RT" inspect "$D/multiple_input_demo.rk3562.rknn" --tasks --json >"$T/t4.json" 2>/dev/null
+patch_t4() {  # task address value out
+    $PY - "$D/multiple_input_demo.rk3562.rknn" "$T/t4.json" "$@" <<'EOF'
+import json, struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+t = json.load(open(sys.argv[2]))['npu_tasks']['tasks'][int(sys.argv[3])]
+addr, val = int(sys.argv[4], 0), int(sys.argv[5], 0)
+for k in range(t['writes']):
+    o = t['file_offset'] + 8 * k
+    e, = struct.unpack_from('<Q', b, o)
+    if e & 0xffff == addr:
+        struct.pack_into('<Q', b, o, (e & ~(0xffffffff << 16)) | (val << 16))
+        break
+else:
+    sys.exit('no write of %#x' % addr)
+open(sys.argv[6], 'wb').write(b)
+EOF
+}
+patch_t4 2 0x40b8 0x4001 "$T/t4_word.rknn" || bad "patch rk3562 0x40b8"
+expect 2 "task 2 \(node Conv:Conv_0\): register 0x40b8 = 0x00004001: a value the sample files do not write \(not decoded\)" -- \
+    "$RT" run "$T/t4_word.rknn" --emulate "${IN[@]}" --no-db
+patch_t4 1 0x40b0 0x249eb "$T/t4_part.rknn" || bad "patch rk3562 0x40b0"
+expect 2 "task 1 \(node Conv:Conv_1\): register 0x40b0 = 0x000249eb: a value the sample files do not write" -- \
+    "$RT" run "$T/t4_part.rknn" --emulate "${IN[@]}" --no-db
+
 # --- info says what is executed per chip -----------------------------------------
 "$RT" info >"$T/info" 2>&1
 grep -q "rk3588: .*executed by run --emulate" "$T/info" && ok || bad "info: rk3588 line"
+grep -q "rk3562: tasks decoded (layout t4.*executed by run --emulate" "$T/info" && ok || bad "info: rk3562 line"
+grep -q "rk3576: tasks decoded (layout f2.*executed by run --emulate" "$T/info" && ok || bad "info: rk3576 line"
+grep -q "rv1126b: .*register layout not verified.*not executed" "$T/info" && ok || bad "info: rv1126b line"
 grep -q "rv1103 rv1106: .*executed by run --emulate over one flat NPU address space.*Transpose (two passes), row Concats and Reshapes (retinaface: all 155 tasks, its outputs); other DPU-only forms stop it" "$T/info" && ok || bad "info: rv1103 line"
 
 echo "$pass passed, $fail failed"

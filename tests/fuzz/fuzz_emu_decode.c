@@ -25,8 +25,9 @@ static void check(const emu_task *t, int n_regs)
         abort();
     if (strlen(t->notes) >= sizeof t->notes)
         abort();
-    /* fields are bit fields of 32-bit registers: never beyond their width */
-    if (t->kw > 31 || t->kh > 31 || t->stride_x > 7 || t->stride_y > 7 || t->in_w > 2047 ||
+    /* fields are bit fields of 32-bit registers: never beyond their width (+1
+     * where a layout stores N-1: f2's kernel and input sizes) */
+    if (t->kw > 32 || t->kh > 32 || t->stride_x > 7 || t->stride_y > 7 || t->in_w > 2048 ||
         t->out_w > 8192 || t->pool_kw > 16)
         abort();
 }
@@ -60,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (size < 2)
         return 0;
-    int map = data[0] % 4, fmt = data[1] % 2;
+    int map = data[0] % EMU_MAP_COUNT, fmt = data[1] % 2;
     size_t n = (size - 2) / 8;
     emu_program p = {0};
     p.map = map;

@@ -1,0 +1,439 @@
+/* runtime/emu/emu_layout.c — register layouts outside the rk3588 family,
+ * as tables: where each decoded field sits (emu_field), which registers the
+ * emulator may leave aside (geometry it takes from decoded fields, DMA
+ * sizes) and which words it takes only with the values the sample files
+ * write (their meaning not decoded: any other value stops a run).
+ *
+ * The "t4" layout (rk3562, FlatBuffer NPU name "RKNPU t4") was read off
+ * multiple_input_demo.rk3562.rknn against the rk3566/rk3588 files of the same
+ * model and verified by running it (tests/cli/emulate.sh); how each field was
+ * found: docs/rknn-format.md "Register layout t4". */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "runtime/emu/emu.h"
+
+enum { F_INT, F_I64, F_S16, F_I32, F_S32 }; /* int, int64, int64 from s16, int32, int64 from s32 */
+
+typedef struct emu_field {
+    uint16_t addr;
+    uint8_t lo, hi;
+    int8_t add;      /* the hardware's N-1 sizes: +1 */
+    uint8_t kind;
+    size_t off;      /* into emu_task */
+} emu_field;
+
+/* How the run treats a register: n 0 left aside; else (value & mask) must be
+ * one of vals[0..n) (mask 0 with n 1, val 0: a field decoded whole) */
+typedef struct emu_word {
+    uint16_t addr;
+    const char *name;
+    uint32_t mask;      /* the bits the emulator does not decode */
+    uint32_t vals[2];
+    int n;
+} emu_word;
+
+/* A word whose effect the emulation verified: when (value & mask) == val, the
+ * int at off is set to set (the BS stage's per-channel add and multiply) */
+typedef struct emu_meaning {
+    uint16_t addr;
+    uint32_t mask, val;
+    size_t off;
+    int set;
+} emu_meaning;
+
+typedef struct emu_layout {
+    int map;
+    const emu_meaning *meanings;
+    size_t n_meanings;
+    const emu_field *fields;
+    size_t n_fields;
+    const emu_word *words;  /* sorted by address, every address the layout names */
+    size_t n_words;
+    uint32_t conv_mode_code; /* CNA mode code of a plain convolution */
+} emu_layout;
+
+#define T(f) offsetof(emu_task, f)
+
+/* t4 fields (see docs/rknn-format.md for how each was matched) */
+static const emu_field t4_fields[] = {
+    {0x100c, 0, 3, 0, F_INT, T(conv_mode)},  {0x100c, 4, 6, 0, F_INT, T(in_prec)},
+    {0x100c, 7, 9, 0, F_INT, T(proc_prec)},  {0x1014, 0, 2, 0, F_INT, T(stride_x)},
+    {0x1014, 3, 5, 0, F_INT, T(stride_y)},   {0x1014, 16, 20, 1, F_INT, T(dil_x)},
+    {0x1014, 21, 25, 1, F_INT, T(dil_y)},    {0x1024, 0, 13, 0, F_INT, T(kernels)},
+    {0x1024, 16, 20, 0, F_INT, T(kh)},       {0x1024, 24, 28, 0, F_INT, T(kw)},
+    {0x1028, 0, 15, 0, F_INT, T(in_c_real)}, {0x102c, 0, 10, 0, F_INT, T(in_h)},
+    {0x102c, 16, 26, 0, F_INT, T(in_w)},     {0x1070, 0, 31, 0, F_I32, T(pad_value)},
+    {0x1080, 0, 3, 0, F_INT, T(pad_top)},    {0x1080, 8, 11, 0, F_INT, T(pad_left)},
+    {0x1088, 0, 31, 0, F_I64, T(feature_addr)}, {0x1110, 0, 31, 0, F_I64, T(weight_addr)},
+    {0x301c, 0, 15, 1, F_INT, T(core_w)},    {0x301c, 16, 31, 1, F_INT, T(core_h)},
+    {0x3020, 0, 15, 1, F_INT, T(core_c)},    {0x4010, 26, 28, 0, F_INT, T(dpu_in_prec)},
+    {0x4010, 29, 31, 0, F_INT, T(out_prec)}, {0x4018, 0, 31, 0, F_I64, T(dst_addr)},
+    {0x401c, 0, 31, 0, F_I64, T(dst_surf_stride)}, {0x4020, 0, 12, 1, F_INT, T(out_w)},
+    {0x4024, 0, 12, 1, F_INT, T(out_h)},     {0x402c, 0, 12, 1, F_INT, T(out_c_orig)},
+    {0x4054, 16, 21, 0, F_INT, T(bs.mul_shift)}, {0x407c, 0, 0, 0, F_INT, T(ew_bypass)},
+    {0x4080, 0, 15, 0, F_S16, T(ew_cvt_offset)}, {0x4084, 0, 31, 0, F_I64, T(ew_cvt_scale)},
+    {0x40ac, 0, 31, 0, F_S32, T(out_cvt_offset)}, {0x40b0, 0, 15, 0, F_INT, T(out_cvt_scale)},
+    {0x40b4, 0, 11, 0, F_INT, T(out_cvt_shift)}, {0x5020, 0, 31, 0, F_I64, T(bs_addr)},
+    {0x5034, 0, 0, 0, F_INT, T(erdma_disable)}, {0x5038, 0, 31, 0, F_I64, T(ew_addr)},
+};
+
+#define ASIDE(a, n) {a, n, 0, {0}, 0}
+#define ONE(a, n, v) {a, n, 0xffffffffu, {v}, 1}
+#define TWO(a, n, v, w) {a, n, 0xffffffffu, {v, w}, 2}
+#define FIELD(a, n) {a, n, 0, {0}, 1}
+/* decoded in part: the other bits (mask) with the sample's values only */
+#define PART(a, n, m, v) {a, n, m, {v}, 1}
+#define PART2(a, n, m, v, w) {a, n, m, {v, w}, 2}
+
+/* every register the rk3562 conv tasks write: decoded (FIELD), left aside
+ * (ASIDE: pointers, sizes the emulator takes from decoded fields, DMA and
+ * CBUF amounts) or taken with the sample's values only (ONE/TWO) */
+static const emu_word t4_words[] = {
+    ASIDE(0x1004, "CNA_S_POINTER"), PART2(0x100c, "CNA_CONV_CON1", 0xfffffc00u, 0x30008000, 0x3000a000),
+    ONE(0x1010, "CNA_1010", 0x1d8), PART(0x1014, "CNA_CONV_CON3", 0xfc00ffc0u, 0),
+    ASIDE(0x1018, "CNA_1018"), ASIDE(0x101c, "CNA_101C"), ASIDE(0x1020, "CNA_1020"),
+    PART(0x1024, "CNA_WEIGHT_KERNELS", 0xe0e0c000u, 0),
+    PART(0x1028, "CNA_DATAIN_CHANNEL", 0xffff0000u, 0),
+    PART(0x102c, "CNA_DATAIN_SIZE", 0xf800f800u, 0), ASIDE(0x1030, "CNA_1030"),
+    ASIDE(0x1034, "CNA_DATAOUT_PIXELS"), ASIDE(0x1038, "CNA_1038"), ASIDE(0x103c, "CNA_103C"),
+    ASIDE(0x1040, "CNA_1040"), ASIDE(0x1044, "CNA_1044"),
+    TWO(0x1048, "CNA_1048", 0xe0, 0xe38e0), TWO(0x104c, "CNA_104C", 0x14000, 0x40004000),
+    TWO(0x1050, "CNA_1050", 0x10001, 0x14000), ONE(0x1054, "CNA_1054", 0xffffff80),
+    TWO(0x1058, "CNA_1058", 0, 0xffffff80), TWO(0x105c, "CNA_105C", 0, 0xffffff80),
+    ONE(0x1060, "CNA_1060", 0), ONE(0x1064, "CNA_1064", 0), ONE(0x1068, "CNA_1068", 0),
+    ASIDE(0x106c, "CNA_106C"), FIELD(0x1070, "CNA_PAD_VALUE"), ONE(0x1074, "CNA_1074", 0),
+    ASIDE(0x1078, "CNA_DATAIN_ENTRIES"), ASIDE(0x107c, "CNA_107C"), PART(0x1080, "CNA_PAD", 0xf0f0f0f0u, 0),
+    ASIDE(0x1084, "CNA_1084"), FIELD(0x1088, "CNA_FEATURE_ADDR"), ASIDE(0x108c, "CNA_108C"),
+    ASIDE(0x1090, "CNA_1090"), ASIDE(0x1094, "CNA_1094"), ASIDE(0x1098, "CNA_1098"),
+    ONE(0x1100, "CNA_1100", 0), ONE(0x1104, "CNA_1104", 0), FIELD(0x1110, "CNA_WEIGHT_ADDR"),
+    ONE(0x1140, "CNA_1140", 0), ONE(0x1144, "CNA_1144", 0), ASIDE(0x118c, "CNA_118C"),
+    ASIDE(0x3004, "CORE_S_POINTER"), ONE(0x3018, "CORE_3018", 1),
+    FIELD(0x301c, "CORE_DATAOUT_SIZE_0"),
+    PART(0x3020, "CORE_DATAOUT_SIZE_1", 0xffff0000u, 0),
+    ASIDE(0x3024, "CORE_3024"),
+    ASIDE(0x4004, "DPU_S_POINTER"), ONE(0x400c, "DPU_400C", 0x1e4), PART(0x4010, "DPU_DATA_FORMAT", 0x03ffffffu, 0),
+    ONE(0x4014, "DPU_4014", 0), FIELD(0x4018, "DPU_DST_BASE_ADDR"),
+    FIELD(0x401c, "DPU_DST_SURF_STRIDE"), PART(0x4020, "DPU_DATA_CUBE_WIDTH", 0xffffe000u, 0),
+    PART(0x4024, "DPU_DATA_CUBE_HEIGHT", 0xffffe000u, 0), ONE(0x4028, "DPU_4028", 0),
+    PART(0x402c, "DPU_DATA_CUBE_CHANNEL", 0xffffe000u, 0), ASIDE(0x4030, "DPU_4030"), ASIDE(0x4034, "DPU_4034"),
+    ASIDE(0x4038, "DPU_4038"), ONE(0x403c, "DPU_403C", 0), ONE(0x4040, "DPU_4040", 0),
+    ONE(0x4044, "DPU_4044", 1), ONE(0x4048, "DPU_4048", 0x80000000),
+    ONE(0x404c, "DPU_404C", 0x7fffffff), ONE(0x4050, "DPU_4050", 1),
+    PART(0x4054, "DPU_BS_MUL_CFG", 0xffc0ffffu, 0x80000000), ONE(0x4058, "DPU_4058", 0x80000000),
+    ONE(0x405c, "DPU_405C", 0x7fffffff), ONE(0x4060, "DPU_4060", 0x13), ONE(0x4064, "DPU_4064", 0),
+    ONE(0x4068, "DPU_4068", 0), ONE(0x406c, "DPU_406C", 0x80000000),
+    ONE(0x4070, "DPU_4070", 0x7fffffff), ONE(0x4074, "DPU_4074", 0x80000000),
+    ONE(0x4078, "DPU_4078", 0x7fffffff), TWO(0x407c, "DPU_EW_CFG", 0x010041c1, 0x8002c0c0),
+    PART(0x4080, "DPU_EW_CVT_OFFSET_VALUE", 0xffff0000u, 0),
+    PART(0x4084, "DPU_EW_CVT_SCALE_VALUE", 0xffc00000u, 0),
+    ONE(0x4088, "DPU_4088", 0x80000000), ONE(0x408c, "DPU_408C", 0x7fffffff),
+    ONE(0x4090, "DPU_4090", 0), ONE(0x4094, "DPU_4094", 0), ONE(0x4098, "DPU_4098", 0),
+    ONE(0x409c, "DPU_409C", 0), ONE(0x40a0, "DPU_40A0", 0), ONE(0x40a4, "DPU_40A4", 0x80000000),
+    ONE(0x40a8, "DPU_40A8", 0x7fffffff), FIELD(0x40ac, "DPU_OUT_CVT_OFFSET"),
+    PART2(0x40b0, "DPU_OUT_CVT_SCALE", 0xffff0000u, 0, 0x10000),
+    PART(0x40b4, "DPU_OUT_CVT_SHIFT", 0xfffff000u, 0),
+    ONE(0x40b8, "DPU_40B8", 0x4000), ONE(0x40bc, "DPU_40BC", 0), ONE(0x40c0, "DPU_40C0", 0x04440102),
+    ONE(0x40c8, "DPU_40C8", 0), ONE(0x40cc, "DPU_40CC", 0), ONE(0x4100, "DPU_4100", 0),
+    ONE(0x4104, "DPU_4104", 0), ONE(0x4108, "DPU_4108", 0), ONE(0x410c, "DPU_410C", 0),
+    ONE(0x4110, "DPU_4110", 0), ONE(0x4114, "DPU_4114", 0), ONE(0x4118, "DPU_4118", 0),
+    ONE(0x411c, "DPU_411C", 0), ONE(0x4120, "DPU_4120", 0), ONE(0x4124, "DPU_4124", 0),
+    ONE(0x4128, "DPU_4128", 0), ONE(0x412c, "DPU_412C", 0),
+    ASIDE(0x5004, "DPU_RDMA_S_POINTER"), ASIDE(0x500c, "DPU_RDMA_DATA_CUBE_WIDTH"),
+    ASIDE(0x5010, "DPU_RDMA_DATA_CUBE_HEIGHT"), ASIDE(0x5014, "DPU_RDMA_DATA_CUBE_CHANNEL"),
+    ONE(0x5018, "DPU_RDMA_5018", 0), ONE(0x501c, "DPU_RDMA_501C", 0xe),
+    FIELD(0x5020, "DPU_RDMA_BS_BASE_ADDR"), ONE(0x5028, "DPU_RDMA_5028", 0),
+    ONE(0x502c, "DPU_RDMA_502C", 0), TWO(0x5034, "DPU_RDMA_ERDMA_CFG", 1, 0x40000004),
+    FIELD(0x5038, "DPU_RDMA_EW_BASE_ADDR"), ASIDE(0x5040, "DPU_RDMA_EW_SURF_STRIDE"),
+    TWO(0x5044, "DPU_RDMA_5044", 0x7810, 0x7818), ONE(0x5048, "DPU_RDMA_5048", 0),
+    ONE(0x504c, "DPU_RDMA_504C", 0), ONE(0x5064, "DPU_RDMA_5064", 0), ASIDE(0x506c, "DPU_RDMA_506C"),
+    ONE(0x5078, "DPU_RDMA_5078", 0), ONE(0x507c, "DPU_RDMA_507C", 0),
+    ASIDE(0x8028, "DDMA_CFG_DMA_WR_CFG"), ASIDE(0x802c, "DDMA_CFG_DMA_WSTRB"),
+};
+
+/* The "f2" layout (rk3576, NPU name "RKNPU f2"): t4's DPU and DPU_RDMA
+ * offsets, but CNA sizes written as N-1, the destination address in bits
+ * 4..31 of 0x4018, CORE 0x3020 the real output channels, and no BS shift
+ * register (0x4050 = 0x80011011 is the whole BS configuration the samples
+ * write). Read off multiple_input_demo.rk3576.rknn like t4. */
+static const emu_field f2_fields[] = {
+    {0x100c, 0, 3, 0, F_INT, T(conv_mode)},  {0x100c, 4, 6, 0, F_INT, T(in_prec)},
+    {0x100c, 7, 9, 0, F_INT, T(proc_prec)},  {0x1014, 0, 2, 0, F_INT, T(stride_x)},
+    {0x1014, 3, 5, 0, F_INT, T(stride_y)},   {0x1014, 16, 20, 1, F_INT, T(dil_x)},
+    {0x1014, 21, 25, 1, F_INT, T(dil_y)},    {0x1024, 16, 20, 1, F_INT, T(kh)},
+    {0x1024, 24, 28, 1, F_INT, T(kw)},       {0x1028, 0, 15, 1, F_INT, T(in_c_real)},
+    {0x102c, 0, 10, 1, F_INT, T(in_h)},      {0x102c, 16, 26, 1, F_INT, T(in_w)},
+    {0x1070, 0, 31, 0, F_I32, T(pad_value)}, {0x1080, 0, 3, 0, F_INT, T(pad_top)},
+    {0x1080, 8, 11, 0, F_INT, T(pad_left)},  {0x1088, 0, 31, 0, F_I64, T(feature_addr)},
+    {0x1110, 0, 31, 0, F_I64, T(weight_addr)}, {0x301c, 0, 15, 1, F_INT, T(core_w)},
+    {0x301c, 16, 31, 1, F_INT, T(core_h)},   {0x3020, 0, 15, 1, F_INT, T(core_c)},
+    {0x3020, 0, 13, 1, F_INT, T(kernels)},   {0x4010, 26, 28, 0, F_INT, T(dpu_in_prec)},
+    {0x4010, 29, 31, 0, F_INT, T(out_prec)}, {0x4018, 4, 31, 0, F_I64, T(dst_addr)},
+    {0x401c, 0, 31, 0, F_I64, T(dst_surf_stride)}, {0x4020, 0, 12, 1, F_INT, T(out_w)},
+    {0x4024, 0, 12, 1, F_INT, T(out_h)},     {0x402c, 0, 12, 1, F_INT, T(out_c_orig)},
+    {0x407c, 0, 0, 0, F_INT, T(ew_bypass)},  {0x4080, 0, 15, 0, F_S16, T(ew_cvt_offset)},
+    {0x4084, 0, 31, 0, F_I64, T(ew_cvt_scale)}, {0x40ac, 0, 31, 0, F_S32, T(out_cvt_offset)},
+    {0x40b0, 0, 15, 0, F_INT, T(out_cvt_scale)}, {0x40b4, 0, 11, 0, F_INT, T(out_cvt_shift)},
+    {0x5020, 0, 31, 0, F_I64, T(bs_addr)},   {0x5034, 0, 0, 0, F_INT, T(erdma_disable)},
+    {0x5038, 0, 31, 0, F_I64, T(ew_addr)},
+};
+
+/* every register the rk3576 conv tasks write */
+static const emu_word f2_words[] = {
+    ASIDE(0x1004, "CNA_S_POINTER"),
+    PART2(0x100c, "CNA_CONV_CON1", 0xfffffc00u, 0x20008000, 0x2000a000),
+    ONE(0x1010, "CNA_1010", 0xfff),
+    PART2(0x1014, "CNA_CONV_CON3", 0xfc00ffc0u, 0, 0x10000000),
+    ASIDE(0x1018, "CNA_1018"),
+    ONE(0x101c, "CNA_101C", 0x240),
+    ONE(0x1020, "CNA_1020", 0x24),
+    PART(0x1024, "CNA_WEIGHT_KERNELS", 0xe0e0c000u, 0),
+    PART2(0x1028, "CNA_DATAIN_CHANNEL", 0xffff0000u, 0x02080000, 0x04000000),
+    PART(0x102c, "CNA_DATAIN_SIZE", 0xf800f800u, 0),
+    ONE(0x1030, "CNA_1030", 0x48007f),
+    ASIDE(0x1034, "CNA_DATAOUT_PIXELS"),
+    ASIDE(0x1038, "CNA_1038"),
+    ASIDE(0x103c, "CNA_103C"),
+    ASIDE(0x1040, "CNA_1040"),
+    ONE(0x1044, "CNA_1044", 0x800080),
+    TWO(0x1048, "CNA_1048", 0xe0, 0xe38e0),
+    TWO(0x104c, "CNA_104C", 0x14000, 0x40004000),
+    TWO(0x1050, "CNA_1050", 0x10001, 0x14000),
+    ONE(0x1054, "CNA_1054", 0xffffff80),
+    TWO(0x1058, "CNA_1058", 0x0, 0xffffff80),
+    TWO(0x105c, "CNA_105C", 0x0, 0xffffff80),
+    ONE(0x1060, "CNA_1060", 0x0),
+    ONE(0x1064, "CNA_1064", 0x0),
+    ONE(0x1068, "CNA_1068", 0x0),
+    ONE(0x106c, "CNA_106C", 0x0),
+    FIELD(0x1070, "CNA_PAD_VALUE"),
+    ONE(0x1074, "CNA_1074", 0x0),
+    ASIDE(0x1078, "CNA_1078"),
+    ASIDE(0x107c, "CNA_107C"),
+    PART(0x1080, "CNA_PAD", 0xf0f0f0f0u, 0),
+    ONE(0x1084, "CNA_1084", 0xffffff80),
+    FIELD(0x1088, "CNA_FEATURE_ADDR"),
+    ONE(0x108c, "CNA_108C", 0xf000f),
+    ASIDE(0x1090, "CNA_1090"),
+    ASIDE(0x1094, "CNA_1094"),
+    ASIDE(0x1098, "CNA_1098"),
+    ONE(0x109c, "CNA_109C", 0x0),
+    ONE(0x1100, "CNA_1100", 0x0),
+    ONE(0x1104, "CNA_1104", 0x0),
+    FIELD(0x1110, "CNA_WEIGHT_ADDR"),
+    ONE(0x1140, "CNA_1140", 0x0),
+    ONE(0x1144, "CNA_1144", 0x0),
+    ONE(0x118c, "CNA_118C", 0x70007),
+    ASIDE(0x3004, "CORE_S_POINTER"),
+    ONE(0x3018, "CORE_3018", 0x10000081),
+    FIELD(0x301c, "CORE_DATAOUT_SIZE_0"),
+    PART(0x3020, "CORE_DATAOUT_SIZE_1", 0xffff0000u, 0),
+    ONE(0x3024, "CORE_3024", 0x0),
+    ASIDE(0x4004, "DPU_S_POINTER"),
+    ONE(0x400c, "DPU_400C", 0x40000004),
+    PART(0x4010, "DPU_DATA_FORMAT", 0x03ffffffu, 0),
+    ONE(0x4014, "DPU_4014", 0x0),
+    PART(0x4018, "DPU_DST_BASE_ADDR", 0xfu, 0),
+    FIELD(0x401c, "DPU_DST_SURF_STRIDE"),
+    PART(0x4020, "DPU_DATA_CUBE_WIDTH", 0xffffe000u, 0),
+    PART(0x4024, "DPU_DATA_CUBE_HEIGHT", 0xffffe000u, 0),
+    ONE(0x4028, "DPU_4028", 0x0),
+    PART(0x402c, "DPU_DATA_CUBE_CHANNEL", 0xffffe000u, 0),
+    ONE(0x4030, "DPU_4030", 0x70710),
+    ASIDE(0x4034, "DPU_4034"),
+    ONE(0x4038, "DPU_4038", 0x120080),
+    ONE(0x403c, "DPU_403C", 0x0),
+    ONE(0x4044, "DPU_4044", 0x1),
+    ONE(0x4048, "DPU_4048", 0x80000000),
+    ONE(0x404c, "DPU_404C", 0x7fffffff),
+    ONE(0x4050, "DPU_BS_CFG", 0x80011011),
+    ONE(0x4058, "DPU_4058", 0x80000000),
+    ONE(0x405c, "DPU_405C", 0x7fffffff),
+    ONE(0x4060, "DPU_4060", 0x903),
+    ONE(0x406c, "DPU_406C", 0x80000000),
+    ONE(0x4070, "DPU_4070", 0x7fffffff),
+    ONE(0x4074, "DPU_4074", 0x80000000),
+    ONE(0x4078, "DPU_4078", 0x7fffffff),
+    TWO(0x407c, "DPU_EW_CFG", 0x010041c1, 0x8002c0c0),
+    PART(0x4080, "DPU_EW_CVT_OFFSET_VALUE", 0xffff0000u, 0),
+    PART(0x4084, "DPU_EW_CVT_SCALE_VALUE", 0xffc00000u, 0),
+    ONE(0x4088, "DPU_4088", 0x80000000),
+    ONE(0x408c, "DPU_408C", 0x7fffffff),
+    ONE(0x4090, "DPU_4090", 0x0),
+    ONE(0x4094, "DPU_4094", 0x0),
+    ONE(0x409c, "DPU_409C", 0x0),
+    ONE(0x40a4, "DPU_40A4", 0x80000000),
+    ONE(0x40a8, "DPU_40A8", 0x7fffffff),
+    FIELD(0x40ac, "DPU_OUT_CVT_OFFSET"),
+    PART2(0x40b0, "DPU_OUT_CVT_SCALE", 0xffff0000u, 0, 0x10000),
+    PART(0x40b4, "DPU_OUT_CVT_SHIFT", 0xfffff000u, 0),
+    TWO(0x40b8, "DPU_40B8", 0x4000, 0x6000),
+    ONE(0x40bc, "DPU_40BC", 0x0),
+    ONE(0x40c0, "DPU_40C0", 0x4440100),
+    ONE(0x40c8, "DPU_40C8", 0x0),
+    ONE(0x40cc, "DPU_40CC", 0x0),
+    ONE(0x40d0, "DPU_40D0", 0x40ffff),
+    ONE(0x4100, "DPU_4100", 0x0),
+    ONE(0x4104, "DPU_4104", 0x0),
+    ONE(0x4108, "DPU_4108", 0x0),
+    ONE(0x410c, "DPU_410C", 0x0),
+    ONE(0x4110, "DPU_4110", 0x0),
+    ONE(0x4114, "DPU_4114", 0x0),
+    ONE(0x4118, "DPU_4118", 0x0),
+    ONE(0x411c, "DPU_411C", 0x0),
+    ONE(0x4120, "DPU_4120", 0x0),
+    ONE(0x4130, "DPU_4130", 0x0),
+    ONE(0x4140, "DPU_4140", 0x0),
+    ONE(0x4144, "DPU_4144", 0x0),
+    ONE(0x4148, "DPU_4148", 0x0),
+    ONE(0x414c, "DPU_414C", 0x0),
+    ONE(0x4150, "DPU_4150", 0x0),
+    ONE(0x4154, "DPU_4154", 0x0),
+    ONE(0x4160, "DPU_4160", 0x0),
+    ONE(0x4170, "DPU_4170", 0x0),
+    ONE(0x4174, "DPU_4174", 0x0),
+    ONE(0x4184, "DPU_4184", 0x0),
+    ONE(0x4188, "DPU_4188", 0x0),
+    ONE(0x418c, "DPU_418C", 0x0),
+    ONE(0x4190, "DPU_4190", 0x0),
+    ONE(0x4194, "DPU_4194", 0x0),
+    ASIDE(0x5004, "DPU_RDMA_S_POINTER"),
+    ASIDE(0x500c, "DPU_RDMA_DATA_CUBE_WIDTH"),
+    ASIDE(0x5010, "DPU_RDMA_DATA_CUBE_HEIGHT"),
+    ASIDE(0x5014, "DPU_RDMA_DATA_CUBE_CHANNEL"),
+    ONE(0x5018, "DPU_RDMA_5018", 0x0),
+    ONE(0x501c, "DPU_RDMA_501C", 0x710),
+    FIELD(0x5020, "DPU_RDMA_BS_BASE_ADDR"),
+    ONE(0x5024, "DPU_RDMA_5024", 0x0),
+    ONE(0x5028, "DPU_RDMA_5028", 0x0),
+    ONE(0x502c, "DPU_RDMA_502C", 0x0),
+    ONE(0x5030, "DPU_RDMA_5030", 0x0),
+    TWO(0x5034, "DPU_RDMA_ERDMA_CFG", 0x41, 0x50000044),
+    FIELD(0x5038, "DPU_RDMA_EW_BASE_ADDR"),
+    ASIDE(0x5040, "DPU_RDMA_EW_SURF_STRIDE"),
+    TWO(0x5044, "DPU_RDMA_5044", 0x40000010, 0x40000018),
+    ONE(0x5048, "DPU_RDMA_5048", 0x0),
+    ASIDE(0x504c, "DPU_RDMA_504C"),
+    ONE(0x5064, "DPU_RDMA_5064", 0x0),
+    ASIDE(0x506c, "DPU_RDMA_506C"),
+    ONE(0x5078, "DPU_RDMA_5078", 0x0),
+    ONE(0x507c, "DPU_RDMA_507C", 0x0),
+};
+
+/* 0x4050 as the samples write it: per-channel add and multiply, shift 14
+ * (the per-channel multipliers are Q14 as on every chip; the run shows it) */
+static const emu_meaning f2_meanings[] = {
+    {0x4050, 0xffffffffu, 0x80011011u, T(bs.present), 1},
+    {0x4050, 0xffffffffu, 0x80011011u, T(bs.alu_src), 1},
+    {0x4050, 0xffffffffu, 0x80011011u, T(bs.mul_src), 1},
+    {0x4050, 0xffffffffu, 0x80011011u, T(bs.relu_bypass), 1},
+    {0x4050, 0xffffffffu, 0x80011011u, T(bs.mul_shift), 14},
+};
+
+/* the BS words of the samples (0x4040..0x4054; the others must hold the
+ * sample's values for a run): operands per channel from memory, no ReLU */
+static const emu_meaning t4_meanings[] = {
+    {0x4054, 0xffc0ffffu, 0x80000000u, T(bs.alu_src), 1},
+    {0x4054, 0xffc0ffffu, 0x80000000u, T(bs.mul_src), 1},
+    {0x4054, 0xffc0ffffu, 0x80000000u, T(bs.relu_bypass), 1},
+};
+
+static const emu_layout layouts[] = {
+    {EMU_MAP_T4, t4_meanings, sizeof t4_meanings / sizeof t4_meanings[0], t4_fields, sizeof t4_fields / sizeof t4_fields[0], t4_words,
+     sizeof t4_words / sizeof t4_words[0], 2},
+    {EMU_MAP_F2, f2_meanings, sizeof f2_meanings / sizeof f2_meanings[0], f2_fields,
+     sizeof f2_fields / sizeof f2_fields[0], f2_words, sizeof f2_words / sizeof f2_words[0], 2},
+};
+
+static const emu_layout *layout_of(int map)
+{
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+        if (layouts[i].map == map)
+            return &layouts[i];
+    return NULL;
+}
+
+int emu_layout_known(int map)
+{
+    return layout_of(map) != NULL;
+}
+
+static const emu_word *word_of(const emu_layout *l, uint16_t addr)
+{
+    size_t lo = 0, hi = l->n_words;
+    while (lo < hi) { /* sorted by address */
+        size_t mid = (lo + hi) / 2;
+        if (l->words[mid].addr == addr)
+            return &l->words[mid];
+        if (l->words[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+const char *emu_layout_reg_name(int map, uint16_t addr)
+{
+    const emu_layout *l = layout_of(map);
+    const emu_word *w = l ? word_of(l, addr) : NULL;
+    return w ? w->name : NULL;
+}
+
+void emu_layout_decode(int map, emu_reg_get get, const void *ctx, emu_task *t)
+{
+    const emu_layout *l = layout_of(map);
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n_fields; i++) {
+        const emu_field *f = &l->fields[i];
+        uint32_t v;
+        if (!get(ctx, f->addr, &v))
+            continue;
+        uint32_t x = (v >> f->lo) & (uint32_t)((1ull << (f->hi - f->lo + 1)) - 1);
+        char *p = (char *)t + f->off;
+        switch (f->kind) {
+        case F_INT: *(int *)(void *)p = (int)x + f->add; break;
+        case F_I64: *(int64_t *)(void *)p = (int64_t)x + f->add; break;
+        case F_S16: *(int64_t *)(void *)p = (int16_t)(uint16_t)x; break;
+        case F_S32: *(int64_t *)(void *)p = (int32_t)x; break;
+        default: *(int32_t *)(void *)p = (int32_t)x; break;
+        }
+        if (f->off == T(pad_value))
+            t->has_pad_value = 1;
+        if (f->off == T(ew_bypass))
+            t->ew_present = 1;
+        if (f->off == T(bs.mul_shift))
+            t->bs.present = 1;
+    }
+    for (size_t i = 0; i < l->n_meanings; i++) {
+        const emu_meaning *e = &l->meanings[i];
+        uint32_t v;
+        if (get(ctx, e->addr, &v) && (v & e->mask) == e->val)
+            *(int *)(void *)((char *)t + e->off) = e->set;
+    }
+    /* the mode code of a plain convolution in this layout is the rk3588 family's 0;
+     * other codes are not told apart (16 + code: neither conv nor depthwise) */
+    if (t->conv_mode >= 0) {
+        if ((uint32_t)t->conv_mode != l->conv_mode_code) {
+            size_t n = strlen(t->notes);
+            snprintf(t->notes + n, sizeof t->notes - n, "%sCNA mode code %d unknown in this layout",
+                     n ? "; " : "", t->conv_mode);
+        }
+        t->conv_mode = (uint32_t)t->conv_mode == l->conv_mode_code ? 0 : 16 + t->conv_mode;
+    }
+}
+
+int emu_layout_check(int map, uint16_t addr, uint32_t value)
+{
+    const emu_layout *l = layout_of(map);
+    const emu_word *w = l ? word_of(l, addr) : NULL;
+    if (!w)
+        return 0;
+    if (w->n <= 0)
+        return 1;
+    for (int i = 0; i < w->n; i++)
+        if ((value & w->mask) == w->vals[i])
+            return 1;
+    return 0;
+}
