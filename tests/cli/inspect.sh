@@ -448,18 +448,10 @@ errs = []
 if d.get('model_version') == 1:
     # model-1 files: task i is the i-th kind-7 tensor; the node whose task list
     # (node slot 6: tables, slot 0 the tensor) names it is its node. Walked here.
-    b = open(rknn, 'rb').read()
-    fb = b[64: 64 + struct.unpack_from('<Q', b, 16)[0]]
-    u32 = lambda o: struct.unpack_from('<I', fb, o)[0]
-    def slot(t, k):
-        vt = t - struct.unpack_from('<i', fb, t)[0]
-        n = (struct.unpack_from('<H', fb, vt)[0] - 4) // 2
-        f = struct.unpack_from('<H', fb, vt + 4 + 2 * k)[0] if k < n else 0
-        return t + f if f else None
-    def tables(t, k):
-        o = slot(t, k)
-        if o is None: return []
-        o += u32(o); return [o + 4 + 4 * i + u32(o + 4 + 4 * i) for i in range(u32(o))]
+    sys.path.insert(0, 'tests/oracle')
+    from rknn_fb import FB
+    F = FB(rknn)
+    fb, u32, slot, tables = F.fb, F.u32, F.slot, F.tables
     g = tables(u32(0), 2)[0]
     blobs = [i for i, t in enumerate(tables(g, 0)) if slot(t, 2) and fb[slot(t, 2)] == 7]
     owner = {u32(slot(e, 0)): ni + 1 for ni, nd in enumerate(tables(g, 1)) for e in tables(nd, 6)}
@@ -471,8 +463,7 @@ if d.get('model_version') == 1:
         errs.append(f"{name}: a task blob no node lists")
     # slot 1 of a task's entry: the LUT table tensor (kind 6), by name
     tens = tables(g, 0)
-    def tname(i):
-        o = slot(tens[i], 5); o += u32(o); return fb[o + 4: o + 4 + u32(o)].decode()
+    tname = lambda i: F.string(tens[i], 5)
     lut = {u32(slot(e, 0)): (tname(u32(slot(e, 1))) if slot(e, 1) else None)
            for nd in tables(g, 1) for e in tables(nd, 6)}
     got_lut = [t['lut_tensor'] for t in nt['tasks']]

@@ -25,40 +25,15 @@ import sys
 
 import numpy as np
 
+from rknn_fb import FB
+
 
 def flatbuffer(path):
-    b = open(path, 'rb').read()
-    fb = b[64: 64 + struct.unpack_from('<Q', b, 16)[0]]
-    u32 = lambda o: struct.unpack_from('<I', fb, o)[0]
-
-    def slot(t, k):
-        vt = t - struct.unpack_from('<i', fb, t)[0]
-        n = (struct.unpack_from('<H', fb, vt)[0] - 4) // 2
-        f = struct.unpack_from('<H', fb, vt + 4 + 2 * k)[0] if k < n else 0
-        return t + f if f else None
-
-    def tables(t, k):
-        o = slot(t, k)
-        o += u32(o)
-        return [o + 4 + 4 * i + u32(o + 4 + 4 * i) for i in range(u32(o))]
-
-    def first(t, k, fmt):
-        o = slot(t, k)
-        if o is None:
-            return None
-        o += u32(o)
-        return struct.unpack_from(fmt, fb, o + 4)[0] if u32(o) else None
-
-    def name(t):
-        o = slot(t, 5)
-        o += u32(o)
-        return fb[o + 4: o + 4 + u32(o)].decode()
-
-    g = tables(u32(0), 2)[0]
-    quant = {}
-    for t in tables(g, 0):
-        quant[name(t)] = (first(t, 10, '<f'), first(t, 11, '<i'))
-    return b, quant
+    """The file's bytes and {tensor name: (scale, zero point)}."""
+    f = FB(path)
+    quant = {f.string(t, 5): (f.first(t, 10, '<f'), f.first(t, 11, '<i'))
+             for t in f.tables(f.graph(), 0)}
+    return f.file, quant
 
 
 def main():
