@@ -117,11 +117,6 @@ $(BUILD)/tests/test_api_%: tests/unit/test_api_%.c $(API_OBJ) $(ANALYZE_OBJ) $(B
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(API_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
 
-# the import pipeline is the CLI's; its test takes that one object
-$(BUILD)/tests/test_import_stream: tests/unit/test_import_stream.c $(BUILD)/obj/cli/import_stream.o $(CORE_LIB) | $(GEN_H)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(BUILD)/obj/cli/import_stream.o $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS)
-
 # the report exporters are the CLI's; their tests take those objects
 $(BUILD)/tests/test_report_%: tests/unit/test_report_%.c $(REPORTS_OBJ) $(ANALYZE_OBJ) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)

@@ -1,10 +1,11 @@
 /* cli/cmd_import.c — `rknn-trace import PATH...`: board logs, toolkit output
  * and level-5 dump folders into the run store. Every file is read and every
  * folder checked before the database is opened; a text log is scanned while
- * its runs are written (cli/import_stream.c). The whole import is one
+ * its runs are written (record/import_stream.c). The whole import is one
  * transaction: a bad line anywhere leaves the database as it was. */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "record/import_stream.h"
 #include "cli/opt.h"
 #include "record/perf_rows.h"
 #include "record/source_import.h"

@@ -1,5 +1,5 @@
 /* tests/unit/test_import_stream.c — a log imported while it is read
- * (cli/import_stream.c) hands the writer the same runs, in the same order and
+ * (record/import_stream.c) hands the writer the same runs, in the same order and
  * with the same rows, as scanning the whole log first (vlog_scan, the oracle);
  * prepare runs on the scanning thread and write on another; a failed write
  * stops the writing and is returned; a scan error writes nothing. The log is
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "record/import_stream.h"
 #include "tests/test.h"
 #include "util/util.h"
 

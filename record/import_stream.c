@@ -1,8 +1,8 @@
-/* cli/import_stream.c — a log scanned on the calling thread while a second
+/* record/import_stream.c — a log scanned on the calling thread while a second
  * thread writes its complete runs, in order. Reading a log and writing its rows
  * into SQLite take about the same time, so a large import takes half as long;
  * the queue between them is short, so a run's rows are freed once written. */
-#include "cli/cli.h"
+#include "record/import_stream.h"
 #include "util/util.h"
 
 #include <pthread.h>
