@@ -191,8 +191,10 @@ int tune_eval(tune_session *s, int algo, int method, const int *fp16, int n, int
     char **names = cand_names(s, p, &n_names);
     rc = build(s, algo, method, names, n_names, write_cfg, &b, err, errlen);
     free(names);
-    if (rc)
+    if (rc) {
+        tune_point_free(p);
         return rc;
+    }
     int metric = s->o.metric;
     double sum = 0;
     p->worst = metric == TUNE_ATOL ? -INFINITY : INFINITY;
@@ -226,6 +228,8 @@ int tune_eval(tune_session *s, int algo, int method, const int *fp16, int n, int
 out:
     npu_graph_free(ng);
     built_free(&b);
+    if (rc) /* a failed or stopped evaluation is no point: nothing for the caller to free */
+        tune_point_free(p);
     return rc;
 }
 
