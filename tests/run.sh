@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
                 only+=("$2"); shift 2 ;;
         --only=*) only+=("${1#--only=}"); shift ;;
         --list) list=1; shift ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
         *) echo "run.sh: unknown argument '$1' (--only PATTERN, --list)" >&2; exit 2 ;;
     esac
 done
