@@ -287,6 +287,8 @@ out:
         built_free(&w[i].b);
     free(w);
     free(score);
+    if (rc) /* a failed or stopped evaluation is no point: nothing for the caller to free */
+        tune_point_free(p);
     return rc;
 }
 

@@ -75,7 +75,7 @@ int tune_better(const tune_session *s, const tune_point *a, const tune_point *b)
 /* Evaluates a configuration: fp16[0..n) candidate indices; all_but >= 0 puts
  * every candidate but that one in fp16 instead. write_cfg: also write its
  * quantization.cfg (runtime/quant's layout, every parameter). Returns RT_OK,
- * RT_EINVAL when stopped (opts.stop), or an error. */
+ * RT_EINVAL when stopped (opts.stop), or an error (then p holds nothing to free). */
 int tune_eval(tune_session *s, int algo, int method, const int *fp16, int n, int all_but,
               const char *write_cfg, tune_point *out, char *err, size_t errlen);
 /* Each candidate's mean single-layer cos over the samples (as accuracy_run's
