@@ -52,7 +52,7 @@ void cmp_run_free(cmp_run *r)
 
 int cmp_run_is_board(const cmp_run *r)
 {
-    return r->run.backend && !strcmp(r->run.backend, "board");
+    return store_backend_of(r->run.backend) == BACKEND_BOARD;
 }
 
 double cmp_run_profiled_us(const cmp_run *r)

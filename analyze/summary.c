@@ -241,7 +241,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->internal_bytes = known_int(run->internal_bytes) ? run->internal_bytes : -1;
 
     /* a predicted-only run (backend "predict": a vendor .rknn on a PC) ran nothing here */
-    int predicted_only = run->backend && !strcmp(run->backend, "predict");
+    int predicted_only = store_backend_of(run->backend) == BACKEND_PREDICT;
     s->host_median_us = predicted_only || total_is_table ? NAN : run->total_us;
     s->host_p90_us = run->host_p90_us;
     s->host_min_us = run->host_min_us;
@@ -349,7 +349,8 @@ const char *summary_timing_label(const run_summary *s)
 const char *summary_timing_missing(const run_summary *s, const char **what, char *buf, size_t len)
 {
     const char *backend = s->run && s->run->backend ? s->run->backend : "";
-    if (s->prov.timing != PROV_NONE || !strcmp(backend, "sim"))
+    int kind = store_backend_of(backend);
+    if (s->prov.timing != PROV_NONE || kind == BACKEND_SIM)
         return NULL;
     *what = s->prov.imported ? "timing" : "host";
     if (s->prov.imported && s->prov.table != PROV_NONE)
@@ -357,7 +358,7 @@ const char *summary_timing_missing(const run_summary *s, const char **what, char
                "not an rknn_run median)";
     if (s->prov.imported)
         return "none: the log printed no timed runs and no per-layer table";
-    if (!strcmp(backend, "predict"))
+    if (kind == BACKEND_PREDICT)
         return "not executed: a vendor .rknn holds NPU machine code, so its profile is predicted "
                "and no numeric outputs were computed (run its source ONNX model, or the file on a board)";
     snprintf(buf, len, "not executed on this PC (backend %s)", *backend ? backend : "unknown");

@@ -134,6 +134,7 @@ static void single_run(void)
     }
     free(text);
     rep_doc_free(&d);
+    summary_free(&r.sum);
 }
 
 int main(void)
