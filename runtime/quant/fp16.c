@@ -29,6 +29,7 @@ static void round_f16_scalar(float *v, int64_t n)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 
 #define RNE (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
@@ -69,7 +70,11 @@ static int f16_isa(void)
     static int isa = -1;
     int h = __atomic_load_n(&isa, __ATOMIC_RELAXED);
     if (h < 0) {
-        h = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("f16c") ? 1 : 0;
+        /* F16C by CPUID leaf 1, ECX bit 29: clang's __builtin_cpu_supports
+         * does not know "f16c"; it needs AVX's YMM state, which "avx" checks */
+        unsigned a, b, c = 0, d;
+        int f16c = __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1) && __builtin_cpu_supports("avx");
+        h = __builtin_cpu_supports("avx512f") ? 2 : f16c ? 1 : 0;
         __atomic_store_n(&isa, h, __ATOMIC_RELAXED);
     }
     return h;
