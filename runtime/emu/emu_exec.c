@@ -20,6 +20,13 @@ typedef struct regstate {
     uint8_t set[2][0x10000 / 4];
 } regstate;
 
+/* The value register addr holds for group grp's task: its own write or what an
+ * earlier task of the group left; 0 when none wrote it. */
+static uint32_t reg_or0(const regstate *rs, int grp, uint32_t addr)
+{
+    return rs->set[grp][addr / 4] ? rs->val[grp][addr / 4] : 0;
+}
+
 typedef struct emu_mem {
     int8_t **buf;         /* per tensor, NULL none */
     int64_t *bytes;
@@ -284,8 +291,8 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     /* rk3566/rk3568 encode the add otherwise (BS_CFG 0x148, EW_CFG 0x900002d0 where
      * rk3588 writes 0x20140, 0x904202c0: algo 0 and bits 3 / 4 set); only those
      * exact words are taken there */
-    uint32_t bs_cfg = rs->set[grp][0x4040 / 4] ? rs->val[grp][0x4040 / 4] : 0;
-    uint32_t ew_cfg = rs->set[grp][0x4070 / 4] ? rs->val[grp][0x4070 / 4] : 0;
+    uint32_t bs_cfg = reg_or0(rs, grp, 0x4040);
+    uint32_t ew_cfg = reg_or0(rs, grp, 0x4070);
     int rk356x = t->map == EMU_MAP_RK356X;
     /* table layouts: their stage words were checked against the values the
      * sample files write (emu_layout_check), one meaning each */
@@ -307,7 +314,7 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
      * interpolates the file's two tables (docs/rknn-format.md) */
     lut_stage L;
     if (t->lut_used) {
-        uint32_t bn_cfg = rs->set[grp][0x4060 / 4] ? rs->val[grp][0x4060 / 4] : 0;
+        uint32_t bn_cfg = reg_or0(rs, grp, 0x4060);
         if (ew_cfg != 0x302 || bn_cfg != 0x48 || !t->bn.present || t->bn.bypass ||
             (!t->bn.alu_bypass && (t->bn.alu_src || t->bn.alu_operand)) || t->bn.mul_bypass ||
             t->bn.mul_src || t->bn.mul_prelu || !t->bn.relu_bypass || t->bn.mul_shift < 0 ||
@@ -452,7 +459,7 @@ static int run_copy(const rknn_model *m, int ti, const emu_task *t, const regsta
     const char *nn = node_name(m, node);
     int split = !strcmp(nd->type, "Split"), rc = 0;
     act src, dst;
-#define R(a) (rs->set[grp][(a) / 4] ? rs->val[grp][(a) / 4] : 0)
+#define R(a) reg_or0(rs, grp, (a))
     if (R(0x400c) != 0x109 || R(0x4010) != 0 || R(0x5044) != 0x4001 || R(0x4070) != 0x383 ||
         R(0x4060) != 0x53 || (R(0x4040) != 0x53 && R(0x4040) != 0x58) || t->ew_present < 0 ||
         t->rdma_src_addr < 0 || t->dst_addr < 0 || t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
@@ -517,7 +524,7 @@ static int run_add(const rknn_model *m, int ti, const emu_task *t, const regstat
     const char *nn = node_name(m, node);
     int rc = 0;
     act a, b, o;
-#define R(x) (rs->set[grp][(x) / 4] ? rs->val[grp][(x) / 4] : 0)
+#define R(x) reg_or0(rs, grp, (x))
     uint32_t mul = R(0x4048), ewc = R(0x4078);
     if (R(0x400c) != 0x109 || R(0x4010) != 0x10 || R(0x5044) != 0x4001 || R(0x4070) != 0x900002d0 ||
         R(0x4060) != 0x53 || R(0x4040) != 0x48 || (mul & 0xc0ff) || R(0x5034) != 0x40000000 ||
