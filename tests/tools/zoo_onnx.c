@@ -2,8 +2,12 @@
  * bench/npu_models.sh builds) as an ONNX file that `rknn-trace run` executes:
  * node names "<op>_<index>", seeded uniform weights of variance 3/fan_in (so
  * activations stay in range through the network), Resize scales (1,1,2,2),
- * Clip bounds 0 and 6 (1 for yolov8: its clipped class-score sum).
- * usage: zoo_onnx NAME OUT.onnx [SIZE CLASSES]   (SIZE/CLASSES: yolov8 only) */
+ * Clip bounds 0 and 6 (1 for yolov8: its clipped class-score sum), Reshape
+ * shapes the output's dims.
+ * usage: zoo_onnx NAME OUT.onnx [SIZE CLASSES] [--shapes]   (SIZE/CLASSES:
+ * yolov8 only; --shapes also writes every intermediate tensor's shape as
+ * the builder declared it, as value_info, for a check against ONNX's own
+ * shape inference) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +86,15 @@ static Onnx__TensorProto *initializer(const graph_t *g, const node_t *n, int slo
         if (k)
             fan_in *= t->dims[k];
     }
+    if (!strcmp(n->op, "Reshape")) { /* the shape: the output's dims, int64 */
+        const tensor_t *y = &g->t[n->out[0]];
+        p->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+        p->n_int64_data = count;
+        p->int64_data = xcalloc(count, sizeof(int64_t));
+        for (size_t i = 0; i < count && i < (size_t)y->ndim; i++)
+            p->int64_data[i] = y->dims[i];
+        return p;
+    }
     p->n_float_data = count;
     p->float_data = xcalloc(count, sizeof(float));
     if (!strcmp(n->op, "Resize")) {
@@ -103,11 +116,12 @@ int main(int argc, char **argv)
     Onnx__GraphProto gp = ONNX__GRAPH_PROTO__INIT;
     Onnx__OperatorSetIdProto ops = ONNX__OPERATOR_SET_ID_PROTO__INIT, *opsp = &ops;
     graph_t *g;
-    int yolo;
+    int yolo, shapes = argc > 3 && !strcmp(argv[argc - 1], "--shapes");
     FILE *f;
 
+    argc -= shapes;
     if (argc != 3 && argc != 5) {
-        fprintf(stderr, "usage: zoo_onnx NAME OUT.onnx [SIZE CLASSES]\n");
+        fprintf(stderr, "usage: zoo_onnx NAME OUT.onnx [SIZE CLASSES] [--shapes]\n");
         return 1;
     }
     yolo = !strncmp(argv[1], "yolov8", 6);
@@ -165,6 +179,15 @@ int main(int argc, char **argv)
     gp.output = xcalloc((size_t)g->n_outputs + 1, sizeof(*gp.output));
     for (int i = 0; i < g->n_outputs; i++)
         gp.output[gp.n_output++] = value_info(&g->t[g->outputs[i]]);
+    gp.value_info = xcalloc((size_t)g->n_t + 1, sizeof(*gp.value_info));
+    for (int i = 0; shapes && i < g->n_nodes; i++)
+        for (int k = 0; k < g->nodes[i].n_out; k++) {
+            int t = g->nodes[i].out[k], out = 0;
+            for (int o = 0; o < g->n_outputs; o++)
+                out |= g->outputs[o] == t;
+            if (t >= 0 && !out)
+                gp.value_info[gp.n_value_info++] = value_info(&g->t[t]);
+        }
     ops.domain = "";
     ops.has_version = 1;
     ops.version = 12;
@@ -196,10 +219,14 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < gp.n_initializer; i++) {
         free(gp.initializer[i]->dims);
         free(gp.initializer[i]->float_data);
+        free(gp.initializer[i]->int64_data);
         free(gp.initializer[i]);
     }
     for (size_t i = 0; i < gp.n_input; i++)
         value_info_free(gp.input[i]);
+    for (size_t i = 0; i < gp.n_value_info; i++)
+        value_info_free(gp.value_info[i]);
+    free(gp.value_info);
     for (size_t i = 0; i < gp.n_output; i++)
         value_info_free(gp.output[i]);
     free(gp.node);

@@ -144,7 +144,8 @@ static int head(gb *b, int x, int classes)
 
     node(b, "GlobalAveragePool", 1, &x, p);
     node(b, "Flatten", 1, &p, f);
-    node(b, "Gemm", 3, in, y);
+    /* the weight is (classes, c), as both exports store it: transB */
+    attr_ints(node(b, "Gemm", 3, in, y), "transB", 0, 1, 0, 0, 0);
     return y;
 }
 
@@ -440,6 +441,103 @@ static graph_t *build_yolov8(double depth, double width, int maxc, int size, int
     return finish_n(&m->b, x, 9, out);
 }
 
+/* ---- RetinaFace (biubug6/Pytorch_Retinaface, the zoo's
+ * RetinaFace_resnet50_320: torchvision ResNet-50 body, cfg_re50 in_channel
+ * 256 / out_channel 256, exported with phase 'test', so the class output is
+ * Softmax(dim=-1)) ---------------------------------------------------------- */
+
+/* conv_bn / conv_bn1X1 of net.py (BN folded in the export) with
+ * LeakyReLU(leaky); leaky is 0 when out_channels > 64, which exports as
+ * LeakyRelu all the same */
+static int rf_conv(gb *b, int x, int oc, int k)
+{
+    int y = same(b, "LeakyRelu", conv(b, x, oc, k, 1, 1));
+    return y;
+}
+
+/* torchvision Bottleneck (v1.5: the stride on the 3x3), ReLU after the add */
+static int rn_bottleneck(gb *b, int x, int width, int stride, int down)
+{
+    int sc = down ? conv(b, x, width * 4, 1, stride, 1) : x;
+    int z = same(b, "Relu", conv(b, x, width, 1, 1, 1));
+    z = same(b, "Relu", conv(b, z, width, 3, stride, 1));
+    z = conv(b, z, width * 4, 1, 1, 1);
+    return same(b, "Relu", add(b, z, sc));
+}
+
+/* SSH(in, out): 3x3 to out/2 (no activation); 3x3 to out/4 (+act), 3x3
+ * (no act); from that 3x3 (+act), 3x3 (no act); concat, ReLU */
+static int rf_ssh(gb *b, int x, int oc)
+{
+    int cat[3], c5;
+
+    cat[0] = conv(b, x, oc / 2, 3, 1, 1);
+    c5 = rf_conv(b, x, oc / 4, 3);
+    cat[1] = conv(b, c5, oc / 4, 3, 1, 1);
+    cat[2] = conv(b, rf_conv(b, c5, oc / 4, 3), oc / 4, 3, 1, 1);
+    return same(b, "Relu", concat(b, 3, cat));
+}
+
+/* a head of one level: 1x1 conv to 2 anchors x k, permute to NHWC, view
+ * (1, H*W*2, k) */
+static int rf_head(gb *b, int x, int k)
+{
+    int y = conv(b, x, 2 * k, 1, 1, 1);
+    const tensor_t *t = T(b, y);
+    int64_t h = t->dims[2], w = t->dims[3];
+    int p = act(b, 1, h, w, 2 * k, 4), r = act(b, 1, h * w * 2, k, 0, 3);
+    int in[2] = {p, cst(b, 1, 3, 0, 0, 0)};
+    node_t *n = node(b, "Transpose", 1, &y, p);
+
+    attr_ints(n, "perm", 4, 0, 2, 3, 1);
+    node(b, "Reshape", 2, in, r);
+    return r;
+}
+
+static graph_t *build_retinaface_r50(int size)
+{
+    static const int blocks[4] = {3, 4, 6, 3};
+    gb b = {graph_new()};
+    int x = act(&b, 1, 3, size, size, 4), y, lv[3], f[3], out[3];
+
+    y = maxpool(&b, same(&b, "Relu", conv(&b, x, 64, 7, 2, 1)));
+    for (int s = 0; s < 4; s++)
+        for (int i = 0; i < blocks[s]; i++) {
+            y = rn_bottleneck(&b, y, 64 << s, s > 0 && i == 0 ? 2 : 1, i == 0);
+            if (s > 0 && i == blocks[s] - 1)
+                lv[s - 1] = y;
+        }
+    /* FPN: 1x1 per level, the coarser one upsampled (nearest) and added,
+     * then the 3x3 merge */
+    for (int i = 0; i < 3; i++)
+        f[i] = rf_conv(&b, lv[i], 256, 1);
+    f[1] = rf_conv(&b, add(&b, f[1], upsample2(&b, f[2])), 256, 3);
+    f[0] = rf_conv(&b, add(&b, f[0], upsample2(&b, f[1])), 256, 3);
+    for (int i = 0; i < 3; i++)
+        f[i] = rf_ssh(&b, f[i], 256);
+    /* outputs: boxes (4), classes (2, Softmax over the last axis), landmarks (10) */
+    for (int o = 0; o < 3; o++) {
+        static const int k[3] = {4, 2, 10};
+        int part[3], n = 0;
+        int64_t rows = 0;
+        node_t *nd;
+        for (int i = 0; i < 3; i++) {
+            part[i] = rf_head(&b, f[i], k[o]);
+            rows += T(&b, part[i])->dims[1];
+        }
+        out[o] = act(&b, 1, rows, k[o], 0, 3);
+        nd = node(&b, "Concat", 3, part, out[o]);
+        attr_ints(nd, "axis", 0, 1, 0, 0, 0);
+        if (k[o] == 2) {
+            n = act(&b, 1, rows, k[o], 0, 3);
+            nd = node(&b, "Softmax", 1, &out[o], n);
+            attr_ints(nd, "axis", 0, -1, 0, 0, 0);
+            out[o] = n;
+        }
+    }
+    return finish_n(&b, x, 3, out);
+}
+
 graph_t *zoo_yolov8(char scale, int size, int classes)
 {
     switch (scale) {
@@ -466,6 +564,8 @@ graph_t *zoo_graph(const char *name)
         return build_yolov5(0.67, 0.75, 1);
     if (!strncmp(name, "yolov8", 6))
         return zoo_yolov8(name[6], 640, 80);
+    if (!strcmp(name, "retinaface_r50"))
+        return build_retinaface_r50(320);
     return NULL;
 }
 
