@@ -15,7 +15,8 @@
  * ONNX: ppocrv4_det (the same PaddleOCR network, bundled in tests/data/models)
  * and networks built from their published architectures by
  * tests/tools/zoo/graphs.c (mobilenetv2-12, resnet50-v2-7, YOLOv5 v6.x n/s/m
- * with SiLU and s with ReLU, YOLOv8 n/s/m). Timing needs shapes only, so the
+ * with SiLU and s with ReLU, YOLOv8 n/s/m; RetinaFace_resnet50_320, outside
+ * the fit). Timing needs shapes only, so the
  * weights are absent. Each is lowered in int8 for every chip of the table,
  * costed, and npu_frame_us() is compared with 1000/FPS (batch 1, one core,
  * max clocks); rv1106, which the 2.3.2 table lacks, with the zoo's 2023 chart
@@ -99,10 +100,17 @@ static const bench_model models[] = {
     /* RetinaFace mobilenet0.25 (the zoo's RetinaFace_mobile320), from the bundled
      * shared/data/models/rknn/retinaface.onnx, traced at 640: bench/npu_models.sh
      * writes it at 320 into $NPU_MODELS_EXTRA (input 320x320, the two Resize
-     * sizes the trace froze halved, nothing else changed). int8, outside the
-     * fit: predicted by it. */
-    {"retinaface320", "retinaface_320.onnx", "input.1", 0, 0, {1, 3, 320, 320},
+     * sizes the trace froze halved, and the zoo export's Softmax over the class
+     * output, which the trace lacks). int8, outside the fit: predicted by it. */
+    {"retinaface320", "retinaface_mobile320.onnx", "input.1", 0, 0, {1, 3, 320, 320},
      {227.2, 470.5, 300.8, 156.4, 156.4}, {234.7, 0, 279.5, 142.5, 142.5}, 0},
+    /* RetinaFace_resnet50_320: the same detector with a ResNet-50 body and
+     * 256-channel FPN/SSH, built from biubug6/Pytorch_Retinaface (graphs.c).
+     * int8, outside the fit: with retinaface320 it tells a cost of the
+     * shared head (three levels, Softmax over (1,4200,2)) from one of the
+     * body. */
+    {"retinaface_r50", NULL, "input", 0, 0, {1, 3, 320, 320},
+     {49.2, 56.6, 26.9, 18.7, 18.7}, {48.8, 0, 26.0, 18.5, 18.5}, 0},
 };
 
 static double layer_frame(double npu, double ddr, double b, double k);
