@@ -219,6 +219,12 @@ double npu_frame_cycles(const npu_platform_t *p, double npu, double ddr_cycles, 
 /* 1 when the layer's activation goes through the NPU's lookup table
  * (Sigmoid, SiLU as ExSwish, Tanh, Elu, Softplus, Mish, Gelu). */
 int npu_layer_uses_lut(const npu_layer_t *l);
+/* The op list's Transpose limits (npu_transpose.c) for perm of a 4-D input
+ * of dims x on p (not RK356X, whose rules differ), int8 or 16-bit data: NULL
+ * when it runs on the NPU, else the first condition it fails, as the list
+ * writes it ("h1 * w1 % 8 == 0"; a stands for 16 in int8, 8 in 16-bit). */
+const char *npu_transpose_limit(const npu_platform_t *p, const int perm[4], const int64_t x[4],
+                                int int8);
 
 /* CPU-fallback cost. A CPU layer's time on chip p is
  *     (fixed + rd * ns_rd + elems * ns_elem + flops * ns_flop

@@ -368,6 +368,37 @@ static int is_patch_conv(const lower_t *L, const node_t *n)
 
 /* NPU limits of rknn-oplist.md §4; returns 1 and fills why when the node must
  * fall back to the CPU. */
+/* A Transpose of rank <= 4 against the op list's limits (npu_transpose.c), in
+ * the 4-D view the compiler uses: lower ranks padded with 1s at the front (the
+ * [1,1,N,C] of retinaface.rv1103's head Reshapes). Ranks above 4 have no
+ * limits in the list and stay on the NPU. */
+static int transpose_exceeds(const lower_t *L, const node_t *n, char *why, size_t len)
+{
+    const tensor_t *x = T(L, n->in[0]);
+    const int64_t *pv = NULL;
+    int np = node_attr_ints(n, "perm", &pv), r = x ? x->ndim : 0, k, perm[4];
+    int64_t d[4];
+    const char *bad;
+
+    if (r < 1 || r > 4 || (np && np != r))
+        return 0;
+    k = 4 - r;
+    for (int i = 0; i < 4; i++) {
+        d[i] = i < k ? 1 : x->dims[i - k];
+        perm[i] = i < k ? i : k + (np ? (int)pv[i - k] : r - 1 - (i - k));
+        if (d[i] <= 0 || perm[i] < 0 || perm[i] > 3)
+            return 0;
+    }
+    bad = npu_transpose_limit(L->p, perm, d, L->ng->dtype == NPU_INT8);
+    if (bad)
+        snprintf(why, len, "transpose perm [%d,%d,%d,%d] of (%lld,%lld,%lld,%lld) fails the %s "
+                 "limit %s%s", perm[0], perm[1], perm[2], perm[3], (long long)d[0], (long long)d[1],
+                 (long long)d[2], (long long)d[3], L->p->name, bad,
+                 !strstr(bad, "% a") && !strstr(bad, "a *") && !strstr(bad, "* a") ? ""
+                 : L->ng->dtype == NPU_INT8 ? " (a = 16, int8)" : " (a = 8, 16-bit)");
+    return bad != NULL;
+}
+
 static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t len)
 {
     const graph_t *g = L->g;
@@ -519,6 +550,8 @@ static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t l
          * we do not model (rknn-oplist.md §3) */
         return 0;
     }
+    if (!strcmp(n->op, "Transpose"))
+        return transpose_exceeds(L, n, why, len);
     return 0;
 }
 
