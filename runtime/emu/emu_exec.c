@@ -150,7 +150,7 @@ static void node_operands(const rknn_model *m, const rknn_node *nd, int *x, int 
             *x = nd->in[k];
         else if (!is_const && *e < 0)
             *e = nd->in[k];
-        else if (is_const && t->nnd == 6 && *w < 0)
+        else if (is_const && t->nnd >= 6 && t->nnd % 6 == 0 && *w < 0)
             *w = nd->in[k];
         else if (is_const && t->dtype == DT_INT32 && *b < 0)
             *b = nd->in[k];
@@ -247,6 +247,60 @@ static int64_t lut_eval(const lut_stage *L, int64_t x)
     return T[i] + rshift_round((int64_t)(T[i + 1] - T[i]) * f, sh);
 }
 
+/* A conv weight's native layout: one or more blocks [OC1, IC1, kh, kw, OC2,
+ * IC2] of input channels (yolov8n's 48 = 32 + 16: IC1 blocks of 32, then one
+ * of 16), interleaved per OC1: for each block of OC2 kernels, each input-channel
+ * block's [IC1][kh][kw][OC2][IC2] bytes in turn (docs/rknn-format.md "Weights
+ * in several input-channel blocks"). */
+#define WB_MAX 4
+typedef struct weight_blocks {
+    int n, ocp, kh, kw;
+    int ib[WB_MAX], icp[WB_MAX], ic0[WB_MAX];   /* first input channel of each block */
+    int64_t off[WB_MAX];                        /* its bytes' offset in an OC1 block */
+    int64_t block_bytes, bytes;                 /* one OC1 block, the whole tensor */
+} weight_blocks;
+
+static int weight_blocks_of(const rknn_tensor *w, int kh, int kw, int in_c, int out_c,
+                            weight_blocks *b)
+{
+    if (!w->native || w->nnd < 6 || w->nnd % 6 || w->nnd / 6 > WB_MAX)
+        return -1;
+    memset(b, 0, sizeof(*b));
+    b->n = w->nnd / 6;
+    b->kh = kh;
+    b->kw = kw;
+    const int64_t *s = w->native;
+    b->ocp = (int)s[4];
+    int ic = 0;
+    for (int k = 0; k < b->n; k++, s += 6) {
+        if (s[0] != w->native[0] || s[2] != kh || s[3] != kw || s[4] != b->ocp || s[1] < 1 ||
+            s[5] < 1 || s[0] < 1 || s[4] < 1)
+            return -1;
+        b->ib[k] = (int)s[1];
+        b->icp[k] = (int)s[5];
+        b->ic0[k] = ic;
+        b->off[k] = b->block_bytes;
+        ic += b->ib[k] * b->icp[k];
+        b->block_bytes += (int64_t)s[1] * kh * kw * s[4] * s[5];
+    }
+    b->bytes = b->block_bytes * w->native[0];
+    /* every channel covered; only the last block's lanes may pad */
+    if (ic < in_c || (b->n > 1 && b->ic0[b->n - 1] >= in_c) || w->native[0] * b->ocp < out_c)
+        return -1;
+    return 0;
+}
+
+/* the byte of kernel oc, input channel ic, tap (ky, kx) */
+static int64_t weight_byte(const weight_blocks *b, int oc, int ic, int ky, int kx)
+{
+    int k = b->n - 1;
+    while (k > 0 && ic < b->ic0[k])
+        k--;
+    int c = ic - b->ic0[k], i1 = c / b->icp[k], i2 = c % b->icp[k];
+    return (int64_t)(oc / b->ocp) * b->block_bytes + b->off[k] +
+           ((((int64_t)i1 * b->kh + ky) * b->kw + kx) * b->ocp + oc % b->ocp) * b->icp[k] + i2;
+}
+
 static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti,
                     const emu_task *t, const regstate *rs, int grp, int node, int lut,
                     emu_mem *mem, int *rows, char *err, size_t errlen)
@@ -260,12 +314,6 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     node_operands(m, nd, &xi, &wi, &bi, &ei);
     if (t->op != EMU_OP_CONV)
         STOP("task %d (node %s): %s tasks are not emulated", ti, nn, emu_op_name(t->op));
-    for (int k = 0; wi < 0 && k < nd->n_in; k++) {
-        const rknn_tensor *w = &m->tensors[nd->in[k]];
-        if (w->data_off >= 0 && w->nnd > 6 && w->nnd % 6 == 0) /* yolov8n's 48 = 32 + 16 */
-            STOP("task %d (node %s): weight %s in %d input-channel blocks (native shape of %d "
-                 "values): not emulated", ti, nn, w->name, w->nnd / 6, w->nnd);
-    }
     if (nd->n_out != 1 || xi < 0 || wi < 0 || bi < 0)
         STOP("task %d (node %s): the node's input, weight, bias and output tensors are not all found",
              ti, nn);
@@ -274,12 +322,13 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     if (t->in_prec != 0 || t->proc_prec != 0 || t->out_prec != 0)
         STOP("task %d (node %s): precisions in %s proc %s out %s: only int8 is emulated", ti, nn,
              emu_prec_name(t->in_prec), emu_prec_name(t->proc_prec), emu_prec_name(t->out_prec));
-    /* in_c / out_c are the aligned counts, in_c_real / out_c_orig the tensors' */
-    if (t->in_w != in.w || t->in_c_real != in.c || t->out_w != out.w || t->out_c_orig != out.c ||
-        t->kernels != out.c)
-        STOP("task %d (node %s): a tile of the width or the channels (in %dx%d, out %dx%d, %d "
-             "kernels; tensors %dx%d, %dx%d) is not emulated", ti, nn, t->in_w, t->in_c_real, t->out_w,
-             t->out_c_orig, t->kernels, in.w, in.c, out.w, out.c);
+    /* in_c is the aligned count, in_c_real the tensor's; a task computes all
+     * output channels or a tile of them (kernels, out_c_orig: the tile's) */
+    if (t->in_w != in.w || t->in_c_real != in.c || t->out_w != out.w || t->kernels < 1 ||
+        t->out_c_orig != t->kernels || t->kernels > out.c)
+        STOP("task %d (node %s): a tile of the width or the input channels (in %dx%d, out %dx%d, "
+             "%d kernels; tensors %dx%d, %dx%d) is not emulated", ti, nn, t->in_w, t->in_c_real,
+             t->out_w, t->out_c_orig, t->kernels, in.w, in.c, out.w, out.c);
     int32_t pad_value = t->pad_value;
     if (!t->has_pad_value) {
         /* rk3566/rk3568 write no CNA_PAD_CON1; CNA_PAD_CON0's upper half holds the
@@ -342,19 +391,35 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
                    ew.h != out.h || ew.w != out.w))
         STOP("task %d (node %s): the element-wise operand is not a second activation input of the "
              "output's shape", ti, nn);
+    /* DPU_DATA_FORMAT bits 4..9 / 10..15: the BS / BN multipliers' shifts for a
+     * negative product (BS/BN_MUL_SHIFT_VALUE_NEG in the public register
+     * descriptions); taken only where they equal the shifts for a positive one */
+    uint32_t fmt = reg_or0(rs, grp, 0x4010);
+    if (!table && ((int)(fmt >> 4 & 0x3f) != t->bs.mul_shift || (fmt >> 16 & 0x3ff) || (fmt & 0xf) ||
+                   (t->lut_used && (int)(fmt >> 10 & 0x3f) != t->bn.mul_shift) ||
+                   (!t->lut_used && (fmt >> 10 & 0x3f))))
+        STOP("task %d (node %s): DPU_DATA_FORMAT 0x%x: negative-product shifts %d (BS) and %d (BN) "
+             "other than the positive ones (%d, %d), or EW truncation / surface bits set: not "
+             "emulated", ti, nn, fmt, (int)(fmt >> 4 & 0x3f), (int)(fmt >> 10 & 0x3f),
+             t->bs.mul_shift, t->lut_used ? t->bn.mul_shift : 0);
     if (t->out_cvt_shift < 0 || t->out_cvt_shift > 40 || t->bs.mul_shift < 0 || t->bs.mul_shift > 31)
         STOP("task %d (node %s): shifts out of range (out %d, bs %d)", ti, nn, t->out_cvt_shift,
              t->bs.mul_shift);
     if (G <= 0)
         STOP("task %d (node %s): the chip's per-channel group size is unknown", ti, nn);
-    /* tiles: rows from the offsets into the tensors */
+    /* tiles: rows from the offsets into the tensors; an output-channel tile
+     * starts at a whole C2 surface of the destination */
     int64_t in_row = (int64_t)in.w * in.c2, out_row = (int64_t)out.w * out.c2;
-    if (t->feature_addr < 0 || t->dst_addr < 0 || t->feature_addr % in_row || t->dst_addr % out_row)
+    int64_t out_surf = out_row * out.h;
+    if (t->feature_addr < 0 || t->dst_addr < 0 || t->feature_addr % in_row ||
+        (t->dst_addr % out_surf) % out_row)
         STOP("task %d (node %s): feature 0x%llx / destination 0x%llx are not row offsets into the "
              "node's tensors", ti, nn, (long long)t->feature_addr, (long long)t->dst_addr);
-    int y0i = (int)(t->feature_addr / in_row), y0o = (int)(t->dst_addr / out_row);
-    if (y0i + t->in_h > in.h || y0o + t->out_h > out.h)
-        STOP("task %d (node %s): tile rows beyond the tensor", ti, nn);
+    int y0i = (int)(t->feature_addr / in_row), y0o = (int)(t->dst_addr % out_surf / out_row);
+    int oc0 = (int)(t->dst_addr / out_surf) * out.c2, noc = t->kernels;
+    if (y0i + t->in_h > in.h || y0o + t->out_h > out.h || oc0 + noc > out.c)
+        STOP("task %d (node %s): tile rows %d+%d or channels %d+%d beyond the tensor", ti, nn, y0o,
+             t->out_h, oc0, noc);
     rows[0] = y0o;
     rows[1] = y0o + t->out_h;
     /* the EW operand sits at the output's position: one offset for the whole node */
@@ -378,56 +443,91 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     }
     /* weights and per-channel words from the file */
     const rknn_tensor *wt = &m->tensors[wi], *bt = &m->tensors[bi];
-    /* native [OC1, IC1, kh, kw, OC2, IC2]: blocks of OC2 output channels (yolov8n's
-     * 32-channel convs: 2 x 16), each [IC1][kh][kw][OC2][IC2] */
-    int kh = t->kh, kw = t->kw, ocp = (int)wt->native[4], icp = (int)wt->native[5];
-    int ob = (int)wt->native[0], ib = (int)wt->native[1];
-    if (wt->native[2] != kh || wt->native[3] != kw || ob < 1 || ib != 1 || ocp < 1 ||
-        (int64_t)ob * ocp < out.c || icp < in.c || t->weight_addr != 0)
-        STOP("task %d (node %s): weight layout [%d,%d,%lld,%lld,%d,%d] at 0x%llx does not fit the "
-             "task's kernel %dx%d, %d to %d channels", ti, nn, ob, ib, (long long)wt->native[2],
-             (long long)wt->native[3], ocp, icp, (long long)t->weight_addr, kh, kw, in.c, out.c);
-    int64_t wbytes = (int64_t)ob * kh * kw * ocp * icp;
-    int64_t groups = (out.c + G - 1) / G;
+    int kh = t->kh, kw = t->kw;
+    weight_blocks wb;
+    if (weight_blocks_of(wt, kh, kw, in.c, out.c, &wb))
+        STOP("task %d (node %s): weight %s: native shape of %d values does not fit the task's "
+             "kernel %dx%d, %d to %d channels (blocks [OC1, IC1, kh, kw, OC2, IC2], one OC1 and "
+             "OC2 for all)", ti, nn, wt->name, wt->nnd, kh, kw, in.c, out.c);
+    int64_t groups = (noc + G - 1) / G;
     /* toolkit 1.3.4 for rk3588 stores more bytes than the native shape has
      * (1280, 1408 for 1152): another layout, probably compressed */
-    if (wt->nnd == 6 && wt->data_len > wbytes)
+    if (wt->data_len > wb.bytes)
         STOP("task %d (node %s): weight tensor %s holds %lld bytes for its %lld-byte native "
              "layout (another layout, probably compressed): not emulated", ti, nn, wt->name,
-             (long long)wt->data_len, (long long)wbytes);
-    if (wt->data_len < wbytes || (uint64_t)wt->data_off + (uint64_t)wbytes > len ||
-        t->bs_addr < 0 || bt->data_len < t->bs_addr + groups * G * 8 ||
+             (long long)wt->data_len, (long long)wb.bytes);
+    /* an output-channel tile's weights start at its OC1 block, its per-channel
+     * words at its group: both addresses must say the channel the destination says */
+    if (oc0 % wb.ocp || oc0 % G || t->weight_addr != (int64_t)(oc0 / wb.ocp) * wb.block_bytes ||
+        t->bs_addr != (int64_t)oc0 * 8)
+        STOP("task %d (node %s): output-channel tile at channel %d: weight address 0x%llx, "
+             "per-channel words at 0x%llx do not start at its block (0x%llx, 0x%llx)", ti, nn, oc0,
+             (long long)t->weight_addr, (long long)t->bs_addr,
+             (long long)(oc0 / wb.ocp) * wb.block_bytes, (long long)oc0 * 8);
+    if (wt->data_len < wb.bytes || (uint64_t)wt->data_off + (uint64_t)wb.bytes > len ||
+        bt->data_len < t->bs_addr + groups * G * 8 ||
         (uint64_t)bt->data_off + (uint64_t)bt->data_len > len)
         STOP("task %d (node %s): weight or per-channel data outside its tensor", ti, nn);
     const int8_t *W = (const int8_t *)file + wt->data_off;
     const uint8_t *B = file + bt->data_off + t->bs_addr;
     int sx = t->stride_x, sy = t->stride_y, dx = t->dil_x > 0 ? t->dil_x : 1,
         dy = t->dil_y > 0 ? t->dil_y : 1;
+    /* every product fits 16 x 9 bits; an int32 sum of up to 65000 of them cannot overflow */
+    int64_t taps = (int64_t)kh * kw * in.c;
+    if (taps > 65000)
+        STOP("task %d (node %s): %lld taps per output: not emulated", ti, nn, (long long)taps);
+    /* the tile's input rows gathered as [row][column][channel] int16 with the
+     * pad value around them, and each kernel's effective weights w - zp_w in the
+     * same tap order, so that each output is one contiguous dot product */
+    int ph = (t->out_h - 1) * sy + (kh - 1) * dy + 1, pw = (t->out_w - 1) * sx + (kw - 1) * dx + 1;
+    int16_t *X = malloc(sizeof(int16_t) * (size_t)ph * pw * in.c);
+    int16_t *Wk = malloc(sizeof(int16_t) * (size_t)noc * taps);
+    int32_t *col = malloc(sizeof(int32_t) * (size_t)taps);
+    if (!X || !Wk || !col) {
+        free(X); free(Wk); free(col);
+        STOP("task %d (node %s): out of memory", ti, nn);
+    }
     int8_t padv = sat8(pad_value);
-    for (int oc = 0; oc < out.c; oc++) {
-        const uint8_t *g = B + (int64_t)(oc / G) * G * 8;
-        int j = oc % G;
-        int64_t bias = rd_i32(g + 4 * j);
-        int nzp = rd_i16(g + 4 * G + 2 * j), mul = rd_i16(g + 6 * G + 2 * j);
-        for (int oy = 0; oy < t->out_h; oy++)
-            for (int ox = 0; ox < t->out_w; ox++) {
-                int64_t acc = bias;
-                for (int ky = 0; ky < kh; ky++) {
-                    int iy = oy * sy - t->pad_top + ky * dy;
-                    for (int kx = 0; kx < kw; kx++) {
-                        int ix = ox * sx - t->pad_left + kx * dx;
-                        int inside = iy >= 0 && iy < t->in_h && ix >= 0 && ix < t->in_w;
-                        const int8_t *wk = W + (int64_t)(oc / ocp) * kh * kw * ocp * icp +
-                                           ((int64_t)(ky * kw + kx) * ocp + oc % ocp) * icp;
-                        for (int ic = 0; ic < in.c; ic++) {
-                            int x = inside ? in.p[act_off(&in, ic, y0i + iy, ix)] : padv;
-                            acc += (int64_t)x * (wk[ic] + nzp);
-                        }
-                    }
+    for (int py = 0; py < ph; py++)
+        for (int px = 0; px < pw; px++) {
+            int iy = py - t->pad_top, ix = px - t->pad_left;
+            int inside = iy >= 0 && iy < t->in_h && ix >= 0 && ix < t->in_w;
+            int16_t *xp = X + ((int64_t)py * pw + px) * in.c;
+            for (int ic = 0; ic < in.c; ic++)
+                xp[ic] = inside ? in.p[act_off(&in, ic, y0i + iy, ix)] : padv;
+        }
+    for (int o = 0; o < noc; o++) {
+        int nzp = rd_i16(B + (int64_t)(o / G) * G * 8 + 4 * G + 2 * (o % G));
+        for (int ky = 0; ky < kh; ky++)
+            for (int kx = 0; kx < kw; kx++)
+                for (int ic = 0; ic < in.c; ic++)
+                    Wk[(int64_t)o * taps + ((int64_t)ky * kw + kx) * in.c + ic] =
+                        (int16_t)(W[weight_byte(&wb, oc0 + o, ic, ky, kx)] + nzp);
+    }
+    for (int oy = 0; oy < t->out_h; oy++)
+        for (int ox = 0; ox < t->out_w; ox++) {
+            /* the taps of this output, in the weights' order */
+            for (int ky = 0; ky < kh; ky++)
+                for (int kx = 0; kx < kw; kx++) {
+                    const int16_t *xp = X + ((int64_t)(oy * sy + ky * dy) * pw + ox * sx + kx * dx) * in.c;
+                    int32_t *cp = col + ((int64_t)ky * kw + kx) * in.c;
+                    for (int ic = 0; ic < in.c; ic++)
+                        cp[ic] = xp[ic];
                 }
-                if (acc < INT32_MIN || acc > INT32_MAX)
+            for (int o = 0; o < noc; o++) {
+                const uint8_t *g = B + (int64_t)(o / G) * G * 8;
+                int j = o % G, oc = oc0 + o;
+                int mul = rd_i16(g + 6 * G + 2 * j);
+                const int16_t *wk = Wk + (int64_t)o * taps;
+                int32_t dot = 0;
+                for (int64_t k = 0; k < taps; k++)
+                    dot += col[k] * wk[k];
+                int64_t acc = (int64_t)rd_i32(g + 4 * j) + dot;
+                if (acc < INT32_MIN || acc > INT32_MAX) {
+                    free(X); free(Wk); free(col);
                     STOP("task %d (node %s): accumulator %lld overflows int32 (channel %d, row %d, "
                          "column %d)", ti, nn, (long long)acc, oc, oy, ox);
+                }
                 int64_t v = rshift_round(acc * mul, t->bs.mul_shift);
                 int64_t pos = act_off(&out, oc, y0o + oy, ox);
                 if (use_ew) {
@@ -440,7 +540,10 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
                 int64_t y = rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset;
                 out.p[pos] = sat8(y);
             }
-    }
+        }
+    free(X);
+    free(Wk);
+    free(col);
     mem->written[nd->out[0]] = 1;
 out:
     return rc;
@@ -526,7 +629,8 @@ static int run_add(const rknn_model *m, int ti, const emu_task *t, const regstat
     act a, b, o;
 #define R(x) reg_or0(rs, grp, (x))
     uint32_t mul = R(0x4048), ewc = R(0x4078);
-    if (R(0x400c) != 0x109 || R(0x4010) != 0x10 || R(0x5044) != 0x4001 || R(0x4070) != 0x900002d0 ||
+    if (R(0x400c) != 0x109 || R(0x4010) != (mul >> 8 & 0x3f) << 4 || R(0x5044) != 0x4001 ||
+        R(0x4070) != 0x900002d0 ||
         R(0x4060) != 0x53 || R(0x4040) != 0x48 || (mul & 0xc0ff) || R(0x5034) != 0x40000000 ||
         (ewc >> 22) || t->rdma_src_addr != 0 || t->dst_addr != 0 || t->ew_addr != 0 ||
         t->out_cvt_shift < 0 || t->out_cvt_shift > 40)

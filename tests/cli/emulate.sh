@@ -255,15 +255,15 @@ EOF
 else
     echo "skimage missing: retinaface layer check skipped"
 fi
-# yolov8n (model 1): every task bound. The first 38 tasks run (five ConvExSwish
-# layers, swish through the DPU's LUT, a Split, an Add, a Concat), then the first
-# weight of two input-channel blocks stops it
+# yolov8n (model 1): every task bound. The first 95 tasks run (ConvExSwish layers,
+# swish through the DPU's LUT, weights in one or two input-channel blocks, row and
+# output-channel tiles, Splits, Adds, Concats), then the first MaxPool stops it
 $PY -c "import numpy as np; np.save('$T/y8.npy', np.random.default_rng(5).integers(0, 256, (1, 3, 640, 640)).astype(np.float32))"
 mkdir -p "$T/y8"
-expect 2 "yolov8n.rk3566.rknn: --emulate: task 38 \(node Conv:input0.10_Conv\): weight weight.8 in 2 input-channel blocks \(native shape of 12 values\): not emulated \(38 of 245 tasks ran; their tensors and stopped_task.json are dumped\)" -- \
+expect 2 "yolov8n.rk3566.rknn: --emulate: task 95 \(node MaxPool:input.44_MaxPool\): pooling \(method 1 kernel 5x5 stride 1x1 in 12x20x128\) is not emulated \(95 of 245 tasks ran; their tensors and stopped_task.json are dumped\)" -- \
     "$RT" run "$D/yolov8n.rk3566.rknn" --emulate -i "x.1=$T/y8.npy" --dump "$T/y8" --no-db
 # what it leaves: the input as the NPU got it (x / 255 quantized with scale 1/255, zp
-# -128: exact), every task's rows finite and shaped, and task 38's own register
+# -128: exact), every task's rows finite and shaped, and task 95's own register
 # writes in stopped_task.json, against its blob's entries parsed here
 "$RT" inspect "$D/yolov8n.rk3566.rknn" --tasks --json >"$T/y8.json" 2>/dev/null || bad "yolov8n inspect --tasks"
 $PY - "$T/y8" "$T/y8.npy" "$T/y8.json" "$D/yolov8n.rk3566.rknn" <<'EOF' && ok || bad "yolov8n stopped run: dumps"
@@ -274,31 +274,70 @@ assert x.shape == (1, 3, 640, 640) and np.isfinite(x).all(), x.shape
 assert np.abs(x - np.load(inp) / 255).max() < 1e-6
 tasks = json.load(open(dump + '/tasks.json'))
 nodes = {n['name']: n for n in json.load(open(meta))['nodes']}
-assert [t['task'] for t in tasks] == list(range(38)), [t['task'] for t in tasks]
+assert [t['task'] for t in tasks] == list(range(95)), [t['task'] for t in tasks]
 for t in tasks:
     a = np.load(dump + '/' + t['file'])
     _, c, h, w = nodes[t['node']]['outputs'][0]['shape']
     assert a.shape == (1, c, t['rows'][1] - t['rows'][0], w) and np.isfinite(a).all(), (t, a.shape)
 
 d = json.load(open(dump + '/stopped_task.json'))
-assert (d['task'], d['node_name'], d['lut']) == (38, 'Conv:input0.10_Conv', 'exSwish'), d
-t = json.load(open(meta))['npu_tasks']['tasks'][38]
+t = json.load(open(meta))['npu_tasks']['tasks'][95]
+assert (d['task'], d['node_name'], d['lut']) == (95, 'MaxPool:input.44_MaxPool', t['lut_tensor']), d
 b = open(rknn, 'rb').read()
 got = {int(r['addr'], 16): r['value'] for r in d['registers']}
 for k in range(t['writes']):   # model-1 entries: 0, address, value
     zero, addr, val = struct.unpack_from('<HHI', b, t['file_offset'] + 8 * k)
     assert zero == 0 and got.get(addr) == val, (hex(addr), val, got.get(addr))
 EOF
-# each of the five LUT layers against float64 swish of its own integer conv,
-# one scale S fitted per layer (tests/oracle/emu_lut.py)
+# LUT layers against float64 swish of their own integer conv, one scale S fitted
+# per layer (tests/oracle/emu_lut.py): the first five, then weights in two
+# input-channel blocks (10: 48 = 32 + 16), IC1 > 1 (12, 21, 40; 33 with 3 x 3 taps)
 "$RT" inspect "$D/yolov8n.rk3566.rknn" --json >"$T/y8n.json" 2>/dev/null || bad "yolov8n inspect --json"
-for node in 2 3 4 6 7; do
+for node in 2 3 4 6 7 10 12 21 33 40; do
     if out=$($PY tests/oracle/emu_lut.py "$D/yolov8n.rk3566.rknn" "$T/y8n.json" "$T/y8" $node 1.0); then
         ok; echo "yolov8n LUT layer: $out"
     else
         bad "yolov8n LUT layer: $out"
     fi
 done
+# the weights' block layout, without the source model: each output channel's int8
+# weights are quantized over their own range (min -> -128, max -> 127,
+# "Weights"), so every kernel holds both ends exactly when its bytes are the ones
+# read as its own. Every conv weight of the file, read as the oracle reads it
+# (blocks interleaved per OC1), passes but one channel of node 68; read as whole
+# blocks one after the other, the 7 two-block weights do not (22 of 32, 37 to 53 of
+# 80 kernels pass)
+$PY - "$D/yolov8n.rk3566.rknn" "$T/y8n.json" <<'EOF' && ok || bad "yolov8n weight blocks: per-kernel range"
+import json, sys
+sys.path.insert(0, 'tests/oracle')
+import numpy as np, emu_lut
+raw = open(sys.argv[1], 'rb').read()
+def concatenated(w):   # the other reading: block after block, each [OC1][IC1][kh][kw][OC2][IC2]
+    ns = w['native_shape']; parts, at = [], w['data_offset']
+    for k in range(0, len(ns), 6):
+        ob, ib, kh, kw, ocp, icp = ns[k: k + 6]
+        n = ob * ib * kh * kw * ocp * icp
+        p = np.frombuffer(raw, np.int8, n, at).reshape(ob, ib, kh, kw, ocp, icp)
+        parts.append(p.transpose(2, 3, 0, 4, 1, 5).reshape(kh, kw, ob * ocp, ib * icp))
+        at += n
+    return np.concatenate(parts, axis=3)
+full = lambda W, oc, ic: sum(int(W[:, :, c, :ic].min() == -128 and W[:, :, c, :ic].max() == 127)
+                             for c in range(oc))
+bad, n2 = [], 0
+for nd in json.load(open(sys.argv[2]))['nodes']:
+    if not nd['op'].startswith('Conv'):
+        continue
+    w = nd['inputs'][1]
+    oc, ic = w['shape'][:2]
+    got = full(emu_lut.weights(raw, w), oc, ic)
+    if got < oc - (nd['id'] == 68):
+        bad.append(f"node {nd['id']}: {got} of {oc} kernels span -128..127")
+    if len(w['native_shape']) > 6:
+        n2 += 1
+        if full(concatenated(w), oc, ic) > oc - 10:
+            bad.append(f"node {nd['id']}: the concatenated reading passes too")
+assert n2 == 7 and not bad, (n2, bad)
+EOF
 # the Split (each output its channel slice of the input), the Add and the Concat,
 # each in float64 from its emulated inputs, requantized to the output's own scale
 # (the file's quantization, read by the oracle's FlatBuffer walk): within half a step
@@ -310,6 +349,7 @@ _, quant = emu_lut.flatbuffer(sys.argv[1])
 L = lambda n: np.load(f"{sys.argv[2]}/{n}.npy").astype(np.float64)
 a = L('257')
 for name, want in [('260', a[:, :16]), ('input.10', a[:, 16:]), ('291', L('input.10') + L('290')),
+                   ('519', L('489') + L('518')),   # DATA_FORMAT 0x20: negative-product shift 2
                    ('input0.8', np.concatenate([L('260'), L('input.10'), L('291')], 1))]:
     o = L(name)
     s, z = quant[name]

@@ -4,7 +4,8 @@ Checks an emulated conv layer whose activation is the DPU's LUT (yolov8n's
 ConvExSwish / ConvSigmoid, model-1 files) against float64 swish / sigmoid.
 
 What is taken from the file, read here with its own FlatBuffer walk: the
-conv's int8 weights ([kh][kw][OC'][IC'] bytes at the weight's data_offset),
+conv's int8 weights (at the weight's data_offset: per block of OC2 kernels,
+each input-channel block's [IC1][kh][kw][OC2][IC2] bytes, weights() below),
 its per-channel words (per 4 channels: 4 int32 bias with the zero-point terms
 folded in, 4 int16 -zp_w, 4 int16 multipliers s_w / max(s_w) in Q14), the
 input's and output's scale and zero point (tensor slots 10, 11). The input
@@ -36,6 +37,25 @@ def flatbuffer(path):
     return f.file, quant
 
 
+def weights(raw, w):
+    """[kh][kw][OC'][IC] int8 of a conv weight from its native blocks: each block
+    of 6 values [OC1, IC1, kh, kw, OC2, IC2] holds IC1 x IC2 input channels
+    (48 = 1 x 32 + 1 x 16); per OC1 block of OC2 kernels, every block's
+    [IC1][kh][kw][OC2][IC2] bytes follow one another."""
+    ns = w['native_shape']
+    blocks = [ns[i: i + 6] for i in range(0, len(ns), 6)]
+    ob, _, kh, kw, ocp, _ = blocks[0]
+    per = sum(b[1] * kh * kw * ocp * b[5] for b in blocks)
+    raw = np.frombuffer(raw, np.int8, ob * per, w['data_offset']).reshape(ob, per)
+    parts, at = [], 0
+    for _, ib, _, _, _, icp in blocks:
+        n = ib * kh * kw * ocp * icp
+        p = raw[:, at: at + n].reshape(ob, ib, kh, kw, ocp, icp)
+        parts.append(p.transpose(2, 3, 0, 4, 1, 5).reshape(kh, kw, ob * ocp, ib * icp))
+        at += n
+    return np.concatenate(parts, axis=3)
+
+
 def main():
     rknn, meta, dump, node_id = sys.argv[1:5]
     max_steps = float(sys.argv[5]) if len(sys.argv) > 5 else 1.5
@@ -50,10 +70,8 @@ def main():
     s_out, z_out = quant[out['name']]
     x = np.load(f"{dump}/{xin['name']}.npy").astype(np.float64)[0]
     q = np.clip(np.round(x / s_in) + z_in, -128, 127)                # C, H, W
-    ob, ib, kh, kw, ocp, icp = w['native_shape']     # blocks of ocp output channels
-    assert ib == 1, w['native_shape']
-    W = np.frombuffer(raw, np.int8, ob * kh * kw * ocp * icp, w['data_offset'])
-    W = W.reshape(ob, kh, kw, ocp, icp).transpose(1, 2, 0, 3, 4).reshape(kh, kw, ob * ocp, icp)
+    W = weights(raw, w)                                  # kh, kw, OC', IC
+    kh, kw = W.shape[:2]
     oc, ic = w['shape'][0], w['shape'][1]
     words = raw[bias['data_offset']: bias['data_offset'] + bias['data_bytes']]
     G = 4
