@@ -242,7 +242,8 @@ const emu_chip_info *emu_chip_table(int *n);
  * A Split's or Concat's DPU-only task copies one channel slice, requantized (BS
  *   ALU add, OUT_CVT), the source (Split) or destination (Concat) offset picking
  *   the slice; an Add's adds its two inputs (BS multiplier, EW converter).
- * Anything else (depthwise, BN/ReLU stages, other LUT forms, pools that are not
+ * A MaxPool's PPU task takes the window maximum (same quantization in and out).
+ * Anything else (depthwise, BN/ReLU stages, other LUT forms, other pools that are not
  * one-pixel in-place copies, model-1 tasks no node's task list names) stops the
  * run; RV110x files run in emu_lite.c (docs/rknn-format.md "Execution on
  * RV110x"): RT_EUNSUPPORTED and a message naming the task,

@@ -666,6 +666,87 @@ out:
     return rc;
 }
 
+/* A PPU task of a MaxPool node (yolov8n's SPPF: 5 x 5, stride 1, pad 2, each
+ * node as two column tiles of 10 outputs): the window's largest input byte,
+ * the pad value outside the tile's columns and the tensor's rows. Source and
+ * destination are offsets into the node's input and output tensors (rows and
+ * columns in whole C2 pixels); the destination's row is the tile's width plus
+ * OPERATION_MODE_CFG's notch (pixels to the end of the line) in C2 bytes. The
+ * input and output must share their quantization (max pooling does not
+ * requantize). Only the register words yolov8n's MaxPools write are taken. */
+static int run_pool(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
+                    int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+{
+    const rknn_node *nd = &m->nodes[node];
+    const char *nn = node_name(m, node);
+    int rc = 0;
+    act in, out;
+#define R(a) reg_or0(rs, grp, (a))
+    uint32_t mode = R(0x6024), pad1 = R(0x6044);
+    int notch = (int)(mode >> 16 & 0x1fff);
+    if (strcmp(nd->type, "MaxPool") || nd->n_in != 1 || nd->n_out != 1 ||
+        act_of(&m->tensors[nd->in[0]], mem, nd->in[0], &in) ||
+        act_of(&m->tensors[nd->out[0]], mem, nd->out[0], &out) || in.c2 != out.c2)
+        STOP("task %d (node %s): a PPU task whose node is not a MaxPool of one 4-D activation", ti, nn);
+    /* method 1 (max), flying mode 1 (PPU_RDMA source), no index output; the pad
+     * value -128 in all four words, PPU_RDMA 0x7018 = 1 (unnamed), int8 */
+    if ((mode & 0xe000ffffu) != 0x11 || t->pool_method != 1 || pad1 != 0x7ff80 ||
+        R(0x6048) != pad1 || R(0x604c) != pad1 || R(0x6050) != pad1 || R(0x7018) != 1 ||
+        R(0x7030) != 0 || (R(0x6084) & 0xf) || R(0x60dc) != 3 || R(0x6038) || R(0x603c))
+        STOP("task %d (node %s): PPU task (OPERATION_MODE 0x%x, pad value 0x%x, DATA_FORMAT 0x%x, "
+             "MISC 0x%x, PPU_RDMA 0x7018 0x%x / DATA_FORMAT 0x%x): not a max pooling as emulated",
+             ti, nn, mode, pad1, R(0x6084), R(0x60dc), R(0x7018), R(0x7030));
+    int64_t line = (int64_t)in.w * in.c2, surf = line * in.h;
+    int64_t oline = (int64_t)out.w * out.c2, osurf = oline * out.h;
+    if (R(0x7024) != line || R(0x7028) != surf || R(0x607c) != osurf || R(0x6084) != osurf ||
+        (t->pool_out_w + notch) * (int64_t)out.c2 != oline)
+        STOP("task %d (node %s): strides (source line %u surface %u, destination surface %u, "
+             "notch %d) are not the tensors' (%lld, %lld, %lld)", ti, nn, R(0x7024), R(0x7028),
+             R(0x607c), notch, (long long)line, (long long)surf, (long long)osurf);
+#undef R
+    const rknn_tensor *ti_ = &m->tensors[nd->in[0]], *to = &m->tensors[nd->out[0]];
+    if (!ti_->has_quant || !to->has_quant || ti_->scale != to->scale ||
+        ti_->zero_point != to->zero_point)
+        STOP("task %d (node %s): input and output quantization differ: a requantizing pool is "
+             "not emulated", ti, nn);
+    int64_t src = t->pool_src_addr, dst = t->pool_dst_addr;
+    int x0 = (int)(src % line / in.c2), y0 = (int)(src / line);
+    int ox0 = (int)(dst % oline / out.c2), oy0 = (int)(dst / oline);
+    int kw = t->pool_kw, kh = t->pool_kh, sx = t->pool_sx, sy = t->pool_sy;
+    int pt = t->pool_pad[0], pb = t->pool_pad[1], pl = t->pool_pad[2], pr = t->pool_pad[3];
+    if (src < 0 || dst < 0 || src % in.c2 || dst % out.c2 || src >= surf || dst >= osurf ||
+        t->pool_in_c != in.c || t->pool_out_c != out.c || x0 + t->pool_in_w > in.w ||
+        y0 + t->pool_in_h > in.h || ox0 + t->pool_out_w > out.w || oy0 + t->pool_out_h > out.h ||
+        (t->pool_in_w + pl + pr - kw) / sx + 1 != t->pool_out_w ||
+        (t->pool_in_h + pt + pb - kh) / sy + 1 != t->pool_out_h)
+        STOP("task %d (node %s): pooling tile (source 0x%llx %dx%dx%d, destination 0x%llx "
+             "%dx%dx%d, kernel %dx%d, pads %d %d %d %d) does not fit the tensors", ti, nn,
+             (long long)src, t->pool_in_w, t->pool_in_h, t->pool_in_c, (long long)dst,
+             t->pool_out_w, t->pool_out_h, t->pool_out_c, kw, kh, pt, pb, pl, pr);
+    if (!mem->written[nd->in[0]])
+        STOP("task %d (node %s): its input was not computed", ti, nn);
+    int padv = (int16_t)(pad1 & 0xffff);
+    for (int c = 0; c < out.c; c++)
+        for (int oy = 0; oy < t->pool_out_h; oy++)
+            for (int ox = 0; ox < t->pool_out_w; ox++) {
+                int best = INT32_MIN;
+                for (int ky = 0; ky < kh; ky++)
+                    for (int kx = 0; kx < kw; kx++) {
+                        int iy = oy * sy - pt + ky, ix = ox * sx - pl + kx;
+                        int v = iy >= 0 && iy < t->pool_in_h && ix >= 0 && ix < t->pool_in_w
+                                    ? in.p[act_off(&in, c, y0 + iy, x0 + ix)]
+                                    : padv;
+                        best = v > best ? v : best;
+                    }
+                out.p[act_off(&out, c, oy0 + oy, ox0 + ox)] = sat8(best);
+            }
+    mem->written[nd->out[0]] = 1;
+    rows[0] = oy0;
+    rows[1] = oy0 + t->pool_out_h;
+out:
+    return rc;
+}
+
 /* float NCHW of a written activation, dequantized with its tensor's quantization */
 static float *dequant(const rknn_tensor *t, const act *a)
 {
@@ -686,6 +767,43 @@ static void dump_name(char *buf, size_t n, const char *dir, const char *name)
     for (const char *s = name; *s && k + 5 < n; s++)
         buf[k++] = (*s == '/' || *s == '\\' || *s == ':') ? '_' : *s;
     snprintf(buf + k, n - k, ".npy");
+}
+
+/* DIR/task_NNNN_<tensor>.npy (the rows task ti wrote, dequantized) and its
+ * DIR/tasks.json entry */
+static int index_task(const rknn_model *m, emu_mem *mem, int ti, const emu_task *t, int node,
+                      int out_t, const int *rows, const char *dump_dir, json_t *index, char *err,
+                      size_t errlen)
+{
+    const rknn_tensor *ot = &m->tensors[out_t];
+    const char *tn = ot->name ? ot->name : "tensor";
+    char name[512], path[4096];
+    act a;
+    snprintf(name, sizeof(name), "task_%04d_%s", ti, tn);
+    dump_name(path, sizeof(path), dump_dir, name);
+    if (act_of(ot, mem, out_t, &a) == 0 && ot->has_quant) {
+        int h = rows[1] - rows[0];
+        float *f = malloc(sizeof(float) * (size_t)a.c * (size_t)(h > 0 ? h : 1) * a.w);
+        int64_t dims[4] = {1, a.c, h, a.w};
+        if (!f)
+            return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+        for (int c = 0; c < a.c; c++)
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < a.w; x++)
+                    f[((int64_t)c * h + y) * a.w + x] =
+                        (float)((a.p[act_off(&a, c, rows[0] + y, x)] - ot->zero_point) * ot->scale);
+        int rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
+        free(f);
+        if (rc)
+            return rc;
+    }
+    /* names are the file's bytes: json_text keeps an entry whose name is not UTF-8 */
+    json_array_append_new(index, json_pack("{s:i, s:o, s:s, s:o, s:[i,i], s:o}", "task", ti, "node",
+                                           json_text(node_name(m, node)), "op",
+                                           emu_op_name(t->op), "tensor", json_text(tn), "rows",
+                                           rows[0], rows[1], "file",
+                                           json_text(strrchr(path, '/') + 1)));
+    return RT_OK;
 }
 
 int emu_result_alloc(const rknn_model *m, emu_result *res, char *err, size_t errlen)
@@ -859,6 +977,16 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
                 res->tasks_copy++;
                 continue;
             }
+            if (nd->type && !strcmp(nd->type, "MaxPool")) {
+                int prow[2] = {0, 0};
+                if ((rc = run_pool(m, i, t, rs, g, s->node, &mem, prow, err, errlen)))
+                    goto out;
+                res->tasks_run++;
+                if (index && (rc = index_task(m, &mem, i, t, s->node, nd->out[0], prow, dump_dir,
+                                              index, err, errlen)))
+                    goto out;
+                continue;
+            }
             rc = rt_err(err, errlen, RT_EUNSUPPORTED,
                         "task %d (node %s): pooling (method %d kernel %dx%d stride %dx%d in %dx%dx%d) "
                         "is not emulated", i, node_name(m, s->node), t->pool_method, t->pool_kw,
@@ -906,39 +1034,9 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
             goto out;
         }
         res->tasks_run++;
-        if (index) {
-            /* the rows this task wrote, dequantized: DIR/task_NNNN_<tensor>.npy */
-            const rknn_tensor *ot = &m->tensors[out_t];
-            const char *tn = ot->name ? ot->name : "tensor";
-            char name[512], path[4096];
-            act a;
-            snprintf(name, sizeof(name), "task_%04d_%s", i, tn);
-            dump_name(path, sizeof(path), dump_dir, name);
-            if (act_of(ot, &mem, out_t, &a) == 0 && ot->has_quant) {
-                int h = rows[1] - rows[0];
-                float *f = malloc(sizeof(float) * (size_t)a.c * (size_t)(h > 0 ? h : 1) * a.w);
-                int64_t dims[4] = {1, a.c, h, a.w};
-                if (!f) {
-                    rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
-                    goto out;
-                }
-                for (int c = 0; c < a.c; c++)
-                    for (int y = 0; y < h; y++)
-                        for (int x = 0; x < a.w; x++)
-                            f[((int64_t)c * h + y) * a.w + x] = (float)(
-                                (a.p[act_off(&a, c, rows[0] + y, x)] - ot->zero_point) * ot->scale);
-                rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
-                free(f);
-                if (rc)
-                    goto out;
-            }
-            /* names are the file's bytes: json_text keeps an entry whose name is not UTF-8 */
-            json_array_append_new(index, json_pack("{s:i, s:o, s:s, s:o, s:[i,i], s:o}", "task", i,
-                                                   "node", json_text(node_name(m, s->node)), "op",
-                                                   emu_op_name(t->op), "tensor", json_text(tn),
-                                                   "rows", rows[0], rows[1], "file",
-                                                   json_text(strrchr(path, '/') + 1)));
-        }
+        if (index && (rc = index_task(m, &mem, i, t, s->node, out_t, rows, dump_dir, index, err,
+                                      errlen)))
+            goto out;
     }
     cur = -1;
     /* outputs: dequantized NCHW from the output tensors (the CPU's OutputOperator) */

@@ -255,15 +255,16 @@ EOF
 else
     echo "skimage missing: retinaface layer check skipped"
 fi
-# yolov8n (model 1): every task bound. The first 95 tasks run (ConvExSwish layers,
+# yolov8n (model 1): every task bound. The first 109 tasks run (ConvExSwish layers,
 # swish through the DPU's LUT, weights in one or two input-channel blocks, row and
-# output-channel tiles, Splits, Adds, Concats), then the first MaxPool stops it
+# output-channel tiles, Splits, Adds, Concats, the SPPF's MaxPools), then the
+# first Resize stops it
 $PY -c "import numpy as np; np.save('$T/y8.npy', np.random.default_rng(5).integers(0, 256, (1, 3, 640, 640)).astype(np.float32))"
 mkdir -p "$T/y8"
-expect 2 "yolov8n.rk3566.rknn: --emulate: task 95 \(node MaxPool:input.44_MaxPool\): pooling \(method 1 kernel 5x5 stride 1x1 in 12x20x128\) is not emulated \(95 of 245 tasks ran; their tensors and stopped_task.json are dumped\)" -- \
+expect 2 "yolov8n.rk3566.rknn: --emulate: task 109 \(node Resize:679_Resize\): eltwise tasks are not emulated \(109 of 245 tasks ran; their tensors and stopped_task.json are dumped\)" -- \
     "$RT" run "$D/yolov8n.rk3566.rknn" --emulate -i "x.1=$T/y8.npy" --dump "$T/y8" --no-db
 # what it leaves: the input as the NPU got it (x / 255 quantized with scale 1/255, zp
-# -128: exact), every task's rows finite and shaped, and task 95's own register
+# -128: exact), every task's rows finite and shaped, and task 109's own register
 # writes in stopped_task.json, against its blob's entries parsed here
 "$RT" inspect "$D/yolov8n.rk3566.rknn" --tasks --json >"$T/y8.json" 2>/dev/null || bad "yolov8n inspect --tasks"
 $PY - "$T/y8" "$T/y8.npy" "$T/y8.json" "$D/yolov8n.rk3566.rknn" <<'EOF' && ok || bad "yolov8n stopped run: dumps"
@@ -274,15 +275,15 @@ assert x.shape == (1, 3, 640, 640) and np.isfinite(x).all(), x.shape
 assert np.abs(x - np.load(inp) / 255).max() < 1e-6
 tasks = json.load(open(dump + '/tasks.json'))
 nodes = {n['name']: n for n in json.load(open(meta))['nodes']}
-assert [t['task'] for t in tasks] == list(range(95)), [t['task'] for t in tasks]
+assert [t['task'] for t in tasks] == list(range(109)), [t['task'] for t in tasks]
 for t in tasks:
     a = np.load(dump + '/' + t['file'])
     _, c, h, w = nodes[t['node']]['outputs'][0]['shape']
     assert a.shape == (1, c, t['rows'][1] - t['rows'][0], w) and np.isfinite(a).all(), (t, a.shape)
 
 d = json.load(open(dump + '/stopped_task.json'))
-t = json.load(open(meta))['npu_tasks']['tasks'][95]
-assert (d['task'], d['node_name'], d['lut']) == (95, 'MaxPool:input.44_MaxPool', t['lut_tensor']), d
+t = json.load(open(meta))['npu_tasks']['tasks'][109]
+assert (d['task'], d['node_name'], d['lut']) == (109, 'Resize:679_Resize', t['lut_tensor']), d
 b = open(rknn, 'rb').read()
 got = {int(r['addr'], 16): r['value'] for r in d['registers']}
 for k in range(t['writes']):   # model-1 entries: 0, address, value
@@ -291,9 +292,10 @@ for k in range(t['writes']):   # model-1 entries: 0, address, value
 EOF
 # LUT layers against float64 swish of their own integer conv, one scale S fitted
 # per layer (tests/oracle/emu_lut.py): the first five, then weights in two
-# input-channel blocks (10: 48 = 32 + 16), IC1 > 1 (12, 21, 40; 33 with 3 x 3 taps)
+# input-channel blocks (10: 48 = 32 + 16), IC1 > 1 (12, 21, 40; 33 with 3 x 3 taps),
+# output-channel tiles (46: 4 x 64 kernels)
 "$RT" inspect "$D/yolov8n.rk3566.rknn" --json >"$T/y8n.json" 2>/dev/null || bad "yolov8n inspect --json"
-for node in 2 3 4 6 7 10 12 21 33 40; do
+for node in 2 3 4 6 7 10 12 21 33 40 46; do
     if out=$($PY tests/oracle/emu_lut.py "$D/yolov8n.rk3566.rknn" "$T/y8n.json" "$T/y8" $node 1.0); then
         ok; echo "yolov8n LUT layer: $out"
     else
@@ -338,7 +340,7 @@ for nd in json.load(open(sys.argv[2]))['nodes']:
             bad.append(f"node {nd['id']}: the concatenated reading passes too")
 assert n2 == 7 and not bad, (n2, bad)
 EOF
-# the Split (each output its channel slice of the input), the Add and the Concat,
+# the Split (each output its channel slice of the input), the Adds and the Concat,
 # each in float64 from its emulated inputs, requantized to the output's own scale
 # (the file's quantization, read by the oracle's FlatBuffer walk): within half a step
 $PY - "$D/yolov8n.rk3566.rknn" "$T/y8" <<'EOF' && ok || bad "yolov8n Split, Add, Concat"
@@ -356,6 +358,15 @@ for name, want in [('260', a[:, :16]), ('input.10', a[:, 16:]), ('291', L('input
     assert o.shape == want.shape and np.isfinite(o).all(), (name, o.shape)
     d = np.abs(o - np.clip(want, s * (-128 - z), s * (127 - z))).max() / s
     assert d <= 0.51, (name, d)
+# the SPPF's three MaxPools (5 x 5, stride 1, pad 2; two column tiles each):
+# numpy's window maximum of the emulated input, exactly (no requantization)
+for src, dst in [('633', 'input.44'), ('input.44', 'input.42'), ('input.42', '660')]:
+    x = L(src)[0]
+    C, H, W = x.shape
+    P = np.full((C, H + 4, W + 4), -np.inf)
+    P[:, 2: 2 + H, 2: 2 + W] = x
+    want = np.max([P[:, ky: ky + H, kx: kx + W] for ky in range(5) for kx in range(5)], axis=0)
+    assert np.array_equal(L(dst)[0], want), (dst, np.abs(L(dst)[0] - want).max())
 EOF
 # rk3588 toolkit 1.3.4: bound, but its weight buffers are larger than their native
 # shapes (another layout, docs/rknn-format.md "Weights"): refused, not misread
