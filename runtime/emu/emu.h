@@ -242,7 +242,10 @@ const emu_chip_info *emu_chip_table(int *n);
  * A Split's or Concat's DPU-only task copies one channel slice, requantized (BS
  *   ALU add, OUT_CVT), the source (Split) or destination (Concat) offset picking
  *   the slice; an Add's adds its two inputs (BS multiplier, EW converter).
- * A MaxPool's PPU task takes the window maximum (same quantization in and out).
+ * A MaxPool's PPU task takes the window maximum (same quantization in and out);
+ * a Resize's DPU-only task repeats one C2 surface 2 x 2 (nearest), bytes unchanged.
+ * Weights: blocks [OC1, IC1, kh, kw, OC2, IC2] of input channels, interleaved per
+ * OC1; a task may compute a tile of the output channels.
  * Anything else (depthwise, BN/ReLU stages, other LUT forms, other pools that are not
  * one-pixel in-place copies, model-1 tasks no node's task list names) stops the
  * run; RV110x files run in emu_lite.c (docs/rknn-format.md "Execution on

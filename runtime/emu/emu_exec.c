@@ -747,6 +747,66 @@ out:
     return rc;
 }
 
+/* A DPU-only task of a Resize node (yolov8n's nearest 2x upsamples, one task
+ * per C2 surface): the DPU_RDMA reads one input surface (cube W x H x 4 at
+ * input precision int16: each 8-byte pixel as 4 int16), unpools it 2x (SRC_DMA_CFG
+ * 0x1249, as on RV110x), the DPU writes W' = 2W columns per row with
+ * DST_SURF_STRIDE one output row and SURFACE_ADD one output surface, each
+ * source row twice. The bytes pass unchanged (every stage bypassed, OUT_CVT
+ * scale 1, shift 0, offset 0): out[c][y][x] = in[c][y / 2][x / 2]. The source
+ * and destination offsets pick the same surface of the node's input and
+ * output. Only the register words yolov8n's Resizes write are taken. */
+static int run_resize(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
+                      int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+{
+    const rknn_node *nd = &m->nodes[node];
+    const char *nn = node_name(m, node);
+    int rc = 0;
+    act in, out;
+#define R(a) reg_or0(rs, grp, (a))
+    uint32_t sw = (R(0x500c) & 0x1fff) + 1, sh = (R(0x5010) & 0x1fff) + 1, sc = (R(0x5014) & 0x1fff) + 1;
+    uint32_t dw = (R(0x4030) & 0x1fff) + 1, dh = (R(0x4034) & 0x1fff) + 1, dc = (R(0x403c) & 0x1fff) + 1;
+    int64_t src = R(0x5018), dst = R(0x4020), dsurf = R(0x4024), sadd = R(0x40c0);
+    if (R(0x400c) != 0x109 || R(0x4010) != 0x4000000 || R(0x5044) != 0xc001 || R(0x5048) != 0x1249 ||
+        R(0x4040) != 0x53 || R(0x4060) != 0x53 || R(0x4070) != 0x383 || R(0x4080) != 0 ||
+        R(0x4084) != 1 || R(0x4088) != 0 || R(0x5034) != 1 || R(0x4038) != dw * 0x10001u ||
+        R(0x4050) != 0x126)
+        STOP("task %d (node %s): DPU-only task (FEATURE_MODE 0x%x, DATA_FORMAT 0x%x, RDMA mode 0x%x, "
+             "DMA 0x%x, BS 0x%x, BN 0x%x, EW 0x%x, OUT_CVT 0x%x/0x%x/%u, notch 0x%x): not a 2x "
+             "nearest upsample as emulated", ti, nn, R(0x400c), R(0x4010), R(0x5044), R(0x5048),
+             R(0x4040), R(0x4060), R(0x4070), R(0x4084), R(0x4080), R(0x4088), R(0x4038));
+#undef R
+    if (nd->n_out != 1 || nd->n_in < 1 || act_of(&m->tensors[nd->in[0]], mem, nd->in[0], &in) ||
+        act_of(&m->tensors[nd->out[0]], mem, nd->out[0], &out))
+        STOP("task %d (node %s): input or output not a 4-D activation", ti, nn);
+    const rknn_tensor *a = &m->tensors[nd->in[0]], *b = &m->tensors[nd->out[0]];
+    int64_t isurf = (int64_t)in.w * in.h * in.c2, osurf = (int64_t)out.w * out.h * out.c2;
+    if (sw != (uint32_t)in.w || sh != (uint32_t)in.h || 2 * sc != (uint32_t)in.c2 ||
+        dw != 2 * sw || dh != sh || out.w != 2 * in.w || out.h != 2 * in.h || out.c != in.c ||
+        dc != (uint32_t)out.c2 || in.c2 != out.c2 || dsurf != (int64_t)dw * out.c2 ||
+        sadd != osurf || src % isurf || dst % osurf || src / isurf != dst / osurf ||
+        (src / isurf + 1) * in.c2 > in.c + in.c2 - 1)
+        STOP("task %d (node %s): source %ux%ux%u at 0x%llx, destination %ux%ux%u at 0x%llx "
+             "(surface stride %lld, add %lld) do not make a 2x upsample of one surface of "
+             "%dx%dx%d", ti, nn, sw, sh, sc, (long long)src, dw, dh, dc, (long long)dst,
+             (long long)dsurf, (long long)sadd, in.w, in.h, in.c);
+    if (!a->has_quant || !b->has_quant || a->scale != b->scale || a->zero_point != b->zero_point)
+        STOP("task %d (node %s): input and output quantization differ", ti, nn);
+    if (!mem->written[nd->in[0]])
+        STOP("task %d (node %s): its input was not computed", ti, nn);
+    const int8_t *s = in.p + src;
+    int8_t *d = out.p + dst;
+    for (int y = 0; y < out.h; y++)
+        for (int x = 0; x < out.w; x++)
+            memcpy(d + ((int64_t)y * out.w + x) * out.c2, s + ((int64_t)(y / 2) * in.w + x / 2) * in.c2,
+                   (size_t)out.c2);
+    mem->written[nd->out[0]] = 1;
+    rows[0] = 0;
+    rows[1] = out.h;
+out:
+    return rc;
+}
+
 /* float NCHW of a written activation, dequantized with its tensor's quantization */
 static float *dequant(const rknn_tensor *t, const act *a)
 {
@@ -1026,6 +1086,9 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
             if ((rc = run_copy(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
                 goto out;
             out_t = mem.copy_out;
+        } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Resize")) {
+            if ((rc = run_resize(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
+                goto out;
         } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Add")) {
             if ((rc = run_add(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
                 goto out;
