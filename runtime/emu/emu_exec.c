@@ -445,7 +445,8 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     const rknn_tensor *wt = &m->tensors[wi], *bt = &m->tensors[bi];
     int kh = t->kh, kw = t->kw;
     weight_blocks wb;
-    if (weight_blocks_of(wt, kh, kw, in.c, out.c, &wb))
+    if (kh < 1 || kw < 1 || t->stride_x < 1 || t->stride_y < 1 || t->pad_top < 0 || t->pad_left < 0 ||
+        weight_blocks_of(wt, kh, kw, in.c, out.c, &wb))
         STOP("task %d (node %s): weight %s: native shape of %d values does not fit the task's "
              "kernel %dx%d, %d to %d channels (blocks [OC1, IC1, kh, kw, OC2, IC2], one OC1 and "
              "OC2 for all)", ti, nn, wt->name, wt->nnd, kh, kw, in.c, out.c);
@@ -714,7 +715,9 @@ static int run_pool(const rknn_model *m, int ti, const emu_task *t, const regsta
     int ox0 = (int)(dst % oline / out.c2), oy0 = (int)(dst / oline);
     int kw = t->pool_kw, kh = t->pool_kh, sx = t->pool_sx, sy = t->pool_sy;
     int pt = t->pool_pad[0], pb = t->pool_pad[1], pl = t->pool_pad[2], pr = t->pool_pad[3];
-    if (src < 0 || dst < 0 || src % in.c2 || dst % out.c2 || src >= surf || dst >= osurf ||
+    if (kw < 1 || kh < 1 || sx < 1 || sy < 1 || pt < 0 || pb < 0 || pl < 0 || pr < 0 ||
+        in.c != out.c || src < 0 || dst < 0 || src % in.c2 || dst % out.c2 || src >= surf ||
+        dst >= osurf ||
         t->pool_in_c != in.c || t->pool_out_c != out.c || x0 + t->pool_in_w > in.w ||
         y0 + t->pool_in_h > in.h || ox0 + t->pool_out_w > out.w || oy0 + t->pool_out_h > out.h ||
         (t->pool_in_w + pl + pr - kw) / sx + 1 != t->pool_out_w ||
