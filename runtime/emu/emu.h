@@ -271,6 +271,11 @@ int emu_exec(const struct rknn_model *m, const uint8_t *file, size_t len,
 void emu_result_free(emu_result *r);
 /* res's output arrays sized for m's outputs (n_out set; emu_result_free frees them). */
 int emu_result_alloc(const struct rknn_model *m, emu_result *res, char *err, size_t errlen);
+/* The Toolkit2 half of emu_exec: p's tasks (loaded from m's file, or built by a
+ * fuzz target over a small graph) over one buffer per graph tensor. */
+int emu_fb_exec(const struct rknn_model *m, const uint8_t *file, size_t len, const emu_program *p,
+                const float *const *inputs, int n_inputs, const char *dump_dir, emu_result *res,
+                char *err, size_t errlen);
 /* The RV110x half of emu_exec (emu_lite.c): p's tasks, decoded into tasks,
  * over one flat NPU address space. */
 int emu_lite_exec(const struct rknn_model *m, const uint8_t *file, size_t len,

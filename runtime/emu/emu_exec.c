@@ -465,6 +465,13 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
              "per-channel words at 0x%llx do not start at its block (0x%llx, 0x%llx)", ti, nn, oc0,
              (long long)t->weight_addr, (long long)t->bs_addr,
              (long long)(oc0 / wb.ocp) * wb.block_bytes, (long long)oc0 * 8);
+    /* CNA_WEIGHT_SIZE0 / SIZE1: the tile's bytes and one kernel's, as the blocks say */
+    int64_t per_kernel = wb.block_bytes / wb.ocp;
+    if ((t->weight_bytes >= 0 && t->weight_bytes != per_kernel * noc) ||
+        (t->weight_bytes_per_kernel >= 0 && t->weight_bytes_per_kernel != per_kernel))
+        STOP("task %d (node %s): CNA weight sizes %lld (%lld a kernel) are not the %d kernels of "
+             "%lld bytes the weight's blocks hold", ti, nn, (long long)t->weight_bytes,
+             (long long)t->weight_bytes_per_kernel, noc, (long long)per_kernel);
     if (wt->data_len < wb.bytes || (uint64_t)wt->data_off + (uint64_t)wb.bytes > len ||
         bt->data_len < t->bs_addr + groups * G * 8 ||
         (uint64_t)bt->data_off + (uint64_t)bt->data_len > len)
@@ -918,44 +925,29 @@ static int dump_computed(const rknn_model *m, emu_mem *mem, const char *dump_dir
     return emu_write_json(dump_dir, "tasks.json", index, JSON_COMPACT, err, errlen);
 }
 
-int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *const *inputs,
-             int n_inputs, const char *dump_dir, emu_result *res, char *err, size_t errlen)
+int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_program *prog,
+                const float *const *inputs, int n_inputs, const char *dump_dir, emu_result *res,
+                char *err, size_t errlen)
 {
-    emu_program prog = {0};
     emu_task *tasks = NULL;
     regstate *rs = NULL;
     emu_mem mem = {0};
-    const char *why;
     int rc = 0, k = 0, cur = -1; /* cur: the task being run */
     /* DIR/tasks.json: which rows of which tensor each computed task wrote, so that a
      * tensor differing from the source model points at its tasks */
     json_t *index = dump_dir ? json_array() : NULL;
 
     memset(res, 0, sizeof(*res));
-    if (!emu_exec_supported(m, &why))
-        return rt_err(err, errlen, RT_EUNSUPPORTED, "not emulated: %s", why);
-    if ((rc = emu_program_load(m, file, len, &prog, err, errlen)))
-        return rc;
-    if (prog.source == EMU_SRC_LITE) {
-        tasks = calloc((size_t)prog.n_tasks + 1, sizeof(*tasks));
-        if (!tasks) {
-            rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
-            goto out;
-        }
-        emu_program_decode(&prog, tasks);
-        rc = emu_lite_exec(m, file, len, &prog, tasks, inputs, n_inputs, dump_dir, res, err, errlen);
-        goto out;
-    }
-    int unbound = prog.source != EMU_SRC_FB_TASKS && prog.source != EMU_SRC_FB_BLOBS;
-    for (int i = 0; !unbound && i < prog.n_tasks; i++)
-        unbound = prog.tasks[i].node < 0; /* a model-1 blob no node's task list names */
+    int unbound = prog->source != EMU_SRC_FB_TASKS && prog->source != EMU_SRC_FB_BLOBS;
+    for (int i = 0; !unbound && i < prog->n_tasks; i++)
+        unbound = prog->tasks[i].node < 0; /* a model-1 blob no node's task list names */
     if (unbound) {
         rc = rt_err(err, errlen, RT_EUNSUPPORTED,
                     "not emulated: %s: tasks without graph node indices cannot be bound to tensors",
-                    emu_source_name(prog.source));
+                    emu_source_name(prog->source));
         goto out;
     }
-    tasks = calloc((size_t)prog.n_tasks + 1, sizeof(*tasks));
+    tasks = calloc((size_t)prog->n_tasks + 1, sizeof(*tasks));
     rs = calloc(1, sizeof(*rs));
     mem.buf = calloc((size_t)m->n_tensors + 1, sizeof(*mem.buf));
     mem.bytes = calloc((size_t)m->n_tensors + 1, sizeof(*mem.bytes));
@@ -966,7 +958,7 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
         goto out;
     }
-    emu_program_decode(&prog, tasks);
+    emu_program_decode(prog, tasks);
     /* one buffer per activation tensor, its native bytes */
     for (int i = 0; i < m->n_tensors; i++) {
         const rknn_tensor *t = &m->tensors[i];
@@ -1013,8 +1005,8 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         k++;
     }
     /* the tasks, in the file's order */
-    for (int i = 0; i < prog.n_tasks; i++) {
-        const emu_stream *s = &prog.tasks[i];
+    for (int i = 0; i < prog->n_tasks; i++) {
+        const emu_stream *s = &prog->tasks[i];
         const emu_task *t = &tasks[i];
         int g = i & 1;
         cur = i;
@@ -1056,16 +1048,16 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
                         t->pool_kh, t->pool_sx, t->pool_sy, t->pool_in_w, t->pool_in_h, t->pool_in_c);
             goto out;
         }
-        if (emu_layout_known(prog.map)) {
+        if (emu_layout_known(prog->map)) {
             /* the register state the task runs with (its writes and what earlier
              * tasks of its group left): each decoded, left aside or a sample's value */
             for (int r = 0; r < 0x10000 / 4; r++) {
                 uint16_t a = (uint16_t)(4 * r);
-                if (!rs->set[g][r] || emu_layout_check(prog.map, a, rs->val[g][r]))
+                if (!rs->set[g][r] || emu_layout_check(prog->map, a, rs->val[g][r]))
                     continue;
                 rc = rt_err(err, errlen, RT_EUNSUPPORTED, "task %d (node %s): register 0x%04x = 0x%08x: %s",
                             i, node_name(m, s->node), a, rs->val[g][r],
-                            emu_reg_name(prog.map, a) ? "a value the sample files do not write (not decoded)"
+                            emu_reg_name(prog->map, a) ? "a value the sample files do not write (not decoded)"
                                                       : "not in the chip's register table");
                 goto out;
             }
@@ -1077,7 +1069,7 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         }
         if (t->n_unknown > 0) {
             for (int u = 0; u < t->n_unknown; u++)
-                if (t->unknown_val[u] != 0 && !ignored_raw(prog.map, t->unknown_addr[u])) {
+                if (t->unknown_val[u] != 0 && !ignored_raw(prog->map, t->unknown_addr[u])) {
                     rc = rt_err(err, errlen, RT_EUNSUPPORTED,
                                 "task %d (node %s): register 0x%04x = 0x%08x has no known meaning",
                                 i, node_name(m, s->node), t->unknown_addr[u], t->unknown_val[u]);
@@ -1139,21 +1131,21 @@ out:
     if (rc == RT_EUNSUPPORTED && cur >= 0) {
         /* a task stopped the run: what ran before it is dumped, with the task's registers */
         char msg[1024];
-        const emu_stream *s = &prog.tasks[cur];
+        const emu_stream *s = &prog->tasks[cur];
         snprintf(msg, sizeof msg, "%s", err);
         if (dump_dir) {
             char e2[512];
             int g = cur & 1;
             const char *lut = s->lut >= 0 ? m->tensors[s->lut].name : NULL;
-            if (emu_write_stopped(dump_dir, prog.map, rs->val[g], rs->set[g], cur, s->node,
+            if (emu_write_stopped(dump_dir, prog->map, rs->val[g], rs->set[g], cur, s->node,
                                   node_name(m, s->node), lut, msg, e2, sizeof e2) ||
                 dump_computed(m, &mem, dump_dir, index, e2, sizeof e2))
                 rc = rt_err(err, errlen, RT_EIO, "%s", e2);
             else
                 rt_err(err, errlen, RT_EUNSUPPORTED, "%s (%d of %d tasks ran; their tensors and "
-                       "stopped_task.json are dumped)", msg, cur, prog.n_tasks);
+                       "stopped_task.json are dumped)", msg, cur, prog->n_tasks);
         } else {
-            rt_err(err, errlen, RT_EUNSUPPORTED, "%s (%d of %d tasks ran)", msg, cur, prog.n_tasks);
+            rt_err(err, errlen, RT_EUNSUPPORTED, "%s (%d of %d tasks ran)", msg, cur, prog->n_tasks);
         }
     }
     json_decref(index);
@@ -1168,6 +1160,34 @@ out:
     free(mem.ew_seen);
     free(rs);
     free(tasks);
+    return rc;
+}
+
+int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *const *inputs,
+             int n_inputs, const char *dump_dir, emu_result *res, char *err, size_t errlen)
+{
+    emu_program prog = {0};
+    const char *why;
+    int rc;
+
+    memset(res, 0, sizeof(*res));
+    if (!emu_exec_supported(m, &why))
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "not emulated: %s", why);
+    if ((rc = emu_program_load(m, file, len, &prog, err, errlen)))
+        return rc;
+    if (prog.source == EMU_SRC_LITE) {
+        emu_task *tasks = calloc((size_t)prog.n_tasks + 1, sizeof(*tasks));
+        if (!tasks) {
+            rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+        } else {
+            emu_program_decode(&prog, tasks);
+            rc = emu_lite_exec(m, file, len, &prog, tasks, inputs, n_inputs, dump_dir, res, err,
+                               errlen);
+        }
+        free(tasks);
+    } else {
+        rc = emu_fb_exec(m, file, len, &prog, inputs, n_inputs, dump_dir, res, err, errlen);
+    }
     emu_program_free(&prog);
     return rc;
 }
