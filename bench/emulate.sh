@@ -9,8 +9,9 @@
 # multiple_input_demo.rk3588 (runs whole). Exit 1 when the target is missed.
 # yolov8n.rk3566: its source ONNX is not public; the denominator is our int8
 # simulation of a YOLOv8n of the same layers (tests/tools/zoo_onnx yolov8n,
-# seeded weights: the time does not depend on them). The emulation stops before
-# the end (docs/rknn-format.md: 38 of 245 tasks run): the row prints why, no ratio.
+# seeded weights: the time does not depend on them). The emulation runs all 245
+# tasks; were it to stop (a file it no longer understands), the row prints why,
+# and no ratio.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-build}}

@@ -242,7 +242,11 @@ const emu_chip_info *emu_chip_table(int *n);
  * A Split's or Concat's DPU-only task copies one channel slice, requantized (BS
  *   ALU add, OUT_CVT), the source (Split) or destination (Concat) offset picking
  *   the slice; an Add's adds its two inputs (BS multiplier, EW converter).
- * Anything else (depthwise, BN/ReLU stages, other LUT forms, pools that are not
+ * A MaxPool's PPU task takes the window maximum (same quantization in and out);
+ * a Resize's DPU-only task repeats one C2 surface 2 x 2 (nearest), bytes unchanged.
+ * Weights: blocks [OC1, IC1, kh, kw, OC2, IC2] of input channels, interleaved per
+ * OC1; a task may compute a tile of the output channels.
+ * Anything else (depthwise, BN/ReLU stages, other LUT forms, other pools that are not
  * one-pixel in-place copies, model-1 tasks no node's task list names) stops the
  * run; RV110x files run in emu_lite.c (docs/rknn-format.md "Execution on
  * RV110x"): RT_EUNSUPPORTED and a message naming the task,
@@ -267,6 +271,11 @@ int emu_exec(const struct rknn_model *m, const uint8_t *file, size_t len,
 void emu_result_free(emu_result *r);
 /* res's output arrays sized for m's outputs (n_out set; emu_result_free frees them). */
 int emu_result_alloc(const struct rknn_model *m, emu_result *res, char *err, size_t errlen);
+/* The Toolkit2 half of emu_exec: p's tasks (loaded from m's file, or built by a
+ * fuzz target over a small graph) over one buffer per graph tensor. */
+int emu_fb_exec(const struct rknn_model *m, const uint8_t *file, size_t len, const emu_program *p,
+                const float *const *inputs, int n_inputs, const char *dump_dir, emu_result *res,
+                char *err, size_t errlen);
 /* The RV110x half of emu_exec (emu_lite.c): p's tasks, decoded into tasks,
  * over one flat NPU address space. */
 int emu_lite_exec(const struct rknn_model *m, const uint8_t *file, size_t len,

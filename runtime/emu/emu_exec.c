@@ -150,7 +150,7 @@ static void node_operands(const rknn_model *m, const rknn_node *nd, int *x, int 
             *x = nd->in[k];
         else if (!is_const && *e < 0)
             *e = nd->in[k];
-        else if (is_const && t->nnd == 6 && *w < 0)
+        else if (is_const && t->nnd >= 6 && t->nnd % 6 == 0 && *w < 0)
             *w = nd->in[k];
         else if (is_const && t->dtype == DT_INT32 && *b < 0)
             *b = nd->in[k];
@@ -247,6 +247,60 @@ static int64_t lut_eval(const lut_stage *L, int64_t x)
     return T[i] + rshift_round((int64_t)(T[i + 1] - T[i]) * f, sh);
 }
 
+/* A conv weight's native layout: one or more blocks [OC1, IC1, kh, kw, OC2,
+ * IC2] of input channels (yolov8n's 48 = 32 + 16: IC1 blocks of 32, then one
+ * of 16), interleaved per OC1: for each block of OC2 kernels, each input-channel
+ * block's [IC1][kh][kw][OC2][IC2] bytes in turn (docs/rknn-format.md "Weights
+ * in several input-channel blocks"). */
+#define WB_MAX 4
+typedef struct weight_blocks {
+    int n, ocp, kh, kw;
+    int ib[WB_MAX], icp[WB_MAX], ic0[WB_MAX];   /* first input channel of each block */
+    int64_t off[WB_MAX];                        /* its bytes' offset in an OC1 block */
+    int64_t block_bytes, bytes;                 /* one OC1 block, the whole tensor */
+} weight_blocks;
+
+static int weight_blocks_of(const rknn_tensor *w, int kh, int kw, int in_c, int out_c,
+                            weight_blocks *b)
+{
+    if (!w->native || w->nnd < 6 || w->nnd % 6 || w->nnd / 6 > WB_MAX)
+        return -1;
+    memset(b, 0, sizeof(*b));
+    b->n = w->nnd / 6;
+    b->kh = kh;
+    b->kw = kw;
+    const int64_t *s = w->native;
+    b->ocp = (int)s[4];
+    int ic = 0;
+    for (int k = 0; k < b->n; k++, s += 6) {
+        if (s[0] != w->native[0] || s[2] != kh || s[3] != kw || s[4] != b->ocp || s[1] < 1 ||
+            s[5] < 1 || s[0] < 1 || s[4] < 1)
+            return -1;
+        b->ib[k] = (int)s[1];
+        b->icp[k] = (int)s[5];
+        b->ic0[k] = ic;
+        b->off[k] = b->block_bytes;
+        ic += b->ib[k] * b->icp[k];
+        b->block_bytes += (int64_t)s[1] * kh * kw * s[4] * s[5];
+    }
+    b->bytes = b->block_bytes * w->native[0];
+    /* every channel covered; only the last block's lanes may pad */
+    if (ic < in_c || (b->n > 1 && b->ic0[b->n - 1] >= in_c) || w->native[0] * b->ocp < out_c)
+        return -1;
+    return 0;
+}
+
+/* the byte of kernel oc, input channel ic, tap (ky, kx) */
+static int64_t weight_byte(const weight_blocks *b, int oc, int ic, int ky, int kx)
+{
+    int k = b->n - 1;
+    while (k > 0 && ic < b->ic0[k])
+        k--;
+    int c = ic - b->ic0[k], i1 = c / b->icp[k], i2 = c % b->icp[k];
+    return (int64_t)(oc / b->ocp) * b->block_bytes + b->off[k] +
+           ((((int64_t)i1 * b->kh + ky) * b->kw + kx) * b->ocp + oc % b->ocp) * b->icp[k] + i2;
+}
+
 static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti,
                     const emu_task *t, const regstate *rs, int grp, int node, int lut,
                     emu_mem *mem, int *rows, char *err, size_t errlen)
@@ -260,12 +314,6 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     node_operands(m, nd, &xi, &wi, &bi, &ei);
     if (t->op != EMU_OP_CONV)
         STOP("task %d (node %s): %s tasks are not emulated", ti, nn, emu_op_name(t->op));
-    for (int k = 0; wi < 0 && k < nd->n_in; k++) {
-        const rknn_tensor *w = &m->tensors[nd->in[k]];
-        if (w->data_off >= 0 && w->nnd > 6 && w->nnd % 6 == 0) /* yolov8n's 48 = 32 + 16 */
-            STOP("task %d (node %s): weight %s in %d input-channel blocks (native shape of %d "
-                 "values): not emulated", ti, nn, w->name, w->nnd / 6, w->nnd);
-    }
     if (nd->n_out != 1 || xi < 0 || wi < 0 || bi < 0)
         STOP("task %d (node %s): the node's input, weight, bias and output tensors are not all found",
              ti, nn);
@@ -274,12 +322,13 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     if (t->in_prec != 0 || t->proc_prec != 0 || t->out_prec != 0)
         STOP("task %d (node %s): precisions in %s proc %s out %s: only int8 is emulated", ti, nn,
              emu_prec_name(t->in_prec), emu_prec_name(t->proc_prec), emu_prec_name(t->out_prec));
-    /* in_c / out_c are the aligned counts, in_c_real / out_c_orig the tensors' */
-    if (t->in_w != in.w || t->in_c_real != in.c || t->out_w != out.w || t->out_c_orig != out.c ||
-        t->kernels != out.c)
-        STOP("task %d (node %s): a tile of the width or the channels (in %dx%d, out %dx%d, %d "
-             "kernels; tensors %dx%d, %dx%d) is not emulated", ti, nn, t->in_w, t->in_c_real, t->out_w,
-             t->out_c_orig, t->kernels, in.w, in.c, out.w, out.c);
+    /* in_c is the aligned count, in_c_real the tensor's; a task computes all
+     * output channels or a tile of them (kernels, out_c_orig: the tile's) */
+    if (t->in_w != in.w || t->in_c_real != in.c || t->out_w != out.w || t->kernels < 1 ||
+        t->out_c_orig != t->kernels || t->kernels > out.c)
+        STOP("task %d (node %s): a tile of the width or the input channels (in %dx%d, out %dx%d, "
+             "%d kernels; tensors %dx%d, %dx%d) is not emulated", ti, nn, t->in_w, t->in_c_real,
+             t->out_w, t->out_c_orig, t->kernels, in.w, in.c, out.w, out.c);
     int32_t pad_value = t->pad_value;
     if (!t->has_pad_value) {
         /* rk3566/rk3568 write no CNA_PAD_CON1; CNA_PAD_CON0's upper half holds the
@@ -342,19 +391,35 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
                    ew.h != out.h || ew.w != out.w))
         STOP("task %d (node %s): the element-wise operand is not a second activation input of the "
              "output's shape", ti, nn);
+    /* DPU_DATA_FORMAT bits 4..9 / 10..15: the BS / BN multipliers' shifts for a
+     * negative product (BS/BN_MUL_SHIFT_VALUE_NEG in the public register
+     * descriptions); taken only where they equal the shifts for a positive one */
+    uint32_t fmt = reg_or0(rs, grp, 0x4010);
+    if (!table && ((int)(fmt >> 4 & 0x3f) != t->bs.mul_shift || (fmt >> 16 & 0x3ff) || (fmt & 0xf) ||
+                   (t->lut_used && (int)(fmt >> 10 & 0x3f) != t->bn.mul_shift) ||
+                   (!t->lut_used && (fmt >> 10 & 0x3f))))
+        STOP("task %d (node %s): DPU_DATA_FORMAT 0x%x: negative-product shifts %d (BS) and %d (BN) "
+             "other than the positive ones (%d, %d), or EW truncation / surface bits set: not "
+             "emulated", ti, nn, fmt, (int)(fmt >> 4 & 0x3f), (int)(fmt >> 10 & 0x3f),
+             t->bs.mul_shift, t->lut_used ? t->bn.mul_shift : 0);
     if (t->out_cvt_shift < 0 || t->out_cvt_shift > 40 || t->bs.mul_shift < 0 || t->bs.mul_shift > 31)
         STOP("task %d (node %s): shifts out of range (out %d, bs %d)", ti, nn, t->out_cvt_shift,
              t->bs.mul_shift);
     if (G <= 0)
         STOP("task %d (node %s): the chip's per-channel group size is unknown", ti, nn);
-    /* tiles: rows from the offsets into the tensors */
+    /* tiles: rows from the offsets into the tensors; an output-channel tile
+     * starts at a whole C2 surface of the destination */
     int64_t in_row = (int64_t)in.w * in.c2, out_row = (int64_t)out.w * out.c2;
-    if (t->feature_addr < 0 || t->dst_addr < 0 || t->feature_addr % in_row || t->dst_addr % out_row)
+    int64_t out_surf = out_row * out.h;
+    if (t->feature_addr < 0 || t->dst_addr < 0 || t->feature_addr % in_row ||
+        (t->dst_addr % out_surf) % out_row)
         STOP("task %d (node %s): feature 0x%llx / destination 0x%llx are not row offsets into the "
              "node's tensors", ti, nn, (long long)t->feature_addr, (long long)t->dst_addr);
-    int y0i = (int)(t->feature_addr / in_row), y0o = (int)(t->dst_addr / out_row);
-    if (y0i + t->in_h > in.h || y0o + t->out_h > out.h)
-        STOP("task %d (node %s): tile rows beyond the tensor", ti, nn);
+    int y0i = (int)(t->feature_addr / in_row), y0o = (int)(t->dst_addr % out_surf / out_row);
+    int oc0 = (int)(t->dst_addr / out_surf) * out.c2, noc = t->kernels;
+    if (y0i + t->in_h > in.h || y0o + t->out_h > out.h || oc0 + noc > out.c)
+        STOP("task %d (node %s): tile rows %d+%d or channels %d+%d beyond the tensor", ti, nn, y0o,
+             t->out_h, oc0, noc);
     rows[0] = y0o;
     rows[1] = y0o + t->out_h;
     /* the EW operand sits at the output's position: one offset for the whole node */
@@ -378,56 +443,99 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     }
     /* weights and per-channel words from the file */
     const rknn_tensor *wt = &m->tensors[wi], *bt = &m->tensors[bi];
-    /* native [OC1, IC1, kh, kw, OC2, IC2]: blocks of OC2 output channels (yolov8n's
-     * 32-channel convs: 2 x 16), each [IC1][kh][kw][OC2][IC2] */
-    int kh = t->kh, kw = t->kw, ocp = (int)wt->native[4], icp = (int)wt->native[5];
-    int ob = (int)wt->native[0], ib = (int)wt->native[1];
-    if (wt->native[2] != kh || wt->native[3] != kw || ob < 1 || ib != 1 || ocp < 1 ||
-        (int64_t)ob * ocp < out.c || icp < in.c || t->weight_addr != 0)
-        STOP("task %d (node %s): weight layout [%d,%d,%lld,%lld,%d,%d] at 0x%llx does not fit the "
-             "task's kernel %dx%d, %d to %d channels", ti, nn, ob, ib, (long long)wt->native[2],
-             (long long)wt->native[3], ocp, icp, (long long)t->weight_addr, kh, kw, in.c, out.c);
-    int64_t wbytes = (int64_t)ob * kh * kw * ocp * icp;
-    int64_t groups = (out.c + G - 1) / G;
+    int kh = t->kh, kw = t->kw;
+    weight_blocks wb;
+    if (kh < 1 || kw < 1 || t->stride_x < 1 || t->stride_y < 1 || t->pad_top < 0 || t->pad_left < 0 ||
+        weight_blocks_of(wt, kh, kw, in.c, out.c, &wb))
+        STOP("task %d (node %s): weight %s: native shape of %d values does not fit the task's "
+             "kernel %dx%d, %d to %d channels (blocks [OC1, IC1, kh, kw, OC2, IC2], one OC1 and "
+             "OC2 for all)", ti, nn, wt->name, wt->nnd, kh, kw, in.c, out.c);
+    int64_t groups = (noc + G - 1) / G;
     /* toolkit 1.3.4 for rk3588 stores more bytes than the native shape has
      * (1280, 1408 for 1152): another layout, probably compressed */
-    if (wt->nnd == 6 && wt->data_len > wbytes)
+    if (wt->data_len > wb.bytes)
         STOP("task %d (node %s): weight tensor %s holds %lld bytes for its %lld-byte native "
              "layout (another layout, probably compressed): not emulated", ti, nn, wt->name,
-             (long long)wt->data_len, (long long)wbytes);
-    if (wt->data_len < wbytes || (uint64_t)wt->data_off + (uint64_t)wbytes > len ||
-        t->bs_addr < 0 || bt->data_len < t->bs_addr + groups * G * 8 ||
+             (long long)wt->data_len, (long long)wb.bytes);
+    /* an output-channel tile's weights start at its OC1 block, its per-channel
+     * words at its group: both addresses must say the channel the destination says */
+    if (oc0 % wb.ocp || oc0 % G || t->weight_addr != (int64_t)(oc0 / wb.ocp) * wb.block_bytes ||
+        t->bs_addr != (int64_t)oc0 * 8)
+        STOP("task %d (node %s): output-channel tile at channel %d: weight address 0x%llx, "
+             "per-channel words at 0x%llx do not start at its block (0x%llx, 0x%llx)", ti, nn, oc0,
+             (long long)t->weight_addr, (long long)t->bs_addr,
+             (long long)(oc0 / wb.ocp) * wb.block_bytes, (long long)oc0 * 8);
+    /* CNA_WEIGHT_SIZE0 / SIZE1: the tile's bytes and one kernel's, as the blocks say */
+    int64_t per_kernel = wb.block_bytes / wb.ocp;
+    if ((t->weight_bytes >= 0 && t->weight_bytes != per_kernel * noc) ||
+        (t->weight_bytes_per_kernel >= 0 && t->weight_bytes_per_kernel != per_kernel))
+        STOP("task %d (node %s): CNA weight sizes %lld (%lld a kernel) are not the %d kernels of "
+             "%lld bytes the weight's blocks hold", ti, nn, (long long)t->weight_bytes,
+             (long long)t->weight_bytes_per_kernel, noc, (long long)per_kernel);
+    if (wt->data_len < wb.bytes || (uint64_t)wt->data_off + (uint64_t)wb.bytes > len ||
+        bt->data_len < t->bs_addr + groups * G * 8 ||
         (uint64_t)bt->data_off + (uint64_t)bt->data_len > len)
         STOP("task %d (node %s): weight or per-channel data outside its tensor", ti, nn);
     const int8_t *W = (const int8_t *)file + wt->data_off;
     const uint8_t *B = file + bt->data_off + t->bs_addr;
     int sx = t->stride_x, sy = t->stride_y, dx = t->dil_x > 0 ? t->dil_x : 1,
         dy = t->dil_y > 0 ? t->dil_y : 1;
+    /* every product fits 16 x 9 bits; an int32 sum of up to 65000 of them cannot overflow */
+    int64_t taps = (int64_t)kh * kw * in.c;
+    if (taps > 65000)
+        STOP("task %d (node %s): %lld taps per output: not emulated", ti, nn, (long long)taps);
+    /* the tile's input rows gathered as [row][column][channel] int16 with the
+     * pad value around them, and each kernel's effective weights w - zp_w in the
+     * same tap order, so that each output is one contiguous dot product */
+    int ph = (t->out_h - 1) * sy + (kh - 1) * dy + 1, pw = (t->out_w - 1) * sx + (kw - 1) * dx + 1;
+    int16_t *X = malloc(sizeof(int16_t) * (size_t)ph * pw * in.c);
+    int16_t *Wk = malloc(sizeof(int16_t) * (size_t)noc * taps);
+    int32_t *col = malloc(sizeof(int32_t) * (size_t)taps);
+    if (!X || !Wk || !col) {
+        free(X); free(Wk); free(col);
+        STOP("task %d (node %s): out of memory", ti, nn);
+    }
     int8_t padv = sat8(pad_value);
-    for (int oc = 0; oc < out.c; oc++) {
-        const uint8_t *g = B + (int64_t)(oc / G) * G * 8;
-        int j = oc % G;
-        int64_t bias = rd_i32(g + 4 * j);
-        int nzp = rd_i16(g + 4 * G + 2 * j), mul = rd_i16(g + 6 * G + 2 * j);
-        for (int oy = 0; oy < t->out_h; oy++)
-            for (int ox = 0; ox < t->out_w; ox++) {
-                int64_t acc = bias;
-                for (int ky = 0; ky < kh; ky++) {
-                    int iy = oy * sy - t->pad_top + ky * dy;
-                    for (int kx = 0; kx < kw; kx++) {
-                        int ix = ox * sx - t->pad_left + kx * dx;
-                        int inside = iy >= 0 && iy < t->in_h && ix >= 0 && ix < t->in_w;
-                        const int8_t *wk = W + (int64_t)(oc / ocp) * kh * kw * ocp * icp +
-                                           ((int64_t)(ky * kw + kx) * ocp + oc % ocp) * icp;
-                        for (int ic = 0; ic < in.c; ic++) {
-                            int x = inside ? in.p[act_off(&in, ic, y0i + iy, ix)] : padv;
-                            acc += (int64_t)x * (wk[ic] + nzp);
-                        }
-                    }
+    for (int py = 0; py < ph; py++)
+        for (int px = 0; px < pw; px++) {
+            int iy = py - t->pad_top, ix = px - t->pad_left;
+            int inside = iy >= 0 && iy < t->in_h && ix >= 0 && ix < t->in_w;
+            int16_t *xp = X + ((int64_t)py * pw + px) * in.c;
+            for (int ic = 0; ic < in.c; ic++)
+                xp[ic] = inside ? in.p[act_off(&in, ic, y0i + iy, ix)] : padv;
+        }
+    for (int o = 0; o < noc; o++) {
+        int nzp = rd_i16(B + (int64_t)(o / G) * G * 8 + 4 * G + 2 * (o % G));
+        for (int ky = 0; ky < kh; ky++)
+            for (int kx = 0; kx < kw; kx++)
+                for (int ic = 0; ic < in.c; ic++)
+                    Wk[(int64_t)o * taps + ((int64_t)ky * kw + kx) * in.c + ic] =
+                        (int16_t)(W[weight_byte(&wb, oc0 + o, ic, ky, kx)] + nzp);
+    }
+    for (int oy = 0; oy < t->out_h; oy++)
+        for (int ox = 0; ox < t->out_w; ox++) {
+            /* the taps of this output, in the weights' order */
+            for (int ky = 0; ky < kh; ky++)
+                for (int kx = 0; kx < kw; kx++) {
+                    const int16_t *xp = X + ((int64_t)(oy * sy + ky * dy) * pw + ox * sx + kx * dx) * in.c;
+                    int32_t *cp = col + ((int64_t)ky * kw + kx) * in.c;
+                    for (int ic = 0; ic < in.c; ic++)
+                        cp[ic] = xp[ic];
                 }
-                if (acc < INT32_MIN || acc > INT32_MAX)
+            for (int o = 0; o < noc; o++) {
+                const uint8_t *g = B + (int64_t)(o / G) * G * 8;
+                int j = o % G, oc = oc0 + o;
+                int mul = rd_i16(g + 6 * G + 2 * j);
+                const int16_t *wk = Wk + (int64_t)o * taps;
+                int32_t dot = 0;
+                for (int64_t k = 0; k < taps; k++)
+                    dot += col[k] * wk[k];
+                int64_t acc = (int64_t)rd_i32(g + 4 * j) + dot;
+                if (acc < INT32_MIN || acc > INT32_MAX) {
+                    free(X); free(Wk); free(col);
                     STOP("task %d (node %s): accumulator %lld overflows int32 (channel %d, row %d, "
                          "column %d)", ti, nn, (long long)acc, oc, oy, ox);
+                }
                 int64_t v = rshift_round(acc * mul, t->bs.mul_shift);
                 int64_t pos = act_off(&out, oc, y0o + oy, ox);
                 if (use_ew) {
@@ -440,7 +548,10 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
                 int64_t y = rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset;
                 out.p[pos] = sat8(y);
             }
-    }
+        }
+    free(X);
+    free(Wk);
+    free(col);
     mem->written[nd->out[0]] = 1;
 out:
     return rc;
@@ -526,7 +637,8 @@ static int run_add(const rknn_model *m, int ti, const emu_task *t, const regstat
     act a, b, o;
 #define R(x) reg_or0(rs, grp, (x))
     uint32_t mul = R(0x4048), ewc = R(0x4078);
-    if (R(0x400c) != 0x109 || R(0x4010) != 0x10 || R(0x5044) != 0x4001 || R(0x4070) != 0x900002d0 ||
+    if (R(0x400c) != 0x109 || R(0x4010) != (mul >> 8 & 0x3f) << 4 || R(0x5044) != 0x4001 ||
+        R(0x4070) != 0x900002d0 ||
         R(0x4060) != 0x53 || R(0x4040) != 0x48 || (mul & 0xc0ff) || R(0x5034) != 0x40000000 ||
         (ewc >> 22) || t->rdma_src_addr != 0 || t->dst_addr != 0 || t->ew_addr != 0 ||
         t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
@@ -562,6 +674,149 @@ out:
     return rc;
 }
 
+/* A PPU task of a MaxPool node (yolov8n's SPPF: 5 x 5, stride 1, pad 2, each
+ * node as two column tiles of 10 outputs): the window's largest input byte,
+ * the pad value outside the tile's columns and the tensor's rows. Source and
+ * destination are offsets into the node's input and output tensors (rows and
+ * columns in whole C2 pixels); the destination's row is the tile's width plus
+ * OPERATION_MODE_CFG's notch (pixels to the end of the line) in C2 bytes. The
+ * input and output must share their quantization (max pooling does not
+ * requantize). Only the register words yolov8n's MaxPools write are taken. */
+static int run_pool(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
+                    int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+{
+    const rknn_node *nd = &m->nodes[node];
+    const char *nn = node_name(m, node);
+    int rc = 0;
+    act in, out;
+#define R(a) reg_or0(rs, grp, (a))
+    uint32_t mode = R(0x6024), pad1 = R(0x6044);
+    int notch = (int)(mode >> 16 & 0x1fff);
+    if (strcmp(nd->type, "MaxPool") || nd->n_in != 1 || nd->n_out != 1 ||
+        act_of(&m->tensors[nd->in[0]], mem, nd->in[0], &in) ||
+        act_of(&m->tensors[nd->out[0]], mem, nd->out[0], &out) || in.c2 != out.c2)
+        STOP("task %d (node %s): a PPU task whose node is not a MaxPool of one 4-D activation", ti, nn);
+    /* method 1 (max), flying mode 1 (PPU_RDMA source), no index output; the pad
+     * value -128 in all four words, PPU_RDMA 0x7018 = 1 (unnamed), int8 */
+    if ((mode & 0xe000ffffu) != 0x11 || t->pool_method != 1 || pad1 != 0x7ff80 ||
+        R(0x6048) != pad1 || R(0x604c) != pad1 || R(0x6050) != pad1 || R(0x7018) != 1 ||
+        R(0x7030) != 0 || (R(0x6084) & 0xf) || R(0x60dc) != 3 || R(0x6038) || R(0x603c))
+        STOP("task %d (node %s): PPU task (OPERATION_MODE 0x%x, pad value 0x%x, DATA_FORMAT 0x%x, "
+             "MISC 0x%x, PPU_RDMA 0x7018 0x%x / DATA_FORMAT 0x%x): not a max pooling as emulated",
+             ti, nn, mode, pad1, R(0x6084), R(0x60dc), R(0x7018), R(0x7030));
+    int64_t line = (int64_t)in.w * in.c2, surf = line * in.h;
+    int64_t oline = (int64_t)out.w * out.c2, osurf = oline * out.h;
+    if (R(0x7024) != line || R(0x7028) != surf || R(0x607c) != osurf || R(0x6084) != osurf ||
+        (t->pool_out_w + notch) * (int64_t)out.c2 != oline)
+        STOP("task %d (node %s): strides (source line %u surface %u, destination surface %u, "
+             "notch %d) are not the tensors' (%lld, %lld, %lld)", ti, nn, R(0x7024), R(0x7028),
+             R(0x607c), notch, (long long)line, (long long)surf, (long long)osurf);
+#undef R
+    const rknn_tensor *ti_ = &m->tensors[nd->in[0]], *to = &m->tensors[nd->out[0]];
+    if (!ti_->has_quant || !to->has_quant || ti_->scale != to->scale ||
+        ti_->zero_point != to->zero_point)
+        STOP("task %d (node %s): input and output quantization differ: a requantizing pool is "
+             "not emulated", ti, nn);
+    int64_t src = t->pool_src_addr, dst = t->pool_dst_addr;
+    int x0 = (int)(src % line / in.c2), y0 = (int)(src / line);
+    int ox0 = (int)(dst % oline / out.c2), oy0 = (int)(dst / oline);
+    int kw = t->pool_kw, kh = t->pool_kh, sx = t->pool_sx, sy = t->pool_sy;
+    int pt = t->pool_pad[0], pb = t->pool_pad[1], pl = t->pool_pad[2], pr = t->pool_pad[3];
+    if (kw < 1 || kh < 1 || sx < 1 || sy < 1 || pt < 0 || pb < 0 || pl < 0 || pr < 0 ||
+        in.c != out.c || src < 0 || dst < 0 || src % in.c2 || dst % out.c2 || src >= surf ||
+        dst >= osurf ||
+        t->pool_in_c != in.c || t->pool_out_c != out.c || x0 + t->pool_in_w > in.w ||
+        y0 + t->pool_in_h > in.h || ox0 + t->pool_out_w > out.w || oy0 + t->pool_out_h > out.h ||
+        (t->pool_in_w + pl + pr - kw) / sx + 1 != t->pool_out_w ||
+        (t->pool_in_h + pt + pb - kh) / sy + 1 != t->pool_out_h)
+        STOP("task %d (node %s): pooling tile (source 0x%llx %dx%dx%d, destination 0x%llx "
+             "%dx%dx%d, kernel %dx%d, pads %d %d %d %d) does not fit the tensors", ti, nn,
+             (long long)src, t->pool_in_w, t->pool_in_h, t->pool_in_c, (long long)dst,
+             t->pool_out_w, t->pool_out_h, t->pool_out_c, kw, kh, pt, pb, pl, pr);
+    if (!mem->written[nd->in[0]])
+        STOP("task %d (node %s): its input was not computed", ti, nn);
+    int padv = (int16_t)(pad1 & 0xffff);
+    for (int c = 0; c < out.c; c++)
+        for (int oy = 0; oy < t->pool_out_h; oy++)
+            for (int ox = 0; ox < t->pool_out_w; ox++) {
+                int best = INT32_MIN;
+                for (int ky = 0; ky < kh; ky++)
+                    for (int kx = 0; kx < kw; kx++) {
+                        int iy = oy * sy - pt + ky, ix = ox * sx - pl + kx;
+                        int v = iy >= 0 && iy < t->pool_in_h && ix >= 0 && ix < t->pool_in_w
+                                    ? in.p[act_off(&in, c, y0 + iy, x0 + ix)]
+                                    : padv;
+                        best = v > best ? v : best;
+                    }
+                out.p[act_off(&out, c, oy0 + oy, ox0 + ox)] = sat8(best);
+            }
+    mem->written[nd->out[0]] = 1;
+    rows[0] = oy0;
+    rows[1] = oy0 + t->pool_out_h;
+out:
+    return rc;
+}
+
+/* A DPU-only task of a Resize node (yolov8n's nearest 2x upsamples, one task
+ * per C2 surface): the DPU_RDMA reads one input surface (cube W x H x 4 at
+ * input precision int16: each 8-byte pixel as 4 int16), unpools it 2x (SRC_DMA_CFG
+ * 0x1249, as on RV110x), the DPU writes W' = 2W columns per row with
+ * DST_SURF_STRIDE one output row and SURFACE_ADD one output surface, each
+ * source row twice. The bytes pass unchanged (every stage bypassed, OUT_CVT
+ * scale 1, shift 0, offset 0): out[c][y][x] = in[c][y / 2][x / 2]. The source
+ * and destination offsets pick the same surface of the node's input and
+ * output. Only the register words yolov8n's Resizes write are taken. */
+static int run_resize(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
+                      int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+{
+    const rknn_node *nd = &m->nodes[node];
+    const char *nn = node_name(m, node);
+    int rc = 0;
+    act in, out;
+#define R(a) reg_or0(rs, grp, (a))
+    uint32_t sw = (R(0x500c) & 0x1fff) + 1, sh = (R(0x5010) & 0x1fff) + 1, sc = (R(0x5014) & 0x1fff) + 1;
+    uint32_t dw = (R(0x4030) & 0x1fff) + 1, dh = (R(0x4034) & 0x1fff) + 1, dc = (R(0x403c) & 0x1fff) + 1;
+    int64_t src = R(0x5018), dst = R(0x4020), dsurf = R(0x4024), sadd = R(0x40c0);
+    if (R(0x400c) != 0x109 || R(0x4010) != 0x4000000 || R(0x5044) != 0xc001 || R(0x5048) != 0x1249 ||
+        R(0x4040) != 0x53 || R(0x4060) != 0x53 || R(0x4070) != 0x383 || R(0x4080) != 0 ||
+        R(0x4084) != 1 || R(0x4088) != 0 || R(0x5034) != 1 || R(0x4038) != dw * 0x10001u ||
+        R(0x4050) != 0x126)
+        STOP("task %d (node %s): DPU-only task (FEATURE_MODE 0x%x, DATA_FORMAT 0x%x, RDMA mode 0x%x, "
+             "DMA 0x%x, BS 0x%x, BN 0x%x, EW 0x%x, OUT_CVT 0x%x/0x%x/%u, notch 0x%x): not a 2x "
+             "nearest upsample as emulated", ti, nn, R(0x400c), R(0x4010), R(0x5044), R(0x5048),
+             R(0x4040), R(0x4060), R(0x4070), R(0x4084), R(0x4080), R(0x4088), R(0x4038));
+#undef R
+    if (nd->n_out != 1 || nd->n_in < 1 || act_of(&m->tensors[nd->in[0]], mem, nd->in[0], &in) ||
+        act_of(&m->tensors[nd->out[0]], mem, nd->out[0], &out))
+        STOP("task %d (node %s): input or output not a 4-D activation", ti, nn);
+    const rknn_tensor *a = &m->tensors[nd->in[0]], *b = &m->tensors[nd->out[0]];
+    int64_t isurf = (int64_t)in.w * in.h * in.c2, osurf = (int64_t)out.w * out.h * out.c2;
+    if (sw != (uint32_t)in.w || sh != (uint32_t)in.h || 2 * sc != (uint32_t)in.c2 ||
+        dw != 2 * sw || dh != sh || out.w != 2 * in.w || out.h != 2 * in.h || out.c != in.c ||
+        dc != (uint32_t)out.c2 || in.c2 != out.c2 || dsurf != (int64_t)dw * out.c2 ||
+        sadd != osurf || src % isurf || dst % osurf || src / isurf != dst / osurf ||
+        (src / isurf + 1) * in.c2 > in.c + in.c2 - 1)
+        STOP("task %d (node %s): source %ux%ux%u at 0x%llx, destination %ux%ux%u at 0x%llx "
+             "(surface stride %lld, add %lld) do not make a 2x upsample of one surface of "
+             "%dx%dx%d", ti, nn, sw, sh, sc, (long long)src, dw, dh, dc, (long long)dst,
+             (long long)dsurf, (long long)sadd, in.w, in.h, in.c);
+    if (!a->has_quant || !b->has_quant || a->scale != b->scale || a->zero_point != b->zero_point)
+        STOP("task %d (node %s): input and output quantization differ", ti, nn);
+    if (!mem->written[nd->in[0]])
+        STOP("task %d (node %s): its input was not computed", ti, nn);
+    const int8_t *s = in.p + src;
+    int8_t *d = out.p + dst;
+    for (int y = 0; y < out.h; y++)
+        for (int x = 0; x < out.w; x++)
+            memcpy(d + ((int64_t)y * out.w + x) * out.c2, s + ((int64_t)(y / 2) * in.w + x / 2) * in.c2,
+                   (size_t)out.c2);
+    mem->written[nd->out[0]] = 1;
+    rows[0] = 0;
+    rows[1] = out.h;
+out:
+    return rc;
+}
+
 /* float NCHW of a written activation, dequantized with its tensor's quantization */
 static float *dequant(const rknn_tensor *t, const act *a)
 {
@@ -582,6 +837,43 @@ static void dump_name(char *buf, size_t n, const char *dir, const char *name)
     for (const char *s = name; *s && k + 5 < n; s++)
         buf[k++] = (*s == '/' || *s == '\\' || *s == ':') ? '_' : *s;
     snprintf(buf + k, n - k, ".npy");
+}
+
+/* DIR/task_NNNN_<tensor>.npy (the rows task ti wrote, dequantized) and its
+ * DIR/tasks.json entry */
+static int index_task(const rknn_model *m, emu_mem *mem, int ti, const emu_task *t, int node,
+                      int out_t, const int *rows, const char *dump_dir, json_t *index, char *err,
+                      size_t errlen)
+{
+    const rknn_tensor *ot = &m->tensors[out_t];
+    const char *tn = ot->name ? ot->name : "tensor";
+    char name[512], path[4096];
+    act a;
+    snprintf(name, sizeof(name), "task_%04d_%s", ti, tn);
+    dump_name(path, sizeof(path), dump_dir, name);
+    if (act_of(ot, mem, out_t, &a) == 0 && ot->has_quant) {
+        int h = rows[1] - rows[0];
+        float *f = malloc(sizeof(float) * (size_t)a.c * (size_t)(h > 0 ? h : 1) * a.w);
+        int64_t dims[4] = {1, a.c, h, a.w};
+        if (!f)
+            return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+        for (int c = 0; c < a.c; c++)
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < a.w; x++)
+                    f[((int64_t)c * h + y) * a.w + x] =
+                        (float)((a.p[act_off(&a, c, rows[0] + y, x)] - ot->zero_point) * ot->scale);
+        int rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
+        free(f);
+        if (rc)
+            return rc;
+    }
+    /* names are the file's bytes: json_text keeps an entry whose name is not UTF-8 */
+    json_array_append_new(index, json_pack("{s:i, s:o, s:s, s:o, s:[i,i], s:o}", "task", ti, "node",
+                                           json_text(node_name(m, node)), "op",
+                                           emu_op_name(t->op), "tensor", json_text(tn), "rows",
+                                           rows[0], rows[1], "file",
+                                           json_text(strrchr(path, '/') + 1)));
+    return RT_OK;
 }
 
 int emu_result_alloc(const rknn_model *m, emu_result *res, char *err, size_t errlen)
@@ -633,44 +925,29 @@ static int dump_computed(const rknn_model *m, emu_mem *mem, const char *dump_dir
     return emu_write_json(dump_dir, "tasks.json", index, JSON_COMPACT, err, errlen);
 }
 
-int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *const *inputs,
-             int n_inputs, const char *dump_dir, emu_result *res, char *err, size_t errlen)
+int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_program *prog,
+                const float *const *inputs, int n_inputs, const char *dump_dir, emu_result *res,
+                char *err, size_t errlen)
 {
-    emu_program prog = {0};
     emu_task *tasks = NULL;
     regstate *rs = NULL;
     emu_mem mem = {0};
-    const char *why;
     int rc = 0, k = 0, cur = -1; /* cur: the task being run */
     /* DIR/tasks.json: which rows of which tensor each computed task wrote, so that a
      * tensor differing from the source model points at its tasks */
     json_t *index = dump_dir ? json_array() : NULL;
 
     memset(res, 0, sizeof(*res));
-    if (!emu_exec_supported(m, &why))
-        return rt_err(err, errlen, RT_EUNSUPPORTED, "not emulated: %s", why);
-    if ((rc = emu_program_load(m, file, len, &prog, err, errlen)))
-        return rc;
-    if (prog.source == EMU_SRC_LITE) {
-        tasks = calloc((size_t)prog.n_tasks + 1, sizeof(*tasks));
-        if (!tasks) {
-            rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
-            goto out;
-        }
-        emu_program_decode(&prog, tasks);
-        rc = emu_lite_exec(m, file, len, &prog, tasks, inputs, n_inputs, dump_dir, res, err, errlen);
-        goto out;
-    }
-    int unbound = prog.source != EMU_SRC_FB_TASKS && prog.source != EMU_SRC_FB_BLOBS;
-    for (int i = 0; !unbound && i < prog.n_tasks; i++)
-        unbound = prog.tasks[i].node < 0; /* a model-1 blob no node's task list names */
+    int unbound = prog->source != EMU_SRC_FB_TASKS && prog->source != EMU_SRC_FB_BLOBS;
+    for (int i = 0; !unbound && i < prog->n_tasks; i++)
+        unbound = prog->tasks[i].node < 0; /* a model-1 blob no node's task list names */
     if (unbound) {
         rc = rt_err(err, errlen, RT_EUNSUPPORTED,
                     "not emulated: %s: tasks without graph node indices cannot be bound to tensors",
-                    emu_source_name(prog.source));
+                    emu_source_name(prog->source));
         goto out;
     }
-    tasks = calloc((size_t)prog.n_tasks + 1, sizeof(*tasks));
+    tasks = calloc((size_t)prog->n_tasks + 1, sizeof(*tasks));
     rs = calloc(1, sizeof(*rs));
     mem.buf = calloc((size_t)m->n_tensors + 1, sizeof(*mem.buf));
     mem.bytes = calloc((size_t)m->n_tensors + 1, sizeof(*mem.bytes));
@@ -681,7 +958,7 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
         goto out;
     }
-    emu_program_decode(&prog, tasks);
+    emu_program_decode(prog, tasks);
     /* one buffer per activation tensor, its native bytes */
     for (int i = 0; i < m->n_tensors; i++) {
         const rknn_tensor *t = &m->tensors[i];
@@ -728,8 +1005,8 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         k++;
     }
     /* the tasks, in the file's order */
-    for (int i = 0; i < prog.n_tasks; i++) {
-        const emu_stream *s = &prog.tasks[i];
+    for (int i = 0; i < prog->n_tasks; i++) {
+        const emu_stream *s = &prog->tasks[i];
         const emu_task *t = &tasks[i];
         int g = i & 1;
         cur = i;
@@ -755,22 +1032,32 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
                 res->tasks_copy++;
                 continue;
             }
+            if (nd->type && !strcmp(nd->type, "MaxPool")) {
+                int prow[2] = {0, 0};
+                if ((rc = run_pool(m, i, t, rs, g, s->node, &mem, prow, err, errlen)))
+                    goto out;
+                res->tasks_run++;
+                if (index && (rc = index_task(m, &mem, i, t, s->node, nd->out[0], prow, dump_dir,
+                                              index, err, errlen)))
+                    goto out;
+                continue;
+            }
             rc = rt_err(err, errlen, RT_EUNSUPPORTED,
                         "task %d (node %s): pooling (method %d kernel %dx%d stride %dx%d in %dx%dx%d) "
                         "is not emulated", i, node_name(m, s->node), t->pool_method, t->pool_kw,
                         t->pool_kh, t->pool_sx, t->pool_sy, t->pool_in_w, t->pool_in_h, t->pool_in_c);
             goto out;
         }
-        if (emu_layout_known(prog.map)) {
+        if (emu_layout_known(prog->map)) {
             /* the register state the task runs with (its writes and what earlier
              * tasks of its group left): each decoded, left aside or a sample's value */
             for (int r = 0; r < 0x10000 / 4; r++) {
                 uint16_t a = (uint16_t)(4 * r);
-                if (!rs->set[g][r] || emu_layout_check(prog.map, a, rs->val[g][r]))
+                if (!rs->set[g][r] || emu_layout_check(prog->map, a, rs->val[g][r]))
                     continue;
                 rc = rt_err(err, errlen, RT_EUNSUPPORTED, "task %d (node %s): register 0x%04x = 0x%08x: %s",
                             i, node_name(m, s->node), a, rs->val[g][r],
-                            emu_reg_name(prog.map, a) ? "a value the sample files do not write (not decoded)"
+                            emu_reg_name(prog->map, a) ? "a value the sample files do not write (not decoded)"
                                                       : "not in the chip's register table");
                 goto out;
             }
@@ -782,7 +1069,7 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         }
         if (t->n_unknown > 0) {
             for (int u = 0; u < t->n_unknown; u++)
-                if (t->unknown_val[u] != 0 && !ignored_raw(prog.map, t->unknown_addr[u])) {
+                if (t->unknown_val[u] != 0 && !ignored_raw(prog->map, t->unknown_addr[u])) {
                     rc = rt_err(err, errlen, RT_EUNSUPPORTED,
                                 "task %d (node %s): register 0x%04x = 0x%08x has no known meaning",
                                 i, node_name(m, s->node), t->unknown_addr[u], t->unknown_val[u]);
@@ -794,6 +1081,9 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
             if ((rc = run_copy(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
                 goto out;
             out_t = mem.copy_out;
+        } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Resize")) {
+            if ((rc = run_resize(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
+                goto out;
         } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Add")) {
             if ((rc = run_add(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
                 goto out;
@@ -802,39 +1092,9 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
             goto out;
         }
         res->tasks_run++;
-        if (index) {
-            /* the rows this task wrote, dequantized: DIR/task_NNNN_<tensor>.npy */
-            const rknn_tensor *ot = &m->tensors[out_t];
-            const char *tn = ot->name ? ot->name : "tensor";
-            char name[512], path[4096];
-            act a;
-            snprintf(name, sizeof(name), "task_%04d_%s", i, tn);
-            dump_name(path, sizeof(path), dump_dir, name);
-            if (act_of(ot, &mem, out_t, &a) == 0 && ot->has_quant) {
-                int h = rows[1] - rows[0];
-                float *f = malloc(sizeof(float) * (size_t)a.c * (size_t)(h > 0 ? h : 1) * a.w);
-                int64_t dims[4] = {1, a.c, h, a.w};
-                if (!f) {
-                    rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
-                    goto out;
-                }
-                for (int c = 0; c < a.c; c++)
-                    for (int y = 0; y < h; y++)
-                        for (int x = 0; x < a.w; x++)
-                            f[((int64_t)c * h + y) * a.w + x] = (float)(
-                                (a.p[act_off(&a, c, rows[0] + y, x)] - ot->zero_point) * ot->scale);
-                rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
-                free(f);
-                if (rc)
-                    goto out;
-            }
-            /* names are the file's bytes: json_text keeps an entry whose name is not UTF-8 */
-            json_array_append_new(index, json_pack("{s:i, s:o, s:s, s:o, s:[i,i], s:o}", "task", i,
-                                                   "node", json_text(node_name(m, s->node)), "op",
-                                                   emu_op_name(t->op), "tensor", json_text(tn),
-                                                   "rows", rows[0], rows[1], "file",
-                                                   json_text(strrchr(path, '/') + 1)));
-        }
+        if (index && (rc = index_task(m, &mem, i, t, s->node, out_t, rows, dump_dir, index, err,
+                                      errlen)))
+            goto out;
     }
     cur = -1;
     /* outputs: dequantized NCHW from the output tensors (the CPU's OutputOperator) */
@@ -871,21 +1131,21 @@ out:
     if (rc == RT_EUNSUPPORTED && cur >= 0) {
         /* a task stopped the run: what ran before it is dumped, with the task's registers */
         char msg[1024];
-        const emu_stream *s = &prog.tasks[cur];
+        const emu_stream *s = &prog->tasks[cur];
         snprintf(msg, sizeof msg, "%s", err);
         if (dump_dir) {
             char e2[512];
             int g = cur & 1;
             const char *lut = s->lut >= 0 ? m->tensors[s->lut].name : NULL;
-            if (emu_write_stopped(dump_dir, prog.map, rs->val[g], rs->set[g], cur, s->node,
+            if (emu_write_stopped(dump_dir, prog->map, rs->val[g], rs->set[g], cur, s->node,
                                   node_name(m, s->node), lut, msg, e2, sizeof e2) ||
                 dump_computed(m, &mem, dump_dir, index, e2, sizeof e2))
                 rc = rt_err(err, errlen, RT_EIO, "%s", e2);
             else
                 rt_err(err, errlen, RT_EUNSUPPORTED, "%s (%d of %d tasks ran; their tensors and "
-                       "stopped_task.json are dumped)", msg, cur, prog.n_tasks);
+                       "stopped_task.json are dumped)", msg, cur, prog->n_tasks);
         } else {
-            rt_err(err, errlen, RT_EUNSUPPORTED, "%s (%d of %d tasks ran)", msg, cur, prog.n_tasks);
+            rt_err(err, errlen, RT_EUNSUPPORTED, "%s (%d of %d tasks ran)", msg, cur, prog->n_tasks);
         }
     }
     json_decref(index);
@@ -900,6 +1160,34 @@ out:
     free(mem.ew_seen);
     free(rs);
     free(tasks);
+    return rc;
+}
+
+int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *const *inputs,
+             int n_inputs, const char *dump_dir, emu_result *res, char *err, size_t errlen)
+{
+    emu_program prog = {0};
+    const char *why;
+    int rc;
+
+    memset(res, 0, sizeof(*res));
+    if (!emu_exec_supported(m, &why))
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "not emulated: %s", why);
+    if ((rc = emu_program_load(m, file, len, &prog, err, errlen)))
+        return rc;
+    if (prog.source == EMU_SRC_LITE) {
+        emu_task *tasks = calloc((size_t)prog.n_tasks + 1, sizeof(*tasks));
+        if (!tasks) {
+            rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+        } else {
+            emu_program_decode(&prog, tasks);
+            rc = emu_lite_exec(m, file, len, &prog, tasks, inputs, n_inputs, dump_dir, res, err,
+                               errlen);
+        }
+        free(tasks);
+    } else {
+        rc = emu_fb_exec(m, file, len, &prog, inputs, n_inputs, dump_dir, res, err, errlen);
+    }
     emu_program_free(&prog);
     return rc;
 }

@@ -190,7 +190,9 @@ static const emu_chip_info chips[] = {
                       "(retinaface: all 155 tasks, its outputs); other DPU-only forms stop it"},
     {"rk3566 rk3568", "tasks decoded (CORE at other offsets; a few CNA/DPU_RDMA registers raw); executed "
                       "by run --emulate as rk3588 (their BS/EW config words), OutputOperator on the CPU; "
-                      "the LUT activation, Split, Concat and Add of model-1 files (yolov8n: its first 38 tasks)"},
+                      "model-1 files: LUT swish/sigmoid, weights in input-channel blocks, "
+                      "output-channel tiles, Split, Concat, Add, MaxPool, 2x Resize (yolov8n: all "
+                      "245 tasks, its outputs)"},
     {"rk3562", "tasks decoded (layout t4: its own CNA, CORE, DPU and DPU_RDMA offsets, from a field "
                "table); executed by run --emulate (model-6 files): int8 conv and ConvAdd in row tiles, "
                "every other register at the sample files' values (anything else stops it), "

@@ -113,7 +113,7 @@ typedef struct rknn_tensor {
     int kind;                /* enum rknn_tensor_kind */
     int nd, nnd;             /* original and native ranks: as many values as the
                                 file gives (native shapes of weights are blocks of
-                                6, one per output-channel group: 6, 12, 24 seen) */
+                                6, one per input-channel block: 6, 12, 24 seen) */
     int64_t *shape, *native; /* nd / nnd values (NULL when 0) */
     char *qmethod;           /* "layer", "channel", "" */
     char *dtype_name;        /* "int8", "" for weights */

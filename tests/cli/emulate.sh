@@ -255,54 +255,158 @@ EOF
 else
     echo "skimage missing: retinaface layer check skipped"
 fi
-# yolov8n (model 1): every task bound. The first 38 tasks run (five ConvExSwish
-# layers, swish through the DPU's LUT, a Split, an Add, a Concat), then the first
-# weight of two input-channel blocks stops it
+# yolov8n (model 1): every task bound, all 245 run (ConvExSwish layers with swish
+# through the DPU's LUT, ConvSigmoid, plain Conv; weights in one or two
+# input-channel blocks, row and output-channel tiles; Splits, Adds, Concats, the
+# SPPF's MaxPools, the 2x Resizes) to the six outputs
 $PY -c "import numpy as np; np.save('$T/y8.npy', np.random.default_rng(5).integers(0, 256, (1, 3, 640, 640)).astype(np.float32))"
 mkdir -p "$T/y8"
-expect 2 "yolov8n.rk3566.rknn: --emulate: task 38 \(node Conv:input0.10_Conv\): weight weight.8 in 2 input-channel blocks \(native shape of 12 values\): not emulated \(38 of 245 tasks ran; their tensors and stopped_task.json are dumped\)" -- \
-    "$RT" run "$D/yolov8n.rk3566.rknn" --emulate -i "x.1=$T/y8.npy" --dump "$T/y8" --no-db
+"$RT" run "$D/yolov8n.rk3566.rknn" --emulate -i "x.1=$T/y8.npy" --dump "$T/y8" --no-db >"$T/y8.out" 2>&1
+grep -q "emulated: 245 NPU tasks computed, 0 one-pixel in-place copies skipped, 0 OutputOperator tasks" "$T/y8.out" \
+    && ok || bad "yolov8n: whole run: $(tail -1 "$T/y8.out")"
 # what it leaves: the input as the NPU got it (x / 255 quantized with scale 1/255, zp
-# -128: exact), every task's rows finite and shaped, and task 38's own register
-# writes in stopped_task.json, against its blob's entries parsed here
+# -128: exact), every task's rows finite and shaped, in the file's order, the outputs
 "$RT" inspect "$D/yolov8n.rk3566.rknn" --tasks --json >"$T/y8.json" 2>/dev/null || bad "yolov8n inspect --tasks"
-$PY - "$T/y8" "$T/y8.npy" "$T/y8.json" "$D/yolov8n.rk3566.rknn" <<'EOF' && ok || bad "yolov8n stopped run: dumps"
-import json, struct, sys, numpy as np
-dump, inp, meta, rknn = sys.argv[1:5]
+$PY - "$T/y8" "$T/y8.npy" "$T/y8.json" <<'EOF' && ok || bad "yolov8n run: dumps"
+import json, sys, numpy as np
+dump, inp, meta = sys.argv[1:4]
 x = np.load(dump + '/x.1.npy')
 assert x.shape == (1, 3, 640, 640) and np.isfinite(x).all(), x.shape
 assert np.abs(x - np.load(inp) / 255).max() < 1e-6
 tasks = json.load(open(dump + '/tasks.json'))
 nodes = {n['name']: n for n in json.load(open(meta))['nodes']}
-assert [t['task'] for t in tasks] == list(range(38)), [t['task'] for t in tasks]
+assert [t['task'] for t in tasks] == list(range(245)), [t['task'] for t in tasks]
 for t in tasks:
     a = np.load(dump + '/' + t['file'])
     _, c, h, w = nodes[t['node']]['outputs'][0]['shape']
     assert a.shape == (1, c, t['rows'][1] - t['rows'][0], w) and np.isfinite(a).all(), (t, a.shape)
-
+for name, shape in [('189', (1, 64, 80, 80)), ('190', (1, 80, 80, 80)), ('191', (1, 64, 40, 40)),
+                    ('192', (1, 80, 40, 40)), ('193', (1, 64, 20, 20)), ('194', (1, 80, 20, 20))]:
+    o = np.load(f"{dump}/{name}.npy")
+    assert o.shape == shape and np.isfinite(o).all(), (name, o.shape)
+EOF
+# a copy whose task 109 (the first Resize) writes another DPU_RDMA SRC_DMA_CFG
+# (0x1248): the run stops there, stopped_task.json holds the task's own register
+# writes, compared with its blob's entries parsed here
+$PY - "$D/yolov8n.rk3566.rknn" "$T/y8.json" "$T/y8_dma.rknn" <<'EOF' || bad "patch yolov8n task 109"
+import json, struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+t = json.load(open(sys.argv[2]))['npu_tasks']['tasks'][109]
+for k in range(t['writes']):   # model-1 entries: 0, address, value
+    o = t['file_offset'] + 8 * k
+    if struct.unpack_from('<H', b, o + 2)[0] == 0x5048:
+        struct.pack_into('<I', b, o + 4, 0x1248)
+        break
+else:
+    sys.exit('no 0x5048 write')
+open(sys.argv[3], 'wb').write(b)
+EOF
+mkdir -p "$T/y8_stop"
+expect 2 "y8_dma.rknn: --emulate: task 109 \(node Resize:679_Resize\): DPU-only task \(.*DMA 0x1248.*\): not a 2x nearest upsample as emulated \(109 of 245 tasks ran; their tensors and stopped_task.json are dumped\)" -- \
+    "$RT" run "$T/y8_dma.rknn" --emulate -i "x.1=$T/y8.npy" --dump "$T/y8_stop" --no-db
+$PY - "$T/y8_stop" "$T/y8.json" "$T/y8_dma.rknn" <<'EOF' && ok || bad "yolov8n stopped run: stopped_task.json"
+import json, struct, sys
+dump, meta, rknn = sys.argv[1:4]
+tasks = json.load(open(dump + '/tasks.json'))
+assert [t['task'] for t in tasks] == list(range(109)), [t['task'] for t in tasks]
 d = json.load(open(dump + '/stopped_task.json'))
-assert (d['task'], d['node_name'], d['lut']) == (38, 'Conv:input0.10_Conv', 'exSwish'), d
-t = json.load(open(meta))['npu_tasks']['tasks'][38]
+t = json.load(open(meta))['npu_tasks']['tasks'][109]
+assert (d['task'], d['node_name'], d['lut']) == (109, 'Resize:679_Resize', t['lut_tensor']), d
 b = open(rknn, 'rb').read()
 got = {int(r['addr'], 16): r['value'] for r in d['registers']}
-for k in range(t['writes']):   # model-1 entries: 0, address, value
+assert got[0x5048] == 0x1248
+for k in range(t['writes']):
     zero, addr, val = struct.unpack_from('<HHI', b, t['file_offset'] + 8 * k)
     assert zero == 0 and got.get(addr) == val, (hex(addr), val, got.get(addr))
 EOF
-# each of the five LUT layers against float64 swish of its own integer conv,
-# one scale S fitted per layer (tests/oracle/emu_lut.py)
+# conv layers against float64 of their own integer conv, one scale S fitted per
+# layer (tests/oracle/emu_lut.py), swish through the LUT: the first five, weights
+# in two input-channel blocks (10: 48 = 32 + 16; 84, 100: 80 = 2 x 32 + 16), IC1 > 1
+# (12, 21, 40; 33 with 3 x 3 taps), output-channel tiles (46: 4 x 64 kernels; 49:
+# 80 + 48 under each row tile); plain Conv (81, 89, 97: no activation)
 "$RT" inspect "$D/yolov8n.rk3566.rknn" --json >"$T/y8n.json" 2>/dev/null || bad "yolov8n inspect --json"
-for node in 2 3 4 6 7; do
+for node in 2 3 4 6 7 10 12 21 33 40 46 49 84 100 81 89 97; do
     if out=$($PY tests/oracle/emu_lut.py "$D/yolov8n.rk3566.rknn" "$T/y8n.json" "$T/y8" $node 1.0); then
-        ok; echo "yolov8n LUT layer: $out"
+        ok; echo "yolov8n conv layer: $out"
     else
-        bad "yolov8n LUT layer: $out"
+        bad "yolov8n conv layer: $out"
     fi
 done
-# the Split (each output its channel slice of the input), the Add and the Concat,
+# a real photo (the model zoo's bus.jpg, tests/data/images/README.md): the objects
+# found by the zoo's post-processing (tests/oracle/yolov8_post.py, our numpy) on the
+# emulated outputs are the zoo's published ones for this model (examples/yolov8
+# README "Expected Results": person 211 241 283 507 0.873, person 109 235 225 536
+# 0.866, person 476 222 560 521 0.863, bus 99 136 550 456 0.859, person 80 326 116
+# 513 0.311): the same classes, each box within 3 pixels and its score within 0.02
+mkdir -p "$T/bus"
+$PY tests/oracle/yolov8_post.py prep tests/data/images/bus.jpg "$T/bus.npy" || bad "bus.jpg"
+expect 0 "" -- "$RT" run "$D/yolov8n.rk3566.rknn" --emulate -i "x.1=$T/bus.npy" --dump "$T/bus" --no-db
+if out=$($PY tests/oracle/yolov8_post.py detect tests/data/images/bus.jpg "$T/bus"); then
+    if $PY - "$out" <<'EOF'; then ok; echo "yolov8n on bus.jpg (class x1 y1 x2 y2 score):"; echo "$out"; else bad "yolov8n detections on bus.jpg: $out"; fi
+import sys
+got = [list(map(float, l.split())) for l in sys.argv[1].splitlines()]
+want = [(0, 211, 241, 283, 507, 0.873), (0, 109, 235, 225, 536, 0.866), (0, 476, 222, 560, 521, 0.863),
+        (5, 99, 136, 550, 456, 0.859), (0, 80, 326, 116, 513, 0.311)]
+assert len(got) == len(want), got
+for w in want:
+    assert any(g[0] == w[0] and max(abs(g[k] - w[k]) for k in range(1, 5)) <= 3 and
+               abs(g[5] - w[5]) <= 0.02 for g in got), (w, got)
+EOF
+else
+    bad "yolov8n post-processing: $out"
+fi
+# the three ConvSigmoid heads (class scores) on the photo: most scores sit at the
+# LUT's floor (sigmoid at the table's start, the underflow slope 0), the others
+# within rounding of float64 sigmoid
+for node in 85 93 101; do
+    if out=$($PY tests/oracle/emu_lut.py "$D/yolov8n.rk3566.rknn" "$T/y8n.json" "$T/bus" $node 1.0); then
+        ok; echo "yolov8n ConvSigmoid on bus.jpg: $out"
+    else
+        bad "yolov8n ConvSigmoid on bus.jpg: $out"
+    fi
+done
+# the weights' block layout, without the source model: each output channel's int8
+# weights are quantized over their own range (min -> -128, max -> 127,
+# "Weights"), so every kernel holds both ends exactly when its bytes are the ones
+# read as its own. Every conv weight of the file, read as the oracle reads it
+# (blocks interleaved per OC1), passes but one channel of node 68; read as whole
+# blocks one after the other, the 7 two-block weights do not (22 of 32, 37 to 53 of
+# 80 kernels pass)
+$PY - "$D/yolov8n.rk3566.rknn" "$T/y8n.json" <<'EOF' && ok || bad "yolov8n weight blocks: per-kernel range"
+import json, sys
+sys.path.insert(0, 'tests/oracle')
+import numpy as np, emu_lut
+raw = open(sys.argv[1], 'rb').read()
+def concatenated(w):   # the other reading: block after block, each [OC1][IC1][kh][kw][OC2][IC2]
+    ns = w['native_shape']; parts, at = [], w['data_offset']
+    for k in range(0, len(ns), 6):
+        ob, ib, kh, kw, ocp, icp = ns[k: k + 6]
+        n = ob * ib * kh * kw * ocp * icp
+        p = np.frombuffer(raw, np.int8, n, at).reshape(ob, ib, kh, kw, ocp, icp)
+        parts.append(p.transpose(2, 3, 0, 4, 1, 5).reshape(kh, kw, ob * ocp, ib * icp))
+        at += n
+    return np.concatenate(parts, axis=3)
+full = lambda W, oc, ic: sum(int(W[:, :, c, :ic].min() == -128 and W[:, :, c, :ic].max() == 127)
+                             for c in range(oc))
+bad, n2 = [], 0
+for nd in json.load(open(sys.argv[2]))['nodes']:
+    if not nd['op'].startswith('Conv'):
+        continue
+    w = nd['inputs'][1]
+    oc, ic = w['shape'][:2]
+    got = full(emu_lut.weights(raw, w), oc, ic)
+    if got < oc - (nd['id'] == 68):
+        bad.append(f"node {nd['id']}: {got} of {oc} kernels span -128..127")
+    if len(w['native_shape']) > 6:
+        n2 += 1
+        if full(concatenated(w), oc, ic) > oc - 10:
+            bad.append(f"node {nd['id']}: the concatenated reading passes too")
+assert n2 == 7 and not bad, (n2, bad)
+EOF
+# the Split (each output its channel slice of the input), the Adds and the Concat,
 # each in float64 from its emulated inputs, requantized to the output's own scale
 # (the file's quantization, read by the oracle's FlatBuffer walk): within half a step
-$PY - "$D/yolov8n.rk3566.rknn" "$T/y8" <<'EOF' && ok || bad "yolov8n Split, Add, Concat"
+$PY - "$D/yolov8n.rk3566.rknn" "$T/y8" <<'EOF' && ok || bad "yolov8n Split, Add, Concat, MaxPool, Resize"
 import sys
 sys.path.insert(0, 'tests/oracle')
 import numpy as np, emu_lut
@@ -310,12 +414,26 @@ _, quant = emu_lut.flatbuffer(sys.argv[1])
 L = lambda n: np.load(f"{sys.argv[2]}/{n}.npy").astype(np.float64)
 a = L('257')
 for name, want in [('260', a[:, :16]), ('input.10', a[:, 16:]), ('291', L('input.10') + L('290')),
+                   ('519', L('489') + L('518')),   # DATA_FORMAT 0x20: negative-product shift 2
                    ('input0.8', np.concatenate([L('260'), L('input.10'), L('291')], 1))]:
     o = L(name)
     s, z = quant[name]
     assert o.shape == want.shape and np.isfinite(o).all(), (name, o.shape)
     d = np.abs(o - np.clip(want, s * (-128 - z), s * (127 - z))).max() / s
     assert d <= 0.51, (name, d)
+# the SPPF's three MaxPools (5 x 5, stride 1, pad 2; two column tiles each):
+# numpy's window maximum of the emulated input, exactly (no requantization)
+for src, dst in [('633', 'input.44'), ('input.44', 'input.42'), ('input.42', '660')]:
+    x = L(src)[0]
+    C, H, W = x.shape
+    P = np.full((C, H + 4, W + 4), -np.inf)
+    P[:, 2: 2 + H, 2: 2 + W] = x
+    want = np.max([P[:, ky: ky + H, kx: kx + W] for ky in range(5) for kx in range(5)], axis=0)
+    assert np.array_equal(L(dst)[0], want), (dst, np.abs(L(dst)[0] - want).max())
+# the two nearest 2x Resizes (one task per 8-channel surface): each input value
+# repeated 2 x 2, exactly
+for src, dst in [('675', '679'), ('748', '752')]:
+    assert np.array_equal(L(dst), L(src).repeat(2, 2).repeat(2, 3)), dst
 EOF
 # rk3588 toolkit 1.3.4: bound, but its weight buffers are larger than their native
 # shapes (another layout, docs/rknn-format.md "Weights"): refused, not misread
@@ -420,6 +538,7 @@ expect 2 "task 1 \(node Conv:Conv_1\): register 0x40b0 = 0x000249eb: a value the
 # --- info says what is executed per chip -----------------------------------------
 "$RT" info >"$T/info" 2>&1
 grep -q "rk3588: .*executed by run --emulate" "$T/info" && ok || bad "info: rk3588 line"
+grep -q "rk3566 rk3568: .*yolov8n: all 245 tasks, its outputs" "$T/info" && ok || bad "info: rk3566 line"
 grep -q "rk3562: tasks decoded (layout t4.*executed by run --emulate" "$T/info" && ok || bad "info: rk3562 line"
 grep -q "rk3576: tasks decoded (layout f2.*executed by run --emulate" "$T/info" && ok || bad "info: rk3576 line"
 grep -q "rv1126b: .*register layout not verified.*not executed" "$T/info" && ok || bad "info: rv1126b line"

@@ -4,7 +4,8 @@ Checks an emulated conv layer whose activation is the DPU's LUT (yolov8n's
 ConvExSwish / ConvSigmoid, model-1 files) against float64 swish / sigmoid.
 
 What is taken from the file, read here with its own FlatBuffer walk: the
-conv's int8 weights ([kh][kw][OC'][IC'] bytes at the weight's data_offset),
+conv's int8 weights (at the weight's data_offset: per block of OC2 kernels,
+each input-channel block's [IC1][kh][kw][OC2][IC2] bytes, weights() below),
 its per-channel words (per 4 channels: 4 int32 bias with the zero-point terms
 folded in, 4 int16 -zp_w, 4 int16 multipliers s_w / max(s_w) in Q14), the
 input's and output's scale and zero point (tensor slots 10, 11). The input
@@ -36,6 +37,25 @@ def flatbuffer(path):
     return f.file, quant
 
 
+def weights(raw, w):
+    """[kh][kw][OC'][IC] int8 of a conv weight from its native blocks: each block
+    of 6 values [OC1, IC1, kh, kw, OC2, IC2] holds IC1 x IC2 input channels
+    (48 = 1 x 32 + 1 x 16); per OC1 block of OC2 kernels, every block's
+    [IC1][kh][kw][OC2][IC2] bytes follow one another."""
+    ns = w['native_shape']
+    blocks = [ns[i: i + 6] for i in range(0, len(ns), 6)]
+    ob, _, kh, kw, ocp, _ = blocks[0]
+    per = sum(b[1] * kh * kw * ocp * b[5] for b in blocks)
+    raw = np.frombuffer(raw, np.int8, ob * per, w['data_offset']).reshape(ob, per)
+    parts, at = [], 0
+    for _, ib, _, _, _, icp in blocks:
+        n = ib * kh * kw * ocp * icp
+        p = raw[:, at: at + n].reshape(ob, ib, kh, kw, ocp, icp)
+        parts.append(p.transpose(2, 3, 0, 4, 1, 5).reshape(kh, kw, ob * ocp, ib * icp))
+        at += n
+    return np.concatenate(parts, axis=3)
+
+
 def main():
     rknn, meta, dump, node_id = sys.argv[1:5]
     max_steps = float(sys.argv[5]) if len(sys.argv) > 5 else 1.5
@@ -43,17 +63,15 @@ def main():
     d = json.load(open(meta))
     node = d['nodes'][int(node_id) - 1]
     sig = lambda z: 0.5 * (1 + np.tanh(0.5 * z))       # no overflow for large |z|
-    act = {'ConvExSwish': lambda z: z * sig(z), 'ConvSigmoid': sig}[node['op']]
+    act = {'ConvExSwish': lambda z: z * sig(z), 'ConvSigmoid': sig, 'Conv': lambda z: z}[node['op']]
     xin, w, bias = node['inputs'][:3]
     out = node['outputs'][0]
     s_in, z_in = quant[xin['name']]
     s_out, z_out = quant[out['name']]
     x = np.load(f"{dump}/{xin['name']}.npy").astype(np.float64)[0]
     q = np.clip(np.round(x / s_in) + z_in, -128, 127)                # C, H, W
-    ob, ib, kh, kw, ocp, icp = w['native_shape']     # blocks of ocp output channels
-    assert ib == 1, w['native_shape']
-    W = np.frombuffer(raw, np.int8, ob * kh * kw * ocp * icp, w['data_offset'])
-    W = W.reshape(ob, kh, kw, ocp, icp).transpose(1, 2, 0, 3, 4).reshape(kh, kw, ob * ocp, icp)
+    W = weights(raw, w)                                  # kh, kw, OC', IC
+    kh, kw = W.shape[:2]
     oc, ic = w['shape'][0], w['shape'][1]
     words = raw[bias['data_offset']: bias['data_offset'] + bias['data_bytes']]
     G = 4
@@ -80,8 +98,14 @@ def main():
     acc += np.array(b32, np.float64)[:, None, None]
     pre = acc * (np.array(mul, np.float64) / 2 ** 14)[:, None, None]
     got = np.load(f"{dump}/{out['name']}.npy").astype(np.float64)[0]
-    # S fitted on a sample of the outputs (every value is checked below)
-    idx = np.random.default_rng(0).choice(pre.size, min(pre.size, 20000), replace=False)
+    # Below its table the LUT holds its first entry (the underflow slope is 0):
+    # a sigmoid's smallest outputs sit at sigmoid(table start), not at the
+    # float's ~0. Those floor values (ConvSigmoid: the output's minimum) only
+    # have to lie above the float result (checked below), and S is fitted on a
+    # sample of the others (yolov8n's class scores on a photo: mostly floor)
+    floor = (got == got.min()) if node['op'] == 'ConvSigmoid' else np.zeros(got.shape, bool)
+    cand_idx = np.flatnonzero(~floor.ravel())
+    idx = np.random.default_rng(0).choice(cand_idx, min(cand_idx.size, 20000), replace=False)
     ps, gs = pre.ravel()[idx], got.ravel()[idx]
     lo, hi = s_out * (-128 - z_out), s_out * (127 - z_out)   # what int8 can hold
     fq = lambda z: np.clip(act(z), lo, hi)
@@ -93,14 +117,15 @@ def main():
         cand = np.linspace(best * 0.97, best * 1.03, 301)
         best = min(cand, key=steps)
     f = fq(pre * best)
-    cos = float((f * got).sum() / (np.linalg.norm(f) * np.linalg.norm(got)))
-    err = np.abs(f - got) / s_out
+    cos = float((f * got)[~floor].sum() / (np.linalg.norm(f[~floor]) * np.linalg.norm(got[~floor])))
+    err = np.where(floor, np.maximum(f - got, 0), np.abs(f - got)) / s_out
     worst = err.max()
     if len(sys.argv) > 6:   # debugging: where the largest differences are
         k = np.argsort(err.ravel())[-5:]
         print(np.c_[(pre * best).ravel()[k], f.ravel()[k], got.ravel()[k], err.ravel()[k]], (err > 1).sum())
     print(f"node {node_id} {node['op']} {node['name']}: S {best:.6g}, cosine {cos:.6f}, "
-          f"at most {worst:.2f} output steps off ({OC}x{OH}x{OW})")
+          f"at most {worst:.2f} output steps off ({OC}x{OH}x{OW}"
+          + (f", {floor.sum()} at the LUT's floor)" if floor.any() else ")"))
     sys.exit(0 if worst <= max_steps and np.isfinite(got).all() else 1)
 
 

@@ -1,0 +1,128 @@
+/* tests/fuzz/fuzz_emu_fb.c — fuzz target: bytes -> the Toolkit2 task executor
+ * (runtime/emu/emu_exec.c, emu_fb_exec) on rk3566's register map over a small
+ * graph of yolov8n's shapes: a 1x1 Conv (64 -> 64 channels, 20 x 20, weight
+ * [4,2,1,1,16,32] and 64 x 8 per-channel bytes from the "file"), a MaxPool
+ * (128 channels, 20 x 20) and a Resize (256 channels, 20 x 20 -> 40 x 40).
+ * Input: 8 bytes, byte i % 8 the node (mod 3) of task i, then 8-byte model-1
+ * entries (bits 32..63 value, 16..31 address, 0..15 zero), eight 0xff bytes
+ * between tasks. The file: 4608 bytes, the input repeated. The inputs: the
+ * input's bytes as floats. Any status is fine; a crash, a sanitizer report, a
+ * leak, an output of the wrong size or a failure without a message is a bug. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "runtime/emu/emu.h"
+#include "runtime/model/model.h"
+#include "runtime/model/rknn_file.h"
+#include "util/util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FILE_BYTES 4608 /* 4096 weight bytes, 512 per-channel bytes */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 8)
+        return 0;
+    int64_t s_a[4] = {1, 64, 20, 20}, n_a[5] = {1, 8, 20, 20, 8};
+    int64_t s_w[4] = {64, 64, 1, 1}, n_w[6] = {4, 2, 1, 1, 16, 32};
+    int64_t s_b[1] = {64}, n_b[1] = {128};
+    int64_t s_p[4] = {1, 128, 20, 20}, n_p[5] = {1, 16, 20, 20, 8};
+    int64_t s_r[4] = {1, 256, 20, 20}, n_r[5] = {1, 32, 20, 20, 8};
+    int64_t s_o[4] = {1, 256, 40, 40}, n_o[5] = {1, 32, 40, 40, 8};
+#define ACT(nm, s, n, sc, zp) {.name = nm, .dtype = 3, .nd = 4, .nnd = 5, .shape = s, .native = n, \
+        .has_quant = 1, .scale = sc, .zero_point = zp, .buffer = -1, .data_off = -1, .data_len = -1, \
+        .task_node = -1, .task_lut = -1}
+    rknn_tensor tens[8] = {
+        ACT("a", s_a, n_a, 0.05, -3),
+        {.name = "w", .dtype = 3, .nd = 4, .nnd = 6, .shape = s_w, .native = n_w, .buffer = 0,
+         .data_off = 0, .data_len = 4096, .task_node = -1, .task_lut = -1},
+        {.name = "b", .dtype = DT_INT32, .nd = 1, .nnd = 1, .shape = s_b, .native = n_b,
+         .buffer = 0, .data_off = 4096, .data_len = 512, .task_node = -1, .task_lut = -1},
+        ACT("c", s_a, n_a, 0.1, 5),
+        ACT("p", s_p, n_p, 0.03, -119),
+        ACT("q", s_p, n_p, 0.03, -119),
+        ACT("r", s_r, n_r, 0.04, -120),
+        ACT("s", s_o, n_o, 0.04, -120),
+    };
+#undef ACT
+    int conv_in[3] = {0, 1, 2}, conv_out = 3, pool_in = 4, pool_out = 5, rs_in = 6, rs_out = 7;
+    rknn_node nodes[3] = {
+        {.type = "Conv", .name = "Conv:c", .in = conv_in, .n_in = 3, .out = &conv_out, .n_out = 1},
+        {.type = "MaxPool", .name = "MaxPool:q", .in = &pool_in, .n_in = 1, .out = &pool_out,
+         .n_out = 1},
+        {.type = "Resize", .name = "Resize:s", .in = &rs_in, .n_in = 1, .out = &rs_out, .n_out = 1},
+    };
+    rknn_io io[6] = {
+        {.name = "a", .tensor = 0}, {.name = "p", .tensor = 4}, {.name = "r", .tensor = 6},
+        {.name = "c", .tensor = 3, .is_output = 1}, {.name = "q", .tensor = 5, .is_output = 1},
+        {.name = "s", .tensor = 7, .is_output = 1},
+    };
+    rknn_model m = {0};
+    m.container = RKNN_C_TK2_FB;
+    m.target = "rk3566";
+    m.tensors = tens;
+    m.n_tensors = 8;
+    m.nodes = nodes;
+    m.n_nodes = 3;
+    m.io = io;
+    m.n_io = 6;
+
+    uint8_t *file = xcalloc(FILE_BYTES, 1);
+    for (size_t i = 0; i < FILE_BYTES; i++)
+        file[i] = data[i % size];
+    /* the inputs: the input's bytes as pixel values 0..255 */
+    static const int64_t in_n[3] = {64 * 400, 128 * 400, 256 * 400};
+    float *in[3];
+    for (int k = 0; k < 3; k++) {
+        in[k] = xcalloc((size_t)in_n[k], sizeof(float));
+        for (int64_t i = 0; i < in_n[k]; i++)
+            in[k][i] = data[(size_t)(i * 7 + k) % size];
+    }
+    size_t n = (size - 8) / 8;
+    emu_program p = {0};
+    p.map = EMU_MAP_RK356X;
+    p.fmt = EMU_FMT_VR;
+    p.source = EMU_SRC_FB_BLOBS;
+    p.file_base = -1;
+    p.file_limit = FILE_BYTES;
+    p.tasks = xcalloc(n + 1, sizeof *p.tasks);
+    size_t start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        static const uint8_t split[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+        if (i < n && memcmp(data + 8 + 8 * i, split, 8))
+            continue;
+        emu_stream *s = &p.tasks[p.n_tasks];
+        s->node = data[p.n_tasks % 8] % 3;
+        s->lut = -1;
+        s->n_regs = (int)(i - start);
+        s->regs = xcalloc((size_t)s->n_regs + 1, sizeof *s->regs);
+        emu_regs_parse(data + 8 + 8 * start, (size_t)s->n_regs, p.fmt, s->regs);
+        p.n_regs += s->n_regs;
+        p.n_tasks++;
+        start = i + 1;
+    }
+    emu_result res;
+    memset(&res, 0, sizeof res);
+    char err[1024] = "";
+    const float *const ins[3] = {in[0], in[1], in[2]};
+    int rc = emu_fb_exec(&m, file, FILE_BYTES, &p, ins, 3, NULL, &res, err, sizeof err);
+    if (rc == 0) {
+        static const int64_t want[3] = {64 * 400, 128 * 400, 256 * 1600};
+        if (res.n_out != 3)
+            abort();
+        for (int k = 0; k < 3; k++)
+            if (!res.out[k] || res.out_dims[k][0] * res.out_dims[k][1] * res.out_dims[k][2] *
+                                   res.out_dims[k][3] != want[k])
+                abort();
+    } else if (!err[0] || res.n_out || res.out) {
+        abort();
+    }
+    emu_result_free(&res);
+    for (int k = 0; k < 3; k++)
+        free(in[k]);
+    free(file);
+    emu_program_free(&p);
+    return 0;
+}
