@@ -14,8 +14,9 @@
  *    field value without a known meaning, goes into t->unknown (address and
  *    value) and t->notes; a field the task does not write stays -1 (absent,
  *    not zero). A chip whose register layout is not verified (EMU_MAP_NONE:
- *    rv1126b) gets op EMU_OP_UNDECODED, its writes in t->unknown;
- *    rk3562 (EMU_MAP_T4) and rk3576 (EMU_MAP_F2) are decoded from tables
+ *    none left) gets op EMU_OP_UNDECODED, its writes in t->unknown;
+ *    rk3562 (EMU_MAP_T4), rk3576 (EMU_MAP_F2) and rv1126b (EMU_MAP_F3) are
+ *    decoded from tables
  *    (emu_layout.c).
  *  - Register map: the RK3588 layout of the public register descriptions
  *    (Mesa's rocket driver `registers.xml`, mtx512/rk3588-npu `npu_hw.h`,
@@ -50,6 +51,7 @@ enum emu_map {
     EMU_MAP_RV110X,     /* rv1103, rv1106: rk3588's, CNA pad left at bits 8..11 */
     EMU_MAP_T4,         /* rk3562 ("RKNPU t4"): own CNA/CORE/DPU layout (emu_layout.c) */
     EMU_MAP_F2,         /* rk3576 ("RKNPU f2"): t4's DPU, N-1 CNA sizes (emu_layout.c) */
+    EMU_MAP_F3,         /* rv1126b ("RKNPU f3"): f2's offsets, an 8-bit pixel input mode */
     EMU_MAP_COUNT
 };
 
@@ -126,6 +128,9 @@ typedef struct emu_task {
     int64_t line_stride, surf_stride, weight_bytes, weight_bytes_per_kernel;
     int32_t pad_value;
     int has_pad_value;
+    /* layout f3's pixel input (CNA mode code 6): the feature read as 8-bit
+     * pixels, pixel_off[c] (a byte of CNA 0x1084) subtracted from channel c */
+    int pixel_in, pixel_off[4];
     int cvt_bypass;                             /* input converter (CNA_CVT_CON0) */
     int cvt_scale[4], cvt_offset[4];
     /* CORE: output of the MAC array */

@@ -106,7 +106,7 @@ int emu_exec_supported(const rknn_model *m, const char **why)
         return 0;
     }
     if (map != EMU_MAP_RK3588 && map != EMU_MAP_RK356X && !emu_layout_known(map)) {
-        *why = "the chip's register layout is not decoded (rv1126b)";
+        *why = "the chip's register layout is not decoded";
         return 0;
     }
     *why = NULL;
@@ -255,6 +255,7 @@ static int64_t lut_eval(const lut_stage *L, int64_t x)
 #define WB_MAX 4
 typedef struct weight_blocks {
     int n, ocp, kh, kw;
+    int64_t row;                                /* f3 pixel conv: a kernel row's bytes, else 0 */
     int ib[WB_MAX], icp[WB_MAX], ic0[WB_MAX];   /* first input channel of each block */
     int64_t off[WB_MAX];                        /* its bytes' offset in an OC1 block */
     int64_t block_bytes, bytes;                 /* one OC1 block, the whole tensor */
@@ -290,9 +291,28 @@ static int weight_blocks_of(const rknn_tensor *w, int kh, int kw, int in_c, int 
     return 0;
 }
 
+/* rv1126b's pixel conv (layout f3, docs/rknn-format.md): one block, each
+ * kernel row of kw taps x IC2 lanes padded to row bytes (CNA 0x1020 / kh),
+ * laid out [kh][OC2][row] per OC1 block */
+static int weight_rows_of(weight_blocks *b, int64_t per_kernel)
+{
+    if (b->n != 1 || per_kernel <= 0 || per_kernel % b->kh)
+        return -1;
+    int64_t oc1 = b->bytes / b->block_bytes;
+    b->row = per_kernel / b->kh;
+    if (b->ib[0] != 1 || b->row < (int64_t)b->kw * b->icp[0])
+        return -1;
+    b->block_bytes = b->kh * b->ocp * b->row;
+    b->bytes = b->block_bytes * oc1;
+    return 0;
+}
+
 /* the byte of kernel oc, input channel ic, tap (ky, kx) */
 static int64_t weight_byte(const weight_blocks *b, int oc, int ic, int ky, int kx)
 {
+    if (b->row)
+        return (int64_t)(oc / b->ocp) * b->block_bytes +
+               ((int64_t)ky * b->ocp + oc % b->ocp) * b->row + (int64_t)kx * b->icp[0] + ic;
     int k = b->n - 1;
     while (k > 0 && ic < b->ic0[k])
         k--;
@@ -319,6 +339,17 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
              ti, nn);
     if (act_of(&m->tensors[xi], mem, xi, &in) || act_of(&m->tensors[nd->out[0]], mem, nd->out[0], &out))
         STOP("task %d (node %s): input or output tensor not a 4-D NC1HWC2/NHWC activation", ti, nn);
+    /* rv1126b's pixel input (layout f3): the image tensor's bytes read as 8-bit
+     * pixels u = q - zp, which are bytes only for the zero point -128 (the
+     * uint8 image the runtime feeds); x = u - pixel_off[c], pad u = the pad value */
+    const rknn_tensor *xt = &m->tensors[xi];
+    if (t->pixel_in < 0)
+        STOP("task %d (node %s): pixel input (CNA mode code 6) with CNA 0x1028 / 0x1084 words the "
+             "sample file does not write: not emulated", ti, nn);
+    if (t->pixel_in && (!xt->has_quant || xt->zero_point != -128 || in.c > 4 || in.c2 != in.c))
+        STOP("task %d (node %s): pixel input from %s (zero point %lld, %d channels): only an "
+             "int8 image of zero point -128 (its bytes the uint8 pixels) and up to 4 packed "
+             "channels are emulated", ti, nn, xt->name, (long long)xt->zero_point, in.c);
     if (t->in_prec != 0 || t->proc_prec != 0 || t->out_prec != 0)
         STOP("task %d (node %s): precisions in %s proc %s out %s: only int8 is emulated", ti, nn,
              emu_prec_name(t->in_prec), emu_prec_name(t->proc_prec), emu_prec_name(t->out_prec));
@@ -446,14 +477,23 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     int kh = t->kh, kw = t->kw;
     weight_blocks wb;
     if (kh < 1 || kw < 1 || t->stride_x < 1 || t->stride_y < 1 || t->pad_top < 0 || t->pad_left < 0 ||
-        weight_blocks_of(wt, kh, kw, in.c, out.c, &wb))
+        weight_blocks_of(wt, kh, kw, in.c, out.c, &wb) ||
+        (t->pixel_in && weight_rows_of(&wb, t->weight_bytes_per_kernel)))
         STOP("task %d (node %s): weight %s: native shape of %d values does not fit the task's "
              "kernel %dx%d, %d to %d channels (blocks [OC1, IC1, kh, kw, OC2, IC2], one OC1 and "
              "OC2 for all)", ti, nn, wt->name, wt->nnd, kh, kw, in.c, out.c);
     int64_t groups = (noc + G - 1) / G;
     /* toolkit 1.3.4 for rk3588 stores more bytes than the native shape has
      * (1280, 1408 for 1152): another layout, probably compressed */
-    if (wt->data_len > wb.bytes)
+    /* rv1126b's pixel conv: 1536 bytes for its 768 (the rest zero, not read) */
+    if (t->pixel_in && wt->data_len > wb.bytes && wt->data_off >= 0 &&
+        (uint64_t)wt->data_off + (uint64_t)wt->data_len <= len) {
+        for (int64_t k = wb.bytes; k < wt->data_len; k++)
+            if (file[wt->data_off + k])
+                STOP("task %d (node %s): weight tensor %s: byte %lld beyond the %lld bytes the "
+                     "pixel conv's rows hold is not zero: not emulated", ti, nn, wt->name,
+                     (long long)k, (long long)wb.bytes);
+    } else if (wt->data_len > wb.bytes)
         STOP("task %d (node %s): weight tensor %s holds %lld bytes for its %lld-byte native "
              "layout (another layout, probably compressed): not emulated", ti, nn, wt->name,
              (long long)wt->data_len, (long long)wb.bytes);
@@ -502,7 +542,11 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
             int inside = iy >= 0 && iy < t->in_h && ix >= 0 && ix < t->in_w;
             int16_t *xp = X + ((int64_t)py * pw + px) * in.c;
             for (int ic = 0; ic < in.c; ic++)
-                xp[ic] = inside ? in.p[act_off(&in, ic, y0i + iy, ix)] : padv;
+                if (t->pixel_in)
+                    xp[ic] = (int16_t)((inside ? in.p[act_off(&in, ic, y0i + iy, ix)] + 128 : pad_value) -
+                                       t->pixel_off[ic]);
+                else
+                    xp[ic] = inside ? in.p[act_off(&in, ic, y0i + iy, ix)] : padv;
         }
     for (int o = 0; o < noc; o++) {
         int nzp = rd_i16(B + (int64_t)(o / G) * G * 8 + 4 * G + 2 * (o % G));

@@ -142,7 +142,7 @@ int emu_map_for_target(const char *target)
     static const struct { const char *name; int map; } t[] = {
         {"rk3588", EMU_MAP_RK3588}, {"rv1103", EMU_MAP_RV110X}, {"rv1106", EMU_MAP_RV110X},
         {"rk3566", EMU_MAP_RK356X}, {"rk3568", EMU_MAP_RK356X}, {"rk3562", EMU_MAP_T4},
-        {"rk3576", EMU_MAP_F2},
+        {"rk3576", EMU_MAP_F2}, {"rv1126b", EMU_MAP_F3},
     };
     if (!target)
         return EMU_MAP_NONE;
@@ -160,6 +160,7 @@ const char *emu_map_name(int map)
     case EMU_MAP_RV110X: return "rv110x";
     case EMU_MAP_T4: return "t4";
     case EMU_MAP_F2: return "f2";
+    case EMU_MAP_F3: return "f3";
     default: return "none";
     }
 }
@@ -200,7 +201,10 @@ static const emu_chip_info chips[] = {
     {"rk3576", "tasks decoded (layout f2: t4's DPU offsets, CNA sizes as N-1, from a field table); "
                "executed by run --emulate (model-6 files): int8 conv and ConvAdd, whole and in row "
                "tiles, every other register at the sample files' values (anything else stops it)"},
-    {"rv1126b", "tasks found, register layout not verified: raw writes only; not executed"},
+    {"rv1126b", "tasks decoded (layout f3: f2's offsets, an 8-bit pixel input mode for the image "
+                "conv, from a field table); executed by run --emulate (model-6 files): int8 conv "
+                "(pixel input included) and ConvAdd, every other register at the sample file's "
+                "values (anything else stops it)"},
 };
 
 const emu_chip_info *emu_chip_table(int *n)

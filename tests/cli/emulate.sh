@@ -33,25 +33,51 @@ np.save(sys.argv[1] + '/b.npy', r.integers(0, 256, (1, 3, 128, 128)).astype(np.f
 EOF
 IN=(-i "input.1=$T/a.npy" -i "input=$T/b.npy")
 expect 0 "" -- "$RT" run "$D/multiple_input_demo.onnx" --backend sim "${IN[@]}" --dump "$T/onnx" --no-db
+# rv1126b (toolkit 2.3.2) quantizes input.1 with scale 0.949 (range [0, 242]):
+# its reference is the source model on the input as the file's scale and zero
+# point round and saturate it (numpy here, from the file's FlatBuffer)
+$PY - "$T" "$D/multiple_input_demo.rv1126b.rknn" <<'EOF'
+import sys, numpy as np
+sys.path.insert(0, 'tests/oracle')
+from rknn_fb import FB
+f = FB(sys.argv[2])
+q = {f.string(t, 5): (f.first(t, 10, '<f'), f.first(t, 11, '<i')) for t in f.tables(f.graph(), 0)}
+s, z = q['input.1']
+a = np.load(sys.argv[1] + '/a.npy').astype(np.float64)
+a = (np.clip(np.round(a / s) + z, -128, 127) - z) * s
+np.save(sys.argv[1] + '/a_rv1126b.npy', a.astype(np.float32))
+EOF
+expect 0 "" -- "$RT" run "$D/multiple_input_demo.onnx" --backend sim -i "input.1=$T/a_rv1126b.npy" \
+    -i "input=$T/b.npy" --dump "$T/onnx_rv1126b" --no-db
 
 # --- emulated against the ONNX run, every tensor both name ---------------------
-for chip in rk3588 rk3566 rk3566.tk134 rk3562 rk3576; do
+for chip in rk3588 rk3566 rk3566.tk134 rk3562 rk3576 rv1126b; do
     f=$D/multiple_input_demo.$chip.rknn
+    ref=$T/onnx; [ "$chip" = rv1126b ] && ref=$T/onnx_rv1126b
     expect 0 "" -- "$RT" run "$f" --emulate "${IN[@]}" --dump "$T/$chip" --no-db
     grep -q "^output 8 \[1,8,128,128\] float32" "$T/out" && ok || bad "$chip: output line: $(head -3 "$T/out")"
     "$RT" inspect "$f" --json >"$T/$chip.json" 2>/dev/null || bad "$chip: inspect --json"
-    if out=$($PY - "$T/onnx" "$T/$chip" "$T/$chip.json" <<'EOF'
+    if out=$($PY - "$ref" "$T/$chip" "$T/$chip.json" "$f" <<'EOF'
 import json, sys, numpy as np
-onnx, emu, meta = sys.argv[1:4]
+sys.path.insert(0, 'tests/oracle')
+from rknn_fb import FB
+onnx, emu, meta, rknn = sys.argv[1:5]
 idx = json.load(open(onnx + '/index.json'))
 q = {o['name']: (o['scale'], o['zero_point']) for o in json.load(open(meta))['outputs']}
+fb = FB(rknn)   # every tensor's scale and zero point, the file's own
+fq = {fb.string(t, 5): (fb.first(t, 10, '<f'), fb.first(t, 11, '<i')) for t in fb.tables(fb.graph(), 0)}
+ref = {e['name']: np.load(f"{onnx}/{e['file']}").astype(np.float64) for e in idx}
+# 8 = 6 + 7, with 7 held to its int8 range as the file quantizes it (rv1126b's
+# calibration clips 0.2 % of 7's values; the other files' ranges hold them all)
+s7, z7 = fq['7']
+ref['8'] = ref['6'] + np.clip(ref['7'], (-128 - z7) * s7, (127 - z7) * s7)
 msgs, seen = [], 0
 for e in idx:
     try:
         a = np.load(f"{emu}/{e['name']}.npy")
     except FileNotFoundError:
         continue                      # fused away in the file (Conv_0's own output 6)
-    b = np.load(f"{onnx}/{e['file']}")
+    b = ref[e['name']]
     seen += 1
     if a.shape != b.shape:
         msgs.append(f"{e['name']}: shape {a.shape} vs {b.shape}"); continue
@@ -68,7 +94,7 @@ for e in idx:
 if seen != 4:
     msgs.append(f"{seen} tensors compared, want 4 (2 inputs, 7, 8)")
 # every task's own rows (the 1-, 2- and 3-core tilings overwrite each other's)
-byname = {e['name']: np.load(f"{onnx}/{e['file']}") for e in idx}
+byname = ref
 tasks = json.load(open(emu + '/tasks.json'))
 for t in tasks:
     a = np.load(f"{emu}/{t['file']}").astype(np.float64)
@@ -471,10 +497,47 @@ grep -q "4 NPU tasks computed, 0 one-pixel in-place copies skipped, 37 OutputOpe
 grep -q "8 NPU tasks computed, 0 one-pixel in-place copies skipped, 0 OutputOperator tasks" \
     <("$RT" run "$D/multiple_input_demo.rk3576.rknn" --emulate "${IN[@]}" --no-db 2>&1) \
     && ok || bad "rk3576: task counts"
-for chip in rv1126b; do   # every other chip with a sample: an honest refusal
-    expect 2 "multiple_input_demo.$chip.rknn: --emulate: not emulated: the chip's register layout is not decoded" -- \
-        "$RT" run "$D/multiple_input_demo.$chip.rknn" --emulate --no-db
-done
+# rv1126b: Conv_1 over the 8-bit pixels (CNA mode code 6), then the ConvAdd
+grep -q "2 NPU tasks computed, 0 one-pixel in-place copies skipped, 0 OutputOperator tasks" \
+    <("$RT" run "$D/multiple_input_demo.rv1126b.rknn" --emulate "${IN[@]}" --no-db 2>&1) \
+    && ok || bad "rv1126b: task counts"
+# the pixel conv takes only the sample's words: another pixel offset (0x1084),
+# another channel word (0x1028) or a non-zero byte in the weight buffer's
+# unread second half stop it at its task
+"$RT" inspect "$D/multiple_input_demo.rv1126b.rknn" --tasks --json >"$T/f3.json" 2>/dev/null
+patch_f3() {  # task address value out
+    $PY - "$D/multiple_input_demo.rv1126b.rknn" "$T/f3.json" "$@" <<'EOF'
+import json, struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+t = json.load(open(sys.argv[2]))['npu_tasks']['tasks'][int(sys.argv[3])]
+addr, val = int(sys.argv[4], 0), int(sys.argv[5], 0)
+for k in range(t['writes']):
+    o = t['file_offset'] + 8 * k
+    e, = struct.unpack_from('<Q', b, o)
+    if e & 0xffff == addr:
+        struct.pack_into('<Q', b, o, (e & ~(0xffffffff << 16)) | (val << 16))
+        break
+else:
+    sys.exit('no write of %#x' % addr)
+open(sys.argv[6], 'wb').write(b)
+EOF
+}
+patch_f3 0 0x1084 0x00808081 "$T/f3_off.rknn" || bad "patch rv1126b 0x1084"
+expect 2 "task 0 \(node Conv:Conv_1\): register 0x1084 = 0x00808081: a value the sample files do not write" -- \
+    "$RT" run "$T/f3_off.rknn" --emulate "${IN[@]}" --no-db
+patch_f3 0 0x1028 0x0480000f "$T/f3_ch.rknn" || bad "patch rv1126b 0x1028"
+expect 2 "task 0 \(node Conv:Conv_1\): pixel input \(CNA mode code 6\) with CNA 0x1028 / 0x1084 words the sample file does not write" -- \
+    "$RT" run "$T/f3_ch.rknn" --emulate "${IN[@]}" --no-db
+$PY - "$D/multiple_input_demo.rv1126b.rknn" "$T/rv1126b.json" "$T/f3_w.rknn" <<'EOF' || bad "patch rv1126b weights"
+import json, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+w = [i for n in json.load(open(sys.argv[2]))['nodes'] for i in n['inputs'] if i['name'] == 'conv2.weight'][0]
+assert w['data_bytes'] == 1536 and not any(b[w['data_offset'] + 768: w['data_offset'] + 1536])
+b[w['data_offset'] + 1000] = 1
+open(sys.argv[3], 'wb').write(b)
+EOF
+expect 2 "task 0 \(node Conv:Conv_1\): weight tensor conv2.weight: byte 1000 beyond the 768 bytes the pixel conv's rows hold is not zero" -- \
+    "$RT" run "$T/f3_w.rknn" --emulate "${IN[@]}" --no-db
 expect 1 "is not one" -- "$RT" run "$D/multiple_input_demo.onnx" --emulate --no-db
 expect 2 "input.1 needs 16384 float32 values" -- \
     "$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate -i "input.1=$T/b.npy" --no-db
@@ -541,7 +604,7 @@ grep -q "rk3588: .*executed by run --emulate" "$T/info" && ok || bad "info: rk35
 grep -q "rk3566 rk3568: .*yolov8n: all 245 tasks, its outputs" "$T/info" && ok || bad "info: rk3566 line"
 grep -q "rk3562: tasks decoded (layout t4.*executed by run --emulate" "$T/info" && ok || bad "info: rk3562 line"
 grep -q "rk3576: tasks decoded (layout f2.*executed by run --emulate" "$T/info" && ok || bad "info: rk3576 line"
-grep -q "rv1126b: .*register layout not verified.*not executed" "$T/info" && ok || bad "info: rv1126b line"
+grep -q "rv1126b: tasks decoded (layout f3.*executed by run --emulate" "$T/info" && ok || bad "info: rv1126b line"
 grep -q "rv1103 rv1106: .*executed by run --emulate over one flat NPU address space.*Transpose (two passes), row Concats and Reshapes (retinaface: all 155 tasks, its outputs); other DPU-only forms stop it" "$T/info" && ok || bad "info: rv1103 line"
 
 echo "$pass passed, $fail failed"

@@ -398,7 +398,7 @@ for f, v in fields(graph):
         inits[[x for k, x in tf if k == 8][0].decode()] = np.frombuffer(
             [x for k, x in tf if k == 9][0], np.float32).reshape([x for k, x in tf if k == 1])
 errs, checked = [], 0
-for chip in ('rk3562', 'rk3566', 'rk3566.tk134', 'rk3576', 'rk3588'):
+for chip in ('rk3562', 'rk3566', 'rk3566.tk134', 'rk3576', 'rk3588', 'rv1126b'):
     name = f'multiple_input_demo.{chip}.rknn'
     d = json.load(open(f'{tmp}/{name}.json'))
     raw = np.frombuffer(open(f'{d_dir}/{name}', 'rb').read(), np.int8).astype(np.int32)
@@ -413,6 +413,21 @@ for chip in ('rk3562', 'rk3566', 'rk3566.tk134', 'rk3576', 'rk3588'):
             s = (mx - mn) / 255; z = np.round(-128 - mn / s)
             q = np.clip(np.round(f / s[:, None]) + z[:, None], -128, 127).reshape(w.shape)
             _, _, nkh, nkw, ocp, icp = t['native_shape']
+            if (chip, t['name']) == ('rv1126b', 'conv2.weight'):
+                # the pixel conv (CNA mode code 6): per kernel row 16 bytes, its kw
+                # taps of icp lanes (the last lane the weight zero point), then
+                # zeros; rows [kh][OC']; the buffer's second half zero
+                blob = raw[t['data_offset']: t['data_offset'] + t['data_bytes']]
+                rows = blob[:nkh * ocp * 16].reshape(nkh, ocp, 16)
+                got = rows[:, :oc, :kw * icp].reshape(kh, oc, kw, icp)
+                ok_ = (np.array_equal(got[..., :ic].transpose(1, 3, 0, 2), q) and
+                       (got[..., ic:] == z[None, :, None, None]).all() and
+                       not rows[:, :, kw * icp:].any() and not rows[:, oc:].any() and
+                       not blob[nkh * ocp * 16:].any() and t['data_bytes'] == 2 * nkh * ocp * 16)
+                if not ok_:
+                    errs.append(f"{name}: {t['name']}: not the pixel conv's rows")
+                checked += 1
+                continue
             if t['data_bytes'] != nkh * nkw * ocp * icp:
                 errs.append(f"{name}: {t['name']}: {t['data_bytes']} bytes for native {t['native_shape']}")
                 continue
@@ -421,8 +436,8 @@ for chip in ('rk3562', 'rk3566', 'rk3566.tk134', 'rk3576', 'rk3588'):
             if not np.array_equal(got, q):
                 errs.append(f"{name}: {t['name']}: {int((got != q).sum())} of {q.size} weights differ")
             checked += 1
-if checked != 10:
-    errs.append(f"{checked} weights checked, 10 expected")
+if checked != 12:
+    errs.append(f"{checked} weights checked, 12 expected")
 print('\n'.join(errs)); sys.exit(1 if errs else 0)
 EOF
 ); then ok; else bad "weights in the file: $out"; fi
@@ -483,7 +498,7 @@ want = {'multiple_input_demo.rk3588.rknn': (12, 'rk3588', 17),
         'retinaface.rv1103.rknn': (105, 'rv110x', 155),
         'multiple_input_demo.rk3562.rknn': (4, 't4', 41),
         'multiple_input_demo.rk3576.rknn': (8, 'f2', 8),
-        'multiple_input_demo.rv1126b.rknn': (0, 'none', 2),
+        'multiple_input_demo.rv1126b.rknn': (2, 'f3', 2),
         'multiple_input_demo.rk3566.tk134.rknn': (2, 'rk356x', 10),
         'multiple_input_demo.rk3588.tk134.rknn': (12, 'rk3588', 17),
         'yolov8n.rk3566.rknn': (131, 'rk356x', 245)}
@@ -649,7 +664,9 @@ done
 if out=$($PY - "$D" "$T" <<'EOF'
 import json, subprocess, sys, numpy as np
 sys.path.insert(0, 'tests/cli')
+sys.path.insert(0, 'tests/oracle')
 from onnx_wire import fields
+from rknn_fb import FB
 d_dir, tmp = sys.argv[1:3]
 graph = [v for f, v in fields(open(f'{d_dir}/multiple_input_demo.onnx', 'rb').read()) if f == 7][0]
 inits = {}
@@ -665,6 +682,9 @@ for chip, g in group.items():
     name = f'multiple_input_demo.{chip}.rknn'
     d = json.load(open(f'{tmp}/{name}.tasks.json'))
     raw = open(f'{d_dir}/{name}', 'rb').read()
+    fb = FB(f'{d_dir}/{name}')   # each tensor's scale and zero point (slots 10, 11)
+    quant = {fb.string(t, 5): (fb.first(t, 10, '<f'), fb.first(t, 11, '<i'))
+             for t in fb.tables(fb.graph(), 0)}
     tensors = {}
     for n in d['nodes']:
         for t in n['inputs'] + n['outputs']:
@@ -678,8 +698,10 @@ for chip, g in group.items():
         f = w.reshape(w.shape[0], -1); mn, mx = f.min(1), f.max(1)
         s = (mx - mn) / 255; z = np.round(-128 - mn / s)
         q = np.clip(np.round(f / s[:, None]) + z[:, None], -128, 127)
-        zin = -128  # both inputs: scale 1, zero point -128 (inspect shows them; MANIFEST)
-        bias = np.round(b / s) - zin * (q.sum(1) - f.shape[1] * z)
+        # the conv's input as the file quantizes it: scale 1, zero point -128,
+        # except input.1 on rv1126b (toolkit 2.3.2): scale 0.949 (range [0, 242])
+        sin, zin = quant[n['inputs'][0]['name']]
+        bias = np.round(b / (sin * s)) - zin * (q.sum(1) - f.shape[1] * z)
         blob = raw[bt['data_offset']: bt['data_offset'] + bt['data_bytes']]
         oc = w.shape[0]
         gb, gz, gm = [], [], []
@@ -690,20 +712,19 @@ for chip, g in group.items():
             gm += np.frombuffer(blob, np.int16, g, o + 6 * g).tolist()
         if gz[:oc] != (-z).astype(int).tolist() or gm[:oc] != np.round(s / s.max() * 16384).astype(int).tolist():
             errs.append(f"{name} {conv}: -zp_w {gz[:oc]} / multipliers {gm[:oc]} differ")
-        tol = 8 if (chip, conv) == ('rv1126b', 'conv1') else 0  # see docs: off by up to 7 there
-        if np.abs(np.array(gb[:oc]) - bias).max() > tol:
+        if np.abs(np.array(gb[:oc]) - bias).max() > 0:
             errs.append(f"{name} {conv}: bias words {gb[:oc]}, want {bias.astype(int).tolist()}")
         checked += 1
         # the output converter of the plain Conv's tasks (not the ConvAdd)
         if n['op'] != 'Conv' or d['npu_tasks']['register_map'] == 'none':
             continue
         outt = n['outputs'][0]['name']
-        sout = {'7': 2.61823416}[outt]; zout = 16  # tensor '7' (inspect's tensor list)
+        sout, zout = quant[outt]
         for t in d['npu_tasks']['tasks']:
             if t['node'] != n['id'] or t['op'] != 'conv':
                 continue
             got = t['out_cvt_scale'] / 2 ** t['out_cvt_shift']
-            want = 1.0 * s.max() / sout
+            want = sin * s.max() / sout
             if abs(got - want) > 2 ** -t['out_cvt_shift'] or t['out_cvt_offset'] != zout or \
                t['bs']['mul_shift'] != 14 or not t['bs']['alu_per_channel'] or not t['bs']['mul_per_channel']:
                 errs.append(f"{name} task {t['index']}: out cvt {t['out_cvt_scale']}>>{t['out_cvt_shift']} "
