@@ -44,6 +44,13 @@ write('real_yolov8n_first40.bin', bytes([2, 1]) + SPLIT.join(yolo[:40]))
 write('tvr_rk3588.bin', bytes([1, 0]) + SPLIT.join(vr_to_tvr(b) for b in rk3588))
 write('tvr_rv110x.bin', bytes([3, 0]) + SPLIT.join(vr_to_tvr(b) for b in rk3566[:4]))
 write('tvr_unverified_map.bin', bytes([0, 0]) + SPLIT.join(vr_to_tvr(b) for b in rk3566[:2]))
+# layout f3 (rv1126b, map 6): rk3566's first two tasks with the pixel conv's
+# CNA words of docs/rknn-format.md on the first (mode code 6, channel word,
+# kernel bytes, pad pixel, pixel offsets); no rv1126b bytes (its licence)
+pixel = b''.join(struct.pack('<Q', 0x0201 << 48 | v << 16 | r) for r, v in (
+    (0x100c, 0x2000a006), (0x1020, 0x30), (0x1028, 0x0480000b), (0x1070, 0), (0x1084, 0x00808080)))
+f3 = [vr_to_tvr(b) for b in rk3566[:2]]
+write('tvr_f3_pixel.bin', bytes([6, 0]) + SPLIT.join([f3[0] + pixel, f3[1]]))
 # broken: a task cut inside an entry, every field all ones, registers outside
 # every block, only partial tiles (nothing to inherit), empty tasks
 write('broken_truncated.bin', bytes([1, 1]) + rk3588[0][:8 * 20 + 3])
