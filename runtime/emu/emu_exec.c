@@ -475,6 +475,21 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     /* weights and per-channel words from the file */
     const rknn_tensor *wt = &m->tensors[wi], *bt = &m->tensors[bi];
     int kh = t->kh, kw = t->kw;
+    /* the CNA's weight decompressor (CNA_DCOMP_CTRL, "weight decompress
+     * control" in the RK3588 TRM's register list; Mesa rocket writes 0):
+     * toolkit 1.3.4's rk3588 file turns it on, its weight buffers are the
+     * compressed stream (docs/rknn-format.md "Weights"), not decoded */
+    if (!table && reg_or0(rs, grp, 0x1100)) {
+        char am[160] = "";
+        for (int k = 0; k < 16; k++) {
+            size_t n = strlen(am);
+            snprintf(am + n, sizeof am - n, "%s%u", k ? " " : "", reg_or0(rs, grp, (uint32_t)(0x1140 + 4 * k)));
+        }
+        STOP("task %d (node %s): CNA weight decompression on (CNA_DCOMP_CTRL 0x%x, DCOMP_REGNUM "
+             "0x%x, DCOMP_AMOUNT0..15 %s): weight tensor %s holds %lld compressed bytes; the "
+             "compression is not decoded: not emulated", ti, nn, reg_or0(rs, grp, 0x1100),
+             reg_or0(rs, grp, 0x1104), am, wt->name, (long long)wt->data_len);
+    }
     weight_blocks wb;
     if (kh < 1 || kw < 1 || t->stride_x < 1 || t->stride_y < 1 || t->pad_top < 0 || t->pad_left < 0 ||
         weight_blocks_of(wt, kh, kw, in.c, out.c, &wb) ||
@@ -483,8 +498,8 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
              "kernel %dx%d, %d to %d channels (blocks [OC1, IC1, kh, kw, OC2, IC2], one OC1 and "
              "OC2 for all)", ti, nn, wt->name, wt->nnd, kh, kw, in.c, out.c);
     int64_t groups = (noc + G - 1) / G;
-    /* toolkit 1.3.4 for rk3588 stores more bytes than the native shape has
-     * (1280, 1408 for 1152): another layout, probably compressed */
+    /* more bytes than the native shape has, without the decompressor: another
+     * layout (rk3588 toolkit 1.3.4's compressed buffers stop above) */
     /* rv1126b's pixel conv: 1536 bytes for its 768 (the rest zero, not read) */
     if (t->pixel_in && wt->data_len > wb.bytes && wt->data_off >= 0 &&
         (uint64_t)wt->data_off + (uint64_t)wt->data_len <= len) {
@@ -495,7 +510,7 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
                      (long long)k, (long long)wb.bytes);
     } else if (wt->data_len > wb.bytes)
         STOP("task %d (node %s): weight tensor %s holds %lld bytes for its %lld-byte native "
-             "layout (another layout, probably compressed): not emulated", ti, nn, wt->name,
+             "layout (another layout, not decoded): not emulated", ti, nn, wt->name,
              (long long)wt->data_len, (long long)wb.bytes);
     /* an output-channel tile's weights start at its OC1 block, its per-channel
      * words at its group: both addresses must say the channel the destination says */
