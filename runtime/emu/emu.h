@@ -14,10 +14,9 @@
  *    field value without a known meaning, goes into t->unknown (address and
  *    value) and t->notes; a field the task does not write stays -1 (absent,
  *    not zero). A chip whose register layout is not verified (EMU_MAP_NONE:
- *    none left) gets op EMU_OP_UNDECODED, its writes in t->unknown;
- *    rk3562 (EMU_MAP_T4), rk3576 (EMU_MAP_F2) and rv1126b (EMU_MAP_F3) are
- *    decoded from tables
- *    (emu_layout.c).
+ *    those without a sample file) gets op EMU_OP_UNDECODED, its writes in
+ *    t->unknown; rk3562 (EMU_MAP_T4), rk3576 (EMU_MAP_F2) and rv1126b
+ *    (EMU_MAP_F3) are decoded from tables (emu_layout.c).
  *  - Register map: the RK3588 layout of the public register descriptions
  *    (Mesa's rocket driver `registers.xml`, mtx512/rk3588-npu `npu_hw.h`,
  *    the RK3588 TRM names), which the rk3588 files follow; rv1103/rv1106
