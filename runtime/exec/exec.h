@@ -20,6 +20,10 @@ struct op_ctx {
     struct threadpool *pool;
     char *err;
     size_t errlen;
+    /* 1 during a run whose hook, if any, only times it (no hook can change a
+     * tensor between layers): a kernel may then hand its output to the next
+     * layer in its own form beside the tensor (int8 bytes, runtime/quant) */
+    int private_run;
 };
 
 /* Splits [0, n) into chunks run on the pool; returns when all are done.
