@@ -611,6 +611,14 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n);
 static void ew_kind(graph_t *g, const node_t *n, qwrap *w);
 
+/* Tensor t's bytes (quant_bytes) stop shadowing its floats: its producer
+ * runs again, and only an int8 Conv's epilogue writes them. */
+static void bytes_stale(const quant_graph *q, int t)
+{
+    if (q->bytes && t >= 0 && t < q->n_alloc && q->bytes[t])
+        q->bytes[t]->valid = 0;
+}
+
 /* Operands of w's op: one for the unary ones, else two. */
 static int ew_arity(const qwrap *w)
 {
@@ -854,8 +862,10 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
     chain_job j = {.g = g, .chain = chain, .link = w->link, .n_chain = n_chain,
                    .head_out = n->out[0], .out = out, .n = tensor_numel(&g->t[n->out[0]]),
                    .lut = w->lut, .grid = &w->q->act[n->out[0]]};
+    bytes_stale(w->q, out);
     if (w->post) { /* the conv writes the chain's output (its settings for this run) */
         quant_node *qn = w->priv, keep = *qn;
+        qn->ob = w->q->bytes ? w->q->bytes[out] : NULL;
         tensor_t *h = &g->t[n->out[0]];
         void *hd = h->data;
         qn->post = w->post == POST_LUT ? post_lut : post_clamp;
@@ -915,6 +925,7 @@ static int qwrap_slice_run(op_ctx *c, graph_t *g, node_t *n, const node_t *inner
     if (rc)
         return rc;
     tensor_t *y = &g->t[n->out[0]];
+    bytes_stale(((const qwrap *)n->priv)->q, n->out[0]);
     slice_requant(c, g, inner, y->data, tensor_numel(y));
     slice_requant(c, g, n, y->data, tensor_numel(y));
     return RT_OK;
@@ -926,6 +937,8 @@ static const op_chain qwrap_chain = {qwrap_chain_ok, qwrap_run_chain, qwrap_slic
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
 {
     qwrap *w = n->priv;
+    for (int k = 0; k < n->n_out; k++)
+        bytes_stale(w->q, n->out[k]);
     if (w->ew && ew_run(c, g, n, w))
         return RT_OK;
     n->priv = w->priv;
@@ -1071,6 +1084,65 @@ static void wrap_node(quant_graph *q, node_t *n)
     n->wraps = w->orig;
 }
 
+/* Node n's int8 Conv state, wrapped or not, or NULL. */
+static quant_node *conv_qnode(const node_t *n)
+{
+    if (n->folded || !n->def)
+        return NULL;
+    if (n->def == &quant_op_conv)
+        return n->priv;
+    if (n->def->run == qwrap_run && ((const qwrap *)n->priv)->orig == &quant_op_conv)
+        return ((const qwrap *)n->priv)->priv;
+    return NULL;
+}
+
+static void bytes_free(quant_graph *q)
+{
+    for (int t = 0; q->bytes && t < q->n_alloc; t++)
+        if (q->bytes[t]) {
+            free(q->bytes[t]->q);
+            free(q->bytes[t]);
+        }
+    free(q->bytes);
+    q->bytes = NULL;
+}
+
+/* The int8 activations that stay bytes between layers (quant_bytes): a
+ * layer's output that an int8 Conv reads gets bytes (every path of the
+ * Conv takes them: as byte quads or planes, or centred from them); an int8 Conv writes those of its output (or, running a chain in its
+ * epilogue, of the chain's output, qwrap_run_chain). */
+static void bytes_link(quant_graph *q)
+{
+    graph_t *g = q->g;
+    bytes_free(q);
+    q->bytes = xcalloc((size_t)(q->n_alloc ? q->n_alloc : 1), sizeof(*q->bytes));
+    uint8_t *made = xcalloc((size_t)(g->n_t ? g->n_t : 1), 1);
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int k = 0; !g->nodes[i].folded && k < g->nodes[i].n_out; k++)
+            if (g->nodes[i].out[k] >= 0)
+                made[g->nodes[i].out[k]] = 1;
+    for (int i = 0; i < g->n_nodes; i++) {
+        quant_node *qn = conv_qnode(&g->nodes[i]);
+        int t = g->nodes[i].n_in > 0 ? g->nodes[i].in[0] : -1;
+        if (!qn || t < 0 || !made[t] || g->t[t].dtype != DT_FLOAT)
+            continue;
+        if (!q->bytes[t]) {
+            quant_bytes *b = xcalloc(1, sizeof(*b));
+            b->n = tensor_numel(&g->t[t]);
+            b->q = xmalloc((size_t)(b->n ? b->n : 1));
+            q->bytes[t] = b;
+        }
+        qn->ib = q->bytes[t];
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        const node_t *n = &g->nodes[i];
+        quant_node *qn = conv_qnode(n);
+        if (qn && n->n_out == 1 && n->out[0] >= 0)
+            qn->ob = q->bytes[n->out[0]];
+    }
+    free(made);
+}
+
 int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, char *err,
                        size_t errlen)
 {
@@ -1135,6 +1207,8 @@ int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, 
                     q->fused[n->out[0]]))
             wrap_node(q, n);
     }
+    if (q->type == QT_I8)
+        bytes_link(q);
     return RT_OK;
 }
 
@@ -1176,5 +1250,6 @@ void quant_graph_free(quant_graph *q)
     free(q->wparam_axis);
     free(q->node_fp16);
     free(q->t_fp16);
+    bytes_free(q);
     free(q);
 }

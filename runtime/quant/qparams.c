@@ -60,6 +60,9 @@ typedef struct epi_rows {
     const double *scale;
     const qparam_t *p;
     int qlo, qhi;
+    uint8_t *b;          /* NULL, or each output's byte q + 128 on grid bg, */
+    int64_t ldb;         /* row r at b + r * ldb */
+    const qparam_t *bg;
 } epi_rows;
 
 static inline double rows_bias(const epi_rows *r, int64_t i)
@@ -413,22 +416,26 @@ Q512 static inline int rows_512_row(const epi_rows *r, int64_t row, grid512 *g, 
         return 1;
     row_512_exact(r->x + row * r->ldx, r->y + row * r->ldy, r->n, bias, r->scale[row], r->p, lut,
                   r->qlo, r->qhi);
+    if (r->b) /* its floats lie on bg: their bytes by the exact round trip */
+        quant_q8_bytes(r->y + row * r->ldy, 1, r->n, r->n, r->bg, r->b + row * r->ldb, r->n);
     return 0;
 }
 
-/* The rows of r (n, m, g and lut in scope), 16 outputs at a time by OUT(v),
- * the tail of a row one masked vector. */
-#define ROWS_512(OUT)                                                                  \
+/* The rows of r (n, m, g and lut in scope), 16 outputs at a time by
+ * STEP(i, mask) (x, y and b, the row's bytes or NULL, in scope), the tail of
+ * a row one masked vector. */
+#define ROWS_512(STEP)                                                                 \
     for (int64_t row = 0; row < r->rows; row++) {                                      \
         const float *x = r->x + row * r->ldx;                                          \
         float *y = r->y + row * r->ldy;                                                \
+        uint8_t *b = r->b ? r->b + row * r->ldb : NULL;                                \
         if (!rows_512_row(r, row, &g, lut))                                            \
             continue;                                                                  \
         int64_t i = 0;                                                                 \
         for (; i + 16 <= n; i += 16)                                                   \
-            _mm512_storeu_ps(y + i, OUT(_mm512_loadu_ps(x + i)));                      \
+            STEP(i, (__mmask16)0xffff);                                                \
         if (i < n)                                                                     \
-            _mm512_mask_storeu_ps(y + i, m, OUT(_mm512_maskz_loadu_ps(m, x + i)));     \
+            STEP(i, m);                                                                \
     }
 
 /* With an output grid and a float table or none. */
@@ -444,9 +451,18 @@ Q512 static void rows_512_grid(const epi_rows *r, const float *lut)
     const int64_t n = r->n;
     const __mmask16 m = (__mmask16)((1u << (n % 16)) - 1);
 
-#define GRID_OUT(v) grid512_out(&g, v, tp, off)
-    ROWS_512(GRID_OUT);
-#undef GRID_OUT
+    /* the bytes (no table: the caller asks for them only then) from the
+     * same q - zp as the floats */
+#define GRID_STEP(i, mk)                                                                   \
+    do {                                                                                   \
+        __m512 c_ = grid512_centred(&g, _mm512_maskz_loadu_ps(mk, x + (i)));               \
+        _mm512_mask_storeu_ps(y + (i), mk, q512_out(c_, &g.k, tp, off));                   \
+        if (b)                                                                             \
+            _mm512_mask_cvtepi32_storeu_epi8(b + (i), mk,                                  \
+                                             _mm512_add_epi32(_mm512_cvtps_epi32(c_), off)); \
+    } while (0)
+    ROWS_512(GRID_STEP);
+#undef GRID_STEP
 }
 
 /* The same with a chain's table as bytes: the entry at q + 128 by two byte
@@ -462,12 +478,17 @@ typedef struct lut8c {
 /* The permutes write only each lane's low byte (the rest zero). */
 #define LUT8_LOW 0x1111111111111111ull
 
-QVBMI static inline __m512 lut8_out(const grid512 *g, const lut8c *l, __m512 v)
+/* The table's bytes of 16 sums (one per 32-bit lane). */
+QVBMI static inline __m512i lut8_bytes(const grid512 *g, const lut8c *l, __m512 v)
 {
     __m512i ix = grid512_index(g, v, l->off);
     __m512i lo = _mm512_maskz_permutex2var_epi8(LUT8_LOW, l->t0, ix, l->t1);
     __m512i hi = _mm512_maskz_permutex2var_epi8(LUT8_LOW, l->t2, ix, l->t3);
-    __m512i b = _mm512_mask_blend_epi8(_mm512_test_epi8_mask(ix, l->top), lo, hi);
+    return _mm512_mask_blend_epi8(_mm512_test_epi8_mask(ix, l->top), lo, hi);
+}
+
+QVBMI static inline __m512 lut8_float(const lut8c *l, __m512i b)
+{
     return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(b, l->zq)), l->vs);
 }
 
@@ -484,9 +505,15 @@ QVBMI static void rows_512_grid8(const epi_rows *r, const float *lut, const quan
     const int64_t n = r->n;
     const __mmask16 m = (__mmask16)((1u << (n % 16)) - 1);
 
-#define LUT8_OUT(v) lut8_out(&g, &l, v)
-    ROWS_512(LUT8_OUT);
-#undef LUT8_OUT
+#define LUT8_STEP(i, mk)                                                         \
+    do {                                                                         \
+        __m512i b_ = lut8_bytes(&g, &l, _mm512_maskz_loadu_ps(mk, x + (i)));     \
+        _mm512_mask_storeu_ps(y + (i), mk, lut8_float(&l, b_));                  \
+        if (b)                                                                   \
+            _mm512_mask_cvtepi32_storeu_epi8(b + (i), mk, b_);                   \
+    } while (0)
+    ROWS_512(LUT8_STEP);
+#undef LUT8_STEP
 }
 
 /* quant_q8_quads on 16 positions at a time: q - zp of each channel by
@@ -673,6 +700,14 @@ static void q8c(const float *x, float *out, int64_t n, const qparam_t *p, int de
     q8c_generic(x, out, n, s, zpf, deq);
 }
 
+/* r's bytes from its finished floats, each on grid bg: quantizing such a
+ * value gives back its q exactly (quant_grid_bytes_exact). */
+static void rows_bytes(const epi_rows *r)
+{
+    if (r->b)
+        quant_q8_bytes(r->y, r->rows, r->n, r->ldy, r->bg, r->b, r->ldb);
+}
+
 /* The rows of r with out (p, may be NULL), a float table or its bytes. */
 static void rows_run(const epi_rows *r, const float *lut, const quant_lut8 *lut8)
 {
@@ -681,9 +716,14 @@ static void rows_run(const epi_rows *r, const float *lut, const quant_lut8 *lut8
     if (have_512() && (!out || isfinite(1.0f / out->scale))) {
         if (out && lut && lut8 && have_vbmi())
             rows_512_grid8(r, lut, lut8);
-        else if (out)
+        else if (out && (!lut || !r->b))
             rows_512_grid(r, lut);
-        else
+        else if (out) { /* a float table: the bytes from its floats */
+            epi_rows f = *r;
+            f.b = NULL;
+            rows_512_grid(&f, lut);
+            rows_bytes(r);
+        } else
             for (int64_t k = 0; k < r->rows; k++)
                 row_512_exact(r->x + k * r->ldx, r->y + k * r->ldy, r->n, rows_bias(r, k),
                               r->scale[k], NULL, NULL, -128, 127);
@@ -710,6 +750,21 @@ static void rows_run(const epi_rows *r, const float *lut, const quant_lut8 *lut8
             y[k] = lut ? lut[q + 128] : quant_dq8((int8_t)q, out);
         }
     }
+    rows_bytes(r);
+}
+
+void quant_epilogue_rows_bytes(const float *x, int64_t ldx, float *y, int64_t ldy, int64_t rows,
+                               int64_t n, const int32_t *bias, const double *scale,
+                               const qparam_t *out, const float *lut, const quant_lut8 *lut8,
+                               int qlo, int qhi, uint8_t *b, int64_t ldb)
+{
+    epi_rows r = {.x = x, .y = y, .ldx = ldx, .ldy = ldy, .rows = rows, .n = n, .bias = bias,
+                 .scale = scale, .p = out, .qlo = qlo < -128 ? -128 : qlo,
+                 .qhi = qhi > 127 ? 127 : qhi};
+    const qparam_t *bg = quant_epilogue_byte_grid(out, lut, lut8);
+    if (b && bg)
+        r.b = b, r.ldb = ldb, r.bg = bg;
+    rows_run(&r, out ? lut : NULL, out ? lut8 : NULL);
 }
 
 void quant_epilogue_rows(const float *x, int64_t ldx, float *y, int64_t ldy, int64_t rows,
@@ -717,10 +772,22 @@ void quant_epilogue_rows(const float *x, int64_t ldx, float *y, int64_t ldy, int
                          const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
                          int qhi)
 {
-    epi_rows r = {.x = x, .y = y, .ldx = ldx, .ldy = ldy, .rows = rows, .n = n, .bias = bias,
-                 .scale = scale, .p = out, .qlo = qlo < -128 ? -128 : qlo,
-                 .qhi = qhi > 127 ? 127 : qhi};
-    rows_run(&r, out ? lut : NULL, out ? lut8 : NULL);
+    quant_epilogue_rows_bytes(x, ldx, y, ldy, rows, n, bias, scale, out, lut, lut8, qlo, qhi,
+                              NULL, 0);
+}
+
+const qparam_t *quant_epilogue_byte_grid(const qparam_t *out, const float *lut,
+                                         const quant_lut8 *lut8)
+{
+    const qparam_t *bg = out && lut ? (lut8 ? &lut8->grid : NULL) : out;
+    return bg && quant_grid_bytes_exact(bg) ? bg : NULL;
+}
+
+int quant_grid_bytes_exact(const qparam_t *p)
+{
+    /* (q - zp) * scale then stays a normal float for every q != zp, and 1 /
+     * scale finite: the quotient is within 255 * 2^-23 of q - zp */
+    return p->scale >= 0x1p-100f && p->scale <= 0x1p100f && p->zp >= -128 && p->zp <= 127;
 }
 
 void quant_epilogue_row(const float *x, float *y, int64_t n, int32_t bias, double s,
