@@ -8,9 +8,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* quant_grid_bytes_exact: on every grid it accepts, each dequantized value
+ * (q - zp) * scale quantizes back to q by every quantizer (quant_q8, the
+ * vector quant_q8_bytes, quant_q8_quads, quant_q8_centered), so that an int8
+ * layer may read its input's bytes instead of its floats. Scales spread
+ * log-uniformly over the accepted [2^-100, 2^100] and its edges, with float
+ * mantissas of every kind, over every zp. */
+static void bytes_round_trip(void)
+{
+    uint64_t r = 0x9E3779B97F4A7C15ULL;
+    float x[256], cen[256];
+    uint8_t b[256];
+    uint32_t quad[256];
+    int grids = 0, bad = 0;
+    for (int k = 0; k < 4000; k++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        qparam_t p = {.zp = (int32_t)(r % 256) - 128};
+        double e = -100.0 + 200.0 * (double)((r >> 11) & 0xfffff) / 0xfffff;
+        p.scale = k == 0 ? 0x1p-100f : k == 1 ? 0x1p100f : k == 2 ? 1.0f
+                : (float)ldexp(1.0 + (double)(r >> 44) / (1 << 20), (int)floor(e));
+        if (!quant_grid_bytes_exact(&p))
+            continue;
+        grids++;
+        for (int q = -128; q < 128; q++)
+            x[q + 128] = quant_dq8((int8_t)q, &p);
+        quant_q8_bytes(x, 1, 256, 256, &p, b, 256);
+        const float *rows[4] = {x, x, x, x};
+        quant_q8_quads(rows, 4, 256, &p, quad);
+        quant_q8_centered(x, cen, 256, &p);
+        for (int q = -128; q < 128; q++) {
+            int i = q + 128;
+            bad += quant_q8(x[i], &p) != q || b[i] != i || quad[i] != (uint32_t)i * 0x01010101u ||
+                   cen[i] != (float)(q - p.zp);
+        }
+    }
+    CHECK(grids > 3000 && bad == 0, "%d values of %d grids do not quantize back to their q", bad,
+          grids);
+    qparam_t tiny = {.scale = 0x1p-101f}, huge = {.scale = 0x1p101f}, off = {.scale = 1, .zp = 128};
+    CHECK(!quant_grid_bytes_exact(&tiny) && !quant_grid_bytes_exact(&huge) &&
+          !quant_grid_bytes_exact(&off), "grids outside the bound accepted");
+}
+
 int main(void)
 {
     qparam_t p;
+
+    bytes_round_trip();
 
     quant_param_from_range(-612.12f, 444.18f, &p);
     CHECK_NEAR(p.scale, 4.142352941176471, 1e-5, "scale");
