@@ -1140,6 +1140,28 @@ static void bytes_link(quant_graph *q)
         if (qn && n->n_out == 1 && n->out[0] >= 0)
             qn->ob = q->bytes[n->out[0]];
     }
+    /* tensors only int8 Convs on one input grid read: every path of such a
+     * Conv takes the bytes (conv_in_bytes), none its floats */
+    for (int t = 0; t < g->n_t; t++) {
+        quant_bytes *b = q->bytes[t];
+        if (!b || g->t[t].is_output)
+            continue;
+        int ok = 1, seen = 0;
+        for (int i = 0; ok && i < g->n_nodes; i++) {
+            const node_t *n = &g->nodes[i];
+            for (int k = 0; ok && !n->folded && k < n->n_in; k++) {
+                if (n->in[k] != t)
+                    continue;
+                const quant_node *qn = conv_qnode(n);
+                ok = qn && k == 0 &&
+                     (!seen || (!memcmp(&qn->in.scale, &b->rgrid.scale, sizeof(float)) &&
+                                qn->in.zp == b->rgrid.zp));
+                if (ok && !seen++)
+                    b->rgrid = qn->in;
+            }
+        }
+        b->only_bytes = ok && seen;
+    }
     free(made);
 }
 

@@ -235,7 +235,7 @@ static void epi_scale_rows(const float *x, int64_t ldx, float *y, int64_t ldy, i
     quant_epilogue_rows_bytes(x, ldx, y, ldy, rows, n, q->bias ? q->bias + m0 : NULL,
                               q->oscale + m0, q->out_q ? &q->out : NULL, lut ? q->lut : NULL,
                               lut ? q->lut8 : NULL, clamp ? q->qlo : -128, clamp ? q->qhi : 127,
-                              b, ldy);
+                              b, ldy, !q->no_floats);
     if (!lut && !clamp && q->post)
         for (int64_t r = 0; r < rows; r++)
             epi_post(q, y + r * ldy, n);
@@ -1224,6 +1224,8 @@ static int conv_bytes_begin(const op_ctx *ctx, quant_node *q, const float *y)
     q->ob->grid = *bg;
     q->ob_run = q->ob->q;
     q->y_run = y;
+    q->no_floats = q->ob->only_bytes && !memcmp(&bg->scale, &q->ob->rgrid.scale, sizeof(float)) &&
+                   bg->zp == q->ob->rgrid.zp;
     return 1;
 }
 
@@ -1234,6 +1236,7 @@ static int conv_bytes_end(quant_node *q, int on)
         q->ob->valid = on && q->ob_run;
     q->ob_run = NULL;
     q->y_run = NULL;
+    q->no_floats = 0;
     return RT_OK;
 }
 

@@ -63,6 +63,7 @@ typedef struct epi_rows {
     uint8_t *b;          /* NULL, or each output's byte q + 128 on grid bg, */
     int64_t ldb;         /* row r at b + r * ldb */
     const qparam_t *bg;
+    int nof;             /* b set and y unread: the direct paths skip y */
 } epi_rows;
 
 static inline double rows_bias(const epi_rows *r, int64_t i)
@@ -422,8 +423,8 @@ Q512 static inline int rows_512_row(const epi_rows *r, int64_t row, grid512 *g, 
 }
 
 /* The rows of r (n, m, g and lut in scope), 16 outputs at a time by
- * STEP(i, mask) (x, y and b, the row's bytes or NULL, in scope), the tail of
- * a row one masked vector. */
+ * STEP(i, mask, full) (x, y and b, the row's bytes or NULL, in scope), the
+ * tail of a row one masked vector. */
 #define ROWS_512(STEP)                                                                 \
     for (int64_t row = 0; row < r->rows; row++) {                                      \
         const float *x = r->x + row * r->ldx;                                          \
@@ -433,10 +434,20 @@ Q512 static inline int rows_512_row(const epi_rows *r, int64_t row, grid512 *g, 
             continue;                                                                  \
         int64_t i = 0;                                                                 \
         for (; i + 16 <= n; i += 16)                                                   \
-            STEP(i, (__mmask16)0xffff);                                                \
+            STEP(i, (__mmask16)0xffff, 1);                                             \
         if (i < n)                                                                     \
-            STEP(i, m);                                                                \
+            STEP(i, m, 0);                                                             \
     }
+
+/* 16 int32 lanes (values 0..255) as bytes at b: a full vector by a plain
+ * 16-byte store (the masked vpmovdb to memory is several times slower). */
+Q512 static inline void bytes16(uint8_t *b, __mmask16 mk, int full, __m512i v)
+{
+    if (full)
+        _mm_storeu_si128((__m128i *)b, _mm512_cvtepi32_epi8(v));
+    else
+        _mm512_mask_cvtepi32_storeu_epi8(b, mk, v);
+}
 
 /* With an output grid and a float table or none. */
 Q512 static void rows_512_grid(const epi_rows *r, const float *lut)
@@ -450,16 +461,17 @@ Q512 static void rows_512_grid(const epi_rows *r, const float *lut)
     const lut512 *tp = lut ? &tab : NULL;
     const int64_t n = r->n;
     const __mmask16 m = (__mmask16)((1u << (n % 16)) - 1);
+    const int nof = r->nof && !lut;
 
     /* the bytes (no table: the caller asks for them only then) from the
      * same q - zp as the floats */
-#define GRID_STEP(i, mk)                                                                   \
+#define GRID_STEP(i, mk, full)                                                             \
     do {                                                                                   \
         __m512 c_ = grid512_centred(&g, _mm512_maskz_loadu_ps(mk, x + (i)));               \
-        _mm512_mask_storeu_ps(y + (i), mk, q512_out(c_, &g.k, tp, off));                   \
+        if (!nof)                                                                          \
+            _mm512_mask_storeu_ps(y + (i), mk, q512_out(c_, &g.k, tp, off));               \
         if (b)                                                                             \
-            _mm512_mask_cvtepi32_storeu_epi8(b + (i), mk,                                  \
-                                             _mm512_add_epi32(_mm512_cvtps_epi32(c_), off)); \
+            bytes16(b + (i), mk, full, _mm512_add_epi32(_mm512_cvtps_epi32(c_), off));     \
     } while (0)
     ROWS_512(GRID_STEP);
 #undef GRID_STEP
@@ -504,13 +516,15 @@ QVBMI static void rows_512_grid8(const epi_rows *r, const float *lut, const quan
     };
     const int64_t n = r->n;
     const __mmask16 m = (__mmask16)((1u << (n % 16)) - 1);
+    const int nof = r->nof;
 
-#define LUT8_STEP(i, mk)                                                         \
+#define LUT8_STEP(i, mk, full)                                                   \
     do {                                                                         \
         __m512i b_ = lut8_bytes(&g, &l, _mm512_maskz_loadu_ps(mk, x + (i)));     \
-        _mm512_mask_storeu_ps(y + (i), mk, lut8_float(&l, b_));                  \
+        if (!nof)                                                                \
+            _mm512_mask_storeu_ps(y + (i), mk, lut8_float(&l, b_));              \
         if (b)                                                                   \
-            _mm512_mask_cvtepi32_storeu_epi8(b + (i), mk, b_);                   \
+            bytes16(b + (i), mk, full, b_);                                      \
     } while (0)
     ROWS_512(LUT8_STEP);
 #undef LUT8_STEP
@@ -756,14 +770,14 @@ static void rows_run(const epi_rows *r, const float *lut, const quant_lut8 *lut8
 void quant_epilogue_rows_bytes(const float *x, int64_t ldx, float *y, int64_t ldy, int64_t rows,
                                int64_t n, const int32_t *bias, const double *scale,
                                const qparam_t *out, const float *lut, const quant_lut8 *lut8,
-                               int qlo, int qhi, uint8_t *b, int64_t ldb)
+                               int qlo, int qhi, uint8_t *b, int64_t ldb, int floats)
 {
     epi_rows r = {.x = x, .y = y, .ldx = ldx, .ldy = ldy, .rows = rows, .n = n, .bias = bias,
                  .scale = scale, .p = out, .qlo = qlo < -128 ? -128 : qlo,
                  .qhi = qhi > 127 ? 127 : qhi};
     const qparam_t *bg = quant_epilogue_byte_grid(out, lut, lut8);
     if (b && bg)
-        r.b = b, r.ldb = ldb, r.bg = bg;
+        r.b = b, r.ldb = ldb, r.bg = bg, r.nof = !floats;
     rows_run(&r, out ? lut : NULL, out ? lut8 : NULL);
 }
 
@@ -773,7 +787,7 @@ void quant_epilogue_rows(const float *x, int64_t ldx, float *y, int64_t ldy, int
                          int qhi)
 {
     quant_epilogue_rows_bytes(x, ldx, y, ldy, rows, n, bias, scale, out, lut, lut8, qlo, qhi,
-                              NULL, 0);
+                              NULL, 0, 1);
 }
 
 const qparam_t *quant_epilogue_byte_grid(const qparam_t *out, const float *lut,

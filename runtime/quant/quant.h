@@ -149,11 +149,12 @@ const qparam_t *quant_epilogue_byte_grid(const qparam_t *out, const float *lut,
                                          const quant_lut8 *lut8);
 /* quant_epilogue_rows that also writes each output's byte q + 128 on
  * quant_epilogue_byte_grid's grid to b + r * ldb + i (when that grid is not
- * NULL; b NULL: none); from the same q as the float where it can. */
+ * NULL; b NULL: none); from the same q as the float where it can. floats 0:
+ * y need not be written where the bytes are (no one reads those floats). */
 void quant_epilogue_rows_bytes(const float *x, int64_t ldx, float *y, int64_t ldy, int64_t rows,
                                int64_t n, const int32_t *bias, const double *scale,
                                const qparam_t *out, const float *lut, const quant_lut8 *lut8,
-                               int qlo, int qhi, uint8_t *b, int64_t ldb);
+                               int qlo, int qhi, uint8_t *b, int64_t ldb, int floats);
 /* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
 /* y = quantize-dequantize by p of: a op b (QEW_ADD .. QEW_DIV, one IEEE
@@ -368,6 +369,11 @@ typedef struct quant_bytes {
     int64_t n;
     qparam_t grid;        /* the floats' grid: (q - zp) * scale */
     int valid;            /* written by this run's producer */
+    /* every reader is an int8 Conv with input grid rgrid and the tensor is
+     * no graph output: bytes on rgrid leave its floats unread in a private
+     * run, and the producer may skip them */
+    int only_bytes;
+    qparam_t rgrid;
 } quant_bytes;
 
 /* ---- int8 kernels (qkernels.c), used by quant_graph_finish ----
@@ -405,7 +411,8 @@ typedef struct quant_node {
     quant_bytes *ob;      /* Conv: the bytes of the tensor it writes (set per run), */
     const quant_bytes *ib;/* those of its input, read on the byte paths; or NULL */
     uint8_t *ob_run;      /* ob->q while this run writes them (qconv_run), else NULL, */
-    const float *y_run;   /* and the output's floats that they shadow */
+    const float *y_run;   /* and the output's floats that they shadow, */
+    int no_floats;        /* which it need not write (quant_bytes.only_bytes) */
 } quant_node;
 
 extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;

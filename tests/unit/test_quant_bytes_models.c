@@ -124,11 +124,12 @@ static void model_case(const char *file, const char *shape, float lo, float hi, 
         goto out;
     rc = exec_run(xq, NULL, NULL, err, sizeof err);
     CHECK(rc == 0, "%s: %s", file, err);
-    int written = 0, bad_out = 0, bad_bytes = 0;
+    int written = 0, bad_out = 0, bad_bytes = 0, only = 0;
     for (int t = 0; !rc && t < gq->n_t; t++) {
         const quant_bytes *b = q->bytes ? q->bytes[t] : NULL;
         if (b && b->valid) {
             written++;
+            only += b->only_bytes;
             /* the bytes are the node-by-node floats' q on their grid */
             for (int64_t i = 0; ref[t] && i < b->n; i++)
                 bad_bytes += b->q[i] != (uint8_t)(quant_q8(ref[t][i], &b->grid) + 128) ||
@@ -143,8 +144,8 @@ static void model_case(const char *file, const char *shape, float lo, float hi, 
     CHECK(bad_bytes == 0, "%s (%d threads): %d bytes are not their floats' q + 128", file,
           nthreads, bad_bytes);
     total_written += written;
-    printf("%s (%d threads): %d tensors as bytes, outputs bit for bit\n", file, nthreads,
-           written);
+    printf("%s (%d threads): %d tensors as bytes (%d without floats), outputs bit for bit\n",
+           file, nthreads, written, only);
 out:
     for (int t = 0; ref && gq && t < gq->n_t; t++)
         free(ref[t]);

@@ -485,6 +485,9 @@ static void bytes_case(int act, int C, int M1, int K1, int M2, int K2, int s2, i
     const quant_bytes *qb = q->bytes ? q->bytes[tb] : NULL;
     CHECK(qb && (qb->valid || (K1 > 1 && quant_isa() < QISA_AVX2)), "bytes (%s): %s",
           names[act], !qb ? "B's input has no bytes" : "not written");
+    /* B alone reads them: A may leave its floats unwritten (the floats
+     * checked below are the node-by-node run's) */
+    CHECK(qb && qb->only_bytes, "bytes (%s): B's input not marked bytes-only", names[act]);
     if (qb && qb->valid) {
         const float *a = g->t[tb].data;
         int bad = 0;
