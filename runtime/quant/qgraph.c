@@ -386,6 +386,7 @@ typedef struct qwrap {
     quant_lut8 *lut8;     /* that table as bytes, when its values are on one int8 grid */
     int post;             /* POST_*: how an int8 Conv head runs its chain in its epilogue */
     int8_t qlo, qhi;      /* POST_CLAMP: the Relu or Clip bounds as q on link[0].qp */
+    int cat_bytes;        /* a Concat whose output has bytes (bytes_link) */
 } qwrap;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
@@ -934,11 +935,66 @@ static int qwrap_slice_run(op_ctx *c, graph_t *g, node_t *n, const node_t *inner
 static const op_chain qwrap_chain = {qwrap_chain_ok, qwrap_run_chain, qwrap_slice_ok,
                                      qwrap_slice_run};
 
+/* A Concat's output bytes from its inputs' bytes (a private run, each input
+ * valid), laid out as the Concat copies the floats: per block before the
+ * axis, each input's part in turn. An input on the output's grid is copied;
+ * one on another grid goes through a table of its 256 values, each the q
+ * that requantizing its float gives (quant_q8 of quant_dq8, the numbers
+ * requant computes). Returns 1 when the Concat need not run (bytes written,
+ * and no reader wants the floats). */
+static int concat_bytes(const op_ctx *c, const graph_t *g, const node_t *n, const qwrap *w)
+{
+    int t = n->out[0];
+    quant_bytes *ob = w->q->bytes[t];
+    const tensor_t *y = &g->t[t];
+    const qparam_t *p = &w->q->act[t];
+    if (!c->private_run || !ob || !quant_grid_bytes_exact(p) || n->n_in > 64)
+        return 0;
+    int64_t axis = node_attr_int(n, "axis", 0);
+    axis = axis < 0 ? axis + y->ndim : axis;
+    if (axis < 0 || axis >= y->ndim)
+        return 0;
+    int64_t outer = 1, inner_y = 0;
+    for (int64_t d = 0; d < axis; d++)
+        outer *= y->dims[d];
+    uint8_t tab[64][256], same[64];
+    for (int k = 0; k < n->n_in; k++) {
+        const quant_bytes *b = n->in[k] >= 0 ? w->q->bytes[n->in[k]] : NULL;
+        if (!b || !b->valid || !outer || b->n % outer)
+            return 0;
+        inner_y += b->n / outer;
+        same[k] = !memcmp(&b->grid.scale, &p->scale, sizeof(float)) && b->grid.zp == p->zp;
+        for (int v = 0; !same[k] && v < 256; v++)
+            tab[k][v] = (uint8_t)(quant_q8(quant_dq8((int8_t)(v - 128), &b->grid), p) + 128);
+    }
+    if (inner_y * outer != ob->n)
+        return 0;
+    for (int64_t o = 0, off = 0; o < outer; o++)
+        for (int k = 0; k < n->n_in; k++) {
+            const quant_bytes *b = w->q->bytes[n->in[k]];
+            int64_t inner = b->n / outer;
+            const uint8_t *src = b->q + o * inner;
+            if (same[k])
+                memcpy(ob->q + off, src, (size_t)inner);
+            else
+                for (int64_t i = 0; i < inner; i++)
+                    ob->q[off + i] = tab[k][src[i]];
+            off += inner;
+        }
+    ob->grid = *p;
+    ob->valid = 1;
+    /* only int8 Convs on this grid read the output: its floats are not needed */
+    return ob->only_bytes && !memcmp(&ob->rgrid.scale, &p->scale, sizeof(float)) &&
+           ob->rgrid.zp == p->zp;
+}
+
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
 {
     qwrap *w = n->priv;
     for (int k = 0; k < n->n_out; k++)
         bytes_stale(w->q, n->out[k]);
+    if (w->cat_bytes && concat_bytes(c, g, n, w))
+        return RT_OK;
     if (w->ew && ew_run(c, g, n, w))
         return RT_OK;
     n->priv = w->priv;
@@ -1107,6 +1163,27 @@ static void bytes_free(quant_graph *q)
     q->bytes = NULL;
 }
 
+/* Tensor t's bytes, made once. */
+static void bytes_slot(quant_graph *q, int t)
+{
+    if (q->bytes[t])
+        return;
+    quant_bytes *b = xcalloc(1, sizeof(*b));
+    b->n = tensor_numel(&q->g->t[t]);
+    b->q = xmalloc((size_t)(b->n ? b->n : 1));
+    q->bytes[t] = b;
+}
+
+/* n is a wrapped int8 Concat whose output goes on its grid (copied values
+ * already on it, or requantized by qwrap_run): its output's bytes follow from
+ * its inputs' (concat_bytes). */
+static int bytes_concat(const quant_graph *q, const node_t *n)
+{
+    return !n->folded && n->def && n->def->run == qwrap_run && !strcmp(n->op, "Concat") &&
+           n->n_out == 1 && n->out[0] >= 0 && n->n_in >= 1 && q->type == QT_I8 &&
+           needs_grid(q, n->out[0]) && !(q->t_fp16 && q->t_fp16[n->out[0]]);
+}
+
 /* The int8 activations that stay bytes between layers (quant_bytes): a
  * layer's output that an int8 Conv reads gets bytes (every path of the
  * Conv takes them: as byte quads or planes, or centred from them); an int8 Conv writes those of its output (or, running a chain in its
@@ -1126,13 +1203,18 @@ static void bytes_link(quant_graph *q)
         int t = g->nodes[i].n_in > 0 ? g->nodes[i].in[0] : -1;
         if (!qn || t < 0 || !made[t] || g->t[t].dtype != DT_FLOAT)
             continue;
-        if (!q->bytes[t]) {
-            quant_bytes *b = xcalloc(1, sizeof(*b));
-            b->n = tensor_numel(&g->t[t]);
-            b->q = xmalloc((size_t)(b->n ? b->n : 1));
-            q->bytes[t] = b;
-        }
+        bytes_slot(q, t);
         qn->ib = q->bytes[t];
+    }
+    /* a byte Concat's inputs too, later Concats first (a Concat of a
+     * Concat's output: nodes are in topological order) */
+    for (int i = g->n_nodes - 1; i >= 0; i--) {
+        const node_t *n = &g->nodes[i];
+        if (!bytes_concat(q, n) || !q->bytes[n->out[0]])
+            continue;
+        for (int k = 0; k < n->n_in; k++)
+            if (n->in[k] >= 0 && made[n->in[k]] && g->t[n->in[k]].dtype == DT_FLOAT)
+                bytes_slot(q, n->in[k]);
     }
     for (int i = 0; i < g->n_nodes; i++) {
         const node_t *n = &g->nodes[i];
@@ -1140,6 +1222,9 @@ static void bytes_link(quant_graph *q)
         if (qn && n->n_out == 1 && n->out[0] >= 0)
             qn->ob = q->bytes[n->out[0]];
     }
+    for (int i = 0; i < g->n_nodes; i++)
+        if (bytes_concat(q, &g->nodes[i]) && q->bytes[g->nodes[i].out[0]])
+            ((qwrap *)g->nodes[i].priv)->cat_bytes = 1;
     /* tensors only int8 Convs on one input grid read: every path of such a
      * Conv takes the bytes (conv_in_bytes), none its floats */
     for (int t = 0; t < g->n_t; t++) {
