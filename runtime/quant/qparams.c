@@ -602,8 +602,10 @@ Q512 __attribute__((target("avx512bw"))) static void bytes_512(const float *x, i
 typedef struct ewc {
     q512c k;
     __m512 a0, b0, lo, hi;
+    __m512i off; /* zp + 128 */
 } ewc;
 
+/* q - zp of the op's 16 results. */
 Q512 static inline __attribute__((always_inline)) __m512
 ew16(const ewc *e, __m512 x, __m512 w, const int OP)
 {
@@ -621,42 +623,56 @@ ew16(const ewc *e, __m512 x, __m512 w, const int OP)
         v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(x, e->lo, _CMP_LT_OQ), e->lo);
         break;
     }
-    return _mm512_mul_ps(q512_centered(v, &e->k), e->k.vs);
+    return q512_centered(v, &e->k);
+}
+
+/* The bytes q + 128 of 16 centred values. */
+Q512 static inline __m128i ew_bytes16(const ewc *e, __m512 c)
+{
+    return _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(c), e->off));
 }
 
 Q512 static inline __attribute__((always_inline)) void
-ew_loop(const ewc *e, const float *a, int sa, const float *b, int sb, float *y, int64_t n,
-        const int OP)
+ew_loop(const ewc *e, const float *a, int sa, const float *b, int sb, float *y, uint8_t *yb,
+        int64_t n, const int OP)
 {
     const int two = OP <= QEW_DIV;
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
         __m512 x = sa ? _mm512_loadu_ps(a + i) : e->a0;
         __m512 w = two && sb ? _mm512_loadu_ps(b + i) : e->b0;
-        _mm512_storeu_ps(y + i, ew16(e, x, w, OP));
+        __m512 c = ew16(e, x, w, OP);
+        _mm512_storeu_ps(y + i, _mm512_mul_ps(c, e->k.vs));
+        if (yb)
+            _mm_storeu_si128((__m128i *)(yb + i), ew_bytes16(e, c));
     }
     if (i < n) {
         __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
         __m512 x = sa ? _mm512_maskz_loadu_ps(m, a + i) : e->a0;
         __m512 w = two && sb ? _mm512_maskz_loadu_ps(m, b + i) : e->b0;
-        _mm512_mask_storeu_ps(y + i, m, ew16(e, x, w, OP));
+        __m512 c = ew16(e, x, w, OP);
+        _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(c, e->k.vs));
+        if (yb)
+            _mm512_mask_cvtepi32_storeu_epi8(yb + i, m,
+                                             _mm512_add_epi32(_mm512_cvtps_epi32(c), e->off));
     }
 }
 
 Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int sb, float lo,
-                            float hi, float *y, int64_t n, const qparam_t *p)
+                            float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p)
 {
     ewc e;
     q512_init(&e.k, p->scale, (float)p->zp);
     e.a0 = _mm512_set1_ps(a[0]), e.b0 = _mm512_set1_ps(b ? b[0] : 0.0f);
     e.lo = _mm512_set1_ps(lo), e.hi = _mm512_set1_ps(hi);
+    e.off = _mm512_set1_epi32(p->zp + 128);
     switch (op) {
-    case QEW_ADD: ew_loop(&e, a, sa, b, sb, y, n, QEW_ADD); break;
-    case QEW_SUB: ew_loop(&e, a, sa, b, sb, y, n, QEW_SUB); break;
-    case QEW_MUL: ew_loop(&e, a, sa, b, sb, y, n, QEW_MUL); break;
-    case QEW_DIV: ew_loop(&e, a, sa, b, sb, y, n, QEW_DIV); break;
-    case QEW_RELU: ew_loop(&e, a, sa, b, sb, y, n, QEW_RELU); break;
-    default: ew_loop(&e, a, sa, b, sb, y, n, QEW_CLIP); break;
+    case QEW_ADD: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_ADD); break;
+    case QEW_SUB: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_SUB); break;
+    case QEW_MUL: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_MUL); break;
+    case QEW_DIV: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_DIV); break;
+    case QEW_RELU: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_RELU); break;
+    default: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_CLIP); break;
     }
 }
 
@@ -836,18 +852,25 @@ void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p)
     q8c(x, out, n, p, 0);
 }
 
-int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float lo, float hi,
-                 float *y, int64_t n, const qparam_t *p)
+int quant_ew_qdq_bytes(int op, const float *a, int sa, const float *b, int sb, float lo,
+                       float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p)
 {
 #ifdef Q8C_512
     if (have_512() && isfinite(1.0f / p->scale)) {
         if (n > 0)
-            ew_qdq_512(op, a, sa, b, sb, lo, hi, y, n, p);
+            ew_qdq_512(op, a, sa, b, sb, lo, hi, y, yb, n, p);
         return 1;
     }
 #endif
-    (void)op, (void)a, (void)sa, (void)b, (void)sb, (void)lo, (void)hi, (void)y, (void)n;
+    (void)op, (void)a, (void)sa, (void)b, (void)sb, (void)lo, (void)hi, (void)y, (void)yb;
+    (void)n;
     return 0;
+}
+
+int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float lo, float hi,
+                 float *y, int64_t n, const qparam_t *p)
+{
+    return quant_ew_qdq_bytes(op, a, sa, b, sb, lo, hi, y, NULL, n, p);
 }
 
 int64_t quant_lut_map(const float *x, int64_t n, const qparam_t *p, const float *lut, float *y)
