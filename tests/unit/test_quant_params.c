@@ -180,9 +180,10 @@ int main(void)
     {
         enum { NV = 531 };
         static float a[NV], b[NV], out[NV];
+        static uint8_t ob[NV];
         const float odd[] = {0.5f, -0.5f, 2.5f, -2.5f, INFINITY, -INFINITY, NAN, 0.0f, -0.0f, 1e30f};
         const qparam_t po = {0, 0, 0.25f, 3};
-        int bad = 0, ran = 1;
+        int bad = 0, badb = 0, ran = 1;
         uint32_t s = 99;
         for (int i = 0; i < NV; i++) {
             s = s * 1664525u + 1013904223u;
@@ -191,8 +192,14 @@ int main(void)
         }
         for (int op = QEW_ADD; op <= QEW_CLIP && ran; op++)
             for (int sb = 0; sb < 2 && ran; sb++) {
-                ran = quant_ew_qdq(op, a, 1, op <= QEW_DIV ? b : NULL, sb, -3.0f, 7.5f, out, NV,
-                                   &po);
+                /* the bytes variant on odd lengths: a partial last vector */
+                int nb = sb ? NV : NV - 7;
+                ran = quant_ew_qdq_bytes(op, a, 1, op <= QEW_DIV ? b : NULL, sb, -3.0f, 7.5f, out,
+                                         ob, nb, &po);
+                for (int i = 0; ran && i < nb; i++)
+                    badb += ob[i] != (uint8_t)(quant_q8(out[i], &po) + 128);
+                ran = ran && quant_ew_qdq(op, a, 1, op <= QEW_DIV ? b : NULL, sb, -3.0f, 7.5f,
+                                          out, NV, &po);
                 for (int i = 0; ran && i < NV; i++) {
                     float x = a[i], z = sb ? b[i] : b[0], v;
                     switch (op) {
@@ -209,6 +216,7 @@ int main(void)
                 }
             }
         CHECK(bad == 0, "%d values where quant_ew_qdq differs from op + q8/dq8", bad);
+        CHECK(badb == 0, "%d bytes of quant_ew_qdq_bytes are not its floats' q + 128", badb);
     }
 
     /* The same, with sums that land inside the output grid (where the float
