@@ -57,6 +57,18 @@
  *    Slice's output is one strided copy from the first one's input, then
  *    both requantizations (the executor's composed Slices). Work buffers
  *    are per thread and kept from run to run.
+ *  - activations between int8 layers (docs/quant-activations.md): a tensor
+ *    an int8 Conv reads also has bytes q + 128 (quant_bytes). In a private
+ *    run (no hook, or a timing one) its producer writes them beside the
+ *    floats from the same q: an int8 Conv's epilogue, an elementwise
+ *    layer's requantization, a Concat from its inputs' bytes (a table per
+ *    input on another grid). The Conv then reads the bytes instead of
+ *    quantizing the floats, when its input grid is theirs bit for bit:
+ *    requantizing a value dequantized on the same grid gives back its q
+ *    (quant_grid_bytes_exact), so the numbers do not change. A tensor that
+ *    only int8 Convs on one grid read gets no floats at all in such a run
+ *    (a Concat then does not run). Runs with a hook (dumps, statistics,
+ *    accuracy) write and read floats only.
  *  - fp16: weights, inputs and every float layer output are rounded to IEEE
  *    binary16 (round to nearest even); kernels accumulate in fp32.
  *  - calibration algorithms: normal = min/max over the dataset;
