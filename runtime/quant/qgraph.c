@@ -464,7 +464,8 @@ typedef struct ew_job {
     const float *a, *b;
     int64_t ia, ib;       /* ew_inner of each operand (b unused for unary ops) */
     float *y;
-    uint8_t *yb;          /* the output's bytes too (quant_bytes), or NULL */
+    uint8_t *yb;          /* the output's bytes too (quant_bytes), or NULL, */
+    int floats;           /* and whether its floats are needed */
     int64_t n;
     const qparam_t *qp;   /* requantize the output, or NULL */
 } ew_job;
@@ -530,7 +531,7 @@ EWHOT static void ew_un(int op, float lo, float hi, const float *x, float *y, in
  * yb (with qp): the outputs' bytes too, from the same q or, after a separate
  * requantization, from the floats (exact on qp, quant_grid_bytes_exact). */
 static void ew_block(const qwrap *w, const float *a, int sa, const float *b, int sb, float *y,
-                     uint8_t *yb, int64_t m, const qparam_t *qp)
+                     uint8_t *yb, int floats, int64_t m, const qparam_t *qp)
 {
     const int op = w->ew;
     const int qop = op == EW_ADD ? QEW_ADD : op == EW_SUB ? QEW_SUB : op == EW_MUL ? QEW_MUL
@@ -540,11 +541,11 @@ static void ew_block(const qwrap *w, const float *a, int sa, const float *b, int
     if (op == EW_UNARY) {
         w->uloop(a, y, m, &w->upar);
     } else if (op == EW_RELU || op == EW_CLIP) {
-        done = qp && quant_ew_qdq_bytes(qop, a, 1, NULL, 0, w->lo, w->hi, y, yb, m, qp);
+        done = qp && quant_ew_qdq_bytes(qop, a, 1, NULL, 0, w->lo, w->hi, y, yb, m, qp, floats);
         if (!done)
             ew_un(op, w->lo, w->hi, a, y, m);
     } else {
-        done = qp && quant_ew_qdq_bytes(qop, a, sa, b, sb, 0, 0, y, yb, m, qp);
+        done = qp && quant_ew_qdq_bytes(qop, a, sa, b, sb, 0, 0, y, yb, m, qp, floats);
         if (!done)
             ew_bin(op, a, sa, b, sb, y, m);
     }
@@ -560,8 +561,8 @@ static void ew_range(void *arg, int64_t b0, int64_t b1)
     int64_t lo = b0 * EW_CHUNK, hi = b1 * EW_CHUNK < j->n ? b1 * EW_CHUNK : j->n;
 
     if (j->w->ew == EW_UNARY || j->w->ew == EW_RELU || j->w->ew == EW_CLIP) {
-        ew_block(j->w, j->a + lo, 1, NULL, 0, j->y + lo, j->yb ? j->yb + lo : NULL, hi - lo,
-                 j->qp);
+        ew_block(j->w, j->a + lo, 1, NULL, 0, j->y + lo, j->yb ? j->yb + lo : NULL, j->floats,
+                 hi - lo, j->qp);
         return;
     }
     /* segments on which each broadcast operand is one value or a full run */
@@ -573,8 +574,8 @@ static void ew_range(void *arg, int64_t b0, int64_t b1)
             e = (p / j->ib + 1) * j->ib;
         const float *a = j->a + (j->ia > 1 ? p / j->ia : p);
         const float *b = j->b + (j->ib > 1 ? p / j->ib : p);
-        ew_block(j->w, a, j->ia == 1, b, j->ib == 1, j->y + p, j->yb ? j->yb + p : NULL, e - p,
-                 j->qp);
+        ew_block(j->w, a, j->ia == 1, b, j->ib == 1, j->y + p, j->yb ? j->yb + p : NULL,
+                 j->floats, e - p, j->qp);
         p = e;
     }
 }
@@ -593,7 +594,7 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
 {
     const tensor_t *a = node_input(g, n, 0), *b = NULL;
     tensor_t *y = node_output(g, n, 0);
-    ew_job j = {.w = w, .y = y->data, .n = tensor_numel(y), .ib = 1};
+    ew_job j = {.w = w, .y = y->data, .n = tensor_numel(y), .ib = 1, .floats = 1};
 
     if (!a || !y->data || y->dtype != DT_FLOAT || (j.ia = ew_inner(a, y)) < 0)
         return 0;
@@ -612,8 +613,12 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
         return 0;
     /* an int8 Conv reads the output: its bytes in the same pass */
     quant_bytes *ob = w->q->bytes ? w->q->bytes[n->out[0]] : NULL;
-    if (c->private_run && ob && j.qp && quant_grid_bytes_exact(j.qp) && ob->n == j.n)
+    if (c->private_run && ob && j.qp && quant_grid_bytes_exact(j.qp) && ob->n == j.n) {
         j.yb = ob->q;
+        /* only int8 Convs on this grid read it: bytes alone */
+        j.floats = !(ob->only_bytes && !memcmp(&ob->rgrid.scale, &j.qp->scale, sizeof(float)) &&
+                     ob->rgrid.zp == j.qp->zp);
+    }
     op_parallel_for_work(c, (j.n + EW_CHUNK - 1) / EW_CHUNK, EW_CHUNK / 2, ew_range, &j);
     if (j.yb)
         ob->grid = *j.qp, ob->valid = 1;
@@ -711,7 +716,7 @@ static void chain_block(const chain_job *j, const float *head, float *y, int64_t
                     in[i] = ptr[h], full[i] = 1;
         }
         float *o = k == j->n_chain - 1 ? y : tmp + (size_t)k * CHAIN_BLOCK;
-        ew_block(l->w, in[0], full[0], in[1], full[1], o, NULL, m, l->qp);
+        ew_block(l->w, in[0], full[0], in[1], full[1], o, NULL, 1, m, l->qp);
         held[n_held] = c->out[0];
         ptr[n_held++] = o;
     }

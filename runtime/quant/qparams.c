@@ -603,6 +603,7 @@ typedef struct ewc {
     q512c k;
     __m512 a0, b0, lo, hi;
     __m512i off; /* zp + 128 */
+    int nof;     /* bytes only: no float stores */
 } ewc;
 
 /* q - zp of the op's 16 results. */
@@ -642,7 +643,8 @@ ew_loop(const ewc *e, const float *a, int sa, const float *b, int sb, float *y, 
         __m512 x = sa ? _mm512_loadu_ps(a + i) : e->a0;
         __m512 w = two && sb ? _mm512_loadu_ps(b + i) : e->b0;
         __m512 c = ew16(e, x, w, OP);
-        _mm512_storeu_ps(y + i, _mm512_mul_ps(c, e->k.vs));
+        if (!e->nof)
+            _mm512_storeu_ps(y + i, _mm512_mul_ps(c, e->k.vs));
         if (yb)
             _mm_storeu_si128((__m128i *)(yb + i), ew_bytes16(e, c));
     }
@@ -651,7 +653,8 @@ ew_loop(const ewc *e, const float *a, int sa, const float *b, int sb, float *y, 
         __m512 x = sa ? _mm512_maskz_loadu_ps(m, a + i) : e->a0;
         __m512 w = two && sb ? _mm512_maskz_loadu_ps(m, b + i) : e->b0;
         __m512 c = ew16(e, x, w, OP);
-        _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(c, e->k.vs));
+        if (!e->nof)
+            _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(c, e->k.vs));
         if (yb)
             _mm512_mask_cvtepi32_storeu_epi8(yb + i, m,
                                              _mm512_add_epi32(_mm512_cvtps_epi32(c), e->off));
@@ -659,9 +662,11 @@ ew_loop(const ewc *e, const float *a, int sa, const float *b, int sb, float *y, 
 }
 
 Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int sb, float lo,
-                            float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p)
+                            float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p,
+                            int floats)
 {
     ewc e;
+    e.nof = yb && !floats;
     q512_init(&e.k, p->scale, (float)p->zp);
     e.a0 = _mm512_set1_ps(a[0]), e.b0 = _mm512_set1_ps(b ? b[0] : 0.0f);
     e.lo = _mm512_set1_ps(lo), e.hi = _mm512_set1_ps(hi);
@@ -853,24 +858,25 @@ void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p)
 }
 
 int quant_ew_qdq_bytes(int op, const float *a, int sa, const float *b, int sb, float lo,
-                       float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p)
+                       float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p,
+                       int floats)
 {
 #ifdef Q8C_512
     if (have_512() && isfinite(1.0f / p->scale)) {
         if (n > 0)
-            ew_qdq_512(op, a, sa, b, sb, lo, hi, y, yb, n, p);
+            ew_qdq_512(op, a, sa, b, sb, lo, hi, y, yb, n, p, floats);
         return 1;
     }
 #endif
     (void)op, (void)a, (void)sa, (void)b, (void)sb, (void)lo, (void)hi, (void)y, (void)yb;
-    (void)n;
+    (void)n, (void)floats;
     return 0;
 }
 
 int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float lo, float hi,
                  float *y, int64_t n, const qparam_t *p)
 {
-    return quant_ew_qdq_bytes(op, a, sa, b, sb, lo, hi, y, NULL, n, p);
+    return quant_ew_qdq_bytes(op, a, sa, b, sb, lo, hi, y, NULL, n, p, 1);
 }
 
 int64_t quant_lut_map(const float *x, int64_t n, const qparam_t *p, const float *lut, float *y)

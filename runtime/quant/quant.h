@@ -178,9 +178,11 @@ enum { QEW_ADD, QEW_SUB, QEW_MUL, QEW_DIV, QEW_RELU, QEW_CLIP };
 int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float lo, float hi,
                  float *y, int64_t n, const qparam_t *p);
 /* The same, also writing each output's byte q + 128 to yb (not NULL; p must
- * pass quant_grid_bytes_exact) from the same q. */
+ * pass quant_grid_bytes_exact) from the same q; floats 0: y need not be
+ * written (no one reads it). */
 int quant_ew_qdq_bytes(int op, const float *a, int sa, const float *b, int sb, float lo,
-                       float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p);
+                       float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p,
+                       int floats);
 /* y[i] = lut[q + 128] for the values x[i] on p's grid, x[i] = (q - zp) * s bit
  * for bit (q in [-128, 127]), from the first on; returns how many were (n:
  * all). y may be x. */

@@ -180,7 +180,8 @@ int main(void)
     {
         enum { NV = 531 };
         static float a[NV], b[NV], out[NV];
-        static uint8_t ob[NV];
+        static uint8_t ob[NV], ob2[NV];
+        static float scratch[NV];
         const float odd[] = {0.5f, -0.5f, 2.5f, -2.5f, INFINITY, -INFINITY, NAN, 0.0f, -0.0f, 1e30f};
         const qparam_t po = {0, 0, 0.25f, 3};
         int bad = 0, badb = 0, ran = 1;
@@ -195,9 +196,13 @@ int main(void)
                 /* the bytes variant on odd lengths: a partial last vector */
                 int nb = sb ? NV : NV - 7;
                 ran = quant_ew_qdq_bytes(op, a, 1, op <= QEW_DIV ? b : NULL, sb, -3.0f, 7.5f, out,
-                                         ob, nb, &po);
+                                         ob, nb, &po, 1);
                 for (int i = 0; ran && i < nb; i++)
                     badb += ob[i] != (uint8_t)(quant_q8(out[i], &po) + 128);
+                /* bytes alone (floats 0): the same bytes */
+                ran = ran && quant_ew_qdq_bytes(op, a, 1, op <= QEW_DIV ? b : NULL, sb, -3.0f,
+                                                7.5f, scratch, ob2, nb, &po, 0);
+                badb += ran && memcmp(ob, ob2, (size_t)nb) != 0;
                 ran = ran && quant_ew_qdq(op, a, 1, op <= QEW_DIV ? b : NULL, sb, -3.0f, 7.5f,
                                           out, NV, &po);
                 for (int i = 0; ran && i < NV; i++) {
