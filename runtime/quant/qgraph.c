@@ -401,6 +401,8 @@ typedef struct qout_job {
     int t;
     float *data;
     int64_t n;
+    int req;              /* requantize (else the values are on the grid already) */
+    uint8_t *b;           /* then the bytes of the values on the int8 grid, or NULL */
 } qout_job;
 
 /* Tensors below 4 chunks stay on the calling thread: on a busy machine a pool
@@ -411,18 +413,40 @@ static void qout_range(void *arg, int64_t b, int64_t e)
 {
     const qout_job *j = arg;
     int64_t lo = b * QOUT_CHUNK, hi = e * QOUT_CHUNK < j->n ? e * QOUT_CHUNK : j->n;
-    if (j->q->type == QT_FP16 || (j->q->t_fp16 && j->q->t_fp16[j->t]))
+    if (!j->req)
+        ;
+    else if (j->q->type == QT_FP16 || (j->q->t_fp16 && j->q->t_fp16[j->t]))
         quant_round_f16(j->data + lo, hi - lo);
     else
         quant_qdq(j->data + lo, hi - lo, &j->q->act[j->t]);
+    if (j->b) /* while the chunk is in cache; exact: on the grid */
+        quant_q8_bytes(j->data + lo, 1, hi - lo, hi - lo, &j->q->act[j->t], j->b + lo, hi - lo);
 }
 
 /* Tensor t's requantization (its int8 grid, or float16) of the n values at
  * data, on the executor's threads. */
 static void requant(op_ctx *c, const quant_graph *q, int t, float *data, int64_t n)
 {
-    qout_job j = {q, t, data, n};
+    qout_job j = {q, t, data, n, 1, NULL};
     op_parallel_for_work(c, (n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range, &j);
+}
+
+/* The same (req 0: none) and, when an int8 Conv reads tensor t in a private
+ * run, its bytes from the values on its int8 grid (quant_grid_bytes_exact). */
+static void requant_bytes(op_ctx *c, const quant_graph *q, int t, float *data, int64_t n,
+                          int req)
+{
+    quant_bytes *b = q->bytes ? q->bytes[t] : NULL;
+    if (!c->private_run || !b || b->valid || b->n != n || q->type != QT_I8 ||
+        (q->t_fp16 && q->t_fp16[t]) || !q->has_act[t] || q->fused[t] ||
+        !quant_grid_bytes_exact(&q->act[t]))
+        b = NULL;
+    if (!req && !b)
+        return;
+    qout_job j = {q, t, data, n, req, b ? b->q : NULL};
+    op_parallel_for_work(c, (n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range, &j);
+    if (b)
+        b->grid = q->act[t], b->valid = 1;
 }
 
 static int needs_grid(const quant_graph *q, int t)
@@ -631,7 +655,7 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n);
 static void ew_kind(graph_t *g, const node_t *n, qwrap *w);
 
 /* Tensor t's bytes (quant_bytes) stop shadowing its floats: its producer
- * runs again, and only an int8 Conv's epilogue writes them. */
+ * runs again (and writes them anew where it can). */
 static void bytes_stale(const quant_graph *q, int t)
 {
     if (q->bytes && t >= 0 && t < q->n_alloc && q->bytes[t])
@@ -960,7 +984,38 @@ static const op_chain qwrap_chain = {qwrap_chain_ok, qwrap_run_chain, qwrap_slic
  * that requantizing its float gives (quant_q8 of quant_dq8, the numbers
  * requant computes). Returns 1 when the Concat need not run (bytes written,
  * and no reader wants the floats). */
-static int concat_bytes(const op_ctx *c, const graph_t *g, const node_t *n, const qwrap *w)
+/* A Concat's byte pieces: each copied, or mapped through its table. */
+#define CAT_CHUNK 65536
+typedef struct cat_seg {
+    const uint8_t *src;
+    uint8_t *dst;
+    int64_t n;
+    const uint8_t *tab;   /* NULL: a copy */
+} cat_seg;
+
+typedef struct cat_job {
+    cat_seg *seg;
+    int nseg;
+    int64_t *first;       /* the first chunk of each piece; first[nseg]: all */
+} cat_job;
+
+static void cat_range(void *arg, int64_t b, int64_t e)
+{
+    const cat_job *j = arg;
+    int s = 0;
+    for (int64_t ch = b; ch < e; ch++) {
+        while (j->first[s + 1] <= ch)
+            s++;
+        const cat_seg *g = &j->seg[s];
+        int64_t lo = (ch - j->first[s]) * CAT_CHUNK, m = g->n - lo < CAT_CHUNK ? g->n - lo : CAT_CHUNK;
+        if (g->tab)
+            quant_bytes_map(g->tab, g->src + lo, g->dst + lo, m);
+        else
+            memcpy(g->dst + lo, g->src + lo, (size_t)m);
+    }
+}
+
+static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, const qwrap *w)
 {
     int t = n->out[0];
     quant_bytes *ob = w->q->bytes[t];
@@ -987,18 +1042,22 @@ static int concat_bytes(const op_ctx *c, const graph_t *g, const node_t *n, cons
     }
     if (inner_y * outer != ob->n)
         return 0;
-    for (int64_t o = 0, off = 0; o < outer; o++)
-        for (int k = 0; k < n->n_in; k++) {
+    /* the pieces in chunks on the executor's threads */
+    cat_job j = {.nseg = (int)(outer * n->n_in)};
+    j.seg = xmalloc(sizeof(cat_seg) * (size_t)(j.nseg ? j.nseg : 1));
+    j.first = xmalloc(sizeof(int64_t) * (size_t)(j.nseg + 1));
+    j.first[0] = 0;
+    for (int64_t o = 0, off = 0, s = 0; o < outer; o++)
+        for (int k = 0; k < n->n_in; k++, s++) {
             const quant_bytes *b = w->q->bytes[n->in[k]];
             int64_t inner = b->n / outer;
-            const uint8_t *src = b->q + o * inner;
-            if (same[k])
-                memcpy(ob->q + off, src, (size_t)inner);
-            else
-                for (int64_t i = 0; i < inner; i++)
-                    ob->q[off + i] = tab[k][src[i]];
+            j.seg[s] = (cat_seg){b->q + o * inner, ob->q + off, inner, same[k] ? NULL : tab[k]};
+            j.first[s + 1] = j.first[s] + (inner + CAT_CHUNK - 1) / CAT_CHUNK;
             off += inner;
         }
+    op_parallel_for_work(c, j.first[j.nseg], CAT_CHUNK / 4, cat_range, &j);
+    free(j.seg);
+    free(j.first);
     ob->grid = *p;
     ob->valid = 1;
     /* only int8 Convs on this grid read the output: its floats are not needed */
@@ -1021,12 +1080,14 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
     n->priv = w;
     if (rc)
         return rc;
+    /* the requantization, and the bytes where an int8 Conv reads them (an
+     * int8 Conv's own output: its epilogue's) */
     for (int k = 0; k < n->n_out; k++) {
         int t = n->out[k];
-        if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done) ||
-            (k < 32 && (w->on_grid >> k & 1)))
+        if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done))
             continue;
-        requant(c, w->q, t, g->t[t].data, tensor_numel(&g->t[t]));
+        requant_bytes(c, w->q, t, g->t[t].data, tensor_numel(&g->t[t]),
+                      !(k < 32 && (w->on_grid >> k & 1)));
     }
     return RT_OK;
 }

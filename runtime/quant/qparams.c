@@ -917,6 +917,34 @@ void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p
     }
 }
 
+#ifdef Q8C_512
+/* 64 bytes at a time: the index's low 7 bits pick from each 128-byte half
+ * (two-register permutes), its top bit the half. */
+QVBMI static void bytes_map_512(const uint8_t *tab, const uint8_t *src, uint8_t *dst, int64_t n)
+{
+    const __m512i t0 = _mm512_loadu_si512(tab), t1 = _mm512_loadu_si512(tab + 64);
+    const __m512i t2 = _mm512_loadu_si512(tab + 128), t3 = _mm512_loadu_si512(tab + 192);
+    for (int64_t i = 0; i < n; i += 64) {
+        __mmask64 m = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
+        __m512i ix = _mm512_maskz_loadu_epi8(m, src + i);
+        __m512i lo = _mm512_permutex2var_epi8(t0, ix, t1), hi = _mm512_permutex2var_epi8(t2, ix, t3);
+        _mm512_mask_storeu_epi8(dst + i, m, _mm512_mask_blend_epi8(_mm512_movepi8_mask(ix), lo, hi));
+    }
+}
+#endif
+
+void quant_bytes_map(const uint8_t *tab, const uint8_t *src, uint8_t *dst, int64_t n)
+{
+#ifdef Q8C_512
+    if (have_512() && have_vbmi()) {
+        bytes_map_512(tab, src, dst, n);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < n; i++)
+        dst[i] = tab[src[i]];
+}
+
 void quant_q8_bytes(const float *x, int64_t rows, int64_t n, int64_t ldx, const qparam_t *p,
                     uint8_t *out, int64_t ldo)
 {

@@ -167,6 +167,8 @@ void quant_epilogue_rows_bytes(const float *x, int64_t ldx, float *y, int64_t ld
                                int64_t n, const int32_t *bias, const double *scale,
                                const qparam_t *out, const float *lut, const quant_lut8 *lut8,
                                int qlo, int qhi, uint8_t *b, int64_t ldb, int floats);
+/* dst[i] = tab[src[i]] for n bytes (byte permutes on AVX512-VBMI CPUs). */
+void quant_bytes_map(const uint8_t *tab, const uint8_t *src, uint8_t *dst, int64_t n);
 /* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
 /* y = quantize-dequantize by p of: a op b (QEW_ADD .. QEW_DIV, one IEEE

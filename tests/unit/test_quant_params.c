@@ -47,6 +47,18 @@ static void bytes_round_trip(void)
     qparam_t tiny = {.scale = 0x1p-101f}, huge = {.scale = 0x1p101f}, off = {.scale = 1, .zp = 128};
     CHECK(!quant_grid_bytes_exact(&tiny) && !quant_grid_bytes_exact(&huge) &&
           !quant_grid_bytes_exact(&off), "grids outside the bound accepted");
+    /* quant_bytes_map: every index, a partial last vector, dst past n kept */
+    uint8_t tab[256], src[1000], dst[1001];
+    for (int i = 0; i < 256; i++)
+        tab[i] = (uint8_t)(i * 37 + 11);
+    for (int i = 0; i < 1000; i++)
+        src[i] = (uint8_t)(i * 7919 >> 3);
+    memset(dst, 0xA5, sizeof dst);
+    quant_bytes_map(tab, src, dst, 999);
+    int badm = dst[999] != 0xA5;
+    for (int i = 0; i < 999; i++)
+        badm += dst[i] != tab[src[i]];
+    CHECK(badm == 0, "quant_bytes_map: %d bytes wrong", badm);
 }
 
 int main(void)
