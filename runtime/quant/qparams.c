@@ -424,12 +424,13 @@ Q512 static inline int rows_512_row(const epi_rows *r, int64_t row, grid512 *g, 
 
 /* The rows of r (n, m, g and lut in scope), 16 outputs at a time by
  * STEP(i, mask, full) (x, y and b, the row's bytes or NULL, in scope), the
- * tail of a row one masked vector. */
-#define ROWS_512(STEP)                                                                 \
+ * tail of a row one masked vector; HASB a constant 0 when r has no bytes (the
+ * loop then has no byte or float-skipping tests). */
+#define ROWS_512(STEP, HASB)                                                           \
     for (int64_t row = 0; row < r->rows; row++) {                                      \
         const float *x = r->x + row * r->ldx;                                          \
         float *y = r->y + row * r->ldy;                                                \
-        uint8_t *b = r->b ? r->b + row * r->ldb : NULL;                                \
+        uint8_t *b = HASB ? r->b + row * r->ldb : NULL;                                \
         if (!rows_512_row(r, row, &g, lut))                                            \
             continue;                                                                  \
         int64_t i = 0;                                                                 \
@@ -438,6 +439,20 @@ Q512 static inline int rows_512_row(const epi_rows *r, int64_t row, grid512 *g, 
         if (i < n)                                                                     \
             STEP(i, m, 0);                                                             \
     }
+
+/* 16 floats: a full vector by a plain load or store, the tail masked. */
+Q512 static inline __m512 load16(const float *x, __mmask16 mk, int full)
+{
+    return full ? _mm512_loadu_ps(x) : _mm512_maskz_loadu_ps(mk, x);
+}
+
+Q512 static inline void store16(float *y, __mmask16 mk, int full, __m512 v)
+{
+    if (full)
+        _mm512_storeu_ps(y, v);
+    else
+        _mm512_mask_storeu_ps(y, mk, v);
+}
 
 /* 16 int32 lanes (values 0..255) as bytes at b: a full vector by a plain
  * 16-byte store (the masked vpmovdb to memory is several times slower). */
@@ -461,19 +476,23 @@ Q512 static void rows_512_grid(const epi_rows *r, const float *lut)
     const lut512 *tp = lut ? &tab : NULL;
     const int64_t n = r->n;
     const __mmask16 m = (__mmask16)((1u << (n % 16)) - 1);
-    const int nof = r->nof && !lut;
-
     /* the bytes (no table: the caller asks for them only then) from the
      * same q - zp as the floats */
 #define GRID_STEP(i, mk, full)                                                             \
     do {                                                                                   \
-        __m512 c_ = grid512_centred(&g, _mm512_maskz_loadu_ps(mk, x + (i)));               \
+        __m512 c_ = grid512_centred(&g, load16(x + (i), mk, full));                        \
         if (!nof)                                                                          \
-            _mm512_mask_storeu_ps(y + (i), mk, q512_out(c_, &g.k, tp, off));               \
+            store16(y + (i), mk, full, q512_out(c_, &g.k, tp, off));                       \
         if (b)                                                                             \
             bytes16(b + (i), mk, full, _mm512_add_epi32(_mm512_cvtps_epi32(c_), off));     \
     } while (0)
-    ROWS_512(GRID_STEP);
+    if (r->b) {
+        const int nof = r->nof && !lut;
+        ROWS_512(GRID_STEP, 1);
+    } else {
+        const int nof = 0;
+        ROWS_512(GRID_STEP, 0);
+    }
 #undef GRID_STEP
 }
 
@@ -516,17 +535,22 @@ QVBMI static void rows_512_grid8(const epi_rows *r, const float *lut, const quan
     };
     const int64_t n = r->n;
     const __mmask16 m = (__mmask16)((1u << (n % 16)) - 1);
-    const int nof = r->nof;
 
 #define LUT8_STEP(i, mk, full)                                                   \
     do {                                                                         \
-        __m512i b_ = lut8_bytes(&g, &l, _mm512_maskz_loadu_ps(mk, x + (i)));     \
+        __m512i b_ = lut8_bytes(&g, &l, load16(x + (i), mk, full));              \
         if (!nof)                                                                \
-            _mm512_mask_storeu_ps(y + (i), mk, lut8_float(&l, b_));              \
+            store16(y + (i), mk, full, lut8_float(&l, b_));                      \
         if (b)                                                                   \
             bytes16(b + (i), mk, full, b_);                                      \
     } while (0)
-    ROWS_512(LUT8_STEP);
+    if (r->b) {
+        const int nof = r->nof;
+        ROWS_512(LUT8_STEP, 1);
+    } else {
+        const int nof = 0;
+        ROWS_512(LUT8_STEP, 0);
+    }
 #undef LUT8_STEP
 }
 
@@ -637,6 +661,22 @@ Q512 static inline __attribute__((always_inline)) void
 ew_loop(const ewc *e, const float *a, int sa, const float *b, int sb, float *y, uint8_t *yb,
         int64_t n, const int OP)
 {
+    if (!yb) { /* without bytes: a loop without their tests */
+        const int two = OP <= QEW_DIV;
+        int64_t i = 0;
+        for (; i + 16 <= n; i += 16) {
+            __m512 x = sa ? _mm512_loadu_ps(a + i) : e->a0;
+            __m512 w = two && sb ? _mm512_loadu_ps(b + i) : e->b0;
+            _mm512_storeu_ps(y + i, _mm512_mul_ps(ew16(e, x, w, OP), e->k.vs));
+        }
+        if (i < n) {
+            __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+            __m512 x = sa ? _mm512_maskz_loadu_ps(m, a + i) : e->a0;
+            __m512 w = two && sb ? _mm512_maskz_loadu_ps(m, b + i) : e->b0;
+            _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(ew16(e, x, w, OP), e->k.vs));
+        }
+        return;
+    }
     const int two = OP <= QEW_DIV;
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -796,8 +836,8 @@ void quant_epilogue_rows_bytes(const float *x, int64_t ldx, float *y, int64_t ld
     epi_rows r = {.x = x, .y = y, .ldx = ldx, .ldy = ldy, .rows = rows, .n = n, .bias = bias,
                  .scale = scale, .p = out, .qlo = qlo < -128 ? -128 : qlo,
                  .qhi = qhi > 127 ? 127 : qhi};
-    const qparam_t *bg = quant_epilogue_byte_grid(out, lut, lut8);
-    if (b && bg)
+    const qparam_t *bg = b ? quant_epilogue_byte_grid(out, lut, lut8) : NULL;
+    if (bg)
         r.b = b, r.ldb = ldb, r.bg = bg, r.nof = !floats;
     rows_run(&r, out ? lut : NULL, out ? lut8 : NULL);
 }
