@@ -1129,6 +1129,7 @@ static int run(exec_t *x, layer_hook hook, int timing_only, void *user, char *er
     graph_t *g = x->g;
     int any = (!hook || timing_only) && x->fuse;
 
+    x->ctx.private_run = !hook || timing_only;
     if (any)
         fusion_modes(x);
     int sliced = any && x->sliced;

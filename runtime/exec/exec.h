@@ -20,6 +20,11 @@ struct op_ctx {
     struct threadpool *pool;
     char *err;
     size_t errlen;
+    /* 1 during a run whose hook, if any, only times it (no hook reads or
+     * changes a tensor between layers): a kernel may then hand its output to
+     * the next layer in its own form beside the tensor, or instead of it when
+     * no other reader needs it (int8 bytes, runtime/quant) */
+    int private_run;
 };
 
 /* Splits [0, n) into chunks run on the pool; returns when all are done.
@@ -108,12 +113,17 @@ void exec_free(exec_t *x);
 
 /* Copies nbytes into graph input i; nbytes must equal the tensor's size. */
 int exec_set_input(exec_t *x, int i, const void *data, size_t nbytes, char *err, size_t errlen);
-/* Runs every non-folded node in order, calling hook (may be NULL) after each. */
+/* Runs every non-folded node in order, calling hook (may be NULL) after each.
+ * Without a hook the run is private (op_ctx.private_run): an inner tensor
+ * whose readers all take its values in another form (an int8 layer's bytes,
+ * runtime/quant) may be left without its float values; graph outputs always
+ * have them. With a hook every layer's outputs are written. */
 int exec_run(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen);
 /* The same for a hook that only wants host times (per-layer profiling): the
  * conv+activation fusion of hook-less runs stays on, so a fused conv's event
  * covers its whole chain (ev->out[0] is the chain's output) and the nodes it
- * absorbed get no event. */
+ * absorbed get no event; the run is private, so the hook must not read the
+ * tensors either. */
 int exec_run_timed(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen);
 /* Graph output i after a run (data valid until the next run or exec_free). */
 const tensor_t *exec_output(const exec_t *x, int i);

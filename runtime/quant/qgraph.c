@@ -386,6 +386,7 @@ typedef struct qwrap {
     quant_lut8 *lut8;     /* that table as bytes, when its values are on one int8 grid */
     int post;             /* POST_*: how an int8 Conv head runs its chain in its epilogue */
     int8_t qlo, qhi;      /* POST_CLAMP: the Relu or Clip bounds as q on link[0].qp */
+    int cat_bytes;        /* a Concat whose output has bytes (bytes_link) */
 } qwrap;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
@@ -400,6 +401,8 @@ typedef struct qout_job {
     int t;
     float *data;
     int64_t n;
+    int req;              /* requantize (else the values are on the grid already) */
+    uint8_t *b;           /* then the bytes of the values on the int8 grid, or NULL */
 } qout_job;
 
 /* Tensors below 4 chunks stay on the calling thread: on a busy machine a pool
@@ -410,18 +413,40 @@ static void qout_range(void *arg, int64_t b, int64_t e)
 {
     const qout_job *j = arg;
     int64_t lo = b * QOUT_CHUNK, hi = e * QOUT_CHUNK < j->n ? e * QOUT_CHUNK : j->n;
-    if (j->q->type == QT_FP16 || (j->q->t_fp16 && j->q->t_fp16[j->t]))
+    if (!j->req)
+        ;
+    else if (j->q->type == QT_FP16 || (j->q->t_fp16 && j->q->t_fp16[j->t]))
         quant_round_f16(j->data + lo, hi - lo);
     else
         quant_qdq(j->data + lo, hi - lo, &j->q->act[j->t]);
+    if (j->b) /* while the chunk is in cache; exact: on the grid */
+        quant_q8_bytes(j->data + lo, 1, hi - lo, hi - lo, &j->q->act[j->t], j->b + lo, hi - lo);
 }
 
 /* Tensor t's requantization (its int8 grid, or float16) of the n values at
  * data, on the executor's threads. */
 static void requant(op_ctx *c, const quant_graph *q, int t, float *data, int64_t n)
 {
-    qout_job j = {q, t, data, n};
+    qout_job j = {q, t, data, n, 1, NULL};
     op_parallel_for_work(c, (n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range, &j);
+}
+
+/* The same (req 0: none) and, when an int8 Conv reads tensor t in a private
+ * run, its bytes from the values on its int8 grid (quant_grid_bytes_exact). */
+static void requant_bytes(op_ctx *c, const quant_graph *q, int t, float *data, int64_t n,
+                          int req)
+{
+    quant_bytes *b = q->bytes ? q->bytes[t] : NULL;
+    if (!c->private_run || !b || b->valid || b->n != n || q->type != QT_I8 ||
+        (q->t_fp16 && q->t_fp16[t]) || !q->has_act[t] || q->fused[t] ||
+        !quant_grid_bytes_exact(&q->act[t]))
+        b = NULL;
+    if (!req && !b)
+        return;
+    qout_job j = {q, t, data, n, req, b ? b->q : NULL};
+    op_parallel_for_work(c, (n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range, &j);
+    if (b)
+        b->grid = q->act[t], b->valid = 1;
 }
 
 static int needs_grid(const quant_graph *q, int t)
@@ -463,6 +488,8 @@ typedef struct ew_job {
     const float *a, *b;
     int64_t ia, ib;       /* ew_inner of each operand (b unused for unary ops) */
     float *y;
+    uint8_t *yb;          /* the output's bytes too (quant_bytes), or NULL, */
+    int floats;           /* and whether its floats are needed */
     int64_t n;
     const qparam_t *qp;   /* requantize the output, or NULL */
 } ew_job;
@@ -524,9 +551,11 @@ EWHOT static void ew_un(int op, float lo, float hi, const float *x, float *y, in
 
 /* w's op on m elements (sa / sb: 1 a full operand, 0 one value), then the
  * requantization by qp (NULL: none); the op and the requantization in one
- * pass where quant_ew_qdq can (it can for every block or none: the CPU's). */
+ * pass where quant_ew_qdq can (it can for every block or none: the CPU's).
+ * yb (with qp): the outputs' bytes too, from the same q or, after a separate
+ * requantization, from the floats (exact on qp, quant_grid_bytes_exact). */
 static void ew_block(const qwrap *w, const float *a, int sa, const float *b, int sb, float *y,
-                     int64_t m, const qparam_t *qp)
+                     uint8_t *yb, int floats, int64_t m, const qparam_t *qp)
 {
     const int op = w->ew;
     const int qop = op == EW_ADD ? QEW_ADD : op == EW_SUB ? QEW_SUB : op == EW_MUL ? QEW_MUL
@@ -536,16 +565,18 @@ static void ew_block(const qwrap *w, const float *a, int sa, const float *b, int
     if (op == EW_UNARY) {
         w->uloop(a, y, m, &w->upar);
     } else if (op == EW_RELU || op == EW_CLIP) {
-        done = qp && quant_ew_qdq(qop, a, 1, NULL, 0, w->lo, w->hi, y, m, qp);
+        done = qp && quant_ew_qdq_bytes(qop, a, 1, NULL, 0, w->lo, w->hi, y, yb, m, qp, floats);
         if (!done)
             ew_un(op, w->lo, w->hi, a, y, m);
     } else {
-        done = qp && quant_ew_qdq(qop, a, sa, b, sb, 0, 0, y, m, qp);
+        done = qp && quant_ew_qdq_bytes(qop, a, sa, b, sb, 0, 0, y, yb, m, qp, floats);
         if (!done)
             ew_bin(op, a, sa, b, sb, y, m);
     }
     if (qp && !done)
         quant_qdq(y, m, qp);
+    if (qp && yb && !done)
+        quant_q8_bytes(y, 1, m, m, qp, yb, m);
 }
 
 static void ew_range(void *arg, int64_t b0, int64_t b1)
@@ -554,7 +585,8 @@ static void ew_range(void *arg, int64_t b0, int64_t b1)
     int64_t lo = b0 * EW_CHUNK, hi = b1 * EW_CHUNK < j->n ? b1 * EW_CHUNK : j->n;
 
     if (j->w->ew == EW_UNARY || j->w->ew == EW_RELU || j->w->ew == EW_CLIP) {
-        ew_block(j->w, j->a + lo, 1, NULL, 0, j->y + lo, hi - lo, j->qp);
+        ew_block(j->w, j->a + lo, 1, NULL, 0, j->y + lo, j->yb ? j->yb + lo : NULL, j->floats,
+                 hi - lo, j->qp);
         return;
     }
     /* segments on which each broadcast operand is one value or a full run */
@@ -566,7 +598,8 @@ static void ew_range(void *arg, int64_t b0, int64_t b1)
             e = (p / j->ib + 1) * j->ib;
         const float *a = j->a + (j->ia > 1 ? p / j->ia : p);
         const float *b = j->b + (j->ib > 1 ? p / j->ib : p);
-        ew_block(j->w, a, j->ia == 1, b, j->ib == 1, j->y + p, e - p, j->qp);
+        ew_block(j->w, a, j->ia == 1, b, j->ib == 1, j->y + p, j->yb ? j->yb + p : NULL,
+                 j->floats, e - p, j->qp);
         p = e;
     }
 }
@@ -585,7 +618,7 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
 {
     const tensor_t *a = node_input(g, n, 0), *b = NULL;
     tensor_t *y = node_output(g, n, 0);
-    ew_job j = {.w = w, .y = y->data, .n = tensor_numel(y), .ib = 1};
+    ew_job j = {.w = w, .y = y->data, .n = tensor_numel(y), .ib = 1, .floats = 1};
 
     if (!a || !y->data || y->dtype != DT_FLOAT || (j.ia = ew_inner(a, y)) < 0)
         return 0;
@@ -602,7 +635,17 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     j.a = a->data;
     if (!ew_qparam(w, n, &j.qp))
         return 0;
+    /* an int8 Conv reads the output: its bytes in the same pass */
+    quant_bytes *ob = w->q->bytes ? w->q->bytes[n->out[0]] : NULL;
+    if (c->private_run && ob && j.qp && quant_grid_bytes_exact(j.qp) && ob->n == j.n) {
+        j.yb = ob->q;
+        /* only int8 Convs on this grid read it: bytes alone */
+        j.floats = !(ob->only_bytes && !memcmp(&ob->rgrid.scale, &j.qp->scale, sizeof(float)) &&
+                     ob->rgrid.zp == j.qp->zp);
+    }
     op_parallel_for_work(c, (j.n + EW_CHUNK - 1) / EW_CHUNK, EW_CHUNK / 2, ew_range, &j);
+    if (j.yb)
+        ob->grid = *j.qp, ob->valid = 1;
     return 1;
 }
 
@@ -610,6 +653,14 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
 
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n);
 static void ew_kind(graph_t *g, const node_t *n, qwrap *w);
+
+/* Tensor t's bytes (quant_bytes) stop shadowing its floats: its producer
+ * runs again (and writes them anew where it can). */
+static void bytes_stale(const quant_graph *q, int t)
+{
+    if (q->bytes && t >= 0 && t < q->n_alloc && q->bytes[t])
+        q->bytes[t]->valid = 0;
+}
 
 /* Operands of w's op: one for the unary ones, else two. */
 static int ew_arity(const qwrap *w)
@@ -689,7 +740,7 @@ static void chain_block(const chain_job *j, const float *head, float *y, int64_t
                     in[i] = ptr[h], full[i] = 1;
         }
         float *o = k == j->n_chain - 1 ? y : tmp + (size_t)k * CHAIN_BLOCK;
-        ew_block(l->w, in[0], full[0], in[1], full[1], o, m, l->qp);
+        ew_block(l->w, in[0], full[0], in[1], full[1], o, NULL, 1, m, l->qp);
         held[n_held] = c->out[0];
         ptr[n_held++] = o;
     }
@@ -854,8 +905,10 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
     chain_job j = {.g = g, .chain = chain, .link = w->link, .n_chain = n_chain,
                    .head_out = n->out[0], .out = out, .n = tensor_numel(&g->t[n->out[0]]),
                    .lut = w->lut, .grid = &w->q->act[n->out[0]]};
+    bytes_stale(w->q, out);
     if (w->post) { /* the conv writes the chain's output (its settings for this run) */
         quant_node *qn = w->priv, keep = *qn;
+        qn->ob = w->q->bytes ? w->q->bytes[out] : NULL;
         tensor_t *h = &g->t[n->out[0]];
         void *hd = h->data;
         qn->post = w->post == POST_LUT ? post_lut : post_clamp;
@@ -915,6 +968,7 @@ static int qwrap_slice_run(op_ctx *c, graph_t *g, node_t *n, const node_t *inner
     if (rc)
         return rc;
     tensor_t *y = &g->t[n->out[0]];
+    bytes_stale(((const qwrap *)n->priv)->q, n->out[0]);
     slice_requant(c, g, inner, y->data, tensor_numel(y));
     slice_requant(c, g, n, y->data, tensor_numel(y));
     return RT_OK;
@@ -923,9 +977,101 @@ static int qwrap_slice_run(op_ctx *c, graph_t *g, node_t *n, const node_t *inner
 static const op_chain qwrap_chain = {qwrap_chain_ok, qwrap_run_chain, qwrap_slice_ok,
                                      qwrap_slice_run};
 
+/* A Concat's output bytes from its inputs' bytes (a private run, each input
+ * valid), laid out as the Concat copies the floats: per block before the
+ * axis, each input's part in turn. An input on the output's grid is copied;
+ * one on another grid goes through a table of its 256 values, each the q
+ * that requantizing its float gives (quant_q8 of quant_dq8, the numbers
+ * requant computes). Returns 1 when the Concat need not run (bytes written,
+ * and no reader wants the floats). */
+/* A Concat's byte pieces: each copied, or mapped through its table. */
+#define CAT_CHUNK 65536
+typedef struct cat_seg {
+    const uint8_t *src;
+    uint8_t *dst;
+    int64_t n;
+    const uint8_t *tab;   /* NULL: a copy */
+} cat_seg;
+
+typedef struct cat_job {
+    cat_seg *seg;
+    int nseg;
+    int64_t *first;       /* the first chunk of each piece; first[nseg]: all */
+} cat_job;
+
+static void cat_range(void *arg, int64_t b, int64_t e)
+{
+    const cat_job *j = arg;
+    int s = 0;
+    for (int64_t ch = b; ch < e; ch++) {
+        while (j->first[s + 1] <= ch)
+            s++;
+        const cat_seg *g = &j->seg[s];
+        int64_t lo = (ch - j->first[s]) * CAT_CHUNK, m = g->n - lo < CAT_CHUNK ? g->n - lo : CAT_CHUNK;
+        if (g->tab)
+            quant_bytes_map(g->tab, g->src + lo, g->dst + lo, m);
+        else
+            memcpy(g->dst + lo, g->src + lo, (size_t)m);
+    }
+}
+
+static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, const qwrap *w)
+{
+    int t = n->out[0];
+    quant_bytes *ob = w->q->bytes[t];
+    const tensor_t *y = &g->t[t];
+    const qparam_t *p = &w->q->act[t];
+    if (!c->private_run || !ob || !quant_grid_bytes_exact(p) || n->n_in > 64)
+        return 0;
+    int64_t axis = node_attr_int(n, "axis", 0);
+    axis = axis < 0 ? axis + y->ndim : axis;
+    if (axis < 0 || axis >= y->ndim)
+        return 0;
+    int64_t outer = 1, inner_y = 0;
+    for (int64_t d = 0; d < axis; d++)
+        outer *= y->dims[d];
+    uint8_t tab[64][256], same[64];
+    for (int k = 0; k < n->n_in; k++) {
+        const quant_bytes *b = n->in[k] >= 0 ? w->q->bytes[n->in[k]] : NULL;
+        if (!b || !b->valid || !outer || b->n % outer)
+            return 0;
+        inner_y += b->n / outer;
+        same[k] = !memcmp(&b->grid.scale, &p->scale, sizeof(float)) && b->grid.zp == p->zp;
+        for (int v = 0; !same[k] && v < 256; v++)
+            tab[k][v] = (uint8_t)(quant_q8(quant_dq8((int8_t)(v - 128), &b->grid), p) + 128);
+    }
+    if (inner_y * outer != ob->n)
+        return 0;
+    /* the pieces in chunks on the executor's threads */
+    cat_job j = {.nseg = (int)(outer * n->n_in)};
+    j.seg = xmalloc(sizeof(cat_seg) * (size_t)(j.nseg ? j.nseg : 1));
+    j.first = xmalloc(sizeof(int64_t) * (size_t)(j.nseg + 1));
+    j.first[0] = 0;
+    for (int64_t o = 0, off = 0, s = 0; o < outer; o++)
+        for (int k = 0; k < n->n_in; k++, s++) {
+            const quant_bytes *b = w->q->bytes[n->in[k]];
+            int64_t inner = b->n / outer;
+            j.seg[s] = (cat_seg){b->q + o * inner, ob->q + off, inner, same[k] ? NULL : tab[k]};
+            j.first[s + 1] = j.first[s] + (inner + CAT_CHUNK - 1) / CAT_CHUNK;
+            off += inner;
+        }
+    op_parallel_for_work(c, j.first[j.nseg], CAT_CHUNK / 4, cat_range, &j);
+    free(j.seg);
+    free(j.first);
+    ob->grid = *p;
+    ob->valid = 1;
+    /* only int8 Convs on this grid read the output: its floats are not needed */
+    return ob->only_bytes && !memcmp(&ob->rgrid.scale, &p->scale, sizeof(float)) &&
+           ob->rgrid.zp == p->zp;
+}
+
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
 {
     qwrap *w = n->priv;
+    for (int k = 0; k < n->n_out; k++)
+        bytes_stale(w->q, n->out[k]);
+    if (w->cat_bytes && concat_bytes(c, g, n, w))
+        return RT_OK;
     if (w->ew && ew_run(c, g, n, w))
         return RT_OK;
     n->priv = w->priv;
@@ -934,12 +1080,14 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
     n->priv = w;
     if (rc)
         return rc;
+    /* the requantization, and the bytes where an int8 Conv reads them (an
+     * int8 Conv's own output: its epilogue's) */
     for (int k = 0; k < n->n_out; k++) {
         int t = n->out[k];
-        if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done) ||
-            (k < 32 && (w->on_grid >> k & 1)))
+        if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done))
             continue;
-        requant(c, w->q, t, g->t[t].data, tensor_numel(&g->t[t]));
+        requant_bytes(c, w->q, t, g->t[t].data, tensor_numel(&g->t[t]),
+                      !(k < 32 && (w->on_grid >> k & 1)));
     }
     return RT_OK;
 }
@@ -1071,6 +1219,116 @@ static void wrap_node(quant_graph *q, node_t *n)
     n->wraps = w->orig;
 }
 
+/* Node n's int8 Conv state, wrapped or not, or NULL. */
+static quant_node *conv_qnode(const node_t *n)
+{
+    if (n->folded || !n->def)
+        return NULL;
+    if (n->def == &quant_op_conv)
+        return n->priv;
+    if (n->def->run == qwrap_run && ((const qwrap *)n->priv)->orig == &quant_op_conv)
+        return ((const qwrap *)n->priv)->priv;
+    return NULL;
+}
+
+static void bytes_free(quant_graph *q)
+{
+    for (int t = 0; q->bytes && t < q->n_alloc; t++)
+        if (q->bytes[t]) {
+            free(q->bytes[t]->q);
+            free(q->bytes[t]);
+        }
+    free(q->bytes);
+    q->bytes = NULL;
+}
+
+/* Tensor t's bytes, made once. */
+static void bytes_slot(quant_graph *q, int t)
+{
+    if (q->bytes[t])
+        return;
+    quant_bytes *b = xcalloc(1, sizeof(*b));
+    b->n = tensor_numel(&q->g->t[t]);
+    b->q = xmalloc((size_t)(b->n ? b->n : 1));
+    q->bytes[t] = b;
+}
+
+/* n is a wrapped int8 Concat whose output goes on its grid (copied values
+ * already on it, or requantized by qwrap_run): its output's bytes follow from
+ * its inputs' (concat_bytes). */
+static int bytes_concat(const quant_graph *q, const node_t *n)
+{
+    return !n->folded && n->def && n->def->run == qwrap_run && !strcmp(n->op, "Concat") &&
+           n->n_out == 1 && n->out[0] >= 0 && n->n_in >= 1 && q->type == QT_I8 &&
+           needs_grid(q, n->out[0]) && !(q->t_fp16 && q->t_fp16[n->out[0]]);
+}
+
+/* The int8 activations that stay bytes between layers (quant_bytes): a
+ * layer's output that an int8 Conv reads gets bytes (every path of the
+ * Conv takes them: as byte quads or planes, or centred from them); an int8 Conv writes those of its output (or, running a chain in its
+ * epilogue, of the chain's output, qwrap_run_chain). */
+static void bytes_link(quant_graph *q)
+{
+    graph_t *g = q->g;
+    bytes_free(q);
+    q->bytes = xcalloc((size_t)(q->n_alloc ? q->n_alloc : 1), sizeof(*q->bytes));
+    uint8_t *made = xcalloc((size_t)(g->n_t ? g->n_t : 1), 1);
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int k = 0; !g->nodes[i].folded && k < g->nodes[i].n_out; k++)
+            if (g->nodes[i].out[k] >= 0)
+                made[g->nodes[i].out[k]] = 1;
+    for (int i = 0; i < g->n_nodes; i++) {
+        quant_node *qn = conv_qnode(&g->nodes[i]);
+        int t = g->nodes[i].n_in > 0 ? g->nodes[i].in[0] : -1;
+        if (!qn || t < 0 || !made[t] || g->t[t].dtype != DT_FLOAT)
+            continue;
+        bytes_slot(q, t);
+        qn->ib = q->bytes[t];
+    }
+    /* a byte Concat's inputs too, later Concats first (a Concat of a
+     * Concat's output: nodes are in topological order) */
+    for (int i = g->n_nodes - 1; i >= 0; i--) {
+        const node_t *n = &g->nodes[i];
+        if (!bytes_concat(q, n) || !q->bytes[n->out[0]])
+            continue;
+        for (int k = 0; k < n->n_in; k++)
+            if (n->in[k] >= 0 && made[n->in[k]] && g->t[n->in[k]].dtype == DT_FLOAT)
+                bytes_slot(q, n->in[k]);
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        const node_t *n = &g->nodes[i];
+        quant_node *qn = conv_qnode(n);
+        if (qn && n->n_out == 1 && n->out[0] >= 0)
+            qn->ob = q->bytes[n->out[0]];
+    }
+    for (int i = 0; i < g->n_nodes; i++)
+        if (bytes_concat(q, &g->nodes[i]) && q->bytes[g->nodes[i].out[0]])
+            ((qwrap *)g->nodes[i].priv)->cat_bytes = 1;
+    /* tensors only int8 Convs on one input grid read: every path of such a
+     * Conv takes the bytes (conv_in_bytes), none its floats */
+    for (int t = 0; t < g->n_t; t++) {
+        quant_bytes *b = q->bytes[t];
+        if (!b || g->t[t].is_output)
+            continue;
+        int ok = 1, seen = 0;
+        for (int i = 0; ok && i < g->n_nodes; i++) {
+            const node_t *n = &g->nodes[i];
+            for (int k = 0; ok && !n->folded && k < n->n_in; k++) {
+                if (n->in[k] != t)
+                    continue;
+                const quant_node *qn = conv_qnode(n);
+                ok = qn && k == 0 &&
+                     (!seen || (!memcmp(&qn->in.scale, &b->rgrid.scale, sizeof(float)) &&
+                                qn->in.zp == b->rgrid.zp));
+                if (ok && !seen++)
+                    b->rgrid = qn->in;
+            }
+        }
+        b->only_bytes = ok && seen;
+    }
+    free(made);
+}
+
 int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, char *err,
                        size_t errlen)
 {
@@ -1135,6 +1393,8 @@ int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, 
                     q->fused[n->out[0]]))
             wrap_node(q, n);
     }
+    if (q->type == QT_I8)
+        bytes_link(q);
     return RT_OK;
 }
 
@@ -1176,5 +1436,6 @@ void quant_graph_free(quant_graph *q)
     free(q->wparam_axis);
     free(q->node_fp16);
     free(q->t_fp16);
+    bytes_free(q);
     free(q);
 }

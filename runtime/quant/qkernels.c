@@ -58,6 +58,23 @@ static int conv_geometry(graph_t *g, const node_t *n, conv_geom *c)
 #define QHOT __attribute__((optimize("O3")))
 #endif
 
+/* out[i] = q - zp of n input values as floats: from their bytes (q + 128)
+ * when xb is not NULL (the integer as quant_q8_centered gives it, +0 for
+ * 0), else by quantizing x. */
+QHOT static void centre_bytes(const uint8_t *xb, float *out, int64_t n, int32_t zq)
+{
+    for (int64_t i = 0; i < n; i++)
+        out[i] = (float)((int32_t)xb[i] - zq);
+}
+
+static void centre(const float *x, const uint8_t *xb, float *out, int64_t n, const qparam_t *p)
+{
+    if (xb)
+        centre_bytes(xb, out, n, p->zp + 128);
+    else
+        quant_q8_centered(x, out, n, p);
+}
+
 /* Integer sums through BLAS: inputs (q - zp) and weights are small integers,
  * so a float GEMM is exact while partial sums stay below 2^24 (checked per
  * layer when the weights are prepared, else a double GEMM is used). Tasks are
@@ -72,6 +89,8 @@ typedef struct conv_job {
     int64_t K, P, cols, nblk;
     int pointwise;
     int raw;                 /* x is the raw input, centred block by block */
+    const uint8_t *xb;       /* the raw input's bytes (conv_in_bytes), or NULL */
+    int *nobytes;            /* set when some output missed epi_scale_rows (its bytes) */
 } conv_job;
 
 /* Block [p0, p0 + nc) of the output positions, one row per (ci, kh, kw):
@@ -211,9 +230,12 @@ static void epi_scale_rows(const float *x, int64_t ldx, float *y, int64_t ldy, i
                            int64_t n, int64_t m0, const quant_node *q)
 {
     int lut = q->lut && q->out_q, clamp = q->clamp && q->out_q && !lut;
-    quant_epilogue_rows(x, ldx, y, ldy, rows, n, q->bias ? q->bias + m0 : NULL, q->oscale + m0,
-                        q->out_q ? &q->out : NULL, lut ? q->lut : NULL, lut ? q->lut8 : NULL,
-                        clamp ? q->qlo : -128, clamp ? q->qhi : 127);
+    /* the bytes beside the floats, at the same offsets (conv_bytes_begin) */
+    uint8_t *b = q->ob_run ? q->ob_run + (y - q->y_run) : NULL;
+    quant_epilogue_rows_bytes(x, ldx, y, ldy, rows, n, q->bias ? q->bias + m0 : NULL,
+                              q->oscale + m0, q->out_q ? &q->out : NULL, lut ? q->lut : NULL,
+                              lut ? q->lut8 : NULL, clamp ? q->qlo : -128, clamp ? q->qhi : 127,
+                              b, ldy, !q->no_floats);
     if (!lut && !clamp && q->post)
         for (int64_t r = 0; r < rows; r++)
             epi_post(q, y + r * ldy, n);
@@ -243,7 +265,8 @@ static void pw_block(const conv_job *j, int64_t gi, const float *x, float *y, in
     for (int64_t s0 = 0; s0 < nc; s0 += PW_SUB) {
         int64_t ns = nc - s0 < PW_SUB ? nc - s0 : PW_SUB;
         for (int64_t k = 0; k < cg; k++)
-            quant_q8_centered(x + k * j->P + s0, blkq + k * ns, ns, &q->in);
+            centre(x + k * j->P + s0, j->xb ? j->xb + (x - j->x) + k * j->P + s0 : NULL,
+                   blkq + k * ns, ns, &q->in);
         if (q->wpack) {
             gemm_epi e = {.act = GEMM_ACT_NONE};
             gemm512_run(q->wpack + (size_t)gi * q->wpack_group, mg, j->K, blkq, ns, ns, y + s0,
@@ -345,7 +368,7 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
             end = end - t > c->M - m0 ? t + c->M - m0 : end;
             const float *x = j->x + t * HW;
             if (cen) {
-                quant_q8_centered(x, cen, (end - t) * HW, &q->in);
+                centre(x, j->xb ? j->xb + t * HW : NULL, cen, (end - t) * HW, &q->in);
                 x = cen;
             }
             for (int64_t k = 0; k < end - t; k++)
@@ -358,6 +381,7 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
     }
     float *acc = kernel_scratch(SCRATCH_Q_ACC, sizeof(float) * (size_t)(c->OW ? c->OW : 1));
     float *plane = j->raw ? kernel_scratch(SCRATCH_Q_BLOCK, sizeof(float) * (size_t)HW) : NULL;
+    __atomic_store_n(j->nobytes, 1, __ATOMIC_RELAXED); /* its own epilogue */
 
     for (int64_t t = t0; t < t1; t++) {
         int64_t m = t % c->M;
@@ -365,7 +389,7 @@ QHOT static void dw_range(void *arg, int64_t t0, int64_t t1)
         float *y = j->y + t * j->P;
         double s = q->oscale[m], bias = q->bias ? q->bias[m] : 0;
         if (plane) {
-            quant_q8_centered(x, plane, HW, &q->in);
+            centre(x, j->xb ? j->xb + t * HW : NULL, plane, HW, &q->in);
             x = plane;
         }
         for (int64_t oh = 0; oh < c->OH; oh++) {
@@ -521,6 +545,7 @@ typedef struct pad_job {
     const conv_geom *c;
     const quant_node *q;
     const float *x;
+    const uint8_t *xb;
     float *xp;
     int64_t Hp, Wp;
 } pad_job;
@@ -537,7 +562,8 @@ static void pad_range(void *arg, int64_t t0, int64_t t1)
         for (int64_t h = 0; h < c->H; h++) {
             float *dr = d + (c->pt + h) * p->Wp;
             memset(dr, 0, sizeof(float) * (size_t)c->pl);
-            quant_q8_centered(src + h * c->W, dr + c->pl, c->W, &p->q->in);
+            centre(src + h * c->W, p->xb ? p->xb + ch * c->H * c->W + h * c->W : NULL,
+                   dr + c->pl, c->W, &p->q->in);
             memset(dr + c->pl + c->W, 0, sizeof(float) * (size_t)(p->Wp - c->pl - c->W));
         }
         memset(d + (c->pt + c->H) * p->Wp, 0,
@@ -548,6 +574,7 @@ static void pad_range(void *arg, int64_t t0, int64_t t1)
 /* Stride-1 conv through impl_range; 0 when not taken (no AVX-512 packing,
  * double sums, or strides). */
 static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const float *x,
+                     const uint8_t *xb,
                      float *y, int64_t K)
 {
 #ifdef QIMPLICIT
@@ -562,7 +589,7 @@ static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
         j.Wp = c->OW + (c->KW - 1) * c->dw;
     int64_t plane = j.Hp * j.Wp, nch = c->N * c->C;
     float *xp = kernel_scratch(SCRATCH_Q_INPUT, sizeof(float) * (size_t)(nch * plane + QIMPL_SLACK(c)));
-    pad_job pj = {.c = c, .q = q, .x = x, .xp = xp, .Hp = j.Hp, .Wp = j.Wp};
+    pad_job pj = {.c = c, .q = q, .x = x, .xb = xb, .xp = xp, .Hp = j.Hp, .Wp = j.Wp};
     op_parallel_for_work(ctx, nch, c->H * c->W, pad_range, &pj);
     memset(xp + nch * plane, 0, sizeof(float) * (size_t)QIMPL_SLACK(c));
     j.xp = xp;
@@ -775,16 +802,50 @@ static void vnni_pack(const conv_geom *c, quant_node *q)
     }
 }
 
-typedef struct vn_job {
+typedef struct vn_job vn_job;
+struct vn_job {
     const conv_geom *c;
     const quant_node *q;
     const float *x;
+    const uint8_t *xb;     /* x's bytes (conv_in_bytes), or NULL */
     uint32_t *xp;          /* N x C4 x (sh x sw phases) planes of quads (+ slack) */
     float *y;
     int64_t C4, Hq, Wq, rows, nblk, ncp;
     int64_t msplit, mchunk; /* output channels in msplit tasks of mchunk (GEMM_MR-aligned) */
     int isa;
-} vn_job;
+};
+
+/* Four channels' bytes as quads (quant_q8_quads' words from bytes that are
+ * already q + 128). */
+QHOT static void bytes_quads(const uint8_t *const *b, int nch, int64_t n, uint8_t pad,
+                             uint32_t *out)
+{
+    const uint8_t *b0 = b[0], *b1 = nch > 1 ? b[1] : NULL, *b2 = nch > 2 ? b[2] : NULL,
+                  *b3 = nch > 3 ? b[3] : NULL;
+    if (nch == 4) { /* the common case: one loop that vectorises */
+        for (int64_t i = 0; i < n; i++)
+            out[i] = (uint32_t)b0[i] | (uint32_t)b1[i] << 8 | (uint32_t)b2[i] << 16 |
+                     (uint32_t)b3[i] << 24;
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        out[i] = (uint32_t)b0[i] | (uint32_t)(b1 ? b1[i] : pad) << 8 |
+                 (uint32_t)(b2 ? b2[i] : pad) << 16 | (uint32_t)(b3 ? b3[i] : pad) << 24;
+}
+
+/* n positions from offset o of the four channel planes src (srcb: their
+ * bytes, or NULL) as quads. */
+static void in_quads(const struct vn_job *j, const float *const *src,
+                     const uint8_t *const *srcb, int64_t o, int nch, int64_t n, uint32_t *out)
+{
+    if (j->xb) {
+        const uint8_t *b[4] = {srcb[0] + o, srcb[1] + o, srcb[2] + o, srcb[3] + o};
+        bytes_quads(b, nch, n, (uint8_t)(j->q->in.zp + 128), out);
+        return;
+    }
+    const float *rows[4] = {src[0] + o, src[1] + o, src[2] + o, src[3] + o};
+    quant_q8_quads(rows, nch, n, &j->q->in, out);
+}
 
 /* Planes [t0, t1) of (batch, c4): padding and the quantized quads, in the
  * phase planes of the stride. */
@@ -803,8 +864,12 @@ static void vn_pad_range(void *arg, int64_t t0, int64_t t1)
         int nch = c->C - 4 * c4 < 4 ? (int)(c->C - 4 * c4) : 4;
         uint32_t *d = j->xp + t * sh * sw * PQ;
         const float *src[4];
-        for (int k = 0; k < 4; k++)
-            src[k] = j->x + (ni * c->C + 4 * c4 + (k < nch ? k : 0)) * c->H * c->W;
+        const uint8_t *srcb[4];
+        for (int k = 0; k < 4; k++) {
+            int64_t off = (ni * c->C + 4 * c4 + (k < nch ? k : 0)) * c->H * c->W;
+            src[k] = j->x + off;
+            srcb[k] = j->xb ? j->xb + off : NULL;
+        }
         if (!rowq) {
             int64_t rows_in = c->H < Hq - c->pt ? c->H : Hq - c->pt;
             rows_in = rows_in < 0 ? 0 : rows_in;
@@ -812,17 +877,15 @@ static void vn_pad_range(void *arg, int64_t t0, int64_t t1)
             for (int64_t i = 0; i < pt * Wq; i++)
                 d[i] = pad;
             if (c->pl == 0 && Wq == c->W) { /* rows without side padding: one run */
-                quant_q8_quads(src, nch, rows_in * c->W, &j->q->in, d + pt * Wq);
+                in_quads(j, src, srcb, 0, nch, rows_in * c->W, d + pt * Wq);
             } else {
                 int64_t ncol = c->W < Wq - c->pl ? c->W : Wq - c->pl;
                 for (int64_t h = 0; h < rows_in; h++) {
                     uint32_t *dr = d + (pt + h) * Wq;
                     for (int64_t i = 0; i < c->pl && i < Wq; i++)
                         dr[i] = pad;
-                    const float *rows[4] = {src[0] + h * c->W, src[1] + h * c->W,
-                                            src[2] + h * c->W, src[3] + h * c->W};
                     if (ncol > 0)
-                        quant_q8_quads(rows, nch, ncol, &j->q->in, dr + c->pl);
+                        in_quads(j, src, srcb, h * c->W, nch, ncol, dr + c->pl);
                     for (int64_t i = c->pl + (ncol > 0 ? ncol : 0); i < Wq; i++)
                         dr[i] = pad;
                 }
@@ -842,9 +905,7 @@ static void vn_pad_range(void *arg, int64_t t0, int64_t t1)
                     }
                     continue;
                 }
-                const float *rows[4] = {src[0] + ih * c->W, src[1] + ih * c->W,
-                                        src[2] + ih * c->W, src[3] + ih * c->W};
-                quant_q8_quads(rows, nch, c->W, &j->q->in, rowq);
+                in_quads(j, src, srcb, ih * c->W, nch, c->W, rowq);
                 for (int64_t px = 0; px < sw; px++) {
                     uint32_t *dr = d + (py * sw + px) * PQ + a * Wq;
                     /* b with 0 <= b * sw + px - pl < W */
@@ -926,12 +987,12 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
 
 /* A one-group conv through vn_range; 0 when not taken. */
 static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const float *x,
-                     float *y)
+                     const uint8_t *xb, float *y)
 {
     int isa = quant_isa();
     if (!q->wq || q->wq_dw || isa < QISA_AVX2)
         return 0;
-    vn_job j = {.c = c, .q = q, .x = x, .y = y, .C4 = (c->C + 3) / 4, .isa = isa};
+    vn_job j = {.c = c, .q = q, .x = x, .xb = xb, .y = y, .C4 = (c->C + 3) / 4, .isa = isa};
     /* every phase plane as large as the widest read: output (oh, ow) at tap
      * (kh, kw) reads (oh + kh * dh / sh, ow + kw * dw / sw) */
     j.Hq = c->OH + (c->KH - 1) * c->dh / c->sh;
@@ -1001,8 +1062,8 @@ static int64_t dwv_row_bytes(const conv_geom *c)
 }
 
 /* Plane x (H x W floats) into P: Hp rows of Wb bytes. */
-static void dwv_fill(const conv_geom *c, const qparam_t *p, const float *x, uint8_t *P,
-                     int64_t Hp, int64_t Wb)
+static void dwv_fill(const conv_geom *c, const qparam_t *p, const float *x, const uint8_t *xb,
+                     uint8_t *P, int64_t Hp, int64_t Wb)
 {
     const uint8_t pad = (uint8_t)(p->zp + 128);
     int64_t r0 = c->pt < Hp ? c->pt : Hp, r1 = c->pt + c->H < Hp ? c->pt + c->H : Hp;
@@ -1011,7 +1072,10 @@ static void dwv_fill(const conv_geom *c, const qparam_t *p, const float *x, uint
         memset(P + r * Wb, pad, (size_t)c->pl);
         memset(P + r * Wb + c->pl + c->W, pad, (size_t)(Wb - c->pl - c->W));
     }
-    if (r1 > r0)
+    if (r1 > r0 && xb) /* already q + 128 */
+        for (int64_t r = r0; r < r1; r++)
+            memcpy(P + r * Wb + c->pl, xb + (r - r0) * c->W, (size_t)c->W);
+    else if (r1 > r0)
         quant_q8_bytes(x, r1 - r0, c->W, c->W, p, P + r0 * Wb + c->pl, Wb);
     memset(P + r1 * Wb, pad, (size_t)((Hp - r1) * Wb));
 }
@@ -1083,7 +1147,8 @@ static int dwv_range(const conv_job *j, int64_t t0, int64_t t1)
         end = t + 32 < t1 ? t + 32 : t1;
         end = end - t > c->M - m0 ? t + c->M - m0 : end;
         for (int64_t k = 0; k < end - t; k++) {
-            dwv_fill(c, &q->in, j->x + (t + k) * HW, P, Hp, Wb);
+            dwv_fill(c, &q->in, j->x + (t + k) * HW, j->xb ? j->xb + (t + k) * HW : NULL, P, Hp,
+                     Wb);
             dwv_plane(c, q, m0 + k, P, Wb, j->y + (t + k) * j->P);
         }
         float *y = j->y + t * j->P;
@@ -1123,6 +1188,7 @@ static void dwv_pack(const conv_geom *c, quant_node *q)
 #define QCEN_CHUNK 16384
 typedef struct cen_job {
     const float *x;
+    const uint8_t *xb;
     float *xq;
     int64_t n;
     const qparam_t *p;
@@ -1132,24 +1198,67 @@ static void cen_range(void *arg, int64_t b, int64_t e)
 {
     const cen_job *j = arg;
     int64_t lo = b * QCEN_CHUNK, hi = e * QCEN_CHUNK < j->n ? e * QCEN_CHUNK : j->n;
-    quant_q8_centered(j->x + lo, j->xq + lo, hi - lo, j->p);
+    centre(j->x + lo, j->xb ? j->xb + lo : NULL, j->xq + lo, hi - lo, j->p);
+}
+
+/* The input's bytes when this run's producer wrote them on q's input grid
+ * (the very bytes quantizing its floats would give), else NULL. */
+static const uint8_t *conv_in_bytes(const op_ctx *ctx, const quant_node *q, const tensor_t *x)
+{
+    const quant_bytes *b = q->ib;
+    if (!ctx->private_run || !b || !b->valid || b->n != tensor_numel(x) ||
+        memcmp(&b->grid.scale, &q->in.scale, sizeof(float)) || b->grid.zp != q->in.zp)
+        return NULL;
+    return b->q;
+}
+
+/* Starts the output's bytes for this run when the epilogue can write them:
+ * a private run, an output grid, no double GEMM, no post step outside it. */
+static int conv_bytes_begin(const op_ctx *ctx, quant_node *q, const float *y)
+{
+    if (q->ob)
+        q->ob->valid = 0;
+    const qparam_t *bg = q->out_q ? quant_epilogue_byte_grid(&q->out, q->lut, q->lut8) : NULL;
+    if (!ctx->private_run || !q->ob || !bg || q->wd || (q->post && !q->lut && !q->clamp))
+        return 0;
+    q->ob->grid = *bg;
+    q->ob_run = q->ob->q;
+    q->y_run = y;
+    q->no_floats = q->ob->only_bytes && !memcmp(&bg->scale, &q->ob->rgrid.scale, sizeof(float)) &&
+                   bg->zp == q->ob->rgrid.zp;
+    return 1;
+}
+
+/* Ends them: valid when every output went through epi_scale_rows. */
+static int conv_bytes_end(quant_node *q, int on)
+{
+    if (q->ob)
+        q->ob->valid = on && q->ob_run;
+    q->ob_run = NULL;
+    q->y_run = NULL;
+    q->no_floats = 0;
+    return RT_OK;
 }
 
 static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
 {
-    const quant_node *q = n->priv;
+    quant_node *q = n->priv;
     conv_geom c;
     if (q->geom)
         c = *(const conv_geom *)q->geom;
     else if (conv_geometry(g, n, &c))
         return rt_err(ctx->err, ctx->errlen, RT_EINTERNAL, "int8 conv: bad geometry");
     const tensor_t *x = node_input(g, n, 0);
-    if (vnni_conv(ctx, &c, q, x->data, node_output(g, n, 0)->data))
-        return RT_OK;
-    if (impl_conv(ctx, &c, q, x->data, node_output(g, n, 0)->data,
-                  c.C / c.G * c.KH * c.KW))
-        return RT_OK;
-    conv_job j = {.c = &c, .q = q, .x = x->data, .y = node_output(g, n, 0)->data};
+    const uint8_t *xb = conv_in_bytes(ctx, q, x);
+    float *yd = node_output(g, n, 0)->data;
+    int bytes = conv_bytes_begin(ctx, q, yd);
+    if (vnni_conv(ctx, &c, q, x->data, xb, yd))
+        return conv_bytes_end(q, bytes);
+    /* the implicit GEMM's epilogue is its own (no bytes) */
+    if (impl_conv(ctx, &c, q, x->data, xb, yd, c.C / c.G * c.KH * c.KW))
+        return conv_bytes_end(q, 0);
+    int nobytes = 0;
+    conv_job j = {.c = &c, .q = q, .x = x->data, .y = yd, .xb = xb, .nobytes = &nobytes};
     j.K = c.C / c.G * c.KH * c.KW;
     j.P = c.OH * c.OW;
     j.pointwise = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.pt == 0 && c.pl == 0 &&
@@ -1161,7 +1270,7 @@ static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
     if (!j.raw) {
         int64_t nx = tensor_numel(x);
         float *xq = kernel_scratch(SCRATCH_Q_INPUT, sizeof(float) * (size_t)(nx ? nx : 1));
-        cen_job cj = {.x = x->data, .xq = xq, .n = nx, .p = &q->in};
+        cen_job cj = {.x = x->data, .xb = xb, .xq = xq, .n = nx, .p = &q->in};
         op_parallel_for_work(ctx, (nx + QCEN_CHUNK - 1) / QCEN_CHUNK, QCEN_CHUNK / 2, cen_range,
                              &cj);
         j.x = xq;
@@ -1193,7 +1302,7 @@ static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
         conv_range(&j, 0, c.N * c.G * j.nblk);
     else if (j.nblk)
         op_parallel_for(ctx, c.N * c.G * j.nblk, conv_range, &j);
-    return RT_OK;
+    return conv_bytes_end(q, bytes && !__atomic_load_n(&nobytes, __ATOMIC_RELAXED));
 }
 
 /* ---- Gemm / MatMul: rows of A times int8 B[K][N] ---- */

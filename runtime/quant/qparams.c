@@ -60,6 +60,10 @@ typedef struct epi_rows {
     const double *scale;
     const qparam_t *p;
     int qlo, qhi;
+    uint8_t *b;          /* NULL, or each output's byte q + 128 on grid bg, */
+    int64_t ldb;         /* row r at b + r * ldb */
+    const qparam_t *bg;
+    int nof;             /* b set and y unread: the direct paths skip y */
 } epi_rows;
 
 static inline double rows_bias(const epi_rows *r, int64_t i)
@@ -413,23 +417,52 @@ Q512 static inline int rows_512_row(const epi_rows *r, int64_t row, grid512 *g, 
         return 1;
     row_512_exact(r->x + row * r->ldx, r->y + row * r->ldy, r->n, bias, r->scale[row], r->p, lut,
                   r->qlo, r->qhi);
+    if (r->b) /* its floats lie on bg: their bytes by the exact round trip */
+        quant_q8_bytes(r->y + row * r->ldy, 1, r->n, r->n, r->bg, r->b + row * r->ldb, r->n);
     return 0;
 }
 
-/* The rows of r (n, m, g and lut in scope), 16 outputs at a time by OUT(v),
- * the tail of a row one masked vector. */
-#define ROWS_512(OUT)                                                                  \
+/* The rows of r (n, m, g and lut in scope), 16 outputs at a time by
+ * STEP(i, mask, full) (x, y and b, the row's bytes or NULL, in scope), the
+ * tail of a row one masked vector; HASB a constant 0 when r has no bytes (the
+ * loop then has no byte or float-skipping tests). */
+#define ROWS_512(STEP, HASB)                                                           \
     for (int64_t row = 0; row < r->rows; row++) {                                      \
         const float *x = r->x + row * r->ldx;                                          \
         float *y = r->y + row * r->ldy;                                                \
+        uint8_t *b = HASB ? r->b + row * r->ldb : NULL;                                \
         if (!rows_512_row(r, row, &g, lut))                                            \
             continue;                                                                  \
         int64_t i = 0;                                                                 \
         for (; i + 16 <= n; i += 16)                                                   \
-            _mm512_storeu_ps(y + i, OUT(_mm512_loadu_ps(x + i)));                      \
+            STEP(i, (__mmask16)0xffff, 1);                                             \
         if (i < n)                                                                     \
-            _mm512_mask_storeu_ps(y + i, m, OUT(_mm512_maskz_loadu_ps(m, x + i)));     \
+            STEP(i, m, 0);                                                             \
     }
+
+/* 16 floats: a full vector by a plain load or store, the tail masked. */
+Q512 static inline __m512 load16(const float *x, __mmask16 mk, int full)
+{
+    return full ? _mm512_loadu_ps(x) : _mm512_maskz_loadu_ps(mk, x);
+}
+
+Q512 static inline void store16(float *y, __mmask16 mk, int full, __m512 v)
+{
+    if (full)
+        _mm512_storeu_ps(y, v);
+    else
+        _mm512_mask_storeu_ps(y, mk, v);
+}
+
+/* 16 int32 lanes (values 0..255) as bytes at b: a full vector by a plain
+ * 16-byte store (the masked vpmovdb to memory is several times slower). */
+Q512 static inline void bytes16(uint8_t *b, __mmask16 mk, int full, __m512i v)
+{
+    if (full)
+        _mm_storeu_si128((__m128i *)b, _mm512_cvtepi32_epi8(v));
+    else
+        _mm512_mask_cvtepi32_storeu_epi8(b, mk, v);
+}
 
 /* With an output grid and a float table or none. */
 Q512 static void rows_512_grid(const epi_rows *r, const float *lut)
@@ -443,10 +476,24 @@ Q512 static void rows_512_grid(const epi_rows *r, const float *lut)
     const lut512 *tp = lut ? &tab : NULL;
     const int64_t n = r->n;
     const __mmask16 m = (__mmask16)((1u << (n % 16)) - 1);
-
-#define GRID_OUT(v) grid512_out(&g, v, tp, off)
-    ROWS_512(GRID_OUT);
-#undef GRID_OUT
+    /* the bytes (no table: the caller asks for them only then) from the
+     * same q - zp as the floats */
+#define GRID_STEP(i, mk, full)                                                             \
+    do {                                                                                   \
+        __m512 c_ = grid512_centred(&g, load16(x + (i), mk, full));                        \
+        if (!nof)                                                                          \
+            store16(y + (i), mk, full, q512_out(c_, &g.k, tp, off));                       \
+        if (b)                                                                             \
+            bytes16(b + (i), mk, full, _mm512_add_epi32(_mm512_cvtps_epi32(c_), off));     \
+    } while (0)
+    if (r->b) {
+        const int nof = r->nof && !lut;
+        ROWS_512(GRID_STEP, 1);
+    } else {
+        const int nof = 0;
+        ROWS_512(GRID_STEP, 0);
+    }
+#undef GRID_STEP
 }
 
 /* The same with a chain's table as bytes: the entry at q + 128 by two byte
@@ -462,12 +509,17 @@ typedef struct lut8c {
 /* The permutes write only each lane's low byte (the rest zero). */
 #define LUT8_LOW 0x1111111111111111ull
 
-QVBMI static inline __m512 lut8_out(const grid512 *g, const lut8c *l, __m512 v)
+/* The table's bytes of 16 sums (one per 32-bit lane). */
+QVBMI static inline __m512i lut8_bytes(const grid512 *g, const lut8c *l, __m512 v)
 {
     __m512i ix = grid512_index(g, v, l->off);
     __m512i lo = _mm512_maskz_permutex2var_epi8(LUT8_LOW, l->t0, ix, l->t1);
     __m512i hi = _mm512_maskz_permutex2var_epi8(LUT8_LOW, l->t2, ix, l->t3);
-    __m512i b = _mm512_mask_blend_epi8(_mm512_test_epi8_mask(ix, l->top), lo, hi);
+    return _mm512_mask_blend_epi8(_mm512_test_epi8_mask(ix, l->top), lo, hi);
+}
+
+QVBMI static inline __m512 lut8_float(const lut8c *l, __m512i b)
+{
     return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(b, l->zq)), l->vs);
 }
 
@@ -484,9 +536,22 @@ QVBMI static void rows_512_grid8(const epi_rows *r, const float *lut, const quan
     const int64_t n = r->n;
     const __mmask16 m = (__mmask16)((1u << (n % 16)) - 1);
 
-#define LUT8_OUT(v) lut8_out(&g, &l, v)
-    ROWS_512(LUT8_OUT);
-#undef LUT8_OUT
+#define LUT8_STEP(i, mk, full)                                                   \
+    do {                                                                         \
+        __m512i b_ = lut8_bytes(&g, &l, load16(x + (i), mk, full));              \
+        if (!nof)                                                                \
+            store16(y + (i), mk, full, lut8_float(&l, b_));                      \
+        if (b)                                                                   \
+            bytes16(b + (i), mk, full, b_);                                      \
+    } while (0)
+    if (r->b) {
+        const int nof = r->nof;
+        ROWS_512(LUT8_STEP, 1);
+    } else {
+        const int nof = 0;
+        ROWS_512(LUT8_STEP, 0);
+    }
+#undef LUT8_STEP
 }
 
 /* quant_q8_quads on 16 positions at a time: q - zp of each channel by
@@ -561,8 +626,11 @@ Q512 __attribute__((target("avx512bw"))) static void bytes_512(const float *x, i
 typedef struct ewc {
     q512c k;
     __m512 a0, b0, lo, hi;
+    __m512i off; /* zp + 128 */
+    int nof;     /* bytes only: no float stores */
 } ewc;
 
+/* q - zp of the op's 16 results. */
 Q512 static inline __attribute__((always_inline)) __m512
 ew16(const ewc *e, __m512 x, __m512 w, const int OP)
 {
@@ -580,42 +648,76 @@ ew16(const ewc *e, __m512 x, __m512 w, const int OP)
         v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(x, e->lo, _CMP_LT_OQ), e->lo);
         break;
     }
-    return _mm512_mul_ps(q512_centered(v, &e->k), e->k.vs);
+    return q512_centered(v, &e->k);
+}
+
+/* The bytes q + 128 of 16 centred values. */
+Q512 static inline __m128i ew_bytes16(const ewc *e, __m512 c)
+{
+    return _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(c), e->off));
 }
 
 Q512 static inline __attribute__((always_inline)) void
-ew_loop(const ewc *e, const float *a, int sa, const float *b, int sb, float *y, int64_t n,
-        const int OP)
+ew_loop(const ewc *e, const float *a, int sa, const float *b, int sb, float *y, uint8_t *yb,
+        int64_t n, const int OP)
 {
+    if (!yb) { /* without bytes: a loop without their tests */
+        const int two = OP <= QEW_DIV;
+        int64_t i = 0;
+        for (; i + 16 <= n; i += 16) {
+            __m512 x = sa ? _mm512_loadu_ps(a + i) : e->a0;
+            __m512 w = two && sb ? _mm512_loadu_ps(b + i) : e->b0;
+            _mm512_storeu_ps(y + i, _mm512_mul_ps(ew16(e, x, w, OP), e->k.vs));
+        }
+        if (i < n) {
+            __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+            __m512 x = sa ? _mm512_maskz_loadu_ps(m, a + i) : e->a0;
+            __m512 w = two && sb ? _mm512_maskz_loadu_ps(m, b + i) : e->b0;
+            _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(ew16(e, x, w, OP), e->k.vs));
+        }
+        return;
+    }
     const int two = OP <= QEW_DIV;
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
         __m512 x = sa ? _mm512_loadu_ps(a + i) : e->a0;
         __m512 w = two && sb ? _mm512_loadu_ps(b + i) : e->b0;
-        _mm512_storeu_ps(y + i, ew16(e, x, w, OP));
+        __m512 c = ew16(e, x, w, OP);
+        if (!e->nof)
+            _mm512_storeu_ps(y + i, _mm512_mul_ps(c, e->k.vs));
+        if (yb)
+            _mm_storeu_si128((__m128i *)(yb + i), ew_bytes16(e, c));
     }
     if (i < n) {
         __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
         __m512 x = sa ? _mm512_maskz_loadu_ps(m, a + i) : e->a0;
         __m512 w = two && sb ? _mm512_maskz_loadu_ps(m, b + i) : e->b0;
-        _mm512_mask_storeu_ps(y + i, m, ew16(e, x, w, OP));
+        __m512 c = ew16(e, x, w, OP);
+        if (!e->nof)
+            _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(c, e->k.vs));
+        if (yb)
+            _mm512_mask_cvtepi32_storeu_epi8(yb + i, m,
+                                             _mm512_add_epi32(_mm512_cvtps_epi32(c), e->off));
     }
 }
 
 Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int sb, float lo,
-                            float hi, float *y, int64_t n, const qparam_t *p)
+                            float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p,
+                            int floats)
 {
     ewc e;
+    e.nof = yb && !floats;
     q512_init(&e.k, p->scale, (float)p->zp);
     e.a0 = _mm512_set1_ps(a[0]), e.b0 = _mm512_set1_ps(b ? b[0] : 0.0f);
     e.lo = _mm512_set1_ps(lo), e.hi = _mm512_set1_ps(hi);
+    e.off = _mm512_set1_epi32(p->zp + 128);
     switch (op) {
-    case QEW_ADD: ew_loop(&e, a, sa, b, sb, y, n, QEW_ADD); break;
-    case QEW_SUB: ew_loop(&e, a, sa, b, sb, y, n, QEW_SUB); break;
-    case QEW_MUL: ew_loop(&e, a, sa, b, sb, y, n, QEW_MUL); break;
-    case QEW_DIV: ew_loop(&e, a, sa, b, sb, y, n, QEW_DIV); break;
-    case QEW_RELU: ew_loop(&e, a, sa, b, sb, y, n, QEW_RELU); break;
-    default: ew_loop(&e, a, sa, b, sb, y, n, QEW_CLIP); break;
+    case QEW_ADD: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_ADD); break;
+    case QEW_SUB: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_SUB); break;
+    case QEW_MUL: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_MUL); break;
+    case QEW_DIV: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_DIV); break;
+    case QEW_RELU: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_RELU); break;
+    default: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_CLIP); break;
     }
 }
 
@@ -673,6 +775,14 @@ static void q8c(const float *x, float *out, int64_t n, const qparam_t *p, int de
     q8c_generic(x, out, n, s, zpf, deq);
 }
 
+/* r's bytes from its finished floats, each on grid bg: quantizing such a
+ * value gives back its q exactly (quant_grid_bytes_exact). */
+static void rows_bytes(const epi_rows *r)
+{
+    if (r->b)
+        quant_q8_bytes(r->y, r->rows, r->n, r->ldy, r->bg, r->b, r->ldb);
+}
+
 /* The rows of r with out (p, may be NULL), a float table or its bytes. */
 static void rows_run(const epi_rows *r, const float *lut, const quant_lut8 *lut8)
 {
@@ -681,9 +791,14 @@ static void rows_run(const epi_rows *r, const float *lut, const quant_lut8 *lut8
     if (have_512() && (!out || isfinite(1.0f / out->scale))) {
         if (out && lut && lut8 && have_vbmi())
             rows_512_grid8(r, lut, lut8);
-        else if (out)
+        else if (out && (!lut || !r->b))
             rows_512_grid(r, lut);
-        else
+        else if (out) { /* a float table: the bytes from its floats */
+            epi_rows f = *r;
+            f.b = NULL;
+            rows_512_grid(&f, lut);
+            rows_bytes(r);
+        } else
             for (int64_t k = 0; k < r->rows; k++)
                 row_512_exact(r->x + k * r->ldx, r->y + k * r->ldy, r->n, rows_bias(r, k),
                               r->scale[k], NULL, NULL, -128, 127);
@@ -710,6 +825,21 @@ static void rows_run(const epi_rows *r, const float *lut, const quant_lut8 *lut8
             y[k] = lut ? lut[q + 128] : quant_dq8((int8_t)q, out);
         }
     }
+    rows_bytes(r);
+}
+
+void quant_epilogue_rows_bytes(const float *x, int64_t ldx, float *y, int64_t ldy, int64_t rows,
+                               int64_t n, const int32_t *bias, const double *scale,
+                               const qparam_t *out, const float *lut, const quant_lut8 *lut8,
+                               int qlo, int qhi, uint8_t *b, int64_t ldb, int floats)
+{
+    epi_rows r = {.x = x, .y = y, .ldx = ldx, .ldy = ldy, .rows = rows, .n = n, .bias = bias,
+                 .scale = scale, .p = out, .qlo = qlo < -128 ? -128 : qlo,
+                 .qhi = qhi > 127 ? 127 : qhi};
+    const qparam_t *bg = b ? quant_epilogue_byte_grid(out, lut, lut8) : NULL;
+    if (bg)
+        r.b = b, r.ldb = ldb, r.bg = bg, r.nof = !floats;
+    rows_run(&r, out ? lut : NULL, out ? lut8 : NULL);
 }
 
 void quant_epilogue_rows(const float *x, int64_t ldx, float *y, int64_t ldy, int64_t rows,
@@ -717,10 +847,22 @@ void quant_epilogue_rows(const float *x, int64_t ldx, float *y, int64_t ldy, int
                          const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
                          int qhi)
 {
-    epi_rows r = {.x = x, .y = y, .ldx = ldx, .ldy = ldy, .rows = rows, .n = n, .bias = bias,
-                 .scale = scale, .p = out, .qlo = qlo < -128 ? -128 : qlo,
-                 .qhi = qhi > 127 ? 127 : qhi};
-    rows_run(&r, out ? lut : NULL, out ? lut8 : NULL);
+    quant_epilogue_rows_bytes(x, ldx, y, ldy, rows, n, bias, scale, out, lut, lut8, qlo, qhi,
+                              NULL, 0, 1);
+}
+
+const qparam_t *quant_epilogue_byte_grid(const qparam_t *out, const float *lut,
+                                         const quant_lut8 *lut8)
+{
+    const qparam_t *bg = out && lut ? (lut8 ? &lut8->grid : NULL) : out;
+    return bg && quant_grid_bytes_exact(bg) ? bg : NULL;
+}
+
+int quant_grid_bytes_exact(const qparam_t *p)
+{
+    /* (q - zp) * scale then stays a normal float for every q != zp, and 1 /
+     * scale finite: the quotient is within 255 * 2^-23 of q - zp */
+    return p->scale >= 0x1p-100f && p->scale <= 0x1p100f && p->zp >= -128 && p->zp <= 127;
 }
 
 void quant_epilogue_row(const float *x, float *y, int64_t n, int32_t bias, double s,
@@ -755,18 +897,26 @@ void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p)
     q8c(x, out, n, p, 0);
 }
 
-int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float lo, float hi,
-                 float *y, int64_t n, const qparam_t *p)
+int quant_ew_qdq_bytes(int op, const float *a, int sa, const float *b, int sb, float lo,
+                       float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p,
+                       int floats)
 {
 #ifdef Q8C_512
     if (have_512() && isfinite(1.0f / p->scale)) {
         if (n > 0)
-            ew_qdq_512(op, a, sa, b, sb, lo, hi, y, n, p);
+            ew_qdq_512(op, a, sa, b, sb, lo, hi, y, yb, n, p, floats);
         return 1;
     }
 #endif
-    (void)op, (void)a, (void)sa, (void)b, (void)sb, (void)lo, (void)hi, (void)y, (void)n;
+    (void)op, (void)a, (void)sa, (void)b, (void)sb, (void)lo, (void)hi, (void)y, (void)yb;
+    (void)n, (void)floats;
     return 0;
+}
+
+int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float lo, float hi,
+                 float *y, int64_t n, const qparam_t *p)
+{
+    return quant_ew_qdq_bytes(op, a, sa, b, sb, lo, hi, y, NULL, n, p, 1);
 }
 
 int64_t quant_lut_map(const float *x, int64_t n, const qparam_t *p, const float *lut, float *y)
@@ -805,6 +955,34 @@ void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p
             w |= (uint32_t)(j < nch ? quant_q8(x[j][i], p) + 128 : p->zp + 128) << (8 * j);
         out[i] = w;
     }
+}
+
+#ifdef Q8C_512
+/* 64 bytes at a time: the index's low 7 bits pick from each 128-byte half
+ * (two-register permutes), its top bit the half. */
+QVBMI static void bytes_map_512(const uint8_t *tab, const uint8_t *src, uint8_t *dst, int64_t n)
+{
+    const __m512i t0 = _mm512_loadu_si512(tab), t1 = _mm512_loadu_si512(tab + 64);
+    const __m512i t2 = _mm512_loadu_si512(tab + 128), t3 = _mm512_loadu_si512(tab + 192);
+    for (int64_t i = 0; i < n; i += 64) {
+        __mmask64 m = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
+        __m512i ix = _mm512_maskz_loadu_epi8(m, src + i);
+        __m512i lo = _mm512_permutex2var_epi8(t0, ix, t1), hi = _mm512_permutex2var_epi8(t2, ix, t3);
+        _mm512_mask_storeu_epi8(dst + i, m, _mm512_mask_blend_epi8(_mm512_movepi8_mask(ix), lo, hi));
+    }
+}
+#endif
+
+void quant_bytes_map(const uint8_t *tab, const uint8_t *src, uint8_t *dst, int64_t n)
+{
+#ifdef Q8C_512
+    if (have_512() && have_vbmi()) {
+        bytes_map_512(tab, src, dst, n);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < n; i++)
+        dst[i] = tab[src[i]];
 }
 
 void quant_q8_bytes(const float *x, int64_t rows, int64_t n, int64_t ldx, const qparam_t *p,

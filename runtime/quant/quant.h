@@ -57,6 +57,18 @@
  *    Slice's output is one strided copy from the first one's input, then
  *    both requantizations (the executor's composed Slices). Work buffers
  *    are per thread and kept from run to run.
+ *  - activations between int8 layers (docs/quant-activations.md): a tensor
+ *    an int8 Conv reads also has bytes q + 128 (quant_bytes). In a private
+ *    run (no hook, or a timing one) its producer writes them beside the
+ *    floats from the same q: an int8 Conv's epilogue, an elementwise
+ *    layer's requantization, a Concat from its inputs' bytes (a table per
+ *    input on another grid). The Conv then reads the bytes instead of
+ *    quantizing the floats, when its input grid is theirs bit for bit:
+ *    requantizing a value dequantized on the same grid gives back its q
+ *    (quant_grid_bytes_exact), so the numbers do not change. A tensor that
+ *    only int8 Convs on one grid read gets no floats at all in such a run
+ *    (a Concat then does not run). Runs with a hook (dumps, statistics,
+ *    accuracy) write and read floats only.
  *  - fp16: weights, inputs and every float layer output are rounded to IEEE
  *    binary16 (round to nearest even); kernels accumulate in fp32.
  *  - calibration algorithms: normal = min/max over the dataset;
@@ -133,6 +145,30 @@ void quant_epilogue_rows(const float *x, int64_t ldx, float *y, int64_t ldy, int
                          int64_t n, const int32_t *bias, const double *scale,
                          const qparam_t *out, const float *lut, const quant_lut8 *lut8, int qlo,
                          int qhi);
+/* An int8 activation as bytes: a value x = (q - zp) * scale of grid p
+ * (float product) is also kept as the byte q + 128, so that the next int8
+ * layer reads it without quantizing x again. Exact when
+ * quant_grid_bytes_exact(p): scale in [2^-100, 2^100] keeps every such x a
+ * normal float within 2^-24 relative of the true product, so x / scale is
+ * within 255 * 2^-23 of q - zp and quant_q8(x, p) = q (any path: division or
+ * product by 1 / scale), checked over all q and many grids by
+ * test_quant_params. */
+int quant_grid_bytes_exact(const qparam_t *p);
+/* The grid of quant_epilogue_rows' outputs with out, lut, lut8 (out; lut8's
+ * grid with a table), or NULL when they have none whose bytes are exact (a
+ * float table without bytes, no out, a grid quant_grid_bytes_exact refuses). */
+const qparam_t *quant_epilogue_byte_grid(const qparam_t *out, const float *lut,
+                                         const quant_lut8 *lut8);
+/* quant_epilogue_rows that also writes each output's byte q + 128 on
+ * quant_epilogue_byte_grid's grid to b + r * ldb + i (when that grid is not
+ * NULL; b NULL: none); from the same q as the float where it can. floats 0:
+ * y need not be written where the bytes are (no one reads those floats). */
+void quant_epilogue_rows_bytes(const float *x, int64_t ldx, float *y, int64_t ldy, int64_t rows,
+                               int64_t n, const int32_t *bias, const double *scale,
+                               const qparam_t *out, const float *lut, const quant_lut8 *lut8,
+                               int qlo, int qhi, uint8_t *b, int64_t ldb, int floats);
+/* dst[i] = tab[src[i]] for n bytes (byte permutes on AVX512-VBMI CPUs). */
+void quant_bytes_map(const uint8_t *tab, const uint8_t *src, uint8_t *dst, int64_t n);
 /* out[i] = quant_q8(x[i]) - zp, as float (an integer in [-255, 255]). */
 void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p);
 /* y = quantize-dequantize by p of: a op b (QEW_ADD .. QEW_DIV, one IEEE
@@ -143,6 +179,12 @@ void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p)
 enum { QEW_ADD, QEW_SUB, QEW_MUL, QEW_DIV, QEW_RELU, QEW_CLIP };
 int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float lo, float hi,
                  float *y, int64_t n, const qparam_t *p);
+/* The same, also writing each output's byte q + 128 to yb (not NULL; p must
+ * pass quant_grid_bytes_exact) from the same q; floats 0: y need not be
+ * written (no one reads it). */
+int quant_ew_qdq_bytes(int op, const float *a, int sa, const float *b, int sb, float lo,
+                       float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p,
+                       int floats);
 /* y[i] = lut[q + 128] for the values x[i] on p's grid, x[i] = (q - zp) * s bit
  * for bit (q in [-128, 127]), from the first on; returns how many were (n:
  * all). y may be x. */
@@ -268,6 +310,8 @@ typedef struct quant_graph {
     uint8_t *node_fp16;   /* per node: kept in fp16 by a hybrid file */
     uint8_t *t_fp16;      /* per tensor: output of such a node */
     int n_nodes_alloc, n_fp16_nodes;
+    struct quant_bytes **bytes; /* per tensor: its bytes beside its floats, or NULL
+                                   (tensors an int8 conv on bytes reads) */
 } quant_graph;
 
 int quant_graph_new(graph_t *g, int type, int method, quant_graph **out, char *err,
@@ -334,6 +378,24 @@ int quant_cfg_param_get(const quant_cfg_param *p, qparam_t *out);
 /* Writes the graph's parameters (activations and weights) and its fp16 layers. */
 int quant_cfg_write(const quant_graph *q, const char *path, char *err, size_t errlen);
 
+/* A tensor's int8 values as bytes beside its floats, from an int8 Conv to the
+ * int8 Convs that read it on byte quads (qgraph.c, qkernels.c): written in a
+ * private run (op_ctx.private_run) by the Conv's epilogue from the same q as
+ * each float, valid from then until its producer runs again; the reader
+ * takes them only when its input grid is the bytes' grid bit for bit, where
+ * they are the bytes it would have made (quant_grid_bytes_exact). */
+typedef struct quant_bytes {
+    uint8_t *q;           /* q + 128, the tensor's layout */
+    int64_t n;
+    qparam_t grid;        /* the floats' grid: (q - zp) * scale */
+    int valid;            /* written by this run's producer */
+    /* every reader is an int8 Conv with input grid rgrid and the tensor is
+     * no graph output: bytes on rgrid leave its floats unread in a private
+     * run, and the producer may skip them */
+    int only_bytes;
+    qparam_t rgrid;
+} quant_bytes;
+
 /* ---- int8 kernels (qkernels.c), used by quant_graph_finish ----
  * Op definitions whose run() reads node->priv (a quant_node). Exposed for tests. */
 typedef struct quant_node {
@@ -366,6 +428,11 @@ typedef struct quant_node {
     const quant_lut8 *lut8; /* and that table as bytes, or NULL */
     int clamp;            /* ... or, with an output grid, post clamps q to [qlo, qhi], */
     int8_t qlo, qhi;      /* which the epilogue may do itself (quant_epilogue_row) */
+    quant_bytes *ob;      /* Conv: the bytes of the tensor it writes (set per run), */
+    const quant_bytes *ib;/* those of its input, read on the byte paths; or NULL */
+    uint8_t *ob_run;      /* ob->q while this run writes them (qconv_run), else NULL, */
+    const float *y_run;   /* and the output's floats that they shadow, */
+    int no_floats;        /* which it need not write (quant_bytes.only_bytes) */
 } quant_node;
 
 extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;

@@ -388,8 +388,150 @@ static void chain_case(int act, int C, int M, int G, int H, int W, int K, int st
     free(b);
 }
 
+/* int8 activations handed on as bytes (quant_bytes): x -> conv A (C -> M1,
+ * K1, its activation: none, Relu (the Relu's grid clamps in A's epilogue) or
+ * SiLU (a table, on its own grid), or a Concat of A's output with itself on
+ * another grid (a table) or on A's (copies)) -> conv B (M1 or 2 M1 -> M2, K2,
+ * stride s2, group G2: byte quads, depthwise on byte planes or centred
+ * floats, grouped) -> output. A run without a hook reads
+ * A's bytes in B (checked: the bytes are valid after it, and are the
+ * floats' q + 128 on B's input grid), and its output equals bit for bit the
+ * node-by-node run's, which quantizes A's floats. */
+enum { HB_NONE, HB_RELU, HB_SILU, HB_CAT, HB_CAT_SAME };
+
+static void bytes_case(int act, int C, int M1, int K1, int M2, int K2, int s2, int G2, int H,
+                       int W)
+{
+    static const char *const names[] = {"none", "relu", "silu", "concat", "concat, one grid"};
+    char err[512];
+    int nx = C * H * W, OH = (H - 1) / s2 + 1, OW = (W - 1) / s2 + 1;
+    int Mb = act >= HB_CAT ? 2 * M1 : M1; /* B's input channels */
+    int na = Mb * H * W, ny = M2 * OH * OW, nw1 = M1 * C * K1 * K1, nw2 = M2 * (Mb / G2) * K2 * K2;
+    float *x = malloc(sizeof(float) * (size_t)nx), *w1 = malloc(sizeof(float) * (size_t)nw1);
+    float *w2 = malloc(sizeof(float) * (size_t)nw2), *ref = malloc(sizeof(float) * (size_t)ny);
+    float *b1 = malloc(sizeof(float) * (size_t)M1), *b2 = malloc(sizeof(float) * (size_t)M2);
+    for (int i = 0; i < nx; i++)
+        x[i] = (float)((i * 7919 % 1013) / 1013.0 * 3.0 - 1.0);
+    for (int i = 0; i < nw1; i++)
+        w1[i] = (float)(((i * 31) % 17) / 17.0 - 0.45);
+    for (int i = 0; i < nw2; i++)
+        w2[i] = (float)(((i * 13) % 23) / 23.0 - 0.5);
+    for (int m = 0; m < M1; m++)
+        b1[m] = (float)(0.37 - 0.029 * m);
+    for (int m = 0; m < M2; m++)
+        b2[m] = (float)(-0.1 + 0.013 * m);
+
+    graph_t *g = graph_new();
+    int64_t xd[4] = {1, C, H, W}, wd1[4] = {M1, C, K1, K1}, wd2[4] = {M2, Mb / G2, K2, K2};
+    int64_t bd1[1] = {M1}, bd2[1] = {M2};
+    int xi = add_input(g, xd);
+    int ta = graph_add_tensor(g, "a"), tr = graph_add_tensor(g, "r"), ts = graph_add_tensor(g, "s");
+    int tm = graph_add_tensor(g, "m"), ty = graph_add_tensor(g, "y");
+    int in1[3] = {xi, add_const(g, "w1", 4, wd1, w1), add_const(g, "b1", 1, bd1, b1)};
+    int64_t p1 = K1 / 2, p2 = K2 / 2, pads1[4] = {p1, p1, p1, p1}, pads2[4] = {p2, p2, p2, p2};
+    int64_t one[2] = {1, 1}, st2[2] = {s2, s2}, grp = G2;
+    int c1 = graph_add_node(g, "convA", "Conv", "", 3, in1, 1, &ta);
+    set_ints(&g->nodes[c1], "pads", 4, pads1);
+    set_ints(&g->nodes[c1], "strides", 2, one);
+    int tb = ta; /* B's input */
+    if (act == HB_RELU) {
+        graph_add_node(g, "relu", "Relu", "", 1, &ta, 1, &tr);
+        tb = tr;
+    } else if (act == HB_SILU) {
+        int m[2] = {ta, ts};
+        graph_add_node(g, "sig", "Sigmoid", "", 1, &ta, 1, &ts);
+        graph_add_node(g, "mul", "Mul", "", 2, m, 1, &tm);
+        tb = tm;
+    } else if (act >= HB_CAT) {
+        int two[2] = {ta, ta};
+        int64_t axis = 1;
+        int cn = graph_add_node(g, "cat", "Concat", "", 2, two, 1, &tm);
+        set_ints(&g->nodes[cn], "axis", 1, &axis);
+        tb = tm;
+    }
+    int in2[3] = {tb, add_const(g, "w2", 4, wd2, w2), add_const(g, "b2", 1, bd2, b2)};
+    int c2 = graph_add_node(g, "convB", "Conv", "", 3, in2, 1, &ty);
+    set_ints(&g->nodes[c2], "pads", 4, pads2);
+    set_ints(&g->nodes[c2], "strides", 2, st2);
+    set_ints(&g->nodes[c2], "group", 1, &grp);
+    set_output(g, ty);
+
+    quant_graph *q = NULL;
+    CHECK(quant_graph_new(g, QT_I8, QM_CHANNEL, &q, err, sizeof(err)) == 0, "%s", err);
+    CHECK(passes_prepare(g, NULL, 0, err, sizeof(err)) == 0, "prepare: %s", err);
+    qparam_t *ap = calloc((size_t)g->n_t, sizeof(*ap));
+    uint8_t *has = calloc((size_t)g->n_t, 1);
+    int ts_all[6] = {xi, ta, tr, ts, tm, ty};
+    for (int k = 0; k < 6; k++) {
+        quant_param_from_range(-1.5f - 0.25f * k, 2.5f + 0.5f * k, &ap[ts_all[k]]);
+        has[ts_all[k]] = 1;
+    }
+    if (act == HB_CAT_SAME)
+        ap[tm] = ap[ta];
+    CHECK(quant_graph_finish(q, ap, has, err, sizeof(err)) == 0, "%s", err);
+    for (int i = 0; i < nx; i++)
+        x[i] = quant_dq8(quant_q8(x[i], &ap[xi]), &ap[xi]);
+
+    exec_t *ex = NULL;
+    exec_opts eo = {.nthreads = 2};
+    int events = 0;
+    size_t bytes = sizeof(float) * (size_t)ny;
+    CHECK(exec_create(g, &eo, &ex, err, sizeof(err)) == 0, "%s", err);
+    CHECK(exec_set_input(ex, 0, x, sizeof(float) * (size_t)nx, err, sizeof(err)) == 0, "%s", err);
+    float *fa = malloc(sizeof(float) * (size_t)na); /* B's input, node by node */
+    for (int rep = 0; rep < 2; rep++) { /* a hooked run after a private one reads floats */
+        CHECK(exec_run(ex, count_events, &events, err, sizeof(err)) == 0, "%s", err);
+        memcpy(ref, exec_output(ex, 0)->data, bytes);
+        memcpy(fa, g->t[tb].data, sizeof(float) * (size_t)na);
+        memset(exec_output(ex, 0)->data, 0xff, bytes); /* NaN until written again */
+        CHECK(exec_run(ex, NULL, NULL, err, sizeof(err)) == 0, "%s", err);
+        const float *y = exec_output(ex, 0)->data;
+        int bad = 0;
+        for (int i = 0; i < ny; i++)
+            bad += memcmp(&y[i], &ref[i], sizeof(float)) != 0;
+        CHECK(bad == 0, "bytes (%s), conv B M%d K%d s%d G%d: %d of %d values differ from the "
+              "node-by-node run", names[act], M2, K2, s2, G2, bad, ny);
+    }
+    /* A wrote the bytes B read (a 3x3 A on RT_QISA=float runs the implicit
+     * GEMM, whose epilogue writes none) */
+    const quant_bytes *qb = q->bytes ? q->bytes[tb] : NULL;
+    CHECK(qb && (qb->valid || (K1 > 1 && quant_isa() < QISA_AVX2)), "bytes (%s): %s",
+          names[act], !qb ? "B's input has no bytes" : "not written");
+    /* B alone reads them: A may leave its floats unwritten */
+    CHECK(qb && qb->only_bytes, "bytes (%s): B's input not marked bytes-only", names[act]);
+    if (qb && qb->valid) {
+        int bad = 0;
+        for (int i = 0; i < na; i++)
+            bad += qb->q[i] != (uint8_t)(quant_q8(fa[i], &ap[tb]) + 128);
+        CHECK(bad == 0, "bytes (%s): %d of %d bytes are not the floats' q + 128", names[act], bad,
+              na);
+    }
+    free(fa);
+    exec_free(ex);
+    quant_graph_free(q);
+    graph_free(g);
+    free(ap);
+    free(has);
+    free(x);
+    free(w1);
+    free(w2);
+    free(ref);
+    free(b1);
+    free(b2);
+}
+
 int main(void)
 {
+    /* byte quads (3x3, 1x1 with channels not a multiple of 4, stride 2) and
+     * depthwise byte planes after every kind of producer epilogue */
+    for (int a = HB_NONE; a <= HB_CAT_SAME; a++) {
+        bytes_case(a, 3, 8, 3, 12, 3, 1, 1, 19, 23);
+        bytes_case(a, 5, 7, 1, 9, 1, 1, 1, 16, 16);
+        bytes_case(a, 4, 8, 3, 6, 3, 2, 1, 21, 17);
+        bytes_case(a, 4, 16, 3, 16, 3, 1, 16, 24, 40); /* depthwise 3x3 */
+        bytes_case(a, 4, 16, 3, 16, 5, 2, 16, 24, 40); /* depthwise 5x5 */
+        bytes_case(a, 4, 8, 3, 12, 3, 1, 2, 13, 15);   /* two groups */
+    }
     ew_case();
     /* every chain on each conv path: byte quads (stride 1), im2col (stride
      * 2), depthwise, grouped, pointwise, the double GEMM */

@@ -8,9 +8,64 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* quant_grid_bytes_exact: on every grid it accepts, each dequantized value
+ * (q - zp) * scale quantizes back to q by every quantizer (quant_q8, the
+ * vector quant_q8_bytes, quant_q8_quads, quant_q8_centered), so that an int8
+ * layer may read its input's bytes instead of its floats. Scales spread
+ * log-uniformly over the accepted [2^-100, 2^100] and its edges, with float
+ * mantissas of every kind, over every zp. */
+static void bytes_round_trip(void)
+{
+    uint64_t r = 0x9E3779B97F4A7C15ULL;
+    float x[256], cen[256];
+    uint8_t b[256];
+    uint32_t quad[256];
+    int grids = 0, bad = 0;
+    for (int k = 0; k < 4000; k++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        qparam_t p = {.zp = (int32_t)(r % 256) - 128};
+        double e = -100.0 + 200.0 * (double)((r >> 11) & 0xfffff) / 0xfffff;
+        p.scale = k == 0 ? 0x1p-100f : k == 1 ? 0x1p100f : k == 2 ? 1.0f
+                : (float)ldexp(1.0 + (double)(r >> 44) / (1 << 20), (int)floor(e));
+        if (!quant_grid_bytes_exact(&p))
+            continue;
+        grids++;
+        for (int q = -128; q < 128; q++)
+            x[q + 128] = quant_dq8((int8_t)q, &p);
+        quant_q8_bytes(x, 1, 256, 256, &p, b, 256);
+        const float *rows[4] = {x, x, x, x};
+        quant_q8_quads(rows, 4, 256, &p, quad);
+        quant_q8_centered(x, cen, 256, &p);
+        for (int q = -128; q < 128; q++) {
+            int i = q + 128;
+            bad += quant_q8(x[i], &p) != q || b[i] != i || quad[i] != (uint32_t)i * 0x01010101u ||
+                   cen[i] != (float)(q - p.zp);
+        }
+    }
+    CHECK(grids > 3000 && bad == 0, "%d values of %d grids do not quantize back to their q", bad,
+          grids);
+    qparam_t tiny = {.scale = 0x1p-101f}, huge = {.scale = 0x1p101f}, off = {.scale = 1, .zp = 128};
+    CHECK(!quant_grid_bytes_exact(&tiny) && !quant_grid_bytes_exact(&huge) &&
+          !quant_grid_bytes_exact(&off), "grids outside the bound accepted");
+    /* quant_bytes_map: every index, a partial last vector, dst past n kept */
+    uint8_t tab[256], src[1000], dst[1001];
+    for (int i = 0; i < 256; i++)
+        tab[i] = (uint8_t)(i * 37 + 11);
+    for (int i = 0; i < 1000; i++)
+        src[i] = (uint8_t)(i * 7919 >> 3);
+    memset(dst, 0xA5, sizeof dst);
+    quant_bytes_map(tab, src, dst, 999);
+    int badm = dst[999] != 0xA5;
+    for (int i = 0; i < 999; i++)
+        badm += dst[i] != tab[src[i]];
+    CHECK(badm == 0, "quant_bytes_map: %d bytes wrong", badm);
+}
+
 int main(void)
 {
     qparam_t p;
+
+    bytes_round_trip();
 
     quant_param_from_range(-612.12f, 444.18f, &p);
     CHECK_NEAR(p.scale, 4.142352941176471, 1e-5, "scale");
@@ -137,9 +192,11 @@ int main(void)
     {
         enum { NV = 531 };
         static float a[NV], b[NV], out[NV];
+        static uint8_t ob[NV], ob2[NV];
+        static float scratch[NV];
         const float odd[] = {0.5f, -0.5f, 2.5f, -2.5f, INFINITY, -INFINITY, NAN, 0.0f, -0.0f, 1e30f};
         const qparam_t po = {0, 0, 0.25f, 3};
-        int bad = 0, ran = 1;
+        int bad = 0, badb = 0, ran = 1;
         uint32_t s = 99;
         for (int i = 0; i < NV; i++) {
             s = s * 1664525u + 1013904223u;
@@ -148,8 +205,18 @@ int main(void)
         }
         for (int op = QEW_ADD; op <= QEW_CLIP && ran; op++)
             for (int sb = 0; sb < 2 && ran; sb++) {
-                ran = quant_ew_qdq(op, a, 1, op <= QEW_DIV ? b : NULL, sb, -3.0f, 7.5f, out, NV,
-                                   &po);
+                /* the bytes variant on odd lengths: a partial last vector */
+                int nb = sb ? NV : NV - 7;
+                ran = quant_ew_qdq_bytes(op, a, 1, op <= QEW_DIV ? b : NULL, sb, -3.0f, 7.5f, out,
+                                         ob, nb, &po, 1);
+                for (int i = 0; ran && i < nb; i++)
+                    badb += ob[i] != (uint8_t)(quant_q8(out[i], &po) + 128);
+                /* bytes alone (floats 0): the same bytes */
+                ran = ran && quant_ew_qdq_bytes(op, a, 1, op <= QEW_DIV ? b : NULL, sb, -3.0f,
+                                                7.5f, scratch, ob2, nb, &po, 0);
+                badb += ran && memcmp(ob, ob2, (size_t)nb) != 0;
+                ran = ran && quant_ew_qdq(op, a, 1, op <= QEW_DIV ? b : NULL, sb, -3.0f, 7.5f,
+                                          out, NV, &po);
                 for (int i = 0; ran && i < NV; i++) {
                     float x = a[i], z = sb ? b[i] : b[0], v;
                     switch (op) {
@@ -166,6 +233,7 @@ int main(void)
                 }
             }
         CHECK(bad == 0, "%d values where quant_ew_qdq differs from op + q8/dq8", bad);
+        CHECK(badb == 0, "%d bytes of quant_ew_qdq_bytes are not its floats' q + 128", badb);
     }
 
     /* The same, with sums that land inside the output grid (where the float
