@@ -81,7 +81,7 @@ int main(void)
     CHECK(count("amd", "0011") == 1, "one core: %d", count("amd", "0011"));
     /* no SMT: every CPU its own core */
     for (int c = 0; c < 3; c++) {
-        char l[8];
+        char l[16];
         snprintf(l, sizeof(l), "%d", c);
         put("flat", c, l);
     }
