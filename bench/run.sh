@@ -1,11 +1,16 @@
 #!/bin/bash
 # bench/run.sh [BUILD_DIR] — our runtime vs onnxruntime-node on every bundled model.
 #
-# For each model of tests/e2e/models.txt, at 1 and 2 threads, three runtimes:
+# For each model of tests/e2e/models.txt, at 1 and 2 threads and at the default
+# settings, three runtimes:
 # ours = BUILD_DIR/tests/bench_model (exec_run), C API = BUILD_DIR/tests/bench_capi
 # (rknn_inputs_set + rknn_run + rknn_outputs_get + release per frame through
 # librknnrt.so, RKNN_TRACE_THREADS setting its threads) and onnxruntime-node
-# (tests/oracle/ort_bench.js). The three run side by side (bench/turns.py): ROUNDS
+# (tests/oracle/ort_bench.js). "default" is what an application gets when it sets
+# nothing: ours and the C API at the runtime's own thread count (no
+# RKNN_TRACE_THREADS), the C API in the SDK samples' flow (bench_capi --sdk: init
+# from the model's bytes, uint8 NHWC images), onnxruntime at its default
+# intraOpNumThreads. The three run side by side (bench/turns.py): ROUNDS
 # rounds (default 30) give each a turn, in an order that rotates, of 5 ms of
 # untimed frames and RUNS / ROUNDS timed ones (RUNS default 90), so that a change
 # of load on this shared machine falls on all of them; the median over the rounds
@@ -19,7 +24,7 @@
 # Environment: BENCH_RUNS (default 90), BENCH_ROUNDS (default 30), BENCH_GAP_MS
 # (the idle window awaited after each turn, default 5), BENCH_WARMUP (frames
 # before the first turn, default 3; models whose first run takes over a second
-# get 1), BENCH_THREADS (default "1 2"), BENCH_MODELS (space-separated file
+# get 1), BENCH_THREADS (default "1 2 default"), BENCH_MODELS (space-separated file
 # names), BENCH_PROFILE=1 (per-op breakdown of ours and of onnxruntime, 1
 # thread, into BUILD_DIR/bench/profile_<model>.txt).
 set -u
@@ -40,7 +45,7 @@ RUNS=${BENCH_RUNS:-90}
 ROUNDS=${BENCH_ROUNDS:-30}
 GAP_MS=${BENCH_GAP_MS:-5}
 WARMUP=${BENCH_WARMUP:-3}
-THREADS=${BENCH_THREADS:-1 2}
+THREADS=${BENCH_THREADS:-1 2 default}
 OUT=$BUILD/bench
 mkdir -p "$OUT"
 
@@ -87,12 +92,16 @@ while read -r file shapes range rest; do
     # so that a change of load on this shared machine falls on all of them.
     per=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
     for t in $THREADS; do
-        $PY "$ROOT/bench/turns.py" "$RES" "$file" "$t" "$ROUNDS" "$GAP_MS" \
-            -- ours "$OURS" "$model" "$t" "$per" "${ours_shapes[@]}" --warmup "$warm" \
+        # default: 0 threads to every tool (its own choice), the C API as the SDK
+        # samples call it
+        n=$t sdk=()
+        [ "$t" = default ] && n=0 sdk=(--sdk)
+        $PY "$ROOT/bench/turns.py" "$RES" "$file" "$n" "$ROUNDS" "$GAP_MS" \
+            -- ours "$OURS" "$model" "$n" "$per" "${ours_shapes[@]}" --warmup "$warm" \
                     --range "$range" --serve \
-            -- capi "$CAPI" "$model" "$t" "$per" "${ort_shapes[@]}" --warmup "$warm" \
-                    --range "$range" --serve \
-            -- ort node "$ORT" "$model" "$t" "$per" "${ort_shapes[@]}" --warmup "$warm" \
+            -- capi "$CAPI" "$model" "$n" "$per" "${ort_shapes[@]}" --warmup "$warm" \
+                    --range "$range" "${sdk[@]}" --serve \
+            -- ort node "$ORT" "$model" "$n" "$per" "${ort_shapes[@]}" --warmup "$warm" \
                     --range "$range" --serve
         echo "  $file threads=$t done" >&2
     done
@@ -111,9 +120,12 @@ console.log(process.resourceUsage().maxRSS)" 2>/dev/null || echo 0)
 elapsed=$(( $(date +%s) - start ))
 
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
-$PY - "$RES" "$OUT/results.md" "$node_rss" "$elapsed" "$RUNS" "$ROUNDS" "$(nproc) CPUs, load average $load0 at start, $load1 at end" <<'EOF'
+# the runtime's default thread count on this machine (bench_model reports its pool)
+def_thr=$("$OURS" "$ROOT/tests/data/models/mnist.onnx" 0 1 --warmup 0 2>/dev/null |
+          $PY -c 'import json,sys; print(json.load(sys.stdin)["threads"])' 2>/dev/null || echo '?')
+$PY - "$RES" "$OUT/results.md" "$node_rss" "$elapsed" "$RUNS" "$ROUNDS" "$(nproc) CPUs, load average $load0 at start, $load1 at end" "$def_thr" <<'EOF'
 import json, sys
-res, out, node_rss, elapsed, runs, rounds, load = sys.argv[1:8]
+res, out, node_rss, elapsed, runs, rounds, load, def_thr = sys.argv[1:9]
 node_rss = int(node_rss)
 TIME_MAX, RSS_MAX = 0.8, 1.5
 cases, order, errors = {}, [], []
@@ -138,6 +150,9 @@ for l in open(res):
     c["n"] += len(o["times_ms"])
     c["rss"] = max(c["rss"], o["peak_rss_kb"])
 
+def thr(t):
+    return "def" if t == 0 else str(t)
+
 def med(v):
     v = sorted(v)
     n = len(v)
@@ -161,8 +176,8 @@ for key in order:
     bad = [t for t in ("ours", "capi", "ort") if t not in c or c[t]["error"] or not c[t]["n"]]
     if bad:
         fails += 1
-        lines.append("| %s | %d | failed: %s | | | | | | | | | FAIL | FAIL | FAIL |"
-                     % (key[0], key[1], ", ".join(bad)))
+        lines.append("| %s | %s | failed: %s | | | | | | | | | FAIL | FAIL | FAIL |"
+                     % (key[0], thr(key[1]), ", ".join(bad)))
         continue
     s = {t: (med(c[t]["times"]), min(c[t]["times"]), c[t]["cpu"] / c[t]["n"]) for t in c}
     o, a, t = s["ours"], s["capi"], s["ort"]
@@ -180,9 +195,9 @@ for key in order:
     av = "ok" if pr[1] <= TIME_MAX else "FAIL"
     rv = "ok" if rr <= RSS_MAX else "FAIL"
     fails += (tv != "ok") + (av != "ok") + (rv != "ok")
-    lines.append("| %s | %d | %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %.2f / %.2f | %.2f (%.2f) "
+    lines.append("| %s | %s | %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %.2f / %.2f | %.2f (%.2f) "
                  "| %.2f (%.2f) | %.3f / %.3f / %.3f | %.1f / %.1f | %.2f | %s | %s | %s |" % (
-        key[0], key[1], o[0], o[1], a[0], a[1], t[0], t[1], pr[0], pr[1],
+        key[0], thr(key[1]), o[0], o[1], a[0], a[1], t[0], t[1], pr[0], pr[1],
         tr, o[1] / t[1], ar, a[1] / t[1],
         o[2], a[2], t[2], c["ours"]["rss"] / 1024, c["ort"]["rss"] / 1024, rr, tv, av, rv))
 lines.append("")
@@ -192,8 +207,12 @@ lines.append("Median and minimum of %s timed runs each, pooled from %s rounds th
              "medians in that round (turns about a second apart at most); the time verdicts "
              "are on it. ours = exec_run (bench_model), C API = "
              "rknn_inputs_set + rknn_run + rknn_outputs_get + release per frame (bench_capi). "
+             "thr def: every runtime at its default thread count (%s here: one per physical core "
+             "allowed; onnxruntime's intraOpNumThreads unset), the C API as the SDK samples "
+             "call it (init from the model's bytes, 4-D inputs of 1/3/4 channels as uint8 NHWC "
+             "images converted by rknn_inputs_set). "
              "ort RSS is the whole node process; node with onnxruntime-node loaded and no model "
-             "peaks at %.1f MB. Bench took %s s; %s." % (runs, rounds, node_rss / 1024, elapsed, load))
+             "peaks at %.1f MB. Bench took %s s; %s." % (runs, rounds, def_thr, node_rss / 1024, elapsed, load))
 text = "\n".join(lines) + "\n"
 open(out, "w").write(text)
 sys.stdout.write(text)

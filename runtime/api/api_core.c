@@ -335,14 +335,14 @@ int api_ctx_prepare(api_ctx *c, const int64_t (*shapes)[MODEL_MAX_DIMS], const i
     quant_prequant pq = {0};
     quant_cfg qcfg = {0};
     quant_graph *q = NULL;
-    /* host threads of the simulation (default: every core) */
+    /* host threads of the simulation (default: exec_default_threads, one per core) */
     const char *thr = getenv("RKNN_TRACE_THREADS");
     if (thr && *thr) {
         char *end;
         long v = strtol(thr, &end, 10);
         if (*end || v < 1 || v > 256)
             API_W("rknn_init, RKNN_TRACE_THREADS='%s' is not a thread count in 1..256: "
-                  "using every core", thr);
+                  "using one per core", thr);
         else
             eo.nthreads = (int)v;
     }

@@ -386,6 +386,73 @@ static void cvt_run(const void *src, int64_t si, int64_t ss, int sty, void *dst,
     }
 }
 
+/* NHWC rows into NCHW planes vectorise (strided loads by permutes) with O3 and an
+ * AVX2 or AVX-512 clone; at -O2 the general path converts a pixel at a time. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PIXEL_HOT \
+    __attribute__((optimize("O3"), target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define PIXEL_HOT __attribute__((optimize("O3")))
+#endif
+
+/* One row of W RGB pixels into three float planes (a uint8 converts exactly). */
+PIXEL_HOT static void rgb_u8_row(float *restrict r, float *restrict g, float *restrict b,
+                                 const uint8_t *restrict s, int64_t W)
+{
+    for (int64_t w = 0; w < W; w++) {
+        r[w] = s[3 * w];
+        g[w] = s[3 * w + 1];
+        b[w] = s[3 * w + 2];
+    }
+}
+
+/* The same for float32 pixels, copied as their bits. */
+PIXEL_HOT static void rgb_f32_row(uint32_t *restrict r, uint32_t *restrict g,
+                                  uint32_t *restrict b, const uint32_t *restrict s, int64_t W)
+{
+    for (int64_t w = 0; w < W; w++) {
+        r[w] = s[3 * w];
+        g[w] = s[3 * w + 1];
+        b[w] = s[3 * w + 2];
+    }
+}
+
+/* Any other channel count: one plane at a time. */
+static void chan_row(void *restrict d, const uint8_t *restrict row, int u8, int64_t ch,
+                     int64_t C, int64_t W)
+{
+    if (u8)
+        for (int64_t w = 0; w < W; w++)
+            ((float *)d)[w] = row[w * C + ch];
+    else
+        for (int64_t w = 0; w < W; w++)
+            ((uint32_t *)d)[w] = ((const uint32_t *)row)[w * C + ch];
+}
+
+/* An NHWC image (uint8 pixels or float32, rows w_stride pixels apart, h_stride rows per
+ * image) into the model's NCHW float32: what rknn_inputs_set does for a camera frame.
+ * The same values as cvt_run's general path, with each row read once. */
+static void nhwc_to_planes(const void *buf, int u8, int64_t h_stride, int64_t w_stride,
+                           int64_t N, int64_t C, int64_t H, int64_t W, void *model_data)
+{
+    size_t es = u8 ? 1 : 4;
+    int64_t plane = H * W;
+
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t h = 0; h < H; h++) {
+            const uint8_t *row = (const uint8_t *)buf + ((n * h_stride + h) * w_stride) * C * es;
+            float *f = (float *)model_data + n * C * plane + h * W;
+            if (C == 3 && u8)
+                rgb_u8_row(f, f + plane, f + 2 * plane, row, W);
+            else if (C == 3)
+                rgb_f32_row((uint32_t *)f, (uint32_t *)(f + plane), (uint32_t *)(f + 2 * plane),
+                            (const uint32_t *)row, W);
+            else
+                for (int64_t ch = 0; ch < C; ch++)
+                    chan_row(f + ch * plane, row, u8, ch, C, W);
+        }
+}
+
 int api_convert(const api_io *io, int model_dtype, void *model_data, void *buf,
                 const api_layout *l, int to_model, const char *fn)
 {
@@ -435,6 +502,12 @@ int api_convert(const api_io *io, int model_dtype, void *model_data, void *buf,
               "RKNN_QUERY_NATIVE_INPUT_ATTR/NATIVE_OUTPUT_ATTR", fn, (long long)l->c1,
               (long long)l->c2, (long long)C);
         return RKNN_ERR_PARAM_INVALID;
+    }
+    if (nhwc && to_model && !q.mode && mt == RKNN_TENSOR_FLOAT32 &&
+        (bt == RKNN_TENSOR_UINT8 || bt == RKNN_TENSOR_FLOAT32)) {
+        nhwc_to_planes(buf, bt == RKNN_TENSOR_UINT8, l->h_stride, l->w_stride, N, C, H, W,
+                       model_data);
+        return RKNN_SUCC;
     }
     if (!to_model)
         memset(buf, 0, api_layout_bytes(io, l)); /* padding lanes and stride gaps */

@@ -924,7 +924,7 @@ out:
 int exec_create(graph_t *g, const exec_opts *o, exec_t **out, char *err, size_t errlen)
 {
     exec_t *x = xcalloc(1, sizeof(*x));
-    int nthreads = o && o->nthreads > 0 ? o->nthreads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int nthreads = o && o->nthreads > 0 ? o->nthreads : exec_default_threads();
     int rc;
 
     *out = NULL;

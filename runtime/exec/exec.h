@@ -91,7 +91,7 @@ typedef int (*layer_hook)(const layer_event_t *ev, void *user);
 /* ---- executor ---------------------------------------------------------- */
 
 typedef struct exec_opts {
-    int nthreads;          /* 0: one per online CPU */
+    int nthreads;          /* 0: exec_default_threads() */
     size_t max_memory;     /* bytes the activation arena plus held_bytes may use;
                               0: exec_default_memory_limit() */
     size_t held_bytes;     /* memory the caller already holds for this run (its
@@ -127,6 +127,15 @@ int exec_run(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen);
 int exec_run_timed(exec_t *x, layer_hook hook, void *user, char *err, size_t errlen);
 /* Graph output i after a run (data valid until the next run or exec_free). */
 const tensor_t *exec_output(const exec_t *x, int i);
+
+/* The default host thread count: one per physical core the process may run on (its
+ * CPU affinity mask, hyperthread siblings once), as onnxruntime chooses its default
+ * intra-op threads; at least 1. */
+int exec_default_threads(void);
+/* The same count for a given mask, read from the topology under sysfs_cpu
+ * (/sys/devices/system/cpu on Linux; a test gives a tree of its own). A CPU whose
+ * thread_siblings_list cannot be read counts as a core of its own. */
+int exec_count_cores(const unsigned char *mask, int ncpu, const char *sysfs_cpu);
 
 /* op_parallel_for on the executor's threads, between runs (work that is not a
  * node's, e.g. calibration's per-tensor range search). */

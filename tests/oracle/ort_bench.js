@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // tests/oracle/ort_bench.js MODEL THREADS RUNS [NAME=D0,D1,...]... [--warmup N] [--range LO,HI]
 //                           [--profile] [--serve]
-// Times onnxruntime (CPU) on MODEL: intraOpNumThreads=THREADS, interOpNumThreads=1,
+// Times onnxruntime (CPU) on MODEL: intraOpNumThreads=THREADS (THREADS 0: not set,
+// onnxruntime's default, one per physical core), interOpNumThreads=1,
 // sequential execution, default graph optimisation. Inputs are seeded uniform random
 // values in [LO,HI] (default 0,1); shapes come from the NAME=dims arguments, else
 // from the model (dynamic dims without a given shape are an error).
@@ -91,7 +92,7 @@ async function main() {
   const [model, threadsS, runsS] = args;
   const threads = parseInt(threadsS, 10);
   const runs = parseInt(runsS, 10);
-  if (!(threads >= 1) || !(runs >= 1)) usage();
+  if (!(threads >= 0) || !(runs >= 1)) usage();
   let warmup = 3;
   let lo = 0, hi = 1;
   let profile = false, serve = false;
@@ -115,7 +116,7 @@ async function main() {
   }
   const opts = {
     executionProviders: ['cpu'],
-    intraOpNumThreads: threads,
+    ...(threads ? { intraOpNumThreads: threads } : {}),
     interOpNumThreads: 1,
     executionMode: 'sequential',
     logSeverityLevel: 3, // errors only: UltraFace's initializer-as-input warnings are noise

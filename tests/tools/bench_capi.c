@@ -2,14 +2,21 @@
  * model, as an application does it (bench/run.sh's "C API" column).
  *
  *   bench_capi MODEL THREADS RUNS [NAME=D0,D1,...]... [--warmup N] [--range LO,HI]
- *              [--serve | --level4]
+ *              [--sdk] [--serve | --level4]
  *
  * An application of rknn_api.h only, linked against the shared library: rknn_init
- * from the file with RKNN_TRACE_THREADS=THREADS (the runtime's host thread count),
+ * from the file with RKNN_TRACE_THREADS=THREADS (the runtime's host thread count;
+ * THREADS 0 leaves the variable unset: the runtime's default),
  * rknn_set_input_shapes when shapes are given, float32 NCHW inputs of seeded uniform
  * random values in [LO,HI] (default 0,1); then N warm-up frames (default 3) and RUNS
  * timed frames of rknn_inputs_set + rknn_run + rknn_outputs_get (want_float) +
- * rknn_outputs_release. Prints one JSON line on stdout, as bench_model does:
+ * rknn_outputs_release.
+ * --sdk: the flow of the SDK's samples (tests/samples/sample_general.c) instead:
+ * rknn_init from the model's bytes, rknn_set_input_shapes only for an input whose
+ * queried dims differ from the given ones, and every 4-D input of 1, 3 or 4 channels
+ * set as a uint8 NHWC image (the same random draw, [LO,HI] mapped onto 0..255; its
+ * float conversion is part of rknn_inputs_set, as on a board's NPU input stage).
+ * Prints one JSON line on stdout, as bench_model does:
  *   {"median_ms", "min_ms", "cpu_ms", "peak_rss_kb", "runs", "threads", "times_ms"}
  * cpu_ms is the process's user + system time per timed frame (all threads).
  * --serve: per line read from stdin, untimed frames for 5 ms (at least one), then
@@ -50,6 +57,26 @@ static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* The whole file in a malloc'd buffer (rknn_init from memory, as the SDK samples do). */
+static unsigned char *load_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    long n;
+
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n)) && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    if (buf)
+        *len = (size_t)n;
+    fclose(f);
+    return buf;
 }
 
 /* NAME=D0,D1,... into attr (name, n_dims, dims); 0 or -1 */
@@ -172,13 +199,16 @@ int main(int argc, char **argv)
     rknn_output out[MAX_OUT];
     rknn_input_output_num io;
     rknn_context ctx = 0;
-    int nspec = 0, warmup = 3, serve = 0, level4 = 0, ret = 2;
+    int reshape = 0;
+    int nspec = 0, warmup = 3, serve = 0, level4 = 0, sdk = 0, ret = 2;
     double lo = 0, hi = 1, *times = NULL;
-    float *data[MAX_IN] = {0};
+    void *data[MAX_IN] = {0};
+    unsigned char *bytes = NULL;
+    size_t nbytes = 0;
 
     if (argc < 4) {
         fprintf(stderr, "usage: bench_capi MODEL THREADS RUNS [NAME=D0,D1,...]... "
-                        "[--warmup N] [--range LO,HI] [--serve | --level4]\n");
+                        "[--warmup N] [--range LO,HI] [--sdk] [--serve | --level4]\n");
         return 1;
     }
     const char *model = argv[1];
@@ -193,6 +223,8 @@ int main(int argc, char **argv)
             serve = 1;
         else if (!strcmp(argv[i], "--level4"))
             level4 = 1;
+        else if (!strcmp(argv[i], "--sdk"))
+            sdk = 1;
         else if (nspec < MAX_IN && !parse_spec(argv[i], &spec[nspec]))
             nspec++;
         else {
@@ -200,15 +232,23 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (threads < 1 || runs < 1 || warmup < 0) {
-        fprintf(stderr, "bench_capi: THREADS and RUNS must be >= 1\n");
+    if (threads < 0 || runs < 1 || warmup < 0) {
+        fprintf(stderr, "bench_capi: THREADS must be >= 0 and RUNS >= 1\n");
         return 1;
     }
-    char tv[16];
-    snprintf(tv, sizeof(tv), "%d", threads);
-    setenv("RKNN_TRACE_THREADS", tv, 1);
+    if (threads) {
+        char tv[16];
+        snprintf(tv, sizeof(tv), "%d", threads);
+        setenv("RKNN_TRACE_THREADS", tv, 1);
+    } else {
+        unsetenv("RKNN_TRACE_THREADS");
+    }
+    if (sdk && !(bytes = load_file(model, &nbytes))) {
+        fprintf(stderr, "bench_capi: cannot read %s\n", model);
+        return 2;
+    }
 
-    if (rknn_init(&ctx, (void *)model, 0, 0, NULL) ||
+    if (rknn_init(&ctx, sdk ? (void *)bytes : (void *)model, (uint32_t)nbytes, 0, NULL) ||
         rknn_query(ctx, RKNN_QUERY_IN_OUT_NUM, &io, sizeof(io)) || io.n_input > MAX_IN ||
         io.n_output > MAX_OUT) {
         fprintf(stderr, "bench_capi: %s: rknn_init or its in/out query failed\n", model);
@@ -221,14 +261,24 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_capi: input %u: attr query failed\n", i);
             goto out;
         }
+        /* the queried dims in NCHW order (4-D inputs are reported NHWC) */
+        uint32_t q[RKNN_MAX_DIMS];
+        memcpy(q, ia[i].dims, sizeof(q));
+        if (ia[i].fmt == RKNN_TENSOR_NHWC && ia[i].n_dims == 4) {
+            q[1] = ia[i].dims[3];
+            q[2] = ia[i].dims[1];
+            q[3] = ia[i].dims[2];
+        }
         ia[i].fmt = RKNN_TENSOR_NCHW;
         for (int s = 0; s < nspec; s++)
             if (!strcmp(spec[s].name, ia[i].name)) {
+                reshape |= !sdk || ia[i].n_dims != spec[s].n_dims ||
+                           memcmp(q, spec[s].dims, sizeof(uint32_t) * spec[s].n_dims);
                 ia[i].n_dims = spec[s].n_dims;
                 memcpy(ia[i].dims, spec[s].dims, sizeof(ia[i].dims));
             }
     }
-    if (nspec && rknn_set_input_shapes(ctx, io.n_input, ia)) {
+    if (reshape && rknn_set_input_shapes(ctx, io.n_input, ia)) {
         fprintf(stderr, "bench_capi: rknn_set_input_shapes failed\n");
         goto out;
     }
@@ -237,19 +287,26 @@ int main(int argc, char **argv)
         size_t n = 1;
         for (uint32_t d = 0; d < ia[i].n_dims; d++)
             n *= ia[i].dims[d];
-        data[i] = malloc(n * sizeof(float));
+        /* an image: NCHW dims, the buffer NHWC (random values: the order is moot) */
+        int image = sdk && ia[i].n_dims == 4 &&
+                    (ia[i].dims[1] == 1 || ia[i].dims[1] == 3 || ia[i].dims[1] == 4);
+        data[i] = malloc(n * (image ? 1 : sizeof(float)));
         if (!data[i])
             goto out;
         for (size_t k = 0; k < n; k++) {
             seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            data[i][k] = (float)(lo + (hi - lo) * (double)(seed >> 40) / (double)(1 << 24));
+            double v = lo + (hi - lo) * (double)(seed >> 40) / (double)(1 << 24);
+            if (image) /* the same draw as a pixel: [LO,HI] onto 0..255 */
+                ((uint8_t *)data[i])[k] = hi > lo ? (uint8_t)((v - lo) / (hi - lo) * 255.0 + 0.5) : 0;
+            else
+                ((float *)data[i])[k] = (float)v;
         }
         memset(&in[i], 0, sizeof(in[i]));
         in[i].index = i;
         in[i].buf = data[i];
-        in[i].size = (uint32_t)(n * sizeof(float));
-        in[i].type = RKNN_TENSOR_FLOAT32;
-        in[i].fmt = RKNN_TENSOR_NCHW;
+        in[i].size = (uint32_t)(n * (image ? 1 : sizeof(float)));
+        in[i].type = image ? RKNN_TENSOR_UINT8 : RKNN_TENSOR_FLOAT32;
+        in[i].fmt = image ? RKNN_TENSOR_NHWC : RKNN_TENSOR_NCHW;
     }
     times = malloc(sizeof(double) * (size_t)runs);
     if (!times)
@@ -278,5 +335,6 @@ out:
     for (int i = 0; i < MAX_IN; i++)
         free(data[i]);
     free(times);
+    free(bytes);
     return ret;
 }

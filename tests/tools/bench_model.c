@@ -3,7 +3,8 @@
  *   bench_model MODEL THREADS RUNS [--shape NAME=D0,D1,...]... [--warmup N]
  *               [--range LO,HI] [--profile] [--serve]
  *
- * Loads and prepares the model, fills every input with seeded uniform random values
+ * THREADS 0: the executor's default (exec_default_threads). Loads and prepares the
+ * model, fills every input with seeded uniform random values
  * in [LO,HI] (default 0,1), does N warm-up runs (default 3) and RUNS timed exec_run
  * calls. Prints one JSON line on stdout:
  *   {"median_ms", "min_ms", "cpu_ms", "peak_rss_kb", "runs", "threads", "arena_bytes",
@@ -253,8 +254,8 @@ static int timed_batch(exec_t *x, int runs, int threads, double *times, char *er
     json_int(&w, ru.ru_maxrss);
     json_key(&w, "runs");
     json_int(&w, runs);
-    json_key(&w, "threads");
-    json_int(&w, threads);
+    json_key(&w, "threads"); /* the pool's size, also when THREADS is 0 */
+    json_int(&w, threads ? threads : exec_default_threads());
     json_key(&w, "arena_bytes");
     json_int(&w, (int64_t)exec_arena_bytes(x));
     json_key(&w, "times_ms");
@@ -283,7 +284,7 @@ int main(int argc, char **argv)
         goto usage;
     const char *model = argv[1];
     int threads = atoi(argv[2]), runs = atoi(argv[3]);
-    if (threads < 1 || runs < 1)
+    if (threads < 0 || runs < 1)
         goto usage;
     for (int i = 4; i < argc; i++) {
         const char *a = argv[i];
