@@ -174,7 +174,19 @@ static void ctx_unref(api_ctx *c)
 /* The registry lock is held only to find the context and count a reference, never
  * while waiting for the context's own lock: a thread queued on a busy context must
  * not hold up calls on any other context. */
+static api_ctx *ctx_lookup(rknn_context h, const char *fn, int any);
+
 api_ctx *api_ctx_get(rknn_context h, const char *fn)
+{
+    return ctx_lookup(h, fn, 0);
+}
+
+api_ctx *api_ctx_get_any(rknn_context h, const char *fn)
+{
+    return ctx_lookup(h, fn, 1);
+}
+
+static api_ctx *ctx_lookup(rknn_context h, const char *fn, int any)
 {
     api_ctx *c = NULL;
 
@@ -193,6 +205,12 @@ api_ctx *api_ctx_get(rknn_context h, const char *fn)
             pthread_mutex_unlock(&c->lock);
             ctx_unref(c);
             c = NULL;
+        } else if (c->vendor && !any) {
+            API_E("%s is not available on the context of a vendor .rknn run by the NPU "
+                  "emulator (it answers rknn_query, rknn_inputs_set, rknn_run, "
+                  "rknn_outputs_get/release, rknn_dup_context, rknn_destroy)", fn);
+            api_ctx_put(c);
+            return NULL;
         }
     }
     if (!c) {
@@ -544,6 +562,7 @@ static void ctx_free(api_ctx *c)
 
     if (!c)
         return;
+    api_vendor_free(c->vendor);
     api_npu_drop(c);
     api_custom_free(c); /* destroy callbacks while the graph is there */
     if (c->x)
@@ -728,6 +747,14 @@ static int ctx_create(rknn_context *out, const void *buf, size_t len, const char
     memcpy(c->model_buf, buf, len);
     c->model_len = len;
     c->model_path = path ? xstrdup(path) : NULL;
+    if (is_vendor_rknn(buf, len)) {
+        if ((ret = api_vendor_load(c)) != 0) {
+            ctx_free(c);
+            return ret;
+        }
+        *out = reg_add(c);
+        return RKNN_SUCC;
+    }
     ret = container_load(c, getenv("RKNN_TARGET"));
     if (!ret)
         ret = api_ctx_prepare(c, NULL, NULL);
@@ -810,13 +837,6 @@ int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t flag,
         }
         model = data;
     }
-    if (is_vendor_rknn(model, len)) {
-        API_E("rknn_init, this is a vendor-compiled .rknn model: it holds NPU machine code "
-              "that the simulator cannot run. Pass the source ONNX model (or a model written "
-              "by `rknn-trace build`); `rknn-trace inspect` shows what the .rknn contains");
-        free(data);
-        return RKNN_ERR_MODEL_INVALID;
-    }
     ret = ctx_create(context, model, len, path, flag, plat);
     free(data);
     return ret;
@@ -836,7 +856,7 @@ int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
         API_E("rknn_dup_context, %s is NULL", context_in ? "context_out" : "context_in");
         return RKNN_ERR_PARAM_INVALID;
     }
-    s = api_ctx_get(*context_in, "rknn_dup_context");
+    s = api_ctx_get_any(*context_in, "rknn_dup_context");
     if (!s)
         return RKNN_ERR_CTX_INVALID;
     /* copy what is needed, then build the new context without holding the source */
@@ -945,7 +965,7 @@ static void query_range(const api_ctx *c, rknn_input_range *r)
 
 int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t size)
 {
-    api_ctx *c = api_ctx_get(context, "rknn_query");
+    api_ctx *c = api_ctx_get_any(context, "rknn_query");
     const char *sname;
     size_t need;
     int ret = RKNN_SUCC;
@@ -977,6 +997,10 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
               "RKNN_QUERY_MEM_SIZE is meaningful there", cmd_name(cmd));
     }
 
+    if (c->vendor) {
+        ret = api_vendor_query(c, cmd, info);
+        goto out;
+    }
     switch (cmd) {
     case RKNN_QUERY_IN_OUT_NUM: {
         rknn_input_output_num *n = info;

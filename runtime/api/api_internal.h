@@ -116,6 +116,9 @@ typedef struct api_ctx {
     uint64_t max_weight, max_internal; /* api_npu.c: the plan's, else the host's */
     size_t max_io;
     struct api_custom *custom; /* rknn_register_custom_ops (api_custom.c), NULL if none */
+    /* a vendor .rknn run by the NPU emulator (api_vendor.c), NULL otherwise: then g, x,
+     * in and out are absent and n_in/n_out count the file's inputs/outputs */
+    struct api_vendor *vendor;
 } api_ctx;
 
 void api_prev_free(api_ctx *c);
@@ -131,6 +134,9 @@ int64_t api_last_exec_us(rknn_context h);
  * handle is 0, destroyed (also while waiting) or never created. Unlock with
  * api_ctx_put. */
 api_ctx *api_ctx_get(rknn_context h, const char *fn);
+/* The same, for the calls a vendor-file context answers (api_vendor.c); api_ctx_get
+ * refuses such a context with an E line naming fn. */
+api_ctx *api_ctx_get_any(rknn_context h, const char *fn);
 void api_ctx_put(api_ctx *c);
 /* RKNN_SUCC, or an E line naming fn when the context waits for rknn_set_input_shapes. */
 int api_ctx_ready(const api_ctx *c, const char *fn);
@@ -249,6 +255,21 @@ int api_input_is_raw(const api_io *io, api_layout *l, int pass_through);
 void api_custom_bind(api_ctx *c);
 /* Calls the destroy callbacks and frees the registrations. */
 void api_custom_free(api_ctx *c);
+
+/* ---- vendor .rknn files run by the NPU emulator (api_vendor.c) ---- */
+typedef struct api_vendor api_vendor;
+/* Parses c->model_buf, checks that the emulator runs it (one trial run with zero
+ * inputs, so that tasks it does not understand refuse the file here) and sets
+ * c->vendor, n_in, n_out. RKNN_ERR_MODEL_INVALID with one E line naming the reason. */
+int api_vendor_load(api_ctx *c);
+void api_vendor_free(api_vendor *v);
+/* info is large enough for cmd (rknn_query checked it). */
+int api_vendor_query(api_ctx *c, int cmd, void *info);
+/* inputs checked for index and buf by rknn_inputs_set. */
+int api_vendor_inputs_set(api_ctx *c, uint32_t n_inputs, const rknn_input *inputs);
+int api_vendor_run(api_ctx *c);
+/* outputs: n_outputs <= n_out, rknn_run done; buffers handed out go to c->outbufs. */
+int api_vendor_outputs_get(api_ctx *c, uint32_t n_outputs, rknn_output *outputs);
 
 /* Brings perf_text up to date with the last costed run (api_io.c). */
 void api_perf_text_refresh(api_ctx *c);

@@ -617,7 +617,7 @@ static int input_set_one(api_ctx *c, const rknn_input *in)
 
 int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[])
 {
-    api_ctx *c = api_ctx_get(context, "rknn_inputs_set");
+    api_ctx *c = api_ctx_get_any(context, "rknn_inputs_set");
     int ret = RKNN_SUCC;
 
     if (!c)
@@ -644,6 +644,10 @@ int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]
             ret = RKNN_ERR_INPUT_INVALID;
             goto out;
         }
+    }
+    if (c->vendor) {
+        ret = api_vendor_inputs_set(c, n_inputs, inputs);
+        goto out;
     }
     for (uint32_t i = 0; i < n_inputs; i++) {
         ret = input_set_one(c, &inputs[i]);
@@ -877,7 +881,7 @@ static void conv_report(api_io *io, int is_input, int idx, double us)
 
 int rknn_run(rknn_context context, rknn_run_extend *extend)
 {
-    api_ctx *c = api_ctx_get(context, "rknn_run");
+    api_ctx *c = api_ctx_get_any(context, "rknn_run");
     perf_rec p = {0};
     char err[512] = "";
     double t0;
@@ -893,6 +897,10 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
         API_E("rknn_run is denied if set RKNN_FLAG_COLLECT_MODEL_INFO_ONLY flag! Create the "
               "context without that flag to run the model");
         ret = RKNN_ERR_FAIL;
+        goto out;
+    }
+    if (c->vendor) {
+        ret = api_vendor_run(c);
         goto out;
     }
     uint64_t need_w, need_i;
@@ -1036,7 +1044,7 @@ int rknn_wait(rknn_context context, rknn_run_extend *extend)
 int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outputs[],
                      rknn_output_extend *extend)
 {
-    api_ctx *c = api_ctx_get(context, "rknn_outputs_get");
+    api_ctx *c = api_ctx_get_any(context, "rknn_outputs_get");
     int ret = RKNN_SUCC;
 
     if (!c)
@@ -1052,6 +1060,12 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
         API_E("rknn_outputs_get, no result yet: call rknn_run before rknn_outputs_get%s",
               c->frame_id ? " (the model was re-prepared by rknn_set_input_shapes since)" : "");
         ret = RKNN_ERR_FAIL;
+        goto out;
+    }
+    if (c->vendor) {
+        ret = api_vendor_outputs_get(c, n_outputs, outputs);
+        if (!ret && extend)
+            extend->frame_id = c->frame_id;
         goto out;
     }
     /* validate everything before allocating anything */
@@ -1115,7 +1129,7 @@ out:
 
 int rknn_outputs_release(rknn_context context, uint32_t n_ouputs, rknn_output outputs[])
 {
-    api_ctx *c = api_ctx_get(context, "rknn_outputs_release");
+    api_ctx *c = api_ctx_get_any(context, "rknn_outputs_release");
     int ret = RKNN_SUCC;
 
     if (!c)
