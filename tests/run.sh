@@ -74,6 +74,7 @@ cost() { # name
                 "import of real logs"|"api samples, built containers") echo 60 ;;
                 "one run of each source told alike"*|cli|"npu: the compiler's graph rewrites"*) echo 45 ;;
                 "vendor .rknn emulated vs the source ONNX") echo 45 ;;
+                "api samples, vendor .rknn through the NPU emulator") echo 40 ;;
                 "onnx conformance"|"api samples") echo 33 ;;
                 *) echo 1 ;;
             esac ;;
@@ -85,6 +86,7 @@ cost() { # name
                 "quant i8_hash"|"npu prediction determinism") echo 25 ;;
                 "real models vs onnxruntime"|"api samples, built containers") echo 21 ;;
                 "vendor .rknn emulated vs the source ONNX"|"cli recording, dumps"*) echo 18 ;;
+                "api samples, vendor .rknn through the NPU emulator") echo 14 ;;
                 "import of real logs"|"npu: the compiler's graph rewrites"*) echo 17 ;;
                 *) echo 1 ;;
             esac ;;
@@ -238,6 +240,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "api samples [$b]" bash tests/samples/run.sh "$b"
     suite "quantization.cfg read by libyaml vs python3-yaml [$b]" bash tests/quant/cfg_yaml.sh "$b"
     suite "api samples, built containers [$b]" bash tests/samples/built.sh "$b"
+    suite "api samples, vendor .rknn through the NPU emulator [$b]" bash tests/samples/vendor.sh "$b"
     suite "board probe, top [$b]" bash tests/board/top.sh "$b"
     suite "run --backend board [$b]" bash tests/board/run_board.sh "$b"
     suite "attach (LD_PRELOAD) [$b]" bash tests/board/attach.sh "$b"

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# tests/samples/vendor.sh [BUILD] — a vendor-compiled .rknn through the C API
+# (runtime/api/api_vendor.c): sample_vendor, the SDK guide's call sequence (init
+# from bytes, query, uint8 NHWC rknn_inputs_set, run, rknn_outputs_get), against
+# `rknn-trace run FILE --emulate --dump` on the same pixels given as float32 NCHW.
+# Checks, per file (multiple_input_demo.rk3588, yolov8n.rk3566):
+#  - the app exits 0 with no E line;
+#  - INPUT_ATTR: NHWC dims [n,h,w,c], INT8 AFFINE; OUTPUT_ATTR: NCHW dims, INT8
+#    AFFINE; zp and scale equal the file's FlatBuffer (tests/oracle/rknn_fb.py);
+#  - want_float outputs byte-identical to the CLI's dumped outputs (numpy);
+#  - want_float = 0 outputs equal round(x / scale) + zp of the dump (numpy), and
+#    (q - zp) * scale gives the floats back.
+# Refusals: the compressed-weight rk3588.tk134 file and the Toolkit1 rk1808 file
+# fail rknn_init with -6 and one E line naming the emulator's reason.
+# Prints "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${1:-${BUILD:-build}}
+PY=/usr/bin/python3
+RT=$B/rknn-trace
+APP=$B/samples/sample_vendor
+SHARED=${RT_SHARED:-../shared}
+D=$SHARED/data/models/rknn
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+if [ ! -x "$APP" ] || [ ! -f "$D/yolov8n.rk3566.rknn" ]; then
+    bad "$APP not built or vendor samples missing under $D"
+    echo "$pass passed, $fail failed"; exit 1
+fi
+
+for f in multiple_input_demo.rk3588 yolov8n.rk3566; do
+    m=$D/$f.rknn
+    w=$T/$f
+    mkdir -p "$w/app"
+    if ! "$RT" inspect "$m" --json >"$w/meta.json" 2>"$w/inspect.err"; then
+        bad "$f: inspect --json: $(head -2 "$w/inspect.err")"; continue
+    fi
+    # one seeded uint8 image per input: NHWC bytes for the app, float32 NCHW for the CLI
+    args=()
+    while read -r name npy u8; do
+        args+=(-i "$name=$npy"); echo "$u8" >>"$w/u8.list"
+    done < <($PY - "$w" <<'EOF'
+import json, sys, numpy as np
+w = sys.argv[1]
+r = np.random.default_rng(11)
+for i, io in enumerate(json.load(open(w + '/meta.json'))['inputs']):
+    n, c, h, wd = io['shape']
+    x = r.integers(0, 256, (n, h, wd, c), dtype=np.uint8)
+    x.tofile(f'{w}/in{i}.u8')
+    np.save(f'{w}/in{i}.npy', x.transpose(0, 3, 1, 2).astype(np.float32))
+    print(io['name'], f'{w}/in{i}.npy', f'{w}/in{i}.u8')
+EOF
+)
+    mapfile -t u8s <"$w/u8.list"
+    if "$RT" run "$m" --emulate "${args[@]}" --dump "$w/cli" --no-db >"$w/cli.out" 2>"$w/cli.err"; then
+        ok
+    else
+        bad "$f: rknn-trace run --emulate: $(head -3 "$w/cli.err")"; continue
+    fi
+    if "$APP" "$m" "$w/app" "${u8s[@]}" >"$w/app.out" 2>"$w/app.err"; then ok; else
+        bad "$f: sample_vendor failed: $(tail -3 "$w/app.out") $(head -3 "$w/app.err")"; continue
+    fi
+    ! grep -q '^E RKNN' "$w/app.err" && ok || bad "$f: E lines: $(grep '^E RKNN' "$w/app.err" | head -3)"
+    if out=$($PY - "$w" "$m" <<'EOF'
+import json, re, sys, numpy as np
+sys.path.insert(0, 'tests/oracle')
+from rknn_fb import FB
+w, rknn = sys.argv[1:3]
+fb = FB(rknn)   # the file's own scale and zero point per tensor name
+q = {fb.string(t, 5): (fb.first(t, 10, '<f'), fb.first(t, 11, '<i')) for t in fb.tables(fb.graph(), 0)}
+meta = json.load(open(w + '/meta.json'))
+text = open(w + '/app.out').read()
+sec = text.split('output tensors:')
+attrs = [re.findall(r'index=(\d+), name=(\S+), n_dims=\d+, dims=\[([^\]]*)\].*?fmt=(\w+), '
+                    r'type=(\w+), qnt_type=(\w+), zp=(-?\d+), scale=([\d.]+)', s) for s in sec]
+msgs = []
+for kind, want, lst in (('input', meta['inputs'], attrs[0]), ('output', meta['outputs'], attrs[1])):
+    if len(lst) != len(want):
+        msgs.append(f'{kind}: {len(lst)} attrs for {len(want)} tensors')
+        continue
+    for a, io in zip(lst, want):
+        idx, name, dims, fmt, typ, qnt, zp, sc = a
+        dims = [int(x) for x in dims.split(',')]
+        n, c, h, wd = io['shape']
+        exp = [n, h, wd, c] if kind == 'input' else [n, c, h, wd]
+        s, z = q[name]
+        if (name != io['name'] or dims != exp or fmt != ('NHWC' if kind == 'input' else 'NCHW')
+                or typ != 'INT8' or qnt != 'AFFINE' or int(zp) != z
+                or abs(float(sc) - s) > 5e-7 + 1e-6 * s):
+            msgs.append(f'{kind} {idx}: {a} vs {name} {exp} zp {z} scale {s}')
+for i, io in enumerate(meta['outputs']):
+    ref = np.load(f"{w}/cli/{io['name']}.npy")
+    got = np.fromfile(f'{w}/app/out{i}.f32', dtype=np.float32)
+    if got.size != ref.size or got.tobytes() != ref.astype(np.float32).ravel().tobytes():
+        d = np.abs(got - ref.ravel()).max() if got.size == ref.size else 'size'
+        msgs.append(f"output {io['name']}: float differs from the CLI dump (max abs {d})")
+    s, z = q[io['name']]
+    qi = np.fromfile(f'{w}/app/out{i}.i8', dtype=np.int8).astype(np.int64)
+    qr = np.clip(np.round(ref.ravel().astype(np.float64) / s) + z, -128, 127)
+    if qi.size != qr.size or (qi != qr).any():
+        msgs.append(f"output {io['name']}: int8 differs from round(x/scale)+zp")
+    elif (((qi - z) * np.float32(s)).astype(np.float32) != ref.ravel()).any():
+        msgs.append(f"output {io['name']}: (q - zp) * scale is not the float output")
+print('; '.join(msgs) if msgs else 'ok')
+EOF
+    ) && [ "$out" = ok ]; then ok; else bad "$f: $out"; fi
+done
+
+# files the emulator does not run: refused at rknn_init with its reason, one E line
+for case in "multiple_input_demo.rk3588.tk134|compressed bytes; the compression is not decoded" \
+            "tk1_multi_input.rk1808|no compiled NPU tasks of a known kind"; do
+    f=${case%%|*}; why=${case#*|}
+    "$APP" "$D/$f.rknn" "$T" /dev/null >"$T/r.out" 2>"$T/r.err"
+    rc=$?
+    [ $rc = 1 ] && grep -qx 'rknn_init error ret=-6' "$T/r.out" && ok ||
+        bad "$f: rc $rc, $(head -2 "$T/r.out")"
+    [ "$(grep -c '^E RKNN' "$T/r.err")" = 1 ] && grep '^E RKNN' "$T/r.err" | grep -qF "$why" && ok ||
+        bad "$f: expected one E line naming '$why': $(head -3 "$T/r.err")"
+done
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
