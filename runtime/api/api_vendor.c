@@ -109,7 +109,7 @@ int api_vendor_load(api_ctx *c)
 
     if (rknn_model_parse(c->model_buf, c->model_len, c->model_path ? c->model_path : "model",
                          &m, err, sizeof(err))) {
-        API_E("rknn_init, vendor .rknn model: %s", err);
+        API_E("rknn_init, a vendor-compiled .rknn model that cannot be read: %s", err);
         return RKNN_ERR_MODEL_INVALID;
     }
     if (!emu_exec_supported(m, &why)) {
