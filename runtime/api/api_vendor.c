@@ -10,7 +10,8 @@
  * emulator's dequantized NCHW floats (want_float = 1) or those values put back
  * on the output's int8 grid (want_float = 0: round(x / scale) + zp, which gives
  * back the integers the tasks computed). The attributes follow what the vendor
- * runtime prints for such files (shared/research/log-formats.md §9, the yolov5
+ * runtime prints for such files (shared/research/log-formats.md §10 and the
+ * yolov5s log shared/data/logs/perf-evalperf-oldfmt-full-yolov5s-rk3588-*: the yolov5
  * demo: inputs NHWC int8 AFFINE, outputs NCHW int8 AFFINE). */
 #include "runtime/api/api_internal.h"
 #include "runtime/emu/emu.h"
