@@ -891,6 +891,14 @@ static void test_vendor_file(void)
     rknn_output o;
     memset(&o, 0, sizeof(o));
     EXPECT(rknn_outputs_get(ctx, 1, &o, NULL), RKNN_ERR_FAIL, "call rknn_run");
+    /* a duplicate is a context of the same file: its own inputs, the same counts */
+    rknn_context dup = 0;
+    rknn_input_output_num n = {0};
+    CHECK(rknn_dup_context(&ctx, &dup) == 0 && dup && dup != ctx, "dup of a vendor context");
+    CHECK(dup && rknn_query(dup, RKNN_QUERY_IN_OUT_NUM, &n, sizeof(n)) == 0 && n.n_input == 2 &&
+              n.n_output == 1, "dup: %u inputs, %u outputs (want 2, 1)", n.n_input, n.n_output);
+    if (dup)
+        rknn_destroy(dup);
     rknn_destroy(ctx);
 }
 
