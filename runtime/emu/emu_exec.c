@@ -517,7 +517,7 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     }
     int64_t groups = (noc + G - 1) / G;
     /* more bytes than the native shape has, without the decompressor: another
-     * layout (rk3588 toolkit 1.3.4's compressed buffers stop above) */
+     * layout (rk3588 toolkit 1.3.4's compressed buffers are decoded above) */
     /* rv1126b's pixel conv: 1536 bytes for its 768 (the rest zero, not read) */
     if (t->pixel_in && wt->data_len > wb.bytes && wt->data_off >= 0 &&
         (uint64_t)wt->data_off + (uint64_t)wt->data_len <= len) {
