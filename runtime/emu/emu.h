@@ -300,4 +300,13 @@ int emu_write_stopped(const char *dir, int map, const uint32_t *val, const uint8
  * container); the tasks can still stop it. */
 int emu_exec_supported(const struct rknn_model *m, const char **why);
 
+/* The RK3588 CNA weight decompressor's input (CNA_DCOMP_CTRL 1; toolkit 1.3.4
+ * rk3588 files): src/len the compressed buffer, amount the 16 DCOMP_AMOUNT
+ * registers, positions = kh * kw, in_c the real input channels. Writes the
+ * native [kh][kw][OC2 8][IC2 16] bytes (dst_len = positions * 128) and returns
+ * 0, or -1 with one message in err for anything outside the format seen
+ * (docs/rknn-format.md "Weights"); never reads outside src. */
+int emu_dcomp_decode(const uint8_t *src, size_t len, const uint32_t amount[16], int positions,
+                     int in_c, uint8_t *dst, size_t dst_len, char *err, size_t errlen);
+
 #endif

@@ -330,6 +330,7 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     const char *tg = m->target ? m->target : m->fb_target;
     int G = emu_channel_group(tg);
     int xi, wi, bi, ei, rc = 0;
+    uint8_t *dcw = NULL; /* decompressed weights (CNA_DCOMP_CTRL) */
     act in, out, ew = {0};
     node_operands(m, nd, &xi, &wi, &bi, &ei);
     if (t->op != EMU_OP_CONV)
@@ -475,21 +476,6 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     /* weights and per-channel words from the file */
     const rknn_tensor *wt = &m->tensors[wi], *bt = &m->tensors[bi];
     int kh = t->kh, kw = t->kw;
-    /* the CNA's weight decompressor (CNA_DCOMP_CTRL, "weight decompress
-     * control" in the RK3588 TRM's register list; Mesa rocket writes 0):
-     * toolkit 1.3.4's rk3588 file turns it on, its weight buffers are the
-     * compressed stream (docs/rknn-format.md "Weights"), not decoded */
-    if (!table && reg_or0(rs, grp, 0x1100)) {
-        char am[160] = "";
-        for (int k = 0; k < 16; k++) {
-            size_t n = strlen(am);
-            snprintf(am + n, sizeof am - n, "%s%u", k ? " " : "", reg_or0(rs, grp, (uint32_t)(0x1140 + 4 * k)));
-        }
-        STOP("task %d (node %s): CNA weight decompression on (CNA_DCOMP_CTRL 0x%x, DCOMP_REGNUM "
-             "0x%x, DCOMP_AMOUNT0..15 %s): weight tensor %s holds %lld compressed bytes; the "
-             "compression is not decoded: not emulated", ti, nn, reg_or0(rs, grp, 0x1100),
-             reg_or0(rs, grp, 0x1104), am, wt->name, (long long)wt->data_len);
-    }
     weight_blocks wb;
     if (kh < 1 || kw < 1 || t->stride_x < 1 || t->stride_y < 1 || t->pad_top < 0 || t->pad_left < 0 ||
         weight_blocks_of(wt, kh, kw, in.c, out.c, &wb) ||
@@ -497,9 +483,41 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
         STOP("task %d (node %s): weight %s: native shape of %d values does not fit the task's "
              "kernel %dx%d, %d to %d channels (blocks [OC1, IC1, kh, kw, OC2, IC2], one OC1 and "
              "OC2 for all)", ti, nn, wt->name, wt->nnd, kh, kw, in.c, out.c);
+    /* the CNA's weight decompressor (CNA_DCOMP_CTRL, "weight decompress
+     * control" in the RK3588 TRM's register list; Mesa rocket writes 0):
+     * toolkit 1.3.4's rk3588 files turn it on and store the compressed
+     * stream (emu_dcomp.c); it is decoded into the native bytes first */
+    if (!table && reg_or0(rs, grp, 0x1100)) {
+        uint32_t am[16];
+        char why[200], al[160] = "";
+        for (int k = 0; k < 16; k++) {
+            am[k] = reg_or0(rs, grp, (uint32_t)(0x1140 + 4 * k));
+            size_t n = strlen(al);
+            snprintf(al + n, sizeof al - n, "%s%u", k ? " " : "", am[k]);
+        }
+        if (reg_or0(rs, grp, 0x1100) != 1 || reg_or0(rs, grp, 0x1104) != 0x55555555u ||
+            wb.n != 1 || wb.ib[0] != 1 || wb.ocp != 8 || wb.icp[0] != 16 || wb.row ||
+            wb.bytes != (int64_t)kh * kw * 128)
+            STOP("task %d (node %s): CNA weight decompression (CNA_DCOMP_CTRL 0x%x, DCOMP_REGNUM "
+                 "0x%x, DCOMP_AMOUNT0..15 %s) for weight %s of %lld native bytes: only control 1, "
+                 "REGNUM 0x55555555 and one [1, 1, kh, kw, 8, 16] block are decoded: not emulated",
+                 ti, nn, reg_or0(rs, grp, 0x1100), reg_or0(rs, grp, 0x1104), al, wt->name,
+                 (long long)wb.bytes);
+        if (wt->data_off < 0 || wt->data_len < 0 ||
+            (uint64_t)wt->data_off + (uint64_t)wt->data_len > len)
+            STOP("task %d (node %s): compressed weight %s outside the file", ti, nn, wt->name);
+        dcw = malloc((size_t)wb.bytes);
+        if (!dcw)
+            STOP("task %d (node %s): out of memory", ti, nn);
+        if (emu_dcomp_decode(file + wt->data_off, (size_t)wt->data_len, am, kh * kw, in.c, dcw,
+                             (size_t)wb.bytes, why, sizeof why))
+            STOP("task %d (node %s): CNA weight decompression (DCOMP_AMOUNT0..15 %s), weight %s "
+                 "(%lld bytes): %s: not emulated", ti, nn, al, wt->name, (long long)wt->data_len,
+                 why);
+    }
     int64_t groups = (noc + G - 1) / G;
     /* more bytes than the native shape has, without the decompressor: another
-     * layout (rk3588 toolkit 1.3.4's compressed buffers stop above) */
+     * layout (rk3588 toolkit 1.3.4's compressed buffers are decoded above) */
     /* rv1126b's pixel conv: 1536 bytes for its 768 (the rest zero, not read) */
     if (t->pixel_in && wt->data_len > wb.bytes && wt->data_off >= 0 &&
         (uint64_t)wt->data_off + (uint64_t)wt->data_len <= len) {
@@ -508,7 +526,7 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
                 STOP("task %d (node %s): weight tensor %s: byte %lld beyond the %lld bytes the "
                      "pixel conv's rows hold is not zero: not emulated", ti, nn, wt->name,
                      (long long)k, (long long)wb.bytes);
-    } else if (wt->data_len > wb.bytes)
+    } else if (!dcw && wt->data_len > wb.bytes)
         STOP("task %d (node %s): weight tensor %s holds %lld bytes for its %lld-byte native "
              "layout (another layout, not decoded): not emulated", ti, nn, wt->name,
              (long long)wt->data_len, (long long)wb.bytes);
@@ -527,11 +545,11 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
         STOP("task %d (node %s): CNA weight sizes %lld (%lld a kernel) are not the %d kernels of "
              "%lld bytes the weight's blocks hold", ti, nn, (long long)t->weight_bytes,
              (long long)t->weight_bytes_per_kernel, noc, (long long)per_kernel);
-    if (wt->data_len < wb.bytes || (uint64_t)wt->data_off + (uint64_t)wb.bytes > len ||
+    if ((!dcw && (wt->data_len < wb.bytes || (uint64_t)wt->data_off + (uint64_t)wb.bytes > len)) ||
         bt->data_len < t->bs_addr + groups * G * 8 ||
         (uint64_t)bt->data_off + (uint64_t)bt->data_len > len)
         STOP("task %d (node %s): weight or per-channel data outside its tensor", ti, nn);
-    const int8_t *W = (const int8_t *)file + wt->data_off;
+    const int8_t *W = dcw ? (const int8_t *)dcw : (const int8_t *)file + wt->data_off;
     const uint8_t *B = file + bt->data_off + t->bs_addr;
     int sx = t->stride_x, sy = t->stride_y, dx = t->dil_x > 0 ? t->dil_x : 1,
         dy = t->dil_y > 0 ? t->dil_y : 1;
@@ -613,6 +631,7 @@ static int run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti
     free(col);
     mem->written[nd->out[0]] = 1;
 out:
+    free(dcw);
     return rc;
 }
 

@@ -51,7 +51,7 @@ expect 0 "" -- "$RT" run "$D/multiple_input_demo.onnx" --backend sim -i "input.1
     -i "input=$T/b.npy" --dump "$T/onnx_rv1126b" --no-db
 
 # --- emulated against the ONNX run, every tensor both name ---------------------
-for chip in rk3588 rk3566 rk3566.tk134 rk3562 rk3576 rv1126b; do
+for chip in rk3588 rk3588.tk134 rk3566 rk3566.tk134 rk3562 rk3576 rv1126b; do
     f=$D/multiple_input_demo.$chip.rknn
     ref=$T/onnx; [ "$chip" = rv1126b ] && ref=$T/onnx_rv1126b
     expect 0 "" -- "$RT" run "$f" --emulate "${IN[@]}" --dump "$T/$chip" --no-db
@@ -107,7 +107,7 @@ print(len(tasks), end=' ')
 print('; '.join(msgs)); sys.exit(1 if msgs else 0)
 EOF
     ); then ok; else bad "$chip emulated vs ONNX: $out"; fi
-    want=$(case $chip in rk3588) echo 12;; rk3562) echo 4;; rk3576) echo 8;; *) echo 2;; esac)
+    want=$(case $chip in rk3588|rk3588.tk134) echo 12;; rk3562) echo 4;; rk3576) echo 8;; *) echo 2;; esac)
     [ "${out%% *}" = "$want" ] && ok || bad "$chip: ${out%% *} task dumps, want $want"
 done
 # the same quantization on both chips: the same integers
@@ -116,6 +116,10 @@ cmp -s "$T/rk3588/8.npy" "$T/rk3566/8.npy" && ok || bad "rk3588 and rk3566 outpu
 # integers as toolkit 1.6.2's, whose task table names the nodes
 cmp -s "$T/rk3566/8.npy" "$T/rk3566.tk134/8.npy" && cmp -s "$T/rk3566/7.npy" "$T/rk3566.tk134/7.npy" \
     && ok || bad "rk3566 tk134 and v6 tensors differ"
+# toolkit 1.3.4's rk3588 file: its weights through the CNA's decompressor
+# (runtime/emu/emu_dcomp.c), tiled otherwise: the same integers as 1.6.2's
+cmp -s "$T/rk3588/8.npy" "$T/rk3588.tk134/8.npy" && cmp -s "$T/rk3588/7.npy" "$T/rk3588.tk134/7.npy" \
+    && ok || bad "rk3588 tk134 and v6 tensors differ"
 # rk3562's and rk3576's own layouts, the same per-channel words: the same integers too
 for chip in rk3562 rk3576; do
     for n in 7 8; do
@@ -461,12 +465,31 @@ for src, dst in [('633', 'input.44'), ('input.44', 'input.42'), ('input.42', '66
 for src, dst in [('675', '679'), ('748', '752')]:
     assert np.array_equal(L(dst), L(src).repeat(2, 2).repeat(2, 3)), dst
 EOF
-# rk3588 toolkit 1.3.4: bound, but its weight buffers are larger than their native
-# shapes (another layout, docs/rknn-format.md "Weights"): refused, not misread
-# toolkit 1.3.4's rk3588 file turns the CNA's weight decompressor on: stopped
-# at its first conv task, naming the registers
-expect 2 "task 0 \(node Conv:Conv_1\): CNA weight decompression on \(CNA_DCOMP_CTRL 0x1, DCOMP_REGNUM 0x55555555, DCOMP_AMOUNT0..15 5 2 2 2 5 2 2 2 5 3 3 3 5 3 3 3\): weight tensor conv2.weight holds 1280 compressed bytes; the compression is not decoded: not emulated" -- \
-    "$RT" run "$D/multiple_input_demo.rk3588.tk134.rknn" --emulate --no-db
+# rk3588 toolkit 1.3.4, its compressed weights (CNA_DCOMP_CTRL 1): copies with
+# one byte of conv2.weight's stream changed stop at the first conv task naming
+# the block and what is wrong, never misread: block 0's header kind, a bit
+# after block 1's stream, a padding byte of block 0
+W2=$("$RT" inspect "$D/multiple_input_demo.rk3588.tk134.rknn" --json | $PY -c '
+import json, sys
+for n in json.load(sys.stdin)["nodes"]:
+    for i in n.get("inputs", []):
+        if i.get("name") == "conv2.weight": print(i["data_offset"])')
+dcomp_copy() {   # offset within conv2.weight, new byte, copy
+    $PY -c 'import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[int(sys.argv[3])] = int(sys.argv[4], 0)
+open(sys.argv[2], "wb").write(b)' "$D/multiple_input_demo.rk3588.tk134.rknn" "$3" "$((W2 + $1))" "$2"
+}
+DC="task 0 \(node Conv:Conv_1\): CNA weight decompression \(DCOMP_AMOUNT0..15 5 2 2 2 5 2 2 2 5 3 3 3 5 3 3 3\), weight conv2.weight \(1280 bytes\)"
+dcomp_copy 0 0x22 "$T/dc_kind.rknn"
+expect 2 "$DC: block 0: header bytes 0x22 .. 0x00 not seen \(0x11 or 0x00, then a 16-bit base, then 0\): not emulated" -- \
+    "$RT" run "$T/dc_kind.rknn" --emulate "${IN[@]}" --no-db
+dcomp_copy $((128 + 16 + 31)) 0x80 "$T/dc_tail.rknn"
+expect 2 "$DC: block 1: nonzero bits after the stream's end \(bit 255\): not emulated" -- \
+    "$RT" run "$T/dc_tail.rknn" --emulate "${IN[@]}" --no-db
+dcomp_copy 127 1 "$T/dc_pad.rknn"
+expect 2 "$DC: block 0: padding byte 127 is not zero: not emulated" -- \
+    "$RT" run "$T/dc_pad.rknn" --emulate "${IN[@]}" --no-db
 # a model-1 copy without the nodes' task lists (node slot 6 dropped from every
 # node vtable): nothing binds its tasks, the run is refused
 $PY - "$D/multiple_input_demo.rk3566.tk134.rknn" "$T/unbound.rknn" <<'EOF' || bad "unbound copy"
