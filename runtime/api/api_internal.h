@@ -258,8 +258,8 @@ void api_custom_free(api_ctx *c);
 
 /* ---- vendor .rknn files run by the NPU emulator (api_vendor.c) ---- */
 typedef struct api_vendor api_vendor;
-/* Parses c->model_buf, checks that the emulator runs it (one trial run with zero
- * inputs, so that tasks it does not understand refuse the file here) and sets
+/* Parses c->model_buf, checks that the emulator takes it (emu_exec_supported; a
+ * task it does not understand stops api_vendor_run with its reason) and sets
  * c->vendor, n_in, n_out. RKNN_ERR_MODEL_INVALID with one E line naming the reason. */
 int api_vendor_load(api_ctx *c);
 void api_vendor_free(api_vendor *v);

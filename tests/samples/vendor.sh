@@ -3,15 +3,18 @@
 # (runtime/api/api_vendor.c): sample_vendor, the SDK guide's call sequence (init
 # from bytes, query, uint8 NHWC rknn_inputs_set, run, rknn_outputs_get), against
 # `rknn-trace run FILE --emulate --dump` on the same pixels given as float32 NCHW.
-# Checks, per file (multiple_input_demo.rk3588, yolov8n.rk3566):
+# Checks, per file (multiple_input_demo.rk3588 and its compressed-weight
+# toolkit 1.3.4 build, yolov8n.rk3566):
 #  - the app exits 0 with no E line;
 #  - INPUT_ATTR: NHWC dims [n,h,w,c], INT8 AFFINE; OUTPUT_ATTR: NCHW dims, INT8
 #    AFFINE; zp and scale equal the file's FlatBuffer (tests/oracle/rknn_fb.py);
 #  - want_float outputs byte-identical to the CLI's dumped outputs (numpy);
 #  - want_float = 0 outputs equal round(x / scale) + zp of the dump (numpy), and
 #    (q - zp) * scale gives the floats back.
-# Refusals: the compressed-weight rk3588.tk134 file and the Toolkit1 rk1808 file
-# fail rknn_init with -6 and one E line naming the emulator's reason.
+# Refusals: the Toolkit1 rk1808 file fails rknn_init with -6 and one E line
+# naming the emulator's reason; a tk134 copy with one compressed-weight header
+# byte changed initialises, and its rknn_run fails with one E line naming the
+# task and the block where the emulator stopped.
 # Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -32,7 +35,7 @@ if [ ! -x "$APP" ] || [ ! -f "$D/yolov8n.rk3566.rknn" ]; then
     echo "$pass passed, $fail failed"; exit 1
 fi
 
-for f in multiple_input_demo.rk3588 yolov8n.rk3566; do
+for f in multiple_input_demo.rk3588 multiple_input_demo.rk3588.tk134 yolov8n.rk3566; do
     m=$D/$f.rknn
     w=$T/$f
     mkdir -p "$w/app"
@@ -111,8 +114,7 @@ EOF
 done
 
 # files the emulator does not run: refused at rknn_init with its reason, one E line
-for case in "multiple_input_demo.rk3588.tk134|compressed bytes; the compression is not decoded" \
-            "tk1_multi_input.rk1808|no compiled NPU tasks of a known kind"; do
+for case in "tk1_multi_input.rk1808|no compiled NPU tasks of a known kind"; do
     f=${case%%|*}; why=${case#*|}
     "$APP" "$D/$f.rknn" "$T" /dev/null >"$T/r.out" 2>"$T/r.err"
     rc=$?
@@ -121,6 +123,27 @@ for case in "multiple_input_demo.rk3588.tk134|compressed bytes; the compression 
     [ "$(grep -c '^E RKNN' "$T/r.err")" = 1 ] && grep '^E RKNN' "$T/r.err" | grep -qF "$why" && ok ||
         bad "$f: expected one E line naming '$why': $(head -3 "$T/r.err")"
 done
+
+# a task the emulator does not understand: rknn_init succeeds, rknn_run fails
+# with the emulator's reason (block 0's header kind byte of conv2.weight
+# changed; tests/cli/emulate.sh checks the CLI's message for the same copy)
+src=$D/multiple_input_demo.rk3588.tk134.rknn
+off=$("$RT" inspect "$src" --json | $PY -c '
+import json, sys
+for n in json.load(sys.stdin)["nodes"]:
+    for i in n.get("inputs", []):
+        if i.get("name") == "conv2.weight": print(i["data_offset"])')
+$PY -c 'import sys
+b = bytearray(open(sys.argv[1], "rb").read()); b[int(sys.argv[3])] = 0x22
+open(sys.argv[2], "wb").write(b)' "$src" "$T/dc_kind.rknn" "$off"
+w=$T/multiple_input_demo.rk3588.tk134
+"$APP" "$T/dc_kind.rknn" "$T" "$w"/in*.u8 >"$T/r.out" 2>"$T/r.err"
+rc=$?
+[ $rc != 0 ] && grep -qx 'rknn_run fail! ret=-1' "$T/r.out" && ok ||
+    bad "corrupted tk134: rc $rc, $(tail -2 "$T/r.out")"
+[ "$(grep -c '^E RKNN' "$T/r.err")" = 1 ] &&
+    grep '^E RKNN' "$T/r.err" | grep -q 'rknn_run, the NPU emulator stopped: task 0 .*block 0: header bytes 0x22' && ok ||
+    bad "corrupted tk134: expected one E line naming task 0 and block 0: $(head -3 "$T/r.err")"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
