@@ -1061,9 +1061,9 @@ static int64_t dwv_row_bytes(const conv_geom *c)
     return (need + 63) / 64 * 64;
 }
 
-/* Plane x (H x W floats) into P: Hp rows of Wb bytes. */
-static void dwv_fill(const conv_geom *c, const qparam_t *p, const float *x, const uint8_t *xb,
-                     uint8_t *P, int64_t Hp, int64_t Wb)
+/* The padding of P (Hp rows of Wb bytes): the same for every plane of a
+ * conv, so written once per task and left alone by dwv_fill. */
+static void dwv_pad(const conv_geom *c, const qparam_t *p, uint8_t *P, int64_t Hp, int64_t Wb)
 {
     const uint8_t pad = (uint8_t)(p->zp + 128);
     int64_t r0 = c->pt < Hp ? c->pt : Hp, r1 = c->pt + c->H < Hp ? c->pt + c->H : Hp;
@@ -1072,61 +1072,116 @@ static void dwv_fill(const conv_geom *c, const qparam_t *p, const float *x, cons
         memset(P + r * Wb, pad, (size_t)c->pl);
         memset(P + r * Wb + c->pl + c->W, pad, (size_t)(Wb - c->pl - c->W));
     }
-    if (r1 > r0 && xb) /* already q + 128 */
-        for (int64_t r = r0; r < r1; r++)
-            memcpy(P + r * Wb + c->pl, xb + (r - r0) * c->W, (size_t)c->W);
-    else if (r1 > r0)
-        quant_q8_bytes(x, r1 - r0, c->W, c->W, p, P + r0 * Wb + c->pl, Wb);
     memset(P + r1 * Wb, pad, (size_t)((Hp - r1) * Wb));
 }
 
-/* One channel m's plane from P into y (OH x OW floats, the centred sums). */
+/* Plane x (H x W floats, or its bytes xb) into the inside of P; the bytes'
+ * short rows by vector moves, the tail masked (a memcpy call a row cost more
+ * than the copy). */
+QTB static void dwv_fill(const conv_geom *c, const qparam_t *p, const float *x, const uint8_t *xb,
+                         uint8_t *P, int64_t Hp, int64_t Wb)
+{
+    int64_t r0 = c->pt < Hp ? c->pt : Hp, r1 = c->pt + c->H < Hp ? c->pt + c->H : Hp;
+    const int64_t W = c->W;
+    const __mmask64 tail = W % 64 ? ((__mmask64)1 << (W % 64)) - 1 : 0;
+    if (r1 > r0 && xb) /* already q + 128 */
+        for (int64_t r = r0; r < r1; r++) {
+            uint8_t *d = P + r * Wb + c->pl;
+            const uint8_t *s = xb + (r - r0) * W;
+            int64_t i = 0;
+            for (; i + 64 <= W; i += 64)
+                _mm512_storeu_si512(d + i, _mm512_loadu_si512(s + i));
+            if (tail)
+                _mm512_mask_storeu_epi8(d + i, tail, _mm512_maskz_loadu_epi8(tail, s + i));
+        }
+    else if (r1 > r0)
+        quant_q8_bytes(x, r1 - r0, c->W, c->W, p, P + r0 * Wb + c->pl, Wb);
+}
+
+/* Outputs (oh, ow0 ...) and, when two, (oh + 1, ow0 ...) of one channel: 32
+ * columns, or 16 when not wide; G4 a constant in the specialised copies. */
+QTB static inline __attribute__((always_inline)) void
+dwv_tile(const conv_geom *c, const int32_t *wq, const uint8_t *P, int64_t Wb, __m512i idx,
+         __m512i zc, int64_t oh, int64_t ow0, int two, int64_t G4, int wide, float *y)
+{
+    const int64_t sh = c->sh, OW = c->OW, step = 16 * c->sw;
+    __m512i a00 = _mm512_setzero_si512(), a01 = a00, a10 = a00, a11 = a00;
+    for (int64_t kh = 0; kh < c->KH; kh++) {
+        const uint8_t *r0 = P + (oh * sh + kh) * Wb + ow0 * c->sw;
+        const uint8_t *r1 = two ? r0 + sh * Wb : r0;
+        for (int64_t g = 0; g < G4; g++) {
+            __m512i wv = _mm512_set1_epi32(wq[kh * G4 + g]);
+            a00 = _mm512_dpbusd_epi32(
+                a00, _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r0 + 4 * g)), wv);
+            if (two)
+                a10 = _mm512_dpbusd_epi32(
+                    a10, _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r1 + 4 * g)), wv);
+            if (wide) {
+                a01 = _mm512_dpbusd_epi32(
+                    a01, _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r0 + step + 4 * g)),
+                    wv);
+                if (two)
+                    a11 = _mm512_dpbusd_epi32(
+                        a11,
+                        _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r1 + step + 4 * g)),
+                        wv);
+            }
+        }
+    }
+    int64_t n0 = OW - ow0 < 16 ? OW - ow0 : 16, n1 = OW - ow0 - 16;
+    n1 = n1 < 0 ? 0 : n1 > 16 ? 16 : n1;
+    __mmask16 k0 = (__mmask16)((1u << n0) - 1), k1 = (__mmask16)((1u << n1) - 1);
+    float *y0 = y + oh * OW + ow0;
+    _mm512_mask_storeu_ps(y0, k0, _mm512_cvtepi32_ps(_mm512_sub_epi32(a00, zc)));
+    if (wide)
+        _mm512_mask_storeu_ps(y0 + 16, k1, _mm512_cvtepi32_ps(_mm512_sub_epi32(a01, zc)));
+    if (two) {
+        _mm512_mask_storeu_ps(y0 + OW, k0, _mm512_cvtepi32_ps(_mm512_sub_epi32(a10, zc)));
+        if (wide)
+            _mm512_mask_storeu_ps(y0 + OW + 16, k1,
+                                  _mm512_cvtepi32_ps(_mm512_sub_epi32(a11, zc)));
+    }
+}
+
+/* One channel m's plane from P into y (OH x OW floats, the centred sums):
+ * two rows and 32 columns a step, 16 where at most 16 are left (a narrow
+ * plane's second half would be all waste); 3- to 8-wide kernels with their
+ * word count a constant (the tap loop unrolled). */
 QTB static void dwv_plane(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P,
                           int64_t Wb, float *y)
 {
-    const int64_t G4 = (c->KW + 3) / 4, sw = c->sw, sh = c->sh, OW = c->OW, KH = c->KH;
+    const int64_t G4 = (c->KW + 3) / 4, OW = c->OW;
     const int32_t *wq = q->wq + m * q->wq_k;
     uint8_t ib[64];
     for (int b = 0; b < 16; b++)
         for (int t = 0; t < 4; t++)
-            ib[4 * b + t] = (uint8_t)(b * sw + t);
+            ib[4 * b + t] = (uint8_t)(b * c->sw + t);
     const __m512i idx = _mm512_loadu_si512(ib);
     const __m512i zc = _mm512_set1_epi32((q->in.zp + 128) * q->wsum[m]);
-    const int64_t step = 16 * sw;
+#define DWV_TILE(G, W)                                                                 \
+    do {                                                                               \
+        if (two)                                                                       \
+            dwv_tile(c, wq, P, Wb, idx, zc, oh, ow0, 1, G, W, y);                      \
+        else                                                                           \
+            dwv_tile(c, wq, P, Wb, idx, zc, oh, ow0, 0, G, W, y);                      \
+    } while (0)
     for (int64_t oh = 0; oh < c->OH; oh += 2) {
         int two = oh + 1 < c->OH;
         for (int64_t ow0 = 0; ow0 < OW; ow0 += 32) {
-            __m512i a00 = _mm512_setzero_si512(), a01 = a00, a10 = a00, a11 = a00;
-            for (int64_t kh = 0; kh < KH; kh++) {
-                const uint8_t *r0 = P + (oh * sh + kh) * Wb + ow0 * sw;
-                const uint8_t *r1 = two ? r0 + sh * Wb : r0;
-                for (int64_t g = 0; g < G4; g++) {
-                    __m512i wv = _mm512_set1_epi32(wq[kh * G4 + g]);
-                    a00 = _mm512_dpbusd_epi32(
-                        a00, _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r0 + 4 * g)), wv);
-                    a01 = _mm512_dpbusd_epi32(
-                        a01, _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r0 + step + 4 * g)),
-                        wv);
-                    a10 = _mm512_dpbusd_epi32(
-                        a10, _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r1 + 4 * g)), wv);
-                    a11 = _mm512_dpbusd_epi32(
-                        a11, _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r1 + step + 4 * g)),
-                        wv);
-                }
-            }
-            int64_t n0 = OW - ow0 < 16 ? OW - ow0 : 16, n1 = OW - ow0 - 16;
-            n1 = n1 < 0 ? 0 : n1 > 16 ? 16 : n1;
-            __mmask16 k0 = (__mmask16)((1u << n0) - 1), k1 = (__mmask16)((1u << n1) - 1);
-            float *y0 = y + oh * OW + ow0;
-            _mm512_mask_storeu_ps(y0, k0, _mm512_cvtepi32_ps(_mm512_sub_epi32(a00, zc)));
-            _mm512_mask_storeu_ps(y0 + 16, k1, _mm512_cvtepi32_ps(_mm512_sub_epi32(a01, zc)));
-            if (two) {
-                _mm512_mask_storeu_ps(y0 + OW, k0, _mm512_cvtepi32_ps(_mm512_sub_epi32(a10, zc)));
-                _mm512_mask_storeu_ps(y0 + OW + 16, k1,
-                                      _mm512_cvtepi32_ps(_mm512_sub_epi32(a11, zc)));
-            }
+            int wide = OW - ow0 > 16;
+            if (G4 == 1 && wide)
+                DWV_TILE(1, 1);
+            else if (G4 == 1)
+                DWV_TILE(1, 0);
+            else if (G4 == 2 && wide)
+                DWV_TILE(2, 1);
+            else if (G4 == 2)
+                DWV_TILE(2, 0);
+            else
+                DWV_TILE(G4, 1);
         }
     }
+#undef DWV_TILE
 }
 #endif
 
@@ -1141,6 +1196,7 @@ static int dwv_range(const conv_job *j, int64_t t0, int64_t t1)
     const int64_t Hp = (c->OH - 1) * c->sh + c->KH + 1, Wb = dwv_row_bytes(c);
     const int64_t HW = c->H * c->W;
     uint8_t *P = kernel_scratch(SCRATCH_Q_BLOCK, (size_t)(Hp * Wb + 64));
+    dwv_pad(c, &q->in, P, Hp, Wb);
     /* runs of planes of one batch item (up to 32): the epilogue in one call */
     for (int64_t t = t0, end; t < t1; t = end) {
         int64_t m0 = t % c->M;
@@ -1523,11 +1579,12 @@ void quant_conv_keep_geometry(graph_t *g, const node_t *n, quant_node *q)
         if (cpu_isa() >= QISA_AVX2 && q->wf && !q->wd && c.G == 1 && c.pt >= 0 && c.pl >= 0)
             vnni_pack(&c, q);
         /* depthwise, dilation 1, strides up to 4 (16 outputs' bytes within
-         * one 64-byte load), kernels at least 4 wide: a 3-wide row fills
-         * three bytes of a word, and the float kernels (dw512_plane) were
-         * faster there (YOLOX's and UltraFace's 3x3: 1.1-1.3x the time) */
+         * one 64-byte load), kernels at least 3 wide (a 3-wide row fills
+         * three bytes of a word; once the input came as bytes, the padding
+         * was written once a task and narrow planes took 16 columns a step,
+         * 3x3 ran faster here than on dw512_plane) */
         else if (cpu_isa() >= QISA_VNNI && q->wf && !q->wd && c.G > 1 && c.G == c.C &&
-                 c.G == c.M && c.dh == 1 && c.dw == 1 && c.sw <= 4 && c.KW >= 4 &&
+                 c.G == c.M && c.dh == 1 && c.dw == 1 && c.sw <= 4 && c.KW >= 3 &&
                  c.pt >= 0 && c.pl >= 0)
             dwv_pack(&c, q);
     }

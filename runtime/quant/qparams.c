@@ -486,13 +486,23 @@ Q512 static void rows_512_grid(const epi_rows *r, const float *lut)
         if (b)                                                                             \
             bytes16(b + (i), mk, full, _mm512_add_epi32(_mm512_cvtps_epi32(c_), off));     \
     } while (0)
-    if (r->b) {
+    /* bytes alone: q + 128 straight from t (grid512_index: clamping
+     * before the rounding, as the bounds are integers), no t - d */
+#define INDEX_STEP(i, mk, full)                                                            \
+    do {                                                                                   \
+        (void)y;                                                                           \
+        bytes16(b + (i), mk, full, grid512_index(&g, load16(x + (i), mk, full), off));     \
+    } while (0)
+    if (r->b && r->nof && !lut) {
+        ROWS_512(INDEX_STEP, 1);
+    } else if (r->b) {
         const int nof = r->nof && !lut;
         ROWS_512(GRID_STEP, 1);
     } else {
         const int nof = 0;
         ROWS_512(GRID_STEP, 0);
     }
+#undef INDEX_STEP
 #undef GRID_STEP
 }
 

@@ -548,6 +548,10 @@ int main(void)
     conv_case(5, 4, 1, 11, 13, 5, 2, 2, 0);    /* 5x5 stride 2 */
     conv_case(64, 2, 1, 6, 5, 3, 1, 1, 1);     /* 255 * sum|w| >= 2^24: double GEMM */
     conv_case(48, 48, 48, 40, 40, 3, 1, 1, 0); /* a real depthwise size, 2 threads */
+    /* depthwise on byte planes: exactly one 16-column block; 16 < OW < 32
+     * at stride 2 with an odd row count (the last row alone) */
+    conv_case(8, 8, 8, 7, 16, 3, 1, 1, 0);
+    conv_case(24, 24, 24, 19, 45, 3, 2, 1, 0);
     /* depthwise on small planes in runs (up to 32 per call): two batch items,
      * runs that must stop at the second item's first channel */
     conv_case_nd(2, 40, 40, 40, 3, 96, 5, 1, 2, 0, 1);
