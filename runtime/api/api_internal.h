@@ -268,6 +268,9 @@ int api_vendor_query(api_ctx *c, int cmd, void *info);
 /* inputs checked for index and buf by rknn_inputs_set. */
 int api_vendor_inputs_set(api_ctx *c, uint32_t n_inputs, const rknn_input *inputs);
 int api_vendor_run(api_ctx *c);
+/* o->buf: a runtime-owned buffer of need bytes, kept on c->outbufs until
+ * rknn_outputs_release (api_io.c). */
+void api_output_alloc(api_ctx *c, rknn_output *o, size_t need);
 /* outputs: n_outputs <= n_out, rknn_run done; buffers handed out go to c->outbufs. */
 int api_vendor_outputs_get(api_ctx *c, uint32_t n_outputs, rknn_output *outputs);
 

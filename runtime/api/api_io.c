@@ -1041,6 +1041,17 @@ int rknn_wait(rknn_context context, rknn_run_extend *extend)
 
 /* ---- outputs ------------------------------------------------------------------------ */
 
+/* a buffer the runtime owns for output o until rknn_outputs_release */
+void api_output_alloc(api_ctx *c, rknn_output *o, size_t need)
+{
+    api_outbuf *b = xcalloc(1, sizeof(*b));
+    b->buf = xmalloc(need ? need : 1);
+    b->next = c->outbufs;
+    c->outbufs = b;
+    o->buf = b->buf;
+    o->size = (uint32_t)need;
+}
+
 int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outputs[],
                      rknn_output_extend *extend)
 {
@@ -1104,14 +1115,8 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
         l.q.zp = io->zp;
         l.q.scale = io->scale;
         size_t need = api_layout_bytes(io, &l);
-        if (!o->is_prealloc) {
-            api_outbuf *b = xcalloc(1, sizeof(*b));
-            b->buf = xmalloc(need ? need : 1);
-            b->next = c->outbufs;
-            c->outbufs = b;
-            o->buf = b->buf;
-            o->size = (uint32_t)need;
-        }
+        if (!o->is_prealloc)
+            api_output_alloc(c, o, need);
         /* async: the previous frame once there is one (the first frame has none) */
         void *src = (c->flag & RKNN_FLAG_ASYNC_MASK) && c->prev_out ? c->prev_out[o->index]
                                                                     : t->data;

@@ -359,14 +359,8 @@ int api_vendor_outputs_get(api_ctx *c, uint32_t n_outputs, rknn_output *outputs)
         int64_t n = elems4(v->res.out_dims[j]);
         size_t need = (size_t)n * (o->want_float ? 4 : 1);
         const float *src = v->res.out[j];
-        if (!o->is_prealloc) {
-            api_outbuf *b = xcalloc(1, sizeof(*b));
-            b->buf = xmalloc(need ? need : 1);
-            b->next = c->outbufs;
-            c->outbufs = b;
-            o->buf = b->buf;
-            o->size = (uint32_t)need;
-        }
+        if (!o->is_prealloc)
+            api_output_alloc(c, o, need);
         if (o->want_float) {
             memcpy(o->buf, src, need);
             continue;
