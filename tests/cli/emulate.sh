@@ -565,8 +565,11 @@ grep -q "2 NPU tasks computed, 0 one-pixel in-place copies skipped, 0 OutputOper
 # another channel word (0x1028) or a non-zero byte in the weight buffer's
 # unread second half stop it at its task
 "$RT" inspect "$D/multiple_input_demo.rv1126b.rknn" --tasks --json >"$T/f3.json" 2>/dev/null
-patch_f3() {  # task address value out
-    $PY - "$D/multiple_input_demo.rv1126b.rknn" "$T/f3.json" "$@" <<'EOF'
+# patch_task FILE TASKS_JSON TASK ADDR VALUE OUT: a copy of FILE with the
+# value of one register write of task TASK changed (inspect --tasks --json
+# gives each task's writes and file offset)
+patch_task() {
+    $PY - "$@" <<'EOF'
 import json, struct, sys
 b = bytearray(open(sys.argv[1], 'rb').read())
 t = json.load(open(sys.argv[2]))['npu_tasks']['tasks'][int(sys.argv[3])]
@@ -582,6 +585,7 @@ else:
 open(sys.argv[6], 'wb').write(b)
 EOF
 }
+patch_f3() { patch_task "$D/multiple_input_demo.rv1126b.rknn" "$T/f3.json" "$@"; }
 patch_f3 0 0x1084 0x00808081 "$T/f3_off.rknn" || bad "patch rv1126b 0x1084"
 expect 2 "task 0 \(node Conv:Conv_1\): register 0x1084 = 0x00808081: a value the sample files do not write" -- \
     "$RT" run "$T/f3_off.rknn" --emulate "${IN[@]}" --no-db
@@ -634,23 +638,7 @@ expect 2 "task 1 \(node Conv:Conv_0\): register 0x40c4 = 0x00000001 has no known
 # its task, in a register left undecoded (0x40b8: 0x4000 in every conv task) and
 # in the undecoded bits of a decoded one (0x40b0: bit 16 set on the ConvAdd only)
 "$RT" inspect "$D/multiple_input_demo.rk3562.rknn" --tasks --json >"$T/t4.json" 2>/dev/null
-patch_t4() {  # task address value out
-    $PY - "$D/multiple_input_demo.rk3562.rknn" "$T/t4.json" "$@" <<'EOF'
-import json, struct, sys
-b = bytearray(open(sys.argv[1], 'rb').read())
-t = json.load(open(sys.argv[2]))['npu_tasks']['tasks'][int(sys.argv[3])]
-addr, val = int(sys.argv[4], 0), int(sys.argv[5], 0)
-for k in range(t['writes']):
-    o = t['file_offset'] + 8 * k
-    e, = struct.unpack_from('<Q', b, o)
-    if e & 0xffff == addr:
-        struct.pack_into('<Q', b, o, (e & ~(0xffffffff << 16)) | (val << 16))
-        break
-else:
-    sys.exit('no write of %#x' % addr)
-open(sys.argv[6], 'wb').write(b)
-EOF
-}
+patch_t4() { patch_task "$D/multiple_input_demo.rk3562.rknn" "$T/t4.json" "$@"; }
 patch_t4 2 0x40b8 0x4001 "$T/t4_word.rknn" || bad "patch rk3562 0x40b8"
 expect 2 "task 2 \(node Conv:Conv_0\): register 0x40b8 = 0x00004001: a value the sample files do not write \(not decoded\)" -- \
     "$RT" run "$T/t4_word.rknn" --emulate "${IN[@]}" --no-db
