@@ -138,6 +138,11 @@ expect 0 "" -- "$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate "${IN[@]
     && ok || bad "stored outputs: $(sqlite3 "$DB" 'select * from outputs')"
 [ "$(sqlite3 "$DB" "select count(*) from layers l join runs r on r.id = l.run_id where r.label='emu'")" = 5 ] \
     && ok || bad "stored layers: $(sqlite3 "$DB" 'select count(*) from layers')"
+# one story: run's summary (from "run" on) is show's, the output line included
+sed -n '/^run /,$p' "$T/out" >"$T/run_summary"
+"$RT" show emu --db "$DB" >"$T/show_summary" 2>&1
+grep -q '^  8 float32 \[1,8,128,128\]' "$T/run_summary" && cmp -s "$T/run_summary" "$T/show_summary" \
+    && ok || bad "run and show differ: $(diff "$T/run_summary" "$T/show_summary" | head -5)"
 
 # compare of the ONNX run and the emulated one, both stored with their dumps
 expect 0 "" -- "$RT" run "$D/multiple_input_demo.onnx" --backend sim -t rk3588 "${IN[@]}" --dump "$T/od" --db "$DB" --label onnx
