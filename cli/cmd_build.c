@@ -355,7 +355,7 @@ static const cli_opt build_options[] = {
                 "i8 (default; needs --dataset unless the model is QDQ\n"
                 "pre-quantized: then its own scales), fp16, fp32"),
     CLI_OPT_STR("--quant-algo", 0, "A", qc.algo, "normal (default), kl_divergence, mmse"),
-    CLI_OPT_STR("--quant-method", 0, "M", qc.method, "channel (default), layer"),
+    CLI_OPT_STR("--quant-method", 0, "M", qc.method, "channel (default), layer, npu"),
     CLI_OPT_STR("--dataset", 0, "FILE", qc.dataset, "calibration list (.npy, .png, .jpg per input)"),
     CLI_OPT_STR("--mean", 0, "M[,M1,M2]", qc.mean,
                 "preprocessing of every image input, with --std\n"

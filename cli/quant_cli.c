@@ -87,7 +87,7 @@ int quant_cli_check(const char **quant, const quant_cli *q)
         return EXIT_USAGE;
     }
     if (quant_method_parse(q->method) < 0) {
-        cli_error("--quant-method takes channel or layer, got '%s'", q->method);
+        cli_error("--quant-method takes channel, layer or npu, got '%s'", q->method);
         return EXIT_USAGE;
     }
     if (t == QT_FP32 && q->eval) {

@@ -618,9 +618,8 @@ int quant_prequant_weights(const quant_prequant *pq, quant_graph *q)
         if (t < 0 || t >= q->n_alloc || !q->wparam[t] || g->t[t].dtype != DT_FLOAT ||
             tensor_numel(&g->t[t]) != w->numel)
             continue;
-        for (int c = 0; c < w->n; c++)
-            ok &= w->p[c].zp == 0;
-        /* the kernels take one scale per output channel, zp 0 */
+        /* one scale per output channel, on the axis the kernels take it (a
+         * weight with zero points runs the float kernel, qgraph.c) */
         for (int i = 0; ok && w->n > 1 && i < g->n_nodes; i++) {
             const node_t *n = &g->nodes[i];
             if (n->n_in > 1 && n->in[1] == t && quant_weight_axis(n, &g->t[t]) != w->axis)

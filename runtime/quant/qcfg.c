@@ -233,6 +233,14 @@ int quant_cfg_load(const char *path, quant_cfg *c, char *err, size_t errlen)
     return rc;
 }
 
+const quant_cfg_param *quant_cfg_find(const quant_cfg *c, const char *name)
+{
+    for (int i = 0; c && name && i < c->n_params; i++)
+        if (!strcmp(c->params[i].name, name))
+            return &c->params[i];
+    return NULL;
+}
+
 int quant_cfg_param_get(const quant_cfg_param *p, qparam_t *out)
 {
     if (p->n_scale == 1) {

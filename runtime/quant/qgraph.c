@@ -43,19 +43,40 @@ static void grow(quant_graph *q, int n_t, int old)
     }
 }
 
+/* Channels of weight w along axis (1 when per layer) and the values per
+ * channel run. */
+static int64_t weight_channels(const quant_graph *q, const tensor_t *w, int axis, int64_t *inner)
+{
+    int64_t nch = 1;
+    *inner = 1;
+    if (q->method != QM_LAYER && w->ndim > 0) {
+        nch = w->dims[axis];
+        for (int k = axis + 1; k < w->ndim; k++)
+            *inner *= w->dims[k];
+    }
+    return nch < 1 ? 1 : nch;
+}
+
+/* Puts weight ti on the grid of its nch parameters p (taken over). */
+static void weight_on_grid(quant_graph *q, int ti, int axis, qparam_t *p, int64_t nch,
+                           int64_t inner)
+{
+    tensor_t *w = &q->g->t[ti];
+    float *d = w->data;
+    for (int64_t i = 0, n = tensor_numel(w); i < n; i++) {
+        int64_t c = nch > 1 ? (i / inner) % nch : 0;
+        d[i] = quant_dq8(quant_q8(d[i], &p[c]), &p[c]);
+    }
+    q->wparam[ti] = p;
+    q->wparam_n[ti] = (int)nch;
+    q->wparam_axis[ti] = nch > 1 ? axis : -1;
+}
+
 static void quantize_weight(quant_graph *q, int ti, int axis)
 {
     tensor_t *w = &q->g->t[ti];
-    int64_t n = tensor_numel(w), inner = 1, nch = 1;
-    float *d = w->data;
-
-    if (q->method == QM_CHANNEL && w->ndim > 0) {
-        nch = w->dims[axis];
-        for (int k = axis + 1; k < w->ndim; k++)
-            inner *= w->dims[k];
-    }
-    if (nch < 1)
-        nch = 1;
+    int64_t n = tensor_numel(w), inner, nch = weight_channels(q, w, axis, &inner);
+    const float *d = w->data;
     float *mx = xcalloc((size_t)nch, sizeof(float));
     for (int64_t i = 0; i < n; i++) {
         int64_t c = nch > 1 ? (i / inner) % nch : 0;
@@ -63,17 +84,60 @@ static void quantize_weight(quant_graph *q, int ti, int axis)
         if (a > mx[c] && isfinite(a))
             mx[c] = a;
     }
-    qparam_t *p = xmalloc(sizeof(*p) * (size_t)nch);
-    for (int64_t c = 0; c < nch; c++)
-        quant_param_symmetric(mx[c], &p[c]);
-    for (int64_t i = 0; i < n; i++) {
+    /* QM_NPU: the range of each channel, widened to 0, as the vendor's
+     * compiler quantizes weights (docs/rknn-format.md "Weights") */
+    float *lo = xcalloc((size_t)nch, sizeof(float)), *hi = xcalloc((size_t)nch, sizeof(float));
+    for (int64_t i = 0; q->method == QM_NPU && i < n; i++) {
         int64_t c = nch > 1 ? (i / inner) % nch : 0;
-        d[i] = quant_dq8(quant_q8(d[i], &p[c]), &p[c]);
+        if (isfinite(d[i])) {
+            lo[c] = fminf(lo[c], d[i]);
+            hi[c] = fmaxf(hi[c], d[i]);
+        }
+    }
+    qparam_t *p = xmalloc(sizeof(*p) * (size_t)nch);
+    for (int64_t c = 0; c < nch; c++) {
+        if (q->method == QM_NPU)
+            quant_param_from_range(lo[c], hi[c], &p[c]);
+        else
+            quant_param_symmetric(mx[c], &p[c]);
     }
     free(mx);
-    q->wparam[ti] = p;
-    q->wparam_n[ti] = (int)nch;
-    q->wparam_axis[ti] = nch > 1 ? axis : -1;
+    free(lo);
+    free(hi);
+    weight_on_grid(q, ti, axis, p, nch, inner);
+}
+
+/* A weight's parameters from a quantize_parameters entry, as Toolkit2's own
+ * cfg lists them: one per output channel (qmethod channel) or one, with the
+ * zero points the vendor's compiler gives weights (docs/rknn-format.md,
+ * "Weights"). */
+static int weight_from_cfg(quant_graph *q, int ti, int axis, const quant_cfg_param *cp,
+                           char *err, size_t errlen)
+{
+    const tensor_t *w = &q->g->t[ti];
+    int64_t inner = 1, nch = 1, n = cp->n_scale ? cp->n_scale : cp->n_min;
+    if (n > 1) {
+        nch = w->dims[axis];
+        for (int k = axis + 1; k < w->ndim; k++)
+            inner *= w->dims[k];
+    }
+    if (n != nch)
+        return rt_err(err, errlen, RT_EFORMAT,
+                      "weight '%s': %lld parameters for %lld output channels (give 1 or %lld)",
+                      w->name, (long long)n, (long long)w->dims[axis], (long long)w->dims[axis]);
+    qparam_t *p = xmalloc(sizeof(*p) * (size_t)nch);
+    for (int64_t c = 0; c < nch; c++) {
+        if (cp->n_scale) {
+            p[c].scale = (float)cp->scale[c];
+            p[c].zp = (int32_t)cp->zp[c];
+            p[c].min = (float)((-128 - p[c].zp) * (double)p[c].scale);
+            p[c].max = (float)((127 - p[c].zp) * (double)p[c].scale);
+        } else {
+            quant_param_from_range((float)cp->min[c], (float)cp->max[c], &p[c]);
+        }
+    }
+    weight_on_grid(q, ti, axis, p, nch, inner);
+    return RT_OK;
 }
 
 static int consumers(const graph_t *g, int t, int *only);
@@ -223,7 +287,15 @@ int quant_graph_new_hybrid(graph_t *g, int type, int method, const quant_cfg *cf
                     quant_round_f16(g->t[n->in[k]].data, tensor_numel(&g->t[n->in[k]]));
             continue;
         }
-        quantize_weight(q, n->in[1], quant_weight_axis(n, w));
+        const quant_cfg_param *cp = quant_cfg_find(cfg, w->name);
+        int rc = cp ? weight_from_cfg(q, n->in[1], quant_weight_axis(n, w), cp, err, errlen)
+                    : RT_OK;
+        if (rc) {
+            quant_graph_free(q);
+            return rc;
+        }
+        if (!cp)
+            quantize_weight(q, n->in[1], quant_weight_axis(n, w));
     }
     *out = q;
     return RT_OK;
@@ -1329,6 +1401,18 @@ static void bytes_link(quant_graph *q)
     free(made);
 }
 
+/* The int8 kernels take weights of zero point 0; a weight with zero points
+ * (a cfg's, a pre-quantized model's, QM_NPU's) runs the float kernel on its
+ * exact dequantized values, its output rounded to the grid as any float
+ * layer's. */
+static int weight_has_zp(const quant_graph *q, int t)
+{
+    for (int c = 0; c < q->wparam_n[t]; c++)
+        if (q->wparam[t][c].zp)
+            return 1;
+    return 0;
+}
+
 int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, char *err,
                        size_t errlen)
 {
@@ -1338,8 +1422,6 @@ int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, 
         grow(q, g->n_t, q->n_alloc);
         q->n_alloc = g->n_t;
     }
-    (void)err;
-    (void)errlen;
     if (g->n_nodes > q->n_nodes_alloc) {
         q->node_fp16 = xrealloc(q->node_fp16, (size_t)g->n_nodes);
         memset(q->node_fp16 + q->n_nodes_alloc, 0, (size_t)(g->n_nodes - q->n_nodes_alloc));
@@ -1367,13 +1449,17 @@ int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, 
         if (!strcmp(op, "Relu") || !strcmp(op, "Clip") || !strcmp(op, "LeakyRelu"))
             q->fused[t] = 1;
     }
+    int rc = q->type == QT_I8 && q->method == QM_NPU ? quant_npu_requant(q, err, errlen) : RT_OK;
+    if (rc)
+        return rc;
     for (int i = 0; i < g->n_nodes && q->type == QT_I8; i++) {
         node_t *n = &g->nodes[i];
         if (n->folded || !n->def || n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0)
             continue;
         int xi = n->in[0], wi = n->in[1];
         if (q->node_fp16[i] || !q->wparam[wi] || !q->has_act[xi] || g->t[xi].dtype != DT_FLOAT ||
-            g->t[wi].kind != TK_CONST || !g->t[wi].data)
+            g->t[wi].kind != TK_CONST || !g->t[wi].data || weight_has_zp(q, wi) ||
+            q->method == QM_NPU)
             continue;
         if (!strcmp(n->op, "Conv") && quant_conv_supported(g, n))
             swap_conv(q, n);

@@ -1011,7 +1011,7 @@ void quant_q8_bytes(const float *x, int64_t rows, int64_t n, int64_t ldx, const 
 
 static const char *const type_names[] = {"fp32", "fp16", "i8"};
 static const char *const algo_names[] = {"normal", "kl_divergence", "mmse"};
-static const char *const method_names[] = {"channel", "layer"};
+static const char *const method_names[] = {"channel", "layer", "npu"};
 
 int quant_type_parse(const char *s)
 {
@@ -1034,7 +1034,7 @@ int quant_algo_parse(const char *s)
 
 int quant_method_parse(const char *s)
 {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         if (!strcmp(s, method_names[i]))
             return i;
     return -1;
@@ -1042,4 +1042,4 @@ int quant_method_parse(const char *s)
 
 const char *quant_type_name(int t) { return t >= 0 && t < 3 ? type_names[t] : "?"; }
 const char *quant_algo_name(int a) { return a >= 0 && a < 3 ? algo_names[a] : "?"; }
-const char *quant_method_name(int m) { return m >= 0 && m < 2 ? method_names[m] : "?"; }
+const char *quant_method_name(int m) { return m >= 0 && m < 3 ? method_names[m] : "?"; }

@@ -100,7 +100,11 @@ void quant_round_f16(float *v, int64_t n); /* in place */
 /* ---- int8 parameters (qparams.c) ---- */
 enum quant_type { QT_FP32 = 0, QT_FP16 = 1, QT_I8 = 2 };
 enum quant_algo { QA_NORMAL = 0, QA_KL = 1, QA_MMSE = 2 };
-enum quant_method { QM_CHANNEL = 0, QM_LAYER = 1 };
+/* QM_NPU: the int8 arithmetic of the RV1103/RV1106 compiler's program as the
+ * NPU runs it: weights asymmetric per output channel, requantization by 14-bit
+ * per-channel multipliers and a 15-bit output scale, LeakyRelu's slope in 14
+ * bits (npu_requant.c; docs/rknn-format.md "Execution on RV110x"). */
+enum quant_method { QM_CHANNEL = 0, QM_LAYER = 1, QM_NPU = 2 };
 
 typedef struct qparam {
     float min, max; /* the range the parameters were made from */
@@ -306,6 +310,7 @@ typedef struct quant_graph {
     int *wparam_n;        /* number of channels of wparam[t] */
     int *wparam_axis;
     int n_int8_nodes;     /* nodes running an int8 kernel */
+    int n_npu_requant;    /* QM_NPU: convs given the NPU's requantization */
     int n_alloc;          /* size of the per-tensor arrays */
     uint8_t *node_fp16;   /* per node: kept in fp16 by a hybrid file */
     uint8_t *t_fp16;      /* per tensor: output of such a node */
@@ -333,6 +338,11 @@ int quant_graph_new_hybrid(graph_t *g, int type, int method, const struct quant_
 enum { QP_HAS_CALIB = 1, QP_HAS_MODEL = 2 };
 int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, char *err,
                        size_t errlen);
+/* QM_NPU, from quant_graph_finish: each Conv's weights and bias scaled per
+ * output channel so that its float result, rounded to the output grid, is
+ * the NPU's fixed-point requantization of the exact integer sum (counted in
+ * q->n_npu_requant). */
+int quant_npu_requant(quant_graph *q, char *err, size_t errlen);
 void quant_graph_output(const quant_graph *q, int t, float *data);
 /* How quant_graph_output treats tensor t: "asymmetric_quantized-8" (its
  * parameters in *p), "float16", or NULL (left float). */
@@ -355,8 +365,9 @@ void **quant_node_kernel_priv(node_t *n);
  *           min: [..] | block list "- v"   max: ...   scale: ...   zero_point: ...
  * Keys may be quoted ('..' or ".."); '#' comments; other fields are ignored.
  * quantize_parameters of activations (one scale and zero point, or min/max)
- * replace the calibrated ones; per-channel entries (weights) are accepted and
- * recomputed from the weights. */
+ * replace the calibrated ones; a weight's entry (one per output channel or one,
+ * zero points as the vendor's compiler gives them) puts the weight on that
+ * grid instead of ours (symmetric, zero point 0). */
 typedef struct quant_cfg_param {
     char *name;
     double *min, *max, *scale, *zp;
@@ -373,6 +384,8 @@ typedef struct quant_cfg {
 int quant_cfg_parse(const char *text, size_t len, quant_cfg *c, char *err, size_t errlen);
 int quant_cfg_load(const char *path, quant_cfg *c, char *err, size_t errlen);
 void quant_cfg_free(quant_cfg *c);
+/* The entry of tensor name, or NULL (also when c is NULL). */
+const quant_cfg_param *quant_cfg_find(const quant_cfg *c, const char *name);
 /* One (scale, zp) for a per-layer entry; -1 for a per-channel one. */
 int quant_cfg_param_get(const quant_cfg_param *p, qparam_t *out);
 /* Writes the graph's parameters (activations and weights) and its fp16 layers. */

@@ -7,14 +7,22 @@ vendor file's own grid (`run -q i8 --hybrid CFG`).
 The lite graph is a FlatBuffer at the end of the model data (model data at
 byte 64, its size the u64 at byte 16; the graph its last header-word-0
 bytes); tensor slot 5 the name, 6 the scale, 7 the zero point
-(docs/rknn-format.md "RV1103/RV1106 model data"). Weights (no scale in the
-graph) are left out; so are the compiler's own tensors (names the source
-ONNX lacks, e.g. "*_exSecondary"), which the runtime would refuse.
+(docs/rknn-format.md "RV1103/RV1106 model data"). The compiler's own
+tensors (names the source ONNX lacks, e.g. "*_exSecondary") are left out,
+which the runtime would refuse.
 
-usage: rknn_qcfg.py FILE.rknn SOURCE.onnx OUT.cfg
-prints the number of tensors written and of those left out"""
+The graph holds no weight scales. With --weights every Conv weight of the
+source gets the compiler's grid, computed here with numpy from the float
+weights: per output channel, range widened to 0, scale = (max - min) / 255,
+zero point = round(-128 - min / scale) (docs/rknn-format.md "Weights",
+checked byte for byte against five vendor files' weights).
+
+usage: rknn_qcfg.py FILE.rknn SOURCE.onnx OUT.cfg [--weights]
+prints the number of tensors written, of those left out and of weights"""
 import struct
 import sys
+
+import numpy as np
 
 from emu_layers import load
 from rknn_fb import FB
@@ -35,8 +43,24 @@ def lite_quant(path):
     return out
 
 
+def weight_grid(w):
+    """per output channel: (min, max, scale, zero point) as the vendor's compiler"""
+    rows = []
+    for c in w.reshape(w.shape[0], -1).astype(np.float64):
+        lo, hi = min(0.0, c.min()), max(0.0, c.max())
+        s = float(np.float32((hi - lo) / 255)) if hi > lo else 1.0
+        z = int(np.clip(np.floor(-128 - lo / s + 0.5), -128, 127))
+        rows.append((lo, hi, s, z))
+    return rows
+
+
+def put_list(o, key, vals):
+    o.write(f"        {key}:\n" + ''.join(f"        - {v!r}\n" for v in vals))
+
+
 def main():
     src, onnx, dst = sys.argv[1:4]
+    weights = '--weights' in sys.argv[4:]
     q = lite_quant(src)
     inits, nodes = load(onnx)
     names = {t for n in nodes for t in n['in'] + n['out']} - set(inits)
@@ -48,7 +72,15 @@ def main():
             o.write(f"    '{name}':\n        qtype: asymmetric_quantized\n"
                     f"        qmethod: layer\n        dtype: int8\n"
                     f"        scale:\n        - {s!r}\n        zero_point:\n        - {z}\n")
-    print(len(q), len(skipped))
+        convs = [n['in'][1] for n in nodes if n['op'] == 'Conv' and n['in'][1] in inits] \
+            if weights else []
+        for name in convs:
+            g = weight_grid(inits[name])
+            o.write(f"    '{name}':\n        qtype: asymmetric_quantized\n"
+                    f"        qmethod: channel\n        dtype: int8\n")
+            for k, key in enumerate(['min', 'max', 'scale', 'zero_point']):
+                put_list(o, key, [r[k] for r in g])
+    print(len(q), len(skipped), *([len(convs)] if weights else []))
 
 
 if __name__ == '__main__':
