@@ -101,8 +101,8 @@ static const cli_opt run_options[] = {
     CLI_OPT_STR("--quant-algo", 0, "A", qc.algo, "normal (default), kl_divergence, mmse"),
     CLI_OPT_STR("--quant-method", 0, "M", qc.method,
                 "channel (default), layer (weights; activations per layer),\n"
-                "npu (the RV1103/RV1106 compiler's integers: weights\n"
-                "asymmetric per channel, 14-bit requantization; float kernels)"),
+                "npu (the integers of the RV1103/RV1106 compiler's convs:\n"
+                "its weights, 14-bit multipliers, ConvLeakyReluAdd; slower)"),
     CLI_OPT_STR("--dataset", 0, "FILE", qc.dataset,
                 "calibration list: one line per sample, one file per input\n"
                 "(.npy as is; .png/.jpg resized bilinearly to the input's\n"

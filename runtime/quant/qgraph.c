@@ -57,6 +57,14 @@ static int64_t weight_channels(const quant_graph *q, const tensor_t *w, int axis
     return nch < 1 ? 1 : nch;
 }
 
+/* The vendor's compiler rounds a weight's w / s (in float) half to even:
+ * 16.5 -> 16 (retinaface's stage3.1.0, channel 81, docs/rknn-format.md). */
+static int8_t q8_even(float x, const qparam_t *p)
+{
+    float r = rintf(x / p->scale) + (float)p->zp;
+    return r >= 127.0f ? 127 : r >= -128.0f ? (int8_t)r : -128;
+}
+
 /* Puts weight ti on the grid of its nch parameters p (taken over). */
 static void weight_on_grid(quant_graph *q, int ti, int axis, qparam_t *p, int64_t nch,
                            int64_t inner)
@@ -65,7 +73,8 @@ static void weight_on_grid(quant_graph *q, int ti, int axis, qparam_t *p, int64_
     float *d = w->data;
     for (int64_t i = 0, n = tensor_numel(w); i < n; i++) {
         int64_t c = nch > 1 ? (i / inner) % nch : 0;
-        d[i] = quant_dq8(quant_q8(d[i], &p[c]), &p[c]);
+        d[i] = quant_dq8(q->method == QM_NPU ? q8_even(d[i], &p[c]) : quant_q8(d[i], &p[c]),
+                         &p[c]);
     }
     q->wparam[ti] = p;
     q->wparam_n[ti] = (int)nch;

@@ -338,10 +338,9 @@ int quant_graph_new_hybrid(graph_t *g, int type, int method, const struct quant_
 enum { QP_HAS_CALIB = 1, QP_HAS_MODEL = 2 };
 int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, char *err,
                        size_t errlen);
-/* QM_NPU, from quant_graph_finish: each Conv's weights and bias scaled per
- * output channel so that its float result, rounded to the output grid, is
- * the NPU's fixed-point requantization of the exact integer sum (counted in
- * q->n_npu_requant). */
+/* QM_NPU, from quant_graph_finish: each Conv (with the LeakyRelu or Relu
+ * fused after it) computes the NPU conv task's integers and writes them on
+ * its output grid (counted in q->n_npu_requant). */
 int quant_npu_requant(quant_graph *q, char *err, size_t errlen);
 void quant_graph_output(const quant_graph *q, int t, float *data);
 /* How quant_graph_output treats tensor t: "asymmetric_quantized-8" (its

@@ -6,9 +6,11 @@ integers, with the dumped output.
 
 The arithmetic (docs/rknn-format.md "Execution on RV110x"):
   weights  per output channel, range widened to 0, s_w = (max - min) / 255,
-           zp_w = round(-128 - min / s_w), q_w = clip(round(w / s_w) + zp_w)
+           zp_w = round(-128 - min / s_w), q_w = clip(round(w / s_w) + zp_w),
+           w / s_w in float32 rounded half to even
   acc      = sum (x - zp_in)(q_w - zp_w) + round(b / (s_in s_w))   exact
-  mode npu:   mul = round(s_w / max s_w * 2^14), OUT in [2^14, 2^15) with
+  mode npu:   mul = round(s_w / max s_w * 2^14) (float32, halves to even),
+              OUT in [2^14, 2^15) with
               OUT / 2^shift = s_in max s_w / s_out / 2^14;
               v = acc * mul, LeakyRelu slope round(alpha 2^14) / 2^14,
               y = round(v * OUT / 2^shift) (a plain Conv rounds v / 2^14 first)
@@ -55,7 +57,9 @@ def weight_grid(w):
     sw = np.where(hi > lo, ((hi - lo) / 255).astype(np.float32).astype(np.float64), 1.0)
     zw = np.clip(np.floor(-128 - lo / sw + 0.5), -128, 127)
     shape = (-1,) + (1,) * (w.ndim - 1)
-    q = np.clip(np.floor(w / sw.reshape(shape) + 0.5) + zw.reshape(shape), -128, 127)
+    # w / s in float32, halves to even (16.5 -> 16: stage3.1.0 channel 81)
+    r = (w.astype(np.float32) / sw.astype(np.float32).reshape(shape)).astype(np.float64)
+    q = np.clip(np.round(r) + zw.reshape(shape), -128, 127)
     return q - zw.reshape(shape), sw
 
 
@@ -68,7 +72,9 @@ def layer(n, act, x, s_in, z_in, w, b, s_out, mode):
             v = np.where(v < 0, v * act, v)
         return np.floor(v + 0.5)
     mmax = s_in * sw.max() / s_out
-    mul = np.floor(sw / sw.max() * 2 ** 14 + 0.5).reshape(-1, 1, 1)
+    # in float32, halves to even: 8858.5 -> 8858 (stage3.1.3, channel 245)
+    f = np.float32
+    mul = np.round(sw.astype(f) / f(sw.max()) * f(2 ** 14)).astype(np.float64).reshape(-1, 1, 1)
     shift = 0
     while mmax / 2 ** 14 * 2 ** shift < 2 ** 14:
         shift += 1
@@ -77,7 +83,7 @@ def layer(n, act, x, s_in, z_in, w, b, s_out, mode):
         v = np.floor(acc * mul / 2 ** 14 + 0.5)
         return np.floor(v * out / 2 ** (shift - 14) + 0.5)
     v = acc * mul
-    v = np.where(v < 0, v * (math.floor(act * 2 ** 14 + 0.5) / 2 ** 14), v)
+    v = np.where(v < 0, np.floor(v * math.floor(act * 2 ** 14 + 0.5) / 2 ** 14 + 0.5), v)
     return np.floor(v * out / 2 ** shift + 0.5)
 
 
