@@ -58,20 +58,11 @@ typedef struct npu_add {
 #define ADD_BN_SHIFT 8
 #define ADD_OUT_SHIFT 28
 
-/* n's output tensor's only consumer, or -1. */
+/* Tensor t's only consumer, or -1. */
 static int sole_consumer(const graph_t *g, int t)
 {
-    int only = -1, count = 0;
-    for (int i = 0; i < g->n_nodes; i++) {
-        if (g->nodes[i].folded)
-            continue;
-        for (int k = 0; k < g->nodes[i].n_in; k++)
-            if (g->nodes[i].in[k] == t) {
-                count++;
-                only = i;
-            }
-    }
-    return count == 1 && !g->t[t].is_output ? only : -1;
+    int only = -1;
+    return !g->t[t].is_output && quant_consumers(g, t, &only) == 1 ? only : -1;
 }
 
 /* round(v / 2^s), halves up, as the DPU's shifts */

@@ -149,7 +149,6 @@ static int weight_from_cfg(quant_graph *q, int ti, int axis, const quant_cfg_par
     return RT_OK;
 }
 
-static int consumers(const graph_t *g, int t, int *only);
 
 /* Activations the NPU fuses into the conv before them (the lowering's
  * ConvRelu, ConvSigmoid, ... rows; npu-hw.md §3.3). */
@@ -174,7 +173,7 @@ static int is_conv_like(const char *op)
 static int chain_next(const graph_t *g, int n)
 {
     int only = -1, t = g->nodes[n].n_out > 0 ? g->nodes[n].out[0] : -1;
-    if (t < 0 || g->t[t].is_output || consumers(g, t, &only) != 1)
+    if (t < 0 || g->t[t].is_output || quant_consumers(g, t, &only) != 1)
         return -1;
     return only;
 }
@@ -310,7 +309,7 @@ int quant_graph_new_hybrid(graph_t *g, int type, int method, const quant_cfg *cf
     return RT_OK;
 }
 
-static int consumers(const graph_t *g, int t, int *only)
+int quant_consumers(const graph_t *g, int t, int *only)
 {
     int c = 0;
     for (int i = 0; i < g->n_nodes; i++) {
@@ -1452,7 +1451,7 @@ int quant_graph_finish(quant_graph *q, const qparam_t *act, const uint8_t *has, 
         if (n->folded || n->n_out < 1 || n->out[0] < 0)
             continue;
         int t = n->out[0], only = -1;
-        if (g->t[t].is_output || consumers(g, t, &only) != 1 || (has && has[t] == QP_HAS_MODEL))
+        if (g->t[t].is_output || quant_consumers(g, t, &only) != 1 || (has && has[t] == QP_HAS_MODEL))
             continue;
         const char *op = g->nodes[only].op;
         if (!strcmp(op, "Relu") || !strcmp(op, "Clip") || !strcmp(op, "LeakyRelu"))

@@ -321,6 +321,8 @@ typedef struct quant_graph {
 
 int quant_graph_new(graph_t *g, int type, int method, quant_graph **out, char *err,
                     size_t errlen);
+/* Nodes (not folded) reading tensor t; *only: the last of them. */
+int quant_consumers(const graph_t *g, int t, int *only);
 /* Axis of the output channel in the weight tensor w (input 1) of node n. */
 int quant_weight_axis(const node_t *n, const tensor_t *w);
 /* The same with a hybrid file (NULL: none): the layers named in its
