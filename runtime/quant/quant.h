@@ -417,6 +417,8 @@ typedef struct quant_node {
     int32_t *wsum;        /* the sum of each output channel's weights, */
     int64_t wq_k;         /* and the quad rows per channel; or NULL, 0 */
     int wq_dw;            /* wq holds a depthwise conv's tap quads (qkernels.c) */
+    int32_t *epi_init;    /* with wq: per channel, the fused requantization's sum */
+    float *epi_cf;        /* start and scale, set per run (qkernels.c, qepi_begin) */
     void *orig_priv;      /* the fp32 kernel's prepared state, released with it */
     const op_def *orig_def;
     /* Conv, set by a fused chain's run (qgraph.c) for that run: each finished
