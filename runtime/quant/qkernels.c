@@ -649,7 +649,8 @@ static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
 #define QTV __attribute__((target("avx512f,avx512bw,avx512vnni"), optimize("O3")))
 #define QT2 __attribute__((target("avx2"), optimize("O3")))
 #define QTB                                                                                   \
-    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi"), optimize("O3")))
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2"),   \
+                   optimize("O3")))
 
 /* What the CPU has: QISA_VNNI, QISA_AVX2 or QISA_FLOAT; set once (relaxed
  * atomics: threads may race to set it, to the same value). */
@@ -669,15 +670,16 @@ static int cpu_isa(void)
     return h;
 }
 
-/* AVX512-VBMI (and VL) beside VNNI: the byte permutes of the depthwise tiles
- * and of the fused requantization's tables. */
+/* AVX512-VBMI and VBMI2 (and VL) beside VNNI: the byte permutes of the
+ * depthwise tiles, the fused requantization's tables and byte packing. */
 static int have_vbmi(void)
 {
     static int have = -1;
     int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
     if (h < 0) {
         __builtin_cpu_init();
-        h = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vl");
+        h = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
+            __builtin_cpu_supports("avx512vl");
         __atomic_store_n(&have, h, __ATOMIC_RELAXED);
     }
     return h;
@@ -812,74 +814,76 @@ QT2 static void vtile2(int64_t K, const int32_t *ap, const uint32_t *const *brow
  * floats in memory and epi_scale_rows. A channel's sums start at init =
  * bias - (zp + 128) sum w (int32 arithmetic wraps, so only the final v, the
  * centred sum plus the bias, has to fit: |v| < 2^24 + 2^30). Then
- *   y = RN(fl(v) * cf + 768) (one FMA), cf = fl(s / s_out), s = s_in s_w,
- * clamped to [lo, hi] + 768, lo and hi = qlo and qhi - zp (integers: the
+ *   y = RN(fl(v) * cf + A) (one FMA), cf = fl(s / s_out), s = s_in s_w,
+ *   A = 768 - 1/2 + 2^-14,
+ * clamped to [lo, hi] + A, lo and hi = qlo and qhi - zp (integers: the
  * clamp before the rounding is the clamp after it). In [512, 1024) a
- * float's step is 2^-14, so bits(y) = bits(768) + F with F = 2^14 (y -
- * 768), and u = bits(y) - bits(768) + 8193 + 2^14 (zp + 128) is never
- * negative: q + 128 = u >> 14 wherever F mod 2^14 is not 8191..8194, which
- * (u & 0x3ffc) != 0 tells.
+ * float's step is 2^-14, so y - A = G / 2^14, G the nearest integer to 2^14
+ * P, P = fl(v) * cf, and bits(y) = bits(768) + G - 8191. Wherever G mod 2^14
+ * is not 8191..8194, which (bits(y) & 0x3ffc) != 0 tells, P is not within
+ * 2^-14 of a half, and round(P) = ceil(y - 768): q + 128 = (bits(y) -
+ * bits(768) + 2^14 - 1 + 2^14 (zp + 128)) >> 14 (never negative), and the
+ * float is (ceil(y) - 768) s_out.
  * Exact: the numerics ask for round-half-away of the float quotient Q =
- * fl(fl(v s) / s_out), clamped. P = fl(v) * cf is within 2 * 2^-24 of the
- * true v s / s_out and Q within 2 * 2^-24 + 2^-52 (relative; the checked
- * ranges of s, s_out and cf keep subnormals out): for P within the bounds
- * (|P| <= 255) they are less than 2^-14 apart, and F / 2^14 is within
- * 2^-15 of P. Out of the window F / 2^14 is at least 2^-13 from every half,
- * so Q lies on the same side of every half and rounds to the same integer;
- * beyond a bound both saturate alike. A vector with a lane in the window
- * (about 1 in 250) takes the specified operations (qe_exact). The floats are
- * (q - zp) s_out as quant_dq8 gives them, or a chain table's bytes and their
- * grid as the epilogue's table path (rows_512_grid8) gives them. */
+ * fl(fl(v s) / s_out), clamped. P is within 2 * 2^-24 of the true v s /
+ * s_out and Q within 2 * 2^-24 + 2^-52 (relative; the checked ranges of s,
+ * s_out and cf keep subnormals out): for P within the bounds (|P| <= 255)
+ * they are less than 2^-14 apart, and G / 2^14 is within 2^-15 of P. Out of
+ * the window G / 2^14 is at least 2^-13 from every half, so Q lies on the
+ * same side of every half and rounds to the same integer; beyond a bound
+ * both saturate alike. A vector with a lane in the window (about 1 in 250)
+ * takes the specified operations (qe_exact). The floats are (q - zp) s_out
+ * as quant_dq8 gives them, or a chain table's bytes and their grid as the
+ * epilogue's table path (rows_512_grid8) gives them. */
 #ifdef QVNNI
 typedef struct qev {
-    __m512 lo, hi, c768, vs;
-    __m512i kadd, frac, zq, t0, t1, t2, t3, top;
-    __m512 so, elo, ehi; /* qe_exact: s_out, the bounds of q - zp */
-    __m512i eoff;        /* zp + 128 */
+    __m512 lo, hi, ca, c768, so, vs;
+    __m512i kadd, frac, zq, t0, t1, t2, t3, ord;
+    __m512 elo, ehi;     /* qe_exact: the bounds of q - zp */
     const qepi *p;
 } qev;
-
-/* The permutes write only each 32-bit lane's low byte (the rest zero). */
-#define QE_LOW 0x1111111111111111ull
 
 QTB static void qev_init(qev *e, const qepi *p)
 {
     const qparam_t *o = p->out, *fg = p->lut8 ? &p->lut8->grid : p->out;
-    const float f768 = 768.0f;
+    const float f768 = 768.0f, a = 767.5f + 0x1p-14f;
     int32_t b768;
     memcpy(&b768, &f768, sizeof(b768));
     e->p = p;
+    e->ca = _mm512_set1_ps(a);
     e->c768 = _mm512_set1_ps(f768);
-    e->lo = _mm512_set1_ps((float)(p->qlo - o->zp) + f768);
-    e->hi = _mm512_set1_ps((float)(p->qhi - o->zp) + f768);
-    e->kadd = _mm512_set1_epi32(8193 + 16384 * (o->zp + 128) - b768);
+    e->lo = _mm512_set1_ps((float)(p->qlo - o->zp) + a);
+    e->hi = _mm512_set1_ps((float)(p->qhi - o->zp) + a);
+    e->kadd = _mm512_set1_epi32(16383 + 16384 * (o->zp + 128) - b768);
     e->frac = _mm512_set1_epi32(0x3ffc);
+    e->so = _mm512_set1_ps(o->scale);
     e->zq = _mm512_set1_epi32(fg->zp + 128);
     e->vs = _mm512_set1_ps(fg->scale);
-    e->so = _mm512_set1_ps(o->scale);
     e->elo = _mm512_set1_ps((float)(p->qlo - o->zp));
     e->ehi = _mm512_set1_ps((float)(p->qhi - o->zp));
-    e->eoff = _mm512_set1_epi32(o->zp + 128);
-    e->t0 = e->t1 = e->t2 = e->t3 = e->top = _mm512_setzero_si512();
+    /* after two packs, dword 4 L + j holds lanes 4 L.. 4 L + 3 of vector j */
+    e->ord = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    e->t0 = e->t1 = e->t2 = e->t3 = _mm512_setzero_si512();
     if (p->lut8) {
         e->t0 = _mm512_loadu_si512(p->lut8->q), e->t1 = _mm512_loadu_si512(p->lut8->q + 64);
         e->t2 = _mm512_loadu_si512(p->lut8->q + 128), e->t3 = _mm512_loadu_si512(p->lut8->q + 192);
-        e->top = _mm512_set1_epi8((char)0x80);
     }
 }
 
-/* q + 128 of 16 sums v by the specified operations: f = (float)(v * s) in
- * double, then quant_q8(f) = round-half-away(f / s_out) + zp (the division,
- * and round-half-away as q8_centered in qparams.c does it: trunc(y +
- * copysign(0.5 - 2^-25, y)), equal to roundf for every float), clamped to
- * [qlo, qhi] (within [-128, 127]). */
-QTB static inline __attribute__((always_inline)) __m512i qe_exact(const qev *e, __m512i v,
-                                                                  double sc)
+/* y[0..16) = 768 + q - zp of 16 sums v by the specified operations (an
+ * integer: y's form without the window): f = (float)(v * s) in double, then
+ * quant_q8(f) = round-half-away(f / s_out) + zp (the division, and
+ * round-half-away as q8_centered in qparams.c does it: trunc(y + copysign(0.5
+ * - 2^-25, y)), equal to roundf for every float), clamped to [qlo, qhi]
+ * (within [-128, 127]). Out of line: rare, and the tiles' copies stay small. */
+__attribute__((noinline, cold)) QTB static void qe_exact(const qev *e, const int32_t *v, double sc,
+                                                        float *out)
 {
     const __m512d s = _mm512_set1_pd(sc);
-    __m256 fa = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(v)), s));
+    const __m512i vi = _mm512_loadu_si512(v);
+    __m256 fa = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(vi)), s));
     __m256 fb =
-        _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(v, 1)), s));
+        _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(vi, 1)), s));
     __m512 f = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(fa)),
                                                    _mm256_castps_pd(fb), 1));
     __m512 y = _mm512_div_ps(f, e->so);
@@ -888,75 +892,98 @@ QTB static inline __attribute__((always_inline)) __m512i qe_exact(const qev *e, 
         _mm512_castps_si512(y), _mm512_set1_epi32((int32_t)0x80000000u),
         _mm512_castps_si512(_mm512_set1_ps(0.49999997f)), 0xEA));
     __m512 r = _mm512_roundscale_ps(_mm512_add_ps(y, h), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    r = _mm512_min_ps(_mm512_max_ps(r, e->elo), e->ehi);
-    return _mm512_add_epi32(_mm512_cvtps_epi32(r), e->eoff);
+    _mm512_storeu_ps(out, _mm512_add_ps(_mm512_min_ps(_mm512_max_ps(r, e->elo), e->ehi), e->c768));
 }
 
-/* q + 128 on the output grid of 16 sums v of one channel (cf, sc); lanes
- * outside keep are dropped later and do not send the vector to qe_exact. */
-QTB static inline __attribute__((always_inline)) __m512i
-qe_index(const qev *e, __m512i v, __m512 cf, double sc, __mmask16 keep)
+/* y of 16 sums v of one channel (cf, sc); lanes outside keep are dropped
+ * later and do not send the vector to qe_exact. */
+QTB static inline __attribute__((always_inline)) __m512
+qe_y(const qev *e, __m512i v, __m512 cf, double sc, __mmask16 keep)
 {
-    __m512 y = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v), cf, e->c768);
+    __m512 y = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v), cf, e->ca);
     y = _mm512_min_ps(_mm512_max_ps(y, e->lo), e->hi);
-    __m512i u = _mm512_add_epi32(_mm512_castps_si512(y), e->kadd);
-    if (__builtin_expect(_mm512_mask_testn_epi32_mask(keep, u, e->frac) != 0, 0))
-        return qe_exact(e, v, sc);
-    return _mm512_srli_epi32(u, 14);
+    if (__builtin_expect(_mm512_mask_testn_epi32_mask(keep, _mm512_castps_si512(y), e->frac) != 0,
+                         0)) {
+        int32_t sv[16];
+        float r[16];
+        _mm512_storeu_si512(sv, v);
+        qe_exact(e, sv, sc, r);
+        return _mm512_loadu_ps(r);
+    }
+    return y;
 }
 
-/* What a fused run writes (qev_kind), a constant in each specialised copy. */
-enum { QE_LUT = 1, QE_FLOATS = 2, QE_BYTES = 4 };
+/* What a fused run writes (qev_kind), a constant in each specialised copy;
+ * QE_PACK: the kept lanes of a vector need not be a run from lane 0 (a conv
+ * whose padded rows have dropped columns). */
+enum { QE_LUT = 1, QE_FLOATS = 2, QE_BYTES = 4, QE_PACK = 8 };
 
 QTB static int qev_kind(const qepi *p)
 {
     return (p->lut8 ? QE_LUT : 0) | (p->floats || !p->b ? QE_FLOATS : 0) | (p->b ? QE_BYTES : 0);
 }
 
-/* The outputs of 16 indices ix: the lanes of keep, in order, to b[0..] (the
- * bytes) and y[0..] (the floats) as F asks; keep not a run of lanes from
- * lane 0: they are packed first. */
-QTB static inline __attribute__((always_inline)) void
-qe_put(const qev *e, __m512i ix, __mmask16 keep, float *y, uint8_t *b, const int F)
+/* The bytes of four vectors y (qe_y) in order, vector i in bytes 16 i ..
+ * 16 i + 15: q + 128, or with QE_LUT the table's byte at q + 128 (one
+ * lookup for all four). */
+QTB static inline __attribute__((always_inline)) __m512i
+qe_bytes4(const qev *e, __m512 y0, __m512 y1, __m512 y2, __m512 y3, const int F)
 {
-    __m512i q = ix;
-    if (F & QE_LUT) { /* the table's byte at q + 128 */
-        __m512i lo = _mm512_maskz_permutex2var_epi8(QE_LOW, e->t0, ix, e->t1);
-        __m512i hi = _mm512_maskz_permutex2var_epi8(QE_LOW, e->t2, ix, e->t3);
-        q = _mm512_mask_blend_epi8(_mm512_test_epi8_mask(ix, e->top), lo, hi);
-    }
-    if ((keep & (keep + 1u)) != 0) { /* not a run from lane 0 */
-        q = _mm512_maskz_compress_epi32(keep, q);
-        keep = (__mmask16)((1u << __builtin_popcount(keep)) - 1);
-    }
-    if (F & QE_BYTES) {
-        __m128i x = _mm512_cvtepi32_epi8(q);
-        if (keep == 0xffff)
-            _mm_storeu_si128((__m128i *)b, x);
-        else
-            _mm_mask_storeu_epi8(b, keep, x);
-    }
-    if (F & QE_FLOATS) {
-        __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(q, e->zq)), e->vs);
-        if (keep == 0xffff)
-            _mm512_storeu_ps(y, f);
-        else
-            _mm512_mask_storeu_ps(y, keep, f);
-    }
+#define QE_Q(y) _mm512_srli_epi32(_mm512_add_epi32(_mm512_castps_si512(y), e->kadd), 14)
+    /* 0..255: the packs saturate nothing */
+    __m512i p = _mm512_packus_epi16(_mm512_packus_epi32(QE_Q(y0), QE_Q(y1)),
+                                    _mm512_packus_epi32(QE_Q(y2), QE_Q(y3)));
+#undef QE_Q
+    p = _mm512_permutexvar_epi32(e->ord, p);
+    if (F & QE_LUT)
+        p = _mm512_mask_blend_epi8(_mm512_movepi8_mask(p), _mm512_permutex2var_epi8(e->t0, p, e->t1),
+                                   _mm512_permutex2var_epi8(e->t2, p, e->t3));
+    return p;
+}
+
+/* The float of bytes 16 i .. 16 i + 15 of p (qe_bytes4): (b - zq) s. */
+QTB static inline __attribute__((always_inline)) __m512 qe_float16(const qev *e, __m512i p,
+                                                                   const int i)
+{
+    __m512i b = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(p, i));
+    return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(b, e->zq)), e->vs);
+}
+
+QTB static inline __attribute__((always_inline)) void qe_store16(float *y, __mmask16 m, __m512 f)
+{
+    if (m == 0xffff)
+        _mm512_storeu_ps(y, f);
+    else
+        _mm512_mask_storeu_ps(y, m, f);
 }
 
 /* One output channel's 48 columns of a vtile_q tile: vector k of them keeps
- * the lanes keep[k], which go to the outputs from at[k] on. */
+ * the lanes keep[k]; the kept columns of a block are consecutive outputs,
+ * the first at at[k] of the first vector that keeps any. */
 QTB static inline __attribute__((always_inline)) void
 qe_row48(const qev *e, __m512i a0, __m512i a1, __m512i a2, float cf, double sc, float *y,
          uint8_t *b, const uint16_t *keep, const int32_t *at, const int F)
 {
     const __m512 c = _mm512_set1_ps(cf);
-    __m512i a[3] = {a0, a1, a2};
-    for (int k = 0; k < 3; k++)
-        if (keep[k])
-            qe_put(e, qe_index(e, a[k], c, sc, keep[k]), keep[k], y + at[k],
-                   F & QE_BYTES ? b + at[k] : NULL, F);
+    __m512 y0 = qe_y(e, a0, c, sc, keep[0]), y1 = qe_y(e, a1, c, sc, keep[1]);
+    __m512 y2 = qe_y(e, a2, c, sc, keep[2]);
+    __m512i p = qe_bytes4(e, y0, y1, y2, y2, F);
+    __mmask64 k = (__mmask64)keep[0] | (__mmask64)keep[1] << 16 | (__mmask64)keep[2] << 32;
+    int64_t o = at[0];
+    if (F & QE_PACK) { /* the kept bytes to the front */
+        o = keep[0] ? at[0] : keep[1] ? at[1] : at[2];
+        p = _mm512_maskz_compress_epi8(k, p);
+        k = ((__mmask64)1 << __builtin_popcountll(k)) - 1; /* at most 48 */
+    }
+    if (F & QE_BYTES)
+        _mm512_mask_storeu_epi8(b + o, k, p);
+    if (F & QE_FLOATS) {
+        qe_store16(y + o, (__mmask16)k, qe_float16(e, p, 0));
+        if ((__mmask16)(k >> 16))
+            qe_store16(y + o + 16, (__mmask16)(k >> 16), qe_float16(e, p, 1));
+        if ((__mmask16)(k >> 32))
+            qe_store16(y + o + 32, (__mmask16)(k >> 32), qe_float16(e, p, 2));
+    }
 }
 
 #define VINIT(r) (r < nr ? _mm512_set1_epi32(init[r]) : z)
@@ -992,12 +1019,20 @@ vtile_qt(int64_t K, const int32_t *ap, const uint32_t *const *brow, int64_t j0, 
         __m512i b2 = _mm512_loadu_si512(bk + 32);
         VROW(0); VROW(1); VROW(2); VROW(3); VROW(4); VROW(5); VROW(6); VROW(7);
     }
+    /* the sums in registers here, and nothing of the epilogue (its
+     * constants) scheduled into the loop, where every register is taken */
+    __asm__ volatile("" : "+v"(c00), "+v"(c01), "+v"(c02), "+v"(c10), "+v"(c11), "+v"(c12),
+                     "+v"(c20), "+v"(c21), "+v"(c22), "+v"(c30), "+v"(c31), "+v"(c32)
+                     : : "memory");
+    __asm__ volatile("" : "+v"(c40), "+v"(c41), "+v"(c42), "+v"(c50), "+v"(c51), "+v"(c52),
+                     "+v"(c60), "+v"(c61), "+v"(c62), "+v"(c70), "+v"(c71), "+v"(c72)
+                     : : "memory");
     VPUT(0); VPUT(1); VPUT(2); VPUT(3); VPUT(4); VPUT(5); VPUT(6); VPUT(7);
 }
 #undef VINIT
 #undef VPUT
 
-/* The copies of vtile_qt for each kind of output (qev_kind). */
+/* The copies of vtile_qt for each kind of output (qev_kind, QE_PACK). */
 #define VTILE_Q(F)                                                                         \
     QTB static void vtile_q##F(int64_t K, const int32_t *ap, const uint32_t *const *brow,   \
                                int64_t j0, int nr, const qev *e, const int32_t *init,       \
@@ -1012,10 +1047,17 @@ VTILE_Q(4)
 VTILE_Q(5)
 VTILE_Q(6)
 VTILE_Q(7)
+VTILE_Q(10)
+VTILE_Q(11)
+VTILE_Q(12)
+VTILE_Q(13)
+VTILE_Q(14)
+VTILE_Q(15)
 #undef VTILE_Q
 
-static vtile_q_fn *const vtile_q[8] = {NULL,      NULL,      vtile_q2, vtile_q3,
-                                       vtile_q4, vtile_q5, vtile_q6, vtile_q7};
+static vtile_q_fn *const vtile_q[16] = {
+    NULL,      NULL,      vtile_q2,  vtile_q3,  vtile_q4,  vtile_q5,  vtile_q6,  vtile_q7,
+    NULL,      NULL,      vtile_q10, vtile_q11, vtile_q12, vtile_q13, vtile_q14, vtile_q15};
 #endif
 
 /* Weight quads for vtile: panel i, quad row k = (c4, kh, kw), row r holds
@@ -1233,7 +1275,7 @@ QTB static void vn_range_q(const vn_job *j, int64_t t0, int64_t t1)
     uint16_t *keep = (uint16_t *)(at + nv);
     qev e;
     qev_init(&e, p);
-    vtile_q_fn *tile = vtile_q[qev_kind(p)];
+    vtile_q_fn *tile = vtile_q[qev_kind(p) | (j->Wq != OW ? QE_PACK : 0)];
     int64_t mapped = -1; /* the rows the map was made for */
 
     for (int64_t t = t0; t < t1; t++) {
@@ -1443,18 +1485,31 @@ dwv_tile(const conv_geom *c, const int32_t *wq, const uint8_t *P, int64_t Wb, __
     n1 = n1 < 0 ? 0 : n1 > 16 ? 16 : n1;
     __mmask16 k0 = (__mmask16)((1u << n0) - 1), k1 = (__mmask16)((1u << n1) - 1);
     float *y0 = y + oh * OW + ow0;
-    if (F) {
-        uint8_t *b0 = F & QE_BYTES ? b + oh * OW + ow0 : NULL;
-        qe_put(e, qe_index(e, a00, cf, sc, k0), k0, y0, b0, F);
+    if (F) { /* row oh in bytes 0..31, row oh + 1 in 32..63 */
+        __m512 y00 = qe_y(e, a00, cf, sc, k0), y01 = y00, y10 = y00, y11 = y00;
         if (wide)
-            qe_put(e, qe_index(e, a01, cf, sc, k1), k1, y0 + 16, F & QE_BYTES ? b0 + 16 : NULL,
-                   F);
-        if (two) {
-            qe_put(e, qe_index(e, a10, cf, sc, k0), k0, y0 + OW, F & QE_BYTES ? b0 + OW : NULL,
-                   F);
+            y01 = qe_y(e, a01, cf, sc, k1);
+        if (two)
+            y10 = qe_y(e, a10, cf, sc, k0);
+        if (two && wide)
+            y11 = qe_y(e, a11, cf, sc, k1);
+        __m512i p = qe_bytes4(e, y00, y01, y10, y11, F);
+        const __mmask32 k = (__mmask32)k0 | (wide ? (__mmask32)k1 << 16 : 0);
+        if (F & QE_BYTES) {
+            uint8_t *b0 = b + oh * OW + ow0;
+            _mm256_mask_storeu_epi8(b0, k, _mm512_castsi512_si256(p));
+            if (two)
+                _mm256_mask_storeu_epi8(b0 + OW, k, _mm512_extracti64x4_epi64(p, 1));
+        }
+        if (F & QE_FLOATS) {
+            qe_store16(y0, k0, qe_float16(e, p, 0));
             if (wide)
-                qe_put(e, qe_index(e, a11, cf, sc, k1), k1, y0 + OW + 16,
-                       F & QE_BYTES ? b0 + OW + 16 : NULL, F);
+                qe_store16(y0 + 16, k1, qe_float16(e, p, 1));
+            if (two) {
+                qe_store16(y0 + OW, k0, qe_float16(e, p, 2));
+                if (wide)
+                    qe_store16(y0 + OW + 16, k1, qe_float16(e, p, 3));
+            }
         }
         return;
     }
