@@ -38,7 +38,13 @@
  *    four-channel words (a stride's phase planes), exact int32 sums less
  *    (zp + 128) * sum w (the same integers as below); a depthwise one at
  *    least 4 wide on AVX512-VNNI + VBMI the same way with four taps of a row
- *    to a word.
+ *    to a word. With AVX512-VNNI, VBMI and VBMI2 and an output grid (a Relu
+ *    or Clip clamp and a chain's byte table included) both requantize in the
+ *    tiles' registers ("fused requantization" in qkernels.c): the sums start
+ *    at bias - (zp + 128) * sum w, one FMA puts them on a 2^-14 grid where q
+ *    is read off the float's bits away from halves, the operations below
+ *    near them; the same outputs and bytes as the epilogue, no sums in
+ *    memory.
  *    Otherwise (or RT_QISA=float, see quant_isa) it centres its
  *    input to q - zp (depthwise and pointwise tasks their own part, others in
  *    one pass) and sums with int8-valued float weights packed once (AVX-512
@@ -47,7 +53,7 @@
  *    it is in cache (with an output grid, in float where that provably rounds
  *    alike, see quant_epilogue_row). Every other op runs its fp32 kernel in a
  *    wrapper that requantizes its outputs: Add, Sub, Mul, Div, Relu and Clip
- *    in the same register pass, the unary ops block by block, the rest in one
+ *    in the same register pass (the same 2^-14 grid, quant_ew_qdq), the unary ops block by block, the rest in one
  *    pass on the thread pool; ops that only copy values
  *    already on the output's grid (same scale and zp) skip it. A layer's
  *    activation chain (SiLU, HardSwish, ...: elementwise nodes on its output
