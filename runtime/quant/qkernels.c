@@ -1121,6 +1121,34 @@ QHOT static void bytes_quads(const uint8_t *const *b, int nch, int64_t n, uint8_
                  (uint32_t)(b2 ? b2[i] : pad) << 16 | (uint32_t)(b3 ? b3[i] : pad) << 24;
 }
 
+#ifdef QVNNI
+/* bytes_quads of four channels on AVX512-BW, 64 positions a step: byte and
+ * word unpacks interleave the planes within each 128-bit lane (block j of
+ * u[k] holds positions 16 j + 4 k ..), two rounds of 128-bit shuffles put
+ * the blocks in order; the tail by bytes_quads. */
+__attribute__((target("avx512f,avx512bw"), optimize("O3"))) static int64_t
+bytes_quads_512(const uint8_t *const *b, int64_t n, uint32_t *out)
+{
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512i b0 = _mm512_loadu_si512(b[0] + i), b1 = _mm512_loadu_si512(b[1] + i);
+        __m512i b2 = _mm512_loadu_si512(b[2] + i), b3 = _mm512_loadu_si512(b[3] + i);
+        __m512i t0 = _mm512_unpacklo_epi8(b0, b1), t1 = _mm512_unpackhi_epi8(b0, b1);
+        __m512i t2 = _mm512_unpacklo_epi8(b2, b3), t3 = _mm512_unpackhi_epi8(b2, b3);
+        __m512i u0 = _mm512_unpacklo_epi16(t0, t2), u1 = _mm512_unpackhi_epi16(t0, t2);
+        __m512i u2 = _mm512_unpacklo_epi16(t1, t3), u3 = _mm512_unpackhi_epi16(t1, t3);
+        /* the 4 x 4 blocks transposed: out block 4 j + k = block j of u[k] */
+        __m512i v0 = _mm512_shuffle_i32x4(u0, u1, 0x44), v1 = _mm512_shuffle_i32x4(u0, u1, 0xee);
+        __m512i v2 = _mm512_shuffle_i32x4(u2, u3, 0x44), v3 = _mm512_shuffle_i32x4(u2, u3, 0xee);
+        _mm512_storeu_si512(out + i, _mm512_shuffle_i32x4(v0, v2, 0x88));
+        _mm512_storeu_si512(out + i + 16, _mm512_shuffle_i32x4(v0, v2, 0xdd));
+        _mm512_storeu_si512(out + i + 32, _mm512_shuffle_i32x4(v1, v3, 0x88));
+        _mm512_storeu_si512(out + i + 48, _mm512_shuffle_i32x4(v1, v3, 0xdd));
+    }
+    return i;
+}
+#endif
+
 /* n positions from offset o of the four channel planes src (srcb: their
  * bytes, or NULL) as quads. */
 static void in_quads(const struct vn_job *j, const float *const *src,
@@ -1128,7 +1156,13 @@ static void in_quads(const struct vn_job *j, const float *const *src,
 {
     if (j->xb) {
         const uint8_t *b[4] = {srcb[0] + o, srcb[1] + o, srcb[2] + o, srcb[3] + o};
-        bytes_quads(b, nch, n, (uint8_t)(j->q->in.zp + 128), out);
+        int64_t d = 0;
+#ifdef QVNNI
+        if (nch == 4 && n >= 64 && cpu_isa() == QISA_VNNI)
+            d = bytes_quads_512(b, n, out);
+        b[0] += d, b[1] += d, b[2] += d, b[3] += d;
+#endif
+        bytes_quads(b, nch, n - d, (uint8_t)(j->q->in.zp + 128), out + d);
         return;
     }
     const float *rows[4] = {src[0] + o, src[1] + o, src[2] + o, src[3] + o};
