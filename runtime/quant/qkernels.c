@@ -809,7 +809,7 @@ QT2 static void vtile2(int64_t K, const int32_t *ap, const uint32_t *const *brow
 }
 #endif
 
-/* ---- fused requantization (AVX512-VNNI + VBMI) ----
+/* ---- fused requantization (AVX512-VNNI + VBMI + VBMI2) ----
  * The byte tiles' int32 sums go to the output in registers, not through
  * floats in memory and epi_scale_rows. A channel's sums start at init =
  * bias - (zp + 128) sum w (int32 arithmetic wraps, so only the final v, the
@@ -822,8 +822,7 @@ QT2 static void vtile2(int64_t K, const int32_t *ap, const uint32_t *const *brow
  * P, P = fl(v) * cf, and bits(y) = bits(768) + G - 8191. Wherever G mod 2^14
  * is not 8191..8194, which (bits(y) & 0x3ffc) != 0 tells, P is not within
  * 2^-14 of a half, and round(P) = ceil(y - 768): q + 128 = (bits(y) -
- * bits(768) + 2^14 - 1 + 2^14 (zp + 128)) >> 14 (never negative), and the
- * float is (ceil(y) - 768) s_out.
+ * bits(768) + 2^14 - 1 + 2^14 (zp + 128)) >> 14 (never negative).
  * Exact: the numerics ask for round-half-away of the float quotient Q =
  * fl(fl(v s) / s_out), clamped. P is within 2 * 2^-24 of the true v s /
  * s_out and Q within 2 * 2^-24 + 2^-52 (relative; the checked ranges of s,
@@ -1424,7 +1423,7 @@ static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
     return 1;
 }
 
-/* ---- depthwise convs on AVX512-VNNI + VBMI ----
+/* ---- depthwise convs on AVX512-VNNI + VBMI (+ VBMI2, have_vbmi) ----
  * Each input plane is quantized to bytes q + 128 in a zero-point-padded byte
  * plane (rows (OH - 1) * sh + KH, padding zp + 128, as in vn_pad_range). A
  * channel's taps go four columns to a word: word (kh, g) holds w[kh][4 g + t]
@@ -1784,7 +1783,7 @@ static int conv_bytes_end(quant_node *q, int on)
 }
 
 /* Sets e up for this run of q when its byte tiles can requantize in
- * registers (fused requantization): AVX512-VNNI and VBMI taken, an output
+ * registers (fused requantization): AVX512-VNNI, VBMI and VBMI2 taken, an output
  * grid with no post step outside the epilogue (a clamp or a byte table
  * only), and every channel in the ranges the exactness argument needs, the
  * epilogue's own (grid512_row in qparams.c) and |bias| <= 2^30. 0: not. */

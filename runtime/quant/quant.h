@@ -37,7 +37,7 @@
  *    AVX2): the input quantized to q + 128 in zp-padded planes of
  *    four-channel words (a stride's phase planes), exact int32 sums less
  *    (zp + 128) * sum w (the same integers as below); a depthwise one at
- *    least 4 wide on AVX512-VNNI + VBMI the same way with four taps of a row
+ *    least 4 wide on AVX512-VNNI + VBMI + VBMI2 the same way with four taps of a row
  *    to a word. With AVX512-VNNI, VBMI and VBMI2 and an output grid (a Relu
  *    or Clip clamp and a chain's byte table included) both requantize in the
  *    tiles' registers ("fused requantization" in qkernels.c): the sums start

@@ -7,7 +7,7 @@
  * float (then, when the output has a grid, quantized and dequantized). Shapes:
  * batch 1-2, channels 1-19 (not multiples of 4), strides 1-3, dilation 1-2,
  * unequal pads, kernels 1-5 (not square), some grouped (float only, as a
- * control) and depthwise (tap quads on AVX512-VNNI + VBMI when at least 4
+ * control) and depthwise (tap quads on AVX512-VNNI + VBMI + VBMI2 when at least 4
  * wide, else float), 1 and 2 threads; and a few whose outputs lie exactly on
  * halves of the output grid (the VNNI tiles' requantization then takes its
  * exact path). On a CPU without AVX512-VNNI or AVX2
@@ -339,7 +339,7 @@ int main(void)
         {1, 24, 136, 1, 13, 15, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 0, 2, 0},
         {1, 1, 64, 1, 30, 28, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, 2, 0},
         {1, 64, 32, 1, 20, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0},
-        /* depthwise (tap quads on AVX512-VNNI + VBMI when at least 4 wide,
+        /* depthwise (tap quads on AVX512-VNNI + VBMI(2) when at least 4 wide,
          * else the float path): PP-OCR's 5x5 at stride (2, 1), 5x4 stride 2
          * in two batch items, 4x5 stride 1 with rows of 40, a 7-wide kernel
          * (two tap words) at stride 3, a 3x3 (float) */
