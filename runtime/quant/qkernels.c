@@ -81,6 +81,21 @@ static void centre(const float *x, const uint8_t *xb, float *out, int64_t n, con
  * (batch, group, block of output positions), each with its own im2col block. */
 #define QCOL_BYTES (512 * 1024)
 
+/* A run's requantization in the byte tiles' registers (qepi_begin, see
+ * "fused requantization" below): the per-channel constants, the output grid
+ * and where the outputs go. */
+typedef struct qepi {
+    const int32_t *init;     /* per channel: the sums' start, bias - (zp + 128) sum w */
+    const float *cf;         /* per channel: fl(s_in s_w / s_out) */
+    const double *sc;        /* per channel: s_in s_w */
+    const qparam_t *out;
+    const quant_lut8 *lut8;  /* a chain's table as bytes, or NULL */
+    int qlo, qhi;            /* the clamp of q (a Relu or Clip), else -128, 127 */
+    uint8_t *b;              /* the output's bytes beside y_run (q->ob_run), or NULL */
+    const float *y_run;
+    int floats;              /* 0: the floats are unread (quant_bytes.only_bytes) */
+} qepi;
+
 typedef struct conv_job {
     const conv_geom *c;
     const quant_node *q;
@@ -91,6 +106,7 @@ typedef struct conv_job {
     int raw;                 /* x is the raw input, centred block by block */
     const uint8_t *xb;       /* the raw input's bytes (conv_in_bytes), or NULL */
     int *nobytes;            /* set when some output missed epi_scale_rows (its bytes) */
+    const qepi *epi;         /* the depthwise byte tiles requantize in registers, or NULL */
 } conv_job;
 
 /* Block [p0, p0 + nc) of the output positions, one row per (ci, kh, kw):
@@ -632,6 +648,9 @@ static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
 #define QVNNI 1
 #define QTV __attribute__((target("avx512f,avx512bw,avx512vnni"), optimize("O3")))
 #define QT2 __attribute__((target("avx2"), optimize("O3")))
+#define QTB                                                                                   \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2"),   \
+                   optimize("O3")))
 
 /* What the CPU has: QISA_VNNI, QISA_AVX2 or QISA_FLOAT; set once (relaxed
  * atomics: threads may race to set it, to the same value). */
@@ -647,6 +666,21 @@ static int cpu_isa(void)
             : __builtin_cpu_supports("avx2") ? QISA_AVX2
                                              : QISA_FLOAT;
         __atomic_store_n(&isa, h, __ATOMIC_RELAXED);
+    }
+    return h;
+}
+
+/* AVX512-VBMI and VBMI2 (and VL) beside VNNI: the byte permutes of the
+ * depthwise tiles, the fused requantization's tables and byte packing. */
+static int have_vbmi(void)
+{
+    static int have = -1;
+    int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
+    if (h < 0) {
+        __builtin_cpu_init();
+        h = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
+            __builtin_cpu_supports("avx512vl");
+        __atomic_store_n(&have, h, __ATOMIC_RELAXED);
     }
     return h;
 }
@@ -775,6 +809,256 @@ QT2 static void vtile2(int64_t K, const int32_t *ap, const uint32_t *const *brow
 }
 #endif
 
+/* ---- fused requantization (AVX512-VNNI + VBMI + VBMI2) ----
+ * The byte tiles' int32 sums go to the output in registers, not through
+ * floats in memory and epi_scale_rows. A channel's sums start at init =
+ * bias - (zp + 128) sum w (int32 arithmetic wraps, so only the final v, the
+ * centred sum plus the bias, has to fit: |v| < 2^24 + 2^30). Then
+ *   y = RN(fl(v) * cf + A) (one FMA), cf = fl(s / s_out), s = s_in s_w,
+ *   A = 768 - 1/2 + 2^-14,
+ * clamped to [lo, hi] + A, lo and hi = qlo and qhi - zp (integers: the
+ * clamp before the rounding is the clamp after it). In [512, 1024) a
+ * float's step is 2^-14, so y - A = G / 2^14, G the nearest integer to 2^14
+ * P, P = fl(v) * cf, and bits(y) = bits(768) + G - 8191. Wherever G mod 2^14
+ * is not 8191..8194, which (bits(y) & 0x3ffc) != 0 tells, P is not within
+ * 2^-14 of a half, and round(P) = ceil(y - 768): q + 128 = (bits(y) -
+ * bits(768) + 2^14 - 1 + 2^14 (zp + 128)) >> 14 (never negative).
+ * Exact: the numerics ask for round-half-away of the float quotient Q =
+ * fl(fl(v s) / s_out), clamped. P is within 2 * 2^-24 of the true v s /
+ * s_out and Q within 2 * 2^-24 + 2^-52 (relative; the checked ranges of s,
+ * s_out and cf keep subnormals out): for P within the bounds (|P| <= 255)
+ * they are less than 2^-14 apart, and G / 2^14 is within 2^-15 of P. Out of
+ * the window G / 2^14 is at least 2^-13 from every half, so Q lies on the
+ * same side of every half and rounds to the same integer; beyond a bound
+ * both saturate alike. A vector with a lane in the window (about 1 in 250)
+ * takes the specified operations (qe_exact). The floats are (q - zp) s_out
+ * as quant_dq8 gives them, or a chain table's bytes and their grid as the
+ * epilogue's table path (rows_512_grid8) gives them. */
+#ifdef QVNNI
+typedef struct qev {
+    __m512 lo, hi, ca, c768, so, vs;
+    __m512i kadd, frac, zq, t0, t1, t2, t3, ord;
+    __m512 elo, ehi;     /* qe_exact: the bounds of q - zp */
+    const qepi *p;
+} qev;
+
+QTB static void qev_init(qev *e, const qepi *p)
+{
+    const qparam_t *o = p->out, *fg = p->lut8 ? &p->lut8->grid : p->out;
+    const float f768 = 768.0f, a = 767.5f + 0x1p-14f;
+    int32_t b768;
+    memcpy(&b768, &f768, sizeof(b768));
+    e->p = p;
+    e->ca = _mm512_set1_ps(a);
+    e->c768 = _mm512_set1_ps(f768);
+    e->lo = _mm512_set1_ps((float)(p->qlo - o->zp) + a);
+    e->hi = _mm512_set1_ps((float)(p->qhi - o->zp) + a);
+    e->kadd = _mm512_set1_epi32(16383 + 16384 * (o->zp + 128) - b768);
+    e->frac = _mm512_set1_epi32(0x3ffc);
+    e->so = _mm512_set1_ps(o->scale);
+    e->zq = _mm512_set1_epi32(fg->zp + 128);
+    e->vs = _mm512_set1_ps(fg->scale);
+    e->elo = _mm512_set1_ps((float)(p->qlo - o->zp));
+    e->ehi = _mm512_set1_ps((float)(p->qhi - o->zp));
+    /* after two packs, dword 4 L + j holds lanes 4 L.. 4 L + 3 of vector j */
+    e->ord = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    e->t0 = e->t1 = e->t2 = e->t3 = _mm512_setzero_si512();
+    if (p->lut8) {
+        e->t0 = _mm512_loadu_si512(p->lut8->q), e->t1 = _mm512_loadu_si512(p->lut8->q + 64);
+        e->t2 = _mm512_loadu_si512(p->lut8->q + 128), e->t3 = _mm512_loadu_si512(p->lut8->q + 192);
+    }
+}
+
+/* y[0..16) = 768 + q - zp of 16 sums v by the specified operations (an
+ * integer: y's form without the window): f = (float)(v * s) in double, then
+ * quant_q8(f) = round-half-away(f / s_out) + zp (the division, and
+ * round-half-away as q8_centered in qparams.c does it: trunc(y + copysign(0.5
+ * - 2^-25, y)), equal to roundf for every float), clamped to [qlo, qhi]
+ * (within [-128, 127]). Out of line: rare, and the tiles' copies stay small. */
+__attribute__((noinline, cold)) QTB static void qe_exact(const qev *e, const int32_t *v, double sc,
+                                                        float *out)
+{
+    const __m512d s = _mm512_set1_pd(sc);
+    const __m512i vi = _mm512_loadu_si512(v);
+    __m256 fa = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(vi)), s));
+    __m256 fb =
+        _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(vi, 1)), s));
+    __m512 f = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(fa)),
+                                                   _mm256_castps_pd(fb), 1));
+    __m512 y = _mm512_div_ps(f, e->so);
+    /* (y & sign) | (0.5 - 2^-25): 0xEA is (A & B) | C */
+    __m512 h = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+        _mm512_castps_si512(y), _mm512_set1_epi32((int32_t)0x80000000u),
+        _mm512_castps_si512(_mm512_set1_ps(0.49999997f)), 0xEA));
+    __m512 r = _mm512_roundscale_ps(_mm512_add_ps(y, h), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    _mm512_storeu_ps(out, _mm512_add_ps(_mm512_min_ps(_mm512_max_ps(r, e->elo), e->ehi), e->c768));
+}
+
+/* y of 16 sums v of one channel (cf, sc); lanes outside keep are dropped
+ * later and do not send the vector to qe_exact. */
+QTB static inline __attribute__((always_inline)) __m512
+qe_y(const qev *e, __m512i v, __m512 cf, double sc, __mmask16 keep)
+{
+    __m512 y = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v), cf, e->ca);
+    y = _mm512_min_ps(_mm512_max_ps(y, e->lo), e->hi);
+    if (__builtin_expect(_mm512_mask_testn_epi32_mask(keep, _mm512_castps_si512(y), e->frac) != 0,
+                         0)) {
+        int32_t sv[16];
+        float r[16];
+        _mm512_storeu_si512(sv, v);
+        qe_exact(e, sv, sc, r);
+        return _mm512_loadu_ps(r);
+    }
+    return y;
+}
+
+/* What a fused run writes (qev_kind), a constant in each specialised copy;
+ * QE_PACK: the kept lanes of a vector need not be a run from lane 0 (a conv
+ * whose padded rows have dropped columns). */
+enum { QE_LUT = 1, QE_FLOATS = 2, QE_BYTES = 4, QE_PACK = 8 };
+
+QTB static int qev_kind(const qepi *p)
+{
+    return (p->lut8 ? QE_LUT : 0) | (p->floats || !p->b ? QE_FLOATS : 0) | (p->b ? QE_BYTES : 0);
+}
+
+/* The bytes of four vectors y (qe_y) in order, vector i in bytes 16 i ..
+ * 16 i + 15: q + 128, or with QE_LUT the table's byte at q + 128 (one
+ * lookup for all four). */
+QTB static inline __attribute__((always_inline)) __m512i
+qe_bytes4(const qev *e, __m512 y0, __m512 y1, __m512 y2, __m512 y3, const int F)
+{
+#define QE_Q(y) _mm512_srli_epi32(_mm512_add_epi32(_mm512_castps_si512(y), e->kadd), 14)
+    /* 0..255: the packs saturate nothing */
+    __m512i p = _mm512_packus_epi16(_mm512_packus_epi32(QE_Q(y0), QE_Q(y1)),
+                                    _mm512_packus_epi32(QE_Q(y2), QE_Q(y3)));
+#undef QE_Q
+    p = _mm512_permutexvar_epi32(e->ord, p);
+    if (F & QE_LUT)
+        p = _mm512_mask_blend_epi8(_mm512_movepi8_mask(p), _mm512_permutex2var_epi8(e->t0, p, e->t1),
+                                   _mm512_permutex2var_epi8(e->t2, p, e->t3));
+    return p;
+}
+
+/* The float of bytes 16 i .. 16 i + 15 of p (qe_bytes4): (b - zq) s. */
+QTB static inline __attribute__((always_inline)) __m512 qe_float16(const qev *e, __m512i p,
+                                                                   const int i)
+{
+    __m512i b = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(p, i));
+    return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(b, e->zq)), e->vs);
+}
+
+QTB static inline __attribute__((always_inline)) void qe_store16(float *y, __mmask16 m, __m512 f)
+{
+    if (m == 0xffff)
+        _mm512_storeu_ps(y, f);
+    else
+        _mm512_mask_storeu_ps(y, m, f);
+}
+
+/* One output channel's 48 columns of a vtile_q tile: vector k of them keeps
+ * the lanes keep[k]; the kept columns of a block are consecutive outputs,
+ * the first at at[k] of the first vector that keeps any. */
+QTB static inline __attribute__((always_inline)) void
+qe_row48(const qev *e, __m512i a0, __m512i a1, __m512i a2, float cf, double sc, float *y,
+         uint8_t *b, const uint16_t *keep, const int32_t *at, const int F)
+{
+    const __m512 c = _mm512_set1_ps(cf);
+    __m512 y0 = qe_y(e, a0, c, sc, keep[0]), y1 = qe_y(e, a1, c, sc, keep[1]);
+    __m512 y2 = qe_y(e, a2, c, sc, keep[2]);
+    __m512i p = qe_bytes4(e, y0, y1, y2, y2, F);
+    __mmask64 k = (__mmask64)keep[0] | (__mmask64)keep[1] << 16 | (__mmask64)keep[2] << 32;
+    int64_t o = at[0];
+    if (F & QE_PACK) { /* the kept bytes to the front */
+        o = keep[0] ? at[0] : keep[1] ? at[1] : at[2];
+        p = _mm512_maskz_compress_epi8(k, p);
+        k = ((__mmask64)1 << __builtin_popcountll(k)) - 1; /* at most 48 */
+    }
+    if (F & QE_BYTES)
+        _mm512_mask_storeu_epi8(b + o, k, p);
+    if (F & QE_FLOATS) {
+        qe_store16(y + o, (__mmask16)k, qe_float16(e, p, 0));
+        if ((__mmask16)(k >> 16))
+            qe_store16(y + o + 16, (__mmask16)(k >> 16), qe_float16(e, p, 1));
+        if ((__mmask16)(k >> 32))
+            qe_store16(y + o + 32, (__mmask16)(k >> 32), qe_float16(e, p, 2));
+    }
+}
+
+#define VINIT(r) (r < nr ? _mm512_set1_epi32(init[r]) : z)
+#define VPUT(r)                                                                         \
+    do {                                                                                \
+        if (r < nr)                                                                     \
+            qe_row48(e, c##r##0, c##r##1, c##r##2, cf[r], sc[r], y + r * ldy,          \
+                     F & QE_BYTES ? b + r * ldy : NULL, keep, at, F);                   \
+    } while (0)
+
+/* vtile's sums for channels init[r] (r < nr) from their start, then
+ * requantized in registers: row r to y + r * ldy (floats) and b + r * ldy
+ * (bytes), the tile's column vectors by keep and at (qe_row48). */
+typedef void vtile_q_fn(int64_t K, const int32_t *ap, const uint32_t *const *brow, int64_t j0,
+                        int nr, const qev *e, const int32_t *init, const float *cf,
+                        const double *sc, float *y, uint8_t *b, int64_t ldy,
+                        const uint16_t *keep, const int32_t *at);
+
+QTB static inline __attribute__((always_inline)) void
+vtile_qt(int64_t K, const int32_t *ap, const uint32_t *const *brow, int64_t j0, int nr,
+         const qev *e, const int32_t *init, const float *cf, const double *sc, float *y,
+         uint8_t *b, int64_t ldy, const uint16_t *keep, const int32_t *at, const int F)
+{
+    const __m512i z = _mm512_setzero_si512();
+    __m512i c00 = VINIT(0), c01 = c00, c02 = c00, c10 = VINIT(1), c11 = c10, c12 = c10;
+    __m512i c20 = VINIT(2), c21 = c20, c22 = c20, c30 = VINIT(3), c31 = c30, c32 = c30;
+    __m512i c40 = VINIT(4), c41 = c40, c42 = c40, c50 = VINIT(5), c51 = c50, c52 = c50;
+    __m512i c60 = VINIT(6), c61 = c60, c62 = c60, c70 = VINIT(7), c71 = c70, c72 = c70;
+    for (int64_t k = 0; k < K; k++) {
+        const uint32_t *bk = brow[k] + j0;
+        const int32_t *ak = ap + k * GEMM_MR;
+        __m512i b0 = _mm512_loadu_si512(bk), b1 = _mm512_loadu_si512(bk + 16);
+        __m512i b2 = _mm512_loadu_si512(bk + 32);
+        VROW(0); VROW(1); VROW(2); VROW(3); VROW(4); VROW(5); VROW(6); VROW(7);
+    }
+    /* the sums in registers here, and nothing of the epilogue (its
+     * constants) scheduled into the loop, where every register is taken */
+    __asm__ volatile("" : "+v"(c00), "+v"(c01), "+v"(c02), "+v"(c10), "+v"(c11), "+v"(c12),
+                     "+v"(c20), "+v"(c21), "+v"(c22), "+v"(c30), "+v"(c31), "+v"(c32)
+                     : : "memory");
+    __asm__ volatile("" : "+v"(c40), "+v"(c41), "+v"(c42), "+v"(c50), "+v"(c51), "+v"(c52),
+                     "+v"(c60), "+v"(c61), "+v"(c62), "+v"(c70), "+v"(c71), "+v"(c72)
+                     : : "memory");
+    VPUT(0); VPUT(1); VPUT(2); VPUT(3); VPUT(4); VPUT(5); VPUT(6); VPUT(7);
+}
+#undef VINIT
+#undef VPUT
+
+/* The copies of vtile_qt for each kind of output (qev_kind, QE_PACK). */
+#define VTILE_Q(F)                                                                         \
+    QTB static void vtile_q##F(int64_t K, const int32_t *ap, const uint32_t *const *brow,   \
+                               int64_t j0, int nr, const qev *e, const int32_t *init,       \
+                               const float *cf, const double *sc, float *y, uint8_t *b,     \
+                               int64_t ldy, const uint16_t *keep, const int32_t *at)        \
+    {                                                                                      \
+        vtile_qt(K, ap, brow, j0, nr, e, init, cf, sc, y, b, ldy, keep, at, F);            \
+    }
+VTILE_Q(2)
+VTILE_Q(3)
+VTILE_Q(4)
+VTILE_Q(5)
+VTILE_Q(6)
+VTILE_Q(7)
+VTILE_Q(10)
+VTILE_Q(11)
+VTILE_Q(12)
+VTILE_Q(13)
+VTILE_Q(14)
+VTILE_Q(15)
+#undef VTILE_Q
+
+static vtile_q_fn *const vtile_q[16] = {
+    NULL,      NULL,      vtile_q2,  vtile_q3,  vtile_q4,  vtile_q5,  vtile_q6,  vtile_q7,
+    NULL,      NULL,      vtile_q10, vtile_q11, vtile_q12, vtile_q13, vtile_q14, vtile_q15};
+#endif
+
 /* Weight quads for vtile: panel i, quad row k = (c4, kh, kw), row r holds
  * bytes w[m][4 c4 + j][kh][kw] (0 past C), m = i * GEMM_MR + r (0 past M). */
 static void vnni_pack(const conv_geom *c, quant_node *q)
@@ -784,6 +1068,8 @@ static void vnni_pack(const conv_geom *c, quant_node *q)
     q->wq_k = C4 * KK;
     q->wq = xaligned_alloc(sizeof(int32_t) * (size_t)(panels * q->wq_k * GEMM_MR));
     q->wsum = xmalloc(sizeof(int32_t) * (size_t)c->M);
+    q->epi_init = xmalloc(sizeof(int32_t) * (size_t)c->M);
+    q->epi_cf = xmalloc(sizeof(float) * (size_t)c->M);
     for (int64_t m = 0; m < panels * GEMM_MR; m++)
         for (int64_t c4 = 0; c4 < C4; c4++)
             for (int64_t kk = 0; kk < KK; kk++) {
@@ -813,6 +1099,7 @@ struct vn_job {
     int64_t C4, Hq, Wq, rows, nblk, ncp;
     int64_t msplit, mchunk; /* output channels in msplit tasks of mchunk (GEMM_MR-aligned) */
     int isa;
+    const qepi *epi;       /* requantized in the tiles' registers (vn_range_q), or NULL */
 };
 
 /* Four channels' bytes as quads (quant_q8_quads' words from bytes that are
@@ -833,6 +1120,34 @@ QHOT static void bytes_quads(const uint8_t *const *b, int nch, int64_t n, uint8_
                  (uint32_t)(b2 ? b2[i] : pad) << 16 | (uint32_t)(b3 ? b3[i] : pad) << 24;
 }
 
+#ifdef QVNNI
+/* bytes_quads of four channels on AVX512-BW, 64 positions a step: byte and
+ * word unpacks interleave the planes within each 128-bit lane (block j of
+ * u[k] holds positions 16 j + 4 k ..), two rounds of 128-bit shuffles put
+ * the blocks in order; the tail by bytes_quads. */
+__attribute__((target("avx512f,avx512bw"), optimize("O3"))) static int64_t
+bytes_quads_512(const uint8_t *const *b, int64_t n, uint32_t *out)
+{
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512i b0 = _mm512_loadu_si512(b[0] + i), b1 = _mm512_loadu_si512(b[1] + i);
+        __m512i b2 = _mm512_loadu_si512(b[2] + i), b3 = _mm512_loadu_si512(b[3] + i);
+        __m512i t0 = _mm512_unpacklo_epi8(b0, b1), t1 = _mm512_unpackhi_epi8(b0, b1);
+        __m512i t2 = _mm512_unpacklo_epi8(b2, b3), t3 = _mm512_unpackhi_epi8(b2, b3);
+        __m512i u0 = _mm512_unpacklo_epi16(t0, t2), u1 = _mm512_unpackhi_epi16(t0, t2);
+        __m512i u2 = _mm512_unpacklo_epi16(t1, t3), u3 = _mm512_unpackhi_epi16(t1, t3);
+        /* the 4 x 4 blocks transposed: out block 4 j + k = block j of u[k] */
+        __m512i v0 = _mm512_shuffle_i32x4(u0, u1, 0x44), v1 = _mm512_shuffle_i32x4(u0, u1, 0xee);
+        __m512i v2 = _mm512_shuffle_i32x4(u2, u3, 0x44), v3 = _mm512_shuffle_i32x4(u2, u3, 0xee);
+        _mm512_storeu_si512(out + i, _mm512_shuffle_i32x4(v0, v2, 0x88));
+        _mm512_storeu_si512(out + i + 16, _mm512_shuffle_i32x4(v0, v2, 0xdd));
+        _mm512_storeu_si512(out + i + 32, _mm512_shuffle_i32x4(v1, v3, 0x88));
+        _mm512_storeu_si512(out + i + 48, _mm512_shuffle_i32x4(v1, v3, 0xdd));
+    }
+    return i;
+}
+#endif
+
 /* n positions from offset o of the four channel planes src (srcb: their
  * bytes, or NULL) as quads. */
 static void in_quads(const struct vn_job *j, const float *const *src,
@@ -840,7 +1155,13 @@ static void in_quads(const struct vn_job *j, const float *const *src,
 {
     if (j->xb) {
         const uint8_t *b[4] = {srcb[0] + o, srcb[1] + o, srcb[2] + o, srcb[3] + o};
-        bytes_quads(b, nch, n, (uint8_t)(j->q->in.zp + 128), out);
+        int64_t d = 0;
+#ifdef QVNNI
+        if (nch == 4 && n >= 64 && cpu_isa() == QISA_VNNI)
+            d = bytes_quads_512(b, n, out);
+        b[0] += d, b[1] += d, b[2] += d, b[3] += d;
+#endif
+        bytes_quads(b, nch, n - d, (uint8_t)(j->q->in.zp + 128), out + d);
         return;
     }
     const float *rows[4] = {src[0] + o, src[1] + o, src[2] + o, src[3] + o};
@@ -929,31 +1250,106 @@ static void vn_pad_range(void *arg, int64_t t0, int64_t t1)
     }
 }
 
+/* Task t of j: its output rows [oh0, oh0 + nrow), channels [m0, m1), batch
+ * item ni, and brow[k], quad row k's start in the phase planes. */
+typedef struct vn_task {
+    int64_t oh0, nrow, nc, m0, m1, ni;
+} vn_task;
+
+static void vn_task_rows(const vn_job *j, int64_t t, const uint32_t **brow, vn_task *k)
+{
+    const conv_geom *c = j->c;
+    const int64_t KK = c->KH * c->KW, sh = c->sh, sw = c->sw, PQ = j->Hq * j->Wq;
+    int64_t mp = t % j->msplit, blk = t / j->msplit % j->nblk;
+    k->ni = t / j->msplit / j->nblk;
+    k->oh0 = blk * j->rows;
+    k->nrow = c->OH - k->oh0 < j->rows ? c->OH - k->oh0 : j->rows;
+    k->nc = k->nrow * j->Wq;
+    k->m0 = mp * j->mchunk;
+    k->m1 = k->m0 + j->mchunk < c->M ? k->m0 + j->mchunk : c->M;
+    const uint32_t *xn = j->xp + k->ni * j->C4 * sh * sw * PQ;
+    for (int64_t c4 = 0, r = 0; c4 < j->C4; c4++)
+        for (int64_t kk = 0; kk < KK; kk++, r++) {
+            int64_t ry = kk / c->KW * c->dh, rx = kk % c->KW * c->dw;
+            brow[r] = xn + ((c4 * sh + ry % sh) * sw + rx % sw) * PQ +
+                      (k->oh0 + ry / sh) * j->Wq + rx / sw;
+        }
+}
+
+/* The padded columns of a block of nrow rows of Wq as nv vectors of 16:
+ * vector v keeps the lanes of output columns (ow < OW), and as the dropped
+ * columns end each row, the kept ones of a vector are consecutive outputs,
+ * from at[v] (relative to the block's first output row) on. */
+static void vn_map(int64_t nrow, int64_t Wq, int64_t OW, int64_t nv, uint16_t *keep, int32_t *at)
+{
+    memset(keep, 0, sizeof(uint16_t) * (size_t)nv);
+    for (int64_t r = 0; r < nrow; r++) {
+        int64_t p0 = r * Wq, p1 = p0 + OW;
+        for (int64_t v = p0 / 16; v * 16 < p1; v++) {
+            int64_t lo = v * 16 > p0 ? v * 16 : p0, hi = v * 16 + 16 < p1 ? v * 16 + 16 : p1;
+            if (!keep[v])
+                at[v] = (int32_t)(r * OW + lo - p0);
+            keep[v] |= (uint16_t)(((1u << (hi - lo)) - 1) << (lo - v * 16));
+        }
+    }
+}
+
+#ifdef QVNNI
+/* vn_range with the requantization in the tiles (vtile_q): no sums in
+ * memory. */
+QTB static void vn_range_q(const vn_job *j, int64_t t0, int64_t t1)
+{
+    const conv_geom *c = j->c;
+    const quant_node *q = j->q;
+    const qepi *p = j->epi;
+    const int64_t OW = c->OW, ldy = c->OH * OW, nv = j->ncp / 16;
+    const uint32_t **brow = kernel_scratch(SCRATCH_Q_ROWS, sizeof(*brow) * (size_t)q->wq_k);
+    int32_t *at = kernel_scratch(SCRATCH_Q_ACC, (sizeof(int32_t) + sizeof(uint16_t)) * (size_t)nv);
+    uint16_t *keep = (uint16_t *)(at + nv);
+    qev e;
+    qev_init(&e, p);
+    vtile_q_fn *tile = vtile_q[qev_kind(p) | (j->Wq != OW ? QE_PACK : 0)];
+    int64_t mapped = -1; /* the rows the map was made for */
+
+    for (int64_t t = t0; t < t1; t++) {
+        vn_task k;
+        vn_task_rows(j, t, brow, &k);
+        if (k.nrow != mapped)
+            vn_map(k.nrow, j->Wq, OW, nv, keep, at);
+        mapped = k.nrow;
+        float *ym = j->y + (k.ni * c->M + k.m0) * ldy + k.oh0 * OW;
+        uint8_t *bm = p->b ? p->b + (ym - p->y_run) : NULL;
+        for (int64_t j0 = 0; j0 < k.nc; j0 += GEMM_NR)
+            for (int64_t i = k.m0; i < k.m1; i += GEMM_MR) {
+                int nr = k.m1 - i < GEMM_MR ? (int)(k.m1 - i) : GEMM_MR;
+                int64_t o = (i - k.m0) * ldy;
+                tile(q->wq_k, q->wq + i * q->wq_k, brow, j0, nr, &e, p->init + i, p->cf + i,
+                     p->sc + i, ym + o, bm ? bm + o : NULL, ldy, keep + j0 / 16, at + j0 / 16);
+            }
+    }
+}
+#endif
+
 QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
 {
 #ifdef QVNNI
     const vn_job *j = arg;
+    if (j->epi) {
+        vn_range_q(j, t0, t1);
+        return;
+    }
     const conv_geom *c = j->c;
     const quant_node *q = j->q;
-    const int64_t KK = c->KH * c->KW, OW = c->OW, sh = c->sh, sw = c->sw;
-    const int64_t PQ = j->Hq * j->Wq;
+    const int64_t OW = c->OW;
     const int32_t zq = q->in.zp + 128;
     const uint32_t **brow = kernel_scratch(SCRATCH_Q_ROWS, sizeof(*brow) * (size_t)q->wq_k);
     int64_t mgp = (c->M + GEMM_MR - 1) / GEMM_MR * GEMM_MR;
     float *acc = kernel_scratch(SCRATCH_Q_ACC, sizeof(float) * (size_t)(mgp * j->ncp));
 
     for (int64_t t = t0; t < t1; t++) {
-        int64_t mp = t % j->msplit, blk = t / j->msplit % j->nblk, ni = t / j->msplit / j->nblk;
-        int64_t oh0 = blk * j->rows, nrow = c->OH - oh0 < j->rows ? c->OH - oh0 : j->rows;
-        int64_t nc = nrow * j->Wq, m0 = mp * j->mchunk;
-        int64_t m1 = m0 + j->mchunk < c->M ? m0 + j->mchunk : c->M;
-        const uint32_t *xn = j->xp + ni * j->C4 * sh * sw * PQ;
-        for (int64_t c4 = 0, k = 0; c4 < j->C4; c4++)
-            for (int64_t kk = 0; kk < KK; kk++, k++) {
-                int64_t ry = kk / c->KW * c->dh, rx = kk % c->KW * c->dw;
-                brow[k] = xn + ((c4 * sh + ry % sh) * sw + rx % sw) * PQ +
-                          (oh0 + ry / sh) * j->Wq + rx / sw;
-            }
+        vn_task k;
+        vn_task_rows(j, t, brow, &k);
+        const int64_t oh0 = k.oh0, nrow = k.nrow, nc = k.nc, m0 = k.m0, m1 = k.m1, ni = k.ni;
         /* column tiles outside: a tile's rows of B stay in cache for every
          * panel of output channels */
         for (int64_t j0 = 0; j0 < nc; j0 += GEMM_NR)
@@ -987,12 +1383,13 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
 
 /* A one-group conv through vn_range; 0 when not taken. */
 static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const float *x,
-                     const uint8_t *xb, float *y)
+                     const uint8_t *xb, float *y, const qepi *epi)
 {
     int isa = quant_isa();
     if (!q->wq || q->wq_dw || isa < QISA_AVX2)
         return 0;
-    vn_job j = {.c = c, .q = q, .x = x, .xb = xb, .y = y, .C4 = (c->C + 3) / 4, .isa = isa};
+    vn_job j = {.c = c, .q = q, .x = x, .xb = xb, .y = y, .C4 = (c->C + 3) / 4, .isa = isa,
+                .epi = isa == QISA_VNNI ? epi : NULL};
     /* every phase plane as large as the widest read: output (oh, ow) at tap
      * (kh, kw) reads (oh + kh * dh / sh, ow + kw * dw / sw) */
     j.Hq = c->OH + (c->KH - 1) * c->dh / c->sh;
@@ -1026,7 +1423,7 @@ static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
     return 1;
 }
 
-/* ---- depthwise convs on AVX512-VNNI + VBMI ----
+/* ---- depthwise convs on AVX512-VNNI + VBMI (+ VBMI2, have_vbmi) ----
  * Each input plane is quantized to bytes q + 128 in a zero-point-padded byte
  * plane (rows (OH - 1) * sh + KH, padding zp + 128, as in vn_pad_range). A
  * channel's taps go four columns to a word: word (kh, g) holds w[kh][4 g + t]
@@ -1036,20 +1433,6 @@ static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
  * lays out each output's four bytes, one vpdpbusd. Less (zp + 128) sum w, the
  * int32 sums are the centred ones of the float path, exact below 2^24. */
 #if defined(QVNNI)
-#define QTB __attribute__((target("avx512f,avx512bw,avx512vnni,avx512vbmi"), optimize("O3")))
-
-static int have_vbmi(void)
-{
-    static int have = -1;
-    int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
-    if (h < 0) {
-        __builtin_cpu_init();
-        h = __builtin_cpu_supports("avx512vbmi");
-        __atomic_store_n(&have, h, __ATOMIC_RELAXED);
-    }
-    return h;
-}
-
 /* The padded byte plane's row length for c: every 32-column block of a row
  * reads 64 bytes from ow0 * sw + 4 g. */
 static int64_t dwv_row_bytes(const conv_geom *c)
@@ -1099,13 +1482,16 @@ QTB static void dwv_fill(const conv_geom *c, const qparam_t *p, const float *x, 
 }
 
 /* Outputs (oh, ow0 ...) and, when two, (oh + 1, ow0 ...) of one channel: 32
- * columns, or 16 when not wide; G4 a constant in the specialised copies. */
+ * columns, or 16 when not wide; G4 a constant in the specialised copies.
+ * The sums start at a0; with e (fused), they are requantized in registers
+ * (scale cf, sc) to y and b, else written less zc as floats to y. */
 QTB static inline __attribute__((always_inline)) void
 dwv_tile(const conv_geom *c, const int32_t *wq, const uint8_t *P, int64_t Wb, __m512i idx,
-         __m512i zc, int64_t oh, int64_t ow0, int two, int64_t G4, int wide, float *y)
+         __m512i a0, __m512i zc, int64_t oh, int64_t ow0, int two, int64_t G4, int wide,
+         float *y, const qev *e, __m512 cf, double sc, uint8_t *b, const int F)
 {
     const int64_t sh = c->sh, OW = c->OW, step = 16 * c->sw;
-    __m512i a00 = _mm512_setzero_si512(), a01 = a00, a10 = a00, a11 = a00;
+    __m512i a00 = a0, a01 = a00, a10 = a00, a11 = a00;
     for (int64_t kh = 0; kh < c->KH; kh++) {
         const uint8_t *r0 = P + (oh * sh + kh) * Wb + ow0 * c->sw;
         const uint8_t *r1 = two ? r0 + sh * Wb : r0;
@@ -1132,6 +1518,34 @@ dwv_tile(const conv_geom *c, const int32_t *wq, const uint8_t *P, int64_t Wb, __
     n1 = n1 < 0 ? 0 : n1 > 16 ? 16 : n1;
     __mmask16 k0 = (__mmask16)((1u << n0) - 1), k1 = (__mmask16)((1u << n1) - 1);
     float *y0 = y + oh * OW + ow0;
+    if (F) { /* row oh in bytes 0..31, row oh + 1 in 32..63 */
+        __m512 y00 = qe_y(e, a00, cf, sc, k0), y01 = y00, y10 = y00, y11 = y00;
+        if (wide)
+            y01 = qe_y(e, a01, cf, sc, k1);
+        if (two)
+            y10 = qe_y(e, a10, cf, sc, k0);
+        if (two && wide)
+            y11 = qe_y(e, a11, cf, sc, k1);
+        __m512i p = qe_bytes4(e, y00, y01, y10, y11, F);
+        const __mmask32 k = (__mmask32)k0 | (wide ? (__mmask32)k1 << 16 : 0);
+        if (F & QE_BYTES) {
+            uint8_t *b0 = b + oh * OW + ow0;
+            _mm256_mask_storeu_epi8(b0, k, _mm512_castsi512_si256(p));
+            if (two)
+                _mm256_mask_storeu_epi8(b0 + OW, k, _mm512_extracti64x4_epi64(p, 1));
+        }
+        if (F & QE_FLOATS) {
+            qe_store16(y0, k0, qe_float16(e, p, 0));
+            if (wide)
+                qe_store16(y0 + 16, k1, qe_float16(e, p, 1));
+            if (two) {
+                qe_store16(y0 + OW, k0, qe_float16(e, p, 2));
+                if (wide)
+                    qe_store16(y0 + OW + 16, k1, qe_float16(e, p, 3));
+            }
+        }
+        return;
+    }
     _mm512_mask_storeu_ps(y0, k0, _mm512_cvtepi32_ps(_mm512_sub_epi32(a00, zc)));
     if (wide)
         _mm512_mask_storeu_ps(y0 + 16, k1, _mm512_cvtepi32_ps(_mm512_sub_epi32(a01, zc)));
@@ -1143,27 +1557,27 @@ dwv_tile(const conv_geom *c, const int32_t *wq, const uint8_t *P, int64_t Wb, __
     }
 }
 
-/* One channel m's plane from P into y (OH x OW floats, the centred sums):
- * two rows and 32 columns a step, 16 where at most 16 are left (a narrow
- * plane's second half would be all waste); 3- to 8-wide kernels with their
- * word count a constant (the tap loop unrolled). */
-QTB static void dwv_plane(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P,
-                          int64_t Wb, float *y)
+/* One channel m's plane from P into y (OH x OW floats, the centred sums;
+ * with e, the outputs, and their bytes to b): two rows and 32 columns a
+ * step, 16 where at most 16 are left (a narrow plane's second half would be
+ * all waste); 3- to 8-wide kernels with their word count a constant (the tap
+ * loop unrolled). */
+QTB static inline __attribute__((always_inline)) void
+dwv_plane_t(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P, int64_t Wb,
+            __m512i idx, float *y, const qev *e, uint8_t *b, const int F)
 {
     const int64_t G4 = (c->KW + 3) / 4, OW = c->OW;
     const int32_t *wq = q->wq + m * q->wq_k;
-    uint8_t ib[64];
-    for (int b = 0; b < 16; b++)
-        for (int t = 0; t < 4; t++)
-            ib[4 * b + t] = (uint8_t)(b * c->sw + t);
-    const __m512i idx = _mm512_loadu_si512(ib);
     const __m512i zc = _mm512_set1_epi32((q->in.zp + 128) * q->wsum[m]);
+    const __m512i a0 = F ? _mm512_set1_epi32(e->p->init[m]) : _mm512_setzero_si512();
+    const __m512 cf = _mm512_set1_ps(F ? e->p->cf[m] : 0.0f);
+    const double sc = F ? e->p->sc[m] : 0.0;
 #define DWV_TILE(G, W)                                                                 \
     do {                                                                               \
         if (two)                                                                       \
-            dwv_tile(c, wq, P, Wb, idx, zc, oh, ow0, 1, G, W, y);                      \
+            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 1, G, W, y, e, cf, sc, b, F); \
         else                                                                           \
-            dwv_tile(c, wq, P, Wb, idx, zc, oh, ow0, 0, G, W, y);                      \
+            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 0, G, W, y, e, cf, sc, b, F); \
     } while (0)
     for (int64_t oh = 0; oh < c->OH; oh += 2) {
         int two = oh + 1 < c->OH;
@@ -1183,6 +1597,86 @@ QTB static void dwv_plane(const conv_geom *c, const quant_node *q, int64_t m, co
     }
 #undef DWV_TILE
 }
+
+/* The byte permute of dwv_tile for stride sw: output b of 16 reads bytes
+ * b * sw + t, t < 4. */
+QTB static __m512i dwv_index(int64_t sw)
+{
+    uint8_t ib[64];
+    for (int b = 0; b < 16; b++)
+        for (int t = 0; t < 4; t++)
+            ib[4 * b + t] = (uint8_t)(b * sw + t);
+    return _mm512_loadu_si512(ib);
+}
+
+QTB static void dwv_plane(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P,
+                          int64_t Wb, __m512i idx, float *y)
+{
+    dwv_plane_t(c, q, m, P, Wb, idx, y, NULL, NULL, 0);
+}
+
+/* The copies for each kind of fused output (qev_kind). */
+typedef void dwv_plane_q_fn(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P,
+                            int64_t Wb, __m512i idx, float *y, const qev *e, uint8_t *b);
+#define DWV_PLANE_Q(F)                                                                     \
+    QTB static void dwv_plane_q##F(const conv_geom *c, const quant_node *q, int64_t m,      \
+                                   const uint8_t *P, int64_t Wb, __m512i idx, float *y,     \
+                                   const qev *e, uint8_t *b)                                \
+    {                                                                                      \
+        dwv_plane_t(c, q, m, P, Wb, idx, y, e, b, F);                                      \
+    }
+DWV_PLANE_Q(2)
+DWV_PLANE_Q(3)
+DWV_PLANE_Q(4)
+DWV_PLANE_Q(5)
+DWV_PLANE_Q(6)
+DWV_PLANE_Q(7)
+#undef DWV_PLANE_Q
+
+/* dwv_range's planes as centred sums, then epi_scale_rows on runs of planes
+ * of one batch item (up to 32), in one call. */
+QTB static void dwv_range_f(const conv_job *j, int64_t t0, int64_t t1, uint8_t *P, int64_t Hp,
+                            int64_t Wb)
+{
+    const conv_geom *c = j->c;
+    const quant_node *q = j->q;
+    const int64_t HW = c->H * c->W;
+    const __m512i idx = dwv_index(c->sw);
+    for (int64_t t = t0, end; t < t1; t = end) {
+        int64_t m0 = t % c->M;
+        end = t + 32 < t1 ? t + 32 : t1;
+        end = end - t > c->M - m0 ? t + c->M - m0 : end;
+        for (int64_t k = 0; k < end - t; k++) {
+            dwv_fill(c, &q->in, j->x + (t + k) * HW, j->xb ? j->xb + (t + k) * HW : NULL, P, Hp,
+                     Wb);
+            dwv_plane(c, q, m0 + k, P, Wb, idx, j->y + (t + k) * j->P);
+        }
+        float *y = j->y + t * j->P;
+        epi_scale_rows(y, j->P, y, j->P, end - t, j->P, m0, q);
+    }
+}
+
+/* dwv_range's planes requantized in the tiles (dwv_plane_q). */
+QTB static void dwv_range_q(const conv_job *j, int64_t t0, int64_t t1, uint8_t *P, int64_t Hp,
+                            int64_t Wb)
+{
+    static dwv_plane_q_fn *const planes[8] = {NULL,           NULL,           dwv_plane_q2,
+                                              dwv_plane_q3,   dwv_plane_q4,   dwv_plane_q5,
+                                              dwv_plane_q6,   dwv_plane_q7};
+    const conv_geom *c = j->c;
+    const quant_node *q = j->q;
+    const qepi *p = j->epi;
+    const int64_t HW = c->H * c->W;
+    const __m512i idx = dwv_index(c->sw);
+    qev e;
+    qev_init(&e, p);
+    dwv_plane_q_fn *plane = planes[qev_kind(p)];
+    for (int64_t t = t0; t < t1; t++) {
+        float *y = j->y + t * j->P;
+        dwv_fill(c, &q->in, j->x + t * HW, j->xb ? j->xb + t * HW : NULL, P, Hp, Wb);
+        plane(c, q, t % c->M, P, Wb, idx, y, &e, p->b ? p->b + (y - p->y_run) : NULL);
+    }
+}
 #endif
 
 /* Depthwise planes [t0, t1) of j (raw input) on VNNI; 0 when not taken. */
@@ -1194,22 +1688,12 @@ static int dwv_range(const conv_job *j, int64_t t0, int64_t t1)
     if (!q->wq || !q->wq_dw || quant_isa() < QISA_VNNI || !have_vbmi())
         return 0;
     const int64_t Hp = (c->OH - 1) * c->sh + c->KH + 1, Wb = dwv_row_bytes(c);
-    const int64_t HW = c->H * c->W;
     uint8_t *P = kernel_scratch(SCRATCH_Q_BLOCK, (size_t)(Hp * Wb + 64));
     dwv_pad(c, &q->in, P, Hp, Wb);
-    /* runs of planes of one batch item (up to 32): the epilogue in one call */
-    for (int64_t t = t0, end; t < t1; t = end) {
-        int64_t m0 = t % c->M;
-        end = t + 32 < t1 ? t + 32 : t1;
-        end = end - t > c->M - m0 ? t + c->M - m0 : end;
-        for (int64_t k = 0; k < end - t; k++) {
-            dwv_fill(c, &q->in, j->x + (t + k) * HW, j->xb ? j->xb + (t + k) * HW : NULL, P, Hp,
-                     Wb);
-            dwv_plane(c, q, m0 + k, P, Wb, j->y + (t + k) * j->P);
-        }
-        float *y = j->y + t * j->P;
-        epi_scale_rows(y, j->P, y, j->P, end - t, j->P, m0, q);
-    }
+    if (j->epi)
+        dwv_range_q(j, t0, t1, P, Hp, Wb);
+    else
+        dwv_range_f(j, t0, t1, P, Hp, Wb);
     return 1;
 #else
     (void)j, (void)t0, (void)t1;
@@ -1224,6 +1708,8 @@ static void dwv_pack(const conv_geom *c, quant_node *q)
     q->wq_k = c->KH * G4;
     q->wq = xaligned_alloc(sizeof(int32_t) * (size_t)(c->M * q->wq_k));
     q->wsum = xmalloc(sizeof(int32_t) * (size_t)c->M);
+    q->epi_init = xmalloc(sizeof(int32_t) * (size_t)c->M);
+    q->epi_cf = xmalloc(sizeof(float) * (size_t)c->M);
     q->wq_dw = 1;
     for (int64_t m = 0; m < c->M; m++) {
         int32_t sum = 0;
@@ -1296,6 +1782,42 @@ static int conv_bytes_end(quant_node *q, int on)
     return RT_OK;
 }
 
+/* Sets e up for this run of q when its byte tiles can requantize in
+ * registers (fused requantization): AVX512-VNNI, VBMI and VBMI2 taken, an output
+ * grid with no post step outside the epilogue (a clamp or a byte table
+ * only), and every channel in the ranges the exactness argument needs, the
+ * epilogue's own (grid512_row in qparams.c) and |bias| <= 2^30. 0: not. */
+static int qepi_begin(const quant_node *q, const conv_geom *c, float *y, qepi *e)
+{
+#ifdef QVNNI
+    const int lut = q->lut && q->out_q, clamp = q->clamp && q->out_q && !lut;
+    if (!q->wq || !q->epi_init || !q->out_q || (lut && !q->lut8) || (q->post && !lut && !clamp) ||
+        quant_isa() != QISA_VNNI || !have_vbmi() || !(q->out.scale >= 0x1p-100f) ||
+        !isfinite(1.0f / q->out.scale))
+        return 0;
+    const int64_t zq = q->in.zp + 128;
+    for (int64_t m = 0; m < c->M; m++) {
+        int64_t bias = q->bias ? q->bias[m] : 0;
+        double sc = q->oscale[m];
+        float cf = (float)(sc / q->out.scale);
+        if (bias < -(1 << 30) || bias > (1 << 30) || !(sc >= 0x1p-100 && sc <= 0x1p40) ||
+            !(cf >= 0x1p-100f && cf <= 0x1p60f))
+            return 0;
+        /* the start, wrapped to int32 (the sums wrap alike) */
+        q->epi_init[m] = (int32_t)(uint32_t)(uint64_t)(bias - zq * q->wsum[m]);
+        q->epi_cf[m] = cf;
+    }
+    *e = (qepi){.init = q->epi_init, .cf = q->epi_cf, .sc = q->oscale, .out = &q->out,
+                .lut8 = lut ? q->lut8 : NULL, .qlo = clamp ? q->qlo : -128,
+                .qhi = clamp ? q->qhi : 127, .b = q->ob_run, .y_run = y,
+                .floats = !q->no_floats};
+    return 1;
+#else
+    (void)q, (void)c, (void)y, (void)e;
+    return 0;
+#endif
+}
+
 static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
 {
     quant_node *q = n->priv;
@@ -1308,13 +1830,16 @@ static int qconv_run(op_ctx *ctx, graph_t *g, node_t *n)
     const uint8_t *xb = conv_in_bytes(ctx, q, x);
     float *yd = node_output(g, n, 0)->data;
     int bytes = conv_bytes_begin(ctx, q, yd);
-    if (vnni_conv(ctx, &c, q, x->data, xb, yd))
+    qepi epi;
+    const qepi *ep = qepi_begin(q, &c, yd, &epi) ? &epi : NULL;
+    if (vnni_conv(ctx, &c, q, x->data, xb, yd, ep))
         return conv_bytes_end(q, bytes);
     /* the implicit GEMM's epilogue is its own (no bytes) */
     if (impl_conv(ctx, &c, q, x->data, xb, yd, c.C / c.G * c.KH * c.KW))
         return conv_bytes_end(q, 0);
     int nobytes = 0;
-    conv_job j = {.c = &c, .q = q, .x = x->data, .y = yd, .xb = xb, .nobytes = &nobytes};
+    conv_job j = {.c = &c, .q = q, .x = x->data, .y = yd, .xb = xb, .nobytes = &nobytes,
+                  .epi = ep};
     j.K = c.C / c.G * c.KH * c.KW;
     j.P = c.OH * c.OW;
     j.pointwise = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.pt == 0 && c.pl == 0 &&
@@ -1548,6 +2073,8 @@ static void q_release(node_t *n)
     free(q->wpack);
     free(q->wq);
     free(q->wsum);
+    free(q->epi_init);
+    free(q->epi_cf);
     free(q->bias);
     free(q);
 }

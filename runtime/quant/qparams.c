@@ -632,15 +632,30 @@ Q512 __attribute__((target("avx512bw"))) static void bytes_512(const float *x, i
  * element as the scalar expressions give it (Relu and Clip by compares, so
  * that NaN passes through as it does there), requantized in registers. One
  * loop per op (OP a constant after inlining), the last partial vector
- * masked. */
+ * masked.
+ * The requantization rounds v / s by the FMA t = RN(v * fl(1 / s) + A), A
+ * = 768 - 1/2 + 2^-14, clamped to [-128 - zp, 127 - zp] + A (integers: the
+ * clamp before the rounding is the clamp after it; NaN takes the lower
+ * bound, as quant_q8 gives it): in [512, 1024) a float's step is 2^-14, so t
+ * - A = G / 2^14, G the nearest integer to 2^14 v / s (as computed), and
+ * bits(t) = bits(768) + G - 8191. Where G mod 2^14 is not 8191..8194, which
+ * (bits(t) & 0x3ffc) != 0 tells, the product is not within 2^-14 of a half,
+ * and the quotient fl(v / s) that quant_q8 rounds is on the same side of
+ * every half (for |q - zp| <= 255 the two are less than 2^-15 apart: each
+ * within 2^-24 relative of the true quotient, and the grid's scale in
+ * [2^-100, 2^100]); beyond a bound both saturate. So q - zp = ceil(t) -
+ * 768 and q + 128 = (bits(t) - bits(768) + 2^14 - 1 + 2^14 (zp + 128)) >>
+ * 14. A vector with a lane in the window takes q512_centered, and its
+ * result is put in the same form (768 + q - zp). */
 typedef struct ewc {
     q512c k;
     __m512 a0, b0, lo, hi;
-    __m512i off; /* zp + 128 */
+    __m512 ca, tlo, thi, c768; /* A, the bounds + A, 768 */
+    __m512i kadd, frac;
     int nof;     /* bytes only: no float stores */
 } ewc;
 
-/* q - zp of the op's 16 results. */
+/* The op's 16 results. */
 Q512 static inline __attribute__((always_inline)) __m512
 ew16(const ewc *e, __m512 x, __m512 w, const int OP)
 {
@@ -658,56 +673,69 @@ ew16(const ewc *e, __m512 x, __m512 w, const int OP)
         v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(x, e->lo, _CMP_LT_OQ), e->lo);
         break;
     }
-    return q512_centered(v, &e->k);
+    return v;
 }
 
-/* The bytes q + 128 of 16 centred values. */
-Q512 static inline __m128i ew_bytes16(const ewc *e, __m512 c)
+/* t of 16 results v (768 + q - zp, or within 1 of it, see above). */
+Q512 static inline __attribute__((always_inline)) __m512 ew_t16(const ewc *e, __m512 v)
 {
-    return _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(c), e->off));
+    __m512 t = _mm512_fmadd_ps(v, e->k.vinv, e->ca);
+    t = _mm512_min_ps(_mm512_max_ps(t, e->tlo), e->thi);
+    if (__builtin_expect(_mm512_testn_epi32_mask(_mm512_castps_si512(t), e->frac) != 0, 0))
+        return _mm512_add_ps(q512_centered(v, &e->k), e->c768);
+    return t;
+}
+
+/* The outputs of t: (q - zp) * s and q + 128. */
+Q512 static inline __m512 ew_float16(const ewc *e, __m512 t)
+{
+    return _mm512_mul_ps(
+        _mm512_sub_ps(_mm512_roundscale_ps(t, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC), e->c768),
+        e->k.vs);
+}
+
+Q512 static inline __m512i ew_bytes16(const ewc *e, __m512 t)
+{
+    return _mm512_srli_epi32(_mm512_add_epi32(_mm512_castps_si512(t), e->kadd), 14);
 }
 
 Q512 static inline __attribute__((always_inline)) void
 ew_loop(const ewc *e, const float *a, int sa, const float *b, int sb, float *y, uint8_t *yb,
         int64_t n, const int OP)
 {
+    const int two = OP <= QEW_DIV;
     if (!yb) { /* without bytes: a loop without their tests */
-        const int two = OP <= QEW_DIV;
         int64_t i = 0;
         for (; i + 16 <= n; i += 16) {
             __m512 x = sa ? _mm512_loadu_ps(a + i) : e->a0;
             __m512 w = two && sb ? _mm512_loadu_ps(b + i) : e->b0;
-            _mm512_storeu_ps(y + i, _mm512_mul_ps(ew16(e, x, w, OP), e->k.vs));
+            _mm512_storeu_ps(y + i, ew_float16(e, ew_t16(e, ew16(e, x, w, OP))));
         }
         if (i < n) {
             __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
             __m512 x = sa ? _mm512_maskz_loadu_ps(m, a + i) : e->a0;
             __m512 w = two && sb ? _mm512_maskz_loadu_ps(m, b + i) : e->b0;
-            _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(ew16(e, x, w, OP), e->k.vs));
+            _mm512_mask_storeu_ps(y + i, m, ew_float16(e, ew_t16(e, ew16(e, x, w, OP))));
         }
         return;
     }
-    const int two = OP <= QEW_DIV;
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
         __m512 x = sa ? _mm512_loadu_ps(a + i) : e->a0;
         __m512 w = two && sb ? _mm512_loadu_ps(b + i) : e->b0;
-        __m512 c = ew16(e, x, w, OP);
+        __m512 t = ew_t16(e, ew16(e, x, w, OP));
         if (!e->nof)
-            _mm512_storeu_ps(y + i, _mm512_mul_ps(c, e->k.vs));
-        if (yb)
-            _mm_storeu_si128((__m128i *)(yb + i), ew_bytes16(e, c));
+            _mm512_storeu_ps(y + i, ew_float16(e, t));
+        _mm_storeu_si128((__m128i *)(yb + i), _mm512_cvtepi32_epi8(ew_bytes16(e, t)));
     }
     if (i < n) {
         __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
         __m512 x = sa ? _mm512_maskz_loadu_ps(m, a + i) : e->a0;
         __m512 w = two && sb ? _mm512_maskz_loadu_ps(m, b + i) : e->b0;
-        __m512 c = ew16(e, x, w, OP);
+        __m512 t = ew_t16(e, ew16(e, x, w, OP));
         if (!e->nof)
-            _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(c, e->k.vs));
-        if (yb)
-            _mm512_mask_cvtepi32_storeu_epi8(yb + i, m,
-                                             _mm512_add_epi32(_mm512_cvtps_epi32(c), e->off));
+            _mm512_mask_storeu_ps(y + i, m, ew_float16(e, t));
+        _mm512_mask_cvtepi32_storeu_epi8(yb + i, m, ew_bytes16(e, t));
     }
 }
 
@@ -716,11 +744,18 @@ Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int 
                             int floats)
 {
     ewc e;
+    const float f768 = 768.0f, A = 767.5f + 0x1p-14f;
+    int32_t b768;
+    memcpy(&b768, &f768, sizeof(b768));
     e.nof = yb && !floats;
     q512_init(&e.k, p->scale, (float)p->zp);
     e.a0 = _mm512_set1_ps(a[0]), e.b0 = _mm512_set1_ps(b ? b[0] : 0.0f);
     e.lo = _mm512_set1_ps(lo), e.hi = _mm512_set1_ps(hi);
-    e.off = _mm512_set1_epi32(p->zp + 128);
+    e.ca = _mm512_set1_ps(A), e.c768 = _mm512_set1_ps(f768);
+    e.tlo = _mm512_set1_ps((float)(-128 - p->zp) + A);
+    e.thi = _mm512_set1_ps((float)(127 - p->zp) + A);
+    e.kadd = _mm512_set1_epi32(16383 + 16384 * (p->zp + 128) - b768);
+    e.frac = _mm512_set1_epi32(0x3ffc);
     switch (op) {
     case QEW_ADD: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_ADD); break;
     case QEW_SUB: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_SUB); break;
@@ -912,7 +947,8 @@ int quant_ew_qdq_bytes(int op, const float *a, int sa, const float *b, int sb, f
                        int floats)
 {
 #ifdef Q8C_512
-    if (have_512() && isfinite(1.0f / p->scale)) {
+    /* the grid ew_qdq_512's rounding needs (quant_grid_bytes_exact's) */
+    if (have_512() && quant_grid_bytes_exact(p)) {
         if (n > 0)
             ew_qdq_512(op, a, sa, b, sb, lo, hi, y, yb, n, p, floats);
         return 1;

@@ -37,8 +37,14 @@
  *    AVX2): the input quantized to q + 128 in zp-padded planes of
  *    four-channel words (a stride's phase planes), exact int32 sums less
  *    (zp + 128) * sum w (the same integers as below); a depthwise one at
- *    least 4 wide on AVX512-VNNI + VBMI the same way with four taps of a row
- *    to a word.
+ *    least 4 wide on AVX512-VNNI + VBMI + VBMI2 the same way with four taps of a row
+ *    to a word. With AVX512-VNNI, VBMI and VBMI2 and an output grid (a Relu
+ *    or Clip clamp and a chain's byte table included) both requantize in the
+ *    tiles' registers ("fused requantization" in qkernels.c): the sums start
+ *    at bias - (zp + 128) * sum w, one FMA puts them on a 2^-14 grid where q
+ *    is read off the float's bits away from halves, the operations below
+ *    near them; the same outputs and bytes as the epilogue, no sums in
+ *    memory.
  *    Otherwise (or RT_QISA=float, see quant_isa) it centres its
  *    input to q - zp (depthwise and pointwise tasks their own part, others in
  *    one pass) and sums with int8-valued float weights packed once (AVX-512
@@ -47,7 +53,7 @@
  *    it is in cache (with an output grid, in float where that provably rounds
  *    alike, see quant_epilogue_row). Every other op runs its fp32 kernel in a
  *    wrapper that requantizes its outputs: Add, Sub, Mul, Div, Relu and Clip
- *    in the same register pass, the unary ops block by block, the rest in one
+ *    in the same register pass (the same 2^-14 grid, quant_ew_qdq), the unary ops block by block, the rest in one
  *    pass on the thread pool; ops that only copy values
  *    already on the output's grid (same scale and zp) skip it. A layer's
  *    activation chain (SiLU, HardSwish, ...: elementwise nodes on its output
@@ -431,6 +437,8 @@ typedef struct quant_node {
     int32_t *wsum;        /* the sum of each output channel's weights, */
     int64_t wq_k;         /* and the quad rows per channel; or NULL, 0 */
     int wq_dw;            /* wq holds a depthwise conv's tap quads (qkernels.c) */
+    int32_t *epi_init;    /* with wq: per channel, the fused requantization's sum */
+    float *epi_cf;        /* start and scale, set per run (qkernels.c, qepi_begin) */
     void *orig_priv;      /* the fp32 kernel's prepared state, released with it */
     const op_def *orig_def;
     /* Conv, set by a fused chain's run (qgraph.c) for that run: each finished

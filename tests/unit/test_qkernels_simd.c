@@ -7,8 +7,10 @@
  * float (then, when the output has a grid, quantized and dequantized). Shapes:
  * batch 1-2, channels 1-19 (not multiples of 4), strides 1-3, dilation 1-2,
  * unequal pads, kernels 1-5 (not square), some grouped (float only, as a
- * control) and depthwise (tap quads on AVX512-VNNI + VBMI when at least 4
- * wide, else float), 1 and 2 threads. On a CPU without AVX512-VNNI or AVX2
+ * control) and depthwise (tap quads on AVX512-VNNI + VBMI + VBMI2 when at least 4
+ * wide, else float), 1 and 2 threads; and a few whose outputs lie exactly on
+ * halves of the output grid (the VNNI tiles' requantization then takes its
+ * exact path). On a CPU without AVX512-VNNI or AVX2
  * the forced path is lowered to what it has (quant_isa), and those checks
  * compare that path with itself. */
 #include "runtime/exec/exec.h"
@@ -67,6 +69,7 @@ static void set_ints(node_t *n, const char *name, int cnt, const int64_t *v)
 
 typedef struct shape {
     int N, C, M, G, H, W, KH, KW, sh, sw, dh, dw, pt, pl, pb, pr, outq, threads;
+    int halves; /* outputs on halves of the output grid (see one_case) */
 } shape;
 
 static int n_quads; /* cases that took the byte-quad packing */
@@ -87,6 +90,17 @@ static void one_case(const shape *s, int idx)
         w[i] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
     for (int m = 0; m < s->M; m++)
         b[m] = (float)((int)(rnd() % 2001) - 1000) / 500.0f;
+    if (s->halves) {
+        /* s_in 1/4, s_w 1 (each channel's largest |w| is 127.5), s_out 1/2:
+         * every output is an integer sum times 1/2, half of them exactly on
+         * a half, which the rounding must send away from zero */
+        for (int i = 0; i < nx; i++)
+            x[i] = (float)((int)(rnd() % 7) - 3) * 0.25f; /* q - zp in [-3, 3] */
+        for (int i = 0; i < nw; i++)
+            w[i] = i % (nw / s->M) ? (float)((int)(rnd() % 7) - 3) : (rnd() % 2 ? 127.5f : -127.5f);
+        for (int m = 0; m < s->M; m++)
+            b[m] = (float)((int)(rnd() % 41) - 20) * 0.25f;
+    }
 
     graph_t *g = graph_new();
     int64_t xd[4] = {s->N, s->C, s->H, s->W}, wd[4] = {s->M, cg, s->KH, s->KW}, bd[1] = {s->M};
@@ -122,6 +136,12 @@ static void one_case(const shape *s, int idx)
     if (s->outq) { /* an output grid: the epilogue requantizes */
         quant_param_from_range(-30.0f, 45.0f, &act[yi]);
         has[yi] = 1;
+    }
+    if (s->halves) {
+        act[xi].scale = 0.25f, act[xi].zp = -8;
+        act[yi].scale = 0.5f, act[yi].zp = 5;
+        for (int m = 0; m < s->M; m++)
+            CHECK(wp[m].scale == 1.0f, "halves: weight scale %g", (double)wp[m].scale);
     }
     CHECK(quant_graph_finish(q, act, has, err, sizeof(err)) == 0, "%s", err);
     CHECK(q->n_int8_nodes == 1, "case %d: %d int8 nodes", idx, q->n_int8_nodes);
@@ -315,19 +335,24 @@ int main(void)
      * stride 2), a pointwise conv with many outputs at stride 2, one channel
      * 5x5 */
     static const shape fixed[] = {
-        {1, 3, 16, 1, 48, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 2},
-        {1, 24, 136, 1, 13, 15, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 0, 2},
-        {1, 1, 64, 1, 30, 28, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, 2},
-        {1, 64, 32, 1, 20, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},
-        /* depthwise (tap quads on AVX512-VNNI + VBMI when at least 4 wide,
+        {1, 3, 16, 1, 48, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 2, 0},
+        {1, 24, 136, 1, 13, 15, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 0, 2, 0},
+        {1, 1, 64, 1, 30, 28, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, 2, 0},
+        {1, 64, 32, 1, 20, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0},
+        /* depthwise (tap quads on AVX512-VNNI + VBMI(2) when at least 4 wide,
          * else the float path): PP-OCR's 5x5 at stride (2, 1), 5x4 stride 2
          * in two batch items, 4x5 stride 1 with rows of 40, a 7-wide kernel
          * (two tap words) at stride 3, a 3x3 (float) */
-        {1, 24, 24, 24, 12, 96, 5, 5, 2, 1, 1, 1, 2, 2, 2, 2, 1, 2},
-        {2, 16, 16, 16, 26, 26, 5, 4, 2, 2, 1, 1, 1, 1, 1, 1, 0, 1},
-        {1, 8, 8, 8, 13, 40, 4, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},
-        {1, 5, 5, 5, 9, 33, 3, 7, 1, 3, 1, 1, 1, 3, 0, 2, 0, 2},
-        {1, 8, 8, 8, 13, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+        {1, 24, 24, 24, 12, 96, 5, 5, 2, 1, 1, 1, 2, 2, 2, 2, 1, 2, 0},
+        {2, 16, 16, 16, 26, 26, 5, 4, 2, 2, 1, 1, 1, 1, 1, 1, 0, 1, 0},
+        {1, 8, 8, 8, 13, 40, 4, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0},
+        {1, 5, 5, 5, 9, 33, 3, 7, 1, 3, 1, 1, 1, 3, 0, 2, 0, 2, 0},
+        {1, 8, 8, 8, 13, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0},
+        /* outputs on halves: a 3x3 (dropped padded columns), a pointwise
+         * conv, a depthwise 5x5 at stride 2 */
+        {1, 7, 19, 1, 11, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1},
+        {1, 12, 9, 1, 9, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},
+        {1, 6, 6, 6, 20, 35, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1, 2, 1},
     };
     for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
         one_case(&fixed[k], 1000 + (int)k);

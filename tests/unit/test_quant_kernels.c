@@ -396,7 +396,8 @@ static void chain_case(int act, int C, int M, int G, int H, int W, int K, int st
  * floats, grouped) -> output. A run without a hook reads
  * A's bytes in B (checked: the bytes are valid after it, and are the
  * floats' q + 128 on B's input grid), and its output equals bit for bit the
- * node-by-node run's, which quantizes A's floats. */
+ * node-by-node run's, which quantizes A's floats; A's floats and B's output
+ * are those of the AVX2 path too (its epilogue is not the VNNI tiles'). */
 enum { HB_NONE, HB_RELU, HB_SILU, HB_CAT, HB_CAT_SAME };
 
 static void bytes_case(int act, int C, int M1, int K1, int M2, int K2, int s2, int G2, int H,
@@ -506,6 +507,19 @@ static void bytes_case(int act, int C, int M1, int K1, int M2, int K2, int s2, i
         CHECK(bad == 0, "bytes (%s): %d of %d bytes are not the floats' q + 128", names[act], bad,
               na);
     }
+    /* the AVX2 path requantizes through the epilogue over rows of sums in
+     * memory, the VNNI one in its tiles' registers: the same floats of A and
+     * of B's output */
+    quant_isa_force(QISA_AVX2);
+    CHECK(exec_run(ex, count_events, &events, err, sizeof(err)) == 0, "%s", err);
+    int bad2 = 0, bada = 0;
+    for (int i = 0; i < ny; i++)
+        bad2 += memcmp(&((const float *)exec_output(ex, 0)->data)[i], &ref[i], sizeof(float)) != 0;
+    for (int i = 0; i < na; i++)
+        bada += memcmp(&((const float *)g->t[tb].data)[i], &fa[i], sizeof(float)) != 0;
+    CHECK(bad2 == 0 && bada == 0, "bytes (%s), conv B M%d K%d s%d G%d: the AVX2 path differs in "
+          "%d of %d outputs, %d of %d of A's", names[act], M2, K2, s2, G2, bad2, ny, bada, na);
+    quant_isa_force(QISA_AUTO);
     free(fa);
     exec_free(ex);
     quant_graph_free(q);

@@ -188,14 +188,16 @@ int main(void)
 
     /* quant_ew_qdq (the op and the requantization in one pass) equals the
      * scalar expression followed by q8/dq8, for inf, NaN, -0, exact halves and
-     * a length with a partial vector; b a full operand or one value. */
+     * a length with a partial vector; b a full operand or one value; on a
+     * grid whose 1 / scale is exact and on one whose is not (results near
+     * halves: the product by 1 / scale and the quotient may round apart). */
     {
         enum { NV = 531 };
         static float a[NV], b[NV], out[NV];
         static uint8_t ob[NV], ob2[NV];
         static float scratch[NV];
         const float odd[] = {0.5f, -0.5f, 2.5f, -2.5f, INFINITY, -INFINITY, NAN, 0.0f, -0.0f, 1e30f};
-        const qparam_t po = {0, 0, 0.25f, 3};
+        const qparam_t grids[2] = {{0, 0, 0.25f, 3}, {0, 0, 0.1f / 3.0f, -7}};
         int bad = 0, badb = 0, ran = 1;
         uint32_t s = 99;
         for (int i = 0; i < NV; i++) {
@@ -203,8 +205,10 @@ int main(void)
             a[i] = i < 10 ? odd[i] : ((float)(s >> 8) / (1 << 24) - 0.5f) * 90.0f;
             b[i] = i >= 10 && i < 20 ? odd[i - 10] : (float)((int)(s % 64) - 32) * 0.125f;
         }
+        for (int gi = 0; gi < 2; gi++)
         for (int op = QEW_ADD; op <= QEW_CLIP && ran; op++)
             for (int sb = 0; sb < 2 && ran; sb++) {
+                const qparam_t po = grids[gi];
                 /* the bytes variant on odd lengths: a partial last vector */
                 int nb = sb ? NV : NV - 7;
                 ran = quant_ew_qdq_bytes(op, a, 1, op <= QEW_DIV ? b : NULL, sb, -3.0f, 7.5f, out,
