@@ -226,6 +226,13 @@ int predict_graph(const rknn_model *m, const npu_platform_t *p, npu_graph_t **ou
             l->kw = n->n_kernel == 2 ? (int)n->kernel[1] : weight ? (int)weight->shape[3] : 1;
             l->group = weight && weight->shape[1] > 0 && l->ic % weight->shape[1] == 0
                            ? (int)(l->ic / weight->shape[1]) : 1;
+            /* toolkit 2.3.2's RK35xx files store a depthwise weight as
+             * (1, C, kh, kw), RV1103's as (C, 1, kh, kw): a dense conv with
+             * C outputs would have C rows, so one row and C = ic = oc > 1 is
+             * the depthwise one */
+            if (weight && weight->shape[0] == 1 && weight->shape[1] == l->ic && l->ic > 1 &&
+                l->oc == l->ic)
+                l->group = l->ic;
             if (l->kind == NPU_K_CONV && l->group > 1 && l->group == l->ic && l->oc == l->ic)
                 l->kind = NPU_K_DWCONV;
             l->out_pixels = first_out->shape[0] * first_out->shape[2] * first_out->shape[3];

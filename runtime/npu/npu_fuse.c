@@ -28,12 +28,13 @@ typedef struct fz {
     npu_fused_t *f;
     unsigned attention;  /* the chip's NPU has exSDPAttention */
     /* x * Relu6(x + 3) / 6 as HardSwish: recognised but not applied. The
-     * board times say the compiler keeps it as four layers: with it fused,
-     * ppocrv4_det (24 of them) is predicted 35 % under the model zoo's
-     * rk3588 time, without it 4 % (tests/tools/npu_models); see
-     * docs/vendor-rewrites.md. Refitted with it, both Paddle networks are
-     * still far under their board times (ppocrv4_det -31 %, ppocrv4_rec
-     * -31 % on rk3588 left out; docs/npu-model.md) */
+     * compiler does fuse it (toolkit 2.3.2's compiled ppocrv4_det has
+     * ConvHardSwish), but the frame constants are fitted on the unfused
+     * graph: with it fused, ppocrv4_det (24 of them) is predicted 35 % under
+     * the model zoo's rk3588 time, without it 4 % (tests/tools/npu_models);
+     * refitted with it, both Paddle networks are still far under their
+     * board times (ppocrv4_det -31 %, ppocrv4_rec -31 % on rk3588 left
+     * out). See docs/vendor-rewrites.md and docs/npu-model.md */
     int relu6_hswish;
     int *ncons;          /* per tensor: executed consumers in the view */
     int **cons;
