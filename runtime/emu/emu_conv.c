@@ -1,0 +1,489 @@
+/* runtime/emu/emu_conv.c — a conv task of a Toolkit2 file (emu_internal.h): the
+ * CNA reading the input and the weights (in their native blocks, decompressed
+ * when CNA_DCOMP_CTRL says so), the DPU's bias, EW, BN and LUT stages, OUT_CVT. */
+#include "runtime/emu/emu_internal.h"
+#include "runtime/model/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LUT_N 513 /* entries of each LUT table (512 intervals) */
+
+/* the node's inputs: first activation, weights, bias, other activation */
+static void node_operands(const rknn_model *m, const rknn_node *nd, int *x, int *w, int *b, int *e)
+{
+    *x = *w = *b = *e = -1;
+    for (int k = 0; k < nd->n_in; k++) {
+        const rknn_tensor *t = &m->tensors[nd->in[k]];
+        int is_const = t->data_off >= 0 && t->data_len > 0;
+        if (!is_const && *x < 0)
+            *x = nd->in[k];
+        else if (!is_const && *e < 0)
+            *e = nd->in[k];
+        else if (is_const && t->nnd >= 6 && t->nnd % 6 == 0 && *w < 0)
+            *w = nd->in[k];
+        else if (is_const && t->dtype == DT_INT32 && *b < 0)
+            *b = nd->in[k];
+    }
+}
+
+/* The DPU LUT of a model-1 task: its two tables, uploaded by the LUT tensor's own
+ * register stream (LUT_ACCESS_CFG 0x20000 then the LE table's words through
+ * LUT_ACCESS_DATA, 0x30000 then the LO table's), and the task's LUT registers. */
+typedef struct lut_stage {
+    int32_t le[LUT_N], lo[LUT_N];
+    int64_t le_start, le_end, lo_start, lo_end;
+    int le_shift, lo_shift;
+    int uflow_scale, uflow_shift, oflow_scale, oflow_shift;
+} lut_stage;
+
+static int lut_load(const rknn_model *m, const uint8_t *file, size_t len, int lut,
+                    const regstate *rs, int grp, lut_stage *L)
+{
+    const rknn_tensor *t = lut >= 0 && lut < m->n_tensors ? &m->tensors[lut] : NULL;
+    int n_le = 0, n_lo = 0, cur = 0;
+    if (!t || t->data_off < 0 || t->data_len < 0 || (uint64_t)t->data_off > len ||
+        (uint64_t)t->data_len > len - (uint64_t)t->data_off)
+        return -1;
+    for (int64_t k = 0; k + 8 <= t->data_len; k += 8) {
+        const uint8_t *e = file + t->data_off + k; /* model-1 entry: 0, address, value */
+        uint32_t addr = (uint32_t)e[2] | (uint32_t)e[3] << 8, v = rd_u32(e + 4);
+        if (addr == 0x4100)
+            cur = v == 0x20000 ? 1 : v == 0x30000 ? 2 : 0;
+        else if (addr == 0x4104 && cur == 1 && n_le < LUT_N)
+            L->le[n_le++] = (int32_t)v;
+        else if (addr == 0x4104 && cur == 2 && n_lo < LUT_N)
+            L->lo[n_lo++] = (int32_t)v;
+    }
+    static const uint16_t need[] = {0x4108, 0x410c, 0x4110, 0x4114, 0x4118, 0x411c,
+                                    0x4120, 0x4124, 0x4128, 0x412c};
+    for (size_t k = 0; k < sizeof need / sizeof need[0]; k++)
+        if (!rs->set[grp][need[k] / 4])
+            return -1;
+#define R(a) rs->val[grp][(a) / 4]
+    /* the one configuration seen (yolov8n, 127 tasks): LUT_CFG 0x68, LE index
+     * offset 0, equal index shifts, LE ending where LO starts, 512 intervals each */
+    if (n_le < LUT_N || n_lo < LUT_N || R(0x4108) != 0x68 || (R(0x410c) & 0xff))
+        return -1;
+    L->le_shift = (int)(R(0x410c) >> 8 & 0xff);
+    L->lo_shift = (int)(R(0x410c) >> 16 & 0xff);
+    L->le_start = (int32_t)R(0x4110);
+    L->le_end = (int32_t)R(0x4114);
+    L->lo_start = (int32_t)R(0x4118);
+    L->lo_end = (int32_t)R(0x411c);
+    if (L->le_shift > 20 || L->lo_shift > 20 || L->le_end != L->lo_start ||
+        L->le_end - L->le_start != (int64_t)(LUT_N - 1) << L->le_shift ||
+        L->lo_end - L->lo_start != (int64_t)(LUT_N - 1) << L->lo_shift)
+        return -1;
+    L->uflow_scale = (int16_t)(R(0x4120) & 0xffff);
+    L->uflow_shift = (int)(R(0x4124) & 0x1f);
+    L->oflow_scale = (int16_t)(R(0x4128) >> 16);
+    L->oflow_shift = (int)(R(0x412c) >> 5 & 0x1f);
+#undef R
+    return 0;
+}
+
+/* y = the table at x: linear between entries, the slopes beyond the ends */
+static int64_t lut_eval(const lut_stage *L, int64_t x)
+{
+    if (x < L->le_start)
+        return L->le[0] + rshift_round((x - L->le_start) * L->uflow_scale, L->uflow_shift);
+    if (x > L->lo_end)
+        return L->lo[LUT_N - 1] + rshift_round((x - L->lo_end) * L->oflow_scale, L->oflow_shift);
+    const int32_t *T = x < L->le_end ? L->le : L->lo;
+    int sh = x < L->le_end ? L->le_shift : L->lo_shift;
+    int64_t d = x - (x < L->le_end ? L->le_start : L->lo_start);
+    int64_t i = d >> sh, f = d & (((int64_t)1 << sh) - 1);
+    if (i >= LUT_N - 1)
+        return T[LUT_N - 1];
+    return T[i] + rshift_round((int64_t)(T[i + 1] - T[i]) * f, sh);
+}
+
+/* A conv weight's native layout: one or more blocks [OC1, IC1, kh, kw, OC2,
+ * IC2] of input channels (yolov8n's 48 = 32 + 16: IC1 blocks of 32, then one
+ * of 16), interleaved per OC1: for each block of OC2 kernels, each input-channel
+ * block's [IC1][kh][kw][OC2][IC2] bytes in turn (docs/rknn-format.md "Weights
+ * in several input-channel blocks"). */
+#define WB_MAX 4
+typedef struct weight_blocks {
+    int n, ocp, kh, kw;
+    int64_t row;                                /* f3 pixel conv: a kernel row's bytes, else 0 */
+    int ib[WB_MAX], icp[WB_MAX], ic0[WB_MAX];   /* first input channel of each block */
+    int64_t off[WB_MAX];                        /* its bytes' offset in an OC1 block */
+    int64_t block_bytes, bytes;                 /* one OC1 block, the whole tensor */
+} weight_blocks;
+
+static int weight_blocks_of(const rknn_tensor *w, int kh, int kw, int in_c, int out_c,
+                            weight_blocks *b)
+{
+    if (!w->native || w->nnd < 6 || w->nnd % 6 || w->nnd / 6 > WB_MAX)
+        return -1;
+    memset(b, 0, sizeof(*b));
+    b->n = w->nnd / 6;
+    b->kh = kh;
+    b->kw = kw;
+    const int64_t *s = w->native;
+    b->ocp = (int)s[4];
+    int ic = 0;
+    for (int k = 0; k < b->n; k++, s += 6) {
+        if (s[0] != w->native[0] || s[2] != kh || s[3] != kw || s[4] != b->ocp || s[1] < 1 ||
+            s[5] < 1 || s[0] < 1 || s[4] < 1)
+            return -1;
+        b->ib[k] = (int)s[1];
+        b->icp[k] = (int)s[5];
+        b->ic0[k] = ic;
+        b->off[k] = b->block_bytes;
+        ic += b->ib[k] * b->icp[k];
+        b->block_bytes += (int64_t)s[1] * kh * kw * s[4] * s[5];
+    }
+    b->bytes = b->block_bytes * w->native[0];
+    /* every channel covered; only the last block's lanes may pad */
+    if (ic < in_c || (b->n > 1 && b->ic0[b->n - 1] >= in_c) || w->native[0] * b->ocp < out_c)
+        return -1;
+    return 0;
+}
+
+/* rv1126b's pixel conv (layout f3, docs/rknn-format.md): one block, each
+ * kernel row of kw taps x IC2 lanes padded to row bytes (CNA 0x1020 / kh),
+ * laid out [kh][OC2][row] per OC1 block */
+static int weight_rows_of(weight_blocks *b, int64_t per_kernel)
+{
+    if (b->n != 1 || per_kernel <= 0 || per_kernel % b->kh)
+        return -1;
+    int64_t oc1 = b->bytes / b->block_bytes;
+    b->row = per_kernel / b->kh;
+    if (b->ib[0] != 1 || b->row < (int64_t)b->kw * b->icp[0])
+        return -1;
+    b->block_bytes = b->kh * b->ocp * b->row;
+    b->bytes = b->block_bytes * oc1;
+    return 0;
+}
+
+/* the byte of kernel oc, input channel ic, tap (ky, kx) */
+static int64_t weight_byte(const weight_blocks *b, int oc, int ic, int ky, int kx)
+{
+    if (b->row)
+        return (int64_t)(oc / b->ocp) * b->block_bytes +
+               ((int64_t)ky * b->ocp + oc % b->ocp) * b->row + (int64_t)kx * b->icp[0] + ic;
+    int k = b->n - 1;
+    while (k > 0 && ic < b->ic0[k])
+        k--;
+    int c = ic - b->ic0[k], i1 = c / b->icp[k], i2 = c % b->icp[k];
+    return (int64_t)(oc / b->ocp) * b->block_bytes + b->off[k] +
+           ((((int64_t)i1 * b->kh + ky) * b->kw + kx) * b->ocp + oc % b->ocp) * b->icp[k] + i2;
+}
+
+int emu_run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti, const emu_task *t,
+                 const regstate *rs, int grp, int node, int lut, emu_mem *mem, int *rows,
+                 char *err, size_t errlen)
+{
+    const rknn_node *nd = &m->nodes[node];
+    const char *nn = node_name(m, node);
+    const char *tg = m->target ? m->target : m->fb_target;
+    int G = emu_channel_group(tg);
+    int xi, wi, bi, ei, rc = 0;
+    uint8_t *dcw = NULL; /* decompressed weights (CNA_DCOMP_CTRL) */
+    act in, out, ew = {0};
+    node_operands(m, nd, &xi, &wi, &bi, &ei);
+    if (t->op != EMU_OP_CONV)
+        STOP("task %d (node %s): %s tasks are not emulated", ti, nn, emu_op_name(t->op));
+    if (nd->n_out != 1 || xi < 0 || wi < 0 || bi < 0)
+        STOP("task %d (node %s): the node's input, weight, bias and output tensors are not all found",
+             ti, nn);
+    if (act_of(&m->tensors[xi], mem, xi, &in) || act_of(&m->tensors[nd->out[0]], mem, nd->out[0], &out))
+        STOP("task %d (node %s): input or output tensor not a 4-D NC1HWC2/NHWC activation", ti, nn);
+    /* rv1126b's pixel input (layout f3): the image tensor's bytes read as 8-bit
+     * pixels u = q - zp, which are bytes only for the zero point -128 (the
+     * uint8 image the runtime feeds); x = u - pixel_off[c], pad u = the pad value */
+    const rknn_tensor *xt = &m->tensors[xi];
+    if (t->pixel_in < 0)
+        STOP("task %d (node %s): pixel input (CNA mode code 6) with CNA 0x1028 / 0x1084 words the "
+             "sample file does not write: not emulated", ti, nn);
+    if (t->pixel_in && (!xt->has_quant || xt->zero_point != -128 || in.c > 4 || in.c2 != in.c))
+        STOP("task %d (node %s): pixel input from %s (zero point %lld, %d channels): only an "
+             "int8 image of zero point -128 (its bytes the uint8 pixels) and up to 4 packed "
+             "channels are emulated", ti, nn, xt->name, (long long)xt->zero_point, in.c);
+    if (t->in_prec != 0 || t->proc_prec != 0 || t->out_prec != 0)
+        STOP("task %d (node %s): precisions in %s proc %s out %s: only int8 is emulated", ti, nn,
+             emu_prec_name(t->in_prec), emu_prec_name(t->proc_prec), emu_prec_name(t->out_prec));
+    /* in_c is the aligned count, in_c_real the tensor's; a task computes all
+     * output channels or a tile of them (kernels, out_c_orig: the tile's) */
+    if (t->in_w != in.w || t->in_c_real != in.c || t->out_w != out.w || t->kernels < 1 ||
+        t->out_c_orig != t->kernels || t->kernels > out.c)
+        STOP("task %d (node %s): a tile of the width or the input channels (in %dx%d, out %dx%d, "
+             "%d kernels; tensors %dx%d, %dx%d) is not emulated", ti, nn, t->in_w, t->in_c_real,
+             t->out_w, t->out_c_orig, t->kernels, in.w, in.c, out.w, out.c);
+    int32_t pad_value = t->pad_value;
+    if (!t->has_pad_value) {
+        /* rk3566/rk3568 write no CNA_PAD_CON1; CNA_PAD_CON0's upper half holds the
+         * input's zero point there (0xff80 = -128 above the top/left pads) */
+        if (t->map != EMU_MAP_RK356X || !rs->set[grp][0x1068 / 4])
+            STOP("task %d (node %s): no CNA pad value", ti, nn);
+        pad_value = (int16_t)(rs->val[grp][0x1068 / 4] >> 16);
+    }
+    /* rk3566/rk3568 encode the add otherwise (BS_CFG 0x148, EW_CFG 0x900002d0 where
+     * rk3588 writes 0x20140, 0x904202c0: algo 0 and bits 3 / 4 set); only those
+     * exact words are taken there */
+    uint32_t bs_cfg = reg_or0(rs, grp, 0x4040);
+    uint32_t ew_cfg = reg_or0(rs, grp, 0x4070);
+    int rk356x = t->map == EMU_MAP_RK356X;
+    /* table layouts: their stage words were checked against the values the
+     * sample files write (emu_layout_check), one meaning each */
+    int table = emu_layout_known(t->map);
+    if (table && (!t->bs.present || !t->bs.alu_src || !t->bs.mul_src || !t->bs.relu_bypass))
+        STOP("task %d (node %s): BS stage other than per-channel add and multiply without ReLU",
+             ti, nn);
+    if (!table && rk356x && bs_cfg != 0x148)
+        STOP("task %d (node %s): DPU_BS_CFG 0x%x: on rk356x only 0x148 (per-channel add and "
+             "multiply) is understood", ti, nn, bs_cfg);
+    if (!table && (!t->bs.present || t->bs.bypass || t->bs.alu_bypass || t->bs.alu_algo != (rk356x ? 0 : 2) ||
+        !t->bs.alu_src ||
+        t->bs.mul_bypass || !t->bs.mul_src || t->bs.mul_prelu || !t->bs.relu_bypass || t->bs.relux_en))
+        STOP("task %d (node %s): BS stage other than per-channel add and multiply without ReLU "
+             "(bypass %d alu %d/%d/src %d mul %d/src %d/prelu %d relu bypass %d)", ti, nn,
+             t->bs.bypass, t->bs.alu_bypass, t->bs.alu_algo, t->bs.alu_src, t->bs.mul_bypass,
+             t->bs.mul_src, t->bs.mul_prelu, t->bs.relu_bypass);
+    /* a LUT task (yolov8n's ConvExSwish, ConvSigmoid) scales in BN first, then
+     * interpolates the file's two tables (docs/rknn-format.md) */
+    lut_stage L;
+    if (t->lut_used) {
+        uint32_t bn_cfg = reg_or0(rs, grp, 0x4060);
+        if (ew_cfg != 0x302 || bn_cfg != 0x48 || !t->bn.present || t->bn.bypass ||
+            (!t->bn.alu_bypass && (t->bn.alu_src || t->bn.alu_operand)) || t->bn.mul_bypass ||
+            t->bn.mul_src || t->bn.mul_prelu || !t->bn.relu_bypass || t->bn.mul_shift < 0 ||
+            t->bn.mul_shift > 31)
+            STOP("task %d (node %s %s): LUT activation with EW_CFG 0x%x, BN_CFG 0x%x: only a BN "
+                 "register multiplier before the LUT (0x48, EW 0x302) is emulated", ti, nd->type,
+                 nn, ew_cfg, bn_cfg);
+        if (lut_load(m, file, len, lut, rs, grp, &L))
+            STOP("task %d (node %s %s): LUT activation: its table (tensor %d) or LUT registers "
+                 "are not the form emulated (two 513-entry tables, LUT_CFG 0x68)", ti, nd->type,
+                 nn, lut);
+    } else if (t->bn.present && !t->bn.bypass) {
+        STOP("task %d (node %s): BN stage in use (ReLU/PReLU/second operand): not emulated", ti, nn);
+    }
+    int use_ew = t->ew_present && !t->ew_bypass && !t->lut_used;
+    if (use_ew && !table && rk356x && ew_cfg != 0x900002d0)
+        STOP("task %d (node %s): DPU_EW_CFG 0x%x: on rk356x only 0x900002d0 (add of a memory "
+             "operand) is understood", ti, nn, ew_cfg);
+    if (use_ew && !table && (t->ew_alu_algo != (rk356x ? 0 : 2) || !t->ew_op_src || !t->ew_lut_bypass || t->ew_op_type ||
+                   t->ew_binary))
+        STOP("task %d (node %s): EW stage other than the add of a memory operand (algo %d src %d "
+             "lut bypass %d type %d binary %d)", ti, nn, t->ew_alu_algo, t->ew_op_src,
+             t->ew_lut_bypass, t->ew_op_type, t->ew_binary);
+    if (use_ew && (ei < 0 || act_of(&m->tensors[ei], mem, ei, &ew) || ew.c != out.c ||
+                   ew.h != out.h || ew.w != out.w))
+        STOP("task %d (node %s): the element-wise operand is not a second activation input of the "
+             "output's shape", ti, nn);
+    /* DPU_DATA_FORMAT bits 4..9 / 10..15: the BS / BN multipliers' shifts for a
+     * negative product (BS/BN_MUL_SHIFT_VALUE_NEG in the public register
+     * descriptions); taken only where they equal the shifts for a positive one */
+    uint32_t fmt = reg_or0(rs, grp, 0x4010);
+    if (!table && ((int)(fmt >> 4 & 0x3f) != t->bs.mul_shift || (fmt >> 16 & 0x3ff) || (fmt & 0xf) ||
+                   (t->lut_used && (int)(fmt >> 10 & 0x3f) != t->bn.mul_shift) ||
+                   (!t->lut_used && (fmt >> 10 & 0x3f))))
+        STOP("task %d (node %s): DPU_DATA_FORMAT 0x%x: negative-product shifts %d (BS) and %d (BN) "
+             "other than the positive ones (%d, %d), or EW truncation / surface bits set: not "
+             "emulated", ti, nn, fmt, (int)(fmt >> 4 & 0x3f), (int)(fmt >> 10 & 0x3f),
+             t->bs.mul_shift, t->lut_used ? t->bn.mul_shift : 0);
+    if (t->out_cvt_shift < 0 || t->out_cvt_shift > 40 || t->bs.mul_shift < 0 || t->bs.mul_shift > 31)
+        STOP("task %d (node %s): shifts out of range (out %d, bs %d)", ti, nn, t->out_cvt_shift,
+             t->bs.mul_shift);
+    if (G <= 0)
+        STOP("task %d (node %s): the chip's per-channel group size is unknown", ti, nn);
+    /* tiles: rows from the offsets into the tensors; an output-channel tile
+     * starts at a whole C2 surface of the destination */
+    int64_t in_row = (int64_t)in.w * in.c2, out_row = (int64_t)out.w * out.c2;
+    int64_t out_surf = out_row * out.h;
+    if (t->feature_addr < 0 || t->dst_addr < 0 || t->feature_addr % in_row ||
+        (t->dst_addr % out_surf) % out_row)
+        STOP("task %d (node %s): feature 0x%llx / destination 0x%llx are not row offsets into the "
+             "node's tensors", ti, nn, (long long)t->feature_addr, (long long)t->dst_addr);
+    int y0i = (int)(t->feature_addr / in_row), y0o = (int)(t->dst_addr % out_surf / out_row);
+    int oc0 = (int)(t->dst_addr / out_surf) * out.c2, noc = t->kernels;
+    if (y0i + t->in_h > in.h || y0o + t->out_h > out.h || oc0 + noc > out.c)
+        STOP("task %d (node %s): tile rows %d+%d or channels %d+%d beyond the tensor", ti, nn, y0o,
+             t->out_h, oc0, noc);
+    rows[0] = y0o;
+    rows[1] = y0o + t->out_h;
+    /* the EW operand sits at the output's position: one offset for the whole node */
+    uint32_t ew_cvt_off = 0, ew_cvt = 0;
+    if (use_ew) {
+        int64_t delta = t->ew_addr - t->dst_addr;
+        if (!mem->ew_seen[node]) {
+            mem->ew_seen[node] = 1;
+            mem->ew_delta[node] = delta;
+        } else if (mem->ew_delta[node] != delta) {
+            STOP("task %d (node %s): EW operand at 0x%llx for the destination 0x%llx: not at the "
+                 "offset the node's first tile used (0x%llx)", ti, nn, (long long)t->ew_addr,
+                 (long long)t->dst_addr, (long long)mem->ew_delta[node]);
+        }
+        if (t->ew_cvt_offset == INT64_MIN || t->ew_cvt_scale < 0)
+            STOP("task %d (node %s): EW converter registers not written", ti, nn);
+        ew_cvt_off = (uint32_t)t->ew_cvt_offset;
+        ew_cvt = (uint32_t)t->ew_cvt_scale;
+        if (ew_cvt >> 22)
+            STOP("task %d (node %s): EW_CVT_SCALE 0x%x has bits above 21 set", ti, nn, ew_cvt);
+    }
+    /* weights and per-channel words from the file */
+    const rknn_tensor *wt = &m->tensors[wi], *bt = &m->tensors[bi];
+    int kh = t->kh, kw = t->kw;
+    weight_blocks wb;
+    if (kh < 1 || kw < 1 || t->stride_x < 1 || t->stride_y < 1 || t->pad_top < 0 || t->pad_left < 0 ||
+        weight_blocks_of(wt, kh, kw, in.c, out.c, &wb) ||
+        (t->pixel_in && weight_rows_of(&wb, t->weight_bytes_per_kernel)))
+        STOP("task %d (node %s): weight %s: native shape of %d values does not fit the task's "
+             "kernel %dx%d, %d to %d channels (blocks [OC1, IC1, kh, kw, OC2, IC2], one OC1 and "
+             "OC2 for all)", ti, nn, wt->name, wt->nnd, kh, kw, in.c, out.c);
+    /* the CNA's weight decompressor (CNA_DCOMP_CTRL, "weight decompress
+     * control" in the RK3588 TRM's register list; Mesa rocket writes 0):
+     * toolkit 1.3.4's rk3588 files turn it on and store the compressed
+     * stream (emu_dcomp.c); it is decoded into the native bytes first */
+    if (!table && reg_or0(rs, grp, 0x1100)) {
+        uint32_t am[16];
+        char why[200], al[160] = "";
+        for (int k = 0; k < 16; k++) {
+            am[k] = reg_or0(rs, grp, (uint32_t)(0x1140 + 4 * k));
+            size_t n = strlen(al);
+            snprintf(al + n, sizeof al - n, "%s%u", k ? " " : "", am[k]);
+        }
+        if (reg_or0(rs, grp, 0x1100) != 1 || reg_or0(rs, grp, 0x1104) != 0x55555555u ||
+            wb.n != 1 || wb.ib[0] != 1 || wb.ocp != 8 || wb.icp[0] != 16 || wb.row ||
+            wb.bytes != (int64_t)kh * kw * 128)
+            STOP("task %d (node %s): CNA weight decompression (CNA_DCOMP_CTRL 0x%x, DCOMP_REGNUM "
+                 "0x%x, DCOMP_AMOUNT0..15 %s) for weight %s of %lld native bytes: only control 1, "
+                 "REGNUM 0x55555555 and one [1, 1, kh, kw, 8, 16] block are decoded: not emulated",
+                 ti, nn, reg_or0(rs, grp, 0x1100), reg_or0(rs, grp, 0x1104), al, wt->name,
+                 (long long)wb.bytes);
+        if (wt->data_off < 0 || wt->data_len < 0 ||
+            (uint64_t)wt->data_off + (uint64_t)wt->data_len > len)
+            STOP("task %d (node %s): compressed weight %s outside the file", ti, nn, wt->name);
+        dcw = malloc((size_t)wb.bytes);
+        if (!dcw)
+            STOP("task %d (node %s): out of memory", ti, nn);
+        if (emu_dcomp_decode(file + wt->data_off, (size_t)wt->data_len, am, kh * kw, in.c, dcw,
+                             (size_t)wb.bytes, why, sizeof why))
+            STOP("task %d (node %s): CNA weight decompression (DCOMP_AMOUNT0..15 %s), weight %s "
+                 "(%lld bytes): %s: not emulated", ti, nn, al, wt->name, (long long)wt->data_len,
+                 why);
+    }
+    int64_t groups = (noc + G - 1) / G;
+    /* more bytes than the native shape has, without the decompressor: another
+     * layout (rk3588 toolkit 1.3.4's compressed buffers are decoded above) */
+    /* rv1126b's pixel conv: 1536 bytes for its 768 (the rest zero, not read) */
+    if (t->pixel_in && wt->data_len > wb.bytes && wt->data_off >= 0 &&
+        (uint64_t)wt->data_off + (uint64_t)wt->data_len <= len) {
+        for (int64_t k = wb.bytes; k < wt->data_len; k++)
+            if (file[wt->data_off + k])
+                STOP("task %d (node %s): weight tensor %s: byte %lld beyond the %lld bytes the "
+                     "pixel conv's rows hold is not zero: not emulated", ti, nn, wt->name,
+                     (long long)k, (long long)wb.bytes);
+    } else if (!dcw && wt->data_len > wb.bytes)
+        STOP("task %d (node %s): weight tensor %s holds %lld bytes for its %lld-byte native "
+             "layout (another layout, not decoded): not emulated", ti, nn, wt->name,
+             (long long)wt->data_len, (long long)wb.bytes);
+    /* an output-channel tile's weights start at its OC1 block, its per-channel
+     * words at its group: both addresses must say the channel the destination says */
+    if (oc0 % wb.ocp || oc0 % G || t->weight_addr != (int64_t)(oc0 / wb.ocp) * wb.block_bytes ||
+        t->bs_addr != (int64_t)oc0 * 8)
+        STOP("task %d (node %s): output-channel tile at channel %d: weight address 0x%llx, "
+             "per-channel words at 0x%llx do not start at its block (0x%llx, 0x%llx)", ti, nn, oc0,
+             (long long)t->weight_addr, (long long)t->bs_addr,
+             (long long)(oc0 / wb.ocp) * wb.block_bytes, (long long)oc0 * 8);
+    /* CNA_WEIGHT_SIZE0 / SIZE1: the tile's bytes and one kernel's, as the blocks say */
+    int64_t per_kernel = wb.block_bytes / wb.ocp;
+    if ((t->weight_bytes >= 0 && t->weight_bytes != per_kernel * noc) ||
+        (t->weight_bytes_per_kernel >= 0 && t->weight_bytes_per_kernel != per_kernel))
+        STOP("task %d (node %s): CNA weight sizes %lld (%lld a kernel) are not the %d kernels of "
+             "%lld bytes the weight's blocks hold", ti, nn, (long long)t->weight_bytes,
+             (long long)t->weight_bytes_per_kernel, noc, (long long)per_kernel);
+    if ((!dcw && (wt->data_len < wb.bytes || (uint64_t)wt->data_off + (uint64_t)wb.bytes > len)) ||
+        bt->data_len < t->bs_addr + groups * G * 8 ||
+        (uint64_t)bt->data_off + (uint64_t)bt->data_len > len)
+        STOP("task %d (node %s): weight or per-channel data outside its tensor", ti, nn);
+    const int8_t *W = dcw ? (const int8_t *)dcw : (const int8_t *)file + wt->data_off;
+    const uint8_t *B = file + bt->data_off + t->bs_addr;
+    int sx = t->stride_x, sy = t->stride_y, dx = t->dil_x > 0 ? t->dil_x : 1,
+        dy = t->dil_y > 0 ? t->dil_y : 1;
+    /* every product fits 16 x 9 bits; an int32 sum of up to 65000 of them cannot overflow */
+    int64_t taps = (int64_t)kh * kw * in.c;
+    if (taps > 65000)
+        STOP("task %d (node %s): %lld taps per output: not emulated", ti, nn, (long long)taps);
+    /* the tile's input rows gathered as [row][column][channel] int16 with the
+     * pad value around them, and each kernel's effective weights w - zp_w in the
+     * same tap order, so that each output is one contiguous dot product */
+    int ph = (t->out_h - 1) * sy + (kh - 1) * dy + 1, pw = (t->out_w - 1) * sx + (kw - 1) * dx + 1;
+    int16_t *X = malloc(sizeof(int16_t) * (size_t)ph * pw * in.c);
+    int16_t *Wk = malloc(sizeof(int16_t) * (size_t)noc * taps);
+    int32_t *col = malloc(sizeof(int32_t) * (size_t)taps);
+    if (!X || !Wk || !col) {
+        free(X); free(Wk); free(col);
+        STOP("task %d (node %s): out of memory", ti, nn);
+    }
+    int8_t padv = sat8(pad_value);
+    for (int py = 0; py < ph; py++)
+        for (int px = 0; px < pw; px++) {
+            int iy = py - t->pad_top, ix = px - t->pad_left;
+            int inside = iy >= 0 && iy < t->in_h && ix >= 0 && ix < t->in_w;
+            int16_t *xp = X + ((int64_t)py * pw + px) * in.c;
+            for (int ic = 0; ic < in.c; ic++)
+                if (t->pixel_in)
+                    xp[ic] = (int16_t)((inside ? in.p[act_off(&in, ic, y0i + iy, ix)] + 128 : pad_value) -
+                                       t->pixel_off[ic]);
+                else
+                    xp[ic] = inside ? in.p[act_off(&in, ic, y0i + iy, ix)] : padv;
+        }
+    for (int o = 0; o < noc; o++) {
+        int nzp = rd_i16(B + (int64_t)(o / G) * G * 8 + 4 * G + 2 * (o % G));
+        for (int ky = 0; ky < kh; ky++)
+            for (int kx = 0; kx < kw; kx++)
+                for (int ic = 0; ic < in.c; ic++)
+                    Wk[(int64_t)o * taps + ((int64_t)ky * kw + kx) * in.c + ic] =
+                        (int16_t)(W[weight_byte(&wb, oc0 + o, ic, ky, kx)] + nzp);
+    }
+    for (int oy = 0; oy < t->out_h; oy++)
+        for (int ox = 0; ox < t->out_w; ox++) {
+            /* the taps of this output, in the weights' order */
+            for (int ky = 0; ky < kh; ky++)
+                for (int kx = 0; kx < kw; kx++) {
+                    const int16_t *xp = X + ((int64_t)(oy * sy + ky * dy) * pw + ox * sx + kx * dx) * in.c;
+                    int32_t *cp = col + ((int64_t)ky * kw + kx) * in.c;
+                    for (int ic = 0; ic < in.c; ic++)
+                        cp[ic] = xp[ic];
+                }
+            for (int o = 0; o < noc; o++) {
+                const uint8_t *g = B + (int64_t)(o / G) * G * 8;
+                int j = o % G, oc = oc0 + o;
+                int mul = rd_i16(g + 6 * G + 2 * j);
+                const int16_t *wk = Wk + (int64_t)o * taps;
+                int32_t dot = 0;
+                for (int64_t k = 0; k < taps; k++)
+                    dot += col[k] * wk[k];
+                int64_t acc = (int64_t)rd_i32(g + 4 * j) + dot;
+                if (acc < INT32_MIN || acc > INT32_MAX) {
+                    free(X); free(Wk); free(col);
+                    STOP("task %d (node %s): accumulator %lld overflows int32 (channel %d, row %d, "
+                         "column %d)", ti, nn, (long long)acc, oc, oy, ox);
+                }
+                int64_t v = rshift_round(acc * mul, t->bs.mul_shift);
+                int64_t pos = act_off(&out, oc, y0o + oy, ox);
+                if (use_ew) {
+                    int64_t e = ew.p[act_off(&ew, oc, y0o + oy, ox)];
+                    v += rshift_round((e + (int32_t)ew_cvt_off) * (int64_t)(ew_cvt & 0xffff),
+                                      (int)(ew_cvt >> 16 & 0x3f));
+                }
+                if (t->lut_used) /* BN: a register multiplier, then the LUT */
+                    v = lut_eval(&L, rshift_round(v * t->bn.mul_operand, t->bn.mul_shift));
+                int64_t y = rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset;
+                out.p[pos] = sat8(y);
+            }
+        }
+    free(X);
+    free(Wk);
+    free(col);
+    mem->written[nd->out[0]] = 1;
+out:
+    free(dcw);
+    return rc;
+}

@@ -1,0 +1,172 @@
+/* runtime/emu/emu_dpu.c — the DPU-only tasks of a Toolkit2 file (emu_internal.h):
+ * a Split or Concat channel-slice copy, an Add, a nearest 2x Resize. Each takes
+ * only the register words the sample files write; anything else stops. */
+#include "runtime/emu/emu_internal.h"
+
+#include <string.h>
+
+/* a register of the task's group (its write or an earlier task's, else 0) */
+#define R(a) reg_or0(rs, grp, (a))
+
+/* A DPU-only task of a Split or Concat node (yolov8n): one whole channel slice
+ * copied between the node's input and output tensors, requantized on the way:
+ * y = sat8(round((x + BS ALU operand) * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET).
+ * Addresses are offsets into the tensors: the source's (Split) or the
+ * destination's (Concat) offset picks the slice, whole C2 surfaces. Only the
+ * register words yolov8n's copies write are taken; anything else stops. */
+int emu_run_copy(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
+                int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+{
+    const rknn_node *nd = &m->nodes[node];
+    const char *nn = node_name(m, node);
+    int split = !strcmp(nd->type, "Split"), rc = 0;
+    act src, dst;
+    if (R(0x400c) != 0x109 || R(0x4010) != 0 || R(0x5044) != 0x4001 || R(0x4070) != 0x383 ||
+        R(0x4060) != 0x53 || (R(0x4040) != 0x53 && R(0x4040) != 0x58) || t->ew_present < 0 ||
+        t->rdma_src_addr < 0 || t->dst_addr < 0 || t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
+        STOP("task %d (node %s): DPU-only task (FEATURE_MODE 0x%x, DATA_FORMAT 0x%x, RDMA mode "
+             "0x%x, EW 0x%x, BN 0x%x, BS 0x%x): not a channel-slice copy as emulated", ti, nn,
+             R(0x400c), R(0x4010), R(0x5044), R(0x4070), R(0x4060), R(0x4040));
+    int64_t add = R(0x4040) == 0x58 ? (int32_t)R(0x4044) : 0;
+    /* the one tensor on the node's other side: the slice's start channel says which */
+    int one = split ? nd->in[0] : nd->out[0], many_n = split ? nd->n_out : nd->n_in;
+    const int *many = split ? nd->out : nd->in;
+    if (tensor_act(m, mem, one, split ? &src : &dst))
+        STOP("task %d (node %s): %s is not a 4-D activation", ti, nn, m->tensors[one].name);
+    act *big = split ? &src : &dst;
+    int64_t surf = (int64_t)big->h * big->w * big->c2, off = split ? t->rdma_src_addr : t->dst_addr;
+    if ((split ? t->dst_addr : t->rdma_src_addr) != 0 || surf <= 0 || off % surf)
+        STOP("task %d (node %s): source 0x%llx, destination 0x%llx: not whole surfaces", ti, nn,
+             (long long)t->rdma_src_addr, (long long)t->dst_addr);
+    int c0 = (int)(off / surf) * big->c2, start = 0, pick = -1;
+    for (int k = 0; k < many_n && pick < 0; k++) {
+        const rknn_tensor *x = &m->tensors[many[k]];
+        int ch = x->nd == 4 ? (int)x->shape[1] : -1;
+        if (start == c0 && ch == t->out_c)
+            pick = many[k];
+        start += ch;
+    }
+    act *small = split ? &dst : &src;
+    if (pick < 0 || tensor_act(m, mem, pick, small) || small->h != big->h ||
+        small->w != big->w || t->out_w != big->w || t->out_h != big->h)
+        STOP("task %d (node %s): no %s of %d channels at channel %d (cube %dx%dx%d)", ti, nn,
+             split ? "output" : "input", t->out_c, c0, t->out_w, t->out_h, t->out_c);
+    if (!mem->written[split ? one : pick])
+        STOP("task %d (node %s): its source was not computed", ti, nn);
+    for (int c = 0; c < t->out_c; c++)
+        for (int y = 0; y < big->h; y++)
+            for (int x = 0; x < big->w; x++) {
+                int64_t v = split ? src.p[act_off(&src, c0 + c, y, x)] : src.p[act_off(&src, c, y, x)];
+                v = rshift_round((v + add) * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset;
+                if (split)
+                    dst.p[act_off(&dst, c, y, x)] = sat8(v);
+                else
+                    dst.p[act_off(&dst, c0 + c, y, x)] = sat8(v);
+            }
+    wrote(mem, split ? pick : one, rows, 0, big->h);
+    mem->copy_out = split ? pick : one;
+out:
+    return rc;
+}
+
+/* A DPU-only task of an Add node (yolov8n): its first input through the BS
+ * stage, the second as the EW operand, both whole tensors of the output's shape:
+ *   v = round((a + BS_ALU) * BS_MUL / 2^s) + round((b + EW_CVT_OFFSET) * scale / 2^t)
+ *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
+ * (BS_MUL_CFG: operand bits 16..31, shift bits 8..13; EW_CVT_SCALE as ConvAdd's).
+ * Only the register words yolov8n's Adds write are taken; anything else stops. */
+int emu_run_add(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
+               int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+{
+    const rknn_node *nd = &m->nodes[node];
+    const char *nn = node_name(m, node);
+    int rc = 0;
+    act a, b, o;
+    uint32_t mul = R(0x4048), ewc = R(0x4078);
+    if (R(0x400c) != 0x109 || R(0x4010) != (mul >> 8 & 0x3f) << 4 || R(0x5044) != 0x4001 ||
+        R(0x4070) != 0x900002d0 ||
+        R(0x4060) != 0x53 || R(0x4040) != 0x48 || (mul & 0xc0ff) || R(0x5034) != 0x40000000 ||
+        (ewc >> 22) || t->rdma_src_addr != 0 || t->dst_addr != 0 || t->ew_addr != 0 ||
+        t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
+        STOP("task %d (node %s): DPU-only task (DATA_FORMAT 0x%x, EW 0x%x, BS 0x%x, BS_MUL 0x%x, "
+             "ERDMA 0x%x, addresses 0x%llx 0x%llx 0x%llx): not a whole-tensor add as emulated",
+             ti, nn, R(0x4010), R(0x4070), R(0x4040), mul, R(0x5034),
+             (long long)t->rdma_src_addr, (long long)t->ew_addr, (long long)t->dst_addr);
+    int64_t alu = (int32_t)R(0x4044), ewoff = (int32_t)R(0x4074);
+    if (nd->n_in != 2 || in_out_acts(m, mem, nd, &a, &o) || tensor_act(m, mem, nd->in[1], &b) ||
+        a.c != o.c || b.c != o.c ||
+        a.h != o.h || b.h != o.h || a.w != o.w || b.w != o.w || t->out_c != o.c ||
+        t->out_h != o.h || t->out_w != o.w)
+        STOP("task %d (node %s): not two inputs of the output's shape (cube %dx%dx%d)", ti, nn,
+             t->out_w, t->out_h, t->out_c);
+    if (!mem->written[nd->in[0]] || !mem->written[nd->in[1]])
+        STOP("task %d (node %s): an input was not computed", ti, nn);
+    int ms = (int)(mul >> 8 & 0x3f), es = (int)(ewc >> 16 & 0x3f);
+    int64_t mo = (int16_t)(mul >> 16), es_mul = ewc & 0xffff;
+    for (int c = 0; c < o.c; c++)
+        for (int y = 0; y < o.h; y++)
+            for (int x = 0; x < o.w; x++) {
+                int64_t v = rshift_round((a.p[act_off(&a, c, y, x)] + alu) * mo, ms) +
+                            rshift_round((b.p[act_off(&b, c, y, x)] + ewoff) * es_mul, es);
+                o.p[act_off(&o, c, y, x)] =
+                    sat8(rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset);
+            }
+    wrote(mem, nd->out[0], rows, 0, o.h);
+out:
+    return rc;
+}
+
+/* A DPU-only task of a Resize node (yolov8n's nearest 2x upsamples, one task
+ * per C2 surface): the DPU_RDMA reads one input surface (cube W x H x 4 at
+ * input precision int16: each 8-byte pixel as 4 int16), unpools it 2x (SRC_DMA_CFG
+ * 0x1249, as on RV110x), the DPU writes W' = 2W columns per row with
+ * DST_SURF_STRIDE one output row and SURFACE_ADD one output surface, each
+ * source row twice. The bytes pass unchanged (every stage bypassed, OUT_CVT
+ * scale 1, shift 0, offset 0): out[c][y][x] = in[c][y / 2][x / 2]. The source
+ * and destination offsets pick the same surface of the node's input and
+ * output. Only the register words yolov8n's Resizes write are taken. */
+int emu_run_resize(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
+                  int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+{
+    const rknn_node *nd = &m->nodes[node];
+    const char *nn = node_name(m, node);
+    int rc = 0;
+    act in, out;
+    uint32_t sw = (R(0x500c) & 0x1fff) + 1, sh = (R(0x5010) & 0x1fff) + 1, sc = (R(0x5014) & 0x1fff) + 1;
+    uint32_t dw = (R(0x4030) & 0x1fff) + 1, dh = (R(0x4034) & 0x1fff) + 1, dc = (R(0x403c) & 0x1fff) + 1;
+    int64_t src = R(0x5018), dst = R(0x4020), dsurf = R(0x4024), sadd = R(0x40c0);
+    if (R(0x400c) != 0x109 || R(0x4010) != 0x4000000 || R(0x5044) != 0xc001 || R(0x5048) != 0x1249 ||
+        R(0x4040) != 0x53 || R(0x4060) != 0x53 || R(0x4070) != 0x383 || R(0x4080) != 0 ||
+        R(0x4084) != 1 || R(0x4088) != 0 || R(0x5034) != 1 || R(0x4038) != dw * 0x10001u ||
+        R(0x4050) != 0x126)
+        STOP("task %d (node %s): DPU-only task (FEATURE_MODE 0x%x, DATA_FORMAT 0x%x, RDMA mode 0x%x, "
+             "DMA 0x%x, BS 0x%x, BN 0x%x, EW 0x%x, OUT_CVT 0x%x/0x%x/%u, notch 0x%x): not a 2x "
+             "nearest upsample as emulated", ti, nn, R(0x400c), R(0x4010), R(0x5044), R(0x5048),
+             R(0x4040), R(0x4060), R(0x4070), R(0x4084), R(0x4080), R(0x4088), R(0x4038));
+    if (in_out_acts(m, mem, nd, &in, &out))
+        STOP("task %d (node %s): input or output not a 4-D activation", ti, nn);
+    const rknn_tensor *a = &m->tensors[nd->in[0]], *b = &m->tensors[nd->out[0]];
+    int64_t isurf = (int64_t)in.w * in.h * in.c2, osurf = (int64_t)out.w * out.h * out.c2;
+    if (sw != (uint32_t)in.w || sh != (uint32_t)in.h || 2 * sc != (uint32_t)in.c2 ||
+        dw != 2 * sw || dh != sh || out.w != 2 * in.w || out.h != 2 * in.h || out.c != in.c ||
+        dc != (uint32_t)out.c2 || in.c2 != out.c2 || dsurf != (int64_t)dw * out.c2 ||
+        sadd != osurf || src % isurf || dst % osurf || src / isurf != dst / osurf ||
+        (src / isurf + 1) * in.c2 > in.c + in.c2 - 1)
+        STOP("task %d (node %s): source %ux%ux%u at 0x%llx, destination %ux%ux%u at 0x%llx "
+             "(surface stride %lld, add %lld) do not make a 2x upsample of one surface of "
+             "%dx%dx%d", ti, nn, sw, sh, sc, (long long)src, dw, dh, dc, (long long)dst,
+             (long long)dsurf, (long long)sadd, in.w, in.h, in.c);
+    if (!a->has_quant || !b->has_quant || a->scale != b->scale || a->zero_point != b->zero_point)
+        STOP("task %d (node %s): input and output quantization differ", ti, nn);
+    if (!mem->written[nd->in[0]])
+        STOP("task %d (node %s): its input was not computed", ti, nn);
+    const int8_t *s = in.p + src;
+    int8_t *d = out.p + dst;
+    for (int y = 0; y < out.h; y++)
+        for (int x = 0; x < out.w; x++)
+            memcpy(d + ((int64_t)y * out.w + x) * out.c2, s + ((int64_t)(y / 2) * in.w + x / 2) * in.c2,
+                   (size_t)out.c2);
+    wrote(mem, nd->out[0], rows, 0, out.h);
+out:
+    return rc;
+}
