@@ -226,7 +226,8 @@ typedef struct emu_chip_info {
 } emu_chip_info;
 const emu_chip_info *emu_chip_table(int *n);
 
-/* ---- execution (runtime/emu/emu_exec.c) ----------------------------------
+/* ---- execution (runtime/emu/emu_exec.c; its task runners in emu_conv.c,
+ * emu_dpu.c and emu_pool.c) ---------------------------------------------
  * emu_exec() runs the tasks of a Toolkit2 file (rk3588, rk3566/rk3568 maps)
  * in the file's order in the NPU's integer arithmetic, over one buffer per
  * graph tensor in its native layout. A task's addresses are bound to its

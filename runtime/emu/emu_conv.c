@@ -174,12 +174,14 @@ static int64_t weight_byte(const weight_blocks *b, int oc, int ic, int ky, int k
            ((((int64_t)i1 * b->kh + ky) * b->kw + kx) * b->ocp + oc % b->ocp) * b->icp[k] + i2;
 }
 
-int emu_run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti, const emu_task *t,
-                 const regstate *rs, int grp, int node, int lut, emu_mem *mem, int *rows,
-                 char *err, size_t errlen)
+int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len, int lut)
 {
-    const rknn_node *nd = &m->nodes[node];
-    const char *nn = node_name(m, node);
+    const rknn_model *m = s->m;
+    const regstate *rs = s->rs;
+    const rknn_node *nd = s->nd;
+    const char *nn = s->nn;
+    emu_mem *mem = s->mem;
+    int ti = s->ti, node = s->node, grp = s->grp, *rows = s->rows;
     const char *tg = m->target ? m->target : m->fb_target;
     int G = emu_channel_group(tg);
     int xi, wi, bi, ei, rc = 0;

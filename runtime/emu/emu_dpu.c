@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* a register of the task's group (its write or an earlier task's, else 0) */
-#define R(a) reg_or0(rs, grp, (a))
+#define R(a) reg_or0(s->rs, s->grp, (a))
 
 /* A DPU-only task of a Split or Concat node (yolov8n): one whole channel slice
  * copied between the node's input and output tensors, requantized on the way:
@@ -14,45 +14,43 @@
  * Addresses are offsets into the tensors: the source's (Split) or the
  * destination's (Concat) offset picks the slice, whole C2 surfaces. Only the
  * register words yolov8n's copies write are taken; anything else stops. */
-int emu_run_copy(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
-                int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+int emu_run_copy(const emu_step *s, const emu_task *t)
 {
-    const rknn_node *nd = &m->nodes[node];
-    const char *nn = node_name(m, node);
-    int split = !strcmp(nd->type, "Split"), rc = 0;
+    int split = !strcmp(s->nd->type, "Split"), rc = 0;
     act src, dst;
     if (R(0x400c) != 0x109 || R(0x4010) != 0 || R(0x5044) != 0x4001 || R(0x4070) != 0x383 ||
         R(0x4060) != 0x53 || (R(0x4040) != 0x53 && R(0x4040) != 0x58) || t->ew_present < 0 ||
         t->rdma_src_addr < 0 || t->dst_addr < 0 || t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
         STOP("task %d (node %s): DPU-only task (FEATURE_MODE 0x%x, DATA_FORMAT 0x%x, RDMA mode "
-             "0x%x, EW 0x%x, BN 0x%x, BS 0x%x): not a channel-slice copy as emulated", ti, nn,
+             "0x%x, EW 0x%x, BN 0x%x, BS 0x%x): not a channel-slice copy as emulated", s->ti, s->nn,
              R(0x400c), R(0x4010), R(0x5044), R(0x4070), R(0x4060), R(0x4040));
     int64_t add = R(0x4040) == 0x58 ? (int32_t)R(0x4044) : 0;
     /* the one tensor on the node's other side: the slice's start channel says which */
-    int one = split ? nd->in[0] : nd->out[0], many_n = split ? nd->n_out : nd->n_in;
-    const int *many = split ? nd->out : nd->in;
-    if (tensor_act(m, mem, one, split ? &src : &dst))
-        STOP("task %d (node %s): %s is not a 4-D activation", ti, nn, m->tensors[one].name);
+    int one = split ? s->nd->in[0] : s->nd->out[0], many_n = split ? s->nd->n_out : s->nd->n_in;
+    const int *many = split ? s->nd->out : s->nd->in;
+    if (tensor_act(s, one, split ? &src : &dst))
+        STOP("task %d (node %s): %s is not a 4-D activation", s->ti, s->nn,
+             s->m->tensors[one].name);
     act *big = split ? &src : &dst;
     int64_t surf = (int64_t)big->h * big->w * big->c2, off = split ? t->rdma_src_addr : t->dst_addr;
     if ((split ? t->dst_addr : t->rdma_src_addr) != 0 || surf <= 0 || off % surf)
-        STOP("task %d (node %s): source 0x%llx, destination 0x%llx: not whole surfaces", ti, nn,
-             (long long)t->rdma_src_addr, (long long)t->dst_addr);
+        STOP("task %d (node %s): source 0x%llx, destination 0x%llx: not whole surfaces", s->ti,
+             s->nn, (long long)t->rdma_src_addr, (long long)t->dst_addr);
     int c0 = (int)(off / surf) * big->c2, start = 0, pick = -1;
     for (int k = 0; k < many_n && pick < 0; k++) {
-        const rknn_tensor *x = &m->tensors[many[k]];
+        const rknn_tensor *x = &s->m->tensors[many[k]];
         int ch = x->nd == 4 ? (int)x->shape[1] : -1;
         if (start == c0 && ch == t->out_c)
             pick = many[k];
         start += ch;
     }
     act *small = split ? &dst : &src;
-    if (pick < 0 || tensor_act(m, mem, pick, small) || small->h != big->h ||
+    if (pick < 0 || tensor_act(s, pick, small) || small->h != big->h ||
         small->w != big->w || t->out_w != big->w || t->out_h != big->h)
-        STOP("task %d (node %s): no %s of %d channels at channel %d (cube %dx%dx%d)", ti, nn,
+        STOP("task %d (node %s): no %s of %d channels at channel %d (cube %dx%dx%d)", s->ti, s->nn,
              split ? "output" : "input", t->out_c, c0, t->out_w, t->out_h, t->out_c);
-    if (!mem->written[split ? one : pick])
-        STOP("task %d (node %s): its source was not computed", ti, nn);
+    if (!s->mem->written[split ? one : pick])
+        STOP("task %d (node %s): its source was not computed", s->ti, s->nn);
     for (int c = 0; c < t->out_c; c++)
         for (int y = 0; y < big->h; y++)
             for (int x = 0; x < big->w; x++) {
@@ -63,8 +61,8 @@ int emu_run_copy(const rknn_model *m, int ti, const emu_task *t, const regstate 
                 else
                     dst.p[act_off(&dst, c0 + c, y, x)] = sat8(v);
             }
-    wrote(mem, split ? pick : one, rows, 0, big->h);
-    mem->copy_out = split ? pick : one;
+    wrote(s, split ? pick : one, 0, big->h);
+    s->mem->copy_out = split ? pick : one;
 out:
     return rc;
 }
@@ -75,11 +73,8 @@ out:
  *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
  * (BS_MUL_CFG: operand bits 16..31, shift bits 8..13; EW_CVT_SCALE as ConvAdd's).
  * Only the register words yolov8n's Adds write are taken; anything else stops. */
-int emu_run_add(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
-               int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+int emu_run_add(const emu_step *s, const emu_task *t)
 {
-    const rknn_node *nd = &m->nodes[node];
-    const char *nn = node_name(m, node);
     int rc = 0;
     act a, b, o;
     uint32_t mul = R(0x4048), ewc = R(0x4078);
@@ -90,17 +85,17 @@ int emu_run_add(const rknn_model *m, int ti, const emu_task *t, const regstate *
         t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
         STOP("task %d (node %s): DPU-only task (DATA_FORMAT 0x%x, EW 0x%x, BS 0x%x, BS_MUL 0x%x, "
              "ERDMA 0x%x, addresses 0x%llx 0x%llx 0x%llx): not a whole-tensor add as emulated",
-             ti, nn, R(0x4010), R(0x4070), R(0x4040), mul, R(0x5034),
+             s->ti, s->nn, R(0x4010), R(0x4070), R(0x4040), mul, R(0x5034),
              (long long)t->rdma_src_addr, (long long)t->ew_addr, (long long)t->dst_addr);
     int64_t alu = (int32_t)R(0x4044), ewoff = (int32_t)R(0x4074);
-    if (nd->n_in != 2 || in_out_acts(m, mem, nd, &a, &o) || tensor_act(m, mem, nd->in[1], &b) ||
+    if (s->nd->n_in != 2 || in_out_acts(s, &a, &o) || tensor_act(s, s->nd->in[1], &b) ||
         a.c != o.c || b.c != o.c ||
         a.h != o.h || b.h != o.h || a.w != o.w || b.w != o.w || t->out_c != o.c ||
         t->out_h != o.h || t->out_w != o.w)
-        STOP("task %d (node %s): not two inputs of the output's shape (cube %dx%dx%d)", ti, nn,
-             t->out_w, t->out_h, t->out_c);
-    if (!mem->written[nd->in[0]] || !mem->written[nd->in[1]])
-        STOP("task %d (node %s): an input was not computed", ti, nn);
+        STOP("task %d (node %s): not two inputs of the output's shape (cube %dx%dx%d)", s->ti,
+             s->nn, t->out_w, t->out_h, t->out_c);
+    if (!s->mem->written[s->nd->in[0]] || !s->mem->written[s->nd->in[1]])
+        STOP("task %d (node %s): an input was not computed", s->ti, s->nn);
     int ms = (int)(mul >> 8 & 0x3f), es = (int)(ewc >> 16 & 0x3f);
     int64_t mo = (int16_t)(mul >> 16), es_mul = ewc & 0xffff;
     for (int c = 0; c < o.c; c++)
@@ -111,7 +106,7 @@ int emu_run_add(const rknn_model *m, int ti, const emu_task *t, const regstate *
                 o.p[act_off(&o, c, y, x)] =
                     sat8(rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset);
             }
-    wrote(mem, nd->out[0], rows, 0, o.h);
+    wrote(s, s->nd->out[0], 0, o.h);
 out:
     return rc;
 }
@@ -125,11 +120,8 @@ out:
  * scale 1, shift 0, offset 0): out[c][y][x] = in[c][y / 2][x / 2]. The source
  * and destination offsets pick the same surface of the node's input and
  * output. Only the register words yolov8n's Resizes write are taken. */
-int emu_run_resize(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
-                  int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+int emu_run_resize(const emu_step *s, const emu_task *t)
 {
-    const rknn_node *nd = &m->nodes[node];
-    const char *nn = node_name(m, node);
     int rc = 0;
     act in, out;
     uint32_t sw = (R(0x500c) & 0x1fff) + 1, sh = (R(0x5010) & 0x1fff) + 1, sc = (R(0x5014) & 0x1fff) + 1;
@@ -141,11 +133,11 @@ int emu_run_resize(const rknn_model *m, int ti, const emu_task *t, const regstat
         R(0x4050) != 0x126)
         STOP("task %d (node %s): DPU-only task (FEATURE_MODE 0x%x, DATA_FORMAT 0x%x, RDMA mode 0x%x, "
              "DMA 0x%x, BS 0x%x, BN 0x%x, EW 0x%x, OUT_CVT 0x%x/0x%x/%u, notch 0x%x): not a 2x "
-             "nearest upsample as emulated", ti, nn, R(0x400c), R(0x4010), R(0x5044), R(0x5048),
+             "nearest upsample as emulated", s->ti, s->nn, R(0x400c), R(0x4010), R(0x5044), R(0x5048),
              R(0x4040), R(0x4060), R(0x4070), R(0x4084), R(0x4080), R(0x4088), R(0x4038));
-    if (in_out_acts(m, mem, nd, &in, &out))
-        STOP("task %d (node %s): input or output not a 4-D activation", ti, nn);
-    const rknn_tensor *a = &m->tensors[nd->in[0]], *b = &m->tensors[nd->out[0]];
+    if (in_out_acts(s, &in, &out))
+        STOP("task %d (node %s): input or output not a 4-D activation", s->ti, s->nn);
+    const rknn_tensor *a = &s->m->tensors[s->nd->in[0]], *b = &s->m->tensors[s->nd->out[0]];
     int64_t isurf = (int64_t)in.w * in.h * in.c2, osurf = (int64_t)out.w * out.h * out.c2;
     if (sw != (uint32_t)in.w || sh != (uint32_t)in.h || 2 * sc != (uint32_t)in.c2 ||
         dw != 2 * sw || dh != sh || out.w != 2 * in.w || out.h != 2 * in.h || out.c != in.c ||
@@ -154,19 +146,19 @@ int emu_run_resize(const rknn_model *m, int ti, const emu_task *t, const regstat
         (src / isurf + 1) * in.c2 > in.c + in.c2 - 1)
         STOP("task %d (node %s): source %ux%ux%u at 0x%llx, destination %ux%ux%u at 0x%llx "
              "(surface stride %lld, add %lld) do not make a 2x upsample of one surface of "
-             "%dx%dx%d", ti, nn, sw, sh, sc, (long long)src, dw, dh, dc, (long long)dst,
+             "%dx%dx%d", s->ti, s->nn, sw, sh, sc, (long long)src, dw, dh, dc, (long long)dst,
              (long long)dsurf, (long long)sadd, in.w, in.h, in.c);
     if (!a->has_quant || !b->has_quant || a->scale != b->scale || a->zero_point != b->zero_point)
-        STOP("task %d (node %s): input and output quantization differ", ti, nn);
-    if (!mem->written[nd->in[0]])
-        STOP("task %d (node %s): its input was not computed", ti, nn);
-    const int8_t *s = in.p + src;
+        STOP("task %d (node %s): input and output quantization differ", s->ti, s->nn);
+    if (!s->mem->written[s->nd->in[0]])
+        STOP("task %d (node %s): its input was not computed", s->ti, s->nn);
+    const int8_t *from = in.p + src;
     int8_t *d = out.p + dst;
     for (int y = 0; y < out.h; y++)
         for (int x = 0; x < out.w; x++)
-            memcpy(d + ((int64_t)y * out.w + x) * out.c2, s + ((int64_t)(y / 2) * in.w + x / 2) * in.c2,
-                   (size_t)out.c2);
-    wrote(mem, nd->out[0], rows, 0, out.h);
+            memcpy(d + ((int64_t)y * out.w + x) * out.c2,
+                   from + ((int64_t)(y / 2) * in.w + x / 2) * in.c2, (size_t)out.c2);
+    wrote(s, s->nd->out[0], 0, out.h);
 out:
     return rc;
 }

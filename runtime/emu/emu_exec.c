@@ -292,6 +292,10 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
             res->tasks_output_op++; /* reformatting for the CPU: done below from its input */
             continue;
         }
+        int rows[2] = {0, 0}, out_t = nd->n_out ? nd->out[0] : -1;
+        emu_step st = {.m = m, .ti = i, .node = s->node, .grp = g, .rs = rs, .nd = nd,
+                       .nn = node_name(m, s->node), .mem = &mem, .rows = rows, .err = err,
+                       .errlen = errlen};
         if (t->op == EMU_OP_POOL) {
             /* one pixel copied onto itself (4 per ConvAdd on rk3588): changes nothing when its
              * source and destination are the same buffer; anything else stops */
@@ -302,11 +306,10 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
                 continue;
             }
             if (nd->type && !strcmp(nd->type, "MaxPool")) {
-                int prow[2] = {0, 0};
-                if ((rc = emu_run_pool(m, i, t, rs, g, s->node, &mem, prow, err, errlen)))
+                if ((rc = emu_run_pool(&st, t)))
                     goto out;
                 res->tasks_run++;
-                if (index && (rc = index_task(m, &mem, i, t, s->node, nd->out[0], prow, dump_dir,
+                if (index && (rc = index_task(m, &mem, i, t, s->node, nd->out[0], rows, dump_dir,
                                               index, err, errlen)))
                     goto out;
                 continue;
@@ -345,19 +348,17 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
                     goto out;
                 }
         }
-        int rows[2] = {0, 0}, out_t = nd->n_out ? nd->out[0] : -1;
         if (t->op == EMU_OP_ELTWISE && (!strcmp(nd->type, "Split") || !strcmp(nd->type, "Concat"))) {
-            if ((rc = emu_run_copy(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
+            if ((rc = emu_run_copy(&st, t)))
                 goto out;
             out_t = mem.copy_out;
         } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Resize")) {
-            if ((rc = emu_run_resize(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
+            if ((rc = emu_run_resize(&st, t)))
                 goto out;
         } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Add")) {
-            if ((rc = emu_run_add(m, i, t, rs, g, s->node, &mem, rows, err, errlen)))
+            if ((rc = emu_run_add(&st, t)))
                 goto out;
-        } else if ((rc = emu_run_conv(m, file, len, i, t, rs, g, s->node, s->lut, &mem, rows,
-                                      err, errlen))) {
+        } else if ((rc = emu_run_conv(&st, t, file, len, s->lut))) {
             goto out;
         }
         res->tasks_run++;

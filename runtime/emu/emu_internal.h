@@ -79,47 +79,59 @@ static inline const char *node_name(const rknn_model *m, int node)
     return node >= 0 && node < m->n_nodes && m->nodes[node].name ? m->nodes[node].name : "?";
 }
 
+/* Where a task runs: task ti of graph node node (nd, named nn in messages),
+ * with register group grp's state, over mem. The runner puts the output rows
+ * it wrote in rows[] and a stop's reason in err. */
+typedef struct emu_step {
+    const rknn_model *m;
+    int ti, node, grp;
+    const regstate *rs;
+    const rknn_node *nd;
+    const char *nn;
+    emu_mem *mem;
+    int *rows;
+    char *err;
+    size_t errlen;
+} emu_step;
+
 /* the activation of graph tensor i */
-static inline int tensor_act(const rknn_model *m, emu_mem *mem, int i, act *a)
+static inline int tensor_act(const emu_step *s, int i, act *a)
 {
-    return act_of(&m->tensors[i], mem, i, a);
+    return act_of(&s->m->tensors[i], s->mem, i, a);
 }
 
-/* the activations of a node's first input and its one output: -1 when it has
- * no input, other than one output, or either is not a 4-D activation */
-static inline int in_out_acts(const rknn_model *m, emu_mem *mem, const rknn_node *nd, act *in,
-                              act *out)
+/* the activations of the node's first input and its one output: -1 when it
+ * has no input, other than one output, or either is not a 4-D activation */
+static inline int in_out_acts(const emu_step *s, act *in, act *out)
 {
-    return nd->n_out != 1 || nd->n_in < 1 || tensor_act(m, mem, nd->in[0], in) ||
-                   tensor_act(m, mem, nd->out[0], out)
+    const rknn_node *nd = s->nd;
+    return nd->n_out != 1 || nd->n_in < 1 || tensor_act(s, nd->in[0], in) ||
+                   tensor_act(s, nd->out[0], out)
                ? -1
                : 0;
 }
 
-/* tensor t computed; rows[] = the rows y0..y1 the task wrote */
-static inline void wrote(emu_mem *mem, int t, int *rows, int y0, int y1)
+/* tensor t computed; the task wrote its rows y0..y1 */
+static inline void wrote(const emu_step *s, int t, int y0, int y1)
 {
-    mem->written[t] = 1;
-    rows[0] = y0;
-    rows[1] = y1;
+    s->mem->written[t] = 1;
+    s->rows[0] = y0;
+    s->rows[1] = y1;
 }
 
-/* in a runner (rc, err, errlen, label out): stop the run with the reason */
-#define STOP(...) do { rc = rt_err(err, errlen, RT_EUNSUPPORTED, __VA_ARGS__); goto out; } while (0)
+/* in a runner of step s (with rc and a label out): stop the run with the reason */
+#define STOP(...)                                                                 \
+    do {                                                                          \
+        rc = rt_err(s->err, s->errlen, RT_EUNSUPPORTED, __VA_ARGS__);             \
+        goto out;                                                                 \
+    } while (0)
 
-/* The task runners: task ti of group grp's register state, for graph node
- * node, over mem; rows[] gets the output rows it wrote. RT_OK, or an error
- * that says what is not emulated. */
-int emu_run_conv(const rknn_model *m, const uint8_t *file, size_t len, int ti, const emu_task *t,
-                 const regstate *rs, int grp, int node, int lut, emu_mem *mem, int *rows,
-                 char *err, size_t errlen);
-int emu_run_copy(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
-                 int node, emu_mem *mem, int *rows, char *err, size_t errlen);
-int emu_run_add(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
-                int node, emu_mem *mem, int *rows, char *err, size_t errlen);
-int emu_run_resize(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
-                   int node, emu_mem *mem, int *rows, char *err, size_t errlen);
-int emu_run_pool(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
-                 int node, emu_mem *mem, int *rows, char *err, size_t errlen);
+/* The task runners: RT_OK, or an error that says what is not emulated. A conv
+ * also reads the file's weights and the LUT tensor lut's table. */
+int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len, int lut);
+int emu_run_copy(const emu_step *s, const emu_task *t);
+int emu_run_add(const emu_step *s, const emu_task *t);
+int emu_run_resize(const emu_step *s, const emu_task *t);
+int emu_run_pool(const emu_step *s, const emu_task *t);
 
 #endif

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#define R(a) reg_or0(rs, grp, (a))
+#define R(a) reg_or0(s->rs, s->grp, (a))
 
 /* A PPU task of a MaxPool node (yolov8n's SPPF: 5 x 5, stride 1, pad 2, each
  * node as two column tiles of 10 outputs): the window's largest input byte,
@@ -14,18 +14,16 @@
  * OPERATION_MODE_CFG's notch (pixels to the end of the line) in C2 bytes. The
  * input and output must share their quantization (max pooling does not
  * requantize). Only the register words yolov8n's MaxPools write are taken. */
-int emu_run_pool(const rknn_model *m, int ti, const emu_task *t, const regstate *rs, int grp,
-                 int node, emu_mem *mem, int *rows, char *err, size_t errlen)
+int emu_run_pool(const emu_step *s, const emu_task *t)
 {
-    const rknn_node *nd = &m->nodes[node];
-    const char *nn = node_name(m, node);
     int rc = 0;
     act in, out;
     uint32_t mode = R(0x6024), pad1 = R(0x6044);
     int notch = (int)(mode >> 16 & 0x1fff);
-    if (strcmp(nd->type, "MaxPool") || nd->n_in != 1 || in_out_acts(m, mem, nd, &in, &out) ||
+    if (strcmp(s->nd->type, "MaxPool") || s->nd->n_in != 1 || in_out_acts(s, &in, &out) ||
         in.c2 != out.c2)
-        STOP("task %d (node %s): a PPU task whose node is not a MaxPool of one 4-D activation", ti, nn);
+        STOP("task %d (node %s): a PPU task whose node is not a MaxPool of one 4-D activation",
+             s->ti, s->nn);
     /* method 1 (max), flying mode 1 (PPU_RDMA source), no index output; the pad
      * value -128 in all four words, PPU_RDMA 0x7018 = 1 (unnamed), int8 */
     if ((mode & 0xe000ffffu) != 0x11 || t->pool_method != 1 || pad1 != 0x7ff80 ||
@@ -33,19 +31,19 @@ int emu_run_pool(const rknn_model *m, int ti, const emu_task *t, const regstate 
         R(0x7030) != 0 || (R(0x6084) & 0xf) || R(0x60dc) != 3 || R(0x6038) || R(0x603c))
         STOP("task %d (node %s): PPU task (OPERATION_MODE 0x%x, pad value 0x%x, DATA_FORMAT 0x%x, "
              "MISC 0x%x, PPU_RDMA 0x7018 0x%x / DATA_FORMAT 0x%x): not a max pooling as emulated",
-             ti, nn, mode, pad1, R(0x6084), R(0x60dc), R(0x7018), R(0x7030));
+             s->ti, s->nn, mode, pad1, R(0x6084), R(0x60dc), R(0x7018), R(0x7030));
     int64_t line = (int64_t)in.w * in.c2, surf = line * in.h;
     int64_t oline = (int64_t)out.w * out.c2, osurf = oline * out.h;
     if (R(0x7024) != line || R(0x7028) != surf || R(0x607c) != osurf || R(0x6084) != osurf ||
         (t->pool_out_w + notch) * (int64_t)out.c2 != oline)
         STOP("task %d (node %s): strides (source line %u surface %u, destination surface %u, "
-             "notch %d) are not the tensors' (%lld, %lld, %lld)", ti, nn, R(0x7024), R(0x7028),
-             R(0x607c), notch, (long long)line, (long long)surf, (long long)osurf);
-    const rknn_tensor *ti_ = &m->tensors[nd->in[0]], *to = &m->tensors[nd->out[0]];
+             "notch %d) are not the tensors' (%lld, %lld, %lld)", s->ti, s->nn, R(0x7024),
+             R(0x7028), R(0x607c), notch, (long long)line, (long long)surf, (long long)osurf);
+    const rknn_tensor *ti_ = &s->m->tensors[s->nd->in[0]], *to = &s->m->tensors[s->nd->out[0]];
     if (!ti_->has_quant || !to->has_quant || ti_->scale != to->scale ||
         ti_->zero_point != to->zero_point)
         STOP("task %d (node %s): input and output quantization differ: a requantizing pool is "
-             "not emulated", ti, nn);
+             "not emulated", s->ti, s->nn);
     int64_t src = t->pool_src_addr, dst = t->pool_dst_addr;
     int x0 = (int)(src % line / in.c2), y0 = (int)(src / line);
     int ox0 = (int)(dst % oline / out.c2), oy0 = (int)(dst / oline);
@@ -59,11 +57,11 @@ int emu_run_pool(const rknn_model *m, int ti, const emu_task *t, const regstate 
         (t->pool_in_w + pl + pr - kw) / sx + 1 != t->pool_out_w ||
         (t->pool_in_h + pt + pb - kh) / sy + 1 != t->pool_out_h)
         STOP("task %d (node %s): pooling tile (source 0x%llx %dx%dx%d, destination 0x%llx "
-             "%dx%dx%d, kernel %dx%d, pads %d %d %d %d) does not fit the tensors", ti, nn,
+             "%dx%dx%d, kernel %dx%d, pads %d %d %d %d) does not fit the tensors", s->ti, s->nn,
              (long long)src, t->pool_in_w, t->pool_in_h, t->pool_in_c, (long long)dst,
              t->pool_out_w, t->pool_out_h, t->pool_out_c, kw, kh, pt, pb, pl, pr);
-    if (!mem->written[nd->in[0]])
-        STOP("task %d (node %s): its input was not computed", ti, nn);
+    if (!s->mem->written[s->nd->in[0]])
+        STOP("task %d (node %s): its input was not computed", s->ti, s->nn);
     int padv = (int16_t)(pad1 & 0xffff);
     for (int c = 0; c < out.c; c++)
         for (int oy = 0; oy < t->pool_out_h; oy++)
@@ -79,7 +77,7 @@ int emu_run_pool(const rknn_model *m, int ti, const emu_task *t, const regstate 
                     }
                 out.p[act_off(&out, c, oy0 + oy, ox0 + ox)] = sat8(best);
             }
-    wrote(mem, nd->out[0], rows, oy0, oy0 + t->pool_out_h);
+    wrote(s, s->nd->out[0], oy0, oy0 + t->pool_out_h);
 out:
     return rc;
 }
