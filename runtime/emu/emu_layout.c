@@ -52,6 +52,8 @@ typedef struct emu_layout {
     size_t n_words;
     uint32_t conv_mode_code; /* CNA mode code of a plain convolution */
     uint32_t pixel_mode_code; /* of a convolution over 8-bit pixels (f3), 0 none */
+    int base;               /* the layout it extends (its words, fields and meanings
+                               hold where this one names nothing else), 0 none */
 } emu_layout;
 
 #define T(f) offsetof(emu_task, f)
@@ -321,176 +323,29 @@ static const emu_word f2_words[] = {
     ONE(0x507c, "DPU_RDMA_507C", 0x0),
 };
 
-/* The "f3" layout (rv1126b, NPU name "RKNPU f3", toolkit 2.3.2): f2's offsets
- * and fields, plus CNA 0x1020 (one kernel's weight bytes) and the pixel input
+/* The "f3" layout (rv1126b, NPU name "RKNPU f3", toolkit 2.3.2): f2 (its base)
+ * plus CNA 0x1020 (one kernel's weight bytes) and the pixel input
  * mode of the image conv (mode code 6: 8-bit pixels, CNA 0x1084 the bytes
  * subtracted per channel, 0x1070 the pad pixel; its weights in rows of 16
  * bytes, docs/rknn-format.md "Register layout f3"). Read off
  * multiple_input_demo.rv1126b.rknn against the rk3576 file. */
 static const emu_field f3_fields[] = {
-    {0x100c, 0, 3, 0, F_INT, T(conv_mode)},  {0x100c, 4, 6, 0, F_INT, T(in_prec)},
-    {0x100c, 7, 9, 0, F_INT, T(proc_prec)},  {0x1014, 0, 2, 0, F_INT, T(stride_x)},
-    {0x1014, 3, 5, 0, F_INT, T(stride_y)},   {0x1014, 16, 20, 1, F_INT, T(dil_x)},
-    {0x1014, 21, 25, 1, F_INT, T(dil_y)},    {0x1020, 0, 31, 0, F_I64, T(weight_bytes_per_kernel)},
-    {0x1024, 16, 20, 1, F_INT, T(kh)},       {0x1024, 24, 28, 1, F_INT, T(kw)},
-    {0x1028, 0, 15, 1, F_INT, T(in_c_real)}, {0x102c, 0, 10, 1, F_INT, T(in_h)},
-    {0x102c, 16, 26, 1, F_INT, T(in_w)},     {0x1070, 0, 31, 0, F_I32, T(pad_value)},
-    {0x1080, 0, 3, 0, F_INT, T(pad_top)},    {0x1080, 8, 11, 0, F_INT, T(pad_left)},
-    {0x1088, 0, 31, 0, F_I64, T(feature_addr)}, {0x1110, 0, 31, 0, F_I64, T(weight_addr)},
-    {0x301c, 0, 15, 1, F_INT, T(core_w)},    {0x301c, 16, 31, 1, F_INT, T(core_h)},
-    {0x3020, 0, 15, 1, F_INT, T(core_c)},    {0x3020, 0, 13, 1, F_INT, T(kernels)},
-    {0x4010, 26, 28, 0, F_INT, T(dpu_in_prec)}, {0x4010, 29, 31, 0, F_INT, T(out_prec)},
-    {0x4018, 4, 31, 0, F_I64, T(dst_addr)},  {0x401c, 0, 31, 0, F_I64, T(dst_surf_stride)},
-    {0x4020, 0, 12, 1, F_INT, T(out_w)},     {0x4024, 0, 12, 1, F_INT, T(out_h)},
-    {0x402c, 0, 12, 1, F_INT, T(out_c_orig)}, {0x407c, 0, 0, 0, F_INT, T(ew_bypass)},
-    {0x4080, 0, 15, 0, F_S16, T(ew_cvt_offset)}, {0x4084, 0, 31, 0, F_I64, T(ew_cvt_scale)},
-    {0x40ac, 0, 31, 0, F_S32, T(out_cvt_offset)}, {0x40b0, 0, 15, 0, F_INT, T(out_cvt_scale)},
-    {0x40b4, 0, 11, 0, F_INT, T(out_cvt_shift)}, {0x5020, 0, 31, 0, F_I64, T(bs_addr)},
-    {0x5034, 0, 0, 0, F_INT, T(erdma_disable)}, {0x5038, 0, 31, 0, F_I64, T(ew_addr)},
+    {0x1020, 0, 31, 0, F_I64, T(weight_bytes_per_kernel)},
 };
 
-/* every register the rv1126b conv tasks write: f2's words at this file's
- * values (0x101c = 16 kernels x 0x1020; 0x1028's upper half 0x0480 on the
+/* the words the rv1126b conv tasks write otherwise than the rk3576 ones (the
+ * rest as f2_words; 0x101c = 16 kernels x 0x1020; 0x1028's upper half 0x0480 on the
  * pixel conv; 0x104c 0x14370 on Conv_0, whose input scale is 0.949) */
 static const emu_word f3_words[] = {
-    ASIDE(0x1004, "CNA_S_POINTER"),
-    PART2(0x100c, "CNA_CONV_CON1", 0xfffffc00u, 0x20008000, 0x2000a000),
     ONE(0x1010, "CNA_1010", 0x3fff),
-    PART2(0x1014, "CNA_CONV_CON3", 0xfc00ffc0u, 0, 0x10000000),
-    ASIDE(0x1018, "CNA_1018"),
     TWO(0x101c, "CNA_WEIGHT_BYTES", 0x240, 0x300),
     FIELD(0x1020, "CNA_WEIGHT_BYTES_PER_KERNEL"),
-    PART(0x1024, "CNA_WEIGHT_KERNELS", 0xe0e0c000u, 0),
     PART2(0x1028, "CNA_DATAIN_CHANNEL", 0xffff0000u, 0x04000000, 0x04800000),
-    PART(0x102c, "CNA_DATAIN_SIZE", 0xf800f800u, 0),
     TWO(0x1030, "CNA_1030", 0x48007f, 0x60007f),
-    ASIDE(0x1034, "CNA_DATAOUT_PIXELS"),
-    ASIDE(0x1038, "CNA_1038"),
-    ASIDE(0x103c, "CNA_103C"),
-    ASIDE(0x1040, "CNA_1040"),
     TWO(0x1044, "CNA_1044", 0x800009, 0x800080),
-    TWO(0x1048, "CNA_1048", 0xe0, 0xe38e0),
     TWO(0x104c, "CNA_104C", 0x14370, 0x40004000),
-    TWO(0x1050, "CNA_1050", 0x10001, 0x14000),
-    ONE(0x1054, "CNA_1054", 0xffffff80),
-    TWO(0x1058, "CNA_1058", 0x0, 0xffffff80),
-    TWO(0x105c, "CNA_105C", 0x0, 0xffffff80),
-    ONE(0x1060, "CNA_1060", 0x0),
-    ONE(0x1064, "CNA_1064", 0x0),
-    ONE(0x1068, "CNA_1068", 0x0),
-    ONE(0x106c, "CNA_106C", 0x0),
-    FIELD(0x1070, "CNA_PAD_VALUE"),
-    ONE(0x1074, "CNA_1074", 0x0),
-    ASIDE(0x1078, "CNA_1078"),
-    ASIDE(0x107c, "CNA_107C"),
-    PART(0x1080, "CNA_PAD", 0xf0f0f0f0u, 0),
     TWO(0x1084, "CNA_PIXEL_OFFSETS", 0x808080, 0xffffff80),
-    FIELD(0x1088, "CNA_FEATURE_ADDR"),
-    ONE(0x108c, "CNA_108C", 0xf000f),
-    ASIDE(0x1090, "CNA_1090"),
-    ASIDE(0x1094, "CNA_1094"),
-    ASIDE(0x1098, "CNA_1098"),
-    ONE(0x109c, "CNA_109C", 0x0),
-    ONE(0x1100, "CNA_1100", 0x0),
-    ONE(0x1104, "CNA_1104", 0x0),
-    FIELD(0x1110, "CNA_WEIGHT_ADDR"),
-    ONE(0x1140, "CNA_1140", 0x0),
-    ONE(0x1144, "CNA_1144", 0x0),
     TWO(0x118c, "CNA_118C", 0x70007, 0x80007),
-    ASIDE(0x3004, "CORE_S_POINTER"),
-    ONE(0x3018, "CORE_3018", 0x10000081),
-    FIELD(0x301c, "CORE_DATAOUT_SIZE_0"),
-    PART(0x3020, "CORE_DATAOUT_SIZE_1", 0xffff0000u, 0),
-    ONE(0x3024, "CORE_3024", 0x0),
-    ASIDE(0x4004, "DPU_S_POINTER"),
-    ONE(0x400c, "DPU_400C", 0x40000004),
-    PART(0x4010, "DPU_DATA_FORMAT", 0x03ffffffu, 0),
-    ONE(0x4014, "DPU_4014", 0x0),
-    PART(0x4018, "DPU_DST_BASE_ADDR", 0xfu, 0),
-    FIELD(0x401c, "DPU_DST_SURF_STRIDE"),
-    PART(0x4020, "DPU_DATA_CUBE_WIDTH", 0xffffe000u, 0),
-    PART(0x4024, "DPU_DATA_CUBE_HEIGHT", 0xffffe000u, 0),
-    ONE(0x4028, "DPU_4028", 0x0),
-    PART(0x402c, "DPU_DATA_CUBE_CHANNEL", 0xffffe000u, 0),
-    ONE(0x4030, "DPU_4030", 0x70710),
-    ASIDE(0x4034, "DPU_4034"),
-    ONE(0x4038, "DPU_4038", 0x120080),
-    ONE(0x403c, "DPU_403C", 0x0),
-    ONE(0x4044, "DPU_4044", 0x1),
-    ONE(0x4048, "DPU_4048", 0x80000000),
-    ONE(0x404c, "DPU_404C", 0x7fffffff),
-    ONE(0x4050, "DPU_BS_CFG", 0x80011011),
-    ONE(0x4058, "DPU_4058", 0x80000000),
-    ONE(0x405c, "DPU_405C", 0x7fffffff),
-    ONE(0x4060, "DPU_4060", 0x903),
-    ONE(0x406c, "DPU_406C", 0x80000000),
-    ONE(0x4070, "DPU_4070", 0x7fffffff),
-    ONE(0x4074, "DPU_4074", 0x80000000),
-    ONE(0x4078, "DPU_4078", 0x7fffffff),
-    TWO(0x407c, "DPU_EW_CFG", 0x010041c1, 0x8002c0c0),
-    PART(0x4080, "DPU_EW_CVT_OFFSET_VALUE", 0xffff0000u, 0),
-    PART(0x4084, "DPU_EW_CVT_SCALE_VALUE", 0xffc00000u, 0),
-    ONE(0x4088, "DPU_4088", 0x80000000),
-    ONE(0x408c, "DPU_408C", 0x7fffffff),
-    ONE(0x4090, "DPU_4090", 0x0),
-    ONE(0x4094, "DPU_4094", 0x0),
-    ONE(0x409c, "DPU_409C", 0x0),
-    ONE(0x40a4, "DPU_40A4", 0x80000000),
-    ONE(0x40a8, "DPU_40A8", 0x7fffffff),
-    FIELD(0x40ac, "DPU_OUT_CVT_OFFSET"),
-    PART2(0x40b0, "DPU_OUT_CVT_SCALE", 0xffff0000u, 0, 0x10000),
-    PART(0x40b4, "DPU_OUT_CVT_SHIFT", 0xfffff000u, 0),
-    TWO(0x40b8, "DPU_40B8", 0x4000, 0x6000),
-    ONE(0x40bc, "DPU_40BC", 0x0),
-    ONE(0x40c0, "DPU_40C0", 0x4440100),
-    ONE(0x40c8, "DPU_40C8", 0x0),
-    ONE(0x40cc, "DPU_40CC", 0x0),
-    ONE(0x40d0, "DPU_40D0", 0x40ffff),
-    ONE(0x4100, "DPU_4100", 0x0),
-    ONE(0x4104, "DPU_4104", 0x0),
-    ONE(0x4108, "DPU_4108", 0x0),
-    ONE(0x410c, "DPU_410C", 0x0),
-    ONE(0x4110, "DPU_4110", 0x0),
-    ONE(0x4114, "DPU_4114", 0x0),
-    ONE(0x4118, "DPU_4118", 0x0),
-    ONE(0x411c, "DPU_411C", 0x0),
-    ONE(0x4120, "DPU_4120", 0x0),
-    ONE(0x4130, "DPU_4130", 0x0),
-    ONE(0x4140, "DPU_4140", 0x0),
-    ONE(0x4144, "DPU_4144", 0x0),
-    ONE(0x4148, "DPU_4148", 0x0),
-    ONE(0x414c, "DPU_414C", 0x0),
-    ONE(0x4150, "DPU_4150", 0x0),
-    ONE(0x4154, "DPU_4154", 0x0),
-    ONE(0x4160, "DPU_4160", 0x0),
-    ONE(0x4170, "DPU_4170", 0x0),
-    ONE(0x4174, "DPU_4174", 0x0),
-    ONE(0x4184, "DPU_4184", 0x0),
-    ONE(0x4188, "DPU_4188", 0x0),
-    ONE(0x418c, "DPU_418C", 0x0),
-    ONE(0x4190, "DPU_4190", 0x0),
-    ONE(0x4194, "DPU_4194", 0x0),
-    ASIDE(0x5004, "DPU_RDMA_S_POINTER"),
-    ASIDE(0x500c, "DPU_RDMA_DATA_CUBE_WIDTH"),
-    ASIDE(0x5010, "DPU_RDMA_DATA_CUBE_HEIGHT"),
-    ASIDE(0x5014, "DPU_RDMA_DATA_CUBE_CHANNEL"),
-    ONE(0x5018, "DPU_RDMA_5018", 0x0),
-    ONE(0x501c, "DPU_RDMA_501C", 0x710),
-    FIELD(0x5020, "DPU_RDMA_BS_BASE_ADDR"),
-    ONE(0x5024, "DPU_RDMA_5024", 0x0),
-    ONE(0x5028, "DPU_RDMA_5028", 0x0),
-    ONE(0x502c, "DPU_RDMA_502C", 0x0),
-    ONE(0x5030, "DPU_RDMA_5030", 0x0),
-    TWO(0x5034, "DPU_RDMA_ERDMA_CFG", 0x41, 0x50000044),
-    FIELD(0x5038, "DPU_RDMA_EW_BASE_ADDR"),
-    ASIDE(0x5040, "DPU_RDMA_EW_SURF_STRIDE"),
-    TWO(0x5044, "DPU_RDMA_5044", 0x40000010, 0x40000018),
-    ONE(0x5048, "DPU_RDMA_5048", 0x0),
-    ASIDE(0x504c, "DPU_RDMA_504C"),
-    ONE(0x5064, "DPU_RDMA_5064", 0x0),
-    ASIDE(0x506c, "DPU_RDMA_506C"),
-    ONE(0x5078, "DPU_RDMA_5078", 0x0),
-    ONE(0x507c, "DPU_RDMA_507C", 0x0),
 };
 
 /* 0x4050 as the samples write it: per-channel add and multiply, shift 14
@@ -503,13 +358,8 @@ static const emu_meaning f2_meanings[] = {
     {0x4050, 0xffffffffu, 0x80011011u, T(bs.mul_shift), 14},
 };
 
-/* f3: f2's BS word; the pixel conv's channel word 0x0480000b is its 3 channels */
+/* f3: f2's BS word, and the pixel conv's channel word 0x0480000b is its 3 channels */
 static const emu_meaning f3_meanings[] = {
-    {0x4050, 0xffffffffu, 0x80011011u, T(bs.present), 1},
-    {0x4050, 0xffffffffu, 0x80011011u, T(bs.alu_src), 1},
-    {0x4050, 0xffffffffu, 0x80011011u, T(bs.mul_src), 1},
-    {0x4050, 0xffffffffu, 0x80011011u, T(bs.relu_bypass), 1},
-    {0x4050, 0xffffffffu, 0x80011011u, T(bs.mul_shift), 14},
     {0x1028, 0xffffffffu, 0x0480000bu, T(in_c_real), 3},
 };
 
@@ -523,11 +373,11 @@ static const emu_meaning t4_meanings[] = {
 
 static const emu_layout layouts[] = {
     {EMU_MAP_T4, t4_meanings, sizeof t4_meanings / sizeof t4_meanings[0], t4_fields, sizeof t4_fields / sizeof t4_fields[0], t4_words,
-     sizeof t4_words / sizeof t4_words[0], 2, 0},
+     sizeof t4_words / sizeof t4_words[0], 2, 0, 0},
     {EMU_MAP_F2, f2_meanings, sizeof f2_meanings / sizeof f2_meanings[0], f2_fields,
-     sizeof f2_fields / sizeof f2_fields[0], f2_words, sizeof f2_words / sizeof f2_words[0], 2, 0},
+     sizeof f2_fields / sizeof f2_fields[0], f2_words, sizeof f2_words / sizeof f2_words[0], 2, 0, 0},
     {EMU_MAP_F3, f3_meanings, sizeof f3_meanings / sizeof f3_meanings[0], f3_fields,
-     sizeof f3_fields / sizeof f3_fields[0], f3_words, sizeof f3_words / sizeof f3_words[0], 2, 6},
+     sizeof f3_fields / sizeof f3_fields[0], f3_words, sizeof f3_words / sizeof f3_words[0], 2, 6, EMU_MAP_F2},
 };
 
 static const emu_layout *layout_of(int map)
@@ -555,7 +405,7 @@ static const emu_word *word_of(const emu_layout *l, uint16_t addr)
         else
             hi = mid;
     }
-    return NULL;
+    return l->base ? word_of(layout_of(l->base), addr) : NULL;
 }
 
 const char *emu_layout_reg_name(int map, uint16_t addr)
@@ -565,12 +415,13 @@ const char *emu_layout_reg_name(int map, uint16_t addr)
     return w ? w->name : NULL;
 }
 
-void emu_layout_decode(int map, emu_reg_get get, const void *ctx, emu_task *t)
+/* l's fields (meanings 0) or its meanings (1), its base's first */
+static void decode_layout(const emu_layout *l, int meanings, emu_reg_get get, const void *ctx,
+                          emu_task *t)
 {
-    const emu_layout *l = layout_of(map);
-    if (!l)
-        return;
-    for (size_t i = 0; i < l->n_fields; i++) {
+    if (l->base)
+        decode_layout(layout_of(l->base), meanings, get, ctx, t);
+    for (size_t i = 0; !meanings && i < l->n_fields; i++) {
         const emu_field *f = &l->fields[i];
         uint32_t v;
         if (!get(ctx, f->addr, &v))
@@ -591,12 +442,22 @@ void emu_layout_decode(int map, emu_reg_get get, const void *ctx, emu_task *t)
         if (f->off == T(bs.mul_shift))
             t->bs.present = 1;
     }
-    for (size_t i = 0; i < l->n_meanings; i++) {
+    for (size_t i = 0; meanings && i < l->n_meanings; i++) {
         const emu_meaning *e = &l->meanings[i];
         uint32_t v;
         if (get(ctx, e->addr, &v) && (v & e->mask) == e->val)
             *(int *)(void *)((char *)t + e->off) = e->set;
     }
+}
+
+void emu_layout_decode(int map, emu_reg_get get, const void *ctx, emu_task *t)
+{
+    const emu_layout *l = layout_of(map);
+    if (!l)
+        return;
+    /* every field before any meaning (a meaning may override a field) */
+    decode_layout(l, 0, get, ctx, t);
+    decode_layout(l, 1, get, ctx, t);
     /* f3's pixel input: a convolution whose feature is read as 8-bit pixels,
      * the bytes of 0x1084 subtracted per channel (see run_conv) */
     if (l->pixel_mode_code && t->conv_mode >= 0 && (uint32_t)t->conv_mode == l->pixel_mode_code) {
