@@ -185,6 +185,28 @@ int metrics_compute_typed(int ref_dtype, const void *ref, int x_dtype, const voi
     return RT_OK;
 }
 
+/* The float/float case without the per-element getter calls (the generic
+ * loop below costs three times the metrics pass on large dumps): the same
+ * comparisons, the same first-worst element. */
+static void tolerance_f32(const float *ref, const float *x, int64_t n, double atol,
+                          double rtol, tol_t *t)
+{
+    double worst = -1;
+    for (int64_t i = 0; i < n; i++) {
+        double r = ref[i], d = fabs((double)x[i] - r);
+        t->fail += !(d <= atol + rtol * fabs(r));
+        double rank = d < INFINITY ? d : INFINITY; /* NaN ranks as inf */
+        if (rank > worst) {
+            worst = rank;
+            t->worst = i;
+        }
+    }
+    if (t->worst >= 0) {
+        t->x = x[t->worst];
+        t->ref = ref[t->worst];
+    }
+}
+
 int metrics_tolerance(int ref_dtype, const void *ref, int x_dtype, const void *x, int64_t n,
                       double atol, double rtol, tol_t *t, char *err, size_t errlen)
 {
@@ -194,6 +216,10 @@ int metrics_tolerance(int ref_dtype, const void *ref, int x_dtype, const void *x
         return rt_err(err, errlen, RT_EUNSUPPORTED, "no tolerance check for dtype %s",
                       dtype_name(gr ? x_dtype : ref_dtype));
     *t = (tol_t){ 0, -1, NAN, NAN };
+    if (ref_dtype == DT_FLOAT && x_dtype == DT_FLOAT) {
+        tolerance_f32(ref, x, n, atol, rtol, t);
+        return RT_OK;
+    }
     for (int64_t i = 0; i < n; i++) {
         double r = gr(ref, i), v = gx(x, i), d = fabs(v - r);
         /* written so that a NaN difference fails */

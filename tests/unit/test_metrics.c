@@ -83,6 +83,34 @@ int main(void)
     CHECK(metrics_cos_grade(0.96, 0.99) == METRIC_GRADE_NEAR, "grade near");
     CHECK(metrics_cos_grade(0.94, 0.99) == METRIC_GRADE_BAD, "grade bad");
     CHECK(metrics_cos_grade(NAN, 0.99) == METRIC_GRADE_NAN, "grade nan");
+    /* Tolerance: |x - r| <= atol + rtol |r| per element; the worst element is
+     * the first one with the largest difference (index 6 and 9 both differ
+     * by 2), a NaN or inf ranks above all. */
+    float tr[21], tx[21];
+    for (int i = 0; i < 21; i++)
+        tr[i] = (float)i, tx[i] = (float)i;
+    tx[9] += 2, tx[6] -= 2, tx[20] += 0.5f, tx[5] += 1;
+    tol_t t;
+    CHECK(metrics_tolerance(DT_FLOAT, tr, DT_FLOAT, tx, 21, 0.6, 0, &t, NULL, 0) == 0, "tol rc");
+    CHECK(t.fail == 3 && t.worst == 6 && t.x == 4 && t.ref == 6, "tol fail %lld worst %lld",
+          (long long)t.fail, (long long)t.worst);
+    /* rtol 0.1 at r = 20 allows 2.0 more: index 20 (0.5 off) passes at atol 0 too */
+    CHECK(metrics_tolerance(DT_FLOAT, tr, DT_FLOAT, tx, 21, 0, 0.1, &t, NULL, 0) == 0 &&
+          t.fail == 3, "tol rtol %lld", (long long)t.fail);
+    tx[17] = NAN;
+    CHECK(metrics_tolerance(DT_FLOAT, tr, DT_FLOAT, tx, 21, 0.6, 0, &t, NULL, 0) == 0 &&
+          t.fail == 4 && t.worst == 17 && t.ref == 17, "tol nan %lld %lld",
+          (long long)t.fail, (long long)t.worst);
+    /* the generic path (doubles) agrees element for element */
+    double dr[21], dx[21];
+    for (int i = 0; i < 21; i++)
+        dr[i] = tr[i], dx[i] = tx[i];
+    tol_t u;
+    CHECK(metrics_tolerance(DT_DOUBLE, dr, DT_DOUBLE, dx, 21, 0.6, 0, &u, NULL, 0) == 0 &&
+          u.fail == t.fail && u.worst == t.worst, "tol generic %lld %lld", (long long)u.fail,
+          (long long)u.worst);
+    CHECK(metrics_tolerance(DT_FLOAT, tr, DT_FLOAT, tx, 0, 0.6, 0, &t, NULL, 0) == 0 &&
+          t.fail == 0 && t.worst == -1, "tol empty");
     /* compare's speed verdict: 1100 us against 1000 us is 10 % slower */
     char v[128];
     CHECK_NEAR(compare_slower_pct(1000, 1100), 10.0, 1e-9, "slower pct");
