@@ -8,6 +8,7 @@ missed=()
 for b in "run.sh:runtime and C API vs onnxruntime-node (median time <= 0.8x, RSS <= 1.5x)" \
          "api.sh:C API overhead (<= 5 % of a run) and zero-copy" \
          "quant.sh:int8 simulation (<= 0.5x fp32) and analysis (>= 3x numpy)" \
+         "tune.sh:tune of YOLOX-Nano over 20 calibration and 20 evaluation samples (<= 180 s)" \
          "npu_fidelity.sh:NPU cycles vs real RK3588 logs (exact), DDR cycles (+-15 %)" \
          "npu_models.sh:predicted frame time vs board timings (+-20 %)" \
          "npu_fp16.sh:frame model (int8-fitted) on the zoo's FP16 CLIP encoders (report)" \
