@@ -90,8 +90,14 @@
     .dw_ch = {64, 64, 32, 32, 16, 64}, .c2 = {16, 8, 8, 8, 4, 32}
 
 /* rk3566/rk3568 (table 8-1, Matmul B int8 [N/16,K/32,16,32], fp16 [N/8,K/16,8,16]):
- * int8 32x16, 16-bit 16x8, no tf32/int4 (table 3-12 "暂不支持"); DW 32 / 16;
- * C2 int8 8, fp16 4 (table 5-1). */
+ * int8 32x16, 16-bit 16x8, no tf32/int4 (table 3-12 "暂不支持"); C2 int8 8,
+ * fp16 4 (table 5-1). DW: int8 32 (table 8-1); fp16 32 as well, not the
+ * table's 16: DERIVED from rk3588, whose 13 real fp16 depthwise rows
+ * (triority-05) bill 64 channels a tap-cycle, its int8 DW width, where its
+ * table 8-2 gives 16-bit DW 32 (the table's DW column is an alignment, not
+ * the unit's width); the same relation taken for this chip and rk3562
+ * (UNVERIFIED: no fp16 depthwise row of either; docs/npu-model.md). */
+#define DW_FP16_AS_INT8 32
 /* The CPU that runs CPU-fallback layers (npu_cost). Core types: npu-hw.md §1.1
  * table, last column; clocks: the model zoo's benchmark configuration where
  * scaling_frequency.sh sets one (API, npu-benchmarks.md lines 13-15), else the
@@ -107,7 +113,7 @@
 
 #define RK356X_ARRAYS                                               \
     .mac_ic = {32, 16, 16, 16, 0, 0}, .mac_oc = {16, 8, 8, 8, 0, 0}, \
-    .dw_ch = {32, 16, 16, 16, 0, 0}, .c2 = {8, 4, 4, 4, 0, 0}
+    .dw_ch = {32, DW_FP16_AS_INT8, 16, 16, 0, 0}, .c2 = {8, 4, 4, 4, 0, 0}
 
 static const npu_platform_t platforms[] = {
     {
@@ -195,9 +201,10 @@ static const npu_platform_t platforms[] = {
         .name = "rk3562", .family = "rk3562",
         .cores = 1, .core_mask = 0x1, /* DT npu@ff300000; DRV core_mask 0x1 */
         /* table 8-4 + Matmul B int8 [N/16,K/32,16,32], fp16 [N/8,K/32,8,32]:
-         * int8 32x16, 16-bit 32x8, tf32 16x8; DW 32/16, tf32 8; C2 16/8/4 */
+         * int8 32x16, 16-bit 32x8, tf32 16x8; DW 32/16, tf32 8; C2 16/8/4;
+         * fp16 DW at the int8 width, as on rk3566 (DW_FP16_AS_INT8 above) */
         .mac_ic = {32, 32, 32, 32, 16, 0}, .mac_oc = {16, 8, 8, 8, 8, 0},
-        .dw_ch = {32, 16, 16, 16, 8, 0}, .c2 = {16, 8, 8, 8, 4, 0},
+        .dw_ch = {32, DW_FP16_AS_INT8, 16, 16, 8, 0}, .c2 = {16, 8, 8, 8, 4, 0},
         .npu_mhz = 1000,             /* DT OPP up to 1000M */
         .ddr_mhz = 1560,             /* API */
         .ddr_bus_bytes = 4,          /* UNVERIFIED */
