@@ -93,7 +93,8 @@ typedef struct npu_layer {
     uint64_t bytes_in, bytes_w, bytes_out;  /* DDR traffic estimate */
     uint64_t ddr_cycles, npu_cycles, total_cycles;
     double time_us;               /* as the level-4 (perf_debug) table prints it */
-    uint64_t lut_elems;           /* output elements of a lookup-table activation */
+    uint64_t lut_elems;           /* output elements through the DPU's per-element stage: a
+                                   * lookup-table activation or an elementwise layer */
     double frame_us;              /* this layer's share of a plain run (npu_frame_us), us */
     double mac_usage[NPU_MAX_CORES];  /* % per core */
     double workload[NPU_MAX_CORES];   /* % share per core */
@@ -217,7 +218,7 @@ double npu_frame_us(const npu_graph_t *ng);
  * f_lut with ddr = ddr_cycles * f_ddr (npu_platform.h). */
 double npu_frame_cycles(const npu_platform_t *p, double npu, double ddr_cycles, double lut_elems);
 /* 1 when the layer's activation goes through the NPU's lookup table
- * (Sigmoid, SiLU as ExSwish, Tanh, Elu, Softplus, Mish, Gelu). */
+ * (Sigmoid, SiLU as ExSwish, Tanh, Elu, Softplus, Mish, Gelu, HardSwish). */
 int npu_layer_uses_lut(const npu_layer_t *l);
 /* The op list's Transpose limits (npu_transpose.c) for perm of a 4-D input
  * of dims x on p (not RK356X, whose rules differ), int8 or 16-bit data: NULL

@@ -163,6 +163,27 @@ static int splits_on_cores(const npu_layer_t *l)
     return 0;
 }
 
+/* An elementwise layer of its own (Add, Sub, Mul, Div, Max, Min and their
+ * fused activations): every output element passes the DPU, as a lookup-table
+ * activation's does, and the frame model bills both at the chip's f_lut per
+ * element. FIT, not documented by the vendor: the compiled ppocrv4_det
+ * (toolkit 2.3.2, go-rknnlite-data), costed without it, is short of the
+ * board by 0.25, 0.50 and 0.57 cycles per element of its 71 Mul/Add layers
+ * on rk3588, rk3562 and rk3566, where the lookup-table rates fitted on the
+ * SiLU networks were 0.24, 0.48 and 0.46 (docs/npu-model.md). The level-4
+ * Time(us) model is fitted on the real tables without it. */
+static int dpu_elementwise(const npu_layer_t *l)
+{
+    static const char *const ew[] = {"Add", "Sub", "Mul", "Div", "Max", "Min", NULL};
+
+    if (l->kind != NPU_K_ELTWISE || l->target != NPU_TGT_NPU)
+        return 0;
+    for (int i = 0; ew[i]; i++)
+        if (!strncmp(l->optype, ew[i], strlen(ew[i])))
+            return 1;
+    return 0;
+}
+
 void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
 {
     const npu_platform_t *p = ng->plat;
@@ -295,7 +316,7 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
         }
         l->time_us = tc * maxshare / p->npu_mhz + p->t_layer_us[dt] +
                      (lut_px > 0 ? p->t_lut_us[dt] : 0);
-        if (npu_layer_uses_lut(l) && l->n_out > 0)
+        if ((npu_layer_uses_lut(l) || dpu_elementwise(l)) && l->n_out > 0)
             l->lut_elems = (uint64_t)numel(&l->out[0]);
         l->frame_us = npu_frame_cycles(p, (double)l->npu_cycles, (double)l->ddr_cycles,
                                        (double)l->lut_elems) * maxshare / p->npu_mhz +
@@ -348,8 +369,12 @@ double npu_frame_us(const npu_graph_t *ng)
 
 int npu_layer_uses_lut(const npu_layer_t *l)
 {
+    /* HardSwish too: x * HardSigmoid(x) is no single scale, bias and clip,
+     * which the DPU forms for HardSigmoid and Relu6; the guide lists Hardswish
+     * with Sigmoid, Tanh and Softplus among the low-efficiency non-ReLU
+     * activations (table 8-5, G:L9601; npu-hw.md §3.2) */
     static const char *const lut[] = {"ExSwish", "exSwish", "Tanh", "Softplus", "Mish", "Gelu",
-                                      NULL};
+                                      "HardSwish", NULL};
     size_t n = strlen(l->optype);
 
     for (int i = 0; lut[i]; i++)

@@ -27,15 +27,6 @@ typedef struct fz {
     graph_t *g;          /* the view: nodes are the copy */
     npu_fused_t *f;
     unsigned attention;  /* the chip's NPU has exSDPAttention */
-    /* x * Relu6(x + 3) / 6 as HardSwish: recognised but not applied. The
-     * compiler does fuse it (toolkit 2.3.2's compiled ppocrv4_det has
-     * ConvHardSwish), but the frame constants are fitted on the unfused
-     * graph: with it fused, ppocrv4_det (24 of them) is predicted 35 % under
-     * the model zoo's rk3588 time, without it 4 % (tests/tools/npu_models);
-     * refitted with it, both Paddle networks are still far under their
-     * board times (ppocrv4_det -31 %, ppocrv4_rec -31 % on rk3588 left
-     * out). See docs/vendor-rewrites.md and docs/npu-model.md */
-    int relu6_hswish;
     int *ncons;          /* per tensor: executed consumers in the view */
     int **cons;
 } fz_t;
@@ -638,8 +629,11 @@ static int match_act(fz_t *F, int head)
                     return 1;
                 }
             }
-        } else if (!strcmp(n->op, "Clip") && near(c, 1.0 / 6, 1e-3) && F->relu6_hswish) {
-            /* Relu6(x + 3): bounds from inputs (opset >= 11) or attributes */
+        } else if (!strcmp(n->op, "Clip") && near(c, 1.0 / 6, 1e-3)) {
+            /* Relu6(x + 3), Paddle's export: the compiler fuses it (toolkit
+             * 2.3.2's compiled ppocrv4_det has ConvHardSwish where the ONNX
+             * has Conv-Add-Clip-Mul-Div; docs/vendor-rewrites.md). Bounds from
+             * inputs (opset >= 11) or attributes */
             double lo = node_attr_float(n, "min", -INFINITY), hi = node_attr_float(n, "max", INFINITY);
             int a = prod_op(F, n->in[0], "Add");
             if (n->n_in > 1 && !cscalar(F, n->in[1], &lo))

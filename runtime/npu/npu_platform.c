@@ -49,8 +49,9 @@
  * are taken as they are (the runtime's estimate of the array: LOG-Y5's
  * Conv_0 measured 4041 us under perf_debug against our 3,686,400 cycles);
  * one per-layer cost for all chips, and per chip the DDR factor and the
- * lookup-table activation cost (cycles per output element) minimising the
- * largest relative error. Each model's error when left out of the fit is
+ * DPU's per-element cost (cycles per output element of a lookup-table
+ * activation or of an elementwise layer, npu_cost.c) minimising the largest
+ * relative error. Each model's error when left out of the fit is
  * printed beside it. Other dtypes reuse the int8 values (UNVERIFIED, not
  * fitted: on the zoo's FP16 CLIP ViT-B/32 encoders, bench/npu_fp16.sh, the
  * text encoder comes within -32..+26 % on four chips but the image encoder
@@ -62,10 +63,11 @@
  * column is max(DDR, NPU) (G table 3-2, full overlap), which is its
  * scheduler's estimate, not a timing; fitted jointly with the per-layer cost
  * on the same board table (grid 0..1 by 0.1), every model's error judged with
- * it left out: 0.5 and 9 us (full overlap: 15 us, left-out mean 10.6 % against
- * 8.2 %, docs/npu-model.md). */
-#define FRAME_LAYER_US 9.0
-#define FRAME_OVERLAP 0.5
+ * it left out: 0.3 and 10 us since cost model 6 (Paddle's HardSwish fused, the
+ * per-element cost on elementwise layers; 0.5 and 9 us before; full overlap:
+ * 15 us, left-out mean 10.6 % against 8.2 % then, docs/npu-model.md). */
+#define FRAME_LAYER_US 10.0
+#define FRAME_OVERLAP 0.3
 #define FRAME(ddr, lut)                                                        \
     .f_ddr = (ddr), .f_lut = (lut), .f_layer_us = FRAME_LAYER_US, .f_overlap = FRAME_OVERLAP
 
@@ -90,8 +92,14 @@
     .dw_ch = {64, 64, 32, 32, 16, 64}, .c2 = {16, 8, 8, 8, 4, 32}
 
 /* rk3566/rk3568 (table 8-1, Matmul B int8 [N/16,K/32,16,32], fp16 [N/8,K/16,8,16]):
- * int8 32x16, 16-bit 16x8, no tf32/int4 (table 3-12 "暂不支持"); DW 32 / 16;
- * C2 int8 8, fp16 4 (table 5-1). */
+ * int8 32x16, 16-bit 16x8, no tf32/int4 (table 3-12 "暂不支持"); C2 int8 8,
+ * fp16 4 (table 5-1). DW: int8 32 (table 8-1); fp16 32 as well, not the
+ * table's 16: DERIVED from rk3588, whose 13 real fp16 depthwise rows
+ * (triority-05) bill 64 channels a tap-cycle, its int8 DW width, where its
+ * table 8-2 gives 16-bit DW 32 (the table's DW column is an alignment, not
+ * the unit's width); the same relation taken for this chip and rk3562
+ * (UNVERIFIED: no fp16 depthwise row of either; docs/npu-model.md). */
+#define DW_FP16_AS_INT8 32
 /* The CPU that runs CPU-fallback layers (npu_cost). Core types: npu-hw.md §1.1
  * table, last column; clocks: the model zoo's benchmark configuration where
  * scaling_frequency.sh sets one (API, npu-benchmarks.md lines 13-15), else the
@@ -107,7 +115,7 @@
 
 #define RK356X_ARRAYS                                               \
     .mac_ic = {32, 16, 16, 16, 0, 0}, .mac_oc = {16, 8, 8, 8, 0, 0}, \
-    .dw_ch = {32, 16, 16, 16, 0, 0}, .c2 = {8, 4, 4, 4, 0, 0}
+    .dw_ch = {32, DW_FP16_AS_INT8, 16, 16, 0, 0}, .c2 = {8, 4, 4, 4, 0, 0}
 
 static const npu_platform_t platforms[] = {
     {
@@ -121,7 +129,7 @@ static const npu_platform_t platforms[] = {
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0xef000,       /* 956 KB assignable, 4 KB granularity (G:L7310, L7332, DT reg 0xef000) */
         TIME_MODEL,
-        FRAME(1.45, 0.24),
+        FRAME(1.50, 0.20),
         .cbuf_bytes = 384 * 1024,    /* "384KBx3 internal buffer" (npu-hw.md §1.1) */
         .max_tasks_per_commit = 4095, /* DRV rk3588 12-bit task number */
         /* 4x A76 + 4x A55 (npu-hw.md §1.1: eval_perf lists clusters at 1.8/2.256/2.304 GHz,
@@ -151,7 +159,7 @@ static const npu_platform_t platforms[] = {
          * Internal buffer by default is our reading (UNVERIFIED: no RK3576 level-3 log). */
         .nbuf_bytes = 512 * 1024,
         TIME_MODEL,
-        FRAME(1.50, 0.00),
+        FRAME(2.00, 0.00),
         .cbuf_bytes = 384 * 1024,    /* UNVERIFIED: assumed as rk3588 */
         .max_tasks_per_commit = 65535, /* DRV 16-bit */
         /* 4x A72 + 4x A53 (DT cpus, npu-hw.md §1.1); big clock 2.016 GHz (API
@@ -169,7 +177,7 @@ static const npu_platform_t platforms[] = {
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0,             /* DRV nbuf_size 0 */
         TIME_MODEL,
-        FRAME(1.25, 0.46),
+        FRAME(1.40, 0.42),
         .cbuf_bytes = 256 * 1024,    /* UNVERIFIED */
         .max_tasks_per_commit = 4095, /* DRV rk356x 12-bit */
         /* 4x A55 (datasheet text, npu-hw.md §1.1) at 1.8 GHz (UNVERIFIED) */
@@ -185,7 +193,7 @@ static const npu_platform_t platforms[] = {
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0,
         TIME_MODEL,
-        FRAME(1.90, 0.46),
+        FRAME(2.15, 0.40),
         .cbuf_bytes = 256 * 1024,    /* UNVERIFIED */
         .max_tasks_per_commit = 4095,
         /* 4x A55 (datasheet text, npu-hw.md §1.1) at 2.0 GHz (UNVERIFIED) */
@@ -195,9 +203,10 @@ static const npu_platform_t platforms[] = {
         .name = "rk3562", .family = "rk3562",
         .cores = 1, .core_mask = 0x1, /* DT npu@ff300000; DRV core_mask 0x1 */
         /* table 8-4 + Matmul B int8 [N/16,K/32,16,32], fp16 [N/8,K/32,8,32]:
-         * int8 32x16, 16-bit 32x8, tf32 16x8; DW 32/16, tf32 8; C2 16/8/4 */
+         * int8 32x16, 16-bit 32x8, tf32 16x8; DW 32/16, tf32 8; C2 16/8/4;
+         * fp16 DW at the int8 width, as on rk3566 (DW_FP16_AS_INT8 above) */
         .mac_ic = {32, 32, 32, 32, 16, 0}, .mac_oc = {16, 8, 8, 8, 8, 0},
-        .dw_ch = {32, 16, 16, 16, 8, 0}, .c2 = {16, 8, 8, 8, 4, 0},
+        .dw_ch = {32, DW_FP16_AS_INT8, 16, 16, 8, 0}, .c2 = {16, 8, 8, 8, 4, 0},
         .npu_mhz = 1000,             /* DT OPP up to 1000M */
         .ddr_mhz = 1560,             /* API */
         .ddr_bus_bytes = 4,          /* UNVERIFIED */
@@ -206,7 +215,7 @@ static const npu_platform_t platforms[] = {
         .nbuf_bytes = 256 * 1024,    /* DRV rk3562_rknpu_config nbuf_size, one core
                                       * (used as on rk3576, UNVERIFIED) */
         TIME_MODEL,
-        FRAME(1.25, 0.48),
+        FRAME(1.35, 0.44),
         .cbuf_bytes = 256 * 1024,    /* UNVERIFIED */
         .max_tasks_per_commit = 65535,
         /* 4x A53 (npu-hw.md §1.1, UNVERIFIED there) at 2.0 GHz (API scaling_frequency.sh) */
@@ -225,7 +234,7 @@ static const npu_platform_t platforms[] = {
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0,             /* system SRAM assigned to ISP/HPMCU in DT */
         TIME_MODEL,
-        FRAME(1.15, 0.56), /* fitted on table C (2023, SDK 1.5.x): no 2.3.2 column */
+        FRAME(1.30, 0.52), /* fitted on table C (2023, SDK 1.5.x): no 2.3.2 column */
         .cbuf_bytes = 128 * 1024,    /* UNVERIFIED */
         .max_tasks_per_commit = 65535,
         /* 1x A7 (npu-hw.md §1.1, UNVERIFIED there) at 1.2 GHz (UNVERIFIED) */
@@ -239,7 +248,7 @@ static const npu_platform_t platforms[] = {
         .npu_mhz = 500, .ddr_mhz = 924, .ddr_bus_bytes = 2, .ddr_eff = DDR_EFF,
         .sram_bytes = 0,
         TIME_MODEL,
-        FRAME(1.15, 0.56), /* rv1106's NPU and clocks: its fit (UNVERIFIED) */
+        FRAME(1.30, 0.52), /* rv1106's NPU and clocks: its fit (UNVERIFIED) */
         .cbuf_bytes = 128 * 1024,
         .max_tasks_per_commit = 65535,
         .cpu_core = "Cortex-A7", .cpu_big = 1, .cpu_mhz = 1200, .cpu_ipc = IPC_A7, /* as rv1106 */
@@ -262,7 +271,7 @@ static const npu_platform_t platforms[] = {
         .sram_bytes = 0,
         .nbuf_bytes = 512 * 1024,    /* DRV 0.9.8: nbuf 512 KiB, one core */
         TIME_MODEL,
-        FRAME(1.50, 0.00),           /* estimated: rk3576's fit (no benchmark) */
+        FRAME(2.00, 0.00),           /* estimated: rk3576's fit (no benchmark) */
         .cbuf_bytes = 384 * 1024,    /* estimated: as rk3576 */
         .max_tasks_per_commit = 65535, /* estimated: 16-bit as the newer configs */
         .cpu_core = "Cortex-A53", .cpu_big = 4, .cpu_mhz = 1600, .cpu_ipc = IPC_A53, /* estimated */
@@ -279,7 +288,7 @@ static const npu_platform_t platforms[] = {
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0,
         TIME_MODEL,
-        FRAME(1.15, 0.56),           /* estimated: rv1106's fit */
+        FRAME(1.30, 0.52),           /* estimated: rv1106's fit */
         .cbuf_bytes = 128 * 1024,    /* estimated */
         .max_tasks_per_commit = 65535,
         .cpu_core = "Cortex-A7", .cpu_big = 1, .cpu_mhz = 1200, .cpu_ipc = IPC_A7, /* estimated */
@@ -292,7 +301,7 @@ static const npu_platform_t platforms[] = {
         .npu_mhz = 500, .ddr_mhz = 924, .ddr_bus_bytes = 2, .ddr_eff = DDR_EFF, /* as rv1106b */
         .sram_bytes = 0,
         TIME_MODEL,
-        FRAME(1.15, 0.56),
+        FRAME(1.30, 0.52),
         .cbuf_bytes = 128 * 1024,
         .max_tasks_per_commit = 65535,
         .cpu_core = "Cortex-A7", .cpu_big = 1, .cpu_mhz = 1200, .cpu_ipc = IPC_A7,
@@ -311,7 +320,7 @@ static const npu_platform_t platforms[] = {
         .ddr_eff = DDR_EFF,
         .sram_bytes = 0,
         TIME_MODEL,
-        FRAME(1.15, 0.56),           /* estimated: rv1106's fit */
+        FRAME(1.30, 0.52),           /* estimated: rv1106's fit */
         .cbuf_bytes = 128 * 1024,    /* estimated */
         .max_tasks_per_commit = 65535,
         .cpu_core = "HiFi4 DSP", .cpu_big = 3, .cpu_mhz = 600, .cpu_ipc = IPC_A7, /* estimated */

@@ -67,7 +67,7 @@ typedef struct npu_platform {
  * npu_cost_model_fingerprint hashes every constant; tests/unit/test_npu_platform.c
  * pins its value for the current version, so a changed constant without a new
  * version fails there. */
-#define NPU_COST_MODEL_VERSION 4
+#define NPU_COST_MODEL_VERSION 6
 uint64_t npu_cost_model_fingerprint(void);
 
 /* Case-insensitive lookup ("RK3588" works); NULL if unknown. */

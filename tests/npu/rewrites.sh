@@ -108,12 +108,14 @@ for lead in ("conv", "relu"):
     act(f"swish_form_{lead}", [N("Sigmoid", ["h"], ["s"]), N("Mul", ["h", "s"], ["y"])], lead)
     act(f"swish_paddle_{lead}", [N("Mul", ["h", "one"], ["h1"]), N("Sigmoid", ["h1"], ["s"]),
                                  N("Mul", ["h", "s"], ["y"])], lead)
-# x * Relu6(x + 3) / 6 stays four NPU layers (board times, docs/vendor-rewrites.md)
-act("hswish_relu6_relu", [N("Add", ["h", "three"], ["h3"]), N("Clip", ["h3", "z", "six"], ["r6"]),
-                          N("Mul", ["h", "r6"], ["p"]), N("Div", ["p", "six"], ["y"])], "relu")
-m = onnx.load(f"{T}/hswish_relu6_relu.onnx")
-m.graph.initializer.extend([c("z", 0.0), c("six", 6.0)])
-onnx.save(m, f"{T}/hswish_relu6_relu.onnx")
+# x * Relu6(x + 3) / 6 (Paddle's export) is one HardSwish, as the compiler
+# makes it (toolkit 2.3.2's compiled ppocrv4_det: ConvHardSwish)
+for lead in ("conv", "relu"):
+    act(f"hswish_relu6_{lead}", [N("Add", ["h", "three"], ["h3"]), N("Clip", ["h3", "z", "six"], ["r6"]),
+                                 N("Mul", ["h", "r6"], ["p"]), N("Div", ["p", "six"], ["y"])], lead)
+    m = onnx.load(f"{T}/hswish_relu6_{lead}.onnx")
+    m.graph.initializer.extend([c("z", 0.0), c("six", 6.0)])
+    onnx.save(m, f"{T}/hswish_relu6_{lead}.onnx")
 # ---- ReduceMean over H,W = GlobalAveragePool (cascade of depthwise convs)
 save("gap_op", [N("Relu", ["x"], ["h"]), N("GlobalAveragePool", ["h"], ["y"])], [], [1, C, 20, 20])
 save("gap_mean", [N("Relu", ["x"], ["h"]), N("ReduceMean", ["h"], ["y"], axes=[2, 3])], [],
@@ -211,6 +213,7 @@ for lead in conv relu; do
     SUBST='s/ConvTanh/ConvExGelu/g; s/\bTanh\//exGelu\//g' same gelu_erf2_$lead gelu_op_$lead
     SUBST='s/ConvTanh/ConvExGelu/g; s/\bTanh\//exGelu\//g' same gelu_tanh_$lead gelu_op_$lead
     same hswish_hsig_$lead hswish_op_$lead
+    same hswish_relu6_$lead hswish_op_$lead
     same mish_form_$lead mish_op_$lead
     same swish_paddle_$lead swish_form_$lead
 done
@@ -221,8 +224,9 @@ l=$(layers gelu_erf_relu rk3588 fp16); case "$l" in *" exGelu/NPU/"*) ok ;; *) b
 l=$(layers swish_form_relu rk3588 fp16); case "$l" in *" exSwish/NPU/"*) ok ;; *) bad "swish: $l" ;; esac
 l=$(layers swish_paddle_conv rk3566 fp16); case "$l" in *ConvExSwish/NPU/*) ok ;; *) bad "paddle swish after conv: $l" ;; esac
 l=$(layers mish_form_relu rv1106 i8); case "$l" in *" exMish/NPU/"*) ok ;; *) bad "mish: $l" ;; esac
+l=$(layers hswish_relu6_conv rk3588 i8); case "$l" in *ConvHardSwish/NPU/*) ok ;; *) bad "relu6 hardswish after conv: $l" ;; esac
 l=$(layers hswish_relu6_relu rk3588 fp16)
-case "$l" in *CPU/*) bad "relu6 hardswish falls back: $l" ;; *" Add/NPU/"*" Clip/NPU/"*" Mul/NPU/"*" Mul/NPU/"*) ok ;; *) bad "relu6 hardswish: $l" ;; esac
+case "$l" in *CPU/*|*Clip/*|*Mul/*) bad "relu6 hardswish not fused: $l" ;; *" HardSwish/NPU/"*) ok ;; *) bad "relu6 hardswish: $l" ;; esac
 # no CPU Erf, ReduceMean, Sqrt left anywhere
 for m in gelu_erf_relu ln_torch gap_mean sm_form; do
     l=$(layers $m rk3588 fp16)
