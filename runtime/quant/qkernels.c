@@ -1060,17 +1060,33 @@ static vtile_q_fn *const vtile_q[16] = {
 #endif
 
 /* Weight quads for vtile: panel i, quad row k = (c4, kh, kw), row r holds
- * bytes w[m][4 c4 + j][kh][kw] (0 past C), m = i * GEMM_MR + r (0 past M). */
+ * bytes w[m][4 c4 + j][kh][kw] (0 past C), m = i * GEMM_MR + r (0 past M).
+ * A one-channel conv at stride and dilation 1 (MNIST's first) would leave
+ * three bytes of every word padding: its quads hold four taps of a row
+ * instead (wq_tap), quad row k = (kh, g) with bytes w[m][0][kh][4 g + j] (0
+ * past KW), against input words of four consecutive columns (vn_tap_plane):
+ * KH * ceil(KW / 4) quad rows instead of KH * KW. */
 static void vnni_pack(const conv_geom *c, quant_node *q)
 {
     int64_t C4 = (c->C + 3) / 4, KK = c->KH * c->KW, K = c->C * KK;
-    int64_t panels = (c->M + GEMM_MR - 1) / GEMM_MR;
-    q->wq_k = C4 * KK;
+    int64_t panels = (c->M + GEMM_MR - 1) / GEMM_MR, G4 = (c->KW + 3) / 4;
+    q->wq_tap = c->C == 1 && c->sh == 1 && c->sw == 1 && c->dh == 1 && c->dw == 1 && c->KW > 1;
+    q->wq_k = q->wq_tap ? c->KH * G4 : C4 * KK;
     q->wq = xaligned_alloc(sizeof(int32_t) * (size_t)(panels * q->wq_k * GEMM_MR));
     q->wsum = xmalloc(sizeof(int32_t) * (size_t)c->M);
     q->epi_init = xmalloc(sizeof(int32_t) * (size_t)c->M);
     q->epi_cf = xmalloc(sizeof(float) * (size_t)c->M);
-    for (int64_t m = 0; m < panels * GEMM_MR; m++)
+    for (int64_t m = 0; q->wq_tap && m < panels * GEMM_MR; m++)
+        for (int64_t kh = 0; kh < c->KH; kh++)
+            for (int64_t g = 0; g < G4; g++) {
+                uint32_t w = 0;
+                for (int64_t j = 0; j < 4 && m < c->M; j++)
+                    if (4 * g + j < c->KW)
+                        w |= (uint32_t)(uint8_t)q->w[m * K + kh * c->KW + 4 * g + j] << (8 * j);
+                q->wq[((m / GEMM_MR) * q->wq_k + kh * G4 + g) * GEMM_MR + m % GEMM_MR] =
+                    (int32_t)w;
+            }
+    for (int64_t m = 0; !q->wq_tap && m < panels * GEMM_MR; m++)
         for (int64_t c4 = 0; c4 < C4; c4++)
             for (int64_t kk = 0; kk < KK; kk++) {
                 uint32_t w = 0;
@@ -1168,11 +1184,43 @@ static void in_quads(const struct vn_job *j, const float *const *src,
     quant_q8_quads(rows, nch, n, &j->q->in, out);
 }
 
+/* Plane t (a batch item) of a one-channel conv on tap quads (wq_tap): word
+ * (a, b) holds the bytes of padded row a at columns b .. b + 3 (padding zp +
+ * 128; columns past the input's are padding too, read only by zero
+ * weights or dropped outputs). */
+static void vn_tap_plane(const vn_job *j, int64_t t)
+{
+    const conv_geom *c = j->c;
+    const int64_t Hq = j->Hq, Wq = j->Wq, wb = Wq + 3;
+    const uint8_t pad = (uint8_t)(j->q->in.zp + 128);
+    uint8_t *row = kernel_scratch(SCRATCH_Q_BLOCK, (size_t)wb);
+    uint32_t *d = j->xp + t * Hq * Wq;
+    int64_t ncol = c->W < wb - c->pl ? c->W : wb - c->pl;
+    for (int64_t a = 0; a < Hq; a++) {
+        int64_t ih = a - c->pt;
+        memset(row, pad, (size_t)wb);
+        if (ih >= 0 && ih < c->H && ncol > 0) {
+            int64_t off = (t * c->H + ih) * c->W;
+            if (j->xb)
+                memcpy(row + c->pl, j->xb + off, (size_t)ncol);
+            else
+                quant_q8_bytes(j->x + off, 1, ncol, ncol, &j->q->in, row + c->pl, ncol);
+        }
+        for (int64_t b = 0; b < Wq; b++) /* little-endian: byte k is column b + k */
+            memcpy(&d[a * Wq + b], row + b, sizeof(uint32_t));
+    }
+}
+
 /* Planes [t0, t1) of (batch, c4): padding and the quantized quads, in the
  * phase planes of the stride. */
 static void vn_pad_range(void *arg, int64_t t0, int64_t t1)
 {
     const vn_job *j = arg;
+    if (j->q->wq_tap) {
+        for (int64_t t = t0; t < t1; t++)
+            vn_tap_plane(j, t);
+        return;
+    }
     const conv_geom *c = j->c;
     const uint32_t pad = (uint32_t)(j->q->in.zp + 128) * 0x01010101u;
     const int64_t sh = c->sh, sw = c->sw, Hq = j->Hq, Wq = j->Wq, PQ = Hq * Wq;
@@ -1268,6 +1316,12 @@ static void vn_task_rows(const vn_job *j, int64_t t, const uint32_t **brow, vn_t
     k->m0 = mp * j->mchunk;
     k->m1 = k->m0 + j->mchunk < c->M ? k->m0 + j->mchunk : c->M;
     const uint32_t *xn = j->xp + k->ni * j->C4 * sh * sw * PQ;
+    if (j->q->wq_tap) { /* quad row (kh, g): row oh0 + kh from column 4 g on */
+        for (int64_t kh = 0, r = 0; kh < c->KH; kh++)
+            for (int64_t g = 0; g < (c->KW + 3) / 4; g++, r++)
+                brow[r] = xn + (k->oh0 + kh) * j->Wq + 4 * g;
+        return;
+    }
     for (int64_t c4 = 0, r = 0; c4 < j->C4; c4++)
         for (int64_t kk = 0; kk < KK; kk++, r++) {
             int64_t ry = kk / c->KW * c->dh, rx = kk % c->KW * c->dw;

@@ -35,7 +35,9 @@
  *    time (calibration ran before). An int8 Conv with one group runs as a
  *    byte dot product (vpdpbusd on AVX512-VNNI, 16-bit multiply-adds on
  *    AVX2): the input quantized to q + 128 in zp-padded planes of
- *    four-channel words (a stride's phase planes), exact int32 sums less
+ *    four-channel words (a stride's phase planes; a one-channel conv at
+ *    stride 1: words of four columns against four taps of a row), exact
+ *    int32 sums less
  *    (zp + 128) * sum w (the same integers as below); a depthwise one at
  *    least 4 wide on AVX512-VNNI + VBMI + VBMI2 the same way with four taps of a row
  *    to a word. With AVX512-VNNI, VBMI and VBMI2 and an output grid (a Relu
@@ -437,6 +439,7 @@ typedef struct quant_node {
     int32_t *wsum;        /* the sum of each output channel's weights, */
     int64_t wq_k;         /* and the quad rows per channel; or NULL, 0 */
     int wq_dw;            /* wq holds a depthwise conv's tap quads (qkernels.c) */
+    int wq_tap;           /* wq holds a one-channel conv's quads of 4 taps of a row */
     int32_t *epi_init;    /* with wq: per channel, the fused requantization's sum */
     float *epi_cf;        /* start and scale, set per run (qkernels.c, qepi_begin) */
     void *orig_priv;      /* the fp32 kernel's prepared state, released with it */
