@@ -182,7 +182,9 @@ static void prof_print(const graph_t *g, const prof_t *p, double median_ms)
     sort_prof = p;
     qsort(order, (size_t)n_run, sizeof(int), cmp_node_time);
     fprintf(stderr, "  slowest layers:\n");
-    for (int k = 0; k < n_run && k < 10; k++) {
+    const char *nl = getenv("BENCH_PROFILE_LAYERS");
+    int n_show = nl ? atoi(nl) : 10;
+    for (int k = 0; k < n_run && k < n_show; k++) {
         const node_t *n = &g->nodes[order[k]];
         const tensor_t *o = n->n_out > 0 && n->out[0] >= 0 ? &g->t[n->out[0]] : NULL;
         const tensor_t *in = n->n_in > 0 && n->in[0] >= 0 ? &g->t[n->in[0]] : NULL;
