@@ -19,7 +19,8 @@
  * --profile adds a per-op-type and slowest-layer breakdown on stderr, from the
  * layer hook's host_us over separate runs. They use exec_run_timed, which keeps the
  * executor's fusion (a Conv row then holds its fused activation chain, whose nodes
- * do not appear), so the breakdown is that of the timed runs. */
+ * do not appear), so the breakdown is that of the timed runs. BENCH_PROFILE_LAYERS=N lists the N
+ * slowest layers instead of 10. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
