@@ -743,7 +743,6 @@ T512 static void dw_plane512(const dw512_geom *d, const float *x, const float *w
     if (rs > d->OH)
         rs = d->OH;
     const int64_t hp = (rs - 1) * d->sy + span;
-    const int64_t ntap = d->KH * d->KW;
     int64_t toff[DW_MAXTAPS];
     /* column kx * dx is phase (kx * dx) % sx, column (kx * dx) / sx of it,
      * stepped without a division (one per tap cost more than a small plane's
@@ -774,6 +773,14 @@ T512 static void dw_plane512(const dw512_geom *d, const float *x, const float *w
             int64_t io[8];
             float *yo[8];
             __mmask16 sm[8];
+            /* kernel rows [ky0, ky1): those that reach an input row for one of
+             * the block's output rows r .. last; the others read only padding
+             * (PP-OCR's 5x5 convs over 2-row maps: 10 taps of 25) */
+            const int64_t last = r + (c + 7) / nc < rows ? r + (c + 7) / nc : rows - 1;
+            int64_t ky0 = d->pt - (oy0 + last) * d->sy, ky1 = d->IH + d->pt - (oy0 + r) * d->sy;
+            ky0 = ky0 <= 0 ? 0 : (ky0 + d->dy - 1) / d->dy;
+            ky1 = ky1 <= 0 ? 0 : (ky1 + d->dy - 1) / d->dy;
+            ky1 = ky1 < d->KH ? ky1 : d->KH;
             for (int v = 0; v < 8; v++) {
                 if (v0 + v < nvec) {
                     io[v] = r * d->sy * wph + c * 16;
@@ -790,7 +797,7 @@ T512 static void dw_plane512(const dw512_geom *d, const float *x, const float *w
                 }
             }
             __m512 a0 = bv, a1 = bv, a2 = bv, a3 = bv, a4 = bv, a5 = bv, a6 = bv, a7 = bv;
-            for (int64_t t = 0; t < ntap; t++) {
+            for (int64_t t = ky0 * d->KW; t < ky1 * d->KW; t++) {
                 const float *s = ph + toff[t];
                 __m512 w = _mm512_set1_ps(wk[t]);
                 a0 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[0]), a0);

@@ -1109,6 +1109,13 @@ int main(void)
     check_conv(2, 2, 2, 25, 66, 3, 1, 2, 2);   /* dilation */
     check_conv(2, 2, 2, 23, 47, 3, 3, 0, 1);   /* stride 3, no padding */
     check_conv(2, 2, 2, 9, 5, 7, 1, 3, 1);     /* kernel wider than the input */
+    /* planes of a few rows (PP-OCR's 5x5 over 2x96 maps): kernel rows that
+     * reach only padding are skipped, per block of eight vectors */
+    check_conv(4, 4, 4, 2, 96, 5, 1, 2, 1);
+    check_conv(3, 3, 3, 3, 50, 5, 1, 2, 1);
+    check_conv(2, 2, 2, 3, 45, 5, 2, 2, 1);
+    check_conv(2, 2, 2, 1, 40, 5, 1, 4, 2);    /* one row, dilated: taps 2 rows apart */
+    check_conv(2, 2, 2, 5, 21, 3, 1, 1, 1);
     /* dense 3x3 stride 1 (Winograd on AVX-512): odd sizes, pads 0..2, tails */
     check_conv(16, 11, 1, 37, 45, 3, 1, 1, 1);
     check_conv(24, 8, 1, 20, 33, 3, 1, 0, 1);
