@@ -797,17 +797,30 @@ T512 static void dw_plane512(const dw512_geom *d, const float *x, const float *w
                 }
             }
             __m512 a0 = bv, a1 = bv, a2 = bv, a3 = bv, a4 = bv, a5 = bv, a6 = bv, a7 = bv;
-            for (int64_t t = ky0 * d->KW; t < ky1 * d->KW; t++) {
-                const float *s = ph + toff[t];
-                __m512 w = _mm512_set1_ps(wk[t]);
-                a0 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[0]), a0);
-                a1 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[1]), a1);
-                a2 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[2]), a2);
-                a3 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[3]), a3);
-                a4 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[4]), a4);
-                a5 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[5]), a5);
-                a6 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[6]), a6);
-                a7 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[7]), a7);
+            if (nvec - v0 <= 4) {
+                /* a last block of four vectors or fewer (2 rows of 96: 12
+                 * vectors) leaves the other four chains idle */
+                for (int64_t t = ky0 * d->KW; t < ky1 * d->KW; t++) {
+                    const float *s = ph + toff[t];
+                    __m512 w = _mm512_set1_ps(wk[t]);
+                    a0 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[0]), a0);
+                    a1 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[1]), a1);
+                    a2 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[2]), a2);
+                    a3 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[3]), a3);
+                }
+            } else {
+                for (int64_t t = ky0 * d->KW; t < ky1 * d->KW; t++) {
+                    const float *s = ph + toff[t];
+                    __m512 w = _mm512_set1_ps(wk[t]);
+                    a0 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[0]), a0);
+                    a1 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[1]), a1);
+                    a2 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[2]), a2);
+                    a3 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[3]), a3);
+                    a4 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[4]), a4);
+                    a5 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[5]), a5);
+                    a6 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[6]), a6);
+                    a7 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[7]), a7);
+                }
             }
             DW_ACT8(e);
             _mm512_mask_storeu_ps(yo[0], sm[0], a0);
