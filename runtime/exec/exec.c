@@ -109,7 +109,10 @@ void op_parallel_for(op_ctx *c, int64_t n, range_fn fn, void *arg)
 
 void exec_parallel_for(exec_t *x, int64_t n, range_fn fn, void *arg)
 {
-    op_parallel_for(&x->ctx, n, fn, arg);
+    op_ctx c = x->ctx; /* the whole pool, also for a small model's executor */
+    c.nthreads = threadpool_size(x->pool);
+    c.pool = x->pool;
+    op_parallel_for(&c, n, fn, arg);
 }
 
 typedef struct span {
@@ -999,11 +1002,13 @@ int exec_create(graph_t *g, const exec_opts *o, exec_t **out, char *err, size_t 
         goto fail;
     /* Kernels split work on our pool and call BLAS single-threaded inside it. */
     openblas_set_num_threads(1);
-    if (!(o && o->exact_threads) && graph_work(g, x->order, x->n_order) < SMALL_MODEL_MACS)
-        nthreads = 1;
+    /* a small model's runs stay on the calling thread; exec_parallel_for
+     * (calibration's range searches between runs) still has the pool */
+    int serial = !(o && o->exact_threads) &&
+                 graph_work(g, x->order, x->n_order) < SMALL_MODEL_MACS;
     x->pool = nthreads > 1 ? threadpool_new(nthreads) : NULL;
-    x->ctx.nthreads = threadpool_size(x->pool);
-    x->ctx.pool = x->pool;
+    x->ctx.nthreads = serial ? 1 : threadpool_size(x->pool);
+    x->ctx.pool = serial ? NULL : x->pool;
     x->ctx.err = x->ctx_err;
     x->ctx.errlen = sizeof(x->ctx_err);
     *out = x;

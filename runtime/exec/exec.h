@@ -91,8 +91,9 @@ typedef int (*layer_hook)(const layer_event_t *ev, void *user);
 /* ---- executor ---------------------------------------------------------- */
 
 typedef struct exec_opts {
-    int nthreads;          /* 0: exec_default_threads(); a model of under 32M
-                              multiply-adds runs on the calling thread alone */
+    int nthreads;          /* 0: exec_default_threads(); the runs of a model of
+                              under 32M multiply-adds stay on the calling thread
+                              (exec_parallel_for still has them all) */
     int exact_threads;     /* nthreads threads whatever the model's size (tests
                               of the threaded kernels on small graphs) */
     size_t max_memory;     /* bytes the activation arena plus held_bytes may use;
