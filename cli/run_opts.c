@@ -142,7 +142,7 @@ static const cli_opt run_options[] = {
                  "refuse a model whose activations and inputs need more\n"
                  "(bytes, or with K, M, G, T: 512M, 4G; default: physical\n"
                  "memory, or the process's memory limit when lower)"),
-    CLI_OPT_CALL("--threads", 0, "N", threads, parse_n, "CPU threads (default: one per physical core allowed)"),
+    CLI_OPT_CALL("--threads", 0, "N", threads, parse_n, "CPU threads (default: one per physical core allowed; one for a model under 32M multiply-adds)"),
     CLI_OPT_CALL("--core-mask", 0, "M", core_mask, parse_core_mask,
                  "NPU cores as RKNN_NPU_CORE_*: 0 auto (default), 1, 2, 4, 3, 7"),
     CLI_OPT_FLAG("--sram", 0, sram,

@@ -109,7 +109,10 @@ void op_parallel_for(op_ctx *c, int64_t n, range_fn fn, void *arg)
 
 void exec_parallel_for(exec_t *x, int64_t n, range_fn fn, void *arg)
 {
-    op_parallel_for(&x->ctx, n, fn, arg);
+    op_ctx c = x->ctx; /* the whole pool, also for a small model's executor */
+    c.nthreads = threadpool_size(x->pool);
+    c.pool = x->pool;
+    op_parallel_for(&c, n, fn, arg);
 }
 
 typedef struct span {
@@ -921,6 +924,52 @@ out:
     return rc;
 }
 
+/* A model of fewer multiply-adds than this (about 0.3 ms of one core) runs on
+ * the calling thread whatever thread count was asked for: its layers are a few
+ * microseconds each, so a second thread saves little (ppocr's 16M-MAC
+ * direction classifier: 0.59 against 0.66 ms on an idle machine) and every
+ * layer's split waits for a worker that another process may have preempted
+ * on a shared machine (its 2-thread frames then took 0.65 or 1.0 ms, bimodal). */
+#define SMALL_MODEL_MACS (32LL << 20)
+
+static int64_t dim_or1(const tensor_t *t, int i)
+{
+    return t && i >= 0 && i < t->ndim && t->dims[i] > 0 ? t->dims[i] : 1;
+}
+
+/* Multiply-adds of one run: Conv, ConvTranspose, Gemm and MatMul by their
+ * shapes, one per output element for every other node. */
+static int64_t graph_work(const graph_t *g, const int *order, int n_order)
+{
+    int64_t work = 0;
+    for (int k = 0; k < n_order; k++) {
+        const node_t *n = &g->nodes[order[k]];
+        const tensor_t *a = n->n_in > 0 && n->in[0] >= 0 ? &g->t[n->in[0]] : NULL;
+        const tensor_t *w = n->n_in > 1 && n->in[1] >= 0 ? &g->t[n->in[1]] : NULL;
+        for (int i = 0; i < n->n_out; i++) {
+            if (n->out[i] < 0)
+                continue;
+            int64_t y = tensor_numel(&g->t[n->out[i]]), per = 1;
+            if (y < 0)
+                continue;
+            if (w && (!strcmp(n->op, "Conv") || !strcmp(n->op, "ConvTranspose"))) {
+                int64_t wn = tensor_numel(w);
+                /* Conv: Cg x kernel per output; ConvTranspose: (M/G) x kernel per input */
+                if (!strcmp(n->op, "Conv"))
+                    per = wn > 0 ? wn / dim_or1(w, 0) : 1;
+                else if (a && tensor_numel(a) > 0 && wn > 0)
+                    y = tensor_numel(a), per = wn / dim_or1(w, 0);
+            } else if (a && !strcmp(n->op, "MatMul")) {
+                per = dim_or1(a, a->ndim - 1);
+            } else if (a && !strcmp(n->op, "Gemm")) {
+                per = dim_or1(a, node_attr_int(n, "transA", 0) ? 0 : 1);
+            }
+            work += y * per;
+        }
+    }
+    return work;
+}
+
 int exec_create(graph_t *g, const exec_opts *o, exec_t **out, char *err, size_t errlen)
 {
     exec_t *x = xcalloc(1, sizeof(*x));
@@ -953,9 +1002,13 @@ int exec_create(graph_t *g, const exec_opts *o, exec_t **out, char *err, size_t 
         goto fail;
     /* Kernels split work on our pool and call BLAS single-threaded inside it. */
     openblas_set_num_threads(1);
+    /* a small model's runs stay on the calling thread; exec_parallel_for
+     * (calibration's range searches between runs) still has the pool */
+    int serial = !(o && o->exact_threads) &&
+                 graph_work(g, x->order, x->n_order) < SMALL_MODEL_MACS;
     x->pool = nthreads > 1 ? threadpool_new(nthreads) : NULL;
-    x->ctx.nthreads = threadpool_size(x->pool);
-    x->ctx.pool = x->pool;
+    x->ctx.nthreads = serial ? 1 : threadpool_size(x->pool);
+    x->ctx.pool = serial ? NULL : x->pool;
     x->ctx.err = x->ctx_err;
     x->ctx.errlen = sizeof(x->ctx_err);
     *out = x;
@@ -963,6 +1016,11 @@ int exec_create(graph_t *g, const exec_opts *o, exec_t **out, char *err, size_t 
 fail:
     exec_free(x);
     return rc;
+}
+
+int exec_threads(const exec_t *x)
+{
+    return x ? x->ctx.nthreads : 1;
 }
 
 void exec_free(exec_t *x)

@@ -91,7 +91,11 @@ typedef int (*layer_hook)(const layer_event_t *ev, void *user);
 /* ---- executor ---------------------------------------------------------- */
 
 typedef struct exec_opts {
-    int nthreads;          /* 0: exec_default_threads() */
+    int nthreads;          /* 0: exec_default_threads(); the runs of a model of
+                              under 32M multiply-adds stay on the calling thread
+                              (exec_parallel_for still has them all) */
+    int exact_threads;     /* nthreads threads whatever the model's size (tests
+                              of the threaded kernels on small graphs) */
     size_t max_memory;     /* bytes the activation arena plus held_bytes may use;
                               0: exec_default_memory_limit() */
     size_t held_bytes;     /* memory the caller already holds for this run (its
@@ -110,6 +114,8 @@ typedef struct exec exec_t;
  * with RT_EUNSUPPORTED and the figures; a failed allocation is RT_ENOMEM. */
 int exec_create(graph_t *g, const exec_opts *o, exec_t **out, char *err, size_t errlen);
 void exec_free(exec_t *x);
+/* The threads its runs use: the pool's size (1 for a small model, see exec_opts). */
+int exec_threads(const exec_t *x);
 
 /* Copies nbytes into graph input i; nbytes must equal the tensor's size. */
 int exec_set_input(exec_t *x, int i, const void *data, size_t nbytes, char *err, size_t errlen);

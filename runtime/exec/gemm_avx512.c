@@ -62,14 +62,17 @@ void gemm512_pack_a(const float *a, int64_t lda, int64_t M, int64_t K, float *ds
 
 #define T512 __attribute__((target("avx512f,avx512dq,avx2,fma"), optimize("O3")))
 
-/* x * sigmoid(x) = x / (1 + e^-x) in 14 vector operations: the epilogue of
+/* x * sigmoid(x) = x / (1 + e^-x) in 11 vector operations: the epilogue of
  * every SiLU conv, where at K = 64 it costs as much as a third of the tile's
  * multiply-adds. x is first raised to -88 (below, x * sigmoid(x) is under
  * 2e-36; NaN passes through max's second operand). e^-x = 2^y, y = -x log2 e
  * rounded to float: vreduceps gives f = y - floor(y) in [0, 1), a degree-5
  * polynomial fitted here for the least relative error on [0, 1) (8.6e-8)
  * gives 2^f, and vscalefps multiplies in 2^floor(y), +inf and 0 included;
- * 1 / (1 + e^-x) is a 14-bit reciprocal with one Newton step. The rounding of
+ * then one division, x / (1 + e^-x): the divider runs beside the FMA units,
+ * where a 14-bit reciprocal with a Newton step and the product took three
+ * more of their slots (a SiLU pass over 2048 floats in L1: 2.86 against
+ * 3.39 ns a vector, minimum of 400 alternating passes). The rounding of
  * y costs up to 1.23 |x| ulp on negative x, whose SiLU is then small: within
  * 4.5 + 1.25 max(0, -x) ulp of the double reference (test_kernels_nn.c).
  * The 17-operation form with an exact Cody-Waite reduction took 20 % longer
@@ -86,9 +89,7 @@ T512 static inline __attribute__((always_inline)) __m512 silu512(__m512 x)
     p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.931529641e-01f));
     p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.999999404e-01f));
     __m512 d = _mm512_add_ps(one, _mm512_scalef_ps(p, y));
-    __m512 q = _mm512_rcp14_ps(d);
-    q = _mm512_mul_ps(q, _mm512_fnmadd_ps(d, q, _mm512_set1_ps(2.0f)));
-    return _mm512_mul_ps(xm, q);
+    return _mm512_div_ps(xm, d);
 }
 
 T512 static inline __m512 act512_only(__m512 v, const gemm_epi *e)
@@ -742,7 +743,6 @@ T512 static void dw_plane512(const dw512_geom *d, const float *x, const float *w
     if (rs > d->OH)
         rs = d->OH;
     const int64_t hp = (rs - 1) * d->sy + span;
-    const int64_t ntap = d->KH * d->KW;
     int64_t toff[DW_MAXTAPS];
     /* column kx * dx is phase (kx * dx) % sx, column (kx * dx) / sx of it,
      * stepped without a division (one per tap cost more than a small plane's
@@ -773,6 +773,14 @@ T512 static void dw_plane512(const dw512_geom *d, const float *x, const float *w
             int64_t io[8];
             float *yo[8];
             __mmask16 sm[8];
+            /* kernel rows [ky0, ky1): those that reach an input row for one of
+             * the block's output rows r .. last; the others read only padding
+             * (PP-OCR's 5x5 convs over 2-row maps: 10 taps of 25) */
+            const int64_t last = r + (c + 7) / nc < rows ? r + (c + 7) / nc : rows - 1;
+            int64_t ky0 = d->pt - (oy0 + last) * d->sy, ky1 = d->IH + d->pt - (oy0 + r) * d->sy;
+            ky0 = ky0 <= 0 ? 0 : (ky0 + d->dy - 1) / d->dy;
+            ky1 = ky1 <= 0 ? 0 : (ky1 + d->dy - 1) / d->dy;
+            ky1 = ky1 < d->KH ? ky1 : d->KH;
             for (int v = 0; v < 8; v++) {
                 if (v0 + v < nvec) {
                     io[v] = r * d->sy * wph + c * 16;
@@ -789,17 +797,30 @@ T512 static void dw_plane512(const dw512_geom *d, const float *x, const float *w
                 }
             }
             __m512 a0 = bv, a1 = bv, a2 = bv, a3 = bv, a4 = bv, a5 = bv, a6 = bv, a7 = bv;
-            for (int64_t t = 0; t < ntap; t++) {
-                const float *s = ph + toff[t];
-                __m512 w = _mm512_set1_ps(wk[t]);
-                a0 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[0]), a0);
-                a1 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[1]), a1);
-                a2 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[2]), a2);
-                a3 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[3]), a3);
-                a4 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[4]), a4);
-                a5 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[5]), a5);
-                a6 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[6]), a6);
-                a7 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[7]), a7);
+            if (nvec - v0 <= 4) {
+                /* a last block of four vectors or fewer (2 rows of 96: 12
+                 * vectors) leaves the other four chains idle */
+                for (int64_t t = ky0 * d->KW; t < ky1 * d->KW; t++) {
+                    const float *s = ph + toff[t];
+                    __m512 w = _mm512_set1_ps(wk[t]);
+                    a0 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[0]), a0);
+                    a1 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[1]), a1);
+                    a2 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[2]), a2);
+                    a3 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[3]), a3);
+                }
+            } else {
+                for (int64_t t = ky0 * d->KW; t < ky1 * d->KW; t++) {
+                    const float *s = ph + toff[t];
+                    __m512 w = _mm512_set1_ps(wk[t]);
+                    a0 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[0]), a0);
+                    a1 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[1]), a1);
+                    a2 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[2]), a2);
+                    a3 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[3]), a3);
+                    a4 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[4]), a4);
+                    a5 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[5]), a5);
+                    a6 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[6]), a6);
+                    a7 = _mm512_fmadd_ps(w, _mm512_loadu_ps(s + io[7]), a7);
+                }
             }
             DW_ACT8(e);
             _mm512_mask_storeu_ps(yo[0], sm[0], a0);

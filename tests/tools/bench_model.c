@@ -19,7 +19,8 @@
  * --profile adds a per-op-type and slowest-layer breakdown on stderr, from the
  * layer hook's host_us over separate runs. They use exec_run_timed, which keeps the
  * executor's fusion (a Conv row then holds its fused activation chain, whose nodes
- * do not appear), so the breakdown is that of the timed runs. */
+ * do not appear), so the breakdown is that of the timed runs. BENCH_PROFILE_LAYERS=N lists the N
+ * slowest layers instead of 10. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,7 +183,9 @@ static void prof_print(const graph_t *g, const prof_t *p, double median_ms)
     sort_prof = p;
     qsort(order, (size_t)n_run, sizeof(int), cmp_node_time);
     fprintf(stderr, "  slowest layers:\n");
-    for (int k = 0; k < n_run && k < 10; k++) {
+    const char *nl = getenv("BENCH_PROFILE_LAYERS");
+    int n_show = nl ? atoi(nl) : 10;
+    for (int k = 0; k < n_run && k < n_show; k++) {
         const node_t *n = &g->nodes[order[k]];
         const tensor_t *o = n->n_out > 0 && n->out[0] >= 0 ? &g->t[n->out[0]] : NULL;
         const tensor_t *in = n->n_in > 0 && n->in[0] >= 0 ? &g->t[n->in[0]] : NULL;

@@ -202,7 +202,7 @@ static void check_concat(int kind)
 
     char err[256] = "";
     exec_t *ex = NULL;
-    exec_opts o = {.nthreads = 2};
+    exec_opts o = {.nthreads = 2, .exact_threads = 1};
     int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
     rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
     CHECK(rc == 0, "concat case %d: %s", kind, err);

@@ -14,7 +14,8 @@
  * depthwise conv reading it run as one kernel (check_pair): bit for bit the
  * two run apart, against double. Depthwise geometries (strides,
  * pads, dilations, planes taller than one row strip and wider than a register
- * block) against a direct convolution in double. */
+ * block) against a direct convolution in double. A small model's runs stay
+ * on one thread (check_threads). */
 #include "runtime/exec/exec.h"
 #include "runtime/model/model.h"
 #include "runtime/passes/passes.h"
@@ -265,7 +266,7 @@ static void check(int act, int oc, int group, int tap, int nthreads)
     exec_t *x = NULL;
     float in[C * H * W];
     double *ref = xmalloc(sizeof(double) * (size_t)(oc * H * W));
-    exec_opts o = {.nthreads = nthreads};
+    exec_opts o = {.nthreads = nthreads, .exact_threads = 1};
     const char *an = act_names[act];
 
     for (int i = 0; i < C * H * W; i++)
@@ -358,7 +359,7 @@ static void check_conv(int chans, int mo, int grp, int h, int w, int k, int st, 
             }
     char err[256] = "";
     exec_t *ex = NULL;
-    exec_opts o = {.nthreads = 2};
+    exec_opts o = {.nthreads = 2, .exact_threads = 1};
     int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
     rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
     rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(float) * nin, err, sizeof(err));
@@ -420,7 +421,7 @@ static void check_convt(int chans, int mo, int h, int w, int k)
             }
     char err[256] = "";
     exec_t *ex = NULL;
-    exec_opts o = {.nthreads = 2};
+    exec_opts o = {.nthreads = 2, .exact_threads = 1};
     int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
     rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
     rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(float) * nin, err, sizeof(err));
@@ -497,7 +498,7 @@ static void check_model(const char *path, const char *input, int64_t hh, int64_t
     exec_t *x = NULL;
     char err[256] = "";
     input_shape_t sh = {.name = input, .ndim = 4, .dims = {1, 3, hh, hw}};
-    exec_opts o = {.nthreads = 2};
+    exec_opts o = {.nthreads = 2, .exact_threads = 1};
     int rc = model_load_file(path, &g, err, sizeof(err));
     CHECK(rc == 0, "%s: %s", path, err);
     rc = rc ? rc : passes_prepare(g, &sh, 1, err, sizeof(err));
@@ -739,7 +740,7 @@ static void check_residual(int act, int k, int oc, int group, int late, int swap
         ref[i] += late ? fmax(rin[i], 0.0) : rin[i];
 
     exec_t *ex = NULL;
-    exec_opts o = {.nthreads = nthreads};
+    exec_opts o = {.nthreads = nthreads, .exact_threads = 1};
     int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
     rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
     rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(float) * (size_t)nx, err, sizeof(err));
@@ -861,7 +862,7 @@ static void check_gather(int single, int tap, int nthreads)
 
     char err[256] = "";
     exec_t *ex = NULL;
-    exec_opts o = {.nthreads = nthreads};
+    exec_opts o = {.nthreads = nthreads, .exact_threads = 1};
     int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
     rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
     rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(in), err, sizeof(err));
@@ -988,7 +989,7 @@ static float *run_pair(uint64_t seed, int ci, int mid, int h, int w, int kb, int
 
     char err[256] = "";
     exec_t *ex = NULL;
-    exec_opts o = {.nthreads = nthreads};
+    exec_opts o = {.nthreads = nthreads, .exact_threads = 1};
     int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
     rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
     rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(float) * (size_t)ci * h * w, err, sizeof(err));
@@ -1046,8 +1047,34 @@ static void check_pair(int ci, int mid, int h, int w, int kb, int sb, int pb, in
     free(y1);
 }
 
+/* A model of under 32M multiply-adds runs on one thread unless exact_threads:
+ * PP-OCR's direction classifier has 16.3M (its convs' output sizes times
+ * their weights per output channel), YOLOX-nano 504M. */
+static void check_threads(const char *path, const char *input, int64_t hh, int64_t hw, int exact,
+                          int want)
+{
+    graph_t *g = NULL;
+    exec_t *x = NULL;
+    char err[256] = "";
+    input_shape_t sh = {.name = input, .ndim = 4, .dims = {1, 3, hh, hw}};
+    exec_opts o = {.nthreads = 2, .exact_threads = exact};
+    int rc = model_load_file(path, &g, err, sizeof(err));
+    rc = rc ? rc : passes_prepare(g, &sh, 1, err, sizeof(err));
+    rc = rc ? rc : exec_create(g, &o, &x, err, sizeof(err));
+    CHECK(rc == 0, "%s: %s", path, err);
+    if (!rc)
+        CHECK(exec_threads(x) == want, "%s, 2 threads asked, exact %d: %d threads, expected %d",
+              path, exact, exec_threads(x), want);
+    exec_free(x);
+    graph_free(g);
+}
+
 int main(void)
 {
+    check_threads("tests/data/models/ppocr_mobile_v2.0_cls.onnx", "x", 48, 192, 0, 1);
+    check_threads("tests/data/models/ppocr_mobile_v2.0_cls.onnx", "x", 48, 192, 1, 2);
+    check_threads("tests/data/models/yolox_nano.onnx", "images", 416, 416, 0, 2);
+
     for (int act = 0; act < A_COUNT; act++) {
         check(act, 11, 1, 0, 1);   /* dense: partial row and column tiles */
         check(act, 16, 1, 0, 2);
@@ -1082,6 +1109,13 @@ int main(void)
     check_conv(2, 2, 2, 25, 66, 3, 1, 2, 2);   /* dilation */
     check_conv(2, 2, 2, 23, 47, 3, 3, 0, 1);   /* stride 3, no padding */
     check_conv(2, 2, 2, 9, 5, 7, 1, 3, 1);     /* kernel wider than the input */
+    /* planes of a few rows (PP-OCR's 5x5 over 2x96 maps): kernel rows that
+     * reach only padding are skipped, per block of eight vectors */
+    check_conv(4, 4, 4, 2, 96, 5, 1, 2, 1);
+    check_conv(3, 3, 3, 3, 50, 5, 1, 2, 1);
+    check_conv(2, 2, 2, 3, 45, 5, 2, 2, 1);
+    check_conv(2, 2, 2, 1, 40, 5, 1, 4, 2);    /* one row, dilated: taps 2 rows apart */
+    check_conv(2, 2, 2, 5, 21, 3, 1, 1, 1);
     /* dense 3x3 stride 1 (Winograd on AVX-512): odd sizes, pads 0..2, tails */
     check_conv(16, 11, 1, 37, 45, 3, 1, 1, 1);
     check_conv(24, 8, 1, 20, 33, 3, 1, 0, 1);

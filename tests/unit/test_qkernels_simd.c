@@ -181,7 +181,7 @@ static void one_case(const shape *s, int idx)
         }
 
     exec_t *ex = NULL;
-    exec_opts eo = {.nthreads = s->threads};
+    exec_opts eo = {.nthreads = s->threads, .exact_threads = 1};
     CHECK(exec_create(g, &eo, &ex, err, sizeof(err)) == 0, "%s", err);
     CHECK(exec_set_input(ex, 0, x, sizeof(float) * (size_t)nx, err, sizeof(err)) == 0, "%s", err);
     static const int isas[3] = {QISA_VNNI, QISA_AVX2, QISA_FLOAT};
@@ -264,7 +264,7 @@ static void mm_case(int R, int K, int N, int threads)
             want[r * N + n] = (float)((double)acc * ((double)act[xi].scale * p->scale) * 1.0f);
         }
     exec_t *ex = NULL;
-    exec_opts eo = {.nthreads = threads};
+    exec_opts eo = {.nthreads = threads, .exact_threads = 1};
     CHECK(exec_create(g, &eo, &ex, err, sizeof(err)) == 0, "%s", err);
     CHECK(exec_set_input(ex, 0, x, sizeof(float) * (size_t)(R * K), err, sizeof(err)) == 0, "%s",
           err);

@@ -85,7 +85,7 @@ static void model_case(const char *file, const char *shape, float lo, float hi, 
     float *in = NULL, **ref = NULL;
     int n_samples = 0, rc = model_load_file(path, &gf, err, sizeof err);
     rc = rc ? rc : passes_prepare(gf, &sh, 1, err, sizeof err);
-    exec_opts eo = {.nthreads = nthreads};
+    exec_opts eo = {.nthreads = nthreads, .exact_threads = 1};
     rc = rc ? rc : exec_create(gf, &eo, &xf, err, sizeof err);
     CHECK(rc == 0, "%s: %s", file, err);
     if (rc)

@@ -117,7 +117,7 @@ static void conv_case_nd(int N, int C, int M, int G, int H, int W, int K, int st
           qn && qn->wd, big);
 
     exec_t *x_ = NULL;
-    exec_opts eo = {.nthreads = 2};
+    exec_opts eo = {.nthreads = 2, .exact_threads = 1};
     CHECK(exec_create(g, &eo, &x_, err, sizeof(err)) == 0, "%s", err);
     CHECK(exec_set_input(x_, 0, x, sizeof(float) * (size_t)nx, err, sizeof(err)) == 0, "%s", err);
     CHECK(exec_run(x_, NULL, NULL, err, sizeof(err)) == 0, "%s", err);
@@ -250,7 +250,7 @@ static void ew_case(void)
             want[o][i] = v[o];
     }
     exec_t *x_ = NULL;
-    exec_opts eo = {.nthreads = 2};
+    exec_opts eo = {.nthreads = 2, .exact_threads = 1};
     CHECK(exec_create(g, &eo, &x_, err, sizeof(err)) == 0, "%s", err);
     CHECK(exec_set_input(x_, 0, xq, sizeof(xq), err, sizeof(err)) == 0, "%s", err);
     CHECK(exec_run(x_, NULL, NULL, err, sizeof(err)) == 0, "%s", err);
@@ -357,7 +357,7 @@ static void chain_case(int act, int C, int M, int G, int H, int W, int K, int st
         x[i] = quant_dq8(quant_q8(x[i], &act_p[xi]), &act_p[xi]);
 
     exec_t *ex = NULL;
-    exec_opts eo = {.nthreads = 2};
+    exec_opts eo = {.nthreads = 2, .exact_threads = 1};
     int events = 0, timed = 0;
     size_t bytes = sizeof(float) * (size_t)ny;
     CHECK(exec_create(g, &eo, &ex, err, sizeof(err)) == 0, "%s", err);
@@ -474,7 +474,7 @@ static void bytes_case(int act, int C, int M1, int K1, int M2, int K2, int s2, i
         x[i] = quant_dq8(quant_q8(x[i], &ap[xi]), &ap[xi]);
 
     exec_t *ex = NULL;
-    exec_opts eo = {.nthreads = 2};
+    exec_opts eo = {.nthreads = 2, .exact_threads = 1};
     int events = 0;
     size_t bytes = sizeof(float) * (size_t)ny;
     CHECK(exec_create(g, &eo, &ex, err, sizeof(err)) == 0, "%s", err);
