@@ -483,47 +483,51 @@ typedef struct qout_job {
     int64_t n;
     int req;              /* requantize (else the values are on the grid already) */
     uint8_t *b;           /* then the bytes of the values on the int8 grid, or NULL */
+    int pre;              /* a tensor whose requantization comes first (a composed
+                             Slice pair's inner one, qwrap_slice_run), or -1 */
 } qout_job;
 
 /* Tensors below 4 chunks stay on the calling thread: on a busy machine a pool
  * hand-off costs more than the pass over a small tensor. */
 #define QOUT_CHUNK 16384
 
+/* n values at data on tensor t's grid (int8, or float16). */
+static void qout_grid(const quant_graph *q, int t, float *data, int64_t n)
+{
+    if (q->type == QT_FP16 || (q->t_fp16 && q->t_fp16[t]))
+        quant_round_f16(data, n);
+    else
+        quant_qdq(data, n, &q->act[t]);
+}
+
 static void qout_range(void *arg, int64_t b, int64_t e)
 {
     const qout_job *j = arg;
     int64_t lo = b * QOUT_CHUNK, hi = e * QOUT_CHUNK < j->n ? e * QOUT_CHUNK : j->n;
-    if (!j->req)
-        ;
-    else if (j->q->type == QT_FP16 || (j->q->t_fp16 && j->q->t_fp16[j->t]))
-        quant_round_f16(j->data + lo, hi - lo);
-    else
-        quant_qdq(j->data + lo, hi - lo, &j->q->act[j->t]);
+    if (j->pre >= 0)
+        qout_grid(j->q, j->pre, j->data + lo, hi - lo);
+    if (j->req)
+        qout_grid(j->q, j->t, j->data + lo, hi - lo);
     if (j->b) /* while the chunk is in cache; exact: on the grid */
         quant_q8_bytes(j->data + lo, 1, hi - lo, hi - lo, &j->q->act[j->t], j->b + lo, hi - lo);
 }
 
-/* Tensor t's requantization (its int8 grid, or float16) of the n values at
- * data, on the executor's threads. */
-static void requant(op_ctx *c, const quant_graph *q, int t, float *data, int64_t n)
-{
-    qout_job j = {q, t, data, n, 1, NULL};
-    op_parallel_for_work(c, (n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range, &j);
-}
-
-/* The same (req 0: none) and, when an int8 Conv reads tensor t in a private
- * run, its bytes from the values on its int8 grid (quant_grid_bytes_exact). */
-static void requant_bytes(op_ctx *c, const quant_graph *q, int t, float *data, int64_t n,
-                          int req)
+/* Tensor t's requantization (its int8 grid, or float16; req 0: none) of the
+ * n values at data, on the executor's threads, after tensor pre's (-1: none;
+ * a composed Slice pair's inner one) in the same pass over each chunk; and,
+ * when an int8 Conv reads tensor t in a private run, its bytes from the
+ * values on its int8 grid (quant_grid_bytes_exact). */
+static void requant_bytes(op_ctx *c, const quant_graph *q, int pre, int t, float *data,
+                          int64_t n, int req)
 {
     quant_bytes *b = q->bytes ? q->bytes[t] : NULL;
     if (!c->private_run || !b || b->valid || b->n != n || q->type != QT_I8 ||
         (q->t_fp16 && q->t_fp16[t]) || !q->has_act[t] || q->fused[t] ||
         !quant_grid_bytes_exact(&q->act[t]))
         b = NULL;
-    if (!req && !b)
+    if (!req && !b && pre < 0)
         return;
-    qout_job j = {q, t, data, n, req, b ? b->q : NULL};
+    qout_job j = {q, t, data, n, req, b ? b->q : NULL, pre};
     op_parallel_for_work(c, (n + QOUT_CHUNK - 1) / QOUT_CHUNK, QOUT_CHUNK / 2, qout_range, &j);
     if (b)
         b->grid = q->act[t], b->valid = 1;
@@ -1027,30 +1031,35 @@ static int qwrap_slice_ok(graph_t *g, const node_t *n, const node_t *inner)
     return stock_slice(n) && stock_slice(inner);
 }
 
-/* The requantization n's wrapper gives its output, on data (of n's output's
- * size): none when n is not wrapped or keeps its values' grid. */
-static void slice_requant(op_ctx *c, const graph_t *g, const node_t *n, float *data, int64_t cnt)
+/* The tensor whose requantization n's wrapper gives n's output: -1 when n is
+ * not wrapped or keeps its values' grid. */
+static int slice_req_tensor(const graph_t *g, const node_t *n)
 {
     if (!n->def || n->def->run != qwrap_run)
-        return;
+        return -1;
     const qwrap *w = n->priv;
     int t = n->out[0];
     if (!needs_grid(w->q, t) || (w->on_grid & 1) || g->t[t].dtype != DT_FLOAT)
-        return;
-    requant(c, w->q, t, data, cnt);
+        return -1;
+    return t;
 }
 
 /* The one strided copy from inner's input, then inner's requantization and
- * n's: each value is the one inner would have put at that place, then n. */
+ * n's: each value is the one inner would have put at that place, then n.
+ * One pass over each chunk for both, which also writes n's bytes where an
+ * int8 Conv or a byte Concat reads them (requant_bytes: YOLOX's Focus
+ * Concat then maps its inputs' bytes instead of requantizing its floats). */
 static int qwrap_slice_run(op_ctx *c, graph_t *g, node_t *n, const node_t *inner)
 {
     int rc = slice_run_composed(c, g, n, inner);
     if (rc)
         return rc;
-    tensor_t *y = &g->t[n->out[0]];
-    bytes_stale(((const qwrap *)n->priv)->q, n->out[0]);
-    slice_requant(c, g, inner, y->data, tensor_numel(y));
-    slice_requant(c, g, n, y->data, tensor_numel(y));
+    const qwrap *w = n->priv;
+    int t = n->out[0];
+    tensor_t *y = &g->t[t];
+    bytes_stale(w->q, t);
+    requant_bytes(c, w->q, slice_req_tensor(g, inner), t, y->data, tensor_numel(y),
+                  slice_req_tensor(g, n) >= 0);
     return RT_OK;
 }
 
@@ -1166,7 +1175,7 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
         int t = n->out[k];
         if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done))
             continue;
-        requant_bytes(c, w->q, t, g->t[t].data, tensor_numel(&g->t[t]),
+        requant_bytes(c, w->q, -1, t, g->t[t].data, tensor_numel(&g->t[t]),
                       !(k < 32 && (w->on_grid >> k & 1)));
     }
     return RT_OK;
