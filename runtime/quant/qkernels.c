@@ -1066,6 +1066,16 @@ static vtile_q_fn *const vtile_q[16] = {
  * instead (wq_tap), quad row k = (kh, g) with bytes w[m][0][kh][4 g + j] (0
  * past KW), against input words of four consecutive columns (vn_tap_plane):
  * KH * ceil(KW / 4) quad rows instead of KH * KW. */
+/* Word g of a row of KW taps: bytes row[4 g + t], t < 4 (0 past KW); the
+ * tap quads of one-channel (vnni_pack) and depthwise (dwv_pack) convs. */
+static uint32_t tap_word(const int8_t *row, int64_t KW, int64_t g)
+{
+    uint32_t w = 0;
+    for (int64_t t = 0; t < 4 && 4 * g + t < KW; t++)
+        w |= (uint32_t)(uint8_t)row[4 * g + t] << (8 * t);
+    return w;
+}
+
 static void vnni_pack(const conv_geom *c, quant_node *q)
 {
     int64_t C4 = (c->C + 3) / 4, KK = c->KH * c->KW, K = c->C * KK;
@@ -1078,14 +1088,9 @@ static void vnni_pack(const conv_geom *c, quant_node *q)
     q->epi_cf = xmalloc(sizeof(float) * (size_t)c->M);
     for (int64_t m = 0; q->wq_tap && m < panels * GEMM_MR; m++)
         for (int64_t kh = 0; kh < c->KH; kh++)
-            for (int64_t g = 0; g < G4; g++) {
-                uint32_t w = 0;
-                for (int64_t j = 0; j < 4 && m < c->M; j++)
-                    if (4 * g + j < c->KW)
-                        w |= (uint32_t)(uint8_t)q->w[m * K + kh * c->KW + 4 * g + j] << (8 * j);
+            for (int64_t g = 0; g < G4; g++)
                 q->wq[((m / GEMM_MR) * q->wq_k + kh * G4 + g) * GEMM_MR + m % GEMM_MR] =
-                    (int32_t)w;
-            }
+                    m < c->M ? (int32_t)tap_word(q->w + m * K + kh * c->KW, c->KW, g) : 0;
     for (int64_t m = 0; !q->wq_tap && m < panels * GEMM_MR; m++)
         for (int64_t c4 = 0; c4 < C4; c4++)
             for (int64_t kk = 0; kk < KK; kk++) {
@@ -1768,12 +1773,9 @@ static void dwv_pack(const conv_geom *c, quant_node *q)
     for (int64_t m = 0; m < c->M; m++) {
         int32_t sum = 0;
         for (int64_t kh = 0; kh < c->KH; kh++)
-            for (int64_t g = 0; g < G4; g++) {
-                uint32_t w = 0;
-                for (int64_t t = 0; t < 4 && 4 * g + t < c->KW; t++)
-                    w |= (uint32_t)(uint8_t)q->w[m * KK + kh * c->KW + 4 * g + t] << (8 * t);
-                q->wq[m * q->wq_k + kh * G4 + g] = (int32_t)w;
-            }
+            for (int64_t g = 0; g < G4; g++)
+                q->wq[m * q->wq_k + kh * G4 + g] =
+                    (int32_t)tap_word(q->w + m * KK + kh * c->KW, c->KW, g);
         for (int64_t k = 0; k < KK; k++)
             sum += q->w[m * KK + k];
         q->wsum[m] = sum;
