@@ -416,7 +416,7 @@ static int sim_record(run_sim *r, const run_opts *o)
     rec->iters = r->iters;
     rec->warmup = r->warm;
     /* the count the frames ran on: a small model runs on one whatever was asked */
-    rec->threads = r->x ? exec_threads(r->x) : r->eo.nthreads ? r->eo.nthreads : exec_default_threads();
+    rec->threads = exec_threads(r->x);
     rec->layer_us = r->st.layer_us;
     rec->n_layers = r->st.n_layers;
     rec->dump_dir = o->dump;
