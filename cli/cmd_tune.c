@@ -88,7 +88,7 @@ static const cli_opt tune_cli_options[] = {
                  "single-layer cos (default 12; 0: every layer)"),
     CLI_OPT_STR("--mean", 0, "M", mean, "preprocessing of .png/.jpg samples (as run)"),
     CLI_OPT_STR("--std", 0, "S", std, "preprocessing of .png/.jpg samples (as run)"),
-    CLI_OPT_CALL("--threads", 0, "N", threads, parse_n, "CPU threads (default: all cores)"),
+    CLI_OPT_CALL("--threads", 0, "N", threads, parse_n, "CPU threads (default: one per physical core allowed)"),
     CLI_OPT_DB(db),
     CLI_OPT_FLAG("--no-db", 0, no_db, "store no runs"),
     CLI_OPT_FLAG("--no-progress", 0, no_progress,

@@ -12,7 +12,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct tune_session {
     tune_opts o;
@@ -206,11 +205,12 @@ static void *eval_worker_run(void *arg)
     return NULL;
 }
 
-/* The workers of an evaluation: one per core (--threads), at most one per
- * sample. */
+/* The workers of an evaluation: --threads, or one per physical core the
+ * process may run on (as the executor counts them, so taskset and cpusets are
+ * honoured), at most one per sample. */
 static int eval_workers(const tune_session *s)
 {
-    long n = s->o.threads > 0 ? s->o.threads : sysconf(_SC_NPROCESSORS_ONLN);
+    long n = s->o.threads > 0 ? s->o.threads : exec_default_threads();
     n = n < 1 ? 1 : n > s->ns ? s->ns : n;
     return n > 64 ? 64 : (int)n;
 }
