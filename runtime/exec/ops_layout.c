@@ -53,22 +53,64 @@ typedef struct sc_job {
     size_t es;
 } sc_job;
 
+/* Rows of 1 to 4 elements (a box's coordinates, a class pair): a call to
+ * memcpy per row would cost more than the copy. */
+static void copy_short(char *dst, const char *src, int64_t n, int64_t sstride, size_t es)
+{
+    if (es == 4) {
+        for (int64_t i = 0; i < n; i++)
+            ((uint32_t *)dst)[i] = ((const uint32_t *)src)[i * sstride];
+        return;
+    }
+    copy_elems(dst, src, n, sstride, es);
+}
+
 static void sc_range(void *arg, int64_t b, int64_t e)
 {
     const sc_job *j = arg;
-    int64_t inner = j->dims[j->nd - 1], ist = j->st[j->nd - 1];
-    for (int64_t row = b; row < e; row++) {
-        int64_t off = j->base, r = row;
-        for (int d = j->nd - 2; d >= 0; d--) {
-            off += (r % j->dims[d]) * j->st[d];
-            r /= j->dims[d];
+    const int outer = j->nd - 1;
+    int64_t inner = j->dims[outer], ist = j->st[outer];
+    int64_t idx[MODEL_MAX_DIMS], off = j->base, r = b;
+    /* the first row's index by division, the others by counting, because a
+     * division per row costs more than a short row's copy */
+    for (int d = outer - 1; d >= 0; d--) {
+        idx[d] = r % j->dims[d];
+        off += idx[d] * j->st[d];
+        r /= j->dims[d];
+    }
+    char *dst = j->dst + (size_t)(b * inner) * j->es;
+    size_t rb = (size_t)inner * j->es;
+    if (outer == 1 && ist == 1 && (rb == 4 || rb == 8 || rb == 16)) {
+        /* rows of one word, two or four with a fixed source step: copies of a
+         * constant size, which the compiler turns into plain loads and stores */
+        const char *src = j->src + (size_t)off * j->es;
+        size_t step = (size_t)j->st[0] * j->es;
+        for (int64_t row = b; row < e; row++, dst += rb, src += step) {
+            if (rb == 4)
+                memcpy(dst, src, 4);
+            else if (rb == 8)
+                memcpy(dst, src, 8);
+            else
+                memcpy(dst, src, 16);
         }
-        char *dst = j->dst + (size_t)(row * inner) * j->es;
+        return;
+    }
+    for (int64_t row = b; row < e; row++, dst += (size_t)inner * j->es) {
+        const char *src = j->src + (size_t)off * j->es;
         if (ist == 0) {
             for (int64_t i = 0; i < inner; i++)
-                memcpy(dst + (size_t)i * j->es, j->src + (size_t)off * j->es, j->es);
+                memcpy(dst + (size_t)i * j->es, src, j->es);
+        } else if (inner <= 4) {
+            copy_short(dst, src, inner, ist, j->es);
         } else {
-            copy_elems(dst, j->src + (size_t)off * j->es, inner, ist, j->es);
+            copy_elems(dst, src, inner, ist, j->es);
+        }
+        for (int d = outer - 1; d >= 0; d--) {
+            off += j->st[d];
+            if (++idx[d] < j->dims[d])
+                break;
+            idx[d] = 0;
+            off -= j->dims[d] * j->st[d];
         }
     }
 }
@@ -234,6 +276,30 @@ static void cat_range(void *arg, int64_t b, int64_t e)
     }
 }
 
+/* Outer rows whose pieces are all short (a box's 2 + 2 coordinates): one
+ * item per outer row instead of a division and a memcpy call per piece. */
+#define CAT_SHORT 64
+
+static void cat_short_range(void *arg, int64_t b, int64_t e)
+{
+    const cat_job *j = arg;
+    for (int i = 0; i < j->nin; i++) {
+        /* input by input: a constant copy size per loop, which the compiler
+         * turns into plain loads and stores */
+        const size_t br = j->brow[i];
+        const char *s = j->src[i] + (size_t)b * br;
+        char *d = j->dst + (size_t)b * j->orow + j->pos[i];
+        for (int64_t o = b; o < e; o++, s += br, d += j->orow) {
+            switch (br) {
+            case 4: memcpy(d, s, 4); break;
+            case 8: memcpy(d, s, 8); break;
+            case 16: memcpy(d, s, 16); break;
+            default: memcpy(d, s, br);
+            }
+        }
+    }
+}
+
 static int concat_run(op_ctx *c, graph_t *g, node_t *n)
 {
     tensor_t *y = node_output(g, n, 0);
@@ -260,7 +326,12 @@ static int concat_run(op_ctx *c, graph_t *g, node_t *n)
             j.nin++;
             pos += brow;
         }
-        if (j.nin > 0 && outer > 0)
+        int short_rows = outer > 1;
+        for (int i = 0; i < j.nin; i++)
+            short_rows &= j.brow[i] <= CAT_SHORT;
+        if (j.nin > 0 && short_rows)
+            op_parallel_for_work(c, outer, (int64_t)orow, cat_short_range, &j);
+        else if (j.nin > 0 && outer > 0)
             op_parallel_for_work(c, outer * j.per_outer, (int64_t)(orow / (size_t)j.per_outer / 8) + 1,
                                  cat_range, &j);
         return RT_OK;

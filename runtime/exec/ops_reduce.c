@@ -308,8 +308,8 @@ static void sm_range(void *arg, int64_t b, int64_t e)
     const sm_job *j = arg;
     int64_t L = j->L, in = j->inner;
     for (int64_t t = b; t < e; t++) {
-        int64_t a = t / in, i = t % in;
-        int64_t base = a * L * in + i;
+        /* rows along the last axis (in == 1) need no division */
+        int64_t base = in == 1 ? t * L : (t / in) * L * in + t % in;
         if (j->x->dtype == DT_FLOAT) {
             const float *x = (const float *)j->x->data + base;
             float *y = (float *)j->y->data + base;
