@@ -5,6 +5,7 @@
  * buffer, so a task reads and writes memory as its registers say and the
  * graph is only needed to place the input and to name what was computed. */
 #include "runtime/emu/emu.h"
+#include "runtime/emu/emu_internal.h"
 #include "dump/dump.h"
 #include "runtime/model/model.h"
 #include "runtime/model/rknn_file.h"
@@ -29,11 +30,7 @@ typedef struct lite_regs {
     uint8_t set[2][0x10000 / 4];
 } lite_regs;
 
-static int64_t rs_round(int64_t v, int n) { return n <= 0 ? v : (v + ((int64_t)1 << (n - 1))) >> n; }
 static __int128 rs_round128(__int128 v, int n) { return n <= 0 ? v : (v + ((__int128)1 << (n - 1))) >> n; }
-static int8_t sat8(int64_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
-static int32_t rd32(const uint8_t *p) { return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24); }
-static int16_t rd16(const uint8_t *p) { return (int16_t)(p[0] | p[1] << 8); }
 
 static uint32_t reg(const lite_regs *r, int g, uint16_t a) { return r->val[g][a / 4]; }
 
@@ -68,7 +65,8 @@ static int lite_ignored(uint16_t a, uint32_t v)
     }
 }
 
-#define STOP(...) return rt_err(err, errlen, RT_EUNSUPPORTED, __VA_ARGS__)
+/* in a lite runner (with err, errlen): return the reason it is not emulated */
+#define LITE_STOP(...) return rt_err(err, errlen, RT_EUNSUPPORTED, __VA_ARGS__)
 
 /* One conv or depthwise task. Arithmetic (found on retinaface.rv1103, checked
  * layer by layer against the source model):
@@ -88,14 +86,14 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
     const char *nn = nname(m, node);
     int dw = t->op == EMU_OP_DEPTHWISE;
     if (t->in_prec != 0 || t->proc_prec != 0 || t->out_prec != 0)
-        STOP("task %d (node %s): precisions in %s proc %s out %s: only int8 is emulated", ti, nn,
+        LITE_STOP("task %d (node %s): precisions in %s proc %s out %s: only int8 is emulated", ti, nn,
              emu_prec_name(t->in_prec), emu_prec_name(t->proc_prec), emu_prec_name(t->out_prec));
     if (t->in_w <= 0 || t->in_h <= 0 || t->in_c_real <= 0 || t->kw <= 0 || t->kh <= 0 ||
         t->kernels <= 0 || t->out_w <= 0 || t->out_h <= 0 || t->out_c_orig <= 0 ||
         t->stride_x <= 0 || t->stride_y <= 0 || t->feature_addr < 0 || t->weight_addr < 0 ||
         t->dst_addr < 0 || t->bs_addr < 0 || t->dst_surf_stride < 0 || t->pad_top < 0 ||
         t->pad_left < 0 || t->weight_bytes <= 0 || t->weight_bytes_per_kernel <= 0)
-        STOP("task %d (node %s): geometry or addresses incomplete", ti, nn);
+        LITE_STOP("task %d (node %s): geometry or addresses incomplete", ti, nn);
     uint32_t bs_cfg = reg(rs, g, 0x4040), bn_cfg = reg(rs, g, 0x4060), brdma = reg(rs, g, 0x501c);
     /* the exact words seen: dense BS per-channel add and multiply (BRDMA data 7: bias,
      * -zp_w, multiplier), depthwise BS "bypassed" with bias and multiplier read (data 5) */
@@ -104,11 +102,11 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
      * RK3588 descriptions leave these bits unnamed */
     int bs_shift = !dw ? (int)(bs_cfg >> 9 & 0x1f) : 0;
     if (!dw && ((bs_cfg & ~(0x1fu << 9)) != 0x120180 || brdma != 0xe || t->bs.mul_shift != 0))
-        STOP("task %d (node %s): DPU_BS_CFG 0x%x, BRDMA_CFG 0x%x, BS shift %d: only 0x120180 / 0xe "
+        LITE_STOP("task %d (node %s): DPU_BS_CFG 0x%x, BRDMA_CFG 0x%x, BS shift %d: only 0x120180 / 0xe "
              "/ 0 (per-channel add and multiply) are understood for a conv", ti, nn, bs_cfg, brdma,
              t->bs.mul_shift);
     if (dw && (bs_cfg != 0x100092 || brdma != 0xa))
-        STOP("task %d (node %s): DPU_BS_CFG 0x%x, BRDMA_CFG 0x%x: only 0x100092 / 0xa are "
+        LITE_STOP("task %d (node %s): DPU_BS_CFG 0x%x, BRDMA_CFG 0x%x: only 0x100092 / 0xa are "
              "understood for a depthwise conv", ti, nn, bs_cfg, brdma);
     int prelu = 0, slope = 0;
     int bn_shift = 0;
@@ -117,7 +115,7 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
         slope = t->bn.mul_operand;
         bn_shift = t->bn.mul_shift; /* on both branches: OUT_CVT_SHIFT is that much smaller */
     } else if (!(bn_cfg & 1)) {
-        STOP("task %d (node %s): DPU_BN_CFG 0x%x: only bypass (bit 0) and 0x22 with a register "
+        LITE_STOP("task %d (node %s): DPU_BN_CFG 0x%x: only bypass (bit 0) and 0x22 with a register "
              "PReLU slope are understood", ti, nn, bn_cfg);
     }
     /* the element-wise add of a ConvLeakyReluAdd: a native operand at DPU_RDMA_EW_BASE_ADDR
@@ -130,16 +128,16 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
     int64_t ew_addr = reg(rs, g, 0x5038), ew_surf = reg(rs, g, 0x5040);
     if (use_ew && (ew_cfg != 0x8002c0c0 || fmt != 0x802000 || reg(rs, g, 0x5034) != 0x40000004 ||
                    ew_cvt >> 22))
-        STOP("task %d (node %s): element-wise stage DPU_EW_CFG 0x%x (DATA_FORMAT 0x%x, ERDMA_CFG "
+        LITE_STOP("task %d (node %s): element-wise stage DPU_EW_CFG 0x%x (DATA_FORMAT 0x%x, ERDMA_CFG "
              "0x%x, EW_CVT_SCALE 0x%x): only the add of a memory operand (0x8002c0c0) is emulated "
              "on RV110x", ti, nn, ew_cfg, fmt, reg(rs, g, 0x5034), ew_cvt);
     if (!use_ew && fmt != 0x800000)
-        STOP("task %d (node %s): DPU_DATA_FORMAT 0x%x not understood", ti, nn, fmt);
+        LITE_STOP("task %d (node %s): DPU_DATA_FORMAT 0x%x not understood", ti, nn, fmt);
     if (!t->ew_present)
-        STOP("task %d (node %s): no DPU_EW_CFG", ti, nn);
+        LITE_STOP("task %d (node %s): no DPU_EW_CFG", ti, nn);
     /* bit 16 of OUT_CVT_SCALE comes with the element-wise add (and on every DPU-only task) */
     if (reg(rs, g, 0x4084) >> 16 != (uint32_t)use_ew || t->out_cvt_shift > 62)
-        STOP("task %d (node %s): DPU_OUT_CVT_SCALE 0x%x / shift %d not understood", ti, nn,
+        LITE_STOP("task %d (node %s): DPU_OUT_CVT_SCALE 0x%x / shift %d not understood", ti, nn,
              reg(rs, g, 0x4084), t->out_cvt_shift);
     /* input: the image through the converter, or native NC1HWC2 */
     int image = t->cvt_bypass == 0;
@@ -151,7 +149,7 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
     if (image) {
         uint32_t c0 = reg(rs, g, 0x104c);
         if (ic_n > 3 || (c0 & 0xe) != 0)
-            STOP("task %d (node %s): CNA input converter 0x%x with %d channels: only the 3-channel "
+            LITE_STOP("task %d (node %s): CNA input converter 0x%x with %d channels: only the 3-channel "
                  "image form is understood", ti, nn, c0, ic_n);
         uint32_t s01 = reg(rs, g, 0x1050), s23 = reg(rs, g, 0x1054);
         cscale[0] = (int)(s01 & 0xffff);
@@ -164,15 +162,15 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
             ctrunc[c] = (int)(c0 >> (4 + 6 * c) & 0x3f);
         line = (int64_t)t->in_w * ic_n;
     } else if (line != (int64_t)t->in_w * C2 || surf < (int64_t)t->in_h * line) {
-        STOP("task %d (node %s): feature strides line %lld surface %lld for width %d: not the "
+        LITE_STOP("task %d (node %s): feature strides line %lld surface %lld for width %d: not the "
              "native %d-lane layout", ti, nn, (long long)line, (long long)surf, t->in_w, C2);
     }
     int oc_n = dw ? t->out_c_orig : t->kernels;
     if (dw && (t->in_c_real != oc_n))
-        STOP("task %d (node %s): depthwise with %d input and %d output channels", ti, nn,
+        LITE_STOP("task %d (node %s): depthwise with %d input and %d output channels", ti, nn,
              t->in_c_real, oc_n);
     if (!dw && t->out_c_orig != oc_n)
-        STOP("task %d (node %s): %d kernels for %d output channels", ti, nn, t->kernels,
+        LITE_STOP("task %d (node %s): %d kernels for %d output channels", ti, nn, t->kernels,
              t->out_c_orig);
     int kh = t->kh, kw = t->kw;
     int64_t wpk = t->weight_bytes_per_kernel, wtot = t->weight_bytes;
@@ -180,12 +178,12 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
     int icp = (int)(wpk / (kh * kw)), ic2 = icp < 32 ? icp : 32;
     if (dw ? (per_tap * kh * kw != wtot || per_tap < 2 * oc_n)
            : (wpk % (kh * kw) || icp < ic_n || icp % ic2 || wtot != wpk * oc_n))
-        STOP("task %d (node %s): weight sizes %lld (%lld per kernel) do not fit %d kernels of "
+        LITE_STOP("task %d (node %s): weight sizes %lld (%lld per kernel) do not fit %d kernels of "
              "%dx%dx%d", ti, nn, (long long)wtot, (long long)wpk, oc_n, kh, kw, ic_n);
     /* depthwise: 32 lanes a tap for up to 16 channels, else blocks of 32 channels of 64 */
     int dw_tap = oc_n <= 16 ? 32 : 64;
     if (dw && wtot != (oc_n <= 16 ? 32 : (int64_t)(oc_n + 31) / 32 * 64) * kh * kw)
-        STOP("task %d (node %s): depthwise weights of %lld bytes for %d channels of %dx%d", ti, nn,
+        LITE_STOP("task %d (node %s): depthwise weights of %lld bytes for %d channels of %dx%d", ti, nn,
              (long long)wtot, oc_n, kh, kw);
     int64_t chw = dw ? 24 : 32; /* bytes of per-channel words per group of 4 */
     int64_t in_span = image ? (int64_t)t->in_h * line
@@ -195,14 +193,14 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
     if (!in_mem(mem, t->feature_addr, in_span) || !in_mem(mem, t->weight_addr, wtot) ||
         !in_mem(mem, t->bs_addr, (oc_n + 3) / 4 * chw) || !in_mem(mem, t->dst_addr, out_span) ||
         (oc_n > C2 && dsurf < (int64_t)t->out_h * oline))
-        STOP("task %d (node %s): feature 0x%llx, weights 0x%llx, per-channel words 0x%llx or "
+        LITE_STOP("task %d (node %s): feature 0x%llx, weights 0x%llx, per-channel words 0x%llx or "
              "destination 0x%llx outside the %lld-byte NPU memory", ti, nn,
              (long long)t->feature_addr, (long long)t->weight_addr, (long long)t->bs_addr,
              (long long)t->dst_addr, (long long)mem->size);
     if (use_ew && (!in_mem(mem, ew_addr, (int64_t)((oc_n + C2 - 1) / C2 - 1) * ew_surf +
                                           (int64_t)t->out_h * oline) ||
                    (oc_n > C2 && ew_surf < (int64_t)t->out_h * oline)))
-        STOP("task %d (node %s): element-wise operand at 0x%llx (surface stride %lld) outside the "
+        LITE_STOP("task %d (node %s): element-wise operand at 0x%llx (surface stride %lld) outside the "
              "NPU memory", ti, nn, (long long)ew_addr, (long long)ew_surf);
     int padv = t->has_pad_value ? t->pad_value : 0; /* unwritten: the register's reset 0 */
     /* the input tile padded on every side the kernel reaches, [y][x][c] as int16 so that
@@ -226,7 +224,7 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
             for (int c = 0; c < ic_n; c++) {
                 int v = padv;
                 if (inside && image)
-                    v = sat8(rs_round((int64_t)fb[(int64_t)iy * line + (int64_t)ix * ic_n + c] *
+                    v = sat8(rshift_round((int64_t)fb[(int64_t)iy * line + (int64_t)ix * ic_n + c] *
                                           cscale[c] + coff[c], ctrunc[c]));
                 else if (inside)
                     v = (int8_t)fb[(c / C2) * surf + (int64_t)iy * line + (int64_t)ix * C2 + c % C2];
@@ -238,9 +236,9 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
     for (int oc = 0; oc < oc_n && !rc; oc++) {
         const uint8_t *gw = B + (int64_t)(oc / 4) * chw;
         int j = oc % 4;
-        int64_t bias = rd32(gw + 4 * j);
-        int nzp = dw ? 0 : rd16(gw + 16 + 2 * j);
-        int mul = rd16(gw + (dw ? 16 : 24) + 2 * j);
+        int64_t bias = rd_i32(gw + 4 * j);
+        int nzp = dw ? 0 : rd_i16(gw + 16 + 2 * j);
+        int mul = rd_i16(gw + (dw ? 16 : 24) + 2 * j);
         if (dw) {
             /* blocks of 32 channels, [kh][kw][32 x (q, k)] each; k is -zp_w as int8:
              * -(-128) wraps to -128, which stands for +128 */
@@ -280,17 +278,17 @@ static int lite_conv(const rknn_model *m, const emu_task *t, const lite_regs *rs
                                 "row %d, column %d)", ti, nn, (long long)acc, oc, oy, ox);
                     break;
                 }
-                int64_t v = rs_round(acc * mul, bs_shift);
+                int64_t v = rshift_round(acc * mul, bs_shift);
                 if (prelu) {
                     if (v < 0)
-                        v = rs_round(v * slope, 14);
-                    v = rs_round(v, bn_shift);
+                        v = rshift_round(v * slope, 14);
+                    v = rshift_round(v, bn_shift);
                 }
                 int64_t at = (oc / C2) * dsurf + (int64_t)oy * oline + (int64_t)ox * C2 + oc % C2;
                 if (use_ew) {
                     int64_t e = (int8_t)mem->m[ew_addr + (oc / C2) * ew_surf +
                                               ((int64_t)oy * t->out_w + ox) * C2 + oc % C2];
-                    v += rs_round((e + ew_off) * (int64_t)(ew_cvt & 0xffff), (int)(ew_cvt >> 16));
+                    v += rshift_round((e + ew_off) * (int64_t)(ew_cvt & 0xffff), (int)(ew_cvt >> 16));
                 }
                 int64_t y = (int64_t)rs_round128((__int128)v * t->out_cvt_scale, t->out_cvt_shift) +
                             t->out_cvt_offset;
@@ -341,7 +339,7 @@ static int lite_dpu(const rknn_model *m, const emu_task *t, const lite_regs *rs,
     int compact = mode != 0x1e5 && mode_lo == 0x1e5 && (mode >> 25 & 7) == 1 && (gran == 1 || gran == 2);
     if ((mode != 0x1e5 && !compact) || (bs != 0x53 && bs != 0x100012) || !(bn & 1) || !(ew & 1) ||
         (cvt >> 16) != 1 || shift > 40)
-        STOP("task %d (node %s): DPU-only task with DPU_FEATURE_MODE_CFG 0x%x, BS 0x%x, BN 0x%x, "
+        LITE_STOP("task %d (node %s): DPU-only task with DPU_FEATURE_MODE_CFG 0x%x, BS 0x%x, BN 0x%x, "
              "EW 0x%x, OUT_CVT_SCALE 0x%x: not a form emulated on RV110x", ti, nn, mode, bs, bn,
              ew, cvt);
     int scale = (int)(cvt & 0xffff);
@@ -355,7 +353,7 @@ static int lite_dpu(const rknn_model *m, const emu_task *t, const lite_regs *rs,
         sc == dc && ((notch == 0 && dsurf == plane && sadd == dsurf) || one_surf)) {
         int64_t span = one_surf ? plane : (int64_t)(dc + C2 - 1) / C2 * dsurf;
         if (!in_mem(mem, src, span) || !in_mem(mem, dst, span))
-            STOP("task %d (node %s): copy of %lld bytes from 0x%llx to 0x%llx outside the NPU "
+            LITE_STOP("task %d (node %s): copy of %lld bytes from 0x%llx to 0x%llx outside the NPU "
                  "memory", ti, nn, (long long)span, (long long)src, (long long)dst);
         /* in place (Relu) and overlapping slices read whole before writing */
         uint8_t *tmp = malloc((size_t)span);
@@ -366,7 +364,7 @@ static int lite_dpu(const rknn_model *m, const emu_task *t, const lite_regs *rs,
             for (int64_t p = 0; p < (int64_t)dw * dh; p++) {
                 int64_t o = (int64_t)(c / C2) * dsurf + p * C2 + c % C2;
                 int64_t v = (int64_t)(int8_t)tmp[o] + in_off;
-                mem->m[dst + o] = (uint8_t)sat8(rs_round(v * scale, shift) + out_off);
+                mem->m[dst + o] = (uint8_t)sat8(rshift_round(v * scale, shift) + out_off);
             }
         free(tmp);
         return 0;
@@ -385,7 +383,7 @@ static int lite_dpu(const rknn_model *m, const emu_task *t, const lite_regs *rs,
         sadd == 128 * c1 && notch == (uint32_t)(7 * c1) * 0x10001u) {
         int64_t span = pixels * C2 * c1;
         if (!in_mem(mem, src, span) || !in_mem(mem, dst, span) || (src < dst + span && dst < src + span))
-            STOP("task %d (node %s): interleave of %lld bytes from 0x%llx to 0x%llx outside the "
+            LITE_STOP("task %d (node %s): interleave of %lld bytes from 0x%llx to 0x%llx outside the "
                  "NPU memory or overlapping", ti, nn, (long long)span, (long long)src, (long long)dst);
         for (int64_t s = 0; s < c1; s++)
             for (int64_t p = 0; p < pixels; p++)
@@ -401,12 +399,12 @@ static int lite_dpu(const rknn_model *m, const emu_task *t, const lite_regs *rs,
         int64_t rows = (int64_t)sh * (sc / C2), out = (int64_t)n16 * C2, cout = rows ? out / rows : 0;
         if (cout <= 0 || cout * rows != out || cout > (int64_t)sw * C2 || cout % 4 ||
             (cout % 8 == 0) != (gran == 2))
-            STOP("task %d (node %s): compacting write of %lld bytes from %lld rows of %u lanes "
+            LITE_STOP("task %d (node %s): compacting write of %lld bytes from %lld rows of %u lanes "
                  "(granularity %u): not understood", ti, nn, (long long)out, (long long)rows,
                  sw * C2, gran);
         if (!in_mem(mem, src, rows * sw * C2) || !in_mem(mem, dst, out) ||
             (src < dst + out && dst < src + rows * sw * C2))
-            STOP("task %d (node %s): compacting write from 0x%llx to 0x%llx outside the NPU "
+            LITE_STOP("task %d (node %s): compacting write from 0x%llx to 0x%llx outside the NPU "
                  "memory or overlapping", ti, nn, (long long)src, (long long)dst);
         for (int64_t r = 0; r < rows; r++)
             memcpy(mem->m + dst + r * cout, mem->m + src + r * sw * C2, (size_t)cout);
@@ -416,7 +414,7 @@ static int lite_dpu(const rknn_model *m, const emu_task *t, const lite_regs *rs,
         dc == C2 && dsurf == (int64_t)dw * C2 && sadd == 4 * (int64_t)sw * sh * C2 && in_off == 0 &&
         out_off == 0 && scale == 1 && shift == 0) {
         if (!in_mem(mem, src, (int64_t)sw * sh * C2) || !in_mem(mem, dst, sadd))
-            STOP("task %d (node %s): upsample from 0x%llx to 0x%llx outside the NPU memory", ti,
+            LITE_STOP("task %d (node %s): upsample from 0x%llx to 0x%llx outside the NPU memory", ti,
                  nn, (long long)src, (long long)dst);
         for (uint32_t y = 0; y < 2 * sh; y++)
             for (uint32_t x = 0; x < dw; x++)
@@ -424,7 +422,7 @@ static int lite_dpu(const rknn_model *m, const emu_task *t, const lite_regs *rs,
                        mem->m + src + ((int64_t)(y / 2) * sw + x / 2) * C2, C2);
         return 0;
     }
-    STOP("task %d (node %s): DPU-only task: source %ux%ux%u at 0x%llx, destination %ux%ux%u at "
+    LITE_STOP("task %d (node %s): DPU-only task: source %ux%ux%u at 0x%llx, destination %ux%ux%u at "
          "0x%llx (surface stride %lld, add %lld, notch 0x%x), DATA_FORMAT 0x%x, mode 0x%x, RDMA mode "
          "0x%x / DMA 0x%x: not a copy, 2x upsample or transpose pass as emulated on RV110x", ti,
          nn, sw, sh, sc, (long long)src, dw, dh, dc, (long long)dst, (long long)dsurf,
