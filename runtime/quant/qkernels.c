@@ -1118,6 +1118,7 @@ struct vn_job {
     uint32_t *xp;          /* N x C4 x (sh x sw phases) planes of quads (+ slack) */
     float *y;
     int64_t C4, Hq, Wq, rows, nblk, ncp;
+    int64_t pad_chunks;     /* vn_pad_range's row chunks per plane */
     int64_t msplit, mchunk; /* output channels in msplit tasks of mchunk (GEMM_MR-aligned) */
     int isa;
     const qepi *epi;       /* requantized in the tiles' registers (vn_range_q), or NULL */
@@ -1216,90 +1217,98 @@ static void vn_tap_plane(const vn_job *j, int64_t t)
     }
 }
 
-/* Planes [t0, t1) of (batch, c4): padding and the quantized quads, in the
- * phase planes of the stride. */
-static void vn_pad_range(void *arg, int64_t t0, int64_t t1)
+/* Padded rows [a0, a1) of plane t (batch, c4) in every phase plane of the
+ * stride: padding and the quantized quads. */
+static void vn_pad_rows(const vn_job *j, int64_t t, int64_t a0, int64_t a1)
 {
-    const vn_job *j = arg;
-    if (j->q->wq_tap) {
-        for (int64_t t = t0; t < t1; t++)
-            vn_tap_plane(j, t);
-        return;
-    }
     const conv_geom *c = j->c;
     const uint32_t pad = (uint32_t)(j->q->in.zp + 128) * 0x01010101u;
     const int64_t sh = c->sh, sw = c->sw, Hq = j->Hq, Wq = j->Wq, PQ = Hq * Wq;
+    int64_t ni = t / j->C4, c4 = t % j->C4;
+    int nch = c->C - 4 * c4 < 4 ? (int)(c->C - 4 * c4) : 4;
+    uint32_t *d = j->xp + t * sh * sw * PQ;
+    const float *src[4];
+    const uint8_t *srcb[4];
+    for (int k = 0; k < 4; k++) {
+        int64_t off = (ni * c->C + 4 * c4 + (k < nch ? k : 0)) * c->H * c->W;
+        src[k] = j->x + off;
+        srcb[k] = j->xb ? j->xb + off : NULL;
+    }
+    if (sh * sw == 1) {
+        /* the input rows among them: h0 .. h1 */
+        int64_t h0 = a0 - c->pt > 0 ? a0 - c->pt : 0, h1 = a1 - c->pt < c->H ? a1 - c->pt : c->H;
+        for (int64_t a = a0; a < a1; a++)
+            if (a - c->pt < 0 || a - c->pt >= c->H)
+                for (int64_t b = 0; b < Wq; b++)
+                    d[a * Wq + b] = pad;
+        if (h0 >= h1)
+            return;
+        if (c->pl == 0 && Wq == c->W) { /* rows without side padding: one run */
+            in_quads(j, src, srcb, h0 * c->W, nch, (h1 - h0) * c->W, d + (c->pt + h0) * Wq);
+            return;
+        }
+        int64_t ncol = c->W < Wq - c->pl ? c->W : Wq - c->pl;
+        for (int64_t h = h0; h < h1; h++) {
+            uint32_t *dr = d + (c->pt + h) * Wq;
+            for (int64_t i = 0; i < c->pl && i < Wq; i++)
+                dr[i] = pad;
+            if (ncol > 0)
+                in_quads(j, src, srcb, h * c->W, nch, ncol, dr + c->pl);
+            for (int64_t i = c->pl + (ncol > 0 ? ncol : 0); i < Wq; i++)
+                dr[i] = pad;
+        }
+        return;
+    }
     /* stride > 1: a row's quads, then dealt to the phases */
-    uint32_t *rowq = sh * sw > 1 ? kernel_scratch(SCRATCH_Q_BLOCK, sizeof(uint32_t) *
-                                                                       (size_t)(c->W ? c->W : 1))
-                                 : NULL;
-    for (int64_t t = t0; t < t1; t++) {
-        int64_t ni = t / j->C4, c4 = t % j->C4;
-        int nch = c->C - 4 * c4 < 4 ? (int)(c->C - 4 * c4) : 4;
-        uint32_t *d = j->xp + t * sh * sw * PQ;
-        const float *src[4];
-        const uint8_t *srcb[4];
-        for (int k = 0; k < 4; k++) {
-            int64_t off = (ni * c->C + 4 * c4 + (k < nch ? k : 0)) * c->H * c->W;
-            src[k] = j->x + off;
-            srcb[k] = j->xb ? j->xb + off : NULL;
-        }
-        if (!rowq) {
-            int64_t rows_in = c->H < Hq - c->pt ? c->H : Hq - c->pt;
-            rows_in = rows_in < 0 ? 0 : rows_in;
-            int64_t pt = c->pt < Hq ? c->pt : Hq;
-            for (int64_t i = 0; i < pt * Wq; i++)
-                d[i] = pad;
-            if (c->pl == 0 && Wq == c->W) { /* rows without side padding: one run */
-                in_quads(j, src, srcb, 0, nch, rows_in * c->W, d + pt * Wq);
-            } else {
-                int64_t ncol = c->W < Wq - c->pl ? c->W : Wq - c->pl;
-                for (int64_t h = 0; h < rows_in; h++) {
-                    uint32_t *dr = d + (pt + h) * Wq;
-                    for (int64_t i = 0; i < c->pl && i < Wq; i++)
-                        dr[i] = pad;
-                    if (ncol > 0)
-                        in_quads(j, src, srcb, h * c->W, nch, ncol, dr + c->pl);
-                    for (int64_t i = c->pl + (ncol > 0 ? ncol : 0); i < Wq; i++)
-                        dr[i] = pad;
-                }
-            }
-            for (int64_t i = (pt + rows_in) * Wq; i < PQ; i++)
-                d[i] = pad;
-            continue;
-        }
-        for (int64_t py = 0; py < sh; py++)
-            for (int64_t a = 0; a < Hq; a++) {
-                int64_t ih = a * sh + py - c->pt;
-                if (ih < 0 || ih >= c->H) {
-                    for (int64_t px = 0; px < sw; px++) {
-                        uint32_t *dr = d + (py * sw + px) * PQ + a * Wq;
-                        for (int64_t b = 0; b < Wq; b++)
-                            dr[b] = pad;
-                    }
-                    continue;
-                }
-                in_quads(j, src, srcb, ih * c->W, nch, c->W, rowq);
+    uint32_t *rowq = kernel_scratch(SCRATCH_Q_BLOCK, sizeof(uint32_t) * (size_t)(c->W ? c->W : 1));
+    for (int64_t py = 0; py < sh; py++)
+        for (int64_t a = a0; a < a1; a++) {
+            int64_t ih = a * sh + py - c->pt;
+            if (ih < 0 || ih >= c->H) {
                 for (int64_t px = 0; px < sw; px++) {
                     uint32_t *dr = d + (py * sw + px) * PQ + a * Wq;
-                    /* b with 0 <= b * sw + px - pl < W */
-                    int64_t off = px - c->pl;
-                    int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
-                    int64_t hi = c->W - off <= 0 ? 0 : (c->W - off + sw - 1) / sw;
-                    hi = hi > Wq ? Wq : hi;
-                    lo = lo > hi ? hi : lo;
-                    for (int64_t b = 0; b < lo; b++)
-                        dr[b] = pad;
-                    if (sw == 2)
-                        for (int64_t b = lo; b < hi; b++)
-                            dr[b] = rowq[2 * b + off];
-                    else
-                        for (int64_t b = lo; b < hi; b++)
-                            dr[b] = rowq[b * sw + off];
-                    for (int64_t b = hi; b < Wq; b++)
+                    for (int64_t b = 0; b < Wq; b++)
                         dr[b] = pad;
                 }
+                continue;
             }
+            in_quads(j, src, srcb, ih * c->W, nch, c->W, rowq);
+            for (int64_t px = 0; px < sw; px++) {
+                uint32_t *dr = d + (py * sw + px) * PQ + a * Wq;
+                /* b with 0 <= b * sw + px - pl < W */
+                int64_t off = px - c->pl;
+                int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+                int64_t hi = c->W - off <= 0 ? 0 : (c->W - off + sw - 1) / sw;
+                hi = hi > Wq ? Wq : hi;
+                lo = lo > hi ? hi : lo;
+                for (int64_t b = 0; b < lo; b++)
+                    dr[b] = pad;
+                if (sw == 2)
+                    for (int64_t b = lo; b < hi; b++)
+                        dr[b] = rowq[2 * b + off];
+                else
+                    for (int64_t b = lo; b < hi; b++)
+                        dr[b] = rowq[b * sw + off];
+                for (int64_t b = hi; b < Wq; b++)
+                    dr[b] = pad;
+            }
+        }
+}
+
+/* Tasks [t0, t1) of the padding: task t is row chunk t % pad_chunks of plane
+ * t / pad_chunks (a plane of the input's, or of a channel quad's). */
+static void vn_pad_range(void *arg, int64_t t0, int64_t t1)
+{
+    const vn_job *j = arg;
+    for (int64_t t = t0; t < t1; t++) {
+        if (j->q->wq_tap) {
+            vn_tap_plane(j, t);
+            continue;
+        }
+        int64_t k = t % j->pad_chunks, rows = (j->Hq + j->pad_chunks - 1) / j->pad_chunks;
+        int64_t a0 = k * rows, a1 = a0 + rows < j->Hq ? a0 + rows : j->Hq;
+        if (a0 < a1)
+            vn_pad_rows(j, t / j->pad_chunks, a0, a1);
     }
 }
 
@@ -1458,7 +1467,14 @@ static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
     uint32_t *xp = kernel_scratch(SCRATCH_Q_INPUT, sizeof(uint32_t) * (size_t)(words + slack));
     memset(xp + words, 0, sizeof(uint32_t) * (size_t)slack);
     j.xp = xp;
-    op_parallel_for_work(ctx, planes, 4 * c->H * c->W, vn_pad_range, &j);
+    /* fewer planes than threads (an RGB input is one quad plane): the
+     * planes' rows are split too */
+    j.pad_chunks = 1;
+    if (!q->wq_tap && planes < 2 * ctx->nthreads)
+        j.pad_chunks = (2 * ctx->nthreads + planes - 1) / planes;
+    j.pad_chunks = j.pad_chunks > j.Hq ? j.Hq : j.pad_chunks;
+    op_parallel_for_work(ctx, planes * j.pad_chunks, 4 * c->H * c->W / j.pad_chunks, vn_pad_range,
+                         &j);
     /* row blocks of about 1024 padded columns (fewer for many channels): the
      * int32 sums (M x columns) stay in L2 */
     int64_t want = c->M > 128 ? 1024 * 128 / c->M : 1024;
