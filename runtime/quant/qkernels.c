@@ -652,12 +652,16 @@ static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2"),   \
                    optimize("O3")))
 
-/* What the CPU has: QISA_VNNI, QISA_AVX2 or QISA_FLOAT; set once (relaxed
- * atomics: threads may race to set it, to the same value). */
-static int cpu_isa(void)
+/* What the CPU has, probed once (relaxed atomics: threads may race to set
+ * it, to the same value): QISA_VNNI, QISA_AVX2 or QISA_FLOAT, plus CPU_VBMI
+ * for AVX512-VBMI and VBMI2 (and VL) beside VNNI, which the depthwise tiles'
+ * byte permutes, the fused requantization's tables and byte packing use. */
+#define CPU_VBMI 0x100
+
+static int cpu_features(void)
 {
-    static int isa = -1;
-    int h = __atomic_load_n(&isa, __ATOMIC_RELAXED);
+    static int feat = -1;
+    int h = __atomic_load_n(&feat, __ATOMIC_RELAXED);
     if (h < 0) {
         __builtin_cpu_init();
         h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -665,24 +669,22 @@ static int cpu_isa(void)
                 ? QISA_VNNI
             : __builtin_cpu_supports("avx2") ? QISA_AVX2
                                              : QISA_FLOAT;
-        __atomic_store_n(&isa, h, __ATOMIC_RELAXED);
+        if (__builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
+            __builtin_cpu_supports("avx512vl"))
+            h |= CPU_VBMI;
+        __atomic_store_n(&feat, h, __ATOMIC_RELAXED);
     }
     return h;
 }
 
-/* AVX512-VBMI and VBMI2 (and VL) beside VNNI: the byte permutes of the
- * depthwise tiles, the fused requantization's tables and byte packing. */
+static int cpu_isa(void)
+{
+    return cpu_features() & ~CPU_VBMI;
+}
+
 static int have_vbmi(void)
 {
-    static int have = -1;
-    int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
-    if (h < 0) {
-        __builtin_cpu_init();
-        h = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
-            __builtin_cpu_supports("avx512vl");
-        __atomic_store_n(&have, h, __ATOMIC_RELAXED);
-    }
-    return h;
+    return (cpu_features() & CPU_VBMI) != 0;
 }
 #else
 static int cpu_isa(void)
