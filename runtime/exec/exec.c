@@ -297,6 +297,39 @@ static int match_affine(fuse_scan *s, int *t, float *sc, float *bi)
     return found;
 }
 
+/* A stock conv without a bias whose only consumer adds a constant per output
+ * channel (CNTK's MNIST: Conv, Add [C,1,1], Relu): that constant as the conv's
+ * bias, added where a bias is, *t moved to the Add's output. */
+static int match_channel_add(fuse_scan *s, int p, int *t, const float **bias)
+{
+    const graph_t *g = s->x->g;
+    const node_t *n = node_at(s, p);
+    if (!head_fusable(n) || (n->n_in > 2 && n->in[2] >= 0))
+        return 0;
+    int q = only_consumer(s, *t);
+    if (q < 0)
+        return 0;
+    const node_t *a = node_at(s, q);
+    if (!stock_kernel(a, "Add") || a->n_in != 2 || a->n_out != 1 || a->out[0] < 0 ||
+        a->in[0] == a->in[1])
+        return 0;
+    const tensor_t *y = &g->t[*t], *b = &g->t[a->in[0] == *t ? a->in[1] : a->in[0]];
+    const tensor_t *o = &g->t[a->out[0]];
+    if (y->ndim != 4 || !tensor_is_const(b) || b->dtype != DT_FLOAT || b->ndim > 4 ||
+        b->ndim < 3 || o->ndim != 4 || memcmp(o->dims, y->dims, sizeof(int64_t) * 4))
+        return 0;
+    /* right-aligned against [N, C, H, W]: C on the channel axis, 1 elsewhere */
+    for (int d = 0; d < b->ndim; d++) {
+        int axis = 4 - b->ndim + d;
+        if (b->dims[d] != (axis == 1 ? y->dims[1] : 1))
+            return 0;
+    }
+    *bias = b->data;
+    s->f[q].skip = 1;
+    *t = a->out[0];
+    return 1;
+}
+
 /* x * Sigmoid(x), or PaddlePaddle's HardSwish x * Clip(x + 3, 0, 6) / 6, on
  * tensor t (which feeds exactly the two branches). */
 static int match_two_branch(fuse_scan *s, int *t, gemm_epi *e)
@@ -489,6 +522,7 @@ static void match_chain(fuse_scan *s, int p)
     gemm_epi e;
     memset(&e, 0, sizeof(e));
 
+    matched |= match_channel_add(s, p, &t, &e.bias);
     e.pre = match_affine(s, &t, &e.s1, &e.b1);
     matched |= e.pre;
     int q = only_consumer(s, t);

@@ -874,7 +874,7 @@ static int conv_exec(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act,
         .p = &plan,
         .x = node_input(g, n, 0)->data,
         .w = node_input(g, n, 1)->data,
-        .b = b ? b->data : NULL,
+        .b = b ? b->data : act ? act->bias : NULL, /* a channel Add taken (exec.c) */
         .y = out,
         .act = act ? &a : NULL,
     };
@@ -969,8 +969,10 @@ int conv_run_pair(op_ctx *c, graph_t *g, node_t *na, const gemm_epi *act_a,
     gemm_epi eb = act_b ? *act_b : (gemm_epi){.act = GEMM_ACT_NONE};
     ea.res = eb.res = NULL;
     conv_job ja = {.p = a, .x = node_input(g, na, 0)->data, .w = node_input(g, na, 1)->data,
-                   .b = bias_a ? bias_a->data : NULL, .act = act_a ? &ea : NULL, .src = src};
-    conv_job jb = {.p = b, .w = node_input(g, nb, 1)->data, .b = bias_b ? bias_b->data : NULL,
+                   .b = bias_a ? bias_a->data : act_a ? act_a->bias : NULL,
+                   .act = act_a ? &ea : NULL, .src = src};
+    conv_job jb = {.p = b, .w = node_input(g, nb, 1)->data,
+                   .b = bias_b ? bias_b->data : act_b ? act_b->bias : NULL,
                    .y = g->t[out].data, .act = act_b ? &eb : NULL};
     if (a->N == 0 || a->Pout == 0 || b->Pout == 0)
         return RT_OK;

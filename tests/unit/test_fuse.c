@@ -10,7 +10,8 @@
  * equals the node-by-node run's (which tests/e2e checks against
  * onnxruntime). A residual Add (check_residual) and a Focus stem's Slices and
  * Concat (check_gather) taken by the conv, against double references. Slices
- * of a Slice's output composed (check_slices). A few-channel conv and the
+ * of a Slice's output composed (check_slices). A bias-less conv's Add of a
+ * constant per channel taken as its bias (check_channel_add). A few-channel conv and the
  * depthwise conv reading it run as one kernel (check_pair): bit for bit the
  * two run apart, against double. Depthwise geometries (strides,
  * pads, dilations, planes taller than one row strip and wider than a register
@@ -770,6 +771,78 @@ static void check_residual(int act, int k, int oc, int group, int late, int swap
     free(ref);
 }
 
+/* x -> Conv(k x k, pad k / 2, groups, no bias) -> c; a = Add(c, B) with B
+ * [oc, 1, 1] (bnd 3) or [1, oc, 1, 1] (bnd 4), a constant per output channel
+ * (CNTK's MNIST) -> [act] -> y. The fused run takes B as the conv's bias: it
+ * writes neither c nor a. With own_bias the conv has a bias "b" of its own
+ * and adds B ("b2") apart: not fused, still right. y against the double
+ * reference act(conv + B). */
+static void check_channel_add(int act, int k, int oc, int group, int bnd, int own_bias,
+                              int nthreads)
+{
+    graph_t *g = graph_new();
+    char err[256] = "";
+    int64_t wd[4] = {oc, C / group, k, k}, bd[4] = {1, oc, 1, 1}, od[1] = {oc};
+    g->inputs = xmalloc(sizeof(int));
+    int x = add_input(g, "x", C), w = add_const(g, "w", 4, wd);
+    int b = own_bias ? add_const(g, "b", 1, od) : -1;
+    int bc = add_const(g, own_bias ? "b2" : "b", bnd, bd + 4 - bnd);
+    int c = graph_add_tensor(g, "c"), a = graph_add_tensor(g, "a"), y = a;
+    int cin[3] = {x, w, b}, ain[2] = {c, bc};
+    int cn = graph_add_node(g, "conv", "Conv", "", own_bias ? 3 : 2, cin, 1, &c);
+    set_ints(&g->nodes[cn], "pads", 4, k / 2);
+    if (group > 1)
+        set_ints(&g->nodes[cn], "group", 0, group);
+    graph_add_node(g, "bias", "Add", "", 2, ain, 1, &a);
+    if (act == A_RELU) {
+        y = graph_add_tensor(g, "y");
+        graph_add_node(g, "act", "Relu", "", 1, &a, 1, &y);
+    }
+    g->outputs = xmalloc(sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    g->opset = 13;
+
+    int64_t nx = C * H * W, ny = oc * H * W;
+    float *in = xmalloc(sizeof(float) * (size_t)nx);
+    double *ref = xmalloc(sizeof(double) * (size_t)ny);
+    for (int64_t i = 0; i < nx; i++)
+        in[i] = frand();
+    reference(g, -1, oc, group, k, in, ref);
+    const float *b2 = g->t[bc].data;
+    for (int64_t i = 0; i < ny; i++) {
+        ref[i] += own_bias ? b2[i / (H * W)] : 0;
+        ref[i] = act < 0 ? ref[i] : act_ref(act, ref[i]);
+    }
+
+    exec_t *ex = NULL;
+    exec_opts o = {.nthreads = nthreads, .exact_threads = 1};
+    int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
+    rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
+    rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(float) * (size_t)nx, err, sizeof(err));
+    CHECK(rc == 0, "channel add: %s", err);
+    for (int hooked = 0; !rc && hooked < 2; hooked++) {
+        float *cd = g->t[c].data;
+        for (int64_t i = 0; i < ny; i++)
+            cd[i] = NAN;
+        rc = run_hooked(ex, hooked, &(int){0}, NULL, err, sizeof(err));
+        CHECK(rc == 0, "channel add run: %s", err);
+        if (rc)
+            break;
+        double worst = max_rel_err(exec_output(ex, 0)->data, ref, ny);
+        CHECK(worst < 1e-5, "channel add act=%d k=%d oc=%d group=%d bnd=%d own_bias=%d "
+              "hooked=%d threads=%d: max rel error %g", act, k, oc, group, bnd, own_bias, hooked,
+              nthreads, worst);
+        int c_written = !isnan(cd[0]) && !isnan(cd[ny - 1]);
+        CHECK(c_written == (hooked || own_bias),
+              "channel add k=%d group=%d own_bias=%d hooked=%d: the conv's output %s", k, group,
+              own_bias, hooked, c_written ? "written (Add not taken)" : "not written (taken)");
+    }
+    exec_free(ex);
+    graph_free(g);
+    free(in);
+    free(ref);
+}
+
 /* YOLOX's Focus stem: x (1 x 3 x 12 x 18) -> four phases of every other row and
  * column (a Slice of rows then one of columns, or one Slice of both when
  * single) -> Concat (12 channels) -> Conv 3x3 pad 1 to 8 -> SiLU. The fused
@@ -1090,6 +1163,13 @@ int main(void)
         check_residual(A_SILU, 1, 11, 1, 1, t, 1 + t); /* shortcut made later: not fused */
         check_residual(A_SILU, 1, 3, 1, 0, t, 1 + t);  /* a head's few channels: small tiles */
         check_residual(A_RELU, 1, 4, 1, 0, !t, 1 + t);
+    }
+    for (int t = 0; t < 2; t++) {
+        check_channel_add(A_RELU, 5, 16, 1, 3, 0, 1 + t); /* MNIST's: direct rows */
+        check_channel_add(-1, 1, 11, 1, 4, 0, 1 + t);     /* pointwise: GEMM epilogue */
+        check_channel_add(A_RELU, 3, 5, 5, 3, 0, 1 + t);  /* depthwise */
+        check_channel_add(A_RELU, 3, 11, 1, 3, 0, 1 + t); /* Winograd */
+        check_channel_add(A_RELU, 3, 11, 1, 4, 1, 1 + t); /* a bias of its own: apart */
     }
     for (int t = 0; t < 2; t++) {
         check_gather(0, 0, 1 + t); /* Slices of Slices, as YOLOX exports them */
