@@ -8,8 +8,9 @@
  *
  * Fusion: a run without a layer hook (nobody looks at intermediate tensors)
  * executes a Conv and the elementwise chain after it as one kernel, when each
- * link's input feeds only that link and is not a graph output: an optional
- * multiply/add by constant scalars, an activation (Relu, Clip, LeakyRelu,
+ * link's input feeds only that link and is not a graph output: for a conv
+ * without a bias, an Add of a constant per output channel (taken as the
+ * bias), an optional multiply/add by constant scalars, an activation (Relu, Clip, LeakyRelu,
  * HardSwish, x * Sigmoid(x) as Sigmoid + Mul, x * Clip(x + 3, 0, 6) / 6 as
  * Add/Clip/Mul/Div), then another scalar multiply/add. The fused conv writes
  * the chain's last tensor, whose arena lifetime starts at the conv for that
