@@ -96,8 +96,9 @@ typedef struct npu_layer {
     uint64_t lut_elems;           /* output elements through the DPU's per-element stage: a
                                    * lookup-table activation or an elementwise layer */
     int64_t softmax_len;          /* a Softmax layer's reduction length (elements of one
-                                   * row: its axis, or the dims from it for opset < 13);
-                                   * 0 = not a Softmax or not known (set by the lowering) */
+                                   * row: its axis, or the dims from it for opset < 13;
+                                   * a vendor file's: its constant's dim 1); 0 = not a
+                                   * Softmax or not known */
     double frame_us;              /* this layer's share of a plain run (npu_frame_us), us */
     double mac_usage[NPU_MAX_CORES];  /* % per core */
     double workload[NPU_MAX_CORES];   /* % share per core */
