@@ -186,7 +186,8 @@ static int dpu_elementwise(const npu_layer_t *l)
 
 double npu_softmax_cycles(const npu_platform_t *p, const npu_layer_t *l)
 {
-    if (p->softmax_row_cycles <= 0 || l->softmax_len <= 0 || l->n_out < 1 ||
+    if (p->softmax_row_cycles <= 0 || l->target != NPU_TGT_NPU || l->softmax_len <= 0 ||
+        l->n_out < 1 ||
         (strcmp(l->optype, "Softmax") && strcmp(l->optype, "exSoftmax13")))
         return 0;
     /* rounded up: a vendor file's length may be the C-aligned one */

@@ -81,7 +81,7 @@
  * rows of 2, 2.32 ms at this rate, and both came about that short on RK3588
  * only (2.09 and 3.15 ms; docs/npu-model.md); PP-OCRv4 rec's Softmax of 40
  * rows of 6625 costs 22 us, which a per-element cost of the same row
- * (32 cycles an element, 8.5 ms) would not. Other chips: none (RK3576's
+ * (32.5 cycles an element, 8.6 ms) would not. Other chips: none (RK3576's
  * RetinaFace board time leaves no room; no row of another chip). */
 #define SOFTMAX_ROW_CYCLES_RK3588 552.0
 
