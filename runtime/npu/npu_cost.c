@@ -186,13 +186,12 @@ static int dpu_elementwise(const npu_layer_t *l)
 
 double npu_softmax_cycles(const npu_platform_t *p, const npu_layer_t *l)
 {
-    if (p->softmax_row_cycles <= 0 || l->target != NPU_TGT_NPU || l->softmax_len <= 0 ||
-        l->n_out < 1 ||
-        (strcmp(l->optype, "Softmax") && strcmp(l->optype, "exSoftmax13")))
+    /* an attention's softmax over its Lk keys pays per query row too */
+    if (p->softmax_row_cycles <= 0 || l->target != NPU_TGT_NPU || l->softmax_rows <= 0 ||
+        (strcmp(l->optype, "Softmax") && strcmp(l->optype, "exSoftmax13") &&
+         strcmp(l->optype, "exSDPAttention")))
         return 0;
-    /* rounded up: a vendor file's length may be the C-aligned one */
-    return (double)((numel(&l->out[0]) + l->softmax_len - 1) / l->softmax_len) *
-           p->softmax_row_cycles;
+    return (double)l->softmax_rows * p->softmax_row_cycles;
 }
 
 void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)

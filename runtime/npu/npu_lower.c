@@ -1136,8 +1136,9 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
     }
     if (r && !strcmp(n->op, "Softmax") && g->opset >= 13)
         snprintf(l->optype, sizeof(l->optype), "exSoftmax13");
-    if (!strcmp(n->op, "Softmax"))
-        l->softmax_len = softmax_len(L, ni);
+    if (!strcmp(n->op, "Softmax") && softmax_len(L, ni) > 0 &&
+        tensor_numel(T(L, n->in[0])) > 0)
+        l->softmax_rows = tensor_numel(T(L, n->in[0])) / softmax_len(L, ni);
     if (r && !strcmp(n->op, "Cast"))
         snprintf(l->optype, sizeof(l->optype), "DataConvert");
     add_node_inputs(L, l, n, 0);
@@ -1169,6 +1170,7 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
              * product (P x V) is costed from oc and the output's last dim */
             const tensor_t *k = T(L, n->in[1]);
             l->oc = k && k->ndim >= 1 ? (int)k->dims[k->ndim - 1] : 1;
+            l->softmax_rows = l->out_pixels; /* its softmax: one row a query */
         }
     }
     if (l->kind == NPU_K_DECONV) {

@@ -80,7 +80,8 @@
  * boards: RetinaFace_mobile320 and _resnet50_320 share one Softmax of 4200
  * rows of 2, 2.32 ms at this rate, and both came about that short on RK3588
  * only (2.09 and 3.15 ms; docs/npu-model.md); PP-OCRv4 rec's Softmax of 40
- * rows of 6625 costs 22 us, which a per-element cost of the same row
+ * rows of 6625 costs 22 us (its attentions, 640 query rows, 0.35 ms: an
+ * exSDPAttention pays it per query), which a per-element cost of the same row
  * (32.5 cycles an element, 8.6 ms) would not. Other chips: none (RK3576's
  * RetinaFace board time leaves no room; no row of another chip). */
 #define SOFTMAX_ROW_CYCLES_RK3588 552.0

@@ -13,8 +13,12 @@
  * level-4 time grows by 4200 * 552 cycles (npu_platform.c) = 2318.4 us over
  * the same layer on rk3576 (at 950 MHz: the rest of both is the DDR time
  * and the 34.99 us floor, subtracted here), and over its constant read as
- * (1,1008,1,1), the 1001 classes of a C-aligned reduction: one row. */
+ * (1,1008,1,1), the 1001 classes of a C-aligned reduction: one row; and
+ * an exSDPAttention as RF-DETR's rows 130/190 (runtime 2.3.2) log it, output
+ * (24,64,1,257) = (heads, dv, 1, Lq): 24 x 257 = 6168 rows of its softmax,
+ * 6168 * 552 cycles. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include "record/source_predict.h"
 #include "runtime/model/model.h"
@@ -65,8 +69,9 @@ static uint64_t conv_cycles(const int64_t w[4], int *kind)
 }
 
 /* level-4 time minus floor and DDR time, in NPU cycles, of one exSoftmax13
- * over x with a constant of shape w */
-static double softmax_cycles(const char *chip, const int64_t xs[4], const int64_t w[4])
+ * over x with a constant of shape w; type "exSDPAttention": its row cycles */
+static double softmax_cycles_of(const char *type, const char *chip, const int64_t xs[4],
+                                const int64_t w[4])
 {
     int64_t x[4], y[4], wt[4];
     rknn_tensor t[3];
@@ -90,7 +95,9 @@ static double softmax_cycles(const char *chip, const int64_t xs[4], const int64_
                          .buffer = -1, .data_off = -1, .data_len = -1, .size = -1};
     t[2] = (rknn_tensor){.name = "y", .dtype = 1, .kind = RKNN_TK_ACT, .nd = 4, .shape = y,
                          .buffer = -1, .data_off = -1, .data_len = -1, .size = -1};
-    n = (rknn_node){.type = "exSoftmax13", .name = "exSoftmax13:s", .target = RKNN_TGT_NPU,
+    char tb[32];
+    snprintf(tb, sizeof tb, "%s", type);
+    n = (rknn_node){.type = tb, .name = "s", .target = RKNN_TGT_NPU,
                     .in = in, .n_in = 2, .out = out, .n_out = 1};
     m.tensors = t;
     m.n_tensors = 3;
@@ -101,17 +108,24 @@ static double softmax_cycles(const char *chip, const int64_t xs[4], const int64_
         return -1;
     CHECK(npu_mem_plan(ng, g, NULL, 0, err, sizeof err) == 0, "memory plan: %s", err);
     npu_cost(ng);
-    c = (ng->l[0].time_us - p->t_layer_us[ng->l[0].dtype]) * p->npu_mhz -
-        (double)ng->l[0].ddr_cycles * p->t_ddr[ng->l[0].dtype];
+    c = strcmp(type, "exSoftmax13") ? npu_softmax_cycles(p, &ng->l[0])
+                                     : (ng->l[0].time_us - p->t_layer_us[ng->l[0].dtype]) * p->npu_mhz -
+                                           (double)ng->l[0].ddr_cycles * p->t_ddr[ng->l[0].dtype];
     npu_graph_free(ng);
     graph_free(g);
     return c;
 }
 
+static double softmax_cycles(const char *chip, const int64_t xs[4], const int64_t w[4])
+{
+    return softmax_cycles_of("exSoftmax13", chip, xs, w);
+}
+
 int main(void)
 {
     static const int64_t rf[4] = {1, 4200, 1, 2}, rf_w[4] = {1, 2, 1, 1},
-                         cls[4] = {1, 1001, 1, 1}, cls_w[4] = {16, 1008, 1, 1};
+                         cls[4] = {1, 1001, 1, 1}, cls_w[4] = {16, 1008, 1, 1},
+                         att[4] = {24, 64, 1, 257}, att_k[4] = {24, 64, 1, 257};
     double sm;
 
     static const int64_t dw_rv[4] = {128, 1, 3, 3}, dw_rk[4] = {1, 128, 3, 3},
@@ -134,5 +148,8 @@ int main(void)
     CHECK(sm > -1 && sm < 1, "rk3576 (1,4200,1,2): %.1f row cycles", sm);
     sm = softmax_cycles("rk3588", cls, cls_w);
     CHECK(sm > 552 - 1 && sm < 552 + 1, "rk3588 (1,1001,1,1): %.1f row cycles", sm);
+    sm = softmax_cycles_of("exSDPAttention", "rk3588", att, att_k);
+    CHECK(sm > 6168.0 * 552 - 1 && sm < 6168.0 * 552 + 1, "rk3588 exSDPAttention: %.1f row cycles",
+          sm);
     TEST_END();
 }
