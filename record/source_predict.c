@@ -205,6 +205,21 @@ int predict_graph(const rknn_model *m, const npu_platform_t *p, npu_graph_t **ou
                 l->out_is_graph_output = t->kind == RKNN_TK_OUTPUT;
             }
         }
+        /* an exSoftmax13's constant (k, L, 1, 1) is sized by its reduction
+         * length L (toolkit 2.3.2: (1,2,1,1) over RetinaFace's (1,4200,1,2);
+         * a real rk3588 table: (1,17,1,1) over (4,80,80,17)), C-aligned when
+         * the reduction is over C (1008 for 1001 classes: rows rounded up) */
+        if ((!strcmp(n->type, "exSoftmax13") || !strcmp(n->type, "Softmax")) && weight &&
+            weight->shape[2] == 1 && weight->shape[3] == 1 && weight->shape[1] > 0 && first_out) {
+            int64_t e = 1;
+            for (int k = 0; k < first_out->nd; k++)
+                e *= first_out->shape[k] > 0 ? first_out->shape[k] : 0;
+            l->softmax_rows = (e + weight->shape[1] - 1) / weight->shape[1];
+        }
+        /* an exSDPAttention's output is (heads, dv, 1, Lq) (RF-DETR rows
+         * 130/190: (24,64,1,257)): heads x Lq query rows */
+        if (!strcmp(n->type, "exSDPAttention") && first_out && first_out->nd == 4)
+            l->softmax_rows = first_out->shape[0] * first_out->shape[2] * first_out->shape[3];
         /* the layer's data type: its output's (OutputOperator: its input's) */
         dcode = first_out ? first_out->dtype : data_in ? data_in->dtype : 3;
         l->dtype = npu_dtype_of(dcode);

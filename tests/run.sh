@@ -237,6 +237,7 @@ run_suites() { # build dir, full (1) or fast (0)
     suite "npu: the zoo networks the bench builds vs ONNX shape inference [$b]" \
         bash tests/npu/zoo_graphs.sh "$b"
     suite "npu: Transpose limits per perm and chip (op list) [$b]" bash tests/npu/transpose.sh "$b"
+    suite "npu: the row cost of a Softmax vs a real row [$b]" bash tests/npu/softmax.sh "$b"
     suite "api samples [$b]" bash tests/samples/run.sh "$b"
     suite "quantization.cfg read by libyaml vs python3-yaml [$b]" bash tests/quant/cfg_yaml.sh "$b"
     suite "api samples, built containers [$b]" bash tests/samples/built.sh "$b"

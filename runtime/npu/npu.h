@@ -95,6 +95,11 @@ typedef struct npu_layer {
     double time_us;               /* as the level-4 (perf_debug) table prints it */
     uint64_t lut_elems;           /* output elements through the DPU's per-element stage: a
                                    * lookup-table activation or an elementwise layer */
+    int64_t softmax_rows;         /* the rows a Softmax reduces (output elements / the
+                                   * reduction length: its axis, or the dims from it for
+                                   * opset < 13; a vendor file's length: its constant's
+                                   * dim 1), an exSDPAttention's query rows (heads x Lq);
+                                   * 0 = none or not known */
     double frame_us;              /* this layer's share of a plain run (npu_frame_us), us */
     double mac_usage[NPU_MAX_CORES];  /* % per core */
     double workload[NPU_MAX_CORES];   /* % share per core */
@@ -213,6 +218,11 @@ void npu_cost(npu_graph_t *ng);
  * Fitted on and checked against the model zoo's board table
  * (bench/npu_models.sh, with leave-one-model-out errors). */
 double npu_frame_us(const npu_graph_t *ng);
+/* The row cost of an NPU Softmax or exSDPAttention layer on p
+ * (npu_platform_t.softmax_row_cycles times softmax_rows), in NPU cycles; 0
+ * for other layers.
+ * npu_cost adds it to the layer's level-4 time and its frame time. */
+double npu_softmax_cycles(const npu_platform_t *p, const npu_layer_t *l);
 /* One NPU layer's frame-model cycles on p, before the core share and the
  * per-layer cost: max(npu, ddr) + f_overlap * min(npu, ddr) + lut_elems *
  * f_lut with ddr = ddr_cycles * f_ddr (npu_platform.h). */

@@ -184,6 +184,16 @@ static int dpu_elementwise(const npu_layer_t *l)
     return 0;
 }
 
+double npu_softmax_cycles(const npu_platform_t *p, const npu_layer_t *l)
+{
+    /* an attention's softmax over its Lk keys pays per query row too */
+    if (p->softmax_row_cycles <= 0 || l->target != NPU_TGT_NPU || l->softmax_rows <= 0 ||
+        (strcmp(l->optype, "Softmax") && strcmp(l->optype, "exSoftmax13") &&
+         strcmp(l->optype, "exSDPAttention")))
+        return 0;
+    return (double)l->softmax_rows * p->softmax_row_cycles;
+}
+
 void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
 {
     const npu_platform_t *p = ng->plat;
@@ -304,8 +314,11 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
         int n = splits_on_cores(l) && ncores > 1 && rows >= ncores ? ncores : 1;
         double lut_px = npu_layer_uses_lut(l) && l->n_out > 0
                             ? (double)npu_act_bytes(ng, l, &l->out[0], 1) / elem_bytes(dt) : 0;
+        double sm = npu_softmax_cycles(p, l);
+        if (sm > (double)l->ddr_cycles)
+            l->bound = NPU_BOUND_COMPUTE;  /* the rows are NPU work */
         double tc = fmax(l->npu_cycles * p->t_npu[dt], lut_px * p->t_lut[dt]) +
-                    l->ddr_cycles * p->t_ddr[dt];
+                    l->ddr_cycles * p->t_ddr[dt] + sm;
         double maxshare = 0;
         for (int i = 0; i < n; i++) {
             int64_t r = rows / n + (i < rows % n ? 1 : 0);
@@ -318,8 +331,8 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
                      (lut_px > 0 ? p->t_lut_us[dt] : 0);
         if ((npu_layer_uses_lut(l) || dpu_elementwise(l)) && l->n_out > 0)
             l->lut_elems = (uint64_t)numel(&l->out[0]);
-        l->frame_us = npu_frame_cycles(p, (double)l->npu_cycles, (double)l->ddr_cycles,
-                                       (double)l->lut_elems) * maxshare / p->npu_mhz +
+        l->frame_us = (npu_frame_cycles(p, (double)l->npu_cycles, (double)l->ddr_cycles,
+                                        (double)l->lut_elems) + sm) * maxshare / p->npu_mhz +
                       p->f_layer_us;
     }
     if (l->macs) {

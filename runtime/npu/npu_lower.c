@@ -189,6 +189,32 @@ typedef struct lower {
 
 static const tensor_t *T(const lower_t *L, int i) { return i >= 0 ? &L->g->t[i] : NULL; }
 
+/* The reduction length of Softmax node ni: its axis's extent, or for opset <
+ * 13 (input coerced to 2-D at axis) the product of the extents from it; a
+ * Softmax the rewrites made of a written-out pattern has one axis. 0 when
+ * the shape is not known. */
+static int64_t softmax_len(const lower_t *L, int ni)
+{
+    const node_t *n = &L->g->nodes[ni];
+    const tensor_t *x = n->n_in > 0 ? T(L, n->in[0]) : NULL;
+    int fused = L->fu && L->fu->owned && ni < L->fu->n && L->fu->owned[ni];
+    int old = L->g->opset < 13 && !fused;
+    int64_t axis = node_attr_int(n, "axis", old ? 1 : -1), len = 1;
+
+    if (!x || x->ndim <= 0)
+        return 0;
+    if (axis < 0)
+        axis += x->ndim;
+    if (axis < 0 || axis >= x->ndim)
+        return 0;
+    for (int a = (int)axis; a < (old ? x->ndim : axis + 1); a++) {
+        if (x->dims[a] <= 0)
+            return 0;
+        len *= x->dims[a];
+    }
+    return len;
+}
+
 static int is_const(const lower_t *L, int ti)
 {
     return ti >= 0 && L->g->t[ti].kind == TK_CONST;
@@ -1110,6 +1136,9 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
     }
     if (r && !strcmp(n->op, "Softmax") && g->opset >= 13)
         snprintf(l->optype, sizeof(l->optype), "exSoftmax13");
+    if (!strcmp(n->op, "Softmax") && softmax_len(L, ni) > 0 &&
+        tensor_numel(T(L, n->in[0])) > 0)
+        l->softmax_rows = tensor_numel(T(L, n->in[0])) / softmax_len(L, ni);
     if (r && !strcmp(n->op, "Cast"))
         snprintf(l->optype, sizeof(l->optype), "DataConvert");
     add_node_inputs(L, l, n, 0);
@@ -1141,6 +1170,7 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
              * product (P x V) is costed from oc and the output's last dim */
             const tensor_t *k = T(L, n->in[1]);
             l->oc = k && k->ndim >= 1 ? (int)k->dims[k->ndim - 1] : 1;
+            l->softmax_rows = l->out_pixels; /* its softmax: one row a query */
         }
     }
     if (l->kind == NPU_K_DECONV) {

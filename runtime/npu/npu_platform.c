@@ -71,6 +71,21 @@
 #define FRAME(ddr, lut)                                                        \
     .f_ddr = (ddr), .f_lut = (lut), .f_layer_us = FRAME_LAYER_US, .f_overlap = FRAME_OVERLAP
 
+/* An NPU Softmax's cost per row (output elements / reduction length) on
+ * RK3588, beyond its DDR time. FIT on the one real row (tests/data/logs,
+ * THU-MIG/yolov10 issue 115, xuefei4545's table, 1 GHz): exSoftmax13 INT8
+ * over (4,80,80,17), 17-element rows, 25600 of them, DDR 36800 cycles,
+ * Time 14254 us; the level-4 model leaves (14254 - 34.99 - 36800 * 2.0405 /
+ * 1000) us = 552.5 cycles a row. Checked, not fitted, on the model zoo's
+ * boards: RetinaFace_mobile320 and _resnet50_320 share one Softmax of 4200
+ * rows of 2, 2.32 ms at this rate, and both came about that short on RK3588
+ * only (2.09 and 3.15 ms; docs/npu-model.md); PP-OCRv4 rec's Softmax of 40
+ * rows of 6625 costs 22 us (its attentions, 640 query rows, 0.35 ms: an
+ * exSDPAttention pays it per query), which a per-element cost of the same row
+ * (32.5 cycles an element, 8.6 ms) would not. Other chips: none (RK3576's
+ * RetinaFace board time leaves no room; no row of another chip). */
+#define SOFTMAX_ROW_CYCLES_RK3588 552.0
+
 /* DDR efficiency 0.7, FIT: on LOG-Y8 every row's DDR cycles equal
  * (input + output + weight bytes) / 23.654 (Split/Concat/Add rows, which have no
  * weights, give 23.6540 ± 0.0003), and 23.654 = 2112 MHz * 2 * 8 B * 0.7 / 1000 MHz
@@ -130,6 +145,7 @@ static const npu_platform_t platforms[] = {
         .sram_bytes = 0xef000,       /* 956 KB assignable, 4 KB granularity (G:L7310, L7332, DT reg 0xef000) */
         TIME_MODEL,
         FRAME(1.50, 0.20),
+        .softmax_row_cycles = SOFTMAX_ROW_CYCLES_RK3588,
         .cbuf_bytes = 384 * 1024,    /* "384KBx3 internal buffer" (npu-hw.md §1.1) */
         .max_tasks_per_commit = 4095, /* DRV rk3588 12-bit task number */
         /* 4x A76 + 4x A55 (npu-hw.md §1.1: eval_perf lists clusters at 1.8/2.256/2.304 GHz,

@@ -48,6 +48,10 @@ typedef struct npu_platform {
      * part f_overlap of the shorter of compute and DDR time is not hidden
      * behind the longer (docs/npu-model.md). */
     double f_ddr, f_lut, f_layer_us, f_overlap;
+    /* NPU cycles an NPU Softmax spends per row (output elements / its
+     * reduction length), on top of its DDR time, in the level-4 table and the
+     * frame alike; 0 = none (npu_platform.c says where a value comes from) */
+    double softmax_row_cycles;
     int cbuf_bytes;             /* per-core convolution buffer (task tiling) */
     int max_tasks_per_commit;   /* DRV: 4095 (12-bit) or 65535 (16-bit) */
     /* The chip's CPU, for CPU-fallback layers (npu_cost): the runtime's CPU
@@ -67,7 +71,7 @@ typedef struct npu_platform {
  * npu_cost_model_fingerprint hashes every constant; tests/unit/test_npu_platform.c
  * pins its value for the current version, so a changed constant without a new
  * version fails there. */
-#define NPU_COST_MODEL_VERSION 6
+#define NPU_COST_MODEL_VERSION 7
 uint64_t npu_cost_model_fingerprint(void);
 
 /* Case-insensitive lookup ("RK3588" works); NULL if unknown. */

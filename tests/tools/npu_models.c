@@ -344,6 +344,7 @@ static void mobilenet_check(const char *dir, const npu_graph_t *ng)
 typedef struct sample {
     int model, chip;
     double board_us, mhz, cpu_us, lut;  /* CPU layers' time; lookup-table elements */
+    double sm;                           /* NPU Softmax row cycles (npu_softmax_cycles) */
     int n;                               /* NPU layers */
     double *npu, *ddr;                   /* per NPU layer, cycles (one core) */
 } sample;
@@ -373,7 +374,7 @@ static double sample_pred(const sample *x, double b, double s, double c, double 
 
     for (int i = 0; i < x->n; i++)
         t += layer_frame(x->npu[i], x->ddr[i], b, k);
-    return (t + x->lut * s) / x->mhz + c * x->n + x->cpu_us;
+    return (t + x->lut * s + x->sm) / x->mhz + c * x->n + x->cpu_us;
 }
 
 /* sum over layers of layer_frame() for every (overlap, b) of the grid, per sample */
@@ -419,7 +420,7 @@ static frame_fit fit_frame(const sample *xs, int nx, const double *sums, int ski
                         if (x->chip != ch || x->model == skip || !models[x->model].fit)
                             continue;
                         pred = (sums[((size_t)j * K_STEPS + q) * B_STEPS + bk] +
-                                x->lut * s_of(sk)) / x->mhz +
+                                x->lut * s_of(sk) + x->sm) / x->mhz +
                                c * x->n + x->cpu_us;
                         worst = fmax(worst, fabs(pred / x->board_us - 1));
                     }
@@ -557,6 +558,7 @@ int main(int argc, char **argv)
                 x->npu[x->n] = (double)l->npu_cycles;
                 x->ddr[x->n++] = (double)l->ddr_cycles;
                 x->lut += (double)l->lut_elems;
+                x->sm += npu_softmax_cycles(ng->plat, l);
             }
             r->nn = x->n;
             r->src = bm->file ? "onnx" : "built";

@@ -7,8 +7,18 @@
  * 32x32 atoms, depthwise 64 channels a tap):
  *   (1,128,40,40) -> (1,128,40,40), 3x3, 1600 output pixels (a multiple of 16)
  *   depthwise: 1600 * 9 * ceil(128/64)              =  28800
- *   dense:     1600 * max(9 * 4 * 4, 128/8 = 16)    = 230400 */
+ *   dense:     1600 * max(9 * 4 * 4, 128/8 = 16)    = 230400
+ * and an exSoftmax13 as toolkit 2.3.2 compiles RetinaFace's class scores,
+ * (1,4200,1,2) with a constant (1,2,1,1): 4200 rows of 2, on rk3588 its
+ * level-4 time grows by 4200 * 552 cycles (npu_platform.c) = 2318.4 us over
+ * the same layer on rk3576 (at 950 MHz: the rest of both is the DDR time
+ * and the 34.99 us floor, subtracted here), and over its constant read as
+ * (1,1008,1,1), the 1001 classes of a C-aligned reduction: one row; and
+ * an exSDPAttention as RF-DETR's rows 130/190 (runtime 2.3.2) log it, output
+ * (24,64,1,257) = (heads, dv, 1, Lq): 24 x 257 = 6168 rows of its softmax,
+ * 6168 * 552 cycles. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include "record/source_predict.h"
 #include "runtime/model/model.h"
@@ -58,8 +68,66 @@ static uint64_t conv_cycles(const int64_t w[4], int *kind)
     return cyc;
 }
 
+/* level-4 time minus floor and DDR time, in NPU cycles, of one exSoftmax13
+ * over x with a constant of shape w; type "exSDPAttention": its row cycles */
+static double softmax_cycles_of(const char *type, const char *chip, const int64_t xs[4],
+                                const int64_t w[4])
+{
+    int64_t x[4], y[4], wt[4];
+    rknn_tensor t[3];
+    rknn_node n;
+    rknn_model m;
+    int in[2] = {0, 1}, out[1] = {2};
+    npu_graph_t *ng = NULL;
+    graph_t *g = NULL;
+    const npu_platform_t *p = npu_platform_find(chip);
+    char err[256];
+    double c = -1;
+
+    memcpy(x, xs, sizeof x);
+    memcpy(y, xs, sizeof y);
+    memcpy(wt, w, sizeof wt);
+    memset(&n, 0, sizeof n);
+    memset(&m, 0, sizeof m);
+    t[0] = (rknn_tensor){.name = "x", .dtype = 1, .kind = RKNN_TK_ACT, .nd = 4, .shape = x,
+                         .buffer = -1, .data_off = -1, .data_len = -1, .size = -1};
+    t[1] = (rknn_tensor){.name = "w", .dtype = 1, .kind = RKNN_TK_CONST, .nd = 4, .shape = wt,
+                         .buffer = -1, .data_off = -1, .data_len = -1, .size = -1};
+    t[2] = (rknn_tensor){.name = "y", .dtype = 1, .kind = RKNN_TK_ACT, .nd = 4, .shape = y,
+                         .buffer = -1, .data_off = -1, .data_len = -1, .size = -1};
+    char tb[32];
+    snprintf(tb, sizeof tb, "%s", type);
+    n = (rknn_node){.type = tb, .name = "s", .target = RKNN_TGT_NPU,
+                    .in = in, .n_in = 2, .out = out, .n_out = 1};
+    m.tensors = t;
+    m.n_tensors = 3;
+    m.nodes = &n;
+    m.n_nodes = 1;
+    CHECK(predict_graph(&m, p, &ng, &g, err, sizeof err) == 0, "predict_graph: %s", err);
+    if (!ng)
+        return -1;
+    CHECK(npu_mem_plan(ng, g, NULL, 0, err, sizeof err) == 0, "memory plan: %s", err);
+    npu_cost(ng);
+    c = strcmp(type, "exSoftmax13") ? npu_softmax_cycles(p, &ng->l[0])
+                                     : (ng->l[0].time_us - p->t_layer_us[ng->l[0].dtype]) * p->npu_mhz -
+                                           (double)ng->l[0].ddr_cycles * p->t_ddr[ng->l[0].dtype];
+    npu_graph_free(ng);
+    graph_free(g);
+    return c;
+}
+
+static double softmax_cycles(const char *chip, const int64_t xs[4], const int64_t w[4])
+{
+    return softmax_cycles_of("exSoftmax13", chip, xs, w);
+}
+
 int main(void)
 {
+    static const int64_t rf[4] = {1, 4200, 1, 2}, rf_w[4] = {1, 2, 1, 1},
+                         cls[4] = {1, 1001, 1, 1}, cls_w[4] = {16, 1008, 1, 1},
+                         att[4] = {24, 64, 1, 257}, att_k[4] = {24, 64, 1, 257};
+    double sm;
+
     static const int64_t dw_rv[4] = {128, 1, 3, 3}, dw_rk[4] = {1, 128, 3, 3},
                          dense[4] = {128, 128, 3, 3};
     int kind = -1;
@@ -74,5 +142,14 @@ int main(void)
     c = conv_cycles(dense, &kind);
     CHECK(c == 230400 && kind == NPU_K_CONV, "(C,C,3,3): %llu cycles, kind %d",
           (unsigned long long)c, kind);
+    sm = softmax_cycles("rk3588", rf, rf_w);
+    CHECK(sm > 2318400 - 1 && sm < 2318400 + 1, "rk3588 (1,4200,1,2): %.1f row cycles", sm);
+    sm = softmax_cycles("rk3576", rf, rf_w);
+    CHECK(sm > -1 && sm < 1, "rk3576 (1,4200,1,2): %.1f row cycles", sm);
+    sm = softmax_cycles("rk3588", cls, cls_w);
+    CHECK(sm > 552 - 1 && sm < 552 + 1, "rk3588 (1,1001,1,1): %.1f row cycles", sm);
+    sm = softmax_cycles_of("exSDPAttention", "rk3588", att, att_k);
+    CHECK(sm > 6168.0 * 552 - 1 && sm < 6168.0 * 552 + 1, "rk3588 exSDPAttention: %.1f row cycles",
+          sm);
     TEST_END();
 }
