@@ -467,6 +467,8 @@ typedef struct qwrap {
     int post;             /* POST_*: how an int8 Conv head runs its chain in its epilogue */
     int8_t qlo, qhi;      /* POST_CLAMP: the Relu or Clip bounds as q on link[0].qp */
     int cat_bytes;        /* a Concat whose output has bytes (bytes_link) */
+    struct focus_cat *focus; /* a byte Concat of Slice pairs made from their source */
+    int deferred;         /* a Slice whose output such a Concat makes itself */
 } qwrap;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
@@ -1051,6 +1053,10 @@ static int slice_req_tensor(const graph_t *g, const node_t *n)
  * Concat then maps its inputs' bytes instead of requantizing its floats). */
 static int qwrap_slice_run(op_ctx *c, graph_t *g, node_t *n, const node_t *inner)
 {
+    if (((const qwrap *)n->priv)->deferred && c->private_run) { /* focus_run */
+        bytes_stale(((const qwrap *)n->priv)->q, n->out[0]);
+        return RT_OK;
+    }
     int rc = slice_run_composed(c, g, n, inner);
     if (rc)
         return rc;
@@ -1154,11 +1160,292 @@ static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, const qwra
            ob->rgrid.zp == p->zp;
 }
 
+/* ---- a byte Concat of Slice pairs, from their source (YOLOX's Focus) ----
+ * When a byte Concat's output only feeds int8 Convs on its grid and each of
+ * its inputs is a Slice of a Slice's output read by nothing else, a private
+ * run makes the Concat's bytes straight from the Slices' source: per row of
+ * a piece, the strided values, then the inner Slice's and the outer Slice's
+ * requantizations (as qwrap_slice_run does them, in the same order on the
+ * same floats), their bytes (requant_bytes') and the Concat's table of them
+ * (concat_bytes'); the Slices do not run, nor does any pass over their
+ * tensors. The numbers are those of the Slices and the byte Concat. */
+typedef struct focus_piece {
+    int src;              /* the inner Slice's input */
+    int pre, req;         /* the inner Slice's requantized tensor (-1: none), the outer's (-1) */
+    int t;                /* the outer Slice's output (its bytes' grid: act[t]) */
+    int nd;
+    int64_t len[MODEL_MAX_DIMS], step[MODEL_MAX_DIMS]; /* source elements per axis */
+    int64_t base;         /* the first source element */
+    int64_t rows, off;    /* rows along the last axis; its place in the output */
+    int same;             /* on the Concat's grid: no table */
+    uint8_t tab[256];
+    /* the source's grid (has: its activation is one quant_grid_bytes takes)
+     * and, for each of its q + 128, the byte that the steps above make of
+     * its value: the whole piece is one lookup where the source lies on it */
+    int has_src_grid;
+    qparam_t src_grid;
+    uint8_t src_tab[256];
+} focus_piece;
+
+typedef struct focus_cat {
+    int n;
+    focus_piece *p;
+    int64_t *first;       /* first work item of each piece; first[n]: all */
+    int interleave;       /* pieces of as many rows: item i is block i of every piece */
+} focus_cat;
+
+/* Rows of a piece per work item: a few thousand values in L1. The source
+ * (YOLOX's 2 MB image) is read from memory once and in order: an item
+ * takes its rows of every piece (focus_cat.interleave), the pieces' rows of
+ * one source row after another. */
+#define FOCUS_ROWS 8
+
+typedef struct focus_job {
+    const quant_graph *q;
+    const focus_cat *f;
+    uint8_t *out;
+} focus_job;
+
+EWHOT static void focus_gather(const float *s, int64_t step, float *d, int64_t m)
+{
+    if (step == 2)
+        for (int64_t i = 0; i < m; i++)
+            d[i] = s[2 * i];
+    else
+        for (int64_t i = 0; i < m; i++)
+            d[i] = s[i * step];
+}
+
+/* The steps of piece p on m values: the Slices' requantizations, the
+ * bytes, the Concat's table (tmp: m bytes of room). */
+static void focus_steps(const quant_graph *q, const focus_piece *p, float *v, int64_t m,
+                        uint8_t *o, uint8_t *tmp)
+{
+    if (p->pre >= 0)
+        qout_grid(q, p->pre, v, m);
+    if (p->req >= 0)
+        qout_grid(q, p->req, v, m);
+    quant_q8_bytes(v, 1, m, m, &q->act[p->t], p->same ? o : tmp, m);
+    if (!p->same)
+        quant_bytes_map(p->tab, tmp, o, m);
+}
+
+/* The first source element of row r of piece p: r over its leading axes. */
+static int64_t focus_row_at(const focus_piece *p, const tensor_t *src, int64_t r)
+{
+    int64_t at = p->base, stride = 1;
+    for (int d = p->nd - 1; d >= 0; d--) {
+        if (d < p->nd - 1) {
+            at += (r % p->len[d]) * p->step[d] * stride;
+            r /= p->len[d];
+        }
+        stride *= src->dims[d];
+    }
+    return at;
+}
+
+/* Work item it: rows [r0, r1) of pieces [k0, k1) (all of them when they
+ * interleave, gathered row by row in the source's order, else one). */
+static void focus_range(void *arg, int64_t b, int64_t e)
+{
+    const focus_job *j = arg;
+    const focus_cat *f = j->f;
+    const quant_graph *q = j->q;
+    int k = 0;
+    float *row = NULL;
+    int64_t cap = 0;
+    uint8_t *tmp = NULL;
+    for (int64_t it = b; it < e; it++) {
+        int64_t blk;
+        int k0, k1;
+        if (f->interleave) {
+            k0 = 0, k1 = f->n, blk = it;
+        } else {
+            while (f->first[k + 1] <= it)
+                k++;
+            k0 = k, k1 = k + 1, blk = it - f->first[k];
+        }
+        int64_t r0 = blk * FOCUS_ROWS, r1 = r0 + FOCUS_ROWS, need = 0;
+        if (r1 > f->p[k0].rows)
+            r1 = f->p[k0].rows;
+        for (int i = k0; i < k1; i++)
+            need += (r1 - r0) * f->p[i].len[f->p[i].nd - 1];
+        if (need > cap) {
+            free(row);
+            free(tmp);
+            cap = need;
+            row = xmalloc(sizeof(float) * (size_t)cap);
+            tmp = xmalloc((size_t)cap);
+        }
+        for (int64_t r = r0; r < r1; r++) {
+            int64_t at = 0;
+            for (int i = k0; i < k1; i++) {
+                const focus_piece *p = &f->p[i];
+                const tensor_t *src = &q->g->t[p->src];
+                int64_t w = p->len[p->nd - 1];
+                focus_gather((const float *)src->data + focus_row_at(p, src, r),
+                             p->step[p->nd - 1], row + at + (r - r0) * w, w);
+                at += (r1 - r0) * w;
+            }
+        }
+        int64_t at = 0;
+        for (int i = k0; i < k1; i++) {
+            const focus_piece *p = &f->p[i];
+            int64_t w = p->len[p->nd - 1], m = (r1 - r0) * w;
+            float *v = row + at;
+            uint8_t *o = j->out + p->off + r0 * w, *t = tmp + at;
+            int64_t d = p->has_src_grid ? quant_grid_bytes(v, m, &p->src_grid, t) : 0;
+            if (d)
+                quant_bytes_map(p->src_tab, t, o, d);
+            if (d < m)
+                focus_steps(q, p, v + d, m - d, o + d, t + d);
+            at += m;
+        }
+    }
+    free(row);
+    free(tmp);
+}
+
+static void focus_run(op_ctx *c, const node_t *n, const qwrap *w)
+{
+    quant_bytes *ob = w->q->bytes[n->out[0]];
+    focus_job j = {w->q, w->focus, ob->q};
+    int64_t items = w->focus->first[w->focus->n];
+    op_parallel_for_work(c, items, items ? ob->n / items : 0, focus_range, &j);
+    ob->grid = w->q->act[n->out[0]];
+    ob->valid = 1;
+}
+
+/* Node x is a Slice whose output only node n reads (and no graph output). */
+static int sole_reader(const graph_t *g, const node_t *x, const node_t *n)
+{
+    int only = -1, t = x->out[0];
+    return t >= 0 && !g->t[t].is_output && quant_consumers(g, t, &only) == 1 &&
+           &g->nodes[only] == n;
+}
+
+/* The bytes of tensor t as requant_bytes writes them, on a grid the Concat's
+ * table takes. */
+static int focus_bytes_ok(const quant_graph *q, int t)
+{
+    return t >= 0 && !(q->t_fp16 && q->t_fp16[t]) && q->has_act[t] && !q->fused[t] &&
+           quant_grid_bytes_exact(&q->act[t]);
+}
+
+/* Concat n (cat_bytes, its bytes only_bytes on its grid) as a focus_cat, or
+ * nothing; the Slices it makes are marked deferred. */
+static void focus_free(qwrap *w)
+{
+    if (w->focus) {
+        free(w->focus->p);
+        free(w->focus->first);
+        free(w->focus);
+    }
+    w->focus = NULL;
+}
+
+static void focus_link(quant_graph *q, node_t *n)
+{
+    graph_t *g = q->g;
+    qwrap *w = n->priv;
+    int t = n->out[0];
+    const tensor_t *y = &g->t[t];
+    const quant_bytes *ob = q->bytes[t];
+    const qparam_t *p = &q->act[t];
+    int64_t axis = node_attr_int(n, "axis", 0);
+    axis = axis < 0 ? axis + y->ndim : axis;
+    if (!ob || !ob->only_bytes || memcmp(&ob->rgrid.scale, &p->scale, sizeof(float)) ||
+        ob->rgrid.zp != p->zp || !quant_grid_bytes_exact(p) || axis < 0 || axis >= y->ndim ||
+        n->n_in < 1 || n->n_in > 64)
+        return;
+    for (int64_t d = 0; d < axis; d++)
+        if (y->dims[d] != 1)
+            return;
+    focus_cat *f = xcalloc(1, sizeof(*f));
+    f->p = xcalloc((size_t)n->n_in, sizeof(focus_piece));
+    f->first = xcalloc((size_t)n->n_in + 1, sizeof(int64_t));
+    node_t *outer[64];
+    int64_t off = 0;
+    for (int k = 0; k < n->n_in; k++) {
+        focus_piece *fp = &f->p[k];
+        int x = n->in[k], pi = x >= 0 ? g->t[x].producer : -1;
+        node_t *s = pi >= 0 ? &g->nodes[pi] : NULL;
+        int ii = s && s->n_in > 0 && s->in[0] >= 0 ? g->t[s->in[0]].producer : -1;
+        const node_t *inner = ii >= 0 ? &g->nodes[ii] : NULL;
+        int64_t st[MODEL_MAX_DIMS], sp[MODEL_MAX_DIMS];
+        if (!inner || s->folded || inner->folded || !stock_slice(s) || !stock_slice(inner) ||
+            !s->def || s->def->run != qwrap_run || !sole_reader(g, s, n) ||
+            !sole_reader(g, inner, s) || inner->in[0] < 0 ||
+            slice_source(g, s, inner, st, sp) != RT_OK)
+            goto no;
+        const tensor_t *src = &g->t[inner->in[0]], *o = &g->t[x];
+        fp->src = inner->in[0];
+        fp->pre = slice_req_tensor(g, inner);
+        fp->req = slice_req_tensor(g, s);
+        fp->t = x;
+        fp->nd = src->ndim;
+        if (src->dtype != DT_FLOAT || o->dtype != DT_FLOAT || o->ndim != src->ndim ||
+            src->ndim < 1 || !focus_bytes_ok(q, x) || (fp->pre >= 0 && !focus_bytes_ok(q, fp->pre)))
+            goto no;
+        int64_t stride = 1;
+        fp->base = 0;
+        fp->rows = 1;
+        for (int d = src->ndim - 1; d >= 0; d--) {
+            if (sp[d] < 1)
+                goto no;
+            fp->len[d] = o->dims[d];
+            fp->step[d] = sp[d];
+            fp->base += st[d] * stride;
+            stride *= src->dims[d];
+            if (d < src->ndim - 1)
+                fp->rows *= o->dims[d];
+        }
+        fp->off = off;
+        off += tensor_numel(o);
+        fp->same = !memcmp(&q->act[x].scale, &p->scale, sizeof(float)) && q->act[x].zp == p->zp;
+        for (int v = 0; !fp->same && v < 256; v++)
+            fp->tab[v] = (uint8_t)(quant_q8(quant_dq8((int8_t)(v - 128), &q->act[x]), p) + 128);
+        fp->has_src_grid = q->has_act[fp->src] && quant_grid_bytes_exact(&q->act[fp->src]);
+        fp->src_grid = q->act[fp->src];
+        for (int v = 0; fp->has_src_grid && v < 256; v++) {
+            float val = quant_dq8((int8_t)(v - 128), &fp->src_grid);
+            uint8_t tb[1];
+            focus_steps(q, fp, &val, 1, &fp->src_tab[v], tb);
+        }
+        f->first[k + 1] = f->first[k] + (fp->rows + FOCUS_ROWS - 1) / FOCUS_ROWS;
+        outer[k] = s;
+    }
+    if (off != ob->n)
+        goto no;
+    f->n = n->n_in;
+    /* the same rows of every piece together: Slices of one source (the
+     * Focus' four phases) then read it in order, each row once */
+    f->interleave = 1;
+    for (int k = 1; k < n->n_in; k++)
+        f->interleave &= f->p[k].rows == f->p[0].rows;
+    if (f->interleave)
+        f->first[f->n] = (f->p[0].rows + FOCUS_ROWS - 1) / FOCUS_ROWS;
+    w->focus = f;
+    for (int k = 0; k < n->n_in; k++)
+        ((qwrap *)outer[k]->priv)->deferred = 1;
+    return;
+no:
+    free(f->p);
+    free(f->first);
+    free(f);
+}
+
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
 {
     qwrap *w = n->priv;
     for (int k = 0; k < n->n_out; k++)
         bytes_stale(w->q, n->out[k]);
+    if (w->deferred && c->private_run) /* its Concat makes the bytes (focus_run) */
+        return RT_OK;
+    if (w->focus && c->private_run) {
+        focus_run(c, n, w);
+        return RT_OK;
+    }
     if (w->cat_bytes && concat_bytes(c, g, n, w))
         return RT_OK;
     if (w->ew && ew_run(c, g, n, w))
@@ -1200,6 +1487,7 @@ static void qwrap_release(node_t *n)
     free(w->link);
     free(w->lut);
     free(w->lut8);
+    focus_free(w);
     free(w);
 }
 
@@ -1415,6 +1703,14 @@ static void bytes_link(quant_graph *q)
         }
         b->only_bytes = ok && seen;
     }
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i].folded && g->nodes[i].def && g->nodes[i].def->run == qwrap_run) {
+            focus_free(g->nodes[i].priv);
+            ((qwrap *)g->nodes[i].priv)->deferred = 0;
+        }
+    for (int i = 0; q->type == QT_I8 && i < g->n_nodes; i++)
+        if (bytes_concat(q, &g->nodes[i]) && ((qwrap *)g->nodes[i].priv)->cat_bytes)
+            focus_link(q, &g->nodes[i]);
     free(made);
 }
 

@@ -139,24 +139,24 @@ static void model_case(const char *file, const char *shape, float lo, float hi, 
             for (int64_t i = 0; i < tensor_numel(&gq->t[t]); i++)
                 bad_out += memcmp(&((const float *)gq->t[t].data)[i], &ref[t][i], 4) != 0;
     }
-    /* a byte Concat of Slices (YOLOX's Focus) maps its inputs' bytes: each
-     * composed Slice pair writes them with its requantization */
+    /* a byte Concat of Slices (YOLOX's Focus) writes its bytes, made from
+     * the Slices' source (the Slices do not run) or from its inputs' bytes;
+     * they were compared with the node-by-node floats above */
     int cats = 0, stale = 0;
     for (int i = 0; !rc && q->bytes && i < gq->n_nodes; i++) {
         const node_t *c = &gq->nodes[i];
         if (c->folded || strcmp(c->op, "Concat") || c->n_out != 1 || c->out[0] < 0 ||
             !q->bytes[c->out[0]])
             continue;
-        int slices = c->n_in > 0, unwritten = 0;
+        int slices = c->n_in > 0;
         for (int k = 0; k < c->n_in; k++) {
             int t = c->in[k], p = t >= 0 ? gq->t[t].producer : -1;
             slices &= p >= 0 && !strcmp(gq->nodes[p].op, "Slice");
-            unwritten += t < 0 || !q->bytes[t] || !q->bytes[t]->valid;
         }
         cats += slices;
-        stale += slices && unwritten;
+        stale += slices && (!q->bytes[c->out[0]]->valid || !ref[c->out[0]]);
     }
-    CHECK(stale == 0, "%s (%d threads): %d Concats of Slices without their inputs' bytes", file,
+    CHECK(stale == 0, "%s (%d threads): %d Concats of Slices without their bytes", file,
           nthreads, stale);
     total_slice_cats += cats;
     CHECK(bad_out == 0, "%s (%d threads): %d output values differ from the node-by-node run",
