@@ -469,7 +469,16 @@ typedef struct qwrap {
     int cat_bytes;        /* a Concat whose output has bytes (bytes_link) */
     struct focus_cat *focus; /* a byte Concat of Slice pairs made from their source */
     int deferred;         /* a Slice whose output such a Concat makes itself */
+    struct cat_table *cat_tab; /* a byte Concat: per input its last table (concat_bytes) */
 } qwrap;
+
+/* A byte Concat input's table: each q + 128 on grid from, requantized to
+ * grid to (made: from, to and tab are set). */
+typedef struct cat_table {
+    qparam_t from, to;
+    int made;
+    uint8_t tab[256];
+} cat_table;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
  * requantized while it is in cache (one memory pass instead of two). The
@@ -1110,7 +1119,15 @@ static void cat_range(void *arg, int64_t b, int64_t e)
     }
 }
 
-static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, const qwrap *w)
+/* Byte Concat input t's bytes follow from its floats: they lie on its own
+ * int8 grid, whose bytes are exact (quant_grid_bytes_exact). */
+static int cat_bytes_of_floats(const quant_graph *q, int t)
+{
+    return t >= 0 && needs_grid(q, t) && q->type == QT_I8 && !(q->t_fp16 && q->t_fp16[t]) &&
+           quant_grid_bytes_exact(&q->act[t]) && q->g->t[t].dtype == DT_FLOAT;
+}
+
+static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, qwrap *w)
 {
     int t = n->out[0];
     quant_bytes *ob = w->q->bytes[t];
@@ -1125,15 +1142,28 @@ static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, const qwra
     int64_t outer = 1, inner_y = 0;
     for (int64_t d = 0; d < axis; d++)
         outer *= y->dims[d];
-    uint8_t tab[64][256], same[64];
+    uint8_t same[64];
+    if (!w->cat_tab) /* the tables, kept from run to run with the grids they map */
+        w->cat_tab = xcalloc((size_t)n->n_in, sizeof(cat_table));
     for (int k = 0; k < n->n_in; k++) {
-        const quant_bytes *b = n->in[k] >= 0 ? w->q->bytes[n->in[k]] : NULL;
+        quant_bytes *b = n->in[k] >= 0 ? w->q->bytes[n->in[k]] : NULL;
+        if (b && !b->valid && b->n % (outer ? outer : 1) == 0 && cat_bytes_of_floats(w->q, n->in[k])) {
+            /* a producer that wrote no bytes wrote floats on the input's grid */
+            quant_q8_bytes(g->t[n->in[k]].data, 1, b->n, b->n, &w->q->act[n->in[k]], b->q, b->n);
+            b->grid = w->q->act[n->in[k]];
+            b->valid = 1;
+        }
         if (!b || !b->valid || !outer || b->n % outer)
             return 0;
         inner_y += b->n / outer;
         same[k] = !memcmp(&b->grid.scale, &p->scale, sizeof(float)) && b->grid.zp == p->zp;
-        for (int v = 0; !same[k] && v < 256; v++)
-            tab[k][v] = (uint8_t)(quant_q8(quant_dq8((int8_t)(v - 128), &b->grid), p) + 128);
+        cat_table *ct = &w->cat_tab[k];
+        if (same[k] || (ct->made && !memcmp(&ct->from, &b->grid, sizeof(qparam_t)) &&
+                        !memcmp(&ct->to, p, sizeof(qparam_t))))
+            continue;
+        for (int v = 0; v < 256; v++)
+            ct->tab[v] = (uint8_t)(quant_q8(quant_dq8((int8_t)(v - 128), &b->grid), p) + 128);
+        ct->from = b->grid, ct->to = *p, ct->made = 1;
     }
     if (inner_y * outer != ob->n)
         return 0;
@@ -1146,7 +1176,8 @@ static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, const qwra
         for (int k = 0; k < n->n_in; k++, s++) {
             const quant_bytes *b = w->q->bytes[n->in[k]];
             int64_t inner = b->n / outer;
-            j.seg[s] = (cat_seg){b->q + o * inner, ob->q + off, inner, same[k] ? NULL : tab[k]};
+            j.seg[s] = (cat_seg){b->q + o * inner, ob->q + off, inner,
+                                 same[k] ? NULL : w->cat_tab[k].tab};
             j.first[s + 1] = j.first[s] + (inner + CAT_CHUNK - 1) / CAT_CHUNK;
             off += inner;
         }
@@ -1488,6 +1519,7 @@ static void qwrap_release(node_t *n)
     free(w->lut);
     free(w->lut8);
     focus_free(w);
+    free(w->cat_tab);
     free(w);
 }
 
@@ -1640,6 +1672,36 @@ static int bytes_concat(const quant_graph *q, const node_t *n)
            needs_grid(q, n->out[0]) && !(q->t_fp16 && q->t_fp16[n->out[0]]);
 }
 
+/* Concat n makes its output's bytes in every private run and never runs its
+ * float kernel there (concat_bytes returns 1): a byte Concat whose output
+ * only int8 Convs on its grid read, laid out as concat_bytes takes it, each
+ * input with bytes that follow from its floats when its producer wrote
+ * none. */
+static int cat_bytes_only(const quant_graph *q, const node_t *n)
+{
+    const graph_t *g = q->g;
+    if (!bytes_concat(q, n) || !((const qwrap *)n->priv)->cat_bytes || n->n_in > 64)
+        return 0;
+    int t = n->out[0];
+    const quant_bytes *ob = q->bytes[t];
+    const qparam_t *p = &q->act[t];
+    const tensor_t *y = &g->t[t];
+    int64_t axis = node_attr_int(n, "axis", 0), outer = 1, inner = 0;
+    axis = axis < 0 ? axis + y->ndim : axis;
+    if (!ob || !ob->only_bytes || memcmp(&ob->rgrid.scale, &p->scale, sizeof(float)) ||
+        ob->rgrid.zp != p->zp || !quant_grid_bytes_exact(p) || axis < 0 || axis >= y->ndim)
+        return 0;
+    for (int64_t d = 0; d < axis; d++)
+        outer *= y->dims[d];
+    for (int k = 0; k < n->n_in; k++) {
+        const quant_bytes *b = n->in[k] >= 0 ? q->bytes[n->in[k]] : NULL;
+        if (!b || !outer || b->n % outer || !cat_bytes_of_floats(q, n->in[k]))
+            return 0;
+        inner += b->n / outer;
+    }
+    return inner * outer == ob->n;
+}
+
 /* The int8 activations that stay bytes between layers (quant_bytes): a
  * layer's output that an int8 Conv reads gets bytes (every path of the
  * Conv takes them: as byte quads or planes, or centred from them); an int8 Conv writes those of its output (or, running a chain in its
@@ -1682,26 +1744,39 @@ static void bytes_link(quant_graph *q)
         if (bytes_concat(q, &g->nodes[i]) && q->bytes[g->nodes[i].out[0]])
             ((qwrap *)g->nodes[i].priv)->cat_bytes = 1;
     /* tensors only int8 Convs on one input grid read: every path of such a
-     * Conv takes the bytes (conv_in_bytes), none its floats */
-    for (int t = 0; t < g->n_t; t++) {
-        quant_bytes *b = q->bytes[t];
-        if (!b || g->t[t].is_output)
-            continue;
-        int ok = 1, seen = 0;
-        for (int i = 0; ok && i < g->n_nodes; i++) {
-            const node_t *n = &g->nodes[i];
-            for (int k = 0; ok && !n->folded && k < n->n_in; k++) {
-                if (n->in[k] != t)
-                    continue;
-                const quant_node *qn = conv_qnode(n);
-                ok = qn && k == 0 &&
-                     (!seen || (!memcmp(&qn->in.scale, &b->rgrid.scale, sizeof(float)) &&
-                                qn->in.zp == b->rgrid.zp));
-                if (ok && !seen++)
-                    b->rgrid = qn->in;
+     * Conv takes the bytes (conv_in_bytes), none its floats; and inputs of
+     * byte Concats that never run their float kernel (cat_bytes_only), on
+     * the input's own grid. A Concat qualifies once its output does: again
+     * until nothing changes (a Concat of a Concat's output). */
+    for (int changed = 1, round = 0; changed && round < 16; round++) {
+        changed = 0;
+        for (int t = 0; t < g->n_t; t++) {
+            quant_bytes *b = q->bytes[t];
+            if (!b || g->t[t].is_output || b->only_bytes)
+                continue;
+            int ok = 1, seen = 0;
+            qparam_t rg = {0};
+            for (int i = 0; ok && i < g->n_nodes; i++) {
+                const node_t *n = &g->nodes[i];
+                for (int k = 0; ok && !n->folded && k < n->n_in; k++) {
+                    if (n->in[k] != t)
+                        continue;
+                    const quant_node *qn = conv_qnode(n);
+                    const qparam_t *need = qn && k == 0      ? &qn->in
+                                           : cat_bytes_only(q, n) ? &q->act[t]
+                                                                  : NULL;
+                    ok = need && (!seen || (!memcmp(&need->scale, &rg.scale, sizeof(float)) &&
+                                            need->zp == rg.zp));
+                    if (ok && !seen++)
+                        rg = *need;
+                }
+            }
+            if (ok && seen) {
+                b->rgrid = rg;
+                b->only_bytes = 1;
+                changed = 1;
             }
         }
-        b->only_bytes = ok && seen;
     }
     for (int i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i].folded && g->nodes[i].def && g->nodes[i].def->run == qwrap_run) {

@@ -418,9 +418,10 @@ typedef struct quant_bytes {
     int64_t n;
     qparam_t grid;        /* the floats' grid: (q - zp) * scale */
     int valid;            /* written by this run's producer */
-    /* every reader is an int8 Conv with input grid rgrid and the tensor is
-     * no graph output: bytes on rgrid leave its floats unread in a private
-     * run, and the producer may skip them */
+    /* every reader is an int8 Conv with input grid rgrid, or a byte Concat
+     * that never runs its float kernel (rgrid: the tensor's own grid), and
+     * the tensor is no graph output: bytes on rgrid leave its floats unread
+     * in a private run, and the producer may skip them */
     int only_bytes;
     qparam_t rgrid;
 } quant_bytes;
