@@ -417,7 +417,8 @@ typedef struct quant_bytes {
     uint8_t *q;           /* q + 128, the tensor's layout */
     int64_t n;
     qparam_t grid;        /* the floats' grid: (q - zp) * scale */
-    int valid;            /* written by this run's producer */
+    int valid;            /* written by this run's producer (or, when it wrote
+                             none, from its floats by a byte Concat reading them) */
     /* every reader is an int8 Conv with input grid rgrid, or a byte Concat
      * that never runs its float kernel (rgrid: the tensor's own grid), and
      * the tensor is no graph output: bytes on rgrid leave its floats unread
