@@ -467,7 +467,18 @@ typedef struct qwrap {
     int post;             /* POST_*: how an int8 Conv head runs its chain in its epilogue */
     int8_t qlo, qhi;      /* POST_CLAMP: the Relu or Clip bounds as q on link[0].qp */
     int cat_bytes;        /* a Concat whose output has bytes (bytes_link) */
+    struct focus_cat *focus; /* a byte Concat of Slice pairs made from their source */
+    int deferred;         /* a Slice whose output such a Concat makes itself */
+    struct cat_table *cat_tab; /* a byte Concat: per input its last table (concat_bytes) */
 } qwrap;
+
+/* A byte Concat input's table: each q + 128 on grid from, requantized to
+ * grid to (made: from, to and tab are set). */
+typedef struct cat_table {
+    qparam_t from, to;
+    int made;
+    uint8_t tab[256];
+} cat_table;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
  * requantized while it is in cache (one memory pass instead of two). The
@@ -1051,6 +1062,10 @@ static int slice_req_tensor(const graph_t *g, const node_t *n)
  * Concat then maps its inputs' bytes instead of requantizing its floats). */
 static int qwrap_slice_run(op_ctx *c, graph_t *g, node_t *n, const node_t *inner)
 {
+    if (((const qwrap *)n->priv)->deferred && c->private_run) { /* focus_run */
+        bytes_stale(((const qwrap *)n->priv)->q, n->out[0]);
+        return RT_OK;
+    }
     int rc = slice_run_composed(c, g, n, inner);
     if (rc)
         return rc;
@@ -1104,7 +1119,15 @@ static void cat_range(void *arg, int64_t b, int64_t e)
     }
 }
 
-static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, const qwrap *w)
+/* Byte Concat input t's bytes follow from its floats: they lie on its own
+ * int8 grid, whose bytes are exact (quant_grid_bytes_exact). */
+static int cat_bytes_of_floats(const quant_graph *q, int t)
+{
+    return t >= 0 && needs_grid(q, t) && q->type == QT_I8 && !(q->t_fp16 && q->t_fp16[t]) &&
+           quant_grid_bytes_exact(&q->act[t]) && q->g->t[t].dtype == DT_FLOAT;
+}
+
+static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, qwrap *w)
 {
     int t = n->out[0];
     quant_bytes *ob = w->q->bytes[t];
@@ -1119,15 +1142,28 @@ static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, const qwra
     int64_t outer = 1, inner_y = 0;
     for (int64_t d = 0; d < axis; d++)
         outer *= y->dims[d];
-    uint8_t tab[64][256], same[64];
+    uint8_t same[64];
+    if (!w->cat_tab) /* the tables, kept from run to run with the grids they map */
+        w->cat_tab = xcalloc((size_t)n->n_in, sizeof(cat_table));
     for (int k = 0; k < n->n_in; k++) {
-        const quant_bytes *b = n->in[k] >= 0 ? w->q->bytes[n->in[k]] : NULL;
+        quant_bytes *b = n->in[k] >= 0 ? w->q->bytes[n->in[k]] : NULL;
+        if (b && !b->valid && b->n % (outer ? outer : 1) == 0 && cat_bytes_of_floats(w->q, n->in[k])) {
+            /* a producer that wrote no bytes wrote floats on the input's grid */
+            quant_q8_bytes(g->t[n->in[k]].data, 1, b->n, b->n, &w->q->act[n->in[k]], b->q, b->n);
+            b->grid = w->q->act[n->in[k]];
+            b->valid = 1;
+        }
         if (!b || !b->valid || !outer || b->n % outer)
             return 0;
         inner_y += b->n / outer;
         same[k] = !memcmp(&b->grid.scale, &p->scale, sizeof(float)) && b->grid.zp == p->zp;
-        for (int v = 0; !same[k] && v < 256; v++)
-            tab[k][v] = (uint8_t)(quant_q8(quant_dq8((int8_t)(v - 128), &b->grid), p) + 128);
+        cat_table *ct = &w->cat_tab[k];
+        if (same[k] || (ct->made && !memcmp(&ct->from, &b->grid, sizeof(qparam_t)) &&
+                        !memcmp(&ct->to, p, sizeof(qparam_t))))
+            continue;
+        for (int v = 0; v < 256; v++)
+            ct->tab[v] = (uint8_t)(quant_q8(quant_dq8((int8_t)(v - 128), &b->grid), p) + 128);
+        ct->from = b->grid, ct->to = *p, ct->made = 1;
     }
     if (inner_y * outer != ob->n)
         return 0;
@@ -1140,7 +1176,8 @@ static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, const qwra
         for (int k = 0; k < n->n_in; k++, s++) {
             const quant_bytes *b = w->q->bytes[n->in[k]];
             int64_t inner = b->n / outer;
-            j.seg[s] = (cat_seg){b->q + o * inner, ob->q + off, inner, same[k] ? NULL : tab[k]};
+            j.seg[s] = (cat_seg){b->q + o * inner, ob->q + off, inner,
+                                 same[k] ? NULL : w->cat_tab[k].tab};
             j.first[s + 1] = j.first[s] + (inner + CAT_CHUNK - 1) / CAT_CHUNK;
             off += inner;
         }
@@ -1154,11 +1191,292 @@ static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, const qwra
            ob->rgrid.zp == p->zp;
 }
 
+/* ---- a byte Concat of Slice pairs, from their source (YOLOX's Focus) ----
+ * When a byte Concat's output only feeds int8 Convs on its grid and each of
+ * its inputs is a Slice of a Slice's output read by nothing else, a private
+ * run makes the Concat's bytes straight from the Slices' source: per row of
+ * a piece, the strided values, then the inner Slice's and the outer Slice's
+ * requantizations (as qwrap_slice_run does them, in the same order on the
+ * same floats), their bytes (requant_bytes') and the Concat's table of them
+ * (concat_bytes'); the Slices do not run, nor does any pass over their
+ * tensors. The numbers are those of the Slices and the byte Concat. */
+typedef struct focus_piece {
+    int src;              /* the inner Slice's input */
+    int pre, req;         /* the inner Slice's requantized tensor (-1: none), the outer's (-1) */
+    int t;                /* the outer Slice's output (its bytes' grid: act[t]) */
+    int nd;
+    int64_t len[MODEL_MAX_DIMS], step[MODEL_MAX_DIMS]; /* source elements per axis */
+    int64_t base;         /* the first source element */
+    int64_t rows, off;    /* rows along the last axis; its place in the output */
+    int same;             /* on the Concat's grid: no table */
+    uint8_t tab[256];
+    /* the source's grid (has: its activation is one quant_grid_bytes takes)
+     * and, for each of its q + 128, the byte that the steps above make of
+     * its value: the whole piece is one lookup where the source lies on it */
+    int has_src_grid;
+    qparam_t src_grid;
+    uint8_t src_tab[256];
+} focus_piece;
+
+typedef struct focus_cat {
+    int n;
+    focus_piece *p;
+    int64_t *first;       /* first work item of each piece; first[n]: all */
+    int interleave;       /* pieces of as many rows: item i is block i of every piece */
+} focus_cat;
+
+/* Rows of a piece per work item: a few thousand values in L1. The source
+ * (YOLOX's 2 MB image) is read from memory once and in order: an item
+ * takes its rows of every piece (focus_cat.interleave), the pieces' rows of
+ * one source row after another. */
+#define FOCUS_ROWS 8
+
+typedef struct focus_job {
+    const quant_graph *q;
+    const focus_cat *f;
+    uint8_t *out;
+} focus_job;
+
+EWHOT static void focus_gather(const float *s, int64_t step, float *d, int64_t m)
+{
+    if (step == 2)
+        for (int64_t i = 0; i < m; i++)
+            d[i] = s[2 * i];
+    else
+        for (int64_t i = 0; i < m; i++)
+            d[i] = s[i * step];
+}
+
+/* The steps of piece p on m values: the Slices' requantizations, the
+ * bytes, the Concat's table (tmp: m bytes of room). */
+static void focus_steps(const quant_graph *q, const focus_piece *p, float *v, int64_t m,
+                        uint8_t *o, uint8_t *tmp)
+{
+    if (p->pre >= 0)
+        qout_grid(q, p->pre, v, m);
+    if (p->req >= 0)
+        qout_grid(q, p->req, v, m);
+    quant_q8_bytes(v, 1, m, m, &q->act[p->t], p->same ? o : tmp, m);
+    if (!p->same)
+        quant_bytes_map(p->tab, tmp, o, m);
+}
+
+/* The first source element of row r of piece p: r over its leading axes. */
+static int64_t focus_row_at(const focus_piece *p, const tensor_t *src, int64_t r)
+{
+    int64_t at = p->base, stride = 1;
+    for (int d = p->nd - 1; d >= 0; d--) {
+        if (d < p->nd - 1) {
+            at += (r % p->len[d]) * p->step[d] * stride;
+            r /= p->len[d];
+        }
+        stride *= src->dims[d];
+    }
+    return at;
+}
+
+/* Work item it: rows [r0, r1) of pieces [k0, k1) (all of them when they
+ * interleave, gathered row by row in the source's order, else one). */
+static void focus_range(void *arg, int64_t b, int64_t e)
+{
+    const focus_job *j = arg;
+    const focus_cat *f = j->f;
+    const quant_graph *q = j->q;
+    int k = 0;
+    float *row = NULL;
+    int64_t cap = 0;
+    uint8_t *tmp = NULL;
+    for (int64_t it = b; it < e; it++) {
+        int64_t blk;
+        int k0, k1;
+        if (f->interleave) {
+            k0 = 0, k1 = f->n, blk = it;
+        } else {
+            while (f->first[k + 1] <= it)
+                k++;
+            k0 = k, k1 = k + 1, blk = it - f->first[k];
+        }
+        int64_t r0 = blk * FOCUS_ROWS, r1 = r0 + FOCUS_ROWS, need = 0;
+        if (r1 > f->p[k0].rows)
+            r1 = f->p[k0].rows;
+        for (int i = k0; i < k1; i++)
+            need += (r1 - r0) * f->p[i].len[f->p[i].nd - 1];
+        if (need > cap) {
+            free(row);
+            free(tmp);
+            cap = need;
+            row = xmalloc(sizeof(float) * (size_t)cap);
+            tmp = xmalloc((size_t)cap);
+        }
+        for (int64_t r = r0; r < r1; r++) {
+            int64_t at = 0;
+            for (int i = k0; i < k1; i++) {
+                const focus_piece *p = &f->p[i];
+                const tensor_t *src = &q->g->t[p->src];
+                int64_t w = p->len[p->nd - 1];
+                focus_gather((const float *)src->data + focus_row_at(p, src, r),
+                             p->step[p->nd - 1], row + at + (r - r0) * w, w);
+                at += (r1 - r0) * w;
+            }
+        }
+        int64_t at = 0;
+        for (int i = k0; i < k1; i++) {
+            const focus_piece *p = &f->p[i];
+            int64_t w = p->len[p->nd - 1], m = (r1 - r0) * w;
+            float *v = row + at;
+            uint8_t *o = j->out + p->off + r0 * w, *t = tmp + at;
+            int64_t d = p->has_src_grid ? quant_grid_bytes(v, m, &p->src_grid, t) : 0;
+            if (d)
+                quant_bytes_map(p->src_tab, t, o, d);
+            if (d < m)
+                focus_steps(q, p, v + d, m - d, o + d, t + d);
+            at += m;
+        }
+    }
+    free(row);
+    free(tmp);
+}
+
+static void focus_run(op_ctx *c, const node_t *n, const qwrap *w)
+{
+    quant_bytes *ob = w->q->bytes[n->out[0]];
+    focus_job j = {w->q, w->focus, ob->q};
+    int64_t items = w->focus->first[w->focus->n];
+    op_parallel_for_work(c, items, items ? ob->n / items : 0, focus_range, &j);
+    ob->grid = w->q->act[n->out[0]];
+    ob->valid = 1;
+}
+
+/* Node x is a Slice whose output only node n reads (and no graph output). */
+static int sole_reader(const graph_t *g, const node_t *x, const node_t *n)
+{
+    int only = -1, t = x->out[0];
+    return t >= 0 && !g->t[t].is_output && quant_consumers(g, t, &only) == 1 &&
+           &g->nodes[only] == n;
+}
+
+/* The bytes of tensor t as requant_bytes writes them, on a grid the Concat's
+ * table takes. */
+static int focus_bytes_ok(const quant_graph *q, int t)
+{
+    return t >= 0 && !(q->t_fp16 && q->t_fp16[t]) && q->has_act[t] && !q->fused[t] &&
+           quant_grid_bytes_exact(&q->act[t]);
+}
+
+/* Concat n (cat_bytes, its bytes only_bytes on its grid) as a focus_cat, or
+ * nothing; the Slices it makes are marked deferred. */
+static void focus_free(qwrap *w)
+{
+    if (w->focus) {
+        free(w->focus->p);
+        free(w->focus->first);
+        free(w->focus);
+    }
+    w->focus = NULL;
+}
+
+static void focus_link(quant_graph *q, node_t *n)
+{
+    graph_t *g = q->g;
+    qwrap *w = n->priv;
+    int t = n->out[0];
+    const tensor_t *y = &g->t[t];
+    const quant_bytes *ob = q->bytes[t];
+    const qparam_t *p = &q->act[t];
+    int64_t axis = node_attr_int(n, "axis", 0);
+    axis = axis < 0 ? axis + y->ndim : axis;
+    if (!ob || !ob->only_bytes || memcmp(&ob->rgrid.scale, &p->scale, sizeof(float)) ||
+        ob->rgrid.zp != p->zp || !quant_grid_bytes_exact(p) || axis < 0 || axis >= y->ndim ||
+        n->n_in < 1 || n->n_in > 64)
+        return;
+    for (int64_t d = 0; d < axis; d++)
+        if (y->dims[d] != 1)
+            return;
+    focus_cat *f = xcalloc(1, sizeof(*f));
+    f->p = xcalloc((size_t)n->n_in, sizeof(focus_piece));
+    f->first = xcalloc((size_t)n->n_in + 1, sizeof(int64_t));
+    node_t *outer[64];
+    int64_t off = 0;
+    for (int k = 0; k < n->n_in; k++) {
+        focus_piece *fp = &f->p[k];
+        int x = n->in[k], pi = x >= 0 ? g->t[x].producer : -1;
+        node_t *s = pi >= 0 ? &g->nodes[pi] : NULL;
+        int ii = s && s->n_in > 0 && s->in[0] >= 0 ? g->t[s->in[0]].producer : -1;
+        const node_t *inner = ii >= 0 ? &g->nodes[ii] : NULL;
+        int64_t st[MODEL_MAX_DIMS], sp[MODEL_MAX_DIMS];
+        if (!inner || s->folded || inner->folded || !stock_slice(s) || !stock_slice(inner) ||
+            !s->def || s->def->run != qwrap_run || !sole_reader(g, s, n) ||
+            !sole_reader(g, inner, s) || inner->in[0] < 0 ||
+            slice_source(g, s, inner, st, sp) != RT_OK)
+            goto no;
+        const tensor_t *src = &g->t[inner->in[0]], *o = &g->t[x];
+        fp->src = inner->in[0];
+        fp->pre = slice_req_tensor(g, inner);
+        fp->req = slice_req_tensor(g, s);
+        fp->t = x;
+        fp->nd = src->ndim;
+        if (src->dtype != DT_FLOAT || o->dtype != DT_FLOAT || o->ndim != src->ndim ||
+            src->ndim < 1 || !focus_bytes_ok(q, x) || (fp->pre >= 0 && !focus_bytes_ok(q, fp->pre)))
+            goto no;
+        int64_t stride = 1;
+        fp->base = 0;
+        fp->rows = 1;
+        for (int d = src->ndim - 1; d >= 0; d--) {
+            if (sp[d] < 1)
+                goto no;
+            fp->len[d] = o->dims[d];
+            fp->step[d] = sp[d];
+            fp->base += st[d] * stride;
+            stride *= src->dims[d];
+            if (d < src->ndim - 1)
+                fp->rows *= o->dims[d];
+        }
+        fp->off = off;
+        off += tensor_numel(o);
+        fp->same = !memcmp(&q->act[x].scale, &p->scale, sizeof(float)) && q->act[x].zp == p->zp;
+        for (int v = 0; !fp->same && v < 256; v++)
+            fp->tab[v] = (uint8_t)(quant_q8(quant_dq8((int8_t)(v - 128), &q->act[x]), p) + 128);
+        fp->has_src_grid = q->has_act[fp->src] && quant_grid_bytes_exact(&q->act[fp->src]);
+        fp->src_grid = q->act[fp->src];
+        for (int v = 0; fp->has_src_grid && v < 256; v++) {
+            float val = quant_dq8((int8_t)(v - 128), &fp->src_grid);
+            uint8_t tb[1];
+            focus_steps(q, fp, &val, 1, &fp->src_tab[v], tb);
+        }
+        f->first[k + 1] = f->first[k] + (fp->rows + FOCUS_ROWS - 1) / FOCUS_ROWS;
+        outer[k] = s;
+    }
+    if (off != ob->n)
+        goto no;
+    f->n = n->n_in;
+    /* the same rows of every piece together: Slices of one source (the
+     * Focus' four phases) then read it in order, each row once */
+    f->interleave = 1;
+    for (int k = 1; k < n->n_in; k++)
+        f->interleave &= f->p[k].rows == f->p[0].rows;
+    if (f->interleave)
+        f->first[f->n] = (f->p[0].rows + FOCUS_ROWS - 1) / FOCUS_ROWS;
+    w->focus = f;
+    for (int k = 0; k < n->n_in; k++)
+        ((qwrap *)outer[k]->priv)->deferred = 1;
+    return;
+no:
+    free(f->p);
+    free(f->first);
+    free(f);
+}
+
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
 {
     qwrap *w = n->priv;
     for (int k = 0; k < n->n_out; k++)
         bytes_stale(w->q, n->out[k]);
+    if (w->deferred && c->private_run) /* its Concat makes the bytes (focus_run) */
+        return RT_OK;
+    if (w->focus && c->private_run) {
+        focus_run(c, n, w);
+        return RT_OK;
+    }
     if (w->cat_bytes && concat_bytes(c, g, n, w))
         return RT_OK;
     if (w->ew && ew_run(c, g, n, w))
@@ -1200,6 +1518,8 @@ static void qwrap_release(node_t *n)
     free(w->link);
     free(w->lut);
     free(w->lut8);
+    focus_free(w);
+    free(w->cat_tab);
     free(w);
 }
 
@@ -1352,6 +1672,36 @@ static int bytes_concat(const quant_graph *q, const node_t *n)
            needs_grid(q, n->out[0]) && !(q->t_fp16 && q->t_fp16[n->out[0]]);
 }
 
+/* Concat n makes its output's bytes in every private run and never runs its
+ * float kernel there (concat_bytes returns 1): a byte Concat whose output
+ * only int8 Convs on its grid read, laid out as concat_bytes takes it, each
+ * input with bytes that follow from its floats when its producer wrote
+ * none. */
+static int cat_bytes_only(const quant_graph *q, const node_t *n)
+{
+    const graph_t *g = q->g;
+    if (!bytes_concat(q, n) || !((const qwrap *)n->priv)->cat_bytes || n->n_in > 64)
+        return 0;
+    int t = n->out[0];
+    const quant_bytes *ob = q->bytes[t];
+    const qparam_t *p = &q->act[t];
+    const tensor_t *y = &g->t[t];
+    int64_t axis = node_attr_int(n, "axis", 0), outer = 1, inner = 0;
+    axis = axis < 0 ? axis + y->ndim : axis;
+    if (!ob || !ob->only_bytes || memcmp(&ob->rgrid.scale, &p->scale, sizeof(float)) ||
+        ob->rgrid.zp != p->zp || !quant_grid_bytes_exact(p) || axis < 0 || axis >= y->ndim)
+        return 0;
+    for (int64_t d = 0; d < axis; d++)
+        outer *= y->dims[d];
+    for (int k = 0; k < n->n_in; k++) {
+        const quant_bytes *b = n->in[k] >= 0 ? q->bytes[n->in[k]] : NULL;
+        if (!b || !outer || b->n % outer || !cat_bytes_of_floats(q, n->in[k]))
+            return 0;
+        inner += b->n / outer;
+    }
+    return inner * outer == ob->n;
+}
+
 /* The int8 activations that stay bytes between layers (quant_bytes): a
  * layer's output that an int8 Conv reads gets bytes (every path of the
  * Conv takes them: as byte quads or planes, or centred from them); an int8 Conv writes those of its output (or, running a chain in its
@@ -1394,27 +1744,48 @@ static void bytes_link(quant_graph *q)
         if (bytes_concat(q, &g->nodes[i]) && q->bytes[g->nodes[i].out[0]])
             ((qwrap *)g->nodes[i].priv)->cat_bytes = 1;
     /* tensors only int8 Convs on one input grid read: every path of such a
-     * Conv takes the bytes (conv_in_bytes), none its floats */
-    for (int t = 0; t < g->n_t; t++) {
-        quant_bytes *b = q->bytes[t];
-        if (!b || g->t[t].is_output)
-            continue;
-        int ok = 1, seen = 0;
-        for (int i = 0; ok && i < g->n_nodes; i++) {
-            const node_t *n = &g->nodes[i];
-            for (int k = 0; ok && !n->folded && k < n->n_in; k++) {
-                if (n->in[k] != t)
-                    continue;
-                const quant_node *qn = conv_qnode(n);
-                ok = qn && k == 0 &&
-                     (!seen || (!memcmp(&qn->in.scale, &b->rgrid.scale, sizeof(float)) &&
-                                qn->in.zp == b->rgrid.zp));
-                if (ok && !seen++)
-                    b->rgrid = qn->in;
+     * Conv takes the bytes (conv_in_bytes), none its floats; and inputs of
+     * byte Concats that never run their float kernel (cat_bytes_only), on
+     * the input's own grid. A Concat qualifies once its output does: again
+     * until nothing changes (a Concat of a Concat's output). */
+    for (int changed = 1, round = 0; changed && round < 16; round++) {
+        changed = 0;
+        for (int t = 0; t < g->n_t; t++) {
+            quant_bytes *b = q->bytes[t];
+            if (!b || g->t[t].is_output || b->only_bytes)
+                continue;
+            int ok = 1, seen = 0;
+            qparam_t rg = {0};
+            for (int i = 0; ok && i < g->n_nodes; i++) {
+                const node_t *n = &g->nodes[i];
+                for (int k = 0; ok && !n->folded && k < n->n_in; k++) {
+                    if (n->in[k] != t)
+                        continue;
+                    const quant_node *qn = conv_qnode(n);
+                    const qparam_t *need = qn && k == 0      ? &qn->in
+                                           : cat_bytes_only(q, n) ? &q->act[t]
+                                                                  : NULL;
+                    ok = need && (!seen || (!memcmp(&need->scale, &rg.scale, sizeof(float)) &&
+                                            need->zp == rg.zp));
+                    if (ok && !seen++)
+                        rg = *need;
+                }
+            }
+            if (ok && seen) {
+                b->rgrid = rg;
+                b->only_bytes = 1;
+                changed = 1;
             }
         }
-        b->only_bytes = ok && seen;
     }
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i].folded && g->nodes[i].def && g->nodes[i].def->run == qwrap_run) {
+            focus_free(g->nodes[i].priv);
+            ((qwrap *)g->nodes[i].priv)->deferred = 0;
+        }
+    for (int i = 0; q->type == QT_I8 && i < g->n_nodes; i++)
+        if (bytes_concat(q, &g->nodes[i]) && ((qwrap *)g->nodes[i].priv)->cat_bytes)
+            focus_link(q, &g->nodes[i]);
     free(made);
 }
 

@@ -797,6 +797,48 @@ Q512 static int64_t lut_map_512(const float *x, int64_t n, const qparam_t *p, co
     }
     return n;
 }
+
+/* quant_grid_bytes on 16 lanes at a time, as lut_map_512 finds q - zp. */
+Q512 __attribute__((target("avx512bw"))) static int64_t grid_bytes_512(const float *x,
+                                                                       int64_t n,
+                                                                       const qparam_t *p,
+                                                                       uint8_t *out)
+{
+    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const __m512 vs = _mm512_set1_ps(p->scale), vinv = _mm512_set1_ps(1.0f / p->scale);
+    const __m512i lo = _mm512_set1_epi32(-128 - p->zp), hi = _mm512_set1_epi32(127 - p->zp);
+    const __m512i off = _mm512_set1_epi32(128 + p->zp);
+
+    int64_t i = 0;
+    /* whole vectors: a plain 16-byte store (a masked narrowing store is
+     * microcoded on some CPUs) */
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_loadu_ps(x + i);
+        __m512i c = _mm512_cvt_roundps_epi32(_mm512_mul_ps(v, vinv), rn);
+        c = _mm512_min_epi32(_mm512_max_epi32(c, lo), hi);
+        __m512 g = _mm512_mul_ps(_mm512_cvtepi32_ps(c), vs);
+        __mmask16 eq = _mm512_cmpeq_epi32_mask(_mm512_castps_si512(g), _mm512_castps_si512(v));
+        if (eq != 0xffff)
+            break;
+        _mm_storeu_si128((__m128i *)(out + i), _mm512_cvtepi32_epi8(_mm512_add_epi32(c, off)));
+    }
+    for (; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+        __m512i c = _mm512_cvt_roundps_epi32(_mm512_mul_ps(v, vinv), rn);
+        c = _mm512_min_epi32(_mm512_max_epi32(c, lo), hi);
+        __m512 g = _mm512_mul_ps(_mm512_cvtepi32_ps(c), vs);
+        __mmask16 eq = _mm512_mask_cmpeq_epi32_mask(m, _mm512_castps_si512(g),
+                                                    _mm512_castps_si512(v));
+        const int stop = eq != m;
+        if (stop) /* the lanes before the first one off the grid, then stop */
+            m = (__mmask16)((1u << __builtin_ctz(~(unsigned)eq & m)) - 1);
+        _mm512_mask_cvtepi32_storeu_epi8(out + i, m, _mm512_add_epi32(c, off));
+        if (stop)
+            return i + __builtin_popcount(m);
+    }
+    return n;
+}
 #endif
 
 static int have_512(void)
@@ -983,6 +1025,28 @@ int64_t quant_lut_map(const float *x, int64_t n, const qparam_t *p, const float 
         if (memcmp(&g, &x[i], sizeof(g)))
             return i;
         y[i] = lut[c + 128 + p->zp];
+    }
+    return n;
+}
+
+int64_t quant_grid_bytes(const float *x, int64_t n, const qparam_t *p, uint8_t *out)
+{
+    if (!isfinite(1.0f / p->scale))
+        return 0;
+#ifdef Q8C_512
+    if (have_512() && (cpu_512() & 2))
+        return grid_bytes_512(x, n, p, out);
+#endif
+    const float inv = 1.0f / p->scale;
+    for (int64_t i = 0; i < n; i++) {
+        float r = rintf(x[i] * inv), g;
+        if (!(r >= (float)(-128 - p->zp) && r <= (float)(127 - p->zp)))
+            return i;
+        int32_t c = (int32_t)r;
+        g = (float)c * p->scale;
+        if (memcmp(&g, &x[i], sizeof(g)))
+            return i;
+        out[i] = (uint8_t)(c + 128 + p->zp);
     }
     return n;
 }

@@ -63,7 +63,11 @@
  *    as a 256-entry table made by the chain's own ops, for each value found
  *    on that grid bit for bit (the ops themselves otherwise). A Slice of a
  *    Slice's output is one strided copy from the first one's input, then
- *    both requantizations (the executor's composed Slices). Work buffers
+ *    both requantizations (the executor's composed Slices); a byte Concat
+ *    of such Slices whose bytes only int8 Convs read (YOLOX's Focus) makes
+ *    them from the Slices' source row by row, one table lookup of the
+ *    source's q where its values lie on its grid, and the Slices do not
+ *    run. Work buffers
  *    are per thread and kept from run to run.
  *  - activations between int8 layers (docs/quant-activations.md): a tensor
  *    an int8 Conv reads also has bytes q + 128 (quant_bytes). In a private
@@ -201,6 +205,9 @@ int quant_ew_qdq_bytes(int op, const float *a, int sa, const float *b, int sb, f
  * for bit (q in [-128, 127]), from the first on; returns how many were (n:
  * all). y may be x. */
 int64_t quant_lut_map(const float *x, int64_t n, const qparam_t *p, const float *lut, float *y);
+/* out[i] = q + 128 for the values x[i] on p's grid, x[i] = (q - zp) * s bit
+ * for bit, from the first on; returns how many were (n: all). */
+int64_t quant_grid_bytes(const float *x, int64_t n, const qparam_t *p, uint8_t *out);
 /* Four channels' values as the bytes of one word: byte j of out[i] is
  * quant_q8(x[j][i]) + 128 for j < nch, zp + 128 (the grid's 0) for the rest. */
 void quant_q8_quads(const float *const *x, int nch, int64_t n, const qparam_t *p, uint32_t *out);
@@ -410,10 +417,12 @@ typedef struct quant_bytes {
     uint8_t *q;           /* q + 128, the tensor's layout */
     int64_t n;
     qparam_t grid;        /* the floats' grid: (q - zp) * scale */
-    int valid;            /* written by this run's producer */
-    /* every reader is an int8 Conv with input grid rgrid and the tensor is
-     * no graph output: bytes on rgrid leave its floats unread in a private
-     * run, and the producer may skip them */
+    int valid;            /* written by this run's producer (or, when it wrote
+                             none, from its floats by a byte Concat reading them) */
+    /* every reader is an int8 Conv with input grid rgrid, or a byte Concat
+     * that never runs its float kernel (rgrid: the tensor's own grid), and
+     * the tensor is no graph output: bytes on rgrid leave its floats unread
+     * in a private run, and the producer may skip them */
     int only_bytes;
     qparam_t rgrid;
 } quant_bytes;

@@ -71,7 +71,10 @@ static int parse_shape(const char *spec, input_shape_t *sh, char *name, size_t n
     return 0;
 }
 
-static void model_case(const char *file, const char *shape, float lo, float hi, int nthreads)
+/* raw: the input as it is, not put on its grid first (a caller of the C API
+ * may give any floats): the layers that read it requantize it either way. */
+static void model_case(const char *file, const char *shape, float lo, float hi, int nthreads,
+                       int raw)
 {
     char path[512], err[512] = "", name[128];
     snprintf(path, sizeof path, "tests/data/models/%s", file);
@@ -113,7 +116,8 @@ static void model_case(const char *file, const char *shape, float lo, float hi, 
     }
     rc = quant_graph_finish(q, actq, hasq, err, sizeof err);
     rc = rc ? rc : exec_create(gq, &eo, &xq, err, sizeof err);
-    quant_graph_output(q, gq->inputs[0], in);
+    if (!raw)
+        quant_graph_output(q, gq->inputs[0], in);
     rc = rc ? rc : exec_set_input(xq, 0, in, sizeof(float) * (size_t)n, err, sizeof err);
     if (!rc)
         ref = xcalloc((size_t)gq->n_t, sizeof(*ref));
@@ -139,33 +143,33 @@ static void model_case(const char *file, const char *shape, float lo, float hi, 
             for (int64_t i = 0; i < tensor_numel(&gq->t[t]); i++)
                 bad_out += memcmp(&((const float *)gq->t[t].data)[i], &ref[t][i], 4) != 0;
     }
-    /* a byte Concat of Slices (YOLOX's Focus) maps its inputs' bytes: each
-     * composed Slice pair writes them with its requantization */
+    /* a byte Concat of Slices (YOLOX's Focus) writes its bytes, made from
+     * the Slices' source (the Slices do not run) or from its inputs' bytes;
+     * they were compared with the node-by-node floats above */
     int cats = 0, stale = 0;
     for (int i = 0; !rc && q->bytes && i < gq->n_nodes; i++) {
         const node_t *c = &gq->nodes[i];
         if (c->folded || strcmp(c->op, "Concat") || c->n_out != 1 || c->out[0] < 0 ||
             !q->bytes[c->out[0]])
             continue;
-        int slices = c->n_in > 0, unwritten = 0;
+        int slices = c->n_in > 0;
         for (int k = 0; k < c->n_in; k++) {
             int t = c->in[k], p = t >= 0 ? gq->t[t].producer : -1;
             slices &= p >= 0 && !strcmp(gq->nodes[p].op, "Slice");
-            unwritten += t < 0 || !q->bytes[t] || !q->bytes[t]->valid;
         }
         cats += slices;
-        stale += slices && unwritten;
+        stale += slices && (!q->bytes[c->out[0]]->valid || !ref[c->out[0]]);
     }
-    CHECK(stale == 0, "%s (%d threads): %d Concats of Slices without their inputs' bytes", file,
-          nthreads, stale);
+    CHECK(stale == 0, "%s (%d threads%s): %d Concats of Slices without their bytes", file,
+          nthreads, raw ? ", raw input" : "", stale);
     total_slice_cats += cats;
-    CHECK(bad_out == 0, "%s (%d threads): %d output values differ from the node-by-node run",
-          file, nthreads, bad_out);
-    CHECK(bad_bytes == 0, "%s (%d threads): %d bytes are not their floats' q + 128", file,
-          nthreads, bad_bytes);
+    CHECK(bad_out == 0, "%s (%d threads%s): %d output values differ from the node-by-node run",
+          file, nthreads, raw ? ", raw input" : "", bad_out);
+    CHECK(bad_bytes == 0, "%s (%d threads%s): %d bytes are not their floats' q + 128", file,
+          nthreads, raw ? ", raw input" : "", bad_bytes);
     total_written += written;
-    printf("%s (%d threads): %d tensors as bytes (%d without floats), outputs bit for bit\n",
-           file, nthreads, written, only);
+    printf("%s (%d threads%s): %d tensors as bytes (%d without floats), outputs bit for bit\n",
+           file, nthreads, raw ? ", raw input" : "", written, only);
 out:
     for (int t = 0; ref && gq && t < gq->n_t; t++)
         free(ref[t]);
@@ -193,8 +197,12 @@ int main(void)
         if (line[0] == '#' || sscanf(line, "%255s %255s %63s", file, shape, range) != 3 ||
             sscanf(range, "%f,%f", &lo, &hi) != 2)
             continue;
-        model_case(file, shape, lo, hi, 2);
-        model_case(file, shape, lo, hi, 1);
+        model_case(file, shape, lo, hi, 2, 0);
+        model_case(file, shape, lo, hi, 1, 0);
+        /* YOLOX's Focus reads the input: off its grid, its bytes are made by
+         * the Slices' own steps instead of the source's table */
+        if (!strcmp(file, "yolox_nano.onnx"))
+            model_case(file, shape, lo, hi, 2, 1);
     }
     if (f)
         fclose(f);

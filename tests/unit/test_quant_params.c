@@ -574,11 +574,13 @@ int main(void)
     /* quant_lut_map: every value of a grid (quant_dq8 of each q, in a random
      * order) maps to lut[q + 128]; the count stops at the first value off the
      * grid (a neighbour ulp, -0, NaN, inf, beyond the range) and nothing at or
-     * after it is written. Many scales and zero points, and a partial vector. */
+     * after it is written. Many scales and zero points, and a partial vector.
+     * quant_grid_bytes the same with the bytes q + 128. */
     {
         enum { NV = 1000 };
         static float x[NV], y[NV], lut[256];
-        int bad = 0, cnt = 0;
+        static uint8_t yb[NV];
+        int bad = 0, cnt = 0, badb = 0;
         uint32_t s = 777;
         for (int k = 0; k < 256; k++)
             lut[k] = k * 1.5f - 100.25f;
@@ -611,8 +613,13 @@ int main(void)
                 float want = i < stop ? lut[qv[i] + 128] : -1e9f;
                 bad += memcmp(&want, &y[i], sizeof(float)) != 0;
             }
+            memset(yb, 0xA5, sizeof yb);
+            badb += quant_grid_bytes(x, n, &pq, yb) != stop;
+            for (int i = 0; i < NV; i++)
+                badb += yb[i] != (i < stop ? (uint8_t)(qv[i] + 128) : 0xA5);
         }
         CHECK(bad == 0, "quant_lut_map: %d of %d values or counts wrong", bad, cnt);
+        CHECK(badb == 0, "quant_grid_bytes: %d of %d bytes or counts wrong", badb, cnt);
     }
 
     TEST_END();
