@@ -766,6 +766,32 @@ Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int 
     }
 }
 
+/* The grid test of lut_map_512 and grid_bytes_512: lanes m of v as q - zp
+ * (rounded, clamped), and *eq the lanes whose (q - zp) * s is v bit for bit. */
+typedef struct ongrid512 {
+    __m512 s, inv;
+    __m512i lo, hi;
+} ongrid512;
+
+Q512 static inline void ongrid512_init(ongrid512 *k, const qparam_t *p)
+{
+    k->s = _mm512_set1_ps(p->scale);
+    k->inv = _mm512_set1_ps(1.0f / p->scale);
+    k->lo = _mm512_set1_epi32(-128 - p->zp);
+    k->hi = _mm512_set1_epi32(127 - p->zp);
+}
+
+Q512 static inline __m512i ongrid512_q(const ongrid512 *k, __m512 v, __mmask16 m,
+                                       __mmask16 *eq)
+{
+    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    __m512i c = _mm512_cvt_roundps_epi32(_mm512_mul_ps(v, k->inv), rn);
+    c = _mm512_min_epi32(_mm512_max_epi32(c, k->lo), k->hi);
+    __m512 g = _mm512_mul_ps(_mm512_cvtepi32_ps(c), k->s);
+    *eq = _mm512_mask_cmpeq_epi32_mask(m, _mm512_castps_si512(g), _mm512_castps_si512(v));
+    return c;
+}
+
 /* quant_lut_map on 16 lanes at a time: q - zp by one rounding of x / s (on
  * the grid x = (q - zp) * s, so the product is within 2^-15 of an integer),
  * clamped, and accepted only if it gives x back bit for bit (-0 and NaN do
@@ -773,21 +799,15 @@ Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int 
 Q512 static int64_t lut_map_512(const float *x, int64_t n, const qparam_t *p, const float *lut,
                                 float *y)
 {
-    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    const __m512 vs = _mm512_set1_ps(p->scale), vinv = _mm512_set1_ps(1.0f / p->scale);
-    const __m512i lo = _mm512_set1_epi32(-128 - p->zp), hi = _mm512_set1_epi32(127 - p->zp);
     const __m512i off = _mm512_set1_epi32(128 + p->zp);
+    ongrid512 k;
+    ongrid512_init(&k, p);
     lut512 tab;
     lut512_load(&tab, lut);
 
     for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
-        __m512 v = _mm512_maskz_loadu_ps(m, x + i);
-        __m512i c = _mm512_cvt_roundps_epi32(_mm512_mul_ps(v, vinv), rn);
-        c = _mm512_min_epi32(_mm512_max_epi32(c, lo), hi);
-        __m512 g = _mm512_mul_ps(_mm512_cvtepi32_ps(c), vs);
-        __mmask16 eq = _mm512_mask_cmpeq_epi32_mask(m, _mm512_castps_si512(g),
-                                                    _mm512_castps_si512(v));
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1), eq;
+        __m512i c = ongrid512_q(&k, _mm512_maskz_loadu_ps(m, x + i), m, &eq);
         const int stop = eq != m;
         if (stop) /* the lanes before the first one off the grid, then stop */
             m = (__mmask16)((1u << __builtin_ctz(~(unsigned)eq & m)) - 1);
@@ -804,32 +824,23 @@ Q512 __attribute__((target("avx512bw"))) static int64_t grid_bytes_512(const flo
                                                                        const qparam_t *p,
                                                                        uint8_t *out)
 {
-    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    const __m512 vs = _mm512_set1_ps(p->scale), vinv = _mm512_set1_ps(1.0f / p->scale);
-    const __m512i lo = _mm512_set1_epi32(-128 - p->zp), hi = _mm512_set1_epi32(127 - p->zp);
     const __m512i off = _mm512_set1_epi32(128 + p->zp);
+    ongrid512 k;
+    ongrid512_init(&k, p);
 
     int64_t i = 0;
     /* whole vectors: a plain 16-byte store (a masked narrowing store is
      * microcoded on some CPUs) */
     for (; i + 16 <= n; i += 16) {
-        __m512 v = _mm512_loadu_ps(x + i);
-        __m512i c = _mm512_cvt_roundps_epi32(_mm512_mul_ps(v, vinv), rn);
-        c = _mm512_min_epi32(_mm512_max_epi32(c, lo), hi);
-        __m512 g = _mm512_mul_ps(_mm512_cvtepi32_ps(c), vs);
-        __mmask16 eq = _mm512_cmpeq_epi32_mask(_mm512_castps_si512(g), _mm512_castps_si512(v));
+        __mmask16 eq;
+        __m512i c = ongrid512_q(&k, _mm512_loadu_ps(x + i), 0xffff, &eq);
         if (eq != 0xffff)
             break;
         _mm_storeu_si128((__m128i *)(out + i), _mm512_cvtepi32_epi8(_mm512_add_epi32(c, off)));
     }
     for (; i < n; i += 16) {
-        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
-        __m512 v = _mm512_maskz_loadu_ps(m, x + i);
-        __m512i c = _mm512_cvt_roundps_epi32(_mm512_mul_ps(v, vinv), rn);
-        c = _mm512_min_epi32(_mm512_max_epi32(c, lo), hi);
-        __m512 g = _mm512_mul_ps(_mm512_cvtepi32_ps(c), vs);
-        __mmask16 eq = _mm512_mask_cmpeq_epi32_mask(m, _mm512_castps_si512(g),
-                                                    _mm512_castps_si512(v));
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1), eq;
+        __m512i c = ongrid512_q(&k, _mm512_maskz_loadu_ps(m, x + i), m, &eq);
         const int stop = eq != m;
         if (stop) /* the lanes before the first one off the grid, then stop */
             m = (__mmask16)((1u << __builtin_ctz(~(unsigned)eq & m)) - 1);
