@@ -1018,6 +1018,17 @@ int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float l
     return quant_ew_qdq_bytes(op, a, sa, b, sb, lo, hi, y, NULL, n, p, 1);
 }
 
+/* x as q - zp in *c when (q - zp) * s gives x back bit for bit, q in int8 */
+static int on_grid(float x, const qparam_t *p, float inv, int32_t *c)
+{
+    float r = rintf(x * inv), g;
+    if (!(r >= (float)(-128 - p->zp) && r <= (float)(127 - p->zp)))
+        return 0;
+    *c = (int32_t)r;
+    g = (float)*c * p->scale;
+    return !memcmp(&g, &x, sizeof(g));
+}
+
 int64_t quant_lut_map(const float *x, int64_t n, const qparam_t *p, const float *lut, float *y)
 {
     if (!isfinite(1.0f / p->scale))
@@ -1028,12 +1039,8 @@ int64_t quant_lut_map(const float *x, int64_t n, const qparam_t *p, const float 
 #endif
     const float inv = 1.0f / p->scale;
     for (int64_t i = 0; i < n; i++) {
-        float r = rintf(x[i] * inv), g;
-        if (!(r >= (float)(-128 - p->zp) && r <= (float)(127 - p->zp)))
-            return i;
-        int32_t c = (int32_t)r;
-        g = (float)c * p->scale;
-        if (memcmp(&g, &x[i], sizeof(g)))
+        int32_t c;
+        if (!on_grid(x[i], p, inv, &c))
             return i;
         y[i] = lut[c + 128 + p->zp];
     }
@@ -1050,12 +1057,8 @@ int64_t quant_grid_bytes(const float *x, int64_t n, const qparam_t *p, uint8_t *
 #endif
     const float inv = 1.0f / p->scale;
     for (int64_t i = 0; i < n; i++) {
-        float r = rintf(x[i] * inv), g;
-        if (!(r >= (float)(-128 - p->zp) && r <= (float)(127 - p->zp)))
-            return i;
-        int32_t c = (int32_t)r;
-        g = (float)c * p->scale;
-        if (memcmp(&g, &x[i], sizeof(g)))
+        int32_t c;
+        if (!on_grid(x[i], p, inv, &c))
             return i;
         out[i] = (uint8_t)(c + 128 + p->zp);
     }
