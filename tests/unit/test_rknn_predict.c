@@ -26,45 +26,59 @@
 #include "runtime/npu/npu.h"
 #include "tests/test.h"
 
-/* cycles of the one conv of a model whose weight has shape w */
-static uint64_t conv_cycles(const int64_t w[4], int *kind)
-{
-    int64_t x[4] = {1, 128, 40, 40}, y[4] = {1, 128, 40, 40}, wt[4];
+/* A vendor model of one NPU node of type "type": input x, constant w (its
+ * weight), output y, all of dtype (rknn_file.h codes), predicted on chip;
+ * the lowered graph (caller frees ng and g) or NULL with a failed check. */
+typedef struct one_node {
+    int64_t x[4], w[4], y[4];
     rknn_tensor t[3];
     rknn_node n;
     rknn_model m;
-    int in[2] = {0, 1}, out[1] = {2};
-    npu_graph_t *ng = NULL;
-    graph_t *g = NULL;
-    char err[256];
-    uint64_t cyc = 0;
+    int in[2], out[1];
+    graph_t *g;
+} one_node;
 
-    memcpy(wt, w, sizeof wt);
-    memset(t, 0, sizeof t);
-    memset(&n, 0, sizeof n);
-    memset(&m, 0, sizeof m);
-    t[0] = (rknn_tensor){.name = "x", .dtype = 3, .kind = RKNN_TK_ACT, .nd = 4, .shape = x,
-                         .buffer = -1, .data_off = -1, .data_len = -1, .size = -1};
-    t[1] = (rknn_tensor){.name = "w", .dtype = 3, .kind = RKNN_TK_CONST, .nd = 4, .shape = wt,
-                         .buffer = -1, .data_off = -1, .data_len = -1, .size = -1};
-    t[2] = (rknn_tensor){.name = "y", .dtype = 3, .kind = RKNN_TK_ACT, .nd = 4, .shape = y,
-                         .buffer = -1, .data_off = -1, .data_len = -1, .size = -1};
-    n = (rknn_node){.type = "ConvRelu", .name = "Conv:c", .target = RKNN_TGT_NPU, .in = in,
-                    .n_in = 2, .out = out, .n_out = 1};
-    m.tensors = t;
-    m.n_tensors = 3;
-    m.nodes = &n;
-    m.n_nodes = 1;
-    CHECK(predict_graph(&m, npu_platform_find("rk3588"), &ng, &g, err, sizeof err) == 0,
-          "predict_graph: %s", err);
+static npu_graph_t *predict_one(one_node *o, char *type, int dtype, const char *chip)
+{
+    static char nx[] = "x", nw[] = "w", ny[] = "y", nn[] = "n";
+    char *const names[3] = {nx, nw, ny};
+    const int64_t *shapes[3] = {o->x, o->w, o->y};
+    npu_graph_t *ng = NULL;
+    char err[256];
+
+    memset(o->t, 0, sizeof o->t);
+    for (int i = 0; i < 3; i++)
+        o->t[i] = (rknn_tensor){.name = names[i], .dtype = dtype,
+                                .kind = i == 1 ? RKNN_TK_CONST : RKNN_TK_ACT, .nd = 4,
+                                .shape = (int64_t *)shapes[i], .buffer = -1, .data_off = -1,
+                                .data_len = -1, .size = -1};
+    o->in[0] = 0, o->in[1] = 1, o->out[0] = 2;
+    o->n = (rknn_node){.type = type, .name = nn, .target = RKNN_TGT_NPU, .in = o->in,
+                       .n_in = 2, .out = o->out, .n_out = 1};
+    o->m = (rknn_model){.tensors = o->t, .n_tensors = 3, .nodes = &o->n, .n_nodes = 1};
+    o->g = NULL;
+    CHECK(predict_graph(&o->m, npu_platform_find(chip), &ng, &o->g, err, sizeof err) == 0,
+          "predict_graph %s: %s", type, err);
+    if (ng)
+        CHECK(npu_mem_plan(ng, o->g, NULL, 0, err, sizeof err) == 0, "memory plan: %s", err);
+    if (ng)
+        npu_cost(ng);
+    return ng;
+}
+
+/* cycles of the one conv of a model whose weight has shape w */
+static uint64_t conv_cycles(const int64_t w[4], int *kind)
+{
+    one_node o = {.x = {1, 128, 40, 40}, .y = {1, 128, 40, 40}};
+    memcpy(o.w, w, sizeof o.w);
+    char type[] = "ConvRelu";
+    npu_graph_t *ng = predict_one(&o, type, 3, "rk3588");
     if (!ng)
         return 0;
-    CHECK(npu_mem_plan(ng, g, NULL, 0, err, sizeof err) == 0, "memory plan: %s", err);
-    npu_cost(ng);
-    cyc = ng->l[0].npu_cycles;
+    uint64_t cyc = ng->l[0].npu_cycles;
     *kind = ng->l[0].kind;
     npu_graph_free(ng);
-    graph_free(g);
+    graph_free(o.g);
     return cyc;
 }
 
@@ -73,46 +87,24 @@ static uint64_t conv_cycles(const int64_t w[4], int *kind)
 static double softmax_cycles_of(const char *type, const char *chip, const int64_t xs[4],
                                 const int64_t w[4])
 {
-    int64_t x[4], y[4], wt[4];
-    rknn_tensor t[3];
-    rknn_node n;
-    rknn_model m;
-    int in[2] = {0, 1}, out[1] = {2};
-    npu_graph_t *ng = NULL;
-    graph_t *g = NULL;
+    one_node o;
     const npu_platform_t *p = npu_platform_find(chip);
-    char err[256];
-    double c = -1;
-
-    memcpy(x, xs, sizeof x);
-    memcpy(y, xs, sizeof y);
-    memcpy(wt, w, sizeof wt);
-    memset(&n, 0, sizeof n);
-    memset(&m, 0, sizeof m);
-    t[0] = (rknn_tensor){.name = "x", .dtype = 1, .kind = RKNN_TK_ACT, .nd = 4, .shape = x,
-                         .buffer = -1, .data_off = -1, .data_len = -1, .size = -1};
-    t[1] = (rknn_tensor){.name = "w", .dtype = 1, .kind = RKNN_TK_CONST, .nd = 4, .shape = wt,
-                         .buffer = -1, .data_off = -1, .data_len = -1, .size = -1};
-    t[2] = (rknn_tensor){.name = "y", .dtype = 1, .kind = RKNN_TK_ACT, .nd = 4, .shape = y,
-                         .buffer = -1, .data_off = -1, .data_len = -1, .size = -1};
     char tb[32];
+
+    memcpy(o.x, xs, sizeof o.x);
+    memcpy(o.y, xs, sizeof o.y);
+    memcpy(o.w, w, sizeof o.w);
     snprintf(tb, sizeof tb, "%s", type);
-    n = (rknn_node){.type = tb, .name = "s", .target = RKNN_TGT_NPU,
-                    .in = in, .n_in = 2, .out = out, .n_out = 1};
-    m.tensors = t;
-    m.n_tensors = 3;
-    m.nodes = &n;
-    m.n_nodes = 1;
-    CHECK(predict_graph(&m, p, &ng, &g, err, sizeof err) == 0, "predict_graph: %s", err);
+    npu_graph_t *ng = predict_one(&o, tb, 1, chip);
     if (!ng)
         return -1;
-    CHECK(npu_mem_plan(ng, g, NULL, 0, err, sizeof err) == 0, "memory plan: %s", err);
-    npu_cost(ng);
-    c = strcmp(type, "exSoftmax13") ? npu_softmax_cycles(p, &ng->l[0])
-                                     : (ng->l[0].time_us - p->t_layer_us[ng->l[0].dtype]) * p->npu_mhz -
-                                           (double)ng->l[0].ddr_cycles * p->t_ddr[ng->l[0].dtype];
+    const npu_layer_t *l = &ng->l[0];
+    double c = strcmp(type, "exSoftmax13")
+                   ? npu_softmax_cycles(p, l)
+                   : (l->time_us - p->t_layer_us[l->dtype]) * p->npu_mhz -
+                         (double)l->ddr_cycles * p->t_ddr[l->dtype];
     npu_graph_free(ng);
-    graph_free(g);
+    graph_free(o.g);
     return c;
 }
 
