@@ -467,6 +467,7 @@ typedef struct qwrap {
     int post;             /* POST_*: how an int8 Conv head runs its chain in its epilogue */
     int8_t qlo, qhi;      /* POST_CLAMP: the Relu or Clip bounds as q on link[0].qp */
     int cat_bytes;        /* a Concat whose output has bytes (bytes_link) */
+    quant_convt *convt;   /* a ConvTranspose requantized in its kernel, or NULL */
 } qwrap;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
@@ -1163,6 +1164,12 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
         return RT_OK;
     if (w->ew && ew_run(c, g, n, w))
         return RT_OK;
+    if (w->convt && quant_convt_run(c, w->convt, node_input(g, n, 0), &g->t[n->out[0]],
+                                    &w->q->act[n->out[0]])) {
+        int t = n->out[0]; /* bytes, where an int8 Conv reads them */
+        requant_bytes(c, w->q, -1, t, g->t[t].data, tensor_numel(&g->t[t]), 0);
+        return RT_OK;
+    }
     n->priv = w->priv;
     int rc = w->orig->run(c, g, n);
     w->priv = n->priv;
@@ -1200,6 +1207,7 @@ static void qwrap_release(node_t *n)
     free(w->link);
     free(w->lut);
     free(w->lut8);
+    quant_convt_free(w->convt);
     free(w);
 }
 
@@ -1300,6 +1308,10 @@ static void wrap_node(quant_graph *q, node_t *n)
         w->out0_done = 1;
     }
     ew_kind(q->g, n, w);
+    if (q->type == QT_I8 && n->def == exec_find_op(n->domain, "ConvTranspose") &&
+        n->n_out == 1 && n->out[0] >= 0 && needs_grid(q, n->out[0]) &&
+        !(q->t_fp16 && q->t_fp16[n->out[0]]))
+        w->convt = quant_convt_new(q->g, n);
     n->def = &w->def;
     n->priv = w;
     n->chain = &qwrap_chain;

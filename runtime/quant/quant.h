@@ -56,7 +56,9 @@
  *    alike, see quant_epilogue_row). Every other op runs its fp32 kernel in a
  *    wrapper that requantizes its outputs: Add, Sub, Mul, Div, Relu and Clip
  *    in the same register pass (the same 2^-14 grid, quant_ew_qdq), the unary ops block by block, the rest in one
- *    pass on the thread pool; ops that only copy values
+ *    pass on the thread pool (a ConvTranspose whose kernel equals its stride
+ *    requantizes each block of its GEMM in cache, qconvt.c: its float sums
+ *    are not integer ones, so it keeps them); ops that only copy values
  *    already on the output's grid (same scale and zp) skip it. A layer's
  *    activation chain (SiLU, HardSwish, ...: elementwise nodes on its output
  *    and constants) is a function of the layer's int8 output value: it runs
@@ -481,6 +483,20 @@ void quant_mm_pack(quant_node *q, int64_t K, int64_t N);
 int quant_conv_supported(graph_t *g, const node_t *n);
 /* Stores Conv node n's geometry in q (its shapes are final). */
 void quant_conv_keep_geometry(graph_t *g, const node_t *n, quant_node *q);
+
+/* ---- ConvTranspose (qconvt.c) ----
+ * A ConvTranspose whose kernel equals its stride (no padding, dilation or
+ * groups, 2-D) on a CPU with AVX-512: the fp32 kernel's floats (the same GEMM
+ * calls on the same packed weights and row blocks), each block requantized
+ * by p while it is in cache before it is scattered to y: the numbers of the
+ * fp32 kernel followed by quant_qdq. NULL from quant_convt_new: another
+ * ConvTranspose, which runs its fp32 kernel and is requantized after. */
+typedef struct quant_convt quant_convt;
+quant_convt *quant_convt_new(graph_t *g, const node_t *n);
+/* 1 when done; 0 when x and y are not of the shapes k was made for. */
+int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *x, tensor_t *y,
+                    const qparam_t *p);
+void quant_convt_free(quant_convt *k);
 
 /* ---- pre-quantized ONNX models (prequant.c) ----
  * A QDQ model (QuantizeLinear/DequantizeLinear with constant scale and zero
