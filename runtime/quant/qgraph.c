@@ -468,6 +468,8 @@ typedef struct qwrap {
     int8_t qlo, qhi;      /* POST_CLAMP: the Relu or Clip bounds as q on link[0].qp */
     int cat_bytes;        /* a Concat whose output has bytes (bytes_link) */
     quant_convt *convt;   /* a ConvTranspose requantized in its kernel, or NULL */
+    int rz_bytes;         /* a nearest Resize on its input's grid whose input and
+                             output have bytes (bytes_link): resize_bytes */
 } qwrap;
 
 /* Elementwise ops run by the wrapper itself, block by block, each block
@@ -1155,6 +1157,90 @@ static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, const qwra
            ob->rgrid.zp == p->zp;
 }
 
+/* Row job of resize_bytes: output row r of rows (outer x oh) gathers input
+ * row ih[r % oh] of its plane at columns iw (iw[o] = o / fw when fw > 0). */
+typedef struct rz_job {
+    const uint8_t *src;
+    uint8_t *dst;
+    const int64_t *ih, *iw;
+    int64_t h, w, oh, ow, fw;
+} rz_job;
+
+static void rz_range(void *arg, int64_t b, int64_t e)
+{
+    const rz_job *j = arg;
+    for (int64_t r = b; r < e; r++) {
+        int64_t o = r % j->oh;
+        uint8_t *d = j->dst + r * j->ow;
+        if (r > b && o > 0 && j->ih[o] == j->ih[o - 1]) { /* the row just written */
+            memcpy(d, d - j->ow, (size_t)j->ow);
+            continue;
+        }
+        const uint8_t *s = j->src + (r / j->oh * j->h + j->ih[o]) * j->w;
+        /* each byte repeated fw times: one word per input byte */
+        if (j->fw == 2) { /* four bytes to eight: each spread to a 16-bit lane, doubled */
+            int64_t i = 0;
+            for (; i + 4 <= j->w; i += 4) {
+                uint32_t x;
+                memcpy(&x, s + i, 4);
+                uint64_t t = x;
+                t = (t | t << 16) & 0x0000FFFF0000FFFFu;
+                t = (t | t << 8) & 0x00FF00FF00FF00FFu;
+                t |= t << 8;
+                memcpy(d + 2 * i, &t, 8);
+            }
+            for (; i < j->w; i++)
+                d[2 * i] = d[2 * i + 1] = s[i];
+        } else if (j->fw == 4) {
+            for (int64_t i = 0; i < j->w; i++) {
+                uint32_t v = s[i] * 0x01010101u;
+                memcpy(d + 4 * i, &v, 4);
+            }
+        } else if (j->fw == 8) {
+            for (int64_t i = 0; i < j->w; i++) {
+                uint64_t v = s[i] * 0x0101010101010101u;
+                memcpy(d + 8 * i, &v, 8);
+            }
+        } else {
+            for (int64_t p = 0; p < j->ow; p++)
+                d[p] = s[j->iw[p]];
+        }
+    }
+}
+
+/* A nearest Resize's output bytes (w->rz_bytes, output on its input's grid,
+ * its floats written by the kernel) gathered from its input's bytes by the
+ * kernel's own index tables, instead of quantizing the floats it copied:
+ * each value copied is the input value whose q the input's bytes hold
+ * (written in this run on the same grid), so the bytes are the same. 0 when
+ * the input's bytes are not there (the caller quantizes the floats). */
+static int resize_bytes(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
+{
+    const quant_graph *q = w->q;
+    int t = n->out[0], xi = n->in[0];
+    const tensor_t *x = &g->t[xi];
+    quant_bytes *ob = q->bytes[t];
+    const quant_bytes *ib = q->bytes[xi];
+    const int64_t *ih, *iw;
+    int64_t oh, ow;
+    if (!c->private_run || !ob || !ib || !ib->valid || ob->valid ||
+        memcmp(&ib->grid.scale, &q->act[t].scale, sizeof(float)) || ib->grid.zp != q->act[t].zp ||
+        !resize_nearest_maps(w->priv, x, &ih, &iw, &oh, &ow) || ib->n != tensor_numel(x))
+        return 0;
+    int64_t h = x->dims[x->ndim - 2], wd = x->dims[x->ndim - 1];
+    int64_t outer = h > 0 && wd > 0 ? ib->n / (h * wd) : 0;
+    if (ob->n != outer * oh * ow)
+        return 0;
+    rz_job j = {ib->q, ob->q, ih, iw, h, wd, oh, ow, ow % wd ? 0 : ow / wd};
+    for (int64_t p = 0; j.fw && p < ow; p++)
+        if (iw[p] != p / j.fw)
+            j.fw = 0;
+    op_parallel_for_work(c, outer * oh, ow, rz_range, &j);
+    ob->grid = q->act[t];
+    ob->valid = 1;
+    return 1;
+}
+
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
 {
     qwrap *w = n->priv;
@@ -1180,7 +1266,8 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
      * int8 Conv's own output: its epilogue's) */
     for (int k = 0; k < n->n_out; k++) {
         int t = n->out[k];
-        if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done))
+        if (!needs_grid(w->q, t) || !g->t[t].data || (k == 0 && w->out0_done) ||
+            (k == 0 && w->rz_bytes && resize_bytes(c, g, n, w)))
             continue;
         requant_bytes(c, w->q, -1, t, g->t[t].data, tensor_numel(&g->t[t]),
                       !(k < 32 && (w->on_grid >> k & 1)));
@@ -1395,6 +1482,21 @@ static void bytes_link(quant_graph *q)
         for (int k = 0; k < n->n_in; k++)
             if (n->in[k] >= 0 && made[n->in[k]] && g->t[n->in[k]].dtype == DT_FLOAT)
                 bytes_slot(q, n->in[k]);
+    }
+    /* a nearest Resize on its input's grid whose output has bytes: its
+     * input's too, from which it gathers them (resize_bytes) */
+    for (int i = g->n_nodes - 1; i >= 0; i--) {
+        node_t *n = &g->nodes[i];
+        int x = n->n_in > 0 ? n->in[0] : -1;
+        if (n->folded || !n->def || n->def->run != qwrap_run || strcmp(n->op, "Resize") ||
+            !copies_values(n) || n->n_out != 1 || n->out[0] < 0 || !q->bytes[n->out[0]] ||
+            x < 0 || !made[x] || g->t[x].dtype != DT_FLOAT)
+            continue;
+        qwrap *w = n->priv;
+        if (!(w->on_grid & 1))
+            continue;
+        bytes_slot(q, x);
+        w->rz_bytes = 1;
     }
     for (int i = 0; i < g->n_nodes; i++) {
         const node_t *n = &g->nodes[i];

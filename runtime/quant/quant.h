@@ -72,7 +72,7 @@
  *    run (no hook, or a timing one) its producer writes them beside the
  *    floats from the same q: an int8 Conv's epilogue, an elementwise
  *    layer's requantization, a Concat from its inputs' bytes (a table per
- *    input on another grid). The Conv then reads the bytes instead of
+ *    input on another grid), a nearest Resize gathering its input's. The Conv then reads the bytes instead of
  *    quantizing the floats, when its input grid is theirs bit for bit:
  *    requantizing a value dequantized on the same grid gives back its q
  *    (quant_grid_bytes_exact), so the numbers do not change. A tensor that
