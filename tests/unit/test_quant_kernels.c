@@ -568,11 +568,11 @@ static void convt_case(int C, int M, int H, int W, int k, int s, int bias)
     int nw = C * M * k * k, nx = C * H * W;
     float *wv = malloc(sizeof(float) * (size_t)nw), bv[64], *x = malloc(sizeof(float) * (size_t)nx);
     for (int i = 0; i < nw; i++)
-        wv[i] = (float)((i * 7919 % 1013) / 1013.0 - 0.5) * (1.0f + (float)(i % 5));
+        wv[i] = (float)(((int64_t)i * 7919 % 1013) / 1013.0 - 0.5) * (1.0f + (float)(i % 5));
     for (int i = 0; i < M && i < 64; i++)
         bv[i] = 0.37f * (float)(i % 7) - 1.1f;
     for (int i = 0; i < nx; i++)
-        x[i] = i % 3 ? (float)((i * 104729 % 2039) / 2039.0 * 2.0) : 0.0f;
+        x[i] = i % 3 ? (float)(((int64_t)i * 104729 % 2039) / 2039.0 * 2.0) : 0.0f;
 
     graph_t *g = graph_new();
     int y = convt_graph(g, C, M, H, W, k, s, bias, wv, bv), xi = g->inputs[0];
