@@ -15,7 +15,10 @@
  * of ops_conv.c, it runs that kernel's GEMM calls on the same packed weights
  * over the same row blocks, and requantizes each block while it is in cache,
  * before it is scattered to the output: one pass over the output instead of
- * two (9.8 MB at 320x320 in the det head). */
+ * two (9.8 MB at 320x320 in the det head). Its input may come as bytes
+ * (quant_bytes, written by its producer beside or instead of the floats):
+ * each block's floats are then made from them, (q - zp) * scale as every
+ * producer writes them, a quarter of the memory read. */
 #include "runtime/quant/quant.h"
 #include "runtime/exec/kernels.h"
 #include "util/util.h"
@@ -83,6 +86,11 @@ quant_convt *quant_convt_new(graph_t *g, const node_t *n)
     return k;
 }
 
+int64_t quant_convt_rows(const quant_convt *k)
+{
+    return k->R;
+}
+
 void quant_convt_free(quant_convt *k)
 {
     if (!k)
@@ -94,6 +102,8 @@ void quant_convt_free(quant_convt *k)
 typedef struct convt_job {
     const quant_convt *k;
     const float *x;
+    const uint8_t *xb;    /* or the input's bytes q + 128 on grid xg */
+    qparam_t xg;
     float *y;
     const qparam_t *p;
     int64_t per, ntask;
@@ -123,6 +133,18 @@ CTHOT static void scatter_row(float *restrict d, const float *restrict a, int64_
             d[i * kw + kx] = a[kx * lda + i];
 }
 
+/* rows of n bytes q + 128 (ld apart) to the floats (q - zp) * scale, as
+ * quant_dq8 writes them: the values the input's floats hold on its grid. */
+CTHOT static void convt_dequant(const uint8_t *b, int64_t ld, int64_t rows, int64_t n,
+                                const qparam_t *g, float *x)
+{
+    const int32_t z = g->zp + 128;
+    const float s = g->scale;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t i = 0; i < n; i++)
+            x[r * n + i] = (float)((int32_t)b[r * ld + i] - z) * s;
+}
+
 static void convt_range(void *arg, int64_t t0, int64_t t1)
 {
     const convt_job *j = arg;
@@ -134,8 +156,15 @@ static void convt_range(void *arg, int64_t t0, int64_t t1)
         int64_t nr = k->IH - r0 < j->per ? k->IH - r0 : j->per, ncol = nr * IW;
         float *tmp = kernel_scratch(SCRATCH_CONV, sizeof(float) * (size_t)(k->R * ncol));
         gemm_epi e = {.act = GEMM_ACT_NONE};
-        gemm512_run(k->wpack, k->R, k->C, j->x + (ni * k->C * k->IH + r0) * IW, k->IH * IW, ncol,
-                    tmp, ncol, &e);
+        if (j->xb) { /* the block's input values from its bytes, then the same GEMM */
+            float *xs = kernel_scratch(SCRATCH_Q_INPUT, sizeof(float) * (size_t)(k->C * ncol));
+            convt_dequant(j->xb + (ni * k->C * k->IH + r0) * IW, k->IH * IW, k->C, ncol, &j->xg,
+                          xs);
+            gemm512_run(k->wpack, k->R, k->C, xs, ncol, ncol, tmp, ncol, &e);
+        } else {
+            gemm512_run(k->wpack, k->R, k->C, j->x + (ni * k->C * k->IH + r0) * IW, k->IH * IW,
+                        ncol, tmp, ncol, &e);
+        }
         /* y = sum + bias (one float add, as the fp32 kernel: + 0 without a
          * bias), requantized, in one pass over the block */
         for (int64_t r = 0; r < k->R; r++) {
@@ -156,8 +185,8 @@ static void convt_range(void *arg, int64_t t0, int64_t t1)
     }
 }
 
-int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *xt, tensor_t *yt,
-                    const qparam_t *p)
+int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *xt, const uint8_t *xb,
+                    const qparam_t *xg, tensor_t *yt, const qparam_t *p)
 {
     const int64_t xd[4] = {k->N, k->C, k->IH, k->IW};
     if (!xt->data || !yt->data || xt->ndim != 4 || memcmp(xt->dims, xd, sizeof(xd)) ||
@@ -170,9 +199,18 @@ int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *xt, tensor_
     int64_t per = CONVT_COL_BLOCK_FLOATS / (k->R * k->IW);
     if (per < 1)
         per = 1;
+    /* from bytes: blocks whose input floats stay in L2 too (each output's
+     * sum is the same FMA chain over the channels whatever the block) */
+    if (xb && per * k->IW * (k->C + k->R) > CONVT_COL_BLOCK_FLOATS / 2)
+        per = CONVT_COL_BLOCK_FLOATS / 2 / (k->IW * (k->C + k->R));
+    if (per < 1)
+        per = 1;
     if (nth > 1 && per > (rows + 2 * nth - 1) / (2 * nth))
         per = (rows + 2 * nth - 1) / (2 * nth);
-    convt_job j = {.k = k, .x = x, .y = y, .p = p, .per = per, .ntask = (rows + per - 1) / per};
+    convt_job j = {.k = k, .x = x, .xb = xb, .y = y, .p = p, .per = per,
+                   .ntask = (rows + per - 1) / per};
+    if (xb)
+        j.xg = *xg;
     if (nth == 1)
         convt_range(&j, 0, k->N * j.ntask);
     else

@@ -493,9 +493,13 @@ void quant_conv_keep_geometry(graph_t *g, const node_t *n, quant_node *q);
  * ConvTranspose, which runs its fp32 kernel and is requantized after. */
 typedef struct quant_convt quant_convt;
 quant_convt *quant_convt_new(graph_t *g, const node_t *n);
-/* 1 when done; 0 when x and y are not of the shapes k was made for. */
-int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *x, tensor_t *y,
-                    const qparam_t *p);
+/* 1 when done; 0 when x and y are not of the shapes k was made for. xb (or
+ * NULL): x's values as bytes q + 128 on grid xg, read instead of its floats
+ * (the same values, (q - zp) * scale). */
+int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *x, const uint8_t *xb,
+                    const qparam_t *xg, tensor_t *y, const qparam_t *p);
+/* Rows of its GEMM: output channels x kernel area. */
+int64_t quant_convt_rows(const quant_convt *k);
 void quant_convt_free(quant_convt *k);
 
 /* ---- pre-quantized ONNX models (prequant.c) ----
