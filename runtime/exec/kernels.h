@@ -102,6 +102,14 @@ typedef void (*unary_loop)(const void *x, void *y, int64_t n, const unary_par *p
  * Elementwise: any split of the elements gives the kernel's own results. */
 unary_loop unary_f32_loop(graph_t *g, const node_t *n, unary_par *p);
 
+/* ---- nearest Resize's gather (ops_resize.c) ----
+ * The prepared state priv of a Resize node (its kernel's n->priv) when it
+ * runs x by its one-pass nearest path: output [.., o, p] of the last two
+ * axes copies input [.., ih[o], iw[p]] (oh x ow of them, every leading axis
+ * kept); 0 for any other path or shape. */
+int resize_nearest_maps(const void *priv, const tensor_t *x, const int64_t **ih,
+                        const int64_t **iw, int64_t *oh, int64_t *ow);
+
 /* ---- AVX-512 fp32 GEMM for convs (gemm_avx512.c) ---- */
 
 #define GEMM_MR 8   /* rows of A per packed panel and register tile */

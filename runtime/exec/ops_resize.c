@@ -653,6 +653,21 @@ static int resize_run(op_ctx *c, graph_t *g, node_t *n)
     return RT_OK;
 }
 
+int resize_nearest_maps(const void *priv, const tensor_t *x, const int64_t **ih,
+                        const int64_t **iw, int64_t *oh, int64_t *ow)
+{
+    const rz_state *st = priv;
+    int r = x->ndim;
+    if (!st || st->path != PATH_NN2 || st->p.r != r || r < 2 || dtype_size(x->dtype) != 4 ||
+        memcmp(st->in, x->dims, sizeof(int64_t) * (size_t)r))
+        return 0;
+    *ih = st->tabs[r - 2].idx;
+    *iw = st->tabs[r - 1].idx;
+    *oh = st->p.out[r - 2];
+    *ow = st->p.out[r - 1];
+    return 1;
+}
+
 const op_def exec_ops_resize[] = {
     { "Resize", "", resize_infer, resize_prepare, resize_run, resize_release, NULL },
     { "Upsample", "", resize_infer, resize_prepare, resize_run, resize_release, NULL },

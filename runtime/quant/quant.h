@@ -56,7 +56,9 @@
  *    alike, see quant_epilogue_row). Every other op runs its fp32 kernel in a
  *    wrapper that requantizes its outputs: Add, Sub, Mul, Div, Relu and Clip
  *    in the same register pass (the same 2^-14 grid, quant_ew_qdq), the unary ops block by block, the rest in one
- *    pass on the thread pool; ops that only copy values
+ *    pass on the thread pool (a ConvTranspose whose kernel equals its stride
+ *    requantizes each block of its GEMM in cache, qconvt.c: its float sums
+ *    are not integer ones, so it keeps them); ops that only copy values
  *    already on the output's grid (same scale and zp) skip it. A layer's
  *    activation chain (SiLU, HardSwish, ...: elementwise nodes on its output
  *    and constants) is a function of the layer's int8 output value: it runs
@@ -74,7 +76,7 @@
  *    run (no hook, or a timing one) its producer writes them beside the
  *    floats from the same q: an int8 Conv's epilogue, an elementwise
  *    layer's requantization, a Concat from its inputs' bytes (a table per
- *    input on another grid). The Conv then reads the bytes instead of
+ *    input on another grid), a nearest Resize gathering its input's. The Conv then reads the bytes instead of
  *    quantizing the floats, when its input grid is theirs bit for bit:
  *    requantizing a value dequantized on the same grid gives back its q
  *    (quant_grid_bytes_exact), so the numbers do not change. A tensor that
@@ -490,6 +492,24 @@ void quant_mm_pack(quant_node *q, int64_t K, int64_t N);
 int quant_conv_supported(graph_t *g, const node_t *n);
 /* Stores Conv node n's geometry in q (its shapes are final). */
 void quant_conv_keep_geometry(graph_t *g, const node_t *n, quant_node *q);
+
+/* ---- ConvTranspose (qconvt.c) ----
+ * A ConvTranspose whose kernel equals its stride (no padding, dilation or
+ * groups, 2-D) on a CPU with AVX-512: the fp32 kernel's floats (the same GEMM
+ * calls on the same packed weights and row blocks), each block requantized
+ * by p while it is in cache before it is scattered to y: the numbers of the
+ * fp32 kernel followed by quant_qdq. NULL from quant_convt_new: another
+ * ConvTranspose, which runs its fp32 kernel and is requantized after. */
+typedef struct quant_convt quant_convt;
+quant_convt *quant_convt_new(graph_t *g, const node_t *n);
+/* 1 when done; 0 when x and y are not of the shapes k was made for. xb (or
+ * NULL): x's values as bytes q + 128 on grid xg, read instead of its floats
+ * (the same values, (q - zp) * scale). */
+int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *x, const uint8_t *xb,
+                    const qparam_t *xg, tensor_t *y, const qparam_t *p);
+/* Rows of its GEMM: output channels x kernel area. */
+int64_t quant_convt_rows(const quant_convt *k);
+void quant_convt_free(quant_convt *k);
 
 /* ---- pre-quantized ONNX models (prequant.c) ----
  * A QDQ model (QuantizeLinear/DequantizeLinear with constant scale and zero

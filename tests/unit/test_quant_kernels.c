@@ -3,7 +3,8 @@
  * bias, times s_in * s_w. Depthwise, grouped, pointwise, 5x5 stride 2, and a
  * layer whose sums need the double GEMM. Elementwise ops with their
  * requantization, and a Conv's activation chain run after it block by block,
- * against the node-by-node run. */
+ * against the node-by-node run. ConvTranspose against the fp32 kernel's
+ * requantized output. */
 #include "runtime/exec/exec.h"
 #include "runtime/passes/passes.h"
 #include "runtime/quant/quant.h"
@@ -534,8 +535,105 @@ static void bytes_case(int act, int C, int M1, int K1, int M2, int K2, int s2, i
     free(b2);
 }
 
+/* The graph of one ConvTranspose: X [1, C, H, W] in [0, 2] (a Relu's
+ * output: zp -128, many zeros), W [C, M, k, k] (per output channel), stride
+ * s, with a bias when `bias`; the fp32 graph gets the int8 graph's weights.
+ * Returns the node's output tensor. */
+static int convt_graph(graph_t *g, int C, int M, int H, int W, int k, int s, int bias,
+                       const float *wv, const float *bv)
+{
+    int64_t xd[4] = {1, C, H, W}, wd[4] = {C, M, k, k}, bd[1] = {M};
+    int in[3] = {add_input(g, xd), add_const(g, "w", 4, wd, wv), -1};
+    if (bias)
+        in[2] = add_const(g, "b", 1, bd, bv);
+    int y = graph_add_tensor(g, "y");
+    int ni = graph_add_node(g, "ct", "ConvTranspose", "", bias ? 3 : 2, in, 1, &y);
+    int64_t ks[2] = {k, k}, st[2] = {s, s};
+    set_ints(&g->nodes[ni], "kernel_shape", 2, ks);
+    set_ints(&g->nodes[ni], "strides", 2, st);
+    set_output(g, y);
+    return y;
+}
+
+/* An int8 ConvTranspose keeps the float semantics of its fp32 kernel (its
+ * sums are not exact integers, qconvt.c): its output equals bit for bit the
+ * fp32 graph's run on the dequantized input and the int8 graph's weights,
+ * each value then quantized and dequantized by the output grid. Kernel ==
+ * stride (requantized in the kernel on AVX-512 CPUs: 4 and 96 GEMM rows, two
+ * threads over several row blocks) and kernel != stride (the fp32 kernel,
+ * then the requantization). */
+static void convt_case(int C, int M, int H, int W, int k, int s, int bias)
+{
+    char err[512];
+    int nw = C * M * k * k, nx = C * H * W;
+    float *wv = malloc(sizeof(float) * (size_t)nw), bv[64], *x = malloc(sizeof(float) * (size_t)nx);
+    for (int i = 0; i < nw; i++)
+        wv[i] = (float)(((int64_t)i * 7919 % 1013) / 1013.0 - 0.5) * (1.0f + (float)(i % 5));
+    for (int i = 0; i < M && i < 64; i++)
+        bv[i] = 0.37f * (float)(i % 7) - 1.1f;
+    for (int i = 0; i < nx; i++)
+        x[i] = i % 3 ? (float)(((int64_t)i * 104729 % 2039) / 2039.0 * 2.0) : 0.0f;
+
+    graph_t *g = graph_new();
+    int y = convt_graph(g, C, M, H, W, k, s, bias, wv, bv), xi = g->inputs[0];
+    quant_graph *q = NULL;
+    CHECK(quant_graph_new(g, QT_I8, QM_CHANNEL, &q, err, sizeof(err)) == 0, "%s", err);
+    CHECK(passes_prepare(g, NULL, 0, err, sizeof(err)) == 0, "prepare: %s", err);
+    qparam_t *act = calloc((size_t)g->n_t, sizeof(*act));
+    uint8_t *has = calloc((size_t)g->n_t, 1);
+    quant_param_from_range(0, 2, &act[xi]);
+
+    /* oracle: the fp32 graph on the input's grid values, requantized */
+    graph_t *f = graph_new();
+    int fy = convt_graph(f, C, M, H, W, k, s, bias, g->t[g->nodes[0].in[1]].data, bv);
+    CHECK(passes_prepare(f, NULL, 0, err, sizeof(err)) == 0, "prepare: %s", err);
+    float *xq = malloc(sizeof(float) * (size_t)nx);
+    for (int i = 0; i < nx; i++)
+        xq[i] = quant_dq8(quant_q8(x[i], &act[xi]), &act[xi]);
+    exec_opts eo = {.nthreads = 2, .exact_threads = 1};
+    exec_t *ef = NULL, *eq = NULL;
+    CHECK(exec_create(f, &eo, &ef, err, sizeof(err)) == 0, "%s", err);
+    CHECK(exec_set_input(ef, 0, xq, sizeof(float) * (size_t)nx, err, sizeof(err)) == 0, "%s", err);
+    CHECK(exec_run(ef, NULL, NULL, err, sizeof(err)) == 0, "%s", err);
+    /* the output's grid: 90 % of its range, so that few values saturate */
+    float mn = 0, mx = 0;
+    quant_min_max(exec_output(ef, 0)->data, tensor_numel(exec_output(ef, 0)), &mn, &mx);
+    quant_param_from_range(0.9f * mn, 0.9f * mx, &act[y]);
+    has[xi] = has[y] = 1;
+    CHECK(quant_graph_finish(q, act, has, err, sizeof(err)) == 0, "%s", err);
+    CHECK(exec_create(g, &eo, &eq, err, sizeof(err)) == 0, "%s", err);
+    CHECK(exec_set_input(eq, 0, xq, sizeof(float) * (size_t)nx, err, sizeof(err)) == 0, "%s", err);
+    CHECK(exec_run(eq, NULL, NULL, err, sizeof(err)) == 0, "%s", err);
+    const tensor_t *want = exec_output(ef, 0), *got = exec_output(eq, 0);
+    int64_t n = tensor_numel(got), bad = 0, inside = 0;
+    CHECK(n == tensor_numel(want) && f->t[fy].ndim == 4, "convt output shape");
+    for (int64_t i = 0; i < n && n == tensor_numel(want); i++) {
+        int8_t qv = quant_q8(((const float *)want->data)[i], &act[y]);
+        float w = quant_dq8(qv, &act[y]);
+        bad += memcmp(&w, &((const float *)got->data)[i], sizeof(float)) != 0;
+        inside += qv > -128 && qv < 127;
+    }
+    CHECK(bad == 0 && inside > n / 2, "int8 ConvTranspose C%d M%d k%d s%d: %lld of %lld values "
+          "differ from the fp32 kernel's requantized (%lld not saturated)", C, M, k, s,
+          (long long)bad, (long long)n, (long long)inside);
+    exec_free(ef);
+    exec_free(eq);
+    quant_graph_free(q);
+    graph_free(g);
+    graph_free(f);
+    free(act);
+    free(has);
+    free(wv);
+    free(x);
+    free(xq);
+}
+
 int main(void)
 {
+    convt_case(24, 24, 40, 33, 2, 2, 0); /* PP-OCR's 24 -> 24 upsampling (96 rows) */
+    convt_case(24, 1, 37, 41, 2, 2, 1);  /* its 24 -> 1 head (4 rows), a bias */
+    convt_case(5, 3, 17, 23, 3, 3, 1);   /* k = s = 3 */
+    convt_case(6, 4, 9, 11, 3, 2, 1);    /* overlapping: the fp32 kernel, then requantized */
     /* byte quads (3x3, 1x1 with channels not a multiple of 4, stride 2) and
      * depthwise byte planes after every kind of producer epilogue */
     for (int a = HB_NONE; a <= HB_CAT_SAME; a++) {
