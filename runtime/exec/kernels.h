@@ -114,6 +114,13 @@ int resize_nearest_maps(const void *priv, const tensor_t *x, const int64_t **ih,
 
 #define GEMM_MR 8   /* rows of A per packed panel and register tile */
 #define GEMM_NR 48  /* columns of B per register tile */
+/* The blocky conv kernels' im2col (ConvTranspose: GEMM output) floats per
+ * task, which keep a block within L2, and the multiply-adds below which a
+ * node runs on the calling thread (waking the pool costs more than about
+ * 10 us of GEMM work saves). The int8 ConvTranspose (qconvt.c) cuts the same
+ * blocks, so that its GEMM calls and their floats are the fp32 kernel's. */
+#define CONV_COL_BLOCK_FLOATS (160 * 1024)
+#define CONV_PAR_MIN_MACS (1 << 20)
 
 enum { GEMM_ACT_NONE, GEMM_ACT_RELU, GEMM_ACT_CLIP, GEMM_ACT_LEAKY, GEMM_ACT_SILU, GEMM_ACT_HSWISH };
 

@@ -21,13 +21,8 @@
 #define HOT __attribute__((optimize("O3", "fp-contract=fast")))
 #endif
 
-/* Floats of im2col scratch per task: keeps a block within L2. */
-#define COL_BLOCK_FLOATS (160 * 1024)
-
-/* Below this many multiply-adds a node runs on the calling thread: waking the
- * pool costs more than it saves (about 10 us of GEMM work). Depthwise convs
- * do several times fewer multiply-adds per microsecond, hence their own bound. */
-#define PAR_MIN_MACS (1 << 20)
+/* Depthwise convs do several times fewer multiply-adds per microsecond than
+ * CONV_PAR_MIN_MACS assumes (kernels.h), hence their own bound. */
 #define PAR_MIN_MACS_DW (1 << 17)
 
 /* Convs with at most this many multiply-adds per output (Cg x kernel volume)
@@ -152,7 +147,7 @@ static void conv_plan(conv_p *p, int nthreads)
 {
     int64_t cols = p->Pout;
     if (!p->pointwise) {
-        int64_t lim = COL_BLOCK_FLOATS / (p->K > 0 ? p->K : 1);
+        int64_t lim = CONV_COL_BLOCK_FLOATS / (p->K > 0 ? p->K : 1);
         if (lim < 64)
             lim = 64;
         if (cols > lim)
@@ -881,7 +876,7 @@ static int conv_exec(op_ctx *c, graph_t *g, node_t *n, const gemm_epi *act,
     if (plan.N == 0 || plan.M == 0 || plan.Pout == 0)
         return RT_OK;
     int64_t macs = plan.N * plan.M * plan.Pout * plan.K;
-    int nth = macs < (plan.depthwise ? PAR_MIN_MACS_DW : PAR_MIN_MACS) ? 1 : c->nthreads;
+    int nth = macs < (plan.depthwise ? PAR_MIN_MACS_DW : CONV_PAR_MIN_MACS) ? 1 : c->nthreads;
     if (plan.depthwise) {
         if (nth == 1)
             conv_dw_range(&j, 0, plan.N * plan.M);
@@ -982,7 +977,7 @@ int conv_run_pair(op_ctx *c, graph_t *g, node_t *na, const gemm_epi *act_a,
     direct_geom(a, 1, &pj.wp, &arows);
     pj.band = arows > kb + 1 ? (arows - kb - 1) / b->s[1] + 1 : 1;
     pj.cap = (pj.band - 1) * b->s[1] + kb + 1;
-    int nth = a->N * a->M * a->Pout * a->K < PAR_MIN_MACS ? 1 : c->nthreads;
+    int nth = a->N * a->M * a->Pout * a->K < CONV_PAR_MIN_MACS ? 1 : c->nthreads;
     /* one task per batch item alone; else two per thread, each making again
      * the rows of a that the one before it also read */
     pj.rows = nth == 1 ? b->out[1] : ceil_div(b->out[1], 2 * nth);
@@ -1255,12 +1250,13 @@ static int convt_run(op_ctx *c, graph_t *g, node_t *n)
     };
     if (plan.N == 0 || plan.M == 0)
         return RT_OK;
-    int nth = plan.N * plan.G * plan.K * plan.Cg * plan.Pin < PAR_MIN_MACS ? 1 : c->nthreads;
+    int nth = plan.N * plan.G * plan.K * plan.Cg * plan.Pin < CONV_PAR_MIN_MACS ? 1 : c->nthreads;
     if (plan.wpack) {
         convt_job cj = {.p = &plan, .x = j.x, .b = j.b, .y = j.y};
         int64_t rows = plan.in[0] * plan.in[1];
-        /* about COL_BLOCK_FLOATS of GEMM output per task, and work for every thread */
-        int64_t per = COL_BLOCK_FLOATS / (plan.K * plan.in[2] > 0 ? plan.K * plan.in[2] : 1);
+        /* about CONV_COL_BLOCK_FLOATS of GEMM output per task, and work for every thread */
+        int64_t kin = plan.K * plan.in[2] > 0 ? plan.K * plan.in[2] : 1;
+        int64_t per = CONV_COL_BLOCK_FLOATS / kin;
         if (per < 1)
             per = 1;
         if (nth > 1 && per > ceil_div(rows, 2 * nth))
@@ -1275,7 +1271,7 @@ static int convt_run(op_ctx *c, graph_t *g, node_t *n)
     }
     /* Channel blocks: bounded scratch, and work for every thread. */
     int64_t mb = plan.Mg;
-    int64_t lim = (4 * COL_BLOCK_FLOATS) / (plan.kvol * (plan.Pin > 0 ? plan.Pin : 1));
+    int64_t lim = (4 * CONV_COL_BLOCK_FLOATS) / (plan.kvol * (plan.Pin > 0 ? plan.Pin : 1));
     if (lim < 1)
         lim = 1;
     if (mb > lim)

@@ -26,12 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ops_conv.c's blocky ConvTranspose: GEMM output per task and the work below
- * which it stays on one thread. Kept equal so that the blocks, hence the
- * GEMM calls and their floats, are those of the fp32 kernel. */
-#define CONVT_COL_BLOCK_FLOATS (160 * 1024)
-#define CONVT_PAR_MIN_MACS (1 << 20)
-
 struct quant_convt {
     float *wpack;         /* W^T, rows (m, ky, kx), packed for gemm512_run */
     const float *bias;    /* M values, or NULL */
@@ -195,14 +189,14 @@ int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *xt, const u
     const float *x = xt->data;
     float *y = yt->data;
     const int64_t rows = k->IH;
-    int nth = k->N * k->R * k->C * k->IH * k->IW < CONVT_PAR_MIN_MACS ? 1 : c->nthreads;
-    int64_t per = CONVT_COL_BLOCK_FLOATS / (k->R * k->IW);
+    int nth = k->N * k->R * k->C * k->IH * k->IW < CONV_PAR_MIN_MACS ? 1 : c->nthreads;
+    int64_t per = CONV_COL_BLOCK_FLOATS / (k->R * k->IW);
     if (per < 1)
         per = 1;
     /* from bytes: blocks whose input floats stay in L2 too (each output's
      * sum is the same FMA chain over the channels whatever the block) */
-    if (xb && per * k->IW * (k->C + k->R) > CONVT_COL_BLOCK_FLOATS / 2)
-        per = CONVT_COL_BLOCK_FLOATS / 2 / (k->IW * (k->C + k->R));
+    if (xb && per * k->IW * (k->C + k->R) > CONV_COL_BLOCK_FLOATS / 2)
+        per = CONV_COL_BLOCK_FLOATS / 2 / (k->IW * (k->C + k->R));
     if (per < 1)
         per = 1;
     if (nth > 1 && per > (rows + 2 * nth - 1) / (2 * nth))
