@@ -314,9 +314,10 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
         int n = splits_on_cores(l) && ncores > 1 && rows >= ncores ? ncores : 1;
         double lut_px = npu_layer_uses_lut(l) && l->n_out > 0
                             ? (double)npu_act_bytes(ng, l, &l->out[0], 1) / elem_bytes(dt) : 0;
+        /* the rows' time; the bound stays that of the printed NPU and DDR
+         * cycles (0 NPU cycles, as a board prints them), as an imported
+         * table of the same layer derives it */
         double sm = npu_softmax_cycles(p, l);
-        if (sm > (double)l->ddr_cycles)
-            l->bound = NPU_BOUND_COMPUTE;  /* the rows are NPU work */
         double tc = fmax(l->npu_cycles * p->t_npu[dt], lut_px * p->t_lut[dt]) +
                     l->ddr_cycles * p->t_ddr[dt] + sm;
         double maxshare = 0;
