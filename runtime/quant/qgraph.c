@@ -739,8 +739,7 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     if (c->private_run && ob && j.qp && quant_grid_bytes_exact(j.qp) && ob->n == j.n) {
         j.yb = ob->q;
         /* only int8 Convs on this grid read it: bytes alone */
-        j.floats = !(ob->only_bytes && !memcmp(&ob->rgrid.scale, &j.qp->scale, sizeof(float)) &&
-                     ob->rgrid.zp == j.qp->zp);
+        j.floats = !(ob->only_bytes && quant_same_grid(&ob->rgrid, j.qp));
     }
     op_parallel_for_work(c, (j.n + EW_CHUNK - 1) / EW_CHUNK, EW_CHUNK / 2, ew_range, &j);
     if (j.yb)
@@ -1123,12 +1122,35 @@ static void cat_range(void *arg, int64_t b, int64_t e)
     }
 }
 
+/* tab[q + 128] = the byte of grid to for value q of grid from, requantized */
+static void grid_table(const qparam_t *from, const qparam_t *to, uint8_t tab[256])
+{
+    for (int v = 0; v < 256; v++)
+        tab[v] = (uint8_t)(quant_q8(quant_dq8((int8_t)(v - 128), from), to) + 128);
+}
+
 /* Byte Concat input t's bytes follow from its floats: they lie on its own
  * int8 grid, whose bytes are exact (quant_grid_bytes_exact). */
 static int cat_bytes_of_floats(const quant_graph *q, int t)
 {
     return t >= 0 && needs_grid(q, t) && q->type == QT_I8 && !(q->t_fp16 && q->t_fp16[t]) &&
            quant_grid_bytes_exact(&q->act[t]) && q->g->t[t].dtype == DT_FLOAT;
+}
+
+/* Concat n's axis (0 .. rank - 1) when only readers of bytes on its output's
+ * own grid read that output, and those bytes are exact: a byte Concat that
+ * need not make floats; else -1. */
+static int cat_axis_bytes_only(const quant_graph *q, const node_t *n)
+{
+    int t = n->out[0], nd = q->g->t[t].ndim;
+    const quant_bytes *ob = q->bytes[t];
+    const qparam_t *p = &q->act[t];
+    int64_t axis = node_attr_int(n, "axis", 0);
+    axis = axis < 0 ? axis + nd : axis;
+    if (!ob || !ob->only_bytes || !quant_same_grid(&ob->rgrid, p) || !quant_grid_bytes_exact(p) ||
+        axis < 0 || axis >= nd)
+        return -1;
+    return (int)axis;
 }
 
 static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, qwrap *w)
@@ -1160,13 +1182,12 @@ static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, qwrap *w)
         if (!b || !b->valid || !outer || b->n % outer)
             return 0;
         inner_y += b->n / outer;
-        same[k] = !memcmp(&b->grid.scale, &p->scale, sizeof(float)) && b->grid.zp == p->zp;
+        same[k] = quant_same_grid(&b->grid, p);
         cat_table *ct = &w->cat_tab[k];
         if (same[k] || (ct->made && !memcmp(&ct->from, &b->grid, sizeof(qparam_t)) &&
                         !memcmp(&ct->to, p, sizeof(qparam_t))))
             continue;
-        for (int v = 0; v < 256; v++)
-            ct->tab[v] = (uint8_t)(quant_q8(quant_dq8((int8_t)(v - 128), &b->grid), p) + 128);
+        grid_table(&b->grid, p, ct->tab);
         ct->from = b->grid, ct->to = *p, ct->made = 1;
     }
     if (inner_y * outer != ob->n)
@@ -1191,8 +1212,7 @@ static int concat_bytes(op_ctx *c, const graph_t *g, const node_t *n, qwrap *w)
     ob->grid = *p;
     ob->valid = 1;
     /* only int8 Convs on this grid read the output: its floats are not needed */
-    return ob->only_bytes && !memcmp(&ob->rgrid.scale, &p->scale, sizeof(float)) &&
-           ob->rgrid.zp == p->zp;
+    return ob->only_bytes && quant_same_grid(&ob->rgrid, p);
 }
 
 /* ---- a byte Concat of Slice pairs, from their source (YOLOX's Focus) ----
@@ -1367,8 +1387,6 @@ static int focus_bytes_ok(const quant_graph *q, int t)
            quant_grid_bytes_exact(&q->act[t]);
 }
 
-/* Concat n (cat_bytes, its bytes only_bytes on its grid) as a focus_cat, or
- * nothing; the Slices it makes are marked deferred. */
 static void focus_free(qwrap *w)
 {
     if (w->focus) {
@@ -1379,6 +1397,8 @@ static void focus_free(qwrap *w)
     w->focus = NULL;
 }
 
+/* Concat n (cat_bytes, its bytes only_bytes on its grid) as a focus_cat, or
+ * nothing; the Slices it makes are marked deferred. */
 static void focus_link(quant_graph *q, node_t *n)
 {
     graph_t *g = q->g;
@@ -1387,11 +1407,8 @@ static void focus_link(quant_graph *q, node_t *n)
     const tensor_t *y = &g->t[t];
     const quant_bytes *ob = q->bytes[t];
     const qparam_t *p = &q->act[t];
-    int64_t axis = node_attr_int(n, "axis", 0);
-    axis = axis < 0 ? axis + y->ndim : axis;
-    if (!ob || !ob->only_bytes || memcmp(&ob->rgrid.scale, &p->scale, sizeof(float)) ||
-        ob->rgrid.zp != p->zp || !quant_grid_bytes_exact(p) || axis < 0 || axis >= y->ndim ||
-        n->n_in < 1 || n->n_in > 64)
+    int axis = cat_axis_bytes_only(q, n);
+    if (axis < 0 || n->n_in < 1 || n->n_in > 64)
         return;
     for (int64_t d = 0; d < axis; d++)
         if (y->dims[d] != 1)
@@ -1437,9 +1454,9 @@ static void focus_link(quant_graph *q, node_t *n)
         }
         fp->off = off;
         off += tensor_numel(o);
-        fp->same = !memcmp(&q->act[x].scale, &p->scale, sizeof(float)) && q->act[x].zp == p->zp;
-        for (int v = 0; !fp->same && v < 256; v++)
-            fp->tab[v] = (uint8_t)(quant_q8(quant_dq8((int8_t)(v - 128), &q->act[x]), p) + 128);
+        fp->same = quant_same_grid(&q->act[x], p);
+        if (!fp->same)
+            grid_table(&q->act[x], p, fp->tab);
         fp->has_src_grid = q->has_act[fp->src] && quant_grid_bytes_exact(&q->act[fp->src]);
         fp->src_grid = q->act[fp->src];
         for (int v = 0; fp->has_src_grid && v < 256; v++) {
@@ -1537,7 +1554,7 @@ static int resize_bytes(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     const int64_t *ih, *iw;
     int64_t oh, ow;
     if (!c->private_run || !ob || !ib || !ib->valid || ob->valid ||
-        memcmp(&ib->grid.scale, &q->act[t].scale, sizeof(float)) || ib->grid.zp != q->act[t].zp ||
+        !quant_same_grid(&ib->grid, &q->act[t]) ||
         !resize_nearest_maps(w->priv, x, &ih, &iw, &oh, &ow) || ib->n != tensor_numel(x))
         return 0;
     int64_t h = x->dims[x->ndim - 2], wd = x->dims[x->ndim - 1];
@@ -1565,8 +1582,7 @@ static int convt_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     tensor_t *x = &g->t[xi];
     const quant_bytes *ib = w->convt_ib;
     int use = c->private_run && ib && ib->valid && ib->n == tensor_numel(x) &&
-              !memcmp(&ib->grid.scale, &q->act[xi].scale, sizeof(float)) &&
-              ib->grid.zp == q->act[xi].zp;
+              quant_same_grid(&ib->grid, &q->act[xi]);
     if (quant_convt_run(c, w->convt, x, use ? ib->q : NULL, use ? &ib->grid : NULL,
                         &g->t[n->out[0]], &q->act[n->out[0]]))
         return 1;
@@ -1805,14 +1821,10 @@ static int cat_bytes_only(const quant_graph *q, const node_t *n)
     const graph_t *g = q->g;
     if (!bytes_concat(q, n) || !((const qwrap *)n->priv)->cat_bytes || n->n_in > 64)
         return 0;
-    int t = n->out[0];
-    const quant_bytes *ob = q->bytes[t];
-    const qparam_t *p = &q->act[t];
+    int t = n->out[0], axis = cat_axis_bytes_only(q, n);
     const tensor_t *y = &g->t[t];
-    int64_t axis = node_attr_int(n, "axis", 0), outer = 1, inner = 0;
-    axis = axis < 0 ? axis + y->ndim : axis;
-    if (!ob || !ob->only_bytes || memcmp(&ob->rgrid.scale, &p->scale, sizeof(float)) ||
-        ob->rgrid.zp != p->zp || !quant_grid_bytes_exact(p) || axis < 0 || axis >= y->ndim)
+    int64_t outer = 1, inner = 0;
+    if (axis < 0)
         return 0;
     for (int64_t d = 0; d < axis; d++)
         outer *= y->dims[d];
@@ -1822,7 +1834,7 @@ static int cat_bytes_only(const quant_graph *q, const node_t *n)
             return 0;
         inner += b->n / outer;
     }
-    return inner * outer == ob->n;
+    return inner * outer == q->bytes[t]->n;
 }
 
 /* The int8 activations that stay bytes between layers (quant_bytes): a
@@ -1924,8 +1936,7 @@ static void bytes_link(quant_graph *q)
                                            : cw && k == 0         ? &q->act[t]
                                            : cat_bytes_only(q, n) ? &q->act[t]
                                                                   : NULL;
-                    ok = need && (!seen || (!memcmp(&need->scale, &rg.scale, sizeof(float)) &&
-                                            need->zp == rg.zp));
+                    ok = need && (!seen || quant_same_grid(need, &rg));
                     if (ok && !seen++)
                         rg = *need;
                 }

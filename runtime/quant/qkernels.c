@@ -1823,7 +1823,7 @@ static const uint8_t *conv_in_bytes(const op_ctx *ctx, const quant_node *q, cons
 {
     const quant_bytes *b = q->ib;
     if (!ctx->private_run || !b || !b->valid || b->n != tensor_numel(x) ||
-        memcmp(&b->grid.scale, &q->in.scale, sizeof(float)) || b->grid.zp != q->in.zp)
+        !quant_same_grid(&b->grid, &q->in))
         return NULL;
     return b->q;
 }
@@ -1840,8 +1840,7 @@ static int conv_bytes_begin(const op_ctx *ctx, quant_node *q, const float *y)
     q->ob->grid = *bg;
     q->ob_run = q->ob->q;
     q->y_run = y;
-    q->no_floats = q->ob->only_bytes && !memcmp(&bg->scale, &q->ob->rgrid.scale, sizeof(float)) &&
-                   bg->zp == q->ob->rgrid.zp;
+    q->no_floats = q->ob->only_bytes && quant_same_grid(bg, &q->ob->rgrid);
     return 1;
 }
 

@@ -102,6 +102,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "runtime/model/model.h"
 #include "runtime/exec/exec.h"
 #include "runtime/passes/passes.h"
@@ -125,6 +126,13 @@ typedef struct qparam {
     float scale;
     int32_t zp;
 } qparam_t;
+
+/* Grids a and b are one bit for bit: the same scale and zero point (the
+ * ranges they were made from aside). */
+static inline int quant_same_grid(const qparam_t *a, const qparam_t *b)
+{
+    return !memcmp(&a->scale, &b->scale, sizeof(float)) && a->zp == b->zp;
+}
 
 /* Parameters for the range [min, max] (see the header comment). */
 void quant_param_from_range(float min, float max, qparam_t *p);
