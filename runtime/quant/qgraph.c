@@ -1307,9 +1307,6 @@ static void focus_range(void *arg, int64_t b, int64_t e)
     const focus_cat *f = j->f;
     const quant_graph *q = j->q;
     int k = 0;
-    float *row = NULL;
-    int64_t cap = 0;
-    uint8_t *tmp = NULL;
     for (int64_t it = b; it < e; it++) {
         int64_t blk;
         int k0, k1;
@@ -1325,13 +1322,10 @@ static void focus_range(void *arg, int64_t b, int64_t e)
             r1 = f->p[k0].rows;
         for (int i = k0; i < k1; i++)
             need += (r1 - r0) * f->p[i].len[f->p[i].nd - 1];
-        if (need > cap) {
-            free(row);
-            free(tmp);
-            cap = need;
-            row = xmalloc(sizeof(float) * (size_t)cap);
-            tmp = xmalloc((size_t)cap);
-        }
+        /* the item's floats, then as many bytes: the thread's buffer, kept
+         * from run to run */
+        float *row = kernel_scratch(SCRATCH_Q_BLOCK, (sizeof(float) + 1) * (size_t)need);
+        uint8_t *tmp = (uint8_t *)(row + need);
         for (int64_t r = r0; r < r1; r++) {
             int64_t at = 0;
             for (int i = k0; i < k1; i++) {
@@ -1357,8 +1351,6 @@ static void focus_range(void *arg, int64_t b, int64_t e)
             at += m;
         }
     }
-    free(row);
-    free(tmp);
 }
 
 static void focus_run(op_ctx *c, const node_t *n, const qwrap *w)
