@@ -143,6 +143,10 @@ typedef struct gemm_epi {
 
 /* Non-zero when the CPU (and OS) run AVX-512F; else gemm512_run must not be used. */
 int gemm512_available(void);
+/* A one-group ConvTranspose's weights W [C][R] (R: output channels x kernel
+ * volume) as the blocky kernel packs them (ops_conv.c): W^T, rows (m, kz,
+ * ky, kx), through gemm512_pack_a into gemm512_packed_floats(R, C) floats. */
+void convt_pack_weights(const float *w, int64_t C, int64_t R, float *dst);
 /* Floats needed to pack an M x K matrix (rows padded to GEMM_MR). */
 size_t gemm512_packed_floats(int64_t M, int64_t K);
 /* Packs row-major A (M x K, row stride lda) into GEMM_MR-row panels. */

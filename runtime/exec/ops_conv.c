@@ -1085,6 +1085,16 @@ static int convt_blocky(const conv_p *p)
     return p->G == 1;
 }
 
+void convt_pack_weights(const float *w, int64_t C, int64_t R, float *dst)
+{
+    float *wt = xmalloc(sizeof(float) * (size_t)(R * C));
+    for (int64_t ci = 0; ci < C; ci++)
+        for (int64_t r = 0; r < R; r++)
+            wt[r * C + ci] = w[ci * R + r];
+    gemm512_pack_a(wt, C, R, C, dst);
+    free(wt);
+}
+
 static int convt_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
 {
     conv_p *p = xcalloc(1, sizeof *p);
@@ -1099,15 +1109,9 @@ static int convt_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
     if (convt_blocky(p) && w->kind == TK_CONST && w->data && p->K > 0 && p->C > 0 &&
         gemm512_available()) {
         int64_t rows = p->K; /* Mg * kvol, G == 1 */
-        float *wt = xmalloc(sizeof(float) * (size_t)(rows * p->C));
-        const float *wd = w->data;
-        for (int64_t ci = 0; ci < p->C; ci++)
-            for (int64_t r = 0; r < rows; r++)
-                wt[r * p->C + ci] = wd[ci * rows + r];
         p->wpack_group = gemm512_packed_floats(rows, p->C);
         p->wpack = xaligned_alloc(sizeof(float) * p->wpack_group);
-        gemm512_pack_a(wt, p->C, rows, p->C, p->wpack);
-        free(wt);
+        convt_pack_weights(w->data, p->C, rows, p->wpack);
     }
     conv_release(n);
     n->priv = p;

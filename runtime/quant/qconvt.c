@@ -68,15 +68,9 @@ quant_convt *quant_convt_new(graph_t *g, const node_t *n)
     quant_convt *k = xcalloc(1, sizeof(*k));
     *k = (quant_convt){.bias = b ? b->data : NULL, .N = N, .C = C, .M = M, .IH = IH, .IW = IW,
                        .kh = kh, .kw = kw, .R = M * kh * kw};
-    /* W is [C][M][kh][kw]: its transpose's rows are (m, ky, kx), as ops_conv.c packs it */
-    float *wt = xmalloc(sizeof(float) * (size_t)(k->R * C));
-    const float *wd = w->data;
-    for (int64_t ci = 0; ci < C; ci++)
-        for (int64_t r = 0; r < k->R; r++)
-            wt[r * C + ci] = wd[ci * k->R + r];
+    /* W is [C][M][kh][kw], packed as the fp32 kernel packs it */
     k->wpack = xaligned_alloc(sizeof(float) * gemm512_packed_floats(k->R, C));
-    gemm512_pack_a(wt, C, k->R, C, k->wpack);
-    free(wt);
+    convt_pack_weights(w->data, C, k->R, k->wpack);
     return k;
 }
 
