@@ -1061,13 +1061,6 @@ static vtile_q_fn *const vtile_q[16] = {
     NULL,      NULL,      vtile_q10, vtile_q11, vtile_q12, vtile_q13, vtile_q14, vtile_q15};
 #endif
 
-/* Weight quads for vtile: panel i, quad row k = (c4, kh, kw), row r holds
- * bytes w[m][4 c4 + j][kh][kw] (0 past C), m = i * GEMM_MR + r (0 past M).
- * A one-channel conv at stride and dilation 1 (MNIST's first) would leave
- * three bytes of every word padding: its quads hold four taps of a row
- * instead (wq_tap), quad row k = (kh, g) with bytes w[m][0][kh][4 g + j] (0
- * past KW), against input words of four consecutive columns (vn_tap_plane):
- * KH * ceil(KW / 4) quad rows instead of KH * KW. */
 /* Word g of a row of KW taps: bytes row[4 g + t], t < 4 (0 past KW); the
  * tap quads of one-channel (vnni_pack) and depthwise (dwv_pack) convs. */
 static uint32_t tap_word(const int8_t *row, int64_t KW, int64_t g)
@@ -1078,6 +1071,13 @@ static uint32_t tap_word(const int8_t *row, int64_t KW, int64_t g)
     return w;
 }
 
+/* Weight quads for vtile: panel i, quad row k = (c4, kh, kw), row r holds
+ * bytes w[m][4 c4 + j][kh][kw] (0 past C), m = i * GEMM_MR + r (0 past M).
+ * A one-channel conv at stride and dilation 1 (MNIST's first) would leave
+ * three bytes of every word padding: its quads hold four taps of a row
+ * instead (wq_tap), quad row k = (kh, g) with bytes w[m][0][kh][4 g + j] (0
+ * past KW), against input words of four consecutive columns (vn_tap_plane):
+ * KH * ceil(KW / 4) quad rows instead of KH * KW. */
 static void vnni_pack(const conv_geom *c, quant_node *q)
 {
     int64_t C4 = (c->C + 3) / 4, KK = c->KH * c->KW, K = c->C * KK;
