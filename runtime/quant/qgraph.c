@@ -1545,9 +1545,8 @@ static int resize_bytes(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     const quant_bytes *ib = q->bytes[xi];
     const int64_t *ih, *iw;
     int64_t oh, ow;
-    if (!c->private_run || !ob || !ib || !ib->valid || ob->valid ||
-        !quant_same_grid(&ib->grid, &q->act[t]) ||
-        !resize_nearest_maps(w->priv, x, &ih, &iw, &oh, &ow) || ib->n != tensor_numel(x))
+    if (!ob || ob->valid || !quant_bytes_of_run(c, ib, tensor_numel(x), &q->act[t]) ||
+        !resize_nearest_maps(w->priv, x, &ih, &iw, &oh, &ow))
         return 0;
     int64_t h = x->dims[x->ndim - 2], wd = x->dims[x->ndim - 1];
     int64_t outer = h > 0 && wd > 0 ? ib->n / (h * wd) : 0;
@@ -1573,8 +1572,7 @@ static int convt_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     int xi = n->in[0];
     tensor_t *x = &g->t[xi];
     const quant_bytes *ib = w->convt_ib;
-    int use = c->private_run && ib && ib->valid && ib->n == tensor_numel(x) &&
-              quant_same_grid(&ib->grid, &q->act[xi]);
+    int use = quant_bytes_of_run(c, ib, tensor_numel(x), &q->act[xi]) != NULL;
     if (quant_convt_run(c, w->convt, x, use ? ib->q : NULL, use ? &ib->grid : NULL,
                         &g->t[n->out[0]], &q->act[n->out[0]]))
         return 1;

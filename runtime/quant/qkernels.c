@@ -1817,15 +1817,19 @@ static void cen_range(void *arg, int64_t b, int64_t e)
     centre(j->x + lo, j->xb ? j->xb + lo : NULL, j->xq + lo, hi - lo, j->p);
 }
 
+const uint8_t *quant_bytes_of_run(const op_ctx *ctx, const quant_bytes *b, int64_t n,
+                                  const qparam_t *grid)
+{
+    if (!ctx->private_run || !b || !b->valid || b->n != n || !quant_same_grid(&b->grid, grid))
+        return NULL;
+    return b->q;
+}
+
 /* The input's bytes when this run's producer wrote them on q's input grid
  * (the very bytes quantizing its floats would give), else NULL. */
 static const uint8_t *conv_in_bytes(const op_ctx *ctx, const quant_node *q, const tensor_t *x)
 {
-    const quant_bytes *b = q->ib;
-    if (!ctx->private_run || !b || !b->valid || b->n != tensor_numel(x) ||
-        !quant_same_grid(&b->grid, &q->in))
-        return NULL;
-    return b->q;
+    return quant_bytes_of_run(ctx, q->ib, tensor_numel(x), &q->in);
 }
 
 /* Starts the output's bytes for this run when the epilogue can write them:

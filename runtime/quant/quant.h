@@ -437,6 +437,12 @@ typedef struct quant_bytes {
     qparam_t rgrid;
 } quant_bytes;
 
+/* b's bytes when this private run's producer wrote them, n of them, on grid
+ * bit for bit (the very bytes quantizing its floats on grid would give),
+ * else NULL. */
+const uint8_t *quant_bytes_of_run(const op_ctx *ctx, const quant_bytes *b, int64_t n,
+                                  const qparam_t *grid);
+
 /* ---- int8 kernels (qkernels.c), used by quant_graph_finish ----
  * Op definitions whose run() reads node->priv (a quant_node). Exposed for tests. */
 typedef struct quant_node {
