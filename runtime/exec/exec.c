@@ -300,12 +300,13 @@ static int match_affine(fuse_scan *s, int *t, float *sc, float *bi)
 
 /* A stock conv without a bias whose only consumer adds a constant per output
  * channel (CNTK's MNIST: Conv, Add [C,1,1], Relu): that constant as the conv's
- * bias, added where a bias is, *t moved to the Add's output. */
+ * bias, added where a bias is, *t moved to the Add's output. A kernel that
+ * runs its chain itself (node_t.chain) gets the Add as the chain's first node. */
 static int match_channel_add(fuse_scan *s, int p, int *t, const float **bias)
 {
     const graph_t *g = s->x->g;
     const node_t *n = node_at(s, p);
-    if (!head_fusable(n) || (n->n_in > 2 && n->in[2] >= 0))
+    if (!(head_fusable(n) || n->chain) || (n->n_in > 2 && n->in[2] >= 0))
         return 0;
     int q = only_consumer(s, *t);
     if (q < 0)

@@ -462,8 +462,10 @@ typedef struct qwrap {
     unary_par upar;
     struct chain_link *link; /* a Conv's activation chain as qwrap_chain_ok found it */
     int n_link;
-    float *lut;           /* that chain as a table of the head's int8 grid, or NULL */
-    quant_lut8 *lut8;     /* that table as bytes, when its values are on one int8 grid */
+    float *lut;           /* that chain as a table of the head's int8 grid, or NULL; */
+    quant_lut8 *lut8;     /* that table as bytes, when its values are on one int8 grid; */
+    int64_t n_tab, plane; /* one table, or one per channel (n_tab channels of plane
+                             values: a per-channel constant operand), 256 floats each */
     int post;             /* POST_*: how an int8 Conv head runs its chain in its epilogue */
     int8_t qlo, qhi;      /* POST_CLAMP: the Relu or Clip bounds as q on link[0].qp */
     int cat_bytes;        /* a Concat whose output has bytes (bytes_link) */
@@ -769,9 +771,22 @@ static int ew_arity(const qwrap *w)
 /* Elements per block: the chain's intermediate blocks stay in L1/L2. */
 #define CHAIN_BLOCK 2048
 
-/* Operand i of chain node n: a tensor the chain holds (its head's output or
- * an earlier node's), or a constant scalar. */
-static int chain_operand(const graph_t *g, const node_t *n, int i, const int *held, int n_held)
+/* Values per channel of y ([N, C, ...]): its channel planes' size. */
+static int64_t channel_plane(const tensor_t *y)
+{
+    int64_t plane = 1;
+    for (int d = 2; d < y->ndim; d++)
+        plane *= y->dims[d];
+    return plane;
+}
+
+/* Operand i of chain node n, whose output has the head's shape y: a tensor
+ * the chain holds (its head's output or an earlier node's), a constant
+ * scalar, or a constant with one value per channel of y ([C, 1, 1] against
+ * [1, C, H, W]: a conv's bias as its own Add; *per_ch set), which ew_run
+ * takes as one value per segment too. */
+static int chain_operand(const graph_t *g, const node_t *n, int i, const int *held, int n_held,
+                         const tensor_t *y, int *per_ch)
 {
     int t = i < n->n_in ? n->in[i] : -1;
     if (t < 0)
@@ -780,7 +795,14 @@ static int chain_operand(const graph_t *g, const node_t *n, int i, const int *he
         if (held[k] == t)
             return 1;
     const tensor_t *x = &g->t[t];
-    return x->kind == TK_CONST && x->data && x->dtype == DT_FLOAT && tensor_numel(x) == 1;
+    if (x->kind != TK_CONST || !x->data || x->dtype != DT_FLOAT)
+        return 0;
+    if (tensor_numel(x) == 1)
+        return 1;
+    if (y->ndim < 3 || tensor_numel(x) != y->dims[1] || ew_inner(x, y) != channel_plane(y))
+        return 0;
+    *per_ch = 1;
+    return 1;
 }
 
 /* How a chain node runs: its wrapper's op and requantization, or, for a node
@@ -815,11 +837,14 @@ typedef struct chain_job {
     int64_t n;
     const float *lut;     /* the chain as a table of the head's grid, or NULL */
     const qparam_t *grid;
+    int64_t n_tab, plane; /* qwrap's: tables, channel planes (n_tab > 1) */
 } chain_job;
 
-/* The chain on m elements: head holds the head's values, y gets the last
+/* The chain on m elements of channel ch (all in it when a per-channel
+ * constant is an operand): head holds the head's values, y gets the last
  * node's, tmp has room for n_chain blocks. */
-static void chain_block(const chain_job *j, const float *head, float *y, int64_t m, float *tmp)
+static void chain_block(const chain_job *j, const float *head, float *y, int64_t m, float *tmp,
+                        int64_t ch)
 {
     int held[16], n_held = 0;
     const float *ptr[16];
@@ -832,7 +857,9 @@ static void chain_block(const chain_job *j, const float *head, float *y, int64_t
         const float *in[2] = {NULL, NULL};
         int full[2] = {0, 0};
         for (int i = 0; i < ew_arity(l->w); i++) {
-            in[i] = j->g->t[c->in[i]].data; /* a constant scalar, unless held */
+            const tensor_t *x = &j->g->t[c->in[i]];
+            /* a constant: a scalar, or channel ch's value; unless held */
+            in[i] = (const float *)x->data + (tensor_numel(x) > 1 ? ch : 0);
             for (int h = 0; h < n_held; h++)
                 if (held[h] == c->in[i])
                     in[i] = ptr[h], full[i] = 1;
@@ -844,17 +871,26 @@ static void chain_block(const chain_job *j, const float *head, float *y, int64_t
     }
 }
 
-/* The chain on n elements, head into y (y may be head: the ops are
- * elementwise): the table up to the first value off the head's grid (none,
- * unless the head's requantization was skipped), the ops from there; *tmp is
- * allocated when the ops need it. */
-static void chain_apply(const chain_job *j, const float *head, float *y, int64_t n, float **tmp)
+/* The chain on elements [at, at + n) of the tensor, head into y (y may be
+ * head: the ops are elementwise), a channel plane at a time when there is a
+ * table per channel: the table up to the first value off the head's grid
+ * (none, unless the head's requantization was skipped), the ops from there;
+ * *tmp is allocated when the ops need it. */
+static void chain_apply(const chain_job *j, const float *head, float *y, int64_t at, int64_t n,
+                        float **tmp)
 {
-    int64_t done = j->lut ? quant_lut_map(head, n, j->grid, j->lut, y) : 0;
-    for (int64_t o = done; o < n; o += CHAIN_BLOCK) {
-        if (!*tmp)
-            *tmp = xmalloc(sizeof(float) * CHAIN_BLOCK * (size_t)j->n_chain);
-        chain_block(j, head + o, y + o, n - o < CHAIN_BLOCK ? n - o : CHAIN_BLOCK, *tmp);
+    for (int64_t s = 0, e; s < n; s = e) {
+        int64_t ch = j->n_tab > 1 ? (at + s) / j->plane % j->n_tab : 0;
+        e = j->n_tab > 1 ? s + j->plane - (at + s) % j->plane : n;
+        e = e < n ? e : n;
+        int64_t done = j->lut ? s + quant_lut_map(head + s, e - s, j->grid, j->lut + 256 * ch,
+                                                  y + s)
+                              : s;
+        for (int64_t o = done; o < e; o += CHAIN_BLOCK) {
+            if (!*tmp)
+                *tmp = xmalloc(sizeof(float) * CHAIN_BLOCK * (size_t)j->n_chain);
+            chain_block(j, head + o, y + o, e - o < CHAIN_BLOCK ? e - o : CHAIN_BLOCK, *tmp, ch);
+        }
     }
 }
 
@@ -867,7 +903,7 @@ static void chain_range(void *arg, int64_t b0, int64_t b1)
 
     for (int64_t blk = b0; blk < b1; blk++) {
         int64_t lo = blk * CHAIN_BLOCK, m = j->n - lo < CHAIN_BLOCK ? j->n - lo : CHAIN_BLOCK;
-        chain_apply(j, head + lo, y + lo, m, &tmp);
+        chain_apply(j, head + lo, y + lo, lo, m, &tmp);
     }
     free(tmp);
 }
@@ -893,17 +929,21 @@ static void chain_table(const graph_t *g, const node_t *n, qwrap *w, const node_
         grid[i] = (float)(i - 128 - p->zp) * p->scale;
     chain_job j = {.g = g, .chain = chain, .link = w->link, .n_chain = w->n_link,
                    .head_out = t};
-    w->lut = xmalloc(sizeof(float) * 256);
-    chain_block(&j, grid, w->lut, 256, tmp);
+    w->lut = xmalloc(sizeof(float) * 256 * (size_t)w->n_tab);
+    for (int64_t c = 0; c < w->n_tab; c++)
+        chain_block(&j, grid, w->lut + 256 * c, 256, tmp, c);
     free(tmp);
-    /* the chain's output grid, when it ends requantized: the table as bytes */
+    /* the chain's output grid, when it ends requantized: the tables as bytes */
     int u = chain[w->n_link - 1]->out[0];
-    quant_lut8 t8;
-    if (needs_grid(q, u) && !(q->t_fp16 && q->t_fp16[u]) &&
-        quant_lut8_make(w->lut, &q->act[u], &t8)) {
-        w->lut8 = xmalloc(sizeof(quant_lut8));
-        *w->lut8 = t8;
-    }
+    if (!needs_grid(q, u) || (q->t_fp16 && q->t_fp16[u]))
+        return;
+    w->lut8 = xmalloc(sizeof(quant_lut8) * (size_t)w->n_tab);
+    for (int64_t c = 0; c < w->n_tab; c++)
+        if (!quant_lut8_make(w->lut + 256 * c, &q->act[u], &w->lut8[c])) {
+            free(w->lut8);
+            w->lut8 = NULL;
+            return;
+        }
 }
 
 /* An int8 Conv head hands each finished part of its output to the chain in
@@ -918,10 +958,12 @@ static void chain_table(const graph_t *g, const node_t *n, qwrap *w, const node_
  *    min(max(q(v), q(lo)), q(hi)), q(0) = 0 for Relu. */
 enum { POST_NONE, POST_LUT, POST_CLAMP };
 
+/* y: a part of the chain's output, where the head writes (qwrap_run_chain). */
 static void post_lut(const void *arg, float *y, int64_t n)
 {
+    const chain_job *j = arg;
     float *tmp = NULL;
-    chain_apply(arg, y, y, n, &tmp);
+    chain_apply(j, y, y, y - (const float *)j->g->t[j->out].data, n, &tmp);
     free(tmp);
 }
 
@@ -961,7 +1003,7 @@ static int qwrap_chain_ok(graph_t *g, const node_t *n, const node_t *const *chai
 {
     qwrap *w = n->priv;
     chain_link link[16];
-    int held[16], n_held = 0;
+    int held[16], n_held = 0, per_ch = 0;
     const tensor_t *y = n->n_out == 1 && n->out[0] >= 0 ? &g->t[n->out[0]] : NULL;
     if (!y || y->dtype != DT_FLOAT || n_chain < 1 || n_chain > 15)
         return 0;
@@ -973,8 +1015,8 @@ static int qwrap_chain_ok(graph_t *g, const node_t *n, const node_t *const *chai
         const tensor_t *o = &g->t[c->out[0]];
         if (o->dtype != DT_FLOAT || o->ndim != y->ndim ||
             memcmp(o->dims, y->dims, sizeof(int64_t) * (size_t)y->ndim) ||
-            !chain_operand(g, c, 0, held, n_held) ||
-            (ew_arity(link[k].w) == 2 && !chain_operand(g, c, 1, held, n_held)))
+            !chain_operand(g, c, 0, held, n_held, y, &per_ch) ||
+            (ew_arity(link[k].w) == 2 && !chain_operand(g, c, 1, held, n_held, y, &per_ch)))
             return 0;
         held[n_held++] = c->out[0];
     }
@@ -984,6 +1026,8 @@ static int qwrap_chain_ok(graph_t *g, const node_t *n, const node_t *const *chai
         if (link[k].w == &link[k].stock)
             w->link[k].w = &w->link[k].stock;
     w->n_link = n_chain;
+    w->n_tab = per_ch ? y->dims[1] : 1;
+    w->plane = channel_plane(y);
     chain_table(g, n, w, chain);
     post_mode(n, w, n_chain);
     return 1;
@@ -1002,7 +1046,8 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
                       n->name);
     chain_job j = {.g = g, .chain = chain, .link = w->link, .n_chain = n_chain,
                    .head_out = n->out[0], .out = out, .n = tensor_numel(&g->t[n->out[0]]),
-                   .lut = w->lut, .grid = &w->q->act[n->out[0]]};
+                   .lut = w->lut, .grid = &w->q->act[n->out[0]], .n_tab = w->n_tab,
+                   .plane = w->plane};
     bytes_stale(w->q, out);
     if (w->post) { /* the conv writes the chain's output (its settings for this run) */
         quant_node *qn = w->priv, keep = *qn;
@@ -1012,6 +1057,7 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
         qn->post = w->post == POST_LUT ? post_lut : post_clamp;
         qn->lut = w->post == POST_LUT ? w->lut : NULL;
         qn->lut8 = w->post == POST_LUT ? w->lut8 : NULL;
+        qn->lut_ch = w->post == POST_LUT && w->n_tab > 1;
         qn->post_arg = w->post == POST_LUT ? (const void *)&j : (const void *)w;
         if (w->post == POST_CLAMP)
             qn->out = *w->link[0].qp, qn->out_q = 1, qn->clamp = 1, qn->qlo = w->qlo,

@@ -89,7 +89,8 @@ typedef struct qepi {
     const float *cf;         /* per channel: fl(s_in s_w / s_out) */
     const double *sc;        /* per channel: s_in s_w */
     const qparam_t *out;
-    const quant_lut8 *lut8;  /* a chain's table as bytes, or NULL */
+    const quant_lut8 *lut8;  /* a chain's table as bytes, or NULL; */
+    int lut_ch;              /* one per output channel (quant_node.lut_ch) */
     int qlo, qhi;            /* the clamp of q (a Relu or Clip), else -128, 127 */
     uint8_t *b;              /* the output's bytes beside y_run (q->ob_run), or NULL */
     const float *y_run;
@@ -248,10 +249,17 @@ static void epi_scale_rows(const float *x, int64_t ldx, float *y, int64_t ldy, i
     int lut = q->lut && q->out_q, clamp = q->clamp && q->out_q && !lut;
     /* the bytes beside the floats, at the same offsets (conv_bytes_begin) */
     uint8_t *b = q->ob_run ? q->ob_run + (y - q->y_run) : NULL;
-    quant_epilogue_rows_bytes(x, ldx, y, ldy, rows, n, q->bias ? q->bias + m0 : NULL,
-                              q->oscale + m0, q->out_q ? &q->out : NULL, lut ? q->lut : NULL,
-                              lut ? q->lut8 : NULL, clamp ? q->qlo : -128, clamp ? q->qhi : 127,
-                              b, ldy, !q->no_floats);
+    /* a table per channel: row by row, each with its own */
+    for (int64_t r0 = 0, r1; r0 < rows; r0 = r1) {
+        r1 = lut && q->lut_ch ? r0 + 1 : rows;
+        int64_t t = lut && q->lut_ch ? m0 + r0 : 0;
+        quant_epilogue_rows_bytes(x + r0 * ldx, ldx, y + r0 * ldy, ldy, r1 - r0, n,
+                                  q->bias ? q->bias + m0 + r0 : NULL, q->oscale + m0 + r0,
+                                  q->out_q ? &q->out : NULL, lut ? q->lut + 256 * t : NULL,
+                                  lut && q->lut8 ? q->lut8 + t : NULL, clamp ? q->qlo : -128,
+                                  clamp ? q->qhi : 127, b ? b + r0 * ldy : NULL, ldy,
+                                  !q->no_floats);
+    }
     if (!lut && !clamp && q->post)
         for (int64_t r = 0; r < rows; r++)
             epi_post(q, y + r * ldy, n);
@@ -842,6 +850,7 @@ typedef struct qev {
     __m512i kadd, frac, zq, t0, t1, t2, t3, ord;
     __m512 elo, ehi;     /* qe_exact: the bounds of q - zp */
     const qepi *p;
+    const quant_lut8 *tabs; /* a table per channel (in t0..t3: channel 0's), or NULL */
 } qev;
 
 QTB static void qev_init(qev *e, const qepi *p)
@@ -865,6 +874,7 @@ QTB static void qev_init(qev *e, const qepi *p)
     /* after two packs, dword 4 L + j holds lanes 4 L.. 4 L + 3 of vector j */
     e->ord = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     e->t0 = e->t1 = e->t2 = e->t3 = _mm512_setzero_si512();
+    e->tabs = p->lut8 && p->lut_ch ? p->lut8 : NULL;
     if (p->lut8) {
         e->t0 = _mm512_loadu_si512(p->lut8->q), e->t1 = _mm512_loadu_si512(p->lut8->q + 64);
         e->t2 = _mm512_loadu_si512(p->lut8->q + 128), e->t3 = _mm512_loadu_si512(p->lut8->q + 192);
@@ -926,9 +936,10 @@ QTB static int qev_kind(const qepi *p)
 
 /* The bytes of four vectors y (qe_y) in order, vector i in bytes 16 i ..
  * 16 i + 15: q + 128, or with QE_LUT the table's byte at q + 128 (one
- * lookup for all four). */
+ * lookup for all four): tab's 256 bytes, or NULL for e's (t0..t3). */
 QTB static inline __attribute__((always_inline)) __m512i
-qe_bytes4(const qev *e, __m512 y0, __m512 y1, __m512 y2, __m512 y3, const int F)
+qe_bytes4(const qev *e, __m512 y0, __m512 y1, __m512 y2, __m512 y3, const uint8_t *tab,
+          const int F)
 {
 #define QE_Q(y) _mm512_srli_epi32(_mm512_add_epi32(_mm512_castps_si512(y), e->kadd), 14)
     /* 0..255: the packs saturate nothing */
@@ -936,7 +947,13 @@ qe_bytes4(const qev *e, __m512 y0, __m512 y1, __m512 y2, __m512 y3, const int F)
                                     _mm512_packus_epi32(QE_Q(y2), QE_Q(y3)));
 #undef QE_Q
     p = _mm512_permutexvar_epi32(e->ord, p);
-    if (F & QE_LUT)
+    if ((F & QE_LUT) && tab)
+        p = _mm512_mask_blend_epi8(
+            _mm512_movepi8_mask(p),
+            _mm512_permutex2var_epi8(_mm512_loadu_si512(tab), p, _mm512_loadu_si512(tab + 64)),
+            _mm512_permutex2var_epi8(_mm512_loadu_si512(tab + 128), p,
+                                     _mm512_loadu_si512(tab + 192)));
+    else if (F & QE_LUT)
         p = _mm512_mask_blend_epi8(_mm512_movepi8_mask(p), _mm512_permutex2var_epi8(e->t0, p, e->t1),
                                    _mm512_permutex2var_epi8(e->t2, p, e->t3));
     return p;
@@ -963,12 +980,12 @@ QTB static inline __attribute__((always_inline)) void qe_store16(float *y, __mma
  * the first at at[k] of the first vector that keeps any. */
 QTB static inline __attribute__((always_inline)) void
 qe_row48(const qev *e, __m512i a0, __m512i a1, __m512i a2, float cf, double sc, float *y,
-         uint8_t *b, const uint16_t *keep, const int32_t *at, const int F)
+         uint8_t *b, const uint16_t *keep, const int32_t *at, const uint8_t *tab, const int F)
 {
     const __m512 c = _mm512_set1_ps(cf);
     __m512 y0 = qe_y(e, a0, c, sc, keep[0]), y1 = qe_y(e, a1, c, sc, keep[1]);
     __m512 y2 = qe_y(e, a2, c, sc, keep[2]);
-    __m512i p = qe_bytes4(e, y0, y1, y2, y2, F);
+    __m512i p = qe_bytes4(e, y0, y1, y2, y2, tab, F);
     __mmask64 k = (__mmask64)keep[0] | (__mmask64)keep[1] << 16 | (__mmask64)keep[2] << 32;
     int64_t o = at[0];
     if (F & QE_PACK) { /* the kept bytes to the front */
@@ -992,7 +1009,8 @@ qe_row48(const qev *e, __m512i a0, __m512i a1, __m512i a2, float cf, double sc, 
     do {                                                                                \
         if (r < nr)                                                                     \
             qe_row48(e, c##r##0, c##r##1, c##r##2, cf[r], sc[r], y + r * ldy,          \
-                     F & QE_BYTES ? b + r * ldy : NULL, keep, at, F);                   \
+                     F & QE_BYTES ? b + r * ldy : NULL, keep, at,                       \
+                     e->tabs ? e->tabs[cf + r - e->p->cf].q : NULL, F);                 \
     } while (0)
 
 /* vtile's sums for channels init[r] (r < nr) from their start, then
@@ -1565,7 +1583,8 @@ QTB static void dwv_fill(const conv_geom *c, const qparam_t *p, const float *x, 
 QTB static inline __attribute__((always_inline)) void
 dwv_tile(const conv_geom *c, const int32_t *wq, const uint8_t *P, int64_t Wb, __m512i idx,
          __m512i a0, __m512i zc, int64_t oh, int64_t ow0, int two, int64_t G4, int wide,
-         float *y, const qev *e, __m512 cf, double sc, uint8_t *b, const int F)
+         float *y, const qev *e, __m512 cf, double sc, uint8_t *b, const uint8_t *tab,
+         const int F)
 {
     const int64_t sh = c->sh, OW = c->OW, step = 16 * c->sw;
     __m512i a00 = a0, a01 = a00, a10 = a00, a11 = a00;
@@ -1603,7 +1622,7 @@ dwv_tile(const conv_geom *c, const int32_t *wq, const uint8_t *P, int64_t Wb, __
             y10 = qe_y(e, a10, cf, sc, k0);
         if (two && wide)
             y11 = qe_y(e, a11, cf, sc, k1);
-        __m512i p = qe_bytes4(e, y00, y01, y10, y11, F);
+        __m512i p = qe_bytes4(e, y00, y01, y10, y11, tab, F);
         const __mmask32 k = (__mmask32)k0 | (wide ? (__mmask32)k1 << 16 : 0);
         if (F & QE_BYTES) {
             uint8_t *b0 = b + oh * OW + ow0;
@@ -1649,12 +1668,13 @@ dwv_plane_t(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P
     const __m512i a0 = F ? _mm512_set1_epi32(e->p->init[m]) : _mm512_setzero_si512();
     const __m512 cf = _mm512_set1_ps(F ? e->p->cf[m] : 0.0f);
     const double sc = F ? e->p->sc[m] : 0.0;
-#define DWV_TILE(G, W)                                                                 \
-    do {                                                                               \
-        if (two)                                                                       \
-            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 1, G, W, y, e, cf, sc, b, F); \
-        else                                                                           \
-            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 0, G, W, y, e, cf, sc, b, F); \
+    const uint8_t *tab = F && e->tabs ? e->tabs[m].q : NULL;
+#define DWV_TILE(G, W)                                                                      \
+    do {                                                                                    \
+        if (two)                                                                            \
+            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 1, G, W, y, e, cf, sc, b, tab, F); \
+        else                                                                                \
+            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 0, G, W, y, e, cf, sc, b, tab, F); \
     } while (0)
     for (int64_t oh = 0; oh < c->OH; oh += 2) {
         int two = oh + 1 < c->OH;
@@ -1885,8 +1905,8 @@ static int qepi_begin(const quant_node *q, const conv_geom *c, float *y, qepi *e
         q->epi_cf[m] = cf;
     }
     *e = (qepi){.init = q->epi_init, .cf = q->epi_cf, .sc = q->oscale, .out = &q->out,
-                .lut8 = lut ? q->lut8 : NULL, .qlo = clamp ? q->qlo : -128,
-                .qhi = clamp ? q->qhi : 127, .b = q->ob_run, .y_run = y,
+                .lut8 = lut ? q->lut8 : NULL, .lut_ch = lut && q->lut_ch,
+                .qlo = clamp ? q->qlo : -128, .qhi = clamp ? q->qhi : 127, .b = q->ob_run, .y_run = y,
                 .floats = !q->no_floats};
     return 1;
 #else

@@ -475,7 +475,8 @@ typedef struct quant_node {
     void (*post)(const void *arg, float *y, int64_t n);
     const void *post_arg;
     const float *lut;     /* ... or, with an output grid, quant_epilogue_row's table */
-    const quant_lut8 *lut8; /* and that table as bytes, or NULL */
+    const quant_lut8 *lut8; /* and that table as bytes, or NULL; */
+    int lut_ch;           /* one table (and lut8) per output channel, 256 floats each */
     int clamp;            /* ... or, with an output grid, post clamps q to [qlo, qhi], */
     int8_t qlo, qhi;      /* which the epilogue may do itself (quant_epilogue_row) */
     quant_bytes *ob;      /* Conv: the bytes of the tensor it writes (set per run), */

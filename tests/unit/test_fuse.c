@@ -843,6 +843,95 @@ static void check_channel_add(int act, int k, int oc, int group, int bnd, int ow
     free(ref);
 }
 
+/* int8: x (ci channels) -> Conv (k x k, pad k/2, groups, no bias) -> c ->
+ * Add [1, oc, 1, 1] -> a [-> Relu -> y], every tensor on a grid of its own:
+ * the Add's constant is one value per channel of the chain (a table per
+ * channel, in the conv's epilogue), and the fused run (unhooked, and timed)
+ * gives the node-by-node run's outputs bit for bit, on each integer path
+ * (VNNI, AVX2, float), without writing c. */
+static void check_channel_add_i8(int relu, int ci, int k, int oc, int group, int nthreads)
+{
+    graph_t *g = graph_new();
+    char err[256] = "";
+    int64_t wd[4] = {oc, ci / group, k, k}, bd[4] = {1, oc, 1, 1};
+    g->inputs = xmalloc(sizeof(int));
+    int x = add_input(g, "x", ci), w = add_const(g, "w", 4, wd), bc = add_const(g, "b", 4, bd);
+    int c = graph_add_tensor(g, "c"), a = graph_add_tensor(g, "a"), y = a;
+    int cin[2] = {x, w}, ain[2] = {c, bc};
+    int cn = graph_add_node(g, "conv", "Conv", "", 2, cin, 1, &c);
+    set_ints(&g->nodes[cn], "pads", 4, k / 2);
+    if (group > 1)
+        set_ints(&g->nodes[cn], "group", 0, group);
+    graph_add_node(g, "bias", "Add", "", 2, ain, 1, &a);
+    if (relu) {
+        y = graph_add_tensor(g, "y");
+        graph_add_node(g, "act", "Relu", "", 1, &a, 1, &y);
+    }
+    g->outputs = xmalloc(sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    g->opset = 13;
+
+    int64_t nx = (int64_t)ci * H * W, ny = (int64_t)oc * H * W;
+    float *in = xmalloc(sizeof(float) * (size_t)nx), *ref = xmalloc(sizeof(float) * (size_t)ny);
+    quant_graph *qg = NULL;
+    exec_t *ex = NULL;
+    exec_opts o = {.nthreads = nthreads, .exact_threads = 1};
+    int rc = quant_graph_new(g, QT_I8, QM_CHANNEL, &qg, err, sizeof(err));
+    rc = rc ? rc : passes_prepare(g, NULL, 0, err, sizeof(err));
+    if (!rc) {
+        qparam_t *act = xcalloc((size_t)g->n_t, sizeof(*act));
+        uint8_t *has = xcalloc((size_t)g->n_t, 1);
+        for (int t = 0, i = 0; t < g->n_t; t++)
+            if (g->t[t].kind != TK_CONST) {
+                quant_param_from_range(-1.5f - 0.3f * (float)i, 1.2f + 0.4f * (float)i, &act[t]);
+                has[t] = 1;
+                i++;
+            }
+        for (int64_t i = 0; i < nx; i++) /* the input on its grid */
+            in[i] = quant_dq8(quant_q8(frand(), &act[x]), &act[x]);
+        rc = quant_graph_finish(qg, act, has, err, sizeof(err));
+        free(act);
+        free(has);
+    }
+    rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
+    rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(float) * (size_t)nx, err, sizeof(err));
+    CHECK(rc == 0, "int8 channel add: %s", err);
+    static const int isas[3] = {QISA_VNNI, QISA_AVX2, QISA_FLOAT};
+    for (int i = 0; i < 3 && !rc; i++) {
+        quant_isa_force(isas[i]);
+        for (int hooked = 1; hooked >= 0 && !rc; hooked--) {
+            float *cd = g->t[c].data;
+            for (int64_t e = 0; e < ny; e++)
+                cd[e] = NAN;
+            timed_seen ts = {0};
+            for (int timed = 0; timed < 1 + !hooked && !rc; timed++) {
+                rc = run_hooked(ex, timed ? 2 : hooked, &(int){0}, &ts, err, sizeof(err));
+                CHECK(rc == 0, "int8 channel add run: %s", err);
+                const float *out = exec_output(ex, 0)->data;
+                if (!rc && hooked)
+                    memcpy(ref, out, sizeof(float) * (size_t)ny);
+                else if (!rc)
+                    CHECK(!memcmp(out, ref, sizeof(float) * (size_t)ny),
+                          "int8 channel add relu=%d ci=%d k=%d oc=%d group=%d threads=%d isa=%d "
+                          "timed=%d: fused run differs from node by node", relu, ci, k, oc,
+                          group, nthreads, quant_isa(), timed);
+            }
+            int c_written = !isnan(cd[0]) && !isnan(cd[ny - 1]);
+            CHECK(c_written == hooked, "int8 channel add k=%d oc=%d group=%d hooked=%d: the "
+                  "conv's output %s", k, oc, group, hooked,
+                  c_written ? "written (chain not taken)" : "not written (taken)");
+            CHECK(hooked || ts.events == 1, "int8 channel add: %d timed events (the conv alone)",
+                  ts.events);
+        }
+    }
+    quant_isa_force(QISA_AUTO);
+    exec_free(ex);
+    quant_graph_free(qg);
+    graph_free(g);
+    free(in);
+    free(ref);
+}
+
 /* YOLOX's Focus stem: x (1 x 3 x 12 x 18) -> four phases of every other row and
  * column (a Slice of rows then one of columns, or one Slice of both when
  * single) -> Concat (12 channels) -> Conv 3x3 pad 1 to 8 -> SiLU. The fused
@@ -1170,6 +1259,11 @@ int main(void)
         check_channel_add(A_RELU, 3, 5, 5, 3, 0, 1 + t);  /* depthwise */
         check_channel_add(A_RELU, 3, 11, 1, 3, 0, 1 + t); /* Winograd */
         check_channel_add(A_RELU, 3, 11, 1, 4, 1, 1 + t); /* a bias of its own: apart */
+        check_channel_add_i8(1, 1, 5, 8, 1, 1 + t);       /* MNIST's first: one channel */
+        check_channel_add_i8(1, C, 5, 16, 1, 1 + t);      /* MNIST's second: byte tiles */
+        check_channel_add_i8(0, C, 1, 11, 1, 1 + t);      /* pointwise, the Add an output */
+        check_channel_add_i8(1, C, 3, 5, 5, 1 + t);       /* depthwise */
+        check_channel_add_i8(1, 12, 3, 24, 3, 1 + t);     /* grouped */
     }
     for (int t = 0; t < 2; t++) {
         check_gather(0, 0, 1 + t); /* Slices of Slices, as YOLOX exports them */
