@@ -1718,10 +1718,32 @@ static void ew_clip_bounds(graph_t *g, const node_t *n, qwrap *w)
     w->ew = EW_CLIP;
 }
 
+/* A MaxPool every window of which holds an input element (no window in the
+ * padding alone, where the max is -inf, off every grid): output 0 is a copy
+ * of input values. */
+static int maxpool_copies(graph_t *g, const node_t *n)
+{
+    const tensor_t *x = node_input(g, n, 0);
+    node_window w;
+    char err[160];
+    if (strcmp(n->op, "MaxPool") || !x || x->ndim < 3 || x->ndim > 5 ||
+        node_window_read(n, x->ndim - 2, NULL, x->dims + 2, &w, err, sizeof(err)))
+        return 0;
+    for (int a = 0; a < 3; a++)
+        for (int64_t i = 0; i < w.out[a]; i++) {
+            int64_t j = 0, at = i * w.s[a] - w.pb[a];
+            while (j < w.k[a] && (at + j * w.d[a] < 0 || at + j * w.d[a] >= w.in[a]))
+                j++;
+            if (j == w.k[a])
+                return 0;
+        }
+    return 1;
+}
+
 /* Ops whose every output value is one of their value inputs' values (copies,
- * and Relu's 0, which lies on every grid). Not the max/min ops: a window or
- * reduction over nothing gives -inf, which is off the grid. */
-static int copies_values(const node_t *n)
+ * Relu's 0, which lies on every grid, and MaxPool where maxpool_copies). Not
+ * the other max/min ops: a reduction over nothing gives -inf, off the grid. */
+static int copies_values(graph_t *g, const node_t *n)
 {
     static const char *const ops[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
                                       "Transpose", "Slice", "Split", "Concat", "Gather",
@@ -1730,7 +1752,8 @@ static int copies_values(const node_t *n)
     for (int i = 0; ops[i]; i++)
         if (!strcmp(n->op, ops[i]))
             return 1;
-    return !strcmp(n->op, "Resize") && !strcmp(node_attr_str(n, "mode", "nearest"), "nearest");
+    return (!strcmp(n->op, "Resize") && !strcmp(node_attr_str(n, "mode", "nearest"), "nearest")) ||
+           maxpool_copies(g, n);
 }
 
 /* Output k of n needs no requantization pass: n only copies values of inputs
@@ -1741,7 +1764,7 @@ static int grid_kept(const quant_graph *q, const node_t *n, int k)
 {
     const graph_t *g = q->g;
     int t = n->out[k], nv = !strcmp(n->op, "Concat") ? n->n_in : 1;
-    if (q->type != QT_I8 || !copies_values(n) || t < 0 || !needs_grid(q, t) ||
+    if (q->type != QT_I8 || !copies_values(q->g, n) || t < 0 || !needs_grid(q, t) ||
         (q->t_fp16 && q->t_fp16[t]) || nv < 1)
         return 0;
     for (int i = 0; i < nv; i++) {
@@ -1925,7 +1948,7 @@ static void bytes_link(quant_graph *q)
         node_t *n = &g->nodes[i];
         int x = n->n_in > 0 ? n->in[0] : -1;
         if (n->folded || !n->def || n->def->run != qwrap_run || strcmp(n->op, "Resize") ||
-            !copies_values(n) || n->n_out != 1 || n->out[0] < 0 || !q->bytes[n->out[0]] ||
+            !copies_values(g, n) || n->n_out != 1 || n->out[0] < 0 || !q->bytes[n->out[0]] ||
             x < 0 || !made[x] || g->t[x].dtype != DT_FLOAT)
             continue;
         qwrap *w = n->priv;

@@ -676,6 +676,73 @@ static void check_slices(int int8)
     graph_free(g);
 }
 
+/* int8 Relu then MaxPool (kernel kw along W, stride kw, pads pe at W's end;
+ * 1 x 2 x 3 x 7 input on its grid, every tensor on the same grid as
+ * calibration gives a MaxPool): each output is its window's largest input, by hand, and a window of
+ * padding alone is the grid's lowest value (the quantized -inf), with the
+ * requantization that a window over input values does not need. */
+static void check_maxpool_i8(int kw, int pe)
+{
+    graph_t *g = graph_new();
+    int64_t xd[4] = {1, 2, 3, 7};
+    int x = graph_add_tensor(g, "x"), r = graph_add_tensor(g, "r"), y = graph_add_tensor(g, "y");
+    g->t[x].kind = TK_INPUT;
+    g->t[x].dtype = DT_FLOAT;
+    g->t[x].ndim = 4;
+    memcpy(g->t[x].dims, xd, sizeof(xd));
+    graph_add_node(g, "relu", "Relu", "", 1, &x, 1, &r); /* a made input, as in a model */
+    int pn = graph_add_node(g, "pool", "MaxPool", "", 1, &r, 1, &y);
+    set_ints(&g->nodes[pn], "kernel_shape", 2, 1);
+    g->nodes[pn].attrs[g->nodes[pn].n_attr - 1].ints[1] = kw;
+    set_ints(&g->nodes[pn], "strides", 2, 1);
+    g->nodes[pn].attrs[g->nodes[pn].n_attr - 1].ints[1] = kw;
+    set_ints(&g->nodes[pn], "pads", 4, 0);
+    g->nodes[pn].attrs[g->nodes[pn].n_attr - 1].ints[3] = pe;
+    g->inputs = xmalloc(sizeof(int));
+    g->inputs[g->n_inputs++] = x;
+    g->outputs = xmalloc(sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    g->opset = 13;
+    char err[256] = "";
+    float in[2 * 3 * 7];
+    qparam_t p;
+    quant_param_from_range(-1.0f, 1.5f, &p);
+    for (int i = 0; i < 2 * 3 * 7; i++)
+        in[i] = quant_dq8(quant_q8(frand(), &p), &p);
+    quant_graph *qg = NULL;
+    exec_t *ex = NULL;
+    exec_opts o = {.nthreads = 1};
+    int rc = quant_graph_new(g, QT_I8, QM_CHANNEL, &qg, err, sizeof(err));
+    rc = rc ? rc : passes_prepare(g, NULL, 0, err, sizeof(err));
+    if (!rc) {
+        qparam_t act[3] = {p, p, p};
+        uint8_t has[3] = {1, 1, 1};
+        rc = quant_graph_finish(qg, act, has, err, sizeof(err));
+    }
+    rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
+    rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(in), err, sizeof(err));
+    for (int hooked = 0; hooked < 2 && !rc; hooked++) {
+        rc = run_hooked(ex, hooked, &(int){0}, NULL, err, sizeof(err));
+        const tensor_t *yt = exec_output(ex, 0);
+        int64_t ow = (7 + pe - kw) / kw + 1, bad = 0;
+        CHECK(rc == 0 && yt->dims[3] == ow, "int8 maxpool: %s", err);
+        for (int64_t row = 0; !rc && row < 2 * 3; row++)
+            for (int64_t c = 0; c < ow; c++) {
+                float m = -INFINITY;
+                for (int64_t j = c * kw; j < c * kw + kw && j < 7; j++)
+                    m = fmaxf(m, fmaxf(in[row * 7 + j], 0.0f));
+                float want = isinf(m) ? quant_dq8(-128, &p) : m;
+                bad += ((const float *)yt->data)[row * ow + c] != want;
+            }
+        CHECK(!rc && bad == 0, "int8 maxpool kw=%d pe=%d hooked=%d: %lld outputs not the "
+              "window's max (or the lowest grid value for padding alone)", kw, pe, hooked,
+              (long long)bad);
+    }
+    exec_free(ex);
+    quant_graph_free(qg);
+    graph_free(g);
+}
+
 /* A graph input of shape 1 x ch x H x W. */
 static int add_input(graph_t *g, const char *name, int ch)
 {
@@ -1306,6 +1373,8 @@ int main(void)
     check_swapped();
     check_slices(0);
     check_slices(1);
+    check_maxpool_i8(2, 1);  /* the last window: one input value and padding */
+    check_maxpool_i8(2, 3);  /* the last window: padding alone */
     /* input ranges as tests/e2e/models.txt */
     check_model("tests/data/models/yolox_nano.onnx", "images", 416, 416, 0.0f, 255.0f);
     check_model("tests/data/models/ppocrv4_det.onnx", "x", 320, 320, -2.1f, 2.6f);
