@@ -561,30 +561,71 @@ typedef struct gpool_job {
     int is_max;
 } gpool_job;
 
+/* GlobalAveragePool sums a plane in four partial sums, s[k] over x[4i + k],
+ * the tail into s[0], then takes ((s0 + s1) + (s2 + s3)) / plane. Summed one
+ * plane at a time that is a single chain of dependent adds, bound by their
+ * latency; here the four sums are one vector and GAVG_PLANES planes are summed
+ * side by side. Every sum sees the same adds in the same order, so the result
+ * is the same to the bit (adds only: nothing for -ffp-contract to fuse). */
+#define GAVG_PLANES 8
+
+typedef float gavg_v4 __attribute__((vector_size(16)));
+typedef float gavg_v4u __attribute__((vector_size(16), aligned(4), may_alias));
+
+/* np (a constant once inlined) planes of n floats from x, their means to y */
+static inline __attribute__((always_inline)) void gavg_planes(const float *x, int64_t n, float *y,
+                                                              int np)
+{
+    gavg_v4 s[GAVG_PLANES];
+    for (int c = 0; c < np; c++)
+        s[c] = (gavg_v4){0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int c = 0; c < np; c++)
+            s[c] += *(const gavg_v4u *)(x + c * n + i);
+    for (int c = 0; c < np; c++) {
+        float s0 = s[c][0];
+        for (int64_t k = i; k < n; k++)
+            s0 += x[c * n + k];
+        y[c] = ((s0 + s[c][1]) + (s[c][2] + s[c][3])) / (float)n;
+    }
+}
+
+POOL_HOT static void gavg_range(const float *x, int64_t n, float *y, int64_t t0, int64_t t1)
+{
+    int64_t t = t0;
+    if (n <= 0) {
+        for (; t < t1; t++)
+            y[t] = 0.0f;
+        return;
+    }
+    for (; t + GAVG_PLANES <= t1; t += GAVG_PLANES)
+        gavg_planes(x + t * n, n, y + t, GAVG_PLANES);
+    if (t + 4 <= t1) {
+        gavg_planes(x + t * n, n, y + t, 4);
+        t += 4;
+    }
+    if (t + 2 <= t1) {
+        gavg_planes(x + t * n, n, y + t, 2);
+        t += 2;
+    }
+    if (t < t1)
+        gavg_planes(x + t * n, n, y + t, 1);
+}
+
 static void gpool_range(void *arg, int64_t t0, int64_t t1)
 {
     const gpool_job *j = arg;
+    if (!j->is_max) {
+        gavg_range(j->x, j->plane, j->y, t0, t1);
+        return;
+    }
     for (int64_t t = t0; t < t1; t++) {
         const float *x = j->x + t * j->plane;
-        if (j->is_max) {
-            float m = j->plane > 0 ? x[0] : 0.0f;
-            for (int64_t i = 1; i < j->plane; i++)
-                m = x[i] > m ? x[i] : m;
-            j->y[t] = m;
-        } else {
-            /* four partial sums: better accuracy and independent adds */
-            float s[4] = {0, 0, 0, 0};
-            int64_t i = 0;
-            for (; i + 4 <= j->plane; i += 4) {
-                s[0] += x[i];
-                s[1] += x[i + 1];
-                s[2] += x[i + 2];
-                s[3] += x[i + 3];
-            }
-            for (; i < j->plane; i++)
-                s[0] += x[i];
-            j->y[t] = j->plane > 0 ? ((s[0] + s[1]) + (s[2] + s[3])) / (float)j->plane : 0.0f;
-        }
+        float m = j->plane > 0 ? x[0] : 0.0f;
+        for (int64_t i = 1; i < j->plane; i++)
+            m = x[i] > m ? x[i] : m;
+        j->y[t] = m;
     }
 }
 
