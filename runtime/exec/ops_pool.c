@@ -250,42 +250,57 @@ POOL_HOT static void maxpool_sep_range(void *arg, int64_t t0, int64_t t1)
     free(tmp);
 }
 
-/* Floats of maxpool_block_range's row buffer (the maxes down one row of windows). */
+/* Floats of maxpool_block_range's buffer (the maxes down rows of windows). */
 #define POOL_BLOCK_ROW 4096
 
 /* Windows that tile the plane (kernel = stride, no padding, dilation 1, none
  * past the edge: LeNet's and VGG's 2x2 pools): the max down each row of
  * windows, kh contiguous rows at once, then across each window's kw columns.
  * The padded copies and the allocation of maxpool_sep_range cost more than
- * the compares on planes this small (MNIST's 8x28x28: 7 us -> 3). */
+ * the compares on planes this small (MNIST's 8x28x28: 7 us -> 3). Rows of
+ * windows are taken as many at a time as the buffer holds, across planes
+ * (their outputs follow each other), so that the pass across runs once over
+ * all their outputs instead of once per row of a few outputs. */
 POOL_HOT static void maxpool_block_range(void *arg, int64_t t0, int64_t t1)
 {
     const pool_job *j = arg;
     const pool_p *p = j->p;
     const int64_t IW = p->in[2], OH = p->out[1], OW = p->out[2], kh = p->k[1], kw = p->k[2];
-    const int64_t len = OW * kw;
+    const int64_t len = OW * kw, rows = POOL_BLOCK_ROW / len, r1 = t1 * OH;
     float m[POOL_BLOCK_ROW];
 
-    for (int64_t t = t0; t < t1; t++) {
-        const float *x = j->x + t * p->Pin;
-        float *y = j->y + t * p->Pout;
-        for (int64_t oy = 0; oy < OH; oy++, y += OW) {
-            const float *r = x + oy * kh * IW;
-            for (int64_t i = 0; i < len; i++)
-                m[i] = r[i];
-            for (int64_t ky = 1; ky < kh; ky++)
-                for (int64_t i = 0; i < len; i++)
-                    m[i] = r[ky * IW + i] > m[i] ? r[ky * IW + i] : m[i];
-            if (kw == 2) {
-                for (int64_t ox = 0; ox < OW; ox++)
-                    y[ox] = m[2 * ox + 1] > m[2 * ox] ? m[2 * ox + 1] : m[2 * ox];
+    for (int64_t r0 = t0 * OH; r0 < r1; r0 += rows) {
+        int64_t nr = r1 - r0 < rows ? r1 - r0 : rows;
+        for (int64_t r = 0; r < nr; r++) {
+            int64_t t = (r0 + r) / OH, oy = (r0 + r) % OH;
+            const float *x = j->x + t * p->Pin + oy * kh * IW;
+            float *mr = m + r * len;
+            if (kh == 1) {
+                memcpy(mr, x, (size_t)len * sizeof(float));
                 continue;
             }
-            for (int64_t ox = 0; ox < OW; ox++) {
-                float v = m[ox * kw];
+            for (int64_t i = 0; i < len; i++)
+                mr[i] = x[IW + i] > x[i] ? x[IW + i] : x[i];
+            for (int64_t ky = 2; ky < kh; ky++)
+                for (int64_t i = 0; i < len; i++)
+                    mr[i] = x[ky * IW + i] > mr[i] ? x[ky * IW + i] : mr[i];
+        }
+        float *y = j->y + r0 * OW;
+        const int64_t nq = nr * OW;
+        if (kw == 2) {
+            for (int64_t q = 0; q < nq; q++)
+                y[q] = m[2 * q + 1] > m[2 * q] ? m[2 * q + 1] : m[2 * q];
+        } else if (kw == 3) {
+            for (int64_t q = 0; q < nq; q++) {
+                float v = m[3 * q + 1] > m[3 * q] ? m[3 * q + 1] : m[3 * q];
+                y[q] = m[3 * q + 2] > v ? m[3 * q + 2] : v;
+            }
+        } else {
+            for (int64_t q = 0; q < nq; q++) {
+                float v = m[q * kw];
                 for (int64_t kx = 1; kx < kw; kx++)
-                    v = m[ox * kw + kx] > v ? m[ox * kw + kx] : v;
-                y[ox] = v;
+                    v = m[q * kw + kx] > v ? m[q * kw + kx] : v;
+                y[q] = v;
             }
         }
     }
@@ -561,30 +576,71 @@ typedef struct gpool_job {
     int is_max;
 } gpool_job;
 
+/* GlobalAveragePool sums a plane in four partial sums, s[k] over x[4i + k],
+ * the tail into s[0], then takes ((s0 + s1) + (s2 + s3)) / plane. Summed one
+ * plane at a time that is a single chain of dependent adds, bound by their
+ * latency; here the four sums are one vector and GAVG_PLANES planes are summed
+ * side by side. Every sum sees the same adds in the same order, so the result
+ * is the same to the bit (adds only: nothing for -ffp-contract to fuse). */
+#define GAVG_PLANES 8
+
+typedef float gavg_v4 __attribute__((vector_size(16)));
+typedef float gavg_v4u __attribute__((vector_size(16), aligned(4), may_alias));
+
+/* np (a constant once inlined) planes of n floats from x, their means to y */
+static inline __attribute__((always_inline)) void gavg_planes(const float *x, int64_t n, float *y,
+                                                              int np)
+{
+    gavg_v4 s[GAVG_PLANES];
+    for (int c = 0; c < np; c++)
+        s[c] = (gavg_v4){0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int c = 0; c < np; c++)
+            s[c] += *(const gavg_v4u *)(x + c * n + i);
+    for (int c = 0; c < np; c++) {
+        float s0 = s[c][0];
+        for (int64_t k = i; k < n; k++)
+            s0 += x[c * n + k];
+        y[c] = ((s0 + s[c][1]) + (s[c][2] + s[c][3])) / (float)n;
+    }
+}
+
+POOL_HOT static void gavg_range(const float *x, int64_t n, float *y, int64_t t0, int64_t t1)
+{
+    int64_t t = t0;
+    if (n <= 0) {
+        for (; t < t1; t++)
+            y[t] = 0.0f;
+        return;
+    }
+    for (; t + GAVG_PLANES <= t1; t += GAVG_PLANES)
+        gavg_planes(x + t * n, n, y + t, GAVG_PLANES);
+    if (t + 4 <= t1) {
+        gavg_planes(x + t * n, n, y + t, 4);
+        t += 4;
+    }
+    if (t + 2 <= t1) {
+        gavg_planes(x + t * n, n, y + t, 2);
+        t += 2;
+    }
+    if (t < t1)
+        gavg_planes(x + t * n, n, y + t, 1);
+}
+
 static void gpool_range(void *arg, int64_t t0, int64_t t1)
 {
     const gpool_job *j = arg;
+    if (!j->is_max) {
+        gavg_range(j->x, j->plane, j->y, t0, t1);
+        return;
+    }
     for (int64_t t = t0; t < t1; t++) {
         const float *x = j->x + t * j->plane;
-        if (j->is_max) {
-            float m = j->plane > 0 ? x[0] : 0.0f;
-            for (int64_t i = 1; i < j->plane; i++)
-                m = x[i] > m ? x[i] : m;
-            j->y[t] = m;
-        } else {
-            /* four partial sums: better accuracy and independent adds */
-            float s[4] = {0, 0, 0, 0};
-            int64_t i = 0;
-            for (; i + 4 <= j->plane; i += 4) {
-                s[0] += x[i];
-                s[1] += x[i + 1];
-                s[2] += x[i + 2];
-                s[3] += x[i + 3];
-            }
-            for (; i < j->plane; i++)
-                s[0] += x[i];
-            j->y[t] = j->plane > 0 ? ((s[0] + s[1]) + (s[2] + s[3])) / (float)j->plane : 0.0f;
-        }
+        float m = j->plane > 0 ? x[0] : 0.0f;
+        for (int64_t i = 1; i < j->plane; i++)
+            m = x[i] > m ? x[i] : m;
+        j->y[t] = m;
     }
 }
 
