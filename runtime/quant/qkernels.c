@@ -1021,10 +1021,13 @@ typedef void vtile_q_fn(int64_t K, const int32_t *ap, const uint32_t *const *bro
                         const double *sc, float *y, uint8_t *b, int64_t ldy,
                         const uint16_t *keep, const int32_t *at);
 
+/* R: the rows computed, GEMM_MR, or 4 for a panel of at most four channels
+ * (a detection head's few outputs: half the byte products). */
 QTB static inline __attribute__((always_inline)) void
 vtile_qt(int64_t K, const int32_t *ap, const uint32_t *const *brow, int64_t j0, int nr,
          const qev *e, const int32_t *init, const float *cf, const double *sc, float *y,
-         uint8_t *b, int64_t ldy, const uint16_t *keep, const int32_t *at, const int F)
+         uint8_t *b, int64_t ldy, const uint16_t *keep, const int32_t *at, const int F,
+         const int R)
 {
     const __m512i z = _mm512_setzero_si512();
     __m512i c00 = VINIT(0), c01 = c00, c02 = c00, c10 = VINIT(1), c11 = c10, c12 = c10;
@@ -1036,7 +1039,10 @@ vtile_qt(int64_t K, const int32_t *ap, const uint32_t *const *brow, int64_t j0, 
         const int32_t *ak = ap + k * GEMM_MR;
         __m512i b0 = _mm512_loadu_si512(bk), b1 = _mm512_loadu_si512(bk + 16);
         __m512i b2 = _mm512_loadu_si512(bk + 32);
-        VROW(0); VROW(1); VROW(2); VROW(3); VROW(4); VROW(5); VROW(6); VROW(7);
+        VROW(0); VROW(1); VROW(2); VROW(3);
+        if (R > 4) {
+            VROW(4); VROW(5); VROW(6); VROW(7);
+        }
     }
     /* the sums in registers here, and nothing of the epilogue (its
      * constants) scheduled into the loop, where every register is taken */
@@ -1058,7 +1064,10 @@ vtile_qt(int64_t K, const int32_t *ap, const uint32_t *const *brow, int64_t j0, 
                                const float *cf, const double *sc, float *y, uint8_t *b,     \
                                int64_t ldy, const uint16_t *keep, const int32_t *at)        \
     {                                                                                      \
-        vtile_qt(K, ap, brow, j0, nr, e, init, cf, sc, y, b, ldy, keep, at, F);            \
+        if (nr <= 4)                                                                       \
+            vtile_qt(K, ap, brow, j0, nr, e, init, cf, sc, y, b, ldy, keep, at, F, 4);     \
+        else                                                                               \
+            vtile_qt(K, ap, brow, j0, nr, e, init, cf, sc, y, b, ldy, keep, at, F, GEMM_MR); \
     }
 VTILE_Q(2)
 VTILE_Q(3)
