@@ -332,6 +332,25 @@ static int match_channel_add(fuse_scan *s, int p, int *t, const float **bias)
     return 1;
 }
 
+/* A BatchNormalization whose input is t (feeding only it) after a kernel
+ * that runs its chain itself (node_t.chain; a stock conv has its
+ * BatchNormalization folded into its weights, passes/fold_bn.c): a chain
+ * node, *t moved to its output. PP-OCR det's head: ConvTranspose, bias Add,
+ * BatchNormalization, Relu. */
+static int match_channel_bn(fuse_scan *s, int p, int *t)
+{
+    int q = only_consumer(s, *t);
+    if (!node_at(s, p)->chain || head_fusable(node_at(s, p)) || q < 0)
+        return 0;
+    const node_t *b = node_at(s, q);
+    if (!stock_kernel(b, "BatchNormalization") || b->n_out != 1 || b->out[0] < 0 ||
+        b->in[0] != *t)
+        return 0;
+    s->f[q].skip = 1;
+    *t = b->out[0];
+    return 1;
+}
+
 /* x * Sigmoid(x), or PaddlePaddle's HardSwish x * Clip(x + 3, 0, 6) / 6, on
  * tensor t (which feeds exactly the two branches). */
 static int match_two_branch(fuse_scan *s, int *t, gemm_epi *e)
@@ -525,6 +544,7 @@ static void match_chain(fuse_scan *s, int p)
     memset(&e, 0, sizeof(e));
 
     matched |= match_channel_add(s, p, &t, &e.bias);
+    matched |= match_channel_bn(s, p, &t);
     e.pre = match_affine(s, &t, &e.s1, &e.b1);
     matched |= e.pre;
     int q = only_consumer(s, t);
@@ -636,7 +656,9 @@ static void plan_fusion(exec_t *x)
         node_t *n = &g->nodes[x->order[p]];
         /* a stock fp32 Conv, or a kernel standing in for one that runs the chain
          * itself (fusion_modes decides at each run) */
-        if (f[p].skip || !(head_fusable(n) || (n->chain && !strcmp(n->op, "Conv"))) ||
+        if (f[p].skip ||
+            !(head_fusable(n) ||
+              (n->chain && (!strcmp(n->op, "Conv") || !strcmp(n->op, "ConvTranspose")))) ||
             n->n_out != 1 || n->out[0] < 0 || g->t[n->out[0]].dtype != DT_FLOAT)
             continue;
         match_chain(&sc, p);

@@ -12,6 +12,10 @@ extern const op_def exec_ops_conv[];     /* ops_conv.c: Conv, ConvTranspose */
 extern const op_def exec_ops_gemm[];     /* ops_gemm.c: Gemm, MatMul */
 extern const op_def exec_ops_pool[];     /* ops_pool.c: MaxPool, AveragePool, Global*Pool */
 extern const op_def exec_ops_norm[];     /* ops_norm.c: BatchNormalization */
+/* A prepared BatchNormalization's kernel state (priv) as y = x * a[c] + b[c]
+ * per channel, the product and the sum each rounded to float as its kernel
+ * computes them: 1 when its parameters were constant and per channel. */
+int bn_channel_affine(const void *priv, int64_t *channels, const float **a, const float **b);
 extern const op_def exec_ops_normalize[]; /* ops_normalize.c: LayerNormalization InstanceNormalization
                                             MeanVarianceNormalization LpNormalization LRN */
 extern const op_def exec_ops_index[];    /* ops_index.c: EyeLike ReverseSequence ScatterND MaxUnpool */

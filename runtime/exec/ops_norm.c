@@ -20,6 +20,7 @@ typedef struct bn_p {
     int64_t N, C, inner; /* inner: elements per channel plane */
     int64_t np;          /* parameter count: C or C * inner */
     float *a, *b;        /* folded factors, np each */
+    int folded;          /* a and b made in prepare (constant parameters) */
 } bn_p;
 
 static int bn_check(graph_t *g, const node_t *n, bn_p *p, char *err, size_t errlen)
@@ -107,8 +108,10 @@ static int bn_prepare(graph_t *g, node_t *n, char *err, size_t errlen)
     }
     p->a = xmalloc((size_t)p->np * sizeof(float) + 1);
     p->b = xmalloc((size_t)p->np * sizeof(float) + 1);
-    if (bn_params_const(g, n))
+    if (bn_params_const(g, n)) {
         bn_fold(g, n, p);
+        p->folded = 1;
+    }
     if (n->priv) {
         bn_p *old = n->priv;
         free(old->a);
@@ -183,6 +186,17 @@ static int bn_run(op_ctx *c, graph_t *g, node_t *n)
         free(local.b);
     }
     return rc;
+}
+
+int bn_channel_affine(const void *priv, int64_t *channels, const float **a, const float **b)
+{
+    const bn_p *p = priv;
+    if (!p || !p->folded || p->np != p->C)
+        return 0;
+    *channels = p->C;
+    *a = p->a;
+    *b = p->b;
+    return 1;
 }
 
 const op_def exec_ops_norm[] = {

@@ -94,6 +94,9 @@ typedef struct convt_job {
     qparam_t xg;
     float *y;
     const qparam_t *p;
+    const float *lut;     /* a chain's tables (quant_convt_run), or NULL, */
+    const quant_lut8 *lut8; /* as bytes, or NULL */
+    int64_t lut_n;
     int64_t per, ntask;
 } convt_job;
 
@@ -155,13 +158,24 @@ static void convt_range(void *arg, int64_t t0, int64_t t1)
         }
         /* y = sum + bias (one float add, as the fp32 kernel: + 0 without a
          * bias), requantized, in one pass over the block */
+        uint8_t *qb = j->lut8 ? kernel_scratch(SCRATCH_Q_BLOCK, 2 * (size_t)ncol) : NULL;
         for (int64_t r = 0; r < k->R; r++) {
             float bv = k->bias ? k->bias[r / kvol] : 0.0f, *row = tmp + r * ncol;
+            const quant_lut8 *t8 = j->lut8 ? j->lut8 + (j->lut_n > 1 ? r / kvol : 0) : NULL;
+            /* with the chain's byte table: q + 128, its byte, its value */
+            if (t8 && quant_ew_qdq_bytes(QEW_ADD, row, 1, &bv, 0, 0, 0, row, qb, ncol, j->p, 0)) {
+                quant_bytes_map(t8->q, qb, qb + ncol, ncol);
+                convt_dequant(qb + ncol, ncol, 1, ncol, &t8->grid, row);
+                continue;
+            }
             if (!quant_ew_qdq(QEW_ADD, row, 1, &bv, 0, 0, 0, row, ncol, j->p)) {
                 for (int64_t i = 0; i < ncol; i++)
                     row[i] = row[i] + bv;
                 quant_qdq(row, ncol, j->p);
             }
+            /* on p's grid: every value is in the table */
+            if (j->lut)
+                quant_lut_map(row, ncol, j->p, j->lut + 256 * (j->lut_n > 1 ? r / kvol : 0), row);
         }
         for (int64_t m = 0; m < k->M; m++)
             for (int64_t ky = 0; ky < k->kh; ky++) {
@@ -174,11 +188,13 @@ static void convt_range(void *arg, int64_t t0, int64_t t1)
 }
 
 int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *xt, const uint8_t *xb,
-                    const qparam_t *xg, tensor_t *yt, const qparam_t *p)
+                    const qparam_t *xg, tensor_t *yt, const qparam_t *p, const float *lut,
+                    const quant_lut8 *lut8, int64_t lut_n)
 {
     const int64_t xd[4] = {k->N, k->C, k->IH, k->IW};
     if (!xt->data || !yt->data || xt->ndim != 4 || memcmp(xt->dims, xd, sizeof(xd)) ||
-        tensor_numel(yt) != k->N * k->M * k->IH * k->kh * k->IW * k->kw)
+        tensor_numel(yt) != k->N * k->M * k->IH * k->kh * k->IW * k->kw ||
+        (lut && lut_n != 1 && lut_n != k->M))
         return 0;
     const float *x = xt->data;
     float *y = yt->data;
@@ -195,8 +211,9 @@ int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *xt, const u
         per = 1;
     if (nth > 1 && per > (rows + 2 * nth - 1) / (2 * nth))
         per = (rows + 2 * nth - 1) / (2 * nth);
-    convt_job j = {.k = k, .x = x, .xb = xb, .y = y, .p = p, .per = per,
-                   .ntask = (rows + per - 1) / per};
+    convt_job j = {.k = k, .x = x, .xb = xb, .y = y, .p = p, .lut = lut,
+                   .lut8 = lut && quant_grid_bytes_exact(p) ? lut8 : NULL, .lut_n = lut_n,
+                   .per = per, .ntask = (rows + per - 1) / per};
     if (xb)
         j.xg = *xg;
     if (nth == 1)

@@ -460,6 +460,7 @@ typedef struct qwrap {
     float lo, hi;         /* Clip bounds */
     unary_loop uloop;     /* EW_UNARY: the fp32 kernel's loop and parameters */
     unary_par upar;
+    const float *bn_a, *bn_b; /* EW_BN, in a chain only: its kernel's per-channel factors */
     struct chain_link *link; /* a Conv's activation chain as qwrap_chain_ok found it */
     int n_link;
     float *lut;           /* that chain as a table of the head's int8 grid, or NULL; */
@@ -491,7 +492,7 @@ typedef struct cat_table {
  * float results are those of the fp32 kernels in runtime/exec (one IEEE
  * operation per element, the same Relu/Clip expressions; the other unary ops
  * call the kernel's own loop, unary_f32_loop), so the numbers are unchanged. */
-enum { EW_NONE, EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_RELU, EW_CLIP, EW_UNARY };
+enum { EW_NONE, EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_RELU, EW_CLIP, EW_UNARY, EW_BN };
 
 typedef struct qout_job {
     const quant_graph *q;
@@ -648,6 +649,17 @@ EWHOT static void ew_un(int op, float lo, float hi, const float *x, float *y, in
         }
 }
 
+/* y = x * a + b (a BatchNormalization's channel, as its kernel computes it:
+ * a float product, then a float sum), requantized by qp (NULL: none). */
+EWHOT static void ew_affine(const float *x, float a, float b, float *y, int64_t m,
+                            const qparam_t *qp)
+{
+    for (int64_t i = 0; i < m; i++)
+        y[i] = x[i] * a + b;
+    if (qp)
+        quant_qdq(y, m, qp);
+}
+
 #define EW_CHUNK 16384
 
 /* w's op on m elements (sa / sb: 1 a full operand, 0 one value), then the
@@ -753,6 +765,8 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
 
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n);
 static void ew_kind(graph_t *g, const node_t *n, qwrap *w);
+static int convt_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w, tensor_t *y,
+                     const float *lut, const quant_lut8 *lut8, int64_t lut_n);
 
 /* Tensor t's bytes (quant_bytes) stop shadowing its floats: its producer
  * runs again (and writes them anew where it can). */
@@ -762,10 +776,11 @@ static void bytes_stale(const quant_graph *q, int t)
         q->bytes[t]->valid = 0;
 }
 
-/* Operands of w's op: one for the unary ones, else two. */
+/* Operands of w's op: one for the unary ones (and a BatchNormalization's
+ * data input), else two. */
 static int ew_arity(const qwrap *w)
 {
-    return w->ew == EW_UNARY || w->ew == EW_RELU || w->ew == EW_CLIP ? 1 : 2;
+    return w->ew == EW_UNARY || w->ew == EW_RELU || w->ew == EW_CLIP || w->ew == EW_BN ? 1 : 2;
 }
 
 /* Elements per block: the chain's intermediate blocks stay in L1/L2. */
@@ -814,9 +829,29 @@ typedef struct chain_link {
     const qparam_t *qp;
 } chain_link;
 
-static int chain_link_of(graph_t *g, const node_t *c, chain_link *l)
+/* A BatchNormalization in a chain: its kernel's own factors (y = x a + b per
+ * channel of the head's channels), with its wrapper's requantization. */
+static int chain_bn_link(const node_t *c, int64_t channels, chain_link *l)
+{
+    const qwrap *cw = c->def && c->def->run == qwrap_run ? c->priv : NULL;
+    int64_t nch;
+    if (!bn_channel_affine(cw ? cw->priv : c->priv, &nch, &l->stock.bn_a, &l->stock.bn_b) ||
+        nch != channels)
+        return 0;
+    l->stock.ew = EW_BN;
+    l->w = &l->stock;
+    if (!cw)
+        return 1;
+    l->stock.q = cw->q;
+    l->stock.on_grid = cw->on_grid;
+    return ew_qparam(&l->stock, c, &l->qp);
+}
+
+static int chain_link_of(graph_t *g, const node_t *c, int64_t channels, chain_link *l)
 {
     memset(l, 0, sizeof(*l));
+    if (!strcmp(c->op, "BatchNormalization") && c->n_out == 1)
+        return chain_bn_link(c, channels, l);
     if (c->def && c->def->run == qwrap_run) {
         l->w = c->priv;
         return l->w->ew && ew_qparam(l->w, c, &l->qp);
@@ -865,7 +900,10 @@ static void chain_block(const chain_job *j, const float *head, float *y, int64_t
                     in[i] = ptr[h], full[i] = 1;
         }
         float *o = k == j->n_chain - 1 ? y : tmp + (size_t)k * CHAIN_BLOCK;
-        ew_block(l->w, in[0], full[0], in[1], full[1], o, NULL, 1, m, l->qp);
+        if (l->w->ew == EW_BN)
+            ew_affine(in[0], l->w->bn_a[ch], l->w->bn_b[ch], o, m, l->qp);
+        else
+            ew_block(l->w, in[0], full[0], in[1], full[1], o, NULL, 1, m, l->qp);
         held[n_held] = c->out[0];
         ptr[n_held++] = o;
     }
@@ -1010,8 +1048,10 @@ static int qwrap_chain_ok(graph_t *g, const node_t *n, const node_t *const *chai
     held[n_held++] = n->out[0];
     for (int k = 0; k < n_chain; k++) {
         const node_t *c = chain[k];
-        if (c->n_out != 1 || c->out[0] < 0 || !chain_link_of(g, c, &link[k]))
+        if (c->n_out != 1 || c->out[0] < 0 ||
+            !chain_link_of(g, c, y->ndim > 1 ? y->dims[1] : 0, &link[k]))
             return 0;
+        per_ch |= link[k].w->ew == EW_BN;
         const tensor_t *o = &g->t[c->out[0]];
         if (o->dtype != DT_FLOAT || o->ndim != y->ndim ||
             memcmp(o->dims, y->dims, sizeof(int64_t) * (size_t)y->ndim) ||
@@ -1049,6 +1089,13 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
                    .lut = w->lut, .grid = &w->q->act[n->out[0]], .n_tab = w->n_tab,
                    .plane = w->plane};
     bytes_stale(w->q, out);
+    /* an int8 ConvTranspose with the chain's tables: its blocks go through
+     * them before they are scattered to the chain's output */
+    if (w->convt && w->lut && c->private_run &&
+        convt_run(c, g, n, w, &g->t[out], w->lut, w->lut8, w->n_tab)) {
+        bytes_stale(w->q, n->out[0]);
+        return RT_OK;
+    }
     if (w->post) { /* the conv writes the chain's output (its settings for this run) */
         quant_node *qn = w->priv, keep = *qn;
         qn->ob = w->q->bytes ? w->q->bytes[out] : NULL;
@@ -1612,15 +1659,18 @@ static int resize_bytes(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
  * they are valid and on its input's grid bit for bit, else from its floats;
  * 0 when the kernel does not take these shapes (then the input's floats,
  * which a producer may have left unwritten for the bytes, are made). */
-static int convt_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
+/* The int8 ConvTranspose, into y with a chain's tables (lut, lut8, lut_n;
+ * NULL: its own output). */
+static int convt_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w, tensor_t *y,
+                     const float *lut, const quant_lut8 *lut8, int64_t lut_n)
 {
     const quant_graph *q = w->q;
     int xi = n->in[0];
     tensor_t *x = &g->t[xi];
     const quant_bytes *ib = w->convt_ib;
     int use = quant_bytes_of_run(c, ib, tensor_numel(x), &q->act[xi]) != NULL;
-    if (quant_convt_run(c, w->convt, x, use ? ib->q : NULL, use ? &ib->grid : NULL,
-                        &g->t[n->out[0]], &q->act[n->out[0]]))
+    if (quant_convt_run(c, w->convt, x, use ? ib->q : NULL, use ? &ib->grid : NULL, y,
+                        &q->act[n->out[0]], lut, lut8, lut_n))
         return 1;
     if (use && ib->only_bytes) {
         float *d = x->data;
@@ -1645,7 +1695,7 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
         return RT_OK;
     if (w->ew && ew_run(c, g, n, w))
         return RT_OK;
-    if (w->convt && convt_run(c, g, n, w)) {
+    if (w->convt && convt_run(c, g, n, w, &g->t[n->out[0]], NULL, NULL, 0)) {
         int t = n->out[0]; /* bytes, where an int8 Conv reads them */
         requant_bytes(c, w->q, -1, t, g->t[t].data, tensor_numel(&g->t[t]), 0);
         return RT_OK;

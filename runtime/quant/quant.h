@@ -519,9 +519,14 @@ typedef struct quant_convt quant_convt;
 quant_convt *quant_convt_new(graph_t *g, const node_t *n);
 /* 1 when done; 0 when x and y are not of the shapes k was made for. xb (or
  * NULL): x's values as bytes q + 128 on grid xg, read instead of its floats
- * (the same values, (q - zp) * scale). */
+ * (the same values, (q - zp) * scale). lut (or NULL): a fused chain's table
+ * of p's grid (quant_lut_map), one for all output channels (lut_n 1) or one
+ * per channel (lut_n = M, 256 floats apart), applied to each block before it
+ * is scattered: y gets the chain's output; lut8 (or NULL): those tables as
+ * bytes, looked up by byte instead (the same values). */
 int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *x, const uint8_t *xb,
-                    const qparam_t *xg, tensor_t *y, const qparam_t *p);
+                    const qparam_t *xg, tensor_t *y, const qparam_t *p, const float *lut,
+                    const quant_lut8 *lut8, int64_t lut_n);
 /* Rows of its GEMM: output channels x kernel area. */
 int64_t quant_convt_rows(const quant_convt *k);
 void quant_convt_free(quant_convt *k);
