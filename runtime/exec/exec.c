@@ -351,6 +351,22 @@ static int match_channel_bn(fuse_scan *s, int p, int *t)
     return 1;
 }
 
+/* A Sigmoid of t (feeding only it) ending the chain of a kernel that runs
+ * it itself (node_t.chain): a detector's score map (PP-OCR det's last
+ * ConvTranspose, bias Add, Sigmoid). */
+static int match_sigmoid(fuse_scan *s, int p, int *t)
+{
+    int q = only_consumer(s, *t);
+    if (!node_at(s, p)->chain || head_fusable(node_at(s, p)) || q < 0)
+        return 0;
+    const node_t *a = node_at(s, q);
+    if (!stock_kernel(a, "Sigmoid") || a->n_out != 1 || a->out[0] < 0 || a->in[0] != *t)
+        return 0;
+    s->f[q].skip = 1;
+    *t = a->out[0];
+    return 1;
+}
+
 /* x * Sigmoid(x), or PaddlePaddle's HardSwish x * Clip(x + 3, 0, 6) / 6, on
  * tensor t (which feeds exactly the two branches). */
 static int match_two_branch(fuse_scan *s, int *t, gemm_epi *e)
@@ -561,6 +577,8 @@ static void match_chain(fuse_scan *s, int p)
     if (e.act != GEMM_ACT_NONE) {
         matched = 1;
         e.post = match_affine(s, &t, &e.s2, &e.b2);
+    } else {
+        matched |= match_sigmoid(s, p, &t);
     }
     int res = -1, qa = match_residual(s, p, t, &res);
     if (!matched && qa < 0)

@@ -913,14 +913,15 @@ static void check_channel_add(int act, int k, int oc, int group, int bnd, int ow
 
 /* int8: x (ci channels) -> Conv (k x k, pad k/2, groups, no bias), or
  * ConvTranspose (kernel and stride k: PP-OCR det's head) -> c -> Add [1, oc,
- * 1, 1] -> a [-> BatchNormalization] [-> Relu] -> y, every tensor on a grid
+ * 1, 1] -> a [-> BatchNormalization] [-> Relu (act 1) or Sigmoid (2)] -> y,
+ * every tensor on a grid
  * of its own: the Add's constant (and the BatchNormalization's factors) are
  * one value per channel of the chain (a table per channel, in the conv's
  * epilogue or the ConvTranspose's blocks), and the fused run (unhooked, and
  * timed) gives the node-by-node run's outputs bit for bit, on each integer
  * path (VNNI, AVX2, float), without writing c where the kernel takes the
  * tables. */
-static void check_channel_add_i8(int relu, int ci, int k, int oc, int group, int nthreads,
+static void check_channel_add_i8(int act, int ci, int k, int oc, int group, int nthreads,
                                  int convt, int bn)
 {
     graph_t *g = graph_new();
@@ -949,9 +950,9 @@ static void check_channel_add_i8(int relu, int ci, int k, int oc, int group, int
         y = graph_add_tensor(g, "n");
         graph_add_node(g, "bn", "BatchNormalization", "", 5, bin, 1, &y);
     }
-    if (relu) {
+    if (act) {
         int r = graph_add_tensor(g, "y");
-        graph_add_node(g, "act", "Relu", "", 1, &y, 1, &r);
+        graph_add_node(g, "act", act == 1 ? "Relu" : "Sigmoid", "", 1, &y, 1, &r);
         y = r;
     }
     g->outputs = xmalloc(sizeof(int));
@@ -999,8 +1000,8 @@ static void check_channel_add_i8(int relu, int ci, int k, int oc, int group, int
                     memcpy(ref, out, sizeof(float) * (size_t)ny);
                 else if (!rc)
                     CHECK(!memcmp(out, ref, sizeof(float) * (size_t)ny),
-                          "int8 channel add relu=%d ci=%d k=%d oc=%d group=%d threads=%d isa=%d "
-                          "timed=%d: fused run differs from node by node", relu, ci, k, oc,
+                          "int8 channel add act=%d ci=%d k=%d oc=%d group=%d threads=%d isa=%d "
+                          "timed=%d: fused run differs from node by node", act, ci, k, oc,
                           group, nthreads, quant_isa(), timed);
             }
             /* the ConvTranspose takes the tables on AVX-512 (quant_convt_new) */
@@ -1354,7 +1355,7 @@ int main(void)
         check_channel_add_i8(1, C, 3, 5, 5, 1 + t, 0, 0);   /* depthwise */
         check_channel_add_i8(1, 12, 3, 24, 3, 1 + t, 0, 0); /* grouped */
         check_channel_add_i8(1, 24, 2, 24, 1, 1 + t, 1, 1); /* PP-OCR det's head */
-        check_channel_add_i8(0, C, 2, 1, 1, 1 + t, 1, 0);   /* its last: one channel */
+        check_channel_add_i8(2, C, 2, 1, 1, 1 + t, 1, 0);   /* its last: one channel, Sigmoid */
         check_channel_add_i8(1, C, 3, 7, 1, 1 + t, 1, 0);   /* stride 3 */
         check_channel_add_i8(0, C, 1, 6, 1, 1 + t, 0, 1);   /* a conv and its unfolded BN */
     }
