@@ -1593,11 +1593,11 @@ QTB static inline __attribute__((always_inline)) void
 dwv_tile(const conv_geom *c, const int32_t *wq, const uint8_t *P, int64_t Wb, __m512i idx,
          __m512i a0, __m512i zc, int64_t oh, int64_t ow0, int two, int64_t G4, int wide,
          float *y, const qev *e, __m512 cf, double sc, uint8_t *b, const uint8_t *tab,
-         const int F)
+         int64_t kh0, int64_t kh1, const int F)
 {
     const int64_t sh = c->sh, OW = c->OW, step = 16 * c->sw;
     __m512i a00 = a0, a01 = a00, a10 = a00, a11 = a00;
-    for (int64_t kh = 0; kh < c->KH; kh++) {
+    for (int64_t kh = kh0; kh < kh1; kh++) {
         const uint8_t *r0 = P + (oh * sh + kh) * Wb + ow0 * c->sw;
         const uint8_t *r1 = two ? r0 + sh * Wb : r0;
         for (int64_t g = 0; g < G4; g++) {
@@ -1666,7 +1666,10 @@ dwv_tile(const conv_geom *c, const int32_t *wq, const uint8_t *P, int64_t Wb, __
  * with e, the outputs, and their bytes to b): two rows and 32 columns a
  * step, 16 where at most 16 are left (a narrow plane's second half would be
  * all waste); 3- to 8-wide kernels with their word count a constant (the tap
- * loop unrolled). */
+ * loop unrolled). Kernel rows that reach only padding rows for both output
+ * rows are skipped: each would add (zp + 128) times its weights' sum, which
+ * the sums then start with instead (PP-OCR's 5x5 over 2-row maps: 2 of 5
+ * rows; the int32 sums wrap alike). */
 QTB static inline __attribute__((always_inline)) void
 dwv_plane_t(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P, int64_t Wb,
             __m512i idx, float *y, const qev *e, uint8_t *b, const int F)
@@ -1678,15 +1681,28 @@ dwv_plane_t(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P
     const __m512 cf = _mm512_set1_ps(F ? e->p->cf[m] : 0.0f);
     const double sc = F ? e->p->sc[m] : 0.0;
     const uint8_t *tab = F && e->tabs ? e->tabs[m].q : NULL;
-#define DWV_TILE(G, W)                                                                      \
-    do {                                                                                    \
-        if (two)                                                                            \
-            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 1, G, W, y, e, cf, sc, b, tab, F); \
-        else                                                                                \
-            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 0, G, W, y, e, cf, sc, b, tab, F); \
+    const int32_t *wrow = q->wrow + m * c->KH, zq = q->in.zp + 128;
+#define DWV_TILE(G, W)                                                                   \
+    do {                                                                                 \
+        if (two)                                                                         \
+            dwv_tile(c, wq, P, Wb, idx, as, zc, oh, ow0, 1, G, W, y, e, cf, sc, b, tab, \
+                     kh0, kh1, F);                                                       \
+        else                                                                             \
+            dwv_tile(c, wq, P, Wb, idx, as, zc, oh, ow0, 0, G, W, y, e, cf, sc, b, tab, \
+                     kh0, kh1, F);                                                       \
     } while (0)
     for (int64_t oh = 0; oh < c->OH; oh += 2) {
         int two = oh + 1 < c->OH;
+        /* the kernel rows that reach an input row for oh or oh + 1 */
+        int64_t kh0 = c->pt - (oh + two) * c->sh, kh1 = c->pt - oh * c->sh + c->H;
+        kh0 = kh0 < 0 ? 0 : kh0;
+        kh1 = kh1 > c->KH ? c->KH : kh1;
+        if (kh0 >= kh1)
+            kh0 = 0, kh1 = c->KH;
+        uint32_t skip = 0;
+        for (int64_t kh = 0; kh < c->KH; kh++)
+            skip += kh < kh0 || kh >= kh1 ? (uint32_t)zq * (uint32_t)wrow[kh] : 0u;
+        const __m512i as = _mm512_add_epi32(a0, _mm512_set1_epi32((int32_t)skip));
         for (int64_t ow0 = 0; ow0 < OW; ow0 += 32) {
             int wide = OW - ow0 > 16;
             if (G4 == 1 && wide)
@@ -1817,14 +1833,17 @@ static void dwv_pack(const conv_geom *c, quant_node *q)
     q->epi_init = xmalloc(sizeof(int32_t) * (size_t)c->M);
     q->epi_cf = xmalloc(sizeof(float) * (size_t)c->M);
     q->wq_dw = 1;
+    q->wrow = xcalloc((size_t)(c->M * c->KH), sizeof(int32_t));
     for (int64_t m = 0; m < c->M; m++) {
         int32_t sum = 0;
         for (int64_t kh = 0; kh < c->KH; kh++)
             for (int64_t g = 0; g < G4; g++)
                 q->wq[m * q->wq_k + kh * G4 + g] =
                     (int32_t)tap_word(q->w + m * KK + kh * c->KW, c->KW, g);
-        for (int64_t k = 0; k < KK; k++)
+        for (int64_t k = 0; k < KK; k++) {
             sum += q->w[m * KK + k];
+            q->wrow[m * c->KH + k / c->KW] += q->w[m * KK + k];
+        }
         q->wsum[m] = sum;
     }
 }
@@ -2179,6 +2198,7 @@ static void q_release(node_t *n)
     free(q->wpack);
     free(q->wq);
     free(q->wsum);
+    free(q->wrow);
     free(q->epi_init);
     free(q->epi_cf);
     free(q->bias);

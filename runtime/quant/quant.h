@@ -462,6 +462,7 @@ typedef struct quant_node {
     double *wd;           /* Conv, when float sums could round: as doubles */
     int32_t *wq;          /* Conv on AVX512-VNNI: weights as byte quads (qkernels.c), */
     int32_t *wsum;        /* the sum of each output channel's weights, */
+    int32_t *wrow;        /* (depthwise, wq_dw: and of each kernel row's, M x KH) */
     int64_t wq_k;         /* and the quad rows per channel; or NULL, 0 */
     int wq_dw;            /* wq holds a depthwise conv's tap quads (qkernels.c) */
     int wq_tap;           /* wq holds a one-channel conv's quads of 4 taps of a row */

@@ -660,6 +660,12 @@ int main(void)
     conv_case(5, 4, 1, 11, 13, 5, 2, 2, 0);    /* 5x5 stride 2 */
     conv_case(64, 2, 1, 6, 5, 3, 1, 1, 1);     /* 255 * sum|w| >= 2^24: double GEMM */
     conv_case(48, 48, 48, 40, 40, 3, 1, 1, 0); /* a real depthwise size, 2 threads */
+    /* depthwise planes of a few rows (PP-OCR cls's 5x5 over 2 and 3 rows):
+     * kernel rows that reach only padding are skipped */
+    conv_case(16, 16, 16, 2, 96, 5, 1, 2, 0);
+    conv_case(8, 8, 8, 3, 40, 5, 1, 2, 0);
+    conv_case(8, 8, 8, 1, 33, 7, 1, 3, 0);
+    conv_case(6, 6, 6, 5, 20, 5, 2, 2, 0);
     /* depthwise on byte planes: exactly one 16-column block; 16 < OW < 32
      * at stride 2 with an odd row count (the last row alone) */
     conv_case(8, 8, 8, 7, 16, 3, 1, 1, 0);
