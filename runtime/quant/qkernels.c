@@ -1593,11 +1593,11 @@ QTB static inline __attribute__((always_inline)) void
 dwv_tile(const conv_geom *c, const int32_t *wq, const uint8_t *P, int64_t Wb, __m512i idx,
          __m512i a0, __m512i zc, int64_t oh, int64_t ow0, int two, int64_t G4, int wide,
          float *y, const qev *e, __m512 cf, double sc, uint8_t *b, const uint8_t *tab,
-         int64_t kh0, int64_t kh1, const int F)
+         int64_t nkh, const int F)
 {
     const int64_t sh = c->sh, OW = c->OW, step = 16 * c->sw;
     __m512i a00 = a0, a01 = a00, a10 = a00, a11 = a00;
-    for (int64_t kh = kh0; kh < kh1; kh++) {
+    for (int64_t kh = 0; kh < nkh; kh++) {
         const uint8_t *r0 = P + (oh * sh + kh) * Wb + ow0 * c->sw;
         const uint8_t *r1 = two ? r0 + sh * Wb : r0;
         for (int64_t g = 0; g < G4; g++) {
@@ -1682,27 +1682,41 @@ dwv_plane_t(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P
     const double sc = F ? e->p->sc[m] : 0.0;
     const uint8_t *tab = F && e->tabs ? e->tabs[m].q : NULL;
     const int32_t *wrow = q->wrow + m * c->KH, zq = q->in.zp + 128;
-#define DWV_TILE(G, W)                                                                   \
-    do {                                                                                 \
-        if (two)                                                                         \
-            dwv_tile(c, wq, P, Wb, idx, as, zc, oh, ow0, 1, G, W, y, e, cf, sc, b, tab, \
-                     kh0, kh1, F);                                                       \
-        else                                                                             \
-            dwv_tile(c, wq, P, Wb, idx, as, zc, oh, ow0, 0, G, W, y, e, cf, sc, b, tab, \
-                     kh0, kh1, F);                                                       \
+#define DWV_TILE(G, W)                                                                     \
+    do {                                                                                   \
+        if (!skipped && two)                                                               \
+            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 1, G, W, y, e, cf, sc, b, tab,   \
+                     c->KH, F);                                                            \
+        else if (!skipped)                                                                 \
+            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 0, G, W, y, e, cf, sc, b, tab,   \
+                     c->KH, F);                                                            \
+        else                                                                               \
+            dwv_tile(c, wq + kh0 * G4, P + kh0 * Wb, Wb, idx, as, zc, oh, ow0, two, G, W, \
+                     y, e, cf, sc, b, tab, kh1 - kh0, F);                                  \
     } while (0)
+    /* only a plane that some pair's kernel rows overhang (padding of more
+     * than a stride, or fewer input rows than kernel rows) skips any */
+    const int may_skip = c->pt > c->sh || c->H < c->KH ||
+                         (c->OH - 1) * c->sh + c->KH - c->pt - c->H > c->sh;
     for (int64_t oh = 0; oh < c->OH; oh += 2) {
         int two = oh + 1 < c->OH;
         /* the kernel rows that reach an input row for oh or oh + 1 */
-        int64_t kh0 = c->pt - (oh + two) * c->sh, kh1 = c->pt - oh * c->sh + c->H;
-        kh0 = kh0 < 0 ? 0 : kh0;
-        kh1 = kh1 > c->KH ? c->KH : kh1;
-        if (kh0 >= kh1)
-            kh0 = 0, kh1 = c->KH;
-        uint32_t skip = 0;
-        for (int64_t kh = 0; kh < c->KH; kh++)
-            skip += kh < kh0 || kh >= kh1 ? (uint32_t)zq * (uint32_t)wrow[kh] : 0u;
-        const __m512i as = _mm512_add_epi32(a0, _mm512_set1_epi32((int32_t)skip));
+        int64_t kh0 = 0, kh1 = c->KH;
+        if (may_skip) {
+            kh0 = c->pt - (oh + two) * c->sh, kh1 = c->pt - oh * c->sh + c->H;
+            kh0 = kh0 < 0 ? 0 : kh0;
+            kh1 = kh1 > c->KH ? c->KH : kh1;
+            if (kh0 >= kh1)
+                kh0 = 0, kh1 = c->KH;
+        }
+        __m512i as = a0;
+        const int skipped = kh0 > 0 || kh1 < c->KH;
+        if (skipped) {
+            uint32_t skip = 0;
+            for (int64_t kh = 0; kh < c->KH; kh++)
+                skip += kh < kh0 || kh >= kh1 ? (uint32_t)zq * (uint32_t)wrow[kh] : 0u;
+            as = _mm512_add_epi32(a0, _mm512_set1_epi32((int32_t)skip));
+        }
         for (int64_t ow0 = 0; ow0 < OW; ow0 += 32) {
             int wide = OW - ow0 > 16;
             if (G4 == 1 && wide)
