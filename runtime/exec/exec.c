@@ -332,38 +332,22 @@ static int match_channel_add(fuse_scan *s, int p, int *t, const float **bias)
     return 1;
 }
 
-/* A BatchNormalization whose input is t (feeding only it) after a kernel
- * that runs its chain itself (node_t.chain; a stock conv has its
- * BatchNormalization folded into its weights, passes/fold_bn.c): a chain
- * node, *t moved to its output. PP-OCR det's head: ConvTranspose, bias Add,
- * BatchNormalization, Relu. */
-static int match_channel_bn(fuse_scan *s, int p, int *t)
+/* A node of op `op` whose data input is t (feeding only it) in the chain of
+ * a kernel that runs its chain itself (node_t.chain), *t moved to its
+ * output: a BatchNormalization (a stock conv has it folded into its
+ * weights, passes/fold_bn.c; PP-OCR det's head: ConvTranspose, bias Add,
+ * BatchNormalization, Relu) or a Sigmoid ending it (that head's score map:
+ * ConvTranspose, bias Add, Sigmoid). */
+static int match_kernel_link(fuse_scan *s, int p, int *t, const char *op)
 {
     int q = only_consumer(s, *t);
     if (!node_at(s, p)->chain || head_fusable(node_at(s, p)) || q < 0)
         return 0;
     const node_t *b = node_at(s, q);
-    if (!stock_kernel(b, "BatchNormalization") || b->n_out != 1 || b->out[0] < 0 ||
-        b->in[0] != *t)
+    if (!stock_kernel(b, op) || b->n_out != 1 || b->out[0] < 0 || b->in[0] != *t)
         return 0;
     s->f[q].skip = 1;
     *t = b->out[0];
-    return 1;
-}
-
-/* A Sigmoid of t (feeding only it) ending the chain of a kernel that runs
- * it itself (node_t.chain): a detector's score map (PP-OCR det's last
- * ConvTranspose, bias Add, Sigmoid). */
-static int match_sigmoid(fuse_scan *s, int p, int *t)
-{
-    int q = only_consumer(s, *t);
-    if (!node_at(s, p)->chain || head_fusable(node_at(s, p)) || q < 0)
-        return 0;
-    const node_t *a = node_at(s, q);
-    if (!stock_kernel(a, "Sigmoid") || a->n_out != 1 || a->out[0] < 0 || a->in[0] != *t)
-        return 0;
-    s->f[q].skip = 1;
-    *t = a->out[0];
     return 1;
 }
 
@@ -560,7 +544,7 @@ static void match_chain(fuse_scan *s, int p)
     memset(&e, 0, sizeof(e));
 
     matched |= match_channel_add(s, p, &t, &e.bias);
-    matched |= match_channel_bn(s, p, &t);
+    matched |= match_kernel_link(s, p, &t, "BatchNormalization");
     e.pre = match_affine(s, &t, &e.s1, &e.b1);
     matched |= e.pre;
     int q = only_consumer(s, t);
@@ -578,7 +562,7 @@ static void match_chain(fuse_scan *s, int p)
         matched = 1;
         e.post = match_affine(s, &t, &e.s2, &e.b2);
     } else {
-        matched |= match_sigmoid(s, p, &t);
+        matched |= match_kernel_link(s, p, &t, "Sigmoid");
     }
     int res = -1, qa = match_residual(s, p, t, &res);
     if (!matched && qa < 0)
