@@ -1655,12 +1655,12 @@ static int resize_bytes(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     return 1;
 }
 
-/* A ConvTranspose with its kernel (qconvt.c): from its input's bytes when
- * they are valid and on its input's grid bit for bit, else from its floats;
- * 0 when the kernel does not take these shapes (then the input's floats,
- * which a producer may have left unwritten for the bytes, are made). */
-/* The int8 ConvTranspose, into y with a chain's tables (lut, lut8, lut_n;
- * NULL: its own output). */
+/* A ConvTranspose with its kernel (qconvt.c), into y (its output, or its
+ * chain's with the chain's tables lut, lut8, lut_n; NULL: none): from its
+ * input's bytes when they are valid and on its input's grid bit for bit,
+ * else from its floats; 0 when the kernel does not take these shapes (then
+ * the input's floats, which a producer may have left unwritten for the
+ * bytes, are made). */
 static int convt_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w, tensor_t *y,
                      const float *lut, const quant_lut8 *lut8, int64_t lut_n)
 {
