@@ -847,10 +847,11 @@ QT2 static void vtile2(int64_t K, const int32_t *ap, const uint32_t *const *brow
 #ifdef QVNNI
 typedef struct qev {
     __m512 lo, hi, ca, c768, so, vs;
-    __m512i kadd, frac, zq, t0, t1, t2, t3, ord;
+    __m512i kadd, frac, zq, ord;
     __m512 elo, ehi;     /* qe_exact: the bounds of q - zp */
     const qepi *p;
-    const quant_lut8 *tabs; /* a table per channel (in t0..t3: channel 0's), or NULL */
+    const quant_lut8 *tabs; /* with QE_LUT: the table, or one per channel (lut_ch) */
+    int per_ch;
 } qev;
 
 QTB static void qev_init(qev *e, const qepi *p)
@@ -873,12 +874,8 @@ QTB static void qev_init(qev *e, const qepi *p)
     e->ehi = _mm512_set1_ps((float)(p->qhi - o->zp));
     /* after two packs, dword 4 L + j holds lanes 4 L.. 4 L + 3 of vector j */
     e->ord = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    e->t0 = e->t1 = e->t2 = e->t3 = _mm512_setzero_si512();
-    e->tabs = p->lut8 && p->lut_ch ? p->lut8 : NULL;
-    if (p->lut8) {
-        e->t0 = _mm512_loadu_si512(p->lut8->q), e->t1 = _mm512_loadu_si512(p->lut8->q + 64);
-        e->t2 = _mm512_loadu_si512(p->lut8->q + 128), e->t3 = _mm512_loadu_si512(p->lut8->q + 192);
-    }
+    e->tabs = p->lut8;
+    e->per_ch = p->lut8 && p->lut_ch;
 }
 
 /* y[0..16) = 768 + q - zp of 16 sums v by the specified operations (an
@@ -929,14 +926,20 @@ qe_y(const qev *e, __m512i v, __m512 cf, double sc, __mmask16 keep)
  * whose padded rows have dropped columns). */
 enum { QE_LUT = 1, QE_FLOATS = 2, QE_BYTES = 4, QE_PACK = 8 };
 
+/* Output channel m's table (QE_LUT). */
+QTB static inline __attribute__((always_inline)) const uint8_t *qe_tab(const qev *e, int64_t m)
+{
+    return e->tabs ? e->tabs[e->per_ch ? m : 0].q : NULL;
+}
+
 QTB static int qev_kind(const qepi *p)
 {
     return (p->lut8 ? QE_LUT : 0) | (p->floats || !p->b ? QE_FLOATS : 0) | (p->b ? QE_BYTES : 0);
 }
 
 /* The bytes of four vectors y (qe_y) in order, vector i in bytes 16 i ..
- * 16 i + 15: q + 128, or with QE_LUT the table's byte at q + 128 (one
- * lookup for all four): tab's 256 bytes, or NULL for e's (t0..t3). */
+ * 16 i + 15: q + 128, or with QE_LUT the byte at q + 128 of the table tab
+ * (qe_tab: one lookup for all four). */
 QTB static inline __attribute__((always_inline)) __m512i
 qe_bytes4(const qev *e, __m512 y0, __m512 y1, __m512 y2, __m512 y3, const uint8_t *tab,
           const int F)
@@ -947,15 +950,12 @@ qe_bytes4(const qev *e, __m512 y0, __m512 y1, __m512 y2, __m512 y3, const uint8_
                                     _mm512_packus_epi32(QE_Q(y2), QE_Q(y3)));
 #undef QE_Q
     p = _mm512_permutexvar_epi32(e->ord, p);
-    if ((F & QE_LUT) && tab)
+    if (F & QE_LUT)
         p = _mm512_mask_blend_epi8(
             _mm512_movepi8_mask(p),
             _mm512_permutex2var_epi8(_mm512_loadu_si512(tab), p, _mm512_loadu_si512(tab + 64)),
             _mm512_permutex2var_epi8(_mm512_loadu_si512(tab + 128), p,
                                      _mm512_loadu_si512(tab + 192)));
-    else if (F & QE_LUT)
-        p = _mm512_mask_blend_epi8(_mm512_movepi8_mask(p), _mm512_permutex2var_epi8(e->t0, p, e->t1),
-                                   _mm512_permutex2var_epi8(e->t2, p, e->t3));
     return p;
 }
 
@@ -1010,7 +1010,7 @@ qe_row48(const qev *e, __m512i a0, __m512i a1, __m512i a2, float cf, double sc, 
         if (r < nr)                                                                     \
             qe_row48(e, c##r##0, c##r##1, c##r##2, cf[r], sc[r], y + r * ldy,          \
                      F & QE_BYTES ? b + r * ldy : NULL, keep, at,                       \
-                     e->tabs ? e->tabs[cf + r - e->p->cf].q : NULL, F);                 \
+                     qe_tab(e, cf + r - e->p->cf), F);                                  \
     } while (0)
 
 /* vtile's sums for channels init[r] (r < nr) from their start, then
@@ -1662,17 +1662,25 @@ dwv_tile(const conv_geom *c, const int32_t *wq, const uint8_t *P, int64_t Wb, __
     }
 }
 
+/* Some pair of output rows of c has kernel rows over padding alone (padding
+ * of more than a stride, or fewer input rows than kernel rows): its planes
+ * take dwv_plane_t's skipping copy, the others the plain one. */
+static int dwv_may_skip(const conv_geom *c)
+{
+    return c->pt > c->sh || c->H < c->KH || (c->OH - 1) * c->sh + c->KH - c->pt - c->H > c->sh;
+}
+
 /* One channel m's plane from P into y (OH x OW floats, the centred sums;
  * with e, the outputs, and their bytes to b): two rows and 32 columns a
  * step, 16 where at most 16 are left (a narrow plane's second half would be
  * all waste); 3- to 8-wide kernels with their word count a constant (the tap
- * loop unrolled). Kernel rows that reach only padding rows for both output
- * rows are skipped: each would add (zp + 128) times its weights' sum, which
+ * loop unrolled). S (dwv_may_skip): kernel rows that reach only padding rows
+ * for both output rows are skipped: each would add (zp + 128) times its weights' sum, which
  * the sums then start with instead (PP-OCR's 5x5 over 2-row maps: 2 of 5
  * rows; the int32 sums wrap alike). */
 QTB static inline __attribute__((always_inline)) void
 dwv_plane_t(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P, int64_t Wb,
-            __m512i idx, float *y, const qev *e, uint8_t *b, const int F)
+            __m512i idx, float *y, const qev *e, uint8_t *b, const int F, const int S)
 {
     const int64_t G4 = (c->KW + 3) / 4, OW = c->OW;
     const int32_t *wq = q->wq + m * q->wq_k;
@@ -1680,38 +1688,31 @@ dwv_plane_t(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P
     const __m512i a0 = F ? _mm512_set1_epi32(e->p->init[m]) : _mm512_setzero_si512();
     const __m512 cf = _mm512_set1_ps(F ? e->p->cf[m] : 0.0f);
     const double sc = F ? e->p->sc[m] : 0.0;
-    const uint8_t *tab = F && e->tabs ? e->tabs[m].q : NULL;
+    const uint8_t *tab = F ? qe_tab(e, m) : NULL;
     const int32_t *wrow = q->wrow + m * c->KH, zq = q->in.zp + 128;
 #define DWV_TILE(G, W)                                                                     \
     do {                                                                                   \
-        if (!skipped && two)                                                               \
-            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 1, G, W, y, e, cf, sc, b, tab,   \
-                     c->KH, F);                                                            \
-        else if (!skipped)                                                                 \
-            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 0, G, W, y, e, cf, sc, b, tab,   \
-                     c->KH, F);                                                            \
-        else                                                                               \
+        if (S)                                                                             \
             dwv_tile(c, wq + kh0 * G4, P + kh0 * Wb, Wb, idx, as, zc, oh, ow0, two, G, W, \
                      y, e, cf, sc, b, tab, kh1 - kh0, F);                                  \
+        else if (two)                                                                      \
+            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 1, G, W, y, e, cf, sc, b, tab,   \
+                     c->KH, F);                                                            \
+        else                                                                               \
+            dwv_tile(c, wq, P, Wb, idx, a0, zc, oh, ow0, 0, G, W, y, e, cf, sc, b, tab,   \
+                     c->KH, F);                                                            \
     } while (0)
-    /* only a plane that some pair's kernel rows overhang (padding of more
-     * than a stride, or fewer input rows than kernel rows) skips any */
-    const int may_skip = c->pt > c->sh || c->H < c->KH ||
-                         (c->OH - 1) * c->sh + c->KH - c->pt - c->H > c->sh;
     for (int64_t oh = 0; oh < c->OH; oh += 2) {
         int two = oh + 1 < c->OH;
-        /* the kernel rows that reach an input row for oh or oh + 1 */
+        /* S: the kernel rows that reach an input row for oh or oh + 1 */
         int64_t kh0 = 0, kh1 = c->KH;
-        if (may_skip) {
+        __m512i as = a0;
+        if (S) {
             kh0 = c->pt - (oh + two) * c->sh, kh1 = c->pt - oh * c->sh + c->H;
             kh0 = kh0 < 0 ? 0 : kh0;
             kh1 = kh1 > c->KH ? c->KH : kh1;
             if (kh0 >= kh1)
                 kh0 = 0, kh1 = c->KH;
-        }
-        __m512i as = a0;
-        const int skipped = kh0 > 0 || kh1 < c->KH;
-        if (skipped) {
             uint32_t skip = 0;
             for (int64_t kh = 0; kh < c->KH; kh++)
                 skip += kh < kh0 || kh >= kh1 ? (uint32_t)zq * (uint32_t)wrow[kh] : 0u;
@@ -1748,7 +1749,10 @@ QTB static __m512i dwv_index(int64_t sw)
 QTB static void dwv_plane(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P,
                           int64_t Wb, __m512i idx, float *y)
 {
-    dwv_plane_t(c, q, m, P, Wb, idx, y, NULL, NULL, 0);
+    if (dwv_may_skip(c))
+        dwv_plane_t(c, q, m, P, Wb, idx, y, NULL, NULL, 0, 1);
+    else
+        dwv_plane_t(c, q, m, P, Wb, idx, y, NULL, NULL, 0, 0);
 }
 
 /* The copies for each kind of fused output (qev_kind). */
@@ -1759,7 +1763,10 @@ typedef void dwv_plane_q_fn(const conv_geom *c, const quant_node *q, int64_t m, 
                                    const uint8_t *P, int64_t Wb, __m512i idx, float *y,     \
                                    const qev *e, uint8_t *b)                                \
     {                                                                                      \
-        dwv_plane_t(c, q, m, P, Wb, idx, y, e, b, F);                                      \
+        if (dwv_may_skip(c))                                                               \
+            dwv_plane_t(c, q, m, P, Wb, idx, y, e, b, F, 1);                               \
+        else                                                                               \
+            dwv_plane_t(c, q, m, P, Wb, idx, y, e, b, F, 0);                               \
     }
 DWV_PLANE_Q(2)
 DWV_PLANE_Q(3)
