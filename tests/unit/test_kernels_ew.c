@@ -5,6 +5,7 @@
 #include "runtime/exec/kernels.h"
 #include "runtime/exec/threadpool.h"
 #include "runtime/model/model.h"
+#include "tests/graph_build.h"
 #include "tests/test.h"
 #include "util/util.h"
 
@@ -31,30 +32,6 @@ static int mk(graph_t *g, const char *name, int dt, int nd, const int64_t *dims,
         g->t[t].kind = TK_INPUT;
     }
     return t;
-}
-
-static attr_t *new_attr(node_t *n, const char *name, int type)
-{
-    n->attrs = xrealloc(n->attrs, (size_t)(n->n_attr + 1) * sizeof(attr_t));
-    attr_t *a = &n->attrs[n->n_attr++];
-    memset(a, 0, sizeof(*a));
-    a->name = xstrdup(name);
-    a->type = type;
-    return a;
-}
-
-static void set_int(node_t *n, const char *name, int64_t v) { new_attr(n, name, ATTR_INT)->i = v; }
-static void set_float(node_t *n, const char *name, float v) { new_attr(n, name, ATTR_FLOAT)->f = v; }
-static void set_str(node_t *n, const char *name, const char *v)
-{
-    new_attr(n, name, ATTR_STRING)->s = xstrdup(v);
-}
-static void set_ints(node_t *n, const char *name, int cnt, const int64_t *v)
-{
-    attr_t *a = new_attr(n, name, ATTR_INTS);
-    a->n = cnt;
-    a->ints = xmalloc((size_t)(cnt + 1) * sizeof(int64_t));
-    memcpy(a->ints, v, (size_t)cnt * sizeof(int64_t));
 }
 
 /* Node with inputs in[] (-1 = omitted) and n_out fresh outputs; returns the node. */

@@ -5,6 +5,7 @@
 #include "runtime/exec/kernels.h"
 #include "runtime/exec/threadpool.h"
 #include "runtime/model/model.h"
+#include "tests/graph_build.h"
 #include "tests/test.h"
 #include "util/util.h"
 
@@ -26,61 +27,6 @@ static float frand(void)
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return (float)((rng >> 40) & 0xffff) / 32768.0f - 1.0f;
-}
-
-static int add_tensor(graph_t *g, const char *name, int ndim, const int64_t *dims, const float *data)
-{
-    int t = graph_add_tensor(g, name);
-    tensor_set_shape(&g->t[t], DT_FLOAT, ndim, dims);
-    if (data) {
-        size_t nb = tensor_nbytes(&g->t[t]);
-        g->t[t].data = xmalloc(nb + 4);
-        memcpy(g->t[t].data, data, nb);
-        g->t[t].kind = TK_CONST;
-    }
-    return t;
-}
-
-static void set_ints(node_t *n, const char *name, int cnt, const int64_t *v)
-{
-    n->attrs = xrealloc(n->attrs, (n->n_attr + 1) * sizeof(attr_t));
-    attr_t *a = &n->attrs[n->n_attr++];
-    memset(a, 0, sizeof *a);
-    a->name = xstrdup(name);
-    a->type = ATTR_INTS;
-    a->n = cnt;
-    a->ints = xmalloc((cnt + 1) * sizeof(int64_t));
-    memcpy(a->ints, v, cnt * sizeof(int64_t));
-}
-
-static void set_int(node_t *n, const char *name, int64_t v)
-{
-    n->attrs = xrealloc(n->attrs, (n->n_attr + 1) * sizeof(attr_t));
-    attr_t *a = &n->attrs[n->n_attr++];
-    memset(a, 0, sizeof *a);
-    a->name = xstrdup(name);
-    a->type = ATTR_INT;
-    a->i = v;
-}
-
-static void set_float(node_t *n, const char *name, float v)
-{
-    n->attrs = xrealloc(n->attrs, (n->n_attr + 1) * sizeof(attr_t));
-    attr_t *a = &n->attrs[n->n_attr++];
-    memset(a, 0, sizeof *a);
-    a->name = xstrdup(name);
-    a->type = ATTR_FLOAT;
-    a->f = v;
-}
-
-static void set_str(node_t *n, const char *name, const char *v)
-{
-    n->attrs = xrealloc(n->attrs, (n->n_attr + 1) * sizeof(attr_t));
-    attr_t *a = &n->attrs[n->n_attr++];
-    memset(a, 0, sizeof *a);
-    a->name = xstrdup(name);
-    a->type = ATTR_STRING;
-    a->s = xstrdup(v);
 }
 
 /* Infers, prepares and runs the graph's only node; output 0 data is returned

@@ -8,6 +8,7 @@
 #include "runtime/exec/kernels.h"
 #include "runtime/exec/threadpool.h"
 #include "runtime/model/model.h"
+#include "tests/graph_build.h"
 #include "tests/test.h"
 #include "util/util.h"
 
@@ -69,49 +70,6 @@ static uint32_t bits(float f)
     return u;
 }
 
-static int add_input(graph_t *g, int ndim, const int64_t *dims, const float *data)
-{
-    int t = graph_add_tensor(g, "x");
-    tensor_set_shape(&g->t[t], DT_FLOAT, ndim, dims);
-    size_t nb = tensor_nbytes(&g->t[t]);
-    g->t[t].data = xmalloc(nb + 4);
-    memcpy(g->t[t].data, data, nb);
-    g->t[t].kind = TK_CONST;
-    return t;
-}
-
-static void set_ints(node_t *n, const char *name, int cnt, const int64_t *v)
-{
-    n->attrs = xrealloc(n->attrs, (n->n_attr + 1) * sizeof(attr_t));
-    attr_t *a = &n->attrs[n->n_attr++];
-    memset(a, 0, sizeof *a);
-    a->name = xstrdup(name);
-    a->type = ATTR_INTS;
-    a->n = cnt;
-    a->ints = xmalloc((cnt + 1) * sizeof(int64_t));
-    memcpy(a->ints, v, cnt * sizeof(int64_t));
-}
-
-static void set_attr_int(node_t *n, const char *name, int64_t v)
-{
-    n->attrs = xrealloc(n->attrs, (n->n_attr + 1) * sizeof(attr_t));
-    attr_t *a = &n->attrs[n->n_attr++];
-    memset(a, 0, sizeof *a);
-    a->name = xstrdup(name);
-    a->type = ATTR_INT;
-    a->i = v;
-}
-
-static void set_attr_str(node_t *n, const char *name, const char *v)
-{
-    n->attrs = xrealloc(n->attrs, (n->n_attr + 1) * sizeof(attr_t));
-    attr_t *a = &n->attrs[n->n_attr++];
-    memset(a, 0, sizeof *a);
-    a->name = xstrdup(name);
-    a->type = ATTR_STRING;
-    a->s = xstrdup(v);
-}
-
 /* Infers and runs the graph's only node; *ny floats of output 0 in *out
  * (caller frees), NULL on failure. */
 static float *run_node(graph_t *g, int nthreads, int64_t *ny, char *err, size_t errlen)
@@ -166,7 +124,7 @@ static void check_gavg(int64_t N, int64_t C, int64_t H, int64_t W, int mode, int
 
     graph_t *g = graph_new();
     char err[256] = "";
-    int in = add_input(g, 4, dims, x);
+    int in = add_tensor(g, "x", 4, dims, x);
     int out = graph_add_tensor(g, "y");
     graph_add_node(g, "gap", "GlobalAveragePool", "", 1, &in, 1, &out);
     int64_t ny = 0;
@@ -265,7 +223,7 @@ static void check_tile(const tile_case *tc, int special, int nthreads)
     int64_t dims[4] = {tc->N, tc->C, H, tc->W};
     if (tc->nsp == 1)
         dims[2] = tc->W;
-    int in = add_input(g, tc->nsp + 2, dims, x);
+    int in = add_tensor(g, "x", tc->nsp + 2, dims, x);
     int out = graph_add_tensor(g, "y");
     graph_add_node(g, "mp", "MaxPool", "", 1, &in, 1, &out);
     node_t *n = &g->nodes[0];
@@ -273,9 +231,9 @@ static void check_tile(const tile_case *tc, int special, int nthreads)
     set_ints(n, "kernel_shape", tc->nsp, tc->nsp == 1 ? k + 1 : k);
     set_ints(n, "strides", tc->nsp, tc->nsp == 1 ? k + 1 : k);
     if (tc->ceil_mode)
-        set_attr_int(n, "ceil_mode", 1);
+        set_int(n, "ceil_mode", 1);
     if (tc->auto_pad)
-        set_attr_str(n, "auto_pad", tc->auto_pad);
+        set_str(n, "auto_pad", tc->auto_pad);
     int64_t ny = 0;
     float *y = run_node(g, nthreads, &ny, err, sizeof err);
     CHECK(y && ny == planes * OH * OW, "MaxPool %lldx%lldx%lldx%lld k %lldx%lld: %s (%lld values)",
