@@ -1478,6 +1478,45 @@ QHOT static void vn_range(void *arg, int64_t t0, int64_t t1)
 #endif
 }
 
+#ifdef QVNNI
+/* A 1x1 conv of one 1x1 map (a squeeze-and-excite block's): the input's
+ * quads times each panel's weight words, two quads a 512-bit step (lanes
+ * 0-7 quad k, 8-15 quad k + 1; the halves added at the end), then centred
+ * and scaled by epi_scale_rows as vn_range's sums are. vn_range would spend
+ * a whole column tile and a padded plane per channel quad on one column. */
+QTV static void vn_vector(const conv_geom *c, const quant_node *q, const float *x,
+                          const uint8_t *xb, float *y)
+{
+    const int64_t K4 = q->wq_k, panels = (c->M + GEMM_MR - 1) / GEMM_MR;
+    const int32_t zq = q->in.zp + 128;
+    uint32_t *xq = kernel_scratch(SCRATCH_Q_INPUT, sizeof(uint32_t) * (size_t)(K4 + 1));
+    uint8_t *xbq = (uint8_t *)xq;
+    memset(xbq + c->C, zq, (size_t)(4 * (K4 + 1) - c->C)); /* zero weights read these */
+    if (xb)
+        memcpy(xbq, xb, (size_t)c->C);
+    else
+        quant_q8_bytes(x, 1, c->C, c->C, &q->in, xbq, c->C);
+    float *acc = kernel_scratch(SCRATCH_Q_ACC, sizeof(float) * (size_t)(panels * GEMM_MR));
+    const __m512i pair = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+    for (int64_t p = 0; p < panels; p++) {
+        const int32_t *w = q->wq + p * K4 * GEMM_MR;
+        __m512i s = _mm512_setzero_si512();
+        for (int64_t k = 0; k < K4; k += 2) { /* an odd last quad: weights 0 above */
+            __m512i xv = _mm512_permutexvar_epi32(
+                pair, _mm512_castsi128_si512(_mm_loadl_epi64((const __m128i *)(xq + k))));
+            __mmask16 kw = k + 1 < K4 ? 0xffff : 0x00ff;
+            s = _mm512_dpbusd_epi32(s, xv, _mm512_maskz_loadu_epi32(kw, w + k * GEMM_MR));
+        }
+        s = _mm512_add_epi32(s, _mm512_shuffle_i64x2(s, s, 0x4e)); /* lanes 0-7 */
+        int64_t m0 = p * GEMM_MR, nm = c->M - m0 < GEMM_MR ? c->M - m0 : GEMM_MR;
+        __m512i zc = _mm512_mullo_epi32(
+            _mm512_set1_epi32(zq), _mm512_maskz_loadu_epi32((__mmask16)((1u << nm) - 1), q->wsum + m0));
+        _mm512_mask_storeu_ps(acc + m0, 0x00ff, _mm512_cvtepi32_ps(_mm512_sub_epi32(s, zc)));
+    }
+    epi_scale_rows(acc, 1, y, 1, c->M, 1, 0, q);
+}
+#endif
+
 /* A one-group conv through vn_range; 0 when not taken. */
 static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const float *x,
                      const uint8_t *xb, float *y, const qepi *epi)
@@ -1485,6 +1524,13 @@ static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
     int isa = quant_isa();
     if (!q->wq || q->wq_dw || isa < QISA_AVX2)
         return 0;
+#ifdef QVNNI
+    if (isa == QISA_VNNI && !q->wq_tap && c->N == 1 && c->H * c->W == 1 && c->OH * c->OW == 1 &&
+        c->KH * c->KW == 1 && c->pt == 0 && c->pl == 0) {
+        vn_vector(c, q, x, xb, y);
+        return 1;
+    }
+#endif
     vn_job j = {.c = c, .q = q, .x = x, .xb = xb, .y = y, .C4 = (c->C + 3) / 4, .isa = isa,
                 .epi = isa == QISA_VNNI ? epi : NULL};
     /* every phase plane as large as the widest read: output (oh, ow) at tap

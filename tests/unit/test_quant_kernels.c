@@ -643,13 +643,15 @@ int main(void)
         bytes_case(a, 4, 16, 3, 16, 3, 1, 16, 24, 40); /* depthwise 3x3 */
         bytes_case(a, 4, 16, 3, 16, 5, 2, 16, 24, 40); /* depthwise 5x5 */
         bytes_case(a, 4, 8, 3, 12, 3, 1, 2, 13, 15);   /* two groups */
+        bytes_case(a, 9, 13, 1, 7, 1, 1, 1, 1, 1);     /* 1x1 maps: one vector of quads */
     }
     ew_case();
     /* every chain on each conv path: byte quads (stride 1), im2col (stride
      * 2), depthwise, grouped, pointwise, the double GEMM */
     static const int geo[][9] = {{3, 5, 1, 37, 83, 3, 1, 1, 0}, {6, 8, 1, 21, 19, 3, 2, 1, 0},
                                  {16, 16, 16, 23, 29, 3, 1, 1, 0}, {8, 6, 2, 15, 17, 3, 1, 1, 0},
-                                 {12, 10, 1, 14, 15, 1, 1, 0, 0}, {64, 3, 1, 9, 11, 3, 1, 1, 1}};
+                                 {12, 10, 1, 14, 15, 1, 1, 0, 0}, {64, 3, 1, 9, 11, 3, 1, 1, 1},
+                                 {22, 9, 1, 1, 1, 1, 1, 0, 0}};
     for (int a = CH_SILU; a <= CH_CLIP_INV; a++)
         for (size_t k = 0; k < sizeof(geo) / sizeof(geo[0]); k++)
             chain_case(a, geo[k][0], geo[k][1], geo[k][2], geo[k][3], geo[k][4], geo[k][5],
@@ -682,5 +684,12 @@ int main(void)
     conv_case(1, 64, 1, 20, 24, 5, 1, 2, 0);   /* 5x5 on one channel */
     conv_case(13, 137, 1, 9, 30, 3, 1, 1, 0);  /* 137 outputs */
     conv_case(7, 9, 1, 13, 13, 1, 1, 0, 0);    /* pointwise, 13x13 rows */
+    /* 1x1 convs of a 1x1 map (squeeze-and-excite): one vector of quads on
+     * AVX512-VNNI; an odd quad count and outputs not a multiple of 8, and
+     * PP-OCR cls's 200 -> 50 -> 200 */
+    conv_case(10, 13, 1, 1, 1, 1, 1, 0, 0);
+    conv_case(200, 50, 1, 1, 1, 1, 1, 0, 0);
+    conv_case(50, 200, 1, 1, 1, 1, 1, 0, 0);
+    conv_case_nd(2, 10, 13, 1, 1, 1, 1, 1, 0, 0, 1); /* two batch items: the plane path */
     TEST_END();
 }
