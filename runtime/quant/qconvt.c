@@ -124,16 +124,13 @@ CTHOT static void scatter_row(float *restrict d, const float *restrict a, int64_
             d[i * kw + kx] = a[kx * lda + i];
 }
 
-/* rows of n bytes q + 128 (ld apart) to the floats (q - zp) * scale, as
- * quant_dq8 writes them: the values the input's floats hold on its grid. */
-CTHOT static void convt_dequant(const uint8_t *b, int64_t ld, int64_t rows, int64_t n,
-                                const qparam_t *g, float *x)
+/* rows of n bytes q + 128 (ld apart) to the floats (q - zp) * scale: the
+ * values the input's floats hold on its grid. */
+static void convt_dequant(const uint8_t *b, int64_t ld, int64_t rows, int64_t n,
+                          const qparam_t *g, float *x)
 {
-    const int32_t z = g->zp + 128;
-    const float s = g->scale;
     for (int64_t r = 0; r < rows; r++)
-        for (int64_t i = 0; i < n; i++)
-            x[r * n + i] = (float)((int32_t)b[r * ld + i] - z) * s;
+        quant_dq8_bytes(b + r * ld, n, g, x + r * n);
 }
 
 static void convt_range(void *arg, int64_t t0, int64_t t1)

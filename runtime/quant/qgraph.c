@@ -477,6 +477,9 @@ typedef struct qwrap {
     quant_bytes *convt_ib; /* and its input's bytes (bytes_link), or NULL */
     int rz_bytes;         /* a nearest Resize on its input's grid whose input and
                              output have bytes (bytes_link): resize_bytes */
+    int mp_bytes;         /* a MaxPool that copies values, run on its input's
+                             bytes (bytes_link): maxpool_bytes, in window mp */
+    node_window mp;
 } qwrap;
 
 /* A byte Concat input's table: each q + 128 on grid from, requantized to
@@ -1655,6 +1658,30 @@ static int resize_bytes(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     return 1;
 }
 
+/* A MaxPool that copies values (w->mp_bytes) on its input's bytes, when
+ * its producer wrote them in this run on the output's grid (its input's):
+ * the output's bytes where an int8 Conv reads them, and its floats unless
+ * only those bytes are read (qpool.c). 0 when the bytes are not there (the
+ * producer wrote the floats then). */
+static int maxpool_bytes(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
+{
+    const quant_graph *q = w->q;
+    int t = n->out[0], xi = n->in[0];
+    tensor_t *y = &g->t[t];
+    const int64_t ny = tensor_numel(y), nx = tensor_numel(&g->t[xi]);
+    const int64_t ohw = w->mp.out[1] * w->mp.out[2], planes = ohw > 0 ? ny / ohw : 0;
+    const uint8_t *xb = quant_bytes_of_run(c, q->bytes[xi], nx, &q->act[t]);
+    if (!xb || !y->data || planes * w->mp.in[1] * w->mp.in[2] != nx)
+        return 0;
+    quant_bytes *ob = q->bytes[t] && q->bytes[t]->n == ny ? q->bytes[t] : NULL;
+    int floats = !(ob && ob->only_bytes && quant_same_grid(&ob->rgrid, &q->act[t]));
+    uint8_t *yb = ob ? ob->q : kernel_scratch(SCRATCH_Q_ACC, (size_t)ny);
+    quant_maxpool_bytes(c, &w->mp, planes, xb, yb, floats ? y->data : NULL, &q->act[t]);
+    if (ob)
+        ob->grid = q->act[t], ob->valid = 1;
+    return 1;
+}
+
 /* A ConvTranspose with its kernel (qconvt.c), into y (its output, or its
  * chain's with the chain's tables lut, lut8, lut_n; NULL: none): from its
  * input's bytes when they are valid and on its input's grid bit for bit,
@@ -1694,6 +1721,8 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
     if (w->cat_bytes && concat_bytes(c, g, n, w))
         return RT_OK;
     if (w->ew && ew_run(c, g, n, w))
+        return RT_OK;
+    if (w->mp_bytes && maxpool_bytes(c, g, n, w))
         return RT_OK;
     if (w->convt && convt_run(c, g, n, w, &g->t[n->out[0]], NULL, NULL, 0)) {
         int t = n->out[0]; /* bytes, where an int8 Conv reads them */
@@ -1992,6 +2021,24 @@ static void bytes_link(quant_graph *q)
         bytes_slot(q, x);
         ((qwrap *)n->priv)->convt_ib = q->bytes[x];
     }
+    /* a MaxPool that copies values on its input's grid: its input's bytes,
+     * on which it runs (maxpool_bytes) */
+    for (int i = 0; q->type == QT_I8 && i < g->n_nodes; i++) {
+        node_t *n = &g->nodes[i];
+        int x = n->n_in > 0 ? n->in[0] : -1;
+        if (n->folded || !n->def || n->def->run != qwrap_run || strcmp(n->op, "MaxPool") ||
+            n->n_out != 1 || n->out[0] < 0 || x < 0 || !made[x] || !copies_values(g, n) ||
+            !needs_grid(q, x) || (q->t_fp16 && q->t_fp16[x]) || g->t[x].ndim != 4)
+            continue;
+        qwrap *w = n->priv;
+        char err[160];
+        if (!(w->on_grid & 1) ||
+            node_window_read(n, 2, NULL, g->t[x].dims + 2, &w->mp, err, sizeof(err)) ||
+            !quant_maxpool_bytes_ok(&w->mp))
+            continue;
+        bytes_slot(q, x);
+        w->mp_bytes = 1;
+    }
     /* a nearest Resize on its input's grid whose output has bytes: its
      * input's too, from which it gathers them (resize_bytes) */
     for (int i = g->n_nodes - 1; i >= 0; i--) {
@@ -2041,8 +2088,11 @@ static void bytes_link(quant_graph *q)
                                               ((const qwrap *)n->priv)->convt_ib == b
                                           ? n->priv
                                           : NULL;
+                    /* or a MaxPool on bytes */
+                    const int mp = !qn && !cw && n->def && n->def->run == qwrap_run &&
+                                   ((const qwrap *)n->priv)->mp_bytes;
                     const qparam_t *need = qn && k == 0          ? &qn->in
-                                           : cw && k == 0         ? &q->act[t]
+                                           : (cw || mp) && k == 0 ? &q->act[t]
                                            : cat_bytes_only(q, n) ? &q->act[t]
                                                                   : NULL;
                     ok = need && (!seen || quant_same_grid(need, &rg));

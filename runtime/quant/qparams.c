@@ -85,6 +85,14 @@ static inline double rows_bias(const epi_rows *r, int64_t i)
 #define QCLONES __attribute__((optimize("O3")))
 #endif
 
+QCLONES void quant_dq8_bytes(const uint8_t *b, int64_t n, const qparam_t *p, float *out)
+{
+    const int32_t z = p->zp + 128;
+    const float s = p->scale;
+    for (int64_t i = 0; i < n; i++)
+        out[i] = (float)((int32_t)b[i] - z) * s;
+}
+
 static inline float q8_centered(float x, float s, float zpf)
 {
     float y = x / s;

@@ -140,6 +140,9 @@ void quant_param_from_range(float min, float max, qparam_t *p);
 void quant_param_symmetric(float maxabs, qparam_t *p);
 int8_t quant_q8(float x, const qparam_t *p);
 float quant_dq8(int8_t q, const qparam_t *p);
+/* out[i] = quant_dq8 of n bytes q + 128: the floats every producer writes
+ * beside its bytes on grid p. */
+void quant_dq8_bytes(const uint8_t *b, int64_t n, const qparam_t *p, float *out);
 /* Quantize-dequantize n values in place. */
 void quant_qdq(float *v, int64_t n, const qparam_t *p);
 /* A chain's table (quant_lut_map's 256 floats) whose every value lies on one
@@ -436,6 +439,14 @@ typedef struct quant_bytes {
     int only_bytes;
     qparam_t rgrid;
 } quant_bytes;
+
+/* MaxPool on bytes (qpool.c): 1 when window w (2-D, up to 3 taps an axis)
+ * has an input element in every window, which quant_maxpool_bytes needs.
+ * That writes the maxima of planes x (N * C of them) to y, and with yf
+ * their floats on grid too. */
+int quant_maxpool_bytes_ok(const node_window *w);
+void quant_maxpool_bytes(op_ctx *c, const node_window *w, int64_t planes, const uint8_t *x,
+                         uint8_t *y, float *yf, const qparam_t *grid);
 
 /* b's bytes when this private run's producer wrote them, n of them, on grid
  * bit for bit (the very bytes quantizing its floats on grid would give),
