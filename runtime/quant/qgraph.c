@@ -567,10 +567,10 @@ static int needs_grid(const quant_graph *q, int t)
 /* Operand of an elementwise op broadcast to the output: value index i / inner
  * (inner = 1: the full tensor; inner = n: a scalar; else a row broadcast such
  * as [N, C, 1, 1] against [N, C, H, W]). -1 when the broadcast is another. */
-static int64_t ew_inner(const tensor_t *x, const tensor_t *y)
+static int64_t ew_inner_shape(const tensor_t *x, const tensor_t *y)
 {
     int64_t n = tensor_numel(y), inner = 1;
-    if (!x || !x->data || x->dtype != DT_FLOAT || x->ndim > y->ndim)
+    if (!x || x->dtype != DT_FLOAT || x->ndim > y->ndim)
         return -1;
     if (tensor_numel(x) == 1)
         return n ? n : 1;
@@ -588,6 +588,12 @@ static int64_t ew_inner(const tensor_t *x, const tensor_t *y)
     return inner;
 }
 
+/* ew_inner_shape of an operand that has its data. */
+static int64_t ew_inner(const tensor_t *x, const tensor_t *y)
+{
+    return x && x->data ? ew_inner_shape(x, y) : -1;
+}
+
 typedef struct ew_job {
     const qwrap *w;
     const float *a, *b;
@@ -597,6 +603,8 @@ typedef struct ew_job {
     int floats;           /* and whether its floats are needed */
     int64_t n;
     const qparam_t *qp;   /* requantize the output, or NULL */
+    const uint8_t *ab, *bb; /* a full operand's bytes (ew_in_bytes), or NULL, */
+    const qparam_t *ag, *bg; /* and their grid */
 } ew_job;
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -669,26 +677,41 @@ EWHOT static void ew_affine(const float *x, float a, float b, float *y, int64_t 
  * requantization by qp (NULL: none); the op and the requantization in one
  * pass where quant_ew_qdq can (it can for every block or none: the CPU's).
  * yb (with qp): the outputs' bytes too, from the same q or, after a separate
- * requantization, from the floats (exact on qp, quant_grid_bytes_exact). */
-static void ew_block(const qwrap *w, const float *a, int sa, const float *b, int sb, float *y,
-                     uint8_t *yb, int floats, int64_t m, const qparam_t *qp)
+ * requantization, from the floats (exact on qp, quant_grid_bytes_exact).
+ * in (or NULL): full operands read from their bytes (ew_in_bytes), in the
+ * same pass, or made floats first for the other paths. */
+static void ew_block(const qwrap *w, const float *a, int sa, const float *b, int sb,
+                     const quant_ew_in *in, float *y, uint8_t *yb, int floats, int64_t m,
+                     const qparam_t *qp)
 {
     const int op = w->ew;
     const int qop = op == EW_ADD ? QEW_ADD : op == EW_SUB ? QEW_SUB : op == EW_MUL ? QEW_MUL
                   : op == EW_DIV ? QEW_DIV : op == EW_RELU ? QEW_RELU : QEW_CLIP;
     int done = 0;
 
-    if (op == EW_UNARY) {
-        w->uloop(a, y, m, &w->upar);
-    } else if (op == EW_RELU || op == EW_CLIP) {
-        done = qp && quant_ew_qdq_bytes(qop, a, 1, NULL, 0, w->lo, w->hi, y, yb, m, qp, floats);
-        if (!done)
-            ew_un(op, w->lo, w->hi, a, y, m);
-    } else {
-        done = qp && quant_ew_qdq_bytes(qop, a, sa, b, sb, 0, 0, y, yb, m, qp, floats);
-        if (!done)
-            ew_bin(op, a, sa, b, sb, y, m);
+    if (op == EW_RELU || op == EW_CLIP) {
+        done = qp && quant_ew_qdq_in(qop, a, 1, NULL, 0, in, w->lo, w->hi, y, yb, m, qp, floats);
+    } else if (op != EW_UNARY) {
+        done = qp && quant_ew_qdq_in(qop, a, sa, b, sb, in, 0, 0, y, yb, m, qp, floats);
     }
+    if (!done && in && (in->ab || in->bb)) { /* the operands' floats, from their bytes */
+        if (in->ab) {
+            float *f = kernel_scratch(SCRATCH_Q_INPUT, sizeof(float) * (size_t)m);
+            quant_dq8_bytes(in->ab, m, in->ag, f);
+            a = f;
+        }
+        if (in->bb) {
+            float *f = kernel_scratch(SCRATCH_Q_BLOCK, sizeof(float) * (size_t)m);
+            quant_dq8_bytes(in->bb, m, in->bg, f);
+            b = f;
+        }
+    }
+    if (op == EW_UNARY)
+        w->uloop(a, y, m, &w->upar);
+    else if (!done && (op == EW_RELU || op == EW_CLIP))
+        ew_un(op, w->lo, w->hi, a, y, m);
+    else if (!done)
+        ew_bin(op, a, sa, b, sb, y, m);
     if (qp && !done)
         quant_qdq(y, m, qp);
     if (qp && yb && !done)
@@ -698,25 +721,30 @@ static void ew_block(const qwrap *w, const float *a, int sa, const float *b, int
 static void ew_range(void *arg, int64_t b0, int64_t b1)
 {
     const ew_job *j = arg;
-    int64_t lo = b0 * EW_CHUNK, hi = b1 * EW_CHUNK < j->n ? b1 * EW_CHUNK : j->n;
-
-    if (j->w->ew == EW_UNARY || j->w->ew == EW_RELU || j->w->ew == EW_CLIP) {
-        ew_block(j->w, j->a + lo, 1, NULL, 0, j->y + lo, j->yb ? j->yb + lo : NULL, j->floats,
-                 hi - lo, j->qp);
-        return;
-    }
-    /* segments on which each broadcast operand is one value or a full run */
-    for (int64_t p = lo; p < hi;) {
-        int64_t e = hi;
-        if (j->ia > 1 && (p / j->ia + 1) * j->ia < e)
-            e = (p / j->ia + 1) * j->ia;
-        if (j->ib > 1 && (p / j->ib + 1) * j->ib < e)
-            e = (p / j->ib + 1) * j->ib;
-        const float *a = j->a + (j->ia > 1 ? p / j->ia : p);
-        const float *b = j->b + (j->ib > 1 ? p / j->ib : p);
-        ew_block(j->w, a, j->ia == 1, b, j->ib == 1, j->y + p, j->yb ? j->yb + p : NULL,
-                 j->floats, e - p, j->qp);
-        p = e;
+    for (int64_t c = b0; c < b1; c++) { /* chunk by chunk: an operand's floats fit */
+        int64_t lo = c * EW_CHUNK, hi = lo + EW_CHUNK < j->n ? lo + EW_CHUNK : j->n;
+        if (j->w->ew == EW_UNARY || j->w->ew == EW_RELU || j->w->ew == EW_CLIP) {
+            quant_ew_in in = {.ab = j->ab ? j->ab + lo : NULL, .ag = j->ag};
+            ew_block(j->w, j->a + lo, 1, NULL, 0, &in, j->y + lo, j->yb ? j->yb + lo : NULL,
+                     j->floats, hi - lo, j->qp);
+            continue;
+        }
+        /* segments on which each broadcast operand is one value or a full run */
+        for (int64_t p = lo; p < hi;) {
+            int64_t e = hi;
+            if (j->ia > 1 && (p / j->ia + 1) * j->ia < e)
+                e = (p / j->ia + 1) * j->ia;
+            if (j->ib > 1 && (p / j->ib + 1) * j->ib < e)
+                e = (p / j->ib + 1) * j->ib;
+            const float *a = j->a + (j->ia > 1 ? p / j->ia : p);
+            const float *b = j->b + (j->ib > 1 ? p / j->ib : p);
+            quant_ew_in in = {.ab = j->ab && j->ia == 1 ? j->ab + p : NULL,
+                              .bb = j->bb && j->ib == 1 ? j->bb + p : NULL,
+                              .ag = j->ag, .bg = j->bg};
+            ew_block(j->w, a, j->ia == 1, b, j->ib == 1, &in, j->y + p,
+                     j->yb ? j->yb + p : NULL, j->floats, e - p, j->qp);
+            p = e;
+        }
     }
 }
 
@@ -726,6 +754,17 @@ static int ew_qparam(const qwrap *w, const node_t *n, const qparam_t **qp)
 {
     *qp = needs_grid(w->q, n->out[0]) && !(w->on_grid & 1) ? &w->q->act[n->out[0]] : NULL;
     return !*qp || (w->q->type == QT_I8 && !(w->q->t_fp16 && w->q->t_fp16[n->out[0]]));
+}
+
+/* Tensor t's bytes when this private run's producer wrote them on t's grid
+ * (n of them), and that grid in *grid; else NULL. */
+static const uint8_t *ew_in_bytes(const op_ctx *c, const quant_graph *q, int t, int64_t n,
+                                  const qparam_t **grid)
+{
+    if (t < 0 || !q->bytes || !needs_grid(q, t) || q->type != QT_I8 || (q->t_fp16 && q->t_fp16[t]))
+        return NULL;
+    *grid = &q->act[t];
+    return quant_bytes_of_run(c, q->bytes[t], n, &q->act[t]);
 }
 
 /* Runs node n's elementwise op with its requantization; 1 if done, 0 when its
@@ -751,6 +790,11 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     j.a = a->data;
     if (!ew_qparam(w, n, &j.qp))
         return 0;
+    /* full operands whose producer wrote their bytes (ew_byte_operand) */
+    if (j.ia == 1)
+        j.ab = ew_in_bytes(c, w->q, n->in[0], j.n, &j.ag);
+    if (b && j.ib == 1)
+        j.bb = ew_in_bytes(c, w->q, n->in[1], j.n, &j.bg);
     /* an int8 Conv reads the output: its bytes in the same pass */
     quant_bytes *ob = w->q->bytes ? w->q->bytes[n->out[0]] : NULL;
     if (c->private_run && ob && j.qp && quant_grid_bytes_exact(j.qp) && ob->n == j.n) {
@@ -906,7 +950,7 @@ static void chain_block(const chain_job *j, const float *head, float *y, int64_t
         if (l->w->ew == EW_BN)
             ew_affine(in[0], l->w->bn_a[ch], l->w->bn_b[ch], o, m, l->qp);
         else
-            ew_block(l->w, in[0], full[0], in[1], full[1], o, NULL, 1, m, l->qp);
+            ew_block(l->w, in[0], full[0], in[1], full[1], NULL, o, NULL, 1, m, l->qp);
         held[n_held] = c->out[0];
         ptr[n_held++] = o;
     }
@@ -1975,6 +2019,107 @@ static int cat_bytes_only(const quant_graph *q, const node_t *n)
     return inner * outer == q->bytes[t]->n;
 }
 
+/* The int8 Conv (its node index) whose activation chain node n could join
+ * (node_t.chain, chain_operand): each non-constant operand its output or a
+ * chain node's of it; -1 when none. */
+static int chain_head_of(const quant_graph *q, const node_t *n, int depth)
+{
+    const graph_t *g = q->g;
+    int head = -1;
+    for (int k = 0; k < n->n_in; k++) {
+        int t = n->in[k];
+        if (t < 0 || g->t[t].kind == TK_CONST)
+            continue;
+        int p = g->t[t].producer;
+        const node_t *pn = p >= 0 && p < g->n_nodes ? &g->nodes[p] : NULL;
+        /* a chain node may keep its stock kernel (no output on a grid) */
+        int h = !pn ? -1 : conv_qnode(pn) ? p : depth < 8 ? chain_head_of(q, pn, depth + 1) : -1;
+        if (h < 0 || (head >= 0 && h != head))
+            return -1;
+        head = h;
+    }
+    return head;
+}
+
+/* Operand k of node n is one that ew_run reads in full (the output's shape)
+ * and would take as bytes: a standalone int8 elementwise op of two
+ * operands that ew_run always runs (its shapes and requantization are ones
+ * it handles) and that no Conv's chain can take in (that chain would read
+ * no tensor). */
+static int ew_byte_operand(const quant_graph *q, const node_t *n, int k)
+{
+    const graph_t *g = q->g;
+    if (n->folded || !n->def || n->def->run != qwrap_run || q->type != QT_I8)
+        return 0;
+    const int op = ((const qwrap *)n->priv)->ew;
+    if ((op != EW_ADD && op != EW_SUB && op != EW_MUL && op != EW_DIV) ||
+        chain_head_of(q, n, 0) >= 0)
+        return 0;
+    const qwrap *w = n->priv;
+    const qparam_t *qp;
+    if (!w->ew || w->ew == EW_BN || k >= ew_arity(w) || k >= n->n_in || n->n_out != 1 ||
+        n->out[0] < 0 || n->in[0] < 0 || !ew_qparam(w, n, &qp))
+        return 0;
+    const tensor_t *y = &g->t[n->out[0]], *a = &g->t[n->in[0]];
+    const tensor_t *b = ew_arity(w) > 1 && n->n_in > 1 && n->in[1] >= 0 ? &g->t[n->in[1]] : NULL;
+    if (y->dtype != DT_FLOAT || (ew_arity(w) > 1 && !b) || n->in[k] < 0)
+        return 0;
+    int64_t ia = ew_inner_shape(a, y), ib = b ? ew_inner_shape(b, y) : 1;
+    if (ia < 0 || ib < 0 || (ia != 1 && ib != 1))
+        return 0;
+    return (k == 0 ? ia : ib) == 1;
+}
+
+/* The grid on which node n reads its input k (tensor t) as bytes when its
+ * producer wrote them, reading no floats then; NULL when it may read the
+ * floats. An int8 Conv's data input (its input grid); on the tensor's grid: a
+ * ConvTranspose with its kernel, a MaxPool on bytes, an elementwise op's
+ * full operand (ew_byte_operand) and a byte Concat that never runs its
+ * float kernel (cat_bytes_only). */
+static const qparam_t *byte_reader_grid(const quant_graph *q, const node_t *n, int k, int t)
+{
+    const quant_node *qn = conv_qnode(n);
+    if (qn)
+        return k == 0 ? &qn->in : NULL;
+    const qwrap *w = n->def && n->def->run == qwrap_run ? n->priv : NULL;
+    if (w && k == 0 && ((w->convt_ib && w->convt_ib == q->bytes[t]) || w->mp_bytes))
+        return &q->act[t];
+    if (ew_byte_operand(q, n, k) || cat_bytes_only(q, n))
+        return &q->act[t];
+    return NULL;
+}
+
+/* An elementwise op's full operand t gets bytes when its producer writes
+ * them in place of its floats (an int8 Conv, its chain, or an elementwise
+ * op) and every reader reads them, on one grid: then no floats are made (an
+ * operand whose floats stay would cost a byte pass more than it saves).
+ * Called before ConvTransposes and Concats take bytes: those readers do not
+ * count yet. */
+static int ew_operand_bytes(const quant_graph *q, int t)
+{
+    const graph_t *g = q->g;
+    int pi = g->t[t].producer;
+    const node_t *pn = pi >= 0 && pi < g->n_nodes ? &g->nodes[pi] : NULL;
+    if (!pn || g->t[t].is_output || !needs_grid(q, t) || (q->t_fp16 && q->t_fp16[t]) ||
+        !(conv_qnode(pn) ||
+          (pn->def && pn->def->run == qwrap_run && ((const qwrap *)pn->priv)->ew)))
+        return 0;
+    int seen = 0;
+    const qparam_t *rg = NULL;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const node_t *n = &g->nodes[i];
+        for (int k = 0; !n->folded && k < n->n_in; k++) {
+            if (n->in[k] != t)
+                continue;
+            const qparam_t *need = byte_reader_grid(q, n, k, t);
+            if (!need || (seen++ && !quant_same_grid(need, rg)))
+                return 0;
+            rg = need;
+        }
+    }
+    return seen > 0;
+}
+
 /* The int8 activations that stay bytes between layers (quant_bytes): a
  * layer's output that an int8 Conv reads gets bytes (every path of the
  * Conv takes them: as byte quads or planes, or centred from them); an int8 Conv writes those of its output (or, running a chain in its
@@ -2039,6 +2184,13 @@ static void bytes_link(quant_graph *q)
         bytes_slot(q, x);
         w->mp_bytes = 1;
     }
+    /* the operands an elementwise op reads as bytes (ew_operand_bytes) */
+    for (int i = 0; i < g->n_nodes; i++) {
+        const node_t *n = &g->nodes[i];
+        for (int k = 0; k < n->n_in; k++)
+            if (ew_byte_operand(q, n, k) && made[n->in[k]] && ew_operand_bytes(q, n->in[k]))
+                bytes_slot(q, n->in[k]);
+    }
     /* a nearest Resize on its input's grid whose output has bytes: its
      * input's too, from which it gathers them (resize_bytes) */
     for (int i = g->n_nodes - 1; i >= 0; i--) {
@@ -2082,19 +2234,7 @@ static void bytes_link(quant_graph *q)
                 for (int k = 0; ok && !n->folded && k < n->n_in; k++) {
                     if (n->in[k] != t)
                         continue;
-                    const quant_node *qn = conv_qnode(n);
-                    /* or a ConvTranspose reading them on the tensor's grid */
-                    const qwrap *cw = !qn && n->def && n->def->run == qwrap_run &&
-                                              ((const qwrap *)n->priv)->convt_ib == b
-                                          ? n->priv
-                                          : NULL;
-                    /* or a MaxPool on bytes */
-                    const int mp = !qn && !cw && n->def && n->def->run == qwrap_run &&
-                                   ((const qwrap *)n->priv)->mp_bytes;
-                    const qparam_t *need = qn && k == 0          ? &qn->in
-                                           : (cw || mp) && k == 0 ? &q->act[t]
-                                           : cat_bytes_only(q, n) ? &q->act[t]
-                                                                  : NULL;
+                    const qparam_t *need = byte_reader_grid(q, n, k, t);
                     ok = need && (!seen || quant_same_grid(need, &rg));
                     if (ok && !seen++)
                         rg = *need;

@@ -663,6 +663,29 @@ typedef struct ewc {
     int nof;     /* bytes only: no float stores */
 } ewc;
 
+/* Full operands read as bytes (quant_ew_in): each NULL or its bytes, zp +
+ * 128 and scale. */
+typedef struct ewb {
+    const uint8_t *ab, *bb;
+    __m512i az, bz;
+    __m512 as, bs;
+} ewb;
+
+/* 16 operand values from bytes q + 128 (16, or the first m of them): (q -
+ * zp) * scale, as quant_dq8_bytes makes them. */
+Q512 static inline __m512 ew_deq16(const uint8_t *b, __m512i z, __m512 s, int64_t m)
+{
+    __m128i v;
+    if (m >= 16) {
+        v = _mm_loadu_si128((const __m128i *)b);
+    } else {
+        uint8_t t[16] = {0};
+        memcpy(t, b, (size_t)m);
+        v = _mm_loadu_si128((const __m128i *)t);
+    }
+    return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_cvtepu8_epi32(v), z)), s);
+}
+
 /* The op's 16 results. */
 Q512 static inline __attribute__((always_inline)) __m512
 ew16(const ewc *e, __m512 x, __m512 w, const int OP)
@@ -708,29 +731,33 @@ Q512 static inline __m512i ew_bytes16(const ewc *e, __m512 t)
 }
 
 Q512 static inline __attribute__((always_inline)) void
-ew_loop(const ewc *e, const float *a, int sa, const float *b, int sb, float *y, uint8_t *yb,
-        int64_t n, const int OP)
+ew_loop(const ewc *e, const ewb *in, const float *a, int sa, const float *b, int sb, float *y,
+        uint8_t *yb, int64_t n, const int OP, const int BY)
 {
     const int two = OP <= QEW_DIV;
     if (!yb) { /* without bytes: a loop without their tests */
         int64_t i = 0;
         for (; i + 16 <= n; i += 16) {
-            __m512 x = sa ? _mm512_loadu_ps(a + i) : e->a0;
-            __m512 w = two && sb ? _mm512_loadu_ps(b + i) : e->b0;
+            __m512 x = BY && in->ab ? ew_deq16(in->ab + i, in->az, in->as, 16) : sa ? _mm512_loadu_ps(a + i) : e->a0;
+            __m512 w = two && BY && in->bb ? ew_deq16(in->bb + i, in->bz, in->bs, 16)
+                    : two && sb ? _mm512_loadu_ps(b + i) : e->b0;
             _mm512_storeu_ps(y + i, ew_float16(e, ew_t16(e, ew16(e, x, w, OP))));
         }
         if (i < n) {
             __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-            __m512 x = sa ? _mm512_maskz_loadu_ps(m, a + i) : e->a0;
-            __m512 w = two && sb ? _mm512_maskz_loadu_ps(m, b + i) : e->b0;
+            __m512 x = BY && in->ab ? ew_deq16(in->ab + i, in->az, in->as, n - i)
+                  : sa ? _mm512_maskz_loadu_ps(m, a + i) : e->a0;
+            __m512 w = two && BY && in->bb ? ew_deq16(in->bb + i, in->bz, in->bs, n - i)
+                    : two && sb ? _mm512_maskz_loadu_ps(m, b + i) : e->b0;
             _mm512_mask_storeu_ps(y + i, m, ew_float16(e, ew_t16(e, ew16(e, x, w, OP))));
         }
         return;
     }
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        __m512 x = sa ? _mm512_loadu_ps(a + i) : e->a0;
-        __m512 w = two && sb ? _mm512_loadu_ps(b + i) : e->b0;
+        __m512 x = BY && in->ab ? ew_deq16(in->ab + i, in->az, in->as, 16) : sa ? _mm512_loadu_ps(a + i) : e->a0;
+        __m512 w = two && BY && in->bb ? ew_deq16(in->bb + i, in->bz, in->bs, 16)
+                    : two && sb ? _mm512_loadu_ps(b + i) : e->b0;
         __m512 t = ew_t16(e, ew16(e, x, w, OP));
         if (!e->nof)
             _mm512_storeu_ps(y + i, ew_float16(e, t));
@@ -738,8 +765,10 @@ ew_loop(const ewc *e, const float *a, int sa, const float *b, int sb, float *y, 
     }
     if (i < n) {
         __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-        __m512 x = sa ? _mm512_maskz_loadu_ps(m, a + i) : e->a0;
-        __m512 w = two && sb ? _mm512_maskz_loadu_ps(m, b + i) : e->b0;
+        __m512 x = BY && in->ab ? ew_deq16(in->ab + i, in->az, in->as, n - i)
+                  : sa ? _mm512_maskz_loadu_ps(m, a + i) : e->a0;
+        __m512 w = two && BY && in->bb ? ew_deq16(in->bb + i, in->bz, in->bs, n - i)
+                    : two && sb ? _mm512_maskz_loadu_ps(m, b + i) : e->b0;
         __m512 t = ew_t16(e, ew16(e, x, w, OP));
         if (!e->nof)
             _mm512_mask_storeu_ps(y + i, m, ew_float16(e, t));
@@ -747,30 +776,61 @@ ew_loop(const ewc *e, const float *a, int sa, const float *b, int sb, float *y, 
     }
 }
 
+/* The loop's constants for grid p and the op's scalars. */
+Q512 static inline __attribute__((always_inline)) void
+ewc_init(ewc *e, const float *a, const float *b, float lo, float hi, const qparam_t *p, int nof)
+{
+    const float f768 = 768.0f, A = 767.5f + 0x1p-14f;
+    int32_t b768;
+    memcpy(&b768, &f768, sizeof(b768));
+    e->nof = nof;
+    q512_init(&e->k, p->scale, (float)p->zp);
+    e->a0 = _mm512_set1_ps(a ? a[0] : 0.0f), e->b0 = _mm512_set1_ps(b ? b[0] : 0.0f);
+    e->lo = _mm512_set1_ps(lo), e->hi = _mm512_set1_ps(hi);
+    e->ca = _mm512_set1_ps(A), e->c768 = _mm512_set1_ps(f768);
+    e->tlo = _mm512_set1_ps((float)(-128 - p->zp) + A);
+    e->thi = _mm512_set1_ps((float)(127 - p->zp) + A);
+    e->kadd = _mm512_set1_epi32(16383 + 16384 * (p->zp + 128) - b768);
+    e->frac = _mm512_set1_epi32(0x3ffc);
+}
+
 Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int sb, float lo,
                             float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p,
                             int floats)
 {
     ewc e;
-    const float f768 = 768.0f, A = 767.5f + 0x1p-14f;
-    int32_t b768;
-    memcpy(&b768, &f768, sizeof(b768));
-    e.nof = yb && !floats;
-    q512_init(&e.k, p->scale, (float)p->zp);
-    e.a0 = _mm512_set1_ps(a[0]), e.b0 = _mm512_set1_ps(b ? b[0] : 0.0f);
-    e.lo = _mm512_set1_ps(lo), e.hi = _mm512_set1_ps(hi);
-    e.ca = _mm512_set1_ps(A), e.c768 = _mm512_set1_ps(f768);
-    e.tlo = _mm512_set1_ps((float)(-128 - p->zp) + A);
-    e.thi = _mm512_set1_ps((float)(127 - p->zp) + A);
-    e.kadd = _mm512_set1_epi32(16383 + 16384 * (p->zp + 128) - b768);
-    e.frac = _mm512_set1_epi32(0x3ffc);
+    ewc_init(&e, a, b, lo, hi, p, yb && !floats);
     switch (op) {
-    case QEW_ADD: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_ADD); break;
-    case QEW_SUB: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_SUB); break;
-    case QEW_MUL: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_MUL); break;
-    case QEW_DIV: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_DIV); break;
-    case QEW_RELU: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_RELU); break;
-    default: ew_loop(&e, a, sa, b, sb, y, yb, n, QEW_CLIP); break;
+    case QEW_ADD: ew_loop(&e, NULL, a, sa, b, sb, y, yb, n, QEW_ADD, 0); break;
+    case QEW_SUB: ew_loop(&e, NULL, a, sa, b, sb, y, yb, n, QEW_SUB, 0); break;
+    case QEW_MUL: ew_loop(&e, NULL, a, sa, b, sb, y, yb, n, QEW_MUL, 0); break;
+    case QEW_DIV: ew_loop(&e, NULL, a, sa, b, sb, y, yb, n, QEW_DIV, 0); break;
+    case QEW_RELU: ew_loop(&e, NULL, a, sa, b, sb, y, yb, n, QEW_RELU, 0); break;
+    default: ew_loop(&e, NULL, a, sa, b, sb, y, yb, n, QEW_CLIP, 0); break;
+    }
+}
+
+/* ew_qdq_512 with operands from bytes: a copy of its loops (the float ones
+ * stay as they were). */
+Q512 static void ew_qdq_512_in(int op, const float *a, int sa, const float *b, int sb,
+                               const quant_ew_in *in, float lo, float hi, float *y, uint8_t *yb,
+                               int64_t n, const qparam_t *p, int floats)
+{
+    ewc e;
+    ewb v;
+    v.ab = sa ? in->ab : NULL, v.bb = sb ? in->bb : NULL;
+    v.az = _mm512_set1_epi32(v.ab ? in->ag->zp + 128 : 0);
+    v.as = _mm512_set1_ps(v.ab ? in->ag->scale : 0.0f);
+    v.bz = _mm512_set1_epi32(v.bb ? in->bg->zp + 128 : 0);
+    v.bs = _mm512_set1_ps(v.bb ? in->bg->scale : 0.0f);
+    ewc_init(&e, v.ab ? NULL : a, v.bb ? NULL : b, lo, hi, p, yb && !floats);
+    switch (op) {
+    case QEW_ADD: ew_loop(&e, &v, a, sa, b, sb, y, yb, n, QEW_ADD, 1); break;
+    case QEW_SUB: ew_loop(&e, &v, a, sa, b, sb, y, yb, n, QEW_SUB, 1); break;
+    case QEW_MUL: ew_loop(&e, &v, a, sa, b, sb, y, yb, n, QEW_MUL, 1); break;
+    case QEW_DIV: ew_loop(&e, &v, a, sa, b, sb, y, yb, n, QEW_DIV, 1); break;
+    case QEW_RELU: ew_loop(&e, &v, a, sa, b, sb, y, yb, n, QEW_RELU, 1); break;
+    default: ew_loop(&e, &v, a, sa, b, sb, y, yb, n, QEW_CLIP, 1); break;
     }
 }
 
@@ -1003,21 +1063,30 @@ void quant_q8_centered(const float *x, float *out, int64_t n, const qparam_t *p)
     q8c(x, out, n, p, 0);
 }
 
-int quant_ew_qdq_bytes(int op, const float *a, int sa, const float *b, int sb, float lo,
-                       float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p,
-                       int floats)
+int quant_ew_qdq_in(int op, const float *a, int sa, const float *b, int sb,
+                    const quant_ew_in *in, float lo, float hi, float *y, uint8_t *yb, int64_t n,
+                    const qparam_t *p, int floats)
 {
 #ifdef Q8C_512
     /* the grid ew_qdq_512's rounding needs (quant_grid_bytes_exact's) */
     if (have_512() && quant_grid_bytes_exact(p)) {
-        if (n > 0)
+        if (n > 0 && in && ((sa && in->ab) || (sb && in->bb)))
+            ew_qdq_512_in(op, a, sa, b, sb, in, lo, hi, y, yb, n, p, floats);
+        else if (n > 0)
             ew_qdq_512(op, a, sa, b, sb, lo, hi, y, yb, n, p, floats);
         return 1;
     }
 #endif
-    (void)op, (void)a, (void)sa, (void)b, (void)sb, (void)lo, (void)hi, (void)y, (void)yb;
-    (void)n, (void)floats;
+    (void)op, (void)a, (void)sa, (void)b, (void)sb, (void)in, (void)lo, (void)hi, (void)y;
+    (void)yb, (void)n, (void)floats;
     return 0;
+}
+
+int quant_ew_qdq_bytes(int op, const float *a, int sa, const float *b, int sb, float lo,
+                       float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p,
+                       int floats)
+{
+    return quant_ew_qdq_in(op, a, sa, b, sb, NULL, lo, hi, y, yb, n, p, floats);
 }
 
 int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float lo, float hi,

@@ -214,6 +214,16 @@ int quant_ew_qdq(int op, const float *a, int sa, const float *b, int sb, float l
 int quant_ew_qdq_bytes(int op, const float *a, int sa, const float *b, int sb, float lo,
                        float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p,
                        int floats);
+/* The same, with full operands (sa or sb 1) read from their bytes q + 128
+ * on a grid where in->ab or in->bb is set, each value (q - zp) * scale (the
+ * float its producer writes beside the byte); yb may be NULL. */
+typedef struct quant_ew_in {
+    const uint8_t *ab, *bb;
+    const qparam_t *ag, *bg;
+} quant_ew_in;
+int quant_ew_qdq_in(int op, const float *a, int sa, const float *b, int sb,
+                    const quant_ew_in *in, float lo, float hi, float *y, uint8_t *yb, int64_t n,
+                    const qparam_t *p, int floats);
 /* y[i] = lut[q + 128] for the values x[i] on p's grid, x[i] = (q - zp) * s bit
  * for bit (q in [-128, 127]), from the first on; returns how many were (n:
  * all). y may be x. */

@@ -911,6 +911,34 @@ static void check_channel_add(int act, int k, int oc, int group, int bnd, int ow
     free(ref);
 }
 
+/* g as an int8 graph (per-channel weights) whose every activation has a
+ * range of its own, ready to run on nthreads with in (nx values of graph
+ * input x, made here on x's grid). */
+static int quant_setup(graph_t *g, int x, float *in, int64_t nx, int nthreads, quant_graph **qg,
+                       exec_t **ex, char *err, size_t errlen)
+{
+    int rc = quant_graph_new(g, QT_I8, QM_CHANNEL, qg, err, errlen);
+    rc = rc ? rc : passes_prepare(g, NULL, 0, err, errlen);
+    if (rc)
+        return rc;
+    qparam_t *act = xcalloc((size_t)g->n_t, sizeof(*act));
+    uint8_t *has = xcalloc((size_t)g->n_t, 1);
+    for (int t = 0, i = 0; t < g->n_t; t++)
+        if (g->t[t].kind != TK_CONST) {
+            quant_param_from_range(-1.5f - 0.3f * (float)i, 1.2f + 0.4f * (float)i, &act[t]);
+            has[t] = 1;
+            i++;
+        }
+    for (int64_t i = 0; i < nx; i++) /* the input on its grid */
+        in[i] = quant_dq8(quant_q8(frand(), &act[x]), &act[x]);
+    rc = quant_graph_finish(*qg, act, has, err, errlen);
+    free(act);
+    free(has);
+    exec_opts o = {.nthreads = nthreads, .exact_threads = 1};
+    rc = rc ? rc : exec_create(g, &o, ex, err, errlen);
+    return rc ? rc : exec_set_input(*ex, 0, in, sizeof(float) * (size_t)nx, err, errlen);
+}
+
 /* int8: x (ci channels) -> Conv (k x k, pad k/2, groups, no bias), or
  * ConvTranspose (kernel and stride k: PP-OCR det's head) -> c -> Add [1, oc,
  * 1, 1] -> a [-> BatchNormalization] [-> Relu (act 1) or Sigmoid (2)] -> y,
@@ -963,26 +991,7 @@ static void check_channel_add_i8(int act, int ci, int k, int oc, int group, int 
     float *in = xmalloc(sizeof(float) * (size_t)nx), *ref = xmalloc(sizeof(float) * (size_t)ny);
     quant_graph *qg = NULL;
     exec_t *ex = NULL;
-    exec_opts o = {.nthreads = nthreads, .exact_threads = 1};
-    int rc = quant_graph_new(g, QT_I8, QM_CHANNEL, &qg, err, sizeof(err));
-    rc = rc ? rc : passes_prepare(g, NULL, 0, err, sizeof(err));
-    if (!rc) {
-        qparam_t *act = xcalloc((size_t)g->n_t, sizeof(*act));
-        uint8_t *has = xcalloc((size_t)g->n_t, 1);
-        for (int t = 0, i = 0; t < g->n_t; t++)
-            if (g->t[t].kind != TK_CONST) {
-                quant_param_from_range(-1.5f - 0.3f * (float)i, 1.2f + 0.4f * (float)i, &act[t]);
-                has[t] = 1;
-                i++;
-            }
-        for (int64_t i = 0; i < nx; i++) /* the input on its grid */
-            in[i] = quant_dq8(quant_q8(frand(), &act[x]), &act[x]);
-        rc = quant_graph_finish(qg, act, has, err, sizeof(err));
-        free(act);
-        free(has);
-    }
-    rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
-    rc = rc ? rc : exec_set_input(ex, 0, in, sizeof(float) * (size_t)nx, err, sizeof(err));
+    int rc = quant_setup(g, x, in, nx, nthreads, &qg, &ex, err, sizeof(err));
     CHECK(rc == 0, "int8 channel add: %s", err);
     static const int isas[3] = {QISA_VNNI, QISA_AVX2, QISA_FLOAT};
     for (int i = 0; i < 3 && !rc; i++) {
@@ -1012,6 +1021,75 @@ static void check_channel_add_i8(int act, int ci, int k, int oc, int group, int 
                   c_written ? "written (chain not taken)" : "not written (taken)");
             CHECK(hooked || ts.events == 1, "int8 channel add convt=%d bn=%d: %d timed events "
                   "(the conv alone)", convt, bn, ts.events);
+        }
+    }
+    quant_isa_force(QISA_AUTO);
+    exec_free(ex);
+    quant_graph_free(qg);
+    graph_free(g);
+    free(in);
+    free(ref);
+}
+
+/* x -> Conv 3x3 -> a and x -> Conv 1x1 -> b, y = op(a, b) (Add, Sub, Mul or
+ * Div), z = Conv 1x1 (y), int8: the op reads a's and b's bytes, which their
+ * convs write in place of floats (only byte readers), and writes y's bytes
+ * alone. The unhooked run (bytes) against the hooked one (floats, node by
+ * node) bit for bit on each integer path; a's and b's floats stay unwritten
+ * unless a is a graph output too (tap), then a's are. */
+static void check_ew_bytes_i8(const char *op, int tap, int nthreads)
+{
+    enum { M = 7 };
+    graph_t *g = graph_new();
+    char err[256] = "";
+    int64_t w3[4] = {M, C, 3, 3}, w1[4] = {M, C, 1, 1}, wz[4] = {3, M, 1, 1};
+    int x = graph_add_tensor(g, "x");
+    int a = graph_add_tensor(g, "a"), b = graph_add_tensor(g, "b"), y = graph_add_tensor(g, "y");
+    int64_t xd[4] = {1, C, H, W};
+    tensor_set_shape(&g->t[x], DT_FLOAT, 4, xd);
+    g->t[x].kind = TK_INPUT;
+    int z = graph_add_tensor(g, "z");
+    int ain[2] = {x, add_const(g, "wa", 4, w3)}, bin[2] = {x, add_const(g, "wb", 4, w1)};
+    int yin[2] = {a, b}, zin[2] = {y, add_const(g, "wz", 4, wz)};
+    int an = graph_add_node(g, "conv_a", "Conv", "", 2, ain, 1, &a);
+    set_ints(&g->nodes[an], "pads", 4, 1);
+    graph_add_node(g, "conv_b", "Conv", "", 2, bin, 1, &b);
+    graph_add_node(g, "op", op, "", 2, yin, 1, &y);
+    graph_add_node(g, "conv_z", "Conv", "", 2, zin, 1, &z);
+    graph_set_io(g, 1, &x, 1 + tap, (int[]){z, a});
+    g->opset = 13;
+
+    int64_t nx = (int64_t)C * H * W, na = (int64_t)M * H * W, nz = 3 * H * W;
+    float *in = xmalloc(sizeof(float) * (size_t)nx), *ref = xmalloc(sizeof(float) * (size_t)nz);
+    quant_graph *qg = NULL;
+    exec_t *ex = NULL;
+    int rc = quant_setup(g, x, in, nx, nthreads, &qg, &ex, err, sizeof(err));
+    CHECK(rc == 0, "int8 %s on bytes: %s", op, err);
+    static const int isas[3] = {QISA_VNNI, QISA_AVX2, QISA_FLOAT};
+    for (int i = 0; i < 3 && !rc; i++) {
+        quant_isa_force(isas[i]);
+        for (int hooked = 1; hooked >= 0 && !rc; hooked--) {
+            float *ad = g->t[a].data, *bd = g->t[b].data;
+            for (int64_t e = 0; e < na; e++)
+                ad[e] = bd[e] = NAN;
+            rc = run_hooked(ex, hooked, &(int){0}, NULL, err, sizeof(err));
+            CHECK(rc == 0, "int8 %s on bytes run: %s", op, err);
+            if (rc)
+                break;
+            const float *out = exec_output(ex, 0)->data;
+            if (hooked)
+                memcpy(ref, out, sizeof(float) * (size_t)nz);
+            else
+                CHECK(!memcmp(out, ref, sizeof(float) * (size_t)nz),
+                      "int8 %s on bytes tap=%d threads=%d isa=%d: differs from node by node", op,
+                      tap, nthreads, quant_isa());
+            /* the float GEMMs write no bytes: their floats are read */
+            int a_written = !isnan(ad[0]) && !isnan(ad[na - 1]);
+            int b_written = !isnan(bd[0]) && !isnan(bd[na - 1]), fl = isas[i] == QISA_FLOAT;
+            CHECK(a_written == (hooked || tap || fl) && b_written == (hooked || fl),
+                  "int8 %s on bytes tap=%d hooked=%d isa=%d: a %s, b %s", op, tap, hooked,
+                  quant_isa(), a_written ? "written" : "not written",
+                  b_written ? "written" : "not written");
         }
     }
     quant_isa_force(QISA_AUTO);
@@ -1400,6 +1478,10 @@ int main(void)
     check_swapped();
     check_slices(0);
     check_slices(1);
+    static const char *const ew_ops[] = {"Add", "Sub", "Mul", "Div"};
+    for (int i = 0; i < 4; i++)
+        check_ew_bytes_i8(ew_ops[i], 0, 1 + i % 2);
+    check_ew_bytes_i8("Add", 1, 2);
     check_maxpool_i8(2, 1);  /* the last window: one input value and padding */
     check_maxpool_i8(2, 3);  /* the last window: padding alone */
     /* input ranges as tests/e2e/models.txt */
