@@ -480,6 +480,8 @@ typedef struct qwrap {
     int mp_bytes;         /* a MaxPool that copies values, run on its input's
                              bytes (bytes_link): maxpool_bytes, in window mp */
     node_window mp;
+    int gap_bytes;        /* a GlobalAveragePool that can run on its input's
+                             bytes (gap_from_bytes) */
 } qwrap;
 
 /* A byte Concat input's table: each q + 128 on grid from, requantized to
@@ -1726,6 +1728,23 @@ static int maxpool_bytes(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     return 1;
 }
 
+/* A GlobalAveragePool's means (w->gap_bytes) from its input's bytes, when
+ * its producer wrote them in this run on the input's grid; 0 when not (the
+ * producer wrote the floats then). */
+static int gap_from_bytes(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
+{
+    const quant_graph *q = w->q;
+    int xi = n->in[0];
+    const tensor_t *x = &g->t[xi];
+    tensor_t *y = &g->t[n->out[0]];
+    const int64_t nx = tensor_numel(x), planes = x->dims[0] * x->dims[1];
+    const uint8_t *xb = quant_bytes_of_run(c, q->bytes[xi], nx, &q->act[xi]);
+    if (!xb || !y->data || planes <= 0 || tensor_numel(y) != planes)
+        return 0;
+    quant_gap_bytes(c, xb, planes, nx / planes, &q->act[xi], y->data);
+    return 1;
+}
+
 /* A ConvTranspose with its kernel (qconvt.c), into y (its output, or its
  * chain's with the chain's tables lut, lut8, lut_n; NULL: none): from its
  * input's bytes when they are valid and on its input's grid bit for bit,
@@ -1773,12 +1792,14 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
         requant_bytes(c, w->q, -1, t, g->t[t].data, tensor_numel(&g->t[t]), 0);
         return RT_OK;
     }
-    n->priv = w->priv;
-    int rc = w->orig->run(c, g, n);
-    w->priv = n->priv;
-    n->priv = w;
-    if (rc)
-        return rc;
+    if (!w->gap_bytes || !gap_from_bytes(c, g, n, w)) { /* the kernel */
+        n->priv = w->priv;
+        int rc = w->orig->run(c, g, n);
+        w->priv = n->priv;
+        n->priv = w;
+        if (rc)
+            return rc;
+    }
     /* the requantization, and the bytes where an int8 Conv reads them (an
      * int8 Conv's own output: its epilogue's) */
     for (int k = 0; k < n->n_out; k++) {
@@ -2020,8 +2041,9 @@ static int cat_bytes_only(const quant_graph *q, const node_t *n)
 }
 
 /* The int8 Conv (its node index) whose activation chain node n could join
- * (node_t.chain, chain_operand): each non-constant operand its output or a
- * chain node's of it; -1 when none. */
+ * (node_t.chain, chain_operand): its output of the Conv's shape, each
+ * non-constant operand the Conv's output or a chain node's of it; -1 when
+ * none. */
 static int chain_head_of(const quant_graph *q, const node_t *n, int depth)
 {
     const graph_t *g = q->g;
@@ -2038,6 +2060,10 @@ static int chain_head_of(const quant_graph *q, const node_t *n, int depth)
             return -1;
         head = h;
     }
+    const node_t *hn = head >= 0 ? &g->nodes[head] : NULL;
+    if (!hn || n->n_out < 1 || n->out[0] < 0 || hn->out[0] < 0 ||
+        tensor_numel(&g->t[n->out[0]]) != tensor_numel(&g->t[hn->out[0]]))
+        return -1;
     return head;
 }
 
@@ -2051,21 +2077,15 @@ static int ew_byte_operand(const quant_graph *q, const node_t *n, int k)
     const graph_t *g = q->g;
     if (n->folded || !n->def || n->def->run != qwrap_run || q->type != QT_I8)
         return 0;
-    const int op = ((const qwrap *)n->priv)->ew;
-    if ((op != EW_ADD && op != EW_SUB && op != EW_MUL && op != EW_DIV) ||
-        chain_head_of(q, n, 0) >= 0)
-        return 0;
     const qwrap *w = n->priv;
     const qparam_t *qp;
-    if (!w->ew || w->ew == EW_BN || k >= ew_arity(w) || k >= n->n_in || n->n_out != 1 ||
-        n->out[0] < 0 || n->in[0] < 0 || !ew_qparam(w, n, &qp))
+    if ((w->ew != EW_ADD && w->ew != EW_SUB && w->ew != EW_MUL && w->ew != EW_DIV) || k > 1 ||
+        n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0 || n->n_out != 1 || n->out[0] < 0 ||
+        !ew_qparam(w, n, &qp) || chain_head_of(q, n, 0) >= 0)
         return 0;
-    const tensor_t *y = &g->t[n->out[0]], *a = &g->t[n->in[0]];
-    const tensor_t *b = ew_arity(w) > 1 && n->n_in > 1 && n->in[1] >= 0 ? &g->t[n->in[1]] : NULL;
-    if (y->dtype != DT_FLOAT || (ew_arity(w) > 1 && !b) || n->in[k] < 0)
-        return 0;
-    int64_t ia = ew_inner_shape(a, y), ib = b ? ew_inner_shape(b, y) : 1;
-    if (ia < 0 || ib < 0 || (ia != 1 && ib != 1))
+    const tensor_t *y = &g->t[n->out[0]];
+    int64_t ia = ew_inner_shape(&g->t[n->in[0]], y), ib = ew_inner_shape(&g->t[n->in[1]], y);
+    if (y->dtype != DT_FLOAT || ia < 0 || ib < 0 || (ia != 1 && ib != 1))
         return 0;
     return (k == 0 ? ia : ib) == 1;
 }
@@ -2073,29 +2093,30 @@ static int ew_byte_operand(const quant_graph *q, const node_t *n, int k)
 /* The grid on which node n reads its input k (tensor t) as bytes when its
  * producer wrote them, reading no floats then; NULL when it may read the
  * floats. An int8 Conv's data input (its input grid); on the tensor's grid: a
- * ConvTranspose with its kernel, a MaxPool on bytes, an elementwise op's
- * full operand (ew_byte_operand) and a byte Concat that never runs its
- * float kernel (cat_bytes_only). */
+ * ConvTranspose with its kernel, a MaxPool or GlobalAveragePool on bytes, an
+ * elementwise op's full operand (ew_byte_operand) and a byte Concat that
+ * never runs its float kernel (cat_bytes_only). */
 static const qparam_t *byte_reader_grid(const quant_graph *q, const node_t *n, int k, int t)
 {
     const quant_node *qn = conv_qnode(n);
     if (qn)
         return k == 0 ? &qn->in : NULL;
     const qwrap *w = n->def && n->def->run == qwrap_run ? n->priv : NULL;
-    if (w && k == 0 && ((w->convt_ib && w->convt_ib == q->bytes[t]) || w->mp_bytes))
+    if (w && k == 0 && ((w->convt_ib && w->convt_ib == q->bytes[t]) || w->mp_bytes ||
+                        w->gap_bytes))
         return &q->act[t];
     if (ew_byte_operand(q, n, k) || cat_bytes_only(q, n))
         return &q->act[t];
     return NULL;
 }
 
-/* An elementwise op's full operand t gets bytes when its producer writes
- * them in place of its floats (an int8 Conv, its chain, or an elementwise
- * op) and every reader reads them, on one grid: then no floats are made (an
- * operand whose floats stay would cost a byte pass more than it saves).
- * Called before ConvTransposes and Concats take bytes: those readers do not
- * count yet. */
-static int ew_operand_bytes(const quant_graph *q, int t)
+/* Tensor t can be bytes alone: its producer writes them in place of its
+ * floats (an int8 Conv, its chain, or an elementwise op) and every reader
+ * reads them, on one grid. An elementwise op's operand or a
+ * GlobalAveragePool's input gets bytes only then (where the floats stay, a
+ * byte pass more costs more than reading bytes saves). Called before
+ * ConvTransposes and Concats take bytes: those readers do not count yet. */
+static int bytes_alone(const quant_graph *q, int t)
 {
     const graph_t *g = q->g;
     int pi = g->t[t].producer;
@@ -2184,11 +2205,23 @@ static void bytes_link(quant_graph *q)
         bytes_slot(q, x);
         w->mp_bytes = 1;
     }
-    /* the operands an elementwise op reads as bytes (ew_operand_bytes) */
+    /* a GlobalAveragePool can sum its input's bytes (gap_from_bytes) */
+    for (int i = 0; i < g->n_nodes; i++) {
+        node_t *n = &g->nodes[i];
+        int x = n->n_in > 0 ? n->in[0] : -1;
+        if (!n->folded && n->def && n->def->run == qwrap_run &&
+            !strcmp(n->op, "GlobalAveragePool") && n->n_out == 1 && n->out[0] >= 0 && x >= 0 &&
+            made[x] && g->t[x].ndim >= 3 && needs_grid(q, x) && !(q->t_fp16 && q->t_fp16[x]))
+            ((qwrap *)n->priv)->gap_bytes = 1;
+    }
+    /* the operands that an elementwise op or such a pool reads as bytes,
+     * when their floats can be left out (bytes_alone) */
     for (int i = 0; i < g->n_nodes; i++) {
         const node_t *n = &g->nodes[i];
+        const qwrap *w = !n->folded && n->def && n->def->run == qwrap_run ? n->priv : NULL;
         for (int k = 0; k < n->n_in; k++)
-            if (ew_byte_operand(q, n, k) && made[n->in[k]] && ew_operand_bytes(q, n->in[k]))
+            if ((ew_byte_operand(q, n, k) || (k == 0 && w && w->gap_bytes)) && made[n->in[k]] &&
+                bytes_alone(q, n->in[k]))
                 bytes_slot(q, n->in[k]);
     }
     /* a nearest Resize on its input's grid whose output has bytes: its

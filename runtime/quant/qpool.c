@@ -208,3 +208,137 @@ void quant_maxpool_bytes(op_ctx *c, const node_window *w, int64_t planes, const 
     int64_t work = w->out[1] * (w->k[1] * j.Wp + w->out[2] * w->k[2]);
     op_parallel_for_work(c, planes, work, mp_range, &j);
 }
+
+/* ---- GlobalAveragePool on bytes ----
+ * The fp32 kernel (ops_pool.c) sums a plane in four partial sums, s[k] over
+ * x[4 i + k], the tail into s[0], then takes ((s0 + s1) + (s2 + s3)) / n.
+ * Here each x is made from its byte, (q - zp) * scale (the float its
+ * producer writes beside it), and summed by the same adds in the same
+ * order: the same means to the bit, from a quarter of the memory. */
+#define GAPB_PLANES 8
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GAPHOT \
+    __attribute__((optimize("O3"), target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define GAPHOT __attribute__((optimize("O3")))
+#endif
+
+typedef float gapb_v4 __attribute__((vector_size(16)));
+
+typedef struct gapb_job {
+    const uint8_t *x;
+    int64_t n;
+    const qparam_t *grid;
+    float *y;
+} gapb_job;
+
+static inline __attribute__((always_inline)) gapb_v4 gapb_quad(const uint8_t *b, float z,
+                                                              float s)
+{
+    gapb_v4 v = {(float)b[0] - z, (float)b[1] - z, (float)b[2] - z, (float)b[3] - z};
+    return v * s;
+}
+
+/* np (a constant once inlined) planes of n bytes from x, their means to y */
+static inline __attribute__((always_inline)) void gapb_planes(const uint8_t *x, int64_t n,
+                                                              float z, float sc, float *y,
+                                                              int np)
+{
+    gapb_v4 s[GAPB_PLANES];
+    for (int c = 0; c < np; c++)
+        s[c] = (gapb_v4){0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int c = 0; c < np; c++)
+            s[c] += gapb_quad(x + c * n + i, z, sc);
+    for (int c = 0; c < np; c++) {
+        float s0 = s[c][0];
+        for (int64_t k = i; k < n; k++)
+            s0 += ((float)x[c * n + k] - z) * sc;
+        y[c] = ((s0 + s[c][1]) + (s[c][2] + s[c][3])) / (float)n;
+    }
+}
+
+#ifdef MP512
+/* Four planes' sums side by side: 128-bit lane p of s holds plane p's four
+ * partial sums. Sixteen bytes of each plane (four quads) are a 4 x 4
+ * transpose of 32-bit words from vectors of one quad of every plane; each
+ * of those is made floats and added in turn, quad after quad, as the fp32
+ * kernel adds them. The sums to part (plane p's at 4 p); returns the
+ * values done (n rounded down to 16). */
+__attribute__((target("avx512f"), optimize("O3"))) static int64_t
+gapb_four(const uint8_t *x, int64_t n, float z, float sc, float *part)
+{
+    const __m512i vz = _mm512_set1_epi32((int32_t)z);
+    const __m512 vs = _mm512_set1_ps(sc);
+    __m512 acc = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m128i r0 = _mm_loadu_si128((const __m128i *)(x + i));
+        __m128i r1 = _mm_loadu_si128((const __m128i *)(x + n + i));
+        __m128i r2 = _mm_loadu_si128((const __m128i *)(x + 2 * n + i));
+        __m128i r3 = _mm_loadu_si128((const __m128i *)(x + 3 * n + i));
+        __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpackhi_epi32(r0, r1);
+        __m128i t2 = _mm_unpacklo_epi32(r2, r3), t3 = _mm_unpackhi_epi32(r2, r3);
+        __m128i q[4] = {_mm_unpacklo_epi64(t0, t2), _mm_unpackhi_epi64(t0, t2),
+                        _mm_unpacklo_epi64(t1, t3), _mm_unpackhi_epi64(t1, t3)};
+        for (int k = 0; k < 4; k++)
+            acc = _mm512_add_ps(
+                acc, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_cvtepu8_epi32(q[k]), vz)),
+                                   vs));
+    }
+    _mm512_storeu_ps(part, acc);
+    return i;
+}
+#endif
+
+GAPHOT static void gapb_range(void *arg, int64_t t0, int64_t t1)
+{
+    const gapb_job *j = arg;
+    /* (q + 128) - (zp + 128) is exact in float, as q - zp is */
+    const float z = (float)(j->grid->zp + 128), sc = j->grid->scale;
+    const int64_t n = j->n;
+    int64_t t = t0;
+#ifdef MP512
+    if (quant_isa() == QISA_VNNI) /* AVX-512 with it; RT_QISA lowers it */
+        for (; t + 4 <= t1; t += 4) {
+            float part[16];
+            int64_t i = gapb_four(j->x + t * n, n, z, sc, part);
+            for (int p = 0; p < 4; p++) { /* the rest of each plane as gapb_planes does */
+                const uint8_t *x = j->x + (t + p) * n;
+                gapb_v4 v = {part[4 * p], part[4 * p + 1], part[4 * p + 2], part[4 * p + 3]};
+                int64_t k = i;
+                for (; k + 4 <= n; k += 4)
+                    v += gapb_quad(x + k, z, sc);
+                float s0 = v[0];
+                for (; k < n; k++)
+                    s0 += ((float)x[k] - z) * sc;
+                j->y[t + p] = ((s0 + v[1]) + (v[2] + v[3])) / (float)n;
+            }
+        }
+#endif
+    for (; t + GAPB_PLANES <= t1; t += GAPB_PLANES)
+        gapb_planes(j->x + t * n, n, z, sc, j->y + t, GAPB_PLANES);
+    if (t + 4 <= t1) {
+        gapb_planes(j->x + t * n, n, z, sc, j->y + t, 4);
+        t += 4;
+    }
+    if (t + 2 <= t1) {
+        gapb_planes(j->x + t * n, n, z, sc, j->y + t, 2);
+        t += 2;
+    }
+    if (t < t1)
+        gapb_planes(j->x + t * n, n, z, sc, j->y + t, 1);
+}
+
+void quant_gap_bytes(op_ctx *c, const uint8_t *x, int64_t planes, int64_t n, const qparam_t *grid,
+                     float *y)
+{
+    if (n <= 0) {
+        memset(y, 0, sizeof(float) * (size_t)(planes > 0 ? planes : 0));
+        return;
+    }
+    gapb_job j = {x, n, grid, y};
+    op_parallel_for_work(c, planes, n, gapb_range, &j);
+}

@@ -455,6 +455,11 @@ typedef struct quant_bytes {
  * That writes the maxima of planes x (N * C of them) to y, and with yf
  * their floats on grid too. */
 int quant_maxpool_bytes_ok(const node_window *w);
+/* GlobalAveragePool on bytes (qpool.c): the means of planes x (n bytes
+ * each on grid) to y, the very floats the fp32 kernel gives for their
+ * values (q - zp) * scale. */
+void quant_gap_bytes(op_ctx *c, const uint8_t *x, int64_t planes, int64_t n, const qparam_t *grid,
+                     float *y);
 void quant_maxpool_bytes(op_ctx *c, const node_window *w, int64_t planes, const uint8_t *x,
                          uint8_t *y, float *yf, const qparam_t *grid);
 

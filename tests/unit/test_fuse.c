@@ -1034,9 +1034,11 @@ static void check_channel_add_i8(int act, int ci, int k, int oc, int group, int 
 /* x -> Conv 3x3 -> a and x -> Conv 1x1 -> b, y = op(a, b) (Add, Sub, Mul or
  * Div), z = Conv 1x1 (y), int8: the op reads a's and b's bytes, which their
  * convs write in place of floats (only byte readers), and writes y's bytes
- * alone. The unhooked run (bytes) against the hooked one (floats, node by
- * node) bit for bit on each integer path; a's and b's floats stay unwritten
- * unless a is a graph output too (tap), then a's are. */
+ * alone. op "SE": b = GlobalAveragePool(a), y = Mul(a, b) (squeeze and
+ * excite), the pool summing a's bytes. The unhooked run (bytes) against the
+ * hooked one (floats, node by node) bit for bit on each integer path; a's
+ * and b's floats stay unwritten unless a is a graph output too (tap), then
+ * a's are (b, the pool's means, always are). */
 static void check_ew_bytes_i8(const char *op, int tap, int nthreads)
 {
     enum { M = 7 };
@@ -1053,8 +1055,12 @@ static void check_ew_bytes_i8(const char *op, int tap, int nthreads)
     int yin[2] = {a, b}, zin[2] = {y, add_const(g, "wz", 4, wz)};
     int an = graph_add_node(g, "conv_a", "Conv", "", 2, ain, 1, &a);
     set_ints(&g->nodes[an], "pads", 4, 1);
-    graph_add_node(g, "conv_b", "Conv", "", 2, bin, 1, &b);
-    graph_add_node(g, "op", op, "", 2, yin, 1, &y);
+    const int se = !strcmp(op, "SE"); /* b = GlobalAveragePool(a), y = Mul(a, b) */
+    if (se)
+        graph_add_node(g, "gap", "GlobalAveragePool", "", 1, &a, 1, &b);
+    else
+        graph_add_node(g, "conv_b", "Conv", "", 2, bin, 1, &b);
+    graph_add_node(g, "op", se ? "Mul" : op, "", 2, yin, 1, &y);
     graph_add_node(g, "conv_z", "Conv", "", 2, zin, 1, &z);
     graph_set_io(g, 1, &x, 1 + tap, (int[]){z, a});
     g->opset = 13;
@@ -1070,8 +1076,11 @@ static void check_ew_bytes_i8(const char *op, int tap, int nthreads)
         quant_isa_force(isas[i]);
         for (int hooked = 1; hooked >= 0 && !rc; hooked--) {
             float *ad = g->t[a].data, *bd = g->t[b].data;
+            const int64_t nb = se ? M : na;
             for (int64_t e = 0; e < na; e++)
-                ad[e] = bd[e] = NAN;
+                ad[e] = NAN;
+            for (int64_t e = 0; e < nb; e++)
+                bd[e] = NAN;
             rc = run_hooked(ex, hooked, &(int){0}, NULL, err, sizeof(err));
             CHECK(rc == 0, "int8 %s on bytes run: %s", op, err);
             if (rc)
@@ -1085,8 +1094,8 @@ static void check_ew_bytes_i8(const char *op, int tap, int nthreads)
                       tap, nthreads, quant_isa());
             /* the float GEMMs write no bytes: their floats are read */
             int a_written = !isnan(ad[0]) && !isnan(ad[na - 1]);
-            int b_written = !isnan(bd[0]) && !isnan(bd[na - 1]), fl = isas[i] == QISA_FLOAT;
-            CHECK(a_written == (hooked || tap || fl) && b_written == (hooked || fl),
+            int b_written = !isnan(bd[0]) && !isnan(bd[nb - 1]), fl = isas[i] == QISA_FLOAT;
+            CHECK(a_written == (hooked || tap || fl) && b_written == (hooked || fl || se),
                   "int8 %s on bytes tap=%d hooked=%d isa=%d: a %s, b %s", op, tap, hooked,
                   quant_isa(), a_written ? "written" : "not written",
                   b_written ? "written" : "not written");
@@ -1482,6 +1491,8 @@ int main(void)
     for (int i = 0; i < 4; i++)
         check_ew_bytes_i8(ew_ops[i], 0, 1 + i % 2);
     check_ew_bytes_i8("Add", 1, 2);
+    check_ew_bytes_i8("SE", 0, 2);
+    check_ew_bytes_i8("SE", 1, 1);
     check_maxpool_i8(2, 1);  /* the last window: one input value and padding */
     check_maxpool_i8(2, 3);  /* the last window: padding alone */
     /* input ranges as tests/e2e/models.txt */

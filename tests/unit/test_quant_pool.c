@@ -1,9 +1,12 @@
-/* MaxPool on int8 bytes (runtime/quant/qpool.c) against a plain loop over
- * each window's input elements: windows of 2 and 3 taps, strides 1 to 3,
+/* The pools on int8 bytes (runtime/quant/qpool.c). GlobalAveragePool
+ * against the fp32 kernel on the bytes' floats, bit for bit. MaxPool against
+ * a plain loop over each window's input elements: windows of 2 and 3 taps, strides 1 to 3,
  * padding at either end, dilation, ceil_mode, rows longer than a vector,
  * on the AVX-512 rows and on the plain ones (RT_QISA lowered); windows that
  * the byte pool must refuse (padding alone, more than 3 taps). */
+#include "runtime/exec/exec.h"
 #include "runtime/exec/kernels.h"
+#include "runtime/passes/passes.h"
 #include "runtime/quant/quant.h"
 #include "tests/graph_build.h"
 #include "tests/test.h"
@@ -85,8 +88,62 @@ static void pool_case(const win *c, int want_ok)
     free(yf);
 }
 
+/* quant_gap_bytes against the fp32 GlobalAveragePool (the executor's own
+ * kernel) on the bytes' floats (q - zp) * scale: the same means to the bit,
+ * for plane counts that take each group size of the kernel (8, 4, 2, 1) and
+ * planes with and without a tail of 1 to 3 values. */
+static void gap_case(int64_t planes, int64_t h, int64_t w)
+{
+    char err[256] = "";
+    const int64_t n = h * w, nx = planes * n;
+    graph_t *g = graph_new();
+    int64_t xd[4] = {1, planes, h, w};
+    int x = add_tensor(g, "x", 4, xd, NULL), y = graph_add_tensor(g, "y");
+    g->t[x].kind = TK_INPUT;
+    graph_add_node(g, "gap", "GlobalAveragePool", "", 1, &x, 1, &y);
+    graph_set_io(g, 1, &x, 1, &y);
+    g->opset = 13;
+    uint8_t *b = malloc((size_t)nx);
+    float *xf = malloc(sizeof(float) * (size_t)nx), *got = malloc(sizeof(float) * (size_t)planes);
+    qparam_t grid;
+    quant_param_from_range(-0.37f, 5.1f, &grid);
+    for (int64_t i = 0; i < nx; i++) {
+        b[i] = (uint8_t)(rand() % 256);
+        xf[i] = quant_dq8((int8_t)(b[i] - 128), &grid);
+    }
+    exec_t *ex = NULL;
+    exec_opts o = {.nthreads = 1};
+    int rc = passes_prepare(g, NULL, 0, err, sizeof(err));
+    rc = rc ? rc : exec_create(g, &o, &ex, err, sizeof(err));
+    rc = rc ? rc : exec_set_input(ex, 0, xf, sizeof(float) * (size_t)nx, err, sizeof(err));
+    rc = rc ? rc : exec_run(ex, NULL, NULL, err, sizeof(err));
+    CHECK(rc == 0, "fp32 GlobalAveragePool: %s", err);
+    for (int isa = QISA_VNNI; !rc && isa >= QISA_AVX2; isa--) { /* 4 planes a vector, or not */
+        quant_isa_force(isa);
+        quant_gap_bytes(NULL, b, planes, n, &grid, got);
+        const float *want = exec_output(ex, 0)->data;
+        int64_t bad = 0;
+        for (int64_t p = 0; p < planes; p++)
+            bad += memcmp(&got[p], &want[p], sizeof(float)) != 0;
+        CHECK(bad == 0, "GlobalAveragePool on bytes, %lld planes of %lldx%lld, isa %d: %lld means "
+              "differ from the fp32 kernel's", (long long)planes, (long long)h, (long long)w,
+              quant_isa(), (long long)bad);
+    }
+    quant_isa_force(QISA_AUTO);
+    exec_free(ex);
+    graph_free(g);
+    free(b);
+    free(xf);
+    free(got);
+}
+
 int main(void)
 {
+    gap_case(15, 2, 96);  /* PP-OCR cls's SE pools: groups of 8, 4, 2, 1 */
+    gap_case(13, 7, 7);   /* a tail of 1 */
+    gap_case(8, 3, 5);    /* of 3 */
+    gap_case(3, 1, 2);    /* shorter than a quad */
+    gap_case(2, 41, 37);  /* long planes */
     static const win take[] = {
         {2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0, 28, 28},  /* MNIST's first pool */
         {2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0, 2, 96},   /* PP-OCR cls's */
