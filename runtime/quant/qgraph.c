@@ -675,6 +675,13 @@ EWHOT static void ew_affine(const float *x, float a, float b, float *y, int64_t 
 
 #define EW_CHUNK 16384
 
+/* quant_ew_qdq's op for w->ew (a binary op, Relu or Clip). */
+static int ew_qop(int op)
+{
+    return op == EW_ADD ? QEW_ADD : op == EW_SUB ? QEW_SUB : op == EW_MUL ? QEW_MUL
+         : op == EW_DIV ? QEW_DIV : op == EW_RELU ? QEW_RELU : QEW_CLIP;
+}
+
 /* w's op on m elements (sa / sb: 1 a full operand, 0 one value), then the
  * requantization by qp (NULL: none); the op and the requantization in one
  * pass where quant_ew_qdq can (it can for every block or none: the CPU's).
@@ -686,9 +693,7 @@ static void ew_block(const qwrap *w, const float *a, int sa, const float *b, int
                      const quant_ew_in *in, float *y, uint8_t *yb, int floats, int64_t m,
                      const qparam_t *qp)
 {
-    const int op = w->ew;
-    const int qop = op == EW_ADD ? QEW_ADD : op == EW_SUB ? QEW_SUB : op == EW_MUL ? QEW_MUL
-                  : op == EW_DIV ? QEW_DIV : op == EW_RELU ? QEW_RELU : QEW_CLIP;
+    const int op = w->ew, qop = ew_qop(op);
     int done = 0;
 
     if (op == EW_RELU || op == EW_CLIP) {
@@ -730,6 +735,14 @@ static void ew_range(void *arg, int64_t b0, int64_t b1)
             ew_block(j->w, j->a + lo, 1, NULL, 0, &in, j->y + lo, j->yb ? j->yb + lo : NULL,
                      j->floats, hi - lo, j->qp);
             continue;
+        }
+        /* b one value per row (a channel's factor): the rows in one call */
+        if (j->ia == 1 && j->ib > 1 && j->qp && j->w->ew != EW_UNARY) {
+            quant_ew_in in = {.ab = j->ab ? j->ab + lo : NULL, .ag = j->ag, .brow = j->ib,
+                              .bfirst = lo % j->ib};
+            if (quant_ew_qdq_in(ew_qop(j->w->ew), j->a + lo, 1, j->b + lo / j->ib, 0, &in, 0, 0,
+                                j->y + lo, j->yb ? j->yb + lo : NULL, hi - lo, j->qp, j->floats))
+                continue;
         }
         /* segments on which each broadcast operand is one value or a full run */
         for (int64_t p = lo; p < hi;) {

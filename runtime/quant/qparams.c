@@ -794,20 +794,48 @@ ewc_init(ewc *e, const float *a, const float *b, float lo, float hi, const qpara
     e->frac = _mm512_set1_epi32(0x3ffc);
 }
 
-Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int sb, float lo,
-                            float hi, float *y, uint8_t *yb, int64_t n, const qparam_t *p,
-                            int floats)
+/* ew_loop, or with brow > 0 (sb 0) b one value per row of brow elements,
+ * element i taking b[(bfirst + i) / brow]: a loop per row, the constants set
+ * up once. */
+Q512 static inline __attribute__((always_inline)) void
+ew_rows(ewc *e, const ewb *in, const float *a, int sa, const float *b, int sb, int64_t brow,
+        int64_t bfirst, float *y, uint8_t *yb, int64_t n, const int OP, const int BY)
+{
+    if (brow <= 0 || sb) {
+        ew_loop(e, in, a, sa, b, sb, y, yb, n, OP, BY);
+        return;
+    }
+    ewb r;
+    if (BY)
+        r = *in;
+    for (int64_t i = 0, m; i < n; i += m) {
+        int64_t k = (bfirst + i) % brow;
+        m = brow - k < n - i ? brow - k : n - i;
+        e->b0 = _mm512_set1_ps(b[(bfirst + i) / brow]);
+        if (BY)
+            r.ab = in->ab ? in->ab + i : NULL;
+        ew_loop(e, BY ? &r : NULL, sa ? a + i : a, sa, b, 0, y + i, yb ? yb + i : NULL, m, OP,
+                BY);
+    }
+}
+
+#define EW_SWITCH(BY, V)                                                                    \
+    switch (op) {                                                                          \
+    case QEW_ADD: ew_rows(&e, V, a, sa, b, sb, brow, bfirst, y, yb, n, QEW_ADD, BY); break; \
+    case QEW_SUB: ew_rows(&e, V, a, sa, b, sb, brow, bfirst, y, yb, n, QEW_SUB, BY); break; \
+    case QEW_MUL: ew_rows(&e, V, a, sa, b, sb, brow, bfirst, y, yb, n, QEW_MUL, BY); break; \
+    case QEW_DIV: ew_rows(&e, V, a, sa, b, sb, brow, bfirst, y, yb, n, QEW_DIV, BY); break; \
+    case QEW_RELU: ew_rows(&e, V, a, sa, b, sb, brow, bfirst, y, yb, n, QEW_RELU, BY); break; \
+    default: ew_rows(&e, V, a, sa, b, sb, brow, bfirst, y, yb, n, QEW_CLIP, BY); break;     \
+    }
+
+Q512 static void ew_qdq_512(int op, const float *a, int sa, const float *b, int sb, int64_t brow,
+                            int64_t bfirst, float lo, float hi, float *y, uint8_t *yb, int64_t n,
+                            const qparam_t *p, int floats)
 {
     ewc e;
     ewc_init(&e, a, b, lo, hi, p, yb && !floats);
-    switch (op) {
-    case QEW_ADD: ew_loop(&e, NULL, a, sa, b, sb, y, yb, n, QEW_ADD, 0); break;
-    case QEW_SUB: ew_loop(&e, NULL, a, sa, b, sb, y, yb, n, QEW_SUB, 0); break;
-    case QEW_MUL: ew_loop(&e, NULL, a, sa, b, sb, y, yb, n, QEW_MUL, 0); break;
-    case QEW_DIV: ew_loop(&e, NULL, a, sa, b, sb, y, yb, n, QEW_DIV, 0); break;
-    case QEW_RELU: ew_loop(&e, NULL, a, sa, b, sb, y, yb, n, QEW_RELU, 0); break;
-    default: ew_loop(&e, NULL, a, sa, b, sb, y, yb, n, QEW_CLIP, 0); break;
-    }
+    EW_SWITCH(0, NULL)
 }
 
 /* ew_qdq_512 with operands from bytes: a copy of its loops (the float ones
@@ -818,21 +846,16 @@ Q512 static void ew_qdq_512_in(int op, const float *a, int sa, const float *b, i
 {
     ewc e;
     ewb v;
+    const int64_t brow = in->brow, bfirst = in->bfirst;
     v.ab = sa ? in->ab : NULL, v.bb = sb ? in->bb : NULL;
     v.az = _mm512_set1_epi32(v.ab ? in->ag->zp + 128 : 0);
     v.as = _mm512_set1_ps(v.ab ? in->ag->scale : 0.0f);
     v.bz = _mm512_set1_epi32(v.bb ? in->bg->zp + 128 : 0);
     v.bs = _mm512_set1_ps(v.bb ? in->bg->scale : 0.0f);
     ewc_init(&e, v.ab ? NULL : a, v.bb ? NULL : b, lo, hi, p, yb && !floats);
-    switch (op) {
-    case QEW_ADD: ew_loop(&e, &v, a, sa, b, sb, y, yb, n, QEW_ADD, 1); break;
-    case QEW_SUB: ew_loop(&e, &v, a, sa, b, sb, y, yb, n, QEW_SUB, 1); break;
-    case QEW_MUL: ew_loop(&e, &v, a, sa, b, sb, y, yb, n, QEW_MUL, 1); break;
-    case QEW_DIV: ew_loop(&e, &v, a, sa, b, sb, y, yb, n, QEW_DIV, 1); break;
-    case QEW_RELU: ew_loop(&e, &v, a, sa, b, sb, y, yb, n, QEW_RELU, 1); break;
-    default: ew_loop(&e, &v, a, sa, b, sb, y, yb, n, QEW_CLIP, 1); break;
-    }
+    EW_SWITCH(1, &v)
 }
+#undef EW_SWITCH
 
 /* The grid test of lut_map_512 and grid_bytes_512: lanes m of v as q - zp
  * (rounded, clamped), and *eq the lanes whose (q - zp) * s is v bit for bit. */
@@ -1073,7 +1096,8 @@ int quant_ew_qdq_in(int op, const float *a, int sa, const float *b, int sb,
         if (n > 0 && in && ((sa && in->ab) || (sb && in->bb)))
             ew_qdq_512_in(op, a, sa, b, sb, in, lo, hi, y, yb, n, p, floats);
         else if (n > 0)
-            ew_qdq_512(op, a, sa, b, sb, lo, hi, y, yb, n, p, floats);
+            ew_qdq_512(op, a, sa, b, sb, in ? in->brow : 0, in ? in->bfirst : 0, lo, hi, y, yb,
+                       n, p, floats);
         return 1;
     }
 #endif

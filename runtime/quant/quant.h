@@ -216,10 +216,13 @@ int quant_ew_qdq_bytes(int op, const float *a, int sa, const float *b, int sb, f
                        int floats);
 /* The same, with full operands (sa or sb 1) read from their bytes q + 128
  * on a grid where in->ab or in->bb is set, each value (q - zp) * scale (the
- * float its producer writes beside the byte); yb may be NULL. */
+ * float its producer writes beside the byte); and with in->brow > 0 (sb 0),
+ * b one value per row of brow elements, element i taking b[(in->bfirst +
+ * i) / brow] (a channel's factor). yb may be NULL. */
 typedef struct quant_ew_in {
     const uint8_t *ab, *bb;
     const qparam_t *ag, *bg;
+    int64_t brow, bfirst;
 } quant_ew_in;
 int quant_ew_qdq_in(int op, const float *a, int sa, const float *b, int sb,
                     const quant_ew_in *in, float lo, float hi, float *y, uint8_t *yb, int64_t n,
