@@ -1717,6 +1717,14 @@ static int resize_bytes(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     return 1;
 }
 
+/* Tensor t's floats are read by no one in a private run (its bytes, on its
+ * grid, by everyone: quant_bytes.only_bytes). */
+static int bytes_unread_floats(const quant_graph *q, int t)
+{
+    const quant_bytes *b = q->bytes && t >= 0 ? q->bytes[t] : NULL;
+    return b && b->only_bytes && quant_same_grid(&b->rgrid, &q->act[t]);
+}
+
 /* A MaxPool that copies values (w->mp_bytes) on its input's bytes, when
  * its producer wrote them in this run on the output's grid (its input's):
  * the output's bytes where an int8 Conv reads them, and its floats unless
@@ -1799,6 +1807,10 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
     if (w->ew && ew_run(c, g, n, w))
         return RT_OK;
     if (w->mp_bytes && maxpool_bytes(c, g, n, w))
+        return RT_OK;
+    /* a Resize whose floats no one reads: its bytes alone */
+    if (w->rz_bytes && c->private_run && bytes_unread_floats(w->q, n->out[0]) &&
+        resize_bytes(c, g, n, w))
         return RT_OK;
     if (w->convt && convt_run(c, g, n, w, &g->t[n->out[0]], NULL, NULL, 0)) {
         int t = n->out[0]; /* bytes, where an int8 Conv reads them */
@@ -2123,8 +2135,16 @@ static const qparam_t *byte_reader_grid(const quant_graph *q, const node_t *n, i
     return NULL;
 }
 
+/* Node n (wrapped as w) is a nearest Resize on its input's grid: it can
+ * gather its output's bytes from its input's (resize_bytes). */
+static int rz_gathers(graph_t *g, const node_t *n, const qwrap *w)
+{
+    return !strcmp(n->op, "Resize") && copies_values(g, n) && n->n_out == 1 && (w->on_grid & 1);
+}
+
 /* Tensor t can be bytes alone: its producer writes them in place of its
- * floats (an int8 Conv, its chain, or an elementwise op) and every reader
+ * floats (an int8 Conv, its chain, an elementwise op or a nearest Resize
+ * that gathers them) and every reader
  * reads them, on one grid. An elementwise op's operand or a
  * GlobalAveragePool's input gets bytes only then (where the floats stay, a
  * byte pass more costs more than reading bytes saves). Called before
@@ -2134,9 +2154,9 @@ static int bytes_alone(const quant_graph *q, int t)
     const graph_t *g = q->g;
     int pi = g->t[t].producer;
     const node_t *pn = pi >= 0 && pi < g->n_nodes ? &g->nodes[pi] : NULL;
+    const qwrap *pw = pn && pn->def && pn->def->run == qwrap_run ? pn->priv : NULL;
     if (!pn || g->t[t].is_output || !needs_grid(q, t) || (q->t_fp16 && q->t_fp16[t]) ||
-        !(conv_qnode(pn) ||
-          (pn->def && pn->def->run == qwrap_run && ((const qwrap *)pn->priv)->ew)))
+        !(conv_qnode(pn) || (pw && (pw->ew || rz_gathers(q->g, pn, pw)))))
         return 0;
     int seen = 0;
     const qparam_t *rg = NULL;
@@ -2242,15 +2262,12 @@ static void bytes_link(quant_graph *q)
     for (int i = g->n_nodes - 1; i >= 0; i--) {
         node_t *n = &g->nodes[i];
         int x = n->n_in > 0 ? n->in[0] : -1;
-        if (n->folded || !n->def || n->def->run != qwrap_run || strcmp(n->op, "Resize") ||
-            !copies_values(g, n) || n->n_out != 1 || n->out[0] < 0 || !q->bytes[n->out[0]] ||
-            x < 0 || !made[x] || g->t[x].dtype != DT_FLOAT)
-            continue;
-        qwrap *w = n->priv;
-        if (!(w->on_grid & 1))
+        if (n->folded || !n->def || n->def->run != qwrap_run || !rz_gathers(g, n, n->priv) ||
+            n->out[0] < 0 || !q->bytes[n->out[0]] || x < 0 || !made[x] ||
+            g->t[x].dtype != DT_FLOAT)
             continue;
         bytes_slot(q, x);
-        w->rz_bytes = 1;
+        ((qwrap *)n->priv)->rz_bytes = 1;
     }
     for (int i = 0; i < g->n_nodes; i++) {
         const node_t *n = &g->nodes[i];

@@ -912,7 +912,7 @@ static void check_channel_add(int act, int k, int oc, int group, int bnd, int ow
 }
 
 /* g as an int8 graph (per-channel weights) whose every activation has a
- * range of its own, ready to run on nthreads with in (nx values of graph
+ * range of its own (a Resize's output its input's), ready to run on nthreads with in (nx values of graph
  * input x, made here on x's grid). */
 static int quant_setup(graph_t *g, int x, float *in, int64_t nx, int nthreads, quant_graph **qg,
                        exec_t **ex, char *err, size_t errlen)
@@ -929,6 +929,10 @@ static int quant_setup(graph_t *g, int x, float *in, int64_t nx, int nthreads, q
             has[t] = 1;
             i++;
         }
+    /* a nearest Resize's output takes its input's, as calibration gives it */
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!strcmp(g->nodes[i].op, "Resize") && g->nodes[i].in[0] >= 0)
+            act[g->nodes[i].out[0]] = act[g->nodes[i].in[0]];
     for (int64_t i = 0; i < nx; i++) /* the input on its grid */
         in[i] = quant_dq8(quant_q8(frand(), &act[x]), &act[x]);
     rc = quant_graph_finish(*qg, act, has, err, errlen);
@@ -1035,7 +1039,9 @@ static void check_channel_add_i8(int act, int ci, int k, int oc, int group, int 
  * Div), z = Conv 1x1 (y), int8: the op reads a's and b's bytes, which their
  * convs write in place of floats (only byte readers), and writes y's bytes
  * alone. op "SE": b = GlobalAveragePool(a), y = Mul(a, b) (squeeze and
- * excite), the pool summing a's bytes. The unhooked run (bytes) against the
+ * excite), the pool summing a's bytes; "UP": b = nearest Resize of a
+ * stride-2 conv's output, gathering its bytes and skipping its kernel (its
+ * floats unread). The unhooked run (bytes) against the
  * hooked one (floats, node by node) bit for bit on each integer path; a's
  * and b's floats stay unwritten unless a is a graph output too (tap), then
  * a's are (b, the pool's means, always are). */
@@ -1056,11 +1062,23 @@ static void check_ew_bytes_i8(const char *op, int tap, int nthreads)
     int an = graph_add_node(g, "conv_a", "Conv", "", 2, ain, 1, &a);
     set_ints(&g->nodes[an], "pads", 4, 1);
     const int se = !strcmp(op, "SE"); /* b = GlobalAveragePool(a), y = Mul(a, b) */
-    if (se)
+    const int up = !strcmp(op, "UP"); /* b = Resize(Conv 1x1 stride 2 (x)), y = Add(a, b) */
+    if (se) {
         graph_add_node(g, "gap", "GlobalAveragePool", "", 1, &a, 1, &b);
-    else
+    } else if (up) {
+        int h = graph_add_tensor(g, "h"), sz = graph_add_tensor(g, "sizes");
+        int bn = graph_add_node(g, "conv_b", "Conv", "", 2, bin, 1, &h);
+        set_ints(&g->nodes[bn], "strides", 2, 2);
+        tensor_set_shape(&g->t[sz], DT_INT64, 1, (int64_t[]){4});
+        g->t[sz].kind = TK_CONST;
+        g->t[sz].data = xmalloc(4 * sizeof(int64_t));
+        memcpy(g->t[sz].data, (int64_t[]){1, M, H, W}, 4 * sizeof(int64_t));
+        int rin[4] = {h, -1, -1, sz};
+        graph_add_node(g, "up", "Resize", "", 4, rin, 1, &b);
+    } else {
         graph_add_node(g, "conv_b", "Conv", "", 2, bin, 1, &b);
-    graph_add_node(g, "op", se ? "Mul" : op, "", 2, yin, 1, &y);
+    }
+    graph_add_node(g, "op", se ? "Mul" : up ? "Add" : op, "", 2, yin, 1, &y);
     graph_add_node(g, "conv_z", "Conv", "", 2, zin, 1, &z);
     graph_set_io(g, 1, &x, 1 + tap, (int[]){z, a});
     g->opset = 13;
@@ -1095,7 +1113,8 @@ static void check_ew_bytes_i8(const char *op, int tap, int nthreads)
             /* the float GEMMs write no bytes: their floats are read */
             int a_written = !isnan(ad[0]) && !isnan(ad[na - 1]);
             int b_written = !isnan(bd[0]) && !isnan(bd[nb - 1]), fl = isas[i] == QISA_FLOAT;
-            CHECK(a_written == (hooked || tap || fl) && b_written == (hooked || fl || se),
+            /* (the stride-2 conv under UP writes bytes on every path) */
+            CHECK(a_written == (hooked || tap || fl) && b_written == (hooked || (fl && !up) || se),
                   "int8 %s on bytes tap=%d hooked=%d isa=%d: a %s, b %s", op, tap, hooked,
                   quant_isa(), a_written ? "written" : "not written",
                   b_written ? "written" : "not written");
@@ -1492,6 +1511,7 @@ int main(void)
         check_ew_bytes_i8(ew_ops[i], 0, 1 + i % 2);
     check_ew_bytes_i8("Add", 1, 2);
     check_ew_bytes_i8("SE", 0, 2);
+    check_ew_bytes_i8("UP", 0, 2);
     check_ew_bytes_i8("SE", 1, 1);
     check_maxpool_i8(2, 1);  /* the last window: one input value and padding */
     check_maxpool_i8(2, 3);  /* the last window: padding alone */
