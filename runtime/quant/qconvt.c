@@ -160,6 +160,8 @@ static void convt_range(void *arg, int64_t t0, int64_t t1)
             float bv = k->bias ? k->bias[r / kvol] : 0.0f, *row = tmp + r * ncol;
             const quant_lut8 *t8 = j->lut8 ? j->lut8 + (j->lut_n > 1 ? r / kvol : 0) : NULL;
             /* with the chain's byte table: q + 128, its byte, its value */
+            if (t8 && quant_add_lut8(row, bv, ncol, j->p, t8, row))
+                continue;
             if (t8 && quant_ew_qdq_bytes(QEW_ADD, row, 1, &bv, 0, 0, 0, row, qb, ncol, j->p, 0)) {
                 quant_bytes_map(t8->q, qb, qb + ncol, ncol);
                 convt_dequant(qb + ncol, ncol, 1, ncol, &t8->grid, row);

@@ -857,6 +857,31 @@ Q512 static void ew_qdq_512_in(int op, const float *a, int sa, const float *b, i
 }
 #undef EW_SWITCH
 
+/* x + bias requantized by p (ew_t16, as ew_qdq_512 with QEW_ADD), its
+ * q + 128 through a chain's byte table (the permutes of lut8_bytes) and the
+ * entry dequantized by the table's grid: in registers, 16 values a step. */
+QVBMI static void add_lut8_512(const float *x, float bias, int64_t n, const qparam_t *p,
+                               const quant_lut8 *t, float *y)
+{
+    ewc e;
+    ewc_init(&e, NULL, &bias, 0, 0, p, 0);
+    const lut8c l = {
+        .t0 = _mm512_loadu_si512(t->q), .t1 = _mm512_loadu_si512(t->q + 64),
+        .t2 = _mm512_loadu_si512(t->q + 128), .t3 = _mm512_loadu_si512(t->q + 192),
+        .top = _mm512_set1_epi8((char)0x80), .zq = _mm512_set1_epi32(t->grid.zp + 128),
+        .vs = _mm512_set1_ps(t->grid.scale),
+    };
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512 t16 = ew_t16(&e, ew16(&e, _mm512_maskz_loadu_ps(m, x + i), e.b0, QEW_ADD));
+        __m512i ix = ew_bytes16(&e, t16);
+        __m512i lo = _mm512_maskz_permutex2var_epi8(LUT8_LOW, l.t0, ix, l.t1);
+        __m512i hi = _mm512_maskz_permutex2var_epi8(LUT8_LOW, l.t2, ix, l.t3);
+        __m512i b = _mm512_mask_blend_epi8(_mm512_test_epi8_mask(ix, l.top), lo, hi);
+        _mm512_mask_storeu_ps(y + i, m, lut8_float(&l, b));
+    }
+}
+
 /* The grid test of lut_map_512 and grid_bytes_512: lanes m of v as q - zp
  * (rounded, clamped), and *eq the lanes whose (q - zp) * s is v bit for bit. */
 typedef struct ongrid512 {
@@ -1103,6 +1128,20 @@ int quant_ew_qdq_in(int op, const float *a, int sa, const float *b, int sb,
 #endif
     (void)op, (void)a, (void)sa, (void)b, (void)sb, (void)in, (void)lo, (void)hi, (void)y;
     (void)yb, (void)n, (void)floats;
+    return 0;
+}
+
+int quant_add_lut8(const float *x, float bias, int64_t n, const qparam_t *p,
+                   const quant_lut8 *t, float *y)
+{
+#ifdef Q8C_512
+    if (have_512() && have_vbmi() && quant_grid_bytes_exact(p)) {
+        if (n > 0)
+            add_lut8_512(x, bias, n, p, t, y);
+        return 1;
+    }
+#endif
+    (void)x, (void)bias, (void)n, (void)p, (void)t, (void)y;
     return 0;
 }
 

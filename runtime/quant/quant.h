@@ -227,6 +227,12 @@ typedef struct quant_ew_in {
 int quant_ew_qdq_in(int op, const float *a, int sa, const float *b, int sb,
                     const quant_ew_in *in, float lo, float hi, float *y, uint8_t *yb, int64_t n,
                     const qparam_t *p, int floats);
+/* y = t's entry at q + 128 of x + bias requantized by p, dequantized by t's
+ * grid: quant_ew_qdq_bytes (QEW_ADD, one value), quant_bytes_map and
+ * quant_dq8_bytes in one pass on AVX512-VBMI CPUs; 0 when it did nothing.
+ * y may be x. */
+int quant_add_lut8(const float *x, float bias, int64_t n, const qparam_t *p,
+                   const quant_lut8 *t, float *y);
 /* y[i] = lut[q + 128] for the values x[i] on p's grid, x[i] = (q - zp) * s bit
  * for bit (q in [-128, 127]), from the first on; returns how many were (n:
  * all). y may be x. */
