@@ -1151,6 +1151,8 @@ struct vn_job {
     int64_t msplit, mchunk; /* output channels in msplit tasks of mchunk (GEMM_MR-aligned) */
     int isa;
     const qepi *epi;       /* requantized in the tiles' registers (vn_range_q), or NULL */
+    int pack;              /* pointwise on byte planes: each task packs the quads of
+                              its columns itself (vn_pack_cols), no padded planes */
 };
 
 /* Four channels' bytes as quads (quant_q8_quads' words from bytes that are
@@ -1172,29 +1174,35 @@ QHOT static void bytes_quads(const uint8_t *const *b, int nch, int64_t n, uint8_
 }
 
 #ifdef QVNNI
-/* bytes_quads of four channels on AVX512-BW, 64 positions a step: byte and
- * word unpacks interleave the planes within each 128-bit lane (block j of
- * u[k] holds positions 16 j + 4 k ..), two rounds of 128-bit shuffles put
- * the blocks in order; the tail by bytes_quads. */
+/* Four channels' 64 bytes b0..b3 as 64 quads to out: byte and word unpacks
+ * interleave the planes within each 128-bit lane (block j of u[k] holds
+ * positions 16 j + 4 k ..), two rounds of 128-bit shuffles put the blocks in
+ * order. */
+__attribute__((target("avx512f,avx512bw"))) static inline __attribute__((always_inline)) void
+quads64(__m512i b0, __m512i b1, __m512i b2, __m512i b3, uint32_t *out)
+{
+    __m512i t0 = _mm512_unpacklo_epi8(b0, b1), t1 = _mm512_unpackhi_epi8(b0, b1);
+    __m512i t2 = _mm512_unpacklo_epi8(b2, b3), t3 = _mm512_unpackhi_epi8(b2, b3);
+    __m512i u0 = _mm512_unpacklo_epi16(t0, t2), u1 = _mm512_unpackhi_epi16(t0, t2);
+    __m512i u2 = _mm512_unpacklo_epi16(t1, t3), u3 = _mm512_unpackhi_epi16(t1, t3);
+    /* the 4 x 4 blocks transposed: out block 4 j + k = block j of u[k] */
+    __m512i v0 = _mm512_shuffle_i32x4(u0, u1, 0x44), v1 = _mm512_shuffle_i32x4(u0, u1, 0xee);
+    __m512i v2 = _mm512_shuffle_i32x4(u2, u3, 0x44), v3 = _mm512_shuffle_i32x4(u2, u3, 0xee);
+    _mm512_storeu_si512(out, _mm512_shuffle_i32x4(v0, v2, 0x88));
+    _mm512_storeu_si512(out + 16, _mm512_shuffle_i32x4(v0, v2, 0xdd));
+    _mm512_storeu_si512(out + 32, _mm512_shuffle_i32x4(v1, v3, 0x88));
+    _mm512_storeu_si512(out + 48, _mm512_shuffle_i32x4(v1, v3, 0xdd));
+}
+
+/* bytes_quads of four channels on AVX512-BW, 64 positions a step (quads64);
+ * the tail by bytes_quads. */
 __attribute__((target("avx512f,avx512bw"), optimize("O3"))) static int64_t
 bytes_quads_512(const uint8_t *const *b, int64_t n, uint32_t *out)
 {
     int64_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-        __m512i b0 = _mm512_loadu_si512(b[0] + i), b1 = _mm512_loadu_si512(b[1] + i);
-        __m512i b2 = _mm512_loadu_si512(b[2] + i), b3 = _mm512_loadu_si512(b[3] + i);
-        __m512i t0 = _mm512_unpacklo_epi8(b0, b1), t1 = _mm512_unpackhi_epi8(b0, b1);
-        __m512i t2 = _mm512_unpacklo_epi8(b2, b3), t3 = _mm512_unpackhi_epi8(b2, b3);
-        __m512i u0 = _mm512_unpacklo_epi16(t0, t2), u1 = _mm512_unpackhi_epi16(t0, t2);
-        __m512i u2 = _mm512_unpacklo_epi16(t1, t3), u3 = _mm512_unpackhi_epi16(t1, t3);
-        /* the 4 x 4 blocks transposed: out block 4 j + k = block j of u[k] */
-        __m512i v0 = _mm512_shuffle_i32x4(u0, u1, 0x44), v1 = _mm512_shuffle_i32x4(u0, u1, 0xee);
-        __m512i v2 = _mm512_shuffle_i32x4(u2, u3, 0x44), v3 = _mm512_shuffle_i32x4(u2, u3, 0xee);
-        _mm512_storeu_si512(out + i, _mm512_shuffle_i32x4(v0, v2, 0x88));
-        _mm512_storeu_si512(out + i + 16, _mm512_shuffle_i32x4(v0, v2, 0xdd));
-        _mm512_storeu_si512(out + i + 32, _mm512_shuffle_i32x4(v1, v3, 0x88));
-        _mm512_storeu_si512(out + i + 48, _mm512_shuffle_i32x4(v1, v3, 0xdd));
-    }
+    for (; i + 64 <= n; i += 64)
+        quads64(_mm512_loadu_si512(b[0] + i), _mm512_loadu_si512(b[1] + i),
+                _mm512_loadu_si512(b[2] + i), _mm512_loadu_si512(b[3] + i), out + i);
     return i;
 }
 #endif
@@ -1358,6 +1366,8 @@ static void vn_task_rows(const vn_job *j, int64_t t, const uint32_t **brow, vn_t
     k->nc = k->nrow * j->Wq;
     k->m0 = mp * j->mchunk;
     k->m1 = k->m0 + j->mchunk < c->M ? k->m0 + j->mchunk : c->M;
+    if (j->pack) /* the task's own packed columns (vn_range_q) */
+        return;
     const uint32_t *xn = j->xp + k->ni * j->C4 * sh * sw * PQ;
     if (j->q->wq_tap) { /* quad row (kh, g): row oh0 + kh from column 4 g on */
         for (int64_t kh = 0, r = 0; kh < c->KH; kh++)
@@ -1392,6 +1402,33 @@ static void vn_map(int64_t nrow, int64_t Wq, int64_t OW, int64_t nv, uint16_t *k
 }
 
 #ifdef QVNNI
+/* Columns a pointwise task packs at a time (vn_pack_cols): four tiles, and a
+ * multiple of 64. */
+#define VN_PACK (4 * GEMM_NR)
+
+/* The quads of block positions [p0, p0 + n) (n <= VN_PACK) of every channel
+ * quad of batch item ni, from the input's byte planes, to tq (quad row k at
+ * k * VN_PACK): in L1 for the tiles that read them, where the padded planes
+ * of a large map (vn_pad_range) went through memory. Columns past n get
+ * zero bytes: their outputs are dropped. */
+QTB static void vn_pack_cols(const vn_job *j, int64_t ni, int64_t p0, int64_t n, uint32_t *tq)
+{
+    const conv_geom *c = j->c;
+    const int64_t HW = c->H * c->W;
+    const __m512i pad = _mm512_set1_epi8((char)(j->q->in.zp + 128));
+    for (int64_t k = 0; k < j->C4; k++) {
+        const int nch = c->C - 4 * k < 4 ? (int)(c->C - 4 * k) : 4;
+        const uint8_t *b = j->xb + (ni * c->C + 4 * k) * HW + p0;
+        for (int64_t i = 0; i < n; i += 64) {
+            __mmask64 m = n - i >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (n - i)) - 1;
+            __m512i v[4];
+            for (int t = 0; t < 4; t++)
+                v[t] = t < nch ? _mm512_maskz_loadu_epi8(m, b + t * HW + i) : pad;
+            quads64(v[0], v[1], v[2], v[3], tq + k * VN_PACK + i);
+        }
+    }
+}
+
 /* vn_range with the requantization in the tiles (vtile_q): no sums in
  * memory. */
 QTB static void vn_range_q(const vn_job *j, int64_t t0, int64_t t1)
@@ -1408,21 +1445,32 @@ QTB static void vn_range_q(const vn_job *j, int64_t t0, int64_t t1)
     vtile_q_fn *tile = vtile_q[qev_kind(p) | (j->Wq != OW ? QE_PACK : 0)];
     int64_t mapped = -1; /* the rows the map was made for */
 
+    uint32_t *tq = j->pack ? kernel_scratch(SCRATCH_Q_BLOCK,
+                                            sizeof(uint32_t) * (size_t)(j->C4 * VN_PACK))
+                           : NULL;
     for (int64_t t = t0; t < t1; t++) {
         vn_task k;
         vn_task_rows(j, t, brow, &k);
+        for (int64_t r = 0; tq && r < j->C4; r++)
+            brow[r] = tq + r * VN_PACK;
         if (k.nrow != mapped)
             vn_map(k.nrow, j->Wq, OW, nv, keep, at);
         mapped = k.nrow;
         float *ym = j->y + (k.ni * c->M + k.m0) * ldy + k.oh0 * OW;
         uint8_t *bm = p->b ? p->b + (ym - p->y_run) : NULL;
-        for (int64_t j0 = 0; j0 < k.nc; j0 += GEMM_NR)
+        for (int64_t j0 = 0; j0 < k.nc; j0 += GEMM_NR) {
+            int64_t g0 = tq ? j0 / VN_PACK * VN_PACK : 0; /* the packed group's first */
+            if (tq && j0 == g0)
+                vn_pack_cols(j, k.ni, k.oh0 * c->W + g0,
+                             k.nc - g0 < VN_PACK ? k.nc - g0 : VN_PACK, tq);
             for (int64_t i = k.m0; i < k.m1; i += GEMM_MR) {
                 int nr = k.m1 - i < GEMM_MR ? (int)(k.m1 - i) : GEMM_MR;
                 int64_t o = (i - k.m0) * ldy;
-                tile(q->wq_k, q->wq + i * q->wq_k, brow, j0, nr, &e, p->init + i, p->cf + i,
-                     p->sc + i, ym + o, bm ? bm + o : NULL, ldy, keep + j0 / 16, at + j0 / 16);
+                tile(q->wq_k, q->wq + i * q->wq_k, brow, j0 - g0, nr, &e, p->init + i,
+                     p->cf + i, p->sc + i, ym + o, bm ? bm + o : NULL, ldy, keep + j0 / 16,
+                     at + j0 / 16);
             }
+        }
     }
 }
 #endif
@@ -1537,19 +1585,26 @@ static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
      * (kh, kw) reads (oh + kh * dh / sh, ow + kw * dw / sw) */
     j.Hq = c->OH + (c->KH - 1) * c->dh / c->sh;
     j.Wq = c->OW + (c->KW - 1) * c->dw / c->sw;
+    /* a pointwise conv on bytes with the tiles' requantization: its tasks
+     * pack their own columns */
+    j.pack = j.epi && xb && !q->wq_tap && c->KH == 1 && c->KW == 1 && c->sh == 1 &&
+             c->sw == 1 && c->pt == 0 && c->pl == 0 && c->OH == c->H && c->OW == c->W &&
+             have_vbmi();
     int64_t planes = c->N * j.C4, slack = (c->KW - 1) * c->dw + GEMM_NR;
     int64_t words = planes * c->sh * c->sw * j.Hq * j.Wq;
-    uint32_t *xp = kernel_scratch(SCRATCH_Q_INPUT, sizeof(uint32_t) * (size_t)(words + slack));
-    memset(xp + words, 0, sizeof(uint32_t) * (size_t)slack);
-    j.xp = xp;
-    /* fewer planes than threads (an RGB input is one quad plane): the
-     * planes' rows are split too */
-    j.pad_chunks = 1;
-    if (!q->wq_tap && planes < 2 * ctx->nthreads)
-        j.pad_chunks = (2 * ctx->nthreads + planes - 1) / planes;
-    j.pad_chunks = j.pad_chunks > j.Hq ? j.Hq : j.pad_chunks;
-    op_parallel_for_work(ctx, planes * j.pad_chunks, 4 * c->H * c->W / j.pad_chunks, vn_pad_range,
-                         &j);
+    if (!j.pack) {
+        uint32_t *xp = kernel_scratch(SCRATCH_Q_INPUT, sizeof(uint32_t) * (size_t)(words + slack));
+        memset(xp + words, 0, sizeof(uint32_t) * (size_t)slack);
+        j.xp = xp;
+        /* fewer planes than threads (an RGB input is one quad plane): the
+         * planes' rows are split too */
+        j.pad_chunks = 1;
+        if (!q->wq_tap && planes < 2 * ctx->nthreads)
+            j.pad_chunks = (2 * ctx->nthreads + planes - 1) / planes;
+        j.pad_chunks = j.pad_chunks > j.Hq ? j.Hq : j.pad_chunks;
+        op_parallel_for_work(ctx, planes * j.pad_chunks, 4 * c->H * c->W / j.pad_chunks,
+                             vn_pad_range, &j);
+    }
     /* row blocks of about 1024 padded columns (fewer for many channels): the
      * int32 sums (M x columns) stay in L2 */
     int64_t want = c->M > 128 ? 1024 * 128 / c->M : 1024;

@@ -36,7 +36,9 @@
  *    byte dot product (vpdpbusd on AVX512-VNNI, 16-bit multiply-adds on
  *    AVX2): the input quantized to q + 128 in zp-padded planes of
  *    four-channel words (a stride's phase planes; a one-channel conv at
- *    stride 1: words of four columns against four taps of a row), exact
+ *    stride 1: words of four columns against four taps of a row; a
+ *    pointwise conv on bytes: the words of a few tiles' columns at a time,
+ *    packed by the task that reads them; a 1x1 map: one vector), exact
  *    int32 sums less
  *    (zp + 128) * sum w (the same integers as below); a depthwise one at
  *    least 4 wide on AVX512-VNNI + VBMI + VBMI2 the same way with four taps of a row
