@@ -1725,6 +1725,21 @@ static int bytes_unread_floats(const quant_graph *q, int t)
     return b && b->only_bytes && quant_same_grid(&b->rgrid, &q->act[t]);
 }
 
+/* The floats of n's inputs that only bytes stand for in this run (their
+ * readers were to take the bytes, bytes_alone), for a kernel that reads
+ * floats after all: each (q - zp) * scale, the float its producer left out. */
+static void floats_of_bytes(const op_ctx *c, graph_t *g, const node_t *n, const quant_graph *q)
+{
+    for (int k = 0; k < n->n_in; k++) {
+        int t = n->in[k];
+        if (t < 0 || !g->t[t].data || !bytes_unread_floats(q, t))
+            continue;
+        const uint8_t *b = quant_bytes_of_run(c, q->bytes[t], tensor_numel(&g->t[t]), &q->act[t]);
+        if (b)
+            quant_dq8_bytes(b, tensor_numel(&g->t[t]), &q->act[t], g->t[t].data);
+    }
+}
+
 /* A MaxPool that copies values (w->mp_bytes) on its input's bytes, when
  * its producer wrote them in this run on the output's grid (its input's):
  * the output's bytes where an int8 Conv reads them, and its floats unless
@@ -1806,6 +1821,8 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
         return RT_OK;
     if (w->ew && ew_run(c, g, n, w))
         return RT_OK;
+    if (w->ew) /* its kernel reads floats: those its producers left out */
+        floats_of_bytes(c, g, n, w->q);
     if (w->mp_bytes && maxpool_bytes(c, g, n, w))
         return RT_OK;
     /* a Resize whose floats no one reads: its bytes alone */
