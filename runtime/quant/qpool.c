@@ -1,5 +1,5 @@
-/* runtime/quant/qpool.c — MaxPool of the int8 simulation on its input's
- * bytes (q + 128).
+/* runtime/quant/qpool.c — the pools of the int8 simulation on their
+ * input's bytes (q + 128): MaxPool, and GlobalAveragePool (below).
  *
  * A MaxPool whose every window holds an input element copies input values,
  * and on one grid the float (q - zp) * scale grows with q: the max of a
