@@ -1915,15 +1915,7 @@ static int maxpool_copies(graph_t *g, const node_t *n)
     if (strcmp(n->op, "MaxPool") || !x || x->ndim < 3 || x->ndim > 5 ||
         node_window_read(n, x->ndim - 2, NULL, x->dims + 2, &w, err, sizeof(err)))
         return 0;
-    for (int a = 0; a < 3; a++)
-        for (int64_t i = 0; i < w.out[a]; i++) {
-            int64_t j = 0, at = i * w.s[a] - w.pb[a];
-            while (j < w.k[a] && (at + j * w.d[a] < 0 || at + j * w.d[a] >= w.in[a]))
-                j++;
-            if (j == w.k[a])
-                return 0;
-        }
-    return 1;
+    return quant_window_covered(&w);
 }
 
 /* Ops whose every output value is one of their value inputs' values (copies,

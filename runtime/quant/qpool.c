@@ -161,30 +161,30 @@ static void mp_range(void *arg, int64_t p0, int64_t p1)
         quant_dq8_bytes(j->y + p0 * OHW, (p1 - p0) * OHW, j->grid, j->yf + p0 * OHW);
 }
 
-/* The taps of window axis a at output i that reach an input element. */
-static int64_t axis_taps(const node_window *w, int a, int64_t i)
+int quant_window_covered(const node_window *w)
 {
-    int64_t n = 0, at = i * w->s[a] - w->pb[a];
-    for (int64_t k = 0; k < w->k[a]; k++)
-        n += at + k * w->d[a] >= 0 && at + k * w->d[a] < w->in[a];
-    return n;
+    for (int a = 0; a < 3; a++)
+        for (int64_t i = 0; i < w->out[a]; i++) {
+            int64_t j = 0, at = i * w->s[a] - w->pb[a];
+            while (j < w->k[a] && (at + j * w->d[a] < 0 || at + j * w->d[a] >= w->in[a]))
+                j++;
+            if (j == w->k[a])
+                return 0;
+        }
+    return 1;
 }
 
 int quant_maxpool_bytes_ok(const node_window *w)
 {
     if (w->nsp != 2 || w->k[0] != 1 || w->out[0] != 1 || w->in[0] != 1)
         return 0;
-    for (int a = 1; a < 3; a++) {
+    for (int a = 1; a < 3; a++)
         /* up to 3 taps: YOLOX's SPP pools (5 to 13 taps at stride 1) ran
          * slower on bytes than the fp32 kernel on floats */
         if (w->k[a] < 1 || w->k[a] > 3 || w->s[a] < 1 || w->d[a] < 1 || w->in[a] < 1 ||
             w->out[a] < 1 || w->pb[a] < 0 || w->s[a] > 4096 || w->d[a] > 4096)
             return 0;
-        for (int64_t i = 0; i < w->out[a]; i++)
-            if (!axis_taps(w, a, i))
-                return 0;
-    }
-    return 1;
+    return quant_window_covered(w);
 }
 
 void quant_maxpool_bytes(op_ctx *c, const node_window *w, int64_t planes, const uint8_t *x,

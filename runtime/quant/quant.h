@@ -466,6 +466,9 @@ typedef struct quant_bytes {
  * That writes the maxima of planes x (N * C of them) to y, and with yf
  * their floats on grid too. */
 int quant_maxpool_bytes_ok(const node_window *w);
+/* Every window of w holds an input element (none lies in padding alone,
+ * where a max is -inf, off every grid). */
+int quant_window_covered(const node_window *w);
 /* GlobalAveragePool on bytes (qpool.c): the means of planes x (n bytes
  * each on grid) to y, the very floats the fp32 kernel gives for their
  * values (q - zp) * scale. */
