@@ -66,14 +66,14 @@ static void set_ints(node_t *n, const char *name, int cnt, const int64_t *v)
 
 /* One Conv: X [N, C, H, W] (values in [-1, 2]), W [M, C/G, K, K] (every weight
  * +-0.5 when `big`, so that 255 * sum|w| >= 2^24 and the double GEMM runs),
- * bias, pads p, stride st, group G, dilation dl; the int8 kernel vs the
- * oracle. */
-static void conv_case_nd(int N, int C, int M, int G, int H, int W, int K, int st, int p, int big,
-                         int dl)
+ * bias, pads pd (top, left, bottom, right), stride st, group G, dilation dl;
+ * the int8 kernel vs the oracle. */
+static void conv_case_pads(int N, int C, int M, int G, int H, int W, int K, int st,
+                           const int pd[4], int big, int dl)
 {
     char err[512];
-    int OH = (H + 2 * p - dl * (K - 1) - 1) / st + 1;
-    int OW = (W + 2 * p - dl * (K - 1) - 1) / st + 1, cg = C / G, mg = M / G;
+    int OH = (H + pd[0] + pd[2] - dl * (K - 1) - 1) / st + 1;
+    int OW = (W + pd[1] + pd[3] - dl * (K - 1) - 1) / st + 1, cg = C / G, mg = M / G;
     int nx = N * C * H * W, nw = M * cg * K * K;
     float *x = malloc(sizeof(float) * (size_t)nx), *w = malloc(sizeof(float) * (size_t)nw);
     float *b = malloc(sizeof(float) * (size_t)M);
@@ -92,7 +92,7 @@ static void conv_case_nd(int N, int C, int M, int G, int H, int W, int K, int st
     int yi = graph_add_tensor(g, "y");
     int in[3] = {xi, wi, bi};
     int ni = graph_add_node(g, "conv", "Conv", "", 3, in, 1, &yi);
-    int64_t pads[4] = {p, p, p, p}, strides[2] = {st, st}, group = G;
+    int64_t pads[4] = {pd[0], pd[1], pd[2], pd[3]}, strides[2] = {st, st}, group = G;
     set_ints(&g->nodes[ni], "pads", 4, pads);
     set_ints(&g->nodes[ni], "strides", 2, strides);
     set_ints(&g->nodes[ni], "group", 1, &group);
@@ -137,7 +137,7 @@ static void conv_case_nd(int N, int C, int M, int G, int H, int W, int K, int st
                 for (int ci = 0; ci < cg; ci++)
                     for (int kh = 0; kh < K; kh++)
                         for (int kw = 0; kw < K; kw++) {
-                            int ih = oh * st - p + kh * dl, iw = ow * st - p + kw * dl;
+                            int ih = oh * st - pd[0] + kh * dl, iw = ow * st - pd[1] + kw * dl;
                             if (ih < 0 || ih >= H || iw < 0 || iw >= W)
                                 continue;
                             int c = grp * cg + ci;
@@ -163,6 +163,13 @@ static void conv_case_nd(int N, int C, int M, int G, int H, int W, int K, int st
     free(x);
     free(w);
     free(b);
+}
+
+static void conv_case_nd(int N, int C, int M, int G, int H, int W, int K, int st, int p, int big,
+                         int dl)
+{
+    const int pd[4] = {p, p, p, p};
+    conv_case_pads(N, C, M, G, H, W, K, st, pd, big, dl);
 }
 
 static void conv_case_d(int C, int M, int G, int H, int W, int K, int st, int p, int big, int dl)
@@ -682,6 +689,14 @@ int main(void)
     /* stride 1, one group: byte quads on AVX512-VNNI CPUs (channels not a
      * multiple of 4, outputs not of 8, > 128 outputs: shorter row blocks) */
     conv_case(1, 64, 1, 20, 24, 5, 1, 2, 0);   /* 5x5 on one channel */
+    /* rows sharing their side padding at stride 1 (Wq = W + max(pl, pr)):
+     * more on the left, more on the right, a dilated read past the row */
+    static const int asym[][4] = {{2, 2, 0, 0}, {0, 0, 2, 2}, {1, 2, 0, 1}, {0, 1, 3, 3}};
+    for (int k = 0; k < 4; k++) {
+        conv_case_pads(1, 8, 16, 1, 14, 14, 5, 1, asym[k], 0, 1);
+        conv_case_pads(2, 1, 9, 1, 11, 13, 5, 1, asym[k], 0, 1);
+        conv_case_pads(1, 6, 8, 1, 9, 12, 3, 1, asym[k], 0, 2);
+    }
     conv_case(13, 137, 1, 9, 30, 3, 1, 1, 0);  /* 137 outputs */
     conv_case(7, 9, 1, 13, 13, 1, 1, 0, 0);    /* pointwise, 13x13 rows */
     /* 1x1 convs of a 1x1 map (squeeze-and-excite): one vector of quads on
