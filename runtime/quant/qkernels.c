@@ -1105,22 +1105,41 @@ static uint32_t tap_word(const int8_t *row, int64_t KW, int64_t g)
  * three bytes of every word padding: its quads hold four taps of a row
  * instead (wq_tap), quad row k = (kh, g) with bytes w[m][0][kh][4 g + j] (0
  * past KW), against input words of four consecutive columns (vn_tap_plane):
- * KH * ceil(KW / 4) quad rows instead of KH * KW. */
+ * KH * ceil(KW / 4) quad rows instead of KH * KW. When fewer, the last KW % 4
+ * columns take quads of four taps of a column (wq_vcols), quad rows (r, h4)
+ * after the rows' with bytes w[m][0][4 h4 + j][4 (KW / 4) + r] (0 past KH),
+ * against words of four rows: a 5x5 kernel in 7 quad rows, not 10. */
 static void vnni_pack(const conv_geom *c, quant_node *q)
 {
     int64_t C4 = (c->C + 3) / 4, KK = c->KH * c->KW, K = c->C * KK;
     int64_t panels = (c->M + GEMM_MR - 1) / GEMM_MR, G4 = (c->KW + 3) / 4;
     q->wq_tap = c->C == 1 && c->sh == 1 && c->sw == 1 && c->dh == 1 && c->dw == 1 && c->KW > 1;
     q->wq_k = q->wq_tap ? c->KH * G4 : C4 * KK;
+    int64_t rem = c->KW % 4, H4 = (c->KH + 3) / 4;
+    if (q->wq_tap && rem && c->KH * (c->KW / 4) + rem * H4 < q->wq_k) {
+        q->wq_vcols = (int)rem;
+        G4 = c->KW / 4;
+        q->wq_k = c->KH * G4 + rem * H4;
+    }
     q->wq = xaligned_alloc(sizeof(int32_t) * (size_t)(panels * q->wq_k * GEMM_MR));
     q->wsum = xmalloc(sizeof(int32_t) * (size_t)c->M);
     q->epi_init = xmalloc(sizeof(int32_t) * (size_t)c->M);
     q->epi_cf = xmalloc(sizeof(float) * (size_t)c->M);
-    for (int64_t m = 0; q->wq_tap && m < panels * GEMM_MR; m++)
+    for (int64_t m = 0; q->wq_tap && m < panels * GEMM_MR; m++) {
+        int32_t *wm = q->wq + (m / GEMM_MR) * q->wq_k * GEMM_MR + m % GEMM_MR;
+        const int8_t *w = q->w + (m < c->M ? m : 0) * K;
         for (int64_t kh = 0; kh < c->KH; kh++)
             for (int64_t g = 0; g < G4; g++)
-                q->wq[((m / GEMM_MR) * q->wq_k + kh * G4 + g) * GEMM_MR + m % GEMM_MR] =
-                    m < c->M ? (int32_t)tap_word(q->w + m * K + kh * c->KW, c->KW, g) : 0;
+                wm[(kh * G4 + g) * GEMM_MR] =
+                    m < c->M ? (int32_t)tap_word(w + kh * c->KW, c->KW, g) : 0;
+        for (int64_t r = 0, k = c->KH * G4; r < q->wq_vcols; r++)
+            for (int64_t h4 = 0; h4 < H4; h4++, k++) {
+                uint32_t v = 0;
+                for (int64_t t = 0; t < 4 && 4 * h4 + t < c->KH && m < c->M; t++)
+                    v |= (uint32_t)(uint8_t)w[(4 * h4 + t) * c->KW + 4 * G4 + r] << (8 * t);
+                wm[k * GEMM_MR] = (int32_t)v;
+            }
+    }
     for (int64_t m = 0; !q->wq_tap && m < panels * GEMM_MR; m++)
         for (int64_t c4 = 0; c4 < C4; c4++)
             for (int64_t kk = 0; kk < KK; kk++) {
@@ -1208,6 +1227,18 @@ bytes_quads_512(const uint8_t *const *b, int64_t n, uint32_t *out)
 }
 #endif
 
+/* Words i < n of bytes b[0][i] .. b[3][i] (bytes_quads of four). */
+static void quads_of(const uint8_t *const *b, int64_t n, uint32_t *out)
+{
+    int64_t d = 0;
+#ifdef QVNNI
+    if (n >= 64 && cpu_isa() == QISA_VNNI)
+        d = bytes_quads_512(b, n, out);
+#endif
+    const uint8_t *r[4] = {b[0] + d, b[1] + d, b[2] + d, b[3] + d};
+    bytes_quads(r, 4, n - d, 0, out + d);
+}
+
 /* n positions from offset o of the four channel planes src (srcb: their
  * bytes, or NULL) as quads. */
 static void in_quads(const struct vn_job *j, const float *const *src,
@@ -1215,44 +1246,42 @@ static void in_quads(const struct vn_job *j, const float *const *src,
 {
     if (j->xb) {
         const uint8_t *b[4] = {srcb[0] + o, srcb[1] + o, srcb[2] + o, srcb[3] + o};
-        int64_t d = 0;
-#ifdef QVNNI
-        if (nch == 4 && n >= 64 && cpu_isa() == QISA_VNNI)
-            d = bytes_quads_512(b, n, out);
-        b[0] += d, b[1] += d, b[2] += d, b[3] += d;
-#endif
-        bytes_quads(b, nch, n - d, (uint8_t)(j->q->in.zp + 128), out + d);
+        if (nch == 4)
+            quads_of(b, n, out);
+        else
+            bytes_quads(b, nch, n, (uint8_t)(j->q->in.zp + 128), out);
         return;
     }
     const float *rows[4] = {src[0] + o, src[1] + o, src[2] + o, src[3] + o};
     quant_q8_quads(rows, nch, n, &j->q->in, out);
 }
 
-/* Plane t (a batch item) of a one-channel conv on tap quads (wq_tap): word
- * (a, b) holds the bytes of padded row a at columns b .. b + 3 (padding zp +
- * 128; columns past the input's are padding too, read only by zero
- * weights or dropped outputs). */
+/* Plane t (a batch item) of a one-channel conv on tap quads (wq_tap): the
+ * padded plane's bytes P (Hq rows of Wq that share their side padding,
+ * padding zp + 128), then word i of the plane holds P[i .. i + 3], four
+ * columns of a row (a read past a row's end reads padding, or is multiplied
+ * by zero weights or dropped), and with wq_vcols word i of a second plane
+ * P[i], P[i + Wq], P[i + 2 Wq], P[i + 3 Wq], four rows of a column. */
 static void vn_tap_plane(const vn_job *j, int64_t t)
 {
     const conv_geom *c = j->c;
-    const int64_t Hq = j->Hq, Wq = j->Wq, wb = Wq + 3;
-    const uint8_t pad = (uint8_t)(j->q->in.zp + 128);
-    uint8_t *row = kernel_scratch(SCRATCH_Q_BLOCK, (size_t)wb);
-    uint32_t *d = j->xp + t * Hq * Wq;
-    int64_t ncol = c->W < wb - c->pl ? c->W : wb - c->pl;
-    for (int64_t a = 0; a < Hq; a++) {
-        int64_t ih = a - c->pt;
-        memset(row, pad, (size_t)wb);
-        if (ih >= 0 && ih < c->H && ncol > 0) {
-            int64_t off = (t * c->H + ih) * c->W;
-            if (j->xb)
-                memcpy(row + c->pl, j->xb + off, (size_t)ncol);
-            else
-                quant_q8_bytes(j->x + off, 1, ncol, ncol, &j->q->in, row + c->pl, ncol);
-        }
-        for (int64_t b = 0; b < Wq; b++) /* little-endian: byte k is column b + k */
-            memcpy(&d[a * Wq + b], row + b, sizeof(uint32_t));
+    const int64_t Wq = j->Wq, n = j->Hq * Wq, ncol = c->W < Wq - c->pl ? c->W : Wq - c->pl;
+    const size_t nb = (size_t)(n + 3 * Wq + 3);
+    uint8_t *P = kernel_scratch(SCRATCH_Q_BLOCK, nb);
+    memset(P, j->q->in.zp + 128, nb);
+    for (int64_t h = 0; h < c->H && ncol > 0 && c->pt + h < j->Hq; h++) {
+        int64_t off = (t * c->H + h) * c->W;
+        uint8_t *row = P + (c->pt + h) * Wq + c->pl;
+        if (j->xb)
+            memcpy(row, j->xb + off, (size_t)ncol);
+        else
+            quant_q8_bytes(j->x + off, 1, ncol, ncol, &j->q->in, row, ncol);
     }
+    uint32_t *d = j->xp + t * (j->q->wq_vcols ? 2 : 1) * n;
+    const uint8_t *rowq[4] = {P, P + 1, P + 2, P + 3}, *colq[4] = {P, P + Wq, P + 2 * Wq, P + 3 * Wq};
+    quads_of(rowq, n, d);
+    if (j->q->wq_vcols)
+        quads_of(colq, n, d + n);
 }
 
 /* Padded rows [a0, a1) of plane t (batch, c4) in every phase plane of the
@@ -1370,10 +1399,18 @@ static void vn_task_rows(const vn_job *j, int64_t t, const uint32_t **brow, vn_t
     if (j->pack) /* the task's own packed columns (vn_range_q) */
         return;
     const uint32_t *xn = j->xp + k->ni * j->C4 * sh * sw * PQ;
-    if (j->q->wq_tap) { /* quad row (kh, g): row oh0 + kh from column 4 g on */
-        for (int64_t kh = 0, r = 0; kh < c->KH; kh++)
-            for (int64_t g = 0; g < (c->KW + 3) / 4; g++, r++)
-                brow[r] = xn + (k->oh0 + kh) * j->Wq + 4 * g;
+    if (j->q->wq_tap) {
+        /* quad row (kh, g): row oh0 + kh from column 4 g on; then (r, h4):
+         * the column quads' row oh0 + 4 h4 from column 4 G4 + r on */
+        const int64_t vc = j->q->wq_vcols, G4 = vc ? c->KW / 4 : (c->KW + 3) / 4;
+        xn = j->xp + k->ni * (vc ? 2 : 1) * PQ;
+        int64_t r = 0;
+        for (int64_t kh = 0; kh < c->KH; kh++)
+            for (int64_t g = 0; g < G4; g++)
+                brow[r++] = xn + (k->oh0 + kh) * j->Wq + 4 * g;
+        for (int64_t v = 0; v < vc; v++)
+            for (int64_t h4 = 0; 4 * h4 < c->KH; h4++)
+                brow[r++] = xn + PQ + (k->oh0 + 4 * h4) * j->Wq + 4 * G4 + v;
         return;
     }
     for (int64_t c4 = 0, r = 0; c4 < j->C4; c4++)
@@ -1599,7 +1636,7 @@ static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
              c->sw == 1 && c->pt == 0 && c->pl == 0 && c->OH == c->H && c->OW == c->W &&
              have_vbmi();
     int64_t planes = c->N * j.C4, slack = (c->KW - 1) * c->dw + GEMM_NR;
-    int64_t words = planes * c->sh * c->sw * j.Hq * j.Wq;
+    int64_t words = planes * c->sh * c->sw * j.Hq * j.Wq * (q->wq_vcols ? 2 : 1);
     if (!j.pack) {
         uint32_t *xp = kernel_scratch(SCRATCH_Q_INPUT, sizeof(uint32_t) * (size_t)(words + slack));
         memset(xp + words, 0, sizeof(uint32_t) * (size_t)slack);

@@ -506,6 +506,7 @@ typedef struct quant_node {
     int64_t wq_k;         /* and the quad rows per channel; or NULL, 0 */
     int wq_dw;            /* wq holds a depthwise conv's tap quads (qkernels.c) */
     int wq_tap;           /* wq holds a one-channel conv's quads of 4 taps of a row */
+    int wq_vcols;         /* and of its last wq_vcols kernel columns, 4 taps of a column */
     int32_t *epi_init;    /* with wq: per channel, the fused requantization's sum */
     float *epi_cf;        /* start and scale, set per run (qkernels.c, qepi_begin) */
     void *orig_priv;      /* the fp32 kernel's prepared state, released with it */

@@ -689,6 +689,8 @@ int main(void)
     /* stride 1, one group: byte quads on AVX512-VNNI CPUs (channels not a
      * multiple of 4, outputs not of 8, > 128 outputs: shorter row blocks) */
     conv_case(1, 64, 1, 20, 24, 5, 1, 2, 0);   /* 5x5 on one channel */
+    conv_case(1, 9, 1, 15, 21, 7, 1, 3, 0);    /* 7x7: 7 row quads, 3 x 2 column quads */
+    conv_case_nd(3, 1, 5, 1, 6, 10, 5, 1, 1, 0, 1); /* three batch items, two planes each */
     /* rows sharing their side padding at stride 1 (Wq = W + max(pl, pr)):
      * more on the left, more on the right, a dilated read past the row */
     static const int asym[][4] = {{2, 2, 0, 0}, {0, 0, 2, 2}, {1, 2, 0, 1}, {0, 1, 3, 3}};
