@@ -1284,6 +1284,32 @@ static void vn_tap_plane(const vn_job *j, int64_t t)
         quads_of(colq, n, d + n);
 }
 
+/* d[b] = s[2 b] for the first b < n, 16 words a step on AVX-512 (reading
+ * s up to s[2 b + 31]); returns how many it dealt. */
+#ifdef QVNNI
+__attribute__((target("avx512f"), optimize("O3"))) static int64_t
+deal2_512(const uint32_t *s, int64_t n, uint32_t *d)
+{
+    const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
+                                         30);
+    int64_t b = 0;
+    for (; b + 16 <= n; b += 16)
+        _mm512_storeu_si512(d + b, _mm512_permutex2var_epi32(_mm512_loadu_si512(s + 2 * b), ev,
+                                                             _mm512_loadu_si512(s + 2 * b + 16)));
+    return b;
+}
+#endif
+
+static int64_t deal2(const uint32_t *s, int64_t n, uint32_t *d)
+{
+#ifdef QVNNI
+    if (cpu_isa() == QISA_VNNI)
+        return deal2_512(s, n, d);
+#endif
+    (void)s, (void)n, (void)d;
+    return 0;
+}
+
 /* Padded rows [a0, a1) of plane t (batch, c4) in every phase plane of the
  * stride: padding and the quantized quads. */
 static void vn_pad_rows(const vn_job *j, int64_t t, int64_t a0, int64_t a1)
@@ -1326,8 +1352,9 @@ static void vn_pad_rows(const vn_job *j, int64_t t, int64_t a0, int64_t a1)
         }
         return;
     }
-    /* stride > 1: a row's quads, then dealt to the phases */
-    uint32_t *rowq = kernel_scratch(SCRATCH_Q_BLOCK, sizeof(uint32_t) * (size_t)(c->W ? c->W : 1));
+    /* stride > 1: a row's quads, then dealt to the phases (16 words of
+     * slack for deal2's last load) */
+    uint32_t *rowq = kernel_scratch(SCRATCH_Q_BLOCK, sizeof(uint32_t) * (size_t)(c->W + 16));
     for (int64_t py = 0; py < sh; py++)
         for (int64_t a = a0; a < a1; a++) {
             int64_t ih = a * sh + py - c->pt;
@@ -1351,7 +1378,8 @@ static void vn_pad_rows(const vn_job *j, int64_t t, int64_t a0, int64_t a1)
                 for (int64_t b = 0; b < lo; b++)
                     dr[b] = pad;
                 if (sw == 2)
-                    for (int64_t b = lo; b < hi; b++)
+                    for (int64_t b = lo + deal2(rowq + 2 * lo + off, hi - lo, dr + lo); b < hi;
+                         b++)
                         dr[b] = rowq[2 * b + off];
                 else
                     for (int64_t b = lo; b < hi; b++)
