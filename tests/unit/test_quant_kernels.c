@@ -667,6 +667,7 @@ int main(void)
     conv_case(4, 6, 2, 9, 7, 3, 1, 1, 0);      /* grouped GEMM, 3 outputs per group */
     conv_case(3, 5, 1, 6, 6, 1, 1, 0, 0);      /* pointwise: the input is the GEMM's B */
     conv_case(5, 4, 1, 11, 13, 5, 2, 2, 0);    /* 5x5 stride 2 */
+    conv_case(3, 16, 1, 9, 71, 3, 2, 1, 0);    /* an RGB stride-2 conv: rows of 36 phase words */
     conv_case(64, 2, 1, 6, 5, 3, 1, 1, 1);     /* 255 * sum|w| >= 2^24: double GEMM */
     conv_case(48, 48, 48, 40, 40, 3, 1, 1, 0); /* a real depthwise size, 2 threads */
     /* depthwise planes of a few rows (PP-OCR cls's 5x5 over 2 and 3 rows):
