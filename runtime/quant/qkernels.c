@@ -828,7 +828,11 @@ QT2 static void vtile2(int64_t K, const int32_t *ap, const uint32_t *const *brow
  *   y = RN(fl(v) * cf + A) (one FMA), cf = fl(s / s_out), s = s_in s_w,
  *   A = 768 - 1/2 + 2^-14,
  * clamped to [lo, hi] + A, lo and hi = qlo and qhi - zp (integers: the
- * clamp before the rounding is the clamp after it). In [512, 1024) a
+ * clamp before the rounding is the clamp after it). Only lo + A is a max on
+ * y (so y >= 512); the bound hi is applied to the bytes (vpminub: they keep
+ * the order of the ys), and a y of 1024 or more gives bits that make at
+ * least 256 below (no int32 overflow up to infinity), which the packs
+ * saturate to 255 before that. In [512, 1024) a
  * float's step is 2^-14, so y - A = G / 2^14, G the nearest integer to 2^14
  * P, P = fl(v) * cf, and bits(y) = bits(768) + G - 8191. Wherever G mod 2^14
  * is not 8191..8194, which (bits(y) & 0x3ffc) != 0 tells, P is not within
@@ -847,8 +851,8 @@ QT2 static void vtile2(int64_t K, const int32_t *ap, const uint32_t *const *brow
  * epilogue's table path (rows_512_grid8) gives them. */
 #ifdef QVNNI
 typedef struct qev {
-    __m512 lo, hi, ca, c768, so, vs;
-    __m512i kadd, frac, zq, ord;
+    __m512 lo, ca, c768, so, vs;
+    __m512i kadd, frac, zq, ord, hib; /* hib: the bytes' bound qhi + 128 */
     __m512 elo, ehi;     /* qe_exact: the bounds of q - zp */
     const qepi *p;
     const quant_lut8 *tabs; /* with QE_LUT: the table, or one per channel (lut_ch) */
@@ -865,7 +869,7 @@ QTB static void qev_init(qev *e, const qepi *p)
     e->ca = _mm512_set1_ps(a);
     e->c768 = _mm512_set1_ps(f768);
     e->lo = _mm512_set1_ps((float)(p->qlo - o->zp) + a);
-    e->hi = _mm512_set1_ps((float)(p->qhi - o->zp) + a);
+    e->hib = _mm512_set1_epi8((char)(uint8_t)(p->qhi + 128));
     e->kadd = _mm512_set1_epi32(16383 + 16384 * (o->zp + 128) - b768);
     e->frac = _mm512_set1_epi32(0x3ffc);
     e->so = _mm512_set1_ps(o->scale);
@@ -904,22 +908,30 @@ __attribute__((noinline, cold)) QTB static void qe_exact(const qev *e, const int
     _mm512_storeu_ps(out, _mm512_add_ps(_mm512_min_ps(_mm512_max_ps(r, e->elo), e->ehi), e->c768));
 }
 
-/* y of 16 sums v of one channel (cf, sc); lanes outside keep are dropped
- * later and do not send the vector to qe_exact. */
-QTB static inline __attribute__((always_inline)) __m512
-qe_y(const qev *e, __m512i v, __m512 cf, double sc, __mmask16 keep)
+/* y of 16 sums v of one channel (scale cf), at least lo + A; exact unless
+ * qe_win finds a lane in the window. */
+QTB static inline __attribute__((always_inline)) __m512 qe_y(const qev *e, __m512i v, __m512 cf)
 {
-    __m512 y = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v), cf, e->ca);
-    y = _mm512_min_ps(_mm512_max_ps(y, e->lo), e->hi);
-    if (__builtin_expect(_mm512_mask_testn_epi32_mask(keep, _mm512_castps_si512(y), e->frac) != 0,
-                         0)) {
-        int32_t sv[16];
-        float r[16];
-        _mm512_storeu_si512(sv, v);
-        qe_exact(e, sv, sc, r);
-        return _mm512_loadu_ps(r);
-    }
-    return y;
+    return _mm512_max_ps(_mm512_fmadd_ps(_mm512_cvtepi32_ps(v), cf, e->ca), e->lo);
+}
+
+/* The lanes of y (qe_y) in the window, of those kept (the others are
+ * dropped later): tested for several vectors at once, one branch. */
+QTB static inline __attribute__((always_inline)) __mmask16 qe_win(const qev *e, __m512 y,
+                                                                  __mmask16 keep)
+{
+    return _mm512_mask_testn_epi32_mask(keep, _mm512_castps_si512(y), e->frac);
+}
+
+/* y of 16 sums v by the specified operations (qe_exact), for a vector
+ * qe_win flagged. */
+__attribute__((noinline, cold)) QTB static __m512 qe_redo(const qev *e, __m512i v, double sc)
+{
+    int32_t sv[16];
+    float r[16];
+    _mm512_storeu_si512(sv, v);
+    qe_exact(e, sv, sc, r);
+    return _mm512_loadu_ps(r);
 }
 
 /* What a fused run writes (qev_kind), a constant in each specialised copy;
@@ -950,7 +962,7 @@ qe_bytes4(const qev *e, __m512 y0, __m512 y1, __m512 y2, __m512 y3, const uint8_
     __m512i p = _mm512_packus_epi16(_mm512_packus_epi32(QE_Q(y0), QE_Q(y1)),
                                     _mm512_packus_epi32(QE_Q(y2), QE_Q(y3)));
 #undef QE_Q
-    p = _mm512_permutexvar_epi32(e->ord, p);
+    p = _mm512_min_epu8(_mm512_permutexvar_epi32(e->ord, p), e->hib);
     if (F & QE_LUT)
         p = _mm512_mask_blend_epi8(
             _mm512_movepi8_mask(p),
@@ -984,8 +996,14 @@ qe_row48(const qev *e, __m512i a0, __m512i a1, __m512i a2, float cf, double sc, 
          uint8_t *b, const uint16_t *keep, const int32_t *at, const uint8_t *tab, const int F)
 {
     const __m512 c = _mm512_set1_ps(cf);
-    __m512 y0 = qe_y(e, a0, c, sc, keep[0]), y1 = qe_y(e, a1, c, sc, keep[1]);
-    __m512 y2 = qe_y(e, a2, c, sc, keep[2]);
+    __m512 y0 = qe_y(e, a0, c), y1 = qe_y(e, a1, c), y2 = qe_y(e, a2, c);
+    __mmask16 w0 = qe_win(e, y0, keep[0]), w1 = qe_win(e, y1, keep[1]);
+    __mmask16 w2 = qe_win(e, y2, keep[2]);
+    if (__builtin_expect((w0 | w1 | w2) != 0, 0)) {
+        y0 = w0 ? qe_redo(e, a0, sc) : y0;
+        y1 = w1 ? qe_redo(e, a1, sc) : y1;
+        y2 = w2 ? qe_redo(e, a2, sc) : y2;
+    }
     __m512i p = qe_bytes4(e, y0, y1, y2, y2, tab, F);
     __mmask64 k = (__mmask64)keep[0] | (__mmask64)keep[1] << 16 | (__mmask64)keep[2] << 32;
     int64_t o = at[0];
@@ -1798,13 +1816,20 @@ dwv_tile(const conv_geom *c, const int32_t *wq, const uint8_t *P, int64_t Wb, __
     __mmask16 k0 = (__mmask16)((1u << n0) - 1), k1 = (__mmask16)((1u << n1) - 1);
     float *y0 = y + oh * OW + ow0;
     if (F) { /* row oh in bytes 0..31, row oh + 1 in 32..63 */
-        __m512 y00 = qe_y(e, a00, cf, sc, k0), y01 = y00, y10 = y00, y11 = y00;
+        __m512 y00 = qe_y(e, a00, cf), y01 = y00, y10 = y00, y11 = y00;
+        __mmask16 w00 = qe_win(e, y00, k0), w01 = 0, w10 = 0, w11 = 0;
         if (wide)
-            y01 = qe_y(e, a01, cf, sc, k1);
+            y01 = qe_y(e, a01, cf), w01 = qe_win(e, y01, k1);
         if (two)
-            y10 = qe_y(e, a10, cf, sc, k0);
+            y10 = qe_y(e, a10, cf), w10 = qe_win(e, y10, k0);
         if (two && wide)
-            y11 = qe_y(e, a11, cf, sc, k1);
+            y11 = qe_y(e, a11, cf), w11 = qe_win(e, y11, k1);
+        if (__builtin_expect((w00 | w01 | w10 | w11) != 0, 0)) {
+            y00 = w00 ? qe_redo(e, a00, sc) : y00;
+            y01 = w01 ? qe_redo(e, a01, sc) : y01;
+            y10 = w10 ? qe_redo(e, a10, sc) : y10;
+            y11 = w11 ? qe_redo(e, a11, sc) : y11;
+        }
         __m512i p = qe_bytes4(e, y00, y01, y10, y11, tab, F);
         const __mmask32 k = (__mmask32)k0 | (wide ? (__mmask32)k1 << 16 : 0);
         if (F & QE_BYTES) {
