@@ -1117,6 +1117,26 @@ static uint32_t tap_word(const int8_t *row, int64_t KW, int64_t g)
     return w;
 }
 
+/* The fused requantization's constants that do not depend on the output
+ * grid, made once the weights are packed: each channel's start bias - (zp +
+ * 128) sum w, wrapped to int32 (the sums wrap alike), and epi_ok when every
+ * bias and scale is in the checked range; cf (qepi_begin) marked unmade. */
+static void epi_start(const conv_geom *c, quant_node *q)
+{
+    const int64_t zq = q->in.zp + 128;
+    q->epi_init = xmalloc(sizeof(int32_t) * (size_t)c->M);
+    q->epi_cf = xmalloc(sizeof(float) * (size_t)(c->M + 1));
+    memset(q->epi_cf + c->M, 0xff, sizeof(float));
+    q->epi_ok = 1;
+    for (int64_t m = 0; m < c->M; m++) {
+        int64_t bias = q->bias ? q->bias[m] : 0;
+        double sc = q->oscale[m];
+        if (bias < -(1 << 30) || bias > (1 << 30) || !(sc >= 0x1p-100 && sc <= 0x1p40))
+            q->epi_ok = 0;
+        q->epi_init[m] = (int32_t)(uint32_t)(uint64_t)(bias - zq * q->wsum[m]);
+    }
+}
+
 /* Weight quads for vtile: panel i, quad row k = (c4, kh, kw), row r holds
  * bytes w[m][4 c4 + j][kh][kw] (0 past C), m = i * GEMM_MR + r (0 past M).
  * A one-channel conv at stride and dilation 1 (MNIST's first) would leave
@@ -1141,8 +1161,6 @@ static void vnni_pack(const conv_geom *c, quant_node *q)
     }
     q->wq = xaligned_alloc(sizeof(int32_t) * (size_t)(panels * q->wq_k * GEMM_MR));
     q->wsum = xmalloc(sizeof(int32_t) * (size_t)c->M);
-    q->epi_init = xmalloc(sizeof(int32_t) * (size_t)c->M);
-    q->epi_cf = xmalloc(sizeof(float) * (size_t)c->M);
     for (int64_t m = 0; q->wq_tap && m < panels * GEMM_MR; m++) {
         int32_t *wm = q->wq + (m / GEMM_MR) * q->wq_k * GEMM_MR + m % GEMM_MR;
         const int8_t *w = q->w + (m < c->M ? m : 0) * K;
@@ -1174,6 +1192,7 @@ static void vnni_pack(const conv_geom *c, quant_node *q)
             sum += q->w[m * K + k];
         q->wsum[m] = sum;
     }
+    epi_start(c, q);
 }
 
 typedef struct vn_job vn_job;
@@ -2050,8 +2069,6 @@ static void dwv_pack(const conv_geom *c, quant_node *q)
     q->wq_k = c->KH * G4;
     q->wq = xaligned_alloc(sizeof(int32_t) * (size_t)(c->M * q->wq_k));
     q->wsum = xmalloc(sizeof(int32_t) * (size_t)c->M);
-    q->epi_init = xmalloc(sizeof(int32_t) * (size_t)c->M);
-    q->epi_cf = xmalloc(sizeof(float) * (size_t)c->M);
     q->wq_dw = 1;
     q->wrow = xcalloc((size_t)(c->M * c->KH), sizeof(int32_t));
     for (int64_t m = 0; m < c->M; m++) {
@@ -2066,6 +2083,7 @@ static void dwv_pack(const conv_geom *c, quant_node *q)
         }
         q->wsum[m] = sum;
     }
+    epi_start(c, q);
 }
 
 /* The input centred on the executor's threads, in chunks. */
@@ -2136,21 +2154,22 @@ static int qepi_begin(const quant_node *q, const conv_geom *c, float *y, qepi *e
 {
 #ifdef QVNNI
     const int lut = q->lut && q->out_q, clamp = q->clamp && q->out_q && !lut;
-    if (!q->wq || !q->epi_init || !q->out_q || (lut && !q->lut8) || (q->post && !lut && !clamp) ||
-        quant_isa() != QISA_VNNI || !have_vbmi() || !(q->out.scale >= 0x1p-100f) ||
-        !isfinite(1.0f / q->out.scale))
+    if (!q->wq || !q->epi_init || !q->epi_ok || !q->out_q || (lut && !q->lut8) ||
+        (q->post && !lut && !clamp) || quant_isa() != QISA_VNNI || !have_vbmi() ||
+        !(q->out.scale >= 0x1p-100f) || !isfinite(1.0f / q->out.scale))
         return 0;
-    const int64_t zq = q->in.zp + 128;
-    for (int64_t m = 0; m < c->M; m++) {
-        int64_t bias = q->bias ? q->bias[m] : 0;
-        double sc = q->oscale[m];
-        float cf = (float)(sc / q->out.scale);
-        if (bias < -(1 << 30) || bias > (1 << 30) || !(sc >= 0x1p-100 && sc <= 0x1p40) ||
-            !(cf >= 0x1p-100f && cf <= 0x1p60f))
-            return 0;
-        /* the start, wrapped to int32 (the sums wrap alike) */
-        q->epi_init[m] = (int32_t)(uint32_t)(uint64_t)(bias - zq * q->wsum[m]);
-        q->epi_cf[m] = cf;
+    /* the scales, unless made for this output grid last time (a chain
+     * sets its grid per run: the mark lives with them, not in q) */
+    float *mark = q->epi_cf + c->M;
+    if (memcmp(mark, &q->out.scale, sizeof(float))) {
+        memset(mark, 0xff, sizeof(float));
+        for (int64_t m = 0; m < c->M; m++) {
+            float cf = (float)(q->oscale[m] / q->out.scale);
+            if (!(cf >= 0x1p-100f && cf <= 0x1p60f))
+                return 0;
+            q->epi_cf[m] = cf;
+        }
+        memcpy(mark, &q->out.scale, sizeof(float));
     }
     *e = (qepi){.init = q->epi_init, .cf = q->epi_cf, .sc = q->oscale, .out = &q->out,
                 .lut8 = lut ? q->lut8 : NULL, .lut_ch = lut && q->lut_ch,

@@ -151,7 +151,7 @@ static void one_case(const shape *s, int idx)
 
     /* the oracle: bias b / s rounded (half away from zero), s = s_in * s_w
      * in double */
-    float *want = malloc(sizeof(float) * (size_t)ny);
+    float *want = malloc(sizeof(float) * (size_t)ny), *raw = malloc(sizeof(float) * (size_t)ny);
     for (int n = 0; n < s->N; n++)
         for (int m = 0; m < s->M; m++) {
             int grp = m / mg;
@@ -174,6 +174,7 @@ static void one_case(const shape *s, int idx)
                                 acc += (int64_t)xq * wq;
                             }
                     float v = (float)(((double)acc + bq) * sc);
+                    raw[((n * s->M + m) * OH + oh) * OW + ow] = v;
                     if (s->outq)
                         v = quant_dq8(quant_q8(v, &act[yi]), &act[yi]);
                     want[((n * s->M + m) * OH + oh) * OW + ow] = v;
@@ -202,9 +203,27 @@ static void one_case(const shape *s, int idx)
               s->dh, s->dw, s->pt, s->pl, s->pb, s->pr, s->outq, s->threads, bad,
               bad < 0 ? 0.0 : y[bad], bad < 0 ? 0.0 : want[bad]);
     }
+    /* another output grid between runs (as a chain sets its own per run):
+     * the fused requantization's scales follow it */
+    if (s->outq && !s->halves) {
+        quant_node *qn = *quant_node_kernel_priv(&g->nodes[ni]);
+        qparam_t o2;
+        quant_param_from_range(-20.0f, 70.0f, &o2);
+        qn->out = o2;
+        quant_isa_force(QISA_VNNI);
+        CHECK(exec_run(ex, NULL, NULL, err, sizeof(err)) == 0, "%s", err);
+        const float *y = exec_output(ex, 0)->data;
+        int bad = -1;
+        for (int i = 0; i < ny && bad < 0; i++)
+            if (y[i] != quant_dq8(quant_q8(raw[i], &o2), &o2))
+                bad = i;
+        CHECK(bad < 0, "case %d: after a new output grid, output %d is %.9g, oracle %.9g", idx,
+              bad, bad < 0 ? 0.0 : y[bad], bad < 0 ? 0.0 : quant_dq8(quant_q8(raw[bad], &o2), &o2));
+    }
     quant_isa_force(QISA_AUTO);
     exec_free(ex);
     free(want);
+    free(raw);
     quant_graph_free(q);
     graph_free(g);
     free(act);
