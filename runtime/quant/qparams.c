@@ -808,10 +808,9 @@ ew_rows(ewc *e, const ewb *in, const float *a, int sa, const float *b, int sb, i
     ewb r;
     if (BY)
         r = *in;
-    for (int64_t i = 0, m; i < n; i += m) {
-        int64_t k = (bfirst + i) % brow;
+    for (int64_t i = 0, m, row = bfirst / brow, k = bfirst % brow; i < n; i += m, row++, k = 0) {
         m = brow - k < n - i ? brow - k : n - i;
-        e->b0 = _mm512_set1_ps(b[(bfirst + i) / brow]);
+        e->b0 = _mm512_set1_ps(b[row]);
         if (BY)
             r.ab = in->ab ? in->ab + i : NULL;
         ew_loop(e, BY ? &r : NULL, sa ? a + i : a, sa, b, 0, y + i, yb ? yb + i : NULL, m, OP,
