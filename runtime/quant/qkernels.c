@@ -950,12 +950,27 @@ QTB static int qev_kind(const qepi *p)
     return (p->lut8 ? QE_LUT : 0) | (p->floats || !p->b ? QE_FLOATS : 0) | (p->b ? QE_BYTES : 0);
 }
 
+/* A table's 256 bytes in registers (qe_tabv: loaded once for a plane, as
+ * stores to uint8_t outputs would make the compiler load them again). */
+typedef struct qtab {
+    __m512i t0, t1, t2, t3;
+} qtab;
+
+QTB static inline __attribute__((always_inline)) qtab qe_tabv(const uint8_t *tab, const int F)
+{
+    qtab t = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+              _mm512_setzero_si512()};
+    if (F & QE_LUT)
+        t = (qtab){_mm512_loadu_si512(tab), _mm512_loadu_si512(tab + 64),
+                   _mm512_loadu_si512(tab + 128), _mm512_loadu_si512(tab + 192)};
+    return t;
+}
+
 /* The bytes of four vectors y (qe_y) in order, vector i in bytes 16 i ..
- * 16 i + 15: q + 128, or with QE_LUT the byte at q + 128 of the table tab
+ * 16 i + 15: q + 128, or with QE_LUT the byte at q + 128 of the table tv
  * (qe_tab: one lookup for all four). */
 QTB static inline __attribute__((always_inline)) __m512i
-qe_bytes4(const qev *e, __m512 y0, __m512 y1, __m512 y2, __m512 y3, const uint8_t *tab,
-          const int F)
+qe_bytes4(const qev *e, __m512 y0, __m512 y1, __m512 y2, __m512 y3, qtab tv, const int F)
 {
 #define QE_Q(y) _mm512_srli_epi32(_mm512_add_epi32(_mm512_castps_si512(y), e->kadd), 14)
     /* 0..255: the packs saturate nothing */
@@ -966,9 +981,7 @@ qe_bytes4(const qev *e, __m512 y0, __m512 y1, __m512 y2, __m512 y3, const uint8_
     if (F & QE_LUT)
         p = _mm512_mask_blend_epi8(
             _mm512_movepi8_mask(p),
-            _mm512_permutex2var_epi8(_mm512_loadu_si512(tab), p, _mm512_loadu_si512(tab + 64)),
-            _mm512_permutex2var_epi8(_mm512_loadu_si512(tab + 128), p,
-                                     _mm512_loadu_si512(tab + 192)));
+            _mm512_permutex2var_epi8(tv.t0, p, tv.t1), _mm512_permutex2var_epi8(tv.t2, p, tv.t3));
     return p;
 }
 
@@ -1004,7 +1017,7 @@ qe_row48(const qev *e, __m512i a0, __m512i a1, __m512i a2, float cf, double sc, 
         y1 = w1 ? qe_redo(e, a1, sc) : y1;
         y2 = w2 ? qe_redo(e, a2, sc) : y2;
     }
-    __m512i p = qe_bytes4(e, y0, y1, y2, y2, tab, F);
+    __m512i p = qe_bytes4(e, y0, y1, y2, y2, qe_tabv(tab, F), F);
     __mmask64 k = (__mmask64)keep[0] | (__mmask64)keep[1] << 16 | (__mmask64)keep[2] << 32;
     int64_t o = at[0];
     if (F & QE_PACK) { /* the kept bytes to the front */
@@ -1803,7 +1816,7 @@ QTB static void dwv_fill(const conv_geom *c, const qparam_t *p, const float *x, 
 QTB static inline __attribute__((always_inline)) void
 dwv_tile(const conv_geom *c, const int32_t *wq, const uint8_t *P, int64_t Wb, __m512i idx,
          __m512i a0, __m512i zc, int64_t oh, int64_t ow0, int two, int64_t G4, int wide,
-         float *y, const qev *e, __m512 cf, double sc, uint8_t *b, const uint8_t *tab,
+         float *y, const qev *e, __m512 cf, double sc, uint8_t *b, qtab tab,
          int64_t nkh, const int F)
 {
     const int64_t sh = c->sh, OW = c->OW, step = 16 * c->sw;
@@ -1906,7 +1919,7 @@ dwv_plane_t(const conv_geom *c, const quant_node *q, int64_t m, const uint8_t *P
     const __m512i a0 = F ? _mm512_set1_epi32(e->p->init[m]) : _mm512_setzero_si512();
     const __m512 cf = _mm512_set1_ps(F ? e->p->cf[m] : 0.0f);
     const double sc = F ? e->p->sc[m] : 0.0;
-    const uint8_t *tab = F ? qe_tab(e, m) : NULL;
+    const qtab tab = qe_tabv(F ? qe_tab(e, m) : NULL, F);
     const int32_t *wrow = q->wrow + m * c->KH, zq = q->in.zp + 128;
 #define DWV_TILE(G, W)                                                                     \
     do {                                                                                   \
