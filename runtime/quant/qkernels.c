@@ -1006,7 +1006,7 @@ QTB static inline __attribute__((always_inline)) void qe_store16(float *y, __mma
  * the first at at[k] of the first vector that keeps any. */
 QTB static inline __attribute__((always_inline)) void
 qe_row48(const qev *e, __m512i a0, __m512i a1, __m512i a2, float cf, double sc, float *y,
-         uint8_t *b, const uint16_t *keep, const int32_t *at, const uint8_t *tab, const int F)
+         uint8_t *b, const uint16_t *keep, const int32_t *at, qtab tab, const int F)
 {
     const __m512 c = _mm512_set1_ps(cf);
     __m512 y0 = qe_y(e, a0, c), y1 = qe_y(e, a1, c), y2 = qe_y(e, a2, c);
@@ -1017,7 +1017,7 @@ qe_row48(const qev *e, __m512i a0, __m512i a1, __m512i a2, float cf, double sc, 
         y1 = w1 ? qe_redo(e, a1, sc) : y1;
         y2 = w2 ? qe_redo(e, a2, sc) : y2;
     }
-    __m512i p = qe_bytes4(e, y0, y1, y2, y2, qe_tabv(tab, F), F);
+    __m512i p = qe_bytes4(e, y0, y1, y2, y2, tab, F);
     __mmask64 k = (__mmask64)keep[0] | (__mmask64)keep[1] << 16 | (__mmask64)keep[2] << 32;
     int64_t o = at[0];
     if (F & QE_PACK) { /* the kept bytes to the front */
@@ -1042,7 +1042,7 @@ qe_row48(const qev *e, __m512i a0, __m512i a1, __m512i a2, float cf, double sc, 
         if (r < nr)                                                                     \
             qe_row48(e, c##r##0, c##r##1, c##r##2, cf[r], sc[r], y + r * ldy,          \
                      F & QE_BYTES ? b + r * ldy : NULL, keep, at,                       \
-                     qe_tab(e, cf + r - e->p->cf), F);                                  \
+                     e->per_ch ? qe_tabv(qe_tab(e, cf + r - e->p->cf), F) : tab1, F);   \
     } while (0)
 
 /* vtile's sums for channels init[r] (r < nr) from their start, then
@@ -1084,6 +1084,7 @@ vtile_qt(int64_t K, const int32_t *ap, const uint32_t *const *brow, int64_t j0, 
     __asm__ volatile("" : "+v"(c40), "+v"(c41), "+v"(c42), "+v"(c50), "+v"(c51), "+v"(c52),
                      "+v"(c60), "+v"(c61), "+v"(c62), "+v"(c70), "+v"(c71), "+v"(c72)
                      : : "memory");
+    const qtab tab1 = qe_tabv(qe_tab(e, 0), F); /* one table for every channel */
     VPUT(0); VPUT(1); VPUT(2); VPUT(3); VPUT(4); VPUT(5); VPUT(6); VPUT(7);
 }
 #undef VINIT
