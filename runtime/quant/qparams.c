@@ -572,69 +572,6 @@ QVBMI static void rows_512_grid8(const epi_rows *r, const float *lut, const quan
 #undef LUT8_STEP
 }
 
-/* quant_q8_quads on 16 positions at a time: q - zp of each channel by
- * q512_centered, + zp + 128 (an integer in [0, 255]), one byte per channel;
- * the last partial group of 16 by masked loads and stores (rows of a small
- * feature map are short). */
-Q512 static inline __attribute__((always_inline)) __m512i
-quads16(const float *const *x, int nch, int64_t i, __mmask16 m, const q512c *k, __m512 bias,
-        __m512i pad)
-{
-    __m512i u[4];
-    for (int j = 0; j < 4; j++)
-        u[j] = j < nch ? _mm512_cvttps_epi32(_mm512_add_ps(
-                             q512_centered(_mm512_maskz_loadu_ps(m, x[j] + i), k), bias))
-                       : pad;
-    return _mm512_or_si512(_mm512_or_si512(u[0], _mm512_slli_epi32(u[1], 8)),
-                           _mm512_or_si512(_mm512_slli_epi32(u[2], 16), _mm512_slli_epi32(u[3], 24)));
-}
-
-Q512 static void quads_512(const float *const *x, int nch, int64_t n, const qparam_t *p,
-                           uint32_t *out)
-{
-    q512c k;
-    const float zpf = (float)p->zp;
-    const __m512 bias = _mm512_set1_ps(zpf + 128.0f);
-    const __m512i pad = _mm512_set1_epi32(p->zp + 128);
-    q512_init(&k, p->scale, zpf);
-    int64_t i = 0;
-
-    for (; i + 16 <= n; i += 16)
-        _mm512_storeu_si512(out + i, quads16(x, nch, i, 0xffff, &k, bias, pad));
-    if (i < n) {
-        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-        _mm512_mask_storeu_epi32(out + i, m, quads16(x, nch, i, m, &k, bias, pad));
-    }
-}
-
-/* quant_q8_bytes on 16 values at a time, the constants set once for all
- * rows; the row's tail by a masked load and store. */
-Q512 __attribute__((target("avx512bw"))) static void bytes_512(const float *x, int64_t rows,
-                                                               int64_t n, int64_t ldx,
-                                                               const qparam_t *p, uint8_t *out,
-                                                               int64_t ldo)
-{
-    q512c k;
-    const float zpf = (float)p->zp;
-    const __m512 bias = _mm512_set1_ps(zpf + 128.0f);
-    q512_init(&k, p->scale, zpf);
-    for (int64_t r = 0; r < rows; r++) {
-        const float *xr = x + r * ldx;
-        uint8_t *o = out + r * ldo;
-        int64_t i = 0;
-        for (; i + 16 <= n; i += 16)
-            _mm_storeu_si128((__m128i *)(o + i),
-                             _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(_mm512_add_ps(
-                                 q512_centered(_mm512_loadu_ps(xr + i), &k), bias))));
-        if (i < n) {
-            __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-            _mm512_mask_cvtepi32_storeu_epi8(
-                o + i, m,
-                _mm512_cvttps_epi32(_mm512_add_ps(
-                    q512_centered(_mm512_maskz_loadu_ps(m, xr + i), &k), bias)));
-        }
-    }
-}
 
 /* quant_ew_qdq on 16 lanes at a time: the op by one IEEE operation per
  * element as the scalar expressions give it (Relu and Clip by compares, so
@@ -792,6 +729,93 @@ ewc_init(ewc *e, const float *a, const float *b, float lo, float hi, const qpara
     e->thi = _mm512_set1_ps((float)(127 - p->zp) + A);
     e->kadd = _mm512_set1_epi32(16383 + 16384 * (p->zp + 128) - b768);
     e->frac = _mm512_set1_epi32(0x3ffc);
+}
+
+/* q + 128 (int32 lanes) of 16 values as quant_q8 gives them: by ew_t16's
+ * rounding (one FMA, the specified operations for a vector in its window)
+ * where the grid takes it (F, quant_grid_bytes_exact), else by
+ * q512_centered. */
+Q512 static inline __attribute__((always_inline)) __m512i q8_16(const ewc *e, __m512 v,
+                                                                __m512 bias, const int F)
+{
+    if (F)
+        return ew_bytes16(e, ew_t16(e, v));
+    return _mm512_cvttps_epi32(_mm512_add_ps(q512_centered(v, &e->k), bias));
+}
+
+/* quant_q8_quads on 16 positions at a time: q + 128 of each channel
+ * (q8_16), one byte per channel; the last partial group of 16 by masked
+ * loads and stores (rows of a small feature map are short). */
+Q512 static inline __attribute__((always_inline)) __m512i
+quads16(const float *const *x, int nch, int64_t i, __mmask16 m, const ewc *e, __m512 bias,
+        __m512i pad, const int F)
+{
+    __m512i u[4];
+    for (int j = 0; j < 4; j++)
+        u[j] = j < nch ? q8_16(e, _mm512_maskz_loadu_ps(m, x[j] + i), bias, F) : pad;
+    return _mm512_or_si512(_mm512_or_si512(u[0], _mm512_slli_epi32(u[1], 8)),
+                           _mm512_or_si512(_mm512_slli_epi32(u[2], 16), _mm512_slli_epi32(u[3], 24)));
+}
+
+Q512 static inline __attribute__((always_inline)) void
+quads_rows(const float *const *x, int nch, int64_t n, const ewc *e, __m512 bias, __m512i pad,
+           uint32_t *out, const int F)
+{
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_si512(out + i, quads16(x, nch, i, 0xffff, e, bias, pad, F));
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_epi32(out + i, m, quads16(x, nch, i, m, e, bias, pad, F));
+    }
+}
+
+Q512 static void quads_512(const float *const *x, int nch, int64_t n, const qparam_t *p,
+                           uint32_t *out)
+{
+    ewc e;
+    ewc_init(&e, NULL, NULL, 0, 0, p, 1);
+    const __m512 bias = _mm512_set1_ps((float)p->zp + 128.0f);
+    const __m512i pad = _mm512_set1_epi32(p->zp + 128);
+    if (quant_grid_bytes_exact(p))
+        quads_rows(x, nch, n, &e, bias, pad, out, 1);
+    else
+        quads_rows(x, nch, n, &e, bias, pad, out, 0);
+}
+
+/* quant_q8_bytes on 16 values at a time (q8_16), the constants set once for
+ * all rows; the row's tail by a masked load and store. */
+Q512 __attribute__((target("avx512bw"))) static inline __attribute__((always_inline)) void
+bytes_rows(const float *x, int64_t rows, int64_t n, int64_t ldx, const ewc *e, __m512 bias,
+           uint8_t *out, int64_t ldo, const int F)
+{
+    for (int64_t r = 0; r < rows; r++) {
+        const float *xr = x + r * ldx;
+        uint8_t *o = out + r * ldo;
+        int64_t i = 0;
+        for (; i + 16 <= n; i += 16)
+            _mm_storeu_si128((__m128i *)(o + i),
+                             _mm512_cvtepi32_epi8(q8_16(e, _mm512_loadu_ps(xr + i), bias, F)));
+        if (i < n) {
+            __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+            _mm512_mask_cvtepi32_storeu_epi8(
+                o + i, m, q8_16(e, _mm512_maskz_loadu_ps(m, xr + i), bias, F));
+        }
+    }
+}
+
+Q512 __attribute__((target("avx512bw"))) static void bytes_512(const float *x, int64_t rows,
+                                                               int64_t n, int64_t ldx,
+                                                               const qparam_t *p, uint8_t *out,
+                                                               int64_t ldo)
+{
+    ewc e;
+    ewc_init(&e, NULL, NULL, 0, 0, p, 1);
+    const __m512 bias = _mm512_set1_ps((float)p->zp + 128.0f);
+    if (quant_grid_bytes_exact(p))
+        bytes_rows(x, rows, n, ldx, &e, bias, out, ldo, 1);
+    else
+        bytes_rows(x, rows, n, ldx, &e, bias, out, ldo, 0);
 }
 
 /* ew_loop, or with brow > 0 (sb 0) b one value per row of brow elements,

@@ -61,11 +61,65 @@ static void bytes_round_trip(void)
     CHECK(badm == 0, "quant_bytes_map: %d bytes wrong", badm);
 }
 
+/* The vector quantizers (quant_q8_bytes, quant_q8_quads) against quant_q8
+ * on any float, not only grid values: halves of the grid and their float
+ * neighbours (where a one-FMA rounding could differ), values far past
+ * either bound, NaN, infinities, signed zeros and subnormals, on grids
+ * inside and outside quant_grid_bytes_exact's bound, over lengths that end
+ * in a partial vector. */
+static void vector_quantizers(void)
+{
+    uint64_t r = 0xD1B54A32D192ED03ULL;
+    enum { N = 301 };
+    float x[N], x1[N], x2[N], x3[N];
+    uint8_t b[N];
+    uint32_t quad[N];
+    int bad = 0, cases = 0;
+    for (int k = 0; k < 600; k++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        qparam_t p = {.zp = (int32_t)(r % 256) - 128};
+        double e = -110.0 + 220.0 * (double)((r >> 11) & 0xfffff) / 0xfffff;
+        p.scale = (float)ldexp(1.0 + (double)(r >> 44) / (1 << 20), (int)floor(e));
+        for (int i = 0; i < N; i++) {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+            int q = (int)(r % 700) - 350; /* past both bounds too */
+            float h = (float)(((double)q + 0.5) * p.scale);
+            switch (r >> 60) {
+            case 0: x[i] = h; break;
+            case 1: x[i] = nextafterf(h, INFINITY); break;
+            case 2: x[i] = nextafterf(h, -INFINITY); break;
+            case 3: x[i] = (float)q * p.scale; break;
+            case 4: x[i] = (r >> 40 & 3) == 0 ? NAN : (r >> 40 & 3) == 1 ? INFINITY : -INFINITY; break;
+            case 5: x[i] = (r >> 40 & 1) ? -0.0f : 0x1p-140f; break;
+            case 6: x[i] = (float)ldexp((double)(r >> 20 & 0xffff) - 32768.0, (int)(r >> 36 & 63) - 32); break;
+            default: x[i] = (float)(((double)(r >> 12 & 0xfffff) / 0xfffff - 0.5) * 600.0 * p.scale);
+            }
+            x1[i] = -x[i], x2[i] = x[i] * 0.5f, x3[i] = x[(i * 7) % N];
+        }
+        const int n = N - k % 17;
+        quant_q8_bytes(x, 1, n, n, &p, b, n);
+        const float *rows[4] = {x, x1, x2, x3};
+        quant_q8_quads(rows, 1 + k % 4, n, &p, quad);
+        for (int i = 0; i < n; i++) {
+            uint32_t want = (uint32_t)(quant_q8(x[i], &p) + 128);
+            const float *v[4] = {x, x1, x2, x3};
+            uint32_t wq = 0;
+            for (int c = 0; c < 4; c++)
+                wq |= (c < 1 + k % 4 ? (uint32_t)(quant_q8(v[c][i], &p) + 128)
+                                     : (uint32_t)(p.zp + 128)) << (8 * c);
+            bad += b[i] != want || quad[i] != wq;
+            cases++;
+        }
+    }
+    CHECK(bad == 0, "vector quantizers: %d of %d values differ from quant_q8", bad, cases);
+}
+
 int main(void)
 {
     qparam_t p;
 
     bytes_round_trip();
+    vector_quantizers();
 
     quant_param_from_range(-612.12f, 444.18f, &p);
     CHECK_NEAR(p.scale, 4.142352941176471, 1e-5, "scale");
