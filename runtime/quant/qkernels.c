@@ -647,7 +647,8 @@ static int impl_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
  * plane of c4 read from (oh0 + kh * dh / sh) * Wq + kw * dw / sw on, each word
  * giving four channels' bytes; columns ow >= OW of each row are computed and
  * dropped. At stride 1 the rows share their side padding (Wq = W + max(pl,
- * pr)): a read past a row's end is a read of the next row's left padding. The int32 sums are exact (|sum| <= K * 255 * 128 < 2^30), and sum
+ * pr)): a read past a row's end is a read of the next row's left padding.
+ * The int32 sums are exact (|sum| <= K * 255 * 128 < 2^30), and sum
  * (q + 128) w - (zp + 128) sum w = sum (q - zp) w: the same integers as the
  * float paths, below 2^24 (exact32), so the same floats go into the same
  * epilogue. The byte products: vpdpbusd on AVX512-VNNI (4 per 32-bit lane),

@@ -572,7 +572,6 @@ QVBMI static void rows_512_grid8(const epi_rows *r, const float *lut, const quan
 #undef LUT8_STEP
 }
 
-
 /* quant_ew_qdq on 16 lanes at a time: the op by one IEEE operation per
  * element as the scalar expressions give it (Relu and Clip by compares, so
  * that NaN passes through as it does there), requantized in registers. One

@@ -508,8 +508,8 @@ typedef struct quant_node {
     int wq_tap;           /* wq holds a one-channel conv's quads of 4 taps of a row */
     int wq_vcols;         /* and of its last wq_vcols kernel columns, 4 taps of a column */
     int32_t *epi_init;    /* with wq: per channel, the fused requantization's sum */
-    float *epi_cf;        /* start and scale (qkernels.c, epi_start, qepi_begin: */
-    int epi_ok;           /* the scales for the output grid of cf[M]'s bits) */
+    float *epi_cf;        /* start and scale; [M]: the output scale they are for */
+    int epi_ok;           /* every bias and scale in range (qkernels.c, epi_start) */
     void *orig_priv;      /* the fp32 kernel's prepared state, released with it */
     const op_def *orig_def;
     /* Conv, set by a fused chain's run (qgraph.c) for that run: each finished
