@@ -653,6 +653,18 @@ Q512 static inline __attribute__((always_inline)) __m512 ew_t16(const ewc *e, __
     return t;
 }
 
+/* ew_t16 without its upper bound, for outputs made bytes alone: a t of
+ * 1024 or more gives 256 or more in ew_bytes16 (bits grow with t, and up to
+ * infinity the sum does not overflow), which vpmovusdb saturates to 255, the
+ * bound's byte (127 - zp + A is below 1024). */
+Q512 static inline __attribute__((always_inline)) __m512 ew_t16_lo(const ewc *e, __m512 v)
+{
+    __m512 t = _mm512_max_ps(_mm512_fmadd_ps(v, e->k.vinv, e->ca), e->tlo);
+    if (__builtin_expect(_mm512_testn_epi32_mask(_mm512_castps_si512(t), e->frac) != 0, 0))
+        return _mm512_add_ps(q512_centered(v, &e->k), e->c768);
+    return t;
+}
+
 /* The outputs of t: (q - zp) * s and q + 128. */
 Q512 static inline __m512 ew_float16(const ewc *e, __m512 t)
 {
@@ -690,6 +702,28 @@ ew_loop(const ewc *e, const ewb *in, const float *a, int sa, const float *b, int
         return;
     }
     int64_t i = 0;
+#define EW_V(j)                                                                             \
+    ew16(e, BY && in->ab ? ew_deq16(in->ab + (j), in->az, in->as, 16)                      \
+            : sa         ? _mm512_loadu_ps(a + (j))                                        \
+                         : e->a0,                                                          \
+         two && BY && in->bb ? ew_deq16(in->bb + (j), in->bz, in->bs, 16)                  \
+         : two && sb         ? _mm512_loadu_ps(b + (j))                                    \
+                             : e->b0,                                                      \
+         OP)
+    if (e->nof) /* the bytes alone: no upper bound on t (ew_t16_lo), two vectors a step */
+        for (; i + 32 <= n; i += 32) {
+            __m512 v0 = EW_V(i), v1 = EW_V(i + 16);
+            __m512 t0 = _mm512_max_ps(_mm512_fmadd_ps(v0, e->k.vinv, e->ca), e->tlo);
+            __m512 t1 = _mm512_max_ps(_mm512_fmadd_ps(v1, e->k.vinv, e->ca), e->tlo);
+            if (__builtin_expect((_mm512_testn_epi32_mask(_mm512_castps_si512(t0), e->frac) |
+                                  _mm512_testn_epi32_mask(_mm512_castps_si512(t1), e->frac)) != 0, 0)) {
+                t0 = ew_t16_lo(e, v0);
+                t1 = ew_t16_lo(e, v1);
+            }
+            _mm_storeu_si128((__m128i *)(yb + i), _mm512_cvtusepi32_epi8(ew_bytes16(e, t0)));
+            _mm_storeu_si128((__m128i *)(yb + i + 16), _mm512_cvtusepi32_epi8(ew_bytes16(e, t1)));
+        }
+#undef EW_V
     for (; i + 16 <= n; i += 16) {
         __m512 x = BY && in->ab ? ew_deq16(in->ab + i, in->az, in->as, 16) : sa ? _mm512_loadu_ps(a + i) : e->a0;
         __m512 w = two && BY && in->bb ? ew_deq16(in->bb + i, in->bz, in->bs, 16)

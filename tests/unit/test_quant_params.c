@@ -114,12 +114,59 @@ static void vector_quantizers(void)
     CHECK(bad == 0, "vector quantizers: %d of %d values differ from quant_q8", bad, cases);
 }
 
+/* quant_ew_qdq_in writing bytes alone (no floats) against quant_q8 of the
+ * op on the operands' dequantized values: both operands from bytes, and a
+ * per-row factor; output grids from coarse to so fine that most results lie
+ * far past the bounds (up to infinity: a division by zero), where the
+ * vector path saturates without clamping first, and grids on which many
+ * results fall exactly on halves. */
+static void ew_bytes_alone(void)
+{
+    enum { N = 1000, ROW = 40 };
+    uint8_t a[N], b[N], yb[N];
+    float y[N], rowf[N / ROW + 1];
+    uint64_t r = 0xA0761D6478BD642FULL;
+    int bad = 0, cases = 0;
+    for (int k = 0; k < 64; k++) {
+        for (int i = 0; i < N; i++) {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+            a[i] = (uint8_t)r, b[i] = (uint8_t)(r >> 8);
+        }
+        for (int i = 0; i <= N / ROW; i++)
+            rowf[i] = (float)((double)(i % 7) - 2.5) * 0.37f;
+        qparam_t ga = {.scale = 0.0371928f * (float)(1 + k % 3), .zp = (int32_t)(k % 11) - 5};
+        qparam_t gb = {.scale = 0.0213377f, .zp = 7};
+        qparam_t go = {.scale = (float)ldexp(0.0501234, -(k % 8)), .zp = (int32_t)(k % 5) - 2};
+        if (k % 4 == 0) /* results exactly on halves of the grid: the exact path */
+            ga.scale = 0.25f, gb.scale = 0.5f, go.scale = (float)ldexp(1.0, k % 3);
+        for (int op = QEW_ADD; op <= QEW_DIV; op++)
+            for (int row = 0; row < 2; row++) {
+                quant_ew_in in = {.ab = a, .bb = row ? NULL : b, .ag = &ga, .bg = &gb,
+                                  .brow = row ? ROW : 0, .bfirst = row ? 3 : 0};
+                const int n = N - k % 13;
+                if (!quant_ew_qdq_in(op, NULL, 1, row ? rowf : NULL, row ? 0 : 1, &in, 0, 0, y, yb,
+                                     n, &go, 0))
+                    return; /* no vector path on this CPU: nothing to compare */
+                for (int i = 0; i < n; i++) {
+                    float x = quant_dq8((int8_t)(a[i] - 128), &ga);
+                    float w = row ? rowf[(3 + i) / ROW] : quant_dq8((int8_t)(b[i] - 128), &gb);
+                    float v = op == QEW_ADD ? x + w : op == QEW_SUB ? x - w
+                            : op == QEW_MUL ? x * w : x / w;
+                    bad += yb[i] != (uint8_t)(quant_q8(v, &go) + 128);
+                    cases++;
+                }
+            }
+    }
+    CHECK(bad == 0, "elementwise bytes alone: %d of %d bytes differ from quant_q8", bad, cases);
+}
+
 int main(void)
 {
     qparam_t p;
 
     bytes_round_trip();
     vector_quantizers();
+    ew_bytes_alone();
 
     quant_param_from_range(-612.12f, 444.18f, &p);
     CHECK_NEAR(p.scale, 4.142352941176471, 1e-5, "scale");
