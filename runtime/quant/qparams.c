@@ -723,6 +723,23 @@ ew_loop(const ewc *e, const ewb *in, const float *a, int sa, const float *b, int
             _mm_storeu_si128((__m128i *)(yb + i), _mm512_cvtusepi32_epi8(ew_bytes16(e, t0)));
             _mm_storeu_si128((__m128i *)(yb + i + 16), _mm512_cvtusepi32_epi8(ew_bytes16(e, t1)));
         }
+    else /* floats and bytes: two vectors a step, one window branch */
+        for (; i + 32 <= n; i += 32) {
+            __m512 v0 = EW_V(i), v1 = EW_V(i + 16);
+            __m512 t0 = _mm512_min_ps(
+                _mm512_max_ps(_mm512_fmadd_ps(v0, e->k.vinv, e->ca), e->tlo), e->thi);
+            __m512 t1 = _mm512_min_ps(
+                _mm512_max_ps(_mm512_fmadd_ps(v1, e->k.vinv, e->ca), e->tlo), e->thi);
+            if (__builtin_expect((_mm512_testn_epi32_mask(_mm512_castps_si512(t0), e->frac) |
+                                  _mm512_testn_epi32_mask(_mm512_castps_si512(t1), e->frac)) != 0, 0)) {
+                t0 = ew_t16(e, v0);
+                t1 = ew_t16(e, v1);
+            }
+            _mm512_storeu_ps(y + i, ew_float16(e, t0));
+            _mm512_storeu_ps(y + i + 16, ew_float16(e, t1));
+            _mm_storeu_si128((__m128i *)(yb + i), _mm512_cvtepi32_epi8(ew_bytes16(e, t0)));
+            _mm_storeu_si128((__m128i *)(yb + i + 16), _mm512_cvtepi32_epi8(ew_bytes16(e, t1)));
+        }
 #undef EW_V
     for (; i + 16 <= n; i += 16) {
         __m512 x = BY && in->ab ? ew_deq16(in->ab + i, in->az, in->as, 16) : sa ? _mm512_loadu_ps(a + i) : e->a0;

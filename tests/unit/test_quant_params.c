@@ -114,8 +114,8 @@ static void vector_quantizers(void)
     CHECK(bad == 0, "vector quantizers: %d of %d values differ from quant_q8", bad, cases);
 }
 
-/* quant_ew_qdq_in writing bytes alone (no floats) against quant_q8 of the
- * op on the operands' dequantized values: both operands from bytes, and a
+/* quant_ew_qdq_in writing bytes alone, or bytes and floats, against
+ * quant_q8 of the op on the operands' dequantized values: both operands from bytes, and a
  * per-row factor; output grids from coarse to so fine that most results lie
  * far past the bounds (up to infinity: a division by zero), where the
  * vector path saturates without clamping first, and grids on which many
@@ -140,24 +140,25 @@ static void ew_bytes_alone(void)
         if (k % 4 == 0) /* results exactly on halves of the grid: the exact path */
             ga.scale = 0.25f, gb.scale = 0.5f, go.scale = (float)ldexp(1.0, k % 3);
         for (int op = QEW_ADD; op <= QEW_DIV; op++)
-            for (int row = 0; row < 2; row++) {
-                quant_ew_in in = {.ab = a, .bb = row ? NULL : b, .ag = &ga, .bg = &gb,
-                                  .brow = row ? ROW : 0, .bfirst = row ? 3 : 0};
-                const int n = N - k % 13;
-                if (!quant_ew_qdq_in(op, NULL, 1, row ? rowf : NULL, row ? 0 : 1, &in, 0, 0, y, yb,
-                                     n, &go, 0))
+            for (int row = 0; row < 4; row++) { /* row & 1: a per-row factor; row & 2: floats too */
+                quant_ew_in in = {.ab = a, .bb = row & 1 ? NULL : b, .ag = &ga, .bg = &gb,
+                                  .brow = row & 1 ? ROW : 0, .bfirst = row & 1 ? 3 : 0};
+                const int n = N - k % 13, fl = row >> 1;
+                if (!quant_ew_qdq_in(op, NULL, 1, row & 1 ? rowf : NULL, !(row & 1), &in, 0, 0, y,
+                                     yb, n, &go, fl))
                     return; /* no vector path on this CPU: nothing to compare */
                 for (int i = 0; i < n; i++) {
                     float x = quant_dq8((int8_t)(a[i] - 128), &ga);
-                    float w = row ? rowf[(3 + i) / ROW] : quant_dq8((int8_t)(b[i] - 128), &gb);
+                    float w = row & 1 ? rowf[(3 + i) / ROW] : quant_dq8((int8_t)(b[i] - 128), &gb);
                     float v = op == QEW_ADD ? x + w : op == QEW_SUB ? x - w
                             : op == QEW_MUL ? x * w : x / w;
-                    bad += yb[i] != (uint8_t)(quant_q8(v, &go) + 128);
+                    int8_t q = quant_q8(v, &go);
+                    bad += yb[i] != (uint8_t)(q + 128) || (fl && y[i] != quant_dq8(q, &go));
                     cases++;
                 }
             }
     }
-    CHECK(bad == 0, "elementwise bytes alone: %d of %d bytes differ from quant_q8", bad, cases);
+    CHECK(bad == 0, "elementwise outputs: %d of %d differ from quant_q8", bad, cases);
 }
 
 int main(void)
