@@ -643,26 +643,38 @@ ew16(const ewc *e, __m512 x, __m512 w, const int OP)
     return v;
 }
 
-/* t of 16 results v (768 + q - zp, or within 1 of it, see above). */
-Q512 static inline __attribute__((always_inline)) __m512 ew_t16(const ewc *e, __m512 v)
+/* t of 16 results v before the window test: the FMA, clamped below, and
+ * above when HI. Without the upper bound (outputs made bytes alone) a t of
+ * 1024 or more gives 256 or more in ew_bytes16 (bits grow with t, and up to
+ * infinity the sum does not overflow), which vpmovusdb saturates to 255, the
+ * bound's byte (127 - zp + A is below 1024). */
+Q512 static inline __attribute__((always_inline)) __m512 ew_tq(const ewc *e, __m512 v,
+                                                               const int HI)
 {
-    __m512 t = _mm512_fmadd_ps(v, e->k.vinv, e->ca);
-    t = _mm512_min_ps(_mm512_max_ps(t, e->tlo), e->thi);
-    if (__builtin_expect(_mm512_testn_epi32_mask(_mm512_castps_si512(t), e->frac) != 0, 0))
+    __m512 t = _mm512_max_ps(_mm512_fmadd_ps(v, e->k.vinv, e->ca), e->tlo);
+    return HI ? _mm512_min_ps(t, e->thi) : t;
+}
+
+/* The lanes of t (ew_tq) in the window. */
+Q512 static inline __attribute__((always_inline)) __mmask16 ew_win(const ewc *e, __m512 t)
+{
+    return _mm512_testn_epi32_mask(_mm512_castps_si512(t), e->frac);
+}
+
+/* t of 16 results v (768 + q - zp, or within 1 of it, see above): ew_tq,
+ * or the specified operations for a vector in the window. */
+Q512 static inline __attribute__((always_inline)) __m512 ew_tb(const ewc *e, __m512 v,
+                                                               const int HI)
+{
+    __m512 t = ew_tq(e, v, HI);
+    if (__builtin_expect(ew_win(e, t) != 0, 0))
         return _mm512_add_ps(q512_centered(v, &e->k), e->c768);
     return t;
 }
 
-/* ew_t16 without its upper bound, for outputs made bytes alone: a t of
- * 1024 or more gives 256 or more in ew_bytes16 (bits grow with t, and up to
- * infinity the sum does not overflow), which vpmovusdb saturates to 255, the
- * bound's byte (127 - zp + A is below 1024). */
-Q512 static inline __attribute__((always_inline)) __m512 ew_t16_lo(const ewc *e, __m512 v)
+Q512 static inline __attribute__((always_inline)) __m512 ew_t16(const ewc *e, __m512 v)
 {
-    __m512 t = _mm512_max_ps(_mm512_fmadd_ps(v, e->k.vinv, e->ca), e->tlo);
-    if (__builtin_expect(_mm512_testn_epi32_mask(_mm512_castps_si512(t), e->frac) != 0, 0))
-        return _mm512_add_ps(q512_centered(v, &e->k), e->c768);
-    return t;
+    return ew_tb(e, v, 1);
 }
 
 /* The outputs of t: (q - zp) * s and q + 128. */
@@ -676,6 +688,39 @@ Q512 static inline __m512 ew_float16(const ewc *e, __m512 t)
 Q512 static inline __m512i ew_bytes16(const ewc *e, __m512 t)
 {
     return _mm512_srli_epi32(_mm512_add_epi32(_mm512_castps_si512(t), e->kadd), 14);
+}
+
+/* ew_loop's outputs with bytes, two vectors a step with one window branch,
+ * floats too when FL (else no upper bound on t, ew_tq); returns the
+ * elements done. */
+Q512 static inline __attribute__((always_inline)) int64_t
+ew_pairs(const ewc *e, const ewb *in, const float *a, int sa, const float *b, int sb, float *y,
+         uint8_t *yb, int64_t n, const int OP, const int BY, const int FL)
+{
+    const int two = OP <= QEW_DIV;
+    int64_t i = 0;
+#define EW_V(j)                                                                             \
+    ew16(e, BY && in->ab ? ew_deq16(in->ab + (j), in->az, in->as, 16)                      \
+            : sa         ? _mm512_loadu_ps(a + (j))                                        \
+                         : e->a0,                                                          \
+         two && BY && in->bb ? ew_deq16(in->bb + (j), in->bz, in->bs, 16)                  \
+         : two && sb         ? _mm512_loadu_ps(b + (j))                                    \
+                             : e->b0,                                                      \
+         OP)
+    for (; i + 32 <= n; i += 32) {
+        __m512 v0 = EW_V(i), v1 = EW_V(i + 16);
+        __m512 t0 = ew_tq(e, v0, FL), t1 = ew_tq(e, v1, FL);
+        if (__builtin_expect((ew_win(e, t0) | ew_win(e, t1)) != 0, 0))
+            t0 = ew_tb(e, v0, FL), t1 = ew_tb(e, v1, FL);
+        if (FL) {
+            _mm512_storeu_ps(y + i, ew_float16(e, t0));
+            _mm512_storeu_ps(y + i + 16, ew_float16(e, t1));
+        }
+        _mm_storeu_si128((__m128i *)(yb + i), _mm512_cvtusepi32_epi8(ew_bytes16(e, t0)));
+        _mm_storeu_si128((__m128i *)(yb + i + 16), _mm512_cvtusepi32_epi8(ew_bytes16(e, t1)));
+    }
+#undef EW_V
+    return i;
 }
 
 Q512 static inline __attribute__((always_inline)) void
@@ -701,46 +746,8 @@ ew_loop(const ewc *e, const ewb *in, const float *a, int sa, const float *b, int
         }
         return;
     }
-    int64_t i = 0;
-#define EW_V(j)                                                                             \
-    ew16(e, BY && in->ab ? ew_deq16(in->ab + (j), in->az, in->as, 16)                      \
-            : sa         ? _mm512_loadu_ps(a + (j))                                        \
-                         : e->a0,                                                          \
-         two && BY && in->bb ? ew_deq16(in->bb + (j), in->bz, in->bs, 16)                  \
-         : two && sb         ? _mm512_loadu_ps(b + (j))                                    \
-                             : e->b0,                                                      \
-         OP)
-    if (e->nof) /* the bytes alone: no upper bound on t (ew_t16_lo), two vectors a step */
-        for (; i + 32 <= n; i += 32) {
-            __m512 v0 = EW_V(i), v1 = EW_V(i + 16);
-            __m512 t0 = _mm512_max_ps(_mm512_fmadd_ps(v0, e->k.vinv, e->ca), e->tlo);
-            __m512 t1 = _mm512_max_ps(_mm512_fmadd_ps(v1, e->k.vinv, e->ca), e->tlo);
-            if (__builtin_expect((_mm512_testn_epi32_mask(_mm512_castps_si512(t0), e->frac) |
-                                  _mm512_testn_epi32_mask(_mm512_castps_si512(t1), e->frac)) != 0, 0)) {
-                t0 = ew_t16_lo(e, v0);
-                t1 = ew_t16_lo(e, v1);
-            }
-            _mm_storeu_si128((__m128i *)(yb + i), _mm512_cvtusepi32_epi8(ew_bytes16(e, t0)));
-            _mm_storeu_si128((__m128i *)(yb + i + 16), _mm512_cvtusepi32_epi8(ew_bytes16(e, t1)));
-        }
-    else /* floats and bytes: two vectors a step, one window branch */
-        for (; i + 32 <= n; i += 32) {
-            __m512 v0 = EW_V(i), v1 = EW_V(i + 16);
-            __m512 t0 = _mm512_min_ps(
-                _mm512_max_ps(_mm512_fmadd_ps(v0, e->k.vinv, e->ca), e->tlo), e->thi);
-            __m512 t1 = _mm512_min_ps(
-                _mm512_max_ps(_mm512_fmadd_ps(v1, e->k.vinv, e->ca), e->tlo), e->thi);
-            if (__builtin_expect((_mm512_testn_epi32_mask(_mm512_castps_si512(t0), e->frac) |
-                                  _mm512_testn_epi32_mask(_mm512_castps_si512(t1), e->frac)) != 0, 0)) {
-                t0 = ew_t16(e, v0);
-                t1 = ew_t16(e, v1);
-            }
-            _mm512_storeu_ps(y + i, ew_float16(e, t0));
-            _mm512_storeu_ps(y + i + 16, ew_float16(e, t1));
-            _mm_storeu_si128((__m128i *)(yb + i), _mm512_cvtepi32_epi8(ew_bytes16(e, t0)));
-            _mm_storeu_si128((__m128i *)(yb + i + 16), _mm512_cvtepi32_epi8(ew_bytes16(e, t1)));
-        }
-#undef EW_V
+    int64_t i = e->nof ? ew_pairs(e, in, a, sa, b, sb, y, yb, n, OP, BY, 0)
+                       : ew_pairs(e, in, a, sa, b, sb, y, yb, n, OP, BY, 1);
     for (; i + 16 <= n; i += 16) {
         __m512 x = BY && in->ab ? ew_deq16(in->ab + i, in->az, in->as, 16) : sa ? _mm512_loadu_ps(a + i) : e->a0;
         __m512 w = two && BY && in->bb ? ew_deq16(in->bb + i, in->bz, in->bs, 16)
