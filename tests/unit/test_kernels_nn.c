@@ -352,6 +352,14 @@ static void test_conv_sweep(void)
          * pads, batch 2 */
         {2, 1, 32, 20, 1, {37, 45}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "NOTSET", 1, 0},
         {2, 2, 40, 8, 1, {40, 70}, {3, 3}, {1, 1}, {1, 1}, {0, 1, 2, 0}, "NOTSET", 0, 0},
+        /* pointwise products big enough for two threads: columns cut evenly in
+         * 16-column vectors (26x26), and few columns, where the tasks also
+         * take halves of the rows: one column block (9x9), two (13x13, an
+         * uneven half of 40 rows), groups and batch items (12x12) */
+        {2, 1, 64, 32, 1, {26, 26}, {1, 1}, {1, 1}, {1, 1}, {0}, "NOTSET", 1, 0},
+        {2, 1, 256, 64, 1, {9, 9}, {1, 1}, {1, 1}, {1, 1}, {0}, "NOTSET", 1, 0},
+        {2, 1, 256, 40, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0}, "NOTSET", 0, 0},
+        {2, 2, 128, 64, 2, {12, 12}, {1, 1}, {1, 1}, {1, 1}, {0}, "NOTSET", 1, 0},
     };
     for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
         check_conv(&big[i], 1);
