@@ -1471,8 +1471,8 @@ static void vn_task_rows(const vn_job *j, int64_t t, const uint32_t **brow, vn_t
     const int64_t KK = c->KH * c->KW, sh = c->sh, sw = c->sw, PQ = j->Hq * j->Wq;
     int64_t mp = t % j->msplit, blk = t / j->msplit % j->nblk;
     k->ni = t / j->msplit / j->nblk;
-    k->oh0 = blk * j->rows;
-    k->nrow = c->OH - k->oh0 < j->rows ? c->OH - k->oh0 : j->rows;
+    k->oh0 = blk * c->OH / j->nblk;
+    k->nrow = (blk + 1) * c->OH / j->nblk - k->oh0;
     k->nc = k->nrow * j->Wq;
     k->m0 = mp * j->mchunk;
     k->m1 = k->m0 + j->mchunk < c->M ? k->m0 + j->mchunk : c->M;
@@ -1736,9 +1736,19 @@ static int vnni_conv(op_ctx *ctx, const conv_geom *c, const quant_node *q, const
     j.rows = want / j.Wq;
     j.rows = j.rows < 1 ? 1 : j.rows > c->OH ? c->OH : j.rows;
     j.nblk = (c->OH + j.rows - 1) / j.rows;
-    j.ncp = (j.rows * j.Wq + GEMM_NR - 1) / GEMM_NR * GEMM_NR;
     int64_t macs = c->N * c->M * c->OH * c->OW * c->C * c->KH * c->KW;
     int inl = macs < (1 << 20) || ctx->nthreads < 2;
+    /* several row blocks: as many as make whole rounds of the pool's chunks,
+     * their rows shared out evenly (vn_task_rows), so that no thread draws
+     * one more (52x52 at two threads: 19, 19 and 14 rows, times two halves of
+     * the channels, for four chunks; now four blocks of 13) */
+    if (!inl && j.nblk > 1) {
+        int64_t per = 2 * ctx->nthreads;
+        int64_t nb = ((c->N * j.nblk + per - 1) / per * per + c->N - 1) / c->N;
+        j.nblk = nb < c->OH ? nb : c->OH;
+    }
+    j.rows = (c->OH + j.nblk - 1) / j.nblk;
+    j.ncp = (j.rows * j.Wq + GEMM_NR - 1) / GEMM_NR * GEMM_NR;
     /* a small map has few row blocks: its output channels are split too, so
      * that every thread gets two tasks */
     int64_t panels = (c->M + GEMM_MR - 1) / GEMM_MR, tasks = c->N * j.nblk;
