@@ -233,7 +233,8 @@ typedef struct api_layout {
 int api_binding_check(const api_ctx *c, const api_io *io, int is_input, int idx, const char *fn);
 
 size_t api_layout_bytes(const api_io *io, const api_layout *l);
-int api_convert(const api_io *io, int model_dtype, void *model_data, void *buf,
+/* par: the executor whose threads share out a large conversion, or NULL. */
+int api_convert(exec_t *par, const api_io *io, int model_dtype, void *model_data, void *buf,
                 const api_layout *l, int to_model, const char *fn);
 
 /* (Re)builds graph, executor and io tables from the model source with the given

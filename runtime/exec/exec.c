@@ -116,6 +116,12 @@ void exec_parallel_for(exec_t *x, int64_t n, range_fn fn, void *arg)
     op_parallel_for(&c, n, fn, arg);
 }
 
+void exec_wake(exec_t *x)
+{
+    if (x)
+        threadpool_wake(x->pool);
+}
+
 typedef struct span {
     int t;
     int first, last; /* positions in the execution order, inclusive */

@@ -39,6 +39,7 @@ struct threadpool {
     _Atomic uint64_t word;
     atomic_int done;        /* chunks finished in this generation */
     atomic_int sleepers;    /* workers waiting on cv */
+    unsigned pokes;         /* under mu: threadpool_wake calls */
     atomic_int stop;
     /* the dispatch; atomics because a late worker may read them while the
      * caller writes the next dispatch (its claim then fails) */
@@ -90,10 +91,14 @@ static void *worker(void *v)
         if ((uint32_t)(w >> 32) == seen && !atomic_load(&p->stop)) {
             pthread_mutex_lock(&p->mu);
             atomic_fetch_add(&p->sleepers, 1);
-            while ((uint32_t)((w = atomic_load(&p->word)) >> 32) == seen && !atomic_load(&p->stop))
+            unsigned pk = p->pokes;
+            while ((uint32_t)((w = atomic_load(&p->word)) >> 32) == seen &&
+                   !atomic_load(&p->stop) && p->pokes == pk)
                 pthread_cond_wait(&p->cv, &p->mu);
             atomic_fetch_sub(&p->sleepers, 1);
             pthread_mutex_unlock(&p->mu);
+            if ((uint32_t)(w >> 32) == seen && !atomic_load(&p->stop))
+                continue; /* woken without work: spin for what follows */
         }
         if (atomic_load(&p->stop))
             break;
@@ -155,6 +160,16 @@ void threadpool_run(struct threadpool *p, int64_t total, range_fn fn, void *arg)
     while (atomic_load_explicit(&p->done, memory_order_acquire) < nch)
         if (++spins > SPIN_ROUNDS)
             sched_yield();
+}
+
+void threadpool_wake(struct threadpool *p)
+{
+    if (!p || atomic_load(&p->sleepers) == 0)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->pokes++;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
 }
 
 void threadpool_free(struct threadpool *p)

@@ -9,7 +9,10 @@
  * other model (~150 ms). Return codes: the API's (0 or RKNN_ERR_CTX_INVALID).
  * Matmul contexts the same way: two threads each drive their own context and check
  * every C against the int32 products summed here; one context destroyed while three
- * threads run it (ThreadSanitizer in `make tsan`).
+ * threads run it (ThreadSanitizer in `make tsan`). A two-thread context whose
+ * workers fall asleep between frames and are woken as the next frame's 2 MB input
+ * arrives (shared out over them): every frame's outputs equal the first's, bit for
+ * bit, and a context destroyed just after such a wake-up shuts down cleanly.
  *   RT_TEST_NO_TIMING=1  skip the latency bound (sanitizer builds), keep the rest */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -393,6 +396,77 @@ static void test_matmul_destroy_in_use(void)
     mm_teardown(&shared);
 }
 
+#define YOLOX "tests/data/models/yolox_nano.onnx"
+
+/* One frame of YOLOX with input in (3x416x416 floats); its output (out_n floats:
+ * 3549 boxes x 8) into out. */
+static int yolox_frame(rknn_context ctx, const float *in, float *out, size_t out_n)
+{
+    rknn_input i;
+    rknn_output o;
+    memset(&i, 0, sizeof(i));
+    i.buf = (void *)in;
+    i.size = 3 * 416 * 416 * sizeof(float);
+    i.type = RKNN_TENSOR_FLOAT32;
+    i.fmt = RKNN_TENSOR_NCHW;
+    int r = rknn_inputs_set(ctx, 1, &i);
+    r = r ? r : rknn_run(ctx, NULL);
+    if (r)
+        return r;
+    memset(&o, 0, sizeof(o));
+    o.want_float = 1;
+    r = rknn_outputs_get(ctx, 1, &o, NULL);
+    if (!r && o.size != out_n * sizeof(float))
+        r = -1000;
+    if (!r)
+        memcpy(out, o.buf, out_n * sizeof(float));
+    if (!r)
+        r = rknn_outputs_release(ctx, 1, &o);
+    return r;
+}
+
+static void test_wake_between_frames(void)
+{
+    const size_t in_n = 3 * 416 * 416, out_n = 3549 * 8;
+    float *in = malloc(in_n * sizeof(float)), *first = malloc(out_n * sizeof(float));
+    float *got = malloc(out_n * sizeof(float));
+    rknn_context ctx = 0;
+    uint32_t seed = 12345;
+    for (size_t k = 0; k < in_n; k++) {
+        seed = seed * 1664525u + 1013904223u;
+        in[k] = (float)(seed >> 24);
+    }
+    setenv("RKNN_TRACE_THREADS", "2", 1);
+    int r = rknn_init(&ctx, YOLOX, 0, 0, NULL);
+    setenv("RKNN_TRACE_THREADS", "1", 1);
+    CHECK(r == 0, "rknn_init %s at two threads: %d", YOLOX, r);
+    if (!r) {
+        r = yolox_frame(ctx, in, first, out_n);
+        CHECK(r == 0, "first frame: %d", r);
+        /* asleep (30 ms: far past the workers' spin) or still spinning (0) */
+        for (int f = 0; !r && f < 4; f++) {
+            usleep(f % 2 ? 0 : 30000);
+            r = yolox_frame(ctx, in, got, out_n);
+            CHECK(r == 0 && !memcmp(got, first, out_n * sizeof(float)),
+                  "frame %d after %s: rc %d, outputs %s", f + 2, f % 2 ? "no pause" : "30 ms",
+                  r, r ? "-" : "differ from the first frame's");
+        }
+        /* woken by inputs_set, then destroyed at once */
+        usleep(30000);
+        rknn_input i;
+        memset(&i, 0, sizeof(i));
+        i.buf = in;
+        i.size = (uint32_t)(in_n * sizeof(float));
+        i.type = RKNN_TENSOR_FLOAT32;
+        i.fmt = RKNN_TENSOR_NCHW;
+        CHECK(rknn_inputs_set(ctx, 1, &i) == 0, "inputs_set before destroy");
+        CHECK(rknn_destroy(ctx) == 0, "rknn_destroy just after the workers' wake-up");
+    }
+    free(in);
+    free(first);
+    free(got);
+}
+
 int main(void)
 {
     char sys[] = "/tmp/test_api_threads.XXXXXX", cmd[64];
@@ -409,6 +483,7 @@ int main(void)
     test_destroy_in_use();
     test_matmul_contexts();
     test_matmul_destroy_in_use();
+    test_wake_between_frames();
     snprintf(cmd, sizeof cmd, "rm -rf %s", sys);
     if (system(cmd))
         fprintf(stderr, "cannot remove %s\n", sys);
