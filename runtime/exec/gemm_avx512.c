@@ -223,9 +223,9 @@ T512 static inline __attribute__((always_inline)) void res_row(__m512 *v, int nv
  * is at b + koff[k] instead of b + k * ldb. */
 T512 static inline __attribute__((always_inline)) void
 tile_nv(int64_t K, const float *restrict ap, const float *restrict b, int64_t ldb,
-        const int64_t *restrict koff, const float *pf, float *restrict c, int64_t ldc, int nr,
-        int nc, const float *bias, const float *res, const gemm_epi *e, const int NV,
-        const int OFF)
+        const int64_t *restrict koff, const float *pf, float *restrict pk, float *restrict c,
+        int64_t ldc, int nr, int nc, const float *bias, const float *res, const gemm_epi *e,
+        const int NV, const int OFF)
 {
     __mmask16 m0 = nc >= 16 ? 0xFFFF : (__mmask16)((1u << nc) - 1);
     __mmask16 m1 = nc >= 32 ? 0xFFFF : nc <= 16 ? 0 : (__mmask16)((1u << (nc - 16)) - 1);
@@ -240,7 +240,23 @@ tile_nv(int64_t K, const float *restrict ap, const float *restrict b, int64_t ld
     __m512 c22 = b2, c30 = b3, c31 = b3, c32 = b3, c40 = b4, c41 = b4, c42 = b4, c50 = b5;
     __m512 c51 = b5, c52 = b5, c60 = b6, c61 = b6, c62 = b6, c70 = b7, c71 = b7, c72 = b7;
 
-    if (!OFF && pf) {
+    if (!OFF && pk) {
+        /* the first row tile of a packed panel (run512_packed) packs it as it
+         * goes, B's rows read once, and asks for the next panel's rows */
+        for (int64_t k = 0; k < K; k++) {
+            const float *bk = b + k * ldb, *qk = pf + k * ldb;
+            __m512 b0 = _mm512_loadu_ps(bk), b1 = _mm512_loadu_ps(bk + 16);
+            __m512 b2 = _mm512_loadu_ps(bk + 32);
+            _mm512_store_ps(pk + k * GEMM_NR, b0);
+            _mm512_store_ps(pk + k * GEMM_NR + 16, b1);
+            _mm512_store_ps(pk + k * GEMM_NR + 32, b2);
+            _mm_prefetch((const char *)qk, _MM_HINT_T0);
+            _mm_prefetch((const char *)(qk + 16), _MM_HINT_T0);
+            _mm_prefetch((const char *)(qk + 32), _MM_HINT_T0);
+            _mm_prefetch((const char *)(qk + 47), _MM_HINT_T0);
+            ALL_ROWS_FMA;
+        }
+    } else if (!OFF && pf) {
         /* the first row tile of a column panel: its B rows come from far away
          * and ldb apart (no hardware prefetch across pages), so it asks for
          * the next panel's rows while it works */
@@ -287,20 +303,20 @@ T512 static void tile(int64_t K, const float *restrict ap, const float *restrict
 {
     if (koff) {
         if (nc > 32)
-            tile_nv(K, ap, b, 0, koff, NULL, c, ldc, nr, nc, bias, res, e, 3, 1);
+            tile_nv(K, ap, b, 0, koff, NULL, NULL, c, ldc, nr, nc, bias, res, e, 3, 1);
         else if (nc > 16)
-            tile_nv(K, ap, b, 0, koff, NULL, c, ldc, nr, nc, bias, res, e, 2, 1);
+            tile_nv(K, ap, b, 0, koff, NULL, NULL, c, ldc, nr, nc, bias, res, e, 2, 1);
         else
-            tile_nv(K, ap, b, 0, koff, NULL, c, ldc, nr, nc, bias, res, e, 1, 1);
+            tile_nv(K, ap, b, 0, koff, NULL, NULL, c, ldc, nr, nc, bias, res, e, 1, 1);
     } else {
         if (nc == GEMM_NR && pf)
-            tile_nv(K, ap, b, ldb, NULL, pf, c, ldc, nr, nc, bias, res, e, 3, 0);
+            tile_nv(K, ap, b, ldb, NULL, pf, NULL, c, ldc, nr, nc, bias, res, e, 3, 0);
         else if (nc > 32)
-            tile_nv(K, ap, b, ldb, NULL, NULL, c, ldc, nr, nc, bias, res, e, 3, 0);
+            tile_nv(K, ap, b, ldb, NULL, NULL, NULL, c, ldc, nr, nc, bias, res, e, 3, 0);
         else if (nc > 16)
-            tile_nv(K, ap, b, ldb, NULL, NULL, c, ldc, nr, nc, bias, res, e, 2, 0);
+            tile_nv(K, ap, b, ldb, NULL, NULL, NULL, c, ldc, nr, nc, bias, res, e, 2, 0);
         else
-            tile_nv(K, ap, b, ldb, NULL, NULL, c, ldc, nr, nc, bias, res, e, 1, 0);
+            tile_nv(K, ap, b, ldb, NULL, NULL, NULL, c, ldc, nr, nc, bias, res, e, 1, 0);
     }
 }
 
@@ -452,8 +468,17 @@ T512 static void run512_packed(const float *ap, int64_t M, int64_t K, const floa
     pf_cursor pf = pf_begin(e, M, N);
     for (int64_t j = 0; j < N; j += GEMM_NR) {
         int nc = N - j < GEMM_NR ? (int)(N - j) : GEMM_NR;
-        pack_panel(b + j, ldb, K, nc, panel);
-        for (int64_t i = 0; i < M; i += GEMM_MR) {
+        int64_t i = 0;
+        if (nc == GEMM_NR) { /* the first row tile packs the panel */
+            const float *next = j + 2 * GEMM_NR <= N ? b + j + GEMM_NR : b + j;
+            pf_step(&pf);
+            tile_nv(K, ap, b + j, ldb, NULL, next, panel, c + j, ldc, GEMM_MR, nc, e->bias,
+                    e->res ? e->res + j : NULL, e, 3, 0);
+            i = GEMM_MR;
+        } else {
+            pack_panel(b + j, ldb, K, nc, panel);
+        }
+        for (; i < M; i += GEMM_MR) {
             int nr = M - i < GEMM_MR ? (int)(M - i) : GEMM_MR;
             pf_step(&pf);
             tile(K, ap + i * K, panel, GEMM_NR, NULL, NULL, c + i * ldc + j, ldc, nr, nc,
