@@ -701,6 +701,11 @@ static int cpu_isa(void)
 {
     return QISA_FLOAT;
 }
+
+static int have_vbmi(void)
+{
+    return 0;
+}
 #endif
 
 static int isa_forced = -1; /* -1: RT_QISA not read yet */
