@@ -118,7 +118,10 @@ void exec_parallel_for(exec_t *x, int64_t n, range_fn fn, void *arg)
 
 void exec_wake(exec_t *x)
 {
-    if (x)
+    /* not the pool of a model whose runs stay on the calling thread: woken
+     * for nothing, a worker took the caller's CPU (MNIST's C API frames at
+     * two threads: 0.022 -> 0.26 ms) */
+    if (x && x->ctx.nthreads > 1)
         threadpool_wake(x->pool);
 }
 
