@@ -462,7 +462,8 @@ static void nhwc_rows(void *arg, int64_t r0, int64_t r1)
 
     for (int64_t r = r0; r < r1; r++) {
         int64_t n = r / H, h = r % H;
-        const uint8_t *row = (const uint8_t *)j->src + ((n * j->h_stride + h) * j->w_stride) * C * es;
+        const uint8_t *row =
+            (const uint8_t *)j->src + ((n * j->h_stride + h) * j->w_stride) * C * es;
         float *f = (float *)j->dst + n * C * plane + h * W;
         if (C == 3 && j->u8)
             rgb_u8_row(f, f + plane, f + 2 * plane, row, W);
@@ -479,7 +480,8 @@ static void nhwc_rows(void *arg, int64_t r0, int64_t r1)
 static void flat_chunks(void *arg, int64_t k0, int64_t k1)
 {
     const cvt_job *j = arg;
-    int64_t a = k0 * CVT_PAR_CHUNK, b = k1 * CVT_PAR_CHUNK < j->numel ? k1 * CVT_PAR_CHUNK : j->numel;
+    int64_t a = k0 * CVT_PAR_CHUNK, b = k1 * CVT_PAR_CHUNK;
+    b = b < j->numel ? b : j->numel;
     if (j->sty == j->dty && !j->q->mode) {
         size_t es = api_rtype_size(j->sty);
         memcpy((char *)j->dst + a * es, (const char *)j->src + a * es, (size_t)(b - a) * es);

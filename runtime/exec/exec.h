@@ -148,9 +148,9 @@ int exec_count_cores(const unsigned char *mask, int ncpu, const char *sysfs_cpu)
 void exec_parallel_for(exec_t *x, int64_t n, range_fn fn, void *arg);
 /* Wakes the executor's threads that sleep, ahead of work (none when its runs
  * use one thread): the C API calls it as a frame's input arrives, so that
- * they share its conversion and first layers
- * instead of joining a wake-up later (YOLOX's 2 MB input at two threads: 0.13 ->
- * 0.10 ms, medians of six alternating runs). */
+ * they share its conversion and first layers instead of joining after a
+ * wake-up (YOLOX's 2 MB input at two threads: 0.13 -> 0.10 ms, medians of six
+ * alternating runs). */
 void exec_wake(exec_t *x);
 
 /* Peak bytes of the activation arena (memory plan). */

@@ -220,7 +220,8 @@ T512 static inline __attribute__((always_inline)) void res_row(__m512 *v, int nv
  * 16 or 32 columns has 8 or 16 accumulators, not 24 of which a third or two
  * are wasted (the right edge of every plane whose width is not a multiple of
  * GEMM_NR, e.g. Winograd's 112 tiles per row). OFF (a constant): row k of B
- * is at b + koff[k] instead of b + k * ldb. */
+ * is at b + koff[k] instead of b + k * ldb. pf: the next panel's B, asked for
+ * as the tile goes; pk (a whole panel): B's rows also stored there, packed. */
 T512 static inline __attribute__((always_inline)) void
 tile_nv(int64_t K, const float *restrict ap, const float *restrict b, int64_t ldb,
         const int64_t *restrict koff, const float *pf, float *restrict pk, float *restrict c,

@@ -1223,7 +1223,9 @@ struct vn_job {
     const uint8_t *xb;     /* x's bytes (conv_in_bytes), or NULL */
     uint32_t *xp;          /* N x C4 x (sh x sw phases) planes of quads (+ slack) */
     float *y;
-    int64_t C4, Hq, Wq, rows, nblk, ncp;
+    int64_t C4, Hq, Wq;
+    int64_t rows, nblk, ncp; /* output rows in nblk blocks of at most rows (vn_task_rows),
+                                ncp columns of sums for the largest */
     int64_t pad_chunks;     /* vn_pad_range's row chunks per plane */
     int64_t msplit, mchunk; /* output channels in msplit tasks of mchunk (GEMM_MR-aligned) */
     int isa;
