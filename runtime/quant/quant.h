@@ -366,6 +366,7 @@ typedef struct quant_graph {
     int n_nodes_alloc, n_fp16_nodes;
     struct quant_bytes **bytes; /* per tensor: its bytes beside its floats, or NULL
                                    (tensors an int8 conv on bytes reads) */
+    unsigned char *bytes_pool;  /* the block every slot's bytes lie in (bytes_place) */
 } quant_graph;
 
 int quant_graph_new(graph_t *g, int type, int method, quant_graph **out, char *err,
