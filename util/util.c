@@ -85,6 +85,19 @@ void *xaligned_alloc(size_t n)
     return p;
 }
 
+void *big_alloc(size_t n)
+{
+    size_t al = n >= (2u << 20) ? (2u << 20) : 64;
+    void *p = NULL;
+    if (posix_memalign(&p, al, n ? n : 64) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    if (al > 64)
+        madvise(p, n, MADV_HUGEPAGE); /* a hint: failure is harmless */
+#endif
+    return p;
+}
+
 void rt_assert_fail(const char *cond, const char *file, int line)
 {
     fprintf(stderr, "rknn-trace: internal error: %s:%d: assertion '%s' failed\n", file, line, cond);

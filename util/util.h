@@ -37,6 +37,11 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 void *xaligned_alloc(size_t n); /* 64-byte aligned, free with free() */
+/* A large block a frame walks through (activations): from 2 MB on, 2 MB
+ * aligned and asked for on 2 MB pages (transparent huge pages in madvise
+ * mode: fewer TLB entries for megabytes of data), else as xaligned_alloc;
+ * NULL when out of memory, free with free(). */
+void *big_alloc(size_t n);
 
 /* Aborts with file:line for what must not happen. */
 #define RT_ASSERT(cond) \

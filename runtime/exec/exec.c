@@ -37,7 +37,6 @@
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -962,23 +961,16 @@ static int plan_memory(exec_t *x, const exec_opts *o, char *err, size_t errlen)
     x->arena_bytes = place_spans(s, ns);
     if ((rc = check_memory(o, x->arena_bytes, err, errlen)))
         goto out;
-    /* a large arena on 2 MB pages where the kernel gives them on request
-     * (transparent huge pages in madvise mode): a frame walks megabytes of
-     * activations, which 4 KB pages spread over thousands of TLB entries
-     * (fastest fp32 frames at one thread, alternating runs: PP-OCR det -5 %,
-     * YOLOX-Nano -0.6 %) */
-    size_t al = x->arena_bytes >= (4u << 20) ? (2u << 20) : 64;
-    if (posix_memalign((void **)&x->arena, al, x->arena_bytes ? x->arena_bytes : 64)) {
+    /* on 2 MB pages when large (fastest fp32 frames at one thread,
+     * alternating runs: PP-OCR det -5 %, YOLOX-Nano -0.6 %) */
+    x->arena = big_alloc(x->arena_bytes);
+    if (!x->arena) {
         char a[32];
         x->arena = NULL;
         rc = rt_err(err, errlen, RT_ENOMEM, "cannot allocate %s of activations",
                     exec_format_bytes(a, sizeof a, x->arena_bytes));
         goto out;
     }
-#ifdef MADV_HUGEPAGE
-    if (al > 64)
-        madvise(x->arena, x->arena_bytes, MADV_HUGEPAGE); /* a hint: failure is harmless */
-#endif
     for (int t = 0; t < g->n_t; t++)
         nv += first[t] != -2 && parent[t] != t;
     x->arena_tensors = xmalloc(sizeof(int) * (size_t)(ns + nv ? ns + nv : 1));

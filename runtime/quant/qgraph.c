@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 static int is_weighted(const char *op)
 {
@@ -2038,30 +2037,30 @@ static void bytes_slot(quant_graph *q, int t)
     q->bytes[t] = b;
 }
 
+/* Bytes of a slot of n values in bytes_place's block (64-byte steps). */
+static size_t slot_bytes(int64_t n)
+{
+    return ((size_t)(n ? n : 1) + 63) / 64 * 64;
+}
+
 /* Every slot's bytes in one block, on 2 MB pages when it is large, as the
- * executor's arena (exec.c): a frame walks them all, as it does its floats
- * (YOLOX-Nano's 12 MB, UltraFace's 3 MB; int8 frames, alternating runs:
- * -2.1 to -2.8 % and -0.8 %). */
+ * executor's arena (big_alloc): a frame walks them all, as it does its
+ * floats (YOLOX-Nano's 12 MB, UltraFace's 3 MB; int8 frames, alternating
+ * runs: -2.1 to -2.8 % and -0.8 %). */
 static void bytes_place(quant_graph *q)
 {
-    size_t total = 0;
+    size_t total = 0, off = 0;
     for (int t = 0; t < q->n_alloc; t++)
         if (q->bytes[t])
-            total += ((size_t)(q->bytes[t]->n ? q->bytes[t]->n : 1) + 63) / 64 * 64;
-    size_t al = total >= (2u << 20) ? (2u << 20) : 64;
-    void *pool = NULL;
-    if (posix_memalign(&pool, al, total ? total : 64))
-        pool = xaligned_alloc(total);
-#ifdef MADV_HUGEPAGE
-    if (al > 64)
-        madvise(pool, total, MADV_HUGEPAGE); /* a hint: failure is harmless */
-#endif
+            total += slot_bytes(q->bytes[t]->n);
+    uint8_t *pool = big_alloc(total);
+    if (!pool)
+        pool = xaligned_alloc(total); /* which reports the lack of memory and exits */
     q->bytes_pool = pool;
-    size_t off = 0;
     for (int t = 0; t < q->n_alloc; t++)
         if (q->bytes[t]) {
-            q->bytes[t]->q = (uint8_t *)pool + off;
-            off += ((size_t)(q->bytes[t]->n ? q->bytes[t]->n : 1) + 63) / 64 * 64;
+            q->bytes[t]->q = pool + off;
+            off += slot_bytes(q->bytes[t]->n);
         }
 }
 
