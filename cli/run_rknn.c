@@ -217,7 +217,7 @@ static int predict(const run_cli *o, rknn_run *s)
         cli_error("%s", err);
         return cli_exit_code(rc);
     }
-    if ((rc = predict_graph(s->m, s->plat, &s->ng, &s->g, err, sizeof(err)))) {
+    if ((rc = npu_graph_of_rknn(s->m, s->plat, &s->ng, &s->g, err, sizeof(err)))) {
         cli_error("%s: %s", s->model, err);
         return cli_exit_code(rc);
     }

@@ -8,10 +8,6 @@
 #include "runtime/npu/npu.h"
 
 struct rknn_model;
-/* The compiled graph as NPU layers, one per compiled node, and a graph_t with
- * its tensors' names and shapes (for the memory plan). */
-int predict_graph(const struct rknn_model *m, const npu_platform_t *p, npu_graph_t **out,
-                  graph_t **gout, char *err, size_t errlen);
 /* One run (backend "predict") and a layer row per compiled node of the costed ng. */
 int run_rows_predict(const char *path, const char *label, const struct rknn_model *m,
                      const npu_graph_t *ng, run_rows *rows, char *err, size_t errlen);

@@ -478,6 +478,15 @@ typedef struct npu_session {
     npu_mem_sizes_t mem;    /* right after the plan: the pool's SRAM then */
 } npu_session_t;
 
+/* ---- a vendor .rknn (npu_rknn.c) ---- */
+struct rknn_model;
+/* The compiled graph of a vendor file as NPU layers, one per compiled node (not yet
+ * costed), and a graph_t holding its tensors' names and shapes (for the memory
+ * plan; it must outlive the layers' session). 0, or RT_EUNSUPPORTED/RT_EFORMAT with
+ * err naming the node (a dtype the chip lacks, shapes that are no convolution). */
+int npu_graph_of_rknn(const struct rknn_model *m, const npu_platform_t *p, npu_graph_t **out,
+                      graph_t **gout, char *err, size_t errlen);
+
 /* Opens a session on a prepared graph (which must outlive it). 0 and *out, or
  * the failing step's status with err: lowering (*unrunnable, when not NULL,
  * names the node neither the chip's NPU nor its CPU runs, also when the chip
@@ -486,6 +495,10 @@ typedef struct npu_session {
  * plan_rc and its reason in err, and the session opens. */
 int npu_session_open(const graph_t *g, const npu_session_opts *o, npu_session_t **out,
                      int *unrunnable, char *err, size_t errlen);
+/* The same for a graph already lowered (a vendor file's, npu_graph_of_rknn): ng is
+ * the session's from the call on, freed with it or on a failure; g must outlive it. */
+int npu_session_adopt(npu_graph_t *ng, const graph_t *g, const npu_session_opts *o,
+                      npu_session_t **out, char *err, size_t errlen);
 /* Frees the session; its SRAM goes back to the pool (published with `context`). */
 void npu_session_close(npu_session_t *s);
 /* RKNN_QUERY_MEM_SIZE's numbers of ng (may be NULL) with the pool of p as it is now. */

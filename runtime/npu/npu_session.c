@@ -55,7 +55,6 @@ int npu_session_open(const graph_t *g, const npu_session_opts *o, npu_session_t 
                      int *unrunnable, char *err, size_t errlen)
 {
     npu_graph_t *ng = NULL;
-    npu_session_t *s;
     int bad = -1, st;
 
     *out = NULL;
@@ -64,6 +63,16 @@ int npu_session_open(const graph_t *g, const npu_session_opts *o, npu_session_t 
         *unrunnable = bad;
     if (st)
         return st;
+    return npu_session_adopt(ng, g, o, out, err, errlen);
+}
+
+int npu_session_adopt(npu_graph_t *ng, const graph_t *g, const npu_session_opts *o,
+                      npu_session_t **out, char *err, size_t errlen)
+{
+    npu_session_t *s;
+    int st;
+
+    *out = NULL;
     s = xcalloc(1, sizeof(*s));
     s->ng = ng;
     s->o = *o;

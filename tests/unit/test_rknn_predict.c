@@ -57,8 +57,8 @@ static npu_graph_t *predict_one(one_node *o, char *type, int dtype, const char *
                        .n_in = 2, .out = o->out, .n_out = 1};
     o->m = (rknn_model){.tensors = o->t, .n_tensors = 3, .nodes = &o->n, .n_nodes = 1};
     o->g = NULL;
-    CHECK(predict_graph(&o->m, npu_platform_find(chip), &ng, &o->g, err, sizeof err) == 0,
-          "predict_graph %s: %s", type, err);
+    CHECK(npu_graph_of_rknn(&o->m, npu_platform_find(chip), &ng, &o->g, err, sizeof err) == 0,
+          "npu_graph_of_rknn %s: %s", type, err);
     if (ng)
         CHECK(npu_mem_plan(ng, o->g, NULL, 0, err, sizeof err) == 0, "memory plan: %s", err);
     if (ng)
