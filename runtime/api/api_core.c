@@ -207,8 +207,8 @@ static api_ctx *ctx_lookup(rknn_context h, const char *fn, int any)
             c = NULL;
         } else if (c->vendor && !any) {
             API_E("%s is not available on the context of a vendor .rknn run by the NPU "
-                  "emulator (it answers rknn_query, rknn_inputs_set, rknn_run, "
-                  "rknn_outputs_get/release, rknn_dup_context, rknn_destroy)", fn);
+                  "emulator (custom ops, input shapes and rknn_wait are not: the file's "
+                  "shapes are fixed and its custom layers are not emulated)", fn);
             api_ctx_put(c);
             return NULL;
         }
@@ -562,8 +562,8 @@ static void ctx_free(api_ctx *c)
 
     if (!c)
         return;
+    api_npu_drop(c); /* before the vendor file's graph, which its plan names */
     api_vendor_free(c->vendor);
-    api_npu_drop(c);
     api_custom_free(c); /* destroy callbacks while the graph is there */
     if (c->x)
         exec_free(c->x);
@@ -997,10 +997,6 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
               "RKNN_QUERY_MEM_SIZE is meaningful there", cmd_name(cmd));
     }
 
-    if (c->vendor) {
-        ret = api_vendor_query(c, cmd, info);
-        goto out;
-    }
     switch (cmd) {
     case RKNN_QUERY_IN_OUT_NUM: {
         rknn_input_output_num *n = info;

@@ -44,6 +44,8 @@ typedef struct api_io {
     int32_t zp;
     float scale;
     const simmodel_input *pre; /* inputs: the container's mean/std/reorder, or NULL */
+    int pixels;               /* inputs: a UINT8 buffer holds pixels the model
+                               * normalises (pre, or a vendor file's own mean/std) */
     /* inputs: the executor's input tensor (model dtype and layout), not owned */
     void *data;
     size_t nbytes;
@@ -261,14 +263,19 @@ void api_custom_free(api_ctx *c);
 typedef struct api_vendor api_vendor;
 /* Parses c->model_buf, checks that the emulator takes it (emu_exec_supported; a
  * task it does not understand stops api_vendor_run with its reason) and sets
- * c->vendor, n_in, n_out. RKNN_ERR_MODEL_INVALID with one E line naming the reason. */
+ * c->vendor, c->plat (the file's chip), n_in, n_out, the io tables over a graph of
+ * the io tensors (g, in, out; the inputs' data is the emulator's), the NPU session
+ * of the compiled graph (npu, when the NPU model costs it) and the MEM_SIZE figures.
+ * RKNN_ERR_MODEL_INVALID with one E line naming the reason. */
 int api_vendor_load(api_ctx *c);
 void api_vendor_free(api_vendor *v);
-/* info is large enough for cmd (rknn_query checked it). */
-int api_vendor_query(api_ctx *c, int cmd, void *info);
 /* inputs checked for index and buf by rknn_inputs_set. */
 int api_vendor_inputs_set(api_ctx *c, uint32_t n_inputs, const rknn_input *inputs);
+/* Executes the tasks on the inputs set (v's float NCHW, which c->in's data also are):
+ * RKNN_SUCC, or RKNN_ERR_FAIL with an E line naming the task where the emulator stopped. */
 int api_vendor_run(api_ctx *c);
+/* Output i of the last run: float NCHW (c->out[i]'s dims), NULL before a run. */
+const float *api_vendor_output(const api_ctx *c, int i);
 /* o->buf: a runtime-owned buffer of need bytes, kept on c->outbufs until
  * rknn_outputs_release (api_io.c). */
 void api_output_alloc(api_ctx *c, rknn_output *o, size_t need);

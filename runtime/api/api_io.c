@@ -239,7 +239,7 @@ int api_input_is_raw(const api_io *io, api_layout *l, int pass_through)
 {
     if (pass_through)
         return 0;
-    if (io->pre && l->rtype == RKNN_TENSOR_UINT8) {
+    if ((io->pre || io->pixels) && l->rtype == RKNN_TENSOR_UINT8) {
         l->q.affine = 0; /* pixels: the model normalises them (the zoo's zero-copy flow
                             keeps the queried INT8 attr's qnt_type and sets UINT8) */
         return 1;
@@ -645,7 +645,9 @@ static int input_set_one(api_ctx *c, const rknn_input *in)
               ".type/.fmt to what buf holds", in->size, need, in->index, t->name, shp, need,
               get_type_string((rknn_tensor_type)l.rtype), get_format_string((rknn_tensor_format)l.fmt),
               in->pass_through ? " (pass_through: native layout and model type)" : "", in->index);
-        return RKNN_ERR_INPUT_INVALID;
+        /* -5, as librknnrt 2.3.2 returns it (rknn-toolkit2 issue 558 on RK3568,
+         * rknn_model_zoo issue 298: "rknn_input_set fail! ret=-5") */
+        return RKNN_ERR_PARAM_INVALID;
     }
     if (in->size > need && need && in->size % need == 0 && in->size / need <= 8 &&
         !in->pass_through) {
@@ -946,10 +948,6 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
         ret = RKNN_ERR_FAIL;
         goto out;
     }
-    if (c->vendor) {
-        ret = api_vendor_run(c);
-        goto out;
-    }
     exec_wake(c->x);
     uint64_t need_w, need_i;
     api_mem_need(c, &need_w, &need_i);
@@ -991,6 +989,15 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
                 goto out;
             layout_of_binding(c, io, &l);
             int raw = api_input_is_raw(io, &l, io->mem_attr.pass_through);
+            if (c->vendor && !raw) { /* the emulator normalises and quantises itself */
+                API_E("rknn_run, input %d of a vendor .rknn run by the NPU emulator is bound "
+                      "as the model's quantized values (%s%s): bind UINT8 pixels or FLOAT32 "
+                      "values with pass_through = 0, as the model zoo's zero-copy demos do",
+                      i, get_type_string((rknn_tensor_type)l.rtype),
+                      io->mem_attr.pass_through ? ", pass_through" : " AFFINE");
+                ret = RKNN_ERR_INPUT_INVALID;
+                goto out;
+            }
             double tc = rt_now_us();
             ret = api_convert(c->x, io, c->g->t[io->tensor].dtype, io->data, src, &l, 1,
                               "rknn_run");
@@ -1003,6 +1010,8 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
                   "running on zeros", i);
             c->warned_unset = 1;
         }
+        if (c->vendor) /* io->data is the emulator's input */
+            continue;
         /* io->data is the executor's own input buffer; a copy only if that changed */
         st = io->data == c->g->t[io->tensor].data
                  ? 0 : exec_set_input(c->x, i, io->data, io->nbytes, err, sizeof(err));
@@ -1012,26 +1021,35 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
             goto out;
         }
     }
-    if ((c->flag & RKNN_FLAG_ASYNC_MASK) && c->ran)
+    if ((c->flag & RKNN_FLAG_ASYNC_MASK) && c->ran && !c->vendor)
         prev_save(c);
     /* per-layer events only when asked for; times alone keep the executor's
      * Conv+activation fusion, level-5 dumps need every node's own output */
     int level = api_log_level();
     int layers = (c->flag & RKNN_FLAG_COLLECT_PERF_MASK) || level >= 4;
-    p.dump = level >= 5 && c->npu;
+    p.dump = level >= 5 && c->npu && !c->vendor;
     if (p.dump)
         api_npu_dump_begin(c);
     t0 = rt_now_us();
-    st = !layers ? exec_run(c->x, NULL, NULL, err, sizeof(err))
-         : p.dump ? exec_run(c->x, perf_hook, &p, err, sizeof(err))
-                  : exec_run_timed(c->x, perf_hook, &p, err, sizeof(err));
+    if (c->vendor) {
+        ret = api_vendor_run(c);
+        if (ret)
+            goto out;
+        st = 0;
+    } else {
+        st = !layers ? exec_run(c->x, NULL, NULL, err, sizeof(err))
+             : p.dump ? exec_run(c->x, perf_hook, &p, err, sizeof(err))
+                      : exec_run_timed(c->x, perf_hook, &p, err, sizeof(err));
+    }
     c->last_run_us = (int64_t)(rt_now_us() - t0 + 0.5);
     if (st) {
         API_E("rknn_run, execution failed: %s", err);
         ret = RKNN_ERR_FAIL;
         goto out;
     }
-    if (layers)
+    if (layers && c->vendor)
+        c->perf_stale = c->npu != NULL; /* the compiled graph's table, as predicted */
+    else if (layers)
         perf_build(c, &p);
     if (level >= 4 && c->npu)
         npu_print_perf_table(stderr, c->npu->ng, NPU_PRINT_PREFIX); /* as the vendor at level 4 */
@@ -1043,11 +1061,12 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
     c->perf_run_us = c->npu ? (int64_t)(npu_frame_us(c->npu->ng) + 0.5) : c->last_run_us;
     for (int i = 0; i < c->n_out; i++) {
         api_io *io = &c->out[i];
-        const tensor_t *t = exec_output(c->x, i);
         api_layout l;
         uint8_t *dst;
         if (!io->mem)
             continue;
+        const tensor_t *t = c->vendor ? NULL : exec_output(c->x, i);
+        void *src = c->vendor ? (void *)api_vendor_output(c, i) : t->data;
         dst = api_mem_ptr(io->mem);
         if (!api_mem_alive(io->mem) || !dst) {
             API_E("rknn_run, output %d is bound to an rknn_tensor_mem that was destroyed; "
@@ -1060,7 +1079,7 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
             goto out;
         layout_of_binding(c, io, &l);
         double tc = rt_now_us();
-        ret = api_convert(c->x, io, t->dtype, t->data, dst, &l, 0, "rknn_run");
+        ret = api_convert(c->x, io, t ? t->dtype : DT_FLOAT, src, dst, &l, 0, "rknn_run");
         if (ret)
             goto out;
         conv_report(io, 0, i, rt_now_us() - tc);

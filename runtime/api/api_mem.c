@@ -97,7 +97,7 @@ static int ctx_ok(rknn_context ctx, const char *fn)
 
     if (api_matmul_known(ctx)) /* memory for rknn_matmul_set_io_mem */
         return 1;
-    c = api_ctx_get(ctx, fn);
+    c = api_ctx_get_any(ctx, fn);
     if (!c)
         return 0;
     api_ctx_put(c);
@@ -403,7 +403,7 @@ static int conv_check(api_ctx *c, api_io *io, int is_input, int idx, const rknn_
 
 int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem *mem, rknn_tensor_attr *attr)
 {
-    api_ctx *c = api_ctx_get(ctx, "rknn_set_io_mem");
+    api_ctx *c = api_ctx_get_any(ctx, "rknn_set_io_mem");
     api_io *io;
     rknn_tensor_mem *old_mem;
     rknn_tensor_attr old_attr;
@@ -487,7 +487,7 @@ out:
 
 int rknn_set_weight_mem(rknn_context ctx, rknn_tensor_mem *mem)
 {
-    api_ctx *c = api_ctx_get(ctx, "rknn_set_weight_mem");
+    api_ctx *c = api_ctx_get_any(ctx, "rknn_set_weight_mem");
     int ret;
 
     if (!c)
@@ -517,7 +517,7 @@ out:
 
 int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem *mem)
 {
-    api_ctx *c = api_ctx_get(ctx, "rknn_set_internal_mem");
+    api_ctx *c = api_ctx_get_any(ctx, "rknn_set_internal_mem");
     size_t need;
     int ret;
 
@@ -575,7 +575,7 @@ int rknn_mem_sync(rknn_context context, rknn_tensor_mem *mem, rknn_mem_sync_mode
 
 int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask)
 {
-    api_ctx *c = api_ctx_get(context, "rknn_set_core_mask");
+    api_ctx *c = api_ctx_get_any(context, "rknn_set_core_mask");
     int cores, m = (int)core_mask, ret = RKNN_SUCC;
     int ok;
 
@@ -616,7 +616,7 @@ out:
 
 int rknn_set_batch_core_num(rknn_context context, int core_num)
 {
-    api_ctx *c = api_ctx_get(context, "rknn_set_batch_core_num");
+    api_ctx *c = api_ctx_get_any(context, "rknn_set_batch_core_num");
     int ret = RKNN_SUCC;
 
     if (!c)

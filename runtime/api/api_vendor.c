@@ -1,6 +1,16 @@
-/* runtime/api/api_vendor.c — a vendor-compiled `.rknn` behind the C API: the
- * file's own tensor table answers the queries, rknn_run executes its NPU tasks
- * through the emulator (runtime/emu, as `rknn-trace run FILE --emulate`).
+/* runtime/api/api_vendor.c — a vendor-compiled `.rknn` behind the C API: rknn_run
+ * executes its NPU tasks through the emulator (runtime/emu, as `rknn-trace run FILE
+ * --emulate`); everything else is the context as for any model. Its inputs and
+ * outputs become api_io entries over a graph of those tensors alone (the file's
+ * names, dtypes, zero points and scales), so that rknn_query (the NATIVE_* attrs
+ * too), rknn_create_mem / rknn_set_io_mem and the memory calls are the common
+ * ones; its compiled graph is costed by the NPU model (npu_graph_of_rknn) as the
+ * context's NPU session: RKNN_QUERY_PERF_RUN / PERF_DETAIL / MEM_SIZE, the level-4
+ * table and the NPU load are the predicted board's, as for a `rknn-trace build`
+ * container. The SDK's demos query all of these on the SDK's own compiled models
+ * (rknn_multiple_input_demo: CUSTOM_STRING; rknn_benchmark: MEM_SIZE; the model
+ * zoo's yolov8_zero_copy: NATIVE_INPUT_ATTR/NATIVE_OUTPUT_ATTR and zero-copy
+ * memory), and a board answers them.
  *
  * Inputs are taken as the vendor runtime takes them with pass_through = 0
  * (shared/research/rknn-api.md "rknn_input": type/fmt describe buf, the runtime
@@ -16,6 +26,7 @@
 #include "runtime/api/api_internal.h"
 #include "runtime/emu/emu.h"
 #include "runtime/model/rknn_file.h"
+#include "runtime/npu/npu.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -25,10 +36,10 @@
 
 struct api_vendor {
     rknn_model *m;
+    graph_t *pg;           /* the compiled graph's tensors, for the NPU session's plan */
     int *in_io, *out_io;   /* index into m->io of each API input / output */
     int64_t (*in_dims)[4]; /* NCHW of each input */
     float **in;            /* float NCHW per input, as emu_exec takes it */
-    int *in_set;
     emu_result res;
     int has_res;
 };
@@ -69,12 +80,12 @@ void api_vendor_free(api_vendor *v)
     for (int i = 0; v->in && i < v->m->n_io; i++)
         free(v->in[i]);
     free(v->in);
-    free(v->in_set);
     free(v->in_dims);
     free(v->in_io);
     free(v->out_io);
     if (v->has_res)
         emu_result_free(&v->res);
+    graph_free(v->pg);
     rknn_model_free(v->m);
     free(v);
 }
@@ -83,6 +94,9 @@ static int64_t elems4(const int64_t *d)
 {
     return d[0] * d[1] * d[2] * d[3];
 }
+
+static void io_tables(api_ctx *c);
+static void cost_session(api_ctx *c);
 
 int api_vendor_load(api_ctx *c)
 {
@@ -102,13 +116,19 @@ int api_vendor_load(api_ctx *c)
         rknn_model_free(m);
         return RKNN_ERR_MODEL_INVALID;
     }
+    /* the chip the file was compiled for is the one emulated */
+    const api_platform *fp = m->target ? api_platform_get(m->target) : NULL;
+    if (fp && fp != c->plat && getenv("RKNN_TARGET") && *getenv("RKNN_TARGET"))
+        API_W("rknn_init, RKNN_TARGET=%s, but the vendor .rknn was compiled for %s: running it "
+              "as %s", getenv("RKNN_TARGET"), fp->name, fp->name);
+    if (fp)
+        c->plat = fp;
     v = xcalloc(1, sizeof(*v));
     v->m = m;
     v->in_io = xcalloc((size_t)m->n_io + 1, sizeof(int));
     v->out_io = xcalloc((size_t)m->n_io + 1, sizeof(int));
     v->in_dims = xcalloc((size_t)m->n_io + 1, sizeof(*v->in_dims));
     v->in = xcalloc((size_t)m->n_io + 1, sizeof(float *));
-    v->in_set = xcalloc((size_t)m->n_io + 1, sizeof(int));
     c->vendor = v;
     c->n_in = c->n_out = 0;
     for (int i = 0; i < m->n_io; i++) {
@@ -129,6 +149,8 @@ int api_vendor_load(api_ctx *c)
      * (task, registers): found there, not by a whole trial frame at init */
     for (int i = 0; i < c->n_in; i++)
         v->in[i] = xcalloc((size_t)elems4(v->in_dims[i]), sizeof(float));
+    io_tables(c);
+    cost_session(c);
     API_I("RKNN Model Information, version: %d, toolkit version: %s, target: %s, target "
           "platform: %s (vendor .rknn, run by the NPU emulator)", m->model_version,
           m->toolkit ? m->toolkit : "unknown", m->npu_gen ? m->npu_gen : "unknown",
@@ -136,88 +158,98 @@ int api_vendor_load(api_ctx *c)
     return RKNN_SUCC;
 }
 
-static void attr_dims(rknn_tensor_attr *a, int n, const int64_t *d)
-{
-    a->n_dims = (uint32_t)n;
-    a->n_elems = 1;
-    for (int i = 0; i < n && i < RKNN_MAX_DIMS; i++) {
-        a->dims[i] = (uint32_t)d[i];
-        a->n_elems *= (uint32_t)d[i];
-    }
-}
-
 static size_t rtype_bytes(int rt)
 {
     return rt == RKNN_TENSOR_FLOAT32 ? 4 : rt == RKNN_TENSOR_FLOAT16 || rt == RKNN_TENSOR_INT16 ? 2 : 1;
 }
 
-/* RKNN_QUERY_INPUT_ATTR / OUTPUT_ATTR from the file's tensor table: inputs NHWC
- * (the file's input layout), outputs NCHW, int8 AFFINE with the file's zp/scale */
-static int fill_attr(const api_ctx *c, int is_in, rknn_tensor_attr *a)
+/* One api_io for file io i over tensor k of c->g: the file's dtype and affine
+ * parameters; inputs NCHW (api_fill_attr shows them NHWC, the file's layout). An
+ * output whose native shape pads C to 2 x C2 is laid out as a conv's. */
+static void io_entry(api_ctx *c, api_io *a, int i, int is_in)
 {
     const api_vendor *v = c->vendor;
-    uint32_t index = a->index;
-    int n = is_in ? c->n_in : c->n_out;
+    const rknn_tensor *t = io_tensor(v, i);
+    tensor_t *gt;
+    int k = graph_add_tensor(c->g, v->m->io[i].name);
 
-    if (index >= (uint32_t)n) {
-        API_E("rknn_query, %s, p_attr->index(%u) >= %s_num(%d)!",
-              is_in ? "RKNN_QUERY_INPUT_ATTR" : "RKNN_QUERY_OUTPUT_ATTR", index,
-              is_in ? "input" : "output", n);
-        return RKNN_ERR_PARAM_INVALID;
+    gt = &c->g->t[k];
+    gt->dtype = DT_FLOAT;
+    a->tensor = k;
+    a->rtype = t ? rtype_of_file(t) : RKNN_TENSOR_FLOAT32;
+    a->affine = t && is_affine(t);
+    a->zp = a->affine ? (int32_t)t->zero_point : 0;
+    a->scale = a->affine ? (float)t->scale : 1.0f;
+    a->ndim = t ? (t->nd < MODEL_MAX_DIMS ? t->nd : MODEL_MAX_DIMS) : 0;
+    for (int d = 0; d < a->ndim; d++)
+        a->dims[d] = t->shape[d];
+    if (is_in)
+        memcpy(a->dims, v->in_dims[a - c->in], sizeof(v->in_dims[0])), a->ndim = 4;
+    memcpy(a->model_dims, a->dims, sizeof(a->dims));
+    gt->ndim = a->ndim;
+    memcpy(gt->dims, a->dims, sizeof(gt->dims));
+    if (!is_in && t && a->ndim == 4 && t->nnd == 5) {
+        int64_t c2 = api_native_c2(c, a->rtype), ch = a->dims[1];
+        a->conv_out = t->native[4] == c2 && t->native[1] == (ch + 2 * c2 - 1) / (2 * c2) * 2;
     }
-    const rknn_io *io = &v->m->io[is_in ? v->in_io[index] : v->out_io[index]];
-    const rknn_tensor *t = io_tensor(v, (int)(io - v->m->io));
-    memset(a, 0, sizeof(*a));
-    a->index = index;
-    snprintf(a->name, sizeof(a->name), "%s", io->name);
-    if (!t)
-        return RKNN_SUCC;
-    a->type = (rknn_tensor_type)rtype_of_file(t);
-    a->qnt_type = is_affine(t) ? RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC : RKNN_TENSOR_QNT_NONE;
-    a->zp = is_affine(t) ? (int32_t)t->zero_point : 0;
-    a->scale = is_affine(t) ? (float)t->scale : 1.0f;
-    if (t->nd == 4 && is_in) {
-        int64_t d[4] = {t->shape[0], t->shape[2], t->shape[3], t->shape[1]};
-        attr_dims(a, 4, d);
-        a->fmt = RKNN_TENSOR_NHWC;
-        a->w_stride = (uint32_t)t->shape[3];
-    } else {
-        attr_dims(a, t->nd, t->shape);
-        a->fmt = t->nd == 4 ? RKNN_TENSOR_NCHW : RKNN_TENSOR_UNDEFINED;
-    }
-    a->size = (uint32_t)(a->n_elems * rtype_bytes(a->type));
-    a->size_with_stride = a->size;
-    return RKNN_SUCC;
+    a->nbytes = (size_t)tensor_numel(gt) * sizeof(float);
 }
 
-int api_vendor_query(api_ctx *c, int cmd, void *info)
+/* c->g (the io tensors alone), c->in and c->out; inputs read from v->in. */
+static void io_tables(api_ctx *c)
 {
-    switch (cmd) {
-    case RKNN_QUERY_IN_OUT_NUM: {
-        rknn_input_output_num *n = info;
-        n->n_input = (uint32_t)c->n_in;
-        n->n_output = (uint32_t)c->n_out;
-        return RKNN_SUCC;
+    api_vendor *v = c->vendor;
+    size_t io = 0;
+
+    c->g = graph_new();
+    c->in = xcalloc((size_t)c->n_in + 1, sizeof(api_io));
+    c->out = xcalloc((size_t)c->n_out + 1, sizeof(api_io));
+    for (int i = 0; i < c->n_in; i++) {
+        io_entry(c, &c->in[i], v->in_io[i], 1);
+        c->in[i].data = v->in[i];
+        c->in[i].pixels = 1; /* the file's mean/std normalise them (emu_exec) */
+        io += api_io_bytes(&c->in[i]);
     }
-    case RKNN_QUERY_INPUT_ATTR:
-    case RKNN_QUERY_CURRENT_INPUT_ATTR:
-        return fill_attr(c, 1, info);
-    case RKNN_QUERY_OUTPUT_ATTR:
-    case RKNN_QUERY_CURRENT_OUTPUT_ATTR:
-        return fill_attr(c, 0, info);
-    case RKNN_QUERY_SDK_VERSION: {
-        rknn_sdk_version *s = info;
-        memset(s, 0, sizeof(*s));
-        snprintf(s->api_version, sizeof(s->api_version), "%s", API_VERSION);
-        snprintf(s->drv_version, sizeof(s->drv_version), "%s", API_DRV_VERSION);
-        return RKNN_SUCC;
+    for (int i = 0; i < c->n_out; i++) {
+        io_entry(c, &c->out[i], v->out_io[i], 0);
+        io += api_io_bytes(&c->out[i]);
     }
-    default:
-        API_E("rknn_query, cmd %d on a vendor .rknn run by the NPU emulator: only "
-              "IN_OUT_NUM, INPUT_ATTR, OUTPUT_ATTR, CURRENT_INPUT/OUTPUT_ATTR and SDK_VERSION "
-              "are answered", cmd);
-        return RKNN_ERR_PARAM_INVALID;
+    c->max_io = io;
+}
+
+/* The compiled graph on the NPU model as the context's session (no SRAM, the
+ * automatic core mask); without one (a chip or a layer the model does not cost)
+ * the queries answer the file's weight bytes and no prediction. */
+static void cost_session(api_ctx *c)
+{
+    api_vendor *v = c->vendor;
+    const npu_platform_t *np = npu_platform_find(c->plat->name);
+    npu_graph_t *ng = NULL;
+    npu_session_t *s = NULL;
+    char err[512] = "";
+    int st = np ? npu_graph_of_rknn(v->m, np, &ng, &v->pg, err, sizeof(err)) : RT_EUNSUPPORTED;
+
+    if (!st) {
+        npu_session_opts o = {.plat = np, .dtype = DT_INT8, .context = 1};
+        st = npu_session_adopt(ng, v->pg, &o, &s, err, sizeof(err));
     }
+    if (st || !s->ng->mem) {
+        API_D("no NPU cost model of this vendor .rknn on %s (%s): PERF_RUN gives the "
+              "emulator's host time, PERF_DETAIL no table", c->plat->name,
+              st ? (np ? err : "platform not in runtime/npu") : "no memory plan");
+        for (int i = 0; i < v->m->n_tensors; i++)
+            if (rknn_kind_is_const(v->m->tensors[i].kind) && v->m->tensors[i].data_len > 0)
+                c->max_weight += (uint64_t)v->m->tensors[i].data_len;
+        if (!st)
+            c->npu = s;
+        c->npu_failed = 1;
+        return;
+    }
+    c->npu = s;
+    c->max_weight = s->ng->mem->weight_size;
+    c->max_internal = s->ng->mem->internal_size;
+    API_D("simulated NPU %s: the vendor .rknn's %d compiled layers, model data type %s", np->name,
+          s->ng->n, npu_dtype_name(s->ng->dtype));
 }
 
 static double rd(const void *p, int64_t i, int t)
@@ -260,7 +292,7 @@ static int input_set_one(api_ctx *c, const rknn_input *in)
               "[%lld,%lld,%lld,%lld] as %s %s", in->size, need, in->index,
               v->m->io[v->in_io[in->index]].name, (long long)d[0], (long long)C, (long long)H,
               (long long)W, get_type_string(in->type), get_format_string(in->fmt));
-        return RKNN_ERR_INPUT_INVALID;
+        return RKNN_ERR_PARAM_INVALID; /* the board's -5 (api_io.c) */
     }
     float *dst = v->in[in->index];
     for (int64_t b = 0; b < d[0]; b++)
@@ -271,7 +303,7 @@ static int input_set_one(api_ctx *c, const rknn_input *in)
                     int64_t s = in->fmt == RKNN_TENSOR_NCHW ? o : ((b * H + y) * W + x) * C + ch;
                     dst[o] = (float)rd(in->buf, s, in->type);
                 }
-    v->in_set[in->index] = 1;
+    c->in[in->index].is_set = 1;
     return RKNN_SUCC;
 }
 
@@ -289,14 +321,7 @@ int api_vendor_run(api_ctx *c)
 {
     api_vendor *v = c->vendor;
     char err[1024];
-    double t0 = rt_now_us();
 
-    for (int i = 0; i < c->n_in; i++)
-        if (!v->in_set[i] && !c->warned_unset) {
-            API_W("rknn_run, input %d '%s' was never set: it runs as zeros", i,
-                  v->m->io[v->in_io[i]].name);
-            c->warned_unset = 1;
-        }
     if (v->has_res) {
         emu_result_free(&v->res);
         v->has_res = 0;
@@ -308,9 +333,6 @@ int api_vendor_run(api_ctx *c)
         return RKNN_ERR_FAIL;
     }
     v->has_res = 1;
-    c->ran = 1;
-    c->frame_id++;
-    c->last_run_us = c->perf_run_us = (int64_t)(rt_now_us() - t0);
     return RKNN_SUCC;
 }
 
@@ -322,6 +344,13 @@ static int res_index(const api_vendor *v, uint32_t index)
         if (v->res.out_names[j] && !strcmp(v->res.out_names[j], name))
             return j;
     return (int)index < v->res.n_out ? (int)index : -1;
+}
+
+const float *api_vendor_output(const api_ctx *c, int i)
+{
+    const api_vendor *v = c->vendor;
+    int j = v->has_res ? res_index(v, (uint32_t)i) : -1;
+    return j >= 0 ? v->res.out[j] : NULL;
 }
 
 int api_vendor_outputs_get(api_ctx *c, uint32_t n_outputs, rknn_output *outputs)

@@ -2,11 +2,19 @@
  * vendor-compiled .rknn: init from the file's bytes, query SDK version, in/out count
  * and attrs, one uint8 NHWC image per input through rknn_inputs_set, run,
  * rknn_outputs_get with want_float = 1 and again with want_float = 0, release,
- * destroy. Compiled against rknn_api.h only and linked with -lrknnrt.
+ * destroy. Then, on a second context, the model zoo's zero-copy flow
+ * (examples/yolov8/cpp/rknpu2/yolov8_zero_copy.cc): the queries the SDK's demos make
+ * (MEM_SIZE as rknn_benchmark, CUSTOM_STRING as rknn_multiple_input_demo,
+ * PERF_DETAIL without RKNN_FLAG_COLLECT_PERF_MASK), NATIVE_INPUT_ATTR with its type
+ * set to UINT8 and NATIVE_OUTPUT_ATTR as is bound to rknn_create_mem memory, the image
+ * copied in row by row at w_stride, run, PERF_RUN, and each NC1HWC2 int8 output
+ * turned into NCHW as the zoo's NC1HWC2_i8_to_NCHW_i8 does. Compiled against
+ * rknn_api.h only and linked with -lrknnrt.
  *
  *   sample_vendor MODEL OUTDIR IN0.u8 [IN1.u8 ...]
  * INi.u8: the raw NHWC bytes of input i (INPUT_ATTR's size). Writes OUTDIR/out<i>.f32
- * (want_float) and OUTDIR/out<i>.i8 (the int8 values) per output. */
+ * (want_float), OUTDIR/out<i>.i8 (the int8 values) and OUTDIR/out<i>.zc.i8 (the
+ * zero-copy flow's int8 values, NCHW) per output. */
 #define _POSIX_C_SOURCE 200809L
 #include "sample_util.h"
 
@@ -19,6 +27,141 @@ static int write_file(const char *dir, uint32_t i, const char *ext, const void *
     if (f && fclose(f))
         ok = 0;
     return ok ? 0 : -1;
+}
+
+/* The zoo's flow on a new context; 0 or -1 (a line says why). */
+static int zero_copy(const unsigned char *model, size_t model_size, const char *dir,
+                     unsigned char *const *img)
+{
+    rknn_context ctx = 0;
+    rknn_input_output_num io_num;
+    rknn_tensor_attr in_attr[8], out_attr[8];
+    rknn_tensor_mem *in_mem[8] = {0}, *out_mem[8] = {0};
+    rknn_mem_size mem_size;
+    rknn_custom_string custom;
+    rknn_perf_detail detail;
+    rknn_perf_run perf;
+    int ret, status = -1;
+
+    ret = rknn_init(&ctx, (void *)model, (uint32_t)model_size, 0, NULL);
+    if (ret < 0) {
+        printf("zero-copy rknn_init error ret=%d\n", ret);
+        return -1;
+    }
+    if (rknn_query(ctx, RKNN_QUERY_IN_OUT_NUM, &io_num, sizeof(io_num)) < 0)
+        goto out;
+    ret = rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &mem_size, sizeof(mem_size));
+    if (ret < 0) {
+        printf("rknn_query MEM_SIZE fail! ret=%d\n", ret);
+        goto out;
+    }
+    printf("total weight size: %u, total internal size: %u\n", mem_size.total_weight_size,
+           mem_size.total_internal_size);
+    memset(&custom, 0, sizeof(custom));
+    ret = rknn_query(ctx, RKNN_QUERY_CUSTOM_STRING, &custom, sizeof(custom));
+    if (ret < 0) {
+        printf("rknn_query CUSTOM_STRING fail! ret=%d\n", ret);
+        goto out;
+    }
+    printf("custom string: %s\n", custom.string);
+    for (uint32_t i = 0; i < io_num.n_input; i++) {
+        memset(&in_attr[i], 0, sizeof(in_attr[i]));
+        in_attr[i].index = i;
+        ret = rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &in_attr[i], sizeof(in_attr[i]));
+        if (ret < 0) {
+            printf("rknn_query NATIVE_INPUT_ATTR fail! ret=%d\n", ret);
+            goto out;
+        }
+        /* "if set uint8, will fuse normalize and quantize to npu" (the zoo's comment) */
+        in_attr[i].type = RKNN_TENSOR_UINT8;
+        in_mem[i] = rknn_create_mem(ctx, in_attr[i].size_with_stride);
+        if (!in_mem[i]) {
+            printf("rknn_create_mem fail!\n");
+            goto out;
+        }
+        /* NHWC rows at w_stride pixels */
+        uint32_t h = in_attr[i].dims[1], w = in_attr[i].dims[2], c = in_attr[i].dims[3];
+        uint32_t ws = in_attr[i].w_stride ? in_attr[i].w_stride : w;
+        for (uint32_t y = 0; y < h; y++)
+            memcpy((unsigned char *)in_mem[i]->virt_addr + (size_t)y * ws * c,
+                   img[i] + (size_t)y * w * c, (size_t)w * c);
+        ret = rknn_set_io_mem(ctx, in_mem[i], &in_attr[i]);
+        if (ret < 0) {
+            printf("input_mems rknn_set_io_mem fail! ret=%d\n", ret);
+            goto out;
+        }
+    }
+    for (uint32_t i = 0; i < io_num.n_output; i++) {
+        memset(&out_attr[i], 0, sizeof(out_attr[i]));
+        out_attr[i].index = i;
+        ret = rknn_query(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR, &out_attr[i], sizeof(out_attr[i]));
+        if (ret < 0) {
+            printf("rknn_query NATIVE_OUTPUT_ATTR fail! ret=%d\n", ret);
+            goto out;
+        }
+        printf("native output %u: dims=[", i);
+        for (uint32_t k = 0; k < out_attr[i].n_dims; k++)
+            printf("%s%u", k ? "," : "", out_attr[i].dims[k]);
+        printf("] fmt=%s type=%s\n", get_format_string(out_attr[i].fmt),
+               get_type_string(out_attr[i].type));
+        out_mem[i] = rknn_create_mem(ctx, out_attr[i].size_with_stride);
+        if (!out_mem[i] || rknn_set_io_mem(ctx, out_mem[i], &out_attr[i]) < 0) {
+            printf("output_mems rknn_set_io_mem fail!\n");
+            goto out;
+        }
+    }
+    ret = rknn_run(ctx, NULL);
+    if (ret < 0) {
+        printf("zero-copy rknn_run fail! ret=%d\n", ret);
+        goto out;
+    }
+    ret = rknn_query(ctx, RKNN_QUERY_PERF_RUN, &perf, sizeof(perf));
+    if (ret < 0) {
+        printf("rknn_query PERF_RUN fail! ret=%d\n", ret);
+        goto out;
+    }
+    printf("perf run: %lld us\n", (long long)perf.run_duration);
+    ret = rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail));
+    if (ret < 0) {
+        printf("rknn_query PERF_DETAIL fail! ret=%d\n", ret);
+        goto out;
+    }
+    printf("perf detail: %llu bytes\n", (unsigned long long)detail.data_len);
+    for (uint32_t i = 0; i < io_num.n_output; i++) {
+        const rknn_tensor_attr *a = &out_attr[i];
+        if (a->fmt != RKNN_TENSOR_NC1HWC2 || a->type != RKNN_TENSOR_INT8) {
+            printf("output %u: not NC1HWC2 int8\n", i);
+            goto out;
+        }
+        uint32_t C1 = a->dims[1], H = a->dims[2], W = a->dims[3], C2 = a->dims[4];
+        rknn_tensor_attr o;
+        memset(&o, 0, sizeof(o));
+        o.index = i;
+        if (rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &o, sizeof(o)) < 0)
+            goto out;
+        uint32_t C = o.dims[1];
+        const int8_t *src = out_mem[i]->virt_addr;
+        int8_t *nchw = malloc((size_t)C * H * W);
+        if (!nchw || C > C1 * C2)
+            goto out;
+        for (uint32_t ch = 0; ch < C; ch++)
+            for (uint32_t hw = 0; hw < H * W; hw++)
+                nchw[(size_t)ch * H * W + hw] = src[((size_t)(ch / C2) * H * W + hw) * C2 + ch % C2];
+        int wr = write_file(dir, i, "zc.i8", nchw, (size_t)C * H * W);
+        free(nchw);
+        if (wr)
+            goto out;
+    }
+    status = 0;
+out:
+    for (int i = 0; i < 8; i++) {
+        if (in_mem[i])
+            rknn_destroy_mem(ctx, in_mem[i]);
+        if (out_mem[i])
+            rknn_destroy_mem(ctx, out_mem[i]);
+    }
+    rknn_destroy(ctx);
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -131,6 +274,8 @@ int main(int argc, char **argv)
             goto out;
         }
     }
+    if (zero_copy(model_data, model_size, argv[2], img))
+        goto out;
     status = 0;
 out:
     if (ctx)

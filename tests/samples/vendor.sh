@@ -10,7 +10,15 @@
 #    AFFINE; zp and scale equal the file's FlatBuffer (tests/oracle/rknn_fb.py);
 #  - want_float outputs byte-identical to the CLI's dumped outputs (numpy);
 #  - want_float = 0 outputs equal round(x / scale) + zp of the dump (numpy), and
-#    (q - zp) * scale gives the floats back.
+#    (q - zp) * scale gives the floats back;
+#  - the model zoo's zero-copy flow (yolov8_zero_copy.cc; the app's second context):
+#    every query the SDK's demos make succeeds, NATIVE_OUTPUT_ATTR's dims are the
+#    file's own native_shape (what the vendor compiler wrote), the NC1HWC2 int8
+#    outputs give the same bytes as rknn_outputs_get's, and PERF_RUN and MEM_SIZE
+#    are the figures `rknn-trace run FILE` predicts (one story for both).
+# The files: multiple_input_demo for every chip and toolkit stored (rk3588, rk3562,
+# rk3566, rk3576, rv1126b; toolkit 1.3.4 for rk3588 and rk3566: other native
+# layouts) and yolov8n.rk3566.
 # Refusals: the Toolkit1 rk1808 file fails rknn_init with -6 and one E line
 # naming the emulator's reason; a tk134 copy with one compressed-weight header
 # byte changed initialises, and its rknn_run fails with one E line naming the
@@ -35,7 +43,9 @@ if [ ! -x "$APP" ] || [ ! -f "$D/yolov8n.rk3566.rknn" ]; then
     echo "$pass passed, $fail failed"; exit 1
 fi
 
-for f in multiple_input_demo.rk3588 multiple_input_demo.rk3588.tk134 yolov8n.rk3566; do
+for f in multiple_input_demo.rk3588 multiple_input_demo.rk3588.tk134 multiple_input_demo.rk3562 \
+         multiple_input_demo.rk3566 multiple_input_demo.rk3566.tk134 multiple_input_demo.rk3576 \
+         multiple_input_demo.rv1126b yolov8n.rk3566; do
     m=$D/$f.rknn
     w=$T/$f
     mkdir -p "$w/app"
@@ -59,7 +69,8 @@ for i, io in enumerate(json.load(open(w + '/meta.json'))['inputs']):
 EOF
 )
     mapfile -t u8s <"$w/u8.list"
-    if "$RT" run "$m" --emulate "${args[@]}" --dump "$w/cli" --no-db >"$w/cli.out" 2>"$w/cli.err"; then
+    if "$RT" run "$m" --emulate "${args[@]}" --dump "$w/cli" --no-db >"$w/cli.out" 2>"$w/cli.err" &&
+       "$RT" run "$m" --no-db --json >"$w/pred.json" 2>>"$w/cli.err"; then
         ok
     else
         bad "$f: rknn-trace run --emulate: $(head -3 "$w/cli.err")"; continue
@@ -108,6 +119,23 @@ for i, io in enumerate(meta['outputs']):
         msgs.append(f"output {io['name']}: int8 differs from round(x/scale)+zp")
     elif (((qi - z) * np.float32(s)).astype(np.float32) != ref.ravel()).any():
         msgs.append(f"output {io['name']}: (q - zp) * scale is not the float output")
+    zc = np.fromfile(f'{w}/app/out{i}.zc.i8', dtype=np.int8).astype(np.int64)
+    if zc.size != qi.size or (zc != qi).any():
+        msgs.append(f"output {io['name']}: the zero-copy NC1HWC2 bytes differ from rknn_outputs_get's")
+    nat = re.search(rf'^native output {i}: dims=\[([\d,]*)\]', text, re.M)
+    if not nat or [int(x) for x in nat.group(1).split(',')] != io['native_shape']:
+        msgs.append(f"output {io['name']}: NATIVE_OUTPUT_ATTR {nat and nat.group(1)} is not the "
+                    f"file's native_shape {io['native_shape']}")
+pred = json.load(open(w + '/pred.json'))['npu']
+run = re.search(r'^perf run: (\d+) us$', text, re.M)
+if not run or abs(int(run.group(1)) - pred['predicted_us']) > 0.5:
+    msgs.append(f"PERF_RUN {run and run.group(1)} us is not the CLI's prediction {pred['predicted_us']}")
+mem = re.search(r'^total weight size: (\d+), total internal size: (\d+)$', text, re.M)
+if not mem or (int(mem.group(1)), int(mem.group(2))) != (pred['weight_bytes'], pred['internal_bytes']):
+    msgs.append(f"MEM_SIZE {mem and mem.groups()} is not the CLI's {pred['weight_bytes']}, "
+                f"{pred['internal_bytes']}")
+if not re.search(r'^perf detail: 0 bytes$', text, re.M):
+    msgs.append('PERF_DETAIL without RKNN_FLAG_COLLECT_PERF_MASK: not an empty detail')
 print('; '.join(msgs) if msgs else 'ok')
 EOF
     ) && [ "$out" = ok ]; then ok; else bad "$f: $out"; fi

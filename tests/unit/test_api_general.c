@@ -777,7 +777,7 @@ static void test_dynamic(void)
     CHECK(run_float(ctx, x, 12, RKNN_TENSOR_UNDEFINED, y, 12) == 0 && memcmp(y, want_add, 48) == 0,
           "batch 4 run: %g %g %g", y[9], y[10], y[11]);
     cap_quiet(1);
-    CHECK(run_float(ctx, x, 3, RKNN_TENSOR_UNDEFINED, y, 3) == RKNN_ERR_INPUT_INVALID,
+    CHECK(run_float(ctx, x, 3, RKNN_TENSOR_UNDEFINED, y, 3) == RKNN_ERR_PARAM_INVALID,
           "the old size is refused after the reshape");
     cap_quiet(0);
     rknn_destroy(ctx);
