@@ -66,6 +66,20 @@ int emu_exec_supported(const rknn_model *m, const char **why)
         *why = "the chip's register layout is not decoded";
         return 0;
     }
+    /* the tasks compute on int8 activations: a float16 model (the SDK's custom-op
+     * demo, dual_residual_custom.rknn) is known at once, not at its first task */
+    for (int i = 0; i < m->n_io; i++) {
+        const rknn_io *io = &m->io[i];
+        const rknn_tensor *t = io->tensor >= 0 && io->tensor < m->n_tensors
+                                   ? &m->tensors[io->tensor] : NULL;
+        if (io->is_output)
+            continue;
+        if (!t || t->nd != 4 || !t->has_quant || t->scale <= 0) {
+            *why = "an input is not a quantized int8 4-D activation (float16 models are not "
+                   "emulated)";
+            return 0;
+        }
+    }
     *why = NULL;
     return 1;
 }

@@ -1,5 +1,5 @@
 /* tests/unit/test_rknn_predict.c — a vendor file's conv costed from the
- * compiler's shapes (record/source_predict.c): a depthwise conv is billed as
+ * compiler's shapes (runtime/npu/npu_rknn.c): a depthwise conv is billed as
  * depthwise in both weight layouts the files use, (C,1,kh,kw) (RV1103) and
  * (1,C,kh,kw) (toolkit 2.3.2's RK35xx files, e.g. RetinaFace_mobile320 for
  * rk3562/rk3576), and a dense conv of the same shapes as dense. Oracle: the
@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "record/source_predict.h"
 #include "runtime/model/model.h"
 #include "runtime/model/rknn_file.h"
 #include "runtime/npu/npu.h"
