@@ -163,9 +163,10 @@ static size_t rtype_bytes(int rt)
     return rt == RKNN_TENSOR_FLOAT32 ? 4 : rt == RKNN_TENSOR_FLOAT16 || rt == RKNN_TENSOR_INT16 ? 2 : 1;
 }
 
-/* One api_io for file io i over tensor k of c->g: the file's dtype and affine
- * parameters; inputs NCHW (api_fill_attr shows them NHWC, the file's layout). An
- * output whose native shape pads C to 2 x C2 is laid out as a conv's. */
+/* The api_io of the file's io i, over a tensor of c->g named as it: the file's dtype
+ * and affine parameters; inputs NCHW (api_fill_attr shows them NHWC, the file's
+ * layout). An output whose native shape pads C to 2 x C2, as a conv's output is
+ * padded, says so (conv_out): NATIVE_OUTPUT_ATTR then gives the file's C1. */
 static void io_entry(api_ctx *c, api_io *a, int i, int is_in)
 {
     const api_vendor *v = c->vendor;
@@ -218,38 +219,38 @@ static void io_tables(api_ctx *c)
 }
 
 /* The compiled graph on the NPU model as the context's session (no SRAM, the
- * automatic core mask); without one (a chip or a layer the model does not cost)
- * the queries answer the file's weight bytes and no prediction. */
+ * automatic core mask) and the MEM_SIZE figures of its plan; without a session (a
+ * chip or a layer the model does not cost) PERF_RUN gives the emulator's host time
+ * and MEM_SIZE the file's weight bytes. */
 static void cost_session(api_ctx *c)
 {
     api_vendor *v = c->vendor;
     const npu_platform_t *np = npu_platform_find(c->plat->name);
     npu_graph_t *ng = NULL;
-    npu_session_t *s = NULL;
     char err[512] = "";
     int st = np ? npu_graph_of_rknn(v->m, np, &ng, &v->pg, err, sizeof(err)) : RT_EUNSUPPORTED;
 
     if (!st) {
         npu_session_opts o = {.plat = np, .dtype = DT_INT8, .context = 1};
-        st = npu_session_adopt(ng, v->pg, &o, &s, err, sizeof(err));
+        st = npu_session_adopt(ng, v->pg, &o, &c->npu, err, sizeof(err));
     }
-    if (st || !s->ng->mem) {
+    if (st) {
         API_D("no NPU cost model of this vendor .rknn on %s (%s): PERF_RUN gives the "
               "emulator's host time, PERF_DETAIL no table", c->plat->name,
-              st ? (np ? err : "platform not in runtime/npu") : "no memory plan");
-        for (int i = 0; i < v->m->n_tensors; i++)
-            if (rknn_kind_is_const(v->m->tensors[i].kind) && v->m->tensors[i].data_len > 0)
-                c->max_weight += (uint64_t)v->m->tensors[i].data_len;
-        if (!st)
-            c->npu = s;
+              np ? err : "platform not in runtime/npu");
         c->npu_failed = 1;
+    } else {
+        API_D("simulated NPU %s: the vendor .rknn's %d compiled layers, model data type %s",
+              np->name, c->npu->ng->n, npu_dtype_name(c->npu->ng->dtype));
+    }
+    if (c->npu && c->npu->ng->mem) {
+        c->max_weight = c->npu->ng->mem->weight_size;
+        c->max_internal = c->npu->ng->mem->internal_size;
         return;
     }
-    c->npu = s;
-    c->max_weight = s->ng->mem->weight_size;
-    c->max_internal = s->ng->mem->internal_size;
-    API_D("simulated NPU %s: the vendor .rknn's %d compiled layers, model data type %s", np->name,
-          s->ng->n, npu_dtype_name(s->ng->dtype));
+    for (int i = 0; i < v->m->n_tensors; i++)
+        if (rknn_kind_is_const(v->m->tensors[i].kind) && v->m->tensors[i].data_len > 0)
+            c->max_weight += (uint64_t)v->m->tensors[i].data_len;
 }
 
 static double rd(const void *p, int64_t i, int t)
