@@ -185,6 +185,9 @@ int api_npu_core_mask(api_ctx *c, unsigned mask, const char *fn);
 /* Level 5: before a run (frequency lines, dump folder, graph inputs) and for each
  * layer event (the outputs of the NPU layers it completes). */
 void api_npu_dump_begin(api_ctx *c);
+/* The level-5 dump folder ($RKNN_DUMP_DIR, else "dumps"), created with its parents;
+ * NULL (with an E line) when it cannot be. */
+const char *api_dump_dir(void);
 void api_npu_dump_event(api_ctx *c, const layer_event_t *ev);
 /* After a run: predicted busy time per core into the process's 1 s load window,
  * published as <npu_sysfs_dir()>/rknpu/load (at most every 100 ms). perf_debug: the
@@ -272,8 +275,10 @@ void api_vendor_free(api_vendor *v);
 /* inputs checked for index and buf by rknn_inputs_set. */
 int api_vendor_inputs_set(api_ctx *c, uint32_t n_inputs, const rknn_input *inputs);
 /* Executes the tasks on the inputs set (v's float NCHW, which c->in's data also are):
- * RKNN_SUCC, or RKNN_ERR_FAIL with an E line naming the task where the emulator stopped. */
-int api_vendor_run(api_ctx *c);
+ * RKNN_SUCC, or RKNN_ERR_FAIL with an E line naming the task where the emulator stopped.
+ * dump (level 5): every computed tensor as a .npy under the vendor's dump name, in
+ * api_dump_dir(). */
+int api_vendor_run(api_ctx *c, int dump);
 /* Output i of the last run: float NCHW (c->out[i]'s dims), NULL before a run. */
 const float *api_vendor_output(const api_ctx *c, int i);
 /* o->buf: a runtime-owned buffer of need bytes, kept on c->outbufs until

@@ -1032,7 +1032,7 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
         api_npu_dump_begin(c);
     t0 = rt_now_us();
     if (c->vendor) {
-        ret = api_vendor_run(c);
+        ret = api_vendor_run(c, level >= 5);
         if (ret)
             goto out;
         st = 0;

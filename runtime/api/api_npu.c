@@ -272,6 +272,17 @@ static int is_graph_input(const graph_t *g, int ti)
     return 0;
 }
 
+const char *api_dump_dir(void)
+{
+    const char *dir = dump_path();
+
+    if (mkdir_p(dir)) {
+        API_E("cannot create the dump directory %s (RKNN_DUMP_DIR): %s", dir, strerror(errno));
+        return NULL;
+    }
+    return dir;
+}
+
 void api_npu_dump_begin(api_ctx *c)
 {
     const char *dir = dump_path();

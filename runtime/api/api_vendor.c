@@ -29,10 +29,13 @@
 #include "runtime/npu/npu.h"
 #include "util/util.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct api_vendor {
     rknn_model *m;
@@ -318,17 +321,88 @@ int api_vendor_inputs_set(api_ctx *c, uint32_t n_inputs, const rknn_input *input
     return RKNN_SUCC;
 }
 
-int api_vendor_run(api_ctx *c)
+/* The emulator's DIR/<tensor>.npy (its dump names: '/', '\\' and ':' as '_') of
+ * file tensor ti, moved to dir under the vendor's level-5 name: the index and
+ * OpType of the compiled layer that wrote it (npu_dump_name), its shape; float32,
+ * as the emulator dequantizes. 1 if moved. */
+static int dump_move(const api_vendor *v, const npu_layer_t *l, int ti, const char *tmp,
+                     const char *dir)
+{
+    const rknn_tensor *t = &v->m->tensors[ti];
+    const char *tn = t->name ? t->name : "tensor";
+    char src[1600], name[512], dst[1600];
+    size_t k = (size_t)snprintf(src, sizeof(src), "%s/", tmp);
+    npu_shape_t s = {.nd = t->nd < NPU_SHAPE_MAX ? t->nd : NPU_SHAPE_MAX};
+
+    for (const char *p = tn; *p && k + 5 < sizeof(src); p++)
+        src[k++] = (*p == '/' || *p == '\\' || *p == ':') ? '_' : *p;
+    snprintf(src + k, sizeof(src) - k, ".npy");
+    for (int d = 0; d < s.nd; d++)
+        s.d[d] = t->shape[d];
+    if (access(src, F_OK) != 0 ||
+        npu_dump_name(name, sizeof(name), l->id - 1, l->optype, tn, &s, "float"))
+        return 0;
+    snprintf(dst, sizeof(dst), "%s/%s", dir, name);
+    API_D("dump npy tensor to: %s", dst);
+    if (rename(src, dst) != 0) {
+        API_E("failed open dump path: %s (%s)", dst, strerror(errno));
+        return 0;
+    }
+    return 1;
+}
+
+/* Level 5 on a vendor file: the emulator dumps every tensor it computed into a
+ * folder of its own inside the dump folder; those a compiled layer writes take
+ * the vendor's names there, and the rest (per-task rows, tasks.json) goes. */
+static void dump_layers(api_ctx *c, const char *tmp, const char *dir)
+{
+    const api_vendor *v = c->vendor;
+    int moved = 0;
+    DIR *d;
+    struct dirent *e;
+
+    for (int i = 0; c->npu && i < c->npu->ng->n; i++) {
+        const npu_layer_t *l = &c->npu->ng->l[i];
+        for (int k = 0; k < l->n_out_v; k++)
+            if (l->out_v[k] >= 0 && l->out_v[k] < v->m->n_tensors)
+                moved += dump_move(v, l, l->out_v[k], tmp, dir);
+    }
+    if (!c->npu)
+        API_W("no level-5 dumps of this vendor .rknn on %s: no NPU model of its layers names "
+              "them", c->plat->name);
+    API_D("level 5: %d tensors of the emulated frame dumped to %s", moved, dir);
+    if ((d = opendir(tmp))) {
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                char p[1600];
+                snprintf(p, sizeof(p), "%s/%s", tmp, e->d_name);
+                unlink(p);
+            }
+        closedir(d);
+    }
+    rmdir(tmp);
+}
+
+int api_vendor_run(api_ctx *c, int dump)
 {
     api_vendor *v = c->vendor;
-    char err[1024];
+    const char *dir = dump ? api_dump_dir() : NULL;
+    char err[1024], tmp[1200] = "";
 
     if (v->has_res) {
         emu_result_free(&v->res);
         v->has_res = 0;
     }
-    if (emu_exec(v->m, c->model_buf, c->model_len, (const float *const *)v->in, c->n_in, NULL,
-                 &v->res, err, sizeof(err))) {
+    if (dir && (snprintf(tmp, sizeof(tmp), "%s/.emulated-XXXXXX", dir) >= (int)sizeof(tmp) ||
+                !mkdtemp(tmp))) {
+        API_E("cannot create a folder in the dump directory %s: %s", dir, strerror(errno));
+        tmp[0] = 0;
+    }
+    int st = emu_exec(v->m, c->model_buf, c->model_len, (const float *const *)v->in, c->n_in,
+                      tmp[0] ? tmp : NULL, &v->res, err, sizeof(err));
+    if (tmp[0])
+        dump_layers(c, tmp, dir); /* a stopped run still leaves the layers it computed */
+    if (st) {
         API_E("rknn_run, the NPU emulator stopped: %s", err);
         c->ran = 0;
         return RKNN_ERR_FAIL;

@@ -15,7 +15,10 @@
 #    every query the SDK's demos make succeeds, NATIVE_OUTPUT_ATTR's dims are the
 #    file's own native_shape (what the vendor compiler wrote), the NC1HWC2 int8
 #    outputs give the same bytes as rknn_outputs_get's, and PERF_RUN and MEM_SIZE
-#    are the figures `rknn-trace run FILE` predicts (one story for both).
+#    are the figures `rknn-trace run FILE` predicts (one story for both);
+#  - at RKNN_LOG_LEVEL=5 every tensor the CLI dumps is in RKNN_DUMP_DIR under the
+#    vendor's level-5 name (NNN_<OpType>_<tensor>_shape_<dims>_float.npy), the same
+#    values, and nothing else is left there.
 # The files: multiple_input_demo for every chip and toolkit stored (rk3588, rk3562,
 # rk3566, rk3576, rv1126b; toolkit 1.3.4 for rk3588 and rk3566: other native
 # layouts) and yolov8n.rk3566.
@@ -75,7 +78,8 @@ EOF
     else
         bad "$f: rknn-trace run --emulate: $(head -3 "$w/cli.err")"; continue
     fi
-    if "$APP" "$m" "$w/app" "${u8s[@]}" >"$w/app.out" 2>"$w/app.err"; then ok; else
+    if RKNN_LOG_LEVEL=5 RKNN_DUMP_DIR="$w/d5" "$APP" "$m" "$w/app" "${u8s[@]}" >"$w/app.out" \
+            2>"$w/app.err"; then ok; else
         bad "$f: sample_vendor failed: $(tail -3 "$w/app.out") $(head -3 "$w/app.err")"; continue
     fi
     ! grep -q '^E RKNN' "$w/app.err" && ok || bad "$f: E lines: $(grep '^E RKNN' "$w/app.err" | head -3)"
@@ -136,6 +140,24 @@ if not mem or (int(mem.group(1)), int(mem.group(2))) != (pred['weight_bytes'], p
                 f"{pred['internal_bytes']}")
 if not re.search(r'^perf detail: 0 bytes$', text, re.M):
     msgs.append('PERF_DETAIL without RKNN_FLAG_COLLECT_PERF_MASK: not an empty detail')
+# level 5: every tensor the CLI dumped, under the vendor's name, the same values
+import os
+d5 = os.listdir(w + '/d5')
+if any(f.startswith('.') for f in d5):
+    msgs.append('level 5 left the emulator folder behind')
+# the layer that writes a tensor: its row in `run FILE --json` (index, vendor OpType;
+# a row names its first output: a Split's others are checked by the form alone)
+rows = {l['name']: '%03d_%s_' % (l['index'], l['npu_op']) for l in
+        json.load(open(w + '/pred.json'))['layers'] if l.get('name')}
+for f in os.listdir(w + '/cli'):
+    if not f.endswith('.npy') or f.startswith('task_'):
+        continue
+    got = [g for g in d5 if re.match(r'^\d{3}_[A-Za-z0-9]+_' + re.escape(f[:-4]) +
+                                     r'_shape(_\d+)+_float\.npy$', g)]
+    if len(got) != 1 or not got[0].startswith(rows.get(f[:-4], got[0][:4])):
+        msgs.append(f'level 5: {f[:-4]} dumped as {got}, its row {rows.get(f[:-4])}')
+    elif not np.array_equal(np.load(f'{w}/cli/{f}'), np.load(f'{w}/d5/{got[0]}')):
+        msgs.append(f'level 5: {got[0]} differs from the CLI dump')
 print('; '.join(msgs) if msgs else 'ok')
 EOF
     ) && [ "$out" = ok ]; then ok; else bad "$f: $out"; fi
