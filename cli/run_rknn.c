@@ -37,14 +37,6 @@ int run_rknn_is(const char *path)
     return rknn_file_is(head, n);
 }
 
-static void emulate_dump_path(char *buf, size_t n, const char *dir, const char *name)
-{
-    size_t k = (size_t)snprintf(buf, n, "%s/", dir);
-    for (const char *s = name; *s && k + 5 < n; s++)
-        buf[k++] = (*s == '/' || *s == '\\' || *s == ':') ? '_' : *s;
-    snprintf(buf + k, n - k, ".npy");
-}
-
 static void emulate_print_output(FILE *f, const char *name, const char *shape, const float *v,
                                  const int64_t *dims)
 {
@@ -266,7 +258,7 @@ static int emulate(const run_cli *o, rknn_run *s)
                  (long long)er->out_dims[j][3]);
         s->eshapes[j] = strdup(sh);
         if (o->dump) {
-            emulate_dump_path(pth, sizeof(pth), o->dump, er->out_names[j]);
+            emu_dump_path(pth, sizeof(pth), o->dump, er->out_names[j]);
             s->epaths[j] = strdup(pth);
         }
         s->eouts[j] = (store_output){.idx = j, .name = er->out_names[j], .shape = s->eshapes[j],

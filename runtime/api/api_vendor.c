@@ -321,22 +321,18 @@ int api_vendor_inputs_set(api_ctx *c, uint32_t n_inputs, const rknn_input *input
     return RKNN_SUCC;
 }
 
-/* The emulator's DIR/<tensor>.npy (its dump names: '/', '\\' and ':' as '_') of
- * file tensor ti, moved to dir under the vendor's level-5 name: the index and
- * OpType of the compiled layer that wrote it (npu_dump_name), its shape; float32,
- * as the emulator dequantizes. 1 if moved. */
+/* The emulator's dump of file tensor ti (emu_dump_path), moved to dir under the
+ * vendor's level-5 name: the index and OpType of the compiled layer that wrote it
+ * (npu_dump_name), its shape; float32, as the emulator dequantizes. 1 if moved. */
 static int dump_move(const api_vendor *v, const npu_layer_t *l, int ti, const char *tmp,
                      const char *dir)
 {
     const rknn_tensor *t = &v->m->tensors[ti];
     const char *tn = t->name ? t->name : "tensor";
     char src[1600], name[512], dst[1600];
-    size_t k = (size_t)snprintf(src, sizeof(src), "%s/", tmp);
     npu_shape_t s = {.nd = t->nd < NPU_SHAPE_MAX ? t->nd : NPU_SHAPE_MAX};
 
-    for (const char *p = tn; *p && k + 5 < sizeof(src); p++)
-        src[k++] = (*p == '/' || *p == '\\' || *p == ':') ? '_' : *p;
-    snprintf(src + k, sizeof(src) - k, ".npy");
+    emu_dump_path(src, sizeof(src), tmp, tn);
     for (int d = 0; d < s.nd; d++)
         s.d[d] = t->shape[d];
     if (access(src, F_OK) != 0 ||

@@ -286,6 +286,9 @@ int emu_fb_exec(const struct rknn_model *m, const uint8_t *file, size_t len, con
 int emu_lite_exec(const struct rknn_model *m, const uint8_t *file, size_t len,
                   const emu_program *p, const emu_task *tasks, const float *const *inputs,
                   int n_inputs, const char *dump_dir, emu_result *res, char *err, size_t errlen);
+/* DIR/<name>.npy, the file a dump of tensor name is written to ('/', '\\' and ':'
+ * of the name as '_'). */
+void emu_dump_path(char *buf, size_t n, const char *dir, const char *name);
 /* DIR/stopped_task.json of a run that stopped: the task, its node, the reason
  * (the error line), its LUT table (model 1, NULL none) and every register the
  * task sees (val/set: its ping-pong group, 0x10000 / 4 words), by address and

@@ -114,7 +114,7 @@ static float *dequant(const rknn_tensor *t, const act *a)
     return f;
 }
 
-static void dump_name(char *buf, size_t n, const char *dir, const char *name)
+void emu_dump_path(char *buf, size_t n, const char *dir, const char *name)
 {
     size_t k = (size_t)snprintf(buf, n, "%s/", dir);
     for (const char *s = name; *s && k + 5 < n; s++)
@@ -133,7 +133,7 @@ static int index_task(const rknn_model *m, emu_mem *mem, int ti, const emu_task 
     char name[512], path[4096];
     act a;
     snprintf(name, sizeof(name), "task_%04d_%s", ti, tn);
-    dump_name(path, sizeof(path), dump_dir, name);
+    emu_dump_path(path, sizeof(path), dump_dir, name);
     if (act_of(ot, mem, out_t, &a) == 0 && ot->has_quant) {
         int h = rows[1] - rows[0];
         float *f = malloc(sizeof(float) * (size_t)a.c * (size_t)(h > 0 ? h : 1) * a.w);
@@ -199,7 +199,7 @@ static int dump_computed(const rknn_model *m, emu_mem *mem, const char *dump_dir
         int64_t dims[4] = {1, a.c, a.h, a.w};
         if (!f)
             return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
-        dump_name(path, sizeof(path), dump_dir, t->name ? t->name : "tensor");
+        emu_dump_path(path, sizeof(path), dump_dir, t->name ? t->name : "tensor");
         rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
         free(f);
         if (rc)

@@ -477,14 +477,6 @@ static float *lite_tensor(const rknn_tensor *t, const lite_mem *mem, int64_t bas
     return f;
 }
 
-static void lite_dump_name(char *buf, size_t n, const char *dir, const char *name)
-{
-    size_t k = (size_t)snprintf(buf, n, "%s/", dir);
-    for (const char *s = name; *s && k + 5 < n; s++)
-        buf[k++] = (*s == '/' || *s == '\\' || *s == ':') ? '_' : *s;
-    snprintf(buf + k, n - k, ".npy");
-}
-
 /* DIR/<tensor>.npy of a node's output at base, when it is a native activation */
 static int lite_dump_node(const rknn_model *m, int node, const lite_mem *mem, int64_t base,
                           const char *dir, char *err, size_t errlen)
@@ -499,7 +491,7 @@ static int lite_dump_node(const rknn_model *m, int node, const lite_mem *mem, in
     float *f = lite_tensor(ot, mem, base, dims, &rank);
     if (!f)
         return 0;
-    lite_dump_name(path, sizeof path, dir, ot->name ? ot->name : "tensor");
+    emu_dump_path(path, sizeof path, dir, ot->name ? ot->name : "tensor");
     int rc = npy_write(path, DT_FLOAT, rank, dims, f, err, errlen);
     free(f);
     return rc;
