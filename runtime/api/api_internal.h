@@ -272,8 +272,10 @@ typedef struct api_vendor api_vendor;
  * RKNN_ERR_MODEL_INVALID with one E line naming the reason. */
 int api_vendor_load(api_ctx *c);
 void api_vendor_free(api_vendor *v);
-/* inputs checked for index and buf by rknn_inputs_set. */
-int api_vendor_inputs_set(api_ctx *c, uint32_t n_inputs, const rknn_input *inputs);
+/* What a vendor file's rknn_input may be (pass_through 0; UINT8, INT8, FLOAT16 or
+ * FLOAT32; NHWC or NCHW): RKNN_SUCC, or RKNN_ERR_INPUT_INVALID with an E line. The
+ * values are then converted as for any model, into the emulator's float input. */
+int api_vendor_input_check(const rknn_input *in);
 /* Executes the tasks on the inputs set (v's float NCHW, which c->in's data also are):
  * RKNN_SUCC, or RKNN_ERR_FAIL with an E line naming the task where the emulator stopped.
  * dump (level 5): every computed tensor as a .npy under the vendor's dump name, in

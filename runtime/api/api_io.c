@@ -694,12 +694,10 @@ int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]
             goto out;
         }
     }
-    if (c->vendor) {
-        ret = api_vendor_inputs_set(c, n_inputs, inputs);
-        goto out;
-    }
     for (uint32_t i = 0; i < n_inputs; i++) {
-        ret = input_set_one(c, &inputs[i]);
+        ret = c->vendor ? api_vendor_input_check(&inputs[i]) : RKNN_SUCC;
+        if (!ret)
+            ret = input_set_one(c, &inputs[i]);
         if (ret)
             goto out;
         c->in[inputs[i].index].is_set = 1;

@@ -285,8 +285,6 @@ const char *api_dump_dir(void)
 
 void api_npu_dump_begin(api_ctx *c)
 {
-    const char *dir = dump_path();
-
     if (!c->npu)
         return;
     const npu_graph_t *ng = c->npu->ng;
@@ -294,8 +292,7 @@ void api_npu_dump_begin(api_ctx *c)
           ng->plat->npu_mhz);
     API_D("Get DDR frequency: %dMHz (the simulator's cost-model clock, no board)",
           ng->plat->ddr_mhz);
-    if (mkdir_p(dir))
-        API_E("cannot create the dump directory %s (RKNN_DUMP_DIR): %s", dir, strerror(errno));
+    api_dump_dir();
     /* graph inputs: the InputOperator's output and every layer reading one (vendor
      * dumps "001_ConvClip_input_..." next to "001_ConvClip_317_...") */
     for (int i = 0; i < ng->n; i++) {

@@ -41,7 +41,6 @@ struct api_vendor {
     rknn_model *m;
     graph_t *pg;           /* the compiled graph's tensors, for the NPU session's plan */
     int *in_io, *out_io;   /* index into m->io of each API input / output */
-    int64_t (*in_dims)[4]; /* NCHW of each input */
     float **in;            /* float NCHW per input, as emu_exec takes it */
     emu_result res;
     int has_res;
@@ -83,7 +82,6 @@ void api_vendor_free(api_vendor *v)
     for (int i = 0; v->in && i < v->m->n_io; i++)
         free(v->in[i]);
     free(v->in);
-    free(v->in_dims);
     free(v->in_io);
     free(v->out_io);
     if (v->has_res)
@@ -130,7 +128,6 @@ int api_vendor_load(api_ctx *c)
     v->m = m;
     v->in_io = xcalloc((size_t)m->n_io + 1, sizeof(int));
     v->out_io = xcalloc((size_t)m->n_io + 1, sizeof(int));
-    v->in_dims = xcalloc((size_t)m->n_io + 1, sizeof(*v->in_dims));
     v->in = xcalloc((size_t)m->n_io + 1, sizeof(float *));
     c->vendor = v;
     c->n_in = c->n_out = 0;
@@ -145,13 +142,10 @@ int api_vendor_load(api_ctx *c)
                   "takes 4-D inputs only", m->io[i].name);
             return RKNN_ERR_MODEL_INVALID;
         }
-        memcpy(v->in_dims[c->n_in], t->shape, sizeof(v->in_dims[0]));
         v->in_io[c->n_in++] = i;
     }
     /* a task the emulator does not understand stops rknn_run with its reason
      * (task, registers): found there, not by a whole trial frame at init */
-    for (int i = 0; i < c->n_in; i++)
-        v->in[i] = xcalloc((size_t)elems4(v->in_dims[i]), sizeof(float));
     io_tables(c);
     cost_session(c);
     API_I("RKNN Model Information, version: %d, toolkit version: %s, target: %s, target "
@@ -159,11 +153,6 @@ int api_vendor_load(api_ctx *c)
           m->toolkit ? m->toolkit : "unknown", m->npu_gen ? m->npu_gen : "unknown",
           m->target ? m->target : "unknown");
     return RKNN_SUCC;
-}
-
-static size_t rtype_bytes(int rt)
-{
-    return rt == RKNN_TENSOR_FLOAT32 ? 4 : rt == RKNN_TENSOR_FLOAT16 || rt == RKNN_TENSOR_INT16 ? 2 : 1;
 }
 
 /* The api_io of the file's io i, over a tensor of c->g named as it: the file's dtype
@@ -187,8 +176,6 @@ static void io_entry(api_ctx *c, api_io *a, int i, int is_in)
     a->ndim = t ? (t->nd < MODEL_MAX_DIMS ? t->nd : MODEL_MAX_DIMS) : 0;
     for (int d = 0; d < a->ndim; d++)
         a->dims[d] = t->shape[d];
-    if (is_in)
-        memcpy(a->dims, v->in_dims[a - c->in], sizeof(v->in_dims[0])), a->ndim = 4;
     memcpy(a->model_dims, a->dims, sizeof(a->dims));
     gt->ndim = a->ndim;
     memcpy(gt->dims, a->dims, sizeof(gt->dims));
@@ -199,7 +186,8 @@ static void io_entry(api_ctx *c, api_io *a, int i, int is_in)
     a->nbytes = (size_t)tensor_numel(gt) * sizeof(float);
 }
 
-/* c->g (the io tensors alone), c->in and c->out; inputs read from v->in. */
+/* c->g (the io tensors alone), c->in and c->out; the inputs' data are v->in, the
+ * float NCHW buffers emu_exec takes. */
 static void io_tables(api_ctx *c)
 {
     api_vendor *v = c->vendor;
@@ -210,7 +198,7 @@ static void io_tables(api_ctx *c)
     c->out = xcalloc((size_t)c->n_out + 1, sizeof(api_io));
     for (int i = 0; i < c->n_in; i++) {
         io_entry(c, &c->in[i], v->in_io[i], 1);
-        c->in[i].data = v->in[i];
+        c->in[i].data = v->in[i] = xcalloc(c->in[i].nbytes / sizeof(float), sizeof(float));
         c->in[i].pixels = 1; /* the file's mean/std normalise them (emu_exec) */
         io += api_io_bytes(&c->in[i]);
     }
@@ -256,23 +244,8 @@ static void cost_session(api_ctx *c)
             c->max_weight += (uint64_t)v->m->tensors[i].data_len;
 }
 
-static double rd(const void *p, int64_t i, int t)
+int api_vendor_input_check(const rknn_input *in)
 {
-    switch (t) {
-    case RKNN_TENSOR_UINT8: return ((const uint8_t *)p)[i];
-    case RKNN_TENSOR_INT8: return ((const int8_t *)p)[i];
-    case RKNN_TENSOR_FLOAT16: return rt_f16_to_f32(((const uint16_t *)p)[i]);
-    default: return ((const float *)p)[i];
-    }
-}
-
-static int input_set_one(api_ctx *c, const rknn_input *in)
-{
-    api_vendor *v = c->vendor;
-    const int64_t *d = v->in_dims[in->index];
-    int64_t n = elems4(d), C = d[1], H = d[2], W = d[3];
-    size_t need;
-
     if (in->pass_through) {
         API_E("rknn_inputs_set, inputs[%u].pass_through = 1 on a vendor .rknn run by the NPU "
               "emulator: pass the values (uint8/int8/float16/float32, NHWC or NCHW) with "
@@ -289,34 +262,6 @@ static int input_set_one(api_ctx *c, const rknn_input *in)
         API_E("rknn_inputs_set, inputs[%u].fmt = %s: a vendor .rknn run by the NPU emulator "
               "takes NHWC or NCHW", in->index, get_format_string(in->fmt));
         return RKNN_ERR_INPUT_INVALID;
-    }
-    need = (size_t)n * rtype_bytes(in->type);
-    if (in->size < need) {
-        API_E("rknn_inputs_set, param input size(%u) < model input size(%zu): input %u '%s' "
-              "[%lld,%lld,%lld,%lld] as %s %s", in->size, need, in->index,
-              v->m->io[v->in_io[in->index]].name, (long long)d[0], (long long)C, (long long)H,
-              (long long)W, get_type_string(in->type), get_format_string(in->fmt));
-        return RKNN_ERR_PARAM_INVALID; /* the board's -5 (api_io.c) */
-    }
-    float *dst = v->in[in->index];
-    for (int64_t b = 0; b < d[0]; b++)
-        for (int64_t ch = 0; ch < C; ch++)
-            for (int64_t y = 0; y < H; y++)
-                for (int64_t x = 0; x < W; x++) {
-                    int64_t o = ((b * C + ch) * H + y) * W + x;
-                    int64_t s = in->fmt == RKNN_TENSOR_NCHW ? o : ((b * H + y) * W + x) * C + ch;
-                    dst[o] = (float)rd(in->buf, s, in->type);
-                }
-    c->in[in->index].is_set = 1;
-    return RKNN_SUCC;
-}
-
-int api_vendor_inputs_set(api_ctx *c, uint32_t n_inputs, const rknn_input *inputs)
-{
-    for (uint32_t i = 0; i < n_inputs; i++) {
-        int ret = input_set_one(c, &inputs[i]);
-        if (ret)
-            return ret;
     }
     return RKNN_SUCC;
 }
