@@ -27,9 +27,9 @@ ifeq ($(SAN),thread)
 SANFLAGS = -fsanitize=thread -fno-omit-frame-pointer '-Dtarget_clones(...)=unused'
 endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread -D_GNU_SOURCE -I. -Iinclude -I$(BUILD)/gen \
-             -I/usr/include/libdrm
+             -I/usr/include/libdrm -I/usr/include/libbson-1.0
 LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS) -pthread
-LIBS     = -lprotobuf-c -lopenblas -lpng -ljpeg -ljansson -lyaml -lm
+LIBS     = -lprotobuf-c -lopenblas -lpng -ljpeg -ljansson -lyaml -lbson-1.0 -lm
 DBLIBS   = -lsqlite3
 TUILIBS  = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 # The board probe (tracer/board*.c but the pure parsers) needs libdrm; it stays

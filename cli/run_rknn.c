@@ -108,7 +108,7 @@ static int emulate_run(const char *model, const rknn_model *m, const run_inputs 
     if (!rc && dump && mkdir(dump, 0777) && errno != EEXIST)
         rc = rt_err(err, errlen, RT_EIO, "--dump %s: %s", dump, strerror(errno));
     if (!rc)
-        rc = emu_exec(m, file, len, (const float *const *)in, n_in, dump, er, err, errlen);
+        rc = emu_exec(m, file, len, (const float *const *)in, n_in, dump, NULL, er, err, errlen);
     for (int i = 0; i < n_in; i++)
         free(in[i]);
     free(file);

@@ -178,7 +178,7 @@ static int check_ops(const api_ctx *c, const rknn_custom_op *op, uint32_t num)
 int rknn_register_custom_ops(rknn_context ctx, rknn_custom_op *op, uint32_t custom_op_num)
 {
     static const char *const fn = "rknn_register_custom_ops";
-    api_ctx *c = api_ctx_get(ctx, fn);
+    api_ctx *c = api_ctx_get_any(ctx, fn); /* a vendor file's custom ops too (api_vendor.c) */
     struct api_custom *cu;
     int st = RKNN_ERR_PARAM_INVALID;
 

@@ -25,6 +25,7 @@
  * demo: inputs NHWC int8 AFFINE, outputs NCHW int8 AFFINE). */
 #include "runtime/api/api_internal.h"
 #include "runtime/emu/emu.h"
+#include "runtime/exec/exec.h"
 #include "runtime/model/rknn_file.h"
 #include "runtime/npu/npu.h"
 #include "util/util.h"
@@ -42,6 +43,7 @@ struct api_vendor {
     graph_t *pg;           /* the compiled graph's tensors, for the NPU session's plan */
     int *in_io, *out_io;   /* index into m->io of each API input / output */
     float **in;            /* float NCHW per input, as emu_exec takes it */
+    int *cpu_node;         /* per file node: its custom op's node in c->g, -1 none */
     emu_result res;
     int has_res;
 };
@@ -82,6 +84,7 @@ void api_vendor_free(api_vendor *v)
     for (int i = 0; v->in && i < v->m->n_io; i++)
         free(v->in[i]);
     free(v->in);
+    free(v->cpu_node);
     free(v->in_io);
     free(v->out_io);
     if (v->has_res)
@@ -98,6 +101,7 @@ static int64_t elems4(const int64_t *d)
 
 static void io_tables(api_ctx *c);
 static void cost_session(api_ctx *c);
+static int custom_nodes(api_ctx *c);
 
 int api_vendor_load(api_ctx *c)
 {
@@ -147,6 +151,8 @@ int api_vendor_load(api_ctx *c)
     /* a task the emulator does not understand stops rknn_run with its reason
      * (task, registers): found there, not by a whole trial frame at init */
     io_tables(c);
+    if (custom_nodes(c) != RKNN_SUCC)
+        return RKNN_ERR_MODEL_INVALID;
     cost_session(c);
     API_I("RKNN Model Information, version: %d, toolkit version: %s, target: %s, target "
           "platform: %s (vendor .rknn, run by the NPU emulator)", m->model_version,
@@ -184,6 +190,91 @@ static void io_entry(api_ctx *c, api_io *a, int i, int is_in)
         a->conv_out = t->native[4] == c2 && t->native[1] == (ch + 2 * c2 - 1) / (2 * c2) * 2;
     }
     a->nbytes = (size_t)tensor_numel(gt) * sizeof(float);
+}
+
+/* The file's custom ops (CPU layers of a "cst" op type) as custom nodes of c->g,
+ * with float32 NCHW tensors of the file's shapes and the file's attributes, so that
+ * rknn_register_custom_ops binds the application's callbacks to them as for a
+ * built container (api_custom.c), and the emulator calls them in their place in
+ * the frame (vendor_cpu_run). */
+static int custom_nodes(api_ctx *c)
+{
+    api_vendor *v = c->vendor;
+    const rknn_model *m = v->m;
+    char err[512];
+
+    v->cpu_node = xmalloc(sizeof(int) * (size_t)(m->n_nodes + 1));
+    for (int i = 0; i < m->n_nodes; i++) {
+        const rknn_node *nd = &m->nodes[i];
+        int *ins, *outs, gi;
+        v->cpu_node[i] = -1;
+        if (nd->target != RKNN_TGT_CPU || strncmp(nd->type, "cst", 3))
+            continue;
+        ins = xcalloc((size_t)nd->n_in + 1, sizeof(int));
+        outs = xcalloc((size_t)nd->n_out + 1, sizeof(int));
+        for (int k = 0; k < nd->n_in + nd->n_out; k++) {
+            const rknn_tensor *t = &m->tensors[k < nd->n_in ? nd->in[k] : nd->out[k - nd->n_in]];
+            int ti = graph_find_tensor(c->g, t->name);
+            if (ti < 0) {
+                ti = graph_add_tensor(c->g, t->name);
+                c->g->t[ti].dtype = DT_FLOAT;
+                c->g->t[ti].ndim = t->nd < MODEL_MAX_DIMS ? t->nd : MODEL_MAX_DIMS;
+                for (int d = 0; d < c->g->t[ti].ndim; d++)
+                    c->g->t[ti].dims[d] = t->shape[d];
+            }
+            if (k < nd->n_in)
+                ins[k] = ti;
+            else
+                outs[k - nd->n_in] = ti;
+        }
+        gi = graph_add_node(c->g, nd->name, nd->type, "", nd->n_in, ins, nd->n_out, outs);
+        free(ins);
+        free(outs);
+        c->g->nodes[gi].def = &exec_op_custom;
+        if (rknn_node_attrs(m, c->model_buf, c->model_len, i, &c->g->nodes[gi].attrs,
+                            &c->g->nodes[gi].n_attr, err, sizeof(err))) {
+            API_E("rknn_init, vendor .rknn custom op %s: %s", nd->name, err);
+            return RKNN_ERR_MODEL_INVALID;
+        }
+        v->cpu_node[i] = gi;
+    }
+    return RKNN_SUCC;
+}
+
+typedef struct vendor_cpu {
+    emu_cpu_hook h;
+    api_ctx *c;
+} vendor_cpu;
+
+/* The emulator's CPU layer node: the application's compute for a custom op, over
+ * the emulator's float buffers (the node's tensors in c->g, borrowed for the call). */
+static int vendor_cpu_run(emu_cpu_hook *h, const rknn_model *m, int node, const float *const *in,
+                          float *const *out, char *err, size_t errlen)
+{
+    api_ctx *c = ((vendor_cpu *)h)->c;
+    int gi = c->vendor->cpu_node[node], rc;
+    node_t *n;
+    exec_custom_hook *x;
+
+    if (gi < 0)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "node %s (%s) runs on the CPU: the "
+                      "emulator runs custom ops (cst*) there, not this op", m->nodes[node].name,
+                      m->nodes[node].type);
+    n = &c->g->nodes[gi];
+    if (!(x = n->priv))
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "custom op %s (node %s) has no "
+                      "implementation: register op_type \"%s\" with rknn_register_custom_ops "
+                      "after rknn_init", n->op, n->name, n->op);
+    for (int k = 0; k < n->n_in; k++)
+        c->g->t[n->in[k]].data = (void *)in[k];
+    for (int k = 0; k < n->n_out; k++)
+        c->g->t[n->out[k]].data = out[k];
+    rc = x->run(x, c->g, n, err, errlen);
+    for (int k = 0; k < n->n_in; k++)
+        c->g->t[n->in[k]].data = NULL;
+    for (int k = 0; k < n->n_out; k++)
+        c->g->t[n->out[k]].data = NULL;
+    return rc;
 }
 
 /* c->g (the io tensors alone), c->in and c->out; the inputs' data are v->in, the
@@ -339,8 +430,9 @@ int api_vendor_run(api_ctx *c, int dump)
         API_E("cannot create a folder in the dump directory %s: %s", dir, strerror(errno));
         tmp[0] = 0;
     }
+    vendor_cpu cpu = {.h.run = vendor_cpu_run, .c = c};
     int st = emu_exec(v->m, c->model_buf, c->model_len, (const float *const *)v->in, c->n_in,
-                      tmp[0] ? tmp : NULL, &v->res, err, sizeof(err));
+                      tmp[0] ? tmp : NULL, &cpu.h, &v->res, err, sizeof(err));
     if (tmp[0])
         dump_layers(c, tmp, dir); /* a stopped run still leaves the layers it computed */
     if (st) {

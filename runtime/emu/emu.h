@@ -267,20 +267,32 @@ typedef struct emu_result {
     int tasks_run, tasks_copy, tasks_output_op;
 } emu_result;
 
+/* A layer the file places on the CPU (other than Input/OutputOperator: a custom op
+ * such as the SDK demo's cstDualResidual) is computed by the caller's hook, in graph
+ * order between the NPU tasks: in[k] the node's k-th input as float NCHW (its
+ * shape's elements, dequantized), out[k] the k-th output to fill (its shape's
+ * elements, zeroed). 0, or an RT_E* code with a message in err. Without a hook
+ * such a layer stops the run, naming it. */
+typedef struct emu_cpu_hook {
+    int (*run)(struct emu_cpu_hook *h, const struct rknn_model *m, int node,
+               const float *const *in, float *const *out, char *err, size_t errlen);
+} emu_cpu_hook;
+
 /* inputs[i]: float NCHW (the framework layout) of the file's i-th input, as
  * rknn_inputs_set would take it before mean/std. dump_dir: every computed
- * tensor as DIR/<name>.npy (float32, NCHW, dequantized), NULL none. */
+ * tensor as DIR/<name>.npy (float32, NCHW, dequantized), NULL none. cpu: the
+ * CPU layers' hook, NULL none. */
 int emu_exec(const struct rknn_model *m, const uint8_t *file, size_t len,
-             const float *const *inputs, int n_inputs, const char *dump_dir, emu_result *res,
-             char *err, size_t errlen);
+             const float *const *inputs, int n_inputs, const char *dump_dir,
+             emu_cpu_hook *cpu, emu_result *res, char *err, size_t errlen);
 void emu_result_free(emu_result *r);
 /* res's output arrays sized for m's outputs (n_out set; emu_result_free frees them). */
 int emu_result_alloc(const struct rknn_model *m, emu_result *res, char *err, size_t errlen);
 /* The Toolkit2 half of emu_exec: p's tasks (loaded from m's file, or built by a
  * fuzz target over a small graph) over one buffer per graph tensor. */
 int emu_fb_exec(const struct rknn_model *m, const uint8_t *file, size_t len, const emu_program *p,
-                const float *const *inputs, int n_inputs, const char *dump_dir, emu_result *res,
-                char *err, size_t errlen);
+                const float *const *inputs, int n_inputs, const char *dump_dir,
+                emu_cpu_hook *cpu, emu_result *res, char *err, size_t errlen);
 /* The RV110x half of emu_exec (emu_lite.c): p's tasks, decoded into tasks,
  * over one flat NPU address space. */
 int emu_lite_exec(const struct rknn_model *m, const uint8_t *file, size_t len,

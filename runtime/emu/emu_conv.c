@@ -100,22 +100,8 @@ static int64_t lut_eval(const lut_stage *L, int64_t x)
     return T[i] + rshift_round((int64_t)(T[i + 1] - T[i]) * f, sh);
 }
 
-/* A conv weight's native layout: one or more blocks [OC1, IC1, kh, kw, OC2,
- * IC2] of input channels (yolov8n's 48 = 32 + 16: IC1 blocks of 32, then one
- * of 16), interleaved per OC1: for each block of OC2 kernels, each input-channel
- * block's [IC1][kh][kw][OC2][IC2] bytes in turn (docs/rknn-format.md "Weights
- * in several input-channel blocks"). */
-#define WB_MAX 4
-typedef struct weight_blocks {
-    int n, ocp, kh, kw;
-    int64_t row;                                /* f3 pixel conv: a kernel row's bytes, else 0 */
-    int ib[WB_MAX], icp[WB_MAX], ic0[WB_MAX];   /* first input channel of each block */
-    int64_t off[WB_MAX];                        /* its bytes' offset in an OC1 block */
-    int64_t block_bytes, bytes;                 /* one OC1 block, the whole tensor */
-} weight_blocks;
-
-static int weight_blocks_of(const rknn_tensor *w, int kh, int kw, int in_c, int out_c,
-                            weight_blocks *b)
+int emu_weight_blocks(const rknn_tensor *w, int kh, int kw, int in_c, int out_c,
+                      weight_blocks *b)
 {
     if (!w->native || w->nnd < 6 || w->nnd % 6 || w->nnd / 6 > WB_MAX)
         return -1;
@@ -160,8 +146,8 @@ static int weight_rows_of(weight_blocks *b, int64_t per_kernel)
     return 0;
 }
 
-/* the byte of kernel oc, input channel ic, tap (ky, kx) */
-static int64_t weight_byte(const weight_blocks *b, int oc, int ic, int ky, int kx)
+/* the element of kernel oc, input channel ic, tap (ky, kx) (a byte for int8) */
+int64_t emu_weight_elem(const weight_blocks *b, int oc, int ic, int ky, int kx)
 {
     if (b->row)
         return (int64_t)(oc / b->ocp) * b->block_bytes +
@@ -190,6 +176,8 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
     node_operands(m, nd, &xi, &wi, &bi, &ei);
     if (t->op != EMU_OP_CONV)
         STOP("task %d (node %s): %s tasks are not emulated", ti, nn, emu_op_name(t->op));
+    if (t->in_prec == 2 || t->proc_prec == 2 || t->out_prec == 2)
+        return emu_run_conv16(s, t, file, len);
     if (nd->n_out != 1 || xi < 0 || wi < 0 || bi < 0)
         STOP("task %d (node %s): the node's input, weight, bias and output tensors are not all found",
              ti, nn);
@@ -333,7 +321,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
     int kh = t->kh, kw = t->kw;
     weight_blocks wb;
     if (kh < 1 || kw < 1 || t->stride_x < 1 || t->stride_y < 1 || t->pad_top < 0 || t->pad_left < 0 ||
-        weight_blocks_of(wt, kh, kw, in.c, out.c, &wb) ||
+        emu_weight_blocks(wt, kh, kw, in.c, out.c, &wb) ||
         (t->pixel_in && weight_rows_of(&wb, t->weight_bytes_per_kernel)))
         STOP("task %d (node %s): weight %s: native shape of %d values does not fit the task's "
              "kernel %dx%d, %d to %d channels (blocks [OC1, IC1, kh, kw, OC2, IC2], one OC1 and "
@@ -442,7 +430,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
             for (int kx = 0; kx < kw; kx++)
                 for (int ic = 0; ic < in.c; ic++)
                     Wk[(int64_t)o * taps + ((int64_t)ky * kw + kx) * in.c + ic] =
-                        (int16_t)(W[weight_byte(&wb, oc0 + o, ic, ky, kx)] + nzp);
+                        (int16_t)(W[emu_weight_elem(&wb, oc0 + o, ic, ky, kx)] + nzp);
     }
     for (int oy = 0; oy < t->out_h; oy++)
         for (int ox = 0; ox < t->out_w; ox++) {

@@ -66,17 +66,17 @@ int emu_exec_supported(const rknn_model *m, const char **why)
         *why = "the chip's register layout is not decoded";
         return 0;
     }
-    /* the tasks compute on int8 activations: a float16 model (the SDK's custom-op
-     * demo, dual_residual_custom.rknn) is known at once, not at its first task */
+    /* the tasks compute on int8 or float16 activations (the SDK's custom-op demo,
+     * dual_residual_custom.rknn, is float16): another input is known at once */
     for (int i = 0; i < m->n_io; i++) {
         const rknn_io *io = &m->io[i];
         const rknn_tensor *t = io->tensor >= 0 && io->tensor < m->n_tensors
                                    ? &m->tensors[io->tensor] : NULL;
         if (io->is_output)
             continue;
-        if (!t || t->nd != 4 || !t->has_quant || t->scale <= 0) {
-            *why = "an input is not a quantized int8 4-D activation (float16 models are not "
-                   "emulated)";
+        if (!t || t->nd != 4 ||
+            (t->dtype == DT_FLOAT16 ? t->has_quant : (!t->has_quant || t->scale <= 0))) {
+            *why = "an input is neither a quantized int8 nor a float16 4-D activation";
             return 0;
         }
     }
@@ -109,9 +109,27 @@ static float *dequant(const rknn_tensor *t, const act *a)
     for (int c = 0; c < a->c; c++)
         for (int y = 0; y < a->h; y++)
             for (int x = 0; x < a->w; x++)
-                f[((int64_t)c * a->h + y) * a->w + x] =
-                    (float)((a->p[act_off(a, c, y, x)] - t->zero_point) * t->scale);
+                f[((int64_t)c * a->h + y) * a->w + x] = act_value(t, a, act_off(a, c, y, x));
     return f;
+}
+
+/* 1 when the activation's values can be read as floats (int8 with a quantization,
+ * or float16) */
+static int readable(const rknn_tensor *t, const act *a)
+{
+    return a->es == 2 || t->has_quant;
+}
+
+/* elements of file tensor t's shape (1 for none), -1 when not a shape */
+static int64_t shape_elems(const rknn_tensor *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->nd; d++) {
+        if (t->shape[d] <= 0 || t->shape[d] > ((int64_t)1 << 31) / n)
+            return -1;
+        n *= t->shape[d];
+    }
+    return n;
 }
 
 void emu_dump_path(char *buf, size_t n, const char *dir, const char *name)
@@ -134,7 +152,7 @@ static int index_task(const rknn_model *m, emu_mem *mem, int ti, const emu_task 
     act a;
     snprintf(name, sizeof(name), "task_%04d_%s", ti, tn);
     emu_dump_path(path, sizeof(path), dump_dir, name);
-    if (act_of(ot, mem, out_t, &a) == 0 && ot->has_quant) {
+    if (act_of(ot, mem, out_t, &a) == 0 && readable(ot, &a)) {
         int h = rows[1] - rows[0];
         float *f = malloc(sizeof(float) * (size_t)a.c * (size_t)(h > 0 ? h : 1) * a.w);
         int64_t dims[4] = {1, a.c, h, a.w};
@@ -143,8 +161,7 @@ static int index_task(const rknn_model *m, emu_mem *mem, int ti, const emu_task 
         for (int c = 0; c < a.c; c++)
             for (int y = 0; y < h; y++)
                 for (int x = 0; x < a.w; x++)
-                    f[((int64_t)c * h + y) * a.w + x] =
-                        (float)((a.p[act_off(&a, c, rows[0] + y, x)] - ot->zero_point) * ot->scale);
+                    f[((int64_t)c * h + y) * a.w + x] = act_value(ot, &a, act_off(&a, c, rows[0] + y, x));
         int rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
         free(f);
         if (rc)
@@ -193,13 +210,24 @@ static int dump_computed(const rknn_model *m, emu_mem *mem, const char *dump_dir
         const rknn_tensor *t = &m->tensors[i];
         act a;
         char path[4096];
-        if (!mem->written[i] || act_of(t, mem, i, &a) || !t->has_quant)
+        if (!mem->written[i])
+            continue;
+        emu_dump_path(path, sizeof(path), dump_dir, t->name ? t->name : "tensor");
+        if (mem->fbuf[i]) { /* a CPU layer's output: its shape */
+            int64_t dims[8];
+            for (int d = 0; d < t->nd && d < 8; d++)
+                dims[d] = t->shape[d];
+            if ((rc = npy_write(path, DT_FLOAT, t->nd < 8 ? t->nd : 8, dims, mem->fbuf[i], err,
+                                errlen)))
+                return rc;
+            continue;
+        }
+        if (act_of(t, mem, i, &a) || !readable(t, &a))
             continue;
         float *f = dequant(t, &a);
         int64_t dims[4] = {1, a.c, a.h, a.w};
         if (!f)
             return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
-        emu_dump_path(path, sizeof(path), dump_dir, t->name ? t->name : "tensor");
         rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
         free(f);
         if (rc)
@@ -208,10 +236,102 @@ static int dump_computed(const rknn_model *m, emu_mem *mem, const char *dump_dir
     return emu_write_json(dump_dir, "tasks.json", index, JSON_COMPACT, err, errlen);
 }
 
-int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_program *prog,
-                const float *const *inputs, int n_inputs, const char *dump_dir, emu_result *res,
-                char *err, size_t errlen)
+/* 1 for a node the CPU computes in the emulated frame: placed on the CPU and not an
+ * Input/OutputOperator (the runtime's own conversions, done here at the ends) */
+static int cpu_layer(const rknn_node *nd)
 {
+    return nd->target == RKNN_TGT_CPU && nd->type && strcmp(nd->type, "InputOperator") &&
+           strcmp(nd->type, "OutputOperator");
+}
+
+/* The CPU layers before graph node upto that have not run (*next: the first of
+ * them), through the hook: their inputs as float NCHW, their outputs stored in the
+ * tensors' native buffers (quantized / float16) or as floats (mem->fbuf). */
+static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next,
+                          emu_cpu_hook *cpu, char *err, size_t errlen)
+{
+    for (; *next < upto && *next < m->n_nodes; (*next)++) {
+        const rknn_node *nd = &m->nodes[*next];
+        int ni = *next, rc = 0, n_in = nd->n_in, n_out = nd->n_out;
+        if (!cpu_layer(nd))
+            continue;
+        if (!cpu)
+            return rt_err(err, errlen, RT_EUNSUPPORTED,
+                          "node %d (%s %s) runs on the CPU: not emulated%s", ni, nd->type,
+                          nd->name, !strncmp(nd->type, "cst", 3)
+                                        ? " here (a custom op: an application registers it "
+                                          "with rknn_register_custom_ops and runs the file "
+                                          "through librknnrt)"
+                                        : "");
+        float **in = calloc((size_t)n_in + 1, sizeof(float *));
+        float **out = calloc((size_t)n_out + 1, sizeof(float *));
+        if (!in || !out) {
+            free(in);
+            free(out);
+            return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+        }
+        for (int k = 0; k < n_in && !rc; k++) {
+            const rknn_tensor *t = &m->tensors[nd->in[k]];
+            act a;
+            if (!mem->written[nd->in[k]])
+                rc = rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s %s): input %s was not "
+                            "computed before it", ni, nd->type, nd->name, t->name);
+            else if (mem->fbuf[nd->in[k]]) {
+                int64_t n = shape_elems(t);
+                if ((in[k] = malloc(sizeof(float) * (size_t)n)))
+                    memcpy(in[k], mem->fbuf[nd->in[k]], sizeof(float) * (size_t)n);
+            } else if (act_of(t, mem, nd->in[k], &a) || !readable(t, &a))
+                rc = rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s %s): input %s is not an "
+                            "activation the emulator holds", ni, nd->type, nd->name, t->name);
+            else
+                in[k] = dequant(t, &a);
+            if (!rc && !in[k])
+                rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+        }
+        for (int k = 0; k < n_out && !rc; k++) {
+            int64_t n = shape_elems(&m->tensors[nd->out[k]]);
+            if (n < 0)
+                rc = rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s %s): output %s has no "
+                            "shape", ni, nd->type, nd->name, m->tensors[nd->out[k]].name);
+            else if (!(out[k] = calloc((size_t)n + 1, sizeof(float))))
+                rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
+        }
+        if (!rc)
+            rc = cpu->run(cpu, m, ni, (const float *const *)in, out, err, errlen);
+        for (int k = 0; k < n_out && !rc; k++) {
+            int oi = nd->out[k];
+            const rknn_tensor *t = &m->tensors[oi];
+            act a;
+            if (act_of(t, mem, oi, &a) == 0 && readable(t, &a)) {
+                for (int c = 0; c < a.c; c++)
+                    for (int y = 0; y < a.h; y++)
+                        for (int x = 0; x < a.w; x++)
+                            act_store(t, &a, act_off(&a, c, y, x),
+                                      out[k][((int64_t)c * a.h + y) * a.w + x]);
+            } else {
+                free(mem->fbuf[oi]);
+                mem->fbuf[oi] = out[k];
+                out[k] = NULL;
+            }
+            mem->written[oi] = 1;
+        }
+        for (int k = 0; k < n_in; k++)
+            free(in[k]);
+        for (int k = 0; k < n_out; k++)
+            free(out[k]);
+        free(in);
+        free(out);
+        if (rc)
+            return rc;
+    }
+    return RT_OK;
+}
+
+int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_program *prog,
+                const float *const *inputs, int n_inputs, const char *dump_dir,
+                emu_cpu_hook *cpu, emu_result *res, char *err, size_t errlen)
+{
+    int next_cpu = 0; /* the first graph node whose CPU layer has not run */
     emu_task *tasks = NULL;
     regstate *rs = NULL;
     emu_mem mem = {0};
@@ -233,11 +353,12 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
     tasks = calloc((size_t)prog->n_tasks + 1, sizeof(*tasks));
     rs = calloc(1, sizeof(*rs));
     mem.buf = calloc((size_t)m->n_tensors + 1, sizeof(*mem.buf));
+    mem.fbuf = calloc((size_t)m->n_tensors + 1, sizeof(*mem.fbuf));
     mem.bytes = calloc((size_t)m->n_tensors + 1, sizeof(*mem.bytes));
     mem.written = calloc((size_t)m->n_tensors + 1, 1);
     mem.ew_delta = calloc((size_t)m->n_nodes + 1, sizeof(*mem.ew_delta));
     mem.ew_seen = calloc((size_t)m->n_nodes + 1, 1);
-    if (!tasks || !rs || !mem.buf || !mem.bytes || !mem.written || !mem.ew_delta || !mem.ew_seen) {
+    if (!tasks || !rs || !mem.buf || !mem.fbuf || !mem.bytes || !mem.written || !mem.ew_delta || !mem.ew_seen) {
         rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
         goto out;
     }
@@ -247,7 +368,7 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         const rknn_tensor *t = &m->tensors[i];
         if (t->data_off >= 0 || t->nnd != 5 || !t->native)
             continue;
-        int64_t n = 1;
+        int64_t n = tensor_es(t);
         for (int d = 0; d < 5; d++)
             n *= t->native[d] > 0 ? t->native[d] : 1;
         if (n <= 0 || n > ((int64_t)1 << 31) || !(mem.buf[i] = calloc((size_t)n, 1))) {
@@ -264,9 +385,10 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         if (io->is_output)
             continue;
         if (k >= n_inputs || io->tensor < 0 || act_of(&m->tensors[io->tensor], &mem, io->tensor, &a) ||
-            !m->tensors[io->tensor].has_quant || m->tensors[io->tensor].scale <= 0) {
+            (a.es == 1 && (!m->tensors[io->tensor].has_quant || m->tensors[io->tensor].scale <= 0))) {
             rc = rt_err(err, errlen, RT_EUNSUPPORTED,
-                        "emulate: input %s: not a quantized 4-D activation (or not given)", io->name);
+                        "emulate: input %s: not a quantized or float16 4-D activation (or not "
+                        "given)", io->name);
             goto out;
         }
         for (int r = 0; r < io->n_reorder; r++)
@@ -281,7 +403,10 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
             for (int y = 0; y < a.h; y++)
                 for (int x = 0; x < a.w; x++) {
                     double v = (inputs[k][((int64_t)c * a.h + y) * a.w + x] - mean) / sd;
-                    a.p[act_off(&a, c, y, x)] = sat8(llround(v / t->scale) + t->zero_point);
+                    if (a.es == 2)
+                        act_f16(&a)[act_off(&a, c, y, x)] = rt_f32_to_f16((float)v);
+                    else
+                        a.p[act_off(&a, c, y, x)] = sat8(llround(v / t->scale) + t->zero_point);
                 }
         }
         mem.written[io->tensor] = 1;
@@ -302,6 +427,10 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
             goto out;
         }
         const rknn_node *nd = &m->nodes[s->node];
+        if ((rc = run_cpu_layers(m, &mem, s->node, &next_cpu, cpu, err, errlen))) {
+            cur = -1;
+            goto out;
+        }
         if (nd->type && !strcmp(nd->type, "OutputOperator")) {
             res->tasks_output_op++; /* reformatting for the CPU: done below from its input */
             continue;
@@ -381,6 +510,8 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
             goto out;
     }
     cur = -1;
+    if ((rc = run_cpu_layers(m, &mem, m->n_nodes, &next_cpu, cpu, err, errlen)))
+        goto out;
     /* outputs: dequantized NCHW from the output tensors (the CPU's OutputOperator) */
     if ((rc = emu_result_alloc(m, res, err, errlen)))
         goto out;
@@ -390,6 +521,23 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         act a;
         if (!io->is_output)
             continue;
+        if (io->tensor >= 0 && mem.fbuf[io->tensor]) { /* a CPU layer's: its shape, as 4-D */
+            const rknn_tensor *t = &m->tensors[io->tensor];
+            int64_t n = shape_elems(t);
+            res->out_names[k] = strdup(io->name ? io->name : "");
+            res->out[k] = malloc(sizeof(float) * (size_t)n);
+            if (!res->out_names[k] || !res->out[k] || t->nd > 4) {
+                rc = rt_err(err, errlen, t->nd > 4 ? RT_EUNSUPPORTED : RT_ENOMEM,
+                            "emulate: output %s: %s", io->name,
+                            t->nd > 4 ? "more than 4 dims" : "out of memory");
+                goto out;
+            }
+            memcpy(res->out[k], mem.fbuf[io->tensor], sizeof(float) * (size_t)n);
+            for (int d = 0; d < 4; d++)
+                res->out_dims[k][d] = d < 4 - t->nd ? 1 : t->shape[d - (4 - t->nd)];
+            k++;
+            continue;
+        }
         if (io->tensor < 0 || act_of(&m->tensors[io->tensor], &mem, io->tensor, &a) ||
             !mem.written[io->tensor]) {
             rc = rt_err(err, errlen, RT_EUNSUPPORTED, "emulate: output %s was not computed",
@@ -431,13 +579,25 @@ out:
         } else {
             rt_err(err, errlen, RT_EUNSUPPORTED, "%s (%d of %d tasks ran)", msg, cur, prog->n_tasks);
         }
+    } else if (rc == RT_EUNSUPPORTED && dump_dir && index) {
+        /* a CPU layer stopped it: what the tasks computed is still dumped */
+        char msg[1024], e2[512];
+        snprintf(msg, sizeof msg, "%s", err);
+        if (dump_computed(m, &mem, dump_dir, index, e2, sizeof e2))
+            rc = rt_err(err, errlen, RT_EIO, "%s", e2);
+        else
+            rt_err(err, errlen, RT_EUNSUPPORTED, "%s (the tensors computed before it are dumped)",
+                   msg);
     }
     json_decref(index);
     if (rc)
         emu_result_free(res);
     for (int i = 0; mem.buf && i < m->n_tensors; i++)
         free(mem.buf[i]);
+    for (int i = 0; mem.fbuf && i < m->n_tensors; i++)
+        free(mem.fbuf[i]);
     free(mem.buf);
+    free(mem.fbuf);
     free(mem.bytes);
     free(mem.written);
     free(mem.ew_delta);
@@ -448,7 +608,8 @@ out:
 }
 
 int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *const *inputs,
-             int n_inputs, const char *dump_dir, emu_result *res, char *err, size_t errlen)
+             int n_inputs, const char *dump_dir, emu_cpu_hook *cpu, emu_result *res, char *err,
+             size_t errlen)
 {
     emu_program prog = {0};
     const char *why;
@@ -470,7 +631,7 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         }
         free(tasks);
     } else {
-        rc = emu_fb_exec(m, file, len, &prog, inputs, n_inputs, dump_dir, res, err, errlen);
+        rc = emu_fb_exec(m, file, len, &prog, inputs, n_inputs, dump_dir, cpu, res, err, errlen);
     }
     emu_program_free(&prog);
     return rc;

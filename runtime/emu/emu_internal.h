@@ -8,8 +8,10 @@
 
 #include "runtime/emu/emu.h"
 #include "runtime/model/rknn_file.h"
+#include "util/dtype.h"
 #include "util/util.h"
 
+#include <math.h>
 #include <stdint.h>
 
 /* the register state of the two ping-pong groups (last write wins) */
@@ -26,7 +28,9 @@ static inline uint32_t reg_or0(const regstate *rs, int grp, uint32_t addr)
 }
 
 typedef struct emu_mem {
-    int8_t **buf;         /* per tensor, NULL none */
+    int8_t **buf;         /* per tensor, NULL none: int8 values, or float16 ones (act.es) */
+    float **fbuf;         /* per tensor a CPU layer wrote without a native NPU layout
+                             (float NCHW, the shape's elements), NULL none */
     int64_t *bytes;
     uint8_t *written;
     int64_t *ew_delta;    /* per node: EW address - destination address of its first task */
@@ -34,12 +38,16 @@ typedef struct emu_mem {
     uint8_t *ew_seen;
 } emu_mem;
 
-/* a 4-D activation in NC1HWC2 (or NHWC [1,1,H,W,C]) */
+/* a 4-D activation in NC1HWC2 (or NHWC [1,1,H,W,C]): int8 values, or float16
+ * ones (es 2, the file's dtype float16) */
 typedef struct act {
-    int c, h, w, c2;
+    int c, h, w, c2, es;
     int8_t *p;
     int64_t bytes;
 } act;
+
+/* bytes of one element of file tensor t in the NPU's memory */
+static inline int tensor_es(const rknn_tensor *t) { return t->dtype == DT_FLOAT16 ? 2 : 1; }
 
 static inline int32_t rd_i32(const uint8_t *p) { return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24); }
 static inline int16_t rd_i16(const uint8_t *p) { return (int16_t)(p[0] | p[1] << 8); }
@@ -66,12 +74,48 @@ static inline int act_of(const rknn_tensor *t, emu_mem *mem, int idx, act *a)
         return -1;
     a->p = mem->buf[idx];
     a->bytes = mem->bytes[idx];
+    a->es = tensor_es(t);
     return 0;
 }
 
 static inline int64_t act_off(const act *a, int c, int y, int x)
 {
     return (((int64_t)(c / a->c2) * a->h + y) * a->w + x) * a->c2 + c % a->c2;
+}
+
+/* float16 element off of a (es 2) */
+static inline uint16_t *act_f16(const act *a) { return (uint16_t *)(void *)a->p; }
+
+/* The value at element off as a float: int8 dequantized with t's quantization,
+ * float16 as it is. */
+static inline float act_value(const rknn_tensor *t, const act *a, int64_t off)
+{
+    if (a->es == 2)
+        return rt_f16_to_f32(act_f16(a)[off]);
+    return (float)((a->p[off] - t->zero_point) * t->scale);
+}
+
+/* A value stored at element off: quantized to int8, or rounded to float16. */
+static inline void act_store(const rknn_tensor *t, const act *a, int64_t off, double v)
+{
+    if (a->es == 2) {
+        act_f16(a)[off] = rt_f32_to_f16((float)v);
+        return;
+    }
+    double q = nearbyint(v / t->scale) + (double)t->zero_point;
+    a->p[off] = (int8_t)(q < -128 ? -128 : q > 127 ? 127 : q);
+}
+
+/* Bytes between rows of the NPU's copy of a: an NHWC image input (C2 = C) has
+ * rows of the aligned width, which the file's native size gives (the SDK's float16
+ * [1,3,10,10] input of 960 bytes on rk3588: 16-pixel rows); other tensors W x C2. */
+static inline int64_t act_row_bytes(const rknn_tensor *t, const act *a)
+{
+    int64_t row = (int64_t)a->w * a->c2 * a->es;
+    if (a->c2 == a->c && t->size > 0 && t->size % ((int64_t)a->h * a->c2 * a->es) == 0 &&
+        t->size / a->h > row)
+        return t->size / a->h;
+    return row;
 }
 
 static inline const char *node_name(const rknn_model *m, int node)
@@ -126,9 +170,29 @@ static inline void wrote(const emu_step *s, int t, int y0, int y1)
         goto out;                                                                 \
     } while (0)
 
+/* A conv weight's native layout: one or more blocks [OC1, IC1, kh, kw, OC2,
+ * IC2] of input channels (yolov8n's 48 = 32 + 16: IC1 blocks of 32, then one
+ * of 16), interleaved per OC1: for each block of OC2 kernels, each input-channel
+ * block's [IC1][kh][kw][OC2][IC2] bytes in turn (docs/rknn-format.md "Weights
+ * in several input-channel blocks"). */
+#define WB_MAX 4
+typedef struct weight_blocks {
+    int n, ocp, kh, kw;
+    int64_t row;                                /* f3 pixel conv: a kernel row's bytes, else 0 */
+    int ib[WB_MAX], icp[WB_MAX], ic0[WB_MAX];   /* first input channel of each block */
+    int64_t off[WB_MAX];                        /* its bytes' offset in an OC1 block */
+    int64_t block_bytes, bytes;                 /* one OC1 block, the whole tensor */
+} weight_blocks;
+
+int emu_weight_blocks(const rknn_tensor *w, int kh, int kw, int in_c, int out_c,
+                      weight_blocks *b);
+int64_t emu_weight_elem(const weight_blocks *b, int oc, int ic, int ky, int kx);
+
 /* The task runners: RT_OK, or an error that says what is not emulated. A conv
  * also reads the file's weights and the LUT tensor lut's table. */
 int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len, int lut);
+/* a float16 conv task (emu_conv16.c): emu_run_conv hands it over */
+int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
 int emu_run_copy(const emu_step *s, const emu_task *t);
 int emu_run_add(const emu_step *s, const emu_task *t);
 int emu_run_resize(const emu_step *s, const emu_task *t);

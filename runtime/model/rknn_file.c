@@ -557,6 +557,7 @@ static int decode_node(ctx *c, const fb_table *t, long i, rknn_node *n)
     int r;
 
     n->tasks = -1;
+    n->attr_off = n->attr_len = -1;
 
     if ((r = get_str(c, t, 1, "node", i, "type", &n->type)) ||
         (r = get_str(c, t, 2, "node", i, "name", &n->name)))
@@ -591,6 +592,15 @@ static int decode_node(ctx *c, const fb_table *t, long i, rknn_node *n)
     }
     if (c->m->model_version >= 0 && c->m->model_version < 6 && (r = decode_node_tasks(c, t, i)))
         return r;
+    if (c->m->model_version >= 6) { /* slot 9: its attributes, a BSON document (rknn_attr.c) */
+        fb_vec a;
+        if (fb_vector(t, 9, 1, &a) < 0)
+            return fb_fail(c, "node", i, "attributes");
+        if (a.n) {
+            n->attr_off = (int64_t)(c->m->data_off + a.pos);
+            n->attr_len = a.n;
+        }
+    }
     return decode_params(c, t, i, n);
 }
 

@@ -148,6 +148,8 @@ typedef struct rknn_node {
     int tasks;               /* RV1103/RV1106: its NPU tasks in the task table, -1 unknown */
     int group;               /* conv groups when the file says more than the op type:
                                 RV1103/RV1106 depthwise convs (see lite_depthwise), else 0 */
+    int64_t attr_off, attr_len; /* model 6: the node's attribute document (node slot 9,
+                                a BSON document: a custom op's attributes), -1 none */
 } rknn_node;
 
 /* One model input or output as the generator string and the graph give it. */
@@ -212,6 +214,15 @@ int rknn_model_parse(const void *buf, size_t len, const char *what, rknn_model *
                      size_t errlen);
 int rknn_model_read(const char *path, rknn_model **out, char *err, size_t errlen);
 void rknn_model_free(rknn_model *m);
+
+/* The attributes of node ni (its BSON document, `{name: {"dtype": "f", "value": v}}`)
+ * as graph attributes: a number FLOAT (dtype "f", or a double) or INT, an array of
+ * numbers FLOATS or INTS, a string STRING. *out is a new array of *n (0: none);
+ * RT_EFORMAT with a message for a document that is not valid BSON within the file.
+ * (rknn_attr.c) */
+struct attr;
+int rknn_node_attrs(const rknn_model *m, const uint8_t *file, size_t len, int ni,
+                    struct attr **out, int *n, char *err, size_t errlen);
 
 const char *rknn_container_name(int container);
 const char *rknn_target_name(int target);  /* "CPU", "GPU", "NPU" */

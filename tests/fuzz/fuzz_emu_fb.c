@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&res, 0, sizeof res);
     char err[1024] = "";
     const float *const ins[3] = {in[0], in[1], in[2]};
-    int rc = emu_fb_exec(&m, file, FILE_BYTES, &p, ins, 3, NULL, &res, err, sizeof err);
+    int rc = emu_fb_exec(&m, file, FILE_BYTES, &p, ins, 3, NULL, NULL, &res, err, sizeof err);
     if (rc == 0) {
         static const int64_t want[3] = {64 * 400, 128 * 400, 256 * 1600};
         if (res.n_out != 3)

@@ -1,11 +1,12 @@
 /* tests/unit/test_emu_support.c — which vendor files the NPU emulator takes
  * (emu_exec_supported), decided from the file at once, so that rknn_init and
  * `run --emulate` refuse with the reason instead of stopping at a first task:
- * an rk3588 FlatBuffer file whose input is an int8 AFFINE 4-D activation is taken;
- * the same file with a float16 input (as the SDK's custom-op demo ships,
- * dual_residual_custom.rknn: inputs float16 [1,3,10,10]) is refused naming
- * float16, and so is a 4-D input without quantization, an input that names no
- * tensor, a Toolkit1 container and a lite file for a chip other than rv1103/rv1106. */
+ * an rk3588 FlatBuffer file whose input is an int8 AFFINE 4-D activation is taken,
+ * and so is one with a float16 input (as the SDK's custom-op demo ships,
+ * dual_residual_custom.rknn: inputs float16 [1,3,10,10]); an int8 4-D input without
+ * quantization, a float16 one with a quantization, a 2-D input, an input that names no
+ * tensor, a Toolkit1 container and a lite file for a chip other than rv1103/rv1106
+ * are refused. */
 #include <stdint.h>
 #include <string.h>
 #include "runtime/emu/emu.h"
@@ -42,8 +43,10 @@ int main(void)
     make(&o, "rk3588", RKNN_C_TK2_FB, 3, 1, 4);
     CHECK(emu_exec_supported(&o.m, &why) == 1 && !why, "int8 AFFINE input: %s", why);
     make(&o, "rk3588", RKNN_C_TK2_FB, 10, 0, 4);
+    CHECK(emu_exec_supported(&o.m, &why) == 1 && !why, "float16 input: %s", why);
+    make(&o, "rk3588", RKNN_C_TK2_FB, 10, 1, 4);
     CHECK(emu_exec_supported(&o.m, &why) == 0 && why && strstr(why, "float16"),
-          "float16 input: %s", why ? why : "taken");
+          "quantized float16 input: %s", why ? why : "taken");
     make(&o, "rk3588", RKNN_C_TK2_FB, 3, 0, 4);
     CHECK(emu_exec_supported(&o.m, &why) == 0 && why && strstr(why, "quantized int8"),
           "int8 input without quantization: %s", why ? why : "taken");

@@ -1,0 +1,125 @@
+/* runtime/emu/emu_conv16.c — a float16 conv task of a Toolkit2 file (CNA input,
+ * processing and DPU output precision fp16, code 2): the form the SDK's custom-op
+ * demo (dual_residual_custom.rknn, rk3588) compiles its two 1x1 convs to, with
+ * every DPU stage bypassed (BS, BN, EW) and OUT_CVT the identity (scale 1, shift 0,
+ * offset 0). Per output: y = fp16(sum x * w), the products of float16 values
+ * summed in float32 (the accumulation width is our reading; the demo's identity
+ * weights make its outputs exact either way). A bias, an activation or another
+ * converter stops the run with the stage it met. */
+#include "runtime/emu/emu_internal.h"
+
+#include <stdlib.h>
+
+int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len)
+{
+    const rknn_model *m = s->m;
+    const rknn_node *nd = s->nd;
+    const char *nn = s->nn;
+    int ti = s->ti, rc = 0;
+    int xi = -1, wi = -1;
+    act in, out;
+    float *Wk = NULL;
+
+    for (int k = 0; k < nd->n_in; k++) {
+        const rknn_tensor *x = &m->tensors[nd->in[k]];
+        int is_const = x->data_off >= 0 && x->data_len > 0;
+        if (!is_const && xi < 0)
+            xi = nd->in[k];
+        else if (is_const && x->nnd >= 6 && x->nnd % 6 == 0 && wi < 0)
+            wi = nd->in[k];
+        else
+            STOP("task %d (node %s): a float16 conv with an operand other than its input and "
+                 "weight (%s: a bias or a second input) is not emulated", ti, nn, x->name);
+    }
+    if (nd->n_out != 1 || xi < 0 || wi < 0 || tensor_act(s, xi, &in) ||
+        tensor_act(s, nd->out[0], &out) || in.es != 2 || out.es != 2)
+        STOP("task %d (node %s): a float16 conv whose input, weight and output are not float16 "
+             "activations and a weight of native blocks", ti, nn);
+    /* rk3566/rk3568 write CNA processing code 4 in the demo's fp16 convs, CORE fp16 */
+    int proc16 = t->proc_prec == 2 || (t->map == EMU_MAP_RK356X && t->proc_prec == 4);
+    if (t->in_prec != 2 || !proc16 || t->out_prec != 2)
+        STOP("task %d (node %s): precisions in %s proc %s out %s: float16 throughout is the "
+             "mixed form emulated", ti, nn, emu_prec_name(t->in_prec),
+             emu_prec_name(t->proc_prec), emu_prec_name(t->out_prec));
+    if (t->lut_used || (t->bs.present && !t->bs.bypass) || (t->bn.present && !t->bn.bypass) ||
+        (t->ew_present && !t->ew_bypass) || t->out_cvt_scale != 1 || t->out_cvt_shift != 0 ||
+        t->out_cvt_offset != 0)
+        STOP("task %d (node %s): float16 conv with a DPU stage in use (BS %d, BN %d, EW %d, "
+             "LUT %d, OUT_CVT scale %lld shift %d offset %lld): only every stage bypassed is "
+             "emulated", ti, nn, t->bs.present && !t->bs.bypass, t->bn.present && !t->bn.bypass,
+             t->ew_present && !t->ew_bypass, t->lut_used, (long long)t->out_cvt_scale,
+             t->out_cvt_shift, (long long)t->out_cvt_offset);
+    if (t->has_pad_value && t->pad_value != 0)
+        STOP("task %d (node %s): float16 pad value 0x%x: only 0 is emulated", ti, nn,
+             (unsigned)t->pad_value);
+    if (t->in_w != in.w || t->in_c_real != in.c || t->out_w != out.w || t->kernels < 1 ||
+        t->out_c_orig != t->kernels || t->kernels > out.c)
+        STOP("task %d (node %s): a tile of the width or the input channels (in %dx%d, out %dx%d, "
+             "%d kernels; tensors %dx%d, %dx%d) is not emulated", ti, nn, t->in_w, t->in_c_real,
+             t->out_w, t->out_c_orig, t->kernels, in.w, in.c, out.w, out.c);
+    int kh = t->kh, kw = t->kw;
+    const rknn_tensor *wt = &m->tensors[wi];
+    weight_blocks wb; /* in elements (2 bytes each) */
+    if (kh < 1 || kw < 1 || t->stride_x < 1 || t->stride_y < 1 || t->pad_top < 0 ||
+        t->pad_left < 0 || emu_weight_blocks(wt, kh, kw, in.c, out.c, &wb))
+        STOP("task %d (node %s): weight %s: native shape does not fit the task's kernel %dx%d, "
+             "%d to %d channels", ti, nn, wt->name, kh, kw, in.c, out.c);
+    /* the rows from the offsets (an image input's rows are its aligned width apart) */
+    int64_t in_row = act_row_bytes(&m->tensors[xi], &in);
+    int64_t out_row = (int64_t)out.w * out.c2 * 2, out_surf = out_row * out.h;
+    if (t->feature_addr < 0 || t->dst_addr < 0 || t->feature_addr % in_row ||
+        (t->dst_addr % out_surf) % out_row)
+        STOP("task %d (node %s): feature 0x%llx / destination 0x%llx are not row offsets into the "
+             "node's tensors", ti, nn, (long long)t->feature_addr, (long long)t->dst_addr);
+    int y0i = (int)(t->feature_addr / in_row), y0o = (int)(t->dst_addr % out_surf / out_row);
+    int oc0 = (int)(t->dst_addr / out_surf) * out.c2, noc = t->kernels;
+    if (y0i + t->in_h > in.h || y0o + t->out_h > out.h || oc0 + noc > out.c)
+        STOP("task %d (node %s): tile rows %d+%d or channels %d+%d beyond the tensor", ti, nn, y0o,
+             t->out_h, oc0, noc);
+    int64_t per_kernel = wb.block_bytes / wb.ocp * 2;
+    if (oc0 % wb.ocp || t->weight_addr != (int64_t)(oc0 / wb.ocp) * wb.block_bytes * 2 ||
+        (t->weight_bytes >= 0 && t->weight_bytes != per_kernel * noc) ||
+        (t->weight_bytes_per_kernel >= 0 && t->weight_bytes_per_kernel != per_kernel))
+        STOP("task %d (node %s): weight address 0x%llx and sizes %lld (%lld a kernel) are not the "
+             "%d kernels from channel %d of the float16 blocks", ti, nn,
+             (long long)t->weight_addr, (long long)t->weight_bytes,
+             (long long)t->weight_bytes_per_kernel, noc, oc0);
+    if (wt->data_off < 0 || wt->data_len < wb.bytes * 2 ||
+        (uint64_t)wt->data_off + (uint64_t)wb.bytes * 2 > len)
+        STOP("task %d (node %s): weight %s outside the file", ti, nn, wt->name);
+    const uint8_t *W = file + wt->data_off;
+    int64_t taps = (int64_t)kh * kw * in.c;
+    Wk = malloc(sizeof(float) * (size_t)(noc * taps + 1));
+    if (!Wk)
+        STOP("task %d (node %s): out of memory", ti, nn);
+    for (int o = 0; o < noc; o++)
+        for (int ky = 0; ky < kh; ky++)
+            for (int kx = 0; kx < kw; kx++)
+                for (int ic = 0; ic < in.c; ic++) {
+                    const uint8_t *e = W + 2 * emu_weight_elem(&wb, oc0 + o, ic, ky, kx);
+                    Wk[(int64_t)o * taps + ((int64_t)ky * kw + kx) * in.c + ic] =
+                        rt_f16_to_f32((uint16_t)(e[0] | e[1] << 8));
+                }
+    int dx = t->dil_x > 0 ? t->dil_x : 1, dy = t->dil_y > 0 ? t->dil_y : 1;
+    for (int oy = 0; oy < t->out_h; oy++)
+        for (int ox = 0; ox < t->out_w; ox++)
+            for (int o = 0; o < noc; o++) {
+                const float *wk = Wk + (int64_t)o * taps;
+                float acc = 0;
+                for (int ky = 0; ky < kh; ky++)
+                    for (int kx = 0; kx < kw; kx++) {
+                        int iy = oy * t->stride_y + ky * dy - t->pad_top;
+                        int ix = ox * t->stride_x + kx * dx - t->pad_left;
+                        if (iy < 0 || iy >= t->in_h || ix < 0 || ix >= t->in_w)
+                            continue; /* the pad value, 0 */
+                        for (int ic = 0; ic < in.c; ic++)
+                            acc += rt_f16_to_f32(act_f16(&in)[act_off(&in, ic, y0i + iy, ix)]) *
+                                   wk[((int64_t)ky * kw + kx) * in.c + ic];
+                    }
+                act_f16(&out)[act_off(&out, oc0 + o, y0o + oy, ox)] = rt_f32_to_f16(acc);
+            }
+    wrote(s, nd->out[0], y0o, y0o + t->out_h);
+out:
+    free(Wk);
+    return rc;
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# tests/samples/sdk_custom_op.sh SDK [BUILD] — Rockchip's own custom-op demo,
+# unmodified, on its own vendor-compiled models through this librknnrt: SDK is a
+# checkout of airockchip/rknn-toolkit2 (its model files are under the RKNN SDK
+# licence and are not in this tree, so this check runs where such a checkout is,
+# not in `make test`). It compiles
+# rknpu2/examples/rknn_custom_op_demo/rknn_custom_pytorch_op_demo (and its cnpy)
+# with g++ against include/ and BUILD/librknnrt.so, runs it on
+# model/<CHIP>/dual_residual_custom.rknn with the demo's own inputs, as its README
+# says, and expects its own verdict: "Results are correct" (cosine > 0.999 against
+# the demo's golden outputs). Prints "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+SDK=${1:?usage: sdk_custom_op.sh RKNN_TOOLKIT2_CHECKOUT [BUILD]}
+B=${2:-${BUILD:-build}}
+E=$SDK/rknpu2/examples
+D=$E/rknn_custom_op_demo/rknn_custom_pytorch_op_demo
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+g++ -O1 -std=c++11 "$D/src/rknn_api_test_custom_pytorch_op.cpp" "$E/3rdparty/cnpy/cnpy.cpp" \
+    -I"$E/3rdparty/cnpy" -I"$E/3rdparty" -Iinclude -L"$B" -lrknnrt -Wl,-rpath,"$PWD/$B" -o "$T/demo" \
+    > "$T/build.log" 2>&1 || { echo "FAIL: the demo does not build:"; head -5 "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
+for chip in RK3588 RK3566_RK3568 RK3562 RK3576 RV1126B; do
+    m=$D/model/$chip/dual_residual_custom.rknn
+    [ -f "$m" ] || continue
+    (cd "$D" && "$T/demo" "model/$chip/dual_residual_custom.rknn" \
+        "model/dual_residual_input_0_nhwc.npy#model/dual_residual_input_1_nhwc.npy" 1) > "$T/$chip.log" 2>&1
+    if grep -q "^Results are correct" "$T/$chip.log"; then
+        pass=$((pass + 1)); echo "ok   $chip"
+    else
+        fail=$((fail + 1)); echo "FAIL $chip: $(grep -m1 -E 'E RKNN|fail' "$T/$chip.log" | cut -c1-240)"
+    fi
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
