@@ -365,6 +365,8 @@ enum provenance {
     PROV_HOST,          /* this PC's CPU running the CPU runtime (sim) */
     PROV_SIMLIB,        /* rknn_run of this project's librknnrt.so on this PC (attach, board) */
     PROV_TOOLKIT,       /* Toolkit2's simulator on a PC (imported accuracy_analysis) */
+    PROV_BUILD,         /* Toolkit2's compiler while building on a PC: a layer table
+                           with no timing (imported build log, import_kind "toolkit build") */
 };
 
 /* The provenance of each figure of a run. */

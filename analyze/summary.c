@@ -40,6 +40,9 @@ void provenance_of(const store_run *r, run_provenance *p)
         p->table = PROV_PREDICTED, p->timing = PROV_SIMLIB;
     } else if (backend_is(r, "board")) {
         p->table = PROV_BOARD, p->timing = PROV_BOARD;
+    } else if (backend_is(r, "toolkit") && r->import_kind &&
+               !strcmp(r->import_kind, "toolkit build")) {
+        p->table = PROV_BUILD, p->timing = PROV_NONE;
     } else if (backend_is(r, "toolkit")) {
         p->table = PROV_TOOLKIT, p->timing = PROV_TOOLKIT;
     } else {
@@ -56,6 +59,7 @@ const char *provenance_words(int prov)
     case PROV_HOST: return "this PC's CPU, not the board";
     case PROV_SIMLIB: return "this project's simulated librknnrt.so on this PC, not the board";
     case PROV_TOOLKIT: return "Toolkit2's simulator on a PC, not the board";
+    case PROV_BUILD: return "Toolkit2's compiler while building on a PC: no timing, not the board";
     }
     return "n/a";
 }
@@ -68,6 +72,7 @@ const char *provenance_tag(int prov)
     case PROV_HOST: return "host";
     case PROV_SIMLIB: return "simlib";
     case PROV_TOOLKIT: return "toolkit";
+    case PROV_BUILD: return "build";
     }
     return NULL;
 }
@@ -223,11 +228,13 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
         s->fallback_us = NAN;
     }
     s->fallback_pct = fb_total > 0 && !isnan(s->fallback_us) ? 100.0 * s->fallback_us / fb_total : NAN;
+    if (s->prov.table == PROV_BUILD) /* the compiler's table: its zeros are no times */
+        s->perf_table_us = s->fallback_us = s->fallback_pct = NAN;
 
     /* top layers: by predicted frame time, a v1 run by its table time */
     int *idx = xcalloc((size_t)(n_layers ? n_layers : 1), sizeof(int)), n = 0;
     s->top_by_table = !n_frame;
-    for (int i = 0; i < n_layers; i++)
+    for (int i = 0; i < n_layers && s->prov.table != PROV_BUILD; i++)
         if (store_layer_has_figures(&layers[i]) && !isnan(n_frame ? layers[i].frame_us : layers[i].time_us))
             idx[n++] = i;
     rank rk = { layers, n_frame > 0 };
@@ -353,6 +360,8 @@ const char *summary_timing_missing(const run_summary *s, const char **what, char
     if (s->prov.timing != PROV_NONE || kind == BACKEND_SIM)
         return NULL;
     *what = s->prov.imported ? "timing" : "host";
+    if (s->prov.table == PROV_BUILD)
+        return "none: a build log (the compiler's layer table; nothing ran)";
     if (s->prov.imported && s->prov.table != PROV_NONE)
         return "none: the log printed no timed runs (its table total is the profiled layers' sum, "
                "not an rknn_run median)";

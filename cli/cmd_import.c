@@ -347,16 +347,22 @@ static int check_lines(const source *x, int strict)
                   esc_tmp(ESC_TERM, l->first_bad_text));
         return EXIT_INPUT;
     }
-    if (l->unclosed_ranking) {
-        if (l->unclosed_ranking > l->n_lines)
-            cli_error("import: %s: the log ends inside an operator ranking table (no ruler or "
-                      "Total row under its rows): the log is cut", x->path);
-        else
-            cli_error("import: %s:%lld: an operator ranking table ends here without the ruler or "
-                      "Total row under its rows: the log is cut", x->path,
-                      (long long)l->unclosed_ranking);
+    /* an operator ranking table without the ruler or Total row under it: an excerpt
+     * (a pasted log cut after a row). Its whole rows are kept, with a word, as a
+     * per-layer table without totals is; --strict refuses it. */
+    if (l->unclosed_ranking && strict) {
+        cli_error("import: %s:%lld: --strict: an operator ranking table ends %s without the "
+                  "ruler or Total row under its rows: the log may be cut", x->path,
+                  (long long)(l->unclosed_ranking > l->n_lines ? l->n_lines : l->unclosed_ranking),
+                  l->unclosed_ranking > l->n_lines ? "at the end of the log" : "here");
         return EXIT_INPUT;
     }
+    if (l->unclosed_ranking)
+        fprintf(stderr, "rknn-trace: warning: import: %s:%lld: an operator ranking table ends %s "
+                "without the ruler or Total row under its rows: it may be cut (its whole rows "
+                "are kept)\n", x->path,
+                (long long)(l->unclosed_ranking > l->n_lines ? l->n_lines : l->unclosed_ranking),
+                l->unclosed_ranking > l->n_lines ? "at the end of the log" : "here");
     if (strict && (l->kinds[VLOG_APP] || l->kinds[VLOG_RUNTIME] || l->kinds[VLOG_TOOLKIT])) {
         cli_error("import: %s: --strict: %lld lines not read (runtime %lld, toolkit %lld, "
                   "other text %lld; first at line %lld)", x->path,
@@ -408,7 +414,7 @@ static void run_prep_free(run_prep *p)
 static int write_run(store *st, const source *src, const vlog_run_t *r, const run_prep *prep,
                      const char *label, const char *model, const char *model_sha, int copy,
                      const char *db, const char *time, const char *target, int64_t *id,
-                     char *err, size_t errlen)
+                     double *total_out, char *err, size_t errlen)
 {
     store_run run;
     char *copy_dir = NULL, *dump_dir = NULL, *abs = NULL;
@@ -474,6 +480,7 @@ static int write_run(store *st, const source *src, const vlog_run_t *r, const ru
             goto abort;
     }
     rc = store_run_commit(st, *id, total, err, errlen);
+    *total_out = total;
     goto out;
 abort:
     store_run_abort(st, *id);
@@ -498,6 +505,7 @@ typedef struct import_ctx {
     char time[32];   /* the import's: every run it adds has the same */
     int copy;
     int64_t *ids;
+    double *totals;    /* each run's stored total (NaN none), for --json */
     int n_ids;
 } import_ctx;
 
@@ -522,6 +530,7 @@ static int write_one(void *ctx, const vlog_run_t *r, void *prep, char *err, size
     import_ctx *c = ctx;
     char lab[256];
     int64_t id = 0;
+    double total = NAN;
     int rc;
 
     if (c->label && c->n_ids)
@@ -529,10 +538,12 @@ static int write_one(void *ctx, const vlog_run_t *r, void *prep, char *err, size
     else if (c->label)
         snprintf(lab, sizeof lab, "%s", c->label);
     rc = write_run(c->st, c->src, r, prep, c->label ? lab : NULL, c->model,
-                   c->model_sha, c->copy, c->db, c->time, c->target, &id, err, errlen);
+                   c->model_sha, c->copy, c->db, c->time, c->target, &id, &total, err, errlen);
     if (rc)
         return rc;
     c->ids = xrealloc(c->ids, (size_t)(c->n_ids + 1) * sizeof(*c->ids));
+    c->totals = xrealloc(c->totals, (size_t)(c->n_ids + 1) * sizeof(*c->totals));
+    c->totals[c->n_ids] = total;
     c->ids[c->n_ids++] = id;
     return 0;
 }
@@ -718,7 +729,8 @@ static int import_tensors(const source *x, const vlog_run_t *r)
     return !r ? x->n_files : r->n_dumps + (x->snapshot ? x->n_tensors[!r->toolkit] : 0);
 }
 
-static void import_print_json(const import_job *j, const int64_t *ids, const int64_t *kinds)
+static void import_print_json(const import_job *j, const int64_t *ids, const double *totals,
+                              const int64_t *kinds)
 {
     const char *target = j->o->target;
     json_writer w;
@@ -737,15 +749,17 @@ static void import_print_json(const import_job *j, const int64_t *ids, const int
             json_obj_open(&w);
             json_key(&w, "run_id"); json_int(&w, ids[i]);
             json_key(&w, "source"); json_str(&w, x->path);
-            json_key(&w, "backend"); json_str(&w, r && r->toolkit ? "toolkit" : "board");
+            json_key(&w, "backend"); json_str(&w, r && (r->toolkit || r->build) ? "toolkit" : "board");
             json_key(&w, "platform"); json_str(&w, r ? import_run_platform(r, target, x->platform) : target);
             json_key(&w, "status"); json_str(&w, r && r->failed ? "failed" : "ok");
             json_key(&w, "layers"); json_int(&w, r && r->has_perf ? r->perf.n_rows : 0);
             json_key(&w, "accuracy"); json_int(&w, r ? r->n_acc : 0);
             json_key(&w, "tensors");
             json_int(&w, import_tensors(x, r));
+            /* the stored run's total (the table's, else the timed runs' median, else
+             * the Avg line), as `show` prints it */
             json_key(&w, "total_us");
-            if (r && r->has_perf && r->perf.total_time_us >= 0) json_int(&w, r->perf.total_time_us); else json_write_null(&w);
+            json_num(&w, totals[i]);
             json_obj_close(&w);
         }
     }
@@ -771,7 +785,7 @@ static void import_print_text(const import_job *j, const int64_t *ids, const int
         int nr = x->is_dir ? 1 : x->log.n_runs;
         for (int k = 0; k < nr; k++, i++) {
             const vlog_run_t *r = x->is_dir ? NULL : &x->log.runs[k];
-            printf("run %lld  %-7s  %s", (long long)ids[i], r && r->toolkit ? "toolkit" : "board",
+            printf("run %lld  %-7s  %s", (long long)ids[i], r && (r->toolkit || r->build) ? "toolkit" : "board",
                    esc_tmp(ESC_TERM, x->path));
             if (r && r->has_perf)
                 printf("  %d layers", r->perf.n_rows);
@@ -844,11 +858,12 @@ static int import_logs(import_job *j)
         goto out;
     }
     if (o->json)
-        import_print_json(j, ic.ids, kinds);
+        import_print_json(j, ic.ids, ic.totals, kinds);
     else
         import_print_text(j, ic.ids, kinds);
 out:
     free(ic.ids);
+    free(ic.totals);
     store_close(st);
     if (ex && created)
         unlink(db); /* a database this import created holds nothing */

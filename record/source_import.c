@@ -322,7 +322,8 @@ char *import_extra_json(const vlog_run_t *r, const char *golden_dir)
 
 void import_run_facts(store_run *run, const vlog_run_t *r)
 {
-    run->import_kind = r->toolkit ? "accuracy_analysis simulator" : "board log";
+    run->import_kind = r->toolkit ? "accuracy_analysis simulator"
+                       : r->build ? "toolkit build" : "board log";
     if (r->has_perf && r->perf.total_time_us >= 0)
         run->log_total_us = (double)r->perf.total_time_us;
 }
@@ -381,7 +382,7 @@ void import_run_fill(store_run *run, const vlog_run_t *r, const char *target,
     double total = NAN;
 
     store_run_init(run);
-    run->backend = r->toolkit ? "toolkit" : "board";
+    run->backend = r->toolkit || r->build ? "toolkit" : "board";
     run->platform = import_run_platform(r, target, log_platform);
     run->status = r->failed ? "failed" : NULL;
     if (r->has_mem) {

@@ -153,6 +153,16 @@ int benchlog_line(benchlog_t *b, const char *s)
         used = iteration(b, s);
     } else if (sscanf(s, "Avg Time %lfms, Avg FPS = %lf%c", &a, &f, &tail) == 2) {
         b->avg_ms = a, b->avg_fps = f, used = 1;
+    } else if (sscanf(s, "once run use %lf ms%c", &a, &tail) == 1 && a >= 0) {
+        /* the SDK's older demos (rknn_yolov5_demo): the first run, then the loop's mean */
+        if (b->n_warmup < BENCHLOG_MAX_WARMUP) {
+            b->warmup_ms[b->n_warmup] = a;
+            b->warmup_fps[b->n_warmup] = -1; /* no FPS printed */
+        }
+        b->n_warmup++, b->has_warmup = 1, used = 1;
+    } else if (sscanf(s, "loop count = %lld , average run %lf ms%c", &x, &a, &tail) == 2 && x > 0 &&
+               a >= 0) {
+        b->avg_ms = a, used = 1; /* no FPS printed */
     }
     if (used)
         b->n_lines++;

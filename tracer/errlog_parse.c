@@ -37,6 +37,9 @@ static int python_error(const char *t)
 
 int errlog_is_error(const char *raw, const char *t)
 {
+    /* the toolkit's own version, repeated at level E in its error block */
+    if (strstr(raw, "rknn-toolkit2 version:") || strstr(raw, "rknn-toolkit-lite2 version:"))
+        return 0;
     if (has_e_rknn(raw))
         return 1;
     /* the toolkit's logger: "E init_runtime: ...", "E RKNNAPI: ..." */
@@ -69,6 +72,23 @@ static const struct known_error {
     {"REGTASK: The bit width of field value exceeds the limit", "a layer's register value "
      "exceeds its field width: a tensor too large for the NPU's registers that the compiler "
      "did not split (the model needs smaller shapes or a newer toolkit)", 1},
+    {"does not match the RKNPU hardware version", "the model was compiled for another chip "
+     "than this board's NPU (rknn.config(target_platform=...) must name the board's chip)", 1},
+    {"unsupport cpu", "a layer the compiler left on the CPU has no CPU kernel in this "
+     "runtime (the op is named on the line): a runtime older than the toolkit that built the "
+     "model (the runtime's own advice: update toolkit2 and runtime), or an op to move to the "
+     "NPU or out of the model", 1},
+    {"Meet unsupported", "a layer the compiler left on the CPU has no CPU kernel for its data "
+     "type in this runtime (the runtime's own advice: update toolkit2 and runtime), or an op "
+     "to move to the NPU or out of the model", 1},
+    {"fallback cpu failed", "a layer the compiler left on the CPU could not run there (see the "
+     "line before it for the op): update the runtime, or move the op to the NPU", 1},
+    {"failed to open rknpu module", "the rknpu kernel driver is not loaded on the board "
+     "(insmod rknpu, or a kernel built without the NPU driver)", 1},
+    {"failed to open rknn device", "the NPU device node could not be opened (the rknpu driver "
+     "not loaded, or no permission on /dev/dri/renderD* or /dev/rknpu)", 1},
+    {"detail is empty", "eval_perf got no per-layer table from the board: init_runtime "
+     "without perf_debug=True, or a runtime that returns none (RV1103/RV1106)", 1},
     {"load model failed", "the runtime could not load the model (a model built by another "
      "toolkit version than the runtime, or out of memory)", 1},
     {"Import rknn model failed", "the runtime could not load the model (a model built by another "

@@ -110,7 +110,9 @@ int rtinfo_line(rtinfo_t *i, const char *s)
         return 1;
     }
     if (rtinfo_is_runtime_line(s)) {
-        if (!field(s, "librknnrt version:", "", tmp, sizeof tmp))
+        /* RV1103/RV1106's mini runtime names itself librknnmrt */
+        if (!field(s, "librknnrt version:", "", tmp, sizeof tmp) &&
+            !field(s, "librknnmrt version:", "", tmp, sizeof tmp))
             return 0;
         version_build(tmp, i->runtime_version, sizeof i->runtime_version, i->runtime_build,
                       sizeof i->runtime_build);
@@ -156,12 +158,29 @@ int rtinfo_line(rtinfo_t *i, const char *s)
         snprintf(i->soc, sizeof i->soc, "%.*s", (int)strcspn(p, " "), p);
         return 1;
     }
-    if (!strncmp(s, "I rknn-toolkit2 version:", 24)) {
-        for (p = s + 24; *p == ' ';)
+    /* at any level: the toolkit repeats it as "E rknn-toolkit2 version:" in an error
+     * block, Toolkit-Lite2 as "W rknn-toolkit-lite2 version:" */
+    if ((s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'D') && s[1] == ' ' &&
+        (!strncmp(s + 2, "rknn-toolkit2 version:", 22) ||
+         !strncmp(s + 2, "rknn-toolkit-lite2 version:", 27))) {
+        for (p = strchr(s, ':') + 1; *p == ' ';)
             p++;
         if (!*p)
             return 0;
         snprintf(i->toolkit_version, sizeof i->toolkit_version, "%.*s", (int)strcspn(p, " "), p);
+        return 1;
+    }
+    /* a demo's print of RKNN_QUERY_SDK_VERSION (the SDK samples, the model zoo):
+     * "sdk version: 2.3.2 (429f97ae6b@2025-04-09T09:09:27) driver version: 0.7.2" */
+    if ((p = strstr(s, "sdk version:")) != NULL && strstr(p, "driver version:")) {
+        if (!field(p, "sdk version:", "", tmp, sizeof tmp))
+            return 0;
+        char *d = strstr(tmp, "driver version:");
+        if (d)
+            *d = 0;
+        version_build(tmp, i->runtime_version, sizeof i->runtime_version, i->runtime_build,
+                      sizeof i->runtime_build);
+        field(p, "driver version:", " ,", i->driver_version, sizeof i->driver_version);
         return 1;
     }
     /* the toolkit's version box when it connects to a board */

@@ -302,12 +302,35 @@ static char *line_text(scan_t *sc, const line_t *l, int *rt)
 
     if (n >= sizeof sc->buf)
         n = sizeof sc->buf - 1;
-    memcpy(sc->buf, l->s, n);
+    /* a line pasted as inline code in an issue (`E RKNN: ...`): the text inside */
+    if (n >= 3 && l->s[0] == '`' && l->s[1] != '`' && l->e[-1] == '`' &&
+        !memchr(l->s + 1, '`', n - 2)) {
+        memcpy(sc->buf, l->s + 1, n - 2);
+        n -= 2;
+    } else {
+        memcpy(sc->buf, l->s, n);
+    }
     sc->buf[n] = 0;
     t = strip(sc->buf, rt);
     while (*t == ' ' || *t == '\t')
         t++;
     return t;
+}
+
+/* The per-layer table the toolkit prints while it builds (rknn.build() with
+ * verbose, shared/data/logs/buildlog-*): rows whose every time, cycle count and
+ * workload is 0 or absent. A board's table has a layer that took time. */
+static int build_table(const perflog_table_t *t)
+{
+    for (int k = 0; k < t->n_rows; k++) {
+        const perflog_row_t *r = &t->rows[k];
+        if (r->time_us > 0 || r->ddr > 0 || r->npu > 0 || r->total > 0)
+            return 0;
+        for (int w = 0; w < r->n_wl; w++)
+            if (r->wl[w] > 0)
+                return 0;
+    }
+    return t->n_rows > 0;
 }
 
 /* A per-layer table with no totals line after it that may have lost rows: a
@@ -425,6 +448,7 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
         r = run_for(sc, i + 1, c && c->has_perf);
         r->has_perf = 1;
         r->perf = *t;
+        r->build = t->generation && t->n_rows && t->total_time_us < 0 && build_table(t);
         sc->held += (size_t)t->n_rows * sizeof(perflog_row_t) + (size_t)t->n_ops * sizeof(perflog_op_t);
         if (r->perf.total_time_us < 0 && t->has_total_op) /* a ranking table's Total row */
             r->perf.total_time_us = t->ops[t->n_ops - 1].total_us;
@@ -604,11 +628,14 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         return;
     }
     if (f & VLOG_F_BENCH) {
-        int starts = !strncmp(t, "rknn_api/rknnrt version:", 24) || !strncmp(t, "Avg Time ", 9);
+        int starts = !strncmp(t, "rknn_api/rknnrt version:", 24) || !strncmp(t, "Avg Time ", 9) ||
+                     !strncmp(t, "once run use ", 13) || !strncmp(t, "loop count = ", 13);
         benchlog_t probe;
         if (starts || (c && c->has_bench)) {
             vlog_run_t *r = c;
-            if (starts && (!c || (c->has_bench && strncmp(t, "Avg", 3)) ||
+            /* the Avg / "loop count" line closes the run it follows */
+            int closing = !strncmp(t, "Avg", 3) || !strncmp(t, "loop count = ", 13);
+            if (starts && (!c || (c->has_bench && !closing) ||
                            (c->has_bench && c->bench.avg_ms >= 0))) {
                 benchlog_init(&probe);
                 if (benchlog_line(&probe, t)) {
@@ -762,7 +789,7 @@ int vlog_scan_bounded(const char *text, size_t len, int formats, size_t *budget,
         if (!fits(sc, sizeof sc->buf, i + 1))
             break;
         char *t = line_text(sc, &L[i], &rt), *raw = sc->buf;
-        if (!*t) {
+        if (!*t || !strncmp(t, "```", 3)) { /* blank, or a Markdown code fence around a paste */
             count(sc, i + 1, VLOG_LAYOUT, t);
             i++;
             continue;
@@ -770,7 +797,10 @@ int vlog_scan_bounded(const char *text, size_t len, int formats, size_t *budget,
         if (sc->acc.in_table && t[0] != '[' && !perflog_is_elided(t) && strncmp(t, "entire", 6) &&
             strncmp(t, "cos ", 4) && !perflog_is_ruler(t))
             flush_acc(sc);
-        if ((formats & VLOG_F_PERF) && (perflog_is_header(t) || perflog_is_ranking_header(t))) {
+        /* the totals above a ranking table (an excerpt that starts under the per-layer
+         * rows) begin the table's segment too */
+        if ((formats & VLOG_F_PERF) && (perflog_is_header(t) || perflog_is_ranking_header(t) ||
+                                        !strncmp(t, "Total Operator Elapsed", 22))) {
             i = perf_segment(sc, L, n, i, NULL);
             continue;
         }

@@ -548,5 +548,63 @@ rm -f "$T/n.db"
 "$RT" import --db "$T/n.db" "$T/none.txt" >/dev/null 2>"$T/err"
 eq "no vendor output: exit, lines, no database" "$? $(wc -l <"$T/err") $([ -e "$T/n.db" ] && echo db)" "2 1 "
 
+# --- public excerpts pasted in issues (tests/data/logs/issue-*, sources in their
+# first lines): the values read by hand from each paste
+P=tests/data/logs
+pub() { # name file: one run, its env_json and its errors' diagnosis in $T/pub.*
+    rm -f "$T/p.db"
+    "$RT" import --db "$T/p.db" --json "$2" >"$T/out" 2>"$T/err"
+    echo $? >"$T/pub.rc"
+}
+pq() { sqlite3 "$T/p.db" "$1"; }
+diag() { "$RT" show 1 --db "$T/p.db" | sed -n 's/^diagnosis *//p'; }
+pub issue-557 "$P"/issue-rterr-mrt2.3.2-info-alloc-argmax-rv1106-557.txt
+eq "librknnmrt version line (rv1106)" "$(pq "SELECT json_extract(env_json,'\$.runtime_version')||' '||json_extract(env_json,'\$.driver_version') FROM runs")" "2.3.2 0.9.2"
+case "$(diag)" in *"no CPU kernel"*) ok ;; *) bad "unsupport cpu ArgMax: diagnosis '$(diag)'" ;; esac
+pub issue-482 "$P"/issue-rterr-mrt-unsupport-cpu-min-rv1106-482.txt
+case "$(diag)" in *"no CPU kernel"*) ok ;; *) bad "unsupport cpu Min: diagnosis '$(diag)'" ;; esac
+pub issue-454 "$P"/issue-rterr-open-rknpu-module-lite2-454.txt
+case "$(diag)" in *"driver is not loaded"*) ok ;; *) bad "insmod rknpu: diagnosis '$(diag)'" ;; esac
+# the first line names the cause; "load model failed" after it is its consequence
+pub rknpu2-25 "$P"/issue-android-logcat-model-mismatch-rk3568-rknpu2-25.txt
+case "$(diag)" in *"compiled for another chip"*) ok ;; *) bad "model/hardware mismatch: diagnosis '$(diag)'" ;; esac
+pub issue-447 "$P"/issue-rterr-failed-submit-rt2.3.2-three-runs-447.txt
+eq "a demo's 'sdk version: ... driver version:' line" "$(pq "SELECT json_extract(env_json,'\$.runtime_version')||' '||json_extract(env_json,'\$.driver_version') FROM runs")" "2.3.2 0.7.2"
+pub issue-254 "$P"/issue-rterr-invalid-model-version-lite2-2.3.0-rt1.3.0-254.txt
+eq "W rknn-toolkit-lite2 version line" "$(pq "SELECT json_extract(env_json,'\$.toolkit_version')||' '||json_extract(env_json,'\$.runtime_version') FROM runs")" "2.3.0 1.3.0"
+# "E rknn-toolkit2 version:" in the toolkit's error block: its version, not an error
+pub issue-437 "$P"/issue-tkerr-evalperf-empty-rv1106-tk2.3.2-437.txt
+eq "E rknn-toolkit2 version line: version, errors" "$(pq "SELECT json_extract(env_json,'\$.toolkit_version') FROM runs") $(grep -c '^E ' "$P"/issue-tkerr-evalperf-empty-rv1106-tk2.3.2-437.txt)" "2.3.2 5"
+"$RT" show 1 --db "$T/p.db" >"$T/show"
+eq "the version line is not among the error lines" "$(grep -c 'E rknn-toolkit2 version' "$T/show")" 0
+case "$(diag)" in *"no per-layer table"*) ok ;; *) bad "empty perf detail: diagnosis '$(diag)'" ;; esac
+# a log wrapped line by line in backticks (inline code): read as the lines inside
+pub issue-tk2-2 "$P"/issue-tkerr-errorpipe-tk2-1.x-backticks-rk3568-2.txt
+eq "backtick-wrapped lines: exit, status" "$(cat "$T/pub.rc") $(pq "SELECT status FROM runs")" "0 failed"
+case "$(diag)" in *"rknn_server"*|*"board's NPU is not available"*) ok ;; *) bad "ERROR_PIPE in backticks: diagnosis '$(diag)'" ;; esac
+# Markdown code fences around a paste are layout: --strict still passes
+rm -f "$T/p.db"
+"$RT" import --db "$T/p.db" --strict "$P"/issue-rterr-alloc-handle-enomem-rk3566-rt2.3.0-immich-15241.txt >/dev/null 2>"$T/err"
+eq "code fences under --strict: exit" "$?" 0
+# the SDK's older demo: "once run use" and "loop count = 10 , average run  26.577900 ms"
+pub khadas "$P"/issue-demo-yolov5-avg-run-rk3588-rt1.3.0-khadas-edge2.txt
+eq "demo's average run: stored, --json, versions" "$(pq "SELECT total_us FROM runs") $(jget "d['runs'][0]['total_us']") $(pq "SELECT json_extract(env_json,'\$.runtime_version')||'/'||json_extract(env_json,'\$.driver_version') FROM runs")" "26577.9 26577.9 1.3.0/0.7.2"
+# a ranking table cut after a row (the paste ends there): its 7 whole rows kept, with a
+# warning; --strict refuses it
+pub mz-357 "$P"/issue-optable-padded-rk3588-modelzoo-357.txt
+eq "cut ranking table: exit, warning" "$(cat "$T/pub.rc") $(grep -c 'ranking table ends at the end of the log' "$T/err")" "0 1"
+eq "cut ranking table: its rows (ops) kept" "$(pq "SELECT json_array_length(json_extract(extra_json,'\$.perf.ops'))||' '||json_extract(extra_json,'\$.perf.ops[2].cpu_us')||' '||json_extract(extra_json,'\$.perf.ops[2].npu_us') FROM runs" 2>&1)" "7 12618 6833"
+rm -f "$T/p.db"
+"$RT" import --db "$T/p.db" --strict "$P"/issue-optable-padded-rk3588-modelzoo-357.txt >/dev/null 2>"$T/err"
+eq "cut ranking table under --strict: exit, no database" "$? $([ -e "$T/p.db" ] && echo db)" "2 "
+# the totals lines printed above a ranking table (an excerpt that starts there)
+{ printf 'Total Operator Elapsed Per Frame Time(us): 131201\nTotal Memory Read/Write Per Frame Size(KB): 235155.92\n'; grep -v '^#' "$P"/issue-optable-padded-rk3588-modelzoo-357.txt | grep -v '^[^D]'; printf 'D RKNN: [19:41:05.496] -----------------------------------------------------------------------------------------------------\n'; } >"$T/tot.txt"
+pub totals "$T/tot.txt"
+eq "totals above a ranking table: exit, total, unread lines" "$(cat "$T/pub.rc") $(jget "d['runs'][0]['total_us']") $(jget "d['lines']['app']")" "0 131201 0"
+# a toolkit build's layer table (every time 0): the compiler's, not a board measurement
+pub build "$LOGS"/buildlog-debug-layertable-fp16-unet256-rk3588-tk2.3.0-triority-08.txt
+"$RT" show 1 --db "$T/p.db" --json >"$T/out"
+eq "build table: backend, kind, provenance, table total" "$(pq "SELECT backend||' '||import_kind FROM runs") $(jget "d['provenance']['table']") $(jget "d['npu']['perf_table_us']")" "toolkit toolkit build build None"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

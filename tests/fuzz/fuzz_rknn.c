@@ -3,12 +3,14 @@
  * header) and the Python-literal parser of the generator string. Any status
  * is fine; a crash, a sanitizer report or a leak is a bug. A parsed model
  * must be consistent: every index it holds inside its tables, a failure
- * always says why. */
+ * always says why. Each node's attributes (a BSON document, rknn_attr.c) are
+ * read too: an error names why, else every attribute has a name. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "runtime/model/model.h"
 #include "runtime/model/rknn_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -67,6 +69,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     err[0] = 0;
     if (rknn_model_parse(data, size, "fuzz input", &m, err, sizeof(err)) == 0) {
         check_model(m, size);
+        for (int i = 0; i < m->n_nodes; i++) {
+            attr_t *a = NULL;
+            int n = 0;
+            err[0] = 0;
+            if (rknn_node_attrs(m, data, size, i, &a, &n, err, sizeof(err)) != 0 && !err[0])
+                abort();
+            for (int k = 0; k < n; k++) {
+                if (!a[k].name)
+                    abort();
+                free(a[k].name);
+                free(a[k].s);
+                free(a[k].floats);
+                free(a[k].ints);
+            }
+            free(a);
+        }
         rknn_model_free(m);
     } else if (!err[0] || m) {
         abort();

@@ -38,7 +38,7 @@ SRC=$(make --no-print-directory -f Makefile \
 [ -n "$SRC" ] || { echo "run_libfuzzer: cannot read the source list from the Makefile" >&2; exit 1; }
 LIBS=$(make --no-print-directory -f Makefile \
            -f <(printf 'fuzz-print-libs:\n\t@echo $(LIBS) $(DBLIBS) $(BOARDLIBS)\n') fuzz-print-libs)
-CFLAGS="-std=c11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -pthread -I. -Iinclude -I$FUZZ_BUILD/gen -I/usr/include/libdrm
+CFLAGS="-std=c11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -pthread -I. -Iinclude -I$FUZZ_BUILD/gen -I/usr/include/libdrm -I/usr/include/libbson-1.0
         -fno-sanitize-recover=undefined -Wno-unknown-attributes ${FUZZ_EXTRA_CFLAGS:-}"
 
 # The code under test is compiled once (instrumented, without libFuzzer's main),
