@@ -42,6 +42,9 @@ int errlog_is_error(const char *raw, const char *t)
         return 0;
     if (has_e_rknn(raw))
         return 1;
+    /* the kernel driver's error in logcat: "... 0 E RKNPU   : job timeout, ..." */
+    if (strstr(raw, " E RKNPU ") && strstr(raw, ": "))
+        return 1;
     /* the toolkit's logger: "E init_runtime: ...", "E RKNNAPI: ..." */
     if (raw[0] == 'E' && raw[1] == ' ' && raw[2] && raw[2] != ' ' && strchr(raw + 2, ':'))
         return 1;
@@ -57,6 +60,8 @@ static const struct known_error {
     {"failed to submit", "an NPU job did not complete (timeout or NPU hang); the runtime's own "
      "advice is to update toolkit2 and runtime: a runtime that does not match the kernel "
      "driver, or a model the NPU hangs on", 1},
+    {"job timeout", "an NPU job timed out in the kernel driver (an NPU hang, or a runtime that "
+     "does not match the driver); the driver resets the NPU after it", 1},
     {"failed open dump path", "a level-5 dump file could not be written (the dump folder does "
      "not exist on the board); the run itself went on", 0},
     {"Failed to open dump path", "a level-5 dump file could not be written (the dump folder "

@@ -195,8 +195,13 @@ int rtinfo_line(rtinfo_t *i, const char *s)
         snprintf(i->api_version, sizeof i->api_version, "%.*s", (int)strcspn(p, " "), p);
         return 1;
     }
-    if ((p = strstr(s, "DRV: rknn_server:")) != NULL) {
-        p += 17;
+    /* the toolkit's version box, or rknn_server's own log (Android logcat, tag SERVER):
+     * "rknn_server version: 2.3.2 (...)", "server & runtime version: rknn_server: ..." */
+    if ((p = strstr(s, "DRV: rknn_server:")) != NULL || (p = strstr(s, "rknn_server version:")) != NULL ||
+        (p = strstr(s, "runtime version: rknn_server:")) != NULL) {
+        p = strchr(p + 4, ':') + 1;
+        if (!strncmp(p, " rknn_server:", 13))
+            p += 13;
         while (*p == ' ')
             p++;
         snprintf(i->server_version, sizeof i->server_version, "%.*s", (int)strcspn(p, " "), p);

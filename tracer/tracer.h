@@ -290,7 +290,7 @@ typedef struct vlog {
     int64_t n_lines, kinds[VLOG_NKINDS];
     int64_t first_bad;           /* line number of the first VLOG_BAD line, 0 none */
     char first_bad_text[96];
-    int64_t first_app;           /* first VLOG_APP line */
+    int64_t first_app;           /* first line not read (VLOG_APP, _RUNTIME or _TOOLKIT) */
     /* tables that end early: a ranking table before its closing ruler or Total row
      * (every one the runtime prints has one: the log is cut), a per-layer table
      * without its "Total Operator Elapsed" line (excerpts of real logs lack it: it

@@ -95,7 +95,7 @@ static void count(scan_t *sc, int64_t lineno, int kind, const char *s)
         sc->v->first_bad = lineno;
         snprintf(sc->v->first_bad_text, sizeof sc->v->first_bad_text, "%s", s);
     }
-    if (kind == VLOG_APP && !sc->v->first_app)
+    if ((kind == VLOG_APP || kind == VLOG_RUNTIME || kind == VLOG_TOOLKIT) && !sc->v->first_app)
         sc->v->first_app = lineno;
 }
 
@@ -156,12 +156,15 @@ static char *strip(char *s, int *rt)
     char *p = tracer_strip_prefix(s);
 
     *rt = p != s && strncmp(s, "---> ", 5) != 0;
+    /* Android logcat: the runtime's tag RKNN, rknn_server's SERVER, the kernel
+     * driver's RKNPU */
     if (!*rt && isdigit((unsigned char)s[0]) && (s[2] == '-' || s[4] == '-')) {
-        char *k = strstr(s, " RKNN");
-        if (!k)
-            k = strstr(s, "/RKNN");
+        static const char *const tags[] = {" RKNN", "/RKNN", " SERVER", " RKNPU"};
+        char *k = NULL;
+        for (size_t i = 0; !k && i < sizeof tags / sizeof tags[0]; i++)
+            if ((k = strstr(s, tags[i])))
+                k += strlen(tags[i]);
         if (k) {
-            k += 5;
             while (*k == ' ')
                 k++;
             if (*k == ':') {

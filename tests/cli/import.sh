@@ -578,6 +578,12 @@ eq "E rknn-toolkit2 version line: version, errors" "$(pq "SELECT json_extract(en
 "$RT" show 1 --db "$T/p.db" >"$T/show"
 eq "the version line is not among the error lines" "$(grep -c 'E rknn-toolkit2 version' "$T/show")" 0
 case "$(diag)" in *"no per-layer table"*) ok ;; *) bad "empty perf detail: diagnosis '$(diag)'" ;; esac
+# Android logcat: rknn_server's own lines (tag SERVER), the kernel driver's (RKNPU)
+pub issue-403 "$P"/issue-android-logcat-rknn-server-2.3.2-403.txt
+eq "logcat rknn_server: server and runtime versions" "$(cat "$T/pub.rc") $(pq "SELECT json_extract(env_json,'\$.server_version')||' '||json_extract(env_json,'\$.runtime_version') FROM runs")" "0 2.3.2 2.3.2"
+pub sherpa-2721 "$P"/issue-android-logcat-failed-submit-kernel-timeout-rk3568-sherpa-2721.txt
+"$RT" show 1 --db "$T/p.db" >"$T/show"
+eq "logcat: the kernel's job timeout among the error lines" "$(grep -c 'E RKNPU *: job timeout' "$T/show")" 1
 # a log wrapped line by line in backticks (inline code): read as the lines inside
 pub issue-tk2-2 "$P"/issue-tkerr-errorpipe-tk2-1.x-backticks-rk3568-2.txt
 eq "backtick-wrapped lines: exit, status" "$(cat "$T/pub.rc") $(pq "SELECT status FROM runs")" "0 failed"
