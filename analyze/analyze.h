@@ -416,6 +416,22 @@ void summary_eval_free(summary_eval *e);
 /* The run document's "eval" value (docs/json.md): null without one. */
 void summary_eval_json(const summary_eval *e, struct json_writer *w);
 
+/* The ranking table of an imported log (summary_ops.c): its op types, its Total row. */
+typedef struct summary_op {
+    char *op;
+    double calls, cpu_us, gpu_us, npu_us, total_us, ratio_pct;   /* NaN: not printed */
+} summary_op;
+typedef struct summary_ops {
+    summary_op *ops;
+    int n;
+    double total_us;                    /* the Total row, NaN none */
+} summary_ops;
+void summary_ops_read(const char *extra_json, summary_ops *o);
+void summary_ops_free(summary_ops *o);
+int summary_op_is_io(const char *op);   /* Input/OutputOperator: the runtime's, not a fallback */
+void summary_ops_print(const summary_ops *o, FILE *f);
+void summary_ops_json(const summary_ops *o, struct json_writer *w);
+
 typedef struct run_summary {
     run_provenance prov;                /* where each figure came from */
     const store_run *run;               /* borrowed, as are all rows below */
@@ -433,6 +449,10 @@ typedef struct run_summary {
     int n_cores;                        /* the chip's NPU cores, -1 unknown */
     int load_pct[3], n_load;            /* NPU load per core over the run, n_load 0: none */
     int n_fallback;                     /* CPU-fallback layers (rows with target CPU) */
+    int n_fallback_ops;                 /* without layer rows: op types of the ranking table
+                                           with CPU time (ops), their time in fallback_us */
+    summary_ops ops;                    /* an imported ranking table, read when the run has
+                                           no layer rows; n 0 none */
     int *fallback;                      /* their layer rows, in order */
     double fallback_us, fallback_pct;   /* their predicted time and share of the frame */
     int top[SUMMARY_TOP], n_top;        /* layer rows by predicted time, largest first */

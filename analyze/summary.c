@@ -96,10 +96,11 @@ const char *provenance_line(const run_provenance *p, char *buf, size_t len)
 /* A layer the CPU runs instead of the NPU; Input/OutputOperator rows (stored
  * for a vendor .rknn's predicted run) are the runtime's own CPU work, not a
  * fallback. */
-static int is_fallback(const store_layer *l)
+static int is_fallback(const store_layer *l, int build)
 {
     const char *op = l->npu_op ? l->npu_op : l->op ? l->op : "";
-    return store_layer_has_figures(l) && l->target && !strcmp(l->target, "CPU") &&
+    /* a build log's rows have no figures, yet say where each layer runs */
+    return (store_layer_has_figures(l) || build) && l->target && !strcmp(l->target, "CPU") &&
            strcmp(op, "InputOperator") && strcmp(op, "OutputOperator");
 }
 
@@ -187,7 +188,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
             n_table++;
         if (!isnan(l->sram_hit))
             sram += l->sram_hit, n_sram++;
-        if (is_fallback(l)) {
+        if (is_fallback(l, s->prov.table == PROV_BUILD)) {
             s->fallback[s->n_fallback++] = i;
             s->fallback_us += !isnan(l->frame_us) ? l->frame_us : 0;
         }
@@ -228,6 +229,24 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
         s->fallback_us = NAN;
     }
     s->fallback_pct = fb_total > 0 && !isnan(s->fallback_us) ? 100.0 * s->fallback_us / fb_total : NAN;
+    /* a log whose ranking table alone was kept: its total, its op types' CPU time */
+    if (!n_layers) {
+        summary_ops_read(run->extra_json, &s->ops);
+        double sum = 0, cpu = 0;
+        for (int k = 0; k < s->ops.n; k++) {
+            const summary_op *p = &s->ops.ops[k];
+            sum += isnan(p->total_us) ? 0 : p->total_us;
+            if (!summary_op_is_io(p->op) && p->cpu_us > 0)
+                cpu += p->cpu_us, s->n_fallback_ops++;
+        }
+        if (s->ops.n && isnan(s->perf_table_us))
+            s->perf_table_us = !isnan(s->ops.total_us) ? s->ops.total_us : sum;
+        if (s->ops.n) {
+            s->fallback_us = cpu;
+            s->fallback_pct = s->perf_table_us > 0 ? 100.0 * cpu / s->perf_table_us : NAN;
+            s->top_by_table = 1;
+        }
+    }
     if (s->prov.table == PROV_BUILD) /* the compiler's table: its zeros are no times */
         s->perf_table_us = s->fallback_us = s->fallback_pct = NAN;
 
@@ -259,7 +278,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     /* each figure's provenance, NONE where the run has no such figure */
     if (isnan(s->frame_us))
         s->prov.frame = PROV_NONE;
-    if (isnan(s->perf_table_us) && !n_table)
+    if (isnan(s->perf_table_us) && !n_table && !(s->prov.table == PROV_BUILD && n_layers))
         s->prov.table = PROV_NONE;
     if (isnan(s->host_median_us) && isnan(s->host_min_us) && isnan(s->host_p90_us))
         s->prov.timing = PROV_NONE;
@@ -325,6 +344,8 @@ int summary_layers_measured(const run_summary *s)
 
 double summary_layer_us(const run_summary *s, const store_layer *l)
 {
+    if (s->prov.table == PROV_BUILD) /* a build log's zeros are no times */
+        return NAN;
     return s->top_by_table ? l->time_us : l->frame_us;
 }
 
@@ -381,6 +402,13 @@ const char *summary_fallback_head(const run_summary *s, const char *missing, cha
     snprintf(pct, sizeof(pct), "%.1f %%", s->fallback_pct);
     snprintf(us, sizeof(us), "%.3f ms", s->fallback_us / 1e3);
     /* a table's times are a share of the table's total, frame shares of the frame */
+    if (s->ops.n) { /* no layer rows: the ranking table's op types */
+        snprintf(buf, len, "%d op type%s, %s of the level-4 table total (%s%s%s; the log's ranking "
+                 "table)", s->n_fallback_ops, s->n_fallback_ops == 1 ? "" : "s",
+                 isnan(s->fallback_pct) ? missing : pct, known ? us : missing, known ? ", " : "",
+                 known ? provenance_words(s->prov.table) : "");
+        return buf;
+    }
     snprintf(buf, len, "%d layer%s, %s of the %s (%s%s%s)", s->n_fallback, s->n_fallback == 1 ? "" : "s",
              isnan(s->fallback_pct) ? missing : pct, s->top_by_table ? "level-4 table total" : "frame",
              known ? us : missing, known ? ", " : "", known ? provenance_words(s->top_prov) : "");
@@ -399,6 +427,7 @@ const char *summary_top_title(const run_summary *s, char *buf, size_t len)
 
 void summary_free(run_summary *s)
 {
+    summary_ops_free(&s->ops);
     free(s->fallback);
     free(s->outputs);
     free(s->owned);
@@ -558,9 +587,19 @@ void summary_print(const run_summary *s, FILE *f, int color)
                     tt(store_layer_fullname(s->layers, s->fallback[k], nm, sizeof(nm))),
                     l->cpu_reason ? tt(l->cpu_reason) : "reason n/a");
         }
+    } else if (s->n_fallback_ops) {
+        fprintf(f, "%sCPU fallback:%s %s\n", red, lo, summary_fallback_head(s, "n/a", nm, sizeof(nm)));
+        for (int k = 0; k < s->ops.n; k++) {
+            const summary_op *p = &s->ops.ops[k];
+            if (!summary_op_is_io(p->op) && p->cpu_us > 0)
+                fprintf(f, "  %-16s %9s us on the CPU, %s calls\n", tt(p->op),
+                        summary_fmt(a, sizeof(a), p->cpu_us, "%.0f"),
+                        summary_fmt(b, sizeof(b), p->calls, "%.0f"));
+        }
     } else {
         fprintf(f, "CPU fallback: none\n");
     }
+    summary_ops_print(&s->ops, f);
     if (s->n_top) {
         summary_top_title(s, nm, sizeof(nm));
         nm[0] = 's';
@@ -804,6 +843,7 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     json_key(w, "fallback");
     json_obj_open(w);
     json_key_int(w, "count", s->n_fallback, STORE_NULL_INT);
+    json_key_int(w, "op_types", s->ops.n ? s->n_fallback_ops : STORE_NULL_INT, STORE_NULL_INT);
     j_num(w, "us", s->fallback_us);
     j_num(w, "pct", s->fallback_pct);
     j_str(w, "provenance", isnan(s->fallback_us) ? NULL : provenance_tag(s->top_prov));
@@ -820,6 +860,7 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     for (int k = 0; k < s->n_top; k++)
         j_layer_ref(w, s->layers, s->top[k], s->frame_us, summary_layer_us(s, &s->layers[s->top[k]]));
     json_arr_close(w);
+    summary_ops_json(&s->ops, w);
     json_obj_close(w);
 
     json_key(w, "host");

@@ -400,6 +400,10 @@ static void prepare_run(const source *src, const vlog_run_t *r, run_prep *p)
         import_sram_join(r, hit);
         perf_layers_make(&p->layers, &r->perf, hit);
         free(hit);
+        /* a build log's table: its zero times are no times (PROV_BUILD); its cycle
+         * columns stay as printed (0), which keeps each row its own layer */
+        for (int k = 0; r->build && k < p->layers.n; k++)
+            p->layers.rows[k].time_us = NAN;
     }
 }
 

@@ -177,7 +177,7 @@ static void single_run(const rep_doc *d, FILE *f)
 {
     const report_run *r = &d->runs[0];
     const run_summary *s = &r->sum;
-    char nm[160], a[64], b[64], c[64], v[512];
+    char nm[160], a[160], b[64], c[64], v[512];
 
     fputs("<h1>rknn-trace run ", f), esc(f, rep_run_name(r, nm, sizeof(nm))), fputs("</h1>\n", f);
     fputs("<table class=\"kv\" id=\"summary\">\n", f);
@@ -214,7 +214,8 @@ static void single_run(const rep_doc *d, FILE *f)
     for (int k = 0; k < s->n_load; k++)
         snprintf(v + strlen(v), sizeof(v) - strlen(v), "%sCore%d %d %%", k ? ", " : "", k, s->load_pct[k]);
     kv(f, "NPU load", s->n_load ? v : REP_MISSING);
-    kv(f, "CPU fallback", s->n_fallback ? summary_fallback_head(s, REP_MISSING, v, sizeof(v)) : "none");
+    kv(f, "CPU fallback", s->n_fallback || s->n_fallback_ops
+                              ? summary_fallback_head(s, REP_MISSING, v, sizeof(v)) : "none");
     if (s->n_acc) {
         if (s->worst_output >= 0 && summary_output_problem(&s->outputs[s->worst_output], v, sizeof(v)))
             kv(f, "accuracy", v);
@@ -252,6 +253,33 @@ static void single_run(const rep_doc *d, FILE *f)
             char i0[24], t0[32];
             row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), rep_str(layer_op(l)), rep_str(l->name),
                                                 rep_num(t0, sizeof(t0), summary_layer_us(s, l), "%.1f"), rep_str(l->cpu_reason) }, 5);
+        }
+        table_close(f);
+    }
+    if (s->n_fallback_ops) { /* no layer rows: the log's ranking table */
+        fputs("<h2>CPU fallback</h2>\n", f);
+        table_open(f, "fallback", (const char *const[]){ "OpType", "CPU us", "calls" }, 3);
+        for (int k = 0; k < s->ops.n; k++) {
+            const summary_op *p = &s->ops.ops[k];
+            char c0[32], n0[32];
+            if (!summary_op_is_io(p->op) && p->cpu_us > 0)
+                row(f, NULL, (const char *const[]){ rep_str(p->op), rep_num(c0, sizeof(c0), p->cpu_us, "%.0f"),
+                                                    rep_num(n0, sizeof(n0), p->calls, "%.0f") }, 3);
+        }
+        table_close(f);
+    }
+    if (s->ops.n) {
+        fputs("<h2>Op ranking (the log's Operator Time Consuming Ranking Table, measured on the "
+              "board)</h2>\n", f);
+        table_open(f, "ops", (const char *const[]){ "OpType", "calls", "CPU us", "NPU us", "total us", "ratio" }, 6);
+        for (int k = 0; k < s->ops.n; k++) {
+            const summary_op *p = &s->ops.ops[k];
+            char n0[32], c0[32], u0[32], t0[32], r0[32];
+            row(f, NULL, (const char *const[]){ rep_str(p->op), rep_num(n0, sizeof(n0), p->calls, "%.0f"),
+                                                rep_num(c0, sizeof(c0), p->cpu_us, "%.0f"),
+                                                rep_num(u0, sizeof(u0), p->npu_us, "%.0f"),
+                                                rep_num(t0, sizeof(t0), p->total_us, "%.0f"),
+                                                rep_num(r0, sizeof(r0), p->ratio_pct, "%.2f %%") }, 6);
         }
         table_close(f);
     }
@@ -341,7 +369,7 @@ static void svg_deltas(FILE *f, const rep_doc *d)
 
 static void comparison(const rep_doc *d, FILE *f)
 {
-    char nm[160], a[64], b[64], c[64], v[1024];
+    char nm[160], a[160], b[64], c[64], v[1024];
     int n = d->n;
 
     fprintf(f, "<h1>rknn-trace comparison of %d runs</h1>\n", n);

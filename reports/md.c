@@ -59,7 +59,7 @@ static const char *layer_op(const store_layer *l)
 static void summary_section(const report_run *r, FILE *f)
 {
     const run_summary *s = &r->sum;
-    char nm[160], a[64], b[64], c[64], v[512];
+    char nm[160], a[160], b[64], c[64], v[512];
 
     fprintf(f, "# rknn-trace run %s\n\n", esc_tmp(ESC_MD, rep_run_name(r, nm, sizeof(nm))));
     md_head(f, (const char *const[]){ "run", rep_run_name(r, nm, sizeof(nm)) }, 2, "ll");
@@ -121,8 +121,19 @@ static void summary_section(const report_run *r, FILE *f)
     }
 
     fprintf(f, "\n## CPU fallback\n\n");
-    if (!s->n_fallback) {
+    if (!s->n_fallback && !s->n_fallback_ops) {
         fputs("No layer falls back to the CPU.\n", f);
+    } else if (!s->n_fallback) { /* no layer rows: the log's ranking table */
+        fprintf(f, "%s.\n\n", esc_tmp(ESC_MD, summary_fallback_head(s, REP_MISSING, v, sizeof(v))));
+        md_head(f, (const char *const[]){ "OpType", "CPU us", "calls" }, 3, "lrr");
+        for (int k = 0; k < s->ops.n; k++) {
+            const summary_op *p = &s->ops.ops[k];
+            char op[80], c0[32], n0[32];
+            if (!summary_op_is_io(p->op) && p->cpu_us > 0)
+                md_row(f, (const char *const[]){ md_short(op, sizeof(op), p->op, OP_W),
+                                                 rep_num(c0, sizeof(c0), p->cpu_us, "%.0f"),
+                                                 rep_num(n0, sizeof(n0), p->calls, "%.0f") }, 3);
+        }
     } else {
         fprintf(f, "%s.\n\n", esc_tmp(ESC_MD, summary_fallback_head(s, REP_MISSING, v, sizeof(v))));
         md_head(f, (const char *const[]){ "#", "OpType", "name", "time us", "reason" }, 5, "rllrl");
@@ -133,6 +144,23 @@ static void summary_section(const report_run *r, FILE *f)
                                              md_short(n0, sizeof(n0), l->name, NAME_W),
                                              rep_num(t0, sizeof(t0), summary_layer_us(s, l), "%.1f"),
                                              md_short(why, sizeof(why), l->cpu_reason, 48) }, 5);
+        }
+    }
+
+    if (s->ops.n) {
+        fprintf(f, "\n## Op ranking (the log's Operator Time Consuming Ranking Table, measured on "
+                   "the board)\n\n");
+        md_head(f, (const char *const[]){ "OpType", "calls", "CPU us", "NPU us", "total us", "ratio" }, 6,
+                "lrrrrr");
+        for (int k = 0; k < s->ops.n; k++) {
+            const summary_op *p = &s->ops.ops[k];
+            char op[80], n0[32], c0[32], u0[32], t0[32], r0[32];
+            md_row(f, (const char *const[]){ md_short(op, sizeof(op), p->op, OP_W),
+                                             rep_num(n0, sizeof(n0), p->calls, "%.0f"),
+                                             rep_num(c0, sizeof(c0), p->cpu_us, "%.0f"),
+                                             rep_num(u0, sizeof(u0), p->npu_us, "%.0f"),
+                                             rep_num(t0, sizeof(t0), p->total_us, "%.0f"),
+                                             rep_num(r0, sizeof(r0), p->ratio_pct, "%.2f %%") }, 6);
         }
     }
 
@@ -227,7 +255,7 @@ static void layers_section(const rep_doc *dd, FILE *f)
 
 static void comparison(const rep_doc *d, FILE *f)
 {
-    char nm[160], a[64], b[64], c[64], v[1024];
+    char nm[160], a[160], b[64], c[64], v[1024];
     int n = d->n;
 
     fprintf(f, "# rknn-trace comparison of %d runs\n\n", n);

@@ -237,6 +237,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
     /* a LUT task (yolov8n's ConvExSwish, ConvSigmoid) scales in BN first, then
      * interpolates the file's two tables (docs/rknn-format.md) */
     lut_stage L;
+    int relu = 0;
     if (t->lut_used) {
         uint32_t bn_cfg = reg_or0(rs, grp, 0x4060);
         if (ew_cfg != 0x302 || bn_cfg != 0x48 || !t->bn.present || t->bn.bypass ||
@@ -251,7 +252,15 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
                  "are not the form emulated (two 513-entry tables, LUT_CFG 0x68)", ti, nd->type,
                  nn, lut);
     } else if (t->bn.present && !t->bn.bypass) {
-        STOP("task %d (node %s): BN stage in use (ReLU/PReLU/second operand): not emulated", ti, nn);
+        /* a ReLU alone in BN (ConvRelu on rk3588: BN_CFG 0x12, its ALU and multiplier
+         * bypassed): v = max(v, 0) after BS; before an EW add it would differ from the
+         * add-then-ReLU a ConvAddRelu means, so only without EW */
+        relu = t->map == EMU_MAP_RK3588 && t->bn.alu_bypass && t->bn.mul_bypass &&
+               !t->bn.relu_bypass && !t->bn.relux_en && !t->bn.mul_prelu &&
+               !(t->ew_present && !t->ew_bypass);
+        if (!relu)
+            STOP("task %d (node %s): BN stage in use (PReLU, ReLUX, a second operand, or ReLU "
+                 "beside EW): not emulated", ti, nn);
     }
     int use_ew = t->ew_present && !t->ew_bypass && !t->lut_used;
     if (use_ew && !table && rk356x && ew_cfg != 0x900002d0)
@@ -457,6 +466,8 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
                          "column %d)", ti, nn, (long long)acc, oc, oy, ox);
                 }
                 int64_t v = rshift_round(acc * mul, t->bs.mul_shift);
+                if (relu && v < 0)
+                    v = 0;
                 int64_t pos = act_off(&out, oc, y0o + oy, ox);
                 if (use_ew) {
                     int64_t e = ew.p[act_off(&ew, oc, y0o + oy, ox)];

@@ -697,5 +697,45 @@ grep -q "rk3576: tasks decoded (layout f2.*executed by run --emulate" "$T/info" 
 grep -q "rv1126b: tasks decoded (layout f3.*executed by run --emulate" "$T/info" && ok || bad "info: rv1126b line"
 grep -q "rv1103 rv1106: .*executed by run --emulate over one flat NPU address space.*Transpose (two passes), row Concats and Reshapes (retinaface: all 155 tasks, its outputs); other DPU-only forms stop it" "$T/info" && ok || bad "info: rv1103 line"
 
+# --- a ReLU in the BN stage (ConvRelu on rk3588: DPU_BN_CFG 0x12, as the SDK's
+# pp_human_segv2 writes it): the Conv_0 tasks of multiple_input_demo.rk3588 patched from
+# BN bypass (0x53) to 0x12; tensor 7 must be the unpatched one clamped below at the
+# value OUT_CVT gives an accumulator of 0 (its offset, saturated, dequantized: numpy)
+$PY - "$RT" "$D/multiple_input_demo.rk3588.rknn" "$T/relu.rknn" "$T/relu.json" <<'EOF' || bad "relu: patching"
+import json, struct, subprocess, sys
+rt, src, dst, info = sys.argv[1:5]
+d = json.loads(subprocess.check_output([rt, "inspect", src, "--tasks", "--json"]))
+b = bytearray(open(src, "rb").read())
+node = next(n["id"] for n in d["nodes"] if n["outputs"] and n["outputs"][0]["name"] == "7")
+done, offs = 0, set()
+for t in d["npu_tasks"]["tasks"]:
+    if t["node"] != node or t["op"] != "conv":
+        continue
+    offs.add(t["out_cvt_offset"])
+    for k in range(t["writes"]):
+        o = t["file_offset"] + 8 * k
+        e, = struct.unpack_from("<Q", b, o)
+        if e & 0xFFFF == 0x4060:
+            struct.pack_into("<Q", b, o, (e & ~(0xFFFFFFFF << 16)) | (0x12 << 16))
+            done += 1
+assert done >= 3 and len(offs) == 1, (done, offs)
+open(dst, "wb").write(b)
+sys.path.insert(0, "tests/oracle")
+from rknn_fb import FB
+f = FB(src)
+q = {f.string(t, 5): (f.first(t, 10, "<f"), f.first(t, 11, "<i")) for t in f.tables(f.graph(), 0)}
+json.dump({"offset": offs.pop(), "scale": q["7"][0], "zp": q["7"][1], "tasks": done}, open(info, "w"))
+EOF
+expect 0 "" -- "$RT" run "$T/relu.rknn" --emulate "${IN[@]}" --dump "$T/relu" --no-db
+$PY - "$T/rk3588/7.npy" "$T/relu/7.npy" "$T/relu.json" <<'EOF' && ok || bad "relu: tensor 7 is not the clamped one"
+import json, sys, numpy as np
+a, r, i = np.load(sys.argv[1]), np.load(sys.argv[2]), json.load(open(sys.argv[3]))
+floor = (min(127, max(-128, i["offset"])) - i["zp"]) * i["scale"]
+want = np.maximum(a, np.float32(floor))
+assert (r < a).sum() == 0 and (r > a).sum() > 100, "no value clamped"
+assert np.array_equal(r, want), np.abs(r - want).max()
+print("relu: %d of %d values clamped at %g" % ((r > a).sum(), r.size, floor))
+EOF
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -603,6 +603,17 @@ eq "cut ranking table: its rows (ops) kept" "$(pq "SELECT json_array_length(json
 rm -f "$T/p.db"
 "$RT" import --db "$T/p.db" --strict "$P"/issue-optable-padded-rk3588-modelzoo-357.txt >/dev/null 2>"$T/err"
 eq "cut ranking table under --strict: exit, no database" "$? $([ -e "$T/p.db" ] && echo db)" "2 "
+# a ranking table alone: show's op ranking and CPU fallback from it; its total is the
+# TotalTime column's sum (awk) when the table has no Total row
+f=$LOGS/perf-optable-yolov8n1920x1088-rk3588-channy-02.txt
+pub optable "$f"
+"$RT" show 1 --db "$T/p.db" --json >"$T/out"
+eq "ranking table alone: ops, total, fallback op types" "$(jget "len(d['npu']['op_ranking'])") $(jget "d['npu']['perf_table_us']") $(jget "d['npu']['fallback']['op_types']")" "$(grep -cE '^[A-Za-z]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+%' "$f") $(awk '$1 ~ /^[A-Za-z]+$/ && $NF ~ /%$/ {s += $6} END {print s}' "$f") 0"
+pub mz-357b "$P"/issue-optable-padded-rk3588-modelzoo-357.txt
+"$RT" show 1 --db "$T/p.db" --json >"$T/out"
+eq "cut ranking table: CPU fallback op types, CPU us (Transpose 12618)" "$(jget "d['npu']['fallback']['op_types']") $(jget "d['npu']['fallback']['us']")" "1 12618"
+"$RT" show 1 --db "$T/p.db" >"$T/show"
+eq "show: the Transpose's CPU time under CPU fallback" "$(grep -cE '^  Transpose +12618 us on the CPU, 15 calls' "$T/show")" 1
 # the totals lines printed above a ranking table (an excerpt that starts there)
 { printf 'Total Operator Elapsed Per Frame Time(us): 131201\nTotal Memory Read/Write Per Frame Size(KB): 235155.92\n'; grep -v '^#' "$P"/issue-optable-padded-rk3588-modelzoo-357.txt | grep -v '^[^D]'; printf 'D RKNN: [19:41:05.496] -----------------------------------------------------------------------------------------------------\n'; } >"$T/tot.txt"
 pub totals "$T/tot.txt"
@@ -611,6 +622,9 @@ eq "totals above a ranking table: exit, total, unread lines" "$(cat "$T/pub.rc")
 pub build "$LOGS"/buildlog-debug-layertable-fp16-unet256-rk3588-tk2.3.0-triority-08.txt
 "$RT" show 1 --db "$T/p.db" --json >"$T/out"
 eq "build table: backend, kind, provenance, table total" "$(pq "SELECT backend||' '||import_kind FROM runs") $(jget "d['provenance']['table']") $(jget "d['npu']['perf_table_us']")" "toolkit toolkit build build None"
+# ... yet it says where each layer runs: its CPU layers (awk) are the fallback, at no cost
+f=$LOGS/buildlog-debug-layertable-fp16-unet256-rk3588-tk2.3.0-triority-08.txt
+eq "build table: CPU layers listed, cost unknown" "$(jget "d['npu']['fallback']['count']") $(jget "d['npu']['fallback']['us']")" "$(sed -E 's/^D RKNN: \[[^]]*\] //' "$f" | awk '$1 ~ /^[0-9]+$/ && $4 == "CPU" && $2 !~ /^(Input|Output)Operator$/' | wc -l) None"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

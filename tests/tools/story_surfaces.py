@@ -27,8 +27,9 @@ import sys
 WORDS = {"predicted": "predicted by the NPU model", "board": "measured on the board",
          "host": "this PC's CPU, not the board",
          "simlib": "this project's simulated librknnrt.so on this PC, not the board",
-         "toolkit": "Toolkit2's simulator on a PC, not the board"}
-LOGGED = {"board", "toolkit", None}   # what a log can tell
+         "toolkit": "Toolkit2's simulator on a PC, not the board",
+         "build": "Toolkit2's compiler while building on a PC: no timing, not the board"}
+LOGGED = {"board", "toolkit", "build", None}   # what a log can tell
 
 T, SPECS = sys.argv[1], sys.argv[2]
 errs = []
@@ -75,6 +76,11 @@ def check_run(label, want, ls, tui_rows):
     fb = sj["npu"]["fallback"]
     # the cost of a CPU layer as every surface prints it, in the words of its source
     fb_list = [(r["layer"], r["op_type"], r["us"]) for r in fb["layers"]]
+    # a run without layer rows whose log kept its ranking table: op types, their CPU time
+    ops = sj["npu"].get("op_ranking") or []
+    ops_cpu = [(o["op"], "%.0f" % o["cpu_us"], "%.0f" % o["calls"]) for o in ops
+               if o["cpu_us"] and o["op"] not in ("InputOperator", "OutputOperator")]
+    eq("fallback op types", fb.get("op_types"), len(ops_cpu) if ops else None)
     fb_words = WORDS.get(fb.get("provenance"))
     # the share is of what the costs are part of: the frame, or the table's total
     whole = "level-4 table total" if sj["npu"]["top_by"] == "time_us" else "frame"
@@ -131,7 +137,14 @@ def check_run(label, want, ls, tui_rows):
             eq(what + " table words", m and m.group(2), WORDS.get(tags[1] or tags[0]))
         m = re.search(r"^CPU fallback: (\d+) layers?, (\S+)(?: %)? of the " + whole +
                       r" \((?:(\S+) ms, ([^)]*)|n/a)\)", s, re.M)
-        if not fb["count"]:
+        if fb.get("op_types"):  # no layer rows: the ranking table's op types, its CPU times
+            m = re.search(r"^CPU fallback: (\d+) op types?, (\S+ %) of the level-4 table total "
+                          r"\((\S+) ms, (.*); the log's ranking table\)$", s, re.M)
+            eq(what + " fallback op types", m and (int(m.group(1)), m.group(3), m.group(4)),
+               (fb["op_types"], ms(fb["us"]), fb_words))
+            got = re.findall(r"^  (\S+) +(\d+) us on the CPU, (\S+) calls$", s, re.M)
+            eq(what + " fallback op rows", got, ops_cpu)
+        elif not fb["count"]:
             eq(what + " no fallback", re.search(r"^CPU fallback: none", s, re.M) is not None, True)
         else:
             eq(what + " fallback head", m and (int(m.group(1)), m.group(3), m.group(4)),
@@ -205,8 +218,23 @@ def check_run(label, want, ls, tui_rows):
         got = [g for g in got if g]
         eq("html fallback rows", [(int(g[0]), g[1], g[3]) for g in got],
            [(i, o, "—" if u is None else "%.1f" % u) for i, o, u in fb_list])
+    elif fb.get("op_types"):
+        head = "%d op type%s, %.1f %% of the level-4 table total (%s ms, %s; the log's ranking table)" % (
+            fb["op_types"], "s" if fb["op_types"] > 1 else "", fb["pct"], ms(fb["us"]), fb_words)
+        eq("md fallback head", (head + ".") in md.replace("\\", ""), True)
+        eq("html fallback head", "<tr><th>CPU fallback</th><td>%s</td></tr>" % head in ht, True)
     else:
         eq("md no fallback", "No layer falls back to the CPU." in md, True)
+    if ops:  # the op ranking, as the JSON lists it, in show, md and html
+        want = [(o["op"], "%.0f" % o["calls"], "%.0f" % o["total_us"]) for o in ops]
+        sh = rd(label, "show").split("op ranking")[1].split("\n\n")[0]
+        eq("show op ranking", re.findall(r"^  (\S+) +(\d+) +\d+ +\d+ +(\d+) ", sh, re.M), want)
+        sec = md.split("## Op ranking")[1].split("\n## ")[0]
+        got = [tuple(c.strip() for c in r.strip("|").split("|")) for r in sec.splitlines() if r.startswith("| ") and "---" not in r][1:]
+        eq("md op ranking", [(g[0].replace("\\", ""), g[1], g[4]) for g in got], want)
+        sec = ht.split('id="ops"')[1].split("</table>")[0]
+        got = [[strip_html(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", r)] for r in re.findall(r"<tr>(.*?)</tr>", sec, re.S)]
+        eq("html op ranking", [(g[0], g[1], g[4]) for g in got if g], want)
     rows = list(csv.DictReader(open("%s/%s.csv" % (T, label), newline="", encoding="utf-8")))
     eq("csv layers", len(rows), n)
     eq("csv time provenance", {r["time_provenance"] for r in rows if r["time_us"]} <= {tags[1]}, True)
