@@ -236,6 +236,7 @@ const emu_chip_info *emu_chip_table(int *n);
  * the node's other activation at the output's position). Conv per output:
  *   acc = bias32 + sum x * (w + negzp)        exact int32 (int64 checked)
  *   v = round(acc * mul / 2^14)               BS per-channel multiplier
+ *   v = max(v, 0)                             BN ReLU alone (ConvRelu, rk3588: BN_CFG 0x12)
  *   v += round((e + EW_CVT_OFFSET) * s / 2^t) EW (ConvAdd): scale bits 0..15, shift 16..21
  *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
  * Rounding: half up (add 2^(n-1), arithmetic shift): reproduces the source
@@ -251,7 +252,11 @@ const emu_chip_info *emu_chip_table(int *n);
  * a Resize's DPU-only task repeats one C2 surface 2 x 2 (nearest), bytes unchanged.
  * Weights: blocks [OC1, IC1, kh, kw, OC2, IC2] of input channels, interleaved per
  * OC1; a task may compute a tile of the output channels.
- * Anything else (depthwise, BN/ReLU stages, other LUT forms, other pools that are not
+ * A float16 conv (emu_conv16.c; precisions fp16, every DPU stage bypassed): y =
+ * fp16(sum x * w), float16 products summed in float32.
+ * CPU layers other than Input/OutputOperator (a custom op) run through the
+ * caller's emu_cpu_hook in graph order, over float NCHW copies of their tensors.
+ * Anything else (depthwise, other BN stages, other LUT forms, other pools that are not
  * one-pixel in-place copies, model-1 tasks no node's task list names) stops the
  * run; RV110x files run in emu_lite.c (docs/rknn-format.md "Execution on
  * RV110x"): RT_EUNSUPPORTED and a message naming the task,
