@@ -1,6 +1,7 @@
 /* tracer/sramlog_parse.c — the vendor SRAM / internal-memory table and the
  * debugfs `mm` bitmap (formats: shared/research/log-formats.md §4, §7). */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,10 +70,19 @@ static int footer(const char *s, const char *name, int64_t *v)
     for (char *p = buf; *p; p++)
         if (isspace((unsigned char)*p))
             *p = 0;
-    if (parse_u64(buf, &x, 10) || x > (uint64_t)INT64_MAX)
-        return 0;
-    *v = (int64_t)x;
-    return 1;
+    if (!parse_u64(buf, &x, 10) && x <= (uint64_t)INT64_MAX) {
+        *v = (int64_t)x;
+        return 1;
+    }
+    /* the toolkit's build log (RKNNMemStatisticsPass): "243712KB", "33207.9KB" (KiB) */
+    {
+        char *e;
+        double d = strtod(buf, &e);
+        if (e == buf || !(d >= 0) || d > 1e15 || (strcmp(e, "KB") && strcmp(e, "MB")))
+            return 0;
+        *v = (int64_t)llround(d * (e[0] == 'K' ? 1024.0 : 1048576.0));
+        return 1;
+    }
 }
 
 typedef struct state {
@@ -257,6 +267,10 @@ static void handle_line(char *line, state *st)
         if (parse_header(tmp, st))
             return;
     }
+    /* the totals alone (a build log's RKNNMemStatisticsPass) make a table of no rows */
+    if (!t && (!strncmp(p, "Total Weight Memory Size:", 25) ||
+               !strncmp(p, "Total Internal Memory Size:", 27)))
+        t = new_table(st);
     if (t) {
         if (footer(p, "Total Weight Memory Size", &t->total_weight) ||
             footer(p, "Total Internal Memory Size", &t->total_internal) ||

@@ -817,7 +817,8 @@ int vlog_scan_bounded(const char *text, size_t len, int formats, size_t *budget,
                                        "WorkLoad(0/1/2)-ImproveTherical RW(KB) FullName\n");
             continue;
         }
-        if ((formats & VLOG_F_SRAM) && is_sram_start(t)) {
+        /* the totals alone (a build log's memory statistics, a level-3 excerpt) too */
+        if ((formats & VLOG_F_SRAM) && (is_sram_start(t) || is_sram_footer(t))) {
             i = sram_segment(sc, L, n, i);
             continue;
         }

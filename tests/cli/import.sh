@@ -584,6 +584,11 @@ eq "logcat rknn_server: server and runtime versions" "$(cat "$T/pub.rc") $(pq "S
 pub sherpa-2721 "$P"/issue-android-logcat-failed-submit-kernel-timeout-rk3568-sherpa-2721.txt
 "$RT" show 1 --db "$T/p.db" >"$T/show"
 eq "logcat: the kernel's job timeout among the error lines" "$(grep -c 'E RKNPU *: job timeout' "$T/show")" 1
+# the toolkit's memory statistics alone (a build log): weight and internal bytes
+pub issue-203 "$P"/issue-buildlog-memstats-KB-hiera-203.txt
+eq "build memory totals in KB (KiB): weight, internal" "$(pq "SELECT weight_bytes||' '||internal_bytes FROM runs")" "34004890 $((243712 * 1024))"  # 33207.9 x 1024, rounded
+pub issue-217 "$P"/issue-buildlog-memstats-bytes-vit-rk3566-217.txt
+eq "build memory totals in bytes: weight, internal" "$(pq "SELECT weight_bytes||' '||internal_bytes FROM runs")" "19588032 755712"
 # a log wrapped line by line in backticks (inline code): read as the lines inside
 pub issue-tk2-2 "$P"/issue-tkerr-errorpipe-tk2-1.x-backticks-rk3568-2.txt
 eq "backtick-wrapped lines: exit, status" "$(cat "$T/pub.rc") $(pq "SELECT status FROM runs")" "0 failed"
