@@ -510,6 +510,25 @@ static void print_imported(const store_run *run)
 
     if (!run->import_kind || !json_is_object(root))
         goto out;
+    /* the versions the log printed (env_json): what a mismatch diagnosis is read against */
+    {
+        static const char *const keys[][2] = {
+            {"runtime_version", "runtime"}, {"driver_version", "driver"},
+            {"server_version", "rknn_server"}, {"api_version", "API"},
+            {"toolkit_version", "toolkit"}, {"compiler_version", "compiler"}};
+        json_t *env = run->env_json ? json_loads(run->env_json, 0, NULL) : NULL;
+        int any = 0;
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            const char *v = json_string_value(json_object_get(env, keys[k][0]));
+            if (!v || !*v)
+                continue;
+            printf("%s %s %s", any ? "," : "\nversions ", keys[k][1], esc_tmp(ESC_TERM, v));
+            any = 1;
+        }
+        if (any)
+            putchar('\n');
+        json_decref(env);
+    }
     if (json_is_object(e = json_object_get(root, "errors"))) {
         json_t *lines = json_object_get(e, "lines"), *l;
         size_t k;

@@ -571,6 +571,8 @@ case "$(diag)" in *"compiled for another chip"*) ok ;; *) bad "model/hardware mi
 pub issue-447 "$P"/issue-rterr-failed-submit-rt2.3.2-three-runs-447.txt
 eq "a demo's 'sdk version: ... driver version:' line" "$(pq "SELECT json_extract(env_json,'\$.runtime_version')||' '||json_extract(env_json,'\$.driver_version') FROM runs")" "2.3.2 0.7.2"
 pub issue-254 "$P"/issue-rterr-invalid-model-version-lite2-2.3.0-rt1.3.0-254.txt
+"$RT" show 1 --db "$T/p.db" >"$T/show"
+eq "show: the versions the log printed" "$(grep '^versions' "$T/show")" "versions  runtime 1.3.0, driver 0.7.2, toolkit 2.3.0"
 eq "W rknn-toolkit-lite2 version line" "$(pq "SELECT json_extract(env_json,'\$.toolkit_version')||' '||json_extract(env_json,'\$.runtime_version') FROM runs")" "2.3.0 1.3.0"
 # "E rknn-toolkit2 version:" in the toolkit's error block: its version, not an error
 pub issue-437 "$P"/issue-tkerr-evalperf-empty-rv1106-tk2.3.2-437.txt
