@@ -160,6 +160,29 @@ int64_t emu_weight_elem(const weight_blocks *b, int oc, int ic, int ky, int kx)
            ((((int64_t)i1 * b->kh + ky) * b->kw + kx) * b->ocp + oc % b->ocp) * b->icp[k] + i2;
 }
 
+/* The tile a conv task computes, from its offsets into the node's tensors: input row
+ * y0i (an image input's rows are its aligned width apart, act_row_bytes), output row
+ * y0o and first output channel oc0 (a whole C2 surface of the destination). */
+int emu_conv_tile(const emu_step *s, const emu_task *t, const rknn_tensor *xt, const act *in,
+                  const act *out, int *y0i, int *y0o, int *oc0)
+{
+    int ti = s->ti, rc = 0;
+    const char *nn = s->nn;
+    int64_t in_row = act_row_bytes(xt, in), out_row = (int64_t)out->w * out->c2 * out->es;
+    int64_t out_surf = out_row * out->h;
+    if (t->feature_addr < 0 || t->dst_addr < 0 || t->feature_addr % in_row ||
+        (t->dst_addr % out_surf) % out_row)
+        STOP("task %d (node %s): feature 0x%llx / destination 0x%llx are not row offsets into the "
+             "node's tensors", ti, nn, (long long)t->feature_addr, (long long)t->dst_addr);
+    *y0i = (int)(t->feature_addr / in_row), *y0o = (int)(t->dst_addr % out_surf / out_row);
+    *oc0 = (int)(t->dst_addr / out_surf) * out->c2;
+    if (*y0i + t->in_h > in->h || *y0o + t->out_h > out->h || *oc0 + t->kernels > out->c)
+        STOP("task %d (node %s): tile rows %d+%d or channels %d+%d beyond the tensor", ti, nn, *y0o,
+             t->out_h, *oc0, t->kernels);
+out:
+    return rc;
+}
+
 int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len, int lut)
 {
     const rknn_model *m = s->m;
@@ -293,17 +316,9 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
         STOP("task %d (node %s): the chip's per-channel group size is unknown", ti, nn);
     /* tiles: rows from the offsets into the tensors; an output-channel tile
      * starts at a whole C2 surface of the destination */
-    int64_t in_row = (int64_t)in.w * in.c2, out_row = (int64_t)out.w * out.c2;
-    int64_t out_surf = out_row * out.h;
-    if (t->feature_addr < 0 || t->dst_addr < 0 || t->feature_addr % in_row ||
-        (t->dst_addr % out_surf) % out_row)
-        STOP("task %d (node %s): feature 0x%llx / destination 0x%llx are not row offsets into the "
-             "node's tensors", ti, nn, (long long)t->feature_addr, (long long)t->dst_addr);
-    int y0i = (int)(t->feature_addr / in_row), y0o = (int)(t->dst_addr % out_surf / out_row);
-    int oc0 = (int)(t->dst_addr / out_surf) * out.c2, noc = t->kernels;
-    if (y0i + t->in_h > in.h || y0o + t->out_h > out.h || oc0 + noc > out.c)
-        STOP("task %d (node %s): tile rows %d+%d or channels %d+%d beyond the tensor", ti, nn, y0o,
-             t->out_h, oc0, noc);
+    int y0i, y0o, oc0, noc = t->kernels;
+    if ((rc = emu_conv_tile(s, t, &m->tensors[xi], &in, &out, &y0i, &y0o, &oc0)))
+        goto out;
     rows[0] = y0o;
     rows[1] = y0o + t->out_h;
     /* the EW operand sits at the output's position: one offset for the whole node */

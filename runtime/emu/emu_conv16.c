@@ -64,18 +64,9 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
         t->pad_left < 0 || emu_weight_blocks(wt, kh, kw, in.c, out.c, &wb))
         STOP("task %d (node %s): weight %s: native shape does not fit the task's kernel %dx%d, "
              "%d to %d channels", ti, nn, wt->name, kh, kw, in.c, out.c);
-    /* the rows from the offsets (an image input's rows are its aligned width apart) */
-    int64_t in_row = act_row_bytes(&m->tensors[xi], &in);
-    int64_t out_row = (int64_t)out.w * out.c2 * 2, out_surf = out_row * out.h;
-    if (t->feature_addr < 0 || t->dst_addr < 0 || t->feature_addr % in_row ||
-        (t->dst_addr % out_surf) % out_row)
-        STOP("task %d (node %s): feature 0x%llx / destination 0x%llx are not row offsets into the "
-             "node's tensors", ti, nn, (long long)t->feature_addr, (long long)t->dst_addr);
-    int y0i = (int)(t->feature_addr / in_row), y0o = (int)(t->dst_addr % out_surf / out_row);
-    int oc0 = (int)(t->dst_addr / out_surf) * out.c2, noc = t->kernels;
-    if (y0i + t->in_h > in.h || y0o + t->out_h > out.h || oc0 + noc > out.c)
-        STOP("task %d (node %s): tile rows %d+%d or channels %d+%d beyond the tensor", ti, nn, y0o,
-             t->out_h, oc0, noc);
+    int y0i, y0o, oc0, noc = t->kernels;
+    if ((rc = emu_conv_tile(s, t, &m->tensors[xi], &in, &out, &y0i, &y0o, &oc0)))
+        goto out;
     int64_t per_kernel = wb.block_bytes / wb.ocp * 2;
     if (oc0 % wb.ocp || t->weight_addr != (int64_t)(oc0 / wb.ocp) * wb.block_bytes * 2 ||
         (t->weight_bytes >= 0 && t->weight_bytes != per_kernel * noc) ||

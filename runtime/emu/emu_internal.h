@@ -191,6 +191,8 @@ int64_t emu_weight_elem(const weight_blocks *b, int oc, int ic, int ky, int kx);
 /* The task runners: RT_OK, or an error that says what is not emulated. A conv
  * also reads the file's weights and the LUT tensor lut's table. */
 int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len, int lut);
+int emu_conv_tile(const emu_step *s, const emu_task *t, const rknn_tensor *xt, const act *in,
+                  const act *out, int *y0i, int *y0o, int *oc0);
 /* a float16 conv task (emu_conv16.c): emu_run_conv hands it over */
 int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
 int emu_run_copy(const emu_step *s, const emu_task *t);
