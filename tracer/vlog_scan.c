@@ -34,6 +34,7 @@ typedef struct scan {
     size_t budget, held, index_bytes;
     int credited;              /* runs [0, credited) already looked at after final */
     int64_t over;              /* the line where the bound was passed, 0 none */
+    int64_t tk1_table;         /* the line of an RKNN-Toolkit 1.x eval_perf header, 0 none */
     char buf[4096];            /* the current line, prefixes stripped */
 } scan_t;
 
@@ -818,6 +819,9 @@ int vlog_scan_bounded(const char *text, size_t len, int formats, size_t *budget,
             continue;
         }
         /* the totals alone (a build log's memory statistics, a level-3 excerpt) too */
+        if (!sc->tk1_table && !strncmp(t, "Layer ID ", 9) && strstr(t, " Operator ") &&
+            strstr(t, "Time(us)"))
+            sc->tk1_table = i + 1; /* RKNN-Toolkit 1.x eval_perf: named if nothing else is read */
         if ((formats & VLOG_F_SRAM) && (is_sram_start(t) || is_sram_footer(t))) {
             i = sram_segment(sc, L, n, i);
             continue;
@@ -831,6 +835,11 @@ over:
     if (sc->over)
         rc = rt_err(err, errlen, RT_ENOMEM, "line %lld: the line index, runs and rows read so far "
                     "pass the %zu MiB left for them", (long long)sc->over, sc->budget >> 20);
+    else if (!v->n_runs && sc->tk1_table)
+        rc = rt_err(err, errlen, RT_EUNSUPPORTED,
+                    "line %lld: an RKNN-Toolkit 1.x eval_perf table (Layer ID, Name, Operator, Time(us): "
+                    "RKNPU1 chips, RK1808/RV1109/RV1126) is not read; import reads the RKNPU2 runtime's "
+                    "and Toolkit2's logs", (long long)sc->tk1_table);
     else if (!v->n_runs)
         rc = rt_err(err, errlen, RT_EFORMAT,
                     "no vendor output found (no per-layer, SRAM, accuracy or memory table, "

@@ -591,6 +591,10 @@ pub issue-203 "$P"/issue-buildlog-memstats-KB-hiera-203.txt
 eq "build memory totals in KB (KiB): weight, internal" "$(pq "SELECT weight_bytes||' '||internal_bytes FROM runs")" "34004890 $((243712 * 1024))"  # 33207.9 x 1024, rounded
 pub issue-217 "$P"/issue-buildlog-memstats-bytes-vit-rk3566-217.txt
 eq "build memory totals in bytes: weight, internal" "$(pq "SELECT weight_bytes||' '||internal_bytes FROM runs")" "19588032 755712"
+# RKNN-Toolkit 1.x eval_perf (RKNPU1): not read, said so with its line, nothing stored
+rm -f "$T/p.db"
+"$RT" import --db "$T/p.db" "$P"/issue-tk1-evalperf-wrapped-names-rv1126-388.txt >/dev/null 2>"$T/err"
+eq "toolkit 1.x eval_perf: exit, one line naming it, no database" "$? $(wc -l <"$T/err") $(grep -c 'line 11: an RKNN-Toolkit 1.x eval_perf table' "$T/err") $([ -e "$T/p.db" ] && echo db)" "2 1 1 "
 # a log wrapped line by line in backticks (inline code): read as the lines inside
 pub issue-tk2-2 "$P"/issue-tkerr-errorpipe-tk2-1.x-backticks-rk3568-2.txt
 eq "backtick-wrapped lines: exit, status" "$(cat "$T/pub.rc") $(pq "SELECT status FROM runs")" "0 failed"
