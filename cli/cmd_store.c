@@ -508,7 +508,7 @@ static void print_imported(const store_run *run)
     json_t *root = run->extra_json ? json_loads(run->extra_json, 0, NULL) : NULL;
     json_t *e, *b, *p;
 
-    if (!run->import_kind || !json_is_object(root))
+    if (!run->import_kind)
         goto out;
     /* the versions the log printed (env_json): what a mismatch diagnosis is read against */
     {
@@ -529,6 +529,8 @@ static void print_imported(const store_run *run)
             putchar('\n');
         json_decref(env);
     }
+    if (!json_is_object(root))
+        goto out;
     if (json_is_object(e = json_object_get(root, "errors"))) {
         json_t *lines = json_object_get(e, "lines"), *l;
         size_t k;

@@ -153,6 +153,14 @@ int benchlog_line(benchlog_t *b, const char *s)
         used = iteration(b, s);
     } else if (sscanf(s, "Avg Time %lfms, Avg FPS = %lf%c", &a, &f, &tail) == 2) {
         b->avg_ms = a, b->avg_fps = f, used = 1;
+    } else if (sscanf(s, "Total Time(us): %lld", &x) == 1 && x >= 0) {
+        /* eval_perf with perf_debug off: the board's whole-model time, then "FPS: f" */
+        const char *p = strstr(s, "FPS:");
+        b->avg_ms = (double)x / 1000.0, used = 1;
+        if (p && sscanf(p, "FPS: %lf", &f) == 1 && f >= 0)
+            b->avg_fps = f;
+    } else if (b->avg_ms >= 0 && b->avg_fps < 0 && sscanf(s, "FPS: %lf%c", &f, &tail) == 1 && f >= 0) {
+        b->avg_fps = f, used = 1;
     } else if (sscanf(s, "once run use %lf ms%c", &a, &tail) == 1 && a >= 0) {
         /* the SDK's older demos (rknn_yolov5_demo): the first run, then the loop's mean */
         if (b->n_warmup < BENCHLOG_MAX_WARMUP) {

@@ -8,6 +8,19 @@
  * "rknn_run E RKNN: ...", logcat's "... E RKNN    : ...". */
 static int has_e_rknn(const char *s)
 {
+    /* logcat's brief and Android Studio forms: "E/RKNN    (12848): ...", "... E/RKNN: ..." */
+    const char *b = strstr(s, "E/RKNN");
+    if (b && (b == s || b[-1] == ' ')) {
+        b += 6;
+        while (*b == ' ')
+            b++;
+        if (*b == '(') { /* the pid */
+            const char *e = strchr(b, ')');
+            b = e ? e + 1 : b;
+        }
+        if (*b == ':')
+            return 1;
+    }
     for (const char *p = s; (p = strstr(p, "E RKNN")) != NULL; p += 6) {
         const char *q = p + 6;
         if (p != s && p[-1] != ' ')
@@ -37,9 +50,22 @@ static int python_error(const char *t)
 
 int errlog_is_error(const char *raw, const char *t)
 {
-    /* the toolkit's own version, repeated at level E in its error block */
+    /* the toolkit's own version, repeated at level E in its error block, and its
+     * version box (RKNN-Toolkit 1.x prints it at level E: "E RKNNAPI:   API: 1.7.5 ...") */
     if (strstr(raw, "rknn-toolkit2 version:") || strstr(raw, "rknn-toolkit-lite2 version:"))
         return 0;
+    if (!strncmp(raw, "E RKNNAPI:", 10)) {
+        const char *p = raw + 10;
+        while (*p == ' ')
+            p++;
+        if (!strncmp(p, "RKNN VERSION", 12) || !strncmp(p, "API:", 4) || !strncmp(p, "DRV:", 4) ||
+            !strncmp(p, "=====", 5))
+            return 0;
+    }
+    /* adb's own failure (accuracy_analysis pulling the board's dumps), a libc abort */
+    if (!strncmp(raw, "adb: error:", 11) || strstr(raw, "corrupted size vs. prev_size") ||
+        strstr(raw, "double free or corruption"))
+        return 1;
     if (has_e_rknn(raw))
         return 1;
     /* the kernel driver's error in logcat: "... 0 E RKNPU   : job timeout, ..." */
@@ -60,6 +86,16 @@ static const struct known_error {
     {"failed to submit", "an NPU job did not complete (timeout or NPU hang); the runtime's own "
      "advice is to update toolkit2 and runtime: a runtime that does not match the kernel "
      "driver, or a model the NPU hangs on", 1},
+    {"Invalid target_platform", "the toolkit does not build for the chip named (RKNN-Toolkit2 "
+     "builds for RK3562/RK3566/RK3568/RK3576/RK3588, RV1103/RV1106 and RV1126B; RV1109/RV1126 "
+     "and RK1808 need RKNN-Toolkit 1.x)", 1},
+    {"remote object '/userdata/dumps' does not exist", "accuracy_analysis could not pull the "
+     "board's layer dumps: the board has no /userdata/dumps folder (create it; Android boards "
+     "use /data/dumps)", 1},
+    {"corrupted size vs. prev_size", "the toolkit's process aborted in native code (heap "
+     "corruption reported by glibc) during the step logged before it", 1},
+    {"double free or corruption", "the toolkit's process aborted in native code (heap "
+     "corruption reported by glibc) during the step logged before it", 1},
     {"job timeout", "an NPU job timed out in the kernel driver (an NPU hang, or a runtime that "
      "does not match the driver); the driver resets the NPU after it", 1},
     {"failed open dump path", "a level-5 dump file could not be written (the dump folder does "
@@ -107,8 +143,8 @@ static const struct known_error {
     {"Init runtime environment failed", "init_runtime failed: the board could not be reached "
      "or its runtime does not match the toolkit", 1},
     {"RKNN_ERR_DEVICE_UNAVAILABLE", "the board's NPU is not available to the toolkit", 1},
-    {"RKNN_ERR_MODEL_INVALID", "the runtime refused the model (toolkit and runtime versions "
-     "differ)", 1},
+    {"RKNN_ERR_MODEL_INVALID", "the runtime refused the model (a model compiled for another "
+     "chip, or by a toolkit whose version differs from the runtime's)", 1},
     {"RKNN_ERR_MALLOC_FAIL", "the runtime ran out of memory", 1},
     {"/sys/class/devfreq/", "a frequency node the toolkit reads does not exist on this board "
      "(eval_perf fixes or reads the DDR/NPU clock through devfreq)", 1},

@@ -207,6 +207,11 @@ int rtinfo_line(rtinfo_t *i, const char *s)
         snprintf(i->server_version, sizeof i->server_version, "%.*s", (int)strcspn(p, " "), p);
         return 1;
     }
+    /* RKNN-Toolkit 1.x's box: "DRV: 1.7.5 (bb79b30 build: ...)", the board's driver side */
+    if (!strncmp(s, "DRV:", 4) && (p = s + 4 + strspn(s + 4, " ")) && isdigit((unsigned char)*p)) {
+        snprintf(i->driver_version, sizeof i->driver_version, "%.*s", (int)strcspn(p, " "), p);
+        return 1;
+    }
     /* "DRV: rknnrt: ...", or on a line of its own under "DRV: rknn_server:" */
     if ((p = strstr(s, "DRV: rknnrt:")) != NULL || !strncmp(s, "rknnrt:", 7)) {
         p = p ? p + 12 : s + 7;

@@ -157,6 +157,18 @@ static char *strip(char *s, int *rt)
     char *p = tracer_strip_prefix(s);
 
     *rt = p != s && strncmp(s, "---> ", 5) != 0;
+    /* logcat -v brief: "E/RKNN    (12848): ..." */
+    if (!*rt && s[0] && strchr("VDIWEF", s[0]) && s[1] == '/' && !strncmp(s + 2, "RKNN", 4)) {
+        char *k = s + 6;
+        while (*k == ' ')
+            k++;
+        if (*k == '(' && strchr(k, ')'))
+            k = strchr(k, ')') + 1;
+        if (*k == ':') {
+            *rt = 1;
+            return k + 1 + (k[1] == ' ');
+        }
+    }
     /* Android logcat: the runtime's tag RKNN, rknn_server's SERVER, the kernel
      * driver's RKNPU */
     if (!*rt && isdigit((unsigned char)s[0]) && (s[2] == '-' || s[4] == '-')) {
@@ -603,6 +615,11 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         count(sc, lineno, VLOG_LAYOUT, t);
         return;
     }
+    /* eval_perf's banner above its table: a caveat, nothing to read */
+    if (!strncmp(t, "Warning: The performance result is just for debugging", 53)) {
+        count(sc, lineno, VLOG_LAYOUT, t);
+        return;
+    }
     if (t[0] == '#') {
         count(sc, lineno, VLOG_COMMENT, t);
         return;
@@ -613,7 +630,8 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
     }
     if (f & VLOG_F_INFO) {
         char *ti = t;
-        if (!strncmp(raw, "D RKNNAPI:", 10))
+        /* the toolkit's version box, at any level (1.x prints it with E) */
+        if ((raw[0] == 'D' || raw[0] == 'I' || raw[0] == 'E') && !strncmp(raw + 1, " RKNNAPI:", 9))
             for (ti = raw + 10; *ti == ' ';)
                 ti++;
         if (rtinfo_is_runtime_line(ti) && c && (run_has_data(c) || c->info.runtime_version[0]))
@@ -633,7 +651,12 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
     }
     if (f & VLOG_F_BENCH) {
         int starts = !strncmp(t, "rknn_api/rknnrt version:", 24) || !strncmp(t, "Avg Time ", 9) ||
-                     !strncmp(t, "once run use ", 13) || !strncmp(t, "loop count = ", 13);
+                     !strncmp(t, "once run use ", 13) || !strncmp(t, "loop count = ", 13) ||
+                     !strncmp(t, "Total Time(us): ", 16);
+        /* a benchmark pasted without its header: its sections and timed lines open it */
+        if (!starts && (!c || !c->has_bench))
+            starts = !strcmp(t, "Begin perf ...") || !strcmp(t, "Warmup ...") ||
+                     (isdigit((unsigned char)t[0]) && strstr(t, ": Elapse Time = "));
         benchlog_t probe;
         if (starts || (c && c->has_bench)) {
             vlog_run_t *r = c;

@@ -595,6 +595,31 @@ eq "build memory totals in bytes: weight, internal" "$(pq "SELECT weight_bytes||
 rm -f "$T/p.db"
 "$RT" import --db "$T/p.db" "$P"/issue-tk1-evalperf-wrapped-names-rv1126-388.txt >/dev/null 2>"$T/err"
 eq "toolkit 1.x eval_perf: exit, one line naming it, no database" "$? $(wc -l <"$T/err") $(grep -c 'line 11: an RKNN-Toolkit 1.x eval_perf table' "$T/err") $([ -e "$T/p.db" ] && echo db)" "2 1 1 "
+# Android Studio's logcat ("... 12848-12876 E/RKNN: ...") and logcat -v brief ("E/RKNN    (12848): ...")
+pub issue-tk2-44 "$P"/issue-android-studio-logcat-alloc-fail-rk3568-44.txt
+eq "Android Studio logcat: exit, status, error lines" "$(cat "$T/pub.rc") $(pq "SELECT status FROM runs") $(pq "SELECT json_extract(extra_json,'\$.errors.count') FROM runs")" "0 failed 3"
+case "$(diag)" in *"NPU memory could not be allocated"*) ok ;; *) bad "E/RKNN alloc: diagnosis '$(diag)'" ;; esac
+printf 'E/RKNN    (12848): failed to allocate handle, ret: -1\n' >"$T/brief.txt"
+pub brief "$T/brief.txt"
+eq "logcat -v brief: exit, status" "$(cat "$T/pub.rc") $(pq "SELECT status FROM runs")" "0 failed"
+# RKNN-Toolkit 1.x prints its version box at level E: versions, not errors (the 4 error
+# lines, by hand: Traceback, Exception, "check github issues:", "Current device id is:")
+pub tk1-443 "$P"/issue-tk1-init-runtime-model-invalid-rv1126-E-versionbox-443.txt
+eq "E-level version box: versions, error lines" "$(pq "SELECT json_extract(env_json,'\$.api_version')||' '||json_extract(env_json,'\$.driver_version')||' '||json_extract(extra_json,'\$.errors.count') FROM runs")" "1.7.5 1.7.5 4"
+pub tk2-112 "$P"/issue-tkerr-accuracy-adb-dumps-rk3566-2.0.0b0-112.txt
+case "$(diag)" in *"/userdata/dumps"*) ok ;; *) bad "adb dumps: diagnosis '$(diag)'" ;; esac
+pub tk2-475 "$P"/issue-tkerr-accuracy-crash-corrupted-size-rk3576-475.txt
+eq "glibc abort: exit, status" "$(cat "$T/pub.rc") $(pq "SELECT status FROM runs")" "0 failed"
+pub mz-219 "$P"/issue-tkerr-invalid-target-platform-rv1126-tk2.2.0-modelzoo-219.txt
+case "$(diag)" in *"RKNN-Toolkit 1.x"*) ok ;; *) bad "invalid target_platform: diagnosis '$(diag)'" ;; esac
+# eval_perf without perf_debug: "Total Time(us): N" and "FPS: f", the board's whole-model time
+printf 'NPU Current Frequency List:\n    - 1000000000\nTotal Time(us): 17219\nFPS: 58.08\n' >"$T/evalperf.txt"
+pub evalperf "$T/evalperf.txt"
+eq "eval_perf total: stored, --json, avg FPS" "$(pq "SELECT total_us FROM runs") $(jget "d['runs'][0]['total_us']") $(pq "SELECT json_extract(extra_json,'\$.benchmark.avg_fps') FROM runs")" "17219.0 17219 58.08"
+# a benchmark pasted without its header: "Begin perf ..." and its timed lines
+printf '...\nBegin perf ...\n   0: Elapse Time = 2.32ms, FPS = 431.97\n   1: Elapse Time = 2.08ms, FPS = 481.70\n   2: Elapse Time = 2.16ms, FPS = 462.96\n' >"$T/bench.txt"
+pub bench "$T/bench.txt"
+eq "benchmark without its header: median, iterations" "$(pq "SELECT total_us||' '||iterations FROM runs")" "2160.0 3"
 # a log wrapped line by line in backticks (inline code): read as the lines inside
 pub issue-tk2-2 "$P"/issue-tkerr-errorpipe-tk2-1.x-backticks-rk3568-2.txt
 eq "backtick-wrapped lines: exit, status" "$(cat "$T/pub.rc") $(pq "SELECT status FROM runs")" "0 failed"
