@@ -734,7 +734,8 @@ static const char *tt(const char *s)
     return esc_tmp(ESC_TERM, s);
 }
 
-void accuracy_print_stored(const store_accuracy *v, int n, FILE *f, double thr, int color)
+void accuracy_print_stored(const store_accuracy *v, int n, FILE *f, double thr, int color,
+                           int board)
 {
     int w = 24;
     char label[512], a[32], b[32], d[32], e[32], m[32], s[32];
@@ -745,10 +746,17 @@ void accuracy_print_stored(const store_accuracy *v, int n, FILE *f, double thr, 
         if (l > w)
             w = l < 120 ? l : 120;
     }
-    fputs("# entire: error of each layer between 'golden' (fp32) and the quantized simulation, "
-          "accumulated layer by layer.\n"
-          "# single: error of the layer alone, fed with the golden inputs.\n"
-          "# ('nan': the tensor is constant (all zeros or all equal) or not finite; 'n/a': "
+    /* an imported board half (Toolkit2's runtime_error columns: entire, single_sim) */
+    if (board)
+        fputs("# entire: error of each layer between 'golden' (fp32) and the board's runtime, "
+              "accumulated layer by layer.\n"
+              "# single: the board's layer against the simulator's, fed the same inputs "
+              "(Toolkit2's single_sim).\n", f);
+    else
+        fputs("# entire: error of each layer between 'golden' (fp32) and the quantized simulation, "
+              "accumulated layer by layer.\n"
+              "# single: error of the layer alone, fed with the golden inputs.\n", f);
+    fputs("# ('nan': the tensor is constant (all zeros or all equal) or not finite; 'n/a': "
           "not given (a log that did not print it); '-': fused into the next activation, not "
           "quantized itself)\n\n", f);
     fprintf(f, "%-*s %-26s %-26s %-12s %s\n", w, "layer_name", "         entire", "         single",

@@ -310,7 +310,7 @@ store_accuracy *accuracy_store_rows(const accuracy_report *r);
  * single, max abs, SQNR; threshold for the colours and the findings) / the
  * "layers" list of docs/json.md / its "outputs" list (graph outputs, entire). */
 void accuracy_print_stored(const store_accuracy *rows, int n, FILE *f, double threshold,
-                           int color);
+                           int color, int board);  /* board: an imported runtime_error half */
 void accuracy_json_stored(const store_accuracy *rows, int n, struct json_writer *w);
 void accuracy_json_outputs(const store_accuracy *rows, int n, struct json_writer *w);
 

@@ -698,7 +698,8 @@ void summary_print_accuracy(const run_summary *s, FILE *f, int color)
                 (long long)s->fp16_layers, s->fp16_layers == 1 ? "" : "s", (long long)s->cfg_params,
                 s->cfg_params == 1 ? "" : "s");
     fputc('\n', f);
-    accuracy_print_stored(s->acc, s->n_acc, f, s->cos_threshold, color);
+    accuracy_print_stored(s->acc, s->n_acc, f, s->cos_threshold, color,
+                          r->import_kind && r->backend && !strcmp(r->backend, "board"));
 }
 
 /* ---- JSON (docs/json.md) --------------------------------------------------- */

@@ -620,6 +620,10 @@ eq "eval_perf total: stored, --json, avg FPS" "$(pq "SELECT total_us FROM runs")
 printf '...\nBegin perf ...\n   0: Elapse Time = 2.32ms, FPS = 431.97\n   1: Elapse Time = 2.08ms, FPS = 481.70\n   2: Elapse Time = 2.16ms, FPS = 462.96\n' >"$T/bench.txt"
 pub bench "$T/bench.txt"
 eq "benchmark without its header: median, iterations" "$(pq "SELECT total_us||' '||iterations FROM runs")" "2160.0 3"
+# an accuracy table's two halves: the board's (runtime_error) legend says so
+pub acc2 "$LOGS"/accuracy-cos-euc-mobilenetv2-rk3588-tk1.6.0-rkdoc-02.txt
+b_id=$(pq "SELECT id FROM runs WHERE backend='board'"); s_id=$(pq "SELECT id FROM runs WHERE backend='toolkit'")
+eq "accuracy legends: board half, simulator half" "$("$RT" show "$b_id" --db "$T/p.db" | grep -c "and the board's runtime") $("$RT" show "$s_id" --db "$T/p.db" | grep -c 'and the quantized simulation')" "1 1"
 # a log wrapped line by line in backticks (inline code): read as the lines inside
 pub issue-tk2-2 "$P"/issue-tkerr-errorpipe-tk2-1.x-backticks-rk3568-2.txt
 eq "backtick-wrapped lines: exit, status" "$(cat "$T/pub.rc") $(pq "SELECT status FROM runs")" "0 failed"
