@@ -376,9 +376,13 @@ int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows,
 
     memset(ng, 0, sizeof(*ng));
     *complete = 0;
+    if (!p && (!run->platform || !*run->platform))
+        return rt_err(err, errlen, RT_ENOTFOUND, "run #%lld: no platform recorded, and the table is "
+                      "laid out for a chip's cores: import the log again with --target CHIP",
+                      (long long)run->id);
     if (!p)
         return rt_err(err, errlen, RT_ENOTFOUND, "run #%lld: unknown platform '%s'",
-                      (long long)run->id, run->platform ? run->platform : "");
+                      (long long)run->id, run->platform);
     int cores = p->cores < NPU_MAX_CORES ? p->cores : NPU_MAX_CORES;
     ng->plat = p;
     c = carriers_of(p, rows, n_rows, &nc);
