@@ -10,6 +10,7 @@
 #include <strings.h>
 #include "record/perf_rows.h"
 #include "record/source_import.h"
+#include "record/timing.h"
 #include "util/util.h"
 #include "runtime/npu/npu_platform.h"
 
@@ -329,11 +330,6 @@ void import_run_facts(store_run *run, const vlog_run_t *r)
 }
 
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int import_accuracy_add(store *st, int64_t id, const vlog_run_t *r, char *err, size_t errlen)
 {
@@ -400,15 +396,17 @@ void import_run_fill(store_run *run, const vlog_run_t *r, const char *target,
     if (r->has_bench) {
         if (r->bench.has_warmup) /* no warm-up section: the log does not say */
             run->warmup = r->bench.n_warmup;
-        if (r->bench.n_perf) {
+        if (r->bench.n_perf) { /* the timed iterations: the statistics every source keeps */
             double *t = xmalloc((size_t)r->bench.n_perf * sizeof(double));
-            memcpy(t, r->bench.perf_ms, (size_t)r->bench.n_perf * sizeof(double));
-            qsort(t, (size_t)r->bench.n_perf, sizeof(double), cmp_dbl);
+            for (int k = 0; k < r->bench.n_perf; k++)
+                t[k] = r->bench.perf_ms[k] * 1000.0;
+            time_stats ts = time_stats_of(t, r->bench.n_perf);
             run->iterations = r->bench.n_perf;
-            run->host_min_us = t[0] * 1000.0;
+            run->host_min_us = ts.min;
+            run->host_p90_us = ts.p90;
+            run->host_stddev_us = ts.stddev;
             if (isnan(total))
-                total = (r->bench.n_perf & 1 ? t[r->bench.n_perf / 2]
-                                             : (t[r->bench.n_perf / 2 - 1] + t[r->bench.n_perf / 2]) / 2) * 1000.0;
+                total = ts.median;
             free(t);
         }
         if (isnan(total) && r->bench.avg_ms >= 0)
