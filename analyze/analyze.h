@@ -442,6 +442,8 @@ typedef struct run_summary {
     /* predicted (NPU model) */
     double frame_us, fps;               /* plain-run frame; NaN: no prediction */
     double perf_table_us;               /* level-4 (perf_debug) table total, NaN none */
+    int table_is_sum;                   /* 1: an imported log printed no total; perf_table_us is
+                                           the sum of the rows it kept (an excerpt may lack some) */
     double share_pct[3];                /* by enum npu_bound: compute, DDR, CPU (of the layer rows) */
     double io_us;                       /* frame time outside the layer rows: Input/OutputOperator,
                                            exDataConvert (no graph node, no row); NaN unknown */
@@ -495,6 +497,8 @@ int summary_layers_measured(const run_summary *s);
  * row ("host (this PC, not the board)", "rknn_run (measured on the board)",
  * ...), the slowest layers' heading. */
 const char *summary_frame_label(const run_summary *s);
+/* ", the sum of the rows the log kept: ..." after the table total's words (table_is_sum), or "" */
+const char *summary_table_note(const run_summary *s);
 const char *summary_frame_missing(const run_summary *s);
 const char *summary_timing_label(const run_summary *s);
 const char *summary_top_title(const run_summary *s, char *buf, size_t len);

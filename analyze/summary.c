@@ -203,6 +203,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     int total_is_table = !isnan(imp_total) && imp_total == run->total_us;
     if (total_is_table && isnan(s->perf_table_us))
         s->perf_table_us = imp_total;
+    s->table_is_sum = s->prov.imported && isnan(tab) && isnan(run->log_total_us) && n_table > 0;
     s->io_us = n_frame && !isnan(s->frame_us) ? s->frame_us - sum_frame : NAN;
     /* the SramHit column counts hits in whatever on-chip buffer the chip has:
      * SRAM (rk3588), the nbuf (rk3576, rk3562), or none */
@@ -239,8 +240,10 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
             if (!summary_op_is_io(p->op) && p->cpu_us > 0)
                 cpu += p->cpu_us, s->n_fallback_ops++;
         }
-        if (s->ops.n && isnan(s->perf_table_us))
+        if (s->ops.n && isnan(s->perf_table_us)) {
             s->perf_table_us = !isnan(s->ops.total_us) ? s->ops.total_us : sum;
+            s->table_is_sum = isnan(s->ops.total_us);
+        }
         if (s->ops.n) {
             s->fallback_us = cpu;
             s->fallback_pct = s->perf_table_us > 0 ? 100.0 * cpu / s->perf_table_us : NAN;
@@ -347,6 +350,11 @@ double summary_layer_us(const run_summary *s, const store_layer *l)
     if (s->prov.table == PROV_BUILD) /* a build log's zeros are no times */
         return NAN;
     return s->top_by_table ? l->time_us : l->frame_us;
+}
+
+const char *summary_table_note(const run_summary *s)
+{
+    return s->table_is_sum ? ", the sum of the rows the log kept: it printed no total" : "";
 }
 
 const char *summary_frame_label(const run_summary *s)
@@ -562,9 +570,10 @@ void summary_print(const run_summary *s, FILE *f, int color)
                 SUMMARY_BAND_LIMIT_PCT, SUMMARY_BAND_SOURCE);
     }
     if (!isnan(s->frame_us) || !isnan(s->perf_table_us))
-        fprintf(f, "          level-4 table total %s ms (layer by layer, %s)\n",
+        fprintf(f, "          level-4 table total %s ms (layer by layer, %s)%s\n",
                 summary_fmt(a, sizeof(a), s->perf_table_us / 1e3, "%.3f"),
-                provenance_words(s->prov.table != PROV_NONE ? s->prov.table : s->prov.frame));
+                provenance_words(s->prov.table != PROV_NONE ? s->prov.table : s->prov.frame),
+                summary_table_note(s));
     fprintf(f, "bottleneck compute %s, DDR %s, CPU %s of the layers' time; I/O operators %s us\n",
             summary_fmt(a, sizeof(a), s->share_pct[0], "%.1f %%"), summary_fmt(b, sizeof(b), s->share_pct[1], "%.1f %%"),
             summary_fmt(c, sizeof(c), s->share_pct[2], "%.1f %%"), summary_fmt(d, sizeof(d), s->io_us, "%.1f"));
@@ -807,6 +816,8 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     j_num(w, "predicted_us", s->frame_us);
     j_num(w, "fps", s->fps);
     j_num(w, "perf_table_us", s->perf_table_us);
+    json_key(w, "perf_table_is_sum");
+    json_bool(w, s->table_is_sum);
     j_num(w, "io_us", s->io_us);
     json_key(w, "clock_mhz");
     if (s->npu_mhz > 0)

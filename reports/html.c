@@ -196,7 +196,8 @@ static void single_run(const rep_doc *d, FILE *f)
     kv(f, summary_frame_label(s), v);
     rep_num(a, sizeof(a), s->perf_table_us / 1e3, "%.3f ms");
     if (s->prov.table != PROV_NONE)
-        snprintf(a + strlen(a), sizeof(a) - strlen(a), " (%s)", provenance_words(s->prov.table));
+        snprintf(a + strlen(a), sizeof(a) - strlen(a), " (%s)%s", provenance_words(s->prov.table),
+                 summary_table_note(s));
     kv(f, "level-4 table total", a);
     snprintf(v, sizeof(v), "compute %s, DDR %s, CPU %s", rep_num(a, sizeof(a), s->share_pct[0], "%.1f %%"),
              rep_num(b, sizeof(b), s->share_pct[1], "%.1f %%"), rep_num(c, sizeof(c), s->share_pct[2], "%.1f %%"));

@@ -79,7 +79,8 @@ static void summary_section(const report_run *r, FILE *f)
     md_row(f, (const char *const[]){ summary_frame_label(s), v }, 2);
     rep_num(a, sizeof(a), s->perf_table_us / 1e3, "%.3f ms");
     if (s->prov.table != PROV_NONE)
-        snprintf(a + strlen(a), sizeof(a) - strlen(a), " (%s)", provenance_words(s->prov.table));
+        snprintf(a + strlen(a), sizeof(a) - strlen(a), " (%s)%s", provenance_words(s->prov.table),
+                 summary_table_note(s));
     md_row(f, (const char *const[]){ "level-4 table total", a }, 2);
     snprintf(v, sizeof(v), "median %s, p90 %s, min %s", rep_num(a, sizeof(a), s->host_median_us / 1e3, "%.3f ms"),
              rep_num(b, sizeof(b), s->host_p90_us / 1e3, "%.3f ms"), rep_num(c, sizeof(c), s->host_min_us / 1e3, "%.3f ms"));
