@@ -100,7 +100,7 @@ void import_log_platform(const char *text, size_t len, char *out, size_t outlen)
         if (bol && (ch == ' ' || ch == '\t'))
             continue;
         if (bol)
-            comment = ch == '#', bol = 0;
+            comment = tracer_is_comment(text + i, len - i), bol = 0;
         if (comment || (ch != 'r' && ch != 'R') || (i && isalnum((unsigned char)text[i - 1])))
             continue;
         for (int k = 0; npu_platform_at(k); k++) {

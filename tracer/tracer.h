@@ -12,6 +12,15 @@
  * glued to a ruler; returns the rest of the line. */
 char *tracer_strip_prefix(char *line);
 
+/* A comment line of a log ('#', after blanks): not one whose '#' is a root shell's
+ * prompt before a command ("# ./rknn_yolov5_demo model/RV1106/...", "# /usr/bin/x"),
+ * which is the board's own output to read. */
+static inline int tracer_is_comment(const char *t, size_t n)
+{
+    return n && t[0] == '#' &&
+           !(n > 3 && t[1] == ' ' && ((t[2] == '.' && t[3] == '/') || t[2] == '/'));
+}
+
 /* Parser of the vendor runtime's per-layer performance table
  * (RKNN_LOG_LEVEL=4, RKNN_QUERY_PERF_DETAIL, rknn.eval_perf()), every generation
  * in shared/research/log-formats.md §3: 2.x compact (Cycles(DDR/NPU/Total)),

@@ -620,7 +620,7 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         count(sc, lineno, VLOG_LAYOUT, t);
         return;
     }
-    if (t[0] == '#') {
+    if (t[0] == '#' && tracer_is_comment(t, strlen(t))) {
         count(sc, lineno, VLOG_COMMENT, t);
         return;
     }

@@ -624,6 +624,11 @@ eq "benchmark without its header: median, iterations" "$(pq "SELECT total_us||' 
 pub acc2 "$LOGS"/accuracy-cos-euc-mobilenetv2-rk3588-tk1.6.0-rkdoc-02.txt
 b_id=$(pq "SELECT id FROM runs WHERE backend='board'"); s_id=$(pq "SELECT id FROM runs WHERE backend='toolkit'")
 eq "accuracy legends: board half, simulator half" "$("$RT" show "$b_id" --db "$T/p.db" | grep -c "and the board's runtime") $("$RT" show "$s_id" --db "$T/p.db" | grep -c 'and the quantized simulation')" "1 1"
+# a root shell's prompt ('# ./app ...') is the board's output, not a comment: its path
+# names the chip; the '# source:' lines of these files stay comments
+printf '# source: a pasted session\n# ./rknn_yolov5_demo model/RV1106/yolov5s-640-640.rknn model/bus.jpg\nloop count = 10 , average run  120.09 ms\n' >"$T/prompt.txt"
+pub prompt "$T/prompt.txt"
+eq "root prompt line: platform, comments, total" "$(pq "SELECT platform FROM runs") $(jget "d['lines']['comment']") $(jget "d['runs'][0]['total_us']")" "rv1106 1 120090"
 # a log wrapped line by line in backticks (inline code): read as the lines inside
 pub issue-tk2-2 "$P"/issue-tkerr-errorpipe-tk2-1.x-backticks-rk3568-2.txt
 eq "backtick-wrapped lines: exit, status" "$(cat "$T/pub.rc") $(pq "SELECT status FROM runs")" "0 failed"
