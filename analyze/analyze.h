@@ -429,6 +429,7 @@ typedef struct summary_ops {
 void summary_ops_read(const char *extra_json, summary_ops *o);
 void summary_ops_free(summary_ops *o);
 int summary_op_is_io(const char *op);   /* Input/OutputOperator: the runtime's, not a fallback */
+int summary_op_is_fallback(const summary_op *p); /* CPU time, and not an I/O operator */
 void summary_ops_print(const summary_ops *o, FILE *f);
 void summary_ops_json(const summary_ops *o, struct json_writer *w);
 

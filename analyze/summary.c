@@ -101,7 +101,7 @@ static int is_fallback(const store_layer *l, int build)
     const char *op = l->npu_op ? l->npu_op : l->op ? l->op : "";
     /* a build log's rows have no figures, yet say where each layer runs */
     return (store_layer_has_figures(l) || build) && l->target && !strcmp(l->target, "CPU") &&
-           strcmp(op, "InputOperator") && strcmp(op, "OutputOperator");
+           !summary_op_is_io(op);
 }
 
 typedef struct rank {
@@ -237,7 +237,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
         for (int k = 0; k < s->ops.n; k++) {
             const summary_op *p = &s->ops.ops[k];
             sum += isnan(p->total_us) ? 0 : p->total_us;
-            if (!summary_op_is_io(p->op) && p->cpu_us > 0)
+            if (summary_op_is_fallback(p))
                 cpu += p->cpu_us, s->n_fallback_ops++;
         }
         if (s->ops.n && isnan(s->perf_table_us)) {
@@ -600,7 +600,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
         fprintf(f, "%sCPU fallback:%s %s\n", red, lo, summary_fallback_head(s, "n/a", nm, sizeof(nm)));
         for (int k = 0; k < s->ops.n; k++) {
             const summary_op *p = &s->ops.ops[k];
-            if (!summary_op_is_io(p->op) && p->cpu_us > 0)
+            if (summary_op_is_fallback(p))
                 fprintf(f, "  %-16s %9s us on the CPU, %s calls\n", tt(p->op),
                         summary_fmt(a, sizeof(a), p->cpu_us, "%.0f"),
                         summary_fmt(b, sizeof(b), p->calls, "%.0f"));

@@ -64,6 +64,11 @@ int summary_op_is_io(const char *op)
     return !strcmp(op, "InputOperator") || !strcmp(op, "OutputOperator");
 }
 
+int summary_op_is_fallback(const summary_op *p)
+{
+    return !summary_op_is_io(p->op) && p->cpu_us > 0;
+}
+
 void summary_ops_print(const summary_ops *o, FILE *f)
 {
     if (!o->n)

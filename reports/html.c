@@ -263,7 +263,7 @@ static void single_run(const rep_doc *d, FILE *f)
         for (int k = 0; k < s->ops.n; k++) {
             const summary_op *p = &s->ops.ops[k];
             char c0[32], n0[32];
-            if (!summary_op_is_io(p->op) && p->cpu_us > 0)
+            if (summary_op_is_fallback(p))
                 row(f, NULL, (const char *const[]){ rep_str(p->op), rep_num(c0, sizeof(c0), p->cpu_us, "%.0f"),
                                                     rep_num(n0, sizeof(n0), p->calls, "%.0f") }, 3);
         }

@@ -130,7 +130,7 @@ static void summary_section(const report_run *r, FILE *f)
         for (int k = 0; k < s->ops.n; k++) {
             const summary_op *p = &s->ops.ops[k];
             char op[80], c0[32], n0[32];
-            if (!summary_op_is_io(p->op) && p->cpu_us > 0)
+            if (summary_op_is_fallback(p))
                 md_row(f, (const char *const[]){ md_short(op, sizeof(op), p->op, OP_W),
                                                  rep_num(c0, sizeof(c0), p->cpu_us, "%.0f"),
                                                  rep_num(n0, sizeof(n0), p->calls, "%.0f") }, 3);
