@@ -403,10 +403,7 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
             for (int y = 0; y < a.h; y++)
                 for (int x = 0; x < a.w; x++) {
                     double v = (inputs[k][((int64_t)c * a.h + y) * a.w + x] - mean) / sd;
-                    if (a.es == 2)
-                        act_f16(&a)[act_off(&a, c, y, x)] = rt_f32_to_f16((float)v);
-                    else
-                        a.p[act_off(&a, c, y, x)] = sat8(llround(v / t->scale) + t->zero_point);
+                    act_store(t, &a, act_off(&a, c, y, x), v);
                 }
         }
         mem.written[io->tensor] = 1;

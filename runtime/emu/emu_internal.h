@@ -95,15 +95,14 @@ static inline float act_value(const rknn_tensor *t, const act *a, int64_t off)
     return (float)((a->p[off] - t->zero_point) * t->scale);
 }
 
-/* A value stored at element off: quantized to int8, or rounded to float16. */
+/* A value stored at element off: quantized to int8 (round half away from zero,
+ * saturated: as the runtime quantizes an input), or rounded to float16. */
 static inline void act_store(const rknn_tensor *t, const act *a, int64_t off, double v)
 {
-    if (a->es == 2) {
+    if (a->es == 2)
         act_f16(a)[off] = rt_f32_to_f16((float)v);
-        return;
-    }
-    double q = nearbyint(v / t->scale) + (double)t->zero_point;
-    a->p[off] = (int8_t)(q < -128 ? -128 : q > 127 ? 127 : q);
+    else
+        a->p[off] = sat8(llround(v / t->scale) + t->zero_point);
 }
 
 /* Bytes between rows of the NPU's copy of a: an NHWC image input (C2 = C) has
