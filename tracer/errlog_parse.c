@@ -10,26 +10,11 @@ static int has_e_rknn(const char *s)
 {
     /* logcat's brief and Android Studio forms: "E/RKNN    (12848): ...", "... E/RKNN: ..." */
     const char *b = strstr(s, "E/RKNN");
-    if (b && (b == s || b[-1] == ' ')) {
-        b += 6;
-        while (*b == ' ')
-            b++;
-        if (*b == '(') { /* the pid */
-            const char *e = strchr(b, ')');
-            b = e ? e + 1 : b;
-        }
-        if (*b == ':')
+    if (b && (b == s || b[-1] == ' ') && tracer_after_tag(b + 6, 1))
+        return 1;
+    for (const char *p = s; (p = strstr(p, "E RKNN")) != NULL; p += 6)
+        if ((p == s || p[-1] == ' ') && tracer_after_tag(p + 6, 0))
             return 1;
-    }
-    for (const char *p = s; (p = strstr(p, "E RKNN")) != NULL; p += 6) {
-        const char *q = p + 6;
-        if (p != s && p[-1] != ' ')
-            continue;
-        while (*q == ' ')
-            q++;
-        if (*q == ':')
-            return 1;
-    }
     return 0;
 }
 

@@ -20,3 +20,12 @@ char *tracer_strip_prefix(char *s)
         s += 5;
     return s;
 }
+
+const char *tracer_after_tag(const char *k, int pid)
+{
+    while (*k == ' ')
+        k++;
+    if (pid && *k == '(' && strchr(k, ')'))
+        k = strchr(k, ')') + 1;
+    return *k == ':' ? k + 1 : NULL;
+}

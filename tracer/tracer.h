@@ -11,6 +11,9 @@
 /* Skips "X RKNN: [hh:mm:ss.mmm] " (timestamp optional) and a user's "---> "
  * glued to a ruler; returns the rest of the line. */
 char *tracer_strip_prefix(char *line);
+/* After a logger's tag ("RKNN" of "E RKNN    : ", "E/RKNN (123): "): blanks, then with
+ * pid an optional "(pid)", then ':'. Returns what follows the ':', NULL otherwise. */
+const char *tracer_after_tag(const char *k, int pid);
 
 /* A comment line of a log ('#', after blanks): not one whose '#' is a root shell's
  * prompt before a command ("# ./rknn_yolov5_demo model/RV1106/...", "# /usr/bin/x"),

@@ -159,14 +159,10 @@ static char *strip(char *s, int *rt)
     *rt = p != s && strncmp(s, "---> ", 5) != 0;
     /* logcat -v brief: "E/RKNN    (12848): ..." */
     if (!*rt && s[0] && strchr("VDIWEF", s[0]) && s[1] == '/' && !strncmp(s + 2, "RKNN", 4)) {
-        char *k = s + 6;
-        while (*k == ' ')
-            k++;
-        if (*k == '(' && strchr(k, ')'))
-            k = strchr(k, ')') + 1;
-        if (*k == ':') {
+        char *k = (char *)tracer_after_tag(s + 6, 1);
+        if (k) {
             *rt = 1;
-            return k + 1 + (k[1] == ' ');
+            return k + (*k == ' ');
         }
     }
     /* Android logcat: the runtime's tag RKNN, rknn_server's SERVER, the kernel
@@ -177,13 +173,9 @@ static char *strip(char *s, int *rt)
         for (size_t i = 0; !k && i < sizeof tags / sizeof tags[0]; i++)
             if ((k = strstr(s, tags[i])))
                 k += strlen(tags[i]);
-        if (k) {
-            while (*k == ' ')
-                k++;
-            if (*k == ':') {
-                p = k + 1 + (k[1] == ' ');
-                *rt = 1;
-            }
+        if (k && (k = (char *)tracer_after_tag(k, 0))) {
+            p = k + (*k == ' ');
+            *rt = 1;
         }
     }
     return p;
