@@ -425,11 +425,14 @@ typedef struct summary_ops {
     summary_op *ops;
     int n;
     double total_us;                    /* the Total row, NaN none */
+    int cpu_is_rest;                    /* the log left its CPU column out: cpu_us is
+                                         * total - NPU (- GPU when printed) */
 } summary_ops;
 void summary_ops_read(const char *extra_json, summary_ops *o);
 void summary_ops_free(summary_ops *o);
 int summary_op_is_io(const char *op);   /* Input/OutputOperator: the runtime's, not a fallback */
 int summary_op_is_fallback(const summary_op *p); /* CPU time, and not an I/O operator */
+const char *summary_ops_title(const summary_ops *o); /* the table's heading, every surface's */
 void summary_ops_print(const summary_ops *o, FILE *f);
 void summary_ops_json(const summary_ops *o, struct json_writer *w);
 
@@ -446,6 +449,8 @@ typedef struct run_summary {
     int table_is_sum;                   /* 1: an imported log printed no total; perf_table_us is
                                            the sum of the rows it kept (an excerpt may lack some) */
     double share_pct[3];                /* by enum npu_bound: compute, DDR, CPU (of the layer rows) */
+    double share_uncounted_pct;         /* a measured table's rows with no cycle counts (0/0/0),
+                                         * of the same total; NaN none */
     double io_us;                       /* frame time outside the layer rows: Input/OutputOperator,
                                            exDataConvert (no graph node, no row); NaN unknown */
     int npu_mhz;                        /* NPU clock the model assumes, -1 unknown chip */
@@ -500,6 +505,7 @@ int summary_layers_measured(const run_summary *s);
 const char *summary_frame_label(const run_summary *s);
 /* ", the sum of the rows the log kept: ..." after the table total's words (table_is_sum), or "" */
 const char *summary_table_note(const run_summary *s);
+const char *summary_uncounted_note(const run_summary *s, char *buf, size_t n);
 const char *summary_frame_missing(const run_summary *s);
 const char *summary_timing_label(const run_summary *s);
 const char *summary_top_title(const run_summary *s, char *buf, size_t len);

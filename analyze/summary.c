@@ -163,7 +163,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     for (int k = 0; k < 4; k++)
         *qd[k] = q[k] >= 0 && q[k] < (int64_t)1e15 ? q[k] : -1; /* NULL is STORE_NULL_INT */
 
-    double by_bound_t[3] = { 0, 0, 0 }, sum_bound_t = 0; /* a measured table's */
+    double by_bound_t[4] = { 0, 0, 0, 0 }, sum_bound_t = 0; /* a measured table's */
     double by_bound[3] = { 0, 0, 0 }, sum_frame = 0, sum_table = 0, sram = 0;
     int n_frame = 0, n_table = 0, n_sram = 0;
     s->fallback = xcalloc((size_t)(n_layers ? n_layers : 1), sizeof(int));
@@ -177,11 +177,12 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
             sum_frame += l->frame_us;
             n_frame++;
         }
-        if (!isnan(l->time_us) && l->bound) {
-            int b = !strcmp(l->bound, "compute") ? 0 : !strcmp(l->bound, "DDR") ? 1
-                    : !strcmp(l->bound, "CPU") ? 2 : -1;
-            if (b >= 0)
-                by_bound_t[b] += l->time_us, sum_bound_t += l->time_us;
+        if (!isnan(l->time_us)) {
+            /* NPU rows whose cycles the log printed as 0/0/0 (Concat, Split, Softmax
+             * on rk3588) have no bound: their time is counted, as uncounted */
+            int b = !l->bound ? 3 : !strcmp(l->bound, "compute") ? 0 : !strcmp(l->bound, "DDR") ? 1
+                    : !strcmp(l->bound, "CPU") ? 2 : 3;
+            by_bound_t[b] += l->time_us, sum_bound_t += l->time_us;
         }
         if (!isnan(l->time_us)) /* whole microseconds, as the table adds them */
             sum_table += l->time_us >= 0 && l->time_us < 1e15 ? (double)(int64_t)l->time_us : 0,
@@ -210,11 +211,12 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     double hit_kb = n_sram ? sram / 1024.0 : NAN;
     s->sram_saved_kb = !p || p->sram_bytes ? hit_kb : NAN;
     s->nbuf_saved_kb = p && !p->sram_bytes && p->nbuf_bytes ? hit_kb : NAN;
-    int measured = !n_frame && s->prov.table == PROV_BOARD && sum_bound_t > 0;
+    int measured = !n_frame && s->prov.table == PROV_BOARD && sum_bound_t > by_bound_t[3];
     for (int b = 0; b < 3; b++)
         s->share_pct[b] = measured ? 100.0 * by_bound_t[b] / sum_bound_t
                           : n_frame && sum_frame > 0 ? 100.0 * by_bound[b] / sum_frame
                                                      : run->share_pct[b];
+    s->share_uncounted_pct = measured && by_bound_t[3] > 0 ? 100.0 * by_bound_t[3] / sum_bound_t : NAN;
     double fb_total = s->frame_us;
     if (!n_frame && n_table) {
         /* no frame shares: the table's times for its CPU layers (measured on a
@@ -350,6 +352,15 @@ double summary_layer_us(const run_summary *s, const store_layer *l)
     if (s->prov.table == PROV_BUILD) /* a build log's zeros are no times */
         return NAN;
     return s->top_by_table ? l->time_us : l->frame_us;
+}
+
+/* " (33.0 % in rows with no cycle counts)" after the shares, or "" */
+const char *summary_uncounted_note(const run_summary *s, char *buf, size_t n)
+{
+    if (isnan(s->share_uncounted_pct))
+        return "";
+    snprintf(buf, n, " (%.1f %% in rows with no cycle counts)", s->share_uncounted_pct);
+    return buf;
 }
 
 const char *summary_table_note(const run_summary *s)
@@ -574,9 +585,10 @@ void summary_print(const run_summary *s, FILE *f, int color)
                 summary_fmt(a, sizeof(a), s->perf_table_us / 1e3, "%.3f"),
                 provenance_words(s->prov.table != PROV_NONE ? s->prov.table : s->prov.frame),
                 summary_table_note(s));
-    fprintf(f, "bottleneck compute %s, DDR %s, CPU %s of the layers' time; I/O operators %s us\n",
+    fprintf(f, "bottleneck compute %s, DDR %s, CPU %s of the layers' time%s; I/O operators %s us\n",
             summary_fmt(a, sizeof(a), s->share_pct[0], "%.1f %%"), summary_fmt(b, sizeof(b), s->share_pct[1], "%.1f %%"),
-            summary_fmt(c, sizeof(c), s->share_pct[2], "%.1f %%"), summary_fmt(d, sizeof(d), s->io_us, "%.1f"));
+            summary_fmt(c, sizeof(c), s->share_pct[2], "%.1f %%"), summary_uncounted_note(s, nm, sizeof(nm)),
+            summary_fmt(d, sizeof(d), s->io_us, "%.1f"));
     fprintf(f, "memory    weights %s, internal %s; %s\n", bytes_str(a, sizeof(a), s->weight_bytes),
             bytes_str(b, sizeof(b), s->internal_bytes), summary_onchip(s, c, sizeof(c)));
     if (s->n_load) {
@@ -837,6 +849,7 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     j_num(w, "compute", s->share_pct[0]);
     j_num(w, "DDR", s->share_pct[1]);
     j_num(w, "CPU", s->share_pct[2]);
+    j_num(w, "uncounted", s->share_uncounted_pct);
     json_obj_close(w);
     json_key(w, "load");
     if (s->n_load) {
@@ -873,6 +886,8 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
         j_layer_ref(w, s->layers, s->top[k], s->frame_us, summary_layer_us(s, &s->layers[s->top[k]]));
     json_arr_close(w);
     summary_ops_json(&s->ops, w);
+    json_key(w, "op_ranking_cpu_is_rest");
+    json_bool(w, s->ops.cpu_is_rest);
     json_obj_close(w);
 
     json_key(w, "host");

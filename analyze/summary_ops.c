@@ -46,6 +46,13 @@ void summary_ops_read(const char *extra_json, summary_ops *o)
         p->npu_us = num(row, "npu_us");
         p->total_us = num(row, "total_us");
         p->ratio_pct = num(row, "ratio");
+        /* a copied table may leave its CPU column out ("CallNumber ... NPUTime(us)"):
+         * the row's time off the NPU is then its total less the columns printed */
+        if (isnan(p->cpu_us) && !isnan(p->npu_us) && !isnan(p->total_us) && p->total_us >= p->npu_us) {
+            p->cpu_us = p->total_us - p->npu_us - (isnan(p->gpu_us) ? 0 : p->gpu_us);
+            p->cpu_us = p->cpu_us < 0 ? 0 : p->cpu_us;
+            o->cpu_is_rest = 1;
+        }
     }
     json_decref(root);
 }
@@ -69,12 +76,19 @@ int summary_op_is_fallback(const summary_op *p)
     return !summary_op_is_io(p->op) && p->cpu_us > 0;
 }
 
+const char *summary_ops_title(const summary_ops *o)
+{
+    return o->cpu_is_rest ? "the log's Operator Time Consuming Ranking Table, measured on the board; "
+                            "CPU us is total less NPU: the log left its CPU column out"
+                          : "the log's Operator Time Consuming Ranking Table, measured on the board";
+}
+
 void summary_ops_print(const summary_ops *o, FILE *f)
 {
     if (!o->n)
         return;
-    fprintf(f, "op ranking (the log's Operator Time Consuming Ranking Table, measured on the board)\n"
-               "  %-20s %7s %12s %12s %12s %8s\n", "OpType", "calls", "CPU us", "NPU us", "total us",
+    fprintf(f, "op ranking (%s)\n"
+               "  %-20s %7s %12s %12s %12s %8s\n", summary_ops_title(o), "OpType", "calls", "CPU us", "NPU us", "total us",
             "ratio");
     for (int k = 0; k < o->n; k++) {
         const summary_op *p = &o->ops[k];

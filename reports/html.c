@@ -201,6 +201,7 @@ static void single_run(const rep_doc *d, FILE *f)
     kv(f, "level-4 table total", a);
     snprintf(v, sizeof(v), "compute %s, DDR %s, CPU %s", rep_num(a, sizeof(a), s->share_pct[0], "%.1f %%"),
              rep_num(b, sizeof(b), s->share_pct[1], "%.1f %%"), rep_num(c, sizeof(c), s->share_pct[2], "%.1f %%"));
+    snprintf(v + strlen(v), sizeof(v) - strlen(v), "%s", summary_uncounted_note(s, a, sizeof(a)));
     kv(f, "bottleneck", v);
     snprintf(v, sizeof(v), "median %s, p90 %s, min %s", rep_num(a, sizeof(a), s->host_median_us / 1e3, "%.3f ms"),
              rep_num(b, sizeof(b), s->host_p90_us / 1e3, "%.3f ms"), rep_num(c, sizeof(c), s->host_min_us / 1e3, "%.3f ms"));
@@ -270,8 +271,7 @@ static void single_run(const rep_doc *d, FILE *f)
         table_close(f);
     }
     if (s->ops.n) {
-        fputs("<h2>Op ranking (the log's Operator Time Consuming Ranking Table, measured on the "
-              "board)</h2>\n", f);
+        fprintf(f, "<h2>Op ranking (%s)</h2>\n", esc_tmp(ESC_HTML, summary_ops_title(&s->ops)));
         table_open(f, "ops", (const char *const[]){ "OpType", "calls", "CPU us", "NPU us", "total us", "ratio" }, 6);
         for (int k = 0; k < s->ops.n; k++) {
             const summary_op *p = &s->ops.ops[k];

@@ -101,6 +101,8 @@ static void summary_section(const report_run *r, FILE *f)
     static const char *const bounds[3] = { "compute", "DDR", "CPU" };
     for (int k = 0; k < 3; k++)
         md_row(f, (const char *const[]){ bounds[k], rep_num(a, sizeof(a), s->share_pct[k], "%.1f %%") }, 2);
+    if (!isnan(s->share_uncounted_pct))
+        md_row(f, (const char *const[]){ "rows with no cycle counts", rep_num(a, sizeof(a), s->share_uncounted_pct, "%.1f %%") }, 2);
     md_row(f, (const char *const[]){ "I/O operators (us)", rep_num(a, sizeof(a), s->io_us, "%.1f") }, 2);
 
     if (s->n_top) {
@@ -149,8 +151,7 @@ static void summary_section(const report_run *r, FILE *f)
     }
 
     if (s->ops.n) {
-        fprintf(f, "\n## Op ranking (the log's Operator Time Consuming Ranking Table, measured on "
-                   "the board)\n\n");
+        fprintf(f, "\n## Op ranking (%s)\n\n", summary_ops_title(&s->ops));
         md_head(f, (const char *const[]){ "OpType", "calls", "CPU us", "NPU us", "total us", "ratio" }, 6,
                 "lrrrrr");
         for (int k = 0; k < s->ops.n; k++) {

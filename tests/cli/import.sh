@@ -671,5 +671,30 @@ eq "build table: backend, kind, provenance, table total" "$(pq "SELECT backend||
 f=$LOGS/buildlog-debug-layertable-fp16-unet256-rk3588-tk2.3.0-triority-08.txt
 eq "build table: CPU layers listed, cost unknown" "$(jget "d['npu']['fallback']['count']") $(jget "d['npu']['fallback']['us']")" "$(sed -E 's/^D RKNN: \[[^]]*\] //' "$f" | awk '$1 ~ /^[0-9]+$/ && $4 == "CPU" && $2 !~ /^(Input|Output)Operator$/' | wc -l) None"
 
+# a whole eval_perf output whose NPU rows include 0/0/0 cycles (Concat, Split, Add,
+# exSoftmax13): the shares are of every row's time (awk: CPU rows, rows with cycles
+# by NPU >= DDR, rows with none), not of the rows with cycles alone
+f=$P/issue-evalperf-whole-yolov8-rk3588-tk2.3.2-nhat092005.txt
+pub nhat "$f"
+"$RT" show 1 --db "$T/p.db" --json >"$T/out"
+eq "shares of every row: compute, DDR, CPU, uncounted" "$(jget "' '.join('%.2f' % d['npu']['share'][k] for k in ('compute', 'DDR', 'CPU', 'uncounted'))")" \
+   "$(awk '$1 ~ /^[0-9]+$/ && ($4 == "NPU" || $4 == "CPU") { split($7, c, "/"); t = $8; s += t
+        if ($4 == "CPU") b["c"] += t; else if (c[1] + c[2] == 0) b["u"] += t; else if (c[2] >= c[1]) b["n"] += t; else b["d"] += t }
+        END { printf "%.2f %.2f %.2f %.2f", 100*b["n"]/s, 100*b["d"]/s, 100*b["c"]/s, 100*b["u"]/s }' "$f")"
+"$RT" show 1 --db "$T/p.db" >"$T/show"
+eq "show: the uncounted share after the shares" "$(grep -c "CPU 2.9 % of the layers' time (33.1 % in rows with no cycle counts);" "$T/show")" 1
+# its ranking table with the CPU and GPU columns cut out, as a copied table may
+# print it ("CallNumber ... NPUTime(us)"): each op type's CPU time is its total less
+# NPU, which must give back the column that was cut (GPU 0 in every row)
+{ echo "OpType CallNumber ... NPUTime(us) TotalTime(us) TimeRatio(%)"
+  awk '/Ranking Table/ {r = 1} r && $1 ~ /^[A-Za-z0-9]+$/ && $NF ~ /%$/ && $2 ~ /^[0-9]+$/ {print $1, $2, $5, $6, $7}' "$f"; } >"$T/cut.txt"
+pub cutcols "$T/cut.txt"
+"$RT" show 1 --db "$T/p.db" --json >"$T/out"
+eq "ranking table without its CPU column: CPU us per op, the flag" "$(jget "' '.join('%s=%g' % (o['op'], o['cpu_us']) for o in d['npu']['op_ranking'])") $(jget "d['npu']['op_ranking_cpu_is_rest']")" \
+   "$(awk '/Ranking Table/ {r = 1} r && $1 ~ /^[A-Za-z0-9]+$/ && $NF ~ /%$/ && $2 ~ /^[0-9]+$/ {printf "%s%s=%d", n++ ? " " : "", $1, $3}' "$f") True"
+eq "ranking table without its CPU column: fallback op types, us" "$(jget "d['npu']['fallback']['op_types']") $(jget "d['npu']['fallback']['us']")" "1 590"
+"$RT" show 1 --db "$T/p.db" >"$T/show"
+eq "show: the heading says CPU us is total less NPU" "$(grep -c "^op ranking (.*; CPU us is total less NPU: the log left its CPU column out)$" "$T/show")" 1
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
