@@ -385,6 +385,12 @@ int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows,
                       (long long)run->id, run->platform);
     int cores = p->cores < NPU_MAX_CORES ? p->cores : NPU_MAX_CORES;
     ng->plat = p;
+    if (run->extra_json && strstr(run->extra_json, "total_rw_kb")) { /* an imported log's */
+        json_t *root = json_loads(run->extra_json, 0, NULL);
+        json_t *v = json_object_get(json_object_get(root, "perf"), "total_rw_kb");
+        ng->log_rw_kb = json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v) : 0;
+        json_decref(root);
+    }
     c = carriers_of(p, rows, n_rows, &nc);
     if (run->npu_table_layers != STORE_NULL_INT) {
         n = run->npu_table_layers < 0 ? 0 : run->npu_table_layers > nc + n_extra ? nc + n_extra

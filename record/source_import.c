@@ -361,6 +361,25 @@ int import_accuracy_add(store *st, int64_t id, const vlog_run_t *r, char *err, s
     return 0;
 }
 
+/* The chip a per-layer table's own columns name: MacUsage and WorkLoad print a
+ * value per NPU core, and a core count that one chip alone has names it (3:
+ * rk3588, 2: rk3576; one core is every other chip's). NULL otherwise. */
+static const char *platform_of_cores(const perflog_table_t *t)
+{
+    const npu_platform_t *found = NULL;
+    int cores = t->cores; /* the rows may be gone: a streamed run's are written and freed */
+
+    if (cores < 2)
+        return NULL;
+    for (int k = 0; npu_platform_at(k); k++)
+        if (npu_platform_at(k)->cores == cores) {
+            if (found)
+                return NULL;
+            found = npu_platform_at(k);
+        }
+    return found ? found->name : NULL;
+}
+
 const char *import_run_platform(const vlog_run_t *r, const char *target, const char *log_platform)
 {
     const npu_platform_t *p;
@@ -369,7 +388,9 @@ const char *import_run_platform(const vlog_run_t *r, const char *target, const c
         return target;
     if (r->info.soc[0])
         return (p = npu_platform_find(r->info.soc)) ? p->name : r->info.soc;
-    return log_platform && log_platform[0] ? log_platform : NULL;
+    if (log_platform && log_platform[0])
+        return log_platform;
+    return r->has_perf ? platform_of_cores(&r->perf) : NULL;
 }
 
 void import_run_fill(store_run *run, const vlog_run_t *r, const char *target,

@@ -14,7 +14,8 @@
  * aside, outside '#' lines): exactly one distinct name, else "". */
 void import_log_platform(const char *text, size_t len, char *out, size_t outlen);
 /* The run's platform: target (--target, a table name), else the run's init
- * lines ("target platform: rk3588"), else log_platform, else NULL. */
+ * lines ("target platform: rk3588"), else log_platform, else the one chip
+ * with as many NPU cores as the per-layer table's columns (rk3588's three), else NULL. */
 const char *import_run_platform(const vlog_run_t *r, const char *target, const char *log_platform);
 /* store_run_init, then the run's columns from the log: backend, platform,
  * status ("failed" when an error line ends the run), memory, warm-up (only

@@ -595,6 +595,8 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
                 cur->rows = xrealloc(cur->rows, (size_t)rcap * sizeof(*cur->rows));
             }
             cur->rows[cur->n_rows++] = r;
+            if (r.n_wl > cur->cores || r.n_mac > cur->cores)
+                cur->cores = r.n_wl > r.n_mac ? r.n_wl : r.n_mac;
         } else if (state == 2) {
             perflog_op_t o;
             int rowlike = perflog_is_op_rowlike(s); /* parse_op_row cuts s into cells */

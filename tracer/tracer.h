@@ -62,6 +62,8 @@ typedef struct perflog_table {
     int n_rows;
     int n_bad_rows;                    /* row-like lines that could not be read */
     int n_joined;                      /* continuation lines joined into wrapped rows */
+    int cores;                         /* most values a row's MacUsage or WorkLoad printed
+                                          (one per NPU core), 0 none */
     int64_t total_time_us;             /* "Total Operator Elapsed [Per Frame ]Time(us)", -1 */
     double total_rw_kb;                /* "...Per Frame Size(KB)", -1 */
     double total_rw_mb;                /* "Total Memory RW Amount(MB)", -1 */

@@ -143,6 +143,7 @@ typedef struct npu_graph {
     int n_nodes;
     /* totals after npu_cost */
     double total_us, total_rw_kb;
+    double log_rw_kb;             /* rows rebuilt from a log: its RW total line, 0 none */
     uint32_t sram_used;           /* bytes of SRAM allocated (npu_mem_plan) */
     int n_values;                 /* value ids are 0 .. n_values-1 */
     struct npu_mem_plan *mem;     /* npu_mem_plan(), NULL before */

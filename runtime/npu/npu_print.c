@@ -338,7 +338,9 @@ static void build_perf_table(FILE *f, const npu_graph_t *ng, int flags, pout *ou
     ruler(&po, rule);
     snprintf(tmp, sizeof(tmp), "Total Operator Elapsed Per Frame Time(us): %lld", (long long)total_us);
     line_out(&po, tmp);
-    snprintf(tmp, sizeof(tmp), "Total Memory Read/Write Per Frame Size(KB): %.2f", total_kb);
+    /* a log's own total when the rows are its (summed from unrounded values) */
+    snprintf(tmp, sizeof(tmp), "Total Memory Read/Write Per Frame Size(KB): %.2f",
+             ng->log_rw_kb > 0 ? ng->log_rw_kb : total_kb);
     line_out(&po, tmp);
     ruler(&po, rule);
 
