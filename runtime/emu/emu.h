@@ -138,6 +138,8 @@ typedef struct emu_task {
     /* DPU: output cube and the chain */
     int out_w, out_h, out_c, out_c_orig, out_prec, dpu_in_prec;
     int64_t dst_addr, dst_surf_stride;
+    int64_t surface_add;                        /* f2: 2 x the surface stride less the
+                                                   task's output plane, -1 absent */
     int dpu_conv_mode, dpu_output_mode, dpu_flying;
     emu_dpu_stage bs, bn;
     int ew_present, ew_bypass, ew_op_type, ew_lut_bypass, ew_alu_algo, ew_op_src, ew_binary;
@@ -172,8 +174,9 @@ int emu_layout_known(int map);
 const char *emu_layout_reg_name(int map, uint16_t addr);
 void emu_layout_decode(int map, emu_reg_get get, const void *ctx, emu_task *t);
 /* 1 when the run may go on with addr = value: a decoded field, a register
- * left aside, or a word with one of the values the sample files write */
-int emu_layout_check(int map, uint16_t addr, uint32_t value);
+ * left aside, or a word with one of the values the sample files write (in
+ * a float16 task, fp16: the float16 words first) */
+int emu_layout_check(int map, uint16_t addr, uint32_t value, int fp16);
 
 /* ---- the tasks of a model ----------------------------------------------- */
 

@@ -49,6 +49,12 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
              "emulated", ti, nn, t->bs.present && !t->bs.bypass, t->bn.present && !t->bn.bypass,
              t->ew_present && !t->ew_bypass, t->lut_used, (long long)t->out_cvt_scale,
              t->out_cvt_shift, (long long)t->out_cvt_offset);
+    /* f2's surface add: the next channel group's jump (0x64 = 2 x 100 - 10 x 10 on the
+     * rk3576 demo's whole 10x10 plane, 0x96 on its 5-row tiles; the int8 samples' too) */
+    if (t->surface_add >= 0 && t->surface_add != 2 * t->dst_surf_stride - (int64_t)t->out_w * t->out_h)
+        STOP("task %d (node %s): DPU surface add %lld for a %dx%d tile of a surface of %lld: "
+             "not the layout the run writes", ti, nn, (long long)t->surface_add, t->out_w,
+             t->out_h, (long long)t->dst_surf_stride);
     if (t->has_pad_value && t->pad_value != 0)
         STOP("task %d (node %s): float16 pad value 0x%x: only 0 is emulated", ti, nn,
              (unsigned)t->pad_value);

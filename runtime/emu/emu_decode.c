@@ -161,7 +161,7 @@ static void init(emu_task *t, int map, int n)
         *ints[i] = -1;
     int64_t *l[] = {&t->feature_addr, &t->weight_addr, &t->line_stride, &t->surf_stride,
                     &t->weight_bytes, &t->weight_bytes_per_kernel, &t->dst_addr,
-                    &t->dst_surf_stride, &t->out_cvt_offset, &t->bs_addr, &t->bn_addr,
+                    &t->dst_surf_stride, &t->surface_add, &t->out_cvt_offset, &t->bs_addr, &t->bn_addr,
                     &t->ew_addr, &t->rdma_src_addr, &t->pool_src_addr, &t->pool_dst_addr};
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
         *l[i] = -1;

@@ -463,9 +463,10 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         if (emu_layout_known(prog->map)) {
             /* the register state the task runs with (its writes and what earlier
              * tasks of its group left): each decoded, left aside or a sample's value */
+            int fp16 = t->in_prec == 2 && t->proc_prec == 2;
             for (int r = 0; r < 0x10000 / 4; r++) {
                 uint16_t a = (uint16_t)(4 * r);
-                if (!rs->set[g][r] || emu_layout_check(prog->map, a, rs->val[g][r]))
+                if (!rs->set[g][r] || emu_layout_check(prog->map, a, rs->val[g][r], fp16))
                     continue;
                 rc = rt_err(err, errlen, RT_EUNSUPPORTED, "task %d (node %s): register 0x%04x = 0x%08x: %s",
                             i, node_name(m, s->node), a, rs->val[g][r],

@@ -44,6 +44,8 @@ typedef struct emu_meaning {
 
 typedef struct emu_layout {
     int map;
+    const emu_word *fp16_words; /* sorted; taken before words in a float16 task, NULL none */
+    size_t n_fp16_words;
     const emu_meaning *meanings;
     size_t n_meanings;
     const emu_field *fields;
@@ -178,7 +180,7 @@ static const emu_field f2_fields[] = {
     {0x4084, 0, 31, 0, F_I64, T(ew_cvt_scale)}, {0x40ac, 0, 31, 0, F_S32, T(out_cvt_offset)},
     {0x40b0, 0, 15, 0, F_INT, T(out_cvt_scale)}, {0x40b4, 0, 11, 0, F_INT, T(out_cvt_shift)},
     {0x5020, 0, 31, 0, F_I64, T(bs_addr)},   {0x5034, 0, 0, 0, F_INT, T(erdma_disable)},
-    {0x5038, 0, 31, 0, F_I64, T(ew_addr)},
+    {0x5038, 0, 31, 0, F_I64, T(ew_addr)},   {0x40b8, 0, 31, 0, F_I64, T(surface_add)},
 };
 
 /* every register the rk3576 conv tasks write */
@@ -348,6 +350,33 @@ static const emu_word f3_words[] = {
     TWO(0x118c, "CNA_118C", 0x70007, 0x80007),
 };
 
+/* The words of a float16 conv task (CNA input and processing precision 2), taken
+ * in such a task only: the SDK's custom-op demo (dual_residual_custom.rknn) on
+ * rk3576 and rv1126b. Their meanings are those of an RK3576 driver written from
+ * Toolkit2 captures and run on a board (github.com/gregordinary/rocket-userspace
+ * at e0677862, src/npu_regcmd_rk3576.c; docs/rknn-format.md "Float16 on f2"):
+ * the precision words, the input converter bypassed, the BS stage unused (no
+ * DPU_RDMA write), and size words the run takes from decoded fields instead. */
+static const emu_word f2_fp16_words[] = {
+    PART(0x100c, "CNA_CONV_CON1", 0xfffffc00u, 0x2020a000), /* bit 21: the float enable */
+    ASIDE(0x101c, "CNA_WEIGHT_BYTES"),          /* the weight cube's bytes */
+    ASIDE(0x1020, "CNA_WEIGHT_ELEMS"),          /* a kernel's (f3: decoded there) */
+    FIELD(0x1028, "CNA_DATAIN_CHANNEL"),        /* (CBUF entries x rows) << 16 | channels - 1 */
+    ASIDE(0x1030, "CNA_1030"),                  /* a kernel's weight bytes << 16 | width - 1 */
+    ASIDE(0x1044, "CNA_1044"),                  /* width << 16 | CBUF entries */
+    ONE(0x1048, "CNA_1048", 0xe38e9),           /* converter bypassed (bit 0), signed */
+    ONE(0x1054, "CNA_1054", 0),                 /* converter offset, unused under the bypass */
+    ONE(0x1084, "CNA_1084", 0),                 /* pad constant +0.0 */
+    ASIDE(0x118c, "CNA_118C"),                  /* CBUF entries - 1, twice */
+    ONE(0x3018, "CORE_3018", 0x10000280),       /* CORE precision 2 (bits 8-10), no int8 bit 0 */
+    PART(0x4010, "DPU_DATA_FORMAT", 0x03ffffffu, 2), /* DPU processing precision 2 (bits 0-2) */
+    PART(0x4030, "DPU_4030", 0xffffu, 0x710),   /* (channels - 1) << 16 | 0x710 */
+    ONE(0x4038, "DPU_4038", 0x53),              /* rk3588's all-bypass BS_CFG value */
+    ONE(0x4044, "DPU_4044", 2),                 /* the float programs' BS arrangement */
+    ONE(0x4050, "DPU_BS_CFG", 0x21011),         /* bit 31 clear (float); no operands read */
+    FIELD(0x40b8, "DPU_SURFACE_ADD"),           /* checked against the output cube */
+};
+
 /* 0x4050 as the samples write it: per-channel add and multiply, shift 14
  * (the per-channel multipliers are Q14 as on every chip; the run shows it) */
 static const emu_meaning f2_meanings[] = {
@@ -372,11 +401,11 @@ static const emu_meaning t4_meanings[] = {
 };
 
 static const emu_layout layouts[] = {
-    {EMU_MAP_T4, t4_meanings, sizeof t4_meanings / sizeof t4_meanings[0], t4_fields, sizeof t4_fields / sizeof t4_fields[0], t4_words,
+    {EMU_MAP_T4, NULL, 0, t4_meanings, sizeof t4_meanings / sizeof t4_meanings[0], t4_fields, sizeof t4_fields / sizeof t4_fields[0], t4_words,
      sizeof t4_words / sizeof t4_words[0], 2, 0, 0},
-    {EMU_MAP_F2, f2_meanings, sizeof f2_meanings / sizeof f2_meanings[0], f2_fields,
+    {EMU_MAP_F2, f2_fp16_words, sizeof f2_fp16_words / sizeof f2_fp16_words[0], f2_meanings, sizeof f2_meanings / sizeof f2_meanings[0], f2_fields,
      sizeof f2_fields / sizeof f2_fields[0], f2_words, sizeof f2_words / sizeof f2_words[0], 2, 0, 0},
-    {EMU_MAP_F3, f3_meanings, sizeof f3_meanings / sizeof f3_meanings[0], f3_fields,
+    {EMU_MAP_F3, NULL, 0, f3_meanings, sizeof f3_meanings / sizeof f3_meanings[0], f3_fields,
      sizeof f3_fields / sizeof f3_fields[0], f3_words, sizeof f3_words / sizeof f3_words[0], 2, 6, EMU_MAP_F2},
 };
 
@@ -393,25 +422,38 @@ int emu_layout_known(int map)
     return layout_of(map) != NULL;
 }
 
-static const emu_word *word_of(const emu_layout *l, uint16_t addr)
+static const emu_word *find_word(const emu_word *w, size_t n, uint16_t addr)
 {
-    size_t lo = 0, hi = l->n_words;
+    size_t lo = 0, hi = n;
     while (lo < hi) { /* sorted by address */
         size_t mid = (lo + hi) / 2;
-        if (l->words[mid].addr == addr)
-            return &l->words[mid];
-        if (l->words[mid].addr < addr)
+        if (w[mid].addr == addr)
+            return &w[mid];
+        if (w[mid].addr < addr)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return l->base ? word_of(layout_of(l->base), addr) : NULL;
+    return NULL;
+}
+
+/* the layout's word for addr, its base's where it names none; in a float16
+ * task (fp16), the float16 words of the layout and its bases first */
+static const emu_word *word_of(const emu_layout *l, uint16_t addr, int fp16)
+{
+    for (const emu_layout *b = l; fp16 && b; b = b->base ? layout_of(b->base) : NULL) {
+        const emu_word *w = find_word(b->fp16_words, b->n_fp16_words, addr);
+        if (w)
+            return w;
+    }
+    const emu_word *w = find_word(l->words, l->n_words, addr);
+    return w ? w : l->base ? word_of(layout_of(l->base), addr, 0) : NULL;
 }
 
 const char *emu_layout_reg_name(int map, uint16_t addr)
 {
     const emu_layout *l = layout_of(map);
-    const emu_word *w = l ? word_of(l, addr) : NULL;
+    const emu_word *w = l ? word_of(l, addr, 0) : NULL;
     return w ? w->name : NULL;
 }
 
@@ -490,10 +532,10 @@ void emu_layout_decode(int map, emu_reg_get get, const void *ctx, emu_task *t)
     }
 }
 
-int emu_layout_check(int map, uint16_t addr, uint32_t value)
+int emu_layout_check(int map, uint16_t addr, uint32_t value, int fp16)
 {
     const emu_layout *l = layout_of(map);
-    const emu_word *w = l ? word_of(l, addr) : NULL;
+    const emu_word *w = l ? word_of(l, addr, fp16) : NULL;
     if (!w)
         return 0;
     if (w->n <= 0)

@@ -688,6 +688,17 @@ patch_t4 1 0x40b0 0x249eb "$T/t4_part.rknn" || bad "patch rk3562 0x40b0"
 expect 2 "task 1 \(node Conv:Conv_1\): register 0x40b0 = 0x000249eb: a value the sample files do not write" -- \
     "$RT" run "$T/t4_part.rknn" --emulate "${IN[@]}" --no-db
 
+# rk3576: the float16 conv words (its converter bypassed, 0x1048 = 0xe38e9; BS word
+# 0x4050 with bit 31 clear) are taken in a float16 task only: in an int8 one they stop it
+"$RT" inspect "$D/multiple_input_demo.rk3576.rknn" --tasks --json >"$T/f2.json" 2>/dev/null
+patch_f2() { patch_task "$D/multiple_input_demo.rk3576.rknn" "$T/f2.json" "$@"; }
+patch_f2 0 0x1048 0xe38e9 "$T/f2_cvt.rknn" || bad "patch rk3576 0x1048"
+expect 2 "task 0 \(node Conv:Conv_1\): register 0x1048 = 0x000e38e9: a value the sample files do not write" -- \
+    "$RT" run "$T/f2_cvt.rknn" --emulate "${IN[@]}" --no-db
+patch_f2 0 0x4050 0x21011 "$T/f2_bs.rknn" || bad "patch rk3576 0x4050"
+expect 2 "task 0 \(node Conv:Conv_1\): register 0x4050 = 0x00021011: a value the sample files do not write" -- \
+    "$RT" run "$T/f2_bs.rknn" --emulate "${IN[@]}" --no-db
+
 # --- info says what is executed per chip -----------------------------------------
 "$RT" info >"$T/info" 2>&1
 grep -q "rk3588: .*executed by run --emulate" "$T/info" && ok || bad "info: rk3588 line"
