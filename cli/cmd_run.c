@@ -2,6 +2,7 @@
  * layer by layer, dump and record the run. */
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "cli/custom_op.h"
 #include "cli/input_file.h"
 #include "cli/quant_cli.h"
 #include "cli/run_cli.h"
@@ -506,6 +507,14 @@ static int sim_load(run_sim *r, run_opts *o, int *rc)
                                r->given, o->shapes, &o->n_shapes, RUN_MAX_ARGS, err, errlen)) ||
         (*rc = passes_prepare(r->g, o->shapes, o->n_shapes, err, errlen)))
         return EXIT_INTERNAL;
+    /* a custom node runs through a --custom-op library: none, refused before any work */
+    int nc = custom_op_unprovided(r->g);
+    if (nc >= 0) {
+        *rc = rt_err(err, errlen, RT_EUNSUPPORTED, "node '%s' is custom op %s: give --custom-op "
+                     "LIB.so, a library exporting get_rknn_custom_op() with the application's "
+                     "callbacks", r->g->nodes[nc].name, r->g->nodes[nc].op);
+        return EXIT_INTERNAL;
+    }
     /* a model the chip cannot run (an op neither its NPU nor its runtime's CPU
      * has) is refused before calibration and timing, not after them */
     npu_graph_t *ng = NULL;
@@ -563,58 +572,76 @@ out:
     return ret;
 }
 
+static int run_model(run_cli *c, const char *model);
+
 int cmd_run(int argc, char **argv)
 {
-    const npu_platform_t *plat = NULL;
-    npu_platform_t plat_clk; /* the platform at --npu-mhz/--ddr-mhz */
-    char err[1024] = "";
     run_cli c;
     int ret;
 
     const char *model = run_cli_parse(argc, argv, &c, &ret);
     if (!model)
         return ret;
-    /* --emulate: a vendor .rknn's NPU tasks on a PC */
-    if (c.emulate)
-        return cmd_run_rknn(&c, model);
-    const char *target = c.target ? c.target : "rk3588", *quant = c.quant ? c.quant : "fp32";
-    if (strcmp(c.backend, "auto") && strcmp(c.backend, "sim") && strcmp(c.backend, "board")) {
-        cli_error("--backend takes auto, sim or board, got '%s'", c.backend);
-        return EXIT_USAGE;
+    ret = run_model(&c, model);
+    custom_op_free();
+    return ret;
+}
+
+static int run_model(run_cli *c, const char *model)
+{
+    const npu_platform_t *plat = NULL;
+    npu_platform_t plat_clk; /* the platform at --npu-mhz/--ddr-mhz */
+    char err[1024] = "";
+    int ret;
+
+    const char *target = c->target ? c->target : "rk3588", *quant = c->quant ? c->quant : "fp32";
+    /* --emulate: a vendor .rknn's NPU tasks on a PC, not a board run */
+    if (!c->emulate) {
+        if (strcmp(c->backend, "auto") && strcmp(c->backend, "sim") && strcmp(c->backend, "board")) {
+            cli_error("--backend takes auto, sim or board, got '%s'", c->backend);
+            return EXIT_USAGE;
+        }
+        if (run_board_pick(c, model, &ret))
+            return ret;
     }
-    if (run_board_pick(&c, model, &ret))
-        return ret;
-    if (run_rknn_is(model)) return cmd_run_rknn(&c, model); /* vendor file: predicted profile */
+    /* after the board's pick: its librknnrt must not meet ours, which a plugin loads */
+    for (int k = 0; k < c->plugins.n; k++)
+        if (custom_op_load(c->plugins.v[k], err, sizeof(err))) {
+            cli_error("%s", err);
+            return EXIT_USAGE;
+        }
+    if (c->emulate || run_rknn_is(model)) /* vendor file: predicted profile, or emulated */
+        return cmd_run_rknn(c, model);
     /* a `rknn-trace build` container brings its target and quantization */
-    if ((ret = quant_cli_container(model, &quant, c.quant != NULL, &target, c.target != NULL,
-                                   &c.qc)))
+    if ((ret = quant_cli_container(model, &quant, c->quant != NULL, &target, c->target != NULL,
+                                   &c->qc)))
         return ret;
     if (npu_platform_get(target, &plat, err, sizeof(err))) {
         cli_error("%s", err);
         return EXIT_USAGE;
     }
-    plat = cli_platform_clocks(&plat_clk, plat, c.npu_mhz, c.ddr_mhz);
-    if (c.sram && !plat->sram_bytes) {
+    plat = cli_platform_clocks(&plat_clk, plat, c->npu_mhz, c->ddr_mhz);
+    if (c->sram && !plat->sram_bytes) {
         cli_error("--sram: %s has no NPU SRAM (only rk3588 has)", plat->name);
         return EXIT_USAGE;
     }
     unsigned cores;
-    if (npu_core_mask_check(plat, (unsigned)c.core_mask, &cores, err, sizeof(err))) {
+    if (npu_core_mask_check(plat, (unsigned)c->core_mask, &cores, err, sizeof(err))) {
         cli_error("--core-mask: %s", err);
         return EXIT_USAGE;
     }
-    quant_cli_inputs(&c.qc, c.in.file, c.in.n);
-    if ((ret = quant_cli_check(&quant, &c.qc)) != EXIT_OK)
+    quant_cli_inputs(&c->qc, c->in.file, c->in.n);
+    if ((ret = quant_cli_check(&quant, &c->qc)) != EXIT_OK)
         return ret;
 
-    run_opts o = {.model = model, .target = target, .quant = quant, .dump = c.dump,
-                  .label = c.label, .db = c.db, .in_name = c.in.name, .in_file = c.in.file,
-                  .n_in = c.in.n, .shapes = c.shapes.v, .n_shapes = c.shapes.n, .json = c.json,
-                  .no_db = c.no_db, .npu_table = c.npu_table, .sram = c.sram,
-                  .dump_overwrite = c.dump_overwrite, .seed = c.seed, .iters = c.iters,
-                  .warmup = c.warmup, .threads = c.threads, .core_mask = c.core_mask,
-                  .max_memory = c.max_memory, .plat = plat, .qc = &c.qc};
+    run_opts o = {.model = model, .target = target, .quant = quant, .dump = c->dump,
+                  .label = c->label, .db = c->db, .in_name = c->in.name, .in_file = c->in.file,
+                  .n_in = c->in.n, .shapes = c->shapes.v, .n_shapes = c->shapes.n, .json = c->json,
+                  .no_db = c->no_db, .npu_table = c->npu_table, .sram = c->sram,
+                  .dump_overwrite = c->dump_overwrite, .seed = c->seed, .iters = c->iters,
+                  .warmup = c->warmup, .threads = c->threads, .core_mask = c->core_mask,
+                  .max_memory = c->max_memory, .plat = plat, .qc = &c->qc};
     ret = run_sim_model(&o);
-    free(c.qc.c_cfg);
+    free(c->qc.c_cfg);
     return ret;
 }

@@ -59,11 +59,16 @@ int run_board_pick(const run_cli *c, const char *model, int *ret)
 {
     /* auto: the board when it has an NPU and a vendor runtime is found */
     const char *rt_path = board_runtime_find(c->runtime);
+    /* auto: the simulated runtime with --custom-op (the board's runtime takes the
+     * application's registration, not a plugin) */
     if (strcmp(c->backend, "board") &&
-        !(!strcmp(c->backend, "auto") && rt_path && board_npu_present(c->root)))
+        !(!strcmp(c->backend, "auto") && !c->plugins.n && rt_path && board_npu_present(c->root)))
         return 0;
     *ret = EXIT_USAGE;
-    if (c->npu_mhz || c->ddr_mhz) {
+    if (c->plugins.n) {
+        cli_error("--backend board: --custom-op runs on the simulated runtime; on a board the "
+                  "application registers its ops with rknn_register_custom_ops");
+    } else if (c->npu_mhz || c->ddr_mhz) {
         cli_error("--backend board: --npu-mhz/--ddr-mhz set the clocks of a prediction; "
                   "the board runs at its own");
     } else if (!rt_path) {

@@ -5,6 +5,7 @@
 #define RT_RUN_CLI_H
 
 #include "cli/cli.h"
+#include "cli/opt.h"
 #include "cli/quant_cli.h"
 #include "runtime/passes/passes.h"
 
@@ -29,6 +30,7 @@ typedef struct run_cli {
     long long seed, iters, warmup, threads, core_mask;
     size_t max_memory;
     int npu_mhz, ddr_mhz, json, no_db, npu_table, sram, dump_overwrite, emulate;
+    cli_list plugins;            /* --custom-op libraries */
     quant_cli qc;
     const char *not_rknn;        /* the first option given that a vendor .rknn does
                                   * not take, as typed ("-q"), or NULL */

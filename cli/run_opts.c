@@ -1,5 +1,6 @@
 /* cli/run_opts.c — `run`'s option table (cli/opt.h): its parsing, --help and
  * "did you mean". */
+#include "cli/custom_op.h"
 #include "cli/opt.h"
 #include "cli/run_cli.h"
 #include "util/util.h"
@@ -178,6 +179,12 @@ static const cli_opt run_options[] = {
                  "checked before the model is loaded; when recording still\n"
                  "fails, the results are printed and the exit code is not 0)"),
     CLI_OPT_FLAG("--json", 0, json, "print one JSON document on stdout"),
+    CLI_OPT_LIST("--custom-op", 0, "LIB.so", plugins, CUSTOM_OP_MAX,
+                 "a plugin library with the application's CPU custom op\n"
+                 "(exports rknn_custom_op *get_rknn_custom_op(void), as\n"
+                 "rknn_server's plugins): the model's cst* nodes of its type\n"
+                 "run through its callbacks (a vendor .rknn: with --emulate);\n"
+                 "repeat for more op types"),
     CLI_OPT_FLAG("--no-progress", 0, qc.no_progress,
                  "no progress (a bar on a terminal, else a line every 5 s)"),
     /* a vendor .rknn's (cli/run_rknn.c): described in the footer */
@@ -190,6 +197,7 @@ static const cli_opt run_options[] = {
 static const char *const rknn_options[] = {
     "--target", "--core-mask", "--sram", "--npu-table", "--npu-mhz", "--ddr-mhz", "--label",
     "--db",     "--no-db",     "--json", "--emulate",   "--input",   "--seed",    "--dump",
+    "--custom-op",
 };
 
 static int rknn_takes(const char *name)
@@ -224,7 +232,10 @@ const cli_spec cli_spec_run = {
     "      --seed N            --emulate: seeded uniform [0,1) inputs (default 0)\n"
     "      --dump DIR          --emulate: every computed tensor as DIR/<name>.npy\n"
     "                          (float32 NCHW, dequantized), each task's rows as\n"
-    "                          task_NNNN_<name>.npy, listed in DIR/tasks.json\n"};
+    "                          task_NNNN_<name>.npy, listed in DIR/tasks.json\n"
+    "      --custom-op LIB.so  --emulate: the file's custom ops (cst* CPU layers)\n"
+    "                          through the library's callbacks, where the application\n"
+    "                          would register them (without it the run stops there)\n"};
 
 const char *run_cli_parse(int argc, char **argv, run_cli *c, int *ret)
 {

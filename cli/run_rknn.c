@@ -4,6 +4,7 @@
  * (record/source_predict.c) stored as a run with backend "predict", and the
  * summary printed. No numeric output is computed. */
 #include "analyze/analyze.h"
+#include "cli/custom_op.h"
 #include "cli/run_cli.h"
 #include "record/inputs.h"
 #include "record/rows.h"
@@ -51,14 +52,49 @@ static void emulate_print_output(FILE *f, const char *name, const char *shape, c
             shape, lo, hi, n ? sum / (double)n : 0.0);
 }
 
-/* reads the inputs (-i NAME=FILE.npy, else seeded) and runs the tasks */
+/* --custom-op: the file's custom ops (cst* CPU layers) through the plugin libraries'
+ * callbacks, as nodes of g over the emulator's float buffers (node numbers as
+ * inspect's ids, from 1) */
+typedef struct plugin_cpu {
+    emu_cpu_hook h;
+    graph_t *g;
+    int *node_of;   /* per file node: g's node, -1 none */
+} plugin_cpu;
+
+static int plugin_cpu_run(emu_cpu_hook *h, const rknn_model *m, int node, const float *const *in,
+                          float *const *out, char *err, size_t errlen)
+{
+    plugin_cpu *p = (plugin_cpu *)h;
+    int gi = p->node_of[node], rc;
+
+    if (gi < 0)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s %s) runs on the CPU: not "
+                      "emulated (custom ops run there, through --custom-op)", node + 1,
+                      m->nodes[node].type, m->nodes[node].name);
+    node_t *n = &p->g->nodes[gi];
+    for (int k = 0; k < n->n_in; k++)
+        p->g->t[n->in[k]].data = (void *)in[k];
+    for (int k = 0; k < n->n_out; k++)
+        p->g->t[n->out[k]].data = out[k];
+    rc = custom_op_run(p->g, n, err, errlen);
+    for (int k = 0; k < n->n_in; k++)
+        p->g->t[n->in[k]].data = NULL;
+    for (int k = 0; k < n->n_out; k++)
+        p->g->t[n->out[k]].data = NULL;
+    return rc;
+}
+
+/* reads the inputs (-i NAME=FILE.npy, else seeded) and runs the tasks; plugins:
+ * --custom-op libraries were loaded */
 static int emulate_run(const char *model, const rknn_model *m, const run_inputs *spec,
-                       long long seed, const char *dump, emu_result *er, char *err, size_t errlen)
+                       long long seed, const char *dump, int plugins, emu_result *er, char *err,
+                       size_t errlen)
 {
     void *file = NULL;
     size_t len = 0;
     float *in[16] = {0};
     int n_in = 0, rc;
+    plugin_cpu pc = {{plugin_cpu_run}, NULL, NULL};
 
     if ((rc = rt_read_file(model, &file, &len, err, errlen)))
         return rc;
@@ -107,8 +143,17 @@ static int emulate_run(const char *model, const rknn_model *m, const run_inputs 
     }
     if (!rc && dump && mkdir(dump, 0777) && errno != EEXIST)
         rc = rt_err(err, errlen, RT_EIO, "--dump %s: %s", dump, strerror(errno));
+    if (!rc && plugins) {
+        pc.g = graph_new();
+        pc.node_of = xmalloc(sizeof(int) * (size_t)(m->n_nodes + 1));
+        rc = rknn_custom_nodes(m, file, len, pc.g, pc.node_of, err, errlen);
+    }
     if (!rc)
-        rc = emu_exec(m, file, len, (const float *const *)in, n_in, dump, NULL, er, err, errlen);
+        rc = emu_exec(m, file, len, (const float *const *)in, n_in, dump, plugins ? &pc.h : NULL,
+                      er, err, errlen);
+    if (pc.g)
+        graph_free(pc.g);
+    free(pc.node_of);
     for (int i = 0; i < n_in; i++)
         free(in[i]);
     free(file);
@@ -238,7 +283,7 @@ static int emulate(const run_cli *o, rknn_run *s)
     char err[1024];
     int rc;
     emu_result *er = &s->er;
-    if ((rc = emulate_run(s->model, s->m, &o->in, o->seed, o->dump, er, err,
+    if ((rc = emulate_run(s->model, s->m, &o->in, o->seed, o->dump, o->plugins.n > 0, er, err,
                           sizeof(err)))) {
         cli_error("%s: --emulate: %s", s->model, err);
         return cli_exit_code(rc);

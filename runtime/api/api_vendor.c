@@ -200,44 +200,16 @@ static void io_entry(api_ctx *c, api_io *a, int i, int is_in)
 static int custom_nodes(api_ctx *c)
 {
     api_vendor *v = c->vendor;
-    const rknn_model *m = v->m;
     char err[512];
 
-    v->cpu_node = xmalloc(sizeof(int) * (size_t)(m->n_nodes + 1));
-    for (int i = 0; i < m->n_nodes; i++) {
-        const rknn_node *nd = &m->nodes[i];
-        int *ins, *outs, gi;
-        v->cpu_node[i] = -1;
-        if (nd->target != RKNN_TGT_CPU || strncmp(nd->type, "cst", 3))
-            continue;
-        ins = xcalloc((size_t)nd->n_in + 1, sizeof(int));
-        outs = xcalloc((size_t)nd->n_out + 1, sizeof(int));
-        for (int k = 0; k < nd->n_in + nd->n_out; k++) {
-            const rknn_tensor *t = &m->tensors[k < nd->n_in ? nd->in[k] : nd->out[k - nd->n_in]];
-            int ti = graph_find_tensor(c->g, t->name);
-            if (ti < 0) {
-                ti = graph_add_tensor(c->g, t->name);
-                c->g->t[ti].dtype = DT_FLOAT;
-                c->g->t[ti].ndim = t->nd < MODEL_MAX_DIMS ? t->nd : MODEL_MAX_DIMS;
-                for (int d = 0; d < c->g->t[ti].ndim; d++)
-                    c->g->t[ti].dims[d] = t->shape[d];
-            }
-            if (k < nd->n_in)
-                ins[k] = ti;
-            else
-                outs[k - nd->n_in] = ti;
-        }
-        gi = graph_add_node(c->g, nd->name, nd->type, "", nd->n_in, ins, nd->n_out, outs);
-        free(ins);
-        free(outs);
-        c->g->nodes[gi].def = &exec_op_custom;
-        if (rknn_node_attrs(m, c->model_buf, c->model_len, i, &c->g->nodes[gi].attrs,
-                            &c->g->nodes[gi].n_attr, err, sizeof(err))) {
-            API_E("rknn_init, vendor .rknn custom op %s: %s", nd->name, err);
-            return RKNN_ERR_MODEL_INVALID;
-        }
-        v->cpu_node[i] = gi;
+    v->cpu_node = xmalloc(sizeof(int) * (size_t)(v->m->n_nodes + 1));
+    if (rknn_custom_nodes(v->m, c->model_buf, c->model_len, c->g, v->cpu_node, err, sizeof(err))) {
+        API_E("rknn_init, vendor .rknn custom op: %s", err);
+        return RKNN_ERR_MODEL_INVALID;
     }
+    for (int i = 0; i < v->m->n_nodes; i++)
+        if (v->cpu_node[i] >= 0)
+            c->g->nodes[v->cpu_node[i]].def = &exec_op_custom;
     return RKNN_SUCC;
 }
 

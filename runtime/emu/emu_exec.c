@@ -257,11 +257,11 @@ static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next
             continue;
         if (!cpu)
             return rt_err(err, errlen, RT_EUNSUPPORTED,
-                          "node %d (%s %s) runs on the CPU: not emulated%s", ni, nd->type,
+                          "node %d (%s %s) runs on the CPU: not emulated%s", ni + 1, nd->type,
                           nd->name, !strncmp(nd->type, "cst", 3)
-                                        ? " here (a custom op: an application registers it "
-                                          "with rknn_register_custom_ops and runs the file "
-                                          "through librknnrt)"
+                                        ? " here (a custom op: give run --custom-op LIB.so "
+                                          "with its callbacks, or register it with "
+                                          "rknn_register_custom_ops through librknnrt)"
                                         : "");
         float **in = calloc((size_t)n_in + 1, sizeof(float *));
         float **out = calloc((size_t)n_out + 1, sizeof(float *));
@@ -275,14 +275,14 @@ static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next
             act a;
             if (!mem->written[nd->in[k]])
                 rc = rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s %s): input %s was not "
-                            "computed before it", ni, nd->type, nd->name, t->name);
+                            "computed before it", ni + 1, nd->type, nd->name, t->name);
             else if (mem->fbuf[nd->in[k]]) {
                 int64_t n = shape_elems(t);
                 if ((in[k] = malloc(sizeof(float) * (size_t)n)))
                     memcpy(in[k], mem->fbuf[nd->in[k]], sizeof(float) * (size_t)n);
             } else if (act_of(t, mem, nd->in[k], &a) || !readable(t, &a))
                 rc = rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s %s): input %s is not an "
-                            "activation the emulator holds", ni, nd->type, nd->name, t->name);
+                            "activation the emulator holds", ni + 1, nd->type, nd->name, t->name);
             else
                 in[k] = dequant(t, &a);
             if (!rc && !in[k])
@@ -292,7 +292,7 @@ static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next
             int64_t n = shape_elems(&m->tensors[nd->out[k]]);
             if (n < 0)
                 rc = rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s %s): output %s has no "
-                            "shape", ni, nd->type, nd->name, m->tensors[nd->out[k]].name);
+                            "shape", ni + 1, nd->type, nd->name, m->tensors[nd->out[k]].name);
             else if (!(out[k] = calloc((size_t)n + 1, sizeof(float))))
                 rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
         }

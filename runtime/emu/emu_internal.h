@@ -117,9 +117,14 @@ static inline int64_t act_row_bytes(const rknn_tensor *t, const act *a)
     return row;
 }
 
+/* a node's name in messages; a node the compiler left unnamed (the SDK's float16
+ * demo files) by its op type */
 static inline const char *node_name(const rknn_model *m, int node)
 {
-    return node >= 0 && node < m->n_nodes && m->nodes[node].name ? m->nodes[node].name : "?";
+    if (node < 0 || node >= m->n_nodes)
+        return "?";
+    const rknn_node *nd = &m->nodes[node];
+    return nd->name && nd->name[0] ? nd->name : nd->type && nd->type[0] ? nd->type : "?";
 }
 
 /* Where a task runs: task ti of graph node node (nd, named nn in messages),

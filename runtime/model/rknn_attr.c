@@ -143,3 +143,40 @@ int rknn_node_attrs(const rknn_model *m, const uint8_t *file, size_t len, int ni
     *n = k;
     return 0;
 }
+
+int rknn_custom_nodes(const rknn_model *m, const uint8_t *file, size_t len, graph_t *g,
+                      int *node_of, char *err, size_t errlen)
+{
+    for (int i = 0; i < m->n_nodes; i++) {
+        const rknn_node *nd = &m->nodes[i];
+        int *ins, *outs, gi, rc;
+        node_of[i] = -1;
+        if (nd->target != RKNN_TGT_CPU || strncmp(nd->type, "cst", 3))
+            continue;
+        ins = xcalloc((size_t)nd->n_in + 1, sizeof(int));
+        outs = xcalloc((size_t)nd->n_out + 1, sizeof(int));
+        for (int k = 0; k < nd->n_in + nd->n_out; k++) {
+            const rknn_tensor *t = &m->tensors[k < nd->n_in ? nd->in[k] : nd->out[k - nd->n_in]];
+            int ti = graph_find_tensor(g, t->name);
+            if (ti < 0) {
+                ti = graph_add_tensor(g, t->name);
+                g->t[ti].dtype = DT_FLOAT;
+                g->t[ti].ndim = t->nd < MODEL_MAX_DIMS ? t->nd : MODEL_MAX_DIMS;
+                for (int d = 0; d < g->t[ti].ndim; d++)
+                    g->t[ti].dims[d] = t->shape[d];
+            }
+            if (k < nd->n_in)
+                ins[k] = ti;
+            else
+                outs[k - nd->n_in] = ti;
+        }
+        gi = graph_add_node(g, nd->name, nd->type, "", nd->n_in, ins, nd->n_out, outs);
+        free(ins);
+        free(outs);
+        if ((rc = rknn_node_attrs(m, file, len, i, &g->nodes[gi].attrs, &g->nodes[gi].n_attr, err,
+                                  errlen)))
+            return rc;
+        node_of[i] = gi;
+    }
+    return 0;
+}

@@ -223,6 +223,14 @@ void rknn_model_free(rknn_model *m);
 struct attr;
 int rknn_node_attrs(const rknn_model *m, const uint8_t *file, size_t len, int ni,
                     struct attr **out, int *n, char *err, size_t errlen);
+/* The file's custom ops (CPU nodes of a "cst" op type) as nodes of g, for an
+ * application's callbacks: float32 tensors of the file's shapes (by name, shared
+ * with those g has), the file's op type and attributes; the caller sets their
+ * op definition. node_of[i] (m->n_nodes entries) is g's node of file node i, -1
+ * none. 0, or rknn_node_attrs' error. (rknn_attr.c) */
+struct graph;
+int rknn_custom_nodes(const rknn_model *m, const uint8_t *file, size_t len, struct graph *g,
+                      int *node_of, char *err, size_t errlen);
 
 const char *rknn_container_name(int container);
 const char *rknn_target_name(int target);  /* "CPU", "GPU", "NPU" */

@@ -316,6 +316,22 @@ if ${CC:-cc} -shared -fPIC -Wall -Wextra -Werror -Wno-unused-parameter -Iinclude
     "$B/rknn-trace" build "$C/reference.onnx" -q i8 --dataset "$C/ds.txt" --no-progress \
         -o "$C/reference8.rknn" >/dev/null 2>>"$C/b8.err"; then ok
 else bad "build -q i8 --custom-op: $(head -c 400 "$C/cc.err" "$C/b8.err")"; fi
+# `run` takes the same plugin (--custom-op): without it the run is refused naming the
+# node and the option; with it the fp32 outputs are onnxruntime's (the same oracle)
+"$B/rknn-trace" run "$C/custom.onnx" -i x="$C/x.npy" --no-db >/dev/null 2>"$C/run0.err"
+[ $? = 2 ] && [ "$(grep -c . "$C/run0.err")" = 1 ] &&
+    grep -q "node 'sig' is custom op cstSigmoid: give --custom-op LIB.so" "$C/run0.err" && ok ||
+    bad "run of a custom op without --custom-op: $(cat "$C/run0.err")"
+if "$B/rknn-trace" run "$C/custom.onnx" -i x="$C/x.npy" --no-db --custom-op "$C/libcst_sigmoid.so" \
+        --dump "$C/rundump" >/dev/null 2>"$C/run1.err" &&
+   $PY -c '
+import sys, glob, numpy as np
+r = np.load(sys.argv[1]).astype(np.float64).ravel()
+y = np.load(glob.glob(sys.argv[2] + "/*_y.npy")[0]).astype(np.float64).ravel()
+d = np.abs(r - y).max() if r.size == y.size else np.inf
+print("run --custom-op vs onnxruntime: max |diff| %.3g" % d)
+sys.exit(0 if d <= 1e-5 else 1)
+' "$C/ref/y.npy" "$C/rundump"; then ok; else bad "run --custom-op: $(head -c 300 "$C/run1.err")"; fi
 custom_flow int8 "$C/custom8.rknn" 0
 RKNN_LOG_LEVEL=0 "$S/sample_custom_op" "$C/reference8.rknn" "$C/x.f32" "$C/ref8.f32" >/dev/null 2>&1 ||
     bad "the stock-op int8 container does not run"
