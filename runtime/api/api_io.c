@@ -1219,8 +1219,11 @@ int rknn_outputs_release(rknn_context context, uint32_t n_ouputs, rknn_output ou
     }
     for (uint32_t i = 0; i < n_ouputs; i++) {
         api_outbuf **pp, *b = NULL;
-        if (outputs[i].is_prealloc)
-            continue; /* the caller's own buffer */
+        /* the caller's own buffer; or nothing: a zeroed array released without a
+         * rknn_outputs_get (itlab-vision/dl-benchmark's launcher does so at every
+         * teardown), which frees nothing, as free(NULL) */
+        if (outputs[i].is_prealloc || !outputs[i].buf)
+            continue;
         for (pp = &c->outbufs; *pp; pp = &(*pp)->next) {
             if ((*pp)->buf == outputs[i].buf) {
                 b = *pp;

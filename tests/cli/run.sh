@@ -147,7 +147,8 @@ import json, re, sys
 run = json.load(open(sys.argv[1]))
 npu = run["npu"]
 assert run["platform"] == "rk3588" and npu["predicted_us"] > 0 and npu["clock_mhz"] == 1000
-assert abs(sum(npu["share"].values()) - 100) < 0.01, npu["share"]
+assert abs(sum(npu["share"][k] for k in ("compute", "DDR", "CPU")) - 100) < 0.01, npu["share"]
+assert npu["share"]["uncounted"] is None, npu["share"]  # a prediction costs every layer
 assert all(l["target"] in ("NPU", "CPU") for l in run["layers"])
 # Every layer row carries its NPU layer's OpType; the output's node carries figures.
 assert all(l["npu_op"] for l in run["layers"])

@@ -305,7 +305,7 @@ $PY - "$T/out" <<'PYEOF' && ok || bad "v1 run summary"
 import json, sys
 d = json.load(open(sys.argv[1]))
 n = d["npu"]
-assert n["predicted_us"] == 1234.5 and n["share"] == {"compute": 60.0, "DDR": 30.0, "CPU": 10.0}, n
+assert n["predicted_us"] == 1234.5 and n["share"] == {"compute": 60.0, "DDR": 30.0, "CPU": 10.0, "uncounted": None}, n
 assert n["load"] == [40, 0, 0] and n["weight_bytes"] is None and d["host"]["p90_us"] is None
 PYEOF
 expect_rc 0 "show v1 text" "$R" show old --db "$T/v2.db"
