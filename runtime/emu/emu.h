@@ -273,6 +273,7 @@ typedef struct emu_result {
     float **out;             /* NCHW, dequantized */
     int64_t (*out_dims)[4];
     int tasks_run, tasks_copy, tasks_output_op;
+    int tasks_lut;           /* DPU-only tasks that upload the LUT (their tables kept) */
 } emu_result;
 
 /* A layer the file places on the CPU (other than Input/OutputOperator: a custom op

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LUT_N 513 /* entries of each LUT table (512 intervals) */
 
 /* the node's inputs: first activation, weights, bias, other activation */
 static void node_operands(const rknn_model *m, const rknn_node *nd, int *x, int *w, int *b, int *e)
@@ -28,9 +27,8 @@ static void node_operands(const rknn_model *m, const rknn_node *nd, int *x, int 
     }
 }
 
-/* The DPU LUT of a model-1 task: its two tables, uploaded by the LUT tensor's own
- * register stream (LUT_ACCESS_CFG 0x20000 then the LE table's words through
- * LUT_ACCESS_DATA, 0x30000 then the LO table's), and the task's LUT registers. */
+/* The DPU LUT of a task: its two tables (a model-1 file's LUT tensor's register
+ * stream, else what the last upload task left, emu_lut) and the task's LUT registers. */
 typedef struct lut_stage {
     int32_t le[LUT_N], lo[LUT_N];
     int64_t le_start, le_end, lo_start, lo_end;
@@ -39,32 +37,34 @@ typedef struct lut_stage {
 } lut_stage;
 
 static int lut_load(const rknn_model *m, const uint8_t *file, size_t len, int lut,
-                    const regstate *rs, int grp, lut_stage *L)
+                    const emu_lut *loaded, const regstate *rs, int grp, lut_stage *L)
 {
     const rknn_tensor *t = lut >= 0 && lut < m->n_tensors ? &m->tensors[lut] : NULL;
-    int n_le = 0, n_lo = 0, cur = 0;
-    if (!t || t->data_off < 0 || t->data_len < 0 || (uint64_t)t->data_off > len ||
-        (uint64_t)t->data_len > len - (uint64_t)t->data_off)
-        return -1;
-    for (int64_t k = 0; k + 8 <= t->data_len; k += 8) {
-        const uint8_t *e = file + t->data_off + k; /* model-1 entry: 0, address, value */
-        uint32_t addr = (uint32_t)e[2] | (uint32_t)e[3] << 8, v = rd_u32(e + 4);
-        if (addr == 0x4100)
-            cur = v == 0x20000 ? 1 : v == 0x30000 ? 2 : 0;
-        else if (addr == 0x4104 && cur == 1 && n_le < LUT_N)
-            L->le[n_le++] = (int32_t)v;
-        else if (addr == 0x4104 && cur == 2 && n_lo < LUT_N)
-            L->lo[n_lo++] = (int32_t)v;
+    emu_lut l = {0};
+    if (t) {
+        if (t->data_off < 0 || t->data_len < 0 || (uint64_t)t->data_off > len ||
+            (uint64_t)t->data_len > len - (uint64_t)t->data_off)
+            return -1;
+        for (int64_t k = 0; k + 8 <= t->data_len; k += 8) {
+            const uint8_t *e = file + t->data_off + k; /* model-1 entry: 0, address, value */
+            emu_lut_take(&l, (uint32_t)e[2] | (uint32_t)e[3] << 8, rd_u32(e + 4));
+        }
+        loaded = &l;
     }
+    if (loaded->n_le < LUT_N || loaded->n_lo < LUT_N)
+        return -1;
+    memcpy(L->le, loaded->le, sizeof L->le);
+    memcpy(L->lo, loaded->lo, sizeof L->lo);
     static const uint16_t need[] = {0x4108, 0x410c, 0x4110, 0x4114, 0x4118, 0x411c,
                                     0x4120, 0x4124, 0x4128, 0x412c};
     for (size_t k = 0; k < sizeof need / sizeof need[0]; k++)
         if (!rs->set[grp][need[k] / 4])
             return -1;
 #define R(a) rs->val[grp][(a) / 4]
-    /* the one configuration seen (yolov8n, 127 tasks): LUT_CFG 0x68, LE index
-     * offset 0, equal index shifts, LE ending where LO starts, 512 intervals each */
-    if (n_le < LUT_N || n_lo < LUT_N || R(0x4108) != 0x68 || (R(0x410c) & 0xff))
+    /* the one configuration seen (yolov8n, 127 tasks; toolkit 2.3.0's rk3588
+     * ExSwish): LUT_CFG 0x68, LE index offset 0, equal index shifts, LE ending where
+     * LO starts, 512 intervals each */
+    if (R(0x4108) != 0x68 || (R(0x410c) & 0xff))
         return -1;
     L->le_shift = (int)(R(0x410c) >> 8 & 0xff);
     L->lo_shift = (int)(R(0x410c) >> 16 & 0xff);
@@ -258,19 +258,21 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
              t->bs.bypass, t->bs.alu_bypass, t->bs.alu_algo, t->bs.alu_src, t->bs.mul_bypass,
              t->bs.mul_src, t->bs.mul_prelu, t->bs.relu_bypass);
     /* a LUT task (yolov8n's ConvExSwish, ConvSigmoid) scales in BN first, then
-     * interpolates the file's two tables (docs/rknn-format.md) */
+     * interpolates the file's two tables (docs/rknn-format.md); BN's ALU adds 0
+     * (the add is ALU algo 0 on rk356x, 2 on rk3588, as in BS and EW) */
     lut_stage L;
     int relu = 0;
     if (t->lut_used) {
         uint32_t bn_cfg = reg_or0(rs, grp, 0x4060);
-        if (ew_cfg != 0x302 || bn_cfg != 0x48 || !t->bn.present || t->bn.bypass ||
+        if (ew_cfg != 0x302 || bn_cfg != (rk356x ? 0x48u : 0x20040u) || !t->bn.present || t->bn.bypass ||
             (!t->bn.alu_bypass && (t->bn.alu_src || t->bn.alu_operand)) || t->bn.mul_bypass ||
             t->bn.mul_src || t->bn.mul_prelu || !t->bn.relu_bypass || t->bn.mul_shift < 0 ||
             t->bn.mul_shift > 31)
             STOP("task %d (node %s %s): LUT activation with EW_CFG 0x%x, BN_CFG 0x%x: only a BN "
-                 "register multiplier before the LUT (0x48, EW 0x302) is emulated", ti, nd->type,
+                 "register multiplier before the LUT (0x48 on rk356x, 0x20040 on rk3588, EW "
+                 "0x302) is emulated", ti, nd->type,
                  nn, ew_cfg, bn_cfg);
-        if (lut_load(m, file, len, lut, rs, grp, &L))
+        if (lut_load(m, file, len, lut, &s->mem->lut, rs, grp, &L))
             STOP("task %d (node %s %s): LUT activation: its table (tensor %d) or LUT registers "
                  "are not the form emulated (two 513-entry tables, LUT_CFG 0x68)", ti, nd->type,
                  nn, lut);

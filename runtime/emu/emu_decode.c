@@ -231,6 +231,13 @@ static void decode_cna(const regfile *f, emu_task *t)
         t->line_stride = bits(v, 0, 27);
     if (get(f, 0x1080, &v))
         t->surf_stride = bits(v, 0, 27);
+    /* DATAIN_CHANNEL_REAL holds 63 (64 channels) for every input of 128 channels or
+     * more in toolkit 2.3.0's rk3588 files (yolov5n-seg's 128, 256 and 512; the SDK's
+     * pp_human_segv2: 128), while a kernel's weight bytes (0x1034) count every
+     * channel: the channels are then the aligned count, when the weights say so */
+    if (t->in_c_real == 64 && t->in_c > 64 && t->kw > 0 && t->kh > 0 &&
+        t->weight_bytes_per_kernel == (int64_t)t->in_c * t->kw * t->kh * (t->proc_prec == 2 ? 2 : 1))
+        t->in_c_real = t->in_c;
     if (get(f, 0x1184, &v)) {
         /* RV110x writes the pad value as 16 bits (0xffad = -83, the input's zero point) */
         t->pad_value = t->map == EMU_MAP_RV110X ? (int32_t)(int16_t)v : (int32_t)v;
@@ -434,9 +441,23 @@ static emu_reg *sort_own(const emu_reg *regs, int n)
     return out;
 }
 
-/* Decodes regs[0..n) over base; returns the writes sorted by address. */
+/* The blocks a task's enable mask runs (the task record's enable_mask: 0x1d on
+ * a conv, 0x0d without DPU_RDMA, 0x18 an eltwise, 0x60 a pool in every file read,
+ * research/rknn-format.md): bits 0 and 2 the CNA and CORE pair, 3 DPU, 4 DPU_RDMA,
+ * 5 PPU, 6 PPU_RDMA. */
+static int mask_blocks(uint32_t mask)
+{
+    return ((mask & 0x5) == 0x5 ? EMU_BLK_CNA | EMU_BLK_CORE : 0) | (mask & 0x8 ? EMU_BLK_DPU : 0) |
+           (mask & 0x10 ? EMU_BLK_DPU_RDMA : 0) | (mask & 0x20 ? EMU_BLK_PPU : 0) |
+           (mask & 0x40 ? EMU_BLK_PPU_RDMA : 0);
+}
+
+/* Decodes regs[0..n) over base (its register group's state); a block inherits
+ * when the task writes it or its enable mask runs it (toolkit 2.3.0's later row
+ * tiles of a conv write the CNA and a few DPU addresses, and run CORE with the
+ * group's). Returns the writes sorted by address. */
 static emu_reg *decode_from(int map, const emu_reg *regs, int n, const emu_reg *base, int nbase,
-                            emu_task *t)
+                            uint32_t mask, emu_task *t)
 {
     int inherited = 0;
     if (n < 0)
@@ -460,6 +481,10 @@ static emu_reg *decode_from(int map, const emu_reg *regs, int n, const emu_reg *
             }
         }
     }
+    int ran = 0;
+    for (int i = 0; i < nbase; i++)
+        ran |= block_of(base[i].addr);
+    t->blocks |= mask_blocks(mask) & ran;
     f.own_blocks = t->blocks;
     if (map == EMU_MAP_NONE) {
         t->op = EMU_OP_UNDECODED;
@@ -489,7 +514,7 @@ static emu_reg *decode_from(int map, const emu_reg *regs, int n, const emu_reg *
 
 void emu_decode(int map, const emu_reg *regs, int n, emu_task *t)
 {
-    free(decode_from(map, regs, n, NULL, 0, t));
+    free(decode_from(map, regs, n, NULL, 0, 0, t));
 }
 
 /* base (unique, sorted) updated by the sorted writes w[0..n): a new array. */
@@ -523,7 +548,8 @@ int emu_program_decode(const emu_program *p, emu_task *out)
     for (int i = 0; i < p->n_tasks; i++) {
         const emu_stream *s = &p->tasks[i];
         int g = i & 1, nn;
-        emu_reg *sorted = decode_from(p->map, s->regs, s->n_regs, st[g], nst[g], &out[i]);
+        emu_reg *sorted = decode_from(p->map, s->regs, s->n_regs, st[g], nst[g], s->enable_mask,
+                                      &out[i]);
         emu_reg *m = merge(st[g], nst[g], sorted, s->n_regs < 0 ? 0 : s->n_regs, &nn);
         free(sorted);
         free(st[g]);

@@ -247,6 +247,15 @@ static int cpu_layer(const rknn_node *nd)
 /* The CPU layers before graph node upto that have not run (*next: the first of
  * them), through the hook: their inputs as float NCHW, their outputs stored in the
  * tensors' native buffers (quantized / float16) or as floats (mem->fbuf). */
+/* a task whose writes upload both LUT tables, each whole (emu_lut) */
+static int lut_upload(const emu_stream *s)
+{
+    emu_lut l = {0};
+    for (int r = 0; r < s->n_regs; r++)
+        emu_lut_take(&l, s->regs[r].addr, s->regs[r].value);
+    return l.n_le == LUT_N && l.n_lo == LUT_N;
+}
+
 static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next,
                           emu_cpu_hook *cpu, char *err, size_t errlen)
 {
@@ -436,6 +445,15 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         emu_step st = {.m = m, .ti = i, .node = s->node, .grp = g, .rs = rs, .nd = nd,
                        .nn = node_name(m, s->node), .mem = &mem, .rows = rows, .err = err,
                        .errlen = errlen};
+        /* a DPU-only task that uploads the LUT (toolkit 2.3.0 writes one before each
+         * LUT conv on rk3588, its stages bypassed and a 1x1 output): its tables are
+         * kept for the convs after it, nothing else is computed */
+        if (t->op == EMU_OP_ELTWISE && lut_upload(s)) {
+            for (int r = 0; r < s->n_regs; r++)
+                emu_lut_take(&mem.lut, s->regs[r].addr, s->regs[r].value);
+            res->tasks_lut++;
+            continue;
+        }
         if (t->op == EMU_OP_POOL) {
             /* one pixel copied onto itself (4 per ConvAdd on rk3588): changes nothing when its
              * source and destination are the same buffer; anything else stops */

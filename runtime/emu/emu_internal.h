@@ -27,6 +27,31 @@ static inline uint32_t reg_or0(const regstate *rs, int grp, uint32_t addr)
     return rs->set[grp][addr / 4] ? rs->val[grp][addr / 4] : 0;
 }
 
+/* The DPU's two LUT tables as a register stream uploads them (LUT_ACCESS_CFG 0x4100
+ * = 0x20000 then the LE table's words through LUT_ACCESS_DATA 0x4104, 0x30000 then
+ * the LO table's): a model-1 file's LUT tensor, or a model-6 file's DPU-only upload
+ * task before each LUT conv (toolkit 2.3.0's ExSwish). emu_lut_take reads one write;
+ * cur is the table being filled (0 none). */
+#define LUT_N 513 /* entries of each LUT table (512 intervals) */
+typedef struct emu_lut {
+    int32_t le[LUT_N], lo[LUT_N];
+    int n_le, n_lo, cur;
+} emu_lut;
+static inline void emu_lut_take(emu_lut *l, uint32_t addr, uint32_t v)
+{
+    if (addr == 0x4100) {
+        l->cur = v == 0x20000 ? 1 : v == 0x30000 ? 2 : 0;
+        if (l->cur == 1)
+            l->n_le = 0;
+        else if (l->cur == 2)
+            l->n_lo = 0;
+    } else if (addr == 0x4104 && l->cur == 1 && l->n_le < LUT_N) {
+        l->le[l->n_le++] = (int32_t)v;
+    } else if (addr == 0x4104 && l->cur == 2 && l->n_lo < LUT_N) {
+        l->lo[l->n_lo++] = (int32_t)v;
+    }
+}
+
 typedef struct emu_mem {
     int8_t **buf;         /* per tensor, NULL none: int8 values, or float16 ones (act.es) */
     float **fbuf;         /* per tensor a CPU layer wrote without a native NPU layout
@@ -36,6 +61,7 @@ typedef struct emu_mem {
     int64_t *ew_delta;    /* per node: EW address - destination address of its first task */
     int copy_out;         /* the tensor the last Split/Concat copy wrote */
     uint8_t *ew_seen;
+    emu_lut lut;          /* the DPU's LUT tables, as the last upload task left them */
 } emu_mem;
 
 /* a 4-D activation in NC1HWC2 (or NHWC [1,1,H,W,C]): int8 values, or float16
@@ -105,13 +131,15 @@ static inline void act_store(const rknn_tensor *t, const act *a, int64_t off, do
         a->p[off] = sat8(llround(v / t->scale) + t->zero_point);
 }
 
-/* Bytes between rows of the NPU's copy of a: an NHWC image input (C2 = C) has
- * rows of the aligned width, which the file's native size gives (the SDK's float16
- * [1,3,10,10] input of 960 bytes on rk3588: 16-pixel rows); other tensors W x C2. */
+/* Bytes between rows of the NPU's copy of a: an NHWC image input (C2 = C, 1 to 4
+ * channels) has rows of the aligned width, which the file's native size gives (the
+ * SDK's float16 [1,3,10,10] input of 960 bytes on rk3588: 16-pixel rows); other
+ * tensors W x C2 (a 16-channel activation stored [1,1,H,W,16] too, whatever padding
+ * its size has: yolov5n-seg's [1,16,320,320] under toolkit 2.3.0). */
 static inline int64_t act_row_bytes(const rknn_tensor *t, const act *a)
 {
     int64_t row = (int64_t)a->w * a->c2 * a->es;
-    if (a->c2 == a->c && t->size > 0 && t->size % ((int64_t)a->h * a->c2 * a->es) == 0 &&
+    if (a->c2 == a->c && a->c <= 4 && t->size > 0 && t->size % ((int64_t)a->h * a->c2 * a->es) == 0 &&
         t->size / a->h > row)
         return t->size / a->h;
     return row;

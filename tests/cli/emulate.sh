@@ -676,6 +676,44 @@ EOF
 expect 2 "task 1 \(node Conv:Conv_0\): register 0x40c4 = 0x00000001 has no known meaning" -- \
     "$RT" run "$T/patched.rknn" --emulate "${IN[@]}" --no-db
 
+# a later tile that writes no CORE register (toolkit 2.3.0's row tiles do so) runs
+# with its register group's: multiple_input_demo.rk3588's task 5 (Conv_1's second
+# tile, group 1) with its five CORE writes turned into repeats of its first write;
+# task 3 left the same CORE values in the group, so every output is unchanged
+$PY - "$D/multiple_input_demo.rk3588.rknn" "$T/tasks.json" "$T/nocore.rknn" <<'EOF' || bad "patch task 5"
+import json, struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+t = json.load(open(sys.argv[2]))['npu_tasks']['tasks'][5]
+first, = struct.unpack_from('<Q', b, t['file_offset'])
+n = 0
+for k in range(t['writes']):
+    o = t['file_offset'] + 8 * k
+    e, = struct.unpack_from('<Q', b, o)
+    if 0x3000 <= e & 0xffff < 0x4000:
+        struct.pack_into('<Q', b, o, first)
+        n += 1
+assert n == 5, n
+open(sys.argv[3], 'wb').write(b)
+EOF
+rm -rf "$T/nc0" "$T/nc1"
+"$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate "${IN[@]}" --no-db --dump "$T/nc0" >/dev/null 2>&1
+"$RT" run "$T/nocore.rknn" --emulate "${IN[@]}" --no-db --dump "$T/nc1" >"$T/nc.out" 2>&1 &&
+    cmp -s "$T/nc0/7.npy" "$T/nc1/7.npy" && cmp -s "$T/nc0/8.npy" "$T/nc1/8.npy" && ok ||
+    bad "a tile without CORE writes: $(tail -2 "$T/nc.out")"
+"$RT" inspect "$T/nocore.rknn" --tasks --json 2>/dev/null | $PY -c '
+import json, sys
+t = json.load(sys.stdin)["npu_tasks"]["tasks"][5]
+assert t["op"] == "conv" and t["graph_check"] == "agrees" and "earlier tasks of its register group" in t["notes"], t["op"]
+' && ok || bad "inspect: the tile without CORE writes is not a conv from its group's registers"
+
+# the DPU-only Adds and Concats of yolov8n.rk3566 against numpy on the dequantized
+# tensors the run dumped (tests/samples/emu_dpu_check.py: within one output step)
+rm -rf "$T/y8d"
+"$RT" run "$D/yolov8n.rk3566.rknn" --emulate --no-db --dump "$T/y8d" >/dev/null 2>&1
+"$RT" inspect "$D/yolov8n.rk3566.rknn" --json >"$T/y8i.json" 2>/dev/null
+$PY tests/samples/emu_dpu_check.py "$T/y8d" "$T/y8i.json" >"$T/dpu.out" 2>&1 &&
+    grep -q "^19 passed, 0 failed" "$T/dpu.out" && ok || bad "yolov8n Adds/Concats: $(tail -3 "$T/dpu.out")"
+
 # rk3562 (a table layout): a word the sample files do not write stops the run at
 # its task, in a register left undecoded (0x40b8: 0x4000 in every conv task) and
 # in the undecoded bits of a decoded one (0x40b0: bit 16 set on the ConvAdd only)
