@@ -35,19 +35,9 @@ static struct {
     plugin_inst *insts;
 } plugins;
 
-typedef int (*plugin_cb)(rknn_custom_op_context *, rknn_custom_op_tensor *, uint32_t,
-                         rknn_custom_op_tensor *, uint32_t);
-
-static int plugin_call(plugin_inst *pi, graph_t *g, node_t *n, plugin_cb fn)
+static int plugin_call(plugin_inst *pi, graph_t *g, node_t *n, api_custom_cb fn)
 {
-    rknn_custom_op_tensor *io = xcalloc((size_t)(n->n_in + n->n_out) + 1, sizeof(*io));
-    uint32_t n_in;
-    int k = api_custom_views(g, n, io, &n_in), r;
-
-    pi->ref.node = n;
-    r = fn(&pi->octx, io, n_in, io + n_in, (uint32_t)k - n_in);
-    free(io);
-    return r;
+    return api_custom_call(&pi->octx, &pi->ref, g, n, fn);
 }
 
 /* A node's instance: init and prepare at its first run in a graph, compute each run. */

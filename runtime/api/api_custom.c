@@ -32,20 +32,9 @@ struct api_custom {
 };
 
 /* Calls fn (init, prepare or compute) with the node's tensors as they are now. */
-typedef int (*cb_fn)(rknn_custom_op_context *, rknn_custom_op_tensor *, uint32_t,
-                     rknn_custom_op_tensor *, uint32_t);
-
-static int call(api_custom_node *b, graph_t *g, cb_fn fn)
+static int call(api_custom_node *b, graph_t *g, api_custom_cb fn)
 {
-    const node_t *n = &g->nodes[b->node];
-    rknn_custom_op_tensor *io = xcalloc((size_t)(n->n_in + n->n_out) + 1, sizeof(*io));
-    uint32_t n_in;
-    int k = api_custom_views(g, n, io, &n_in), r;
-
-    b->ref.node = n;
-    r = fn(&b->octx, io, n_in, io + n_in, (uint32_t)k - n_in);
-    free(io);
-    return r;
+    return api_custom_call(&b->octx, &b->ref, g, &g->nodes[b->node], fn);
 }
 
 static int hook_run(exec_custom_hook *h, graph_t *g, node_t *n, char *err, size_t errlen)

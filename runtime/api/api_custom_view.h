@@ -7,6 +7,7 @@
 #define RT_API_CUSTOM_VIEW_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rknn_custom_op.h"
@@ -79,6 +80,28 @@ static inline int api_custom_views(const graph_t *g, const node_t *n,
         if (n->out[i] >= 0)
             api_custom_view(&g->t[n->out[i]], &io[k++]);
     return k;
+}
+
+typedef int (*api_custom_cb)(rknn_custom_op_context *, rknn_custom_op_tensor *, uint32_t,
+                             rknn_custom_op_tensor *, uint32_t);
+
+/* One callback on node n of g as the runtime hands it: the node's tensors viewed,
+ * ref (what octx's internal_ctx points to) made current for get_op_attr. */
+static inline int api_custom_call(rknn_custom_op_context *octx, api_custom_ref *ref, graph_t *g,
+                                  const node_t *n, api_custom_cb fn)
+{
+    rknn_custom_op_tensor *io = (rknn_custom_op_tensor *)calloc((size_t)(n->n_in + n->n_out) + 1,
+                                                                sizeof(*io));
+    uint32_t n_in;
+    int k, r;
+
+    if (!io)
+        return -1;
+    k = api_custom_views(g, n, io, &n_in);
+    ref->node = n;
+    r = fn(octx, io, n_in, io + n_in, (uint32_t)k - n_in);
+    free(io);
+    return r;
 }
 
 #endif
