@@ -606,9 +606,9 @@ static int run_model(run_cli *c, const char *model)
     }
     /* after the board's pick: its librknnrt must not meet ours, which a plugin loads */
     for (int k = 0; k < c->plugins.n; k++)
-        if (custom_op_load(c->plugins.v[k], err, sizeof(err))) {
+        if ((ret = custom_op_load(c->plugins.v[k], err, sizeof(err)))) {
             cli_error("%s", err);
-            return EXIT_USAGE;
+            return cli_exit_code(ret);
         }
     if (c->emulate || run_rknn_is(model)) /* vendor file: predicted profile, or emulated */
         return cmd_run_rknn(c, model);

@@ -244,9 +244,6 @@ static int cpu_layer(const rknn_node *nd)
            strcmp(nd->type, "OutputOperator");
 }
 
-/* The CPU layers before graph node upto that have not run (*next: the first of
- * them), through the hook: their inputs as float NCHW, their outputs stored in the
- * tensors' native buffers (quantized / float16) or as floats (mem->fbuf). */
 /* a task whose writes upload both LUT tables, each whole (emu_lut) */
 static int lut_upload(const emu_stream *s)
 {
@@ -256,6 +253,9 @@ static int lut_upload(const emu_stream *s)
     return l.n_le == LUT_N && l.n_lo == LUT_N;
 }
 
+/* The CPU layers before graph node upto that have not run (*next: the first of
+ * them), through the hook: their inputs as float NCHW, their outputs stored in the
+ * tensors' native buffers (quantized / float16) or as floats (mem->fbuf). */
 static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next,
                           emu_cpu_hook *cpu, char *err, size_t errlen)
 {
