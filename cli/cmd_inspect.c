@@ -313,6 +313,12 @@ static void json_node(json_writer *w, const rknn_model *m, const rknn_node *n, i
             json_shape(w, t->nd, t->shape);
             json_key(w, "native_shape");
             json_shape(w, t->nnd, t->native);
+            if (t->has_quant) { /* the tensor's own grid (an activation's, per tensor) */
+                json_key(w, "scale");
+                json_num(w, t->scale);
+                json_key(w, "zero_point");
+                json_int(w, t->zero_point);
+            }
             if (t->data_off >= 0) {
                 json_key(w, "data_offset");
                 json_int(w, t->data_off);

@@ -55,6 +55,23 @@ for f in multiple_input_demo.rk3588 multiple_input_demo.rk3588.tk134 multiple_in
     if ! "$RT" inspect "$m" --json >"$w/meta.json" 2>"$w/inspect.err"; then
         bad "$f: inspect --json: $(head -2 "$w/inspect.err")"; continue
     fi
+    # every node tensor's scale and zero point in inspect --json: the file's own, as the
+    # independent FlatBuffer reader (tests/oracle/rknn_fb.py) reads them
+    $PY - "$w/meta.json" "$m" <<'EOF' && ok || bad "$f: inspect --json tensor quantization"
+import json, sys
+sys.path.insert(0, 'tests/oracle')
+from rknn_fb import FB
+fb = FB(sys.argv[2])
+q = {fb.string(t, 5): (fb.first(t, 10, '<f'), fb.first(t, 11, '<i')) for t in fb.tables(fb.graph(), 0)}
+n = 0
+for nd in json.load(open(sys.argv[1]))['nodes']:
+    for t in nd['inputs'] + nd['outputs']:
+        if 'scale' in t:
+            s, z = q[t['name']]
+            assert abs(t['scale'] - s) <= 1e-6 * abs(s) and t['zero_point'] == z, (t, s, z)
+            n += 1
+assert n > 0
+EOF
     # one seeded uint8 image per input: NHWC bytes for the app, float32 NCHW for the CLI
     args=()
     while read -r name npy u8; do
