@@ -241,6 +241,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
     uint32_t bs_cfg = reg_or0(rs, grp, 0x4040);
     uint32_t ew_cfg = reg_or0(rs, grp, 0x4070);
     int rk356x = t->map == EMU_MAP_RK356X;
+    emu_chip_words cw = emu_chip_words_of(t);
     /* table layouts: their stage words were checked against the values the
      * sample files write (emu_layout_check), one meaning each */
     int table = emu_layout_known(t->map);
@@ -264,7 +265,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
     int relu = 0;
     if (t->lut_used) {
         uint32_t bn_cfg = reg_or0(rs, grp, 0x4060);
-        if (ew_cfg != 0x302 || bn_cfg != (rk356x ? 0x48u : 0x20040u) || !t->bn.present || t->bn.bypass ||
+        if (ew_cfg != 0x302 || bn_cfg != cw.add_mul || !t->bn.present || t->bn.bypass ||
             (!t->bn.alu_bypass && (t->bn.alu_src || t->bn.alu_operand)) || t->bn.mul_bypass ||
             t->bn.mul_src || t->bn.mul_prelu || !t->bn.relu_bypass || t->bn.mul_shift < 0 ||
             t->bn.mul_shift > 31)
@@ -288,9 +289,9 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
                  "beside EW): not emulated", ti, nn);
     }
     int use_ew = t->ew_present && !t->ew_bypass && !t->lut_used;
-    if (use_ew && !table && rk356x && ew_cfg != 0x900002d0)
-        STOP("task %d (node %s): DPU_EW_CFG 0x%x: on rk356x only 0x900002d0 (add of a memory "
-             "operand) is understood", ti, nn, ew_cfg);
+    if (use_ew && !table && rk356x && ew_cfg != cw.ew_add)
+        STOP("task %d (node %s): DPU_EW_CFG 0x%x: on rk356x only 0x%x (add of a memory "
+             "operand) is understood", ti, nn, ew_cfg, cw.ew_add);
     if (use_ew && !table && (t->ew_alu_algo != (rk356x ? 0 : 2) || !t->ew_op_src || !t->ew_lut_bypass || t->ew_op_type ||
                    t->ew_binary))
         STOP("task %d (node %s): EW stage other than the add of a memory operand (algo %d src %d "

@@ -8,20 +8,6 @@
 /* a register of the task's group (its write or an earlier task's, else 0) */
 #define R(a) reg_or0(s->rs, s->grp, (a))
 
-/* The words every DPU-only task of a chip writes: FEATURE_MODE (flying: the DPU
- * reads through its RDMA) and DPU_RDMA's mode; and BS_CFG for an ALU add of a
- * register operand (ALU algo 0 on rk356x, 2 on rk3588, as in EW). rk356x: yolov8n's
- * tasks; rk3588: toolkit 2.3.0's (yolov5n-seg). */
-typedef struct dpu_words {
-    uint32_t feature_mode, rdma_mode, bs_add;
-} dpu_words;
-
-static dpu_words dpu_words_of(const emu_task *t)
-{
-    return t->map == EMU_MAP_RK356X ? (dpu_words){0x109, 0x4001, 0x58}
-                                    : (dpu_words){0x1e5, 0x7801, 0x20050};
-}
-
 /* A DPU-only task of a Split or Concat node (yolov8n): one whole channel slice
  * copied between the node's input and output tensors, requantized on the way:
  * y = sat8(round((x + BS ALU operand) * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET).
@@ -32,14 +18,14 @@ int emu_run_copy(const emu_step *s, const emu_task *t)
 {
     int split = !strcmp(s->nd->type, "Split"), rc = 0;
     act src, dst;
-    dpu_words w = dpu_words_of(t);
+    emu_chip_words w = emu_chip_words_of(t);
     if (R(0x400c) != w.feature_mode || R(0x4010) != 0 || R(0x5044) != w.rdma_mode || R(0x4070) != 0x383 ||
-        R(0x4060) != 0x53 || (R(0x4040) != 0x53 && R(0x4040) != w.bs_add) || t->ew_present < 0 ||
+        R(0x4060) != 0x53 || (R(0x4040) != 0x53 && R(0x4040) != w.add) || t->ew_present < 0 ||
         t->rdma_src_addr < 0 || t->dst_addr < 0 || t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
         STOP("task %d (node %s): DPU-only task (FEATURE_MODE 0x%x, DATA_FORMAT 0x%x, RDMA mode "
              "0x%x, EW 0x%x, BN 0x%x, BS 0x%x): not a channel-slice copy as emulated", s->ti, s->nn,
              R(0x400c), R(0x4010), R(0x5044), R(0x4070), R(0x4060), R(0x4040));
-    int64_t add = R(0x4040) == w.bs_add ? (int32_t)R(0x4044) : 0;
+    int64_t add = R(0x4040) == w.add ? (int32_t)R(0x4044) : 0;
     /* the one tensor on the node's other side: the slice's start channel says which */
     int one = split ? s->nd->in[0] : s->nd->out[0], many_n = split ? s->nd->n_out : s->nd->n_in;
     const int *many = split ? s->nd->out : s->nd->in;
@@ -88,25 +74,17 @@ out:
  *   v = round((a + BS_ALU) * BS_MUL / 2^s) + round((b + EW_CVT_OFFSET) * scale / 2^t)
  *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
  * (BS_MUL_CFG: operand bits 16..31, shift bits 8..13; EW_CVT_SCALE as ConvAdd's).
- * Only the register words those Adds write are taken; anything else stops. Per chip
- * (and dpu_words): EW_CFG, BS_CFG and ERDMA_CFG; rk3588's EW_CFG and ERDMA_CFG are
- * its ConvAdd's (multiple_input_demo.rk3588, verified there). */
-static const uint32_t add_words[2][3] = {
-    /* 0x4070,     0x4040,  0x5034 */
-    {0x900002d0, 0x48, 0x40000000},    /* rk356x */
-    {0x904202c0, 0x20040, 0x40000004}, /* rk3588 */
-};
-
+ * Only the register words those Adds write are taken (emu_chip_words); anything
+ * else stops. */
 int emu_run_add(const emu_step *s, const emu_task *t)
 {
     int rc = 0;
     act a, b, o;
     uint32_t mul = R(0x4048), ewc = R(0x4078);
-    const uint32_t *w = add_words[t->map != EMU_MAP_RK356X];
-    dpu_words d = dpu_words_of(t);
-    if (R(0x400c) != d.feature_mode || R(0x4010) != (mul >> 8 & 0x3f) << 4 || R(0x5044) != d.rdma_mode ||
-        R(0x4070) != w[0] ||
-        R(0x4060) != 0x53 || R(0x4040) != w[1] || (mul & 0xc0ff) || R(0x5034) != w[2] ||
+    emu_chip_words w = emu_chip_words_of(t);
+    if (R(0x400c) != w.feature_mode || R(0x4010) != (mul >> 8 & 0x3f) << 4 || R(0x5044) != w.rdma_mode ||
+        R(0x4070) != w.ew_add ||
+        R(0x4060) != 0x53 || R(0x4040) != w.add_mul || (mul & 0xc0ff) || R(0x5034) != w.erdma_add ||
         (ewc >> 22) || t->rdma_src_addr != 0 || t->dst_addr != 0 || t->ew_addr != 0 ||
         t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
         STOP("task %d (node %s): DPU-only task (DATA_FORMAT 0x%x, EW 0x%x, BS 0x%x, BS_MUL 0x%x, "

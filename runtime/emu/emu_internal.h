@@ -155,6 +155,25 @@ static inline const char *node_name(const rknn_model *m, int node)
     return nd->name && nd->name[0] ? nd->name : nd->type && nd->type[0] ? nd->type : "?";
 }
 
+/* The words of the DPU's stages where rk356x and rk3588 differ (an ALU add is algo 0
+ * on rk356x, 2 on rk3588, in BS, BN and EW alike): rk356x's as yolov8n writes them,
+ * rk3588's as multiple_input_demo's ConvAdd and toolkit 2.3.0's yolov5n-seg do. Only
+ * these exact words are taken where a runner checks one. */
+typedef struct emu_chip_words {
+    uint32_t feature_mode, rdma_mode; /* a DPU-only task's FEATURE_MODE (flying: the DPU
+                                         reads through its RDMA) and DPU_RDMA mode */
+    uint32_t add_mul;  /* BS/BN_CFG: an ALU add of a register operand, then the multiplier */
+    uint32_t add;      /* the same with the multiplier bypassed */
+    uint32_t ew_add, erdma_add; /* EW_CFG and ERDMA_CFG of the add of a memory operand */
+} emu_chip_words;
+
+static inline emu_chip_words emu_chip_words_of(const emu_task *t)
+{
+    return t->map == EMU_MAP_RK356X
+               ? (emu_chip_words){0x109, 0x4001, 0x48, 0x58, 0x900002d0, 0x40000000}
+               : (emu_chip_words){0x1e5, 0x7801, 0x20040, 0x20050, 0x904202c0, 0x40000004};
+}
+
 /* Where a task runs: task ti of graph node node (nd, named nn in messages),
  * with register group grp's state, over mem. The runner puts the output rows
  * it wrote in rows[] and a stop's reason in err. */
