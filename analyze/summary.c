@@ -104,6 +104,13 @@ static int is_fallback(const store_layer *l, int build)
            !summary_op_is_io(op);
 }
 
+/* a layer's bound as an index of share_pct (compute, DDR, CPU), -1 none */
+static int bound_index(const char *bound)
+{
+    return !bound ? -1 : !strcmp(bound, "compute") ? 0 : !strcmp(bound, "DDR") ? 1
+                       : !strcmp(bound, "CPU") ? 2 : -1;
+}
+
 typedef struct rank {
     const store_layer *rows;
     int by_frame;
@@ -169,9 +176,8 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->fallback = xcalloc((size_t)(n_layers ? n_layers : 1), sizeof(int));
     for (int i = 0; i < n_layers; i++) {
         const store_layer *l = &layers[i];
+        int b = bound_index(l->bound);
         if (!isnan(l->frame_us)) {
-            int b = !l->bound ? -1 : !strcmp(l->bound, "compute") ? 0 : !strcmp(l->bound, "DDR") ? 1
-                                   : !strcmp(l->bound, "CPU") ? 2 : -1;
             if (b >= 0)
                 by_bound[b] += l->frame_us;
             sum_frame += l->frame_us;
@@ -180,9 +186,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
         if (!isnan(l->time_us)) {
             /* NPU rows whose cycles the log printed as 0/0/0 (Concat, Split, Softmax
              * on rk3588) have no bound: their time is counted, as uncounted */
-            int b = !l->bound ? 3 : !strcmp(l->bound, "compute") ? 0 : !strcmp(l->bound, "DDR") ? 1
-                    : !strcmp(l->bound, "CPU") ? 2 : 3;
-            by_bound_t[b] += l->time_us, sum_bound_t += l->time_us;
+            by_bound_t[b >= 0 ? b : 3] += l->time_us, sum_bound_t += l->time_us;
         }
         if (!isnan(l->time_us)) /* whole microseconds, as the table adds them */
             sum_table += l->time_us >= 0 && l->time_us < 1e15 ? (double)(int64_t)l->time_us : 0,
