@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <math.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,10 @@ static int validate_args(const run_cli *o, const char *model)
     if (!o->emulate && (o->in.n || o->dump)) {
         cli_error("run %s: -i and --dump need --emulate (without it nothing is computed)", model);
         return EXIT_USAGE;
+    }
+    if (o->emulate && access(model, R_OK) != 0) { /* as run says of any model it cannot read */
+        cli_error("%s: %s", model, strerror(errno));
+        return EXIT_INPUT;
     }
     if (o->emulate && !run_rknn_is(model)) {
         cli_error("--emulate runs a vendor .rknn's NPU tasks; %s is not one", model);

@@ -645,6 +645,7 @@ EOF
 expect 2 "task 0 \(node Conv:Conv_1\): weight tensor conv2.weight: byte 1000 beyond the 768 bytes the pixel conv's rows hold is not zero" -- \
     "$RT" run "$T/f3_w.rknn" --emulate "${IN[@]}" --no-db
 expect 1 "is not one" -- "$RT" run "$D/multiple_input_demo.onnx" --emulate --no-db
+expect 2 "$T/nosuch.rknn: No such file or directory" -- "$RT" run "$T/nosuch.rknn" --emulate --no-db
 expect 2 "input.1 needs 16384 float32 values" -- \
     "$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate -i "input.1=$T/b.npy" --no-db
 expect 2 "-i nope=.*: the file has no input of that name" -- \
