@@ -175,6 +175,12 @@ static void print_text(const char *path, const rknn_model *m, FILE *f)
         fprintf(f, "inference: %s\n", m->infer_type);
     if (m->container == RKNN_C_TK2_FB)
         fprintf(f, "dynamic shapes: %s\n", m->dyn_json ? m->dyn_json : "none");
+    if (m->n_tilings) {
+        fputs("tilings: tasks start [", f);
+        for (int k = 0; k < m->n_tilings; k++)
+            fprintf(f, "%s%u", k ? "," : "", m->tiling_start[k]);
+        fputs("] (one core first; --emulate runs that one)\n", f);
+    }
     print_io_text(m, f);
     if (m->json_pre)
         fprintf(f, "preprocessing (JSON): %s\n", m->json_pre);
@@ -431,6 +437,11 @@ static void print_json(const char *path, const rknn_model *m, const emu_program 
         json_raw(&w, m->dyn_json);
     else
         json_write_null(&w);
+    json_key(&w, "tiling_starts");
+    json_arr_open(&w);
+    for (int k = 0; k < m->n_tilings; k++)
+        json_int(&w, m->tiling_start[k]);
+    json_arr_close(&w);
     json_io_list(&w, m, 0);
     json_io_list(&w, m, 1);
     if (m->container == RKNN_C_LITE) {

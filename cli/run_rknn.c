@@ -320,10 +320,14 @@ static int emulate(const run_cli *o, rknn_run *s)
     s->pred.outs = s->eouts;
     s->pred.n_outs = er->n_out;
     s->eouts = NULL;
-    if (!o->json)
+    if (!o->json) {
         printf("emulated: %d NPU tasks computed, %d one-pixel in-place copies skipped, %d "
                "OutputOperator tasks done on the CPU\n", er->tasks_run, er->tasks_copy,
                er->tasks_output_op);
+        if (er->tasks_tiling < er->tasks_file)
+            printf("          the file's one-core tiling, %d of its %d tasks (the others split "
+                   "the same layers across cores)\n", er->tasks_tiling, er->tasks_file);
+    }
     return 0;
 }
 

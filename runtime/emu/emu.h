@@ -204,8 +204,19 @@ typedef struct emu_program {
     int fmt;               /* enum emu_fmt */
     emu_stream *tasks;
     int n_tasks;
+    int n_file_tasks;      /* the file's task table: more than n_tasks when only its
+                              one-core tiling is kept (emu_program_one_core) */
     int64_t n_regs;
 } emu_program;
+
+/* Keeps only the tasks of the file's one-core tiling, what the board runs under
+ * the default core mask (RKNN_NPU_CORE_AUTO: one core), where the file has
+ * tilings for several core counts (graph slot 10: rk3588 and rk3576); the
+ * others recompute the same outputs, split across cores. Returns the tasks
+ * dropped. RKNN_TRACE_EMU_TILINGS=all keeps every tiling, run one after the
+ * other in file order (each recomputes whole outputs from the one-core
+ * tiling's: a check of their tiles' decoding). */
+int emu_program_one_core(emu_program *p, const struct rknn_model *m);
 
 /* Finds the tasks of m, whose whole file is file[0..len). */
 /* Decodes every task of p into out[p->n_tasks]: a task starts from the
@@ -274,6 +285,7 @@ typedef struct emu_result {
     int64_t (*out_dims)[4];
     int tasks_run, tasks_copy, tasks_output_op;
     int tasks_lut;           /* DPU-only tasks that upload the LUT (their tables kept) */
+    int tasks_tiling, tasks_file; /* the tasks run (the one-core tiling) of the file's */
 } emu_result;
 
 /* A layer the file places on the CPU (other than Input/OutputOperator: a custom op

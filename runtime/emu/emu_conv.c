@@ -176,7 +176,9 @@ int emu_conv_tile(const emu_step *s, const emu_task *t, const rknn_tensor *xt, c
              "node's tensors", ti, nn, (long long)t->feature_addr, (long long)t->dst_addr);
     *y0i = (int)(t->feature_addr / in_row), *y0o = (int)(t->dst_addr % out_surf / out_row);
     *oc0 = (int)(t->dst_addr / out_surf) * out->c2;
-    if (*y0i + t->in_h > in->h || *y0o + t->out_h > out->h || *oc0 + t->kernels > out->c)
+    /* kernels may round the last channels up to a whole C2 surface (padding lanes) */
+    if (*y0i + t->in_h > in->h || *y0o + t->out_h > out->h ||
+        *oc0 + t->kernels > (out->c + out->c2 - 1) / out->c2 * out->c2)
         STOP("task %d (node %s): tile rows %d+%d or channels %d+%d beyond the tensor", ti, nn, *y0o,
              t->out_h, *oc0, t->kernels);
 out:
@@ -222,8 +224,13 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
              emu_prec_name(t->in_prec), emu_prec_name(t->proc_prec), emu_prec_name(t->out_prec));
     /* in_c is the aligned count, in_c_real the tensor's; a task computes all
      * output channels or a tile of them (kernels, out_c_orig: the tile's) */
+    /* ... or all of them from a kernel count rounded up past the tensor's channels
+     * (yolov5n-seg's 255-channel head conv on rk3588: 256 kernels, the last one
+     * padding, out_c_orig 255), whose padding channels are not stored */
+    int whole_padded = t->out_c_orig == out.c && t->kernels > out.c &&
+                       t->kernels <= (out.c + out.c2 - 1) / out.c2 * out.c2;
     if (t->in_w != in.w || t->in_c_real != in.c || t->out_w != out.w || t->kernels < 1 ||
-        t->out_c_orig != t->kernels || t->kernels > out.c)
+        ((t->out_c_orig != t->kernels || t->kernels > out.c) && !whole_padded))
         STOP("task %d (node %s): a tile of the width or the input channels (in %dx%d, out %dx%d, "
              "%d kernels; tensors %dx%d, %dx%d) is not emulated", ti, nn, t->in_w, t->in_c_real,
              t->out_w, t->out_c_orig, t->kernels, in.w, in.c, out.w, out.c);
@@ -469,7 +476,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
                     for (int ic = 0; ic < in.c; ic++)
                         cp[ic] = xp[ic];
                 }
-            for (int o = 0; o < noc; o++) {
+            for (int o = 0; o < noc && oc0 + o < out.c; o++) {
                 const uint8_t *g = B + (int64_t)(o / G) * G * 8;
                 int j = o % G, oc = oc0 + o;
                 int mul = rd_i16(g + 6 * G + 2 * j);

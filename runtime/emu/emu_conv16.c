@@ -100,7 +100,7 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
     int dx = t->dil_x > 0 ? t->dil_x : 1, dy = t->dil_y > 0 ? t->dil_y : 1;
     for (int oy = 0; oy < t->out_h; oy++)
         for (int ox = 0; ox < t->out_w; ox++)
-            for (int o = 0; o < noc; o++) {
+            for (int o = 0; o < noc && oc0 + o < out.c; o++) {
                 const float *wk = Wk + (int64_t)o * taps;
                 float acc = 0;
                 for (int ky = 0; ky < kh; ky++)

@@ -123,7 +123,8 @@ out:
  * source row twice. The bytes pass unchanged (every stage bypassed, OUT_CVT
  * scale 1, shift 0, offset 0): out[c][y][x] = in[c][y / 2][x / 2]. The source
  * and destination offsets pick the same surface of the node's input and
- * output. Only the register words yolov8n's Resizes write are taken. */
+ * output. Only the register words yolov8n's (rk3566) and yolov5n-seg's (rk3588)
+ * Resizes write are taken. */
 int emu_run_resize(const emu_step *s, const emu_task *t)
 {
     int rc = 0;
@@ -131,7 +132,11 @@ int emu_run_resize(const emu_step *s, const emu_task *t)
     uint32_t sw = (R(0x500c) & 0x1fff) + 1, sh = (R(0x5010) & 0x1fff) + 1, sc = (R(0x5014) & 0x1fff) + 1;
     uint32_t dw = (R(0x4030) & 0x1fff) + 1, dh = (R(0x4034) & 0x1fff) + 1, dc = (R(0x403c) & 0x1fff) + 1;
     int64_t src = R(0x5018), dst = R(0x4020), dsurf = R(0x4024), sadd = R(0x40c0);
-    if (R(0x400c) != 0x109 || R(0x4010) != 0x4000000 || R(0x5044) != 0xc001 || R(0x5048) != 0x1249 ||
+    emu_chip_words w = emu_chip_words_of(t);
+    /* the chip's DPU-only feature and RDMA modes, the RDMA's with bit 15 (0xc001 on
+     * rk3566's yolov8n, 0xf801 on rk3588's yolov5n-seg) */
+    if (R(0x400c) != w.feature_mode || R(0x4010) != 0x4000000 ||
+        R(0x5044) != (w.rdma_mode | 0x8000) || R(0x5048) != 0x1249 ||
         R(0x4040) != 0x53 || R(0x4060) != 0x53 || R(0x4070) != 0x383 || R(0x4080) != 0 ||
         R(0x4084) != 1 || R(0x4088) != 0 || R(0x5034) != 1 || R(0x4038) != dw * 0x10001u ||
         R(0x4050) != 0x126)

@@ -636,6 +636,7 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
         return rt_err(err, errlen, RT_EUNSUPPORTED, "not emulated: %s", why);
     if ((rc = emu_program_load(m, file, len, &prog, err, errlen)))
         return rc;
+    emu_program_one_core(&prog, m);
     if (prog.source == EMU_SRC_LITE) {
         emu_task *tasks = calloc((size_t)prog.n_tasks + 1, sizeof(*tasks));
         if (!tasks) {
@@ -649,6 +650,8 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
     } else {
         rc = emu_fb_exec(m, file, len, &prog, inputs, n_inputs, dump_dir, cpu, res, err, errlen);
     }
+    res->tasks_tiling = prog.n_tasks;
+    res->tasks_file = prog.n_file_tasks;
     emu_program_free(&prog);
     return rc;
 }

@@ -165,13 +165,15 @@ typedef struct emu_chip_words {
     uint32_t add_mul;  /* BS/BN_CFG: an ALU add of a register operand, then the multiplier */
     uint32_t add;      /* the same with the multiplier bypassed */
     uint32_t ew_add, erdma_add; /* EW_CFG and ERDMA_CFG of the add of a memory operand */
+    uint32_t ppu_rdma_7018, ppu_rdma_fmt; /* a max pool's PPU_RDMA 0x7018 (unnamed) and
+                                             DATA_FORMAT 0x7030 words (int8) */
 } emu_chip_words;
 
 static inline emu_chip_words emu_chip_words_of(const emu_task *t)
 {
     return t->map == EMU_MAP_RK356X
-               ? (emu_chip_words){0x109, 0x4001, 0x48, 0x58, 0x900002d0, 0x40000000}
-               : (emu_chip_words){0x1e5, 0x7801, 0x20040, 0x20050, 0x904202c0, 0x40000004};
+               ? (emu_chip_words){0x109, 0x4001, 0x48, 0x58, 0x900002d0, 0x40000000, 1, 0}
+               : (emu_chip_words){0x1e5, 0x7801, 0x20040, 0x20050, 0x904202c0, 0x40000004, 0, 1};
 }
 
 /* Where a task runs: task ti of graph node node (nd, named nn in messages),

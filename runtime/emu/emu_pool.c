@@ -7,28 +7,42 @@
 #define R(a) reg_or0(s->rs, s->grp, (a))
 
 /* A PPU task of a MaxPool node (yolov8n's SPPF: 5 x 5, stride 1, pad 2, each
- * node as two column tiles of 10 outputs): the window's largest input byte,
- * the pad value outside the tile's columns and the tensor's rows. Source and
- * destination are offsets into the node's input and output tensors (rows and
- * columns in whole C2 pixels); the destination's row is the tile's width plus
- * OPERATION_MODE_CFG's notch (pixels to the end of the line) in C2 bytes. The
- * input and output must share their quantization (max pooling does not
- * requantize). Only the register words yolov8n's MaxPools write are taken. */
+ * node as two column tiles of 10 outputs; yolov5n-seg's 3 x 3, pad 1, one tile):
+ * the window's largest input byte among the cells inside the tile's columns and
+ * the tensor's rows. Source and destination are offsets into the node's input
+ * and output tensors (rows and columns in whole C2 pixels); the destination's
+ * row is the tile's width plus OPERATION_MODE_CFG's notch (pixels to the end of
+ * the line) in C2 bytes. The input and output must share their quantization
+ * (max pooling does not requantize). Only the register words those files write
+ * are taken. */
 int emu_run_pool(const emu_step *s, const emu_task *t)
 {
     int rc = 0;
     act in, out;
-    uint32_t mode = R(0x6024), pad1 = R(0x6044);
+    uint32_t mode = R(0x6024);
     int notch = (int)(mode >> 16 & 0x1fff);
+    emu_chip_words cw = emu_chip_words_of(t);
     if (strcmp(s->nd->type, "MaxPool") || s->nd->n_in != 1 || in_out_acts(s, &in, &out) ||
         in.c2 != out.c2)
         STOP("task %d (node %s): a PPU task whose node is not a MaxPool of one 4-D activation",
              s->ti, s->nn);
-    /* method 1 (max), flying mode 1 (PPU_RDMA source), no index output; the pad
-     * value -128 in all four words, PPU_RDMA 0x7018 = 1 (unnamed), int8 */
-    if ((mode & 0xe000ffffu) != 0x11 || t->pool_method != 1 || pad1 != 0x7ff80 ||
-        R(0x6048) != pad1 || R(0x604c) != pad1 || R(0x6050) != pad1 || R(0x7018) != 1 ||
-        R(0x7030) != 0 || (R(0x6084) & 0xf) || R(0x60dc) != 3 || R(0x6038) || R(0x603c))
+    /* The pad value words: -128 in all four (rk3566's yolov8n), 0 in the two
+     * written (rk3588's yolov5n-seg, whose input zero point is -116, so a pad
+     * of 0 would win over real values up to +2.67). Padded cells are taken as
+     * never winning, as the ONNX MaxPool the node compiles and a hardware
+     * sweep of the RK3588/RK3576 PPU say (gregordinary/rocket-userspace
+     * e0677862, include/rocket_pool.h: "out-of-range reads do not contribute
+     * to max"); UNVERIFIED on a board for the 0 words, so only these two
+     * forms are taken. */
+    uint32_t pad1 = R(0x6044);
+    int pad_ok = 1;
+    for (uint32_t a = 0x6044; a <= 0x6050; a += 4)
+        pad_ok &= R(a) == 0x7ff80 || R(a) == 0;
+    /* method 1 (max), flying mode 1 (PPU_RDMA source), no index output, int8;
+     * PPU_RDMA 0x7018 and DATA_FORMAT as each chip's files write them */
+    if ((mode & 0xe000ffffu) != 0x11 || t->pool_method != 1 || !pad_ok ||
+        R(0x7018) != cw.ppu_rdma_7018 || R(0x7030) != cw.ppu_rdma_fmt || (R(0x6084) & 0xf) ||
+        R(0x60dc) != 3 || R(0x6038) || R(0x603c))
         STOP("task %d (node %s): PPU task (OPERATION_MODE 0x%x, pad value 0x%x, DATA_FORMAT 0x%x, "
              "MISC 0x%x, PPU_RDMA 0x7018 0x%x / DATA_FORMAT 0x%x): not a max pooling as emulated",
              s->ti, s->nn, mode, pad1, R(0x6084), R(0x60dc), R(0x7018), R(0x7030));
@@ -62,7 +76,6 @@ int emu_run_pool(const emu_step *s, const emu_task *t)
              t->pool_out_w, t->pool_out_h, t->pool_out_c, kw, kh, pt, pb, pl, pr);
     if (!s->mem->written[s->nd->in[0]])
         STOP("task %d (node %s): its input was not computed", s->ti, s->nn);
-    int padv = (int16_t)(pad1 & 0xffff);
     for (int c = 0; c < out.c; c++)
         for (int oy = 0; oy < t->pool_out_h; oy++)
             for (int ox = 0; ox < t->pool_out_w; ox++) {
@@ -70,9 +83,9 @@ int emu_run_pool(const emu_step *s, const emu_task *t)
                 for (int ky = 0; ky < kh; ky++)
                     for (int kx = 0; kx < kw; kx++) {
                         int iy = oy * sy - pt + ky, ix = ox * sx - pl + kx;
-                        int v = iy >= 0 && iy < t->pool_in_h && ix >= 0 && ix < t->pool_in_w
-                                    ? in.p[act_off(&in, c, y0 + iy, x0 + ix)]
-                                    : padv;
+                        if (iy < 0 || iy >= t->pool_in_h || ix < 0 || ix >= t->pool_in_w)
+                            continue;
+                        int v = in.p[act_off(&in, c, y0 + iy, x0 + ix)];
                         best = v > best ? v : best;
                     }
                 out.p[act_off(&out, c, oy0 + oy, ox0 + ox)] = sat8(best);

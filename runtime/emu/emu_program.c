@@ -97,6 +97,24 @@ static int fb_blobs(const rknn_model *m, size_t len, const rknn_tensor **reg,
     return n7;
 }
 
+int emu_program_one_core(emu_program *p, const rknn_model *m)
+{
+    int end = p->n_tasks;
+    const char *all = getenv("RKNN_TRACE_EMU_TILINGS");
+    if (p->source != EMU_SRC_FB_TASKS || (all && !strcmp(all, "all")))
+        return 0;
+    /* the first start past 0 ends the one-core tiling; a start outside the
+     * table says nothing of it */
+    for (int k = 0; k < m->n_tilings; k++)
+        if (m->tiling_start[k] > 0 && m->tiling_start[k] < (uint32_t)end)
+            end = (int)m->tiling_start[k];
+    int dropped = p->n_tasks - end;
+    for (int i = end; i < p->n_tasks; i++)
+        free(p->tasks[i].regs);
+    p->n_tasks = end;
+    return dropped;
+}
+
 int emu_program_load(const rknn_model *m, const uint8_t *file, size_t len, emu_program *out,
                      char *err, size_t errlen)
 {
@@ -156,5 +174,7 @@ int emu_program_load(const rknn_model *m, const uint8_t *file, size_t len, emu_p
     }
     if (r)
         emu_program_free(out);
+    else
+        out->n_file_tasks = out->n_tasks;
     return r;
 }

@@ -823,6 +823,20 @@ static int decode_flatbuffer(ctx *c, const uint8_t *p, size_t n)
         io->rgb2bgr = -1;
         m->n_io++;
     }
+    /* graph slot 10: where each core count's tiling starts in the task table;
+     * its first entry is 0, the one-core tiling, which ends at the first larger
+     * entry (rk3588 [0,0,0,S2,S3]: S2 the two-core tiling, S3 the three-core
+     * one; rk3576 [0,2,4]; rv1126b and rk356x [0] or none) */
+    {
+        fb_vec cv;
+        if (fb_vector(&g, 10, 4, &cv) < 0)
+            return fb_fail(c, "graph", 0, "tilings");
+        if ((r = take(c, "graph", 0, "tilings", cv.n)))
+            return r;
+        m->tiling_start = xmalloc(sizeof(*m->tiling_start) * ((size_t)cv.n + 1));
+        for (uint32_t k = 0; k < cv.n; k++)
+            m->tiling_start[m->n_tilings++] = fb_vec_u32(&cv, k);
+    }
     /* per-input normalisation: mean, std (float bits), channel reorder */
     if (fb_vector(&g, 4, 4, &normv) < 0)
         return fb_fail(c, "graph", 0, "normalizations");
@@ -1086,6 +1100,7 @@ void rknn_model_free(rknn_model *m)
     free(m->nodes);
     free(m->io);
     free(m->dyn_json);
+    free(m->tiling_start);
     free(m->json_pre);
     free(m->target);
     free(m->toolkit);

@@ -54,9 +54,24 @@ expect 0 "" -- "$RT" run "$D/multiple_input_demo.onnx" --backend sim -i "input.1
 for chip in rk3588 rk3588.tk134 rk3566 rk3566.tk134 rk3562 rk3576 rv1126b; do
     f=$D/multiple_input_demo.$chip.rknn
     ref=$T/onnx; [ "$chip" = rv1126b ] && ref=$T/onnx_rv1126b
-    expect 0 "" -- "$RT" run "$f" --emulate "${IN[@]}" --dump "$T/$chip" --no-db
+    # every tiling (1, 2 and 3 cores on rk3588), one after the other: each task's
+    # rows are checked below; then the default, the one-core tiling only, must
+    # give the same bytes
+    expect 0 "" -- env RKNN_TRACE_EMU_TILINGS=all "$RT" run "$f" --emulate "${IN[@]}" --dump "$T/$chip" --no-db
     grep -q "^output 8 \[1,8,128,128\] float32" "$T/out" && ok || bad "$chip: output line: $(head -3 "$T/out")"
+    expect 0 "" -- "$RT" run "$f" --emulate "${IN[@]}" --dump "$T/$chip.one" --no-db
+    cmp -s "$T/$chip/8.npy" "$T/$chip.one/8.npy" && cmp -s "$T/$chip/7.npy" "$T/$chip.one/7.npy" \
+        && ok || bad "$chip: the one-core tiling's tensors differ from every tiling's"
     "$RT" inspect "$f" --json >"$T/$chip.json" 2>/dev/null || bad "$chip: inspect --json"
+    # the tiling starts as the tests' own FlatBuffer reader finds them (graph slot 10)
+    $PY -c '
+import json, sys
+sys.path.insert(0, "tests/oracle")
+from rknn_fb import FB
+f = FB(sys.argv[1])
+got = json.load(open(sys.argv[2]))["tiling_starts"]
+sys.exit(0 if got == f.u32s(f.graph(), 10) else 1)
+' "$f" "$T/$chip.json" && ok || bad "$chip: tiling_starts differ from graph slot 10"
     if out=$($PY - "$ref" "$T/$chip" "$T/$chip.json" "$f" <<'EOF'
 import json, sys, numpy as np
 sys.path.insert(0, 'tests/oracle')
@@ -126,8 +141,14 @@ for chip in rk3562 rk3576; do
         cmp -s "$T/rk3566/$n.npy" "$T/$chip/$n.npy" && ok || bad "rk3566 and $chip tensor $n differ"
     done
 done
-grep -q "12 NPU tasks computed, 5 one-pixel in-place copies" <("$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate "${IN[@]}" --no-db 2>&1) \
-    && ok || bad "rk3588: task counts"
+grep -q "12 NPU tasks computed, 5 one-pixel in-place copies" <(RKNN_TRACE_EMU_TILINGS=all "$RT" run \
+    "$D/multiple_input_demo.rk3588.rknn" --emulate "${IN[@]}" --no-db 2>&1) && ok || bad "rk3588: task counts"
+# by default the one-core tiling: tasks 0..1 of the 17 ([0,0,0,2,8]), what the
+# board runs under RKNN_NPU_CORE_AUTO
+"$RT" run "$D/multiple_input_demo.rk3588.rknn" --emulate "${IN[@]}" --no-db >"$T/one.out" 2>&1
+grep -q "^emulated: 2 NPU tasks computed, 0 one-pixel" "$T/one.out" &&
+    grep -q "the file's one-core tiling, 2 of its 17 tasks" "$T/one.out" && ok \
+    || bad "rk3588 one-core tiling: $(grep -A1 '^emulated' "$T/one.out")"
 
 # --- the store: backend emulate, the output with its dump ------------------------
 DB=$T/db
@@ -595,10 +616,14 @@ expect 2 "unbound.rknn: --emulate: not emulated: one regcmd blob per task: tasks
 grep -q "4 NPU tasks computed, 0 one-pixel in-place copies skipped, 37 OutputOperator tasks" \
     <("$RT" run "$D/multiple_input_demo.rk3562.rknn" --emulate "${IN[@]}" --no-db 2>&1) \
     && ok || bad "rk3562: task counts"
-# rk3576: the whole image once per conv (twice), then two row tiles of 64 (two cores)
+# rk3576: the whole image once per conv (twice), then two row tiles of 64 (two cores);
+# by default only the first two, its one-core tiling (graph slot 10 [0,2,4])
 grep -q "8 NPU tasks computed, 0 one-pixel in-place copies skipped, 0 OutputOperator tasks" \
+    <(RKNN_TRACE_EMU_TILINGS=all "$RT" run "$D/multiple_input_demo.rk3576.rknn" --emulate "${IN[@]}" \
+      --no-db 2>&1) && ok || bad "rk3576: task counts"
+grep -q "the file's one-core tiling, 2 of its 8 tasks" \
     <("$RT" run "$D/multiple_input_demo.rk3576.rknn" --emulate "${IN[@]}" --no-db 2>&1) \
-    && ok || bad "rk3576: task counts"
+    && ok || bad "rk3576: one-core tiling"
 # rv1126b: Conv_1 over the 8-bit pixels (CNA mode code 6), then the ConvAdd
 grep -q "2 NPU tasks computed, 0 one-pixel in-place copies skipped, 0 OutputOperator tasks" \
     <("$RT" run "$D/multiple_input_demo.rv1126b.rknn" --emulate "${IN[@]}" --no-db 2>&1) \

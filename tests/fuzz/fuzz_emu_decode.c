@@ -51,6 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             err[0] = 0;
             if (emu_program_load(m, data, size, &p, err, sizeof err) == 0) {
                 program(&p);
+                /* the one-core tiling: a prefix of the tasks, whatever graph slot 10 says */
+                int n = p.n_tasks, dropped = emu_program_one_core(&p, m);
+                if (dropped < 0 || p.n_tasks + dropped != n || p.n_file_tasks != n)
+                    abort();
+                program(&p);
                 emu_program_free(&p);
             } else if (!err[0] || p.n_tasks || p.tasks) {
                 abort();

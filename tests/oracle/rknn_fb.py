@@ -4,8 +4,9 @@ tests' own reader (independent of runtime/model/flatbuf.c).
 The FlatBuffer starts at byte 64 of the file; its size is the u64 at byte 16
 (docs/rknn-format.md). Offsets below are relative to that start. Model slots
 used by the tests: model slot 2 the graphs; graph slot 0 the tensors, slot 1
-the nodes; tensor slot 5 its name, 10/11 scale/zero point; node slot 6 its
-task list (model-1 files)."""
+the nodes, slot 10 the task where each core count's tiling starts; tensor
+slot 5 its name, 10/11 scale/zero point; node slot 6 its task list (model-1
+files)."""
 import struct
 
 
@@ -42,6 +43,14 @@ class FB:
             return None
         o += self.u32(o)
         return struct.unpack_from(fmt, self.fb, o + 4)[0] if self.u32(o) else None
+
+    def u32s(self, t, k):
+        """The uint32 vector field k of table t ([] when absent)."""
+        o = self.slot(t, k)
+        if o is None:
+            return []
+        o += self.u32(o)
+        return [self.u32(o + 4 + 4 * i) for i in range(self.u32(o))]
 
     def string(self, t, k):
         o = self.slot(t, k)
