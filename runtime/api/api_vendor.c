@@ -311,19 +311,18 @@ int api_vendor_input_check(const rknn_input *in)
 {
     if (in->pass_through) {
         API_E("rknn_inputs_set, inputs[%u].pass_through = 1 on a vendor .rknn run by the NPU "
-              "emulator: pass the values (uint8/int8/float16/float32, NHWC or NCHW) with "
+              "emulator: pass the values (any type, NHWC, NCHW or UNDEFINED) with "
               "pass_through = 0", in->index);
         return RKNN_ERR_INPUT_INVALID;
     }
-    if (in->type != RKNN_TENSOR_UINT8 && in->type != RKNN_TENSOR_INT8 &&
-        in->type != RKNN_TENSOR_FLOAT16 && in->type != RKNN_TENSOR_FLOAT32) {
-        API_E("rknn_inputs_set, inputs[%u].type = %s: a vendor .rknn run by the NPU emulator "
-              "takes UINT8, INT8, FLOAT16 or FLOAT32", in->index, get_type_string(in->type));
-        return RKNN_ERR_INPUT_INVALID;
-    }
-    if (in->fmt != RKNN_TENSOR_NHWC && in->fmt != RKNN_TENSOR_NCHW) {
+    /* any type converts as for every model (api_convert); UNDEFINED is the
+     * framework's order, what RKNN_QUERY_INPUT_ATTR gives a tensor that is not
+     * 4-D and what clients copy from it (sherpa-onnx sets fmt = attr.fmt) */
+    if (in->fmt != RKNN_TENSOR_NHWC && in->fmt != RKNN_TENSOR_NCHW &&
+        in->fmt != RKNN_TENSOR_UNDEFINED) {
         API_E("rknn_inputs_set, inputs[%u].fmt = %s: a vendor .rknn run by the NPU emulator "
-              "takes NHWC or NCHW", in->index, get_format_string(in->fmt));
+              "takes NHWC, NCHW or UNDEFINED (the framework's order) unless pass_through",
+              in->index, get_format_string(in->fmt));
         return RKNN_ERR_INPUT_INVALID;
     }
     return RKNN_SUCC;

@@ -863,6 +863,56 @@ static void test_containers(void)
     CHECK(system(cmd) == 0, "%s", cmd);
 }
 
+/* One frame of ctx (the two inputs of multiple_input_demo) with in[]: its float output. */
+static float *vendor_frame(rknn_context ctx, rknn_input *in)
+{
+    rknn_output o;
+    memset(&o, 0, sizeof(o));
+    o.want_float = 1;
+    if (rknn_inputs_set(ctx, 2, in) || rknn_run(ctx, NULL) || rknn_outputs_get(ctx, 1, &o, NULL))
+        return NULL;
+    float *y = malloc(o.size);
+    if (y)
+        memcpy(y, o.buf, o.size);
+    rknn_outputs_release(ctx, 1, &o);
+    return y;
+}
+
+/* Any input type converts, and fmt UNDEFINED is the framework's order (NCHW),
+ * on a vendor file as on every model: clients copy attr.fmt (UNDEFINED for
+ * tensors that are not 4-D) and pass their model's integer types (sherpa-onnx:
+ * INT32, INT64). Oracle: the same values as UINT8 NHWC give the same output. */
+static void vendor_input_types(rknn_context ctx, unsigned char *u8)
+{
+    static unsigned char a8[128 * 128];
+    static int32_t a32[128 * 128];
+    static float bf[3 * 128 * 128];
+    for (int i = 0; i < 128 * 128; i++) {
+        a8[i] = (unsigned char)(i * 7 + 3);
+        a32[i] = a8[i];
+        for (int c = 0; c < 3; c++) {
+            u8[i * 3 + c] = (unsigned char)(i * 13 + c * 101);
+            bf[c * 128 * 128 + i] = u8[i * 3 + c]; /* NCHW */
+        }
+    }
+    rknn_input in[2];
+    memset(in, 0, sizeof(in));
+    in[0] = (rknn_input){.index = 0, .buf = a8, .size = sizeof(a8), .type = RKNN_TENSOR_UINT8,
+                         .fmt = RKNN_TENSOR_NHWC};
+    in[1] = (rknn_input){.index = 1, .buf = u8, .size = 3 * 128 * 128, .type = RKNN_TENSOR_UINT8,
+                         .fmt = RKNN_TENSOR_NHWC};
+    float *want = vendor_frame(ctx, in);
+    in[0] = (rknn_input){.index = 0, .buf = a32, .size = sizeof(a32), .type = RKNN_TENSOR_INT32,
+                         .fmt = RKNN_TENSOR_NHWC};
+    in[1] = (rknn_input){.index = 1, .buf = bf, .size = sizeof(bf), .type = RKNN_TENSOR_FLOAT32,
+                         .fmt = RKNN_TENSOR_UNDEFINED};
+    float *got = vendor_frame(ctx, in);
+    CHECK(want && got && !memcmp(want, got, sizeof(float) * 8 * 128 * 128),
+          "INT32 NHWC and FLOAT32 UNDEFINED (NCHW) inputs give the UINT8 NHWC output");
+    free(want);
+    free(got);
+}
+
 /* A vendor .rknn run by the NPU emulator: the calls a board answers work (core mask,
  * memory, PERF_RUN), those it does not take refuse the context by name, wrong inputs
  * get the vendor's size message, and an input bound as quantized values is refused
@@ -917,8 +967,10 @@ static void test_vendor_file(void)
     CHECK(rknn_dup_context(&ctx, &dup) == 0 && dup && dup != ctx, "dup of a vendor context");
     CHECK(dup && rknn_query(dup, RKNN_QUERY_IN_OUT_NUM, &n, sizeof(n)) == 0 && n.n_input == 2 &&
               n.n_output == 1, "dup: %u inputs, %u outputs (want 2, 1)", n.n_input, n.n_output);
-    if (dup)
+    if (dup) {
+        vendor_input_types(dup, u8);
         rknn_destroy(dup);
+    }
     rknn_destroy(ctx);
 }
 
