@@ -97,17 +97,22 @@ static int fb_blobs(const rknn_model *m, size_t len, const rknn_tensor **reg,
     return n7;
 }
 
-int emu_program_one_core(emu_program *p, const rknn_model *m)
+int emu_one_core_end(const rknn_model *m, int n)
 {
-    int end = p->n_tasks;
-    const char *all = getenv("RKNN_TRACE_EMU_TILINGS");
-    if (p->source != EMU_SRC_FB_TASKS || (all && !strcmp(all, "all")))
-        return 0;
-    /* the first start past 0 ends the one-core tiling; a start outside the
-     * table says nothing of it */
+    int end = n;
+    /* a start outside the table says nothing of it */
     for (int k = 0; k < m->n_tilings; k++)
         if (m->tiling_start[k] > 0 && m->tiling_start[k] < (uint32_t)end)
             end = (int)m->tiling_start[k];
+    return end;
+}
+
+int emu_program_one_core(emu_program *p, const rknn_model *m)
+{
+    const char *all = getenv("RKNN_TRACE_EMU_TILINGS");
+    if (p->source != EMU_SRC_FB_TASKS || (all && !strcmp(all, "all")))
+        return 0;
+    int end = emu_one_core_end(m, p->n_tasks);
     int dropped = p->n_tasks - end;
     for (int i = end; i < p->n_tasks; i++)
         free(p->tasks[i].regs);

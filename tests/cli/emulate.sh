@@ -72,6 +72,18 @@ f = FB(sys.argv[1])
 got = json.load(open(sys.argv[2]))["tiling_starts"]
 sys.exit(0 if got == f.u32s(f.graph(), 10) else 1)
 ' "$f" "$T/$chip.json" && ok || bad "$chip: tiling_starts differ from graph slot 10"
+    # inspect --tasks names the one-core tiling the run took (its "X of its Y
+    # tasks" line; every task when the file has one tiling)
+    "$RT" inspect "$f" --tasks --json >"$T/$chip.tasks.json" 2>/dev/null
+    "$RT" run "$f" --emulate "${IN[@]}" --no-db >"$T/$chip.one.out" 2>&1
+    $PY -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))["npu_tasks"]
+m = re.search(r"one-core tiling, (\d+) of its (\d+) tasks", open(sys.argv[2]).read())
+want = int(m.group(1)) if m else len(d["tasks"])
+got = d["one_core_tasks"]
+sys.exit(0 if got == want else f"one_core_tasks {got}, want {want}")
+' "$T/$chip.tasks.json" "$T/$chip.one.out" && ok || bad "$chip: one_core_tasks vs the run"
     if out=$($PY - "$ref" "$T/$chip" "$T/$chip.json" "$f" <<'EOF'
 import json, sys, numpy as np
 sys.path.insert(0, 'tests/oracle')
