@@ -4,11 +4,15 @@
  * every DPU stage bypassed (BS, BN, EW) and OUT_CVT the identity (scale 1, shift 0,
  * offset 0). Per output: y = fp16(sum x * w), the products of float16 values
  * summed in float32 (the accumulation width is our reading; the demo's identity
- * weights make its outputs exact either way). A bias, an activation or another
- * converter stops the run with the stage it met. */
+ * weights make its outputs exact either way). On rk3576 (f2) a conv over a cube
+ * adds its float32 bias in the BS stage (DPU_BS_CFG bit 8, the bias tensor at the
+ * BS base address, 4 bytes a channel: rocket-userspace's float captures):
+ * y = fp16(sum x * w + b). An activation or another converter stops the run with
+ * the stage it met. */
 #include "runtime/emu/emu_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len)
 {
@@ -16,7 +20,7 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
     const rknn_node *nd = s->nd;
     const char *nn = s->nn;
     int ti = s->ti, rc = 0;
-    int xi = -1, wi = -1;
+    int xi = -1, wi = -1, bi = -1;
     act in, out;
     float *Wk = NULL;
 
@@ -27,10 +31,19 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
             xi = nd->in[k];
         else if (is_const && x->nnd >= 6 && x->nnd % 6 == 0 && wi < 0)
             wi = nd->in[k];
+        else if (is_const && x->dtype == DT_FLOAT && x->nd == 1 && bi < 0)
+            bi = nd->in[k];
         else
-            STOP("task %d (node %s): a float16 conv with an operand other than its input and "
-                 "weight (%s: a bias or a second input) is not emulated", ti, nn, x->name);
+            STOP("task %d (node %s): a float16 conv with an operand other than its input, "
+                 "weight and float32 bias (%s: a second input) is not emulated", ti, nn, x->name);
     }
+    /* the bias is read where the BS stage says it adds one (f2: DPU_BS_CFG bit 8) */
+    uint32_t bs_cfg = reg_or0(s->rs, s->grp, 0x4050);
+    int add_bias = t->map == EMU_MAP_F2 && bs_cfg == 0x21111;
+    if (add_bias != (bi >= 0))
+        STOP("task %d (node %s): float16 conv %s a bias tensor with DPU_BS_CFG 0x%x: only a "
+             "float32 bias read by f2's BS stage (0x21111) is emulated", ti, nn,
+             bi >= 0 ? "with" : "without", bs_cfg);
     if (nd->n_out != 1 || xi < 0 || wi < 0 || tensor_act(s, xi, &in) ||
         tensor_act(s, nd->out[0], &out) || in.es != 2 || out.es != 2)
         STOP("task %d (node %s): a float16 conv whose input, weight and output are not float16 "
@@ -84,7 +97,17 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
     if (wt->data_off < 0 || wt->data_len < wb.bytes * 2 ||
         (uint64_t)wt->data_off + (uint64_t)wb.bytes * 2 > len)
         STOP("task %d (node %s): weight %s outside the file", ti, nn, wt->name);
-    const uint8_t *W = file + wt->data_off;
+    const uint8_t *W = file + wt->data_off, *B = NULL;
+    if (bi >= 0) {
+        const rknn_tensor *bt = &m->tensors[bi];
+        if (bt->shape[0] < out.c || t->bs_addr < 0 || t->bs_addr % 4 ||
+            bt->data_len < t->bs_addr + 4 * (int64_t)noc ||
+            (uint64_t)bt->data_off + (uint64_t)bt->data_len > len)
+            STOP("task %d (node %s): bias %s (%lld bytes) does not hold the %d channels from "
+                 "the BS base address 0x%llx", ti, nn, bt->name, (long long)bt->data_len, noc,
+                 (long long)t->bs_addr);
+        B = file + bt->data_off + t->bs_addr;
+    }
     int64_t taps = (int64_t)kh * kw * in.c;
     Wk = malloc(sizeof(float) * (size_t)(noc * taps + 1));
     if (!Wk)
@@ -113,6 +136,12 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
                             acc += rt_f16_to_f32(act_f16(&in)[act_off(&in, ic, y0i + iy, ix)]) *
                                    wk[((int64_t)ky * kw + kx) * in.c + ic];
                     }
+                if (B) { /* the BS stage after the MAC array */
+                    uint32_t u = rd_u32(B + 4 * (int64_t)o);
+                    float b;
+                    memcpy(&b, &u, sizeof b);
+                    acc += b;
+                }
                 act_f16(&out)[act_off(&out, oc0 + o, y0o + oy, ox)] = rt_f32_to_f16(acc);
             }
     wrote(s, nd->out[0], y0o, y0o + t->out_h);

@@ -54,6 +54,8 @@ typedef struct emu_layout {
     size_t n_words;
     uint32_t conv_mode_code; /* CNA mode code of a plain convolution */
     uint32_t pixel_mode_code; /* of a convolution over 8-bit pixels (f3), 0 none */
+    int cube_mode_code;      /* f2: a float16 conv over a feature cube (0; the
+                                image convs' code is 2), -1 none */
     int base;               /* the layout it extends (its words, fields and meanings
                                hold where this one names nothing else), 0 none */
 } emu_layout;
@@ -358,23 +360,36 @@ static const emu_word f3_words[] = {
  * the precision words, the input converter bypassed, the BS stage unused (no
  * DPU_RDMA write), and size words the run takes from decoded fields instead. */
 static const emu_word f2_fp16_words[] = {
-    PART(0x100c, "CNA_CONV_CON1", 0xfffffc00u, 0x2020a000), /* bit 21: the float enable */
+    /* bit 21: the float enable; the image input's GROUP_LINE_OFF (bit 29) and
+     * ARGB_IN (bits 12..15: 0xa) in the demo's first convs, neither in a conv
+     * over a feature cube (rocket-userspace's float captures, mode code 0) */
+    PART2(0x100c, "CNA_CONV_CON1", 0xfffffc00u, 0x00200000, 0x2020a000),
     ASIDE(0x101c, "CNA_WEIGHT_BYTES"),          /* the weight cube's bytes */
     ASIDE(0x1020, "CNA_WEIGHT_ELEMS"),          /* a kernel's (f3: decoded there) */
     FIELD(0x1028, "CNA_DATAIN_CHANNEL"),        /* (CBUF entries x rows) << 16 | channels - 1 */
     ASIDE(0x1030, "CNA_1030"),                  /* a kernel's weight bytes << 16 | width - 1 */
     ASIDE(0x1044, "CNA_1044"),                  /* width << 16 | CBUF entries */
-    ONE(0x1048, "CNA_1048", 0xe38e9),           /* converter bypassed (bit 0), signed */
+    TWO(0x1048, "CNA_1048", 0xb, 0xe38e9),      /* converter bypassed (bit 0) */
+    ASIDE(0x104c, "CNA_CVT_SCALE01"),           /* converter scales, unused under the bypass */
     ONE(0x1054, "CNA_1054", 0),                 /* converter offset, unused under the bypass */
     ONE(0x1084, "CNA_1084", 0),                 /* pad constant +0.0 */
     ASIDE(0x118c, "CNA_118C"),                  /* CBUF entries - 1, twice */
-    ONE(0x3018, "CORE_3018", 0x10000280),       /* CORE precision 2 (bits 8-10), no int8 bit 0 */
+    /* CORE precision 2 (bits 8-10), no int8 bit 0; bit 7 on an image input (the
+     * ARGB path: rocket-userspace's R76_CORE_MISC_ARGB), clear over a cube */
+    TWO(0x3018, "CORE_3018", 0x10000200, 0x10000280),
     PART(0x4010, "DPU_DATA_FORMAT", 0x03ffffffu, 2), /* DPU processing precision 2 (bits 0-2) */
     PART(0x4030, "DPU_4030", 0xffffu, 0x710),   /* (channels - 1) << 16 | 0x710 */
-    ONE(0x4038, "DPU_4038", 0x53),              /* rk3588's all-bypass BS_CFG value */
+    /* 0x53 in the demo (no bias), 0x100092 where a bias is added (the float
+     * notch word rocket-userspace found the DPU needs: R76_DPU_NOTCH_FLOAT) */
+    TWO(0x4038, "DPU_4038", 0x53, 0x100092),
     ONE(0x4044, "DPU_4044", 2),                 /* the float programs' BS arrangement */
-    ONE(0x4050, "DPU_BS_CFG", 0x21011),         /* bit 31 clear (float); no operands read */
+    /* bit 31 clear (float); bit 8: the BS stage adds the per-channel float32
+     * bias through the DPU_RDMA (emu_run_conv16), clear when none is read */
+    TWO(0x4050, "DPU_BS_CFG", 0x21011, 0x21111),
     FIELD(0x40b8, "DPU_SURFACE_ADD"),           /* checked against the output cube */
+    ONE(0x501c, "DPU_RDMA_501C", 0x100),        /* the float bias reader (BRDMA) */
+    ONE(0x5034, "DPU_RDMA_ERDMA_CFG", 1),       /* no EW operand */
+    ONE(0x5044, "DPU_RDMA_5044", 0x40010050),   /* the float programs' RDMA mode */
 };
 
 /* 0x4050 as the samples write it: per-channel add and multiply, shift 14
@@ -402,11 +417,11 @@ static const emu_meaning t4_meanings[] = {
 
 static const emu_layout layouts[] = {
     {EMU_MAP_T4, NULL, 0, t4_meanings, sizeof t4_meanings / sizeof t4_meanings[0], t4_fields, sizeof t4_fields / sizeof t4_fields[0], t4_words,
-     sizeof t4_words / sizeof t4_words[0], 2, 0, 0},
+     sizeof t4_words / sizeof t4_words[0], 2, 0, -1, 0},
     {EMU_MAP_F2, f2_fp16_words, sizeof f2_fp16_words / sizeof f2_fp16_words[0], f2_meanings, sizeof f2_meanings / sizeof f2_meanings[0], f2_fields,
-     sizeof f2_fields / sizeof f2_fields[0], f2_words, sizeof f2_words / sizeof f2_words[0], 2, 0, 0},
+     sizeof f2_fields / sizeof f2_fields[0], f2_words, sizeof f2_words / sizeof f2_words[0], 2, 0, 0, 0},
     {EMU_MAP_F3, NULL, 0, f3_meanings, sizeof f3_meanings / sizeof f3_meanings[0], f3_fields,
-     sizeof f3_fields / sizeof f3_fields[0], f3_words, sizeof f3_words / sizeof f3_words[0], 2, 6, EMU_MAP_F2},
+     sizeof f3_fields / sizeof f3_fields[0], f3_words, sizeof f3_words / sizeof f3_words[0], 2, 6, -1, EMU_MAP_F2},
 };
 
 static const emu_layout *layout_of(int map)
@@ -522,6 +537,11 @@ void emu_layout_decode(int map, emu_reg_get get, const void *ctx, emu_task *t)
     }
     /* the mode code of a plain convolution in this layout is the rk3588 family's 0;
      * other codes are not told apart (16 + code: neither conv nor depthwise) */
+    /* f2's float16 conv over a cube (rocket-userspace's float captures: mode 0,
+     * precisions 2): a plain conv as well; at int8 the same code is not taken */
+    if (t->conv_mode >= 0 && l->cube_mode_code >= 0 && t->conv_mode == l->cube_mode_code &&
+        t->in_prec == 2 && t->proc_prec == 2)
+        t->conv_mode = (int)l->conv_mode_code;
     if (t->conv_mode >= 0) {
         if ((uint32_t)t->conv_mode != l->conv_mode_code) {
             size_t n = strlen(t->notes);
