@@ -5,8 +5,9 @@
  * offset 0). Per output: y = fp16(sum x * w), the products of float16 values
  * summed in float32 (the accumulation width is our reading; the demo's identity
  * weights make its outputs exact either way). On rk3576 (f2) a conv over a cube
- * adds its float32 bias in the BS stage (DPU_BS_CFG bit 8, the bias tensor at the
- * BS base address, 4 bytes a channel: rocket-userspace's float captures):
+ * adds its float32 bias in the BS stage (read by the DPU_RDMA's BS reader, the
+ * bias tensor at the BS base address, 4 bytes a channel: rocket-userspace's
+ * float captures):
  * y = fp16(sum x * w + b). An activation or another converter stops the run with
  * the stage it met. */
 #include "runtime/emu/emu_internal.h"
@@ -37,13 +38,14 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
             STOP("task %d (node %s): a float16 conv with an operand other than its input, "
                  "weight and float32 bias (%s: a second input) is not emulated", ti, nn, x->name);
     }
-    /* the bias is read where the BS stage says it adds one (f2: DPU_BS_CFG bit 8) */
-    uint32_t bs_cfg = reg_or0(s->rs, s->grp, 0x4050);
-    int add_bias = t->map == EMU_MAP_F2 && bs_cfg == 0x21111;
+    /* the bias is read where the DPU_RDMA's BS reader is on (f2's float programs:
+     * BRDMA_CFG 0x100; the demo's bias-free convs write no DPU_RDMA word) */
+    uint32_t brdma = reg_or0(s->rs, s->grp, 0x501c);
+    int add_bias = t->map == EMU_MAP_F2 && brdma == 0x100;
     if (add_bias != (bi >= 0))
-        STOP("task %d (node %s): float16 conv %s a bias tensor with DPU_BS_CFG 0x%x: only a "
-             "float32 bias read by f2's BS stage (0x21111) is emulated", ti, nn,
-             bi >= 0 ? "with" : "without", bs_cfg);
+        STOP("task %d (node %s): float16 conv %s a bias tensor with DPU_RDMA BRDMA_CFG 0x%x: "
+             "only a float32 bias read by f2's float BS reader (0x100) is emulated", ti, nn,
+             bi >= 0 ? "with" : "without", brdma);
     if (nd->n_out != 1 || xi < 0 || wi < 0 || tensor_act(s, xi, &in) ||
         tensor_act(s, nd->out[0], &out) || in.es != 2 || out.es != 2)
         STOP("task %d (node %s): a float16 conv whose input, weight and output are not float16 "

@@ -383,11 +383,11 @@ static const emu_word f2_fp16_words[] = {
      * notch word rocket-userspace found the DPU needs: R76_DPU_NOTCH_FLOAT) */
     TWO(0x4038, "DPU_4038", 0x53, 0x100092),
     ONE(0x4044, "DPU_4044", 2),                 /* the float programs' BS arrangement */
-    /* bit 31 clear (float); bit 8: the BS stage adds the per-channel float32
-     * bias through the DPU_RDMA (emu_run_conv16), clear when none is read */
+    /* bit 31 clear (float); bit 8 set from 32 output channels on (8, 16: clear;
+     * 32, 64: set; the int8 programs alike: the driver's write-extent field) */
     TWO(0x4050, "DPU_BS_CFG", 0x21011, 0x21111),
     FIELD(0x40b8, "DPU_SURFACE_ADD"),           /* checked against the output cube */
-    ONE(0x501c, "DPU_RDMA_501C", 0x100),        /* the float bias reader (BRDMA) */
+    ONE(0x501c, "DPU_RDMA_501C", 0x100),        /* the float BS reader: the bias (emu_run_conv16) */
     ONE(0x5034, "DPU_RDMA_ERDMA_CFG", 1),       /* no EW operand */
     ONE(0x5044, "DPU_RDMA_5044", 0x40010050),   /* the float programs' RDMA mode */
 };
