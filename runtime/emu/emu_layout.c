@@ -29,7 +29,7 @@ typedef struct emu_word {
     uint16_t addr;
     const char *name;
     uint32_t mask;      /* the bits the emulator does not decode */
-    uint32_t vals[2];
+    uint32_t vals[3];
     int n;
 } emu_word;
 
@@ -54,8 +54,8 @@ typedef struct emu_layout {
     size_t n_words;
     uint32_t conv_mode_code; /* CNA mode code of a plain convolution */
     uint32_t pixel_mode_code; /* of a convolution over 8-bit pixels (f3), 0 none */
-    int cube_mode_code;      /* f2: a float16 conv over a feature cube (0; the
-                                image convs' code is 2), -1 none */
+    int cube_mode_code;      /* f2: a conv over a feature cube (0; the image convs'
+                                code is 2), -1 none */
     int base;               /* the layout it extends (its words, fields and meanings
                                hold where this one names nothing else), 0 none */
 } emu_layout;
@@ -88,10 +88,12 @@ static const emu_field t4_fields[] = {
 #define ASIDE(a, n) {a, n, 0, {0}, 0}
 #define ONE(a, n, v) {a, n, 0xffffffffu, {v}, 1}
 #define TWO(a, n, v, w) {a, n, 0xffffffffu, {v, w}, 2}
+#define THREE(a, n, v, w, x) {a, n, 0xffffffffu, {v, w, x}, 3}
 #define FIELD(a, n) {a, n, 0, {0}, 1}
 /* decoded in part: the other bits (mask) with the sample's values only */
 #define PART(a, n, m, v) {a, n, m, {v}, 1}
 #define PART2(a, n, m, v, w) {a, n, m, {v, w}, 2}
+#define PART3(a, n, m, v, w, x) {a, n, m, {v, w, x}, 3}
 
 /* every register the rk3562 conv tasks write: decoded (FIELD), left aside
  * (ASIDE: pointers, sizes the emulator takes from decoded fields, DMA and
@@ -170,7 +172,7 @@ static const emu_field f2_fields[] = {
     {0x1014, 21, 25, 1, F_INT, T(dil_y)},    {0x1024, 16, 20, 1, F_INT, T(kh)},
     {0x1024, 24, 28, 1, F_INT, T(kw)},       {0x1028, 0, 15, 1, F_INT, T(in_c_real)},
     {0x102c, 0, 10, 1, F_INT, T(in_h)},      {0x102c, 16, 26, 1, F_INT, T(in_w)},
-    {0x1070, 0, 31, 0, F_I32, T(pad_value)}, {0x1080, 0, 3, 0, F_INT, T(pad_top)},
+    {0x1084, 0, 31, 0, F_I32, T(pad_value)}, {0x1080, 0, 3, 0, F_INT, T(pad_top)},
     {0x1080, 8, 11, 0, F_INT, T(pad_left)},  {0x1088, 0, 31, 0, F_I64, T(feature_addr)},
     {0x1110, 0, 31, 0, F_I64, T(weight_addr)}, {0x301c, 0, 15, 1, F_INT, T(core_w)},
     {0x301c, 16, 31, 1, F_INT, T(core_h)},   {0x3020, 0, 15, 1, F_INT, T(core_c)},
@@ -188,37 +190,41 @@ static const emu_field f2_fields[] = {
 /* every register the rk3576 conv tasks write */
 static const emu_word f2_words[] = {
     ASIDE(0x1004, "CNA_S_POINTER"),
-    PART2(0x100c, "CNA_CONV_CON1", 0xfffffc00u, 0x20008000, 0x2000a000),
+    /* an image input (GROUP_LINE_OFF bit 29, ARGB_IN bits 12..15: 8 one channel, 0xa
+     * three), or none over a feature cube (rocket-userspace's int8 captures) */
+    PART3(0x100c, "CNA_CONV_CON1", 0xfffffc00u, 0x20008000, 0x2000a000, 0),
     ONE(0x1010, "CNA_1010", 0xfff),
     PART2(0x1014, "CNA_CONV_CON3", 0xfc00ffc0u, 0, 0x10000000),
     ASIDE(0x1018, "CNA_1018"),
-    ONE(0x101c, "CNA_101C", 0x240),
-    ONE(0x1020, "CNA_1020", 0x24),
+    ASIDE(0x101c, "CNA_WEIGHT_BYTES"),     /* sizes: the run takes the decoded fields */
+    ASIDE(0x1020, "CNA_WEIGHT_ELEMS"),
     PART(0x1024, "CNA_WEIGHT_KERNELS", 0xe0e0c000u, 0),
-    PART2(0x1028, "CNA_DATAIN_CHANNEL", 0xffff0000u, 0x02080000, 0x04000000),
+    FIELD(0x1028, "CNA_DATAIN_CHANNEL"),   /* (CBUF entries x rows) << 16 | channels - 1 */
     PART(0x102c, "CNA_DATAIN_SIZE", 0xf800f800u, 0),
-    ONE(0x1030, "CNA_1030", 0x48007f),
+    ASIDE(0x1030, "CNA_1030"),             /* a kernel's weight bytes << 16 | width - 1 */
     ASIDE(0x1034, "CNA_DATAOUT_PIXELS"),
     ASIDE(0x1038, "CNA_1038"),
     ASIDE(0x103c, "CNA_103C"),
     ASIDE(0x1040, "CNA_1040"),
-    ONE(0x1044, "CNA_1044", 0x800080),
-    TWO(0x1048, "CNA_1048", 0xe0, 0xe38e0),
-    TWO(0x104c, "CNA_104C", 0x14000, 0x40004000),
+    ASIDE(0x1044, "CNA_1044"),             /* width << 16 | CBUF entries */
+    /* the input converter: on for an image (its scales 0x4000 = 1.0, offsets the
+     * zero point), bypassed (bit 0) over a cube, where its words are not read */
+    THREE(0x1048, "CNA_CVT_CON0", 0xe0, 0xe38e0, 0xb),
+    THREE(0x104c, "CNA_104C", 0x14000, 0x40004000, 0x10001),
     TWO(0x1050, "CNA_1050", 0x10001, 0x14000),
-    ONE(0x1054, "CNA_1054", 0xffffff80),
+    TWO(0x1054, "CNA_1054", 0xffffff80, 0),
     TWO(0x1058, "CNA_1058", 0x0, 0xffffff80),
     TWO(0x105c, "CNA_105C", 0x0, 0xffffff80),
     ONE(0x1060, "CNA_1060", 0x0),
     ONE(0x1064, "CNA_1064", 0x0),
     ONE(0x1068, "CNA_1068", 0x0),
     ONE(0x106c, "CNA_106C", 0x0),
-    FIELD(0x1070, "CNA_PAD_VALUE"),
+    ASIDE(0x1070, "CNA_1070"),             /* = the pad on an image, 0 over a cube: not it */
     ONE(0x1074, "CNA_1074", 0x0),
     ASIDE(0x1078, "CNA_1078"),
     ASIDE(0x107c, "CNA_107C"),
     PART(0x1080, "CNA_PAD", 0xf0f0f0f0u, 0),
-    ONE(0x1084, "CNA_1084", 0xffffff80),
+    FIELD(0x1084, "CNA_PAD_VALUE"),        /* RK3588's PAD_CON1 (0x1184): the input's zero point */
     FIELD(0x1088, "CNA_FEATURE_ADDR"),
     ONE(0x108c, "CNA_108C", 0xf000f),
     ASIDE(0x1090, "CNA_1090"),
@@ -230,9 +236,9 @@ static const emu_word f2_words[] = {
     FIELD(0x1110, "CNA_WEIGHT_ADDR"),
     ONE(0x1140, "CNA_1140", 0x0),
     ONE(0x1144, "CNA_1144", 0x0),
-    ONE(0x118c, "CNA_118C", 0x70007),
+    ASIDE(0x118c, "CNA_118C"),             /* CBUF entries - 1, twice */
     ASIDE(0x3004, "CORE_S_POINTER"),
-    ONE(0x3018, "CORE_3018", 0x10000081),
+    TWO(0x3018, "CORE_3018", 0x10000081, 0x10000001), /* bit 7 on an image input */
     FIELD(0x301c, "CORE_DATAOUT_SIZE_0"),
     PART(0x3020, "CORE_DATAOUT_SIZE_1", 0xffff0000u, 0),
     ONE(0x3024, "CORE_3024", 0x0),
@@ -246,14 +252,15 @@ static const emu_word f2_words[] = {
     PART(0x4024, "DPU_DATA_CUBE_HEIGHT", 0xffffe000u, 0),
     ONE(0x4028, "DPU_4028", 0x0),
     PART(0x402c, "DPU_DATA_CUBE_CHANNEL", 0xffffe000u, 0),
-    ONE(0x4030, "DPU_4030", 0x70710),
+    PART(0x4030, "DPU_4030", 0xffffu, 0x710), /* (channels - 1) << 16 | 0x710 */
     ASIDE(0x4034, "DPU_4034"),
     ONE(0x4038, "DPU_4038", 0x120080),
     ONE(0x403c, "DPU_403C", 0x0),
     ONE(0x4044, "DPU_4044", 0x1),
     ONE(0x4048, "DPU_4048", 0x80000000),
     ONE(0x404c, "DPU_404C", 0x7fffffff),
-    ONE(0x4050, "DPU_BS_CFG", 0x80011011),
+    /* bit 8 set from 32 output channels on (the driver's write-extent field) */
+    TWO(0x4050, "DPU_BS_CFG", 0x80011011, 0x80011111),
     ONE(0x4058, "DPU_4058", 0x80000000),
     ONE(0x405c, "DPU_405C", 0x7fffffff),
     ONE(0x4060, "DPU_4060", 0x903),
@@ -274,7 +281,7 @@ static const emu_word f2_words[] = {
     FIELD(0x40ac, "DPU_OUT_CVT_OFFSET"),
     PART2(0x40b0, "DPU_OUT_CVT_SCALE", 0xffff0000u, 0, 0x10000),
     PART(0x40b4, "DPU_OUT_CVT_SHIFT", 0xfffff000u, 0),
-    TWO(0x40b8, "DPU_40B8", 0x4000, 0x6000),
+    FIELD(0x40b8, "DPU_SURFACE_ADD"),      /* checked against the output cube */
     ONE(0x40bc, "DPU_40BC", 0x0),
     ONE(0x40c0, "DPU_40C0", 0x4440100),
     ONE(0x40c8, "DPU_40C8", 0x0),
@@ -335,6 +342,7 @@ static const emu_word f2_words[] = {
  * multiple_input_demo.rv1126b.rknn against the rk3576 file. */
 static const emu_field f3_fields[] = {
     {0x1020, 0, 31, 0, F_I64, T(weight_bytes_per_kernel)},
+    {0x1070, 0, 31, 0, F_I32, T(pad_value)}, /* the pad pixel (below); f2's is 0x1084 */
 };
 
 /* the words the rv1126b conv tasks write otherwise than the rk3576 ones (the
@@ -361,16 +369,20 @@ static const emu_word f3_words[] = {
  * DPU_RDMA write), and size words the run takes from decoded fields instead. */
 static const emu_word f2_fp16_words[] = {
     /* bit 21: the float enable; the image input's GROUP_LINE_OFF (bit 29) and
-     * ARGB_IN (bits 12..15: 0xa) in the demo's first convs, neither in a conv
-     * over a feature cube (rocket-userspace's float captures, mode code 0) */
-    PART2(0x100c, "CNA_CONV_CON1", 0xfffffc00u, 0x00200000, 0x2020a000),
+     * ARGB_IN (bits 12..15: 8 | channels - 1; the demo's 3-channel 0xa, the
+     * captures' 1 to 4 channels 8..0xb: its low bits not read, the image tensor
+     * gives the channels), neither in a conv over a feature cube (mode code 0) */
+    PART2(0x100c, "CNA_CONV_CON1", 0xffffcc00u, 0x00200000, 0x20208000),
     ASIDE(0x101c, "CNA_WEIGHT_BYTES"),          /* the weight cube's bytes */
     ASIDE(0x1020, "CNA_WEIGHT_ELEMS"),          /* a kernel's (f3: decoded there) */
     FIELD(0x1028, "CNA_DATAIN_CHANNEL"),        /* (CBUF entries x rows) << 16 | channels - 1 */
     ASIDE(0x1030, "CNA_1030"),                  /* a kernel's weight bytes << 16 | width - 1 */
     ASIDE(0x1044, "CNA_1044"),                  /* width << 16 | CBUF entries */
-    TWO(0x1048, "CNA_1048", 0xb, 0xe38e9),      /* converter bypassed (bit 0) */
+    /* the converter bypassed (bit 0); its per-channel truncates (6 bits each: 0xe38e9
+     * three channels, 0x38e38e9 four, 0xe9 one, 0xb over a cube) not read */
+    PART(0x1048, "CNA_1048", 0x1u, 1),
     ASIDE(0x104c, "CNA_CVT_SCALE01"),           /* converter scales, unused under the bypass */
+    ASIDE(0x1050, "CNA_CVT_SCALE23"),
     ONE(0x1054, "CNA_1054", 0),                 /* converter offset, unused under the bypass */
     ONE(0x1084, "CNA_1084", 0),                 /* pad constant +0.0 */
     ASIDE(0x118c, "CNA_118C"),                  /* CBUF entries - 1, twice */
@@ -395,11 +407,11 @@ static const emu_word f2_fp16_words[] = {
 /* 0x4050 as the samples write it: per-channel add and multiply, shift 14
  * (the per-channel multipliers are Q14 as on every chip; the run shows it) */
 static const emu_meaning f2_meanings[] = {
-    {0x4050, 0xffffffffu, 0x80011011u, T(bs.present), 1},
-    {0x4050, 0xffffffffu, 0x80011011u, T(bs.alu_src), 1},
-    {0x4050, 0xffffffffu, 0x80011011u, T(bs.mul_src), 1},
-    {0x4050, 0xffffffffu, 0x80011011u, T(bs.relu_bypass), 1},
-    {0x4050, 0xffffffffu, 0x80011011u, T(bs.mul_shift), 14},
+    {0x4050, 0xfffffeffu, 0x80011011u, T(bs.present), 1},
+    {0x4050, 0xfffffeffu, 0x80011011u, T(bs.alu_src), 1},
+    {0x4050, 0xfffffeffu, 0x80011011u, T(bs.mul_src), 1},
+    {0x4050, 0xfffffeffu, 0x80011011u, T(bs.relu_bypass), 1},
+    {0x4050, 0xfffffeffu, 0x80011011u, T(bs.mul_shift), 14},
 };
 
 /* f3: f2's BS word, and the pixel conv's channel word 0x0480000b is its 3 channels */
@@ -537,10 +549,9 @@ void emu_layout_decode(int map, emu_reg_get get, const void *ctx, emu_task *t)
     }
     /* the mode code of a plain convolution in this layout is the rk3588 family's 0;
      * other codes are not told apart (16 + code: neither conv nor depthwise) */
-    /* f2's float16 conv over a cube (rocket-userspace's float captures: mode 0,
-     * precisions 2): a plain conv as well; at int8 the same code is not taken */
-    if (t->conv_mode >= 0 && l->cube_mode_code >= 0 && t->conv_mode == l->cube_mode_code &&
-        t->in_prec == 2 && t->proc_prec == 2)
+    /* f2's conv over a feature cube (rocket-userspace's captures: mode 0, the
+     * driver's direct mode): a plain conv as well */
+    if (t->conv_mode >= 0 && l->cube_mode_code >= 0 && t->conv_mode == l->cube_mode_code)
         t->conv_mode = (int)l->conv_mode_code;
     if (t->conv_mode >= 0) {
         if ((uint32_t)t->conv_mode != l->conv_mode_code) {

@@ -4,11 +4,23 @@
 # github.com/gregordinary/rocket-userspace (GPL-3.0-or-later: the files stay out of
 # this tree, so this check runs where a checkout is, not in `make test`). Each file
 # was compiled by RKNN-Toolkit2 for rk3576 from an ONNX its mk*.py writes with
-# weights from a formula; that formula, in numpy, is the oracle.
-#   float/f16_ic*_oc*_k*_*.rknn (mkfloat.py): one float16 Conv with a float32 bias,
-#   weights (i % 7 - 3) / 8, bias (oc + 1) / 4, same padding; every output within
-#   two float16 steps of the float64 conv on the same (float16) input.
-# Prints "N passed, N failed".
+# weights from a formula; that formula, in numpy, is the oracle:
+#   float/f16_*    (mkfloat.py) a float16 Conv, weights (i % 7 - 3) / 8, bias (oc + 1) / 4
+#   argb/argbf_*   (mkargb.py)  a float16 first Conv over a 1..4-channel image, weights
+#                  i - n/2 (0 replaced by n), bias (oc + 1) / 4, k 1..7, stride 1 or 2
+#   lut/ctl_conv_f16 (mklut.py) a float16 3x3 Conv, weights (i % 11 - 5) / 16, bias (oc + 1) / 8
+#   lut/ctl_conv_i8, pool/ctl_conv_c32_16: the same Conv, int8
+#   add/ctl_conv_c32_16, res_*, add2_*, bcast_add_* (mkadd.py): an int8 3x3 Conv
+#                  (weights ((i + seed) % 11 - 5) / 16, bias ((oc + seed) % 7 + 1) / 8,
+#                  seed the length of its tag), alone, + its input, + a second Conv,
+#                  + a per-channel constant
+# Float files: every output within two float16 steps of the float64 result on the same
+# float16 input. Int8 files, on inputs over their calibration range: against the
+# float64 ONNX on the input as the NPU saw it (the run's dequantized input dump), held
+# to the output's int8 range, within three output steps (the weights' own rounding to
+# int8 adds up to a step here), and a cosine >= 0.9999.
+# Files of other families (depthwise, pooling, LUT activations, bare Adds) must stop
+# with one line, as they are not emulated yet. Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 DIR=${1:?usage: vendor_rk3576_captures.sh ROCKET_USERSPACE/tests/data/rk3576-vendor-capture [BUILD]}
@@ -16,42 +28,145 @@ B=${2:-${BUILD:-build}}
 PY=${PYTHON:-/usr/bin/python3}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-$PY - "$DIR/float" "$B/rknn-trace" "$T" <<'EOF'
-import os, re, subprocess, sys
+$PY - "$DIR" "$B/rknn-trace" "$T" <<'EOF'
+import json, os, re, subprocess, sys
 import numpy as np
 src, rt, tmp = sys.argv[1:4]
 passed = failed = 0
-for f in sorted(os.listdir(src)):
-    m = re.fullmatch(r'f16_ic(\d+)_oc(\d+)_k(\d+)_(\d+)\.rknn', f)
-    if not m:
-        continue
-    ic, oc, k, hw = map(int, m.groups())
-    x = np.random.default_rng(ic * 1000 + oc).uniform(-1, 1, (1, ic, hw, hw))
-    x = x.astype(np.float16).astype(np.float32)     # the file's input is float16
-    np.save(f'{tmp}/x.npy', x)
-    d = f'{tmp}/{f}'
-    r = subprocess.run([rt, 'run', f'{src}/{f}', '--emulate', '--no-db', '-i', f'x={tmp}/x.npy',
-                        '--dump', d], capture_output=True, text=True)
-    if r.returncode:
-        print(f'FAIL {f}: {r.stderr.strip()[-240:]}')
-        failed += 1
-        continue
-    w = ((np.arange(oc * ic * k * k) % 7 - 3) / 8.0).reshape(oc, ic, k, k)
-    b = (np.arange(oc) + 1) / 4.0
+
+
+def conv(x, w, b, stride=1):
+    k = w.shape[2]
     p = k // 2
-    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (p, p), (p, p)))
-    ref = b.reshape(1, oc, 1, 1) + sum(
-        np.einsum('oc,nchw->nohw', w[:, :, ky, kx], xp[:, :, ky:ky + hw, kx:kx + hw])
-        for ky in range(k) for kx in range(k))
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    oh = (x.shape[2] + 2 * p - k) // stride + 1
+    ow = (x.shape[3] + 2 * p - k) // stride + 1
+    y = np.zeros((1, w.shape[0], oh, ow)) + b.reshape(1, -1, 1, 1)
+    for ky in range(k):
+        for kx in range(k):
+            win = xp[:, :, ky:ky + stride * (oh - 1) + 1:stride, kx:kx + stride * (ow - 1) + 1:stride]
+            y += np.einsum('oc,nchw->nohw', w[:, :, ky, kx], win)
+    return y
+
+
+def run(path, x, name='x'):
+    np.save(f'{tmp}/in.npy', x)
+    d = f'{tmp}/d_{os.path.basename(path)}'
+    r = subprocess.run([rt, 'run', path, '--emulate', '--no-db', '-i', f'{name}={tmp}/in.npy',
+                        '--dump', d], capture_output=True, text=True)
+    return r, d
+
+
+def report(ok, f, msg):
+    global passed, failed
+    passed += ok
+    failed += not ok
+    print(('ok   ' if ok else 'FAIL ') + f + ': ' + msg)
+
+
+def check_float(f, x, ref):
+    r, d = run(f'{src}/{f}', x)
+    if r.returncode:
+        return report(False, f, r.stderr.strip()[-240:])
     y = np.load(f'{d}/y.npy').astype(np.float64)
-    step = np.abs(ref).max() * 2.0 ** -10       # a float16 step at the largest output
+    step = np.abs(ref).max() * 2.0 ** -10          # a float16 step at the largest output
     err = np.abs(y - ref).max() if y.shape == ref.shape else np.inf
-    if err <= 2 * step:
-        passed += 1
-        print(f'ok   {f}: max |err| {err:.5f} (a float16 step {step:.5f})')
-    else:
-        failed += 1
-        print(f'FAIL {f}: shape {y.shape}, max |err| {err:.5f}, two float16 steps {2 * step:.5f}')
+    report(err <= 2 * step, f, f'max |err| {err:.5g} (a float16 step {step:.5g})')
+
+
+def check_int8(f, x, model):
+    r, d = run(f'{src}/{f}', x)
+    if r.returncode:
+        return report(False, f, r.stderr.strip()[-240:])
+    xq = np.load(f'{d}/x.npy').astype(np.float64)   # the input as quantized for the NPU
+    y = np.load(f'{d}/y.npy').astype(np.float64)
+    info = json.loads(subprocess.run([rt, 'inspect', f'{src}/{f}', '--json'], capture_output=True,
+                                     text=True).stdout)
+    q = next(o for o in info['outputs'] if o['name'] == 'y')
+    step = q['scale']
+    # held to the output's int8 range, as the file's calibration set it
+    ref = np.clip(model(xq), (-128 - q['zero_point']) * step, (127 - q['zero_point']) * step)
+    err = np.abs(y - ref).max() if y.shape == ref.shape else np.inf
+    cos = (y * ref).sum() / np.linalg.norm(y) / np.linalg.norm(ref) if y.shape == ref.shape else 0
+    report(err <= 3 * step and cos >= 0.9999, f,
+           f'max |err| {err / step:.2f} output steps, cosine {cos:.6f}')
+
+
+rng = np.random.default_rng(7)
+f16 = lambda a: a.astype(np.float16).astype(np.float32)
+
+for f in sorted(os.listdir(f'{src}/float')):
+    m = re.fullmatch(r'f16_ic(\d+)_oc(\d+)_k(\d+)_(\d+)\.rknn', f)
+    if m:
+        ic, oc, k, hw = map(int, m.groups())
+        x = f16(rng.uniform(-1, 1, (1, ic, hw, hw)))
+        w = ((np.arange(oc * ic * k * k) % 7 - 3) / 8.0).reshape(oc, ic, k, k)
+        check_float('float/' + f, x, conv(x.astype(np.float64), w, (np.arange(oc) + 1) / 4.0))
+
+ARGB = {  # mkargb.py's CASES: ic, oc, k, ih, iw, stride
+    'argbf_ic3_oc16_k3_32': (3, 16, 3, 32, 32, 1), 'argbf_ic3_oc32_k3_32': (3, 32, 3, 32, 32, 1),
+    'argbf_ic3_oc16_k1_32': (3, 16, 1, 32, 32, 1), 'argbf_ic3_oc16_k5_32': (3, 16, 5, 32, 32, 1),
+    'argbf_ic4_oc16_k3_32': (4, 16, 3, 32, 32, 1), 'argbf_ic3_oc16_k3_16w': (3, 16, 3, 32, 16, 1),
+    'argbf_ic3_oc16_k3_64w': (3, 16, 3, 32, 64, 1), 'argbf_ic3_oc16_k3_r48': (3, 16, 3, 48, 32, 1),
+    'argbf_ic3_oc16_k3_r16': (3, 16, 3, 16, 32, 1), 'argbf_ic3_oc16_k3_s2': (3, 16, 3, 32, 32, 2),
+    'argbf_ic3_oc16_k1_s2': (3, 16, 1, 32, 32, 2), 'argbf_ic3_oc64_k3_32': (3, 64, 3, 32, 32, 1),
+    'argbf_ic3_oc48_k3_32': (3, 48, 3, 32, 32, 1), 'argbf_ic3_oc16_k7_32': (3, 16, 7, 32, 32, 1),
+    'argbf_ic1_oc16_k3_32': (1, 16, 3, 32, 32, 1)}
+for tag, (ic, oc, k, ih, iw, s) in ARGB.items():
+    if not os.path.exists(f'{src}/argb/{tag}.rknn'):
+        continue
+    n = oc * ic * k * k
+    w = np.arange(n, dtype=np.float64) - n // 2
+    w[w == 0] = n
+    x = f16(rng.uniform(-1, 1, (1, ic, ih, iw)))
+    check_float(f'argb/{tag}.rknn', x, conv(x.astype(np.float64), w.reshape(oc, ic, k, k),
+                                            (np.arange(oc) + 1) / 4.0, s))
+
+C = 32
+w_lut = ((np.arange(C * C * 9) % 11 - 5) / 16.0).reshape(C, C, 3, 3)
+b_lut = (np.arange(C) + 1) / 8.0
+x = f16(rng.uniform(-1, 1, (1, C, 16, 16)))
+check_float('lut/ctl_conv_f16.rknn', x, conv(x.astype(np.float64), w_lut, b_lut))
+# each over its calibration range (mklut.py: uniform -8..8; mkpool.py, mkadd.py: -1..1)
+for f, amp in (('lut/ctl_conv_i8.rknn', 8), ('pool/ctl_conv_c32_16.rknn', 1)):
+    check_int8(f, rng.uniform(-amp, amp, (1, C, 16, 16)).astype(np.float32),
+               lambda xq: conv(xq, w_lut, b_lut))
+
+
+def wa(c, seed):  # mkadd.py's _w and _b
+    return (((np.arange(c * c * 9) + seed) % 11 - 5) / 16.0).reshape(c, c, 3, 3), \
+           ((np.arange(c) + seed) % 7 + 1) / 8.0
+
+
+ADD = {'ctl_conv_c32_16': (32, (16, 16), 'none'), 'res_c32_16': (32, (16, 16), 'res'),
+       'add2_c32_16': (32, (16, 16), 'add2'), 'res_c16_16': (16, (16, 16), 'res'),
+       'res_c24_16': (24, (16, 16), 'res'), 'res_c64_16': (64, (16, 16), 'res'),
+       'res_c96_16': (96, (16, 16), 'res'), 'res_c32_28': (32, (28, 28), 'res'),
+       'res_c32_15x18': (32, (15, 18), 'res'), 'bcast_add_c32_16': (32, (16, 16), 'addbcast')}
+for tag, (c, (ih, iw), mode) in ADD.items():
+    if not os.path.exists(f'{src}/add/{tag}.rknn'):
+        continue
+    wA, bA = wa(c, 1)
+    wB, bB = wa(c, 2)
+    kb = np.linspace(-0.5, 0.5, c, dtype=np.float32).astype(np.float64).reshape(1, c, 1, 1)
+    model = {'none': lambda xq: conv(xq, wA, bA),
+             'res': lambda xq: conv(xq, wA, bA) + xq,
+             'add2': lambda xq: conv(xq, wA, bA) + conv(xq, wB, bB),
+             'addbcast': lambda xq: conv(xq, wA, bA) + kb}[mode]
+    check_int8(f'add/{tag}.rknn', rng.uniform(-1, 1, (1, c, ih, iw)).astype(np.float32), model)
+
+# every other file stops with one line naming its task
+for fam in ('dw', 'pool', 'lut', 'add'):
+    for f in sorted(os.listdir(f'{src}/{fam}')):
+        if not f.endswith('.rknn') or f.startswith('ctl_conv') or \
+                (fam == 'add' and f[:-5] in ADD):
+            continue
+        r = subprocess.run([rt, 'run', f'{src}/{fam}/{f}', '--emulate', '--no-db'],
+                           capture_output=True, text=True)
+        lines = r.stderr.strip().splitlines()
+        report(r.returncode == 2 and len(lines) == 1 and '--emulate:' in lines[0],
+               f'{fam}/{f}', 'stops: ' + (lines[-1].split('--emulate: ')[-1][:110] if lines
+                                          else f'exit {r.returncode}, no message'))
 print(f'{passed} passed, {failed} failed')
 sys.exit(1 if failed else 0)
 EOF
