@@ -295,6 +295,26 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
             STOP("task %d (node %s): BN stage in use (PReLU, ReLUX, a second operand, or ReLU "
                  "beside EW): not emulated", ti, nn);
     }
+    /* f2/f3: a ReLU or ReLU6 (rocket-userspace's lut/conv_relu_i8, conv_relu6_i8:
+     * BN_CFG 0x902 where a plain conv writes 0x903, and the clamp pairs 0x406c /
+     * 0x4070 and 0x4074 / 0x4078 at 0 / 6.0 in the scaled accumulator, both pairs
+     * alike): v held to [min, max] after BS; not beside an EW add, whose order
+     * with the clamp no file shows */
+    int64_t clamp_lo = INT32_MIN, clamp_hi = INT32_MAX;
+    if (t->map == EMU_MAP_F2 || t->map == EMU_MAP_F3) {
+        uint32_t bn = reg_or0(rs, grp, 0x4060);
+        int32_t lo = (int32_t)reg_or0(rs, grp, 0x406c), hi = (int32_t)reg_or0(rs, grp, 0x4070);
+        int pairs = reg_or0(rs, grp, 0x4074) == (uint32_t)lo && reg_or0(rs, grp, 0x4078) == (uint32_t)hi;
+        int full = lo == INT32_MIN && hi == INT32_MAX;
+        if (!pairs || (bn == 0x903 && !full) || (bn == 0x902 && (full || lo > hi)) ||
+            (bn == 0x902 && t->ew_present && !t->ew_bypass) || (bn != 0x902 && bn != 0x903))
+            STOP("task %d (node %s): BN_CFG 0x%x with clamps [0x%x, 0x%x] / [0x%x, 0x%x]: only "
+                 "a plain conv (0x903, no clamp) or a clamped one without an EW add (0x902) is "
+                 "emulated", ti, nn, bn, (unsigned)lo, (unsigned)hi, reg_or0(rs, grp, 0x4074),
+                 reg_or0(rs, grp, 0x4078));
+        clamp_lo = lo;
+        clamp_hi = hi;
+    }
     int use_ew = t->ew_present && !t->ew_bypass && !t->lut_used;
     if (use_ew && !table && rk356x && ew_cfg != cw.ew_add)
         STOP("task %d (node %s): DPU_EW_CFG 0x%x: on rk356x only 0x%x (add of a memory "
@@ -497,6 +517,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
                 int64_t v = rshift_round(acc * mul, t->bs.mul_shift);
                 if (relu && v < 0)
                     v = 0;
+                v = v < clamp_lo ? clamp_lo : v > clamp_hi ? clamp_hi : v;
                 int64_t pos = act_off(&out, oc, y0o + oy, ox);
                 if (use_ew) {
                     int64_t e = ew.p[act_off(&ew, oc, y0o + oy, ox)];

@@ -64,6 +64,11 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
              "emulated", ti, nn, t->bs.present && !t->bs.bypass, t->bn.present && !t->bn.bypass,
              t->ew_present && !t->ew_bypass, t->lut_used, (long long)t->out_cvt_scale,
              t->out_cvt_shift, (long long)t->out_cvt_offset);
+    /* f2/f3: BN_CFG 0x903 (unused); 0x902 clamps in the int8 programs, a float
+     * clamp's encoding is not known */
+    if ((t->map == EMU_MAP_F2 || t->map == EMU_MAP_F3) && reg_or0(s->rs, s->grp, 0x4060) != 0x903)
+        STOP("task %d (node %s): float16 conv with BN_CFG 0x%x: only 0x903 (unused) is emulated",
+             ti, nn, reg_or0(s->rs, s->grp, 0x4060));
     /* f2's surface add: the next channel group's jump (0x64 = 2 x 100 - 10 x 10 on the
      * rk3576 demo's whole 10x10 plane, 0x96 on its 5-row tiles; the int8 samples' too) */
     if (t->surface_add >= 0 && t->surface_add != 2 * t->dst_surf_stride - (int64_t)t->out_w * t->out_h)

@@ -263,11 +263,11 @@ static const emu_word f2_words[] = {
     TWO(0x4050, "DPU_BS_CFG", 0x80011011, 0x80011111),
     ONE(0x4058, "DPU_4058", 0x80000000),
     ONE(0x405c, "DPU_405C", 0x7fffffff),
-    ONE(0x4060, "DPU_4060", 0x903),
-    ONE(0x406c, "DPU_406C", 0x80000000),
-    ONE(0x4070, "DPU_4070", 0x7fffffff),
-    ONE(0x4074, "DPU_4074", 0x80000000),
-    ONE(0x4078, "DPU_4078", 0x7fffffff),
+    TWO(0x4060, "DPU_BN_CFG", 0x903, 0x902), /* 0x902: the clamp below on (run_conv) */
+    FIELD(0x406c, "DPU_CLAMP_MIN"),        /* ReLU 0; both pairs alike (run_conv) */
+    FIELD(0x4070, "DPU_CLAMP_MAX"),        /* ReLU6: 6.0 in the scaled accumulator */
+    FIELD(0x4074, "DPU_CLAMP_MIN2"),
+    FIELD(0x4078, "DPU_CLAMP_MAX2"),
     TWO(0x407c, "DPU_EW_CFG", 0x010041c1, 0x8002c0c0),
     PART(0x4080, "DPU_EW_CVT_OFFSET_VALUE", 0xffff0000u, 0),
     PART(0x4084, "DPU_EW_CVT_SCALE_VALUE", 0xffc00000u, 0),
