@@ -58,6 +58,20 @@ int rtinfo_is_runtime_line(const char *s)
     return !strncmp(s, "RKNN Runtime Information", 24);
 }
 
+int rtinfo_has_runtime(const rtinfo_t *i)
+{
+    return i->runtime_version[0] != 0;
+}
+
+void rtinfo_new_context(rtinfo_t *i)
+{
+    i->runtime_version[0] = i->runtime_build[0] = i->driver_version[0] = 0;
+    i->model_version[0] = i->compiler_version[0] = i->compiler_build[0] = 0;
+    i->npu_target[0] = i->framework[0] = i->layout[0] = i->inference_type[0] = 0;
+    if (i->toolkit_of_model)
+        i->toolkit_version[0] = 0, i->toolkit_of_model = 0;
+}
+
 static int freq_item(rtinfo_t *i, const char *s)
 {
     const char *p = s;
@@ -124,6 +138,7 @@ int rtinfo_line(rtinfo_t *i, const char *s)
     if (!strncmp(s, "RKNN Model Information", 22)) {
         if (!field(s, "toolkit version:", "(,", i->toolkit_version, sizeof i->toolkit_version))
             return 0;
+        i->toolkit_of_model = 1;
         if (!field(s, "Information, version:", ",", i->model_version, sizeof i->model_version))
             field(s, "Information: version:", ",", i->model_version, sizeof i->model_version);
         if (field(s, "compiler version:", "", tmp, sizeof tmp))
@@ -168,6 +183,7 @@ int rtinfo_line(rtinfo_t *i, const char *s)
         if (!*p)
             return 0;
         snprintf(i->toolkit_version, sizeof i->toolkit_version, "%.*s", (int)strcspn(p, " "), p);
+        i->toolkit_of_model = 0;
         return 1;
     }
     /* a demo's print of RKNN_QUERY_SDK_VERSION (the SDK samples, the model zoo):

@@ -160,11 +160,18 @@ typedef struct rtinfo {
     int n_cpu_khz, n_npu_hz, n_ddr_hz;       /* freq lists as printed */
     int64_t cpu_khz[RTINFO_MAX_FREQ], npu_hz[RTINFO_MAX_FREQ], ddr_hz[RTINFO_MAX_FREQ];
     int list;                                /* parser state: list being read */
+    int toolkit_of_model;                    /* toolkit_version came from a Model Information line */
 } rtinfo_t;
 void rtinfo_init(rtinfo_t *i);
 int rtinfo_line(rtinfo_t *i, const char *s);
 /* Has the line a runtime version (it starts a new runtime context)? */
 int rtinfo_is_runtime_line(const char *s);
+/* Has a runtime context begun (a runtime version read)? */
+int rtinfo_has_runtime(const rtinfo_t *i);
+/* A new runtime context: what the previous runtime, its driver and its model
+ * printed is cleared (versions belong to the run that printed them); the
+ * session's own facts (chip, toolkit package, API and rknn_server, clocks) stay. */
+void rtinfo_new_context(rtinfo_t *i);
 
 /* eval_memory's "Memory Profile Info Dump" (1.x "Total Weight Memory" and 2.x
  * "Weight / Internal Tensor / Other Memory" wording); sizes in bytes as printed

@@ -626,8 +626,13 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         if ((raw[0] == 'D' || raw[0] == 'I' || raw[0] == 'E') && !strncmp(raw + 1, " RKNNAPI:", 9))
             for (ti = raw + 10; *ti == ' ';)
                 ti++;
-        if (rtinfo_is_runtime_line(ti) && c && (run_has_data(c) || c->info.runtime_version[0]))
-            c = NULL, sc->cur = -1; /* a new runtime context: the next part is a new run */
+        /* a new runtime context: the next part is a new run, and the previous
+         * runtime's versions are not this one's (a bare line names no build or driver) */
+        if (rtinfo_is_runtime_line(ti) &&
+            (rtinfo_has_runtime(&sc->info) || (c && run_has_data(c)))) {
+            rtinfo_new_context(&sc->info);
+            c = NULL, sc->cur = -1;
+        }
         if (rtinfo_line(&sc->info, ti)) {
             if (c)
                 c->info = sc->info;

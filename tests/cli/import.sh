@@ -704,5 +704,14 @@ eq "ranking table without its CPU column: fallback op types, us" "$(jget "d['npu
 "$RT" show 1 --db "$T/p.db" >"$T/show"
 eq "show: the heading says CPU us is total less NPU" "$(grep -c "^op ranking (.*; CPU us is total less NPU: the log left its CPU column out)$" "$T/show")" 1
 
+# a second runtime context (the library replaced): its versions are its own, the
+# first one's build stamp and driver are not inherited (the bare line names neither)
+f=$P/issue-rtinfo-rt1.4.0-drv0.8.8-then-noprefix-2.3.0-ultralytics-18928.txt
+pub ul-18928 "$f"
+eq "second runtime line: runs, its version, build, driver" "$(pq "SELECT count(*) FROM runs") $(pq "SELECT json_extract(env_json,'\$.runtime_version')||' '||quote(json_extract(env_json,'\$.runtime_build'))||' '||quote(json_extract(env_json,'\$.driver_version')) FROM runs WHERE id=2")" \
+   "2 $(sed -n 's/^RKNN Runtime Information, librknnrt version: \([0-9.]*\)$/\1/p' "$f") NULL NULL"
+eq "first runtime line: its build and driver" "$(pq "SELECT json_extract(env_json,'\$.runtime_build')||' '||json_extract(env_json,'\$.driver_version') FROM runs WHERE id=1")" \
+   "$(grep -o '1.4.0 ([^)]*)' "$f" | sed 's/.*(\(.*\))/\1/') $(grep -o 'Driver Information: version: [0-9.]*' "$f" | awk '{print $NF}')"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
