@@ -98,6 +98,9 @@ static const struct known_error {
     {"REGTASK: The bit width of field value exceeds the limit", "a layer's register value "
      "exceeds its field width: a tensor too large for the NPU's registers that the compiler "
      "did not split (the model needs smaller shapes or a newer toolkit)", 1},
+    /* the newer runtimes' wording names both chips */
+    {"but current platform is", "the model was compiled for another chip than this board's "
+     "NPU (the line names both; rknn.config(target_platform=...) must name the board's chip)", 1},
     {"does not match the RKNPU hardware version", "the model was compiled for another chip "
      "than this board's NPU (rknn.config(target_platform=...) must name the board's chip)", 1},
     {"unsupport cpu", "a layer the compiler left on the CPU has no CPU kernel in this "

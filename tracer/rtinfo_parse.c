@@ -72,6 +72,20 @@ void rtinfo_new_context(rtinfo_t *i)
         i->toolkit_version[0] = 0, i->toolkit_of_model = 0;
 }
 
+int rtinfo_error_line(rtinfo_t *i, const char *s)
+{
+    const char *p = strstr(s, "current platform is ");
+    size_t n;
+
+    if (!p)
+        return 0;
+    p += 20;
+    for (n = 0; isalnum((unsigned char)p[n]) && n + 1 < sizeof i->soc; n++)
+        i->soc[n] = (char)tolower((unsigned char)p[n]);
+    i->soc[n] = 0;
+    return n > 0;
+}
+
 static int freq_item(rtinfo_t *i, const char *s)
 {
     const char *p = s;

@@ -172,6 +172,9 @@ int rtinfo_has_runtime(const rtinfo_t *i);
  * printed is cleared (versions belong to the run that printed them); the
  * session's own facts (chip, toolkit package, API and rknn_server, clocks) stay. */
 void rtinfo_new_context(rtinfo_t *i);
+/* The board's chip an error line names ("This rknn model is for RK3588, but
+ * current platform is RK3576"): into soc, lower case. 1 when read. */
+int rtinfo_error_line(rtinfo_t *i, const char *s);
 
 /* eval_memory's "Memory Profile Info Dump" (1.x "Total Weight Memory" and 2.x
  * "Weight / Internal Tensor / Other Memory" wording); sizes in bytes as printed

@@ -701,6 +701,9 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         vlog_run_t *r = run_for(sc, lineno, 0);
         int fatal = 1;
         errlog_diagnosis(raw, &fatal);
+        /* the runtime names the board's chip when it refuses a model built for another */
+        if (rtinfo_error_line(&sc->info, raw))
+            memcpy(r->info.soc, sc->info.soc, sizeof r->info.soc);
         if (r->n_errors < VLOG_MAX_ERRORS) {
             r->errors[r->n_errors] = xstrdup(raw);
             r->errors_bytes += strlen(raw) + 1;

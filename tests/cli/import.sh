@@ -713,5 +713,12 @@ eq "second runtime line: runs, its version, build, driver" "$(pq "SELECT count(*
 eq "first runtime line: its build and driver" "$(pq "SELECT json_extract(env_json,'\$.runtime_build')||' '||json_extract(env_json,'\$.driver_version') FROM runs WHERE id=1")" \
    "$(grep -o '1.4.0 ([^)]*)' "$f" | sed 's/.*(\(.*\))/\1/') $(grep -o 'Driver Information: version: [0-9.]*' "$f" | awk '{print $NF}')"
 
+# the newer wording of a model built for another chip names the board's chip: that
+# is the run's platform
+f=$P/issue-rterr-model-for-rk3588-on-rk3576-videopipe-17.txt
+pub vp-17 "$f"
+eq "model for another chip (newer wording): platform" "$(pq "SELECT platform FROM runs")" "$(grep -o 'current platform is [A-Z0-9]*' "$f" | awk '{print tolower($NF)}')"
+case "$(diag)" in *"compiled for another chip"*) ok ;; *) bad "model for RK3588 on RK3576: diagnosis '$(diag)'" ;; esac
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
