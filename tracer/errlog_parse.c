@@ -124,6 +124,11 @@ static const struct known_error {
      "toolkit version than the runtime, or out of memory)", 1},
     {"Invalid RKNN model version", "the model was built by a toolkit that does not match the "
      "runtime version", 1},
+    /* rknn-toolkit2 issue 75: API 1.2.0 against rknn_server 1.3.0; the reply was to keep
+     * the API and DRV versions the same */
+    {"msg_ioctl_ack fail", "the toolkit's API (on the PC) and rknn_server/librknnrt on the "
+     "board are of different versions (their messages differ in size: data_len against "
+     "expect); install the board's rknn_server and librknnrt of the toolkit's version", 1},
     {"server connect fail", "the toolkit could not reach rknn_server on the board (not "
      "running, or another version than the toolkit)", 1},
     {"Connect to Device Failure", "the toolkit could not connect to the board (adb/USB/network; "

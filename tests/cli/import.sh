@@ -720,5 +720,12 @@ pub vp-17 "$f"
 eq "model for another chip (newer wording): platform" "$(pq "SELECT platform FROM runs")" "$(grep -o 'current platform is [A-Z0-9]*' "$f" | awk '{print tolower($NF)}')"
 case "$(diag)" in *"compiled for another chip"*) ok ;; *) bad "model for RK3588 on RK3576: diagnosis '$(diag)'" ;; esac
 
+# the toolkit's API and the board's rknn_server of other versions: a message of another
+# size ("msg_ioctl_ack fail, data_len = X, expect Y"), not an NPU that is unavailable
+f=$P/issue-tkerr-rknnapi-api1.2.0-vs-server1.3.0-ioctl-ack-rk3588-75.txt
+pub tk2-75 "$f"
+eq "API/server versions the box printed" "$(pq "SELECT json_extract(env_json,'\$.api_version')||' '||json_extract(env_json,'\$.server_version') FROM runs")" "$(grep -o ' API: [0-9][0-9.]*' "$f" | awk '{print $2}') $(grep -o 'rknn_server: [0-9.]*' "$f" | awk '{print $2}')"
+case "$(diag)" in *"different versions"*) ok ;; *) bad "msg_ioctl_ack: diagnosis '$(diag)'" ;; esac
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
