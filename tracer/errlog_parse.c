@@ -68,6 +68,10 @@ static const struct known_error {
     const char *says, *means;
     int fatal;
 } known[] = {
+    /* the compiler logs it at level E when it moves an op to the CPU; the maintainers
+     * say it is not an error (airockchip/rknn-toolkit2 issue 559) */
+    {"Unkown op target", "the compiler placed an op on the CPU (it logs this at level E; "
+     "not an error: the build goes on)", 0},
     {"failed to submit", "an NPU job did not complete (timeout or NPU hang); the runtime's own "
      "advice is to update toolkit2 and runtime: a runtime that does not match the kernel "
      "driver, or a model the NPU hangs on", 1},

@@ -165,6 +165,16 @@ int rtinfo_line(rtinfo_t *i, const char *s)
         field(s, "model inference type:", ",", i->inference_type, sizeof i->inference_type);
         return 1;
     }
+    /* the toolkit's compiler library at build time: "librknnc version: 1.1.0b0 (8d7e25ad@...)" */
+    if (!strncmp(s, "librknnc version:", 17)) {
+        for (p = s + 17; *p == ' ';)
+            p++;
+        if (!*p)
+            return 0;
+        version_build(p, i->compiler_version, sizeof i->compiler_version, i->compiler_build,
+                      sizeof i->compiler_build);
+        return 1;
+    }
     if ((p = strstr(s, "Get NPU frequency:")) == s || (p = strstr(s, "Get DDR frequency:")) == s) {
         long long mhz;
         char unit[8];

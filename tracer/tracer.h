@@ -288,8 +288,9 @@ typedef struct vlog_dump {
 
 typedef struct vlog_run {
     int toolkit;                 /* the simulator half of an accuracy table */
-    int build;                   /* its per-layer table is a toolkit build's: rows, every time,
-                                    cycle count and workload 0 (rknn.build(), verbose) */
+    int build;                   /* a toolkit build's (rknn.build() on a PC): its lines ("I rknn
+                                    building ...", "librknnc version:"), or a per-layer table whose
+                                    every time, cycle count and workload is 0 (verbose) */
     int first_line;              /* 1-based line where the run starts */
     rtinfo_t info;
     int has_perf, has_sram, has_mem, has_bench;

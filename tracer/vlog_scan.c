@@ -456,7 +456,7 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
         r = run_for(sc, i + 1, c && c->has_perf);
         r->has_perf = 1;
         r->perf = *t;
-        r->build = t->generation && t->n_rows && t->total_time_us < 0 && build_table(t);
+        r->build |= t->generation && t->n_rows && t->total_time_us < 0 && build_table(t);
         sc->held += (size_t)t->n_rows * sizeof(perflog_row_t) + (size_t)t->n_ops * sizeof(perflog_op_t);
         if (r->perf.total_time_us < 0 && t->has_total_op) /* a ranking table's Total row */
             r->perf.total_time_us = t->ops[t->n_ops - 1].total_us;
@@ -574,6 +574,37 @@ static int is_toolkit(const char *raw, const char *t)
            !strncmp(t, "Save output to ", 15);
 }
 
+/* The toolkit's build on a PC (rknn.build()): "I rknn building ..." opens it (1),
+ * "I rknn building done." ends it (2; older toolkits print "buiding"); 0 otherwise. */
+static int build_marker(const char *raw)
+{
+    if (strncmp(raw, "I rknn building", 15) && strncmp(raw, "I rknn buiding", 14))
+        return 0;
+    return strstr(raw, " done") ? 2 : 1;
+}
+
+/* A build: a run of its own, the compiler's (the toolkit backend), not a board's.
+ * A build that printed "done" finished: the E lines before it do not fail it
+ * ("Unkown op target: 0" is logged for an op moved to the CPU, airockchip/rknn-toolkit2
+ * issue 559). Whatever follows "done" (init_runtime on a board) is another run. */
+static int build_line(scan_t *sc, int64_t lineno, int kind)
+{
+    vlog_run_t *c = cur_run(sc), *r;
+
+    if (kind == 2 && !c)
+        return 0; /* the end of a build the log did not show: nothing to keep */
+    if (kind == 1)
+        r = run_for(sc, lineno, c && (c->build || run_has_data(c) || c->info.runtime_version[0]));
+    else
+        r = c;
+    r->build = 1;
+    if (kind == 2) {
+        r->failed = 0;
+        sc->cur = -1;
+    }
+    return 1;
+}
+
 static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
 {
     int f = sc->formats, k;
@@ -637,10 +668,16 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
             if (c)
                 c->info = sc->info;
             else
-                new_run(sc, lineno, 0);
+                c = new_run(sc, lineno, 0);
+            if (!strncmp(ti, "librknnc version:", 17)) /* the compiler's library: a build */
+                c->build = 1;
             count(sc, lineno, VLOG_USED, t);
             return;
         }
+    }
+    if ((k = build_marker(raw)) != 0) {
+        count(sc, lineno, build_line(sc, lineno, k) ? VLOG_USED : VLOG_TOOLKIT, t);
+        return;
     }
     if ((f & VLOG_F_MEMORY) && c && c->has_mem && c->mem.active && memlog_line(&c->mem, t)) {
         count(sc, lineno, VLOG_USED, t);

@@ -727,5 +727,17 @@ pub tk2-75 "$f"
 eq "API/server versions the box printed" "$(pq "SELECT json_extract(env_json,'\$.api_version')||' '||json_extract(env_json,'\$.server_version') FROM runs")" "$(grep -o ' API: [0-9][0-9.]*' "$f" | awk '{print $2}') $(grep -o 'rknn_server: [0-9.]*' "$f" | awk '{print $2}')"
 case "$(diag)" in *"different versions"*) ok ;; *) bad "msg_ioctl_ack: diagnosis '$(diag)'" ;; esac
 
+# a toolkit build on a PC (rknn.build()): the compiler's runs, not failed board runs;
+# "Unkown op target: 0" at level E is an op moved to the CPU (a finished build)
+f=$P/issue-buildlog-unknown-op-target-benign-tk2.3.2-modelzoo331.txt
+pub mz-331 "$f"
+eq "build log: runs, backend, kind, status" "$(pq "SELECT group_concat(backend||'/'||import_kind||'/'||coalesce(status,'ok'), ' ') FROM runs")" "toolkit/toolkit build/ok toolkit/toolkit build/ok"
+eq "build log: E lines per build (before and after 'I rknn building ...')" "$(pq "SELECT group_concat(json_extract(extra_json,'\$.errors.count'), ' ') FROM runs")" \
+   "$(awk '/^I rknn building \.\.\./ {print n; n = 0; next} /Unkown op target/ {n++} END {print n}' "$f" | paste -sd' ')"
+f=$P/issue-buildlog-buffer-overflow-librknnc1.1.0b0-progress-glued-118.txt
+pub tk2-118 "$f"
+eq "build crash: backend, status, compiler version" "$(pq "SELECT backend||' '||status||' '||json_extract(env_json,'\$.compiler_version') FROM runs")" "toolkit failed $(grep -o 'librknnc version: [0-9a-z.]*' "$f" | awk '{print $NF}')"
+
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
