@@ -122,6 +122,14 @@ static const struct known_error {
      "not loaded, or no permission on /dev/dri/renderD* or /dev/rknpu)", 1},
     {"detail is empty", "eval_perf got no per-layer table from the board: init_runtime "
      "without perf_debug=True, or a runtime that returns none (RV1103/RV1106)", 1},
+    /* the file's header counts more bytes than the file has: before "load model failed" */
+    {"exportDataSize large then model size", "the .rknn file is shorter than its header says: "
+     "a truncated or corrupted copy of the model (copy it again and compare its size), not a "
+     "version or memory problem", 1},
+    /* rknn_query's struct size check: the caller's sizeof differs from the runtime's */
+    {"< sizeof(rknn_", "the application was built with an rknn_api.h that does not match the "
+     "runtime (the structure sizes on the line differ): build it against the header of the "
+     "board's librknnrt version (the demo of the same SDK release)", 1},
     {"load model failed", "the runtime could not load the model (a model built by another "
      "toolkit version than the runtime, or out of memory)", 1},
     {"Import rknn model failed", "the runtime could not load the model (a model built by another "
@@ -133,8 +141,13 @@ static const struct known_error {
     {"msg_ioctl_ack fail", "the toolkit's API (on the PC) and rknn_server/librknnrt on the "
      "board are of different versions (their messages differ in size: data_len against "
      "expect); install the board's rknn_server and librknnrt of the toolkit's version", 1},
+    {"rknn_server version is too old", "the board's rknn_server is older than the toolkit "
+     "needs: update rknn_server (and librknnrt) on the board to the version the line names", 1},
     {"server connect fail", "the toolkit could not reach rknn_server on the board (not "
      "running, or another version than the toolkit)", 1},
+    /* "recv(MsgLoadAck) fail, -9(ERROR_PIPE)": the same broken pipe as "server connect fail" */
+    {"ERROR_PIPE", "the toolkit could not reach rknn_server on the board (not running, or "
+     "another version than the toolkit)", 1},
     {"Connect to Device Failure", "the toolkit could not connect to the board (adb/USB/network; "
      "an adb client and server of other versions, or rknn_server not running)", 1},
     {"Init runtime environment failed", "init_runtime failed: the board could not be reached "

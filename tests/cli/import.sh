@@ -739,5 +739,21 @@ pub tk2-118 "$f"
 eq "build crash: backend, status, compiler version" "$(pq "SELECT backend||' '||status||' '||json_extract(env_json,'\$.compiler_version') FROM runs")" "toolkit failed $(grep -o 'librknnc version: [0-9a-z.]*' "$f" | awk '{print $NF}')"
 
 
+# runtime and toolkit errors whose line says what is wrong
+pub tk2-59 "$P"/issue-rterr-parseRKNN-exportDataSize-lite2-rt2.0.0b0-drv0.7.2-59.txt
+case "$(diag)" in *"truncated or corrupted copy"*) ok ;; *) bad "exportDataSize: diagnosis '$(diag)'" ;; esac
+pub tk-440 "$P"/issue-demo-rknn_query-info_len-rt1.6.0-drv0.8.2-rk3588-firefly-440.txt
+case "$(diag)" in *"rknn_api.h that does not match"*) ok ;; *) bad "info_len < sizeof: diagnosis '$(diag)'" ;; esac
+pub tk2-229 "$P"/issue-tkerr-rknn_server-too-old-accuracy-rk3568-android-tk2.3.x-229.txt
+eq "build then accuracy_analysis: the build's run, the board's failed run" "$(pq "SELECT group_concat(backend||'/'||coalesce(status,'ok'), ' ') FROM runs")" "toolkit/ok board/failed"
+eq "the build's memory statistics on the build's run (KB)" "$(pq "SELECT weight_bytes FROM runs WHERE backend='toolkit'")" "$(grep -o 'Total Weight Memory Size: [0-9.]*' "$P"/issue-tkerr-rknn_server-too-old-accuracy-rk3568-android-tk2.3.x-229.txt | awk '{printf "%.0f", $NF * 1024}')"
+"$RT" show 2 --db "$T/p.db" | sed -n 's/^diagnosis *//p' >"$T/dx"
+case "$(cat "$T/dx")" in *"update rknn_server"*) ok ;; *) bad "rknn_server too old: diagnosis '$(cat "$T/dx")'" ;; esac
+pub tk1-511 "$P"/issue-tk1-evalperf-average-inference-time-tk1.7.5-drv1.7.3-errorpipe-511.txt
+case "$(diag)" in *"could not reach rknn_server"*) ok ;; *) bad "recv(MsgLoadAck) ERROR_PIPE: diagnosis '$(diag)'" ;; esac
+
+
+
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
