@@ -513,16 +513,24 @@ static void print_imported(const store_run *run)
     /* the versions the log printed (env_json): what a mismatch diagnosis is read against */
     {
         static const char *const keys[][2] = {
-            {"runtime_version", "runtime"}, {"driver_version", "driver"},
+            {"runtime_version", "runtime"}, {"rkllm_runtime_version", "rkllm"},
+            {"rknn_llm_lib_version", "rknn llm lib"}, {"driver_version", "driver"},
             {"server_version", "rknn_server"}, {"api_version", "API"},
-            {"toolkit_version", "toolkit"}, {"compiler_version", "compiler"}};
+            {"toolkit_version", "toolkit"}, {"rkllm_toolkit_version", "rkllm-toolkit"},
+            {"compiler_version", "compiler"}};
         json_t *env = run->env_json ? json_loads(run->env_json, 0, NULL) : NULL;
+        const char *need = json_string_value(json_object_get(env, "driver_required"));
         int any = 0;
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
             const char *v = json_string_value(json_object_get(env, keys[k][0]));
-            if (!v || !*v)
+            int drv = !strcmp(keys[k][0], "driver_version");
+            if ((!v || !*v) && !(drv && need))
                 continue;
-            printf("%s %s %s", any ? "," : "\nversions ", keys[k][1], esc_tmp(ESC_TERM, v));
+            printf("%s %s %s", any ? "," : "\nversions ", keys[k][1],
+                   v && *v ? esc_tmp(ESC_TERM, v) : "n/a");
+            /* RKLLM's warning: the driver it asks for, kept beside the one it found */
+            if (drv && need)
+                printf(" (the runtime asks for %s or later)", esc_tmp(ESC_TERM, need));
             any = 1;
         }
         if (any)

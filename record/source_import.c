@@ -59,6 +59,10 @@ char *import_env_json(const vlog_run_t *r, const char *source_path)
     json_str_if(&w, "inference_type", i->inference_type);
     json_str_if(&w, "api_version", i->api_version);
     json_str_if(&w, "server_version", i->server_version);
+    json_str_if(&w, "rkllm_runtime_version", i->rkllm_version);
+    json_str_if(&w, "rkllm_toolkit_version", i->rkllm_toolkit_version);
+    json_str_if(&w, "rknn_llm_lib_version", i->llm_lib_version);
+    json_str_if(&w, "driver_required", i->driver_required);
     if (i->npu_mhz >= 0) {
         json_key(&w, "npu_clock_mhz");
         json_int(&w, i->npu_mhz);

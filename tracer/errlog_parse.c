@@ -130,6 +130,12 @@ static const struct known_error {
     {"< sizeof(rknn_", "the application was built with an rknn_api.h that does not match the "
      "runtime (the structure sizes on the line differ): build it against the header of the "
      "board's librknnrt version (the demo of the same SDK release)", 1},
+    {"invalid rknn llm model magic", "the file given to RKLLM is not an .rkllm model it "
+     "reads (another kind of file, a corrupted copy, or a model converted by another "
+     "rkllm-toolkit version than the runtime)", 1},
+    {"Cannot load clGetPlatformIDs", "the runtime could not load OpenCL (the GPU's library): "
+     "it asked for the GPU path, which this board lacks or has no driver for; the NPU is not "
+     "involved", 1},
     {"load model failed", "the runtime could not load the model (a model built by another "
      "toolkit version than the runtime, or out of memory)", 1},
     {"Import rknn model failed", "the runtime could not load the model (a model built by another "

@@ -53,14 +53,65 @@ static void version_build(const char *v, char *ver, size_t vn, char *build, size
     }
 }
 
+/* RKLLM's logger prefix ("I rkllm: "), when the line has one. */
+static const char *rkllm_body(const char *s)
+{
+    if (s[0] && strchr("IWED", s[0]) && !strncmp(s + 1, " rkllm: ", 8))
+        return s + 9;
+    return s;
+}
+
+static const char *const rkllm_driver_warning = "Warning: Your rknpu driver version is too low";
+
 int rtinfo_is_runtime_line(const char *s)
 {
-    return !strncmp(s, "RKNN Runtime Information", 24);
+    const char *b = rkllm_body(s);
+    return !strncmp(s, "RKNN Runtime Information", 24) || !strncmp(b, "rkllm-runtime version:", 22) ||
+           !strncmp(b, rkllm_driver_warning, strlen(rkllm_driver_warning));
 }
 
 int rtinfo_has_runtime(const rtinfo_t *i)
 {
-    return i->runtime_version[0] != 0;
+    return i->runtime_version[0] || i->rkllm_version[0];
+}
+
+/* RKLLM's lines (prefix already cut); 1 when read. */
+static int rkllm_line(rtinfo_t *i, const char *b)
+{
+    char tmp[32];
+    const char *p;
+
+    if (!strncmp(b, "rkllm-runtime version:", 22)) {
+        if (!field(b, "rkllm-runtime version:", " ,", i->rkllm_version, sizeof i->rkllm_version))
+            return 0;
+        field(b, "rknpu driver version:", " ,", i->driver_version, sizeof i->driver_version);
+        if (field(b, "platform:", " ,", tmp, sizeof tmp) && tmp[0]) {
+            for (size_t k = 0; tmp[k]; k++)
+                tmp[k] = (char)tolower((unsigned char)tmp[k]);
+            snprintf(i->soc, sizeof i->soc, "%s", tmp);
+        }
+        return i->rkllm_version[0] != 0;
+    }
+    if (!strncmp(b, "rkllm-toolkit version:", 22))
+        return field(b, "rkllm-toolkit version:", " ,", i->rkllm_toolkit_version,
+                     sizeof i->rkllm_toolkit_version) && i->rkllm_toolkit_version[0];
+    /* "... too low, please upgrade to 0.9.7." */
+    if (!strncmp(b, rkllm_driver_warning, strlen(rkllm_driver_warning)) &&
+        (p = strstr(b, "upgrade to ")) != NULL) {
+        p += 11;
+        size_t n = strspn(p, "0123456789.");
+        while (n && p[n - 1] == '.')
+            n--;
+        if (!n || n >= sizeof i->driver_required)
+            return 0;
+        snprintf(i->driver_required, sizeof i->driver_required, "%.*s", (int)n, p);
+        return 1;
+    }
+    /* the rknn runtime inside librkllmrt: "RKNN LLM Runtime Information, rknn llm lib version: 2.3.3b0 (...)" */
+    if (!strncmp(b, "RKNN LLM Runtime Information", 28))
+        return field(b, "lib version:", " (", i->llm_lib_version, sizeof i->llm_lib_version) &&
+               i->llm_lib_version[0];
+    return 0;
 }
 
 void rtinfo_new_context(rtinfo_t *i)
@@ -70,6 +121,8 @@ void rtinfo_new_context(rtinfo_t *i)
     i->npu_target[0] = i->framework[0] = i->layout[0] = i->inference_type[0] = 0;
     if (i->toolkit_of_model)
         i->toolkit_version[0] = 0, i->toolkit_of_model = 0;
+    i->rkllm_version[0] = i->rkllm_toolkit_version[0] = i->llm_lib_version[0] = 0;
+    i->driver_required[0] = 0;
 }
 
 int rtinfo_error_line(rtinfo_t *i, const char *s)
@@ -137,7 +190,9 @@ int rtinfo_line(rtinfo_t *i, const char *s)
         i->list = 3, i->n_ddr_hz = 0;
         return 1;
     }
-    if (rtinfo_is_runtime_line(s)) {
+    if (rkllm_line(i, rkllm_body(s)))
+        return 1;
+    if (!strncmp(s, "RKNN Runtime Information", 24)) {
         /* RV1103/RV1106's mini runtime names itself librknnmrt */
         if (!field(s, "librknnrt version:", "", tmp, sizeof tmp) &&
             !field(s, "librknnmrt version:", "", tmp, sizeof tmp))

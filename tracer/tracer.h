@@ -147,7 +147,9 @@ int sramlog_parse_mm(const char *text, size_t len, sramlog_mm_t *mm, char *err, 
  * fuzz_memlog.c, fuzz_benchlog.c, fuzz_acclog.c). Strings absent are "". */
 
 /* Init / information lines of the runtime (`RKNN Runtime|Driver|Model
- * Information`, 1.3 colon and 2.x comma wording), the level-5 `Get NPU|DDR
+ * Information`, 1.3 colon and 2.x comma wording), RKLLM's (`rkllm-runtime
+ * version: X, rknpu driver version: Y, platform: Z`, its driver warning,
+ * `rkllm-toolkit version:`, `RKNN LLM Runtime Information`), the level-5 `Get NPU|DDR
  * frequency: N MHz` lines, and eval_perf's `CPU|NPU|DDR Current Frequency
  * List:` blocks (the `- N` lines after them; "Unknown" is kept as -1). */
 #define RTINFO_MAX_FREQ 8
@@ -156,6 +158,9 @@ typedef struct rtinfo {
     char toolkit_version[48], compiler_version[32], compiler_build[64];
     char model_version[16], npu_target[32], soc[32], framework[32], layout[16];
     char inference_type[32], api_version[32], server_version[32];
+    /* RKLLM: its runtime, the rkllm-toolkit that converted the model, the rknn llm lib
+     * inside it, and the driver its warning asks for ("please upgrade to 0.9.7") */
+    char rkllm_version[32], rkllm_toolkit_version[32], llm_lib_version[32], driver_required[32];
     int64_t npu_mhz, ddr_mhz;                /* -1 when absent */
     int n_cpu_khz, n_npu_hz, n_ddr_hz;       /* freq lists as printed */
     int64_t cpu_khz[RTINFO_MAX_FREQ], npu_hz[RTINFO_MAX_FREQ], ddr_hz[RTINFO_MAX_FREQ];
@@ -164,7 +169,8 @@ typedef struct rtinfo {
 } rtinfo_t;
 void rtinfo_init(rtinfo_t *i);
 int rtinfo_line(rtinfo_t *i, const char *s);
-/* Has the line a runtime version (it starts a new runtime context)? */
+/* Does the line start a new runtime context (librknnrt's or RKLLM's version
+ * line, or RKLLM's driver warning printed just before its version)? */
 int rtinfo_is_runtime_line(const char *s);
 /* Has a runtime context begun (a runtime version read)? */
 int rtinfo_has_runtime(const rtinfo_t *i);

@@ -755,5 +755,27 @@ case "$(diag)" in *"could not reach rknn_server"*) ok ;; *) bad "recv(MsgLoadAck
 
 
 
+# RKLLM's version line and its driver warning: the versions, and the driver it asks for
+f=$P/issue-rkllm-driver-warn-alloc-badaddr-rk3588-rkllm1.1.4-2.txt
+pub rkllm-api-2 "$f"
+eq "rkllm line: rkllm runtime, driver, platform, driver asked for" "$(pq "SELECT json_extract(env_json,'\$.rkllm_runtime_version')||' '||json_extract(env_json,'\$.driver_version')||' '||platform||' '||json_extract(env_json,'\$.driver_required') FROM runs")" \
+   "$(sed -n 's/^I rkllm: rkllm-runtime version: \([0-9.]*\), rknpu driver version: \([0-9.]*\), platform: \(.*\)$/\1 \2 \L\3/p' "$f") $(grep -o 'please upgrade to [0-9.]*[0-9]' "$f" | awk '{print $NF}')"
+"$RT" show 1 --db "$T/p.db" >"$T/show"
+eq "show: the driver warning kept beside the driver" "$(grep -c '^versions .*driver 0.8.2 (the runtime asks for 0.9.7 or later)' "$T/show")" 1
+f=$P/issue-rkllm-opencl-missing-rk3582-rkllm1.0.1-drv0.9.6-59.txt
+pub rkllm-59 "$f"
+eq "two rkllm sessions: runs, versions" "$(pq "SELECT group_concat(json_extract(env_json,'\$.rkllm_runtime_version')||'/'||coalesce(json_extract(env_json,'\$.driver_version'),'-'), ' ') FROM runs")" \
+   "$(grep -o 'rkllm-runtime version: [0-9.]*[0-9]\(, rknpu driver version: [0-9.]*\)\?' "$f" | awk -F'[:,] *' '{printf "%s%s/%s", (n++ ? " " : ""), $2, (NF > 2 ? $4 : "-")}')"
+"$RT" show 2 --db "$T/p.db" | sed -n 's/^diagnosis *//p' >"$T/dx"
+case "$(cat "$T/dx")" in *"OpenCL"*) ok ;; *) bad "clGetPlatformIDs: diagnosis '$(cat "$T/dx")'" ;; esac
+# RKNNLite and RKLLM in one process: the RKLLM run has RKLLM's versions, none of RKNNLite's
+f=$P/issue-rkllm-rknnlite-mixed-app-rk3576-rt2.3.2-llmlib2.3.3b0.txt
+pub rkllm-mixed "$f"
+R=$(pq "SELECT id FROM runs WHERE env_json LIKE '%rkllm_runtime_version%'")
+eq "RKLLM run: rkllm, rkllm-toolkit, llm lib, driver; no librknnrt, toolkit or compiler" "$(pq "SELECT json_extract(env_json,'\$.rkllm_runtime_version')||' '||json_extract(env_json,'\$.rkllm_toolkit_version')||' '||json_extract(env_json,'\$.rknn_llm_lib_version')||' '||json_extract(env_json,'\$.driver_version')||' '||quote(json_extract(env_json,'\$.runtime_version'))||' '||quote(json_extract(env_json,'\$.toolkit_version'))||' '||quote(json_extract(env_json,'\$.compiler_version')) FROM runs WHERE id=$R")" \
+   "$(grep -o 'rkllm-runtime version: [0-9.]*[0-9]' "$f" | awk '{print $NF}') $(grep -o 'rkllm-toolkit version: [0-9.]*[0-9]' "$f" | awk '{print $NF}') $(grep -o 'rknn llm lib version: [0-9a-z.]*' "$f" | awk '{print $NF}') $(grep -o 'RKNN Driver Information, version: [0-9.]*' "$f" | tail -1 | awk '{print $NF}') NULL NULL NULL"
+
+
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
