@@ -475,17 +475,33 @@ static int print_npu_table(store *st, const store_run *run, const store_layer *l
     store_npu_rows_free(extra, n_extra);
 
     if (!rc) {
-        int has_io = 0;
-        for (int i = 0; i < ng.n; i++)
-            has_io |= !strcmp(ng.l[i].optype, "InputOperator");
+        int has_io = 0, cores = ng.plat ? ng.plat->cores : 1;
+        json_t *x = run->extra_json ? json_loads(run->extra_json, 0, NULL) : NULL;
+        /* an imported table that printed each row's MacUsage on every core */
+        int every = json_is_true(json_object_get(json_object_get(x, "perf"), "mac_on_every_core"));
+        json_decref(x);
+        for (int i = 0; i < ng.n; i++) {
+            npu_layer_t *l = &ng.l[i];
+            has_io |= !strcmp(l->optype, "InputOperator");
+            if (every && !complete && l->macs) {
+                double m = 0;
+                for (int c = 0; c < cores && c < NPU_MAX_CORES; c++)
+                    m = l->mac_usage[c] > m ? l->mac_usage[c] : m;
+                for (int c = 0; c < cores && c < NPU_MAX_CORES; c++)
+                    l->mac_usage[c] = m;
+            }
+        }
         npu_print_perf_table(stdout, &ng, 0);
         if (complete)
             printf("(rebuilt from the stored rows of run #%lld)\n", (long long)run->id);
         else /* a vendor table's rows (board, import), or a run recorded before */
-            printf("(rebuilt from the stored rows of run #%lld%s; MacUsage of cores other than "
-                   "core 0 repeats core 0's)\n", (long long)run->id,
+            printf("(rebuilt from the stored rows of run #%lld%s%s)\n", (long long)run->id,
                    has_io ? "" : ": InputOperator/OutputOperator/exDataConvert rows and the layers "
-                                 "a node is lowered to are not stored");
+                                 "a node is lowered to are not stored",
+                   cores < 2 ? ""
+                   : every   ? "; a row keeps one MacUsage, printed on every core as the log did"
+                             : "; a row keeps one MacUsage (its largest core's), printed on the "
+                               "cores with a workload and 0.00 on the others");
     }
     rows_npu_graph_free(&ng);
     return rc;

@@ -125,7 +125,7 @@ static int dtype_of_name(const char *dt)
 /* The level-4 row carrier row i gives back; first: the row after the previous
  * carrier (a fused layer reads what its first covered node reads). */
 static void carrier_layer(const npu_platform_t *p, const store_layer *rows, int i, int first,
-                          npu_layer_t *l)
+                          int zero_mac, npu_layer_t *l)
 {
     const store_layer *s = &rows[i];
     char full[512];
@@ -152,7 +152,9 @@ static void carrier_layer(const npu_platform_t *p, const store_layer *rows, int 
         /* only core 0's MAC usage is on the row: the busy cores share the work */
         l->mac_usage[c] = l->workload[c] > 0 && !isnan(s->mac_usage) ? s->mac_usage : 0;
     }
-    l->macs = !isnan(s->mac_usage) && s->mac_usage > 0;
+    /* an imported log's 0.00 is a printed figure (its rows without one are NULL); the
+     * project's own runs store 0 for a layer without MACs */
+    l->macs = !isnan(s->mac_usage) && (zero_mac || s->mac_usage > 0);
     store_layer_fullname(rows, i, full, sizeof(full));
     l->fullname = xstrdup(full);
 }
@@ -244,9 +246,10 @@ void rows_npu_rows_free(store_npu_row *rows, int n)
     free(rows);
 }
 
-/* The carrier rows of stored rows, in order, as level-4 layers (*n of them). */
+/* The carrier rows of stored rows, in order, as level-4 layers (*n of them);
+ * zero_mac: a MacUsage of 0 is a figure (carrier_layer). */
 static npu_layer_t *carriers_of(const npu_platform_t *p, const store_layer *rows, int n_rows,
-                                int *n)
+                                int zero_mac, int *n)
 {
     npu_layer_t *c = xcalloc((size_t)(n_rows ? n_rows : 1), sizeof(*c));
     int first = 0;
@@ -255,7 +258,7 @@ static npu_layer_t *carriers_of(const npu_platform_t *p, const store_layer *rows
     for (int i = 0; i < n_rows; i++) {
         if (!is_carrier(&rows[i]))
             continue;
-        carrier_layer(p, rows, i, first, &c[(*n)++]);
+        carrier_layer(p, rows, i, first, zero_mac, &c[(*n)++]);
         first = i + 1;
     }
     return c;
@@ -274,7 +277,7 @@ store_npu_row *rows_npu_table(const npu_graph_t *ng, const store_layer *rows, in
                               const int *carrier, store_run *run, int *n_out)
 {
     int cores = ng->plat->cores < NPU_MAX_CORES ? ng->plat->cores : NPU_MAX_CORES, nc = 0, k = 0;
-    npu_layer_t *c = carriers_of(ng->plat, rows, n_rows, &nc);
+    npu_layer_t *c = carriers_of(ng->plat, rows, n_rows, 0, &nc);
     store_npu_row *out = xcalloc((size_t)(ng->n ? ng->n : 1), sizeof(*out));
     int64_t total = 0;
     char a[2048], b[2048];
@@ -391,7 +394,7 @@ int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows,
         ng->log_rw_kb = json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v) : 0;
         json_decref(root);
     }
-    c = carriers_of(p, rows, n_rows, &nc);
+    c = carriers_of(p, rows, n_rows, run->import_kind != NULL, &nc);
     if (run->npu_table_layers != STORE_NULL_INT) {
         n = run->npu_table_layers < 0 ? 0 : run->npu_table_layers > nc + n_extra ? nc + n_extra
                                                                               : (int)run->npu_table_layers;

@@ -197,6 +197,23 @@ char *import_extra_json(const vlog_run_t *r, const char *golden_dir)
         json_num(&w, r->perf.total_rw_kb >= 0 ? r->perf.total_rw_kb : NAN);
         json_key(&w, "total_rw_mb");
         json_num(&w, r->perf.total_rw_mb >= 0 ? r->perf.total_rw_mb : NAN);
+        /* a layer row keeps one MacUsage (the largest core's): whether the log printed
+         * that figure on every core (1.6.0: "0.77/0.77/0.77" under 100%/0%/0%) or per
+         * core, so that a rebuilt table prints it as the log did; null: one core */
+        {
+            int multi = 0, same = 1;
+            for (int k = 0; k < r->perf.n_rows; k++) {
+                const perflog_row_t *x = &r->perf.rows[k];
+                multi |= x->n_mac > 1;
+                for (int c = 1; c < x->n_mac; c++)
+                    same &= x->mac[c] == x->mac[0];
+            }
+            json_key(&w, "mac_on_every_core");
+            if (multi)
+                json_bool(&w, same);
+            else
+                json_write_null(&w);
+        }
         if (r->perf.n_ops) {
             json_key(&w, "ops");
             json_arr_open(&w);

@@ -777,5 +777,15 @@ eq "RKLLM run: rkllm, rkllm-toolkit, llm lib, driver; no librknnrt, toolkit or c
 
 
 
+# a 3-core table whose runtime printed each row's MacUsage on every core (0.77/0.77/0.77
+# under 100%/0%/0%): --npu-table prints it so, and its footnote says so
+f=$P/issue-perfdetail-3core-macusage-repeated-rk3588-channy4-appx2.txt
+pub channy4 "$f"
+"$RT" show 1 --db "$T/p.db" --npu-table >"$T/npt"
+eq "rebuilt MacUsage of every NPU row with figures, as the log printed it" \
+   "$(awk '$1 ~ /^[0-9]+$/ && $4 == "NPU" && $9 ~ /^[0-9.]+\/[0-9.]+\/[0-9.]+$/ {print $1, $9}' "$T/npt" | md5sum)" \
+   "$(awk '$1 ~ /^[0-9]+$/ && $4 == "NPU" && $9 ~ /^[0-9.]+\/[0-9.]+\/[0-9.]+$/ {print $1, $9}' "$f" | md5sum)"
+eq "the footnote says how MacUsage is printed" "$(grep -c 'printed on every core as the log did' "$T/npt")" 1
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
