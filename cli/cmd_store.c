@@ -563,6 +563,10 @@ static void print_imported(const store_run *run)
                json_integer_value(json_object_get(e, "count")) == 1 ? "" : "s");
         json_array_foreach(lines, k, l)
             printf("  %s\n", esc_tmp(ESC_TERM, json_string_value(l)));
+        /* the store keeps the first lines only: say how many more the log had */
+        json_int_t more = json_integer_value(json_object_get(e, "count")) - (json_int_t)json_array_size(lines);
+        if (more > 0)
+            printf("  ... %lld more\n", (long long)more);
         if (json_is_string(json_object_get(e, "diagnosis")))
             printf("diagnosis %s\n", esc_tmp(ESC_TERM, json_string_value(json_object_get(e, "diagnosis"))));
     }

@@ -787,5 +787,12 @@ eq "rebuilt MacUsage of every NPU row with figures, as the log printed it" \
    "$(awk '$1 ~ /^[0-9]+$/ && $4 == "NPU" && $9 ~ /^[0-9.]+\/[0-9.]+\/[0-9.]+$/ {print $1, $9}' "$f" | md5sum)"
 eq "the footnote says how MacUsage is printed" "$(grep -c 'printed on every core as the log did' "$T/npt")" 1
 
+# show lists the first error lines the store keeps, and says how many more the log had
+f=$LOGS/rtlog-level5-dumps-mobilenet-accuracy-analysis-01.txt
+pub dumps-errors "$f"
+"$RT" show 1 --db "$T/p.db" >"$T/show"
+n=$(grep -c 'E RKNN' "$f")
+eq "show: error lines listed and the rest counted" "$(grep -c '^  E RKNN' "$T/show") $(sed -n 's/^  \.\.\. \([0-9]*\) more$/\1/p' "$T/show")" "8 $((n - 8))"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
