@@ -9,8 +9,7 @@
 #include <string.h>
 
 
-/* the node's inputs: first activation, weights, bias, other activation */
-static void node_operands(const rknn_model *m, const rknn_node *nd, int *x, int *w, int *b, int *e)
+void emu_node_operands(const rknn_model *m, const rknn_node *nd, int *x, int *w, int *b, int *e)
 {
     *x = *w = *b = *e = -1;
     for (int k = 0; k < nd->n_in; k++) {
@@ -198,7 +197,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
     int xi, wi, bi, ei, rc = 0;
     uint8_t *dcw = NULL; /* decompressed weights (CNA_DCOMP_CTRL) */
     act in, out, ew = {0};
-    node_operands(m, nd, &xi, &wi, &bi, &ei);
+    emu_node_operands(m, nd, &xi, &wi, &bi, &ei);
     if (t->op != EMU_OP_CONV)
         STOP("task %d (node %s): %s tasks are not emulated", ti, nn, emu_op_name(t->op));
     if (t->in_prec == 2 || t->proc_prec == 2 || t->out_prec == 2)
@@ -302,7 +301,11 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
      * with the clamp no file shows */
     int64_t clamp_lo = INT32_MIN, clamp_hi = INT32_MAX;
     if (t->map == EMU_MAP_F2 || t->map == EMU_MAP_F3) {
-        uint32_t bn = reg_or0(rs, grp, 0x4060);
+        uint32_t bn = reg_or0(rs, grp, 0x4060), bs = reg_or0(rs, grp, 0x4050);
+        /* the word table lets bits 8..9 of BS_CFG through for the depthwise form */
+        if (bs != 0x80011011 && bs != 0x80011111)
+            STOP("task %d (node %s): DPU_BS_CFG 0x%x: a conv's 0x80011011 or 0x80011111 is "
+                 "emulated", ti, nn, bs);
         int32_t lo = (int32_t)reg_or0(rs, grp, 0x406c), hi = (int32_t)reg_or0(rs, grp, 0x4070);
         int pairs = reg_or0(rs, grp, 0x4074) == (uint32_t)lo && reg_or0(rs, grp, 0x4078) == (uint32_t)hi;
         int full = lo == INT32_MIN && hi == INT32_MAX;

@@ -517,6 +517,9 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Add")) {
             if ((rc = emu_run_add(&st, t)))
                 goto out;
+        } else if (t->op == EMU_OP_DEPTHWISE) {
+            if ((rc = emu_run_dw(&st, t, file, len)))
+                goto out;
         } else if ((rc = emu_run_conv(&st, t, file, len, s->lut))) {
             goto out;
         }

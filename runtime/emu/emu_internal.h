@@ -239,6 +239,9 @@ typedef struct weight_blocks {
 
 int emu_weight_blocks(const rknn_tensor *w, int kh, int kw, int in_c, int out_c,
                       weight_blocks *b);
+/* a conv node's tensors: its first activation, weights, int32 bias, a second
+ * activation (the EW operand); -1 each when absent */
+void emu_node_operands(const rknn_model *m, const rknn_node *nd, int *x, int *w, int *b, int *e);
 int64_t emu_weight_elem(const weight_blocks *b, int oc, int ic, int ky, int kx);
 
 /* The task runners: RT_OK, or an error that says what is not emulated. A conv
@@ -252,5 +255,7 @@ int emu_run_copy(const emu_step *s, const emu_task *t);
 int emu_run_add(const emu_step *s, const emu_task *t);
 int emu_run_resize(const emu_step *s, const emu_task *t);
 int emu_run_pool(const emu_step *s, const emu_task *t);
+/* an int8 depthwise conv task of layout f2 (emu_dw.c) */
+int emu_run_dw(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
 
 #endif

@@ -56,6 +56,8 @@ typedef struct emu_layout {
     uint32_t pixel_mode_code; /* of a convolution over 8-bit pixels (f3), 0 none */
     int cube_mode_code;      /* f2: a conv over a feature cube (0; the image convs'
                                 code is 2), -1 none */
+    int dw_mode_code;        /* f2: a depthwise conv (1, the driver's "bit0 =
+                                depthwise"), -1 none */
     int base;               /* the layout it extends (its words, fields and meanings
                                hold where this one names nothing else), 0 none */
 } emu_layout;
@@ -238,12 +240,13 @@ static const emu_word f2_words[] = {
     ONE(0x1144, "CNA_1144", 0x0),
     ASIDE(0x118c, "CNA_118C"),             /* CBUF entries - 1, twice */
     ASIDE(0x3004, "CORE_S_POINTER"),
-    TWO(0x3018, "CORE_3018", 0x10000081, 0x10000001), /* bit 7 on an image input */
+    /* bit 7 on an image input; 0xa a depthwise conv (the driver's R76_CORE_MISC_DW) */
+    THREE(0x3018, "CORE_3018", 0x10000081, 0x10000001, 0x1000000a),
     FIELD(0x301c, "CORE_DATAOUT_SIZE_0"),
     PART(0x3020, "CORE_DATAOUT_SIZE_1", 0xffff0000u, 0),
     ONE(0x3024, "CORE_3024", 0x0),
     ASIDE(0x4004, "DPU_S_POINTER"),
-    ONE(0x400c, "DPU_400C", 0x40000004),
+    TWO(0x400c, "DPU_400C", 0x40000004, 0x4000000c), /* 0xc depthwise */
     PART(0x4010, "DPU_DATA_FORMAT", 0x03ffffffu, 0),
     ONE(0x4014, "DPU_4014", 0x0),
     PART(0x4018, "DPU_DST_BASE_ADDR", 0xfu, 0),
@@ -252,15 +255,17 @@ static const emu_word f2_words[] = {
     PART(0x4024, "DPU_DATA_CUBE_HEIGHT", 0xffffe000u, 0),
     ONE(0x4028, "DPU_4028", 0x0),
     PART(0x402c, "DPU_DATA_CUBE_CHANNEL", 0xffffe000u, 0),
-    PART(0x4030, "DPU_4030", 0xffffu, 0x710), /* (channels - 1) << 16 | 0x710 */
+    PART2(0x4030, "DPU_4030", 0xffffu, 0x710, 0x310), /* (channels - 1) << 16 | 0x710; 0x310 depthwise */
     ASIDE(0x4034, "DPU_4034"),
-    ONE(0x4038, "DPU_4038", 0x120080),
+    TWO(0x4038, "DPU_4038", 0x120080, 0x100092), /* 0x100092 depthwise (R76_DPU_NOTCH_DW) */
     ONE(0x403c, "DPU_403C", 0x0),
-    ONE(0x4044, "DPU_4044", 0x1),
+    TWO(0x4044, "DPU_4044", 0x1, 0x0),       /* 0 depthwise */
     ONE(0x4048, "DPU_4048", 0x80000000),
     ONE(0x404c, "DPU_404C", 0x7fffffff),
-    /* bit 8 set from 32 output channels on (the driver's write-extent field) */
-    TWO(0x4050, "DPU_BS_CFG", 0x80011011, 0x80011111),
+    /* bit 8 set from 32 output channels on (the driver's write-extent field); a
+     * depthwise conv's 0x13033 with its 16-channel group count - 1 in bits 8..9
+     * (emu_run_dw checks which) */
+    PART2(0x4050, "DPU_BS_CFG", 0xfffffcffu, 0x80011011, 0x13033),
     ONE(0x4058, "DPU_4058", 0x80000000),
     ONE(0x405c, "DPU_405C", 0x7fffffff),
     TWO(0x4060, "DPU_BN_CFG", 0x903, 0x902), /* 0x902: the clamp below on (run_conv) */
@@ -316,7 +321,7 @@ static const emu_word f2_words[] = {
     ASIDE(0x5010, "DPU_RDMA_DATA_CUBE_HEIGHT"),
     ASIDE(0x5014, "DPU_RDMA_DATA_CUBE_CHANNEL"),
     ONE(0x5018, "DPU_RDMA_5018", 0x0),
-    ONE(0x501c, "DPU_RDMA_501C", 0x710),
+    TWO(0x501c, "DPU_RDMA_501C", 0x710, 0x510), /* 0x510 depthwise */
     FIELD(0x5020, "DPU_RDMA_BS_BASE_ADDR"),
     ONE(0x5024, "DPU_RDMA_5024", 0x0),
     ONE(0x5028, "DPU_RDMA_5028", 0x0),
@@ -325,7 +330,7 @@ static const emu_word f2_words[] = {
     TWO(0x5034, "DPU_RDMA_ERDMA_CFG", 0x41, 0x50000044),
     FIELD(0x5038, "DPU_RDMA_EW_BASE_ADDR"),
     ASIDE(0x5040, "DPU_RDMA_EW_SURF_STRIDE"),
-    TWO(0x5044, "DPU_RDMA_5044", 0x40000010, 0x40000018),
+    THREE(0x5044, "DPU_RDMA_5044", 0x40000010, 0x40000018, 0x40000012), /* 0x12 depthwise */
     ONE(0x5048, "DPU_RDMA_5048", 0x0),
     ASIDE(0x504c, "DPU_RDMA_504C"),
     ONE(0x5064, "DPU_RDMA_5064", 0x0),
@@ -429,11 +434,11 @@ static const emu_meaning t4_meanings[] = {
 
 static const emu_layout layouts[] = {
     {EMU_MAP_T4, NULL, 0, t4_meanings, sizeof t4_meanings / sizeof t4_meanings[0], t4_fields, sizeof t4_fields / sizeof t4_fields[0], t4_words,
-     sizeof t4_words / sizeof t4_words[0], 2, 0, -1, 0},
+     sizeof t4_words / sizeof t4_words[0], 2, 0, -1, -1, 0},
     {EMU_MAP_F2, f2_fp16_words, sizeof f2_fp16_words / sizeof f2_fp16_words[0], f2_meanings, sizeof f2_meanings / sizeof f2_meanings[0], f2_fields,
-     sizeof f2_fields / sizeof f2_fields[0], f2_words, sizeof f2_words / sizeof f2_words[0], 2, 0, 0, 0},
+     sizeof f2_fields / sizeof f2_fields[0], f2_words, sizeof f2_words / sizeof f2_words[0], 2, 0, 0, 1, 0},
     {EMU_MAP_F3, NULL, 0, f3_meanings, sizeof f3_meanings / sizeof f3_meanings[0], f3_fields,
-     sizeof f3_fields / sizeof f3_fields[0], f3_words, sizeof f3_words / sizeof f3_words[0], 2, 6, -1, EMU_MAP_F2},
+     sizeof f3_fields / sizeof f3_fields[0], f3_words, sizeof f3_words / sizeof f3_words[0], 2, 6, -1, -1, EMU_MAP_F2},
 };
 
 static const emu_layout *layout_of(int map)
@@ -553,6 +558,11 @@ void emu_layout_decode(int map, emu_reg_get get, const void *ctx, emu_task *t)
      * driver's direct mode): a plain conv as well */
     if (t->conv_mode >= 0 && l->cube_mode_code >= 0 && t->conv_mode == l->cube_mode_code)
         t->conv_mode = (int)l->conv_mode_code;
+    /* ... and its depthwise conv: the rk3588 family's code 3 (classify) */
+    if (t->conv_mode >= 0 && l->dw_mode_code >= 0 && t->conv_mode == l->dw_mode_code) {
+        t->conv_mode = 3;
+        return;
+    }
     if (t->conv_mode >= 0) {
         if ((uint32_t)t->conv_mode != l->conv_mode_code) {
             size_t n = strlen(t->notes);
