@@ -493,6 +493,7 @@ static emu_reg *decode_from(int map, const emu_reg *regs, int n, const emu_reg *
     }
     if (emu_layout_known(map)) {
         emu_layout_decode(map, get_cb, &f, t);
+        decode_ppu(&f, t); /* the PPU and its RDMA at RK3588's words (rk3576's pools) */
     } else {
         decode_cna(&f, t);
         decode_core(&f, t);

@@ -167,13 +167,18 @@ typedef struct emu_chip_words {
     uint32_t ew_add, erdma_add; /* EW_CFG and ERDMA_CFG of the add of a memory operand */
     uint32_t ppu_rdma_7018, ppu_rdma_fmt; /* a max pool's PPU_RDMA 0x7018 (unnamed) and
                                              DATA_FORMAT 0x7030 words (int8) */
+    uint32_t ppu_misc;  /* its PPU MISC_CTRL 0x60dc */
 } emu_chip_words;
 
+/* rk356x; rk3588; rk3576 (f2: its pools' PPU words, rocket-userspace's captures: 0x7030
+ * 0x40, MISC 0; its DPU-only tasks stop at the word table before these are read) */
 static inline emu_chip_words emu_chip_words_of(const emu_task *t)
 {
     return t->map == EMU_MAP_RK356X
-               ? (emu_chip_words){0x109, 0x4001, 0x48, 0x58, 0x900002d0, 0x40000000, 1, 0}
-               : (emu_chip_words){0x1e5, 0x7801, 0x20040, 0x20050, 0x904202c0, 0x40000004, 0, 1};
+               ? (emu_chip_words){0x109, 0x4001, 0x48, 0x58, 0x900002d0, 0x40000000, 1, 0, 3}
+           : t->map == EMU_MAP_F2
+               ? (emu_chip_words){0x1e5, 0x7801, 0x20040, 0x20050, 0x904202c0, 0x40000004, 0, 0x40, 0}
+               : (emu_chip_words){0x1e5, 0x7801, 0x20040, 0x20050, 0x904202c0, 0x40000004, 0, 1, 3};
 }
 
 /* Where a task runs: task ti of graph node node (nd, named nn in messages),

@@ -42,12 +42,22 @@ int emu_run_pool(const emu_step *s, const emu_task *t)
      * PPU_RDMA 0x7018 and DATA_FORMAT as each chip's files write them */
     if ((mode & 0xe000ffffu) != 0x11 || t->pool_method != 1 || !pad_ok ||
         R(0x7018) != cw.ppu_rdma_7018 || R(0x7030) != cw.ppu_rdma_fmt || (R(0x6084) & 0xf) ||
-        R(0x60dc) != 3 || R(0x6038) || R(0x603c))
+        R(0x60dc) != cw.ppu_misc || R(0x6038) || R(0x603c) || R(0x6054) || R(0x6058) || R(0x605c))
         STOP("task %d (node %s): PPU task (OPERATION_MODE 0x%x, pad value 0x%x, DATA_FORMAT 0x%x, "
              "MISC 0x%x, PPU_RDMA 0x7018 0x%x / DATA_FORMAT 0x%x): not a max pooling as emulated",
              s->ti, s->nn, mode, pad1, R(0x6084), R(0x60dc), R(0x7018), R(0x7030));
     int64_t line = (int64_t)in.w * in.c2, surf = line * in.h;
     int64_t oline = (int64_t)out.w * out.c2, osurf = oline * out.h;
+    /* rk3576 lays most surfaces out in whole groups of 4 pixels (rocket-userspace's
+     * captures: 15 x 15 x 16 bytes in 3648, 9 pixels in 192; mkdw.py's notes say the
+     * same of the DPU's destination), a one-pixel one not (16): either is taken, the
+     * values do not move */
+    if (t->map == EMU_MAP_F2) {
+        int64_t s4 = ((int64_t)in.w * in.h + 3) / 4 * 4 * in.c2;
+        int64_t o4 = ((int64_t)out.w * out.h + 3) / 4 * 4 * out.c2;
+        surf = R(0x7028) == s4 ? s4 : surf;
+        osurf = R(0x607c) == o4 ? o4 : osurf;
+    }
     if (R(0x7024) != line || R(0x7028) != surf || R(0x607c) != osurf || R(0x6084) != osurf ||
         (t->pool_out_w + notch) * (int64_t)out.c2 != oline)
         STOP("task %d (node %s): strides (source line %u surface %u, destination surface %u, "

@@ -11,6 +11,9 @@
 #   lut/ctl_conv_f16 (mklut.py) a float16 3x3 Conv, weights (i % 11 - 5) / 16, bias (oc + 1) / 8
 #   lut/ctl_conv_i8, pool/ctl_conv_c32_16: the same Conv, int8; lut/conv_relu_i8 and
 #                  conv_relu6_i8 with a Relu or Clip(0, 6) after it
+#   dw/dw_* (mkdw.py): an int8 depthwise Conv, weights (i % 7 - 3) / 8, bias (c + 1) / 4
+#   pool/max_*, gmp_*, bare_max_*, gap_*, bare_gap_* (mkpool.py): MaxPool, GlobalMaxPool,
+#                  GlobalAveragePool after the 3x3 conv carrier above (of C channels), or alone
 #   add/ctl_conv_c32_16, res_*, add2_*, bcast_add_* (mkadd.py): an int8 3x3 Conv
 #                  (weights ((i + seed) % 11 - 5) / 16, bias ((oc + seed) % 7 + 1) / 8,
 #                  seed the length of its tag), alone, + its input, + a second Conv,
@@ -217,10 +220,41 @@ for f, amp, model in (('pool/bare_gap_c32_16.rknn', 0.5, lambda xq: xq.mean(axis
     check_int8(f, rng.uniform(-amp, amp, (1, C, 16, 16)).astype(np.float32), model)
 GAP = ('bare_gap_c32_16.rknn', 'gap_c32_16.rknn')
 
+
+def maxpool(x, k, st, pad):
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)), constant_values=-np.inf)
+    oh = (x.shape[2] + 2 * pad - k) // st + 1
+    ow = (x.shape[3] + 2 * pad - k) // st + 1
+    return np.max([xp[:, :, ky:ky + st * (oh - 1) + 1:st, kx:kx + st * (ow - 1) + 1:st]
+                   for ky in range(k) for kx in range(k)], axis=0)
+
+
+# mkpool.py's MaxPools (SAME pads k // 2, else none), after its conv carrier of C
+# channels, and one alone; GlobalMaxPool after the carrier (two tiles of max pools).
+# Not yet: 48 channels (the carrier's weight in blocks of other output channels) and
+# 8 (the pool's 16 lanes over an 8-channel tensor): they stop, checked below
+MAXP = {'max_c32_k2s2_16': (32, 16, 16, 2, 2, 0), 'max_c32_k3s1_16': (32, 16, 16, 3, 1, 1),
+        'max_c32_k5s1_16': (32, 16, 16, 5, 1, 2), 'max_c32_k7s1_16': (32, 16, 16, 7, 1, 3),
+        'max_c32_k3s3_15': (32, 15, 15, 3, 3, 0), 'max_c32_k2s2_15x18': (32, 15, 18, 2, 2, 0),
+        'max_c32_k2s2_17x19': (32, 17, 19, 2, 2, 0), 'max_c32_k3s2_19': (32, 19, 19, 3, 2, 1),
+        'max_c16_k2s2_16': (16, 16, 16, 2, 2, 0), 'max_c64_k2s2_16': (64, 16, 16, 2, 2, 0),
+        'max_c32_k3s2_16_same': (32, 16, 16, 3, 2, 1), 'max_c32_k3s2_16_vld': (32, 16, 16, 3, 2, 0),
+        'gmp_c32_16': (32, 16, 16, 16, 1, 0)}
+for tag, (c, ih, iw, k, st, pad) in MAXP.items():
+    if not os.path.exists(f'{src}/pool/{tag}.rknn'):
+        continue
+    w = wq(((np.arange(c * c * 9) % 11 - 5) / 16.0).reshape(c, c, 3, 3))
+    b = (np.arange(c) + 1) / 8.0
+    check_int8(f'pool/{tag}.rknn', rng.uniform(-1, 1, (1, c, ih, iw)).astype(np.float32),
+               lambda xq: maxpool(conv(xq, w, b), k, st, pad))
+check_int8('pool/bare_max_c32_k2s2_16.rknn', rng.uniform(-1, 1, (1, C, 16, 16)).astype(np.float32),
+           lambda xq: maxpool(xq, 2, 2, 0))
+
 # every other file stops with one line naming its task
 for fam in ('dw', 'pool', 'lut', 'add'):
     for f in sorted(os.listdir(f'{src}/{fam}')):
         if not f.endswith('.rknn') or f.startswith('ctl_conv') or f[:-5] in DW or f in GAP or \
+                f[:-5] in MAXP or f == 'bare_max_c32_k2s2_16.rknn' or \
                 f in ('conv_relu_i8.rknn', 'conv_relu6_i8.rknn') or (fam == 'add' and f[:-5] in ADD):
             continue
         r = subprocess.run([rt, 'run', f'{src}/{fam}/{f}', '--emulate', '--no-db'],
