@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 void emu_node_operands(const rknn_model *m, const rknn_node *nd, int *x, int *w, int *b, int *e)
 {
     *x = *w = *b = *e = -1;
@@ -430,12 +429,12 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
         STOP("task %d (node %s): weight tensor %s holds %lld bytes for its %lld-byte native "
              "layout (another layout, not decoded): not emulated", ti, nn, wt->name,
              (long long)wt->data_len, (long long)wb.bytes);
-    /* an output-channel tile's weights start at its OC1 block, its per-channel
-     * words at its group: both addresses must say the channel the destination says */
     /* every kernel the task runs, padding ones included, has its weights */
     if ((int64_t)wt->native[0] * wb.ocp < (int64_t)oc0 + noc)
         STOP("task %d (node %s): %d kernels from channel %d, the weight %s holds %lld", ti, nn,
              noc, oc0, wt->name, (long long)wt->native[0] * wb.ocp);
+    /* an output-channel tile's weights start at its OC1 block, its per-channel
+     * words at its group: both addresses must say the channel the destination says */
     if (oc0 % wb.ocp || oc0 % G || t->weight_addr != (int64_t)(oc0 / wb.ocp) * wb.block_bytes ||
         t->bs_addr != (int64_t)oc0 * 8)
         STOP("task %d (node %s): output-channel tile at channel %d: weight address 0x%llx, "
