@@ -1,11 +1,14 @@
 /* tests/fuzz/fuzz_emu_fb.c — fuzz target: bytes -> the Toolkit2 task executor
- * (runtime/emu/emu_exec.c, emu_fb_exec) on rk3566's register map over a small
- * graph of yolov8n's shapes: a 1x1 Conv (64 -> 64 channels, 20 x 20, weight
- * [4,2,1,1,16,32] and 64 x 8 per-channel bytes from the "file"), a MaxPool
- * (128 channels, 20 x 20) and a Resize (256 channels, 20 x 20 -> 40 x 40).
- * Input: 8 bytes, byte i % 8 the node (mod 3) of task i, then 8-byte model-1
- * entries (bits 32..63 value, 16..31 address, 0..15 zero), eight 0xff bytes
- * between tasks. The file: 4608 bytes, the input repeated. The inputs: the
+ * (runtime/emu/emu_exec.c, emu_fb_exec) over a small graph of yolov8n's shapes: a
+ * 1x1 Conv (64 -> 64 channels, 20 x 20, weight [4,2,1,1,16,32] and 64 x 8
+ * per-channel bytes from the "file"), a MaxPool (128 channels, 20 x 20) and a
+ * Resize (256 channels, 20 x 20 -> 40 x 40), on rk3566's register map; with the
+ * first byte at 0x80 or above, on rk3576's (layout f2) with a 3x3 depthwise Conv of the 64
+ * input channels as node 0 before them (its weight [1,1,3,3,1,64] in two bytes an
+ * element, 96 words of per-channel data: emu_dw.c).
+ * Input: 8 bytes, byte i % 8 the node (mod 3, or 4 on rk3576) of task i, then 8-byte
+ * model-1 entries (bits 32..63 value, 16..31 address, 0..15 zero), eight 0xff bytes
+ * between tasks. The file: 6144 bytes, the input repeated. The inputs: the
  * input's bytes as floats. Any status is fine; a crash, a sanitizer report, a
  * leak, an output of the wrong size or a failure without a message is a bug. */
 #include <stddef.h>
@@ -19,7 +22,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FILE_BYTES 4608 /* 4096 weight bytes, 512 per-channel bytes */
+#define FILE_BYTES 6144 /* 4096 weight bytes, 512 per-channel bytes; the depthwise
+                           conv's 1152 and 384 */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,10 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int64_t s_p[4] = {1, 128, 20, 20}, n_p[5] = {1, 16, 20, 20, 8};
     int64_t s_r[4] = {1, 256, 20, 20}, n_r[5] = {1, 32, 20, 20, 8};
     int64_t s_o[4] = {1, 256, 40, 40}, n_o[5] = {1, 32, 40, 40, 8};
+    int64_t s_dw[4] = {1, 64, 3, 3}, n_dw[6] = {1, 1, 3, 3, 1, 64}, n_db[1] = {96};
 #define ACT(nm, s, n, sc, zp) {.name = nm, .dtype = 3, .nd = 4, .nnd = 5, .shape = s, .native = n, \
         .has_quant = 1, .scale = sc, .zero_point = zp, .buffer = -1, .data_off = -1, .data_len = -1, \
         .task_node = -1, .task_lut = -1}
-    rknn_tensor tens[8] = {
+    int f2 = data[0] >> 7;
+    rknn_tensor tens[11] = {
         ACT("a", s_a, n_a, 0.05, -3),
         {.name = "w", .dtype = 3, .nd = 4, .nnd = 6, .shape = s_w, .native = n_w, .buffer = 0,
          .data_off = 0, .data_len = 4096, .task_node = -1, .task_lut = -1},
@@ -45,14 +51,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ACT("q", s_p, n_p, 0.03, -119),
         ACT("r", s_r, n_r, 0.04, -120),
         ACT("s", s_o, n_o, 0.04, -120),
+        {.name = "dw", .dtype = 3, .nd = 4, .nnd = 6, .shape = s_dw, .native = n_dw, .buffer = 0,
+         .data_off = 4608, .data_len = 1152, .task_node = -1, .task_lut = -1},
+        {.name = "db", .dtype = DT_INT32, .nd = 1, .nnd = 1, .shape = s_b, .native = n_db,
+         .buffer = 0, .data_off = 5760, .data_len = 384, .task_node = -1, .task_lut = -1},
+        ACT("d", s_a, n_a, 0.07, 2),
     };
 #undef ACT
     int conv_in[3] = {0, 1, 2}, conv_out = 3, pool_in = 4, pool_out = 5, rs_in = 6, rs_out = 7;
-    rknn_node nodes[3] = {
-        {.type = "Conv", .name = "Conv:c", .in = conv_in, .n_in = 3, .out = &conv_out, .n_out = 1},
+    int dw_in[3] = {0, 8, 9}, dw_out = 10;
+    /* NPU nodes (a node of no target is a CPU layer the run would stop at); the
+     * depthwise conv first (it reads the input): rk3576's graph is all four,
+     * rk3566's the other three */
+    rknn_node nodes[4] = {
+        {.type = "Conv", .name = "Conv:d", .in = dw_in, .n_in = 3, .out = &dw_out, .n_out = 1, .target = RKNN_TGT_NPU},
+        {.type = "Conv", .name = "Conv:c", .in = conv_in, .n_in = 3, .out = &conv_out, .n_out = 1, .target = RKNN_TGT_NPU},
         {.type = "MaxPool", .name = "MaxPool:q", .in = &pool_in, .n_in = 1, .out = &pool_out,
-         .n_out = 1},
-        {.type = "Resize", .name = "Resize:s", .in = &rs_in, .n_in = 1, .out = &rs_out, .n_out = 1},
+         .n_out = 1, .target = RKNN_TGT_NPU},
+        {.type = "Resize", .name = "Resize:s", .in = &rs_in, .n_in = 1, .out = &rs_out, .n_out = 1, .target = RKNN_TGT_NPU},
     };
     rknn_io io[6] = {
         {.name = "a", .tensor = 0}, {.name = "p", .tensor = 4}, {.name = "r", .tensor = 6},
@@ -61,11 +77,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     };
     rknn_model m = {0};
     m.container = RKNN_C_TK2_FB;
-    m.target = "rk3566";
+    m.target = f2 ? "rk3576" : "rk3566";
     m.tensors = tens;
-    m.n_tensors = 8;
-    m.nodes = nodes;
-    m.n_nodes = 3;
+    m.n_tensors = 11;
+    m.nodes = f2 ? nodes : nodes + 1;
+    m.n_nodes = f2 ? 4 : 3;
     m.io = io;
     m.n_io = 6;
 
@@ -82,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     size_t n = (size - 8) / 8;
     emu_program p = {0};
-    p.map = EMU_MAP_RK356X;
+    p.map = f2 ? EMU_MAP_F2 : EMU_MAP_RK356X;
     p.fmt = EMU_FMT_VR;
     p.source = EMU_SRC_FB_BLOBS;
     p.file_base = -1;
@@ -94,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (i < n && memcmp(data + 8 + 8 * i, split, 8))
             continue;
         emu_stream *s = &p.tasks[p.n_tasks];
-        s->node = data[p.n_tasks % 8] % 3;
+        s->node = data[p.n_tasks % 8] % m.n_nodes;
         s->lut = -1;
         s->n_regs = (int)(i - start);
         s->regs = xcalloc((size_t)s->n_regs + 1, sizeof *s->regs);
