@@ -158,6 +158,26 @@ int64_t emu_weight_elem(const weight_blocks *b, int oc, int ic, int ky, int kx)
            ((((int64_t)i1 * b->kh + ky) * b->kw + kx) * b->ocp + oc % b->ocp) * b->icp[k] + i2;
 }
 
+int emu_f2_clamp(const emu_step *s, const emu_task *t, int64_t *lo, int64_t *hi)
+{
+    int rc = 0;
+    uint32_t bn = reg_or0(s->rs, s->grp, 0x4060);
+    int32_t l = (int32_t)reg_or0(s->rs, s->grp, 0x406c), h = (int32_t)reg_or0(s->rs, s->grp, 0x4070);
+    int pairs = reg_or0(s->rs, s->grp, 0x4074) == (uint32_t)l &&
+                reg_or0(s->rs, s->grp, 0x4078) == (uint32_t)h;
+    int full = l == INT32_MIN && h == INT32_MAX;
+    if (!pairs || (bn == 0x903 && !full) || (bn == 0x902 && (full || l > h)) ||
+        (bn == 0x902 && t->ew_present && !t->ew_bypass) || (bn != 0x902 && bn != 0x903))
+        STOP("task %d (node %s): BN_CFG 0x%x with clamps [0x%x, 0x%x] / [0x%x, 0x%x]: only "
+             "a plain conv (0x903, no clamp) or a clamped one without an EW add (0x902) is "
+             "emulated", s->ti, s->nn, bn, (unsigned)l, (unsigned)h,
+             reg_or0(s->rs, s->grp, 0x4074), reg_or0(s->rs, s->grp, 0x4078));
+    *lo = l;
+    *hi = h;
+out:
+    return rc;
+}
+
 /* The tile a conv task computes, from its offsets into the node's tensors: input row
  * y0i (an image input's rows are its aligned width apart, act_row_bytes), output row
  * y0o and first output channel oc0 (a whole C2 surface of the destination). */
@@ -293,29 +313,15 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
             STOP("task %d (node %s): BN stage in use (PReLU, ReLUX, a second operand, or ReLU "
                  "beside EW): not emulated", ti, nn);
     }
-    /* f2/f3: a ReLU or ReLU6 (rocket-userspace's lut/conv_relu_i8, conv_relu6_i8:
-     * BN_CFG 0x902 where a plain conv writes 0x903, and the clamp pairs 0x406c /
-     * 0x4070 and 0x4074 / 0x4078 at 0 / 6.0 in the scaled accumulator, both pairs
-     * alike): v held to [min, max] after BS; not beside an EW add, whose order
-     * with the clamp no file shows */
     int64_t clamp_lo = INT32_MIN, clamp_hi = INT32_MAX;
     if (t->map == EMU_MAP_F2 || t->map == EMU_MAP_F3) {
-        uint32_t bn = reg_or0(rs, grp, 0x4060), bs = reg_or0(rs, grp, 0x4050);
+        uint32_t bs = reg_or0(rs, grp, 0x4050);
         /* the word table lets bits 8..9 of BS_CFG through for the depthwise form */
         if (bs != 0x80011011 && bs != 0x80011111)
             STOP("task %d (node %s): DPU_BS_CFG 0x%x: a conv's 0x80011011 or 0x80011111 is "
                  "emulated", ti, nn, bs);
-        int32_t lo = (int32_t)reg_or0(rs, grp, 0x406c), hi = (int32_t)reg_or0(rs, grp, 0x4070);
-        int pairs = reg_or0(rs, grp, 0x4074) == (uint32_t)lo && reg_or0(rs, grp, 0x4078) == (uint32_t)hi;
-        int full = lo == INT32_MIN && hi == INT32_MAX;
-        if (!pairs || (bn == 0x903 && !full) || (bn == 0x902 && (full || lo > hi)) ||
-            (bn == 0x902 && t->ew_present && !t->ew_bypass) || (bn != 0x902 && bn != 0x903))
-            STOP("task %d (node %s): BN_CFG 0x%x with clamps [0x%x, 0x%x] / [0x%x, 0x%x]: only "
-                 "a plain conv (0x903, no clamp) or a clamped one without an EW add (0x902) is "
-                 "emulated", ti, nn, bn, (unsigned)lo, (unsigned)hi, reg_or0(rs, grp, 0x4074),
-                 reg_or0(rs, grp, 0x4078));
-        clamp_lo = lo;
-        clamp_hi = hi;
+        if ((rc = emu_f2_clamp(s, t, &clamp_lo, &clamp_hi)))
+            goto out;
     }
     int use_ew = t->ew_present && !t->ew_bypass && !t->lut_used;
     if (use_ew && !table && rk356x && ew_cfg != cw.ew_add)

@@ -7,7 +7,7 @@
  * points ride in the weight cube instead). Per channel c and output pixel:
  *   acc = A[c] + sum over the window of x * (w - zp_w[c])   (x the input bytes,
  *         the pad value 0x1084 outside the tensor: the input's zero point)
- *   v   = clamp(round(acc * C[c] / 2^14))      (the conv's BN clamp, if any)
+ *   v   = round(acc * C[c] / 2^14)      (BN_CFG 0x903: no clamp, emu_f2_clamp)
  *   y   = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
  * A task that is not one whole plane of every channel, or any stage beyond that,
  * stops the run. */
@@ -89,7 +89,9 @@ int emu_run_dw(const emu_step *s, const emu_task *t, const uint8_t *file, size_t
         STOP("task %d (node %s): its input was not computed", ti, nn);
     const int8_t *W = (const int8_t *)file + wt->data_off;
     const uint8_t *B = file + bt->data_off;
-    int32_t lo = (int32_t)reg_or0(s->rs, s->grp, 0x406c), hi = (int32_t)reg_or0(s->rs, s->grp, 0x4070);
+    int64_t lo, hi; /* BN_CFG 0x903: the full range, checked as the conv's */
+    if ((rc = emu_f2_clamp(s, t, &lo, &hi)))
+        goto out;
     int8_t padv = sat8(t->pad_value);
     for (int c = 0; c < in.c; c++) {
         const uint8_t *g = B + (int64_t)(c / DW_GROUP) * DW_GROUP_BYTES;

@@ -260,6 +260,11 @@ int emu_run_copy(const emu_step *s, const emu_task *t);
 int emu_run_add(const emu_step *s, const emu_task *t);
 int emu_run_resize(const emu_step *s, const emu_task *t);
 int emu_run_pool(const emu_step *s, const emu_task *t);
+/* f2/f3's clamp after BS (rocket-userspace's lut/conv_relu_i8, conv_relu6_i8: BN_CFG
+ * 0x902 where a plain conv writes 0x903, the pairs 0x406c / 0x4070 and 0x4074 / 0x4078
+ * at 0 / 6.0 in the scaled accumulator, both alike): [lo, hi], the full int32 range
+ * under 0x903; not beside an EW add, whose order with the clamp no file shows */
+int emu_f2_clamp(const emu_step *s, const emu_task *t, int64_t *lo, int64_t *hi);
 /* an int8 depthwise conv task of layout f2 (emu_dw.c) */
 int emu_run_dw(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
 
