@@ -260,7 +260,7 @@ void inspect_tasks_text(FILE *f, const rknn_model *m, const emu_program *p)
     fprintf(f, "npu tasks: %d (%s), %lld register writes, register map %s; decoded only, not "
                "executed\n",
             p->n_tasks, emu_source_name(p->source), (long long)p->n_regs, emu_map_name(p->map));
-    int one = p->source == EMU_SRC_FB_TASKS ? emu_one_core_end(m, p->n_tasks) : p->n_tasks;
+    int one = emu_one_core_end(p, m);
     if (one < p->n_tasks)
         fprintf(f, "tilings: tasks 0..%d run on one core (what --emulate runs), %d..%d on two or "
                    "more cores\n", one - 1, one, p->n_tasks - 1);
@@ -320,7 +320,7 @@ void inspect_tasks_json(json_writer *w, const rknn_model *m, const emu_program *
     json_key(w, "executed"); json_bool(w, 0);
     /* the tasks --emulate runs: the one-core tiling, tasks 0 up to this */
     json_key(w, "one_core_tasks");
-    json_int(w, p->source == EMU_SRC_FB_TASKS ? emu_one_core_end(m, p->n_tasks) : p->n_tasks);
+    json_int(w, emu_one_core_end(p, m));
     json_key_int(w, "channel_group", emu_channel_group(m->target ? m->target : m->fb_target), -1);
     json_key(w, "tasks");
     json_arr_open(w);

@@ -217,9 +217,9 @@ typedef struct emu_program {
  * other in file order (each recomputes whole outputs from the one-core
  * tiling's: a check of their tiles' decoding). */
 int emu_program_one_core(emu_program *p, const struct rknn_model *m);
-/* The end of the one-core tiling among a table of n tasks: the first tiling start
- * past 0 (graph slot 10), n when there is none. */
-int emu_one_core_end(const struct rknn_model *m, int n);
+/* The end of p's one-core tiling: the first tiling start past 0 (graph slot 10) of
+ * a task table, p->n_tasks when there is none or the tasks come otherwise. */
+int emu_one_core_end(const emu_program *p, const struct rknn_model *m);
 
 /* Finds the tasks of m, whose whole file is file[0..len). */
 /* Decodes every task of p into out[p->n_tasks]: a task starts from the

@@ -97,11 +97,11 @@ static int fb_blobs(const rknn_model *m, size_t len, const rknn_tensor **reg,
     return n7;
 }
 
-int emu_one_core_end(const rknn_model *m, int n)
+int emu_one_core_end(const emu_program *p, const rknn_model *m)
 {
-    int end = n;
+    int end = p->n_tasks;
     /* a start outside the table says nothing of it */
-    for (int k = 0; k < m->n_tilings; k++)
+    for (int k = 0; p->source == EMU_SRC_FB_TASKS && k < m->n_tilings; k++)
         if (m->tiling_start[k] > 0 && m->tiling_start[k] < (uint32_t)end)
             end = (int)m->tiling_start[k];
     return end;
@@ -110,9 +110,9 @@ int emu_one_core_end(const rknn_model *m, int n)
 int emu_program_one_core(emu_program *p, const rknn_model *m)
 {
     const char *all = getenv("RKNN_TRACE_EMU_TILINGS");
-    if (p->source != EMU_SRC_FB_TASKS || (all && !strcmp(all, "all")))
+    if (all && !strcmp(all, "all"))
         return 0;
-    int end = emu_one_core_end(m, p->n_tasks);
+    int end = emu_one_core_end(p, m);
     int dropped = p->n_tasks - end;
     for (int i = end; i < p->n_tasks; i++)
         free(p->tasks[i].regs);

@@ -823,10 +823,10 @@ static int decode_flatbuffer(ctx *c, const uint8_t *p, size_t n)
         io->rgb2bgr = -1;
         m->n_io++;
     }
-    /* graph slot 10: where each core count's tiling starts in the task table;
+    /* graph slot 10: where each core selection's tiling starts in the task table;
      * its first entry is 0, the one-core tiling, which ends at the first larger
      * entry (rk3588 [0,0,0,S2,S3]: S2 the two-core tiling, S3 the three-core
-     * one; rk3576 [0,2,4]; rv1126b and rk356x [0] or none) */
+     * one; rk3576 [0,2,4]: core 1's own copy at 2; rv1126b [0]; rk356x none) */
     {
         fb_vec cv;
         if (fb_vector(&g, 10, 4, &cv) < 0)

@@ -190,8 +190,8 @@ typedef struct rknn_model {
     int n_nodes;
     rknn_io *io;
     int n_io;
-    uint32_t *tiling_start;  /* model 6, graph slot 10: the task where each core count's
-                                tiling starts (rk3588 [0,0,0,2,8]), n_tilings of them */
+    uint32_t *tiling_start;  /* model 6, graph slot 10: the task where each core
+                                selection's tiling starts (rk3588 [0,0,0,2,8]), n_tilings */
     int n_tilings;
     char *dyn_json;          /* the generator's dynamic_shapes as JSON text, NULL none */
     int n_dyn;               /* its entries (shape sets), 0 static */
