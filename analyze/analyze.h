@@ -436,6 +436,32 @@ const char *summary_ops_title(const summary_ops *o); /* the table's heading, eve
 void summary_ops_print(const summary_ops *o, FILE *f);
 void summary_ops_json(const summary_ops *o, struct json_writer *w);
 
+/* What an imported log printed that no column holds (summary_log.c): its
+ * versions, error lines and diagnosis, benchmark figures, perf totals. */
+#define SUMMARY_LOG_NVERSIONS 9
+typedef struct summary_log {
+    int present;                        /* the run is an imported log */
+    const char *kind;                   /* its import_kind, borrowed */
+    char *versions[SUMMARY_LOG_NVERSIONS]; /* runtime, rkllm, rknn llm lib, driver, rknn_server,
+                                           API, toolkit, rkllm-toolkit, compiler; NULL none */
+    char *driver_required;              /* RKLLM's "driver too low": the version it asks for */
+    int64_t n_errors;                   /* error lines in the log, -1: no error block */
+    char **error_lines;                 /* the first ones, as stored */
+    int n_error_lines;
+    char *diagnosis;
+    int has_benchmark;                  /* rknn_benchmark's own figures, NaN: not printed */
+    double bench_avg_ms, bench_avg_fps, bench_warmup, bench_fps_min, bench_fps_max;
+    int bench_iterations;
+    int has_totals;                     /* the perf table's totals, NaN: not printed */
+    double operator_us, rw_kb;
+} summary_log;
+void summary_log_read(const store_run *run, summary_log *l);
+void summary_log_free(summary_log *l);
+/* The text block `show` prints after the summary (status: the run's). */
+void summary_log_print(const summary_log *l, const char *status, FILE *f);
+/* The run document's "log" value (docs/json.md): null for a run not imported. */
+void summary_log_json(const summary_log *l, struct json_writer *w);
+
 typedef struct run_summary {
     run_provenance prov;                /* where each figure came from */
     const store_run *run;               /* borrowed, as are all rows below */
@@ -487,6 +513,7 @@ typedef struct run_summary {
     /* the quantization itself (extra JSON "quant": not in the rows), -1 unknown */
     int64_t calib_samples, int8_layers, fp16_layers, cfg_params;
     summary_eval eval;                  /* the stored evaluation (extra JSON "eval") */
+    summary_log log;                    /* an imported log's own facts */
     char *owned;                        /* internal */
 } run_summary;
 

@@ -152,6 +152,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->worst_output = s->first_below = s->worst_single = -1;
     s->out_cos = s->out_sqnr_db = NAN;
     summary_eval_read(run->extra_json, &s->eval);
+    summary_log_read(run, &s->log);
 
     /* the run's typed facts (docs/store.md, schema 5) */
     provenance_of(run, &s->prov);
@@ -455,6 +456,7 @@ void summary_free(run_summary *s)
     free(s->outputs);
     free(s->owned);
     summary_eval_free(&s->eval);
+    summary_log_free(&s->log);
     memset(s, 0, sizeof(*s));
 }
 
@@ -702,6 +704,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
     }
     if (s->dump_dir)
         fprintf(f, "dump      %s\n", tt(s->dump_dir));
+    summary_log_print(&s->log, r->status, f);
 }
 
 void summary_print_accuracy(const run_summary *s, FILE *f, int color)
@@ -934,6 +937,8 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     }
     json_key(w, "eval");
     summary_eval_json(&s->eval, w);
+    json_key(w, "log");
+    summary_log_json(&s->log, w);
 
     json_key(w, "outputs");
     json_arr_open(w);

@@ -507,106 +507,6 @@ static int print_npu_table(store *st, const store_run *run, const store_layer *l
     return rc;
 }
 
-static void print_num(const char *fmt, json_t *v)
-{
-    if (json_is_number(v))
-        printf(fmt, json_number_value(v));
-    else
-        fputs("n/a", stdout);
-}
-
-/* What an imported log printed that has no column (extra_json, written by
- * `import`, record/source_import.c: its one reader is this): its error lines
- * with their diagnosis, the benchmark's own figures, the per-layer table's
- * totals. n/a: the log did not print it. */
-static void print_imported(const store_run *run)
-{
-    json_t *root = run->extra_json ? json_loads(run->extra_json, 0, NULL) : NULL;
-    json_t *e, *b, *p;
-
-    if (!run->import_kind)
-        goto out;
-    /* the versions the log printed (env_json): what a mismatch diagnosis is read against */
-    {
-        static const char *const keys[][2] = {
-            {"runtime_version", "runtime"}, {"rkllm_runtime_version", "rkllm"},
-            {"rknn_llm_lib_version", "rknn llm lib"}, {"driver_version", "driver"},
-            {"server_version", "rknn_server"}, {"api_version", "API"},
-            {"toolkit_version", "toolkit"}, {"rkllm_toolkit_version", "rkllm-toolkit"},
-            {"compiler_version", "compiler"}};
-        json_t *env = run->env_json ? json_loads(run->env_json, 0, NULL) : NULL;
-        const char *need = json_string_value(json_object_get(env, "driver_required"));
-        int any = 0;
-        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-            const char *v = json_string_value(json_object_get(env, keys[k][0]));
-            int drv = !strcmp(keys[k][0], "driver_version");
-            if ((!v || !*v) && !(drv && need))
-                continue;
-            printf("%s %s %s", any ? "," : "\nversions ", keys[k][1],
-                   v && *v ? esc_tmp(ESC_TERM, v) : "n/a");
-            /* RKLLM's warning: the driver it asks for, kept beside the one it found */
-            if (drv && need)
-                printf(" (the runtime asks for %s or later)", esc_tmp(ESC_TERM, need));
-            any = 1;
-        }
-        if (any)
-            putchar('\n');
-        json_decref(env);
-    }
-    if (!json_is_object(root))
-        goto out;
-    if (json_is_object(e = json_object_get(root, "errors"))) {
-        json_t *lines = json_object_get(e, "lines"), *l;
-        size_t k;
-        printf("\nstatus    %s: %lld error line%s in the log\n", run->status ? run->status : "ok",
-               (long long)json_integer_value(json_object_get(e, "count")),
-               json_integer_value(json_object_get(e, "count")) == 1 ? "" : "s");
-        json_array_foreach(lines, k, l)
-            printf("  %s\n", esc_tmp(ESC_TERM, json_string_value(l)));
-        /* the store keeps the first lines only: say how many more the log had */
-        json_int_t more = json_integer_value(json_object_get(e, "count")) - (json_int_t)json_array_size(lines);
-        if (more > 0)
-            printf("  ... %lld more\n", (long long)more);
-        if (json_is_string(json_object_get(e, "diagnosis")))
-            printf("diagnosis %s\n", esc_tmp(ESC_TERM, json_string_value(json_object_get(e, "diagnosis"))));
-    }
-    if (json_is_object(b = json_object_get(root, "benchmark"))) {
-        json_t *ms = json_object_get(b, "iteration_ms"), *fps = json_object_get(b, "iteration_fps");
-        printf("\nbenchmark avg ");
-        print_num("%.2f ms", json_object_get(b, "avg_ms"));
-        fputs(", avg FPS ", stdout);
-        print_num("%.2f", json_object_get(b, "avg_fps"));
-        printf(" (the log's Avg line); %zu timed iteration%s", json_array_size(ms),
-               json_array_size(ms) == 1 ? "" : "s");
-        if (json_array_size(fps)) {
-            double lo = INFINITY, hi = -INFINITY;
-            size_t k;
-            json_t *v;
-            json_array_foreach(fps, k, v) {
-                double x = json_number_value(v);
-                lo = x < lo ? x : lo, hi = x > hi ? x : hi;
-            }
-            printf(", FPS %.2f..%.2f", lo, hi);
-        }
-        fputs(", warm-up ", stdout);
-        print_num("%.0f", json_object_get(b, "warmup"));
-        putchar('\n');
-    }
-    if (json_is_object(p = json_object_get(root, "perf")) &&
-        (!isnan(run->log_total_us) || json_is_number(json_object_get(p, "total_rw_kb")))) {
-        printf("\nlog total operator time ");
-        if (isnan(run->log_total_us))
-            fputs("n/a", stdout);
-        else
-            printf("%.0f us", run->log_total_us);
-        fputs(" per frame, memory read/write ", stdout);
-        print_num("%.2f KB", json_object_get(p, "total_rw_kb"));
-        fputs(" per frame\n", stdout);
-    }
-out:
-    json_decref(root);
-}
-
 typedef struct show_opts {
     const char *db;
     int json, npu_table;
@@ -684,8 +584,6 @@ int cmd_show(int argc, char **argv)
     }
     if (!npu_table || json)
         run_rows_print(&run, layers, nl, outs, no, acc, na, json, thr, stdout);
-    if (!npu_table && !json)
-        print_imported(&run);
 out:
     store_layers_free(layers, nl);
     store_outputs_free(outs, no);

@@ -48,12 +48,14 @@ static int layers_files(const report_run *r, const char *dir, const char *suffix
     if ((rc = rep_fopen(dir, name, &o, &f, err, errlen)))
         return rc;
     fputs("# layer  time_us  ddr_part_us  npu_part_us  ddr_cycles  npu_cycles  name\n", f);
+    int timed = 0;
     for (int i = 0; i < r->n_layers; i++) {
         const store_layer *l = &r->layers[i];
         double t = rep_layer_us(r, l);
         double dc = l->ddr_cycles == STORE_NULL_INT ? NAN : (double)l->ddr_cycles;
         double nc = l->npu_cycles == STORE_NULL_INT ? NAN : (double)l->npu_cycles;
         double ddr = NAN, npu = NAN;
+        timed += !isnan(t);
         if (!isnan(t) && !isnan(dc) && !isnan(nc) && dc + nc > 0)
             ddr = t * dc / (dc + nc), npu = t - ddr;
         else if (!isnan(t) && l->bound && !strcmp(l->bound, "CPU"))
@@ -75,6 +77,14 @@ static int layers_files(const report_run *r, const char *dir, const char *suffix
     snprintf(t, sizeof(t), "run %s: time per layer (us, %s), split by DDR / NPU cycles",
              rep_run_name(r, nm, sizeof(nm)), rep_is_board(r) ? "measured" : "predicted");
     esc_fput(f, ESC_GNUPLOT, t);   /* no ` or @ of the label reaches the script */
+    if (!timed) {
+        /* no boxes to draw (an imported error log has no layer rows): an empty
+         * frame that says so, where gnuplot would stop at an empty range */
+        fputs(" noenhanced\nset xrange [0:1]\nset yrange [0:1]\nunset xtics\nunset ytics\n"
+              "set label 1 \"no layer times in this run\" at graph 0.5, graph 0.5 center\n"
+              "plot NaN notitle\n", f);
+        return rep_fclose(o, f, name, err, errlen);
+    }
     fprintf(f, " noenhanced\nset xlabel \"layer\"\nset ylabel \"us\"\nset style fill solid 1.0 noborder\n"
                "set boxwidth 0.8\n"
                "plot \"layers%s.dat\" using 1:($3+$4) with boxes lc rgb \"#e8912d\" title \"DDR cycles' share\", \\\n"

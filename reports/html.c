@@ -7,6 +7,7 @@
 #include "util/util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Every text and attribute value from the store: ESC_HTML. */
@@ -317,6 +318,14 @@ static void single_run(const rep_doc *d, FILE *f)
         }
         table_close(f);
     }
+    char *log = rep_log_text(s);
+    if (log && *log) { /* the words `show` prints, a line at a time (ESC_HTML makes a newline a space) */
+        fputs("<h2>The log</h2>\n<pre id=\"log\">", f);
+        for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n"))
+            esc(f, line), fputc('\n', f);
+        fputs("</pre>\n", f);
+    }
+    free(log);
     fputs("<h2>Layers</h2>\n", f);
     table_open(f, "layers", (const char *const[]){ "#", "op", "name", "target", "bound", "time us", "NPU cycles",
                                                    "DDR cycles", "MAC %", "RW KB", "SRAM hit", "reason", "cos" }, 13);

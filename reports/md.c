@@ -7,6 +7,7 @@
 #include "util/util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MD_MAX 120
@@ -218,6 +219,18 @@ static void summary_section(const report_run *r, FILE *f)
                                              rep_num(c4, sizeof(c4), o->euc_max, "%.5g") }, 7);
         }
     }
+
+    char *log = rep_log_text(s);
+    if (log && *log) {
+        /* an indented code block, which every Markdown reads literally (a fence
+         * is CommonMark's, and a log line may hold a run of backquotes) */
+        fputs("\n## The log\n\n", f);
+        for (char *line = log, *end; *line; line = end + (*end == '\n')) {
+            end = line + strcspn(line, "\n");
+            fprintf(f, "%s%.*s\n", end > line ? "    " : "", (int)(end - line), line);
+        }
+    }
+    free(log);
 
     fprintf(f, "\n## Outputs\n\n");
     md_head(f, (const char *const[]){ "name", "dtype", "shape", "cos", "SQNR dB", "max abs", "state" }, 7, "lllrrrl");

@@ -150,6 +150,22 @@ const char *rep_str(const char *s)
     return s ? s : REP_MISSING;
 }
 
+char *rep_log_text(const run_summary *s)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (!s->log.present)
+        return NULL;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    summary_log_print(&s->log, s->run->status, f);
+    fclose(f);
+    size_t skip = strspn(text, "\n");
+    memmove(text, text + skip, len - skip + 1);
+    return text;
+}
+
 int rep_width(const char *s)
 {
     int w = 0;

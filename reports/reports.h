@@ -75,6 +75,9 @@ void rep_doc_free(rep_doc *d);
 const char *rep_num(char *buf, size_t len, double v, const char *fmt);
 const char *rep_int(char *buf, size_t len, int64_t v);   /* STORE_NULL_INT -> "—" */
 const char *rep_str(const char *s);                       /* NULL -> "—" */
+/* An imported log's own block (summary_log_print: the words `show` prints),
+ * without its leading blank line; malloc'd, NULL for a run not imported. */
+char *rep_log_text(const run_summary *s);
 /* A long name cut to width characters (code points) as "head…tail"; the same
  * name and width always give the same text. */
 const char *rep_short(char *buf, size_t len, const char *name, int width);

@@ -516,6 +516,23 @@ if errs:
         eq('show: status line', 'status    failed' in show and 'diagnosis ' in show, True)
 else:
     eq('status', last[1], 'ok')
+# the run document (`show --json`) carries what `show` prints of the log (docs/json.md "log")
+sj = subprocess.run([rt, 'show', str(board[-1]), '--db', db, '--json'], capture_output=True, text=True)
+lg = json.loads(sj.stdout).get('log') or {}
+kind = con.execute('SELECT import_kind FROM runs WHERE id=?', (board[-1],)).fetchone()[0]
+eq('log kind', lg.get('kind'), kind)
+for k in ('runtime_version', 'driver_version', 'toolkit_version', 'compiler_version'):
+    eq('log ' + k, lg.get('versions', {}).get(k), env.get(k) or None)
+if errs:
+    le = lg.get('errors') or {}
+    eq('log errors', (le.get('count'), le.get('lines')), (len(errs), [x.rstrip() for x in errs][:8]))
+    eq('log diagnosis', le.get('diagnosis'), extra.get('errors', {}).get('diagnosis'))
+if timed:
+    lb = lg.get('benchmark') or {}
+    eq('log benchmark', (lb.get('iterations'), lb.get('fps_min'), lb.get('fps_max')),
+       (len(timed), min(f for _, f in timed), max(f for _, f in timed)))
+    if avg:
+        eq('log benchmark avg', (lb.get('avg_ms'), lb.get('avg_fps')), avg)
 print('\n'.join(fails))
 PY
 n_checked=0

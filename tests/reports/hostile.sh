@@ -61,6 +61,10 @@ term "show 2" "$R" show 2 --db "$DB"
 term "show 3" "$R" show 3 --db "$DB"
 term "show 1 --npu-table" "$R" show 1 --npu-table --db "$DB"
 term "show 3 --npu-table" "$R" show 3 --npu-table --db "$DB"
+# an imported error log: its lines in show's log block and in the reports' (run 4)
+term "import err.txt" "$R" import "$T/err.txt" --db "$DB"
+term "show 4" "$R" show 4 --db "$DB"
+SHOW4=$n
 term "compare" "$R" compare 1 2 --db "$DB"
 term "report md verdict" "$R" report 1 2 -f md -o "$T/cmp.md" --db "$DB"
 grep -q '^verdict: B #2 ' "$T/term$n.out" && ok || bad "verdict line: $(cat "$T/term$n.out")"
@@ -112,7 +116,7 @@ else
 fi
 
 # --- the reports ------------------------------------------------------------------
-for r in 1 2 3 "1 2"; do
+for r in 1 2 3 4 "1 2"; do
     tag=${r// /_}
     for f in md html csv json; do
         "$R" report $r -f $f -o "$T/r$tag.$f" --db "$DB" >/dev/null 2>"$T/err" && ok || bad "report $r -f $f: $(cat "$T/err")"
@@ -138,7 +142,9 @@ T = sys.argv[1]
 con = sqlite3.connect(os.environ["DB"])
 for f in glob.glob(T + "/gnuplot*/layers*.dat"):
     rows = [l.split() for l in open(f, encoding="utf-8") if not l.startswith("#")]
-    assert rows and all(len(r) == 7 for r in rows), (f, [r for r in rows if len(r) != 7][:3])
+    # run 4, an imported error log, has no layer rows
+    assert (rows or f.endswith("gnuplot4/layers.dat")) and all(len(r) == 7 for r in rows), \
+        (f, [r for r in rows if len(r) != 7][:3])
 # run 1's names, one field each, in its order, by the documented rule
 def field(n):
     hidden = lambda o: o < 0x20 or 0x7f <= o <= 0x9f or o in (0x61c, 0x200e, 0x200f, 0x2028, 0x2029) \
@@ -238,6 +244,37 @@ for f in glob.glob(T + "/r*.md") + [T + "/cmp.md"]:
     assert set(p.tags) <= own, (f, set(p.tags) - own)
 head = open(T + "/r1.md", encoding="utf-8").read().split("\n")[0]
 assert head == r"# rknn-trace run \#1 L\`touch SENT_label\`$(touch SENT_l2)\x1b\[2J\x07=1+2\|\<b\>x\</b\> next", head
+PYEOF
+# the log block: the same lines in show, the Markdown fence and the HTML <pre>,
+# each error line of err.txt whole in each
+$PY - "$T" "$T/term$SHOW4.out" <<'PYEOF' && ok || bad "the log block differs between show, md and html"
+import html, re, sys
+from html.parser import HTMLParser
+T, show = sys.argv[1], open(sys.argv[2], encoding="utf-8").read()
+errs = [l.rstrip("\n") for l in open(T + "/err.txt", encoding="utf-8") if l.startswith("E RKNN")]
+blk = show[show.index("\nstatus "):].strip("\n").split("\n")
+md = open(T + "/r4.md", encoding="utf-8").read()
+m = re.search(r"## The log\n\n((?:(?:    .*)?\n)+)", md)
+assert m, "an indented code block after the heading"
+mdlines = [l[4:] for l in m.group(1).split("\n")]
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.on, self.text = False, ""
+    def handle_starttag(self, tag, attrs):
+        self.on = self.on or (tag == "pre" and ("id", "log") in attrs)
+    def handle_endtag(self, tag):
+        self.on = self.on and tag != "pre"
+    def handle_data(self, d):
+        if self.on:
+            self.text += d
+p = P()
+p.feed(open(T + "/r4.html", encoding="utf-8").read())
+for name, lines in (("md", mdlines), ("html", p.text.strip("\n").split("\n"))):
+    got = [l for l in lines if l]
+    assert got[-len(blk):] == [l for l in blk if l], (name, got, blk)
+    for e in errs:
+        assert "  " + e in got, (name, e)
 PYEOF
 
 # JSON: the exact names

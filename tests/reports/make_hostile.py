@@ -8,7 +8,9 @@ Writes what tests/reports/hostile.sh feeds through every output:
   names.json    those names, for the checks;
   perf.txt      a level-4 per-layer table (rows of tests/data/logs' YOLOv10
                 table) whose FullNames are hostile too;
-  fullnames.json  those FullNames."""
+  fullnames.json  those FullNames;
+  err.txt       a runtime log whose error lines hold a run of backquotes longer
+                than a Markdown fence, markup, $(...) and a pipe."""
 import json
 import os
 import sys
@@ -67,6 +69,13 @@ def main():
         f.writelines(lines)
     with open(os.path.join(out, "fullnames.json"), "w") as f:
         json.dump(["Conv:" + n for n in full], f)
+
+    # error lines `show` and the reports print as the log has them
+    with open(os.path.join(out, "err.txt"), "w", encoding="utf-8") as f:
+        f.write("I RKNN: [10:00:00.000] RKNN Runtime Information, librknnrt version: 2.3.2\n"
+                "E RKNN: [10:00:00.001] op ```` <script>alert(1)</script> $(touch SENT_e) "
+                "`touch SENT_e2` | **x** [a](b)\n"
+                "E RKNN: [10:00:00.002] failed to submit!, op id: 1, op name: <b>bold</b>\n")
 
 
 if __name__ == "__main__":
