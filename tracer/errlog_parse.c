@@ -162,6 +162,36 @@ static const struct known_error {
     {"RKNN_ERR_MODEL_INVALID", "the runtime refused the model (a model compiled for another "
      "chip, or by a toolkit whose version differs from the runtime's)", 1},
     {"RKNN_ERR_MALLOC_FAIL", "the runtime ran out of memory", 1},
+    /* the application's calls, in the runtime's words (include/rknn_api.h) */
+    {"< model input size(", "the buffer given to rknn_inputs_set is smaller than the model's "
+     "input: its type or size does not match RKNN_QUERY_INPUT_ATTR (a float32 type left as "
+     "the default for a uint8 image makes the runtime expect 4 bytes an element, float16 2)", 1},
+    {"rknn_set_input_shapes error", "rknn_set_input_shapes was given shapes that are not one of "
+     "the model's shape sets (the runtime lists them: compare dims and layout, NHWC or NCHW)", 1},
+    {"Not support core mask", "the NPU core mask asked for is not available to this model or "
+     "context (one core on this chip, or a model built for one core): the runtime runs it on "
+     "one core", 0},
+    {"failed to set core mask", "the NPU core mask asked for is not available to this model or "
+     "context (one core on this chip, or a model built for one core): the runtime runs it on "
+     "one core", 0},
+    {"error code: -13", "-13 is RKNN_ERR_TARGET_PLATFORM_UNMATCH: the model or the call does "
+     "not fit this chip (a model built for another chip, or a core mask of cores it does not "
+     "have)", 1},
+    {"RKNN_MAGIC", "the file is not an .rknn model (another format given as .rknn, or a "
+     "corrupted copy)", 1},
+    {"Invalid RKNN fromat", "the file is not an .rknn model (another format given as .rknn, "
+     "or a corrupted copy)", 1},
+    {"while required target_platform", "the target_platform set for the toolkit (init_runtime, "
+     "or the model's) is not the board's chip: the line names both", 1},
+    {"failed to run pass: rknn::", "the compiler failed one of its passes while building the "
+     "model (rknn.build(): a layer this toolkit version cannot lower; the lines before it name "
+     "it)", 1},
+    /* RKLLM's own checks (airockchip/rknn-llm) */
+    {"number of enabled CPUs must be greater than or equal to the number of NPU cores",
+     "RKLLM runs with fewer enabled CPUs than the NPU cores the model was converted for "
+     "(rkllm-toolkit's num_npu_core; set the enabled CPUs, or convert for fewer cores)", 1},
+    {"must be less than the model's max_context_limit", "RKLLM's max_context is above the "
+     "limit the model was converted with (rkllm-toolkit's max_context)", 1},
     {"/sys/class/devfreq/", "a frequency node the toolkit reads does not exist on this board "
      "(eval_perf fixes or reads the DDR/NPU clock through devfreq)", 1},
     {"Fatal signal", "the program crashed", 1},

@@ -768,6 +768,21 @@ eq "the build's memory statistics on the build's run (KB)" "$(pq "SELECT weight_
 case "$(cat "$T/dx")" in *"update rknn_server"*) ok ;; *) bad "rknn_server too old: diagnosis '$(cat "$T/dx")'" ;; esac
 pub tk1-511 "$P"/issue-tk1-evalperf-average-inference-time-tk1.7.5-drv1.7.3-errorpipe-511.txt
 case "$(diag)" in *"could not reach rknn_server"*) ok ;; *) bad "recv(MsgLoadAck) ERROR_PIPE: diagnosis '$(diag)'" ;; esac
+# the application's calls, the toolkit's target and RKLLM's checks, in their own words
+dx() { # name file words: the diagnosis names the cause
+    pub "$1" "$2"
+    case "$(diag)" in *"$3"*) ok ;; *) bad "$1: diagnosis '$(diag)', want '$3'" ;; esac
+}
+dx tk2-558 "$P"/issue-rterr-inputs-set-size-x4-rt2.3.2-rk3568-558.txt "smaller than the model's input"
+dx superres-3 "$P"/issue-rterr-set-input-shapes-nchw-lite2-superres-3.txt "not one of the model's shape sets"
+dx tk2-7 "$P"/issue-rterr-matmul-core-mask-3-rk3588-7.txt "core mask asked for is not available"
+dx mz-408 "$P"/issue-tkerr-target-rv1106-hw-rv1103-modelzoo-408.txt "is not the board's chip"
+dx sherpa-2880 "$P"/issue-buildlog-failed-pass-sherpa-2880.txt "failed one of its passes"
+dx llm-271 "$P"/issue-rkllm-enabled-cpus-rknn-llm-271.txt "fewer enabled CPUs than the NPU cores"
+dx rkllama-60 "$P"/issue-rkllm-max-context-rkllama-60.txt "max_context is above the limit"
+# -13: the code rknn_api.h gives RKNN_ERR_TARGET_PLATFORM_UNMATCH
+code=$(sed -n 's/^#define RKNN_ERR_TARGET_PLATFORM_UNMATCH *\(-[0-9]*\).*/\1/p' include/rknn_api.h)
+dx ez-rknn-1 "$P"/issue-wrapper-core-mask-minus13-rk3566-ez-rknn-async-1.txt "$code is RKNN_ERR_TARGET_PLATFORM_UNMATCH"
 
 
 
