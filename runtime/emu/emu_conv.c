@@ -101,29 +101,55 @@ static int64_t lut_eval(const lut_stage *L, int64_t x)
 int emu_weight_blocks(const rknn_tensor *w, int kh, int kw, int in_c, int out_c,
                       weight_blocks *b)
 {
-    if (!w->native || w->nnd < 6 || w->nnd % 6 || w->nnd / 6 > WB_MAX)
+    if (!w->native || w->nnd < 6 || w->nnd % 6)
         return -1;
     memset(b, 0, sizeof(*b));
-    b->n = w->nnd / 6;
+    const int64_t *s = w->native;
+    int nt = w->nnd / 6;
+    /* the input blocks: the leading run of one OC1 and OC2; the output blocks repeat them */
+    int n = 1;
+    while (n < nt && s[6 * n] == s[0] && s[6 * n + 4] == s[4])
+        n++;
+    if (n > WB_MAX || nt % n || nt / n > WB_MAX)
+        return -1;
+    b->n = n;
+    b->no = nt / n;
     b->kh = kh;
     b->kw = kw;
-    const int64_t *s = w->native;
     b->ocp = (int)s[4];
     int ic = 0;
-    for (int k = 0; k < b->n; k++, s += 6) {
-        if (s[0] != w->native[0] || s[2] != kh || s[3] != kw || s[4] != b->ocp || s[1] < 1 ||
-            s[5] < 1 || s[0] < 1 || s[4] < 1)
+    for (int k = 0; k < n; k++) {
+        const int64_t *t = s + 6 * k;
+        if (t[1] < 1 || t[5] < 1 || t[1] > 65536 || t[5] > 65536)
             return -1;
-        b->ib[k] = (int)s[1];
-        b->icp[k] = (int)s[5];
+        b->ib[k] = (int)t[1];
+        b->icp[k] = (int)t[5];
         b->ic0[k] = ic;
-        b->off[k] = b->block_bytes;
         ic += b->ib[k] * b->icp[k];
-        b->block_bytes += (int64_t)s[1] * kh * kw * s[4] * s[5];
     }
-    b->bytes = b->block_bytes * w->native[0];
-    /* every channel covered; only the last block's lanes may pad */
-    if (ic < in_c || (b->n > 1 && b->ic0[b->n - 1] >= in_c) || w->native[0] * b->ocp < out_c)
+    b->per_kernel = (int64_t)kh * kw * ic;
+    for (int j = 0; j < b->no; j++) {
+        const int64_t *o = s + 6 * n * j;
+        if (o[0] < 1 || o[4] < 1 || o[0] > 65536 || o[4] > 65536)
+            return -1;
+        for (int k = 0; k < n; k++) {
+            const int64_t *t = o + 6 * k;
+            if (t[0] != o[0] || t[4] != o[4] || t[2] != kh || t[3] != kw || t[1] != b->ib[k] ||
+                t[5] != b->icp[k])
+                return -1;
+        }
+        b->ob[j] = (int)o[0];
+        b->ocb[j] = (int)o[4];
+        b->oc0[j] = b->kernels;
+        b->ooff[j] = b->bytes;
+        b->kernels += b->ob[j] * b->ocb[j];
+        b->bytes += (int64_t)b->ob[j] * b->ocb[j] * b->per_kernel;
+    }
+    b->block_bytes = b->per_kernel * b->ocp;
+    /* every channel covered; only the last block's lanes may pad, and the last
+     * output block's kernels */
+    if (ic < in_c || (b->n > 1 && b->ic0[b->n - 1] >= in_c) || b->kernels < out_c ||
+        (b->no > 1 && b->oc0[b->no - 1] >= out_c))
         return -1;
     return 0;
 }
@@ -133,15 +159,25 @@ int emu_weight_blocks(const rknn_tensor *w, int kh, int kw, int in_c, int out_c,
  * laid out [kh][OC2][row] per OC1 block */
 static int weight_rows_of(weight_blocks *b, int64_t per_kernel)
 {
-    if (b->n != 1 || per_kernel <= 0 || per_kernel % b->kh)
+    if (b->n != 1 || b->no != 1 || per_kernel <= 0 || per_kernel % b->kh)
         return -1;
-    int64_t oc1 = b->bytes / b->block_bytes;
+    int64_t oc1 = b->ob[0];
     b->row = per_kernel / b->kh;
     if (b->ib[0] != 1 || b->row < (int64_t)b->kw * b->icp[0])
         return -1;
     b->block_bytes = b->kh * b->ocp * b->row;
     b->bytes = b->block_bytes * oc1;
+    b->per_kernel = b->block_bytes / b->ocp;
     return 0;
+}
+
+/* the output block of kernel oc (the last one for a kernel past them all) */
+static int out_block(const weight_blocks *b, int oc)
+{
+    int j = b->no - 1;
+    while (j > 0 && oc < b->oc0[j])
+        j--;
+    return j;
 }
 
 /* the element of kernel oc, input channel ic, tap (ky, kx) (a byte for int8) */
@@ -150,12 +186,23 @@ int64_t emu_weight_elem(const weight_blocks *b, int oc, int ic, int ky, int kx)
     if (b->row)
         return (int64_t)(oc / b->ocp) * b->block_bytes +
                ((int64_t)ky * b->ocp + oc % b->ocp) * b->row + (int64_t)kx * b->icp[0] + ic;
+    int j = out_block(b, oc), o = oc - b->oc0[j], ocp = b->ocb[j];
     int k = b->n - 1;
     while (k > 0 && ic < b->ic0[k])
         k--;
     int c = ic - b->ic0[k], i1 = c / b->icp[k], i2 = c % b->icp[k];
-    return (int64_t)(oc / b->ocp) * b->block_bytes + b->off[k] +
-           ((((int64_t)i1 * b->kh + ky) * b->kw + kx) * b->ocp + oc % b->ocp) * b->icp[k] + i2;
+    return b->ooff[j] + (int64_t)(o / ocp) * ocp * b->per_kernel +
+           (int64_t)b->ic0[k] * b->kh * b->kw * ocp +
+           ((((int64_t)i1 * b->kh + ky) * b->kw + kx) * ocp + o % ocp) * b->icp[k] + i2;
+}
+
+int64_t emu_weight_tile(const weight_blocks *b, int oc)
+{
+    int j = out_block(b, oc), o = oc - b->oc0[j];
+    if (oc < 0 || o % b->ocb[j] || o / b->ocb[j] >= b->ob[j])
+        return -1;
+    return b->row ? (int64_t)(oc / b->ocp) * b->block_bytes
+                  : b->ooff[j] + (int64_t)o * b->per_kernel;
 }
 
 int emu_f2_clamp(const emu_step *s, const emu_task *t, int64_t *lo, int64_t *hi)
@@ -386,8 +433,8 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
         emu_weight_blocks(wt, kh, kw, in.c, out.c, &wb) ||
         (t->pixel_in && weight_rows_of(&wb, t->weight_bytes_per_kernel)))
         STOP("task %d (node %s): weight %s: native shape of %d values does not fit the task's "
-             "kernel %dx%d, %d to %d channels (blocks [OC1, IC1, kh, kw, OC2, IC2], one OC1 and "
-             "OC2 for all)", ti, nn, wt->name, wt->nnd, kh, kw, in.c, out.c);
+             "kernel %dx%d, %d to %d channels (blocks [OC1, IC1, kh, kw, OC2, IC2]: input "
+             "blocks, the same for each output block)", ti, nn, wt->name, wt->nnd, kh, kw, in.c, out.c);
     /* the CNA's weight decompressor (CNA_DCOMP_CTRL, "weight decompress
      * control" in the RK3588 TRM's register list; Mesa rocket writes 0):
      * toolkit 1.3.4's rk3588 files turn it on and store the compressed
@@ -401,7 +448,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
             snprintf(al + n, sizeof al - n, "%s%u", k ? " " : "", am[k]);
         }
         if (reg_or0(rs, grp, 0x1100) != 1 || reg_or0(rs, grp, 0x1104) != 0x55555555u ||
-            wb.n != 1 || wb.ib[0] != 1 || wb.ocp != 8 || wb.icp[0] != 16 || wb.row ||
+            wb.n != 1 || wb.no != 1 || wb.ib[0] != 1 || wb.ocp != 8 || wb.icp[0] != 16 || wb.row ||
             wb.bytes != (int64_t)kh * kw * 128)
             STOP("task %d (node %s): CNA weight decompression (CNA_DCOMP_CTRL 0x%x, DCOMP_REGNUM "
                  "0x%x, DCOMP_AMOUNT0..15 %s) for weight %s of %lld native bytes: only control 1, "
@@ -436,19 +483,18 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
              "layout (another layout, not decoded): not emulated", ti, nn, wt->name,
              (long long)wt->data_len, (long long)wb.bytes);
     /* every kernel the task runs, padding ones included, has its weights */
-    if ((int64_t)wt->native[0] * wb.ocp < (int64_t)oc0 + noc)
-        STOP("task %d (node %s): %d kernels from channel %d, the weight %s holds %lld", ti, nn,
-             noc, oc0, wt->name, (long long)wt->native[0] * wb.ocp);
+    if ((int64_t)wb.kernels < (int64_t)oc0 + noc)
+        STOP("task %d (node %s): %d kernels from channel %d, the weight %s holds %d", ti, nn,
+             noc, oc0, wt->name, wb.kernels);
     /* an output-channel tile's weights start at its OC1 block, its per-channel
      * words at its group: both addresses must say the channel the destination says */
-    if (oc0 % wb.ocp || oc0 % G || t->weight_addr != (int64_t)(oc0 / wb.ocp) * wb.block_bytes ||
-        t->bs_addr != (int64_t)oc0 * 8)
+    int64_t tile = emu_weight_tile(&wb, oc0);
+    if (tile < 0 || oc0 % G || t->weight_addr != tile || t->bs_addr != (int64_t)oc0 * 8)
         STOP("task %d (node %s): output-channel tile at channel %d: weight address 0x%llx, "
              "per-channel words at 0x%llx do not start at its block (0x%llx, 0x%llx)", ti, nn, oc0,
-             (long long)t->weight_addr, (long long)t->bs_addr,
-             (long long)(oc0 / wb.ocp) * wb.block_bytes, (long long)oc0 * 8);
+             (long long)t->weight_addr, (long long)t->bs_addr, (long long)tile, (long long)oc0 * 8);
     /* CNA_WEIGHT_SIZE0 / SIZE1: the tile's bytes and one kernel's, as the blocks say */
-    int64_t per_kernel = wb.block_bytes / wb.ocp;
+    int64_t per_kernel = wb.per_kernel;
     if ((t->weight_bytes >= 0 && t->weight_bytes != per_kernel * noc) ||
         (t->weight_bytes_per_kernel >= 0 && t->weight_bytes_per_kernel != per_kernel))
         STOP("task %d (node %s): CNA weight sizes %lld (%lld a kernel) are not the %d kernels of "

@@ -93,8 +93,8 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
     int y0i, y0o, oc0, noc = t->kernels;
     if ((rc = emu_conv_tile(s, t, &m->tensors[xi], &in, &out, &y0i, &y0o, &oc0)))
         goto out;
-    int64_t per_kernel = wb.block_bytes / wb.ocp * 2;
-    if (oc0 % wb.ocp || t->weight_addr != (int64_t)(oc0 / wb.ocp) * wb.block_bytes * 2 ||
+    int64_t per_kernel = wb.per_kernel * 2, tile = emu_weight_tile(&wb, oc0);
+    if (tile < 0 || t->weight_addr != tile * 2 ||
         (t->weight_bytes >= 0 && t->weight_bytes != per_kernel * noc) ||
         (t->weight_bytes_per_kernel >= 0 && t->weight_bytes_per_kernel != per_kernel))
         STOP("task %d (node %s): weight address 0x%llx and sizes %lld (%lld a kernel) are not the "

@@ -79,8 +79,9 @@ int emu_run_dw(const emu_step *s, const emu_task *t, const uint8_t *file, size_t
      * the pair's two weights then their two channels' -zp_w (dw_c8_k3, zp 0: -128 -42
      * 0 0 42 127 0 0 ...; dw_c32_k1, one weight a channel: -128 -128 -127 -127 for zero
      * points 127), so element e of the blocks is byte 2e - e % 2, its -zp_w 2 on */
-    if (emu_weight_blocks(wt, kh, kw, in.c, 1, &wb) || wb.ocp != 1 || wt->data_off < 0 ||
-        wt->data_len < 2 * wb.bytes || (uint64_t)wt->data_off + 2 * (uint64_t)wb.bytes > len ||
+    if (emu_weight_blocks(wt, kh, kw, in.c, 1, &wb) || wb.ocp != 1 || wb.no != 1 ||
+        wt->data_off < 0 || wt->data_len < 2 * wb.bytes ||
+        (uint64_t)wt->data_off + 2 * (uint64_t)wb.bytes > len ||
         bt->data_off < 0 || bt->data_len < groups * DW_GROUP_BYTES ||
         (uint64_t)bt->data_off + (uint64_t)bt->data_len > len)
         STOP("task %d (node %s): depthwise weight %s or per-channel data %s does not hold %d "

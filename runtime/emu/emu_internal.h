@@ -232,14 +232,21 @@ static inline void wrote(const emu_step *s, int t, int y0, int y1)
  * IC2] of input channels (yolov8n's 48 = 32 + 16: IC1 blocks of 32, then one
  * of 16), interleaved per OC1: for each block of OC2 kernels, each input-channel
  * block's [IC1][kh][kw][OC2][IC2] bytes in turn (docs/rknn-format.md "Weights
- * in several input-channel blocks"). */
+ * in several input-channel blocks"). The kernels themselves may come in blocks
+ * of other OC2 (rk3576's 48 = 32 + 16 kernels), each with the same input blocks,
+ * one after the other. */
 #define WB_MAX 4
 typedef struct weight_blocks {
-    int n, ocp, kh, kw;
+    int n, ocp, kh, kw;                         /* input blocks; the first output block's OC2 */
     int64_t row;                                /* f3 pixel conv: a kernel row's bytes, else 0 */
     int ib[WB_MAX], icp[WB_MAX], ic0[WB_MAX];   /* first input channel of each block */
-    int64_t off[WB_MAX];                        /* its bytes' offset in an OC1 block */
-    int64_t block_bytes, bytes;                 /* one OC1 block, the whole tensor */
+    int no;                                     /* output blocks */
+    int ob[WB_MAX], ocb[WB_MAX], oc0[WB_MAX];   /* each one's OC1, OC2 and first kernel */
+    int64_t ooff[WB_MAX];                       /* its bytes' offset in the tensor */
+    int kernels;                                /* sum of OC1 x OC2 */
+    int64_t per_kernel;                         /* one kernel's bytes, kh kw sum(IC1 x IC2) */
+    int64_t block_bytes, bytes;                 /* the first output block's OC1 block, the
+                                                   whole tensor */
 } weight_blocks;
 
 int emu_weight_blocks(const rknn_tensor *w, int kh, int kw, int in_c, int out_c,
@@ -248,6 +255,9 @@ int emu_weight_blocks(const rknn_tensor *w, int kh, int kw, int in_c, int out_c,
  * activation (the EW operand); -1 each when absent */
 void emu_node_operands(const rknn_model *m, const rknn_node *nd, int *x, int *w, int *b, int *e);
 int64_t emu_weight_elem(const weight_blocks *b, int oc, int ic, int ky, int kx);
+/* where the OC1 block that starts at kernel oc begins (a tile's weight address);
+ * -1 when no OC1 block starts there */
+int64_t emu_weight_tile(const weight_blocks *b, int oc);
 
 /* The task runners: RT_OK, or an error that says what is not emulated. A conv
  * also reads the file's weights and the LUT tensor lut's table. */
