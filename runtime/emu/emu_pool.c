@@ -68,6 +68,13 @@ int emu_run_pool(const emu_step *s, const emu_task *t)
         ti_->zero_point != to->zero_point)
         STOP("task %d (node %s): input and output quantization differ: a requantizing pool is "
              "not emulated", s->ti, s->nn);
+    /* rk3576 gives the PPU whole 16-lane atoms: an 8-channel tensor (its surfaces 16 bytes
+     * a pixel, rocket-userspace's pool/max_c8_k2s2_16: 0x7024 = 16 pixels x 16) is pooled
+     * as 16 channels, the 8 lanes past it padding; only the real channels are computed */
+    int cin = t->pool_in_c, cout = t->pool_out_c;
+    if (t->map == EMU_MAP_F2 && cin == cout && cin == (in.c + 15) / 16 * 16 &&
+        cin == (in.c + in.c2 - 1) / in.c2 * in.c2 && cin == (out.c + out.c2 - 1) / out.c2 * out.c2)
+        cin = cout = in.c;
     int64_t src = t->pool_src_addr, dst = t->pool_dst_addr;
     int x0 = (int)(src % line / in.c2), y0 = (int)(src / line);
     int ox0 = (int)(dst % oline / out.c2), oy0 = (int)(dst / oline);
@@ -76,7 +83,7 @@ int emu_run_pool(const emu_step *s, const emu_task *t)
     if (kw < 1 || kh < 1 || sx < 1 || sy < 1 || pt < 0 || pb < 0 || pl < 0 || pr < 0 ||
         in.c != out.c || src < 0 || dst < 0 || src % in.c2 || dst % out.c2 || src >= surf ||
         dst >= osurf ||
-        t->pool_in_c != in.c || t->pool_out_c != out.c || x0 + t->pool_in_w > in.w ||
+        cin != in.c || cout != out.c || x0 + t->pool_in_w > in.w ||
         y0 + t->pool_in_h > in.h || ox0 + t->pool_out_w > out.w || oy0 + t->pool_out_h > out.h ||
         (t->pool_in_w + pl + pr - kw) / sx + 1 != t->pool_out_w ||
         (t->pool_in_h + pt + pb - kh) / sy + 1 != t->pool_out_h)

@@ -233,14 +233,13 @@ def maxpool(x, k, st, pad):
 # channels, and one alone; GlobalMaxPool after the carrier (two tiles of max pools).
 # 48 channels: the carrier's weight in two blocks of kernels (32 and 16), each with
 # both input blocks (docs/rknn-format.md "Weights in several input-channel blocks").
-# Not yet: 8 channels (the pool's 16 lanes over an 8-channel tensor): it stops, checked
-# below
+# 8 channels: the PPU pools 16 lanes, the 8 past the tensor's channels padding
 MAXP = {'max_c32_k2s2_16': (32, 16, 16, 2, 2, 0), 'max_c32_k3s1_16': (32, 16, 16, 3, 1, 1),
         'max_c32_k5s1_16': (32, 16, 16, 5, 1, 2), 'max_c32_k7s1_16': (32, 16, 16, 7, 1, 3),
         'max_c32_k3s3_15': (32, 15, 15, 3, 3, 0), 'max_c32_k2s2_15x18': (32, 15, 18, 2, 2, 0),
         'max_c32_k2s2_17x19': (32, 17, 19, 2, 2, 0), 'max_c32_k3s2_19': (32, 19, 19, 3, 2, 1),
         'max_c16_k2s2_16': (16, 16, 16, 2, 2, 0), 'max_c64_k2s2_16': (64, 16, 16, 2, 2, 0),
-        'max_c48_k2s2_16': (48, 16, 16, 2, 2, 0),
+        'max_c48_k2s2_16': (48, 16, 16, 2, 2, 0), 'max_c8_k2s2_16': (8, 16, 16, 2, 2, 0),
         'max_c32_k3s2_16_same': (32, 16, 16, 3, 2, 1), 'max_c32_k3s2_16_vld': (32, 16, 16, 3, 2, 0),
         'gmp_c32_16': (32, 16, 16, 16, 1, 0)}
 for tag, (c, ih, iw, k, st, pad) in MAXP.items():
