@@ -266,9 +266,13 @@ const emu_chip_info *emu_chip_table(int *n);
  *   ALU add, OUT_CVT), the source (Split) or destination (Concat) offset picking
  *   the slice; an Add's adds its two inputs (BS multiplier, EW converter).
  * A MaxPool's PPU task takes the window maximum (same quantization in and out);
+ * rk3576's AveragePool's the window's sum of bytes times the Q16 reciprocals of
+ * the cells it counts per axis, rounded half to even (docs/rknn-format.md
+ * "Average pooling on f2");
  * a Resize's DPU-only task repeats one C2 surface 2 x 2 (nearest), bytes unchanged.
  * Weights: blocks [OC1, IC1, kh, kw, OC2, IC2] of input channels, interleaved per
- * OC1; a task may compute a tile of the output channels.
+ * OC1, the kernels possibly in blocks of other OC2 one after the other; a task may
+ * compute a tile of the output channels.
  * A float16 conv (emu_conv16.c; precisions fp16, every DPU stage bypassed): y =
  * fp16(sum x * w), float16 products summed in float32.
  * CPU layers other than Input/OutputOperator (a custom op) run through the

@@ -463,7 +463,9 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
                 res->tasks_copy++;
                 continue;
             }
-            if (nd->type && !strcmp(nd->type, "MaxPool")) {
+            /* MaxPool; rk3576's AveragePool (its PPU words read off the vendor's files) */
+            if (nd->type && (!strcmp(nd->type, "MaxPool") ||
+                             (t->map == EMU_MAP_F2 && !strcmp(nd->type, "AveragePool")))) {
                 if ((rc = emu_run_pool(&st, t)))
                     goto out;
                 res->tasks_run++;

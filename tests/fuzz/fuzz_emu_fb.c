@@ -5,7 +5,8 @@
  * Resize (256 channels, 20 x 20 -> 40 x 40), on rk3566's register map; with the
  * first byte at 0x80 or above, on rk3576's (layout f2) with a 3x3 depthwise Conv of the 64
  * input channels as node 0 before them (its weight [1,1,3,3,1,64] in two bytes an
- * element, 96 words of per-channel data: emu_dw.c).
+ * element, 96 words of per-channel data: emu_dw.c), and with bit 6 set as well the
+ * pool an AveragePool (emu_pool.c's rk3576 average).
  * Input: 8 bytes, byte i % 8 the node (mod 3, or 4 on rk3576) of task i, then 8-byte
  * model-1 entries (bits 32..63 value, 16..31 address, 0..15 zero), eight 0xff bytes
  * between tasks. The file: 6144 bytes, the input repeated. The inputs: the
@@ -70,6 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          .n_out = 1, .target = RKNN_TGT_NPU},
         {.type = "Resize", .name = "Resize:s", .in = &rs_in, .n_in = 1, .out = &rs_out, .n_out = 1, .target = RKNN_TGT_NPU},
     };
+    if (f2 && (data[0] & 0x40)) {
+        nodes[2].type = "AveragePool";
+        nodes[2].name = "AveragePool:q";
+    }
     rknn_io io[6] = {
         {.name = "a", .tensor = 0}, {.name = "p", .tensor = 4}, {.name = "r", .tensor = 6},
         {.name = "c", .tensor = 3, .is_output = 1}, {.name = "q", .tensor = 5, .is_output = 1},

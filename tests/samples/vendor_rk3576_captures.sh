@@ -12,8 +12,9 @@
 #   lut/ctl_conv_i8, pool/ctl_conv_c32_16: the same Conv, int8; lut/conv_relu_i8 and
 #                  conv_relu6_i8 with a Relu or Clip(0, 6) after it
 #   dw/dw_* (mkdw.py): an int8 depthwise Conv, weights (i % 7 - 3) / 8, bias (c + 1) / 4
-#   pool/max_*, gmp_*, bare_max_*, gap_*, bare_gap_* (mkpool.py): MaxPool, GlobalMaxPool,
-#                  GlobalAveragePool after the 3x3 conv carrier above (of C channels), or alone
+#   pool/max_*, gmp_*, bare_max_*, gap_*, bare_gap_*, avg_*, bare_avg_* (mkpool.py): MaxPool,
+#                  GlobalMaxPool, GlobalAveragePool, AveragePool after the 3x3 conv carrier
+#                  above (of C channels), or alone
 #   add/ctl_conv_c32_16, res_*, add2_*, bcast_add_* (mkadd.py): an int8 3x3 Conv
 #                  (weights ((i + seed) % 11 - 5) / 16, bias ((oc + seed) % 7 + 1) / 8,
 #                  seed the length of its tag), alone, + its input, + a second Conv,
@@ -252,11 +253,68 @@ for tag, (c, ih, iw, k, st, pad) in MAXP.items():
 check_int8('pool/bare_max_c32_k2s2_16.rknn', rng.uniform(-1, 1, (1, C, 16, 16)).astype(np.float32),
            lambda xq: maxpool(xq, 2, 2, 0))
 
+
+def avgpool(x, k, st, pad):
+    """ONNX AveragePool with count_include_pad=0 (mkpool.py): the mean of the cells
+    inside the plane"""
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    ones = np.pad(np.ones_like(x), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh = (x.shape[2] + 2 * pad - k) // st + 1
+    ow = (x.shape[3] + 2 * pad - k) // st + 1
+    win = lambda a: sum(a[:, :, ky:ky + st * (oh - 1) + 1:st, kx:kx + st * (ow - 1) + 1:st]
+                        for ky in range(k) for kx in range(k))
+    return win(xp), win(ones)
+
+
+def quantized(d, f, name):
+    """tensor name of a run's dump as the int8 bytes the NPU held"""
+    info = json.loads(subprocess.run([rt, 'inspect', f'{src}/{f}', '--json'], capture_output=True,
+                                     text=True).stdout)
+    q = next(t for n in info['nodes'] for t in n.get('outputs') or [] if t['name'] == name)
+    return np.round(np.load(f'{d}/{name}.npy').astype(np.float64) / q['scale']) + q['zero_point']
+
+
+# mkpool.py's AveragePools (count_include_pad=0; SAME pads k // 2), after the conv carrier
+# and one alone: against the formula as the other pools (two output steps: the carrier's
+# rounding and the pool's, each at most half a step, with the cosine); then the pool
+# alone on the bytes the run gave its input, each output the window's mean over its
+# cells inside the plane rounded to the nearest: within 0.5 + 1/64 of a step (the Q16
+# reciprocals 0x5555 of 3 are truncated: 1152 x (1/9 - 0x5555^2 / 2^32) < 1/64 at most),
+# and a mean that falls on a half goes to the even neighbour when both axes' counts are
+# powers of two (their reciprocals exact), else toward zero (rocket-userspace e0677862,
+# src/rocket_pool_rk3576.c: rounding measured on a board). Truncating, rounding a tie
+# up, dividing a border window by the kernel's cells or misreading the lanes fails.
+AVGP = {'avg_c32_k2s2_16': (32, 16, 16, 2, 2, 0, 'c'), 'avg_c32_k3s1_16': (32, 16, 16, 3, 1, 1, 'c'),
+        'avg_c32_k3s3_15': (32, 15, 15, 3, 3, 0, 'c'), 'bare_avg_c32_k2s2_16': (32, 16, 16, 2, 2, 0, 'x')}
+for tag, (c, ih, iw, k, st, pad, srcn) in AVGP.items():
+    f = f'pool/{tag}.rknn'
+    if not os.path.exists(f'{src}/{f}'):
+        continue
+    w = wq(((np.arange(c * c * 9) % 11 - 5) / 16.0).reshape(c, c, 3, 3))
+    b = (np.arange(c) + 1) / 8.0
+    pre = (lambda xq: xq) if srcn == 'x' else (lambda xq: conv(xq, w, b))
+    check_int8(f, rng.uniform(-1, 1, (1, c, ih, iw)).astype(np.float32),
+               lambda xq: np.divide(*avgpool(pre(xq), k, st, pad)))
+    d = f'{tmp}/d_{tag}.rknn'
+    if not os.path.exists(f'{d}/y.npy'):
+        continue
+    ssum, cnt = avgpool(quantized(d, f, srcn), k, st, pad)
+    y, mean = quantized(d, f, 'y'), ssum / cnt
+    err = np.abs(y - mean).max()
+    tie = np.abs(ssum % cnt * 2 - cnt) == 0          # the mean on a half
+    exact = np.isin(cnt, (1, 2, 4, 8, 16))            # a power of two: so both axes' counts
+    want = np.where(exact, np.where(np.floor(mean) % 2 == 0, np.floor(mean), np.ceil(mean)),
+                    np.trunc(mean))
+    bad = int((y != want)[tie].sum())
+    report(err <= 0.5 + 1 / 64 and bad == 0, f + ' (pool alone)',
+           f'max |err| {err:.3f} steps from the exact mean; {int(tie.sum())} halves, {bad} '
+           'rounded otherwise')
+
 # every other file stops with one line naming its task
 for fam in ('dw', 'pool', 'lut', 'add'):
     for f in sorted(os.listdir(f'{src}/{fam}')):
         if not f.endswith('.rknn') or f.startswith('ctl_conv') or f[:-5] in DW or f in GAP or \
-                f[:-5] in MAXP or f == 'bare_max_c32_k2s2_16.rknn' or \
+                f[:-5] in MAXP or f == 'bare_max_c32_k2s2_16.rknn' or f[:-5] in AVGP or \
                 f in ('conv_relu_i8.rknn', 'conv_relu6_i8.rknn') or (fam == 'add' and f[:-5] in ADD):
             continue
         r = subprocess.run([rt, 'run', f'{src}/{fam}/{f}', '--emulate', '--no-db'],
