@@ -117,20 +117,22 @@ int emu_weight_blocks(const rknn_tensor *w, int kh, int kw, int in_c, int out_c,
     b->kh = kh;
     b->kw = kw;
     b->ocp = (int)s[4];
-    int ic = 0;
+    /* sizes past 2^22 channels or kernels are no file's: refused before they overflow */
+    const int64_t lim = (int64_t)1 << 22;
+    int64_t ic = 0, nk = 0;
     for (int k = 0; k < n; k++) {
         const int64_t *t = s + 6 * k;
-        if (t[1] < 1 || t[5] < 1 || t[1] > 65536 || t[5] > 65536)
+        if (t[1] < 1 || t[5] < 1 || t[1] > lim || t[5] > lim || ic + t[1] * t[5] > lim)
             return -1;
         b->ib[k] = (int)t[1];
         b->icp[k] = (int)t[5];
-        b->ic0[k] = ic;
-        ic += b->ib[k] * b->icp[k];
+        b->ic0[k] = (int)ic;
+        ic += t[1] * t[5];
     }
     b->per_kernel = (int64_t)kh * kw * ic;
     for (int j = 0; j < b->no; j++) {
         const int64_t *o = s + 6 * n * j;
-        if (o[0] < 1 || o[4] < 1 || o[0] > 65536 || o[4] > 65536)
+        if (o[0] < 1 || o[4] < 1 || o[0] > lim || o[4] > lim || nk + o[0] * o[4] > lim)
             return -1;
         for (int k = 0; k < n; k++) {
             const int64_t *t = o + 6 * k;
@@ -140,11 +142,12 @@ int emu_weight_blocks(const rknn_tensor *w, int kh, int kw, int in_c, int out_c,
         }
         b->ob[j] = (int)o[0];
         b->ocb[j] = (int)o[4];
-        b->oc0[j] = b->kernels;
+        b->oc0[j] = (int)nk;
         b->ooff[j] = b->bytes;
-        b->kernels += b->ob[j] * b->ocb[j];
-        b->bytes += (int64_t)b->ob[j] * b->ocb[j] * b->per_kernel;
+        nk += o[0] * o[4];
+        b->bytes += o[0] * o[4] * b->per_kernel;
     }
+    b->kernels = (int)nk;
     b->block_bytes = b->per_kernel * b->ocp;
     /* every channel covered; only the last block's lanes may pad, and the last
      * output block's kernels */
