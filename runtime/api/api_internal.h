@@ -272,10 +272,16 @@ typedef struct api_vendor api_vendor;
  * RKNN_ERR_MODEL_INVALID with one E line naming the reason. */
 int api_vendor_load(api_ctx *c);
 void api_vendor_free(api_vendor *v);
-/* What a vendor file's rknn_input may be (pass_through 0; UINT8, INT8, FLOAT16 or
- * FLOAT32; NHWC or NCHW): RKNN_SUCC, or RKNN_ERR_INPUT_INVALID with an E line. The
- * values are then converted as for any model, into the emulator's float input. */
-int api_vendor_input_check(const rknn_input *in);
+/* What a vendor file's rknn_input may be (UINT8, INT8, FLOAT16 or FLOAT32; NHWC,
+ * NCHW or UNDEFINED; pass_through: the model's own values, except on an RV110x file):
+ * RKNN_SUCC, or RKNN_ERR_INPUT_INVALID with an E line. The values are then converted
+ * as for any model, into the emulator's float input. */
+int api_vendor_input_check(const api_ctx *c, const rknn_input *in);
+/* An input given as the model's own values (pass_through, or INT8 AFFINE at its
+ * scale), converted to the normalized floats they stand for: put back before the
+ * file's mean and std, which the emulator applies. RKNN_ERR_INPUT_INVALID with an
+ * E line (call: the API function) on an RV110x file, whose runtime reads pixels. */
+int api_vendor_input_normalized(const api_ctx *c, const api_io *io, const char *call);
 /* Executes the tasks on the inputs set (v's float NCHW, which c->in's data also are):
  * RKNN_SUCC, or RKNN_ERR_FAIL with an E line naming the task where the emulator stopped.
  * dump (level 5): every computed tensor as a .npy under the vendor's dump name, in

@@ -658,6 +658,8 @@ static int input_set_one(api_ctx *c, const rknn_input *in)
     }
     int raw = api_input_is_raw(io, &l, in->pass_through);
     int ret = api_convert(c->x, io, t->dtype, io->data, in->buf, &l, 1, "rknn_inputs_set");
+    if (!ret && c->vendor && !raw)
+        ret = api_vendor_input_normalized(c, io, "rknn_inputs_set");
     if (!ret)
         api_input_finish(c, io, raw);
     return ret;
@@ -695,7 +697,7 @@ int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]
         }
     }
     for (uint32_t i = 0; i < n_inputs; i++) {
-        ret = c->vendor ? api_vendor_input_check(&inputs[i]) : RKNN_SUCC;
+        ret = c->vendor ? api_vendor_input_check(c, &inputs[i]) : RKNN_SUCC;
         if (!ret)
             ret = input_set_one(c, &inputs[i]);
         if (ret)
@@ -987,18 +989,11 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
                 goto out;
             layout_of_binding(c, io, &l);
             int raw = api_input_is_raw(io, &l, io->mem_attr.pass_through);
-            if (c->vendor && !raw) { /* the emulator normalises and quantises itself */
-                API_E("rknn_run, input %d of a vendor .rknn run by the NPU emulator is bound "
-                      "as the model's quantized values (%s%s): bind UINT8 pixels or FLOAT32 "
-                      "values with pass_through = 0, as the model zoo's zero-copy demos do",
-                      i, get_type_string((rknn_tensor_type)l.rtype),
-                      io->mem_attr.pass_through ? ", pass_through" : " AFFINE");
-                ret = RKNN_ERR_INPUT_INVALID;
-                goto out;
-            }
             double tc = rt_now_us();
             ret = api_convert(c->x, io, c->g->t[io->tensor].dtype, io->data, src, &l, 1,
                               "rknn_run");
+            if (!ret && c->vendor && !raw)
+                ret = api_vendor_input_normalized(c, io, "rknn_run");
             if (ret)
                 goto out;
             api_input_finish(c, io, raw);

@@ -307,24 +307,54 @@ static void cost_session(api_ctx *c)
             c->max_weight += (uint64_t)v->m->tensors[i].data_len;
 }
 
-int api_vendor_input_check(const rknn_input *in)
+int api_vendor_input_check(const api_ctx *c, const rknn_input *in)
 {
-    if (in->pass_through) {
-        API_E("rknn_inputs_set, inputs[%u].pass_through = 1 on a vendor .rknn run by the NPU "
-              "emulator: pass the values (any type, NHWC, NCHW or UNDEFINED) with "
-              "pass_through = 0", in->index);
+    /* the RV110x mini runtime has no pass-through (shared/research/rknn-api.md,
+     * rknn_inputs_set); the full runtime takes the model's own values */
+    if (in->pass_through && c->vendor->m->container == RKNN_C_LITE) {
+        API_E("rknn_inputs_set, inputs[%u].pass_through = 1 on an RV1103/RV1106 .rknn: its "
+              "runtime (librknnmrt) has no pass-through; pass the image with pass_through = 0",
+              in->index);
         return RKNN_ERR_INPUT_INVALID;
     }
     /* any type converts as for every model (api_convert); UNDEFINED is the
      * framework's order, what RKNN_QUERY_INPUT_ATTR gives a tensor that is not
      * 4-D and what clients copy from it (sherpa-onnx sets fmt = attr.fmt) */
-    if (in->fmt != RKNN_TENSOR_NHWC && in->fmt != RKNN_TENSOR_NCHW &&
+    if (!in->pass_through && in->fmt != RKNN_TENSOR_NHWC && in->fmt != RKNN_TENSOR_NCHW &&
         in->fmt != RKNN_TENSOR_UNDEFINED) {
         API_E("rknn_inputs_set, inputs[%u].fmt = %s: a vendor .rknn run by the NPU emulator "
               "takes NHWC, NCHW or UNDEFINED (the framework's order) unless pass_through",
               in->index, get_format_string(in->fmt));
         return RKNN_ERR_INPUT_INVALID;
     }
+    return RKNN_SUCC;
+}
+
+int api_vendor_input_normalized(const api_ctx *c, const api_io *io, const char *call)
+{
+    const api_vendor *v = c->vendor;
+    const int k = (int)(io - c->in);
+    const rknn_io *fio = &v->m->io[v->in_io[k]];
+
+    if (v->m->container == RKNN_C_LITE) { /* its converter reads the image itself */
+        API_E("%s, input %d of an RV1103/RV1106 .rknn is bound as the model's quantized values: "
+              "bind UINT8 pixels with pass_through = 0, as its runtime (librknnmrt) takes them",
+              call, k);
+        return RKNN_ERR_INPUT_INVALID;
+    }
+    if (io->ndim != 4 || !io->data)
+        return RKNN_SUCC;
+    /* emu_exec takes the values before the file's mean and std, (x - mean) / std,
+     * and quantizes them: x = v std + mean gives back the same integers */
+    const int64_t N = io->dims[0], C = io->dims[1], plane = io->dims[2] * io->dims[3];
+    float *x = io->data;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t ch = 0; ch < C; ch++) {
+            double mean = ch < fio->n_mean ? fio->mean[ch] : 0, sd = ch < fio->n_std ? fio->std[ch] : 1;
+            float *b = x + (n * C + ch) * plane;
+            for (int64_t i = 0; i < plane; i++)
+                b[i] = (float)(b[i] * sd + mean);
+        }
     return RKNN_SUCC;
 }
 

@@ -11,10 +11,13 @@
  * turned into NCHW as the zoo's NC1HWC2_i8_to_NCHW_i8 does. Compiled against
  * rknn_api.h only and linked with -lrknnrt.
  *
- *   sample_vendor MODEL OUTDIR IN0.u8 [IN1.u8 ...]
+ *   sample_vendor [--pass-through] MODEL OUTDIR IN0.u8 [IN1.u8 ...]
  * INi.u8: the raw NHWC bytes of input i (INPUT_ATTR's size). Writes OUTDIR/out<i>.f32
  * (want_float), OUTDIR/out<i>.i8 (the int8 values) and OUTDIR/out<i>.zc.i8 (the
- * zero-copy flow's int8 values, NCHW) per output. */
+ * zero-copy flow's int8 values, NCHW) per output.
+ * --pass-through: INi holds the model's own input values (INPUT_ATTR's type, fmt and
+ * size, already normalised and quantized), set with pass_through = 1 and the attr's
+ * type and fmt, as boundarybitlabs/rknpu2-rs's tests do; no zero-copy flow. */
 #define _POSIX_C_SOURCE 200809L
 #include "sample_util.h"
 
@@ -174,10 +177,11 @@ int main(int argc, char **argv)
     rknn_output outputs[8];
     unsigned char *model_data = NULL, *img[8] = {0};
     size_t model_size = 0, img_size[8] = {0};
-    int ret, status = 1;
+    int ret, status = 1, pass = argc > 1 && !strcmp(argv[1], "--pass-through");
 
+    argc -= pass, argv += pass;
     if (argc < 4) {
-        fprintf(stderr, "usage: %s MODEL OUTDIR IN0.u8 [IN1.u8 ...]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--pass-through] MODEL OUTDIR IN0.u8 [IN1.u8 ...]\n", argv[0]);
         return 2;
     }
     model_data = sample_load_file(argv[1], &model_size);
@@ -230,13 +234,16 @@ int main(int argc, char **argv)
     memset(inputs, 0, sizeof(inputs));
     for (uint32_t i = 0; i < io_num.n_input; i++) {
         img[i] = sample_load_file(argv[3 + i], &img_size[i]);
-        if (!img[i] || img_size[i] != input_attrs[i].n_elems) {
-            printf("%s: need %u bytes (uint8 NHWC)\n", argv[3 + i], input_attrs[i].n_elems);
+        uint32_t need = pass ? input_attrs[i].size : input_attrs[i].n_elems;
+        if (!img[i] || img_size[i] != need) {
+            printf("%s: need %u bytes (%s)\n", argv[3 + i], need,
+                   pass ? "the model's values" : "uint8 NHWC");
             goto out;
         }
         inputs[i].index = i;
-        inputs[i].type = RKNN_TENSOR_UINT8;
-        inputs[i].fmt = RKNN_TENSOR_NHWC;
+        inputs[i].type = pass ? input_attrs[i].type : RKNN_TENSOR_UINT8;
+        inputs[i].fmt = pass ? input_attrs[i].fmt : RKNN_TENSOR_NHWC;
+        inputs[i].pass_through = (uint8_t)pass;
         inputs[i].size = (uint32_t)img_size[i];
         inputs[i].buf = img[i];
     }
@@ -274,7 +281,7 @@ int main(int argc, char **argv)
             goto out;
         }
     }
-    if (zero_copy(model_data, model_size, argv[2], img))
+    if (!pass && zero_copy(model_data, model_size, argv[2], img))
         goto out;
     status = 0;
 out:

@@ -178,6 +178,49 @@ for f in os.listdir(w + '/cli'):
 print('; '.join(msgs) if msgs else 'ok')
 EOF
     ) && [ "$out" = ok ]; then ok; else bad "$f: $out"; fi
+    # pass_through = 1: the model's own int8 values, computed here from the same
+    # pixels with the file's mean, std (inspect) and scale, zero point (the FlatBuffer
+    # oracle); the CLI given the floats they stand for, (q - zp) scale std + mean,
+    # must compute the same outputs
+    pargs=()
+    while read -r name npy i8; do
+        pargs+=(-i "$name=$npy"); echo "$i8" >>"$w/i8.list"
+    done < <($PY - "$w" "$m" <<'EOF'
+import json, sys, numpy as np
+sys.path.insert(0, 'tests/oracle')
+from rknn_fb import FB
+w, rknn = sys.argv[1:3]
+fb = FB(rknn)
+q = {fb.string(t, 5): (fb.first(t, 10, '<f'), fb.first(t, 11, '<i')) for t in fb.tables(fb.graph(), 0)}
+for i, io in enumerate(json.load(open(w + '/meta.json'))['inputs']):
+    n, c, h, wd = io['shape']
+    s, z = q[io['name']]
+    mean = np.array(io['mean'][:c], np.float64).reshape(1, 1, 1, c)
+    std = np.array(io['std'][:c], np.float64).reshape(1, 1, 1, c)
+    u = np.fromfile(f'{w}/in{i}.u8', dtype=np.uint8).reshape(n, h, wd, c).astype(np.float64)
+    qi = np.clip(np.round((u - mean) / std / s) + z, -128, 127).astype(np.int8)
+    qi.tofile(f'{w}/in{i}.i8')
+    x = ((qi.astype(np.float64) - z) * s) * std + mean
+    np.save(f'{w}/pin{i}.npy', x.transpose(0, 3, 1, 2).astype(np.float32))
+    print(io['name'], f'{w}/pin{i}.npy', f'{w}/in{i}.i8')
+EOF
+)
+    mapfile -t i8s <"$w/i8.list"
+    mkdir -p "$w/pt"
+    if "$RT" run "$m" --emulate "${pargs[@]}" --dump "$w/pcli" --no-db >/dev/null 2>"$w/pcli.err" &&
+       "$APP" --pass-through "$m" "$w/pt" "${i8s[@]}" >"$w/pt.out" 2>"$w/pt.err" &&
+       ! grep -q '^E RKNN' "$w/pt.err"; then
+        $PY - "$w" <<'EOF' && ok || bad "$f: pass_through outputs differ from the CLI's on the same values"
+import json, sys, numpy as np
+w = sys.argv[1]
+for i, io in enumerate(json.load(open(w + '/meta.json'))['outputs']):
+    ref = np.load(f"{w}/pcli/{io['name']}.npy").astype(np.float32).ravel()
+    got = np.fromfile(f'{w}/pt/out{i}.f32', dtype=np.float32)
+    assert got.tobytes() == ref.tobytes(), (io['name'], got.size, ref.size)
+EOF
+    else
+        bad "$f: pass_through run: $(tail -2 "$w/pt.out") $(grep '^E RKNN' "$w/pt.err" "$w/pcli.err" | head -2)"
+    fi
 done
 
 # files the emulator does not run: refused at rknn_init with its reason, one E line
