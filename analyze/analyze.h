@@ -437,7 +437,8 @@ void summary_ops_print(const summary_ops *o, FILE *f);
 void summary_ops_json(const summary_ops *o, struct json_writer *w);
 
 /* What an imported log printed that no column holds (summary_log.c): its
- * versions, error lines and diagnosis, benchmark figures, perf totals. */
+ * versions, error lines and diagnosis, known warnings, benchmark figures, perf
+ * totals. */
 #define SUMMARY_LOG_NVERSIONS 9
 typedef struct summary_log {
     int present;                        /* the run is an imported log */
@@ -449,6 +450,11 @@ typedef struct summary_log {
     char **error_lines;                 /* the first ones, as stored */
     int n_error_lines;
     char *diagnosis;
+    int64_t n_warnings;                 /* the runtime's known warning lines, -1: none */
+    char **warning_lines;               /* the first ones, as stored */
+    int n_warning_lines;
+    char **notes;                       /* what each kind among them means */
+    int n_notes;
     int has_benchmark;                  /* rknn_benchmark's own figures, NaN: not printed */
     double bench_avg_ms, bench_avg_fps, bench_warmup, bench_fps_min, bench_fps_max;
     int bench_iterations;

@@ -1,6 +1,6 @@
 /* analyze/summary_log.c — what an imported log printed that no column holds:
- * the versions it named (env_json), its error lines with their diagnosis,
- * rknn_benchmark's own figures and the perf table's totals (extra_json, written
+ * the versions it named (env_json), its error lines with their diagnosis, the
+ * runtime's known warnings with what they mean, rknn_benchmark's own figures and the perf table's totals (extra_json, written
  * by `import`, record/source_import.c). Read once for the run summary, so that
  * `show`, the TUI and the run document (`show --json`, reports) say the same. */
 #include "analyze/analyze.h"
@@ -45,23 +45,36 @@ static void read_versions(const char *env_json, summary_log *l)
     json_decref(env);
 }
 
+/* a stored {count, lines} block: its count (-1 when absent) and lines */
+static int64_t read_lines(const json_t *o, char ***lines, int *n)
+{
+    const json_t *a = json_object_get(o, "lines");
+    size_t m = json_is_array(a) ? json_array_size(a) : 0;
+    *lines = xcalloc(m ? m : 1, sizeof(char *));
+    *n = 0;
+    for (size_t k = 0; k < m; k++) {
+        const char *s = json_string_value(json_array_get(a, k));
+        if (s)
+            (*lines)[(*n)++] = xstrdup(s);
+    }
+    return json_is_object(o) ? json_integer_value(json_object_get(o, "count")) : -1;
+}
+
 static void read_extra(const store_run *run, summary_log *l)
 {
     json_t *root = run->extra_json ? json_loads(run->extra_json, 0, NULL) : NULL;
     const json_t *e = json_object_get(root, "errors"), *b = json_object_get(root, "benchmark");
     const json_t *p = json_object_get(root, "perf");
 
-    if (json_is_object(e)) {
-        const json_t *lines = json_object_get(e, "lines");
-        size_t n = json_is_array(lines) ? json_array_size(lines) : 0;
-        l->n_errors = json_integer_value(json_object_get(e, "count"));
-        l->error_lines = xcalloc(n ? n : 1, sizeof(char *));
-        for (size_t k = 0; k < n; k++) {
-            const char *s = json_string_value(json_array_get(lines, k));
-            if (s)
-                l->error_lines[l->n_error_lines++] = xstrdup(s);
-        }
-        l->diagnosis = dup_str(json_object_get(e, "diagnosis"));
+    l->n_errors = read_lines(e, &l->error_lines, &l->n_error_lines);
+    l->diagnosis = dup_str(json_object_get(e, "diagnosis"));
+    const json_t *wn = json_object_get(root, "warnings");
+    l->n_warnings = read_lines(wn, &l->warning_lines, &l->n_warning_lines);
+    if (json_is_object(wn)) {
+        json_t *w = json_object();
+        json_object_set(w, "lines", json_object_get(wn, "notes"));
+        read_lines(w, &l->notes, &l->n_notes);
+        json_decref(w);
     }
     if (json_is_object(b)) {
         const json_t *ms = json_object_get(b, "iteration_ms"), *fps = json_object_get(b, "iteration_fps");
@@ -90,7 +103,7 @@ static void read_extra(const store_run *run, summary_log *l)
 void summary_log_read(const store_run *run, summary_log *l)
 {
     memset(l, 0, sizeof(*l));
-    l->n_errors = -1;
+    l->n_errors = l->n_warnings = -1;
     l->operator_us = l->rw_kb = NAN;
     if (!run->import_kind)
         return;
@@ -109,6 +122,12 @@ void summary_log_free(summary_log *l)
         free(l->error_lines[k]);
     free(l->error_lines);
     free(l->diagnosis);
+    for (int k = 0; k < l->n_warning_lines; k++)
+        free(l->warning_lines[k]);
+    free(l->warning_lines);
+    for (int k = 0; k < l->n_notes; k++)
+        free(l->notes[k]);
+    free(l->notes);
     memset(l, 0, sizeof(*l));
 }
 
@@ -153,6 +172,16 @@ void summary_log_print(const summary_log *l, const char *status, FILE *f)
             fprintf(f, "  ... %lld more\n", (long long)(l->n_errors - l->n_error_lines));
         if (l->diagnosis)
             fprintf(f, "diagnosis %s\n", tt(l->diagnosis));
+    }
+    if (l->n_warnings >= 0) {
+        fprintf(f, "\nwarnings  %lld known warning line%s in the log\n", (long long)l->n_warnings,
+                l->n_warnings == 1 ? "" : "s");
+        for (int k = 0; k < l->n_warning_lines; k++)
+            fprintf(f, "  %s\n", tt(l->warning_lines[k]));
+        if (l->n_warnings > l->n_warning_lines)
+            fprintf(f, "  ... %lld more\n", (long long)(l->n_warnings - l->n_warning_lines));
+        for (int k = 0; k < l->n_notes; k++)
+            fprintf(f, "note      %s\n", tt(l->notes[k]));
     }
     if (l->has_benchmark) {
         fputs("\nbenchmark avg ", f);
@@ -208,6 +237,25 @@ void summary_log_json(const summary_log *l, json_writer *w)
         json_arr_close(w);
         json_key(w, "diagnosis");
         json_str(w, l->diagnosis);
+        json_obj_close(w);
+    }
+    json_key(w, "warnings");
+    if (l->n_warnings < 0) {
+        json_write_null(w);
+    } else {
+        json_obj_open(w);
+        json_key(w, "count");
+        json_int(w, l->n_warnings);
+        json_key(w, "lines");
+        json_arr_open(w);
+        for (int k = 0; k < l->n_warning_lines; k++)
+            json_str(w, l->warning_lines[k]);
+        json_arr_close(w);
+        json_key(w, "notes");
+        json_arr_open(w);
+        for (int k = 0; k < l->n_notes; k++)
+            json_str(w, l->notes[k]);
+        json_arr_close(w);
         json_obj_close(w);
     }
     json_key(w, "benchmark");

@@ -331,6 +331,31 @@ char *import_extra_json(const vlog_run_t *r, const char *golden_dir)
         json_obj_close(&w);
         any = 1;
     }
+    if (r->n_warnings) {
+        /* the known warning lines as printed, and what each kind means */
+        int n = r->n_warnings < VLOG_MAX_ERRORS ? r->n_warnings : VLOG_MAX_ERRORS;
+        json_key(&w, "warnings");
+        json_obj_open(&w);
+        json_key(&w, "count"); json_int(&w, r->n_warnings);
+        json_key(&w, "lines");
+        json_arr_open(&w);
+        for (int k = 0; k < n; k++)
+            json_str(&w, r->warnings[k]);
+        json_arr_close(&w);
+        json_key(&w, "notes");
+        json_arr_open(&w);
+        for (int k = 0; k < n; k++) {
+            const char *m = errlog_warning(r->warnings[k]);
+            int seen = 0;
+            for (int j = 0; j < k && !seen; j++)
+                seen = errlog_warning(r->warnings[j]) == m;
+            if (m && !seen)
+                json_str(&w, m);
+        }
+        json_arr_close(&w);
+        json_obj_close(&w);
+        any = 1;
+    }
     json_obj_close(&w);
     text = json_take(&w, &len);
     if (!any) { /* nothing beyond the columns */

@@ -4,15 +4,16 @@
 #include <string.h>
 #include "tracer/tracer.h"
 
-/* "E RKNN" then blanks and ':' somewhere in the line: "E RKNN: [ts] ...",
- * "rknn_run E RKNN: ...", logcat's "... E RKNN    : ...". */
-static int has_e_rknn(const char *s)
+/* The runtime's tag at a level ('E': "E RKNN") then blanks and ':' somewhere in
+ * the line: "E RKNN: [ts] ...", "rknn_run E RKNN: ...", logcat's "... E RKNN    : ...". */
+static int has_rknn_level(const char *s, char level)
 {
     /* logcat's brief and Android Studio forms: "E/RKNN    (12848): ...", "... E/RKNN: ..." */
-    const char *b = strstr(s, "E/RKNN");
+    const char tag[] = {level, '/', 'R', 'K', 'N', 'N', 0}, sp[] = {level, ' ', 'R', 'K', 'N', 'N', 0};
+    const char *b = strstr(s, tag);
     if (b && (b == s || b[-1] == ' ') && tracer_after_tag(b + 6, 1))
         return 1;
-    for (const char *p = s; (p = strstr(p, "E RKNN")) != NULL; p += 6)
+    for (const char *p = s; (p = strstr(p, sp)) != NULL; p += 6)
         if ((p == s || p[-1] == ' ') && tracer_after_tag(p + 6, 0))
             return 1;
     return 0;
@@ -51,7 +52,7 @@ int errlog_is_error(const char *raw, const char *t)
     if (!strncmp(raw, "adb: error:", 11) || strstr(raw, "corrupted size vs. prev_size") ||
         strstr(raw, "double free or corruption"))
         return 1;
-    if (has_e_rknn(raw))
+    if (has_rknn_level(raw, 'E'))
         return 1;
     /* the kernel driver's error in logcat: "... 0 E RKNPU   : job timeout, ..." */
     if (strstr(raw, " E RKNPU ") && strstr(raw, ": "))
@@ -207,5 +208,33 @@ const char *errlog_diagnosis(const char *line, int *fatal)
         }
     if (fatal)
         *fatal = 1;
+    return NULL;
+}
+
+/* Warnings the runtime prints at level W whose text says what they mean: the
+ * run goes on. */
+static const struct known_warning {
+    const char *says, *means;
+} known_warn[] = {
+    /* "Output(output0): size_with_stride larger than model origin size, if need run
+     * OutputOperator in NPU, please call rknn_create_memory using size_with_stride." */
+    {"size_with_stride larger than model origin size", "an output's native layout "
+     "(size_with_stride) is larger than the model's output size: the runtime's advice is for "
+     "an application that runs the OutputOperator on the NPU into memory it allocates itself "
+     "(rknn_create_mem), which must allocate size_with_stride bytes; nothing to do otherwise"},
+    /* RKNNLite asks every model for its dynamic shapes at init, then prints "If it is a
+     * static shape RKNN model, please ignore the above warning message." */
+    {"RKNN_QUERY_INPUT_DYNAMIC_RANGE error, rknn model is static shape type", "the application "
+     "asked a static-shape model for its dynamic input shapes: not an error (RKNNLite asks at "
+     "init and says to ignore this warning for a static-shape model)"},
+};
+
+const char *errlog_warning(const char *raw)
+{
+    if (!has_rknn_level(raw, 'W'))
+        return NULL;
+    for (size_t i = 0; i < sizeof known_warn / sizeof known_warn[0]; i++)
+        if (strstr(raw, known_warn[i].says))
+            return known_warn[i].means;
     return NULL;
 }

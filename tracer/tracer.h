@@ -283,6 +283,9 @@ int errlog_is_error(const char *raw, const char *t);
  * a short diagnosis, and whether it ends the run (*fatal; a dump file that
  * cannot be written does not). NULL: not a known error (fatal). */
 const char *errlog_diagnosis(const char *line, int *fatal);
+/* A warning line of the runtime (`W RKNN:`, any prefix) that the small table in
+ * tracer/errlog_parse.c knows: what it means, NULL when it is not one of them. */
+const char *errlog_warning(const char *raw);
 #define VLOG_MAX_ERRORS 8
 
 typedef struct vlog_dump {
@@ -312,7 +315,11 @@ typedef struct vlog_run {
      * the count of all, and whether one of them ends the run */
     char *errors[VLOG_MAX_ERRORS];
     int n_errors, failed;
-    size_t errors_bytes;         /* what the kept lines hold (the scan's bound) */
+    /* the runtime's known warning lines (errlog_warning): the first VLOG_MAX_ERRORS
+     * as printed (owned) and the count of all; they fail nothing */
+    char *warnings[VLOG_MAX_ERRORS];
+    int n_warnings;
+    size_t errors_bytes;         /* what the kept error and warning lines hold (the scan's bound) */
 } vlog_run_t;
 
 typedef struct vlog {

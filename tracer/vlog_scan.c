@@ -82,7 +82,7 @@ static void credit_final(scan_t *sc, int n_final)
     for (; sc->credited < n_final; sc->credited++) {
         const vlog_run_t *r = &sc->v->runs[sc->credited];
         if (!r->perf.rows && !r->perf.ops && !r->sram.rows && !r->acc && !r->dumps &&
-            !r->bench.perf_ms && !r->errors[0]) {
+            !r->bench.perf_ms && !r->errors[0] && !r->warnings[0]) {
             size_t b = run_rows_bytes(r);
             sc->held -= b < sc->held ? b : sc->held;
         }
@@ -751,6 +751,18 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         count(sc, lineno, VLOG_USED, t);
         return;
     }
+    /* a known warning of the runtime: kept with its run, which it does not fail */
+    if ((f & VLOG_F_ERRORS) && rt && errlog_warning(raw)) {
+        vlog_run_t *r = run_for(sc, lineno, 0);
+        if (r->n_warnings < VLOG_MAX_ERRORS) {
+            r->warnings[r->n_warnings] = xstrdup(raw);
+            r->errors_bytes += strlen(raw) + 1;
+            sc->held += strlen(raw) + 1;
+        }
+        r->n_warnings++;
+        count(sc, lineno, VLOG_USED, t);
+        return;
+    }
     if (rt) {
         count(sc, lineno, VLOG_RUNTIME, t);
         return;
@@ -932,6 +944,8 @@ void vlog_run_free(vlog_run_t *r)
     free(r->dumps);
     for (int k = 0; k < r->n_errors && k < VLOG_MAX_ERRORS; k++)
         free(r->errors[k]);
+    for (int k = 0; k < r->n_warnings && k < VLOG_MAX_ERRORS; k++)
+        free(r->warnings[k]);
 }
 
 void vlog_run_move(vlog_run_t *dst, vlog_run_t *src)
@@ -945,6 +959,7 @@ void vlog_run_move(vlog_run_t *dst, vlog_run_t *src)
     src->acc = NULL;
     src->dumps = NULL;
     memset(src->errors, 0, sizeof src->errors);
+    memset(src->warnings, 0, sizeof src->warnings);
 }
 
 void vlog_free(vlog_t *v)

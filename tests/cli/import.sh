@@ -826,5 +826,20 @@ pub dumps-errors "$f"
 n=$(grep -c 'E RKNN' "$f")
 eq "show: error lines listed and the rest counted" "$(grep -c '^  E RKNN' "$T/show") $(sed -n 's/^  \.\.\. \([0-9]*\) more$/\1/p' "$T/show")" "8 $((n - 8))"
 
+# the runtime's known warnings (W RKNN: ... size_with_stride larger than model origin size):
+# kept with the run, which they do not fail; --strict passes
+f=$P/issue-rtwarn-size-with-stride-x6-rknnlite-multithread-15.txt
+rm -f "$T/p.db"
+"$RT" import --db "$T/p.db" --strict "$f" >/dev/null 2>"$T/err"
+eq "known warnings under --strict: exit" "$?" 0
+eq "known warnings: status, count, first line" "$(pq "SELECT coalesce(status,'ok')||' '||json_extract(extra_json,'\$.warnings.count')||' '||json_extract(extra_json,'\$.warnings.lines[0]') FROM runs")" \
+   "ok $(grep -c '^W RKNN: .*size_with_stride larger than model origin size' "$f") $(grep -m1 '^W RKNN:' "$f")"
+"$RT" show 1 --db "$T/p.db" >"$T/show"
+eq "show: the warnings and what they mean" "$(grep -c '^  W RKNN: .*size_with_stride' "$T/show") $(grep -c '^note .*rknn_create_mem' "$T/show")" "$(grep -c '^W RKNN:' "$f") 1"
+# RKNNLite's query of a static-shape model's dynamic range: a known warning of each run
+f=$P/issue-rkllm-rknnlite-mixed-app-rk3576-rt2.3.2-llmlib2.3.3b0.txt
+pub rkllm-mixed-w "$f"
+eq "dynamic range warnings of the runs" "$(pq "SELECT sum(json_extract(extra_json,'\$.warnings.count')) FROM runs")" "$(grep -c '^W RKNN: .*RKNN_QUERY_INPUT_DYNAMIC_RANGE error' "$f")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
