@@ -159,6 +159,9 @@ int benchlog_line(benchlog_t *b, const char *s)
         b->avg_ms = (double)x / 1000.0, used = 1;
         if (p && sscanf(p, "FPS: %lf", &f) == 1 && f >= 0)
             b->avg_fps = f;
+    } else if (sscanf(s, "Average inference Time(us): %lf%c", &a, &tail) == 1 && a >= 0) {
+        /* RKNN-Toolkit 1.x's eval_perf summary: the same whole-model time, with decimals */
+        b->avg_ms = a / 1000.0, used = 1;
     } else if (b->avg_ms >= 0 && b->avg_fps < 0 && sscanf(s, "FPS: %lf%c", &f, &tail) == 1 && f >= 0) {
         b->avg_fps = f, used = 1;
     } else if (sscanf(s, "once run use %lf ms%c", &a, &tail) == 1 && a >= 0) {

@@ -38,7 +38,8 @@ int errlog_is_error(const char *raw, const char *t)
 {
     /* the toolkit's own version, repeated at level E in its error block, and its
      * version box (RKNN-Toolkit 1.x prints it at level E: "E RKNNAPI:   API: 1.7.5 ...") */
-    if (strstr(raw, "rknn-toolkit2 version:") || strstr(raw, "rknn-toolkit-lite2 version:"))
+    if (strstr(raw, "rknn-toolkit2 version:") || strstr(raw, "rknn-toolkit-lite2 version:") ||
+        strstr(raw, "rknn-toolkit version:"))
         return 0;
     if (!strncmp(raw, "E RKNNAPI:", 10)) {
         const char *p = raw + 10;

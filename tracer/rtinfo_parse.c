@@ -70,6 +70,30 @@ int rtinfo_is_runtime_line(const char *s)
            !strncmp(b, rkllm_driver_warning, strlen(rkllm_driver_warning));
 }
 
+/* The toolkit's own version line, which it prints when a session starts:
+ * "I rknn-toolkit2 version: 2.3.0", Toolkit-Lite2's "W rknn-toolkit-lite2 version:",
+ * RKNN-Toolkit 1.x's "W rknn-toolkit version: 1.7.5"; a level and a blank before
+ * it. *len: the length of what comes before the version. */
+static int toolkit_version_line(const char *s, size_t *len)
+{
+    static const char *const names[] = {"rknn-toolkit2 version:", "rknn-toolkit-lite2 version:",
+                                        "rknn-toolkit version:"};
+    if (!s[0] || !strchr("IWED", s[0]) || s[1] != ' ')
+        return 0;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (!strncmp(s + 2, names[k], strlen(names[k]))) {
+            *len = 2 + strlen(names[k]);
+            return 1;
+        }
+    return 0;
+}
+
+int rtinfo_is_session_line(const char *s)
+{
+    size_t n;
+    return s[0] != 'E' && toolkit_version_line(s, &n);
+}
+
 int rtinfo_has_runtime(const rtinfo_t *i)
 {
     return i->runtime_version[0] || i->rkllm_version[0];
@@ -253,11 +277,11 @@ int rtinfo_line(rtinfo_t *i, const char *s)
         return 1;
     }
     /* at any level: the toolkit repeats it as "E rknn-toolkit2 version:" in an error
-     * block, Toolkit-Lite2 as "W rknn-toolkit-lite2 version:" */
-    if ((s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'D') && s[1] == ' ' &&
-        (!strncmp(s + 2, "rknn-toolkit2 version:", 22) ||
-         !strncmp(s + 2, "rknn-toolkit-lite2 version:", 27))) {
-        for (p = strchr(s, ':') + 1; *p == ' ';)
+     * block, Toolkit-Lite2 prints "W rknn-toolkit-lite2 version:", 1.x "W rknn-toolkit
+     * version:" */
+    size_t tl;
+    if (toolkit_version_line(s, &tl)) {
+        for (p = s + tl; *p == ' ';)
             p++;
         if (!*p)
             return 0;

@@ -172,6 +172,10 @@ int rtinfo_line(rtinfo_t *i, const char *s);
 /* Does the line start a new runtime context (librknnrt's or RKLLM's version
  * line, or RKLLM's driver warning printed just before its version)? */
 int rtinfo_is_runtime_line(const char *s);
+/* Does the line start a new toolkit session (the toolkit's version line at level
+ * I, W or D: "W rknn-toolkit version: 1.7.5", "I rknn-toolkit2 version: 2.3.0";
+ * the E form repeats it in an error block)? */
+int rtinfo_is_session_line(const char *s);
 /* Has a runtime context begun (a runtime version read)? */
 int rtinfo_has_runtime(const rtinfo_t *i);
 /* A new runtime context: what the previous runtime, its driver and its model

@@ -657,6 +657,12 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         if ((raw[0] == 'D' || raw[0] == 'I' || raw[0] == 'E') && !strncmp(raw + 1, " RKNNAPI:", 9))
             for (ti = raw + 10; *ti == ' ';)
                 ti++;
+        /* a new toolkit session (its version line; the E form repeats it in an error
+         * block): what followed the previous one is another run, none of its facts this one's */
+        if (rtinfo_is_session_line(ti) && c && (run_has_data(c) || rtinfo_has_runtime(&sc->info))) {
+            rtinfo_init(&sc->info);
+            c = NULL, sc->cur = -1;
+        }
         /* a new runtime context: the next part is a new run, and the previous
          * runtime's versions are not this one's (a bare line names no build or driver) */
         if (rtinfo_is_runtime_line(ti) &&
@@ -686,7 +692,8 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
     if (f & VLOG_F_BENCH) {
         int starts = !strncmp(t, "rknn_api/rknnrt version:", 24) || !strncmp(t, "Avg Time ", 9) ||
                      !strncmp(t, "once run use ", 13) || !strncmp(t, "loop count = ", 13) ||
-                     !strncmp(t, "Total Time(us): ", 16);
+                     !strncmp(t, "Total Time(us): ", 16) ||
+                     !strncmp(t, "Average inference Time(us): ", 28);
         /* a benchmark pasted without its header: its sections and timed lines open it */
         if (!starts && (!c || !c->has_bench))
             starts = !strcmp(t, "Begin perf ...") || !strcmp(t, "Warmup ...") ||

@@ -766,8 +766,18 @@ eq "build then accuracy_analysis: the build's run, the board's failed run" "$(pq
 eq "the build's memory statistics on the build's run (KB)" "$(pq "SELECT weight_bytes FROM runs WHERE backend='toolkit'")" "$(grep -o 'Total Weight Memory Size: [0-9.]*' "$P"/issue-tkerr-rknn_server-too-old-accuracy-rk3568-android-tk2.3.x-229.txt | awk '{printf "%.0f", $NF * 1024}')"
 "$RT" show 2 --db "$T/p.db" | sed -n 's/^diagnosis *//p' >"$T/dx"
 case "$(cat "$T/dx")" in *"update rknn_server"*) ok ;; *) bad "rknn_server too old: diagnosis '$(cat "$T/dx")'" ;; esac
-pub tk1-511 "$P"/issue-tk1-evalperf-average-inference-time-tk1.7.5-drv1.7.3-errorpipe-511.txt
-case "$(diag)" in *"could not reach rknn_server"*) ok ;; *) bad "recv(MsgLoadAck) ERROR_PIPE: diagnosis '$(diag)'" ;; esac
+# RKNN-Toolkit 1.x: two sessions (each opens with "W rknn-toolkit version:"), two runs; the
+# first one's eval_perf summary "Average inference Time(us): 2956.56" / "FPS: 338.23" is its
+# whole-model time, the second one's ERROR_PIPE its failure
+f=$P/issue-tk1-evalperf-average-inference-time-tk1.7.5-drv1.7.3-errorpipe-511.txt
+pub tk1-511 "$f"
+api=$(grep -o ' API: [0-9][0-9.]*' "$f" | awk '{print $2}')
+eq "1.x sessions: runs, status, versions" "$(pq "SELECT group_concat(coalesce(status,'ok')||'/'||json_extract(env_json,'\$.toolkit_version')||'/'||coalesce(json_extract(env_json,'\$.api_version'),'-'), ' ') FROM runs")" \
+   "$(grep -o '^W rknn-toolkit version: [0-9.]*' "$f" | awk -v api="$api" 'NR == 1 {printf "ok/%s/%s", $NF, api} NR == 2 {printf " failed/%s/-", $NF}')"
+eq "1.x eval_perf summary: total us (--json and stored), FPS" "$(jget "d['runs'][0]['total_us']") $(pq "SELECT total_us||' '||json_extract(extra_json,'\$.benchmark.avg_fps') FROM runs WHERE id=1")" \
+   "$(sed -n 's/^Average inference Time(us): //p' "$f") $(sed -n 's/^Average inference Time(us): //p' "$f") $(sed -n 's/^FPS: //p' "$f")"
+"$RT" show 2 --db "$T/p.db" | sed -n 's/^diagnosis *//p' >"$T/dx"
+case "$(cat "$T/dx")" in *"could not reach rknn_server"*) ok ;; *) bad "recv(MsgLoadAck) ERROR_PIPE: diagnosis '$(cat "$T/dx")'" ;; esac
 # the application's calls, the toolkit's target and RKLLM's checks, in their own words
 dx() { # name file words: the diagnosis names the cause
     pub "$1" "$2"
