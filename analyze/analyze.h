@@ -484,15 +484,16 @@ typedef struct run_summary {
     double share_uncounted_pct;         /* a measured table's rows with no cycle counts (0/0/0),
                                          * of the same total; NaN none */
     double io_us;                       /* frame time outside the layer rows: Input/OutputOperator,
-                                           exDataConvert (no graph node, no row); NaN unknown */
+                                           exDataConvert (no graph node, no row); a measured
+                                           table's: its Input/OutputOperator rows' time; NaN unknown */
     int npu_mhz;                        /* NPU clock the model assumes, -1 unknown chip */
     int n_cores;                        /* the chip's NPU cores, -1 unknown */
     int load_pct[3], n_load;            /* NPU load per core over the run, n_load 0: none */
     int n_fallback;                     /* CPU-fallback layers (rows with target CPU) */
     int n_fallback_ops;                 /* without layer rows: op types of the ranking table
                                            with CPU time (ops), their time in fallback_us */
-    summary_ops ops;                    /* an imported ranking table, read when the run has
-                                           no layer rows; n 0 none */
+    summary_ops ops;                    /* an imported ranking table (its total and CPU time
+                                           are the run's when it has no layer rows); n 0 none */
     int *fallback;                      /* their layer rows, in order */
     double fallback_us, fallback_pct;   /* their predicted time and share of the frame */
     int top[SUMMARY_TOP], n_top;        /* layer rows by predicted time, largest first */

@@ -211,6 +211,16 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
         s->perf_table_us = imp_total;
     s->table_is_sum = s->prov.imported && isnan(tab) && isnan(run->log_total_us) && n_table > 0;
     s->io_us = n_frame && !isnan(s->frame_us) ? s->frame_us - sum_frame : NAN;
+    if (!n_frame) { /* a measured table: the time of its own Input/OutputOperator rows */
+        double io = 0;
+        int n_io = 0;
+        for (int i = 0; i < n_layers; i++) {
+            const char *op = layers[i].npu_op ? layers[i].npu_op : layers[i].op ? layers[i].op : "";
+            if (summary_op_is_io(op) && !isnan(layers[i].time_us))
+                io += layers[i].time_us, n_io++;
+        }
+        s->io_us = n_io ? io : NAN;
+    }
     /* the SramHit column counts hits in whatever on-chip buffer the chip has:
      * SRAM (rk3588), the nbuf (rk3576, rk3562), or none */
     double hit_kb = n_sram ? sram / 1024.0 : NAN;
@@ -237,9 +247,10 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
         s->fallback_us = NAN;
     }
     s->fallback_pct = fb_total > 0 && !isnan(s->fallback_us) ? 100.0 * s->fallback_us / fb_total : NAN;
-    /* a log whose ranking table alone was kept: its total, its op types' CPU time */
+    /* an imported log's ranking table, as printed; when it was kept alone (no layer
+     * rows), also its total and its op types' CPU time */
+    summary_ops_read(run->extra_json, &s->ops);
     if (!n_layers) {
-        summary_ops_read(run->extra_json, &s->ops);
         double sum = 0, cpu = 0;
         for (int k = 0; k < s->ops.n; k++) {
             const summary_op *p = &s->ops.ops[k];
@@ -426,7 +437,7 @@ const char *summary_fallback_head(const run_summary *s, const char *missing, cha
     snprintf(pct, sizeof(pct), "%.1f %%", s->fallback_pct);
     snprintf(us, sizeof(us), "%.3f ms", s->fallback_us / 1e3);
     /* a table's times are a share of the table's total, frame shares of the frame */
-    if (s->ops.n) { /* no layer rows: the ranking table's op types */
+    if (s->ops.n && !s->n_layers) { /* no layer rows: the ranking table's op types */
         snprintf(buf, len, "%d op type%s, %s of the level-4 table total (%s%s%s; the log's ranking "
                  "table)", s->n_fallback_ops, s->n_fallback_ops == 1 ? "" : "s",
                  isnan(s->fallback_pct) ? missing : pct, known ? us : missing, known ? ", " : "",
@@ -875,7 +886,8 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     json_key(w, "fallback");
     json_obj_open(w);
     json_key_int(w, "count", s->n_fallback, STORE_NULL_INT);
-    json_key_int(w, "op_types", s->ops.n ? s->n_fallback_ops : STORE_NULL_INT, STORE_NULL_INT);
+    json_key_int(w, "op_types", s->ops.n && !s->n_layers ? s->n_fallback_ops : STORE_NULL_INT,
+                 STORE_NULL_INT);
     j_num(w, "us", s->fallback_us);
     j_num(w, "pct", s->fallback_pct);
     j_str(w, "provenance", isnan(s->fallback_us) ? NULL : provenance_tag(s->top_prov));

@@ -1,8 +1,8 @@
 /* analyze/summary_ops.c — the Operator Time Consuming Ranking Table of an imported
- * log (extra_json "perf.ops", log-formats.md §3.2), read for the run summary when
- * the run has no per-layer rows (a log that printed, or a paste that kept, the
- * ranking table alone): its total, the CPU time of its op types, and its rows in
- * the summary's text and JSON document. */
+ * log (extra_json "perf.ops", log-formats.md §3.2), read for the run summary: its
+ * rows in the summary's text and JSON document, and, when the run has no per-layer
+ * rows (a log that printed, or a paste that kept, the ranking table alone), its
+ * total and the CPU time of its op types. */
 #include "analyze/analyze.h"
 #include "util/escape.h"
 #include "util/util.h"

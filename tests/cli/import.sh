@@ -828,6 +828,16 @@ eq "rebuilt MacUsage of every NPU row with figures, as the log printed it" \
    "$(awk '$1 ~ /^[0-9]+$/ && $4 == "NPU" && $9 ~ /^[0-9.]+\/[0-9.]+\/[0-9.]+$/ {print $1, $9}' "$T/npt" | md5sum)" \
    "$(awk '$1 ~ /^[0-9]+$/ && $4 == "NPU" && $9 ~ /^[0-9.]+\/[0-9.]+\/[0-9.]+$/ {print $1, $9}' "$f" | md5sum)"
 eq "the footnote says how MacUsage is printed" "$(grep -c 'printed on every core as the log did' "$T/npt")" 1
+# its ranking table after the per-layer table is kept (npu.op_ranking, as printed), and
+# the I/O operators' time is the Time column of its Input/OutputOperator rows, which the
+# ranking table's Input/OutputOperator totals give too
+"$RT" show 1 --db "$T/p.db" --json >"$T/out"
+eq "ranking table after a per-layer table: its rows (op=CPU/NPU/total)" "$(jget "' '.join('%s=%g/%g/%g' % (o['op'], o['cpu_us'], o['npu_us'], o['total_us']) for o in d['npu']['op_ranking'])")" \
+   "$(awk '/Ranking Table/ {r = 1} r && $1 ~ /^[A-Za-z]+$/ && $NF ~ /%$/ {printf "%s%s=%d/%d/%d", n++ ? " " : "", $1, $3, $5, $6}' "$f")"
+eq "I/O operators us: the rows' Time column, the ranking's totals" "$(jget "'%.1f %.1f' % (d['npu']['io_us'], d['npu']['io_us'])")" \
+   "$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^(Input|Output)Operator$/ {s += $8} END {printf "%.1f", s}' "$f") $(awk '/Ranking Table/ {r = 1} r && $1 ~ /^(Input|Output)Operator$/ {s += $6} END {printf "%.1f", s}' "$f")"
+"$RT" show 1 --db "$T/p.db" >"$T/show"
+eq "show: the op ranking under the layers' figures, the I/O operators" "$(grep -c '^op ranking (the log' "$T/show") $(grep -c "I/O operators $(jget "'%.1f' % d['npu']['io_us']") us" "$T/show")" "1 1"
 
 # show lists the first error lines the store keeps, and says how many more the log had
 f=$LOGS/rtlog-level5-dumps-mobilenet-accuracy-analysis-01.txt
