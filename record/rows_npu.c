@@ -379,6 +379,11 @@ int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows,
 
     memset(ng, 0, sizeof(*ng));
     *complete = 0;
+    /* nothing to rebuild whatever the chip: say so before asking for one */
+    if (!n_rows && !n_extra)
+        return rt_err(err, errlen, RT_ENOTFOUND, "run #%lld has no per-layer table%s",
+                      (long long)run->id, run->import_kind ? ": the log it was imported from "
+                                                             "printed none" : " (no layer rows)");
     if (!p && (!run->platform || !*run->platform))
         return rt_err(err, errlen, RT_ENOTFOUND, "run #%lld: no platform recorded, and the table is "
                       "laid out for a chip's cores: import the log again with --target CHIP",

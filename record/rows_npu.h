@@ -30,7 +30,9 @@ store_npu_row *rows_npu_table(const npu_graph_t *ng, const store_layer *rows, in
 void rows_npu_rows_free(store_npu_row *rows, int n);
 /* The level-4 table of stored rows (layer rows and the run's npu_rows) as an
  * NPU graph for npu_print_perf_table (free with rows_npu_graph_free);
- * *complete: the run kept its whole table (npu_table_layers). */
+ * *complete: the run kept its whole table (npu_table_layers). RT_ENOTFOUND with a
+ * line that says why: no rows at all (no per-layer table), no known platform, no
+ * layer on the NPU. */
 int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows,
                    const store_npu_row *extra, int n_extra, npu_graph_t *ng, int *complete,
                    char *err, size_t errlen);

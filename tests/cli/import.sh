@@ -689,6 +689,9 @@ pub build "$LOGS"/buildlog-debug-layertable-fp16-unet256-rk3588-tk2.3.0-triority
 eq "build table: backend, kind, provenance, table total" "$(pq "SELECT backend||' '||import_kind FROM runs") $(jget "d['provenance']['table']") $(jget "d['npu']['perf_table_us']")" "toolkit toolkit build build None"
 # ... yet it says where each layer runs: its CPU layers (awk) are the fallback, at no cost
 f=$LOGS/buildlog-debug-layertable-fp16-unet256-rk3588-tk2.3.0-triority-08.txt
+# a table with no platform: --npu-table asks for --target (the table is laid out per core)
+"$RT" show 1 --db "$T/p.db" --npu-table >/dev/null 2>"$T/err"
+eq "--npu-table of a table without platform: asks for --target" "$(grep -c 'import the log again with --target CHIP' "$T/err")" 1
 eq "build table: CPU layers listed, cost unknown" "$(jget "d['npu']['fallback']['count']") $(jget "d['npu']['fallback']['us']")" "$(sed -E 's/^D RKNN: \[[^]]*\] //' "$f" | awk '$1 ~ /^[0-9]+$/ && $4 == "CPU" && $2 !~ /^(Input|Output)Operator$/' | wc -l) None"
 
 # a whole eval_perf output whose NPU rows include 0/0/0 cycles (Concat, Split, Add,
@@ -736,6 +739,8 @@ f=$P/issue-rterr-model-for-rk3588-on-rk3576-videopipe-17.txt
 pub vp-17 "$f"
 eq "model for another chip (newer wording): platform" "$(pq "SELECT platform FROM runs")" "$(grep -o 'current platform is [A-Z0-9]*' "$f" | awk '{print tolower($NF)}')"
 case "$(diag)" in *"compiled for another chip"*) ok ;; *) bad "model for RK3588 on RK3576: diagnosis '$(diag)'" ;; esac
+"$RT" show 1 --db "$T/p.db" --npu-table >/dev/null 2>"$T/err"
+eq "--npu-table of a run with a platform and no table: says there is no table" "$? $(grep -c 'has no per-layer table' "$T/err")" "2 1"
 
 # the toolkit's API and the board's rknn_server of other versions: a message of another
 # size ("msg_ioctl_ack fail, data_len = X, expect Y"), not an NPU that is unavailable
@@ -776,6 +781,9 @@ eq "1.x sessions: runs, status, versions" "$(pq "SELECT group_concat(coalesce(st
    "$(grep -o '^W rknn-toolkit version: [0-9.]*' "$f" | awk -v api="$api" 'NR == 1 {printf "ok/%s/%s", $NF, api} NR == 2 {printf " failed/%s/-", $NF}')"
 eq "1.x eval_perf summary: total us (--json and stored), FPS" "$(jget "d['runs'][0]['total_us']") $(pq "SELECT total_us||' '||json_extract(extra_json,'\$.benchmark.avg_fps') FROM runs WHERE id=1")" \
    "$(sed -n 's/^Average inference Time(us): //p' "$f") $(sed -n 's/^Average inference Time(us): //p' "$f") $(sed -n 's/^FPS: //p' "$f")"
+# --npu-table of a run with no per-layer table says so, and asks for no --target
+"$RT" show 1 --db "$T/p.db" --npu-table >/dev/null 2>"$T/err"
+eq "--npu-table without a per-layer table: exit, says so, no --target" "$? $(grep -c 'has no per-layer table: the log it was imported from printed none' "$T/err") $(grep -c -- '--target' "$T/err")" "2 1 0"
 "$RT" show 2 --db "$T/p.db" | sed -n 's/^diagnosis *//p' >"$T/dx"
 case "$(cat "$T/dx")" in *"could not reach rknn_server"*) ok ;; *) bad "recv(MsgLoadAck) ERROR_PIPE: diagnosis '$(cat "$T/dx")'" ;; esac
 # the application's calls, the toolkit's target and RKLLM's checks, in their own words

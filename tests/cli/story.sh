@@ -100,7 +100,7 @@ while read -r l _; do
     "$RT" show "$l" --db "$DB" >"$T/$l.show" 2>"$T/err" || bad "show $l: $(cat "$T/err")"
     "$RT" show "$l" --db "$DB" --json >"$T/$l.sjson" 2>"$T/err" || bad "show --json $l: $(cat "$T/err")"
     # the level-4 table rebuilt (a run of no known platform or without layers has none)
-    "$RT" show "$l" --db "$DB" --npu-table >"$T/$l.npu" 2>"$T/err" || { grep -qE "unknown platform|no platform recorded|has no predicted NPU layers" "$T/err" \
+    "$RT" show "$l" --db "$DB" --npu-table >"$T/$l.npu" 2>"$T/err" || { grep -qE "unknown platform|no platform recorded|has no predicted NPU layers|has no per-layer table" "$T/err" \
         && rm "$T/$l.npu" || bad "show --npu-table $l: $(cat "$T/err")"; }
     for f in md html csv json; do
         "$RT" report "$l" --db "$DB" -f $f -o "$T/$l.$f" 2>"$T/err" || bad "report $f $l: $(cat "$T/err")"
