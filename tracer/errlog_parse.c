@@ -144,6 +144,10 @@ static const struct known_error {
      "toolkit version than the runtime, or out of memory)", 1},
     {"Invalid RKNN model version", "the model was built by a toolkit that does not match the "
      "runtime version", 1},
+    /* the same line in a browser's Chinese translation ("无效的 RKNN 模型版本 6",
+     * rockchip-linux/rknn-toolkit2 issue 212, beside its English original) */
+    {"\xe6\x97\xa0\xe6\x95\x88\xe7\x9a\x84 RKNN \xe6\xa8\xa1\xe5\x9e\x8b\xe7\x89\x88\xe6\x9c\xac",
+     "the model was built by a toolkit that does not match the runtime version", 1},
     /* rknn-toolkit2 issue 75: API 1.2.0 against rknn_server 1.3.0; the reply was to keep
      * the API and DRV versions the same */
     {"msg_ioctl_ack fail", "the toolkit's API (on the PC) and rknn_server/librknnrt on the "

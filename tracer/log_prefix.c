@@ -1,6 +1,8 @@
-/* tracer/log_prefix.c — the logger prefix every vendor log line may carry. */
+/* tracer/log_prefix.c — the logger prefix every vendor log line may carry, where it
+ * starts a line and where a paste glued it to the text before it. */
 #include "tracer/tracer.h"
 
+#include <ctype.h>
 #include <string.h>
 
 char *tracer_strip_prefix(char *s)
@@ -28,4 +30,68 @@ const char *tracer_after_tag(const char *k, int pid)
     if (pid && *k == '(' && strchr(k, ')'))
         k = strchr(k, ')') + 1;
     return *k == ':' ? k + 1 : NULL;
+}
+
+/* U+FF1A FULLWIDTH COLON, as a browser's translation writes the prefixes' ':' */
+static const char fw_colon[] = "\xef\xbc\x9a";
+
+size_t tracer_vendor_prefix_at(const char *s, int *fullwidth)
+{
+    static const struct {
+        const char *levels, *tag;
+    } tags[] = {{"EWIDT", " RKNN"}, {"EWID", " RKNNAPI"}, {"IWED", " rkllm"}};
+
+    for (size_t k = 0; k < sizeof tags / sizeof tags[0]; k++) {
+        size_t n = strlen(tags[k].tag);
+        if (!s[0] || !strchr(tags[k].levels, s[0]) || strncmp(s + 1, tags[k].tag, n))
+            continue;
+        if (s[1 + n] == ':') {
+            *fullwidth = 0;
+            return n + 2;
+        }
+        if (!strncmp(s + 1 + n, fw_colon, 3)) {
+            *fullwidth = 1;
+            return n + 4;
+        }
+    }
+    return 0;
+}
+
+/* Replaces what starts at s (old bytes) by rep, in a text of *len bytes that does
+ * not grow (rep is not longer). */
+static void put(char *text, size_t *len, char *s, size_t old, const char *rep)
+{
+    size_t r = strlen(rep), tail = *len - (size_t)(s - text) - old;
+    memcpy(s, rep, r);
+    memmove(s + r, s + old, tail + 1);
+    *len -= old - r;
+}
+
+size_t tracer_fullwidth_prefixes(char *s, size_t len)
+{
+    if (!memchr(s, 0xef, len))
+        return len;
+    for (char *p = s; *p; p++) {
+        int fw;
+        size_t n = tracer_vendor_prefix_at(p, &fw);
+        if (!n || !fw || (p > s && isalpha((unsigned char)p[-1])))
+            continue;
+        /* "I RKNN：" is "I RKNN: " (the full-width colon holds its own spacing) */
+        char *c = p + n - 3;
+        const char *rep = c[3] == ' ' ? ":" : ": ";
+        put(s, &len, c, 3, rep);
+        /* and its "[01：19：04.510]" stamp, "[01:19:04.510]" */
+        char *b = c + strlen(rep);
+        if (*b == ' ')
+            b++;
+        if (*b == '[') {
+            char *e = strchr(b, ']');
+            for (char *q = b; e && e - b <= 32 && q < e; q++)
+                if (!strncmp(q, fw_colon, 3)) {
+                    put(s, &len, q, 3, ":");
+                    e -= 2;
+                }
+        }
+    }
+    return len;
 }

@@ -138,6 +138,44 @@ static int rkllm_line(rtinfo_t *i, const char *b)
     return 0;
 }
 
+/* A browser's Chinese translation of the information lines' fixed words, as a
+ * paste in rockchip-linux/rknn-toolkit2 issue 212 shows them beside the English
+ * original of the same thread ("RKNN 运行时信息：librknnrt 版本：1.4.0" is "RKNN Runtime
+ * Information: librknnrt version: 1.4.0", "RKNN 驱动程序信息：版本：0.8.2" is "RKNN
+ * Driver Information: version: 0.8.2"). */
+static const char *const translated[][2] = {
+    {"\xe8\xbf\x90\xe8\xa1\x8c\xe6\x97\xb6\xe4\xbf\xa1\xe6\x81\xaf\xef\xbc\x9a", "Runtime Information: "},
+    {"\xe9\xa9\xb1\xe5\x8a\xa8\xe7\xa8\x8b\xe5\xba\x8f\xe4\xbf\xa1\xe6\x81\xaf\xef\xbc\x9a",
+     "Driver Information: "},
+    {"\xe7\x89\x88\xe6\x9c\xac\xef\xbc\x9a", "version: "},
+};
+
+int rtinfo_translated(const char *s, char *out, size_t n)
+{
+    size_t o = 0;
+    int any = 0;
+
+    if (strncmp(s, "RKNN ", 5) || !strstr(s, "\xef\xbc\x9a") || !n)
+        return 0;
+    while (*s && o + 1 < n) {
+        size_t k = 0, m = sizeof translated / sizeof translated[0];
+        for (; k < m; k++)
+            if (!strncmp(s, translated[k][0], strlen(translated[k][0])))
+                break;
+        if (k < m) {
+            size_t r = strlen(translated[k][1]);
+            if (o + r >= n)
+                break;
+            memcpy(out + o, translated[k][1], r);
+            o += r, s += strlen(translated[k][0]), any = 1;
+        } else {
+            out[o++] = *s++;
+        }
+    }
+    out[o] = 0;
+    return any;
+}
+
 void rtinfo_new_context(rtinfo_t *i)
 {
     i->runtime_version[0] = i->runtime_build[0] = i->driver_version[0] = 0;

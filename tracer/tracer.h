@@ -15,6 +15,16 @@ char *tracer_strip_prefix(char *line);
  * pid an optional "(pid)", then ':'. Returns what follows the ':', NULL otherwise. */
 const char *tracer_after_tag(const char *k, int pid);
 
+/* A vendor logger's prefix at s: a level letter, then the runtime's " RKNN", the
+ * toolkit 1.x API's " RKNNAPI" or RKLLM's " rkllm", then ':' or a full-width '：'
+ * (*fullwidth 1; a machine translation's). Its length with the colon, 0 none. */
+size_t tracer_vendor_prefix_at(const char *s, int *fullwidth);
+/* In a line of len bytes (NUL-terminated), the full-width colons of the vendor
+ * prefixes and of the timestamp right after them written as ASCII ("I RKNN：[01：19：
+ * 04.510]" is "I RKNN: [01:19:04.510]"); the rest of the line is left as printed.
+ * Returns the new length (never longer). */
+size_t tracer_fullwidth_prefixes(char *s, size_t len);
+
 /* A comment line of a log ('#', after blanks): not one whose '#' is a root shell's
  * prompt before a command ("# ./rknn_yolov5_demo model/RV1106/...", "# /usr/bin/x"),
  * which is the board's own output to read. */
@@ -176,6 +186,10 @@ int rtinfo_is_runtime_line(const char *s);
  * I, W or D: "W rknn-toolkit version: 1.7.5", "I rknn-toolkit2 version: 2.3.0";
  * the E form repeats it in an error block)? */
 int rtinfo_is_session_line(const char *s);
+/* An information line as a browser's Chinese translation writes it ("RKNN 运行时信息：
+ * librknnrt 版本：1.4.0"): its fixed words in English into out (n bytes), the values
+ * as printed. 1 when the line was one, 0 otherwise (out untouched or partial). */
+int rtinfo_translated(const char *s, char *out, size_t n);
 /* Has a runtime context begun (a runtime version read)? */
 int rtinfo_has_runtime(const rtinfo_t *i);
 /* A new runtime context: what the previous runtime, its driver and its model

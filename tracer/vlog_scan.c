@@ -36,6 +36,7 @@ typedef struct scan {
     int64_t over;              /* the line where the bound was passed, 0 none */
     int64_t tk1_table;         /* the line of an RKNN-Toolkit 1.x eval_perf header, 0 none */
     char buf[4096];            /* the current line, prefixes stripped */
+    char piece[4096];          /* one vendor line of a glued line (glued_line) */
 } scan_t;
 
 /* The capacity of an array doubled from 1 that holds n. */
@@ -319,6 +320,7 @@ static char *line_text(scan_t *sc, const line_t *l, int *rt)
         memcpy(sc->buf, l->s, n);
     }
     sc->buf[n] = 0;
+    tracer_fullwidth_prefixes(sc->buf, n);
     t = strip(sc->buf, rt);
     while (*t == ' ' || *t == '\t')
         t++;
@@ -652,11 +654,14 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         return;
     }
     if (f & VLOG_F_INFO) {
-        char *ti = t;
+        char *ti = t, tr[512];
         /* the toolkit's version box, at any level (1.x prints it with E) */
         if ((raw[0] == 'D' || raw[0] == 'I' || raw[0] == 'E') && !strncmp(raw + 1, " RKNNAPI:", 9))
             for (ti = raw + 10; *ti == ' ';)
                 ti++;
+        /* a browser's Chinese translation of the runtime's information lines */
+        if (rtinfo_translated(ti, tr, sizeof tr))
+            ti = tr;
         /* a new toolkit session (its version line; the E form repeats it in an error
          * block): what followed the previous one is another run, none of its facts this one's */
         if (rtinfo_is_session_line(ti) && c && (run_has_data(c) || rtinfo_has_runtime(&sc->info))) {
@@ -779,6 +784,62 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         return;
     }
     count(sc, lineno, VLOG_APP, t);
+}
+
+/* A line a paste glued several lines into, its breaks lost ("--> Initializing NPU
+ * Runtime on RK3576...I RKNN: [16:34:14.740] RKNN Runtime Information, ...I RKNN:
+ * [16:34:14.741] RKNN Driver Information, version: 0.9.8"): cut before every vendor
+ * prefix (tracer_vendor_prefix_at) that follows other text, not a letter, and read
+ * as the lines it holds, all with the line's number. Table rows never come here
+ * (their segments are read before). The line counts once: bad if a piece is, else
+ * as its first piece not read, else used if one is. 0 when the line is no such line. */
+static int glued_line(scan_t *sc, int64_t lineno, const char *raw, const char *t)
+{
+    enum { MAX_CUTS = 64 };
+    size_t cut[MAX_CUTS + 1];
+    int n = 0, bad = 0, used = 0, unread = -1, first = -1;
+    int64_t before[VLOG_NKINDS];
+
+    if (t[0] == '#' && tracer_is_comment(t, strlen(t)))
+        return 0; /* a note that quotes glued lines stays a note */
+    for (const char *p = t + (*t != 0); *p && n < MAX_CUTS; p++) {
+        int fw;
+        if (!isalpha((unsigned char)p[-1]) && tracer_vendor_prefix_at(p, &fw))
+            cut[n++] = (size_t)(p - raw);
+    }
+    if (!n)
+        return 0;
+    cut[n] = strlen(raw);
+    memcpy(before, sc->v->kinds, sizeof before);
+    for (int k = 0; k <= n; k++) {
+        size_t a = k ? cut[k - 1] : 0, b = cut[k];
+        int64_t was[VLOG_NKINDS];
+        int prt, got = -1;
+        while (b > a && (raw[b - 1] == ' ' || raw[b - 1] == '\t'))
+            b--;
+        memcpy(sc->piece, raw + a, b - a);
+        sc->piece[b - a] = 0;
+        char *pt = strip(sc->piece, &prt);
+        while (*pt == ' ' || *pt == '\t')
+            pt++;
+        if (!*pt)
+            continue;
+        memcpy(was, sc->v->kinds, sizeof was);
+        one_line(sc, lineno, sc->piece, pt, prt);
+        for (int j = 0; j < VLOG_NKINDS && got < 0; j++)
+            if (sc->v->kinds[j] != was[j])
+                got = j;
+        if (first < 0)
+            first = got;
+        bad |= got == VLOG_BAD;
+        used |= got == VLOG_USED;
+        if (unread < 0 && (got == VLOG_APP || got == VLOG_RUNTIME || got == VLOG_TOOLKIT))
+            unread = got;
+    }
+    memcpy(sc->v->kinds, before, sizeof before);
+    count(sc, lineno, bad ? VLOG_BAD : unread >= 0 ? unread : used ? VLOG_USED
+                      : first >= 0 ? first : VLOG_LAYOUT, t);
+    return 1;
 }
 
 static int is_binary_byte(unsigned char ch)
@@ -905,7 +966,8 @@ int vlog_scan_bounded(const char *text, size_t len, int formats, size_t *budget,
             i = sram_segment(sc, L, n, i);
             continue;
         }
-        one_line(sc, i + 1, raw, t, rt);
+        if (!glued_line(sc, i + 1, raw, t))
+            one_line(sc, i + 1, raw, t, rt);
         i++;
     }
     if (!sc->over)

@@ -398,6 +398,9 @@ def eq(what, got, want):
         fails.append('%s: got %r, want %r' % (what, got, want))
 errs = [l for l in body if re.search(r'(^|\s)E RKNN\s*:', l) or re.match(r'E \S+:', l) or
         re.match(r'[A-Za-z_.]*(Error|Exception): ', l.strip()) or 'Fatal signal ' in l]
+# a runtime line glued after other text ("rknn_run E RKNN: failed to submit!"): the line
+# the runtime printed starts at its prefix
+errs = [re.sub(r'^[A-Za-z_][^\s:]*\s+(?=E RKNN:)', '', l) for l in errs]
 if p.returncode != 0:
     # a log with no vendor output: one line, exit 2, nothing stored; never one with errors
     eq('refused: exit, stderr lines, no vendor output', (p.returncode, len(p.stderr.strip().split('\n')),
@@ -868,6 +871,33 @@ eq "show: the warnings and what they mean" "$(grep -c '^  W RKNN: .*size_with_st
 f=$P/issue-rkllm-rknnlite-mixed-app-rk3576-rt2.3.2-llmlib2.3.3b0.txt
 pub rkllm-mixed-w "$f"
 eq "dynamic range warnings of the runs" "$(pq "SELECT sum(json_extract(extra_json,'\$.warnings.count')) FROM runs")" "$(grep -c '^W RKNN: .*RKNN_QUERY_INPUT_DYNAMIC_RANGE error' "$f")"
+
+# lines a paste glued together (the app's prints and three 'I RKNN:' lines on one line):
+# the same runs and versions as the log with its line breaks restored (cut here with sed
+# before every '-->' and 'I RKNN:'), every physical line counted once
+f=$P/issue-sim-then-rknnlite-glued-lines-rk3576-rt2.3.0-tk2.3.2-386.txt
+sed -E 's/(-->|I RKNN:)/\n\1/g' "$f" | sed '/^$/d' >"$T/split.txt"
+rm -f "$T/p.db" "$T/q.db"
+"$RT" import --db "$T/p.db" --json "$f" >"$T/out" 2>"$T/err"
+"$RT" import --db "$T/q.db" "$T/split.txt" >/dev/null 2>&1
+eq "glued lines: the runs of the log with its breaks restored" "$(pq "SELECT group_concat(platform||' '||json_remove(env_json,'\$.source'), ';') FROM runs")" \
+   "$(sqlite3 "$T/q.db" "SELECT group_concat(platform||' '||json_remove(env_json,'\$.source'), ';') FROM runs")"
+eq "glued lines: runtime, build, driver, NPU target as printed" "$(pq "SELECT json_extract(env_json,'\$.runtime_version')||' '||json_extract(env_json,'\$.runtime_build')||' '||json_extract(env_json,'\$.driver_version')||' '||json_extract(env_json,'\$.npu_target') FROM runs")" \
+   "$(grep -o 'librknnrt version: [^ ]* ([^)]*)' "$f" | tr -d '()' | awk '{print $3, $4}') $(grep -o 'Driver Information, version: [0-9.]*' "$f" | awk '{print $NF}') $(grep -o 'target: RKNPU [a-z0-9]*' "$f" | cut -d' ' -f2-)"
+eq "glued lines: every physical line counted once" "$(jget "sum(d['lines'].values())")" "$(wc -l <"$f")"
+# a browser's Chinese translation, glued on one line, with full-width colons ('I RKNN：
+# [01：19：04.510] RKNN 运行时信息：librknnrt 版本：1.4.0 ... E RKNN：...'): the versions and the
+# error lines inside it; --strict names the line where the paste is
+f=$P/issue-rterr-machine-translated-fullwidth-colons-rt1.4.0-212.txt
+pub tk2-212 "$f"
+eq "translated paste: exit, status, runtime, driver" "$(cat "$T/pub.rc") $(pq "SELECT status||' '||json_extract(env_json,'\$.runtime_version')||' '||json_extract(env_json,'\$.driver_version') FROM runs")" \
+   "0 failed $(grep -o 'librknnrt 版本：[0-9.]*' "$f" | sed 's/.*：//') $(grep -o '驱动程序信息：版本：[0-9.]*' "$f" | sed 's/.*：//')"
+eq "translated paste: error lines (its E RKNN：), the second as printed after its prefix" "$(pq "SELECT json_extract(extra_json,'\$.errors.count')||'|'||json_extract(extra_json,'\$.errors.lines[1]') FROM runs")" \
+   "$(grep -v '^#' "$f" | grep -o 'E RKNN：' | wc -l)|E RKNN: [01:19:04.510] $(grep -v '^#' "$f" | grep -o 'E RKNN：[^ ]* [^E]*' | sed -n 2p | sed 's/^E RKNN：[^ ]* //; s/ *$//')"
+case "$(diag)" in *"does not match the runtime version"*) ok ;; *) bad "translated 'Invalid RKNN model version': diagnosis '$(diag)'" ;; esac
+rm -f "$T/p.db"
+"$RT" import --db "$T/p.db" --strict "$f" >/dev/null 2>"$T/err"
+eq "translated paste under --strict: the physical line" "$(grep -o 'first at line [0-9]*' "$T/err")" "first at line $(grep -vn '^#' "$f" | head -1 | cut -d: -f1)"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
