@@ -617,6 +617,7 @@ const cli_spec cli_spec_import = {
     "pasted as inline code, lines a paste glued together (read as the vendor lines\n"
     "they hold, counted as one line) and a translation's full-width colons in the\n"
     "prefixes are taken; an RKNN-Toolkit 1.x table (RKNPU1) is refused.\n"
+    "The kernel driver's dmesg lines give its version and its job errors.\n"
     "Error lines (E RKNN, failed submits, toolkit and adb errors) make a failed run\n"
     "with its error lines and a diagnosis of the known ones.\n"
     "A log with several runs gives several runs. Lines that are not read are counted\n"

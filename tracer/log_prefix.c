@@ -95,3 +95,41 @@ size_t tracer_fullwidth_prefixes(char *s, size_t len)
     }
     return len;
 }
+
+const char *tracer_kernel_body(const char *s)
+{
+    const char *p = s;
+
+    /* dmesg's stamp "[   11.688653] ", dmesg -T's "[Wed Apr  1 10:09:24 2026] " */
+    if (*p == '[' && strncmp(p, "[drm] ", 6)) {
+        const char *e = strchr(p, ']');
+        if (!e || e - p > 40 || e[1] != ' ')
+            return NULL;
+        for (const char *q = p + 1; q < e; q++)
+            if (!isalnum((unsigned char)*q) && !strchr(" :.", *q))
+                return NULL;
+        for (p = e + 1; *p == ' ';)
+            p++;
+    }
+    /* the DRM core's line for the driver: "[drm] Initialized rknpu 0.9.8 20240828 for ..." */
+    if (!strncmp(p, "[drm] ", 6))
+        return !strncmp(p + 6, "Initialized rknpu ", 18) ? p + 6 : NULL;
+    if (strncmp(p, "RKNPU", 5))
+        return NULL;
+    p += 5;
+    if (*p == ' ') { /* dev_info's "RKNPU fdab0000.npu: " (a device name, with its '.') */
+        size_t n = strcspn(p + 1, " :");
+        if (!n || p[1 + n] != ':' || !memchr(p + 1, '.', n))
+            return NULL;
+        p += 1 + n;
+    }
+    if (*p++ != ':')
+        return NULL;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!strncmp(p, "RKNPU: ", 7)) /* the driver's own tag after dev_info's */
+        p += 7;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}

@@ -282,6 +282,28 @@ int rtinfo_line(rtinfo_t *i, const char *s)
         field(s, "model inference type:", ",", i->inference_type, sizeof i->inference_type);
         return 1;
     }
+    /* the kernel driver's init line in dmesg: the DRM build's "[drm] Initialized rknpu
+     * 0.9.8 20240828 for fdab0000.npu on minor 1", the DMA-heap build's "Initialized
+     * RKNPU driver: v0.9.8 for 20240828" (tag and stamp already cut, tracer_kernel_body) */
+    if (!strncmp(s, "Initialized rknpu ", 18) || !strncmp(s, "Initialized RKNPU driver: v", 27)) {
+        p = s + (s[12] == 'r' ? 18 : 27);
+        size_t n = strspn(p, "0123456789.");
+        if (!n || !isdigit((unsigned char)*p) || n >= sizeof i->driver_version)
+            return 0;
+        snprintf(i->driver_version, sizeof i->driver_version, "%.*s", (int)n, p);
+        return 1;
+    }
+    /* the library's own version string (`strings librknnrt.so`, a user's paste):
+     * "librknnrt version: 1.5.2 (c6b7b351a@2023-08-23T15:28:22)" */
+    if (!strncmp(s, "librknnrt version:", 18)) {
+        for (p = s + 18; *p == ' ';)
+            p++;
+        if (!isdigit((unsigned char)*p))
+            return 0;
+        version_build(p, i->runtime_version, sizeof i->runtime_version, i->runtime_build,
+                      sizeof i->runtime_build);
+        return 1;
+    }
     /* the toolkit's compiler library at build time: "librknnc version: 1.1.0b0 (8d7e25ad@...)" */
     if (!strncmp(s, "librknnc version:", 17)) {
         for (p = s + 17; *p == ' ';)

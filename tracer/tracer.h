@@ -25,6 +25,13 @@ size_t tracer_vendor_prefix_at(const char *s, int *fullwidth);
  * Returns the new length (never longer). */
 size_t tracer_fullwidth_prefixes(char *s, size_t len);
 
+/* A line of the rknpu kernel driver as dmesg prints it: an optional stamp ("[
+ * 11.688653] ", dmesg -T's "[Wed Apr  1 10:09:24 2026] "), then the driver's tag
+ * ("RKNPU: ", "RKNPU fdab0000.npu: " and its own "RKNPU: " after it), or the DRM
+ * core's "[drm] Initialized rknpu ..." line. The message after them (blanks and a
+ * tab skipped), NULL for any other line. */
+const char *tracer_kernel_body(const char *s);
+
 /* A comment line of a log ('#', after blanks): not one whose '#' is a root shell's
  * prompt before a command ("# ./rknn_yolov5_demo model/RV1106/...", "# /usr/bin/x"),
  * which is the board's own output to read. */

@@ -151,8 +151,9 @@ static vlog_run_t *cur_run(scan_t *sc)
     return sc->cur < 0 ? NULL : &sc->v->runs[sc->cur];
 }
 
-/* Logger prefixes: the runtime's (tracer_strip_prefix), Android logcat
- * ("MM-DD hh:mm:ss.mmm PID TID L RKNN    : ", "... E/RKNN: "). *rt: a runtime line. */
+/* Logger prefixes: the runtime's (tracer_strip_prefix), the kernel driver's in
+ * dmesg (tracer_kernel_body), Android logcat ("MM-DD hh:mm:ss.mmm PID TID L RKNN    : ",
+ * "... E/RKNN: "). *rt: a runtime line (the runtime's, rknn_server's or the driver's). */
 static char *strip(char *s, int *rt)
 {
     char *p = tracer_strip_prefix(s);
@@ -164,6 +165,14 @@ static char *strip(char *s, int *rt)
         if (k) {
             *rt = 1;
             return k + (*k == ' ');
+        }
+    }
+    /* the kernel driver's lines in dmesg, as in logcat below */
+    if (!*rt) {
+        const char *k = tracer_kernel_body(s);
+        if (k) {
+            *rt = 1;
+            return (char *)k;
         }
     }
     /* Android logcat: the runtime's tag RKNN, rknn_server's SERVER, the kernel

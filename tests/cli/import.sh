@@ -899,5 +899,31 @@ rm -f "$T/p.db"
 "$RT" import --db "$T/p.db" --strict "$f" >/dev/null 2>"$T/err"
 eq "translated paste under --strict: the physical line" "$(grep -o 'first at line [0-9]*' "$T/err")" "first at line $(grep -vn '^#' "$f" | head -1 | cut -d: -f1)"
 
+# dmesg alone: the kernel driver's lines (stamp, dmesg -T's stamp, "RKNPU: ", "RKNPU
+# fdab0000.npu: ", the tab of a timeout's per-core line) are a run with the driver's
+# version and its job errors, diagnosed by what the lines say
+f=$P/issue-dmesg-T-failed-wait-job-abort-rt1.5.2-536.txt
+pub dmesg-536 "$f"
+eq "dmesg -T: exit, runs, status, error lines, the first as printed, library version" \
+   "$(cat "$T/pub.rc") $(pq "SELECT count(*)||' '||status||' '||json_extract(extra_json,'\$.errors.count')||'|'||json_extract(extra_json,'\$.errors.lines[0]')||'|'||json_extract(env_json,'\$.runtime_version') FROM runs")" \
+   "0 1 failed $(grep -cE 'RKNPU: (failed to wait job|job abort)' "$f")|$(grep -m1 'RKNPU: failed to wait job' "$f")|$(sed -n 's/^librknnrt version: \([0-9.]*\) .*/\1/p' "$f")"
+case "$(diag)" in *"interrupted by a signal (ret -512"*) ok ;; *) bad "failed to wait job, ret = -512: diagnosis '$(diag)'" ;; esac
+f=$P/issue-dmesg-job-timeout-core-irq-rk3568-matmul-rk3588npu-3.txt
+pub dmesg-3 "$f"
+eq "dmesg job timeout: status, error lines (every RKNPU line: the driver's LOG_ERRORs of a timeout), the tab line as printed" \
+   "$(pq "SELECT status||' '||json_extract(extra_json,'\$.errors.count')||'|'||json_extract(extra_json,'\$.errors.lines[3]') FROM runs")" \
+   "failed $(grep -c '^RKNPU: ' "$f")|$(grep -P '^RKNPU: \tcore' "$f")"
+case "$(diag)" in *"did not finish within the kernel driver's timeout"*) ok ;; *) bad "failed to wait job, ret = 0: diagnosis '$(diag)'" ;; esac
+for f in "$P"/issue-dmesg-rknpu-0.9.8-ff300000-nbuf-kernel-371.txt "$P"/issue-rkllm-dmesg-driver-0.9.8-platform-unknown-rock5c-530.txt; do
+    pub dmesg-init "$f"
+    eq "$(basename "$f"): the driver's init line: exit, status, driver version, no error line" \
+       "$(cat "$T/pub.rc") $(pq "SELECT status||' '||json_extract(env_json,'\$.driver_version')||' '||quote(json_extract(extra_json,'\$.errors')) FROM runs")" \
+       "0 ok $(grep -o 'Initialized rknpu [0-9.]*' "$f" | awk '{print $NF}') NULL"
+done
+# the DMA-heap build's init line, as shared/research/log-formats.md section 7 quotes it
+printf '[    2.1] RKNPU: Initialized RKNPU driver: v0.9.8 for 20240828\n' >"$T/dmaheap.txt"
+pub dmaheap "$T/dmaheap.txt"
+eq "DMA-heap build's init line: driver version" "$(pq "SELECT json_extract(env_json,'\$.driver_version') FROM runs")" 0.9.8
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
