@@ -811,6 +811,8 @@ static int glued_line(scan_t *sc, int64_t lineno, const char *raw, const char *t
 
     if (t[0] == '#' && tracer_is_comment(t, strlen(t)))
         return 0; /* a note that quotes glued lines stays a note */
+    if (!strstr(t, " RKNN") && !strstr(t, " rkllm"))
+        return 0; /* most lines: no tag to cut before */
     for (const char *p = t + (*t != 0); *p && n < MAX_CUTS; p++) {
         int fw;
         if (!isalpha((unsigned char)p[-1]) && tracer_vendor_prefix_at(p, &fw))
