@@ -300,8 +300,9 @@ enum { VLOG_F_PERF = 1, VLOG_F_SRAM = 2, VLOG_F_INFO = 4, VLOG_F_MEMORY = 8,
        VLOG_F_ALL = 255 };
 
 /* Error lines of the runtime, the driver and the toolkit (log-formats.md §6):
- * `E RKNN:` (any prefix, logcat's `E RKNN    :`), the toolkit's `E func:`
- * lines, Python `...Error:` / `...Exception:` lines, a fatal signal. raw: the
+ * `E RKNN:` (any prefix, logcat's `E RKNN    :`), the kernel driver's job errors
+ * (logcat's `E RKNPU`, dmesg's `RKNPU: failed to wait job`, `job timeout`, ...), the
+ * toolkit's `E func:` lines, Python `...Error:` / `...Exception:` lines, a fatal signal. raw: the
  * line as printed, t: without its logger prefix. Returns 1 for an error line. */
 int errlog_is_error(const char *raw, const char *t);
 /* The known error a line names (a small table in tracer/errlog_parse.c):
