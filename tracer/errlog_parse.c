@@ -92,159 +92,172 @@ int errlog_is_error(const char *raw, const char *t)
 static const struct known_error {
     const char *says, *means;
     int fatal;
-    const char *and_says;      /* also on the line (NULL: nothing more) */
 } known[] = {
     /* the compiler logs it at level E when it moves an op to the CPU; the maintainers
      * say it is not an error (airockchip/rknn-toolkit2 issue 559) */
     {"Unkown op target", "the compiler placed an op on the CPU (it logs this at level E; "
-     "not an error: the build goes on)", 0, NULL},
+     "not an error: the build goes on)", 0},
     {"failed to submit", "an NPU job did not complete (timeout or NPU hang); the runtime's own "
      "advice is to update toolkit2 and runtime: a runtime that does not match the kernel "
-     "driver, or a model the NPU hangs on", 1, NULL},
+     "driver, or a model the NPU hangs on", 1},
     {"Invalid target_platform", "the toolkit does not build for the chip named (RKNN-Toolkit2 "
      "builds for RK3562/RK3566/RK3568/RK3576/RK3588, RV1103/RV1106 and RV1126B; RV1109/RV1126 "
-     "and RK1808 need RKNN-Toolkit 1.x)", 1, NULL},
+     "and RK1808 need RKNN-Toolkit 1.x)", 1},
     {"remote object '/userdata/dumps' does not exist", "accuracy_analysis could not pull the "
      "board's layer dumps: the board has no /userdata/dumps folder (create it; Android boards "
-     "use /data/dumps)", 1, NULL},
+     "use /data/dumps)", 1},
     {"corrupted size vs. prev_size", "the toolkit's process aborted in native code (heap "
-     "corruption reported by glibc) during the step logged before it", 1, NULL},
+     "corruption reported by glibc) during the step logged before it", 1},
     {"double free or corruption", "the toolkit's process aborted in native code (heap "
-     "corruption reported by glibc) during the step logged before it", 1, NULL},
-    /* the kernel driver's wait (rknpu_job_wait): ret 0 is wait_event_timeout's timeout,
-     * after which it prints "job timeout"; -512 is -ERESTARTSYS, a wait interrupted by
-     * a signal (the interruptible wait of other driver versions), then "job abort" */
-    {"failed to wait job", "the process waiting for an NPU job was interrupted by a signal "
-     "(ret -512, the kernel's ERESTARTSYS: it was killed, stopped with Ctrl-C or crashed while "
-     "the job ran), and the kernel driver aborted the job; the NPU itself reported no fault",
-     1, "ret = -512"},
-    {"failed to wait job", "an NPU job did not finish within the kernel driver's timeout (ret 0: "
-     "the wait timed out; an NPU hang, or a runtime that does not match the driver); the "
-     "driver resets the NPU after it", 1, "ret = 0,"},
+     "corruption reported by glibc) during the step logged before it", 1},
+    /* the kernel driver's wait with another ret than known_ret's */
     {"failed to wait job", "the kernel driver's wait for an NPU job failed (the line's ret is "
-     "the wait's error), and it aborted the job", 1, NULL},
+     "the wait's error), and it aborted the job", 1},
     {"job abort", "the kernel driver aborted an NPU job that ended with an error other than a "
-     "timeout (the wait's line before it says which)", 1, NULL},
+     "timeout (the wait's line before it says which)", 1},
     {"job timeout", "an NPU job timed out in the kernel driver (an NPU hang, or a runtime that "
-     "does not match the driver); the driver resets the NPU after it", 1, NULL},
+     "does not match the driver); the driver resets the NPU after it", 1},
     {"failed open dump path", "a level-5 dump file could not be written (the dump folder does "
-     "not exist on the board); the run itself went on", 0, NULL},
+     "not exist on the board); the run itself went on", 0},
     {"Failed to open dump path", "a level-5 dump file could not be written (the dump folder "
-     "does not exist on the board); the run itself went on", 0, NULL},
+     "does not exist on the board); the run itself went on", 0},
     {"failed to allocate handle", "NPU memory could not be allocated (DMA/CMA or swiotlb too "
-     "small for the model, or a driver that does not match the runtime)", 1, NULL},
+     "small for the model, or a driver that does not match the runtime)", 1},
     {"failed to malloc npu memory", "NPU memory could not be allocated (DMA/CMA or swiotlb too "
-     "small for the model)", 1, NULL},
-    {"failed to allocate fd", "NPU memory could not be allocated (out of memory on the board)", 1, NULL},
-    {"Too many open files", "the process ran out of file descriptors (NPU buffers not released)", 1, NULL},
+     "small for the model)", 1},
+    {"failed to allocate fd", "NPU memory could not be allocated (out of memory on the board)", 1},
+    {"Too many open files", "the process ran out of file descriptors (NPU buffers not released)", 1},
     {"invalid tensor malloc size", "a tensor of size 0 was asked for (a model the runtime cannot "
-     "place)", 1, NULL},
+     "place)", 1},
     {"REGTASK: The bit width of field value exceeds the limit", "a layer's register value "
      "exceeds its field width: a tensor too large for the NPU's registers that the compiler "
-     "did not split (the model needs smaller shapes or a newer toolkit)", 1, NULL},
+     "did not split (the model needs smaller shapes or a newer toolkit)", 1},
     /* the newer runtimes' wording names both chips */
     {"but current platform is", "the model was compiled for another chip than this board's "
-     "NPU (the line names both; rknn.config(target_platform=...) must name the board's chip)", 1, NULL},
+     "NPU (the line names both; rknn.config(target_platform=...) must name the board's chip)", 1},
     {"does not match the RKNPU hardware version", "the model was compiled for another chip "
-     "than this board's NPU (rknn.config(target_platform=...) must name the board's chip)", 1, NULL},
+     "than this board's NPU (rknn.config(target_platform=...) must name the board's chip)", 1},
     {"unsupport cpu", "a layer the compiler left on the CPU has no CPU kernel in this "
      "runtime (the op is named on the line): a runtime older than the toolkit that built the "
      "model (the runtime's own advice: update toolkit2 and runtime), or an op to move to the "
-     "NPU or out of the model", 1, NULL},
+     "NPU or out of the model", 1},
     {"Meet unsupported", "a layer the compiler left on the CPU has no CPU kernel for its data "
      "type in this runtime (the runtime's own advice: update toolkit2 and runtime), or an op "
-     "to move to the NPU or out of the model", 1, NULL},
+     "to move to the NPU or out of the model", 1},
     {"fallback cpu failed", "a layer the compiler left on the CPU could not run there (see the "
-     "line before it for the op): update the runtime, or move the op to the NPU", 1, NULL},
+     "line before it for the op): update the runtime, or move the op to the NPU", 1},
     {"failed to open rknpu module", "the rknpu kernel driver is not loaded on the board "
-     "(insmod rknpu, or a kernel built without the NPU driver)", 1, NULL},
+     "(insmod rknpu, or a kernel built without the NPU driver)", 1},
     {"failed to open rknn device", "the NPU device node could not be opened (the rknpu driver "
-     "not loaded, or no permission on /dev/dri/renderD* or /dev/rknpu)", 1, NULL},
+     "not loaded, or no permission on /dev/dri/renderD* or /dev/rknpu)", 1},
     {"detail is empty", "eval_perf got no per-layer table from the board: init_runtime "
-     "without perf_debug=True, or a runtime that returns none (RV1103/RV1106)", 1, NULL},
+     "without perf_debug=True, or a runtime that returns none (RV1103/RV1106)", 1},
     /* the file's header counts more bytes than the file has: before "load model failed" */
     {"exportDataSize large then model size", "the .rknn file is shorter than its header says: "
      "a truncated or corrupted copy of the model (copy it again and compare its size), not a "
-     "version or memory problem", 1, NULL},
+     "version or memory problem", 1},
     /* rknn_query's struct size check: the caller's sizeof differs from the runtime's */
     {"< sizeof(rknn_", "the application was built with an rknn_api.h that does not match the "
      "runtime (the structure sizes on the line differ): build it against the header of the "
-     "board's librknnrt version (the demo of the same SDK release)", 1, NULL},
+     "board's librknnrt version (the demo of the same SDK release)", 1},
     {"invalid rknn llm model magic", "the file given to RKLLM is not an .rkllm model it "
      "reads (another kind of file, a corrupted copy, or a model converted by another "
-     "rkllm-toolkit version than the runtime)", 1, NULL},
+     "rkllm-toolkit version than the runtime)", 1},
     {"Cannot load clGetPlatformIDs", "the runtime could not load OpenCL (the GPU's library): "
      "it asked for the GPU path, which this board lacks or has no driver for; the NPU is not "
-     "involved", 1, NULL},
+     "involved", 1},
     {"load model failed", "the runtime could not load the model (a model built by another "
-     "toolkit version than the runtime, or out of memory)", 1, NULL},
+     "toolkit version than the runtime, or out of memory)", 1},
     {"Import rknn model failed", "the runtime could not load the model (a model built by another "
-     "toolkit version than the runtime, or out of memory)", 1, NULL},
+     "toolkit version than the runtime, or out of memory)", 1},
     {"Invalid RKNN model version", "the model was built by a toolkit that does not match the "
-     "runtime version", 1, NULL},
+     "runtime version", 1},
     /* the same line in a browser's Chinese translation ("无效的 RKNN 模型版本 6",
      * rockchip-linux/rknn-toolkit2 issue 212, beside its English original) */
     {"\xe6\x97\xa0\xe6\x95\x88\xe7\x9a\x84 RKNN \xe6\xa8\xa1\xe5\x9e\x8b\xe7\x89\x88\xe6\x9c\xac",
-     "the model was built by a toolkit that does not match the runtime version", 1, NULL},
+     "the model was built by a toolkit that does not match the runtime version", 1},
     /* rknn-toolkit2 issue 75: API 1.2.0 against rknn_server 1.3.0; the reply was to keep
      * the API and DRV versions the same */
     {"msg_ioctl_ack fail", "the toolkit's API (on the PC) and rknn_server/librknnrt on the "
      "board are of different versions (their messages differ in size: data_len against "
-     "expect); install the board's rknn_server and librknnrt of the toolkit's version", 1, NULL},
+     "expect); install the board's rknn_server and librknnrt of the toolkit's version", 1},
     {"rknn_server version is too old", "the board's rknn_server is older than the toolkit "
-     "needs: update rknn_server (and librknnrt) on the board to the version the line names", 1, NULL},
+     "needs: update rknn_server (and librknnrt) on the board to the version the line names", 1},
     {"server connect fail", "the toolkit could not reach rknn_server on the board (not "
-     "running, or another version than the toolkit)", 1, NULL},
+     "running, or another version than the toolkit)", 1},
     /* "recv(MsgLoadAck) fail, -9(ERROR_PIPE)": the same broken pipe as "server connect fail" */
     {"ERROR_PIPE", "the toolkit could not reach rknn_server on the board (not running, or "
-     "another version than the toolkit)", 1, NULL},
+     "another version than the toolkit)", 1},
     {"Connect to Device Failure", "the toolkit could not connect to the board (adb/USB/network; "
-     "an adb client and server of other versions, or rknn_server not running)", 1, NULL},
+     "an adb client and server of other versions, or rknn_server not running)", 1},
     {"Init runtime environment failed", "init_runtime failed: the board could not be reached "
-     "or its runtime does not match the toolkit", 1, NULL},
-    {"RKNN_ERR_DEVICE_UNAVAILABLE", "the board's NPU is not available to the toolkit", 1, NULL},
+     "or its runtime does not match the toolkit", 1},
+    {"RKNN_ERR_DEVICE_UNAVAILABLE", "the board's NPU is not available to the toolkit", 1},
     {"RKNN_ERR_MODEL_INVALID", "the runtime refused the model (a model compiled for another "
-     "chip, or by a toolkit whose version differs from the runtime's)", 1, NULL},
-    {"RKNN_ERR_MALLOC_FAIL", "the runtime ran out of memory", 1, NULL},
+     "chip, or by a toolkit whose version differs from the runtime's)", 1},
+    {"RKNN_ERR_MALLOC_FAIL", "the runtime ran out of memory", 1},
     /* the application's calls, in the runtime's words (include/rknn_api.h) */
     {"< model input size(", "the buffer given to rknn_inputs_set is smaller than the model's "
      "input: its type or size does not match RKNN_QUERY_INPUT_ATTR (a float32 type left as "
-     "the default for a uint8 image makes the runtime expect 4 bytes an element, float16 2)", 1, NULL},
+     "the default for a uint8 image makes the runtime expect 4 bytes an element, float16 2)", 1},
     {"rknn_set_input_shapes error", "rknn_set_input_shapes was given shapes that are not one of "
-     "the model's shape sets (the runtime lists them: compare dims and layout, NHWC or NCHW)", 1, NULL},
+     "the model's shape sets (the runtime lists them: compare dims and layout, NHWC or NCHW)", 1},
     {"Not support core mask", "the NPU core mask asked for is not available to this model or "
      "context (one core on this chip, or a model built for one core): the runtime runs it on "
-     "one core", 0, NULL},
+     "one core", 0},
     {"failed to set core mask", "the NPU core mask asked for is not available to this model or "
      "context (one core on this chip, or a model built for one core): the runtime runs it on "
-     "one core", 0, NULL},
+     "one core", 0},
     {"error code: -13", "-13 is RKNN_ERR_TARGET_PLATFORM_UNMATCH: the model or the call does "
      "not fit this chip (a model built for another chip, or a core mask of cores it does not "
-     "have)", 1, NULL},
+     "have)", 1},
     {"RKNN_MAGIC", "the file is not an .rknn model (another format given as .rknn, or a "
-     "corrupted copy)", 1, NULL},
+     "corrupted copy)", 1},
     {"Invalid RKNN fromat", "the file is not an .rknn model (another format given as .rknn, "
-     "or a corrupted copy)", 1, NULL},
+     "or a corrupted copy)", 1},
     {"while required target_platform", "the target_platform set for the toolkit (init_runtime, "
-     "or the model's) is not the board's chip: the line names both", 1, NULL},
+     "or the model's) is not the board's chip: the line names both", 1},
     {"failed to run pass: rknn::", "the compiler failed one of its passes while building the "
      "model (rknn.build(): a layer this toolkit version cannot lower; the lines before it name "
-     "it)", 1, NULL},
+     "it)", 1},
     /* RKLLM's own checks (airockchip/rknn-llm) */
     {"number of enabled CPUs must be greater than or equal to the number of NPU cores",
      "RKLLM runs with fewer enabled CPUs than the NPU cores the model was converted for "
-     "(rkllm-toolkit's num_npu_core; set the enabled CPUs, or convert for fewer cores)", 1, NULL},
+     "(rkllm-toolkit's num_npu_core; set the enabled CPUs, or convert for fewer cores)", 1},
     {"must be less than the model's max_context_limit", "RKLLM's max_context is above the "
-     "limit the model was converted with (rkllm-toolkit's max_context)", 1, NULL},
+     "limit the model was converted with (rkllm-toolkit's max_context)", 1},
     {"/sys/class/devfreq/", "a frequency node the toolkit reads does not exist on this board "
-     "(eval_perf fixes or reads the DDR/NPU clock through devfreq)", 1, NULL},
-    {"Fatal signal", "the program crashed", 1, NULL},
+     "(eval_perf fixes or reads the DDR/NPU clock through devfreq)", 1},
+    {"Fatal signal", "the program crashed", 1},
+};
+
+/* Lines whose meaning is in the value they print: checked before known[]. The kernel
+ * driver's wait (rknpu_job_wait, khadas/linux @3000f265 drivers/rknpu/rknpu_job.c):
+ * ret 0 is wait_event_timeout's timeout, after which it prints "job timeout"; -512 is
+ * -ERESTARTSYS, a wait interrupted by a signal (the interruptible wait of other driver
+ * versions), after which it prints "job abort". */
+static const struct known_ret {
+    const char *says, *ret, *means;
+} known_ret[] = {
+    {"failed to wait job", "ret = -512", "the process waiting for an NPU job was interrupted "
+     "by a signal (ret -512, the kernel's ERESTARTSYS: it was killed, stopped with Ctrl-C or "
+     "crashed while the job ran), and the kernel driver aborted the job; the NPU itself "
+     "reported no fault"},
+    {"failed to wait job", "ret = 0,", "an NPU job did not finish within the kernel driver's "
+     "timeout (ret 0: the wait timed out; an NPU hang, or a runtime that does not match the "
+     "driver); the driver resets the NPU after it"},
 };
 
 const char *errlog_diagnosis(const char *line, int *fatal)
 {
+    for (size_t i = 0; i < sizeof known_ret / sizeof known_ret[0]; i++)
+        if (strstr(line, known_ret[i].says) && strstr(line, known_ret[i].ret)) {
+            if (fatal)
+                *fatal = 1;
+            return known_ret[i].means;
+        }
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (strstr(line, known[i].says) && (!known[i].and_says || strstr(line, known[i].and_says))) {
+        if (strstr(line, known[i].says)) {
             if (fatal)
                 *fatal = known[i].fatal;
             return known[i].means;
