@@ -144,6 +144,15 @@ static void print_num(FILE *f, const char *fmt, double v)
         fprintf(f, fmt, v);
 }
 
+/* the stored lines, then how many more the log had (the store keeps the first ones) */
+static void print_lines(FILE *f, char *const *lines, int n, int64_t count)
+{
+    for (int k = 0; k < n; k++)
+        fprintf(f, "  %s\n", tt(lines[k]));
+    if (count > n)
+        fprintf(f, "  ... %lld more\n", (long long)(count - n));
+}
+
 void summary_log_print(const summary_log *l, const char *status, FILE *f)
 {
     if (!l->present)
@@ -165,21 +174,14 @@ void summary_log_print(const summary_log *l, const char *status, FILE *f)
     if (l->n_errors >= 0) {
         fprintf(f, "\nstatus    %s: %lld error line%s in the log\n", status ? tt(status) : "ok",
                 (long long)l->n_errors, l->n_errors == 1 ? "" : "s");
-        for (int k = 0; k < l->n_error_lines; k++)
-            fprintf(f, "  %s\n", tt(l->error_lines[k]));
-        /* the store keeps the first lines only: say how many more the log had */
-        if (l->n_errors > l->n_error_lines)
-            fprintf(f, "  ... %lld more\n", (long long)(l->n_errors - l->n_error_lines));
+        print_lines(f, l->error_lines, l->n_error_lines, l->n_errors);
         if (l->diagnosis)
             fprintf(f, "diagnosis %s\n", tt(l->diagnosis));
     }
     if (l->n_warnings >= 0) {
         fprintf(f, "\nwarnings  %lld known warning line%s in the log\n", (long long)l->n_warnings,
                 l->n_warnings == 1 ? "" : "s");
-        for (int k = 0; k < l->n_warning_lines; k++)
-            fprintf(f, "  %s\n", tt(l->warning_lines[k]));
-        if (l->n_warnings > l->n_warning_lines)
-            fprintf(f, "  ... %lld more\n", (long long)(l->n_warnings - l->n_warning_lines));
+        print_lines(f, l->warning_lines, l->n_warning_lines, l->n_warnings);
         for (int k = 0; k < l->n_notes; k++)
             fprintf(f, "note      %s\n", tt(l->notes[k]));
     }
@@ -203,6 +205,15 @@ void summary_log_print(const summary_log *l, const char *status, FILE *f)
         print_num(f, "%.2f KB", l->rw_kb);
         fputs(" per frame\n", f);
     }
+}
+
+static void json_lines(json_writer *w, const char *key, char *const *lines, int n)
+{
+    json_key(w, key);
+    json_arr_open(w);
+    for (int k = 0; k < n; k++)
+        json_str(w, lines[k]);
+    json_arr_close(w);
 }
 
 void summary_log_json(const summary_log *l, json_writer *w)
@@ -230,11 +241,7 @@ void summary_log_json(const summary_log *l, json_writer *w)
         json_obj_open(w);
         json_key(w, "count");
         json_int(w, l->n_errors);
-        json_key(w, "lines");
-        json_arr_open(w);
-        for (int k = 0; k < l->n_error_lines; k++)
-            json_str(w, l->error_lines[k]);
-        json_arr_close(w);
+        json_lines(w, "lines", l->error_lines, l->n_error_lines);
         json_key(w, "diagnosis");
         json_str(w, l->diagnosis);
         json_obj_close(w);
@@ -246,16 +253,8 @@ void summary_log_json(const summary_log *l, json_writer *w)
         json_obj_open(w);
         json_key(w, "count");
         json_int(w, l->n_warnings);
-        json_key(w, "lines");
-        json_arr_open(w);
-        for (int k = 0; k < l->n_warning_lines; k++)
-            json_str(w, l->warning_lines[k]);
-        json_arr_close(w);
-        json_key(w, "notes");
-        json_arr_open(w);
-        for (int k = 0; k < l->n_notes; k++)
-            json_str(w, l->notes[k]);
-        json_arr_close(w);
+        json_lines(w, "lines", l->warning_lines, l->n_warning_lines);
+        json_lines(w, "notes", l->notes, l->n_notes);
         json_obj_close(w);
     }
     json_key(w, "benchmark");
