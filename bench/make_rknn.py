@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/make_rknn.py OUT N [TARGET [lite]] [native=K] [tasks=T] [dims=D] — writes a synthetic Toolkit2 .rknn
+"""bench/make_rknn.py OUT N [TARGET [lite]] [native=K] [tasks=T] [dims=D] [relocs=P] — writes a synthetic Toolkit2 .rknn
 (container version 6, FlatBuffer model data, JSON trailer), or with `lite` an
 RV1103/RV1106 one (container 0x1004: header, task table, then the graph as
 the lite FlatBuffer with its slot numbers), whose graph is
@@ -9,7 +9,9 @@ reader and the prediction on a model of a given size (real samples stop at
 102 layers). native=K gives each conv weight a native shape of K values (blocks
 of 6 as the compiler writes them; Toolkit2 2.3.x writes 24 for some weights);
 tasks=T sets every lite node's task number to T; dims=D writes the activations
-with D dims (trailing 1s) (the fuzz corpus and tests use these)."""
+with D dims (trailing 1s); relocs=P writes graph slot 7, the address patches: P {offset,
+entry} pairs for each conv's weight and bias and for a name no tensor has (relocs=broken:
+one vector's count past the end of the buffer) (the fuzz corpus and tests use these)."""
 import json, struct, sys
 
 opts = dict(a.split('=', 1) for a in sys.argv[1:] if '=' in a)
@@ -20,10 +22,12 @@ lite = len(args) > 3 and args[3] == 'lite'
 native_len = int(opts.get('native', 0))
 task_no = int(opts.get('tasks', 1))
 act_dims = int(opts.get('dims', 4))
+relocs = opts.get('relocs')
 buf = bytearray()
 
 # A table is a list of (slot, kind, value): kind 'u8', 'i32', 'str', 'ivec',
-# 'table', 'tvec'. Vtable first, then the table, then its children (uoffsets
+# 'table', 'tvec', 'svec' (a vector of (u32, u32) structs; a value of None: a count
+# past the end). Vtable first, then the table, then its children (uoffsets
 # point forward), patched when the children are placed.
 def emit(fields):
     nslots = max([s for s, _, _ in fields] + [-1]) + 1
@@ -51,6 +55,10 @@ def emit(fields):
                 buf.extend(struct.pack('<I', len(b)) + b + b'\0')
             elif k == 'ivec':
                 buf.extend(struct.pack(f'<I{len(v)}i', len(v), *v))
+            elif k == 'svec':
+                buf.extend(struct.pack('<I', 0x7fffffff if v is None else len(v)))
+                for a, b in v or []:
+                    buf.extend(struct.pack('<II', a, b))
             elif k == 'table':
                 child = emit(v)
             elif k == 'tvec':
@@ -99,6 +107,13 @@ tensors[x][1] = (2, 'u8', 2)
 nodes.append([(1, 'str', 'OutputOperator'), (2, 'str', f'OutputOperator:t{n - 1}'), (3, 'u8', 2),
               (4, 'ivec', [x])])
 graph = [(0, 'tvec', tensors), (1, 'tvec', nodes), (2, 'ivec', [1]), (3, 'ivec', [x])]
+if relocs is not None and not lite:
+    k = 0 if relocs == 'broken' else int(relocs)
+    names = [f'{c}{i}' for i in range(n) if i % 3 != 1 for c in 'wb'] + ['no_such_tensor']
+    graph.append((7, 'tvec', [[(0, 'str', nm), (1, 'svec', [(16 * j, 3 * e + j) for j in range(k)])]
+                              for e, nm in enumerate(names)]))
+    if relocs == 'broken':
+        graph[-1][2][0][1] = (1, 'svec', None)
 sh = 2 if lite else 0  # the lite root lacks slots 4 and 5
 root = [(0, 'i32', 6), (1, 'str', 'RKNPU t3' if lite else 'RKNPU v2'), (2, 'tvec', [graph]),
         (6 - sh, 'i32', 20302), (7 - sh, 'str', 'bench(compiler version: synthetic)'),

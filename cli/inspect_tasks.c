@@ -224,6 +224,19 @@ static void task_text(FILE *f, const rknn_model *m, const emu_program *p, int i,
             fprintf(f, " ew operand at 0x%llx", (unsigned long long)t->ew_addr);
         fputc('\n', f);
     }
+    /* model 6: the buffers the runtime's address patches put into its registers */
+    int np = 0;
+    for (int r = 0; s->entry0 >= 0 && r < s->n_regs; r++) {
+        uint32_t off = 0;
+        int ti = rknn_reloc_at(m, s->entry0 + r, &off);
+        if (ti < 0)
+            continue;
+        fprintf(f, "%s 0x%04x %s", np++ ? "," : "  buffers", s->regs[r].addr, m->tensors[ti].name);
+        if (off)
+            fprintf(f, " + 0x%x", off);
+    }
+    if (np)
+        fputc('\n', f);
     if (chk == 2)
         fprintf(f, "  graph   no node index in the file; geometry of node %d %s\n", match + 1,
                 m->nodes[match].name);
@@ -385,6 +398,21 @@ void inspect_tasks_json(json_writer *w, const rknn_model *m, const emu_program *
         json_key_int(w, "pool_kernel_h", t.pool_kh, -1);
         json_key_int(w, "pool_stride_x", t.pool_sx, -1);
         json_key_int(w, "pool_stride_y", t.pool_sy, -1);
+        /* model 6: register, tensor and offset of each address patch in its writes */
+        json_key(w, "patches");
+        json_arr_open(w);
+        for (int r = 0; s->entry0 >= 0 && r < s->n_regs; r++) {
+            uint32_t off = 0;
+            int ti = rknn_reloc_at(m, s->entry0 + r, &off);
+            if (ti < 0)
+                continue;
+            json_obj_open(w);
+            json_key(w, "register"); json_int(w, s->regs[r].addr);
+            json_key(w, "tensor"); json_str(w, m->tensors[ti].name);
+            json_key(w, "offset"); json_int(w, off);
+            json_obj_close(w);
+        }
+        json_arr_close(w);
         json_key(w, "graph_check");
         if (c < 0) json_write_null(w); else json_str(w, c == 2 ? "no node index" : c ? "agrees" : why);
         json_key_int(w, "geometry_of_node", c == 2 ? match + 1 : -1, -1);

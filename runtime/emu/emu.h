@@ -24,7 +24,8 @@
  *    sample files: docs/rknn-format.md "Compiled NPU tasks").
  *  - Addresses are the NPU addresses the file holds: Toolkit2 files keep
  *    offsets into buffers whose addresses the runtime adds at load time (0 at
- *    a buffer's start; which buffer is not decoded); RV110x files hold offsets from their register commands,
+ *    a buffer's start; which buffer, the model-6 file's address patches say:
+ *    rknn_reloc, emu_stream.entry0); RV110x files hold offsets from their register commands,
  *    which the weights follow (emu_program.file_base), above that the
  *    runtime's internal buffer.
  *  - Per-channel words of a conv (DPU BS operands, at bs_addr or in the
@@ -185,6 +186,8 @@ typedef struct emu_stream {
     int lut;               /* model 1: the LUT table tensor its node's task list names, -1 none */
     uint32_t enable_mask, int_mask;
     int64_t file_off;      /* its first entry in the file */
+    int64_t entry0;        /* model 6: its first entry's index in the regcmd blob (what
+                              the file's address patches name, rknn_reloc), -1 none */
     int n_regs;
     emu_reg *regs;
 } emu_stream;

@@ -47,6 +47,7 @@ static void add_stream(emu_program *p, const uint8_t *file, size_t off, uint32_t
     s->enable_mask = en;
     s->int_mask = im;
     s->file_off = (int64_t)off;
+    s->entry0 = -1;
     s->n_regs = (int)n;
     s->regs = xcalloc(n ? n : 1, sizeof *s->regs);
     emu_regs_parse(file + off, n, p->fmt, s->regs);
@@ -68,6 +69,8 @@ static int from_table(emu_program *p, const uint8_t *file, size_t tab, uint32_t 
                           i, amount, (unsigned long long)at, cmd_len);
         add_stream(p, file, cmd + (size_t)at, amount, op < (uint32_t)n_nodes ? (int)op : -1,
                    rd32(r + 8), rd32(r + 12));
+        if (at % 8 == 0)
+            p->tasks[p->n_tasks - 1].entry0 = (int64_t)(at / 8);
     }
     return 0;
 }

@@ -730,6 +730,75 @@ static int decode_native_io(ctx *c, const char *s, uint32_t n, const char *field
     return 0;
 }
 
+static int reloc_cmp(const void *a, const void *b)
+{
+    const rknn_reloc *x = a, *y = b;
+    return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* Graph slot 7 (model 6): the address patches the runtime applies to the register
+ * commands at load time, one table per buffer: slot 0 the tensor's name, slot 1 a
+ * vector of 8-byte structs {offset, entry} (the regcmd entry that gets the tensor's
+ * address + offset), slot 2 one word per patch (rk3576's 1, 0, 1, 1: not read). */
+static int decode_relocs(ctx *c, const fb_table *g)
+{
+    rknn_model *m = c->m;
+    fb_vec rv;
+    int r, cap = 0;
+
+    if (fb_vector(g, 7, 4, &rv) < 0)
+        return fb_fail(c, "graph", 0, "relocations");
+    if ((r = take(c, "graph", 0, "relocations", rv.n)))
+        return r;
+    for (uint32_t k = 0; k < rv.n; k++) {
+        fb_table e;
+        fb_vec pv;
+        const char *s;
+        uint32_t sl = 0;
+        if (fb_vec_table(&rv, k, &e) || fb_str(&e, 0, &s, &sl) < 0 || fb_vector(&e, 1, 8, &pv) < 0)
+            return fb_fail(c, "relocation", (long)k, "table");
+        if ((r = take(c, "relocation", (long)k, "patches", pv.n)) ||
+            (r = take(c, "relocation", (long)k, "patches", pv.n)))
+            return r;
+        int tensor = -1;
+        for (int i = 0; i < m->n_tensors && tensor < 0 && sl; i++)
+            if (m->tensors[i].name && strlen(m->tensors[i].name) == sl &&
+                !memcmp(m->tensors[i].name, s, sl))
+                tensor = i;
+        for (uint32_t j = 0; j < pv.n; j++) {
+            const uint8_t *q = pv.b->p + pv.pos + 8 * (size_t)j;
+            if (m->n_relocs == cap) {
+                cap = cap ? 2 * cap : 16;
+                m->relocs = xrealloc(m->relocs, sizeof(*m->relocs) * (size_t)cap);
+            }
+            m->relocs[m->n_relocs++] = (rknn_reloc){tensor, rd_u32(q), rd_u32(q + 4)};
+        }
+    }
+    if (m->n_relocs > 1)
+        qsort(m->relocs, (size_t)m->n_relocs, sizeof(*m->relocs), reloc_cmp);
+    return 0;
+}
+
+int rknn_reloc_at(const rknn_model *m, int64_t entry, uint32_t *offset)
+{
+    int lo = 0, hi = m->n_relocs;
+    if (entry < 0 || entry > UINT32_MAX)
+        return -1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (m->relocs[mid].entry < (uint32_t)entry)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == m->n_relocs || m->relocs[lo].entry != (uint32_t)entry)
+        return -1;
+    if (offset)
+        *offset = m->relocs[lo].offset;
+    return m->relocs[lo].tensor;
+}
+
+
 static int decode_flatbuffer(ctx *c, const uint8_t *p, size_t n)
 {
     rknn_model *m = c->m;
@@ -837,6 +906,8 @@ static int decode_flatbuffer(ctx *c, const uint8_t *p, size_t n)
         for (uint32_t k = 0; k < cv.n; k++)
             m->tiling_start[m->n_tilings++] = fb_vec_u32(&cv, k);
     }
+    if (!c->lite && m->model_version >= 6 && (r = decode_relocs(c, &g)))
+        return r;
     /* per-input normalisation: mean, std (float bits), channel reorder */
     if (fb_vector(&g, 4, 4, &normv) < 0)
         return fb_fail(c, "graph", 0, "normalizations");
@@ -1101,6 +1172,7 @@ void rknn_model_free(rknn_model *m)
     free(m->io);
     free(m->dyn_json);
     free(m->tiling_start);
+    free(m->relocs);
     free(m->json_pre);
     free(m->target);
     free(m->toolkit);

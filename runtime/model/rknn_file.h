@@ -152,6 +152,14 @@ typedef struct rknn_node {
                                 a BSON document: a custom op's attributes), -1 none */
 } rknn_node;
 
+/* One address patch of a model-6 file (graph slot 7): the runtime writes tensor's
+ * address + offset into register command entry (an index into the `regcmd` blob, 8
+ * bytes an entry). This is what binds a task's address registers to buffers. */
+typedef struct rknn_reloc {
+    int tensor;              /* -1: its name is no tensor's */
+    uint32_t offset, entry;
+} rknn_reloc;
+
 /* One model input or output as the generator string and the graph give it. */
 typedef struct rknn_io {
     char *name;
@@ -193,6 +201,8 @@ typedef struct rknn_model {
     uint32_t *tiling_start;  /* model 6, graph slot 10: the task where each core
                                 selection's tiling starts (rk3588 [0,0,0,2,8]), n_tilings */
     int n_tilings;
+    rknn_reloc *relocs;      /* model 6, graph slot 7: the address patches, by entry */
+    int n_relocs;
     char *dyn_json;          /* the generator's dynamic_shapes as JSON text, NULL none */
     int n_dyn;               /* its entries (shape sets), 0 static */
     /* RV1103/RV1106 blob: header words and the task table */
@@ -234,6 +244,10 @@ int rknn_node_attrs(const rknn_model *m, const uint8_t *file, size_t len, int ni
 struct graph;
 int rknn_custom_nodes(const rknn_model *m, const uint8_t *file, size_t len, struct graph *g,
                       int *node_of, char *err, size_t errlen);
+
+/* The tensor whose address the runtime writes into regcmd entry `entry` (offset: what it
+ * adds), -1 when no patch names that entry. */
+int rknn_reloc_at(const rknn_model *m, int64_t entry, uint32_t *offset);
 
 const char *rknn_container_name(int container);
 const char *rknn_target_name(int target);  /* "CPU", "GPU", "NPU" */

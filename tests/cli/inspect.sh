@@ -363,6 +363,12 @@ expect 2 "broken_overlap.rknn: FlatBuffer tensor\[6\]\.shape: 1188 values, more 
     "$RT" inspect tests/fuzz/corpus/rknn/broken_overlap.rknn
 expect 2 "FlatBuffer node\[1\]\.task_number: 9 tasks, the task table has 3" -- \
     "$RT" inspect tests/fuzz/corpus/rknn/broken_lite_task_number.rknn
+# the address patches (graph slot 7) of synthetic files (fuzz seeds written by
+# bench/make_rknn.py relocs=): read whole, a name no tensor has included; a vector
+# that runs past the model data is refused with one line
+expect 0 "" -- "$RT" inspect tests/fuzz/corpus/rknn/relocs.rknn
+expect 2 "broken_relocs.rknn: FlatBuffer relocation\[0\]\.table: offset or length outside the model data" -- \
+    "$RT" inspect tests/fuzz/corpus/rknn/broken_relocs.rknn
 # a layer tensor of more dims than an NPU layer holds (6): refused by name, not cut
 $PY bench/make_rknn.py "$T/d7.rknn" 3 rk3588 dims=7
 expect 0 "" -- "$RT" inspect "$T/d7.rknn"
@@ -441,6 +447,56 @@ if checked != 12:
 print('\n'.join(errs)); sys.exit(1 if errs else 0)
 EOF
 ); then ok; else bad "weights in the file: $out"; fi
+
+# --- inspect --tasks: the address patches (graph slot 7) ---------------------------
+# Walked here with the tests' own FlatBuffer reader: every {offset, entry} pair of the
+# file's patch table must be one inspect reports in the task that writes that entry;
+# and each conv task's feature, weight, destination and per-channel registers must be
+# patched with its node's input, weight, output and bias tensors (the graph's node
+# list), at the offset the task's decoded address holds.
+for c in rk3588 rk3566 rk3562 rk3576 rv1126b; do
+    f=$D/multiple_input_demo.$c.rknn
+    "$RT" inspect "$f" --tasks --json >"$T/patch.json" 2>/dev/null || { bad "inspect --tasks $c"; continue; }
+    if out=$($PY - "$c" "$f" "$T/patch.json" <<'EOF'
+import json, struct, sys
+sys.path.insert(0, 'tests/oracle')
+from rknn_fb import FB
+chip, path, js = sys.argv[1:4]
+F = FB(path)
+g = F.tables(F.u32(0), 2)[0]
+pairs = []
+for e in F.tables(g, 7):
+    o = F.slot(e, 1)
+    o += F.u32(o)
+    pairs += [(F.string(e, 0),) + struct.unpack_from('<II', F.fb, o + 4 + 8 * k) for k in range(F.u32(o))]
+d = json.load(open(js))
+tasks = d['npu_tasks']['tasks']
+got = sorted((p['tensor'], p['offset']) for t in tasks for p in t['patches'])
+errs = []
+if not pairs or got != sorted((n, off) for n, off, _ in pairs):
+    errs.append(f'{chip}: {len(got)} patches reported, the table has {len(pairs)}')
+feat, dst = (0x1070, 0x4020) if chip in ('rk3588', 'rk3566') else (0x1088, 0x4018)
+nodes = {n['id']: n for n in d['nodes']}
+convs = 0
+for t in tasks:
+    n = nodes.get(t['node'])
+    if t['op'] != 'conv' or not n or not n['op'].startswith('Conv'):
+        continue
+    convs += 1
+    at = {p['register']: (p['tensor'], p['offset']) for p in t['patches']}
+    w = [i['name'] for i in n['inputs'] if 'data_offset' in i and len(i['shape']) == 4]
+    b = [i['name'] for i in n['inputs'] if i['dtype'] == 'int32']
+    want = {feat: (n['inputs'][0]['name'], t['feature_addr']), 0x1110: (w[0], t['weight_addr']),
+            dst: (n['outputs'][0]['name'], t['dst_addr']), 0x5020: (b[0], t['bs_addr'])}
+    for r, v in want.items():
+        if at.get(r) != v:
+            errs.append(f'{chip} task {t["index"]}: register {r:#x} patched {at.get(r)}, {v} expected')
+if convs == 0:
+    errs.append(f'{chip}: no conv task checked')
+print('\n'.join(errs) or f'{chip}: {len(pairs)} patches, {convs} conv tasks'); sys.exit(1 if errs else 0)
+EOF
+); then ok; else bad "address patches: $out"; fi
+done
 
 # --- inspect --tasks: decoded conv geometry against the graph ----------------------
 # The oracle is the file's own graph (kernel, stride, channels, output width of

@@ -116,7 +116,11 @@ with tempfile.TemporaryDirectory() as tmp:
     mk = os.path.join(here, '..', '..', '..', 'bench', 'make_rknn.py')
     for name, extra in (('native24.rknn', ['rv1126b', 'native=24']),
                         ('lite_native24.rknn', ['rv1106', 'lite', 'native=24']),
-                        ('broken_lite_task_number.rknn', ['rv1106', 'lite', 'tasks=9'])):
+                        ('broken_lite_task_number.rknn', ['rv1106', 'lite', 'tasks=9']),
+                        # graph slot 7, the address patches: two per buffer, one naming no
+                        # tensor; one vector's count past the end of the model data
+                        ('relocs.rknn', ['rk3576', 'relocs=2']),
+                        ('broken_relocs.rknn', ['rk3576', 'relocs=broken'])):
         subprocess.run([sys.executable, mk, os.path.join(tmp, name), '3'] + extra, check=True)
         w(name, open(os.path.join(tmp, name), 'rb').read())
 w('encrypted.rknn', b'CYPTRKNN' + bytes(range(64)))
