@@ -261,6 +261,10 @@ const emu_chip_info *emu_chip_table(int *n);
  *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
  * Rounding: half up (add 2^(n-1), arithmetic shift): reproduces the source
  * model on the sample files; not compared bit for bit with a board.
+ * rk3576 (f2, f3): BS's shift from its configuration buffer, then a clamp, BN's PReLU or BN
+ *   into the LUT (the tables an earlier DPU-only task uploads, BN's operands in the buffer
+ *   the file's address patches put at 0x5030): emu_act.c, docs/rknn-format.md
+ *   "Activations on f2".
  * A LUT activation (model-1 files, yolov8n's one configuration): x =
  *   round(v * BN_MUL / 2^BN_SHIFT), y = the LE/LO table at x, linear between
  *   entries, the slopes beyond them, then OUT_CVT on y (the tables from the

@@ -208,26 +208,6 @@ int64_t emu_weight_tile(const weight_blocks *b, int oc)
                   : b->ooff[j] + (int64_t)o * b->per_kernel;
 }
 
-int emu_f2_clamp(const emu_step *s, const emu_task *t, int64_t *lo, int64_t *hi)
-{
-    int rc = 0;
-    uint32_t bn = reg_or0(s->rs, s->grp, 0x4060);
-    int32_t l = (int32_t)reg_or0(s->rs, s->grp, 0x406c), h = (int32_t)reg_or0(s->rs, s->grp, 0x4070);
-    int pairs = reg_or0(s->rs, s->grp, 0x4074) == (uint32_t)l &&
-                reg_or0(s->rs, s->grp, 0x4078) == (uint32_t)h;
-    int full = l == INT32_MIN && h == INT32_MAX;
-    if (!pairs || (bn == 0x903 && !full) || (bn == 0x902 && (full || l > h)) ||
-        (bn == 0x902 && t->ew_present && !t->ew_bypass) || (bn != 0x902 && bn != 0x903))
-        STOP("task %d (node %s): BN_CFG 0x%x with clamps [0x%x, 0x%x] / [0x%x, 0x%x]: only "
-             "a plain conv (0x903, no clamp) or a clamped one without an EW add (0x902) is "
-             "emulated", s->ti, s->nn, bn, (unsigned)l, (unsigned)h,
-             reg_or0(s->rs, s->grp, 0x4074), reg_or0(s->rs, s->grp, 0x4078));
-    *lo = l;
-    *hi = h;
-out:
-    return rc;
-}
-
 /* The tile a conv task computes, from its offsets into the node's tensors: input row
  * y0i (an image input's rows are its aligned width apart, act_row_bytes), output row
  * y0o and first output channel oc0 (a whole C2 surface of the destination). */
@@ -265,6 +245,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
     int G = emu_channel_group(tg);
     int xi, wi, bi, ei, rc = 0;
     uint8_t *dcw = NULL; /* decompressed weights (CNA_DCOMP_CTRL) */
+    emu_f2_act *fa = NULL; /* f2/f3: the activation stage (emu_act.c) */
     act in, out, ew = {0};
     emu_node_operands(m, nd, &xi, &wi, &bi, &ei);
     if (t->op != EMU_OP_CONV)
@@ -363,17 +344,20 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
             STOP("task %d (node %s): BN stage in use (PReLU, ReLUX, a second operand, or ReLU "
                  "beside EW): not emulated", ti, nn);
     }
-    int64_t clamp_lo = INT32_MIN, clamp_hi = INT32_MAX;
-    if (t->map == EMU_MAP_F2 || t->map == EMU_MAP_F3) {
+    /* f2/f3: BS's shifts, then the clamp, BN's PReLU or the LUT (emu_act.c) */
+    int f2 = t->map == EMU_MAP_F2 || t->map == EMU_MAP_F3;
+    if (f2) {
         uint32_t bs = reg_or0(rs, grp, 0x4050);
         /* the word table lets bits 8..9 of BS_CFG through for the depthwise form */
         if (bs != 0x80011011 && bs != 0x80011111)
             STOP("task %d (node %s): DPU_BS_CFG 0x%x: a conv's 0x80011011 or 0x80011111 is "
                  "emulated", ti, nn, bs);
-        if ((rc = emu_f2_clamp(s, t, &clamp_lo, &clamp_hi)))
+        if (!(fa = malloc(sizeof *fa)))
+            STOP("task %d (node %s): out of memory", ti, nn);
+        if ((rc = emu_f2_act_load(s, t, file, len, fa)))
             goto out;
     }
-    int use_ew = t->ew_present && !t->ew_bypass && !t->lut_used;
+    int use_ew = t->ew_present && !t->ew_bypass && !t->lut_used && !(fa && fa->kind == EMU_ACT_LUT);
     if (use_ew && !table && rk356x && ew_cfg != cw.ew_add)
         STOP("task %d (node %s): DPU_EW_CFG 0x%x: on rk356x only 0x%x (add of a memory "
              "operand) is understood", ti, nn, ew_cfg, cw.ew_add);
@@ -571,10 +555,10 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
                     STOP("task %d (node %s): accumulator %lld overflows int32 (channel %d, row %d, "
                          "column %d)", ti, nn, (long long)acc, oc, oy, ox);
                 }
-                int64_t v = rshift_round(acc * mul, t->bs.mul_shift);
+                int64_t v = fa ? emu_f2_act_int(fa, emu_f2_bs(fa, acc * mul))
+                               : rshift_round(acc * mul, t->bs.mul_shift);
                 if (relu && v < 0)
                     v = 0;
-                v = v < clamp_lo ? clamp_lo : v > clamp_hi ? clamp_hi : v;
                 int64_t pos = act_off(&out, oc, y0o + oy, ox);
                 if (use_ew) {
                     int64_t e = ew.p[act_off(&ew, oc, y0o + oy, ox)];
@@ -593,5 +577,6 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
     mem->written[nd->out[0]] = 1;
 out:
     free(dcw);
+    free(fa);
     return rc;
 }

@@ -8,8 +8,8 @@
  * adds its float32 bias in the BS stage (read by the DPU_RDMA's BS reader, the
  * bias tensor at the BS base address, 4 bytes a channel: rocket-userspace's
  * float captures):
- * y = fp16(sum x * w + b). An activation or another converter stops the run with
- * the stage it met. */
+ * y = fp16(sum x * w + b), then f2's activation stage (emu_act.c: a PReLU in BS, a
+ * clamp, the LUT). Another stage or converter stops the run with the stage it met. */
 #include "runtime/emu/emu_internal.h"
 
 #include <stdlib.h>
@@ -24,6 +24,7 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
     int xi = -1, wi = -1, bi = -1;
     act in, out;
     float *Wk = NULL;
+    emu_f2_act *fa = NULL; /* f2/f3: the activation stage (emu_act.c) */
 
     for (int k = 0; k < nd->n_in; k++) {
         const rknn_tensor *x = &m->tensors[nd->in[k]];
@@ -41,11 +42,12 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
     /* the bias is read where the DPU_RDMA's BS reader is on (f2's float programs:
      * BRDMA_CFG 0x100; the demo's bias-free convs write no DPU_RDMA word) */
     uint32_t brdma = reg_or0(s->rs, s->grp, 0x501c);
-    int add_bias = t->map == EMU_MAP_F2 && brdma == 0x100;
+    int f2 = t->map == EMU_MAP_F2 || t->map == EMU_MAP_F3;
+    int add_bias = t->map == EMU_MAP_F2 && (brdma == 0x100 || brdma == 0x108);
     if (add_bias != (bi >= 0))
         STOP("task %d (node %s): float16 conv %s a bias tensor with DPU_RDMA BRDMA_CFG 0x%x: "
-             "only a float32 bias read by f2's float BS reader (0x100) is emulated", ti, nn,
-             bi >= 0 ? "with" : "without", brdma);
+             "only a float32 bias read by f2's float BS reader (0x100, 0x108) is emulated", ti,
+             nn, bi >= 0 ? "with" : "without", brdma);
     if (nd->n_out != 1 || xi < 0 || wi < 0 || tensor_act(s, xi, &in) ||
         tensor_act(s, nd->out[0], &out) || in.es != 2 || out.es != 2)
         STOP("task %d (node %s): a float16 conv whose input, weight and output are not float16 "
@@ -56,19 +58,22 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
         STOP("task %d (node %s): precisions in %s proc %s out %s: float16 throughout is the "
              "mixed form emulated", ti, nn, emu_prec_name(t->in_prec),
              emu_prec_name(t->proc_prec), emu_prec_name(t->out_prec));
+    /* f2/f3: the BS PReLU, the clamp and the LUT (emu_act.c), which checks their words */
+    if (f2) {
+        if (!(fa = malloc(sizeof *fa)))
+            STOP("task %d (node %s): out of memory", ti, nn);
+        if ((rc = emu_f2_act_load(s, t, file, len, fa)))
+            goto out;
+    }
+    int lut = fa && fa->kind == EMU_ACT_LUT;
     if (t->lut_used || (t->bs.present && !t->bs.bypass) || (t->bn.present && !t->bn.bypass) ||
-        (t->ew_present && !t->ew_bypass) || t->out_cvt_scale != 1 || t->out_cvt_shift != 0 ||
-        t->out_cvt_offset != 0)
+        (t->ew_present && !t->ew_bypass && !lut) ||
+        (!lut && (t->out_cvt_scale != 1 || t->out_cvt_shift != 0 || t->out_cvt_offset != 0)))
         STOP("task %d (node %s): float16 conv with a DPU stage in use (BS %d, BN %d, EW %d, "
              "LUT %d, OUT_CVT scale %lld shift %d offset %lld): only every stage bypassed is "
              "emulated", ti, nn, t->bs.present && !t->bs.bypass, t->bn.present && !t->bn.bypass,
              t->ew_present && !t->ew_bypass, t->lut_used, (long long)t->out_cvt_scale,
              t->out_cvt_shift, (long long)t->out_cvt_offset);
-    /* f2/f3: BN_CFG 0x903 (unused); 0x902 clamps in the int8 programs, a float
-     * clamp's encoding is not known */
-    if ((t->map == EMU_MAP_F2 || t->map == EMU_MAP_F3) && reg_or0(s->rs, s->grp, 0x4060) != 0x903)
-        STOP("task %d (node %s): float16 conv with BN_CFG 0x%x: only 0x903 (unused) is emulated",
-             ti, nn, reg_or0(s->rs, s->grp, 0x4060));
     /* f2's surface add: the next channel group's jump (0x64 = 2 x 100 - 10 x 10 on the
      * rk3576 demo's whole 10x10 plane, 0x96 on its 5-row tiles; the int8 samples' too) */
     if (t->surface_add >= 0 && t->surface_add != 2 * t->dst_surf_stride - (int64_t)t->out_w * t->out_h)
@@ -149,10 +154,13 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
                     memcpy(&b, &u, sizeof b);
                     acc += b;
                 }
+                if (fa)
+                    acc = emu_f2_act_float(fa, acc);
                 act_f16(&out)[act_off(&out, oc0 + o, y0o + oy, ox)] = rt_f32_to_f16(acc);
             }
     wrote(s, nd->out[0], y0o, y0o + t->out_h);
 out:
     free(Wk);
+    free(fa);
     return rc;
 }

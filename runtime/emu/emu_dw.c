@@ -93,6 +93,13 @@ int emu_run_dw(const emu_step *s, const emu_task *t, const uint8_t *file, size_t
     int64_t lo, hi; /* BN_CFG 0x903: the full range, checked as the conv's */
     if ((rc = emu_f2_clamp(s, t, &lo, &hi)))
         goto out;
+    /* the shift word of its BS configuration buffer (0x5024): 14 either sign, as taken */
+    int pos, neg;
+    if ((rc = emu_f2_bs_shifts(s, file, len, &pos, &neg)))
+        goto out;
+    if (pos != DW_MUL_SHIFT || neg != DW_MUL_SHIFT)
+        STOP("task %d (node %s): depthwise BS shifts %d / %d (its configuration buffer): only "
+             "%d is emulated", ti, nn, pos, neg, DW_MUL_SHIFT);
     int8_t padv = sat8(t->pad_value);
     for (int c = 0; c < in.c; c++) {
         const uint8_t *g = B + (int64_t)(c / DW_GROUP) * DW_GROUP_BYTES;

@@ -442,7 +442,7 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
             continue;
         }
         int rows[2] = {0, 0}, out_t = nd->n_out ? nd->out[0] : -1;
-        emu_step st = {.m = m, .ti = i, .node = s->node, .grp = g, .rs = rs, .nd = nd,
+        emu_step st = {.m = m, .ti = i, .node = s->node, .grp = g, .rs = rs, .st = s, .nd = nd,
                        .nn = node_name(m, s->node), .mem = &mem, .rows = rows, .err = err,
                        .errlen = errlen};
         /* a DPU-only task that uploads the LUT (toolkit 2.3.0 writes one before each

@@ -188,6 +188,7 @@ typedef struct emu_step {
     const rknn_model *m;
     int ti, node, grp;
     const regstate *rs;
+    const emu_stream *st;  /* its register writes (what the file's address patches name) */
     const rknn_node *nd;
     const char *nn;
     emu_mem *mem;
@@ -270,11 +271,51 @@ int emu_run_copy(const emu_step *s, const emu_task *t);
 int emu_run_add(const emu_step *s, const emu_task *t);
 int emu_run_resize(const emu_step *s, const emu_task *t);
 int emu_run_pool(const emu_step *s, const emu_task *t);
-/* f2/f3's clamp after BS (rocket-userspace's lut/conv_relu_i8, conv_relu6_i8: BN_CFG
- * 0x902 where a plain conv writes 0x903, the pairs 0x406c / 0x4070 and 0x4074 / 0x4078
- * at 0 / 6.0 in the scaled accumulator, both alike): [lo, hi], the full int32 range
- * under 0x903; not beside an EW add, whose order with the clamp no file shows */
+/* ---- the activation stage after a conv on f2/f3 (emu_act.c) ------------------
+ * rk3576's DPU after the MAC array (docs/rknn-format.md "Activations on f2"): BS (the
+ * per-channel add and multiply, its shift from a configuration buffer), then BN_CFG
+ * 0x4060 picks what follows, each form with the exact words the captures write:
+ *   0x903 nothing; 0x902 a clamp (0x406c / 0x4070, twice); 0x402 a PReLU in BN (its
+ *   multiplier from a buffer); 0x20 BN scales into the LUT, whose two tables an
+ *   earlier DPU-only task uploaded (emu_mem.lut). A stage's layer-wide operands are
+ *   16-byte slots of the buffer the file's address patches put at its configuration
+ *   address (BS 0x5024, BN 0x5030), read in the order ALU, ALU again, multiplier,
+ *   shift word, each slot present only where the RDMA word says (BRDMA 0x501c, NRDMA
+ *   0x5028). */
+enum { EMU_ACT_NONE, EMU_ACT_CLAMP, EMU_ACT_PRELU, EMU_ACT_LUT };
+typedef struct emu_f2_act {
+    int kind, fp16;
+    int bs_pos, bs_neg;        /* int8 BS: the shifts of a non-negative / negative product */
+    int bs_prelu;              /* float16: BS multiplies a negative sum by bs_alpha */
+    float bs_alpha;
+    int64_t lo, hi;            /* int8 clamp on v after BS */
+    float flo, fhi;            /* float16 clamp */
+    int64_t bn_alu, bn_mul;    /* int8 BN: v = (v + alu) * mul >> shift (PReLU: v < 0 only) */
+    int bn_pos, bn_neg;
+    float bn_falu, bn_fmul;    /* float16 BN: v = (x + alu) * mul */
+    int32_t le[LUT_N], lo_tab[LUT_N];   /* the LUT: [lut_lo, 0) and [0, lut_hi), step 2^sel */
+    int sel;
+    int64_t lut_lo, lut_hi, under, over, slope;
+    int slope_shift;
+    double out_mul;            /* float16 LUT: y = entry * out_mul */
+} emu_f2_act;
+/* a's stage for task t (its registers, its buffers in file); RT_OK, or a stop naming
+ * the word it does not take. emu_run_conv (int8) and emu_run_conv16 (float16) call it. */
+int emu_f2_act_load(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len,
+                    emu_f2_act *a);
+/* int8: the BS output of the product acc * mul; then what OUT_CVT takes */
+int64_t emu_f2_bs(const emu_f2_act *a, int64_t prod);
+int64_t emu_f2_act_int(const emu_f2_act *a, int64_t v);
+/* float16: the BS output x (sum x w + bias, float32) to the output value, before its
+ * rounding to float16 */
+float emu_f2_act_float(const emu_f2_act *a, float x);
+/* int8, BN_CFG 0x903 or 0x902 only (the depthwise runner): [lo, hi], the full int32
+ * range under 0x903; not beside an EW add, whose order with the clamp no file shows */
 int emu_f2_clamp(const emu_step *s, const emu_task *t, int64_t *lo, int64_t *hi);
+/* int8: the BS shifts (non-negative, negative product) of the task's configuration
+ * buffer at 0x5024, 14 and 14 where the file patches none there */
+int emu_f2_bs_shifts(const emu_step *s, const uint8_t *file, size_t len, int *pos, int *neg);
+
 /* an int8 depthwise conv task of layout f2 (emu_dw.c) */
 int emu_run_dw(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
 

@@ -268,12 +268,14 @@ static const emu_word f2_words[] = {
     PART2(0x4050, "DPU_BS_CFG", 0xfffffcffu, 0x80011011, 0x13033),
     ONE(0x4058, "DPU_4058", 0x80000000),
     ONE(0x405c, "DPU_405C", 0x7fffffff),
-    TWO(0x4060, "DPU_BN_CFG", 0x903, 0x902), /* 0x902: the clamp below on (run_conv) */
+    /* 0x903 none, 0x902 the clamp below, 0x402 a PReLU, 0x20 BN into the LUT: each
+     * form's words checked by the runners (emu_act.c) */
+    FIELD(0x4060, "DPU_BN_CFG"),
     FIELD(0x406c, "DPU_CLAMP_MIN"),        /* ReLU 0; both pairs alike (run_conv) */
     FIELD(0x4070, "DPU_CLAMP_MAX"),        /* ReLU6: 6.0 in the scaled accumulator */
     FIELD(0x4074, "DPU_CLAMP_MIN2"),
     FIELD(0x4078, "DPU_CLAMP_MAX2"),
-    TWO(0x407c, "DPU_EW_CFG", 0x010041c1, 0x8002c0c0),
+    THREE(0x407c, "DPU_EW_CFG", 0x010041c1, 0x8002c0c0, 0x01004140), /* bypass, add, LUT */
     PART(0x4080, "DPU_EW_CVT_OFFSET_VALUE", 0xffff0000u, 0),
     PART(0x4084, "DPU_EW_CVT_SCALE_VALUE", 0xffc00000u, 0),
     ONE(0x4088, "DPU_4088", 0x80000000),
@@ -294,28 +296,30 @@ static const emu_word f2_words[] = {
     ONE(0x40d0, "DPU_40D0", 0x40ffff),
     ONE(0x4100, "DPU_4100", 0x0),
     ONE(0x4104, "DPU_4104", 0x0),
-    ONE(0x4108, "DPU_4108", 0x0),
-    ONE(0x410c, "DPU_410C", 0x0),
-    ONE(0x4110, "DPU_4110", 0x0),
-    ONE(0x4114, "DPU_4114", 0x0),
-    ONE(0x4118, "DPU_4118", 0x0),
-    ONE(0x411c, "DPU_411C", 0x0),
+    /* the LUT's words (rocket-userspace's R76_LUT_*): 0 without the LUT, its one form
+     * with it (emu_act.c) */
+    FIELD(0x4108, "DPU_LUT_CFG"),
+    FIELD(0x410c, "DPU_LUT_INFO"),
+    FIELD(0x4110, "DPU_LUT_LE_START"),
+    FIELD(0x4114, "DPU_LUT_LE_START1"),
+    FIELD(0x4118, "DPU_LUT_LE_START2"),
+    FIELD(0x411c, "DPU_LUT_LE_START3"),
     ONE(0x4120, "DPU_4120", 0x0),
     ONE(0x4130, "DPU_4130", 0x0),
-    ONE(0x4140, "DPU_4140", 0x0),
-    ONE(0x4144, "DPU_4144", 0x0),
-    ONE(0x4148, "DPU_4148", 0x0),
-    ONE(0x414c, "DPU_414C", 0x0),
+    FIELD(0x4140, "DPU_LUT_LO_END"),
+    FIELD(0x4144, "DPU_LUT_LO_END1"),
+    FIELD(0x4148, "DPU_LUT_LO_END2"),
+    FIELD(0x414c, "DPU_LUT_LO_END3"),
     ONE(0x4150, "DPU_4150", 0x0),
     ONE(0x4154, "DPU_4154", 0x0),
     ONE(0x4160, "DPU_4160", 0x0),
-    ONE(0x4170, "DPU_4170", 0x0),
-    ONE(0x4174, "DPU_4174", 0x0),
-    ONE(0x4184, "DPU_4184", 0x0),
-    ONE(0x4188, "DPU_4188", 0x0),
-    ONE(0x418c, "DPU_418C", 0x0),
-    ONE(0x4190, "DPU_4190", 0x0),
-    ONE(0x4194, "DPU_4194", 0x0),
+    FIELD(0x4170, "DPU_LUT_OFLOW_SLOPE"),
+    FIELD(0x4174, "DPU_LUT_OFLOW_SLOPE1"),
+    FIELD(0x4184, "DPU_LUT_OFLOW_SHIFT"),
+    FIELD(0x4188, "DPU_LUT_UNDERFLOW"),
+    FIELD(0x418c, "DPU_LUT_UNDERFLOW1"),
+    FIELD(0x4190, "DPU_LUT_OVERFLOW"),
+    FIELD(0x4194, "DPU_LUT_OVERFLOW1"),
     ASIDE(0x5004, "DPU_RDMA_S_POINTER"),
     ASIDE(0x500c, "DPU_RDMA_DATA_CUBE_WIDTH"),
     ASIDE(0x5010, "DPU_RDMA_DATA_CUBE_HEIGHT"),
@@ -324,7 +328,7 @@ static const emu_word f2_words[] = {
     TWO(0x501c, "DPU_RDMA_501C", 0x710, 0x510), /* 0x510 depthwise */
     FIELD(0x5020, "DPU_RDMA_BS_BASE_ADDR"),
     ONE(0x5024, "DPU_RDMA_5024", 0x0),
-    ONE(0x5028, "DPU_RDMA_5028", 0x0),
+    THREE(0x5028, "DPU_RDMA_NRDMA_CFG", 0x0, 0x18, 0x1a), /* the BN reader (emu_act.c) */
     ONE(0x502c, "DPU_RDMA_502C", 0x0),
     ONE(0x5030, "DPU_RDMA_5030", 0x0),
     TWO(0x5034, "DPU_RDMA_ERDMA_CFG", 0x41, 0x50000044),
@@ -418,13 +422,16 @@ static const emu_word f2_fp16_words[] = {
     /* 0x53 in the demo (no bias), 0x100092 where a bias is added (the float
      * notch word rocket-userspace found the DPU needs: R76_DPU_NOTCH_FLOAT) */
     TWO(0x4038, "DPU_4038", 0x53, 0x100092),
-    ONE(0x4044, "DPU_4044", 2),                 /* the float programs' BS arrangement */
+    TWO(0x4044, "DPU_4044", 2, 6),              /* the float programs' BS arrangement; 6 a PReLU */
     /* bit 31 clear (float); bit 8 set from 32 output channels on (8, 16: clear;
      * 32, 64: set; the int8 programs alike: the driver's write-extent field) */
-    TWO(0x4050, "DPU_BS_CFG", 0x21011, 0x21111),
+    PART2(0x4050, "DPU_BS_CFG", 0xfffffeffu, 0x21011, 0x1011), /* 0x1011: a PReLU (emu_act.c) */
+    /* bits 12..15 0xf with the LUT: the entries' 2^-15 (emu_act.c) */
+    PART2(0x40b4, "DPU_OUT_CVT_SHIFT", 0xfffff000u, 0, 0xf000),
     FIELD(0x40b8, "DPU_SURFACE_ADD"),           /* checked against the output cube */
-    ONE(0x501c, "DPU_RDMA_501C", 0x100),        /* the float BS reader: the bias (emu_run_conv16) */
-    ONE(0x5034, "DPU_RDMA_ERDMA_CFG", 1),       /* no EW operand */
+    /* the float BS reader: the bias (emu_run_conv16); 0x108 and a PReLU's multiplier */
+    TWO(0x501c, "DPU_RDMA_501C", 0x100, 0x108),
+    TWO(0x5034, "DPU_RDMA_ERDMA_CFG", 1, 0x41), /* no EW operand (0x41: the PReLU files') */
     ONE(0x5044, "DPU_RDMA_5044", 0x40010050),   /* the float programs' RDMA mode */
 };
 

@@ -795,7 +795,7 @@ int rknn_reloc_at(const rknn_model *m, int64_t entry, uint32_t *offset)
         return -1;
     if (offset)
         *offset = m->relocs[lo].offset;
-    return m->relocs[lo].tensor;
+    return m->relocs[lo].tensor < 0 ? -2 : m->relocs[lo].tensor;
 }
 
 

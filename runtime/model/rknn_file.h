@@ -246,7 +246,7 @@ int rknn_custom_nodes(const rknn_model *m, const uint8_t *file, size_t len, stru
                       int *node_of, char *err, size_t errlen);
 
 /* The tensor whose address the runtime writes into regcmd entry `entry` (offset: what it
- * adds), -1 when no patch names that entry. */
+ * adds); -1 when no patch names that entry, -2 when the patch's name is no tensor's. */
 int rknn_reloc_at(const rknn_model *m, int64_t entry, uint32_t *offset);
 
 const char *rknn_container_name(int container);

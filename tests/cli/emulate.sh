@@ -813,6 +813,53 @@ patch_f2 0 0x4050 0x21011 "$T/f2_bs.rknn" || bad "patch rk3576 0x4050"
 expect 2 "task 0 \(node Conv:Conv_1\): register 0x4050 = 0x00021011: a value the sample files do not write" -- \
     "$RT" run "$T/f2_bs.rknn" --emulate "${IN[@]}" --no-db
 
+# rk3576's activation stage (runtime/emu/emu_act.c), the words this file has: the BS
+# shift is the word of the buffer the file patches in at 0x5024 (7_BScfgTensor for
+# Conv_1: 0x0e0e, 14 for a product of either sign). At 0x0d0d every value of Conv_1
+# doubles before OUT_CVT: tensor 7 must be the unpatched run's 2 (q - zp) + zp, within
+# one step, wherever that stays inside int8 (numpy); a word with other bits set stops
+$PY - "$D/multiple_input_demo.rk3576.rknn" "$T" <<'EOF' || bad "patch rk3576 7_BScfgTensor"
+import struct, sys
+sys.path.insert(0, 'tests/oracle')
+from rknn_fb import FB
+path, tmp = sys.argv[1:3]
+F = FB(path)
+t = [t for t in F.tables(F.graph(), 0) if F.string(t, 5) == '7_BScfgTensor'][0]
+b = F.tables(F.u32(0), 20)[struct.unpack_from('<i', F.fb, F.slot(t, 18))[0]]
+o = F.slot(b, 0)
+o += F.u32(o)
+at = 64 + o + 4
+assert F.file[at:at + 4] == b'\x0e\x0e\0\0', F.file[at:at + 4]
+for name, word in (('f2_shift', 0x0d0d), ('f2_shiftbad', 0x4e0e)):
+    v = bytearray(F.file)
+    struct.pack_into('<I', v, at, word)
+    open(f'{tmp}/{name}.rknn', 'wb').write(v)
+EOF
+rm -rf "$T/f2s"
+"$RT" run "$T/f2_shift.rknn" --emulate "${IN[@]}" --no-db --dump "$T/f2s" >/dev/null 2>&1
+"$RT" inspect "$D/multiple_input_demo.rk3576.rknn" --json >"$T/f2i.json" 2>/dev/null
+$PY - "$T/rk3576/7.npy" "$T/f2s/7.npy" "$T/f2i.json" <<'EOF' && ok || bad "rk3576: the BS shift word of 7_BScfgTensor"
+import json, sys
+import numpy as np
+a, b = np.load(sys.argv[1]).astype(np.float64), np.load(sys.argv[2]).astype(np.float64)
+q = [o for n in json.load(open(sys.argv[3]))['nodes'] for o in n['outputs'] if o['name'] == '7'][0]
+s, zp = q['scale'], q['zero_point']
+want = 2 * np.round(a / s)               # 2 (q - zp), in steps
+inside = (want + zp >= -128) & (want + zp <= 127)
+err = np.abs(np.round(b / s) - want)[inside].max()
+assert inside.mean() > 0.5 and err <= 1, (inside.mean(), err)
+EOF
+expect 2 "task 0 \(node Conv:Conv_1\): BS configuration buffer 7_BScfgTensor \(patched at 0x5024\): not a shift word" -- \
+    "$RT" run "$T/f2_shiftbad.rknn" --emulate "${IN[@]}" --no-db
+# BN in use where its words are not the forms taken: BN_CFG 0x20 (BN into the LUT)
+# without the BN reader, a BN reader (NRDMA_CFG 0x1a) under BN_CFG 0x903
+patch_f2 0 0x4060 0x20 "$T/f2_bn.rknn" || bad "patch rk3576 0x4060"
+expect 2 "task 0 \(node Conv:Conv_1\): int8 BN_CFG 0x20, NRDMA_CFG 0x0, EW_CFG 0x10041c1: only a BN PReLU" -- \
+    "$RT" run "$T/f2_bn.rknn" --emulate "${IN[@]}" --no-db
+patch_f2 0 0x5028 0x1a "$T/f2_nrdma.rknn" || bad "patch rk3576 0x5028"
+expect 2 "task 0 \(node Conv:Conv_1\): BN_CFG 0x903 with NRDMA_CFG 0x1a, EW_CFG 0x10041c1, LUT word 0x0000 = 0x0: a BN reader or the LUT without BN in use is not emulated" -- \
+    "$RT" run "$T/f2_nrdma.rknn" --emulate "${IN[@]}" --no-db
+
 # --- info says what is executed per chip -----------------------------------------
 "$RT" info >"$T/info" 2>&1
 grep -q "rk3588: .*executed by run --emulate" "$T/info" && ok || bad "info: rk3588 line"
