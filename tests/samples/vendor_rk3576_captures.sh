@@ -9,8 +9,10 @@
 #   argb/argbf_*   (mkargb.py)  a float16 first Conv over a 1..4-channel image, weights
 #                  i - n/2 (0 replaced by n), bias (oc + 1) / 4, k 1..7, stride 1 or 2
 #   lut/ctl_conv_f16 (mklut.py) a float16 3x3 Conv, weights (i % 11 - 5) / 16, bias (oc + 1) / 8
-#   lut/ctl_conv_i8, pool/ctl_conv_c32_16: the same Conv, int8; lut/conv_relu_i8 and
-#                  conv_relu6_i8 with a Relu or Clip(0, 6) after it
+#   lut/ctl_conv_i8, pool/ctl_conv_c32_16: the same Conv, int8; lut/conv_<act>_i8 and
+#                  _f16 with an activation after it (Relu, Clip(0, 6), LeakyRelu 0.1,
+#                  Sigmoid, Tanh, x Sigmoid(x), HardSigmoid, x HardSigmoid(x), Elu,
+#                  Softplus, x Tanh(Softplus(x)); Sqrt(Abs(x)): its Abs, then a stop)
 #   dw/dw_* (mkdw.py): an int8 depthwise Conv, weights (i % 7 - 3) / 8, bias (c + 1) / 4
 #   pool/max_*, gmp_*, bare_max_*, gap_*, bare_gap_*, avg_*, bare_avg_* (mkpool.py): MaxPool,
 #                  GlobalMaxPool, GlobalAveragePool, AveragePool after the 3x3 conv carrier
@@ -23,9 +25,11 @@
 # float16 input. Int8 files, on inputs over their calibration range: against the
 # float64 ONNX on the input as the NPU saw it (the run's dequantized input dump) with
 # the weights rounded as Toolkit2 rounds them to int8, held to the output's int8
-# range, within two output steps and a cosine >= 0.9995.
-# Files of other families (depthwise, pooling, LUT activations, bare Adds) must stop
-# with one line, as they are not emulated yet. Prints "N passed, N failed".
+# range, within two output steps and a cosine >= 0.9995. The LUT activations are held
+# to that inside the window their tables cover; outside it an output must lie between
+# the function and its value at the window's end (below).
+# Files of other families (AveragePool, activations alone, gelu, exp, bare Adds) must
+# stop with one line, as they are not emulated yet. Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 DIR=${1:?usage: vendor_rk3576_captures.sh ROCKET_USERSPACE/tests/data/rk3576-vendor-capture [BUILD]}
@@ -310,12 +314,93 @@ for tag, (c, ih, iw, k, st, pad, srcn) in AVGP.items():
            f'max |err| {err:.3f} steps from the exact mean; {int(tie.sum())} halves, {bad} '
            'rounded otherwise')
 
+
+# mklut.py's activations after its 3x3 conv (the carrier above), int8 over the calibration
+# range (-8..8) and float16 over -1..1. The LUT ones are compiled to tables over a window
+# of the pre-activation (the LUT's 512 steps either side of 0 over the BN multiplier,
+# shifted by its ALU; the values the files' words give: docs/rknn-format.md "Activations
+# on f2"); inside it every output is held to its tolerance against the function in
+# float64, so that a wrong table, index or scale fails; outside it the program
+# extrapolates as its words say (flat ends, an overflow slope), and an output there must
+# lie between the function at the window's end and the function itself (within the same
+# tolerance). Int8: two output steps and a cosine >= 0.9995; float16: two float16 steps
+# at the largest output.
+sig = lambda v: 1 / (1 + np.exp(-v))
+hsig = lambda v: np.clip(v / 6 + 0.5, 0, 1)
+splus = lambda v: np.logaddexp(0, v)
+ACT = {'relu': lambda v: np.maximum(v, 0), 'relu6': lambda v: np.clip(v, 0, 6),
+       'leakyrelu': lambda v: np.where(v >= 0, v, 0.1 * v), 'sigmoid': sig, 'tanh': np.tanh,
+       'swish': lambda v: v * sig(v), 'hardsigmoid': hsig, 'hardswish': lambda v: v * hsig(v),
+       'elu': lambda v: np.where(v >= 0, v, np.expm1(np.minimum(v, 0))), 'softplus': splus,
+       'mish': lambda v: v * np.tanh(splus(v))}
+WIN = {'sigmoid': (-6.31, 6.31), 'tanh': (-3.02, 3.02), 'swish': (-5.8, 5.8),
+       'hardsigmoid': (-3, 3), 'hardswish': (-3, 3), 'softplus': (-4, 4), 'mish': (-6, 4),
+       'elu': (-10, 0)}
+
+
+def check_act(f, x, act, name='y', stop=None):
+    """f computes act(conv) into tensor name (its dump), or stops after it at stop."""
+    r, d = run(f'{src}/{f}', x)
+    lines = r.stderr.strip().splitlines()
+    if (r.returncode != 0) != (stop is not None) or \
+            (stop and not (r.returncode == 2 and len(lines) == 1 and stop in lines[0])):
+        return report(False, f, r.stderr.strip()[-240:] or f'exit {r.returncode}')
+    fp16 = f.endswith('_f16.rknn')
+    xin = x.astype(np.float64) if fp16 else np.load(f'{d}/x.npy').astype(np.float64)
+    y = np.load(f'{d}/{name}.npy').astype(np.float64)
+    pre = conv(xin, w_lut if fp16 else w_lut_q, b_lut)
+    fn = ACT[act]
+    ref = fn(pre)
+    lo, hi = WIN.get(act, (-np.inf, np.inf))
+    edge = np.where(pre < lo, fn(np.float64(lo)), np.where(pre > hi, fn(np.float64(hi)), ref))
+    if fp16:
+        tol = 2 * np.abs(ref).max() * 2.0 ** -10
+        unit, what = tol / 2, 'float16 steps'
+        rlo, rhi = -np.inf, np.inf
+    else:
+        info = json.loads(subprocess.run([rt, 'inspect', f'{src}/{f}', '--json'],
+                                         capture_output=True, text=True).stdout)
+        q = next(o for n in info['nodes'] for o in n['outputs'] if o['name'] == name)
+        unit, what = q['scale'], 'output steps'
+        tol = 2 * unit
+        rlo, rhi = (-128 - q['zero_point']) * unit, (127 - q['zero_point']) * unit
+    ref, edge = np.clip(ref, rlo, rhi), np.clip(edge, rlo, rhi)
+    inside = (pre > lo) & (pre < hi)
+    if y.shape != ref.shape:
+        return report(False, f, f'output shape {y.shape}, {ref.shape} expected')
+    err = np.abs(y - ref)[inside].max()
+    tail = np.maximum(np.minimum(edge, ref) - y, y - np.maximum(edge, ref))[~inside]
+    tail = max(tail.max(), 0) if tail.size else 0
+    cos = (y * ref).sum() / np.linalg.norm(y) / np.linalg.norm(ref)
+    ok = err <= tol and tail <= tol and (fp16 or cos >= 0.9995)
+    report(ok, f, f'max |err| {err / unit:.2f} {what} inside the table window ({inside.mean():.0%} '
+                  f'of the outputs), outside {tail / unit:.2f} beyond [f(end), f(x)], '
+                  f'cosine {cos:.6f}' + (', then stops at ' + stop if stop else ''))
+
+
+for act in ('relu', 'relu6', 'leakyrelu', 'sigmoid', 'tanh', 'swish', 'hardsigmoid',
+            'hardswish', 'elu', 'softplus', 'mish'):
+    for prec in ('i8', 'f16'):
+        f = f'lut/conv_{act}_{prec}.rknn'
+        if os.path.exists(f'{src}/{f}') and f not in ('lut/conv_relu_i8.rknn', 'lut/conv_relu6_i8.rknn'):
+            check_act(f, rng.uniform(-8, 8, (1, C, 16, 16)).astype(np.float32) if prec == 'i8'
+                      else f16(rng.uniform(-1, 1, (1, C, 16, 16))), act)
+# mklut.py's Sqrt(Abs(conv)): the Abs fused into the conv as a PReLU of slope -1, its
+# tensor 'ab' checked; the Sqrt after it (a CPU layer of the int8 file, DPU-only tasks of
+# the float16 one) stops the run
+ACT['abs'] = np.abs
+check_act('lut/conv_sqrt_i8.rknn', rng.uniform(-8, 8, (1, C, 16, 16)).astype(np.float32), 'abs',
+          'ab', 'node 3 (Sqrt Sqrt:y) runs on the CPU')
+check_act('lut/conv_sqrt_f16.rknn', f16(rng.uniform(-1, 1, (1, C, 16, 16))), 'abs', 'ab',
+          'task 1 (node Sqrt:y): register 0x400c')
+LUT_DONE = {f'conv_{a}_{p}.rknn' for a in list(ACT) + ['sqrt'] for p in ('i8', 'f16')}
+
 # every other file stops with one line naming its task
 for fam in ('dw', 'pool', 'lut', 'add'):
     for f in sorted(os.listdir(f'{src}/{fam}')):
         if not f.endswith('.rknn') or f.startswith('ctl_conv') or f[:-5] in DW or f in GAP or \
                 f[:-5] in MAXP or f == 'bare_max_c32_k2s2_16.rknn' or f[:-5] in AVGP or \
-                f in ('conv_relu_i8.rknn', 'conv_relu6_i8.rknn') or (fam == 'add' and f[:-5] in ADD):
+                (fam == 'lut' and f in LUT_DONE) or (fam == 'add' and f[:-5] in ADD):
             continue
         r = subprocess.run([rt, 'run', f'{src}/{fam}/{f}', '--emulate', '--no-db'],
                            capture_output=True, text=True)
