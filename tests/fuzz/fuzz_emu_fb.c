@@ -5,8 +5,13 @@
  * Resize (256 channels, 20 x 20 -> 40 x 40), on rk3566's register map; with the
  * first byte at 0x80 or above, on rk3576's (layout f2) with a 3x3 depthwise Conv of the 64
  * input channels as node 0 before them (its weight [1,1,3,3,1,64] in two bytes an
- * element, 96 words of per-channel data: emu_dw.c), and with bit 6 set as well the
- * pool an AveragePool (emu_pool.c's rk3576 average).
+ * element, 96 words of per-channel data: emu_dw.c), with bit 6 set as well the
+ * pool an AveragePool (emu_pool.c's rk3576 average), and a 64-byte configuration
+ * buffer (emu_act.c): the tensor "cfg" at file offset 4612, which the address
+ * patches put at entries RELOC_0 to RELOC_0 + RELOC_N - 1 (past the seeds' short
+ * tasks), so that a task's 0x5024 and 0x5030 there read it; its four 16-byte slots
+ * start at the value words of entries 575, 577, 579 and 581 of an input longer than
+ * the file.
  * Input: 8 bytes, byte i % 8 the node (mod 3, or 4 on rk3576) of task i, then 8-byte
  * model-1 entries (bits 32..63 value, 16..31 address, 0..15 zero), eight 0xff bytes
  * between tasks. The file: 6144 bytes, the input repeated. The inputs: the
@@ -25,6 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FILE_BYTES 6144 /* 4096 weight bytes, 512 per-channel bytes; the depthwise
                            conv's 1152 and 384 */
+#define CFG_OFF 4612    /* the configuration buffer: 12 + 8 x entry 575 */
+#define RELOC_0 512     /* the first entry the address patches name */
+#define RELOC_N 2048    /* and how many */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -41,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .has_quant = 1, .scale = sc, .zero_point = zp, .buffer = -1, .data_off = -1, .data_len = -1, \
         .task_node = -1, .task_lut = -1}
     int f2 = data[0] >> 7;
-    rknn_tensor tens[11] = {
+    rknn_tensor tens[12] = {
         ACT("a", s_a, n_a, 0.05, -3),
         {.name = "w", .dtype = 3, .nd = 4, .nnd = 6, .shape = s_w, .native = n_w, .buffer = 0,
          .data_off = 0, .data_len = 4096, .task_node = -1, .task_lut = -1},
@@ -57,6 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {.name = "db", .dtype = DT_INT32, .nd = 1, .nnd = 1, .shape = s_b, .native = n_db,
          .buffer = 0, .data_off = 5760, .data_len = 384, .task_node = -1, .task_lut = -1},
         ACT("d", s_a, n_a, 0.07, 2),
+        {.name = "cfg", .dtype = 5, .nd = 1, .nnd = 1, .shape = s_b, .native = n_b, .buffer = 0,
+         .data_off = CFG_OFF, .data_len = 64, .task_node = -1, .task_lut = -1},
     };
 #undef ACT
     int conv_in[3] = {0, 1, 2}, conv_out = 3, pool_in = 4, pool_out = 5, rs_in = 6, rs_out = 7;
@@ -84,7 +94,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     m.container = RKNN_C_TK2_FB;
     m.target = f2 ? "rk3576" : "rk3566";
     m.tensors = tens;
-    m.n_tensors = 11;
+    m.n_tensors = 12;
+    static rknn_reloc relocs[RELOC_N];
+    for (int e = 0; e < RELOC_N; e++)
+        relocs[e] = (rknn_reloc){11, 0, (uint32_t)(RELOC_0 + e)};
+    m.relocs = relocs;
+    m.n_relocs = RELOC_N;
     m.nodes = f2 ? nodes : nodes + 1;
     m.n_nodes = f2 ? 4 : 3;
     m.io = io;
@@ -117,6 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         emu_stream *s = &p.tasks[p.n_tasks];
         s->node = data[p.n_tasks % 8] % m.n_nodes;
         s->lut = -1;
+        s->entry0 = (int64_t)start;
         s->n_regs = (int)(i - start);
         s->regs = xcalloc((size_t)s->n_regs + 1, sizeof *s->regs);
         emu_regs_parse(data + 8 + 8 * start, (size_t)s->n_regs, p.fmt, s->regs);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seeds of tests/fuzz/fuzz_emu_fb.c into this folder.
 
-Usage: make_seeds.py BUILD_DIR SAMPLES_DIR
+Usage: make_seeds.py BUILD_DIR SAMPLES_DIR [ROCKET_USERSPACE_CAPTURES]
 Real task streams from the model zoo's yolov8n.rk3566.rknn (Apache-2.0),
 located with `rknn-trace inspect --tasks --json` (file_offset, writes): each
 task's own writes (model-1 tasks write their whole configuration; task 140
@@ -49,3 +49,50 @@ bad[0x1030] ^= 0x40   # CNA_WEIGHT_SIZE0
 write('broken_conv_weight_size.bin', [0], [blob(bad)])
 write('broken_empty_tasks.bin', [0, 1, 2], [b'', b'', b''])
 open(os.path.join(out, 'broken_all_ones.bin'), 'wb').write(b'\xff' * 8 + b'\x00\x00\xff\xff\xff\xff\xff\xff' * 40)
+
+# rk3576's activation stage (runtime/emu/emu_act.c), with a third argument: the
+# tests/data/rk3576-vendor-capture folder of github.com/gregordinary/rocket-userspace.
+# Its lut/conv_sigmoid_i8.rknn's conv task words (a Toolkit2 compile of mklut.py's
+# Conv -> Sigmoid), their plane words changed to the graph's 1x1 conv over 64 x 20 x 20,
+# after a LUT upload task whose tables are a sigmoid computed here; the configuration
+# buffer the harness patches in (the tensor at file offset 4612: the value words of
+# entries 575, 577, 579 and 581, table entries of the upload) holds the slots
+# 0x0e0e (the BS shift word, and BN's ALU twice), 16384 and 0x0e0e. f2_prelu.bin: the
+# same with BN_CFG 0x402 (a PReLU, its multiplier slot 0x0e0e and shift slot 0).
+if len(sys.argv) > 3:
+    import math
+    cap = os.path.join(sys.argv[3], 'lut', 'conv_sigmoid_i8.rknn')
+    ts = json.loads(subprocess.check_output([os.path.join(build, 'rknn-trace'), 'inspect', cap,
+                                             '--tasks', '--json']))['npu_tasks']['tasks']
+    craw = open(cap, 'rb').read()
+
+    def words(t):
+        return [[e & 0xffff, e >> 16 & 0xffffffff]
+                for e in struct.unpack_from('<%dQ' % t['writes'], craw, t['file_offset'])]
+    up, conv = words(ts[0]), words(ts[1])
+    plane = {0x1024: 0x3f, 0x1028: 0x0080003f, 0x102c: 0x00130013, 0x1080: 0, 0x301c: 0x00130013,
+             0x3020: 0x3f, 0x4020: 19, 0x4024: 19, 0x402c: 63, 0x4030: 0x003f0710}
+    for w in conv:
+        w[1] = plane.get(w[0], w[1])
+    sig = lambda x: 1 / (1 + math.exp(-x))
+    le = [round(32768 * sig(-6.3 + 6.3 * i / 512)) for i in range(513)]
+    lo = [round(32768 * sig(6.3 * i / 512)) for i in range(513)]
+    # the upload task's own words, its table data replaced: 0x4100 selects a table
+    # (0x20000 low, 0x30000 high), each 0x4104 after it is the next entry
+    tab, cur, i = {0x20000: le, 0x30000: lo}, None, 0
+    for w in up:
+        if w[0] == 0x4100:
+            cur, i = tab.get(w[1]), 0
+        elif w[0] == 0x4104 and cur is not None:
+            w[1] = cur[i] & 0xffffffff
+            i += 1
+    upload = [tuple(w) for w in up]
+    for e, v in zip((575, 577, 579, 581), (0x0e0e, 0x0e0e, 16384, 0x0e0e)):
+        assert upload[e][0] == 0x4104
+        upload[e] = (0x4104, v)
+    write('f2_lut_sigmoid.bin', [0x81, 1], [blob(upload), blob([tuple(w) for w in conv])])
+    prelu = {0x4060: 0x402, 0x5028: 0x18, 0x407c: 0x010041c1, 0x4108: 0, 0x410c: 0, 0x4110: 0,
+             0x4114: 0, 0x4118: 0, 0x411c: 0, 0x4140: 0, 0x4144: 0, 0x4148: 0, 0x414c: 0,
+             0x4170: 0, 0x4174: 0, 0x4184: 0, 0x4188: 0, 0x418c: 0, 0x4190: 0, 0x4194: 0}
+    upload[577] = (0x4104, 0)
+    write('f2_prelu.bin', [0x81, 1], [blob(upload), blob([(a, prelu.get(a, v)) for a, v in conv])])
