@@ -319,6 +319,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
      * (the add is ALU algo 0 on rk356x, 2 on rk3588, as in BS and EW) */
     lut_stage L;
     int relu = 0;
+    int64_t clamp_lo = INT32_MIN, clamp_hi = INT32_MAX;
     if (t->lut_used) {
         uint32_t bn_cfg = reg_or0(rs, grp, 0x4060);
         if (ew_cfg != 0x302 || bn_cfg != cw.add_mul || !t->bn.present || t->bn.bypass ||
@@ -340,7 +341,10 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
         relu = t->map == EMU_MAP_RK3588 && t->bn.alu_bypass && t->bn.mul_bypass &&
                !t->bn.relu_bypass && !t->bn.relux_en && !t->bn.mul_prelu &&
                !(t->ew_present && !t->ew_bypass);
-        if (!relu)
+        /* else ReLUX (ReLU6): a clamp at BN_RELUX_CMP_VALUE, emu_dw_rk3588.c */
+        if (!relu && t->map == EMU_MAP_RK3588 && (rc = emu_rk3588_relux(s, t, &clamp_lo, &clamp_hi)))
+            goto out;
+        if (!relu && t->map != EMU_MAP_RK3588)
             STOP("task %d (node %s): BN stage in use (PReLU, ReLUX, a second operand, or ReLU "
                  "beside EW): not emulated", ti, nn);
     }

@@ -318,5 +318,8 @@ int emu_f2_bs_shifts(const emu_step *s, const uint8_t *file, size_t len, int *po
 
 /* an int8 depthwise conv task of layout f2 (emu_dw.c) */
 int emu_run_dw(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
+/* rk3588 (emu_dw_rk3588.c): BN_CFG 0x92, ReLUX: [lo, hi] = [0, DPU_BN_RELUX_CMP_VALUE]
+ * on the BS stage's result; any other BN word stops */
+int emu_rk3588_relux(const emu_step *s, const emu_task *t, int64_t *lo, int64_t *hi);
 
 #endif
