@@ -234,8 +234,10 @@ static void decode_cna(const regfile *f, emu_task *t)
     /* DATAIN_CHANNEL_REAL holds 63 (64 channels) for every input of 128 channels or
      * more in toolkit 2.3.0's rk3588 files (yolov5n-seg's 128, 256 and 512; the SDK's
      * pp_human_segv2: 128), while a kernel's weight bytes (0x1034) count every
-     * channel: the channels are then the aligned count, when the weights say so */
-    if (t->in_c_real == 64 && t->in_c > 64 && t->kw > 0 && t->kh > 0 &&
+     * channel: the channels are then the aligned count, when the weights say so.
+     * Toolkit 2.3.2 writes the same low 6 bits for other counts (mobilenet_v2.rk3588:
+     * 0x1f, 32 channels, for 96; 576 and 960 too): (C - 1) mod 64 in both */
+    if (t->in_c > 64 && t->in_c_real == ((t->in_c - 1) & 0x3f) + 1 && t->kw > 0 && t->kh > 0 &&
         t->weight_bytes_per_kernel == (int64_t)t->in_c * t->kw * t->kh * (t->proc_prec == 2 ? 2 : 1))
         t->in_c_real = t->in_c;
     if (get(f, 0x1184, &v)) {

@@ -520,7 +520,8 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
             if ((rc = emu_run_add(&st, t)))
                 goto out;
         } else if (t->op == EMU_OP_DEPTHWISE) {
-            if ((rc = emu_run_dw(&st, t, file, len)))
+            if ((rc = t->map == EMU_MAP_RK3588 ? emu_run_dw_rk3588(&st, t, file, len)
+                                               : emu_run_dw(&st, t, file, len)))
                 goto out;
         } else if ((rc = emu_run_conv(&st, t, file, len, s->lut))) {
             goto out;

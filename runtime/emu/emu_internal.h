@@ -321,5 +321,7 @@ int emu_run_dw(const emu_step *s, const emu_task *t, const uint8_t *file, size_t
 /* rk3588 (emu_dw_rk3588.c): BN_CFG 0x92, ReLUX: [lo, hi] = [0, DPU_BN_RELUX_CMP_VALUE]
  * on the BS stage's result; any other BN word stops */
 int emu_rk3588_relux(const emu_step *s, const emu_task *t, int64_t *lo, int64_t *hi);
+/* an int8 depthwise conv task of an rk3588 file, a tile of rows and channels */
+int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
 
 #endif
