@@ -156,7 +156,15 @@ int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file,
         STOP("task %d (node %s): its input was not computed", ti, nn);
     const int8_t *W = (const int8_t *)file + wt->data_off;
     const uint8_t *B = file + bt->data_off;
-    int8_t padv = sat8(t->pad_value);
+    /* CNA_PAD_CON1 of a depthwise task: the int8 pad value in both bytes of the low
+     * half, sign-extended (0xffff8787 for zero point -121, 0x00000a0a for +10; a conv
+     * writes 0xffffff87) */
+    uint32_t pw = reg_or0(s->rs, s->grp, 0x1184);
+    int8_t padv = (int8_t)(pw & 0xff);
+    if (!t->has_pad_value || (pw & 0xffff) != (pw & 0xff) * 0x101u ||
+        (pw >> 16) != (padv < 0 ? 0xffffu : 0))
+        STOP("task %d (node %s): depthwise pad value 0x%x: the pad byte twice, sign-extended, "
+             "is the form emulated", ti, nn, pw);
     for (int c = c0; c < c0 + nc; c++) {
         const uint8_t *g = B + (int64_t)(c / G) * G * 8;
         int j = c % G;
