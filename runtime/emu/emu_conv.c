@@ -563,6 +563,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
                                : rshift_round(acc * mul, t->bs.mul_shift);
                 if (relu && v < 0)
                     v = 0;
+                v = v < clamp_lo ? clamp_lo : v > clamp_hi ? clamp_hi : v; /* rk3588's ReLUX */
                 int64_t pos = act_off(&out, oc, y0o + oy, ox);
                 if (use_ew) {
                     int64_t e = ew.p[act_off(&ew, oc, y0o + oy, ox)];

@@ -94,6 +94,9 @@ int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file,
         STOP("task %d (node %s): depthwise precisions in %s proc %s out %s: only int8 is "
              "emulated", ti, nn, emu_prec_name(t->in_prec), emu_prec_name(t->proc_prec),
              emu_prec_name(t->out_prec));
+    if (t->lut_used)
+        STOP("task %d (node %s): a depthwise conv with a LUT activation (BN_CFG 0x%x) is not "
+             "emulated", ti, nn, reg_or0(s->rs, s->grp, 0x4060));
     /* the depthwise words against a conv's (public RK3588 fields): CNA_CONV_CON1
      * conv_mode 3, CORE_MISC_CFG 3 (bit 1 DW_EN beside QD_EN; a conv writes 1),
      * DPU_FEATURE_MODE_CFG 0x1fc (conv_mode 3 at bits 3..4; a conv 0x1e4),
@@ -118,8 +121,6 @@ int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file,
         lo = 0; /* a ReLU alone */
     else if (bn != 0x53 && (rc = emu_rk3588_relux(s, t, &lo, &hi)))
         goto out;
-    if (t->lut_used)
-        STOP("task %d (node %s): a depthwise conv with a LUT activation is not emulated", ti, nn);
     /* a tile: the channels from the first whole C2 surface the feature and destination
      * addresses name (the same for both), its rows from the remainder */
     int kh = t->kh, kw = t->kw, sx = t->stride_x, sy = t->stride_y, nc = t->in_c_real;
@@ -132,7 +133,8 @@ int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file,
              "offsets into the node's tensors", ti, nn, (long long)t->feature_addr,
              (long long)t->dst_addr);
     int c0 = (int)(t->feature_addr / in_surf) * in.c2;
-    int y0i = (int)(t->feature_addr % in_surf / in_row), y0o = (int)(t->dst_addr % out_surf / out_row);
+    int y0i = (int)(t->feature_addr % in_surf / in_row);
+    int y0o = (int)(t->dst_addr % out_surf / out_row);
     if (kh < 1 || kw < 1 || sx < 1 || sy < 1 || t->pad_top < 0 || t->pad_left < 0 || nc < 1 ||
         (int)(t->dst_addr / out_surf) * out.c2 != c0 || c0 % G || c0 + nc > in.c ||
         t->in_w != in.w || t->out_w != out.w || t->in_h < 1 || t->out_h < 1 ||
@@ -176,7 +178,8 @@ int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file,
                 for (int ky = 0; ky < kh; ky++)
                     for (int kx = 0; kx < kw; kx++) {
                         /* rows of the tile: the pad value outside them */
-                        int ly = oy * sy + ky * dy - t->pad_top, ix = ox * sx + kx * dx - t->pad_left;
+                        int ly = oy * sy + ky * dy - t->pad_top;
+                        int ix = ox * sx + kx * dx - t->pad_left;
                         int x = ly >= 0 && ly < t->in_h && ix >= 0 && ix < in.w
                                     ? in.p[act_off(&in, c, y0i + ly, ix)] : padv;
                         acc += (int64_t)x * (W[dw_elem(&wb, c, ky, kx)] + nzp);
