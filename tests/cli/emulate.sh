@@ -909,5 +909,55 @@ assert np.array_equal(r, want), np.abs(r - want).max()
 print("relu: %d of %d values clamped at %g" % ((r > a).sum(), r.size, floor))
 EOF
 
+# --- ReLUX in the BN stage (a ConvClip's ReLU6 on rk3588: DPU_BN_CFG 0x92, the clamp's
+# upper bound in DPU_BN_RELUX_CMP_VALUE, in the BS stage's units as mobilenet_v2.rk3588
+# writes it, docs/rknn-format.md): the Conv_0 tasks patched to 0x92 with a bound whose
+# OUT_CVT image is 40 steps above the output's offset; tensor 7 must be the unpatched
+# one clamped to [OUT_CVT(0), OUT_CVT(bound)] (numpy)
+$PY - "$RT" "$D/multiple_input_demo.rk3588.rknn" "$T/relux.rknn" "$T/relux.json" <<'EOF' || bad "relux: patching"
+import json, struct, subprocess, sys
+rt, src, dst, info = sys.argv[1:5]
+d = json.loads(subprocess.check_output([rt, "inspect", src, "--tasks", "--json"]))
+b = bytearray(open(src, "rb").read())
+node = next(n["id"] for n in d["nodes"] if n["outputs"] and n["outputs"][0]["name"] == "7")
+cvt, done = set(), {0x4060: 0, 0x406c: 0}
+for t in d["npu_tasks"]["tasks"]:
+    if t["node"] == node and t["op"] == "conv":
+        cvt.add((t["out_cvt_offset"], t["out_cvt_scale"], t["out_cvt_shift"]))
+assert len(cvt) == 1, cvt
+off, sc, sh = cvt.pop()
+cmp = (40 << sh) // sc
+for t in d["npu_tasks"]["tasks"]:
+    if t["node"] != node or t["op"] != "conv":
+        continue
+    for k in range(t["writes"]):
+        o = t["file_offset"] + 8 * k
+        e, = struct.unpack_from("<Q", b, o)
+        v = {0x4060: 0x92, 0x406c: cmp}.get(e & 0xFFFF)
+        if v is not None:
+            struct.pack_into("<Q", b, o, (e & ~(0xFFFFFFFF << 16)) | (v << 16))
+            done[e & 0xFFFF] += 1
+assert done[0x4060] >= 3 and done[0x406c] == done[0x4060], done
+open(dst, "wb").write(b)
+sys.path.insert(0, "tests/oracle")
+from rknn_fb import FB
+f = FB(src)
+q = {f.string(t, 5): (f.first(t, 10, "<f"), f.first(t, 11, "<i")) for t in f.tables(f.graph(), 0)}
+hi = min(127, max(-128, ((cmp * sc + (1 << (sh - 1))) >> sh) + off))
+json.dump({"lo": min(127, max(-128, off)), "hi": hi, "scale": q["7"][0], "zp": q["7"][1]},
+          open(info, "w"))
+EOF
+expect 0 "" -- "$RT" run "$T/relux.rknn" --emulate "${IN[@]}" --dump "$T/relux" --no-db
+$PY - "$T/rk3588/7.npy" "$T/relux/7.npy" "$T/relux.json" <<'EOF' && ok || bad "relux: tensor 7 is not the clamped one"
+import json, sys, numpy as np
+a, r, i = np.load(sys.argv[1]), np.load(sys.argv[2]), json.load(open(sys.argv[3]))
+lo, hi = (np.float32((i[k] - i["zp"]) * i["scale"]) for k in ("lo", "hi"))
+want = np.clip(a, lo, hi)
+assert (a > hi).sum() > 100 and (a < lo).sum() > 100, "no value clamped"
+assert np.array_equal(r, want), np.abs(r - want).max()
+print("relux: %d below, %d above of %d values clamped to [%g, %g]" %
+      ((a < lo).sum(), (a > hi).sum(), r.size, lo, hi))
+EOF
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -4,6 +4,7 @@
  *    for every input of 128 channels or more in toolkit 2.3.0's files, while a
  *    kernel's weight bytes (CNA 0x1034) count them all: 128 channels when a 1x1
  *    kernel has 128 int8 weight bytes (or 2x2 kernels 512), 64 when it has 64;
+ *    toolkit 2.3.2 writes (C - 1) mod 64 for any count (31 for 96 channels);
  *  - a later tile that writes no CORE register takes its register group's when its
  *    enable mask runs CORE (0x1d), and is not a conv when the mask does not (0x18). */
 #include <string.h>
@@ -48,6 +49,15 @@ int main(void)
     CHECK(channels(128, 63, 1, 64) == 64, "a kernel of 64 weight bytes: %d", channels(128, 63, 1, 64));
     CHECK(channels(64, 63, 1, 64) == 64, "64 channels: %d", channels(64, 63, 1, 64));
     CHECK(channels(32, 15, 1, 32) == 16, "the field when it is not 63: %d", channels(32, 15, 1, 32));
+    /* toolkit 2.3.2 (mobilenet_v2.rk3588): (C - 1) mod 64 for 96, 576, 960 channels */
+    CHECK(channels(96, 31, 1, 96) == 96, "96 channels, field 31, 96 weight bytes: %d",
+          channels(96, 31, 1, 96));
+    CHECK(channels(576, 63, 1, 576) == 576, "576 channels: %d", channels(576, 63, 1, 576));
+    CHECK(channels(960, 63, 1, 960) == 960, "960 channels: %d", channels(960, 63, 1, 960));
+    CHECK(channels(96, 31, 1, 32) == 32, "96 aligned, a kernel of 32 weight bytes: %d",
+          channels(96, 31, 1, 32));
+    CHECK(channels(96, 15, 1, 96) == 16, "a field that is not (C - 1) mod 64: %d",
+          channels(96, 15, 1, 96));
 
     /* task 0 writes everything; task 2 (same group) no CORE word */
     emu_reg a[16], b[16], c[16];
