@@ -127,8 +127,9 @@ int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file,
     int dx = t->dil_x > 0 ? t->dil_x : 1, dy = t->dil_y > 0 ? t->dil_y : 1;
     int64_t in_row = (int64_t)in.w * in.c2, in_surf = in_row * in.h;
     int64_t out_row = (int64_t)out.w * out.c2, out_surf = out_row * out.h;
-    if (t->feature_addr < 0 || t->dst_addr < 0 || t->feature_addr % in_surf % in_row ||
-        t->dst_addr % out_surf % out_row)
+    if (in_surf <= 0 || out_surf <= 0 || t->feature_addr < 0 || t->dst_addr < 0 ||
+        t->feature_addr % in_surf % in_row || t->dst_addr % out_surf % out_row ||
+        t->feature_addr / in_surf > in.c || t->dst_addr / out_surf > out.c)
         STOP("task %d (node %s): depthwise feature 0x%llx / destination 0x%llx are not row "
              "offsets into the node's tensors", ti, nn, (long long)t->feature_addr,
              (long long)t->dst_addr);
