@@ -203,7 +203,7 @@ static const emu_chip_info chips[] = {
                "OutputOperator on the CPU"},
     {"rk3576", "tasks decoded (layout f2: t4's DPU offsets, CNA sizes as N-1, from a field table); "
                "executed by run --emulate (model-6 files): int8 conv and ConvAdd, whole and in row "
-               "tiles, float16 conv, int8 depthwise conv, MaxPool, a conv's ReLU, ReLU6, "
+               "tiles, float16 conv, int8 depthwise conv, MaxPool and AveragePool, a conv's ReLU, ReLU6, "
                "LeakyReLU and LUT activation (the buffers the file's address patches name), "
                "every other register at the sample files' values (anything else stops it)"},
     {"rv1126b", "tasks decoded (layout f3: f2's offsets, an 8-bit pixel input mode for the image "
