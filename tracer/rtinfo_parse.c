@@ -63,11 +63,15 @@ static const char *rkllm_body(const char *s)
 
 static const char *const rkllm_driver_warning = "Warning: Your rknpu driver version is too low";
 
-int rtinfo_is_runtime_line(const char *s)
+int rtinfo_is_runtime_line(const rtinfo_t *i, const char *s)
 {
     const char *b = rkllm_body(s);
-    return !strncmp(s, "RKNN Runtime Information", 24) || !strncmp(b, "rkllm-runtime version:", 22) ||
-           !strncmp(b, rkllm_driver_warning, strlen(rkllm_driver_warning));
+    /* 1.1.x prints the warning before its version line (rknn-llm issue 232), 1.0.1
+     * after it (rknn-llm issue 62: "rkllm-runtime version: 1.0.1, ...", then
+     * "Warning: ... upgrade to 0.9.6."): the latter is the same start */
+    if (!strncmp(b, rkllm_driver_warning, strlen(rkllm_driver_warning)))
+        return !i->rkllm_version[0] || i->driver_required[0];
+    return !strncmp(s, "RKNN Runtime Information", 24) || !strncmp(b, "rkllm-runtime version:", 22);
 }
 
 /* The toolkit's own version line, which it prints when a session starts:

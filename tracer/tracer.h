@@ -187,8 +187,10 @@ typedef struct rtinfo {
 void rtinfo_init(rtinfo_t *i);
 int rtinfo_line(rtinfo_t *i, const char *s);
 /* Does the line start a new runtime context (librknnrt's or RKLLM's version
- * line, or RKLLM's driver warning printed just before its version)? */
-int rtinfo_is_runtime_line(const char *s);
+ * line, or RKLLM's driver warning printed just before its version)? RKLLM 1.0.1
+ * prints the warning after its version line instead: there, with i holding that
+ * version and no warning yet, it continues the context. */
+int rtinfo_is_runtime_line(const rtinfo_t *i, const char *s);
 /* Does the line start a new toolkit session (the toolkit's version line at level
  * I, W or D: "W rknn-toolkit version: 1.7.5", "I rknn-toolkit2 version: 2.3.0";
  * the E form repeats it in an error block)? */

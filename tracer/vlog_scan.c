@@ -679,7 +679,7 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         }
         /* a new runtime context: the next part is a new run, and the previous
          * runtime's versions are not this one's (a bare line names no build or driver) */
-        if (rtinfo_is_runtime_line(ti) &&
+        if (rtinfo_is_runtime_line(&sc->info, ti) &&
             (rtinfo_has_runtime(&sc->info) || (c && run_has_data(c)))) {
             rtinfo_new_context(&sc->info);
             c = NULL, sc->cur = -1;

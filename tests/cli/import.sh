@@ -925,5 +925,13 @@ printf '[    2.1] RKNPU: Initialized RKNPU driver: v0.9.8 for 20240828\n' >"$T/d
 pub dmaheap "$T/dmaheap.txt"
 eq "DMA-heap build's init line: driver version" "$(pq "SELECT json_extract(env_json,'\$.driver_version') FROM runs")" 0.9.8
 
+# RKLLM 1.0.1 prints its driver warning after its version line (1.1.x before it):
+# one start, one run, the versions of the line before the warning
+f=$P/issue-rkllm-1.0.1-noprefix-warning-after-version-drv0.8.2-enomem-emfile-62.txt
+pub rkllm-62 "$f"
+eq "rkllm 1.0.1 warning after the version line: runs, status, rkllm, driver, asked for, error lines" \
+   "$(pq "SELECT count(*)||' '||status||' '||json_extract(env_json,'\$.rkllm_runtime_version')||' '||json_extract(env_json,'\$.driver_version')||' '||json_extract(env_json,'\$.driver_required')||' '||json_extract(extra_json,'\$.errors.count') FROM runs")" \
+   "1 failed $(sed -n 's/^rkllm-runtime version: \([0-9.]*\), rknpu driver version: \([0-9.]*\),.*/\1 \2/p' "$f") $(sed -n 's/^Warning: .*upgrade to \([0-9.]*[0-9]\)\.*$/\1/p' "$f") $(grep -c '^E RKNN: ' "$f")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
