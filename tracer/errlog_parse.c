@@ -87,6 +87,30 @@ int errlog_is_error(const char *raw, const char *t)
     return python_error(t) || strstr(raw, "Fatal signal ") != NULL;
 }
 
+int errlog_process_death(const char *t)
+{
+    /* the shell's report of a signal (bash's strsignal words), alone or with "(core dumped)" */
+    static const char *const deaths[] = {"Aborted", "Segmentation fault", "Bus error",
+                                         "Illegal instruction", "Floating point exception"};
+    const char *fn;
+    size_t n = strlen(t);
+
+    for (size_t i = 0; i < sizeof deaths / sizeof deaths[0]; i++) {
+        size_t m = strlen(deaths[i]);
+        if (!strncmp(t, deaths[i], m) && (!t[m] || !strcmp(t + m, " (core dumped)")))
+            return 1;
+    }
+    /* ggml, inside librkllmrt: its abort ("%s:%d: fatal error", file and line empty in a
+     * release build: ":0: fatal error") and its allocation failure before it
+     * (rknn-llm issue 183) */
+    if (n >= 13 && !strcmp(t + n - 13, ": fatal error"))
+        return 1;
+    if (!strncmp(t, "ggml_", 5) && strstr(t, ": failed to allocate"))
+        return 1;
+    /* a backtrace's frame inside the vendor's API: where the process was */
+    return tracer_gdb_frame(t, n, &fn) && (!strncmp(fn, "rkllm_", 6) || !strncmp(fn, "rknn_", 5));
+}
+
 /* What a line says, and what it means per the runtime's own wording and the
  * catalog of log-formats.md §6. First match wins. */
 static const struct known_error {
@@ -229,6 +253,17 @@ static const struct known_error {
     {"/sys/class/devfreq/", "a frequency node the toolkit reads does not exist on this board "
      "(eval_perf fixes or reads the DDR/NPU clock through devfreq)", 1},
     {"Fatal signal", "the program crashed", 1},
+    /* a backtrace's frame inside the API, then the shell's report of the death */
+    {" in rkllm_init (", "the process died inside rkllm_init (the backtrace's frame): RKLLM "
+     "aborted while loading the model, before any inference; the error lines before the "
+     "frame say why", 1},
+    {" in rknn_init (", "the process died inside rknn_init (the backtrace's frame): the "
+     "runtime aborted while loading the model, before any inference; the error lines "
+     "before the frame say why", 1},
+    {"Segmentation fault", "the process crashed (SIGSEGV, an invalid memory access in "
+     "native code) after the lines before it", 1},
+    {"Aborted", "the process aborted (SIGABRT: a fatal error or a failed check in native "
+     "code; the error lines before it say which)", 1},
 };
 
 /* Lines whose meaning is in the value they print: checked before known[]. The kernel

@@ -133,3 +133,36 @@ const char *tracer_kernel_body(const char *s)
         p++;
     return p;
 }
+
+int tracer_gdb_frame(const char *t, size_t n, const char **fn)
+{
+    size_t i = 1, d;
+
+    if (n < 4 || t[0] != '#')
+        return 0;
+    for (d = 0; i < n && d < 5 && isdigit((unsigned char)t[i]); i++)
+        d++;
+    if (!d || i >= n || t[i] != ' ')
+        return 0;
+    while (i < n && t[i] == ' ')
+        i++;
+    /* "0x<hex> in NAME (": a frame with its address */
+    if (i + 2 < n && t[i] == '0' && t[i + 1] == 'x') {
+        size_t h = i + 2;
+        while (h < n && isxdigit((unsigned char)t[h]))
+            h++;
+        if (h == i + 2 || h + 4 > n || strncmp(t + h, " in ", 4))
+            return 0;
+        i = h + 4;
+    }
+    /* then a function name and its argument list */
+    size_t f = i;
+    while (i < n && (isalnum((unsigned char)t[i]) || t[i] == '_' || t[i] == ':' || t[i] == '?' ||
+                     t[i] == '.' || t[i] == '<' || t[i] == '>' || t[i] == '~'))
+        i++;
+    if (i == f || i + 1 >= n || t[i] != ' ' || t[i + 1] != '(')
+        return 0;
+    if (fn)
+        *fn = t + f;
+    return 1;
+}

@@ -32,13 +32,19 @@ size_t tracer_fullwidth_prefixes(char *s, size_t len);
  * tab skipped), NULL for any other line. */
 const char *tracer_kernel_body(const char *s);
 
+/* A frame of gdb's backtrace: "#8  0x0000007fb1e45fe4 in rkllm_init () from
+ * ./lib/librkllmrt.so", "#0  main () at demo.c:12". The text after the frame's
+ * number (its address skipped) in *fn, when it is one. */
+int tracer_gdb_frame(const char *t, size_t n, const char **fn);
+
 /* A comment line of a log ('#', after blanks): not one whose '#' is a root shell's
  * prompt before a command ("# ./rknn_yolov5_demo model/RV1106/...", "# /usr/bin/x"),
- * which is the board's own output to read. */
+ * which is the board's own output to read, nor a frame of gdb's backtrace. */
 static inline int tracer_is_comment(const char *t, size_t n)
 {
     return n && t[0] == '#' &&
-           !(n > 3 && t[1] == ' ' && ((t[2] == '.' && t[3] == '/') || t[2] == '/'));
+           !(n > 3 && t[1] == ' ' && ((t[2] == '.' && t[3] == '/') || t[2] == '/')) &&
+           !tracer_gdb_frame(t, n, NULL);
 }
 
 /* Parser of the vendor runtime's per-layer performance table
@@ -311,6 +317,12 @@ int errlog_is_error(const char *raw, const char *t);
  * a short diagnosis, and whether it ends the run (*fatal; a dump file that
  * cannot be written does not). NULL: not a known error (fatal). */
 const char *errlog_diagnosis(const char *line, int *fatal);
+/* A line that says the process died, as the shell or the library printed it:
+ * "Aborted", "Segmentation fault (core dumped)", "Bus error", "Illegal instruction",
+ * a native library's fatal error (ggml's ":0: fatal error", "ggml_calloc: failed
+ * to allocate ..."), or a gdb frame inside the runtime's or RKLLM's API
+ * ("#8 ... in rkllm_init () from ./lib/librkllmrt.so"). t: without the logger prefix. */
+int errlog_process_death(const char *t);
 /* A warning line of the runtime (`W RKNN:`, any prefix) that the small table in
  * tracer/errlog_parse.c knows: what it means, NULL when it is not one of them. */
 const char *errlog_warning(const char *raw);

@@ -772,6 +772,21 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         count(sc, lineno, VLOG_USED, t);
         return;
     }
+    /* the process's death while a run is open (the shell's "Aborted", a native
+     * library's fatal error, the backtrace's frame inside the API once the run has
+     * an error): the run's error lines; with no run, nobody's */
+    if ((f & VLOG_F_ERRORS) && c && !rt && errlog_process_death(t) &&
+        (t[0] != '#' || c->n_errors)) {
+        if (c->n_errors < VLOG_MAX_ERRORS) {
+            c->errors[c->n_errors] = xstrdup(t);
+            c->errors_bytes += strlen(t) + 1;
+            sc->held += strlen(t) + 1;
+        }
+        c->n_errors++;
+        c->failed = 1;
+        count(sc, lineno, VLOG_USED, t);
+        return;
+    }
     /* a known warning of the runtime: kept with its run, which it does not fail */
     if ((f & VLOG_F_ERRORS) && rt && errlog_warning(raw)) {
         vlog_run_t *r = run_for(sc, lineno, 0);

@@ -397,7 +397,9 @@ def eq(what, got, want):
     if got != want:
         fails.append('%s: got %r, want %r' % (what, got, want))
 errs = [l for l in body if re.search(r'(^|\s)E RKNN\s*:', l) or re.match(r'E \S+:', l) or
-        re.match(r'[A-Za-z_.]*(Error|Exception): ', l.strip()) or 'Fatal signal ' in l]
+        re.match(r'[A-Za-z_.]*(Error|Exception): ', l.strip()) or 'Fatal signal ' in l or
+        # the shell's report of the process's death (bash's strsignal words)
+        re.fullmatch(r'(Aborted|Segmentation fault|Bus error|Illegal instruction)( \(core dumped\))?', l.strip())]
 # a runtime line glued after other text ("rknn_run E RKNN: failed to submit!"): the line
 # the runtime printed starts at its prefix
 errs = [re.sub(r'^[A-Za-z_][^\s:]*\s+(?=E RKNN:)', '', l) for l in errs]
@@ -932,6 +934,17 @@ pub rkllm-62 "$f"
 eq "rkllm 1.0.1 warning after the version line: runs, status, rkllm, driver, asked for, error lines" \
    "$(pq "SELECT count(*)||' '||status||' '||json_extract(env_json,'\$.rkllm_runtime_version')||' '||json_extract(env_json,'\$.driver_version')||' '||json_extract(env_json,'\$.driver_required')||' '||json_extract(extra_json,'\$.errors.count') FROM runs")" \
    "1 failed $(sed -n 's/^rkllm-runtime version: \([0-9.]*\), rknpu driver version: \([0-9.]*\),.*/\1 \2/p' "$f") $(sed -n 's/^Warning: .*upgrade to \([0-9.]*[0-9]\)\.*$/\1/p' "$f") $(grep -c '^E RKNN: ' "$f")"
+
+# a process that dies in RKLLM's init (ggml's allocation failure and fatal error, gdb's
+# backtrace, the shell's "Aborted"): a failed run whose error lines are those lines and
+# the frame inside rkllm_init; the frames are the log's own lines, not comments
+f=$P/issue-rkllm-1.1.4-rk3576-ggml-calloc-fatal-gdb-backtrace-aborted-183.txt
+pub rkllm-183 "$f"
+eq "death in rkllm_init: status, platform, error lines" \
+   "$(pq "SELECT status||' '||platform||'|'||json_extract(extra_json,'\$.errors.lines') FROM runs")" \
+   "failed $(sed -n 's/.*platform: RK\([0-9]*\)$/rk\1/p' "$f")|$(grep -E '^(ggml_calloc: |:0: fatal error|#[0-9]+ .* in rkllm_init |Aborted$)' "$f" | python3 -c 'import json,sys; print(json.dumps([l.rstrip("\n") for l in sys.stdin], separators=(",", ":")))')"
+case "$(diag)" in *"died inside rkllm_init"*) ok ;; *) bad "ggml fatal error and Aborted in rkllm_init: diagnosis '$(diag)'" ;; esac
+eq "gdb frames are not comments: only the '# ' header lines are" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["lines"]["comment"])' "$T/out")" "$(grep -c '^# ' "$f")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
