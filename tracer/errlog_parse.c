@@ -52,9 +52,28 @@ static int kernel_job_error(const char *k)
            (!strncmp(k, "core ", 5) && isdigit((unsigned char)k[5]) && strstr(k, " irq status:"));
 }
 
+/* The runtime's messages whose words are its alone (librknnrt's core mask check), as a
+ * user pastes them without the "E RKNN: " prefix. */
+static const char *const bare_messages[] = {"Not support core mask: "};
+
+const char *errlog_bare_message(const char *t)
+{
+    for (size_t i = 0; i < sizeof bare_messages / sizeof bare_messages[0]; i++) {
+        const char *m = strstr(t, bare_messages[i]);
+        if (m && isdigit((unsigned char)m[strlen(bare_messages[i])]) &&
+            (m == t || !isalpha((unsigned char)m[-1])))
+            return m;
+    }
+    return NULL;
+}
+
 int errlog_is_error(const char *raw, const char *t)
 {
     const char *k;
+
+    /* the runtime's own message pasted alone, at the line's start */
+    if (errlog_bare_message(t) == t)
+        return 1;
 
     /* the toolkit's own version, repeated at level E in its error block, and its
      * version box (RKNN-Toolkit 1.x prints it at level E: "E RKNNAPI:   API: 1.7.5 ...") */

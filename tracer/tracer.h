@@ -313,6 +313,10 @@ enum { VLOG_F_PERF = 1, VLOG_F_SRAM = 2, VLOG_F_INFO = 4, VLOG_F_MEMORY = 8,
  * toolkit's `E func:` lines, Python `...Error:` / `...Exception:` lines, a fatal signal. raw: the
  * line as printed, t: without its logger prefix. Returns 1 for an error line. */
 int errlog_is_error(const char *raw, const char *t);
+/* Where the runtime's message starts in a line that pastes it without its prefix,
+ * after other words ("报错提示Not support core mask: 7, ..."): only messages whose
+ * words are the runtime's alone. NULL when the line has none. */
+const char *errlog_bare_message(const char *t);
 /* The known error a line names (a small table in tracer/errlog_parse.c):
  * a short diagnosis, and whether it ends the run (*fatal; a dump file that
  * cannot be written does not). NULL: not a known error (fatal). */

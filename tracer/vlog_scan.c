@@ -320,6 +320,13 @@ static char *line_text(scan_t *sc, const line_t *l, int *rt)
 
     if (n >= sizeof sc->buf)
         n = sizeof sc->buf - 1;
+    /* a Markdown quote ("> E RKNN: ...", a lone ">" for its blank line, rknn-llm issue
+     * 232): the line quoted */
+    if (n && l->s[0] == '>' && (n == 1 || l->s[1] == ' ')) {
+        size_t q = n == 1 ? 1 : 2;
+        line_t in = {l->s + q, l->e};
+        return line_text(sc, &in, rt);
+    }
     /* a line pasted as inline code in an issue (`E RKNN: ...`): the text inside */
     if (n >= 3 && l->s[0] == '`' && l->s[1] != '`' && l->e[-1] == '`' &&
         !memchr(l->s + 1, '`', n - 2)) {
@@ -753,6 +760,14 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
             count(sc, lineno, VLOG_BAD, t);
         }
         return;
+    }
+    /* the runtime's message pasted without its prefix, after other words ("报错提示Not
+     * support core mask: 7, fallback to single core auto mode", rknpu2 issue 105): the
+     * few whose words name the runtime alone are its error line from there */
+    if ((f & VLOG_F_ERRORS) && !rt && !errlog_is_error(raw, t)) {
+        const char *m = errlog_bare_message(t);
+        if (m)
+            raw = t = (char *)m;
     }
     if ((f & VLOG_F_ERRORS) && errlog_is_error(raw, t)) {
         /* an error ends nothing by itself: it goes to the run it happened in */

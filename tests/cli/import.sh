@@ -946,5 +946,25 @@ eq "death in rkllm_init: status, platform, error lines" \
 case "$(diag)" in *"died inside rkllm_init"*) ok ;; *) bad "ggml fatal error and Aborted in rkllm_init: diagnosis '$(diag)'" ;; esac
 eq "gdb frames are not comments: only the '# ' header lines are" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["lines"]["comment"])' "$T/out")" "$(grep -c '^# ' "$f")"
 
+# vendor lines behind other text: a Markdown quote on every line, a Chinese label before
+# the runtime's prefix, the runtime's message pasted with no prefix after a label
+f=$P/issue-rkllm-1.1.4-drv0.9.6-markdown-quote-prefix-badaddr-232.txt
+pub quote-232 "$f"
+eq "Markdown quote: runs, status, rkllm, driver, asked for, error lines without '> '" \
+   "$(pq "SELECT count(*)||' '||status||' '||json_extract(env_json,'\$.rkllm_runtime_version')||' '||json_extract(env_json,'\$.driver_version')||' '||json_extract(env_json,'\$.driver_required')||'|'||json_extract(extra_json,'\$.errors.lines') FROM runs")" \
+   "1 failed $(sed -n 's/^> I rkllm: rkllm-runtime version: \([0-9.]*\), rknpu driver version: \([0-9.]*\),.*/\1 \2/p' "$f") $(sed -n 's/^> W rkllm: .*upgrade to \([0-9.]*[0-9]\)\.*$/\1/p' "$f")|$(sed -n 's/^> \(E RKNN: .*\)/\1/p' "$f" | python3 -c 'import json,sys; print(json.dumps([l.rstrip("\n") for l in sys.stdin], separators=(",", ":"), ensure_ascii=False))')"
+f=$P/issue-rterr-failed-submit-chinese-label-glued-rk3566-sherpa-2583.txt
+pub sherpa-2583 "$f"
+eq "label glued before E RKNN: exit, status, platform (the model folder's chip), first error line" \
+   "$(cat "$T/pub.rc") $(pq "SELECT status||' '||platform||'|'||json_extract(extra_json,'\$.errors.lines[0]') FROM runs")" \
+   "0 failed $(grep -o 'sherpa-onnx-rk[0-9]*' "$f" | sort -u | sed 's/sherpa-onnx-//')|$(grep -o 'E RKNN: .*' "$f")"
+case "$(diag)" in *"NPU job did not complete"*) ok ;; *) bad "glued failed to submit: diagnosis '$(diag)'" ;; esac
+f=$P/issue-rterr-core-mask-7-bare-after-chinese-label-rknpu2-105.txt
+pub core-mask-105 "$f"
+eq "bare 'Not support core mask' after a label: exit, runs, status (the runtime goes on with one core), the line from the message" \
+   "$(cat "$T/pub.rc") $(pq "SELECT count(*)||' '||status||'|'||json_extract(extra_json,'\$.errors.lines[0]') FROM runs")" \
+   "0 1 ok|$(grep -o 'Not support core mask: .*' "$f")"
+case "$(diag)" in *"core mask asked for is not available"*) ok ;; *) bad "bare core mask: diagnosis '$(diag)'" ;; esac
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
