@@ -337,7 +337,20 @@ int rtinfo_line(rtinfo_t *i, const char *s)
             p++;
         if (!*p)
             return 0;
-        snprintf(i->soc, sizeof i->soc, "%.*s", (int)strcspn(p, " "), p);
+        if (!i->soc_of_board)
+            snprintf(i->soc, sizeof i->soc, "%.*s", (int)strcspn(p, " "), p);
+        return 1;
+    }
+    /* the board's answer to init_runtime: "I Get hardware info: target_platform = rv1103,
+     * os = Linux, aarch = aarch32" (model zoo issue 408): its chip, whatever the user set */
+    if (!strncmp(s, "I Get hardware info:", 20) && (p = strstr(s, "target_platform = ")) != NULL) {
+        size_t n = strcspn(p + 18, " ,");
+        if (!n || n >= sizeof i->soc)
+            return 0;
+        for (size_t k = 0; k < n; k++)
+            i->soc[k] = (char)tolower((unsigned char)p[18 + k]);
+        i->soc[n] = 0;
+        i->soc_of_board = 1;
         return 1;
     }
     /* at any level: the toolkit repeats it as "E rknn-toolkit2 version:" in an error

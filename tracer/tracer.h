@@ -189,6 +189,7 @@ typedef struct rtinfo {
     int64_t cpu_khz[RTINFO_MAX_FREQ], npu_hz[RTINFO_MAX_FREQ], ddr_hz[RTINFO_MAX_FREQ];
     int list;                                /* parser state: list being read */
     int toolkit_of_model;                    /* toolkit_version came from a Model Information line */
+    int soc_of_board;                        /* soc came from the board ("Get hardware info"): the user's target does not replace it */
 } rtinfo_t;
 void rtinfo_init(rtinfo_t *i);
 int rtinfo_line(rtinfo_t *i, const char *s);

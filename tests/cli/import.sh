@@ -966,5 +966,12 @@ eq "bare 'Not support core mask' after a label: exit, runs, status (the runtime 
    "0 1 ok|$(grep -o 'Not support core mask: .*' "$f")"
 case "$(diag)" in *"core mask asked for is not available"*) ok ;; *) bad "bare core mask: diagnosis '$(diag)'" ;; esac
 
+# init_runtime's "Get hardware info: target_platform = X" is the board's chip: it wins
+# over the user's "target set by user is: Y" (model zoo issue 408: rv1106 set, rv1103 board)
+f=$P/issue-tkerr-target-rv1106-hw-rv1103-modelzoo-408.txt
+pub hw-408 "$f"
+eq "the board's hardware line names the platform, not the user's target" "$(pq "SELECT platform FROM runs")" \
+   "$(sed -n 's/^I Get hardware info: target_platform = \([a-z0-9]*\),.*/\1/p' "$f")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
