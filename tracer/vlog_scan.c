@@ -770,9 +770,15 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
             raw = t = (char *)m;
     }
     if ((f & VLOG_F_ERRORS) && errlog_is_error(raw, t)) {
-        /* an error ends nothing by itself: it goes to the run it happened in */
-        vlog_run_t *r = run_for(sc, lineno, 0);
+        /* an error ends nothing by itself: it goes to the run it happened in; the
+         * compiler's failed pass ("failed to run pass: rknn::RKNNAddSecondaryNode",
+         * rknn.build() on a PC) makes it a build, after a board's run a new one */
+        int pass = strstr(raw, "failed to run pass: rknn::") != NULL;
+        vlog_run_t *r = run_for(sc, lineno, pass && c && !c->build &&
+                                                (c->has_perf || c->has_bench || c->has_mem ||
+                                                 c->acc || c->info.runtime_version[0]));
         int fatal = 1;
+        r->build |= pass;
         errlog_diagnosis(raw, &fatal);
         /* the runtime names the board's chip when it refuses a model built for another */
         if (rtinfo_error_line(&sc->info, raw))

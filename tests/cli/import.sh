@@ -973,5 +973,13 @@ pub hw-408 "$f"
 eq "the board's hardware line names the platform, not the user's target" "$(pq "SELECT platform FROM runs")" \
    "$(sed -n 's/^I Get hardware info: target_platform = \([a-z0-9]*\),.*/\1/p' "$f")"
 
+# the compiler's failed pass (rknn.build() on a PC) is a build: the toolkit's run, not a board's
+f=$P/issue-buildlog-failed-pass-channel-too-large-unknown-type-10-sherpa-2880.txt
+pub pass-2880 "$f"
+eq "failed compiler pass: runs, backend, kind, status, error lines" \
+   "$(pq "SELECT count(*)||' '||backend||'/'||import_kind||'/'||status||' '||json_extract(extra_json,'\$.errors.count') FROM runs")" \
+   "1 toolkit/toolkit build/failed $(grep -c '^E RKNN: ' "$f")"
+case "$(diag)" in *"compiler failed one of its passes"*) ok ;; *) bad "failed to run pass: diagnosis '$(diag)'" ;; esac
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
