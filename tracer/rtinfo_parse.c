@@ -379,6 +379,38 @@ int rtinfo_line(rtinfo_t *i, const char *s)
         field(p, "driver version:", " ,", i->driver_version, sizeof i->driver_version);
         return 1;
     }
+    /* the same query printed on two lines ("sdk version: 2.3.2 (429f97ae6b@...)", then
+     * "driver version: 0.9.3"), and go-rknnlite's "driver version: 0.9.3, API version:
+     * 1.6.0 (9a7b5d24c@...)": rknn_sdk_version's api_version is librknnrt's version */
+    if (!strncmp(s, "sdk version: ", 13) && isdigit((unsigned char)s[13])) {
+        version_build(s + 13, i->runtime_version, sizeof i->runtime_version, i->runtime_build,
+                      sizeof i->runtime_build);
+        return 1;
+    }
+    if (!strncmp(s, "driver version: ", 16) && isdigit((unsigned char)s[16])) {
+        field(s, "driver version:", " ,", i->driver_version, sizeof i->driver_version);
+        if ((p = strstr(s, ", API version: ")) != NULL && isdigit((unsigned char)p[15]))
+            version_build(p + 15, i->runtime_version, sizeof i->runtime_version, i->runtime_build,
+                          sizeof i->runtime_build);
+        return 1;
+    }
+    /* a Markdown table of versions: "| RKNN Runtime | librknnrt.so v2.3.2 (429f97ae6b@...) |" */
+    if (s[0] == '|') {
+        for (p = s + 1; *p == ' ';)
+            p++;
+        if (!strncasecmp(p, "RKNN Runtime", 12) && (p = strchr(p + 12, '|')) != NULL) {
+            for (p++; *p && *p != '|' && !(isdigit((unsigned char)*p) &&
+                                           (p[-1] == 'v' || p[-1] == ' ' || p[-1] == '|'));)
+                p++;
+            if (isdigit((unsigned char)*p)) {
+                char cell[96];
+                snprintf(cell, sizeof cell, "%.*s", (int)strcspn(p, "|"), p);
+                version_build(cell, i->runtime_version, sizeof i->runtime_version,
+                              i->runtime_build, sizeof i->runtime_build);
+                return 1;
+            }
+        }
+    }
     /* the toolkit's version box when it connects to a board */
     if (!strncmp(s, "API:", 4) || !strncmp(s, "  API:", 6)) {
         p = strstr(s, "API:") + 4;

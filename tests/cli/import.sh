@@ -981,5 +981,21 @@ eq "failed compiler pass: runs, backend, kind, status, error lines" \
    "1 toolkit/toolkit build/failed $(grep -c '^E RKNN: ' "$f")"
 case "$(diag)" in *"compiler failed one of its passes"*) ok ;; *) bad "failed to run pass: diagnosis '$(diag)'" ;; esac
 
+# versions in the shapes a demo or a report prints them: the SDK query on two lines,
+# go-rknnlite's "driver version: X, API version: Y (build)", a Markdown table's row
+ver() { pq "SELECT count(*)||' '||status||' '||json_extract(env_json,'\$.runtime_version')||' '||coalesce(json_extract(env_json,'\$.runtime_build'),'-')||' '||coalesce(json_extract(env_json,'\$.driver_version'),'-') FROM runs"; }
+f=$P/issue-rterr-inputs-set-fp16-sdk-driver-two-lines-rt2.3.2-357.txt
+pub sdk-357 "$f"
+eq "sdk version and driver version on two lines" "$(ver)" \
+   "1 failed $(sed -n 's/^sdk version: \([0-9.]*\) (\(.*\))$/\1 \2/p' "$f") $(sed -n 's/^driver version: //p' "$f")"
+f=$P/issue-rterr-failed-submit-go-rknnlite-driver-api-version-rock5b-38.txt
+pub gorknn-38 "$f"
+eq "go-rknnlite's driver/API version line: the last one before the run" "$(ver)" \
+   "1 failed $(sed -n 's/^driver version: \([0-9.]*\), API version: \([0-9.]*\) (\(.*\))$/\2 \3 \1/p' "$f" | tail -1)"
+f=$P/issue-rterr-inputs-set-size-md-table-runtime-row-rk3568-558.txt
+pub mdtable-558 "$f"
+eq "a Markdown table's RKNN Runtime row, its Platform row" "$(ver) $(pq "SELECT platform FROM runs")" \
+   "1 failed $(sed -n 's/^ *| RKNN Runtime | librknnrt.so v\([0-9.]*\) (\(.*\)) |$/\1 \2/p' "$f") - $(sed -n 's/^ *| Platform | RK\([0-9]*\) .*/rk\1/p' "$f")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
