@@ -52,15 +52,20 @@ static int kernel_job_error(const char *k)
            (!strncmp(k, "core ", 5) && isdigit((unsigned char)k[5]) && strstr(k, " irq status:"));
 }
 
-/* The runtime's messages whose words are its alone (librknnrt's core mask check), as a
- * user pastes them without the "E RKNN: " prefix. */
-static const char *const bare_messages[] = {"Not support core mask: "};
+/* The messages whose words are the runtime's or RKLLM's alone, as a user pastes them
+ * without the "E RKNN: " prefix (librknnrt's core mask check), or as RKLLM prints them
+ * with none (its chip check, rknn-llm issue 416: "Platform error: must be either RK3588,
+ * RK3576, RV1126B, or RK3562."); digit: a digit follows the words. */
+static const struct {
+    const char *words;
+    int digit;
+} bare_messages[] = {{"Not support core mask: ", 1}, {"Platform error: must be either RK", 0}};
 
 const char *errlog_bare_message(const char *t)
 {
     for (size_t i = 0; i < sizeof bare_messages / sizeof bare_messages[0]; i++) {
-        const char *m = strstr(t, bare_messages[i]);
-        if (m && isdigit((unsigned char)m[strlen(bare_messages[i])]) &&
+        const char *m = strstr(t, bare_messages[i].words);
+        if (m && (!bare_messages[i].digit || isdigit((unsigned char)m[strlen(bare_messages[i].words)])) &&
             (m == t || !isalpha((unsigned char)m[-1])))
             return m;
     }
@@ -267,6 +272,9 @@ static const struct known_error {
     {"number of enabled CPUs must be greater than or equal to the number of NPU cores",
      "RKLLM runs with fewer enabled CPUs than the NPU cores the model was converted for "
      "(rkllm-toolkit's num_npu_core; set the enabled CPUs, or convert for fewer cores)", 1},
+    {"Platform error: must be either", "RKLLM does not run on this board's chip: it names the "
+     "chips it supports, and the line after it ('Your platform is ...') what it read from the "
+     "board", 1},
     {"must be less than the model's max_context_limit", "RKLLM's max_context is above the "
      "limit the model was converted with (rkllm-toolkit's max_context)", 1},
     {"/sys/class/devfreq/", "a frequency node the toolkit reads does not exist on this board "

@@ -35,6 +35,7 @@ typedef struct scan {
     int credited;              /* runs [0, credited) already looked at after final */
     int64_t over;              /* the line where the bound was passed, 0 none */
     int64_t tk1_table;         /* the line of an RKNN-Toolkit 1.x eval_perf header, 0 none */
+    int64_t galcore;           /* the line of RKNPU1's kernel driver galcore, 0 none */
     char buf[4096];            /* the current line, prefixes stripped */
     char piece[4096];          /* one vendor line of a glued line (glued_line) */
 } scan_t;
@@ -588,7 +589,7 @@ static int is_toolkit(const char *raw, const char *t)
         return 1;
     return !strncmp(raw, "I NPUTransfer", 13) || !strncmp(raw, "D NPUTransfer", 13) ||
            !strncmp(t, "Warning: The performance result", 31) || !strncmp(t, "####", 4) ||
-           !strncmp(t, "start rknn server", 17) || !strncmp(t, "---- Top", 8) ||
+           !strncmp(t, "start rknn server", 17) ||
            !strncmp(t, "Save output to ", 15);
 }
 
@@ -820,11 +821,19 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
         count(sc, lineno, VLOG_USED, t);
         return;
     }
-    if (rt) {
+    /* RKLLM's own logger ("I rkllm: loading rkllm model from ...") is a runtime's */
+    if (rt || (raw[0] && strchr("IWED", raw[0]) && !strncmp(raw + 1, " rkllm: ", 8))) {
         count(sc, lineno, VLOG_RUNTIME, t);
         return;
     }
-    if (is_toolkit(raw, t) || (c && c->has_bench && isdigit((unsigned char)t[0]) && strstr(t, " - "))) {
+    /* a demo's Top-5 ("---- Top5 ----", "0.415283 - 283" after rknn_common_test's
+     * timings) is the application's output */
+    if (!strncmp(t, "---- Top", 8) ||
+        (c && c->has_bench && isdigit((unsigned char)t[0]) && strstr(t, " - "))) {
+        count(sc, lineno, VLOG_APP, t);
+        return;
+    }
+    if (is_toolkit(raw, t)) {
         count(sc, lineno, VLOG_TOOLKIT, t);
         return;
     }
@@ -1009,6 +1018,10 @@ int vlog_scan_bounded(const char *text, size_t len, int formats, size_t *budget,
         if (!sc->tk1_table && !strncmp(t, "Layer ID ", 9) && strstr(t, " Operator ") &&
             strstr(t, "Time(us)"))
             sc->tk1_table = i + 1; /* RKNN-Toolkit 1.x eval_perf: named if nothing else is read */
+        /* RKNPU1's kernel driver in dmesg ("Galcore version 6.4.6.5.351518", "galcore: npu
+         * init."): named if nothing else is read */
+        if (!sc->galcore && (strstr(t, "Galcore version ") || strstr(t, "galcore: ")))
+            sc->galcore = i + 1;
         if ((formats & VLOG_F_SRAM) && (is_sram_start(t) || is_sram_footer(t))) {
             i = sram_segment(sc, L, n, i);
             continue;
@@ -1028,6 +1041,10 @@ over:
                     "line %lld: an RKNN-Toolkit 1.x eval_perf table (Layer ID, Name, Operator, Time(us): "
                     "RKNPU1 chips, RK1808/RV1109/RV1126) is not read; import reads the RKNPU2 runtime's "
                     "and Toolkit2's logs", (long long)sc->tk1_table);
+    else if (!v->n_runs && sc->galcore)
+        rc = rt_err(err, errlen, RT_EUNSUPPORTED,
+                    "line %lld: RKNPU1's kernel driver galcore (RV1109/RV1126, RK1808) is not read; "
+                    "import reads the RKNPU2 runtime's and Toolkit2's logs", (long long)sc->galcore);
     else if (!v->n_runs)
         rc = rt_err(err, errlen, RT_EFORMAT,
                     "no vendor output found (no per-layer, SRAM, accuracy or memory table, "

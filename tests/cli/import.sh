@@ -997,5 +997,29 @@ pub mdtable-558 "$f"
 eq "a Markdown table's RKNN Runtime row, its Platform row" "$(ver) $(pq "SELECT platform FROM runs")" \
    "1 failed $(sed -n 's/^ *| RKNN Runtime | librknnrt.so v\([0-9.]*\) (\(.*\)) |$/\1 \2/p' "$f") - $(sed -n 's/^ *| Platform | RK\([0-9]*\) .*/rk\1/p' "$f")"
 
+# lines not read, by whose they are: RKLLM's "I rkllm:" lines are a runtime's, a demo's
+# Top-5 the application's; neither is the toolkit's
+kinds() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["lines"]; print(d["toolkit"], d["runtime"], d["app"])' "$T/out"; }
+f=$P/issue-rkllm-1.2.1b1-info-lines-enabled-cpus-error-271.txt
+pub rkllm-271 "$f"
+eq "I rkllm: lines not read are runtime lines (toolkit, runtime)" "$(kinds | cut -d' ' -f1-2)" \
+   "0 $(( $(grep -c '^I rkllm: ' "$f") - $(grep -cE '^I rkllm: rkllm-(runtime|toolkit) version:' "$f") ))"
+f=$P/issue-common-test-top5-ok3568-rt2.3.2-drv0.9.8-forlinx.txt
+pub top5 "$f"
+eq "rknn_common_test's Top-5: no toolkit line, the Top-5 lines among the app's" \
+   "$(kinds | awk '{print $1, ($3 >= n)}' n="$(grep -cE '^(---- Top5 ----|[0-9.]+ - [0-9]+)$' "$f")") $(grep -cE '^[0-9.]+ - [0-9]+$' "$f")" "0 1 5"
+# logs that name what they are: RKNPU1's galcore driver is refused by name; RKLLM's chip
+# check is a failed run
+f=$P/issue-tk1-rv1126-galcore-dmesg-6.4.6.5-482.txt
+pub galcore "$f"
+eq "galcore (RKNPU1): exit, the refusal names it and its first line" "$(cat "$T/pub.rc") $(grep -o "line [0-9]*: RKNPU1's kernel driver galcore" "$T/err")" \
+   "2 line $(grep -v '^#' "$f" >/dev/null; grep -n 'galcore: ' "$f" | head -1 | cut -d: -f1): RKNPU1's kernel driver galcore"
+f=$P/issue-rkllm-platform-error-platform-lite-rk3566-416.txt
+pub rkllm-416 "$f"
+eq "RKLLM platform error: exit, runs, status, the error line" \
+   "$(cat "$T/pub.rc") $(pq "SELECT count(*)||' '||status||'|'||json_extract(extra_json,'\$.errors.lines[0]') FROM runs")" \
+   "0 1 failed|$(grep -o '^Platform error: .*[^ ]' "$f")"
+case "$(diag)" in *"RKLLM does not run on this board's chip"*) ok ;; *) bad "RKLLM Platform error: diagnosis '$(diag)'" ;; esac
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
