@@ -314,20 +314,20 @@ static int headerless_row(const char *s, int *compact)
 
 typedef int (*line_fn)(const char *s, int *state);
 
-static char *line_text(scan_t *sc, const line_t *l, int *rt)
+static char *line_text(scan_t *sc, const line_t *line, int *rt)
 {
-    size_t n = (size_t)(l->e - l->s);
+    line_t in = *line;
+    const line_t *l = &in;
+    size_t n;
     char *t;
 
+    /* a Markdown quote ("> E RKNN: ...", a lone ">" for its blank line, rknn-llm issue
+     * 232), nested or not: the line quoted */
+    while (in.s < in.e && in.s[0] == '>' && (in.e - in.s == 1 || in.s[1] == ' '))
+        in.s += in.e - in.s == 1 ? 1 : 2;
+    n = (size_t)(l->e - l->s);
     if (n >= sizeof sc->buf)
         n = sizeof sc->buf - 1;
-    /* a Markdown quote ("> E RKNN: ...", a lone ">" for its blank line, rknn-llm issue
-     * 232): the line quoted */
-    if (n && l->s[0] == '>' && (n == 1 || l->s[1] == ' ')) {
-        size_t q = n == 1 ? 1 : 2;
-        line_t in = {l->s + q, l->e};
-        return line_text(sc, &in, rt);
-    }
     /* a line pasted as inline code in an issue (`E RKNN: ...`): the text inside */
     if (n >= 3 && l->s[0] == '`' && l->s[1] != '`' && l->e[-1] == '`' &&
         !memchr(l->s + 1, '`', n - 2)) {
