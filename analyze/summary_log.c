@@ -45,18 +45,23 @@ static void read_versions(const char *env_json, summary_log *l)
     json_decref(env);
 }
 
-/* a stored {count, lines} block: its count (-1 when absent) and lines */
-static int64_t read_lines(const json_t *o, char ***lines, int *n)
+/* a stored list of lines (a block's "lines" or "notes"), NULL or absent: none */
+static char **read_lines(const json_t *a, int *n)
 {
-    const json_t *a = json_object_get(o, "lines");
     size_t m = json_is_array(a) ? json_array_size(a) : 0;
-    *lines = xcalloc(m ? m : 1, sizeof(char *));
+    char **lines = xcalloc(m ? m : 1, sizeof(char *));
     *n = 0;
     for (size_t k = 0; k < m; k++) {
         const char *s = json_string_value(json_array_get(a, k));
         if (s)
-            (*lines)[(*n)++] = xstrdup(s);
+            lines[(*n)++] = xstrdup(s);
     }
+    return lines;
+}
+
+/* a stored {count, ...} block's count, -1 when the block is absent */
+static int64_t block_count(const json_t *o)
+{
     return json_is_object(o) ? json_integer_value(json_object_get(o, "count")) : -1;
 }
 
@@ -66,16 +71,13 @@ static void read_extra(const store_run *run, summary_log *l)
     const json_t *e = json_object_get(root, "errors"), *b = json_object_get(root, "benchmark");
     const json_t *p = json_object_get(root, "perf");
 
-    l->n_errors = read_lines(e, &l->error_lines, &l->n_error_lines);
+    l->n_errors = block_count(e);
+    l->error_lines = read_lines(json_object_get(e, "lines"), &l->n_error_lines);
     l->diagnosis = dup_str(json_object_get(e, "diagnosis"));
     const json_t *wn = json_object_get(root, "warnings");
-    l->n_warnings = read_lines(wn, &l->warning_lines, &l->n_warning_lines);
-    if (json_is_object(wn)) {
-        json_t *w = json_object();
-        json_object_set(w, "lines", json_object_get(wn, "notes"));
-        read_lines(w, &l->notes, &l->n_notes);
-        json_decref(w);
-    }
+    l->n_warnings = block_count(wn);
+    l->warning_lines = read_lines(json_object_get(wn, "lines"), &l->n_warning_lines);
+    l->notes = read_lines(json_object_get(wn, "notes"), &l->n_notes);
     if (json_is_object(b)) {
         const json_t *ms = json_object_get(b, "iteration_ms"), *fps = json_object_get(b, "iteration_fps");
         l->has_benchmark = 1;
