@@ -11,8 +11,10 @@
  * patches put at entries RELOC_0 to RELOC_0 + RELOC_N - 1 (past the seeds' short
  * tasks), so that a task's 0x5024 and 0x5030 there read it; its four 16-byte slots
  * start at the value words of entries 575, 577, 579 and 581 of an input longer than
- * the file.
- * Input: 8 bytes, byte i % 8 the node (mod 3, or 4 on rk3576) of task i, then 8-byte
+ * the file. With the first byte below 0x80 and bit 5 set, rk3588's map with the same
+ * depthwise node first (one byte a weight element, [1,1,3,3,1,64] at offset 4608,
+ * and 512 bytes of per-channel data, 8 channels a 64-byte group, at 5184: emu_dw_rk3588.c).
+ * Input: 8 bytes, byte i % 8 the node (mod 3, or 4 on rk3576 and rk3588) of task i, then 8-byte
  * model-1 entries (bits 32..63 value, 16..31 address, 0..15 zero), eight 0xff bytes
  * between tasks. The file: 6144 bytes, the input repeated. The inputs: the
  * input's bytes as floats. Any status is fine; a crash, a sanitizer report, a
@@ -48,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #define ACT(nm, s, n, sc, zp) {.name = nm, .dtype = 3, .nd = 4, .nnd = 5, .shape = s, .native = n, \
         .has_quant = 1, .scale = sc, .zero_point = zp, .buffer = -1, .data_off = -1, .data_len = -1, \
         .task_node = -1, .task_lut = -1}
-    int f2 = data[0] >> 7;
+    int f2 = data[0] >> 7, rk3588 = !f2 && (data[0] & 0x20);
     rknn_tensor tens[12] = {
         ACT("a", s_a, n_a, 0.05, -3),
         {.name = "w", .dtype = 3, .nd = 4, .nnd = 6, .shape = s_w, .native = n_w, .buffer = 0,
@@ -69,6 +71,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          .data_off = CFG_OFF, .data_len = 64, .task_node = -1, .task_lut = -1},
     };
 #undef ACT
+    if (rk3588) { /* emu_dw_rk3588.c's weight bytes and per-channel groups */
+        tens[8].data_len = 576;
+        tens[9].data_off = 5184;
+        tens[9].data_len = 512;
+    }
     int conv_in[3] = {0, 1, 2}, conv_out = 3, pool_in = 4, pool_out = 5, rs_in = 6, rs_out = 7;
     int dw_in[3] = {0, 8, 9}, dw_out = 10;
     /* NPU nodes (a node of no target is a CPU layer the run would stop at); the
@@ -92,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     };
     rknn_model m = {0};
     m.container = RKNN_C_TK2_FB;
-    m.target = f2 ? "rk3576" : "rk3566";
+    m.target = f2 ? "rk3576" : rk3588 ? "rk3588" : "rk3566";
     m.tensors = tens;
     m.n_tensors = 12;
     static rknn_reloc relocs[RELOC_N];
@@ -100,8 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         relocs[e] = (rknn_reloc){11, 0, (uint32_t)(RELOC_0 + e)};
     m.relocs = relocs;
     m.n_relocs = RELOC_N;
-    m.nodes = f2 ? nodes : nodes + 1;
-    m.n_nodes = f2 ? 4 : 3;
+    m.nodes = f2 || rk3588 ? nodes : nodes + 1;
+    m.n_nodes = f2 || rk3588 ? 4 : 3;
     m.io = io;
     m.n_io = 6;
 
@@ -118,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     size_t n = (size - 8) / 8;
     emu_program p = {0};
-    p.map = f2 ? EMU_MAP_F2 : EMU_MAP_RK356X;
+    p.map = f2 ? EMU_MAP_F2 : rk3588 ? EMU_MAP_RK3588 : EMU_MAP_RK356X;
     p.fmt = EMU_FMT_VR;
     p.source = EMU_SRC_FB_BLOBS;
     p.file_base = -1;
