@@ -139,6 +139,13 @@ static int run_has_data(const vlog_run_t *r)
            r->n_errors;
 }
 
+/* a run that printed a time: per-layer rows, timed iterations or their average */
+static int measured(const vlog_run_t *r)
+{
+    return (r->has_perf && r->perf.n_rows > 0) ||
+           (r->has_bench && (r->bench.n_perf > 0 || r->bench.avg_ms >= 0));
+}
+
 /* The board run a part goes to: a new one when the current one has it already. */
 static vlog_run_t *run_for(scan_t *sc, int64_t lineno, int has_it)
 {
@@ -796,7 +803,9 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
     }
     /* the process's death while a run is open (the shell's "Aborted", a native
      * library's fatal error, the backtrace's frame inside the API once the run has
-     * an error): the run's error lines; with no run, nobody's */
+     * an error): the run's error lines; with no run, nobody's. It fails a run that
+     * measured nothing; timings printed before it were measured, and stand (a crash
+     * in the application's post-processing or at release comes after them) */
     if ((f & VLOG_F_ERRORS) && c && !rt && errlog_process_death(t) &&
         (t[0] != '#' || c->n_errors)) {
         if (c->n_errors < VLOG_MAX_ERRORS) {
@@ -805,7 +814,7 @@ static void one_line(scan_t *sc, int64_t lineno, char *raw, char *t, int rt)
             sc->held += strlen(t) + 1;
         }
         c->n_errors++;
-        c->failed = 1;
+        c->failed |= !measured(c);
         count(sc, lineno, VLOG_USED, t);
         return;
     }

@@ -1021,5 +1021,27 @@ eq "RKLLM platform error: exit, runs, status, the error line" \
    "0 1 failed|$(grep -o '^Platform error: .*[^ ]' "$f")"
 case "$(diag)" in *"RKLLM does not run on this board's chip"*) ok ;; *) bad "RKLLM Platform error: diagnosis '$(diag)'" ;; esac
 
+# the process's death after a run's timings (a crash in the application's post-processing
+# or at release): the line is the run's error, the timings stand and the run is not failed;
+# before any timing it fails the run (rkllm-183 above). The real logs with the shell's
+# line appended; their figures are the logs' own
+f=$LOGS/perf-level4-multicore-improvetherical-lenet-rk3588-rkguide-11.txt
+{ cat "$f"; echo 'Segmentation fault (core dumped)'; } >"$T/death-l4.txt"
+pub death-l4 "$T/death-l4.txt"
+eq "death after a level-4 table: status, table total, error lines" \
+   "$(pq "SELECT status||' '||CAST(log_total_us AS INTEGER)||'|'||json_extract(extra_json,'\$.errors.lines') FROM runs")" \
+   "ok $(sed -n 's/.*Total Operator Elapsed.*Time(us): *\([0-9]*\).*/\1/p' "$f" | head -1)|[\"Segmentation fault (core dumped)\"]"
+f=$LOGS/benchmark-rknn_benchmark-yolov5s-rk3588-v1.5.0-jashacks-01.txt
+{ cat "$f"; echo 'Aborted'; } >"$T/death-bench.txt"
+pub death-bench "$T/death-bench.txt"
+eq "death after a benchmark's Avg line: status, the Avg" \
+   "$(pq "SELECT status||' '||json_extract(extra_json,'\$.benchmark.avg_ms') FROM runs")" \
+   "ok $(sed -n 's/^Avg Time \([0-9.]*\)ms.*/\1/p' "$f")"
+f=$LOGS/benchmark-rknn_benchmark-yolov5s-rk3588-core1-rt2.1.0-129-02.txt
+{ cat "$f"; echo 'Segmentation fault'; } >"$T/death-warmup.txt"
+pub death-warmup "$T/death-warmup.txt"
+eq "death after warm-ups only: the benchmark did not finish, the run failed" \
+   "$(pq "SELECT status FROM runs")" "failed"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
