@@ -312,22 +312,39 @@ char *import_extra_json(const vlog_run_t *r, const char *golden_dir)
         any = 1;
     }
     if (r->n_errors) {
-        /* the error lines as printed, and what the known ones mean */
-        const char *dx = NULL;
-        int n = r->n_errors < VLOG_MAX_ERRORS ? r->n_errors : VLOG_MAX_ERRORS;
+        /* the error lines as printed, and what the known ones mean: each meaning once,
+         * in the order the lines first say it (an allocation failure, then the
+         * file-descriptor limit behind the next ones) */
+        const char *dx[3] = {NULL, NULL, NULL};
+        int n = r->n_errors < VLOG_MAX_ERRORS ? r->n_errors : VLOG_MAX_ERRORS, n_dx = 0;
         json_key(&w, "errors");
         json_obj_open(&w);
         json_key(&w, "count"); json_int(&w, r->n_errors);
         json_key(&w, "lines");
         json_arr_open(&w);
         for (int k = 0; k < n; k++) {
+            const char *d = errlog_diagnosis(r->errors[k], NULL);
             json_str(&w, r->errors[k]);
-            if (!dx)
-                dx = errlog_diagnosis(r->errors[k], NULL);
+            for (int j = 0; d && j < n_dx; j++)
+                if (!strncmp(dx[j], d, strcspn(d, "(:;")))
+                    d = NULL; /* the same meaning (its words before any detail) */
+            if (d && n_dx < 3)
+                dx[n_dx++] = d;
         }
         json_arr_close(&w);
         json_key(&w, "diagnosis");
-        json_str(&w, dx ? dx : "not a known error: read the lines");
+        if (!n_dx) {
+            json_str(&w, "not a known error: read the lines");
+        } else {
+            size_t cap = 1;
+            for (int j = 0; j < n_dx; j++)
+                cap += strlen(dx[j]) + 7;
+            char *all = xcalloc(cap, 1);
+            for (int j = 0, at = 0; j < n_dx; j++)
+                at += snprintf(all + at, cap - (size_t)at, "%s%s", j ? "; then " : "", dx[j]);
+            json_str(&w, all);
+            free(all);
+        }
         json_obj_close(&w);
         any = 1;
     }

@@ -174,7 +174,13 @@ static const struct known_error {
     {"failed to malloc npu memory", "NPU memory could not be allocated (DMA/CMA or swiotlb too "
      "small for the model)", 1},
     {"failed to allocate fd", "NPU memory could not be allocated (out of memory on the board)", 1},
-    {"Too many open files", "the process ran out of file descriptors (NPU buffers not released)", 1},
+    /* each NPU buffer the runtime holds is a file descriptor: handles numbered near 1024,
+     * the default soft limit, in the RKLLM logs (airockchip/rknn-llm#47, whose answer is
+     * "ulimit -n 102400") */
+    {"Too many open files", "the process ran out of file descriptors: the runtime holds one "
+     "for each NPU buffer, and a large model needs more than the default limit of 1024 "
+     "(raise it in the shell that starts the program, e.g. ulimit -n 102400, or release "
+     "buffers no longer used)", 1},
     {"invalid tensor malloc size", "a tensor of size 0 was asked for (a model the runtime cannot "
      "place)", 1},
     {"REGTASK: The bit width of field value exceeds the limit", "a layer's register value "

@@ -934,6 +934,13 @@ pub rkllm-62 "$f"
 eq "rkllm 1.0.1 warning after the version line: runs, status, rkllm, driver, asked for, error lines" \
    "$(pq "SELECT count(*)||' '||status||' '||json_extract(env_json,'\$.rkllm_runtime_version')||' '||json_extract(env_json,'\$.driver_version')||' '||json_extract(env_json,'\$.driver_required')||' '||json_extract(extra_json,'\$.errors.count') FROM runs")" \
    "1 failed $(sed -n 's/^rkllm-runtime version: \([0-9.]*\), rknpu driver version: \([0-9.]*\),.*/\1 \2/p' "$f") $(sed -n 's/^Warning: .*upgrade to \([0-9.]*[0-9]\)\.*$/\1/p' "$f") $(grep -c '^E RKNN: ' "$f")"
+# its errno 12 lines, then errno 24 ("Too many open files") ones: the diagnosis says both,
+# in that order, each once
+case "$(diag)" in
+    "NPU memory could not be allocated"*"; then the process ran out of file descriptors"*"ulimit -n"*)
+        case "$(diag)" in *"; then NPU memory"*) bad "ENOMEM then EMFILE: a meaning twice: '$(diag)'" ;; *) ok ;; esac ;;
+    *) bad "ENOMEM then EMFILE: diagnosis '$(diag)'" ;;
+esac
 
 # a process that dies in RKLLM's init (ggml's allocation failure and fatal error, gdb's
 # backtrace, the shell's "Aborted"): a failed run whose error lines are those lines and
