@@ -105,11 +105,12 @@ static int emulate_run(const char *model, const rknn_model *m, const run_inputs 
         int64_t n = 1;
         if (io->is_output)
             continue;
-        if (n_in >= 16 || !t || t->nd != 4) {
-            rc = rt_err(err, errlen, RT_EUNSUPPORTED, "input %s: not a 4-D tensor", io->name);
+        if (n_in >= 16 || !t || (t->nd != 4 && !(t->nd == 2 && t->shape[0] == 1))) {
+            rc = rt_err(err, errlen, RT_EUNSUPPORTED, "input %s: neither 4-D nor [1, C]",
+                        io->name);
             break;
         }
-        for (int d = 0; d < 4; d++)
+        for (int d = 0; d < t->nd; d++)
             n *= t->shape[d];
         const char *path = NULL;
         for (int k = 0; k < spec->n; k++)

@@ -141,9 +141,9 @@ int api_vendor_load(api_ctx *c)
             v->out_io[c->n_out++] = i;
             continue;
         }
-        if (!t || t->nd != 4) {
-            API_E("rknn_init, vendor .rknn input %s is not a 4-D tensor: the NPU emulator "
-                  "takes 4-D inputs only", m->io[i].name);
+        if (!t || (t->nd != 4 && !(t->nd == 2 && t->shape[0] == 1))) {
+            API_E("rknn_init, vendor .rknn input %s is neither 4-D nor [1, C]: the NPU "
+                  "emulator takes those inputs only", m->io[i].name);
             return RKNN_ERR_MODEL_INVALID;
         }
         v->in_io[c->n_in++] = i;

@@ -7,7 +7,7 @@
  * weights make its outputs exact either way). On rk3576 (f2) a conv over a cube
  * adds its float32 bias in the BS stage (read by the DPU_RDMA's BS reader, the
  * bias tensor at the BS base address, 4 bytes a channel: rocket-userspace's
- * float captures):
+ * float captures; on rk3588 the BS stage's per-channel add, the same float32 bias):
  * y = fp16(sum x * w + b), then f2's activation stage (emu_act.c: a PReLU in BS, a
  * clamp, the LUT). Another stage or converter stops the run with the stage it met. */
 #include "runtime/emu/emu_internal.h"
@@ -43,10 +43,18 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
      * BRDMA_CFG 0x100; the demo's bias-free convs write no DPU_RDMA word) */
     uint32_t brdma = reg_or0(s->rs, s->grp, 0x501c);
     int f2 = t->map == EMU_MAP_F2 || t->map == EMU_MAP_F3;
-    int add_bias = t->map == EMU_MAP_F2 && (brdma == 0x100 || brdma == 0x108);
+    /* rk3588 (toolkit 2.3.2's float16 Linear, linear_128_to_4.rknn): the BS stage adds
+     * it, BS_CFG 0x20150 (ALU add of a per-channel operand; multiplier and ReLU
+     * bypassed) with BRDMA_CFG 0x2 (the reader fetches the ALU operand alone) and no
+     * register operand or multiplier */
+    int bs_bias = t->map == EMU_MAP_RK3588 && brdma == 0x2 &&
+                  reg_or0(s->rs, s->grp, 0x4040) == 0x20150 && !reg_or0(s->rs, s->grp, 0x4044) &&
+                  !reg_or0(s->rs, s->grp, 0x4048);
+    int add_bias = (t->map == EMU_MAP_F2 && (brdma == 0x100 || brdma == 0x108)) || bs_bias;
     if (add_bias != (bi >= 0))
         STOP("task %d (node %s): float16 conv %s a bias tensor with DPU_RDMA BRDMA_CFG 0x%x: "
-             "only a float32 bias read by f2's float BS reader (0x100, 0x108) is emulated", ti,
+             "only a float32 bias read by f2's float BS reader (0x100, 0x108) or added by "
+             "rk3588's BS stage (0x2, BS_CFG 0x20150) is emulated", ti,
              nn, bi >= 0 ? "with" : "without", brdma);
     if (nd->n_out != 1 || xi < 0 || wi < 0 || tensor_act(s, xi, &in) ||
         tensor_act(s, nd->out[0], &out) || in.es != 2 || out.es != 2)
@@ -66,7 +74,8 @@ int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, si
             goto out;
     }
     int lut = fa && fa->kind == EMU_ACT_LUT;
-    if (t->lut_used || (t->bs.present && !t->bs.bypass) || (t->bn.present && !t->bn.bypass) ||
+    if (t->lut_used || (t->bs.present && !t->bs.bypass && !bs_bias) ||
+        (t->bn.present && !t->bn.bypass) ||
         (t->ew_present && !t->ew_bypass && !lut) ||
         (!lut && (t->out_cvt_scale != 1 || t->out_cvt_shift != 0 || t->out_cvt_offset != 0)))
         STOP("task %d (node %s): float16 conv with a DPU stage in use (BS %d, BN %d, EW %d, "

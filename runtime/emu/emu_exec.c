@@ -74,9 +74,10 @@ int emu_exec_supported(const rknn_model *m, const char **why)
                                    ? &m->tensors[io->tensor] : NULL;
         if (io->is_output)
             continue;
-        if (!t || t->nd != 4 ||
+        if (!t || (t->nd != 4 && !flat_2d(t)) ||
             (t->dtype == DT_FLOAT16 ? t->has_quant : (!t->has_quant || t->scale <= 0))) {
-            *why = "an input is neither a quantized int8 nor a float16 4-D activation";
+            *why = "an input is neither a quantized int8 nor a float16 activation of 4 dims "
+                   "(or [1, C])";
             return 0;
         }
     }
@@ -228,7 +229,7 @@ static int dump_computed(const rknn_model *m, emu_mem *mem, const char *dump_dir
         int64_t dims[4] = {1, a.c, a.h, a.w};
         if (!f)
             return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
-        rc = npy_write(path, DT_FLOAT, 4, dims, f, err, errlen);
+        rc = npy_write(path, DT_FLOAT, flat_2d(t) ? 2 : 4, dims, f, err, errlen); /* [1, C] */
         free(f);
         if (rc)
             return rc;
@@ -375,10 +376,10 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
     /* one buffer per activation tensor, its native bytes */
     for (int i = 0; i < m->n_tensors; i++) {
         const rknn_tensor *t = &m->tensors[i];
-        if (t->data_off >= 0 || t->nnd != 5 || !t->native)
+        if (t->data_off >= 0 || !t->native || (t->nnd != 5 && !flat_2d(t)))
             continue;
         int64_t n = tensor_es(t);
-        for (int d = 0; d < 5; d++)
+        for (int d = 0; d < t->nnd; d++)
             n *= t->native[d] > 0 ? t->native[d] : 1;
         if (n <= 0 || n > ((int64_t)1 << 31) || !(mem.buf[i] = calloc((size_t)n, 1))) {
             rc = rt_err(err, errlen, RT_ENOMEM, "emulate: tensor %s: %lld bytes", t->name,
@@ -396,8 +397,8 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         if (k >= n_inputs || io->tensor < 0 || act_of(&m->tensors[io->tensor], &mem, io->tensor, &a) ||
             (a.es == 1 && (!m->tensors[io->tensor].has_quant || m->tensors[io->tensor].scale <= 0))) {
             rc = rt_err(err, errlen, RT_EUNSUPPORTED,
-                        "emulate: input %s: not a quantized or float16 4-D activation (or not "
-                        "given)", io->name);
+                        "emulate: input %s: not a quantized or float16 activation of 4 dims "
+                        "or [1, C] (or not given)", io->name);
             goto out;
         }
         for (int r = 0; r < io->n_reorder; r++)
@@ -519,6 +520,9 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Add")) {
             if ((rc = emu_run_add(&st, t)))
                 goto out;
+        } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Reshape")) {
+            if ((rc = emu_run_move(&st, t)))
+                goto out;
         } else if (t->op == EMU_OP_DEPTHWISE) {
             if ((rc = t->map == EMU_MAP_RK3588 ? emu_run_dw_rk3588(&st, t, file, len)
                                                : emu_run_dw(&st, t, file, len)))
@@ -576,6 +580,10 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         res->out_dims[k][1] = a.c;
         res->out_dims[k][2] = a.h;
         res->out_dims[k][3] = a.w;
+        if (flat_2d(&m->tensors[io->tensor])) { /* [1, C] as a CPU layer's: front-padded */
+            res->out_dims[k][1] = res->out_dims[k][2] = 1;
+            res->out_dims[k][3] = a.c;
+        }
         k++;
     }
     /* every computed tensor, dequantized, by its graph name */

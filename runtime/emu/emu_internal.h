@@ -87,8 +87,26 @@ static inline int64_t rshift_round(int64_t v, int n)
 
 static inline int8_t sat8(int64_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
 
+/* an activation of a 2-D [1, C] tensor stored flat (native [1, C'], C' >= C: a
+ * float16 Linear's input and output), as [1, C, 1, 1] in one C' surface */
+static inline int flat_2d(const rknn_tensor *t)
+{
+    return t->nd == 2 && t->nnd == 2 && t->shape && t->native && t->shape[0] == 1 &&
+           t->native[0] == 1 && t->shape[1] > 0 && t->native[1] >= t->shape[1] &&
+           t->native[1] <= INT32_MAX;
+}
+
 static inline int act_of(const rknn_tensor *t, emu_mem *mem, int idx, act *a)
 {
+    if (flat_2d(t) && mem->buf[idx]) {
+        a->c = (int)t->shape[1];
+        a->h = a->w = 1;
+        a->c2 = (int)t->native[1];
+        a->p = mem->buf[idx];
+        a->bytes = mem->bytes[idx];
+        a->es = tensor_es(t);
+        return 0;
+    }
     if (t->nd != 4 || t->nnd != 5 || !t->shape || !t->native || !mem->buf[idx])
         return -1;
     a->c = (int)t->shape[1];
@@ -269,6 +287,8 @@ int emu_conv_tile(const emu_step *s, const emu_task *t, const rknn_tensor *xt, c
 int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
 int emu_run_copy(const emu_step *s, const emu_task *t);
 int emu_run_add(const emu_step *s, const emu_task *t);
+/* a Reshape's DPU-only task that moves a tensor's bytes unchanged (emu_dpu.c) */
+int emu_run_move(const emu_step *s, const emu_task *t);
 int emu_run_resize(const emu_step *s, const emu_task *t);
 int emu_run_pool(const emu_step *s, const emu_task *t);
 /* ---- the activation stage after a conv on f2/f3 (emu_act.c) ------------------
