@@ -95,7 +95,7 @@ static int emulate_run(const char *model, const rknn_model *m, const run_inputs 
     size_t len = 0;
     float *in[16] = {0};
     int n_in = 0, rc;
-    plugin_cpu pc = {{plugin_cpu_run}, NULL, NULL};
+    plugin_cpu pc = {{plugin_cpu_run, NULL}, NULL, NULL};
 
     if ((rc = rt_read_file(model, &file, &len, err, errlen)))
         return rc;

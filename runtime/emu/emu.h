@@ -282,8 +282,9 @@ const emu_chip_info *emu_chip_table(int *n);
  * compute a tile of the output channels.
  * A float16 conv (emu_conv16.c; precisions fp16, every DPU stage bypassed): y =
  * fp16(sum x * w), float16 products summed in float32.
- * CPU layers other than Input/OutputOperator (a custom op) run through the
- * caller's emu_cpu_hook in graph order, over float NCHW copies of their tensors.
+ * CPU layers other than Input/OutputOperator run in graph order, over float NCHW
+ * copies of their tensors: custom ops through the caller's emu_cpu_hook, the
+ * built-in types (below) here.
  * Anything else (depthwise, other BN stages, other LUT forms, other pools that are not
  * one-pixel in-place copies, model-1 tasks no node's task list names) stops the
  * run; RV110x files run in emu_lite.c (docs/rknn-format.md "Execution on
@@ -303,15 +304,47 @@ typedef struct emu_result {
 } emu_result;
 
 /* A layer the file places on the CPU (other than Input/OutputOperator: a custom op
- * such as the SDK demo's cstDualResidual) is computed by the caller's hook, in graph
- * order between the NPU tasks: in[k] the node's k-th input as float NCHW (its
+ * such as the SDK demo's cstDualResidual, or a type not built in) is computed by the
+ * caller's hook, in graph order between the NPU tasks: in[k] the node's k-th input as float NCHW (its
  * shape's elements, dequantized), out[k] the k-th output to fill (its shape's
  * elements, zeroed). 0, or an RT_E* code with a message in err. Without a hook
- * such a layer stops the run, naming it. */
+ * such a layer stops the run, naming it (the built-in types below need none). */
 typedef struct emu_cpu_hook {
     int (*run)(struct emu_cpu_hook *h, const struct rknn_model *m, int node,
                const float *const *in, float *const *out, char *err, size_t errlen);
+    /* 1 when the layer reads its input k; NULL: every input. An input it does not
+     * read (a Reshape's shape constant, an "X_exSecondary" copy) is NULL in in[]. */
+    int (*reads)(struct emu_cpu_hook *h, const struct rknn_model *m, int node, int k);
 } emu_cpu_hook;
+
+/* ---- CPU layers built in (emu_cpu.c) -------------------------------------
+ * The op types vendor files place on the board's CPU (shared/research/
+ * rknn-oplist.md §3), computed on the float NCHW values of the hook's contract:
+ *   Reshape, Flatten, Squeeze, Unsqueeze  the values unchanged, in order
+ *   ArgMax, ArgMin   over the node's axis (Concat/Split/ArgMax params slot 0), the
+ *                    first index of the extreme; keepdims from the output's rank
+ *   Softmax          over the node's axis, the row's maximum subtracted, in double
+ *   Sigmoid          1 / (1 + e^-x)
+ *   Concat, Split    slices along the axis, the sizes from the tensors' shapes
+ * Without an axis in the file, the one the shapes tell (the only dimension longer
+ * than 1 a reduction drops, a Softmax's only one longer than 1, the only one in
+ * which a Concat's/Split's tensors differ); none: a clear refusal. emu_fb_exec runs
+ * every CPU layer through a chain over the caller's hook (NULL none): custom ops
+ * (cst*) through it, the built-ins here, any other op type through it again (its
+ * own message) or refused by emu_cpu_refuse. The values are stored with the output
+ * tensor's type (its int8 grid, float16), as the NPU's are. */
+int emu_cpu_builtin(const char *type);   /* 1 when the op type is built in */
+int emu_cpu_builtin_run(const struct rknn_model *m, int node, const float *const *in,
+                        float *const *out, char *err, size_t errlen);
+/* "node N (TYPE NAME) runs on the CPU: not emulated...": RT_EUNSUPPORTED */
+int emu_cpu_refuse(const struct rknn_model *m, int node, char *err, size_t errlen);
+typedef struct emu_cpu_chain {
+    emu_cpu_hook h;
+    emu_cpu_hook *user;
+} emu_cpu_chain;
+emu_cpu_hook *emu_cpu_chain_init(emu_cpu_chain *c, emu_cpu_hook *user);
+/* 1 when the chain computes node (a built-in, or any type with a caller's hook) */
+int emu_cpu_runs(const emu_cpu_chain *c, const struct rknn_model *m, int node);
 
 /* inputs[i]: float NCHW (the framework layout) of the file's i-th input, as
  * rknn_inputs_set would take it before mean/std. dump_dir: every computed

@@ -254,25 +254,41 @@ static int lut_upload(const emu_stream *s)
     return l.n_le == LUT_N && l.n_lo == LUT_N;
 }
 
+/* v as the tensor's type stores it: a quantized int8/uint8/int16 value on its grid
+ * (rounded half away from zero and saturated, as act_store quantizes), a float16
+ * one rounded; other types as they are */
+static float as_stored(const rknn_tensor *t, float v)
+{
+    if (t->dtype == DT_FLOAT16)
+        return rt_f16_to_f32(rt_f32_to_f16(v));
+    if ((t->dtype == DT_INT8 || t->dtype == DT_UINT8 || t->dtype == DT_INT16) && t->has_quant &&
+        t->scale > 0 && isfinite(v)) {
+        double lo = t->dtype == DT_INT8 ? -128 : t->dtype == DT_UINT8 ? 0 : -32768;
+        double hi = t->dtype == DT_INT8 ? 127 : t->dtype == DT_UINT8 ? 255 : 32767;
+        double q = llround(fmax(fmin(v / t->scale, 1e9), -1e9)) + (double)t->zero_point;
+        q = q < lo ? lo : q > hi ? hi : q;
+        return (float)((q - (double)t->zero_point) * t->scale);
+    }
+    return v;
+}
+
 /* The CPU layers before graph node upto that have not run (*next: the first of
- * them), through the hook: their inputs as float NCHW, their outputs stored in the
- * tensors' native buffers (quantized / float16) or as floats (mem->fbuf). */
+ * them), through the chain over the caller's hook (emu_cpu.c: custom ops through
+ * cpu, the built-in types there): the inputs they read as float NCHW, their outputs
+ * stored in the tensors' native buffers (quantized / float16) or as floats
+ * (mem->fbuf) on the tensor's type's values (as_stored). */
 static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next,
                           emu_cpu_hook *cpu, char *err, size_t errlen)
 {
+    emu_cpu_chain chain;
+    emu_cpu_hook *h = emu_cpu_chain_init(&chain, cpu);
     for (; *next < upto && *next < m->n_nodes; (*next)++) {
         const rknn_node *nd = &m->nodes[*next];
         int ni = *next, rc = 0, n_in = nd->n_in, n_out = nd->n_out;
         if (!cpu_layer(nd))
             continue;
-        if (!cpu)
-            return rt_err(err, errlen, RT_EUNSUPPORTED,
-                          "node %d (%s %s) runs on the CPU: not emulated%s", ni + 1, nd->type,
-                          nd->name, !strncmp(nd->type, "cst", 3)
-                                        ? " here (a custom op: give run --custom-op LIB.so "
-                                          "with its callbacks, or register it with "
-                                          "rknn_register_custom_ops through librknnrt)"
-                                        : "");
+        if (!emu_cpu_runs(&chain, m, ni))
+            return emu_cpu_refuse(m, ni, err, errlen);
         float **in = calloc((size_t)n_in + 1, sizeof(float *));
         float **out = calloc((size_t)n_out + 1, sizeof(float *));
         if (!in || !out) {
@@ -282,17 +298,23 @@ static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next
         }
         for (int k = 0; k < n_in && !rc; k++) {
             const rknn_tensor *t = &m->tensors[nd->in[k]];
+            int64_t n = shape_elems(t);
             act a;
+            if (!h->reads(h, m, ni, k))
+                continue;
             if (!mem->written[nd->in[k]])
                 rc = rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s %s): input %s was not "
                             "computed before it", ni + 1, nd->type, nd->name, t->name);
             else if (mem->fbuf[nd->in[k]]) {
-                int64_t n = shape_elems(t);
                 if ((in[k] = malloc(sizeof(float) * (size_t)n)))
                     memcpy(in[k], mem->fbuf[nd->in[k]], sizeof(float) * (size_t)n);
             } else if (act_of(t, mem, nd->in[k], &a) || !readable(t, &a))
                 rc = rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s %s): input %s is not an "
                             "activation the emulator holds", ni + 1, nd->type, nd->name, t->name);
+            else if (n != (int64_t)a.c * a.h * a.w) /* a batch beyond 1 */
+                rc = rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s %s): input %s holds "
+                            "%lld values, its shape %lld", ni + 1, nd->type, nd->name, t->name,
+                            (long long)a.c * a.h * a.w, (long long)n);
             else
                 in[k] = dequant(t, &a);
             if (!rc && !in[k])
@@ -307,7 +329,7 @@ static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next
                 rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
         }
         if (!rc)
-            rc = cpu->run(cpu, m, ni, (const float *const *)in, out, err, errlen);
+            rc = h->run(h, m, ni, (const float *const *)in, out, err, errlen);
         for (int k = 0; k < n_out && !rc; k++) {
             int oi = nd->out[k];
             const rknn_tensor *t = &m->tensors[oi];
@@ -319,6 +341,8 @@ static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next
                             act_store(t, &a, act_off(&a, c, y, x),
                                       out[k][((int64_t)c * a.h + y) * a.w + x]);
             } else {
+                for (int64_t i = 0, n = shape_elems(t); i < n; i++)
+                    out[k][i] = as_stored(t, out[k][i]);
                 free(mem->fbuf[oi]);
                 mem->fbuf[oi] = out[k];
                 out[k] = NULL;

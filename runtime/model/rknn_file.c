@@ -478,7 +478,9 @@ static int decode_params(ctx *c, const fb_table *nt, long i, rknn_node *n)
             return fb_fail(c, "node", i, "params.mode");
         set_field(&n->mode, s, len);
         break;
+    case 19: /* concat */
     case 20: /* split */
+    case 51: /* argmax (pp_human_segv2's CPU ArgMax: axis 1) */
         if ((tmp = fb_i32(&p, 0, 0, &axis)) < 0)
             return fb_fail(c, "node", i, "params.axis");
         n->axis = axis;
