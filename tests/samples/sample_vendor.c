@@ -8,7 +8,8 @@
  * PERF_DETAIL without RKNN_FLAG_COLLECT_PERF_MASK), NATIVE_INPUT_ATTR with its type
  * set to UINT8 and NATIVE_OUTPUT_ATTR as is bound to rknn_create_mem memory, the image
  * copied in row by row at w_stride, run, PERF_RUN, and each NC1HWC2 int8 output
- * turned into NCHW as the zoo's NC1HWC2_i8_to_NCHW_i8 does. Compiled against
+ * turned into NCHW as the zoo's NC1HWC2_i8_to_NCHW_i8 does (a 2-D int8 output of
+ * format UNDEFINED taken as it is). Compiled against
  * rknn_api.h only and linked with -lrknnrt.
  *
  *   sample_vendor [--pass-through] MODEL OUTDIR IN0.u8 [IN1.u8 ...]
@@ -132,6 +133,13 @@ static int zero_copy(const unsigned char *model, size_t model_size, const char *
     printf("perf detail: %llu bytes\n", (unsigned long long)detail.data_len);
     for (uint32_t i = 0; i < io_num.n_output; i++) {
         const rknn_tensor_attr *a = &out_attr[i];
+        if (a->type == RKNN_TENSOR_INT8 && a->fmt == RKNN_TENSOR_UNDEFINED && a->n_dims <= 2) {
+            /* a 2-D output (a CPU layer's, mobilenet_v2's [1,1000]): no channel blocks,
+             * the bytes are the NCHW order already */
+            if (write_file(dir, i, "zc.i8", out_mem[i]->virt_addr, a->size))
+                goto out;
+            continue;
+        }
         if (a->fmt != RKNN_TENSOR_NC1HWC2 || a->type != RKNN_TENSOR_INT8) {
             printf("output %u: not NC1HWC2 int8\n", i);
             goto out;
