@@ -305,9 +305,9 @@ typedef struct emu_result {
 
 /* A layer the file places on the CPU (other than Input/OutputOperator: a custom op
  * such as the SDK demo's cstDualResidual, or a type not built in) is computed by the
- * caller's hook, in graph order between the NPU tasks: in[k] the node's k-th input as float NCHW (its
- * shape's elements, dequantized), out[k] the k-th output to fill (its shape's
- * elements, zeroed). 0, or an RT_E* code with a message in err. Without a hook
+ * caller's hook, in graph order between the NPU tasks: in[k] the node's k-th input
+ * as float NCHW (its shape's elements, dequantized), out[k] the k-th output to fill
+ * (its shape's elements, zeroed). 0, or an RT_E* code with a message in err. Without a hook
  * such a layer stops the run, naming it (the built-in types below need none). */
 typedef struct emu_cpu_hook {
     int (*run)(struct emu_cpu_hook *h, const struct rknn_model *m, int node,

@@ -141,7 +141,7 @@ typedef struct rknn_node {
     int n_kernel, n_stride, n_pad, n_dilation;
     int64_t *kernel, *stride, *pad, *dilation;  /* as many as the file gives */
     char *auto_pad;
-    /* resize / split / others */
+    /* resize (mode, coord_mode); split, concat, argmax (axis: params slot 0) */
     char *mode, *coord_mode;
     int64_t axis;
     int has_axis;

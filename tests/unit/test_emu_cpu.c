@@ -272,8 +272,9 @@ static void chain_checks(void)
     tcase g = {"Gather:g", "Gather", 0, 0, "none", 1, 1, {"4"}, {"4"}, 0, -1};
     build(&b, &g);
     err[0] = 0;
-    CHECK(!emu_cpu_runs(&ch, &b.m, 0) && emu_cpu_refuse(&b.m, 0, err, sizeof err) ==
-              RT_EUNSUPPORTED && !strcmp(err, "node 1 (Gather Gather:g) runs on the CPU: not emulated"),
+    CHECK(!emu_cpu_runs(&ch, &b.m, 0) &&
+              emu_cpu_refuse(&b.m, 0, err, sizeof err) == RT_EUNSUPPORTED &&
+              !strcmp(err, "node 1 (Gather Gather:g) runs on the CPU: not emulated"),
           "Gather: %s", err);
     /* with a caller's hook: a custom op and an unknown type go to it, a built-in does not */
     h = emu_cpu_chain_init(&ch, &u.h);
