@@ -462,6 +462,17 @@ const float *api_vendor_output(const api_ctx *c, int i)
     return j >= 0 ? v->res.out[j] : NULL;
 }
 
+/* Bytes an element of output index in the file's own type, as want_float = 0 returns
+ * it ("native quantised / float16 data", shared/research/rknn-api.md §5.7): 1 for
+ * int8, 2 for float16; 0 for a type the emulator's results do not stand for */
+static size_t raw_bytes(const api_vendor *v, uint32_t index)
+{
+    const rknn_tensor *t = io_tensor(v, v->out_io[index]);
+    if (t && is_affine(t) && rtype_of_file(t) == RKNN_TENSOR_INT8)
+        return 1;
+    return t && rtype_of_file(t) == RKNN_TENSOR_FLOAT16 ? 2 : 0;
+}
+
 int api_vendor_outputs_get(api_ctx *c, uint32_t n_outputs, rknn_output *outputs)
 {
     api_vendor *v = c->vendor;
@@ -474,17 +485,16 @@ int api_vendor_outputs_get(api_ctx *c, uint32_t n_outputs, rknn_output *outputs)
             return RKNN_ERR_OUTPUT_INVALID;
         }
         int j = res_index(v, o->index);
-        const rknn_tensor *t = io_tensor(v, v->out_io[o->index]);
-        if (!o->want_float && !(t && is_affine(t) && rtype_of_file(t) == RKNN_TENSOR_INT8)) {
-            API_E("rknn_outputs_get, outputs[%u].want_float = 0: output %u is not int8 in the "
-                  "file; ask for floats (want_float = 1)", i, o->index);
+        if (!o->want_float && !raw_bytes(v, o->index)) {
+            API_E("rknn_outputs_get, outputs[%u].want_float = 0: output %u is neither int8 nor "
+                  "float16 in the file; ask for floats (want_float = 1)", i, o->index);
             return RKNN_ERR_OUTPUT_INVALID;
         }
         if (j < 0) {
             API_E("rknn_outputs_get, output %u has no result from the NPU emulator", o->index);
             return RKNN_ERR_OUTPUT_INVALID;
         }
-        size_t need = (size_t)elems4(v->res.out_dims[j]) * (o->want_float ? 4 : 1);
+        size_t need = (size_t)elems4(v->res.out_dims[j]) * (o->want_float ? 4 : raw_bytes(v, o->index));
         if (o->is_prealloc && (!o->buf || o->size < need)) {
             API_E("rknn_outputs_get, outputs[%u] is_prealloc: buf %s, size %u < %zu needed "
                   "(want_float=%d)", i, o->buf ? "given" : "NULL", o->size, need, o->want_float);
@@ -495,12 +505,18 @@ int api_vendor_outputs_get(api_ctx *c, uint32_t n_outputs, rknn_output *outputs)
         rknn_output *o = &outputs[i];
         int j = res_index(v, o->index);
         int64_t n = elems4(v->res.out_dims[j]);
-        size_t need = (size_t)n * (o->want_float ? 4 : 1);
+        size_t need = (size_t)n * (o->want_float ? 4 : raw_bytes(v, o->index));
         const float *src = v->res.out[j];
         if (!o->is_prealloc)
             api_output_alloc(c, o, need);
         if (o->want_float) {
             memcpy(o->buf, src, need);
+            continue;
+        }
+        if (raw_bytes(v, o->index) == 2) { /* the float16 values the tasks computed */
+            uint16_t *h = o->buf;
+            for (int64_t k = 0; k < n; k++)
+                h[k] = rt_f32_to_f16(src[k]);
             continue;
         }
         /* the int8 grid the tasks computed on: the values are (q - zp) * scale */

@@ -14,8 +14,9 @@
  *
  *   sample_vendor [--pass-through] MODEL OUTDIR IN0.u8 [IN1.u8 ...]
  * INi.u8: the raw NHWC bytes of input i (INPUT_ATTR's size). Writes OUTDIR/out<i>.f32
- * (want_float), OUTDIR/out<i>.i8 (the int8 values) and OUTDIR/out<i>.zc.i8 (the
- * zero-copy flow's int8 values, NCHW) per output.
+ * (want_float), OUTDIR/out<i>.i8 (the int8 values; .f16 for a float16 output: the
+ * values want_float = 0 gives) and OUTDIR/out<i>.zc.i8 (the zero-copy flow's int8
+ * values, NCHW; .zc.f16 for a 2-D float16 output) per output.
  * --pass-through: INi holds the model's own input values (INPUT_ATTR's type, fmt and
  * size, already normalised and quantized), set with pass_through = 1 and the attr's
  * type and fmt, as boundarybitlabs/rknpu2-rs's tests do; no zero-copy flow. */
@@ -83,8 +84,10 @@ static int zero_copy(const unsigned char *model, size_t model_size, const char *
             printf("rknn_create_mem fail!\n");
             goto out;
         }
-        /* NHWC rows at w_stride pixels */
-        uint32_t h = in_attr[i].dims[1], w = in_attr[i].dims[2], c = in_attr[i].dims[3];
+        /* NHWC rows at w_stride pixels; a [1, C] input is one row of C values */
+        uint32_t nd = in_attr[i].n_dims;
+        uint32_t h = nd > 2 ? in_attr[i].dims[1] : 1, w = nd > 2 ? in_attr[i].dims[2] : 1;
+        uint32_t c = nd > 2 ? in_attr[i].dims[3] : in_attr[i].n_elems;
         uint32_t ws = in_attr[i].w_stride ? in_attr[i].w_stride : w;
         for (uint32_t y = 0; y < h; y++)
             memcpy((unsigned char *)in_mem[i]->virt_addr + (size_t)y * ws * c,
@@ -133,10 +136,12 @@ static int zero_copy(const unsigned char *model, size_t model_size, const char *
     printf("perf detail: %llu bytes\n", (unsigned long long)detail.data_len);
     for (uint32_t i = 0; i < io_num.n_output; i++) {
         const rknn_tensor_attr *a = &out_attr[i];
-        if (a->type == RKNN_TENSOR_INT8 && a->fmt == RKNN_TENSOR_UNDEFINED && a->n_dims <= 2) {
-            /* a 2-D output (a CPU layer's, mobilenet_v2's [1,1000]): no channel blocks,
-             * the bytes are the NCHW order already */
-            if (write_file(dir, i, "zc.i8", out_mem[i]->virt_addr, a->size))
+        if ((a->type == RKNN_TENSOR_INT8 || a->type == RKNN_TENSOR_FLOAT16) &&
+            a->fmt == RKNN_TENSOR_UNDEFINED && a->n_dims <= 2) {
+            /* a 2-D output (a CPU layer's, mobilenet_v2's [1,1000], linear_128_to_4's
+             * float16 [1,4]): no channel blocks, the bytes are the NCHW order already */
+            if (write_file(dir, i, a->type == RKNN_TENSOR_INT8 ? "zc.i8" : "zc.f16",
+                           out_mem[i]->virt_addr, a->size))
                 goto out;
             continue;
         }
@@ -277,7 +282,10 @@ int main(int argc, char **argv)
             goto out;
         }
         for (uint32_t i = 0; i < io_num.n_output; i++)
-            if (write_file(argv[2], i, want_float ? "f32" : "i8", outputs[i].buf,
+            if (write_file(argv[2], i,
+                           want_float ? "f32"
+                           : output_attrs[i].type == RKNN_TENSOR_FLOAT16 ? "f16" : "i8",
+                           outputs[i].buf,
                            outputs[i].size)) {
                 printf("cannot write output %u to %s\n", i, argv[2]);
                 rknn_outputs_release(ctx, io_num.n_output, outputs);
