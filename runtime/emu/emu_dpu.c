@@ -26,39 +26,52 @@ int emu_run_copy(const emu_step *s, const emu_task *t)
              "0x%x, EW 0x%x, BN 0x%x, BS 0x%x): not a channel-slice copy as emulated", s->ti, s->nn,
              R(0x400c), R(0x4010), R(0x5044), R(0x4070), R(0x4060), R(0x4040));
     int64_t add = R(0x4040) == w.add ? (int32_t)R(0x4044) : 0;
-    /* the one tensor on the node's other side: the slice's start channel says which */
+    /* the one tensor on the node's other side: the slice's start channel says which.
+     * A batch of N (act_of: N x C channels) is copied one image at a time (yolov10n's
+     * attention Split: tasks 140/141 take channels 0..31 of images 0 and 1): the one
+     * tensor's offset names image n and channel cs in it, the other's offset must
+     * name the same image of the picked tensor */
     int one = split ? s->nd->in[0] : s->nd->out[0], many_n = split ? s->nd->n_out : s->nd->n_in;
     const int *many = split ? s->nd->out : s->nd->in;
     if (tensor_act(s, one, split ? &src : &dst))
         STOP("task %d (node %s): %s is not a 4-D activation", s->ti, s->nn,
              s->m->tensors[one].name);
-    act *big = split ? &src : &dst;
+    act *big = split ? &src : &dst, *small = split ? &dst : &src;
+    int nb = act_batch(&s->m->tensors[one]), cb = big->c / nb;
     int64_t surf = (int64_t)big->h * big->w * big->c2, off = split ? t->rdma_src_addr : t->dst_addr;
-    if ((split ? t->dst_addr : t->rdma_src_addr) != 0 || surf <= 0 || off % surf)
+    int64_t soff = split ? t->dst_addr : t->rdma_src_addr;
+    if (surf <= 0 || off % surf)
         STOP("task %d (node %s): source 0x%llx, destination 0x%llx: not whole surfaces", s->ti,
              s->nn, (long long)t->rdma_src_addr, (long long)t->dst_addr);
-    int c0 = (int)(off / surf) * big->c2, start = 0, pick = -1;
+    int c0 = (int)(off / surf) * big->c2, n = c0 / cb, start = 0, pick = -1;
     for (int k = 0; k < many_n && pick < 0; k++) {
         const rknn_tensor *x = &s->m->tensors[many[k]];
         int ch = x->nd == 4 ? (int)x->shape[1] : -1;
-        if (start == c0 && ch == t->out_c)
+        if (start == c0 % cb && ch == t->out_c)
             pick = many[k];
         start += ch;
     }
-    act *small = split ? &dst : &src;
     if (pick < 0 || tensor_act(s, pick, small) || small->h != big->h ||
-        small->w != big->w || t->out_w != big->w || t->out_h != big->h)
+        small->w != big->w || t->out_w != big->w || t->out_h != big->h ||
+        act_batch(&s->m->tensors[pick]) != nb || c0 % cb + t->out_c > cb ||
+        (n + 1) * t->out_c > small->c)
         STOP("task %d (node %s): no %s of %d channels at channel %d (cube %dx%dx%d)", s->ti, s->nn,
-             split ? "output" : "input", t->out_c, c0, t->out_w, t->out_h, t->out_c);
+             split ? "output" : "input", t->out_c, c0 % cb, t->out_w, t->out_h, t->out_c);
+    int64_t ssurf = (int64_t)small->h * small->w * small->c2;
+    int d0 = n * t->out_c; /* the picked tensor's first channel of image n */
+    if (soff < 0 || soff % ssurf || soff / ssurf * small->c2 != d0)
+        STOP("task %d (node %s): source 0x%llx, destination 0x%llx: not image %d of %s", s->ti,
+             s->nn, (long long)t->rdma_src_addr, (long long)t->dst_addr, n,
+             s->m->tensors[pick].name);
     if (!s->mem->written[split ? one : pick])
         STOP("task %d (node %s): its source was not computed", s->ti, s->nn);
     for (int c = 0; c < t->out_c; c++)
         for (int y = 0; y < big->h; y++)
             for (int x = 0; x < big->w; x++) {
-                int64_t v = split ? src.p[act_off(&src, c0 + c, y, x)] : src.p[act_off(&src, c, y, x)];
+                int64_t v = split ? src.p[act_off(&src, c0 + c, y, x)] : src.p[act_off(&src, d0 + c, y, x)];
                 v = rshift_round((v + add) * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset;
                 if (split)
-                    dst.p[act_off(&dst, c, y, x)] = sat8(v);
+                    dst.p[act_off(&dst, d0 + c, y, x)] = sat8(v);
                 else
                     dst.p[act_off(&dst, c0 + c, y, x)] = sat8(v);
             }

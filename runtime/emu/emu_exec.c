@@ -156,7 +156,7 @@ static int index_task(const rknn_model *m, emu_mem *mem, int ti, const emu_task 
     if (act_of(ot, mem, out_t, &a) == 0 && readable(ot, &a)) {
         int h = rows[1] - rows[0];
         float *f = malloc(sizeof(float) * (size_t)a.c * (size_t)(h > 0 ? h : 1) * a.w);
-        int64_t dims[4] = {1, a.c, h, a.w};
+        int64_t dims[4] = {act_batch(ot), a.c / act_batch(ot), h, a.w};
         if (!f)
             return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
         for (int c = 0; c < a.c; c++)
@@ -226,7 +226,7 @@ static int dump_computed(const rknn_model *m, emu_mem *mem, const char *dump_dir
         if (act_of(t, mem, i, &a) || !readable(t, &a))
             continue;
         float *f = dequant(t, &a);
-        int64_t dims[4] = {1, a.c, a.h, a.w};
+        int64_t dims[4] = {act_batch(t), a.c / act_batch(t), a.h, a.w};
         if (!f)
             return rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
         rc = npy_write(path, DT_FLOAT, flat_2d(t) ? 2 : 4, dims, f, err, errlen); /* [1, C] */
@@ -361,11 +361,23 @@ static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next
     return RT_OK;
 }
 
+/* the task-less layers before graph node upto, in graph order: views, CPU layers */
+static int run_between(const rknn_model *m, const emu_program *prog, emu_mem *mem, int upto,
+                       int *next_view, int *next_cpu, emu_cpu_hook *cpu, char *err, size_t errlen)
+{
+    int rc = RT_OK;
+    for (int k = *next_view < *next_cpu ? *next_view : *next_cpu; k < upto && !rc; k++)
+        if (!(rc = emu_run_views(m, prog, mem, k + 1, next_view, err, errlen)))
+            rc = run_cpu_layers(m, mem, k + 1, next_cpu, cpu, err, errlen);
+    return rc;
+}
+
 int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_program *prog,
                 const float *const *inputs, int n_inputs, const char *dump_dir,
                 emu_cpu_hook *cpu, emu_result *res, char *err, size_t errlen)
 {
     int next_cpu = 0; /* the first graph node whose CPU layer has not run */
+    int next_view = 0; /* and whose task-less view (emu_view.c) */
     emu_task *tasks = NULL;
     regstate *rs = NULL;
     emu_mem mem = {0};
@@ -458,7 +470,7 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
             goto out;
         }
         const rknn_node *nd = &m->nodes[s->node];
-        if ((rc = run_cpu_layers(m, &mem, s->node, &next_cpu, cpu, err, errlen))) {
+        if ((rc = run_between(m, prog, &mem, s->node, &next_view, &next_cpu, cpu, err, errlen))) {
             cur = -1;
             goto out;
         }
@@ -541,6 +553,9 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Resize")) {
             if ((rc = emu_run_resize(&st, t)))
                 goto out;
+        } else if (t->op == EMU_OP_ELTWISE && emu_view_type(nd->type)) {
+            if ((rc = emu_run_view_copy(&st, t)))
+                goto out;
         } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Add")) {
             if ((rc = emu_run_add(&st, t)))
                 goto out;
@@ -560,7 +575,7 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
             goto out;
     }
     cur = -1;
-    if ((rc = run_cpu_layers(m, &mem, m->n_nodes, &next_cpu, cpu, err, errlen)))
+    if ((rc = run_between(m, prog, &mem, m->n_nodes, &next_view, &next_cpu, cpu, err, errlen)))
         goto out;
     /* outputs: dequantized NCHW from the output tensors (the CPU's OutputOperator) */
     if ((rc = emu_result_alloc(m, res, err, errlen)))
@@ -600,8 +615,8 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
             rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
             goto out;
         }
-        res->out_dims[k][0] = 1;
-        res->out_dims[k][1] = a.c;
+        res->out_dims[k][0] = act_batch(&m->tensors[io->tensor]);
+        res->out_dims[k][1] = a.c / act_batch(&m->tensors[io->tensor]);
         res->out_dims[k][2] = a.h;
         res->out_dims[k][3] = a.w;
         if (flat_2d(&m->tensors[io->tensor])) { /* [1, C] as a CPU layer's: front-padded */

@@ -96,6 +96,10 @@ static inline int flat_2d(const rknn_tensor *t)
            t->native[1] <= INT32_MAX;
 }
 
+/* A batch of N > 1 ([N, C1, H, W, C2], yolov10n's attention [2,128,1,400]) is taken
+ * as one image of N x C channels, channel n * C + c, when C fills its C1 x C2
+ * lanes: the same bytes, and the NCHW order of the elements (dumps and outputs
+ * keep it). A batch with padding lanes is not an activation here. */
 static inline int act_of(const rknn_tensor *t, emu_mem *mem, int idx, act *a)
 {
     if (flat_2d(t) && mem->buf[idx]) {
@@ -116,11 +120,20 @@ static inline int act_of(const rknn_tensor *t, emu_mem *mem, int idx, act *a)
     if (a->h != t->shape[2] || a->w != t->shape[3] || a->c2 <= 0 ||
         t->native[1] * a->c2 < a->c)
         return -1;
+    if (t->shape[0] != 1) {
+        if (t->shape[0] < 1 || t->native[0] != t->shape[0] || t->native[1] * a->c2 != a->c ||
+            t->shape[0] > (1 << 20) / (a->c > 0 ? a->c : 1))
+            return -1;
+        a->c *= (int)t->shape[0];
+    }
     a->p = mem->buf[idx];
     a->bytes = mem->bytes[idx];
     a->es = tensor_es(t);
     return 0;
 }
+
+/* the batch of an activation act_of took (its channels are act.c / batch) */
+static inline int act_batch(const rknn_tensor *t) { return t->shape[0] > 1 ? (int)t->shape[0] : 1; }
 
 static inline int64_t act_off(const act *a, int c, int y, int x)
 {
@@ -343,5 +356,16 @@ int emu_run_dw(const emu_step *s, const emu_task *t, const uint8_t *file, size_t
 int emu_rk3588_relux(const emu_step *s, const emu_task *t, int64_t *lo, int64_t *hi);
 /* an int8 depthwise conv task of an rk3588 file, a tile of rows and channels */
 int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
+
+/* The NPU view layers (Reshape, Flatten, Squeeze, Unsqueeze) of graph nodes *next up
+ * to upto that the program gives no task (emu_view.c): the compiler names one buffer
+ * twice, so the output is the input's bytes, taken when every element keeps its byte
+ * and its quantization; otherwise the run stops naming the node. */
+int emu_run_views(const rknn_model *m, const emu_program *prog, emu_mem *mem, int upto,
+                  int *next, char *err, size_t errlen);
+/* 1 for a view node's op type (Reshape, Flatten, Squeeze, Unsqueeze); a DPU-only task of
+ * one that copies its input's bytes whole */
+int emu_view_type(const char *type);
+int emu_run_view_copy(const emu_step *s, const emu_task *t);
 
 #endif

@@ -2,10 +2,13 @@
 """tests/samples/emu_dpu_check.py DUMP INSPECT.json — the DPU-only results of a
 `run FILE.rknn --emulate --dump DUMP` against what their ONNX ops mean, from the
 dequantized tensors the run wrote (numpy is the oracle): every Add's output is the
-sum of its inputs and every Concat's the concatenation of its inputs along the
-channels, each within one step of the output's grid (the NPU rounds each input's
+sum of its inputs, every Concat's the concatenation of its inputs along the
+channels and every Split's output its slice of the input's channels (each image
+of a batch alike), each within one step of the output's grid (the NPU rounds each input's
 rescaled term and then their sum: yolov8n's rk3566 Adds and Concats, whose tensors
-tests/cli/emulate.sh checks against the source model, reach 0.74 of a step). Nodes whose tensors were not all computed (the run may stop
+tests/cli/emulate.sh checks against the source model, reach 0.74 of a step); every
+NPU Reshape's output is numpy's reshape of its input, value for value (the
+emulator takes one only when input and output share their quantization). Nodes whose tensors were not all computed (the run may stop
 at a task it does not take) are counted apart. Prints "N passed, N failed"."""
 import json
 import os
@@ -29,22 +32,35 @@ def step(y):
 
 passed = failed = skipped = 0
 for nd in info["nodes"]:
-    if nd["op"] not in ("Add", "Concat"):
+    if nd["op"] not in ("Add", "Concat", "Split", "Reshape"):
         continue
-    names = [x["name"] for x in nd["inputs"]] + [x["name"] for x in nd["outputs"]]
+    acts = [x for x in nd["inputs"] if "scale" in x and not x["name"].endswith("_exSecondary")]
+    names = [x["name"] for x in acts] + [x["name"] for x in nd["outputs"]]
     if nd["target"] != "NPU" or not all(os.path.exists(path(n)) for n in names):
         skipped += 1
         continue
-    xs = [np.load(path(x["name"])).astype(np.float64) for x in nd["inputs"]]
-    y = np.load(path(nd["outputs"][0]["name"])).astype(np.float64)
-    ref = xs[0] + xs[1] if nd["op"] == "Add" else np.concatenate(xs, axis=1)
-    err = np.abs(y - ref).max() if ref.shape == y.shape else np.inf
-    st = step(y)
-    if err <= st * 1.01:
+    xs = [np.load(path(x["name"])).astype(np.float64) for x in acts]
+    ys = [np.load(path(x["name"])).astype(np.float64) for x in nd["outputs"]]
+    if nd["op"] == "Split":
+        cut = np.cumsum([x["shape"][1] for x in nd["outputs"]])[:-1]
+        refs = np.split(xs[0], cut, axis=1)
+    elif nd["op"] == "Reshape":
+        refs = [xs[0].reshape(nd["outputs"][0]["shape"])]
+    else:
+        refs = [xs[0] + xs[1] if nd["op"] == "Add" else np.concatenate(xs, axis=1)]
+    worst = 0.0
+    for y, ref in zip(ys, refs):
+        err = np.abs(y - ref).max() if ref.shape == y.shape else np.inf
+        st = step(y) if nd["op"] != "Reshape" else np.inf
+        worst = max(worst, err / st if nd["op"] != "Reshape" else (0 if err == 0 else np.inf))
+        if nd["op"] == "Reshape" and err != 0:
+            print("FAIL Reshape %s: max |error| %.4g (not numpy's reshape)" % (nd["name"], err))
+    if worst <= 1.01:
         passed += 1
+        print("ok   %s %s: %.2f output steps" % (nd["op"], nd["name"], worst))
     else:
         failed += 1
-        print("FAIL %s %s: max |error| %.4g, %.2f output steps" % (nd["op"], nd["name"], err, err / st))
-print("%d %s nodes not all computed" % (skipped, "Add/Concat"))
+        print("FAIL %s %s: %.2f output steps" % (nd["op"], nd["name"], worst))
+print("%d %s nodes not all computed" % (skipped, "Add/Concat/Split/Reshape"))
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
