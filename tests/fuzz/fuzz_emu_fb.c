@@ -11,10 +11,13 @@
  * patches put at entries RELOC_0 to RELOC_0 + RELOC_N - 1 (past the seeds' short
  * tasks), so that a task's 0x5024 and 0x5030 there read it; its four 16-byte slots
  * start at the value words of entries 575, 577, 579 and 581 of an input longer than
- * the file. With the first byte below 0x80 and bit 5 set, rk3588's map with the same
- * depthwise node first (one byte a weight element, [1,1,3,3,1,64] at offset 4608,
- * and 512 bytes of per-channel data, 8 channels a 64-byte group, at 5184: emu_dw_rk3588.c).
- * Input: 8 bytes, byte i % 8 the node (mod 3, or 4 on rk3576 and rk3588) of task i, then 8-byte
+ * the file.
+ * After them on both maps, the attention forms of yolov10n (emu_view.c): a Reshape
+ * of the Conv's output to a batch of two, "cv" [2,32,20,20] (the same bytes: a view
+ * when no task names it, else its DPU copy task), and a Split of cv into two
+ * [2,16,20,20] halves (a copy per image).
+ * Input: 8 bytes, byte i % 8 the node of task i (0xe0..0xef the Reshape, 0xf0 and up
+ * the Split, else mod 3, or 4 on rk3576: the nodes above), then 8-byte
  * model-1 entries (bits 32..63 value, 16..31 address, 0..15 zero), eight 0xff bytes
  * between tasks. The file: 6144 bytes, the input repeated. The inputs: the
  * input's bytes as floats. Any status is fine; a crash, a sanitizer report, a
@@ -47,11 +50,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int64_t s_r[4] = {1, 256, 20, 20}, n_r[5] = {1, 32, 20, 20, 8};
     int64_t s_o[4] = {1, 256, 40, 40}, n_o[5] = {1, 32, 40, 40, 8};
     int64_t s_dw[4] = {1, 64, 3, 3}, n_dw[6] = {1, 1, 3, 3, 1, 64}, n_db[1] = {96};
+    int64_t s_v[4] = {2, 32, 20, 20}, n_v[5] = {2, 4, 20, 20, 8};
+    int64_t s_h[4] = {2, 16, 20, 20}, n_h[5] = {2, 2, 20, 20, 8};
 #define ACT(nm, s, n, sc, zp) {.name = nm, .dtype = 3, .nd = 4, .nnd = 5, .shape = s, .native = n, \
         .has_quant = 1, .scale = sc, .zero_point = zp, .buffer = -1, .data_off = -1, .data_len = -1, \
         .task_node = -1, .task_lut = -1}
-    int f2 = data[0] >> 7, rk3588 = !f2 && (data[0] & 0x20);
-    rknn_tensor tens[12] = {
+    int f2 = data[0] >> 7;
+    rknn_tensor tens[15] = {
         ACT("a", s_a, n_a, 0.05, -3),
         {.name = "w", .dtype = 3, .nd = 4, .nnd = 6, .shape = s_w, .native = n_w, .buffer = 0,
          .data_off = 0, .data_len = 4096, .task_node = -1, .task_lut = -1},
@@ -69,48 +74,50 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ACT("d", s_a, n_a, 0.07, 2),
         {.name = "cfg", .dtype = 5, .nd = 1, .nnd = 1, .shape = s_b, .native = n_b, .buffer = 0,
          .data_off = CFG_OFF, .data_len = 64, .task_node = -1, .task_lut = -1},
+        ACT("cv", s_v, n_v, 0.1, 5),
+        ACT("h0", s_h, n_h, 0.2, -5),
+        ACT("h1", s_h, n_h, 0.1, 5),
     };
 #undef ACT
-    if (rk3588) { /* emu_dw_rk3588.c's weight bytes and per-channel groups */
-        tens[8].data_len = 576;
-        tens[9].data_off = 5184;
-        tens[9].data_len = 512;
-    }
     int conv_in[3] = {0, 1, 2}, conv_out = 3, pool_in = 4, pool_out = 5, rs_in = 6, rs_out = 7;
-    int dw_in[3] = {0, 8, 9}, dw_out = 10;
+    int dw_in[3] = {0, 8, 9}, dw_out = 10, view_out = 12, split_out[2] = {13, 14};
     /* NPU nodes (a node of no target is a CPU layer the run would stop at); the
      * depthwise conv first (it reads the input): rk3576's graph is all four,
      * rk3566's the other three */
-    rknn_node nodes[4] = {
+    rknn_node nodes[6] = {
         {.type = "Conv", .name = "Conv:d", .in = dw_in, .n_in = 3, .out = &dw_out, .n_out = 1, .target = RKNN_TGT_NPU},
         {.type = "Conv", .name = "Conv:c", .in = conv_in, .n_in = 3, .out = &conv_out, .n_out = 1, .target = RKNN_TGT_NPU},
         {.type = "MaxPool", .name = "MaxPool:q", .in = &pool_in, .n_in = 1, .out = &pool_out,
          .n_out = 1, .target = RKNN_TGT_NPU},
         {.type = "Resize", .name = "Resize:s", .in = &rs_in, .n_in = 1, .out = &rs_out, .n_out = 1, .target = RKNN_TGT_NPU},
+        {.type = "Reshape", .name = "Reshape:cv", .in = &conv_out, .n_in = 1, .out = &view_out,
+         .n_out = 1, .target = RKNN_TGT_NPU},
+        {.type = "Split", .name = "Split:h", .in = &view_out, .n_in = 1, .out = split_out,
+         .n_out = 2, .target = RKNN_TGT_NPU},
     };
     if (f2 && (data[0] & 0x40)) {
         nodes[2].type = "AveragePool";
         nodes[2].name = "AveragePool:q";
     }
-    rknn_io io[6] = {
+    rknn_io io[7] = {
         {.name = "a", .tensor = 0}, {.name = "p", .tensor = 4}, {.name = "r", .tensor = 6},
         {.name = "c", .tensor = 3, .is_output = 1}, {.name = "q", .tensor = 5, .is_output = 1},
-        {.name = "s", .tensor = 7, .is_output = 1},
+        {.name = "s", .tensor = 7, .is_output = 1}, {.name = "cv", .tensor = 12, .is_output = 1},
     };
     rknn_model m = {0};
     m.container = RKNN_C_TK2_FB;
-    m.target = f2 ? "rk3576" : rk3588 ? "rk3588" : "rk3566";
+    m.target = f2 ? "rk3576" : "rk3566";
     m.tensors = tens;
-    m.n_tensors = 12;
+    m.n_tensors = 15;
     static rknn_reloc relocs[RELOC_N];
     for (int e = 0; e < RELOC_N; e++)
         relocs[e] = (rknn_reloc){11, 0, (uint32_t)(RELOC_0 + e)};
     m.relocs = relocs;
     m.n_relocs = RELOC_N;
-    m.nodes = f2 || rk3588 ? nodes : nodes + 1;
-    m.n_nodes = f2 || rk3588 ? 4 : 3;
+    m.nodes = f2 ? nodes : nodes + 1;
+    m.n_nodes = f2 ? 6 : 5;
     m.io = io;
-    m.n_io = 6;
+    m.n_io = 7;
 
     uint8_t *file = xcalloc(FILE_BYTES, 1);
     for (size_t i = 0; i < FILE_BYTES; i++)
@@ -125,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     size_t n = (size - 8) / 8;
     emu_program p = {0};
-    p.map = f2 ? EMU_MAP_F2 : rk3588 ? EMU_MAP_RK3588 : EMU_MAP_RK356X;
+    p.map = f2 ? EMU_MAP_F2 : EMU_MAP_RK356X;
     p.fmt = EMU_FMT_VR;
     p.source = EMU_SRC_FB_BLOBS;
     p.file_base = -1;
@@ -137,7 +144,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (i < n && memcmp(data + 8 + 8 * i, split, 8))
             continue;
         emu_stream *s = &p.tasks[p.n_tasks];
-        s->node = data[p.n_tasks % 8] % m.n_nodes;
+        uint8_t nb = data[p.n_tasks % 8];
+        s->node = nb >= 0xf0 ? m.n_nodes - 1 : nb >= 0xe0 ? m.n_nodes - 2 : nb % (m.n_nodes - 2);
         s->lut = -1;
         s->entry0 = (int64_t)start;
         s->n_regs = (int)(i - start);
@@ -153,10 +161,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const float *const ins[3] = {in[0], in[1], in[2]};
     int rc = emu_fb_exec(&m, file, FILE_BYTES, &p, ins, 3, NULL, NULL, &res, err, sizeof err);
     if (rc == 0) {
-        static const int64_t want[3] = {64 * 400, 128 * 400, 256 * 1600};
-        if (res.n_out != 3)
+        static const int64_t want[4] = {64 * 400, 128 * 400, 256 * 1600, 64 * 400};
+        if (res.n_out != 4)
             abort();
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 4; k++)
             if (!res.out[k] || res.out_dims[k][0] * res.out_dims[k][1] * res.out_dims[k][2] *
                                    res.out_dims[k][3] != want[k])
                 abort();

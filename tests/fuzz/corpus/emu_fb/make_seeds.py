@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seeds of tests/fuzz/fuzz_emu_fb.c into this folder.
 
-Usage: make_seeds.py BUILD_DIR SAMPLES_DIR [ROCKET_USERSPACE_CAPTURES [MOBILENET_V2_RK3588]]
+Usage: make_seeds.py BUILD_DIR SAMPLES_DIR [ROCKET_USERSPACE_CAPTURES]
 Real task streams from the model zoo's yolov8n.rk3566.rknn (Apache-2.0),
 located with `rknn-trace inspect --tasks --json` (file_offset, writes): each
 task's own writes (model-1 tasks write their whole configuration; task 140
@@ -97,23 +97,24 @@ if len(sys.argv) > 3:
     upload[577] = (0x4104, 0)
     write('f2_prelu.bin', [0x81, 1], [blob(upload), blob([(a, prelu.get(a, v)) for a, v in conv])])
 
-# rk3588's depthwise conv (runtime/emu/emu_dw_rk3588.c), with a fourth argument: the
-# mobilenet_v2.rknn (toolkit 2.3.2, rk3588) of boundarybitlabs/rknpu2-rs
-# (crates/rknpu2/tests/fixtures, MIT / Apache-2.0). Its task 16 (node Conv_12's first
-# 64-channel tile: 56 x 56, 3 x 3, stride 1, pads 1, ReLU6 in BN) with its plane words
-# changed to the graph's 20 x 20 (first byte 0x20: rk3588's map, the depthwise node).
-if len(sys.argv) > 4:
-    mv2 = sys.argv[4]
-    ts = json.loads(subprocess.check_output([os.path.join(build, 'rknn-trace'), 'inspect', mv2,
-                                             '--tasks', '--json']))['npu_tasks']['tasks']
-    mraw = open(mv2, 'rb').read()
-    t = ts[16]
-    assert t['op'] == 'depthwise' and t['in_w'] == 56 and t['in_c'] == 64
-    dw = [(e & 0xffff, e >> 16 & 0xffffffff)
-          for e in struct.unpack_from('<%dQ' % t['writes'], mraw, t['file_offset'])]
-    # 56 -> 20 and 55 -> 19 in the sizes; the line and surface strides of 20 pixels
-    plane = {0x1020: 0x140014, 0x1028: 0x14, 0x102c: 400, 0x1044: 0x14, 0x107c: 0x50,
-             0x1080: 0x140, 0x1084: 0x140014, 0x3014: 0x130013, 0x4024: 0x1900, 0x4030: 0x13,
-             0x4034: 0x13, 0x405c: 0x130013, 0x500c: 0x13, 0x5010: 0x13}
-    write('rk3588_depthwise_c64_k3.bin', [0x20, 1],
-          [blob([(a, plane.get(a, v)) for a, v in dw])])
+# yolov10n's attention forms on rk3566's words (runtime/emu/emu_view.c): the conv of
+# task 221, then the Split of its output viewed as a batch of two (cv [2,32,20,20],
+# the task-less Reshape): one DPU-only copy per image and half, h0 requantized (BS add
+# of -5, OUT_CVT 8192 / 2^14 - 5), h1 unchanged, each words of yolov8n's Split copies
+# (FEATURE_MODE 0x109, RDMA mode 0x4001, EW 0x383, BN 0x53, BS 0x58 or 0x53) with a
+# cube of 20 x 20 x 16 and surfaces of 3200 bytes; view_copy.bin: the Reshape's own
+# copy task (cube 20 x 20 x 64), its input's bytes whole.
+def copy(src, dst, c, add=None, cvt=(1, 0, 0)):
+    w = {0x400c: 0x109, 0x4010: 0, 0x5044: 0x4001, 0x4070: 0x383, 0x4060: 0x53,
+         0x4040: 0x58 if add is not None else 0x53, 0x4044: (add or 0) & 0xffffffff,
+         0x4084: cvt[0], 0x4088: cvt[1], 0x4080: cvt[2] & 0xffffffff, 0x4030: 19, 0x4034: 19,
+         0x403c: (c - 1) | (c - 1) << 16, 0x5018: src, 0x4020: dst, 0x500c: 19, 0x5010: 19,
+         0x5014: c - 1, 0x4024: 3200, 0x40c0: 3200, 0x4078: 1, 0x5034: 1}
+    return blob(w)
+
+
+rq = dict(add=-5, cvt=(8192, 14, -5))
+write('view_split.bin', [0, 0xf0, 0xf0, 0xf0, 0xf0, 0, 0, 0],
+      [blob(own(221)), copy(0, 0, 16, **rq), copy(12800, 6400, 16, **rq),
+       copy(6400, 0, 16), copy(19200, 6400, 16)])
+write('view_copy.bin', [0, 0xe0, 0, 0, 0, 0, 0, 0], [blob(own(221)), copy(0, 0, 64)])
