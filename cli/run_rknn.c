@@ -325,6 +325,9 @@ static int emulate(const run_cli *o, rknn_run *s)
         printf("emulated: %d NPU tasks computed, %d one-pixel in-place copies skipped, %d "
                "OutputOperator tasks done on the CPU\n", er->tasks_run, er->tasks_copy,
                er->tasks_output_op);
+        if (er->tasks_float)
+            printf("          %d tasks not run: their attention nodes computed from their "
+                   "meaning in float64 (RKNN_TRACE_EMU_ATTN=float)\n", er->tasks_float);
         if (er->tasks_tiling < er->tasks_file)
             printf("          the file's one-core tiling, %d of its %d tasks (the others split "
                    "the same layers across cores)\n", er->tasks_tiling, er->tasks_file);

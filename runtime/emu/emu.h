@@ -300,6 +300,8 @@ typedef struct emu_result {
     int64_t (*out_dims)[4];
     int tasks_run, tasks_copy, tasks_output_op;
     int tasks_lut;           /* DPU-only tasks that upload the LUT (their tables kept) */
+    int tasks_float;         /* tasks of nodes computed from their meaning in float64
+                                instead (RKNN_TRACE_EMU_ATTN=float: exSDPAttention) */
     int tasks_tiling, tasks_file; /* the tasks run (the one-core tiling) of the file's */
 } emu_result;
 

@@ -25,17 +25,8 @@ void emu_node_operands(const rknn_model *m, const rknn_node *nd, int *x, int *w,
     }
 }
 
-/* The DPU LUT of a task: its two tables (a model-1 file's LUT tensor's register
- * stream, else what the last upload task left, emu_lut) and the task's LUT registers. */
-typedef struct lut_stage {
-    int32_t le[LUT_N], lo[LUT_N];
-    int64_t le_start, le_end, lo_start, lo_end;
-    int le_shift, lo_shift;
-    int uflow_scale, uflow_shift, oflow_scale, oflow_shift;
-} lut_stage;
-
-static int lut_load(const rknn_model *m, const uint8_t *file, size_t len, int lut,
-                    const emu_lut *loaded, const regstate *rs, int grp, lut_stage *L)
+int emu_lut_stage_load(const rknn_model *m, const uint8_t *file, size_t len, int lut,
+                       const emu_lut *loaded, const regstate *rs, int grp, emu_lut_stage *L)
 {
     const rknn_tensor *t = lut >= 0 && lut < m->n_tensors ? &m->tensors[lut] : NULL;
     emu_lut l = {0};
@@ -83,7 +74,7 @@ static int lut_load(const rknn_model *m, const uint8_t *file, size_t len, int lu
 }
 
 /* y = the table at x: linear between entries, the slopes beyond the ends */
-static int64_t lut_eval(const lut_stage *L, int64_t x)
+int64_t emu_lut_eval(const emu_lut_stage *L, int64_t x)
 {
     if (x < L->le_start)
         return L->le[0] + rshift_round((x - L->le_start) * L->uflow_scale, L->uflow_shift);
@@ -307,9 +298,26 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
     if (!table && rk356x && bs_cfg != 0x148)
         STOP("task %d (node %s): DPU_BS_CFG 0x%x: on rk356x only 0x148 (per-channel add and "
              "multiply) is understood", ti, nn, bs_cfg);
+    /* rk3588's weight offset from a register (yolov10n's ReduceSum convs): DPU_BS_OW_CFG
+     * bit 0 clear (0x124; a conv with the per-channel -zp_w writes 0x125, OW_OP 0) adds
+     * DPU_BS_OW_OP (0x4054, int16: 0x80 there, the weights' 127 read as 255 = 127 + 128,
+     * the bias words' zero-point fold) to every weight, as the public driver's
+     * "OW_OP = 0x80 - weight_zp" says (gregordinary/rocket-userspace e0677862,
+     * include/npu_dpu.h); the per-channel words are then the bias alone (BRDMA data
+     * use 1: one int32 a channel), the BS multiplier bypassed (BS_CFG 0x20150) */
+    uint32_t ow_cfg = reg_or0(rs, grp, 0x4050), ow_op = reg_or0(rs, grp, 0x4054);
+    int ow_reg = t->map == EMU_MAP_RK3588 && !(ow_cfg & 1);
+    if (ow_reg && (ow_cfg != 0x124 || bs_cfg != 0x20150 || t->brdma_use != 1 || (ow_op >> 16)))
+        STOP("task %d (node %s): a weight offset from DPU_BS_OW_OP (BS_OW_CFG 0x%x, OW_OP 0x%x, "
+             "BS_CFG 0x%x, BRDMA data use %d): only 0x124 with BS 0x20150 and the bias alone is "
+             "emulated", ti, nn, ow_cfg, ow_op, bs_cfg, t->brdma_use);
+    if (t->map == EMU_MAP_RK3588 && !ow_reg && ow_op)
+        STOP("task %d (node %s): DPU_BS_OW_OP 0x%x beside per-channel weight offsets (BS_OW_CFG "
+             "0x%x): not emulated", ti, nn, ow_op, ow_cfg);
+    int pcw = ow_reg ? 4 : 8; /* per-channel bytes: bias, or bias, -zp_w and multiplier */
     if (!table && (!t->bs.present || t->bs.bypass || t->bs.alu_bypass || t->bs.alu_algo != (rk356x ? 0 : 2) ||
-        !t->bs.alu_src ||
-        t->bs.mul_bypass || !t->bs.mul_src || t->bs.mul_prelu || !t->bs.relu_bypass || t->bs.relux_en))
+        !t->bs.alu_src || (ow_reg ? !t->bs.mul_bypass : (t->bs.mul_bypass || !t->bs.mul_src)) ||
+        t->bs.mul_prelu || !t->bs.relu_bypass || t->bs.relux_en))
         STOP("task %d (node %s): BS stage other than per-channel add and multiply without ReLU "
              "(bypass %d alu %d/%d/src %d mul %d/src %d/prelu %d relu bypass %d)", ti, nn,
              t->bs.bypass, t->bs.alu_bypass, t->bs.alu_algo, t->bs.alu_src, t->bs.mul_bypass,
@@ -317,7 +325,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
     /* a LUT task (yolov8n's ConvExSwish, ConvSigmoid) scales in BN first, then
      * interpolates the file's two tables (docs/rknn-format.md); BN's ALU adds 0
      * (the add is ALU algo 0 on rk356x, 2 on rk3588, as in BS and EW) */
-    lut_stage L;
+    emu_lut_stage L;
     int relu = 0;
     int64_t clamp_lo = INT32_MIN, clamp_hi = INT32_MAX;
     if (t->lut_used) {
@@ -330,7 +338,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
                  "register multiplier before the LUT (0x48 on rk356x, 0x20040 on rk3588, EW "
                  "0x302) is emulated", ti, nd->type,
                  nn, ew_cfg, bn_cfg);
-        if (lut_load(m, file, len, lut, &s->mem->lut, rs, grp, &L))
+        if (emu_lut_stage_load(m, file, len, lut, &s->mem->lut, rs, grp, &L))
             STOP("task %d (node %s %s): LUT activation: its table (tensor %d) or LUT registers "
                  "are not the form emulated (two 513-entry tables, LUT_CFG 0x68)", ti, nd->type,
                  nn, lut);
@@ -480,10 +488,10 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
     /* an output-channel tile's weights start at its OC1 block, its per-channel
      * words at its group: both addresses must say the channel the destination says */
     int64_t tile = emu_weight_tile(&wb, oc0);
-    if (tile < 0 || oc0 % G || t->weight_addr != tile || t->bs_addr != (int64_t)oc0 * 8)
+    if (tile < 0 || oc0 % G || t->weight_addr != tile || t->bs_addr != (int64_t)oc0 * pcw)
         STOP("task %d (node %s): output-channel tile at channel %d: weight address 0x%llx, "
              "per-channel words at 0x%llx do not start at its block (0x%llx, 0x%llx)", ti, nn, oc0,
-             (long long)t->weight_addr, (long long)t->bs_addr, (long long)tile, (long long)oc0 * 8);
+             (long long)t->weight_addr, (long long)t->bs_addr, (long long)tile, (long long)oc0 * pcw);
     /* CNA_WEIGHT_SIZE0 / SIZE1: the tile's bytes and one kernel's, as the blocks say */
     int64_t per_kernel = wb.per_kernel;
     if ((t->weight_bytes >= 0 && t->weight_bytes != per_kernel * noc) ||
@@ -492,7 +500,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
              "%lld bytes the weight's blocks hold", ti, nn, (long long)t->weight_bytes,
              (long long)t->weight_bytes_per_kernel, noc, (long long)per_kernel);
     if ((!dcw && (wt->data_len < wb.bytes || (uint64_t)wt->data_off + (uint64_t)wb.bytes > len)) ||
-        bt->data_len < t->bs_addr + groups * G * 8 ||
+        bt->data_len < t->bs_addr + groups * G * pcw ||
         (uint64_t)bt->data_off + (uint64_t)bt->data_len > len)
         STOP("task %d (node %s): weight or per-channel data outside its tensor", ti, nn);
     const int8_t *W = dcw ? (const int8_t *)dcw : (const int8_t *)file + wt->data_off;
@@ -528,7 +536,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
                     xp[ic] = inside ? in.p[act_off(&in, ic, y0i + iy, ix)] : padv;
         }
     for (int o = 0; o < noc; o++) {
-        int nzp = rd_i16(B + (int64_t)(o / G) * G * 8 + 4 * G + 2 * (o % G));
+        int nzp = ow_reg ? (int16_t)ow_op : rd_i16(B + (int64_t)(o / G) * G * 8 + 4 * G + 2 * (o % G));
         for (int ky = 0; ky < kh; ky++)
             for (int kx = 0; kx < kw; kx++)
                 for (int ic = 0; ic < in.c; ic++)
@@ -546,9 +554,9 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
                         cp[ic] = xp[ic];
                 }
             for (int o = 0; o < noc && oc0 + o < out.c; o++) {
-                const uint8_t *g = B + (int64_t)(o / G) * G * 8;
+                const uint8_t *g = B + (int64_t)(o / G) * G * pcw;
                 int j = o % G, oc = oc0 + o;
-                int mul = rd_i16(g + 6 * G + 2 * j);
+                int mul = ow_reg ? 1 : rd_i16(g + 6 * G + 2 * j); /* bypassed: shift 0 */
                 const int16_t *wk = Wk + (int64_t)o * taps;
                 int32_t dot = 0;
                 for (int64_t k = 0; k < taps; k++)
@@ -571,7 +579,7 @@ int emu_run_conv(const emu_step *s, const emu_task *t, const uint8_t *file, size
                                       (int)(ew_cvt >> 16 & 0x3f));
                 }
                 if (t->lut_used) /* BN: a register multiplier, then the LUT */
-                    v = lut_eval(&L, rshift_round(v * t->bn.mul_operand, t->bn.mul_shift));
+                    v = emu_lut_eval(&L, rshift_round(v * t->bn.mul_operand, t->bn.mul_shift));
                 int64_t y = rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset;
                 out.p[pos] = sat8(y);
             }

@@ -83,6 +83,7 @@ int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file,
     int ti = s->ti, rc = 0, xi, wi, bi, ei;
     act in, out;
     const int G = 8; /* per-channel words: the conv's groups of 8 (bias, -zp_w, multiplier) */
+    emu_lut_stage *L = NULL; /* a LUT activation's tables and registers */
 
     emu_node_operands(m, nd, &xi, &wi, &bi, &ei);
     if (nd->n_out != 1 || xi < 0 || wi < 0 || bi < 0 || ei >= 0 || tensor_act(s, xi, &in) ||
@@ -94,9 +95,6 @@ int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file,
         STOP("task %d (node %s): depthwise precisions in %s proc %s out %s: only int8 is "
              "emulated", ti, nn, emu_prec_name(t->in_prec), emu_prec_name(t->proc_prec),
              emu_prec_name(t->out_prec));
-    if (t->lut_used)
-        STOP("task %d (node %s): a depthwise conv with a LUT activation (BN_CFG 0x%x) is not "
-             "emulated", ti, nn, reg_or0(s->rs, s->grp, 0x4060));
     /* the depthwise words against a conv's (public RK3588 fields): CNA_CONV_CON1
      * conv_mode 3, CORE_MISC_CFG 3 (bit 1 DW_EN beside QD_EN; a conv writes 1),
      * DPU_FEATURE_MODE_CFG 0x1fc (conv_mode 3 at bits 3..4; a conv 0x1e4),
@@ -109,15 +107,33 @@ int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file,
     uint32_t bsm = reg_or0(s->rs, s->grp, 0x4048), brdma = reg_or0(s->rs, s->grp, 0x501c);
     uint32_t fmt = reg_or0(s->rs, s->grp, 0x4010), bn = reg_or0(s->rs, s->grp, 0x4060);
     uint32_t ew = reg_or0(s->rs, s->grp, 0x4070);
+    /* with a LUT activation (yolov10n's depthwise ConvExSwish): the dense LUT conv's
+     * BN and EW words (BN_CFG 0x20040: an ALU add of 0, then the register multiplier;
+     * EW_CFG 0x302: the LUT) and DATA_FORMAT's BN shift for a negative product in bits
+     * 10..15, equal to the positive one (0x40e0: 16) */
+    int lut = t->lut_used;
+    uint32_t bnmul = reg_or0(s->rs, s->grp, 0x4068);
     if ((cna & 0xf) != 3 || core != 3 || fm != 0x1fc || ow != 0x36d || rdma != 0x7816 ||
-        bs != 0x20140 || bsm != 0xe01 || brdma != 0xe || fmt != 0xe0 || ew != 0x383 ||
-        reg_or0(s->rs, s->grp, 0x4044) != 0 || t->bs.mul_shift != 14)
+        bs != 0x20140 || bsm != 0xe01 || brdma != 0xe || reg_or0(s->rs, s->grp, 0x4044) != 0 ||
+        t->bs.mul_shift != 14 ||
+        (!lut && (fmt != 0xe0 || ew != 0x383)) ||
+        (lut && (ew != 0x302 || bn != 0x20040 || reg_or0(s->rs, s->grp, 0x4064) != 0 ||
+                 (bnmul & 0xc0ff) != 0 || (bnmul >> 8 & 0x3f) < 1 ||
+                 fmt != (0xe0 | (bnmul >> 8 & 0x3f) << 10))))
         STOP("task %d (node %s): depthwise words (CNA 0x%x, CORE 0x%x, DPU mode 0x%x, BS_OW "
              "0x%x, RDMA mode 0x%x, BS 0x%x / 0x%x, BRDMA 0x%x, DATA_FORMAT 0x%x, EW 0x%x): "
-             "only mobilenet_v2.rk3588's form is emulated", ti, nn, cna, core, fm, ow, rdma, bs,
-             bsm, brdma, fmt, ew);
+             "only mobilenet_v2.rk3588's and yolov10n's LUT form are emulated (BN 0x%x, BN_MUL "
+             "0x%x)", ti, nn, cna, core, fm, ow, rdma, bs, bsm, brdma, fmt, ew, bn, bnmul);
     int64_t lo = INT32_MIN, hi = INT32_MAX;
-    if (bn == 0x12 && !reg_or0(s->rs, s->grp, 0x4064) && !reg_or0(s->rs, s->grp, 0x4068))
+    int64_t lmul = (int16_t)(bnmul >> 16);
+    int lsh = (int)(bnmul >> 8 & 0x3f);
+    if (lut) {
+        if (!(L = malloc(sizeof *L)))
+            STOP("task %d (node %s): out of memory", ti, nn);
+        if (emu_lut_stage_load(m, file, len, s->st->lut, &s->mem->lut, s->rs, s->grp, L))
+            STOP("task %d (node %s): LUT activation: its tables or LUT registers are not the "
+                 "form emulated (two 513-entry tables, LUT_CFG 0x68)", ti, nn);
+    } else if (bn == 0x12 && !reg_or0(s->rs, s->grp, 0x4064) && !reg_or0(s->rs, s->grp, 0x4068))
         lo = 0; /* a ReLU alone */
     else if (bn != 0x53 && (rc = emu_rk3588_relux(s, t, &lo, &hi)))
         goto out;
@@ -189,7 +205,10 @@ int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file,
                     STOP("task %d (node %s): accumulator %lld overflows int32 (channel %d)", ti,
                          nn, (long long)acc, c);
                 int64_t v = rshift_round(acc * mul, 14);
-                v = v < lo ? lo : v > hi ? hi : v;
+                if (L) /* BN: the register multiplier, then the LUT (as a dense LUT conv) */
+                    v = emu_lut_eval(L, rshift_round(v * lmul, lsh));
+                else
+                    v = v < lo ? lo : v > hi ? hi : v;
                 out.p[act_off(&out, c, y0o + oy, ox)] =
                     sat8(rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset);
             }
@@ -197,5 +216,6 @@ int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file,
     /* the output counts as written once a tile ran (as a conv's row tiles) */
     wrote(s, nd->out[0], y0o, y0o + t->out_h);
 out:
+    free(L);
     return rc;
 }

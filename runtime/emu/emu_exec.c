@@ -482,6 +482,21 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         emu_step st = {.m = m, .ti = i, .node = s->node, .grp = g, .rs = rs, .st = s, .nd = nd,
                        .nn = node_name(m, s->node), .mem = &mem, .rows = rows, .err = err,
                        .errlen = errlen};
+        /* an exSDPAttention's tasks (float16 matmuls, transposes, an exp LUT) are not
+         * decoded: they stop the run, or the node is computed from its meaning */
+        if (nd->type && !strcmp(nd->type, "exSDPAttention")) {
+            if (!emu_attn_float_on()) {
+                rc = rt_err(err, errlen, RT_EUNSUPPORTED, "task %d (node %s): an "
+                            "exSDPAttention's tasks are not decoded (RKNN_TRACE_EMU_ATTN=float "
+                            "computes the node from its meaning in float64 instead)", i,
+                            node_name(m, s->node));
+                goto out;
+            }
+            if (!mem.written[out_t] && (rc = emu_run_attn_float(m, &mem, s->node, err, errlen)))
+                goto out;
+            res->tasks_float++;
+            continue;
+        }
         /* a DPU-only task that uploads the LUT (toolkit 2.3.0 writes one before each
          * LUT conv on rk3588, its stages bypassed and a 1x1 output): its tables are
          * kept for the convs after it, nothing else is computed */

@@ -52,6 +52,21 @@ static inline void emu_lut_take(emu_lut *l, uint32_t addr, uint32_t v)
     }
 }
 
+/* The DPU LUT of a task (emu_conv.c): its two tables (a model-1 file's LUT tensor
+ * lut's register stream, else what the last upload task left, loaded) and the task's
+ * LUT registers (LUT_CFG 0x68, the one configuration seen); emu_lut_eval: the table
+ * at x, linear between entries, the slopes beyond the ends. */
+typedef struct emu_lut_stage {
+    int32_t le[LUT_N], lo[LUT_N];
+    int64_t le_start, le_end, lo_start, lo_end;
+    int le_shift, lo_shift;
+    int uflow_scale, uflow_shift, oflow_scale, oflow_shift;
+} emu_lut_stage;
+int emu_lut_stage_load(const rknn_model *m, const uint8_t *file, size_t len, int lut,
+                       const emu_lut *loaded, const regstate *rs, int grp,
+                       emu_lut_stage *L);
+int64_t emu_lut_eval(const emu_lut_stage *L, int64_t x);
+
 typedef struct emu_mem {
     int8_t **buf;         /* per tensor, NULL none: int8 values, or float16 ones (act.es) */
     float **fbuf;         /* per tensor a CPU layer wrote without a native NPU layout
@@ -130,6 +145,13 @@ static inline int act_of(const rknn_tensor *t, emu_mem *mem, int idx, act *a)
     a->bytes = mem->bytes[idx];
     a->es = tensor_es(t);
     return 0;
+}
+
+/* 1 when the activation's values can be read as floats (int8 with a quantization, or
+ * float16) */
+static inline int readable_act(const rknn_tensor *t, const act *a)
+{
+    return a->es == 2 || t->has_quant;
 }
 
 /* the batch of an activation act_of took (its channels are act.c / batch) */
@@ -367,5 +389,10 @@ int emu_run_views(const rknn_model *m, const emu_program *prog, emu_mem *mem, in
  * one that copies its input's bytes whole */
 int emu_view_type(const char *type);
 int emu_run_view_copy(const emu_step *s, const emu_task *t);
+
+/* an exSDPAttention node from its meaning in float64 (emu_attn.c), its tasks skipped,
+ * when RKNN_TRACE_EMU_ATTN=float (emu_attn_float_on) asks for it */
+int emu_attn_float_on(void);
+int emu_run_attn_float(const rknn_model *m, emu_mem *mem, int node, char *err, size_t errlen);
 
 #endif
