@@ -98,11 +98,35 @@ def npy(dump, name):
     return os.path.join(dump, re.sub(r'[^A-Za-z0-9._-]', '_', name) + '.npy')
 
 
-LUT_ACTS = {'ConvExSwish': lambda z: z / (1 + np.exp(-z)),
-            'ConvSigmoid': lambda z: 1 / (1 + np.exp(-z))}
+LUT_ACTS = {'ConvExSwish': lambda z: z / (1 + np.exp(-np.clip(z, -700, 700))),
+            'ConvSigmoid': lambda z: 1 / (1 + np.exp(-np.clip(z, -700, 700)))}
+
+
+def reduce_sum(raw, node, dump):
+    """The compiler's ReduceSum over the channels as a ConvClip of one kernel whose
+    weights are all 127 (read with DPU_BS_OW_OP's +128 as 255, docs/rknn-format.md),
+    then Clip(0, 1) (the model zoo's yolov10 export: its score_sum output): the
+    channel sum of the dequantized dumped input, clipped, quantized."""
+    xin, w = node['inputs'][:2]
+    out = node['outputs'][0]
+    x = np.load(npy(dump, xin['name'])).astype(np.float64)[0]
+    got = np.load(npy(dump, out['name'])).astype(np.float64)[0]
+    C = x.shape[0]
+    q = dense_weights(raw, w, 1, C, 1, 1)
+    if not (q[0] == 127).all():
+        return None
+    s_out, z_out = out['scale'], out['zero_point']
+    y = np.clip(x.sum(0, keepdims=True), 0, 1)
+    ymin, ymax = s_out * (-128 - z_out), s_out * (127 - z_out)
+    qg = np.round(got / s_out) + z_out
+    return finish(y, got, qg, s_out, z_out, ymin, ymax, 1.0, False, got.shape)
 
 
 def layer(raw, node, dump):
+    if 'ReduceSum' in node['name'] and node['op'] == 'ConvClip':
+        r = reduce_sum(raw, node, dump)
+        if r is not None:
+            return r
     xin, w, bias = node['inputs'][:3]
     out = node['outputs'][0]
     x = np.load(npy(dump, xin['name'])).astype(np.float64)[0]
@@ -141,7 +165,11 @@ def layer(raw, node, dump):
         # the DPU LUT's activation: M fitted by a log-spaced search, then refined, on
         # the values saturation does not reach
         f = LUT_ACTS[op]
-        inner = (qg > -128) & (qg < 127)
+        # a sigmoid's table ends at its first entry (the underflow slope 0): the values
+        # at the output's minimum are that floor, checked only for not lying below the
+        # float (as tests/oracle/emu_lut.py does for yolov8n)
+        floor = (got == got.min()) if op == 'ConvSigmoid' else np.zeros(got.shape, bool)
+        inner = (qg > -128) & (qg < 127) & ~floor
         ui, gi = u[inner], got[inner]
         if ui.size > 20000:  # the fit on a fixed sample of them
             pick = np.random.default_rng(0).choice(ui.size, 20000, replace=False)
@@ -153,6 +181,8 @@ def layer(raw, node, dump):
             for _ in range(40):
                 M = min((M / r, M, M * r), key=err2)
         y = f(u * M)
+        if floor.any():
+            y = np.where(floor & (y < got), got, y)
         return finish(y, got, qg, s_out, z_out, ymin, ymax, M, dw, (OC, OH, OW))
     lo_hi = {'Conv': (-np.inf, np.inf), 'ConvAdd': (-np.inf, np.inf), 'ConvRelu': (0, np.inf),
              'ConvClip': (0, 6.0)}[op]

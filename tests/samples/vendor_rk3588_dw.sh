@@ -18,7 +18,17 @@
 # output is the run's (the output line and DIR/output.npy, the file's [1,1000]),
 # the Reshape's input unchanged, on the output's int8 grid (the file's scale and
 # zero point); the same image through librknnrt (build/samples/sample_vendor) gives
-# the same values. Prints "N passed, N failed".
+# the same values. Every file's dumped Adds, Concats, Splits, Reshapes
+# and attention nodes against numpy too (tests/samples/emu_dpu_check.py).
+# A file named yolov10n.rknn must stop at task 148 naming its exSDPAttention node
+# (the attention's tasks are not decoded); then it runs with RKNN_TRACE_EMU_ATTN=float
+# (that node from its meaning in float64) on the model zoo's
+# examples/yolov10/model/bus.jpg (640 x 640, RGB): whole, every layer checked as
+# above, and its detections (tests/oracle/yolov10_post.py) against the zoo's README
+# "Expected Results" for yolov10: bus (88 137 556 438) 0.940, person (210 240 284 512)
+# 0.903, (109 234 226 537) 0.891, (478 233 560 519) 0.796, (79 339 113 517) 0.365;
+# each matched by one of ours of its class at IoU >= 0.9 and a score within 0.05, and
+# no other. Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 [ $# -ge 1 ] || { echo "usage: vendor_rk3588_dw.sh FILE.rknn..." >&2; exit 2; }
@@ -32,7 +42,27 @@ ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 
 for F in "$@"; do
-    n=$(basename "$F"); d="$T/$n.d"; in=()
+    n=$(basename "$F"); d="$T/$n.d"; in=(); attn=
+    if [ "$n" = yolov10n.rknn ]; then
+        "$B/rknn-trace" run "$F" --emulate --no-db --seed 1 > "$T/run0.log" 2>&1
+        if [ $? -eq 2 ] && grep -q "task 148 (node exSDPAttention:/model.10/attn/MatMul_1_exsdpa): an exSDPAttention's tasks are not decoded" "$T/run0.log"; then
+            ok "$n: stops at its attention's first task (148) without RKNN_TRACE_EMU_ATTN"
+        else
+            bad "$n: without RKNN_TRACE_EMU_ATTN: $(tail -1 "$T/run0.log")"
+        fi
+        attn=float
+        if git --git-dir="$ZOO" show HEAD:examples/yolov10/model/bus.jpg > "$T/bus.jpg" 2>/dev/null; then
+            $PY -c '
+import sys, numpy as np
+from PIL import Image
+im = Image.open(sys.argv[1]).convert("RGB")
+assert im.size == (640, 640), im.size
+np.save(sys.argv[2], np.asarray(im, np.float32).transpose(2, 0, 1)[None])
+' "$T/bus.jpg" "$T/bus.npy" && in=(-i images="$T/bus.npy")
+        else
+            echo "note $n: no model zoo mirror at $ZOO: random input, no detection check"
+        fi
+    fi
     if [ "$n" = mobilenet_v2.rknn ]; then
         if git --git-dir="$ZOO" show HEAD:examples/mobilenet/model/bell.jpg > "$T/bell.jpg" 2>/dev/null; then
             # RGB, 224 x 224 (bilinear), 0..255: the file applies its mean and std
@@ -47,7 +77,7 @@ np.asarray(im, np.uint8).tofile(sys.argv[3])   # NHWC bytes for librknnrt
             echo "note $n: no model zoo mirror at $ZOO: random input, no top-5 check"
         fi
     fi
-    "$B/rknn-trace" run "$F" --emulate --no-db --seed 1 "${in[@]}" --dump "$d" > "$T/run.log" 2>&1
+    RKNN_TRACE_EMU_ATTN=$attn "$B/rknn-trace" run "$F" --emulate --no-db --seed 1 "${in[@]}" --dump "$d" > "$T/run.log" 2>&1
     rc=$?
     if [ $rc -eq 0 ]; then
         ok "$n: runs whole"
@@ -107,7 +137,35 @@ sys.exit(1 if err else 0)
 PYEOF
         ); then ok "$n librknnrt: $r"; else bad "$n librknnrt: ${r:-$(tail -2 "$T/app.out") $(head -2 "$T/app.err")}"; fi
     fi
-    if [ ${#in[@]} -gt 0 ]; then
+    if r=$($PY tests/samples/emu_dpu_check.py "$d" "$T/i.json" 2>&1 | tail -1) && [[ $r == *", 0 failed" ]]; then
+        ok "$n: Add/Concat/Split/Reshape/attention vs numpy: $r"
+    else
+        bad "$n: Add/Concat/Split/Reshape/attention vs numpy: $r"
+    fi
+    if [ "$n" = yolov10n.rknn ] && [ ${#in[@]} -gt 0 ]; then
+        if r=$($PY tests/oracle/yolov10_post.py "$d" | $PY -c '
+import sys
+zoo = [(5, 88, 137, 556, 438, 0.940), (0, 210, 240, 284, 512, 0.903), (0, 109, 234, 226, 537, 0.891),
+       (0, 478, 233, 560, 519, 0.796), (0, 79, 339, 113, 517, 0.365)]
+ours = [tuple(float(v) for v in l.split()) for l in sys.stdin if l.strip()]
+def iou(a, b):
+    w = max(0, min(a[2], b[2]) - max(a[0], b[0])); h = max(0, min(a[3], b[3]) - max(a[1], b[1]))
+    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - w * h
+    return w * h / u
+used, msg = set(), []
+for z in zoo:
+    m = [i for i, o in enumerate(ours) if i not in used and int(o[0]) == z[0] and
+         iou(o[1:5], z[1:5]) >= 0.9 and abs(o[5] - z[5]) <= 0.05]
+    if m:
+        used.add(m[0])
+    else:
+        msg.append("zoo %s unmatched" % (z,))
+msg += ["extra %s" % (o,) for i, o in enumerate(ours) if i not in used]
+print("; ".join(" ".join("%g" % v for v in o) for o in ours), *msg)
+sys.exit(1 if msg else 0)
+'); then ok "$n bus.jpg: the zoo's 5 detections: $r"; else bad "$n bus.jpg: $r"; fi
+    fi
+    if [ ${#in[@]} -gt 0 ] && [ "$n" = mobilenet_v2.rknn ]; then
         if r=$($PY - "$d/output.npy" <<'PYEOF'
 import sys, numpy as np
 o = np.load(sys.argv[1]).astype(np.float64).ravel()   # the run's output: the logits
