@@ -960,5 +960,64 @@ print("relux: %d below, %d above of %d values clamped to [%g, %g]" %
       ((a < lo).sum(), (a > hi).sum(), r.size, lo, hi))
 EOF
 
+# --- a weight offset from DPU_BS_OW_OP (rk3588: yolov10n's ReduceSum convs write
+# BS_OW_CFG 0x124, OW_OP 0x80, BS_CFG 0x20150, BRDMA data use 1; docs/rknn-format.md):
+# Conv_1's task patched to that form with OW_OP -3; tensor 7 must then be, integer for
+# integer, numpy's conv of the dumped input with the file's weights plus -3 each, each
+# channel's bias word alone (its 8 channels: one group, the words unmoved) and no
+# multiplier, then OUT_CVT (18923 / 2^25 + 16); the same form with OW_OP beside the
+# per-channel offsets (BS_OW_CFG 0x125) stops
+$PY - "$RT" "$D/multiple_input_demo.rk3588.rknn" "$T/owop.rknn" "$T/owop_bad.rknn" <<'EOF' || bad "owop: patching"
+import json, struct, subprocess, sys
+rt, src, dst, dst_bad = sys.argv[1:5]
+d = json.loads(subprocess.check_output([rt, "inspect", src, "--tasks", "--json"]))
+b = bytearray(open(src, "rb").read())
+t = d["npu_tasks"]["tasks"][0]
+assert t["node"] == next(n["id"] for n in d["nodes"] if n["outputs"] and n["outputs"][0]["name"] == "7")
+want = {0x4050: 0x124, 0x4054: 0xfffd, 0x4040: 0x20150, 0x4048: 0, 0x4010: 0, 0x501c: 2}
+done = {}
+for k in range(t["writes"]):
+    o = t["file_offset"] + 8 * k
+    e, = struct.unpack_from("<Q", b, o)
+    if (e & 0xFFFF) in want:
+        struct.pack_into("<Q", b, o, (e & ~(0xFFFFFFFF << 16)) | (want[e & 0xFFFF] << 16))
+        done[e & 0xFFFF] = done.get(e & 0xFFFF, 0) + 1
+assert set(done) == set(want), done
+open(dst, "wb").write(b)
+for k in range(t["writes"]):
+    o = t["file_offset"] + 8 * k
+    e, = struct.unpack_from("<Q", b, o)
+    if e & 0xFFFF == 0x4050:
+        struct.pack_into("<Q", b, o, (e & ~(0xFFFFFFFF << 16)) | (0x125 << 16))
+open(dst_bad, "wb").write(b)
+EOF
+expect 0 "" -- "$RT" run "$T/owop.rknn" --emulate "${IN[@]}" --dump "$T/owop" --no-db
+"$RT" inspect "$D/multiple_input_demo.rk3588.rknn" --json >"$T/mid.json" 2>/dev/null
+$PY - "$D/multiple_input_demo.rk3588.rknn" "$T/mid.json" "$T/owop" <<'EOF' && ok || bad "owop: tensor 7 is not the conv with OW_OP"
+import json, sys, numpy as np
+sys.path.insert(0, "tests/samples")
+from rk3588_layers import dense_weights, npy
+raw, info, dump = open(sys.argv[1], "rb").read(), json.load(open(sys.argv[2])), sys.argv[3]
+node = next(n for n in info["nodes"] if n["outputs"] and n["outputs"][0]["name"] == "7")
+xin, w, bias = node["inputs"][:3]
+out = node["outputs"][0]
+x = np.load(npy(dump, xin["name"])).astype(np.float64)[0]
+q = np.round(x / xin["scale"]) + xin["zero_point"]                # the int8 input
+C, H, W = q.shape
+wq = dense_weights(raw, w, 8, C, 3, 3) - 3                        # every weight + OW_OP
+b32 = np.frombuffer(raw, "<i4", 8, bias["data_offset"]).astype(np.int64)
+P = np.full((C, H + 2, W + 2), xin["zero_point"], np.int64)      # the pad value: zp_in
+P[:, 1:-1, 1:-1] = q
+acc = np.zeros((8, H, W), np.int64) + b32[:, None, None]
+for ky in range(3):
+    for kx in range(3):
+        acc += np.einsum("oc,chw->ohw", wq[:, :, ky, kx], P[:, ky:ky + H, kx:kx + W])
+want = np.clip(((acc * 18923 + (1 << 24)) >> 25) + 16, -128, 127)
+got = np.round(np.load(npy(dump, "7"))[0].astype(np.float64) / out["scale"]) + out["zero_point"]
+assert np.array_equal(got, want), (np.abs(got - want).max(), (got != want).sum())
+print("owop: %d values of 7 equal numpy's (%d distinct)" % (got.size, len(np.unique(got))))
+EOF
+expect 2 "DPU_BS_OW_OP 0xfffd beside per-channel weight offsets" -- "$RT" run "$T/owop_bad.rknn" --emulate "${IN[@]}" --no-db
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
