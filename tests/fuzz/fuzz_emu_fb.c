@@ -12,12 +12,15 @@
  * tasks), so that a task's 0x5024 and 0x5030 there read it; its four 16-byte slots
  * start at the value words of entries 575, 577, 579 and 581 of an input longer than
  * the file.
- * After them on both maps, the attention forms of yolov10n (emu_view.c): a Reshape
+ * With the first byte below 0x80 and bit 5 set, on rk3588's map with the depthwise conv
+ * (emu_dw_rk3588.c: one byte an element, 64 x 8 per-channel bytes; its LUT form) and
+ * the conv (its DPU_BS_OW_OP form) before the others.
+ * After them on every map, the attention forms of yolov10n (emu_view.c): a Reshape
  * of the Conv's output to a batch of two, "cv" [2,32,20,20] (the same bytes: a view
  * when no task names it, else its DPU copy task), and a Split of cv into two
  * [2,16,20,20] halves (a copy per image).
  * Input: 8 bytes, byte i % 8 the node of task i (0xe0..0xef the Reshape, 0xf0 and up
- * the Split, else mod 3, or 4 on rk3576: the nodes above), then 8-byte
+ * the Split, else mod 3, or 4 on rk3576 and rk3588: the nodes above), then 8-byte
  * model-1 entries (bits 32..63 value, 16..31 address, 0..15 zero), eight 0xff bytes
  * between tasks. The file: 6144 bytes, the input repeated. The inputs: the
  * input's bytes as floats. Any status is fine; a crash, a sanitizer report, a
@@ -33,8 +36,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FILE_BYTES 6144 /* 4096 weight bytes, 512 per-channel bytes; the depthwise
-                           conv's 1152 and 384 */
+#define FILE_BYTES 6400 /* 4096 weight bytes, 512 per-channel bytes; the depthwise
+                           conv's 1152 and 384 (rk3588: 576 and 512) */
 #define CFG_OFF 4612    /* the configuration buffer: 12 + 8 x entry 575 */
 #define RELOC_0 512     /* the first entry the address patches name */
 #define RELOC_N 2048    /* and how many */
@@ -55,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #define ACT(nm, s, n, sc, zp) {.name = nm, .dtype = 3, .nd = 4, .nnd = 5, .shape = s, .native = n, \
         .has_quant = 1, .scale = sc, .zero_point = zp, .buffer = -1, .data_off = -1, .data_len = -1, \
         .task_node = -1, .task_lut = -1}
-    int f2 = data[0] >> 7;
+    int f2 = data[0] >> 7, r88 = !f2 && (data[0] & 0x20);
     rknn_tensor tens[15] = {
         ACT("a", s_a, n_a, 0.05, -3),
         {.name = "w", .dtype = 3, .nd = 4, .nnd = 6, .shape = s_w, .native = n_w, .buffer = 0,
@@ -70,7 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {.name = "dw", .dtype = 3, .nd = 4, .nnd = 6, .shape = s_dw, .native = n_dw, .buffer = 0,
          .data_off = 4608, .data_len = 1152, .task_node = -1, .task_lut = -1},
         {.name = "db", .dtype = DT_INT32, .nd = 1, .nnd = 1, .shape = s_b, .native = n_db,
-         .buffer = 0, .data_off = 5760, .data_len = 384, .task_node = -1, .task_lut = -1},
+         .buffer = 0, .data_off = 5760, .data_len = r88 ? 512 : 384, .task_node = -1,
+         .task_lut = -1},
         ACT("d", s_a, n_a, 0.07, 2),
         {.name = "cfg", .dtype = 5, .nd = 1, .nnd = 1, .shape = s_b, .native = n_b, .buffer = 0,
          .data_off = CFG_OFF, .data_len = 64, .task_node = -1, .task_lut = -1},
@@ -82,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int conv_in[3] = {0, 1, 2}, conv_out = 3, pool_in = 4, pool_out = 5, rs_in = 6, rs_out = 7;
     int dw_in[3] = {0, 8, 9}, dw_out = 10, view_out = 12, split_out[2] = {13, 14};
     /* NPU nodes (a node of no target is a CPU layer the run would stop at); the
-     * depthwise conv first (it reads the input): rk3576's graph is all four,
+     * depthwise conv first (it reads the input): rk3576's and rk3588's graphs are all four,
      * rk3566's the other three */
     rknn_node nodes[6] = {
         {.type = "Conv", .name = "Conv:d", .in = dw_in, .n_in = 3, .out = &dw_out, .n_out = 1, .target = RKNN_TGT_NPU},
@@ -106,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     };
     rknn_model m = {0};
     m.container = RKNN_C_TK2_FB;
-    m.target = f2 ? "rk3576" : "rk3566";
+    m.target = f2 ? "rk3576" : r88 ? "rk3588" : "rk3566";
     m.tensors = tens;
     m.n_tensors = 15;
     static rknn_reloc relocs[RELOC_N];
@@ -114,8 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         relocs[e] = (rknn_reloc){11, 0, (uint32_t)(RELOC_0 + e)};
     m.relocs = relocs;
     m.n_relocs = RELOC_N;
-    m.nodes = f2 ? nodes : nodes + 1;
-    m.n_nodes = f2 ? 6 : 5;
+    m.nodes = f2 || r88 ? nodes : nodes + 1;
+    m.n_nodes = f2 || r88 ? 6 : 5;
     m.io = io;
     m.n_io = 7;
 
@@ -132,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     size_t n = (size - 8) / 8;
     emu_program p = {0};
-    p.map = f2 ? EMU_MAP_F2 : EMU_MAP_RK356X;
+    p.map = f2 ? EMU_MAP_F2 : r88 ? EMU_MAP_RK3588 : EMU_MAP_RK356X;
     p.fmt = EMU_FMT_VR;
     p.source = EMU_SRC_FB_BLOBS;
     p.file_base = -1;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seeds of tests/fuzz/fuzz_emu_fb.c into this folder.
 
-Usage: make_seeds.py BUILD_DIR SAMPLES_DIR [ROCKET_USERSPACE_CAPTURES]
+Usage: make_seeds.py BUILD_DIR SAMPLES_DIR [ROCKET_USERSPACE_CAPTURES or "" [MOBILENET_V2_RK3588]]
 Real task streams from the model zoo's yolov8n.rk3566.rknn (Apache-2.0),
 located with `rknn-trace inspect --tasks --json` (file_offset, writes): each
 task's own writes (model-1 tasks write their whole configuration; task 140
@@ -59,7 +59,7 @@ open(os.path.join(out, 'broken_all_ones.bin'), 'wb').write(b'\xff' * 8 + b'\x00\
 # entries 575, 577, 579 and 581, table entries of the upload) holds the slots
 # 0x0e0e (the BS shift word, and BN's ALU twice), 16384 and 0x0e0e. f2_prelu.bin: the
 # same with BN_CFG 0x402 (a PReLU, its multiplier slot 0x0e0e and shift slot 0).
-if len(sys.argv) > 3:
+if len(sys.argv) > 3 and sys.argv[3]:
     import math
     cap = os.path.join(sys.argv[3], 'lut', 'conv_sigmoid_i8.rknn')
     ts = json.loads(subprocess.check_output([os.path.join(build, 'rknn-trace'), 'inspect', cap,
@@ -118,3 +118,42 @@ write('view_split.bin', [0, 0xf0, 0xf0, 0xf0, 0xf0, 0, 0, 0],
       [blob(own(221)), copy(0, 0, 16, **rq), copy(12800, 6400, 16, **rq),
        copy(6400, 0, 16), copy(19200, 6400, 16)])
 write('view_copy.bin', [0, 0xe0, 0, 0, 0, 0, 0, 0], [blob(own(221)), copy(0, 0, 64)])
+
+# rk3588's depthwise LUT conv and DPU_BS_OW_OP conv (emu_dw_rk3588.c, emu_conv.c), with
+# a fourth argument: boundarybitlabs/rknpu2-rs's mobilenet_v2.rknn (Apache-2.0,
+# crates/rknpu2/tests/fixtures). Its first 3x3 depthwise task and first 1x1 conv task,
+# their plane words changed to the graph's 64 channels of 20 x 20 (first byte 0x20:
+# rk3588's map, nodes 0 depthwise, 1 conv); the depthwise one turned into the LUT form
+# (BN 0x20040 with multiplier 22214 / 2^16, EW 0x302, DATA_FORMAT 0x40e0, the LUT
+# registers of docs/rknn-format.md) after an upload task of a swish table computed here;
+# the conv into the OW_OP form (BS_OW_CFG 0x124, OW_OP 0x80, BS 0x20150, BRDMA 2).
+if len(sys.argv) > 4:
+    import math
+    mb = sys.argv[4]
+    mts = json.loads(subprocess.check_output([os.path.join(build, 'rknn-trace'), 'inspect', mb,
+                                              '--tasks', '--json']))['npu_tasks']['tasks']
+    mraw = open(mb, 'rb').read()
+
+    def mwords(t):
+        return [[e & 0xffff, e >> 16 & 0xffffffff]
+                for e in struct.unpack_from('<%dQ' % t['writes'], mraw, t['file_offset'])]
+    dwt = next(t for t in mts if t['op'] == 'depthwise' and t['stride_x'] == 1)
+    cvt = next(t for t in mts if t['op'] == 'conv' and t['kernel_w'] == 1)
+    plane = {0x1020: 0x140014, 0x1024: 0x3f0040, 0x1028: 20, 0x102c: 400, 0x1084: 0x140014,
+             0x1088: 0x40, 0x3014: 0x130013, 0x3018: 0x3f, 0x4030: 19, 0x4034: 19,
+             0x403c: 0x3f003f, 0x4058: 0x3f, 0x405c: 0x130013, 0x500c: 19, 0x5010: 19,
+             0x5014: 0x3f, 0x1070: 0, 0x4020: 0, 0x1110: 0, 0x5020: 0}
+    lut = {0x4060: 0x20040, 0x4064: 0, 0x4068: 0x56c61000, 0x406c: 0, 0x4070: 0x302,
+           0x4010: 0x40e0, 0x4108: 0x68, 0x410c: 0x50500, 0x4110: 0xffffc000, 0x4114: 0,
+           0x4118: 0, 0x411c: 0x4000, 0x4120: 0, 0x4124: 0, 0x4128: 0x40320000, 0x412c: 0x1a0}
+    dw = [(a, lut.get(a, plane.get(a, v))) for a, v in mwords(dwt)]
+    dw = [(a, {0x1030: 576, 0x1034: 576}.get(a, v)) for a, v in dw]
+    swish = lambda x: x / (1 + math.exp(-x))
+    up = [(0x400c, 0x1e5), (0x4030, 0), (0x4034, 0), (0x403c, 0xf000f), (0x4100, 0x20000)]
+    up += [(0x4104, round(4096 * swish(-8 + 8 * i / 512)) & 0xffffffff) for i in range(513)]
+    up += [(0x4100, 0x30000)] + [(0x4104, round(4096 * swish(8 * i / 512))) for i in range(513)]
+    ow = {0x4050: 0x124, 0x4054: 0x80, 0x4040: 0x20150, 0x4048: 0, 0x4010: 0, 0x501c: 2,
+          0x1030: 4096, 0x1034: 64, 0x1038: 0x1010040}
+    cv = [(a, ow.get(a, plane.get(a, v))) for a, v in mwords(cvt)]
+    write('r88_dw_lut.bin', [0x20, 0, 1, 1, 1, 1, 1, 1], [blob(up), blob(dw)])
+    write('r88_conv_owop.bin', [0x21, 1, 1, 1, 1, 1, 1, 1], [blob(cv)])
