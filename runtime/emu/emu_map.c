@@ -184,9 +184,11 @@ static const emu_chip_info chips[] = {
     {"rk3588", "tasks decoded (CNA, CORE, DPU, DPU_RDMA, PPU, PPU_RDMA); executed by run --emulate "
                "(model-6 files; model-1 files through the nodes' task lists): int8 conv, ConvAdd, "
                "one-pixel copies, toolkit 1.3.4's compressed weights, BN ReLU and ReLUX (ReLU6), "
-               "int8 depthwise (row and 64-channel tiles), toolkit 2.3.0's LUT uploads with LUT "
-               "convs, Adds, channel copies, MaxPool, nearest 2x Resize; other pooling and a "
-               "depthwise conv with a LUT stop it"},
+               "int8 depthwise (row and 64-channel tiles) with or without a LUT, toolkit 2.3.0's "
+               "LUT uploads with LUT convs, weights offset by DPU_BS_OW_OP, Adds, channel copies "
+               "(per image of a batch), task-less Reshapes and Reshape copies, MaxPool, nearest "
+               "2x Resize; other pooling and an exSDPAttention stop it (RKNN_TRACE_EMU_ATTN=float: "
+               "that node in float64)"},
     {"rv1103 rv1106", "tasks decoded as rk3588 but the CNA pad field (19 extra CNA/DPU registers kept raw); "
                       "executed by run --emulate over one flat NPU address space: int8 conv and "
                       "depthwise, image input converter, PReLU, ConvLeakyReluAdd, DPU copies, 2x "
