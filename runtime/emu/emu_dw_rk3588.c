@@ -115,6 +115,7 @@ int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file,
     uint32_t bnmul = reg_or0(s->rs, s->grp, 0x4068);
     if ((cna & 0xf) != 3 || core != 3 || fm != 0x1fc || ow != 0x36d || rdma != 0x7816 ||
         bs != 0x20140 || bsm != 0xe01 || brdma != 0xe || reg_or0(s->rs, s->grp, 0x4044) != 0 ||
+        reg_or0(s->rs, s->grp, 0x4054) != 0 || /* BS_OW_OP: the per-channel -zp_w alone */
         t->bs.mul_shift != 14 ||
         (!lut && (fmt != 0xe0 || ew != 0x383)) ||
         (lut && (ew != 0x302 || bn != 0x20040 || reg_or0(s->rs, s->grp, 0x4064) != 0 ||

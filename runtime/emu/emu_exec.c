@@ -492,7 +492,8 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
                             node_name(m, s->node));
                 goto out;
             }
-            if (!mem.written[out_t] && (rc = emu_run_attn_float(m, &mem, s->node, err, errlen)))
+            if ((out_t < 0 || !mem.written[out_t]) &&
+                (rc = emu_run_attn_float(m, &mem, s->node, err, errlen)))
                 goto out;
             res->tasks_float++;
             continue;

@@ -18,9 +18,11 @@
  * After them on every map, the attention forms of yolov10n (emu_view.c): a Reshape
  * of the Conv's output to a batch of two, "cv" [2,32,20,20] (the same bytes: a view
  * when no task names it, else its DPU copy task), and a Split of cv into two
- * [2,16,20,20] halves (a copy per image).
+ * [2,16,20,20] halves (a copy per image), and an exSDPAttention of them (q = h0,
+ * k = v = h1, emu_attn.c), computed in float64 (RKNN_TRACE_EMU_ATTN=float) when a node
+ * byte is 0xd8..0xdf, else stopping at its first task.
  * Input: 8 bytes, byte i % 8 the node of task i (0xe0..0xef the Reshape, 0xf0 and up
- * the Split, else mod 3, or 4 on rk3576 and rk3588: the nodes above), then 8-byte
+ * the Split, 0xd0..0xdf the attention, else mod 3, or 4 on rk3576 and rk3588: the nodes above), then 8-byte
  * model-1 entries (bits 32..63 value, 16..31 address, 0..15 zero), eight 0xff bytes
  * between tasks. The file: 6144 bytes, the input repeated. The inputs: the
  * input's bytes as floats. Any status is fine; a crash, a sanitizer report, a
@@ -59,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .has_quant = 1, .scale = sc, .zero_point = zp, .buffer = -1, .data_off = -1, .data_len = -1, \
         .task_node = -1, .task_lut = -1}
     int f2 = data[0] >> 7, r88 = !f2 && (data[0] & 0x20);
-    rknn_tensor tens[15] = {
+    rknn_tensor tens[16] = {
         ACT("a", s_a, n_a, 0.05, -3),
         {.name = "w", .dtype = 3, .nd = 4, .nnd = 6, .shape = s_w, .native = n_w, .buffer = 0,
          .data_off = 0, .data_len = 4096, .task_node = -1, .task_lut = -1},
@@ -81,14 +83,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ACT("cv", s_v, n_v, 0.1, 5),
         ACT("h0", s_h, n_h, 0.2, -5),
         ACT("h1", s_h, n_h, 0.1, 5),
+        ACT("at", s_h, n_h, 0.05, 1),
     };
 #undef ACT
     int conv_in[3] = {0, 1, 2}, conv_out = 3, pool_in = 4, pool_out = 5, rs_in = 6, rs_out = 7;
     int dw_in[3] = {0, 8, 9}, dw_out = 10, view_out = 12, split_out[2] = {13, 14};
+    int attn_in[3] = {13, 14, 14}, attn_out = 15;
     /* NPU nodes (a node of no target is a CPU layer the run would stop at); the
      * depthwise conv first (it reads the input): rk3576's and rk3588's graphs are all four,
      * rk3566's the other three */
-    rknn_node nodes[6] = {
+    rknn_node nodes[7] = {
         {.type = "Conv", .name = "Conv:d", .in = dw_in, .n_in = 3, .out = &dw_out, .n_out = 1, .target = RKNN_TGT_NPU},
         {.type = "Conv", .name = "Conv:c", .in = conv_in, .n_in = 3, .out = &conv_out, .n_out = 1, .target = RKNN_TGT_NPU},
         {.type = "MaxPool", .name = "MaxPool:q", .in = &pool_in, .n_in = 1, .out = &pool_out,
@@ -98,6 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          .n_out = 1, .target = RKNN_TGT_NPU},
         {.type = "Split", .name = "Split:h", .in = &view_out, .n_in = 1, .out = split_out,
          .n_out = 2, .target = RKNN_TGT_NPU},
+        {.type = "exSDPAttention", .name = "exSDPAttention:at", .in = attn_in, .n_in = 3,
+         .out = &attn_out, .n_out = 1, .target = RKNN_TGT_NPU},
     };
     if (f2 && (data[0] & 0x40)) {
         nodes[2].type = "AveragePool";
@@ -112,14 +118,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     m.container = RKNN_C_TK2_FB;
     m.target = f2 ? "rk3576" : r88 ? "rk3588" : "rk3566";
     m.tensors = tens;
-    m.n_tensors = 15;
+    m.n_tensors = 16;
     static rknn_reloc relocs[RELOC_N];
     for (int e = 0; e < RELOC_N; e++)
         relocs[e] = (rknn_reloc){11, 0, (uint32_t)(RELOC_0 + e)};
     m.relocs = relocs;
     m.n_relocs = RELOC_N;
     m.nodes = f2 || r88 ? nodes : nodes + 1;
-    m.n_nodes = f2 || r88 ? 6 : 5;
+    m.n_nodes = f2 || r88 ? 7 : 6;
     m.io = io;
     m.n_io = 7;
 
@@ -149,7 +155,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             continue;
         emu_stream *s = &p.tasks[p.n_tasks];
         uint8_t nb = data[p.n_tasks % 8];
-        s->node = nb >= 0xf0 ? m.n_nodes - 1 : nb >= 0xe0 ? m.n_nodes - 2 : nb % (m.n_nodes - 2);
+        s->node = nb >= 0xf0 ? m.n_nodes - 2 : nb >= 0xe0 ? m.n_nodes - 3
+                  : nb >= 0xd0 ? m.n_nodes - 1 : nb % (m.n_nodes - 3);
         s->lut = -1;
         s->entry0 = (int64_t)start;
         s->n_regs = (int)(i - start);
@@ -159,6 +166,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         p.n_tasks++;
         start = i + 1;
     }
+    int attn = 0;
+    for (int k = 0; k < 8; k++)
+        attn |= data[k] >= 0xd8 && data[k] < 0xe0;
+    if (attn)
+        setenv("RKNN_TRACE_EMU_ATTN", "float", 1);
+    else
+        unsetenv("RKNN_TRACE_EMU_ATTN");
     emu_result res;
     memset(&res, 0, sizeof res);
     char err[1024] = "";

@@ -157,3 +157,9 @@ if len(sys.argv) > 4:
     cv = [(a, ow.get(a, plane.get(a, v))) for a, v in mwords(cvt)]
     write('r88_dw_lut.bin', [0x20, 0, 1, 1, 1, 1, 1, 1], [blob(up), blob(dw)])
     write('r88_conv_owop.bin', [0x21, 1, 1, 1, 1, 1, 1, 1], [blob(cv)])
+
+# the attention of the Split's halves (node byte 0xd8: computed in float64), its one
+# task's words any (they are not decoded)
+write('view_attn.bin', [0, 0xf0, 0xf0, 0xf0, 0xf0, 0xd8, 0, 0],
+      [blob(own(221)), copy(0, 0, 16, **rq), copy(12800, 6400, 16, **rq),
+       copy(6400, 0, 16), copy(19200, 6400, 16), copy(0, 0, 16)])
