@@ -81,49 +81,6 @@ out:
     return rc;
 }
 
-/* A DPU-only task of a Reshape node on the NPU: every stage bypassed (BS and BN
- * 0x53, EW 0x383) and OUT_CVT the identity, so the task moves its RDMA source's
- * bytes to the destination unchanged. Seen in toolkit 2.3.2's rk3588 float16
- * Linear (ai_framework_demo's linear_128_to_4.rknn): its [1,128] input read as a
- * 4x2x16 cube (0x500c..0x5014) and written as one (0x4030..0x403c, surface
- * stride 0x4024 = 8 x 16 bytes) into input_tp_rs, [1,128,1,1] in C2 8: the same
- * bytes in the same order. Taken only when the cube is the whole of both tensors,
- * laid out compactly at their starts, in one precision; anything else stops. */
-int emu_run_move(const emu_step *s, const emu_task *t)
-{
-    int rc = 0;
-    act src, dst;
-    if (R(0x4040) != 0x53 || R(0x4060) != 0x53 || R(0x4070) != 0x383 || t->out_cvt_scale != 1 ||
-        t->out_cvt_shift != 0 || t->out_cvt_offset != 0 || t->rdma_src_addr != 0 ||
-        t->dst_addr != 0 || t->out_prec != t->dpu_in_prec)
-        STOP("task %d (node %s): DPU-only task (BS 0x%x, BN 0x%x, EW 0x%x, OUT_CVT %lld/%d/%d, "
-             "source 0x%llx, destination 0x%llx, precisions %s/%s): not a plain move as "
-             "emulated", s->ti, s->nn, R(0x4040), R(0x4060), R(0x4070),
-             (long long)t->out_cvt_offset, t->out_cvt_scale, t->out_cvt_shift,
-             (long long)t->rdma_src_addr, (long long)t->dst_addr, emu_prec_name(t->dpu_in_prec),
-             emu_prec_name(t->out_prec));
-    /* (the node's other inputs are its shape constant and the compiler's
-     * "_exSecondary" view of the data) */
-    if (in_out_acts(s, &src, &dst) || src.es != dst.es)
-        STOP("task %d (node %s): its first input and its output are not activations of one "
-             "element size", s->ti, s->nn);
-    int64_t es = t->out_prec == 2 ? 2 : t->out_prec == 0 ? 1 : 0;
-    int64_t n = (int64_t)t->out_w * t->out_h * t->out_c * es;
-    if (es != src.es || t->out_c % (16 / es) || t->dst_surf_stride != (int64_t)t->out_w * t->out_h ||
-        n != src.bytes || n != dst.bytes)
-        STOP("task %d (node %s): a %s cube %dx%dx%d (surface stride %lld) is not the whole of "
-             "%s (%lld bytes) and %s (%lld bytes)", s->ti, s->nn, emu_prec_name(t->out_prec),
-             t->out_w, t->out_h, t->out_c, (long long)t->dst_surf_stride,
-             s->m->tensors[s->nd->in[0]].name, (long long)src.bytes,
-             s->m->tensors[s->nd->out[0]].name, (long long)dst.bytes);
-    if (!s->mem->written[s->nd->in[0]])
-        STOP("task %d (node %s): its source was not computed", s->ti, s->nn);
-    memcpy(dst.p, src.p, (size_t)n);
-    wrote(s, s->nd->out[0], 0, dst.h);
-out:
-    return rc;
-}
-
 /* A DPU-only task of an Add node (yolov8n on rk3566, yolov5n-seg on rk3588): its
  * first input through the BS stage, the second as the EW operand, both whole
  * tensors of the output's shape:

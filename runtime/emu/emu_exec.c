@@ -575,9 +575,6 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Add")) {
             if ((rc = emu_run_add(&st, t)))
                 goto out;
-        } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Reshape")) {
-            if ((rc = emu_run_move(&st, t)))
-                goto out;
         } else if (t->op == EMU_OP_DEPTHWISE) {
             if ((rc = t->map == EMU_MAP_RK3588 ? emu_run_dw_rk3588(&st, t, file, len)
                                                : emu_run_dw(&st, t, file, len)))

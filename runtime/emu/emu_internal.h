@@ -322,8 +322,6 @@ int emu_conv_tile(const emu_step *s, const emu_task *t, const rknn_tensor *xt, c
 int emu_run_conv16(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
 int emu_run_copy(const emu_step *s, const emu_task *t);
 int emu_run_add(const emu_step *s, const emu_task *t);
-/* a Reshape's DPU-only task that moves a tensor's bytes unchanged (emu_dpu.c) */
-int emu_run_move(const emu_step *s, const emu_task *t);
 int emu_run_resize(const emu_step *s, const emu_task *t);
 int emu_run_pool(const emu_step *s, const emu_task *t);
 /* ---- the activation stage after a conv on f2/f3 (emu_act.c) ------------------

@@ -74,27 +74,31 @@ int emu_run_views(const rknn_model *m, const emu_program *prog, emu_mem *mem, in
 
 /* A DPU-only task of a view node (yolov10n's attention Reshape_2, [2,64,1,400] to
  * [1,128,20,20], task 146): every stage bypassed (BS and BN 0x53, EW 0x383, OUT_CVT
- * scale 1, shift 0, offset 0, DATA_FORMAT 0), the chip's DPU-only feature and RDMA
- * modes; the RDMA reads a cube of W x H x C (10 x 10 x 512 there) and the DPU writes
- * it with DST_SURF_STRIDE and SURFACE_ADD one W x H x C2 surface: the bytes of
- * ceil(C / C2) surfaces copied unchanged from the input's offset to the output's. It
- * is the node's Reshape when every element keeps its byte (as for the views above)
+ * scale 1, shift 0, offset 0), the chip's DPU-only feature and RDMA modes; the RDMA
+ * reads a cube of W x H x C (10 x 10 x 512 there) and the DPU writes it with
+ * DST_SURF_STRIDE and SURFACE_ADD one W x H x C2 surface: the bytes of ceil(C / C2)
+ * surfaces copied unchanged from the input's offset to the output's. int8: DATA_FORMAT
+ * 0; float16 (toolkit 2.3.2's rk3588 Linear, linear_128_to_4.rknn: its flat [1,128]
+ * input as a 4x2x16 cube into [1,128,1,1] in C2 8): DATA_FORMAT 0x48000002 (output
+ * and DPU input precision fp16) with RDMA mode 0x17849, the only float16 words seen.
+ * It is the node's Reshape when every element keeps its byte (as for the views above)
  * and the copy covers the whole tensor, which the task must do; otherwise it stops. */
 int emu_run_view_copy(const emu_step *s, const emu_task *t)
 {
     int rc = 0;
     act in, out;
     emu_chip_words w = emu_chip_words_of(t);
-    if (R(0x400c) != w.feature_mode || R(0x4010) != 0 || R(0x5044) != w.rdma_mode ||
+    int f16 = t->map == EMU_MAP_RK3588 && R(0x4010) == 0x48000002 && R(0x5044) == 0x17849;
+    if (R(0x400c) != w.feature_mode || (!f16 && (R(0x4010) != 0 || R(0x5044) != w.rdma_mode)) ||
         R(0x4070) != 0x383 || R(0x4060) != 0x53 || R(0x4040) != 0x53 || t->out_cvt_scale != 1 ||
         t->out_cvt_shift != 0 || t->out_cvt_offset != 0)
         STOP("task %d (node %s): DPU-only task (FEATURE_MODE 0x%x, DATA_FORMAT 0x%x, RDMA mode "
              "0x%x, EW 0x%x, BN 0x%x, BS 0x%x, OUT_CVT %d/%d/%lld): not a byte copy as emulated",
              s->ti, s->nn, R(0x400c), R(0x4010), R(0x5044), R(0x4070), R(0x4060), R(0x4040),
              t->out_cvt_scale, t->out_cvt_shift, (long long)t->out_cvt_offset);
-    if (in_out_acts(s, &in, &out) || !same_bytes(&in, &out))
-        STOP("task %d (node %s): its output's native layout is not its input's bytes", s->ti,
-             s->nn);
+    if (in_out_acts(s, &in, &out) || !same_bytes(&in, &out) || out.es != (f16 ? 2 : 1))
+        STOP("task %d (node %s): its output's native layout is not its input's bytes, in the "
+             "task's precision", s->ti, s->nn);
     const rknn_tensor *a = &s->m->tensors[s->nd->in[0]], *b = &s->m->tensors[s->nd->out[0]];
     if (a->has_quant != b->has_quant ||
         (a->has_quant && (a->scale != b->scale || a->zero_point != b->zero_point)))
