@@ -521,6 +521,9 @@ typedef struct run_summary {
     int64_t calib_samples, int8_layers, fp16_layers, cfg_params;
     summary_eval eval;                  /* the stored evaluation (extra JSON "eval") */
     summary_log log;                    /* an imported log's own facts */
+    /* an emulated vendor .rknn (extra JSON "emulation"): the NPU tasks computed and
+     * those of nodes computed from their meaning in float64 instead; -1 absent */
+    int emu_tasks, emu_float64;
     char *owned;                        /* internal */
 } run_summary;
 

@@ -6,6 +6,7 @@
 #include "util/escape.h"
 #include "util/util.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,22 @@ static int output_state(const metrics_t *m)
     return SUM_OUT_OK;
 }
 
+/* what computed an emulated run's outputs (extra JSON "emulation",
+ * record/source_predict.c) */
+static void emulation_read(const char *extra_json, run_summary *s)
+{
+    s->emu_tasks = s->emu_float64 = -1;
+    if (!extra_json || !strstr(extra_json, "\"emulation\""))
+        return;
+    json_t *root = json_loads(extra_json, 0, NULL);
+    json_t *e = json_object_get(root, "emulation");
+    if (json_is_integer(json_object_get(e, "tasks_computed")))
+        s->emu_tasks = (int)json_integer_value(json_object_get(e, "tasks_computed"));
+    if (json_is_integer(json_object_get(e, "tasks_float64")))
+        s->emu_float64 = (int)json_integer_value(json_object_get(e, "tasks_float64"));
+    json_decref(root);
+}
+
 void summary_compute(const store_run *run, const store_layer *layers, int n_layers,
                      const store_output *outs, int n_outs, const store_accuracy *acc, int n_acc,
                      double thr, run_summary *s)
@@ -153,6 +170,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     s->out_cos = s->out_sqnr_db = NAN;
     summary_eval_read(run->extra_json, &s->eval);
     summary_log_read(run, &s->log);
+    emulation_read(run->extra_json, s);
 
     /* the run's typed facts (docs/store.md, schema 5) */
     provenance_of(run, &s->prov);
@@ -426,6 +444,15 @@ const char *summary_timing_missing(const run_summary *s, const char **what, char
     if (kind == BACKEND_PREDICT)
         return "not executed: a vendor .rknn holds NPU machine code, so its profile is predicted "
                "and no numeric outputs were computed (run its source ONNX model, or the file on a board)";
+    if (kind == BACKEND_EMULATE && s->emu_tasks >= 0) {
+        int n = snprintf(buf, len, "not executed on this PC: the outputs are the NPU emulator's, "
+                         "%d of the file's NPU tasks computed", s->emu_tasks);
+        if (s->emu_float64 > 0 && n > 0 && (size_t)n < len)
+            snprintf(buf + n, len - (size_t)n, "; %d tasks not run, their attention nodes "
+                     "computed from their meaning in float64 (RKNN_TRACE_EMU_ATTN=float)",
+                     s->emu_float64);
+        return buf;
+    }
     snprintf(buf, len, "not executed on this PC (backend %s)", *backend ? backend : "unknown");
     return buf;
 }
@@ -566,7 +593,7 @@ static const char *tt(const char *s)
 void summary_print(const run_summary *s, FILE *f, int color)
 {
     const store_run *r = s->run;
-    char a[48], b[48], c[48], d[48], nm[256];
+    char a[48], b[48], c[48], d[48], nm[512];
     const char *hi = color ? "\033[1m" : "", *lo = color ? "\033[0m" : "";
     const char *red = color ? "\033[31m" : "";
 
@@ -913,6 +940,11 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     json_obj_open(w);
     j_str(w, "provenance", provenance_tag(s->prov.timing));
     j_str(w, "note", provenance_words(s->prov.timing != PROV_NONE ? s->prov.timing : PROV_HOST));
+    {
+        char miss[512];
+        const char *what;
+        j_str(w, "missing", summary_timing_missing(s, &what, miss, sizeof(miss)));
+    }
     j_num(w, "median_us", s->host_median_us);
     j_num(w, "p90_us", s->host_p90_us);
     j_num(w, "min_us", s->host_min_us);

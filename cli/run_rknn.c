@@ -294,7 +294,7 @@ static int emulate(const run_cli *o, rknn_run *s)
         cli_error("%s: --emulate: %s", s->model, err);
         return cli_exit_code(rc);
     }
-    s->pred.run.backend = "emulate";
+    run_rows_emulated(&s->pred, s->m, er);
     s->eouts = calloc((size_t)er->n_out + 1, sizeof(*s->eouts));
     s->epaths = calloc((size_t)er->n_out + 1, sizeof(char *));
     s->eshapes = calloc((size_t)er->n_out + 1, sizeof(char *));

@@ -31,6 +31,32 @@ static char *shapes_json(const npu_shape_t *s, int n)
     return out;
 }
 
+/* what has no column: the file's versions, whether outputs were computed and, for an
+ * emulated frame, what computed them (the tasks run, and those of nodes computed from
+ * their meaning in float64 instead: RKNN_TRACE_EMU_ATTN=float) */
+static void write_extra(run_rows *rows, const struct rknn_model *m, const emu_result *er)
+{
+    json_writer w;
+    json_begin_mem(&w); /* the versions are the file's text: json_str escapes them, NULL is null */
+    json_obj_open(&w);
+    json_key(&w, "toolkit"), json_str(&w, m->toolkit);
+    json_key(&w, "compiler"), json_str(&w, m->compiler);
+    json_key(&w, "numeric_outputs"), json_bool(&w, er != NULL);
+    if (er) {
+        json_key(&w, "emulation");
+        json_obj_open(&w);
+        json_key(&w, "tasks_computed"), json_int(&w, er->tasks_run);
+        json_key(&w, "tasks_float64"), json_int(&w, er->tasks_float);
+        json_key(&w, "tasks_tiling"), json_int(&w, er->tasks_tiling);
+        json_key(&w, "tasks_file"), json_int(&w, er->tasks_file);
+        json_obj_close(&w);
+    }
+    json_obj_close(&w);
+    free(rows->extra);
+    rows->extra = json_take(&w, NULL);
+    rows->run.extra_json = rows->extra;
+}
+
 /* One store_layer per compiled node, from the costed graph. */
 static void fill_layer_row(const rknn_model *m, const npu_graph_t *ng, int i, store_layer *row,
                            char *op, size_t oplen, char *wl, size_t wlen)
@@ -90,19 +116,16 @@ int run_rows_predict(const char *path, const char *label, const rknn_model *m,
     }
     rows->n_layers = ng->n;
     rows->run.n_layers = ng->n;
-    /* what has no column: the file's versions, that no outputs were computed;
-     * the level-4 rows the layer rows do not give back go to npu_rows */
-    json_writer w;
-    json_begin_mem(&w); /* the versions are the file's text: json_str escapes them, NULL is null */
-    json_obj_open(&w);
-    json_key(&w, "toolkit"), json_str(&w, m->toolkit);
-    json_key(&w, "compiler"), json_str(&w, m->compiler);
-    json_key(&w, "numeric_outputs"), json_bool(&w, 0);
-    json_obj_close(&w);
+    /* the level-4 rows the layer rows do not give back go to npu_rows */
     rows->npu_rows = rows_npu_table(ng, rows->layers, rows->n_layers, carrier, &rows->run,
                                     &rows->n_npu_rows);
-    rows->extra = json_take(&w, NULL);
-    rows->run.extra_json = rows->extra;
+    write_extra(rows, m, NULL);
     free(carrier);
     return 0;
+}
+
+void run_rows_emulated(run_rows *rows, const struct rknn_model *m, const emu_result *er)
+{
+    rows->run.backend = "emulate";
+    write_extra(rows, m, er);
 }

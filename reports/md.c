@@ -85,7 +85,8 @@ static void summary_section(const report_run *r, FILE *f)
     md_row(f, (const char *const[]){ "level-4 table total", a }, 2);
     snprintf(v, sizeof(v), "median %s, p90 %s, min %s", rep_num(a, sizeof(a), s->host_median_us / 1e3, "%.3f ms"),
              rep_num(b, sizeof(b), s->host_p90_us / 1e3, "%.3f ms"), rep_num(c, sizeof(c), s->host_min_us / 1e3, "%.3f ms"));
-    const char *what, *why = summary_timing_missing(s, &what, c, sizeof(c));
+    char missing[512];
+    const char *what, *why = summary_timing_missing(s, &what, missing, sizeof(missing));
     md_row(f, (const char *const[]){ why ? what : summary_timing_label(s), why ? why : v }, 2);
     snprintf(v, sizeof(v), "weights %s, internal %s, %s",
              rep_num(a, sizeof(a), s->weight_bytes >= 0 ? (double)s->weight_bytes / 1024 : NAN, "%.1f KB"),

@@ -176,6 +176,14 @@ sed -n '/^run /,$p' "$T/out" >"$T/run_summary"
 "$RT" show emu --db "$DB" >"$T/show_summary" 2>&1
 grep -q '^  8 float32 \[1,8,128,128\]' "$T/run_summary" && cmp -s "$T/run_summary" "$T/show_summary" \
     && ok || bad "run and show differ: $(diff "$T/run_summary" "$T/show_summary" | head -5)"
+# what computed the outputs is stored with them: run's "emulated:" count is show's host
+# line and the run document's host.missing, and the run's extra JSON says numeric outputs
+n=$(sed -n 's/^emulated: \([0-9]*\) NPU tasks computed.*/\1/p' "$T/out")
+h=$(sed -n 's/^host  *//p' "$T/show_summary")
+j=$("$RT" show emu --db "$DB" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["host"]["missing"])')
+[ -n "$n" ] && [ "$h" = "not executed on this PC: the outputs are the NPU emulator's, $n of the file's NPU tasks computed" ] &&
+    [ "$j" = "$h" ] && [ "$(sqlite3 "$DB" "select json_extract(extra_json,'\$.numeric_outputs')||','||json_extract(extra_json,'\$.emulation.tasks_computed') from runs where label='emu'")" = "1,$n" ] \
+    && ok || bad "emulated tasks: run '$n', show '$h', json '$j'"
 
 # compare of the ONNX run and the emulated one, both stored with their dumps
 expect 0 "" -- "$RT" run "$D/multiple_input_demo.onnx" --backend sim -t rk3588 "${IN[@]}" --dump "$T/od" --db "$DB" --label onnx
