@@ -441,6 +441,10 @@ int api_vendor_run(api_ctx *c, int dump)
         c->ran = 0;
         return RKNN_ERR_FAIL;
     }
+    if (v->res.tasks_float > 0)
+        API_W("rknn_run, %d NPU tasks not run: their attention nodes computed from their "
+              "meaning in float64 (RKNN_TRACE_EMU_ATTN=float), not from the file's tasks",
+              v->res.tasks_float);
     v->has_res = 1;
     return RKNN_SUCC;
 }
