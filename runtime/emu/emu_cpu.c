@@ -34,19 +34,6 @@ int emu_cpu_builtin(const char *type)
     return builtin_kind(type) != B_NONE;
 }
 
-/* elements of a tensor's shape, -1 when a dimension is not positive or the count
- * does not fit */
-static int64_t elems(const rknn_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->nd; d++) {
-        if (t->shape[d] <= 0 || t->shape[d] > ((int64_t)1 << 31) / n)
-            return -1;
-        n *= t->shape[d];
-    }
-    return n;
-}
-
 static int64_t prod(const int64_t *s, int from, int to)
 {
     int64_t n = 1;
@@ -55,27 +42,11 @@ static int64_t prod(const int64_t *s, int from, int to)
     return n;
 }
 
-/* "X_exSecondary" beside X among the node's inputs: the same data in another
- * layout (docs/rknn-format.md), which the layer does not read again */
-static int alias_input(const rknn_model *m, const rknn_node *nd, int k)
-{
-    static const char sfx[] = "_exSecondary";
-    const char *name = m->tensors[nd->in[k]].name;
-    size_t len = strlen(name), sl = sizeof(sfx) - 1;
-    if (len <= sl || strcmp(name + len - sl, sfx))
-        return 0;
-    for (int j = 0; j < nd->n_in; j++)
-        if (j != k && strlen(m->tensors[nd->in[j]].name) == len - sl &&
-            !strncmp(m->tensors[nd->in[j]].name, name, len - sl))
-            return 1;
-    return 0;
-}
-
 static int builtin_reads(const rknn_model *m, int node, int k)
 {
     const rknn_node *nd = &m->nodes[node];
     if (builtin_kind(nd->type) == B_CONCAT)
-        return !alias_input(m, nd, k);
+        return !rknn_alias_input(m, nd, k);
     return k == 0; /* the data; a Reshape's shape constant is the output's shape */
 }
 
@@ -120,8 +91,8 @@ static int differing_dim(const rknn_tensor *a, const rknn_tensor *b)
  * order under the output's shape */
 static int run_reshape(const cpu_layer *L, const float *const *in, float *const *out)
 {
-    int64_t n = elems(tin(L, 0));
-    if (L->nd->n_out != 1 || n < 0 || n != elems(tout(L, 0)))
+    int64_t n = rknn_tensor_elems(tin(L, 0));
+    if (L->nd->n_out != 1 || n < 0 || n != rknn_tensor_elems(tout(L, 0)))
         return fail(L, "input and output shapes hold different element counts");
     memcpy(out[0], in[0], sizeof(float) * (size_t)n);
     return RT_OK;
@@ -134,7 +105,7 @@ static int run_arg(const cpu_layer *L, const float *const *in, float *const *out
 {
     const rknn_tensor *x = tin(L, 0), *y = tout(L, 0);
     int r = x->nd, a = node_axis(L, r), keep = y->nd == r;
-    if (L->nd->n_out != 1 || elems(x) < 0 || (y->nd != r && y->nd != r - 1))
+    if (L->nd->n_out != 1 || rknn_tensor_elems(x) < 0 || (y->nd != r && y->nd != r - 1))
         return fail(L, "output rank is neither the input's nor one less");
     if (a == -2)
         return fail(L, "axis outside the input's rank");
@@ -186,8 +157,8 @@ static int run_softmax(const cpu_layer *L, const float *const *in, float *const 
 {
     const rknn_tensor *x = tin(L, 0);
     int r = x->nd, a = node_axis(L, r);
-    int64_t n = elems(x);
-    if (L->nd->n_out != 1 || n < 0 || n != elems(tout(L, 0)))
+    int64_t n = rknn_tensor_elems(x);
+    if (L->nd->n_out != 1 || n < 0 || n != rknn_tensor_elems(tout(L, 0)))
         return fail(L, "input and output shapes hold different element counts");
     if (a == -2)
         return fail(L, "axis outside the input's rank");
@@ -217,8 +188,8 @@ static int run_softmax(const cpu_layer *L, const float *const *in, float *const 
 
 static int run_sigmoid(const cpu_layer *L, const float *const *in, float *const *out)
 {
-    int64_t n = elems(tin(L, 0));
-    if (L->nd->n_out != 1 || n < 0 || n != elems(tout(L, 0)))
+    int64_t n = rknn_tensor_elems(tin(L, 0));
+    if (L->nd->n_out != 1 || n < 0 || n != rknn_tensor_elems(tout(L, 0)))
         return fail(L, "input and output shapes hold different element counts");
     for (int64_t i = 0; i < n; i++) {
         double v = in[0][i], e = exp(-fabs(v)); /* never exp of a large positive */
@@ -245,7 +216,7 @@ static int run_concat(const cpu_layer *L, const float *const *in, float *const *
     for (int k = 0; k < L->nd->n_in; k++)
         if (in[k] && first < 0)
             first = k;
-    if (L->nd->n_out != 1 || first < 0 || elems(y) < 0)
+    if (L->nd->n_out != 1 || first < 0 || rknn_tensor_elems(y) < 0)
         return fail(L, "not one output and at least one input");
     if ((a = slice_axis(L, y, tin(L, first))) < 0)
         return fail(L, a == -1 ? "the file gives no axis and the shapes do not tell it"
@@ -254,7 +225,7 @@ static int run_concat(const cpu_layer *L, const float *const *in, float *const *
         const rknn_tensor *x = tin(L, k);
         if (!in[k])
             continue;
-        if (x->nd != r || elems(x) < 0)
+        if (x->nd != r || rknn_tensor_elems(x) < 0)
             return fail(L, "an input's rank is not the output's");
         for (int d = 0; d < r; d++)
             if (d != a && x->shape[d] != y->shape[d])
@@ -281,7 +252,7 @@ static int run_split(const cpu_layer *L, const float *const *in, float *const *o
     const rknn_tensor *x = tin(L, 0);
     int r = x->nd, a;
     int64_t sum = 0;
-    if (L->nd->n_out < 1 || elems(x) < 0)
+    if (L->nd->n_out < 1 || rknn_tensor_elems(x) < 0)
         return fail(L, "no output");
     if ((a = slice_axis(L, x, tout(L, 0))) < 0)
         return fail(L, a == -1 ? "the file gives no axis and the shapes do not tell it"

@@ -121,18 +121,6 @@ static int readable(const rknn_tensor *t, const act *a)
     return a->es == 2 || t->has_quant;
 }
 
-/* elements of file tensor t's shape (1 for none), -1 when not a shape */
-static int64_t shape_elems(const rknn_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->nd; d++) {
-        if (t->shape[d] <= 0 || t->shape[d] > ((int64_t)1 << 31) / n)
-            return -1;
-        n *= t->shape[d];
-    }
-    return n;
-}
-
 void emu_dump_path(char *buf, size_t n, const char *dir, const char *name)
 {
     size_t k = (size_t)snprintf(buf, n, "%s/", dir);
@@ -298,7 +286,7 @@ static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next
         }
         for (int k = 0; k < n_in && !rc; k++) {
             const rknn_tensor *t = &m->tensors[nd->in[k]];
-            int64_t n = shape_elems(t);
+            int64_t n = rknn_tensor_elems(t);
             act a;
             if (!h->reads(h, m, ni, k))
                 continue;
@@ -321,7 +309,7 @@ static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next
                 rc = rt_err(err, errlen, RT_ENOMEM, "emulate: out of memory");
         }
         for (int k = 0; k < n_out && !rc; k++) {
-            int64_t n = shape_elems(&m->tensors[nd->out[k]]);
+            int64_t n = rknn_tensor_elems(&m->tensors[nd->out[k]]);
             if (n < 0)
                 rc = rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s %s): output %s has no "
                             "shape", ni + 1, nd->type, nd->name, m->tensors[nd->out[k]].name);
@@ -341,7 +329,7 @@ static int run_cpu_layers(const rknn_model *m, emu_mem *mem, int upto, int *next
                             act_store(t, &a, act_off(&a, c, y, x),
                                       out[k][((int64_t)c * a.h + y) * a.w + x]);
             } else {
-                for (int64_t i = 0, n = shape_elems(t); i < n; i++)
+                for (int64_t i = 0, n = rknn_tensor_elems(t); i < n; i++)
                     out[k][i] = as_stored(t, out[k][i]);
                 free(mem->fbuf[oi]);
                 mem->fbuf[oi] = out[k];
@@ -601,7 +589,7 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
             continue;
         if (io->tensor >= 0 && mem.fbuf[io->tensor]) { /* a CPU layer's: its shape, as 4-D */
             const rknn_tensor *t = &m->tensors[io->tensor];
-            int64_t n = shape_elems(t);
+            int64_t n = rknn_tensor_elems(t);
             res->out_names[k] = strdup(io->name ? io->name : "");
             res->out[k] = malloc(sizeof(float) * (size_t)n);
             if (!res->out_names[k] || !res->out[k] || t->nd > 4) {

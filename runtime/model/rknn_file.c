@@ -81,6 +81,33 @@ static void set_field(char **dst, const char *s, size_t n)
     *dst = dup_clean(s, n);
 }
 
+int64_t rknn_tensor_elems(const rknn_tensor *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->nd; d++) {
+        if (t->shape[d] <= 0 || t->shape[d] > ((int64_t)1 << 31) / n)
+            return -1;
+        n *= t->shape[d];
+    }
+    return n;
+}
+
+int rknn_alias_input(const rknn_model *m, const rknn_node *n, int k)
+{
+    static const char sfx[] = "_exSecondary";
+    const char *name = m->tensors[n->in[k]].name;
+    size_t len = name ? strlen(name) : 0, sl = sizeof(sfx) - 1;
+
+    if (len <= sl || strcmp(name + len - sl, sfx))
+        return 0;
+    for (int j = 0; j < n->n_in; j++) {
+        const char *o = m->tensors[n->in[j]].name;
+        if (j != k && o && strlen(o) == len - sl && !strncmp(o, name, len - sl))
+            return 1;
+    }
+    return 0;
+}
+
 const char *rknn_container_name(int c)
 {
     static const char *const names[] = {"Toolkit2 FlatBuffer", "RV1103/RV1106 lite",

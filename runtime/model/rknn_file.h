@@ -249,6 +249,14 @@ int rknn_custom_nodes(const rknn_model *m, const uint8_t *file, size_t len, stru
  * adds); -1 when no patch names that entry, -2 when the patch's name is no tensor's. */
 int rknn_reloc_at(const rknn_model *m, int64_t entry, uint32_t *offset);
 
+/* Elements of file tensor t's shape (1 for none), -1 when a dimension is not
+ * positive or the count passes 2^31. */
+int64_t rknn_tensor_elems(const rknn_tensor *t);
+/* 1 when node n's input k is "X_exSecondary" beside its input X: the same data in
+ * another layout (RV1103 Transpose/Reshape/Resize inputs, native NC1HWC2 where X is
+ * plain; rk3588's Reshape), which the layer reads as X, not as a second input. */
+int rknn_alias_input(const rknn_model *m, const rknn_node *n, int k);
+
 const char *rknn_container_name(int container);
 const char *rknn_target_name(int target);  /* "CPU", "GPU", "NPU" */
 /* "int8", "float16" ... for the file's dtype code; NULL for an unknown code. */

@@ -73,26 +73,6 @@ static int native_align(const rknn_tensor *t)
     return 0;
 }
 
-/* "X_exSecondary" beside X among a node's inputs: the same data in the
- * other layout (RV1103 Transpose/Reshape/Resize inputs, native NC1HWC2
- * where X is plain); the layer reads one of the two, so it is not counted
- * as a second input. */
-static int is_alias_input(const rknn_model *m, const rknn_node *n, int k)
-{
-    static const char sfx[] = "_exSecondary";
-    const char *name = m->tensors[n->in[k]].name;
-    size_t len = strlen(name), sl = sizeof(sfx) - 1;
-
-    if (len <= sl || strcmp(name + len - sl, sfx))
-        return 0;
-    for (int j = 0; j < n->n_in; j++) {
-        const char *o = m->tensors[n->in[j]].name;
-        if (j != k && strlen(o) == len - sl && !strncmp(o, name, len - sl))
-            return 1;
-    }
-    return 0;
-}
-
 /* A layer's tensor of more dims than an NPU layer holds: refused by name
  * rather than cut (the file may have any rank). */
 static int too_many_dims(const rknn_tensor *t, int i, const rknn_node *n, char *err, size_t errlen)
@@ -163,7 +143,7 @@ int npu_graph_of_rknn(const rknn_model *m, const npu_platform_t *p, npu_graph_t 
         l->out_tensor = -1;
         for (int k = 0; k < n->n_in; k++) {
             const rknn_tensor *t = &m->tensors[n->in[k]];
-            if (rknn_kind_is_blob(t->kind) || is_alias_input(m, n, k))
+            if (rknn_kind_is_blob(t->kind) || rknn_alias_input(m, n, k))
                 continue;
             if (too_many_dims(t, i, n, err, errlen))
                 goto fail;
