@@ -355,6 +355,10 @@ static void json_node(json_writer *w, const rknn_model *m, const rknn_node *n, i
         json_key(w, "mode");
         json_str(w, n->mode);
     }
+    if (n->coord_mode[0]) {
+        json_key(w, "coord_mode");
+        json_str(w, n->coord_mode);
+    }
     if (n->has_axis) {
         json_key(w, "axis");
         json_int(w, n->axis);

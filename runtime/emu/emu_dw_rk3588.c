@@ -34,13 +34,7 @@ out:
 /* A depthwise weight's blocks [1, IC1, kh, kw, 1, IC2] (IC1 may be 0: mobilenet_v2's
  * 32 channels are [1,0,3,3,1,64, 1,1,3,3,1,32]), one byte an element, laid out
  * [IC1][kh][kw][IC2] one block after the other. */
-typedef struct dw_blocks {
-    int n, kh, kw;
-    int ib[8], icp[8], ic0[8];
-    int64_t off[8], bytes;
-} dw_blocks;
-
-static int dw_blocks_of(const rknn_tensor *w, int kh, int kw, int channels, dw_blocks *b)
+int dw_blocks_of(const rknn_tensor *w, int kh, int kw, int channels, dw_blocks *b)
 {
     if (!w->native || w->nnd < 6 || w->nnd % 6 || w->nnd / 6 > 8)
         return -1;
@@ -66,7 +60,7 @@ static int dw_blocks_of(const rknn_tensor *w, int kh, int kw, int channels, dw_b
     return b->n && ic >= channels ? 0 : -1;
 }
 
-static int64_t dw_elem(const dw_blocks *b, int c, int ky, int kx)
+int64_t dw_elem(const dw_blocks *b, int c, int ky, int kx)
 {
     int k = b->n - 1;
     while (k > 0 && c < b->ic0[k])

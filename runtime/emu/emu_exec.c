@@ -554,6 +554,9 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
             if ((rc = emu_run_copy(&st, t)))
                 goto out;
             out_t = mem.copy_out;
+        } else if (emu_resize_linear(nd, t)) {
+            if ((rc = emu_run_resize_linear(&st, t, file, len)))
+                goto out;
         } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Resize")) {
             if ((rc = emu_run_resize(&st, t)))
                 goto out;

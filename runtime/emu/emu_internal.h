@@ -376,6 +376,22 @@ int emu_run_dw(const emu_step *s, const emu_task *t, const uint8_t *file, size_t
 int emu_rk3588_relux(const emu_step *s, const emu_task *t, int64_t *lo, int64_t *hi);
 /* an int8 depthwise conv task of an rk3588 file, a tile of rows and channels */
 int emu_run_dw_rk3588(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
+/* A depthwise weight's blocks [1, IC1, kh, kw, 1, IC2] (IC1 may be 0: mobilenet_v2's
+ * 32 channels are [1,0,3,3,1,64, 1,1,3,3,1,32]), one byte an element, laid out
+ * [IC1][kh][kw][IC2] one block after the other (emu_dw_rk3588.c): dw_blocks_of
+ * reads them off weight tensor w (-1 not that form), dw_elem is channel c's
+ * element (ky, kx). */
+typedef struct dw_blocks {
+    int n, kh, kw;
+    int ib[8], icp[8], ic0[8];
+    int64_t off[8], bytes;
+} dw_blocks;
+int dw_blocks_of(const rknn_tensor *w, int kh, int kw, int channels, dw_blocks *b);
+int64_t dw_elem(const dw_blocks *b, int c, int ky, int kx);
+/* rk3588's bilinear Resize (emu_resize_rk3588.c): emu_resize_linear says whether
+ * task t of node nd is one of its copies or depthwise phases */
+int emu_resize_linear(const rknn_node *nd, const emu_task *t);
+int emu_run_resize_linear(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
 
 /* The NPU view layers (Reshape, Flatten, Squeeze, Unsqueeze) of graph nodes *next up
  * to upto that the program gives no task (emu_view.c): the compiler names one buffer

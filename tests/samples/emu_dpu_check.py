@@ -11,7 +11,9 @@ NPU Reshape's output is numpy's reshape of its input, value for value (the
 emulator takes one only when input and output share their quantization); an
 exSDPAttention computed under RKNN_TRACE_EMU_ATTN=float (q, k, v [N,d,1,L]) is
 softmax(q^T k / sqrt(d)) v^T per image, in float64 on the dumped q, k, v, within one
-output step. Nodes whose tensors were not all computed (the run may stop
+output step; every linear half_pixel Resize's output is numpy's bilinear resize
+of its input (edges clamped), within one output step (rk3588's pp_human_segv2,
+whose Resizes are copies and depthwise convs). Nodes whose tensors were not all computed (the run may stop
 at a task it does not take) are counted apart. Prints "N passed, N failed"."""
 import json
 import os
@@ -33,9 +35,27 @@ def step(y):
     return d.min() if d.size else np.inf
 
 
+def bilinear(x, shape):
+    """ONNX Resize, mode linear, half_pixel: source coordinate (o + 0.5) / scale - 0.5,
+    clamped to the edge, the two nearest pixels weighted by distance, per axis"""
+    for ax, n in ((2, shape[2]), (3, shape[3])):
+        m = x.shape[ax]
+        src = np.clip((np.arange(n) + 0.5) * m / n - 0.5, 0, m - 1)
+        i0 = np.floor(src).astype(int)
+        i1 = np.minimum(i0 + 1, m - 1)
+        f = src - i0
+        a, b = np.take(x, i0, axis=ax), np.take(x, i1, axis=ax)
+        sh = [1, 1, 1, 1]
+        sh[ax] = n
+        x = a * (1 - f.reshape(sh)) + b * f.reshape(sh)
+    return x
+
+
 passed = failed = skipped = 0
 for nd in info["nodes"]:
-    if nd["op"] not in ("Add", "Concat", "Split", "Reshape", "exSDPAttention"):
+    if nd["op"] not in ("Add", "Concat", "Split", "Reshape", "exSDPAttention", "Resize"):
+        continue
+    if nd["op"] == "Resize" and (nd.get("mode"), nd.get("coord_mode")) != ("linear", "half_pixel"):
         continue
     acts = [x for x in nd["inputs"] if "scale" in x and not x["name"].endswith("_exSecondary")]
     names = [x["name"] for x in acts] + [x["name"] for x in nd["outputs"]]
@@ -53,6 +73,8 @@ for nd in info["nodes"]:
         a = np.exp(a - a.max(axis=2, keepdims=True))
         a /= a.sum(axis=2, keepdims=True)
         refs = [np.einsum("ncj,nij->nci", v, a).reshape(ys[0].shape)]
+    elif nd["op"] == "Resize":
+        refs = [bilinear(xs[0], nd["outputs"][0]["shape"])]
     elif nd["op"] == "Reshape":
         refs = [xs[0].reshape(nd["outputs"][0]["shape"])]
     else:
@@ -73,6 +95,6 @@ for nd in info["nodes"]:
     else:
         failed += 1
         print("FAIL %s %s: %.2f output steps" % (nd["op"], nd["name"], worst))
-print("%d %s nodes not all computed" % (skipped, "Add/Concat/Split/Reshape/attention"))
+print("%d %s nodes not all computed" % (skipped, "Add/Concat/Split/Reshape/attention/Resize"))
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
