@@ -95,8 +95,11 @@ int emu_run_add(const emu_step *s, const emu_task *t)
     act a, b, o;
     uint32_t mul = R(0x4048), ewc = R(0x4078);
     emu_chip_words w = emu_chip_words_of(t);
+    /* an AddRelu (pp_human_segv2 on rk3588): EW_CFG's EW_RELU_BYPASS (bit 9, rocket
+     * registers.xml) clear, v = max(v, 0) before OUT_CVT */
+    int relu = strcmp(s->nd->type, "AddRelu") == 0;
     if (R(0x400c) != w.feature_mode || R(0x4010) != (mul >> 8 & 0x3f) << 4 || R(0x5044) != w.rdma_mode ||
-        R(0x4070) != w.ew_add ||
+        R(0x4070) != (relu ? w.ew_add & ~0x200u : w.ew_add) ||
         R(0x4060) != 0x53 || R(0x4040) != w.add_mul || (mul & 0xc0ff) || R(0x5034) != w.erdma_add ||
         (ewc >> 22) || t->rdma_src_addr != 0 || t->dst_addr != 0 || t->ew_addr != 0 ||
         t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
@@ -120,6 +123,8 @@ int emu_run_add(const emu_step *s, const emu_task *t)
             for (int x = 0; x < o.w; x++) {
                 int64_t v = rshift_round((a.p[act_off(&a, c, y, x)] + alu) * mo, ms) +
                             rshift_round((b.p[act_off(&b, c, y, x)] + ewoff) * es_mul, es);
+                if (relu && v < 0)
+                    v = 0;
                 o.p[act_off(&o, c, y, x)] =
                     sat8(rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset);
             }

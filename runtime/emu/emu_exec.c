@@ -563,7 +563,7 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         } else if (t->op == EMU_OP_ELTWISE && emu_view_type(nd->type)) {
             if ((rc = emu_run_view_copy(&st, t)))
                 goto out;
-        } else if (t->op == EMU_OP_ELTWISE && !strcmp(nd->type, "Add")) {
+        } else if (t->op == EMU_OP_ELTWISE && (!strcmp(nd->type, "Add") || !strcmp(nd->type, "AddRelu"))) {
             if ((rc = emu_run_add(&st, t)))
                 goto out;
         } else if (t->op == EMU_OP_DEPTHWISE) {

@@ -109,11 +109,13 @@ out:
 
 /* A phase's depthwise conv: input a window of the scratch tensor (feature address:
  * surface, row, column), a kw x kh kernel per channel (the weight tensor patched at
- * CNA 0x1110, int8, its blocks as a depthwise conv's) each plus BS_OW_OP 0x4054
+ * CNA 0x1110, int8, its blocks as a depthwise conv's, from its start: a channel
+ * group of the task's channels; pp_human_segv2's 128-channel Resize runs its two
+ * 64-channel halves with the same weight and bias tensors) each plus BS_OW_OP 0x4054
  * (0x80: BS_OW_CFG 0x36c, bit 0 clear, takes the register operand where a depthwise
  * conv's 0x36d takes a per-channel word: the weights -101, -47, -47, 115 of a 2x
  * phase become 27, 81, 81, 243, in ratio 1:3:3:9), BS adds the int32 per-channel
- * word of the tensor patched at 0x5020 (BS_CFG 0x20150: ALU add per channel, the
+ * word of the tensor patched at 0x5020 (from its start too) (BS_CFG 0x20150: ALU add per channel, the
  * multiplier bypassed), OUT_CVT requantizes; pixel (i, j) of surface k goes to
  * destination + k * DST_SURF_STRIDE + i * SURFACE_ADD + j * (1 + notch) C2 atoms. */
 static int run_phase(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len)
@@ -146,10 +148,10 @@ static int run_phase(const emu_step *s, const emu_task *t, const uint8_t *file, 
     dw_blocks wb;
     if (fo % e || kh < 1 || kw < 1 || nc < 1 || c0 + nc > a.c || wx + t->in_w > a.w || t->line_stride != a.w ||
         wy + t->in_h > a.h || t->out_w != t->in_w - kw + 1 || t->out_h != t->in_h - kh + 1 ||
-        dw_blocks_of(wt, kh, kw, a.c, &wb) || wt->data_off < 0 || wt->data_len < wb.bytes ||
-        (uint64_t)wt->data_off + (uint64_t)wb.bytes > len || t->weight_addr != dw_elem(&wb, c0, 0, 0) ||
-        bt->data_off < 0 || bt->data_len < 4LL * a.c ||
-        (uint64_t)bt->data_off + (uint64_t)bt->data_len > len || t->bs_addr != 4LL * c0)
+        dw_blocks_of(wt, kh, kw, nc, &wb) || wt->data_off < 0 || wt->data_len < wb.bytes ||
+        (uint64_t)wt->data_off + (uint64_t)wb.bytes > len || t->weight_addr != 0 ||
+        bt->data_off < 0 || bt->data_len < 4LL * nc ||
+        (uint64_t)bt->data_off + (uint64_t)bt->data_len > len || t->bs_addr != 0)
         STOP("task %d (node %s): a phase (window %d,%d of %s, channels %d+%d, in %dx%d, out "
              "%dx%d, kernel %dx%d, weight 0x%llx, bias 0x%llx) is not emulated", s->ti, s->nn,
              wy, wx, s->m->tensors[xi].name, c0, nc, t->in_w, t->in_h, t->out_w, t->out_h, kw,
@@ -161,14 +163,14 @@ static int run_phase(const emu_step *s, const emu_task *t, const uint8_t *file, 
     const uint8_t *B = file + bt->data_off;
     int64_t wofs = (int16_t)R(0x4054);
     for (int c = c0; c < c0 + nc; c++) {
-        int64_t bias = rd_i32(B + 4 * c);
+        int64_t bias = rd_i32(B + 4 * (c - c0));
         for (int i = 0; i < t->out_h; i++)
             for (int j = 0; j < t->out_w; j++) {
                 int64_t acc = bias;
                 for (int ky = 0; ky < kh; ky++)
                     for (int kx = 0; kx < kw; kx++)
                         acc += (int64_t)a.p[act_off(&a, c, wy + i + ky, wx + j + kx)] *
-                               (W[dw_elem(&wb, c, ky, kx)] + wofs);
+                               (W[dw_elem(&wb, c - c0, ky, kx)] + wofs);
                 int64_t to = doff + (int64_t)(c / e - k0) * dsurf + i * sadd +
                              (int64_t)j * (1 + (notch & 0xffff)) * e + c % e;
                 if (to < 0 || to >= b.bytes)

@@ -2,7 +2,7 @@
 """tests/samples/emu_dpu_check.py DUMP INSPECT.json — the DPU-only results of a
 `run FILE.rknn --emulate --dump DUMP` against what their ONNX ops mean, from the
 dequantized tensors the run wrote (numpy is the oracle): every Add's output is the
-sum of its inputs, every Concat's the concatenation of its inputs along the
+sum of its inputs (an AddRelu's the sum's ReLU), every Concat's the concatenation of its inputs along the
 channels and every Split's output its slice of the input's channels (each image
 of a batch alike), each within one step of the output's grid (the NPU rounds each input's
 rescaled term and then their sum: yolov8n's rk3566 Adds and Concats, whose tensors
@@ -53,7 +53,7 @@ def bilinear(x, shape):
 
 passed = failed = skipped = 0
 for nd in info["nodes"]:
-    if nd["op"] not in ("Add", "Concat", "Split", "Reshape", "exSDPAttention", "Resize"):
+    if nd["op"] not in ("Add", "AddRelu", "Concat", "Split", "Reshape", "exSDPAttention", "Resize"):
         continue
     if nd["op"] == "Resize" and (nd.get("mode"), nd.get("coord_mode")) != ("linear", "half_pixel"):
         continue
@@ -78,7 +78,8 @@ for nd in info["nodes"]:
     elif nd["op"] == "Reshape":
         refs = [xs[0].reshape(nd["outputs"][0]["shape"])]
     else:
-        refs = [xs[0] + xs[1] if nd["op"] == "Add" else np.concatenate(xs, axis=1)]
+        refs = [xs[0] + xs[1] if nd["op"] == "Add" else np.maximum(xs[0] + xs[1], 0)
+                if nd["op"] == "AddRelu" else np.concatenate(xs, axis=1)]
     worst = 0.0
     for y, ref, o in zip(ys, refs, nd["outputs"]):
         # the output's int8 range bounds the reference: a requantizing copy saturates

@@ -1,7 +1,7 @@
 """tests/samples/rk3588_layers.py FILE.rknn INSPECT.json DUMP_DIR [MAX_STEPS]
 
 Per-layer oracle for an rk3588 Toolkit2 file run by `run --emulate --dump`:
-every Conv, ConvAdd, ConvRelu and ConvClip node (dense or depthwise) whose input and
+every Conv, ConvAdd, ConvAddRelu, ConvRelu and ConvClip node (dense or depthwise) whose input and
 output the emulator dumped is recomputed in float64 from the dumped input and
 the file's own weights and quantization, then compared with the dumped output
 in output steps.
@@ -18,8 +18,8 @@ the graph's own). Per output channel c, in real units:
     w   = (q - zp_w) * s_w             s_w = M * mul_c / 2^14
     b   = (bias32 + zp_in * sum(q - zp_w)) * s_in * s_w
     z   = conv(x, w) + b,   x the dequantized dumped input (pads: real 0)
-    y   = z, z + e, max(z, 0) or min(max(z, 0), 6) (Conv, ConvAdd with its second
-          input e dequantized, ConvRelu, ConvClip)
+    y   = z, z + e, max(z + e, 0), max(z, 0) or min(max(z, 0), 6) (Conv, ConvAdd
+          with its second input e dequantized, ConvAddRelu, ConvRelu, ConvClip)
     q   = sat8(round(y / s_out) + zp_out)
 
 The file keeps no weight scale, so M = max(s_w) is fitted per layer (least
@@ -158,7 +158,7 @@ def layer(raw, node, dump):
     op = node['op']
     # ConvAdd: the second activation input (dequantized dump) added to z
     e = np.load(npy(dump, node['inputs'][3]['name'])).astype(np.float64)[0] \
-        if op == 'ConvAdd' else 0.0
+        if op in ('ConvAdd', 'ConvAddRelu') else 0.0
     ymin, ymax = s_out * (-128 - z_out), s_out * (127 - z_out)
     qg = np.round(got / s_out) + z_out
     if op in LUT_ACTS:
@@ -185,9 +185,9 @@ def layer(raw, node, dump):
             y = np.where(floor & (y < got), got, y)
         return finish(y, got, qg, s_out, z_out, ymin, ymax, M, dw, (OC, OH, OW))
     lo_hi = {'Conv': (-np.inf, np.inf), 'ConvAdd': (-np.inf, np.inf), 'ConvRelu': (0, np.inf),
-             'ConvClip': (0, 6.0)}[op]
+             'ConvAddRelu': (0, np.inf), 'ConvClip': (0, 6.0)}[op]
     inner = (qg > -128) & (qg < 127) & (got > lo_hi[0] + s_out) & (got < lo_hi[1] - s_out)
-    ge = (got - e)[inner] if op == 'ConvAdd' else got[inner]
+    ge = (got - e)[inner] if op in ('ConvAdd', 'ConvAddRelu') else got[inner]
     M = float((u[inner] * ge).sum() / (u[inner] ** 2).sum()) if inner.any() else 0.0
     y = np.clip(u * M + e, lo_hi[0], lo_hi[1])
     return finish(y, got, qg, s_out, z_out, ymin, ymax, M, dw, (OC, OH, OW))
@@ -209,7 +209,7 @@ def main():
     done = {t['tensor'] for t in json.load(open(os.path.join(dump, 'tasks.json')))}
     n = bad = 0
     for node in d['nodes']:
-        if node['op'] not in ('Conv', 'ConvAdd', 'ConvRelu', 'ConvClip', *LUT_ACTS) or \
+        if node['op'] not in ('Conv', 'ConvAdd', 'ConvAddRelu', 'ConvRelu', 'ConvClip', *LUT_ACTS) or \
                 node['target'] != 'NPU' or \
                 len(node['inputs']) < 3 or node['outputs'][0]['name'] not in done or \
                 not os.path.exists(npy(dump, node['inputs'][0]['name'])):
