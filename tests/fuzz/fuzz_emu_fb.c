@@ -14,7 +14,11 @@
  * the file.
  * With the first byte below 0x80 and bit 5 set, on rk3588's map with the depthwise conv
  * (emu_dw_rk3588.c: one byte an element, 64 x 8 per-channel bytes; its LUT form) and
- * the conv (its DPU_BS_OW_OP form) before the others.
+ * the conv (its DPU_BS_OW_OP form) before the others. With bit 4 set as well, the
+ * Resize is pp_human_segv2's bilinear one (emu_resize_rk3588.c: mode linear,
+ * half_pixel; r [1,16,24,24] -> s [1,16,48,48], C2 16) and every entry's address patch
+ * names a tensor by the entry's index mod 8 (LINEAR_T: r, the scratch e [1,16,26,26],
+ * s, the 2x2 weight lw, its bias lb, then e three times) instead of the cfg buffer.
  * After them on every map, the attention forms of yolov10n (emu_view.c): a Reshape
  * of the Conv's output to a batch of two, "cv" [2,32,20,20] (the same bytes: a view
  * when no task names it, else its DPU copy task), and a Split of cv into two
@@ -60,8 +64,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #define ACT(nm, s, n, sc, zp) {.name = nm, .dtype = 3, .nd = 4, .nnd = 5, .shape = s, .native = n, \
         .has_quant = 1, .scale = sc, .zero_point = zp, .buffer = -1, .data_off = -1, .data_len = -1, \
         .task_node = -1, .task_lut = -1}
-    int f2 = data[0] >> 7, r88 = !f2 && (data[0] & 0x20);
-    rknn_tensor tens[16] = {
+    int f2 = data[0] >> 7, r88 = !f2 && (data[0] & 0x20), lin = r88 && (data[0] & 0x10);
+    int64_t s_lr[4] = {1, 16, 24, 24}, n_lr[5] = {1, 1, 24, 24, 16};
+    int64_t s_ls[4] = {1, 16, 48, 48}, n_ls[5] = {1, 1, 48, 48, 16};
+    int64_t s_le[4] = {1, 16, 26, 26}, n_le[5] = {1, 1, 26, 26, 16};
+    int64_t s_lw[4] = {16, 1, 2, 2}, n_lw[12] = {1, 0, 2, 2, 1, 64, 1, 1, 2, 2, 1, 16};
+    int64_t s_lb[1] = {16}, n_lb[1] = {16};
+    rknn_tensor tens[19] = {
         ACT("a", s_a, n_a, 0.05, -3),
         {.name = "w", .dtype = 3, .nd = 4, .nnd = 6, .shape = s_w, .native = n_w, .buffer = 0,
          .data_off = 0, .data_len = 4096, .task_node = -1, .task_lut = -1},
@@ -84,7 +93,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ACT("h0", s_h, n_h, 0.2, -5),
         ACT("h1", s_h, n_h, 0.1, 5),
         ACT("at", s_h, n_h, 0.05, 1),
+        ACT("e", s_le, n_le, 0.04, -120),
+        {.name = "lw", .dtype = 3, .nd = 4, .nnd = 12, .shape = s_lw, .native = n_lw, .buffer = 0,
+         .data_off = 0, .data_len = 64, .task_node = -1, .task_lut = -1},
+        {.name = "lb", .dtype = DT_INT32, .nd = 1, .nnd = 1, .shape = s_lb, .native = n_lb,
+         .buffer = 0, .data_off = 64, .data_len = 64, .task_node = -1, .task_lut = -1},
     };
+    if (lin) {
+        tens[6].shape = s_lr;
+        tens[6].native = n_lr;
+        tens[7].shape = s_ls;
+        tens[7].native = n_ls;
+    }
 #undef ACT
     int conv_in[3] = {0, 1, 2}, conv_out = 3, pool_in = 4, pool_out = 5, rs_in = 6, rs_out = 7;
     int dw_in[3] = {0, 8, 9}, dw_out = 10, view_out = 12, split_out[2] = {13, 14};
@@ -105,6 +125,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {.type = "exSDPAttention", .name = "exSDPAttention:at", .in = attn_in, .n_in = 3,
          .out = &attn_out, .n_out = 1, .target = RKNN_TGT_NPU},
     };
+    if (lin) {
+        nodes[3].mode = "linear";
+        nodes[3].coord_mode = "half_pixel";
+    }
     if (f2 && (data[0] & 0x40)) {
         nodes[2].type = "AveragePool";
         nodes[2].name = "AveragePool:q";
@@ -118,10 +142,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     m.container = RKNN_C_TK2_FB;
     m.target = f2 ? "rk3576" : r88 ? "rk3588" : "rk3566";
     m.tensors = tens;
-    m.n_tensors = 16;
+    m.n_tensors = lin ? 19 : 16;
     static rknn_reloc relocs[RELOC_N];
+    static const int LINEAR_T[8] = {6, 16, 7, 17, 18, 16, 16, 16};
     for (int e = 0; e < RELOC_N; e++)
-        relocs[e] = (rknn_reloc){11, 0, (uint32_t)(RELOC_0 + e)};
+        relocs[e] = lin ? (rknn_reloc){LINEAR_T[e % 8], 0, (uint32_t)e}
+                        : (rknn_reloc){11, 0, (uint32_t)(RELOC_0 + e)};
     m.relocs = relocs;
     m.n_relocs = RELOC_N;
     m.nodes = f2 || r88 ? nodes : nodes + 1;
@@ -179,7 +205,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const float *const ins[3] = {in[0], in[1], in[2]};
     int rc = emu_fb_exec(&m, file, FILE_BYTES, &p, ins, 3, NULL, NULL, &res, err, sizeof err);
     if (rc == 0) {
-        static const int64_t want[4] = {64 * 400, 128 * 400, 256 * 1600, 64 * 400};
+        const int64_t want[4] = {64 * 400, 128 * 400, lin ? 16 * 2304 : 256 * 1600, 64 * 400};
         if (res.n_out != 4)
             abort();
         for (int k = 0; k < 4; k++)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seeds of tests/fuzz/fuzz_emu_fb.c into this folder.
 
-Usage: make_seeds.py BUILD_DIR SAMPLES_DIR [ROCKET_USERSPACE_CAPTURES or "" [MOBILENET_V2_RK3588]]
+Usage: make_seeds.py BUILD_DIR SAMPLES_DIR [ROCKET_USERSPACE_CAPTURES or "" [MOBILENET_V2_RK3588 or ""
+       [PP_HUMAN_SEGV2_RK3588]]]
 Real task streams from the model zoo's yolov8n.rk3566.rknn (Apache-2.0),
 located with `rknn-trace inspect --tasks --json` (file_offset, writes): each
 task's own writes (model-1 tasks write their whole configuration; task 140
@@ -127,7 +128,7 @@ write('view_copy.bin', [0, 0xe0, 0, 0, 0, 0, 0, 0], [blob(own(221)), copy(0, 0, 
 # (BN 0x20040 with multiplier 22214 / 2^16, EW 0x302, DATA_FORMAT 0x40e0, the LUT
 # registers of docs/rknn-format.md) after an upload task of a swish table computed here;
 # the conv into the OW_OP form (BS_OW_CFG 0x124, OW_OP 0x80, BS 0x20150, BRDMA 2).
-if len(sys.argv) > 4:
+if len(sys.argv) > 4 and sys.argv[4]:
     import math
     mb = sys.argv[4]
     mts = json.loads(subprocess.check_output([os.path.join(build, 'rknn-trace'), 'inspect', mb,
@@ -157,6 +158,49 @@ if len(sys.argv) > 4:
     cv = [(a, ow.get(a, plane.get(a, v))) for a, v in mwords(cvt)]
     write('r88_dw_lut.bin', [0x20, 0, 1, 1, 1, 1, 1, 1], [blob(up), blob(dw)])
     write('r88_conv_owop.bin', [0x21, 1, 1, 1, 1, 1, 1, 1], [blob(cv)])
+
+# rk3588's bilinear Resize (emu_resize_rk3588.c), with a fifth argument: the SDK's
+# pp_human_segv2_custom_argmax.rknn for RK3588 (airockchip/rknn-toolkit2,
+# rknpu2/examples/rknn_custom_op_demo/rknn_custom_gpu_op_demo/model/RK3588). Its
+# Resize.0 tasks 32 to 40 as they are (five copies, four depthwise phases; first byte
+# 0x33: rk3588's map, the linear Resize, node 3), each address register moved to an
+# entry whose index mod 8 the harness's address patches give its tensor (LINEAR_T),
+# repeated writes of DPU 0x4004 (its value in every task) filling the gaps; the last
+# two phases (17 writes each, the rest left by tasks 37 and 38 of their register
+# group) after those tasks' words, as the harness decodes a task from its own writes;
+# r88_resize_linear_owcfg.bin: the phases' BS_OW_CFG that of a depthwise conv (0x36d).
+if len(sys.argv) > 5:
+    pp = sys.argv[5]
+    pts = json.loads(subprocess.check_output([os.path.join(build, 'rknn-trace'), 'inspect', pp,
+                                              '--tasks', '--json']))['npu_tasks']['tasks']
+    praw = open(pp, 'rb').read()
+    R, E, S, LW, LB = 0, (1, 5, 6, 7), 2, 3, 4
+
+    def pwords(t):
+        return [(e & 0xffff, e >> 16 & 0xffffffff)
+                for e in struct.unpack_from('<%dQ' % t['writes'], praw, t['file_offset'])]
+
+    def place(tasks, owcfg=None):
+        out, pos = [], 0
+        for words, want in tasks:
+            ent = []
+            for a, v in words:
+                if a == 0x4050 and owcfg is not None:
+                    v = owcfg
+                if a in want:
+                    slots = want[a] if isinstance(want[a], tuple) else (want[a],)
+                    while (pos + len(ent)) % 8 not in slots:
+                        ent.append((0x4004, 0xe))
+                ent.append((a, v))
+            out.append(blob(ent))
+            pos += len(ent) + 1   # the separator is an entry too
+        return out
+    rs = [pwords(pts[i]) for i in range(32, 41)]
+    rs[7], rs[8] = rs[5] + rs[7], rs[6] + rs[8]
+    plan = [(rs[0], {0x5018: R, 0x4020: E})] + [(w, {0x5018: E, 0x4020: E}) for w in rs[1:5]] + \
+           [(w, {0x1070: E, 0x1110: LW, 0x4020: S, 0x5020: LB}) for w in rs[5:]]
+    write('r88_resize_linear.bin', [0x33] * 8, place(plan))
+    write('r88_resize_linear_owcfg.bin', [0x33] * 8, place(plan, 0x36d))
 
 # the attention of the Split's halves (node byte 0xd8: computed in float64), its one
 # task's words any (they are not decoded)
