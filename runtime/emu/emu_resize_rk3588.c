@@ -18,8 +18,9 @@
 
 #define R(a) reg_or0(s->rs, s->grp, (a))
 
-/* The tensor the file's address patch puts at register addr of the task, and the
- * patch's offset added to the written value: -1 when none names a tensor. */
+/* The tensor the file's address patch puts at register addr of the task (its last
+ * write there), *off the written value: the offset into that tensor (the patch's own
+ * offset is the same number in pp_human_segv2); -1 when no patch names a tensor. */
 static int patched(const emu_step *s, uint16_t addr, int64_t *off)
 {
     const emu_stream *st = s->st;
@@ -33,7 +34,6 @@ static int patched(const emu_step *s, uint16_t addr, int64_t *off)
         if (ti < 0 || ti >= s->m->n_tensors)
             return -1;
         *off = (int64_t)st->regs[r].value;
-        (void)o;
         return ti;
     }
     return -1;
@@ -70,7 +70,6 @@ static int run_copy(const emu_step *s, const emu_task *t)
     uint32_t notch = R(0x4038), dma = R(0x5048);
     int64_t sln = dma >> 19, snotch = R(0x504c), dsurf = R(0x4024);
     emu_chip_words cw = emu_chip_words_of(t);
-    (void)t;
     if (R(0x400c) != cw.feature_mode || R(0x4010) != 0 || R(0x5044) != cw.rdma_mode ||
         (dma & 0x7ffff) || R(0x4040) != 0x53 || R(0x4060) != 0x53 || R(0x4070) != 0x383 ||
         R(0x4080) != 0 || R(0x4084) != 1 || R(0x4088) != 0 || (notch & 0xffff) != notch >> 16 ||
@@ -143,10 +142,14 @@ static int run_phase(const emu_step *s, const emu_task *t, const uint8_t *file, 
     const rknn_tensor *wt = &s->m->tensors[wi], *bt = &s->m->tensors[bi];
     int kh = t->kh, kw = t->kw, e = a.c2, nc = t->in_c_real;
     int64_t in_row = (int64_t)a.w * e, in_surf = in_row * a.h;
+    if (in_surf <= 0 || fo / in_surf * e >= a.c)
+        STOP("task %d (node %s): phase feature 0x%llx outside %s", s->ti, s->nn, (long long)fo,
+             s->m->tensors[xi].name);
     int k0 = (int)(fo / in_surf), wy = (int)(fo % in_surf / in_row), wx = (int)(fo % in_row / e);
     int c0 = k0 * e;
     dw_blocks wb;
-    if (fo % e || kh < 1 || kw < 1 || nc < 1 || c0 + nc > a.c || wx + t->in_w > a.w || t->line_stride != a.w ||
+    if (fo % e || kh < 1 || kw < 1 || nc < 1 || c0 + nc > a.c || wx + t->in_w > a.w ||
+        t->line_stride != a.w ||
         wy + t->in_h > a.h || t->out_w != t->in_w - kw + 1 || t->out_h != t->in_h - kh + 1 ||
         dw_blocks_of(wt, kh, kw, nc, &wb) || wt->data_off < 0 || wt->data_len < wb.bytes ||
         (uint64_t)wt->data_off + (uint64_t)wb.bytes > len || t->weight_addr != 0 ||
