@@ -65,7 +65,8 @@ static int run_copy(const emu_step *s, const emu_task *t)
     act a, b;
     int64_t so = 0, doff = 0;
     int si = patched(s, 0x5018, &so), di = patched(s, 0x4020, &doff);
-    uint32_t w = (R(0x500c) & 0x1fff) + 1, h = (R(0x5010) & 0x1fff) + 1, c = (R(0x5014) & 0x1fff) + 1;
+    uint32_t w = (R(0x500c) & 0x1fff) + 1, h = (R(0x5010) & 0x1fff) + 1;
+    uint32_t c = (R(0x5014) & 0x1fff) + 1;
     uint32_t ww = (R(0x405c) & 0xffff) + 1, wh = (R(0x405c) >> 16) + 1, wc = R(0x4058) + 1;
     uint32_t notch = R(0x4038), dma = R(0x5048);
     int64_t sln = dma >> 19, snotch = R(0x504c), dsurf = R(0x4024);
@@ -114,9 +115,10 @@ out:
  * (0x80: BS_OW_CFG 0x36c, bit 0 clear, takes the register operand where a depthwise
  * conv's 0x36d takes a per-channel word: the weights -101, -47, -47, 115 of a 2x
  * phase become 27, 81, 81, 243, in ratio 1:3:3:9), BS adds the int32 per-channel
- * word of the tensor patched at 0x5020 (from its start too) (BS_CFG 0x20150: ALU add per channel, the
- * multiplier bypassed), OUT_CVT requantizes; pixel (i, j) of surface k goes to
- * destination + k * DST_SURF_STRIDE + i * SURFACE_ADD + j * (1 + notch) C2 atoms. */
+ * word of the tensor patched at 0x5020, from its start too (BS_CFG 0x20150: ALU add
+ * per channel, the multiplier bypassed), OUT_CVT requantizes; pixel (i, j) of the
+ * task's surface k goes to destination + k * DST_SURF_STRIDE + i * SURFACE_ADD +
+ * j * (1 + notch) C2 atoms. */
 static int run_phase(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len)
 {
     int rc = 0;
@@ -127,7 +129,8 @@ static int run_phase(const emu_step *s, const emu_task *t, const uint8_t *file, 
     uint32_t notch = R(0x4038), pw = R(0x1184);
     int64_t dsurf = R(0x4024), sadd = R(0x40c0);
     if ((R(0x100c) & 0xf) != 3 || R(0x3010) != 3 || R(0x400c) != 0x1fc || R(0x5044) != 0x7816 ||
-        R(0x4040) != 0x20150 || R(0x501c) != 2 || R(0x4050) != 0x36c || (R(0x4054) >> 16) || R(0x4060) != 0x53 || R(0x4070) != 0x383 ||
+        R(0x4040) != 0x20150 || R(0x501c) != 2 || R(0x4050) != 0x36c || (R(0x4054) >> 16) ||
+        R(0x4060) != 0x53 || R(0x4070) != 0x383 ||
         (notch & 0xffff) != notch >> 16 || t->stride_x != 1 || t->stride_y != 1 ||
         t->pad_top || t->pad_left || t->in_prec || t->proc_prec || t->out_prec ||
         t->out_cvt_shift < 0 || t->out_cvt_shift > 40 || (pw & 0xffff) != (pw & 0xff) * 0x101u)
