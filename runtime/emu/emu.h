@@ -176,8 +176,9 @@ const char *emu_layout_reg_name(int map, uint16_t addr);
 void emu_layout_decode(int map, emu_reg_get get, const void *ctx, emu_task *t);
 /* 1 when the run may go on with addr = value: a decoded field, a register
  * left aside, or a word with one of the values the sample files write (in
- * a float16 task, fp16: the float16 words first) */
-int emu_layout_check(int map, uint16_t addr, uint32_t value, int fp16);
+ * a float16 task or a DPU-only one of FEATURE_MODE 5, form: that form's words first) */
+enum { EMU_WORDS_INT8, EMU_WORDS_FP16, EMU_WORDS_DPU };
+int emu_layout_check(int map, uint16_t addr, uint32_t value, int form);
 
 /* ---- the tasks of a model ----------------------------------------------- */
 

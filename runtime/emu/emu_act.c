@@ -203,6 +203,15 @@ static int lut_regs(const emu_step *s, emu_f2_act *a)
              "overflow slope 0x%x >> 0x%x, ends 0x%x 0x%x / 0x%x 0x%x: not the form emulated "
              "(two 513-entry tables of 512 steps either side of 0)", s->ti, s->nn, R(0x4108),
              info, R(0x4110), R(0x4140), sl, sh, R(0x4188), R(0x418c), R(0x4190), R(0x4194));
+    /* the underflow slope (0x4150 / 0x4154, its shift 0x4160: 0 in every conv task, set in
+     * the DPU-only sigmoid and softplus, whose LUT clamp 0x4088 then holds the value >= 0) */
+    uint32_t us = R(0x4150), ush = R(0x4160);
+    if (R(0x4154) != us || us >> 16 != (us & 0xffff) || ush != (ush & 0xff) * 0x01010101u ||
+        (ush & 0xff) > 31)
+        STOP("task %d (node %s): LUT underflow slope 0x%x / 0x%x >> 0x%x: not four equal "
+             "16-bit lanes and four equal shift bytes", s->ti, s->nn, us, R(0x4154), ush);
+    a->uslope = (int16_t)(us & 0xffff);
+    a->uslope_shift = (int)(ush & 0xff);
     a->slope = (int16_t)(sl & 0xffff);
     a->slope_shift = (int)(sh & 0xff);
     a->under = (int16_t)u;
@@ -280,7 +289,7 @@ int emu_f2_act_load(const emu_step *s, const emu_task *t, const uint8_t *file, s
     uint32_t bn = R(0x4060);
     memset(a, 0, sizeof *a);
     a->fp16 = t->out_prec == 2;
-    a->lo = INT32_MIN;
+    a->lo = a->out_lo = INT32_MIN;
     a->hi = INT32_MAX;
     a->flo = -INFINITY;
     a->fhi = INFINITY;
@@ -316,7 +325,8 @@ static double lut_at(const emu_f2_act *a, double w)
     if (w != w)
         return w;
     if (w < (double)a->lut_lo)
-        return (double)a->under;
+        return (double)a->under + (w - (double)a->lut_lo) * (double)a->uslope /
+                                      (double)((int64_t)1 << a->uslope_shift);
     if (w >= (double)a->lut_hi)
         return a->slope ? (double)a->over + (w - (double)a->lut_hi) * (double)a->slope /
                                                 (double)((int64_t)1 << a->slope_shift)
@@ -333,8 +343,11 @@ static double lut_at(const emu_f2_act *a, double w)
  * (half up), a result the model's own arithmetic, not compared bit for bit */
 static int64_t lut_at_int(const emu_f2_act *a, int64_t w)
 {
-    if (w < a->lut_lo)
-        return a->under;
+    if (w < a->lut_lo) /* far below the start the int8 output saturates whatever the width */
+        return a->under + rshift_round((a->lut_lo - w < ((int64_t)1 << 46) ? w - a->lut_lo
+                                                                            : -((int64_t)1 << 46)) *
+                                               a->uslope,
+                                       a->uslope_shift);
     if (w >= a->lut_hi) /* far beyond the end the int8 output saturates whatever the width */
         return a->over + rshift_round((w - a->lut_hi < ((int64_t)1 << 46) ? w - a->lut_hi
                                                                            : (int64_t)1 << 46) *
@@ -353,8 +366,9 @@ int64_t emu_f2_act_int(const emu_f2_act *a, int64_t v)
     case EMU_ACT_PRELU:
         return v < 0 ? rshift_round(v * a->bn_mul, a->bn_neg) : v;
     case EMU_ACT_LUT: {
-        int64_t p = (v + a->bn_alu) * a->bn_mul;
-        return lut_at_int(a, rshift_round(p, p >= 0 ? a->bn_pos : a->bn_neg));
+        int64_t p = (v + a->bn_alu) * a->bn_mul, y;
+        y = lut_at_int(a, rshift_round(p, p >= 0 ? a->bn_pos : a->bn_neg));
+        return y < a->out_lo ? a->out_lo : y;
     }
     default:
         return v;
@@ -370,4 +384,127 @@ float emu_f2_act_float(const emu_f2_act *a, float x)
     if (a->kind == EMU_ACT_LUT)
         return (float)(lut_at(a, (double)((x + a->bn_falu) * a->bn_fmul)) * a->out_mul);
     return x;
+}
+
+/* ---- an activation alone: a DPU-only task (DPU FEATURE_MODE 5) ---------------
+ * rocket-userspace's lut/bare_*_i8 captures: the DPU_RDMA reads the node's int8 input
+ * (0x5044 9, 0x5018 the input tensor), then BS, BN (or the LUT) and OUT_CVT as after a
+ * conv, with the input byte q in place of the accumulator:
+ *   BS 0x4050 0x20000, 0x4044 2: v = q + ALU (BRDMA 0x501c 2: the ALU slot of the
+ *     buffer at 0x5024; 0: no reader, 0), then held to BS's clamp pair 0x4048 / 0x404c
+ *     (0x4058 / 0x405c alike): ReLU [0, 0x7fffffff], ReLU6 [0, 255]
+ *   BS 0x4050 0, 0x4044 0, BRDMA 0x1a: v = (q + ALU) * multiplier >> the shift word's
+ *     shift by the product's sign (the four slots at 0x5024), clamp pair open
+ *   BN 0x903, 0x402 (PReLU), 0x20 (the LUT) as after a conv; the LUT's value held
+ *   >= 0 where 0x4088 / 0x40a4 say 0 (0x80000000: open)
+ *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET) */
+typedef struct dpu_bs {
+    int64_t alu, mul, lo, hi;
+    int pos, neg;
+} dpu_bs;
+
+static int dpu_bs_load(const emu_step *s, const uint8_t *file, size_t len, dpu_bs *b)
+{
+    int rc = 0;
+    uint32_t w50 = R(0x4050), w44 = R(0x4044), br = R(0x501c);
+    int32_t lo = (int32_t)R(0x4048), hi = (int32_t)R(0x404c);
+    const uint8_t *c = NULL;
+    const char *nm = "(none)";
+    int alu_only = w50 == 0x20000 && w44 == 2 && (br == 0 || br == 2);
+    int four = w50 == 0 && w44 == 0 && br == 0x1a;
+    if ((!alu_only && !four) || R(0x4058) != (uint32_t)lo || R(0x405c) != (uint32_t)hi || lo > hi ||
+        (four && (lo != INT32_MIN || hi != INT32_MAX)))
+        STOP("task %d (node %s): DPU-only BS words 0x4044 0x%x, BS_CFG 0x%x, BRDMA 0x%x, "
+             "clamps [0x%x, 0x%x] / [0x%x, 0x%x]: only the ALU with a clamp (2, 0x20000, 0 or 2) "
+             "or ALU, multiplier and shift (0, 0, 0x1a) are emulated", s->ti, s->nn, w44, w50,
+             br, (unsigned)lo, (unsigned)hi, R(0x4058), R(0x405c));
+    b->alu = 0;
+    b->mul = 1;
+    b->pos = b->neg = 0;
+    b->lo = lo;
+    b->hi = hi;
+    if (br == 0)
+        goto out;
+    int n = br == 2 ? 1 : 4;
+    if (cfg_slots(s, 0x5024, file, len, n, &c, &nm) <= 0)
+        STOP("task %d (node %s): BS configuration buffer %s (patched at 0x5024): not %d "
+             "16-byte slots of a constant tensor", s->ti, s->nn, nm, n);
+    b->alu = (int32_t)rd_u32(c);
+    if (n == 4) {
+        uint32_t alu2 = rd_u32(c + 16), mul = rd_u32(c + 32);
+        if (alu2 != rd_u32(c) || (int32_t)mul != (int16_t)(mul & 0xffff) ||
+            shift_word(rd_u32(c + 48), &b->pos, &b->neg))
+            STOP("task %d (node %s): BS configuration buffer %s: ALU 0x%x / 0x%x, multiplier "
+                 "0x%x, shift word 0x%x: not two equal ALU slots, an int16 multiplier and a "
+                 "shift word", s->ti, s->nn, nm, rd_u32(c), alu2, mul, rd_u32(c + 48));
+        b->mul = (int16_t)(mul & 0xffff);
+    }
+out:
+    return rc;
+}
+
+/* BN of a DPU-only task: none (0x903, its clamp pairs open), or bn_stage's forms; the
+ * LUT's output clamp 0x4088 (0x40a4 alike): 0 or open */
+static int dpu_bn_load(const emu_step *s, const uint8_t *file, size_t len, emu_f2_act *a)
+{
+    int rc = 0;
+    uint32_t bn = R(0x4060), cl = R(0x4088);
+    if (bn == BN_NONE) {
+        int64_t lo, hi;
+        if ((rc = emu_f2_clamp(s, &(emu_task){0}, &lo, &hi)))
+            goto out;
+    } else if ((rc = bn_stage(s, file, len, a))) {
+        goto out;
+    }
+    if (R(0x40a4) != cl || R(0x408c) != 0x7fffffffu || R(0x40a8) != 0x7fffffffu ||
+        (cl != 0x80000000u && (cl != 0 || a->kind != EMU_ACT_LUT)))
+        STOP("task %d (node %s): LUT clamps [0x%x, 0x%x] / [0x%x, 0x%x]: only open or from 0 "
+             "after the LUT are emulated", s->ti, s->nn, cl, R(0x408c), R(0x40a4), R(0x40a8));
+    if (cl == 0)
+        a->out_lo = 0;
+out:
+    return rc;
+}
+
+int emu_run_f2_dpu_act(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len)
+{
+    int rc = 0;
+    act in, o;
+    dpu_bs b = {0};
+    emu_f2_act a;
+    memset(&a, 0, sizeof a);
+    a.lo = a.out_lo = INT32_MIN;
+    a.hi = INT32_MAX;
+    if (R(0x400c) != 5 || R(0x4010) != 0 || R(0x5044) != 9 || R(0x407c) == 0x8002c0c0u ||
+        R(0x5018) != 0 || t->dst_addr != 0 || t->out_prec != 0 ||
+        t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
+        STOP("task %d (node %s): DPU-only task (FEATURE_MODE 0x%x, DATA_FORMAT 0x%x, RDMA mode "
+             "0x%x, EW 0x%x, source 0x%llx, destination 0x%llx): not an int8 activation of a "
+             "whole tensor as emulated", s->ti, s->nn, R(0x400c), R(0x4010), R(0x5044),
+             R(0x407c), (long long)R(0x5018), (long long)t->dst_addr);
+    /* the cube: DPU 0x4020 / 0x4024 / 0x402c, each size - 1 (the DPU_RDMA's 0x500c..0x5014
+     * alike) */
+    int cw = (int)(R(0x4020) & 0x1fff) + 1, ch = (int)(R(0x4024) & 0x1fff) + 1;
+    int cc = (int)(R(0x402c) & 0x1fff) + 1;
+    if (in_out_acts(s, &in, &o) || in.c != o.c || in.h != o.h || in.w != o.w || cc != o.c ||
+        ch != o.h || cw != o.w || R(0x500c) != R(0x4020) || R(0x5010) != R(0x4024) ||
+        R(0x5014) != R(0x402c))
+        STOP("task %d (node %s): input and output not two activations of the cube %dx%dx%d",
+             s->ti, s->nn, cw, ch, cc);
+    if (!s->mem->written[s->nd->in[0]])
+        STOP("task %d (node %s): its input was not computed", s->ti, s->nn);
+    if ((rc = dpu_bs_load(s, file, len, &b)) || (rc = dpu_bn_load(s, file, len, &a)))
+        goto out;
+    for (int c = 0; c < o.c; c++)
+        for (int y = 0; y < o.h; y++)
+            for (int x = 0; x < o.w; x++) {
+                int64_t p = (in.p[act_off(&in, c, y, x)] + b.alu) * b.mul;
+                int64_t v = rshift_round(p, p >= 0 ? b.pos : b.neg);
+                v = emu_f2_act_int(&a, v < b.lo ? b.lo : v > b.hi ? b.hi : v);
+                o.p[act_off(&o, c, y, x)] =
+                    sat8(rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset);
+            }
+    wrote(s, s->nd->out[0], 0, o.h);
+out:
+    return rc;
 }

@@ -524,10 +524,12 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
         if (emu_layout_known(prog->map)) {
             /* the register state the task runs with (its writes and what earlier
              * tasks of its group left): each decoded, left aside or a sample's value */
-            int fp16 = t->in_prec == 2 && t->proc_prec == 2;
+            int form = t->in_prec == 2 && t->proc_prec == 2 ? EMU_WORDS_FP16
+                       : t->op == EMU_OP_ELTWISE && reg_or0(rs, g, 0x400c) == 5 ? EMU_WORDS_DPU
+                                                                                : EMU_WORDS_INT8;
             for (int r = 0; r < 0x10000 / 4; r++) {
                 uint16_t a = (uint16_t)(4 * r);
-                if (!rs->set[g][r] || emu_layout_check(prog->map, a, rs->val[g][r], fp16))
+                if (!rs->set[g][r] || emu_layout_check(prog->map, a, rs->val[g][r], form))
                     continue;
                 rc = rt_err(err, errlen, RT_EUNSUPPORTED, "task %d (node %s): register 0x%04x = 0x%08x: %s",
                             i, node_name(m, s->node), a, rs->val[g][r],
@@ -562,6 +564,10 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
                 goto out;
         } else if (t->op == EMU_OP_ELTWISE && emu_view_type(nd->type)) {
             if ((rc = emu_run_view_copy(&st, t)))
+                goto out;
+        } else if (t->op == EMU_OP_ELTWISE && t->map == EMU_MAP_F2 &&
+                   (nd->n_in == 1 || !strcmp(nd->type, "Clip"))) { /* an activation alone */
+            if ((rc = emu_run_f2_dpu_act(&st, t, file, len)))
                 goto out;
         } else if (t->op == EMU_OP_ELTWISE && (!strcmp(nd->type, "Add") || !strcmp(nd->type, "AddRelu"))) {
             if ((rc = emu_run_add(&st, t)))

@@ -350,6 +350,9 @@ typedef struct emu_f2_act {
     int sel;
     int64_t lut_lo, lut_hi, under, over, slope;
     int slope_shift;
+    int64_t uslope;            /* below the start: under + (w - lut_lo) * uslope >> ushift */
+    int uslope_shift;
+    int64_t out_lo;            /* the LUT's value held >= out_lo (DPU-only tasks: 0x4088) */
     double out_mul;            /* float16 LUT: y = entry * out_mul */
 } emu_f2_act;
 /* a's stage for task t (its registers, its buffers in file); RT_OK, or a stop naming
@@ -368,6 +371,10 @@ int emu_f2_clamp(const emu_step *s, const emu_task *t, int64_t *lo, int64_t *hi)
 /* int8: the BS shifts (non-negative, negative product) of the task's configuration
  * buffer at 0x5024, 14 and 14 where the file patches none there */
 int emu_f2_bs_shifts(const emu_step *s, const uint8_t *file, size_t len, int *pos, int *neg);
+
+/* an int8 DPU-only activation task of layout f2 (DPU FEATURE_MODE 5: an activation
+ * alone, its input read by the DPU_RDMA; emu_act.c) */
+int emu_run_f2_dpu_act(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
 
 /* an int8 depthwise conv task of layout f2 (emu_dw.c) */
 int emu_run_dw(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);

@@ -60,6 +60,9 @@ typedef struct emu_layout {
                                 depthwise"), -1 none */
     int base;               /* the layout it extends (its words, fields and meanings
                                hold where this one names nothing else), 0 none */
+    const emu_word *dpu_words; /* sorted; taken before words in a DPU-only task of DPU
+                                  FEATURE_MODE 5 (EMU_WORDS_DPU), NULL none */
+    size_t n_dpu_words;
 } emu_layout;
 
 #define T(f) offsetof(emu_task, f)
@@ -435,6 +438,35 @@ static const emu_word f2_fp16_words[] = {
     ONE(0x5044, "DPU_RDMA_5044", 0x40010050),   /* the float programs' RDMA mode */
 };
 
+/* The words of rk3576's DPU-only activation tasks (DPU FEATURE_MODE 5, no CNA or
+ * CORE write: an activation alone, rocket-userspace's lut/bare_*_i8 captures), taken in
+ * such a task only; emu_run_f2_dpu_act (emu_act.c) checks how they go together
+ * (docs/rknn-format.md "Activations alone on f2"). */
+static const emu_word f2_dpu_words[] = {
+    ONE(0x400c, "DPU_FEATURE_MODE", 0x5),     /* the DPU reading a feature itself */
+    PART(0x4030, "DPU_4030", 0xffffu, 0x0f00), /* (channels - 1) << 16 | 0x0f00 */
+    TWO(0x4038, "DPU_4038", 0x53, 0x100012),
+    TWO(0x4044, "DPU_4044", 0x0, 0x2),        /* 0: BS's ALU and multiplier read; 2: ALU only */
+    FIELD(0x4048, "DPU_BS_CLAMP_MIN"),        /* BS's clamp pair (ReLU 0, ReLU6 255) */
+    FIELD(0x404c, "DPU_BS_CLAMP_MAX"),
+    TWO(0x4050, "DPU_BS_CFG", 0x0, 0x20000),
+    FIELD(0x4058, "DPU_BS_CLAMP_MIN2"),
+    FIELD(0x405c, "DPU_BS_CLAMP_MAX2"),
+    TWO(0x4088, "DPU_LUT_CLAMP_MIN", 0x0, 0x80000000), /* 0: the LUT's output held >= 0 */
+    TWO(0x40a4, "DPU_LUT_CLAMP_MIN2", 0x0, 0x80000000),
+    /* bit 16 set in every such task, not applied (the captures' outputs within half
+     * a step without it) */
+    PART(0x40b0, "DPU_OUT_CVT_SCALE", 0xffff0000u, 0x10000),
+    ONE(0x40c0, "DPU_40C0", 0x4440000),
+    TWO(0x40cc, "DPU_40CC", 0x0, 0x10),       /* 0x10 with the LUT */
+    FIELD(0x4150, "DPU_LUT_UFLOW_SLOPE"),     /* the underflow slope and its shift */
+    FIELD(0x4154, "DPU_LUT_UFLOW_SLOPE1"),
+    FIELD(0x4160, "DPU_LUT_UFLOW_SHIFT"),
+    THREE(0x501c, "DPU_RDMA_501C", 0x0, 0x2, 0x1a), /* BS's reader: none, ALU, four slots */
+    ONE(0x5034, "DPU_RDMA_ERDMA_CFG", 0x41),
+    ONE(0x5044, "DPU_RDMA_5044", 0x9),        /* the DPU-only RDMA mode */
+};
+
 /* 0x4050 as the samples write it: per-channel add and multiply, shift 14
  * (the per-channel multipliers are Q14 as on every chip; the run shows it) */
 static const emu_meaning f2_meanings[] = {
@@ -460,11 +492,12 @@ static const emu_meaning t4_meanings[] = {
 
 static const emu_layout layouts[] = {
     {EMU_MAP_T4, NULL, 0, t4_meanings, sizeof t4_meanings / sizeof t4_meanings[0], t4_fields, sizeof t4_fields / sizeof t4_fields[0], t4_words,
-     sizeof t4_words / sizeof t4_words[0], 2, 0, -1, -1, 0},
+     sizeof t4_words / sizeof t4_words[0], 2, 0, -1, -1, 0, NULL, 0},
     {EMU_MAP_F2, f2_fp16_words, sizeof f2_fp16_words / sizeof f2_fp16_words[0], f2_meanings, sizeof f2_meanings / sizeof f2_meanings[0], f2_fields,
-     sizeof f2_fields / sizeof f2_fields[0], f2_words, sizeof f2_words / sizeof f2_words[0], 2, 0, 0, 1, 0},
+     sizeof f2_fields / sizeof f2_fields[0], f2_words, sizeof f2_words / sizeof f2_words[0], 2, 0, 0, 1, 0, f2_dpu_words,
+     sizeof f2_dpu_words / sizeof f2_dpu_words[0]},
     {EMU_MAP_F3, NULL, 0, f3_meanings, sizeof f3_meanings / sizeof f3_meanings[0], f3_fields,
-     sizeof f3_fields / sizeof f3_fields[0], f3_words, sizeof f3_words / sizeof f3_words[0], 2, 6, -1, -1, EMU_MAP_F2},
+     sizeof f3_fields / sizeof f3_fields[0], f3_words, sizeof f3_words / sizeof f3_words[0], 2, 6, -1, -1, EMU_MAP_F2, NULL, 0},
 };
 
 static const emu_layout *layout_of(int map)
@@ -496,11 +529,12 @@ static const emu_word *find_word(const emu_word *w, size_t n, uint16_t addr)
 }
 
 /* the layout's word for addr, its base's where it names none; in a float16
- * task (fp16), the float16 words of the layout and its bases first */
-static const emu_word *word_of(const emu_layout *l, uint16_t addr, int fp16)
+ * task or a DPU-only one (form), that form's words of the layout and its bases first */
+static const emu_word *word_of(const emu_layout *l, uint16_t addr, int form)
 {
-    for (const emu_layout *b = l; fp16 && b; b = b->base ? layout_of(b->base) : NULL) {
-        const emu_word *w = find_word(b->fp16_words, b->n_fp16_words, addr);
+    for (const emu_layout *b = l; form != EMU_WORDS_INT8 && b; b = b->base ? layout_of(b->base) : NULL) {
+        const emu_word *w = form == EMU_WORDS_FP16 ? find_word(b->fp16_words, b->n_fp16_words, addr)
+                                                   : find_word(b->dpu_words, b->n_dpu_words, addr);
         if (w)
             return w;
     }
@@ -599,10 +633,10 @@ void emu_layout_decode(int map, emu_reg_get get, const void *ctx, emu_task *t)
     }
 }
 
-int emu_layout_check(int map, uint16_t addr, uint32_t value, int fp16)
+int emu_layout_check(int map, uint16_t addr, uint32_t value, int form)
 {
     const emu_layout *l = layout_of(map);
-    const emu_word *w = l ? word_of(l, addr, fp16) : NULL;
+    const emu_word *w = l ? word_of(l, addr, form) : NULL;
     if (!w)
         return 0;
     if (w->n <= 0)

@@ -338,8 +338,9 @@ WIN = {'sigmoid': (-6.31, 6.31), 'tanh': (-3.02, 3.02), 'swish': (-5.8, 5.8),
        'elu': (-10, 0)}
 
 
-def check_act(f, x, act, name='y', stop=None):
-    """f computes act(conv) into tensor name (its dump), or stops after it at stop."""
+def check_act(f, x, act, name='y', stop=None, bare=False):
+    """f computes act(conv) (bare: act(x)) into tensor name (its dump), or stops after it
+    at stop."""
     r, d = run(f'{src}/{f}', x)
     lines = r.stderr.strip().splitlines()
     if (r.returncode != 0) != (stop is not None) or \
@@ -348,7 +349,7 @@ def check_act(f, x, act, name='y', stop=None):
     fp16 = f.endswith('_f16.rknn')
     xin = x.astype(np.float64) if fp16 else np.load(f'{d}/x.npy').astype(np.float64)
     y = np.load(f'{d}/{name}.npy').astype(np.float64)
-    pre = conv(xin, w_lut if fp16 else w_lut_q, b_lut)
+    pre = xin if bare else conv(xin, w_lut if fp16 else w_lut_q, b_lut)
     fn = ACT[act]
     ref = fn(pre)
     lo, hi = WIN.get(act, (-np.inf, np.inf))
@@ -392,8 +393,23 @@ ACT['abs'] = np.abs
 check_act('lut/conv_sqrt_i8.rknn', rng.uniform(-8, 8, (1, C, 16, 16)).astype(np.float32), 'abs',
           'ab', 'node 3 (Sqrt Sqrt:y) runs on the CPU')
 check_act('lut/conv_sqrt_f16.rknn', f16(rng.uniform(-1, 1, (1, C, 16, 16))), 'abs', 'ab',
-          'task 1 (node Sqrt:y): register 0x400c')
-LUT_DONE = {f'conv_{a}_{p}.rknn' for a in list(ACT) + ['sqrt'] for p in ('i8', 'f16')}
+          'task 1 (node Sqrt:y): register 0x4010')
+# mklut.py's activations alone, int8 over the same range: DPU-only tasks (FEATURE_MODE 5,
+# docs/rknn-format.md "Activations alone on f2"), each held as after the conv. The input's
+# calibration range is the activation's where the function is monotone and non-negative
+# (Relu's, Clip's: [0, 8], [0, 6]), so the input's quantization already does part of it.
+# Without BS's ALU (the input's zero point) or its clamp pair, without BN's PReLU or the
+# LUT's output clamp at 0, the files fail.
+for act in ('relu', 'relu6', 'leakyrelu', 'sigmoid', 'tanh', 'swish', 'hardsigmoid',
+            'hardswish', 'elu', 'softplus', 'mish'):
+    f = f'lut/bare_{act}_i8.rknn'
+    if os.path.exists(f'{src}/{f}'):
+        check_act(f, rng.uniform(-8, 8, (1, C, 16, 16)).astype(np.float32), act, bare=True)
+if os.path.exists(f'{src}/lut/bare_sqrt_i8.rknn'):
+    check_act('lut/bare_sqrt_i8.rknn', rng.uniform(-8, 8, (1, C, 16, 16)).astype(np.float32), 'abs',
+              'ab', 'node 3 (Sqrt Sqrt:y) runs on the CPU', bare=True)
+LUT_DONE = {f'{k}_{a}_{p}.rknn' for k in ('conv', 'bare') for a in list(ACT) + ['sqrt']
+            for p in ('i8', 'f16')}
 
 # every other file stops with one line naming its task
 for fam in ('dw', 'pool', 'lut', 'add'):
