@@ -398,12 +398,7 @@ float emu_f2_act_float(const emu_f2_act *a, float x)
  *   BN 0x903, 0x402 (PReLU), 0x20 (the LUT) as after a conv; the LUT's value held
  *   >= 0 where 0x4088 / 0x40a4 say 0 (0x80000000: open)
  *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET) */
-typedef struct dpu_bs {
-    int64_t alu, mul, lo, hi;
-    int pos, neg;
-} dpu_bs;
-
-static int dpu_bs_load(const emu_step *s, const uint8_t *file, size_t len, dpu_bs *b)
+int emu_f2_dpu_bs_load(const emu_step *s, const uint8_t *file, size_t len, emu_f2_dpu_bs *b)
 {
     int rc = 0;
     uint32_t w50 = R(0x4050), w44 = R(0x4044), br = R(0x501c);
@@ -470,7 +465,7 @@ int emu_run_f2_dpu_act(const emu_step *s, const emu_task *t, const uint8_t *file
 {
     int rc = 0;
     act in, o;
-    dpu_bs b = {0};
+    emu_f2_dpu_bs b = {0};
     emu_f2_act a;
     memset(&a, 0, sizeof a);
     a.lo = a.out_lo = INT32_MIN;
@@ -493,18 +488,22 @@ int emu_run_f2_dpu_act(const emu_step *s, const emu_task *t, const uint8_t *file
              s->ti, s->nn, cw, ch, cc);
     if (!s->mem->written[s->nd->in[0]])
         STOP("task %d (node %s): its input was not computed", s->ti, s->nn);
-    if ((rc = dpu_bs_load(s, file, len, &b)) || (rc = dpu_bn_load(s, file, len, &a)))
+    if ((rc = emu_f2_dpu_bs_load(s, file, len, &b)) || (rc = dpu_bn_load(s, file, len, &a)))
         goto out;
     for (int c = 0; c < o.c; c++)
         for (int y = 0; y < o.h; y++)
             for (int x = 0; x < o.w; x++) {
-                int64_t p = (in.p[act_off(&in, c, y, x)] + b.alu) * b.mul;
-                int64_t v = rshift_round(p, p >= 0 ? b.pos : b.neg);
-                v = emu_f2_act_int(&a, v < b.lo ? b.lo : v > b.hi ? b.hi : v);
+                int64_t v = emu_f2_act_int(&a, emu_f2_dpu_bs_at(&b, in.p[act_off(&in, c, y, x)]));
                 o.p[act_off(&o, c, y, x)] =
                     sat8(rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset);
             }
     wrote(s, s->nd->out[0], 0, o.h);
 out:
     return rc;
+}
+
+int64_t emu_f2_dpu_bs_at(const emu_f2_dpu_bs *b, int64_t q)
+{
+    int64_t p = (q + b->alu) * b->mul, v = rshift_round(p, p >= 0 ? b->pos : b->neg);
+    return v < b->lo ? b->lo : v > b->hi ? b->hi : v;
 }

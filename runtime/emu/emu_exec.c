@@ -569,6 +569,9 @@ int emu_fb_exec(const rknn_model *m, const uint8_t *file, size_t len, const emu_
                    (nd->n_in == 1 || !strcmp(nd->type, "Clip"))) { /* an activation alone */
             if ((rc = emu_run_f2_dpu_act(&st, t, file, len)))
                 goto out;
+        } else if (t->op == EMU_OP_ELTWISE && t->map == EMU_MAP_F2 && nd->n_in == 2) {
+            if ((rc = emu_run_f2_ew(&st, t, file, len)))
+                goto out;
         } else if (t->op == EMU_OP_ELTWISE && (!strcmp(nd->type, "Add") || !strcmp(nd->type, "AddRelu"))) {
             if ((rc = emu_run_add(&st, t)))
                 goto out;

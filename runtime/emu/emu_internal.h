@@ -372,6 +372,18 @@ int emu_f2_clamp(const emu_step *s, const emu_task *t, int64_t *lo, int64_t *hi)
  * buffer at 0x5024, 14 and 14 where the file patches none there */
 int emu_f2_bs_shifts(const emu_step *s, const uint8_t *file, size_t len, int *pos, int *neg);
 
+/* the BS stage of an f2 DPU-only task over the byte q its DPU_RDMA reads (emu_act.c):
+ * v = (q + alu) * mul >> the shift by the product's sign, held to [lo, hi]; the load
+ * takes BS's words (0x4044, 0x4050, BRDMA 0x501c, the clamp pairs 0x4048..0x405c) and
+ * its configuration buffer at 0x5024, or stops naming them */
+typedef struct emu_f2_dpu_bs {
+    int64_t alu, mul, lo, hi;
+    int pos, neg;
+} emu_f2_dpu_bs;
+int emu_f2_dpu_bs_load(const emu_step *s, const uint8_t *file, size_t len, emu_f2_dpu_bs *b);
+int64_t emu_f2_dpu_bs_at(const emu_f2_dpu_bs *b, int64_t q);
+/* an int8 DPU-only elementwise Add or Sub of layout f2 (emu_dpu.c) */
+int emu_run_f2_ew(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
 /* an int8 DPU-only activation task of layout f2 (DPU FEATURE_MODE 5: an activation
  * alone, its input read by the DPU_RDMA; emu_act.c) */
 int emu_run_f2_dpu_act(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);

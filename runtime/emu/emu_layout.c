@@ -463,7 +463,7 @@ static const emu_word f2_dpu_words[] = {
     FIELD(0x4154, "DPU_LUT_UFLOW_SLOPE1"),
     FIELD(0x4160, "DPU_LUT_UFLOW_SHIFT"),
     THREE(0x501c, "DPU_RDMA_501C", 0x0, 0x2, 0x1a), /* BS's reader: none, ALU, four slots */
-    ONE(0x5034, "DPU_RDMA_ERDMA_CFG", 0x41),
+    TWO(0x5034, "DPU_RDMA_ERDMA_CFG", 0x41, 0x40000044), /* no EW operand; the ERDMA's (Add) */
     ONE(0x5044, "DPU_RDMA_5044", 0x9),        /* the DPU-only RDMA mode */
 };
 

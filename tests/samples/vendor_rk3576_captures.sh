@@ -59,10 +59,14 @@ def conv(x, w, b, stride=1):
 
 
 def run(path, x, name='x'):
-    np.save(f'{tmp}/in.npy', x)
+    """x: the input name's array, or a dict of them by input name"""
+    args = []
+    for k, v in (x.items() if isinstance(x, dict) else ((name, x),)):
+        np.save(f'{tmp}/in_{k}.npy', v)
+        args += ['-i', f'{k}={tmp}/in_{k}.npy']
     d = f'{tmp}/d_{os.path.basename(path)}'
-    r = subprocess.run([rt, 'run', path, '--emulate', '--no-db', '-i', f'{name}={tmp}/in.npy',
-                        '--dump', d], capture_output=True, text=True)
+    r = subprocess.run([rt, 'run', path, '--emulate', '--no-db'] + args + ['--dump', d],
+                       capture_output=True, text=True)
     return r, d
 
 
@@ -87,7 +91,9 @@ def check_int8(f, x, model):
     r, d = run(f'{src}/{f}', x)
     if r.returncode:
         return report(False, f, r.stderr.strip()[-240:])
-    xq = np.load(f'{d}/x.npy').astype(np.float64)   # the input as quantized for the NPU
+    # the input(s) as quantized for the NPU
+    xq = {k: np.load(f'{d}/{k}.npy').astype(np.float64) for k in x} if isinstance(x, dict) \
+        else np.load(f'{d}/x.npy').astype(np.float64)
     y = np.load(f'{d}/y.npy').astype(np.float64)
     info = json.loads(subprocess.run([rt, 'inspect', f'{src}/{f}', '--json'], capture_output=True,
                                      text=True).stdout)
@@ -179,6 +185,21 @@ for tag, (c, (ih, iw), mode) in ADD.items():
              'add2': lambda xq: conv(xq, wA, bA) + conv(xq, wB, bB),
              'addbcast': lambda xq: conv(xq, wA, bA) + kb}[mode]
     check_int8(f'add/{tag}.rknn', rng.uniform(-1, 1, (1, c, ih, iw)).astype(np.float32), model)
+
+# mkadd.py's Add and Sub of two inputs alone (DPU-only tasks, docs/rknn-format.md
+# "Elementwise tasks on f2"), each input over its calibration range (-1..1; asym_add's
+# x2 -64..64): the float64 sum or difference of the inputs as the NPU saw them. The
+# operands' rescaled terms are rounded before the sum, as the fused Adds above
+# (within 1.75 steps there): the same two steps and cosine.
+for tag, amp2, model in (('bare_add_c32_16', 1, lambda q: q['x'] + q['x2']),
+                         ('asym_add_c32_16', 64, lambda q: q['x'] + q['x2']),
+                         ('sub_c32_16', 1, lambda q: q['x'] - q['x2']),
+                         ('subrev_c32_16', 1, lambda q: q['x2'] - q['x'])):
+    if os.path.exists(f'{src}/add/{tag}.rknn'):
+        check_int8(f'add/{tag}.rknn',
+                   {'x': rng.uniform(-1, 1, (1, C, 16, 16)).astype(np.float32),
+                    'x2': rng.uniform(-amp2, amp2, (1, C, 16, 16)).astype(np.float32)}, model)
+        ADD[tag] = None
 
 # mkdw.py: depthwise Conv (group C), weights (i % 7 - 3) / 8 per (channel, tap), bias
 # (c + 1) / 4, int8 per channel, calibrated on -1..1
