@@ -25,8 +25,12 @@
  * [2,16,20,20] halves (a copy per image), and an exSDPAttention of them (q = h0,
  * k = v = h1, emu_attn.c), computed in float64 (RKNN_TRACE_EMU_ATTN=float) when a node
  * byte is 0xd8..0xdf, else stopping at its first task.
+ * On rk3576 an Add of the pool's input to itself into "u" (128 x 20 x 20) after them all,
+ * the node of a task byte 0xc0..0xcf (emu_dpu.c's DPU-only add; a DPU-only task of the
+ * MaxPool node is emu_act.c's activation alone).
  * Input: 8 bytes, byte i % 8 the node of task i (0xe0..0xef the Reshape, 0xf0 and up
- * the Split, 0xd0..0xdf the attention, else mod 3, or 4 on rk3576 and rk3588: the nodes above), then 8-byte
+ * the Split, 0xd0..0xdf the attention, 0xc0..0xcf rk3576's Add, else mod 3, or 4 on
+ * rk3576 and rk3588: the nodes above), then 8-byte
  * model-1 entries (bits 32..63 value, 16..31 address, 0..15 zero), eight 0xff bytes
  * between tasks. The file: 6144 bytes, the input repeated. The inputs: the
  * input's bytes as floats. Any status is fine; a crash, a sanitizer report, a
@@ -70,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int64_t s_le[4] = {1, 16, 26, 26}, n_le[5] = {1, 1, 26, 26, 16};
     int64_t s_lw[4] = {16, 1, 2, 2}, n_lw[12] = {1, 0, 2, 2, 1, 64, 1, 1, 2, 2, 1, 16};
     int64_t s_lb[1] = {16}, n_lb[1] = {16};
-    rknn_tensor tens[19] = {
+    rknn_tensor tens[20] = {
         ACT("a", s_a, n_a, 0.05, -3),
         {.name = "w", .dtype = 3, .nd = 4, .nnd = 6, .shape = s_w, .native = n_w, .buffer = 0,
          .data_off = 0, .data_len = 4096, .task_node = -1, .task_lut = -1},
@@ -93,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ACT("h0", s_h, n_h, 0.2, -5),
         ACT("h1", s_h, n_h, 0.1, 5),
         ACT("at", s_h, n_h, 0.05, 1),
+        ACT("u", s_p, n_p, 0.05, -3),
         ACT("e", s_le, n_le, 0.04, -120),
         {.name = "lw", .dtype = 3, .nd = 4, .nnd = 12, .shape = s_lw, .native = n_lw, .buffer = 0,
          .data_off = 0, .data_len = 64, .task_node = -1, .task_lut = -1},
@@ -108,11 +113,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #undef ACT
     int conv_in[3] = {0, 1, 2}, conv_out = 3, pool_in = 4, pool_out = 5, rs_in = 6, rs_out = 7;
     int dw_in[3] = {0, 8, 9}, dw_out = 10, view_out = 12, split_out[2] = {13, 14};
-    int attn_in[3] = {13, 14, 14}, attn_out = 15;
+    int attn_in[3] = {13, 14, 14}, attn_out = 15, add_in[2] = {4, 4}, add_out = 16;
     /* NPU nodes (a node of no target is a CPU layer the run would stop at); the
      * depthwise conv first (it reads the input): rk3576's and rk3588's graphs are all four,
      * rk3566's the other three */
-    rknn_node nodes[7] = {
+    rknn_node nodes[8] = {
         {.type = "Conv", .name = "Conv:d", .in = dw_in, .n_in = 3, .out = &dw_out, .n_out = 1, .target = RKNN_TGT_NPU},
         {.type = "Conv", .name = "Conv:c", .in = conv_in, .n_in = 3, .out = &conv_out, .n_out = 1, .target = RKNN_TGT_NPU},
         {.type = "MaxPool", .name = "MaxPool:q", .in = &pool_in, .n_in = 1, .out = &pool_out,
@@ -124,6 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          .n_out = 2, .target = RKNN_TGT_NPU},
         {.type = "exSDPAttention", .name = "exSDPAttention:at", .in = attn_in, .n_in = 3,
          .out = &attn_out, .n_out = 1, .target = RKNN_TGT_NPU},
+        {.type = "Add", .name = "Add:u", .in = add_in, .n_in = 2, .out = &add_out, .n_out = 1,
+         .target = RKNN_TGT_NPU},
     };
     if (lin) {
         nodes[3].mode = "linear";
@@ -142,16 +149,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     m.container = RKNN_C_TK2_FB;
     m.target = f2 ? "rk3576" : r88 ? "rk3588" : "rk3566";
     m.tensors = tens;
-    m.n_tensors = lin ? 19 : 16;
+    m.n_tensors = lin ? 20 : 17;
     static rknn_reloc relocs[RELOC_N];
-    static const int LINEAR_T[8] = {6, 16, 7, 17, 18, 16, 16, 16};
+    static const int LINEAR_T[8] = {6, 17, 7, 18, 19, 17, 17, 17};
     for (int e = 0; e < RELOC_N; e++)
         relocs[e] = lin ? (rknn_reloc){LINEAR_T[e % 8], 0, (uint32_t)e}
                         : (rknn_reloc){11, 0, (uint32_t)(RELOC_0 + e)};
     m.relocs = relocs;
     m.n_relocs = RELOC_N;
     m.nodes = f2 || r88 ? nodes : nodes + 1;
-    m.n_nodes = f2 || r88 ? 7 : 6;
+    int nn = f2 || r88 ? 7 : 6; /* the nodes the task bytes below pick by position */
+    m.n_nodes = nn + f2;
     m.io = io;
     m.n_io = 7;
 
@@ -181,8 +189,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             continue;
         emu_stream *s = &p.tasks[p.n_tasks];
         uint8_t nb = data[p.n_tasks % 8];
-        s->node = nb >= 0xf0 ? m.n_nodes - 2 : nb >= 0xe0 ? m.n_nodes - 3
-                  : nb >= 0xd0 ? m.n_nodes - 1 : nb % (m.n_nodes - 3);
+        s->node = nb >= 0xf0 ? nn - 2 : nb >= 0xe0 ? nn - 3 : nb >= 0xd0 ? nn - 1
+                  : f2 && nb >= 0xc0 ? nn : nb % (nn - 3);
         s->lut = -1;
         s->entry0 = (int64_t)start;
         s->n_regs = (int)(i - start);

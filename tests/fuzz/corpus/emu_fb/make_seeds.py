@@ -98,6 +98,27 @@ if len(sys.argv) > 3 and sys.argv[3]:
     upload[577] = (0x4104, 0)
     write('f2_prelu.bin', [0x81, 1], [blob(upload), blob([(a, prelu.get(a, v)) for a, v in conv])])
 
+    # an activation alone and an Add alone (DPU-only tasks, FEATURE_MODE 5: emu_act.c's
+    # emu_run_f2_dpu_act, emu_dpu.c's emu_run_f2_ew): lut/bare_sigmoid_i8.rknn's task 1 on
+    # the MaxPool node (its input and output 128 x 20 x 20) after the upload above, its BN
+    # buffer the same slots; add/bare_add_c32_16.rknn's task on the harness's Add of the
+    # pool's input to itself (node byte 0xc0), its BS buffer those slots, after the upload
+    # and the LUT conv above (the graph's later nodes read the conv's output)
+    def cap_task(rel, k):
+        path = os.path.join(sys.argv[3], rel)
+        tt = json.loads(subprocess.check_output([os.path.join(build, 'rknn-trace'), 'inspect',
+                                                 path, '--tasks', '--json']))['npu_tasks']['tasks'][k]
+        r = open(path, 'rb').read()
+        return [(e & 0xffff, e >> 16 & 0xffffffff)
+                for e in struct.unpack_from('<%dQ' % tt['writes'], r, tt['file_offset'])]
+    cube = {0x4020: 19, 0x4024: 19, 0x402c: 127, 0x500c: 19, 0x5010: 19, 0x5014: 127,
+            0x4030: 0x007f0f00}
+    upload[577] = (0x4104, 0x0e0e)
+    sg = [(a, cube.get(a, v)) for a, v in cap_task('lut/bare_sigmoid_i8.rknn', 1)]
+    write('f2_dpu_sigmoid.bin', [0x81, 2], [blob(upload), blob(sg)])
+    ad = [(a, cube.get(a, v)) for a, v in cap_task('add/bare_add_c32_16.rknn', 0)]
+    write('f2_dpu_add.bin', [0x81, 1, 0xc0], [blob(upload), blob([tuple(w) for w in conv]), blob(ad)])
+
 # yolov10n's attention forms on rk3566's words (runtime/emu/emu_view.c): the conv of
 # task 221, then the Split of its output viewed as a batch of two (cv [2,32,20,20],
 # the task-less Reshape): one DPU-only copy per image and half, h0 requantized (BS add
