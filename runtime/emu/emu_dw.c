@@ -7,7 +7,8 @@
  * points ride in the weight cube instead). Per channel c and output pixel:
  *   acc = A[c] + sum over the window of x * (w - zp_w[c])   (x the input bytes,
  *         the pad value 0x1084 outside the tensor: the input's zero point)
- *   v   = round(acc * C[c] / 2^14)      (BN_CFG 0x903: no clamp, emu_f2_clamp)
+ *   v   = round(acc * C[c] / 2^14)      (BN_CFG 0x903: no clamp; 0x902: the clamp pair,
+ *                                        a fused Clip: emu_f2_clamp)
  *   y   = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET)
  * A task that is not one whole plane of every channel, or any stage beyond that,
  * stops the run. */
@@ -54,7 +55,8 @@ int emu_run_dw(const emu_step *s, const emu_task *t, const uint8_t *file, size_t
         (reg_or0(s->rs, s->grp, 0x4030) & 0xffff) != 0x310 || reg_or0(s->rs, s->grp, 0x4044) != 0 ||
         bs_cfg != (0x13033u | (uint32_t)((groups16 - 1) & 3) << 8) ||
         reg_or0(s->rs, s->grp, 0x501c) != 0x510 || reg_or0(s->rs, s->grp, 0x5044) != 0x40000012 ||
-        reg_or0(s->rs, s->grp, 0x4060) != 0x903 || (t->ew_present && !t->ew_bypass) || t->lut_used)
+        (reg_or0(s->rs, s->grp, 0x4060) != 0x903 && reg_or0(s->rs, s->grp, 0x4060) != 0x902) ||
+        (t->ew_present && !t->ew_bypass) || t->lut_used)
         STOP("task %d (node %s): depthwise words (CORE 0x%x, DPU mode 0x%x, BS_CFG 0x%x, BN_CFG "
              "0x%x, BRDMA 0x%x) or a stage in use: only a plain depthwise conv is emulated", ti, nn,
              reg_or0(s->rs, s->grp, 0x3018), reg_or0(s->rs, s->grp, 0x400c), bs_cfg,
@@ -90,7 +92,7 @@ int emu_run_dw(const emu_step *s, const emu_task *t, const uint8_t *file, size_t
         STOP("task %d (node %s): its input was not computed", ti, nn);
     const int8_t *W = (const int8_t *)file + wt->data_off;
     const uint8_t *B = file + bt->data_off;
-    int64_t lo, hi; /* BN_CFG 0x903: the full range, checked as the conv's */
+    int64_t lo, hi; /* BN_CFG 0x903: the full range; 0x902 the clamp, checked as the conv's */
     if ((rc = emu_f2_clamp(s, t, &lo, &hi)))
         goto out;
     /* the shift word of its BS configuration buffer (0x5024): 14 either sign, as taken */

@@ -189,21 +189,6 @@ for tag, (c, (ih, iw), mode) in ADD.items():
              'addbcast': lambda xq: conv(xq, wA, bA) + kb}[mode]
     check_int8(f'add/{tag}.rknn', rng.uniform(-1, 1, (1, c, ih, iw)).astype(np.float32), model)
 
-# mkadd.py's Add and Sub of two inputs alone (DPU-only tasks, docs/rknn-format.md
-# "Elementwise tasks on f2"), each input over its calibration range (-1..1; asym_add's
-# x2 -64..64): the float64 sum or difference of the inputs as the NPU saw them. The
-# operands' rescaled terms are rounded before the sum, as the fused Adds above
-# (within 1.75 steps there): the same two steps and cosine.
-for tag, amp2, model in (('bare_add_c32_16', 1, lambda q: q['x'] + q['x2']),
-                         ('asym_add_c32_16', 64, lambda q: q['x'] + q['x2']),
-                         ('sub_c32_16', 1, lambda q: q['x'] - q['x2']),
-                         ('subrev_c32_16', 1, lambda q: q['x2'] - q['x'])):
-    if os.path.exists(f'{src}/add/{tag}.rknn'):
-        check_int8(f'add/{tag}.rknn',
-                   {'x': rng.uniform(-1, 1, (1, C, 16, 16)).astype(np.float32),
-                    'x2': rng.uniform(-amp2, amp2, (1, C, 16, 16)).astype(np.float32)}, model)
-        ADD[tag] = None
-
 # mkdw.py: depthwise Conv (group C), weights (i % 7 - 3) / 8 per (channel, tap), bias
 # (c + 1) / 4, int8 per channel, calibrated on -1..1
 DW = {'dw_c8_k3_s1_16': (8, 3, 1, (16, 16)), 'dw_c16_k3_s1_16': (16, 3, 1, (16, 16)),
@@ -434,6 +419,67 @@ if os.path.exists(f'{src}/lut/bare_sqrt_i8.rknn'):
               'ab', 'node 3 (Sqrt Sqrt:y) runs on the CPU', bare=True)
 LUT_DONE = {f'{k}_{a}_{p}.rknn' for k in ('conv', 'bare') for a in list(ACT) + ['sqrt']
             for p in ('i8', 'f16')}
+
+# mkadd.py's Add and Sub of two inputs alone (DPU-only tasks, docs/rknn-format.md
+# "Elementwise tasks on f2"), each input over its calibration range (-1..1; asym_add's
+# x2 -64..64): the float64 sum or difference of the inputs as the NPU saw them. The
+# operands' rescaled terms are rounded before the sum, as the fused Adds above
+# (within 1.75 steps there): the same two steps and cosine.
+for tag, amp2, model in (('bare_add_c32_16', 1, lambda q: q['x'] + q['x2']),
+                         ('asym_add_c32_16', 64, lambda q: q['x'] + q['x2']),
+                         ('sub_c32_16', 1, lambda q: q['x'] - q['x2']),
+                         ('subrev_c32_16', 1, lambda q: q['x2'] - q['x'])):
+    if os.path.exists(f'{src}/add/{tag}.rknn'):
+        check_int8(f'add/{tag}.rknn',
+                   {'x': rng.uniform(-1, 1, (1, C, 16, 16)).astype(np.float32),
+                    'x2': rng.uniform(-amp2, amp2, (1, C, 16, 16)).astype(np.float32)}, model)
+        ADD[tag] = None
+
+# mkadd.py's MobileNetV2 inverted residual (expansion 6, stride 1): a 1x1 Conv to 6C
+# channels with its Clip(0, 6) (er), a 3x3 depthwise Conv with its Clip (dr: the depthwise
+# task's BN_CFG 0x902), a 1x1 Conv back to C (p), + the input (y: a DPU-only Add); weights
+# of the tags exp, dw, prj (seeds 3, 2, 3), each rounded as Toolkit2 rounds them. Each
+# tensor against its formula on the tensor before it as the run held it (the dump), held
+# to its own int8 range (er and dr are calibrated below 6: [0, 3.15], [0, 2.35] in
+# btl_c32_16): two of its steps and a cosine >= 0.9995.
+def check_stages(f, x, stages):
+    r, d = run(f'{src}/{f}', x)
+    if r.returncode:
+        return report(False, f, r.stderr.strip()[-240:])
+    info = json.loads(subprocess.run([rt, 'inspect', f'{src}/{f}', '--json'], capture_output=True,
+                                     text=True).stdout)
+    q = {t['name']: t for n in info['nodes'] for t in n.get('outputs') or []}
+    t = {k[:-4]: np.load(f'{d}/{k}').astype(np.float64) for k in os.listdir(d)
+         if k.endswith('.npy') and not k.startswith('task_')}
+    msg, ok = [], True
+    for name, fn in stages:
+        st, zp = q[name]['scale'], q[name]['zero_point']
+        ref = np.clip(fn(t), (-128 - zp) * st, (127 - zp) * st)
+        y = t[name]
+        err = np.abs(y - ref).max() if y.shape == ref.shape else np.inf
+        cos = (y * ref).sum() / np.linalg.norm(y) / np.linalg.norm(ref) if y.shape == ref.shape else 0
+        ok &= err <= 2 * st and cos >= 0.9995
+        msg.append(f'{name} {err / st:.2f} steps, cosine {cos:.6f}')
+    report(ok, f, '; '.join(msg))
+
+
+def btl_stages(c):
+    e = 6 * c
+    b = lambda n, sd: ((np.arange(n) + sd) % 7 + 1) / 8.0
+    wx = wq((((np.arange(e * c) + 3) % 11 - 5) / 16.0).reshape(e, c, 1, 1))
+    wd = wq((((np.arange(e * 9) + 2) % 11 - 5) / 16.0).reshape(e, 1, 3, 3))
+    wp = wq((((np.arange(c * e) + 3) % 11 - 5) / 16.0).reshape(c, e, 1, 1))
+    return (('er', lambda t: np.clip(conv(t['x'], wx, b(e, 3)), 0, 6)),
+            ('dr', lambda t: np.clip(dwconv(t['er'], wd, b(e, 2), 1), 0, 6)),
+            ('p', lambda t: conv(t['dr'], wp, b(c, 3))),
+            ('y', lambda t: t['p'] + t['x']))
+
+
+for tag, c, hw in (('btl_c32_16', 32, 16), ('btl_c24_28', 24, 28)):
+    if os.path.exists(f'{src}/add/{tag}.rknn'):
+        check_stages(f'add/{tag}.rknn', rng.uniform(-1, 1, (1, c, hw, hw)).astype(np.float32),
+                     btl_stages(c))
+        ADD[tag] = None
 
 # every other file stops with one line naming its task
 for fam in ('dw', 'pool', 'lut', 'add'):
