@@ -470,7 +470,8 @@ int emu_run_f2_dpu_act(const emu_step *s, const emu_task *t, const uint8_t *file
     memset(&a, 0, sizeof a);
     a.lo = a.out_lo = INT32_MIN;
     a.hi = INT32_MAX;
-    if (R(0x400c) != 5 || R(0x4010) != 0 || R(0x5044) != 9 || R(0x407c) == 0x8002c0c0u ||
+    if (R(0x400c) != 5 || R(0x4010) != 0 || R(0x5044) != 9 ||
+        (R(0x407c) != EW_OFF && R(0x407c) != EW_LUT) ||
         R(0x5018) != 0 || t->dst_addr != 0 || t->out_prec != 0 ||
         t->out_cvt_shift < 0 || t->out_cvt_shift > 40)
         STOP("task %d (node %s): DPU-only task (FEATURE_MODE 0x%x, DATA_FORMAT 0x%x, RDMA mode "

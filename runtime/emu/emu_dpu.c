@@ -190,15 +190,19 @@ out:
     return rc;
 }
 
-/* rk3576's DPU-only Add and Sub (layout f2, DPU FEATURE_MODE 5; rocket-userspace's
- * add/bare_add, asym_add, sub, subrev, addconst captures, docs/rknn-format.md
- * "Elementwise tasks on f2"): the node's first input through the DPU_RDMA (0x5018)
- * and the BS stage (its four slots at 0x5024: emu_f2_dpu_bs), the second through the
- * ERDMA (0x5038, ERDMA_CFG 0x40000044) into the EW stage, EW_CFG 0x8002c0c0 as a conv's
- * fused add, its converter signed: EW_CVT_SCALE bits 0..15 an int16 (negative for a
- * Sub), bits 16..21 the shift, EW_CVT_OFFSET the operand's -zero point:
- *   v = BS(a) + round((b + EW_CVT_OFFSET) * scale / 2^shift)
+/* rk3576's DPU-only Add, Sub and Mul (layout f2, DPU FEATURE_MODE 5; rocket-userspace's
+ * add/bare_add, asym_add, sub, subrev, mul captures and the inverted residual's Add,
+ * docs/rknn-format.md "Elementwise tasks on f2"): the node's first input through the
+ * DPU_RDMA (0x5018) and the BS stage (emu_f2_dpu_bs: its slots at 0x5024), the second
+ * through the ERDMA (0x5038, ERDMA_CFG 0x40000044) into the EW stage, its converter
+ * signed: EW_CVT_SCALE bits 0..15 an int16 (negative for a Sub), bits 16..21 the shift,
+ * EW_CVT_OFFSET the operand's -zero point; EW_CFG 0x8002c0c0 adds (as a conv's fused
+ * add), 0x810f4094 multiplies:
+ *   e = round((b + EW_CVT_OFFSET) * scale / 2^shift)
+ *   v = BS(a) + e, or BS(a) * e
  *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET) */
+#define F2_EW_ADD 0x8002c0c0u
+#define F2_EW_MUL 0x810f4094u
 int emu_run_f2_ew(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len)
 {
     int rc = 0;
@@ -207,12 +211,14 @@ int emu_run_f2_ew(const emu_step *s, const emu_task *t, const uint8_t *file, siz
     uint32_t ewc = R(0x4084);
     int cw = (int)(R(0x4020) & 0x1fff) + 1, ch = (int)(R(0x4024) & 0x1fff) + 1;
     int cc = (int)(R(0x402c) & 0x1fff) + 1;
-    if (R(0x400c) != 5 || R(0x4010) != 0 || R(0x5044) != 9 || R(0x407c) != 0x8002c0c0u ||
+    int mul = R(0x407c) == F2_EW_MUL;
+    if (R(0x400c) != 5 || R(0x4010) != 0 || R(0x5044) != 9 || (R(0x407c) != F2_EW_ADD && !mul) ||
         R(0x5034) != 0x40000044u || R(0x4060) != 0x903 || R(0x5028) != 0 || (ewc >> 22) ||
         R(0x5018) != 0 || R(0x5038) != 0 || t->dst_addr != 0 || t->out_cvt_shift < 0 ||
         t->out_cvt_shift > 40)
         STOP("task %d (node %s): DPU-only task (FEATURE_MODE 0x%x, DATA_FORMAT 0x%x, EW 0x%x, "
-             "ERDMA 0x%x, BN 0x%x, EW_CVT_SCALE 0x%x): not an int8 elementwise add as emulated",
+             "ERDMA 0x%x, BN 0x%x, EW_CVT_SCALE 0x%x): not an int8 elementwise add or multiply "
+             "as emulated",
              s->ti, s->nn, R(0x400c), R(0x4010), R(0x407c), R(0x5034), R(0x4060), ewc);
     if ((rc = emu_f2_dpu_bs_load(s, file, len, &bs)))
         goto out;
@@ -228,8 +234,9 @@ int emu_run_f2_ew(const emu_step *s, const emu_task *t, const uint8_t *file, siz
     for (int c = 0; c < o.c; c++)
         for (int y = 0; y < o.h; y++)
             for (int x = 0; x < o.w; x++) {
-                int64_t v = emu_f2_dpu_bs_at(&bs, a.p[act_off(&a, c, y, x)]) +
-                            rshift_round((b.p[act_off(&b, c, y, x)] + ewoff) * es_mul, es);
+                int64_t u = emu_f2_dpu_bs_at(&bs, a.p[act_off(&a, c, y, x)]);
+                int64_t e = rshift_round((b.p[act_off(&b, c, y, x)] + ewoff) * es_mul, es);
+                int64_t v = mul ? u * e : u + e;
                 o.p[act_off(&o, c, y, x)] =
                     sat8(rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset);
             }

@@ -382,7 +382,7 @@ typedef struct emu_f2_dpu_bs {
 } emu_f2_dpu_bs;
 int emu_f2_dpu_bs_load(const emu_step *s, const uint8_t *file, size_t len, emu_f2_dpu_bs *b);
 int64_t emu_f2_dpu_bs_at(const emu_f2_dpu_bs *b, int64_t q);
-/* an int8 DPU-only elementwise Add or Sub of layout f2 (emu_dpu.c) */
+/* an int8 DPU-only elementwise Add, Sub or Mul of layout f2 (emu_dpu.c) */
 int emu_run_f2_ew(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len);
 /* an int8 DPU-only activation task of layout f2 (DPU FEATURE_MODE 5: an activation
  * alone, its input read by the DPU_RDMA; emu_act.c) */

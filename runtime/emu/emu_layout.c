@@ -452,6 +452,8 @@ static const emu_word f2_dpu_words[] = {
     TWO(0x4050, "DPU_BS_CFG", 0x0, 0x20000),
     FIELD(0x4058, "DPU_BS_CLAMP_MIN2"),
     FIELD(0x405c, "DPU_BS_CLAMP_MAX2"),
+    /* bypass, LUT, add 0x8002c0c0, multiply 0x810f4094: each runner takes its own */
+    FIELD(0x407c, "DPU_EW_CFG"),
     TWO(0x4088, "DPU_LUT_CLAMP_MIN", 0x0, 0x80000000), /* 0: the LUT's output held >= 0 */
     TWO(0x40a4, "DPU_LUT_CLAMP_MIN2", 0x0, 0x80000000),
     /* bit 16 set in every such task, not applied (the captures' outputs within half

@@ -30,9 +30,9 @@
 # the function and its value at the window's end (below).
 # The activations alone (lut/bare_*_i8) and the Add and Sub of two inputs (add/bare_add,
 # asym_add, sub, subrev): DPU-only tasks, held as the others (below).
-# Files of other families (gelu, exp, the Mul, the Add of a constant, the inverted
-# residual block) must stop with one line, as they are not emulated yet. Prints
-# "N passed, N failed".
+# The Mul after a conv and the inverted residual block, each tensor against its formula
+# on the tensors before it. Files of other families (gelu, exp, the Add of a constant)
+# must stop with one line, as they are not emulated yet. Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 DIR=${1:?usage: vendor_rk3576_captures.sh ROCKET_USERSPACE/tests/data/rk3576-vendor-capture [BUILD]}
@@ -480,6 +480,14 @@ for tag, c, hw in (('btl_c32_16', 32, 16), ('btl_c24_28', 24, 28)):
         check_stages(f'add/{tag}.rknn', rng.uniform(-1, 1, (1, c, hw, hw)).astype(np.float32),
                      btl_stages(c))
         ADD[tag] = None
+
+# mkadd.py's resmul: its conv carrier (tag a) then Mul(c, x), a DPU-only multiply
+# (EW_CFG 0x810f4094): c against the conv, y against c * x as the run held them
+if os.path.exists(f'{src}/add/mul_c32_16.rknn'):
+    wA, bA = wa(C, 1)
+    check_stages('add/mul_c32_16.rknn', rng.uniform(-1, 1, (1, C, 16, 16)).astype(np.float32),
+                 (('c', lambda t: conv(t['x'], wA, bA)), ('y', lambda t: t['c'] * t['x'])))
+    ADD['mul_c32_16'] = None
 
 # every other file stops with one line naming its task
 for fam in ('dw', 'pool', 'lut', 'add'):
