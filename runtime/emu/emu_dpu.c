@@ -203,6 +203,30 @@ out:
  *   y = sat8(round(v * OUT_CVT_SCALE / 2^OUT_CVT_SHIFT) + OUT_CVT_OFFSET) */
 #define F2_EW_ADD 0x8002c0c0u
 #define F2_EW_MUL 0x810f4094u
+/* a constant int8 operand (addconst's k [1,32,16,16]): its bytes in the file, laid out as
+ * an activation's native [1, C1, H, W, C2] (checked against mkadd.py's linspace, whose
+ * every element differs); -1 when it is not such a tensor */
+static int const_act(const emu_step *s, int idx, const uint8_t *file, size_t len, act *a)
+{
+    const rknn_tensor *t = &s->m->tensors[idx];
+    if (t->nd != 4 || t->nnd != 5 || !t->shape || !t->native || t->shape[0] != 1 ||
+        t->native[0] != 1 || t->native[2] != t->shape[2] || t->native[3] != t->shape[3] ||
+        t->native[4] <= 0 || t->native[1] * t->native[4] < t->shape[1] || tensor_es(t) != 1 ||
+        t->data_off < 0 || t->shape[1] > 1 << 16 || t->native[2] > 1 << 16 || t->native[3] > 1 << 16)
+        return -1;
+    int64_t need = t->native[1] * t->native[2] * t->native[3] * t->native[4];
+    if (t->data_len < need || (uint64_t)t->data_off > len || (uint64_t)need > len - (uint64_t)t->data_off)
+        return -1;
+    a->c = (int)t->shape[1];
+    a->h = (int)t->native[2];
+    a->w = (int)t->native[3];
+    a->c2 = (int)t->native[4];
+    a->p = (int8_t *)(uintptr_t)(file + t->data_off); /* read only */
+    a->bytes = need;
+    a->es = 1;
+    return 0;
+}
+
 int emu_run_f2_ew(const emu_step *s, const emu_task *t, const uint8_t *file, size_t len)
 {
     int rc = 0;
@@ -222,12 +246,15 @@ int emu_run_f2_ew(const emu_step *s, const emu_task *t, const uint8_t *file, siz
              s->ti, s->nn, R(0x400c), R(0x4010), R(0x407c), R(0x5034), R(0x4060), ewc);
     if ((rc = emu_f2_dpu_bs_load(s, file, len, &bs)))
         goto out;
-    if (s->nd->n_in != 2 || in_out_acts(s, &a, &o) || tensor_act(s, s->nd->in[1], &b) ||
+    /* the second operand an activation, or a constant of the file (an Add of a constant) */
+    int k = s->nd->n_in == 2 ? s->nd->in[1] : -1, kc = k >= 0 && !s->mem->buf[k];
+    if (s->nd->n_in != 2 || in_out_acts(s, &a, &o) ||
+        (kc ? const_act(s, k, file, len, &b) : tensor_act(s, k, &b)) ||
         a.c != o.c || b.c != o.c || a.h != o.h || b.h != o.h || a.w != o.w || b.w != o.w ||
         cc != o.c || ch != o.h || cw != o.w)
         STOP("task %d (node %s): not two inputs of the output's shape (cube %dx%dx%d)", s->ti,
              s->nn, cw, ch, cc);
-    if (!s->mem->written[s->nd->in[0]] || !s->mem->written[s->nd->in[1]])
+    if (!s->mem->written[s->nd->in[0]] || (!kc && !s->mem->written[k]))
         STOP("task %d (node %s): an input was not computed", s->ti, s->nn);
     int es = (int)(ewc >> 16 & 0x3f);
     int64_t ewoff = (int16_t)(R(0x4080) & 0xffff), es_mul = (int16_t)(ewc & 0xffff);

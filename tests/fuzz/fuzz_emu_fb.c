@@ -27,7 +27,9 @@
  * byte is 0xd8..0xdf, else stopping at its first task.
  * On rk3576 an Add of the pool's input to itself into "u" (128 x 20 x 20) after them all,
  * the node of a task byte 0xc0..0xcf (emu_dpu.c's DPU-only add; a DPU-only task of the
- * MaxPool node is emu_act.c's activation alone).
+ * MaxPool node is emu_act.c's activation alone); with bit 4 of the first byte set as
+ * well, its second operand the constant "k" of the pool's shape, the file's bytes from
+ * offset 6400 (the file then 57600 bytes).
  * Input: 8 bytes, byte i % 8 the node of task i (0xe0..0xef the Reshape, 0xf0 and up
  * the Split, 0xd0..0xdf the attention, 0xc0..0xcf rk3576's Add, else mod 3, or 4 on
  * rk3576 and rk3588: the nodes above), then 8-byte
@@ -74,7 +76,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int64_t s_le[4] = {1, 16, 26, 26}, n_le[5] = {1, 1, 26, 26, 16};
     int64_t s_lw[4] = {16, 1, 2, 2}, n_lw[12] = {1, 0, 2, 2, 1, 64, 1, 1, 2, 2, 1, 16};
     int64_t s_lb[1] = {16}, n_lb[1] = {16};
-    rknn_tensor tens[20] = {
+    int kconst = f2 && (data[0] & 0x10);
+    size_t file_bytes = kconst ? FILE_BYTES + 51200 : FILE_BYTES;
+    rknn_tensor tens[21] = {
         ACT("a", s_a, n_a, 0.05, -3),
         {.name = "w", .dtype = 3, .nd = 4, .nnd = 6, .shape = s_w, .native = n_w, .buffer = 0,
          .data_off = 0, .data_len = 4096, .task_node = -1, .task_lut = -1},
@@ -98,6 +102,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ACT("h1", s_h, n_h, 0.1, 5),
         ACT("at", s_h, n_h, 0.05, 1),
         ACT("u", s_p, n_p, 0.05, -3),
+        {.name = "k", .dtype = 3, .nd = 4, .nnd = 5, .shape = s_p, .native = n_p, .has_quant = 1,
+         .scale = 0.01f, .zero_point = 0, .buffer = 0, .data_off = FILE_BYTES, .data_len = 51200,
+         .task_node = -1, .task_lut = -1},
         ACT("e", s_le, n_le, 0.04, -120),
         {.name = "lw", .dtype = 3, .nd = 4, .nnd = 12, .shape = s_lw, .native = n_lw, .buffer = 0,
          .data_off = 0, .data_len = 64, .task_node = -1, .task_lut = -1},
@@ -113,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #undef ACT
     int conv_in[3] = {0, 1, 2}, conv_out = 3, pool_in = 4, pool_out = 5, rs_in = 6, rs_out = 7;
     int dw_in[3] = {0, 8, 9}, dw_out = 10, view_out = 12, split_out[2] = {13, 14};
-    int attn_in[3] = {13, 14, 14}, attn_out = 15, add_in[2] = {4, 4}, add_out = 16;
+    int attn_in[3] = {13, 14, 14}, attn_out = 15, add_in[2] = {4, kconst ? 17 : 4}, add_out = 16;
     /* NPU nodes (a node of no target is a CPU layer the run would stop at); the
      * depthwise conv first (it reads the input): rk3576's and rk3588's graphs are all four,
      * rk3566's the other three */
@@ -149,9 +156,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     m.container = RKNN_C_TK2_FB;
     m.target = f2 ? "rk3576" : r88 ? "rk3588" : "rk3566";
     m.tensors = tens;
-    m.n_tensors = lin ? 20 : 17;
+    m.n_tensors = lin ? 21 : 18;
     static rknn_reloc relocs[RELOC_N];
-    static const int LINEAR_T[8] = {6, 17, 7, 18, 19, 17, 17, 17};
+    static const int LINEAR_T[8] = {6, 18, 7, 19, 20, 18, 18, 18};
     for (int e = 0; e < RELOC_N; e++)
         relocs[e] = lin ? (rknn_reloc){LINEAR_T[e % 8], 0, (uint32_t)e}
                         : (rknn_reloc){11, 0, (uint32_t)(RELOC_0 + e)};
@@ -163,8 +170,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     m.io = io;
     m.n_io = 7;
 
-    uint8_t *file = xcalloc(FILE_BYTES, 1);
-    for (size_t i = 0; i < FILE_BYTES; i++)
+    uint8_t *file = xcalloc(file_bytes, 1);
+    for (size_t i = 0; i < file_bytes; i++)
         file[i] = data[i % size];
     /* the inputs: the input's bytes as pixel values 0..255 */
     static const int64_t in_n[3] = {64 * 400, 128 * 400, 256 * 400};
@@ -180,7 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p.fmt = EMU_FMT_VR;
     p.source = EMU_SRC_FB_BLOBS;
     p.file_base = -1;
-    p.file_limit = FILE_BYTES;
+    p.file_limit = (int64_t)file_bytes;
     p.tasks = xcalloc(n + 1, sizeof *p.tasks);
     size_t start = 0;
     for (size_t i = 0; i <= n; i++) {
@@ -211,7 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&res, 0, sizeof res);
     char err[1024] = "";
     const float *const ins[3] = {in[0], in[1], in[2]};
-    int rc = emu_fb_exec(&m, file, FILE_BYTES, &p, ins, 3, NULL, NULL, &res, err, sizeof err);
+    int rc = emu_fb_exec(&m, file, file_bytes, &p, ins, 3, NULL, NULL, &res, err, sizeof err);
     if (rc == 0) {
         const int64_t want[4] = {64 * 400, 128 * 400, lin ? 16 * 2304 : 256 * 1600, 64 * 400};
         if (res.n_out != 4)

@@ -30,9 +30,9 @@
 # the function and its value at the window's end (below).
 # The activations alone (lut/bare_*_i8) and the Add and Sub of two inputs (add/bare_add,
 # asym_add, sub, subrev): DPU-only tasks, held as the others (below).
-# The Mul after a conv and the inverted residual block, each tensor against its formula
-# on the tensors before it. Files of other families (gelu, exp, the Add of a constant)
-# must stop with one line, as they are not emulated yet. Prints "N passed, N failed".
+# The Mul and the Add of a constant after a conv, the inverted residual block: each
+# tensor against its formula on the tensors before it. Files of other families (gelu,
+# exp) must stop with one line, as they are not emulated yet. Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 DIR=${1:?usage: vendor_rk3576_captures.sh ROCKET_USERSPACE/tests/data/rk3576-vendor-capture [BUILD]}
@@ -488,6 +488,16 @@ if os.path.exists(f'{src}/add/mul_c32_16.rknn'):
     check_stages('add/mul_c32_16.rknn', rng.uniform(-1, 1, (1, C, 16, 16)).astype(np.float32),
                  (('c', lambda t: conv(t['x'], wA, bA)), ('y', lambda t: t['c'] * t['x'])))
     ADD['mul_c32_16'] = None
+
+# mkadd.py's addconst: the conv carrier then Add(c, k), k a constant [1, C, 16, 16] of
+# linspace(-0.5, 0.5) (every element its own value, so that a misread layout fails),
+# stored int8 in the file and read by the DPU-only add's EW stage
+if os.path.exists(f'{src}/add/addconst_c32_16.rknn'):
+    wA, bA = wa(C, 1)
+    kc = np.linspace(-0.5, 0.5, C * 256, dtype=np.float32).astype(np.float64).reshape(1, C, 16, 16)
+    check_stages('add/addconst_c32_16.rknn', rng.uniform(-1, 1, (1, C, 16, 16)).astype(np.float32),
+                 (('c', lambda t: conv(t['x'], wA, bA)), ('y', lambda t: t['c'] + kc)))
+    ADD['addconst_c32_16'] = None
 
 # every other file stops with one line naming its task
 for fam in ('dw', 'pool', 'lut', 'add'):

@@ -118,6 +118,9 @@ if len(sys.argv) > 3 and sys.argv[3]:
     write('f2_dpu_sigmoid.bin', [0x81, 2], [blob(upload), blob(sg)])
     ad = [(a, cube.get(a, v)) for a, v in cap_task('add/bare_add_c32_16.rknn', 0)]
     write('f2_dpu_add.bin', [0x81, 1, 0xc0], [blob(upload), blob([tuple(w) for w in conv]), blob(ad)])
+    # the same with the Add's second operand the harness's constant k (first byte bit 4)
+    write('f2_dpu_addconst.bin', [0x91, 1, 0xc0],
+          [blob(upload), blob([tuple(w) for w in conv]), blob(ad)])
 
 # yolov10n's attention forms on rk3566's words (runtime/emu/emu_view.c): the conv of
 # task 221, then the Split of its output viewed as a batch of two (cv [2,32,20,20],
