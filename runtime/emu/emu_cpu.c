@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-enum { B_NONE, B_RESHAPE, B_ARGMAX, B_ARGMIN, B_SOFTMAX, B_SIGMOID, B_CONCAT, B_SPLIT };
+enum { B_NONE, B_RESHAPE, B_ARGMAX, B_ARGMIN, B_SOFTMAX, B_SIGMOID, B_CONCAT, B_SPLIT, B_EXP };
 
 static int builtin_kind(const char *type)
 {
@@ -22,7 +22,7 @@ static int builtin_kind(const char *type)
     } tab[] = {{"Reshape", B_RESHAPE}, {"Flatten", B_RESHAPE}, {"Squeeze", B_RESHAPE},
                {"Unsqueeze", B_RESHAPE}, {"ArgMax", B_ARGMAX}, {"ArgMin", B_ARGMIN},
                {"Softmax", B_SOFTMAX}, {"Sigmoid", B_SIGMOID}, {"Concat", B_CONCAT},
-               {"Split", B_SPLIT}};
+               {"Split", B_SPLIT}, {"Exp", B_EXP}};
     for (size_t i = 0; type && i < sizeof(tab) / sizeof(tab[0]); i++)
         if (!strcmp(type, tab[i].type))
             return tab[i].kind;
@@ -198,6 +198,20 @@ static int run_sigmoid(const cpu_layer *L, const float *const *in, float *const 
     return RT_OK;
 }
 
+/* Exp (ONNX; rk3576's Toolkit2 puts it on the CPU: rocket-userspace's lut/conv_exp_*):
+ * the function of each element, in double. Not Erf: the same files' "Erf" CPU node
+ * (conv_gelu_*) outputs the whole Gelu, x/2 (1 + erf(x / sqrt 2)), under that name */
+static int run_unary(const cpu_layer *L, const float *const *in, float *const *out,
+                     double (*f)(double))
+{
+    int64_t n = elems(tin(L, 0));
+    if (L->nd->n_out != 1 || n < 0 || n != elems(tout(L, 0)))
+        return fail(L, "input and output shapes hold different element counts");
+    for (int64_t i = 0; i < n; i++)
+        out[0][i] = (float)f(in[0][i]);
+    return RT_OK;
+}
+
 /* Concat / Split: the slices along the axis (the node's; without one, the only
  * dimension in which the first input and the output differ) one after the other */
 static int slice_axis(const cpu_layer *L, const rknn_tensor *whole, const rknn_tensor *part)
@@ -295,6 +309,7 @@ int emu_cpu_builtin_run(const rknn_model *m, int node, const float *const *in, f
     case B_SIGMOID: return run_sigmoid(&L, in, out);
     case B_CONCAT: return run_concat(&L, in, out);
     case B_SPLIT: return run_split(&L, in, out);
+    case B_EXP: return run_unary(&L, in, out, exp);
     default: return emu_cpu_refuse(m, node, err, errlen);
     }
 }

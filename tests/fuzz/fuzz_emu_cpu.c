@@ -3,7 +3,7 @@
  * tensors of the shapes the bytes give, as a vendor file gives them: the op type,
  * axis and shapes come from the file and nothing checks them before the layer.
  * Input: byte 0 the op type (mod 11: the ten built-in types and Gather, which is
- * refused), byte 1 bit 7 whether the node has an axis, bits 0..6 the axis - 64,
+ * refused; 0xf0 and up Exp), byte 1 bit 7 whether the node has an axis, bits 0..6 the axis - 64,
  * byte 2 the inputs (bits 0..1, 1 to 4) and outputs (bits 2..3, 1 to 4), byte 3 bit k
  * input k named "<input 0>_exSecondary" (an alias a Concat does not read), then per
  * tensor (inputs, then outputs) a rank byte (mod 6) and that many dimension bytes
@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *types[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "ArgMax",
                                   "ArgMin",  "Softmax", "Sigmoid", "Concat",    "Split",
-                                  "Gather"};
+                                  "Gather", "Exp"};
     if (size < 4)
         return 0;
     int n_in = (data[2] & 3) + 1, n_out = ((data[2] >> 2) & 3) + 1;
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         else
             out[i - n_in] = i;
     }
-    rknn_node nd = {.type = (char *)types[data[0] % 11], .name = "fuzz", .target = RKNN_TGT_CPU,
+    rknn_node nd = {.type = (char *)types[data[0] >= 0xf0 ? 11 : data[0] % 11], .name = "fuzz", .target = RKNN_TGT_CPU,
                     .in = in, .n_in = n_in, .out = out, .n_out = n_out,
                     .axis = (data[1] & 0x7f) - 64, .has_axis = data[1] >> 7};
     rknn_model m = {.container = RKNN_C_TK2_FB, .tensors = t, .n_tensors = n_in + n_out,

@@ -417,8 +417,28 @@ for act in ('relu', 'relu6', 'leakyrelu', 'sigmoid', 'tanh', 'swish', 'hardsigmo
 if os.path.exists(f'{src}/lut/bare_sqrt_i8.rknn'):
     check_act('lut/bare_sqrt_i8.rknn', rng.uniform(-8, 8, (1, C, 16, 16)).astype(np.float32), 'abs',
               'ab', 'node 3 (Sqrt Sqrt:y) runs on the CPU', bare=True)
+# mklut.py's Exp after the conv: the Exp CPU layer (runtime/emu/emu_cpu.c). int8: as the
+# activations above; float16: y against exp of the conv's output c as the run held it
+# (float16: exp magnifies c's rounding, 2^-7 at 8, past two float16 steps of the float64
+# formula), within two float16 steps at the largest output
+ACT['exp'] = np.exp
+if os.path.exists(f'{src}/lut/conv_exp_i8.rknn'):
+    check_act('lut/conv_exp_i8.rknn', rng.uniform(-8, 8, (1, C, 16, 16)).astype(np.float32), 'exp')
+if os.path.exists(f'{src}/lut/conv_exp_f16.rknn'):
+    f = 'lut/conv_exp_f16.rknn'
+    x = f16(rng.uniform(-1, 1, (1, C, 16, 16)))
+    r, d = run(f'{src}/{f}', x)
+    if r.returncode:
+        report(False, f, r.stderr.strip()[-240:])
+    else:
+        c = np.load(f'{d}/c.npy').astype(np.float64)
+        y = np.load(f'{d}/y.npy').astype(np.float64)
+        ref, cref = np.exp(c), conv(x.astype(np.float64), w_lut, b_lut)
+        step = np.abs(ref).max() * 2.0 ** -10
+        ec, ey = np.abs(c - cref).max() / (np.abs(cref).max() * 2.0 ** -10), np.abs(y - ref).max() / step
+        report(ec <= 2 and ey <= 2, f, f'c {ec:.2f} float16 steps of the conv, y {ey:.2f} of exp(c)')
 LUT_DONE = {f'{k}_{a}_{p}.rknn' for k in ('conv', 'bare') for a in list(ACT) + ['sqrt']
-            for p in ('i8', 'f16')}
+            for p in ('i8', 'f16')} - {'bare_exp_i8.rknn'}
 
 # mkadd.py's Add and Sub of two inputs alone (DPU-only tasks, docs/rknn-format.md
 # "Elementwise tasks on f2"), each input over its calibration range (-1..1; asym_add's

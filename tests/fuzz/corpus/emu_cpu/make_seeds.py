@@ -11,7 +11,7 @@ T = ["Reshape", "Flatten", "Squeeze", "Unsqueeze", "ArgMax", "ArgMin", "Softmax"
 
 
 def seed(name, op, axis, ins, outs, alias=0, vals=bytes(range(0, 250, 7))):
-    b = bytes([T.index(op), (0x80 | (axis + 64)) if axis is not None else 0,
+    b = bytes([0xf0 if op == "Exp" else T.index(op), (0x80 | (axis + 64)) if axis is not None else 0,
                (len(ins) - 1) | (len(outs) - 1) << 2, alias])
     for s in ins + outs:
         b += bytes([len(s)] + list(s))
@@ -25,6 +25,7 @@ seed("argmin_last", "ArgMin", -1, [[2, 3, 5]], [[2, 3]])
 seed("reshape_segv2", "Reshape", None, [[1, 1, 3, 4], [1]], [[1, 3, 4]])
 seed("softmax_mid", "Softmax", 1, [[2, 5, 3]], [[2, 5, 3]], vals=bytes([127, 128, 0, 1]))
 seed("sigmoid", "Sigmoid", None, [[3, 6]], [[3, 6]])
+seed("exp", "Exp", None, [[3, 6]], [[3, 6]])  # first byte 0xf0
 seed("concat_alias", "Concat", 1, [[2, 1, 3], [2, 2, 3], [2, 1, 3]], [[2, 3, 3]], alias=0b100)
 seed("split_three", "Split", 2, [[2, 3, 6]], [[2, 3, 2], [2, 3, 3], [2, 3, 1]])
 seed("broken_axis", "Softmax", 9, [[2, 3]], [[2, 3]])
