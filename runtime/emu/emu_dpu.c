@@ -264,6 +264,8 @@ int emu_run_f2_ew(const emu_step *s, const emu_task *t, const uint8_t *file, siz
                 int64_t u = emu_f2_dpu_bs_at(&bs, a.p[act_off(&a, c, y, x)]);
                 int64_t e = rshift_round((b.p[act_off(&b, c, y, x)] + ewoff) * es_mul, es);
                 int64_t v = mul ? u * e : u + e;
+                /* far out of int8's reach either way: held where v * OUT_CVT_SCALE fits */
+                v = v > ((int64_t)1 << 46) ? (int64_t)1 << 46 : v < -((int64_t)1 << 46) ? -((int64_t)1 << 46) : v;
                 o.p[act_off(&o, c, y, x)] =
                     sat8(rshift_round(v * t->out_cvt_scale, t->out_cvt_shift) + t->out_cvt_offset);
             }
