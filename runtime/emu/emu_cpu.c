@@ -204,8 +204,8 @@ static int run_sigmoid(const cpu_layer *L, const float *const *in, float *const 
 static int run_unary(const cpu_layer *L, const float *const *in, float *const *out,
                      double (*f)(double))
 {
-    int64_t n = elems(tin(L, 0));
-    if (L->nd->n_out != 1 || n < 0 || n != elems(tout(L, 0)))
+    int64_t n = rknn_tensor_elems(tin(L, 0));
+    if (L->nd->n_out != 1 || n < 0 || n != rknn_tensor_elems(tout(L, 0)))
         return fail(L, "input and output shapes hold different element counts");
     for (int64_t i = 0; i < n; i++)
         out[0][i] = (float)f(in[0][i]);
