@@ -51,8 +51,17 @@ int main(void)
     CHECK(emu_exec_supported(&o.m, &why) == 0 && why && strstr(why, "quantized int8"),
           "int8 input without quantization: %s", why ? why : "taken");
     make(&o, "rk3588", RKNN_C_TK2_FB, 3, 1, 2);
-    CHECK(emu_exec_supported(&o.m, &why) == 0 && why && strstr(why, "4-D"),
-          "2-D input: %s", why ? why : "taken");
+    CHECK(emu_exec_supported(&o.m, &why) == 0 && why && strstr(why, "4 dims"),
+          "2-D input without a native shape: %s", why ? why : "taken");
+    /* [1, C] stored flat (a float16 Linear's input, native [1, C]) is taken */
+    int64_t flat[2] = {1, 3};
+    make(&o, "rk3588", RKNN_C_TK2_FB, 10, 0, 2);
+    o.t.native = flat;
+    o.t.nnd = 2;
+    CHECK(emu_exec_supported(&o.m, &why) == 1 && !why, "flat [1, 3] float16 input: %s", why);
+    o.shape[0] = 2; /* a batch of 2 is not [1, C] */
+    flat[0] = 2;
+    CHECK(emu_exec_supported(&o.m, &why) == 0 && why, "flat [2, 3] input: %s", why ? why : "taken");
     make(&o, "rk3588", RKNN_C_TK2_FB, 3, 1, 4);
     o.io.tensor = 5;
     CHECK(emu_exec_supported(&o.m, &why) == 0 && why, "input naming no tensor: %s",
