@@ -282,6 +282,16 @@ static int predict(const run_cli *o, rknn_run *s)
     return 0;
 }
 
+/* the file tensor of output name, NULL when none */
+static const rknn_tensor *output_tensor(const rknn_model *m, const char *name)
+{
+    for (int i = 0; i < m->n_io; i++)
+        if (m->io[i].is_output && m->io[i].tensor >= 0 && m->io[i].name && name &&
+            !strcmp(m->io[i].name, name))
+            return &m->tensors[m->io[i].tensor];
+    return NULL;
+}
+
 /* --emulate: the NPU tasks computed, their outputs printed (unless --json)
  * and made the run's outputs: 0, or the exit code */
 static int emulate(const run_cli *o, rknn_run *s)
@@ -307,6 +317,12 @@ static int emulate(const run_cli *o, rknn_run *s)
         snprintf(sh, sizeof(sh), "[%lld,%lld,%lld,%lld]", (long long)er->out_dims[j][0],
                  (long long)er->out_dims[j][1], (long long)er->out_dims[j][2],
                  (long long)er->out_dims[j][3]);
+        /* an output of fewer dims (mobilenet_v2's [1,1000], retinaface's [1,16800,4]) by
+         * the file's own shape, as its dump file and INPUT/OUTPUT_ATTR give it */
+        const rknn_tensor *ot = output_tensor(s->m, er->out_names[j]);
+        if (ot && ot->nd >= 1 && ot->nd < 4 && rknn_tensor_elems(ot) ==
+                er->out_dims[j][0] * er->out_dims[j][1] * er->out_dims[j][2] * er->out_dims[j][3])
+            store_format_shape(sh, sizeof(sh), ot->nd, ot->shape);
         s->eshapes[j] = strdup(sh);
         if (o->dump) {
             emu_dump_path(pth, sizeof(pth), o->dump, er->out_names[j]);

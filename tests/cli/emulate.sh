@@ -226,7 +226,7 @@ msgs, rep = [], []
 for out, head, c in [('515', 'BboxHead', 4), ('553', 'ClassHead', 2), ('592', 'LandmarkHead', 10)]:
     s, z = q[out]
     got = L(out)
-    if got.shape != (1, 16800, c) or f"output {out} [1,1,16800,{c}] float32" not in lines:
+    if got.shape != (1, 16800, c) or f"output {out} [1,16800,{c}] float32" not in lines:
         msgs.append(f"{out}: shape {got.shape}"); continue
     got = got.reshape(-1, c)
     x = np.concatenate([L(f'/{head}.{i}/Transpose_output_0').reshape(-1, c) for i in range(3)])
