@@ -174,6 +174,9 @@ const char *store_default_path(const char *cli_db);
 int store_open(const char *path, store **out, char *err, size_t errlen);
 /* Opens an existing database for reading only: never creates or migrates. */
 int store_open_readonly(const char *path, store **out, char *err, size_t errlen);
+/* Opens an existing database to change its runs (rm, tag, label): migrating as
+ * store_open does, but a missing file is an error, not a new database. */
+int store_open_existing(const char *path, store **out, char *err, size_t errlen);
 /* Before a long computation whose run will be recorded: opens (creating and
  * migrating as store_open does), checks that a write transaction can start and
  * change the file (lock, journal), and that label (NULL: none) is valid and free;

@@ -227,7 +227,11 @@ fail:
 
 /* A non-empty file that does not start with SQLite's magic is refused before
  * SQLite sees it (SQLite would only complain at the first query). */
-static int check_file(const char *path, int readonly, char *err, size_t errlen)
+/* How store_open_mode opens: creating a missing file, reading only, or
+ * changing a database that must exist. */
+enum { OPEN_CREATE, OPEN_READONLY, OPEN_EXISTING };
+
+static int check_file(const char *path, int mode, char *err, size_t errlen)
 {
     static const char magic[16] = "SQLite format 3";
     char head[16];
@@ -236,8 +240,14 @@ static int check_file(const char *path, int readonly, char *err, size_t errlen)
     size_t n;
 
     if (stat(path, &sb) != 0) {
-        if (errno == ENOENT && !readonly)
+        if (errno == ENOENT && mode == OPEN_CREATE)
             return 0;
+        /* reading a database that is not there: most often no run was recorded
+         * yet, or it was recorded elsewhere */
+        if (errno == ENOENT)
+            return rt_err(err, errlen, RT_EIO, "%s: no such database: no run recorded there "
+                          "yet (rknn-trace run MODEL records one; --db PATH or "
+                          "$RKNN_TRACE_DB names another)", path);
         return rt_err(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
     }
     /* a device, FIFO or folder is refused before SQLite opens it: SQLite
@@ -436,7 +446,7 @@ static int open_reader(store *st, char *err, size_t errlen)
     return rc;
 }
 
-static int store_open_mode(const char *path, int readonly, store **out, char *err,
+static int store_open_mode(const char *path, int mode, store **out, char *err,
                            size_t errlen)
 {
     store *st = NULL;
@@ -446,8 +456,9 @@ static int store_open_mode(const char *path, int readonly, store **out, char *er
     *out = NULL;
     if (!path || !*path)
         return rt_err(err, errlen, RT_EINVAL, "no database path");
-    if ((rc = check_file(path, readonly, err, errlen)))
+    if ((rc = check_file(path, mode, err, errlen)))
         return rc;
+    const int readonly = mode == OPEN_READONLY;
     st = xcalloc(1, sizeof *st);
     st->path = xstrdup(path);
     st->readonly = readonly;
@@ -505,12 +516,17 @@ fail:
 
 int store_open(const char *path, store **out, char *err, size_t errlen)
 {
-    return store_open_mode(path, 0, out, err, errlen);
+    return store_open_mode(path, OPEN_CREATE, out, err, errlen);
 }
 
 int store_open_readonly(const char *path, store **out, char *err, size_t errlen)
 {
-    return store_open_mode(path, 1, out, err, errlen);
+    return store_open_mode(path, OPEN_READONLY, out, err, errlen);
+}
+
+int store_open_existing(const char *path, store **out, char *err, size_t errlen)
+{
+    return store_open_mode(path, OPEN_EXISTING, out, err, errlen);
 }
 
 void store_close(store *st)

@@ -80,7 +80,7 @@ int analyze_eval(const char *ref, const char *db, quant_cli *qc, int json)
     char *doc = accuracy_eval_json(acc), id[32];
     store_run stored;
     int have_stored = 0;
-    rc = store_open(store_default_path(db), &st, err, sizeof(err));
+    rc = store_open_existing(store_default_path(db), &st, err, sizeof(err));
     if (!rc)
         rc = store_run_set_eval(st, run_id, doc, err, sizeof(err));
     /* what it prints is read back, as `show` reads it */

@@ -133,7 +133,7 @@ static int store_golden_rows(const char *db, int64_t run_id, const char *golden,
     char *abs = realpath(golden, NULL), *source = NULL;
     int n = 0, n_outs = 0, rc;
 
-    rc = store_open(store_default_path(db), &st, err, errlen);
+    rc = store_open_existing(store_default_path(db), &st, err, errlen);
     if (!rc)
         rc = store_get_outputs(st, run_id, &outs, &n_outs, err, errlen);
     if (rc)

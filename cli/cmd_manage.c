@@ -119,7 +119,7 @@ int cmd_rm(int argc, char **argv)
         ex = EXIT_USAGE;
         goto out;
     }
-    if ((rc = store_open(store_default_path(db), &st, err, sizeof err))) {
+    if ((rc = store_open_existing(store_default_path(db), &st, err, sizeof err))) {
         cli_error("%s", err);
         ex = cli_exit_code(rc);
         goto out;
@@ -194,7 +194,7 @@ static int tag_cmd(int argc, char **argv, int add)
         cli_error("%s: give a run and at least one tag (rknn-trace %s RUN TAG...)", name, name);
         return EXIT_USAGE;
     }
-    if ((rc = store_open(store_default_path(db), &st, err, sizeof err)) ||
+    if ((rc = store_open_existing(store_default_path(db), &st, err, sizeof err)) ||
         (rc = store_get_run(st, ref, &run, err, sizeof err)))
         goto fail;
     have = 1;
@@ -262,7 +262,7 @@ int cmd_label(int argc, char **argv)
         cli_error("label: give a run and a name, or --none (rknn-trace label RUN NAME)");
         return EXIT_USAGE;
     }
-    if ((rc = store_open(store_default_path(db), &st, err, sizeof err)) ||
+    if ((rc = store_open_existing(store_default_path(db), &st, err, sizeof err)) ||
         (rc = store_get_run(st, ref, &run, err, sizeof err)))
         goto fail;
     have = 1;

@@ -184,6 +184,12 @@ expect 2 "foreign.db: not an rknn-trace database" -- "$RT" merge "$T/foreign.db"
 cp "$A" "$T/newer.db"; sqlite3 "$T/newer.db" "pragma user_version = 99"
 expect 2 "created by a newer rknn-trace" -- "$RT" merge "$T/newer.db" --db "$D"; unchanged "merge of a newer database"
 expect 2 "nope.db" -- "$RT" merge "$T/nope.db" --db "$D"; unchanged "merge of a missing file"
+# reading commands on a database that is not there: what to do, not errno's words
+for cmd in "show 1" "compare 1 2" "report 1 -f md" "tag 1 x" "untag 1 x" "label 1 x" "rm 1 -y" \
+           "export 1 -o $T/nodb.json"; do
+    expect 2 "nodb.db: no such database: no run recorded there yet \\(rknn-trace run MODEL records one" -- "$RT" $cmd --db "$T/nodb.db"
+    check "[ ! -e $T/nodb.db ]" "$cmd created the missing database"
+done
 expect 1 "import it alone" -- "$RT" import "$T/e1.json" --label x --db "$D"; unchanged "import of an export with log options"
 
 echo "$pass passed, $fail failed"
