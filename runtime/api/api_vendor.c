@@ -106,7 +106,7 @@ static int custom_nodes(api_ctx *c);
 int api_vendor_load(api_ctx *c)
 {
     char err[1024];
-    const char *why = NULL;
+    char why[320];
     rknn_model *m = NULL;
     api_vendor *v;
 
@@ -115,7 +115,7 @@ int api_vendor_load(api_ctx *c)
         API_E("rknn_init, a vendor-compiled .rknn model that cannot be read: %s", err);
         return RKNN_ERR_MODEL_INVALID;
     }
-    if (!emu_exec_supported(m, &why)) {
+    if (!emu_exec_supported(m, why, sizeof(why))) {
         API_E("rknn_init, vendor-compiled .rknn for %s (%s): not run by the NPU emulator: %s",
               m->target ? m->target : "an unknown chip", rknn_container_name(m->container), why);
         rknn_model_free(m);

@@ -383,9 +383,10 @@ int emu_write_json(const char *dir, const char *name, struct json_t *doc, size_t
 int emu_write_stopped(const char *dir, int map, const uint32_t *val, const uint8_t *set, int task,
                       int node, const char *node_name, const char *lut, const char *reason,
                       char *err, size_t errlen);
-/* 1 when emu_exec can run this file's kind at all (the chip's map and the
- * container); the tasks can still stop it. */
-int emu_exec_supported(const struct rknn_model *m, const char **why);
+/* 1 when emu_exec can run this file's kind at all (the chip's map, the
+ * container, its inputs; why ""); else 0 and why says which and why. The tasks
+ * can still stop it. */
+int emu_exec_supported(const struct rknn_model *m, char *why, size_t n);
 
 /* The RK3588 CNA weight decompressor's input (CNA_DCOMP_CTRL 1; toolkit 1.3.4
  * rk3588 files): src/len the compressed buffer, amount the 16 DCOMP_AMOUNT

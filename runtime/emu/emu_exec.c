@@ -50,39 +50,61 @@ int emu_write_stopped(const char *dir, int map, const uint32_t *val, const uint8
     return rc;
 }
 
-int emu_exec_supported(const rknn_model *m, const char **why)
+/* Why input i cannot start the tasks, into why; 0 when it can. The tasks
+ * compute on int8 or float16 activations (the SDK's custom-op demo,
+ * dual_residual_custom.rknn, is float16). */
+static int input_refused(const rknn_model *m, int i, char *why, size_t n)
+{
+    const rknn_io *io = &m->io[i];
+    const rknn_tensor *t = io->tensor >= 0 && io->tensor < m->n_tensors
+                               ? &m->tensors[io->tensor] : NULL;
+    const char *name = io->name ? io->name : "?";
+    if (!t) {
+        snprintf(why, n, "input '%s' names no tensor of the file", name);
+        return 1;
+    }
+    const char *dt = rknn_dtype_name(t->dtype);
+    char dims[96] = "";
+    size_t k = 0;
+    for (int d = 0; d < t->nd && k + 24 < sizeof(dims); d++)
+        k += (size_t)snprintf(dims + k, sizeof(dims) - k, "%s%lld", d ? "," : "",
+                              (long long)t->shape[d]);
+    const char *what = NULL;
+    if (t->nd != 4 && !flat_2d(t))
+        what = "is not of 4 dims (or [1, C])";
+    else if (t->dtype == DT_FLOAT16 && t->has_quant)
+        what = "is a quantized float16";
+    else if (t->dtype != DT_FLOAT16 && (!t->has_quant || t->scale <= 0))
+        what = t->dtype == DT_INT8 || t->dtype == DT_UINT8 ? "has no quantization"
+                                                            : "is neither int8 nor float16";
+    if (!what)
+        return 0;
+    snprintf(why, n, "input '%s' (%s [%s]) %s: the NPU tasks start from quantized int8 or "
+             "float16 activations of 4 dims (or [1, C])", name, dt ? dt : "unknown dtype", dims,
+             what);
+    return 1;
+}
+
+int emu_exec_supported(const rknn_model *m, char *why, size_t n)
 {
     const char *tg = m->target ? m->target : m->fb_target;
     int map = tg ? emu_map_for_target(tg) : EMU_MAP_NONE;
+    const char *no = NULL;
     if (m->container == RKNN_C_LITE) {
-        *why = map == EMU_MAP_RV110X ? NULL : "a lite file for a chip other than rv1103/rv1106";
-        return map == EMU_MAP_RV110X;
+        if (map != EMU_MAP_RV110X)
+            no = "a lite file for a chip other than rv1103/rv1106";
+    } else if (m->container != RKNN_C_TK2_FB) {
+        no = "no compiled NPU tasks of a known kind";
+    } else if (map != EMU_MAP_RK3588 && map != EMU_MAP_RK356X && !emu_layout_known(map)) {
+        no = "the chip's register layout is not decoded";
+    } else {
+        /* every input is known at once, before any task runs */
+        for (int i = 0; i < m->n_io; i++)
+            if (!m->io[i].is_output && input_refused(m, i, why, n))
+                return 0;
     }
-    if (m->container != RKNN_C_TK2_FB) {
-        *why = "no compiled NPU tasks of a known kind";
-        return 0;
-    }
-    if (map != EMU_MAP_RK3588 && map != EMU_MAP_RK356X && !emu_layout_known(map)) {
-        *why = "the chip's register layout is not decoded";
-        return 0;
-    }
-    /* the tasks compute on int8 or float16 activations (the SDK's custom-op demo,
-     * dual_residual_custom.rknn, is float16): another input is known at once */
-    for (int i = 0; i < m->n_io; i++) {
-        const rknn_io *io = &m->io[i];
-        const rknn_tensor *t = io->tensor >= 0 && io->tensor < m->n_tensors
-                                   ? &m->tensors[io->tensor] : NULL;
-        if (io->is_output)
-            continue;
-        if (!t || (t->nd != 4 && !flat_2d(t)) ||
-            (t->dtype == DT_FLOAT16 ? t->has_quant : (!t->has_quant || t->scale <= 0))) {
-            *why = "an input is neither a quantized int8 nor a float16 activation of 4 dims "
-                   "(or [1, C])";
-            return 0;
-        }
-    }
-    *why = NULL;
-    return 1;
+    snprintf(why, n, "%s", no ? no : "");
+    return !no;
 }
 
 /* Registers the map does not name whose non-zero values the emulator ignores:
@@ -694,11 +716,11 @@ int emu_exec(const rknn_model *m, const uint8_t *file, size_t len, const float *
              size_t errlen)
 {
     emu_program prog = {0};
-    const char *why;
+    char why[320];
     int rc;
 
     memset(res, 0, sizeof(*res));
-    if (!emu_exec_supported(m, &why))
+    if (!emu_exec_supported(m, why, sizeof(why)))
         return rt_err(err, errlen, RT_EUNSUPPORTED, "not emulated: %s", why);
     if ((rc = emu_program_load(m, file, len, &prog, err, errlen)))
         return rc;

@@ -4,9 +4,10 @@
  * an rk3588 FlatBuffer file whose input is an int8 AFFINE 4-D activation is taken,
  * and so is one with a float16 input (as the SDK's custom-op demo ships,
  * dual_residual_custom.rknn: inputs float16 [1,3,10,10]); an int8 4-D input without
- * quantization, a float16 one with a quantization, a 2-D input, an input that names no
- * tensor, a Toolkit1 container and a lite file for a chip other than rv1103/rv1106
- * are refused. */
+ * quantization, a float16 one with a quantization, an int64 one (token ids), a 2-D
+ * input, an input that names no tensor, a Toolkit1 container and a lite file for a
+ * chip other than rv1103/rv1106 are refused, an input's refusal naming the input,
+ * its dtype and shape and what fails. */
 #include <stdint.h>
 #include <string.h>
 #include "runtime/emu/emu.h"
@@ -35,46 +36,54 @@ static void make(one_input *o, const char *chip, int container, int dtype, int q
                         .n_tensors = 1, .io = &o->io, .n_io = 1};
 }
 
+/* 1 when the file is taken (why ""), or refused with want in why */
+static int verdict(const one_input *o, int taken, const char *want, char *why, size_t n)
+{
+    int r = emu_exec_supported(&o->m, why, n);
+    return taken ? r == 1 && !*why : r == 0 && strstr(why, want) != NULL;
+}
+
 int main(void)
 {
     one_input o;
-    const char *why = NULL;
+    char why[320];
+#define TAKEN(what) CHECK(verdict(&o, 1, NULL, why, sizeof(why)), "%s: %s", what, why)
+#define REFUSED(want, what) CHECK(verdict(&o, 0, want, why, sizeof(why)), "%s: %s", what, why)
 
     make(&o, "rk3588", RKNN_C_TK2_FB, 3, 1, 4);
-    CHECK(emu_exec_supported(&o.m, &why) == 1 && !why, "int8 AFFINE input: %s", why);
+    TAKEN("int8 AFFINE input");
     make(&o, "rk3588", RKNN_C_TK2_FB, 10, 0, 4);
-    CHECK(emu_exec_supported(&o.m, &why) == 1 && !why, "float16 input: %s", why);
+    TAKEN("float16 input");
     make(&o, "rk3588", RKNN_C_TK2_FB, 10, 1, 4);
-    CHECK(emu_exec_supported(&o.m, &why) == 0 && why && strstr(why, "float16"),
-          "quantized float16 input: %s", why ? why : "taken");
+    REFUSED("input 'x' (float16 [1,3,10,10]) is a quantized float16", "quantized float16 input");
     make(&o, "rk3588", RKNN_C_TK2_FB, 3, 0, 4);
-    CHECK(emu_exec_supported(&o.m, &why) == 0 && why && strstr(why, "quantized int8"),
-          "int8 input without quantization: %s", why ? why : "taken");
+    REFUSED("(int8 [1,3,10,10]) has no quantization", "int8 input without quantization");
+    /* token ids, as a BERT's input_ids (emapco/rk-transformers' random_bert) */
+    make(&o, "rk3588", RKNN_C_TK2_FB, 7, 0, 2);
+    REFUSED("(int64 [1,3]) is not of 4 dims", "int64 [1, 3] input");
+    make(&o, "rk3588", RKNN_C_TK2_FB, 7, 0, 4);
+    REFUSED("(int64 [1,3,10,10]) is neither int8 nor float16", "int64 input");
     make(&o, "rk3588", RKNN_C_TK2_FB, 3, 1, 2);
-    CHECK(emu_exec_supported(&o.m, &why) == 0 && why && strstr(why, "4 dims"),
-          "2-D input without a native shape: %s", why ? why : "taken");
+    REFUSED("(int8 [1,3]) is not of 4 dims", "2-D input without a native shape");
     /* [1, C] stored flat (a float16 Linear's input, native [1, C]) is taken */
     int64_t flat[2] = {1, 3};
     make(&o, "rk3588", RKNN_C_TK2_FB, 10, 0, 2);
     o.t.native = flat;
     o.t.nnd = 2;
-    CHECK(emu_exec_supported(&o.m, &why) == 1 && !why, "flat [1, 3] float16 input: %s", why);
+    TAKEN("flat [1, 3] float16 input");
     o.shape[0] = 2; /* a batch of 2 is not [1, C] */
     flat[0] = 2;
-    CHECK(emu_exec_supported(&o.m, &why) == 0 && why, "flat [2, 3] input: %s", why ? why : "taken");
+    REFUSED("(float16 [2,3]) is not of 4 dims", "flat [2, 3] input");
     make(&o, "rk3588", RKNN_C_TK2_FB, 3, 1, 4);
     o.io.tensor = 5;
-    CHECK(emu_exec_supported(&o.m, &why) == 0 && why, "input naming no tensor: %s",
-          why ? why : "taken");
+    REFUSED("input 'x' names no tensor", "input naming no tensor");
     make(&o, "rk3588", RKNN_C_TK2_FB, 3, 1, 4);
     o.io.is_output = 1; /* outputs are not checked: any dtype the tasks write */
     o.t.dtype = 10, o.t.has_quant = 0;
-    CHECK(emu_exec_supported(&o.m, &why) == 1, "float16 output: %s", why);
+    TAKEN("float16 output");
     make(&o, "rk1808", RKNN_C_VPMN, 3, 1, 4);
-    CHECK(emu_exec_supported(&o.m, &why) == 0 && why && strstr(why, "no compiled NPU tasks"),
-          "Toolkit1: %s", why ? why : "taken");
+    REFUSED("no compiled NPU tasks", "Toolkit1");
     make(&o, "rk3588", RKNN_C_LITE, 3, 1, 4);
-    CHECK(emu_exec_supported(&o.m, &why) == 0 && why && strstr(why, "rv1103/rv1106"),
-          "lite file for rk3588: %s", why ? why : "taken");
+    REFUSED("rv1103/rv1106", "lite file for rk3588");
     TEST_END();
 }
