@@ -13,8 +13,13 @@
  * feeds the float32 values (the runtime converts), the simulator the model's
  * dtype: a float32 input is the same bytes on both. */
 int seed_input_fill(int dtype, int64_t n, long long seed, int index, void *buf);
-/* The "source" recorded for such an input (docs/store.md, inputs_json). */
-void seed_input_source(char *buf, size_t len, long long seed, int index);
+/* The same, integers in [0, below) when 0 < below < 10: an index into a table
+ * of fewer rows (a BERT's token_type_ids into 2 embeddings). */
+int seed_input_fill_below(int dtype, int64_t n, long long seed, int index, int64_t below,
+                          void *buf);
+/* The "source" recorded for such an input (docs/store.md, inputs_json);
+ * ":below=N" ends it when the integers were bounded. */
+void seed_input_source(char *buf, size_t len, long long seed, int index, int64_t below);
 
 /* JSON list of the inputs fed: name, dtype, shape, and a file or the seeded
  * source, with the sha256 of the bytes of each (malloc'd). */
@@ -24,6 +29,7 @@ typedef struct run_input_fed {
     const int64_t *dims;
     const void *data;
     size_t nbytes;
+    int64_t below;                   /* seeded integers' bound (0: none) */
 } run_input_fed;
 char *inputs_json_of(const run_input_fed *in, int n, long long seed);
 

@@ -18,7 +18,16 @@ static uint64_t next_rand(uint64_t *s)
 
 int seed_input_fill(int dtype, int64_t n, long long seed, int index, void *buf)
 {
+    return seed_input_fill_below(dtype, n, seed, index, 0, buf);
+}
+
+int seed_input_fill_below(int dtype, int64_t n, long long seed, int index, int64_t below,
+                          void *buf)
+{
     uint64_t s = (uint64_t)seed + (uint64_t)index;
+    /* integers: [0, 10), or [0, below) for a smaller bound (values under it are
+     * the same as without one: a seed keeps its meaning) */
+    const double span = below > 0 && below < 10 ? (double)below : 10;
 
     for (int64_t i = 0; i < n; i++) {
         uint64_t r = next_rand(&s);
@@ -26,8 +35,8 @@ int seed_input_fill(int dtype, int64_t n, long long seed, int index, void *buf)
         switch (dtype) {
         case DT_FLOAT: ((float *)buf)[i] = (float)u; break;
         case DT_DOUBLE: ((double *)buf)[i] = u; break;
-        case DT_INT64: ((int64_t *)buf)[i] = (int64_t)(u * 10); break;
-        case DT_INT32: ((int32_t *)buf)[i] = (int32_t)(u * 10); break;
+        case DT_INT64: ((int64_t *)buf)[i] = (int64_t)(u * span); break;
+        case DT_INT32: ((int32_t *)buf)[i] = (int32_t)(u * span); break;
         case DT_UINT8: ((uint8_t *)buf)[i] = (uint8_t)(u * 256); break;
         case DT_INT8: ((int8_t *)buf)[i] = (int8_t)(u * 256 - 128); break;
         case DT_BOOL: ((uint8_t *)buf)[i] = (uint8_t)(r & 1); break;
@@ -37,7 +46,11 @@ int seed_input_fill(int dtype, int64_t n, long long seed, int index, void *buf)
     return RT_OK;
 }
 
-void seed_input_source(char *buf, size_t len, long long seed, int index)
+void seed_input_source(char *buf, size_t len, long long seed, int index, int64_t below)
 {
-    snprintf(buf, len, "random:uniform01:splitmix64:seed=%lld", seed + index);
+    if (below > 0 && below < 10)
+        snprintf(buf, len, "random:uniform01:splitmix64:seed=%lld:below=%lld", seed + index,
+                 (long long)below);
+    else
+        snprintf(buf, len, "random:uniform01:splitmix64:seed=%lld", seed + index);
 }

@@ -79,7 +79,7 @@ char *inputs_json_of(const run_input_fed *in, int n, long long seed)
         if (in[j].file) {
             json_str(&w, in[j].file);
         } else {
-            seed_input_source(src, sizeof src, seed, j);
+            seed_input_source(src, sizeof src, seed, j, in[j].below);
             json_str(&w, src);
         }
         if (in[j].data) { /* the bytes fed: the same seed gives the same hash on every backend */
@@ -103,7 +103,7 @@ static char *inputs_json(const run_record *r)
     for (int j = 0; j < r->g->n_inputs; j++) {
         const tensor_t *t = &r->g->t[r->g->inputs[j]];
         in[j] = (run_input_fed){t->name, dtype_name(t->dtype), r->inputs[j].file, t->ndim, t->dims,
-                                r->inputs[j].data, r->inputs[j].nbytes};
+                                r->inputs[j].data, r->inputs[j].nbytes, r->inputs[j].below};
     }
     char *s = inputs_json_of(in, r->g->n_inputs, r->seed);
     free(in);

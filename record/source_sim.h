@@ -14,6 +14,7 @@ typedef struct run_input {
     const char *file; /* NULL: seeded random */
     const void *data; /* the bytes fed (hashed into inputs_json), or NULL */
     size_t nbytes;
+    int64_t below;    /* seeded integers' bound (seed_input_fill_below), 0 none */
 } run_input;
 
 /* Statistics of a layer's first output over one pass (NAN: not computed). */

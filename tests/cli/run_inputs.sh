@@ -17,6 +17,27 @@ y = [e for e in idx if e['name'] == 'y'][0]
 got = np.load(os.path.join('$T/gdump', y['file']))
 assert np.array_equal(got, np.arange(12, dtype=np.float32).reshape(4, 3)[[3, 0]]), got
 " && ok || bad "Gather with valid indices"
+# Without -i, an index input gets seeded integers under its table's 4 rows
+# (not the [0, 10) of other integer inputs, which would stop the run here),
+# floor(4 u) of the seed's uniform draws (splitmix64 computed here); the
+# recorded source says so.
+expect 0 "" -- "$RT" run "$T/gather.onnx" --seed 5 --dump "$T/gseed" --db "$T/gseed.db" --label gs
+$PY - "$T" "$(sqlite3 "$T/gseed.db" "select inputs_json from runs where label='gs'")" <<'PYEOF' && ok || bad "seeded index input"
+import json, sys
+import numpy as np
+t, ins = sys.argv[1], json.loads(sys.argv[2])
+idx = json.load(open(f"{t}/gseed/index.json"))
+x = np.load(f"{t}/gseed/" + [e for e in idx if e["name"] == "idx"][0]["file"])
+M64, st, want = (1 << 64) - 1, 5, []
+for _ in range(2):
+    st = (st + 0x9e3779b97f4a7c15) & M64
+    z = ((st ^ (st >> 30)) * 0xbf58476d1ce4e5b9) & M64
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M64
+    z ^= z >> 31
+    want.append(int((z >> 11) / 2.0**53 * 4))
+assert x.dtype == np.int64 and list(x) == want, (x, want)
+assert ins[0]["source"] == "random:uniform01:splitmix64:seed=5:below=4", ins
+PYEOF
 
 # analyze against a NaN golden: counted, named, never passing.
 expect 0 "" -- "$RT" run "$MNIST" --no-db --dump "$T/ad"

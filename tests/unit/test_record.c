@@ -47,9 +47,20 @@ static void seeded(void)
     CHECK(i8[0] == -47 && i8[1] == -60 && i8[2] == 35, "%d %d %d", i8[0], i8[1], i8[2]);
     seed_input_fill(DT_INT32, 3, 11, 0, i32);
     CHECK(i32[0] == 3 && i32[1] == 2 && i32[2] == 6, "%d %d %d", i32[0], i32[1], i32[2]);
+    /* bounded below 2 (an index into 2 rows): floor(2 u) of the same draws */
+    seed_input_fill_below(DT_INT32, 3, 11, 0, 2, i32);
+    CHECK(i32[0] == 0 && i32[1] == 0 && i32[2] == 1, "below 2: %d %d %d", i32[0], i32[1], i32[2]);
+    /* a bound of 10 or more changes nothing */
+    seed_input_fill_below(DT_INT32, 3, 11, 0, 30522, i32);
+    CHECK(i32[0] == 3 && i32[1] == 2 && i32[2] == 6, "below 30522: %d %d %d", i32[0], i32[1],
+          i32[2]);
     CHECK(seed_input_fill(DT_STRING, 3, 11, 0, f) == RT_EUNSUPPORTED, "string");
-    seed_input_source(src, sizeof src, 11, 2);
+    seed_input_source(src, sizeof src, 11, 2, 0);
     CHECK(!strcmp(src, "random:uniform01:splitmix64:seed=13"), "%s", src);
+    seed_input_source(src, sizeof src, 11, 2, 30522);
+    CHECK(!strcmp(src, "random:uniform01:splitmix64:seed=13"), "%s", src);
+    seed_input_source(src, sizeof src, 11, 2, 2);
+    CHECK(!strcmp(src, "random:uniform01:splitmix64:seed=13:below=2"), "%s", src);
 }
 
 static void layer(npu_layer_t *l, const char *op, int cpu, const char *full, double us)
