@@ -574,11 +574,21 @@ int store_layer_has_figures(const store_layer *l)
     return l->total_cycles != STORE_NULL_INT || !isnan(l->frame_us);
 }
 
+/* ops that only move or scale an operand a fused layer takes in (an
+ * attention's head split and scale): the layer is not named by them */
+static int operand_move(const char *op)
+{
+    return op && (!strcmp(op, "Transpose") || !strcmp(op, "Reshape") || !strcmp(op, "Mul") ||
+                  !strcmp(op, "Div"));
+}
+
 const char *store_layer_fullname(const store_layer *rows, int i, char *buf, size_t len)
 {
     int first = i;
     while (first > 0 && !store_layer_has_figures(&rows[first - 1]))
         first--;
+    while (first < i && !operand_move(rows[i].npu_op) && operand_move(rows[first].op))
+        first++;
     const store_layer *l = &rows[first];
     if (l->node && strchr(l->node, ':')) /* already "<op>:<name>" (a vendor .rknn's rows) */
         snprintf(buf, len, "%s", l->node);

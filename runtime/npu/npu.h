@@ -95,6 +95,8 @@ typedef struct npu_layer {
     double time_us;               /* as the level-4 (perf_debug) table prints it */
     uint64_t lut_elems;           /* output elements through the DPU's per-element stage: a
                                    * lookup-table activation or an elementwise layer */
+    int attn_dv;                  /* exSDPAttention: the value dim of its second product
+                                   * (P x V), beside ic = d and oc = Lk; 0 = none */
     int64_t softmax_rows;         /* the rows a Softmax reduces (output elements / the
                                    * reduction length: its axis, or the dims from it for
                                    * opset < 13; a vendor file's length: its constant's

@@ -284,13 +284,12 @@ void npu_cost_layer(const npu_graph_t *ng, npu_layer_t *l)
         uint64_t px = billed_px(l);
         l->npu_cycles = px * conv_px_cycles(p, dt, 1, 1, l->ic, l->oc);
         l->macs = (uint64_t)l->out_pixels * l->ic * l->oc;
-        if (!strcmp(l->optype, "exSDPAttention") && l->n_out > 0 && l->out[0].nd > 0) {
+        if (l->attn_dv > 0) {
             /* Q K^T (ic = d, oc = Lk) then P V (ic = Lk, oc = dv): the two
              * exMatMuls of the unfused block, DERIVED (the one real row,
              * RF-DETR row 130, takes ~13x this: not fitted) */
-            int dv = (int)l->out[0].d[l->out[0].nd - 1];
-            l->npu_cycles += px * conv_px_cycles(p, dt, 1, 1, l->oc, dv);
-            l->macs += (uint64_t)l->out_pixels * l->oc * dv;
+            l->npu_cycles += px * conv_px_cycles(p, dt, 1, 1, l->oc, l->attn_dv);
+            l->macs += (uint64_t)l->out_pixels * l->oc * l->attn_dv;
         }
         break;
     }

@@ -712,8 +712,38 @@ static int match_softmax(fz_t *F, int head)
     return 1;
 }
 
+/* An attention operand as the export feeds it: through the head split or
+ * K's transpose (a Transpose) and a constant scale (Mul or Div), each read by
+ * the attention only. Toolkit 2.3.2 folds them into exSDPAttention: its
+ * rk3588 file of a BERT (emapco/rk-transformers' random_bert) has no Transpose
+ * or Mul around the op, whose Q, K, V are the Reshapes of the head split. */
+static int operand(fz_t *F, int ti, pset_t *s)
+{
+    for (int k = 0; k < 4; k++) {
+        int p = prod(F, ti);
+        double v;
+        if (p < 0 || F->ncons[ti] != 1 || F->g->t[ti].is_output)
+            break;
+        const node_t *n = NODE(F, p);
+        if (!strcmp(n->op, "Transpose") && n->n_in == 1) {
+            ti = n->in[0];
+        } else if ((!strcmp(n->op, "Mul") || !strcmp(n->op, "Div")) && n->n_in == 2 &&
+                   cscalar(F, n->in[1], &v)) {
+            ti = n->in[0];
+        } else if (!strcmp(n->op, "Mul") && n->n_in == 2 && cscalar(F, n->in[0], &v)) {
+            ti = n->in[1];
+        } else {
+            break;
+        }
+        add(s, p);
+    }
+    return ti;
+}
+
 /* MatMul(Softmax(MatMul(Q, K) [* or / scale] [+ mask]), V) over the last axis
- * -> exSDPAttention, on the chips whose NPU has it (not RK356X) */
+ * -> exSDPAttention, on the chips whose NPU has it (not RK356X); with the
+ * operands' head split and scale (operand) and the Transpose that merges the
+ * heads after it, which the same file folds too */
 static int match_attention(fz_t *F, int head)
 {
     const node_t *h = NODE(F, head);
@@ -759,12 +789,19 @@ static int match_attention(fz_t *F, int head)
     if (is_c(F, NODE(F, qk)->in[1]))
         return 0;
     add(&s, qk);
-    if (!closed(F, &s, head))
+    ins[0] = operand(F, NODE(F, qk)->in[0], &s);
+    ins[1] = operand(F, NODE(F, qk)->in[1], &s);
+    ins[2] = operand(F, h->in[1], &s);
+    /* the heads merged back: the layer's output is that Transpose's */
+    int last = head, y = h->out[0];
+    if (y >= 0 && F->ncons[y] == 1 && !F->g->t[y].is_output &&
+        !strcmp(NODE(F, F->cons[y][0])->op, "Transpose")) {
+        last = F->cons[y][0];
+        add(&s, last);
+    }
+    if (!closed(F, &s, last))
         return 0;
-    ins[0] = NODE(F, qk)->in[0];
-    ins[1] = NODE(F, qk)->in[1];
-    ins[2] = h->in[1];
-    rewrite(F, &s, head, "SDPAttention", ins, 3, 0, 0, vname("exSDPAttention", h, "_2sdpa"));
+    rewrite(F, &s, last, "SDPAttention", ins, 3, 0, 0, vname("exSDPAttention", h, "_2sdpa"));
     return 1;
 }
 

@@ -521,6 +521,24 @@ static int exceeds_limits(const lower_t *L, const node_t *n, char *why, size_t l
         }
         return 0;
     }
+    if (!strcmp(n->op, "Gather")) {
+        /* op list (rknn-oplist.md, Gather row): indices of rank 1, axis 0..3. A
+         * BERT's embedding lookups by [1, L] token ids run on the CPU in the
+         * vendor's own file (emapco/rk-transformers' random_bert, toolkit 2.3.2) */
+        const tensor_t *x = T(L, n->in[0]), *ix = n->n_in > 1 ? T(L, n->in[1]) : NULL;
+        int64_t axis = node_attr_int(n, "axis", 0);
+        if (axis < 0 && x)
+            axis += x->ndim;
+        if (ix && ix->ndim != 1) {
+            snprintf(why, len, "gather indices of rank %d, the NPU takes rank 1", ix->ndim);
+            return 1;
+        }
+        if (axis < 0 || axis > 3) {
+            snprintf(why, len, "gather axis %lld not 0..3", (long long)axis);
+            return 1;
+        }
+        return 0;
+    }
     if (!strcmp(n->op, "Softmax")) {
         const tensor_t *x = T(L, n->in[0]);
         int64_t axis = node_attr_int(n, "axis", g->opset >= 13 ? -1 : 1);
@@ -716,6 +734,46 @@ static void gemm_geometry(lower_t *L, npu_layer_t *l, const node_t *n)
     l->px_batch = y && y->ndim >= 3 && y->dims[y->ndim - 2] > 0 ? m / y->dims[y->ndim - 2] : 1;
 }
 
+/* An exSDPAttention from its two products as the model writes them (its
+ * operands may come through folded head-split Transposes, npu_fuse.c):
+ * Q [.., Lq, d] x K [.., d, Lk] (ic = d, oc = Lk), then P [.., Lq, Lk] x
+ * V [.., Lk, dv] (attn_dv); one softmax row a query. */
+static void attention_geometry(lower_t *L, npu_layer_t *l, int ni)
+{
+    const node_t *qk = NULL, *pv = NULL;
+    for (int k = 0; L->fu && k < L->fu->n; k++) {
+        const node_t *a = &L->fu->nodes[k];
+        if (L->fu->head_of[k] != ni || strcmp(a->op, "MatMul") || a->n_in != 2)
+            continue;
+        const tensor_t *x = T(L, a->in[0]);
+        int px = x ? x->producer : -1;
+        if (px >= 0 && !strcmp(L->g->nodes[px].op, "Softmax"))
+            pv = a;
+        else
+            qk = a;
+    }
+    const tensor_t *q = qk ? T(L, qk->in[0]) : NULL, *k = qk ? T(L, qk->in[1]) : NULL;
+    /* P x V is the head itself when no Transpose merges the heads after it */
+    const tensor_t *y = T(L, pv ? pv->out[0] : L->g->nodes[ni].out[0]);
+    if (!q || !k || !y || q->ndim < 2 || k->ndim < 2 || y->ndim < 2)
+        return; /* gemm_geometry's reading of the fused node stands */
+    int64_t lq = y->dims[y->ndim - 2], px = 1;
+    for (int i = 0; i < y->ndim - 1; i++)
+        px *= y->dims[i];
+    l->ic = (int)q->dims[q->ndim - 1];
+    l->oc = (int)k->dims[k->ndim - 1];
+    l->attn_dv = (int)y->dims[y->ndim - 1];
+    l->out_pixels = px;
+    l->px_batch = lq > 0 ? px / lq : 1;
+    l->softmax_rows = px;
+}
+
+/* A MatMul by a constant B: the compiler's 1x1 conv (LOG-Y8 "MatMul#2") */
+static int is_matmul_conv(const lower_t *L, const node_t *n)
+{
+    return !strcmp(n->op, "MatMul") && n->n_in > 1 && is_const(L, n->in[1]);
+}
+
 /* Node c computes y = a*x + b per channel from the conv output x with a
  * constant (Mul, Add, Sub, Div by a scalar or a [1,C,1,1]-broadcast tensor):
  * the compiler absorbs it into the conv's weights and bias as it absorbs a
@@ -723,7 +781,7 @@ static void gemm_geometry(lower_t *L, npu_layer_t *l, const node_t *n)
  * (usually folded into conv)", rknn-oplist.md §3; that the converter also
  * folds the Mul/Add form is our reading, UNVERIFIED: PP-LCNetV3's learnable
  * scale/bias after every conv, ppocrv4_det in bench/npu_models.sh). */
-static int is_channel_affine(const lower_t *L, int c, int x)
+static int is_channel_affine(const lower_t *L, int c, int x, int last)
 {
     const node_t *n = &L->g->nodes[c];
     const tensor_t *k, *y = T(L, x);
@@ -739,6 +797,14 @@ static int is_channel_affine(const lower_t *L, int c, int x)
     k = T(L, ki);
     if (tensor_numel(k) == 1)
         return 1;
+    if (last) { /* a MatMul's output [..., C]: a bias [C] or [1, .., 1, C] */
+        if (!y || y->ndim < 1 || k->ndim < 1 || k->ndim > y->ndim)
+            return 0;
+        for (int i = 0; i < k->ndim; i++)
+            if (k->dims[i] != (i == k->ndim - 1 ? y->dims[y->ndim - 1] : 1))
+                return 0;
+        return 1;
+    }
     if (!y || y->ndim != 4 || k->ndim < 3 || k->ndim > 4)
         return 0;
     for (int i = 0; i < k->ndim; i++) {
@@ -806,7 +872,8 @@ static int add_first_operand_wait(const lower_t *L, int ni, int *chain, int *n_c
     cur = n->out[0];
     for (;;) {
         c = sole_consumer(L, cur);
-        if (c < 0 || (strcmp(g->nodes[c].op, "BatchNormalization") && !is_channel_affine(L, c, cur)))
+        if (c < 0 || (strcmp(g->nodes[c].op, "BatchNormalization") &&
+                      !is_channel_affine(L, c, cur, 0)))
             break;
         if (*n_chain >= cap)
             return -1;
@@ -844,27 +911,36 @@ static int add_first_operand_wait(const lower_t *L, int ni, int *chain, int *n_c
 }
 
 /* Conv (+BatchNormalization | constant per-channel affine)... (+activation | SiLU)
- * (+Add (+Relu)). */
+ * (+Add (+Relu)); a MatMul by a constant (a 1x1 conv, LOG-Y8 "MatMul#2") takes
+ * the same chain over its last axis: toolkit 2.3.2's BERT file (emapco/
+ * rk-transformers' random_bert.rk3588) has each Linear's bias Add in its Conv,
+ * the residual Add as ConvAdd and the GELU as ConvExGelu. */
 static void lower_conv(lower_t *L, int ni, npu_layer_t *l)
 {
     const graph_t *g = L->g;
     const node_t *n = &g->nodes[ni];
+    const int mm = is_matmul_conv(L, n);
     int cur = n->out[0], c;
     char name[40] = "Conv";
 
     add_node_inputs(L, l, n, 0);
-    conv_geometry(L, l, n);
-    if (l->kind == NPU_K_DWCONV) { /* redo inputs with the vendor's weight shape */
-        l->n_in = 0;
-        l->n_in_v = 0;
-        add_node_inputs(L, l, n, 1);
+    if (mm) {
+        gemm_geometry(L, l, n);
+    } else {
+        conv_geometry(L, l, n);
+        if (l->kind == NPU_K_DWCONV) { /* redo inputs with the vendor's weight shape */
+            l->n_in = 0;
+            l->n_in_v = 0;
+            add_node_inputs(L, l, n, 1);
+        }
     }
     layer_cover(L, l, ni);
     layer_set_fullname(l, n->op, n->name, NULL);
 
     for (;;) {
         c = sole_consumer(L, cur);
-        if (c < 0 || (strcmp(g->nodes[c].op, "BatchNormalization") && !is_channel_affine(L, c, cur)))
+        if (c < 0 ||
+            (strcmp(g->nodes[c].op, "BatchNormalization") && !is_channel_affine(L, c, cur, mm)))
             break;
         layer_cover(L, l, c);
         cur = g->nodes[c].out[0];
@@ -1117,7 +1193,7 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
                 add_convert(L, ti, "tofp");
         }
 
-    if (target == NPU_TGT_NPU && !strcmp(n->op, "Conv")) {
+    if (target == NPU_TGT_NPU && (!strcmp(n->op, "Conv") || is_matmul_conv(L, n))) {
         l = layer_new(L, "Conv", NPU_K_CONV, NPU_TGT_NPU);
         lower_conv(L, ni, l);
         goto outputs;
@@ -1165,13 +1241,8 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
         gemm_geometry(L, l, n);
     } else if (l->kind == NPU_K_MATMUL) {
         gemm_geometry(L, l, n);
-        if (!strcmp(n->op, "SDPAttention")) {
-            /* Q [.., Lq, d] x K [.., d, Lk]: ic = d, oc = Lk; the second
-             * product (P x V) is costed from oc and the output's last dim */
-            const tensor_t *k = T(L, n->in[1]);
-            l->oc = k && k->ndim >= 1 ? (int)k->dims[k->ndim - 1] : 1;
-            l->softmax_rows = l->out_pixels; /* its softmax: one row a query */
-        }
+        if (!strcmp(n->op, "SDPAttention"))
+            attention_geometry(L, l, ni);
     }
     if (l->kind == NPU_K_DECONV) {
         const tensor_t *x = T(L, n->in[0]), *w = n->n_in > 1 ? T(L, n->in[1]) : NULL;

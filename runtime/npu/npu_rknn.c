@@ -27,7 +27,7 @@ static int kind_of(const char *op)
         return NPU_K_DECONV;
     if (!strncmp(op, "Conv", 4))
         return NPU_K_CONV;
-    if (strstr(op, "MatMul") || !strcmp(op, "Gemm"))
+    if (strstr(op, "MatMul") || !strcmp(op, "Gemm") || !strcmp(op, "exSDPAttention"))
         return NPU_K_MATMUL;
     if (strstr(op, "Pool"))
         return NPU_K_POOL;
@@ -123,7 +123,7 @@ int npu_graph_of_rknn(const rknn_model *m, const npu_platform_t *p, npu_graph_t 
     for (int i = 0; i < m->n_nodes; i++) {
         const rknn_node *n = &m->nodes[i];
         npu_layer_t *l = &ng->l[i];
-        const rknn_tensor *first_out = NULL, *weight = NULL, *data_in = NULL;
+        const rknn_tensor *first_out = NULL, *weight = NULL, *data_in = NULL, *data_in2 = NULL;
         int dcode = -1;
 
         l->id = i + 1;
@@ -161,6 +161,8 @@ int npu_graph_of_rknn(const rknn_model *m, const npu_platform_t *p, npu_graph_t 
                 l->in_v[l->n_in_v++] = n->in[k];
                 if (!data_in)
                     data_in = t;
+                else if (!data_in2)
+                    data_in2 = t;
             }
         }
         for (int k = 0; k < n->n_out; k++) {
@@ -235,6 +237,17 @@ int npu_graph_of_rknn(const rknn_model *m, const npu_platform_t *p, npu_graph_t 
                        "convolution", i + 1, n->name);
                 goto fail;
             }
+        } else if (!strcmp(n->type, "exSDPAttention") && data_in && data_in2 && first_out &&
+                   data_in->nd == 4 && data_in2->nd == 4 && first_out->nd == 4) {
+            /* Q (heads, d, 1, Lq), K (heads, d, 1, Lk), output (heads, dv, 1, Lq)
+             * (random_bert.rk3588: (4,8,1,32) each; RF-DETR rows (24,64,1,257)):
+             * Q K^T then P V, as the ONNX lowering bills it (npu_lower.c) */
+            l->ic = (int)data_in->shape[1];
+            l->oc = (int)data_in2->shape[3];
+            l->attn_dv = (int)first_out->shape[1];
+            l->out_pixels = first_out->shape[0] * first_out->shape[2] * first_out->shape[3];
+            l->px_batch = first_out->shape[0];
+            l->kh = l->kw = 1;
         } else if (l->kind == NPU_K_MATMUL && data_in && first_out && data_in->nd >= 2 &&
                    first_out->nd >= 2) {
             l->ic = (int)data_in->shape[data_in->nd - 1];

@@ -132,6 +132,40 @@ att = [N("Relu", ["x"], ["q"]), N("Transpose", ["q"], ["kt"], perm=[0, 1, 3, 2])
        N("Softmax", ["ss"], ["p"], axis=-1), N("MatMul", ["p", "q"], ["y"])]
 save("att_form", att, [c("sc", 0.17)], [1, 4, 64, 32])
 save("att_open", att, [c("sc", 0.17)], [1, 4, 64, 32], outs=("y", "p"))
+# ---- a BERT encoder layer as PyTorch exports it ([1,T,C], H heads of d): Linear =
+# MatMul by a constant + bias Add; the heads split by Reshape + Transpose (K's to
+# [0,2,3,1]) and each of Q, K scaled by a constant Mul; the mask Added; the heads
+# merged by Transpose + Reshape; output dense + residual, LayerNorm, Erf-GELU MLP.
+# bert_att: the attention as exSDPAttention's two products (Q [1,H,T,d] given).
+Tq, Cb, H = 16, 32, 4
+db = Cb // H
+def lin(name, src, dst, cin, cout):
+    return ([N("MatMul", [src, name + "_w"], [name + "_m"]), N("Add", [name + "_b", name + "_m"], [dst])],
+            [c(name + "_w", rng.standard_normal((cin, cout)) * 0.1), c(name + "_b", rng.standard_normal(cout))])
+nodes, inits = [], [ci("split", [1, Tq, H, db]), ci("merge", [1, Tq, Cb]), c("qs", db ** -0.25),
+                    c("mask", np.where(rng.random((1, 1, Tq, Tq)) < 0.2, -1e4, 0.0)),
+                    c("lg", g), c("lb", b), c("lg2", g), c("lb2", b)]
+for nm in ("q", "k", "v"):
+    ns, it = lin(nm, "x", nm + "l", Cb, Cb); nodes += ns; inits += it
+    nodes.append(N("Reshape", [nm + "l", "split"], [nm + "r"]))
+nodes += [N("Transpose", ["qr"], ["qt"], perm=[0, 2, 1, 3]), N("Mul", ["qt", "qs"], ["qm"]),
+          N("Transpose", ["kr"], ["kt"], perm=[0, 2, 3, 1]), N("Mul", ["kt", "qs"], ["km"]),
+          N("Transpose", ["vr"], ["vt"], perm=[0, 2, 1, 3]),
+          N("MatMul", ["qm", "km"], ["sc"]), N("Add", ["sc", "mask"], ["sm"]),
+          N("Softmax", ["sm"], ["p"], axis=-1), N("MatMul", ["p", "vt"], ["o"]),
+          N("Transpose", ["o"], ["ot"], perm=[0, 2, 1, 3]), N("Reshape", ["ot", "merge"], ["om"])]
+ns, it = lin("od", "om", "odb", Cb, Cb); nodes += ns; inits += it
+nodes += [N("Add", ["odb", "x"], ["r1"]), N("LayerNormalization", ["r1", "lg", "lb"], ["n1"], axis=-1)]
+ns, it = lin("i", "n1", "ib", Cb, 4 * Cb); nodes += ns; inits += it
+nodes += [N("Div", ["ib", "sq2"], ["it"]), N("Erf", ["it"], ["ie"]), N("Add", ["ie", "one"], ["ie1"]),
+          N("Mul", ["ib", "ie1"], ["ip"]), N("Mul", ["ip", "half"], ["ig"])]
+inits += [c("sq2", np.sqrt(2.0)), c("one", 1.0), c("half", 0.5)]
+ns, it = lin("o2", "ig", "o2b", 4 * Cb, Cb); nodes += ns; inits += it
+nodes += [N("Add", ["o2b", "n1"], ["r2"]), N("LayerNormalization", ["r2", "lg2", "lb2"], ["y"], axis=-1)]
+save("bert_layer", nodes, inits, [1, Tq, Cb])
+save("bert_att", [N("Relu", ["x"], ["q"]), N("Transpose", ["q"], ["kq"], perm=[0, 1, 3, 2]),
+                  N("MatMul", ["q", "kq"], ["s"]), N("Softmax", ["s"], ["p"], axis=-1),
+                  N("MatMul", ["p", "q"], ["y"])], [], [1, H, Tq, db])
 # ---- not rewrites: what only looks like a pattern
 pos = rng.standard_normal((1, 16, C))
 save("ln_pos_op", ln_pre + [N("LayerNormalization", ["h", "g", "b"], ["n"], axis=-1, epsilon=1e-5),
@@ -247,6 +281,26 @@ for cq in $CHIPS; do
     want=$(echo "$lo" | tr ' ' '\n' | awk -F/ '$1 == "exMatMul" { s += $3 } END { print s + 0 }')
     if [ -n "$got" ] && [ "$got" = "$want" ] && [ "$want" -gt 0 ]; then ok
     else bad "$chip exSDPAttention cycles '$got', the two exMatMuls' $want ($lf | $lo)"; fi
+done
+# a BERT layer: the layers of toolkit 2.3.2's own rk3588 file of one
+# (emapco/rk-transformers' random_bert, its nodes 17-31): the head split, the
+# scales and the merge fold into exSDPAttention, whose cycles are its two
+# products' (bert_att); each Linear's bias goes into its Conv, the residual Adds
+# make ConvAdd, the GELU ConvExGelu; nothing on the CPU. RK356X: no
+# exSDPAttention, the block stays open.
+want_bert="Conv Conv Conv ConvAdd ConvAdd ConvExGelu Reshape Reshape Reshape Reshape exNorm exNorm exSDPAttention"
+for chip in rk3588 rk3576 rk3562 rk3566; do
+    lb=$(layers bert_layer "$chip" fp16)
+    ops=$(echo "$lb" | tr ' ' '\n' | cut -d/ -f1 | LC_ALL=C sort | tr '\n' ' ')
+    if [ "$chip" = rk3566 ]; then
+        case "$lb" in *exSDPAttention*) bad "rk3566 bert_layer: $lb" ;; *"Transpose/CPU/"*"exMatMul/NPU/"*) ok ;; *) bad "rk3566 bert_layer: $lb" ;; esac
+        continue
+    fi
+    [ "$ops" = "$want_bert " ] && ok || bad "bert_layer on $chip: [$ops] want [$want_bert] ($lb)"
+    got=$(echo "$lb" | tr ' ' '\n' | awk -F/ '$1 == "exSDPAttention" { print $3 }')
+    want=$(layers bert_att "$chip" fp16 | tr ' ' '\n' | awk -F/ '$1 == "exSDPAttention" { print $3 }')
+    [ -n "$got" ] && [ "$got" = "$want" ] && ok || bad "bert_layer $chip attention cycles '$got', bert_att's '$want'"
+    case "$lb" in *Transpose*|*Mul/*|*"/CPU/"*) bad "bert_layer on $chip keeps a piece: $lb" ;; *) ok ;; esac
 done
 # not rewritten: a position embedding stays an Add after exNorm; an exposed
 # intermediate, a gate and HardSigmoid(alpha 0.2) keep their pieces
