@@ -11,7 +11,9 @@
 # activations costed alike): its layers with Tanh read as exGelu must match.
 # Also: a patch-embedding conv (kernel = stride = 16) costs the NPU cycles of
 # the 1x1 conv over its space-to-depth input; exSDPAttention the cycles of
-# its two exMatMuls (the same block kept unfused by exposing the softmax).
+# its two exMatMuls (the same block kept unfused by exposing the softmax); a
+# PyTorch BERT layer makes the layers of the vendor's own compile of one
+# (tests/samples/vendor_bert.sh checks that file and its ONNX).
 source "$(dirname "$0")/../quant/harness.sh" "$@"
 $PY - "$T" <<'PYEOF' || { bad "models not built"; finish; exit; }
 import sys
