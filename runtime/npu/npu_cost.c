@@ -78,7 +78,7 @@ uint64_t npu_act_bytes(const npu_graph_t *ng, const npu_layer_t *l, const npu_sh
     if (padded && s->nd == 4) {
         /* padded > 1: an explicit channel alignment (conv outputs) */
         int c2 = padded > 1 ? padded : ng->plat->c2[l->dtype] > 0 ? ng->plat->c2[l->dtype] : 1;
-        n = s->d[0] * align_up(s->d[1], c2) * s->d[2] * s->d[3];
+        n = numel(s) > 0 ? s->d[0] * align_up(s->d[1], c2) * s->d[2] * s->d[3] : 0;
     } else {
         n = numel(s);
     }

@@ -75,12 +75,33 @@ static int native_align(const rknn_tensor *t)
 
 /* A layer's tensor of more dims than an NPU layer holds: refused by name
  * rather than cut (the file may have any rank). */
+/* Bounds of a tensor the NPU model takes from a file, so that the cost's
+ * products of shapes (a conv's pixels x kernel x channels, bytes x 100) stay
+ * inside 64 bits: a dimension of 2^24 and a tensor of 2^32 elements, far
+ * beyond any model a board runs (the largest dimension of the public files we
+ * read is a BERT vocabulary's 30,522 rows). Beyond them: one error naming the
+ * tensor and the bound. */
+#define NPU_RKNN_MAX_DIM (1LL << 24)
+#define NPU_RKNN_MAX_ELEMS (1LL << 32)
+
 static int too_many_dims(const rknn_tensor *t, int i, const rknn_node *n, char *err, size_t errlen)
 {
-    if (t->nd <= NPU_SHAPE_MAX)
-        return 0;
-    return rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s): tensor '%s' has %d dims, the NPU "
-                  "model's layers take at most %d", i + 1, n->name, t->name, t->nd, NPU_SHAPE_MAX);
+    if (t->nd > NPU_SHAPE_MAX)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "node %d (%s): tensor '%s' has %d dims, the "
+                      "NPU model's layers take at most %d", i + 1, n->name, t->name, t->nd,
+                      NPU_SHAPE_MAX);
+    int64_t e = 1;
+    for (int k = 0; k < t->nd; k++) {
+        if (t->shape[k] > NPU_RKNN_MAX_DIM)
+            return rt_err(err, errlen, RT_EFORMAT, "node %d (%s): tensor '%s' dim %d is %lld, "
+                          "beyond %lld", i + 1, n->name, t->name, k, (long long)t->shape[k],
+                          (long long)NPU_RKNN_MAX_DIM);
+        e *= t->shape[k] > 0 ? t->shape[k] : 1;
+        if (e > NPU_RKNN_MAX_ELEMS)
+            return rt_err(err, errlen, RT_EFORMAT, "node %d (%s): tensor '%s' holds more than "
+                          "%lld elements", i + 1, n->name, t->name, (long long)NPU_RKNN_MAX_ELEMS);
+    }
+    return 0;
 }
 
 static void to_shape(const rknn_tensor *t, npu_shape_t *s)

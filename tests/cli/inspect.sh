@@ -375,6 +375,12 @@ expect 0 "" -- "$RT" inspect "$T/d7.rknn"
 grep -q "\[1,32,80,80,1,1,1\]" "$T/out" && ok || bad "7-dim activations read whole"
 expect 2 "node 1 \(InputOperator:input\): tensor 'input' has 7 dims, the NPU model's layers take at most 6" -- \
     "$RT" run "$T/d7.rknn" --no-db
+# a tensor beyond the NPU model's bounds (a dimension of 2^24, 2^32 elements):
+# refused by name and bound, where the cost's products overflowed before (fuzz
+# finds); dims of 0 or less are no elements (no negative byte counts)
+expect 2 "node 4 \(Conv:Conv_2\): tensor 't2' dim 0 is 1767047169, beyond 16777216" -- \
+    "$RT" run tests/fuzz/corpus/rknn/broken_shape_huge_dim.rknn --no-db
+expect 0 "" -- "$RT" run tests/fuzz/corpus/rknn/broken_shape_negative_dim.rknn --no-db
 # RV1103 depthwise convs: weight (1,C,kh,kw) in the file, read as (C,1,kh,kw)
 # (the ONNX's shape, onnx::Conv_633 of stage2.1.0 is [128,1,3,3] there)
 expect 0 "" -- "$RT" inspect --json "$D/retinaface.rv1103.rknn"

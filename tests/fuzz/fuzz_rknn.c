@@ -4,7 +4,9 @@
  * is fine; a crash, a sanitizer report or a leak is a bug. A parsed model
  * must be consistent: every index it holds inside its tables, a failure
  * always says why. Each node's attributes (a BSON document, rknn_attr.c) are
- * read too: an error names why, else every attribute has a name. */
+ * read too: an error names why, else every attribute has a name. A parsed
+ * file is then predicted as `run FILE.rknn` does (npu_rknn.c: its layers, the
+ * memory plan, the cost), for its own chip or rk3588: an error says why. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <jansson.h>
 #include "runtime/model/model.h"
 #include "runtime/model/rknn_file.h"
+#include "runtime/npu/npu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -60,6 +63,29 @@ static void check_model(const rknn_model *m, size_t size)
         abort();
 }
 
+/* the prediction of a parsed file, as cli/run_rknn.c makes it */
+static void predict(const rknn_model *m)
+{
+    const char *tg = m->target ? m->target : m->fb_target;
+    const npu_platform_t *p = tg ? npu_platform_find(tg) : NULL;
+    npu_graph_t *ng = NULL;
+    graph_t *g = NULL;
+    char err[512] = "";
+
+    if (npu_graph_of_rknn(m, p ? p : npu_platform_find("rk3588"), &ng, &g, err, sizeof(err))) {
+        if (!err[0])
+            abort();
+        return;
+    }
+    err[0] = 0;
+    if (npu_mem_plan(ng, g, NULL, 0, err, sizeof(err)) == 0)
+        npu_cost(ng);
+    else if (!err[0])
+        abort();
+    npu_graph_free(ng);
+    graph_free(g);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     rknn_model *m = NULL;
@@ -85,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             free(a);
         }
+        predict(m);
         rknn_model_free(m);
     } else if (!err[0] || m) {
         abort();
