@@ -66,10 +66,10 @@ typedef struct ra_job {
 } ra_job;
 
 /* One bilinear sample at (y, x): the four corner offsets and weights, or 0
- * when the point lies outside [-1, size]. */
+ * when the point lies outside [-1, size] or is NaN (a NaN ROI coordinate). */
 static int ra_sample(double y, double x, int64_t H, int64_t W, int64_t *o, double *w)
 {
-    if (y < -1.0 || y > (double)H || x < -1.0 || x > (double)W)
+    if (!(y >= -1.0 && y <= (double)H && x >= -1.0 && x <= (double)W))
         return 0;
     if (y <= 0)
         y = 0;

@@ -1,8 +1,10 @@
 /* tests/fuzz/fuzz_onnx.c — fuzz target: bytes -> ONNX import -> passes_prepare
  * -> the kernels. Graphs whose tensors stay small (RUN_MAX_BYTES in all) run
  * once, single-threaded, on inputs made from the fuzz bytes: small floats,
- * small integers (negative and out-of-range indices among them). Any status is
- * fine; a crash, a sanitizer report or a leak is a bug. */
+ * small integers (negative and out-of-range indices among them); a prepared
+ * graph is also lowered and costed for the NPU as `run` does (npu_fuse.c's
+ * rewrites, npu_lower.c: rk3588 float16, rk3566 int8). Any status is fine; a
+ * crash, a sanitizer report or a leak is a bug. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include "runtime/exec/exec.h"
 #include "runtime/model/model.h"
 #include "runtime/passes/passes.h"
+#include "runtime/npu/npu.h"
 
 #define RUN_MAX_BYTES ((size_t)1 << 20)
 
@@ -71,6 +74,21 @@ out:
     exec_free(x);
 }
 
+/* The NPU prediction of a prepared graph, as `run` makes it; an error says why. */
+static void predict(const graph_t *g, const char *chip, int dtype)
+{
+    npu_session_opts so = {.plat = npu_platform_find(chip), .dtype = dtype};
+    npu_session_t *s = NULL;
+    char err[512] = "";
+
+    if (npu_session_open(g, &so, &s, NULL, err, sizeof(err)) != 0) {
+        if (!err[0])
+            abort();
+        return;
+    }
+    npu_session_close(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     input_shape_t *shapes;
@@ -90,8 +108,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (j = 0; j < shapes[i].ndim; j++)
             shapes[i].dims[j] = t->ndim < 0 || t->dims[j] < 0 ? 1 : t->dims[j];
     }
-    if (passes_prepare(g, shapes, g->n_inputs, err, sizeof(err)) == 0)
+    if (passes_prepare(g, shapes, g->n_inputs, err, sizeof(err)) == 0) {
+        predict(g, "rk3588", DT_FLOAT16);
+        predict(g, "rk3566", DT_INT8);
         run_kernels(g, data, size);
+    }
     free(shapes);
     graph_free(g);
     return 0;
