@@ -867,7 +867,7 @@ int main(void)
         static const char *const mnist[] = {
             "000_InputOperator_Input3_shape_1_1_28_28_float.npy",
             "001_ConvRelu_Input3_shape_1_1_28_28_float.npy",
-            "008_OutputOperator_Plus214_Output_0_shape_1_10_float.npy",
+            "007_OutputOperator_Plus214_Output_0_shape_1_10_float.npy",
         };
         static const char *const uface[] = {
             "000_InputOperator_input_shape_1_3_240_320_float.npy",
