@@ -1215,8 +1215,11 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
     if (!strcmp(n->op, "Softmax") && softmax_len(L, ni) > 0 &&
         tensor_numel(T(L, n->in[0])) > 0)
         l->softmax_rows = tensor_numel(T(L, n->in[0])) / softmax_len(L, ni);
+    /* a Cast keeps its name in the RK35xx files: toolkit 2.3.2's BERT for rk3588
+     * (emapco/rk-transformers' random_bert) lists "Cast CPU Cast:/Cast"; the op
+     * list's DataConvert is RV1103/RV1106's CPU op (rknn-oplist.md §1) */
     if (r && !strcmp(n->op, "Cast"))
-        snprintf(l->optype, sizeof(l->optype), "DataConvert");
+        snprintf(l->optype, sizeof(l->optype), "%s", L->fam & F1106 ? "DataConvert" : "Cast");
     add_node_inputs(L, l, n, 0);
     add_node_outputs(L, l, n);
     layer_set_fullname(l, n->op, n->name, NULL);
