@@ -310,8 +310,10 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
     for (int j = 0; j < c.gf->n_inputs; j++) {
         const tensor_t *t = &c.gf->t[c.gf->inputs[j]];
         if (t->dtype != DT_FLOAT) {
-            rc = rt_err(err, errlen, RT_EUNSUPPORTED, "input '%s' is %s: quantized simulation "
-                        "needs float32 inputs", t->name, dtype_name(t->dtype));
+            rc = rt_err(err, errlen, RT_EUNSUPPORTED, "input '%s' is %s: -q %s simulates models "
+                        "whose inputs are all float32; without -q the run predicts the NPU "
+                        "in float16 all the same", t->name, dtype_name(t->dtype),
+                        quant_type_name(o->type));
             goto out;
         }
     }

@@ -39,6 +39,11 @@ assert x.dtype == np.int64 and list(x) == want, (x, want)
 assert ins[0]["source"] == "random:uniform01:splitmix64:seed=5:below=4", ins
 PYEOF
 
+# quantized simulation takes float32 inputs only: an index input is refused
+# with what to do instead (the NPU prediction needs no -q)
+expect 2 "input 'idx' is int64: -q fp16 simulates models whose inputs are all float32; without -q the run predicts the NPU in float16 all the same" -- \
+    "$RT" run "$T/gather.onnx" -q fp16 --no-db
+
 # analyze against a NaN golden: counted, named, never passing.
 expect 0 "" -- "$RT" run "$MNIST" --no-db --dump "$T/ad"
 $PY - "$T" <<'PYEOF' || bad "making the NaN goldens"
