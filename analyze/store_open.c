@@ -225,12 +225,12 @@ fail:
     return rc;
 }
 
-/* A non-empty file that does not start with SQLite's magic is refused before
- * SQLite sees it (SQLite would only complain at the first query). */
 /* How store_open_mode opens: creating a missing file, reading only, or
  * changing a database that must exist. */
 enum { OPEN_CREATE, OPEN_READONLY, OPEN_EXISTING };
 
+/* A non-empty file that does not start with SQLite's magic is refused before
+ * SQLite sees it (SQLite would only complain at the first query). */
 static int check_file(const char *path, int mode, char *err, size_t errlen)
 {
     static const char magic[16] = "SQLite format 3";
