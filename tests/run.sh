@@ -62,32 +62,36 @@ suite() { # [--alone] name, command...   (--alone: nothing else runs beside it)
     q_name+=("$name"); q_cmd+=("$(printf '%q ' "$@")"); q_kind+=("$kind"); q_alone+=("$alone")
 }
 
-# Seconds the slow suites take (2 cores, loaded; from a timed run): they start
-# first, so that no long one starts last and runs on alone. The rest count 1.
+# Seconds the slow suites take (2 cores, loaded; from a timed CI run of
+# 5ebb393): they start first, so that no long one starts last and runs on
+# alone. The rest count 1.
 cost() { # name
     local n=${1% \[*}
     case $1 in
         "sanitizer build") echo 290 ;;
         *"[$BA]")
             case $n in
-                "quant tune") echo 120 ;;
-                "import of real logs"|"api samples, built containers") echo 60 ;;
-                "one run of each source told alike"*|cli|"npu: the compiler's graph rewrites"*) echo 45 ;;
-                "vendor .rknn emulated vs the source ONNX") echo 45 ;;
-                "api samples, vendor .rknn through the NPU emulator") echo 40 ;;
-                "onnx conformance"|"api samples") echo 33 ;;
+                "vendor .rknn emulated vs the source ONNX") echo 131 ;;
+                "api samples, vendor .rknn through the NPU emulator") echo 72 ;;
+                cli) echo 37 ;;
+                "import of real logs") echo 33 ;;
+                "quant tune") echo 28 ;;
+                "api samples"|"one run of each source told alike"*|"api samples, built containers") echo 22 ;;
+                "npu: the compiler's graph rewrites"*|"onnx conformance"|"cli summary, ls, compare") echo 15 ;;
                 *) echo 1 ;;
             esac ;;
         *)
             case $n in
-                "quant real models") echo 180 ;;
-                "quant tune") echo 46 ;;
-                cli|"crash during recording") echo 32 ;;
-                "quant i8_hash"|"npu prediction determinism") echo 25 ;;
-                "real models vs onnxruntime"|"api samples, built containers") echo 21 ;;
-                "vendor .rknn emulated vs the source ONNX"|"cli recording, dumps"*) echo 18 ;;
-                "api samples, vendor .rknn through the NPU emulator") echo 14 ;;
-                "import of real logs"|"npu: the compiler's graph rewrites"*) echo 17 ;;
+                "quant real models") echo 118 ;;
+                "vendor .rknn emulated vs the source ONNX") echo 54 ;;
+                cli) echo 36 ;;
+                "crash during recording") echo 29 ;;
+                "quant i8_hash") echo 23 ;;
+                "api samples, vendor .rknn through the NPU emulator") echo 21 ;;
+                "quant tune") echo 17 ;;
+                "npu prediction determinism"|"real models vs onnxruntime"|"cli recording, dumps"*) echo 14 ;;
+                "cli summary, ls, compare"|"import of real logs"|"api samples, built containers") echo 10 ;;
+                "npu: the compiler's graph rewrites"*) echo 8 ;;
                 *) echo 1 ;;
             esac ;;
     esac
