@@ -20,11 +20,7 @@ D=$1
 B=${BUILD:-build}
 R=$B/rknn-trace
 PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+source tests/samples/checks.sh
 F=$D/rknn/model_b1_s32_o3.rknn
 O=$D/model.onnx
 SH="--shape input_ids=1,32 --shape attention_mask=1,32 --shape token_type_ids=1,32"
@@ -84,5 +80,4 @@ head -c 256 /dev/zero >"$T/z.bin"
 "$B/samples/sample_vendor" --pass-through "$F" "$T/so" "$T/z.bin" "$T/z.bin" "$T/z.bin" 2>"$T/s.err" >"$T/s.out"
 grep -q "rknn_init.*input 'input_ids'" "$T/s.err" "$T/s.out" && ok "rknn_init refuses naming input_ids" ||
     bad "rknn_init: $(tail -2 "$T/s.err")"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

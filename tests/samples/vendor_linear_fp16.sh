@@ -17,11 +17,7 @@ cd "$(dirname "$0")/../.."
 F=$1
 B=${BUILD:-build}
 PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+source tests/samples/checks.sh
 
 $PY -c '
 import numpy as np, sys
@@ -80,5 +76,4 @@ PY
 )
 case "$msg" in ok*) ok "librknnrt: want_float 1 and 0 and zero-copy agree, = 128 + sum: ${msg#ok }" ;; *) bad "librknnrt: $msg" ;; esac
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -20,11 +20,7 @@ F=${1:?usage: vendor_pp_human_seg.sh PP_HUMAN_SEGV2_CUSTOM_ARGMAX.rknn [BUILD]}
 B=${2:-${BUILD:-build}}
 PY=${PYTHON:-/usr/bin/python3}
 M=$(dirname "$F")/..
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+source tests/samples/checks.sh
 
 [ -f "$M/test_image.jpg" ] && [ -f "$M/convert/result_truth.jpg" ] || {
     echo "FAIL $M: no test_image.jpg and convert/result_truth.jpg beside the file's folder"; exit 1; }
@@ -37,7 +33,7 @@ np.save(sys.argv[2], np.asarray(x, np.float32).transpose(2, 0, 1)[None])
 if "$B/rknn-trace" run "$F" --emulate -i x="$T/x.npy" --dump "$T/d" --no-db > "$T/run.log" 2>&1; then
     ok "emulated: $(grep -m1 'NPU tasks computed' "$T/run.log" | sed "s/^.*emulated: //" | cut -c1-90)"
 else
-    bad "run --emulate: $(tail -1 "$T/run.log")"; echo "$pass passed, $fail failed"; exit 1
+    bad "run --emulate: $(tail -1 "$T/run.log")"; finish; exit 1
 fi
 "$B/rknn-trace" inspect "$F" --json > "$T/info.json"
 r=$($PY tests/samples/rk3588_layers.py "$F" "$T/info.json" "$T/d" | tail -1)
@@ -73,5 +69,4 @@ print("argmax = numpy's; person %.2f %% of pixels (demo's result %.2f %%), IoU %
 sys.exit(0 if iou >= 0.7 else 1)
 PYEOF
 ); then ok "segmentation: $out"; else bad "segmentation: $out"; fi
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -35,11 +35,7 @@ cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 PY=${PYTHON:-/usr/bin/python3}
 ZOO=${ZOO:-/work/.mirror/airockchip+rknn_model_zoo/repo}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+source tests/samples/checks.sh
 
 for F in "$@"; do
     n=$(basename "$F"); d="$T/$n.d"; in=(); attn=
@@ -181,5 +177,4 @@ PYEOF
         ); then ok "$n bell.jpg: $r"; else bad "$n bell.jpg: $r"; fi
     fi
 done
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

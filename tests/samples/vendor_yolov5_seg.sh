@@ -17,11 +17,7 @@ cd "$(dirname "$0")/../.."
 F=${1:?usage: vendor_yolov5_seg.sh YOLOV5N_SEG_QUANTIFY.rknn [BUILD]}
 B=${2:-${BUILD:-build}}
 PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+source tests/samples/checks.sh
 
 $PY -c '
 import sys, numpy as np
@@ -32,7 +28,7 @@ np.save(sys.argv[1], x.transpose(2, 0, 1)[None])   # 0..255: the file divides by
 if "$B/rknn-trace" run "$F" --emulate -i images="$T/bus.npy" --dump "$T/d" --no-db > "$T/run.log" 2>&1; then
     ok "emulated: $(grep -m1 'NPU tasks computed' "$T/run.log" | cut -c1-80)"
 else
-    bad "run --emulate: $(tail -1 "$T/run.log")"; echo "$pass passed, $fail failed"; exit 1
+    bad "run --emulate: $(tail -1 "$T/run.log")"; finish; exit 1
 fi
 grep -q "the file's one-core tiling, 247 of its 979 tasks" "$T/run.log" && ok "one-core tiling" \
     || bad "tiling line: $(grep -m1 tiling "$T/run.log")"
@@ -104,5 +100,4 @@ print(n_pool, "; ".join(msgs))
 sys.exit(1 if msgs or n_pool != 6 else 0)
 EOF
 ); then ok "MaxPools vs numpy: $out"; else bad "MaxPools vs numpy: $out"; fi
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish
