@@ -19,10 +19,23 @@ import json, os, struct, subprocess, sys
 build, samples = sys.argv[1:3]
 out = os.path.dirname(os.path.abspath(__file__))
 SPLIT = b'\xff' * 8
+
+
+def inspect_tasks(path):
+    """A vendor file's NPU tasks (`rknn-trace inspect --tasks --json`) and its bytes."""
+    tasks = json.loads(subprocess.check_output([os.path.join(build, 'rknn-trace'), 'inspect', path,
+                                                '--tasks', '--json']))['npu_tasks']['tasks']
+    return tasks, open(path, 'rb').read()
+
+
+def entries(data, t):
+    """Task t's Toolkit2 register writes in data, as [address, value] lists."""
+    return [[e & 0xffff, e >> 16 & 0xffffffff]
+            for e in struct.unpack_from('<%dQ' % t['writes'], data, t['file_offset'])]
+
+
 path = os.path.join(samples, 'yolov8n.rk3566.rknn')
-meta = json.loads(subprocess.check_output([os.path.join(build, 'rknn-trace'), 'inspect', path,
-                                           '--tasks', '--json']))['npu_tasks']['tasks']
-raw = open(path, 'rb').read()
+meta, raw = inspect_tasks(path)
 
 
 def own(i):
@@ -63,14 +76,8 @@ open(os.path.join(out, 'broken_all_ones.bin'), 'wb').write(b'\xff' * 8 + b'\x00\
 if len(sys.argv) > 3 and sys.argv[3]:
     import math
     cap = os.path.join(sys.argv[3], 'lut', 'conv_sigmoid_i8.rknn')
-    ts = json.loads(subprocess.check_output([os.path.join(build, 'rknn-trace'), 'inspect', cap,
-                                             '--tasks', '--json']))['npu_tasks']['tasks']
-    craw = open(cap, 'rb').read()
-
-    def words(t):
-        return [[e & 0xffff, e >> 16 & 0xffffffff]
-                for e in struct.unpack_from('<%dQ' % t['writes'], craw, t['file_offset'])]
-    up, conv = words(ts[0]), words(ts[1])
+    ts, craw = inspect_tasks(cap)
+    up, conv = entries(craw, ts[0]), entries(craw, ts[1])
     plane = {0x1024: 0x3f, 0x1028: 0x0080003f, 0x102c: 0x00130013, 0x1080: 0, 0x301c: 0x00130013,
              0x3020: 0x3f, 0x4020: 19, 0x4024: 19, 0x402c: 63, 0x4030: 0x003f0710}
     for w in conv:
@@ -105,12 +112,8 @@ if len(sys.argv) > 3 and sys.argv[3]:
     # pool's input to itself (node byte 0xc0), its BS buffer those slots, after the upload
     # and the LUT conv above (the graph's later nodes read the conv's output)
     def cap_task(rel, k):
-        path = os.path.join(sys.argv[3], rel)
-        tt = json.loads(subprocess.check_output([os.path.join(build, 'rknn-trace'), 'inspect',
-                                                 path, '--tasks', '--json']))['npu_tasks']['tasks'][k]
-        r = open(path, 'rb').read()
-        return [(e & 0xffff, e >> 16 & 0xffffffff)
-                for e in struct.unpack_from('<%dQ' % tt['writes'], r, tt['file_offset'])]
+        tt, r = inspect_tasks(os.path.join(sys.argv[3], rel))
+        return entries(r, tt[k])
     cube = {0x4020: 19, 0x4024: 19, 0x402c: 127, 0x500c: 19, 0x5010: 19, 0x5014: 127,
             0x4030: 0x007f0f00}
     upload[577] = (0x4104, 0x0e0e)
@@ -155,13 +158,7 @@ write('view_copy.bin', [0, 0xe0, 0, 0, 0, 0, 0, 0], [blob(own(221)), copy(0, 0, 
 if len(sys.argv) > 4 and sys.argv[4]:
     import math
     mb = sys.argv[4]
-    mts = json.loads(subprocess.check_output([os.path.join(build, 'rknn-trace'), 'inspect', mb,
-                                              '--tasks', '--json']))['npu_tasks']['tasks']
-    mraw = open(mb, 'rb').read()
-
-    def mwords(t):
-        return [[e & 0xffff, e >> 16 & 0xffffffff]
-                for e in struct.unpack_from('<%dQ' % t['writes'], mraw, t['file_offset'])]
+    mts, mraw = inspect_tasks(mb)
     dwt = next(t for t in mts if t['op'] == 'depthwise' and t['stride_x'] == 1)
     cvt = next(t for t in mts if t['op'] == 'conv' and t['kernel_w'] == 1)
     plane = {0x1020: 0x140014, 0x1024: 0x3f0040, 0x1028: 20, 0x102c: 400, 0x1084: 0x140014,
@@ -171,7 +168,7 @@ if len(sys.argv) > 4 and sys.argv[4]:
     lut = {0x4060: 0x20040, 0x4064: 0, 0x4068: 0x56c61000, 0x406c: 0, 0x4070: 0x302,
            0x4010: 0x40e0, 0x4108: 0x68, 0x410c: 0x50500, 0x4110: 0xffffc000, 0x4114: 0,
            0x4118: 0, 0x411c: 0x4000, 0x4120: 0, 0x4124: 0, 0x4128: 0x40320000, 0x412c: 0x1a0}
-    dw = [(a, lut.get(a, plane.get(a, v))) for a, v in mwords(dwt)]
+    dw = [(a, lut.get(a, plane.get(a, v))) for a, v in entries(mraw, dwt)]
     dw = [(a, {0x1030: 576, 0x1034: 576}.get(a, v)) for a, v in dw]
     swish = lambda x: x / (1 + math.exp(-x))
     up = [(0x400c, 0x1e5), (0x4030, 0), (0x4034, 0), (0x403c, 0xf000f), (0x4100, 0x20000)]
@@ -179,7 +176,7 @@ if len(sys.argv) > 4 and sys.argv[4]:
     up += [(0x4100, 0x30000)] + [(0x4104, round(4096 * swish(8 * i / 512))) for i in range(513)]
     ow = {0x4050: 0x124, 0x4054: 0x80, 0x4040: 0x20150, 0x4048: 0, 0x4010: 0, 0x501c: 2,
           0x1030: 4096, 0x1034: 64, 0x1038: 0x1010040}
-    cv = [(a, ow.get(a, plane.get(a, v))) for a, v in mwords(cvt)]
+    cv = [(a, ow.get(a, plane.get(a, v))) for a, v in entries(mraw, cvt)]
     write('r88_dw_lut.bin', [0x20, 0, 1, 1, 1, 1, 1, 1], [blob(up), blob(dw)])
     write('r88_conv_owop.bin', [0x21, 1, 1, 1, 1, 1, 1, 1], [blob(cv)])
 
@@ -195,14 +192,8 @@ if len(sys.argv) > 4 and sys.argv[4]:
 # r88_resize_linear_owcfg.bin: the phases' BS_OW_CFG that of a depthwise conv (0x36d).
 if len(sys.argv) > 5:
     pp = sys.argv[5]
-    pts = json.loads(subprocess.check_output([os.path.join(build, 'rknn-trace'), 'inspect', pp,
-                                              '--tasks', '--json']))['npu_tasks']['tasks']
-    praw = open(pp, 'rb').read()
+    pts, praw = inspect_tasks(pp)
     R, E, S, LW, LB = 0, (1, 5, 6, 7), 2, 3, 4
-
-    def pwords(t):
-        return [(e & 0xffff, e >> 16 & 0xffffffff)
-                for e in struct.unpack_from('<%dQ' % t['writes'], praw, t['file_offset'])]
 
     def place(tasks, owcfg=None):
         out, pos = [], 0
@@ -219,7 +210,7 @@ if len(sys.argv) > 5:
             out.append(blob(ent))
             pos += len(ent) + 1   # the separator is an entry too
         return out
-    rs = [pwords(pts[i]) for i in range(32, 41)]
+    rs = [entries(praw, pts[i]) for i in range(32, 41)]
     rs[7], rs[8] = rs[5] + rs[7], rs[6] + rs[8]
     plan = [(rs[0], {0x5018: R, 0x4020: E})] + [(w, {0x5018: E, 0x4020: E}) for w in rs[1:5]] + \
            [(w, {0x1070: E, 0x1110: LW, 0x4020: S, 0x5020: LB}) for w in rs[5:]]
