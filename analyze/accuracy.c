@@ -144,7 +144,7 @@ static void input_rows(ctx *c, const void *const *inputs)
         if (ft < 0 || c->row_of[ft] < 0)
             continue;
         int64_t cnt = tensor_numel(&c->gq->t[t]);
-        float *buf = xmalloc(sizeof(float) * (size_t)(cnt ? cnt : 1));
+        float *buf = xmalloc(sizeof(float) * (size_t)(cnt ? cnt : 1)); /* rows: float inputs */
         memcpy(buf, inputs[j], sizeof(float) * (size_t)cnt);
         quant_graph_output(c->q, t, buf);
         metrics_compute(c->golden[ft], buf, cnt, &c->r->rows[c->row_of[ft]].entire);
@@ -307,16 +307,6 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
     rc = passes_prepare(c.gf, shapes, n_shapes, err, errlen);
     if (rc)
         goto out;
-    for (int j = 0; j < c.gf->n_inputs; j++) {
-        const tensor_t *t = &c.gf->t[c.gf->inputs[j]];
-        if (t->dtype != DT_FLOAT) {
-            rc = rt_err(err, errlen, RT_EUNSUPPORTED, "input '%s' is %s: -q %s simulates models "
-                        "whose inputs are all float32; without -q the run predicts the NPU "
-                        "in float16 all the same", t->name, dtype_name(t->dtype),
-                        quant_type_name(o->type));
-            goto out;
-        }
-    }
     if (o->eval) {
         r->eval_path = xstrdup(o->eval);
         rc = quant_dataset_load(o->eval, c.gf->n_inputs, &ev, err, errlen);
@@ -382,7 +372,8 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
         size_t nb = tensor_nbytes(&c.gf->t[t]);
         c.golden[t] = xmalloc(nb ? nb : 1);
         memcpy(c.golden[t], inputs[j], nb);
-        add_row(&c, -1, NULL, "Input", t);
+        if (c.gf->t[t].dtype == DT_FLOAT) /* token ids, masks: never quantized, no row */
+            add_row(&c, -1, NULL, "Input", t);
         if (c.dump) {
             const tensor_t *x = &c.gf->t[t];
             rc = dump_dir_add(c.dump, -1, NULL, NULL, x->name, x->dtype, x->ndim, x->dims,
@@ -514,10 +505,11 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
             goto out;
         for (int j = 0; j < c.gq->n_inputs; j++) {
             const tensor_t *x = &c.gq->t[c.gq->inputs[j]];
-            int64_t cnt = tensor_numel(x);
-            float *buf = xmalloc(sizeof(float) * (size_t)(cnt ? cnt : 1));
-            memcpy(buf, inputs[j], sizeof(float) * (size_t)cnt);
-            quant_graph_output(c.q, c.gq->inputs[j], buf);
+            size_t nb = tensor_nbytes(x);
+            float *buf = xmalloc(nb ? nb : 1);
+            memcpy(buf, inputs[j], nb);
+            if (x->dtype == DT_FLOAT)
+                quant_graph_output(c.q, c.gq->inputs[j], buf);
             rc = dump_dir_add(c.dump, -1, NULL, NULL, x->name, x->dtype, x->ndim, x->dims, buf,
                               err, errlen);
             free(buf);

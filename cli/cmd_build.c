@@ -9,6 +9,7 @@
 #include "cli/custom_op.h"
 #include "cli/opt.h"
 #include "cli/quant_cli.h"
+#include "record/inputs.h"
 #include "runtime/exec/exec.h"
 #include "runtime/model/model.h"
 #include "runtime/npu/npu.h"
@@ -26,19 +27,6 @@
 
 #define MAX_SHAPES 64
 #define MAX_SETS 512 /* RKNN_MAX_DYNAMIC_SHAPE_NUM */
-
-/* The calibrated graph needs an input to run its analysis on: a seeded
- * uniform [0, 1) one (splitmix64), as `run` makes without -i. */
-static void fill_uniform(float *v, int64_t n, uint64_t s)
-{
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
-        v[i] = (float)((double)(z >> 11) * (1.0 / 9007199254740992.0));
-    }
-}
 
 /* Both paths name one existing file (a link, another spelling). */
 static int same_file(const char *a, const char *b)
@@ -474,8 +462,14 @@ static int build_calibrate(build_job *b)
     for (int j = 0; j < g->n_inputs; j++) {
         tensor_t *t = &g->t[g->inputs[j]];
         b->bufs[j] = xaligned_alloc(tensor_nbytes(t) ? tensor_nbytes(t) : 1);
-        if (t->dtype == DT_FLOAT)
-            fill_uniform(b->bufs[j], tensor_numel(t), (uint64_t)j);
+        /* the calibrated graph's analysis input: run's seeded one (seed 0),
+         * floats in [0, 1), token ids under their table's rows */
+        if ((rc = seed_input_fill_below(t->dtype, tensor_numel(t), 0, j,
+                                        seed_input_bound(g, g->inputs[j]), b->bufs[j]))) {
+            rt_err(b->err, sizeof(b->err), rc, "input '%s': no random generator for dtype %s",
+                   t->name, dtype_name(t->dtype));
+            return build_fail(b, rc);
+        }
     }
     if (b->qt == QT_I8) {
         /* a private (0600, O_EXCL) file that quant_cfg_write replaces

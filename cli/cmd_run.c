@@ -192,29 +192,6 @@ static int sim_memory_check(run_sim *r, const run_opts *o)
     return RT_OK;
 }
 
-/* The integers graph input tensor ti may hold without failing: a Gather of a
- * constant table indexed by it (an embedding lookup, a BERT's token_type_ids
- * into 2 rows) takes values below the table's size on its axis; the least such
- * size, or 0 for none. */
-static int64_t index_bound(const graph_t *g, int ti)
-{
-    int64_t below = 0;
-    for (int i = 0; i < g->n_nodes; i++) {
-        const node_t *n = &g->nodes[i];
-        if (strcmp(n->op, "Gather") || n->n_in < 2 || n->in[1] != ti || n->in[0] < 0)
-            continue;
-        const tensor_t *d = &g->t[n->in[0]];
-        int64_t axis = node_attr_int(n, "axis", 0);
-        if (axis < 0)
-            axis += d->ndim;
-        if (d->kind != TK_CONST || axis < 0 || axis >= d->ndim || d->dims[axis] <= 0)
-            continue;
-        if (!below || d->dims[axis] < below)
-            below = d->dims[axis];
-    }
-    return below;
-}
-
 /* Each input's buffer: the file given for it, else random data from --seed. */
 static int sim_inputs(run_sim *r, const run_opts *o)
 {
@@ -252,7 +229,7 @@ static int sim_inputs(run_sim *r, const run_opts *o)
                 return rt_err(err, errlen, RT_ENOMEM, "cannot allocate %s for input '%s'",
                               exec_format_bytes(a, sizeof(a), nbytes), t->name);
             }
-            r->rec.inputs[j].below = index_bound(g, g->inputs[j]);
+            r->rec.inputs[j].below = seed_input_bound(g, g->inputs[j]);
             if ((rc = seed_input_fill_below(t->dtype, tensor_numel(t), o->seed, j,
                                             r->rec.inputs[j].below, r->bufs[j]))) {
                 rt_err(err, errlen, rc, "input '%s': no random generator for dtype %s; "

@@ -4,6 +4,8 @@
 #ifndef RT_RECORD_INPUTS_H
 #define RT_RECORD_INPUTS_H
 
+#include "runtime/model/model.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +19,11 @@ int seed_input_fill(int dtype, int64_t n, long long seed, int index, void *buf);
  * of fewer rows (a BERT's token_type_ids into 2 embeddings). */
 int seed_input_fill_below(int dtype, int64_t n, long long seed, int index, int64_t below,
                           void *buf);
+/* The integers graph input tensor ti may hold without failing: a Gather of a
+ * constant table indexed by it (an embedding lookup, a BERT's token_type_ids
+ * into 2 rows) takes values below the table's size on its axis; the least such
+ * size, or 0 for none. */
+int64_t seed_input_bound(const graph_t *g, int ti);
 /* The "source" recorded for such an input (docs/store.md, inputs_json);
  * ":below=N" ends it when the integers were bounded. */
 void seed_input_source(char *buf, size_t len, long long seed, int index, int64_t below);

@@ -6,6 +6,7 @@
 #include "util/dtype.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* splitmix64: a tiny, well-known generator */
 static uint64_t next_rand(uint64_t *s)
@@ -53,4 +54,23 @@ void seed_input_source(char *buf, size_t len, long long seed, int index, int64_t
                  (long long)below);
     else
         snprintf(buf, len, "random:uniform01:splitmix64:seed=%lld", seed + index);
+}
+
+int64_t seed_input_bound(const graph_t *g, int ti)
+{
+    int64_t below = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const node_t *n = &g->nodes[i];
+        if (strcmp(n->op, "Gather") || n->n_in < 2 || n->in[1] != ti || n->in[0] < 0)
+            continue;
+        const tensor_t *d = &g->t[n->in[0]];
+        int64_t axis = node_attr_int(n, "axis", 0);
+        if (axis < 0)
+            axis += d->ndim;
+        if (d->kind != TK_CONST || axis < 0 || axis >= d->ndim || d->dims[axis] <= 0)
+            continue;
+        if (!below || d->dims[axis] < below)
+            below = d->dims[axis];
+    }
+    return below;
 }

@@ -587,13 +587,6 @@ int tune_open(const tune_opts *o, tune_session **out, char *err, size_t errlen)
     }
     if ((rc = passes_prepare(s->gf, s->shapes, s->n_shapes, err, errlen)))
         goto fail;
-    for (int j = 0; j < s->n_in; j++)
-        if (s->gf->t[s->gf->inputs[j]].dtype != DT_FLOAT) {
-            rc = rt_err(err, errlen, RT_EUNSUPPORTED, "input '%s' is %s: tune needs float32 "
-                        "inputs", s->gf->t[s->gf->inputs[j]].name,
-                        dtype_name(s->gf->t[s->gf->inputs[j]].dtype));
-            goto fail;
-        }
     for (int k = 0; k < s->n_out; k++)
         if (s->gf->t[s->gf->outputs[k]].dtype != DT_FLOAT) {
             rc = rt_err(err, errlen, RT_EUNSUPPORTED, "output '%s' is not float32: its error "

@@ -385,8 +385,7 @@ int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
 {
     calib c = {.g = g};
     int rc = RT_OK, ns = ds ? ds->n_samples : 1, passes = algo == QA_NORMAL ? 1 : 2;
-    npy_array *arr = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*arr));
-    float **img = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*img));
+    float **buf = xcalloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof(*buf));
     qparam_t *p = NULL;
 
     *act = NULL;
@@ -399,52 +398,28 @@ int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
                     ds->n_inputs, g->n_inputs);
         goto out;
     }
+    for (int j = 0; ds && j < g->n_inputs; j++)
+        buf[j] = xmalloc(tensor_nbytes(&g->t[g->inputs[j]]) + 1);
     for (c.pass = 0; c.pass < passes; c.pass++) {
         double t0 = rt_now_us(), last_line = t0;
         if (c.pass == 1)
             c.hist = xcalloc((size_t)g->n_t * HIST_BINS, sizeof(double));
         for (int s = 0; s < ns; s++) {
+            if (ds && (rc = quant_dataset_sample(ds, s, g, buf, err, errlen)))
+                goto out;
             for (int j = 0; j < g->n_inputs; j++) {
                 tensor_t *t = &g->t[g->inputs[j]];
-                const void *data = inputs ? inputs[j] : NULL;
-                if (t->dtype != DT_FLOAT) {
-                    rc = rt_err(err, errlen, RT_EUNSUPPORTED, "input '%s' is %s: calibration "
-                                "needs float32 inputs", t->name, dtype_name(t->dtype));
+                const void *data = ds ? (const void *)buf[j] : inputs[j];
+                /* token ids and masks are given, never quantized */
+                int fl = t->dtype == DT_FLOAT;
+                if (fl && c.pass == 0 &&
+                    (rc = check_finite(data, tensor_numel(t), t,
+                                       ds ? ds->files[s * ds->n_inputs + j] : NULL, err, errlen)))
                     goto out;
-                }
-                if (ds && quant_file_kind(ds->files[s * ds->n_inputs + j]) != QF_NPY) {
-                    const char *f = ds->files[s * ds->n_inputs + j];
-                    if (!img[j])
-                        img[j] = xmalloc(tensor_nbytes(t) ? tensor_nbytes(t) : 1);
-                    rc = quant_image_load(f, t, &ds->pp, img[j], err, errlen);
-                    if (rc)
-                        goto out;
-                    data = img[j];
-                } else if (ds) {
-                    const char *f = ds->files[s * ds->n_inputs + j];
-                    npy_free(&arr[j]);
-                    rc = npy_read(f, &arr[j], err, errlen);
-                    if (rc)
-                        goto out;
-                    if (arr[j].dtype != DT_FLOAT ||
-                        (int64_t)arr[j].count != tensor_numel(t)) {
-                        char shape[128];
-                        rc = rt_err(err, errlen, RT_ESHAPE, "%s: %s with %zu values, input '%s' "
-                                    "needs float32 %s", f, dtype_name(arr[j].dtype),
-                                    arr[j].count, t->name,
-                                    tensor_shape_str(t, shape, sizeof(shape)));
-                        goto out;
-                    }
-                    data = arr[j].data;
-                }
-                if (c.pass == 0 && (rc = check_finite(data, tensor_numel(t), t,
-                                                      ds ? ds->files[s * ds->n_inputs + j] : NULL,
-                                                      err, errlen)))
+                if ((rc = exec_set_input(x, j, data, tensor_nbytes(t), err, errlen)))
                     goto out;
-                rc = exec_set_input(x, j, data, tensor_nbytes(t), err, errlen);
-                if (rc)
-                    goto out;
-                observe(&c, g->inputs[j], data, tensor_numel(t));
+                if (fl)
+                    observe(&c, g->inputs[j], data, tensor_numel(t));
             }
             rc = exec_run(x, calib_hook, &c, err, errlen);
             if (rc)
@@ -468,12 +443,9 @@ int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
     if (n_samples)
         *n_samples = ns;
 out:
-    for (int j = 0; j < g->n_inputs; j++) {
-        npy_free(&arr[j]);
-        free(img[j]);
-    }
-    free(arr);
-    free(img);
+    for (int j = 0; j < g->n_inputs; j++)
+        free(buf[j]);
+    free(buf);
     free(c.mn);
     free(c.mx);
     free(c.has);

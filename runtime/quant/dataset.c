@@ -174,10 +174,11 @@ int quant_dataset_sample(const quant_dataset *ds, int s, const graph_t *g, float
         const char *f = ds->files[s * ds->n_inputs + j];
         char shape[128];
         int rc;
-        if (t->dtype != DT_FLOAT)
-            return rt_err(err, errlen, RT_EUNSUPPORTED, "input '%s' is %s: needs float32 inputs",
-                          t->name, dtype_name(t->dtype));
         if (quant_file_kind(f) != QF_NPY) {
+            if (t->dtype != DT_FLOAT)
+                return rt_err(err, errlen, RT_EUNSUPPORTED, "sample %d: %s: input '%s' is %s: "
+                              "give it as a .npy of that type, not an image", s + 1, f, t->name,
+                              dtype_name(t->dtype));
             if ((rc = quant_image_load(f, t, &ds->pp, bufs[j], err, errlen)))
                 return rc;
             continue;
@@ -185,10 +186,10 @@ int quant_dataset_sample(const quant_dataset *ds, int s, const graph_t *g, float
         npy_array a = {0};
         if ((rc = npy_read(f, &a, err, errlen)))
             return rc;
-        if (a.dtype != DT_FLOAT || (int64_t)a.count != tensor_numel(t)) {
+        if (a.dtype != t->dtype || (int64_t)a.count != tensor_numel(t)) {
             rc = rt_err(err, errlen, RT_ESHAPE, "sample %d: %s: %s with %zu values, input '%s' "
-                        "needs float32 %s", s + 1, f, dtype_name(a.dtype), a.count, t->name,
-                        tensor_shape_str(t, shape, sizeof(shape)));
+                        "needs %s %s", s + 1, f, dtype_name(a.dtype), a.count, t->name,
+                        dtype_name(t->dtype), tensor_shape_str(t, shape, sizeof(shape)));
             npy_free(&a);
             return rc;
         }

@@ -307,8 +307,8 @@ int quant_image_load(const char *path, const tensor_t *t, const quant_preproc *p
  * dataset.txt: one sample per line, one file per model input separated by
  * spaces, in graph-input order; relative paths are relative to the dataset
  * file's folder; blank lines and lines starting with '#' are skipped.
- * Files: .npy (float32, same element count as the input), .png, .jpg/.jpeg
- * (see above). quant_dataset_load also checks that every file has one of
+ * Files: .npy (the input's dtype and element count: float32, or int64 for
+ * token ids and masks), .png, .jpg/.jpeg (float32 inputs; see above). quant_dataset_load also checks that every file has one of
  * these extensions and exists, before any calibration starts. */
 typedef struct quant_dataset {
     int n_samples, n_inputs;
@@ -321,9 +321,10 @@ int quant_dataset_parse(const char *text, size_t len, const char *base_dir, int 
 int quant_dataset_load(const char *path, int n_inputs, quant_dataset *out, char *err,
                        size_t errlen);
 void quant_dataset_free(quant_dataset *d);
-/* Sample s (0-based) into bufs (one float32 buffer of tensor_nbytes per graph
- * input of the prepared graph g): .npy files must hold float32 with the
- * input's element count (RT_ESHAPE naming the sample, file and shape). */
+/* Sample s (0-based) into bufs (one buffer of tensor_nbytes per graph input of
+ * the prepared graph g): .npy files must hold the input's dtype and element
+ * count (RT_ESHAPE naming the sample, file and shape); an image fills a float32
+ * input only. */
 int quant_dataset_sample(const quant_dataset *ds, int s, const graph_t *g, float *const *bufs,
                          char *err, size_t errlen);
 
@@ -331,8 +332,9 @@ int quant_dataset_sample(const quant_dataset *ds, int s, const graph_t *g, float
  * Runs the prepared fp32 graph g (with executor x) on every sample and returns,
  * per tensor index, the activation parameters (act[t], has[t] != 0 for every
  * float tensor produced by a layer or fed as a graph input). Samples come from
- * ds, or, when ds is NULL, from the single sample `inputs` (one float32 buffer
- * per graph input). progress: a bar with ETA on stderr. */
+ * ds, or, when ds is NULL, from the single sample `inputs` (one buffer per
+ * graph input). Inputs of another dtype than float32 (token ids, masks) are fed
+ * as given: never quantized, no parameters. progress: a bar with ETA on stderr. */
 int quant_calibrate(graph_t *g, exec_t *x, int algo, const quant_dataset *ds,
                     const void *const *inputs, int progress, qparam_t **act, uint8_t **has,
                     int *n_samples, char *err, size_t errlen);

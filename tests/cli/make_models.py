@@ -7,7 +7,10 @@ protobuf helpers of tests/quant/make_qdq.py; no onnx package here):
                idx an int64 [2] model input, so the indices come from the data.
   sym.onnx     y = Relu(x) with x float32 [batch, 3] (a symbolic dimension).
   gap.onnx     y = GlobalAveragePool(Relu(Conv(x))), x float32 [1,3,64,64]: the NPU
-               runs the pool as three depthwise convs (64 -> 10 -> 2 -> 1)."""
+               runs the pool as three depthwise convs (64 -> 10 -> 2 -> 1).
+  tokens.onnx  a transformer's inputs: token ids and an attention mask, both
+               int64 [1,8]; y = Softmax(Gather(emb, ids) W + (1 - mask) -30)
+               over the last axis, float32 [1,8,8]."""
 import os
 import sys
 
@@ -46,6 +49,20 @@ def main():
     r = g.add("Relu", [c], ["r"])
     g.add("GlobalAveragePool", [r], ["y"])
     g.write(os.path.join(out, "gap.onnx"), ("x", FLOAT, [1, 3, 64, 64]), ("y", FLOAT, [1, 8, 1, 1]))
+    g = Graph()
+    g.init("emb", rng.standard_normal((16, 8)).astype(np.float32), FLOAT)
+    g.init("wq", rng.standard_normal((8, 8)).astype(np.float32) * 0.5, FLOAT)
+    g.init("one", np.float32(1), FLOAT)
+    g.init("neg", np.float32(-30), FLOAT)
+    g.init("ax1", np.array([1], np.int64), INT64)
+    e = g.add("Gather", ["emb", "ids"], ["e"], axis=0)
+    h = g.add("MatMul", [e, "wq"], ["h"])
+    m = g.add("Cast", ["mask"], ["m"], to=FLOAT)
+    u = g.add("Unsqueeze", [m, "ax1"], ["u"])
+    b = g.add("Mul", [g.add("Sub", ["one", u], ["inv"]), "neg"], ["bias"])
+    g.add("Softmax", [g.add("Add", [h, b], ["s"])], ["y"], axis=-1)
+    g.write(os.path.join(out, "tokens.onnx"), [("ids", INT64, [1, 8]), ("mask", INT64, [1, 8])],
+            ("y", FLOAT, [1, 8, 8]))
 
 
 if __name__ == "__main__":

@@ -39,10 +39,97 @@ assert x.dtype == np.int64 and list(x) == want, (x, want)
 assert ins[0]["source"] == "random:uniform01:splitmix64:seed=5:below=4", ins
 PYEOF
 
-# quantized simulation takes float32 inputs only: an index input is refused
-# with what to do instead (the NPU prediction needs no -q)
-expect 2 "input 'idx' is int64: -q fp16 simulates models whose inputs are all float32; without -q the run predicts the NPU in float16 all the same" -- \
-    "$RT" run "$T/gather.onnx" -q fp16 --no-db
+# Quantized simulation of a model fed token ids and a mask (int64 inputs):
+# they reach the quantized graph as given, never quantized, and get no
+# accuracy row; calibration and --eval read them from .npy files of their type.
+TK=$T/tokens
+mkdir -p "$TK"
+$PY - "$TK" <<'PYEOF' || bad "making the token samples"
+import os, sys
+import numpy as np
+d, rng = sys.argv[1], np.random.default_rng(7)
+lines = []
+for k in range(6):
+    n = 3 + k % 6
+    np.save(f"{d}/ids{k}.npy", rng.integers(0, 16, (1, 8)).astype(np.int64))
+    np.save(f"{d}/mask{k}.npy", (np.arange(8) < n).astype(np.int64)[None])
+    lines.append(f"{d}/ids{k}.npy {d}/mask{k}.npy")
+open(f"{d}/calib.txt", "w").write("\n".join(lines[:4]) + "\n")
+open(f"{d}/eval.txt", "w").write("\n".join(lines[4:]) + "\n")
+np.save(f"{d}/ids_f32.npy", np.zeros((1, 8), np.float32))
+open(f"{d}/f32.txt", "w").write(f"{d}/ids_f32.npy {d}/mask0.npy\n")
+open(f"{d}/img.txt", "w").write(f"{d}/ids0.npy {os.path.abspath('tests/data/images/bus.jpg')}\n")
+PYEOF
+expect 0 "" -- "$RT" run "$T/tokens.onnx" -q i8 --dataset "$TK/calib.txt" -i ids="$TK/ids4.npy" \
+    -i mask="$TK/mask4.npy" --json --no-db --dump-golden "$TK/G" --dump-quant "$TK/Q"
+cp "$T/out" "$TK/run.json"
+line=$($PY tests/quant/check_dumps.py "$TK/run.json" "$TK/G" "$TK/Q" 2>"$TK/cerr")
+case "$line" in "0 passed"*|*" 0 failed") ;; *) false ;; esac && [ "${line%% *}" -gt 0 ] && ok ||
+    bad "token model: metrics against numpy: $line $(head -3 "$TK/cerr")"
+$PY - "$TK" "$T/tokens.onnx" <<'PYEOF' && ok || bad "token model: golden, inputs and rows"
+import json, os, sys
+import numpy as np
+d = sys.argv[1]
+doc = json.load(open(f"{d}/run.json"))["accuracy"]
+rows = [r["name"] for r in doc["layers"]]
+assert "ids" not in rows and "mask" not in rows, rows          # no row for an integer input
+def load(sub, name):
+    idx = json.load(open(f"{d}/{sub}/index.json"))
+    return np.load(os.path.join(d, sub, [e for e in idx if e["name"] == name][0]["file"]))
+for name in ("ids", "mask"):                                   # fed as given to both graphs
+    for sub in ("G", "Q"):
+        got, want = load(sub, name), np.load(f"{d}/{name}4.npy")
+        assert got.dtype == np.int64 and np.array_equal(got, want), (sub, name, got)
+# the golden, recomputed: the model's weights are make_models.py's (seed 3,
+# after gap.onnx's two draws)
+rng = np.random.default_rng(3)
+rng.standard_normal((8, 3, 3, 3))
+emb = rng.standard_normal((16, 8)).astype(np.float32)
+wq = rng.standard_normal((8, 8)).astype(np.float32) * np.float32(0.5)
+ids, mask = np.load(f"{d}/ids4.npy"), np.load(f"{d}/mask4.npy")
+s = (emb[ids] @ wq).astype(np.float64) + (1 - mask[:, None, :]) * -30.0
+e = np.exp(s - s.max(-1, keepdims=True))
+want = e / e.sum(-1, keepdims=True)
+assert np.abs(load("G", "y") - want).max() < 1e-5, np.abs(load("G", "y") - want).max()
+out = doc["outputs"][0]["entire"]["cos"]
+assert 0.99 < out < 1.0, out                                   # quantized, and close
+PYEOF
+# --eval: the per-sample figures are those of a run on that sample alone
+expect 0 "" -- "$RT" run "$T/tokens.onnx" -q i8 --dataset "$TK/calib.txt" --eval "$TK/eval.txt" \
+    --json --no-db
+cp "$T/out" "$TK/eval.json"
+for k in 4 5; do
+    expect 0 "" -- "$RT" run "$T/tokens.onnx" -q i8 --dataset "$TK/calib.txt" \
+        -i ids="$TK/ids$k.npy" -i mask="$TK/mask$k.npy" --json --no-db
+    cp "$T/out" "$TK/one$k.json"
+done
+$PY - "$TK" <<'PYEOF' && ok || bad "token model: --eval figures"
+import json, sys
+d = sys.argv[1]
+ev = json.load(open(f"{d}/eval.json"))["eval"]
+one = [json.load(open(f"{d}/one{k}.json"))["accuracy"]["outputs"][0]["entire"]["cos"] for k in (4, 5)]
+o = ev["outputs"][0]
+assert ev["samples"] == 2 and abs(o["cos_min"] - min(one)) < 1e-8, (o, one)
+assert abs(o["cos_mean"] - sum(one) / 2) < 1e-8, (o, one)
+assert ev["worst_file"].endswith("ids%d.npy" % (4 + one.index(min(one)))), (ev, one)
+PYEOF
+# a sample of the wrong type, an image for an index input: one clear line
+expect 2 "ids_f32.npy: dtype float32, but input 'ids' is int64 \(convert it" -- \
+    "$RT" run "$T/tokens.onnx" -q i8 --dataset "$TK/f32.txt" --no-db
+expect 2 "bus.jpg: an image fills a float32 input; 'mask' is int64 \(give it as .npy\)" -- \
+    "$RT" run "$T/tokens.onnx" -q i8 --dataset "$TK/img.txt" --no-db
+expect 2 "sample 1: .*bus.jpg: input 'mask' is int64: give it as a .npy of that type, not an image" -- \
+    "$RT" tune "$T/tokens.onnx" --dataset "$TK/img.txt" -o "$TK/img.cfg" --no-db
+# fp16, and an index input left to the seed (ids under the table's 4 rows)
+expect 0 "" -- "$RT" run "$T/tokens.onnx" -q fp16 -i ids="$TK/ids4.npy" -i mask="$TK/mask4.npy" --no-db
+grep -q "^accuracy  vs the fp32 golden: output 'y' cos 1.00000" "$T/out" && ok || bad "token model fp16: $(grep -A1 '^accuracy' "$T/out")"
+expect 0 "" -- "$RT" run "$T/gather.onnx" -q i8 --no-db
+# tune searches it, and build --hybrid takes what tune wrote
+expect 0 "" -- "$RT" tune "$T/tokens.onnx" --dataset "$TK/calib.txt" --eval "$TK/eval.txt" \
+    --target-cos 0.99999 -o "$TK/t.cfg" --db "$TK/tune.db" --no-progress
+grep -q "^answer: [1-9][0-9]* layers in fp16" "$T/out" && ok || bad "token model tune: $(grep '^answer' "$T/out")"
+expect 0 "" -- "$RT" build "$T/tokens.onnx" -q i8 --dataset "$TK/calib.txt" --hybrid "$TK/t.cfg" \
+    -o "$TK/t.rknn"
 
 # analyze against a NaN golden: counted, named, never passing.
 expect 0 "" -- "$RT" run "$MNIST" --no-db --dump "$T/ad"

@@ -102,7 +102,8 @@ class Graph:
     def write(self, path, inp, out, ms=False):
         g = b"".join(f_bytes(1, n) for n in self.nodes) + f_bytes(2, "g")
         g += b"".join(f_bytes(5, t) for t in self.inits)
-        g += f_bytes(11, value_info(*inp)) + f_bytes(12, value_info(*out))
+        ins = inp if isinstance(inp, list) else [inp]  # one (name, type, dims) or a list
+        g += b"".join(f_bytes(11, value_info(*i)) for i in ins) + f_bytes(12, value_info(*out))
         m = f_int(1, 8) + f_bytes(2, "rknn-trace make_qdq.py")
         m += f_bytes(8, f_bytes(1, "") + f_int(2, 13))
         if ms:
