@@ -10,7 +10,8 @@
 #     layers and the same attention NPU cycles (the vendor's graph is the oracle:
 #     docs/vendor-rewrites.md);
 #   - both embedding Gathers on the CPU in both;
-#   - `run` of the ONNX without -i (token ids seeded below each table's size);
+#   - `run` of the ONNX without -i (token ids seeded below each table's size),
+#     and with -q i8 (the integer inputs fed as given);
 #   - the emulator and rknn_init refuse the file naming input_ids and why.
 # Prints "N passed, N failed".
 set -uo pipefail
@@ -69,6 +70,19 @@ PY
 while IFS= read -r line; do
     case "$line" in "ok   "*) ok "${line#ok   }" ;; "FAIL "*) bad "${line#FAIL }" ;; *) bad "comparison: $line" ;; esac
 done <"$T/py.out"
+
+# int8 simulation of the ONNX: the token ids and mask fed as seeded, never
+# quantized; the golden's output reproduced (its JSON's cos is the tool's own)
+# shellcheck disable=SC2086
+"$R" run "$O" -q i8 $SH --no-db --json -n 1 --no-progress >"$T/q.json" 2>"$T/q.err" &&
+    $PY -c "
+import json, sys
+a = json.load(open(sys.argv[1]))['accuracy']
+rows = [r['name'] for r in a['layers']]
+assert not {'input_ids', 'attention_mask', 'token_type_ids'} & set(rows), rows
+c = a['outputs'][0]['entire']['cos']
+assert 0.9 < c < 1, c" "$T/q.json" && ok "run ONNX -q i8 (integer inputs as given)" ||
+    bad "run ONNX -q i8: $(tail -1 "$T/q.err")"
 
 if "$R" run "$F" --emulate --no-db >"$T/e.out" 2>&1; then
     bad "run --emulate took a file with int64 token ids"
