@@ -210,6 +210,8 @@ static int sim_inputs(run_sim *r, const run_opts *o)
         for (int k = 0; k < o->n_in; k++) {
             if (strcmp(o->in_name[k], t->name))
                 continue;
+            if (t->dtype == DT_FLOAT) /* float16 data widened, exactly */
+                npy_widen_f16(&r->given[k]);
             if (r->given[k].dtype != t->dtype)
                 return rt_err(err, errlen, RT_EFORMAT,
                               "%s: dtype %s, but input '%s' is %s (convert it, e.g. "

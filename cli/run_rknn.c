@@ -124,6 +124,7 @@ static int emulate_run(const char *model, const rknn_model *m, const run_inputs 
             npy_array a;
             if ((rc = npy_read(path, &a, err, errlen)))
                 break;
+            npy_widen_f16(&a);
             if (a.dtype != DT_FLOAT || a.count != (size_t)n)
                 rc = rt_err(err, errlen, RT_ESHAPE, "%s: input %s needs %lld float32 values", path,
                             io->name, (long long)n);

@@ -48,6 +48,10 @@ int npy_encode(int dtype, int ndim, const int64_t *dims, const void *data, int v
 int npy_read(const char *path, npy_array *a, char *err, size_t errlen);
 int npy_read_buffer(const void *buf, size_t len, npy_array *a, char *err, size_t errlen);
 void npy_free(npy_array *a);
+/* A float16 array as float32 (exact), in place; any other dtype is left as it
+ * is: a float16 .npy feeds a float32 input (a float16 model is computed in
+ * float32, runtime/passes/widen_fp16.c). */
+void npy_widen_f16(npy_array *a);
 /* Like npy_read, but maps the file read-only and, when its data needs no
  * conversion, uses it in place (no copy): for reading many large dumps. */
 int npy_map(const char *path, npy_array *a, char *err, size_t errlen);

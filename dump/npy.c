@@ -603,3 +603,20 @@ void npy_free(npy_array *a)
     free(a->data);
     memset(a, 0, sizeof *a);
 }
+
+void npy_widen_f16(npy_array *a)
+{
+    if (a->dtype != DT_FLOAT16)
+        return;
+    float *f = xaligned_alloc(sizeof(float) * (a->count ? a->count : 1));
+    for (size_t i = 0; i < a->count; i++)
+        f[i] = rt_f16_to_f32(((const uint16_t *)a->data)[i]);
+    if (a->map)
+        rt_unmap_file(a->map, a->map_len);
+    else
+        free(a->data);
+    a->map = NULL, a->map_len = 0, a->borrowed = 0;
+    a->data = f;
+    a->dtype = DT_FLOAT;
+    a->nbytes = a->count * sizeof(float);
+}

@@ -771,6 +771,9 @@ static void attention_geometry(lower_t *L, npu_layer_t *l, int ni)
 /* A MatMul by a constant B: the compiler's 1x1 conv (LOG-Y8 "MatMul#2") */
 static int is_matmul_conv(const lower_t *L, const node_t *n)
 {
+    if (!strcmp(n->op, "Gemm")) /* a Linear: toolkit 2.3.2's rk3576 MLP file (fold_bn.c) has
+                                   its Elu fused, "ConvElu Conv:.../actor.0/Gemm#2" */
+        return n->n_in > 1 && is_const(L, n->in[1]) && !node_attr_int(n, "transA", 0);
     return !strcmp(n->op, "MatMul") && n->n_in > 1 && is_const(L, n->in[1]);
 }
 

@@ -1,9 +1,13 @@
 /* runtime/passes/fold_bn.c — folds an inference BatchNormalization into the Conv
- * that feeds it, as the vendor toolchain and onnxruntime do:
+ * or Gemm (a Linear) that feeds it, as the vendor toolchain and onnxruntime do:
  *   W'[oc] = W[oc] * s[oc],  B'[oc] = (B[oc] - mean[oc]) * s[oc] + beta[oc],
  *   s = gamma / sqrt(var + eps).
  * The Conv then produces the BatchNormalization's output tensor, so layer
- * events, dumps and golden matching see the BN output under its own name. */
+ * events, dumps and golden matching see the BN output under its own name.
+ * A Gemm's output channel is its column n (BatchNorm1d after a Linear): Toolkit
+ * 2.3.2's rk3576 file of an MLP policy (qin-yuhao/mit_deploy's model.rknn, its
+ * model.onnx beside it) has one `Gemm#2` conv per Gemm + BatchNormalization,
+ * with the Elu after them fused (`ConvElu`). */
 #include "runtime/passes/passes.h"
 #include "util/util.h"
 
@@ -37,6 +41,8 @@ static int new_const(graph_t *g, const char *base, int ndim, const int64_t *dims
     return idx;
 }
 
+/* Conv weights [oc, ...]: channel o holds a run of `per` values; a Gemm's B is
+ * [N, K] with transB, else [K, N] (channel n every N values). */
 static int fold_one(graph_t *g, int ci, int bi)
 {
     node_t *bn = &g->nodes[bi];
@@ -44,7 +50,8 @@ static int fold_one(graph_t *g, int ci, int bi)
     int w = cv->in[1], b = cv->n_in > 2 ? cv->in[2] : -1;
     const attr_t *eps_a = node_attr(bn, "epsilon");
     double eps = eps_a ? eps_a->f : 1e-5;
-    int64_t oc = g->t[w].dims[0], per = tensor_numel(&g->t[w]) / (oc ? oc : 1);
+    int cols = !strcmp(cv->op, "Gemm") && !node_attr_int(cv, "transB", 0);
+    int64_t oc = g->t[w].dims[cols ? 1 : 0], per = tensor_numel(&g->t[w]) / (oc ? oc : 1);
 
     for (int k = 1; k <= 4; k++)
         if (!is_const_f32(g, bn->in[k]) || tensor_numel(&g->t[bn->in[k]]) != oc)
@@ -64,8 +71,10 @@ static int fold_one(graph_t *g, int ci, int bi)
     float *W2 = g->t[nw].data, *B2 = g->t[nb].data;
     for (int64_t o = 0; o < oc; o++) {
         double s = gamma[o] / sqrt((double)var[o] + eps);
-        for (int64_t i = 0; i < per; i++)
-            W2[o * per + i] = (float)(W[o * per + i] * s);
+        for (int64_t i = 0; i < per; i++) {
+            int64_t at = cols ? i * oc + o : o * per + i;
+            W2[at] = (float)(W[at] * s);
+        }
         B2[o] = (float)(((B ? B[o] : 0.0) - mean[o]) * s + beta[o]);
     }
 
@@ -81,6 +90,14 @@ static int fold_one(graph_t *g, int ci, int bi)
     g->t[c->out[0]].producer = ci;
     g->nodes[bi].folded = 1;
     return 1;
+}
+
+/* A Gemm whose output is alpha A B + C as a Linear writes it (alpha and beta 1,
+ * so the folded bias is C's place): BN's channel is then B's column. */
+static int gemm_foldable(const node_t *n)
+{
+    const attr_t *al = node_attr(n, "alpha"), *be = node_attr(n, "beta");
+    return !strcmp(n->op, "Gemm") && (!al || al->f == 1.0f) && (!be || be->f == 1.0f);
 }
 
 int passes_fold_batchnorm(graph_t *g)
@@ -112,8 +129,10 @@ int passes_fold_batchnorm(graph_t *g)
         if (ci < 0 || uses[x] != 1 || (g->t[x].dtype != DT_FLOAT && g->t[x].dtype != DT_UNDEFINED))
             continue;
         const node_t *cv = &g->nodes[ci];
-        if (cv->folded || strcmp(cv->op, "Conv") || cv->n_out != 1 || cv->n_in < 2 ||
-            !is_const_f32(g, cv->in[1]) || g->t[cv->in[1]].ndim < 3)
+        if (cv->folded || cv->n_out != 1 || cv->n_in < 2 || !is_const_f32(g, cv->in[1]))
+            continue;
+        if (strcmp(cv->op, "Conv") ? !gemm_foldable(cv) || g->t[cv->in[1]].ndim != 2
+                                   : g->t[cv->in[1]].ndim < 3)
             continue;
         folded += fold_one(g, ci, bi);
     }

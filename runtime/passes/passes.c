@@ -344,6 +344,7 @@ int passes_prepare(graph_t *g, const input_shape_t *shapes, int n_shapes, char *
         errlen = sizeof(dummy);
     }
     err[0] = 0;
+    passes_widen_fp16(g);
     ret = apply_shapes(g, shapes, n_shapes, err, errlen);
     if (ret)
         return ret;

@@ -186,6 +186,8 @@ int quant_dataset_sample(const quant_dataset *ds, int s, const graph_t *g, float
         npy_array a = {0};
         if ((rc = npy_read(f, &a, err, errlen)))
             return rc;
+        if (t->dtype == DT_FLOAT)
+            npy_widen_f16(&a);
         if (a.dtype != t->dtype || (int64_t)a.count != tensor_numel(t)) {
             rc = rt_err(err, errlen, RT_ESHAPE, "sample %d: %s: %s with %zu values, input '%s' "
                         "needs %s %s", s + 1, f, dtype_name(a.dtype), a.count, t->name,

@@ -10,14 +10,17 @@ protobuf helpers of tests/quant/make_qdq.py; no onnx package here):
                runs the pool as three depthwise convs (64 -> 10 -> 2 -> 1).
   tokens.onnx  a transformer's inputs: token ids and an attention mask, both
                int64 [1,8]; y = Softmax(Gather(emb, ids) W + (1 - mask) -30)
-               over the last axis, float32 [1,8,8]."""
+               over the last axis, float32 [1,8,8].
+  half.onnx    a float16 model (exported after .half()): x [1,45] -> Gemm 128 ->
+               BatchNormalization -> Elu -> Gemm 12 -> y, every tensor float16.
+  half_io.onnx float32 in and out around a float16 Gemm 45 -> 12 (Casts)."""
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "quant"))
-from make_qdq import FLOAT, INT64, Graph, f_bytes, f_int  # noqa: E402
+from make_qdq import FLOAT, FLOAT16, INT64, Graph, f_bytes, f_int  # noqa: E402
 
 
 def write_sym(path):
@@ -63,6 +66,25 @@ def main():
     g.add("Softmax", [g.add("Add", [h, b], ["s"])], ["y"], axis=-1)
     g.write(os.path.join(out, "tokens.onnx"), [("ids", INT64, [1, 8]), ("mask", INT64, [1, 8])],
             ("y", FLOAT, [1, 8, 8]))
+    hr = np.random.default_rng(11)
+    g = Graph()
+    g.init("w1", hr.standard_normal((128, 45)) * 0.2, FLOAT16)
+    g.init("b1", hr.standard_normal(128) * 0.1, FLOAT16)
+    for n, v in (("bg", hr.standard_normal(128)), ("bb", hr.standard_normal(128)),
+                 ("bm", hr.standard_normal(128)), ("bv", hr.random(128) + 0.5)):
+        g.init(n, v, FLOAT16)
+    g.init("w2", hr.standard_normal((12, 128)) * 0.1, FLOAT16)
+    g.init("b2", hr.standard_normal(12) * 0.1, FLOAT16)
+    h = g.add("Gemm", ["x", "w1", "b1"], ["h"], transB=1)
+    n = g.add("BatchNormalization", [h, "bg", "bb", "bm", "bv"], ["n"], epsilon=1e-5)
+    g.add("Gemm", [g.add("Elu", [n], ["e"], alpha=1.0), "w2", "b2"], ["y"], transB=1)
+    g.write(os.path.join(out, "half.onnx"), ("x", FLOAT16, [1, 45]), ("y", FLOAT16, [1, 12]))
+    g = Graph()
+    g.init("w", hr.standard_normal((12, 45)) * 0.2, FLOAT16)
+    g.init("b", hr.standard_normal(12) * 0.1, FLOAT16)
+    x16 = g.add("Cast", ["x"], ["x16"], to=FLOAT16)
+    g.add("Cast", [g.add("Gemm", [x16, "w", "b"], ["h"], transB=1)], ["y"], to=FLOAT)
+    g.write(os.path.join(out, "half_io.onnx"), ("x", FLOAT, [1, 45]), ("y", FLOAT, [1, 12]))
 
 
 if __name__ == "__main__":

@@ -131,6 +131,46 @@ grep -q "^answer: [1-9][0-9]* layers in fp16" "$T/out" && ok || bad "token model
 expect 0 "" -- "$RT" build "$T/tokens.onnx" -q i8 --dataset "$TK/calib.txt" --hybrid "$TK/t.cfg" \
     -o "$TK/t.rknn"
 
+# A float16 model (exported after .half()) is computed in float32: outputs
+# against numpy in float64 on the same float16 weights; a float16 .npy input is
+# widened exactly, a float32 one taken as it is. The Linear's BatchNorm1d and
+# ELU become one ConvElu on the NPU, as in the vendor's compile of such a model.
+$PY -c "
+import numpy as np
+x = np.random.default_rng(5).standard_normal((1, 45)).astype(np.float16)
+np.save('$TK/x16.npy', x); np.save('$TK/x32.npy', x.astype(np.float32))"
+expect 0 "" -- "$RT" run "$T/half.onnx" -i x="$TK/x16.npy" --no-db --dump "$TK/h16"
+expect 0 "" -- "$RT" run "$T/half.onnx" -i x="$TK/x32.npy" --no-db --dump "$TK/h32"
+expect 0 "" -- "$RT" run "$T/half_io.onnx" -i x="$TK/x32.npy" --no-db --dump "$TK/hio"
+$PY - "$TK" <<'PYEOF' && ok || bad "float16 models against numpy"
+import json, os, sys
+import numpy as np
+d = sys.argv[1]
+def out(sub):
+    idx = json.load(open(f"{d}/{sub}/index.json"))
+    e = [e for e in idx if e["name"] == "y"][0]
+    assert e["dtype"] == "float32", e
+    return np.load(os.path.join(d, sub, e["file"])).astype(np.float64)
+h = lambda a: a.astype(np.float16).astype(np.float64)  # make_models.py's float16 weights
+r = np.random.default_rng(11)
+w1, b1 = h(r.standard_normal((128, 45)) * 0.2), h(r.standard_normal(128) * 0.1)
+bg, bb, bm, bv = (h(r.standard_normal(128)), h(r.standard_normal(128)), h(r.standard_normal(128)),
+                  h(r.random(128) + 0.5))
+w2, b2 = h(r.standard_normal((12, 128)) * 0.1), h(r.standard_normal(12) * 0.1)
+w, b = h(r.standard_normal((12, 45)) * 0.2), h(r.standard_normal(12) * 0.1)
+x = np.load(f"{d}/x16.npy").astype(np.float64)
+n = (x @ w1.T + b1 - bm) / np.sqrt(bv + 1e-5) * bg + bb
+want = np.where(n > 0, n, np.expm1(n)) @ w2.T + b2
+for sub, ref in (("h16", want), ("h32", want), ("hio", x @ w.T + b)):
+    got = out(sub)
+    assert np.abs(got - ref).max() <= 1e-5 * max(1.0, np.abs(ref).max()), (sub, got, ref)
+PYEOF
+expect 0 "" -- "$RT" run "$T/half.onnx" -t rk3576 -q i8 --json --no-db -n 1
+$PY -c "
+import json, sys
+ls = [l['npu_op'] for l in json.load(open(sys.argv[1]))['layers'] if l['time_us'] is not None and l['target'] == 'NPU']
+assert ls == ['ConvElu', 'Conv'], ls" "$T/out" && ok || bad "float16 MLP layers on rk3576"
+
 # analyze against a NaN golden: counted, named, never passing.
 expect 0 "" -- "$RT" run "$MNIST" --no-db --dump "$T/ad"
 $PY - "$T" <<'PYEOF' || bad "making the NaN goldens"

@@ -9,7 +9,7 @@
 # whose CPU runs exLayerNorm; exSDPAttention is on all NPUs but RK356X's.
 # GELU's reference is Tanh (the executor has no Gelu op; both are lookup-table
 # activations costed alike): its layers with Tanh read as exGelu must match.
-# Also: a patch-embedding conv (kernel = stride = 16) costs the NPU cycles of
+# A Linear's BatchNorm1d and ELU go into its conv (ConvElu). Also: a patch-embedding conv (kernel = stride = 16) costs the NPU cycles of
 # the 1x1 conv over its space-to-depth input; exSDPAttention the cycles of
 # its two exMatMuls (the same block kept unfused by exposing the softmax); a
 # PyTorch BERT layer makes the layers of the vendor's own compile of one
@@ -194,6 +194,20 @@ save("sm_wrongmax", [N("Relu", ["x"], ["h"]), N("ReduceMax", ["h"], ["mx"], axes
                      N("ReduceSum", ["e", "ax"], ["s"]), N("Div", ["e", "s"], ["y"])],
      [ci("ax", [-1])], [1, 4, 16, 16])
 # ---- patch embedding: 16x16 stride 16 conv, and the 1x1 conv of its space-to-depth input
+# a Linear + BatchNorm1d + ELU (an MLP policy's block) and the same Linear with
+# the BN folded: toolkit 2.3.2's rk3576 file of such a policy (qin-yuhao/
+# mit_deploy's model.rknn, beside its model.onnx) has one ConvElu per block
+K, NL = 45, 128
+wl, bl = rng.standard_normal((NL, K)) * 0.2, rng.standard_normal(NL) * 0.1
+bg, bb, bm, bv = (rng.standard_normal(NL), rng.standard_normal(NL), rng.standard_normal(NL),
+                  rng.random(NL) + 0.5)
+bs = bg / np.sqrt(bv + 1e-5)
+save("linear_bn_elu", [N("Gemm", ["x", "wl", "bl"], ["h"], transB=1),
+                       N("BatchNormalization", ["h", "bg", "bb", "bm", "bv"], ["n"], epsilon=1e-5),
+                       N("Elu", ["n"], ["y"])],
+     [c("wl", wl), c("bl", bl), c("bg", bg), c("bb", bb), c("bm", bm), c("bv", bv)], [1, K])
+save("linear_elu", [N("Gemm", ["x", "wf", "bf"], ["h"], transB=1), N("Elu", ["h"], ["y"])],
+     [c("wf", wl * bs[:, None]), c("bf", (bl - bm) * bs + bb)], [1, K])
 save("patch16", [N("Conv", ["x", "wp"], ["y"], kernel_shape=[16, 16], strides=[16, 16])],
      [c("wp", rng.standard_normal((64, 3, 16, 16)) * 0.05)], [1, 3, 64, 64])
 save("patch_s2d", [N("Conv", ["x", "w1"], ["y"])],
@@ -269,6 +283,7 @@ for m in gelu_erf_relu ln_torch gap_mean sm_form; do
     case "$l" in *CPU/*) case "$l" in *InputOperator/CPU*OutputOperator/CPU*) [ "$(echo "$l" | grep -o 'CPU' | wc -l)" = 2 ] && ok || bad "$m: CPU layers left: $l" ;; *) bad "$m: $l" ;; esac ;; *) ok ;; esac
 done
 same gap_mean gap_op "all=Conv/NPU/"
+same linear_bn_elu linear_elu "all=ConvElu/NPU/"
 # Softmax: an NPU op but on RK356X (CPU there, the same for both forms)
 same sm_form sm_op "rk3588=exSoftmax13/NPU/0" "rk3566=exSoftmax13/CPU/0" "rv1106=exSoftmax13/NPU/0"
 # attention: exSDPAttention on rk3588/rk3576/rk3562/rv1106, the unfused block on rk3566

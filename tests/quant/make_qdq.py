@@ -24,8 +24,9 @@ import sys
 
 import numpy as np
 
-FLOAT, UINT8, INT8, INT32, INT64 = 1, 2, 3, 6, 7
-NP = {FLOAT: np.float32, UINT8: np.uint8, INT8: np.int8, INT32: np.int32, INT64: np.int64}
+FLOAT, UINT8, INT8, INT32, INT64, FLOAT16 = 1, 2, 3, 6, 7, 10
+NP = {FLOAT: np.float32, UINT8: np.uint8, INT8: np.int8, INT32: np.int32, INT64: np.int64,
+      FLOAT16: np.float16}
 
 
 def varint(v):

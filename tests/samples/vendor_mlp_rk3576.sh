@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# tests/samples/vendor_mlp_rk3576.sh DIR — a vendor-compiled MLP policy and its own
+# ONNX: DIR holds model.onnx and model.rknn of github.com/qin-yuhao/mit_deploy (not
+# in this tree: its repository states no licence). model.onnx is float16
+# throughout (exported after .half(): nine Gemms, three BatchNorm1d, six Elu, the
+# observation normalisers, Slices and Concats); model.rknn is toolkit 2.3.2's
+# rk3576 int8 compile of it. Checks:
+#   - the reader takes the file (two int8 inputs, [1,45] and [1,10,45]);
+#   - the float16 ONNX runs (computed in float32) and predicts on rk3576 in int8;
+#   - its prediction and the file's agree within 5 % a frame, with the same
+#     Conv and ConvElu layers at the same NPU cycles (each Gemm a conv, BN and
+#     Elu in it: docs/vendor-rewrites.md) and no BatchNormalization or Elu row;
+#   - the emulator refuses the file's 3-D input with one line naming it.
+# Prints "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+[ $# -eq 1 ] || { echo "usage: vendor_mlp_rk3576.sh mit_deploy_DIR" >&2; exit 2; }
+D=$1
+B=${BUILD:-build}
+R=$B/rknn-trace
+PY=${PYTHON:-/usr/bin/python3}
+source tests/samples/checks.sh
+F=$D/model.rknn
+O=$D/model.onnx
+
+"$R" inspect "$F" >"$T/insp" 2>&1 && grep -q "^  obs_hist .*shape \[1,10,45\]" "$T/insp" &&
+    grep -q "^target: rk3576" "$T/insp" && ok "inspect reads the file" ||
+    bad "inspect: $(tail -2 "$T/insp")"
+
+"$R" run "$F" --no-db --json >"$T/v.json" 2>"$T/v.err" || bad "run FILE: $(tail -1 "$T/v.err")"
+"$R" run "$O" -t rk3576 -q i8 --no-db --json -n 1 --no-progress >"$T/o.json" 2>"$T/o.err" &&
+    ok "run the float16 ONNX, int8 on rk3576" || bad "run ONNX: $(tail -1 "$T/o.err")"
+
+$PY - "$T" >"$T/py.out" 2>&1 <<'PY'
+import json, sys
+t = sys.argv[1]
+def load(n):
+    try:
+        return json.load(open(f"{t}/{n}.json"))
+    except (OSError, ValueError) as e:
+        print(f"FAIL {n}.json: {e}"); sys.exit()
+v, o = load("v"), load("o")
+fv, fo = v["npu"]["predicted_us"], o["npu"]["predicted_us"]
+err = (fo - fv) / fv * 100
+print(("ok   " if abs(err) <= 5 else "FAIL ") + f"frame: ONNX {fo:.1f} us, vendor file {fv:.1f} us ({err:+.1f} %, within 5 %)")
+def convs(d):
+    return sorted((l["npu_op"], l["npu_cycles"]) for l in d["layers"]
+                  if l.get("time_us") is not None and l["npu_op"] in ("Conv", "ConvElu"))
+cv, co = convs(v), convs(o)
+print(("ok   " if cv == co and len(cv) == 9 else "FAIL ") + f"Conv/ConvElu layers and cycles: vendor {cv}, ours {co}")
+left = [l["npu_op"] for l in o["layers"] if l["npu_op"] in ("BatchNormalization", "Elu")]
+print(("ok   " if not left else "FAIL ") + f"no BatchNormalization or Elu row: {left}")
+PY
+while IFS= read -r line; do
+    case "$line" in "ok   "*) ok "${line#ok   }" ;; "FAIL "*) bad "${line#FAIL }" ;; *) bad "comparison: $line" ;; esac
+done <"$T/py.out"
+
+if "$R" run "$F" --emulate --no-db >"$T/e.out" 2>&1; then
+    bad "run --emulate took the file's 3-D input"
+else
+    [ "$(grep -c . "$T/e.out")" = 1 ] && grep -q "obs_hist" "$T/e.out" &&
+        ok "run --emulate refuses naming obs_hist" || bad "run --emulate: $(cat "$T/e.out")"
+fi
+finish
