@@ -97,6 +97,8 @@ static int emulate_run(const char *model, const rknn_model *m, const run_inputs 
     int n_in = 0, rc;
     plugin_cpu pc = {{plugin_cpu_run, NULL}, NULL, NULL};
 
+    if (!emu_exec_supported(m, err, errlen)) /* the same words as rknn_init's */
+        return RT_EUNSUPPORTED;
     if ((rc = rt_read_file(model, &file, &len, err, errlen)))
         return rc;
     for (int i = 0; i < m->n_io && !rc; i++) {
@@ -302,7 +304,10 @@ static int emulate(const run_cli *o, rknn_run *s)
     emu_result *er = &s->er;
     if ((rc = emulate_run(s->model, s->m, &o->in, o->seed, o->dump, o->plugins.n > 0, er, err,
                           sizeof(err)))) {
-        cli_error("%s: --emulate: %s", s->model, err);
+        /* the emulator's own messages start "emulate: " (rknn_init prints them
+         * as they are): said once */
+        const char *why = strncmp(err, "emulate: ", 9) ? err : err + 9;
+        cli_error("%s: --emulate: %s", s->model, why);
         return cli_exit_code(rc);
     }
     run_rows_emulated(&s->pred, s->m, er);

@@ -1080,6 +1080,124 @@ static void lower_gap_cascade(lower_t *L, int ni)
     }
 }
 
+/* A conv of 1 < group channel groups that is not depthwise: the NPU runs
+ * group 1 and depthwise convs only (rknn-oplist.md: "Conv (group=1)"), and
+ * the compiler splits it: Split named after the conv, one conv per group
+ * "<conv>_group_<i>", a Concat named after the conv, and what followed the
+ * conv (its activation) as layers of their own (toolkit 2.3.0's rk3588 file
+ * of SumedhP/Odin-CV, its ONNX beside it: each head pconv of group 2 as
+ * Split, Conv_group_0, Conv_group_1, Concat, Relu). */
+static int is_group_conv(const lower_t *L, const node_t *n)
+{
+    const tensor_t *x = n->n_in > 0 ? T(L, n->in[0]) : NULL, *y = T(L, n->out[0]);
+    int64_t g = node_attr_int(n, "group", 1);
+    /* one input channel a group (depthwise, or with a channel multiplier) is
+     * the depthwise engine's, not split */
+    return !strcmp(n->op, "Conv") && g > 1 && x && y && x->ndim == 4 && y->ndim == 4 &&
+           g < x->dims[1] && x->dims[1] % g == 0 && y->dims[1] % g == 0;
+}
+
+static void lower_group_conv(lower_t *L, int ni)
+{
+    const node_t *n = &L->g->nodes[ni];
+    const tensor_t *x = T(L, n->in[0]), *y = T(L, n->out[0]);
+    const int64_t g = node_attr_int(n, "group", 1), N = dim(x, 0);
+    const int64_t cg = dim(x, 1) / g, mg = dim(y, 1) / g;
+    int *part = xmalloc(sizeof(int) * (size_t)g), *conv = xmalloc(sizeof(int) * (size_t)g);
+    char suf[32];
+
+    npu_layer_t *sp = layer_new(L, "Split", NPU_K_MOVE, NPU_TGT_NPU);
+    layer_add_in(sp, shape_of(x), 0, n->in[0]);
+    set_in_align(L, sp, n->in[0]);
+    for (int64_t i = 0; i < g; i++) {
+        part[i] = L->ng->n_values++;
+        layer_add_out(sp, (npu_shape_t){4, {N, cg, dim(x, 2), dim(x, 3)}}, part[i]);
+    }
+    layer_set_fullname(sp, "Split", n->name, NULL);
+    for (int64_t i = 0; i < g; i++) {
+        npu_layer_t *l = layer_new(L, "Conv", NPU_K_CONV, NPU_TGT_NPU);
+        conv_geometry(L, l, n);
+        l->ic = (int)cg, l->oc = (int)mg, l->group = 1;
+        layer_add_in(l, (npu_shape_t){4, {N, cg, dim(x, 2), dim(x, 3)}}, 0, part[i]);
+        layer_add_in(l, (npu_shape_t){4, {mg, cg, l->kh, l->kw}}, 1, -1);
+        if (n->n_in > 2 && n->in[2] >= 0)
+            layer_add_in(l, (npu_shape_t){1, {mg}}, 1, -1);
+        conv[i] = L->ng->n_values++;
+        layer_add_out(l, (npu_shape_t){4, {N, mg, dim(y, 2), dim(y, 3)}}, conv[i]);
+        snprintf(suf, sizeof(suf), "_group_%lld", (long long)i);
+        layer_set_fullname(l, "Conv", n->name, suf);
+    }
+    npu_layer_t *cat = layer_new(L, "Concat", NPU_K_MOVE, NPU_TGT_NPU);
+    for (int64_t i = 0; i < g; i++)
+        layer_add_in(cat, (npu_shape_t){4, {N, mg, dim(y, 2), dim(y, 3)}}, 0, conv[i]);
+    layer_add_out(cat, shape_of(y), n->out[0]);
+    cat->out_tensor = n->out[0];
+    layer_set_fullname(cat, "Concat", n->name, NULL);
+    layer_cover(L, cat, ni);
+    free(part);
+    free(conv);
+}
+
+/* A stride-1 MaxPool of a kernel beyond the NPU's 7 that keeps its input's
+ * size (pads (k - 1) / 2, a spatial pyramid's 9x9 and 13x13): the compiler
+ * chains pools of a small kernel q, each growing the window by q - 1.
+ * Toolkit 2.3.0's rk3588 file of SumedhP/Odin-CV (its ONNX beside it): 9x9 as
+ * four 3x3 (pads 1), 13x13 as four 4x4 (pads 2, 1, 2, 1: the map grows by one
+ * and shrinks back), named "<output>_0_1", "_0", "_1" and the output. That
+ * the compiler takes the largest q <= 4 whose q - 1 divides k - 1 fits both
+ * and is our reading. 0 when n is no such pool. */
+static int pool_chain_kernel(const lower_t *L, const node_t *n)
+{
+    node_window win;
+    char why[160];
+    if (strcmp(n->op, "MaxPool") || window_of(L, n, &win, why, sizeof(why)) || win.ceil_mode ||
+        win.auto_pad != AUTO_PAD_NOTSET || win.nsp != 2 || win.k[1] != win.k[2] ||
+        win.k[1] <= 7 || win.k[1] % 2 == 0)
+        return 0;
+    for (int d = 1; d < 3; d++) /* H, W: the last two of the window's three slots */
+        if (win.s[d] != 1 || win.d[d] != 1 || win.pb[d] != win.k[1] / 2 || win.pe[d] != win.k[1] / 2)
+            return 0;
+    for (int q = 4; q >= 2; q--)
+        if ((win.k[1] - 1) % (q - 1) == 0)
+            return q;
+    return 0;
+}
+
+static void lower_pool_chain(lower_t *L, int ni, int q)
+{
+    const node_t *n = &L->g->nodes[ni];
+    const tensor_t *x = T(L, n->in[0]);
+    node_window win;
+    char why[160];
+    window_of(L, n, &win, why, sizeof(why));
+    const int steps = (int)((win.k[1] - 1) / (q - 1));
+    const int64_t N = dim(x, 0), C = dim(x, 1);
+    int64_t h = dim(x, 2), w = dim(x, 3);
+    int v_in = n->in[0];
+    for (int i = 0; i < steps; i++) {
+        /* an even q pads q / 2 then q / 2 - 1: the size returns every second pool
+         * (k odd makes (k - 1) / (q - 1) even for q = 4) */
+        int64_t dv = q % 2 ? 0 : i % 2 ? -1 : 1, oh = h + dv, ow = w + dv;
+        int last = i == steps - 1, v_out = last ? n->out[0] : L->ng->n_values++;
+        npu_layer_t *l = layer_new(L, "MaxPool", NPU_K_POOL, NPU_TGT_NPU);
+        layer_add_in(l, (npu_shape_t){4, {N, C, h, w}}, 0, v_in);
+        if (i == 0)
+            set_in_align(L, l, v_in);
+        layer_add_out(l, (npu_shape_t){4, {N, C, oh, ow}}, v_out);
+        l->kh = l->kw = q;
+        /* the vendor's names count down to the output's: _0_1, _0, _1, (none) */
+        static const char *const tail[] = {"_0_1", "_0", "_1"};
+        int back = steps - 1 - i;
+        const char *sfx = back == 0 ? NULL : back <= 3 ? tail[3 - back] : "_0_1";
+        layer_set_fullname(l, "MaxPool", L->g->t[n->out[0]].name, sfx);
+        if (last) {
+            l->out_tensor = n->out[0];
+            layer_cover(L, l, ni);
+        }
+        v_in = v_out, h = oh, w = ow;
+    }
+}
+
 static int is_fp_cpu_layer(const lower_t *L, const npu_layer_t *l, const node_t *n)
 {
     return L->ng->dtype == NPU_INT8 && l->target == NPU_TGT_CPU &&
@@ -1169,6 +1287,10 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
         lower_channel_sum(L, ni);
         goto outputs;
     }
+    if (pool_chain_kernel(L, n)) {
+        lower_pool_chain(L, ni, pool_chain_kernel(L, n));
+        goto outputs;
+    }
     target = place(L, n, r, why, sizeof(why));
     /* no CPU op either: the vendor runtime refuses the model, no fallback */
     if (target == NPU_TGT_CPU && r && !(r->cpu & L->fam)) {
@@ -1196,6 +1318,10 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
                 add_convert(L, ti, "tofp");
         }
 
+    if (target == NPU_TGT_NPU && is_group_conv(L, n)) {
+        lower_group_conv(L, ni);
+        goto outputs;
+    }
     if (target == NPU_TGT_NPU && (!strcmp(n->op, "Conv") || is_matmul_conv(L, n))) {
         l = layer_new(L, "Conv", NPU_K_CONV, NPU_TGT_NPU);
         lower_conv(L, ni, l);

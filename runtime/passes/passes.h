@@ -24,9 +24,10 @@ typedef struct input_shape {
 int passes_prepare(graph_t *g, const input_shape_t *shapes, int n_shapes,
                    char *err, size_t errlen);
 
-/* Step 0 on its own: float16 tensors (constants converted exactly), Casts to
- * float16 and ConstantOfShape's float16 value become float32; returns how many
- * were widened (widen_fp16.c). */
+/* Step 0 on its own: in a graph with float16 weights, float16 tensors
+ * (constants converted exactly), Casts to float16 and ConstantOfShape's
+ * float16 value become float32; returns how many were widened, 0 for a graph
+ * without float16 constants, which keeps its types (widen_fp16.c). */
 int passes_widen_fp16(graph_t *g);
 
 /* Step 4 on its own: returns how many BatchNormalization nodes were folded

@@ -1,5 +1,5 @@
-/* runtime/passes/widen_fp16.c — a float16 ONNX (exported after .half(), or with
- * float16 islands between Casts) computed in float32: the executor's float
+/* runtime/passes/widen_fp16.c — a float16 ONNX (its weights float16: exported
+ * after .half(), or float16 between Casts) computed in float32: the executor's float
  * kernels take float32, and a golden in float32 is the closer reference for
  * the NPU's float16. Constants are converted exactly (every float16 is a
  * float32), other tensors change their declared type, Casts to float16 become
@@ -36,7 +36,13 @@ static int widen_tensor(tensor_t *t)
 
 int passes_widen_fp16(graph_t *g)
 {
-    int n = 0;
+    int n = 0, weights = 0;
+    /* a float16 model is one with float16 weights: a graph of float16 inputs
+     * and no constant (ONNX's own float16 Cast and Max cases) keeps its types */
+    for (int i = 0; i < g->n_t && !weights; i++)
+        weights = g->t[i].kind == TK_CONST && g->t[i].dtype == DT_FLOAT16 && g->t[i].data;
+    if (!weights)
+        return 0;
     for (int i = 0; i < g->n_t; i++)
         n += widen_tensor(&g->t[i]);
     for (int i = 0; i < g->n_nodes; i++) {

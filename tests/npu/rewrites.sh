@@ -9,7 +9,9 @@
 # whose CPU runs exLayerNorm; exSDPAttention is on all NPUs but RK356X's.
 # GELU's reference is Tanh (the executor has no Gelu op; both are lookup-table
 # activations costed alike): its layers with Tanh read as exGelu must match.
-# A Linear's BatchNorm1d and ELU go into its conv (ConvElu). Also: a patch-embedding conv (kernel = stride = 16) costs the NPU cycles of
+# A Linear's BatchNorm1d and ELU go into its conv (ConvElu); a conv of 2
+# groups is split in two; 9x9 and 13x13 stride-1 MaxPools become chains of
+# small pools. Also: a patch-embedding conv (kernel = stride = 16) costs the NPU cycles of
 # the 1x1 conv over its space-to-depth input; exSDPAttention the cycles of
 # its two exMatMuls (the same block kept unfused by exposing the softmax); a
 # PyTorch BERT layer makes the layers of the vendor's own compile of one
@@ -208,6 +210,31 @@ save("linear_bn_elu", [N("Gemm", ["x", "wl", "bl"], ["h"], transB=1),
      [c("wl", wl), c("bl", bl), c("bg", bg), c("bb", bb), c("bm", bm), c("bv", bv)], [1, K])
 save("linear_elu", [N("Gemm", ["x", "wf", "bf"], ["h"], transB=1), N("Elu", ["h"], ["y"])],
      [c("wf", wl * bs[:, None]), c("bf", (bl - bm) * bs + bb)], [1, K])
+# a conv of 2 groups (not depthwise) and the same conv written out as the
+# compiler splits it (Split, a conv per group, Concat; the Relu after it a layer
+# of its own), and a spatial pyramid's 9x9 / 13x13 stride-1 MaxPools beside
+# the chains of 3x3 / 4x4 pools the compiler makes of them (SumedhP/Odin-CV's
+# rk3588 file)
+wg = rng.standard_normal((64, 16, 1, 1)) * 0.3
+save("group_conv", [N("Relu", ["x"], ["h"]), N("Conv", ["h", "wg"], ["c"], group=2),
+                    N("Relu", ["c"], ["y"])], [c("wg", wg)], [1, 32, 20, 20])
+save("group_split", [N("Relu", ["x"], ["h"]), N("Split", ["h"], ["h0", "h1"], axis=1),
+                     N("Conv", ["h0", "wg0"], ["c0"]), N("Conv", ["h1", "wg1"], ["c1"]),
+                     N("Concat", ["c0", "c1"], ["c"], axis=1), N("Relu", ["c"], ["y"])],
+     [c("wg0", wg[:32]), c("wg1", wg[32:])], [1, 32, 20, 20])
+spp = [N("Relu", ["x"], ["h"])]
+for k in (9, 13):
+    spp.append(N("MaxPool", ["h"], [f"m{k}"], kernel_shape=[k, k], pads=[k // 2] * 4))
+save("spp_pools", spp + [N("Concat", ["h", "m9", "m13"], ["y"], axis=1)], [], [1, 32, 13, 13])
+chain = [N("Relu", ["x"], ["h"])]
+for i in range(4):
+    chain.append(N("MaxPool", [f"a{i - 1}" if i else "h"], [f"a{i}" if i < 3 else "m9"],
+                   kernel_shape=[3, 3], pads=[1] * 4))
+for i in range(4):
+    chain.append(N("MaxPool", [f"b{i - 1}" if i else "h"], [f"b{i}" if i < 3 else "m13"],
+                   kernel_shape=[4, 4], pads=[2 - i % 2] * 4))
+save("spp_chains", chain + [N("Concat", ["h", "m9", "m13"], ["y"], axis=1)], [],
+     [1, 32, 13, 13])
 save("patch16", [N("Conv", ["x", "wp"], ["y"], kernel_shape=[16, 16], strides=[16, 16])],
      [c("wp", rng.standard_normal((64, 3, 16, 16)) * 0.05)], [1, 3, 64, 64])
 save("patch_s2d", [N("Conv", ["x", "w1"], ["y"])],
@@ -284,6 +311,22 @@ for m in gelu_erf_relu ln_torch gap_mean sm_form; do
 done
 same gap_mean gap_op "all=Conv/NPU/"
 same linear_bn_elu linear_elu "all=ConvElu/NPU/"
+# layers of no ONNX node (the split's convs, the chains' inner pools) are rows
+# of the level-4 table, not of the run's layer list: compared there, with
+# their cycles (DDR/NPU/total)
+ntable() { # model chip quant
+    "$R" run "$T/$1.onnx" -q "$3" -t "$2" --no-db --no-progress --npu-table -n 1 2>/dev/null |
+        awk '$1 ~ /^[0-9]+$/ && ($4 == "NPU" || $4 == "CPU") && NF > 8 { printf "%s/%s/%s ", $2, $4, $7 }'
+}
+for pair in "group_conv group_split Split/NPU/" "spp_pools spp_chains MaxPool/NPU/"; do
+    set -- $pair
+    for cq in $CHIPS; do
+        chip=${cq%%:*}; q=${cq#*:}
+        la=$(ntable "$1" "$chip" "$q"); lb=$(ntable "$2" "$chip" "$q")
+        [ -n "$la" ] && [ "$la" = "$lb" ] && ok || bad "$1 vs $2 on $chip: [$la] vs [$lb]"
+        case "$la" in *"$3"*) ok ;; *) bad "$1 on $chip: no $3 in [$la]" ;; esac
+    done
+done
 # Softmax: an NPU op but on RK356X (CPU there, the same for both forms)
 same sm_form sm_op "rk3588=exSoftmax13/NPU/0" "rk3566=exSoftmax13/CPU/0" "rv1106=exSoftmax13/NPU/0"
 # attention: exSDPAttention on rk3588/rk3576/rk3562/rv1106, the unfused block on rk3566
