@@ -486,6 +486,8 @@ typedef struct run_summary {
     double io_us;                       /* frame time outside the layer rows: Input/OutputOperator,
                                            exDataConvert (no graph node, no row); a measured
                                            table's: its Input/OutputOperator rows' time; NaN unknown */
+    int io_rest;                        /* io_us is the frame's rest outside the rows (a
+                                           prediction), not only I/O operator rows */
     int npu_mhz;                        /* NPU clock the model assumes, -1 unknown chip */
     int n_cores;                        /* the chip's NPU cores, -1 unknown */
     int load_pct[3], n_load;            /* NPU load per core over the run, n_load 0: none */
@@ -542,6 +544,10 @@ int summary_layers_measured(const run_summary *s);
 const char *summary_frame_label(const run_summary *s);
 /* ", the sum of the rows the log kept: ..." after the table total's words (table_is_sum), or "" */
 const char *summary_table_note(const run_summary *s);
+/* What io_us holds, in every surface's words: "I/O operators", or for a
+ * prediction the rest of its frame outside the rows (I/O operators, data
+ * conversions, layers a rewrite adds: split convs, pool chains) */
+const char *summary_io_label(const run_summary *s);
 const char *summary_uncounted_note(const run_summary *s, char *buf, size_t n);
 const char *summary_frame_missing(const run_summary *s);
 const char *summary_timing_label(const run_summary *s);

@@ -190,14 +190,19 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
         *qd[k] = q[k] >= 0 && q[k] < (int64_t)1e15 ? q[k] : -1; /* NULL is STORE_NULL_INT */
 
     double by_bound_t[4] = { 0, 0, 0, 0 }, sum_bound_t = 0; /* a measured table's */
-    double by_bound[3] = { 0, 0, 0 }, sum_frame = 0, sum_table = 0, sram = 0;
+    double by_bound[3] = { 0, 0, 0 }, sum_frame = 0, sum_table = 0, sram = 0, io_rows = 0;
     int n_frame = 0, n_table = 0, n_sram = 0;
     s->fallback = xcalloc((size_t)(n_layers ? n_layers : 1), sizeof(int));
     for (int i = 0; i < n_layers; i++) {
         const store_layer *l = &layers[i];
         int b = bound_index(l->bound);
+        const char *lop = l->npu_op ? l->npu_op : l->op ? l->op : "";
         if (!isnan(l->frame_us)) {
-            if (b >= 0)
+            /* a vendor file's I/O operator rows are no layer's time: its ONNX
+             * has none (they are io_us in both) */
+            if (summary_op_is_io(lop))
+                io_rows += l->frame_us;
+            else if (b >= 0)
                 by_bound[b] += l->frame_us;
             sum_frame += l->frame_us;
             n_frame++;
@@ -229,6 +234,10 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
         s->perf_table_us = imp_total;
     s->table_is_sum = s->prov.imported && isnan(tab) && isnan(run->log_total_us) && n_table > 0;
     s->io_us = n_frame && !isnan(s->frame_us) ? s->frame_us - sum_frame : NAN;
+    /* a vendor file's Input/OutputOperator are rows of their own: counted here
+     * too, so that its ONNX and the file print the same I/O figure */
+    if (n_frame && !isnan(s->io_us))
+        s->io_us += io_rows, s->io_rest = 1;
     if (!n_frame) { /* a measured table: the time of its own Input/OutputOperator rows */
         double io = 0;
         int n_io = 0;
@@ -247,7 +256,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     int measured = !n_frame && s->prov.table == PROV_BOARD && sum_bound_t > by_bound_t[3];
     for (int b = 0; b < 3; b++)
         s->share_pct[b] = measured ? 100.0 * by_bound_t[b] / sum_bound_t
-                          : n_frame && sum_frame > 0 ? 100.0 * by_bound[b] / sum_frame
+                          : n_frame && sum_frame > io_rows ? 100.0 * by_bound[b] / (sum_frame - io_rows)
                                                      : run->share_pct[b];
     s->share_uncounted_pct = measured && by_bound_t[3] > 0 ? 100.0 * by_bound_t[3] / sum_bound_t : NAN;
     double fb_total = s->frame_us;
@@ -395,6 +404,11 @@ const char *summary_uncounted_note(const run_summary *s, char *buf, size_t n)
         return "";
     snprintf(buf, n, " (%.1f %% in rows with no cycle counts)", s->share_uncounted_pct);
     return buf;
+}
+
+const char *summary_io_label(const run_summary *s)
+{
+    return s->io_rest ? "I/O, conversions, split layers" : "I/O operators";
 }
 
 const char *summary_table_note(const run_summary *s)
@@ -629,10 +643,10 @@ void summary_print(const run_summary *s, FILE *f, int color)
                 summary_fmt(a, sizeof(a), s->perf_table_us / 1e3, "%.3f"),
                 provenance_words(s->prov.table != PROV_NONE ? s->prov.table : s->prov.frame),
                 summary_table_note(s));
-    fprintf(f, "bottleneck compute %s, DDR %s, CPU %s of the layers' time%s; I/O operators %s us\n",
+    fprintf(f, "bottleneck compute %s, DDR %s, CPU %s of the layers' time%s; %s %s us\n",
             summary_fmt(a, sizeof(a), s->share_pct[0], "%.1f %%"), summary_fmt(b, sizeof(b), s->share_pct[1], "%.1f %%"),
             summary_fmt(c, sizeof(c), s->share_pct[2], "%.1f %%"), summary_uncounted_note(s, nm, sizeof(nm)),
-            summary_fmt(d, sizeof(d), s->io_us, "%.1f"));
+            summary_io_label(s), summary_fmt(d, sizeof(d), s->io_us, "%.1f"));
     fprintf(f, "memory    weights %s, internal %s; %s\n", bytes_str(a, sizeof(a), s->weight_bytes),
             bytes_str(b, sizeof(b), s->internal_bytes), summary_onchip(s, c, sizeof(c)));
     if (s->n_load) {

@@ -105,7 +105,8 @@ static void summary_section(const report_run *r, FILE *f)
         md_row(f, (const char *const[]){ bounds[k], rep_num(a, sizeof(a), s->share_pct[k], "%.1f %%") }, 2);
     if (!isnan(s->share_uncounted_pct))
         md_row(f, (const char *const[]){ "rows with no cycle counts", rep_num(a, sizeof(a), s->share_uncounted_pct, "%.1f %%") }, 2);
-    md_row(f, (const char *const[]){ "I/O operators (us)", rep_num(a, sizeof(a), s->io_us, "%.1f") }, 2);
+    snprintf(v, sizeof(v), "%s (us)", summary_io_label(s));
+    md_row(f, (const char *const[]){ v, rep_num(a, sizeof(a), s->io_us, "%.1f") }, 2);
 
     if (s->n_top) {
         fprintf(f, "\n## %s\n\n", summary_top_title(s, v, sizeof(v)));
