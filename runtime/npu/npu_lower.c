@@ -1267,6 +1267,83 @@ static void add_output_ops(lower_t *L, const node_t *n, int producer_on_npu)
     }
 }
 
+/* A Pad of no padding (pads all 0, as an attribute or a constant input): the
+ * compiler drops it, its consumer reading the Pad's input (toolkit 1.6.0's
+ * rk3568 file of Kori-Sama/license-recognize's LPRNet, its ONNX beside it: the
+ * AveragePools after its three Pad nodes of zero pads read the convs' outputs) */
+static int is_noop_pad(const lower_t *L, const node_t *n)
+{
+    const int64_t *v = NULL;
+    int cnt = node_attr_ints(n, "pads", &v);
+    if (strcmp(n->op, "Pad") || n->n_in < 1 || n->in[0] < 0 || n->n_out < 1)
+        return 0;
+    if (cnt <= 0 && n->n_in > 1 && is_const(L, n->in[1]) && L->g->t[n->in[1]].data &&
+        L->g->t[n->in[1]].dtype == DT_INT64) {
+        v = L->g->t[n->in[1]].data;
+        cnt = (int)tensor_numel(&L->g->t[n->in[1]]);
+    }
+    if (cnt <= 0 || !v)
+        return 0;
+    for (int i = 0; i < cnt; i++)
+        if (v[i])
+            return 0;
+    return 1;
+}
+
+/* A ReduceMean over H or W alone of a 4-D tensor, that axis at most the pool
+ * kernel's 7: the compiler's AveragePool "<node>_2avgpool" over that axis, and
+ * without keepdims a CPU Reshape "<node>_2avgpool_after" to the node's shape
+ * (the LPRNet file of is_noop_pad: ReduceMean_62 over H = 4 of (1,68,4,18) as
+ * an NPU AveragePool to (1,68,1,18) and a CPU Reshape to (1,68,18); its
+ * AveragePool of a kernel beyond 7 is a CPU layer). The axis, or -1. */
+static int mean_axis_pool(const lower_t *L, const node_t *n)
+{
+    const tensor_t *x = n->n_in > 0 ? T(L, n->in[0]) : NULL;
+    const int64_t *v = NULL;
+    int cnt = node_attr_ints(n, "axes", &v);
+    if (strcmp(n->op, "ReduceMean") || !x || x->ndim != 4 || n->n_out < 1 || n->out[0] < 0)
+        return -1;
+    if (cnt <= 0 && n->n_in > 1 && is_const(L, n->in[1]) && L->g->t[n->in[1]].data &&
+        L->g->t[n->in[1]].dtype == DT_INT64) {
+        v = L->g->t[n->in[1]].data;
+        cnt = (int)tensor_numel(&L->g->t[n->in[1]]);
+    }
+    if (cnt != 1 || !v)
+        return -1;
+    int ax = (int)(v[0] < 0 ? v[0] + 4 : v[0]);
+    return (ax == 2 || ax == 3) && x->dims[ax] >= 1 && x->dims[ax] <= 7 ? ax : -1;
+}
+
+static void lower_mean_axis_pool(lower_t *L, int ni, int ax)
+{
+    const node_t *n = &L->g->nodes[ni];
+    const tensor_t *x = T(L, n->in[0]), *y = T(L, n->out[0]);
+    const int keep = (int)node_attr_int(n, "keepdims", 1);
+    npu_shape_t ps = shape_of(x);
+    ps.d[ax] = 1;
+    npu_layer_t *l = layer_new(L, "AveragePool", NPU_K_POOL, NPU_TGT_NPU);
+    layer_add_in(l, shape_of(x), 0, n->in[0]);
+    set_in_align(L, l, n->in[0]);
+    int v = keep ? n->out[0] : L->ng->n_values++;
+    layer_add_out(l, keep ? shape_of(y) : ps, v);
+    l->kh = ax == 2 ? (int)x->dims[2] : 1;
+    l->kw = ax == 3 ? (int)x->dims[3] : 1;
+    layer_set_fullname(l, "AveragePool", n->name, "_2avgpool");
+    if (keep) {
+        l->out_tensor = n->out[0];
+        layer_cover(L, l, ni);
+        return;
+    }
+    npu_layer_t *r = layer_new(L, "Reshape", NPU_K_MOVE, NPU_TGT_CPU);
+    layer_add_in(r, ps, 0, v);
+    layer_add_out(r, shape_of(y), n->out[0]);
+    r->out_tensor = n->out[0];
+    layer_set_fullname(r, "Reshape", n->name, "_2avgpool_after");
+    r->reason = xstrdup("the Reshape after a ReduceMean's pool: a CPU layer in the vendor's "
+                        "files (docs/vendor-rewrites.md)");
+    layer_cover(L, r, ni);
+}
+
 static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
 {
     const graph_t *g = L->g;
@@ -1277,7 +1354,7 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
     npu_layer_t *l;
     int fp_cpu = 0, cvt_out = 0, main_idx = -1;
 
-    if (!strcmp(n->op, "Identity") || !strcmp(n->op, "Dropout")) {
+    if (!strcmp(n->op, "Identity") || !strcmp(n->op, "Dropout") || is_noop_pad(L, n)) {
         L->done[ni] = 1; /* folded by the converter */
         if (n->n_in > 0 && n->in[0] >= 0 && n->out[0] >= 0)
             L->tensor_fp[n->out[0]] = L->tensor_fp[n->in[0]];
@@ -1285,6 +1362,10 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
     }
     if (is_channel_sum(L, n)) {
         lower_channel_sum(L, ni);
+        goto outputs;
+    }
+    if (mean_axis_pool(L, n) >= 0) {
+        lower_mean_axis_pool(L, ni, mean_axis_pool(L, n));
         goto outputs;
     }
     if (pool_chain_kernel(L, n)) {

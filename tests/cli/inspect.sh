@@ -309,7 +309,10 @@ import json, sys; d = json.load(open(sys.argv[1]))
 assert d['schema_version'] == 1 and d['kind'] == 'run'          # the shared schema (docs/json.md)
 assert d['backend'] == 'predict' and d['platform'] == 'rk3566' and d['host']['median_us'] is None
 n = d['npu']
-assert len(d['layers']) == 102 and abs(sum(l['frame_us'] for l in d['layers']) + n['io_us'] - n['predicted_us']) < 1e-3
+# the frame: its layer rows plus io_us, which holds the Input/OutputOperator rows' time
+io = ('InputOperator', 'OutputOperator')
+assert len(d['layers']) == 102 and abs(sum(l['frame_us'] for l in d['layers'] if l['npu_op'] not in io) + n['io_us'] - n['predicted_us']) < 1e-3
+assert abs(n['io_us'] - sum(l['frame_us'] for l in d['layers'] if l['npu_op'] in io)) < 1e-3
 assert sum(l['npu_op'] == 'ConvExSwish' for l in d['layers']) == 57   # MANIFEST op counts
 " "$T/out" && ok || bad "run --json of yolov8n"
 # refusals: unknown chip, undecoded graph, Toolkit1, wrong -t

@@ -11,7 +11,8 @@
 # activations costed alike): its layers with Tanh read as exGelu must match.
 # A Linear's BatchNorm1d and ELU go into its conv (ConvElu); a conv of 2
 # groups is split in two; 9x9 and 13x13 stride-1 MaxPools become chains of
-# small pools. Also: a patch-embedding conv (kernel = stride = 16) costs the NPU cycles of
+# small pools; a Pad of zero pads is dropped; a ReduceMean over H alone is an
+# AveragePool (and a CPU Reshape without keepdims). Also: a patch-embedding conv (kernel = stride = 16) costs the NPU cycles of
 # the 1x1 conv over its space-to-depth input; exSDPAttention the cycles of
 # its two exMatMuls (the same block kept unfused by exposing the softmax); a
 # PyTorch BERT layer makes the layers of the vendor's own compile of one
@@ -235,6 +236,21 @@ for i in range(4):
                    kernel_shape=[4, 4], pads=[2 - i % 2] * 4))
 save("spp_chains", chain + [N("Concat", ["h", "m9", "m13"], ["y"], axis=1)], [],
      [1, 32, 13, 13])
+# a Pad of zero pads before a pool, and the pool alone (LPRNet's, rk3568 file)
+save("pad_zero", [N("Relu", ["x"], ["h"]), N("Pad", ["h", "p0"], ["p"]),
+                  N("AveragePool", ["p"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+     [ci("p0", [0] * 8)], [1, 16, 8, 8])
+save("pad_none", [N("Relu", ["x"], ["h"]),
+                  N("AveragePool", ["h"], ["y"], kernel_shape=[2, 2], strides=[2, 2])], [],
+     [1, 16, 8, 8])
+# a ReduceMean over H (4 rows) as the compiler pools it, beside the pool; without
+# keepdims its CPU Reshape after (LPRNet's rk3568 file)
+save("mean_h", [N("Relu", ["x"], ["h"]), N("ReduceMean", ["h"], ["y"], axes=[2])], [],
+     [1, 16, 4, 18])
+save("pool_h", [N("Relu", ["x"], ["h"]), N("AveragePool", ["h"], ["y"], kernel_shape=[4, 1])],
+     [], [1, 16, 4, 18])
+save("mean_h0", [N("Relu", ["x"], ["h"]), N("ReduceMean", ["h"], ["y"], axes=[2], keepdims=0)],
+     [], [1, 16, 4, 18])
 save("patch16", [N("Conv", ["x", "wp"], ["y"], kernel_shape=[16, 16], strides=[16, 16])],
      [c("wp", rng.standard_normal((64, 3, 16, 16)) * 0.05)], [1, 3, 64, 64])
 save("patch_s2d", [N("Conv", ["x", "w1"], ["y"])],
@@ -311,6 +327,7 @@ for m in gelu_erf_relu ln_torch gap_mean sm_form; do
 done
 same gap_mean gap_op "all=Conv/NPU/"
 same linear_bn_elu linear_elu "all=ConvElu/NPU/"
+same pad_zero pad_none "all=AveragePool/NPU/"
 # layers of no ONNX node (the split's convs, the chains' inner pools) are rows
 # of the level-4 table, not of the run's layer list: compared there, with
 # their cycles (DDR/NPU/total)
@@ -318,7 +335,13 @@ ntable() { # model chip quant
     "$R" run "$T/$1.onnx" -q "$3" -t "$2" --no-db --no-progress --npu-table -n 1 2>/dev/null |
         awk '$1 ~ /^[0-9]+$/ && ($4 == "NPU" || $4 == "CPU") && NF > 8 { printf "%s/%s/%s ", $2, $4, $7 }'
 }
-for pair in "group_conv group_split Split/NPU/" "spp_pools spp_chains MaxPool/NPU/"; do
+for cq in $CHIPS; do
+    chip=${cq%%:*}; q=${cq#*:}
+    la=$(ntable mean_h0 "$chip" "$q")
+    case "$la" in *"AveragePool/NPU/"*"Reshape/CPU/"*) case "$la" in *ReduceMean*) bad "mean_h0 on $chip: $la" ;; *) ok ;; esac ;;
+        *) bad "mean_h0 on $chip: no NPU AveragePool then CPU Reshape in [$la]" ;; esac
+done
+for pair in "mean_h pool_h AveragePool/NPU/" "group_conv group_split Split/NPU/" "spp_pools spp_chains MaxPool/NPU/"; do
     set -- $pair
     for cq in $CHIPS; do
         chip=${cq%%:*}; q=${cq#*:}
