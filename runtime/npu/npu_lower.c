@@ -1336,6 +1336,7 @@ static void lower_mean_axis_pool(lower_t *L, int ni, int ax)
     }
     npu_layer_t *r = layer_new(L, "Reshape", NPU_K_MOVE, NPU_TGT_CPU);
     layer_add_in(r, ps, 0, v);
+    layer_add_in(r, (npu_shape_t){1, {y->ndim}}, 1, -1); /* its shape, as a Reshape reads it */
     layer_add_out(r, shape_of(y), n->out[0]);
     r->out_tensor = n->out[0];
     layer_set_fullname(r, "Reshape", n->name, "_2avgpool_after");

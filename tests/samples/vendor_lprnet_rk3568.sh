@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# tests/samples/vendor_lprnet_rk3568.sh DIR — a vendor-compiled LPRNet and its own
+# ONNX: DIR holds lprnet.onnx and lprnet.rknn of github.com/Kori-Sama/
+# license-recognize's lprnet/model (not in this tree: its repository states no
+# licence); the .rknn is toolkit 1.6.0's rk3568 int8 compile. Checks, on the
+# level-4 tables (`run --npu-table`) of both (docs/vendor-rewrites.md):
+#   - no Pad row: the three Pads of zero pads are dropped, as in the file;
+#   - the last ReduceMean (over H = 4) as the file's NPU AveragePool
+#     "ReduceMean_62_2avgpool" and CPU Reshape "ReduceMean_62_2avgpool_after",
+#     the same rows (shapes, cycles, names).
+# The frames are not compared: the file (toolkit 1.6.0) puts its four Pow on the
+# CPU, the op list of 2.3.2 on rk3568's NPU. Prints "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+[ $# -eq 1 ] || { echo "usage: vendor_lprnet_rk3568.sh license-recognize/lprnet/model" >&2; exit 2; }
+D=$1
+B=${BUILD:-build}
+R=$B/rknn-trace
+PY=${PYTHON:-/usr/bin/python3}
+source tests/samples/checks.sh
+
+"$R" run "$D/lprnet.rknn" --no-db --npu-table >"$T/v.tab" 2>"$T/v.err" || bad "run FILE: $(tail -1 "$T/v.err")"
+"$R" run "$D/lprnet.onnx" -t rk3568 -q i8 --no-db --npu-table -n 1 --no-progress >"$T/o.tab" 2>"$T/o.err" ||
+    bad "run ONNX: $(tail -1 "$T/o.err")"
+
+$PY - "$T" >"$T/py.out" 2>&1 <<'PY'
+import re, sys
+t = sys.argv[1]
+def rows(name):
+    out = []
+    for line in open(f"{t}/{name}.tab"):
+        m = re.search(r"(?:^|\] )(\d+)\s+(\S+)\s+\S+\s+(NPU|CPU)\s+(\S+)\s+(\S+)\s+(\S+/\S+/\S+)\s.*\s(\S+:\S+)$", line)
+        if m:
+            out.append((m.group(2), m.group(3), m.group(4), m.group(5), m.group(6), m.group(7)))
+    return out
+v, o = rows("v"), rows("o")
+pads = [r for r in o if r[0] == "Pad"]
+print(("ok   " if not pads and not [r for r in v if r[0] == "Pad"] else "FAIL ") + f"no Pad row: ours {pads}")
+pick = lambda rs: sorted(r for r in rs if "2avgpool" in r[5])
+a, b = pick(v), pick(o)
+print(("ok   " if a == b and len(a) == 2 else "FAIL ") + f"ReduceMean_62 as the file's pool and CPU Reshape: file {a}, ours {b}")
+PY
+while IFS= read -r line; do
+    case "$line" in "ok   "*) ok "${line#ok   }" ;; "FAIL "*) bad "${line#FAIL }" ;; *) bad "comparison: $line" ;; esac
+done <"$T/py.out"
+finish
