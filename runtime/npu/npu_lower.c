@@ -1093,8 +1093,9 @@ static int is_group_conv(const lower_t *L, const node_t *n)
     int64_t g = node_attr_int(n, "group", 1);
     /* one input channel a group (depthwise, or with a channel multiplier) is
      * the depthwise engine's, not split */
-    return !strcmp(n->op, "Conv") && g > 1 && x && y && x->ndim == 4 && y->ndim == 4 &&
-           g < x->dims[1] && x->dims[1] % g == 0 && y->dims[1] % g == 0;
+    /* (at most 256 groups: a layer each; more stays one grouped conv) */
+    return !strcmp(n->op, "Conv") && g > 1 && g <= 256 && x && y && x->ndim == 4 &&
+           y->ndim == 4 && g < x->dims[1] && x->dims[1] % g == 0 && y->dims[1] % g == 0;
 }
 
 static void lower_group_conv(lower_t *L, int ni)
@@ -1152,8 +1153,8 @@ static int pool_chain_kernel(const lower_t *L, const node_t *n)
     char why[160];
     if (strcmp(n->op, "MaxPool") || window_of(L, n, &win, why, sizeof(why)) || win.ceil_mode ||
         win.auto_pad != AUTO_PAD_NOTSET || win.nsp != 2 || win.k[1] != win.k[2] ||
-        win.k[1] <= 7 || win.k[1] % 2 == 0)
-        return 0;
+        win.k[1] <= 7 || win.k[1] > 31 || win.k[1] % 2 == 0)
+        return 0; /* (a kernel up to 31, a conv's: at most 15 pools) */
     for (int d = 1; d < 3; d++) /* H, W: the last two of the window's three slots */
         if (win.s[d] != 1 || win.d[d] != 1 || win.pb[d] != win.k[1] / 2 || win.pe[d] != win.k[1] / 2)
             return 0;
