@@ -36,16 +36,11 @@ SH="--shape input_ids=1,32 --shape attention_mask=1,32 --shape token_type_ids=1,
     ok "run ONNX without -i (seeded token ids)" || bad "run ONNX: $(tail -1 "$T/o.err")"
 
 $PY - "$T" >"$T/py.out" 2>&1 <<'PY'
-import json, sys, collections
+import collections, sys
+sys.path.insert(0, "tests/samples")
+from pairs import frame, load, verdict
 t = sys.argv[1]
-def load(n):
-    try:
-        return json.load(open(f"{t}/{n}.json"))
-    except (OSError, ValueError) as e:
-        print(f"FAIL {n}.json: {e}"); sys.exit()
-v, o = load("v"), load("o")
-def frame(d):
-    return d["npu"]["predicted_us"]
+v, o = load(t, "v"), load(t, "o")
 def ops(d):
     c = collections.Counter()
     for l in d["layers"]:
@@ -55,21 +50,17 @@ def ops(d):
 def attn(d):
     return sorted(l["npu_cycles"] for l in d["layers"]
                   if l.get("npu_op") == "exSDPAttention" and l.get("time_us") is not None)
-fv, fo = frame(v), frame(o)
-err = (fo - fv) / fv * 100
-print(("ok   " if abs(err) <= 5 else "FAIL ") + f"frame: ONNX {fo:.1f} us, vendor file {fv:.1f} us ({err:+.1f} %, within 5 %)")
+frame(v, o)
 cv, co = ops(v), ops(o)
 for op in ("Conv", "ConvAdd", "ConvExGelu", "exSDPAttention", "exNorm"):
     a, b = cv[(op, "NPU")], co[(op, "NPU")]
-    print(("ok   " if a == b and a > 0 else "FAIL ") + f"{op} on the NPU: vendor {a}, ours {b}")
+    verdict(a == b and a > 0, f"{op} on the NPU: vendor {a}, ours {b}")
 a, b = cv[("Gather", "CPU")], co[("Gather", "CPU")]
-print(("ok   " if a == b == 2 else "FAIL ") + f"Gather on the CPU: vendor {a}, ours {b}")
+verdict(a == b == 2, f"Gather on the CPU: vendor {a}, ours {b}")
 av, ao = attn(v), attn(o)
-print(("ok   " if av and av == ao else "FAIL ") + f"exSDPAttention NPU cycles: vendor {av}, ours {ao}")
+verdict(bool(av) and av == ao, f"exSDPAttention NPU cycles: vendor {av}, ours {ao}")
 PY
-while IFS= read -r line; do
-    case "$line" in "ok   "*) ok "${line#ok   }" ;; "FAIL "*) bad "${line#FAIL }" ;; *) bad "comparison: $line" ;; esac
-done <"$T/py.out"
+verdicts "$T/py.out"
 
 # int8 simulation of the ONNX: the token ids and mask fed as seeded, never
 # quantized; the golden's output reproduced (its JSON's cos is the tool's own)

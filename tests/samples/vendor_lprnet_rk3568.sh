@@ -24,23 +24,16 @@ source tests/samples/checks.sh
     bad "run ONNX: $(tail -1 "$T/o.err")"
 
 $PY - "$T" >"$T/py.out" 2>&1 <<'PY'
-import re, sys
+import sys
+sys.path.insert(0, "tests/samples")
+from pairs import rows, verdict
 t = sys.argv[1]
-def rows(name):
-    out = []
-    for line in open(f"{t}/{name}.tab"):
-        m = re.search(r"(?:^|\] )(\d+)\s+(\S+)\s+\S+\s+(NPU|CPU)\s+(\S+)\s+(\S+)\s+(\S+/\S+/\S+)\s.*\s(\S+:\S+)$", line)
-        if m:
-            out.append((m.group(2), m.group(3), m.group(4), m.group(5), m.group(6), m.group(7)))
-    return out
-v, o = rows("v"), rows("o")
+v, o = rows(f"{t}/v.tab"), rows(f"{t}/o.tab")
 pads = [r for r in o if r[0] == "Pad"]
-print(("ok   " if not pads and not [r for r in v if r[0] == "Pad"] else "FAIL ") + f"no Pad row: ours {pads}")
+verdict(not pads and not [r for r in v if r[0] == "Pad"], f"no Pad row: ours {pads}")
 pick = lambda rs: sorted(r for r in rs if "2avgpool" in r[5])
 a, b = pick(v), pick(o)
-print(("ok   " if a == b and len(a) == 2 else "FAIL ") + f"ReduceMean_62 as the file's pool and CPU Reshape: file {a}, ours {b}")
+verdict(a == b and len(a) == 2, f"ReduceMean_62 as the file's pool and CPU Reshape: file {a}, ours {b}")
 PY
-while IFS= read -r line; do
-    case "$line" in "ok   "*) ok "${line#ok   }" ;; "FAIL "*) bad "${line#FAIL }" ;; *) bad "comparison: $line" ;; esac
-done <"$T/py.out"
+verdicts "$T/py.out"
 finish

@@ -32,28 +32,21 @@ O=$D/model.onnx
     ok "run the float16 ONNX, int8 on rk3576" || bad "run ONNX: $(tail -1 "$T/o.err")"
 
 $PY - "$T" >"$T/py.out" 2>&1 <<'PY'
-import json, sys
+import sys
+sys.path.insert(0, "tests/samples")
+from pairs import frame, load, verdict
 t = sys.argv[1]
-def load(n):
-    try:
-        return json.load(open(f"{t}/{n}.json"))
-    except (OSError, ValueError) as e:
-        print(f"FAIL {n}.json: {e}"); sys.exit()
-v, o = load("v"), load("o")
-fv, fo = v["npu"]["predicted_us"], o["npu"]["predicted_us"]
-err = (fo - fv) / fv * 100
-print(("ok   " if abs(err) <= 5 else "FAIL ") + f"frame: ONNX {fo:.1f} us, vendor file {fv:.1f} us ({err:+.1f} %, within 5 %)")
+v, o = load(t, "v"), load(t, "o")
+frame(v, o)
 def convs(d):
     return sorted((l["npu_op"], l["npu_cycles"]) for l in d["layers"]
                   if l.get("time_us") is not None and l["npu_op"] in ("Conv", "ConvElu"))
 cv, co = convs(v), convs(o)
-print(("ok   " if cv == co and len(cv) == 9 else "FAIL ") + f"Conv/ConvElu layers and cycles: vendor {cv}, ours {co}")
+verdict(cv == co and len(cv) == 9, f"Conv/ConvElu layers and cycles: vendor {cv}, ours {co}")
 left = [l["npu_op"] for l in o["layers"] if l["npu_op"] in ("BatchNormalization", "Elu")]
-print(("ok   " if not left else "FAIL ") + f"no BatchNormalization or Elu row: {left}")
+verdict(not left, f"no BatchNormalization or Elu row: {left}")
 PY
-while IFS= read -r line; do
-    case "$line" in "ok   "*) ok "${line#ok   }" ;; "FAIL "*) bad "${line#FAIL }" ;; *) bad "comparison: $line" ;; esac
-done <"$T/py.out"
+verdicts "$T/py.out"
 
 if "$R" run "$F" --emulate --no-db >"$T/e.out" 2>&1; then
     bad "run --emulate took the file's 3-D input"

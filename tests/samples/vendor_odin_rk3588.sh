@@ -27,31 +27,20 @@ source tests/samples/checks.sh
     bad "run ONNX: $(tail -1 "$T/o.err")"
 
 $PY - "$T" >"$T/py.out" 2>&1 <<'PY'
-import json, re, sys
+import sys
+sys.path.insert(0, "tests/samples")
+from pairs import frame, load, rows, verdict
 t = sys.argv[1]
-def rows(name):
-    out = []
-    for line in open(f"{t}/{name}.tab"):
-        # a row: id OpType DataType Target InShapes OutShape DDR/NPU/Total ... FullName
-        m = re.search(r"(?:^|\] )(\d+)\s+(\S+)\s+\S+\s+(NPU|CPU)\s+(\S+)\s+(\S+)\s+(\S+/\S+/\S+)\s.*\s(\S+:\S+)$", line)
-        if m:
-            out.append((m.group(2), m.group(4), m.group(5), m.group(6), m.group(7)))
-    return out
-v, o = rows("v"), rows("o")
+v, o = rows(f"{t}/v.tab"), rows(f"{t}/o.tab")
 def pick(rs, pred):
     return sorted(r for r in rs if pred(r))
 pools = lambda r: r[0] == "MaxPool"
-groups = lambda r: "/pconv/" in r[4] and "group_convs" in r[4] and r[0] in ("Split", "Conv", "Concat", "Relu")
+groups = lambda r: "/pconv/" in r[5] and "group_convs" in r[5] and r[0] in ("Split", "Conv", "Concat", "Relu")
 for what, pred, n in (("MaxPool rows", pools, 9), ("grouped conv rows", groups, 30)):
     a, b = pick(v, pred), pick(o, pred)
-    print(("ok   " if a == b and len(a) == n else "FAIL ") + f"{what}: {len(a)} in the file, {len(b)} ours" +
-          ("" if a == b else f"; only in the file {sorted(set(a) - set(b))[:3]}, only ours {sorted(set(b) - set(a))[:3]}"))
-fv = json.load(open(f"{t}/v.json"))["npu"]["predicted_us"]
-fo = json.load(open(f"{t}/o.json"))["npu"]["predicted_us"]
-err = (fo - fv) / fv * 100
-print(("ok   " if abs(err) <= 5 else "FAIL ") + f"frame: ONNX {fo:.1f} us, vendor file {fv:.1f} us ({err:+.1f} %, within 5 %)")
+    verdict(a == b and len(a) == n, f"{what}: {len(a)} in the file, {len(b)} ours" +
+            ("" if a == b else f"; only in the file {sorted(set(a) - set(b))[:3]}, only ours {sorted(set(b) - set(a))[:3]}"))
+frame(load(t, "v"), load(t, "o"))
 PY
-while IFS= read -r line; do
-    case "$line" in "ok   "*) ok "${line#ok   }" ;; "FAIL "*) bad "${line#FAIL }" ;; *) bad "comparison: $line" ;; esac
-done <"$T/py.out"
+verdicts "$T/py.out"
 finish
