@@ -983,22 +983,33 @@ static void lower_conv(lower_t *L, int ni, npu_layer_t *l)
     l->out_tensor = cur;
 }
 
+/* Integers node n takes as an attribute (older opsets) or as its constant
+ * 1-D int64 input k (newer ones: ReduceSum's and ReduceMean's axes, Pad's
+ * pads) into *v; their count, 0 when it has neither. */
+static int attr_or_input_ints(const lower_t *L, const node_t *n, const char *name, int k,
+                              const int64_t **v)
+{
+    int cnt = node_attr_ints(n, name, v);
+    if (cnt <= 0 && n->n_in > k && is_const(L, n->in[k])) {
+        const tensor_t *c = &L->g->t[n->in[k]];
+        if (c->data && c->ndim == 1 && c->dtype == DT_INT64 && c->dims[0] > 0) {
+            *v = c->data;
+            cnt = (int)c->dims[0];
+        }
+    }
+    return cnt > 0 && *v ? cnt : 0;
+}
+
 /* 1 when n is a ReduceSum over the channels of a 4-D tensor keeping the
  * dimension: axes from the attribute (opset < 13) or a constant input. */
 static int is_channel_sum(const lower_t *L, const node_t *n)
 {
     const tensor_t *x = n->n_in > 0 ? T(L, n->in[0]) : NULL;
     const int64_t *v = NULL;
-    int cnt = node_attr_ints(n, "axes", &v);
 
     if (strcmp(n->op, "ReduceSum") || !x || x->ndim != 4 || !node_attr_int(n, "keepdims", 1))
         return 0;
-    if (cnt <= 0 && n->n_in > 1 && is_const(L, n->in[1]) && L->g->t[n->in[1]].data &&
-        L->g->t[n->in[1]].ndim == 1 && L->g->t[n->in[1]].dims[0] == 1 &&
-        L->g->t[n->in[1]].dtype == DT_INT64) {
-        v = L->g->t[n->in[1]].data;
-        cnt = 1;
-    }
+    int cnt = attr_or_input_ints(L, n, "axes", 1, &v);
     return cnt == 1 && (v[0] == 1 || v[0] == -3);
 }
 
@@ -1146,8 +1157,9 @@ static void lower_group_conv(lower_t *L, int ni)
  * four 3x3 (pads 1), 13x13 as four 4x4 (pads 2, 1, 2, 1: the map grows by one
  * and shrinks back), named "<output>_0_1", "_0", "_1" and the output. That
  * the compiler takes the largest q <= 4 whose q - 1 divides k - 1 fits both
- * and is our reading. 0 when n is no such pool. */
-static int pool_chain_kernel(const lower_t *L, const node_t *n)
+ * and is our reading. q and the chain's length (steps), or 0 when n is no
+ * such pool. */
+static int pool_chain_kernel(const lower_t *L, const node_t *n, int *steps)
 {
     node_window win;
     char why[160];
@@ -1159,19 +1171,17 @@ static int pool_chain_kernel(const lower_t *L, const node_t *n)
         if (win.s[d] != 1 || win.d[d] != 1 || win.pb[d] != win.k[1] / 2 || win.pe[d] != win.k[1] / 2)
             return 0;
     for (int q = 4; q >= 2; q--)
-        if ((win.k[1] - 1) % (q - 1) == 0)
+        if ((win.k[1] - 1) % (q - 1) == 0) {
+            *steps = (int)((win.k[1] - 1) / (q - 1));
             return q;
+        }
     return 0;
 }
 
-static void lower_pool_chain(lower_t *L, int ni, int q)
+static void lower_pool_chain(lower_t *L, int ni, int q, int steps)
 {
     const node_t *n = &L->g->nodes[ni];
     const tensor_t *x = T(L, n->in[0]);
-    node_window win;
-    char why[160];
-    window_of(L, n, &win, why, sizeof(why));
-    const int steps = (int)((win.k[1] - 1) / (q - 1));
     const int64_t N = dim(x, 0), C = dim(x, 1);
     int64_t h = dim(x, 2), w = dim(x, 3);
     int v_in = n->in[0];
@@ -1275,15 +1285,10 @@ static void add_output_ops(lower_t *L, const node_t *n, int producer_on_npu)
 static int is_noop_pad(const lower_t *L, const node_t *n)
 {
     const int64_t *v = NULL;
-    int cnt = node_attr_ints(n, "pads", &v);
     if (strcmp(n->op, "Pad") || n->n_in < 1 || n->in[0] < 0 || n->n_out < 1)
         return 0;
-    if (cnt <= 0 && n->n_in > 1 && is_const(L, n->in[1]) && L->g->t[n->in[1]].data &&
-        L->g->t[n->in[1]].dtype == DT_INT64) {
-        v = L->g->t[n->in[1]].data;
-        cnt = (int)tensor_numel(&L->g->t[n->in[1]]);
-    }
-    if (cnt <= 0 || !v)
+    int cnt = attr_or_input_ints(L, n, "pads", 1, &v);
+    if (!cnt)
         return 0;
     for (int i = 0; i < cnt; i++)
         if (v[i])
@@ -1301,15 +1306,8 @@ static int mean_axis_pool(const lower_t *L, const node_t *n)
 {
     const tensor_t *x = n->n_in > 0 ? T(L, n->in[0]) : NULL;
     const int64_t *v = NULL;
-    int cnt = node_attr_ints(n, "axes", &v);
-    if (strcmp(n->op, "ReduceMean") || !x || x->ndim != 4 || n->n_out < 1 || n->out[0] < 0)
-        return -1;
-    if (cnt <= 0 && n->n_in > 1 && is_const(L, n->in[1]) && L->g->t[n->in[1]].data &&
-        L->g->t[n->in[1]].dtype == DT_INT64) {
-        v = L->g->t[n->in[1]].data;
-        cnt = (int)tensor_numel(&L->g->t[n->in[1]]);
-    }
-    if (cnt != 1 || !v)
+    if (strcmp(n->op, "ReduceMean") || !x || x->ndim != 4 || n->n_out < 1 || n->out[0] < 0 ||
+        attr_or_input_ints(L, n, "axes", 1, &v) != 1)
         return -1;
     int ax = (int)(v[0] < 0 ? v[0] + 4 : v[0]);
     return (ax == 2 || ax == 3) && x->dims[ax] >= 1 && x->dims[ax] <= 7 ? ax : -1;
@@ -1366,12 +1364,13 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
         lower_channel_sum(L, ni);
         goto outputs;
     }
-    if (mean_axis_pool(L, n) >= 0) {
-        lower_mean_axis_pool(L, ni, mean_axis_pool(L, n));
+    int steps = 0, ax = mean_axis_pool(L, n), q = pool_chain_kernel(L, n, &steps);
+    if (ax >= 0) {
+        lower_mean_axis_pool(L, ni, ax);
         goto outputs;
     }
-    if (pool_chain_kernel(L, n)) {
-        lower_pool_chain(L, ni, pool_chain_kernel(L, n));
+    if (q) {
+        lower_pool_chain(L, ni, q, steps);
         goto outputs;
     }
     target = place(L, n, r, why, sizeof(why));
