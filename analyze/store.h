@@ -149,6 +149,10 @@ typedef struct store_layer {
     int64_t out_zp;
     const char *out_qtype;     /* "asymmetric_quantized-8", "float16", ... */
     double out_min, out_max, out_mean, out_std;  /* std: population (divides by n) */
+    /* Not stored: the ID this row's layer has in the level-4 table the run prints
+     * (`run --npu-table`, `show --npu-table`), set by store_get_layers and the
+     * sources (store_layers_number); STORE_NULL_INT on a row without figures. */
+    int64_t table_id;
 } store_layer;
 
 /* 1 when row l carries an NPU layer's figures (cycles or a frame share): a layer
@@ -292,6 +296,11 @@ int store_npu_row_add(store *st, int64_t run_id, const store_npu_row *row, char 
 int store_get_npu_rows(store *st, int64_t run_id, store_npu_row **rows, int *n, char *err,
                        size_t errlen);
 void store_npu_rows_free(store_npu_row *rows, int n);
+/* Sets each row's table_id as the level-4 table is rebuilt from them
+ * (record/rows_npu.h): the rows with cycles, in order, take the positions the
+ * run's npu_rows (extra, by at) leave free; a row an npu_row stands for
+ * (skip) takes that row's ID. */
+void store_layers_number(store_layer *rows, int n, const store_npu_row *extra, int n_extra);
 
 /* The per-core shares of a WorkLoad text ("30%/30%/40%", "100.0%/0.0%/0.0%"):
  * the numbers in order, at most max; 0 when the text holds none or is not one. */

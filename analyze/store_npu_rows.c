@@ -145,3 +145,29 @@ int store_get_npu_rows(store *st, int64_t run_id, store_npu_row **rows, int *n, 
     return sq_query_rows(st, s, sizeof(store_npu_row), read_row, free_rows,
                          "cannot read the level-4 rows", (void **)rows, n, err, errlen);
 }
+
+void store_layers_number(store_layer *rows, int n, const store_npu_row *extra, int n_extra)
+{
+    int e = 0, pos = 0;
+
+    for (int i = 0; i < n; i++) {
+        store_layer *l = &rows[i];
+        l->table_id = STORE_NULL_INT;
+        if (l->total_cycles == STORE_NULL_INT)
+            continue;
+        /* the kept rows at the positions before it, then this row's own */
+        for (;; pos++) {
+            const store_npu_row *x = e < n_extra && extra[e].at == pos ? &extra[e] : NULL;
+            if (!x) {
+                l->table_id = pos + 1;
+                break;
+            }
+            e++;
+            if (x->skip == 1) { /* printed whole under its own ID */
+                l->table_id = x->id;
+                break;
+            }
+        }
+        pos++;
+    }
+}

@@ -570,6 +570,7 @@ void store_layer_init(store_layer *l)
 {
     memset(l, 0, sizeof *l);
     l->npu_cycles = l->ddr_cycles = l->total_cycles = l->tasks = l->out_zp = STORE_NULL_INT;
+    l->table_id = STORE_NULL_INT;
     l->host_us = l->time_us = l->mac_usage = l->sram_hit = l->rw_kb = l->frame_us = NAN;
     l->out_scale = l->out_min = l->out_max = l->out_mean = l->out_std = NAN;
     for (int c = 0; c < STORE_NPU_ROW_CORES; c++)

@@ -359,8 +359,21 @@ int store_get_layers(store *st, int64_t run_id, store_layer **rows, int *n, char
                          &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);
-    return sq_query_rows(st, s, sizeof(store_layer), read_layer_row, free_layers,
-                      "cannot read layers", (void **)rows, n, err, errlen);
+    if ((rc = sq_query_rows(st, s, sizeof(store_layer), read_layer_row, free_layers,
+                            "cannot read layers", (void **)rows, n, err, errlen)))
+        return rc;
+    /* the rows' IDs in the level-4 table, which the kept rows take part in */
+    store_npu_row *x;
+    int nx;
+    if ((rc = store_get_npu_rows(st, run_id, &x, &nx, err, errlen))) {
+        store_layers_free(*rows, *n);
+        *rows = NULL;
+        *n = 0;
+        return rc;
+    }
+    store_layers_number(*rows, *n, x, nx);
+    store_npu_rows_free(x, nx);
+    return RT_OK;
 }
 
 void store_outputs_free(store_output *rows, int n)

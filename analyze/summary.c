@@ -398,6 +398,11 @@ double summary_layer_us(const run_summary *s, const store_layer *l)
 }
 
 /* " (33.0 % in rows with no cycle counts)" after the shares, or "" */
+int64_t summary_layer_id(const run_summary *s, const store_layer *l)
+{
+    return known_int(l->table_id) ? l->table_id : s->prov.table == PROV_BUILD ? l->idx : STORE_NULL_INT;
+}
+
 const char *summary_uncounted_note(const run_summary *s, char *buf, size_t n)
 {
     if (isnan(s->share_uncounted_pct))
@@ -604,6 +609,14 @@ static const char *tt(const char *s)
     return esc_tmp(ESC_TERM, s);
 }
 
+/* a listed layer's ID as text, "-" none */
+static const char *id_str(const run_summary *s, const store_layer *l, char *buf, size_t len)
+{
+    int64_t id = summary_layer_id(s, l);
+    snprintf(buf, len, known_int(id) ? "%lld" : "-", (long long)id);
+    return buf;
+}
+
 void summary_print(const run_summary *s, FILE *f, int color)
 {
     const store_run *r = s->run;
@@ -660,7 +673,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
         fprintf(f, "%sCPU fallback:%s %s\n", red, lo, summary_fallback_head(s, "n/a", nm, sizeof(nm)));
         for (int k = 0; k < s->n_fallback; k++) {
             const store_layer *l = &s->layers[s->fallback[k]];
-            fprintf(f, "  %5lld %-16s %9s us  %s  (%s)\n", (long long)l->idx,
+            fprintf(f, "  %5s %-16s %9s us  %s  (%s)\n", id_str(s, l, b, sizeof(b)),
                     tt(l->npu_op ? l->npu_op : l->op ? l->op : "?"),
                     summary_fmt(a, sizeof(a), summary_layer_us(s, l), "%.1f"),
                     tt(store_layer_fullname(s->layers, s->fallback[k], nm, sizeof(nm))),
@@ -683,12 +696,12 @@ void summary_print(const run_summary *s, FILE *f, int color)
         summary_top_title(s, nm, sizeof(nm));
         nm[0] = 's';
         fprintf(f, "%s\n  %5s %-16s %-7s %-7s %10s %6s %7s %9s  %s\n", nm,
-                "layer", "OpType", "dtype", "bound", "time us", "share", "MAC%", "RW KB", "FullName");
+                "ID", "OpType", "dtype", "bound", "time us", "share", "MAC%", "RW KB", "FullName");
         for (int k = 0; k < s->n_top; k++) {
             const store_layer *l = &s->layers[s->top[k]];
             double t = s->top_by_table ? l->time_us : l->frame_us;
             double tot = s->top_by_table ? s->perf_table_us : s->frame_us;
-            fprintf(f, "  %5lld %-16s %-7s %-7s %10.1f %6s %7s %9s  %s\n", (long long)l->idx,
+            fprintf(f, "  %5s %-16s %-7s %-7s %10.1f %6s %7s %9s  %s\n", id_str(s, l, d, sizeof(d)),
                     tt(l->npu_op ? l->npu_op : l->op ? l->op : "?"), l->npu_dtype ? tt(l->npu_dtype) : "n/a",
                     l->bound ? tt(l->bound) : "n/a", t,
                     summary_fmt(a, sizeof(a), tot > 0 ? 100 * t / tot : NAN, "%.1f%%"),
@@ -803,12 +816,14 @@ static void j_raw(json_writer *w, const char *k, const char *v)
 }
 
 /* us: the layer's cost as the text and the reports print it (summary_layer_us) */
-static void j_layer_ref(json_writer *w, const store_layer *rows, int i, double frame, double us)
+static void j_layer_ref(json_writer *w, const run_summary *s, int i, double us)
 {
-    const store_layer *l = &rows[i];
+    const store_layer *rows = s->layers, *l = &rows[i];
+    double frame = s->frame_us;
     char nm[256];
     json_obj_open(w);
     json_key_int(w, "layer", l->idx, STORE_NULL_INT);
+    json_key_int(w, "table_id", summary_layer_id(s, l), STORE_NULL_INT);
     j_str(w, "op_type", l->npu_op ? l->npu_op : l->op);
     j_str(w, "full_name", store_layer_fullname(rows, i, nm, sizeof(nm)));
     j_str(w, "name", l->name);
@@ -935,15 +950,14 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     json_key(w, "layers");
     json_arr_open(w);
     for (int k = 0; k < s->n_fallback; k++)
-        j_layer_ref(w, s->layers, s->fallback[k], s->frame_us,
-                    summary_layer_us(s, &s->layers[s->fallback[k]]));
+        j_layer_ref(w, s, s->fallback[k], summary_layer_us(s, &s->layers[s->fallback[k]]));
     json_arr_close(w);
     json_obj_close(w);
     j_str(w, "top_by", s->top_by_table ? "time_us" : "frame_us");
     json_key(w, "top");
     json_arr_open(w);
     for (int k = 0; k < s->n_top; k++)
-        j_layer_ref(w, s->layers, s->top[k], s->frame_us, summary_layer_us(s, &s->layers[s->top[k]]));
+        j_layer_ref(w, s, s->top[k], summary_layer_us(s, &s->layers[s->top[k]]));
     json_arr_close(w);
     summary_ops_json(&s->ops, w);
     json_key(w, "op_ranking_cpu_is_rest");
@@ -1022,6 +1036,7 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
         const store_layer *l = &s->layers[i];
         json_obj_open(w);
         json_key_int(w, "index", l->idx, STORE_NULL_INT);
+        json_key_int(w, "table_id", summary_layer_id(s, l), STORE_NULL_INT);
         j_str(w, "node", l->node);
         j_str(w, "op", l->op);
         j_str(w, "name", l->name);

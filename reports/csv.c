@@ -47,7 +47,7 @@ static const char *const layer_cols =
     "time_us,mac_usage,target,cpu_reason,sram_hit,rw_kb,bound,workload,tasks,npu_op,frame_us,"
     "npu_dtype,entire_cos,entire_euc,entire_max_abs,entire_mean_abs,entire_sqnr_db,single_cos,"
     "single_euc,single_max_abs,single_mean_abs,single_sqnr_db,out_scale,out_zp,out_qtype,"
-    "out_min,out_max,out_mean,out_std,time_provenance,frame_provenance";
+    "out_min,out_max,out_mean,out_std,time_provenance,frame_provenance,table_id";
 
 static void put_metrics(FILE *f, const metrics_t *m)
 {
@@ -107,6 +107,7 @@ static void single_run(const rep_doc *d, FILE *f)
         /* where time_us and frame_us came from (provenance_tag), empty when absent */
         fputc(',', f), put_str(f, isnan(l->time_us) ? NULL : provenance_tag(r->sum.prov.table));
         fputc(',', f), put_str(f, isnan(l->frame_us) ? NULL : provenance_tag(r->sum.prov.layer_frame));
+        fputc(',', f), put_int(f, summary_layer_id(&r->sum, l)); /* the level-4 table's ID */
         fputs("\r\n", f);
     }
 }

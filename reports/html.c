@@ -237,11 +237,11 @@ static void single_run(const rep_doc *d, FILE *f)
 
     if (s->n_top) {
         fputs("<h2>", f), esc(f, summary_top_title(s, v, sizeof(v))), fputs("</h2>\n", f);
-        table_open(f, "top", (const char *const[]){ "#", "OpType", "name", "dtype", "bound", "time us", "MAC %", "RW KB" }, 8);
+        table_open(f, "top", (const char *const[]){ "ID", "OpType", "name", "dtype", "bound", "time us", "MAC %", "RW KB" }, 8);
         for (int k = 0; k < s->n_top; k++) {
             const store_layer *l = &r->layers[s->top[k]];
             char i0[24], t0[32], mac[32], rw[32];
-            row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), rep_str(layer_op(l)), rep_str(l->name),
+            row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), summary_layer_id(s, l)), rep_str(layer_op(l)), rep_str(l->name),
                                                 rep_str(l->npu_dtype), rep_str(l->bound),
                                                 rep_num(t0, sizeof(t0), s->top_by_table ? l->time_us : l->frame_us, "%.1f"),
                                                 rep_num(mac, sizeof(mac), l->mac_usage, "%.2f"),
@@ -251,11 +251,11 @@ static void single_run(const rep_doc *d, FILE *f)
     }
     if (s->n_fallback) {
         fputs("<h2>CPU fallback</h2>\n", f);
-        table_open(f, "fallback", (const char *const[]){ "#", "OpType", "name", "time us", "reason" }, 5);
+        table_open(f, "fallback", (const char *const[]){ "ID", "OpType", "name", "time us", "reason" }, 5);
         for (int k = 0; k < s->n_fallback; k++) {
             const store_layer *l = &r->layers[s->fallback[k]];
             char i0[24], t0[32];
-            row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), rep_str(layer_op(l)), rep_str(l->name),
+            row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), summary_layer_id(s, l)), rep_str(layer_op(l)), rep_str(l->name),
                                                 rep_num(t0, sizeof(t0), summary_layer_us(s, l), "%.1f"), rep_str(l->cpu_reason) }, 5);
         }
         table_close(f);
@@ -328,22 +328,23 @@ static void single_run(const rep_doc *d, FILE *f)
     }
     free(log);
     fputs("<h2>Layers</h2>\n", f);
-    table_open(f, "layers", (const char *const[]){ "#", "op", "name", "target", "bound", "time us", "NPU cycles",
-                                                   "DDR cycles", "MAC %", "RW KB", "SRAM hit", "reason", "cos" }, 13);
+    table_open(f, "layers", (const char *const[]){ "#", "ID", "op", "name", "target", "bound", "time us", "NPU cycles",
+                                                   "DDR cycles", "MAC %", "RW KB", "SRAM hit", "reason", "cos" }, 14);
     for (int i = 0; i < d->n_rows; i++) {
         const rep_row *rw_ = &d->rows[i];
         if (rw_->layer[0] < 0)
             continue;
         const store_layer *l = &r->layers[rw_->layer[0]];
-        char i0[24], t0[32], n0[32], d0[32], mac[32], rw[32], sr[32], c0[32];
-        row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), rep_str(layer_op(l)), rep_str(l->name),
+        char i0[24], id[24], t0[32], n0[32], d0[32], mac[32], rw[32], sr[32], c0[32];
+        row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), rep_int(id, sizeof(id), summary_layer_id(&r->sum, l)),
+                                            rep_str(layer_op(l)), rep_str(l->name),
                                             rep_str(l->target), rep_str(l->bound),
                                             rep_num(t0, sizeof(t0), rep_layer_us(r, l), "%.1f"),
                                             rep_int(n0, sizeof(n0), l->npu_cycles), rep_int(d0, sizeof(d0), l->ddr_cycles),
                                             rep_num(mac, sizeof(mac), l->mac_usage, "%.2f"),
                                             rep_num(rw, sizeof(rw), l->rw_kb, "%.1f"),
                                             rep_num(sr, sizeof(sr), l->sram_hit, "%.0f"), rep_str(l->cpu_reason),
-                                            rep_num(c0, sizeof(c0), rep_row_cos(d, rw_, 0, 0), "%.5f") }, 13);
+                                            rep_num(c0, sizeof(c0), rep_row_cos(d, rw_, 0, 0), "%.5f") }, 14);
     }
     table_close(f);
 }

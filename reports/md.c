@@ -110,14 +110,14 @@ static void summary_section(const report_run *r, FILE *f)
 
     if (s->n_top) {
         fprintf(f, "\n## %s\n\n", summary_top_title(s, v, sizeof(v)));
-        md_head(f, (const char *const[]){ "#", "OpType", "name", "dtype", "bound", "time us", "share",
+        md_head(f, (const char *const[]){ "ID", "OpType", "name", "dtype", "bound", "time us", "share",
                                            "MAC %", "RW KB" }, 9, "rllllrrrr");
         for (int k = 0; k < s->n_top; k++) {
             const store_layer *l = &r->layers[s->top[k]];
             double t = s->top_by_table ? l->time_us : l->frame_us;
             double tot = s->top_by_table ? s->perf_table_us : s->frame_us;
             char i0[24], op[80], n0[160], t0[32], sh[32], mac[32], rw[32];
-            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), md_short(op, sizeof(op), layer_op(l), OP_W),
+            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), summary_layer_id(s, l)), md_short(op, sizeof(op), layer_op(l), OP_W),
                                              md_short(n0, sizeof(n0), l->name, NAME_W), rep_str(l->npu_dtype),
                                              rep_str(l->bound), rep_num(t0, sizeof(t0), t, "%.1f"),
                                              rep_num(sh, sizeof(sh), tot > 0 ? 100 * t / tot : NAN, "%.1f %%"),
@@ -142,11 +142,11 @@ static void summary_section(const report_run *r, FILE *f)
         }
     } else {
         fprintf(f, "%s.\n\n", esc_tmp(ESC_MD, summary_fallback_head(s, REP_MISSING, v, sizeof(v))));
-        md_head(f, (const char *const[]){ "#", "OpType", "name", "time us", "reason" }, 5, "rllrl");
+        md_head(f, (const char *const[]){ "ID", "OpType", "name", "time us", "reason" }, 5, "rllrl");
         for (int k = 0; k < s->n_fallback; k++) {
             const store_layer *l = &r->layers[s->fallback[k]];
             char i0[24], op[80], n0[160], t0[32], why[200];
-            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), md_short(op, sizeof(op), layer_op(l), OP_W),
+            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), summary_layer_id(s, l)), md_short(op, sizeof(op), layer_op(l), OP_W),
                                              md_short(n0, sizeof(n0), l->name, NAME_W),
                                              rep_num(t0, sizeof(t0), summary_layer_us(s, l), "%.1f"),
                                              md_short(why, sizeof(why), l->cpu_reason, 48) }, 5);
@@ -252,21 +252,22 @@ static void layers_section(const rep_doc *dd, FILE *f)
 {
     const report_run *r = &dd->runs[0];
     fprintf(f, "\n## Layers (%d)\n\n", r->n_layers);
-    md_head(f, (const char *const[]){ "#", "op", "name", "target", "bound", rep_is_board(r) ? "time us" : "frame us",
-                                       "cycles", "MAC %", "RW KB", "cos" }, 10, "rllllrrrrr");
+    md_head(f, (const char *const[]){ "#", "ID", "op", "name", "target", "bound", rep_is_board(r) ? "time us" : "frame us",
+                                       "cycles", "MAC %", "RW KB", "cos" }, 11, "rrllllrrrrr");
     for (int i = 0; i < dd->n_rows; i++) {
         const rep_row *row = &dd->rows[i];
         if (row->layer[0] < 0)
             continue;
         const store_layer *l = &r->layers[row->layer[0]];
-        char i0[24], op[80], n0[160], t0[32], cy[32], mac[32], rw[32], c0[32];
-        md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), md_short(op, sizeof(op), layer_op(l), OP_W),
+        char i0[24], id[24], op[80], n0[160], t0[32], cy[32], mac[32], rw[32], c0[32];
+        md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), rep_int(id, sizeof(id), summary_layer_id(&r->sum, l)),
+                                         md_short(op, sizeof(op), layer_op(l), OP_W),
                                          md_short(n0, sizeof(n0), l->name, NAME_W), rep_str(l->target),
                                          rep_str(l->bound), rep_num(t0, sizeof(t0), rep_layer_us(r, l), "%.1f"),
                                          rep_int(cy, sizeof(cy), l->total_cycles),
                                          rep_num(mac, sizeof(mac), l->mac_usage, "%.2f"),
                                          rep_num(rw, sizeof(rw), l->rw_kb, "%.1f"),
-                                         rep_num(c0, sizeof(c0), rep_row_cos(dd, row, 0, 0), "%.5f") }, 10);
+                                         rep_num(c0, sizeof(c0), rep_row_cos(dd, row, 0, 0), "%.5f") }, 11);
     }
 }
 

@@ -82,8 +82,11 @@ def check_run(label, want, ls, tui_rows):
 
     fr, tot, n = sj["npu"]["predicted_us"], sj["npu"]["perf_table_us"], sj["layer_count"]
     fb = sj["npu"]["fallback"]
-    # the cost of a CPU layer as every surface prints it, in the words of its source
-    fb_list = [(r["layer"], r["op_type"], r["us"]) for r in fb["layers"]]
+    # the cost of a CPU layer as every surface prints it, in the words of its source,
+    # under the ID of the level-4 table (the layer row's index: the csv's idx)
+    fb_list = [(r["table_id"], r["op_type"], r["us"]) for r in fb["layers"]]
+    fb_rows = [r["layer"] for r in fb["layers"]]
+    top_list = [(r["table_id"], r["op_type"], r["full_name"]) for r in sj["npu"]["top"]]
     # a run without layer rows whose log kept its ranking table: op types, their CPU time
     # (with layer rows the table is listed, and the layers are the fallback)
     ops = sj["npu"].get("op_ranking") or []
@@ -108,7 +111,8 @@ def check_run(label, want, ls, tui_rows):
         eq(ext + " frame", d["npu"]["predicted_us"], fr)
         eq(ext + " table", d["npu"]["perf_table_us"], tot)
         eq(ext + " layers", d["layer_count"], n)
-        eq(ext + " fallback", [(r["layer"], r["op_type"], r["us"]) for r in d["npu"]["fallback"]["layers"]], fb_list)
+        eq(ext + " fallback", [(r["table_id"], r["op_type"], r["us"]) for r in d["npu"]["fallback"]["layers"]], fb_list)
+        eq(ext + " top", [(r["table_id"], r["op_type"], r["full_name"]) for r in d["npu"]["top"]], top_list)
         eq(ext + " fallback provenance", d["npu"]["fallback"].get("provenance"), fb.get("provenance"))
     eq("ls frame", ls["npu_us"], fr)
     eq("ls layers", ls["layer_count"], n)
@@ -129,6 +133,11 @@ def check_run(label, want, ls, tui_rows):
     if npu is not None:
         m = re.search(r"^Total Operator Elapsed Per Frame Time\(us\): (\d+)$", npu, re.M)
         eq("npu-table total", m and int(m.group(1)), None if tot is None else int(round(tot)))
+        # a listed layer's ID is its row's in that table: the same OpType and FullName
+        table = {int(m.group(1)): (m.group(2), m.group(3)) for m in
+                 re.finditer(r"^(?:I RKNN: \[[^]]*\] )?(\d+) +(\S+) .* (\S+) *$", npu, re.M)}
+        refs = [(r["table_id"], r["op_type"], r["full_name"]) for r in fb["layers"]] + top_list
+        eq("listed layers in the level-4 table", [(i, o, f) for i, o, f in refs if table.get(i) != (o, f)], [])
 
     # ---- the summary text: show, run's own text, the TUI's summary view
     def text_checks(what, s):
@@ -164,6 +173,9 @@ def check_run(label, want, ls, tui_rows):
                [(i, o, "n/a" if u is None else "%.1f" % u) for i, o, u in fb_list])
         if title:
             eq(what + " slowest", re.search(r"^s%s$" % re.escape(title), s, re.M) is not None, True)
+            sec = s.split("s" + title + "\n")[-1].split("\n\n")[0].splitlines()[1:]
+            got = [(l.split()[0], l.split()[1], l.split()[-1]) for l in sec if l.strip()]
+            eq(what + " slowest rows", got, [("-" if i is None else str(i), o, f) for i, o, f in top_list])
         med = sj["host"]["median_us"]
         if med is not None:
             eq(what + " timing words", ("%s: median " % WORDS[tags[2]]) in s, True)
@@ -253,9 +265,11 @@ def check_run(label, want, ls, tui_rows):
     eq("csv frame provenance", {r["frame_provenance"] for r in rows if r["frame_us"]} <= {tags[0] or "predicted"}, True)
     col = "time_us" if sj["npu"]["top_by"] == "time_us" else "frame_us"
     byidx = {int(r["idx"]): r for r in rows}
-    eq("csv fallback costs", [(i, round(float(byidx[i][col]), 1) if byidx[i][col] else None) for i, _, _ in fb_list],
-       [(i, None if u is None else round(u, 1)) for i, _, u in fb_list])
-    eq("csv fallback targets", all(byidx[i]["target"] == "CPU" for i, _, _ in fb_list), True)
+    eq("csv fallback costs", [(i, round(float(byidx[i][col]), 1) if byidx[i][col] else None) for i in fb_rows],
+       [(i, None if u is None else round(u, 1)) for i, (_, _, u) in zip(fb_rows, fb_list)])
+    eq("csv fallback targets", all(byidx[i]["target"] == "CPU" for i in fb_rows), True)
+    eq("csv fallback IDs", [int(byidx[i]["table_id"]) if byidx[i]["table_id"] else None for i in fb_rows],
+       [i for i, _, _ in fb_list])
 
     # ---- the TUI's runs list: the predicted frame and where the timing came from
     if tui_rows is not None:

@@ -143,6 +143,11 @@ static void mapping(void)
     run.platform = "rk3588";
     CHECK(rows_npu_graph(&run, rows, 2, x, nx, &back, &complete, err, sizeof err) == RT_OK, "%s", err);
     CHECK(complete && back.n == 4, "%d layers", back.n);
+    /* the carrier's ID is the one its layer has in the rebuilt table */
+    store_layers_number(rows, 2, x, nx);
+    CHECK(rows[0].table_id == STORE_NULL_INT && rows[1].table_id == 3 && back.l[2].id == 3 &&
+              !strcmp(back.l[2].fullname, "Conv:pool_2conv1"),
+          "IDs %lld %lld", (long long)rows[0].table_id, (long long)rows[1].table_id);
     a = table(&ng);
     b = table(&back);
     CHECK(!strcmp(a, b), "tables differ:\n%s\n%s", a, b);
@@ -154,6 +159,8 @@ static void mapping(void)
     run.npu_table_layers = STORE_NULL_INT;
     CHECK(rows_npu_graph(&run, rows, 2, NULL, 0, &back, &complete, err, sizeof err) == RT_OK && !complete &&
           back.n == 1 && !strcmp(back.l[0].fullname, "Relu:relu"), "old run");
+    store_layers_number(rows, 2, NULL, 0);
+    CHECK(rows[1].table_id == 1 && back.l[0].id == 1, "old run's ID %lld", (long long)rows[1].table_id);
     rows_npu_graph_free(&back);
     run.platform = "nochip";
     CHECK(rows_npu_graph(&run, rows, 2, NULL, 0, &back, &complete, err, sizeof err) == RT_ENOTFOUND, "chip");
