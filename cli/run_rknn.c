@@ -363,10 +363,10 @@ static int record_and_print(const run_cli *o, rknn_run *s)
     char err[1024];
     /* a failure to record keeps the results: printed, then why they are not stored */
     int rc = o->no_db ? 0 : run_rows_store(&s->pred, store_default_path(o->db), err, sizeof(err));
-    if (o->npu_table) {
-        npu_print_perf_table(o->json ? stderr : stdout, s->ng, NPU_PRINT_PREFIX);
+    if (o->npu_table) { /* as `run MODEL.onnx --npu-table` and `show --npu-table` print it */
+        npu_print_perf_table(o->json ? stderr : stdout, s->ng, 0);
         if (o->sram)
-            npu_print_sram_table(o->json ? stderr : stdout, s->ng, NPU_PRINT_PREFIX);
+            npu_print_sram_table(o->json ? stderr : stdout, s->ng, 0);
     }
     if (!o->json)
         printf("%s: %s file for %s (toolkit %s), %d compiled layers\n", esc_tmp(ESC_TERM, s->model),

@@ -328,23 +328,24 @@ static void single_run(const rep_doc *d, FILE *f)
     }
     free(log);
     fputs("<h2>Layers</h2>\n", f);
-    table_open(f, "layers", (const char *const[]){ "#", "ID", "op", "name", "target", "bound", "time us", "NPU cycles",
-                                                   "DDR cycles", "MAC %", "RW KB", "SRAM hit", "reason", "cos" }, 14);
+    /* the level-4 table's ID last: a shared link sorts by column number */
+    table_open(f, "layers", (const char *const[]){ "#", "op", "name", "target", "bound", "time us", "NPU cycles",
+                                                   "DDR cycles", "MAC %", "RW KB", "SRAM hit", "reason", "cos", "ID" }, 14);
     for (int i = 0; i < d->n_rows; i++) {
         const rep_row *rw_ = &d->rows[i];
         if (rw_->layer[0] < 0)
             continue;
         const store_layer *l = &r->layers[rw_->layer[0]];
         char i0[24], id[24], t0[32], n0[32], d0[32], mac[32], rw[32], sr[32], c0[32];
-        row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), rep_int(id, sizeof(id), summary_layer_id(&r->sum, l)),
-                                            rep_str(layer_op(l)), rep_str(l->name),
+        row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), rep_str(layer_op(l)), rep_str(l->name),
                                             rep_str(l->target), rep_str(l->bound),
                                             rep_num(t0, sizeof(t0), rep_layer_us(r, l), "%.1f"),
                                             rep_int(n0, sizeof(n0), l->npu_cycles), rep_int(d0, sizeof(d0), l->ddr_cycles),
                                             rep_num(mac, sizeof(mac), l->mac_usage, "%.2f"),
                                             rep_num(rw, sizeof(rw), l->rw_kb, "%.1f"),
                                             rep_num(sr, sizeof(sr), l->sram_hit, "%.0f"), rep_str(l->cpu_reason),
-                                            rep_num(c0, sizeof(c0), rep_row_cos(d, rw_, 0, 0), "%.5f") }, 14);
+                                            rep_num(c0, sizeof(c0), rep_row_cos(d, rw_, 0, 0), "%.5f"),
+                                            rep_int(id, sizeof(id), summary_layer_id(&r->sum, l)) }, 14);
     }
     table_close(f);
 }

@@ -252,22 +252,22 @@ static void layers_section(const rep_doc *dd, FILE *f)
 {
     const report_run *r = &dd->runs[0];
     fprintf(f, "\n## Layers (%d)\n\n", r->n_layers);
-    md_head(f, (const char *const[]){ "#", "ID", "op", "name", "target", "bound", rep_is_board(r) ? "time us" : "frame us",
-                                       "cycles", "MAC %", "RW KB", "cos" }, 11, "rrllllrrrrr");
+    md_head(f, (const char *const[]){ "#", "op", "name", "target", "bound", rep_is_board(r) ? "time us" : "frame us",
+                                       "cycles", "MAC %", "RW KB", "cos", "ID" }, 11, "rllllrrrrrr");
     for (int i = 0; i < dd->n_rows; i++) {
         const rep_row *row = &dd->rows[i];
         if (row->layer[0] < 0)
             continue;
         const store_layer *l = &r->layers[row->layer[0]];
         char i0[24], id[24], op[80], n0[160], t0[32], cy[32], mac[32], rw[32], c0[32];
-        md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), rep_int(id, sizeof(id), summary_layer_id(&r->sum, l)),
-                                         md_short(op, sizeof(op), layer_op(l), OP_W),
+        md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->idx), md_short(op, sizeof(op), layer_op(l), OP_W),
                                          md_short(n0, sizeof(n0), l->name, NAME_W), rep_str(l->target),
                                          rep_str(l->bound), rep_num(t0, sizeof(t0), rep_layer_us(r, l), "%.1f"),
                                          rep_int(cy, sizeof(cy), l->total_cycles),
                                          rep_num(mac, sizeof(mac), l->mac_usage, "%.2f"),
                                          rep_num(rw, sizeof(rw), l->rw_kb, "%.1f"),
-                                         rep_num(c0, sizeof(c0), rep_row_cos(dd, row, 0, 0), "%.5f") }, 11);
+                                         rep_num(c0, sizeof(c0), rep_row_cos(dd, row, 0, 0), "%.5f"),
+                                         rep_int(id, sizeof(id), summary_layer_id(&r->sum, l)) }, 11);
     }
 }
 

@@ -66,12 +66,25 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 
 status=0
+# every target linked first, as many at a time as there are cores (a link is one
+# process, and so is a fuzzing run); a link that fails leaves no binary
 for t in "${targets[@]}"; do
     bin="$FUZZ_BUILD/fuzz_$t"
     echo "== building $bin"
+    rm -f "$bin"
     # shellcheck disable=SC2086
     "$CLANG" $CFLAGS -fsanitize=fuzzer,address,undefined -o "$bin" "tests/fuzz/fuzz_$t.c" \
-        "${OBJ[@]}" $LIBS
+        "${OBJ[@]}" $LIBS &
+    [ "$(jobs -r | wc -l)" -lt "$(nproc)" ] || wait -n || true
+done
+wait
+for t in "${targets[@]}"; do
+    bin="$FUZZ_BUILD/fuzz_$t"
+    if [ ! -x "$bin" ]; then
+        echo "run_libfuzzer: $t FAILED to build" >&2
+        status=1
+        continue
+    fi
     seeds="tests/fuzz/corpus/$t"
     # extra seed folders read at run time (files that may not be committed),
     # e.g. FUZZ_EXTRA_SEEDS_rknn=$RT_SHARED/data/models/rknn

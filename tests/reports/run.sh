@@ -65,9 +65,12 @@ rows = [l.split(" | ") for l in text.splitlines() if l.startswith("| ") and l[2]
 db = con.execute("select l.idx, l.name, l.frame_us from layers l join runs r on r.id=l.run_id "
                  "where r.label='uf8' order by idx").fetchall()
 assert len(rows) == len(db), (len(rows), len(db))
+import csv
+ids = {r["idx"]: r["table_id"] or "—" for r in csv.DictReader(open(os.path.join(T, "uf8.csv"), newline="", encoding="utf-8"))}
 for cells, (idx, name, frame) in zip(rows, db):
     assert cells[0] == "| %d" % idx and cells[2] == short(name), (cells, name)
     assert cells[5] == ("—" if frame is None else "%.1f" % frame), (cells, frame)
+    assert cells[-1] == ids[str(idx)] + " |", (cells, ids[str(idx)])   # the level-4 ID, as the csv has it
 # a run with missing fields: — and never 0 for what is not stored
 miss = open(os.path.join(T, "miss.md"), encoding="utf-8").read()
 assert "| predicted frame | — (no NPU prediction recorded) |" in miss
@@ -95,9 +98,27 @@ cols = ("idx,node,op,name,in_shapes,out_shapes,dtype,host_us,npu_cycles,ddr_cycl
         "mac_usage,target,cpu_reason,sram_hit,rw_kb,bound,workload,tasks,npu_op,frame_us,npu_dtype").split(",")
 mcols = [p + m for p in ("entire_", "single_") for m in ("cos", "euc", "max_abs", "mean_abs", "sqnr_db")]
 qcols = "out_scale,out_zp,out_qtype,out_min,out_max,out_mean,out_std".split(",")
-pcols = ["time_provenance", "frame_provenance"]
+pcols = ["time_provenance", "frame_provenance", "table_id"]
 # docs/json.md: a sim or predict run's table is the NPU model's, a board's measured; no backend: none
 prov = {"sim": "predicted", "predict": "predicted", "board": "board", None: ""}
+def table_ids(rid):
+    """docs/store.md: the rows with total_cycles take, in order, the positions of the
+    level-4 table its npu_rows leave free (ID = position + 1); a row an npu_row
+    stands for (skip) takes that row's id"""
+    extra = con.execute("select at, skip, id from npu_rows where run_id=? order by at", (rid,)).fetchall()
+    out, pos, e = {}, 0, 0
+    for idx, cyc in con.execute("select idx, total_cycles from layers where run_id=? order by idx", (rid,)):
+        if cyc is None:
+            continue
+        while e < len(extra) and extra[e][0] == pos and not extra[e][1]:
+            pos, e = pos + 1, e + 1
+        if e < len(extra) and extra[e][0] == pos:
+            out[idx] = extra[e][2]
+            e += 1
+        else:
+            out[idx] = pos + 1
+        pos += 1
+    return out
 def same(text, v):
     if v is None: return text == ""
     if isinstance(v, str): return text == v
@@ -112,10 +133,13 @@ for label in ("uf8", "miss", "board", "mnist"):
     acc = {r[0]: r[1:] for r in con.execute("select name, %s from accuracy where run_id=? order by idx desc"
                                             % ",".join(mcols), (rid,))}
     assert len(rows) - 1 == len(db), (label, len(rows), len(db))
+    ids = table_ids(rid)
+    assert label == "miss" or ids, label
     for got, want in zip(rows[1:], db):
         assert len(got) == len(cols) + len(mcols) + len(qcols) + len(pcols)
         # the provenance of time_us and frame_us: empty exactly when the figure is
-        tp, fp = got[-2:]
+        tp, fp, tid = got[-3:]
+        assert tid == str(ids.get(want[0], "")), (label, want[0], tid, ids.get(want[0]))
         assert tp == ("" if want[cols.index("time_us")] is None else prov[backend]), (label, tp)
         assert fp == ("" if want[cols.index("frame_us")] is None else "predicted"), (label, fp)
         for c, g, w in zip(cols, got, want):
@@ -310,6 +334,7 @@ assert shown and all("exp" in "".join(c).lower() for c in shown), shown[:3]
 hidden = [r for r in rows if "display: none" in r[0]]
 assert len(hidden) + len(shown) == len(rows) and hidden
 times = [float(r[1][5]) for r in rows if r[1][5] != "—"]
+assert p.tables["layers"][0][1][-1] == "ID", p.tables["layers"][0]
 assert times == sorted(times, reverse=True), times[:5]
 assert p.tables["summary"] and len(p.tables["accuracy"]) == 1 + con.execute(
     "select count(*) from accuracy a join runs r on r.id=a.run_id where r.label='uf8'").fetchone()[0]
