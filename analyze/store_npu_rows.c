@@ -146,7 +146,14 @@ int store_get_npu_rows(store *st, int64_t run_id, store_npu_row **rows, int *n, 
                          "cannot read the level-4 rows", (void **)rows, n, err, errlen);
 }
 
-void store_layers_number(store_layer *rows, int n, const store_npu_row *extra, int n_extra)
+int store_rows_are_table(const char *backend)
+{
+    int b = store_backend_of(backend);
+    return b != BACKEND_SIM && b != BACKEND_PREDICT && b != BACKEND_EMULATE;
+}
+
+void store_layers_number(store_layer *rows, int n, const store_npu_row *extra, int n_extra,
+                         int own)
 {
     int e = 0, pos = 0;
 
@@ -155,6 +162,10 @@ void store_layers_number(store_layer *rows, int n, const store_npu_row *extra, i
         l->table_id = STORE_NULL_INT;
         if (l->total_cycles == STORE_NULL_INT)
             continue;
+        if (own) { /* a log's excerpt keeps the IDs it printed */
+            l->table_id = l->idx;
+            continue;
+        }
         /* the kept rows at the positions before it, then this row's own */
         for (;; pos++) {
             const store_npu_row *x = e < n_extra && extra[e].at == pos ? &extra[e] : NULL;

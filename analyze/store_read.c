@@ -346,6 +346,22 @@ void store_layers_free(store_layer *rows, int n)
 static void read_layer_row(sqlite3_stmt *s, void *row) { read_layer(s, row); }
 static void free_layers(void *rows, int n) { store_layers_free(rows, n); }
 
+/* *own: the run's rows are a printed table's (store_rows_are_table) */
+static int rows_own_ids(store *st, int64_t run_id, int *own, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sq_db_prepare(st, "SELECT backend FROM runs WHERE id = ?", &s, err, errlen);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    int step = sqlite3_step(s);
+    if (step == SQLITE_ROW)
+        *own = store_rows_are_table((const char *)sqlite3_column_text(s, 0));
+    rc = step == SQLITE_ROW || step == SQLITE_DONE ? RT_OK : sq_db_fail(st, err, errlen, "cannot read the run");
+    sqlite3_finalize(s);
+    return rc;
+}
+
 int store_get_layers(store *st, int64_t run_id, store_layer **rows, int *n, char *err,
                      size_t errlen)
 {
@@ -363,15 +379,16 @@ int store_get_layers(store *st, int64_t run_id, store_layer **rows, int *n, char
                             "cannot read layers", (void **)rows, n, err, errlen)))
         return rc;
     /* the rows' IDs in the level-4 table, which the kept rows take part in */
-    store_npu_row *x;
-    int nx;
-    if ((rc = store_get_npu_rows(st, run_id, &x, &nx, err, errlen))) {
+    store_npu_row *x = NULL;
+    int nx = 0, own = 0;
+    if ((rc = rows_own_ids(st, run_id, &own, err, errlen)) ||
+        (rc = store_get_npu_rows(st, run_id, &x, &nx, err, errlen))) {
         store_layers_free(*rows, *n);
         *rows = NULL;
         *n = 0;
         return rc;
     }
-    store_layers_number(*rows, *n, x, nx);
+    store_layers_number(*rows, *n, x, nx, own);
     store_npu_rows_free(x, nx);
     return RT_OK;
 }

@@ -131,6 +131,9 @@ static void carrier_layer(const npu_platform_t *p, const store_layer *rows, int 
     char full[512];
 
     memset(l, 0, sizeof(*l));
+    /* the ID store_layers_number gave it (a log's excerpt keeps its own), or
+     * 0: its position, set by rows_npu_graph */
+    l->id = known_int(s->table_id) && s->table_id > 0 && s->table_id < INT32_MAX ? (int)s->table_id : 0;
     snprintf(l->optype, sizeof(l->optype), "%s", s->npu_op ? s->npu_op : s->op ? s->op : "");
     snprintf(l->datatype, sizeof(l->datatype), "%s", s->npu_dtype ? s->npu_dtype : "");
     l->dtype = dtype_of_name(s->npu_dtype);
@@ -421,7 +424,9 @@ int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows,
         } else if (k < nc) {
             *l = c[k];
             memset(&c[k++], 0, sizeof(*c)); /* its strings move to ng */
-            l->id = ++ng->n;
+            if (!l->id)
+                l->id = ng->n + 1;
+            ng->n++;
         } else {
             break;
         }

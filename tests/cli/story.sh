@@ -75,10 +75,11 @@ echo "attach - predicted simlib" >>"$SPECS"
 $PY - "$T/imp.json" "$SPECS" "$T/kinds" <<'PYEOF' && ok || bad "import: runs of every log"
 import json, os, sys
 runs = json.load(open(sys.argv[1]))["runs"]
-with open(sys.argv[2], "a") as s, open(sys.argv[3], "w") as k:
+with open(sys.argv[2], "a") as s, open(sys.argv[3], "w") as k, open(sys.argv[3] + ".src", "w") as src:
     for r in runs:   # imported runs go by id; the kind of log is its name's first two words
         s.write("%d ? ? ?\n" % r["run_id"])
         k.write("%d %s\n" % (r["run_id"], "-".join(os.path.basename(r["source"]).split("-")[:2])))
+        src.write("%d %s\n" % (r["run_id"], r["source"]))   # the log each run came from
 kinds = {"-".join(os.path.basename(r["source"]).split("-")[:1]) for r in runs}
 need = {"accuracy", "benchmark", "memory", "perf", "rterr", "tkerr", "rtlog", "sram"}
 assert need <= kinds and len(runs) >= 40, (sorted(kinds), len(runs))

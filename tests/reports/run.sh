@@ -101,14 +101,18 @@ qcols = "out_scale,out_zp,out_qtype,out_min,out_max,out_mean,out_std".split(",")
 pcols = ["time_provenance", "frame_provenance", "table_id"]
 # docs/json.md: a sim or predict run's table is the NPU model's, a board's measured; no backend: none
 prov = {"sim": "predicted", "predict": "predicted", "board": "board", None: ""}
-def table_ids(rid):
-    """docs/store.md: the rows with total_cycles take, in order, the positions of the
-    level-4 table its npu_rows leave free (ID = position + 1); a row an npu_row
-    stands for (skip) takes that row's id"""
+def table_ids(rid, backend):
+    """docs/store.md: a printed table's rows (a board's) keep their IDs, idx; our
+    model's rows with total_cycles take, in order, the positions of the level-4
+    table its npu_rows leave free (ID = position + 1); a row an npu_row stands
+    for (skip) takes that row's id"""
     extra = con.execute("select at, skip, id from npu_rows where run_id=? order by at", (rid,)).fetchall()
     out, pos, e = {}, 0, 0
     for idx, cyc in con.execute("select idx, total_cycles from layers where run_id=? order by idx", (rid,)):
         if cyc is None:
+            continue
+        if backend not in ("sim", "predict", "emulate"):
+            out[idx] = idx
             continue
         while e < len(extra) and extra[e][0] == pos and not extra[e][1]:
             pos, e = pos + 1, e + 1
@@ -133,7 +137,7 @@ for label in ("uf8", "miss", "board", "mnist"):
     acc = {r[0]: r[1:] for r in con.execute("select name, %s from accuracy where run_id=? order by idx desc"
                                             % ",".join(mcols), (rid,))}
     assert len(rows) - 1 == len(db), (label, len(rows), len(db))
-    ids = table_ids(rid)
+    ids = table_ids(rid, backend)
     assert label == "miss" or ids, label
     for got, want in zip(rows[1:], db):
         assert len(got) == len(cols) + len(mcols) + len(qcols) + len(pcols)

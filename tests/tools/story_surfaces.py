@@ -33,6 +33,9 @@ LOGGED = {"board", "toolkit", "build", None}   # what a log can tell
 
 T, SPECS = sys.argv[1], sys.argv[2]
 errs = []
+# an imported run's id -> the log it came from (story.sh writes them beside the kinds)
+SOURCES = dict(l.split(None, 1) for l in open(T + "/kinds.src").read().splitlines()) \
+    if os.path.exists(T + "/kinds.src") else {}
 
 
 def rd(label, ext):
@@ -138,6 +141,14 @@ def check_run(label, want, ls, tui_rows):
                  re.finditer(r"^(?:I RKNN: \[[^]]*\] )?(\d+) +(\S+) .* (\S+) *$", npu, re.M)}
         refs = [(r["table_id"], r["op_type"], r["full_name"]) for r in fb["layers"]] + top_list
         eq("listed layers in the level-4 table", [(i, o, f) for i, o, f in refs if table.get(i) != (o, f)], [])
+    # an imported run lists its layers under the IDs its log printed (an excerpt's too)
+    if label in SOURCES:
+        log = open(SOURCES[label], encoding="utf-8", errors="replace").read()
+        table = {int(m.group(1)): (m.group(2), m.group(3)) for m in
+                 re.finditer(r"^(?:[IWDE] RKNN: \[[^]]*\] )?(\d+) +(\S+) +\S+ +(?:NPU|CPU) .* (\S+) *$", log, re.M)}
+        refs = [(r["table_id"], r["op_type"], r["full_name"]) for r in fb["layers"]] + top_list
+        if table:
+            eq("listed layers in the log's table", [(i, o, f) for i, o, f in refs if table.get(i) != (o, f)], [])
 
     # ---- the summary text: show, run's own text, the TUI's summary view
     def text_checks(what, s):

@@ -144,7 +144,7 @@ static void mapping(void)
     CHECK(rows_npu_graph(&run, rows, 2, x, nx, &back, &complete, err, sizeof err) == RT_OK, "%s", err);
     CHECK(complete && back.n == 4, "%d layers", back.n);
     /* the carrier's ID is the one its layer has in the rebuilt table */
-    store_layers_number(rows, 2, x, nx);
+    store_layers_number(rows, 2, x, nx, 0);
     CHECK(rows[0].table_id == STORE_NULL_INT && rows[1].table_id == 3 && back.l[2].id == 3 &&
               !strcmp(back.l[2].fullname, "Conv:pool_2conv1"),
           "IDs %lld %lld", (long long)rows[0].table_id, (long long)rows[1].table_id);
@@ -155,13 +155,22 @@ static void mapping(void)
     free(b);
     rows_npu_graph_free(&back);
 
-    /* a run stored without the extra rows: its carrier only, as before */
+    /* a run stored without the extra rows: its carrier only, as before, numbered
+     * as the store reads it */
     run.npu_table_layers = STORE_NULL_INT;
+    store_layers_number(rows, 2, NULL, 0, 0);
     CHECK(rows_npu_graph(&run, rows, 2, NULL, 0, &back, &complete, err, sizeof err) == RT_OK && !complete &&
           back.n == 1 && !strcmp(back.l[0].fullname, "Relu:relu"), "old run");
-    store_layers_number(rows, 2, NULL, 0);
     CHECK(rows[1].table_id == 1 && back.l[0].id == 1, "old run's ID %lld", (long long)rows[1].table_id);
     rows_npu_graph_free(&back);
+    /* a printed table's rows (a log's excerpt): their own IDs, in the rebuilt table too */
+    rows[1].idx = 128;
+    store_layers_number(rows, 2, NULL, 0, 1);
+    CHECK(rows_npu_graph(&run, rows, 2, NULL, 0, &back, &complete, err, sizeof err) == RT_OK &&
+              rows[1].table_id == 128 && back.n == 1 && back.l[0].id == 128,
+          "a log's ID %lld", (long long)rows[1].table_id);
+    rows_npu_graph_free(&back);
+    rows[1].idx = 1;
     run.platform = "nochip";
     CHECK(rows_npu_graph(&run, rows, 2, NULL, 0, &back, &complete, err, sizeof err) == RT_ENOTFOUND, "chip");
     rows_npu_graph_free(&back);
