@@ -563,10 +563,6 @@ const char *summary_timing_missing(const run_summary *s, const char **what, char
 const char *summary_fallback_head(const run_summary *s, const char *missing, char *buf, size_t len);
 /* The time of a layer row the summary ranks: its table time or its frame share. */
 double summary_layer_us(const run_summary *s, const store_layer *l);
-/* The ID every surface lists a layer row under: the one it has in the level-4
- * table the run prints (store_layer.table_id); a build log's rows, which have no
- * such table, by the log's own IDs; STORE_NULL_INT none. */
-int64_t summary_layer_id(const run_summary *s, const store_layer *l);
 /* "output 'scores' is constant (collapsed)"-style text of an output state,
  * NULL for SUM_OUT_OK / SUM_OUT_UNKNOWN. */
 const char *summary_output_problem(const summary_output *o, char *buf, size_t len);

@@ -150,8 +150,10 @@ typedef struct store_layer {
     const char *out_qtype;     /* "asymmetric_quantized-8", "float16", ... */
     double out_min, out_max, out_mean, out_std;  /* std: population (divides by n) */
     /* Not stored: the ID this row's layer has in the level-4 table the run prints
-     * (`run --npu-table`, `show --npu-table`), set by store_get_layers and the
-     * sources (store_layers_number); STORE_NULL_INT on a row without figures. */
+     * (`run --npu-table`, `show --npu-table`), or in the table a log printed; the
+     * ID every surface lists the layer under. Set by store_get_layers and the
+     * sources (store_layers_number); STORE_NULL_INT on a row without figures of
+     * our model's. */
     int64_t table_id;
 } store_layer;
 

@@ -159,13 +159,11 @@ void store_layers_number(store_layer *rows, int n, const store_npu_row *extra, i
 
     for (int i = 0; i < n; i++) {
         store_layer *l = &rows[i];
-        l->table_id = STORE_NULL_INT;
-        if (l->total_cycles == STORE_NULL_INT)
+        /* a printed table's row keeps the ID it printed (an excerpt's too, and
+         * a build log's row without figures) */
+        l->table_id = own ? l->idx : STORE_NULL_INT;
+        if (own || l->total_cycles == STORE_NULL_INT)
             continue;
-        if (own) { /* a log's excerpt keeps the IDs it printed */
-            l->table_id = l->idx;
-            continue;
-        }
         /* the kept rows at the positions before it, then this row's own */
         for (;; pos++) {
             const store_npu_row *x = e < n_extra && extra[e].at == pos ? &extra[e] : NULL;

@@ -398,11 +398,6 @@ double summary_layer_us(const run_summary *s, const store_layer *l)
 }
 
 /* " (33.0 % in rows with no cycle counts)" after the shares, or "" */
-int64_t summary_layer_id(const run_summary *s, const store_layer *l)
-{
-    return known_int(l->table_id) ? l->table_id : s->prov.table == PROV_BUILD ? l->idx : STORE_NULL_INT;
-}
-
 const char *summary_uncounted_note(const run_summary *s, char *buf, size_t n)
 {
     if (isnan(s->share_uncounted_pct))
@@ -609,11 +604,10 @@ static const char *tt(const char *s)
     return esc_tmp(ESC_TERM, s);
 }
 
-/* a listed layer's ID as text, "-" none */
-static const char *id_str(const run_summary *s, const store_layer *l, char *buf, size_t len)
+/* a listed layer's level-4 table ID as text, "-" none */
+static const char *id_str(const store_layer *l, char *buf, size_t len)
 {
-    int64_t id = summary_layer_id(s, l);
-    snprintf(buf, len, known_int(id) ? "%lld" : "-", (long long)id);
+    snprintf(buf, len, known_int(l->table_id) ? "%lld" : "-", (long long)l->table_id);
     return buf;
 }
 
@@ -673,7 +667,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
         fprintf(f, "%sCPU fallback:%s %s\n", red, lo, summary_fallback_head(s, "n/a", nm, sizeof(nm)));
         for (int k = 0; k < s->n_fallback; k++) {
             const store_layer *l = &s->layers[s->fallback[k]];
-            fprintf(f, "  %5s %-16s %9s us  %s  (%s)\n", id_str(s, l, b, sizeof(b)),
+            fprintf(f, "  %5s %-16s %9s us  %s  (%s)\n", id_str(l, b, sizeof(b)),
                     tt(l->npu_op ? l->npu_op : l->op ? l->op : "?"),
                     summary_fmt(a, sizeof(a), summary_layer_us(s, l), "%.1f"),
                     tt(store_layer_fullname(s->layers, s->fallback[k], nm, sizeof(nm))),
@@ -701,7 +695,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
             const store_layer *l = &s->layers[s->top[k]];
             double t = s->top_by_table ? l->time_us : l->frame_us;
             double tot = s->top_by_table ? s->perf_table_us : s->frame_us;
-            fprintf(f, "  %5s %-16s %-7s %-7s %10.1f %6s %7s %9s  %s\n", id_str(s, l, d, sizeof(d)),
+            fprintf(f, "  %5s %-16s %-7s %-7s %10.1f %6s %7s %9s  %s\n", id_str(l, d, sizeof(d)),
                     tt(l->npu_op ? l->npu_op : l->op ? l->op : "?"), l->npu_dtype ? tt(l->npu_dtype) : "n/a",
                     l->bound ? tt(l->bound) : "n/a", t,
                     summary_fmt(a, sizeof(a), tot > 0 ? 100 * t / tot : NAN, "%.1f%%"),
@@ -823,7 +817,7 @@ static void j_layer_ref(json_writer *w, const run_summary *s, int i, double us)
     char nm[256];
     json_obj_open(w);
     json_key_int(w, "layer", l->idx, STORE_NULL_INT);
-    json_key_int(w, "table_id", summary_layer_id(s, l), STORE_NULL_INT);
+    json_key_int(w, "table_id", l->table_id, STORE_NULL_INT);
     j_str(w, "op_type", l->npu_op ? l->npu_op : l->op);
     j_str(w, "full_name", store_layer_fullname(rows, i, nm, sizeof(nm)));
     j_str(w, "name", l->name);
@@ -1036,7 +1030,7 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
         const store_layer *l = &s->layers[i];
         json_obj_open(w);
         json_key_int(w, "index", l->idx, STORE_NULL_INT);
-        json_key_int(w, "table_id", summary_layer_id(s, l), STORE_NULL_INT);
+        json_key_int(w, "table_id", l->table_id, STORE_NULL_INT);
         j_str(w, "node", l->node);
         j_str(w, "op", l->op);
         j_str(w, "name", l->name);

@@ -107,7 +107,7 @@ static void single_run(const rep_doc *d, FILE *f)
         /* where time_us and frame_us came from (provenance_tag), empty when absent */
         fputc(',', f), put_str(f, isnan(l->time_us) ? NULL : provenance_tag(r->sum.prov.table));
         fputc(',', f), put_str(f, isnan(l->frame_us) ? NULL : provenance_tag(r->sum.prov.layer_frame));
-        fputc(',', f), put_int(f, summary_layer_id(&r->sum, l)); /* the level-4 table's ID */
+        fputc(',', f), put_int(f, l->table_id); /* the level-4 table's ID */
         fputs("\r\n", f);
     }
 }

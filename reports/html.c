@@ -241,7 +241,7 @@ static void single_run(const rep_doc *d, FILE *f)
         for (int k = 0; k < s->n_top; k++) {
             const store_layer *l = &r->layers[s->top[k]];
             char i0[24], t0[32], mac[32], rw[32];
-            row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), summary_layer_id(s, l)), rep_str(layer_op(l)), rep_str(l->name),
+            row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), l->table_id), rep_str(layer_op(l)), rep_str(l->name),
                                                 rep_str(l->npu_dtype), rep_str(l->bound),
                                                 rep_num(t0, sizeof(t0), s->top_by_table ? l->time_us : l->frame_us, "%.1f"),
                                                 rep_num(mac, sizeof(mac), l->mac_usage, "%.2f"),
@@ -255,7 +255,7 @@ static void single_run(const rep_doc *d, FILE *f)
         for (int k = 0; k < s->n_fallback; k++) {
             const store_layer *l = &r->layers[s->fallback[k]];
             char i0[24], t0[32];
-            row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), summary_layer_id(s, l)), rep_str(layer_op(l)), rep_str(l->name),
+            row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), l->table_id), rep_str(layer_op(l)), rep_str(l->name),
                                                 rep_num(t0, sizeof(t0), summary_layer_us(s, l), "%.1f"), rep_str(l->cpu_reason) }, 5);
         }
         table_close(f);
@@ -345,7 +345,7 @@ static void single_run(const rep_doc *d, FILE *f)
                                             rep_num(rw, sizeof(rw), l->rw_kb, "%.1f"),
                                             rep_num(sr, sizeof(sr), l->sram_hit, "%.0f"), rep_str(l->cpu_reason),
                                             rep_num(c0, sizeof(c0), rep_row_cos(d, rw_, 0, 0), "%.5f"),
-                                            rep_int(id, sizeof(id), summary_layer_id(&r->sum, l)) }, 14);
+                                            rep_int(id, sizeof(id), l->table_id) }, 14);
     }
     table_close(f);
 }

@@ -117,7 +117,7 @@ static void summary_section(const report_run *r, FILE *f)
             double t = s->top_by_table ? l->time_us : l->frame_us;
             double tot = s->top_by_table ? s->perf_table_us : s->frame_us;
             char i0[24], op[80], n0[160], t0[32], sh[32], mac[32], rw[32];
-            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), summary_layer_id(s, l)), md_short(op, sizeof(op), layer_op(l), OP_W),
+            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->table_id), md_short(op, sizeof(op), layer_op(l), OP_W),
                                              md_short(n0, sizeof(n0), l->name, NAME_W), rep_str(l->npu_dtype),
                                              rep_str(l->bound), rep_num(t0, sizeof(t0), t, "%.1f"),
                                              rep_num(sh, sizeof(sh), tot > 0 ? 100 * t / tot : NAN, "%.1f %%"),
@@ -146,7 +146,7 @@ static void summary_section(const report_run *r, FILE *f)
         for (int k = 0; k < s->n_fallback; k++) {
             const store_layer *l = &r->layers[s->fallback[k]];
             char i0[24], op[80], n0[160], t0[32], why[200];
-            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), summary_layer_id(s, l)), md_short(op, sizeof(op), layer_op(l), OP_W),
+            md_row(f, (const char *const[]){ rep_int(i0, sizeof(i0), l->table_id), md_short(op, sizeof(op), layer_op(l), OP_W),
                                              md_short(n0, sizeof(n0), l->name, NAME_W),
                                              rep_num(t0, sizeof(t0), summary_layer_us(s, l), "%.1f"),
                                              md_short(why, sizeof(why), l->cpu_reason, 48) }, 5);
@@ -267,7 +267,7 @@ static void layers_section(const rep_doc *dd, FILE *f)
                                          rep_num(mac, sizeof(mac), l->mac_usage, "%.2f"),
                                          rep_num(rw, sizeof(rw), l->rw_kb, "%.1f"),
                                          rep_num(c0, sizeof(c0), rep_row_cos(dd, row, 0, 0), "%.5f"),
-                                         rep_int(id, sizeof(id), summary_layer_id(&r->sum, l)) }, 11);
+                                         rep_int(id, sizeof(id), l->table_id) }, 11);
     }
 }
 

@@ -188,7 +188,7 @@ tui_view *tui_detail_view(tui *t, const tui_run *r, int li, int ai)
             l && l->op ? l->op : a && a->op ? a->op : "-", l && l->name ? l->name : a ? a->name : "-");
     if (l) {
         double us = !isnan(l->frame_us) ? l->frame_us : l->time_us;
-        field_int(f, none, "level-4 table ID", summary_layer_id(s, l));
+        field_int(f, none, "level-4 table ID", l->table_id);
         field(f, none, "node", l->node);
         field(f, none, "op", l->op);
         field(f, none, "tensor (source name)", l->name);

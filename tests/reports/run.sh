@@ -109,10 +109,10 @@ def table_ids(rid, backend):
     extra = con.execute("select at, skip, id from npu_rows where run_id=? order by at", (rid,)).fetchall()
     out, pos, e = {}, 0, 0
     for idx, cyc in con.execute("select idx, total_cycles from layers where run_id=? order by idx", (rid,)):
-        if cyc is None:
-            continue
         if backend not in ("sim", "predict", "emulate"):
             out[idx] = idx
+            continue
+        if cyc is None:
             continue
         while e < len(extra) and extra[e][0] == pos and not extra[e][1]:
             pos, e = pos + 1, e + 1
