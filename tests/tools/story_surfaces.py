@@ -86,7 +86,7 @@ def check_run(label, want, ls, tui_rows):
     fr, tot, n = sj["npu"]["predicted_us"], sj["npu"]["perf_table_us"], sj["layer_count"]
     fb = sj["npu"]["fallback"]
     # the cost of a CPU layer as every surface prints it, in the words of its source,
-    # under the ID of the level-4 table (the layer row's index: the csv's idx)
+    # under its level-4 table ID; fb_rows: those layers' row indices (the csv's idx)
     fb_list = [(r["table_id"], r["op_type"], r["us"]) for r in fb["layers"]]
     fb_rows = [r["layer"] for r in fb["layers"]]
     top_list = [(r["table_id"], r["op_type"], r["full_name"]) for r in sj["npu"]["top"]]
