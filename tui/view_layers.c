@@ -87,11 +87,12 @@ void tui_run_free(tui_run *r)
 
 /* ---- the view ----------------------------------------------------------------- */
 
-enum { C_IDX, C_OP, C_TARGET, C_DTYPE, C_SHAPE, C_PRED, C_SHARE, C_PCT, C_NPU, C_DDR, C_BOUND,
+enum { C_IDX, C_ID, C_OP, C_TARGET, C_DTYPE, C_SHAPE, C_PRED, C_SHARE, C_PCT, C_NPU, C_DDR, C_BOUND,
        C_MAC, C_RW, C_SRAM, C_HOST, C_ECOS, C_EEUC, C_SCOS, C_SEUC, C_NAME, C_REASON, N_COLS };
 
 static const tui_col cols[N_COLS] = {
-    [C_IDX] = {"#", 4, TCOL_NUM, 1},          [C_OP] = {"op", 14, TCOL_TEXT, 0},
+    [C_IDX] = {"#", 4, TCOL_NUM, 1},          [C_ID] = {"ID", 4, TCOL_NUM, 1}, /* the level-4 table's */
+    [C_OP] = {"op", 14, TCOL_TEXT, 0},
     [C_TARGET] = {"tgt", 4, TCOL_TEXT, 0},    [C_DTYPE] = {"dtype", 7, TCOL_TEXT, 0},
     [C_SHAPE] = {"out shape", 16, TCOL_TEXT, 0}, [C_PRED] = {"pred us", 8, TCOL_NUM, 1},
     [C_SHARE] = {"share", 10, TCOL_BAR, 0},   /* full bar: the largest layer's share */   [C_PCT] = {"%", 5, TCOL_NUM, 1},
@@ -161,6 +162,7 @@ static double num(void *ctx, int row, int col)
 #define I(v) ((v) == STORE_NULL_INT ? NAN : (double)(v))
     switch (col) {
     case C_IDX: return l ? (double)l->idx : a ? (double)a->layer : NAN;
+    case C_ID: return l ? I(l->table_id) : NAN;
     case C_PRED: case C_SHARE: return pred_us(l);
     case C_PCT: return lv->frame_us > 0 ? pred_us(l) / lv->frame_us * 100 : NAN;
     case C_NPU: return l ? I(l->npu_cycles) : NAN;
@@ -187,7 +189,7 @@ static void cell(void *ctx, int row, int col, char *buf, size_t len, int *color,
     int bound_ddr = l && l->bound && !strcasecmp(l->bound, "DDR");
     int bound_compute = l && l->bound && !strcasecmp(l->bound, "compute");
     switch (col) {
-    case C_IDX: tui_num(buf, len, v, "%.0f"); break;
+    case C_IDX: case C_ID: tui_num(buf, len, v, "%.0f"); break;
     case C_OP: snprintf(buf, len, "%s", l && l->op ? l->op : a && a->op ? a->op : "-"); break;
     case C_TARGET: snprintf(buf, len, "%s", l && l->target ? l->target : "-"); break;
     case C_DTYPE:
@@ -467,7 +469,7 @@ tui_view *tui_layers_view(tui *t, tui_run *r)
     int board = r->sum.prov.table == PROV_BOARD;
     memcpy(lv->cols, cols, sizeof(cols));
     lv->cols[C_PRED].title = board ? "board us" : "pred us";
-    tui_table_init(&lv->tb, lv->cols, N_COLS, 2, lv->n, lv);
+    tui_table_init(&lv->tb, lv->cols, N_COLS, 3, lv->n, lv); /* #, ID and op stay */
     lv->tb.cell = cell;
     lv->tb.num = num;
     lv->tb.keep = keep;

@@ -220,8 +220,8 @@ d = json.load(open(t + "/board.json"))
 cpu = [l for l in d["layers"] if l["target"] == "CPU"]
 assert len(rows) == min(len(cpu), 30) and cpu, (len(rows), len(cpu))
 for l, r in zip(cpu, rows):
-    f = r.split()
-    assert f[0] == str(l["index"]) and f[1] == l["op"] and f[2] == "CPU", (f, l)
+    f = r.split()  # #, the log's ID (a board table's rows keep it), op, target
+    assert f[0] == str(l["index"]) and f[1] == str(l["table_id"]) and f[2] == l["op"] and f[3] == "CPU", (f, l)
     assert ("%.1f" % l["time_us"] if l["time_us"] >= 100 else "%.2f" % l["time_us"]) in f, (f, l["time_us"])
 PYEOF
 check "board CPU row without a reason says so" "no reason recorded"
@@ -238,9 +238,9 @@ t = sys.argv[1]
 d = json.load(open(t + "/mnist-i8.json"))
 l0 = next(l for l in d["layers"] if l["npu_cycles"] is not None)
 rows = open(t + "/screen").read().splitlines()
-line = next(r for r in rows if r.split()[:2] == [str(l0["index"]), l0["op"]])
-f = line.split()
-assert f[2] == l0["target"], f
+line = next(r for r in rows if r.split()[:3] == [str(l0["index"]), str(l0["table_id"]), l0["op"]])
+f = line.split()  # #, the level-4 table's ID (as show --json's table_id), op, target
+assert f[3] == l0["target"], f
 pred = l0["frame_us"] if l0["frame_us"] is not None else l0["time_us"]
 assert ("%.2f" % pred) in f, (pred, f)
 assert ("%d" % l0["npu_cycles"]) in f and ("%d" % l0["ddr_cycles"]) in f, f
@@ -254,7 +254,7 @@ d = json.load(open(t + "/mnist-i8.json"))
 l0 = d["layers"][0]
 a = next(a for a in d["accuracy"]["layers"] if a["name"] == l0["name"])
 rows = open(t + "/screen").read().splitlines()
-line = next(r for r in rows if r.split()[:2] == [str(l0["index"]), l0["op"]])
+line = next(r for r in rows if r.split()[0] == str(l0["index"]) and r.split()[2] == l0["op"])
 assert "%.5f" % a["entire"]["cos"] in line or "%.6f" % a["entire"]["cos"] in line, (line, a["entire"]["cos"])
 PYEOF
 name=$(py <<'PYEOF'
