@@ -7,7 +7,10 @@
 #     burst of load on this shared machine then moves a whole round), in
 #     ROUNDS rounds that measure both side by side: the median of the rounds'
 #     ratios, target i8 <= 0.5x fp32 (QBENCH_TARGET); the ms columns are
-#     medians of the rounds' medians;
+#     medians of the rounds' medians; at 1 thread and at the runtime's default
+#     (QBENCH_THREADS, default "1 default"), each with its verdict: on a
+#     2-core machine shared with other work the default's second thread
+#     waits on the machine, the single thread much less;
 #  2. analysis of two dump folders (the golden and quantized layer outputs of
 #     YOLOX-Nano at 416x416, or QBENCH_ANALYSIS_MODEL): `rknn-trace analyze Q
 #     --golden G` as a whole process vs numpy loading the same files and
@@ -26,17 +29,20 @@ PY=/usr/bin/python3
 RUNS=${BENCH_RUNS:-10}
 MIN_MS=${QBENCH_MIN_MS:-300}
 ROUNDS=${BENCH_ROUNDS:-5}
+THREADS=${QBENCH_THREADS:-1 default}
 TARGET=${QBENCH_TARGET:-0.5}
 OUT=$BUILD/bench
 mkdir -p "$OUT"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0
-median() { "$R" run "$@" -n "$n" --no-db --json --no-progress 2>"$T/err" |
+median() { "$R" run "$@" "${thr[@]}" -n "$n" --no-db --json --no-progress 2>"$T/err" |
     $PY -c "import json,sys; print('%.3f' % (json.load(sys.stdin)['host']['median_us'] / 1e3))" 2>/dev/null; }
 {
-echo "| model | fp32 ms | i8 ms | ratio (range over rounds) | i8 <= ${TARGET}x |"
-echo "|---|---:|---:|---:|:---:|"
+echo "| model | thr | fp32 ms | i8 ms | ratio (range over rounds) | i8 <= ${TARGET}x |"
+echo "|---|---:|---:|---:|---:|:---:|"
+for t in $THREADS; do
+thr=(); [ "$t" = default ] || thr=(--threads "$t")
 while read -r file shapes range rest; do
     case $file in ''|'#'*) continue ;; esac
     if [ -n "${BENCH_MODELS:-}" ] && ! [[ " $BENCH_MODELS " == *" $file "* ]]; then continue; fi
@@ -62,7 +68,7 @@ while read -r file shapes range rest; do
         pairs="$pairs $a,$b"
     done
     if [ -z "$pairs" ]; then
-        echo "| $file | ${a:-error} | ${b:-error} | - | FAIL |"; fails=$((fails + 1)); continue
+        echo "| $file | ${t/default/def} | ${a:-error} | ${b:-error} | - | FAIL |"; fails=$((fails + 1)); continue
     fi
     v=$($PY - "$TARGET" $pairs <<'PYEOF'
 import statistics, sys
@@ -75,8 +81,10 @@ print("%.3f | %.3f | %.2f (%.2f-%.2f) | %s" % (statistics.median(a for a, _ in p
 PYEOF
 )
     case $v in *FAIL) fails=$((fails + 1)) ;; esac
-    echo "| $file | $v |"
+    echo "| $file | ${t/default/def} | $v |"
 done < "$ROOT/tests/e2e/models.txt"
+done
+thr=()
 echo
 M=${QBENCH_ANALYSIS_MODEL:-yolox_nano.onnx}
 if "$R" run "$ROOT/tests/data/models/$M" -q i8 --no-db --no-progress --dump-golden "$T/G" \
@@ -127,7 +135,7 @@ else
     echo "analysis: the dump run failed: $(tail -1 "$T/err")"; fails=$((fails + 1))
 fi
 echo
-echo "Per round the median of $RUNS runs of each, or of enough runs for $MIN_MS ms of fp32 frames (random input, calibrated on it), $ROUNDS rounds; verdict on the median ratio; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "Per round the median of $RUNS runs of each, or of enough runs for $MIN_MS ms of fp32 frames (random input, calibrated on it), $ROUNDS rounds; verdict on the median ratio; thr def: the runtime's default thread count; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)."
 echo "$fails" >"$T/fails"
 } | tee "$OUT/quant.md"
 echo "bench: table written to $OUT/quant.md" >&2
