@@ -16,12 +16,8 @@
 # Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-[ $# -eq 1 ] || { echo "usage: vendor_bert.sh rk-transformers/tests/data/random_bert" >&2; exit 2; }
-D=$1
-B=${BUILD:-build}
-R=$B/rknn-trace
-PY=${PYTHON:-/usr/bin/python3}
 source tests/samples/checks.sh
+dir_arg "rk-transformers/tests/data/random_bert" "$@"
 F=$D/rknn/model_b1_s32_o3.rknn
 O=$D/model.onnx
 SH="--shape input_ids=1,32 --shape attention_mask=1,32 --shape token_type_ids=1,32"

@@ -12,12 +12,8 @@
 # CPU, the op list of 2.3.2 on rk3568's NPU. Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-[ $# -eq 1 ] || { echo "usage: vendor_lprnet_rk3568.sh license-recognize/lprnet/model" >&2; exit 2; }
-D=$1
-B=${BUILD:-build}
-R=$B/rknn-trace
-PY=${PYTHON:-/usr/bin/python3}
 source tests/samples/checks.sh
+dir_arg "license-recognize/lprnet/model" "$@"
 
 "$R" run "$D/lprnet.rknn" --no-db --npu-table >"$T/v.tab" 2>"$T/v.err" || bad "run FILE: $(tail -1 "$T/v.err")"
 "$R" run "$D/lprnet.onnx" -t rk3568 -q i8 --no-db --npu-table -n 1 --no-progress >"$T/o.tab" 2>"$T/o.err" ||

@@ -14,12 +14,8 @@
 # Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-[ $# -eq 1 ] || { echo "usage: vendor_mlp_rk3576.sh mit_deploy_DIR" >&2; exit 2; }
-D=$1
-B=${BUILD:-build}
-R=$B/rknn-trace
-PY=${PYTHON:-/usr/bin/python3}
 source tests/samples/checks.sh
+dir_arg "mit_deploy_DIR" "$@"
 F=$D/model.rknn
 O=$D/model.onnx
 

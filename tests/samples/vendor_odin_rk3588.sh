@@ -13,12 +13,8 @@
 # Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-[ $# -eq 1 ] || { echo "usage: vendor_odin_rk3588.sh Odin-CV/CV/models" >&2; exit 2; }
-D=$1
-B=${BUILD:-build}
-R=$B/rknn-trace
-PY=${PYTHON:-/usr/bin/python3}
 source tests/samples/checks.sh
+dir_arg "Odin-CV/CV/models" "$@"
 
 "$R" run "$D/model.rknn" --no-db --npu-table >"$T/v.tab" 2>"$T/v.err" &&
     "$R" run "$D/model.rknn" --no-db --json >"$T/v.json" 2>>"$T/v.err" || bad "run FILE: $(tail -1 "$T/v.err")"
