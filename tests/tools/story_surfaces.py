@@ -38,6 +38,13 @@ SOURCES = dict(l.split(None, 1) for l in open(T + "/kinds.src").read().splitline
     if os.path.exists(T + "/kinds.src") else {}
 
 
+def table_rows(text):
+    """The rows of a level-4 table, printed by us or in a runtime's log (its "I RKNN:
+    [time]" prefix or none): ID -> (OpType, FullName)."""
+    return {int(m.group(1)): (m.group(2), m.group(3)) for m in
+            re.finditer(r"^(?:[IWDE] RKNN: \[[^]]*\] )?(\d+) +(\S+) +\S+ +(?:NPU|CPU) .* (\S+) *$", text, re.M)}
+
+
 def rd(label, ext):
     p = "%s/%s.%s" % (T, label, ext)
     return open(p, encoding="utf-8").read() if os.path.exists(p) else None
@@ -90,6 +97,7 @@ def check_run(label, want, ls, tui_rows):
     fb_list = [(r["table_id"], r["op_type"], r["us"]) for r in fb["layers"]]
     fb_rows = [r["layer"] for r in fb["layers"]]
     top_list = [(r["table_id"], r["op_type"], r["full_name"]) for r in sj["npu"]["top"]]
+    refs = [(r["table_id"], r["op_type"], r["full_name"]) for r in fb["layers"]] + top_list
     # a run without layer rows whose log kept its ranking table: op types, their CPU time
     # (with layer rows the table is listed, and the layers are the fallback)
     ops = sj["npu"].get("op_ranking") or []
@@ -137,16 +145,11 @@ def check_run(label, want, ls, tui_rows):
         m = re.search(r"^Total Operator Elapsed Per Frame Time\(us\): (\d+)$", npu, re.M)
         eq("npu-table total", m and int(m.group(1)), None if tot is None else int(round(tot)))
         # a listed layer's ID is its row's in that table: the same OpType and FullName
-        table = {int(m.group(1)): (m.group(2), m.group(3)) for m in
-                 re.finditer(r"^(?:I RKNN: \[[^]]*\] )?(\d+) +(\S+) .* (\S+) *$", npu, re.M)}
-        refs = [(r["table_id"], r["op_type"], r["full_name"]) for r in fb["layers"]] + top_list
+        table = table_rows(npu)
         eq("listed layers in the level-4 table", [(i, o, f) for i, o, f in refs if table.get(i) != (o, f)], [])
     # an imported run lists its layers under the IDs its log printed (an excerpt's too)
     if label in SOURCES:
-        log = open(SOURCES[label], encoding="utf-8", errors="replace").read()
-        table = {int(m.group(1)): (m.group(2), m.group(3)) for m in
-                 re.finditer(r"^(?:[IWDE] RKNN: \[[^]]*\] )?(\d+) +(\S+) +\S+ +(?:NPU|CPU) .* (\S+) *$", log, re.M)}
-        refs = [(r["table_id"], r["op_type"], r["full_name"]) for r in fb["layers"]] + top_list
+        table = table_rows(open(SOURCES[label], encoding="utf-8", errors="replace").read())
         if table:
             eq("listed layers in the log's table", [(i, o, f) for i, o, f in refs if table.get(i) != (o, f)], [])
 
