@@ -302,12 +302,10 @@ void store_npu_rows_free(store_npu_row *rows, int n);
  * (record/rows_npu.h): the rows with cycles, in order, take the positions the
  * run's npu_rows (extra, by at) leave free; a row an npu_row stands for
  * (skip) takes that row's ID. own: the rows are a printed table's own (a
- * board's, an imported log's: store_rows_are_table), whose idx is its ID. */
+ * board's, an imported log's: every backend but sim, predict and emulate,
+ * whose rows our NPU model made), whose idx is its ID. */
 void store_layers_number(store_layer *rows, int n, const store_npu_row *extra, int n_extra,
                          int own);
-/* 1 when a run of that backend has a printed level-4 table's rows (their idx its
- * IDs), 0 when our NPU model made them (sim, predict, emulate). */
-int store_rows_are_table(const char *backend);
 
 /* The per-core shares of a WorkLoad text ("30%/30%/40%", "100.0%/0.0%/0.0%"):
  * the numbers in order, at most max; 0 when the text holds none or is not one. */

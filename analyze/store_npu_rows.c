@@ -146,12 +146,6 @@ int store_get_npu_rows(store *st, int64_t run_id, store_npu_row **rows, int *n, 
                          "cannot read the level-4 rows", (void **)rows, n, err, errlen);
 }
 
-int store_rows_are_table(const char *backend)
-{
-    int b = store_backend_of(backend);
-    return b != BACKEND_SIM && b != BACKEND_PREDICT && b != BACKEND_EMULATE;
-}
-
 void store_layers_number(store_layer *rows, int n, const store_npu_row *extra, int n_extra,
                          int own)
 {

@@ -346,7 +346,8 @@ void store_layers_free(store_layer *rows, int n)
 static void read_layer_row(sqlite3_stmt *s, void *row) { read_layer(s, row); }
 static void free_layers(void *rows, int n) { store_layers_free(rows, n); }
 
-/* *own: the run's rows are a printed table's (store_rows_are_table) */
+/* *own: the run's rows are a printed table's (store_layers_number): those of
+ * every backend but the three whose rows our NPU model made */
 static int rows_own_ids(store *st, int64_t run_id, int *own, char *err, size_t errlen)
 {
     sqlite3_stmt *s = NULL;
@@ -355,8 +356,10 @@ static int rows_own_ids(store *st, int64_t run_id, int *own, char *err, size_t e
         return rc;
     sqlite3_bind_int64(s, 1, run_id);
     int step = sqlite3_step(s);
-    if (step == SQLITE_ROW)
-        *own = store_rows_are_table((const char *)sqlite3_column_text(s, 0));
+    if (step == SQLITE_ROW) {
+        int b = store_backend_of((const char *)sqlite3_column_text(s, 0));
+        *own = b != BACKEND_SIM && b != BACKEND_PREDICT && b != BACKEND_EMULATE;
+    }
     rc = step == SQLITE_ROW || step == SQLITE_DONE ? RT_OK : sq_db_fail(st, err, errlen, "cannot read the run");
     sqlite3_finalize(s);
     return rc;

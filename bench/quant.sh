@@ -84,7 +84,6 @@ PYEOF
     echo "| $file | ${t/default/def} | $v |"
 done < "$ROOT/tests/e2e/models.txt"
 done
-thr=()
 echo
 M=${QBENCH_ANALYSIS_MODEL:-yolox_nano.onnx}
 if "$R" run "$ROOT/tests/data/models/$M" -q i8 --no-db --no-progress --dump-golden "$T/G" \
