@@ -301,11 +301,13 @@ void store_npu_rows_free(store_npu_row *rows, int n);
 /* Sets each row's table_id as the level-4 table is rebuilt from them
  * (record/rows_npu.h): the rows with cycles, in order, take the positions the
  * run's npu_rows (extra, by at) leave free; a row an npu_row stands for
- * (skip) takes that row's ID. own: the rows are a printed table's own (a
+ * (skip) takes that row's ID; a row past the table's n_table rows (its layer
+ * ran out of its rows' order, so the table kept it whole) takes the ID of the
+ * kept row of its FullName. own: the rows are a printed table's own (a
  * board's, an imported log's: every backend but sim, predict and emulate,
  * whose rows our NPU model made), whose idx is its ID. */
 void store_layers_number(store_layer *rows, int n, const store_npu_row *extra, int n_extra,
-                         int own);
+                         int64_t n_table, int own);
 
 /* The per-core shares of a WorkLoad text ("30%/30%/40%", "100.0%/0.0%/0.0%"):
  * the numbers in order, at most max; 0 when the text holds none or is not one. */

@@ -146,10 +146,36 @@ int store_get_npu_rows(store *st, int64_t run_id, store_npu_row **rows, int *n, 
                          "cannot read the level-4 rows", (void **)rows, n, err, errlen);
 }
 
+/* The kept row that is carrier row i's layer, each claimed once, or NULL: a
+ * carrier the rebuild could not place (its layer ran out of its rows' order,
+ * as YOLOX's class convs fused with a Sigmoid far below them) was printed
+ * whole. Of its OpType, by FullName; else by output shapes, as the name of a
+ * row whose fused nodes are not next to it is not its layer's. */
+static const store_npu_row *kept_row_of(const store_layer *rows, int i, const store_npu_row *extra,
+                                        int n_extra, char *claimed)
+{
+    char nm[512];
+    const store_layer *l = &rows[i];
+    store_layer_fullname(rows, i, nm, sizeof nm);
+    for (int pass = 0; pass < 2; pass++)
+        for (int e = 0; e < n_extra; e++) {
+            const store_npu_row *x = &extra[e];
+            if (claimed[e] || x->skip == 1 || !x->op || !l->npu_op || strcmp(x->op, l->npu_op))
+                continue;
+            if (pass ? x->out_shapes && l->out_shapes && !strcmp(x->out_shapes, l->out_shapes)
+                     : x->fullname && !strcmp(x->fullname, nm)) {
+                claimed[e] = 1;
+                return x;
+            }
+        }
+    return NULL;
+}
+
 void store_layers_number(store_layer *rows, int n, const store_npu_row *extra, int n_extra,
-                         int own)
+                         int64_t n_table, int own)
 {
     int e = 0, pos = 0;
+    char *claimed = NULL;
 
     for (int i = 0; i < n; i++) {
         store_layer *l = &rows[i];
@@ -171,6 +197,13 @@ void store_layers_number(store_layer *rows, int n, const store_npu_row *extra, i
                 break;
             }
         }
+        if (n_table != STORE_NULL_INT && pos >= n_table) { /* no room left in the table */
+            if (!claimed)
+                claimed = xcalloc((size_t)(n_extra ? n_extra : 1), 1);
+            const store_npu_row *x = kept_row_of(rows, i, extra, n_extra, claimed);
+            l->table_id = x ? x->id : STORE_NULL_INT;
+        }
         pos++;
     }
+    free(claimed);
 }

@@ -346,12 +346,15 @@ void store_layers_free(store_layer *rows, int n)
 static void read_layer_row(sqlite3_stmt *s, void *row) { read_layer(s, row); }
 static void free_layers(void *rows, int n) { store_layers_free(rows, n); }
 
-/* *own: the run's rows are a printed table's (store_layers_number): those of
- * every backend but the three whose rows our NPU model made */
-static int rows_own_ids(store *st, int64_t run_id, int *own, char *err, size_t errlen)
+/* What numbering the run's rows takes (store_layers_number): *own, they are a
+ * printed table's (every backend but the three whose rows our NPU model made);
+ * *n_table, the rows of the table it printed (STORE_NULL_INT unknown) */
+static int numbering_of(store *st, int64_t run_id, int *own, int64_t *n_table, char *err,
+                        size_t errlen)
 {
     sqlite3_stmt *s = NULL;
-    int rc = sq_db_prepare(st, "SELECT backend FROM runs WHERE id = ?", &s, err, errlen);
+    int rc = sq_db_prepare(st, "SELECT backend, npu_table_layers FROM runs WHERE id = ?", &s, err,
+                           errlen);
     if (rc)
         return rc;
     sqlite3_bind_int64(s, 1, run_id);
@@ -359,6 +362,8 @@ static int rows_own_ids(store *st, int64_t run_id, int *own, char *err, size_t e
     if (step == SQLITE_ROW) {
         int b = store_backend_of((const char *)sqlite3_column_text(s, 0));
         *own = b != BACKEND_SIM && b != BACKEND_PREDICT && b != BACKEND_EMULATE;
+        *n_table = sqlite3_column_type(s, 1) == SQLITE_NULL ? STORE_NULL_INT
+                                                            : sqlite3_column_int64(s, 1);
     }
     rc = step == SQLITE_ROW || step == SQLITE_DONE ? RT_OK : sq_db_fail(st, err, errlen, "cannot read the run");
     sqlite3_finalize(s);
@@ -384,14 +389,15 @@ int store_get_layers(store *st, int64_t run_id, store_layer **rows, int *n, char
     /* the rows' IDs in the level-4 table, which the kept rows take part in */
     store_npu_row *x = NULL;
     int nx = 0, own = 0;
-    if ((rc = rows_own_ids(st, run_id, &own, err, errlen)) ||
+    int64_t n_table = STORE_NULL_INT;
+    if ((rc = numbering_of(st, run_id, &own, &n_table, err, errlen)) ||
         (rc = store_get_npu_rows(st, run_id, &x, &nx, err, errlen))) {
         store_layers_free(*rows, *n);
         *rows = NULL;
         *n = 0;
         return rc;
     }
-    store_layers_number(*rows, *n, x, nx, own);
+    store_layers_number(*rows, *n, x, nx, n_table, own);
     store_npu_rows_free(x, nx);
     return RT_OK;
 }

@@ -171,7 +171,7 @@ void perf_layers_make(perf_layers *pl, const perflog_table_t *t, const double *s
         if (sram_hit)
             l->sram_hit = sram_hit[k];
     }
-    store_layers_number(pl->rows, pl->n, NULL, 0, 1); /* the table's own IDs */
+    store_layers_number(pl->rows, pl->n, NULL, 0, STORE_NULL_INT, 1); /* the table's own IDs */
 }
 
 int perf_layers_add(store *st, int64_t id, const perf_layers *pl, char *err, size_t errlen)

@@ -119,7 +119,8 @@ int run_rows_predict(const char *path, const char *label, const rknn_model *m,
     /* the level-4 rows the layer rows do not give back go to npu_rows */
     rows->npu_rows = rows_npu_table(ng, rows->layers, rows->n_layers, carrier, &rows->run,
                                     &rows->n_npu_rows);
-    store_layers_number(rows->layers, rows->n_layers, rows->npu_rows, rows->n_npu_rows, 0);
+    store_layers_number(rows->layers, rows->n_layers, rows->npu_rows, rows->n_npu_rows,
+                        rows->run.npu_table_layers, 0);
     write_extra(rows, m, NULL);
     free(carrier);
     return 0;

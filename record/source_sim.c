@@ -262,7 +262,8 @@ int run_rows_build(run_record *r, run_rows *rows, char *err, size_t errlen)
         }
         rows->npu_rows = rows_npu_table(ng, rows->layers, rows->n_layers, carrier, info,
                                         &rows->n_npu_rows);
-        store_layers_number(rows->layers, rows->n_layers, rows->npu_rows, rows->n_npu_rows, 0);
+        store_layers_number(rows->layers, rows->n_layers, rows->npu_rows, rows->n_npu_rows,
+                            info->npu_table_layers, 0);
         free(carrier);
     }
     free(row_of);

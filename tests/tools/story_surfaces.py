@@ -147,6 +147,12 @@ def check_run(label, want, ls, tui_rows):
         # a listed layer's ID is its row's in that table: the same OpType and FullName
         table = table_rows(npu)
         eq("listed layers in the level-4 table", [(i, o, f) for i, o, f in refs if table.get(i) != (o, f)], [])
+        # every layer row with figures: an ID of its own, a row of its OpType there
+        ids = [l["table_id"] for l in sj["layers"] if l["table_id"] is not None]
+        eq("layer IDs unique", len(ids), len(set(ids)))
+        eq("layer rows of another OpType than their ID's", [
+            (l["index"], l["table_id"]) for l in sj["layers"] if l["total_cycles"] is not None and
+            (l["table_id"] is None or table.get(l["table_id"], ("",))[0] != (l["npu_op"] or l["op"]))], [])
     # an imported run lists its layers under the IDs its log printed (an excerpt's too)
     if label in SOURCES:
         table = table_rows(open(SOURCES[label], encoding="utf-8", errors="replace").read())

@@ -144,7 +144,7 @@ static void mapping(void)
     CHECK(rows_npu_graph(&run, rows, 2, x, nx, &back, &complete, err, sizeof err) == RT_OK, "%s", err);
     CHECK(complete && back.n == 4, "%d layers", back.n);
     /* the carrier's ID is the one its layer has in the rebuilt table */
-    store_layers_number(rows, 2, x, nx, 0);
+    store_layers_number(rows, 2, x, nx, run.npu_table_layers, 0);
     CHECK(rows[0].table_id == STORE_NULL_INT && rows[1].table_id == 3 && back.l[2].id == 3 &&
               !strcmp(back.l[2].fullname, "Conv:pool_2conv1"),
           "IDs %lld %lld", (long long)rows[0].table_id, (long long)rows[1].table_id);
@@ -158,14 +158,14 @@ static void mapping(void)
     /* a run stored without the extra rows: its carrier only, as before, numbered
      * as the store reads it */
     run.npu_table_layers = STORE_NULL_INT;
-    store_layers_number(rows, 2, NULL, 0, 0);
+    store_layers_number(rows, 2, NULL, 0, STORE_NULL_INT, 0);
     CHECK(rows_npu_graph(&run, rows, 2, NULL, 0, &back, &complete, err, sizeof err) == RT_OK && !complete &&
           back.n == 1 && !strcmp(back.l[0].fullname, "Relu:relu"), "old run");
     CHECK(rows[1].table_id == 1 && back.l[0].id == 1, "old run's ID %lld", (long long)rows[1].table_id);
     rows_npu_graph_free(&back);
     /* a printed table's rows (a log's excerpt): their own IDs, in the rebuilt table too */
     rows[1].idx = 128;
-    store_layers_number(rows, 2, NULL, 0, 1);
+    store_layers_number(rows, 2, NULL, 0, STORE_NULL_INT, 1);
     CHECK(rows_npu_graph(&run, rows, 2, NULL, 0, &back, &complete, err, sizeof err) == RT_OK &&
               rows[1].table_id == 128 && back.n == 1 && back.l[0].id == 128,
           "a log's ID %lld", (long long)rows[1].table_id);
