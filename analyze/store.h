@@ -162,7 +162,8 @@ typedef struct store_layer {
 int store_layer_has_figures(const store_layer *l);
 /* The vendor's FullName of the layer whose figures are on row i: "<op>:<node>" of
  * the first node it covers (a fused Conv+Relu is named by its Conv), i.e. the row
- * after the previous row with figures, past the Transposes, Reshapes and scales it
+ * after the previous row with figures or with no OpType (a node no layer covers),
+ * past the Transposes, Reshapes, Flattens and scales it
  * took in as operands (an attention's head split: named by its Q K^T MatMul); a
  * vendor .rknn's rows already hold it. */
 const char *store_layer_fullname(const store_layer *rows, int i, char *buf, size_t len);

@@ -614,17 +614,20 @@ int store_layer_has_figures(const store_layer *l)
 }
 
 /* ops that only move or scale an operand a fused layer takes in (an
- * attention's head split and scale): the layer is not named by them */
+ * attention's head split and scale, a Linear's Flatten): the layer is not
+ * named by them */
 static int operand_move(const char *op)
 {
-    return op && (!strcmp(op, "Transpose") || !strcmp(op, "Reshape") || !strcmp(op, "Mul") ||
-                  !strcmp(op, "Div"));
+    return op && (!strcmp(op, "Transpose") || !strcmp(op, "Reshape") || !strcmp(op, "Flatten") ||
+                  !strcmp(op, "Squeeze") || !strcmp(op, "Mul") || !strcmp(op, "Div"));
 }
 
 const char *store_layer_fullname(const store_layer *rows, int i, char *buf, size_t len)
 {
     int first = i;
-    while (first > 0 && !store_layer_has_figures(&rows[first - 1]))
+    /* the rows of the nodes fused into it, which carry its OpType; a node no
+     * layer covers (a Flatten the compiler drops) has none */
+    while (first > 0 && !store_layer_has_figures(&rows[first - 1]) && rows[first - 1].npu_op)
         first--;
     while (first < i && !operand_move(rows[i].npu_op) && operand_move(rows[first].op))
         first++;

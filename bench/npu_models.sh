@@ -11,7 +11,7 @@
 # vendor's yolov5s_relu, mobilenet and yolov8n per-layer tables are printed.
 # Target: every pair within +-20 % and a left-out mean |error| <= 8 %. Now
 # (cost model 7, Linear layers fused as the vendor's BERT file shows): 66 of
-# 68 pairs within +-20 % left out, left-out mean 5.79 % (printed 5.8 %;
+# 68 pairs within +-20 % left out, left-out mean 5.78 % (printed 5.8 %;
 # analyze/analyze.h SUMMARY_BAND_* quotes it); the
 # two misses (RetinaFace_mobile320 on rk3562, ppocrv4_rec on rk3576) and
 # what is known of them: docs/npu-model.md.

@@ -183,6 +183,7 @@ typedef struct lower {
     int **cons;       /* per tensor: consumer node indices */
     int *done;        /* per node: covered by a layer */
     int *tensor_fp;   /* per tensor: 1 when held in float by a CPU layer */
+    int *view_src;    /* per tensor: the 4-D tensor a dropped flatten views, else -1 */
     int unrunnable;   /* the node neither the NPU nor the CPU runs, else -1 */
     const npu_fused_t *fu;  /* the compiler's rewrites (npu_fuse) */
 } lower_t;
@@ -394,16 +395,39 @@ static int is_patch_conv(const lower_t *L, const node_t *n)
 
 /* NPU limits of rknn-oplist.md §4; returns 1 and fills why when the node must
  * fall back to the CPU. */
-/* A Transpose of rank <= 4 against the op list's limits (npu_transpose.c), in
- * the 4-D view the compiler uses: lower ranks padded with 1s at the front (the
- * [1,1,N,C] of retinaface.rv1103's head Reshapes). Ranks above 4 have no
+/* A Transpose moves the same bytes whatever order it gives axes of size 1,
+ * so the compiler can take any perm that differs from perm only there. NULL
+ * when perm or one of those meets the op list's limits (npu_transpose.c),
+ * else the limit perm fails. Toolkit 2.3.0's rk3588 int8 file of
+ * SumedhP/Odin-CV runs its head's (1,25,1,3549) -> (1,3549,1,25) on the NPU,
+ * which [0,3,2,1] fails (h1 % 16) and [2,3,0,1] meets (docs/vendor-rewrites.md). */
+static const char *transpose_view_limit(const lower_t *L, const int perm[4], const int64_t d[4])
+{
+    const char *bad = npu_transpose_limit(L->p, perm, d, L->ng->dtype == NPU_INT8);
+    for (int c = 0; bad && c < 4 * 4 * 4 * 4; c++) {
+        int q[4] = {c >> 6, (c >> 4) & 3, (c >> 2) & 3, c & 3}, used = 0, same = 1;
+        for (int j = 0; j < 4; j++) {
+            used |= 1 << q[j];
+            same &= d[perm[j]] == 1 ? d[q[j]] == 1 : q[j] == perm[j];
+        }
+        if (same && used == 15 && !npu_transpose_limit(L->p, q, d, L->ng->dtype == NPU_INT8))
+            return NULL;
+    }
+    return bad;
+}
+
+/* A Transpose of rank <= 4 against the op list's limits, in the 4-D views the
+ * compiler uses: lower ranks padded with 1s at the front (the [1,1,N,C] of
+ * retinaface.rv1103's head Reshapes) and, for rank 3, (a,b,1,c) (the Odin-CV
+ * head above, and the (1,32,1,32) of a BERT's (1,32,32) in toolkit 2.3.2's
+ * rk3588 file); on the NPU when either view meets them. Ranks above 4 have no
  * limits in the list and stay on the NPU. */
 static int transpose_exceeds(const lower_t *L, const node_t *n, char *why, size_t len)
 {
     const tensor_t *x = T(L, n->in[0]);
     const int64_t *pv = NULL;
-    int np = node_attr_ints(n, "perm", &pv), r = x ? x->ndim : 0, k, perm[4];
-    int64_t d[4];
+    int np = node_attr_ints(n, "perm", &pv), r = x ? x->ndim : 0, k, perm[4], p3[4];
+    int64_t d[4], d3[4];
     const char *bad;
 
     if (r < 1 || r > 4 || (np && np != r))
@@ -415,7 +439,16 @@ static int transpose_exceeds(const lower_t *L, const node_t *n, char *why, size_
         if (d[i] <= 0 || perm[i] < 0 || perm[i] > 3)
             return 0;
     }
-    bad = npu_transpose_limit(L->p, perm, d, L->ng->dtype == NPU_INT8);
+    bad = transpose_view_limit(L, perm, d);
+    if (bad && r == 3) { /* (a,b,c) as (a,b,1,c): 3-D axes 0,1,2 at 0,1,3 */
+        static const int at[3] = {0, 1, 3};
+        d3[0] = x->dims[0], d3[1] = x->dims[1], d3[2] = 1, d3[3] = x->dims[2];
+        p3[2] = 2;
+        for (int j = 0; j < 3; j++)
+            p3[at[j]] = at[perm[j + 1] - 1];
+        if (!transpose_view_limit(L, p3, d3))
+            return 0;
+    }
     if (bad)
         snprintf(why, len, "transpose perm [%d,%d,%d,%d] of (%lld,%lld,%lld,%lld) fails the %s "
                  "limit %s%s", perm[0], perm[1], perm[2], perm[3], (long long)d[0], (long long)d[1],
@@ -668,7 +701,8 @@ static void set_in_align(lower_t *L, npu_layer_t *l, int ti)
 static void add_node_inputs(lower_t *L, npu_layer_t *l, const node_t *n, int dw)
 {
     for (int i = 0; i < n->n_in; i++) {
-        const tensor_t *t = T(L, n->in[i]);
+        int ti = n->in[i] >= 0 && L->view_src[n->in[i]] >= 0 ? L->view_src[n->in[i]] : n->in[i];
+        const tensor_t *t = T(L, ti);
         npu_shape_t s;
         if (!t)
             continue;
@@ -679,8 +713,8 @@ static void add_node_inputs(lower_t *L, npu_layer_t *l, const node_t *n, int dw)
             s.d[0] = 1;
             s.d[1] = c;
         }
-        layer_add_in(l, s, is_const(L, n->in[i]), n->in[i]);
-        set_in_align(L, l, n->in[i]);
+        layer_add_in(l, s, is_const(L, ti), ti);
+        set_in_align(L, l, ti);
     }
 }
 
@@ -929,6 +963,8 @@ static void lower_conv(lower_t *L, int ni, npu_layer_t *l)
     add_node_inputs(L, l, n, 0);
     if (mm) {
         gemm_geometry(L, l, n);
+        if (L->view_src[n->in[0]] >= 0) /* the dropped Flatten's row shows this layer */
+            layer_cover(L, l, T(L, n->in[0])->producer);
     } else {
         conv_geometry(L, l, n);
         if (l->kind == NPU_K_DWCONV) { /* redo inputs with the vendor's weight shape */
@@ -1248,6 +1284,43 @@ static int output_on_npu(const lower_t *L, int ti, int producer_on_npu)
     return c2 > 0 && t->dims[1] > 0 && t->dims[1] <= c2;
 }
 
+/* An output of rank < 4 that an NPU layer other than a Reshape makes: the
+ * compiler's layers are 4-D, and its files reshape such an output back
+ * before the OutputOperator, an NPU Reshape from the 4-D view ((a,b,c) as
+ * (a,b,1,c), (a,b) as (a,b,1,1)) costed as a move: "Reshape
+ * (1,32,1,32)->(1,32,32) last_hidden_state-rs" (toolkit 2.3.2, rk3588, a
+ * BERT), "(1,12,1,1)->(1,12) action_mm_tp_rs" (2.3.2, rk3576, an MLP),
+ * "(1,1,16800,4)->(1,16800,4) /Concat_2_0_unsqueeze1" (retinaface.rv1103).
+ * Toolkit 2.3.0's rk3588 int8 files put it on the CPU ("output-rs" of
+ * Odin-CV, the SDK guide's mobilenet row 56); 2.3.2 is the version modelled
+ * (docs/vendor-rewrites.md). */
+static void add_output_reshape(lower_t *L, int ti, int producer_on_npu)
+{
+    const tensor_t *t = T(L, ti);
+    int pn = t ? t->producer : -1;
+    int pl = pn >= 0 && pn < L->ng->n_nodes ? L->ng->node_layer[pn] : -1;
+    if (!producer_on_npu || !t || t->ndim < 1 || t->ndim >= 4 || pl < 0 ||
+        !strcmp(L->ng->l[pl].optype, "Reshape"))
+        return;
+    int dtype = L->ng->l[pl].dtype;
+    npu_shape_t v4 = {.nd = 4, .d = {1, 1, 1, 1}};
+    if (t->ndim == 1)
+        v4.d[1] = t->dims[0];
+    else
+        v4.d[0] = t->dims[0], v4.d[1] = t->dims[1], v4.d[3] = t->ndim == 3 ? t->dims[2] : 1;
+    npu_layer_t *r = layer_new(L, "Reshape", NPU_K_MOVE, NPU_TGT_NPU);
+    r->dtype = dtype;
+    snprintf(r->datatype, sizeof(r->datatype), "%s", npu_dtype_name(dtype));
+    layer_add_in(r, v4, 0, ti);
+    layer_add_in(r, (npu_shape_t){1, {t->ndim}}, 1, -1); /* its shape, as a Reshape reads it */
+    /* it writes the output anew, as an exDataConvert does: the level-5 dump of
+     * the output is its too (the vendor's mobilenet dumps "054_Conv_output_mm_
+     * shape_1_1000_1_1", "055_Reshape_output_shape_1_1000", log-formats.md) */
+    layer_add_out(r, shape_of(t), ti);
+    r->out_tensor = ti;
+    layer_set_fullname(r, "Reshape", t->name, "-rs");
+}
+
 static void add_output_ops(lower_t *L, const node_t *n, int producer_on_npu)
 {
     for (int i = 0; i < n->n_out; i++) {
@@ -1257,6 +1330,7 @@ static void add_output_ops(lower_t *L, const node_t *n, int producer_on_npu)
         for (int k = 0; k < L->g->n_outputs; k++)
             if (L->g->outputs[k] == ti) {
                 int tgt = output_on_npu(L, ti, producer_on_npu) ? NPU_TGT_NPU : NPU_TGT_CPU;
+                add_output_reshape(L, ti, producer_on_npu);
                 npu_layer_t *l = layer_new(L, "OutputOperator", NPU_K_IO, tgt);
                 layer_add_in(l, shape_of(T(L, ti)), 0, ti);
                 if (tgt == NPU_TGT_NPU && !strcmp(L->p->family, "rk3562")) {
@@ -1344,6 +1418,28 @@ static void lower_mean_axis_pool(lower_t *L, int ni, int ax)
     layer_cover(L, r, ni);
 }
 
+/* A Flatten (or Reshape, Squeeze) of (N,C,H,W) to (N,C*H*W) that only a Gemm
+ * the NPU runs as a conv reads: the compiler's conv reads the 4-D tensor, and
+ * its tables have no layer for it: the SDK guide's mobilenet (toolkit 2.3.0,
+ * rk3588) ends "55 Conv, 56 Reshape, 57 OutputOperator", the Reshape after the
+ * classifier (add_output_reshape), and its lenet goes from "5 MaxPool" to "6
+ * ConvRelu", the first Linear, with no Reshape between. The conv is costed as
+ * the 1x1 conv over C*H*W channels (gemm_geometry), the same multiply-adds. */
+static int is_view_flatten(const lower_t *L, const node_t *n)
+{
+    const tensor_t *x = n->n_in > 0 ? T(L, n->in[0]) : NULL;
+    const tensor_t *y = n->n_out > 0 ? T(L, n->out[0]) : NULL;
+    if ((strcmp(n->op, "Flatten") && strcmp(n->op, "Reshape") && strcmp(n->op, "Squeeze")) ||
+        !x || !y || x->ndim != 4 || y->ndim != 2 || x->dims[1] <= 0 || x->dims[2] <= 0 ||
+        x->dims[3] <= 0 || y->dims[0] != x->dims[0] ||
+        y->dims[1] != x->dims[1] * x->dims[2] * x->dims[3])
+        return 0;
+    int c = sole_consumer(L, n->out[0]);
+    char why[200];
+    return c >= 0 && is_matmul_conv(L, &L->g->nodes[c]) && L->g->nodes[c].in[0] == n->out[0] &&
+           place(L, &L->g->nodes[c], rule_for(L, &L->g->nodes[c]), why, sizeof why) == NPU_TGT_NPU;
+}
+
 static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
 {
     const graph_t *g = L->g;
@@ -1354,6 +1450,12 @@ static int lower_node(lower_t *L, int ni, char *err, size_t errlen)
     npu_layer_t *l;
     int fp_cpu = 0, cvt_out = 0, main_idx = -1;
 
+    if (is_view_flatten(L, n)) {
+        L->done[ni] = 1; /* its Gemm reads the 4-D tensor */
+        L->view_src[n->out[0]] = n->in[0];
+        L->tensor_fp[n->out[0]] = L->tensor_fp[n->in[0]];
+        return 0;
+    }
     if (!strcmp(n->op, "Identity") || !strcmp(n->op, "Dropout") || is_noop_pad(L, n)) {
         L->done[ni] = 1; /* folded by the converter */
         if (n->n_in > 0 && n->in[0] >= 0 && n->out[0] >= 0)
@@ -1622,6 +1724,9 @@ int npu_lower_at(const graph_t *g, const npu_platform_t *p, int dtype, npu_graph
     L.cons = xcalloc((size_t)g->n_t + 1, sizeof(int *));
     L.done = xcalloc((size_t)g->n_nodes + 1, sizeof(int));
     L.tensor_fp = xcalloc((size_t)g->n_t + 1, sizeof(int));
+    L.view_src = xmalloc(sizeof(int) * ((size_t)g->n_t + 1));
+    for (int i = 0; i <= g->n_t; i++)
+        L.view_src[i] = -1;
     for (int i = 0; i < g->n_nodes; i++) {
         const node_t *n = &g->nodes[i];
         if (n->folded)
@@ -1731,6 +1836,7 @@ out:
     free(L.n_cons);
     free(L.done);
     free(L.tensor_fp);
+    free(L.view_src);
     free(wait);
     npu_fuse_free(&fu);
     if (ret && unrunnable)

@@ -16,7 +16,9 @@
 # the 1x1 conv over its space-to-depth input; exSDPAttention the cycles of
 # its two exMatMuls (the same block kept unfused by exposing the softmax); a
 # PyTorch BERT layer makes the layers of the vendor's own compile of one
-# (tests/samples/vendor_bert.sh checks that file and its ONNX).
+# (tests/samples/vendor_bert.sh checks that file and its ONNX); an output of
+# rank < 4 made on the NPU is reshaped there, and a Flatten before a Linear
+# is no layer.
 source "$(dirname "$0")/../quant/harness.sh" "$@"
 $PY - "$T" <<'PYEOF' || { bad "models not built"; finish; exit; }
 import sys
@@ -255,6 +257,15 @@ save("patch16", [N("Conv", ["x", "wp"], ["y"], kernel_shape=[16, 16], strides=[1
      [c("wp", rng.standard_normal((64, 3, 16, 16)) * 0.05)], [1, 3, 64, 64])
 save("patch_s2d", [N("Conv", ["x", "w1"], ["y"])],
      [c("w1", rng.standard_normal((64, 768, 1, 1)) * 0.05)], [1, 768, 4, 4])
+# outputs of rank < 4: a classifier (pool, Flatten, Linear), a Reshape that is
+# the output, and a Transpose after it (the detectors' decode)
+save("cls_head", [N("Relu", ["x"], ["h"]), N("GlobalAveragePool", ["h"], ["g"]),
+                  N("Flatten", ["g"], ["f"]), N("Gemm", ["f", "wc", "bc"], ["y"], transB=1)],
+     [c("wc", rng.standard_normal((10, 64)) * 0.1), c("bc", rng.standard_normal(10))], [1, 64, 7, 7])
+save("out_reshape", [N("Relu", ["x"], ["h"]), N("Reshape", ["h", "s3"], ["y"])], [ci("s3", [1, 8, 16])],
+     [1, 8, 4, 4])
+save("out_transpose", [N("Relu", ["x"], ["h"]), N("Reshape", ["h", "s3"], ["r"]),
+                       N("Transpose", ["r"], ["y"], perm=[0, 2, 1])], [ci("s3", [1, 8, 16])], [1, 8, 4, 4])
 PYEOF
 # "OpType/target/npu_cycles" of every layer of a run, one line
 layers() { # model chip quant
@@ -393,6 +404,26 @@ l=$(layers gate_form_relu rk3588 fp16); case "$l" in *[Ss]wish*) bad "gate fused
 l=$(layers hsig02_relu rk3588 fp16); case "$l" in *HardSwish*) bad "HardSigmoid(0.2) fused: $l" ;; *"HardSigmoid/NPU/"*" Mul/NPU/"*) ok ;; *) bad "hsig02: $l" ;; esac
 # (exp(d) / sum exp(d) is still the softmax of d = x - max: only the max stays out)
 l=$(layers sm_wrongmax rk3588 fp16); case "$l" in *"ReduceMax/CPU/0 Sub/NPU/0 exSoftmax13/NPU/0") ok ;; *) bad "sm_wrongmax: $l" ;; esac
+# an output of rank < 4 made on the NPU: the compiler's Reshape "<output>-rs"
+# from its 4-D view before the OutputOperator (toolkit 2.3.2's BERT and MLP
+# files, retinaface.rv1103); a Flatten of (1,C,1,1) before a Linear is no
+# layer, its conv reads the pool's output (the SDK guide's mobilenet table);
+# a Reshape that is the output needs none
+fulltable() { # model chip quant: "OpType/Target/InputShape/FullName" of every row
+    "$R" run "$T/$1.onnx" -q "$3" -t "$2" --no-db --no-progress --npu-table -n 1 2>/dev/null |
+        awk '/^slowest/ { exit } $1 ~ /^[0-9]+$/ && NF > 8 { printf "%s/%s/%s/%s ", $2, $4, $5, $NF }'
+}
+for cq in rk3588:fp16 rk3576:i8 rv1106:i8; do
+    chip=${cq%%:*}; q=${cq#*:}
+    l=$(fulltable cls_head "$chip" "$q")
+    case "$l" in *"Conv/NPU/(1,64,1,1),(10,64),(10)/Gemm:"*" Reshape/NPU/(1,10,1,1),(2)/Reshape:y-rs OutputOperator/CPU/(1,10)/OutputOperator:y ")
+        [ "$(echo "$l" | grep -o 'Reshape/' | wc -l)" = 1 ] && ok || bad "cls_head on $chip: a Reshape besides the output's: $l" ;;
+        *) bad "cls_head on $chip: $l" ;; esac
+done
+l=$(fulltable out_reshape rk3588 fp16)
+[ "$(echo "$l" | grep -o 'Reshape/' | wc -l)" = 1 ] && ok || bad "out_reshape: $l"
+l=$(fulltable out_transpose rk3588 fp16)
+case "$l" in *"Transpose/NPU/(1,8,16)/Transpose:"*" Reshape/NPU/(1,16,1,8),(3)/Reshape:y-rs OutputOperator/CPU/"*) ok ;; *) bad "out_transpose: $l" ;; esac
 # patch embedding: on the NPU, with the cycles of the 1x1 conv over 768 channels
 for cq in $CHIPS; do
     chip=${cq%%:*}; q=${cq#*:}

@@ -205,7 +205,7 @@ function printProfile(events, runs) {
     t += `  ${w(op, 22)} ${r(o.count, 6)} ${r((o.us / 1000).toFixed(3), 10)} ` +
       `${r((total ? (100 * o.us) / total : 0).toFixed(1), 5)}%\n`;
   t += '  slowest nodes:\n';
-  for (const n of list.sort((a, b) => b.us - a.us).slice(0, 10))
+  for (const n of list.sort((a, b) => b.us - a.us).slice(0, Number(process.env.BENCH_PROFILE_LAYERS) || 10))
     t += `  ${w(n.op, 16)} ${w(n.name.slice(0, 28), 28)} ${r((n.us / 1000).toFixed(3), 9)} ms  ` +
       `${n.in[0] || '-'} -> ${n.out[0] || '-'}\n`;
   process.stderr.write(t);

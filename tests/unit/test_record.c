@@ -114,7 +114,8 @@ static void mapping(void)
     layer(&l[2], "Conv", 0, "Conv:pool_2conv1", 35.07);
     layer(&l[3], "OutputOperator", 1, "OutputOperator:y", 10.9);
     /* the one node row (the pool) carries its last layer; the row before it
-     * has none (the fused layer's first node: its name) */
+     * has no figures but the layer's OpType (the fused layer's first node: its
+     * name) */
     for (int i = 0; i < 2; i++) {
         store_layer_init(&rows[i]);
         rows[i].idx = i;
@@ -123,6 +124,8 @@ static void mapping(void)
         rows[i].in_shapes = "[[1,8,8,8]]";
         rows[i].out_shapes = "[[1,8,4,4]]";
     }
+    rows[0].npu_op = "Conv";
+    rows[0].target = "NPU";
     rows_npu_fill(&ng, &l[2], &rows[1], wl[1], sizeof wl[1]);
     CHECK(rows[1].total_cycles == 900 && !strcmp(rows[1].workload, "33%/33%/33%") &&
           rows[1].tasks == 2 && !strcmp(rows[1].npu_op, "Conv"), "fill: %s", rows[1].workload);
