@@ -73,21 +73,21 @@ static void first_shape(const char *json, char *buf, size_t len)
 static layer_ref *collect(const store_layer *rows, int n, int *count)
 {
     layer_ref *r = xcalloc((size_t)(n ? n : 1), sizeof(*r));
-    int m = 0, first = 0;
+    int m = 0;
+    char nm[512];
 
     for (int i = 0; i < n; i++) {
         const store_layer *l = &rows[i];
         if (!has_figures(l))
             continue;
         r[m].row = i;
-        r[m].fullname = full_name(&rows[first]);
-        if (!r[m].fullname && first != i)
-            r[m].fullname = full_name(l);
+        /* the name every surface gives the layer (store_layer_fullname) */
+        r[m].fullname = l->op && l->node ? xstrdup(store_layer_fullname(rows, i, nm, sizeof nm))
+                                         : full_name(l);
         r[m].op = l->npu_op ? l->npu_op : l->op;
         first_shape(l->out_shapes, r[m].shape, sizeof(r[m].shape));
         r[m].pair = -1;
         m++;
-        first = i + 1;
     }
     *count = m;
     return r;

@@ -632,7 +632,10 @@ const char *store_layer_fullname(const store_layer *rows, int i, char *buf, size
     while (first < i && !operand_move(rows[i].npu_op) && operand_move(rows[first].op))
         first++;
     const store_layer *l = &rows[first];
-    if (l->node && strchr(l->node, ':')) /* already "<op>:<name>" (a vendor .rknn's rows) */
+    size_t k = l->op ? strlen(l->op) : 0;
+    /* already "<op>:<name>" (a vendor .rknn's rows); a name may hold colons of
+     * its own ("OutputOperator:onnx::ReduceSum_330" of a log: node "onnx::...") */
+    if (l->node && k && !strncmp(l->node, l->op, k) && l->node[k] == ':')
         snprintf(buf, len, "%s", l->node);
     else
         snprintf(buf, len, "%s:%s", l->op ? l->op : "?", l->node ? l->node : "?");

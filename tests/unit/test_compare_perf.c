@@ -39,11 +39,11 @@ int main(void)
         row("Add", "a1", "Add", "[[1,4,8,8]]", 0, 300, 50, "DDR"),
         row("Concat", "x", "Concat", "[[1,8,8,8]]", 0, 0, 0, "DDR"),
     };
-    /* model: c1 fused over two nodes (Conv c1 has no figures, Relu r1 carries
-     * the layer's), c2 under another name (paired by OpType and shape), a1 and
-     * x by name, an extra Softmax */
+    /* model: c1 fused over two nodes (Conv c1 has no figures but its layer's
+     * OpType, Relu r1 carries the layer's figures), c2 under another name
+     * (paired by OpType and shape), a1 and x by name, an extra Softmax */
     store_layer m[6] = {
-        row("Conv", "c1", NULL, "[[1,4,8,8]]", -1, -1, NAN, NULL),
+        row("Conv", "c1", "ConvRelu", "[[1,4,8,8]]", -1, -1, NAN, NULL),
         row("Relu", "r1", "ConvRelu", "[[1,4,8,8]]", 1100, 400, 120, "compute"),
         row("Conv", "renamed", "ConvRelu", "[[1,4,8,8],[2]]", 900, 400, 60, "compute"),
         row("Add", "a1", "Add", "[[1,4,8,8]]", 0, 330, 55, "DDR"),

@@ -435,6 +435,33 @@ static void test_helpers(void)
     unsetenv("RKNN_TRACE_DB");
 }
 
+/* The FullName every surface gives a layer row (store_layer_fullname), worked
+ * out by hand: a fused layer by its first node, past a Linear's Flatten it
+ * took in; not past a node no layer covers (no OpType: a dropped zero Pad); a
+ * log's name with colons of its own; a vendor .rknn's "<op>:<name>". */
+static void test_fullname(void)
+{
+    store_layer r[6];
+    char nm[128];
+    const char *op[6] = {"Conv", "Flatten", "Gemm", "Pad", "Conv", "OutputOperator"};
+    const char *node[6] = {"pool", "flat", "fc", "pad", "c2", "onnx::ReduceSum_330"};
+    for (int i = 0; i < 6; i++) {
+        store_layer_init(&r[i]);
+        r[i].op = op[i];
+        r[i].node = node[i];
+    }
+    r[0].total_cycles = r[2].total_cycles = r[4].total_cycles = r[5].total_cycles = 10;
+    r[1].npu_op = r[2].npu_op = "Conv"; /* the Flatten's row shows the Linear's layer */
+    CHECK(!strcmp(store_layer_fullname(r, 2, nm, sizeof nm), "Gemm:fc"), "%s", nm);
+    CHECK(!strcmp(store_layer_fullname(r, 4, nm, sizeof nm), "Conv:c2"), "%s", nm);
+    r[3].npu_op = "Conv"; /* had the Pad been fused into it, it would name the layer */
+    CHECK(!strcmp(store_layer_fullname(r, 4, nm, sizeof nm), "Pad:pad"), "%s", nm);
+    CHECK(!strcmp(store_layer_fullname(r, 5, nm, sizeof nm), "OutputOperator:onnx::ReduceSum_330"),
+          "%s", nm);
+    r[0].node = "Conv:pool";
+    CHECK(!strcmp(store_layer_fullname(r, 0, nm, sizeof nm), "Conv:pool"), "%s", nm);
+}
+
 /* A user's own table, view, index and trigger in a database of ours: still ours,
  * for reading and for writing. */
 static void test_user_objects(void)
@@ -832,6 +859,7 @@ int main(void)
     test_not_found();
     test_hot_journal();
     test_helpers();
+    test_fullname();
     test_list_brief();
     test_figures_given_at_begin();
     char cmd[300];
