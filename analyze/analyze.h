@@ -73,6 +73,7 @@ typedef struct compare_glayer {
     char full[160];             /* FullName: "Conv:Conv_0" */
     const char *target, *dtype, *out_shape; /* borrowed from the side's rows */
     char in_shape[96];          /* its first input's shape */
+    char out_key[160], in_key[112]; /* the shapes in the compiler's 4-D view (compare_shapes_4d) */
     int io;                     /* Input/OutputOperator */
 } compare_glayer;
 
@@ -97,6 +98,12 @@ void compare_graph_build(const compare_side *a, const compare_side *b, compare_g
 void compare_graph_free(compare_graph *g);
 /* "op", "fusion", "target", "dtype", "shape" of one bit */
 const char *compare_graph_diff_name(int bit);
+/* The shapes of a JSON list ("[[1,128],[1,3]]") as the compiler's 4-D layers
+ * hold them, into buf: (a) as (1,a,1,1), (a,b) as (a,b,1,1), (a,b,c) as
+ * (a,b,1,c) (the vendor's tables: an MLP's Linear "(1,225,1,1)", a BERT's
+ * "(1,32,1,32)", Odin-CV's "(1,25,1,3549)"), other ranks as they are; text
+ * that is no such list (or too long for buf), as it is. Returns buf. */
+const char *compare_shapes_4d(const char *list, char *buf, size_t len);
 
 /* A run's speed against the baseline: percent slower (negative: faster), NaN
  * when either time is unknown. compare_verdict writes the line `compare`

@@ -33,11 +33,6 @@ int compare_output_files(const char *a, const char *b, metrics_t *m, char *err, 
 
 /* ---- compiled graphs, layer against layer ---- */
 
-static int is_figure_row(const store_layer *l)
-{
-    return l->total_cycles != STORE_NULL_INT || !isnan(l->frame_us);
-}
-
 static int same_text(const char *a, const char *b)
 {
     return a && b && !strcmp(a, b);
@@ -55,6 +50,53 @@ static void node_part(const char *s, char *buf, size_t len)
     us = strrchr(buf, '_');
     if (us && us > buf && us[1] >= 'A' && us[1] <= 'Z' && !strchr(us, '/'))
         *us = '\0';
+}
+
+const char *compare_shapes_4d(const char *list, char *buf, size_t len)
+{
+    size_t u = 0;
+    const char *p = list;
+
+    if (!list || len < 3 || p[0] != '[' || p[1] != '[')
+        goto as_is;
+    u += (size_t)snprintf(buf, len, "[");
+    for (p++; *p == '[';) {
+        int64_t d[8];
+        int nd = 0;
+        char *e;
+        for (p++; *p != ']';) {
+            if (nd == 8)
+                goto as_is;
+            d[nd++] = strtoll(p, &e, 10);
+            if (e == p || (*e != ',' && *e != ']'))
+                goto as_is;
+            p = *e == ',' ? e + 1 : e;
+        }
+        p++;
+        int64_t v[8] = {1, 1, 1, 1};
+        int nv = nd < 4 ? 4 : nd;
+        if (nd == 1)
+            v[1] = d[0];
+        else if (nd == 2 || nd == 3)
+            v[0] = d[0], v[1] = d[1], v[3] = nd == 3 ? d[2] : 1;
+        else
+            memcpy(v, d, sizeof(int64_t) * (size_t)nd), nv = nd;
+        u += (size_t)snprintf(buf + (u < len ? u : len), u < len ? len - u : 0, "%s[", u > 1 ? "," : "");
+        for (int i = 0; i < nv; i++)
+            u += (size_t)snprintf(buf + (u < len ? u : len), u < len ? len - u : 0, "%s%lld",
+                                  i ? "," : "", (long long)v[i]);
+        u += (size_t)snprintf(buf + (u < len ? u : len), u < len ? len - u : 0, "]");
+        if (*p == ',')
+            p++;
+    }
+    if (*p != ']' || p[1])
+        goto as_is;
+    u += (size_t)snprintf(buf + (u < len ? u : len), u < len ? len - u : 0, "]");
+    if (u < len)
+        return buf;
+as_is:
+    snprintf(buf, len, "%s", list ? list : "");
+    return buf;
 }
 
 /* The first element of a JSON list of shapes: "[[1,3,8,8],[8,3,3,3]]" -> "[1,3,8,8]". */
@@ -82,20 +124,21 @@ static void glayers_of(const compare_side *s, gside *out)
     out->gl = xcalloc((size_t)(s->n_layers ? s->n_layers : 1), sizeof(*out->gl));
     for (int i = 0; i < s->n_layers; i++) {
         const store_layer *r = &s->layers[i], *f = &s->layers[first];
-        if (!is_figure_row(r))
+        if (!store_layer_has_figures(r))
             continue;
         compare_glayer *g = &out->gl[n];
         g->row = i;
         g->first = first;
         g->op = r->npu_op ? r->npu_op : r->op ? r->op : "?";
-        if (f->node && strchr(f->node, ':'))
-            snprintf(g->full, sizeof(g->full), "%s", f->node);
-        else
-            snprintf(g->full, sizeof(g->full), "%s:%s", f->op ? f->op : "?", f->node ? f->node : "?");
+        store_layer_fullname(s->layers, i, g->full, sizeof(g->full));
         g->target = r->target;
         g->dtype = r->npu_dtype;
         g->out_shape = r->out_shapes;
+        compare_shapes_4d(r->out_shapes, g->out_key, sizeof(g->out_key));
         first_shape(f->in_shapes, g->in_shape, sizeof(g->in_shape));
+        char one[112];
+        snprintf(one, sizeof one, "[%s]", g->in_shape);
+        compare_shapes_4d(g->in_shape[0] ? one : NULL, g->in_key, sizeof(g->in_key));
         g->io = !strcmp(g->op, "InputOperator") || !strcmp(g->op, "OutputOperator");
         n++;
         first = i + 1;
@@ -148,8 +191,8 @@ static int pair_diff(const gside *sa, const compare_glayer *a, const gside *sb,
         d |= CMP_G_TARGET;
     if (!dtype_equal(a->dtype, b->dtype))
         d |= CMP_G_DTYPE;
-    if (!same_text(a->out_shape, b->out_shape) ||
-        (a->in_shape[0] && b->in_shape[0] && strcmp(a->in_shape, b->in_shape)))
+    if (strcmp(a->out_key, b->out_key) ||
+        (a->in_shape[0] && b->in_shape[0] && strcmp(a->in_key, b->in_key)))
         d |= CMP_G_SHAPE;
     return d;
 }
@@ -203,7 +246,8 @@ void compare_graph_build(const compare_side *a, const compare_side *b, compare_g
             for (int i = 0; i < s[0].n; i++)
                 for (int j = 0; j < s[1].n && match[0][i] < 0 && !s[0].gl[i].io; j++)
                     if (!s[1].gl[j].io && match[1][j] < 0 &&
-                        same_text(s[0].gl[i].out_shape, s[1].gl[j].out_shape) &&
+                        s[0].gl[i].out_shape && s[1].gl[j].out_shape &&
+                        !strcmp(s[0].gl[i].out_key, s[1].gl[j].out_key) &&
                         (pass || same_text(s[0].gl[i].op, s[1].gl[j].op)))
                         match[0][i] = j, match[1][j] = i;
     }

@@ -27,7 +27,7 @@ typedef struct layer_ref {
     int row;                 /* the row with the figures */
     char *fullname;          /* NULL: unnamed */
     const char *op;
-    char shape[64];          /* first output shape, "" unknown */
+    char shape[64];          /* first output shape in the 4-D view, "" unknown */
     int pair;                /* the other side's layer_ref, -1 none */
     int by_shape;
 } layer_ref;
@@ -85,7 +85,10 @@ static layer_ref *collect(const store_layer *rows, int n, int *count)
         r[m].fullname = l->op && l->node ? xstrdup(store_layer_fullname(rows, i, nm, sizeof nm))
                                          : full_name(l);
         r[m].op = l->npu_op ? l->npu_op : l->op;
-        first_shape(l->out_shapes, r[m].shape, sizeof(r[m].shape));
+        /* in the compiler's 4-D view: a board's table prints (1,128,1,1) where
+         * the model's row holds the ONNX (1,128) */
+        char v4[160];
+        first_shape(compare_shapes_4d(l->out_shapes, v4, sizeof v4), r[m].shape, sizeof(r[m].shape));
         r[m].pair = -1;
         m++;
     }

@@ -1,7 +1,8 @@
 /* tests/fuzz/fuzz_perfcmp.c — predicted vs measured (analyze/compare_perf.c)
  * on arbitrary stored rows, as a database from anywhere may hold them: each
  * input line is a layer "side|op|node|npu_op|out_shapes|npu|ddr|time|bound"
- * (empty fields missing). Never crashes; every pair it makes is consistent. */
+ * (empty fields missing). Never crashes; every pair it makes is consistent;
+ * the shapes' 4-D view (compare_shapes_4d) always fits its buffer. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +42,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         l->node = f[2] && *f[2] ? f[2] : NULL;
         l->npu_op = f[3] && *f[3] ? f[3] : NULL;
         l->out_shapes = f[4] && *f[4] ? f[4] : NULL;
+        /* the shapes' 4-D view, into buffers too small and large enough */
+        char v4[24], big[512];
+        if (strlen(compare_shapes_4d(l->out_shapes, v4, sizeof v4)) >= sizeof v4 ||
+            strlen(compare_shapes_4d(l->out_shapes, big, sizeof big)) >= sizeof big)
+            abort();
         if (f[5] && *f[5])
             l->npu_cycles = strtoll(f[5], NULL, 10);
         if (f[6] && *f[6])

@@ -10,6 +10,8 @@
 #   - its prediction and the file's agree within 5 % a frame, with the same
 #     Conv and ConvElu layers at the same NPU cycles (each Gemm a conv, BN and
 #     Elu in it: docs/vendor-rewrites.md) and no BatchNormalization or Elu row;
+#   - compare --graph pairs the nine convs with the file's (shapes in the
+#     compiler's 4-D view), equal;
 #   - the emulator refuses the file's 3-D input with one line naming it.
 # Prints "N passed, N failed".
 set -uo pipefail
@@ -41,6 +43,25 @@ cv, co = convs(v), convs(o)
 verdict(cv == co and len(cv) == 9, f"Conv/ConvElu layers and cycles: vendor {cv}, ours {co}")
 left = [l["npu_op"] for l in o["layers"] if l["npu_op"] in ("BatchNormalization", "Elu")]
 verdict(not left, f"no BatchNormalization or Elu row: {left}")
+PY
+verdicts "$T/py.out"
+
+# compare --graph: no tensor name is shared, so layers pair by OpType and output
+# shape, ours (1,128) against the file's (1,128,1,1): every Linear's conv with
+# the one of its Gemm, equal
+"$R" run "$O" -t rk3576 -q i8 -n 1 --no-progress --db "$T/db" --label o >/dev/null 2>&1 &&
+    "$R" run "$F" --db "$T/db" --label r >/dev/null 2>&1 &&
+    "$R" compare o r --graph --json --db "$T/db" >"$T/g.json" 2>"$T/g.err" ||
+    bad "compare --graph: $(tail -1 "$T/g.err")"
+$PY - "$T/g.json" >"$T/py.out" 2>&1 <<'PY'
+import json, sys
+sys.path.insert(0, "tests/samples")
+from pairs import verdict
+g = json.load(open(sys.argv[1]))["graph"]
+convs = [(p["a"]["full_name"], p["b"]["full_name"], p["differ"]) for p in g["pairs"]
+         if p["a"] and p["b"] and p["a"]["op"] in ("Conv", "ConvElu")]
+ok = len(convs) == 9 and all(b == "Conv:" + a.split(":", 1)[1] + "#2" and not d for a, b, d in convs)
+verdict(ok, f"compare --graph: the nine Linear convs paired with the file's, equal: {convs}")
 PY
 verdicts "$T/py.out"
 

@@ -23,8 +23,51 @@ static store_layer row(const char *op, const char *node, const char *npu_op, con
     return l;
 }
 
+/* The 4-D view of stored shapes, by hand (the vendor's tables: a Linear's
+ * (1,128) printed (1,128,1,1), a (1,25,3549) as (1,25,1,3549)); and a board's
+ * 4-D row pairs with the model's 2-D row by it. */
+static void test_view4(void)
+{
+    char b[64];
+    CHECK(!strcmp(compare_shapes_4d("[[1,128]]", b, sizeof b), "[[1,128,1,1]]"), "%s", b);
+    CHECK(!strcmp(compare_shapes_4d("[[1,25,3549],[7]]", b, sizeof b), "[[1,25,1,3549],[1,7,1,1]]"),
+          "%s", b);
+    CHECK(!strcmp(compare_shapes_4d("[[1,3,8,8]]", b, sizeof b), "[[1,3,8,8]]"), "%s", b);
+    CHECK(!strcmp(compare_shapes_4d("[[1,2,3,4,5]]", b, sizeof b), "[[1,2,3,4,5]]"), "%s", b);
+    CHECK(!strcmp(compare_shapes_4d("[[1,2", b, sizeof b), "[[1,2"), "broken: %s", b);
+    CHECK(!strcmp(compare_shapes_4d("[[1,25,3549]]", b, 12), "[[1,25,3549"), "short buffer: %s", b);
+    CHECK(!strcmp(compare_shapes_4d(NULL, b, sizeof b), ""), "none: %s", b);
+
+    store_run br, mr;
+    store_run_init(&br), store_run_init(&mr);
+    br.id = 1, br.backend = "board";
+    mr.id = 2, mr.backend = "sim";
+    store_layer bl[1] = {row("Conv", "Conv:fc#2", "ConvElu", "[[1,128,1,1]]", 512, 1358, 40, "DDR")};
+    store_layer ml[1] = {row("Gemm", "fc", "ConvElu", "[[1,128]]", 512, 1358, 40, "DDR")};
+    perfcmp_result r;
+    char err[256];
+    CHECK(perfcmp_compute(&br, bl, 1, &mr, ml, 1, &r, err, sizeof err) == 0 && r.n_by_shape == 1,
+          "4-D row vs 2-D row: %d by shape", r.n_by_shape);
+    perfcmp_free(&r);
+
+    /* compare --graph: a vendor file's 4-D layers against our 2-D and 3-D
+     * rows, no name shared: paired by OpType and shape, equal */
+    store_layer va[2] = {row("Conv", "Conv:fc#2", "ConvElu", "[[1,128,1,1]]", 512, 1358, 40, "DDR"),
+                         row("Concat", "Concat:cat", "Concat", "[[1,25,1,3549]]", 0, 9603, 50, "DDR")};
+    store_layer oa[2] = {row("Gemm", "fc", "ConvElu", "[[1,128]]", 512, 1358, 40, "DDR"),
+                         row("Concat", "cat2", "Concat", "[[1,25,3549]]", 0, 7502, 48, "DDR")};
+    compare_side sa = {.run = &mr, .layers = oa, .n_layers = 2};
+    compare_side sb = {.run = &br, .layers = va, .n_layers = 2};
+    compare_graph g;
+    compare_graph_build(&sa, &sb, &g);
+    CHECK(!g.by_name && g.n_equal == 2 && g.n_differ == 0, "graph: %d equal, %d differ",
+          g.n_equal, g.n_differ);
+    compare_graph_free(&g);
+}
+
 int main(void)
 {
+    test_view4();
     store_run br, mr;
     store_run_init(&br), store_run_init(&mr);
     br.id = 1, br.backend = "board";
