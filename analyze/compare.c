@@ -52,6 +52,22 @@ static void node_part(const char *s, char *buf, size_t len)
         *us = '\0';
 }
 
+/* Appends the shape v[0..n) as "[a,b,...]" at *u, after a comma past the
+ * list's "[" (*u counts what would have been written). */
+static void put_shape(char *buf, size_t len, size_t *u, const int64_t *v, int n)
+{
+    for (int i = -1; i <= n; i++) {
+        size_t room = *u < len ? len - *u : 0;
+        char *at = buf + (*u < len ? *u : len);
+        if (i < 0)
+            *u += (size_t)snprintf(at, room, "%s[", *u > 1 ? "," : "");
+        else if (i < n)
+            *u += (size_t)snprintf(at, room, "%s%lld", i ? "," : "", (long long)v[i]);
+        else
+            *u += (size_t)snprintf(at, room, "]");
+    }
+}
+
 const char *compare_shapes_4d(const char *list, char *buf, size_t len)
 {
     size_t u = 0;
@@ -59,9 +75,9 @@ const char *compare_shapes_4d(const char *list, char *buf, size_t len)
 
     if (!list || len < 3 || p[0] != '[' || p[1] != '[')
         goto as_is;
-    u += (size_t)snprintf(buf, len, "[");
+    u = (size_t)snprintf(buf, len, "[");
     for (p++; *p == '[';) {
-        int64_t d[8];
+        int64_t d[8], v[8] = {1, 1, 1, 1};
         int nd = 0;
         char *e;
         for (p++; *p != ']';) {
@@ -73,19 +89,13 @@ const char *compare_shapes_4d(const char *list, char *buf, size_t len)
             p = *e == ',' ? e + 1 : e;
         }
         p++;
-        int64_t v[8] = {1, 1, 1, 1};
-        int nv = nd < 4 ? 4 : nd;
         if (nd == 1)
             v[1] = d[0];
         else if (nd == 2 || nd == 3)
             v[0] = d[0], v[1] = d[1], v[3] = nd == 3 ? d[2] : 1;
-        else
-            memcpy(v, d, sizeof(int64_t) * (size_t)nd), nv = nd;
-        u += (size_t)snprintf(buf + (u < len ? u : len), u < len ? len - u : 0, "%s[", u > 1 ? "," : "");
-        for (int i = 0; i < nv; i++)
-            u += (size_t)snprintf(buf + (u < len ? u : len), u < len ? len - u : 0, "%s%lld",
-                                  i ? "," : "", (long long)v[i]);
-        u += (size_t)snprintf(buf + (u < len ? u : len), u < len ? len - u : 0, "]");
+        else if (nd > 3)
+            memcpy(v, d, sizeof(int64_t) * (size_t)nd);
+        put_shape(buf, len, &u, v, nd > 4 ? nd : 4);
         if (*p == ',')
             p++;
     }

@@ -625,10 +625,16 @@ static int operand_move(const char *op)
 const char *store_layer_fullname(const store_layer *rows, int i, char *buf, size_t len)
 {
     int first = i;
-    /* the rows of the nodes fused into it, which carry its OpType; a node no
-     * layer covers (a Flatten the compiler drops) has none */
-    while (first > 0 && !store_layer_has_figures(&rows[first - 1]) && rows[first - 1].npu_op)
+    /* back over the rows of the nodes fused into it: no figure of their own
+     * (a table's row with a time alone is a layer), its OpType (a node no
+     * layer covers, a zero Pad the compiler drops, has none) */
+    while (first > 0) {
+        const store_layer *p = &rows[first - 1];
+        if (store_layer_has_figures(p) || !isnan(p->time_us) || p->npu_cycles != STORE_NULL_INT ||
+            p->ddr_cycles != STORE_NULL_INT || !p->npu_op)
+            break;
         first--;
+    }
     while (first < i && !operand_move(rows[i].npu_op) && operand_move(rows[first].op))
         first++;
     const store_layer *l = &rows[first];

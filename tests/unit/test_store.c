@@ -460,6 +460,10 @@ static void test_fullname(void)
           "%s", nm);
     r[0].node = "Conv:pool";
     CHECK(!strcmp(store_layer_fullname(r, 0, nm, sizeof nm), "Conv:pool"), "%s", nm);
+    /* a table's row with a time and no cycles is a layer of its own */
+    r[3].npu_op = "Pad";
+    r[3].time_us = 5;
+    CHECK(!strcmp(store_layer_fullname(r, 4, nm, sizeof nm), "Conv:c2"), "%s", nm);
 }
 
 /* A user's own table, view, index and trigger in a database of ours: still ours,
