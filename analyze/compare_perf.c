@@ -32,12 +32,6 @@ typedef struct layer_ref {
     int by_shape;
 } layer_ref;
 
-static int has_figures(const store_layer *l)
-{
-    return known(l->total_cycles) || known(l->npu_cycles) || known(l->ddr_cycles) ||
-           !isnan(l->time_us);
-}
-
 static char *full_name(const store_layer *l)
 {
     size_t n, k;
@@ -78,7 +72,7 @@ static layer_ref *collect(const store_layer *rows, int n, int *count)
 
     for (int i = 0; i < n; i++) {
         const store_layer *l = &rows[i];
-        if (!has_figures(l))
+        if (!store_layer_has_cycles_or_time(l))
             continue;
         r[m].row = i;
         /* the name every surface gives the layer (store_layer_fullname) */

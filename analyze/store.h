@@ -160,6 +160,9 @@ typedef struct store_layer {
 /* 1 when row l carries an NPU layer's figures (cycles or a frame share): a layer
  * fused from several nodes has them on its last node's row only. */
 int store_layer_has_figures(const store_layer *l);
+/* 1 when row l has cycles (total, NPU or DDR) or a time of its own: a layer of a
+ * table, even of one that prints no total cycles. */
+int store_layer_has_cycles_or_time(const store_layer *l);
 /* The vendor's FullName of the layer whose figures are on row i: "<op>:<node>" of
  * the first node it covers (a fused Conv+Relu is named by its Conv), i.e. the row
  * after the previous row with figures or with no OpType (a node no layer covers),

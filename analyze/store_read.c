@@ -613,6 +613,12 @@ int store_layer_has_figures(const store_layer *l)
     return l->total_cycles != STORE_NULL_INT || !isnan(l->frame_us);
 }
 
+int store_layer_has_cycles_or_time(const store_layer *l)
+{
+    return l->total_cycles != STORE_NULL_INT || l->npu_cycles != STORE_NULL_INT ||
+           l->ddr_cycles != STORE_NULL_INT || !isnan(l->time_us);
+}
+
 /* ops that only move or scale an operand a fused layer takes in (an
  * attention's head split and scale, a Linear's Flatten): the layer is not
  * named by them */
@@ -628,13 +634,9 @@ const char *store_layer_fullname(const store_layer *rows, int i, char *buf, size
     /* back over the rows of the nodes fused into it: no figure of their own
      * (a table's row with a time alone is a layer), its OpType (a node no
      * layer covers, a zero Pad the compiler drops, has none) */
-    while (first > 0) {
-        const store_layer *p = &rows[first - 1];
-        if (store_layer_has_figures(p) || !isnan(p->time_us) || p->npu_cycles != STORE_NULL_INT ||
-            p->ddr_cycles != STORE_NULL_INT || !p->npu_op)
-            break;
+    while (first > 0 && !store_layer_has_figures(&rows[first - 1]) &&
+           !store_layer_has_cycles_or_time(&rows[first - 1]) && rows[first - 1].npu_op)
         first--;
-    }
     while (first < i && !operand_move(rows[i].npu_op) && operand_move(rows[first].op))
         first++;
     const store_layer *l = &rows[first];
