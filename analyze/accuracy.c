@@ -430,6 +430,7 @@ int accuracy_run(const char *model_path, const input_shape_t *shapes, int n_shap
         /* every name must be a tensor of the model, as it was loaded and
          * its BatchNormalizations folded (quant_graph_new folds them: the
          * folded weights are named in the cfg this tool writes) */
+        passes_widen_fp16(c.gq);
         passes_fold_batchnorm(c.gq);
         for (int k = 0; k < cfg.n_params; k++)
             if (graph_find_tensor(c.gq, cfg.params[k].name) < 0) {

@@ -241,7 +241,9 @@ int quant_graph_new_hybrid(graph_t *g, int type, int method, const quant_cfg *cf
     }
     /* BatchNormalization is folded into its Conv before the weights are
      * quantized, as Toolkit2 optimizes the graph before quantizing: the
-     * folded weights get the grid (passes_prepare would fold quantized ones) */
+     * folded weights get the grid (passes_prepare would fold quantized ones);
+     * a float16 model's weights are widened first, or none would get one */
+    passes_widen_fp16(g);
     passes_fold_batchnorm(g);
     q->g = g;
     q->type = type;

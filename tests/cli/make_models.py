@@ -13,6 +13,7 @@ protobuf helpers of tests/quant/make_qdq.py; no onnx package here):
                over the last axis, float32 [1,8,8].
   half.onnx    a float16 model (exported after .half()): x [1,45] -> Gemm 128 ->
                BatchNormalization -> Elu -> Gemm 12 -> y, every tensor float16.
+  half32.onnx  the same model in float32, its constants the float16 values.
   half_io.onnx float32 in and out around a float16 Gemm 45 -> 12 (Casts)."""
 import os
 import sys
@@ -67,18 +68,18 @@ def main():
     g.write(os.path.join(out, "tokens.onnx"), [("ids", INT64, [1, 8]), ("mask", INT64, [1, 8])],
             ("y", FLOAT, [1, 8, 8]))
     hr = np.random.default_rng(11)
-    g = Graph()
-    g.init("w1", hr.standard_normal((128, 45)) * 0.2, FLOAT16)
-    g.init("b1", hr.standard_normal(128) * 0.1, FLOAT16)
-    for n, v in (("bg", hr.standard_normal(128)), ("bb", hr.standard_normal(128)),
-                 ("bm", hr.standard_normal(128)), ("bv", hr.random(128) + 0.5)):
-        g.init(n, v, FLOAT16)
-    g.init("w2", hr.standard_normal((12, 128)) * 0.1, FLOAT16)
-    g.init("b2", hr.standard_normal(12) * 0.1, FLOAT16)
-    h = g.add("Gemm", ["x", "w1", "b1"], ["h"], transB=1)
-    n = g.add("BatchNormalization", [h, "bg", "bb", "bm", "bv"], ["n"], epsilon=1e-5)
-    g.add("Gemm", [g.add("Elu", [n], ["e"], alpha=1.0), "w2", "b2"], ["y"], transB=1)
-    g.write(os.path.join(out, "half.onnx"), ("x", FLOAT16, [1, 45]), ("y", FLOAT16, [1, 12]))
+    mlp = [("w1", hr.standard_normal((128, 45)) * 0.2), ("b1", hr.standard_normal(128) * 0.1)]
+    mlp += [("bg", hr.standard_normal(128)), ("bb", hr.standard_normal(128)),
+            ("bm", hr.standard_normal(128)), ("bv", hr.random(128) + 0.5)]
+    mlp += [("w2", hr.standard_normal((12, 128)) * 0.1), ("b2", hr.standard_normal(12) * 0.1)]
+    for name, dt in (("half.onnx", FLOAT16), ("half32.onnx", FLOAT)):
+        g = Graph()
+        for n, v in mlp:  # half32: the same float16 values, stored as float32
+            g.init(n, v.astype(np.float16).astype(np.float32) if dt == FLOAT else v, dt)
+        h = g.add("Gemm", ["x", "w1", "b1"], ["h"], transB=1)
+        n = g.add("BatchNormalization", [h, "bg", "bb", "bm", "bv"], ["n"], epsilon=1e-5)
+        g.add("Gemm", [g.add("Elu", [n], ["e"], alpha=1.0), "w2", "b2"], ["y"], transB=1)
+        g.write(os.path.join(out, name), ("x", dt, [1, 45]), ("y", dt, [1, 12]))
     g = Graph()
     g.init("w", hr.standard_normal((12, 45)) * 0.2, FLOAT16)
     g.init("b", hr.standard_normal(12) * 0.1, FLOAT16)

@@ -170,6 +170,24 @@ $PY -c "
 import json, sys
 ls = [l['npu_op'] for l in json.load(open(sys.argv[1]))['layers'] if l['time_us'] is not None and l['target'] == 'NPU']
 assert ls == ['ConvElu', 'Conv'], ls" "$T/out" && ok || bad "float16 MLP layers on rk3576"
+# Its int8 simulation quantizes the widened weights: the float32 model of the
+# same values (half32.onnx) gives the same int8 layers and the same bytes
+for m in half half32; do
+    x=x16; [ $m = half32 ] && x=x32
+    expect 0 "" -- "$RT" run "$T/$m.onnx" -q i8 -i x="$TK/$x.npy" --no-db -n 1 --json \
+        --dump-quant "$TK/q$m"
+    cp "$T/out" "$TK/q$m.json"
+done
+$PY - "$TK" <<'PYEOF' && ok || bad "float16 model's int8 simulation against its float32 twin"
+import json, sys
+import numpy as np
+d = sys.argv[1]
+n = [json.load(open(f"{d}/q{m}.json"))["accuracy"]["int8_layers"] for m in ("half", "half32")]
+assert n == [2, 2], n
+for e in json.load(open(f"{d}/qhalf32/index.json")):
+    a, b = np.load(f"{d}/qhalf/{e['file']}"), np.load(f"{d}/qhalf32/{e['file']}")
+    assert a.dtype == b.dtype and np.array_equal(a, b), e["name"]
+PYEOF
 
 # analyze against a NaN golden: counted, named, never passing.
 expect 0 "" -- "$RT" run "$MNIST" --no-db --dump "$T/ad"
