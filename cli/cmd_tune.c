@@ -338,8 +338,8 @@ int cmd_tune(int argc, char **argv)
         goto out;
     }
     char w[32], m[32];
-    snprintf(w, sizeof w, metric == TUNE_COS ? "%.5f" : "%.4g", b->worst);
-    snprintf(m, sizeof m, metric == TUNE_COS ? "%.5f" : "%.4g", b->mean);
+    tune_fmt_score(metric, goal, b->worst, w, sizeof w);
+    tune_fmt_score(metric, goal, b->mean, m, sizeof m);
     if (was_stopped)
         printf("\ninterrupted: the best configuration so far is written\n");
     printf("\n%s: %d layer%s in fp16, %s/%s: %s worst %s (sample %d), mean %s; predicted NPU "

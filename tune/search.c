@@ -46,13 +46,27 @@ static void progress_clear(search *q)
     }
 }
 
-static const char *fmt_score(int metric, double v, char *buf, size_t len)
+const char *tune_fmt_score(int metric, double target, double v, char *buf, size_t len)
 {
+    /* a cos target past 0.99999 gets one more decimal than it has: a worst
+     * sample short of 0.999999 must not print as 1.00000 */
+    int dec = 5;
+    if (metric == TUNE_COS && target < 1 && target > 0.99999)
+        dec = (int)ceil(-log10(1 - target) - 1e-9) + 1;
+    if (dec > 9)
+        dec = 9;
     if (isinf(v))
         snprintf(buf, len, "%s", v < 0 ? "-inf" : "inf");
+    else if (metric == TUNE_COS)
+        snprintf(buf, len, "%.*f", dec, v);
     else
-        snprintf(buf, len, metric == TUNE_COS ? "%.5f" : metric == TUNE_SQNR ? "%.2f" : "%.4g", v);
+        snprintf(buf, len, metric == TUNE_SQNR ? "%.2f" : "%.4g", v);
     return buf;
+}
+
+static const char *fmt_score(const search *q, double v, char *buf, size_t len)
+{
+    return tune_fmt_score(q->metric, tune_options(q->s)->target, v, buf, len);
 }
 
 static void row(search *q, int i)
@@ -65,8 +79,8 @@ static void row(search *q, int i)
     progress_clear(q);
     fprintf(q->so->out, "%4d  %-34s %5d  %-9s %-9s %8.3f  %-7s %s\n", i + 1,
             esc_tmp(ESC_TERM, q->r->what[i]),
-            p->n_fp16, fmt_score(q->metric, p->worst, w, sizeof w),
-            fmt_score(q->metric, p->mean, m, sizeof m), p->npu_us / 1000, d,
+            p->n_fp16, fmt_score(q, p->worst, w, sizeof w),
+            fmt_score(q, p->mean, m, sizeof m), p->npu_us / 1000, d,
             p->meets ? "meets" : "");
     fflush(q->so->out);
 }
@@ -218,8 +232,8 @@ int tune_search(tune_session *s, const tune_search_opts *so, tune_result *r, cha
         char a[32], b[32];
         const tune_cand *t = &cand[order[c]];
         fprintf(so->out, "  %-9.5f %-9s %-9s  [%s] %s\n", t->single_cos,
-                fmt_score(q.metric, t->alone_fp16, a, sizeof a),
-                fmt_score(q.metric, t->alone_i8, b, sizeof b), esc_tmp(ESC_TERM, t->op),
+                fmt_score(&q, t->alone_fp16, a, sizeof a),
+                fmt_score(&q, t->alone_i8, b, sizeof b), esc_tmp(ESC_TERM, t->op),
                 esc_tmp(ESC_TERM, t->name));
     }
     fputc('\n', so->out);

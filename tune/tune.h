@@ -137,3 +137,6 @@ int tune_search(tune_session *s, const tune_search_opts *so, tune_result *r, cha
 void tune_result_free(tune_result *r);
 /* "cos", "SQNR dB" or "max abs" */
 const char *tune_metric_name(int metric);
+/* v as the tables print the metric: cos with 5 decimals, or one more than a
+ * target past 0.99999 has; dB with 2; max abs with 4 digits */
+const char *tune_fmt_score(int metric, double target, double v, char *buf, size_t len);

@@ -188,6 +188,14 @@ for e in json.load(open(f"{d}/qhalf32/index.json")):
     a, b = np.load(f"{d}/qhalf/{e['file']}"), np.load(f"{d}/qhalf32/{e['file']}")
     assert a.dtype == b.dtype and np.array_equal(a, b), e["name"]
 PYEOF
+# a cos target past 0.99999 that fp16 everywhere misses: the best found is
+# printed with the digits that show it short of the target, never as 1.00000
+printf '%s\n' "$TK/x16.npy" >"$TK/h.txt"
+expect 3 "target cos >= 0.999999 is not reached.*best found \(cos 0\.[0-9]{7}\)" -- \
+    "$RT" tune "$T/half.onnx" --dataset "$TK/h.txt" --target-cos 0.999999 -o "$TK/h.cfg" --no-db
+best=$(sed -n 's/.*best found (cos \(0\.[0-9]*\)).*/\1/p' "$T/err")
+$PY -c "import sys; assert float(sys.argv[1]) < 0.999999" "$best" && ok ||
+    bad "tune's best found ($best) printed as meeting 0.999999"
 
 # analyze against a NaN golden: counted, named, never passing.
 expect 0 "" -- "$RT" run "$MNIST" --no-db --dump "$T/ad"
