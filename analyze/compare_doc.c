@@ -31,7 +31,8 @@ int cmp_run_load(store *st, const char *ref, double cos_threshold, cmp_run *r, c
     if ((rc = store_get_layers(st, r->run.id, &r->layers, &r->n_layers, err, errlen)) ||
         (rc = store_get_outputs(st, r->run.id, &r->outs, &r->n_outs, err, errlen)) ||
         (rc = store_get_accuracy(st, r->run.id, &r->acc, &r->n_acc, err, errlen)) ||
-        (rc = store_get_load(st, r->run.id, &r->load, &r->n_load, err, errlen)))
+        (rc = store_get_load(st, r->run.id, &r->load, &r->n_load, err, errlen)) ||
+        (rc = store_get_npu_rows(st, r->run.id, &r->npu, &r->n_npu, err, errlen)))
         return rc;
     cmp_run_summarize(r, cos_threshold);
     return RT_OK;
@@ -45,6 +46,7 @@ void cmp_run_free(cmp_run *r)
     store_outputs_free(r->outs, r->n_outs);
     store_accuracy_free(r->acc, r->n_acc);
     free(r->load);
+    store_npu_rows_free(r->npu, r->n_npu);
     if (r->have_run)
         store_run_clear(&r->run);
     memset(r, 0, sizeof(*r));
@@ -75,8 +77,12 @@ double cmp_run_layer_us(const cmp_run *r, const store_layer *l)
 double cmp_row_us(const cmp_doc *d, const cmp_row *row, int k)
 {
     int li = row->layer[k];
-    if (li < 0)
-        return NAN;
+    if (li < 0) { /* a level-4 row of its own: its frame share as a layer row's, no host time */
+        if (row->npu[k] < 0 || d->by_host)
+            return NAN;
+        const store_npu_row *x = &d->runs[k].npu[row->npu[k]];
+        return !isnan(x->frame_us) ? x->frame_us : x->time_us;
+    }
     const store_layer *l = &d->runs[k].layers[li];
     return d->by_host ? l->host_us : cmp_run_layer_us(&d->runs[k], l);
 }
@@ -99,9 +105,10 @@ const char *cmp_run_name(const cmp_run *r, char *buf, size_t len)
 
 typedef struct entry {
     int64_t layer;   /* execution position: layer index, -1 for inputs */
+    int before;      /* 1: an npu row, placed before that layer's row */
     int seq;         /* order of appearance, to keep the sort stable */
     const char *name, *op;
-    int li, ai;      /* layer row, accuracy row */
+    int li, ai, ni;  /* layer row, accuracy row, npu row */
     int unnamed;
 } entry;
 
@@ -110,6 +117,8 @@ static int cmp_entry(const void *x, const void *y)
     const entry *a = x, *b = y;
     if (a->layer != b->layer)
         return a->layer < b->layer ? -1 : 1;
+    if (a->before != b->before)
+        return b->before - a->before;
     return a->seq - b->seq;
 }
 
@@ -159,40 +168,44 @@ static int map_find(name_map *m, const void *base, size_t stride, size_t off, co
  * without a name get "<op>#<n>" (malloc'd, handed to the caller in fallback). */
 static entry *entries_of(const cmp_run *r, int *out_n, char ***fallback, int *n_fallback)
 {
-    int cap = r->n_layers + r->n_acc, n = 0, seq = 0, nf = 0;
+    int cap = r->n_layers + r->n_acc + r->n_npu, n = 0, seq = 0, nf = 0;
     entry *e = xcalloc((size_t)(cap ? cap : 1), sizeof(*e));
-    char **fb = xcalloc((size_t)(r->n_layers ? r->n_layers : 1), sizeof(*fb));
+    char **fb = xcalloc((size_t)(r->n_layers + r->n_npu ? r->n_layers + r->n_npu : 1), sizeof(*fb));
     name_map m, ops;
     map_init(&m, cap);
     /* per op type, the unnamed rows seen so far */
     typedef struct opc { const char *op; int n; } opc;
-    opc *oc = xcalloc((size_t)(r->n_layers ? r->n_layers : 1), sizeof(*oc));
+    opc *oc = xcalloc((size_t)(r->n_layers + r->n_npu ? r->n_layers + r->n_npu : 1), sizeof(*oc));
     int n_oc = 0;
-    map_init(&ops, r->n_layers);
+    map_init(&ops, r->n_layers + r->n_npu);
     for (int i = 0; i < r->n_acc; i++) {
         const store_accuracy *a = &r->acc[i];
         if (!a->name)
             continue;
-        e[n] = (entry){ a->layer == STORE_NULL_INT ? -1 : a->layer, seq, a->name, a->op, -1, i, 0 };
+        e[n] = (entry){ a->layer == STORE_NULL_INT ? -1 : a->layer, 0, seq, a->name, a->op, -1, i,
+                        -1, 0 };
         if (map_find(&m, e, sizeof(*e), offsetof(entry, name), a->name, n) < 0)
             n++, seq++;
     }
+    /* a row without a name: "<op>#<n>", n counting that op's unnamed rows */
+#define FALLBACK_NAME(op_)                                                       \
+    do {                                                                         \
+        int k_ = map_find(&ops, oc, sizeof(*oc), offsetof(opc, op), (op_), n_oc); \
+        if (k_ < 0)                                                              \
+            oc[k_ = n_oc++] = (opc){ (op_), 0 };                                 \
+        size_t need_ = strlen(op_) + 16;                                         \
+        fb[nf] = xmalloc(need_);                                                 \
+        snprintf(fb[nf], need_, "%s#%d", (op_), oc[k_].n++);                     \
+        name = fb[nf++];                                                         \
+        unnamed = 1;                                                             \
+    } while (0)
     for (int i = 0; i < r->n_layers; i++) {
         const store_layer *l = &r->layers[i];
         const char *name = l->name;
         int unnamed = 0;
-        if (!name || !name[0]) {
-            const char *op = l->op ? l->op : "?";
-            int k = map_find(&ops, oc, sizeof(*oc), offsetof(opc, op), op, n_oc);
-            if (k < 0)
-                oc[k = n_oc++] = (opc){ op, 0 };
-            size_t need = strlen(op) + 16;
-            fb[nf] = xmalloc(need);
-            snprintf(fb[nf], need, "%s#%d", op, oc[k].n++);
-            name = fb[nf++];
-            unnamed = 1;
-        }
-        e[n] = (entry){ l->idx, seq, name, l->op, i, -1, unnamed };
+        if (!name || !name[0])
+            FALLBACK_NAME(l->op ? l->op : "?");
+        e[n] = (entry){ l->idx, 0, seq, name, l->op, i, -1, -1, unnamed };
         int k = map_find(&m, e, sizeof(*e), offsetof(entry, name), name, n);
         if (k >= 0) {
             if (e[k].li < 0)   /* the first layer row of a name wins */
@@ -201,6 +214,34 @@ static entry *entries_of(const cmp_run *r, int *out_n, char ***fallback, int *n_
             n++, seq++;
         }
     }
+    /* a prediction's level-4 rows of their own, named as a vendor file's rows
+     * are (an InputOperator by its tensor, an OutputOperator not at all, the
+     * rest by their FullName's tensor), before the first layer row that comes
+     * after them in the table */
+    for (int i = 0; i < r->n_npu; i++) {
+        const store_npu_row *x = &r->npu[i];
+        if (x->skip)
+            continue;
+        const char *op = x->op ? x->op : "?", *fn = x->fullname ? strchr(x->fullname, ':') : NULL;
+        const char *name = strcmp(op, "OutputOperator") && fn && fn[1] ? fn + 1 : NULL;
+        int unnamed = 0;
+        if (!name)
+            FALLBACK_NAME(op);
+        int64_t at = INT64_MAX;
+        for (int j = 0; j < r->n_layers; j++)
+            if (r->layers[j].table_id != STORE_NULL_INT && r->layers[j].table_id > x->id &&
+                r->layers[j].idx < at)
+                at = r->layers[j].idx;
+        e[n] = (entry){ at, 1, seq, name, op, -1, -1, i, unnamed };
+        int k = map_find(&m, e, sizeof(*e), offsetof(entry, name), name, n);
+        if (k >= 0) {
+            if (e[k].li < 0 && e[k].ni < 0)
+                e[k].ni = i;
+        } else {
+            n++, seq++;
+        }
+    }
+#undef FALLBACK_NAME
     free(m.slot);
     free(ops.slot);
     free(oc);
@@ -278,7 +319,7 @@ static void align(cmp_doc *d, char ***owned_names, int *n_owned)
                 row->op = e[i].op;
                 row->unnamed = e[i].unnamed;
                 for (int j = 0; j < CMP_MAX_RUNS; j++)
-                    row->layer[j] = row->acc[j] = -1;
+                    row->layer[j] = row->acc[j] = row->npu[j] = -1;
             } else {
                 row = &d->rows[r];
             }
@@ -287,6 +328,7 @@ static void align(cmp_doc *d, char ***owned_names, int *n_owned)
             row->runs |= 1u << k;
             row->layer[k] = e[i].li;
             row->acc[k] = e[i].ai;
+            row->npu[k] = e[i].ni;
             if (!row->op)
                 row->op = e[i].op;
             if (k == 0 && e[i].li >= 0)

@@ -53,6 +53,9 @@ typedef struct cmp_run {
     int n_acc;
     store_load_sample *load;   /* sampled NPU load, may be empty */
     int n_load;
+    store_npu_row *npu;        /* level-4 rows no layer row carries (a prediction's
+                                  Input/OutputOperator, exDataConvert, split layers) */
+    int n_npu;
     run_summary sum;
     int have_sum;
 } cmp_run;
@@ -75,6 +78,7 @@ typedef struct cmp_row {
     const char *name, *op;          /* borrowed (name: the run's, or the doc's "<op>#<n>") */
     int layer[CMP_MAX_RUNS];        /* layer row in run k, -1 none */
     int acc[CMP_MAX_RUNS];          /* accuracy row in run k, -1 none */
+    int npu[CMP_MAX_RUNS];          /* npu row in run k (no layer row then), -1 none */
     unsigned runs;                  /* bit k: run k has the row */
     int unnamed;                    /* aligned by the "<op>#<n>" fallback */
 } cmp_row;

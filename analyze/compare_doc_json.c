@@ -131,7 +131,7 @@ static void layers(json_writer *w, const cmp_doc *d)
         json_arr_open(w);
         for (int k = 0; k < d->n; k++) {
             int li = row->layer[k], ai = row->acc[k];
-            if (li < 0 && ai < 0) {
+            if (li < 0 && ai < 0 && row->npu[k] < 0) {
                 json_write_null(w);
                 continue;
             }

@@ -46,7 +46,7 @@
 #include <stdio.h>
 
 #define STORE_APPLICATION_ID 0x524b5452 /* "RKTR" */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 #define STORE_NULL_INT INT64_MIN
 #define STORE_MAX_CORES 8   /* NPU cores a run's load is kept for */
 #define STORE_NPU_ROW_CORES 3 /* NPU cores a layer's per-core figures are kept for */
@@ -276,7 +276,8 @@ int store_get_load(store *st, int64_t run_id, store_load_sample **rows, int *n, 
 /* ---- The level-4 rows no layer row gives back (table npu_rows, schema 5) ----
  * Input/OutputOperator, exDataConvert, the layers of a node lowered to several,
  * a fused layer whose shapes or name differ from its nodes': each kept whole,
- * written and read by record/rows_npu.c only, inside the run's transaction.
+ * written by record/rows_npu.c inside the run's transaction, read back by it
+ * (the rebuilt table) and by compare's document (analyze/compare_doc.c).
  * Missing values are NaN / STORE_NULL_INT / NULL. */
 typedef struct store_npu_row {
     int64_t at;                /* its position in the table (0-based) */
@@ -289,6 +290,7 @@ typedef struct store_npu_row {
     const char *in_shapes, *out_shapes; /* JSON lists of the first 8 shapes */
     int64_t ddr_cycles, npu_cycles, total_cycles;
     double time_us, rw_kb;
+    double frame_us;           /* its share of the predicted frame (schema 6), NaN unknown */
     int macs;                  /* 1: the MacUsage column has figures */
     int n_cores;               /* per-core figures below (<= STORE_NPU_ROW_CORES) */
     double mac_usage[STORE_NPU_ROW_CORES], workload[STORE_NPU_ROW_CORES]; /* % per core */
@@ -401,7 +403,7 @@ void store_run_outputs_free(store_run_outputs *rows, int n);
  * store_run_content_hash is the SHA-256 of that content as compact JSON with
  * sorted keys; two databases holding the same run give the same hash. */
 #define STORE_EXPORT_FORMAT "rknn-trace-export"
-#define STORE_EXPORT_VERSION 2
+#define STORE_EXPORT_VERSION 3
 
 int store_run_content_hash(store *st, int64_t run_id, char hex[65], char *err, size_t errlen);
 /* Writes runs ids[0..n) as one JSON document: {"format", "version",

@@ -192,7 +192,7 @@ static const field npu_row_fields[] = {
     NF_("target", K_TEXT, target), NF_("n_in", K_I64, n_in), NF_("n_out", K_I64, n_out),
     NF_("in_shapes", K_TEXT, in_shapes), NF_("out_shapes", K_TEXT, out_shapes),
     NF_("ddr_cycles", K_I64, ddr_cycles), NF_("npu_cycles", K_I64, npu_cycles),
-    NF_("total_cycles", K_I64, total_cycles), NF_("time_us", K_REAL, time_us),
+    NF_("total_cycles", K_I64, total_cycles), NF_("time_us", K_REAL, time_us), NF_("frame_us", K_REAL, frame_us),
     NF_("rw_kb", K_REAL, rw_kb), NF_("macs", K_INT, macs), NF_("n_cores", K_INT, n_cores),
     NF_("mac_usage0", K_REAL, mac_usage[0]), NF_("mac_usage1", K_REAL, mac_usage[1]),
     NF_("mac_usage2", K_REAL, mac_usage[2]), NF_("workload0", K_REAL, workload[0]),

@@ -1,5 +1,6 @@
 /* analyze/store_npu_rows.c — the level-4 rows no layer row gives back (table
- * npu_rows, schema 5), written inside the run's transaction. */
+ * npu_rows, schema 5; frame_us since schema 6), written inside the run's
+ * transaction. */
 #include "analyze/store_int.h"
 
 #include <math.h>
@@ -14,7 +15,7 @@
     "mac_usage1, mac_usage2, workload0, workload1, workload2, tasks, fullname, note"
 
 static int add_row(store *st, sqlite3_stmt *s, int64_t run_id, const store_npu_row *r,
-                   char *err, size_t errlen)
+                   int frame, char *err, size_t errlen)
 {
     if (r->at < 0 || r->at >= (int64_t)1 << 31 || r->n_cores < 0 ||
         r->n_cores > STORE_NPU_ROW_CORES)
@@ -49,30 +50,35 @@ static int add_row(store *st, sqlite3_stmt *s, int64_t run_id, const store_npu_r
     sq_bind_i64(s, 26, r->tasks);
     sq_bind_text(s, 27, r->fullname);
     sq_bind_text(s, 28, r->note);
+    if (frame)
+        sq_bind_dbl(s, 29, r->frame_us);
     int rc = sqlite3_step(s) == SQLITE_DONE ? 0 : sq_db_fail(st, err, errlen, "cannot add the level-4 row");
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
     return rc;
 }
 
-static int prepare_insert(store *st, sqlite3_stmt **s, char *err, size_t errlen)
+/* frame: with the v6 column frame_us (the v4 -> v5 step writes without it) */
+static int prepare_insert(store *st, int frame, sqlite3_stmt **s, char *err, size_t errlen)
 {
-    return sq_db_prepare(st, "INSERT INTO npu_rows (run_id, " NPU_ROW_COLS ") VALUES "
-                             "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    return sq_db_prepare(st, frame ? "INSERT INTO npu_rows (run_id, " NPU_ROW_COLS ", frame_us) "
+                                     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                                   : "INSERT INTO npu_rows (run_id, " NPU_ROW_COLS ") VALUES "
+                                     "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          s, err, errlen);
 }
 
-int sq_add_npu_rows(store *st, int64_t run_id, const store_npu_row *rows, int n, char *err,
-                    size_t errlen)
+int sq_add_npu_rows(store *st, int64_t run_id, const store_npu_row *rows, int n, int v5,
+                    char *err, size_t errlen)
 {
     sqlite3_stmt *s = NULL;
     int rc;
     if (!n)
         return 0;
-    if ((rc = prepare_insert(st, &s, err, errlen)))
+    if ((rc = prepare_insert(st, !v5, &s, err, errlen)))
         return rc;
     for (int i = 0; i < n && !rc; i++)
-        rc = add_row(st, s, run_id, &rows[i], err, errlen);
+        rc = add_row(st, s, run_id, &rows[i], !v5, err, errlen);
     sqlite3_finalize(s);
     return rc;
 }
@@ -81,7 +87,7 @@ int store_npu_row_add(store *st, int64_t run_id, const store_npu_row *row, char 
                       size_t errlen)
 {
     int rc = sq_check_open(st, run_id, err, errlen);
-    return rc ? rc : sq_add_npu_rows(st, run_id, row, 1, err, errlen);
+    return rc ? rc : sq_add_npu_rows(st, run_id, row, 1, 0, err, errlen);
 }
 
 static void read_row(sqlite3_stmt *s, void *p)
@@ -115,6 +121,7 @@ static void read_row(sqlite3_stmt *s, void *p)
     r->tasks = sq_col_i64(s, 24);
     r->fullname = sq_col_text(s, 25);
     r->note = sq_col_text(s, 26);
+    r->frame_us = sq_col_dbl(s, 27);
 }
 
 void store_npu_rows_free(store_npu_row *rows, int n)

@@ -163,6 +163,9 @@ static const char *const migrations[] = {
     "  workload0 REAL, workload1 REAL, workload2 REAL,"
     "  tasks INTEGER, fullname TEXT, note TEXT,"
     "  PRIMARY KEY (run_id, at));",
+    /* v6: a level-4 row's share of the predicted frame, so that `compare`
+     * gives a prediction's Input/OutputOperator the time a vendor file's have */
+    "ALTER TABLE npu_rows ADD COLUMN frame_us REAL;",
 };
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 _Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration step per schema version");
@@ -587,7 +590,7 @@ void store_npu_row_init(store_npu_row *r)
     memset(r, 0, sizeof *r);
     r->id = r->dtype = r->n_in = r->n_out = r->tasks = STORE_NULL_INT;
     r->ddr_cycles = r->npu_cycles = r->total_cycles = STORE_NULL_INT;
-    r->time_us = r->rw_kb = NAN;
+    r->time_us = r->rw_kb = r->frame_us = NAN;
     for (int c = 0; c < STORE_NPU_ROW_CORES; c++)
         r->mac_usage[c] = r->workload[c] = NAN;
 }

@@ -226,6 +226,7 @@ static void row_out(store_npu_row *r, const npu_layer_t *l, int at, int skip, in
     r->npu_cycles = (int64_t)l->npu_cycles;
     r->total_cycles = (int64_t)l->total_cycles;
     r->time_us = l->time_us;
+    r->frame_us = l->frame_us;
     r->rw_kb = l->rw_kb;
     r->macs = l->macs != 0;
     r->n_cores = cores < STORE_NPU_ROW_CORES ? cores : STORE_NPU_ROW_CORES;

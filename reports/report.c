@@ -81,7 +81,7 @@ int rep_doc_build(const report_run *runs, int n, rep_doc *d)
             row->name = r->layers[i].name;
             row->op = r->layers[i].op;
             row->layer[0] = i;
-            row->acc[0] = -1;
+            row->acc[0] = row->npu[0] = -1;
             row->runs = 1;
             if (row->name)
                 ix[n_ix++] = (name_ix){ row->name, i };
@@ -108,7 +108,7 @@ int rep_doc_build(const report_run *runs, int n, rep_doc *d)
             rep_row *row = &d->rows[d->n_rows++];
             row->name = nm;
             row->op = r->acc[a].op;
-            row->layer[0] = -1;
+            row->layer[0] = row->npu[0] = -1;
             row->acc[0] = a;
             row->runs = 1;
         }
@@ -240,8 +240,7 @@ double rep_row_cos(const rep_doc *d, const rep_row *row, int k, int single)
 
 double rep_row_us(const rep_doc *d, const rep_row *row, int k)
 {
-    int l = row->layer[k];
-    return l < 0 ? NAN : rep_layer_us(&d->runs[k], &d->runs[k].layers[l]);
+    return cmp_row_us(d, row, k);
 }
 
 void rep_verdict(const rep_doc *d, int k, char *buf, size_t len)

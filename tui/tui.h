@@ -185,7 +185,8 @@ typedef struct tui_run {
     store_layer *layers;
     store_output *outs;
     store_accuracy *acc;
-    int nl, no, na;
+    store_npu_row *npu;         /* level-4 rows no layer row carries */
+    int nl, no, na, nnpu;
     int *layer_acc;             /* accuracy row of each layer, -1 none */
     run_summary sum;
 } tui_run;

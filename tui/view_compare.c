@@ -26,7 +26,8 @@ enum { C_OP, C_NAME, C_DCOS, C_DUS, C_DPCT, C_RUN0 };
 
 typedef struct cv_row {
     const char *name, *op;
-    int li[MAX_CMP], ai[MAX_CMP];
+    int drow;                   /* its row of the comparison document */
+    int ai[MAX_CMP];
     double dcos, dus, dpct;     /* worst over the runs vs the baseline */
     int worst;                  /* the run with the worst change */
 } cv_row;
@@ -48,14 +49,10 @@ typedef struct compare_view {
 } compare_view;
 
 
-static double layer_us(const compare_view *cv, int k, int li)
+/* the time `compare` prints for that row and run */
+static double layer_us(const compare_view *cv, int k, const cv_row *c)
 {
-    if (li < 0)
-        return NAN;
-    const store_layer *l = &cv->r[k]->layers[li];
-    if (cv->by_host)
-        return l->host_us;
-    return !isnan(l->frame_us) ? l->frame_us : l->time_us;
+    return cmp_row_us(&cv->doc, &cv->doc.rows[c->drow], k);
 }
 
 static double acc_cos(const compare_view *cv, int k, int ai)
@@ -74,7 +71,7 @@ static double value(const compare_view *cv, int row, int col)
     case C_DPCT: return c->dpct;
     }
     int k = (col - C_RUN0) / 2;
-    return (col - C_RUN0) % 2 ? layer_us(cv, k, c->li[k]) : acc_cos(cv, k, c->ai[k]);
+    return (col - C_RUN0) % 2 ? layer_us(cv, k, c) : acc_cos(cv, k, c->ai[k]);
 }
 
 /* The sort key: larger is worse, so that the table's numeric order (largest
@@ -155,14 +152,13 @@ static void build_rows(compare_view *cv)
         c->op = d->rows[i].op;
         c->dcos = c->dus = c->dpct = NAN;
         c->worst = 0;
-        for (int k = 0; k < cv->nr; k++) {
-            c->li[k] = d->rows[i].layer[k];
+        c->drow = i;
+        for (int k = 0; k < cv->nr; k++)
             c->ai[k] = d->rows[i].acc[k];
-        }
-        double cos0 = acc_cos(cv, 0, c->ai[0]), us0 = layer_us(cv, 0, c->li[0]);
+        double cos0 = acc_cos(cv, 0, c->ai[0]), us0 = layer_us(cv, 0, c);
         for (int k = 1; k < cv->nr; k++) {
             double dc = c->ai[k] >= 0 ? acc_cos(cv, k, c->ai[k]) - cos0 : NAN;
-            double du = layer_us(cv, k, c->li[k]) - us0;
+            double du = layer_us(cv, k, c) - us0;
             if (!isnan(dc) && (isnan(c->dcos) || dc < c->dcos))
                 c->dcos = dc, c->worst = k;
             if (!isnan(du) && (isnan(c->dus) || du > c->dus)) {
@@ -208,8 +204,9 @@ static int key(tui *t, tui_view *v, int ch)
     case '\n': case '\r': case KEY_ENTER:
         if (row >= 0) {
             const cv_row *c = &cv->rows[row];
-            int k = c->li[c->worst] >= 0 || c->ai[c->worst] >= 0 ? c->worst : 0;
-            tui_push(t, tui_detail_view(t, cv->r[k], c->li[k], c->ai[k]));
+            const int *li = cv->doc.rows[c->drow].layer;
+            int k = li[c->worst] >= 0 || c->ai[c->worst] >= 0 ? c->worst : 0;
+            tui_push(t, tui_detail_view(t, cv->r[k], li[k], c->ai[k]));
         }
         return TUI_HANDLED;
     case 't':
@@ -272,7 +269,7 @@ int tui_compare_view(tui *t, const int64_t *ids, int n, tui_view **out, char *er
         const tui_run *r = cv->r[k];
         cv->cr[k] = (cmp_run){ .run = r->run, .layers = r->layers, .n_layers = r->nl,
                                .outs = r->outs, .n_outs = r->no, .acc = r->acc, .n_acc = r->na,
-                               .sum = r->sum };
+                               .npu = r->npu, .n_npu = r->nnpu, .sum = r->sum };
     }
     /* an fp32 baseline is the golden the others' cos is measured against */
     cv->base_golden = cv->r[0]->na == 0 && (!cv->r[0]->run.quant || !strcmp(cv->r[0]->run.quant, "fp32") ||

@@ -64,6 +64,7 @@ int tui_run_load(tui *t, int64_t id, tui_run **out, char *err, size_t errlen)
     r->layers = c.layers, r->nl = c.n_layers;
     r->outs = c.outs, r->no = c.n_outs;
     r->acc = c.acc, r->na = c.n_acc;
+    r->npu = c.npu, r->nnpu = c.n_npu;
     r->sum = c.sum;
     r->sum.run = &r->run;   /* the summary borrows the run it was computed from */
     free(c.load);
@@ -80,6 +81,7 @@ void tui_run_free(tui_run *r)
     store_layers_free(r->layers, r->nl);
     store_outputs_free(r->outs, r->no);
     store_accuracy_free(r->acc, r->na);
+    store_npu_rows_free(r->npu, r->nnpu);
     free(r->layer_acc);
     store_run_clear(&r->run);
     free(r);

@@ -150,6 +150,19 @@ check("equal/differ/only", (c['equal'], c['differ'], c['only']), (len(comp), 0, 
 def sig(l): return (l['op'], l['out_shapes'])
 check("B's output shapes are the file's", sorted(sig(p['b']) for p in c['pairs'] if p['b']),
       sorted((n['op'], json.dumps([o['shape'] for o in n['outputs']], separators=(',', ':'))) for n in comp))
+# the layer rows: A's Input/OutputOperator (table rows of a prediction that no
+# layer row carries) at the file's frame shares, and each run's column adding
+# up to its predicted frame
+cj = json.load(open(cmp_json))
+io_rows = [r for r in cj['layers'] if r['op'] in ('Input', 'InputOperator', 'OutputOperator')]
+check("compare rows: A's I/O operators, B's", len([r for r in io_rows if r['runs'][0]]), 3)
+check("compare rows: A's I/O operators at the file's frame shares",
+      [round(r['runs'][0]['us'], 6) for r in io_rows if r['runs'][0]],
+      [round(r['runs'][1]['us'], 6) for r in io_rows if r['runs'][1]])
+for k in (0, 1):
+    col = sum(r['runs'][k]['us'] for r in cj['layers'] if r['runs'][k] and r['runs'][k]['us'] is not None)
+    check(f"compare rows: run {'AB'[k]}'s column adds up to its frame", round(col, 3),
+          round(cj['runs'][k]['npu_us'], 3))
 txt = open(cmp_txt).read()
 for want in ("aligned by output tensor name", "paired 2: 2 equal, 0 differ",
              "op types (A/B): Conv 1/1 ConvAdd 1/1\n"):

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The schema 4 -> 5 upgrade on a database written by the schema-4 CLI
+# The schema 4 -> 6 upgrade on a database written by the schema-4 CLI
 # (tests/data/store/v4-release.db, made by make_v4_fixture.sh): every surface
 # prints, byte for byte, what the schema-4 CLI printed for it (show, show
-# --json, --npu-table, ls, report in every format, compare); the facts moved
+# --json, --npu-table, ls, report in every format, compare), but for one
+# change made since: `compare` (and the comparison reports) list a
+# prediction's Input/OutputOperator rows, kept in npu_rows, with their time
+# (compare-1-2/1-3.txt, report-1-2/1-3/1-8.md: refreshed then); the facts moved
 # into the typed columns equal the values Python's json module reads from the
 # schema-4 texts before the upgrade (the oracle), and what stays of those texts
 # is the rest of them; the load samples that only repeated a prediction's load
@@ -46,7 +49,7 @@ same() { # name, file printed now
     if cmp -s "$F/v4-release/$1" "$2"; then ok; else bad "$1 differs after the upgrade: $(diff "$F/v4-release/$1" "$2" | head -5)"; fi
 }
 "$RT" ls --db "$T/db" >"$T/ls.txt" 2>"$T/err" && same ls.txt "$T/ls.txt" || bad "ls: $(cat "$T/err")"
-[ "$(sqlite3 "$T/db" "pragma user_version")" = 5 ] && ok || bad "not upgraded to 5"
+[ "$(sqlite3 "$T/db" "pragma user_version")" = 6 ] && ok || bad "not upgraded to 6"
 for i in $(seq 1 "$n"); do
     "$RT" show "$i" --db "$T/db" >"$T/o" && same "show-$i.txt" "$T/o"
     "$RT" show "$i" --db "$T/db" --json >"$T/o" && same "show-$i.json" "$T/o"
@@ -158,7 +161,7 @@ done
 $PY -c "
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
-assert a['version'] == 2 and a['store_schema'] == 5, (a['version'], a['store_schema'])
+assert a['version'] == 3 and a['store_schema'] == 6, (a['version'], a['store_schema'])
 assert a['runs'] == b['runs'], 'upgraded and imported runs differ'
 " "$T/a.json" "$T/b.json" && ok || bad "export of the upgraded vs the imported version-1 runs"
 

@@ -38,8 +38,9 @@ for f in md html csv json; do
     rep wide variant mnist -f $f -o "$T/cmp3.$f" && ok || bad "report 3 runs -f $f: $(cat "$T/err")"
 done
 rep uf32 uf8 -f md -o "$T/cmp2.md"
-# the i8 run also has an error row for the graph input, which the fp32 run lacks
-grep -q '^verdict: B #3 uf8 vs A #2 uf32: predicted NPU frame [+-][0-9.]*% (\(slower\|faster\|same\)), output cos 0\.9[0-9]*, layers 128 matched, 0 only in A, 1 only in B$' "$T/out" \
+# both predictions have their Input/OutputOperator and output Reshape rows
+# (npu_rows); the i8 run also has the two exDataConverts around its float op
+grep -q '^verdict: B #3 uf8 vs A #2 uf32: predicted NPU frame [+-][0-9.]*% (\(slower\|faster\|same\)), output cos 0\.9[0-9]*, layers 133 matched, 0 only in A, 2 only in B$' "$T/out" \
     && ok || bad "verdict line on stdout: $(cat "$T/out")"
 
 # --- Markdown: tables, 120 columns, names cut consistently, missing is — ------------
@@ -155,9 +156,22 @@ for label in ("uf8", "miss", "board", "mnist"):
             assert same(g, w), (label, c, g, w)
 # a comparison: one row per aligned layer, deltas against the baseline
 rows = list(csv.DictReader(open(os.path.join(T, "cmp3.csv"), newline="", encoding="utf-8")))
-names = lambda l: {r[0] for r in con.execute("select name from layers l join runs r on r.id=l.run_id "
-                                             "where r.label=? union select name from accuracy a join runs r "
-                                             "on r.id=a.run_id where r.label=?", (l, l))}
+def names(l):
+    """the run's tensors, and its level-4 rows of their own named as compare
+    names them (docs/json.md): an InputOperator or the rest by their FullName's
+    tensor, an OutputOperator as OutputOperator#<n>"""
+    out = {r[0] for r in con.execute("select name from layers l join runs r on r.id=l.run_id "
+                                     "where r.label=? union select name from accuracy a join runs r "
+                                     "on r.id=a.run_id where r.label=?", (l, l))}
+    outs = 0
+    for op, full in con.execute("select n.op, n.fullname from npu_rows n join runs r on r.id=n.run_id "
+                                "where r.label=? and n.skip=0 order by n.at", (l,)):
+        if op == "OutputOperator":
+            out.add("OutputOperator#%d" % outs)
+            outs += 1
+        else:
+            out.add(full.split(":", 1)[1])
+    return out
 assert len(rows) == len(names("wide") | names("variant") | names("mnist")), len(rows)
 for r in rows:
     if r["A_us"] and r["B_us"]:
@@ -178,7 +192,7 @@ c = json.load(open(os.path.join(T, "cmp.json")))
 assert c["kind"] == "comparison" and c["schema_version"] == 1
 assert [r["document"] for r in c["runs"]] == [json.load(open(os.path.join(T, f))) for f in ("a.json", "b.json")]
 v = c["verdicts"][0]
-assert v["only_in_baseline"] == 0 and v["only_in_run"] == 1 and v["line"].startswith("verdict: B #3 uf8")
+assert v["only_in_baseline"] == 0 and v["only_in_run"] == 2 and v["line"].startswith("verdict: B #3 uf8")
 for l in c["layers"]:
     a, b = l["runs"]
     if a and b and a["us"] is not None and b["us"] is not None:
