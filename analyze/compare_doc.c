@@ -105,7 +105,6 @@ const char *cmp_run_name(const cmp_run *r, char *buf, size_t len)
 
 typedef struct entry {
     int64_t layer;   /* execution position: layer index, -1 for inputs */
-    int before;      /* 1: an npu row, placed before that layer's row */
     int seq;         /* order of appearance, to keep the sort stable */
     const char *name, *op;
     int li, ai, ni;  /* layer row, accuracy row, npu row */
@@ -117,8 +116,6 @@ static int cmp_entry(const void *x, const void *y)
     const entry *a = x, *b = y;
     if (a->layer != b->layer)
         return a->layer < b->layer ? -1 : 1;
-    if (a->before != b->before)
-        return b->before - a->before;
     return a->seq - b->seq;
 }
 
@@ -182,8 +179,8 @@ static entry *entries_of(const cmp_run *r, int *out_n, char ***fallback, int *n_
         const store_accuracy *a = &r->acc[i];
         if (!a->name)
             continue;
-        e[n] = (entry){ a->layer == STORE_NULL_INT ? -1 : a->layer, 0, seq, a->name, a->op, -1, i,
-                        -1, 0 };
+        e[n] = (entry){ a->layer == STORE_NULL_INT ? -1 : a->layer, seq, a->name, a->op, -1, i, -1,
+                        0 };
         if (map_find(&m, e, sizeof(*e), offsetof(entry, name), a->name, n) < 0)
             n++, seq++;
     }
@@ -205,7 +202,7 @@ static entry *entries_of(const cmp_run *r, int *out_n, char ***fallback, int *n_
         int unnamed = 0;
         if (!name || !name[0])
             FALLBACK_NAME(l->op ? l->op : "?");
-        e[n] = (entry){ l->idx, 0, seq, name, l->op, i, -1, -1, unnamed };
+        e[n] = (entry){ l->idx, seq, name, l->op, i, -1, -1, unnamed };
         int k = map_find(&m, e, sizeof(*e), offsetof(entry, name), name, n);
         if (k >= 0) {
             if (e[k].li < 0)   /* the first layer row of a name wins */
@@ -216,8 +213,8 @@ static entry *entries_of(const cmp_run *r, int *out_n, char ***fallback, int *n_
     }
     /* a prediction's level-4 rows of their own, named as a vendor file's rows
      * are (an InputOperator by its tensor, an OutputOperator not at all, the
-     * rest by their FullName's tensor), before the first layer row that comes
-     * after them in the table */
+     * rest by their FullName's tensor), just after the layer row that comes
+     * before them in the table (after its acc and layer rows: a later seq) */
     for (int i = 0; i < r->n_npu; i++) {
         const store_npu_row *x = &r->npu[i];
         if (x->skip)
@@ -227,12 +224,12 @@ static entry *entries_of(const cmp_run *r, int *out_n, char ***fallback, int *n_
         int unnamed = 0;
         if (!name)
             FALLBACK_NAME(op);
-        int64_t at = INT64_MAX;
+        int64_t at = -1;
         for (int j = 0; j < r->n_layers; j++)
-            if (r->layers[j].table_id != STORE_NULL_INT && r->layers[j].table_id > x->id &&
-                r->layers[j].idx < at)
+            if (r->layers[j].table_id != STORE_NULL_INT && r->layers[j].table_id < x->id &&
+                r->layers[j].idx > at)
                 at = r->layers[j].idx;
-        e[n] = (entry){ at, 1, seq, name, op, -1, -1, i, unnamed };
+        e[n] = (entry){ at, seq, name, op, -1, -1, i, unnamed };
         int k = map_find(&m, e, sizeof(*e), offsetof(entry, name), name, n);
         if (k >= 0) {
             if (e[k].li < 0 && e[k].ni < 0)

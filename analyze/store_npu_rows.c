@@ -145,7 +145,7 @@ int store_get_npu_rows(store *st, int64_t run_id, store_npu_row **rows, int *n, 
 
     *rows = NULL;
     *n = 0;
-    if ((rc = sq_db_prepare(st, "SELECT " NPU_ROW_COLS " FROM npu_rows WHERE run_id = ? ORDER BY at",
+    if ((rc = sq_db_prepare(st, "SELECT " NPU_ROW_COLS ", frame_us FROM npu_rows WHERE run_id = ? ORDER BY at",
                             &s, err, errlen)))
         return rc;
     sqlite3_bind_int64(s, 1, run_id);

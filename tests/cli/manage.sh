@@ -162,7 +162,7 @@ sum0=$(sha256sum <"$D")
 unchanged() { check "[ \"\$(sha256sum <$D)\" = \"$sum0\" ]" "$1 left the database unchanged"; }
 head -c $(($(stat -c %s "$T/e1.json") / 2)) "$T/e1.json" >"$T/trunc.json"
 expect 2 "trunc.json: not a complete JSON document" -- "$RT" import "$T/trunc.json" --db "$D"; unchanged "truncated export"
-sed 's/"version":2,/"version":99,/' "$T/e1.json" >"$T/newer.json"
+sed 's/"version":3,/"version":99,/' "$T/e1.json" >"$T/newer.json"
 expect 2 "newer rknn-trace \(export version 99 > 3\)" -- "$RT" import "$T/newer.json" --db "$D"; unchanged "newer export"
 sed 's/"rknn-trace-export"/"something-else"/' "$T/e1.json" >"$T/other.json"
 expect 2 "" -- "$RT" import "$T/other.json" --db "$D"; unchanged "a JSON file that is not an export"

@@ -5,7 +5,8 @@
 # variant is a valid model): the variant's run has layers the first two lack.
 # `compare`, `compare --json`, `report -f md|html|json` and the TUI compare view
 # (tmux capture) must list the same layers and the same verdict lines
-# (tests/compare/check_surfaces.py parses each). Then the TUI compare view of
+# (tests/compare/check_surfaces.py parses each; the predictions' output Reshapes
+# and OutputOperator are rows too). Then the TUI compare view of
 # synthetic runs with long, path-like names (tests/tools/report_fixture): each
 # name shown by its distinguishing tail, `d cos` against the golden of an fp32
 # baseline, the worst regression on top however the column is sorted.
@@ -71,7 +72,7 @@ cp "$T/screen" "$T/tui.txt"
 grep -q "A = run #1 f32 (baseline)" "$T/tui.txt" && grep -q "C = run #3 v16" "$T/tui.txt" && ok ||
     bad "tui: A is f32, C is v16"
 $PY tests/compare/check_surfaces.py "$T" >"$T/check" 2>&1 && ok || bad "surfaces differ: $(cat "$T/check")"
-grep -q "13 layers (2 in some runs only), 2 verdicts alike on 6 surfaces" "$T/check" && ok ||
+grep -q "16 layers (3 in some runs only), 2 verdicts alike on 6 surfaces" "$T/check" && ok ||
     bad "the union: $(cat "$T/check")"
 
 # ---- TUI: long names, d cos vs an fp32 golden, worst first ------------------------------
