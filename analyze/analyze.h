@@ -47,6 +47,8 @@ typedef struct compare_side {
     int n_layers;
     const store_accuracy *acc;  /* may be empty (an fp32 run) */
     int n_acc;
+    int n_io_rows;              /* Input/OutputOperator kept outside the layer rows
+                                   (a prediction's npu_rows) */
 } compare_side;
 
 /* The compiled graphs of two runs, layer against layer: a layer is what the
@@ -87,6 +89,7 @@ typedef struct compare_graph {
     compare_glayer *gl[2];
     int n[2];                   /* layers, I/O operators included */
     int io[2];                  /* Input/OutputOperator layers */
+    int io_rows[2];             /* and those outside the layer rows (compare_side) */
     compare_gpair *pairs;       /* side 0's layers in order, then side 1's unpaired */
     int n_pairs;
     int by_name;                /* aligned by tensor names, else by op type and shape */

@@ -235,6 +235,7 @@ void compare_graph_build(const compare_side *a, const compare_side *b, compare_g
             match[k][i] = -1;
             g->io[k] += s[k].gl[i].io;
         }
+        g->io_rows[k] = (k ? b : a)->n_io_rows;
         nn[k] = s[k].n - g->io[k];
     }
     /* by the tensor each layer outputs, when names are shared enough */

@@ -549,6 +549,16 @@ void cmp_doc_free(cmp_doc *d)
 
 /* ---- the compiled graphs -------------------------------------------------------- */
 
+/* r's Input/OutputOperator that only its npu rows hold */
+static int io_rows(const cmp_run *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->n_npu; i++)
+        n += !r->npu[i].skip && r->npu[i].op && (!strcmp(r->npu[i].op, "InputOperator") ||
+                                                 !strcmp(r->npu[i].op, "OutputOperator"));
+    return n;
+}
+
 int cmp_doc_graph(const cmp_doc *d, int force, compare_graph *g)
 {
     memset(g, 0, sizeof(*g));
@@ -558,8 +568,8 @@ int cmp_doc_graph(const cmp_doc *d, int force, compare_graph *g)
     if (!force && store_backend_of(a->run.backend) != BACKEND_PREDICT &&
         store_backend_of(b->run.backend) != BACKEND_PREDICT)
         return 0;
-    compare_side ca = { &a->run, a->layers, a->n_layers, a->acc, a->n_acc };
-    compare_side cb = { &b->run, b->layers, b->n_layers, b->acc, b->n_acc };
+    compare_side ca = { &a->run, a->layers, a->n_layers, a->acc, a->n_acc, io_rows(a) };
+    compare_side cb = { &b->run, b->layers, b->n_layers, b->acc, b->n_acc, io_rows(b) };
     compare_graph_build(&ca, &cb, g);
     return 1;
 }

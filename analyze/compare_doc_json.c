@@ -209,7 +209,7 @@ static void graph(json_writer *w, const compare_graph *g)
     json_arr_close(w);
     json_key(w, "io_operators"), json_arr_open(w);
     for (int k = 0; k < 2; k++)
-        json_int(w, g->io[k]);
+        json_int(w, g->io[k] + g->io_rows[k]);
     json_arr_close(w);
     json_key(w, "equal"), json_int(w, g->n_equal);
     json_key(w, "differ"), json_int(w, g->n_differ);

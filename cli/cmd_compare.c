@@ -82,7 +82,7 @@ static void print_graph(const compare_graph *g)
     printf("\ncompiled graphs, layer against layer (aligned by %s)\n",
            g->by_name ? "output tensor name" : "op type and output shape: the tensor names differ");
     for (int k = 0; k < 2; k++)
-        printf("  %c: %d layers + %d Input/OutputOperator\n", 'A' + k, g->n[k] - g->io[k], g->io[k]);
+        printf("  %c: %d layers + %d Input/OutputOperator\n", 'A' + k, g->n[k] - g->io[k], g->io[k] + g->io_rows[k]);
     print_op_counts(g);
     printf("  paired %d: %d equal, %d differ (op %d, fusion %d, target %d, dtype %d, shape %d); "
            "only in A %d, only in B %d\n", g->n_equal + g->n_differ, g->n_equal, g->n_differ,

@@ -102,7 +102,7 @@ static void read_run(store *st, const store_run *run)
         store_npu_rows_free(x, nx);
         summary_free(&s);
         /* the run's compiled graph against itself: every layer accounted for */
-        compare_side cs = { run, l, nl, a, na };
+        compare_side cs = { run, l, nl, a, na, 0 };
         compare_graph g;
         compare_graph_build(&cs, &cs, &g);
         if (g.n_equal + g.n_differ + g.n_only[0] != g.n[0] - g.io[0] || g.n_only[0] != g.n_only[1])
