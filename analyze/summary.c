@@ -457,7 +457,8 @@ const char *summary_timing_missing(const run_summary *s, const char **what, char
         return "none: the log printed no timed runs and no per-layer table";
     if (kind == BACKEND_PREDICT)
         return "not executed: a vendor .rknn holds NPU machine code, so its profile is predicted "
-               "and no numeric outputs were computed (run its source ONNX model, or the file on a board)";
+               "and no numeric outputs were computed (run it with --emulate for the NPU emulator's "
+               "outputs, run its source ONNX model, or the file on a board)";
     if (kind == BACKEND_EMULATE && s->emu_tasks >= 0) {
         int n = snprintf(buf, len, "not executed on this PC: the outputs are the NPU emulator's, "
                          "%d of the file's NPU tasks computed", s->emu_tasks);

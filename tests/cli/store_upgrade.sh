@@ -2,10 +2,12 @@
 # The schema 4 -> 6 upgrade on a database written by the schema-4 CLI
 # (tests/data/store/v4-release.db, made by make_v4_fixture.sh): every surface
 # prints, byte for byte, what the schema-4 CLI printed for it (show, show
-# --json, --npu-table, ls, report in every format, compare), but for one
-# change made since: `compare` (and the comparison reports) list a
-# prediction's Input/OutputOperator rows, kept in npu_rows, with their time
-# (compare-1-2/1-3.txt, report-1-2/1-3/1-8.md: refreshed then); the facts moved
+# --json, --npu-table, ls, report in every format, compare), but for two
+# changes made since, whose files were refreshed then: `compare` (and the
+# comparison reports) list a prediction's Input/OutputOperator rows, kept in
+# npu_rows, with their time (compare-1-2/1-3.txt, report-1-2/1-3/1-8.md), and a
+# vendor file's prediction says `--emulate` computes its outputs (run 4's
+# show, show --json and reports); the facts moved
 # into the typed columns equal the values Python's json module reads from the
 # schema-4 texts before the upgrade (the oracle), and what stays of those texts
 # is the rest of them; the load samples that only repeated a prediction's load
