@@ -78,13 +78,11 @@ for t in "${targets[@]}"; do
     [ "$(jobs -r | wc -l)" -lt "$(nproc)" ] || wait -n || true
 done
 wait
-for t in "${targets[@]}"; do
-    bin="$FUZZ_BUILD/fuzz_$t"
-    if [ ! -x "$bin" ]; then
-        echo "run_libfuzzer: $t FAILED to build" >&2
-        status=1
-        continue
-    fi
+# each target a process of its own, as many at a time as there are cores (a
+# fixed count of runs from a fixed seed explores the same inputs however many
+# run beside it); each one's output goes to its log, printed in order at the end
+fuzz_one() { # target: its run, its exit status in $FUZZ_BUILD/log/<target>.rc
+    local t=$1 bin="$FUZZ_BUILD/fuzz_$1"
     seeds="tests/fuzz/corpus/$t"
     # extra seed folders read at run time (files that may not be committed),
     # e.g. FUZZ_EXTRA_SEEDS_rknn=$RT_SHARED/data/models/rknn
@@ -103,10 +101,29 @@ for t in "${targets[@]}"; do
         budget=(-max_total_time="$FUZZ_SECONDS")
     fi
     echo "== fuzzing $t (${budget[*]:-}) (seeds: $seeds, new inputs: $out)"
-    if ! "$bin" "${budget[@]}" -rss_limit_mb=2048 -timeout=20 \
-            -max_len=65536 -artifact_prefix="$crashes/" -print_final_stats=1 \
-            "$out" "$seeds" "${extra[@]}"; then
-        echo "run_libfuzzer: $t FAILED; reproducers in $crashes/" >&2
+    local rc=0
+    "$bin" "${budget[@]}" -rss_limit_mb=2048 -timeout=20 \
+        -max_len=65536 -artifact_prefix="$crashes/" -print_final_stats=1 \
+        "$out" "$seeds" "${extra[@]}" || rc=$?
+    echo "$rc" >"$FUZZ_BUILD/log/$t.rc"
+}
+mkdir -p "$FUZZ_BUILD/log"
+for t in "${targets[@]}"; do
+    rm -f "$FUZZ_BUILD/log/$t.rc" "$FUZZ_BUILD/log/$t.log"
+    if [ ! -x "$FUZZ_BUILD/fuzz_$t" ]; then
+        echo "run_libfuzzer: $t FAILED to build" >&2
+        status=1
+        continue
+    fi
+    fuzz_one "$t" >"$FUZZ_BUILD/log/$t.log" 2>&1 &
+    [ "$(jobs -r | wc -l)" -lt "$(nproc)" ] || wait -n || true
+done
+wait
+for t in "${targets[@]}"; do
+    [ -f "$FUZZ_BUILD/log/$t.log" ] || continue
+    cat "$FUZZ_BUILD/log/$t.log"
+    if [ "$(cat "$FUZZ_BUILD/log/$t.rc" 2>/dev/null)" != 0 ]; then
+        echo "run_libfuzzer: $t FAILED; reproducers in $FUZZ_OUT/$t-crashes/" >&2
         status=1
     fi
 done
