@@ -161,20 +161,38 @@ static int map_find(name_map *m, const void *base, size_t stride, size_t off, co
     }
 }
 
+/* The "<op>#<n>" names of rows without one: n counts that op's unnamed rows. */
+typedef struct opc { const char *op; int n; } opc;
+typedef struct namer {
+    name_map ops;
+    opc *oc;
+    int n_oc;
+    char **fb;    /* the names made (malloc'd) */
+    int nf;
+} namer;
+
+static const char *fallback_name(namer *nm, const char *op)
+{
+    int k = map_find(&nm->ops, nm->oc, sizeof(*nm->oc), offsetof(opc, op), op, nm->n_oc);
+    if (k < 0)
+        nm->oc[k = nm->n_oc++] = (opc){ op, 0 };
+    size_t need = strlen(op) + 16;
+    char *s = xmalloc(need);
+    snprintf(s, need, "%s#%d", op, nm->oc[k].n++);
+    return nm->fb[nm->nf++] = s;
+}
+
 /* Every distinct tensor name of one run, in execution order; layer rows
  * without a name get "<op>#<n>" (malloc'd, handed to the caller in fallback). */
 static entry *entries_of(const cmp_run *r, int *out_n, char ***fallback, int *n_fallback)
 {
-    int cap = r->n_layers + r->n_acc + r->n_npu, n = 0, seq = 0, nf = 0;
+    int cap = r->n_layers + r->n_acc + r->n_npu, rows = r->n_layers + r->n_npu, n = 0, seq = 0;
     entry *e = xcalloc((size_t)(cap ? cap : 1), sizeof(*e));
-    char **fb = xcalloc((size_t)(r->n_layers + r->n_npu ? r->n_layers + r->n_npu : 1), sizeof(*fb));
-    name_map m, ops;
+    namer nm = { .oc = xcalloc((size_t)(rows ? rows : 1), sizeof(opc)),
+                 .fb = xcalloc((size_t)(rows ? rows : 1), sizeof(char *)) };
+    name_map m;
     map_init(&m, cap);
-    /* per op type, the unnamed rows seen so far */
-    typedef struct opc { const char *op; int n; } opc;
-    opc *oc = xcalloc((size_t)(r->n_layers + r->n_npu ? r->n_layers + r->n_npu : 1), sizeof(*oc));
-    int n_oc = 0;
-    map_init(&ops, r->n_layers + r->n_npu);
+    map_init(&nm.ops, rows);
     for (int i = 0; i < r->n_acc; i++) {
         const store_accuracy *a = &r->acc[i];
         if (!a->name)
@@ -184,24 +202,12 @@ static entry *entries_of(const cmp_run *r, int *out_n, char ***fallback, int *n_
         if (map_find(&m, e, sizeof(*e), offsetof(entry, name), a->name, n) < 0)
             n++, seq++;
     }
-    /* a row without a name: "<op>#<n>", n counting that op's unnamed rows */
-#define FALLBACK_NAME(op_)                                                       \
-    do {                                                                         \
-        int k_ = map_find(&ops, oc, sizeof(*oc), offsetof(opc, op), (op_), n_oc); \
-        if (k_ < 0)                                                              \
-            oc[k_ = n_oc++] = (opc){ (op_), 0 };                                 \
-        size_t need_ = strlen(op_) + 16;                                         \
-        fb[nf] = xmalloc(need_);                                                 \
-        snprintf(fb[nf], need_, "%s#%d", (op_), oc[k_].n++);                     \
-        name = fb[nf++];                                                         \
-        unnamed = 1;                                                             \
-    } while (0)
     for (int i = 0; i < r->n_layers; i++) {
         const store_layer *l = &r->layers[i];
         const char *name = l->name;
-        int unnamed = 0;
-        if (!name || !name[0])
-            FALLBACK_NAME(l->op ? l->op : "?");
+        int unnamed = !name || !name[0];
+        if (unnamed)
+            name = fallback_name(&nm, l->op ? l->op : "?");
         e[n] = (entry){ l->idx, seq, name, l->op, i, -1, -1, unnamed };
         int k = map_find(&m, e, sizeof(*e), offsetof(entry, name), name, n);
         if (k >= 0) {
@@ -221,9 +227,9 @@ static entry *entries_of(const cmp_run *r, int *out_n, char ***fallback, int *n_
             continue;
         const char *op = x->op ? x->op : "?", *fn = x->fullname ? strchr(x->fullname, ':') : NULL;
         const char *name = strcmp(op, "OutputOperator") && fn && fn[1] ? fn + 1 : NULL;
-        int unnamed = 0;
-        if (!name)
-            FALLBACK_NAME(op);
+        int unnamed = !name;
+        if (unnamed)
+            name = fallback_name(&nm, op);
         int64_t at = -1;
         for (int j = 0; j < r->n_layers; j++)
             if (r->layers[j].table_id != STORE_NULL_INT && r->layers[j].table_id < x->id &&
@@ -238,14 +244,13 @@ static entry *entries_of(const cmp_run *r, int *out_n, char ***fallback, int *n_
             n++, seq++;
         }
     }
-#undef FALLBACK_NAME
     free(m.slot);
-    free(ops.slot);
-    free(oc);
+    free(nm.ops.slot);
+    free(nm.oc);
     qsort(e, (size_t)n, sizeof(*e), cmp_entry);
     *out_n = n;
-    *fallback = fb;
-    *n_fallback = nf;
+    *fallback = nm.fb;
+    *n_fallback = nm.nf;
     return e;
 }
 
