@@ -289,7 +289,7 @@ static void align(cmp_doc *d, char ***owned_names, int *n_owned)
 {
     int cap = 0, nn = 0;
     for (int k = 0; k < d->n; k++)
-        cap += d->runs[k].n_layers + d->runs[k].n_acc;
+        cap += d->runs[k].n_layers + d->runs[k].n_acc + d->runs[k].n_npu;
     d->rows = xcalloc((size_t)(cap ? cap : 1), sizeof(*d->rows));
     char **names = NULL;
     name_map m;

@@ -50,26 +50,37 @@ same() { # name, file printed now
     if [ -n "${STORE_UPGRADE_REFRESH:-}" ]; then cp "$2" "$F/v4-release/$1"; ok; return; fi
     if cmp -s "$F/v4-release/$1" "$2"; then ok; else bad "$1 differs after the upgrade: $(diff "$F/v4-release/$1" "$2" | head -5)"; fi
 }
+# printed NAME CMD...: what CMD prints is NAME's; written NAME CMD...: the file
+# $T/o that CMD writes is. A command that fails (or crashes) fails the check.
+printed() {
+    local name=$1; shift
+    if "$@" >"$T/o" 2>"$T/err"; then same "$name" "$T/o"; else bad "$name: $* exited $? ($(tail -c 300 "$T/err"))"; fi
+}
+written() {
+    local name=$1; shift
+    if "$@" >/dev/null 2>"$T/err"; then same "$name" "$T/o"; else bad "$name: $* exited $? ($(tail -c 300 "$T/err"))"; fi
+}
 "$RT" ls --db "$T/db" >"$T/ls.txt" 2>"$T/err" && same ls.txt "$T/ls.txt" || bad "ls: $(cat "$T/err")"
 [ "$(sqlite3 "$T/db" "pragma user_version")" = 6 ] && ok || bad "not upgraded to 6"
 for i in $(seq 1 "$n"); do
-    "$RT" show "$i" --db "$T/db" >"$T/o" && same "show-$i.txt" "$T/o"
-    "$RT" show "$i" --db "$T/db" --json >"$T/o" && same "show-$i.json" "$T/o"
-    "$RT" report "$i" --db "$T/db" -f json -o "$T/o" >/dev/null && same "report-$i.json" "$T/o"
+    printed "show-$i.txt" "$RT" show "$i" --db "$T/db"
+    printed "show-$i.json" "$RT" show "$i" --db "$T/db" --json
+    written "report-$i.json" "$RT" report "$i" --db "$T/db" -f json -o "$T/o"
     if [ -f "$F/v4-release/npu-table-$i.txt" ]; then
-        "$RT" show "$i" --db "$T/db" --npu-table >"$T/o" && same "npu-table-$i.txt" "$T/o"
+        printed "npu-table-$i.txt" "$RT" show "$i" --db "$T/db" --npu-table
     fi
     for f in md html csv trace; do
-        "$RT" report "$i" --db "$T/db" -f $f -o "$T/o" >/dev/null && same "report-$i.$f" "$T/o"
+        written "report-$i.$f" "$RT" report "$i" --db "$T/db" -f $f -o "$T/o"
     done
     rm -rf "$T/gp"
-    "$RT" report "$i" --db "$T/db" -f gnuplot -o "$T/gp" >/dev/null
+    "$RT" report "$i" --db "$T/db" -f gnuplot -o "$T/gp" >/dev/null 2>"$T/err" ||
+        bad "report $i -f gnuplot exited $? ($(tail -c 300 "$T/err"))"
     if diff -r "$F/v4-release/report-$i.gnuplot" "$T/gp" >/dev/null; then ok; else bad "report-$i.gnuplot differs"; fi
 done
 for p in "1 2" "1 3" "1 8" "5 1"; do
     set -- $p
-    "$RT" compare "$1" "$2" --db "$T/db" >"$T/o"; same "compare-$1-$2.txt" "$T/o"
-    "$RT" report "$1" "$2" --db "$T/db" -f md -o "$T/o" >/dev/null && same "report-$1-$2.md" "$T/o"
+    printed "compare-$1-$2.txt" "$RT" compare "$1" "$2" --db "$T/db"
+    written "report-$1-$2.md" "$RT" report "$1" "$2" --db "$T/db" -f md -o "$T/o"
 done
 
 # -- the typed columns hold the facts the texts held ---------------------------------
@@ -156,7 +167,7 @@ EOF
     [ "$(sqlite3 "$T/db" "select count(*) from runs")" = "$n" ] && ok || bad "v1 export not all duplicates: $(cat "$T/o" "$T/err" | head -5)"
 "$RT" import "$F/v4-release/export-v1.json" --db "$T/fresh.db" >/dev/null 2>&1
 for i in $(seq 1 "$n"); do
-    "$RT" show "$i" --db "$T/fresh.db" --json >"$T/o" && same "show-$i.json" "$T/o"
+    printed "show-$i.json" "$RT" show "$i" --db "$T/fresh.db" --json
 done
 "$RT" export $(seq 1 "$n") --db "$T/db" -o "$T/a.json" >/dev/null 2>&1
 "$RT" export $(seq 1 "$n") --db "$T/fresh.db" -o "$T/b.json" >/dev/null 2>&1
@@ -166,6 +177,21 @@ a, b = (json.load(open(f)) for f in sys.argv[1:])
 assert a['version'] == 3 and a['store_schema'] == 6, (a['version'], a['store_schema'])
 assert a['runs'] == b['runs'], 'upgraded and imported runs differ'
 " "$T/a.json" "$T/b.json" && ok || bad "export of the upgraded vs the imported version-1 runs"
+
+# -- a version-2 export (the schema-5 CLI's, of the runs it upgraded to schema 5):
+# its level-4 rows have no frame_us; imported, every run is a duplicate of the
+# upgraded one, and a fresh import prints the same show --json and compare
+"$RT" import "$F/v4-release/export-v2.json" --db "$T/db" >"$T/o" 2>"$T/err"
+[ "$(grep -c "already here as run" "$T/err" "$T/o" | awk -F: '{s += $NF} END {print s}')" = "$n" ] &&
+    ok || bad "v2 export not all duplicates: $(cat "$T/o" "$T/err" | head -5)"
+"$RT" import "$F/v4-release/export-v2.json" --db "$T/fresh2.db" >/dev/null 2>&1
+for i in $(seq 1 "$n"); do
+    printed "show-$i.json" "$RT" show "$i" --db "$T/fresh2.db" --json
+done
+for p in "1 2" "1 3" "1 8"; do
+    set -- $p
+    printed "compare-$1-$2.txt" "$RT" compare "$1" "$2" --db "$T/fresh2.db"
+done
 
 # a version-1 file holding a field of version 2 is refused, nothing added
 $PY - "$F/v4-release/export-v1.json" "$T/mixed.json" <<'EOF'
