@@ -149,7 +149,7 @@ static void glayers_of(const compare_side *s, gside *out)
         char one[112];
         snprintf(one, sizeof one, "[%s]", g->in_shape);
         compare_shapes_4d(g->in_shape[0] ? one : NULL, g->in_key, sizeof(g->in_key));
-        g->io = !strcmp(g->op, "InputOperator") || !strcmp(g->op, "OutputOperator");
+        g->io = summary_op_is_io(g->op);
         n++;
         first = i + 1;
     }

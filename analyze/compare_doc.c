@@ -559,8 +559,7 @@ static int io_rows(const cmp_run *r)
 {
     int n = 0;
     for (int i = 0; i < r->n_npu; i++)
-        n += !r->npu[i].skip && r->npu[i].op && (!strcmp(r->npu[i].op, "InputOperator") ||
-                                                 !strcmp(r->npu[i].op, "OutputOperator"));
+        n += !r->npu[i].skip && r->npu[i].op && summary_op_is_io(r->npu[i].op);
     return n;
 }
 

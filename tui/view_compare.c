@@ -26,8 +26,7 @@ enum { C_OP, C_NAME, C_DCOS, C_DUS, C_DPCT, C_RUN0 };
 
 typedef struct cv_row {
     const char *name, *op;
-    int drow;                   /* its row of the comparison document */
-    int ai[MAX_CMP];
+    int drow;                   /* its row of the comparison document (layer, acc rows) */
     double dcos, dus, dpct;     /* worst over the runs vs the baseline */
     int worst;                  /* the run with the worst change */
 } cv_row;
@@ -48,6 +47,12 @@ typedef struct compare_view {
     tui_table tb;
 } compare_view;
 
+
+/* the row's accuracy row in run k, -1 none */
+static int acc_of(const compare_view *cv, const cv_row *c, int k)
+{
+    return cv->doc.rows[c->drow].acc[k];
+}
 
 /* the time `compare` prints for that row and run */
 static double layer_us(const compare_view *cv, int k, const cv_row *c)
@@ -71,7 +76,7 @@ static double value(const compare_view *cv, int row, int col)
     case C_DPCT: return c->dpct;
     }
     int k = (col - C_RUN0) / 2;
-    return (col - C_RUN0) % 2 ? layer_us(cv, k, c) : acc_cos(cv, k, c->ai[k]);
+    return (col - C_RUN0) % 2 ? layer_us(cv, k, c) : acc_cos(cv, k, acc_of(cv, c, k));
 }
 
 /* The sort key: larger is worse, so that the table's numeric order (largest
@@ -81,7 +86,7 @@ static double num(void *ctx, int row, int col)
     const compare_view *cv = ctx;
     double v = value(cv, row, col);
     int is_cos = col == C_DCOS || (col >= C_RUN0 && (col - C_RUN0) % 2 == 0);
-    if (col >= C_RUN0 && is_cos && cv->rows[row].ai[(col - C_RUN0) / 2] < 0)
+    if (col >= C_RUN0 && is_cos && acc_of(cv, &cv->rows[row], (col - C_RUN0) / 2) < 0)
         return NAN;     /* no error row: nothing to rank */
     return is_cos ? -v : v;
 }
@@ -130,7 +135,7 @@ static void cell(void *ctx, int row, int col, char *buf, size_t len, int *color,
     }
     if ((col - C_RUN0) % 2) {
         tui_num(buf, len, v, v < 100 ? "%.2f" : "%.1f");
-    } else if (c->ai[(col - C_RUN0) / 2] >= 0) {
+    } else if (acc_of(cv, c, (col - C_RUN0) / 2) >= 0) {
         metrics_fmt_cos(v, buf, len);
         *color = tui_cos_color(v, cv->t->thr);
     } else {
@@ -153,11 +158,10 @@ static void build_rows(compare_view *cv)
         c->dcos = c->dus = c->dpct = NAN;
         c->worst = 0;
         c->drow = i;
-        for (int k = 0; k < cv->nr; k++)
-            c->ai[k] = d->rows[i].acc[k];
-        double cos0 = acc_cos(cv, 0, c->ai[0]), us0 = layer_us(cv, 0, c);
+        const int *ai = d->rows[i].acc;
+        double cos0 = acc_cos(cv, 0, ai[0]), us0 = layer_us(cv, 0, c);
         for (int k = 1; k < cv->nr; k++) {
-            double dc = c->ai[k] >= 0 ? acc_cos(cv, k, c->ai[k]) - cos0 : NAN;
+            double dc = ai[k] >= 0 ? acc_cos(cv, k, ai[k]) - cos0 : NAN;
             double du = layer_us(cv, k, c) - us0;
             if (!isnan(dc) && (isnan(c->dcos) || dc < c->dcos))
                 c->dcos = dc, c->worst = k;
@@ -204,9 +208,9 @@ static int key(tui *t, tui_view *v, int ch)
     case '\n': case '\r': case KEY_ENTER:
         if (row >= 0) {
             const cv_row *c = &cv->rows[row];
-            const int *li = cv->doc.rows[c->drow].layer;
-            int k = li[c->worst] >= 0 || c->ai[c->worst] >= 0 ? c->worst : 0;
-            tui_push(t, tui_detail_view(t, cv->r[k], li[k], c->ai[k]));
+            const int *li = cv->doc.rows[c->drow].layer, *ai = cv->doc.rows[c->drow].acc;
+            int k = li[c->worst] >= 0 || ai[c->worst] >= 0 ? c->worst : 0;
+            tui_push(t, tui_detail_view(t, cv->r[k], li[k], ai[k]));
         }
         return TUI_HANDLED;
     case 't':
