@@ -202,7 +202,10 @@ static void single_run(const rep_doc *d, FILE *f)
     kv(f, "level-4 table total", a);
     snprintf(v, sizeof(v), "compute %s, DDR %s, CPU %s", rep_num(a, sizeof(a), s->share_pct[0], "%.1f %%"),
              rep_num(b, sizeof(b), s->share_pct[1], "%.1f %%"), rep_num(c, sizeof(c), s->share_pct[2], "%.1f %%"));
-    snprintf(v + strlen(v), sizeof(v) - strlen(v), "%s", summary_uncounted_note(s, a, sizeof(a)));
+    /* the words and figures of show's bottleneck line, the I/O share included */
+    snprintf(v + strlen(v), sizeof(v) - strlen(v), " of the layers' time%s; %s %s us",
+             summary_uncounted_note(s, a, sizeof(a)), summary_io_label(s),
+             rep_num(b, sizeof(b), s->io_us, "%.1f"));
     kv(f, "bottleneck", v);
     snprintf(v, sizeof(v), "median %s, p90 %s, min %s", rep_num(a, sizeof(a), s->host_median_us / 1e3, "%.3f ms"),
              rep_num(b, sizeof(b), s->host_p90_us / 1e3, "%.3f ms"), rep_num(c, sizeof(c), s->host_min_us / 1e3, "%.3f ms"));

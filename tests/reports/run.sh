@@ -243,6 +243,19 @@ rows = [l.split()[1] for l in txt if l.startswith("[")]
 assert rows == names, (rows[:3], names[:3])
 PYEOF
 
+# the bottleneck line: the same words and figures in show and the HTML report
+# (a sim run, a run with missing fields, a board run, fp32); a report writes
+# a missing figure as "—" where show writes "n/a"
+for r in uf8 miss board mnist; do
+    "$R" show $r --db "$DB" >"$T/show.txt" 2>/dev/null
+    $PY - "$T/show.txt" "$T/$r.html" <<'PYEOF' && ok || bad "bottleneck line of $r: show vs html"
+import html, re, sys
+line = [l for l in open(sys.argv[1]).read().splitlines() if l.startswith("bottleneck ")][0]
+cell = re.search(r"<th>bottleneck</th><td>([^<]*)</td>", open(sys.argv[2]).read()).group(1)
+assert html.unescape(cell).replace("\u2014", "n/a") == line[len("bottleneck "):].strip(), (cell, line)
+PYEOF
+done
+
 # --- trace-event rules, times vs the rows ---------------------------------------------------
 for r in uf8 miss board mnist; do
     id=$(/usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select id from runs where label=?',(sys.argv[2],)).fetchone()[0])" "$DB" $r)
