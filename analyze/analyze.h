@@ -508,7 +508,12 @@ typedef struct run_summary {
                                            are the run's when it has no layer rows); n 0 none */
     int *fallback;                      /* their layer rows, in order */
     double fallback_us, fallback_pct;   /* their predicted time and share of the frame */
-    int top[SUMMARY_TOP], n_top;        /* layer rows by predicted time, largest first */
+    int top[SUMMARY_TOP], n_top;        /* rows by predicted time, largest first: read them
+                                           with summary_top_row */
+    store_layer *npu_layers;            /* a prediction's own level-4 rows (npu_rows:
+                                           Input/OutputOperator, exDataConvert, ...) as rows
+                                           of the ranking; owned */
+    int n_npu_layers;
     int top_by_table;                   /* 1: ranked by table time_us (no frame_us: a v1 run,
                                            a board's or an imported log's measured table) */
     int top_prov;                       /* enum provenance of the layers' times */
@@ -540,11 +545,16 @@ typedef struct run_summary {
 } run_summary;
 
 /* Computes the summary (cos_threshold: for first_below, e.g. 0.99). Never
- * fails; free with summary_free. Any row array may be empty. */
+ * fails; free with summary_free. Any row array may be empty; npu: the run's
+ * npu_rows (store_get_npu_rows), ranked beside its layers. */
 void summary_compute(const store_run *run, const store_layer *layers, int n_layers,
-                     const store_output *outs, int n_outs, const store_accuracy *acc, int n_acc,
+                     const store_npu_row *npu, int n_npu, const store_output *outs, int n_outs, const store_accuracy *acc, int n_acc,
                      double cos_threshold, run_summary *s);
 void summary_free(run_summary *s);
+/* The k-th slowest row (k < n_top): a layer row or one of npu_layers; its
+ * FullName as the level-4 table prints it. */
+const store_layer *summary_top_row(const run_summary *s, int k);
+const char *summary_top_fullname(const run_summary *s, int k, char *buf, size_t len);
 /* 1: the layers' times were measured on a board (top_by_table, PROV_BOARD). */
 int summary_layers_measured(const run_summary *s);
 /* The reports' labels, in the provenance's words: "predicted frame" (or

@@ -112,8 +112,14 @@ static int bound_index(const char *bound)
                        : !strcmp(bound, "CPU") ? 2 : -1;
 }
 
+/* row i of the ranking: a layer row, then a prediction's own level-4 rows */
+static const store_layer *ranked(const run_summary *s, int i)
+{
+    return i < s->n_layers ? &s->layers[i] : &s->npu_layers[i - s->n_layers];
+}
+
 typedef struct rank {
-    const store_layer *rows;
+    const run_summary *s;
     int by_frame;
 } rank;
 
@@ -121,9 +127,39 @@ static int by_time(const void *a, const void *b, void *ctx)
 {
     const rank *k = ctx;
     int x = *(const int *)a, y = *(const int *)b;
-    double u = k->by_frame ? k->rows[x].frame_us : k->rows[x].time_us;
-    double v = k->by_frame ? k->rows[y].frame_us : k->rows[y].time_us;
+    const store_layer *p = ranked(k->s, x), *q = ranked(k->s, y);
+    double u = k->by_frame ? p->frame_us : p->time_us;
+    double v = k->by_frame ? q->frame_us : q->time_us;
     return u < v ? 1 : u > v ? -1 : x - y;
+}
+
+/* A prediction's level-4 row of its own (Input/OutputOperator, exDataConvert,
+ * a Reshape the compiler adds) as a row of the ranking, with the figures its
+ * table row prints: a vendor file's run has these operators among its layer
+ * rows, and both rank them alike. The bound by the rule of a table's rows
+ * (record/perf_rows.c). */
+static void npu_row_layer(const store_npu_row *r, store_layer *l)
+{
+    store_layer_init(l);
+    l->idx = STORE_NULL_INT; /* no layer row */
+    l->op = l->npu_op = r->op;
+    l->node = r->fullname; /* "<op>:<tensor>", as store_layer_fullname keeps it */
+    const char *colon = r->fullname ? strchr(r->fullname, ':') : NULL;
+    l->name = colon && colon[1] ? colon + 1 : NULL;
+    l->npu_dtype = r->datatype;
+    l->target = r->target;
+    l->npu_cycles = r->npu_cycles, l->ddr_cycles = r->ddr_cycles, l->total_cycles = r->total_cycles;
+    l->time_us = r->time_us, l->frame_us = r->frame_us, l->rw_kb = r->rw_kb;
+    l->tasks = r->tasks, l->table_id = r->id;
+    /* a row the table prints without MacUsage does no multiply-adds: 0, as a
+     * vendor file's Input/OutputOperator layer rows hold */
+    l->mac_usage = 0;
+    for (int c = 0; r->macs && c < r->n_cores && c < STORE_NPU_ROW_CORES; c++)
+        if (r->mac_usage[c] > l->mac_usage)
+            l->mac_usage = r->mac_usage[c];
+    int cycles = known_int(r->npu_cycles) && known_int(r->ddr_cycles) && (r->npu_cycles || r->ddr_cycles);
+    l->bound = r->target && !strcmp(r->target, "CPU") ? "CPU"
+               : r->target && cycles ? (r->npu_cycles >= r->ddr_cycles ? "compute" : "DDR") : NULL;
 }
 
 static int output_state(const metrics_t *m)
@@ -156,7 +192,7 @@ static void emulation_read(const char *extra_json, run_summary *s)
 }
 
 void summary_compute(const store_run *run, const store_layer *layers, int n_layers,
-                     const store_output *outs, int n_outs, const store_accuracy *acc, int n_acc,
+                     const store_npu_row *npu, int n_npu, const store_output *outs, int n_outs, const store_accuracy *acc, int n_acc,
                      double thr, run_summary *s)
 {
     memset(s, 0, sizeof(*s));
@@ -298,13 +334,20 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
     if (s->prov.table == PROV_BUILD) /* the compiler's table: its zeros are no times */
         s->perf_table_us = s->fallback_us = s->fallback_pct = NAN;
 
-    /* top layers: by predicted frame time, a v1 run by its table time */
-    int *idx = xcalloc((size_t)(n_layers ? n_layers : 1), sizeof(int)), n = 0;
+    /* top layers: by predicted frame time, a v1 run by its table time; a
+     * prediction's own level-4 rows among them */
+    s->npu_layers = xcalloc((size_t)(n_npu ? n_npu : 1), sizeof(store_layer));
+    for (int i = 0; i < n_npu; i++)
+        if (!npu[i].skip)
+            npu_row_layer(&npu[i], &s->npu_layers[s->n_npu_layers++]);
+    int *idx = xcalloc((size_t)(n_layers + s->n_npu_layers + 1), sizeof(int)), n = 0;
     s->top_by_table = !n_frame;
-    for (int i = 0; i < n_layers && s->prov.table != PROV_BUILD; i++)
-        if (store_layer_has_figures(&layers[i]) && !isnan(n_frame ? layers[i].frame_us : layers[i].time_us))
+    for (int i = 0; i < n_layers + s->n_npu_layers && s->prov.table != PROV_BUILD; i++) {
+        const store_layer *l = ranked(s, i);
+        if (store_layer_has_figures(l) && !isnan(n_frame ? l->frame_us : l->time_us))
             idx[n++] = i;
-    rank rk = { layers, n_frame > 0 };
+    }
+    rank rk = { s, n_frame > 0 };
     qsort_r(idx, (size_t)n, sizeof(int), by_time, &rk);
     s->n_top = n < SUMMARY_TOP ? n : SUMMARY_TOP;
     s->top_prov = s->top_by_table ? s->prov.table : s->prov.frame;
@@ -502,10 +545,22 @@ const char *summary_top_title(const run_summary *s, char *buf, size_t len)
     return buf;
 }
 
+const store_layer *summary_top_row(const run_summary *s, int k)
+{
+    return ranked(s, s->top[k]);
+}
+
+const char *summary_top_fullname(const run_summary *s, int k, char *buf, size_t len)
+{
+    return s->top[k] < s->n_layers ? store_layer_fullname(s->layers, s->top[k], buf, len)
+                                   : store_layer_fullname(s->npu_layers, s->top[k] - s->n_layers, buf, len);
+}
+
 void summary_free(run_summary *s)
 {
     summary_ops_free(&s->ops);
     free(s->fallback);
+    free(s->npu_layers);
     free(s->outputs);
     free(s->owned);
     summary_eval_free(&s->eval);
@@ -693,7 +748,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
         fprintf(f, "%s\n  %5s %-16s %-7s %-7s %10s %6s %7s %9s  %s\n", nm,
                 "ID", "OpType", "dtype", "bound", "time us", "share", "MAC%", "RW KB", "FullName");
         for (int k = 0; k < s->n_top; k++) {
-            const store_layer *l = &s->layers[s->top[k]];
+            const store_layer *l = summary_top_row(s, k);
             double t = s->top_by_table ? l->time_us : l->frame_us;
             double tot = s->top_by_table ? s->perf_table_us : s->frame_us;
             fprintf(f, "  %5s %-16s %-7s %-7s %10.1f %6s %7s %9s  %s\n", id_str(l, d, sizeof(d)),
@@ -701,7 +756,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
                     l->bound ? tt(l->bound) : "n/a", t,
                     summary_fmt(a, sizeof(a), tot > 0 ? 100 * t / tot : NAN, "%.1f%%"),
                     summary_fmt(b, sizeof(b), l->mac_usage, "%.2f"), summary_fmt(c, sizeof(c), l->rw_kb, "%.1f"),
-                    tt(store_layer_fullname(s->layers, s->top[k], nm, sizeof(nm))));
+                    tt(summary_top_fullname(s, k, nm, sizeof(nm))));
         }
     }
 
@@ -811,16 +866,15 @@ static void j_raw(json_writer *w, const char *k, const char *v)
 }
 
 /* us: the layer's cost as the text and the reports print it (summary_layer_us) */
-static void j_layer_ref(json_writer *w, const run_summary *s, int i, double us)
+static void j_layer_ref(json_writer *w, const run_summary *s, const store_layer *l,
+                        const char *full_name, double us)
 {
-    const store_layer *rows = s->layers, *l = &rows[i];
     double frame = s->frame_us;
-    char nm[256];
     json_obj_open(w);
     json_key_int(w, "layer", l->idx, STORE_NULL_INT);
     json_key_int(w, "table_id", l->table_id, STORE_NULL_INT);
     j_str(w, "op_type", l->npu_op ? l->npu_op : l->op);
-    j_str(w, "full_name", store_layer_fullname(rows, i, nm, sizeof(nm)));
+    j_str(w, "full_name", full_name);
     j_str(w, "name", l->name);
     j_str(w, "dtype", l->npu_dtype);
     j_str(w, "bound", l->bound);
@@ -845,7 +899,7 @@ static const char *state_name(int st)
 void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs, json_writer *w)
 {
     const store_run *r = s->run;
-    char buf[256];
+    char buf[256], nm[256];
 
     json_obj_open(w);
     json_key(w, "schema_version"), json_int(w, SUMMARY_SCHEMA_VERSION);
@@ -945,14 +999,17 @@ void summary_json_doc(const run_summary *s, const store_output *outs, int n_outs
     json_key(w, "layers");
     json_arr_open(w);
     for (int k = 0; k < s->n_fallback; k++)
-        j_layer_ref(w, s, s->fallback[k], summary_layer_us(s, &s->layers[s->fallback[k]]));
+        j_layer_ref(w, s, &s->layers[s->fallback[k]],
+                    store_layer_fullname(s->layers, s->fallback[k], nm, sizeof(nm)),
+                    summary_layer_us(s, &s->layers[s->fallback[k]]));
     json_arr_close(w);
     json_obj_close(w);
     j_str(w, "top_by", s->top_by_table ? "time_us" : "frame_us");
     json_key(w, "top");
     json_arr_open(w);
     for (int k = 0; k < s->n_top; k++)
-        j_layer_ref(w, s, s->top[k], summary_layer_us(s, &s->layers[s->top[k]]));
+        j_layer_ref(w, s, summary_top_row(s, k), summary_top_fullname(s, k, nm, sizeof(nm)),
+                    summary_layer_us(s, summary_top_row(s, k)));
     json_arr_close(w);
     summary_ops_json(&s->ops, w);
     json_key(w, "op_ranking_cpu_is_rest");

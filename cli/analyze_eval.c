@@ -112,7 +112,7 @@ int analyze_eval(const char *ref, const char *db, quant_cli *qc, int json)
         run_summary sum;
         printf("run %lld (%s): %s %s/%s\n", (long long)run_id, esc_tmp(ESC_TERM, model), quant,
                algo, method);
-        summary_compute(&stored, NULL, 0, NULL, 0, NULL, 0, qc->cos_threshold, &sum);
+        summary_compute(&stored, NULL, 0, NULL, 0, NULL, 0, NULL, 0, qc->cos_threshold, &sum);
         summary_print_eval(&sum, stdout);
         summary_free(&sum);
     }

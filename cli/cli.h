@@ -15,6 +15,7 @@
 
 struct input_shape;  /* runtime/passes/passes.h */
 struct run_record;   /* record/record.h */
+struct run_summary;  /* analyze/analyze.h */
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_GATE = 3, EXIT_INTERNAL = 4,
        EXIT_NOT_RECORDED = 5 };
@@ -44,8 +45,11 @@ int cmd_import(int argc, char **argv);
 /* The run summary of stored rows (text with the per-layer error table, or the
  * docs/json.md document): what `run` prints and `show` prints again (cli/run_store.c). */
 void run_rows_print(const store_run *run, const store_layer *layers, int nl,
-                    const store_output *outs, int no, const store_accuracy *acc, int na,
+                    const store_npu_row *npu, int n_npu, const store_output *outs, int no, const store_accuracy *acc, int na,
                     int json, double cos_threshold, FILE *f);
+/* A computed summary, printed as run_rows_print does (show: cmp_run_load's). */
+void run_summary_render(const struct run_summary *sum, const store_output *outs, int no, int json,
+                        FILE *f);
 /* After a sim run: builds the rows (record/), records them unless record is 0
  * (--no-db), prints the summary (also when recording failed, saying so).
  * Returns an exit code. */

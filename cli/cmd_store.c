@@ -2,6 +2,7 @@
  * Both render the one run summary (analyze/summary.c); filters and sorting of
  * `ls` work in C over store_list_runs (the store alone knows SQL). */
 #include "analyze/analyze.h"
+#include "analyze/compare_doc.h"
 #include "cli/cli.h"
 #include "cli/opt.h"
 #include "record/rows_npu.h"
@@ -191,7 +192,7 @@ static void ls_figures(ls_row *row, const store_run_outputs *ro)
 {
     run_summary sum;
 
-    summary_compute(row->run, NULL, 0, ro ? ro->outs : NULL, ro ? ro->n_outs : 0,
+    summary_compute(row->run, NULL, 0, NULL, 0, ro ? ro->outs : NULL, ro ? ro->n_outs : 0,
                     ro ? ro->acc : NULL, ro ? ro->n_acc : 0, 0.99, &sum);
     row->npu_us = sum.frame_us;
     row->host_us = sum.host_median_us;
@@ -461,18 +462,12 @@ out:
 /* ---- show -------------------------------------------------------------------- */
 
 /* The level-4 table `run --npu-table` printed, rebuilt from the rows (record/). */
-static int print_npu_table(store *st, const store_run *run, const store_layer *layers, int nl,
-                           char *err, size_t errlen)
+static int print_npu_table(const cmp_run *c, char *err, size_t errlen)
 {
+    const store_run *run = &c->run;
     npu_graph_t ng;
-    store_npu_row *extra = NULL;
-    int n_extra = 0, complete = 0;
-    int rc = store_get_npu_rows(st, run->id, &extra, &n_extra, err, errlen);
-    if (!rc)
-        rc = rows_npu_graph(run, layers, nl, extra, n_extra, &ng, &complete, err, errlen);
-    else
-        memset(&ng, 0, sizeof ng);
-    store_npu_rows_free(extra, n_extra);
+    int complete = 0;
+    int rc = rows_npu_graph(run, c->layers, c->n_layers, c->npu, c->n_npu, &ng, &complete, err, errlen);
 
     if (!rc) {
         int has_io = 0, cores = ng.plat ? ng.plat->cores : 1;
@@ -555,41 +550,24 @@ int cmd_show(int argc, char **argv)
     show_opts o;
     const char *ref = NULL;
     store *st = NULL;
-    store_run run;
-    store_layer *layers = NULL;
-    store_output *outs = NULL;
-    store_accuracy *acc = NULL;
-    int nl = 0, no = 0, na = 0, rc, have_run = 0;
+    cmp_run c;
+    int rc;
     char err[512];
 
+    memset(&c, 0, sizeof c);
     if ((rc = parse_show(argc, argv, &o, &ref)))
         return rc < 0 ? EXIT_OK : rc;
-    const char *db = o.db;
     const int json = o.json, npu_table = o.npu_table;
-    const double thr = o.thr;
-    rc = store_open_readonly(store_default_path(db), &st, err, sizeof(err));
-    if (!rc && !(rc = store_get_run(st, ref, &run, err, sizeof(err))))
-        have_run = 1;
-    if (!rc)
-        rc = store_get_layers(st, run.id, &layers, &nl, err, sizeof(err));
-    if (!rc)
-        rc = store_get_outputs(st, run.id, &outs, &no, err, sizeof(err));
-    if (!rc)
-        rc = store_get_accuracy(st, run.id, &acc, &na, err, sizeof(err));
+    rc = store_open_readonly(store_default_path(o.db), &st, err, sizeof(err));
+    if (!rc) /* the one run loader: the rows and summary compare and the TUI read */
+        rc = cmp_run_load(st, ref, o.thr, &c, err, sizeof(err));
     if (!rc && npu_table && !json)
-        rc = print_npu_table(st, &run, layers, nl, err, sizeof(err));
-    if (rc) {
+        rc = print_npu_table(&c, err, sizeof(err));
+    if (rc)
         cli_error("%s", err);
-        goto out;
-    }
-    if (!npu_table || json)
-        run_rows_print(&run, layers, nl, outs, no, acc, na, json, thr, stdout);
-out:
-    store_layers_free(layers, nl);
-    store_outputs_free(outs, no);
-    store_accuracy_free(acc, na);
-    if (have_run)
-        store_run_clear(&run);
+    else if (!npu_table || json)
+        run_summary_render(&c.sum, c.outs, c.n_outs, json, stdout);
+    cmp_run_free(&c);
     store_close(st);
     return cli_exit_code(rc);
 }

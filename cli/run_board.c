@@ -33,8 +33,8 @@ int run_board(const run_board_opts *o)
         /* not stored (--no-db, or the database refused it): the summary `show`
          * would print, from the rows, then the timing line (not in a JSON document) */
         rows.run.n_layers = rows.n_layers;
-        run_rows_print(&rows.run, rows.layers, rows.n_layers, rows.outs, rows.n_outs, rows.acc,
-                       rows.n_acc, o->json, 0.99, stdout);
+        run_rows_print(&rows.run, rows.layers, rows.n_layers, rows.npu_rows, rows.n_npu_rows,
+                       rows.outs, rows.n_outs, rows.acc, rows.n_acc, o->json, 0.99, stdout);
         if (!o->json)
             printf("board: %s, %lld runs: rknn_run median %.1f us (min %.1f, p90 %.1f); profiled "
                    "run: %d layers, %lld us\n", o->runtime, res.iters, res.times.median,

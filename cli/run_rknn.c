@@ -372,8 +372,8 @@ static int record_and_print(const run_cli *o, rknn_run *s)
         printf("%s: %s file for %s (toolkit %s), %d compiled layers\n", esc_tmp(ESC_TERM, s->model),
                rknn_container_name(s->m->container), s->ng->plat->name,
                s->m->toolkit ? esc_tmp(ESC_TERM, s->m->toolkit) : "?", s->ng->n);
-    run_rows_print(&s->pred.run, s->pred.layers, s->pred.n_layers, s->pred.outs, s->pred.n_outs,
-                   NULL, 0, o->json, 0.99, stdout);
+    run_rows_print(&s->pred.run, s->pred.layers, s->pred.n_layers, s->pred.npu_rows,
+                   s->pred.n_npu_rows, s->pred.outs, s->pred.n_outs, NULL, 0, o->json, 0.99, stdout);
     return rc ? cli_not_recorded(err) : EXIT_OK;
 }
 

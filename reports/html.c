@@ -242,7 +242,7 @@ static void single_run(const rep_doc *d, FILE *f)
         fputs("<h2>", f), esc(f, summary_top_title(s, v, sizeof(v))), fputs("</h2>\n", f);
         table_open(f, "top", (const char *const[]){ "ID", "OpType", "name", "dtype", "bound", "time us", "MAC %", "RW KB" }, 8);
         for (int k = 0; k < s->n_top; k++) {
-            const store_layer *l = &r->layers[s->top[k]];
+            const store_layer *l = summary_top_row(s, k);
             char i0[24], t0[32], mac[32], rw[32];
             row(f, NULL, (const char *const[]){ rep_int(i0, sizeof(i0), l->table_id), rep_str(layer_op(l)), rep_str(l->name),
                                                 rep_str(l->npu_dtype), rep_str(l->bound),

@@ -113,7 +113,7 @@ static void summary_section(const report_run *r, FILE *f)
         md_head(f, (const char *const[]){ "ID", "OpType", "name", "dtype", "bound", "time us", "share",
                                            "MAC %", "RW KB" }, 9, "rllllrrrr");
         for (int k = 0; k < s->n_top; k++) {
-            const store_layer *l = &r->layers[s->top[k]];
+            const store_layer *l = summary_top_row(s, k);
             double t = s->top_by_table ? l->time_us : l->frame_us;
             double tot = s->top_by_table ? s->perf_table_us : s->frame_us;
             char i0[24], op[80], n0[160], t0[32], sh[32], mac[32], rw[32];

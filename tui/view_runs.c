@@ -73,7 +73,7 @@ static void load_times(runs_view *rv, int i)
     if (f->times)
         return;
     f->times = 1;
-    summary_compute(&rv->runs[i], NULL, 0, NULL, 0, NULL, 0, rv->t->thr, &s);
+    summary_compute(&rv->runs[i], NULL, 0, NULL, 0, NULL, 0, NULL, 0, rv->t->thr, &s);
     f->pred_us = s.frame_us;
     f->meas_us = s.host_median_us;
     f->meas_prov = s.prov.timing;
@@ -95,7 +95,7 @@ static void load_errors(runs_view *rv, int i)
     f->cos = f->sqnr = NAN;
     if (!store_get_outputs(rv->t->st, rv->runs[i].id, &outs, &no, err, sizeof(err)) &&
         !store_get_accuracy(rv->t->st, rv->runs[i].id, &acc, &na, err, sizeof(err))) {
-        summary_compute(&rv->runs[i], NULL, 0, outs, no, acc, na, rv->t->thr, &s);
+        summary_compute(&rv->runs[i], NULL, 0, NULL, 0, outs, no, acc, na, rv->t->thr, &s);
         f->cos = s.out_cos;
         f->sqnr = s.out_sqnr_db;
         f->collapsed = s.n_collapsed;

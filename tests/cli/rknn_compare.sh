@@ -163,6 +163,18 @@ for k in (0, 1):
     col = sum(r['runs'][k]['us'] for r in cj['layers'] if r['runs'][k] and r['runs'][k]['us'] is not None)
     check(f"compare rows: run {'AB'[k]}'s column adds up to its frame", round(col, 3),
           round(cj['runs'][k]['npu_us'], 3))
+# show's slowest layers: A's Input/OutputOperator ranked among its layers, as
+# the file's run ranks them, at the same frame shares (before, A's list held
+# its two convs alone)
+tops = [cj['runs'][k]['document']['npu']['top'] for k in (0, 1)]
+check("slowest: A's rows (OpType, ID) are the file's",
+      sorted((t['op_type'], t['table_id']) for t in tops[0]),
+      sorted((t['op_type'], t['table_id']) for t in tops[1]))
+check("slowest: A's I/O operators at the file's times",
+      sorted((t['op_type'], round(t['us'], 6)) for t in tops[0] if 'Operator' in t['op_type']),
+      sorted((t['op_type'], round(t['us'], 6)) for t in tops[1] if 'Operator' in t['op_type']))
+check("slowest: A's I/O operators are no layer row",
+      [t['layer'] for t in tops[0] if 'Operator' in t['op_type']], [None] * 3)
 txt = open(cmp_txt).read()
 for want in ("aligned by output tensor name", "paired 2: 2 equal, 0 differ",
              "op types (A/B): Conv 1/1 ConvAdd 1/1\n"):

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&run, 0, sizeof(run));
     run.extra_json = text;
     run_summary s;
-    summary_compute(&run, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
+    summary_compute(&run, NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
     const summary_eval *e = &s.eval;
     if (e->worst >= e->n_samples || (e->n_samples && e->worst < -1))
         abort();

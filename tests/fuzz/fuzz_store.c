@@ -75,6 +75,10 @@ static void read_run(store *st, const store_run *run)
         no = 0, o = NULL;
     if (store_get_accuracy(st, run->id, &a, &na, err, sizeof err))
         na = 0, a = NULL;
+    store_npu_row *x = NULL;
+    int nx = 0;
+    if (store_get_npu_rows(st, run->id, &x, &nx, err, sizeof err))
+        x = NULL, nx = 0;
     FILE *null = fopen("/dev/null", "w");
     char *doc = NULL;
     size_t len = 0;
@@ -82,7 +86,7 @@ static void read_run(store *st, const store_run *run)
     if (null && mem) {
         run_summary s;
         json_writer w;
-        summary_compute(run, l, nl, o, no, a, na, 0.99, &s);
+        summary_compute(run, l, nl, x, nx, o, no, a, na, 0.99, &s);
         summary_print(&s, null, 1);
         summary_print_accuracy(&s, null, 0);
         json_begin(&w, mem);
@@ -92,14 +96,10 @@ static void read_run(store *st, const store_run *run)
         if (!json_valid(doc))
             abort();
         npu_graph_t ng; /* show --npu-table */
-        store_npu_row *x = NULL;
-        int complete, nx = 0;
-        if (store_get_npu_rows(st, run->id, &x, &nx, err, sizeof err))
-            x = NULL, nx = 0;
+        int complete;
         if (!rows_npu_graph(run, l, nl, x, nx, &ng, &complete, err, sizeof err))
             npu_print_perf_table(null, &ng, 0);
         rows_npu_graph_free(&ng);
-        store_npu_rows_free(x, nx);
         summary_free(&s);
         /* the run's compiled graph against itself: every layer accounted for */
         compare_side cs = { run, l, nl, a, na, 0 };
@@ -117,6 +117,7 @@ static void read_run(store *st, const store_run *run)
     store_layers_free(l, nl);
     store_outputs_free(o, no);
     store_accuracy_free(a, na);
+    store_npu_rows_free(x, nx);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

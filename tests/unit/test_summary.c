@@ -98,7 +98,7 @@ int main(void)
     acc[2].entire.flags = METRIC_X_CONST, acc[2].single.cos = 0.999;
 
     run_summary s;
-    summary_compute(&run, l, 4, outs, 2, acc, 3, 0.99, &s);
+    summary_compute(&run, l, 4, NULL, 0, outs, 2, acc, 3, 0.99, &s);
     CHECK_NEAR(s.frame_us, 100, 1e-12, "frame");
     CHECK_NEAR(s.fps, 10000, 1e-9, "fps");
     CHECK_NEAR(s.share_pct[0], 60, 1e-9, "compute share");
@@ -141,7 +141,7 @@ int main(void)
     /* no rows at all: nothing crashes, everything is unknown */
     store_run empty;
     store_run_init(&empty);
-    summary_compute(&empty, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
+    summary_compute(&empty, NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
     CHECK(isnan(s.frame_us) && isnan(s.fps) && isnan(s.share_pct[0]) && s.npu_mhz == -1 &&
               s.n_top == 0 && s.n_load == 0, "empty run");
     CHECK(s.prov.frame == PROV_NONE && s.prov.table == PROV_NONE && s.prov.timing == PROV_NONE,
@@ -187,7 +187,7 @@ int main(void)
     }
     il[0].time_us = 100, il[0].target = "NPU", il[0].bound = "compute";
     il[1].time_us = 200, il[1].target = "CPU", il[1].bound = "CPU";
-    summary_compute(&imp, il, 2, NULL, 0, NULL, 0, 0.99, &s);
+    summary_compute(&imp, il, 2, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
     CHECK(s.prov.imported && s.prov.table == PROV_BOARD && s.prov.timing == PROV_NONE &&
               isnan(s.host_median_us), "import: no rknn_run median (timing %d, %g)", s.prov.timing,
           s.host_median_us);
@@ -209,14 +209,14 @@ int main(void)
         store_run_init(&er);
         er.backend = "board";
         er.import_kind = "board log";
-        summary_compute(&er, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
+        summary_compute(&er, NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
         why = summary_timing_missing(&s, &what, buf, sizeof(buf));
         CHECK(s.prov.imported && s.prov.table == PROV_NONE && why && !strstr(why, "table total") &&
                   !strstr(summary_timing_label(&s), "table total"),
               "import without a table: %s / %s", why ? why : "NULL", summary_timing_label(&s));
         summary_free(&s);
     }
-    summary_compute(&imp, il, 2, NULL, 0, NULL, 0, 0.99, &s);
+    summary_compute(&imp, il, 2, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
     summary_fallback_head(&s, "n/a", buf, sizeof(buf));
     CHECK(!strcmp(buf, "1 layer, 66.7 % of the level-4 table total (0.200 ms, measured on the board)"), "import: %s", buf);
     summary_free(&s);
@@ -225,7 +225,7 @@ int main(void)
     imp.backend = "simlib";
     imp.extra_json = NULL;
     imp.import_kind = NULL;
-    summary_compute(&imp, il, 2, NULL, 0, NULL, 0, 0.99, &s);
+    summary_compute(&imp, il, 2, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
     summary_fallback_head(&s, "—", buf, sizeof(buf));
     CHECK(s.fallback_us == 200 && !strcmp(buf, "1 layer, 66.7 % of the level-4 table total (0.200 ms, predicted by the NPU model)"),
           "simlib table: %s", buf);
@@ -235,7 +235,7 @@ int main(void)
     imp.backend = "sim";
     il[1].time_us = NAN;
     il[0].time_us = NAN;
-    summary_compute(&imp, il, 2, NULL, 0, NULL, 0, 0.99, &s);
+    summary_compute(&imp, il, 2, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
     summary_fallback_head(&s, "n/a", buf, sizeof(buf));
     CHECK(!strcmp(buf, "1 layer, n/a of the level-4 table total (n/a)"), "unknown cost: %s", buf);
     summary_free(&s);
@@ -246,14 +246,14 @@ int main(void)
     ex.backend = "sim";
     ex.extra_json = "{\"npu_load\":[1,2,3],\"perf_table_us\":7,\"import\":\"board log\"}";
     ex.share_pct[0] = 70, ex.share_pct[1] = 20, ex.share_pct[2] = 10; /* a schema-1 run's */
-    summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
+    summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
     CHECK(s.n_load == 0 && isnan(s.perf_table_us) && !s.prov.imported && s.share_pct[0] == 70 &&
               s.share_pct[2] == 10, "extra text not read: load %d, table %g", s.n_load,
           s.perf_table_us);
     summary_free(&s);
     ex.n_load = 4, ex.load_pct[3] = 5;
     ex.npu_clock_mhz = 800;
-    summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
+    summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
     CHECK(s.n_load == 3 && s.npu_mhz == 800, "three cores of load shown (%d), the run's clock %d",
           s.n_load, s.npu_mhz);
     summary_free(&s);
@@ -264,7 +264,7 @@ int main(void)
                     "\"entire\":{\"cos\":{\"min\":0.5,\"mean\":0.7,\"worst_sample\":1},\"euc\":{\"max\":2.5},"
                     "\"sqnr_db\":{\"min\":\"inf\",\"mean\":\"inf\"}}},{\"name\":\"z\",\"entire\":{\"cos\":"
                     "{\"min\":null,\"worst_sample\":9}}}]}}";
-    summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
+    summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
     const summary_eval *e = &s.eval;
     CHECK(e->n_samples == 3 && e->worst == 1 && !strcmp(e->worst_file, "b.npy") && e->worst_cos == 0.5 &&
               !strcmp(e->file, "ev.txt"), "eval: %d samples, worst %d", e->n_samples, e->worst);
@@ -287,7 +287,7 @@ int main(void)
     free(txt);
     summary_free(&s);
     ex.extra_json = "{\"eval\":{\"samples\":[\"a.npy\"],\"worst_sample\":3";  /* cut short */
-    summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
+    summary_compute(&ex, NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0.99, &s);
     CHECK(s.eval.n_samples == 0 && s.eval.worst == -1, "a malformed eval is no evaluation");
     summary_free(&s);
     TEST_END();
