@@ -805,7 +805,8 @@ void summary_print(const run_summary *s, FILE *f, int color)
                     s->acc[s->worst_single].single.cos);
     }
     summary_print_eval(s, f);
-    fputs("\noutputs\n", f);
+    if (s->n_outputs) /* a log keeps none */
+        fputs("\noutputs\n", f);
     for (int k = 0; k < s->n_outputs; k++) {
         const summary_output *o = &s->outputs[k];
         fprintf(f, "  %s %s %s", o->name ? tt(o->name) : "?", o->dtype ? tt(o->dtype) : "n/a",

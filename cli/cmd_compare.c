@@ -226,6 +226,12 @@ static void print_run_names(const cmp_doc *doc, char tag[][4])
     }
 }
 
+/* a vendor file's prediction: no output values (backend predict) */
+static int predicted(const cmp_run *r)
+{
+    return store_backend_of(r->run.backend) == BACKEND_PREDICT;
+}
+
 /* Per graph output, per run: vs the golden, vs the baseline's output, the
  * failure it names. */
 static void print_outputs(const cmp_doc *doc, char tag[][4])
@@ -258,7 +264,9 @@ static void print_outputs(const cmp_doc *doc, char tag[][4])
                 else
                     printf("   vs A: n/a (%s)", oj->out < 0 ? "no such output"
                                                 : oc[j * nr].row < 0 ? "A has no such output"
-                                                                     : "no dumped outputs");
+                                                : predicted(&s[k]) ? "not computed: a predicted vendor file; --emulate computes its outputs"
+                                                : predicted(&s[0]) ? "A's not computed: a predicted vendor file; --emulate computes its outputs"
+                                                                     : "no dumped outputs: record both runs with --dump");
             }
             if (oj->problem[0])
                 printf("   FAILURE: %s", tt(oj->problem));

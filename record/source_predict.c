@@ -76,6 +76,27 @@ static void fill_layer_row(const rknn_model *m, const npu_graph_t *ng, int i, st
     rows_npu_fill(ng, l, row, wl, wlen);
 }
 
+/* The file's outputs, without values (its extra JSON says numeric_outputs
+ * false): names and shapes as the emulator's outputs have them, float32 as an
+ * application reads them through rknn_outputs_get(want_float) and as
+ * --emulate records them, so that `show` and `compare` name every output. */
+static void file_outputs(run_rows *rows, const rknn_model *m)
+{
+    rows->outs = xcalloc((size_t)m->n_io + 1, sizeof(*rows->outs));
+    for (int k = 0; k < m->n_io; k++) {
+        const rknn_io *io = &m->io[k];
+        if (!io->is_output || io->tensor < 0 || io->tensor >= m->n_tensors || !io->name)
+            continue;
+        const rknn_tensor *t = &m->tensors[io->tensor];
+        char sh[24 * 16];
+        store_format_shape(sh, sizeof(sh), t->nd, t->shape);
+        rows->outs[rows->n_outs] = (store_output){ .idx = rows->n_outs, .name = io->name,
+                                                   .shape = run_rows_keep(rows, xstrdup(sh)),
+                                                   .dtype = "float32" };
+        rows->n_outs++;
+    }
+}
+
 int run_rows_predict(const char *path, const char *label, const rknn_model *m,
                      const npu_graph_t *ng, run_rows *rows, char *err, size_t errlen)
 {
@@ -123,6 +144,7 @@ int run_rows_predict(const char *path, const char *label, const rknn_model *m,
                         rows->run.npu_table_layers, 0);
     write_extra(rows, m, NULL);
     free(carrier);
+    file_outputs(rows, m);
     return 0;
 }
 

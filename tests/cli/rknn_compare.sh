@@ -175,6 +175,12 @@ check("slowest: A's I/O operators at the file's times",
       sorted((t['op_type'], round(t['us'], 6)) for t in tops[1] if 'Operator' in t['op_type']))
 check("slowest: A's I/O operators are no layer row",
       [t['layer'] for t in tops[0] if 'Operator' in t['op_type']], [None] * 3)
+# the file's run lists the file's outputs (no values: a prediction), as its
+# source ONNX's run lists them
+outs = [[(o['name'], o['shape']) for o in cj['runs'][k]['document']['outputs']] for k in (0, 1)]
+check("outputs: the file's run lists the file's", outs[1],
+      [(o['name'], o['shape']) for o in json.load(open(ins))['outputs']])
+check("outputs: the file's are its ONNX's", outs[1], outs[0])
 txt = open(cmp_txt).read()
 for want in ("aligned by output tensor name", "paired 2: 2 equal, 0 differ",
              "op types (A/B): Conv 1/1 ConvAdd 1/1\n"):

@@ -208,7 +208,9 @@ def check_run(label, want, ls, tui_rows):
         run = run[run.index("run       #"):]
         text_checks("run", run)
         # a recorded run says what show will say (but its own times)
-        strip = lambda s: re.sub(r"^(run       #\d+.*|\s+\d+ timed run.*|.*median [0-9.]+ ms.*)$", "", s, flags=re.M)
+        # (and its own board line, after the summary)
+        strip = lambda s: re.sub(r"^(run       #\d+.*|\s+\d+ timed run.*|.*median [0-9.]+ ms.*|board: .*)$", "", s,
+                                 flags=re.M).rstrip()
         eq("run text is show's", strip(run.split("\noutputs")[0]), strip(rd(label, "show").split("\noutputs")[0]))
     tui = rd(label, "tui")
     if tui is not None:
