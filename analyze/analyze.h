@@ -551,6 +551,10 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
                      const store_npu_row *npu, int n_npu, const store_output *outs, int n_outs, const store_accuracy *acc, int n_acc,
                      double cos_threshold, run_summary *s);
 void summary_free(run_summary *s);
+/* 1: layer row l (NULL: 0) is a CPU fallback as the summary counts them: on
+ * the CPU, not an Input/OutputOperator (which the vendor's runtime runs on the
+ * CPU by design) */
+int summary_is_fallback(const run_summary *s, const store_layer *l);
 /* The k-th slowest row (k < n_top): a layer row or one of npu_layers; its
  * FullName as the level-4 table prints it. */
 const store_layer *summary_top_row(const run_summary *s, int k);

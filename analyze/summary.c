@@ -99,6 +99,8 @@ const char *provenance_line(const run_provenance *p, char *buf, size_t len)
  * fallback. */
 static int is_fallback(const store_layer *l, int build)
 {
+    if (!l)
+        return 0;
     const char *op = l->npu_op ? l->npu_op : l->op ? l->op : "";
     /* a build log's rows have no figures, yet say where each layer runs */
     return (store_layer_has_figures(l) || build) && l->target && !strcmp(l->target, "CPU") &&
@@ -543,6 +545,11 @@ const char *summary_top_title(const run_summary *s, char *buf, size_t len)
     if (s->top_prov != PROV_BOARD && s->top_prov != PROV_PREDICTED)
         memmove(buf + 8, buf + 9, strlen(buf + 9) + 1); /* "Slowest  layers" */
     return buf;
+}
+
+int summary_is_fallback(const run_summary *s, const store_layer *l)
+{
+    return is_fallback(l, s->prov.table == PROV_BUILD);
 }
 
 const store_layer *summary_top_row(const run_summary *s, int k)

@@ -251,7 +251,7 @@ static int keep(void *ctx, int row)
     const layers_view *lv = ctx;
     const store_layer *l = lay(lv, row);
     const store_accuracy *a = accr(lv, row);
-    if (lv->only_cpu && !is_cpu(l))
+    if (lv->only_cpu && !summary_is_fallback(&lv->r->sum, l))
         return 0;
     if (lv->only_ddr && !(l && l->bound && !strcasecmp(l->bound, "DDR")))
         return 0;
@@ -324,7 +324,7 @@ static void draw(tui *t, tui_view *v, int y0, int h)
     if (row >= 0) {
         const store_layer *l = lay(lv, row);
         const store_accuracy *ac = accr(lv, row);
-        if (is_cpu(l))
+        if (summary_is_fallback(&lv->r->sum, l))
             snprintf(buf, sizeof(buf), " CPU fallback [%s]: %s  (%s us, %s%% of the frame)  %s",
                      l->op ? l->op : "-", l->cpu_reason ? l->cpu_reason : "no reason recorded",
                      tui_num(a, sizeof(a), pred_us(l), "%.1f"),
@@ -340,7 +340,7 @@ static void draw(tui *t, tui_view *v, int y0, int h)
                      ac->name, metrics_fmt_cos(ac->entire.cos, a, sizeof(a)),
                      metrics_fmt_cos(ac->single.cos, b, sizeof(b)));
     }
-    int cpu = row >= 0 && is_cpu(lay(lv, row));
+    int cpu = row >= 0 && summary_is_fallback(&lv->r->sum, lay(lv, row));
     tui_text(y0 + h - 1, 0, COLS, buf, cpu ? tui_attr(t, TC_CPU) : A_BOLD, 0, 1);
 }
 

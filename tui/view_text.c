@@ -179,7 +179,7 @@ tui_view *tui_detail_view(tui *t, const tui_run *r, int li, int ai)
     const store_layer *l = li >= 0 ? &r->layers[li] : NULL;
     const store_accuracy *a = ai >= 0 ? &r->acc[ai] : NULL;
     const run_summary *s = &r->sum;
-    int cpu = l && l->target && !strcasecmp(l->target, "CPU");
+    int cpu = summary_is_fallback(s, l);
     const char *none = t->utf8 ? "—" : "-";
 
     if (!f)

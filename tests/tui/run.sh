@@ -5,7 +5,8 @@
 # same database (the oracle), built here from simulated runs (mnist i8 as a
 # quantization pair, channel vs layer; ppocr's classifier on rk3566 whose
 # Softmax falls back to the CPU), a real board table imported from a log, and
-# synthetic runs with load samples (tests/tools/tui_fixture.c).
+# synthetic runs with load samples (tests/tools/tui_fixture.c); a vendor file's
+# prediction, whose Input/OutputOperator run on the CPU and are no fallback.
 source "$(dirname "$0")/../quant/harness.sh" "$@"
 RT=$PWD/$R
 SOCK=rt-tui-$$-0
@@ -489,6 +490,28 @@ for lab, tag in (("ps", "host"), ("pl", "simlib"), ("pb", "board")):
     cells = line[head.index("meas ms") - 1:].split()
     assert cells[:2] == ["%.3f" % (us / 1e3), tag], (line, cells)
 PYEOF
+keys Q
+DB=$DB0
+
+# ---- a vendor file's Input/OutputOperator run on the CPU by design: no fallback ------------
+VDB=$T/vendor.db
+"$R" run "${RT_SHARED:-../shared}/data/models/rknn/multiple_input_demo.rk3566.rknn" --db "$VDB" >/dev/null 2>&1 ||
+    bad "run the rk3566 file"
+"$R" show 1 --db "$VDB" --json >"$T/vendor.json"
+DB=$VDB; start -- 1
+check "vendor file layers" "InputOperator"
+pycheck "vendor file: an InputOperator on the CPU, none of show's fallbacks" <<'PYEOF'
+import json, sys
+t = sys.argv[1]
+d = json.load(open(t + "/vendor.json"))
+assert d["npu"]["fallback"]["count"] == 0, d["npu"]["fallback"]
+io = [l for l in d["layers"] if l["op"] == "InputOperator" and l["target"] == "CPU"]
+assert io, d["layers"]
+info = open(t + "/screen").read().splitlines()[-2]
+assert info.startswith(" [InputOperator] "), info
+PYEOF
+keys C
+check "vendor file: the CPU filter finds no fallback, as show" "no CPU-fallback layer in this run"
 keys Q
 DB=$DB0
 
