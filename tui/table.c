@@ -146,21 +146,18 @@ static void layout(tui_table *tb, int width)
         if (c >= tb->frozen && c < tb->hscroll)
             continue;
         int w = tb->cols[c].width;
-        if (c == tb->n_cols - 1 || x + w + 1 > width)
+        /* the last text column takes the rest of the line; a number stays
+         * beside its neighbours, not pushed to the screen's edge */
+        if ((c == tb->n_cols - 1 && !tb->cols[c].right) || x + w + 1 > width)
             w = width - x;
         if (w <= 0)
             break;
         tb->x_col[tb->n_vis] = x;
+        tb->w_col[tb->n_vis] = w;
         tb->col_of[tb->n_vis] = c;   /* column index; its width follows from x */
         tb->n_vis++;
         x += w + 1;
     }
-}
-
-static int col_width(const tui_table *tb, int v, int width)
-{
-    int end = v + 1 < tb->n_vis ? tb->x_col[v + 1] - 1 : width;
-    return end - tb->x_col[v];
 }
 
 void tui_table_draw(tui *t, tui_table *tb, int y0, int h)
@@ -192,7 +189,7 @@ void tui_table_draw(tui *t, tui_table *tb, int y0, int h)
         snprintf(buf, sizeof(buf), "%s%s", tb->cols[c].title,
                  c != tb->sort_col ? "" : t->utf8 ? (tb->sort_desc ? "▼" : "▲")
                                                   : (tb->sort_desc ? "v" : "^"));
-        tui_text(y0, tb->x_col[v], col_width(tb, v, width), buf, ha, tb->cols[c].right, 0);
+        tui_text(y0, tb->x_col[v], tb->w_col[v], buf, ha, tb->cols[c].right, 0);
     }
     for (int i = 0; i < rows; i++) {
         int y = y0 + 1 + i, idx = tb->top + i;
@@ -208,7 +205,7 @@ void tui_table_draw(tui *t, tui_table *tb, int y0, int h)
             tui_text(y, 0, 1, tb->marked(tb->ctx, row) ? "*" : " ",
                      tui_attr(t, TC_MARK) | A_BOLD | (cur ? A_REVERSE : 0), 0, 1);
         for (int v = 0; v < tb->n_vis; v++) {
-            int c = tb->col_of[v], color = TC_NORMAL, w = col_width(tb, v, width);
+            int c = tb->col_of[v], color = TC_NORMAL, w = tb->w_col[v];
             double frac = 0;
             buf[0] = '\0';
             tb->cell(tb->ctx, row, c, buf, sizeof(buf), &color, &frac);

@@ -160,7 +160,7 @@ typedef struct tui_table {
     int (*row_color)(void *ctx, int row);           /* whole-row colour, TC_NORMAL none */
     int (*marked)(void *ctx, int row);              /* row marked (shown with '*') */
     void (*before_sort)(void *ctx, int col);        /* about to read every row's sort key */
-    int y0, h, x_col[64], col_of[64], n_vis;         /* last layout, for the mouse */
+    int y0, h, x_col[64], w_col[64], col_of[64], n_vis; /* last layout, for the mouse */
 } tui_table;
 
 void tui_table_init(tui_table *tb, const tui_col *cols, int n_cols, int frozen, int n_rows,

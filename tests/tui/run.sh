@@ -325,6 +325,18 @@ first = rows[hdr + 1]
 assert worst[1][:20] in first, (worst, first)
 assert "%+.5f" % worst[0] in first, (worst, first)
 PYEOF
+# on a wider screen the last column, a number, keeps its 8 cells beside its
+# neighbour, not pushed to the right edge
+tmux -L "$SOCK" resize-window -t $S -x 160
+pycheck "compare: the last column beside its neighbour on a wide screen" <<'PYEOF'
+import sys
+rows = open(sys.argv[1] + "/screen").read().splitlines()
+h = next(r for r in rows if r.split()[:3] == ["op", "tensor", "d"])
+first = rows[rows.index(h) + 1]
+assert h.rstrip().endswith("us B") and h.index("us B") + 4 - (h.index("cos B") + 5) == 9, h
+assert len(first.rstrip()) == len(h.rstrip()) < 150, (first, h)
+PYEOF
+tmux -L "$SOCK" resize-window -t $S -x 100
 keys q
 
 # ---- load view ----------------------------------------------------------------------
