@@ -307,7 +307,7 @@ int cmd_tune(int argc, char **argv)
                  tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
                  tm.tm_sec, (int)getpid());
     }
-    printf("tune %s on %s: %d evaluation samples, %d candidate layers; target: %s %s %g on "
+    printf("tune %s on %s: %d evaluation samples, %d candidate layers; target: %s %s %.10g on "
            "every output of every sample\n\n", esc_tmp(ESC_TERM, model), plat->name,
            tune_n_samples(s), tune_n_cands(s), tune_metric_name(metric),
            metric == TUNE_ATOL ? "<=" : ">=", goal);
@@ -361,7 +361,7 @@ int cmd_tune(int argc, char **argv)
     if (!no_db)
         printf("runs: rknn-trace ls --tag %s\n", kc.session);
     if (!r.reached)
-        fprintf(stderr, "rknn-trace: the target %s %s %g is not reached on every output: the "
+        fprintf(stderr, "rknn-trace: the target %s %s %.10g is not reached on every output: the "
                 "best found (%s %s) is written\n", tune_metric_name(metric),
                 metric == TUNE_ATOL ? "<=" : ">=", goal, tune_metric_name(metric), w);
     ret = r.reached ? EXIT_OK : EXIT_GATE;

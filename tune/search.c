@@ -74,7 +74,9 @@ static void row(search *q, int i)
     const tune_point *p = &q->r->pts[i];
     const tune_point *b = q->r->base >= 0 ? &q->r->pts[q->r->base] : NULL;
     char w[32], m[32], d[32] = "";
-    if (b && b != p)
+    /* the plain int8 rows have one NPU time (the same layers in int8): a delta
+     * only for a configuration with fp16 layers, vs the best plain int8 */
+    if (b && p->n_fp16 > 0)
         snprintf(d, sizeof d, "%+.1f%%", (p->npu_us - b->npu_us) / b->npu_us * 100);
     progress_clear(q);
     fprintf(q->so->out, "%4d  %-34s %5d  %-9s %-9s %8.3f  %-7s %s\n", i + 1,
@@ -173,7 +175,8 @@ int tune_search(tune_session *s, const tune_search_opts *so, tune_result *r, cha
     q.planned = 6 + 1 + 2 + 2 * k_sens + 6 * (int)ceil(log2(nc + 1)) + 5;
     fprintf(so->out, "step  %-34s %5s  %-9s %-9s %8s  %-7s\n", "configuration", "fp16",
             tune_metric_name(q.metric), "mean", "NPU ms", "delta");
-    fprintf(so->out, "%-35s %-5s  %-19s\n", "", "", "(worst sample, mean over samples)");
+    fprintf(so->out, "%-35s %-5s  %-33s  %s\n", "", "", "(worst sample, mean over samples)",
+            "(vs int8)");
     /* 1. the plain int8 bases */
     for (int a = 0; a < 3; a++)
         for (int m = 0; m < 2; m++) {

@@ -112,6 +112,19 @@ expect_rc 0 "ls after Ctrl-C" "$R" ls --tag tune --db "$DB"
 expect_rc 3 "unreachable target" "${TUNE[@]}" --target-sqnr 200 --no-db -o "$T/u.quantization.cfg"
 grep -q "^target NOT reached, best found: .* SQNR dB worst" "$T/out" && grep -q "not reached on every output" "$T/err" &&
     [ -s "$T/u.quantization.cfg" ] && ok || bad "unreachable: $(tail -1 "$T/err")"
+# a cos target of 7 nines is printed as given, not rounded to 1
+expect_rc 3 "cos target 0.9999999" "${TUNE[@]}" --target-cos 0.9999999 --candidates 1 --no-db -o "$T/u7.quantization.cfg"
+grep -q "target: cos >= 0.9999999 on every output" "$T/out" && grep -q "the target cos >= 0.9999999 is not reached" "$T/err" &&
+    ok || bad "target digits: $(head -1 "$T/out") $(tail -1 "$T/err")"
+# the delta column: none on the plain int8 rows (one NPU time), vs int8 on the others
+$PY - "$T/out" <<'PYEOF' && ok || bad "delta column: $(grep -E '^ +[0-9]+ ' "$T/out" | head -8)"
+import re, sys
+rows = [l.rstrip() for l in open(sys.argv[1]) if re.match(r"\s+\d+\s+\S", l)]
+plain = [l for l in rows if re.match(r"\s+[1-6]\s+int8 ", l)]
+assert len(plain) == 6 and not any("%" in l for l in plain), plain
+hyb = [l for l in rows if not re.match(r"\s+[1-6]\s+int8 ", l)]
+assert hyb and all(re.search(r" [+-]\d+\.\d%", l) for l in hyb), hyb
+PYEOF
 # an eval sample of another shape, a chip without fp16
 $PY -c "import numpy as np; np.save('$T/d/bad.npy', np.zeros((1,3,32,32), np.float32))"
 printf '%s\nbad.npy\n' "$(head -1 "$T/d/eval.txt")" >"$T/d/bad.txt"
