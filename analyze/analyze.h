@@ -551,6 +551,10 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
                      const store_npu_row *npu, int n_npu, const store_output *outs, int n_outs, const store_accuracy *acc, int n_acc,
                      double cos_threshold, run_summary *s);
 void summary_free(run_summary *s);
+/* The layer rows and npu_layers in the level-4 table's order (an npu row
+ * before the first layer row of a higher table ID): a frame's timeline.
+ * Returns *n pointers (free the array, not the rows). */
+const store_layer **summary_timeline(const run_summary *s, int *n);
 /* 1: layer row l (NULL: 0) is a CPU fallback as the summary counts them: on
  * the CPU, not an Input/OutputOperator (which the vendor's runtime runs on the
  * CPU by design) */

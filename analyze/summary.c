@@ -547,6 +547,24 @@ const char *summary_top_title(const run_summary *s, char *buf, size_t len)
     return buf;
 }
 
+const store_layer **summary_timeline(const run_summary *s, int *n)
+{
+    const store_layer **out = xcalloc((size_t)(s->n_layers + s->n_npu_layers + 1), sizeof(*out));
+    int k = 0, j = 0;
+    for (int i = 0; i < s->n_layers; i++) {
+        int64_t id = s->layers[i].table_id;
+        /* the table's rows of its own before this layer's row */
+        while (j < s->n_npu_layers && id != STORE_NULL_INT && s->npu_layers[j].table_id != STORE_NULL_INT &&
+               s->npu_layers[j].table_id < id)
+            out[k++] = &s->npu_layers[j++];
+        out[k++] = &s->layers[i];
+    }
+    while (j < s->n_npu_layers)
+        out[k++] = &s->npu_layers[j++];
+    *n = k;
+    return out;
+}
+
 int summary_is_fallback(const run_summary *s, const store_layer *l)
 {
     return is_fallback(l, s->prov.table == PROV_BUILD);

@@ -166,8 +166,10 @@ static int load_files(const report_run *r, const char *dir, char *err, size_t er
         }
     } else {
         double t = 0;
-        for (int i = 0; i < r->n_layers; i++) {
-            const store_layer *l = &r->layers[i];
+        int n_rows; /* as the trace lays the frame out: npu rows in their place */
+        const store_layer **rows = summary_timeline(&r->sum, &n_rows);
+        for (int i = 0; i < n_rows; i++) {
+            const store_layer *l = rows[i];
             double us = rep_layer_us(r, l);
             if (isnan(us))
                 continue;
@@ -189,6 +191,7 @@ static int load_files(const report_run *r, const char *dir, char *err, size_t er
             fputc('\n', f);
             t += us;
         }
+        free(rows);
         fprintf(f, "%.9g", t);
         for (int c = 0; c < cores; c++)
             put(f, 0);

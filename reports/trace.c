@@ -1,7 +1,10 @@
 /* reports/trace.c — `report -f trace`: one frame of a run as Chrome
  * trace-event JSON (Perfetto, chrome://tracing). Layers run one after another:
  * each is a complete event ("X") on the track of every NPU core its workload
- * uses (core 0 when the split is unknown) or on the CPU track; times are the
+ * uses (core 0 when the split is unknown) or on the CPU track, and so are a
+ * prediction's own level-4 rows (Input/OutputOperator, conversions: args
+ * layer null) at their place in the table, so that the timeline ends at the
+ * predicted frame; times are the
  * predicted frame shares, or a board run's measured table times. Counter
  * tracks: NPU load (the samples stored with the run; without them the busy
  * share each core gets from the layers) and DDR traffic (MB/s over a layer).
@@ -110,8 +113,12 @@ int report_trace(const rep_doc *d, FILE *f)
 
     double busy_prev[NPU_MAX_CORES] = { -1, -1, -1 };
     double ddr_prev = -1;
-    for (int i = 0; i < r->n_layers; i++) {
-        const store_layer *l = &r->layers[i];
+    /* the frame's rows in table order: a prediction's Input/OutputOperator and
+     * conversions (npu_layers) take their place on the timeline */
+    int n_rows;
+    const store_layer **rows = summary_timeline(&r->sum, &n_rows);
+    for (int i = 0; i < n_rows; i++) {
+        const store_layer *l = rows[i];
         double us = rep_layer_us(r, l);
         if (isnan(us) || us < 0) {
             skipped++;
@@ -136,7 +143,8 @@ int report_trace(const rep_doc *d, FILE *f)
             num_arg(&w, "dur", dur);
             json_key(&w, "args");
             json_obj_open(&w);
-            json_key_int(&w, "layer", l->idx, STORE_NULL_INT);
+            json_key_int(&w, "layer", l->idx, STORE_NULL_INT); /* null: an npu row */
+            json_key_int(&w, "table_id", l->table_id, STORE_NULL_INT);
             str_arg(&w, "node", l->node);
             str_arg(&w, "op", l->op);
             str_arg(&w, "name", l->name);
@@ -175,6 +183,7 @@ int report_trace(const rep_doc *d, FILE *f)
         }
         t += us;
     }
+    free(rows);
     if (!r->n_load)
         for (int c = 0; c < cores && c < NPU_MAX_CORES; c++) {
             char name[48];

@@ -9,6 +9,9 @@ run's rows read with Python's sqlite3:
   * one event per layer with a time on the tracks of the cores its workload uses,
     (the CPU track for CPU layers); durations are the predicted frame shares, or
     the measured table times of a board run; the timeline ends at their sum;
+  * a prediction's own level-4 rows (npu_rows: Input/OutputOperator, conversions)
+    as events with layer null and their table_id, so that the timeline of a
+    prediction ends at its predicted frame;
   * a counter per stored load sample; a DDR traffic counter."""
 import json, math, sqlite3, sys
 
@@ -59,8 +62,18 @@ for idx, target, bound, workload, time_us, frame_us in rows:
     else:
         cores = ["NPU core 0"]
     for c in cores:
-        want.append((idx, c, t))
-got = sorted((e["args"]["layer"], names[e["tid"]], e["dur"]) for xs in tracks.values() for e in xs)
+        want.append((("layer", idx), c, t))
+# a prediction's own level-4 rows (Input/OutputOperator, conversions): events
+# with layer null, named by their table ID, on the CPU track or core 0
+for rid, target, time_us, frame_us in con.execute(
+        "select id, target, time_us, frame_us from npu_rows where run_id=? and skip=0", (run_id,)):
+    t = time_us if board and time_us is not None else frame_us if frame_us is not None else time_us
+    if t is not None:
+        want.append((("npu", rid), "CPU" if target == "CPU" else "NPU core 0", t))
+def key(e):
+    a = e["args"]
+    return ("layer", a["layer"]) if a["layer"] is not None else ("npu", a["table_id"])
+got = sorted((key(e), names[e["tid"]], e["dur"]) for xs in tracks.values() for e in xs)
 assert len(got) == len(want), (len(got), len(want))
 for (gi, gc, gd), (wi, wc, wd) in zip(got, sorted(want)):
     assert gi == wi and gc == wc, ((gi, gc), (wi, wc))
@@ -68,6 +81,11 @@ for (gi, gc, gd), (wi, wc, wd) in zip(got, sorted(want)):
 end = max(e["ts"] + e["dur"] for xs in tracks.values() for e in xs)
 total = sum(t for _, t in {(i, t) for i, _, t in want})
 assert abs(end - total) <= 2e-3, (end, total)
+# a prediction whose rows cover its frame: the timeline ends at the frame
+npu_us, = con.execute("select npu_us from runs where id=?", (run_id,)).fetchone()
+n_npu, = con.execute("select count(*) from npu_rows where run_id=? and frame_us is not null", (run_id,)).fetchone()
+if not board and npu_us is not None and n_npu:
+    assert abs(end - npu_us) <= 2e-3 * len(want), (end, npu_us)
 n_load, = con.execute("select count(*) from load_samples where run_id=? and t_us is not null "
                       "and load_pct is not null", (run_id,)).fetchone()
 if not n_load:  # a prediction's load, stored once (npu_load), reads as one sample per core
