@@ -551,16 +551,22 @@ const store_layer **summary_timeline(const run_summary *s, int *n)
 {
     const store_layer **out = xcalloc((size_t)(s->n_layers + s->n_npu_layers + 1), sizeof(*out));
     int k = 0, j = 0;
+    /* an npu row joins with the figure the layers are timed by, as in the
+     * ranking (a run recorded before npu rows had frame shares: none) */
+#define NPU_TIMED(l) (!isnan(s->top_by_table ? (l)->time_us : (l)->frame_us))
     for (int i = 0; i < s->n_layers; i++) {
         int64_t id = s->layers[i].table_id;
         /* the table's rows of its own before this layer's row */
-        while (j < s->n_npu_layers && id != STORE_NULL_INT && s->npu_layers[j].table_id != STORE_NULL_INT &&
-               s->npu_layers[j].table_id < id)
-            out[k++] = &s->npu_layers[j++];
+        for (; j < s->n_npu_layers && id != STORE_NULL_INT && s->npu_layers[j].table_id != STORE_NULL_INT &&
+               s->npu_layers[j].table_id < id; j++)
+            if (NPU_TIMED(&s->npu_layers[j]))
+                out[k++] = &s->npu_layers[j];
         out[k++] = &s->layers[i];
     }
-    while (j < s->n_npu_layers)
-        out[k++] = &s->npu_layers[j++];
+    for (; j < s->n_npu_layers; j++)
+        if (NPU_TIMED(&s->npu_layers[j]))
+            out[k++] = &s->npu_layers[j];
+#undef NPU_TIMED
     *n = k;
     return out;
 }

@@ -330,8 +330,13 @@ static int load_dump_dir(const analyze_opts *a, char **dir, int64_t *run_id)
         *run_id = run.id;
         *dir = run.dump_dir ? xstrdup(run.dump_dir) : NULL;
         if (!*dir && (no_dump = 1))
-            rc = rt_err(err, sizeof(err), RT_EINVAL,
-                        "run %s was recorded without --dump: give its dump folder instead", a->ref);
+            rc = store_backend_of(run.backend) == BACKEND_PREDICT
+                 ? rt_err(err, sizeof(err), RT_EINVAL,
+                          "run %s is a vendor file's prediction: it computed no tensors (run the "
+                          "file with --emulate --dump DIR for the NPU emulator's, or its source "
+                          "ONNX model)", a->ref)
+                 : rt_err(err, sizeof(err), RT_EINVAL,
+                          "run %s was recorded without --dump: give its dump folder instead", a->ref);
         else
             rc = check_dump_hash(&run, *dir, err, sizeof(err));
         store_run_clear(&run);

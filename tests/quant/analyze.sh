@@ -117,6 +117,12 @@ expect_rc 2 "golden is a file" "$R" analyze "$T/D" --golden "$T/golden-file"
 grep -q "golden-file: not a folder" "$T/err" && ok || bad "file as golden: $(cat "$T/err")"
 expect_rc 2 "run without dump" "$R" analyze nodump --golden "$T/byname" --db "$T/r.db"
 grep -q "recorded without --dump" "$T/err" && ok || bad "no-dump message"
+# a vendor file's prediction computed no tensor: the message says what would
+expect_rc 0 "predict a vendor file" "$R" run "${RT_SHARED:-../shared}/data/models/rknn/multiple_input_demo.rk3588.rknn" \
+    --db "$T/r.db" --label vpred
+expect_rc 2 "analyze a prediction" "$R" analyze vpred --golden "$T/byname" --db "$T/r.db"
+grep -q "run vpred is a vendor file's prediction: it computed no tensors (run the file with --emulate --dump DIR" "$T/err" &&
+    ok || bad "prediction message: $(cat "$T/err")"
 expect_rc 2 "unknown run" "$R" analyze nosuch --golden "$T/byname" --db "$T/r.db"
 expect_rc 2 "missing golden" "$R" analyze "$T/D" --golden "$T/nosuch"
 expect_rc 1 "no golden option" "$R" analyze "$T/D"

@@ -67,7 +67,7 @@ for idx, target, bound, workload, time_us, frame_us in rows:
 # with layer null, named by their table ID, on the CPU track or core 0
 for rid, target, time_us, frame_us in con.execute(
         "select id, target, time_us, frame_us from npu_rows where run_id=? and skip=0", (run_id,)):
-    t = time_us if board and time_us is not None else frame_us if frame_us is not None else time_us
+    t = time_us if board else frame_us  # the figure the layers are timed by
     if t is not None:
         want.append((("npu", rid), "CPU" if target == "CPU" else "NPU core 0", t))
 def key(e):
