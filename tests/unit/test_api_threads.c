@@ -80,6 +80,8 @@ typedef struct job {
     int ret;
     long frames;
     double worst_ms;
+    double slow_ms;           /* timed: frames slower than this are counted */
+    long n_slow;
 } job_t;
 
 static void *hammer(void *arg)
@@ -104,6 +106,7 @@ static void *timed(void *arg)
         dt = now_ms() - t0;
         if (dt > j->worst_ms)
             j->worst_ms = dt;
+        j->n_slow += j->slow_ms > 0 && dt > j->slow_ms;
         j->frames++;
     }
     return NULL;
@@ -142,8 +145,8 @@ static void test_independent(void)
     uint32_t busy_in = 0, indep_in = 0;
     rknn_context busy = init(BUSY, &busy_in), indep = init(MNIST, &indep_in);
     atomic_int stop = 0, stop_spin = 0;
-    job_t alone = {indep, indep_in, NULL, 2.0, 0, 0, 0}, solo = alone, shared = alone;
-    job_t a1 = {busy, busy_in, &stop, 0, 0, 0, 0}, a2 = a1;
+    job_t alone = {indep, indep_in, NULL, 2.0, 0, 0, 0, 0, 0}, solo = alone, shared = alone;
+    job_t a1 = {busy, busy_in, &stop, 0, 0, 0, 0, 0, 0}, a2 = a1;
     pthread_t t1, t2, tb;
     double limit, t0;
     const char *no_timing = getenv("RT_TEST_NO_TIMING");
@@ -163,6 +166,11 @@ static void test_independent(void)
     atomic_store(&stop_spin, 1);
     pthread_join(t1, NULL);
 
+    /* the worst frame without contention (alone or beside a spinner) is the
+     * machine's own hiccup (a VM's stolen time, a sanitizer's page faults) */
+    double base = solo.worst_ms > alone.worst_ms ? solo.worst_ms : alone.worst_ms;
+    limit = 3 * base + 10;
+    shared.slow_ms = limit;
     pthread_create(&t1, NULL, hammer, &a1);
     pthread_create(&t2, NULL, hammer, &a2);
     usleep(50000);
@@ -177,20 +185,21 @@ static void test_independent(void)
           a2.ret);
     CHECK(a1.frames > 0 && a2.frames > 0, "both threads of the busy context ran: %ld %ld",
           a1.frames, a2.frames);
-    /* the worst frame without contention (alone or beside a spinner) is the
-     * machine's own hiccup (a VM's stolen time, a sanitizer's page faults) */
-    double base = solo.worst_ms > alone.worst_ms ? solo.worst_ms : alone.worst_ms;
-    limit = 3 * base + 10;
     printf("independent context, frames/s and worst latency: alone %.0f/s %.2f ms; beside a "
            "spinning thread %.0f/s %.2f ms; with the other context busy from two threads "
-           "%.0f/s %.2f ms (limit %.2f ms); busy context %ld frames\n",
+           "%.0f/s %.2f ms, %ld over %.2f ms; busy context %ld frames\n",
            alone.frames / alone.secs, alone.worst_ms, solo.frames / solo.secs, solo.worst_ms,
-           shared.frames / shared.secs, shared.worst_ms, limit, a1.frames + a2.frames);
+           shared.frames / shared.secs, shared.worst_ms, shared.n_slow, limit,
+           a1.frames + a2.frames);
     if (no_timing && *no_timing == '1') {
         printf("latency and throughput bounds not checked (RT_TEST_NO_TIMING=1)\n");
     } else {
-        CHECK(shared.worst_ms <= limit, "independent context's worst latency %.2f ms > %.2f ms "
-              "(3 x uncontended worst %.2f + 10)", shared.worst_ms, limit, base);
+        /* a context that waited for the busy one would wait on most frames (a
+         * busy frame lasts tens of ms); the system's scheduler, on a loaded
+         * machine, stalls a thread now and then: a few slow frames are its */
+        CHECK(shared.n_slow <= 3, "independent context: %ld of %ld frames over %.2f ms "
+              "(3 x uncontended worst %.2f + 10; worst %.2f ms)", shared.n_slow, shared.frames,
+              limit, base, shared.worst_ms);
         CHECK(shared.frames * 3 >= solo.frames, "independent context's throughput %ld frames "
               "< 1/3 of solo %ld", shared.frames, solo.frames);
     }
