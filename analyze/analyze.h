@@ -548,8 +548,8 @@ typedef struct run_summary {
  * fails; free with summary_free. Any row array may be empty; npu: the run's
  * npu_rows (store_get_npu_rows), ranked beside its layers. */
 void summary_compute(const store_run *run, const store_layer *layers, int n_layers,
-                     const store_npu_row *npu, int n_npu, const store_output *outs, int n_outs, const store_accuracy *acc, int n_acc,
-                     double cos_threshold, run_summary *s);
+                     const store_npu_row *npu, int n_npu, const store_output *outs, int n_outs,
+                     const store_accuracy *acc, int n_acc, double cos_threshold, run_summary *s);
 void summary_free(run_summary *s);
 /* The layer rows and npu_layers in the level-4 table's order (an npu row
  * before the first layer row of a higher table ID): a frame's timeline.

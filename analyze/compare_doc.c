@@ -15,8 +15,8 @@ void cmp_run_summarize(cmp_run *r, double cos_threshold)
 {
     if (r->have_sum)
         summary_free(&r->sum);
-    summary_compute(&r->run, r->layers, r->n_layers, r->npu, r->n_npu, r->outs, r->n_outs, r->acc, r->n_acc,
-                    cos_threshold, &r->sum);
+    summary_compute(&r->run, r->layers, r->n_layers, r->npu, r->n_npu, r->outs, r->n_outs, r->acc,
+                    r->n_acc, cos_threshold, &r->sum);
     r->have_sum = 1;
 }
 

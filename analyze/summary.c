@@ -194,8 +194,8 @@ static void emulation_read(const char *extra_json, run_summary *s)
 }
 
 void summary_compute(const store_run *run, const store_layer *layers, int n_layers,
-                     const store_npu_row *npu, int n_npu, const store_output *outs, int n_outs, const store_accuracy *acc, int n_acc,
-                     double thr, run_summary *s)
+                     const store_npu_row *npu, int n_npu, const store_output *outs, int n_outs,
+                     const store_accuracy *acc, int n_acc, double thr, run_summary *s)
 {
     memset(s, 0, sizeof(*s));
     s->run = run;

@@ -45,8 +45,8 @@ int cmd_import(int argc, char **argv);
 /* The run summary of stored rows (text with the per-layer error table, or the
  * docs/json.md document): what `run` prints and `show` prints again (cli/run_store.c). */
 void run_rows_print(const store_run *run, const store_layer *layers, int nl,
-                    const store_npu_row *npu, int n_npu, const store_output *outs, int no, const store_accuracy *acc, int na,
-                    int json, double cos_threshold, FILE *f);
+                    const store_npu_row *npu, int n_npu, const store_output *outs, int no,
+                    const store_accuracy *acc, int na, int json, double cos_threshold, FILE *f);
 /* A computed summary, printed as run_rows_print does (show: cmp_run_load's). */
 void run_summary_render(const struct run_summary *sum, const store_output *outs, int no, int json,
                         FILE *f);

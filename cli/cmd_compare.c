@@ -232,6 +232,21 @@ static int predicted(const cmp_run *r)
     return store_backend_of(r->run.backend) == BACKEND_PREDICT;
 }
 
+/* why output j of run k has no comparison with A's */
+static const char *no_vs_a(const cmp_doc *doc, int j, int k)
+{
+    const cmp_out_cell *oj = &doc->oc[j * doc->n + k];
+    if (oj->out < 0)
+        return "no such output";
+    if (doc->oc[j * doc->n].row < 0)
+        return "A has no such output";
+    if (predicted(&doc->runs[k]))
+        return "not computed: a predicted vendor file; --emulate computes its outputs";
+    if (predicted(&doc->runs[0]))
+        return "A's not computed: a predicted vendor file; --emulate computes its outputs";
+    return "no dumped outputs: record both runs with --dump";
+}
+
 /* Per graph output, per run: vs the golden, vs the baseline's output, the
  * failure it names. */
 static void print_outputs(const cmp_doc *doc, char tag[][4])
@@ -262,11 +277,7 @@ static void print_outputs(const cmp_doc *doc, char tag[][4])
                 else if (oj->vs_ok)
                     printf("   vs A: max-abs %.4g", oj->vs.max_abs);
                 else
-                    printf("   vs A: n/a (%s)", oj->out < 0 ? "no such output"
-                                                : oc[j * nr].row < 0 ? "A has no such output"
-                                                : predicted(&s[k]) ? "not computed: a predicted vendor file; --emulate computes its outputs"
-                                                : predicted(&s[0]) ? "A's not computed: a predicted vendor file; --emulate computes its outputs"
-                                                                     : "no dumped outputs: record both runs with --dump");
+                    printf("   vs A: n/a (%s)", no_vs_a(doc, j, k));
             }
             if (oj->problem[0])
                 printf("   FAILURE: %s", tt(oj->problem));

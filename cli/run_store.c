@@ -35,8 +35,8 @@ int run_record_finish(run_record *r, int record, const char *db, int json, doubl
 }
 
 void run_rows_print(const store_run *run, const store_layer *layers, int nl,
-                    const store_npu_row *npu, int n_npu, const store_output *outs, int no, const store_accuracy *acc, int na,
-                    int json, double cos_threshold, FILE *f)
+                    const store_npu_row *npu, int n_npu, const store_output *outs, int no,
+                    const store_accuracy *acc, int na, int json, double cos_threshold, FILE *f)
 {
     run_summary sum;
     summary_compute(run, layers, nl, npu, n_npu, outs, no, acc, na, cos_threshold, &sum);
