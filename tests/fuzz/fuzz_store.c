@@ -88,6 +88,16 @@ static void read_run(store *st, const store_run *run)
         json_writer w;
         summary_compute(run, l, nl, x, nx, o, no, a, na, 0.99, &s);
         summary_print(&s, null, 1);
+        /* the trace's timeline: every layer row once, npu rows at most once */
+        int nt = 0;
+        const store_layer **tl = summary_timeline(&s, &nt);
+        if (nt < s.n_layers || nt > s.n_layers + s.n_npu_layers)
+            abort();
+        for (int i = 0; i < nt; i++)
+            if (!(tl[i] >= s.layers && tl[i] < s.layers + s.n_layers) &&
+                !(tl[i] >= s.npu_layers && tl[i] < s.npu_layers + s.n_npu_layers))
+                abort();
+        free(tl);
         summary_print_accuracy(&s, null, 0);
         json_begin(&w, mem);
         summary_json_doc(&s, o, no, &w);
