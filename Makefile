@@ -38,6 +38,10 @@ BOARDLIBS = -ldrm
 
 GEN_C    = $(BUILD)/gen/onnx/onnx.pb-c.c
 GEN_H    = $(BUILD)/gen/onnx/onnx.pb-c.h
+# The commit this build is made from (runs record it, env_json "build", so that
+# compare can say when two predictions come from different builds); rewritten
+# only when it changes, so that a build at the same commit rebuilds nothing.
+BUILD_ID = $(BUILD)/gen/build_id.h
 
 # Module sources (folders as in DESIGN.md). The runtime core (libcore.a) goes into
 # every program, and into librknnrt.so only the objects the C API needs (no log
@@ -86,9 +90,18 @@ $(BUILD)/obj/gen/onnx.pb-c.o: $(GEN_C)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -Werror,$(ALL_CFLAGS)) -c $< -o $@
 
-$(BUILD)/obj/%.o: %.c | $(GEN_H)
+$(BUILD)/obj/%.o: %.c | $(GEN_H) $(BUILD_ID)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD_ID): FORCE
+	@mkdir -p $(dir $@)
+	@id=$$(git -C $(CURDIR) rev-parse --short=12 HEAD 2>/dev/null || true); \
+	 if [ -n "$$id" ] && ! git -C $(CURDIR) diff --quiet HEAD -- 2>/dev/null; then id=$$id-dirty; fi; \
+	 printf '#define RKNN_TRACE_BUILD "%s"\n' "$$id" >$@.tmp; \
+	 cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+.PHONY: FORCE
+FORCE:
 
 $(CORE_LIB): $(CORE_OBJ)
 	@rm -f $@

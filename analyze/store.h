@@ -435,5 +435,8 @@ int store_merge(store *st, const char *other_path, store_note_fn note, void *ctx
 /* The NPU cost model version a run's prediction was made with, or -1 when
  * the run does not say. */
 int store_run_cost_model(const store_run *r);
+/* The commit of the rknn-trace build that made the run (env_json "build",
+ * "<hash>[-dirty]") into buf; "" when the run does not say. */
+const char *store_run_build(const store_run *r, char *buf, size_t len);
 
 #endif

@@ -841,6 +841,15 @@ out:
 
 /* ---------------------------------------------------------------- environment */
 
+const char *store_run_build(const store_run *r, char *buf, size_t len)
+{
+    json_t *env = r && r->env_json ? json_loads(r->env_json, 0, NULL) : NULL;
+    const char *b = json_string_value(json_object_get(env, "build"));
+    snprintf(buf, len, "%s", b ? b : "");
+    json_decref(env);
+    return buf;
+}
+
 int store_run_cost_model(const store_run *r)
 {
     if (!r || r->cost_model_version == STORE_NULL_INT || r->cost_model_version < 0 ||

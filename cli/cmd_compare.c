@@ -203,7 +203,7 @@ static int parse_compare(int argc, char **argv, compare_opts *o)
 }
 
 /* The runs' names and, where their predictions come from different NPU cost
- * models, a note saying so. */
+ * models or builds, a note saying so. */
 static void print_run_names(const cmp_doc *doc, char tag[][4])
 {
     const cmp_run *s = doc->runs;
@@ -223,6 +223,16 @@ static void print_run_names(const cmp_doc *doc, char tag[][4])
             printf("note: A and %s were predicted by different NPU cost models (A: %s, %s: %s): "
                    "their predicted times differ by the model as well\n", tag[k], vs[0], tag[k],
                    vs[1]);
+        /* the same constants, another build: its lowering (fusions, the layers
+         * a rewrite adds) may have changed too */
+        char b[2][64];
+        store_run_build(&s[0].run, b[0], sizeof(b[0]));
+        store_run_build(&s[k].run, b[1], sizeof(b[1]));
+        if (v[0] == v[1] && b[0][0] && b[1][0] && strcmp(b[0], b[1]) && isfinite(s[0].run.npu_us) &&
+            isfinite(s[k].run.npu_us))
+            printf("note: A and %s were predicted by different builds of rknn-trace (A: %s, %s: "
+                   "%s): a change of its lowering moves predicted times too\n", tag[k],
+                   tt(b[0]), tag[k], tt(b[1]));
     }
 }
 

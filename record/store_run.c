@@ -11,6 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+
+/* the commit of this build (Makefile: build/gen/build_id.h), "" unknown */
+#if defined(__has_include)
+#if __has_include("build_id.h")
+#include "build_id.h"
+#endif
+#endif
+#ifndef RKNN_TRACE_BUILD
+#define RKNN_TRACE_BUILD ""
+#endif
 #include <unistd.h>
 
 void *run_rows_keep(run_rows *rows, void *s)
@@ -87,6 +97,10 @@ static char *host_env_json(void)
     json_obj_open(&w);
     json_key(&w, "tool");
     json_str(&w, "rknn-trace " RKNN_TRACE_VERSION);
+    if (RKNN_TRACE_BUILD[0]) {
+        json_key(&w, "build");
+        json_str(&w, RKNN_TRACE_BUILD);
+    }
     json_key(&w, "host");
     json_obj_open(&w);
     file_value("/proc/cpuinfo", "model name", ':', cpu, sizeof cpu);

@@ -325,4 +325,19 @@ assert d["npu"]["predicted_us"] > 0 and d["npu"]["fallback"]["count"] == 0, d["n
 assert any(l["op"] == "InputOperator" and l["target"] == "CPU" for l in d["layers"])
 PYEOF
 fi
+
+# --- the build a run was made by: recorded, and compare notes another build ---------
+expect_rc 0 "run b1" "$R" run "$M" --db "$DB" --label b1 -n 1 --no-progress
+expect_rc 0 "run b2" "$R" run "$M" --db "$DB" --label b2 -n 1 --no-progress
+head=$(git rev-parse --short=12 HEAD 2>/dev/null)
+build=$(sqlite3 "$DB" "select json_extract(env_json, '$.build') from runs where label='b1'")
+if [ -n "$head" ]; then
+    [[ "$build" =~ ^$head(-dirty)?$ ]] && ok || bad "env_json build '$build', HEAD $head"
+fi
+expect_rc 0 "compare b1 b2" "$R" compare b1 b2 --db "$DB"
+grep -q "different builds" "$T/out" && bad "same build, yet a build note: $(grep note "$T/out")" || ok
+sqlite3 "$DB" "update runs set env_json = json_set(env_json, '$.build', '0123456789ab') where label='b1'"
+expect_rc 0 "compare b1 b2, another build" "$R" compare b1 b2 --db "$DB"
+grep -q "^note: A and B were predicted by different builds of rknn-trace (A: 0123456789ab, B: " "$T/out" && ok ||
+    bad "build note: $(head -4 "$T/out")"
 finish
