@@ -232,6 +232,13 @@ static double time_node(graph_t *g, node_t *n, struct threadpool *pool, int nthr
 
 int main(int argc, char **argv)
 {
+    /* an option is no folder: "--help" once became one, full of cases */
+    if (argc > 3 || (argc > 1 && argv[1][0] == '-')) {
+        fprintf(argc > 1 && !strcmp(argv[1], "--help") ? stdout : stderr,
+                "usage: bench_kernels [OUTDIR [SUBSTRING]]  (OUTDIR default "
+                "/tmp/rknn-trace-bench-kernels)\n");
+        return argc > 1 && !strcmp(argv[1], "--help") ? 0 : 1;
+    }
     const char *dir = argc > 1 ? argv[1] : "/tmp/rknn-trace-bench-kernels";
     mkdir(dir, 0755);
     openblas_set_num_threads(1);
