@@ -574,7 +574,7 @@ int sq_migrate_facts(store *st, char *err, size_t errlen)
         if (!rc)
             rc = sq_write_load(st, r.id, &r, err, errlen);
         if (!rc)
-            rc = sq_add_npu_rows(st, r.id, own.npu_rows, own.n_npu_rows, 1, err, errlen);
+            rc = sq_add_npu_rows(st, r.id, own.npu_rows, own.n_npu_rows, 0, err, errlen);
         if (!rc)
             rc = sq_get_samples(st, r.id, &smp, &ns, err, errlen);
         if (!rc && sq_samples_repeat_load(&r, smp, ns)) {

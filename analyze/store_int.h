@@ -152,9 +152,9 @@ void sq_legacy_free(sq_legacy *own);
 int sq_samples_repeat_load(const store_run *r, const store_load_sample *rows, int n);
 /* The v4 -> v5 step's data move, inside the migration's transaction. */
 int sq_migrate_facts(store *st, char *err, size_t errlen);
-/* Adds the legacy rows of own to run run_id (the migration, a version-1 export);
- * v5: into the schema-5 table (the v4 -> v5 step), without frame_us. */
-int sq_add_npu_rows(store *st, int64_t run_id, const store_npu_row *rows, int n, int v5,
+/* Adds rows to run run_id; frame 0: into the schema-5 table, without its
+ * schema-6 frame_us (the v4 -> v5 step of a migration). */
+int sq_add_npu_rows(store *st, int64_t run_id, const store_npu_row *rows, int n, int frame,
                     char *err, size_t errlen);
 /* Every sample of a run as stored (store_get_load adds a prediction's load). */
 int sq_get_samples(store *st, int64_t run_id, store_load_sample **rows, int *n, char *err,

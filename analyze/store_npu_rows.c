@@ -68,17 +68,17 @@ static int prepare_insert(store *st, int frame, sqlite3_stmt **s, char *err, siz
                          s, err, errlen);
 }
 
-int sq_add_npu_rows(store *st, int64_t run_id, const store_npu_row *rows, int n, int v5,
+int sq_add_npu_rows(store *st, int64_t run_id, const store_npu_row *rows, int n, int frame,
                     char *err, size_t errlen)
 {
     sqlite3_stmt *s = NULL;
     int rc;
     if (!n)
         return 0;
-    if ((rc = prepare_insert(st, !v5, &s, err, errlen)))
+    if ((rc = prepare_insert(st, frame, &s, err, errlen)))
         return rc;
     for (int i = 0; i < n && !rc; i++)
-        rc = add_row(st, s, run_id, &rows[i], !v5, err, errlen);
+        rc = add_row(st, s, run_id, &rows[i], frame, err, errlen);
     sqlite3_finalize(s);
     return rc;
 }
@@ -87,7 +87,7 @@ int store_npu_row_add(store *st, int64_t run_id, const store_npu_row *row, char 
                       size_t errlen)
 {
     int rc = sq_check_open(st, run_id, err, errlen);
-    return rc ? rc : sq_add_npu_rows(st, run_id, row, 1, 0, err, errlen);
+    return rc ? rc : sq_add_npu_rows(st, run_id, row, 1, 1, err, errlen);
 }
 
 static void read_row(sqlite3_stmt *s, void *p)

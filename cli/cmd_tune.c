@@ -307,10 +307,13 @@ int cmd_tune(int argc, char **argv)
                  tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
                  tm.tm_sec, (int)getpid());
     }
-    printf("tune %s on %s: %d evaluation samples, %d candidate layers; target: %s %s %.10g on "
+    /* the target as given: 0.9999999 is not 1 */
+    char goal_text[64];
+    snprintf(goal_text, sizeof goal_text, "%s %s %.10g", tune_metric_name(metric),
+             metric == TUNE_ATOL ? "<=" : ">=", goal);
+    printf("tune %s on %s: %d evaluation samples, %d candidate layers; target: %s on "
            "every output of every sample\n\n", esc_tmp(ESC_TERM, model), plat->name,
-           tune_n_samples(s), tune_n_cands(s), tune_metric_name(metric),
-           metric == TUNE_ATOL ? "<=" : ">=", goal);
+           tune_n_samples(s), tune_n_cands(s), goal_text);
     tune_search_opts so = {.candidates = (int)cands, .out = stdout,
                            .progress = !no_progress && isatty(STDERR_FILENO),
                            .keep = keep_run, .user = &kc};
@@ -361,9 +364,8 @@ int cmd_tune(int argc, char **argv)
     if (!no_db)
         printf("runs: rknn-trace ls --tag %s\n", kc.session);
     if (!r.reached)
-        fprintf(stderr, "rknn-trace: the target %s %s %.10g is not reached on every output: the "
-                "best found (%s %s) is written\n", tune_metric_name(metric),
-                metric == TUNE_ATOL ? "<=" : ">=", goal, tune_metric_name(metric), w);
+        fprintf(stderr, "rknn-trace: the target %s is not reached on every output: the "
+                "best found (%s %s) is written\n", goal_text, tune_metric_name(metric), w);
     ret = r.reached ? EXIT_OK : EXIT_GATE;
 out:
     sigaction(SIGINT, &old, NULL);
