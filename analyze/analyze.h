@@ -453,6 +453,7 @@ void summary_ops_json(const summary_ops *o, struct json_writer *w);
 typedef struct summary_log {
     int present;                        /* the run is an imported log */
     const char *kind;                   /* its import_kind, borrowed */
+    char *file;                         /* the file it was imported from, NULL: not kept */
     char *versions[SUMMARY_LOG_NVERSIONS]; /* runtime, rkllm, rknn llm lib, driver, rknn_server,
                                            API, toolkit, rkllm-toolkit, compiler; NULL none */
     char *driver_required;              /* RKLLM's "driver too low": the version it asks for */
@@ -473,6 +474,9 @@ typedef struct summary_log {
 } summary_log;
 void summary_log_read(const store_run *run, summary_log *l);
 void summary_log_free(summary_log *l);
+/* The file an imported run was read from (env_json "source"; malloc'd), NULL
+ * for a run not imported or one that kept no path (a dump folder's). */
+char *summary_log_file(const store_run *run);
 /* The text block `show` prints after the summary (status: the run's). */
 void summary_log_print(const summary_log *l, const char *status, FILE *f);
 /* The run document's "log" value (docs/json.md): null for a run not imported. */

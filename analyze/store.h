@@ -229,8 +229,9 @@ int store_delete_run(store *st, int64_t run_id, char *err, size_t errlen);
 
 /* Reading. Returned rows own their strings. */
 int store_list_runs(store *st, store_run **runs, int *n, char *err, size_t errlen);
-/* The same list for a listing: inputs_json and env_json NULL, extra_json
- * only where npu_us is NULL (a v1 run's predicted time is in it). */
+/* The same list for a listing: inputs_json NULL, env_json only for an imported
+ * run (the log's file: summary_log_file), extra_json only where npu_us is NULL
+ * (a v1 run's predicted time is in it). */
 int store_list_runs_brief(store *st, store_run **runs, int *n, char *err, size_t errlen);
 void store_runs_free(store_run *runs, int n);
 /* ref: a run id or a unique label. Unknown -> RT_EINVAL "no run 'x'". */

@@ -77,7 +77,8 @@ static void free_runs(void *rows, int n) { store_runs_free(rows, n); }
     "quant_algo, quant_method, threads, iterations, seed, NULL, total_us, status, "       \
     "tool_version, NULL, n_layers, "                                                      \
     "npu_us, host_min_us, host_p90_us, host_stddev_us, warmup, dump_dir, dump_sha256, "   \
-    "weight_bytes, internal_bytes, NULL, "                                                \
+    "weight_bytes, internal_bytes, "                                                      \
+    "CASE WHEN import_kind IS NOT NULL THEN env_json END, "                               \
     "perf_table_us, npu_clock_mhz, ddr_clock_mhz, npu_table_layers, calib_samples, "      \
     "int8_layers, fp16_layers, cfg_params, import_kind, log_total_us, perf_run_us, "      \
     "share_compute_pct, share_ddr_pct, share_cpu_pct, cost_model_version, "               \

@@ -102,6 +102,16 @@ static void read_extra(const store_run *run, summary_log *l)
     json_decref(root);
 }
 
+char *summary_log_file(const store_run *run)
+{
+    if (!run->import_kind || !run->env_json)
+        return NULL;
+    json_t *env = json_loads(run->env_json, 0, NULL);
+    char *file = dup_str(json_object_get(env, "source"));
+    json_decref(env);
+    return file;
+}
+
 void summary_log_read(const store_run *run, summary_log *l)
 {
     memset(l, 0, sizeof(*l));
@@ -111,12 +121,14 @@ void summary_log_read(const store_run *run, summary_log *l)
         return;
     l->present = 1;
     l->kind = run->import_kind;
+    l->file = summary_log_file(run);
     read_versions(run->env_json, l);
     read_extra(run, l);
 }
 
 void summary_log_free(summary_log *l)
 {
+    free(l->file);
     for (int k = 0; k < SUMMARY_LOG_NVERSIONS; k++)
         free(l->versions[k]);
     free(l->driver_required);
@@ -159,6 +171,8 @@ void summary_log_print(const summary_log *l, const char *status, FILE *f)
 {
     if (!l->present)
         return;
+    if (l->file)
+        fprintf(f, "\nimported  %s (%s)\n", tt(l->file), l->kind ? tt(l->kind) : "log");
     int any = 0;
     for (int k = 0; k < SUMMARY_LOG_NVERSIONS; k++) {
         int drv = !strcmp(version_keys[k][0], "driver_version");
@@ -227,6 +241,8 @@ void summary_log_json(const summary_log *l, json_writer *w)
     json_obj_open(w);
     json_key(w, "kind");
     json_str(w, l->kind);
+    json_key(w, "file");
+    json_str(w, l->file);
     json_key(w, "versions");
     json_obj_open(w);
     for (int k = 0; k < SUMMARY_LOG_NVERSIONS; k++) {

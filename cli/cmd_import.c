@@ -393,7 +393,10 @@ static void prepare_run(const source *src, const vlog_run_t *r, run_prep *p)
     memset(p, 0, sizeof(*p));
     if (src->is_dir)
         return;
-    p->env = import_env_json(r, src->path);
+    /* the log's whole path: show and ls name it from any folder */
+    char *abs = realpath(src->path, NULL);
+    p->env = import_env_json(r, abs ? abs : src->path);
+    free(abs);
     p->extra = import_extra_json(r, src->snapshot ? src->golden_dir : NULL);
     if (r->has_perf) { /* the per-layer table, the SRAM table's hits joined to it */
         double *hit = xmalloc((size_t)(r->perf.n_rows ? r->perf.n_rows : 1) * sizeof(double));

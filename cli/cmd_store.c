@@ -63,6 +63,7 @@ typedef struct ls_row {
     double board_us;  /* a board run's rknn_run median: measured there, not on this PC */
     run_provenance prov;  /* where npu_us and the times came from */
     char *worst;
+    char *log_file;   /* an imported run's log (the model column without a model) */
     int collapsed, has_acc;
 } ls_row;
 
@@ -208,6 +209,8 @@ static void ls_figures(ls_row *row, const store_run_outputs *ro)
     row->collapsed = sum.n_collapsed;
     if (sum.worst_output >= 0 && sum.outputs[sum.worst_output].name)
         row->worst = xstrdup(sum.outputs[sum.worst_output].name);
+    if (sum.log.file)
+        row->log_file = xstrdup(sum.log.file);
     summary_free(&sum);
 }
 
@@ -283,6 +286,7 @@ static void ls_json_row(json_writer *w, const ls_row *row)
     json_key(w, "status"), json_str(w, r->status);
     json_key(w, "model"), json_str(w, r->model_path);
     json_key(w, "model_sha256"), json_str(w, r->model_sha256);
+    json_key(w, "log_file"), json_str(w, row->log_file);
     json_key(w, "platform"), json_str(w, r->platform);
     json_key(w, "backend"), json_str(w, r->backend);
     json_key(w, "quant"), json_str(w, r->quant);
@@ -375,7 +379,13 @@ static void ls_print_text(const ls_row *rows, int shown, int n_runs)
         line_add(&ln, " ");
         line_pad(&ln, summary_fmt(d, sizeof(d), rows[i].sqnr, "%.1f"), 7, 0);
         line_add(&ln, "  ");
-        line_add(&ln, r->model_path ? esc_tmp(ESC_TERM, r->model_path) : "-");
+        /* no model: the log an imported run came from tells it apart */
+        if (r->model_path)
+            line_add(&ln, esc_tmp(ESC_TERM, r->model_path));
+        else if (rows[i].log_file)
+            line_add(&ln, "log "), line_add(&ln, esc_tmp(ESC_TERM, rows[i].log_file));
+        else
+            line_add(&ln, "-");
         line_add(&ln, "\n");
         fwrite(ln.buf, 1, ln.n, stdout);
     }
@@ -450,8 +460,10 @@ int cmd_ls(int argc, char **argv)
     else
         ls_print_text(rows, shown, n);
 out:
-    for (int i = 0; i < nk; i++)
+    for (int i = 0; i < nk; i++) {
         free(rows[i].worst);
+        free(rows[i].log_file);
+    }
     free(rows);
     store_runs_free(runs, n);
     store_run_outputs_free(ro, n_ro);

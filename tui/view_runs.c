@@ -46,6 +46,7 @@ typedef struct figs {
     int times, errors, collapsed;
     int meas_prov;              /* PROV_* of meas_us */
     double pred_us, meas_us, cos, sqnr;
+    char *log_file;             /* an imported run's log (the model column without a model) */
 } figs;
 
 typedef struct runs_view {
@@ -77,6 +78,7 @@ static void load_times(runs_view *rv, int i)
     f->pred_us = s.frame_us;
     f->meas_us = s.host_median_us;
     f->meas_prov = s.prov.timing;
+    f->log_file = s.log.file ? xstrdup(s.log.file) : NULL;
     summary_free(&s);
 }
 
@@ -107,7 +109,7 @@ static void load_errors(runs_view *rv, int i)
 
 static void load_figs(runs_view *rv, int i, int col)
 {
-    if (col == C_PRED || col == C_MEAS || col == C_MFROM)
+    if (col == C_PRED || col == C_MEAS || col == C_MFROM || col == C_MODEL)
         load_times(rv, i);
     else if (col == C_COS || col == C_SQNR)
         load_errors(rv, i);
@@ -151,7 +153,10 @@ static void cell(void *ctx, int row, int col, char *buf, size_t len, int *color,
         if (strlen(buf) > 5 && buf[5] == 'T')
             buf[5] = ' ';
         break;
-    case C_MODEL: snprintf(buf, len, "%s", r->model_path ? base_name(r->model_path) : "-"); break;
+    case C_MODEL:
+        snprintf(buf, len, "%s", r->model_path ? base_name(r->model_path)
+                                 : f->log_file ? base_name(f->log_file) : "-");
+        break;
     case C_TARGET: snprintf(buf, len, "%s", r->platform ? r->platform : "-"); break;
     case C_BACKEND: snprintf(buf, len, "%s", r->backend ? r->backend : "-"); break;
     case C_QUANT: quant_text(r, buf, len); break;
@@ -218,6 +223,8 @@ static int marked(void *ctx, int row)
 static void free_runs(runs_view *rv)
 {
     store_runs_free(rv->runs, rv->n);
+    for (int i = 0; i < rv->n; i++)
+        free(rv->f[i].log_file);
     free(rv->f);
     free(rv->mark);
     tui_table_free(&rv->tb);

@@ -1050,5 +1050,26 @@ pub death-warmup "$T/death-warmup.txt"
 eq "death after warm-ups only: the benchmark did not finish, the run failed" \
    "$(pq "SELECT status FROM runs")" "failed"
 
+# --- the log a run came from: every surface names it (a run without a model) ---
+# imported by a relative path from the logs' folder; read from another folder
+f=benchmark-rknn_benchmark-yolov5s-rk3588-v1.5.0-jashacks-01.txt
+abs=$(cd "$LOGS" && pwd)/$f
+RTA=$(cd "$(dirname "$RT")" && pwd)/$(basename "$RT")
+(cd "$LOGS" && "$RTA" import "$f" --db "$T/src.db" >/dev/null 2>"$T/err")
+eq "import by a relative path: exit" "$?" 0
+eq "show: the log's whole path and kind" "$(cd "$T" && "$RTA" show 1 --db src.db | grep '^imported')" \
+   "imported  $abs (board log)"
+eq "ls: the log in the model column" "$("$RT" ls --db "$T/src.db" | awk 'NR == 2 {print $(NF - 1), $NF}')" "log $abs"
+eq "ls --json: log_file; show --json: log.file" \
+   "$("$RT" ls --db "$T/src.db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["log_file"])') $("$RT" show 1 --db "$T/src.db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["log"]["file"])')" \
+   "$abs $abs"
+"$RT" report 1 --db "$T/src.db" -f md -o "$T/src.md" >/dev/null 2>&1
+eq "report -f md: the log block names it" "$(grep -c "^    imported  $abs (board log)$" "$T/src.md")" 1
+# a run made here names its model, no log
+"$RT" run tests/data/models/mnist.onnx --db "$T/src.db" -n 1 --warmup 0 --no-progress >/dev/null 2>&1
+eq "a run not imported: no log in ls --json or show --json" \
+   "$("$RT" ls --db "$T/src.db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[1]["log_file"])') $("$RT" show 2 --db "$T/src.db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["log"])') $("$RT" show 2 --db "$T/src.db" | grep -c '^imported')" \
+   "None None 0"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -125,6 +125,8 @@ check "filter quant: the layer run" "mnist-i8-lay"
 keys f C-u "backend=board" Enter
 check "filter backend" "1 shown"
 check "filter backend: the imported run" "board"
+# a run without a model: the model column names the log it came from
+check "the imported run's model column: its log" "perf-rows-2x-"
 keys F
 # sort: s cycles the columns; the first press sorts by id, numbers largest first
 keys s
