@@ -120,7 +120,8 @@ const char *compare_verdict(char *buf, size_t len, const char *tag, double slowe
 int compare_output_files(const char *a, const char *b, metrics_t *m, char *err, size_t errlen);
 
 /* ---- Run filters (analyze/run_filter.c): what `ls` and the TUI select runs by ----
- * model: the model's path or file name, or a glob (fnmatch) of either;
+ * model: the model's path or file name, or a glob (fnmatch) of either (a run
+ * without a model: the log it was imported from, summary_log_file);
  * quant: "TYPE[/ALGO[/METHOD]]", case-insensitive ("i8", "i8/mmse/layer");
  * tag: one of the run's tags (store_run.tags), exactly. 1: the run matches. */
 int run_filter_model(const store_run *r, const char *pattern);

@@ -4,6 +4,7 @@
 
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -13,11 +14,21 @@ static const char *base_name(const char *p)
     return b ? b + 1 : p;
 }
 
-int run_filter_model(const store_run *r, const char *pattern)
+static int path_matches(const char *m, const char *pattern)
 {
-    const char *m = r->model_path ? r->model_path : "";
     return !strcmp(m, pattern) || !strcmp(base_name(m), pattern) || !fnmatch(pattern, m, 0) ||
            !fnmatch(pattern, base_name(m), 0);
+}
+
+int run_filter_model(const store_run *r, const char *pattern)
+{
+    if (r->model_path)
+        return path_matches(r->model_path, pattern);
+    /* an imported run without a model: the log it came from, as ls shows it */
+    char *log = summary_log_file(r);
+    int hit = path_matches(log ? log : "", pattern);
+    free(log);
+    return hit;
 }
 
 int run_filter_quant(const store_run *r, const char *spec)

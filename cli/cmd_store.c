@@ -33,7 +33,8 @@ typedef struct ls_opts {
 
 #define CLI_OPTS_T ls_opts
 static const cli_opt ls_options[] = {
-    CLI_OPT_STR("--model", 0, "TEXT", model, "runs of a model: its path, file name, or a glob of either"),
+    CLI_OPT_STR("--model", 0, "TEXT", model, "runs of a model: its path, file name, or a glob of either (a run\n"
+                "imported without a model: its log's)"),
     CLI_OPT_STR("--platform", 0, "P", platform, "runs for target P (rk3588, ...)"),
     CLI_OPT_STR("--quant", 0, "Q", quant, "fp32, fp16, i8; i8/mmse and i8/mmse/layer narrow algo and method"),
     CLI_OPT_STR("--label", 0, "GLOB", label, "labels matching GLOB (fnmatch: * ? [...])"),

@@ -1070,6 +1070,8 @@ eq "report -f md: the log block names it" "$(grep -c "^    imported  $abs (board
 eq "a run not imported: no log in ls --json or show --json" \
    "$("$RT" ls --db "$T/src.db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[1]["log_file"])') $("$RT" show 2 --db "$T/src.db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["log"])') $("$RT" show 2 --db "$T/src.db" | grep -c '^imported')" \
    "None None 0"
+eq "ls --model: a glob of the log's name selects the imported run, the model's the other" \
+   "$(for m in 'benchmark-*' mnist.onnx; do "$RT" ls --db "$T/src.db" --model "$m" --json | python3 -c 'import json,sys; print([r["id"] for r in json.load(sys.stdin)])'; done | tr '\n' ' ')" "[1] [2] "
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -31,5 +31,13 @@ int main(void)
     r.model_path = NULL;
     r.quant = NULL;
     CHECK(!run_filter_model(&r, "x.onnx") && !run_filter_quant(&r, "i8"), "missing fields");
+    /* an imported run without a model: the log's path stands for it */
+    r.import_kind = "board log";
+    r.env_json = "{\"source\":\"/logs/perf-yolov5s-rk3588.txt\",\"soc\":\"rk3588\"}";
+    CHECK(run_filter_model(&r, "perf-*.txt") && run_filter_model(&r, "/logs/perf-yolov5s-rk3588.txt"),
+          "an imported run: its log's file name and path");
+    CHECK(!run_filter_model(&r, "x.onnx") && !run_filter_model(&r, "rk3588"), "not another name");
+    r.import_kind = NULL;
+    CHECK(!run_filter_model(&r, "perf-*.txt"), "a run not imported names no log");
     TEST_END();
 }
