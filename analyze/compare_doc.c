@@ -59,12 +59,7 @@ int cmp_run_is_board(const cmp_run *r)
 
 double cmp_run_profiled_us(const cmp_run *r)
 {
-    double t = 0;
-    int any = 0;
-    for (int i = 0; i < r->n_layers; i++)
-        if (!isnan(r->layers[i].time_us))
-            t += r->layers[i].time_us, any = 1;
-    return any ? t : NAN;
+    return r->sum.perf_table_us;
 }
 
 double cmp_run_layer_us(const cmp_run *r, const store_layer *l)
@@ -72,6 +67,29 @@ double cmp_run_layer_us(const cmp_run *r, const store_layer *l)
     if (cmp_run_is_board(r) && !isnan(l->time_us))
         return l->time_us;
     return !isnan(l->frame_us) ? l->frame_us : l->time_us;
+}
+
+int cmp_layer_us_prov(const cmp_doc *d, int k)
+{
+    const run_provenance *p = &d->runs[k].sum.prov;
+    if (d->by_host)
+        return p->timing;
+    if (cmp_run_is_board(&d->runs[k]))
+        return p->table;
+    return p->layer_frame != PROV_NONE ? p->layer_frame : p->table;
+}
+
+const char *cmp_layer_us_words(const cmp_doc *d, char *buf, size_t len)
+{
+    int same = 1;
+    size_t u = 0;
+    for (int k = 1; k < d->n; k++)
+        same &= cmp_layer_us_prov(d, k) == cmp_layer_us_prov(d, 0);
+    buf[0] = '\0';
+    for (int k = 0; k < (same ? 1 : d->n) && u < len; k++)
+        u += (size_t)snprintf(buf + u, len - u, "%s%s%s%s", k ? ", " : "", same ? "" : cmp_tag(k),
+                              same ? "" : " ", provenance_words(cmp_layer_us_prov(d, k)));
+    return buf;
 }
 
 double cmp_row_us(const cmp_doc *d, const cmp_row *row, int k)
@@ -362,8 +380,8 @@ const char *cmp_speed_kind_name(int kind)
 {
     switch (kind) {
     case CMP_SPEED_PREDICTED_FRAME: return "predicted NPU frame";
-    case CMP_SPEED_PREDICTED_TABLE: return "predicted level-4 total";
-    case CMP_SPEED_BOARD_PROFILED: return "board profiled total";
+    case CMP_SPEED_PREDICTED_TABLE: return "predicted level-4 table total";
+    case CMP_SPEED_BOARD_PROFILED: return "board level-4 table total";
     case CMP_SPEED_HOST: return "host median (this PC)";
     default: return "none";
     }

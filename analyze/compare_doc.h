@@ -18,9 +18,9 @@
  *  - Speed (cmp_doc_build): each run against the baseline compares figures of
  *    the same kind, and says which (enum cmp_speed_kind):
  *      --by host:                  host medians (this PC);
- *      board run vs board run:     the boards' profiled totals (sum of the
- *                                  per-layer table time);
- *      board run vs prediction:    the board's profiled total vs the
+ *      board run vs board run:     the boards' level-4 table totals (as
+ *                                  `show` prints them);
+ *      board run vs prediction:    the board's level-4 table total vs the
  *                                  prediction's level-4 (perf_debug) table
  *                                  total — never the plain-run frame;
  *      prediction vs prediction:   the predicted plain-run NPU frames.
@@ -71,7 +71,8 @@ void cmp_run_summarize(cmp_run *r, double cos_threshold);
 void cmp_run_free(cmp_run *r);
 /* 1: the run's rows are a board's measurement (backend "board"). */
 int cmp_run_is_board(const cmp_run *r);
-/* A board run's profiled total: the sum of its layers' table time_us; NaN none. */
+/* A board run's profiled total: its level-4 table's total as `show` prints it
+ * (the total the log printed, else its rows' sum); NaN none. */
 double cmp_run_profiled_us(const cmp_run *r);
 
 typedef struct cmp_row {
@@ -87,7 +88,7 @@ enum cmp_speed_kind {
     CMP_SPEED_NONE = 0,
     CMP_SPEED_PREDICTED_FRAME,      /* NPU model, plain-run frame (store_run.npu_us) */
     CMP_SPEED_PREDICTED_TABLE,      /* NPU model, level-4 table total (perf_table_us) */
-    CMP_SPEED_BOARD_PROFILED,       /* board, sum of the profiled per-layer time */
+    CMP_SPEED_BOARD_PROFILED,       /* board, its level-4 table total (cmp_run_profiled_us) */
     CMP_SPEED_HOST,                 /* this PC's host median */
 };
 
@@ -134,12 +135,12 @@ int cmp_doc_build(const cmp_run *runs, int n, int by_host, int flags, cmp_doc *d
                   size_t errlen);
 void cmp_doc_free(cmp_doc *d);
 
-/* "predicted NPU frame", "predicted level-4 total", "board profiled total",
+/* "predicted NPU frame", "predicted level-4 table total", "board level-4 table total",
  * "host median (this PC)", "none" */
 const char *cmp_speed_kind_name(int kind);
 /* The speed part of run k's verdict: "predicted NPU frame +3.1% (slower)";
- * figures of two kinds: "predicted level-4 total 5.517 ms vs board profiled
- * total 5.353 ms +3.1% (slower)"; none: "speed n/a (no predicted NPU frame
+ * figures of two kinds: "predicted level-4 table total 5.517 ms vs board level-4
+ * table total 5.353 ms +3.1% (slower)"; none: "speed n/a (no predicted NPU frame
  * to compare)". */
 const char *cmp_speed_text(const cmp_doc *d, int k, char *buf, size_t len);
 /* The verdict line of run k (k >= 1), no newline: "verdict: B #3 uf8 vs A #2
@@ -153,6 +154,13 @@ double cmp_run_layer_us(const cmp_run *r, const store_layer *l);
 /* Row row's time in run k as the document compares it: with by_host this PC's
  * host time, else cmp_run_layer_us; NaN when run k lacks the row. */
 double cmp_row_us(const cmp_doc *d, const cmp_row *row, int k);
+/* The provenance (PROV_*) of the per-layer times cmp_row_us gives for run k:
+ * this PC's (by_host), a board's table, else the layers' frame shares, else
+ * the table; and every run's in words for the heading of a layer table:
+ * "predicted by the NPU model" when all runs agree, else "A measured on the
+ * board, B predicted by the NPU model". */
+int cmp_layer_us_prov(const cmp_doc *d, int k);
+const char *cmp_layer_us_words(const cmp_doc *d, char *buf, size_t len);
 /* "A", "B", ... and "#3 label" */
 const char *cmp_tag(int k);
 const char *cmp_run_name(const cmp_run *r, char *buf, size_t len);

@@ -71,6 +71,7 @@ static void run_obj(json_writer *w, const cmp_doc *d, int k)
         json_obj_close(w);
     }
     json_key(w, "slower_pct"), json_num(w, k ? s->slower_pct : NAN);
+    json_key(w, "layer_us_provenance"), json_str(w, provenance_tag(cmp_layer_us_prov(d, k)));
     json_key(w, "has_errors"), json_bool(w, m->n_acc > 0);
     json_key(w, "output_cos"), json_num(w, m->out_cos);
     json_key(w, "output_sqnr_db"), json_num(w, m->out_sqnr_db);

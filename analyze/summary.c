@@ -261,16 +261,18 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
         }
     }
     /* the level-4 table's own total when the run kept it (its Input/OutputOperator
-     * and split layers have no row), else the rows' */
+     * and split layers have no row): an imported log's is the Total line it
+     * printed (an excerpt keeps some of the rows it adds up: the abridged
+     * mobilenet of the SDK guide prints 12631 us over rows of 1515), else the rows' */
     double tab = run->perf_table_us;
+    if (isnan(tab) && s->prov.imported)
+        tab = run->log_total_us;
     s->perf_table_us = !isnan(tab) ? tab : n_table ? sum_table : NAN;
-    /* an imported log's "total" is its profiled table's sum (it ran rknn_run
-     * with profiling on; no timed runs unless a benchmark printed them) */
-    double imp_total = s->prov.imported ? run->log_total_us : NAN;
-    int total_is_table = !isnan(imp_total) && imp_total == run->total_us;
-    if (total_is_table && isnan(s->perf_table_us))
-        s->perf_table_us = imp_total;
-    s->table_is_sum = s->prov.imported && isnan(tab) && isnan(run->log_total_us) && n_table > 0;
+    s->table_is_sum = s->prov.imported && isnan(tab) && n_table > 0;
+    /* an imported log's run total is that table's (it ran rknn_run with
+     * profiling on), no timed run unless a benchmark printed them */
+    int total_is_table = s->prov.imported && !isnan(run->log_total_us) &&
+                         run->log_total_us == run->total_us;
     s->io_us = n_frame && !isnan(s->frame_us) ? s->frame_us - sum_frame : NAN;
     /* a vendor file's Input/OutputOperator are rows of their own: counted here
      * too, so that its ONNX and the file print the same I/O figure */

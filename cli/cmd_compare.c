@@ -303,7 +303,9 @@ static void print_layers(const cmp_doc *doc, char tag[][4])
     const int nr = doc->n, by_host = doc->by_host;
     char a[32], b[32];
 
-    printf("\n%-40s", by_host ? "layer (entire cos, host us: this PC)" : "layer (entire cos, predicted NPU us)");
+    char words[512];
+    printf("\nlayer times: %s\n", tt(cmp_layer_us_words(doc, words, sizeof(words))));
+    printf("%-40s", by_host ? "layer (entire cos, host us)" : "layer (entire cos, NPU us)");
     for (int k = 0; k < nr; k++)
         printf(" %8s %-2s %8s %-2s", "cos", tag[k], by_host ? "host us" : "npu us", tag[k]);
     putchar('\n');

@@ -510,6 +510,14 @@ static int print_npu_table(const cmp_run *c, char *err, size_t errlen)
                    : every   ? "; a row keeps one MacUsage, printed on every core as the log did"
                              : "; a row keeps one MacUsage (its largest core's), printed on the "
                                "cores with a workload and 0.00 on the others");
+        /* an excerpt: the Total line is the log's, the rows and the ranking what it kept */
+        int64_t kept = 0;
+        for (int i = 0; i < ng.n; i++)
+            kept += (int64_t)ng.l[i].time_us;
+        if (ng.log_total_us > 0 && (double)kept != ng.log_total_us)
+            printf("(the Total line is the log's; the %d rows it kept add up to %lld us, and the "
+                   "ranking above is of them: `show` prints the log's own ranking)\n",
+                   ng.n, (long long)kept);
     }
     rows_npu_graph_free(&ng);
     return rc;

@@ -403,6 +403,8 @@ int rows_npu_graph(const store_run *run, const store_layer *rows, int n_rows,
         ng->log_rw_kb = json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v) : 0;
         json_decref(root);
     }
+    if (run->import_kind && run->log_total_us > 0)
+        ng->log_total_us = run->log_total_us;
     c = carriers_of(p, rows, n_rows, run->import_kind != NULL, &nc);
     if (run->npu_table_layers != STORE_NULL_INT) {
         n = run->npu_table_layers < 0 ? 0 : run->npu_table_layers > nc + n_extra ? nc + n_extra

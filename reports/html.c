@@ -428,7 +428,10 @@ static void comparison(const rep_doc *d, FILE *f)
         table_close(f);
     }
 
-    fputs("<h2>Aligned layers</h2>\n", f);
+    char words[512];
+    fputs("<h2>Aligned layers</h2>\n<div id=\"layer-times\">Layer times: ", f);
+    esc(f, rep_layer_us_words(d, words, sizeof(words)));
+    fputs(".</div>\n", f);
     const char *hd[2 + 4 * REPORT_MAX_RUNS];
     char hbuf[4 * REPORT_MAX_RUNS][24];
     int nc = 0;

@@ -323,7 +323,9 @@ static void comparison(const rep_doc *d, FILE *f)
         name_w = NAME_W;
     if (name_w < 8)
         name_w = 8;
-    fprintf(f, "\n## Aligned layers (%d)\n\n", d->n_rows);
+    char words[512];
+    fprintf(f, "\n## Aligned layers (%d)\n\nLayer times: %s.\n\n", d->n_rows,
+            rep_layer_us_words(d, words, sizeof(words)));
     const char *hd[2 + 2 * REPORT_MAX_RUNS];
     char hbuf[2 * REPORT_MAX_RUNS][16], align[2 + 2 * REPORT_MAX_RUNS + 1];
     int nc = 0;

@@ -243,6 +243,11 @@ double rep_row_us(const rep_doc *d, const rep_row *row, int k)
     return cmp_row_us(d, row, k);
 }
 
+const char *rep_layer_us_words(const rep_doc *d, char *buf, size_t len)
+{
+    return cmp_layer_us_words(d, buf, len);
+}
+
 void rep_verdict(const rep_doc *d, int k, char *buf, size_t len)
 {
     cmp_verdict(d, k, buf, len);

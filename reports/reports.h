@@ -98,6 +98,8 @@ int rep_row_runs(const rep_doc *d, const rep_row *row, char *buf, size_t len);
 /* Entire / single cos of an aligned row in run k, NaN none. */
 double rep_row_cos(const rep_doc *d, const rep_row *row, int k, int single);
 double rep_row_us(const rep_doc *d, const rep_row *row, int k);
+/* Where those times come from, in the words `compare` prints (cmp_layer_us_words). */
+const char *rep_layer_us_words(const rep_doc *d, char *buf, size_t len);
 /* The colour of a bound ("compute", "DDR", "CPU", other) as 0xRRGGBB. */
 uint32_t rep_bound_rgb(const char *bound);
 /* Creates folder dir (and its parents) if missing; RT_EIO when it cannot. */

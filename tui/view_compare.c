@@ -43,7 +43,7 @@ typedef struct compare_view {
     int base_golden;            /* the baseline is fp32: its cos vs the golden is 1 */
     tui_col cols[C_RUN0 + 2 * MAX_CMP];
     char titles[2 * MAX_CMP][24];
-    char verdict[MAX_CMP][512], legend[MAX_CMP][320];
+    char verdict[MAX_CMP][512], legend[MAX_CMP][400];
     tui_table tb;
 } compare_view;
 
@@ -290,14 +290,15 @@ int tui_compare_view(tui *t, const int64_t *ids, int n, tui_view **out, char *er
         double us = cv->by_host ? r->sum.host_median_us : r->sum.frame_us;
         if (k)
             cmp_verdict(&cv->doc, k, cv->verdict[k], sizeof(cv->verdict[k]));
-        snprintf(cv->legend[k], sizeof(cv->legend[k]), " %s = run #%lld%s%s%s: %s %s%s%s, %d layers, %s %s ms%s%s",
+        snprintf(cv->legend[k], sizeof(cv->legend[k]), " %s = run #%lld%s%s%s: %s %s%s%s, %d layers, %s %s ms%s%s; layer times %s",
                  tag, (long long)r->run.id, r->run.label ? " " : "", r->run.label ? r->run.label : "",
                  k ? "" : " (baseline)", r->run.platform ? r->run.platform : "-",
                  r->run.quant ? r->run.quant : "-", r->run.quant_algo ? "/" : "",
                  r->run.quant_algo ? r->run.quant_algo : "", r->nl,
                  cv->by_host ? "host (this PC)" : "predicted NPU", tui_num(a, sizeof(a), us / 1e3, "%.3f"),
                  r->na && r->sum.first_below >= 0 ? ", error starts at " : "",
-                 r->na && r->sum.first_below >= 0 ? r->acc[r->sum.first_below].name : "");
+                 r->na && r->sum.first_below >= 0 ? r->acc[r->sum.first_below].name : "",
+                 provenance_words(cmp_layer_us_prov(&cv->doc, k)));
         snprintf(cv->titles[2 * k], sizeof(cv->titles[0]), "cos %s", tag);
         snprintf(cv->titles[2 * k + 1], sizeof(cv->titles[0]), "us %s", tag);
     }

@@ -146,6 +146,8 @@ typedef struct npu_graph {
     /* totals after npu_cost */
     double total_us, total_rw_kb;
     double log_rw_kb;             /* rows rebuilt from a log: its RW total line, 0 none */
+    double log_total_us;          /* and its time Total line (an excerpt's rows add up
+                                     to less), 0 none */
     uint32_t sram_used;           /* bytes of SRAM allocated (npu_mem_plan) */
     int n_values;                 /* value ids are 0 .. n_values-1 */
     struct npu_mem_plan *mem;     /* npu_mem_plan(), NULL before */

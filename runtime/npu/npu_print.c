@@ -336,9 +336,11 @@ static void build_perf_table(FILE *f, const npu_graph_t *ng, int flags, pout *ou
         total_kb += l->rw_kb;
     }
     ruler(&po, rule);
-    snprintf(tmp, sizeof(tmp), "Total Operator Elapsed Per Frame Time(us): %lld", (long long)total_us);
+    /* a log's own totals when the rows are its (an excerpt's rows add up to
+     * less; its RW summed from unrounded values) */
+    snprintf(tmp, sizeof(tmp), "Total Operator Elapsed Per Frame Time(us): %lld",
+             ng->log_total_us > 0 ? (long long)ng->log_total_us : (long long)total_us);
     line_out(&po, tmp);
-    /* a log's own total when the rows are its (summed from unrounded values) */
     snprintf(tmp, sizeof(tmp), "Total Memory Read/Write Per Frame Size(KB): %.2f",
              ng->log_rw_kb > 0 ? ng->log_rw_kb : total_kb);
     line_out(&po, tmp);

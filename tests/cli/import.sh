@@ -1073,5 +1073,39 @@ eq "a run not imported: no log in ls --json or show --json" \
 eq "ls --model: a glob of the log's name selects the imported run, the model's the other" \
    "$(for m in 'benchmark-*' mnist.onnx; do "$RT" ls --db "$T/src.db" --model "$m" --json | python3 -c 'import json,sys; print([r["id"] for r in json.load(sys.stdin)])'; done | tr '\n' ' ')" "[1] [2] "
 
+# a table whose rows have no times, its total printed (lenet): compare's board
+# figure is the total show prints, the log's own
+f=$LOGS/perf-level4-multicore-improvetherical-lenet-rk3588-rkguide-11.txt
+tot=$(sed -n 's/^Total Operator Elapsed Time(us): *\([0-9]*\).*/\1/p' "$f")
+"$RT" import "$f" --db "$T/src.db" --label lenet-log >/dev/null 2>&1
+eq "show: the table total the log printed" "$("$RT" show lenet-log --db "$T/src.db" | grep -o 'level-4 table total [0-9.]* ms')" \
+   "level-4 table total $(awk -v t="$tot" 'BEGIN {printf "%.3f", t / 1000}') ms"
+eq "compare: the same total against a prediction" \
+   "$("$RT" compare lenet-log 2 --db "$T/src.db" | grep -o 'board level-4 table total [0-9.]* ms')" \
+   "board level-4 table total $(awk -v t="$tot" 'BEGIN {printf "%.3f", t / 1000}') ms"
+
+# an excerpt ("...." for rows 5-54): the table total is the Total line the log
+# printed, not the sum of the rows it kept, on show, --npu-table and compare
+f=$LOGS/perf-evalperf-2xfmt-abridged-mobilenet-rk3588-sdk2.3.0-rkguide-10.txt
+tot=$(sed -n 's/^Total Operator Elapsed Per Frame Time(us): *\([0-9]*\).*/\1/p' "$f")
+kept=$(sed -E 's/^[EWIDT] RKNN: //' "$f" | awk '$1 ~ /^[0-9]+$/ && $4 ~ /^(NPU|CPU)$/ {s += $5} END {print s}')
+"$RT" import "$f" --db "$T/src.db" --label excerpt --target rk3588 >/dev/null 2>&1
+ms=$(awk -v t="$tot" 'BEGIN {printf "%.3f", t / 1000}')
+eq "an excerpt: its rows add up to less than its Total line" "$([ "$kept" -lt "$tot" ] && echo less)" less
+eq "an excerpt: show's table total is the log's Total line" \
+   "$("$RT" show excerpt --db "$T/src.db" | grep -o 'level-4 table total [0-9.]* ms')" "level-4 table total $ms ms"
+# board_test's README (toolkit 1.5.2): two of its rows kept, its Total line 20274
+f=$LOGS/perf-evalperf-oldfmt-tasksize-mobilenetv2-rk3588-tk1.5.2-rkdoc-01.txt
+tot=$(sed -n 's/^ *Total Operator Elapsed Time(us): *\([0-9]*\).*/\1/p' "$f")
+kept=$(awk '$1 ~ /^[0-9]+$/ && $4 ~ /^(NPU|CPU)$/ {s += $10} END {print s}' "$f")  # Time(us), the 10th column
+"$RT" import "$f" --db "$T/src.db" --label excerpt2 >/dev/null 2>&1
+"$RT" show excerpt2 --db "$T/src.db" --npu-table >"$T/npt" 2>&1
+eq "an excerpt: show --npu-table's Total line is the log's, a note names the rows' sum" \
+   "$(grep -o 'Total Operator Elapsed Per Frame Time(us): [0-9]*' "$T/npt") $(grep -c "rows it kept add up to $kept us" "$T/npt")" \
+   "Total Operator Elapsed Per Frame Time(us): $tot 1"
+"$RT" report excerpt 2 --db "$T/src.db" -f md -o "$T/excerpt.md" >/dev/null 2>&1
+eq "an excerpt: the comparison's verdict against a prediction takes the same total" \
+   "$(grep -o 'board level-4 table total [0-9.]* ms' "$T/excerpt.md" | head -1)" "board level-4 table total $ms ms"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -223,13 +223,20 @@ T = sys.argv[1]
 txt = open(os.path.join(T, "c3.txt")).read().splitlines()
 verdicts = [l for l in txt if l.startswith("verdict: ")]
 assert len(verdicts) == 2 and verdicts[0].startswith("verdict: B #") and verdicts[1].startswith("verdict: C #"), verdicts
-# the board run against a prediction: the profiled total vs the level-4 total, named
-assert "board profiled total" in verdicts[1] and "predicted level-4 total" in verdicts[1], verdicts[1]
+# the board run against a prediction: the board's level-4 table total vs the predicted one, named
+assert "board level-4 table total" in verdicts[1] and "predicted level-4 table total" in verdicts[1], verdicts[1]
 md = [l for l in open(os.path.join(T, "c3r.md")).read().splitlines() if l.startswith("verdict: ")]
 assert md == verdicts, (md, verdicts)
 rj = json.load(open(os.path.join(T, "c3r.json")))
 assert [v["line"] for v in rj["verdicts"]] == verdicts, rj["verdicts"]
+# where each run's per-layer times come from: two predictions and the board's table,
+# in the same words on every surface
+assert [r["layer_us_provenance"] for r in rj["runs"]] == ["predicted", "predicted", "board"], rj["runs"]
+words = "A predicted by the NPU model, B predicted by the NPU model, C measured on the board"
+assert "layer times: " + words in txt, [l for l in txt if l.startswith("layer times")]
+assert ("Layer times: %s." % words) in open(os.path.join(T, "c3r.md")).read()
 h = open(os.path.join(T, "c3r.html")).read()
+assert ('<div id="layer-times">Layer times: %s.</div>' % html.escape(words)) in h
 for v in verdicts:
     assert html.escape(v, quote=False) in h or html.escape(v) in h, v
 cj = json.load(open(os.path.join(T, "c3.json")))

@@ -338,6 +338,9 @@ first = rows[rows.index(h) + 1]
 assert h.rstrip().endswith("us B") and h.index("us B") + 4 - (h.index("cos B") + 5) == 9, h
 assert len(first.rstrip()) == len(h.rstrip()) < 150, (first, h)
 PYEOF
+# each run's legend says where its layer times come from, in compare's words
+words=$(sed -n 's/^layer times: //p' "$T/cmp.txt")
+check "compare: the runs' layer times named as compare names them" "; layer times $words"
 tmux -L "$SOCK" resize-window -t $S -x 100
 keys q
 

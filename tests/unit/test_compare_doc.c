@@ -90,7 +90,7 @@ int main(void)
     CHECK(!strcmp(buf, "verdict: B #2 b vs A #1 a: predicted NPU frame +10.0% (slower), output cos 0.95000, "
                        "layers 1 matched, 2 only in A, 1 only in B"), "%s", buf);
     cmp_verdict(&d, 2, buf, sizeof buf);
-    CHECK(!strcmp(buf, "verdict: C #3 c vs A #1 a: board profiled total 0.800 ms vs predicted level-4 total "
+    CHECK(!strcmp(buf, "verdict: C #3 c vs A #1 a: board level-4 table total 0.800 ms vs predicted level-4 table total "
                        "1.050 ms -23.8% (faster), output cos n/a, layers 2 matched, 1 only in A, 1 only in C"),
           "%s", buf);
 
