@@ -168,7 +168,8 @@ int store_layer_has_cycles_or_time(const store_layer *l);
  * after the previous row with figures or with no OpType (a node no layer covers),
  * past the Transposes, Reshapes, Flattens and scales it
  * took in as operands (an attention's head split: named by its Q K^T MatMul); a
- * vendor .rknn's rows already hold it. */
+ * vendor .rknn's rows already hold it. "" for a log's row that printed none
+ * (JSON null). */
 const char *store_layer_fullname(const store_layer *rows, int i, char *buf, size_t len);
 
 typedef struct store_output {

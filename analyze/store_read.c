@@ -646,6 +646,8 @@ const char *store_layer_fullname(const store_layer *rows, int i, char *buf, size
      * its own ("OutputOperator:onnx::ReduceSum_330" of a log: node "onnx::...") */
     if (l->node && k && !strncmp(l->node, l->op, k) && l->node[k] == ':')
         snprintf(buf, len, "%s", l->node);
+    else if (!l->op && !l->node) /* a log's row without one (cut), as the log printed it */
+        snprintf(buf, len, "%s", "");
     else
         snprintf(buf, len, "%s:%s", l->op ? l->op : "?", l->node ? l->node : "?");
     return buf;

@@ -583,6 +583,12 @@ const store_layer *summary_top_row(const run_summary *s, int k)
     return ranked(s, s->top[k]);
 }
 
+/* a FullName the log printed none of, in a text column */
+static const char *or_dash(const char *full)
+{
+    return full && *full ? full : "-";
+}
+
 const char *summary_top_fullname(const run_summary *s, int k, char *buf, size_t len)
 {
     return s->top[k] < s->n_layers ? store_layer_fullname(s->layers, s->top[k], buf, len)
@@ -759,7 +765,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
             fprintf(f, "  %5s %-16s %9s us  %s  (%s)\n", id_str(l, b, sizeof(b)),
                     tt(l->npu_op ? l->npu_op : l->op ? l->op : "?"),
                     summary_fmt(a, sizeof(a), summary_layer_us(s, l), "%.1f"),
-                    tt(store_layer_fullname(s->layers, s->fallback[k], nm, sizeof(nm))),
+                    tt(or_dash(store_layer_fullname(s->layers, s->fallback[k], nm, sizeof(nm)))),
                     l->cpu_reason ? tt(l->cpu_reason) : "reason n/a");
         }
     } else if (s->n_fallback_ops) {
@@ -789,7 +795,7 @@ void summary_print(const run_summary *s, FILE *f, int color)
                     l->bound ? tt(l->bound) : "n/a", t,
                     summary_fmt(a, sizeof(a), tot > 0 ? 100 * t / tot : NAN, "%.1f%%"),
                     summary_fmt(b, sizeof(b), l->mac_usage, "%.2f"), summary_fmt(c, sizeof(c), l->rw_kb, "%.1f"),
-                    tt(summary_top_fullname(s, k, nm, sizeof(nm))));
+                    tt(or_dash(summary_top_fullname(s, k, nm, sizeof(nm)))));
         }
     }
 
@@ -908,7 +914,7 @@ static void j_layer_ref(json_writer *w, const run_summary *s, const store_layer 
     json_key_int(w, "layer", l->idx, STORE_NULL_INT);
     json_key_int(w, "table_id", l->table_id, STORE_NULL_INT);
     j_str(w, "op_type", l->npu_op ? l->npu_op : l->op);
-    j_str(w, "full_name", full_name);
+    j_str(w, "full_name", full_name && *full_name ? full_name : NULL);
     j_str(w, "name", l->name);
     j_str(w, "dtype", l->npu_dtype);
     j_str(w, "bound", l->bound);

@@ -13,6 +13,7 @@
 #define MD_MAX 120
 #define NAME_W 30
 #define OP_W 16
+#define OP_RANK_W 32 /* the ranking tables' few columns leave room for a whole op type */
 
 /* A cell: ESC_MD ('|' would end it, a newline the row). */
 static void md_cell(FILE *f, const char *s)
@@ -136,7 +137,7 @@ static void summary_section(const report_run *r, FILE *f)
             const summary_op *p = &s->ops.ops[k];
             char op[80], c0[32], n0[32];
             if (summary_op_is_fallback(p))
-                md_row(f, (const char *const[]){ md_short(op, sizeof(op), p->op, OP_W),
+                md_row(f, (const char *const[]){ md_short(op, sizeof(op), p->op, OP_RANK_W),
                                                  rep_num(c0, sizeof(c0), p->cpu_us, "%.0f"),
                                                  rep_num(n0, sizeof(n0), p->calls, "%.0f") }, 3);
         }
@@ -160,7 +161,7 @@ static void summary_section(const report_run *r, FILE *f)
         for (int k = 0; k < s->ops.n; k++) {
             const summary_op *p = &s->ops.ops[k];
             char op[80], n0[32], c0[32], u0[32], t0[32], r0[32];
-            md_row(f, (const char *const[]){ md_short(op, sizeof(op), p->op, OP_W),
+            md_row(f, (const char *const[]){ md_short(op, sizeof(op), p->op, OP_RANK_W),
                                              rep_num(n0, sizeof(n0), p->calls, "%.0f"),
                                              rep_num(c0, sizeof(c0), p->cpu_us, "%.0f"),
                                              rep_num(u0, sizeof(u0), p->npu_us, "%.0f"),

@@ -40,8 +40,9 @@ SOURCES = dict(l.split(None, 1) for l in open(T + "/kinds.src").read().splitline
 
 def table_rows(text):
     """The rows of a level-4 table, printed by us or in a runtime's log (its "I RKNN:
-    [time]" prefix or none): ID -> (OpType, FullName)."""
-    return {int(m.group(1)): (m.group(2), m.group(3)) for m in
+    [time]" prefix or none): ID -> (OpType, FullName); a row whose line ends before
+    its FullName ("Op:name"; a log cut it) has None."""
+    return {int(m.group(1)): (m.group(2), m.group(3) if ":" in m.group(3) else None) for m in
             re.finditer(r"^(?:[IWDE] RKNN: \[[^]]*\] )?(\d+) +(\S+) +\S+ +(?:NPU|CPU) .* (\S+) *$", text, re.M)}
 
 
@@ -195,7 +196,8 @@ def check_run(label, want, ls, tui_rows):
             eq(what + " slowest", re.search(r"^s%s$" % re.escape(title), s, re.M) is not None, True)
             sec = s.split("s" + title + "\n")[-1].split("\n\n")[0].splitlines()[1:]
             got = [(l.split()[0], l.split()[1], l.split()[-1]) for l in sec if l.strip()]
-            eq(what + " slowest rows", got, [("-" if i is None else str(i), o, f) for i, o, f in top_list])
+            eq(what + " slowest rows", got, [("-" if i is None else str(i), o, "-" if f is None else f)
+                                             for i, o, f in top_list])
         med = sj["host"]["median_us"]
         if med is not None:
             eq(what + " timing words", ("%s: median " % WORDS[tags[2]]) in s, True)
