@@ -265,7 +265,7 @@ void summary_compute(const store_run *run, const store_layer *layers, int n_laye
      * printed (an excerpt keeps some of the rows it adds up: the abridged
      * mobilenet of the SDK guide prints 12631 us over rows of 1515), else the rows' */
     double tab = run->perf_table_us;
-    if (isnan(tab) && s->prov.imported)
+    if (isnan(tab) && s->prov.imported && s->prov.table != PROV_BUILD) /* a build's are no times */
         tab = run->log_total_us;
     s->perf_table_us = !isnan(tab) ? tab : n_table ? sum_table : NAN;
     s->table_is_sum = s->prov.imported && isnan(tab) && n_table > 0;
