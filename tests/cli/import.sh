@@ -1053,7 +1053,7 @@ eq "death after warm-ups only: the benchmark did not finish, the run failed" \
 # --- the log a run came from: every surface names it (a run without a model) ---
 # imported by a relative path from the logs' folder; read from another folder
 f=benchmark-rknn_benchmark-yolov5s-rk3588-v1.5.0-jashacks-01.txt
-abs=$(cd "$LOGS" && pwd)/$f
+abs=$(cd "$LOGS" && pwd -P)/$f  # import keeps the real path, symlinks resolved
 RTA=$(cd "$(dirname "$RT")" && pwd)/$(basename "$RT")
 (cd "$LOGS" && "$RTA" import "$f" --db "$T/src.db" >/dev/null 2>"$T/err")
 eq "import by a relative path: exit" "$?" 0
