@@ -57,11 +57,6 @@ int cmp_run_is_board(const cmp_run *r)
     return store_backend_of(r->run.backend) == BACKEND_BOARD;
 }
 
-double cmp_run_profiled_us(const cmp_run *r)
-{
-    return r->sum.perf_table_us;
-}
-
 double cmp_run_layer_us(const cmp_run *r, const store_layer *l)
 {
     if (cmp_run_is_board(r) && !isnan(l->time_us))
@@ -394,13 +389,10 @@ static double speed_of(const cmp_run *r, int other_board, int by_host, int *kind
         *kind = CMP_SPEED_HOST;
         return r->sum.host_median_us;
     }
-    if (cmp_run_is_board(r)) {
-        *kind = CMP_SPEED_BOARD_PROFILED;
-        return cmp_run_profiled_us(r);
-    }
-    if (other_board) {
-        /* a board's profile is the level-4 run: compare it with the level-4 prediction */
-        *kind = CMP_SPEED_PREDICTED_TABLE;
+    /* a board's profile is the level-4 run: its table total, as `show` prints
+     * it, against the prediction's level-4 total */
+    if (cmp_run_is_board(r) || other_board) {
+        *kind = cmp_run_is_board(r) ? CMP_SPEED_BOARD_PROFILED : CMP_SPEED_PREDICTED_TABLE;
         return r->sum.perf_table_us;
     }
     *kind = CMP_SPEED_PREDICTED_FRAME;

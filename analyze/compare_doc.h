@@ -71,9 +71,6 @@ void cmp_run_summarize(cmp_run *r, double cos_threshold);
 void cmp_run_free(cmp_run *r);
 /* 1: the run's rows are a board's measurement (backend "board"). */
 int cmp_run_is_board(const cmp_run *r);
-/* A board run's profiled total: its level-4 table's total as `show` prints it
- * (the total the log printed, else its rows' sum); NaN none. */
-double cmp_run_profiled_us(const cmp_run *r);
 
 typedef struct cmp_row {
     const char *name, *op;          /* borrowed (name: the run's, or the doc's "<op>#<n>") */
@@ -88,7 +85,7 @@ enum cmp_speed_kind {
     CMP_SPEED_NONE = 0,
     CMP_SPEED_PREDICTED_FRAME,      /* NPU model, plain-run frame (store_run.npu_us) */
     CMP_SPEED_PREDICTED_TABLE,      /* NPU model, level-4 table total (perf_table_us) */
-    CMP_SPEED_BOARD_PROFILED,       /* board, its level-4 table total (cmp_run_profiled_us) */
+    CMP_SPEED_BOARD_PROFILED,       /* board, its level-4 table total (perf_table_us) */
     CMP_SPEED_HOST,                 /* this PC's host median */
 };
 

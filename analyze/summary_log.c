@@ -36,9 +36,11 @@ static double num(const json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static void read_versions(const char *env_json, summary_log *l)
+/* the log's file and the versions it named (import's env_json) */
+static void read_env(const char *env_json, summary_log *l)
 {
     json_t *env = env_json ? json_loads(env_json, 0, NULL) : NULL;
+    l->file = dup_str(json_object_get(env, "source"));
     for (int k = 0; k < SUMMARY_LOG_NVERSIONS; k++)
         l->versions[k] = dup_str(json_object_get(env, version_keys[k][0]));
     l->driver_required = dup_str(json_object_get(env, "driver_required"));
@@ -104,11 +106,13 @@ static void read_extra(const store_run *run, summary_log *l)
 
 char *summary_log_file(const store_run *run)
 {
-    if (!run->import_kind || !run->env_json)
+    summary_log l = { 0 };
+    if (!run->import_kind)
         return NULL;
-    json_t *env = json_loads(run->env_json, 0, NULL);
-    char *file = dup_str(json_object_get(env, "source"));
-    json_decref(env);
+    read_env(run->env_json, &l); /* the versions beside it: one small object */
+    char *file = l.file;
+    l.file = NULL;
+    summary_log_free(&l);
     return file;
 }
 
@@ -121,8 +125,7 @@ void summary_log_read(const store_run *run, summary_log *l)
         return;
     l->present = 1;
     l->kind = run->import_kind;
-    l->file = summary_log_file(run);
-    read_versions(run->env_json, l);
+    read_env(run->env_json, l);
     read_extra(run, l);
 }
 
