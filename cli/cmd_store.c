@@ -131,23 +131,37 @@ static double sort_number(const ls_row *r, int field)
     return 0;
 }
 
+/* The text a string sort field (time .. quant) reads, NULL when unknown; the
+ * model column's: an imported run without a model shows its log. */
+static const char *sort_text(const ls_row *r, int field)
+{
+    const char *s = NULL;
+    switch (field) {
+    case 1: s = r->run->time; break;
+    case 2: s = r->run->label; break;
+    case 3: s = r->run->model_path && r->run->model_path[0] ? r->run->model_path : r->log_file; break;
+    case 4: s = r->run->platform; break;
+    case 5: s = r->run->quant; break;
+    }
+    return s && s[0] ? s : NULL;
+}
+
 static int cmp_rows(const void *x, const void *y, void *ctx)
 {
     const ls_row *a = x, *b = y;
     const ls_opts *o = ctx;
     int sort_field = o->sort_field, sort_desc = o->sort_desc;
     int c = 0, missing;
-    switch (sort_field) {
-    case 0: c = (a->run->id > b->run->id) - (a->run->id < b->run->id); break;
-    case 1: c = cmp_str(a->run->time, b->run->time); break;
-    case 2: c = cmp_str(a->run->label, b->run->label); break;
-    case 3: c = cmp_str(a->run->model_path, b->run->model_path); break;
-    case 4: c = cmp_str(a->run->platform, b->run->platform); break;
-    case 5: c = cmp_str(a->run->quant, b->run->quant); break;
-    default: c = cmp_num(sort_number(a, sort_field), sort_number(b, sort_field)); break;
-    }
+    if (sort_field == 0)
+        c = (a->run->id > b->run->id) - (a->run->id < b->run->id);
+    else if (sort_field <= 5)
+        c = cmp_str(sort_text(a, sort_field), sort_text(b, sort_field));
+    else
+        c = cmp_num(sort_number(a, sort_field), sort_number(b, sort_field));
     /* unknown values stay last in either direction */
-    missing = isnan(sort_number(a, sort_field)) != isnan(sort_number(b, sort_field));
+    missing = sort_field >= 1 && sort_field <= 5
+                  ? !sort_text(a, sort_field) != !sort_text(b, sort_field)
+                  : isnan(sort_number(a, sort_field)) != isnan(sort_number(b, sort_field));
     if (sort_desc && !missing)
         c = -c;
     if (!c)

@@ -216,6 +216,28 @@ expect_rc 1 "ls bad --since" "$R" ls --db "$DB" --since yesterday
 expect_rc 1 "ls bad --sort" "$R" ls --db "$DB" --sort speed
 expect_rc 1 "ls stray argument" "$R" ls --db "$DB" f32
 
+# --sort on text: the model column as ls shows it (an imported log's path when
+# there is no model), runs without the value last in both directions
+SDB=$T/sort.db
+expect_rc 0 "sort run b" "$R" run "$M" -n 1 --no-progress --db "$SDB" --label b
+expect_rc 0 "sort run unlabelled" "$R" run "$M" -n 1 --no-progress --db "$SDB"
+expect_rc 0 "sort run a" "$R" run "$M" -n 1 --no-progress --db "$SDB" --label a
+expect_rc 0 "sort import" "$R" import --db "$SDB" tests/data/logs/perf-level4-int8-yolov10-rk3588-800mhz-yolov10issue115-zhouzq-02.txt
+for s in label -label model -model; do
+    "$R" ls --db "$SDB" --json --sort $s >"$T/ls.json" 2>"$T/err" || bad "ls --sort $s: $(cat "$T/err")"
+    $PY - "$T/ls.json" "$s" <<'PYEOF' && ok || bad "ls --sort $s"
+import json, sys
+got, s = json.load(open(sys.argv[1])), sys.argv[2]
+field = s.lstrip("-")
+key = (lambda r: r["label"]) if field == "label" else (lambda r: r["model"] or r["log_file"])
+# ties by id, ascending either way (a stable sort keeps them so when reversed)
+known = sorted(sorted((r for r in got if key(r)), key=lambda r: r["id"]), key=key, reverse=s[0] == "-")
+unknown = sorted((r for r in got if not key(r)), key=lambda r: r["id"])
+assert len(got) == 4 and len(unknown) == (2 if field == "label" else 0), got
+assert [r["id"] for r in got] == [r["id"] for r in known + unknown], ([r["id"] for r in got], s)
+PYEOF
+done
+
 # --- compare over three runs, one with a collapsed output -----------------------------
 "$R" run "$M" -q i8 --no-db --write-quant-cfg "$T/q.cfg" >/dev/null 2>&1
 $PY - "$T/q.cfg" "$T/bad.cfg" <<'PYEOF' || bad "collapsing cfg"
