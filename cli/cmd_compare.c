@@ -277,6 +277,8 @@ static void print_outputs(const cmp_doc *doc, char tag[][4])
                 printf("cos %.5f SQNR %s dB", o->cos, cell(a, sizeof(a), o->sqnr_db, "%.1f"));
             else if (o && o->acc >= 0)
                 printf("n/a");
+            else if (s[k].run.quant && !strcmp(s[k].run.quant, "fp32"))
+                printf("n/a (an fp32 run: its outputs are the golden)");
             else
                 printf("n/a (no per-layer error)");
             if (k > 0) {

@@ -256,6 +256,8 @@ cp "$T/out" "$T/cmp.txt"
 grep -q "GATE FAILED: run #.* dead: output 'Plus214_Output_0' is constant (collapsed)" "$T/cmp.txt" &&
     ! grep -qw nan "$T/cmp.txt" && ! grep -q "GATE FAILED: run #.* q8" "$T/cmp.txt" && ok ||
     bad "collapsed output named: $(grep -E 'GATE|nan' "$T/cmp.txt")"
+grep -q "^    A  vs golden: n/a (an fp32 run: its outputs are the golden)$" "$T/cmp.txt" && ok ||
+    bad "an fp32 baseline's outputs are the golden: $(grep 'vs golden' "$T/cmp.txt")"
 expect_rc 3 "compare --json" "$R" compare f32 q8 dead --db "$DB" --fail-if-cos-below 0.9 --json
 $PY - "$T/out" "$T/d32" "$T/d8" <<'PYEOF' && ok || bad "compare json: outputs vs baseline (numpy)"
 import json, os, sys
