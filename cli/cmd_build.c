@@ -375,8 +375,9 @@ static int build_load(build_job *b)
     /* a QDQ model brings its own parameters (runtime/quant/prequant.c) */
     if (b->qt == QT_I8 && !qc->dataset && !qc->hybrid &&
         quant_prequant_detect(b->g, NULL) != QP_QDQ) {
-        cli_error("build -q i8 needs --dataset (calibration images or .npy), or --hybrid with "
-                  "every parameter");
+        cli_error("build: int8 (-q i8, the default, as Toolkit2's do_quantization=True) needs "
+                  "--dataset FILE (calibration images or .npy) or --hybrid with every "
+                  "parameter; -q fp16 or -q fp32 needs neither");
         return EXIT_USAGE;
     }
     if (b->n_sets && (ret = build_sets(b)) != EXIT_OK)

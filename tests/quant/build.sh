@@ -52,6 +52,9 @@ expect_rc 0 "run fp16 container" "$R" run "$T/h.rknn" --no-db --no-progress --js
 $PY -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['accuracy']['quant']=='fp16'" "$T/out" && ok || bad "fp16 container runs fp16"
 # bad input
 expect_rc 1 "i8 without dataset" "$R" build "$M" -o "$T/x.rknn"
+# one line that says i8 is the default and what builds without calibration
+[ "$(wc -l <"$T/err")" = 1 ] && grep -q "the default" "$T/err" && grep -q -- "--dataset FILE" "$T/err" &&
+    grep -q -- "-q fp16 or -q fp32 needs neither" "$T/err" && ok || bad "i8 without dataset: $(cat "$T/err")"
 expect_rc 1 "no -o" "$R" build "$M" -q fp16
 expect_rc 1 "bad target" "$R" build "$M" -q fp16 -t rk9999 -o "$T/x.rknn"
 expect_rc 1 "container as source" "$R" build "$T/m.rknn" -q fp16 -o "$T/x.rknn"
