@@ -96,6 +96,31 @@ size_t tracer_fullwidth_prefixes(char *s, size_t len)
     return len;
 }
 
+size_t tracer_strip_ansi(char *s, size_t len)
+{
+    if (!memchr(s, 0x1b, len))
+        return len;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        if (s[i] != 0x1b) {
+            s[o++] = s[i++];
+            continue;
+        }
+        i++;
+        if (i < len && s[i] == '[') { /* CSI: parameters, intermediates, a final byte */
+            i++;
+            while (i < len && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] <= 0x3f)
+                i++;
+            if (i < len && (unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7e)
+                i++;
+        } else if (i < len && (unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x5f) {
+            i++; /* ESC and one byte */
+        }
+    }
+    s[o] = 0;
+    return o;
+}
+
 const char *tracer_kernel_body(const char *s)
 {
     const char *p = s;

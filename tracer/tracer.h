@@ -25,6 +25,11 @@ size_t tracer_vendor_prefix_at(const char *s, int *fullwidth);
  * Returns the new length (never longer). */
 size_t tracer_fullwidth_prefixes(char *s, size_t len);
 
+/* In a line of len bytes (NUL-terminated), the terminal's escape sequences
+ * removed: CSI ("\033[0;32m", `adb logcat -v color`, a session saved with
+ * script(1)) and two-byte ESC sequences. Returns the new length. */
+size_t tracer_strip_ansi(char *s, size_t len);
+
 /* A line of the rknpu kernel driver as dmesg prints it: an optional stamp ("[
  * 11.688653] ", dmesg -T's "[Wed Apr  1 10:09:24 2026] "), then the driver's tag
  * ("RKNPU: ", "RKNPU fdab0000.npu: " and its own "RKNPU: " after it), or the DRM

@@ -956,6 +956,7 @@ int vlog_scan_bounded(const char *text, size_t len, int formats, size_t *budget,
 {
     scan_t *sc = xcalloc(1, sizeof(*sc));
     line_t *L = NULL;
+    char *plain = NULL; /* the text without escape sequences, when it has them */
     int n = 0, cap = 0, rc = 0;
     size_t at;
 
@@ -972,6 +973,20 @@ int vlog_scan_bounded(const char *text, size_t len, int formats, size_t *budget,
         rc = rt_err(err, errlen, RT_EFORMAT, "not a text log: binary byte 0x%02x at offset %zu",
                     (unsigned char)text[at], at);
         goto out;
+    }
+    /* a log with the terminal's colours: every parser reads it without them */
+    if (memchr(text, 0x1b, len)) {
+        if (len + 1 > sc->budget - sc->held) {
+            sc->over = 1;
+            goto over;
+        }
+        plain = xmalloc(len + 1);
+        memcpy(plain, text, len);
+        plain[len] = 0;
+        sc->held += len + 1;
+        sc->index_bytes += len + 1; /* freed with the line index */
+        text = plain;
+        len = tracer_strip_ansi(plain, len);
     }
     for (size_t p = 0; p < len;) {
         const char *s = text + p, *nl = memchr(s, '\n', len - p), *e = nl ? nl : text + len;
@@ -1069,6 +1084,7 @@ out:
         vlog_free(v);
     acclog_free(&sc->acc);
     free(L);
+    free(plain);
     free(sc);
     return rc;
 }

@@ -360,8 +360,17 @@ bad_input "not UTF-8" "$T/latin1.txt" "not a text log: [0-9]+ of its first 65536
 # real-log variants still read: CRLF line ends, ANSI colours on the app's lines, UTF-8
 sed 's/$/\r/' "$f" >"$T/crlf.txt"
 imp "$T/crlf.txt" && eq "CRLF: layers, bad" "$(jget "d['runs'][0]['layers'], d['lines']['bad']")" "($rows0, 0)"
+# (coloured lines are read as their plain text: the same lines of each kind)
+{ printf 'I app: start \342\234\223 mod\303\250le\n'; cat "$f"; printf 'done\n'; } >"$T/plain.txt"
+imp "$T/plain.txt" && kinds0=$(jget "d['lines']")
 { printf '\033[0;32mI app: start \342\234\223 mod\303\250le\033[0m\n'; cat "$f"; printf '\033[1;31mdone\033[0m\n'; } >"$T/ansi.txt"
-imp "$T/ansi.txt" && eq "ANSI colours, UTF-8: layers, app lines" "$(jget "d['runs'][0]['layers'], d['lines']['app'] - $app0")" "($rows0, 2)"
+imp "$T/ansi.txt" && eq "ANSI colours, UTF-8: layers, lines by kind" "$(jget "d['runs'][0]['layers'], d['lines']")" "($rows0, $kinds0)"
+# every line coloured, as `adb logcat -v color` (256-colour CSI) or a session saved
+# with script(1) prints it: the same rows, the same lines of each kind
+imp "$f" && kinds0=$(jget "d['lines']")
+sed 's/^.*$/\x1b[38;5;75m&\x1b[0m/' "$f" >"$T/ansi_all.txt"
+imp "$T/ansi_all.txt" && eq "ANSI colours on every line: layers, lines by kind" \
+    "$(jget "d['runs'][0]['layers'], d['lines']")" "($rows0, $kinds0)"
 before=$(sha256sum "$DB")
 # the scanner's share of the bound: 600,000 dump lines of one run hold 776 bytes each
 python3 -c "
