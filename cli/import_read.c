@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <iconv.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,42 @@ static int check_lines(const char *path, const char *p, size_t n, size_t *cur, i
     return 0;
 }
 
+/* A UTF-16 text by its byte-order mark (what Windows PowerShell's `>` writes):
+ * "UTF-16LE" or "UTF-16BE", NULL for anything else. */
+static const char *utf16_bom(const char *p, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    if (n >= 2 && u[0] == 0xff && u[1] == 0xfe)
+        return "UTF-16LE";
+    if (n >= 2 && u[0] == 0xfe && u[1] == 0xff)
+        return "UTF-16BE";
+    return NULL;
+}
+
+/* p[0..n), UTF-16 after its mark, as a malloc'd NUL-terminated UTF-8 text
+ * (at most 3 bytes per 2: a BMP code unit; a surrogate pair's 4 make 4). */
+static int from_utf16(const char *path, const char *enc, const char *p, size_t n, char **out,
+                      size_t *outlen, char *err, size_t errlen)
+{
+    iconv_t cd = iconv_open("UTF-8", enc);
+    if (cd == (iconv_t)-1)
+        return rt_err(err, errlen, RT_EFORMAT, "%s: a %s text, and no converter from %s: "
+                      "convert it (iconv -f UTF-16 -t UTF-8)", path, enc, enc);
+    size_t cap = (n - 2) / 2 * 3 + 1, left = cap - 1, in = n - 2;
+    char *buf = xmalloc(cap), *o = buf, *i = (char *)p + 2;
+    size_t r = iconv(cd, &i, &in, &o, &left);
+    iconv_close(cd);
+    if (r == (size_t)-1) {
+        size_t at = (size_t)(i - p);
+        free(buf);
+        return rt_err(err, errlen, RT_EFORMAT, "%s: not a text log: a %s text (its byte-order "
+                      "mark) with an invalid sequence at offset %zu", path, enc, at);
+    }
+    *o = 0;
+    *out = buf, *outlen = (size_t)(o - buf);
+    return 0;
+}
+
 static int over_budget(const char *path, size_t budget, char *err, size_t errlen)
 {
     return rt_err(err, errlen, RT_ENOMEM, "%s: more than the %zu MiB left of what one import "
@@ -113,6 +150,7 @@ int import_read_log(const char *path, size_t *budget, const char **text, size_t 
     size_t n = 0, cap = 0, cur = 0;
     int64_t line = 1;
     int rc = 0, head_done = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+    const char *enc16 = NULL; /* a pipe's text is UTF-16 (utf16_bom) */
 
     *text = NULL, *len = 0, *mapped = 0;
     if (fd < 0)
@@ -134,6 +172,14 @@ int import_read_log(const char *path, size_t *budget, const char **text, size_t 
             goto out;
         }
         n = (size_t)sb.st_size;
+        const char *enc = utf16_bom(map, n);
+        if (enc) { /* read as its UTF-8 text, which is then checked as any log */
+            rc = from_utf16(path, enc, map, n, &buf, &n, err, errlen);
+            munmap(map, (size_t)sb.st_size);
+            if (rc)
+                goto out;
+            goto whole;
+        }
         if ((rc = check_head(path, map, n, err, errlen)) ||
             (rc = check_lines(path, map, n, &cur, &line, err, errlen)) ||
             (rc = fits(path, n, line, *budget, err, errlen))) {
@@ -167,6 +213,14 @@ int import_read_log(const char *path, size_t *budget, const char **text, size_t 
         }
         if (got == 0)
             break;
+        if (n == 0 && !enc16)
+            enc16 = utf16_bom(buf, (size_t)got);
+        if (enc16) { /* checked once converted, at the end; bounded meanwhile */
+            n += (size_t)got;
+            if ((rc = fits(path, n, 1, *budget, err, errlen)))
+                goto out;
+            continue;
+        }
         size_t at;
         if (vlog_binary_at(buf + n, (size_t)got, &at)) {
             rc = rt_err(err, errlen, RT_EFORMAT, "%s: not a text log: binary byte 0x%02x at "
@@ -184,6 +238,14 @@ int import_read_log(const char *path, size_t *budget, const char **text, size_t 
         if ((rc = fits(path, n, line, *budget, err, errlen)))
             goto out;
     }
+    if (enc16) {
+        char *u8 = NULL;
+        if ((rc = from_utf16(path, enc16, buf, n, &u8, &n, err, errlen)))
+            goto out;
+        free(buf);
+        buf = u8;
+        goto whole;
+    }
     if (!head_done && n && (rc = check_head(path, buf, n, err, errlen)))
         goto out;
     if (!buf && !(buf = malloc(1))) {
@@ -191,6 +253,16 @@ int import_read_log(const char *path, size_t *budget, const char **text, size_t 
         goto out;
     }
     buf[n] = 0; /* cap > n: room was kept for a chunk */
+    *text = buf, *len = n;
+    *budget -= n;
+    buf = NULL;
+    goto out;
+whole: /* a converted text in buf, n bytes and a NUL: the checks of a file */
+    cur = 0, line = 1;
+    if ((rc = check_head(path, buf, n, err, errlen)) ||
+        (rc = check_lines(path, buf, n, &cur, &line, err, errlen)) ||
+        (rc = fits(path, n, line, *budget, err, errlen)))
+        goto out;
     *text = buf, *len = n;
     *budget -= n;
     buf = NULL;

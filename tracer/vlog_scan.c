@@ -974,6 +974,9 @@ int vlog_scan_bounded(const char *text, size_t len, int formats, size_t *budget,
                     (unsigned char)text[at], at);
         goto out;
     }
+    /* a UTF-8 byte-order mark (an editor's) is no part of the first line */
+    if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
+        text += 3, len -= 3;
     /* a log with the terminal's colours: every parser reads it without them */
     if (memchr(text, 0x1b, len)) {
         if (len + 1 > sc->budget - sc->held) {

@@ -371,6 +371,21 @@ imp "$f" && kinds0=$(jget "d['lines']")
 sed 's/^.*$/\x1b[38;5;75m&\x1b[0m/' "$f" >"$T/ansi_all.txt"
 imp "$T/ansi_all.txt" && eq "ANSI colours on every line: layers, lines by kind" \
     "$(jget "d['runs'][0]['layers'], d['lines']")" "($rows0, $kinds0)"
+# a text editor's UTF-8 byte-order mark, and UTF-16 with its mark (what Windows
+# PowerShell's `adb logcat > log.txt` writes), LE and BE, from a file and a pipe:
+# read as the UTF-8 log (iconv, not our code, writes the variants)
+{ printf '\357\273\277'; cat "$f"; } >"$T/bom8.txt"
+iconv -f UTF-8 -t UTF-16LE "$f" | { printf '\377\376'; cat; } >"$T/u16le.txt"
+iconv -f UTF-8 -t UTF-16BE "$f" | { printf '\376\377'; cat; } >"$T/u16be.txt"
+for v in bom8 u16le u16be; do
+    imp "$T/$v.txt" && eq "$v: layers, lines by kind" "$(jget "d['runs'][0]['layers'], d['lines']")" "($rows0, $kinds0)"
+done
+"$RT" import --db "$DB" --json /dev/stdin <"$T/u16le.txt" >"$T/out" 2>"$T/err" &&
+    eq "UTF-16 through a pipe: layers, lines by kind" "$(jget "d['runs'][0]['layers'], d['lines']")" "($rows0, $kinds0)" ||
+    bad "UTF-16 through a pipe: $(cat "$T/err")"
+before=$(sha256sum "$DB")
+head -c 1001 "$T/u16le.txt" >"$T/u16odd.txt"
+bad_input "UTF-16 cut in a code unit" "$T/u16odd.txt" "u16odd.txt: not a text log: a UTF-16LE text \(its byte-order mark\) with an invalid sequence at offset 1000"
 before=$(sha256sum "$DB")
 # the scanner's share of the bound: 600,000 dump lines of one run hold 776 bytes each
 python3 -c "
