@@ -1,5 +1,6 @@
 /* cli/import_read.c — what `import` reads, bounded. A log must be text from
- * its first bytes, its lines at most IMPORT_MAX_LINE bytes, and one import
+ * its first bytes (UTF-16 with its byte-order mark is converted to UTF-8 first),
+ * its lines at most IMPORT_MAX_LINE bytes, and one import
  * holds at most IMPORT_MAX_BYTES: the text of its logs and what the scanner
  * makes of them (tracer/vlog_scan_bounded charges its runs and rows to the same
  * budget). A regular file is checked by its size before it is mapped; a pipe,
