@@ -37,6 +37,9 @@ int quant_dataset_parse(const char *text, size_t len, const char *base_dir, int 
     out->n_inputs = n_inputs;
     if (n_inputs < 1)
         return rt_err(err, errlen, RT_EINVAL, "dataset: the model has no input");
+    /* a UTF-8 byte-order mark (a Windows editor's) is no part of the first name */
+    if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
+        pos = 3;
     while (pos < len) {
         size_t end = pos;
         while (end < len && text[end] != '\n')

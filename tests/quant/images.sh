@@ -119,6 +119,20 @@ expect_rc 0 "calibrate, progress on" "$R" run "$M" -i "input=$T/in.npy" -q i8 --
     --mean 127 --std 128 --no-db -n 1 --warmup 0
 ! grep -q $'\r' "$T/err" && ok || bad "no progress bar when stderr is not a terminal"
 expect_rc 0 "images and npy mixed" "$R" run "$M" -i "input=$T/in.npy" -q i8 --dataset "$T/ds/mixed.txt" --no-db --no-progress
+# the list as a Windows editor saves it (a UTF-8 byte-order mark, CRLF line ends):
+# the same calibration as the plain list
+expect_rc 0 "calibrate, plain list" "$R" run "$M" -i "input=$T/in.npy" -q i8 --dataset "$T/ds/images.txt" \
+    --mean 127 --std 128 --no-db --no-progress --json -n 1 --warmup 0
+cp "$T/out" "$T/plain_ds.json"
+{ printf '\357\273\277'; sed 's/$/\r/' "$T/ds/images.txt"; } >"$T/ds/images_win.txt"
+expect_rc 0 "calibrate, BOM and CRLF list" "$R" run "$M" -i "input=$T/in.npy" -q i8 --dataset "$T/ds/images_win.txt" \
+    --mean 127 --std 128 --no-db --no-progress --json -n 1 --warmup 0
+$PY - "$T/plain_ds.json" "$T/out" <<'PYEOF' && ok || bad "a BOM and CRLF list calibrates as the plain one"
+import json, sys
+a, b = (json.load(open(p))["accuracy"] for p in sys.argv[1:3])
+assert a["calibration_samples"] == b["calibration_samples"] == 5, (a["calibration_samples"], b["calibration_samples"])
+assert [o["entire"]["cos"] for o in a["outputs"]] == [o["entire"]["cos"] for o in b["outputs"]]
+PYEOF
 # without -i the run (and its accuracy check) feeds the dataset's first sample, and
 # says so: the same figures as giving that image with -i, the source recorded
 first=$(grep -v '^#' "$T/ds/images.txt" | head -1)
