@@ -184,14 +184,15 @@ static char *strip(char *s, int *rt)
         }
     }
     /* Android logcat: the runtime's tag RKNN, rknn_server's SERVER, the kernel
-     * driver's RKNPU */
+     * driver's RKNPU; -v threadtime ("PID TID L TAG     : "), -v time ("L/TAG
+     * ( PID): ") */
     if (!*rt && isdigit((unsigned char)s[0]) && (s[2] == '-' || s[4] == '-')) {
         static const char *const tags[] = {" RKNN", "/RKNN", " SERVER", " RKNPU"};
         char *k = NULL;
         for (size_t i = 0; !k && i < sizeof tags / sizeof tags[0]; i++)
             if ((k = strstr(s, tags[i])))
                 k += strlen(tags[i]);
-        if (k && (k = (char *)tracer_after_tag(k, 0))) {
+        if (k && (k = (char *)tracer_after_tag(k, 1))) {
             p = k + (*k == ' ');
             *rt = 1;
         }
@@ -351,6 +352,29 @@ static char *line_text(scan_t *sc, const line_t *line, int *rt)
     return t;
 }
 
+/* Lines [i, j) as the scanner reads them (line_text: logcat's, dmesg's and the
+ * runtime's prefixes, Markdown quotes and code cut), one per line after head:
+ * what the table parsers read, so that a table under any prefix the scanner
+ * knows is read as the scanner saw it. No longer than the raw lines and head. */
+static char *segment_text(scan_t *sc, const line_t *L, int i, int j, const char *head,
+                          size_t *len)
+{
+    size_t hl = head ? strlen(head) : 0, o = hl;
+    char *text = xmalloc(hl + (size_t)(L[j - 1].e - L[i].s) + 2);
+    int rt;
+    memcpy(text, head ? head : "", hl);
+    for (int k = i; k < j; k++) {
+        const char *t = line_text(sc, &L[k], &rt);
+        size_t n = strlen(t);
+        memcpy(text + o, t, n);
+        o += n;
+        text[o++] = '\n';
+    }
+    text[o] = 0;
+    *len = o;
+    return text;
+}
+
 /* The per-layer table the toolkit prints while it builds (rknn.build() with
  * verbose, shared/data/logs/buildlog-*): rows whose every time, cycle count and
  * workload is 0 or absent. A board's table has a layer that took time. */
@@ -443,13 +467,9 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
                       (sizeof(perflog_row_t) + sizeof(perflog_op_t)), i + 1))
         return j;
     {
-        const char *a = L[i].s, *b = L[j - 1].e;
-        size_t hl = synth_header ? strlen(synth_header) : 0;
-        char *text = xmalloc(hl + (size_t)(b - a) + 2);
-        memcpy(text, synth_header ? synth_header : "", hl);
-        memcpy(text + hl, a, (size_t)(b - a));
-        text[hl + (size_t)(b - a)] = 0;
-        if (perflog_parse(text, hl + (size_t)(b - a), &tabs, &ntab, err, sizeof err) != 0)
+        size_t tl;
+        char *text = segment_text(sc, L, i, j, synth_header, &tl);
+        if (perflog_parse(text, tl, &tabs, &ntab, err, sizeof err) != 0)
             ntab = 0;
         free(text);
     }
@@ -562,8 +582,11 @@ static int sram_segment(scan_t *sc, const line_t *L, int n, int i)
     }
     if (!fits(sc, (size_t)rowlike * 2 * sizeof(sramlog_row_t), i + 1))
         return j;
-    if (sramlog_parse(L[i].s, (size_t)(L[j - 1].e - L[i].s), &tabs, &ntab, err, sizeof err) != 0)
+    size_t tl;
+    char *text = segment_text(sc, L, i, j, NULL, &tl);
+    if (sramlog_parse(text, tl, &tabs, &ntab, err, sizeof err) != 0)
         ntab = 0;
+    free(text);
     for (int k = 0; k < ntab; k++) {
         vlog_run_t *c = cur_run(sc);
         /* level 3 prints the SRAM table at init: after a per-layer table it opens the next run */

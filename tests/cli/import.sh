@@ -383,6 +383,25 @@ done
 "$RT" import --db "$DB" --json /dev/stdin <"$T/u16le.txt" >"$T/out" 2>"$T/err" &&
     eq "UTF-16 through a pipe: layers, lines by kind" "$(jget "d['runs'][0]['layers'], d['lines']")" "($rows0, $kinds0)" ||
     bad "UTF-16 through a pipe: $(cat "$T/err")"
+# the same log captured through Android's logcat (the runtime logs under the tag
+# RKNN): -v threadtime, -v time and -v brief prefixes on every line, the tables
+# included: the same rows as the bare log (show --json of each run's layers)
+grep -v '^#' "$f" >"$T/bare.txt"
+sed 's/^/12-07 10:00:00.123  1234  1234 D RKNN    : /' "$T/bare.txt" >"$T/lc_threadtime.txt"
+sed 's|^|12-07 10:00:00.123 D/RKNN    ( 1234): |' "$T/bare.txt" >"$T/lc_time.txt"
+sed 's|^|D/RKNN    ( 1234): |' "$T/bare.txt" >"$T/lc_brief.txt"
+imp "$T/bare.txt" && bare_id=$(last_id)
+"$RT" show "$bare_id" --db "$DB" --json >"$T/bare.json"
+for v in threadtime time brief; do
+    imp "$T/lc_$v.txt" || continue
+    eq "logcat -v $v: layers, bad lines" "$(jget "d['runs'][0]['layers'], d['lines']['bad']")" "($rows0, 0)"
+    "$RT" show "$(last_id)" --db "$DB" --json >"$T/lc.json"
+    python3 -c "
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a['layers'] == b['layers'] and a['npu'] == b['npu'], 'layers differ'" "$T/bare.json" "$T/lc.json" &&
+        ok || bad "logcat -v $v: show's layers and npu block differ from the bare log's"
+done
 before=$(sha256sum "$DB")
 head -c 1001 "$T/u16le.txt" >"$T/u16odd.txt"
 bad_input "UTF-16 cut in a code unit" "$T/u16odd.txt" "u16odd.txt: not a text log: a UTF-16LE text \(its byte-order mark\) with an invalid sequence at offset 1000"
