@@ -96,6 +96,67 @@ size_t tracer_fullwidth_prefixes(char *s, size_t len)
     return len;
 }
 
+/* digits at p (exactly n of them, or 1..n with n < 0), the position after */
+static size_t digits(const char *s, size_t len, size_t p, int n)
+{
+    size_t q = p, most = (size_t)(n < 0 ? -n : n);
+    while (q < len && q - p < most && isdigit((unsigned char)s[q]))
+        q++;
+    return (n < 0 ? q > p : q - p == most) ? q : 0;
+}
+
+/* "HH:MM:SS" and an optional ".frac" at p; the position after, 0 if none */
+static size_t clock_at(const char *s, size_t len, size_t p)
+{
+    if (!(p = digits(s, len, p, 2)) || p >= len || s[p] != ':' ||
+        !(p = digits(s, len, p + 1, 2)) || p >= len || s[p] != ':' ||
+        !(p = digits(s, len, p + 1, 2)))
+        return 0;
+    if (p < len && s[p] == '.' && digits(s, len, p + 1, -9))
+        p = digits(s, len, p + 1, -9);
+    return p;
+}
+
+size_t tracer_syslog_prefix(const char *s, size_t len)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    size_t p = 0;
+
+    if (len > 16 && s[3] == ' ' && isupper((unsigned char)s[0])) {
+        int m = 0;
+        for (int k = 0; k < 12 && !m; k++)
+            m = !memcmp(s, months + 3 * k, 3);
+        p = 4 + (s[4] == ' ');
+        if (!m || !(p = digits(s, len, p, -2)) || p >= len || s[p] != ' ' ||
+            !(p = clock_at(s, len, p + 1)))
+            return 0;
+    } else if (len > 20 && (p = digits(s, len, 0, 4)) && s[4] == '-' && s[7] == '-' &&
+               s[10] == 'T' && digits(s, len, 5, 2) && digits(s, len, 8, 2) &&
+               (p = clock_at(s, len, 11))) {
+        if (p < len && (s[p] == '+' || s[p] == '-') && digits(s, len, p + 1, 4))
+            p += 5; /* the zone, +0000 */
+        else if (p < len && s[p] == 'Z')
+            p++;
+    } else {
+        return 0;
+    }
+    /* " HOST IDENT: ", IDENT with its "[PID]" */
+    if (p >= len || s[p] != ' ')
+        return 0;
+    size_t host = ++p;
+    while (p < len && s[p] != ' ' && s[p] != ':')
+        p++;
+    if (p == host || p >= len || s[p] != ' ')
+        return 0;
+    size_t ident = ++p;
+    while (p < len && s[p] != ' ' && s[p] != ':')
+        p++;
+    if (p == ident || p >= len || s[p] != ':')
+        return 0;
+    p++;
+    return p < len && s[p] == ' ' ? p + 1 : p;
+}
+
 size_t tracer_strip_ansi(char *s, size_t len)
 {
     if (!memchr(s, 0x1b, len))

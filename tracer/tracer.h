@@ -25,6 +25,11 @@ size_t tracer_vendor_prefix_at(const char *s, int *fullwidth);
  * Returns the new length (never longer). */
 size_t tracer_fullwidth_prefixes(char *s, size_t len);
 
+/* The length of a system log's prefix at s (n bytes): journalctl's and syslog's
+ * "Dec  7 10:00:00[.123456] HOST IDENT[PID]: ", journalctl -o short-iso's
+ * "2026-12-07T10:00:00[.123][+0000] HOST IDENT[PID]: "; 0 when s has none. */
+size_t tracer_syslog_prefix(const char *s, size_t n);
+
 /* In a line of len bytes (NUL-terminated), the terminal's escape sequences
  * removed: CSI ("\033[0;32m", `adb logcat -v color`, a session saved with
  * script(1)) and two-byte ESC sequences. Returns the new length. */

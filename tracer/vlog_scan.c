@@ -333,6 +333,8 @@ static char *line_text(scan_t *sc, const line_t *line, int *rt)
      * 232), nested or not: the line quoted */
     while (in.s < in.e && in.s[0] == '>' && (in.e - in.s == 1 || in.s[1] == ' '))
         in.s += in.e - in.s == 1 ? 1 : 2;
+    /* a system log's line (journalctl, syslog): what the program printed */
+    in.s += tracer_syslog_prefix(in.s, (size_t)(in.e - in.s));
     n = (size_t)(l->e - l->s);
     if (n >= sizeof sc->buf)
         n = sizeof sc->buf - 1;

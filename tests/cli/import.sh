@@ -402,6 +402,25 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 assert a['layers'] == b['layers'] and a['npu'] == b['npu'], 'layers differ'" "$T/bare.json" "$T/lc.json" &&
         ok || bad "logcat -v $v: show's layers and npu block differ from the bare log's"
 done
+# the same log from a system log (an app run as a systemd service): journalctl's
+# default and -o short-iso / short-precise prefixes, syslog's "Dec  7": the same rows
+sed 's/^/Dec 07 10:00:00 rock5b yolo_app[1234]: /' "$T/bare.txt" >"$T/j_short.txt"
+sed 's/^/2026-12-07T10:00:00+0000 rock5b yolo_app[1234]: /' "$T/bare.txt" >"$T/j_iso.txt"
+sed 's/^/Dec 07 10:00:00.123456 rock5b yolo_app[1234]: /' "$T/bare.txt" >"$T/j_precise.txt"
+sed 's/^/Dec  7 10:00:00 rock5b yolo_app: /' "$T/bare.txt" >"$T/j_syslog.txt"
+for v in short iso precise syslog; do
+    imp "$T/j_$v.txt" || continue
+    eq "system log ($v): layers, bad lines" "$(jget "d['runs'][0]['layers'], d['lines']['bad']")" "($rows0, 0)"
+    "$RT" show "$(last_id)" --db "$DB" --json >"$T/j.json"
+    python3 -c "
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a['layers'] == b['layers'] and a['npu'] == b['npu'], 'layers differ'" "$T/bare.json" "$T/j.json" &&
+        ok || bad "system log ($v): show's layers and npu block differ from the bare log's"
+done
+# the kernel driver's job errors in the journal ("kernel: RKNPU: ..."): a failed run
+printf 'Dec 07 10:00:01 rock5b kernel: RKNPU: failed to wait job, task counter: 74, flags: 0x1, ret = -512, elapsed time: 13624us\n' >"$T/j_kernel.txt"
+imp "$T/j_kernel.txt" && eq "journal kernel line: a failed run" "$(jget "[r['status'] for r in d['runs']]")" "['failed']"
 before=$(sha256sum "$DB")
 head -c 1001 "$T/u16le.txt" >"$T/u16odd.txt"
 bad_input "UTF-16 cut in a code unit" "$T/u16odd.txt" "u16odd.txt: not a text log: a UTF-16LE text \(its byte-order mark\) with an invalid sequence at offset 1000"
