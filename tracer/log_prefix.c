@@ -120,9 +120,9 @@ static size_t clock_at(const char *s, size_t len, size_t p)
 size_t tracer_syslog_prefix(const char *s, size_t len)
 {
     static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-    size_t p = 0;
+    size_t p = 0, stamp = 0; /* stamp: after "Dec 07 10:00:00 " (moreutils' ts) */
 
-    if (len > 16 && s[3] == ' ' && isupper((unsigned char)s[0])) {
+    if (len >= 15 && s[3] == ' ' && isupper((unsigned char)s[0])) {
         int m = 0;
         for (int k = 0; k < 12 && !m; k++)
             m = !memcmp(s, months + 3 * k, 3);
@@ -130,6 +130,9 @@ size_t tracer_syslog_prefix(const char *s, size_t len)
         if (!m || !(p = digits(s, len, p, -2)) || p >= len || s[p] != ' ' ||
             !(p = clock_at(s, len, p + 1)))
             return 0;
+        if (p == len) /* a stamp on a line of its own (a blank line under ts) */
+            return p;
+        stamp = s[p] == ' ' ? p + 1 : 0;
     } else if (len > 20 && (p = digits(s, len, 0, 4)) && s[4] == '-' && s[7] == '-' &&
                s[10] == 'T' && digits(s, len, 5, 2) && digits(s, len, 8, 2) &&
                (p = clock_at(s, len, 11))) {
@@ -147,12 +150,12 @@ size_t tracer_syslog_prefix(const char *s, size_t len)
     while (p < len && s[p] != ' ' && s[p] != ':')
         p++;
     if (p == host || p >= len || s[p] != ' ')
-        return 0;
+        return stamp;
     size_t ident = ++p;
     while (p < len && s[p] != ' ' && s[p] != ':')
         p++;
     if (p == ident || p >= len || s[p] != ':')
-        return 0;
+        return stamp;
     p++;
     return p < len && s[p] == ' ' ? p + 1 : p;
 }

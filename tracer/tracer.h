@@ -27,7 +27,8 @@ size_t tracer_fullwidth_prefixes(char *s, size_t len);
 
 /* The length of a system log's prefix at s (n bytes): journalctl's and syslog's
  * "Dec  7 10:00:00[.123456] HOST IDENT[PID]: ", journalctl -o short-iso's
- * "2026-12-07T10:00:00[.123][+0000] HOST IDENT[PID]: "; 0 when s has none. */
+ * "2026-12-07T10:00:00[.123][+0000] HOST IDENT[PID]: "; moreutils' ts(1)'s
+ * "Dec 07 10:00:00 " alone; 0 when s has none. */
 size_t tracer_syslog_prefix(const char *s, size_t n);
 
 /* In a line of len bytes (NUL-terminated), the terminal's escape sequences

@@ -403,12 +403,14 @@ assert a['layers'] == b['layers'] and a['npu'] == b['npu'], 'layers differ'" "$T
         ok || bad "logcat -v $v: show's layers and npu block differ from the bare log's"
 done
 # the same log from a system log (an app run as a systemd service): journalctl's
-# default and -o short-iso / short-precise prefixes, syslog's "Dec  7": the same rows
+# default and -o short-iso / short-precise prefixes, syslog's "Dec  7", or piped
+# through moreutils' ts: the same rows
 sed 's/^/Dec 07 10:00:00 rock5b yolo_app[1234]: /' "$T/bare.txt" >"$T/j_short.txt"
 sed 's/^/2026-12-07T10:00:00+0000 rock5b yolo_app[1234]: /' "$T/bare.txt" >"$T/j_iso.txt"
 sed 's/^/Dec 07 10:00:00.123456 rock5b yolo_app[1234]: /' "$T/bare.txt" >"$T/j_precise.txt"
 sed 's/^/Dec  7 10:00:00 rock5b yolo_app: /' "$T/bare.txt" >"$T/j_syslog.txt"
-for v in short iso precise syslog; do
+sed 's/^/Dec 07 10:00:00 /' "$T/bare.txt" >"$T/j_ts.txt" # moreutils' ts(1), blank lines too
+for v in short iso precise syslog ts; do
     imp "$T/j_$v.txt" || continue
     eq "system log ($v): layers, bad lines" "$(jget "d['runs'][0]['layers'], d['lines']['bad']")" "($rows0, 0)"
     "$RT" show "$(last_id)" --db "$DB" --json >"$T/j.json"
