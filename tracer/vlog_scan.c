@@ -335,6 +335,9 @@ static char *line_text(scan_t *sc, const line_t *line, int *rt)
         in.s += in.e - in.s == 1 ? 1 : 2;
     /* a system log's line (journalctl, syslog): what the program printed */
     in.s += tracer_syslog_prefix(in.s, (size_t)(in.e - in.s));
+    /* an indented paste (a Markdown code block, a list item's): the line itself */
+    while (in.s < in.e && (in.s[0] == ' ' || in.s[0] == '\t'))
+        in.s++;
     n = (size_t)(l->e - l->s);
     if (n >= sizeof sc->buf)
         n = sizeof sc->buf - 1;

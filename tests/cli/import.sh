@@ -420,6 +420,16 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 assert a['layers'] == b['layers'] and a['npu'] == b['npu'], 'layers differ'" "$T/bare.json" "$T/j.json" &&
         ok || bad "system log ($v): show's layers and npu block differ from the bare log's"
 done
+# a prefixed log pasted indented (a Markdown code block's 4 spaces, a tab): read as
+# the log itself
+for g in buildlog-debug-layertable-fp16-unet256-rk3588-tk2.3.0-triority-08 rtlog-level5-dumps-mobilenet-accuracy-analysis-01; do
+    grep -v '^#' "$LOGS/$g.txt" >"$T/flush.txt"
+    imp "$T/flush.txt" && want=$(jget "[r['layers'] for r in d['runs']], d['lines']")
+    for ind in '    ' $'\t'; do
+        sed "s/^/$ind/" "$T/flush.txt" >"$T/indented.txt"
+        imp "$T/indented.txt" && eq "$g indented: layers, lines by kind" "$(jget "[r['layers'] for r in d['runs']], d['lines']")" "$want"
+    done
+done
 # the kernel driver's job errors in the journal ("kernel: RKNPU: ..."): a failed run
 printf 'Dec 07 10:00:01 rock5b kernel: RKNPU: failed to wait job, task counter: 74, flags: 0x1, ret = -512, elapsed time: 13624us\n' >"$T/j_kernel.txt"
 imp "$T/j_kernel.txt" && eq "journal kernel line: a failed run" "$(jget "[r['status'] for r in d['runs']]")" "['failed']"
