@@ -449,6 +449,38 @@ static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_ro
     return 0;
 }
 
+/* A header that a terminal or a web page wrapped (its last columns, FullName,
+ * on the next line): joined when the next non-blank line, which is neither a
+ * ruler nor a row, adds columns to it. On success *next moves past it. */
+static void join_header(const char *s, char **next, hdr_t *h)
+{
+    char *c = *next, *end, *joined;
+    size_t a = strlen(s), b;
+    hdr_t nh;
+    char gen;
+    int has_task;
+
+    while (c && (*c == '\n' || *c == '\r' || *c == ' ' || *c == '\t'))
+        c++;
+    if (!c || !*c || isdigit((unsigned char)*c))
+        return;
+    end = strchr(c, '\n');
+    b = end ? (size_t)(end - c) : strlen(c);
+    if (a + b > 4096)
+        return;
+    joined = xmalloc(a + b + 2);
+    memcpy(joined, s, a);
+    joined[a] = ' ';
+    memcpy(joined + a + 1, c, b);
+    joined[a + 1 + b] = 0;
+    if (!is_layout(joined + a + 1) && parse_header(joined, &nh, &gen, &has_task) == 0 &&
+        nh.ncol > h->ncol) {
+        *h = nh;
+        *next = end ? end + 1 : NULL;
+    }
+    free(joined);
+}
+
 static perflog_table_t *new_table(perflog_table_t **tabs, int *n, int *cap)
 {
     perflog_table_t *t;
@@ -536,6 +568,7 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
             int has_task;
             hdr_t nh;
             if (parse_header(s, &nh, &gen, &has_task) == 0) {
+                join_header(s, &next, &nh);
                 h = nh;
                 cur = new_table(&tabs, &ntab, &cap);
                 rcap = ocap = 0;
@@ -589,6 +622,9 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
                     continue;
                 }
                 cur->n_joined++;
+            } else if (!r.fullname[0] && h.ncol && h.cols[h.ncol - 1] == C_FULLNAME &&
+                       join_wrapped(whole, &next, &h, &r) == 0) {
+                cur->n_joined++; /* its FullName wrapped to the next line */
             }
             if (cur->n_rows == rcap) {
                 rcap = rcap ? rcap * 2 : 64;

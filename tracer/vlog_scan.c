@@ -413,6 +413,18 @@ static int may_be_cut(const perflog_table_t *t)
     return !t->n_rows;
 }
 
+/* Line j, not a table's line by itself, lies between a per-layer table's
+ * header or row (line j - 1) and its next row or ruler (line j + 1). */
+static int wrap_between(scan_t *sc, const line_t *L, int j)
+{
+    int rt;
+    char *t = line_text(sc, &L[j - 1], &rt);
+    if (!first_token_int(t) && !perflog_is_header(t))
+        return 0;
+    t = line_text(sc, &L[j + 1], &rt);
+    return first_token_int(t) || perflog_is_ruler(t);
+}
+
 /* Lines i.. that belong to a per-layer / ranking table; returns the line after. */
 static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *synth_header)
 {
@@ -456,6 +468,16 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
             rank_rows++;
             if (!strncmp(t, "Total ", 6))
                 rank_open = 0;
+            continue;
+        }
+        /* a header's or a row's end that a terminal or a web page wrapped to a
+         * line of its own (FullName): no logger's line, between the header or a
+         * row and the table's next row or ruler (perflog_parse joins it) */
+        if (!ranking && !rt && j > i && j + 1 < n && wrap_between(sc, L, j)) {
+            if (first_token_int(line_text(sc, &L[j - 1], &rt)))
+                rowlike++;
+            else
+                layout++;
             continue;
         }
         break;

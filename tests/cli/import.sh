@@ -420,6 +420,20 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 assert a['layers'] == b['layers'] and a['npu'] == b['npu'], 'layers differ'" "$T/bare.json" "$T/j.json" &&
         ok || bad "system log ($v): show's layers and npu block differ from the bare log's"
 done
+# the bare log wrapped at 200 columns between words (fold -s, as a web page or a
+# narrow terminal shows it): the header's and every row's FullName on a line of
+# their own, joined back: the bare log's rows, one run
+fold -s -w 200 "$T/bare.txt" >"$T/wrapped.txt"
+[ "$(awk 'length > 200' "$T/wrapped.txt" | wc -l)" = 0 ] && [ "$(wc -l <"$T/wrapped.txt")" -gt 200 ] && ok ||
+    bad "fold did not wrap the log"
+imp "$T/wrapped.txt" && eq "wrapped at 200 columns: runs, layers, bad lines" \
+    "$(jget "len(d['runs']), d['runs'][0]['layers'], d['lines']['bad']")" "(1, $rows0, 0)"
+"$RT" show "$(last_id)" --db "$DB" --json >"$T/wr.json"
+python3 -c "
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a['layers'] == b['layers'] and a['npu'] == b['npu'], 'layers differ'" "$T/bare.json" "$T/wr.json" &&
+    ok || bad "wrapped at 200 columns: show's layers and npu block differ from the bare log's"
 # a prefixed log pasted indented (a Markdown code block's 4 spaces, a tab): read as
 # the log itself
 for g in buildlog-debug-layertable-fp16-unet256-rk3588-tk2.3.0-triority-08 rtlog-level5-dumps-mobilenet-accuracy-analysis-01; do
