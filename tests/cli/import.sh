@@ -383,57 +383,41 @@ done
 "$RT" import --db "$DB" --json /dev/stdin <"$T/u16le.txt" >"$T/out" 2>"$T/err" &&
     eq "UTF-16 through a pipe: layers, lines by kind" "$(jget "d['runs'][0]['layers'], d['lines']")" "($rows0, $kinds0)" ||
     bad "UTF-16 through a pipe: $(cat "$T/err")"
-# the same log captured through Android's logcat (the runtime logs under the tag
-# RKNN): -v threadtime, -v time and -v brief prefixes on every line, the tables
-# included: the same rows as the bare log (show --json of each run's layers)
-grep -v '^#' "$f" >"$T/bare.txt"
-sed 's/^/12-07 10:00:00.123  1234  1234 D RKNN    : /' "$T/bare.txt" >"$T/lc_threadtime.txt"
-sed 's|^|12-07 10:00:00.123 D/RKNN    ( 1234): |' "$T/bare.txt" >"$T/lc_time.txt"
-sed 's|^|D/RKNN    ( 1234): |' "$T/bare.txt" >"$T/lc_brief.txt"
-imp "$T/bare.txt" && bare_id=$(last_id)
-"$RT" show "$bare_id" --db "$DB" --json >"$T/bare.json"
-for v in threadtime time brief; do
-    imp "$T/lc_$v.txt" || continue
-    eq "logcat -v $v: layers, bad lines" "$(jget "d['runs'][0]['layers'], d['lines']['bad']")" "($rows0, 0)"
-    "$RT" show "$(last_id)" --db "$DB" --json >"$T/lc.json"
+# like_bare NAME FILE: FILE, a variant of the bare log, imports as one run with
+# the bare log's rows (show --json: the same layers and npu block), no bad line
+like_bare() {
+    imp "$2" || return
+    eq "$1: runs, layers, bad lines" "$(jget "len(d['runs']), d['runs'][0]['layers'], d['lines']['bad']")" "(1, $rows0, 0)"
+    "$RT" show "$(last_id)" --db "$DB" --json >"$T/variant.json"
     python3 -c "
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
-assert a['layers'] == b['layers'] and a['npu'] == b['npu'], 'layers differ'" "$T/bare.json" "$T/lc.json" &&
-        ok || bad "logcat -v $v: show's layers and npu block differ from the bare log's"
-done
-# the same log from a system log (an app run as a systemd service): journalctl's
-# default and -o short-iso / short-precise prefixes, syslog's "Dec  7", or piped
-# through moreutils' ts: the same rows
+assert a['layers'] == b['layers'] and a['npu'] == b['npu'], 'layers differ'" "$T/bare.json" "$T/variant.json" &&
+        ok || bad "$1: show's layers and npu block differ from the bare log's"
+}
+grep -v '^#' "$f" >"$T/bare.txt"
+imp "$T/bare.txt" && "$RT" show "$(last_id)" --db "$DB" --json >"$T/bare.json"
+# the same log captured through Android's logcat (the runtime logs under the tag
+# RKNN): -v threadtime, -v time and -v brief prefixes on every line, the tables too
+sed 's/^/12-07 10:00:00.123  1234  1234 D RKNN    : /' "$T/bare.txt" >"$T/lc_threadtime.txt"
+sed 's|^|12-07 10:00:00.123 D/RKNN    ( 1234): |' "$T/bare.txt" >"$T/lc_time.txt"
+sed 's|^|D/RKNN    ( 1234): |' "$T/bare.txt" >"$T/lc_brief.txt"
+for v in threadtime time brief; do like_bare "logcat -v $v" "$T/lc_$v.txt"; done
+# from a system log (an app run as a systemd service): journalctl's default and
+# -o short-iso / short-precise prefixes, syslog's "Dec  7", or piped through
+# moreutils' ts (blank lines stamped too)
 sed 's/^/Dec 07 10:00:00 rock5b yolo_app[1234]: /' "$T/bare.txt" >"$T/j_short.txt"
 sed 's/^/2026-12-07T10:00:00+0000 rock5b yolo_app[1234]: /' "$T/bare.txt" >"$T/j_iso.txt"
 sed 's/^/Dec 07 10:00:00.123456 rock5b yolo_app[1234]: /' "$T/bare.txt" >"$T/j_precise.txt"
 sed 's/^/Dec  7 10:00:00 rock5b yolo_app: /' "$T/bare.txt" >"$T/j_syslog.txt"
-sed 's/^/Dec 07 10:00:00 /' "$T/bare.txt" >"$T/j_ts.txt" # moreutils' ts(1), blank lines too
-for v in short iso precise syslog ts; do
-    imp "$T/j_$v.txt" || continue
-    eq "system log ($v): layers, bad lines" "$(jget "d['runs'][0]['layers'], d['lines']['bad']")" "($rows0, 0)"
-    "$RT" show "$(last_id)" --db "$DB" --json >"$T/j.json"
-    python3 -c "
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
-assert a['layers'] == b['layers'] and a['npu'] == b['npu'], 'layers differ'" "$T/bare.json" "$T/j.json" &&
-        ok || bad "system log ($v): show's layers and npu block differ from the bare log's"
-done
-# the bare log wrapped at 200 columns between words (fold -s, as a web page or a
-# narrow terminal shows it): the header's and every row's FullName on a line of
-# their own, joined back: the bare log's rows, one run
+sed 's/^/Dec 07 10:00:00 /' "$T/bare.txt" >"$T/j_ts.txt"
+for v in short iso precise syslog ts; do like_bare "system log ($v)" "$T/j_$v.txt"; done
+# wrapped at 200 columns between words (fold -s, as a web page or a narrow
+# terminal shows it): the header's and every row's FullName on a line of their own
 fold -s -w 200 "$T/bare.txt" >"$T/wrapped.txt"
 [ "$(awk 'length > 200' "$T/wrapped.txt" | wc -l)" = 0 ] && [ "$(wc -l <"$T/wrapped.txt")" -gt 200 ] && ok ||
     bad "fold did not wrap the log"
-imp "$T/wrapped.txt" && eq "wrapped at 200 columns: runs, layers, bad lines" \
-    "$(jget "len(d['runs']), d['runs'][0]['layers'], d['lines']['bad']")" "(1, $rows0, 0)"
-"$RT" show "$(last_id)" --db "$DB" --json >"$T/wr.json"
-python3 -c "
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
-assert a['layers'] == b['layers'] and a['npu'] == b['npu'], 'layers differ'" "$T/bare.json" "$T/wr.json" &&
-    ok || bad "wrapped at 200 columns: show's layers and npu block differ from the bare log's"
+like_bare "wrapped at 200 columns" "$T/wrapped.txt"
 # a prefixed log pasted indented (a Markdown code block's 4 spaces, a tab): read as
 # the log itself
 for g in buildlog-debug-layertable-fp16-unet256-rk3588-tk2.3.0-triority-08 rtlog-level5-dumps-mobilenet-accuracy-analysis-01; do
