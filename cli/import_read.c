@@ -214,8 +214,8 @@ int import_read_log(const char *path, size_t *budget, const char **text, size_t 
         }
         if (got == 0)
             break;
-        if (n == 0 && !enc16)
-            enc16 = utf16_bom(buf, (size_t)got);
+        if (!enc16 && n < 2 && n + (size_t)got >= 2) /* the mark, even split across reads */
+            enc16 = utf16_bom(buf, n + (size_t)got);
         if (enc16) { /* checked once converted, at the end; bounded meanwhile */
             n += (size_t)got;
             if ((rc = fits(path, n, 1, *budget, err, errlen)))
