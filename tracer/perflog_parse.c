@@ -410,8 +410,10 @@ static int parse_op_row(char *line, int has_cpu, int has_gpu, perflog_op_t *o)
 }
 
 /* A row that a terminal or a web page wrapped: the next non-blank line, which
- * is not a row by itself, completes it. On success *next moves past it. */
-static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_row_t *r)
+ * is not a row by itself, completes it. On success *next moves past it and out
+ * (4098 bytes, may be row) holds the joined line. */
+static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_row_t *r,
+                        char *out)
 {
     char *c = *next, *end, *joined, *cont;
     perflog_row_t alone;
@@ -440,6 +442,7 @@ static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_ro
         joined[a] = ' ';
         memcpy(joined + a + 1, c, b);
         joined[a + 1 + b] = 0;
+        memcpy(out, joined, a + b + 2);
         ok = parse_row(joined, h, r) == 0;
     }
     free(joined);
@@ -616,15 +619,19 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
             memcpy(whole, s, sl);
             whole[sl] = 0;
             if (parse_row(s, &h, &r) != 0) {
-                if (join_wrapped(whole, &next, &h, &r) != 0) {
+                if (join_wrapped(whole, &next, &h, &r, whole) != 0) {
                     cur->n_bad_rows++;
                     note_bad(cur, text, buf, line);
                     continue;
                 }
                 cur->n_joined++;
-            } else if (!r.fullname[0] && h.ncol && h.cols[h.ncol - 1] == C_FULLNAME &&
-                       join_wrapped(whole, &next, &h, &r) == 0) {
-                cur->n_joined++; /* its FullName wrapped to the next line */
+            }
+            /* its FullName wrapped to a line of its own (a row cut in two or three) */
+            perflog_row_t rf;
+            if (!r.fullname[0] && h.ncol && h.cols[h.ncol - 1] == C_FULLNAME &&
+                join_wrapped(whole, &next, &h, &rf, whole) == 0) {
+                r = rf;
+                cur->n_joined++;
             }
             if (cur->n_rows == rcap) {
                 rcap = rcap ? rcap * 2 : 64;

@@ -412,12 +412,18 @@ sed 's/^/Dec 07 10:00:00.123456 rock5b yolo_app[1234]: /' "$T/bare.txt" >"$T/j_p
 sed 's/^/Dec  7 10:00:00 rock5b yolo_app: /' "$T/bare.txt" >"$T/j_syslog.txt"
 sed 's/^/Dec 07 10:00:00 /' "$T/bare.txt" >"$T/j_ts.txt"
 for v in short iso precise syslog ts; do like_bare "system log ($v)" "$T/j_$v.txt"; done
-# wrapped at 200 columns between words (fold -s, as a web page or a narrow
-# terminal shows it): the header's and every row's FullName on a line of their own
-fold -s -w 200 "$T/bare.txt" >"$T/wrapped.txt"
-[ "$(awk 'length > 200' "$T/wrapped.txt" | wc -l)" = 0 ] && [ "$(wc -l <"$T/wrapped.txt")" -gt 200 ] && ok ||
-    bad "fold did not wrap the log"
-like_bare "wrapped at 200 columns" "$T/wrapped.txt"
+# wrapped between words (fold -s, as a web page or a narrow terminal shows it): at
+# 200 and 150 columns the header's and every row's FullName on a line of their own,
+# at 120 each row in three lines; at 90 (rows in four) refused, naming a line
+for w in 200 150 120; do
+    fold -s -w $w "$T/bare.txt" >"$T/wrapped.txt"
+    [ "$(awk -v w=$w 'length > w' "$T/wrapped.txt" | wc -l)" = 0 ] && [ "$(wc -l <"$T/wrapped.txt")" -gt 200 ] && ok ||
+        bad "fold did not wrap the log at $w"
+    like_bare "wrapped at $w columns" "$T/wrapped.txt"
+done
+before=$(sha256sum "$DB")
+fold -s -w 90 "$T/bare.txt" >"$T/wrapped90.txt"
+bad_input "wrapped at 90 columns" "$T/wrapped90.txt" "wrapped90.txt:[0-9]+: a table line that cannot be read"
 # a prefixed log pasted indented (a Markdown code block's 4 spaces, a tab): read as
 # the log itself
 for g in buildlog-debug-layertable-fp16-unet256-rk3588-tk2.3.0-triority-08 rtlog-level5-dumps-mobilenet-accuracy-analysis-01; do
