@@ -606,8 +606,10 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
                 p++;
             if (*p == '+' || *p == '-')
                 p++;
-            if (!isdigit((unsigned char)*p))
-                continue; /* other text interleaved */
+            if (!isdigit((unsigned char)*p)) {
+                cur->n_interleaved++; /* other text interleaved */
+                continue;
+            }
             while (isdigit((unsigned char)*p))
                 p++;
             if (*p && *p != ' ' && *p != '\t')

@@ -96,6 +96,7 @@ typedef struct perflog_table {
     int n_rows;
     int n_bad_rows;                    /* row-like lines that could not be read */
     int n_joined;                      /* continuation lines joined into wrapped rows */
+    int n_interleaved;                 /* other text between its rows (not a row's end) */
     int cores;                         /* most values a row's MacUsage or WorkLoad printed
                                           (one per NPU core), 0 none */
     int64_t total_time_us;             /* "Total Operator Elapsed [Per Frame ]Time(us)", -1 */

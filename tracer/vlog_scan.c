@@ -440,6 +440,7 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
     int ntab = 0, used_rows = 0, used_ops = 0, first_bad = 0;
     int rank_open = 0, rank_rows = 0; /* a ranking table not closed yet, its rows so far */
     int wrapped = 0, wrapped_row = 0; /* line j - 1 was a wrapped end (of a row) */
+    int wraps = 0, interleaved = 0;   /* rows' wrapped ends taken, and none of them */
     char err[128];
 
     for (j = i; j < n; j++) {
@@ -486,7 +487,7 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
         if (!ranking && !rt && j > i && j + 1 < n && wrap_between(sc, L, n, j, prev_wrap)) {
             /* counted as the line it ends: a row's, or the header's (layout) */
             if (prev_wrap ? wrapped_row : first_token_int(line_text(sc, &L[j - 1], &rt)))
-                rowlike++, wrapped_row = 1;
+                rowlike++, wraps++, wrapped_row = 1;
             else
                 layout++, wrapped_row = 0;
             wrapped = 1;
@@ -547,8 +548,14 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
             r->perf.total_time_us = t->ops[t->n_ops - 1].total_us;
         used_rows += t->n_rows + t->n_joined;
         used_ops += t->n_ops;
+        interleaved += t->n_interleaved;
     }
     free(tabs);
+    /* a line taken for a wrapped end that no row took: text between the rows */
+    if (interleaved > wraps)
+        interleaved = wraps;
+    rowlike -= interleaved;
+    sc->v->kinds[VLOG_APP] += interleaved;
     sc->v->kinds[VLOG_LAYOUT] += layout;
     sc->v->kinds[VLOG_ELIDED] += elided;
     sc->v->kinds[VLOG_USED] += totals + used_rows + used_ops;

@@ -421,6 +421,12 @@ for w in 200 150 120; do
         bad "fold did not wrap the log at $w"
     like_bare "wrapped at $w columns" "$T/wrapped.txt"
 done
+# an application's line printed between two rows (another thread's "rknn_run"): the
+# table stays one, the line an application line
+awk 'NR == 20 { print "rknn_run" } { print }' "$T/bare.txt" >"$T/interleaved.txt"
+like_bare "a line between two rows" "$T/interleaved.txt"
+imp "$T/bare.txt" && app_bare=$(jget "d['lines']['app']")
+imp "$T/interleaved.txt" && eq "a line between two rows: one more app line" "$(jget "d['lines']['app']")" "$((app_bare + 1))"
 before=$(sha256sum "$DB")
 fold -s -w 90 "$T/bare.txt" >"$T/wrapped90.txt"
 bad_input "wrapped at 90 columns" "$T/wrapped90.txt" "wrapped90.txt:[0-9]+: a table line that cannot be read"
