@@ -68,7 +68,9 @@ static int tensor_from_proto(const Onnx__TensorProto *tp, tensor_t *t, const cha
         || tp->n_external_data > 0)
         return rt_err(err, errlen, RT_EUNSUPPORTED,
                       "%s keeps its data in an external file; external data is not supported "
-                      "(re-save the model with all tensors inside the .onnx file)", what);
+                      "(re-save the model with all tensors inside the .onnx file: python3 -c "
+                      "\"import onnx; onnx.save(onnx.load('M.onnx'), 'M_whole.onnx')\", "
+                      "for a model under 2 GB)", what);
     if (tp->segment)
         return rt_err(err, errlen, RT_EUNSUPPORTED, "%s is a segmented tensor", what);
     es = dtype_size(dt);

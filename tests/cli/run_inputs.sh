@@ -4,6 +4,18 @@
 
 $PY tests/cli/make_models.py "$T" || bad "make_models.py"
 
+# A model whose weights are in an external data file: refused with the way to
+# re-save it, and the command it names gives a model that runs (onnx writes both)
+$PY -c "
+import onnx
+m = onnx.load('tests/data/models/ultraface_version-RFB-320.onnx')
+onnx.save_model(m, '$T/ext2.onnx', save_as_external_data=True, location='ext2.onnx.data', size_threshold=0)
+" || bad "writing an external-data model"
+expect 2 "keeps its data in an external file; external data is not supported .*onnx.save\(onnx.load\('M.onnx'\), 'M_whole.onnx'\)" -- \
+    "$RT" run "$T/ext2.onnx" --no-db
+(cd "$T" && $PY -c "import onnx; onnx.save(onnx.load('ext2.onnx'), 'ext2_whole.onnx')") || bad "re-saving as told"
+expect 0 "" -- "$RT" run "$T/ext2_whole.onnx" --no-db -n 1
+
 # A data error inside a kernel: exit 2, the node named once.
 $PY -c "import numpy as np; np.save('$T/idx_bad.npy', np.array([1, 7], np.int64)); np.save('$T/idx_ok.npy', np.array([3, 0], np.int64))"
 expect 2 "^rknn-trace: node 'Gather_0' \(Gather\): index 7 out of range \[0, 4\)$" -- \
