@@ -143,6 +143,19 @@ static int fits(const char *path, size_t n, int64_t lines, size_t budget, char *
     return 0;
 }
 
+/* A whole text's checks: its head, its lines, the budget for it and its index. */
+static int check_whole(const char *path, const char *p, size_t n, size_t budget, char *err,
+                       size_t errlen)
+{
+    size_t cur = 0;
+    int64_t line = 1;
+    int rc;
+    if ((rc = check_head(path, p, n, err, errlen)) ||
+        (rc = check_lines(path, p, n, &cur, &line, err, errlen)))
+        return rc;
+    return fits(path, n, line, budget, err, errlen);
+}
+
 int import_read_log(const char *path, size_t *budget, const char **text, size_t *len,
                     int *mapped, char *err, size_t errlen)
 {
@@ -181,9 +194,7 @@ int import_read_log(const char *path, size_t *budget, const char **text, size_t 
                 goto out;
             goto whole;
         }
-        if ((rc = check_head(path, map, n, err, errlen)) ||
-            (rc = check_lines(path, map, n, &cur, &line, err, errlen)) ||
-            (rc = fits(path, n, line, *budget, err, errlen))) {
+        if ((rc = check_whole(path, map, n, *budget, err, errlen))) {
             munmap(map, n);
             goto out;
         }
@@ -259,10 +270,7 @@ int import_read_log(const char *path, size_t *budget, const char **text, size_t 
     buf = NULL;
     goto out;
 whole: /* a converted text in buf, n bytes and a NUL: the checks of a file */
-    cur = 0, line = 1;
-    if ((rc = check_head(path, buf, n, err, errlen)) ||
-        (rc = check_lines(path, buf, n, &cur, &line, err, errlen)) ||
-        (rc = fits(path, n, line, *budget, err, errlen)))
+    if ((rc = check_whole(path, buf, n, *budget, err, errlen)))
         goto out;
     *text = buf, *len = n;
     *budget -= n;

@@ -409,25 +409,33 @@ static int parse_op_row(char *line, int has_cpu, int has_gpu, perflog_op_t *o)
     return 0;
 }
 
+/* The next non-blank line after next, to join to a line of a bytes: its
+ * start, its length in *b and its end (NULL: the text's) in *end; NULL when
+ * there is none or the two would pass 4096 bytes. */
+static char *join_next(char *next, size_t a, size_t *b, char **end)
+{
+    char *c = next;
+    while (c && (*c == '\n' || *c == '\r' || *c == ' ' || *c == '\t'))
+        c++;
+    if (!c || !*c)
+        return NULL;
+    *end = strchr(c, '\n');
+    *b = *end ? (size_t)(*end - c) : strlen(c);
+    return a + *b > 4096 ? NULL : c;
+}
+
 /* A row that a terminal or a web page wrapped: the next non-blank line, which
  * is not a row by itself, completes it. On success *next moves past it and out
  * (4098 bytes, may be row) holds the joined line. */
 static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_row_t *r,
                         char *out)
 {
-    char *c = *next, *end, *joined, *cont;
+    char *c, *end, *joined, *cont;
     perflog_row_t alone;
-    size_t a, b;
+    size_t a = strlen(row), b;
     int ok;
 
-    while (c && (*c == '\n' || *c == '\r' || *c == ' ' || *c == '\t'))
-        c++;
-    if (!c || !*c)
-        return -1;
-    end = strchr(c, '\n');
-    b = end ? (size_t)(end - c) : strlen(c);
-    a = strlen(row);
-    if (a + b > 4096)
+    if (!(c = join_next(*next, a, &b, &end)))
         return -1;
     joined = xmalloc(a + b + 2);
     memcpy(joined, c, b); /* the continuation alone first: a row of its own is not joined */
@@ -457,19 +465,13 @@ static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_ro
  * ruler nor a row, adds columns to it. On success *next moves past it. */
 static void join_header(const char *s, char **next, hdr_t *h)
 {
-    char *c = *next, *end, *joined;
+    char *c, *end, *joined;
     size_t a = strlen(s), b;
     hdr_t nh;
     char gen;
     int has_task;
 
-    while (c && (*c == '\n' || *c == '\r' || *c == ' ' || *c == '\t'))
-        c++;
-    if (!c || !*c || isdigit((unsigned char)*c))
-        return;
-    end = strchr(c, '\n');
-    b = end ? (size_t)(end - c) : strlen(c);
-    if (a + b > 4096)
+    if (!(c = join_next(*next, a, &b, &end)) || isdigit((unsigned char)*c))
         return;
     joined = xmalloc(a + b + 2);
     memcpy(joined, s, a);

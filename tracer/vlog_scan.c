@@ -413,23 +413,30 @@ static int may_be_cut(const perflog_table_t *t)
     return !t->n_rows;
 }
 
-/* Line j, not a table's line by itself, is a wrapped end: after a per-layer
- * table's header or row (line j - 1, or a wrapped end before it: prev), and
- * before its next row or ruler, at most one more wrapped line in between. */
+enum { WRAP_NONE, WRAP_ROW, WRAP_HEADER };
+
+/* Line j, not a table's line by itself, as a wrapped end: after a per-layer
+ * table's row or header (line j - 1; or a wrapped end of prev's kind before
+ * it), and before its next row or ruler, at most one more wrapped line in
+ * between. Which line's end it is, WRAP_NONE when none. */
 static int wrap_between(scan_t *sc, const line_t *L, int n, int j, int prev)
 {
-    int rt;
-    char *t = line_text(sc, &L[j - 1], &rt);
-    if (!prev && !first_token_int(t) && !perflog_is_header(t))
-        return 0;
+    int rt, kind = prev;
+    char *t;
+    if (!kind) {
+        t = line_text(sc, &L[j - 1], &rt);
+        kind = first_token_int(t) ? WRAP_ROW : perflog_is_header(t) ? WRAP_HEADER : WRAP_NONE;
+        if (!kind)
+            return WRAP_NONE;
+    }
     for (int k = j + 1; k < n && k <= j + 2; k++) {
         t = line_text(sc, &L[k], &rt);
         if (first_token_int(t) || perflog_is_ruler(t))
-            return 1;
+            return kind;
         if (rt || !*t || perflog_is_header(t) || perflog_is_total(t))
-            return 0;
+            return WRAP_NONE;
     }
-    return 0;
+    return WRAP_NONE;
 }
 
 /* Lines i.. that belong to a per-layer / ranking table; returns the line after. */
@@ -439,14 +446,14 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
     perflog_table_t *tabs = NULL;
     int ntab = 0, used_rows = 0, used_ops = 0, first_bad = 0;
     int rank_open = 0, rank_rows = 0; /* a ranking table not closed yet, its rows so far */
-    int wrapped = 0, wrapped_row = 0; /* line j - 1 was a wrapped end (of a row) */
-    int wraps = 0, interleaved = 0;   /* rows' wrapped ends taken, and none of them */
+    int wrapped = WRAP_NONE;        /* line j - 1 was a wrapped end, of that kind */
+    int wraps = 0, interleaved = 0; /* rows' wrapped ends taken, and none of them */
     char err[128];
 
     for (j = i; j < n; j++) {
         char *t = line_text(sc, &L[j], &rt);
         int prev_wrap = wrapped;
-        wrapped = 0;
+        wrapped = WRAP_NONE;
         if (!*t || perflog_is_ruler(t) || perflog_is_title(t)) {
             if (ranking && rank_rows && perflog_is_ruler(t))
                 rank_open = 0; /* the ruler under its rows */
@@ -484,13 +491,13 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
         /* a header's or a row's end that a terminal or a web page wrapped to a
          * line of its own (FullName): no logger's line, between the header or a
          * row and the table's next row or ruler (perflog_parse joins it) */
-        if (!ranking && !rt && j > i && j + 1 < n && wrap_between(sc, L, n, j, prev_wrap)) {
+        if (!ranking && !rt && j > i && j + 1 < n &&
+            (wrapped = wrap_between(sc, L, n, j, prev_wrap)) != WRAP_NONE) {
             /* counted as the line it ends: a row's, or the header's (layout) */
-            if (prev_wrap ? wrapped_row : first_token_int(line_text(sc, &L[j - 1], &rt)))
-                rowlike++, wraps++, wrapped_row = 1;
+            if (wrapped == WRAP_ROW)
+                rowlike++, wraps++;
             else
-                layout++, wrapped_row = 0;
-            wrapped = 1;
+                layout++;
             continue;
         }
         break;
