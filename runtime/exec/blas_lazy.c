@@ -43,10 +43,39 @@ static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 static int blas_threads = 1; /* the count asked for, applied at load */
 static int blas_loaded;      /* set once blas is filled in */
 
+/* OpenBLAS picks its kernels by the CPU's model number, and one it does not
+ * know gets its oldest, SSE3 kernels: Debian's 0.3.21 on Intel's Emerald
+ * Rapids (family 6, model 207) runs "Prescott". Those are slower and sum in
+ * another order, so the same model gave other fp32 MatMul outputs there, and
+ * from them other int8 grids. The kernels are chosen by the CPU's features
+ * instead, before the library loads (its constructor reads
+ * OPENBLAS_CORETYPE); a value the user set is kept. The variable is added to
+ * the environment once, at the first BLAS call: glibc's first setenv copies
+ * the environment's array and frees nothing that a getenv elsewhere could be
+ * reading. */
+static void blas_pin_kernels(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (getenv("OPENBLAS_CORETYPE"))
+        return;
+    __builtin_cpu_init();
+    const char *core = NULL;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512cd"))
+        core = "SkylakeX";
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        core = "Haswell";
+    if (core)
+        setenv("OPENBLAS_CORETYPE", core, 0);
+#endif
+}
+
 /* The library is a dependency of the package: missing, the program cannot
  * compute and says so in one line (exit code 4, internal). */
 static void blas_load(void)
 {
+    blas_pin_kernels();
     void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
 
     if (h) {
