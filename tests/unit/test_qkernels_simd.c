@@ -361,12 +361,16 @@ int main(void)
         /* depthwise (tap quads on AVX512-VNNI + VBMI(2) when at least 4 wide,
          * else the float path): PP-OCR's 5x5 at stride (2, 1), 5x4 stride 2
          * in two batch items, 4x5 stride 1 with rows of 40, a 7-wide kernel
-         * (two tap words) at stride 3, a 3x3 (float) */
+         * (two tap words) at stride 3, a 3x3 (float); two tap words sharing
+         * one quad plane: a 5x6 at stride (1, 2) over 3 rows (kernel rows
+         * over padding only skipped), a 3x8 at stride 4 */
         {1, 24, 24, 24, 12, 96, 5, 5, 2, 1, 1, 1, 2, 2, 2, 2, 1, 2, 0},
         {2, 16, 16, 16, 26, 26, 5, 4, 2, 2, 1, 1, 1, 1, 1, 1, 0, 1, 0},
         {1, 8, 8, 8, 13, 40, 4, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0},
         {1, 5, 5, 5, 9, 33, 3, 7, 1, 3, 1, 1, 1, 3, 0, 2, 0, 2, 0},
         {1, 8, 8, 8, 13, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0},
+        {1, 8, 8, 8, 3, 50, 5, 6, 1, 2, 1, 1, 2, 2, 2, 2, 1, 1, 0},
+        {1, 4, 4, 4, 10, 70, 3, 8, 1, 4, 1, 1, 1, 3, 1, 3, 0, 2, 0},
         /* outputs on halves: a 3x3 (dropped padded columns), a pointwise
          * conv, a depthwise 5x5 at stride 2 */
         {1, 7, 19, 1, 11, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1},
