@@ -237,8 +237,9 @@ typedef struct build_job {
     const npu_platform_t *plat;
     graph_t *g;
     void **bufs;
-    void *onnx, *cfg;
+    void *onnx, *cfg;  /* onnx: the model whole (its external data read in) */
     size_t onnx_len, cfg_len;
+    char src_sha[65];  /* of the source file as read */
     char *meta;
     size_t meta_len;
     char cfg_path[4096], err[1024];
@@ -368,6 +369,20 @@ static int build_load(build_job *b)
     if (!rc && simmodel_is(b->onnx, b->onnx_len))
         rc = rt_err(b->err, sizeof(b->err), RT_EINVAL, "%s is already a simulator model; build "
                     "takes the source ONNX model", b->model);
+    if (!rc) { /* the source's hash; the container holds the model whole */
+        void *whole;
+        size_t wlen;
+        char *dir = model_file_dir(b->model), msg[512];
+        rt_sha256_hex(b->onnx, b->onnx_len, b->src_sha);
+        rc = model_onnx_inline(b->onnx, b->onnx_len, dir, &whole, &wlen, msg, sizeof msg);
+        free(dir);
+        if (rc)
+            rt_err(b->err, sizeof(b->err), rc, "%s: %s", b->model, msg);
+        else if (whole) {
+            free(b->onnx);
+            b->onnx = whole, b->onnx_len = wlen;
+        }
+    }
     if (!rc)
         rc = model_load_file(b->model, &b->g, b->err, sizeof(b->err));
     if (rc)
@@ -550,7 +565,7 @@ static void build_meta(build_job *b)
     char now[32], sha[65];
 
     rt_iso_time(now, sizeof(now));
-    rt_sha256_hex(b->onnx, b->onnx_len, sha);
+    memcpy(sha, b->src_sha, sizeof sha);
     json_begin(&w, mf);
     json_obj_open(&w);
     json_key(&w, "format"), json_str(&w, "rknn-trace-sim");

@@ -21,8 +21,9 @@ static const char *vendor_kind(const unsigned char *p, size_t len)
     return NULL;
 }
 
-int model_load_buffer(const void *buf, size_t len, const char *what, graph_t **out, char *err,
-                      size_t errlen)
+/* model_load_buffer of a buffer read from a file in folder dir (or NULL). */
+static int load_buffer_dir(const void *buf, size_t len, const char *what, const char *dir,
+                           graph_t **out, char *err, size_t errlen)
 {
     const char *vk = vendor_kind(buf, len);
     char msg[768];
@@ -39,10 +40,28 @@ int model_load_buffer(const void *buf, size_t len, const char *what, graph_t **o
     if (simmodel_is(buf, len)) /* `rknn-trace build` output */
         ret = simmodel_load_graph(buf, len, out, msg, sizeof(msg));
     else
-        ret = model_load_onnx(buf, len, out, msg, sizeof(msg));
+        ret = model_load_onnx_dir(buf, len, dir, out, msg, sizeof(msg));
     if (ret)
         rt_err(err, errlen, ret, "%s: %s", what, msg);
     return ret;
+}
+
+int model_load_buffer(const void *buf, size_t len, const char *what, graph_t **out, char *err,
+                      size_t errlen)
+{
+    return load_buffer_dir(buf, len, what, NULL, out, err, errlen);
+}
+
+char *model_file_dir(const char *path)
+{
+    char *dir = xmalloc(strlen(path) + 2), *slash;
+    strcpy(dir, path);
+    slash = strrchr(dir, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else
+        slash[slash == dir ? 1 : 0] = 0;
+    return dir;
 }
 
 int model_load_file(const char *path, graph_t **out, char *err, size_t errlen)
@@ -55,7 +74,10 @@ int model_load_file(const char *path, graph_t **out, char *err, size_t errlen)
     ret = rt_read_file(path, &buf, &len, err, errlen);
     if (ret)
         return ret;
-    ret = model_load_buffer(buf, len, path, out, err, errlen);
+    /* the file's folder, where its external data files are */
+    char *dir = model_file_dir(path);
+    ret = load_buffer_dir(buf, len, path, dir, out, err, errlen);
+    free(dir);
     free(buf);
     return ret;
 }

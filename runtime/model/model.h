@@ -125,6 +125,18 @@ int model_load_file(const char *path, graph_t **out, char *err, size_t errlen);
 int model_load_buffer(const void *buf, size_t len, const char *what, graph_t **out, char *err,
                       size_t errlen);
 int model_load_onnx(const void *buf, size_t len, graph_t **out, char *err, size_t errlen);
+/* The same with the folder the model file was read from (NULL: none): tensors
+ * kept in external data files (onnx's save_as_external_data) are read from
+ * there, confined to that folder; without a folder they are refused. */
+int model_load_onnx_dir(const void *buf, size_t len, const char *dir, graph_t **out, char *err,
+                        size_t errlen);
+/* The folder of a model file's path (".", "/"), allocated. */
+char *model_file_dir(const char *path);
+/* An ONNX model with its external data read in, serialized again (*out,
+ * allocated, for a container that must hold the whole model); *out NULL when
+ * no tensor has external data. */
+int model_onnx_inline(const void *buf, size_t len, const char *dir, void **out, size_t *out_len,
+                      char *err, size_t errlen);
 /* One serialized onnx.TensorProto (the conformance suite's input_N.pb files) into
  * *out, whose name, dtype, shape and owned data are filled; kind is TK_CONST. */
 int model_load_tensor_pb(const void *buf, size_t len, tensor_t *out, char *err, size_t errlen);

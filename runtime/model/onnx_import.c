@@ -3,10 +3,13 @@
  * Every field read from the file is validated: a corrupt or hostile file gets
  * RT_EFORMAT with one line, never a crash or an allocation sized by the file
  * alone (tensor data is always checked against the bytes actually present). */
+#include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "onnx/onnx.pb-c.h"
 #include "runtime/model/model.h"
 #include "util/util.h"
@@ -67,8 +70,9 @@ static int tensor_from_proto(const Onnx__TensorProto *tp, tensor_t *t, const cha
     if ((tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
         || tp->n_external_data > 0)
         return rt_err(err, errlen, RT_EUNSUPPORTED,
-                      "%s keeps its data in an external file; external data is not supported "
-                      "(re-save the model with all tensors inside the .onnx file: python3 -c "
+                      "%s keeps its data in an external file, which is read only when the "
+                      "model is loaded from its own file, beside that data (or re-save it "
+                      "with all tensors inside the .onnx file: python3 -c "
                       "\"import onnx; onnx.save(onnx.load('M.onnx'), 'M_whole.onnx')\", "
                       "for a model under 2 GB)", what);
     if (tp->segment)
@@ -772,7 +776,246 @@ static int pb_depth(const uint8_t *p, const uint8_t *end, int msg, int depth)
     return max;
 }
 
+/* ---- external data (onnx's save_as_external_data) ----
+ * A tensor's bytes in a file beside the model, named by the keys location
+ * (relative to the model's folder), offset and length: exporters write them
+ * for models near protobuf's 2 GB limit. They are read into raw_data before
+ * the graph is built, so the rest of the import sees one self-contained
+ * model. The file must stay inside the model's folder after symbolic links
+ * are resolved (the ONNX checker's rule: no absolute location, no way out),
+ * be a regular file, and hold the bytes the tensor's shape needs. */
+static const char *ext_value(const Onnx__TensorProto *tp, const char *key)
+{
+    for (size_t i = 0; i < tp->n_external_data; i++)
+        if (tp->external_data[i]->key && !strcmp(tp->external_data[i]->key, key))
+            return tp->external_data[i]->value ? tp->external_data[i]->value : "";
+    return NULL;
+}
+
+/* A decimal count (offset, length): 0 .. 2^62. */
+static int ext_count(const char *v, int64_t *n)
+{
+    int64_t r = 0;
+    if (!v || !*v)
+        return -1;
+    for (; *v; v++) {
+        if (*v < '0' || *v > '9' || r > (INT64_C(1) << 58))
+            return -1;
+        r = r * 10 + (*v - '0');
+    }
+    *n = r;
+    return 0;
+}
+
+/* The external file of location in dir, resolved, or NULL with err and *rc
+ * set. */
+static char *ext_path(const char *dir, const char *loc, const char *what, int *rc, char *err,
+                      size_t errlen)
+{
+    char *rdir = realpath(dir, NULL), *full, *rp = NULL;
+    size_t n, a;
+    int bad = !*loc || loc[0] == '/';
+    for (const char *c = loc; !bad && *c; c = strchr(c, '/') ? strchr(c, '/') + 1 : c + strlen(c))
+        bad = !strncmp(c, "..", 2) && (c[2] == '/' || !c[2]);
+    if (bad) {
+        *rc = rt_err(err, errlen, RT_EFORMAT,
+                     "%s: external data location '%.200s' is not a path inside the model's "
+                     "folder", what, loc);
+        free(rdir);
+        return NULL;
+    }
+    if (!rdir) {
+        *rc = rt_err(err, errlen, RT_EIO, "%s: the model's folder %.200s: %s", what, dir,
+                     strerror(errno));
+        return NULL;
+    }
+    n = strlen(rdir) + strlen(loc) + 2;
+    full = xmalloc(n);
+    snprintf(full, n, "%s/%s", rdir, loc);
+    rp = realpath(full, NULL);
+    a = strlen(rdir);
+    if (!rp)
+        *rc = rt_err(err, errlen, RT_EIO, "%s: external data file %.200s: %s", what, loc,
+                     strerror(errno));
+    else if (strncmp(rp, rdir, a) || (rp[a] != '/' && strcmp(rdir, "/"))) {
+        *rc = rt_err(err, errlen, RT_EFORMAT,
+                     "%s: external data file %.200s leads out of the model's folder", what, loc);
+        free(rp);
+        rp = NULL;
+    }
+    free(full);
+    free(rdir);
+    return rp;
+}
+
+static void ext_clear(Onnx__TensorProto *tp)
+{
+    for (size_t i = 0; i < tp->n_external_data; i++)
+        onnx__string_string_entry_proto__free_unpacked(tp->external_data[i], NULL);
+    free(tp->external_data);
+    tp->external_data = NULL;
+    tp->n_external_data = 0;
+    tp->has_data_location = 0;
+    tp->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT;
+}
+
+static int ext_read(Onnx__TensorProto *tp, const char *dir, const char *what, char *err,
+                    size_t errlen)
+{
+    const char *loc = ext_value(tp, "location"), *v;
+    int64_t off = 0, len = -1, numel;
+    tensor_t shape = {0};
+    int dt = tp->has_data_type ? tp->data_type : DT_UNDEFINED, ret;
+    size_t es = dtype_size(dt);
+    struct stat st;
+    char *path;
+    FILE *f;
+
+    if (!loc)
+        return rt_err(err, errlen, RT_EFORMAT, "%s: external data without a location", what);
+    if (((v = ext_value(tp, "offset")) && ext_count(v, &off)) ||
+        ((v = ext_value(tp, "length")) && ext_count(v, &len)))
+        return rt_err(err, errlen, RT_EFORMAT, "%s: external data offset or length '%.40s' "
+                      "is not a count", what, v);
+    if (es == 0 || dt == DT_STRING)
+        return rt_err(err, errlen, RT_EUNSUPPORTED, "%s has %s data type %d", what,
+                      dt == DT_UNDEFINED ? "no" : "unsupported", dt);
+    if ((ret = proto_dims(tp, &shape, &numel, what, err, errlen)))
+        return ret;
+    if (numel > (INT64_MAX >> 4) / (int64_t)es)
+        return rt_err(err, errlen, RT_EFORMAT, "%s is absurdly large", what);
+    int64_t need = numel * (int64_t)es;
+    if (len >= 0 && len != need)
+        return rt_err(err, errlen, RT_EFORMAT, "%s: external data length %lld, its shape "
+                      "needs %lld bytes", what, (long long)len, (long long)need);
+    if (tp->has_raw_data && tp->raw_data.len)
+        return rt_err(err, errlen, RT_EFORMAT, "%s has both raw and external data", what);
+    if (!(path = ext_path(dir, loc, what, &ret, err, errlen)))
+        return ret;
+    f = fopen(path, "rb");
+    ret = 0;
+    if (!f || fstat(fileno(f), &st))
+        ret = rt_err(err, errlen, RT_EIO, "%s: external data file %.200s: %s", what, loc,
+                     strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        ret = rt_err(err, errlen, RT_EIO, "%s: external data file %.200s is not a regular file",
+                     what, loc);
+    else if (off > (int64_t)st.st_size || need > (int64_t)st.st_size - off)
+        ret = rt_err(err, errlen, RT_EFORMAT,
+                     "%s: external data file %.200s has %lld bytes, the tensor needs %lld at "
+                     "offset %lld", what, loc, (long long)st.st_size, (long long)need,
+                     (long long)off);
+    if (!ret) {
+        unsigned char *d = malloc(need ? (size_t)need : 1);
+        if (!d)
+            ret = rt_err(err, errlen, RT_ENOMEM, "%s: no memory for %lld bytes", what,
+                         (long long)need);
+        else if (fseeko(f, (off_t)off, SEEK_SET) || fread(d, 1, (size_t)need, f) != (size_t)need) {
+            free(d);
+            ret = rt_err(err, errlen, RT_EIO, "%s: reading external data file %.200s failed",
+                         what, loc);
+        } else {
+            free(tp->raw_data.data);
+            tp->raw_data.data = d;
+            tp->raw_data.len = (size_t)need;
+            tp->has_raw_data = 1;
+            ext_clear(tp);
+        }
+    }
+    if (f)
+        fclose(f);
+    free(path);
+    return ret;
+}
+
+static int is_ext(const Onnx__TensorProto *tp)
+{
+    return tp && ((tp->has_data_location &&
+                   tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) ||
+                  tp->n_external_data > 0);
+}
+
+static int ext_tensor(Onnx__TensorProto *tp, const char *dir, const char *what, char *err,
+                      size_t errlen)
+{
+    if (!is_ext(tp))
+        return 0;
+    char w[512];
+    snprintf(w, sizeof w, "%s '%.400s'", what, str_or(tp->name, "?"));
+    return ext_read(tp, dir, w, err, errlen);
+}
+
+/* Every tensor of graph gp with external data, its nodes' attribute tensors
+ * and subgraphs included (nesting bounded by pb_depth before unpacking). */
+static int ext_graph(Onnx__GraphProto *gp, const char *dir, char *err, size_t errlen)
+{
+    int ret = 0;
+    for (size_t i = 0; gp && !ret && i < gp->n_initializer; i++)
+        ret = ext_tensor(gp->initializer[i], dir, "initializer", err, errlen);
+    for (size_t i = 0; gp && !ret && i < gp->n_node; i++) {
+        const Onnx__NodeProto *np = gp->node[i];
+        for (size_t k = 0; !ret && k < np->n_attribute; k++) {
+            Onnx__AttributeProto *ap = np->attribute[k];
+            ret = ext_tensor(ap->t, dir, "attribute tensor", err, errlen);
+            for (size_t m = 0; !ret && m < ap->n_tensors; m++)
+                ret = ext_tensor(ap->tensors[m], dir, "attribute tensor", err, errlen);
+            if (!ret && ap->g)
+                ret = ext_graph(ap->g, dir, err, errlen);
+            for (size_t m = 0; !ret && m < ap->n_graphs; m++)
+                ret = ext_graph(ap->graphs[m], dir, err, errlen);
+        }
+    }
+    return ret;
+}
+
 int model_load_onnx(const void *buf, size_t len, graph_t **out, char *err, size_t errlen)
+{
+    return model_load_onnx_dir(buf, len, NULL, out, err, errlen);
+}
+
+/* Some tensor of graph gp (or of a subgraph) has external data. */
+static int ext_any(const Onnx__GraphProto *gp)
+{
+    for (size_t i = 0; gp && i < gp->n_initializer; i++)
+        if (is_ext(gp->initializer[i]))
+            return 1;
+    for (size_t i = 0; gp && i < gp->n_node; i++)
+        for (size_t k = 0; k < gp->node[i]->n_attribute; k++) {
+            const Onnx__AttributeProto *ap = gp->node[i]->attribute[k];
+            if (is_ext(ap->t) || ext_any(ap->g))
+                return 1;
+            for (size_t m = 0; m < ap->n_tensors; m++)
+                if (is_ext(ap->tensors[m]))
+                    return 1;
+            for (size_t m = 0; m < ap->n_graphs; m++)
+                if (ext_any(ap->graphs[m]))
+                    return 1;
+        }
+    return 0;
+}
+
+int model_onnx_inline(const void *buf, size_t len, const char *dir, void **out, size_t *out_len,
+                      char *err, size_t errlen)
+{
+    Onnx__ModelProto *m;
+    int ret = 0;
+
+    *out = NULL;
+    *out_len = 0;
+    if (!buf || !len || pb_depth(buf, (const uint8_t *)buf + len, PB_MODEL, 0) > PB_MAX_DEPTH ||
+        !(m = onnx__model_proto__unpack(NULL, len, buf)))
+        return 0; /* not a model this can read: the loader says why */
+    if (m->graph && ext_any(m->graph) && !(ret = ext_graph(m->graph, dir, err, errlen))) {
+        *out_len = onnx__model_proto__get_packed_size(m);
+        *out = xmalloc(*out_len ? *out_len : 1);
+        onnx__model_proto__pack(m, *out);
+    }
+    onnx__model_proto__free_unpacked(m, NULL);
+    return ret;
+}
+
+int model_load_onnx_dir(const void *buf, size_t len, const char *dir, graph_t **out, char *err,
+                        size_t errlen)
 {
     Onnx__ModelProto *m = NULL;
     graph_t *g = NULL;
@@ -795,6 +1038,8 @@ int model_load_onnx(const void *buf, size_t len, graph_t **out, char *err, size_
         ret = rt_err(err, errlen, RT_EFORMAT, "not an ONNX model (no graph in the file)");
         goto out;
     }
+    if (dir && (ret = ext_graph(m->graph, dir, err, errlen)))
+        goto out;
     g = graph_new();
     for (k = 0; k < m->n_opset_import; k++) {
         const Onnx__OperatorSetIdProto *os = m->opset_import[k];

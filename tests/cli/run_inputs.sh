@@ -4,17 +4,66 @@
 
 $PY tests/cli/make_models.py "$T" || bad "make_models.py"
 
-# A model whose weights are in an external data file: refused with the way to
-# re-save it, and the command it names gives a model that runs (onnx writes both)
+# A model whose weights are in an external data file (onnx's
+# save_as_external_data, as exporters write models near 2 GB): read from the
+# model's folder, the same outputs as the model saved whole, from any working
+# folder; build's container holds it whole (it runs with the data file gone).
+# A location that leaves the folder (relative, absolute, through a symbolic
+# link), a missing or a short data file: one line, in run and in build.
 $PY -c "
 import onnx
 m = onnx.load('tests/data/models/ultraface_version-RFB-320.onnx')
 onnx.save_model(m, '$T/ext2.onnx', save_as_external_data=True, location='ext2.onnx.data', size_threshold=0)
+onnx.save(onnx.load('$T/ext2.onnx'), '$T/ext2_whole.onnx')
 " || bad "writing an external-data model"
-expect 2 "keeps its data in an external file; external data is not supported .*onnx.save\(onnx.load\('M.onnx'\), 'M_whole.onnx'\)" -- \
+expect 0 "" -- "$RT" run "$T/ext2.onnx" --no-db -n 1 --seed 3 --dump "$T/ext_d"
+expect 0 "" -- "$RT" run "$T/ext2_whole.onnx" --no-db -n 1 --seed 3 --dump "$T/whole_d"
+RTA=$(realpath "$RT")
+(cd "$(dirname "$T")" && "$RTA" run "$(basename "$T")/ext2.onnx" --no-db -n 1 --seed 3 \
+    --dump "$T/ext_rel" >/dev/null 2>"$T/err") || bad "external data by a relative path: $(cat "$T/err")"
+$PY - "$T" <<'PYEOF' && ok || bad "external data: other outputs than the model saved whole"
+import json, sys, numpy as np
+t = sys.argv[1]
+def dumps(d):
+    return {e['name']: np.load(f"{d}/{e['file']}") for e in json.load(open(f"{d}/index.json"))}
+w = dumps(f"{t}/whole_d")
+for d in ('ext_d', 'ext_rel'):
+    e = dumps(f"{t}/{d}")
+    assert e.keys() == w.keys() and len(w) > 50, (d, len(e), len(w))
+    for k in w:
+        assert np.array_equal(e[k], w[k]), (d, k)
+PYEOF
+mkdir -p "$T/extb"
+expect 0 "" -- "$RT" build "$T/ext2.onnx" -q fp16 -o "$T/extb/ext2.rknn"
+mv "$T/ext2.onnx.data" "$T/ext2.onnx.data.away"
+expect 0 "" -- "$RT" run "$T/extb/ext2.rknn" --no-db -n 1
+expect 2 "ext2.onnx: initializer '[^']+': external data file ext2.onnx.data: No such file" -- \
     "$RT" run "$T/ext2.onnx" --no-db
-(cd "$T" && $PY -c "import onnx; onnx.save(onnx.load('ext2.onnx'), 'ext2_whole.onnx')") || bad "re-saving as told"
-expect 0 "" -- "$RT" run "$T/ext2_whole.onnx" --no-db -n 1
+mv "$T/ext2.onnx.data.away" "$T/ext2.onnx.data"
+mkdir -p "$T/extsub" && ln -sfn /etc "$T/extsub/etc_link"
+head -c 1000 "$T/ext2.onnx.data" >"$T/extsub/short.data"
+$PY - "$T" <<'PYEOF' || bad "writing the hostile external-data models"
+import sys, onnx
+t = sys.argv[1]
+for name, loc in (('up', '../ext2.onnx.data'), ('abs', '/etc/passwd'),
+                  ('link', 'etc_link/passwd'), ('short', 'short.data')):
+    m = onnx.load(f"{t}/ext2.onnx", load_external_data=False)
+    for e in m.graph.initializer[0].external_data:
+        if e.key == 'location':
+            e.value = loc
+    onnx.save(m, f"{t}/extsub/{name}.onnx")
+PYEOF
+expect 2 "external data location '\.\./ext2\.onnx\.data' is not a path inside the model's folder" -- \
+    "$RT" run "$T/extsub/up.onnx" --no-db
+expect 2 "external data location '/etc/passwd' is not a path inside the model's folder" -- \
+    "$RT" run "$T/extsub/abs.onnx" --no-db
+expect 2 "external data file etc_link/passwd leads out of the model's folder" -- \
+    "$RT" run "$T/extsub/link.onnx" --no-db
+expect 2 "external data file short.data has 1000 bytes, the tensor needs [0-9]+ at offset 0" -- \
+    "$RT" run "$T/extsub/short.onnx" --no-db
+expect 2 "up.onnx: initializer '[^']+': external data location '\.\./ext2\.onnx\.data' is not a path" -- \
+    "$RT" build "$T/extsub/up.onnx" -q fp16 -o "$T/extb/up.rknn"
+[ ! -e "$T/extb/up.rknn" ] && ok || bad "build wrote a container for a model it refused"
 
 # A data error inside a kernel: exit 2, the node named once.
 $PY -c "import numpy as np; np.save('$T/idx_bad.npy', np.array([1, 7], np.int64)); np.save('$T/idx_ok.npy', np.array([3, 0], np.int64))"
