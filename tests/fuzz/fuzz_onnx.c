@@ -3,8 +3,12 @@
  * once, single-threaded, on inputs made from the fuzz bytes: small floats,
  * small integers (negative and out-of-range indices among them); a prepared
  * graph is also lowered and costed for the NPU as `run` does (npu_fuse.c's
- * rewrites, npu_lower.c: rk3588 float16, rk3566 int8). Any status is fine; a
- * crash, a sanitizer report or a leak is a bug. */
+ * rewrites, npu_lower.c: rk3588 float16, rk3566 int8). The model is read as
+ * if from a file in tests/fuzz/data/onnx_ext (the fuzzers run from the
+ * repository's root), whose mnist.data the ext_* seeds keep their weights
+ * in: external data locations, offsets and lengths are fuzzed too, and the
+ * same bytes go through model_onnx_inline (build's container). Any status is
+ * fine; a crash, a sanitizer report or a leak is a bug. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +19,7 @@
 #include "runtime/npu/npu.h"
 
 #define RUN_MAX_BYTES ((size_t)1 << 20)
+#define EXT_DIR "tests/fuzz/data/onnx_ext"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -96,7 +101,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[512];
     int i, j;
 
-    if (model_load_onnx(data, size, &g, err, sizeof(err)) != 0)
+    void *whole = NULL;
+    size_t wlen;
+    if (model_onnx_inline(data, size, EXT_DIR, &whole, &wlen, err, sizeof(err)) == 0)
+        free(whole);
+    if (model_load_onnx_dir(data, size, EXT_DIR, &g, err, sizeof(err)) != 0)
         return 0;
     /* 1 for every dynamic dim, so that passes get as far as they can */
     shapes = calloc((size_t)g->n_inputs + 1, sizeof(*shapes));
