@@ -123,7 +123,7 @@ $(BUILD)/librknntrace.so: $(TRACE_OBJ) runtime/api/librknnrt.map
 # not at start.
 $(BUILD)/rknn-trace: $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(RECORD_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB)
 	$(CC) -o $@ $(CLI_OBJ) $(REPORTS_OBJ) $(TUI_OBJ) $(RECORD_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) \
-	    $(LDFLAGS_ALL) $(filter-out -lopenblas,$(LIBS)) $(DBLIBS) $(TUILIBS) $(BOARDLIBS) -ldl
+	    $(LDFLAGS_ALL) $(filter-out -lopenblas,$(LIBS)) $(DBLIBS) $(TUILIBS) $(BOARDLIBS) $(ZLIB) -ldl
 
 # API tests are applications of the C API: they also link the API layer.
 $(BUILD)/tests/test_api_%: tests/unit/test_api_%.c $(API_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
@@ -145,9 +145,12 @@ $(BUILD)/tests/%: tests/tools/%.c $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GE
 
 # Fuzz targets built with a plain main() that replays files (tests/fuzz/replay.c);
 # `make fuzz` builds them with clang's libFuzzer instead.
-$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(RECORD_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) | $(GEN_H)
+# (and with the CLI's log reader, cli/import_read.c, which inflates gzip with zlib)
+FUZZ_CLI_SRC = cli/import_read.c
+ZLIB         = -lz
+$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(RECORD_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(call obj,$(FUZZ_CLI_SRC)) $(CORE_LIB) | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/fuzz/replay.c $(RECORD_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/fuzz/replay.c $(RECORD_OBJ) $(ANALYZE_OBJ) $(BOARD_OBJ) $(call obj,$(FUZZ_CLI_SRC)) $(CORE_LIB) $(LDFLAGS_ALL) $(LIBS) $(DBLIBS) $(BOARDLIBS) $(ZLIB)
 
 deps:
 	bash scripts/deps.sh

@@ -1,5 +1,6 @@
 /* cli/import_read.c — what `import` reads, bounded. A log must be text from
- * its first bytes (UTF-16 with its byte-order mark is converted to UTF-8 first),
+ * its first bytes (a gzip file is inflated first, with zlib; UTF-16 with its
+ * byte-order mark is converted to UTF-8),
  * its lines at most IMPORT_MAX_LINE bytes, and one import
  * holds at most IMPORT_MAX_BYTES: the text of its logs and what the scanner
  * makes of them (tracer/vlog_scan_bounded charges its runs and rows to the same
@@ -20,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 enum { CHUNK = 1 << 16 };
 
@@ -133,6 +135,113 @@ static int over_budget(const char *path, size_t budget, char *err, size_t errlen
                   path, budget >> 20, (int)(IMPORT_MAX_BYTES >> 20));
 }
 
+/* gzip's magic bytes (`adb logcat | gzip`, a rotated log.1.gz) */
+static int is_gzip(const char *p, size_t n)
+{
+    return n >= 2 && (unsigned char)p[0] == 0x1f && (unsigned char)p[1] == 0x8b;
+}
+
+/* p[0..n), gzip data, inflated (every member of a concatenation, as gunzip
+ * does) into a malloc'd NUL-terminated text of at most budget bytes: a small
+ * file that would inflate past it ends with the budget's error. */
+static int from_gzip(const char *path, const char *p, size_t n, size_t budget, char **out,
+                     size_t *outlen, char *err, size_t errlen)
+{
+    z_stream z;
+    size_t cap = n < budget / 4 ? 4 * n + CHUNK : budget + 1, used = 0;
+    size_t member_at = (size_t)-1; /* where the text was when a next member began */
+    char *buf;
+    int r = Z_OK, rc = 0, head_checked = 0;
+
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK)
+        return rt_err(err, errlen, RT_ENOMEM, "%s: zlib cannot start", path);
+    buf = xmalloc(cap + 1);
+    z.next_in = (Bytef *)p;
+    for (size_t fed = 0;;) {
+        if (z.avail_in == 0 && fed < n) { /* zlib counts in uInt: at most 1 GiB a step */
+            z.avail_in = (uInt)(n - fed < ((size_t)1 << 30) ? n - fed : (size_t)1 << 30);
+            fed += z.avail_in;
+        }
+        if (used == cap) {
+            if (cap > budget) {
+                rc = over_budget(path, budget, err, errlen);
+                break;
+            }
+            cap = cap > budget / 2 ? budget + 1 : 2 * cap;
+            buf = xrealloc(buf, cap + 1);
+        }
+        size_t room = cap - used < ((size_t)1 << 30) ? cap - used : (size_t)1 << 30;
+        z.next_out = (Bytef *)buf + used;
+        z.avail_out = (uInt)room;
+        r = inflate(&z, Z_NO_FLUSH);
+        used += room - z.avail_out;
+        /* a compressed binary (a gzip bomb of zeros) ends at its head, not at
+         * the budget; a UTF-16 text is checked once converted */
+        if (!head_checked && (used >= IMPORT_TEXT_HEAD || r == Z_STREAM_END)) {
+            head_checked = 1;
+            if (!utf16_bom(buf, used) && (rc = check_head(path, buf, used, err, errlen)))
+                break;
+        }
+        if (r == Z_STREAM_END) {
+            if (z.avail_in == 0 && fed == n)
+                break;
+            inflateReset(&z); /* the next member */
+            member_at = used;
+            continue;
+        }
+        if (r == Z_DATA_ERROR && member_at == used && z.total_in <= 2)
+            break; /* no member after the last one: trailing bytes, which gunzip ignores too */
+        if (r == Z_BUF_ERROR && z.avail_in == 0 && fed == n) {
+            rc = rt_err(err, errlen, RT_EFORMAT, "%s: a gzip file cut short (its data ends "
+                        "after %zu bytes of text)", path, used);
+            break;
+        }
+        if (r != Z_OK && r != Z_BUF_ERROR) {
+            rc = rt_err(err, errlen, RT_EFORMAT, "%s: a gzip file with corrupt data (zlib: %s, "
+                        "at compressed byte %zu)", path, z.msg ? z.msg : "error",
+                        (size_t)((const char *)z.next_in - p));
+            break;
+        }
+    }
+    inflateEnd(&z);
+    if (!rc && used > budget)
+        rc = over_budget(path, budget, err, errlen);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    buf[used] = 0;
+    *out = buf, *outlen = used;
+    return 0;
+}
+
+/* A gzip or UTF-16 log p[0..n) as its UTF-8 text in *buf (malloc'd,
+ * NUL-terminated, *len bytes): 1; 0 when p is neither (nothing done); < 0 an
+ * error. A compressed UTF-16 text is inflated, then converted. */
+static int decode(const char *path, const char *p, size_t n, size_t budget, char **buf,
+                  size_t *len, char *err, size_t errlen)
+{
+    char *z = NULL;
+    const char *enc;
+    int rc;
+
+    if (is_gzip(p, n)) {
+        if ((rc = from_gzip(path, p, n, budget, &z, &n, err, errlen)))
+            return rc;
+        p = z;
+    }
+    if ((enc = utf16_bom(p, n))) {
+        rc = from_utf16(path, enc, p, n, buf, len, err, errlen);
+        free(z);
+        return rc ? rc : 1;
+    }
+    if (!z)
+        return 0;
+    *buf = z, *len = n;
+    return 1;
+}
+
 /* The text and the line index the scan will make of it (VLOG_LINE_BYTES a
  * line) within the budget: a log of short lines stops early. */
 static int fits(const char *path, size_t n, int64_t lines, size_t budget, char *err,
@@ -164,7 +273,7 @@ int import_read_log(const char *path, size_t *budget, const char **text, size_t 
     size_t n = 0, cap = 0, cur = 0;
     int64_t line = 1;
     int rc = 0, head_done = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
-    const char *enc16 = NULL; /* a pipe's text is UTF-16 (utf16_bom) */
+    int encoded = 0; /* a pipe's text is gzip or UTF-16: decoded at the end */
 
     *text = NULL, *len = 0, *mapped = 0;
     if (fd < 0)
@@ -186,12 +295,13 @@ int import_read_log(const char *path, size_t *budget, const char **text, size_t 
             goto out;
         }
         n = (size_t)sb.st_size;
-        const char *enc = utf16_bom(map, n);
-        if (enc) { /* read as its UTF-8 text, which is then checked as any log */
-            rc = from_utf16(path, enc, map, n, &buf, &n, err, errlen);
+        /* compressed or UTF-16: read as its UTF-8 text, then checked as any log */
+        rc = decode(path, map, n, *budget, &buf, &n, err, errlen);
+        if (rc) {
             munmap(map, (size_t)sb.st_size);
-            if (rc)
+            if (rc < 0)
                 goto out;
+            rc = 0;
             goto whole;
         }
         if ((rc = check_whole(path, map, n, *budget, err, errlen))) {
@@ -225,9 +335,9 @@ int import_read_log(const char *path, size_t *budget, const char **text, size_t 
         }
         if (got == 0)
             break;
-        if (!enc16 && n < 2 && n + (size_t)got >= 2) /* the mark, even split across reads */
-            enc16 = utf16_bom(buf, n + (size_t)got);
-        if (enc16) { /* checked once converted, at the end; bounded meanwhile */
+        if (!encoded && n < 2 && n + (size_t)got >= 2) /* the mark, even split across reads */
+            encoded = utf16_bom(buf, n + (size_t)got) || is_gzip(buf, n + (size_t)got);
+        if (encoded) { /* checked once decoded, at the end; bounded meanwhile */
             n += (size_t)got;
             if ((rc = fits(path, n, 1, *budget, err, errlen)))
                 goto out;
@@ -250,10 +360,11 @@ int import_read_log(const char *path, size_t *budget, const char **text, size_t 
         if ((rc = fits(path, n, line, *budget, err, errlen)))
             goto out;
     }
-    if (enc16) {
+    if (encoded) {
         char *u8 = NULL;
-        if ((rc = from_utf16(path, enc16, buf, n, &u8, &n, err, errlen)))
+        if ((rc = decode(path, buf, n, *budget, &u8, &n, err, errlen)) < 0)
             goto out;
+        rc = 0;
         free(buf);
         buf = u8;
         goto whole;

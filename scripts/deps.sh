@@ -12,7 +12,7 @@ PKGS="build-essential pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-d
       libonnx-testdata libsqlite3-dev sqlite3 libopenblas-dev python3 python3-numpy python3-onnx python3-yaml python3-pil
       python3-skimage libpng-dev libjpeg-dev libjansson-dev libyaml-dev libbson-dev clang libclang-rt-14-dev
       chromium gnuplot-nox python3-markdown
-      libncurses-dev tmux libdrm-dev"
+      libncurses-dev tmux libdrm-dev zlib1g-dev"
 
 missing=""
 for p in $PKGS; do

@@ -446,6 +446,29 @@ imp "$T/j_kernel.txt" && eq "journal kernel line: a failed run" "$(jget "[r['sta
 before=$(sha256sum "$DB")
 head -c 1001 "$T/u16le.txt" >"$T/u16odd.txt"
 bad_input "UTF-16 cut in a code unit" "$T/u16odd.txt" "u16odd.txt: not a text log: a UTF-16LE text \(its byte-order mark\) with an invalid sequence at offset 1000"
+# compressed with gzip (`adb logcat | gzip`, a rotated log.1.gz): a file, a pipe,
+# a UTF-16 text compressed, trailing zeros after the data (gunzip ignores them)
+gzip -c "$T/bare.txt" >"$T/bare.gz"
+like_bare "gzip" "$T/bare.gz"
+cat "$T/bare.gz" | like_bare "gzip through a pipe" /dev/stdin
+gzip -c "$T/u16le.txt" >"$T/u16.gz"
+like_bare "gzip of UTF-16" "$T/u16.gz"
+{ cat "$T/bare.gz"; printf '\0\0\0\0'; } >"$T/padded.gz"
+like_bare "gzip and trailing zeros" "$T/padded.gz"
+# two members (gzip a >x; gzip b >>x): both logs, as gunzip gives them
+cat "$T/bare.gz" "$T/bare.gz" >"$T/two.gz"
+imp "$T/two.gz" && eq "gzip of two members: runs" "$(jget "[r['layers'] for r in d['runs']]")" "[$rows0, $rows0]"
+before=$(sha256sum "$DB")
+head -c 3000 "$T/bare.gz" >"$T/cut.gz"
+bad_input "gzip cut short" "$T/cut.gz" "cut.gz: a gzip file cut short \(its data ends after [0-9]+ bytes of text\)"
+printf '\037\213\010garbage' >"$T/corrupt.gz"
+bad_input "gzip corrupt" "$T/corrupt.gz" "corrupt.gz: a gzip file with corrupt data \(zlib: "
+# 1.2 GB of zeros in 1.2 MB (1,200 members of 1 MiB each): refused at its head,
+# not inflated to the bound
+head -c 1M /dev/zero | gzip -c >"$T/z1.gz"
+python3 -c "import sys; d = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(d * 1200)" "$T/z1.gz" "$T/bomb.gz"
+bounded "gzip of zeros" "bomb.gz: not a text log: binary byte 0x00 at offset 0" 2 -- "$T/bomb.gz"
+rm -f "$T/bomb.gz"
 before=$(sha256sum "$DB")
 # the scanner's share of the bound: 600,000 dump lines of one run hold 776 bytes each
 python3 -c "

@@ -31,13 +31,13 @@ if [ ! -f "$FUZZ_BUILD/gen/onnx/onnx.pb-c.c" ] || [ "$PROTO" -nt "$FUZZ_BUILD/ge
 fi
 
 # The sources the Makefile links fuzz targets with (CORE_SRC + RECORD_SRC +
-# ANALYZE_SRC + BOARD_SRC), asked from the Makefile itself so that the lists
-# cannot drift apart.
+# ANALYZE_SRC + BOARD_SRC + FUZZ_CLI_SRC), asked from the Makefile itself so
+# that the lists cannot drift apart.
 SRC=$(make --no-print-directory -f Makefile \
-          -f <(printf 'fuzz-print-src:\n\t@echo $(CORE_SRC) $(RECORD_SRC) $(ANALYZE_SRC) $(BOARD_SRC)\n') fuzz-print-src)
+          -f <(printf 'fuzz-print-src:\n\t@echo $(CORE_SRC) $(RECORD_SRC) $(ANALYZE_SRC) $(BOARD_SRC) $(FUZZ_CLI_SRC)\n') fuzz-print-src)
 [ -n "$SRC" ] || { echo "run_libfuzzer: cannot read the source list from the Makefile" >&2; exit 1; }
 LIBS=$(make --no-print-directory -f Makefile \
-           -f <(printf 'fuzz-print-libs:\n\t@echo $(LIBS) $(DBLIBS) $(BOARDLIBS)\n') fuzz-print-libs)
+           -f <(printf 'fuzz-print-libs:\n\t@echo $(LIBS) $(DBLIBS) $(BOARDLIBS) $(ZLIB)\n') fuzz-print-libs)
 CFLAGS="-std=c11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -pthread -I. -Iinclude -I$FUZZ_BUILD/gen -I/usr/include/libdrm -I/usr/include/libbson-1.0
         -fno-sanitize-recover=undefined -Wno-unknown-attributes ${FUZZ_EXTRA_CFLAGS:-}"
 
