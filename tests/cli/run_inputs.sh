@@ -10,9 +10,13 @@ $PY tests/cli/make_models.py "$T" || bad "make_models.py"
 # folder; build's container holds it whole (it runs with the data file gone).
 # A location that leaves the folder (relative, absolute, through a symbolic
 # link), a missing or a short data file: one line, in run and in build.
+# (mnist, its weights made raw data first: onnx moves only raw data out)
 $PY -c "
 import onnx
-m = onnx.load('tests/data/models/ultraface_version-RFB-320.onnx')
+from onnx import numpy_helper
+m = onnx.load('$MNIST')
+for t in m.graph.initializer:
+    t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t), t.name))
 onnx.save_model(m, '$T/ext2.onnx', save_as_external_data=True, location='ext2.onnx.data', size_threshold=0)
 onnx.save(onnx.load('$T/ext2.onnx'), '$T/ext2_whole.onnx')
 " || bad "writing an external-data model"
@@ -29,7 +33,7 @@ def dumps(d):
 w = dumps(f"{t}/whole_d")
 for d in ('ext_d', 'ext_rel'):
     e = dumps(f"{t}/{d}")
-    assert e.keys() == w.keys() and len(w) > 50, (d, len(e), len(w))
+    assert e.keys() == w.keys() and len(w) > 10, (d, len(e), len(w))
     for k in w:
         assert np.array_equal(e[k], w[k]), (d, k)
 PYEOF
