@@ -383,8 +383,8 @@ static int build_load(build_job *b)
             b->onnx = whole, b->onnx_len = wlen;
         }
     }
-    if (!rc)
-        rc = model_load_file(b->model, &b->g, b->err, sizeof(b->err));
+    if (!rc) /* from the bytes read (whole now): the file is not read twice */
+        rc = model_load_buffer(b->onnx, b->onnx_len, b->model, &b->g, b->err, sizeof(b->err));
     if (rc)
         return build_fail(b, rc);
     /* a QDQ model brings its own parameters (runtime/quant/prequant.c) */

@@ -935,11 +935,13 @@ static int is_ext(const Onnx__TensorProto *tp)
                   tp->n_external_data > 0);
 }
 
-static int ext_tensor(Onnx__TensorProto *tp, const char *dir, const char *what, char *err,
-                      size_t errlen)
+/* Tensor tp's external data read in (*nread counts those read). */
+static int ext_tensor(Onnx__TensorProto *tp, const char *dir, const char *what, int *nread,
+                      char *err, size_t errlen)
 {
     if (!is_ext(tp))
         return 0;
+    ++*nread;
     char w[512];
     snprintf(w, sizeof w, "%s '%.400s'", what, str_or(tp->name, "?"));
     return ext_read(tp, dir, w, err, errlen);
@@ -947,22 +949,24 @@ static int ext_tensor(Onnx__TensorProto *tp, const char *dir, const char *what, 
 
 /* Every tensor of graph gp with external data, its nodes' attribute tensors
  * and subgraphs included (nesting bounded by pb_depth before unpacking). */
-static int ext_graph(Onnx__GraphProto *gp, const char *dir, char *err, size_t errlen)
+static int ext_graph(Onnx__GraphProto *gp, const char *dir, int *nread, char *err,
+                     size_t errlen)
 {
     int ret = 0;
     for (size_t i = 0; gp && !ret && i < gp->n_initializer; i++)
-        ret = ext_tensor(gp->initializer[i], dir, "initializer", err, errlen);
+        ret = ext_tensor(gp->initializer[i], dir, "initializer", nread, err, errlen);
     for (size_t i = 0; gp && !ret && i < gp->n_node; i++) {
         const Onnx__NodeProto *np = gp->node[i];
         for (size_t k = 0; !ret && k < np->n_attribute; k++) {
             Onnx__AttributeProto *ap = np->attribute[k];
-            ret = ext_tensor(ap->t, dir, "attribute tensor", err, errlen);
+            ret = ext_tensor(ap->t, dir, "attribute tensor", nread, err, errlen);
             for (size_t m = 0; !ret && m < ap->n_tensors; m++)
-                ret = ext_tensor(ap->tensors[m], dir, "attribute tensor", err, errlen);
+                ret = ext_tensor(ap->tensors[m], dir, "attribute tensor", nread, err,
+                                 errlen);
             if (!ret && ap->g)
-                ret = ext_graph(ap->g, dir, err, errlen);
+                ret = ext_graph(ap->g, dir, nread, err, errlen);
             for (size_t m = 0; !ret && m < ap->n_graphs; m++)
-                ret = ext_graph(ap->graphs[m], dir, err, errlen);
+                ret = ext_graph(ap->graphs[m], dir, nread, err, errlen);
         }
     }
     return ret;
@@ -973,39 +977,19 @@ int model_load_onnx(const void *buf, size_t len, graph_t **out, char *err, size_
     return model_load_onnx_dir(buf, len, NULL, out, err, errlen);
 }
 
-/* Some tensor of graph gp (or of a subgraph) has external data. */
-static int ext_any(const Onnx__GraphProto *gp)
-{
-    for (size_t i = 0; gp && i < gp->n_initializer; i++)
-        if (is_ext(gp->initializer[i]))
-            return 1;
-    for (size_t i = 0; gp && i < gp->n_node; i++)
-        for (size_t k = 0; k < gp->node[i]->n_attribute; k++) {
-            const Onnx__AttributeProto *ap = gp->node[i]->attribute[k];
-            if (is_ext(ap->t) || ext_any(ap->g))
-                return 1;
-            for (size_t m = 0; m < ap->n_tensors; m++)
-                if (is_ext(ap->tensors[m]))
-                    return 1;
-            for (size_t m = 0; m < ap->n_graphs; m++)
-                if (ext_any(ap->graphs[m]))
-                    return 1;
-        }
-    return 0;
-}
-
 int model_onnx_inline(const void *buf, size_t len, const char *dir, void **out, size_t *out_len,
                       char *err, size_t errlen)
 {
     Onnx__ModelProto *m;
-    int ret = 0;
+    int ret = 0, nread = 0;
 
     *out = NULL;
     *out_len = 0;
     if (!buf || !len || pb_depth(buf, (const uint8_t *)buf + len, PB_MODEL, 0) > PB_MAX_DEPTH ||
         !(m = onnx__model_proto__unpack(NULL, len, buf)))
         return 0; /* not a model this can read: the loader says why */
-    if (m->graph && ext_any(m->graph) && !(ret = ext_graph(m->graph, dir, err, errlen))) {
+    /* serialized again only when a tensor's data was read in */
+    if (m->graph && !(ret = ext_graph(m->graph, dir, &nread, err, errlen)) && nread) {
         *out_len = onnx__model_proto__get_packed_size(m);
         *out = xmalloc(*out_len ? *out_len : 1);
         onnx__model_proto__pack(m, *out);
@@ -1021,7 +1005,7 @@ int model_load_onnx_dir(const void *buf, size_t len, const char *dir, graph_t **
     graph_t *g = NULL;
     int ret = 0;
     size_t k;
-    int have_opset = 0;
+    int have_opset = 0, nread = 0; /* nread: tensors read from external data */
 
     *out = NULL;
     if (!buf || len == 0)
@@ -1038,7 +1022,7 @@ int model_load_onnx_dir(const void *buf, size_t len, const char *dir, graph_t **
         ret = rt_err(err, errlen, RT_EFORMAT, "not an ONNX model (no graph in the file)");
         goto out;
     }
-    if (dir && (ret = ext_graph(m->graph, dir, err, errlen)))
+    if (dir && (ret = ext_graph(m->graph, dir, &nread, err, errlen)))
         goto out;
     g = graph_new();
     for (k = 0; k < m->n_opset_import; k++) {
