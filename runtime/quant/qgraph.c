@@ -1397,6 +1397,10 @@ typedef struct focus_piece {
     int has_src_grid;
     qparam_t src_grid;
     uint8_t src_tab[256];
+    /* with an inner requantization (pre >= 0): for each byte q + 128 on its
+     * grid, the byte the later steps make of its value; the first step is
+     * then the only one on floats */
+    uint8_t pre_tab[256];
 } focus_piece;
 
 typedef struct focus_cat {
@@ -1504,7 +1508,10 @@ static void focus_range(void *arg, int64_t b, int64_t e)
             int64_t d = p->has_src_grid ? quant_grid_bytes(v, m, &p->src_grid, t) : 0;
             if (d)
                 quant_bytes_map(p->src_tab, t, o, d);
-            if (d < m)
+            if (d < m && p->pre >= 0) {
+                quant_q8_bytes(v + d, 1, m - d, m - d, &q->act[p->pre], t + d, m - d);
+                quant_bytes_map(p->pre_tab, t + d, o + d, m - d);
+            } else if (d < m)
                 focus_steps(q, p, v + d, m - d, o + d, t + d);
             at += m;
         }
@@ -1613,6 +1620,13 @@ static void focus_link(quant_graph *q, node_t *n)
             float val = quant_dq8((int8_t)(v - 128), &fp->src_grid);
             uint8_t tb[1];
             focus_steps(q, fp, &val, 1, &fp->src_tab[v], tb);
+        }
+        focus_piece later = *fp; /* the steps after the inner requantization */
+        later.pre = -1;
+        for (int v = 0; fp->pre >= 0 && v < 256; v++) {
+            float val = quant_dq8((int8_t)(v - 128), &q->act[fp->pre]);
+            uint8_t tb[1];
+            focus_steps(q, &later, &val, 1, &fp->pre_tab[v], tb);
         }
         f->first[k + 1] = f->first[k] + (fp->rows + FOCUS_ROWS - 1) / FOCUS_ROWS;
         outer[k] = s;
