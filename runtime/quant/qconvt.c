@@ -97,6 +97,8 @@ typedef struct convt_job {
     const float *lut;     /* a chain's tables (quant_convt_run), or NULL, */
     const quant_lut8 *lut8; /* as bytes, or NULL */
     int64_t lut_n;
+    uint8_t *yb;          /* y's bytes q + 128 (on lut8's grid, else p), or NULL */
+    int floats;           /* 0: y is not written (its bytes are all that is read) */
     int64_t per, ntask;
 } convt_job;
 
@@ -116,6 +118,23 @@ CTHOT static void scatter_row(float *restrict d, const float *restrict a, int64_
         for (int64_t i = 0; i < n; i++) {
             d[2 * i] = a[i];
             d[2 * i + 1] = a1[i];
+        }
+        return;
+    }
+    for (int64_t kx = 0; kx < kw; kx++)
+        for (int64_t i = 0; i < n; i++)
+            d[i * kw + kx] = a[kx * lda + i];
+}
+
+/* The same for bytes. */
+CTHOT static void scatter_bytes(uint8_t *restrict d, const uint8_t *restrict a, int64_t lda,
+                                int64_t kw, int64_t n)
+{
+    if (kw == 2) { /* a byte of each row to one 16-bit word: vectorized */
+        const uint8_t *a1 = a + lda;
+        for (int64_t i = 0; i < n; i++) {
+            uint16_t v = (uint16_t)(a[i] | a1[i] << 8);
+            memcpy(d + 2 * i, &v, 2);
         }
         return;
     }
@@ -154,11 +173,27 @@ static void convt_range(void *arg, int64_t t0, int64_t t1)
                         ncol, tmp, ncol, &e);
         }
         /* y = sum + bias (one float add, as the fp32 kernel: + 0 without a
-         * bias), requantized, in one pass over the block */
-        uint8_t *qb = j->lut8 ? kernel_scratch(SCRATCH_Q_BLOCK, 2 * (size_t)ncol) : NULL;
+         * bias), requantized, in one pass over the block; with yb, the bytes
+         * of every row first (rows R x ncol after ncol of room) */
+        uint8_t *qb = j->lut8 || j->yb
+                          ? kernel_scratch(SCRATCH_Q_BLOCK, (size_t)(k->R + 1) * (size_t)ncol)
+                          : NULL;
         for (int64_t r = 0; r < k->R; r++) {
             float bv = k->bias ? k->bias[r / kvol] : 0.0f, *row = tmp + r * ncol;
             const quant_lut8 *t8 = j->lut8 ? j->lut8 + (j->lut_n > 1 ? r / kvol : 0) : NULL;
+            if (j->yb) { /* checked in quant_convt_run: these calls take p */
+                uint8_t *rb = qb + (r + 1) * ncol;
+                if (t8) {
+                    quant_ew_qdq_bytes(QEW_ADD, row, 1, &bv, 0, 0, 0, row, qb, ncol, j->p, 0);
+                    quant_bytes_map(t8->q, qb, rb, ncol);
+                    if (j->floats)
+                        convt_dequant(rb, ncol, 1, ncol, &t8->grid, row);
+                } else {
+                    quant_ew_qdq_bytes(QEW_ADD, row, 1, &bv, 0, 0, 0, row, rb, ncol, j->p,
+                                       j->floats);
+                }
+                continue;
+            }
             /* with the chain's byte table: q + 128, its byte, its value */
             if (t8 && quant_add_lut8(row, bv, ncol, j->p, t8, row))
                 continue;
@@ -178,17 +213,36 @@ static void convt_range(void *arg, int64_t t0, int64_t t1)
         }
         for (int64_t m = 0; m < k->M; m++)
             for (int64_t ky = 0; ky < k->kh; ky++) {
-                const float *src = tmp + (m * kvol + ky * k->kw) * ncol;
-                float *ym = j->y + ((ni * k->M + m) * OH + ky) * OW;
-                for (int64_t q = 0; q < nr; q++)
-                    scatter_row(ym + (r0 + q) * k->kh * OW, src + q * IW, ncol, k->kw, IW);
+                int64_t at = (m * kvol + ky * k->kw) * ncol, to = ((ni * k->M + m) * OH + ky) * OW;
+                for (int64_t q = 0; j->floats && q < nr; q++)
+                    scatter_row(j->y + to + (r0 + q) * k->kh * OW, tmp + at + q * IW, ncol,
+                                k->kw, IW);
+                for (int64_t q = 0; j->yb && q < nr; q++)
+                    scatter_bytes(j->yb + to + (r0 + q) * k->kh * OW, qb + ncol + at + q * IW,
+                                  ncol, k->kw, IW);
             }
     }
 }
 
+/* The grid of the bytes the kernel can write for y (lut8's, else p when
+ * there is no table), or NULL: another table, or a CPU or grid the byte
+ * calls do not take. */
+static const qparam_t *convt_byte_grid(const qparam_t *p, const float *lut,
+                                       const quant_lut8 *lut8, int64_t lut_n)
+{
+    if (!quant_ew_qdq_bytes(QEW_ADD, NULL, 1, NULL, 0, 0, 0, NULL, NULL, 0, p, 0))
+        return NULL;
+    if (!lut)
+        return p;
+    for (int64_t i = 1; lut8 && i < lut_n; i++)
+        if (!quant_same_grid(&lut8[i].grid, &lut8[0].grid))
+            return NULL;
+    return lut8 ? &lut8[0].grid : NULL;
+}
+
 int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *xt, const uint8_t *xb,
                     const qparam_t *xg, tensor_t *yt, const qparam_t *p, const float *lut,
-                    const quant_lut8 *lut8, int64_t lut_n)
+                    const quant_lut8 *lut8, int64_t lut_n, quant_bytes *ob)
 {
     const int64_t xd[4] = {k->N, k->C, k->IH, k->IW};
     if (!xt->data || !yt->data || xt->ndim != 4 || memcmp(xt->dims, xd, sizeof(xd)) ||
@@ -212,12 +266,26 @@ int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *xt, const u
         per = (rows + 2 * nth - 1) / (2 * nth);
     convt_job j = {.k = k, .x = x, .xb = xb, .y = y, .p = p, .lut = lut,
                    .lut8 = lut && quant_grid_bytes_exact(p) ? lut8 : NULL, .lut_n = lut_n,
-                   .per = per, .ntask = (rows + per - 1) / per};
+                   .floats = 1, .per = per, .ntask = (rows + per - 1) / per};
     if (xb)
         j.xg = *xg;
+    const qparam_t *bg = NULL;
+    if (ob) {
+        ob->valid = 0;
+        bg = c->private_run && ob->n == tensor_numel(yt) ? convt_byte_grid(p, lut, j.lut8, lut_n)
+                                                         : NULL;
+    }
+    if (bg) {
+        j.yb = ob->q;
+        j.floats = !(ob->only_bytes && quant_same_grid(&ob->rgrid, bg));
+    }
     if (nth == 1)
         convt_range(&j, 0, k->N * j.ntask);
     else
         op_parallel_for(c, k->N * j.ntask, convt_range, &j);
+    if (bg) {
+        ob->grid = *bg;
+        ob->valid = 1;
+    }
     return 1;
 }

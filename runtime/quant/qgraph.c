@@ -829,7 +829,7 @@ static int ew_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
 
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n);
 static void ew_kind(graph_t *g, const node_t *n, qwrap *w);
-static int convt_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w, tensor_t *y,
+static int convt_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w, int yt,
                      const float *lut, const quant_lut8 *lut8, int64_t lut_n);
 
 /* Tensor t's bytes (quant_bytes) stop shadowing its floats: its producer
@@ -1156,7 +1156,7 @@ static int qwrap_run_chain(op_ctx *c, graph_t *g, node_t *n, const node_t *const
     /* an int8 ConvTranspose with the chain's tables: its blocks go through
      * them before they are scattered to the chain's output */
     if (w->convt && w->lut && c->private_run &&
-        convt_run(c, g, n, w, &g->t[out], w->lut, w->lut8, w->n_tab)) {
+        convt_run(c, g, n, w, out, w->lut, w->lut8, w->n_tab)) {
         bytes_stale(w->q, n->out[0]);
         return RT_OK;
     }
@@ -1798,13 +1798,14 @@ static int gap_from_bytes(op_ctx *c, graph_t *g, node_t *n, const qwrap *w)
     return 1;
 }
 
-/* A ConvTranspose with its kernel (qconvt.c), into y (its output, or its
- * chain's with the chain's tables lut, lut8, lut_n; NULL: none): from its
+/* A ConvTranspose with its kernel (qconvt.c), into tensor yt (its output,
+ * or its chain's with the chain's tables lut, lut8, lut_n; NULL: none), and
+ * into yt's bytes where it can (quant_convt_run): from its
  * input's bytes when they are valid and on its input's grid bit for bit,
  * else from its floats; 0 when the kernel does not take these shapes (then
  * the input's floats, which a producer may have left unwritten for the
  * bytes, are made). */
-static int convt_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w, tensor_t *y,
+static int convt_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w, int yt,
                      const float *lut, const quant_lut8 *lut8, int64_t lut_n)
 {
     const quant_graph *q = w->q;
@@ -1812,8 +1813,8 @@ static int convt_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w, tensor_t 
     tensor_t *x = &g->t[xi];
     const quant_bytes *ib = w->convt_ib;
     int use = quant_bytes_of_run(c, ib, tensor_numel(x), &q->act[xi]) != NULL;
-    if (quant_convt_run(c, w->convt, x, use ? ib->q : NULL, use ? &ib->grid : NULL, y,
-                        &q->act[n->out[0]], lut, lut8, lut_n))
+    if (quant_convt_run(c, w->convt, x, use ? ib->q : NULL, use ? &ib->grid : NULL, &g->t[yt],
+                        &q->act[n->out[0]], lut, lut8, lut_n, q->bytes ? q->bytes[yt] : NULL))
         return 1;
     if (use && ib->only_bytes) {
         float *d = x->data;
@@ -1846,9 +1847,10 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
     if (w->rz_bytes && c->private_run && bytes_unread_floats(w->q, n->out[0]) &&
         resize_bytes(c, g, n, w))
         return RT_OK;
-    if (w->convt && convt_run(c, g, n, w, &g->t[n->out[0]], NULL, NULL, 0)) {
-        int t = n->out[0]; /* bytes, where an int8 Conv reads them */
-        requant_bytes(c, w->q, -1, t, g->t[t].data, tensor_numel(&g->t[t]), 0);
+    if (w->convt && convt_run(c, g, n, w, n->out[0], NULL, NULL, 0)) {
+        int t = n->out[0]; /* bytes, where an int8 Conv reads them and the kernel wrote none */
+        if (!w->q->bytes || !w->q->bytes[t] || !w->q->bytes[t]->valid)
+            requant_bytes(c, w->q, -1, t, g->t[t].data, tensor_numel(&g->t[t]), 0);
         return RT_OK;
     }
     if (!w->gap_bytes || !gap_from_bytes(c, g, n, w)) { /* the kernel */
@@ -2257,14 +2259,11 @@ static void bytes_link(quant_graph *q)
             if (n->in[k] >= 0 && made[n->in[k]] && g->t[n->in[k]].dtype == DT_FLOAT)
                 bytes_slot(q, n->in[k]);
     }
-    /* a ConvTranspose with its kernel reads its input's bytes too, when its
-     * GEMM is large enough to pay for making floats of them (measured on
-     * PP-OCR's det head: 96 rows gain, 4 rows lose) */
+    /* a ConvTranspose with its kernel reads its input's bytes too */
     for (int i = 0; i < g->n_nodes; i++) {
         node_t *n = &g->nodes[i];
         int x = n->n_in > 0 ? n->in[0] : -1;
         if (n->folded || !n->def || n->def->run != qwrap_run || !((qwrap *)n->priv)->convt ||
-            quant_convt_rows(((qwrap *)n->priv)->convt) < 16 ||
             x < 0 || !made[x] || g->t[x].dtype != DT_FLOAT || !needs_grid(q, x) ||
             (q->t_fp16 && q->t_fp16[x]))
             continue;

@@ -569,10 +569,13 @@ quant_convt *quant_convt_new(graph_t *g, const node_t *n);
  * of p's grid (quant_lut_map), one for all output channels (lut_n 1) or one
  * per channel (lut_n = M, 256 floats apart), applied to each block before it
  * is scattered: y gets the chain's output; lut8 (or NULL): those tables as
- * bytes, looked up by byte instead (the same values). */
+ * bytes, looked up by byte instead (the same values). ob (or NULL): y's
+ * bytes, written in a private run when every row has a byte table (lut8,
+ * on one grid) or there is no table (then on p), and valid then; y's floats
+ * are left out when ob->only_bytes on that grid. */
 int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *x, const uint8_t *xb,
                     const qparam_t *xg, tensor_t *y, const qparam_t *p, const float *lut,
-                    const quant_lut8 *lut8, int64_t lut_n);
+                    const quant_lut8 *lut8, int64_t lut_n, quant_bytes *ob);
 /* Rows of its GEMM: output channels x kernel area. */
 int64_t quant_convt_rows(const quant_convt *k);
 void quant_convt_free(quant_convt *k);

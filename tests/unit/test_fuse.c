@@ -1035,6 +1035,71 @@ static void check_channel_add_i8(int act, int ci, int k, int oc, int group, int 
     free(ref);
 }
 
+/* int8: x -> ConvTranspose (kernel and stride 2, oc channels) -> c [-> Add
+ * [1, oc, 1, 1] -> Relu -> r] -> ConvTranspose (2, one channel) -> Sigmoid
+ * -> y, PP-OCR det's head: the first kernel writes the bytes of its output
+ * (or of its chain's) in place of floats, which the second reads (on
+ * AVX-512, where quant_convt_new takes them); the unhooked and timed runs
+ * against the hooked one bit for bit, the mid tensor's floats unwritten. */
+static void check_convt_pair_i8(int chain, int oc, int nthreads)
+{
+    graph_t *g = graph_new();
+    char err[256] = "";
+    int64_t w1[4] = {C, oc, 2, 2}, w2[4] = {oc, 1, 2, 2}, bd[4] = {1, oc, 1, 1};
+    g->inputs = xmalloc(sizeof(int));
+    int x = add_input(g, "x", C), c = graph_add_tensor(g, "c"), m = c;
+    int in1[2] = {x, add_const(g, "w1", 4, w1)};
+    int n1 = graph_add_node(g, "convt1", "ConvTranspose", "", 2, in1, 1, &c);
+    set_ints(&g->nodes[n1], "strides", 2, 2);
+    if (chain) {
+        int a = graph_add_tensor(g, "a"), ain[2] = {c, add_const(g, "b", 4, bd)};
+        graph_add_node(g, "bias", "Add", "", 2, ain, 1, &a);
+        m = graph_add_tensor(g, "r");
+        graph_add_node(g, "relu", "Relu", "", 1, &a, 1, &m);
+    }
+    int z = graph_add_tensor(g, "z"), y = graph_add_tensor(g, "y");
+    int in2[2] = {m, add_const(g, "w2", 4, w2)};
+    int n2 = graph_add_node(g, "convt2", "ConvTranspose", "", 2, in2, 1, &z);
+    set_ints(&g->nodes[n2], "strides", 2, 2);
+    graph_add_node(g, "sig", "Sigmoid", "", 1, &z, 1, &y);
+    g->outputs = xmalloc(sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    g->opset = 13;
+
+    int64_t nx = (int64_t)C * H * W, nm = (int64_t)oc * H * W * 4, ny = (int64_t)H * W * 16;
+    float *in = xmalloc(sizeof(float) * (size_t)nx), *ref = xmalloc(sizeof(float) * (size_t)ny);
+    quant_graph *qg = NULL;
+    exec_t *ex = NULL;
+    int rc = quant_setup(g, x, in, nx, nthreads, &qg, &ex, err, sizeof(err));
+    CHECK(rc == 0, "int8 ConvTranspose pair: %s", err);
+    for (int hooked = 1; hooked >= 0 && !rc; hooked--) {
+        float *md = g->t[m].data;
+        for (int64_t e = 0; e < nm; e++)
+            md[e] = NAN;
+        timed_seen ts = {0};
+        for (int timed = 0; timed < 1 + !hooked && !rc; timed++) {
+            rc = run_hooked(ex, timed ? 2 : hooked, &(int){0}, &ts, err, sizeof(err));
+            CHECK(rc == 0, "int8 ConvTranspose pair run: %s", err);
+            const float *out = exec_output(ex, 0)->data;
+            if (!rc && hooked)
+                memcpy(ref, out, sizeof(float) * (size_t)ny);
+            else if (!rc)
+                CHECK(!memcmp(out, ref, sizeof(float) * (size_t)ny),
+                      "int8 ConvTranspose pair chain=%d oc=%d threads=%d timed=%d: the fused "
+                      "run differs from node by node", chain, oc, nthreads, timed);
+        }
+        int m_written = !isnan(md[0]) && !isnan(md[nm - 1]);
+        CHECK(m_written == (hooked || !gemm512_available()),
+              "int8 ConvTranspose pair chain=%d hooked=%d: the mid tensor's floats %s", chain,
+              hooked, m_written ? "written" : "not written");
+    }
+    exec_free(ex);
+    quant_graph_free(qg);
+    graph_free(g);
+    free(in);
+    free(ref);
+}
+
 /* x -> Conv 3x3 -> a and x -> Conv 1x1 -> b, y = op(a, b) (Add, Sub, Mul or
  * Div), z = Conv 1x1 (y), int8: the op reads a's and b's bytes, which their
  * convs write in place of floats (only byte readers), and writes y's bytes
@@ -1464,6 +1529,8 @@ int main(void)
         check_channel_add_i8(2, C, 2, 1, 1, 1 + t, 1, 0);   /* its last: one channel, Sigmoid */
         check_channel_add_i8(1, C, 3, 7, 1, 1 + t, 1, 0);   /* stride 3 */
         check_channel_add_i8(0, C, 1, 6, 1, 1 + t, 0, 1);   /* a conv and its unfolded BN */
+        check_convt_pair_i8(1, 24, 1 + t); /* PP-OCR det's head: bytes between its kernels */
+        check_convt_pair_i8(0, 7, 1 + t);  /* no chain: the first kernel's own output */
     }
     for (int t = 0; t < 2; t++) {
         check_gather(0, 0, 1 + t); /* Slices of Slices, as YOLOX exports them */
