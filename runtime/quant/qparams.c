@@ -702,6 +702,19 @@ Q512 static inline __m512i ew_bytes16(const ewc *e, __m512 t)
  * with a lane in the window. */
 #define EW_PAIRS_MAX 256
 
+/* The outputs of two vectors t (ew_tq's form or 768 + q - zp): bytes, and
+ * floats when FL. */
+Q512 static inline __attribute__((always_inline)) void ew_put2(const ewc *e, __m512 t0, __m512 t1,
+                                                               float *y, uint8_t *yb, const int FL)
+{
+    if (FL) {
+        _mm512_storeu_ps(y, ew_float16(e, t0));
+        _mm512_storeu_ps(y + 16, ew_float16(e, t1));
+    }
+    _mm_storeu_si128((__m128i *)yb, _mm512_cvtusepi32_epi8(ew_bytes16(e, t0)));
+    _mm_storeu_si128((__m128i *)(yb + 16), _mm512_cvtusepi32_epi8(ew_bytes16(e, t1)));
+}
+
 /* ew_loop's outputs with bytes, two vectors a step with one window branch,
  * floats too when FL (else no upper bound on t, ew_tq); returns the
  * elements done. */
@@ -732,23 +745,12 @@ ew_pairs(const ewc *e, const ewb *in, const float *a, int sa, const float *b, in
             __m512 t0 = ew_tq(e, v0, FL), t1 = ew_tq(e, v1, FL);
             redo[nredo] = (int32_t)(i - s0);
             nredo += (ew_win(e, t0) | ew_win(e, t1)) != 0;
-            if (FL) {
-                _mm512_storeu_ps(y + i, ew_float16(e, t0));
-                _mm512_storeu_ps(y + i + 16, ew_float16(e, t1));
-            }
-            _mm_storeu_si128((__m128i *)(yb + i), _mm512_cvtusepi32_epi8(ew_bytes16(e, t0)));
-            _mm_storeu_si128((__m128i *)(yb + i + 16), _mm512_cvtusepi32_epi8(ew_bytes16(e, t1)));
+            ew_put2(e, t0, t1, y + i, yb + i, FL);
         }
         for (int r = 0; r < nredo; r++) {
             int64_t k = s0 + redo[r];
-            __m512 t0 = _mm512_add_ps(q512_div(EW_V(k), &e->k), e->c768);
-            __m512 t1 = _mm512_add_ps(q512_div(EW_V(k + 16), &e->k), e->c768);
-            if (FL) {
-                _mm512_storeu_ps(y + k, ew_float16(e, t0));
-                _mm512_storeu_ps(y + k + 16, ew_float16(e, t1));
-            }
-            _mm_storeu_si128((__m128i *)(yb + k), _mm512_cvtusepi32_epi8(ew_bytes16(e, t0)));
-            _mm_storeu_si128((__m128i *)(yb + k + 16), _mm512_cvtusepi32_epi8(ew_bytes16(e, t1)));
+            ew_put2(e, _mm512_add_ps(q512_div(EW_V(k), &e->k), e->c768),
+                    _mm512_add_ps(q512_div(EW_V(k + 16), &e->k), e->c768), y + k, yb + k, FL);
         }
         nredo = 0;
     }
