@@ -484,7 +484,26 @@ typedef struct qwrap {
     node_window mp;
     int gap_bytes;        /* a GlobalAveragePool that can run on its input's
                              bytes (gap_from_bytes) */
+    struct se_fuse *se;   /* a Mul by one value per channel run as tables, or NULL */
+    struct se_fuse *se_by; /* an Add whose output such a Mul's tables make, or NULL */
 } qwrap;
+
+/* ---- a squeeze-excite scale and its residual Add, as tables ----
+ * m = Mul(x, h), h one value per channel of x computed in this frame (a
+ * squeeze-excite scale), and y = Add(x, m) when that Add is m's only reader
+ * (PP-OCR det's FPN): in a private run each output is a function of x's
+ * byte and its channel, so se_run makes per channel the 256 outputs of x's
+ * grid by the ops' own kernels (ew_block, the numbers of the node-by-node
+ * run) and maps x's bytes through them, one pass instead of a Mul and an Add
+ * over the whole tensor. Taken where x's bytes are valid, the output is
+ * bytes alone and the planes are large enough to pay for the tables. */
+typedef struct se_fuse {
+    int x, h, y;          /* x, the scales, the output (the Add's, else the Mul's) */
+    const node_t *add;    /* the Add, or NULL */
+    int64_t C, plane;
+    uint8_t *tab;         /* C tables of 256 bytes */
+    int ran;              /* this run's Add output is made */
+} se_fuse;
 
 /* A byte Concat input's table: each q + 128 on grid from, requantized to
  * grid to (made: from, to and tab are set). */
@@ -831,6 +850,8 @@ static int qwrap_run(op_ctx *c, graph_t *g, node_t *n);
 static void ew_kind(graph_t *g, const node_t *n, qwrap *w);
 static int convt_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w, int yt,
                      const float *lut, const quant_lut8 *lut8, int64_t lut_n);
+static int se_run(op_ctx *c, graph_t *g, const node_t *n, const qwrap *w);
+static void se_free(qwrap *w);
 
 /* Tensor t's bytes (quant_bytes) stop shadowing its floats: its producer
  * runs again (and writes them anew where it can). */
@@ -1827,8 +1848,14 @@ static int convt_run(op_ctx *c, graph_t *g, node_t *n, const qwrap *w, int yt,
 static int qwrap_run(op_ctx *c, graph_t *g, node_t *n)
 {
     qwrap *w = n->priv;
+    if (w->se_by && w->se_by->ran && c->private_run) { /* made by its Mul (se_run) */
+        w->se_by->ran = 0;
+        return RT_OK;
+    }
     for (int k = 0; k < n->n_out; k++)
         bytes_stale(w->q, n->out[k]);
+    if (w->se && se_run(c, g, n, w))
+        return RT_OK;
     if (w->deferred && c->private_run) /* its Concat makes the bytes (focus_run) */
         return RT_OK;
     if (w->focus && c->private_run) {
@@ -1896,6 +1923,7 @@ static void qwrap_release(node_t *n)
     focus_free(w);
     free(w->cat_tab);
     quant_convt_free(w->convt);
+    se_free(w);
     free(w);
 }
 
@@ -2227,6 +2255,106 @@ static int bytes_alone(const quant_graph *q, int t)
     return seen > 0;
 }
 
+/* Values per channel below which 256 table entries a channel cost more
+ * than they save. */
+#define SE_MIN_PLANE 1024
+
+static void se_free(qwrap *w)
+{
+    if (w->se) {
+        free(w->se->tab);
+        free(w->se);
+    }
+    w->se = NULL;
+    w->se_by = NULL;
+}
+
+/* Node n's wrapper w, a Mul as se_fuse takes it: its se set (and the Add's
+ * se_by). */
+static void se_link_one(quant_graph *q, node_t *n, qwrap *w)
+{
+    graph_t *g = q->g;
+    if (w->ew != EW_MUL || n->n_in != 2 || n->n_out != 1 || n->out[0] < 0 || n->in[0] < 0 ||
+        n->in[1] < 0 || chain_head_of(q, n, 0) >= 0)
+        return;
+    const tensor_t *m = &g->t[n->out[0]];
+    int k = ew_inner_shape(&g->t[n->in[0]], m) == 1 ? 0 : 1, x = n->in[k], h = n->in[1 - k];
+    int64_t plane = channel_plane(m), C = m->ndim >= 3 ? m->dims[1] : 0;
+    if (m->ndim < 3 || m->dims[0] != 1 || plane < SE_MIN_PLANE ||
+        ew_inner_shape(&g->t[x], m) != 1 || ew_inner_shape(&g->t[h], m) != plane ||
+        tensor_numel(&g->t[h]) != C || !q->bytes[x] || !needs_grid(q, x) ||
+        (q->t_fp16 && q->t_fp16[x]))
+        return;
+    node_t *add = NULL;
+    int only = -1;
+    if (!m->is_output && quant_consumers(g, n->out[0], &only) == 1) {
+        node_t *a = &g->nodes[only];
+        const qwrap *aw = a->def && a->def->run == qwrap_run ? a->priv : NULL;
+        if (aw && aw->ew == EW_ADD && a->n_in == 2 && a->n_out == 1 && a->out[0] >= 0 &&
+            chain_head_of(q, a, 0) < 0 &&
+            ((a->in[0] == x && a->in[1] == n->out[0]) || (a->in[1] == x && a->in[0] == n->out[0])))
+            add = a;
+    }
+    int y = add ? add->out[0] : n->out[0];
+    if (!q->bytes[y] || !needs_grid(q, y) || (q->t_fp16 && q->t_fp16[y]))
+        return;
+    se_fuse *s = xcalloc(1, sizeof(*s));
+    *s = (se_fuse){.x = x, .h = h, .y = y, .add = add, .C = C, .plane = plane,
+                   .tab = xmalloc(256 * (size_t)C)};
+    w->se = s;
+    if (add)
+        ((qwrap *)add->priv)->se_by = s;
+}
+
+typedef struct se_job {
+    const se_fuse *s;
+    const uint8_t *xb;
+    uint8_t *yb;
+} se_job;
+
+static void se_range(void *arg, int64_t b, int64_t e)
+{
+    const se_job *j = arg;
+    for (int64_t ch = b; ch < e; ch++)
+        quant_bytes_map(j->s->tab + 256 * ch, j->xb + ch * j->s->plane, j->yb + ch * j->s->plane,
+                        j->s->plane);
+}
+
+/* The Mul (and its Add) by tables, in a private run; 0 when not taken. */
+static int se_run(op_ctx *c, graph_t *g, const node_t *n, const qwrap *w)
+{
+    se_fuse *s = w->se;
+    const quant_graph *q = w->q;
+    const qparam_t *gy = &q->act[s->y], *qm = NULL, *qa = NULL;
+    const tensor_t *h = &g->t[s->h];
+    quant_bytes *ob = q->bytes[s->y];
+    s->ran = 0;
+    const uint8_t *xb = quant_bytes_of_run(c, q->bytes[s->x], s->C * s->plane, &q->act[s->x]);
+    if (!xb || !ob->only_bytes || ob->n != s->C * s->plane || !quant_same_grid(&ob->rgrid, gy) ||
+        !quant_grid_bytes_exact(gy) || !h->data || h->dtype != DT_FLOAT ||
+        (q->bytes[s->h] && q->bytes[s->h]->only_bytes) || !ew_qparam(w, n, &qm) ||
+        (s->add && !ew_qparam(s->add->priv, s->add, &qa)) || !(s->add ? qa : qm))
+        return 0;
+    float xs[256], ms[256], ys[256];
+    for (int v = 0; v < 256; v++)
+        xs[v] = quant_dq8((int8_t)(v - 128), &q->act[s->x]);
+    const int xfirst = s->add && s->add->in[0] == s->x;
+    for (int64_t ch = 0; ch < s->C; ch++) {
+        const float hc = ((const float *)h->data)[ch];
+        uint8_t *t = s->tab + 256 * ch;
+        ew_block(w, xs, 1, &hc, 0, NULL, ms, s->add ? NULL : t, 1, 256, qm);
+        if (s->add)
+            ew_block(s->add->priv, xfirst ? xs : ms, 1, xfirst ? ms : xs, 1, NULL, ys, t, 1,
+                     256, qa);
+    }
+    se_job j = {s, xb, ob->q};
+    op_parallel_for_work(c, s->C, s->plane, se_range, &j);
+    ob->grid = *gy;
+    ob->valid = 1;
+    s->ran = s->add != NULL;
+    return 1;
+}
+
 /* The int8 activations that stay bytes between layers (quant_bytes): a
  * layer's output that an int8 Conv reads gets bytes (every path of the
  * Conv takes them: as byte quads or planes, or centred from them); an int8 Conv writes those of its output (or, running a chain in its
@@ -2368,6 +2496,12 @@ static void bytes_link(quant_graph *q)
     for (int i = 0; q->type == QT_I8 && i < g->n_nodes; i++)
         if (bytes_concat(q, &g->nodes[i]) && ((qwrap *)g->nodes[i].priv)->cat_bytes)
             focus_link(q, &g->nodes[i]);
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i].folded && g->nodes[i].def && g->nodes[i].def->run == qwrap_run)
+            se_free(g->nodes[i].priv);
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i].folded && g->nodes[i].def && g->nodes[i].def->run == qwrap_run)
+            se_link_one(q, &g->nodes[i], g->nodes[i].priv);
     bytes_place(q);
     free(made);
 }

@@ -1193,6 +1193,82 @@ static void check_ew_bytes_i8(const char *op, int tap, int nthreads)
     free(ref);
 }
 
+/* A squeeze-excite scale and its residual Add, int8 (PP-OCR det's FPN): x ->
+ * Conv 3x3 -> a; h = HardSigmoid(Conv 1x1 (GlobalAveragePool (a))); m =
+ * Mul(a, h) (h first: hfirst); y = Add(a, m) (add; m first: hfirst too), or
+ * y = m; z = Conv 1x1 (y). On maps of 32 x 40 the Mul and the Add run as one
+ * table per channel of a's bytes (se_run): the unhooked and timed runs
+ * against the hooked one bit for bit on each integer path, and with the Add
+ * (where the conv writes bytes) m is never made. */
+static void check_se_tables_i8(int add, int hfirst, int nthreads)
+{
+    enum { SH = 32, SW = 40, SM = 6 };
+    graph_t *g = graph_new();
+    char err[256] = "";
+    int64_t xd[4] = {1, C, SH, SW}, w3[4] = {SM, C, 3, 3}, w1[4] = {SM, SM, 1, 1};
+    int64_t wz[4] = {3, SM, 1, 1};
+    int x = graph_add_tensor(g, "x"), a = graph_add_tensor(g, "a"), p = graph_add_tensor(g, "p");
+    int e = graph_add_tensor(g, "e"), h = graph_add_tensor(g, "h"), m = graph_add_tensor(g, "m");
+    int z = graph_add_tensor(g, "z"), y = m;
+    tensor_set_shape(&g->t[x], DT_FLOAT, 4, xd);
+    g->t[x].kind = TK_INPUT;
+    int ain[2] = {x, add_const(g, "wa", 4, w3)}, ein[2] = {p, add_const(g, "we", 4, w1)};
+    int an = graph_add_node(g, "conv_a", "Conv", "", 2, ain, 1, &a);
+    set_ints(&g->nodes[an], "pads", 4, 1);
+    graph_add_node(g, "gap", "GlobalAveragePool", "", 1, &a, 1, &p);
+    graph_add_node(g, "conv_e", "Conv", "", 2, ein, 1, &e);
+    graph_add_node(g, "hsig", "HardSigmoid", "", 1, &e, 1, &h);
+    int min[2] = {hfirst ? h : a, hfirst ? a : h};
+    graph_add_node(g, "scale", "Mul", "", 2, min, 1, &m);
+    if (add) {
+        y = graph_add_tensor(g, "y");
+        int yin[2] = {hfirst ? m : a, hfirst ? a : m};
+        graph_add_node(g, "res", "Add", "", 2, yin, 1, &y);
+    }
+    int zin[2] = {y, add_const(g, "wz", 4, wz)};
+    graph_add_node(g, "conv_z", "Conv", "", 2, zin, 1, &z);
+    graph_set_io(g, 1, &x, 1, &z);
+    g->opset = 13;
+
+    int64_t nx = (int64_t)C * SH * SW, nz = 3 * SH * SW;
+    float *in = xmalloc(sizeof(float) * (size_t)nx), *ref = xmalloc(sizeof(float) * (size_t)nz);
+    quant_graph *qg = NULL;
+    exec_t *ex = NULL;
+    int rc = quant_setup(g, x, in, nx, nthreads, &qg, &ex, err, sizeof(err));
+    CHECK(rc == 0, "int8 SE tables: %s", err);
+    static const int isas[3] = {QISA_VNNI, QISA_AVX2, QISA_FLOAT};
+    for (int i = 0; i < 3 && !rc; i++) {
+        quant_isa_force(isas[i]);
+        for (int hooked = 1; hooked >= 0 && !rc; hooked--) {
+            timed_seen ts = {0};
+            for (int timed = 0; timed < 1 + !hooked && !rc; timed++) {
+                rc = run_hooked(ex, timed ? 2 : hooked, &(int){0}, &ts, err, sizeof(err));
+                CHECK(rc == 0, "int8 SE tables run: %s", err);
+                const float *out = exec_output(ex, 0)->data;
+                if (!rc && hooked)
+                    memcpy(ref, out, sizeof(float) * (size_t)nz);
+                else if (!rc)
+                    CHECK(!memcmp(out, ref, sizeof(float) * (size_t)nz),
+                          "int8 SE tables add=%d hfirst=%d threads=%d isa=%d timed=%d: differs "
+                          "from node by node", add, hfirst, nthreads, quant_isa(), timed);
+                /* with the Add, the product's bytes (which the Add reads when it runs
+                 * in a private run) are not made */
+                const quant_bytes *mb = qg->bytes ? qg->bytes[m] : NULL;
+                if (!rc && !hooked && add && gemm512_available() && isas[i] != QISA_FLOAT)
+                    CHECK(mb && !mb->valid, "int8 SE tables hfirst=%d isa=%d timed=%d: the "
+                          "product's bytes %s", hfirst, quant_isa(), timed,
+                          mb ? "made (no tables)" : "without a slot");
+            }
+        }
+    }
+    quant_isa_force(QISA_AUTO);
+    exec_free(ex);
+    quant_graph_free(qg);
+    graph_free(g);
+    free(in);
+    free(ref);
+}
+
 /* YOLOX's Focus stem: x (1 x 3 x 12 x 18) -> four phases of every other row and
  * column (a Slice of rows then one of columns, or one Slice of both when
  * single) -> Concat (12 channels) -> Conv 3x3 pad 1 to 8 -> SiLU. The fused
@@ -1531,6 +1607,8 @@ int main(void)
         check_channel_add_i8(0, C, 1, 6, 1, 1 + t, 0, 1);   /* a conv and its unfolded BN */
         check_convt_pair_i8(1, 24, 1 + t); /* PP-OCR det's head: bytes between its kernels */
         check_convt_pair_i8(0, 7, 1 + t);  /* no chain: the first kernel's own output */
+        check_se_tables_i8(1, t, 1 + t);   /* a squeeze-excite scale and its residual Add */
+        check_se_tables_i8(0, !t, 1 + t);  /* the scale alone */
     }
     for (int t = 0; t < 2; t++) {
         check_gather(0, 0, 1 + t); /* Slices of Slices, as YOLOX exports them */
