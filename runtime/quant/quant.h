@@ -576,8 +576,6 @@ quant_convt *quant_convt_new(graph_t *g, const node_t *n);
 int quant_convt_run(op_ctx *c, const quant_convt *k, const tensor_t *x, const uint8_t *xb,
                     const qparam_t *xg, tensor_t *y, const qparam_t *p, const float *lut,
                     const quant_lut8 *lut8, int64_t lut_n, quant_bytes *ob);
-/* Rows of its GEMM: output channels x kernel area. */
-int64_t quant_convt_rows(const quant_convt *k);
 void quant_convt_free(quant_convt *k);
 
 /* ---- pre-quantized ONNX models (prequant.c) ----
