@@ -261,6 +261,27 @@ static int run_hooked(exec_t *x, int hooked, int *layers, timed_seen *ts, char *
                        : exec_run(x, hooked ? count_hook : NULL, layers, err, errlen);
 }
 
+/* An int8 case's runs for one value of hooked: the hooked run writes its
+ * output 0 (n floats) to ref; else the unhooked run and the timed one (its
+ * events in *ts) each give ref bit for bit. what names the case. */
+static int runs_vs_hooked(exec_t *ex, int hooked, float *ref, int64_t n, timed_seen *ts,
+                          const char *what)
+{
+    char err[256] = "";
+    int rc = 0;
+    for (int timed = 0; timed < 1 + !hooked && !rc; timed++) {
+        rc = run_hooked(ex, timed ? 2 : hooked, &(int){0}, ts, err, sizeof(err));
+        CHECK(rc == 0, "%s run: %s", what, err);
+        const float *out = exec_output(ex, 0)->data;
+        if (!rc && hooked)
+            memcpy(ref, out, sizeof(float) * (size_t)n);
+        else if (!rc)
+            CHECK(!memcmp(out, ref, sizeof(float) * (size_t)n),
+                  "%s timed=%d: the fused run differs from node by node", what, timed);
+    }
+    return rc;
+}
+
 static void check(int act, int oc, int group, int tap, int nthreads)
 {
     graph_t *g = build(act, oc, group, tap);
@@ -1005,18 +1026,10 @@ static void check_channel_add_i8(int act, int ci, int k, int oc, int group, int 
             for (int64_t e = 0; e < ny; e++)
                 cd[e] = NAN;
             timed_seen ts = {0};
-            for (int timed = 0; timed < 1 + !hooked && !rc; timed++) {
-                rc = run_hooked(ex, timed ? 2 : hooked, &(int){0}, &ts, err, sizeof(err));
-                CHECK(rc == 0, "int8 channel add run: %s", err);
-                const float *out = exec_output(ex, 0)->data;
-                if (!rc && hooked)
-                    memcpy(ref, out, sizeof(float) * (size_t)ny);
-                else if (!rc)
-                    CHECK(!memcmp(out, ref, sizeof(float) * (size_t)ny),
-                          "int8 channel add act=%d ci=%d k=%d oc=%d group=%d threads=%d isa=%d "
-                          "timed=%d: fused run differs from node by node", act, ci, k, oc,
-                          group, nthreads, quant_isa(), timed);
-            }
+            char what[160];
+            snprintf(what, sizeof what, "int8 channel add act=%d ci=%d k=%d oc=%d group=%d "
+                     "threads=%d isa=%d", act, ci, k, oc, group, nthreads, quant_isa());
+            rc = runs_vs_hooked(ex, hooked, ref, ny, &ts, what);
             /* the ConvTranspose takes the tables on AVX-512 (quant_convt_new) */
             int c_written = !isnan(cd[0]) && !isnan(cd[ny - 1]);
             CHECK(c_written == (hooked || (convt && !gemm512_available())),
@@ -1077,17 +1090,10 @@ static void check_convt_pair_i8(int chain, int oc, int nthreads)
         for (int64_t e = 0; e < nm; e++)
             md[e] = NAN;
         timed_seen ts = {0};
-        for (int timed = 0; timed < 1 + !hooked && !rc; timed++) {
-            rc = run_hooked(ex, timed ? 2 : hooked, &(int){0}, &ts, err, sizeof(err));
-            CHECK(rc == 0, "int8 ConvTranspose pair run: %s", err);
-            const float *out = exec_output(ex, 0)->data;
-            if (!rc && hooked)
-                memcpy(ref, out, sizeof(float) * (size_t)ny);
-            else if (!rc)
-                CHECK(!memcmp(out, ref, sizeof(float) * (size_t)ny),
-                      "int8 ConvTranspose pair chain=%d oc=%d threads=%d timed=%d: the fused "
-                      "run differs from node by node", chain, oc, nthreads, timed);
-        }
+        char what[96];
+        snprintf(what, sizeof what, "int8 ConvTranspose pair chain=%d oc=%d threads=%d", chain,
+                 oc, nthreads);
+        rc = runs_vs_hooked(ex, hooked, ref, ny, &ts, what);
         int m_written = !isnan(md[0]) && !isnan(md[nm - 1]);
         CHECK(m_written == (hooked || !gemm512_available()),
               "int8 ConvTranspose pair chain=%d hooked=%d: the mid tensor's floats %s", chain,
@@ -1241,24 +1247,16 @@ static void check_se_tables_i8(int add, int hfirst, int nthreads)
         quant_isa_force(isas[i]);
         for (int hooked = 1; hooked >= 0 && !rc; hooked--) {
             timed_seen ts = {0};
-            for (int timed = 0; timed < 1 + !hooked && !rc; timed++) {
-                rc = run_hooked(ex, timed ? 2 : hooked, &(int){0}, &ts, err, sizeof(err));
-                CHECK(rc == 0, "int8 SE tables run: %s", err);
-                const float *out = exec_output(ex, 0)->data;
-                if (!rc && hooked)
-                    memcpy(ref, out, sizeof(float) * (size_t)nz);
-                else if (!rc)
-                    CHECK(!memcmp(out, ref, sizeof(float) * (size_t)nz),
-                          "int8 SE tables add=%d hfirst=%d threads=%d isa=%d timed=%d: differs "
-                          "from node by node", add, hfirst, nthreads, quant_isa(), timed);
-                /* with the Add, the product's bytes (which the Add reads when it runs
-                 * in a private run) are not made */
-                const quant_bytes *mb = qg->bytes ? qg->bytes[m] : NULL;
-                if (!rc && !hooked && add && gemm512_available() && isas[i] != QISA_FLOAT)
-                    CHECK(mb && !mb->valid, "int8 SE tables hfirst=%d isa=%d timed=%d: the "
-                          "product's bytes %s", hfirst, quant_isa(), timed,
-                          mb ? "made (no tables)" : "without a slot");
-            }
+            char what[96];
+            snprintf(what, sizeof what, "int8 SE tables add=%d hfirst=%d threads=%d isa=%d", add,
+                     hfirst, nthreads, quant_isa());
+            rc = runs_vs_hooked(ex, hooked, ref, nz, &ts, what);
+            /* with the Add, the product's bytes (which the Add reads when it runs
+             * in a private run) are not made */
+            const quant_bytes *mb = qg->bytes ? qg->bytes[m] : NULL;
+            if (!rc && !hooked && add && gemm512_available() && isas[i] != QISA_FLOAT)
+                CHECK(mb && !mb->valid, "%s: the product's bytes %s", what,
+                      mb ? "made (no tables)" : "without a slot");
         }
     }
     quant_isa_force(QISA_AUTO);
