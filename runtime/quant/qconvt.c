@@ -172,32 +172,25 @@ static void convt_range(void *arg, int64_t t0, int64_t t1)
         }
         /* y = sum + bias (one float add, as the fp32 kernel: + 0 without a
          * bias), requantized, in one pass over the block; with yb, the bytes
-         * of every row first (rows R x ncol after ncol of room) */
-        uint8_t *qb = j->lut8 || j->yb
-                          ? kernel_scratch(SCRATCH_Q_BLOCK, (size_t)(k->R + 1) * (size_t)ncol)
-                          : NULL;
+         * of every row kept for the scatter (rows R x ncol after ncol of room) */
+        size_t qrows = j->yb ? (size_t)k->R + 1 : 2;
+        uint8_t *qb =
+            j->lut8 || j->yb ? kernel_scratch(SCRATCH_Q_BLOCK, qrows * (size_t)ncol) : NULL;
         for (int64_t r = 0; r < k->R; r++) {
             float bv = k->bias ? k->bias[r / kvol] : 0.0f, *row = tmp + r * ncol;
             const quant_lut8 *t8 = j->lut8 ? j->lut8 + (j->lut_n > 1 ? r / kvol : 0) : NULL;
-            if (j->yb) { /* checked in quant_convt_run: these calls take p */
-                uint8_t *rb = qb + (r + 1) * ncol;
-                if (t8) {
-                    quant_ew_qdq_bytes(QEW_ADD, row, 1, &bv, 0, 0, 0, row, qb, ncol, j->p, 0);
-                    quant_bytes_map(t8->q, qb, rb, ncol);
-                    if (j->floats)
-                        convt_dequant(rb, ncol, 1, ncol, &t8->grid, row);
-                } else {
-                    quant_ew_qdq_bytes(QEW_ADD, row, 1, &bv, 0, 0, 0, row, rb, ncol, j->p,
-                                       j->floats);
-                }
-                continue;
-            }
+            uint8_t *rb = qb ? qb + (j->yb ? r + 1 : 1) * ncol : NULL; /* the row's bytes */
             /* with the chain's byte table: q + 128, its byte, its value */
-            if (t8 && quant_add_lut8(row, bv, ncol, j->p, t8, row))
+            if (t8 && !j->yb && quant_add_lut8(row, bv, ncol, j->p, t8, row))
                 continue;
             if (t8 && quant_ew_qdq_bytes(QEW_ADD, row, 1, &bv, 0, 0, 0, row, qb, ncol, j->p, 0)) {
-                quant_bytes_map(t8->q, qb, qb + ncol, ncol);
-                convt_dequant(qb + ncol, ncol, 1, ncol, &t8->grid, row);
+                quant_bytes_map(t8->q, qb, rb, ncol);
+                if (j->floats)
+                    convt_dequant(rb, ncol, 1, ncol, &t8->grid, row);
+                continue;
+            }
+            if (j->yb) { /* quant_convt_run checked that this call takes p */
+                quant_ew_qdq_bytes(QEW_ADD, row, 1, &bv, 0, 0, 0, row, rb, ncol, j->p, j->floats);
                 continue;
             }
             if (!quant_ew_qdq(QEW_ADD, row, 1, &bv, 0, 0, 0, row, ncol, j->p)) {
