@@ -261,6 +261,21 @@ static int run_hooked(exec_t *x, int hooked, int *layers, timed_seen *ts, char *
                        : exec_run(x, hooked ? count_hook : NULL, layers, err, errlen);
 }
 
+/* The integer paths every int8 case runs on, in turn. */
+static const int i8_isas[3] = {QISA_VNNI, QISA_AVX2, QISA_FLOAT};
+
+/* An int8 case's end: the CPU's own path again, and its graph, runtime and
+ * buffers freed. */
+static void i8_case_free(exec_t *ex, quant_graph *qg, graph_t *g, float *in, float *ref)
+{
+    quant_isa_force(QISA_AUTO);
+    exec_free(ex);
+    quant_graph_free(qg);
+    graph_free(g);
+    free(in);
+    free(ref);
+}
+
 /* An int8 case's runs for one value of hooked: the hooked run writes its
  * output 0 (n floats) to ref; else the unhooked run and the timed one (its
  * events in *ts) each give ref bit for bit. what names the case. */
@@ -1018,9 +1033,8 @@ static void check_channel_add_i8(int act, int ci, int k, int oc, int group, int 
     exec_t *ex = NULL;
     int rc = quant_setup(g, x, in, nx, nthreads, &qg, &ex, err, sizeof(err));
     CHECK(rc == 0, "int8 channel add: %s", err);
-    static const int isas[3] = {QISA_VNNI, QISA_AVX2, QISA_FLOAT};
     for (int i = 0; i < 3 && !rc; i++) {
-        quant_isa_force(isas[i]);
+        quant_isa_force(i8_isas[i]);
         for (int hooked = 1; hooked >= 0 && !rc; hooked--) {
             float *cd = g->t[c].data;
             for (int64_t e = 0; e < ny; e++)
@@ -1040,12 +1054,7 @@ static void check_channel_add_i8(int act, int ci, int k, int oc, int group, int 
                   "(the conv alone)", convt, bn, ts.events);
         }
     }
-    quant_isa_force(QISA_AUTO);
-    exec_free(ex);
-    quant_graph_free(qg);
-    graph_free(g);
-    free(in);
-    free(ref);
+    i8_case_free(ex, qg, g, in, ref);
 }
 
 /* int8: x -> ConvTranspose (kernel and stride 2, oc channels) -> c [-> Add
@@ -1099,11 +1108,7 @@ static void check_convt_pair_i8(int chain, int oc, int nthreads)
               "int8 ConvTranspose pair chain=%d hooked=%d: the mid tensor's floats %s", chain,
               hooked, m_written ? "written" : "not written");
     }
-    exec_free(ex);
-    quant_graph_free(qg);
-    graph_free(g);
-    free(in);
-    free(ref);
+    i8_case_free(ex, qg, g, in, ref);
 }
 
 /* x -> Conv 3x3 -> a and x -> Conv 1x1 -> b, y = op(a, b) (Add, Sub, Mul or
@@ -1160,9 +1165,8 @@ static void check_ew_bytes_i8(const char *op, int tap, int nthreads)
     exec_t *ex = NULL;
     int rc = quant_setup(g, x, in, nx, nthreads, &qg, &ex, err, sizeof(err));
     CHECK(rc == 0, "int8 %s on bytes: %s", op, err);
-    static const int isas[3] = {QISA_VNNI, QISA_AVX2, QISA_FLOAT};
     for (int i = 0; i < 3 && !rc; i++) {
-        quant_isa_force(isas[i]);
+        quant_isa_force(i8_isas[i]);
         for (int hooked = 1; hooked >= 0 && !rc; hooked--) {
             float *ad = g->t[a].data, *bd = g->t[b].data;
             const int64_t nb = se ? M : na;
@@ -1183,7 +1187,7 @@ static void check_ew_bytes_i8(const char *op, int tap, int nthreads)
                       tap, nthreads, quant_isa());
             /* the float GEMMs write no bytes: their floats are read */
             int a_written = !isnan(ad[0]) && !isnan(ad[na - 1]);
-            int b_written = !isnan(bd[0]) && !isnan(bd[nb - 1]), fl = isas[i] == QISA_FLOAT;
+            int b_written = !isnan(bd[0]) && !isnan(bd[nb - 1]), fl = i8_isas[i] == QISA_FLOAT;
             /* (the stride-2 conv under UP writes bytes on every path) */
             CHECK(a_written == (hooked || tap || fl) && b_written == (hooked || (fl && !up) || se),
                   "int8 %s on bytes tap=%d hooked=%d isa=%d: a %s, b %s", op, tap, hooked,
@@ -1191,12 +1195,7 @@ static void check_ew_bytes_i8(const char *op, int tap, int nthreads)
                   b_written ? "written" : "not written");
         }
     }
-    quant_isa_force(QISA_AUTO);
-    exec_free(ex);
-    quant_graph_free(qg);
-    graph_free(g);
-    free(in);
-    free(ref);
+    i8_case_free(ex, qg, g, in, ref);
 }
 
 /* A squeeze-excite scale and its residual Add, int8 (PP-OCR det's FPN): x ->
@@ -1242,9 +1241,8 @@ static void check_se_tables_i8(int add, int hfirst, int nthreads)
     exec_t *ex = NULL;
     int rc = quant_setup(g, x, in, nx, nthreads, &qg, &ex, err, sizeof(err));
     CHECK(rc == 0, "int8 SE tables: %s", err);
-    static const int isas[3] = {QISA_VNNI, QISA_AVX2, QISA_FLOAT};
     for (int i = 0; i < 3 && !rc; i++) {
-        quant_isa_force(isas[i]);
+        quant_isa_force(i8_isas[i]);
         for (int hooked = 1; hooked >= 0 && !rc; hooked--) {
             timed_seen ts = {0};
             char what[96];
@@ -1254,17 +1252,12 @@ static void check_se_tables_i8(int add, int hfirst, int nthreads)
             /* with the Add, the product's bytes (which the Add reads when it runs
              * in a private run) are not made */
             const quant_bytes *mb = qg->bytes ? qg->bytes[m] : NULL;
-            if (!rc && !hooked && add && gemm512_available() && isas[i] != QISA_FLOAT)
+            if (!rc && !hooked && add && gemm512_available() && i8_isas[i] != QISA_FLOAT)
                 CHECK(mb && !mb->valid, "%s: the product's bytes %s", what,
                       mb ? "made (no tables)" : "without a slot");
         }
     }
-    quant_isa_force(QISA_AUTO);
-    exec_free(ex);
-    quant_graph_free(qg);
-    graph_free(g);
-    free(in);
-    free(ref);
+    i8_case_free(ex, qg, g, in, ref);
 }
 
 /* YOLOX's Focus stem: x (1 x 3 x 12 x 18) -> four phases of every other row and
