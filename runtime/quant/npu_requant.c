@@ -71,6 +71,19 @@ static int64_t rshift(__int128 v, int s)
     return s <= 0 ? (int64_t)v : (int64_t)((v + ((__int128)1 << (s - 1))) >> s);
 }
 
+/* a[k] += x[k * stride] w for k < n: one tap over an output row; the widening
+ * multiply-add vectorizes (the stride-1 case apart, the common one) */
+__attribute__((optimize("O3"), target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+static void row_madd(int64_t *a, const int32_t *x, int64_t stride, int64_t n, int32_t w)
+{
+    if (stride == 1)
+        for (int64_t k = 0; k < n; k++)
+            a[k] += (int64_t)x[k] * w;
+    else
+        for (int64_t k = 0; k < n; k++)
+            a[k] += (int64_t)x[k * stride] * w;
+}
+
 static int npu_conv_run(struct op_ctx *ctx, graph_t *g, node_t *n)
 {
     (void)ctx;
@@ -87,7 +100,7 @@ static int npu_conv_run(struct op_ctx *ctx, graph_t *g, node_t *n)
         const int16_t *wm = c->w + m * cg * c->KH * c->KW;
         for (int64_t i = 0; i < c->OH * c->OW; i++)
             accs[i] = c->bias[m];
-        /* tap by tap over whole output rows (the inner loop vectorises) */
+        /* tap by tap over whole output rows (row_madd vectorises) */
         for (int64_t ic = 0; ic < cg; ic++)
             for (int64_t ky = 0; ky < c->KH; ky++)
                 for (int64_t kx = 0; kx < c->KW; kx++) {
@@ -104,9 +117,8 @@ static int npu_conv_run(struct op_ctx *ctx, graph_t *g, node_t *n)
                         if (iy < 0 || iy >= c->H)
                             continue;
                         const int32_t *row = xi + (g0 + ic) * plane + iy * c->W + off;
-                        int64_t *ar = accs + oy * c->OW;
-                        for (int64_t ox = ox0; ox < ox1; ox++)
-                            ar[ox] += (int64_t)row[ox * c->sw] * wv;
+                        row_madd(accs + oy * c->OW + ox0, row + ox0 * c->sw, c->sw, ox1 - ox0,
+                                 (int32_t)wv);
                     }
                 }
         for (int64_t oy = 0; oy < c->OH; oy++)
