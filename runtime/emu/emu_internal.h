@@ -66,10 +66,6 @@ int emu_lut_stage_load(const rknn_model *m, const uint8_t *file, size_t len, int
                        const emu_lut *loaded, const regstate *rs, int grp,
                        emu_lut_stage *L);
 int64_t emu_lut_eval(const emu_lut_stage *L, int64_t x);
-/* a conv's dot products, EMU_DOT_PIX outputs at a time: col holds their taps
- * one output after the other (n each), w one kernel's */
-#define EMU_DOT_PIX 4
-void emu_dot_pix(const int16_t *col, int64_t n, const int16_t *w, int32_t *dot);
 
 typedef struct emu_mem {
     int8_t **buf;         /* per tensor, NULL none: int8 values, or float16 ones (act.es) */

@@ -71,8 +71,8 @@ static int64_t rshift(__int128 v, int s)
     return s <= 0 ? (int64_t)v : (int64_t)((v + ((__int128)1 << (s - 1))) >> s);
 }
 
-/* a[k] += x[k * stride] w for k < n: one tap over an output row; the widening
- * multiply-add vectorizes (the stride-1 case apart, the common one) */
+/* a[k] += x[k * stride] w for k < n: one tap over an output row. The widening
+ * multiply-add vectorizes; stride 1, the common case, has its own loop. */
 __attribute__((optimize("O3"), target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 static void row_madd(int64_t *a, const int32_t *x, int64_t stride, int64_t n, int32_t w)
 {
