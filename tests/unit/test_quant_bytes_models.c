@@ -51,7 +51,7 @@ static int capture_hook(const layer_event_t *ev, void *user)
     return 0;
 }
 
-static int total_written, total_slice_cats;
+static int total_written, total_slice_cats, total_placed;
 
 /* NAME=D0,D1,... into sh (one input). */
 static int parse_shape(const char *spec, input_shape_t *sh, char *name, size_t nlen)
@@ -146,16 +146,23 @@ static void model_case(const char *file, const char *shape, float lo, float hi, 
     /* a byte Concat of Slices (YOLOX's Focus) writes its bytes, made from
      * the Slices' source (the Slices do not run) or from its inputs' bytes;
      * they were compared with the node-by-node floats above */
-    int cats = 0, stale = 0;
+    int cats = 0, stale = 0, placed = 0, placed_valid = 0;
     for (int i = 0; !rc && q->bytes && i < gq->n_nodes; i++) {
         const node_t *c = &gq->nodes[i];
         if (c->folded || strcmp(c->op, "Concat") || c->n_out != 1 || c->out[0] < 0 ||
             !q->bytes[c->out[0]])
             continue;
         int slices = c->n_in > 0;
+        const quant_bytes *ob = q->bytes[c->out[0]];
         for (int k = 0; k < c->n_in; k++) {
             int t = c->in[k], p = t >= 0 ? gq->t[t].producer : -1;
             slices &= p >= 0 && !strcmp(gq->nodes[p].op, "Slice");
+            /* an input whose bytes lie in the output's (bytes_place) */
+            const quant_bytes *b = t >= 0 ? q->bytes[t] : NULL;
+            if (b && b->q >= ob->q && b->q < ob->q + ob->n) {
+                placed++;
+                placed_valid += b->valid;
+            }
         }
         cats += slices;
         stale += slices && (!q->bytes[c->out[0]]->valid || !ref[c->out[0]]);
@@ -163,13 +170,15 @@ static void model_case(const char *file, const char *shape, float lo, float hi, 
     CHECK(stale == 0, "%s (%d threads%s): %d Concats of Slices without their bytes", file,
           nthreads, raw ? ", raw input" : "", stale);
     total_slice_cats += cats;
+    total_placed += placed;
     CHECK(bad_out == 0, "%s (%d threads%s): %d output values differ from the node-by-node run",
           file, nthreads, raw ? ", raw input" : "", bad_out);
     CHECK(bad_bytes == 0, "%s (%d threads%s): %d bytes are not their floats' q + 128", file,
           nthreads, raw ? ", raw input" : "", bad_bytes);
     total_written += written;
-    printf("%s (%d threads%s): %d tensors as bytes (%d without floats), outputs bit for bit\n",
-           file, nthreads, raw ? ", raw input" : "", written, only);
+    printf("%s (%d threads%s): %d tensors as bytes (%d without floats), %d Concat inputs in "
+           "their output's bytes (%d still on their own grid), outputs bit for bit\n",
+           file, nthreads, raw ? ", raw input" : "", written, only, placed, placed_valid);
 out:
     for (int t = 0; ref && gq && t < gq->n_t; t++)
         free(ref[t]);
@@ -208,5 +217,7 @@ int main(void)
         fclose(f);
     CHECK(total_written > 0, "no int8 activation of any model was handed on as bytes");
     CHECK(total_slice_cats > 0, "no model has a byte Concat of Slices (YOLOX's Focus)");
+    /* YOLOX's CSP Concats, UltraFace's and PP-OCR det's */
+    CHECK(total_placed > 0, "no byte Concat's input lies in its output's bytes");
     TEST_END();
 }
