@@ -737,6 +737,15 @@ int quant_isa_force(int isa)
     return quant_isa();
 }
 
+int quant_byte_paths(void)
+{
+#ifdef QVNNI
+    return cpu_isa() == QISA_VNNI && have_vbmi() && __builtin_cpu_supports("avx512dq");
+#else
+    return 0;
+#endif
+}
+
 #ifdef QVNNI
 #define VROW(r)                                                                  \
     do {                                                                         \

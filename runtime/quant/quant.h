@@ -545,6 +545,10 @@ extern const op_def quant_op_conv, quant_op_gemm, quant_op_matmul;
 enum { QISA_AUTO = 0, QISA_FLOAT = 1, QISA_AVX2 = 2, QISA_VNNI = 3 };
 int quant_isa(void);
 int quant_isa_force(int isa); /* returns quant_isa() after the change */
+/* 1 when the CPU has every AVX-512 subset of the byte paths (F, DQ, BW, VL,
+ * VNNI, VBMI, VBMI2: the byte epilogues and tiles, the byte tables); without
+ * one, other paths give the same numbers and write the floats too. */
+int quant_byte_paths(void);
 /* Gemm/MatMul node q with int8 weights w [K][N]: packs them as byte quads
  * along K for vpdpbusd on AVX512-VNNI CPUs (nothing elsewhere); used by
  * quant_graph_finish. */

@@ -261,16 +261,12 @@ static int run_hooked(exec_t *x, int hooked, int *layers, timed_seen *ts, char *
                        : exec_run(x, hooked ? count_hook : NULL, layers, err, errlen);
 }
 
-/* The CPU has the AVX-512 subsets of the byte paths (F, DQ, BW, VL, VNNI,
- * VBMI, VBMI2: qparams.c, qkernels.c) and of the fused fp32 kernels
- * (gemm512_available). Without them the runs give the same numbers by other
+/* The CPU has the AVX-512 subsets of the byte paths (quant_byte_paths) and
+ * of the fused fp32 kernels (gemm512_available). Without them the runs give the same numbers by other
  * paths, which write the floats the checks of what is skipped expect unwritten. */
 static int cpu_has_byte_paths(void)
 {
-    __builtin_cpu_init();
-    return gemm512_available() && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
-           __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2");
+    return gemm512_available() && quant_byte_paths();
 }
 
 /* The integer paths every int8 case runs on, in turn. */
