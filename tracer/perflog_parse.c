@@ -424,40 +424,85 @@ static char *join_next(char *next, size_t a, size_t *b, char **end)
     return a + *b > 4096 ? NULL : c;
 }
 
-/* A row that a terminal or a web page wrapped: the next non-blank line, which
- * is not a row by itself, completes it. On success *next moves past it and out
- * (4098 bytes, may be row) holds the joined line. */
+/* Lines a wrapped row may continue on: a narrow terminal or page cuts a row
+ * with long shapes and a long FullName more than once. */
+#define JOIN_MAX 6
+
+/* Line s begins as a row does: an ID, an OpType and a DataType in capitals
+ * (INT8, FLOAT16). A later piece of a wrapped row that does is the next row
+ * cut in its turn, never joined to this one. */
+static int starts_like_row(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return 0;
+    while (isdigit((unsigned char)*s))
+        s++;
+    if (*s != ' ' && *s != '\t')
+        return 0;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!isalpha((unsigned char)*s))
+        return 0;
+    while (isalnum((unsigned char)*s) || *s == '_')
+        s++;
+    if (*s != ' ' && *s != '\t')
+        return 0;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!isupper((unsigned char)*s))
+        return 0;
+    while (isupper((unsigned char)*s) || isdigit((unsigned char)*s))
+        s++;
+    return *s == ' ' || *s == '\t';
+}
+
+/* A row that a terminal or a web page wrapped: the next non-blank lines, none
+ * a row by itself, complete it (up to JOIN_MAX, until the joined line is a
+ * row). On success *next moves past them and out (4098 bytes, may be row)
+ * holds the joined line. */
 static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_row_t *r,
                         char *out)
 {
-    char *c, *end, *joined, *cont;
-    perflog_row_t alone;
-    size_t a = strlen(row), b;
-    int ok;
+    char *acc = xmalloc(4098), *tmp = xmalloc(4098), *at = *next;
+    size_t a = strlen(row);
+    int ok = 0;
 
-    if (!(c = join_next(*next, a, &b, &end)))
-        return -1;
-    joined = xmalloc(a + b + 2);
-    memcpy(joined, c, b); /* the continuation alone first: a row of its own is not joined */
-    joined[b] = 0;
-    while (b && (joined[b - 1] == '\r' || joined[b - 1] == ' ' || joined[b - 1] == '\t'))
-        joined[--b] = 0;
-    cont = tracer_strip_prefix(joined);
-    ok = !is_layout(cont) && !perflog_is_header(cont) && !perflog_is_ranking_header(cont) &&
-         parse_row(cont, h, &alone) != 0;
-    if (ok) {
-        memcpy(joined, row, a);
-        joined[a] = ' ';
-        memcpy(joined + a + 1, c, b);
-        joined[a + 1 + b] = 0;
-        memcpy(out, joined, a + b + 2);
-        ok = parse_row(joined, h, r) == 0;
+    memcpy(acc, row, a + 1);
+    for (int k = 0; k < JOIN_MAX && !ok; k++) {
+        char *c, *end, *piece, *cont;
+        perflog_row_t alone;
+        size_t b;
+        if (!(c = join_next(at, a, &b, &end)))
+            break;
+        piece = xmalloc(b + 1);
+        memcpy(piece, c, b); /* the continuation alone first: a row of its own is not joined */
+        piece[b] = 0;
+        while (b && (piece[b - 1] == '\r' || piece[b - 1] == ' ' || piece[b - 1] == '\t'))
+            piece[--b] = 0;
+        cont = tracer_strip_prefix(piece);
+        int alone_ok = !is_layout(cont) && !perflog_is_header(cont) &&
+                       !perflog_is_ranking_header(cont) && !(k && starts_like_row(cont)) &&
+                       parse_row(cont, h, &alone) != 0;
+        free(piece);
+        if (!alone_ok)
+            break;
+        acc[a] = ' ';
+        memcpy(acc + a + 1, c, b);
+        a += 1 + b;
+        acc[a] = 0;
+        at = end ? end + 1 : NULL;
+        memcpy(tmp, acc, a + 1); /* parse_row cuts its line into tokens */
+        ok = parse_row(tmp, h, r) == 0;
     }
-    free(joined);
-    if (!ok)
-        return -1;
-    *next = end ? end + 1 : NULL;
-    return 0;
+    if (ok) {
+        memcpy(out, acc, a + 1);
+        *next = at;
+    }
+    free(acc);
+    free(tmp);
+    return ok ? 0 : -1;
 }
 
 /* A header that a terminal or a web page wrapped (its last columns, FullName,
@@ -630,7 +675,7 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
                 }
                 cur->n_joined++;
             }
-            /* its FullName wrapped to a line of its own (a row cut in two or three) */
+            /* its FullName wrapped to a line of its own */
             perflog_row_t rf;
             if (!r.fullname[0] && h.ncol && h.cols[h.ncol - 1] == C_FULLNAME &&
                 join_wrapped(whole, &next, &h, &rf, whole) == 0) {

@@ -202,6 +202,42 @@ static void wrapped_rows(void)
     perflog_free(t, n);
 }
 
+/* A row cut into four lines (a narrow terminal: shapes, cycles and the rest
+ * each on a line) is joined; a bad row cut in two (both lines counted bad)
+ * takes none of the wrapped row after it (hand-written 2.x table). */
+static void wrapped_rows_narrow(void)
+{
+    static const char text[] =
+        "ID   OpType DataType Target InputShape OutputShape Cycles(DDR/NPU/Total) Time(us) "
+        "MacUsage(%) WorkLoad(0/1/2) RW(KB) FullName\n"
+        "2    ConvRelu INT8   NPU\n"
+        "   (1,8,4,4),(8,8,1,1),(8)\n"
+        "   (1,8,4,4) 10/20/20 30\n"
+        "   1.00/0.00/0.00 100.0%/0.0%/0.0% 1 Conv:/model.0/conv/Conv\n"
+        "3    Conv   INT8     NPU    (1,8,4,4),(8,8,1,1) (1,8,4,4) x/y/z\n"
+        "   40 100.0%/0.0%/0.0% 1 Conv:b\n"
+        "4    Relu   INT8     NPU    (1,8,4,4) (1,8,4,4)\n"
+        "   5/0/5 41 1.00/0.00/0.00 100.0%/0.0%/0.0% 1 Relu:c\n";
+    perflog_table_t *t = NULL;
+    int n = 0;
+    char err[128];
+
+    CHECK(perflog_parse(text, sizeof text - 1, &t, &n, err, sizeof err) == 0 && n == 1, "%s", err);
+    if (t && n == 1) {
+        CHECK(t->n_rows == 2 && t->n_bad_rows == 2, "rows %d bad %d", t->n_rows, t->n_bad_rows);
+        CHECK(t->n_rows > 0 && t->rows[0].id == 2 && t->rows[0].ddr == 10 &&
+                  t->rows[0].time_us == 30 && !strcmp(t->rows[0].optype, "ConvRelu") &&
+                  !strcmp(t->rows[0].fullname, "Conv:/model.0/conv/Conv"),
+              "row in four lines: id %d ddr %lld time %lld fullname %s",
+              t->n_rows ? t->rows[0].id : -1, t->n_rows ? (long long)t->rows[0].ddr : -1,
+              t->n_rows ? (long long)t->rows[0].time_us : -1, t->n_rows ? t->rows[0].fullname : "");
+        CHECK(t->n_rows > 1 && t->rows[1].id == 4 && t->rows[1].time_us == 41 &&
+                  !strcmp(t->rows[1].fullname, "Relu:c"),
+              "wrapped row after a bad one");
+    }
+    perflog_free(t, n);
+}
+
 /* x(1,3,8,8) -> Conv 1x1 4 -> OP(conv, k) -> Relu -> y: whether the
  * lowering absorbs OP into the conv (one ConvRelu of 3 nodes) or keeps it. */
 static int folds(const char *op, int k_first, int knd, const int64_t *kd)
@@ -396,6 +432,7 @@ int main(void)
     real_logs();
     cut_tables();
     wrapped_rows();
+    wrapped_rows_narrow();
     affine_fold();
     round_trip(0, 0);
     round_trip(7, NPU_PRINT_PREFIX);
