@@ -424,10 +424,6 @@ static char *join_next(char *next, size_t a, size_t *b, char **end)
     return a + *b > 4096 ? NULL : c;
 }
 
-/* Lines a wrapped row may continue on: a narrow terminal or page cuts a row
- * with long shapes and a long FullName more than once. */
-#define JOIN_MAX 6
-
 /* Line s begins as a row does: an ID, an OpType and a DataType in capitals
  * (INT8, FLOAT16). A later piece of a wrapped row that does is the next row
  * cut in its turn, never joined to this one. */
@@ -459,9 +455,10 @@ static int starts_like_row(const char *s)
 }
 
 /* A row that a terminal or a web page wrapped: the next non-blank lines, none
- * a row by itself, complete it (up to JOIN_MAX, until the joined line is a
- * row). On success *next moves past them and out (4098 bytes, may be row)
- * holds the joined line. */
+ * a row by itself, complete it (up to PERFLOG_JOIN_MAX, until the joined line
+ * is a row). Returns the lines joined, -1 when none complete it; on success
+ * *next moves past them and out (4098 bytes, may be row) holds the joined
+ * line. */
 static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_row_t *r,
                         char *out)
 {
@@ -470,7 +467,8 @@ static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_ro
     int ok = 0;
 
     memcpy(acc, row, a + 1);
-    for (int k = 0; k < JOIN_MAX && !ok; k++) {
+    int k = 0;
+    for (; k < PERFLOG_JOIN_MAX && !ok; k++) {
         char *c, *end, *piece, *cont;
         perflog_row_t alone;
         size_t b;
@@ -502,7 +500,7 @@ static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_ro
     }
     free(acc);
     free(tmp);
-    return ok ? 0 : -1;
+    return ok ? k : -1;
 }
 
 /* A header that a terminal or a web page wrapped (its last columns, FullName,
@@ -667,20 +665,21 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
                 sl = sizeof whole - 1;
             memcpy(whole, s, sl);
             whole[sl] = 0;
+            int joined;
             if (parse_row(s, &h, &r) != 0) {
-                if (join_wrapped(whole, &next, &h, &r, whole) != 0) {
+                if ((joined = join_wrapped(whole, &next, &h, &r, whole)) < 0) {
                     cur->n_bad_rows++;
                     note_bad(cur, text, buf, line);
                     continue;
                 }
-                cur->n_joined++;
+                cur->n_joined += joined;
             }
             /* its FullName wrapped to a line of its own */
             perflog_row_t rf;
             if (!r.fullname[0] && h.ncol && h.cols[h.ncol - 1] == C_FULLNAME &&
-                join_wrapped(whole, &next, &h, &rf, whole) == 0) {
+                (joined = join_wrapped(whole, &next, &h, &rf, whole)) > 0) {
                 r = rf;
-                cur->n_joined++;
+                cur->n_joined += joined;
             }
             if (cur->n_rows == rcap) {
                 rcap = rcap ? rcap * 2 : 64;

@@ -109,6 +109,11 @@ typedef struct perflog_table {
                                           ranking) that could not be read, 0 none */
 } perflog_table_t;
 
+/* Lines after its first that a row wrapped by a narrow terminal or a web page
+ * may take (shapes, cycles and FullName cut apart); perflog_parse joins
+ * them, the whole-log scanner counts them as the row's. */
+#define PERFLOG_JOIN_MAX 6
+
 /* Parses every table in text. Returns 0 with *n >= 1, RT_EFORMAT when no table
  * header was found (message says so), never crashes on malformed input. */
 int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n, char *err,
@@ -157,6 +162,11 @@ typedef struct sramlog_table {
     /* footer, -1 when absent */
     int64_t total_weight, total_internal, rw_internal, rw_weight, rw_sram_hit;
 } sramlog_table_t;
+
+/* Lines after its first that a row wrapped by a narrow terminal or a web page
+ * may take (shapes, cycles and FullName cut apart); perflog_parse joins
+ * them, the whole-log scanner counts them as the row's. */
+#define PERFLOG_JOIN_MAX 6
 
 /* Parses every table in text. Returns 0 with *n >= 1, RT_EFORMAT when no table
  * header was found; never crashes on malformed input. */

@@ -417,8 +417,8 @@ enum { WRAP_NONE, WRAP_ROW, WRAP_HEADER };
 
 /* Line j, not a table's line by itself, as a wrapped end: after a per-layer
  * table's row or header (line j - 1; or a wrapped end of prev's kind before
- * it), and before its next row or ruler, at most one more wrapped line in
- * between. Which line's end it is, WRAP_NONE when none. */
+ * it), and before its next row, ruler or total, fewer than PERFLOG_JOIN_MAX more
+ * wrapped lines in between. Which line's end it is, WRAP_NONE when none. */
 static int wrap_between(scan_t *sc, const line_t *L, int n, int j, int prev)
 {
     int rt, kind = prev;
@@ -429,11 +429,11 @@ static int wrap_between(scan_t *sc, const line_t *L, int n, int j, int prev)
         if (!kind)
             return WRAP_NONE;
     }
-    for (int k = j + 1; k < n && k <= j + 2; k++) {
+    for (int k = j + 1; k < n && k <= j + PERFLOG_JOIN_MAX; k++) {
         t = line_text(sc, &L[k], &rt);
-        if (first_token_int(t) || perflog_is_ruler(t))
-            return kind;
-        if (rt || !*t || perflog_is_header(t) || perflog_is_total(t))
+        if (first_token_int(t) || perflog_is_ruler(t) || perflog_is_total(t))
+            return kind; /* (a pasted table may lack the ruler above its total) */
+        if (rt || !*t || perflog_is_header(t))
             return WRAP_NONE;
     }
     return WRAP_NONE;

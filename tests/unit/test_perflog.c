@@ -236,6 +236,28 @@ static void wrapped_rows_narrow(void)
               "wrapped row after a bad one");
     }
     perflog_free(t, n);
+
+    /* the whole-log scanner takes every piece as its row's: the good rows'
+     * ends used, the bad row's two lines bad (a pasted table without the
+     * ruler above its total) */
+    static const char log[] =
+        "ID   OpType DataType Target InputShape OutputShape Cycles(DDR/NPU/Total) Time(us) "
+        "MacUsage(%) WorkLoad(0/1/2) RW(KB) FullName\n"
+        "2    ConvRelu INT8   NPU\n"
+        "   (1,8,4,4),(8,8,1,1),(8)\n"
+        "   (1,8,4,4) 10/20/20 30\n"
+        "   1.00/0.00/0.00 100.0%/0.0%/0.0% 1 Conv:/model.0/conv/Conv\n"
+        "4    Relu   INT8     NPU    (1,8,4,4) (1,8,4,4)\n"
+        "   5/0/5 41 1.00/0.00/0.00 100.0%/0.0%/0.0% 1 Relu:c\n"
+        "Total Operator Elapsed Per Frame Time(us): 71\n";
+    vlog_t v;
+    CHECK(vlog_scan(log, sizeof log - 1, VLOG_F_ALL, &v, err, sizeof err) == 0, "%s", err);
+    CHECK(v.n_runs == 1 && v.runs[0].has_perf && v.runs[0].perf.n_rows == 2 &&
+              v.kinds[VLOG_BAD] == 0 && v.kinds[VLOG_USED] == 7 && v.kinds[VLOG_LAYOUT] == 1,
+          "scan: %d runs, rows %d, bad %lld used %lld layout %lld", v.n_runs,
+          v.n_runs ? v.runs[0].perf.n_rows : -1, (long long)v.kinds[VLOG_BAD],
+          (long long)v.kinds[VLOG_USED], (long long)v.kinds[VLOG_LAYOUT]);
+    vlog_free(&v);
 }
 
 /* x(1,3,8,8) -> Conv 1x1 4 -> OP(conv, k) -> Relu -> y: whether the
