@@ -503,30 +503,120 @@ static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_ro
     return ok ? k : -1;
 }
 
-/* A header that a terminal or a web page wrapped (its last columns, FullName,
- * on the next line): joined when the next non-blank line, which is neither a
- * ruler nor a row, adds columns to it. On success *next moves past it. */
+/* The ranking table's columns, a line of them that a wrap cut from its
+ * header ("TimeRatio(%)"): no number, and a column's name in each word. */
+static int ranking_cols(const char *s)
+{
+    int words = 0;
+    for (;;) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s)
+            return words > 0;
+        const char *e = s + strcspn(s, " \t");
+        char w[64];
+        snprintf(w, sizeof w, "%.*s", (int)(e - s < 63 ? e - s : 63), s);
+        if (!strstr(w, "Time") && !strstr(w, "Ratio") && !strstr(w, "Call") &&
+            !strstr(w, "Number") && strcmp(w, "(us)") && strcmp(w, "(%)"))
+            return 0;
+        words++;
+        s = e;
+    }
+}
+
+/* A ranking header that a wrap cut: the next lines of its column names joined
+ * to it (up to PERFLOG_JOIN_MAX) into out (4098 bytes); *next moves past them. */
+static void join_ranking_header(const char *s, char **next, char *out)
+{
+    char *c, *end, *at = *next;
+    size_t a = strlen(s), b;
+
+    a = a > 4096 ? 4096 : a;
+    memcpy(out, s, a);
+    out[a] = 0;
+    for (int k = 0; k < PERFLOG_JOIN_MAX; k++) {
+        if (!(c = join_next(at, a, &b, &end)))
+            break;
+        char line[4098];
+        snprintf(line, sizeof line, "%.*s", (int)b, c);
+        if (!ranking_cols(line))
+            break;
+        out[a] = ' ';
+        memcpy(out + a + 1, line, strlen(line) + 1);
+        a += 1 + strlen(line);
+        at = end ? end + 1 : NULL;
+        *next = at;
+    }
+}
+
+/* A ranking row that a wrap cut (its ratio on the next line): the next
+ * non-blank lines, none a row by itself nor layout, joined until the whole is
+ * a row (up to PERFLOG_JOIN_MAX). Returns the lines joined, -1 when none
+ * complete it; on success *next moves past them. */
+static int join_op_wrapped(const char *row, char **next, int has_cpu, int has_gpu,
+                           perflog_op_t *o)
+{
+    char *acc = xmalloc(4098), *tmp = xmalloc(4098), *at = *next;
+    size_t a = strlen(row);
+    int ok = 0, k = 0;
+
+    a = a > 4096 ? 4096 : a;
+    memcpy(acc, row, a);
+    acc[a] = 0;
+    for (; k < PERFLOG_JOIN_MAX && !ok; k++) {
+        char *c, *end;
+        size_t b;
+        if (!(c = join_next(at, a, &b, &end)))
+            break;
+        snprintf(tmp, 4098, "%.*s", (int)b, c);
+        char *cont = tracer_strip_prefix(tmp);
+        if (is_layout(cont) || perflog_is_op_rowlike(cont) || perflog_is_ranking_header(cont) ||
+            perflog_is_header(cont))
+            break;
+        acc[a] = ' ';
+        memcpy(acc + a + 1, c, b);
+        a += 1 + b;
+        acc[a] = 0;
+        at = end ? end + 1 : NULL;
+        memcpy(tmp, acc, a + 1); /* parse_op_row cuts its line into cells */
+        ok = parse_op_row(tmp, has_cpu, has_gpu, o) == 0;
+    }
+    if (ok)
+        *next = at;
+    free(acc);
+    free(tmp);
+    return ok ? k : -1;
+}
+
+/* A header that a terminal or a web page wrapped (its last columns on the
+ * next lines): each next non-blank line, neither a ruler nor a row, is joined
+ * while it adds columns (up to PERFLOG_JOIN_MAX); *next moves past those. */
 static void join_header(const char *s, char **next, hdr_t *h)
 {
-    char *c, *end, *joined;
+    char *c, *end, *joined = xmalloc(4098), *tmp = xmalloc(4098), *at = *next;
     size_t a = strlen(s), b;
     hdr_t nh;
     char gen;
     int has_task;
 
-    if (!(c = join_next(*next, a, &b, &end)) || isdigit((unsigned char)*c))
-        return;
-    joined = xmalloc(a + b + 2);
-    memcpy(joined, s, a);
-    joined[a] = ' ';
-    memcpy(joined + a + 1, c, b);
-    joined[a + 1 + b] = 0;
-    if (!is_layout(joined + a + 1) && parse_header(joined, &nh, &gen, &has_task) == 0 &&
-        nh.ncol > h->ncol) {
-        *h = nh;
-        *next = end ? end + 1 : NULL;
+    memcpy(joined, s, a + 1);
+    for (int k = 0; k < PERFLOG_JOIN_MAX; k++) {
+        if (!(c = join_next(at, a, &b, &end)) || isdigit((unsigned char)*c))
+            break;
+        joined[a] = ' ';
+        memcpy(joined + a + 1, c, b);
+        joined[a + 1 + b] = 0;
+        memcpy(tmp, joined, a + b + 2);
+        if (is_layout(joined + a + 1) || parse_header(tmp, &nh, &gen, &has_task) != 0 ||
+            nh.ncol <= h->ncol)
+            break;
+        *h = nh; /* columns added: this line is the header's */
+        a += 1 + b;
+        at = end ? end + 1 : NULL;
+        *next = at;
     }
     free(joined);
+    free(tmp);
 }
 
 static perflog_table_t *new_table(perflog_table_t **tabs, int *n, int *cap)
@@ -631,9 +721,11 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
             while (*p == ' ')
                 p++;
             if (perflog_is_ranking_header(p)) {
-                has_gpu = strstr(p, "GPUTime") || strstr(p, "GPU Time");
+                char hdr[4098];
+                join_ranking_header(p, &next, hdr);
+                has_gpu = strstr(hdr, "GPUTime") || strstr(hdr, "GPU Time");
                 /* a copied table may leave columns out ("CallNumber ... NPUTime(us)") */
-                has_cpu = strstr(p, "CPUTime") || strstr(p, "CPU Time");
+                has_cpu = strstr(hdr, "CPUTime") || strstr(hdr, "CPU Time");
                 if (!cur || cur->n_ops)
                     cur = new_table(&tabs, &ntab, &cap), rcap = ocap = 0;
                 state = 2;
@@ -690,8 +782,13 @@ int perflog_parse(const char *text, size_t len, perflog_table_t **tables, int *n
                 cur->cores = r.n_wl > r.n_mac ? r.n_wl : r.n_mac;
         } else if (state == 2) {
             perflog_op_t o;
-            int rowlike = perflog_is_op_rowlike(s); /* parse_op_row cuts s into cells */
-            if (parse_op_row(s, has_cpu, has_gpu, &o) != 0) {
+            int rowlike = perflog_is_op_rowlike(s), joined; /* parse_op_row cuts s into cells */
+            char whole[4098];
+            snprintf(whole, sizeof whole, "%s", s);
+            if (parse_op_row(s, has_cpu, has_gpu, &o) != 0 && rowlike &&
+                (joined = join_op_wrapped(whole, &next, has_cpu, has_gpu, &o)) > 0) {
+                cur->n_joined += joined;
+            } else if (parse_op_row(whole, has_cpu, has_gpu, &o) != 0) {
                 if (rowlike) /* not the text after the table */
                     note_bad(cur, text, buf, line);
                 continue;

@@ -415,26 +415,34 @@ static int may_be_cut(const perflog_table_t *t)
 
 enum { WRAP_NONE, WRAP_ROW, WRAP_HEADER };
 
-/* Line j, not a table's line by itself, as a wrapped end: after a per-layer
- * table's row or header (line j - 1; or a wrapped end of prev's kind before
- * it), and before its next row, ruler or total, fewer than PERFLOG_JOIN_MAX more
- * wrapped lines in between. Which line's end it is, WRAP_NONE when none. */
-static int wrap_between(scan_t *sc, const line_t *L, int n, int j, int prev)
+/* Line j, not a table's line by itself, as a wrapped end: after a table's
+ * row or header (line j - 1; or a wrapped end of prev's kind before it), and
+ * before its next row, ruler or total, fewer than PERFLOG_JOIN_MAX more
+ * wrapped or blank lines in between (a per-layer table's rows start with their ID, a
+ * ranking table's, when ranking, with their OpType). Which line's end it is,
+ * WRAP_NONE when none. */
+static int wrap_between(scan_t *sc, const line_t *L, int n, int j, int prev, int ranking)
 {
     int rt, kind = prev;
     char *t;
     if (!kind) {
         t = line_text(sc, &L[j - 1], &rt);
-        kind = first_token_int(t) ? WRAP_ROW : perflog_is_header(t) ? WRAP_HEADER : WRAP_NONE;
+        if (ranking)
+            kind = perflog_is_op_rowlike(t) ? WRAP_ROW
+                 : perflog_is_ranking_header(t) ? WRAP_HEADER : WRAP_NONE;
+        else
+            kind = first_token_int(t) ? WRAP_ROW : perflog_is_header(t) ? WRAP_HEADER : WRAP_NONE;
         if (!kind)
             return WRAP_NONE;
     }
     for (int k = j + 1; k < n && k <= j + PERFLOG_JOIN_MAX; k++) {
         t = line_text(sc, &L[k], &rt);
-        if (first_token_int(t) || perflog_is_ruler(t) || perflog_is_total(t))
+        if ((ranking ? perflog_is_op_rowlike(t) : first_token_int(t)) || perflog_is_ruler(t) ||
+            perflog_is_total(t))
             return kind; /* (a pasted table may lack the ruler above its total) */
-        if (rt || !*t || perflog_is_header(t))
+        if (rt || perflog_is_header(t) || perflog_is_ranking_header(t))
             return WRAP_NONE;
+        /* a blank line too (a wrap of trailing blanks), as perflog_parse skips it */
     }
     return WRAP_NONE;
 }
@@ -489,12 +497,15 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
             continue;
         }
         /* a header's or a row's end that a terminal or a web page wrapped to a
-         * line of its own (FullName): no logger's line, between the header or a
-         * row and the table's next row or ruler (perflog_parse joins it) */
-        if (!ranking && !rt && j > i && j + 1 < n &&
-            (wrapped = wrap_between(sc, L, n, j, prev_wrap)) != WRAP_NONE) {
+         * line of its own (FullName, a ratio): no logger's line, between the
+         * header or a row and the table's next row or ruler (perflog_parse
+         * joins it) */
+        if (!rt && j > i && j + 1 < n &&
+            (wrapped = wrap_between(sc, L, n, j, prev_wrap, ranking)) != WRAP_NONE) {
             /* counted as the line it ends: a row's, or the header's (layout) */
-            if (wrapped == WRAP_ROW)
+            if (wrapped == WRAP_ROW && ranking)
+                oplines++;
+            else if (wrapped == WRAP_ROW)
                 rowlike++, wraps++;
             else
                 layout++;
@@ -534,7 +545,7 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
                 if (at >= i && at < j && (!first_bad || at + 1 < first_bad))
                     first_bad = at + 1;
             }
-            used_ops += t->n_ops;
+            used_ops += t->n_ops + t->n_joined; /* and its rows' wrapped ends */
             free(t->rows);
             continue;
         }

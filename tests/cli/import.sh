@@ -414,8 +414,10 @@ sed 's/^/Dec 07 10:00:00 /' "$T/bare.txt" >"$T/j_ts.txt"
 for v in short iso precise syslog ts; do like_bare "system log ($v)" "$T/j_$v.txt"; done
 # wrapped between words (fold -s, as a web page or a narrow terminal shows it): at
 # 200 and 150 columns the header's and every row's FullName on a line of their own,
-# at 120 each row in three lines; at 90 (rows in four) refused, naming a line
-for w in 200 150 120; do
+# at 120 each row in three lines, at 90 in four (the header in three, the ranking
+# table's header and rows in two), at 70 and 50 in up to six; at 40 (rows in more
+# than seven) refused, naming a line
+for w in 200 150 120 90 70 50; do
     fold -s -w $w "$T/bare.txt" >"$T/wrapped.txt"
     [ "$(awk -v w=$w 'length > w' "$T/wrapped.txt" | wc -l)" = 0 ] && [ "$(wc -l <"$T/wrapped.txt")" -gt 200 ] && ok ||
         bad "fold did not wrap the log at $w"
@@ -428,8 +430,8 @@ like_bare "a line between two rows" "$T/interleaved.txt"
 imp "$T/bare.txt" && app_bare=$(jget "d['lines']['app']")
 imp "$T/interleaved.txt" && eq "a line between two rows: one more app line" "$(jget "d['lines']['app']")" "$((app_bare + 1))"
 before=$(sha256sum "$DB")
-fold -s -w 90 "$T/bare.txt" >"$T/wrapped90.txt"
-bad_input "wrapped at 90 columns" "$T/wrapped90.txt" "wrapped90.txt:[0-9]+: a table line that cannot be read"
+fold -s -w 40 "$T/bare.txt" >"$T/wrapped40.txt"
+bad_input "wrapped at 40 columns" "$T/wrapped40.txt" "wrapped40.txt:[0-9]+: a table line that cannot be read"
 # a prefixed log pasted indented (a Markdown code block's 4 spaces, a tab): read as
 # the log itself
 for g in buildlog-debug-layertable-fp16-unet256-rk3588-tk2.3.0-triority-08 rtlog-level5-dumps-mobilenet-accuracy-analysis-01; do

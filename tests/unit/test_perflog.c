@@ -250,6 +250,27 @@ static void wrapped_rows_narrow(void)
         "4    Relu   INT8     NPU    (1,8,4,4) (1,8,4,4)\n"
         "   5/0/5 41 1.00/0.00/0.00 100.0%/0.0%/0.0% 1 Relu:c\n"
         "Total Operator Elapsed Per Frame Time(us): 71\n";
+    /* a ranking table at 70 columns (fold -s): its header's last column and
+     * each row's ratio on a line of their own */
+    static const char rank[] =
+        "OpType             CallNumber   CPUTime(us)  GPUTime(us)  NPUTime(us)\n"
+        " TotalTime(us)  TimeRatio(%)\n"
+        "----------------------------------------------------------------------\n"
+        "ConvExSwish        57           0            0            100965\n"
+        " 100965         78.61%\n"
+        "InputOperator      1            4            0            0\n"
+        " 4              0.00%\n"
+        "----------------------------------------------------------------------\n";
+    t = NULL, n = 0;
+    CHECK(perflog_parse(rank, sizeof rank - 1, &t, &n, err, sizeof err) == 0 && n == 1, "%s", err);
+    if (t && n == 1)
+        CHECK(t->n_ops == 2 && t->n_joined == 2 && t->ops[0].calls == 57 && t->ops[0].cpu_us == 0 &&
+                  t->ops[0].gpu_us == 0 && t->ops[0].npu_us == 100965 &&
+                  t->ops[0].total_us == 100965 && t->ops[0].ratio == 78.61 &&
+                  t->ops[1].cpu_us == 4 && t->ops[1].total_us == 4 && t->ops[1].ratio == 0.0,
+              "wrapped ranking table: %d ops, %d joined", t->n_ops, t->n_joined);
+    perflog_free(t, n);
+
     vlog_t v;
     CHECK(vlog_scan(log, sizeof log - 1, VLOG_F_ALL, &v, err, sizeof err) == 0, "%s", err);
     CHECK(v.n_runs == 1 && v.runs[0].has_perf && v.runs[0].perf.n_rows == 2 &&
