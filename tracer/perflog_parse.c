@@ -424,83 +424,126 @@ static char *join_next(char *next, size_t a, size_t *b, char **end)
     return a + *b > 4096 ? NULL : c;
 }
 
+static int is_digit(int c)
+{
+    return isdigit(c);
+}
+
+static int is_ident(int c)
+{
+    return isalnum(c) || c == '_';
+}
+
+static int is_caps(int c)
+{
+    return isupper(c) || isdigit(c);
+}
+
+/* After blanks, a word whose first character is of class first and the rest
+ * of class rest, then a blank: the blank's place, else NULL. */
+static const char *word_of(const char *s, int (*first)(int), int (*rest)(int))
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!first((unsigned char)*s))
+        return NULL;
+    while (rest((unsigned char)*s))
+        s++;
+    return *s == ' ' || *s == '\t' ? s : NULL;
+}
+
 /* Line s begins as a row does: an ID, an OpType and a DataType in capitals
  * (INT8, FLOAT16). A later piece of a wrapped row that does is the next row
  * cut in its turn, never joined to this one. */
 static int starts_like_row(const char *s)
 {
-    while (*s == ' ' || *s == '\t')
-        s++;
-    if (!isdigit((unsigned char)*s))
-        return 0;
-    while (isdigit((unsigned char)*s))
-        s++;
-    if (*s != ' ' && *s != '\t')
-        return 0;
-    while (*s == ' ' || *s == '\t')
-        s++;
-    if (!isalpha((unsigned char)*s))
-        return 0;
-    while (isalnum((unsigned char)*s) || *s == '_')
-        s++;
-    if (*s != ' ' && *s != '\t')
-        return 0;
-    while (*s == ' ' || *s == '\t')
-        s++;
-    if (!isupper((unsigned char)*s))
-        return 0;
-    while (isupper((unsigned char)*s) || isdigit((unsigned char)*s))
-        s++;
-    return *s == ' ' || *s == '\t';
+    return (s = word_of(s, is_digit, is_digit)) && (s = word_of(s, isalpha, is_ident)) &&
+           word_of(s, isupper, is_caps);
 }
 
-/* A row that a terminal or a web page wrapped: the next non-blank lines, none
- * a row by itself, complete it (up to PERFLOG_JOIN_MAX, until the joined line
- * is a row). Returns the lines joined, -1 when none complete it; on success
- * *next moves past them and out (4098 bytes, may be row) holds the joined
- * line. */
-static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_row_t *r,
-                        char *out)
+/* What a wrapped row of one kind is joined by (join_rows): whether line cont,
+ * the k-th after the row, may be a piece of it (not a row by itself), and
+ * whether line (which it may cut up) is a whole row, read into the caller's. */
+typedef struct row_kind {
+    int (*piece)(const struct row_kind *rk, char *cont, int k);
+    int (*whole)(const struct row_kind *rk, char *line);
+    const hdr_t *h;
+    perflog_row_t *r;
+    int has_cpu, has_gpu;
+    perflog_op_t *o;
+} row_kind;
+
+static int layer_piece(const row_kind *rk, char *cont, int k)
+{
+    perflog_row_t alone;
+    return !is_layout(cont) && !perflog_is_header(cont) && !perflog_is_ranking_header(cont) &&
+           !(k && starts_like_row(cont)) && parse_row(cont, rk->h, &alone) != 0;
+}
+
+static int layer_whole(const row_kind *rk, char *line)
+{
+    return parse_row(line, rk->h, rk->r) == 0;
+}
+
+static int op_piece(const row_kind *rk, char *cont, int k)
+{
+    (void)rk, (void)k;
+    return !is_layout(cont) && !perflog_is_op_rowlike(cont) &&
+           !perflog_is_ranking_header(cont) && !perflog_is_header(cont);
+}
+
+static int op_whole(const row_kind *rk, char *line)
+{
+    return parse_op_row(line, rk->has_cpu, rk->has_gpu, rk->o) == 0;
+}
+
+/* A row that a terminal or a web page wrapped: the next non-blank lines, each
+ * a piece of it (rk), complete it (up to PERFLOG_JOIN_MAX, until the joined
+ * line is a whole row). Returns the lines joined, -1 when none complete it;
+ * on success *next moves past them and out (4098 bytes, may be row; or
+ * NULL) holds the joined line. */
+static int join_rows(const char *row, char **next, const row_kind *rk, char *out)
 {
     char *acc = xmalloc(4098), *tmp = xmalloc(4098), *at = *next;
     size_t a = strlen(row);
-    int ok = 0;
+    int ok = 0, k = 0;
 
-    memcpy(acc, row, a + 1);
-    int k = 0;
+    a = a > 4096 ? 4096 : a;
+    memcpy(acc, row, a);
+    acc[a] = 0;
     for (; k < PERFLOG_JOIN_MAX && !ok; k++) {
-        char *c, *end, *piece, *cont;
-        perflog_row_t alone;
+        char *c, *end;
         size_t b;
         if (!(c = join_next(at, a, &b, &end)))
             break;
-        piece = xmalloc(b + 1);
-        memcpy(piece, c, b); /* the continuation alone first: a row of its own is not joined */
-        piece[b] = 0;
-        while (b && (piece[b - 1] == '\r' || piece[b - 1] == ' ' || piece[b - 1] == '\t'))
-            piece[--b] = 0;
-        cont = tracer_strip_prefix(piece);
-        int alone_ok = !is_layout(cont) && !perflog_is_header(cont) &&
-                       !perflog_is_ranking_header(cont) && !(k && starts_like_row(cont)) &&
-                       parse_row(cont, h, &alone) != 0;
-        free(piece);
-        if (!alone_ok)
+        while (b && (c[b - 1] == '\r' || c[b - 1] == ' ' || c[b - 1] == '\t'))
+            b--;
+        snprintf(tmp, 4098, "%.*s", (int)b, c); /* the piece alone first: a row is not joined */
+        if (!rk->piece(rk, tracer_strip_prefix(tmp), k))
             break;
         acc[a] = ' ';
         memcpy(acc + a + 1, c, b);
         a += 1 + b;
         acc[a] = 0;
         at = end ? end + 1 : NULL;
-        memcpy(tmp, acc, a + 1); /* parse_row cuts its line into tokens */
-        ok = parse_row(tmp, h, r) == 0;
+        memcpy(tmp, acc, a + 1); /* the parsers cut their line into cells */
+        ok = rk->whole(rk, tmp);
     }
-    if (ok) {
+    if (ok && out)
         memcpy(out, acc, a + 1);
+    if (ok)
         *next = at;
-    }
     free(acc);
     free(tmp);
     return ok ? k : -1;
+}
+
+/* A per-layer table's wrapped row (join_rows), read into r. */
+static int join_wrapped(const char *row, char **next, const hdr_t *h, perflog_row_t *r,
+                        char *out)
+{
+    const row_kind rk = {.piece = layer_piece, .whole = layer_whole, .h = h, .r = r};
+    return join_rows(row, next, &rk, out);
 }
 
 /* The ranking table's columns, a line of them that a wrap cut from its
@@ -549,43 +592,14 @@ static void join_ranking_header(const char *s, char **next, char *out)
     }
 }
 
-/* A ranking row that a wrap cut (its ratio on the next line): the next
- * non-blank lines, none a row by itself nor layout, joined until the whole is
- * a row (up to PERFLOG_JOIN_MAX). Returns the lines joined, -1 when none
- * complete it; on success *next moves past them. */
+/* A ranking table's wrapped row (its ratio on the next line; join_rows),
+ * read into o. */
 static int join_op_wrapped(const char *row, char **next, int has_cpu, int has_gpu,
                            perflog_op_t *o)
 {
-    char *acc = xmalloc(4098), *tmp = xmalloc(4098), *at = *next;
-    size_t a = strlen(row);
-    int ok = 0, k = 0;
-
-    a = a > 4096 ? 4096 : a;
-    memcpy(acc, row, a);
-    acc[a] = 0;
-    for (; k < PERFLOG_JOIN_MAX && !ok; k++) {
-        char *c, *end;
-        size_t b;
-        if (!(c = join_next(at, a, &b, &end)))
-            break;
-        snprintf(tmp, 4098, "%.*s", (int)b, c);
-        char *cont = tracer_strip_prefix(tmp);
-        if (is_layout(cont) || perflog_is_op_rowlike(cont) || perflog_is_ranking_header(cont) ||
-            perflog_is_header(cont))
-            break;
-        acc[a] = ' ';
-        memcpy(acc + a + 1, c, b);
-        a += 1 + b;
-        acc[a] = 0;
-        at = end ? end + 1 : NULL;
-        memcpy(tmp, acc, a + 1); /* parse_op_row cuts its line into cells */
-        ok = parse_op_row(tmp, has_cpu, has_gpu, o) == 0;
-    }
-    if (ok)
-        *next = at;
-    free(acc);
-    free(tmp);
-    return ok ? k : -1;
+    const row_kind rk = {.piece = op_piece, .whole = op_whole, .has_cpu = has_cpu,
+                         .has_gpu = has_gpu, .o = o};
+    return join_rows(row, next, &rk, NULL);
 }
 
 /* A header that a terminal or a web page wrapped (its last columns on the
