@@ -569,17 +569,25 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
         interleaved += t->n_interleaved;
     }
     free(tabs);
-    /* a line taken for a wrapped end that no row took: text between the rows */
+    /* row lines counted here, and those the tables used (never more: each
+     * line once) */
+    int row_lines = rowlike + oplines, used = used_rows + used_ops;
+    used = used < row_lines ? used : row_lines;
+    /* a line taken for a wrapped end that no row took: text between the rows
+     * (of the row lines not used; the parser may call interleaved a line
+     * counted here as layout) */
     if (interleaved > wraps)
         interleaved = wraps;
-    rowlike -= interleaved;
+    if (interleaved > row_lines - used)
+        interleaved = row_lines - used;
+    row_lines -= interleaved;
     sc->v->kinds[VLOG_APP] += interleaved;
     sc->v->kinds[VLOG_LAYOUT] += layout;
     sc->v->kinds[VLOG_ELIDED] += elided;
-    sc->v->kinds[VLOG_USED] += totals + used_rows + used_ops;
-    if (rowlike + oplines > used_rows + used_ops) {
+    sc->v->kinds[VLOG_USED] += totals + used;
+    if (row_lines > used) {
         /* name the first row-like line that no table took */
-        int bad = rowlike + oplines - used_rows - used_ops;
+        int bad = row_lines - used;
         if (!sc->v->first_bad && first_bad) {
             char *t = line_text(sc, &L[first_bad - 1], &rt);
             sc->v->first_bad = first_bad;
@@ -596,7 +604,6 @@ static int perf_segment(scan_t *sc, const line_t *L, int n, int i, const char *s
             }
         }
         sc->v->kinds[VLOG_BAD] += bad;
-        sc->v->kinds[VLOG_USED] += rowlike + oplines - bad - used_rows - used_ops;
     }
     if (rank_open && !sc->v->unclosed_ranking)
         sc->v->unclosed_ranking = j + 1;
