@@ -417,10 +417,11 @@ enum { WRAP_NONE, WRAP_ROW, WRAP_HEADER };
 
 /* Line j, not a table's line by itself, as a wrapped end: after a table's
  * row or header (line j - 1; or a wrapped end of prev's kind before it), and
- * before its next row, ruler or total, fewer than PERFLOG_JOIN_MAX more
- * wrapped or blank lines in between (a per-layer table's rows start with their ID, a
- * ranking table's, when ranking, with their OpType). Which line's end it is,
- * WRAP_NONE when none. */
+ * before its next row, ruler or total (a pasted table may lack the ruler
+ * above its total), fewer than PERFLOG_JOIN_MAX more wrapped or blank lines
+ * in between, as perflog_parse joins them. A per-layer table's rows start
+ * with their ID, a ranking table's (ranking) with their OpType. Which line's
+ * end it is, WRAP_NONE when none. */
 static int wrap_between(scan_t *sc, const line_t *L, int n, int j, int prev, int ranking)
 {
     int rt, kind = prev;
@@ -439,10 +440,9 @@ static int wrap_between(scan_t *sc, const line_t *L, int n, int j, int prev, int
         t = line_text(sc, &L[k], &rt);
         if ((ranking ? perflog_is_op_rowlike(t) : first_token_int(t)) || perflog_is_ruler(t) ||
             perflog_is_total(t))
-            return kind; /* (a pasted table may lack the ruler above its total) */
+            return kind;
         if (rt || perflog_is_header(t) || perflog_is_ranking_header(t))
             return WRAP_NONE;
-        /* a blank line too (a wrap of trailing blanks), as perflog_parse skips it */
     }
     return WRAP_NONE;
 }

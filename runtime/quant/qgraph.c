@@ -2094,12 +2094,12 @@ static size_t slot_bytes(int64_t n)
 
 static int bytes_concat(const quant_graph *q, const node_t *n);
 
-/* The piece of byte Concat n's output where input k's bytes lie (cat_piece
- * fills at[]): the Concat then copies nothing for that input, or maps it
- * in place (concat_bytes). Taken for every input when the pieces are
- * whole blocks of the output (nothing before the axis but ones), and for
- * an input that the Concat alone reads (no reader sees its bytes after the
- * Concat mapped them, or a later producer's bytes where they lie). */
+/* Where in byte Concat n's output each input's bytes may lie (at[k], its
+ * offset, or -1; returns 0 when none may): the Concat then copies nothing
+ * for that input, or maps it in place (concat_bytes). Only where the pieces
+ * are whole blocks of the output (nothing before the axis but ones), and
+ * for an input that the Concat alone reads (no reader sees its bytes after
+ * the Concat mapped them, or a later producer's bytes where they lie). */
 static int cat_pieces(const quant_graph *q, const node_t *n, const int *readers, int64_t *at)
 {
     const graph_t *g = q->g;
@@ -2167,7 +2167,7 @@ static void bytes_place(quant_graph *q)
     for (int i = g->n_nodes - 1; i >= 0; i--) {
         const node_t *n = &g->nodes[i];
         for (int k = 0; !n->folded && k < n->n_in; k++)
-            if (n->in[k] >= 0 && n->in[k] < q->n_alloc && into[n->in[k]] >= 0 &&
+            if (n->in[k] >= 0 && n->in[k] < q->n_alloc && n->out[0] >= 0 &&
                 into[n->in[k]] == n->out[0])
                 q->bytes[n->in[k]]->q = q->bytes[n->out[0]]->q + at[n->in[k]];
     }
