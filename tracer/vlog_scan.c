@@ -419,7 +419,7 @@ enum { WRAP_NONE, WRAP_ROW, WRAP_HEADER };
  * row or header (line j - 1; or a wrapped end of prev's kind before it), and
  * before its next row, ruler or total (a pasted table may lack the ruler
  * above its total), fewer than PERFLOG_JOIN_MAX more wrapped or blank lines
- * in between, as perflog_parse joins them. A per-layer table's rows start
+ * (a logger's prefix alone too) in between, as perflog_parse joins them. A per-layer table's rows start
  * with their ID, a ranking table's (ranking) with their OpType. Which line's
  * end it is, WRAP_NONE when none. */
 static int wrap_between(scan_t *sc, const line_t *L, int n, int j, int prev, int ranking)
@@ -441,7 +441,7 @@ static int wrap_between(scan_t *sc, const line_t *L, int n, int j, int prev, int
         if ((ranking ? perflog_is_op_rowlike(t) : first_token_int(t)) || perflog_is_ruler(t) ||
             perflog_is_total(t))
             return kind;
-        if (rt || perflog_is_header(t) || perflog_is_ranking_header(t))
+        if (*t && (rt || perflog_is_header(t) || perflog_is_ranking_header(t)))
             return WRAP_NONE;
     }
     return WRAP_NONE;

@@ -423,6 +423,13 @@ for w in 200 150 120 90 70 50; do
         bad "fold did not wrap the log at $w"
     like_bare "wrapped at $w columns" "$T/wrapped.txt"
 done
+# a logcat capture copied from a console that breaks its lines (Windows' console
+# at 120 or 200 columns): the rows' ends without the prefix, the prefix alone on
+# the line before a ruler
+for w in 200 120; do
+    fold -s -w $w "$T/lc_threadtime.txt" >"$T/lc_wrapped.txt"
+    like_bare "logcat -v threadtime wrapped at $w columns" "$T/lc_wrapped.txt"
+done
 # an application's line printed between two rows (another thread's "rknn_run"): the
 # table stays one, the line an application line
 awk 'NR == 20 { print "rknn_run" } { print }' "$T/bare.txt" >"$T/interleaved.txt"
