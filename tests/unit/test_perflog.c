@@ -177,13 +177,26 @@ static graph_t *small_graph(void)
     return g;
 }
 
+/* The hand-written 2.x tables' header; a row cut into four lines (a narrow
+ * terminal: shapes, cycles and the rest each on a line), and one in two. */
+#define HDR_2X                                                                             \
+    "ID   OpType DataType Target InputShape OutputShape Cycles(DDR/NPU/Total) Time(us) "    \
+    "MacUsage(%) WorkLoad(0/1/2) RW(KB) FullName\n"
+#define ROW2_IN_FOUR                                                                       \
+    "2    ConvRelu INT8   NPU\n"                                                            \
+    "   (1,8,4,4),(8,8,1,1),(8)\n"                                                          \
+    "   (1,8,4,4) 10/20/20 30\n"                                                            \
+    "   1.00/0.00/0.00 100.0%/0.0%/0.0% 1 Conv:/model.0/conv/Conv\n"
+#define ROW4_IN_TWO                                                                        \
+    "4    Relu   INT8     NPU    (1,8,4,4) (1,8,4,4)\n"                                     \
+    "   5/0/5 41 1.00/0.00/0.00 100.0%/0.0%/0.0% 1 Relu:c\n"
+
 /* A row wrapped over two lines is joined; a bad row is not glued to the row
  * after it (hand-written 2.x table). */
 static void wrapped_rows(void)
 {
     static const char text[] =
-        "ID   OpType DataType Target InputShape OutputShape Cycles(DDR/NPU/Total) Time(us) "
-        "MacUsage(%) WorkLoad(0/1/2) RW(KB) FullName\n"
+        HDR_2X
         "2    Conv   INT8     NPU    (1,8,4,4),(8,8,1,1) (1,8,4,4) 10/20/20\n"
         "   30  1.00/0.00/0.00 100.0%/0.0%/0.0% 1 Conv:a\n"
         "3    Conv   INT8     NPU    (1,8,4,4),(8,8,1,1) (1,8,4,4) x/y/z 40 \\ 100.0%/0.0%/0.0% 1 Conv:b\n"
@@ -202,22 +215,16 @@ static void wrapped_rows(void)
     perflog_free(t, n);
 }
 
-/* A row cut into four lines (a narrow terminal: shapes, cycles and the rest
- * each on a line) is joined; a bad row cut in two (both lines counted bad)
+/* A row cut into four lines is joined; a bad row cut in two (both lines counted bad)
  * takes none of the wrapped row after it (hand-written 2.x table). */
 static void wrapped_rows_narrow(void)
 {
     static const char text[] =
-        "ID   OpType DataType Target InputShape OutputShape Cycles(DDR/NPU/Total) Time(us) "
-        "MacUsage(%) WorkLoad(0/1/2) RW(KB) FullName\n"
-        "2    ConvRelu INT8   NPU\n"
-        "   (1,8,4,4),(8,8,1,1),(8)\n"
-        "   (1,8,4,4) 10/20/20 30\n"
-        "   1.00/0.00/0.00 100.0%/0.0%/0.0% 1 Conv:/model.0/conv/Conv\n"
+        HDR_2X
+        ROW2_IN_FOUR
         "3    Conv   INT8     NPU    (1,8,4,4),(8,8,1,1) (1,8,4,4) x/y/z\n"
         "   40 100.0%/0.0%/0.0% 1 Conv:b\n"
-        "4    Relu   INT8     NPU    (1,8,4,4) (1,8,4,4)\n"
-        "   5/0/5 41 1.00/0.00/0.00 100.0%/0.0%/0.0% 1 Relu:c\n";
+        ROW4_IN_TWO;
     perflog_table_t *t = NULL;
     int n = 0;
     char err[128];
@@ -241,14 +248,9 @@ static void wrapped_rows_narrow(void)
      * ends used, the bad row's two lines bad (a pasted table without the
      * ruler above its total) */
     static const char log[] =
-        "ID   OpType DataType Target InputShape OutputShape Cycles(DDR/NPU/Total) Time(us) "
-        "MacUsage(%) WorkLoad(0/1/2) RW(KB) FullName\n"
-        "2    ConvRelu INT8   NPU\n"
-        "   (1,8,4,4),(8,8,1,1),(8)\n"
-        "   (1,8,4,4) 10/20/20 30\n"
-        "   1.00/0.00/0.00 100.0%/0.0%/0.0% 1 Conv:/model.0/conv/Conv\n"
-        "4    Relu   INT8     NPU    (1,8,4,4) (1,8,4,4)\n"
-        "   5/0/5 41 1.00/0.00/0.00 100.0%/0.0%/0.0% 1 Relu:c\n"
+        HDR_2X
+        ROW2_IN_FOUR
+        ROW4_IN_TWO
         "Total Operator Elapsed Per Frame Time(us): 71\n";
     /* a ranking table at 70 columns (fold -s): its header's last column and
      * each row's ratio on a line of their own */
